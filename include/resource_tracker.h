@@ -1,0 +1,195 @@
+/* resource_tracker.h - the public C API of libresource-tracker.
+ * Samples CPU, memory, disk and network of a Linux machine from procfs and sysfs, and
+ * formats each sample as a JSON line or a CSV row. The resource-tracker tool uses only this. */
+#ifndef RESOURCE_TRACKER_H
+#define RESOURCE_TRACKER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/statvfs.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RT_VERSION "0.1.0"
+
+/* Symbols exported from the shared library; everything else stays internal. */
+#if defined(RT_BUILDING_LIBRARY) && defined(__GNUC__)
+#define RT_API __attribute__((visibility("default")))
+#else
+#define RT_API
+#endif
+
+/* Error codes. The numbers never change; new codes are only added at the end. */
+typedef enum rt_error {
+    RT_OK = 0,
+    RT_ERR_NOMEM = 1,       /* an allocation failed or a buffer reached its maximum */
+    RT_ERR_INVALID = 2,     /* an argument is out of range or inconsistent */
+    RT_ERR_IO = 3,          /* a read or write failed */
+    RT_ERR_PARSE = 4,       /* a kernel file had an unexpected shape */
+    RT_ERR_NOT_FOUND = 5,   /* a file, process or device does not exist */
+    RT_ERR_UNSUPPORTED = 6, /* the machine lacks what the call needs */
+    RT_ERR_SYSTEM = 7,      /* a system call failed; errno tells more */
+} rt_error;
+
+/* Returns a static, never-NULL English description of err. */
+RT_API const char *rt_strerror(rt_error err);
+
+/* Returns the library version string, e.g. "0.1.0" (static storage). */
+RT_API const char *rt_version(void);
+
+/* Log levels passed to the log callback. */
+typedef enum rt_log_level { RT_LOG_DEBUG = 0, RT_LOG_INFO = 1, RT_LOG_WARN = 2, RT_LOG_ERROR = 3 } rt_log_level;
+
+/* The library never prints: it hands messages to this callback, if set. msg is valid only
+ * during the call. */
+typedef void (*rt_log_fn)(void *user, rt_log_level level, const char *msg);
+
+/* ------------------------------------------------------------------------------------------
+ * Missing values. A figure the machine cannot report is "null": NaN for doubles,
+ * RT_NULL_U64 / RT_NULL_I64 for integers, NULL or "" for strings. Never a made-up zero. */
+#define RT_NULL_U64 UINT64_MAX
+#define RT_NULL_I64 INT64_MIN
+
+/* ------------------------------------------------------------------------------------------
+ * One sample: a plain struct. All pointers inside are owned by the sampler that produced the
+ * sample and stay valid until the next rt_sampler_sample*() call or rt_sampler_free(). */
+
+typedef struct rt_cpu {
+    double utilization_pct;     /* busy cores, 0..core_count (fractional) */
+    const double *per_core_pct; /* core_count entries, 0..100 each; NaN for a core without data */
+    size_t core_count;          /* online logical cores seen in this sample */
+    double utime_secs;          /* user+nice CPU seconds over all cores in the interval */
+    double stime_secs;          /* system CPU seconds over all cores in the interval */
+    int64_t process_count;      /* runnable processes (procs_running) */
+} rt_cpu;
+
+typedef struct rt_memory {
+    double total_mib, free_mib, available_mib, used_mib, used_pct;
+    double buffers_mib, cached_mib, active_mib, inactive_mib;
+    double swap_total_mib, swap_used_mib, swap_used_pct;
+} rt_memory;
+
+typedef struct rt_net_iface {
+    const char *interface;   /* e.g. "eth0" */
+    const char *mac_address; /* NULL when not reported */
+    const char *driver;      /* kernel driver, NULL for virtual interfaces without one */
+    const char *operstate;   /* "up", "down", "unknown", ...; NULL when not reported */
+    int64_t speed_mbps;      /* RT_NULL_I64 when the link reports no speed */
+    int64_t mtu;             /* RT_NULL_I64 when not reported */
+    double rx_bytes_per_sec, tx_bytes_per_sec;
+    uint64_t rx_bytes_total, tx_bytes_total; /* since boot */
+    uint64_t rx_bytes, tx_bytes;             /* in this interval */
+} rt_net_iface;
+
+typedef struct rt_mount {
+    const char *mount_point;
+    const char *filesystem; /* e.g. "ext4" */
+    uint64_t total_bytes, used_bytes, available_bytes; /* RT_NULL_U64 when statvfs failed */
+    double used_pct; /* used / (used + available), as df computes it */
+} rt_mount;
+
+typedef struct rt_disk {
+    const char *device;      /* kernel name, e.g. "nvme0n1", "sda", "vda" */
+    const char *model;       /* NULL when sysfs has none */
+    const char *vendor;
+    const char *serial;      /* serial number or WWID */
+    const char *device_type; /* "nvme", "ssd" or "hdd"; NULL when unknown */
+    uint64_t capacity_bytes;
+    double read_bytes_per_sec, write_bytes_per_sec;
+    uint64_t read_bytes_total, write_bytes_total; /* since boot */
+    uint64_t read_bytes, write_bytes;             /* in this interval */
+    const rt_mount *mounts; /* filesystems on this disk, its partitions or volumes on it */
+    size_t mount_count;
+} rt_disk;
+
+typedef struct rt_sample {
+    double timestamp_secs; /* Unix time of the reading, millisecond precision */
+    double interval_secs;  /* monotonic seconds since the previous reading */
+    rt_cpu cpu;
+    rt_memory memory;
+    const rt_net_iface *network; /* non-loopback interfaces */
+    size_t network_count;
+    const rt_disk *disk; /* whole physical disks */
+    size_t disk_count;
+    /* Filesystem space summed over the distinct filesystems listed under the disks. */
+    uint64_t disk_space_total_bytes, disk_space_used_bytes, disk_space_free_bytes;
+} rt_sample;
+
+/* ------------------------------------------------------------------------------------------
+ * The sampler: reads the kernel's counters and turns two readings into one sample. */
+
+typedef struct rt_sampler rt_sampler;
+
+/* Replaces statvfs(3) for mount points, e.g. to replay a captured fixture. Returns 0 or -1. */
+typedef int (*rt_statvfs_fn)(void *user, const char *mount_point, struct statvfs *out);
+
+typedef struct rt_sampler_options {
+    const char *proc_root; /* NULL: $TRACKER_PROC_ROOT, else the procfs mount */
+    const char *sys_root;  /* NULL: $TRACKER_SYS_ROOT, else the sysfs mount */
+    rt_log_fn log;         /* NULL: messages are dropped */
+    void *log_user;
+    rt_statvfs_fn statvfs; /* NULL: statvfs(3) */
+    void *statvfs_user;
+} rt_sampler_options;
+
+/* Creates a sampler and takes its first (baseline) reading. opts may be NULL for defaults.
+ * Returns RT_OK and sets *out (free with rt_sampler_free), or an error: RT_ERR_NOT_FOUND when
+ * the proc root lacks the CPU statistics, RT_ERR_NOMEM. A source that finds nothing (no disks,
+ * no network) is not an error: its part of the sample is empty. */
+RT_API rt_error rt_sampler_new(const rt_sampler_options *opts, rt_sampler **out);
+
+/* Takes a reading now and sets *out to the sample covering the time since the previous one.
+ * The sample is owned by the sampler. A source that fails leaves its fields null (and logs);
+ * returns an error only when nothing could be read at all. */
+RT_API rt_error rt_sampler_sample(rt_sampler *s, const rt_sample **out);
+
+/* As rt_sampler_sample(), with the clock readings given instead of read: mono_secs on a
+ * monotonic clock, real_secs as Unix time. For replaying fixtures in tests. */
+RT_API rt_error rt_sampler_sample_at(rt_sampler *s, double mono_secs, double real_secs, const rt_sample **out);
+
+/* Frees the sampler and everything it owns. NULL is allowed. */
+RT_API void rt_sampler_free(rt_sampler *s);
+
+/* ------------------------------------------------------------------------------------------
+ * Job metadata, attached to every output line and to the run registration. */
+
+typedef struct rt_job {
+    const char *job_name, *project_name, *stage_name, *task_name, *team, *env, *language;
+    const char *orchestrator, *executor, *external_run_id, *container_image;
+    const char *const *tags; /* "key=value" strings */
+    size_t tag_count;
+} rt_job;
+
+/* ------------------------------------------------------------------------------------------
+ * Output: JSON lines (one object per sample) or CSV (header once, one row per sample). */
+
+typedef enum rt_format { RT_FORMAT_JSON = 0, RT_FORMAT_CSV = 1 } rt_format;
+
+typedef struct rt_writer rt_writer;
+
+/* Creates a writer that writes each sample to fd with a single write(2) (so a reader sees
+ * whole lines at once). The fd stays owned by the caller. job may be NULL; the strings it
+ * points to must outlive the writer. Returns RT_OK and *out, or RT_ERR_NOMEM/RT_ERR_INVALID. */
+RT_API rt_error rt_writer_new(rt_format format, int fd, const rt_job *job, rt_writer **out);
+
+/* Formats and writes one sample (the CSV header first, once). Returns RT_OK, or RT_ERR_IO
+ * with errno set when the write failed (EPIPE for a closed pipe). */
+RT_API rt_error rt_writer_write(rt_writer *w, const rt_sample *sample);
+
+/* Frees the writer (does not close the fd). NULL is allowed. */
+RT_API void rt_writer_free(rt_writer *w);
+
+/* Formats one sample into buf (NUL-terminated, with the trailing newline). Returns the length
+ * it needs, excluding the NUL, like snprintf: a result >= cap means buf was too small. With
+ * RT_FORMAT_CSV this is one row without the header. */
+RT_API size_t rt_format_sample(rt_format format, const rt_sample *sample, const rt_job *job, char *buf, size_t cap);
+
+/* Returns the CSV header line of contracts §3, with its newline (static storage). */
+RT_API const char *rt_csv_header(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,99 @@
+/* cli.h - the command line tool's settings: what the command line, the environment and the
+ * TOML config file say, merged with the precedence of contracts §1 (command line >
+ * environment > config file > built-in default). */
+#ifndef RT_CLI_H
+#define RT_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "resource_tracker.h"
+
+/* Job metadata fields, in contracts §4 order. */
+enum {
+    META_JOB_NAME, META_PROJECT_NAME, META_STAGE_NAME, META_TASK_NAME, META_TEAM, META_ENV, META_LANGUAGE,
+    META_ORCHESTRATOR, META_EXECUTOR, META_EXTERNAL_RUN_ID, META_CONTAINER_IMAGE, META_COUNT
+};
+
+typedef struct meta_field {
+    const char *flag;       /* long option without dashes, e.g. "job-name" */
+    const char *env;        /* e.g. "TRACKER_JOB_NAME" */
+    const char *config_key; /* key in [job], e.g. "name" */
+} meta_field;
+
+extern const meta_field cli_meta_fields[META_COUNT];
+
+typedef enum cli_command { CMD_TRACK, CMD_SUMMARY, CMD_RECOMMEND, CMD_REPORT, CMD_INFO } cli_command;
+
+/* One layer of settings (command line, or config file); *_set says whether it was given. */
+typedef struct cli_layer {
+    long pid;
+    bool pid_set;
+    double interval;
+    bool interval_set;
+    rt_format format;
+    bool format_set;
+    char *output;
+    bool output_set;
+    bool quiet;
+    bool quiet_set;
+    char *meta[META_COUNT];
+    char **tags; /* "key=value" */
+    size_t ntags;
+} cli_layer;
+
+typedef struct cli_options {
+    cli_command cmd;
+    cli_layer args;   /* from the command line */
+    cli_layer file;   /* from the config file */
+    char *config_path;
+    bool config_explicit; /* given with -c: a missing file is an error */
+    char **command;       /* wrapped command (argv, NULL-terminated), or NULL */
+    char **sub_args;      /* arguments of a subcommand */
+    int nsub;
+    bool help, version;
+
+    /* merged result */
+    long pid; /* 0: none */
+    double interval;
+    rt_format format;
+    const char *output; /* NULL: stderr; "-": stdout */
+    bool quiet;
+    const char *meta[META_COUNT];
+    const char **tags;
+    size_t ntags;
+    rt_job job;
+} cli_options;
+
+/* Parses argv into opts->args and friends. On a usage error writes one line into err and
+ * returns -1; returns 0 otherwise. Never exits. */
+int cli_parse_args(cli_options *opts, int argc, char **argv, char *err, size_t errlen);
+
+/* Reads the config file (opts->config_path, default "resource-tracker.toml") into opts->file.
+ * A missing default file is not an error. On error writes "FILE:LINE:COL: problem" (or
+ * "FILE: problem") into err and returns -1. */
+int cli_load_config(cli_options *opts, char *err, size_t errlen);
+
+/* Parses a config document already in memory (name is used in messages). */
+int cli_parse_config(cli_layer *out, const char *name, const char *buf, size_t len, char *err, size_t errlen);
+
+/* Merges command line, environment and config file into the result fields, and checks what
+ * needs the merged view. Returns 0, or -1 with a message. */
+int cli_merge(cli_options *opts, char *err, size_t errlen);
+
+/* Frees everything the options own. */
+void cli_options_free(cli_options *opts);
+void cli_layer_free(cli_layer *l);
+
+/* Helpers shared by the command line and the config reader. Each returns 0 or -1. */
+int cli_parse_interval(const char *s, double *out);
+int cli_check_interval(double v);
+int cli_parse_pid(const char *s, long *out);
+int cli_parse_format(const char *s, rt_format *out);
+int cli_check_tag(const char *s);
+int cli_add_tag(cli_layer *l, const char *tag);
+
+/* The usage text for --help. */
+extern const char cli_usage[];
+
+#endif

@@ -1,0 +1,227 @@
+/* config.c - the TOML config file: [job] (name, pid, metadata, tags) and [tracker]
+ * (interval_secs, format, output, quiet). Every problem is reported as FILE:LINE:COL with the
+ * known keys listed; nothing unknown is silently ignored. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "toml.h"
+
+#define MAX_CONFIG_BYTES (1u << 20)
+
+#define CONF_ERR(kv, ...)                                                                                              \
+    do {                                                                                                               \
+        int n_ = snprintf(err, errlen, "%s:%d:%d: ", name, (kv)->line, (kv)->col);                                     \
+        if (n_ > 0 && (size_t)n_ < errlen)                                                                             \
+            snprintf(err + n_, errlen - (size_t)n_, __VA_ARGS__);                                                      \
+        return -1;                                                                                                     \
+    } while (0)
+
+static const char *const tracker_keys[] = {"interval_secs", "format", "output", "quiet"};
+
+static void known_job_keys(char *buf, size_t cap)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < META_COUNT; i++) {
+        int n = snprintf(buf + o, cap - o, "%s%s", i ? ", " : "", cli_meta_fields[i].config_key);
+        if (n < 0 || (size_t)n >= cap - o)
+            return;
+        o += (size_t)n;
+        if (i == 0) {
+            n = snprintf(buf + o, cap - o, ", pid");
+            if (n < 0 || (size_t)n >= cap - o)
+                return;
+            o += (size_t)n;
+        }
+    }
+    snprintf(buf + o, cap - o, ", tags");
+}
+
+static bool is_str(const toml_kv *kv)
+{
+    return kv->val->type == TOML_STRING && strlen(kv->val->u.str.s) == kv->val->u.str.len;
+}
+
+static int parse_tags(cli_layer *out, const char *name, const toml_kv *kv, char *err, size_t errlen)
+{
+    const toml_value *v = kv->val;
+    if (v->type == TOML_ARRAY) {
+        for (size_t i = 0; i < v->u.arr.n; i++) {
+            const toml_value *t = v->u.arr.items[i];
+            if (t->type != TOML_STRING || strlen(t->u.str.s) != t->u.str.len || cli_check_tag(t->u.str.s) < 0) {
+                toml_kv at = {.line = t->line, .col = t->col};
+                CONF_ERR(&at, "[job] tags: each tag must be a \"key=value\" string");
+            }
+            if (cli_add_tag(out, t->u.str.s) < 0)
+                CONF_ERR(kv, "out of memory");
+        }
+        return 0;
+    }
+    if (v->type == TOML_TABLE) {
+        for (size_t i = 0; i < v->u.tab.n; i++) {
+            const toml_kv *e = &v->u.tab.kv[i];
+            if (!is_str(e) || e->key_len == 0 || strlen(e->key) != e->key_len || strchr(e->key, '='))
+                CONF_ERR(e, "[job.tags] %s: a tag must be a plain key with a string value", e->key);
+            size_t need = e->key_len + 1 + e->val->u.str.len + 1;
+            char *t = malloc(need);
+            if (!t)
+                CONF_ERR(e, "out of memory");
+            snprintf(t, need, "%s=%s", e->key, e->val->u.str.s);
+            int rc = cli_add_tag(out, t);
+            free(t);
+            if (rc < 0)
+                CONF_ERR(e, "out of memory");
+        }
+        return 0;
+    }
+    CONF_ERR(kv, "[job] tags must be an array of \"key=value\" strings or a table, not %s", toml_type_name(v->type));
+}
+
+static int parse_job(cli_layer *out, const char *name, const toml_value *t, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < t->u.tab.n; i++) {
+        const toml_kv *kv = &t->u.tab.kv[i];
+        if (strcmp(kv->key, "pid") == 0) {
+            if (kv->val->type != TOML_INTEGER || kv->val->u.i <= 0 || kv->val->u.i > INT_MAX)
+                CONF_ERR(kv, "[job] pid must be a positive integer (a process id)");
+            out->pid = (long)kv->val->u.i;
+            out->pid_set = true;
+            continue;
+        }
+        if (strcmp(kv->key, "tags") == 0) {
+            if (parse_tags(out, name, kv, err, errlen) < 0)
+                return -1;
+            continue;
+        }
+        int m = -1;
+        for (int k = 0; k < META_COUNT; k++)
+            if (strcmp(kv->key, cli_meta_fields[k].config_key) == 0)
+                m = k;
+        if (m < 0 || kv->key_len != strlen(kv->key)) {
+            char known[512];
+            known_job_keys(known, sizeof known);
+            CONF_ERR(kv, "unknown key '%s' in [job] (known keys: %s)", kv->key, known);
+        }
+        if (!is_str(kv))
+            CONF_ERR(kv, "[job] %s must be a string, not %s", kv->key, toml_type_name(kv->val->type));
+        free(out->meta[m]);
+        if (!(out->meta[m] = strdup(kv->val->u.str.s)))
+            CONF_ERR(kv, "out of memory");
+    }
+    return 0;
+}
+
+static int parse_tracker(cli_layer *out, const char *name, const toml_value *t, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < t->u.tab.n; i++) {
+        const toml_kv *kv = &t->u.tab.kv[i];
+        const toml_value *v = kv->val;
+        if (strcmp(kv->key, "interval_secs") == 0) {
+            double d = v->type == TOML_INTEGER ? (double)v->u.i : v->type == TOML_FLOAT ? v->u.f : -1;
+            if ((v->type != TOML_INTEGER && v->type != TOML_FLOAT) || cli_check_interval(d) < 0)
+                CONF_ERR(kv, "[tracker] interval_secs must be a number of seconds from 0.01 to 86400");
+            out->interval = d;
+            out->interval_set = true;
+        } else if (strcmp(kv->key, "format") == 0) {
+            if (!is_str(kv) || cli_parse_format(v->u.str.s, &out->format) < 0)
+                CONF_ERR(kv, "[tracker] format must be \"json\" or \"csv\"");
+            out->format_set = true;
+        } else if (strcmp(kv->key, "output") == 0) {
+            if (!is_str(kv) || v->u.str.len == 0)
+                CONF_ERR(kv, "[tracker] output must be a file name (or \"-\" for stdout)");
+            free(out->output);
+            if (!(out->output = strdup(v->u.str.s)))
+                CONF_ERR(kv, "out of memory");
+            out->output_set = true;
+        } else if (strcmp(kv->key, "quiet") == 0) {
+            if (v->type != TOML_BOOL)
+                CONF_ERR(kv, "[tracker] quiet must be true or false");
+            out->quiet = v->u.b;
+            out->quiet_set = true;
+        } else {
+            CONF_ERR(kv, "unknown key '%s' in [tracker] (known keys: %s, %s, %s, %s)", kv->key, tracker_keys[0],
+                     tracker_keys[1], tracker_keys[2], tracker_keys[3]);
+        }
+    }
+    return 0;
+}
+
+int cli_parse_config(cli_layer *out, const char *name, const char *buf, size_t len, char *err, size_t errlen)
+{
+    char terr[512];
+    toml_value *root = toml_parse(buf, len, terr, sizeof terr);
+    if (!root) {
+        snprintf(err, errlen, "%s:%s", name, terr);
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < root->u.tab.n && rc == 0; i++) {
+        const toml_kv *kv = &root->u.tab.kv[i];
+        bool job = strcmp(kv->key, "job") == 0, tracker = strcmp(kv->key, "tracker") == 0;
+        if ((job || tracker) && kv->val->type != TOML_TABLE) {
+            snprintf(err, errlen, "%s:%d:%d: '%s' must be a table ([%s]), not %s", name, kv->line, kv->col, kv->key,
+                     kv->key, toml_type_name(kv->val->type));
+            rc = -1;
+        } else if (job) {
+            rc = parse_job(out, name, kv->val, err, errlen);
+        } else if (tracker) {
+            rc = parse_tracker(out, name, kv->val, err, errlen);
+        } else {
+            snprintf(err, errlen, "%s:%d:%d: unknown %s '%s' (known tables: [job], [tracker])", name, kv->line,
+                     kv->col, kv->val->type == TOML_TABLE ? "table" : "key", kv->key);
+            rc = -1;
+        }
+    }
+    toml_free(root);
+    return rc;
+}
+
+int cli_load_config(cli_options *o, char *err, size_t errlen)
+{
+    const char *path = o->config_path ? o->config_path : "resource-tracker.toml";
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT && !o->config_explicit)
+            return 0;
+        snprintf(err, errlen, "%s: cannot read the config file: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)MAX_CONFIG_BYTES) {
+        snprintf(err, errlen, "%s: not a regular file of at most 1 MiB", path);
+        close(fd);
+        return -1;
+    }
+    size_t cap = (size_t)st.st_size + 1, len = 0;
+    char *buf = malloc(cap);
+    if (!buf) {
+        close(fd);
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    for (;;) {
+        ssize_t n = read(fd, buf + len, cap - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            snprintf(err, errlen, "%s: cannot read the config file: %s", path, strerror(errno));
+            free(buf);
+            close(fd);
+            return -1;
+        }
+        if (n == 0 || (len += (size_t)n) == cap)
+            break;
+    }
+    close(fd);
+    int rc = cli_parse_config(&o->file, path, buf, len, err, errlen);
+    free(buf);
+    return rc;
+}

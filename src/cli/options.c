@@ -1,0 +1,292 @@
+/* options.c - the command line (contracts §1): flags, subcommands, the wrapped command, the
+ * environment, and the merge of all layers with the config file. Usage errors become one
+ * message for the caller to print; nothing here exits or starts anything. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+const meta_field cli_meta_fields[META_COUNT] = {
+    [META_JOB_NAME] = {"job-name", "TRACKER_JOB_NAME", "name"},
+    [META_PROJECT_NAME] = {"project-name", "TRACKER_PROJECT_NAME", "project_name"},
+    [META_STAGE_NAME] = {"stage-name", "TRACKER_STAGE_NAME", "stage_name"},
+    [META_TASK_NAME] = {"task-name", "TRACKER_TASK_NAME", "task_name"},
+    [META_TEAM] = {"team", "TRACKER_TEAM", "team"},
+    [META_ENV] = {"env", "TRACKER_ENV", "env"},
+    [META_LANGUAGE] = {"language", "TRACKER_LANGUAGE", "language"},
+    [META_ORCHESTRATOR] = {"orchestrator", "TRACKER_ORCHESTRATOR", "orchestrator"},
+    [META_EXECUTOR] = {"executor", "TRACKER_EXECUTOR", "executor"},
+    [META_EXTERNAL_RUN_ID] = {"external-run-id", "TRACKER_EXTERNAL_RUN_ID", "external_run_id"},
+    [META_CONTAINER_IMAGE] = {"container-image", "TRACKER_CONTAINER_IMAGE", "container_image"},
+};
+
+const char cli_usage[] =
+    "Usage:\n"
+    "  resource-tracker [OPTIONS]                      track the whole machine until SIGINT/SIGTERM\n"
+    "  resource-tracker [OPTIONS] --pid PID            also attribute usage to the process tree of PID\n"
+    "  resource-tracker [OPTIONS] [--] COMMAND [ARG...]\n"
+    "                                                  run COMMAND, track its tree, exit with its status\n"
+    "  resource-tracker summary FILE                   statistics of a recorded run (JSONL or CSV)\n"
+    "  resource-tracker recommend FILE                 recommended resources and cloud server\n"
+    "  resource-tracker report FILE -o OUT.html        self-contained HTML report\n"
+    "  resource-tracker info                           host and cloud discovery as JSON\n"
+    "\n"
+    "Options:\n"
+    "  -p, --pid PID           root of the process tree to attribute usage to\n"
+    "  -i, --interval SECS     seconds between samples, 0.01 to 86400 (default 1)\n"
+    "  -c, --config FILE       TOML config (default resource-tracker.toml; a missing default is ignored)\n"
+    "  -f, --format FMT        json (one object per line, default) or csv\n"
+    "  -o, --output FILE       where samples go (default stderr; - is stdout)\n"
+    "  -q, --quiet             no sample output\n"
+    "      --job-name NAME     job metadata; also --project-name, --stage-name, --task-name, --team,\n"
+    "                          --env, --language, --orchestrator, --executor, --external-run-id,\n"
+    "                          --container-image (or TRACKER_JOB_NAME, TRACKER_PROJECT_NAME, ...)\n"
+    "      --tag KEY=VALUE     a tag for the run (repeatable)\n"
+    "  -h, --help              this text\n"
+    "  -V, --version           the version\n"
+    "\n"
+    "Precedence: command line > environment > config file > built-in default.\n"
+    "Samples are written as one JSON object or CSV row per interval, flushed at once.\n"
+    "See resource-tracker(1) for the fields, the config file and the exit status.\n";
+
+enum { OPT_TAG = 900, OPT_META = 1000 };
+
+int cli_check_interval(double v)
+{
+    return (isfinite(v) && v >= 0.01 && v <= 86400.0) ? 0 : -1;
+}
+
+int cli_parse_interval(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end != '\0' || cli_check_interval(v) < 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_parse_pid(const char *s, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end != '\0' || v <= 0 || v > INT_MAX)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_parse_format(const char *s, rt_format *out)
+{
+    if (strcmp(s, "json") == 0 || strcmp(s, "jsonl") == 0)
+        *out = RT_FORMAT_JSON;
+    else if (strcmp(s, "csv") == 0)
+        *out = RT_FORMAT_CSV;
+    else
+        return -1;
+    return 0;
+}
+
+int cli_check_tag(const char *s)
+{
+    const char *eq = strchr(s, '=');
+    return (eq && eq != s) ? 0 : -1;
+}
+
+int cli_add_tag(cli_layer *l, const char *tag)
+{
+    char **t = realloc(l->tags, (l->ntags + 1) * sizeof *t);
+    if (!t)
+        return -1;
+    l->tags = t;
+    if (!(t[l->ntags] = strdup(tag)))
+        return -1;
+    l->ntags++;
+    return 0;
+}
+
+static int set_str(char **slot, const char *v)
+{
+    char *c = strdup(v);
+    if (!c)
+        return -1;
+    free(*slot);
+    *slot = c;
+    return 0;
+}
+
+#define USAGE_ERR(...)                                                                                                 \
+    do {                                                                                                               \
+        snprintf(err, errlen, __VA_ARGS__);                                                                            \
+        return -1;                                                                                                     \
+    } while (0)
+
+int cli_parse_args(cli_options *o, int argc, char **argv, char *err, size_t errlen)
+{
+    struct option longopts[16 + META_COUNT];
+    static const struct option base[] = {
+        {"pid", required_argument, NULL, 'p'},    {"interval", required_argument, NULL, 'i'},
+        {"config", required_argument, NULL, 'c'}, {"format", required_argument, NULL, 'f'},
+        {"output", required_argument, NULL, 'o'}, {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},         {"version", no_argument, NULL, 'V'},
+        {"tag", required_argument, NULL, OPT_TAG},
+    };
+    size_t n = 0;
+    for (; n < sizeof base / sizeof base[0]; n++)
+        longopts[n] = base[n];
+    for (int i = 0; i < META_COUNT; i++)
+        longopts[n++] = (struct option){cli_meta_fields[i].flag, required_argument, NULL, OPT_META + i};
+    longopts[n] = (struct option){NULL, 0, NULL, 0};
+
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "+:p:i:c:f:o:qhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            if (cli_parse_pid(optarg, &o->args.pid) < 0)
+                USAGE_ERR("--pid: '%s' is not a process id (a positive integer)", optarg);
+            o->args.pid_set = true;
+            break;
+        case 'i':
+            if (cli_parse_interval(optarg, &o->args.interval) < 0)
+                USAGE_ERR("--interval: '%s' is not a number of seconds from 0.01 to 86400", optarg);
+            o->args.interval_set = true;
+            break;
+        case 'c':
+            if (set_str(&o->config_path, optarg) < 0)
+                USAGE_ERR("out of memory");
+            o->config_explicit = true;
+            break;
+        case 'f':
+            if (cli_parse_format(optarg, &o->args.format) < 0)
+                USAGE_ERR("--format: '%s' is not a format (json or csv)", optarg);
+            o->args.format_set = true;
+            break;
+        case 'o':
+            if (!*optarg)
+                USAGE_ERR("--output: the file name is empty");
+            if (set_str(&o->args.output, optarg) < 0)
+                USAGE_ERR("out of memory");
+            o->args.output_set = true;
+            break;
+        case 'q':
+            o->args.quiet = o->args.quiet_set = true;
+            break;
+        case 'h':
+            o->help = true;
+            return 0;
+        case 'V':
+            o->version = true;
+            return 0;
+        case OPT_TAG:
+            if (cli_check_tag(optarg) < 0)
+                USAGE_ERR("--tag: '%s' is not KEY=VALUE", optarg);
+            if (cli_add_tag(&o->args, optarg) < 0)
+                USAGE_ERR("out of memory");
+            break;
+        case ':':
+            USAGE_ERR("option '%s' needs a value", argv[optind - 1]);
+        case '?':
+            if (optopt > 0 && optopt < 256)
+                USAGE_ERR("unknown option '-%c' (see --help)", optopt);
+            USAGE_ERR("unknown option '%s' (see --help)", argv[optind - 1]);
+        default:
+            if (c >= OPT_META && c < OPT_META + META_COUNT) {
+                if (set_str(&o->args.meta[c - OPT_META], optarg) < 0)
+                    USAGE_ERR("out of memory");
+                break;
+            }
+            USAGE_ERR("unknown option (see --help)");
+        }
+    }
+    if (optind >= argc)
+        return 0;
+    bool after_dashdash = optind > 1 && strcmp(argv[optind - 1], "--") == 0;
+    static const struct {
+        const char *name;
+        cli_command cmd;
+    } subs[] = {{"summary", CMD_SUMMARY}, {"recommend", CMD_RECOMMEND}, {"report", CMD_REPORT}, {"info", CMD_INFO}};
+    if (!after_dashdash) {
+        for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
+            if (strcmp(argv[optind], subs[i].name) == 0) {
+                o->cmd = subs[i].cmd;
+                o->sub_args = argv + optind + 1;
+                o->nsub = argc - optind - 1;
+                return 0;
+            }
+        }
+    }
+    o->command = argv + optind;
+    return 0;
+}
+
+int cli_merge(cli_options *o, char *err, size_t errlen)
+{
+    const cli_layer *a = &o->args, *f = &o->file;
+    o->pid = a->pid_set ? a->pid : f->pid_set ? f->pid : 0;
+    o->interval = a->interval_set ? a->interval : f->interval_set ? f->interval : 1.0;
+    o->format = a->format_set ? a->format : f->format_set ? f->format : RT_FORMAT_JSON;
+    o->output = a->output_set ? a->output : f->output_set ? f->output : NULL;
+    o->quiet = a->quiet_set ? a->quiet : f->quiet_set ? f->quiet : false;
+    for (int i = 0; i < META_COUNT; i++) {
+        const char *e = getenv(cli_meta_fields[i].env);
+        o->meta[i] = a->meta[i] ? a->meta[i] : (e && *e) ? e : f->meta[i];
+    }
+    if (o->pid && o->command)
+        USAGE_ERR("--pid and a command to run cannot be combined: the command's own tree is tracked");
+    /* tags: the file's, then the command line's; a later tag with the same key replaces */
+    free(o->tags);
+    o->tags = calloc(a->ntags + f->ntags + 1, sizeof *o->tags);
+    if (!o->tags)
+        USAGE_ERR("out of memory");
+    o->ntags = 0;
+    const cli_layer *layers[2] = {f, a};
+    for (int l = 0; l < 2; l++) {
+        for (size_t i = 0; i < layers[l]->ntags; i++) {
+            const char *t = layers[l]->tags[i];
+            size_t klen = (size_t)(strchr(t, '=') - t);
+            size_t k = 0;
+            while (k < o->ntags && !(strncmp(o->tags[k], t, klen + 1) == 0))
+                k++;
+            o->tags[k] = t;
+            if (k == o->ntags)
+                o->ntags++;
+        }
+    }
+    rt_job *j = &o->job;
+    const char **m = o->meta;
+    *j = (rt_job){m[META_JOB_NAME],     m[META_PROJECT_NAME],    m[META_STAGE_NAME],    m[META_TASK_NAME],
+                  m[META_TEAM],         m[META_ENV],             m[META_LANGUAGE],      m[META_ORCHESTRATOR],
+                  m[META_EXECUTOR],     m[META_EXTERNAL_RUN_ID], m[META_CONTAINER_IMAGE], o->tags,
+                  o->ntags};
+    return 0;
+}
+
+void cli_layer_free(cli_layer *l)
+{
+    free(l->output);
+    for (int i = 0; i < META_COUNT; i++)
+        free(l->meta[i]);
+    for (size_t i = 0; i < l->ntags; i++)
+        free(l->tags[i]);
+    free(l->tags);
+    memset(l, 0, sizeof *l);
+}
+
+void cli_options_free(cli_options *o)
+{
+    cli_layer_free(&o->args);
+    cli_layer_free(&o->file);
+    free(o->config_path);
+    free(o->tags);
+    memset(o, 0, sizeof *o);
+}

@@ -1,0 +1,112 @@
+/* core.h - internal helpers shared by every module of the library: file reading, the
+ * proc/sys path roots, the clock, bounded growable buffers and logging. Not public. */
+#ifndef RT_CORE_H
+#define RT_CORE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "resource_tracker.h"
+
+/* ---- reading ---------------------------------------------------------------------------- */
+
+/* Reads fd from offset 0 into buf until EOF or cap-1 bytes, retrying on EINTR, and
+ * NUL-terminates. Returns the byte count, or -errno. A file larger than the buffer is
+ * truncated (callers size their buffers to the file; see rt_read_fd_grow). */
+ssize_t rt_pread_all(int fd, char *buf, size_t cap);
+
+/* Opens path relative to dirfd (O_RDONLY|O_CLOEXEC), reads it whole into buf (as
+ * rt_pread_all) and closes it. Returns the byte count or -errno. */
+ssize_t rt_read_at(int dirfd, const char *path, char *buf, size_t cap);
+
+/* As rt_read_at, then strips trailing whitespace (newline). Returns the length or -errno. */
+ssize_t rt_read_line_at(int dirfd, const char *path, char *buf, size_t cap);
+
+/* Reads a decimal integer attribute file (e.g. sysfs "size"). Returns 0 and *out, or -errno
+ * (-EINVAL when the file does not hold a number). */
+int rt_read_i64_at(int dirfd, const char *path, int64_t *out);
+
+/* Opens path relative to dirfd read-only with O_CLOEXEC. Returns the fd or -errno. */
+int rt_open_at(int dirfd, const char *path);
+
+/* Closes *fd if it is open and sets it to -1. */
+void rt_close(int *fd);
+
+/* ---- bounded growable buffer ------------------------------------------------------------ */
+
+typedef struct rt_buf {
+    char *data;
+    size_t len, cap, max; /* max: the most the buffer may grow to */
+} rt_buf;
+
+/* Initialises an empty buffer that may grow to max bytes. */
+void rt_buf_init(rt_buf *b, size_t max);
+/* Makes room for at least need bytes in total. Returns 0, or -1 when that exceeds max or
+ * allocation fails. */
+int rt_buf_reserve(rt_buf *b, size_t need);
+/* Appends n bytes. Returns 0 or -1 (see rt_buf_reserve). */
+int rt_buf_append(rt_buf *b, const void *p, size_t n);
+/* Frees the storage and resets the buffer. */
+void rt_buf_free(rt_buf *b);
+
+/* Reads a whole file from offset 0 into b, growing it as needed up to its maximum (for files
+ * whose size is unknown, such as mountinfo). NUL-terminates. Returns length or -errno. */
+ssize_t rt_read_fd_grow(int fd, rt_buf *b);
+
+/* ---- path roots --------------------------------------------------------------------------- */
+
+/* The proc and sys roots, opened as directory fds; every source reads relative to them. */
+typedef struct rt_roots {
+    int proc_fd, sys_fd;
+    char proc[4096], sys[4096];
+} rt_roots;
+
+/* Opens the roots: the given paths, else $TRACKER_PROC_ROOT / $TRACKER_SYS_ROOT, else the
+ * standard mounts. Returns RT_OK, RT_ERR_NOT_FOUND (proc root missing; sys root may be absent:
+ * sys_fd is then -1) or RT_ERR_INVALID (path too long). */
+rt_error rt_roots_open(rt_roots *r, const char *proc_root, const char *sys_root);
+void rt_roots_close(rt_roots *r);
+
+/* ---- clock ------------------------------------------------------------------------------ */
+
+double rt_mono_secs(void); /* CLOCK_MONOTONIC in seconds */
+double rt_real_secs(void); /* CLOCK_REALTIME (Unix time) in seconds */
+
+/* ---- logging ---------------------------------------------------------------------------- */
+
+typedef struct rt_logger {
+    rt_log_fn fn;
+    void *user;
+} rt_logger;
+
+/* Formats and hands a message to the logger's callback, if any. */
+void rt_log(const rt_logger *lg, rt_log_level level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- small parsing helpers ---------------------------------------------------------------- */
+
+/* Parses an unsigned decimal at *p (skipping leading blanks), advancing *p past it. Returns
+ * true on success; false (and *p unchanged) when no digit is there or the value overflows. */
+bool rt_parse_u64(const char **p, const char *end, uint64_t *out);
+
+/* Line and token scanning over [p, end): rt_next_line sets the line bounds to the next line
+ * (without its newline) and returns false at the end; rt_next_token skips blanks and sets the
+ * next blank-separated token, returning false when the line has no more. */
+bool rt_next_line(const char **p, const char *end, const char **line, const char **line_end);
+bool rt_next_token(const char **p, const char *end, const char **tok, size_t *len);
+
+/* Copies at most cap-1 bytes of src[0..n) into dst, NUL-terminated, trimming surrounding
+ * whitespace. Returns the copied length. */
+size_t rt_copy_trim(char *dst, size_t cap, const char *src, size_t n);
+
+/* Returns a heap copy of s (NULL stays NULL), or NULL on allocation failure. */
+char *rt_strdup(const char *s);
+
+/* Replaces *slot with a heap copy of s (freeing the old one). Returns 0 or -1. */
+int rt_set_str(char **slot, const char *s);
+
+#define RT_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif

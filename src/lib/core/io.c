@@ -1,0 +1,152 @@
+/* io.c - the one place files are read: whole-file reads from offset 0 into caller buffers,
+ * retrying on EINTR and returning -errno, so sources can keep descriptors open and re-read. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core.h"
+
+ssize_t rt_pread_all(int fd, char *buf, size_t cap)
+{
+    if (cap == 0)
+        return -EINVAL;
+    size_t got = 0;
+    while (got < cap - 1) {
+        ssize_t n = pread(fd, buf + got, cap - 1 - got, (off_t)got);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            buf[got] = '\0';
+            return -e;
+        }
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    buf[got] = '\0';
+    return (ssize_t)got;
+}
+
+int rt_open_at(int dirfd, const char *path)
+{
+    if (dirfd < 0)
+        return -ENOENT;
+    int fd;
+    do {
+        fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    } while (fd < 0 && errno == EINTR);
+    return fd < 0 ? -errno : fd;
+}
+
+void rt_close(int *fd)
+{
+    if (*fd >= 0) {
+        close(*fd);
+        *fd = -1;
+    }
+}
+
+ssize_t rt_read_at(int dirfd, const char *path, char *buf, size_t cap)
+{
+    int fd = rt_open_at(dirfd, path);
+    if (fd < 0) {
+        if (cap)
+            buf[0] = '\0';
+        return fd;
+    }
+    ssize_t n = rt_pread_all(fd, buf, cap);
+    close(fd);
+    return n;
+}
+
+ssize_t rt_read_line_at(int dirfd, const char *path, char *buf, size_t cap)
+{
+    ssize_t n = rt_read_at(dirfd, path, buf, cap);
+    if (n < 0)
+        return n;
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\t' || buf[n - 1] == '\r'))
+        buf[--n] = '\0';
+    return n;
+}
+
+int rt_read_i64_at(int dirfd, const char *path, int64_t *out)
+{
+    char buf[64];
+    ssize_t n = rt_read_line_at(dirfd, path, buf, sizeof buf);
+    if (n < 0)
+        return (int)n;
+    if (n == 0)
+        return -EINVAL;
+    char *end;
+    errno = 0;
+    long long v = strtoll(buf, &end, 10);
+    if (errno || *end != '\0')
+        return -EINVAL;
+    *out = v;
+    return 0;
+}
+
+void rt_buf_init(rt_buf *b, size_t max)
+{
+    b->data = NULL;
+    b->len = b->cap = 0;
+    b->max = max;
+}
+
+int rt_buf_reserve(rt_buf *b, size_t need)
+{
+    if (need <= b->cap)
+        return 0;
+    if (need > b->max)
+        return -1;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < need)
+        cap = cap > b->max / 2 ? b->max : cap * 2;
+    char *p = realloc(b->data, cap);
+    if (!p)
+        return -1;
+    b->data = p;
+    b->cap = cap;
+    return 0;
+}
+
+int rt_buf_append(rt_buf *b, const void *p, size_t n)
+{
+    if (n > b->max - b->len || rt_buf_reserve(b, b->len + n + 1) < 0)
+        return -1;
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+    return 0;
+}
+
+void rt_buf_free(rt_buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+ssize_t rt_read_fd_grow(int fd, rt_buf *b)
+{
+    if (rt_buf_reserve(b, 4096) < 0)
+        return -ENOMEM;
+    for (;;) {
+        ssize_t n = rt_pread_all(fd, b->data, b->cap);
+        if (n < 0)
+            return n;
+        if ((size_t)n < b->cap - 1) {
+            b->len = (size_t)n;
+            return n;
+        }
+        /* Filled the buffer: the file may be longer. Grow and read again from the start. */
+        if (b->cap >= b->max || rt_buf_reserve(b, b->cap * 2 > b->max ? b->max : b->cap * 2) < 0) {
+            b->len = (size_t)n;
+            return -EFBIG;
+        }
+    }
+}

@@ -1,0 +1,140 @@
+/* util.c - small shared helpers: clocks, logging through the caller's callback, error
+ * strings, and the tolerant number and string scanners every parser uses. */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core.h"
+
+double rt_mono_secs(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double rt_real_secs(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void rt_log(const rt_logger *lg, rt_log_level level, const char *fmt, ...)
+{
+    if (!lg || !lg->fn)
+        return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof msg) /* truncated: mark it */
+        memcpy(msg + sizeof msg - 4, "...", 4);
+    lg->fn(lg->user, level, msg);
+}
+
+const char *rt_strerror(rt_error err)
+{
+    switch (err) {
+    case RT_OK: return "no error";
+    case RT_ERR_NOMEM: return "out of memory or buffer limit reached";
+    case RT_ERR_INVALID: return "invalid argument";
+    case RT_ERR_IO: return "input/output error";
+    case RT_ERR_PARSE: return "unexpected file format";
+    case RT_ERR_NOT_FOUND: return "not found";
+    case RT_ERR_UNSUPPORTED: return "not supported on this machine";
+    case RT_ERR_SYSTEM: return "system call failed";
+    }
+    return "unknown error";
+}
+
+const char *rt_version(void)
+{
+    return RT_VERSION;
+}
+
+bool rt_parse_u64(const char **pp, const char *end, uint64_t *out)
+{
+    const char *p = *pp;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (p >= end || *p < '0' || *p > '9')
+        return false;
+    uint64_t v = 0;
+    while (p < end && *p >= '0' && *p <= '9') {
+        unsigned d = (unsigned)(*p - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return false;
+        v = v * 10 + d;
+        p++;
+    }
+    *out = v;
+    *pp = p;
+    return true;
+}
+
+size_t rt_copy_trim(char *dst, size_t cap, const char *src, size_t n)
+{
+    if (cap == 0)
+        return 0;
+    while (n > 0 && isspace((unsigned char)src[0])) {
+        src++;
+        n--;
+    }
+    while (n > 0 && isspace((unsigned char)src[n - 1]))
+        n--;
+    if (n > cap - 1)
+        n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+    return n;
+}
+
+char *rt_strdup(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+int rt_set_str(char **slot, const char *s)
+{
+    char *c = NULL;
+    if (s && !(c = strdup(s)))
+        return -1;
+    free(*slot);
+    *slot = c;
+    return 0;
+}
+
+bool rt_next_line(const char **pp, const char *end, const char **line, const char **line_end)
+{
+    const char *p = *pp;
+    if (p >= end)
+        return false;
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    *line = p;
+    *line_end = nl ? nl : end;
+    *pp = nl ? nl + 1 : end;
+    return true;
+}
+
+bool rt_next_token(const char **pp, const char *end, const char **tok, size_t *len)
+{
+    const char *p = *pp;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (p >= end)
+        return false;
+    const char *s = p;
+    while (p < end && *p != ' ' && *p != '\t')
+        p++;
+    *tok = s;
+    *len = (size_t)(p - s);
+    *pp = p;
+    return true;
+}

@@ -1,0 +1,29 @@
+/* sink.h - internal output builder shared by the JSON and CSV views: appends into a fixed
+ * buffer and keeps counting past its end, so callers learn the size they need. Not public. */
+#ifndef RT_SINK_H
+#define RT_SINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "resource_tracker.h"
+
+typedef struct rt_ob {
+    char *buf;
+    size_t cap;
+    size_t len; /* bytes needed so far; may exceed cap */
+} rt_ob;
+
+void rt_ob_put(rt_ob *o, const char *s, size_t n);
+void rt_ob_lit(rt_ob *o, const char *s);
+void rt_ob_u64(rt_ob *o, uint64_t v);
+void rt_ob_i64(rt_ob *o, int64_t v);
+/* v with at most `decimals` decimals, trailing zeros trimmed; null_text when not finite. */
+void rt_ob_fixed(rt_ob *o, double v, int decimals, const char *null_text);
+/* s as a JSON string (escaped, invalid UTF-8 replaced by U+FFFD), or null for NULL. */
+void rt_ob_json_str(rt_ob *o, const char *s);
+
+void rt_json_sample(rt_ob *o, const rt_sample *s, const rt_job *job);
+void rt_csv_sample(rt_ob *o, const rt_sample *s);
+
+#endif

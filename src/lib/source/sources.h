@@ -1,0 +1,140 @@
+/* sources.h - the kernel interfaces the sampler reads: pure parsers over a buffer (one per
+ * procfs file, each with unit tests and a fuzz target) and the sysfs discovery of disks and
+ * network interfaces. Not public. */
+#ifndef RT_SOURCES_H
+#define RT_SOURCES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/core.h"
+
+/* ---- /proc/stat ------------------------------------------------------------------------- */
+
+/* Tick counters of one "cpu" line in /proc/stat order: user nice system idle iowait irq
+ * softirq steal. Fields an old kernel lacks are 0. */
+enum { RT_CPU_USER, RT_CPU_NICE, RT_CPU_SYSTEM, RT_CPU_IDLE, RT_CPU_IOWAIT, RT_CPU_IRQ, RT_CPU_SOFTIRQ, RT_CPU_STEAL, RT_CPU_NFIELDS };
+
+typedef struct rt_cpu_ticks {
+    int id; /* core number of a "cpuN" line, -1 for the aggregate line */
+    uint64_t t[RT_CPU_NFIELDS];
+} rt_cpu_ticks;
+
+typedef struct rt_stat {
+    rt_cpu_ticks total;
+    bool has_total;
+    rt_cpu_ticks *cores; /* caller-provided array of core_cap entries */
+    size_t core_cap;
+    size_t core_count;   /* cores found; may exceed core_cap (then only core_cap were stored) */
+    uint64_t procs_running;
+    bool has_procs_running;
+} rt_stat;
+
+/* Parses /proc/stat. Fills out (its cores array must be set by the caller). Returns 0, or -1
+ * when the aggregate "cpu" line is missing or malformed. */
+int rt_stat_parse(const char *buf, size_t len, rt_stat *out);
+
+/* Busy and total ticks of a cpu line: busy excludes idle and iowait. */
+uint64_t rt_cpu_busy(const rt_cpu_ticks *c);
+uint64_t rt_cpu_total(const rt_cpu_ticks *c);
+
+/* ---- /proc/meminfo ---------------------------------------------------------------------- */
+
+enum {
+    RT_MEM_TOTAL, RT_MEM_FREE, RT_MEM_AVAILABLE, RT_MEM_BUFFERS, RT_MEM_CACHED, RT_MEM_SRECLAIMABLE,
+    RT_MEM_ACTIVE, RT_MEM_INACTIVE, RT_MEM_SWAP_TOTAL, RT_MEM_SWAP_FREE, RT_MEM_NFIELDS
+};
+
+typedef struct rt_meminfo {
+    uint64_t kib[RT_MEM_NFIELDS];
+    unsigned present; /* bit i set when field i was found */
+} rt_meminfo;
+
+/* Parses /proc/meminfo (values in kB). Returns 0, or -1 when MemTotal is missing. */
+int rt_meminfo_parse(const char *buf, size_t len, rt_meminfo *out);
+
+/* ---- /proc/diskstats -------------------------------------------------------------------- */
+
+typedef struct rt_diskstat {
+    unsigned major, minor;
+    char name[64];
+    unsigned nfields; /* whitespace-separated fields on the line: 14, 18 or 20 on known kernels */
+    uint64_t sectors_read, sectors_written; /* 512-byte units, whatever the device's sector size */
+} rt_diskstat;
+
+/* Parses /proc/diskstats into out[0..cap). Lines with fewer than 14 fields (old partition
+ * lines) or unparsable numbers are skipped. Returns the number of lines parsed, which may
+ * exceed cap (only cap were stored): the caller grows its array and parses again. */
+size_t rt_diskstats_parse(const char *buf, size_t len, rt_diskstat *out, size_t cap);
+
+/* ---- /proc/net/dev ---------------------------------------------------------------------- */
+
+typedef struct rt_netdev {
+    char name[32];
+    uint64_t rx_bytes, tx_bytes;
+} rt_netdev;
+
+/* Parses /proc/net/dev (two header lines, then "name: 16 counters"). Same return contract as
+ * rt_diskstats_parse. */
+size_t rt_netdev_parse(const char *buf, size_t len, rt_netdev *out, size_t cap);
+
+/* ---- /proc/self/mountinfo --------------------------------------------------------------- */
+
+typedef struct rt_mountinfo_entry {
+    unsigned major, minor;
+    const char *root;        /* unescaped, NUL-terminated; valid only during the callback */
+    const char *mount_point;
+    const char *fstype;
+    const char *source;
+} rt_mountinfo_entry;
+
+typedef void (*rt_mountinfo_cb)(void *user, const rt_mountinfo_entry *e);
+
+/* Parses mountinfo, calling cb for each well-formed line (octal escapes such as \040 undone).
+ * Returns the number of malformed lines skipped. */
+size_t rt_mountinfo_parse(const char *buf, size_t len, rt_mountinfo_cb cb, void *user);
+
+/* ---- sysfs: block devices ---------------------------------------------------------------- */
+
+/* Static facts about one whole disk, read once when it is discovered. */
+typedef struct rt_disk_info {
+    char *name, *model, *vendor, *serial;
+    const char *device_type; /* static string or NULL */
+    uint64_t capacity_bytes;
+} rt_disk_info;
+
+/* Decides whether the block device called name is a whole physical disk (listed in the
+ * sys root's block directory and not a virtual device such as loop, zram, dm or md). Without
+ * a sys root, falls back on the name. */
+bool rt_block_is_physical_disk(const rt_roots *r, const char *name);
+
+/* Reads model, vendor, serial, type and capacity of disk name. Returns 0 or -1 (no memory);
+ * missing attributes stay NULL. Free with rt_disk_info_free. */
+int rt_disk_info_read(const rt_roots *r, const char *name, rt_disk_info *out);
+void rt_disk_info_free(rt_disk_info *d);
+
+/* Resolves the block device major:minor (or, failing that, the mount source such as
+ * "/dev/sda1" or "/dev/mapper/vg-lv") to the whole disks it lives on, through partitions and
+ * the slaves of device-mapper and md devices. Calls cb with each disk name found (possibly
+ * several for a volume spanning disks). Returns the number of disks found. */
+size_t rt_block_resolve_disks(const rt_roots *r, unsigned major, unsigned minor, const char *source,
+                              void (*cb)(void *user, const char *disk), void *user);
+
+/* ---- sysfs: network interfaces ---------------------------------------------------------- */
+
+typedef struct rt_netif_info {
+    char *name, *mac_address, *driver;
+    bool loopback;
+    int operstate_fd, speed_fd, mtu_fd; /* kept open and re-read each sample; -1 if absent */
+} rt_netif_info;
+
+/* Reads the static facts of interface name and opens its changing attributes. Returns 0 or
+ * -1 (no memory). Free with rt_netif_info_free. */
+int rt_netif_info_open(const rt_roots *r, const char *name, rt_netif_info *out);
+void rt_netif_info_free(rt_netif_info *n);
+
+/* Parses the value of a sysfs "speed" file: Mbps, or RT_NULL_I64 for -1, empty or an error. */
+int64_t rt_parse_speed(const char *buf, ssize_t n);
+
+#endif

@@ -1,0 +1,333 @@
+/* sysfs.c - discovery of whole disks and network interfaces under the sys root: which block
+ * devices are physical disks, their model, vendor, serial, type and size, how a mounted
+ * filesystem maps onto disks (partitions, device-mapper and md slaves), and interface facts. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sources.h"
+
+/* Formats a path into buf; returns false when it does not fit. */
+static bool pathf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool pathf(char *buf, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, cap, fmt, ap);
+    va_end(ap);
+    return n >= 0 && (size_t)n < cap;
+}
+
+/* Copies src into dst[cap]; returns false (dst empty) when it does not fit. */
+static bool copy_name(char *dst, size_t cap, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= cap) {
+        dst[0] = '\0';
+        return false;
+    }
+    memcpy(dst, src, n + 1);
+    return true;
+}
+
+/* Reads a symlink relative to dirfd into buf (NUL-terminated). Returns length or -1. */
+static ssize_t readlink_at(int dirfd, const char *path, char *buf, size_t cap)
+{
+    if (dirfd < 0)
+        return -1;
+    ssize_t n = readlinkat(dirfd, path, buf, cap - 1);
+    if (n < 0 || (size_t)n >= cap - 1)
+        return -1;
+    buf[n] = '\0';
+    return n;
+}
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* Kernel block names may contain '/', which sysfs spells '!' (cciss/c0d0 -> cciss!c0d0). */
+static void sysfs_name(char *dst, size_t cap, const char *name)
+{
+    size_t i = 0;
+    for (; name[i] && i + 1 < cap; i++)
+        dst[i] = name[i] == '/' ? '!' : name[i];
+    dst[i] = '\0';
+}
+
+/* Without a sys root: a guess from the name alone. */
+static bool name_looks_like_disk(const char *n)
+{
+    static const char *const virt[] = {"loop", "ram", "zram", "dm-", "md", "nbd", "sr", "fd"};
+    for (size_t i = 0; i < RT_ARRAY_LEN(virt); i++)
+        if (strncmp(n, virt[i], strlen(virt[i])) == 0)
+            return false;
+    size_t len = strlen(n);
+    if (len == 0 || n[len - 1] < '0' || n[len - 1] > '9')
+        return true;
+    /* ends in a digit: nvme0n1 and mmcblk0 are disks, nvme0n1p1 / mmcblk0p1 / sda1 are not */
+    if (strncmp(n, "nvme", 4) == 0 || strncmp(n, "mmcblk", 6) == 0) {
+        const char *p = n + len;
+        while (p > n && p[-1] >= '0' && p[-1] <= '9')
+            p--;
+        return !(p > n && p[-1] == 'p');
+    }
+    return false;
+}
+
+bool rt_block_is_physical_disk(const rt_roots *r, const char *name)
+{
+    if (r->sys_fd < 0)
+        return name_looks_like_disk(name);
+    char sname[128], path[256], target[1024];
+    sysfs_name(sname, sizeof sname, name);
+    if (!pathf(path, sizeof path, "block/%s", sname))
+        return false;
+    if (readlink_at(r->sys_fd, path, target, sizeof target) < 0)
+        return false; /* not a whole disk (a partition), or gone */
+    return strstr(target, "/virtual/") == NULL;
+}
+
+/* Reads attribute "block/NAME/REL" trimmed; returns a heap string or NULL when absent/empty. */
+static char *read_attr(const rt_roots *r, const char *sname, const char *rel)
+{
+    char path[512], buf[256], out[256];
+    if (!pathf(path, sizeof path, "block/%s/%s", sname, rel))
+        return NULL;
+    ssize_t n = rt_read_at(r->sys_fd, path, buf, sizeof buf);
+    if (n <= 0)
+        return NULL;
+    size_t m = rt_copy_trim(out, sizeof out, buf, (size_t)n);
+    return m ? strdup(out) : NULL;
+}
+
+int rt_disk_info_read(const rt_roots *r, const char *name, rt_disk_info *out)
+{
+    memset(out, 0, sizeof *out);
+    out->name = strdup(name);
+    if (!out->name)
+        return -1;
+    out->capacity_bytes = RT_NULL_U64;
+    if (r->sys_fd < 0)
+        return 0;
+    char sname[128], path[256];
+    sysfs_name(sname, sizeof sname, name);
+    int64_t sectors;
+    if (pathf(path, sizeof path, "block/%s/size", sname) && rt_read_i64_at(r->sys_fd, path, &sectors) == 0 &&
+        sectors >= 0)
+        out->capacity_bytes = (uint64_t)sectors * 512u; /* "size" is in 512-byte units */
+    out->model = read_attr(r, sname, "device/model");
+    out->vendor = read_attr(r, sname, "device/vendor");
+    if (!out->vendor)
+        out->vendor = read_attr(r, sname, "device/device/vendor"); /* NVMe: the PCI vendor id */
+    static const char *const serial_at[] = {"device/serial", "serial", "device/wwid", "wwid"};
+    for (size_t i = 0; i < RT_ARRAY_LEN(serial_at) && !out->serial; i++)
+        out->serial = read_attr(r, sname, serial_at[i]);
+    if (strncmp(name, "nvme", 4) == 0) {
+        out->device_type = "nvme";
+    } else {
+        char rot[16];
+        if (pathf(path, sizeof path, "block/%s/queue/rotational", sname) &&
+            rt_read_line_at(r->sys_fd, path, rot, sizeof rot) > 0)
+            out->device_type = rot[0] == '0' ? "ssd" : rot[0] == '1' ? "hdd" : NULL;
+    }
+    return 0;
+}
+
+void rt_disk_info_free(rt_disk_info *d)
+{
+    free(d->name);
+    free(d->model);
+    free(d->vendor);
+    free(d->serial);
+    memset(d, 0, sizeof *d);
+}
+
+typedef void (*disk_cb)(void *user, const char *disk);
+
+static size_t resolve_name(const rt_roots *r, const char *name, int depth, disk_cb cb, void *user)
+{
+    if (depth > 8 || !*name)
+        return 0;
+    if (rt_block_is_physical_disk(r, name)) {
+        cb(user, name);
+        return 1;
+    }
+    if (r->sys_fd < 0)
+        return 0;
+    char sname[128], path[512], target[1024];
+    sysfs_name(sname, sizeof sname, name);
+    /* A partition: its directory sits inside its disk's directory. */
+    if (pathf(path, sizeof path, "class/block/%s/partition", sname) && faccessat(r->sys_fd, path, F_OK, 0) == 0 &&
+        pathf(path, sizeof path, "class/block/%s", sname) && readlink_at(r->sys_fd, path, target, sizeof target) > 0) {
+        char *slash = strrchr(target, '/');
+        if (!slash)
+            return 0;
+        *slash = '\0';
+        char parent[128];
+        if (!copy_name(parent, sizeof parent, base_name(target)))
+            return 0;
+        return resolve_name(r, parent, depth + 1, cb, user);
+    }
+    /* Device-mapper, md, bcache...: the devices it is built on are its slaves. */
+    if (!pathf(path, sizeof path, "class/block/%s/slaves", sname))
+        return 0;
+    int dfd = openat(r->sys_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return 0;
+    DIR *dir = fdopendir(dfd);
+    if (!dir) {
+        close(dfd);
+        return 0;
+    }
+    size_t found = 0;
+    struct dirent *de;
+    while ((de = readdir(dir)) != NULL) {
+        if (de->d_name[0] == '.')
+            continue;
+        char slave[256];
+        if (!copy_name(slave, sizeof slave, de->d_name))
+            continue;
+        for (char *c = slave; *c; c++)
+            if (*c == '!')
+                *c = '/';
+        found += resolve_name(r, slave, depth + 1, cb, user);
+    }
+    closedir(dir);
+    return found;
+}
+
+/* Finds the dm-N device whose dm/name is mapper_name; writes its kernel name into out. */
+static bool find_dm_by_name(const rt_roots *r, const char *mapper_name, char *out, size_t cap)
+{
+    int dfd = openat(r->sys_fd, "block", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return false;
+    DIR *dir = fdopendir(dfd);
+    if (!dir) {
+        close(dfd);
+        return false;
+    }
+    bool ok = false;
+    struct dirent *de;
+    while (!ok && (de = readdir(dir)) != NULL) {
+        if (strncmp(de->d_name, "dm-", 3) != 0)
+            continue;
+        char path[512], nm[256];
+        if (pathf(path, sizeof path, "block/%s/dm/name", de->d_name) &&
+            rt_read_line_at(r->sys_fd, path, nm, sizeof nm) > 0 && strcmp(nm, mapper_name) == 0) {
+            ok = copy_name(out, cap, de->d_name);
+        }
+    }
+    closedir(dir);
+    return ok;
+}
+
+size_t rt_block_resolve_disks(const rt_roots *r, unsigned major, unsigned minor, const char *source, disk_cb cb,
+                              void *user)
+{
+    char path[64], target[1024], name[256] = "";
+    if (major != 0 && r->sys_fd >= 0) {
+        snprintf(path, sizeof path, "dev/block/%u:%u", major, minor);
+        if (readlink_at(r->sys_fd, path, target, sizeof target) > 0)
+            copy_name(name, sizeof name, base_name(target));
+    }
+    if (!name[0] && source && strncmp(source, "/dev/", 5) == 0) {
+        /* No usable device number (btrfs, some overlays): go by the mount source. */
+        if (strncmp(source, "/dev/mapper/", 12) == 0) {
+            if (r->sys_fd < 0 || !find_dm_by_name(r, source + 12, name, sizeof name))
+                return 0;
+        } else {
+            copy_name(name, sizeof name, source + 5);
+        }
+        for (char *c = name; *c; c++) /* /dev/cciss/c0d0 -> cciss!c0d0 in sysfs */
+            if (*c == '/')
+                *c = '!';
+    }
+    if (!name[0])
+        return 0;
+    for (char *c = name; *c; c++)
+        if (*c == '!')
+            *c = '/';
+    return resolve_name(r, name, 0, cb, user);
+}
+
+int64_t rt_parse_speed(const char *buf, ssize_t n)
+{
+    if (n <= 0)
+        return RT_NULL_I64;
+    char *end;
+    errno = 0;
+    long long v = strtoll(buf, &end, 10);
+    while (*end == '\n' || *end == ' ')
+        end++;
+    if (errno || end == buf || *end != '\0' || v < 0 || v >= 0xFFFFFFFFLL)
+        return RT_NULL_I64; /* -1 or SPEED_UNKNOWN: the link does not report a speed */
+    return v;
+}
+
+static char *read_net_attr(const rt_roots *r, const char *name, const char *rel)
+{
+    char path[512], buf[256], out[256];
+    if (!pathf(path, sizeof path, "class/net/%s/%s", name, rel))
+        return NULL;
+    ssize_t n = rt_read_at(r->sys_fd, path, buf, sizeof buf);
+    if (n <= 0)
+        return NULL;
+    return rt_copy_trim(out, sizeof out, buf, (size_t)n) ? strdup(out) : NULL;
+}
+
+static int open_net_attr(const rt_roots *r, const char *name, const char *rel)
+{
+    char path[512];
+    if (!pathf(path, sizeof path, "class/net/%s/%s", name, rel))
+        return -1;
+    int fd = rt_open_at(r->sys_fd, path);
+    return fd < 0 ? -1 : fd;
+}
+
+int rt_netif_info_open(const rt_roots *r, const char *name, rt_netif_info *out)
+{
+    memset(out, 0, sizeof *out);
+    out->operstate_fd = out->speed_fd = out->mtu_fd = -1;
+    out->name = strdup(name);
+    if (!out->name)
+        return -1;
+    out->loopback = strcmp(name, "lo") == 0;
+    if (r->sys_fd < 0)
+        return 0;
+    char *flags = read_net_attr(r, name, "flags");
+    if (flags) {
+        out->loopback = (strtoul(flags, NULL, 16) & 0x8u) != 0; /* IFF_LOOPBACK */
+        free(flags);
+    }
+    out->mac_address = read_net_attr(r, name, "address");
+    char path[512], target[1024];
+    if (pathf(path, sizeof path, "class/net/%s/device/driver", name) &&
+        readlink_at(r->sys_fd, path, target, sizeof target) > 0)
+        out->driver = strdup(base_name(target));
+    out->operstate_fd = open_net_attr(r, name, "operstate");
+    out->speed_fd = open_net_attr(r, name, "speed");
+    out->mtu_fd = open_net_attr(r, name, "mtu");
+    return 0;
+}
+
+void rt_netif_info_free(rt_netif_info *n)
+{
+    free(n->name);
+    free(n->mac_address);
+    free(n->driver);
+    rt_close(&n->operstate_fd);
+    rt_close(&n->speed_fd);
+    rt_close(&n->mtu_fd);
+    memset(n, 0, sizeof *n);
+    n->operstate_fd = n->speed_fd = n->mtu_fd = -1;
+}
