@@ -1,7 +1,8 @@
 /* fixture_sample.c - test helper: samples a captured fixture tree through the public API with
  * clock readings given on stdin, so the output is exact and repeatable.
  *   fixture-sample PROC_ROOT SYS_ROOT [STATVFS_FILE]
- * stdin lines: "json MONO REAL" or "csv MONO REAL" -> one sample in that format on stdout.
+ * stdin lines "MONO REAL": the first takes the baseline reading and prints "ok"; each later one
+ * takes a reading and prints the sample as a JSON line and then as a CSV row.
  * STATVFS_FILE lines: "MOUNT_POINT<TAB>FRSIZE<TAB>BLOCKS<TAB>BFREE<TAB>BAVAIL". */
 #include <stdbool.h>
 #include <stdio.h>
@@ -59,23 +60,24 @@ int main(int argc, char **argv)
         return 1;
     }
     rt_job job = {.job_name = "fixture"};
-    char cmd[16], out[1 << 16];
+    static char out[1 << 16];
     double mono, real;
     bool first = true;
-    while (scanf("%15s %lf %lf", cmd, &mono, &real) == 3) {
+    while (scanf("%lf %lf", &mono, &real) == 2) {
         const rt_sample *smp;
         rt_sampler_sample_at(s, mono, real, &smp);
-        if (first) { /* the first reading only sets the clock baseline */
+        if (first) { /* the first reading only sets the baseline */
             first = false;
             printf("ok\n");
         } else {
-            rt_format fmt = strcmp(cmd, "csv") == 0 ? RT_FORMAT_CSV : RT_FORMAT_JSON;
-            size_t n = rt_format_sample(fmt, smp, &job, out, sizeof out);
-            if (n >= sizeof out) {
-                fprintf(stderr, "fixture-sample: sample too large\n");
-                return 1;
+            for (int f = 0; f < 2; f++) {
+                size_t n = rt_format_sample(f ? RT_FORMAT_CSV : RT_FORMAT_JSON, smp, &job, out, sizeof out);
+                if (n >= sizeof out) {
+                    fprintf(stderr, "fixture-sample: sample too large\n");
+                    return 1;
+                }
+                fputs(out, stdout);
             }
-            fputs(out, stdout);
         }
         fflush(stdout);
     }

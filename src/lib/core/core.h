@@ -13,9 +13,10 @@
 
 /* ---- reading ---------------------------------------------------------------------------- */
 
-/* Reads fd from offset 0 into buf until EOF or cap-1 bytes, retrying on EINTR, and
- * NUL-terminates. Returns the byte count, or -errno. A file larger than the buffer is
- * truncated (callers size their buffers to the file; see rt_read_fd_grow). */
+/* Reads fd from offset 0 into buf until EOF, a short read, or cap-1 bytes, retrying on EINTR,
+ * and NUL-terminates. Returns the byte count, or -errno. Meant for procfs and sysfs, which
+ * deliver a whole file in one read when the buffer allows (a short read means the end). A
+ * file larger than the buffer is truncated: see rt_read_fd_grow. */
 ssize_t rt_pread_all(int fd, char *buf, size_t cap);
 
 /* Opens path relative to dirfd (O_RDONLY|O_CLOEXEC), reads it whole into buf (as

@@ -15,7 +15,8 @@ ssize_t rt_pread_all(int fd, char *buf, size_t cap)
         return -EINVAL;
     size_t got = 0;
     while (got < cap - 1) {
-        ssize_t n = pread(fd, buf + got, cap - 1 - got, (off_t)got);
+        size_t want = cap - 1 - got;
+        ssize_t n = pread(fd, buf + got, want, (off_t)got);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -23,9 +24,12 @@ ssize_t rt_pread_all(int fd, char *buf, size_t cap)
             buf[got] = '\0';
             return -e;
         }
-        if (n == 0)
-            break;
         got += (size_t)n;
+        /* procfs and sysfs hand over everything they have in one read when the buffer is
+         * large enough (seq_file fills the whole request), so a short read is the end: this
+         * saves a second, empty read of every file on every sample */
+        if ((size_t)n < want)
+            break;
     }
     buf[got] = '\0';
     return (ssize_t)got;

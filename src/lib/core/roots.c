@@ -37,7 +37,9 @@ rt_error rt_roots_open(rt_roots *r, const char *proc_root, const char *sys_root)
     r->proc_fd = open_dir(r->proc);
     if (r->proc_fd < 0)
         return RT_ERR_NOT_FOUND;
-    r->sys_fd = open_dir(r->sys); /* may be -1: sysfs-only details become null */
+    r->sys_fd = open_dir(r->sys);
+    if (r->sys_fd < 0)
+        r->sys_fd = -1; /* no sys root: sysfs-only details become null */
     return RT_OK;
 }
 

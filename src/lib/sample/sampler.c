@@ -582,7 +582,7 @@ static int64_t read_int_attr(int fd, char *buf, size_t cap, bool speed)
     return end == buf ? RT_NULL_I64 : v;
 }
 
-static void read_network(rt_sampler *s, double elapsed)
+static void read_network(rt_sampler *s, double elapsed, double mono)
 {
     s->sample.network_count = 0;
     ssize_t n = read_kept(s, s->netdev_fd, &s->rbuf, "net/dev");
@@ -605,6 +605,10 @@ static void read_network(rt_sampler *s, double elapsed)
         s->nd_sig = sig;
         rediscover_ifaces(s, nnd);
     }
+    /* link state, speed and MTU change rarely: re-read them every few seconds, not every sample */
+    bool refresh = mono - s->net_attrs_mono >= RT_NET_ATTR_REFRESH_SECS || mono < s->net_attrs_mono;
+    if (refresh)
+        s->net_attrs_mono = mono;
     for (size_t i = 0; i < s->nifaces; i++) {
         iface_state *f = &s->ifaces[i];
         rt_net_iface *o = &s->out_ifaces[i];
@@ -612,17 +616,22 @@ static void read_network(rt_sampler *s, double elapsed)
         o->interface = f->info.name;
         o->mac_address = f->info.mac_address;
         o->driver = f->info.driver;
-        o->operstate = NULL;
-        if (f->info.operstate_fd >= 0) {
-            ssize_t m = rt_pread_all(f->info.operstate_fd, f->operstate, sizeof f->operstate);
-            while (m > 0 && (f->operstate[m - 1] == '\n' || f->operstate[m - 1] == ' '))
-                f->operstate[--m] = '\0';
-            if (m > 0)
-                o->operstate = f->operstate;
+        if (refresh || !f->attrs_read) {
+            f->attrs_read = true;
+            f->have_operstate = false;
+            if (f->info.operstate_fd >= 0) {
+                ssize_t m = rt_pread_all(f->info.operstate_fd, f->operstate, sizeof f->operstate);
+                while (m > 0 && (f->operstate[m - 1] == '\n' || f->operstate[m - 1] == ' '))
+                    f->operstate[--m] = '\0';
+                f->have_operstate = m > 0;
+            }
+            char buf[32];
+            f->speed_mbps = read_int_attr(f->info.speed_fd, buf, sizeof buf, true);
+            f->mtu = read_int_attr(f->info.mtu_fd, buf, sizeof buf, false);
         }
-        char buf[32];
-        o->speed_mbps = read_int_attr(f->info.speed_fd, buf, sizeof buf, true);
-        o->mtu = read_int_attr(f->info.mtu_fd, buf, sizeof buf, false);
+        o->operstate = f->have_operstate ? f->operstate : NULL;
+        o->speed_mbps = f->speed_mbps;
+        o->mtu = f->mtu;
         o->rx_bytes_total = nd->rx_bytes;
         o->tx_bytes_total = nd->tx_bytes;
         o->rx_bytes = delta_u64(nd->rx_bytes, f->prev_rx);
@@ -662,7 +671,7 @@ static rt_error take_reading(rt_sampler *s, double mono, double real)
     read_cpu(s);
     read_memory(s);
     read_disks(s, s->have_prev_time ? elapsed : 0);
-    read_network(s, s->have_prev_time ? elapsed : 0);
+    read_network(s, s->have_prev_time ? elapsed : 0, mono);
     commit_cpu(s);
     commit_disks(s);
     commit_network(s);

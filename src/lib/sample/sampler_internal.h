@@ -25,7 +25,13 @@ typedef struct iface_state {
     size_t nd_index;
     uint64_t prev_rx, prev_tx;
     char operstate[32];
+    bool have_operstate;
+    int64_t speed_mbps, mtu;
+    bool attrs_read; /* operstate, speed and mtu read at least once */
 } iface_state;
+
+/* How often an interface's operstate, speed and MTU are re-read. */
+#define RT_NET_ATTR_REFRESH_SECS 5.0
 
 struct rt_sampler {
     rt_roots roots;
@@ -65,6 +71,7 @@ struct rt_sampler {
     iface_state *ifaces;
     size_t nifaces;
     rt_net_iface *out_ifaces;
+    double net_attrs_mono; /* when the interface attributes were last read */
 
     double prev_mono;
     bool have_prev_time;

@@ -1,0 +1,221 @@
+"""The tool as a user drives it: help, version, usage and config errors (exit 2, nothing
+started), output destinations, formats, signals and the final sample."""
+import csv
+import io
+import json
+import os
+import signal
+import subprocess
+import time
+
+from conftest import TRACKER, Tracker, run, tracker_env
+
+CSV_HEADER = ("timestamp,system_processes,system_utime,system_stime,system_cpu_usage,"
+              "system_memory_free_mib,system_memory_used_mib,system_memory_buffers_mib,system_memory_cached_mib,"
+              "system_memory_active_mib,system_memory_inactive_mib,system_disk_read_bytes,system_disk_write_bytes,"
+              "system_disk_space_total_gb,system_disk_space_used_gb,system_disk_space_free_gb,"
+              "system_net_recv_bytes,system_net_sent_bytes,system_gpu_usage,system_gpu_vram_mib,system_gpu_utilized,"
+              "process_pid,process_children,process_utime,process_stime,process_cpu_usage,process_memory_mib,"
+              "process_disk_read_bytes,process_disk_write_bytes,process_gpu_usage,process_gpu_vram_mib,"
+              "process_gpu_utilized")
+
+
+def test_help_and_version():
+    r = run(["--help"])
+    assert r.returncode == 0
+    for flag in ("--pid", "--interval", "--config", "--format", "--output", "--quiet", "--job-name", "--tag",
+                 "--container-image", "summary", "recommend", "report", "info"):
+        assert flag in r.stdout
+    r = run(["-V"])
+    assert r.returncode == 0 and r.stdout.startswith("resource-tracker 0.")
+
+
+def assert_usage_error(args, words, cwd=None, env=None):
+    r = run(args, cwd=cwd, env=env or tracker_env())
+    assert r.returncode == 2, (args, r.returncode, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+    assert r.stdout == ""
+    return lines[0]
+
+
+def test_usage_errors_exit_2_and_start_nothing(tmp_path):
+    out = tmp_path / "out.jsonl"
+    assert_usage_error(["-i", "0", "-o", str(out)], ["--interval", "'0'"])
+    assert_usage_error(["-i", "1e9", "-o", str(out)], ["--interval"])
+    assert_usage_error(["-f", "yaml", "-o", str(out)], ["--format", "yaml"])
+    assert_usage_error(["--bogus", "-o", str(out)], ["unknown option", "--bogus"])
+    assert_usage_error(["-p", "abc", "-o", str(out)], ["--pid", "abc"])
+    assert_usage_error(["--tag", "x", "-o", str(out)], ["--tag", "KEY=VALUE"])
+    assert not out.exists()
+
+
+def test_missing_pid_is_usage_error(tmp_path):
+    p = subprocess.Popen(["true"])
+    p.wait()  # a pid that existed and is gone
+    assert_usage_error(["-p", str(p.pid), "-o", str(tmp_path / "o")], ["no process", str(p.pid)])
+    assert not (tmp_path / "o").exists()
+
+
+def test_unopenable_output_is_usage_error(tmp_path):
+    line = assert_usage_error(["-o", str(tmp_path / "no" / "such" / "dir.jsonl")], ["--output", "cannot open"])
+    assert "No such file or directory" in line
+
+
+def test_config_errors_name_file_line_col(tmp_path):
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text("[tracker]\ninterval_secs = 1\nformat = \"xml\"\n")
+    line = assert_usage_error(["-c", str(cfg), "-o", str(tmp_path / "o")], [f"{cfg}:3:1:", "format"])
+    assert not (tmp_path / "o").exists()
+    cfg.write_text("[tracker]\nintervall = 2\n")
+    line = assert_usage_error(["-c", str(cfg)], [f"{cfg}:2:1:", "unknown key 'intervall'", "interval_secs"])
+    cfg.write_text("[job]\nname = 'a'\nname = 'b'\n")
+    assert_usage_error(["-c", str(cfg)], [f"{cfg}:3:", "duplicate key"])
+    assert_usage_error(["-c", str(tmp_path / "missing.toml")], ["missing.toml", "cannot read"])
+    # the default file in the working directory is read too
+    (tmp_path / "resource-tracker.toml").write_text("[tracker]\nquiet = 'no'\n")
+    assert_usage_error([], ["resource-tracker.toml:2:1:", "quiet"], cwd=tmp_path)
+
+
+def test_subcommands_not_available_yet():
+    for sub in ("summary", "recommend", "report", "info"):
+        r = run([sub, "x"])
+        assert r.returncode == 2 and "not available yet" in r.stderr
+
+
+def test_json_lines_to_stdout_and_sigint_final_sample(tracker_factory):
+    t = tracker_factory(["-i", "0.2", "-o", "-", "--job-name", "e2e"])
+    first = t.next_sample()
+    second = t.next_sample()
+    rc, err = t.stop(signal.SIGINT)
+    assert rc == 0, err
+    samples = t.samples()
+    assert len(samples) >= 3  # the final sample for the partial interval
+    for s in samples:
+        assert set(s) == {"timestamp_secs", "interval_secs", "job_name", "cpu", "memory", "network", "disk", "gpu",
+                          "process"}
+        assert s["job_name"] == "e2e"
+        assert s["gpu"] == [] and s["process"] is None
+        assert set(s["cpu"]) == {"utilization_pct", "per_core_pct", "utime_secs", "stime_secs", "process_count",
+                                 "process_cores_used", "process_child_count"}
+        assert s["cpu"]["process_cores_used"] is None and s["cpu"]["process_child_count"] is None
+        assert set(s["memory"]) == {"total_mib", "free_mib", "available_mib", "used_mib", "used_pct", "buffers_mib",
+                                    "cached_mib", "active_mib", "inactive_mib", "swap_total_mib", "swap_used_mib",
+                                    "swap_used_pct"}
+        for n in s["network"]:
+            assert set(n) == {"interface", "mac_address", "driver", "operstate", "speed_mbps", "mtu",
+                              "rx_bytes_per_sec", "tx_bytes_per_sec", "rx_bytes_total", "tx_bytes_total"}
+            assert n["interface"] != "lo"
+            assert n["rx_bytes_per_sec"] >= 0 and n["tx_bytes_per_sec"] >= 0
+        for d in s["disk"]:
+            assert set(d) == {"device", "model", "vendor", "serial", "device_type", "capacity_bytes",
+                              "read_bytes_per_sec", "write_bytes_per_sec", "read_bytes_total", "write_bytes_total",
+                              "mounts"}
+            for m in d["mounts"]:
+                assert set(m) == {"mount_point", "filesystem", "total_bytes", "used_bytes", "available_bytes",
+                                  "used_pct"}
+    assert samples[-1]["interval_secs"] <= 0.2 + 0.05
+    assert first["timestamp_secs"] < second["timestamp_secs"] <= samples[-1]["timestamp_secs"]
+    assert "warning" not in err
+
+
+def test_sigterm_exits_0_with_final_sample(tmp_path):
+    out = tmp_path / "s.jsonl"
+    p = subprocess.Popen([TRACKER, "-i", "5", "-o", str(out)], env=tracker_env(), stderr=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    p.send_signal(signal.SIGTERM)
+    assert p.wait(timeout=10) == 0
+    lines = out.read_text().splitlines()
+    assert len(lines) == 1  # only the final sample: the first full interval had not passed
+    assert json.loads(lines[0])["interval_secs"] < 5
+
+
+def test_default_output_is_stderr():
+    p = subprocess.Popen([TRACKER, "-i", "0.1"], env=tracker_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    line = p.stderr.readline()
+    p.terminate()
+    out, _ = p.communicate(timeout=10)
+    assert json.loads(line)["memory"]["total_mib"] > 0
+    assert out == ""
+
+
+def test_quiet_writes_nothing():
+    p = subprocess.Popen([TRACKER, "-i", "0.05", "-q"], env=tracker_env(), stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    p.terminate()
+    out, err = p.communicate(timeout=10)
+    assert p.returncode == 0 and out == "" and err == ""
+
+
+def test_csv_header_once_and_columns(tmp_path):
+    out = tmp_path / "s.csv"
+    p = subprocess.Popen([TRACKER, "-i", "0.1", "-f", "csv", "-o", str(out)], env=tracker_env())
+    time.sleep(0.65)
+    p.terminate()
+    assert p.wait(timeout=10) == 0
+    text = out.read_text()
+    lines = text.splitlines()
+    assert lines[0] == CSV_HEADER
+    assert sum(1 for l in lines if l.startswith("timestamp,")) == 1
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert len(rows) >= 4
+    for r in rows:
+        assert len(r) == 32 and None not in r
+        assert r["process_pid"] == "" and r["process_memory_mib"] == ""
+        ts = r["timestamp"]
+        assert len(ts.split(".")[1]) <= 3 if "." in ts else True
+        assert float(r["system_cpu_usage"]) >= 0
+        assert int(r["system_disk_write_bytes"]) >= 0 and int(r["system_net_recv_bytes"]) >= 0
+        assert float(r["system_memory_free_mib"]) > 0
+    assert "." in rows[0]["timestamp"] or rows[0]["timestamp"].isdigit()
+
+
+def test_config_file_and_precedence(tmp_path):
+    cfg = tmp_path / "rt.toml"
+    cfg.write_text("[job]\nname = 'from-file'\nteam = 'file-team'\n[tracker]\ninterval_secs = 0.1\nformat = 'json'\n"
+                   f"output = '{tmp_path / 'file-out.jsonl'}'\n")
+    env = tracker_env(TRACKER_JOB_NAME="from-env")
+    p = subprocess.Popen([TRACKER, "-c", str(cfg)], env=env)
+    time.sleep(0.45)
+    p.terminate()
+    assert p.wait(timeout=10) == 0
+    lines = (tmp_path / "file-out.jsonl").read_text().splitlines()
+    assert len(lines) >= 3  # interval 0.1 from the file
+    assert json.loads(lines[0])["job_name"] == "from-env"  # environment over file
+    p = subprocess.Popen([TRACKER, "-c", str(cfg), "--job-name", "from-cli", "-o", str(tmp_path / "cli.jsonl")],
+                         env=env)
+    time.sleep(0.35)
+    p.terminate()
+    assert p.wait(timeout=10) == 0
+    assert json.loads((tmp_path / "cli.jsonl").read_text().splitlines()[0])["job_name"] == "from-cli"
+
+
+def test_closed_pipe_ends_tracker():
+    """`resource-tracker -o - | head -1`: when the reader goes, the tracker stops quietly."""
+    p = subprocess.run(f"{TRACKER} -i 0.05 -o - | head -n 1", shell=True, capture_output=True, text=True,
+                       timeout=20, env=tracker_env())
+    assert p.returncode == 0
+    assert json.loads(p.stdout)["cpu"]["per_core_pct"] is not None
+    assert p.stderr == ""
+
+
+def test_output_is_flushed_per_sample(tmp_path):
+    """Each sample reaches the file as soon as it is taken (tail -f sees it)."""
+    out = tmp_path / "live.jsonl"
+    p = subprocess.Popen([TRACKER, "-i", "0.1", "-o", str(out)], env=tracker_env())
+    try:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and (not out.exists() or out.read_text().count("\n") < 2):
+            time.sleep(0.05)
+        text = out.read_text()
+        assert text.count("\n") >= 2 and text.endswith("\n")
+        for l in text.splitlines():
+            json.loads(l)
+        assert p.poll() is None  # still running
+    finally:
+        p.terminate()
+        p.wait(timeout=10)

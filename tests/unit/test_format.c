@@ -1,0 +1,161 @@
+/* test_format.c - number formatting, JSON escaping, the CSV header and row, and the writer. */
+#include "unit.h"
+#include <math.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "sink/sink.h"
+
+static const char *fx(double v, int d)
+{
+    static char buf[64];
+    rt_ob o = {buf, sizeof buf - 1, 0};
+    rt_ob_fixed(&o, v, d, "null");
+    buf[o.len] = '\0';
+    return buf;
+}
+
+static void numbers(void **state)
+{
+    (void)state;
+    assert_string_equal(fx(0, 3), "0");
+    assert_string_equal(fx(1.5, 3), "1.5");
+    assert_string_equal(fx(1.23456, 3), "1.235");
+    assert_string_equal(fx(-1.23456, 2), "-1.23");
+    assert_string_equal(fx(-0.0001, 2), "0"); /* no "-0" */
+    assert_string_equal(fx(99.999, 2), "100");
+    assert_string_equal(fx(1795315369.2814, 3), "1795315369.281");
+    assert_string_equal(fx(NAN, 2), "null");
+    assert_string_equal(fx(INFINITY, 2), "null");
+    assert_string_equal(fx(1e20, 2), "100000000000000000000.00");
+    assert_string_equal(fx(7, 0), "7");
+}
+
+static const char *js(const char *s)
+{
+    static char buf[256];
+    rt_ob o = {buf, sizeof buf - 1, 0};
+    rt_ob_json_str(&o, s);
+    buf[o.len] = '\0';
+    return buf;
+}
+
+static void json_strings(void **state)
+{
+    (void)state;
+    assert_string_equal(js(NULL), "null");
+    assert_string_equal(js("plain"), "\"plain\"");
+    assert_string_equal(js("a\"b\\c\nd\te\x01"), "\"a\\\"b\\\\c\\nd\\te\\u0001\"");
+    assert_string_equal(js("caf\xc3\xa9"), "\"caf\xc3\xa9\"");
+    assert_string_equal(js("bad\xff"), "\"bad\\ufffd\"");
+    assert_string_equal(js("\xed\xa0\x80"), "\"\\ufffd\\ufffd\\ufffd\""); /* a surrogate is not UTF-8 */
+}
+
+static rt_sample blank_sample(void)
+{
+    rt_sample s;
+    memset(&s, 0, sizeof s);
+    s.timestamp_secs = 1700000000.1234;
+    s.interval_secs = 1.0;
+    s.cpu.utilization_pct = 1.25;
+    s.cpu.process_count = 3;
+    s.memory.total_mib = 100;
+    s.memory.available_mib = NAN;
+    s.disk_space_total_bytes = s.disk_space_used_bytes = s.disk_space_free_bytes = RT_NULL_U64;
+    return s;
+}
+
+static void csv_header_and_row(void **state)
+{
+    (void)state;
+    const char *h = rt_csv_header();
+    int commas = 0;
+    for (const char *p = h; *p; p++)
+        commas += *p == ',';
+    assert_int_equal(commas, 31); /* 32 columns */
+    assert_true(strncmp(h, "timestamp,system_processes,", 27) == 0);
+    assert_non_null(strstr(h, ",process_gpu_utilized\n"));
+    rt_sample s = blank_sample();
+    char buf[512];
+    size_t n = rt_format_sample(RT_FORMAT_CSV, &s, NULL, buf, sizeof buf);
+    assert_int_equal(n, strlen(buf));
+    commas = 0;
+    for (const char *p = buf; *p; p++)
+        commas += *p == ',';
+    assert_int_equal(commas, 31);
+    assert_true(strncmp(buf, "1700000000.123,3,0,0,1.25,", 26) == 0);
+    assert_non_null(strstr(buf, ",,,,,,,,,,,\n")); /* empty process columns */
+}
+
+static void json_row_and_truncation(void **state)
+{
+    (void)state;
+    rt_sample s = blank_sample();
+    rt_job job = {.job_name = "train \"v2\""};
+    char buf[2048];
+    size_t n = rt_format_sample(RT_FORMAT_JSON, &s, &job, buf, sizeof buf);
+    assert_true(n < sizeof buf);
+    const char *head = "{\"timestamp_secs\":1700000000.123,\"interval_secs\":1,\"job_name\":\"train \\\"v2\\\"\",";
+    assert_memory_equal(buf, head, strlen(head));
+    assert_non_null(strstr(buf, "\"available_mib\":null"));
+    assert_non_null(strstr(buf, "\"gpu\":[],\"process\":null}\n"));
+    char small[16];
+    size_t m = rt_format_sample(RT_FORMAT_JSON, &s, &job, small, sizeof small);
+    assert_int_equal(m, n); /* the size it needs, like snprintf */
+    assert_int_equal(strlen(small), sizeof small - 1);
+}
+
+static void writer_header_once(void **state)
+{
+    (void)state;
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    rt_writer *w;
+    assert_int_equal(rt_writer_new(RT_FORMAT_CSV, fds[1], NULL, &w), RT_OK);
+    rt_sample s = blank_sample();
+    assert_int_equal(rt_writer_write(w, &s), RT_OK);
+    assert_int_equal(rt_writer_write(w, &s), RT_OK);
+    rt_writer_free(w);
+    close(fds[1]);
+    char buf[4096];
+    ssize_t n = read(fds[0], buf, sizeof buf - 1);
+    close(fds[0]);
+    assert_true(n > 0);
+    buf[n] = '\0';
+    int headers = 0, lines = 0;
+    for (char *p = buf; (p = strstr(p, "timestamp,")) != NULL; p++)
+        headers++;
+    for (char *p = buf; *p; p++)
+        lines += *p == '\n';
+    assert_int_equal(headers, 1);
+    assert_int_equal(lines, 3);
+    assert_int_equal(rt_writer_new(RT_FORMAT_JSON, -1, NULL, &w), RT_ERR_INVALID);
+}
+
+static void writer_reports_closed_pipe(void **state)
+{
+    (void)state;
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    close(fds[0]);
+    signal(SIGPIPE, SIG_IGN);
+    rt_writer *w;
+    assert_int_equal(rt_writer_new(RT_FORMAT_JSON, fds[1], NULL, &w), RT_OK);
+    rt_sample s = blank_sample();
+    assert_int_equal(rt_writer_write(w, &s), RT_ERR_IO);
+    rt_writer_free(w);
+    close(fds[1]);
+    assert_string_equal(rt_strerror(RT_ERR_IO), "input/output error");
+    assert_string_equal(rt_strerror((rt_error)99), "unknown error");
+    assert_string_equal(rt_version(), RT_VERSION);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(numbers),          cmocka_unit_test(json_strings),
+        cmocka_unit_test(csv_header_and_row), cmocka_unit_test(json_row_and_truncation),
+        cmocka_unit_test(writer_header_once), cmocka_unit_test(writer_reports_closed_pipe),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
