@@ -63,6 +63,8 @@ typedef struct rt_cpu {
     double utime_secs;          /* user+nice CPU seconds over all cores in the interval */
     double stime_secs;          /* system CPU seconds over all cores in the interval */
     int64_t process_count;      /* runnable processes (procs_running) */
+    double process_cores_used;  /* = process->cores_used; NaN without a tracked process */
+    int64_t process_child_count; /* = process->child_count; RT_NULL_I64 without one */
 } rt_cpu;
 
 typedef struct rt_memory {
@@ -104,6 +106,27 @@ typedef struct rt_disk {
     size_t mount_count;
 } rt_disk;
 
+/* The tracked process tree: the root given with --pid or the wrapped command, every
+ * descendant (found through the children of every thread), and in wrapper mode descendants
+ * that daemonized and were adopted by the tracker. Totals count everything the tree used
+ * since tracking began, processes that already exited included. */
+typedef struct rt_process {
+    int64_t pid;          /* the root */
+    int alive;            /* 1 while the root runs, 0 after it exited */
+    int64_t child_count;  /* live descendants, the root not included */
+    int64_t thread_count; /* threads of all live processes in the tree */
+    double cores_used;    /* CPU seconds per second over the interval */
+    double utime_secs, stime_secs; /* CPU seconds in the interval */
+    double cpu_secs_total;         /* user+system seconds since tracking began */
+    double pss_mib, rss_mib, swap_mib; /* of the live processes; PSS may be up to 30 s old */
+    double read_bytes_per_sec, write_bytes_per_sec;
+    uint64_t read_bytes_total, write_bytes_total; /* storage I/O since tracking began */
+    uint64_t read_bytes, write_bytes;             /* in this interval */
+    double gpu_utilization_pct;   /* NaN: no GPU data */
+    uint64_t gpu_vram_used_bytes; /* RT_NULL_U64: no GPU data */
+    int64_t gpu_count_used;       /* RT_NULL_I64: no GPU data */
+} rt_process;
+
 typedef struct rt_sample {
     double timestamp_secs; /* Unix time of the reading, millisecond precision */
     double interval_secs;  /* monotonic seconds since the previous reading */
@@ -115,6 +138,7 @@ typedef struct rt_sample {
     size_t disk_count;
     /* Filesystem space summed over the distinct filesystems listed under the disks. */
     uint64_t disk_space_total_bytes, disk_space_used_bytes, disk_space_free_bytes;
+    const rt_process *process; /* NULL without a tracked process */
 } rt_sample;
 
 /* ------------------------------------------------------------------------------------------
@@ -132,6 +156,9 @@ typedef struct rt_sampler_options {
     void *log_user;
     rt_statvfs_fn statvfs; /* NULL: statvfs(3) */
     void *statvfs_user;
+    int64_t pid;      /* root of the process tree to attribute usage to; 0: none */
+    int own_children; /* also take in the caller's own children (wrapper mode: the caller runs
+                       * the command and is a child subreaper, see prctl(2)) */
 } rt_sampler_options;
 
 /* Creates a sampler and takes its first (baseline) reading. opts may be NULL for defaults.
@@ -148,6 +175,13 @@ RT_API rt_error rt_sampler_sample(rt_sampler *s, const rt_sample **out);
 /* As rt_sampler_sample(), with the clock readings given instead of read: mono_secs on a
  * monotonic clock, real_secs as Unix time. For replaying fixtures in tests. */
 RT_API rt_error rt_sampler_sample_at(rt_sampler *s, double mono_secs, double real_secs, const rt_sample **out);
+
+/* Reaps pid, a zombie child of the calling process (found with waitid(P_ALL, ...,
+ * WEXITED | WNOWAIT)), after reading its final I/O counters, and adds its CPU time (the
+ * kernel's rusage: its own and all it reaped) and I/O to the tree's totals. Sets *wstatus as
+ * waitpid(2) would. Returns RT_OK, RT_ERR_INVALID without a tracked tree, or RT_ERR_NOT_FOUND
+ * when pid was not a zombie child. Wrapper mode calls this for every child it reaps. */
+RT_API rt_error rt_sampler_reap(rt_sampler *s, int64_t pid, int *wstatus);
 
 /* Frees the sampler and everything it owns. NULL is allowed. */
 RT_API void rt_sampler_free(rt_sampler *s);

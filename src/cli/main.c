@@ -1,6 +1,8 @@
 /* main.c - the resource-tracker tool: reads options and config, then samples on an absolute
- * monotonic grid (sample k at t0 + k*interval) and writes each sample at once, until SIGINT
- * or SIGTERM, when it writes one last sample for the partial interval and exits 0. */
+ * monotonic grid (sample k at t0 + k*interval) and writes each sample at once. Without a
+ * command it runs until SIGINT or SIGTERM; with one (wrapper mode) it starts the command at
+ * once, passes terminating signals on, reaps the whole tree as a child subreaper, and exits
+ * with the command's status after one last sample for the partial interval. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -11,8 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -71,16 +76,19 @@ static struct timespec ts_of(double secs)
 }
 
 typedef struct run_state {
-    rt_sampler *sampler;
-    rt_writer *writer; /* NULL with --quiet */
+    rt_sampler *sampler; /* NULL if sampling could not start: the job still runs */
+    rt_writer *writer;   /* NULL with --quiet */
     bool output_dead;
+    pid_t child;       /* the wrapped command, 0 without one */
+    bool child_done;
+    int child_status;
 } run_state;
 
 /* Takes one sample and writes it. Returns false when output failed for good. */
 static bool emit(run_state *rs)
 {
     const rt_sample *s;
-    if (rt_sampler_sample(rs->sampler, &s) != RT_OK)
+    if (!rs->sampler || rt_sampler_sample(rs->sampler, &s) != RT_OK)
         return true;
     if (!rs->writer || rs->output_dead)
         return true;
@@ -94,6 +102,89 @@ static bool emit(run_state *rs)
     return true;
 }
 
+/* Starts the command with the signal mask and dispositions it would have had without us.
+ * Returns its pid, or -1 with *exec_errno set when it could not be run. */
+static pid_t spawn(char **argv, const sigset_t *orig_mask, int *exec_errno)
+{
+    int pfd[2];
+    *exec_errno = 0;
+    if (pipe2(pfd, O_CLOEXEC) < 0) {
+        *exec_errno = errno;
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        *exec_errno = errno;
+        close(pfd[0]);
+        close(pfd[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close(pfd[0]);
+        signal(SIGPIPE, SIG_DFL);
+        sigprocmask(SIG_SETMASK, orig_mask, NULL);
+        execvp(argv[0], argv);
+        int e = errno;
+        if (write(pfd[1], &e, sizeof e) < 0) {
+            /* the parent sees EOF and a 127 exit */
+        }
+        _exit(127);
+    }
+    close(pfd[1]);
+    int e = 0;
+    ssize_t n;
+    do {
+        n = read(pfd[0], &e, sizeof e);
+    } while (n < 0 && errno == EINTR);
+    close(pfd[0]);
+    if (n == (ssize_t)sizeof e) { /* exec failed: the child reported why and exits */
+        *exec_errno = e;
+        waitpid(pid, NULL, 0);
+        return -1;
+    }
+    return pid;
+}
+
+/* Reaps every exited child: through the sampler (closing its books) or plainly. */
+static void reap_children(run_state *rs)
+{
+    for (;;) {
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
+            return;
+        int status = 0;
+        if (!rs->sampler || rt_sampler_reap(rs->sampler, si.si_pid, &status) != RT_OK) {
+            if (waitpid(si.si_pid, &status, WNOHANG) <= 0)
+                return;
+        }
+        if (si.si_pid == rs->child) {
+            rs->child_done = true;
+            rs->child_status = status;
+        }
+    }
+}
+
+/* Lets the tracker keep one descriptor open per tracked file: soft limit up to the hard one.
+ * Called after the command started, which keeps the limit it was given. */
+static void raise_nofile(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+static int exit_status_of(int status)
+{
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return EXIT_FAIL;
+}
+
 static int track(cli_options *o)
 {
     int out_fd = -1;
@@ -104,11 +195,19 @@ static int track(cli_options *o)
             return EXIT_USAGE;
         }
     }
-    sigset_t mask;
+    /* every signal we act on arrives through a signalfd; in wrapper mode the terminating
+     * ones are passed on to the command */
+    static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+    sigset_t mask, orig_mask;
     sigemptyset(&mask);
     sigaddset(&mask, SIGINT);
     sigaddset(&mask, SIGTERM);
-    if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0) {
+    if (o->command) {
+        for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
+            sigaddset(&mask, forwarded[i]);
+        sigaddset(&mask, SIGCHLD);
+    }
+    if (sigprocmask(SIG_BLOCK, &mask, &orig_mask) < 0) {
         say("cannot block signals: %s", strerror(errno));
         return EXIT_FAIL;
     }
@@ -120,32 +219,52 @@ static int track(cli_options *o)
         return EXIT_FAIL;
     }
 
+    run_state rs = {0};
+    if (o->command) {
+        /* descendants that daemonize are re-parented to us and stay in the job */
+        if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+            say("warning: cannot become a child subreaper (%s): daemonized descendants may be missed",
+                strerror(errno));
+        int e;
+        rs.child = spawn(o->command, &orig_mask, &e);
+        if (rs.child < 0) {
+            say("cannot run '%s': %s", o->command[0], strerror(e));
+            return e == ENOENT ? 127 : 126;
+        }
+    }
+    raise_nofile();
+
     /* The grid starts at the baseline reading: sample k at t0 + k*interval, with no drift,
      * as the kernel's periodic timer keeps absolute expiry times. */
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     double t0 = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-    run_state rs = {0};
-    rt_sampler_options so = {.log = log_cb};
+    rt_sampler_options so = {.log = log_cb, .pid = rs.child ? rs.child : o->pid, .own_children = rs.child != 0};
     rt_error err = rt_sampler_new(&so, &rs.sampler);
     if (err != RT_OK) {
-        say("cannot start sampling: %s", rt_strerror(err));
-        return EXIT_FAIL;
+        if (!rs.child) {
+            if (err == RT_ERR_NOT_FOUND && o->pid) {
+                say("--pid: there is no process %ld", o->pid);
+                return EXIT_USAGE;
+            }
+            say("cannot start sampling: %s", rt_strerror(err));
+            return EXIT_FAIL;
+        }
+        /* never disturb the job: it runs on untracked, and we still return its status */
+        say("warning: cannot start sampling (%s); running the command untracked", rt_strerror(err));
+        rs.sampler = NULL;
     }
     if (out_fd >= 0 && (err = rt_writer_new(o->format, out_fd, &o->job, &rs.writer)) != RT_OK) {
         say("cannot set up output: %s", rt_strerror(err));
-        rt_sampler_free(rs.sampler);
-        return EXIT_FAIL;
+        rs.writer = NULL;
     }
-
     struct itimerspec its = {.it_value = ts_of(t0 + o->interval), .it_interval = ts_of(o->interval)};
-    if (timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0) {
-        say("cannot start the sampling clock: %s", strerror(errno));
-        return EXIT_FAIL;
-    }
+    if (timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+        say("warning: cannot start the sampling clock: %s", strerror(errno));
 
     int status = 0;
-    for (;;) {
+    bool stop = false;
+    while (!stop) {
         struct pollfd pfd[2] = {{.fd = tfd, .events = POLLIN}, {.fd = sfd, .events = POLLIN}};
         int n = poll(pfd, 2, -1);
         if (n < 0) {
@@ -157,7 +276,22 @@ static int track(cli_options *o)
         }
         if (pfd[1].revents & POLLIN) {
             struct signalfd_siginfo si;
-            if (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+            while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+                int sig = (int)si.ssi_signo;
+                if (sig == SIGCHLD) {
+                    reap_children(&rs);
+                } else if (rs.child) {
+                    kill(rs.child, sig); /* the command decides; we wait for it to exit */
+                } else {
+                    stop = true; /* SIGINT or SIGTERM without a command */
+                }
+                struct pollfd again = {.fd = sfd, .events = POLLIN};
+                if (poll(&again, 1, 0) <= 0)
+                    break;
+            }
+            if (rs.child && rs.child_done)
+                stop = true;
+            if (stop) {
                 emit(&rs); /* the partial last interval */
                 break;
             }
@@ -166,10 +300,12 @@ static int track(cli_options *o)
             uint64_t expirations;
             if (read(tfd, &expirations, sizeof expirations) != (ssize_t)sizeof expirations)
                 continue;
-            if (!emit(&rs))
+            if (!emit(&rs) && !rs.child)
                 break; /* output gone (e.g. the reading end of a pipe closed): nothing left to do */
         }
     }
+    if (rs.child)
+        status = rs.child_done ? exit_status_of(rs.child_status) : EXIT_FAIL;
     rt_writer_free(rs.writer);
     rt_sampler_free(rs.sampler);
     close(tfd);
@@ -207,11 +343,6 @@ int main(int argc, char **argv)
     }
     if (cli_load_config(&o, err, sizeof err) < 0 || cli_merge(&o, err, sizeof err) < 0) {
         say("%s", err);
-        cli_options_free(&o);
-        return EXIT_USAGE;
-    }
-    if (o.command) {
-        say("running a command (%s) is not available yet in this version", o.command[0]);
         cli_options_free(&o);
         return EXIT_USAGE;
     }

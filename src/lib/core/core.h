@@ -13,11 +13,16 @@
 
 /* ---- reading ---------------------------------------------------------------------------- */
 
-/* Reads fd from offset 0 into buf until EOF, a short read, or cap-1 bytes, retrying on EINTR,
- * and NUL-terminates. Returns the byte count, or -errno. Meant for procfs and sysfs, which
- * deliver a whole file in one read when the buffer allows (a short read means the end). A
- * file larger than the buffer is truncated: see rt_read_fd_grow. */
+/* Reads fd from offset 0 into buf until EOF or cap-1 bytes, retrying on EINTR, and
+ * NUL-terminates. Returns the byte count, or -errno. A file larger than the buffer is
+ * truncated: see rt_read_fd_grow. Multi-record procfs files (diskstats, net/dev, mountinfo,
+ * children) hand over at most about a page per read, so this reads on to EOF. */
 ssize_t rt_pread_all(int fd, char *buf, size_t cap);
+
+/* As rt_pread_all for files the kernel shows as one record (a sysfs attribute, /proc/stat,
+ * meminfo, /proc/PID/{stat,io,schedstat,smaps_rollup}): one read returns the whole file when
+ * the buffer is large enough, so a short read is the end and no second read is made. */
+ssize_t rt_pread_single(int fd, char *buf, size_t cap);
 
 /* Opens path relative to dirfd (O_RDONLY|O_CLOEXEC), reads it whole into buf (as
  * rt_pread_all) and closes it. Returns the byte count or -errno. */
@@ -54,8 +59,9 @@ int rt_buf_append(rt_buf *b, const void *p, size_t n);
 void rt_buf_free(rt_buf *b);
 
 /* Reads a whole file from offset 0 into b, growing it as needed up to its maximum (for files
- * whose size is unknown, such as mountinfo). NUL-terminates. Returns length or -errno. */
-ssize_t rt_read_fd_grow(int fd, rt_buf *b);
+ * whose size is unknown, such as mountinfo). single_record: as rt_pread_single. NUL-terminates.
+ * Returns the length or -errno (-EFBIG when the file exceeds the maximum). */
+ssize_t rt_read_fd_grow(int fd, rt_buf *b, bool single_record);
 
 /* ---- path roots --------------------------------------------------------------------------- */
 

@@ -5,11 +5,13 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
 #include <unistd.h>
 
 #include "core.h"
 
-ssize_t rt_pread_all(int fd, char *buf, size_t cap)
+/* Reads from offset 0 until EOF (or, with single_record, the first short read) or cap-1. */
+static ssize_t pread_from_start(int fd, char *buf, size_t cap, bool single_record)
 {
     if (cap == 0)
         return -EINVAL;
@@ -24,15 +26,24 @@ ssize_t rt_pread_all(int fd, char *buf, size_t cap)
             buf[got] = '\0';
             return -e;
         }
+        if (n == 0)
+            break;
         got += (size_t)n;
-        /* procfs and sysfs hand over everything they have in one read when the buffer is
-         * large enough (seq_file fills the whole request), so a short read is the end: this
-         * saves a second, empty read of every file on every sample */
-        if ((size_t)n < want)
+        if (single_record && (size_t)n < want)
             break;
     }
     buf[got] = '\0';
     return (ssize_t)got;
+}
+
+ssize_t rt_pread_all(int fd, char *buf, size_t cap)
+{
+    return pread_from_start(fd, buf, cap, false);
+}
+
+ssize_t rt_pread_single(int fd, char *buf, size_t cap)
+{
+    return pread_from_start(fd, buf, cap, true);
 }
 
 int rt_open_at(int dirfd, const char *path)
@@ -135,12 +146,12 @@ void rt_buf_free(rt_buf *b)
     b->len = b->cap = 0;
 }
 
-ssize_t rt_read_fd_grow(int fd, rt_buf *b)
+ssize_t rt_read_fd_grow(int fd, rt_buf *b, bool single_record)
 {
     if (rt_buf_reserve(b, 4096) < 0)
         return -ENOMEM;
     for (;;) {
-        ssize_t n = rt_pread_all(fd, b->data, b->cap);
+        ssize_t n = pread_from_start(fd, b->data, b->cap, single_record);
         if (n < 0)
             return n;
         if ((size_t)n < b->cap - 1) {

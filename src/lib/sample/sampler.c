@@ -49,7 +49,9 @@ static ssize_t read_kept(rt_sampler *s, int fd, rt_buf *b, const char *what)
 {
     if (fd < 0)
         return -1;
-    ssize_t n = rt_read_fd_grow(fd, b);
+    /* /proc/stat and meminfo are one record each; the others are lists */
+    bool single = fd == s->stat_fd || fd == s->meminfo_fd;
+    ssize_t n = rt_read_fd_grow(fd, b, single);
     if (n < 0) {
         rt_log(&s->log, RT_LOG_WARN, "cannot read %s: %s", what, strerror((int)-n));
         return -1;
@@ -572,7 +574,7 @@ static int64_t read_int_attr(int fd, char *buf, size_t cap, bool speed)
 {
     if (fd < 0)
         return RT_NULL_I64;
-    ssize_t n = rt_pread_all(fd, buf, cap);
+    ssize_t n = rt_pread_single(fd, buf, cap);
     if (speed)
         return rt_parse_speed(buf, n);
     if (n <= 0)
@@ -620,7 +622,7 @@ static void read_network(rt_sampler *s, double elapsed, double mono)
             f->attrs_read = true;
             f->have_operstate = false;
             if (f->info.operstate_fd >= 0) {
-                ssize_t m = rt_pread_all(f->info.operstate_fd, f->operstate, sizeof f->operstate);
+                ssize_t m = rt_pread_single(f->info.operstate_fd, f->operstate, sizeof f->operstate);
                 while (m > 0 && (f->operstate[m - 1] == '\n' || f->operstate[m - 1] == ' '))
                     f->operstate[--m] = '\0';
                 f->have_operstate = m > 0;
@@ -651,6 +653,84 @@ static void commit_network(rt_sampler *s)
     }
 }
 
+/* ---- the process tree ------------------------------------------------------------------------ */
+
+static uint64_t grow_by(uint64_t *acc, uint64_t cur, uint64_t prev)
+{
+    uint64_t d = delta_u64(cur, prev);
+    *acc += d;
+    return d;
+}
+
+static void read_tree(rt_sampler *s, double mono, double elapsed)
+{
+    rt_process *o = &s->process;
+    s->sample.cpu.process_cores_used = NAN;
+    s->sample.cpu.process_child_count = RT_NULL_I64;
+    if (!s->tree) {
+        s->sample.process = NULL;
+        return;
+    }
+    rt_tree_totals t;
+    rt_proctree_scan(s->tree, mono, &t);
+    if (!s->have_tree_prev) {
+        /* The baseline. With --pid, what the tree used before tracking began is not counted.
+         * A tree the caller started itself counts from zero: the first sample then covers the
+         * command's whole life, its first milliseconds included. */
+        s->have_tree_prev = true;
+        if (s->tree_from_zero) { /* tree_prev stays zero; nothing accumulates at the baseline */
+            memset(o, 0, sizeof *o);
+            o->pid = s->root_pid;
+            s->sample.process = o;
+            return;
+        }
+        s->tree_prev = t;
+    }
+    const rt_tree_totals *p = &s->tree_prev;
+    /* deltas of the raw totals, clamped so the reported totals never go backwards */
+    uint64_t dut = grow_by(&s->tree_ut_ns, t.utime_ns, p->utime_ns);
+    uint64_t dst = grow_by(&s->tree_st_ns, t.stime_ns, p->stime_ns);
+    uint64_t drd = grow_by(&s->tree_rd, t.read_bytes, p->read_bytes);
+    uint64_t dwr = grow_by(&s->tree_wr, t.write_bytes, p->write_bytes);
+    s->tree_prev = t;
+
+    o->pid = s->root_pid;
+    o->alive = t.root_alive;
+    o->child_count = t.children;
+    o->thread_count = t.threads;
+    o->utime_secs = (double)dut / 1e9;
+    o->stime_secs = (double)dst / 1e9;
+    o->cores_used = elapsed > 0 ? (o->utime_secs + o->stime_secs) / elapsed : NAN;
+    o->cpu_secs_total = (double)(s->tree_ut_ns + s->tree_st_ns) / 1e9;
+    o->pss_mib = t.pss_ok ? (double)t.pss_kib / 1024.0 : NAN;
+    o->swap_mib = t.pss_ok ? (double)t.swap_kib / 1024.0 : NAN;
+    o->rss_mib = (double)t.rss_kib / 1024.0;
+    if (t.io_ok) {
+        o->read_bytes = drd;
+        o->write_bytes = dwr;
+        o->read_bytes_total = s->tree_rd;
+        o->write_bytes_total = s->tree_wr;
+        o->read_bytes_per_sec = elapsed > 0 ? (double)drd / elapsed : NAN;
+        o->write_bytes_per_sec = elapsed > 0 ? (double)dwr / elapsed : NAN;
+    } else {
+        o->read_bytes = o->write_bytes = o->read_bytes_total = o->write_bytes_total = RT_NULL_U64;
+        o->read_bytes_per_sec = o->write_bytes_per_sec = NAN;
+    }
+    o->gpu_utilization_pct = NAN;
+    o->gpu_vram_used_bytes = RT_NULL_U64;
+    o->gpu_count_used = RT_NULL_I64;
+    s->sample.cpu.process_cores_used = o->cores_used;
+    s->sample.cpu.process_child_count = o->child_count;
+    s->sample.process = o;
+}
+
+rt_error rt_sampler_reap(rt_sampler *s, int64_t pid, int *wstatus)
+{
+    if (!s || !s->tree)
+        return RT_ERR_INVALID;
+    return rt_proctree_reap(s->tree, pid, wstatus) == 0 ? RT_OK : RT_ERR_NOT_FOUND;
+}
+
 /* ---- the sampler ---------------------------------------------------------------------------- */
 
 static int open_kept(rt_sampler *s, const char *path)
@@ -669,6 +749,7 @@ static rt_error take_reading(rt_sampler *s, double mono, double real)
     s->sample.timestamp_secs = real;
     s->sample.interval_secs = elapsed;
     read_cpu(s);
+    read_tree(s, mono, s->have_prev_time ? elapsed : 0);
     read_memory(s);
     read_disks(s, s->have_prev_time ? elapsed : 0);
     read_network(s, s->have_prev_time ? elapsed : 0, mono);
@@ -712,7 +793,24 @@ rt_error rt_sampler_new(const rt_sampler_options *opts, rt_sampler **out)
     s->netdev_fd = open_kept(s, "net/dev");
     s->mountinfo_fd = open_kept(s, "self/mountinfo");
     s->mounts_dirty = true;
+    if (o.pid < 0) {
+        rt_sampler_free(s);
+        return RT_ERR_INVALID;
+    }
+    if (o.pid > 0 || o.own_children) {
+        s->root_pid = o.pid;
+        s->tree_from_zero = o.own_children != 0;
+        s->tree = rt_proctree_new(&s->roots, o.pid, o.own_children != 0, &s->log, s->clk_tck);
+        if (!s->tree) {
+            rt_sampler_free(s);
+            return RT_ERR_NOMEM;
+        }
+    }
     take_reading(s, rt_mono_secs(), rt_real_secs());
+    if (o.pid > 0 && !rt_proctree_root_known(s->tree)) {
+        rt_sampler_free(s);
+        return RT_ERR_NOT_FOUND; /* no such process to track */
+    }
     *out = s;
     return RT_OK;
 }
@@ -735,6 +833,7 @@ void rt_sampler_free(rt_sampler *s)
 {
     if (!s)
         return;
+    rt_proctree_free(s->tree);
     rt_close(&s->stat_fd);
     rt_close(&s->meminfo_fd);
     rt_close(&s->diskstats_fd);

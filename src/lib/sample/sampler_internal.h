@@ -4,6 +4,7 @@
 #ifndef RT_SAMPLER_INTERNAL_H
 #define RT_SAMPLER_INTERNAL_H
 
+#include "../source/proctree.h"
 #include "../source/sources.h"
 
 typedef struct disk_state {
@@ -72,6 +73,16 @@ struct rt_sampler {
     size_t nifaces;
     rt_net_iface *out_ifaces;
     double net_attrs_mono; /* when the interface attributes were last read */
+
+    /* process tree */
+    rt_proctree *tree;
+    int64_t root_pid;
+    rt_tree_totals tree_prev;    /* the previous scan's raw totals */
+    uint64_t tree_ut_ns, tree_st_ns; /* accumulated since the baseline, never decreasing */
+    uint64_t tree_rd, tree_wr;
+    bool have_tree_prev;
+    bool tree_from_zero; /* the caller started the tree: count it from zero, not a baseline */
+    rt_process process;
 
     double prev_mono;
     bool have_prev_time;

@@ -220,7 +220,55 @@ static void json_cpu(rt_ob *o, const rt_cpu *c)
     jnum(o, "stime_secs", c->stime_secs, 2);
     rt_ob_put(o, ",", 1);
     ji64(o, "process_count", c->process_count);
-    rt_ob_lit(o, ",\"process_cores_used\":null,\"process_child_count\":null}");
+    rt_ob_put(o, ",", 1);
+    jnum(o, "process_cores_used", c->process_cores_used, 4);
+    rt_ob_put(o, ",", 1);
+    ji64(o, "process_child_count", c->process_child_count);
+    rt_ob_put(o, "}", 1);
+}
+
+static void json_process(rt_ob *o, const rt_process *p)
+{
+    rt_ob_lit(o, "\"process\":");
+    if (!p) {
+        rt_ob_lit(o, "null");
+        return;
+    }
+    rt_ob_put(o, "{", 1);
+    ji64(o, "pid", p->pid);
+    rt_ob_lit(o, p->alive ? ",\"alive\":true," : ",\"alive\":false,");
+    ji64(o, "child_count", p->child_count);
+    rt_ob_put(o, ",", 1);
+    ji64(o, "thread_count", p->thread_count);
+    rt_ob_put(o, ",", 1);
+    jnum(o, "cores_used", p->cores_used, 4);
+    rt_ob_put(o, ",", 1);
+    jnum(o, "utime_secs", p->utime_secs, 3);
+    rt_ob_put(o, ",", 1);
+    jnum(o, "stime_secs", p->stime_secs, 3);
+    rt_ob_put(o, ",", 1);
+    jnum(o, "cpu_secs_total", p->cpu_secs_total, 3);
+    rt_ob_put(o, ",", 1);
+    jnum(o, "pss_mib", p->pss_mib, 3);
+    rt_ob_put(o, ",", 1);
+    jnum(o, "rss_mib", p->rss_mib, 3);
+    rt_ob_put(o, ",", 1);
+    jnum(o, "swap_mib", p->swap_mib, 3);
+    rt_ob_put(o, ",", 1);
+    jnum(o, "read_bytes_per_sec", p->read_bytes_per_sec, 2);
+    rt_ob_put(o, ",", 1);
+    jnum(o, "write_bytes_per_sec", p->write_bytes_per_sec, 2);
+    rt_ob_put(o, ",", 1);
+    ju64(o, "read_bytes_total", p->read_bytes_total);
+    rt_ob_put(o, ",", 1);
+    ju64(o, "write_bytes_total", p->write_bytes_total);
+    rt_ob_put(o, ",", 1);
+    jnum(o, "gpu_utilization_pct", p->gpu_utilization_pct, 2);
+    rt_ob_put(o, ",", 1);
+    ju64(o, "gpu_vram_used_bytes", p->gpu_vram_used_bytes);
+    rt_ob_put(o, ",", 1);
+    ji64(o, "gpu_count_used", p->gpu_count_used);
+    rt_ob_put(o, "}", 1);
 }
 
 static void json_memory(rt_ob *o, const rt_memory *m)
@@ -338,7 +386,9 @@ void rt_json_sample(rt_ob *o, const rt_sample *s, const rt_job *job)
     json_network(o, s);
     rt_ob_put(o, ",", 1);
     json_disks(o, s);
-    rt_ob_lit(o, ",\"gpu\":[],\"process\":null}\n");
+    rt_ob_lit(o, ",\"gpu\":[],");
+    json_process(o, s->process);
+    rt_ob_lit(o, "}\n");
 }
 
 /* ---- CSV ------------------------------------------------------------------------------------ */
@@ -411,8 +461,27 @@ void rt_csv_sample(rt_ob *o, const rt_sample *s)
     cu64(o, tx);
     /* GPU: sums over the machine's GPUs; with none they are zero */
     rt_ob_lit(o, ",0,0,0");
-    /* process columns: empty without a tracked process */
-    rt_ob_lit(o, ",,,,,,,,,,,\n");
+    const rt_process *p = s->process;
+    if (!p) { /* process columns: empty without a tracked process */
+        rt_ob_lit(o, ",,,,,,,,,,,\n");
+        return;
+    }
+    rt_ob_put(o, ",", 1);
+    rt_ob_i64(o, p->pid);
+    rt_ob_put(o, ",", 1);
+    rt_ob_i64(o, p->child_count);
+    cnum(o, p->utime_secs, 6);
+    cnum(o, p->stime_secs, 6);
+    cnum(o, p->cores_used, 4);
+    cnum(o, p->pss_mib, 3);
+    cu64(o, p->read_bytes);
+    cu64(o, p->write_bytes);
+    cnum(o, p->gpu_utilization_pct / 100.0, 4);
+    cnum(o, p->gpu_vram_used_bytes == RT_NULL_U64 ? NAN : (double)p->gpu_vram_used_bytes / 1048576.0, 3);
+    rt_ob_put(o, ",", 1);
+    if (p->gpu_count_used != RT_NULL_I64)
+        rt_ob_i64(o, p->gpu_count_used);
+    rt_ob_put(o, "\n", 1);
 }
 
 size_t rt_format_sample(rt_format format, const rt_sample *sample, const rt_job *job, char *buf, size_t cap)

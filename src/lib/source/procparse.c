@@ -177,3 +177,97 @@ size_t rt_netdev_parse(const char *buf, size_t len, rt_netdev *out, size_t cap)
     }
     return count;
 }
+
+int rt_pidstat_parse(const char *buf, size_t len, rt_pidstat *out)
+{
+    const char *end = buf + len;
+    const char *p = buf;
+    uint64_t pid;
+    if (!rt_parse_u64(&p, end, &pid))
+        return -1;
+    /* the command name: from the first '(' to the last ')' (it may contain ") (") */
+    const char *close = NULL;
+    for (const char *q = end; q > p; q--)
+        if (q[-1] == ')') {
+            close = q - 1;
+            break;
+        }
+    if (!close)
+        return -1;
+    p = close + 1;
+    /* fields from 3 (state) on, counted from 0 here */
+    const char *tok;
+    size_t tl;
+    if (!rt_next_token(&p, end, &tok, &tl) || tl != 1)
+        return -1;
+    out->state = tok[0];
+    uint64_t f[22];
+    for (int i = 1; i < 22; i++) {
+        /* negative values appear in priority/nice (fields 18, 19): read them as tokens */
+        if (!rt_next_token(&p, end, &tok, &tl))
+            return -1;
+        const char *t = tok;
+        if (*t == '-') {
+            f[i] = 0;
+            continue;
+        }
+        if (!rt_parse_u64(&t, tok + tl, &f[i]) || t != tok + tl)
+            return -1;
+    }
+    out->pid = (int64_t)pid;
+    out->ppid = (int64_t)f[1];
+    out->utime = f[11];
+    out->stime = f[12];
+    out->cutime = f[13];
+    out->cstime = f[14];
+    out->num_threads = (int64_t)f[17];
+    out->starttime = f[19];
+    out->rss_pages = f[21];
+    return 0;
+}
+
+/* Finds "key:" at a line start and parses the number after it. */
+static bool keyed_u64(const char *buf, size_t len, const char *key, uint64_t *out)
+{
+    size_t kl = strlen(key);
+    const char *p = buf, *end = buf + len, *line, *le;
+    while (rt_next_line(&p, end, &line, &le)) {
+        if ((size_t)(le - line) > kl && memcmp(line, key, kl) == 0) {
+            const char *q = line + kl;
+            return rt_parse_u64(&q, le, out);
+        }
+    }
+    return false;
+}
+
+int rt_pidio_parse(const char *buf, size_t len, uint64_t *read_bytes, uint64_t *write_bytes)
+{
+    return keyed_u64(buf, len, "read_bytes:", read_bytes) && keyed_u64(buf, len, "write_bytes:", write_bytes) ? 0 : -1;
+}
+
+int rt_smaps_rollup_parse(const char *buf, size_t len, uint64_t *pss_kib, uint64_t *swap_kib)
+{
+    if (!keyed_u64(buf, len, "Pss:", pss_kib))
+        return -1;
+    if (!keyed_u64(buf, len, "Swap:", swap_kib))
+        *swap_kib = 0;
+    return 0;
+}
+
+size_t rt_children_parse(const char *buf, size_t len, void (*cb)(void *user, int64_t pid), void *user)
+{
+    const char *p = buf, *end = buf + len;
+    size_t n = 0;
+    for (;;) {
+        while (p < end && (*p == ' ' || *p == '\n'))
+            p++;
+        uint64_t v;
+        if (p >= end || !rt_parse_u64(&p, end, &v))
+            break;
+        if (v > 0 && v < (1u << 30)) {
+            cb(user, (int64_t)v);
+            n++;
+        }
+    }
+    return n;
+}

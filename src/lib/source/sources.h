@@ -137,4 +137,29 @@ void rt_netif_info_free(rt_netif_info *n);
 /* Parses the value of a sysfs "speed" file: Mbps, or RT_NULL_I64 for -1, empty or an error. */
 int64_t rt_parse_speed(const char *buf, ssize_t n);
 
+/* ---- per-process files ------------------------------------------------------------------ */
+
+/* The fields of /proc/PID/stat the tracker uses (times in clock ticks). */
+typedef struct rt_pidstat {
+    int64_t pid, ppid;
+    char state;
+    uint64_t utime, stime, cutime, cstime;
+    int64_t num_threads;
+    uint64_t starttime; /* ticks after boot: with the pid, the identity of a process */
+    uint64_t rss_pages;
+} rt_pidstat;
+
+/* Parses /proc/PID/stat. The command name may hold spaces and parentheses: it ends at the last
+ * ')'. Returns 0, or -1 when fields are missing or malformed. */
+int rt_pidstat_parse(const char *buf, size_t len, rt_pidstat *out);
+
+/* Parses /proc/PID/io: read_bytes and write_bytes (storage-level). Returns 0 or -1. */
+int rt_pidio_parse(const char *buf, size_t len, uint64_t *read_bytes, uint64_t *write_bytes);
+
+/* Parses /proc/PID/smaps_rollup: Pss and Swap in kB. Returns 0, or -1 without a Pss line. */
+int rt_smaps_rollup_parse(const char *buf, size_t len, uint64_t *pss_kib, uint64_t *swap_kib);
+
+/* Parses a /proc/PID/task/TID/children list of pids, calling cb for each. Returns how many. */
+size_t rt_children_parse(const char *buf, size_t len, void (*cb)(void *user, int64_t pid), void *user);
+
 #endif

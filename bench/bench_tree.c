@@ -1,0 +1,128 @@
+/* bench_tree.c - what tracking a process tree costs: CPU per sample (whole machine plus the
+ * tree) for trees of sleeping processes of several sizes, with PSS cached by its freshness
+ * rule and with PSS re-read every sample, and the cost of tracking one process on a machine
+ * crowded with unrelated processes. Prints figures; asserts nothing.
+ *   bench-tree [SAMPLES]   (default 200) */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "resource_tracker.h"
+
+static double cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* Forks a root that forks n sleeping children (n - 1 plus itself make the tree of n). */
+static pid_t start_tree(int n)
+{
+    int ready[2];
+    if (pipe(ready) < 0)
+        exit(1);
+    pid_t root = fork();
+    if (root == 0) {
+        close(ready[0]);
+        for (int i = 1; i < n; i++) {
+            pid_t c = fork();
+            if (c == 0) {
+                close(ready[1]);
+                for (;;)
+                    pause();
+            }
+        }
+        if (write(ready[1], "x", 1) < 0)
+            _exit(1);
+        for (;;)
+            pause();
+    }
+    close(ready[1]);
+    char c;
+    if (read(ready[0], &c, 1) != 1)
+        exit(1);
+    close(ready[0]);
+    return root;
+}
+
+static void stop_tree(pid_t root)
+{
+    kill(-root, SIGKILL); /* not a group: kill children one by one through the root's death */
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "pkill -KILL -P %d", (int)root);
+    if (system(cmd) < 0) {
+    }
+    kill(root, SIGKILL);
+    waitpid(root, NULL, 0);
+}
+
+/* CPU microseconds per sample over n back-to-back samples (warm) and with a pause between
+ * samples (cold caches, as at a real interval). */
+static void measure(const char *label, pid_t pid, int samples)
+{
+    rt_sampler_options o = {.pid = pid};
+    rt_sampler *s;
+    if (rt_sampler_new(&o, &s) != RT_OK) {
+        fprintf(stderr, "bench-tree: cannot track %d\n", (int)pid);
+        exit(1);
+    }
+    const rt_sample *smp;
+    for (int i = 0; i < 5; i++)
+        rt_sampler_sample(s, &smp);
+    double a = cpu_ns();
+    for (int i = 0; i < samples; i++)
+        rt_sampler_sample(s, &smp);
+    double warm = (cpu_ns() - a) / samples / 1000.0;
+    int cold_n = samples / 4 > 20 ? 20 : samples / 4 + 1;
+    double cold_sum = 0;
+    for (int i = 0; i < cold_n; i++) {
+        usleep(100000);
+        double b = cpu_ns();
+        rt_sampler_sample(s, &smp);
+        cold_sum += cpu_ns() - b;
+    }
+    printf("%-44s procs=%-5lld warm_us=%8.1f cold_us=%8.1f pss_mib=%.1f\n", label,
+           smp->process ? (long long)smp->process->child_count + 1 : 0, warm, cold_sum / cold_n / 1000.0,
+           smp->process ? smp->process->pss_mib : 0.0);
+    rt_sampler_free(s);
+}
+
+int main(int argc, char **argv)
+{
+    int samples = argc > 1 ? atoi(argv[1]) : 200;
+    if (samples <= 0)
+        samples = 200;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    measure("whole machine only", 0, samples);
+    static const int sizes[] = {1, 200, 1000};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        pid_t root = start_tree(sizes[k]);
+        char label[64];
+        unsetenv("TRACKER_PSS_MAX_AGE");
+        snprintf(label, sizeof label, "tree of %d sleeping, PSS by freshness rule", sizes[k]);
+        measure(label, root, samples);
+        setenv("TRACKER_PSS_MAX_AGE", "0", 1);
+        snprintf(label, sizeof label, "tree of %d sleeping, PSS every sample", sizes[k]);
+        measure(label, root, samples);
+        unsetenv("TRACKER_PSS_MAX_AGE");
+        stop_tree(root);
+    }
+    /* one tracked process, with and without 2000 unrelated processes on the machine */
+    pid_t one = start_tree(1);
+    measure("1 process, idle machine", one, samples);
+    pid_t crowd = start_tree(2000);
+    measure("1 process, 2000 unrelated processes running", one, samples);
+    stop_tree(crowd);
+    stop_tree(one);
+    return 0;
+}

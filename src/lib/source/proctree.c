@@ -1,0 +1,680 @@
+/* proctree.c - the tracked process tree: finds descendants through the children of every
+ * thread, keeps each process's stat, io and children files open between samples (so a
+ * reused pid is never mistaken for the tracked process), and keeps exact totals:
+ * live processes count own plus reaped-children time, processes that leave the tree are
+ * closed into a "departed" account, and children the tracker reaps are closed with the
+ * kernel's own rusage. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "proctree.h"
+
+/* An unchanged RSS still gets its PSS re-read this often; $TRACKER_PSS_MAX_AGE overrides. */
+#define PSS_MAX_AGE_SECS 30.0
+
+typedef struct thread_fd {
+    int64_t tid;
+    int fd; /* task/TID/children */
+    unsigned gen;
+} thread_fd;
+
+typedef struct proc {
+    int64_t pid, ppid;
+    uint64_t starttime;
+    int stat_fd, io_fd, sched_fd;
+    uint64_t run_ns;   /* on-CPU time of the main thread at the last full read */
+    double full_mono;  /* when all its files were last read */
+    int64_t *kids;     /* children found at the last full read */
+    size_t nkids, kids_cap;
+    thread_fd *threads; /* children files, one per thread */
+    size_t nthreads_fd, threads_cap;
+    unsigned gen; /* scan generation when last seen alive */
+    bool used, reaped;
+    /* the last observation */
+    uint64_t ut_ns, st_ns; /* utime+cutime, stime+cstime */
+    uint64_t rd, wr;
+    bool io_ok;
+    uint64_t rss_pages;
+    int64_t nthreads;
+    uint64_t pss_kib, swap_kib, pss_rss_pages;
+    double pss_mono;
+    bool pss_ok;
+} proc;
+
+struct rt_proctree {
+    const rt_roots *roots;
+    rt_logger log;
+    int64_t root;
+    uint64_t root_start; /* the root's start time, its identity */
+    bool own_children;
+    double ns_per_tick;
+    long page_kib;
+    proc *procs;
+    size_t nprocs, procs_cap;
+    size_t *free_list;
+    size_t nfree, free_cap;
+    int64_t *slots; /* hash: pid -> index+1 into procs; 0 empty */
+    size_t nslots;
+    int64_t *queue;
+    size_t qlen, qcap;
+    unsigned gen;
+    rt_tree_totals departed;
+    bool root_seen;
+    double pss_max_age;
+    bool warned_io, warned_fds;
+    proc *walking; /* the process whose children are being read */
+    char buf[8192];
+    rt_buf list; /* for children lists longer than buf */
+};
+
+/* ---- hash of pid -> proc index (linear probing, backward-shift delete) ---------------------- */
+
+static size_t hslot(const rt_proctree *t, int64_t pid)
+{
+    return ((uint64_t)pid * 0x9E3779B97F4A7C15ull >> 17) & (t->nslots - 1);
+}
+
+static proc *lookup(rt_proctree *t, int64_t pid)
+{
+    for (size_t i = hslot(t, pid);; i = (i + 1) & (t->nslots - 1)) {
+        if (t->slots[i] == 0)
+            return NULL;
+        proc *p = &t->procs[t->slots[i] - 1];
+        if (p->pid == pid)
+            return p;
+    }
+}
+
+static int hash_grow(rt_proctree *t);
+
+static int hash_insert(rt_proctree *t, int64_t pid, size_t idx)
+{
+    if ((t->nprocs - t->nfree + 1) * 2 > t->nslots && hash_grow(t) < 0)
+        return -1;
+    size_t i = hslot(t, pid);
+    while (t->slots[i] != 0)
+        i = (i + 1) & (t->nslots - 1);
+    t->slots[i] = (int64_t)idx + 1;
+    return 0;
+}
+
+static int hash_grow(rt_proctree *t)
+{
+    size_t n = t->nslots * 2;
+    int64_t *s = calloc(n, sizeof *s);
+    if (!s)
+        return -1;
+    free(t->slots);
+    t->slots = s;
+    t->nslots = n;
+    for (size_t i = 0; i < t->nprocs; i++)
+        if (t->procs[i].used) {
+            size_t k = hslot(t, t->procs[i].pid);
+            while (t->slots[k] != 0)
+                k = (k + 1) & (t->nslots - 1);
+            t->slots[k] = (int64_t)i + 1;
+        }
+    return 0;
+}
+
+static void hash_delete(rt_proctree *t, int64_t pid)
+{
+    size_t i = hslot(t, pid);
+    while (t->slots[i] != 0 && t->procs[t->slots[i] - 1].pid != pid)
+        i = (i + 1) & (t->nslots - 1);
+    if (t->slots[i] == 0)
+        return;
+    t->slots[i] = 0;
+    /* shift back the entries that probed past the hole */
+    for (size_t j = (i + 1) & (t->nslots - 1); t->slots[j] != 0; j = (j + 1) & (t->nslots - 1)) {
+        size_t home = hslot(t, t->procs[t->slots[j] - 1].pid);
+        bool between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+        if (!between) {
+            t->slots[i] = t->slots[j];
+            t->slots[j] = 0;
+            i = j;
+        }
+    }
+}
+
+/* ---- entries ------------------------------------------------------------------------------ */
+
+static void close_threads(proc *p, bool all, unsigned gen)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < p->nthreads_fd; i++) {
+        if (all || p->threads[i].gen != gen)
+            rt_close(&p->threads[i].fd);
+        else
+            p->threads[k++] = p->threads[i];
+    }
+    p->nthreads_fd = k;
+}
+
+/* Marks slot idx unused and offers it for reuse. */
+static void release_slot(rt_proctree *t, size_t idx)
+{
+    proc *p = &t->procs[idx];
+    memset(p, 0, sizeof *p);
+    p->stat_fd = p->io_fd = p->sched_fd = -1;
+    if (t->nfree == t->free_cap) {
+        size_t cap = t->free_cap ? t->free_cap * 2 : 64;
+        size_t *f = realloc(t->free_list, cap * sizeof *f);
+        if (!f)
+            return; /* the slot is just not reused */
+        t->free_list = f;
+        t->free_cap = cap;
+    }
+    t->free_list[t->nfree++] = idx;
+}
+
+static void drop(rt_proctree *t, proc *p)
+{
+    hash_delete(t, p->pid);
+    rt_close(&p->stat_fd);
+    rt_close(&p->io_fd);
+    rt_close(&p->sched_fd);
+    close_threads(p, true, 0);
+    free(p->threads);
+    free(p->kids);
+    release_slot(t, (size_t)(p - t->procs));
+}
+
+static int open_rel(rt_proctree *t, int64_t pid, const char *rel)
+{
+    char path[96];
+    snprintf(path, sizeof path, "%lld/%s", (long long)pid, rel);
+    int fd = rt_open_at(t->roots->proc_fd, path);
+    if (fd == -EMFILE || fd == -ENFILE) {
+        if (!t->warned_fds)
+            rt_log(&t->log, RT_LOG_WARN, "process tree: out of file descriptors; raise the open files limit");
+        t->warned_fds = true;
+    }
+    return fd;
+}
+
+/* Reads the kept stat file. Returns 0, or -1 when the process is gone. */
+static int read_stat(rt_proctree *t, proc *p, rt_pidstat *st)
+{
+    ssize_t n = rt_pread_single(p->stat_fd, t->buf, sizeof t->buf);
+    if (n <= 0 || rt_pidstat_parse(t->buf, (size_t)n, st) < 0)
+        return -1;
+    return 0;
+}
+
+/* Starts tracking pid: opens its files and checks it is the process we mean. */
+static proc *track(rt_proctree *t, int64_t pid)
+{
+    int sfd = open_rel(t, pid, "stat");
+    if (sfd < 0)
+        return NULL;
+    size_t idx;
+    if (t->nfree) {
+        idx = t->free_list[--t->nfree];
+    } else {
+        if (t->nprocs == t->procs_cap) {
+            size_t cap = t->procs_cap ? t->procs_cap * 2 : 64;
+            proc *np = realloc(t->procs, cap * sizeof *np);
+            if (!np) {
+                close(sfd);
+                return NULL;
+            }
+            t->procs = np;
+            t->procs_cap = cap;
+        }
+        idx = t->nprocs++;
+    }
+    proc *p = &t->procs[idx];
+    memset(p, 0, sizeof *p);
+    p->pid = pid;
+    p->stat_fd = sfd;
+    p->io_fd = p->sched_fd = -1;
+    p->used = true;
+    if (hash_insert(t, pid, idx) < 0) {
+        close(sfd);
+        release_slot(t, idx);
+        return NULL;
+    }
+    int iofd = open_rel(t, pid, "io");
+    p->io_fd = iofd >= 0 ? iofd : -1;
+    int schedfd = open_rel(t, pid, "schedstat");
+    p->sched_fd = schedfd >= 0 ? schedfd : -1;
+    return p;
+}
+
+/* ---- the walk ----------------------------------------------------------------------------- */
+
+static void push(void *user, int64_t pid)
+{
+    rt_proctree *t = user;
+    proc *cur = t->walking;
+    if (cur) { /* remember the children of the process being read, for its quick path */
+        if (cur->nkids == cur->kids_cap) {
+            size_t cap = cur->kids_cap ? cur->kids_cap * 2 : 4;
+            int64_t *k = realloc(cur->kids, cap * sizeof *k);
+            if (k) {
+                cur->kids = k;
+                cur->kids_cap = cap;
+            }
+        }
+        if (cur->nkids < cur->kids_cap)
+            cur->kids[cur->nkids++] = pid;
+    }
+    if (t->qlen == t->qcap) {
+        size_t cap = t->qcap ? t->qcap * 2 : 256;
+        int64_t *q = realloc(t->queue, cap * sizeof *q);
+        if (!q)
+            return;
+        t->queue = q;
+        t->qcap = cap;
+    }
+    t->queue[t->qlen++] = pid;
+}
+
+/* Lists the thread ids in "<base>/task" with getdents64 (no allocation), calling cb. */
+static void list_threads(rt_proctree *t, const char *base, void (*cb)(rt_proctree *, int64_t, void *), void *user)
+{
+    char path[96];
+    snprintf(path, sizeof path, "%s/task", base);
+    int fd = openat(t->roots->proc_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    char dbuf[4096] __attribute__((aligned(8)));
+    for (;;) {
+        long n = syscall(SYS_getdents64, fd, dbuf, sizeof dbuf);
+        if (n <= 0)
+            break;
+        for (long off = 0; off < n;) {
+            struct dirent64 *d = (struct dirent64 *)(dbuf + off);
+            off += d->d_reclen;
+            const char *q = d->d_name;
+            uint64_t tid;
+            if (rt_parse_u64(&q, q + strlen(q), &tid) && *q == '\0')
+                cb(t, (int64_t)tid, user);
+        }
+    }
+    close(fd);
+}
+
+typedef struct thread_walk {
+    proc *p;
+} thread_walk;
+static void read_children_fd(rt_proctree *t, int fd)
+{
+    /* a children list comes a page at a time: a read that stops short of a page is all of it
+     * (a pid and its space take at most 8 characters), a longer list is read on to the end */
+    ssize_t n = rt_pread_single(fd, t->buf, sizeof t->buf);
+    if (n >= 4096 - 16) {
+        n = rt_read_fd_grow(fd, &t->list, false);
+        if (n > 0)
+            rt_children_parse(t->list.data, (size_t)n, push, t);
+        return;
+    }
+    if (n > 0)
+        rt_children_parse(t->buf, (size_t)n, push, t);
+}
+
+static void visit_thread(rt_proctree *t, int64_t tid, void *user)
+{
+    proc *p = ((thread_walk *)user)->p;
+    thread_fd *th = NULL;
+    for (size_t i = 0; i < p->nthreads_fd; i++)
+        if (p->threads[i].tid == tid)
+            th = &p->threads[i];
+    if (!th) {
+        if (p->nthreads_fd == p->threads_cap) {
+            size_t cap = p->threads_cap ? p->threads_cap * 2 : 2;
+            thread_fd *nt = realloc(p->threads, cap * sizeof *nt);
+            if (!nt)
+                return;
+            p->threads = nt;
+            p->threads_cap = cap;
+        }
+        char rel[64];
+        snprintf(rel, sizeof rel, "task/%lld/children", (long long)tid);
+        int fd = open_rel(t, p->pid, rel);
+        if (fd < 0)
+            return;
+        th = &p->threads[p->nthreads_fd++];
+        th->tid = tid;
+        th->fd = fd;
+    }
+    th->gen = t->gen;
+    read_children_fd(t, th->fd);
+}
+
+static void walk_children_of_threads(rt_proctree *t, proc *p);
+
+/* Pushes the children of every thread of p, and remembers them. */
+static void walk_children(rt_proctree *t, proc *p)
+{
+    p->nkids = 0;
+    t->walking = p;
+    walk_children_of_threads(t, p);
+    t->walking = NULL;
+}
+
+/* Reads the on-CPU time of p's main thread (first field of schedstat), or returns false. */
+static bool read_run_ns(proc *p, uint64_t *run_ns)
+{
+    if (p->sched_fd < 0)
+        return false;
+    char b[96];
+    ssize_t n = rt_pread_single(p->sched_fd, b, sizeof b);
+    const char *q = b;
+    return n > 0 && rt_parse_u64(&q, b + n, run_ns);
+}
+
+static void walk_children_of_threads(rt_proctree *t, proc *p)
+{
+    if (p->nthreads <= 1) {
+        /* one thread: its children file is all there is; keep it open */
+        visit_thread(t, p->pid, &(thread_walk){p});
+        close_threads(p, false, t->gen);
+        return;
+    }
+    char base[32];
+    snprintf(base, sizeof base, "%lld", (long long)p->pid);
+    list_threads(t, base, visit_thread, &(thread_walk){p});
+    close_threads(p, false, t->gen); /* threads that ended */
+}
+
+static void own_child_thread(rt_proctree *t, int64_t tid, void *user)
+{
+    (void)user;
+    char rel[64];
+    snprintf(rel, sizeof rel, "self/task/%lld/children", (long long)tid);
+    int fd = rt_open_at(t->roots->proc_fd, rel);
+    if (fd < 0)
+        return;
+    read_children_fd(t, fd);
+    close(fd);
+}
+
+/* How stale p's PSS (and, for a sleeping process, its whole reading) may get: between 75%
+ * and 100% of pss_max_age, spread by pid so that the refreshes of a large idle tree fall on
+ * different samples instead of all on one. */
+static double max_age(const rt_proctree *t, const proc *p)
+{
+    uint64_t h = ((uint64_t)p->pid * 0x9E3779B97F4A7C15ull) >> 54; /* 0..1023 */
+    return t->pss_max_age * (0.75 + 0.25 * (double)h / 1024.0);
+}
+
+static void observe(rt_proctree *t, proc *p, const rt_pidstat *st, double mono)
+{
+    p->ppid = st->ppid;
+    p->ut_ns = (uint64_t)((double)(st->utime + st->cutime) * t->ns_per_tick + 0.5);
+    p->st_ns = (uint64_t)((double)(st->stime + st->cstime) * t->ns_per_tick + 0.5);
+    p->nthreads = st->num_threads;
+    p->rss_pages = st->rss_pages;
+    p->io_ok = false;
+    if (p->io_fd >= 0) {
+        ssize_t n = rt_pread_single(p->io_fd, t->buf, sizeof t->buf);
+        p->io_ok = n > 0 && rt_pidio_parse(t->buf, (size_t)n, &p->rd, &p->wr) == 0;
+    }
+    if (!p->io_ok && !t->warned_io) {
+        t->warned_io = true;
+        rt_log(&t->log, RT_LOG_WARN, "process %lld: its I/O counters are not readable (another user's process?)",
+               (long long)p->pid);
+    }
+    /* PSS walks the page tables: re-read it only when RSS moved, or when it has aged */
+    if (st->state == 'Z' || st->state == 'X') {
+        p->pss_ok = true;
+        p->pss_kib = p->swap_kib = 0;
+        return;
+    }
+    if (!p->pss_ok || p->pss_rss_pages != st->rss_pages || mono - p->pss_mono >= max_age(t, p) ||
+        mono < p->pss_mono) {
+        int fd = open_rel(t, p->pid, "smaps_rollup");
+        if (fd >= 0) {
+            ssize_t n = rt_pread_single(fd, t->buf, sizeof t->buf);
+            close(fd);
+            rt_pidstat again;
+            /* the kept stat fd still reads: the file we opened by pid was this process's */
+            if (n > 0 && rt_smaps_rollup_parse(t->buf, (size_t)n, &p->pss_kib, &p->swap_kib) == 0 &&
+                read_stat(t, p, &again) == 0) {
+                p->pss_ok = true;
+                p->pss_rss_pages = st->rss_pages;
+                p->pss_mono = mono;
+            }
+        }
+    }
+}
+
+/* Whether the time of p, which vanished without the tracker reaping it, went into the
+ * counters of a process still in the tree: its parent reaped it, and that parent is alive or
+ * was itself reaped in the tree (parents that vanished in the same interval are followed up).
+ * The root's reaper is outside the tree (with --pid), and so is an unknown parent. */
+static bool carried(rt_proctree *t, const proc *p)
+{
+    for (int depth = 0; depth < 256; depth++) {
+        if (p->pid == t->root)
+            return false;
+        const proc *pp = lookup(t, p->ppid);
+        if (!pp)
+            return false;
+        if (pp->gen == t->gen || pp->reaped)
+            return true;
+        p = pp;
+    }
+    return false;
+}
+
+static void add_departed(rt_proctree *t, const proc *p)
+{
+    t->departed.utime_ns += p->ut_ns;
+    t->departed.stime_ns += p->st_ns;
+    t->departed.read_bytes += p->rd;
+    t->departed.write_bytes += p->wr;
+}
+
+/* Adds p's last observation to the totals. */
+static void add_observed(rt_proctree *t, const proc *p, rt_tree_totals *out)
+{
+    out->utime_ns += p->ut_ns;
+    out->stime_ns += p->st_ns;
+    out->read_bytes += p->rd;
+    out->write_bytes += p->wr;
+    out->pss_kib += p->pss_kib;
+    out->swap_kib += p->swap_kib;
+    out->rss_kib += p->rss_pages * (uint64_t)t->page_kib;
+    out->threads += p->nthreads > 0 ? p->nthreads : 0;
+    if (p->pid != t->root)
+        out->children++;
+    out->processes++;
+}
+
+int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
+{
+    unsigned prev = t->gen++;
+    t->qlen = 0;
+    if (t->root > 0)
+        push(t, t->root);
+    if (t->own_children)
+        list_threads(t, "self", own_child_thread, NULL);
+    for (size_t i = 0; i < t->nprocs; i++) /* members seen last time stay members (daemons too) */
+        if (t->procs[i].used && t->procs[i].gen == prev && !t->procs[i].reaped)
+            push(t, t->procs[i].pid);
+
+    memset(out, 0, sizeof *out);
+    out->root_alive = false;
+    bool io_ok = true, pss_ok = true;
+    for (size_t qi = 0; qi < t->qlen; qi++) {
+        int64_t pid = t->queue[qi];
+        proc *p = lookup(t, pid);
+        if (p && (p->gen == t->gen || p->reaped))
+            continue;
+        bool fresh = !p;
+        if (fresh && !(p = track(t, pid)))
+            continue;
+        /* Quick path: a single-threaded process that has not run since its last full read
+         * cannot have changed its CPU time, I/O or children; a full read still comes at least
+         * every pss_max_age seconds (RSS can shrink under reclaim without it running). */
+        uint64_t run_ns = 0;
+        bool have_run = read_run_ns(p, &run_ns);
+        if (!fresh && have_run && p->nthreads == 1 && run_ns == p->run_ns && mono >= p->full_mono &&
+            mono - p->full_mono < max_age(t, p) && pid != t->root) {
+            p->gen = t->gen;
+            for (size_t k = 0; k < p->nkids; k++)
+                push(t, p->kids[k]);
+            add_observed(t, p, out);
+            io_ok = io_ok && p->io_ok;
+            pss_ok = pss_ok && p->pss_ok;
+            continue;
+        }
+        if (!fresh && p->sched_fd >= 0 && !have_run)
+            continue; /* gone */
+        rt_pidstat st;
+        if (read_stat(t, p, &st) < 0) {
+            if (fresh)
+                drop(t, p); /* vanished before we could look: its time is in its parent's */
+            continue;
+        }
+        if (pid == t->root) {
+            if (t->root_start == 0 && !t->root_seen)
+                t->root_start = st.starttime;
+            else if (st.starttime != t->root_start)
+                continue; /* not our root: the pid was reused */
+            t->root_seen = true;
+            out->root_alive = st.state != 'Z' && st.state != 'X';
+        }
+        if (fresh)
+            p->starttime = st.starttime;
+        p->gen = t->gen;
+        p->run_ns = run_ns;
+        p->full_mono = mono;
+        observe(t, p, &st, mono);
+        if (st.state != 'Z')
+            walk_children(t, p);
+        else
+            p->nkids = 0;
+        add_observed(t, p, out);
+        io_ok = io_ok && p->io_ok;
+        pss_ok = pss_ok && p->pss_ok;
+    }
+
+    /* processes seen before and gone now: closed by the tracker with rusage already, reaped
+     * inside the tree (their time went up into a reaper's counters), or gone elsewhere */
+    for (size_t i = 0; i < t->nprocs; i++) {
+        proc *p = &t->procs[i];
+        if (p->used && p->gen == prev && !p->reaped && !carried(t, p))
+            add_departed(t, p);
+    }
+    for (size_t i = 0; i < t->nprocs; i++)
+        if (t->procs[i].used && t->procs[i].gen != t->gen)
+            drop(t, &t->procs[i]);
+
+    out->utime_ns += t->departed.utime_ns;
+    out->stime_ns += t->departed.stime_ns;
+    out->read_bytes += t->departed.read_bytes;
+    out->write_bytes += t->departed.write_bytes;
+    out->io_ok = io_ok;
+    out->pss_ok = pss_ok;
+    return 0;
+}
+
+int rt_proctree_reap(rt_proctree *t, int64_t pid, int *wstatus)
+{
+    /* the zombie's I/O counters include its own reaped children; read them before reaping */
+    uint64_t rd = 0, wr = 0;
+    proc *p = lookup(t, pid);
+    ssize_t n = -1;
+    if (p && p->io_fd >= 0)
+        n = rt_pread_single(p->io_fd, t->buf, sizeof t->buf);
+    else {
+        char path[64];
+        snprintf(path, sizeof path, "%lld/io", (long long)pid);
+        n = rt_read_at(t->roots->proc_fd, path, t->buf, sizeof t->buf);
+    }
+    bool io_ok = n > 0 && rt_pidio_parse(t->buf, (size_t)n, &rd, &wr) == 0;
+    struct rusage ru;
+    int status = 0;
+    pid_t r;
+    do {
+        r = wait4((pid_t)pid, &status, WNOHANG, &ru);
+    } while (r < 0 && errno == EINTR);
+    if (r != (pid_t)pid)
+        return -1;
+    if (wstatus)
+        *wstatus = status;
+    /* the kernel's final figures: own time plus everything it reaped, to the microsecond */
+    t->departed.utime_ns += (uint64_t)ru.ru_utime.tv_sec * 1000000000ull + (uint64_t)ru.ru_utime.tv_usec * 1000ull;
+    t->departed.stime_ns += (uint64_t)ru.ru_stime.tv_sec * 1000000000ull + (uint64_t)ru.ru_stime.tv_usec * 1000ull;
+    if (io_ok) {
+        t->departed.read_bytes += rd;
+        t->departed.write_bytes += wr;
+    } else if (p) {
+        t->departed.read_bytes += p->rd;
+        t->departed.write_bytes += p->wr;
+    }
+    if (p)
+        p->reaped = true;
+    return 0;
+}
+
+rt_proctree *rt_proctree_new(const rt_roots *roots, int64_t root, bool own_children, const rt_logger *log,
+                             long clk_tck)
+{
+    rt_proctree *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->roots = roots;
+    if (log)
+        t->log = *log;
+    t->root = root;
+    t->own_children = own_children;
+    t->ns_per_tick = 1e9 / (double)(clk_tck > 0 ? clk_tck : 100);
+    long page = sysconf(_SC_PAGESIZE);
+    t->page_kib = page > 0 ? page / 1024 : 4;
+    rt_buf_init(&t->list, 8u << 20);
+    t->pss_max_age = PSS_MAX_AGE_SECS;
+    const char *age = getenv("TRACKER_PSS_MAX_AGE");
+    if (age && *age) {
+        char *end;
+        double v = strtod(age, &end);
+        if (end != age && *end == '\0' && v >= 0)
+            t->pss_max_age = v;
+    }
+    t->nslots = 256;
+    t->slots = calloc(t->nslots, sizeof *t->slots);
+    if (!t->slots) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void rt_proctree_free(rt_proctree *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->nprocs; i++)
+        if (t->procs[i].used) {
+            rt_close(&t->procs[i].stat_fd);
+            rt_close(&t->procs[i].io_fd);
+            rt_close(&t->procs[i].sched_fd);
+            close_threads(&t->procs[i], true, 0);
+            free(t->procs[i].threads);
+            free(t->procs[i].kids);
+        }
+    free(t->procs);
+    free(t->free_list);
+    free(t->slots);
+    free(t->queue);
+    rt_buf_free(&t->list);
+    free(t);
+}
+
+bool rt_proctree_root_known(const rt_proctree *t)
+{
+    return t->root_seen;
+}

@@ -1,0 +1,39 @@
+/* proctree.h - the tracked process tree (see proctree.c). Not public. */
+#ifndef RT_PROCTREE_H
+#define RT_PROCTREE_H
+
+#include "sources.h"
+
+typedef struct rt_proctree rt_proctree;
+
+/* Cumulative figures of the tree: live processes plus those that left it. */
+typedef struct rt_tree_totals {
+    uint64_t utime_ns, stime_ns;     /* user and system CPU, own plus reaped children */
+    uint64_t read_bytes, write_bytes; /* storage I/O */
+    bool io_ok;                       /* every live process's I/O counters were readable */
+    uint64_t pss_kib, swap_kib, rss_kib;
+    bool pss_ok;
+    int64_t processes, children, threads;
+    bool root_alive;
+} rt_tree_totals;
+
+/* Creates a tree rooted at root (0: none) that also takes in the calling process's own
+ * children when own_children is set (wrapper mode, as a subreaper). Returns NULL on no memory. */
+rt_proctree *rt_proctree_new(const rt_roots *roots, int64_t root, bool own_children, const rt_logger *log,
+                             long clk_tck);
+
+/* Walks the tree and fills out with its totals. mono: the reading's monotonic time (decides
+ * when PSS is re-read). Returns 0. */
+int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out);
+
+/* Reaps the zombie child pid of the calling process (found with waitid(WNOWAIT)), closing its
+ * books with its final I/O counters and the kernel's rusage. Sets *wstatus. Returns 0, or -1
+ * when pid was not a zombie child. */
+int rt_proctree_reap(rt_proctree *t, int64_t pid, int *wstatus);
+
+/* Whether the root has been seen alive at least once. */
+bool rt_proctree_root_known(const rt_proctree *t);
+
+void rt_proctree_free(rt_proctree *t);
+
+#endif

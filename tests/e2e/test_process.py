@@ -1,0 +1,296 @@
+"""Process trees and wrapper mode, judged by the kernel's own accounting: the `times` builtin
+of a wrapped bash (getrusage of the shell and every child it reaped), a daemon's own
+os.times(), dd's known write size, and a known allocation for PSS."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+
+import pytest
+
+from conftest import TRACKER, tracker_env
+
+PY = "/usr/bin/python3"
+
+
+def wrapped(cmd, interval="0.25", timeout=120, extra=()):
+    """Runs `resource-tracker -i INTERVAL -o FILE -- cmd...`; returns (rc, samples, stdout, stderr)."""
+    with tempfile.NamedTemporaryFile(prefix="rt-proc-", suffix=".jsonl", delete=False) as f:
+        out = f.name
+    try:
+        p = subprocess.run([TRACKER, "-i", interval, "-o", out, *extra, "--", *cmd], capture_output=True, text=True,
+                           timeout=timeout, env=tracker_env())
+        with open(out) as f:
+            samples = [json.loads(l) for l in f if l.strip()]
+        return p.returncode, samples, p.stdout, p.stderr
+    finally:
+        os.unlink(out)
+
+
+def parse_times(stdout):
+    """Sum of the four figures bash's `times` prints (shell and children, user and system)."""
+    total = 0.0
+    for line in stdout.strip().splitlines()[-2:]:
+        for part in line.split():
+            m, s = part.rstrip("s").split("m")
+            total += int(m) * 60 + float(s)
+    return total
+
+
+def busy(secs):
+    return f"{PY} -c 'import time\nt=time.process_time()\nwhile time.process_time()-t<{secs}: pass'"
+
+
+def check_samples(samples, interval):
+    """Invariants every run keeps: rates never negative, totals never decreasing, the tree
+    never using more CPU than the machine in an interval."""
+    prev = 0.0
+    for s in samples:
+        p = s["process"]
+        assert p is not None
+        assert p["cpu_secs_total"] >= prev - 1e-9
+        prev = p["cpu_secs_total"]
+        for k in ("cores_used", "utime_secs", "stime_secs", "read_bytes_per_sec", "write_bytes_per_sec"):
+            assert p[k] is None or p[k] >= 0, (k, p)
+        assert s["cpu"]["process_cores_used"] == p["cores_used"]
+        assert s["cpu"]["process_child_count"] == p["child_count"]
+        machine = s["cpu"]["utilization_pct"]
+        if machine is not None and p["cores_used"] is not None and s["interval_secs"] >= interval * 0.9:
+            # both come from the same kernel tick accounting; allow one tick per core of skew
+            slack = 2 * 0.01 * os.cpu_count() / s["interval_secs"]
+            assert p["cores_used"] <= machine + slack, (p["cores_used"], machine)
+
+
+# ---- wrapper mode: exit status, signals, final sample ----------------------------------------
+
+def test_exit_status_is_the_commands():
+    assert wrapped(["sh", "-c", "exit 3"])[0] == 3
+    assert wrapped(["sh", "-c", "kill -TERM $$"])[0] == 128 + signal.SIGTERM
+    assert wrapped(["true"])[0] == 0
+
+
+def test_not_found_and_not_executable(tmp_path):
+    rc, samples, _, err = wrapped(["no-such-command-xyz"])
+    assert rc == 127 and samples == []
+    assert err.strip().splitlines() == ["resource-tracker: cannot run 'no-such-command-xyz': No such file or directory"]
+    script = tmp_path / "noexec.sh"
+    script.write_text("#!/bin/sh\necho hi\n")
+    rc, samples, _, err = wrapped([str(script)])
+    assert rc == 126 and "Permission denied" in err
+
+
+def test_command_starts_at_once_and_final_sample():
+    """A 30 s interval, a command of a moment: no warm-up wait, one final sample for the part."""
+    t0 = time.monotonic()
+    rc, samples, out, _ = wrapped(["sh", "-c", "echo started"], interval="30", timeout=20)
+    assert time.monotonic() - t0 < 15  # the command did not wait for an interval
+    assert rc == 0 and out == "started\n"
+    assert len(samples) == 1
+    last = samples[0]
+    assert last["interval_secs"] < 30
+    assert last["process"]["alive"] is False
+
+
+def test_signals_are_forwarded(tmp_path):
+    log = tmp_path / "signals.log"
+    script = textwrap.dedent(f"""
+        import signal, sys, time
+        got = []
+        def h(sig, frame):
+            got.append(sig)
+            open({str(log)!r}, "a").write(f"{{sig}}\\n")
+            if sig == signal.SIGTERM:
+                sys.exit(7)
+        for s in (signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2, signal.SIGTERM):
+            signal.signal(s, h)
+        open({str(log)!r}, "a").write("ready\\n")
+        while True:
+            time.sleep(0.05)
+    """)
+    p = subprocess.Popen([TRACKER, "-i", "0.2", "-q", "--", PY, "-c", script], env=tracker_env(),
+                         stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 20
+    while (not log.exists() or "ready" not in log.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    sent = [signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2]
+    for s in sent:
+        p.send_signal(s)
+        while str(int(s)) not in log.read_text().split() and time.monotonic() < deadline:
+            time.sleep(0.02)
+    p.send_signal(signal.SIGTERM)
+    assert p.wait(timeout=20) == 7  # the command chose its exit; the tracker passed it on
+    got = log.read_text().split()[1:]
+    assert got == [str(int(s)) for s in sent + [signal.SIGTERM]]
+
+
+# ---- exact accounting -----------------------------------------------------------------------------
+
+def assert_close(measured, expected, rel=0.02, abs_=0.02):
+    assert abs(measured - expected) <= max(rel * expected, abs_), (measured, expected)
+
+
+def test_two_busy_processes_match_times():
+    cmd = f"{busy(1.0)} & {busy(1.0)} & wait; times"
+    rc, samples, out, err = wrapped(["bash", "-c", cmd])
+    assert rc == 0, err
+    expected = parse_times(out)
+    assert expected >= 1.9
+    assert_close(samples[-1]["process"]["cpu_secs_total"], expected)
+    assert max(s["process"]["cores_used"] or 0 for s in samples) >= 1.5  # both seen running at once
+    check_samples(samples, 0.25)
+
+
+def test_300_short_lived_processes_match_times():
+    work = "awk 'BEGIN{for(i=0;i<30000;i++)s+=i}'"
+    cmd = f"for i in $(seq 300); do {work}; done; times"
+    rc, samples, out, err = wrapped(["bash", "-c", cmd], interval="0.5")
+    assert rc == 0, err
+    expected = parse_times(out)
+    assert expected > 0.3
+    assert_close(samples[-1]["process"]["cpu_secs_total"], expected)
+    check_samples(samples, 0.5)
+
+
+def test_child_of_a_non_main_thread(tmp_path):
+    """A child started by a second thread hangs under that thread's children file."""
+    script = tmp_path / "thread_child.py"
+    script.write_text(textwrap.dedent(f"""
+        import subprocess, threading, time
+        def run():
+            subprocess.run([{PY!r}, "-c", "import time\\nt=time.process_time()\\nwhile time.process_time()-t<1.5: pass"])
+        th = threading.Thread(target=run); th.start(); th.join()
+    """))
+    rc, samples, out, err = wrapped(["bash", "-c", f"{PY} {script}; times"])
+    assert rc == 0, err
+    mid = [s for s in samples if s["process"]["alive"] and s["process"]["child_count"] >= 2]
+    assert mid, "the thread's child was never seen"
+    assert max(s["process"]["cores_used"] for s in mid) >= 0.8  # its CPU counted while it ran
+    assert_close(samples[-1]["process"]["cpu_secs_total"], parse_times(out))
+    check_samples(samples, 0.25)
+
+
+DAEMON = textwrap.dedent("""
+    import os, sys, time
+    done = sys.argv[1]
+    if os.fork() == 0:          # child: becomes a session leader and forks the worker
+        os.setsid()
+        if os.fork() == 0:      # grandchild: keeps working after its parent is gone
+            time.sleep(0.3)
+            t = time.process_time()
+            while time.process_time() - t < 1.5:
+                pass
+            tm = os.times()
+            with open(done + ".tmp", "w") as f:
+                f.write(str(tm.user + tm.system))
+            os.rename(done + ".tmp", done)
+            os._exit(0)
+        os._exit(0)
+    os.wait()
+""")
+
+
+def test_double_forked_daemon_stays_in_the_job(tmp_path):
+    done = tmp_path / "daemon.done"
+    script = tmp_path / "daemon.py"
+    script.write_text(DAEMON)
+    cmd = f"{PY} {script} {done}; while [ ! -f {done} ]; do sleep 0.05; done; sleep 0.5; times"
+    rc, samples, out, err = wrapped(["bash", "-c", cmd])
+    assert rc == 0, err
+    daemon_cpu = float(done.read_text())
+    expected = parse_times(out) + daemon_cpu
+    assert daemon_cpu >= 1.4
+    assert_close(samples[-1]["process"]["cpu_secs_total"], expected)
+    # while the daemon worked, its parent was gone and the tracker had adopted it
+    working = [s for s in samples[1:-1] if (s["process"]["cores_used"] or 0) >= 0.8]
+    assert working
+    check_samples(samples, 0.25)
+
+
+def peak_pss(samples):
+    return max(s["process"]["pss_mib"] for s in samples if s["process"]["pss_mib"] is not None)
+
+
+def test_pss_of_300_mib():
+    base = peak_pss(wrapped([PY, "-c", "import time; time.sleep(1.2)"])[1])
+    rc, samples, _, err = wrapped([PY, "-c", "import time\nb = b'x' * (300 << 20)\ntime.sleep(1.2)"])
+    assert rc == 0, err
+    peak = peak_pss(samples)
+    assert peak >= 300
+    assert abs(peak - (300 + base)) <= 0.05 * (300 + base), (peak, base)
+    rss = max(s["process"]["rss_mib"] for s in samples)
+    assert rss >= 300
+
+
+def test_dd_write_bytes_between_samples(tmp_path):
+    target = os.path.join(os.path.dirname(TRACKER), "e2e-dd.bin")
+    try:
+        rc, samples, _, err = wrapped(["dd", "if=/dev/zero", f"of={target}", "bs=1M", "count=128", "oflag=direct"],
+                                      interval="5")
+    finally:
+        if os.path.exists(target):
+            os.unlink(target)
+    assert rc == 0, err
+    assert len(samples) == 1  # dd finished well inside the first interval
+    wb = samples[-1]["process"]["write_bytes_total"]
+    assert abs(wb - 128 * 1024 * 1024) <= 0.02 * 128 * 1024 * 1024, wb
+
+
+def test_stress_ng_workers(tmp_path):
+    """stress-ng forks its workers; their CPU shows up while they run and in the total."""
+    rc, samples, out, err = wrapped(["bash", "-c", "stress-ng --cpu 2 --timeout 2s --quiet; times"])
+    assert rc == 0, err
+    assert_close(samples[-1]["process"]["cpu_secs_total"], parse_times(out))
+    assert max(s["process"]["child_count"] for s in samples) >= 3  # stress-ng, its 2 workers
+    check_samples(samples, 0.25)
+
+
+# ---- --pid mode ---------------------------------------------------------------------------------------
+
+def test_pid_mode_follows_a_process_and_survives_its_exit(tmp_path):
+    work = subprocess.Popen([PY, "-c", "import time\nt=time.time()\nwhile time.time()-t<1.5: pass\ntime.sleep(30)"])
+    out = tmp_path / "pid.jsonl"
+    tr = subprocess.Popen([TRACKER, "-i", "0.25", "-p", str(work.pid), "-o", str(out)], env=tracker_env(),
+                          stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(2.0)
+        work.kill()
+        work.wait()
+        time.sleep(0.8)
+        assert tr.poll() is None  # whole-machine sampling goes on
+    finally:
+        tr.send_signal(signal.SIGTERM)
+        _, err = tr.communicate(timeout=20)
+    assert tr.returncode == 0, err
+    samples = [json.loads(l) for l in out.read_text().splitlines()]
+    assert all(s["process"]["pid"] == work.pid for s in samples)
+    assert any(s["process"]["alive"] and (s["process"]["cores_used"] or 0) >= 0.8 for s in samples)
+    after = samples[-2]
+    assert after["process"]["alive"] is False
+    assert after["process"]["cores_used"] == 0
+    assert after["process"]["child_count"] == 0
+    assert after["process"]["cpu_secs_total"] >= 1.2  # what it used is kept after it went
+    check_samples(samples, 0.25)
+
+
+def test_pid_mode_csv_columns(tmp_path):
+    work = subprocess.Popen(["sleep", "10"])
+    out = tmp_path / "pid.csv"
+    tr = subprocess.Popen([TRACKER, "-i", "0.1", "-f", "csv", "-p", str(work.pid), "-o", str(out)], env=tracker_env())
+    time.sleep(0.5)
+    tr.terminate()
+    tr.wait(timeout=10)
+    work.kill()
+    work.wait()
+    lines = out.read_text().splitlines()
+    head = lines[0].split(",")
+    row = dict(zip(head, lines[1].split(",")))
+    assert row["process_pid"] == str(work.pid)
+    assert row["process_children"] == "0"
+    assert float(row["process_cpu_usage"]) >= 0
+    assert float(row["process_memory_mib"]) > 0
+    assert row["process_disk_write_bytes"] == "0"
+    assert row["process_gpu_usage"] == ""  # no GPU data: empty, not a made-up 0
