@@ -219,3 +219,19 @@ def test_output_is_flushed_per_sample(tmp_path):
     finally:
         p.terminate()
         p.wait(timeout=10)
+
+
+def test_docs_cover_every_option():
+    """--help, the man page and the README name the same options."""
+    import re
+    from conftest import REPO
+    help_text = run(["--help"]).stdout
+    flags = set(re.findall(r"--[a-z][a-z-]+", help_text))
+    assert len(flags) >= 20
+    with open(os.path.join(REPO, "docs", "resource-tracker.1")) as f:
+        man = f.read().replace("\\-", "-")
+    with open(os.path.join(REPO, "README.md")) as f:
+        readme = f.read()
+    for flag in flags:
+        assert flag in man, f"{flag} missing from the man page"
+        assert flag in readme, f"{flag} missing from the README"
