@@ -95,7 +95,7 @@ static void measure(const char *label, pid_t pid, int samples)
 
 int main(int argc, char **argv)
 {
-    int samples = argc > 1 ? atoi(argv[1]) : 200;
+    int samples = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 200;
     if (samples <= 0)
         samples = 200;
     struct rlimit rl;

@@ -3,6 +3,8 @@
  * keys in one section; inline tables and arrays are closed once written. */
 #include "toml.h"
 
+#include "../common/utf8.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -279,45 +281,13 @@ static void expect_eol(parser *ps, const char *after)
 
 /* ---- UTF-8 -------------------------------------------------------------------------------- */
 
-/* Validates the UTF-8 sequence at s; returns its length or 0. */
-static size_t utf8_seq(const unsigned char *s, const unsigned char *end)
-{
-    unsigned c = s[0];
-    size_t len;
-    unsigned cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-        cp = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        cp = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if ((size_t)(end - s) < len)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-        return 0;
-    return len;
-}
-
 static bool validate_utf8(parser *ps)
 {
     const unsigned char *s = (const unsigned char *)ps->p, *end = (const unsigned char *)ps->end;
     int line = 1;
     const char *ls = ps->p;
     while (s < end) {
-        size_t n = utf8_seq(s, end);
+        size_t n = rt_utf8_len(s, (size_t)(end - s));
         if (n == 0) {
             ps->line = line;
             ps->line_start = ls;

@@ -9,7 +9,7 @@
 static const char *fx(double v, int d)
 {
     static char buf[64];
-    rt_ob o = {buf, sizeof buf - 1, 0};
+    rt_ob o = {.buf = buf, .cap = sizeof buf - 1};
     rt_ob_fixed(&o, v, d, "null");
     buf[o.len] = '\0';
     return buf;
@@ -34,7 +34,7 @@ static void numbers(void **state)
 static const char *js(const char *s)
 {
     static char buf[256];
-    rt_ob o = {buf, sizeof buf - 1, 0};
+    rt_ob o = {.buf = buf, .cap = sizeof buf - 1};
     rt_ob_json_str(&o, s);
     buf[o.len] = '\0';
     return buf;

@@ -108,6 +108,10 @@ bool rt_next_token(const char **p, const char *end, const char **tok, size_t *le
  * whitespace. Returns the copied length. */
 size_t rt_copy_trim(char *dst, size_t cap, const char *src, size_t n);
 
+/* Makes the array *arr (of *cap elements of elem bytes) hold at least need elements,
+ * doubling; new elements are zeroed. Returns 0, or -1 (the array unchanged) on no memory. */
+int rt_grow(void *arr, size_t *cap, size_t need, size_t elem);
+
 /* Returns a heap copy of s (NULL stays NULL), or NULL on allocation failure. */
 char *rt_strdup(const char *s);
 

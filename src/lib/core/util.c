@@ -96,6 +96,23 @@ size_t rt_copy_trim(char *dst, size_t cap, const char *src, size_t n)
     return n;
 }
 
+int rt_grow(void *arr, size_t *cap, size_t need, size_t elem)
+{
+    void **slot = arr;
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 8;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*slot, n * elem);
+    if (!q)
+        return -1;
+    memset((char *)q + *cap * elem, 0, (n - *cap) * elem);
+    *slot = q;
+    *cap = n;
+    return 0;
+}
+
 char *rt_strdup(const char *s)
 {
     return s ? strdup(s) : NULL;

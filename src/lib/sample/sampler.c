@@ -29,21 +29,6 @@ static uint64_t name_hash(uint64_t h, const char *s)
     return h * 31u + 7u;
 }
 
-static void *grow_array(void *p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return p;
-    size_t n = *cap ? *cap : 8;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(p, n * elem);
-    if (!q)
-        return NULL;
-    memset((char *)q + *cap * elem, 0, (n - *cap) * elem);
-    *cap = n;
-    return q;
-}
-
 /* Reads a kept-open procfs file into b; logs once per failure streak. Returns length or -1. */
 static ssize_t read_kept(rt_sampler *s, int fd, rt_buf *b, const char *what)
 {
@@ -77,16 +62,9 @@ static void read_cpu(rt_sampler *s)
     }
     if (st.core_count > s->cores_cap) { /* more cores than seen before (hotplug): grow, parse again */
         size_t cap = s->cores_cap, cap2 = s->cores_cap, cap3 = s->cores_cap;
-        rt_cpu_ticks *a = grow_array(s->cur_cores, &cap, st.core_count, sizeof *a);
-        if (a)
-            s->cur_cores = a;
-        rt_cpu_ticks *b = grow_array(s->prev_cores, &cap2, st.core_count, sizeof *b);
-        if (b)
-            s->prev_cores = b;
-        double *c = grow_array(s->per_core, &cap3, st.core_count, sizeof *c);
-        if (c)
-            s->per_core = c;
-        if (!a || !b || !c)
+        if (rt_grow(&s->cur_cores, &cap, st.core_count, sizeof *s->cur_cores) < 0 ||
+            rt_grow(&s->prev_cores, &cap2, st.core_count, sizeof *s->prev_cores) < 0 ||
+            rt_grow(&s->per_core, &cap3, st.core_count, sizeof *s->per_core) < 0)
             return;
         s->cores_cap = cap;
         st.cores = s->cur_cores;
@@ -213,13 +191,11 @@ static void collect_mount(void *user, const rt_mountinfo_entry *e)
     /* filesystems without a block device are never on a disk: skip the common ones early */
     if (e->major == 0 && strncmp(e->source, "/dev/", 5) != 0)
         return;
-    mount_cand *v = grow_array(cl->v, &cl->cap, cl->n + 1, sizeof *v);
-    if (!v) {
+    if (rt_grow(&cl->v, &cl->cap, cl->n + 1, sizeof *cl->v) < 0) {
         cl->oom = true;
         return;
     }
-    cl->v = v;
-    mount_cand *c = &v[cl->n];
+    mount_cand *c = &cl->v[cl->n];
     c->major = e->major;
     c->minor = e->minor;
     c->root_is_slash = strcmp(e->root, "/") == 0;
@@ -258,11 +234,8 @@ static void add_fs_disk(void *user, const char *disk)
         for (size_t k = 0; k < dc->fs->ndisks; k++)
             if (dc->fs->disks[k] == i)
                 return;
-        size_t *d = realloc(dc->fs->disks, (dc->fs->ndisks + 1) * sizeof *d);
-        if (!d)
-            return;
-        d[dc->fs->ndisks++] = i;
-        dc->fs->disks = d;
+        if (rt_grow(&dc->fs->disks, &dc->fs->disks_cap, dc->fs->ndisks + 1, sizeof *dc->fs->disks) == 0)
+            dc->fs->disks[dc->fs->ndisks++] = i;
         return;
     }
 }
@@ -294,10 +267,8 @@ static void rebuild_mounts(rt_sampler *s)
         }
         if (dup)
             continue;
-        fs_state *fs = grow_array(s->fs, &s->fs_cap, s->nfs + 1, sizeof *fs);
-        if (!fs)
+        if (rt_grow(&s->fs, &s->fs_cap, s->nfs + 1, sizeof *s->fs) < 0)
             break;
-        s->fs = fs;
         fs_state *f = &s->fs[s->nfs];
         memset(f, 0, sizeof *f);
         disk_collect dc = {s, f};
@@ -323,18 +294,9 @@ static void rebuild_mounts(rt_sampler *s)
     size_t total = 0;
     for (size_t i = 0; i < s->nfs; i++)
         total += s->fs[i].ndisks;
-    size_t cap1 = s->out_mounts_cap, cap2 = s->mount_fs_cap;
-    rt_mount *m = grow_array(s->out_mounts, &cap1, total ? total : 1, sizeof *m);
-    if (m) {
-        s->out_mounts = m;
-        s->out_mounts_cap = cap1;
-    }
-    size_t *mf = grow_array(s->mount_fs, &cap2, total ? total : 1, sizeof *mf);
-    if (mf) {
-        s->mount_fs = mf;
-        s->mount_fs_cap = cap2;
-    }
-    if (!m || !mf || (s->nfs && (!s->fs[s->nfs - 1].mount_point || !s->fs[s->nfs - 1].fstype))) {
+    if (rt_grow(&s->out_mounts, &s->out_mounts_cap, total ? total : 1, sizeof *s->out_mounts) < 0 ||
+        rt_grow(&s->mount_fs, &s->mount_fs_cap, total ? total : 1, sizeof *s->mount_fs) < 0 ||
+        (s->nfs && (!s->fs[s->nfs - 1].mount_point || !s->fs[s->nfs - 1].fstype))) {
         rt_log(&s->log, RT_LOG_WARN, "mounts: out of memory");
         free_fs_list(s);
         for (size_t d = 0; d < s->ndisks; d++)
@@ -423,12 +385,8 @@ static void read_disks(rt_sampler *s, double elapsed)
         return;
     size_t nds = rt_diskstats_parse(s->rbuf.data, (size_t)n, s->ds, s->ds_cap);
     if (nds > s->ds_cap) {
-        size_t cap = s->ds_cap;
-        rt_diskstat *ds = grow_array(s->ds, &cap, nds, sizeof *ds);
-        if (!ds)
+        if (rt_grow(&s->ds, &s->ds_cap, nds, sizeof *s->ds) < 0)
             return;
-        s->ds = ds;
-        s->ds_cap = cap;
         nds = rt_diskstats_parse(s->rbuf.data, (size_t)n, s->ds, s->ds_cap);
     }
     uint64_t sig = 1469598103934665603ull ^ nds;
@@ -592,12 +550,8 @@ static void read_network(rt_sampler *s, double elapsed, double mono)
         return;
     size_t nnd = rt_netdev_parse(s->rbuf.data, (size_t)n, s->nd, s->nd_cap);
     if (nnd > s->nd_cap) {
-        size_t cap = s->nd_cap;
-        rt_netdev *nd = grow_array(s->nd, &cap, nnd, sizeof *nd);
-        if (!nd)
+        if (rt_grow(&s->nd, &s->nd_cap, nnd, sizeof *s->nd) < 0)
             return;
-        s->nd = nd;
-        s->nd_cap = cap;
         nnd = rt_netdev_parse(s->rbuf.data, (size_t)n, s->nd, s->nd_cap);
     }
     uint64_t sig = 1469598103934665603ull ^ nnd;

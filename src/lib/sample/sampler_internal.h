@@ -17,7 +17,7 @@ typedef struct disk_state {
 typedef struct fs_state {
     char *mount_point, *fstype;
     size_t *disks; /* indexes into disks[] */
-    size_t ndisks;
+    size_t ndisks, disks_cap;
     uint64_t total, used, avail; /* bytes, from the latest statvfs */
 } fs_state;
 

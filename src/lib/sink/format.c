@@ -9,16 +9,20 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../common/utf8.h"
 #include "../core/core.h"
 #include "sink.h"
 
 void rt_ob_put(rt_ob *o, const char *s, size_t n)
 {
+    if (n == 0)
+        return;
     if (o->len < o->cap) {
         size_t room = o->cap - o->len;
         memcpy(o->buf + o->len, s, n < room ? n : room);
     }
     o->len += n;
+    o->last = s[n - 1];
 }
 
 void rt_ob_lit(rt_ob *o, const char *s)
@@ -86,38 +90,6 @@ void rt_ob_fixed(rt_ob *o, double v, int decimals, const char *null_text)
     rt_ob_put(o, frac, (size_t)nd);
 }
 
-/* Decodes one UTF-8 sequence at s (n bytes left); returns its length, or 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t len;
-    unsigned cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-        cp = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        cp = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-        return 0;
-    return len;
-}
-
 void rt_ob_json_str(rt_ob *o, const char *s)
 {
     if (!s) {
@@ -153,7 +125,7 @@ void rt_ob_json_str(rt_ob *o, const char *s)
             i++;
             continue;
         }
-        size_t l = utf8_len(p + i, n - i);
+        size_t l = rt_utf8_len(p + i, n - i);
         if (l == 0) {
             rt_ob_lit(o, "\\ufffd"); /* not UTF-8: keep the JSON valid */
             i++;
@@ -167,6 +139,9 @@ void rt_ob_json_str(rt_ob *o, const char *s)
 
 /* ---- JSON ---------------------------------------------------------------------------------- */
 
+/* Each member is written as "key":value followed by a comma; jclose() takes the last comma back
+ * and closes the object or array. */
+
 static void key(rt_ob *o, const char *k)
 {
     rt_ob_put(o, "\"", 1);
@@ -174,10 +149,19 @@ static void key(rt_ob *o, const char *k)
     rt_ob_put(o, "\":", 2);
 }
 
+static void jclose(rt_ob *o, char c)
+{
+    if (o->last == ',')
+        o->len--; /* the byte stays in buf but is overwritten next */
+    rt_ob_put(o, &c, 1);
+    rt_ob_put(o, ",", 1);
+}
+
 static void jnum(rt_ob *o, const char *k, double v, int dec)
 {
     key(o, k);
     rt_ob_fixed(o, v, dec, "null");
+    rt_ob_put(o, ",", 1);
 }
 
 static void ju64(rt_ob *o, const char *k, uint64_t v)
@@ -187,6 +171,7 @@ static void ju64(rt_ob *o, const char *k, uint64_t v)
         rt_ob_lit(o, "null");
     else
         rt_ob_u64(o, v);
+    rt_ob_put(o, ",", 1);
 }
 
 static void ji64(rt_ob *o, const char *k, int64_t v)
@@ -196,131 +181,133 @@ static void ji64(rt_ob *o, const char *k, int64_t v)
         rt_ob_lit(o, "null");
     else
         rt_ob_i64(o, v);
+    rt_ob_put(o, ",", 1);
 }
 
 static void jstr(rt_ob *o, const char *k, const char *v)
 {
     key(o, k);
     rt_ob_json_str(o, v);
+    rt_ob_put(o, ",", 1);
+}
+
+static void jbool(rt_ob *o, const char *k, bool v)
+{
+    key(o, k);
+    rt_ob_lit(o, v ? "true," : "false,");
 }
 
 static void json_cpu(rt_ob *o, const rt_cpu *c)
 {
     rt_ob_lit(o, "\"cpu\":{");
     jnum(o, "utilization_pct", c->utilization_pct, 4);
-    rt_ob_lit(o, ",\"per_core_pct\":[");
+    rt_ob_lit(o, "\"per_core_pct\":[");
     for (size_t i = 0; i < c->core_count; i++) {
-        if (i)
-            rt_ob_put(o, ",", 1);
         rt_ob_fixed(o, c->per_core_pct[i], 2, "null");
+        rt_ob_put(o, ",", 1);
     }
-    rt_ob_lit(o, "],");
+    jclose(o, ']');
     jnum(o, "utime_secs", c->utime_secs, 2);
-    rt_ob_put(o, ",", 1);
     jnum(o, "stime_secs", c->stime_secs, 2);
-    rt_ob_put(o, ",", 1);
     ji64(o, "process_count", c->process_count);
-    rt_ob_put(o, ",", 1);
     jnum(o, "process_cores_used", c->process_cores_used, 4);
-    rt_ob_put(o, ",", 1);
     ji64(o, "process_child_count", c->process_child_count);
-    rt_ob_put(o, "}", 1);
+    jclose(o, '}');
 }
 
-static void json_process(rt_ob *o, const rt_process *p)
+/* A member of a JSON object, read from a struct at its offset. */
+typedef enum { F_STR, F_U64, F_I64, F_NUM, F_BOOL } ftype;
+typedef struct field {
+    const char *name;
+    ftype type;
+    size_t off;
+    int dec; /* decimals of an F_NUM */
+} field;
+
+#define FS(st, m) {#m, F_STR, offsetof(st, m), 0}
+#define FU(st, m) {#m, F_U64, offsetof(st, m), 0}
+#define FI(st, m) {#m, F_I64, offsetof(st, m), 0}
+#define FN(st, m, d) {#m, F_NUM, offsetof(st, m), d}
+#define FB(st, m) {#m, F_BOOL, offsetof(st, m), 0}
+
+/* Writes the members fields[0..n) of the struct at base, without the braces. */
+static void jfields(rt_ob *o, const void *base, const field *f, size_t n)
 {
-    rt_ob_lit(o, "\"process\":");
-    if (!p) {
-        rt_ob_lit(o, "null");
+    const char *b = base;
+    for (size_t i = 0; i < n; i++) {
+        const void *at = b + f[i].off;
+        switch (f[i].type) {
+        case F_STR: jstr(o, f[i].name, *(const char *const *)at); break;
+        case F_U64: ju64(o, f[i].name, *(const uint64_t *)at); break;
+        case F_I64: ji64(o, f[i].name, *(const int64_t *)at); break;
+        case F_NUM: jnum(o, f[i].name, *(const double *)at, f[i].dec); break;
+        case F_BOOL: jbool(o, f[i].name, *(const int *)at != 0); break;
+        }
+    }
+}
+
+static const field process_fields[] = {
+    FI(rt_process, pid),           FB(rt_process, alive),
+    FI(rt_process, child_count),   FI(rt_process, thread_count),
+    FN(rt_process, cores_used, 4), FN(rt_process, utime_secs, 3),
+    FN(rt_process, stime_secs, 3), FN(rt_process, cpu_secs_total, 3),
+    FN(rt_process, pss_mib, 3),    FN(rt_process, rss_mib, 3),
+    FN(rt_process, swap_mib, 3),   FN(rt_process, read_bytes_per_sec, 2),
+    FN(rt_process, write_bytes_per_sec, 2), FU(rt_process, read_bytes_total),
+    FU(rt_process, write_bytes_total),      FN(rt_process, gpu_utilization_pct, 2),
+    FU(rt_process, gpu_vram_used_bytes),    FI(rt_process, gpu_count_used),
+};
+
+static const field memory_fields[] = {
+    FN(rt_memory, total_mib, 3),      FN(rt_memory, free_mib, 3),      FN(rt_memory, available_mib, 3),
+    FN(rt_memory, used_mib, 3),       FN(rt_memory, used_pct, 2),      FN(rt_memory, buffers_mib, 3),
+    FN(rt_memory, cached_mib, 3),     FN(rt_memory, active_mib, 3),    FN(rt_memory, inactive_mib, 3),
+    FN(rt_memory, swap_total_mib, 3), FN(rt_memory, swap_used_mib, 3), FN(rt_memory, swap_used_pct, 2),
+};
+
+static const field iface_fields[] = {
+    FS(rt_net_iface, interface),           FS(rt_net_iface, mac_address),         FS(rt_net_iface, driver),
+    FS(rt_net_iface, operstate),           FI(rt_net_iface, speed_mbps),          FI(rt_net_iface, mtu),
+    FN(rt_net_iface, rx_bytes_per_sec, 2), FN(rt_net_iface, tx_bytes_per_sec, 2), FU(rt_net_iface, rx_bytes_total),
+    FU(rt_net_iface, tx_bytes_total),
+};
+
+static const field disk_fields[] = {
+    FS(rt_disk, device),                FS(rt_disk, model),                  FS(rt_disk, vendor),
+    FS(rt_disk, serial),                FS(rt_disk, device_type),            FU(rt_disk, capacity_bytes),
+    FN(rt_disk, read_bytes_per_sec, 2), FN(rt_disk, write_bytes_per_sec, 2), FU(rt_disk, read_bytes_total),
+    FU(rt_disk, write_bytes_total),
+};
+
+static const field mount_fields[] = {
+    FS(rt_mount, mount_point), FS(rt_mount, filesystem),      FU(rt_mount, total_bytes),
+    FU(rt_mount, used_bytes),  FU(rt_mount, available_bytes), FN(rt_mount, used_pct, 2),
+};
+
+/* "name":{members}, or "name":null for a NULL base. */
+static void jobject(rt_ob *o, const char *name, const void *base, const field *f, size_t n)
+{
+    key(o, name);
+    if (!base) {
+        rt_ob_lit(o, "null,");
         return;
     }
     rt_ob_put(o, "{", 1);
-    ji64(o, "pid", p->pid);
-    rt_ob_lit(o, p->alive ? ",\"alive\":true," : ",\"alive\":false,");
-    ji64(o, "child_count", p->child_count);
-    rt_ob_put(o, ",", 1);
-    ji64(o, "thread_count", p->thread_count);
-    rt_ob_put(o, ",", 1);
-    jnum(o, "cores_used", p->cores_used, 4);
-    rt_ob_put(o, ",", 1);
-    jnum(o, "utime_secs", p->utime_secs, 3);
-    rt_ob_put(o, ",", 1);
-    jnum(o, "stime_secs", p->stime_secs, 3);
-    rt_ob_put(o, ",", 1);
-    jnum(o, "cpu_secs_total", p->cpu_secs_total, 3);
-    rt_ob_put(o, ",", 1);
-    jnum(o, "pss_mib", p->pss_mib, 3);
-    rt_ob_put(o, ",", 1);
-    jnum(o, "rss_mib", p->rss_mib, 3);
-    rt_ob_put(o, ",", 1);
-    jnum(o, "swap_mib", p->swap_mib, 3);
-    rt_ob_put(o, ",", 1);
-    jnum(o, "read_bytes_per_sec", p->read_bytes_per_sec, 2);
-    rt_ob_put(o, ",", 1);
-    jnum(o, "write_bytes_per_sec", p->write_bytes_per_sec, 2);
-    rt_ob_put(o, ",", 1);
-    ju64(o, "read_bytes_total", p->read_bytes_total);
-    rt_ob_put(o, ",", 1);
-    ju64(o, "write_bytes_total", p->write_bytes_total);
-    rt_ob_put(o, ",", 1);
-    jnum(o, "gpu_utilization_pct", p->gpu_utilization_pct, 2);
-    rt_ob_put(o, ",", 1);
-    ju64(o, "gpu_vram_used_bytes", p->gpu_vram_used_bytes);
-    rt_ob_put(o, ",", 1);
-    ji64(o, "gpu_count_used", p->gpu_count_used);
-    rt_ob_put(o, "}", 1);
+    jfields(o, base, f, n);
+    jclose(o, '}');
 }
 
-static void json_memory(rt_ob *o, const rt_memory *m)
+/* "name":[{members},...] over n structs of elem bytes. */
+static void jarray(rt_ob *o, const char *name, const void *base, size_t n, size_t elem, const field *f, size_t nf)
 {
-    static const struct {
-        const char *name;
-        size_t off;
-        int dec;
-    } f[] = {
-#define F(n, d) {#n, offsetof(rt_memory, n), d}
-        F(total_mib, 3),    F(free_mib, 3),       F(available_mib, 3), F(used_mib, 3),
-        F(used_pct, 2),     F(buffers_mib, 3),    F(cached_mib, 3),    F(active_mib, 3),
-        F(inactive_mib, 3), F(swap_total_mib, 3), F(swap_used_mib, 3), F(swap_used_pct, 2),
-#undef F
-    };
-    rt_ob_lit(o, "\"memory\":{");
-    for (size_t i = 0; i < RT_ARRAY_LEN(f); i++) {
-        if (i)
-            rt_ob_put(o, ",", 1);
-        jnum(o, f[i].name, *(const double *)((const char *)m + f[i].off), f[i].dec);
+    key(o, name);
+    rt_ob_put(o, "[", 1);
+    for (size_t i = 0; i < n; i++) {
+        rt_ob_put(o, "{", 1);
+        jfields(o, (const char *)base + i * elem, f, nf);
+        jclose(o, '}');
     }
-    rt_ob_put(o, "}", 1);
-}
-
-static void json_network(rt_ob *o, const rt_sample *s)
-{
-    rt_ob_lit(o, "\"network\":[");
-    for (size_t i = 0; i < s->network_count; i++) {
-        const rt_net_iface *n = &s->network[i];
-        rt_ob_lit(o, i ? ",{" : "{");
-        jstr(o, "interface", n->interface);
-        rt_ob_put(o, ",", 1);
-        jstr(o, "mac_address", n->mac_address);
-        rt_ob_put(o, ",", 1);
-        jstr(o, "driver", n->driver);
-        rt_ob_put(o, ",", 1);
-        jstr(o, "operstate", n->operstate);
-        rt_ob_put(o, ",", 1);
-        ji64(o, "speed_mbps", n->speed_mbps);
-        rt_ob_put(o, ",", 1);
-        ji64(o, "mtu", n->mtu);
-        rt_ob_put(o, ",", 1);
-        jnum(o, "rx_bytes_per_sec", n->rx_bytes_per_sec, 2);
-        rt_ob_put(o, ",", 1);
-        jnum(o, "tx_bytes_per_sec", n->tx_bytes_per_sec, 2);
-        rt_ob_put(o, ",", 1);
-        ju64(o, "rx_bytes_total", n->rx_bytes_total);
-        rt_ob_put(o, ",", 1);
-        ju64(o, "tx_bytes_total", n->tx_bytes_total);
-        rt_ob_put(o, "}", 1);
-    }
-    rt_ob_put(o, "]", 1);
+    jclose(o, ']');
 }
 
 static void json_disks(rt_ob *o, const rt_sample *s)
@@ -328,67 +315,30 @@ static void json_disks(rt_ob *o, const rt_sample *s)
     rt_ob_lit(o, "\"disk\":[");
     for (size_t i = 0; i < s->disk_count; i++) {
         const rt_disk *d = &s->disk[i];
-        rt_ob_lit(o, i ? ",{" : "{");
-        jstr(o, "device", d->device);
-        rt_ob_put(o, ",", 1);
-        jstr(o, "model", d->model);
-        rt_ob_put(o, ",", 1);
-        jstr(o, "vendor", d->vendor);
-        rt_ob_put(o, ",", 1);
-        jstr(o, "serial", d->serial);
-        rt_ob_put(o, ",", 1);
-        jstr(o, "device_type", d->device_type);
-        rt_ob_put(o, ",", 1);
-        ju64(o, "capacity_bytes", d->capacity_bytes);
-        rt_ob_put(o, ",", 1);
-        jnum(o, "read_bytes_per_sec", d->read_bytes_per_sec, 2);
-        rt_ob_put(o, ",", 1);
-        jnum(o, "write_bytes_per_sec", d->write_bytes_per_sec, 2);
-        rt_ob_put(o, ",", 1);
-        ju64(o, "read_bytes_total", d->read_bytes_total);
-        rt_ob_put(o, ",", 1);
-        ju64(o, "write_bytes_total", d->write_bytes_total);
-        rt_ob_lit(o, ",\"mounts\":[");
-        for (size_t k = 0; k < d->mount_count; k++) {
-            const rt_mount *m = &d->mounts[k];
-            rt_ob_lit(o, k ? ",{" : "{");
-            jstr(o, "mount_point", m->mount_point);
-            rt_ob_put(o, ",", 1);
-            jstr(o, "filesystem", m->filesystem);
-            rt_ob_put(o, ",", 1);
-            ju64(o, "total_bytes", m->total_bytes);
-            rt_ob_put(o, ",", 1);
-            ju64(o, "used_bytes", m->used_bytes);
-            rt_ob_put(o, ",", 1);
-            ju64(o, "available_bytes", m->available_bytes);
-            rt_ob_put(o, ",", 1);
-            jnum(o, "used_pct", m->used_pct, 2);
-            rt_ob_put(o, "}", 1);
-        }
-        rt_ob_lit(o, "]}");
+        rt_ob_put(o, "{", 1);
+        jfields(o, d, disk_fields, RT_ARRAY_LEN(disk_fields));
+        jarray(o, "mounts", d->mounts, d->mount_count, sizeof *d->mounts, mount_fields, RT_ARRAY_LEN(mount_fields));
+        jclose(o, '}');
     }
-    rt_ob_put(o, "]", 1);
+    jclose(o, ']');
 }
 
 void rt_json_sample(rt_ob *o, const rt_sample *s, const rt_job *job)
 {
     rt_ob_put(o, "{", 1);
     jnum(o, "timestamp_secs", s->timestamp_secs, 3);
-    rt_ob_put(o, ",", 1);
     jnum(o, "interval_secs", s->interval_secs, 3);
-    rt_ob_put(o, ",", 1);
     jstr(o, "job_name", job ? job->job_name : NULL);
-    rt_ob_put(o, ",", 1);
     json_cpu(o, &s->cpu);
-    rt_ob_put(o, ",", 1);
-    json_memory(o, &s->memory);
-    rt_ob_put(o, ",", 1);
-    json_network(o, s);
-    rt_ob_put(o, ",", 1);
+    jobject(o, "memory", &s->memory, memory_fields, RT_ARRAY_LEN(memory_fields));
+    jarray(o, "network", s->network, s->network_count, sizeof *s->network, iface_fields,
+           RT_ARRAY_LEN(iface_fields));
     json_disks(o, s);
-    rt_ob_lit(o, ",\"gpu\":[],");
-    json_process(o, s->process);
-    rt_ob_lit(o, "}\n");
+    rt_ob_lit(o, "\"gpu\":[],");
+    jobject(o, "process", s->process, process_fields, RT_ARRAY_LEN(process_fields));
+    jclose(o, '}');
+    o->len--; /* no comma after the sample: a newline */
+    rt_ob_put(o, "\n", 1);
 }
 
 /* ---- CSV ------------------------------------------------------------------------------------ */
@@ -486,7 +436,7 @@ void rt_csv_sample(rt_ob *o, const rt_sample *s)
 
 size_t rt_format_sample(rt_format format, const rt_sample *sample, const rt_job *job, char *buf, size_t cap)
 {
-    rt_ob o = {buf, cap, 0};
+    rt_ob o = {.buf = buf, .cap = cap};
     if (format == RT_FORMAT_CSV)
         rt_csv_sample(&o, sample);
     else
@@ -548,7 +498,7 @@ static rt_error write_all(int fd, const char *p, size_t n)
 rt_error rt_writer_write(rt_writer *w, const rt_sample *sample)
 {
     for (;;) {
-        rt_ob o = {w->buf, w->cap, 0};
+        rt_ob o = {.buf = w->buf, .cap = w->cap};
         if (w->format == RT_FORMAT_CSV) {
             if (!w->header_done)
                 rt_ob_lit(&o, csv_header);

@@ -12,6 +12,7 @@ typedef struct rt_ob {
     char *buf;
     size_t cap;
     size_t len; /* bytes needed so far; may exceed cap */
+    char last;  /* the last byte put, even past cap */
 } rt_ob;
 
 void rt_ob_put(rt_ob *o, const char *s, size_t n);

@@ -166,15 +166,8 @@ static void release_slot(rt_proctree *t, size_t idx)
     proc *p = &t->procs[idx];
     memset(p, 0, sizeof *p);
     p->stat_fd = p->io_fd = p->sched_fd = -1;
-    if (t->nfree == t->free_cap) {
-        size_t cap = t->free_cap ? t->free_cap * 2 : 64;
-        size_t *f = realloc(t->free_list, cap * sizeof *f);
-        if (!f)
-            return; /* the slot is just not reused */
-        t->free_list = f;
-        t->free_cap = cap;
-    }
-    t->free_list[t->nfree++] = idx;
+    if (rt_grow(&t->free_list, &t->free_cap, t->nfree + 1, sizeof *t->free_list) == 0)
+        t->free_list[t->nfree++] = idx; /* else the slot is just not reused */
 }
 
 static void drop(rt_proctree *t, proc *p)
@@ -221,15 +214,9 @@ static proc *track(rt_proctree *t, int64_t pid)
     if (t->nfree) {
         idx = t->free_list[--t->nfree];
     } else {
-        if (t->nprocs == t->procs_cap) {
-            size_t cap = t->procs_cap ? t->procs_cap * 2 : 64;
-            proc *np = realloc(t->procs, cap * sizeof *np);
-            if (!np) {
-                close(sfd);
-                return NULL;
-            }
-            t->procs = np;
-            t->procs_cap = cap;
+        if (rt_grow(&t->procs, &t->procs_cap, t->nprocs + 1, sizeof *t->procs) < 0) {
+            close(sfd);
+            return NULL;
         }
         idx = t->nprocs++;
     }
@@ -257,27 +244,11 @@ static void push(void *user, int64_t pid)
 {
     rt_proctree *t = user;
     proc *cur = t->walking;
-    if (cur) { /* remember the children of the process being read, for its quick path */
-        if (cur->nkids == cur->kids_cap) {
-            size_t cap = cur->kids_cap ? cur->kids_cap * 2 : 4;
-            int64_t *k = realloc(cur->kids, cap * sizeof *k);
-            if (k) {
-                cur->kids = k;
-                cur->kids_cap = cap;
-            }
-        }
-        if (cur->nkids < cur->kids_cap)
-            cur->kids[cur->nkids++] = pid;
-    }
-    if (t->qlen == t->qcap) {
-        size_t cap = t->qcap ? t->qcap * 2 : 256;
-        int64_t *q = realloc(t->queue, cap * sizeof *q);
-        if (!q)
-            return;
-        t->queue = q;
-        t->qcap = cap;
-    }
-    t->queue[t->qlen++] = pid;
+    /* remember the children of the process being read, for its quick path */
+    if (cur && rt_grow(&cur->kids, &cur->kids_cap, cur->nkids + 1, sizeof *cur->kids) == 0)
+        cur->kids[cur->nkids++] = pid;
+    if (rt_grow(&t->queue, &t->qcap, t->qlen + 1, sizeof *t->queue) == 0)
+        t->queue[t->qlen++] = pid;
 }
 
 /* Lists the thread ids in "<base>/task" with getdents64 (no allocation), calling cb. */
@@ -305,9 +276,6 @@ static void list_threads(rt_proctree *t, const char *base, void (*cb)(rt_proctre
     close(fd);
 }
 
-typedef struct thread_walk {
-    proc *p;
-} thread_walk;
 static void read_children_fd(rt_proctree *t, int fd)
 {
     /* a children list comes a page at a time: a read that stops short of a page is all of it
@@ -325,20 +293,14 @@ static void read_children_fd(rt_proctree *t, int fd)
 
 static void visit_thread(rt_proctree *t, int64_t tid, void *user)
 {
-    proc *p = ((thread_walk *)user)->p;
+    proc *p = user;
     thread_fd *th = NULL;
     for (size_t i = 0; i < p->nthreads_fd; i++)
         if (p->threads[i].tid == tid)
             th = &p->threads[i];
     if (!th) {
-        if (p->nthreads_fd == p->threads_cap) {
-            size_t cap = p->threads_cap ? p->threads_cap * 2 : 2;
-            thread_fd *nt = realloc(p->threads, cap * sizeof *nt);
-            if (!nt)
-                return;
-            p->threads = nt;
-            p->threads_cap = cap;
-        }
+        if (rt_grow(&p->threads, &p->threads_cap, p->nthreads_fd + 1, sizeof *p->threads) < 0)
+            return;
         char rel[64];
         snprintf(rel, sizeof rel, "task/%lld/children", (long long)tid);
         int fd = open_rel(t, p->pid, rel);
@@ -378,13 +340,13 @@ static void walk_children_of_threads(rt_proctree *t, proc *p)
 {
     if (p->nthreads <= 1) {
         /* one thread: its children file is all there is; keep it open */
-        visit_thread(t, p->pid, &(thread_walk){p});
+        visit_thread(t, p->pid, p);
         close_threads(p, false, t->gen);
         return;
     }
     char base[32];
     snprintf(base, sizeof base, "%lld", (long long)p->pid);
-    list_threads(t, base, visit_thread, &(thread_walk){p});
+    list_threads(t, base, visit_thread, p);
     close_threads(p, false, t->gen); /* threads that ended */
 }
 

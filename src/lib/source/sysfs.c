@@ -96,17 +96,22 @@ bool rt_block_is_physical_disk(const rt_roots *r, const char *name)
     return strstr(target, "/virtual/") == NULL;
 }
 
-/* Reads attribute "block/NAME/REL" trimmed; returns a heap string or NULL when absent/empty. */
-static char *read_attr(const rt_roots *r, const char *sname, const char *rel)
+/* Reads the sysfs attribute at path, trimmed; returns a heap string, or NULL when it is
+ * absent, unreadable or empty. */
+static char *read_trimmed(const rt_roots *r, const char *path)
 {
-    char path[512], buf[256], out[256];
-    if (!pathf(path, sizeof path, "block/%s/%s", sname, rel))
-        return NULL;
+    char buf[256], out[256];
     ssize_t n = rt_read_at(r->sys_fd, path, buf, sizeof buf);
     if (n <= 0)
         return NULL;
-    size_t m = rt_copy_trim(out, sizeof out, buf, (size_t)n);
-    return m ? strdup(out) : NULL;
+    return rt_copy_trim(out, sizeof out, buf, (size_t)n) ? strdup(out) : NULL;
+}
+
+/* Reads attribute "block/NAME/REL" (see read_trimmed). */
+static char *read_attr(const rt_roots *r, const char *sname, const char *rel)
+{
+    char path[512];
+    return pathf(path, sizeof path, "block/%s/%s", sname, rel) ? read_trimmed(r, path) : NULL;
 }
 
 int rt_disk_info_read(const rt_roots *r, const char *name, rt_disk_info *out)
@@ -276,13 +281,8 @@ int64_t rt_parse_speed(const char *buf, ssize_t n)
 
 static char *read_net_attr(const rt_roots *r, const char *name, const char *rel)
 {
-    char path[512], buf[256], out[256];
-    if (!pathf(path, sizeof path, "class/net/%s/%s", name, rel))
-        return NULL;
-    ssize_t n = rt_read_at(r->sys_fd, path, buf, sizeof buf);
-    if (n <= 0)
-        return NULL;
-    return rt_copy_trim(out, sizeof out, buf, (size_t)n) ? strdup(out) : NULL;
+    char path[512];
+    return pathf(path, sizeof path, "class/net/%s/%s", name, rel) ? read_trimmed(r, path) : NULL;
 }
 
 static int open_net_attr(const rt_roots *r, const char *name, const char *rel)
