@@ -1,11 +1,18 @@
-/* fuzz_procparse.c - libFuzzer target for the /proc/stat, meminfo, diskstats and net/dev
- * parsers: any input must parse or be rejected without a crash or an out-of-bounds read. */
+/* fuzz_procparse.c - libFuzzer target for the procfs parsers (/proc/stat, meminfo, diskstats,
+ * net/dev, /proc/PID/{stat,io,smaps_rollup}, children lists) and DRM fdinfo: any input must
+ * parse or be rejected without a crash or an out-of-bounds read. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "source/gpu.h"
 #include "source/sources.h"
+
+static void count_pid(void *user, int64_t pid)
+{
+    *(uint64_t *)user += (uint64_t)pid;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -23,6 +30,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rt_diskstats_parse(buf, size, d, 4);
     rt_netdev n[4];
     rt_netdev_parse(buf, size, n, 4);
+    rt_pidstat ps;
+    rt_pidstat_parse(buf, size, &ps);
+    uint64_t a, b;
+    rt_pidio_parse(buf, size, &a, &b);
+    rt_smaps_rollup_parse(buf, size, &a, &b);
+    rt_children_parse(buf, size, count_pid, &a);
+    rt_drm_client c;
+    rt_drm_fdinfo_parse(buf, size, &c);
     free(buf);
     return 0;
 }

@@ -1,5 +1,5 @@
 /* resource_tracker.h - the public C API of libresource-tracker.
- * Samples CPU, memory, disk and network of a Linux machine from procfs and sysfs, and
+ * Samples CPU, memory, disk, network and GPUs of a Linux machine and of a process tree, and
  * formats each sample as a JSON line or a CSV row. The resource-tracker tool uses only this. */
 #ifndef RESOURCE_TRACKER_H
 #define RESOURCE_TRACKER_H
@@ -106,6 +106,26 @@ typedef struct rt_disk {
     size_t mount_count;
 } rt_disk;
 
+/* A key and a value, e.g. a GPU's driver facts. */
+typedef struct rt_kv {
+    const char *key, *value;
+} rt_kv;
+
+/* One GPU: NVIDIA through NVML, AMD and Intel through sysfs. */
+typedef struct rt_gpu {
+    const char *uuid;        /* NULL when the driver has none */
+    const char *name;        /* e.g. "NVIDIA A100-SXM4-80GB" */
+    const char *device_type; /* "GPU" */
+    const char *host_id;     /* PCI address, e.g. "0000:3b:00.0" */
+    const rt_kv *detail;     /* driver facts: driver, driver_version, pci ids, ... */
+    size_t detail_count;
+    double utilization_pct;  /* 0..100 */
+    uint64_t vram_total_bytes, vram_used_bytes;
+    double vram_used_pct;
+    double temperature_celsius, power_watts, frequency_mhz;
+    int64_t core_count;      /* RT_NULL_I64 when not reported */
+} rt_gpu;
+
 /* The tracked process tree: the root given with --pid or the wrapped command, every
  * descendant (found through the children of every thread), and in wrapper mode descendants
  * that daemonized and were adopted by the tracker. Totals count everything the tree used
@@ -136,6 +156,8 @@ typedef struct rt_sample {
     size_t network_count;
     const rt_disk *disk; /* whole physical disks */
     size_t disk_count;
+    const rt_gpu *gpu; /* empty without GPUs */
+    size_t gpu_count;
     /* Filesystem space summed over the distinct filesystems listed under the disks. */
     uint64_t disk_space_total_bytes, disk_space_used_bytes, disk_space_free_bytes;
     const rt_process *process; /* NULL without a tracked process */
@@ -159,6 +181,7 @@ typedef struct rt_sampler_options {
     int64_t pid;      /* root of the process tree to attribute usage to; 0: none */
     int own_children; /* also take in the caller's own children (wrapper mode: the caller runs
                        * the command and is a child subreaper, see prctl(2)) */
+    const char *nvml_library; /* NULL: $TRACKER_NVML_LIBRARY, else libnvidia-ml.so.1 */
 } rt_sampler_options;
 
 /* Creates a sampler and takes its first (baseline) reading. opts may be NULL for defaults.

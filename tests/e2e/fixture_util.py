@@ -17,10 +17,15 @@ def replay(case, tmp_path):
     shutil.copytree(src, work, symlinks=True)
     with open(os.path.join(work, "clock")) as f:
         mono0, real0, mono1, real1 = f.read().split()
+    env = dict(os.environ)
+    env.pop("FIXTURE_PID", None)
+    if os.path.exists(os.path.join(work, "pid")):
+        with open(os.path.join(work, "pid")) as f:
+            env["FIXTURE_PID"] = f.read().strip()
     p = subprocess.Popen(
         [os.path.join(BUILD_DIR, "fixture-sample"), os.path.join(work, "proc"), os.path.join(work, "sys"),
          os.path.join(work, "statvfs")],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     p.stdin.write(f"{mono0} {real0}\n")
     p.stdin.flush()
     assert p.stdout.readline().strip() == "ok"

@@ -59,3 +59,20 @@ def test_server_layout(tmp_path):
     assert set(mounts) == {"nvme0n1", "nvme1n1", "sda", "sdb", "sdc", "sdd", "sr0"}  # no dm, md, loop, zram
     types = {d["device"]: d["device_type"] for d in s["disk"]}
     assert types["nvme0n1"] == "nvme" and types["sda"] == "hdd" and types["sdb"] == "ssd"
+
+
+def test_gpu_amd_intel(tmp_path):
+    """amdgpu and i915 cards from sysfs; the tree's share from DRM fdinfo: engine time over the
+    interval (the busiest engine per GPU), VRAM of each client once (a dup'd fd is one client)."""
+    s, row, _err = replay("gpu-amd-intel", tmp_path)
+    amd, intel = s["gpu"]
+    assert amd["name"] == "AMD Instinct MI210" and amd["host_id"] == "0000:03:00.0"
+    assert amd["utilization_pct"] == 87 and amd["vram_used_bytes"] == 21474836480
+    assert amd["temperature_celsius"] == 54 and amd["power_watts"] == 231 and amd["frequency_mhz"] == 1700
+    assert intel["host_id"] == "0000:04:00.0" and intel["frequency_mhz"] == 2100
+    assert intel["utilization_pct"] is None  # i915 has no busy file: null, not 0
+    assert len(s["gpu"]) == 2  # not the connector, the render node or the virtio display card
+    p = s["process"]
+    assert p["gpu_utilization_pct"] == 65  # amdgpu: gfx 0.8 s of 2 s; i915: render 0.5 s of 2 s
+    assert p["gpu_vram_used_bytes"] == (1024 + 512 + 256) * 1024 * 1024
+    assert p["gpu_count_used"] == 2

@@ -3,7 +3,9 @@
  *   fixture-sample PROC_ROOT SYS_ROOT [STATVFS_FILE]
  * stdin lines "MONO REAL": the first takes the baseline reading and prints "ok"; each later one
  * takes a reading and prints the sample as a JSON line and then as a CSV row.
- * STATVFS_FILE lines: "MOUNT_POINT<TAB>FRSIZE<TAB>BLOCKS<TAB>BFREE<TAB>BAVAIL". */
+ * STATVFS_FILE lines: "MOUNT_POINT<TAB>FRSIZE<TAB>BLOCKS<TAB>BFREE<TAB>BAVAIL".
+ * $FIXTURE_PID: the root of a process tree in the fixture to track. NVML is never loaded
+ * (the fixture's GPUs are its sysfs and fdinfo files). */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,8 +53,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: fixture-sample PROC_ROOT SYS_ROOT [STATVFS_FILE]\n");
         return 2;
     }
+    const char *pid = getenv("FIXTURE_PID");
     rt_sampler_options so = {.proc_root = argv[1], .sys_root = argv[2], .log = log_cb,
-                             .statvfs = fixture_statvfs, .statvfs_user = argc == 4 ? argv[3] : NULL};
+                             .statvfs = fixture_statvfs, .statvfs_user = argc == 4 ? argv[3] : NULL,
+                             .pid = pid ? strtoll(pid, NULL, 10) : 0,
+                             .nvml_library = "/nonexistent/fixture/libnvidia-ml.so.1"};
     rt_sampler *s;
     rt_error e = rt_sampler_new(&so, &s);
     if (e != RT_OK) {

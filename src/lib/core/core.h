@@ -112,6 +112,12 @@ size_t rt_copy_trim(char *dst, size_t cap, const char *src, size_t n);
  * doubling; new elements are zeroed. Returns 0, or -1 (the array unchanged) on no memory. */
 int rt_grow(void *arr, size_t *cap, size_t need, size_t elem);
 
+/* Formats into buf like snprintf; returns false when the result did not fit (or failed). */
+bool rt_pathf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Copies the string src into dst[cap]; returns false (dst empty) when it does not fit. */
+bool rt_copy_str(char *dst, size_t cap, const char *src);
+
 /* Returns a heap copy of s (NULL stays NULL), or NULL on allocation failure. */
 char *rt_strdup(const char *s);
 

@@ -113,6 +113,28 @@ int rt_grow(void *arr, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
+bool rt_pathf(char *buf, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, cap, fmt, ap);
+    va_end(ap);
+    return n >= 0 && (size_t)n < cap;
+}
+
+bool rt_copy_str(char *dst, size_t cap, const char *src)
+{
+    size_t n = strlen(src);
+    if (cap == 0)
+        return false;
+    if (n >= cap) {
+        dst[0] = '\0';
+        return false;
+    }
+    memcpy(dst, src, n + 1);
+    return true;
+}
+
 char *rt_strdup(const char *s)
 {
     return s ? strdup(s) : NULL;

@@ -616,6 +616,11 @@ static uint64_t grow_by(uint64_t *acc, uint64_t cur, uint64_t prev)
     return d;
 }
 
+static bool tree_has(void *user, int64_t pid)
+{
+    return rt_proctree_has(user, pid);
+}
+
 static void read_tree(rt_sampler *s, double mono, double elapsed)
 {
     rt_process *o = &s->process;
@@ -670,9 +675,10 @@ static void read_tree(rt_sampler *s, double mono, double elapsed)
         o->read_bytes = o->write_bytes = o->read_bytes_total = o->write_bytes_total = RT_NULL_U64;
         o->read_bytes_per_sec = o->write_bytes_per_sec = NAN;
     }
-    o->gpu_utilization_pct = NAN;
-    o->gpu_vram_used_bytes = RT_NULL_U64;
-    o->gpu_count_used = RT_NULL_I64;
+    size_t nlive;
+    const int64_t *live = rt_proctree_live(s->tree, &nlive);
+    rt_gpus_tree(s->gpus, tree_has, s->tree, live, nlive, mono, &o->gpu_utilization_pct, &o->gpu_vram_used_bytes,
+                 &o->gpu_count_used);
     s->sample.cpu.process_cores_used = o->cores_used;
     s->sample.cpu.process_child_count = o->child_count;
     s->sample.process = o;
@@ -707,6 +713,7 @@ static rt_error take_reading(rt_sampler *s, double mono, double real)
     read_memory(s);
     read_disks(s, s->have_prev_time ? elapsed : 0);
     read_network(s, s->have_prev_time ? elapsed : 0, mono);
+    s->sample.gpu = rt_gpus_read(s->gpus, &s->sample.gpu_count);
     commit_cpu(s);
     commit_disks(s);
     commit_network(s);
@@ -751,6 +758,11 @@ rt_error rt_sampler_new(const rt_sampler_options *opts, rt_sampler **out)
         rt_sampler_free(s);
         return RT_ERR_INVALID;
     }
+    s->gpus = rt_gpus_open(&s->roots, o.nvml_library, &s->log);
+    if (!s->gpus) {
+        rt_sampler_free(s);
+        return RT_ERR_NOMEM;
+    }
     if (o.pid > 0 || o.own_children) {
         s->root_pid = o.pid;
         s->tree_from_zero = o.own_children != 0;
@@ -788,6 +800,7 @@ void rt_sampler_free(rt_sampler *s)
     if (!s)
         return;
     rt_proctree_free(s->tree);
+    rt_gpus_close(s->gpus);
     rt_close(&s->stat_fd);
     rt_close(&s->meminfo_fd);
     rt_close(&s->diskstats_fd);

@@ -4,6 +4,7 @@
 #ifndef RT_SAMPLER_INTERNAL_H
 #define RT_SAMPLER_INTERNAL_H
 
+#include "../source/gpu.h"
 #include "../source/proctree.h"
 #include "../source/sources.h"
 
@@ -73,6 +74,8 @@ struct rt_sampler {
     size_t nifaces;
     rt_net_iface *out_ifaces;
     double net_attrs_mono; /* when the interface attributes were last read */
+
+    rt_gpus *gpus;
 
     /* process tree */
     rt_proctree *tree;

@@ -310,6 +310,30 @@ static void jarray(rt_ob *o, const char *name, const void *base, size_t n, size_
     jclose(o, ']');
 }
 
+static const field gpu_fields[] = {
+    FS(rt_gpu, uuid),                FS(rt_gpu, name),                FS(rt_gpu, device_type),
+    FS(rt_gpu, host_id),             FN(rt_gpu, utilization_pct, 2),  FU(rt_gpu, vram_total_bytes),
+    FU(rt_gpu, vram_used_bytes),     FN(rt_gpu, vram_used_pct, 2),    FN(rt_gpu, temperature_celsius, 1),
+    FN(rt_gpu, power_watts, 3),      FN(rt_gpu, frequency_mhz, 1),    FI(rt_gpu, core_count),
+};
+
+static void json_gpus(rt_ob *o, const rt_sample *s)
+{
+    rt_ob_lit(o, "\"gpu\":[");
+    for (size_t i = 0; i < s->gpu_count; i++) {
+        const rt_gpu *g = &s->gpu[i];
+        rt_ob_put(o, "{", 1);
+        jfields(o, g, gpu_fields, 4);
+        rt_ob_lit(o, "\"detail\":{");
+        for (size_t k = 0; k < g->detail_count; k++)
+            jstr(o, g->detail[k].key, g->detail[k].value);
+        jclose(o, '}');
+        jfields(o, g, gpu_fields + 4, RT_ARRAY_LEN(gpu_fields) - 4);
+        jclose(o, '}');
+    }
+    jclose(o, ']');
+}
+
 static void json_disks(rt_ob *o, const rt_sample *s)
 {
     rt_ob_lit(o, "\"disk\":[");
@@ -334,7 +358,7 @@ void rt_json_sample(rt_ob *o, const rt_sample *s, const rt_job *job)
     jarray(o, "network", s->network, s->network_count, sizeof *s->network, iface_fields,
            RT_ARRAY_LEN(iface_fields));
     json_disks(o, s);
-    rt_ob_lit(o, "\"gpu\":[],");
+    json_gpus(o, s);
     jobject(o, "process", s->process, process_fields, RT_ARRAY_LEN(process_fields));
     jclose(o, '}');
     o->len--; /* no comma after the sample: a newline */
@@ -409,8 +433,26 @@ void rt_csv_sample(rt_ob *o, const rt_sample *s)
     cnum(o, gib(s->disk_space_free_bytes), 3);
     cu64(o, rx);
     cu64(o, tx);
-    /* GPU: sums over the machine's GPUs; with none they are zero */
-    rt_ob_lit(o, ",0,0,0");
+    /* GPU: sums over the machine's GPUs (fractional GPUs busy, MiB used, GPUs busy); with
+     * none they are zero, and empty when no GPU could report */
+    double busy = 0, vram = 0;
+    int64_t utilized = 0;
+    bool known = s->gpu_count == 0;
+    for (size_t i = 0; i < s->gpu_count; i++) {
+        const rt_gpu *g = &s->gpu[i];
+        if (!isnan(g->utilization_pct)) {
+            busy += g->utilization_pct / 100.0;
+            utilized += g->utilization_pct > 0;
+            known = true;
+        }
+        if (g->vram_used_bytes != RT_NULL_U64)
+            vram += (double)g->vram_used_bytes / 1048576.0;
+    }
+    cnum(o, known ? busy : NAN, 4);
+    cnum(o, known ? vram : NAN, 3);
+    rt_ob_put(o, ",", 1);
+    if (known)
+        rt_ob_i64(o, utilized);
     const rt_process *p = s->process;
     if (!p) { /* process columns: empty without a tracked process */
         rt_ob_lit(o, ",,,,,,,,,,,\n");

@@ -66,6 +66,8 @@ struct rt_proctree {
     size_t nslots;
     int64_t *queue;
     size_t qlen, qcap;
+    int64_t *live; /* the processes seen alive in the last scan */
+    size_t nlive, live_cap;
     unsigned gen;
     rt_tree_totals departed;
     bool root_seen;
@@ -439,9 +441,11 @@ static void add_departed(rt_proctree *t, const proc *p)
     t->departed.write_bytes += p->wr;
 }
 
-/* Adds p's last observation to the totals. */
+/* Adds p's last observation to the totals, and p to the live list. */
 static void add_observed(rt_proctree *t, const proc *p, rt_tree_totals *out)
 {
+    if (rt_grow(&t->live, &t->live_cap, t->nlive + 1, sizeof *t->live) == 0)
+        t->live[t->nlive++] = p->pid;
     out->utime_ns += p->ut_ns;
     out->stime_ns += p->st_ns;
     out->read_bytes += p->rd;
@@ -469,6 +473,7 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
 
     memset(out, 0, sizeof *out);
     out->root_alive = false;
+    t->nlive = 0;
     bool io_ok = true, pss_ok = true;
     for (size_t qi = 0; qi < t->qlen; qi++) {
         int64_t pid = t->queue[qi];
@@ -632,8 +637,21 @@ void rt_proctree_free(rt_proctree *t)
     free(t->free_list);
     free(t->slots);
     free(t->queue);
+    free(t->live);
     rt_buf_free(&t->list);
     free(t);
+}
+
+bool rt_proctree_has(rt_proctree *t, int64_t pid)
+{
+    const proc *p = lookup(t, pid);
+    return p && p->gen == t->gen && !p->reaped;
+}
+
+const int64_t *rt_proctree_live(const rt_proctree *t, size_t *n)
+{
+    *n = t->nlive;
+    return t->live;
 }
 
 bool rt_proctree_root_known(const rt_proctree *t)

@@ -31,6 +31,12 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out);
  * when pid was not a zombie child. */
 int rt_proctree_reap(rt_proctree *t, int64_t pid, int *wstatus);
 
+/* Whether pid was in the tree (alive) at the last scan. */
+bool rt_proctree_has(rt_proctree *t, int64_t pid);
+
+/* The processes alive in the tree at the last scan (valid until the next scan). */
+const int64_t *rt_proctree_live(const rt_proctree *t, size_t *n);
+
 /* Whether the root has been seen alive at least once. */
 bool rt_proctree_root_known(const rt_proctree *t);
 

@@ -4,7 +4,6 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,29 +11,6 @@
 #include <unistd.h>
 
 #include "sources.h"
-
-/* Formats a path into buf; returns false when it does not fit. */
-static bool pathf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static bool pathf(char *buf, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, cap, fmt, ap);
-    va_end(ap);
-    return n >= 0 && (size_t)n < cap;
-}
-
-/* Copies src into dst[cap]; returns false (dst empty) when it does not fit. */
-static bool copy_name(char *dst, size_t cap, const char *src)
-{
-    size_t n = strlen(src);
-    if (n >= cap) {
-        dst[0] = '\0';
-        return false;
-    }
-    memcpy(dst, src, n + 1);
-    return true;
-}
 
 /* Reads a symlink relative to dirfd into buf (NUL-terminated). Returns length or -1. */
 static ssize_t readlink_at(int dirfd, const char *path, char *buf, size_t cap)
@@ -89,7 +65,7 @@ bool rt_block_is_physical_disk(const rt_roots *r, const char *name)
         return name_looks_like_disk(name);
     char sname[128], path[256], target[1024];
     sysfs_name(sname, sizeof sname, name);
-    if (!pathf(path, sizeof path, "block/%s", sname))
+    if (!rt_pathf(path, sizeof path, "block/%s", sname))
         return false;
     if (readlink_at(r->sys_fd, path, target, sizeof target) < 0)
         return false; /* not a whole disk (a partition), or gone */
@@ -111,7 +87,7 @@ static char *read_trimmed(const rt_roots *r, const char *path)
 static char *read_attr(const rt_roots *r, const char *sname, const char *rel)
 {
     char path[512];
-    return pathf(path, sizeof path, "block/%s/%s", sname, rel) ? read_trimmed(r, path) : NULL;
+    return rt_pathf(path, sizeof path, "block/%s/%s", sname, rel) ? read_trimmed(r, path) : NULL;
 }
 
 int rt_disk_info_read(const rt_roots *r, const char *name, rt_disk_info *out)
@@ -126,7 +102,7 @@ int rt_disk_info_read(const rt_roots *r, const char *name, rt_disk_info *out)
     char sname[128], path[256];
     sysfs_name(sname, sizeof sname, name);
     int64_t sectors;
-    if (pathf(path, sizeof path, "block/%s/size", sname) && rt_read_i64_at(r->sys_fd, path, &sectors) == 0 &&
+    if (rt_pathf(path, sizeof path, "block/%s/size", sname) && rt_read_i64_at(r->sys_fd, path, &sectors) == 0 &&
         sectors >= 0)
         out->capacity_bytes = (uint64_t)sectors * 512u; /* "size" is in 512-byte units */
     out->model = read_attr(r, sname, "device/model");
@@ -140,7 +116,7 @@ int rt_disk_info_read(const rt_roots *r, const char *name, rt_disk_info *out)
         out->device_type = "nvme";
     } else {
         char rot[16];
-        if (pathf(path, sizeof path, "block/%s/queue/rotational", sname) &&
+        if (rt_pathf(path, sizeof path, "block/%s/queue/rotational", sname) &&
             rt_read_line_at(r->sys_fd, path, rot, sizeof rot) > 0)
             out->device_type = rot[0] == '0' ? "ssd" : rot[0] == '1' ? "hdd" : NULL;
     }
@@ -171,19 +147,19 @@ static size_t resolve_name(const rt_roots *r, const char *name, int depth, disk_
     char sname[128], path[512], target[1024];
     sysfs_name(sname, sizeof sname, name);
     /* A partition: its directory sits inside its disk's directory. */
-    if (pathf(path, sizeof path, "class/block/%s/partition", sname) && faccessat(r->sys_fd, path, F_OK, 0) == 0 &&
-        pathf(path, sizeof path, "class/block/%s", sname) && readlink_at(r->sys_fd, path, target, sizeof target) > 0) {
+    if (rt_pathf(path, sizeof path, "class/block/%s/partition", sname) && faccessat(r->sys_fd, path, F_OK, 0) == 0 &&
+        rt_pathf(path, sizeof path, "class/block/%s", sname) && readlink_at(r->sys_fd, path, target, sizeof target) > 0) {
         char *slash = strrchr(target, '/');
         if (!slash)
             return 0;
         *slash = '\0';
         char parent[128];
-        if (!copy_name(parent, sizeof parent, base_name(target)))
+        if (!rt_copy_str(parent, sizeof parent, base_name(target)))
             return 0;
         return resolve_name(r, parent, depth + 1, cb, user);
     }
     /* Device-mapper, md, bcache...: the devices it is built on are its slaves. */
-    if (!pathf(path, sizeof path, "class/block/%s/slaves", sname))
+    if (!rt_pathf(path, sizeof path, "class/block/%s/slaves", sname))
         return 0;
     int dfd = openat(r->sys_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
@@ -199,7 +175,7 @@ static size_t resolve_name(const rt_roots *r, const char *name, int depth, disk_
         if (de->d_name[0] == '.')
             continue;
         char slave[256];
-        if (!copy_name(slave, sizeof slave, de->d_name))
+        if (!rt_copy_str(slave, sizeof slave, de->d_name))
             continue;
         for (char *c = slave; *c; c++)
             if (*c == '!')
@@ -227,9 +203,9 @@ static bool find_dm_by_name(const rt_roots *r, const char *mapper_name, char *ou
         if (strncmp(de->d_name, "dm-", 3) != 0)
             continue;
         char path[512], nm[256];
-        if (pathf(path, sizeof path, "block/%s/dm/name", de->d_name) &&
+        if (rt_pathf(path, sizeof path, "block/%s/dm/name", de->d_name) &&
             rt_read_line_at(r->sys_fd, path, nm, sizeof nm) > 0 && strcmp(nm, mapper_name) == 0) {
-            ok = copy_name(out, cap, de->d_name);
+            ok = rt_copy_str(out, cap, de->d_name);
         }
     }
     closedir(dir);
@@ -243,7 +219,7 @@ size_t rt_block_resolve_disks(const rt_roots *r, unsigned major, unsigned minor,
     if (major != 0 && r->sys_fd >= 0) {
         snprintf(path, sizeof path, "dev/block/%u:%u", major, minor);
         if (readlink_at(r->sys_fd, path, target, sizeof target) > 0)
-            copy_name(name, sizeof name, base_name(target));
+            rt_copy_str(name, sizeof name, base_name(target));
     }
     if (!name[0] && source && strncmp(source, "/dev/", 5) == 0) {
         /* No usable device number (btrfs, some overlays): go by the mount source. */
@@ -251,7 +227,7 @@ size_t rt_block_resolve_disks(const rt_roots *r, unsigned major, unsigned minor,
             if (r->sys_fd < 0 || !find_dm_by_name(r, source + 12, name, sizeof name))
                 return 0;
         } else {
-            copy_name(name, sizeof name, source + 5);
+            rt_copy_str(name, sizeof name, source + 5);
         }
         for (char *c = name; *c; c++) /* /dev/cciss/c0d0 -> cciss!c0d0 in sysfs */
             if (*c == '/')
@@ -282,13 +258,13 @@ int64_t rt_parse_speed(const char *buf, ssize_t n)
 static char *read_net_attr(const rt_roots *r, const char *name, const char *rel)
 {
     char path[512];
-    return pathf(path, sizeof path, "class/net/%s/%s", name, rel) ? read_trimmed(r, path) : NULL;
+    return rt_pathf(path, sizeof path, "class/net/%s/%s", name, rel) ? read_trimmed(r, path) : NULL;
 }
 
 static int open_net_attr(const rt_roots *r, const char *name, const char *rel)
 {
     char path[512];
-    if (!pathf(path, sizeof path, "class/net/%s/%s", name, rel))
+    if (!rt_pathf(path, sizeof path, "class/net/%s/%s", name, rel))
         return -1;
     int fd = rt_open_at(r->sys_fd, path);
     return fd < 0 ? -1 : fd;
@@ -311,7 +287,7 @@ int rt_netif_info_open(const rt_roots *r, const char *name, rt_netif_info *out)
     }
     out->mac_address = read_net_attr(r, name, "address");
     char path[512], target[1024];
-    if (pathf(path, sizeof path, "class/net/%s/device/driver", name) &&
+    if (rt_pathf(path, sizeof path, "class/net/%s/device/driver", name) &&
         readlink_at(r->sys_fd, path, target, sizeof target) > 0)
         out->driver = strdup(base_name(target));
     out->operstate_fd = open_net_attr(r, name, "operstate");

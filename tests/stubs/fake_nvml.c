@@ -1,0 +1,435 @@
+/* fake_nvml.c - a stand-in for libnvidia-ml.so.1 for the tests: the NVML entry points the
+ * tracker uses, answering from a config file that the test writes (and may rewrite while the
+ * tracker runs). Built twice: complete, and with FAKE_NVML_MINIMAL only the entry points an
+ * old driver would have, to check that a missing symbol only nulls the fields it feeds.
+ *
+ * $FAKE_NVML_CONFIG, one directive per line:
+ *   gpu KEY=VALUE...     a device: uuid name (underscores read as spaces) bus util mem_total
+ *                        mem_used temp power_mw clock cores cc serial power_limit_mw
+ *   unsupported I CALL.. calls on device I answer NVML_ERROR_NOT_SUPPORTED (util memory temp
+ *                        power clock procs procutil name uuid pci)
+ *   lost I               device I answers NVML_ERROR_GPU_IS_LOST to everything
+ *   children I mem=B sm=P   the calling process's children run on device I
+ *   pid I PID mem=B sm=P    so does PID
+ *   driver VERSION / cuda N / init_fail
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+enum { OK = 0, NOT_SUPPORTED = 3, INVALID = 2, NOT_FOUND = 6, INSUFFICIENT = 7, LOST = 15, UNKNOWN = 999 };
+
+typedef struct {
+    char uuid[80], name[96], bus[32], serial[32], cc[8];
+    unsigned util, temp, power_mw, clock, cores, power_limit_mw;
+    unsigned long long mem_total, mem_used;
+    char unsupported[256];
+    int lost;
+} dev;
+
+typedef struct {
+    int dev;
+    unsigned pid;
+    unsigned long long mem;
+    unsigned sm;
+} gproc;
+
+static dev devs[16];
+static int ndev;
+static gproc procs[256];
+static int nprocs;
+static char driver[64] = "550.54.15";
+static int cuda = 12040;
+static int init_fail;
+
+static void add_children(int d, unsigned long long mem, unsigned sm)
+{
+    DIR *dir = opendir("/proc/self/task");
+    if (!dir)
+        return;
+    struct dirent *de;
+    while ((de = readdir(dir)) != NULL) {
+        if (de->d_name[0] == '.')
+            continue;
+        char path[300];
+        snprintf(path, sizeof path, "/proc/self/task/%s/children", de->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        unsigned pid;
+        while (fscanf(f, "%u", &pid) == 1 && nprocs < 256)
+            procs[nprocs++] = (gproc){d, pid, mem, sm};
+        fclose(f);
+    }
+    closedir(dir);
+}
+
+static void kv(char *tok, dev *d)
+{
+    char *eq = strchr(tok, '=');
+    if (!eq)
+        return;
+    *eq = '\0';
+    const char *k = tok, *v = eq + 1;
+    if (!strcmp(k, "uuid"))
+        snprintf(d->uuid, sizeof d->uuid, "%s", v);
+    else if (!strcmp(k, "name")) {
+        snprintf(d->name, sizeof d->name, "%s", v);
+        for (char *c = d->name; *c; c++)
+            if (*c == '_')
+                *c = ' ';
+    } else if (!strcmp(k, "bus"))
+        snprintf(d->bus, sizeof d->bus, "%s", v);
+    else if (!strcmp(k, "serial"))
+        snprintf(d->serial, sizeof d->serial, "%s", v);
+    else if (!strcmp(k, "cc"))
+        snprintf(d->cc, sizeof d->cc, "%s", v);
+    else if (!strcmp(k, "util"))
+        d->util = (unsigned)strtoul(v, NULL, 10);
+    else if (!strcmp(k, "temp"))
+        d->temp = (unsigned)strtoul(v, NULL, 10);
+    else if (!strcmp(k, "power_mw"))
+        d->power_mw = (unsigned)strtoul(v, NULL, 10);
+    else if (!strcmp(k, "power_limit_mw"))
+        d->power_limit_mw = (unsigned)strtoul(v, NULL, 10);
+    else if (!strcmp(k, "clock"))
+        d->clock = (unsigned)strtoul(v, NULL, 10);
+    else if (!strcmp(k, "cores"))
+        d->cores = (unsigned)strtoul(v, NULL, 10);
+    else if (!strcmp(k, "mem_total"))
+        d->mem_total = strtoull(v, NULL, 10);
+    else if (!strcmp(k, "mem_used"))
+        d->mem_used = strtoull(v, NULL, 10);
+}
+
+/* Re-reads the config: every call sees the test's latest word. */
+static void load(void)
+{
+    ndev = nprocs = init_fail = 0;
+    const char *path = getenv("FAKE_NVML_CONFIG");
+    FILE *f = path ? fopen(path, "r") : NULL;
+    if (!f)
+        return;
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        char *save, *w = strtok_r(line, " \t\n", &save);
+        if (!w || w[0] == '#')
+            continue;
+        if (!strcmp(w, "gpu") && ndev < 16) {
+            dev *d = &devs[ndev++];
+            memset(d, 0, sizeof *d);
+            for (char *t; (t = strtok_r(NULL, " \t\n", &save));)
+                kv(t, d);
+        } else if (!strcmp(w, "unsupported") || !strcmp(w, "lost")) {
+            char *i = strtok_r(NULL, " \t\n", &save);
+            int k = i ? (int)strtol(i, NULL, 10) : -1;
+            if (k < 0 || k >= ndev)
+                continue;
+            if (!strcmp(w, "lost"))
+                devs[k].lost = 1;
+            for (char *t; (t = strtok_r(NULL, " \t\n", &save));) {
+                strncat(devs[k].unsupported, " ", sizeof devs[k].unsupported - strlen(devs[k].unsupported) - 1);
+                strncat(devs[k].unsupported, t, sizeof devs[k].unsupported - strlen(devs[k].unsupported) - 1);
+            }
+        } else if (!strcmp(w, "children") || !strcmp(w, "pid")) {
+            char *i = strtok_r(NULL, " \t\n", &save);
+            int k = i ? (int)strtol(i, NULL, 10) : 0;
+            unsigned pid = 0;
+            if (!strcmp(w, "pid")) {
+                char *p = strtok_r(NULL, " \t\n", &save);
+                pid = p ? (unsigned)strtoul(p, NULL, 10) : 0;
+            }
+            unsigned long long mem = 0;
+            unsigned sm = 0;
+            for (char *t; (t = strtok_r(NULL, " \t\n", &save));) {
+                if (!strncmp(t, "mem=", 4))
+                    mem = strtoull(t + 4, NULL, 10);
+                else if (!strncmp(t, "sm=", 3))
+                    sm = (unsigned)strtoul(t + 3, NULL, 10);
+            }
+            if (!strcmp(w, "children"))
+                add_children(k, mem, sm);
+            else if (nprocs < 256)
+                procs[nprocs++] = (gproc){k, pid, mem, sm};
+        } else if (!strcmp(w, "driver")) {
+            char *v = strtok_r(NULL, " \t\n", &save);
+            if (v)
+                snprintf(driver, sizeof driver, "%s", v);
+        } else if (!strcmp(w, "cuda")) {
+            char *v = strtok_r(NULL, " \t\n", &save);
+            if (v)
+                cuda = (int)strtol(v, NULL, 10);
+        } else if (!strcmp(w, "init_fail")) {
+            init_fail = 1;
+        }
+    }
+    fclose(f);
+}
+
+typedef struct nvml_device_st *nvmlDevice_t;
+
+/* The device behind a handle, or an error: NOT_SUPPORTED when `call` is listed for it. */
+static int get(nvmlDevice_t h, const char *call, dev **out)
+{
+    load();
+    intptr_t i = (intptr_t)h - 1;
+    if (i < 0 || i >= ndev)
+        return INVALID;
+    dev *d = &devs[i];
+    if (d->lost)
+        return LOST;
+    char want[40];
+    snprintf(want, sizeof want, " %s", call);
+    const char *u = strstr(d->unsupported, want);
+    if (u && (u[strlen(want)] == ' ' || u[strlen(want)] == '\0'))
+        return NOT_SUPPORTED;
+    *out = d;
+    return OK;
+}
+
+static int copy_str(char *dst, unsigned int len, const char *src)
+{
+    size_t n = strlen(src) + 1;
+    if (n > len)
+        return INSUFFICIENT;
+    memcpy(dst, src, n);
+    return OK;
+}
+
+EXPORT int nvmlInit_v2(void)
+{
+    load();
+    return init_fail ? UNKNOWN : OK;
+}
+EXPORT int nvmlShutdown(void)
+{
+    return OK;
+}
+EXPORT int nvmlDeviceGetCount_v2(unsigned int *n)
+{
+    load();
+    *n = (unsigned)ndev;
+    return OK;
+}
+EXPORT int nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *h)
+{
+    load();
+    if (i >= (unsigned)ndev)
+        return INVALID;
+    *h = (nvmlDevice_t)(intptr_t)(i + 1);
+    return OK;
+}
+EXPORT int nvmlDeviceGetName(nvmlDevice_t h, char *name, unsigned int len)
+{
+    dev *d;
+    int rc = get(h, "name", &d);
+    return rc ? rc : copy_str(name, len, d->name);
+}
+typedef struct {
+    unsigned long long total, free, used;
+} memory_t;
+EXPORT int nvmlDeviceGetMemoryInfo(nvmlDevice_t h, memory_t *m)
+{
+    dev *d;
+    int rc = get(h, "memory", &d);
+    if (rc)
+        return rc;
+    m->total = d->mem_total;
+    m->used = d->mem_used;
+    m->free = d->mem_total - d->mem_used;
+    return OK;
+}
+
+#ifndef FAKE_NVML_MINIMAL
+EXPORT int nvmlDeviceGetUUID(nvmlDevice_t h, char *uuid, unsigned int len)
+{
+    dev *d;
+    int rc = get(h, "uuid", &d);
+    return rc ? rc : copy_str(uuid, len, d->uuid);
+}
+EXPORT int nvmlDeviceGetSerial(nvmlDevice_t h, char *s, unsigned int len)
+{
+    dev *d;
+    int rc = get(h, "serial", &d);
+    if (rc)
+        return rc;
+    return d->serial[0] ? copy_str(s, len, d->serial) : NOT_SUPPORTED;
+}
+typedef struct {
+    char bus_id_legacy[16];
+    unsigned int domain, bus, device, pci_device_id, pci_subsystem_id;
+    char bus_id[32];
+} pci_t;
+EXPORT int nvmlDeviceGetPciInfo_v3(nvmlDevice_t h, pci_t *p)
+{
+    dev *d;
+    int rc = get(h, "pci", &d);
+    if (rc)
+        return rc;
+    memset(p, 0, sizeof *p);
+    snprintf(p->bus_id, sizeof p->bus_id, "%s", d->bus);
+    p->pci_device_id = 0x20b010de;
+    p->pci_subsystem_id = 0x134f10de;
+    return OK;
+}
+EXPORT int nvmlSystemGetDriverVersion(char *v, unsigned int len)
+{
+    return copy_str(v, len, driver);
+}
+EXPORT int nvmlSystemGetCudaDriverVersion_v2(int *v)
+{
+    *v = cuda;
+    return OK;
+}
+EXPORT int nvmlDeviceGetCudaComputeCapability(nvmlDevice_t h, int *major, int *minor)
+{
+    dev *d;
+    int rc = get(h, "cc", &d);
+    if (rc)
+        return rc;
+    return sscanf(d->cc, "%d.%d", major, minor) == 2 ? OK : NOT_SUPPORTED;
+}
+EXPORT int nvmlDeviceGetNumGpuCores(nvmlDevice_t h, unsigned int *n)
+{
+    dev *d;
+    int rc = get(h, "cores", &d);
+    if (rc)
+        return rc;
+    *n = d->cores;
+    return OK;
+}
+EXPORT int nvmlDeviceGetPowerManagementLimit(nvmlDevice_t h, unsigned int *mw)
+{
+    dev *d;
+    int rc = get(h, "power", &d);
+    if (rc)
+        return rc;
+    *mw = d->power_limit_mw;
+    return OK;
+}
+EXPORT int nvmlDeviceGetMaxClockInfo(nvmlDevice_t h, int type, unsigned int *mhz)
+{
+    dev *d;
+    int rc = get(h, "clock", &d);
+    if (rc)
+        return rc;
+    *mhz = type == 2 ? 1593 : 1410;
+    return OK;
+}
+typedef struct {
+    unsigned int gpu, memory;
+} util_t;
+EXPORT int nvmlDeviceGetUtilizationRates(nvmlDevice_t h, util_t *u)
+{
+    dev *d;
+    int rc = get(h, "util", &d);
+    if (rc)
+        return rc;
+    u->gpu = d->util;
+    u->memory = d->util / 2;
+    return OK;
+}
+EXPORT int nvmlDeviceGetTemperature(nvmlDevice_t h, int sensor, unsigned int *t)
+{
+    dev *d;
+    int rc = get(h, "temp", &d);
+    if (rc)
+        return rc;
+    if (sensor != 0)
+        return INVALID;
+    *t = d->temp;
+    return OK;
+}
+EXPORT int nvmlDeviceGetPowerUsage(nvmlDevice_t h, unsigned int *mw)
+{
+    dev *d;
+    int rc = get(h, "power", &d);
+    if (rc)
+        return rc;
+    *mw = d->power_mw;
+    return OK;
+}
+EXPORT int nvmlDeviceGetClockInfo(nvmlDevice_t h, int type, unsigned int *mhz)
+{
+    dev *d;
+    int rc = get(h, "clock", &d);
+    if (rc)
+        return rc;
+    *mhz = type == 0 ? d->clock : 0;
+    return OK;
+}
+typedef struct {
+    unsigned int pid;
+    unsigned long long used_gpu_memory;
+    unsigned int gpu_instance_id, compute_instance_id;
+} proc_t;
+static int list_procs(nvmlDevice_t h, unsigned int *count, proc_t *out)
+{
+    dev *d;
+    int rc = get(h, "procs", &d);
+    if (rc)
+        return rc;
+    int idx = (int)((intptr_t)h - 1);
+    unsigned n = 0;
+    for (int i = 0; i < nprocs; i++)
+        if (procs[i].dev == idx)
+            n++;
+    if (n > *count) {
+        *count = n;
+        return INSUFFICIENT;
+    }
+    n = 0;
+    for (int i = 0; i < nprocs; i++)
+        if (procs[i].dev == idx)
+            out[n++] = (proc_t){procs[i].pid, procs[i].mem, 0xFFFFFFFF, 0xFFFFFFFF};
+    *count = n;
+    return OK;
+}
+EXPORT int nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t h, unsigned int *count, proc_t *out)
+{
+    return list_procs(h, count, out);
+}
+EXPORT int nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t h, unsigned int *count, proc_t *out)
+{
+    /* the same processes again, as a process using both shows in both lists */
+    return list_procs(h, count, out);
+}
+typedef struct {
+    unsigned int pid;
+    unsigned long long timestamp;
+    unsigned int sm, mem, enc, dec;
+} putil_t;
+EXPORT int nvmlDeviceGetProcessUtilization(nvmlDevice_t h, putil_t *out, unsigned int *count, unsigned long long last)
+{
+    dev *d;
+    int rc = get(h, "procutil", &d);
+    if (rc)
+        return rc;
+    int idx = (int)((intptr_t)h - 1);
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    unsigned long long now = (unsigned long long)tv.tv_sec * 1000000ull + (unsigned long long)tv.tv_usec;
+    unsigned n = 0;
+    for (int i = 0; i < nprocs; i++)
+        if (procs[i].dev == idx && now > last)
+            n++;
+    if (n == 0)
+        return NOT_FOUND;
+    if (!out || n > *count) {
+        *count = n;
+        return INSUFFICIENT;
+    }
+    n = 0;
+    for (int i = 0; i < nprocs; i++)
+        if (procs[i].dev == idx && now > last)
+            out[n++] = (putil_t){procs[i].pid, now, procs[i].sm, 0, 0, 0};
+    *count = n;
+    return OK;
+}
+#endif
