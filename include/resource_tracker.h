@@ -210,6 +210,74 @@ RT_API rt_error rt_sampler_reap(rt_sampler *s, int64_t pid, int *wstatus);
 RT_API void rt_sampler_free(rt_sampler *s);
 
 /* ------------------------------------------------------------------------------------------
+ * The host and the cloud it runs in. */
+
+typedef struct rt_host {
+    const char *hostname;
+    const char *host_id;   /* /etc/machine-id */
+    const char *ip;        /* the address of the interface of the default route */
+    int64_t vcpus;         /* online logical CPUs */
+    const char *cpu_model;
+    double memory_mib;
+    const char *gpu_model; /* the GPUs' name (the first one's when they differ); NULL without */
+    int64_t gpu_count;
+    double gpu_memory_mib; /* VRAM over all GPUs */
+    double storage_gb;     /* capacity of the physical disks, in 10^9 bytes */
+    const char *kernel, *os;
+    const char *allocation; /* "dedicated" or "shared" to the tracked job (see rt_allocation);
+                             * NULL when not known */
+} rt_host;
+
+/* Reads the host's facts (opts as for rt_sampler_new, for the roots and the NVML library;
+ * NULL for defaults). Missing facts are NULL / NaN / RT_NULL_I64. Returns RT_OK and *out
+ * (free with rt_host_free), or RT_ERR_NOMEM / RT_ERR_NOT_FOUND (no proc root). */
+RT_API rt_error rt_host_read(const rt_sampler_options *opts, rt_host **out);
+RT_API void rt_host_free(rt_host *h);
+
+/* Whether the machine looks dedicated to the tracked tree or shared with other work, from the
+ * run's samples: shared when, on average, the rest of the machine used at least 0.5 cores and
+ * a quarter of what the tree used, or 1 GiB of memory and a quarter of the tree's PSS, or the
+ * like for GPU time (0.1 GPU) and VRAM (1 GiB). Start from a zeroed struct. */
+typedef struct rt_allocation {
+    double samples;
+    double system_cores, process_cores;
+    double system_memory_mib, process_memory_mib;
+    double system_gpus, process_gpus;
+    double system_vram_mib, process_vram_mib;
+} rt_allocation;
+
+/* Adds one sample (one with a tracked process; others are ignored). */
+RT_API void rt_allocation_add(rt_allocation *a, const rt_sample *s);
+/* "dedicated" or "shared" (static strings), or NULL without samples. */
+RT_API const char *rt_allocation_guess(const rt_allocation *a);
+
+typedef struct rt_cloud {
+    const char *vendor_id;     /* aws, gcp, azure, hetzner, upcloud, alicloud, ovh, vultr */
+    const char *account_id, *region_id, *zone_id, *instance_type;
+    double discovery_secs;     /* how long discovery took */
+} rt_cloud;
+
+typedef struct rt_cloud_discovery rt_cloud_discovery;
+
+/* Starts asking every vendor's metadata service at once, in the background, for at most 2
+ * seconds in all; returns at once. metadata_url replaces scheme and host of every endpoint
+ * (NULL: $TRACKER_CLOUD_METADATA_URL, else the vendors' own addresses). Returns NULL when
+ * discovery is turned off ($TRACKER_CLOUD_DISCOVERY=0) or memory ran out. */
+RT_API rt_cloud_discovery *rt_cloud_start(const char *metadata_url, rt_log_fn log, void *log_user);
+
+/* The result, waiting at most wait_secs for discovery to end (0: just look). NULL while it
+ * runs. Once known it is cached: fields are NULL where a value was not found, and all are NULL
+ * off a cloud. Valid until rt_cloud_free. */
+RT_API const rt_cloud *rt_cloud_result(rt_cloud_discovery *d, double wait_secs);
+
+/* Frees the discovery; probes still running finish on their own, within the 2 s bound. */
+RT_API void rt_cloud_free(rt_cloud_discovery *d);
+
+/* Formats {"host": {...}, "cloud": {...}} with a newline into buf; either may be NULL (then
+ * null). Returns the length needed, like snprintf. */
+RT_API size_t rt_format_info(const rt_host *host, const rt_cloud *cloud, char *buf, size_t cap);
+
+/* ------------------------------------------------------------------------------------------
  * Job metadata, attached to every output line and to the run registration. */
 
 typedef struct rt_job {

@@ -80,6 +80,7 @@ typedef struct run_state {
     rt_writer *writer;   /* NULL with --quiet */
     bool output_dead;
     pid_t child;       /* the wrapped command, 0 without one */
+    rt_cloud_discovery *cloud;
     bool child_done;
     int child_status;
 } run_state;
@@ -254,6 +255,8 @@ static int track(cli_options *o)
         say("warning: cannot start sampling (%s); running the command untracked", rt_strerror(err));
         rs.sampler = NULL;
     }
+    /* where the job runs: found in the background, never waited for; kept for the run */
+    rs.cloud = rt_cloud_start(NULL, log_cb, NULL);
     if (out_fd >= 0 && (err = rt_writer_new(o->format, out_fd, &o->job, &rs.writer)) != RT_OK) {
         say("cannot set up output: %s", rt_strerror(err));
         rs.writer = NULL;
@@ -308,11 +311,40 @@ static int track(cli_options *o)
         status = rs.child_done ? exit_status_of(rs.child_status) : EXIT_FAIL;
     rt_writer_free(rs.writer);
     rt_sampler_free(rs.sampler);
+    rt_cloud_free(rs.cloud);
     close(tfd);
     close(sfd);
     if (out_fd > STDERR_FILENO)
         close(out_fd);
     return status;
+}
+
+/* resource-tracker info: the host and the cloud as one JSON object on stdout. */
+static int info(const cli_options *o)
+{
+    if (o->nsub > 0) {
+        say("info: unexpected argument '%s' (info takes none)", o->sub_args[0]);
+        return EXIT_USAGE;
+    }
+    rt_cloud_discovery *cd = rt_cloud_start(NULL, log_cb, NULL); /* runs while the host is read */
+    rt_sampler_options so = {.log = log_cb};
+    rt_host *host = NULL;
+    rt_error err = rt_host_read(&so, &host);
+    if (err != RT_OK) {
+        say("cannot read the host's facts: %s", rt_strerror(err));
+        rt_cloud_free(cd);
+        return EXIT_FAIL;
+    }
+    const rt_cloud *cloud = rt_cloud_result(cd, 3.0);
+    rt_cloud none = {.discovery_secs = NAN}; /* discovery off: every field null */
+    char buf[8192];
+    size_t n = rt_format_info(host, cloud ? cloud : &none, buf, sizeof buf);
+    int rc = 0;
+    if (n >= sizeof buf || fwrite(buf, 1, n, stdout) != n || fflush(stdout) != 0)
+        rc = EXIT_FAIL;
+    rt_host_free(host);
+    rt_cloud_free(cd);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -334,6 +366,11 @@ int main(int argc, char **argv)
         printf("resource-tracker %s\n", rt_version());
         cli_options_free(&o);
         return 0;
+    }
+    if (o.cmd == CMD_INFO) {
+        rc = info(&o);
+        cli_options_free(&o);
+        return rc;
     }
     if (o.cmd != CMD_TRACK) {
         static const char *const names[] = {"", "summary", "recommend", "report", "info"};

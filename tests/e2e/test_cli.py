@@ -80,7 +80,7 @@ def test_config_errors_name_file_line_col(tmp_path):
 
 
 def test_subcommands_not_available_yet():
-    for sub in ("summary", "recommend", "report", "info"):
+    for sub in ("summary", "recommend", "report"):
         r = run([sub, "x"])
         assert r.returncode == 2 and "not available yet" in r.stderr
 

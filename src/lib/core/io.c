@@ -48,7 +48,7 @@ ssize_t rt_pread_single(int fd, char *buf, size_t cap)
 
 int rt_open_at(int dirfd, const char *path)
 {
-    if (dirfd < 0)
+    if (dirfd < 0 && dirfd != AT_FDCWD) /* a root that could not be opened */
         return -ENOENT;
     int fd;
     do {

@@ -365,6 +365,35 @@ void rt_json_sample(rt_ob *o, const rt_sample *s, const rt_job *job)
     rt_ob_put(o, "\n", 1);
 }
 
+/* ---- host and cloud ----------------------------------------------------------------------- */
+
+static const field host_fields[] = {
+    FS(rt_host, hostname),        FS(rt_host, host_id),        FS(rt_host, ip),
+    FI(rt_host, vcpus),           FS(rt_host, cpu_model),      FN(rt_host, memory_mib, 3),
+    FS(rt_host, gpu_model),       FI(rt_host, gpu_count),      FN(rt_host, gpu_memory_mib, 3),
+    FN(rt_host, storage_gb, 3),   FS(rt_host, kernel),         FS(rt_host, os),
+    FS(rt_host, allocation),
+};
+
+static const field cloud_fields[] = {
+    FS(rt_cloud, vendor_id), FS(rt_cloud, account_id),    FS(rt_cloud, region_id),
+    FS(rt_cloud, zone_id),   FS(rt_cloud, instance_type), FN(rt_cloud, discovery_secs, 3),
+};
+
+size_t rt_format_info(const rt_host *host, const rt_cloud *cloud, char *buf, size_t cap)
+{
+    rt_ob o = {.buf = buf, .cap = cap};
+    rt_ob_put(&o, "{", 1);
+    jobject(&o, "host", host, host_fields, RT_ARRAY_LEN(host_fields));
+    jobject(&o, "cloud", cloud, cloud_fields, RT_ARRAY_LEN(cloud_fields));
+    jclose(&o, '}');
+    o.len--; /* the newline instead of the comma */
+    rt_ob_put(&o, "\n", 1);
+    if (cap)
+        buf[o.len < cap ? o.len : cap - 1] = '\0';
+    return o.len;
+}
+
 /* ---- CSV ------------------------------------------------------------------------------------ */
 
 static const char csv_header[] =

@@ -1,0 +1,300 @@
+/* host.c - the host's facts (name, machine id, primary address, CPUs, memory, GPUs, storage,
+ * kernel, OS) and the guess whether it was dedicated to the tracked job or shared. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <math.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "gpu.h"
+#include "sources.h"
+
+typedef struct host_impl {
+    rt_host pub;
+    char *strs[10]; /* everything pub points to, for freeing */
+    size_t nstrs;
+} host_impl;
+
+static const char *keep(host_impl *h, char *s)
+{
+    if (!s)
+        return NULL;
+    if (h->nstrs == RT_ARRAY_LEN(h->strs)) {
+        free(s);
+        return NULL;
+    }
+    h->strs[h->nstrs++] = s;
+    return s;
+}
+
+/* A whole small file from an absolute path (not under /proc or /sys), trimmed. */
+static char *slurp_line(const char *path)
+{
+    char buf[256], out[256];
+    ssize_t n = rt_read_at(AT_FDCWD, path, buf, sizeof buf);
+    if (n <= 0)
+        return NULL;
+    return rt_copy_trim(out, sizeof out, buf, (size_t)n) ? strdup(out) : NULL;
+}
+
+/* PRETTY_NAME of os-release, without its quotes. */
+static char *os_name(void)
+{
+    static const char *const paths[] = {"/etc/os-release", "/usr/lib/os-release"};
+    char buf[4096];
+    for (size_t i = 0; i < RT_ARRAY_LEN(paths); i++) {
+        ssize_t n = rt_read_at(AT_FDCWD, paths[i], buf, sizeof buf);
+        const char *p = buf, *end = buf + (n > 0 ? n : 0), *line, *le;
+        while (n > 0 && rt_next_line(&p, end, &line, &le)) {
+            if (le - line > 12 && memcmp(line, "PRETTY_NAME=", 12) == 0) {
+                const char *v = line + 12, *ve = le;
+                if (ve > v && (*v == '"' || *v == '\'')) {
+                    v++;
+                    if (ve > v && (ve[-1] == '"' || ve[-1] == '\''))
+                        ve--;
+                }
+                return strndup(v, (size_t)(ve - v));
+            }
+        }
+    }
+    return NULL;
+}
+
+/* The CPU model from /proc/cpuinfo ("model name" on x86, "Model" or "Hardware" elsewhere). */
+static char *cpu_model(const rt_roots *r)
+{
+    rt_buf b;
+    rt_buf_init(&b, 1u << 20);
+    int fd = rt_open_at(r->proc_fd, "cpuinfo");
+    char *model = NULL;
+    if (fd >= 0 && rt_read_fd_grow(fd, &b, false) > 0) {
+        static const char *const keys[] = {"model name", "Model", "Hardware", "cpu model"};
+        for (size_t k = 0; k < RT_ARRAY_LEN(keys) && !model; k++) {
+            const char *p = b.data, *end = b.data + b.len, *line, *le;
+            size_t kl = strlen(keys[k]);
+            while (rt_next_line(&p, end, &line, &le)) {
+                const char *colon = memchr(line, ':', (size_t)(le - line));
+                char key[64];
+                if (!colon || rt_copy_trim(key, sizeof key, line, (size_t)(colon - line)) != kl ||
+                    memcmp(key, keys[k], kl) != 0)
+                    continue;
+                char v[256];
+                if (rt_copy_trim(v, sizeof v, colon + 1, (size_t)(le - colon - 1)))
+                    model = strdup(v);
+                break;
+            }
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    rt_buf_free(&b);
+    return model;
+}
+
+/* The interface of the IPv4 default route, from <proc>/net/route. */
+static bool default_iface(const rt_roots *r, char *out, size_t cap)
+{
+    char buf[8192];
+    ssize_t n = rt_read_at(r->proc_fd, "net/route", buf, sizeof buf);
+    const char *p = buf, *end = buf + (n > 0 ? n : 0), *line, *le;
+    while (n > 0 && rt_next_line(&p, end, &line, &le)) {
+        const char *q = line, *tok[4];
+        size_t tl[4];
+        int k = 0;
+        while (k < 4 && rt_next_token(&q, le, &tok[k], &tl[k]))
+            k++;
+        /* Iface Destination Gateway Flags: destination 0 and the route up (flag 1) */
+        if (k == 4 && tl[1] == 8 && memcmp(tok[1], "00000000", 8) == 0 && (strtoul(tok[3], NULL, 16) & 1u) &&
+            tl[0] < cap) {
+            memcpy(out, tok[0], tl[0]);
+            out[tl[0]] = '\0';
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The address of the default route's interface; else the first global address of an
+ * interface that is up and not loopback (IPv4 before IPv6). */
+static char *primary_ip(const rt_roots *r)
+{
+    char dflt[IF_NAMESIZE + 1] = "";
+    default_iface(r, dflt, sizeof dflt);
+    struct ifaddrs *ifs;
+    if (getifaddrs(&ifs) != 0)
+        return NULL;
+    char best[INET6_ADDRSTRLEN] = "";
+    int best_rank = 0;
+    for (struct ifaddrs *i = ifs; i; i = i->ifa_next) {
+        if (!i->ifa_addr || !(i->ifa_flags & IFF_UP) || (i->ifa_flags & IFF_LOOPBACK))
+            continue;
+        int fam = i->ifa_addr->sa_family;
+        char a[INET6_ADDRSTRLEN];
+        int rank;
+        if (fam == AF_INET) {
+            inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, a, sizeof a);
+            rank = strcmp(i->ifa_name, dflt) == 0 ? 4 : 2;
+        } else if (fam == AF_INET6) {
+            const struct in6_addr *x = &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr;
+            if (IN6_IS_ADDR_LINKLOCAL(x))
+                continue;
+            inet_ntop(AF_INET6, x, a, sizeof a);
+            rank = strcmp(i->ifa_name, dflt) == 0 ? 3 : 1;
+        } else {
+            continue;
+        }
+        if (rank > best_rank) {
+            best_rank = rank;
+            memcpy(best, a, sizeof best);
+        }
+    }
+    freeifaddrs(ifs);
+    return best_rank ? strdup(best) : NULL;
+}
+
+rt_error rt_host_read(const rt_sampler_options *opts, rt_host **out)
+{
+    *out = NULL;
+    rt_sampler_options o = {0};
+    if (opts)
+        o = *opts;
+    host_impl *h = calloc(1, sizeof *h);
+    if (!h)
+        return RT_ERR_NOMEM;
+    rt_roots roots;
+    rt_error err = rt_roots_open(&roots, o.proc_root, o.sys_root);
+    if (err != RT_OK) {
+        free(h);
+        return err;
+    }
+    rt_logger lg = {o.log, o.log_user};
+    rt_host *p = &h->pub;
+    char name[256];
+    p->hostname = gethostname(name, sizeof name) == 0 ? keep(h, strndup(name, sizeof name)) : NULL;
+    p->host_id = keep(h, slurp_line("/etc/machine-id"));
+    if (!p->host_id)
+        p->host_id = keep(h, slurp_line("/var/lib/dbus/machine-id"));
+    p->ip = keep(h, primary_ip(&roots));
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    p->vcpus = cpus > 0 ? cpus : RT_NULL_I64;
+    p->cpu_model = keep(h, cpu_model(&roots));
+    char buf[4096];
+    ssize_t n = rt_read_at(roots.proc_fd, "meminfo", buf, sizeof buf);
+    rt_meminfo m;
+    p->memory_mib = n > 0 && rt_meminfo_parse(buf, (size_t)n, &m) == 0 ? (double)m.kib[RT_MEM_TOTAL] / 1024.0 : NAN;
+    struct utsname u;
+    p->kernel = uname(&u) == 0 ? keep(h, strdup(u.release)) : NULL;
+    p->os = keep(h, os_name());
+
+    /* GPUs */
+    p->gpu_count = 0;
+    p->gpu_memory_mib = NAN;
+    rt_gpus *g = rt_gpus_open(&roots, o.nvml_library, &lg);
+    size_t ng = 0;
+    const rt_gpu *gs = g ? rt_gpus_read(g, &ng) : NULL;
+    p->gpu_count = (int64_t)ng;
+    double vram = 0;
+    bool vram_known = false;
+    for (size_t i = 0; i < ng; i++) {
+        if (i == 0 && gs[i].name)
+            p->gpu_model = keep(h, strdup(gs[i].name));
+        if (gs[i].vram_total_bytes != RT_NULL_U64) {
+            vram += (double)gs[i].vram_total_bytes / 1048576.0;
+            vram_known = true;
+        }
+    }
+    if (vram_known)
+        p->gpu_memory_mib = vram;
+    else if (ng == 0)
+        p->gpu_memory_mib = 0;
+    rt_gpus_close(g);
+
+    /* storage: the physical disks the sampler lists */
+    p->storage_gb = NAN;
+    rt_sampler *s;
+    rt_sampler_options so = o;
+    so.pid = 0;
+    so.own_children = 0;
+    so.nvml_library = "/nonexistent/libnvidia-ml.so.1"; /* the GPUs were read above */
+    const rt_sample *smp;
+    if (rt_sampler_new(&so, &s) == RT_OK) {
+        if (rt_sampler_sample(s, &smp) == RT_OK) {
+            double total = 0;
+            bool any = false;
+            for (size_t i = 0; i < smp->disk_count; i++)
+                if (smp->disk[i].capacity_bytes != RT_NULL_U64) {
+                    total += (double)smp->disk[i].capacity_bytes / 1e9;
+                    any = true;
+                }
+            p->storage_gb = any ? total : smp->disk_count == 0 ? 0 : NAN;
+        }
+        rt_sampler_free(s);
+    }
+    rt_roots_close(&roots);
+    *out = p;
+    return RT_OK;
+}
+
+void rt_host_free(rt_host *pub)
+{
+    if (!pub)
+        return;
+    host_impl *h = (host_impl *)pub;
+    for (size_t i = 0; i < h->nstrs; i++)
+        free(h->strs[i]);
+    free(h);
+}
+
+void rt_allocation_add(rt_allocation *a, const rt_sample *s)
+{
+    const rt_process *p = s->process;
+    if (!p || isnan(s->cpu.utilization_pct) || isnan(p->cores_used))
+        return;
+    a->samples++;
+    a->system_cores += s->cpu.utilization_pct;
+    a->process_cores += p->cores_used;
+    if (!isnan(s->memory.used_mib) && !isnan(p->pss_mib)) {
+        a->system_memory_mib += s->memory.used_mib;
+        a->process_memory_mib += p->pss_mib;
+    }
+    double gpus = 0, vram = 0;
+    for (size_t i = 0; i < s->gpu_count; i++) {
+        if (!isnan(s->gpu[i].utilization_pct))
+            gpus += s->gpu[i].utilization_pct / 100.0;
+        if (s->gpu[i].vram_used_bytes != RT_NULL_U64)
+            vram += (double)s->gpu[i].vram_used_bytes / 1048576.0;
+    }
+    a->system_gpus += gpus;
+    a->system_vram_mib += vram;
+    if (!isnan(p->gpu_utilization_pct))
+        a->process_gpus += p->gpu_utilization_pct / 100.0;
+    if (p->gpu_vram_used_bytes != RT_NULL_U64)
+        a->process_vram_mib += (double)p->gpu_vram_used_bytes / 1048576.0;
+}
+
+/* Others used more than `absolute` and more than a quarter of what the tree used. */
+static bool others_busy(double system, double process, double n, double absolute)
+{
+    double others = (system - process) / n, mine = process / n;
+    return others > absolute && others > 0.25 * mine;
+}
+
+const char *rt_allocation_guess(const rt_allocation *a)
+{
+    if (!a || a->samples <= 0)
+        return NULL;
+    double n = a->samples;
+    if (others_busy(a->system_cores, a->process_cores, n, 0.5) ||
+        others_busy(a->system_memory_mib, a->process_memory_mib, n, 1024.0) ||
+        others_busy(a->system_gpus, a->process_gpus, n, 0.1) ||
+        others_busy(a->system_vram_mib, a->process_vram_mib, n, 1024.0))
+        return "shared";
+    return "dedicated";
+}
