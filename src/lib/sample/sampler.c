@@ -709,10 +709,10 @@ static rt_error take_reading(rt_sampler *s, double mono, double real)
     s->sample.timestamp_secs = real;
     s->sample.interval_secs = elapsed;
     read_cpu(s);
-    read_tree(s, mono, s->have_prev_time ? elapsed : 0);
+    read_tree(s, mono, elapsed);
     read_memory(s);
-    read_disks(s, s->have_prev_time ? elapsed : 0);
-    read_network(s, s->have_prev_time ? elapsed : 0, mono);
+    read_disks(s, elapsed);
+    read_network(s, elapsed, mono);
     s->sample.gpu = rt_gpus_read(s->gpus, &s->sample.gpu_count);
     commit_cpu(s);
     commit_disks(s);

@@ -316,17 +316,6 @@ static void visit_thread(rt_proctree *t, int64_t tid, void *user)
     read_children_fd(t, th->fd);
 }
 
-static void walk_children_of_threads(rt_proctree *t, proc *p);
-
-/* Pushes the children of every thread of p, and remembers them. */
-static void walk_children(rt_proctree *t, proc *p)
-{
-    p->nkids = 0;
-    t->walking = p;
-    walk_children_of_threads(t, p);
-    t->walking = NULL;
-}
-
 /* Reads the on-CPU time of p's main thread (first field of schedstat), or returns false. */
 static bool read_run_ns(proc *p, uint64_t *run_ns)
 {
@@ -338,18 +327,21 @@ static bool read_run_ns(proc *p, uint64_t *run_ns)
     return n > 0 && rt_parse_u64(&q, b + n, run_ns);
 }
 
-static void walk_children_of_threads(rt_proctree *t, proc *p)
+/* Pushes the children of every thread of p, and remembers them for p's quick path. A single
+ * thread's children file is all there is (kept open); otherwise the thread list is read. */
+static void walk_children(rt_proctree *t, proc *p)
 {
+    p->nkids = 0;
+    t->walking = p;
     if (p->nthreads <= 1) {
-        /* one thread: its children file is all there is; keep it open */
         visit_thread(t, p->pid, p);
-        close_threads(p, false, t->gen);
-        return;
+    } else {
+        char base[32];
+        snprintf(base, sizeof base, "%lld", (long long)p->pid);
+        list_threads(t, base, visit_thread, p);
     }
-    char base[32];
-    snprintf(base, sizeof base, "%lld", (long long)p->pid);
-    list_threads(t, base, visit_thread, p);
     close_threads(p, false, t->gen); /* threads that ended */
+    t->walking = NULL;
 }
 
 static void own_child_thread(rt_proctree *t, int64_t tid, void *user)
