@@ -40,7 +40,7 @@ int main(int argc, char **argv)
     double c2 = cpu_secs();
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    printf("samples: %ld  cores: %zu  disks: %zu  interfaces: %zu  json bytes/sample: %zu\n", n, smp->cpu.core_count,
+    printf("samples: %ld  cores: %zu  disks: %zu  interfaces: %zu  json bytes/sample: %zu\n", n, smp->cpu->core_count,
            smp->disk_count, smp->network_count, len);
     printf("cpu_us_per_sample_read: %.1f\n", (c1 - c0) / (double)n * 1e6);
     printf("cpu_us_per_sample_format_json: %.1f\n", (c2 - c1) / (double)n * 1e6);

@@ -64,9 +64,11 @@ static void stop_tree(pid_t root)
 
 /* CPU microseconds per sample over n back-to-back samples (warm) and with a pause between
  * samples (cold caches, as at a real interval). */
-static void measure(const char *label, pid_t pid, int samples)
+static void measure(const char *label, pid_t pid, double pss_max_age, int samples)
 {
-    rt_sampler_options o = {.pid = pid};
+    rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
+    o.pid = pid;
+    o.pss_max_age_secs = pss_max_age;
     rt_sampler *s;
     if (rt_sampler_new(&o, &s) != RT_OK) {
         fprintf(stderr, "bench-tree: cannot track %d\n", (int)pid);
@@ -103,25 +105,22 @@ int main(int argc, char **argv)
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
-    measure("whole machine only", 0, samples);
+    measure("whole machine only", 0, 30, samples);
     static const int sizes[] = {1, 200, 1000};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         pid_t root = start_tree(sizes[k]);
         char label[64];
-        unsetenv("TRACKER_PSS_MAX_AGE");
         snprintf(label, sizeof label, "tree of %d sleeping, PSS by freshness rule", sizes[k]);
-        measure(label, root, samples);
-        setenv("TRACKER_PSS_MAX_AGE", "0", 1);
+        measure(label, root, 30, samples);
         snprintf(label, sizeof label, "tree of %d sleeping, PSS every sample", sizes[k]);
-        measure(label, root, samples);
-        unsetenv("TRACKER_PSS_MAX_AGE");
+        measure(label, root, 0, samples);
         stop_tree(root);
     }
     /* one tracked process, with and without 2000 unrelated processes on the machine */
     pid_t one = start_tree(1);
-    measure("1 process, idle machine", one, samples);
+    measure("1 process, idle machine", one, 30, samples);
     pid_t crowd = start_tree(2000);
-    measure("1 process, 2000 unrelated processes running", one, samples);
+    measure("1 process, 2000 unrelated processes running", one, 30, samples);
     stop_tree(crowd);
     stop_tree(one);
     return 0;

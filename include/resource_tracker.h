@@ -1,18 +1,36 @@
 /* resource_tracker.h - the public C API of libresource-tracker.
  * Samples CPU, memory, disk, network and GPUs of a Linux machine and of a process tree, and
- * formats each sample as a JSON line or a CSV row. The resource-tracker tool uses only this. */
+ * formats each sample as a JSON line or a CSV row. The resource-tracker tool uses only this.
+ *
+ * ABI rules (what a binding compiled against an older copy of this header may rely on):
+ *  - The shared library's SONAME is libresource-tracker.so.MAJOR. Within one MAJOR version the
+ *    ABI only grows: functions, enum values and error codes are added, never removed, renamed
+ *    or renumbered, and never change meaning. Anything else bumps MAJOR, and so the SONAME.
+ *  - Structs the library fills and hands out by pointer (rt_sample and everything it points to,
+ *    rt_host, rt_cloud) grow only at their end. Every struct of a sample is reached through a
+ *    pointer, and its arrays are arrays of pointers, so a caller never depends on a size.
+ *  - Structs the caller fills (the *_options structs, rt_job) begin with `size_t struct_size`,
+ *    which the caller sets to sizeof as it was compiled (the *_INIT macros do this). The
+ *    library reads only the fields within struct_size and takes the default for the rest.
+ *  - The library reads no environment variable: the front end (the tool, a binding) turns
+ *    TRACKER_* variables into options. */
 #ifndef RESOURCE_TRACKER_H
 #define RESOURCE_TRACKER_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/statvfs.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define RT_VERSION "0.1.0"
+#define RT_VERSION_MAJOR 0
+#define RT_VERSION_MINOR 2
+#define RT_VERSION_PATCH 0
+#define RT_VERSION "0.2.0"
+/* 0xMMmmpp: compare with rt_version_num() to learn whether the loaded library is as new as
+ * the header a binding was written for. */
+#define RT_VERSION_NUM ((RT_VERSION_MAJOR << 16) | (RT_VERSION_MINOR << 8) | RT_VERSION_PATCH)
 
 /* Symbols exported from the shared library; everything else stays internal. */
 #if defined(RT_BUILDING_LIBRARY) && defined(__GNUC__)
@@ -31,33 +49,39 @@ typedef enum rt_error {
     RT_ERR_NOT_FOUND = 5,   /* a file, process or device does not exist */
     RT_ERR_UNSUPPORTED = 6, /* the machine lacks what the call needs */
     RT_ERR_SYSTEM = 7,      /* a system call failed; errno tells more */
+    RT_ERR_DISABLED = 8,    /* the caller's options turned the feature off */
 } rt_error;
 
 /* Returns a static, never-NULL English description of err. */
 RT_API const char *rt_strerror(rt_error err);
 
-/* Returns the library version string, e.g. "0.1.0" (static storage). */
+/* Returns the library version string, e.g. "0.2.0" (static storage). */
 RT_API const char *rt_version(void);
+
+/* Returns the library's RT_VERSION_NUM (the loaded library's, not the header's). */
+RT_API unsigned rt_version_num(void);
 
 /* Log levels passed to the log callback. */
 typedef enum rt_log_level { RT_LOG_DEBUG = 0, RT_LOG_INFO = 1, RT_LOG_WARN = 2, RT_LOG_ERROR = 3 } rt_log_level;
 
 /* The library never prints: it hands messages to this callback, if set. msg is valid only
- * during the call. */
+ * during the call. The callback may be called from the cloud discovery's threads. */
 typedef void (*rt_log_fn)(void *user, rt_log_level level, const char *msg);
 
 /* ------------------------------------------------------------------------------------------
  * Missing values. A figure the machine cannot report is "null": NaN for doubles,
- * RT_NULL_U64 / RT_NULL_I64 for integers, NULL or "" for strings. Never a made-up zero. */
+ * RT_NULL_U64 / RT_NULL_I64 for integers, NULL for strings. Never a made-up zero. */
 #define RT_NULL_U64 UINT64_MAX
 #define RT_NULL_I64 INT64_MIN
 
 /* ------------------------------------------------------------------------------------------
- * One sample: a plain struct. All pointers inside are owned by the sampler that produced the
- * sample and stay valid until the next rt_sampler_sample*() call or rt_sampler_free(). */
+ * One sample: plain structs reached through pointers. Everything a sample points to is owned
+ * by the sampler that produced it and stays valid until the next rt_sampler_sample() call or
+ * rt_sampler_free(). Each struct may gain fields at its end (see the ABI rules above). */
 
 typedef struct rt_cpu {
-    double utilization_pct;     /* busy cores, 0..core_count (fractional) */
+    double utilization_pct;     /* busy cores, 0..core_count (fractional): the sum of
+                                 * per_core_pct / 100; NaN when no core has data */
     const double *per_core_pct; /* core_count entries, 0..100 each; NaN for a core without data */
     size_t core_count;          /* online logical cores seen in this sample */
     double utime_secs;          /* user+nice CPU seconds over all cores in the interval */
@@ -102,11 +126,11 @@ typedef struct rt_disk {
     double read_bytes_per_sec, write_bytes_per_sec;
     uint64_t read_bytes_total, write_bytes_total; /* since boot */
     uint64_t read_bytes, write_bytes;             /* in this interval */
-    const rt_mount *mounts; /* filesystems on this disk, its partitions or volumes on it */
+    const rt_mount *const *mounts; /* filesystems on this disk, its partitions or volumes on it */
     size_t mount_count;
 } rt_disk;
 
-/* A key and a value, e.g. a GPU's driver facts. */
+/* A key and a value, e.g. a GPU's driver facts. This pair never grows. */
 typedef struct rt_kv {
     const char *key, *value;
 } rt_kv;
@@ -135,28 +159,35 @@ typedef struct rt_process {
     int alive;            /* 1 while the root runs, 0 after it exited */
     int64_t child_count;  /* live descendants, the root not included */
     int64_t thread_count; /* threads of all live processes in the tree */
-    double cores_used;    /* CPU seconds per second over the interval */
-    double utime_secs, stime_secs; /* CPU seconds in the interval */
-    double cpu_secs_total;         /* user+system seconds since tracking began */
-    double pss_mib, rss_mib, swap_mib; /* of the live processes; PSS may be up to 30 s old */
+    double cores_used;    /* CPU seconds per second over the interval; never more than the
+                           * machine's cores nor the machine's own busy cores */
+    double utime_secs, stime_secs; /* CPU seconds reported for the interval */
+    double cpu_secs_total;         /* user+system seconds since tracking began (exact) */
+    double pss_mib, rss_mib, swap_mib; /* of the live processes (0 when none is alive) */
     double read_bytes_per_sec, write_bytes_per_sec;
     uint64_t read_bytes_total, write_bytes_total; /* storage I/O since tracking began */
     uint64_t read_bytes, write_bytes;             /* in this interval */
     double gpu_utilization_pct;   /* NaN: no GPU data */
     uint64_t gpu_vram_used_bytes; /* RT_NULL_U64: no GPU data */
     int64_t gpu_count_used;       /* RT_NULL_I64: no GPU data */
+    /* added in 0.2 */
+    double rss_peak_mib; /* the highest RSS the kernel has shown for the tree: the largest
+                          * sampled rss_mib, and never below a reaped process's ru_maxrss */
+    uint64_t cancelled_write_bytes_total; /* of write_bytes_total, bytes whose writeback was
+                                           * cancelled (the file was truncated or deleted
+                                           * first): they never reached storage */
 } rt_process;
 
 typedef struct rt_sample {
     double timestamp_secs; /* Unix time of the reading, millisecond precision */
     double interval_secs;  /* monotonic seconds since the previous reading */
-    rt_cpu cpu;
-    rt_memory memory;
-    const rt_net_iface *network; /* non-loopback interfaces */
+    const rt_cpu *cpu;
+    const rt_memory *memory;
+    const rt_net_iface *const *network; /* non-loopback interfaces */
     size_t network_count;
-    const rt_disk *disk; /* whole physical disks */
+    const rt_disk *const *disk; /* whole physical disks */
     size_t disk_count;
-    const rt_gpu *gpu; /* empty without GPUs */
+    const rt_gpu *const *gpu; /* empty without GPUs */
     size_t gpu_count;
     /* Filesystem space summed over the distinct filesystems listed under the disks. */
     uint64_t disk_space_total_bytes, disk_space_used_bytes, disk_space_free_bytes;
@@ -168,42 +199,45 @@ typedef struct rt_sample {
 
 typedef struct rt_sampler rt_sampler;
 
-/* Replaces statvfs(3) for mount points, e.g. to replay a captured fixture. Returns 0 or -1. */
-typedef int (*rt_statvfs_fn)(void *user, const char *mount_point, struct statvfs *out);
-
 typedef struct rt_sampler_options {
-    const char *proc_root; /* NULL: $TRACKER_PROC_ROOT, else the procfs mount */
-    const char *sys_root;  /* NULL: $TRACKER_SYS_ROOT, else the sysfs mount */
+    size_t struct_size;    /* sizeof(rt_sampler_options) as the caller compiled it */
+    const char *proc_root; /* NULL: /proc (TRACKER_PROC_ROOT in the tool) */
+    const char *sys_root;  /* NULL: /sys (TRACKER_SYS_ROOT) */
     rt_log_fn log;         /* NULL: messages are dropped */
     void *log_user;
-    rt_statvfs_fn statvfs; /* NULL: statvfs(3) */
-    void *statvfs_user;
     int64_t pid;      /* root of the process tree to attribute usage to; 0: none */
     int own_children; /* also take in the caller's own children (wrapper mode: the caller runs
-                       * the command and is a child subreaper, see prctl(2)) */
-    const char *nvml_library; /* NULL: $TRACKER_NVML_LIBRARY, else libnvidia-ml.so.1 */
+                       * the command and is a child subreaper, see prctl(2)); the tree is then
+                       * counted from zero, not from a baseline */
+    const char *nvml_library; /* NULL: libnvidia-ml.so.1 (TRACKER_NVML_LIBRARY) */
+    double pss_max_age_secs;  /* the longest a PSS reading is reused (TRACKER_PSS_MAX_AGE);
+                               * 0: re-read every sample. Default 30 */
+    double tree_start_mono_secs; /* with own_children: when the caller started the command,
+                                  * on CLOCK_MONOTONIC; the first sample's interval starts
+                                  * there. 0: at the baseline reading */
 } rt_sampler_options;
 
+#define RT_SAMPLER_OPTIONS_INIT {.struct_size = sizeof(rt_sampler_options), .pss_max_age_secs = 30.0}
+
 /* Creates a sampler and takes its first (baseline) reading. opts may be NULL for defaults.
- * Returns RT_OK and sets *out (free with rt_sampler_free), or an error: RT_ERR_NOT_FOUND when
- * the proc root lacks the CPU statistics, RT_ERR_NOMEM. A source that finds nothing (no disks,
- * no network) is not an error: its part of the sample is empty. */
+ * Returns RT_OK and sets *out (free with rt_sampler_free), or an error: RT_ERR_INVALID (a
+ * struct_size too small, a negative pid), RT_ERR_NOT_FOUND when the proc root lacks the CPU
+ * statistics or opts->pid does not exist, RT_ERR_NOMEM. A source that finds nothing (no
+ * disks, no network) is not an error: its part of the sample is empty. */
 RT_API rt_error rt_sampler_new(const rt_sampler_options *opts, rt_sampler **out);
 
 /* Takes a reading now and sets *out to the sample covering the time since the previous one.
- * The sample is owned by the sampler. A source that fails leaves its fields null (and logs);
- * returns an error only when nothing could be read at all. */
+ * The sample is owned by the sampler. A source that fails leaves its fields null (and logs).
+ * Returns RT_OK, or RT_ERR_IO when not one of the machine-wide sources could be read (the
+ * sample is still set, all null). */
 RT_API rt_error rt_sampler_sample(rt_sampler *s, const rt_sample **out);
-
-/* As rt_sampler_sample(), with the clock readings given instead of read: mono_secs on a
- * monotonic clock, real_secs as Unix time. For replaying fixtures in tests. */
-RT_API rt_error rt_sampler_sample_at(rt_sampler *s, double mono_secs, double real_secs, const rt_sample **out);
 
 /* Reaps pid, a zombie child of the calling process (found with waitid(P_ALL, ...,
  * WEXITED | WNOWAIT)), after reading its final I/O counters, and adds its CPU time (the
- * kernel's rusage: its own and all it reaped) and I/O to the tree's totals. Sets *wstatus as
- * waitpid(2) would. Returns RT_OK, RT_ERR_INVALID without a tracked tree, or RT_ERR_NOT_FOUND
- * when pid was not a zombie child. Wrapper mode calls this for every child it reaps. */
+ * kernel's rusage: its own and all it reaped), its I/O and its peak RSS to the tree's totals.
+ * Sets *wstatus as waitpid(2) would. Returns RT_OK, RT_ERR_INVALID without a tracked tree,
+ * or RT_ERR_NOT_FOUND when pid was not a zombie child. Wrapper mode calls this for every
+ * child it reaps. */
 RT_API rt_error rt_sampler_reap(rt_sampler *s, int64_t pid, int *wstatus);
 
 /* Frees the sampler and everything it owns. NULL is allowed. */
@@ -228,49 +262,71 @@ typedef struct rt_host {
                              * NULL when not known */
 } rt_host;
 
-/* Reads the host's facts (opts as for rt_sampler_new, for the roots and the NVML library;
- * NULL for defaults). Missing facts are NULL / NaN / RT_NULL_I64. Returns RT_OK and *out
- * (free with rt_host_free), or RT_ERR_NOMEM / RT_ERR_NOT_FOUND (no proc root). */
-RT_API rt_error rt_host_read(const rt_sampler_options *opts, rt_host **out);
+typedef struct rt_host_options {
+    size_t struct_size;       /* sizeof(rt_host_options) as the caller compiled it */
+    const char *proc_root;    /* NULL: /proc */
+    const char *sys_root;     /* NULL: /sys */
+    rt_log_fn log;            /* NULL: messages are dropped */
+    void *log_user;
+    const char *nvml_library; /* NULL: libnvidia-ml.so.1 */
+} rt_host_options;
+
+#define RT_HOST_OPTIONS_INIT {.struct_size = sizeof(rt_host_options)}
+
+/* Reads the host's facts (opts NULL for defaults). Missing facts are NULL / NaN /
+ * RT_NULL_I64. Returns RT_OK and *out (free with rt_host_free), or RT_ERR_NOMEM,
+ * RT_ERR_INVALID (struct_size too small) or RT_ERR_NOT_FOUND (no proc root). */
+RT_API rt_error rt_host_read(const rt_host_options *opts, rt_host **out);
 RT_API void rt_host_free(rt_host *h);
 
 /* Whether the machine looks dedicated to the tracked tree or shared with other work, from the
  * run's samples: shared when, on average, the rest of the machine used at least 0.5 cores and
  * a quarter of what the tree used, or 1 GiB of memory and a quarter of the tree's PSS, or the
- * like for GPU time (0.1 GPU) and VRAM (1 GiB). Start from a zeroed struct. */
-typedef struct rt_allocation {
-    double samples;
-    double system_cores, process_cores;
-    double system_memory_mib, process_memory_mib;
-    double system_gpus, process_gpus;
-    double system_vram_mib, process_vram_mib;
-} rt_allocation;
+ * like for GPU time (0.1 GPU) and VRAM (1 GiB). */
+typedef struct rt_allocation rt_allocation;
 
+/* A new, empty accumulator (free with rt_allocation_free), or NULL when out of memory. */
+RT_API rt_allocation *rt_allocation_new(void);
 /* Adds one sample (one with a tracked process; others are ignored). */
 RT_API void rt_allocation_add(rt_allocation *a, const rt_sample *s);
 /* "dedicated" or "shared" (static strings), or NULL without samples. */
 RT_API const char *rt_allocation_guess(const rt_allocation *a);
+RT_API void rt_allocation_free(rt_allocation *a);
 
 typedef struct rt_cloud {
-    const char *vendor_id;     /* aws, gcp, azure, hetzner, upcloud, alicloud, ovh, vultr */
+    const char *vendor_id;     /* aws, gcp, azure, hcloud, upcloud, alicloud, ovh, vultr */
     const char *account_id, *region_id, *zone_id, *instance_type;
     double discovery_secs;     /* how long discovery took */
 } rt_cloud;
 
+typedef struct rt_cloud_options {
+    size_t struct_size;       /* sizeof(rt_cloud_options) as the caller compiled it */
+    int disabled;             /* non-zero: no discovery, no request at all
+                               * (TRACKER_CLOUD_DISCOVERY=0 in the tool) */
+    const char *metadata_url; /* replaces scheme, host and port of every endpoint (tests:
+                               * TRACKER_CLOUD_METADATA_URL); NULL: the vendors' addresses */
+    rt_log_fn log;            /* NULL: messages are dropped; called from the probe threads */
+    void *log_user;
+} rt_cloud_options;
+
+#define RT_CLOUD_OPTIONS_INIT {.struct_size = sizeof(rt_cloud_options)}
+
 typedef struct rt_cloud_discovery rt_cloud_discovery;
 
 /* Starts asking every vendor's metadata service at once, in the background, for at most 2
- * seconds in all; returns at once. metadata_url replaces scheme and host of every endpoint
- * (NULL: $TRACKER_CLOUD_METADATA_URL, else the vendors' own addresses). Returns NULL when
- * discovery is turned off ($TRACKER_CLOUD_DISCOVERY=0) or memory ran out. */
-RT_API rt_cloud_discovery *rt_cloud_start(const char *metadata_url, rt_log_fn log, void *log_user);
+ * seconds in all; returns at once. opts NULL for defaults. Returns RT_OK and *out (free with
+ * rt_cloud_free); RT_ERR_DISABLED when opts turn discovery off (*out NULL, nothing asked);
+ * RT_ERR_INVALID for a metadata_url that is not http:// or a struct_size too small;
+ * RT_ERR_NOMEM. */
+RT_API rt_error rt_cloud_start(const rt_cloud_options *opts, rt_cloud_discovery **out);
 
 /* The result, waiting at most wait_secs for discovery to end (0: just look). NULL while it
- * runs. Once known it is cached: fields are NULL where a value was not found, and all are NULL
- * off a cloud. Valid until rt_cloud_free. */
+ * runs (and for a NULL d). Once known it is cached: fields are NULL where a value was not
+ * found, and all are NULL off a cloud. Valid until rt_cloud_free. */
 RT_API const rt_cloud *rt_cloud_result(rt_cloud_discovery *d, double wait_secs);
 
-/* Frees the discovery; probes still running finish on their own, within the 2 s bound. */
+/* Frees the discovery; probes still running finish on their own, within the 2 s bound.
+ * NULL is allowed. */
 RT_API void rt_cloud_free(rt_cloud_discovery *d);
 
 /* Formats {"host": {...}, "cloud": {...}} with a newline into buf; either may be NULL (then
@@ -281,11 +337,14 @@ RT_API size_t rt_format_info(const rt_host *host, const rt_cloud *cloud, char *b
  * Job metadata, attached to every output line and to the run registration. */
 
 typedef struct rt_job {
+    size_t struct_size; /* sizeof(rt_job) as the caller compiled it */
     const char *job_name, *project_name, *stage_name, *task_name, *team, *env, *language;
     const char *orchestrator, *executor, *external_run_id, *container_image;
     const char *const *tags; /* "key=value" strings */
     size_t tag_count;
 } rt_job;
+
+#define RT_JOB_INIT {.struct_size = sizeof(rt_job)}
 
 /* ------------------------------------------------------------------------------------------
  * Output: JSON lines (one object per sample) or CSV (header once, one row per sample). */
@@ -295,8 +354,9 @@ typedef enum rt_format { RT_FORMAT_JSON = 0, RT_FORMAT_CSV = 1 } rt_format;
 typedef struct rt_writer rt_writer;
 
 /* Creates a writer that writes each sample to fd with a single write(2) (so a reader sees
- * whole lines at once). The fd stays owned by the caller. job may be NULL; the strings it
- * points to must outlive the writer. Returns RT_OK and *out, or RT_ERR_NOMEM/RT_ERR_INVALID. */
+ * whole lines at once). The fd stays owned by the caller. job may be NULL; it is copied, but
+ * the strings it points to must outlive the writer. Returns RT_OK and *out, or RT_ERR_NOMEM /
+ * RT_ERR_INVALID (a bad format or fd, a job struct_size too small). */
 RT_API rt_error rt_writer_new(rt_format format, int fd, const rt_job *job, rt_writer **out);
 
 /* Formats and writes one sample (the CSV header first, once). Returns RT_OK, or RT_ERR_IO
@@ -308,7 +368,7 @@ RT_API void rt_writer_free(rt_writer *w);
 
 /* Formats one sample into buf (NUL-terminated, with the trailing newline). Returns the length
  * it needs, excluding the NUL, like snprintf: a result >= cap means buf was too small. With
- * RT_FORMAT_CSV this is one row without the header. */
+ * RT_FORMAT_CSV this is one row without the header. job may be NULL. */
 RT_API size_t rt_format_sample(rt_format format, const rt_sample *sample, const rt_job *job, char *buf, size_t cap);
 
 /* Returns the CSV header line of contracts §3, with its newline (static storage). */

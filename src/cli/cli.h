@@ -63,6 +63,13 @@ typedef struct cli_options {
     const char **tags;
     size_t ntags;
     rt_job job;
+
+    /* library settings from the environment (contracts §4): the library reads none itself */
+    const char *proc_root, *sys_root; /* TRACKER_PROC_ROOT, TRACKER_SYS_ROOT; NULL: default */
+    const char *nvml_library;         /* TRACKER_NVML_LIBRARY */
+    double pss_max_age_secs;          /* TRACKER_PSS_MAX_AGE; default 30 */
+    bool cloud_disabled;              /* TRACKER_CLOUD_DISCOVERY=0 */
+    const char *cloud_metadata_url;   /* TRACKER_CLOUD_METADATA_URL */
 } cli_options;
 
 /* Parses argv into opts->args and friends. On a usage error writes one line into err and
@@ -80,6 +87,10 @@ int cli_parse_config(cli_layer *out, const char *name, const char *buf, size_t l
 /* Merges command line, environment and config file into the result fields, and checks what
  * needs the merged view. Returns 0, or -1 with a message. */
 int cli_merge(cli_options *opts, char *err, size_t errlen);
+
+/* Reads the TRACKER_* variables that set library options into the fields above. An invalid
+ * value writes "VARIABLE: problem" into err and returns -1; returns 0 otherwise. */
+int cli_library_env(cli_options *opts, char *err, size_t errlen);
 
 /* Frees everything the options own. */
 void cli_options_free(cli_options *opts);

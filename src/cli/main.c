@@ -186,6 +186,28 @@ static int exit_status_of(int status)
     return EXIT_FAIL;
 }
 
+static double mono_now(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
+
+/* Starts cloud discovery in the background as the environment asks; NULL when it is turned
+ * off or cannot start (the run goes on without it). */
+static rt_cloud_discovery *start_cloud(const cli_options *o)
+{
+    rt_cloud_options co = RT_CLOUD_OPTIONS_INIT;
+    co.disabled = o->cloud_disabled;
+    co.metadata_url = o->cloud_metadata_url;
+    co.log = log_cb;
+    rt_cloud_discovery *d = NULL;
+    rt_error err = rt_cloud_start(&co, &d);
+    if (err != RT_OK && err != RT_ERR_DISABLED)
+        say("warning: no cloud discovery: %s", rt_strerror(err));
+    return d;
+}
+
 static int track(cli_options *o)
 {
     int out_fd = -1;
@@ -221,12 +243,14 @@ static int track(cli_options *o)
     }
 
     run_state rs = {0};
+    double spawned_at = 0;
     if (o->command) {
         /* descendants that daemonize are re-parented to us and stay in the job */
         if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
             say("warning: cannot become a child subreaper (%s): daemonized descendants may be missed",
                 strerror(errno));
         int e;
+        spawned_at = mono_now();
         rs.child = spawn(o->command, &orig_mask, &e);
         if (rs.child < 0) {
             say("cannot run '%s': %s", o->command[0], strerror(e));
@@ -237,10 +261,16 @@ static int track(cli_options *o)
 
     /* The grid starts at the baseline reading: sample k at t0 + k*interval, with no drift,
      * as the kernel's periodic timer keeps absolute expiry times. */
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    double t0 = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-    rt_sampler_options so = {.log = log_cb, .pid = rs.child ? rs.child : o->pid, .own_children = rs.child != 0};
+    double t0 = mono_now();
+    rt_sampler_options so = RT_SAMPLER_OPTIONS_INIT;
+    so.log = log_cb;
+    so.pid = rs.child ? rs.child : o->pid;
+    so.own_children = rs.child != 0;
+    so.tree_start_mono_secs = spawned_at;
+    so.proc_root = o->proc_root;
+    so.sys_root = o->sys_root;
+    so.nvml_library = o->nvml_library;
+    so.pss_max_age_secs = o->pss_max_age_secs;
     rt_error err = rt_sampler_new(&so, &rs.sampler);
     if (err != RT_OK) {
         if (!rs.child) {
@@ -256,7 +286,7 @@ static int track(cli_options *o)
         rs.sampler = NULL;
     }
     /* where the job runs: found in the background, never waited for; kept for the run */
-    rs.cloud = rt_cloud_start(NULL, log_cb, NULL);
+    rs.cloud = start_cloud(o);
     if (out_fd >= 0 && (err = rt_writer_new(o->format, out_fd, &o->job, &rs.writer)) != RT_OK) {
         say("cannot set up output: %s", rt_strerror(err));
         rs.writer = NULL;
@@ -326,10 +356,14 @@ static int info(const cli_options *o)
         say("info: unexpected argument '%s' (info takes none)", o->sub_args[0]);
         return EXIT_USAGE;
     }
-    rt_cloud_discovery *cd = rt_cloud_start(NULL, log_cb, NULL); /* runs while the host is read */
-    rt_sampler_options so = {.log = log_cb};
+    rt_cloud_discovery *cd = start_cloud(o); /* runs while the host is read */
+    rt_host_options ho = RT_HOST_OPTIONS_INIT;
+    ho.log = log_cb;
+    ho.proc_root = o->proc_root;
+    ho.sys_root = o->sys_root;
+    ho.nvml_library = o->nvml_library;
     rt_host *host = NULL;
-    rt_error err = rt_host_read(&so, &host);
+    rt_error err = rt_host_read(&ho, &host);
     if (err != RT_OK) {
         say("cannot read the host's facts: %s", rt_strerror(err));
         rt_cloud_free(cd);
@@ -366,6 +400,11 @@ int main(int argc, char **argv)
         printf("resource-tracker %s\n", rt_version());
         cli_options_free(&o);
         return 0;
+    }
+    if (cli_library_env(&o, err, sizeof err) < 0) {
+        say("%s", err);
+        cli_options_free(&o);
+        return EXIT_USAGE;
     }
     if (o.cmd == CMD_INFO) {
         rc = info(&o);

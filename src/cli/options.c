@@ -264,10 +264,38 @@ int cli_merge(cli_options *o, char *err, size_t errlen)
     }
     rt_job *j = &o->job;
     const char **m = o->meta;
-    *j = (rt_job){m[META_JOB_NAME],     m[META_PROJECT_NAME],    m[META_STAGE_NAME],    m[META_TASK_NAME],
-                  m[META_TEAM],         m[META_ENV],             m[META_LANGUAGE],      m[META_ORCHESTRATOR],
-                  m[META_EXECUTOR],     m[META_EXTERNAL_RUN_ID], m[META_CONTAINER_IMAGE], o->tags,
-                  o->ntags};
+    *j = (rt_job){sizeof(rt_job),       m[META_JOB_NAME],        m[META_PROJECT_NAME],  m[META_STAGE_NAME],
+                  m[META_TASK_NAME],    m[META_TEAM],            m[META_ENV],           m[META_LANGUAGE],
+                  m[META_ORCHESTRATOR], m[META_EXECUTOR],        m[META_EXTERNAL_RUN_ID], m[META_CONTAINER_IMAGE],
+                  o->tags,              o->ntags};
+    return 0;
+}
+
+/* The value of environment variable name, or NULL when unset or empty. */
+static const char *env_value(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+int cli_library_env(cli_options *o, char *err, size_t errlen)
+{
+    o->proc_root = env_value("TRACKER_PROC_ROOT");
+    o->sys_root = env_value("TRACKER_SYS_ROOT");
+    o->nvml_library = env_value("TRACKER_NVML_LIBRARY");
+    o->cloud_metadata_url = env_value("TRACKER_CLOUD_METADATA_URL");
+    const char *d = env_value("TRACKER_CLOUD_DISCOVERY");
+    o->cloud_disabled = d && strcmp(d, "0") == 0;
+    o->pss_max_age_secs = 30.0;
+    const char *age = env_value("TRACKER_PSS_MAX_AGE");
+    if (age) {
+        char *end;
+        errno = 0;
+        double v = strtod(age, &end);
+        if (errno || end == age || *end != '\0' || !(v >= 0 && v <= 86400))
+            USAGE_ERR("TRACKER_PSS_MAX_AGE: not a number of seconds from 0 to 86400: '%s'", age);
+        o->pss_max_age_secs = v;
+    }
     return 0;
 }
 

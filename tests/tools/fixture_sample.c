@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "resource_tracker.h"
+#include "sample/replay.h"
 
 static int fixture_statvfs(void *user, const char *mount_point, struct statvfs *out)
 {
@@ -54,17 +55,20 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *pid = getenv("FIXTURE_PID");
-    rt_sampler_options so = {.proc_root = argv[1], .sys_root = argv[2], .log = log_cb,
-                             .statvfs = fixture_statvfs, .statvfs_user = argc == 4 ? argv[3] : NULL,
-                             .pid = pid ? strtoll(pid, NULL, 10) : 0,
-                             .nvml_library = "/nonexistent/fixture/libnvidia-ml.so.1"};
+    rt_sampler_options so = RT_SAMPLER_OPTIONS_INIT;
+    so.proc_root = argv[1];
+    so.sys_root = argv[2];
+    so.log = log_cb;
+    so.pid = pid ? strtoll(pid, NULL, 10) : 0;
+    so.nvml_library = "/nonexistent/fixture/libnvidia-ml.so.1";
     rt_sampler *s;
-    rt_error e = rt_sampler_new(&so, &s);
+    rt_error e = rt_sampler_new_replay(&so, fixture_statvfs, argc == 4 ? argv[3] : NULL, &s);
     if (e != RT_OK) {
         fprintf(stderr, "fixture-sample: %s\n", rt_strerror(e));
         return 1;
     }
-    rt_job job = {.job_name = "fixture"};
+    rt_job job = RT_JOB_INIT;
+    job.job_name = "fixture";
     static char out[1 << 16];
     double mono, real;
     bool first = true;

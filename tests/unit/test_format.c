@@ -53,14 +53,20 @@ static void json_strings(void **state)
 
 static rt_sample blank_sample(void)
 {
+    static rt_cpu cpu;
+    static rt_memory memory;
+    memset(&cpu, 0, sizeof cpu);
+    memset(&memory, 0, sizeof memory);
     rt_sample s;
     memset(&s, 0, sizeof s);
+    s.cpu = &cpu;
+    s.memory = &memory;
     s.timestamp_secs = 1700000000.1234;
     s.interval_secs = 1.0;
-    s.cpu.utilization_pct = 1.25;
-    s.cpu.process_count = 3;
-    s.memory.total_mib = 100;
-    s.memory.available_mib = NAN;
+    cpu.utilization_pct = 1.25;
+    cpu.process_count = 3;
+    memory.total_mib = 100;
+    memory.available_mib = NAN;
     s.disk_space_total_bytes = s.disk_space_used_bytes = s.disk_space_free_bytes = RT_NULL_U64;
     return s;
 }
@@ -91,7 +97,8 @@ static void json_row_and_truncation(void **state)
 {
     (void)state;
     rt_sample s = blank_sample();
-    rt_job job = {.job_name = "train \"v2\""};
+    rt_job job = RT_JOB_INIT;
+    job.job_name = "train \"v2\"";
     char buf[2048];
     size_t n = rt_format_sample(RT_FORMAT_JSON, &s, &job, buf, sizeof buf);
     assert_true(n < sizeof buf);

@@ -1,63 +1,9 @@
-/* test_host.c - the dedicated/shared guess from synthetic samples, the metadata client's URL
- * parsing, and the info JSON. */
+/* test_host.c - the metadata client's URL parsing, and the info JSON. */
 #include "unit.h"
 
 #include <math.h>
-
 #include "core/http.h"
 #include "resource_tracker.h"
-
-static rt_sample sample(double sys_cores, double proc_cores, double used_mib, double pss_mib, rt_process *p)
-{
-    rt_sample s;
-    memset(&s, 0, sizeof s);
-    memset(p, 0, sizeof *p);
-    s.cpu.utilization_pct = sys_cores;
-    s.memory.used_mib = used_mib;
-    p->cores_used = proc_cores;
-    p->pss_mib = pss_mib;
-    p->gpu_utilization_pct = NAN;
-    p->gpu_vram_used_bytes = RT_NULL_U64;
-    s.process = p;
-    return s;
-}
-
-static void allocation(void **state)
-{
-    (void)state;
-    rt_allocation a;
-    memset(&a, 0, sizeof a);
-    assert_null(rt_allocation_guess(&a)); /* no samples: not known */
-    rt_process p;
-    for (int i = 0; i < 10; i++) {
-        rt_sample s = sample(3.9, 3.8, 9000, 8500, &p); /* the job is nearly all of the machine */
-        rt_allocation_add(&a, &s);
-    }
-    assert_string_equal(rt_allocation_guess(&a), "dedicated");
-    memset(&a, 0, sizeof a);
-    for (int i = 0; i < 10; i++) {
-        rt_sample s = sample(6.0, 2.0, 9000, 8500, &p); /* 4 more cores busy elsewhere */
-        rt_allocation_add(&a, &s);
-    }
-    assert_string_equal(rt_allocation_guess(&a), "shared");
-    memset(&a, 0, sizeof a);
-    for (int i = 0; i < 10; i++) {
-        rt_sample s = sample(1.0, 0.9, 30000, 2000, &p); /* 28 GiB used by others */
-        rt_allocation_add(&a, &s);
-    }
-    assert_string_equal(rt_allocation_guess(&a), "shared");
-    memset(&a, 0, sizeof a);
-    for (int i = 0; i < 10; i++) {
-        rt_sample s = sample(0.3, 0.05, 600, 100, &p); /* a tiny job on a quiet machine: 0.25 cores is noise */
-        rt_allocation_add(&a, &s);
-    }
-    assert_string_equal(rt_allocation_guess(&a), "dedicated");
-    rt_sample no_tree;
-    memset(&no_tree, 0, sizeof no_tree);
-    memset(&a, 0, sizeof a);
-    rt_allocation_add(&a, &no_tree);
-    assert_null(rt_allocation_guess(&a)); /* samples without a tree say nothing */
-}
 
 static void urls(void **state)
 {
@@ -107,7 +53,6 @@ static void info_json(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(allocation),
         cmocka_unit_test(urls),
         cmocka_unit_test(info_json),
     };

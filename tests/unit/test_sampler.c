@@ -6,13 +6,16 @@
 #include <unistd.h>
 
 #include "resource_tracker.h"
+#include "sample/replay.h"
 
 static rt_sampler *open_fixture(const char *c)
 {
     char p[1024], s[1024];
     snprintf(p, sizeof p, "%s/%s/proc", RT_FIXTURES, c);
     snprintf(s, sizeof s, "%s/%s/sys", RT_FIXTURES, c);
-    rt_sampler_options o = {.proc_root = p, .sys_root = s};
+    rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
+    o.proc_root = p;
+    o.sys_root = s;
     rt_sampler *sm = NULL;
     assert_int_equal(rt_sampler_new(&o, &sm), RT_OK);
     return sm;
@@ -26,15 +29,15 @@ static void same_state_gives_zero_rates(void **state)
     assert_int_equal(rt_sampler_sample_at(s, 100.0, 1.7e9, &smp), RT_OK);
     assert_int_equal(rt_sampler_sample_at(s, 102.5, 1.7e9 + 2.5, &smp), RT_OK);
     assert_true(fabs(smp->interval_secs - 2.5) < 1e-9);
-    assert_true(isnan(smp->cpu.utilization_pct)); /* no ticks passed: cannot tell, null */
-    assert_int_equal(smp->cpu.core_count, 4);
+    assert_true(isnan(smp->cpu->utilization_pct)); /* no ticks passed: cannot tell, null */
+    assert_int_equal(smp->cpu->core_count, 4);
     assert_int_equal(smp->disk_count, 7);
     for (size_t i = 0; i < smp->disk_count; i++) {
-        assert_true(smp->disk[i].write_bytes_per_sec == 0.0);
-        assert_int_equal(smp->disk[i].write_bytes, 0);
+        assert_true(smp->disk[i]->write_bytes_per_sec == 0.0);
+        assert_int_equal(smp->disk[i]->write_bytes, 0);
     }
     assert_int_equal(smp->network_count, 6);
-    assert_true(smp->memory.total_mib > 64000);
+    assert_true(smp->memory->total_mib > 64000);
     rt_sampler_free(s);
 }
 
@@ -46,8 +49,8 @@ static void zero_elapsed_gives_null_rates(void **state)
     rt_sampler_sample_at(s, 50.0, 1.0, &smp);
     rt_sampler_sample_at(s, 50.0, 1.0, &smp);
     assert_true(smp->network_count > 0);
-    assert_true(isnan(smp->network[0].rx_bytes_per_sec));
-    assert_true(isnan(smp->disk[0].read_bytes_per_sec));
+    assert_true(isnan(smp->network[0]->rx_bytes_per_sec));
+    assert_true(isnan(smp->disk[0]->read_bytes_per_sec));
     rt_sampler_free(s);
 }
 
@@ -67,17 +70,19 @@ static void missing_sources_are_null_not_fatal(void **state)
     char dir[] = "/tmp/rt-unit-XXXXXX";
     assert_non_null(mkdtemp(dir));
     write_file(dir, "stat", "cpu  1 0 1 10 0 0 0 0\ncpu0 1 0 1 10 0 0 0 0\n");
-    rt_sampler_options o = {.proc_root = dir, .sys_root = "/nonexistent"};
+    rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
+    o.proc_root = dir;
+    o.sys_root = "/nonexistent";
     rt_sampler *s;
     assert_int_equal(rt_sampler_new(&o, &s), RT_OK);
     write_file(dir, "stat", "cpu  3 0 1 12 0 0 0 0\ncpu0 3 0 1 12 0 0 0 0\n");
     const rt_sample *smp;
     assert_int_equal(rt_sampler_sample_at(s, 10.0, 1.0, &smp), RT_OK);
     assert_int_equal(rt_sampler_sample_at(s, 11.0, 2.0, &smp), RT_OK);
-    assert_true(isnan(smp->memory.total_mib)); /* no meminfo: null */
+    assert_true(isnan(smp->memory->total_mib)); /* no meminfo: null */
     assert_int_equal(smp->disk_count, 0);
     assert_int_equal(smp->network_count, 0);
-    assert_true(smp->cpu.process_count == RT_NULL_I64);
+    assert_true(smp->cpu->process_count == RT_NULL_I64);
     assert_true(smp->disk_space_total_bytes == RT_NULL_U64);
     rt_sampler_free(s);
     /* without /proc/stat there is nothing to sample */
@@ -98,7 +103,9 @@ static void counters_backwards_never_negative(void **state)
     mkdir(net, 0755);
     write_file(dir, "stat", "cpu  100 0 100 1000 0 0 0 0\ncpu0 100 0 100 1000 0 0 0 0\n");
     write_file(dir, "net/dev", "a\nb\n  eth9: 5000 1 0 0 0 0 0 0 7000 1 0 0 0 0 0 0\n");
-    rt_sampler_options o = {.proc_root = dir, .sys_root = "/nonexistent"};
+    rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
+    o.proc_root = dir;
+    o.sys_root = "/nonexistent";
     rt_sampler *s;
     assert_int_equal(rt_sampler_new(&o, &s), RT_OK);
     const rt_sample *smp;
@@ -107,14 +114,14 @@ static void counters_backwards_never_negative(void **state)
     write_file(dir, "net/dev", "a\nb\n  eth9: 10 1 0 0 0 0 0 0 20 1 0 0 0 0 0 0\n");
     rt_sampler_sample_at(s, 2.0, 2.0, &smp);
     assert_int_equal(smp->network_count, 1);
-    assert_true(smp->network[0].rx_bytes_per_sec == 0.0);
-    assert_true(smp->network[0].tx_bytes_per_sec == 0.0);
-    assert_true(smp->cpu.utime_secs == 0.0);
-    assert_true(smp->cpu.utilization_pct >= 0.0);
+    assert_true(smp->network[0]->rx_bytes_per_sec == 0.0);
+    assert_true(smp->network[0]->tx_bytes_per_sec == 0.0);
+    assert_true(smp->cpu->utime_secs == 0.0);
+    assert_true(smp->cpu->utilization_pct >= 0.0);
     /* from the lower values on, deltas are counted again */
     write_file(dir, "net/dev", "a\nb\n  eth9: 1010 1 0 0 0 0 0 0 20 1 0 0 0 0 0 0\n");
     rt_sampler_sample_at(s, 3.0, 3.0, &smp);
-    assert_true(smp->network[0].rx_bytes_per_sec == 1000.0);
+    assert_true(smp->network[0]->rx_bytes_per_sec == 1000.0);
     rt_sampler_free(s);
     char p[1100];
     snprintf(p, sizeof p, "%s/net/dev", dir);
@@ -133,8 +140,8 @@ static void live_machine(void **state)
     const rt_sample *smp;
     usleep(20000);
     assert_int_equal(rt_sampler_sample(s, &smp), RT_OK);
-    assert_true(smp->cpu.core_count == (size_t)sysconf(_SC_NPROCESSORS_ONLN));
-    assert_true(smp->memory.total_mib > 0);
+    assert_true(smp->cpu->core_count == (size_t)sysconf(_SC_NPROCESSORS_ONLN));
+    assert_true(smp->memory->total_mib > 0);
     assert_true(smp->interval_secs > 0.0);
     rt_sampler_free(s);
     rt_sampler_free(NULL);

@@ -71,8 +71,7 @@ typedef struct rt_roots {
     char proc[4096], sys[4096];
 } rt_roots;
 
-/* Opens the roots: the given paths, else $TRACKER_PROC_ROOT / $TRACKER_SYS_ROOT, else the
- * standard mounts. Returns RT_OK, RT_ERR_NOT_FOUND (proc root missing; sys root may be absent:
+/* Opens the roots: the given paths, else (NULL or "") the standard mounts. Returns RT_OK, RT_ERR_NOT_FOUND (proc root missing; sys root may be absent:
  * sys_fd is then -1) or RT_ERR_INVALID (path too long). */
 rt_error rt_roots_open(rt_roots *r, const char *proc_root, const char *sys_root);
 void rt_roots_close(rt_roots *r);
@@ -123,6 +122,19 @@ char *rt_strdup(const char *s);
 
 /* Replaces *slot with a heap copy of s (freeing the old one). Returns 0 or -1. */
 int rt_set_str(char **slot, const char *s);
+
+/* cur - prev for a counter that only grows; 0 when it went backwards (a reset). */
+uint64_t rt_delta_u64(uint64_t cur, uint64_t prev);
+
+/* Folds the string s into the FNV-style hash h (to notice when a list of names changed). */
+uint64_t rt_hash_str(uint64_t h, const char *s);
+
+/* Copies a caller's options struct that begins with `size_t struct_size` into dst (dst_size
+ * bytes, already holding the defaults): only the bytes within the caller's struct_size, so
+ * a caller built against an older, shorter struct gets the defaults for the newer fields.
+ * Returns 0, or -1 (dst untouched) when src->struct_size is smaller than a size_t. NULL src:
+ * the defaults stay. */
+int rt_struct_copy(void *dst, size_t dst_size, const void *src);
 
 #define RT_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 

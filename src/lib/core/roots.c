@@ -1,5 +1,6 @@
 /* roots.c - the proc and sys path roots: the only place the standard mount points are named.
- * Every source opens files relative to these directory fds, so fixtures and containers work. */
+ * Every source opens files relative to these directory fds, so fixtures and containers work.
+ * Other roots come from the caller's options (the tool takes them from TRACKER_*_ROOT). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -8,16 +9,6 @@
 #include <unistd.h>
 
 #include "core.h"
-
-static const char *pick(const char *given, const char *env, const char *dflt)
-{
-    if (given && *given)
-        return given;
-    const char *e = getenv(env);
-    if (e && *e)
-        return e;
-    return dflt;
-}
 
 static int open_dir(const char *path)
 {
@@ -28,8 +19,8 @@ static int open_dir(const char *path)
 rt_error rt_roots_open(rt_roots *r, const char *proc_root, const char *sys_root)
 {
     r->proc_fd = r->sys_fd = -1;
-    const char *p = pick(proc_root, "TRACKER_PROC_ROOT", "/proc");
-    const char *s = pick(sys_root, "TRACKER_SYS_ROOT", "/sys");
+    const char *p = proc_root && *proc_root ? proc_root : "/proc";
+    const char *s = sys_root && *sys_root ? sys_root : "/sys";
     int n1 = snprintf(r->proc, sizeof r->proc, "%s", p);
     int n2 = snprintf(r->sys, sizeof r->sys, "%s", s);
     if (n1 < 0 || (size_t)n1 >= sizeof r->proc || n2 < 0 || (size_t)n2 >= sizeof r->sys)

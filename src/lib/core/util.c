@@ -50,6 +50,7 @@ const char *rt_strerror(rt_error err)
     case RT_ERR_NOT_FOUND: return "not found";
     case RT_ERR_UNSUPPORTED: return "not supported on this machine";
     case RT_ERR_SYSTEM: return "system call failed";
+    case RT_ERR_DISABLED: return "turned off by the options";
     }
     return "unknown error";
 }
@@ -57,6 +58,36 @@ const char *rt_strerror(rt_error err)
 const char *rt_version(void)
 {
     return RT_VERSION;
+}
+
+unsigned rt_version_num(void)
+{
+    return RT_VERSION_NUM;
+}
+
+uint64_t rt_delta_u64(uint64_t cur, uint64_t prev)
+{
+    return cur >= prev ? cur - prev : 0;
+}
+
+uint64_t rt_hash_str(uint64_t h, const char *s)
+{
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h * 31u + 7u;
+}
+
+int rt_struct_copy(void *dst, size_t dst_size, const void *src)
+{
+    if (!src)
+        return 0;
+    size_t n;
+    memcpy(&n, src, sizeof n);
+    if (n < sizeof n)
+        return -1;
+    memcpy(dst, src, n < dst_size ? n : dst_size);
+    memcpy(dst, &dst_size, sizeof dst_size); /* dst now describes itself */
+    return 0;
 }
 
 bool rt_parse_u64(const char **pp, const char *end, uint64_t *out)

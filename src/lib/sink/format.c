@@ -252,9 +252,10 @@ static const field process_fields[] = {
     FN(rt_process, cores_used, 4), FN(rt_process, utime_secs, 3),
     FN(rt_process, stime_secs, 3), FN(rt_process, cpu_secs_total, 3),
     FN(rt_process, pss_mib, 3),    FN(rt_process, rss_mib, 3),
-    FN(rt_process, swap_mib, 3),   FN(rt_process, read_bytes_per_sec, 2),
-    FN(rt_process, write_bytes_per_sec, 2), FU(rt_process, read_bytes_total),
-    FU(rt_process, write_bytes_total),      FN(rt_process, gpu_utilization_pct, 2),
+    FN(rt_process, rss_peak_mib, 3), FN(rt_process, swap_mib, 3),
+    FN(rt_process, read_bytes_per_sec, 2), FN(rt_process, write_bytes_per_sec, 2),
+    FU(rt_process, read_bytes_total),      FU(rt_process, write_bytes_total),
+    FU(rt_process, cancelled_write_bytes_total), FN(rt_process, gpu_utilization_pct, 2),
     FU(rt_process, gpu_vram_used_bytes),    FI(rt_process, gpu_count_used),
 };
 
@@ -297,14 +298,14 @@ static void jobject(rt_ob *o, const char *name, const void *base, const field *f
     jclose(o, '}');
 }
 
-/* "name":[{members},...] over n structs of elem bytes. */
-static void jarray(rt_ob *o, const char *name, const void *base, size_t n, size_t elem, const field *f, size_t nf)
+/* "name":[{members},...] over the n structs items[0..n) point to. */
+static void jarray(rt_ob *o, const char *name, const void *const *items, size_t n, const field *f, size_t nf)
 {
     key(o, name);
     rt_ob_put(o, "[", 1);
     for (size_t i = 0; i < n; i++) {
         rt_ob_put(o, "{", 1);
-        jfields(o, (const char *)base + i * elem, f, nf);
+        jfields(o, items[i], f, nf);
         jclose(o, '}');
     }
     jclose(o, ']');
@@ -321,7 +322,7 @@ static void json_gpus(rt_ob *o, const rt_sample *s)
 {
     rt_ob_lit(o, "\"gpu\":[");
     for (size_t i = 0; i < s->gpu_count; i++) {
-        const rt_gpu *g = &s->gpu[i];
+        const rt_gpu *g = s->gpu[i];
         rt_ob_put(o, "{", 1);
         jfields(o, g, gpu_fields, 4);
         rt_ob_lit(o, "\"detail\":{");
@@ -338,10 +339,10 @@ static void json_disks(rt_ob *o, const rt_sample *s)
 {
     rt_ob_lit(o, "\"disk\":[");
     for (size_t i = 0; i < s->disk_count; i++) {
-        const rt_disk *d = &s->disk[i];
+        const rt_disk *d = s->disk[i];
         rt_ob_put(o, "{", 1);
         jfields(o, d, disk_fields, RT_ARRAY_LEN(disk_fields));
-        jarray(o, "mounts", d->mounts, d->mount_count, sizeof *d->mounts, mount_fields, RT_ARRAY_LEN(mount_fields));
+        jarray(o, "mounts", (const void *const *)d->mounts, d->mount_count, mount_fields, RT_ARRAY_LEN(mount_fields));
         jclose(o, '}');
     }
     jclose(o, ']');
@@ -353,10 +354,9 @@ void rt_json_sample(rt_ob *o, const rt_sample *s, const rt_job *job)
     jnum(o, "timestamp_secs", s->timestamp_secs, 3);
     jnum(o, "interval_secs", s->interval_secs, 3);
     jstr(o, "job_name", job ? job->job_name : NULL);
-    json_cpu(o, &s->cpu);
-    jobject(o, "memory", &s->memory, memory_fields, RT_ARRAY_LEN(memory_fields));
-    jarray(o, "network", s->network, s->network_count, sizeof *s->network, iface_fields,
-           RT_ARRAY_LEN(iface_fields));
+    json_cpu(o, s->cpu);
+    jobject(o, "memory", s->memory, memory_fields, RT_ARRAY_LEN(memory_fields));
+    jarray(o, "network", (const void *const *)s->network, s->network_count, iface_fields, RT_ARRAY_LEN(iface_fields));
     json_disks(o, s);
     json_gpus(o, s);
     jobject(o, "process", s->process, process_fields, RT_ARRAY_LEN(process_fields));
@@ -433,27 +433,27 @@ void rt_csv_sample(rt_ob *o, const rt_sample *s)
 {
     rt_ob_fixed(o, s->timestamp_secs, 3, "");
     rt_ob_put(o, ",", 1);
-    if (s->cpu.process_count != RT_NULL_I64)
-        rt_ob_i64(o, s->cpu.process_count);
-    cnum(o, s->cpu.utime_secs, 6);
-    cnum(o, s->cpu.stime_secs, 6);
-    cnum(o, s->cpu.utilization_pct, 4);
-    cnum(o, s->memory.free_mib, 3);
-    cnum(o, s->memory.used_mib, 3);
-    cnum(o, s->memory.buffers_mib, 3);
-    cnum(o, s->memory.cached_mib, 3);
-    cnum(o, s->memory.active_mib, 3);
-    cnum(o, s->memory.inactive_mib, 3);
+    if (s->cpu->process_count != RT_NULL_I64)
+        rt_ob_i64(o, s->cpu->process_count);
+    cnum(o, s->cpu->utime_secs, 6);
+    cnum(o, s->cpu->stime_secs, 6);
+    cnum(o, s->cpu->utilization_pct, 4);
+    cnum(o, s->memory->free_mib, 3);
+    cnum(o, s->memory->used_mib, 3);
+    cnum(o, s->memory->buffers_mib, 3);
+    cnum(o, s->memory->cached_mib, 3);
+    cnum(o, s->memory->active_mib, 3);
+    cnum(o, s->memory->inactive_mib, 3);
     /* sums over disks and interfaces; with none there is a true zero: nothing was moved */
     uint64_t rd = 0, wr = 0, rx = 0, tx = 0;
     for (size_t i = 0; i < s->disk_count; i++)
-        if (s->disk[i].read_bytes != RT_NULL_U64) {
-            rd += s->disk[i].read_bytes;
-            wr += s->disk[i].write_bytes;
+        if (s->disk[i]->read_bytes != RT_NULL_U64) {
+            rd += s->disk[i]->read_bytes;
+            wr += s->disk[i]->write_bytes;
         }
     for (size_t i = 0; i < s->network_count; i++) {
-        rx += s->network[i].rx_bytes;
-        tx += s->network[i].tx_bytes;
+        rx += s->network[i]->rx_bytes;
+        tx += s->network[i]->tx_bytes;
     }
     cu64(o, rd);
     cu64(o, wr);
@@ -468,7 +468,7 @@ void rt_csv_sample(rt_ob *o, const rt_sample *s)
     int64_t utilized = 0;
     bool known = s->gpu_count == 0;
     for (size_t i = 0; i < s->gpu_count; i++) {
-        const rt_gpu *g = &s->gpu[i];
+        const rt_gpu *g = s->gpu[i];
         if (!isnan(g->utilization_pct)) {
             busy += g->utilization_pct / 100.0;
             utilized += g->utilization_pct > 0;
@@ -508,10 +508,12 @@ void rt_csv_sample(rt_ob *o, const rt_sample *s)
 size_t rt_format_sample(rt_format format, const rt_sample *sample, const rt_job *job, char *buf, size_t cap)
 {
     rt_ob o = {.buf = buf, .cap = cap};
+    rt_job j = RT_JOB_INIT;
+    bool have_job = job && rt_struct_copy(&j, sizeof j, job) == 0;
     if (format == RT_FORMAT_CSV)
         rt_csv_sample(&o, sample);
     else
-        rt_json_sample(&o, sample, job);
+        rt_json_sample(&o, sample, have_job ? &j : NULL);
     if (cap)
         buf[o.len < cap ? o.len : cap - 1] = '\0';
     return o.len;
@@ -524,7 +526,8 @@ size_t rt_format_sample(rt_format format, const rt_sample *sample, const rt_job 
 struct rt_writer {
     rt_format format;
     int fd;
-    const rt_job *job;
+    rt_job job;
+    bool have_job;
     bool header_done;
     char *buf;
     size_t cap;
@@ -533,14 +536,16 @@ struct rt_writer {
 rt_error rt_writer_new(rt_format format, int fd, const rt_job *job, rt_writer **out)
 {
     *out = NULL;
-    if (fd < 0 || (format != RT_FORMAT_JSON && format != RT_FORMAT_CSV))
+    rt_job j = RT_JOB_INIT;
+    if (fd < 0 || (format != RT_FORMAT_JSON && format != RT_FORMAT_CSV) || rt_struct_copy(&j, sizeof j, job) < 0)
         return RT_ERR_INVALID;
     rt_writer *w = calloc(1, sizeof *w);
     if (!w)
         return RT_ERR_NOMEM;
     w->format = format;
     w->fd = fd;
-    w->job = job;
+    w->job = j;
+    w->have_job = job != NULL;
     w->cap = 8192;
     w->buf = malloc(w->cap);
     if (!w->buf) {
@@ -575,7 +580,7 @@ rt_error rt_writer_write(rt_writer *w, const rt_sample *sample)
                 rt_ob_lit(&o, csv_header);
             rt_csv_sample(&o, sample);
         } else {
-            rt_json_sample(&o, sample, w->job);
+            rt_json_sample(&o, sample, w->have_job ? &w->job : NULL);
         }
         if (o.len <= w->cap) {
             rt_error e = write_all(w->fd, w->buf, o.len);

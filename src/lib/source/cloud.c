@@ -426,23 +426,24 @@ static bool base_of(const char *url, char *out, size_t cap)
     return v6 ? rt_pathf(out, cap, "http://[%s]:%d", u.host, u.port) : rt_pathf(out, cap, "http://%s:%d", u.host, u.port);
 }
 
-rt_cloud_discovery *rt_cloud_start(const char *metadata_url, rt_log_fn log, void *log_user)
+rt_error rt_cloud_start(const rt_cloud_options *opts, rt_cloud_discovery **out)
 {
-    const char *off = getenv("TRACKER_CLOUD_DISCOVERY");
-    if (off && strcmp(off, "0") == 0)
-        return NULL;
+    *out = NULL;
+    rt_cloud_options o = RT_CLOUD_OPTIONS_INIT;
+    if (rt_struct_copy(&o, sizeof o, opts) < 0)
+        return RT_ERR_INVALID;
+    if (o.disabled)
+        return RT_ERR_DISABLED;
     rt_cloud_discovery *d = calloc(1, sizeof *d);
     if (!d)
-        return NULL;
-    d->log.fn = log;
-    d->log.user = log_user;
-    const char *env = getenv("TRACKER_CLOUD_METADATA_URL");
-    const char *over = metadata_url && *metadata_url ? metadata_url : env && *env ? env : NULL;
-    if (over) {
-        if (!base_of(over, d->base_169, sizeof d->base_169)) {
-            rt_log(&d->log, RT_LOG_WARN, "TRACKER_CLOUD_METADATA_URL is not an http:// URL: %s", over);
+        return RT_ERR_NOMEM;
+    d->log.fn = o.log;
+    d->log.user = o.log_user;
+    if (o.metadata_url && *o.metadata_url) {
+        if (!base_of(o.metadata_url, d->base_169, sizeof d->base_169)) {
+            rt_log(&d->log, RT_LOG_WARN, "the cloud metadata URL is not an http:// URL: %s", o.metadata_url);
             free(d);
-            return NULL;
+            return RT_ERR_INVALID;
         }
         memcpy(d->base_alibaba, d->base_169, sizeof d->base_alibaba);
     } else {
@@ -485,7 +486,8 @@ rt_cloud_discovery *rt_cloud_start(const char *metadata_url, rt_log_fn log, void
     pthread_mutex_unlock(&d->mu);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
-    return d;
+    *out = d;
+    return RT_OK;
 }
 
 const rt_cloud *rt_cloud_result(rt_cloud_discovery *d, double wait_secs)

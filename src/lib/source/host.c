@@ -1,5 +1,5 @@
-/* host.c - the host's facts (name, machine id, primary address, CPUs, memory, GPUs, storage,
- * kernel, OS) and the guess whether it was dedicated to the tracked job or shared. */
+/* host.c - the host's facts: name, machine id, primary address, CPUs, memory, GPUs, storage
+ * (the physical disks a sample lists), kernel and OS. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -159,12 +159,12 @@ static char *primary_ip(const rt_roots *r)
     return best_rank ? strdup(best) : NULL;
 }
 
-rt_error rt_host_read(const rt_sampler_options *opts, rt_host **out)
+rt_error rt_host_read(const rt_host_options *opts, rt_host **out)
 {
     *out = NULL;
-    rt_sampler_options o = {0};
-    if (opts)
-        o = *opts;
+    rt_host_options o = RT_HOST_OPTIONS_INIT;
+    if (rt_struct_copy(&o, sizeof o, opts) < 0)
+        return RT_ERR_INVALID;
     host_impl *h = calloc(1, sizeof *h);
     if (!h)
         return RT_ERR_NOMEM;
@@ -216,27 +216,12 @@ rt_error rt_host_read(const rt_sampler_options *opts, rt_host **out)
         p->gpu_memory_mib = 0;
     rt_gpus_close(g);
 
-    /* storage: the physical disks the sampler lists */
+    /* storage: the physical disks a sample lists */
+    uint64_t bytes;
+    size_t disks, known;
     p->storage_gb = NAN;
-    rt_sampler *s;
-    rt_sampler_options so = o;
-    so.pid = 0;
-    so.own_children = 0;
-    so.nvml_library = "/nonexistent/libnvidia-ml.so.1"; /* the GPUs were read above */
-    const rt_sample *smp;
-    if (rt_sampler_new(&so, &s) == RT_OK) {
-        if (rt_sampler_sample(s, &smp) == RT_OK) {
-            double total = 0;
-            bool any = false;
-            for (size_t i = 0; i < smp->disk_count; i++)
-                if (smp->disk[i].capacity_bytes != RT_NULL_U64) {
-                    total += (double)smp->disk[i].capacity_bytes / 1e9;
-                    any = true;
-                }
-            p->storage_gb = any ? total : smp->disk_count == 0 ? 0 : NAN;
-        }
-        rt_sampler_free(s);
-    }
+    if (rt_disks_capacity(&roots, &bytes, &disks, &known) == 0)
+        p->storage_gb = known ? (double)bytes / 1e9 : disks == 0 ? 0 : NAN;
     rt_roots_close(&roots);
     *out = p;
     return RT_OK;
@@ -250,51 +235,4 @@ void rt_host_free(rt_host *pub)
     for (size_t i = 0; i < h->nstrs; i++)
         free(h->strs[i]);
     free(h);
-}
-
-void rt_allocation_add(rt_allocation *a, const rt_sample *s)
-{
-    const rt_process *p = s->process;
-    if (!p || isnan(s->cpu.utilization_pct) || isnan(p->cores_used))
-        return;
-    a->samples++;
-    a->system_cores += s->cpu.utilization_pct;
-    a->process_cores += p->cores_used;
-    if (!isnan(s->memory.used_mib) && !isnan(p->pss_mib)) {
-        a->system_memory_mib += s->memory.used_mib;
-        a->process_memory_mib += p->pss_mib;
-    }
-    double gpus = 0, vram = 0;
-    for (size_t i = 0; i < s->gpu_count; i++) {
-        if (!isnan(s->gpu[i].utilization_pct))
-            gpus += s->gpu[i].utilization_pct / 100.0;
-        if (s->gpu[i].vram_used_bytes != RT_NULL_U64)
-            vram += (double)s->gpu[i].vram_used_bytes / 1048576.0;
-    }
-    a->system_gpus += gpus;
-    a->system_vram_mib += vram;
-    if (!isnan(p->gpu_utilization_pct))
-        a->process_gpus += p->gpu_utilization_pct / 100.0;
-    if (p->gpu_vram_used_bytes != RT_NULL_U64)
-        a->process_vram_mib += (double)p->gpu_vram_used_bytes / 1048576.0;
-}
-
-/* Others used more than `absolute` and more than a quarter of what the tree used. */
-static bool others_busy(double system, double process, double n, double absolute)
-{
-    double others = (system - process) / n, mine = process / n;
-    return others > absolute && others > 0.25 * mine;
-}
-
-const char *rt_allocation_guess(const rt_allocation *a)
-{
-    if (!a || a->samples <= 0)
-        return NULL;
-    double n = a->samples;
-    if (others_busy(a->system_cores, a->process_cores, n, 0.5) ||
-        others_busy(a->system_memory_mib, a->process_memory_mib, n, 1024.0) ||
-        others_busy(a->system_gpus, a->process_gpus, n, 0.1) ||
-        others_busy(a->system_vram_mib, a->process_vram_mib, n, 1024.0))
-        return "shared";
-    return "dedicated";
 }

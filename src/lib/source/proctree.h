@@ -10,6 +10,8 @@ typedef struct rt_proctree rt_proctree;
 typedef struct rt_tree_totals {
     uint64_t utime_ns, stime_ns;     /* user and system CPU, own plus reaped children */
     uint64_t read_bytes, write_bytes; /* storage I/O */
+    uint64_t cancelled_write_bytes;   /* of write_bytes, writeback cancelled (truncate, unlink) */
+    uint64_t rss_peak_kib;            /* the highest RSS sum seen, and reaped children's ru_maxrss */
     bool io_ok;                       /* every live process's I/O counters were readable */
     uint64_t pss_kib, swap_kib, rss_kib;
     bool pss_ok;

@@ -114,6 +114,11 @@ bool rt_block_is_physical_disk(const rt_roots *r, const char *name);
 int rt_disk_info_read(const rt_roots *r, const char *name, rt_disk_info *out);
 void rt_disk_info_free(rt_disk_info *d);
 
+/* Adds up the capacity of the whole physical disks listed in <proc>/diskstats (the disks a
+ * sample lists): *bytes over the *known disks whose size sysfs gives, of *disks in all.
+ * Returns 0, or -1 when diskstats cannot be read (all zero). */
+int rt_disks_capacity(const rt_roots *r, uint64_t *bytes, size_t *disks, size_t *known);
+
 /* Resolves the block device major:minor (or, failing that, the mount source such as
  * "/dev/sda1" or "/dev/mapper/vg-lv") to the whole disks it lives on, through partitions and
  * the slaves of device-mapper and md devices. Calls cb with each disk name found (possibly

@@ -90,6 +90,8 @@ static char *read_attr(const rt_roots *r, const char *sname, const char *rel)
     return rt_pathf(path, sizeof path, "block/%s/%s", sname, rel) ? read_trimmed(r, path) : NULL;
 }
 
+static uint64_t disk_capacity(const rt_roots *r, const char *name);
+
 int rt_disk_info_read(const rt_roots *r, const char *name, rt_disk_info *out)
 {
     memset(out, 0, sizeof *out);
@@ -101,10 +103,7 @@ int rt_disk_info_read(const rt_roots *r, const char *name, rt_disk_info *out)
         return 0;
     char sname[128], path[256];
     sysfs_name(sname, sizeof sname, name);
-    int64_t sectors;
-    if (rt_pathf(path, sizeof path, "block/%s/size", sname) && rt_read_i64_at(r->sys_fd, path, &sectors) == 0 &&
-        sectors >= 0)
-        out->capacity_bytes = (uint64_t)sectors * 512u; /* "size" is in 512-byte units */
+    out->capacity_bytes = disk_capacity(r, name);
     out->model = read_attr(r, sname, "device/model");
     out->vendor = read_attr(r, sname, "device/vendor");
     if (!out->vendor)
@@ -130,6 +129,50 @@ void rt_disk_info_free(rt_disk_info *d)
     free(d->vendor);
     free(d->serial);
     memset(d, 0, sizeof *d);
+}
+
+/* The size of disk name in bytes (sysfs "size" counts 512-byte units), or RT_NULL_U64. */
+static uint64_t disk_capacity(const rt_roots *r, const char *name)
+{
+    char sname[128], path[256];
+    int64_t sectors;
+    sysfs_name(sname, sizeof sname, name);
+    if (r->sys_fd < 0 || !rt_pathf(path, sizeof path, "block/%s/size", sname) ||
+        rt_read_i64_at(r->sys_fd, path, &sectors) < 0 || sectors < 0)
+        return RT_NULL_U64;
+    return (uint64_t)sectors * 512u;
+}
+
+int rt_disks_capacity(const rt_roots *r, uint64_t *bytes, size_t *disks, size_t *known)
+{
+    *bytes = 0;
+    *disks = *known = 0;
+    int fd = rt_open_at(r->proc_fd, "diskstats");
+    if (fd < 0)
+        return -1;
+    rt_buf b;
+    rt_buf_init(&b, 4u << 20);
+    ssize_t n = rt_read_fd_grow(fd, &b, false);
+    close(fd);
+    rt_diskstat *ds = NULL;
+    size_t cap = 0, nds = n > 0 ? rt_diskstats_parse(b.data, (size_t)n, NULL, 0) : 0;
+    if (nds && rt_grow(&ds, &cap, nds, sizeof *ds) == 0)
+        rt_diskstats_parse(b.data, (size_t)n, ds, cap);
+    else
+        nds = 0;
+    for (size_t i = 0; i < nds; i++) {
+        if (!rt_block_is_physical_disk(r, ds[i].name))
+            continue;
+        (*disks)++;
+        uint64_t c = disk_capacity(r, ds[i].name);
+        if (c != RT_NULL_U64) {
+            *bytes += c;
+            (*known)++;
+        }
+    }
+    free(ds);
+    rt_buf_free(&b);
+    return n < 0 ? -1 : 0;
 }
 
 typedef void (*disk_cb)(void *user, const char *disk);

@@ -1,0 +1,26 @@
+/* context.c - the sampler's shared reading helpers: kept-open procfs files opened once and
+ * re-read from offset 0 into the one shared buffer, failures logged. */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "context.h"
+
+int rt_ctx_open_kept(rt_sample_ctx *c, const char *path)
+{
+    int fd = rt_open_at(c->roots.proc_fd, path);
+    if (fd < 0)
+        rt_log(&c->log, RT_LOG_WARN, "cannot open %s/%s: %s", c->roots.proc, path, strerror(-fd));
+    return fd < 0 ? -1 : fd;
+}
+
+ssize_t rt_ctx_read_kept(rt_sample_ctx *c, int fd, bool single_record, const char *what)
+{
+    if (fd < 0)
+        return -1;
+    ssize_t n = rt_read_fd_grow(fd, &c->rbuf, single_record);
+    if (n < 0) {
+        rt_log(&c->log, RT_LOG_WARN, "cannot read %s: %s", what, strerror((int)-n));
+        return -1;
+    }
+    return n;
+}

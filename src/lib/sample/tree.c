@@ -1,0 +1,118 @@
+/* tree.c - the sampler's process-tree part (see tree.h): deltas of the tree's raw totals,
+ * clamped so that reported totals never go backwards, with the per-interval CPU held to
+ * what the machine's own accounting allows (ticks truncated per process in /proc/PID/stat
+ * and wait4's exact microseconds otherwise land in one short interval as impossible cores). */
+#include <math.h>
+#include <string.h>
+
+#include "tree.h"
+
+int rt_tree_part_open(rt_tree_part *p, rt_sample_ctx *c, int64_t root, bool own_children, double pss_max_age_secs)
+{
+    (void)pss_max_age_secs;
+    p->root_pid = root;
+    p->from_zero = own_children;
+    p->tree = rt_proctree_new(&c->roots, root, own_children, &c->log, c->clk_tck);
+    return p->tree ? 0 : -1;
+}
+
+void rt_tree_part_snapshot(rt_tree_part *p, double mono)
+{
+    rt_proctree_scan(p->tree, mono, &p->cur);
+}
+
+/* Adds cur - prev of a counter to *acc (nothing when it went backwards); returns the delta. */
+static uint64_t accumulate(uint64_t *acc, uint64_t cur, uint64_t prev)
+{
+    uint64_t d = rt_delta_u64(cur, prev);
+    *acc += d;
+    return d;
+}
+
+/* Reports the interval's CPU: what was counted now plus what earlier intervals could not
+ * show, scaled down to the machine's busy time in the interval when it is more. */
+static void report_cpu(rt_tree_part *p, uint64_t dut, uint64_t dst, double elapsed, const rt_cpu *m)
+{
+    rt_process *o = &p->out;
+    double want_ut = p->carry_ut_ns + (double)dut, want_st = p->carry_st_ns + (double)dst;
+    double want = want_ut + want_st;
+    double cap_cores = m->core_count ? (double)m->core_count : INFINITY;
+    if (!isnan(m->utilization_pct) && m->utilization_pct < cap_cores)
+        cap_cores = m->utilization_pct;
+    double cap_ns = elapsed > 0 ? cap_cores * elapsed * 1e9 : 0.0;
+    double f = want > cap_ns ? cap_ns / want : 1.0;
+    double rep_ut = want_ut * f, rep_st = want_st * f;
+    p->carry_ut_ns = want_ut - rep_ut;
+    p->carry_st_ns = want_st - rep_st;
+    o->utime_secs = rep_ut / 1e9;
+    o->stime_secs = rep_st / 1e9;
+    o->cores_used = elapsed > 0 ? (rep_ut + rep_st) / 1e9 / elapsed : NAN;
+}
+
+void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, rt_gpu_part *gpus, double mono)
+{
+    rt_process *o = &p->out;
+    const rt_tree_totals *t = &p->cur;
+    p->counted = false;
+    o->pid = p->root_pid;
+    if (!p->have_prev) {
+        /* The baseline. With --pid, what the tree used before tracking began is not counted.
+         * A tree the caller started itself counts from zero: prev stays zero, and the first
+         * sample covers the command's whole life, its first milliseconds included. */
+        p->have_prev = true;
+        if (p->from_zero) {
+            memset(o, 0, sizeof *o);
+            o->pid = p->root_pid;
+            o->gpu_utilization_pct = NAN;
+            o->gpu_vram_used_bytes = RT_NULL_U64;
+            o->gpu_count_used = RT_NULL_I64;
+            return;
+        }
+        p->prev = *t;
+    }
+    const rt_tree_totals *q = &p->prev;
+    uint64_t dut = accumulate(&p->ut_ns, t->utime_ns, q->utime_ns);
+    uint64_t dst = accumulate(&p->st_ns, t->stime_ns, q->stime_ns);
+    uint64_t drd = accumulate(&p->rd, t->read_bytes, q->read_bytes);
+    uint64_t dwr = accumulate(&p->wr, t->write_bytes, q->write_bytes);
+    accumulate(&p->cancelled, t->cancelled_write_bytes, q->cancelled_write_bytes);
+    p->counted = true;
+
+    o->alive = t->root_alive;
+    o->child_count = t->children;
+    o->thread_count = t->threads;
+    report_cpu(p, dut, dst, elapsed, machine);
+    o->cpu_secs_total = (double)(p->ut_ns + p->st_ns) / 1e9;
+    o->pss_mib = t->pss_ok ? (double)t->pss_kib / 1024.0 : NAN;
+    o->swap_mib = t->pss_ok ? (double)t->swap_kib / 1024.0 : NAN;
+    o->rss_mib = (double)t->rss_kib / 1024.0;
+    double peak = (double)(t->rss_peak_kib > t->rss_kib ? t->rss_peak_kib : t->rss_kib);
+    if (peak > p->rss_peak_kib)
+        p->rss_peak_kib = peak;
+    o->rss_peak_mib = p->rss_peak_kib / 1024.0;
+    if (t->io_ok) {
+        o->read_bytes = drd;
+        o->write_bytes = dwr;
+        o->read_bytes_total = p->rd;
+        o->write_bytes_total = p->wr;
+        o->cancelled_write_bytes_total = p->cancelled;
+        o->read_bytes_per_sec = elapsed > 0 ? (double)drd / elapsed : NAN;
+        o->write_bytes_per_sec = elapsed > 0 ? (double)dwr / elapsed : NAN;
+    } else {
+        o->read_bytes = o->write_bytes = o->read_bytes_total = o->write_bytes_total = RT_NULL_U64;
+        o->cancelled_write_bytes_total = RT_NULL_U64;
+        o->read_bytes_per_sec = o->write_bytes_per_sec = NAN;
+    }
+    rt_gpu_part_tree(gpus, p->tree, mono, o);
+}
+
+void rt_tree_part_commit(rt_tree_part *p)
+{
+    if (p->counted)
+        p->prev = p->cur;
+}
+
+void rt_tree_part_close(rt_tree_part *p)
+{
+    rt_proctree_free(p->tree);
+}
