@@ -1,0 +1,109 @@
+/* test_alloc.c - the steady state allocates nothing: after a few warm-up samples, sampling
+ * the whole machine and a tree of processes, and writing each sample as JSON and CSV, makes
+ * no call to malloc, calloc or realloc (GPUs are left out: the fake NVML library re-reads its
+ * config file with stdio, which allocates). Counted by replacing
+ * the allocator in this executable (glibc lets a program interpose malloc; strdup and the
+ * like inside libc come through here too). Not built under the sanitizers, which own malloc. */
+#include "unit.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "resource_tracker.h"
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void __libc_free(void *);
+
+static volatile long allocations;
+
+void *malloc(size_t n)
+{
+    allocations++;
+    return __libc_malloc(n);
+}
+
+void *calloc(size_t n, size_t m)
+{
+    allocations++;
+    return __libc_calloc(n, m);
+}
+
+void *realloc(void *p, size_t n)
+{
+    allocations++;
+    return __libc_realloc(p, n);
+}
+
+void free(void *p)
+{
+    __libc_free(p);
+}
+
+/* Forks n children that sleep until killed; their pids go to kids. */
+static void start_kids(pid_t *kids, int n)
+{
+    for (int i = 0; i < n; i++) {
+        kids[i] = fork();
+        assert_true(kids[i] >= 0);
+        if (kids[i] == 0) {
+            for (;;)
+                pause();
+        }
+    }
+}
+
+static void steady_state_allocates_nothing(void **state)
+{
+    (void)state;
+    pid_t kids[8];
+    start_kids(kids, 8);
+    rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
+    o.pid = getpid();
+    o.nvml_library = "/nonexistent/libnvidia-ml.so.1"; /* the fake NVML allocates on its own */
+    rt_sampler *s;
+    assert_int_equal(rt_sampler_new(&o, &s), RT_OK);
+    int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    assert_true(null_fd >= 0);
+    rt_job job = RT_JOB_INIT;
+    job.job_name = "alloc";
+    rt_writer *json, *csv;
+    assert_int_equal(rt_writer_new(RT_FORMAT_JSON, null_fd, &job, &json), RT_OK);
+    assert_int_equal(rt_writer_new(RT_FORMAT_CSV, null_fd, &job, &csv), RT_OK);
+    const rt_sample *smp;
+    for (int i = 0; i < 5; i++) { /* warm up: discovery, buffers grown to size */
+        assert_int_equal(rt_sampler_sample(s, &smp), RT_OK);
+        rt_writer_write(json, smp);
+        rt_writer_write(csv, smp);
+    }
+    long before = allocations;
+    for (int i = 0; i < 50; i++) {
+        assert_int_equal(rt_sampler_sample(s, &smp), RT_OK);
+        assert_int_equal(rt_writer_write(json, smp), RT_OK);
+        assert_int_equal(rt_writer_write(csv, smp), RT_OK);
+    }
+    long during = allocations - before;
+    assert_non_null(smp->process);
+    assert_true(smp->process->child_count >= 8);
+    rt_writer_free(json);
+    rt_writer_free(csv);
+    close(null_fd);
+    rt_sampler_free(s);
+    for (int i = 0; i < 8; i++) {
+        kill(kids[i], SIGKILL);
+        waitpid(kids[i], NULL, 0);
+    }
+    if (during != 0)
+        fail_msg("%ld allocations in 50 steady-state samples", during);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(steady_state_allocates_nothing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
