@@ -26,6 +26,7 @@
 
 static const char *const tracker_keys[] = {"interval_secs", "format", "output", "quiet"};
 
+/* Writes the [job] keys, comma-separated, into buf (for "unknown key" messages). */
 static void known_job_keys(char *buf, size_t cap)
 {
     size_t o = 0;
@@ -45,11 +46,14 @@ static void known_job_keys(char *buf, size_t cap)
     snprintf(buf + o, cap - o, ", tags");
 }
 
+/* Whether the value of kv is a string. */
 static bool is_str(const toml_kv *kv)
 {
     return kv->val->type == TOML_STRING && strlen(kv->val->u.str.s) == kv->val->u.str.len;
 }
 
+/* [job] tags: an array of "k=v" strings or a table of k = "v". Returns 0, or -1 with
+ * "FILE:LINE:COL: problem" in err. */
 static int parse_tags(cli_layer *out, const char *name, const toml_kv *kv, char *err, size_t errlen)
 {
     const toml_value *v = kv->val;
@@ -85,6 +89,7 @@ static int parse_tags(cli_layer *out, const char *name, const toml_kv *kv, char 
     CONF_ERR(kv, "[job] tags must be an array of \"key=value\" strings or a table, not %s", toml_type_name(v->type));
 }
 
+/* The [job] table into out. Returns 0, or -1 with the problem and its place in err. */
 static int parse_job(cli_layer *out, const char *name, const toml_value *t, char *err, size_t errlen)
 {
     for (size_t i = 0; i < t->u.tab.n; i++) {
@@ -119,6 +124,7 @@ static int parse_job(cli_layer *out, const char *name, const toml_value *t, char
     return 0;
 }
 
+/* The [tracker] table into out. Returns 0, or -1 with the problem and its place in err. */
 static int parse_tracker(cli_layer *out, const char *name, const toml_value *t, char *err, size_t errlen)
 {
     for (size_t i = 0; i < t->u.tab.n; i++) {

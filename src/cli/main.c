@@ -28,6 +28,7 @@
 #define EXIT_FAIL 1
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Writes "resource-tracker: MESSAGE" and a newline to stderr with one write(2). */
 static void say(const char *fmt, ...)
 {
     char msg[2048];
@@ -46,6 +47,7 @@ static void say(const char *fmt, ...)
     }
 }
 
+/* The library's log callback: warnings and errors go to stderr, the rest is dropped. */
 static void log_cb(void *user, rt_log_level level, const char *msg)
 {
     (void)user;
@@ -63,6 +65,7 @@ static int open_output(const char *path)
     return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 }
 
+/* secs as a timespec (nanoseconds normalised). */
 static struct timespec ts_of(double secs)
 {
     struct timespec t;
@@ -177,6 +180,7 @@ static void raise_nofile(void)
     }
 }
 
+/* The tool's exit status for the command's wait status: its code, 128+N for signal N, else 1. */
 static int exit_status_of(int status)
 {
     if (WIFEXITED(status))
@@ -186,6 +190,7 @@ static int exit_status_of(int status)
     return EXIT_FAIL;
 }
 
+/* CLOCK_MONOTONIC now, in seconds. */
 static double mono_now(void)
 {
     struct timespec now;
@@ -208,6 +213,7 @@ static rt_cloud_discovery *start_cloud(const cli_options *o)
     return d;
 }
 
+/* Tracks (and in wrapper mode runs) until the end; returns the tool's exit status. */
 static int track(cli_options *o)
 {
     int out_fd = -1;

@@ -113,6 +113,7 @@ int cli_add_tag(cli_layer *l, const char *tag)
     return 0;
 }
 
+/* Replaces *slot with a heap copy of v. Returns 0 or -1 (no memory). */
 static int set_str(char **slot, const char *v)
 {
     char *c = strdup(v);

@@ -10,6 +10,7 @@
 
 #include "core.h"
 
+/* Opens path as a directory fd (O_CLOEXEC). Returns the fd or -errno. */
 static int open_dir(const char *path)
 {
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -149,6 +149,7 @@ static void key(rt_ob *o, const char *k)
     rt_ob_put(o, "\":", 2);
 }
 
+/* Closes an object or array with c, replacing the trailing comma of its last member. */
 static void jclose(rt_ob *o, char c)
 {
     if (o->last == ',')
@@ -157,6 +158,7 @@ static void jclose(rt_ob *o, char c)
     rt_ob_put(o, ",", 1);
 }
 
+/* "k":v with at most dec decimals, or "k":null when v is not finite; then a comma. */
 static void jnum(rt_ob *o, const char *k, double v, int dec)
 {
     key(o, k);
@@ -164,6 +166,7 @@ static void jnum(rt_ob *o, const char *k, double v, int dec)
     rt_ob_put(o, ",", 1);
 }
 
+/* "k":v, or "k":null for RT_NULL_U64; then a comma. */
 static void ju64(rt_ob *o, const char *k, uint64_t v)
 {
     key(o, k);
@@ -174,6 +177,7 @@ static void ju64(rt_ob *o, const char *k, uint64_t v)
     rt_ob_put(o, ",", 1);
 }
 
+/* "k":v, or "k":null for RT_NULL_I64; then a comma. */
 static void ji64(rt_ob *o, const char *k, int64_t v)
 {
     key(o, k);
@@ -184,6 +188,7 @@ static void ji64(rt_ob *o, const char *k, int64_t v)
     rt_ob_put(o, ",", 1);
 }
 
+/* "k":"v" escaped, or "k":null for NULL; then a comma. */
 static void jstr(rt_ob *o, const char *k, const char *v)
 {
     key(o, k);
@@ -191,12 +196,14 @@ static void jstr(rt_ob *o, const char *k, const char *v)
     rt_ob_put(o, ",", 1);
 }
 
+/* "k":true or "k":false; then a comma. */
 static void jbool(rt_ob *o, const char *k, bool v)
 {
     key(o, k);
     rt_ob_lit(o, v ? "true," : "false,");
 }
 
+/* The "cpu" member, per-core figures included. */
 static void json_cpu(rt_ob *o, const rt_cpu *c)
 {
     rt_ob_lit(o, "\"cpu\":{");
@@ -318,6 +325,7 @@ static const field gpu_fields[] = {
     FN(rt_gpu, power_watts, 3),      FN(rt_gpu, frequency_mhz, 1),    FI(rt_gpu, core_count),
 };
 
+/* The "gpu" array: each GPU with its "detail" object between its identity and its figures. */
 static void json_gpus(rt_ob *o, const rt_sample *s)
 {
     rt_ob_lit(o, "\"gpu\":[");
@@ -335,6 +343,7 @@ static void json_gpus(rt_ob *o, const rt_sample *s)
     jclose(o, ']');
 }
 
+/* The "disk" array: each disk with its "mounts". */
 static void json_disks(rt_ob *o, const rt_sample *s)
 {
     rt_ob_lit(o, "\"disk\":[");
@@ -411,12 +420,14 @@ const char *rt_csv_header(void)
     return csv_header;
 }
 
+/* A CSV cell: a comma, then v with at most dec decimals (empty when not finite). */
 static void cnum(rt_ob *o, double v, int dec)
 {
     rt_ob_put(o, ",", 1);
     rt_ob_fixed(o, v, dec, "");
 }
 
+/* A CSV cell: a comma, then v (empty for RT_NULL_U64). */
 static void cu64(rt_ob *o, uint64_t v)
 {
     rt_ob_put(o, ",", 1);
@@ -424,6 +435,7 @@ static void cu64(rt_ob *o, uint64_t v)
         rt_ob_u64(o, v);
 }
 
+/* Bytes as GiB; NaN for RT_NULL_U64. */
 static double gib(uint64_t b)
 {
     return b == RT_NULL_U64 ? NAN : (double)b / (1024.0 * 1024.0 * 1024.0);
@@ -556,6 +568,7 @@ rt_error rt_writer_new(rt_format format, int fd, const rt_job *job, rt_writer **
     return RT_OK;
 }
 
+/* Writes all n bytes (retrying short writes and EINTR). Returns RT_OK, or RT_ERR_IO with errno. */
 static rt_error write_all(int fd, const char *p, size_t n)
 {
     while (n > 0) {

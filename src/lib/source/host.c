@@ -22,6 +22,8 @@ typedef struct host_impl {
     size_t nstrs;
 } host_impl;
 
+/* Hands heap string s to h (freed with it) and returns it; NULL stays NULL, and s is freed
+ * (NULL returned) when h has no slot left. */
 static const char *keep(host_impl *h, char *s)
 {
     if (!s)

@@ -24,6 +24,7 @@ static ssize_t readlink_at(int dirfd, const char *path, char *buf, size_t cap)
     return n;
 }
 
+/* The part of path p after its last slash (p itself without one); points into p. */
 static const char *base_name(const char *p)
 {
     const char *s = strrchr(p, '/');
@@ -177,6 +178,8 @@ int rt_disks_capacity(const rt_roots *r, uint64_t *bytes, size_t *disks, size_t 
 
 typedef void (*disk_cb)(void *user, const char *disk);
 
+/* Calls cb for each whole disk block device name lives on (itself, its partition's disk, or
+ * recursively its slaves), at most 8 levels deep. Returns the number of disks found. */
 static size_t resolve_name(const rt_roots *r, const char *name, int depth, disk_cb cb, void *user)
 {
     if (depth > 8 || !*name)
@@ -298,12 +301,14 @@ int64_t rt_parse_speed(const char *buf, ssize_t n)
     return v;
 }
 
+/* Attribute class/net/NAME/REL, trimmed, as a heap string; NULL when absent or empty. */
 static char *read_net_attr(const rt_roots *r, const char *name, const char *rel)
 {
     char path[512];
     return rt_pathf(path, sizeof path, "class/net/%s/%s", name, rel) ? read_trimmed(r, path) : NULL;
 }
 
+/* Opens attribute class/net/NAME/REL to be kept and re-read. Returns the fd or -1. */
 static int open_net_attr(const rt_roots *r, const char *name, const char *rel)
 {
     char path[512];
