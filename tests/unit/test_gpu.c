@@ -5,7 +5,7 @@
 
 #include <math.h>
 
-#include "source/gpu.h"
+#include "source/drm.h"
 
 static const rt_drm_engine *eng(const rt_drm_client *c, const char *name)
 {
