@@ -1,7 +1,7 @@
 /* test_drm.c - the DRM backend: the fdinfo parser (amdgpu, i915, xe shapes; units; non-DRM
  * files), AMD and Intel cards found in the fixture sys tree (tests/fixtures/gpu-amd-intel) and
  * their readings, a process's DRM clients and the tree's figures per card. */
-#include "unit.h"
+#include "gpu_test.h"
 
 #include <errno.h>
 #include <math.h>
@@ -78,28 +78,12 @@ static void not_drm(void **state)
     assert_int_equal(rt_drm_fdinfo_parse("", 0, &c), -1);
 }
 
-static void open_fixture(rt_roots *r)
-{
-    char p[1024], s[1024];
-    snprintf(p, sizeof p, "%s/gpu-amd-intel/proc", RT_FIXTURES);
-    snprintf(s, sizeof s, "%s/gpu-amd-intel/sys", RT_FIXTURES);
-    assert_int_equal(rt_roots_open(r, p, s), RT_OK);
-}
-
-static const char *detail_of(const rt_gpu *g, const char *key)
-{
-    for (size_t i = 0; i < g->detail_count; i++)
-        if (strcmp(g->detail[i].key, key) == 0)
-            return g->detail[i].value;
-    return NULL;
-}
-
 static void cards_from_sysfs(void **state)
 {
     (void)state;
     rt_roots r;
-    open_fixture(&r);
-    rt_drm *d = rt_drm_open(&r, NULL);
+    gpu_fixture_roots(&r, true);
+    rt_drm *d = rt_drm_open(&r);
     assert_non_null(d);
     /* card0 (amdgpu) and card1 (i915); not the connector, the render node or virtio's card2 */
     assert_int_equal(rt_drm_count(d), 2);
@@ -109,15 +93,15 @@ static void cards_from_sysfs(void **state)
     assert_string_equal(g[0].host_id, "0000:03:00.0");
     assert_string_equal(g[0].uuid, "a1b2c3d4e5f60718");
     assert_string_equal(g[0].device_type, "GPU");
-    assert_string_equal(detail_of(&g[0], "driver"), "amdgpu");
-    assert_string_equal(detail_of(&g[0], "card"), "card0");
+    assert_string_equal(gpu_detail(&g[0], "driver"), "amdgpu");
+    assert_string_equal(gpu_detail(&g[0], "card"), "card0");
     assert_true(g[0].utilization_pct == 87.0);
     assert_true(fabs(g[0].vram_used_pct - 31.2576) < 0.01);
     assert_true(g[0].power_watts == 231.0);
     assert_true(g[0].core_count == RT_NULL_I64);
     assert_string_equal(g[1].name, "Intel GPU 0x56a0");
     assert_string_equal(g[1].host_id, "0000:04:00.0"); /* from uevent's PCI_SLOT_NAME */
-    assert_string_equal(detail_of(&g[1], "driver"), "i915");
+    assert_string_equal(gpu_detail(&g[1], "driver"), "i915");
     assert_null(g[1].uuid);
     assert_true(isnan(g[1].utilization_pct));
     assert_true(g[1].vram_total_bytes == RT_NULL_U64);
@@ -129,15 +113,12 @@ static void no_sys_root(void **state)
 {
     (void)state;
     rt_roots r;
-    open_fixture(&r);
-    int sys = r.sys_fd;
-    r.sys_fd = -1;
-    rt_drm *d = rt_drm_open(&r, NULL);
+    gpu_fixture_roots(&r, false);
+    rt_drm *d = rt_drm_open(&r);
     assert_non_null(d);
     assert_int_equal(rt_drm_count(d), 0);
     rt_drm_tree(d, NULL, 0, 1.0); /* nothing to do, nothing to fail */
     rt_drm_close(d);
-    r.sys_fd = sys;
     rt_roots_close(&r);
 }
 
@@ -151,8 +132,8 @@ static void clients_of_a_pid(void **state)
 {
     (void)state;
     rt_roots r;
-    open_fixture(&r);
-    rt_drm *d = rt_drm_open(&r, NULL);
+    gpu_fixture_roots(&r, true);
+    rt_drm *d = rt_drm_open(&r);
     uint64_t ids = 0;
     /* fds 3 and 4 (one amdgpu client, dup'd), 5 (i915); 6 is a plain file */
     assert_int_equal(rt_drm_pid_clients(d, 700, count_client, &ids), 3);
@@ -169,8 +150,8 @@ static void tree_per_card(void **state)
 {
     (void)state;
     rt_roots r;
-    open_fixture(&r);
-    rt_drm *d = rt_drm_open(&r, NULL);
+    gpu_fixture_roots(&r, true);
+    rt_drm *d = rt_drm_open(&r);
     const int64_t pids[] = {700, 701};
     for (int round = 0; round < 2; round++) { /* the counters do not move: no time on the engines */
         rt_drm_tree(d, pids, 2, 100.0 + round);

@@ -1,23 +1,13 @@
 /* test_gpu.c - the GPU front over its backends: NVIDIA (the fake NVML library) listed before
  * AMD/Intel (the fixture sys tree), no GPUs at all, and no cap on their number: 70 NVML GPUs
  * and a generated sys tree of 70 amdgpu cards, all listed and all counted in the tree's share. */
-#include "unit.h"
+#include "gpu_test.h"
 
 #include <fcntl.h>
 #include <ftw.h>
 #include <math.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include "source/gpu.h"
-
-static void open_fixture(rt_roots *r)
-{
-    char p[1024], s[1024];
-    snprintf(p, sizeof p, "%s/gpu-amd-intel/proc", RT_FIXTURES);
-    snprintf(s, sizeof s, "%s/gpu-amd-intel/sys", RT_FIXTURES);
-    assert_int_equal(rt_roots_open(r, p, s), RT_OK);
-}
 
 static bool only_me(void *user, int64_t pid)
 {
@@ -29,20 +19,16 @@ static void cards_from_sysfs(void **state)
 {
     (void)state;
     rt_roots r;
-    open_fixture(&r);
+    gpu_fixture_roots(&r, true);
     rt_gpus *g = rt_gpus_open(&r, "/nonexistent/libnvidia-ml.so.1", NULL);
     assert_non_null(g);
     size_t n;
     const rt_gpu *d = rt_gpus_read(g, &n);
     assert_int_equal(n, 2);
+    /* the cards' facts and readings are test_drm's; the front hands them on as they are */
     assert_string_equal(d[0].host_id, "0000:03:00.0");
-    assert_string_equal(d[0].uuid, "a1b2c3d4e5f60718");
     assert_true(d[0].utilization_pct == 87.0);
-    assert_true(fabs(d[0].vram_used_pct - 31.2576) < 0.01);
-    assert_true(d[0].power_watts == 231.0);
     assert_string_equal(d[1].name, "Intel GPU 0x56a0");
-    assert_true(isnan(d[1].utilization_pct));
-    assert_true(d[1].vram_total_bytes == RT_NULL_U64);
     const int64_t pids[] = {700, 701};
     double u;
     uint64_t v;
@@ -58,9 +44,7 @@ static void no_gpus(void **state)
 {
     (void)state;
     rt_roots r;
-    open_fixture(&r);
-    int sys = r.sys_fd;
-    r.sys_fd = -1;
+    gpu_fixture_roots(&r, false);
     rt_gpus *g = rt_gpus_open(&r, "/nonexistent/libnvidia-ml.so.1", NULL);
     assert_non_null(g);
     size_t n = 9;
@@ -73,17 +57,7 @@ static void no_gpus(void **state)
     assert_true(isnan(u) && v == RT_NULL_U64 && used == RT_NULL_I64);
     rt_gpus_close(g);
     rt_gpus_close(NULL);
-    r.sys_fd = sys;
     rt_roots_close(&r);
-}
-
-/* Writes text to the file at path. */
-static void put(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
 }
 
 static void nvml_first_then_drm_beyond_64(void **state)
@@ -96,10 +70,10 @@ static void nvml_first_then_drm_beyond_64(void **state)
     char text[256];
     snprintf(text, sizeof text, "gpus 70 name=G util=1 mem_total=100 mem_used=1\npid 69 %d mem=4096 sm=30\n",
              (int)getpid());
-    put(cfg, text);
+    write_text(cfg, text);
     setenv("FAKE_NVML_CONFIG", cfg, 1);
     rt_roots r;
-    open_fixture(&r);
+    gpu_fixture_roots(&r, true);
     rt_gpus *g = rt_gpus_open(&r, FAKE_NVML_PATH, NULL);
     size_t n;
     const rt_gpu *d = rt_gpus_read(g, &n);
@@ -153,10 +127,10 @@ static void make_cards(char *dir)
         assert_int_equal(symlink("../../../../bus/pci/drivers/amdgpu", p), 0);
         snprintf(p, sizeof p, "%s/sys/class/drm/card%d/device/uevent", dir, i);
         snprintf(q, sizeof q, "DRIVER=amdgpu\nPCI_SLOT_NAME=0000:%02x:00.0\n", i);
-        put(p, q);
+        write_text(p, q);
         snprintf(p, sizeof p, "%s/sys/class/drm/card%d/device/gpu_busy_percent", dir, i);
         snprintf(q, sizeof q, "%d\n", i);
-        put(p, q);
+        write_text(p, q);
         snprintf(p, sizeof p, "%s/sys/class/drm/card%d-DP-1", dir, i);
         assert_int_equal(mkdir(p, 0700), 0);
         snprintf(p, sizeof p, "%s/sys/class/drm/renderD%d", dir, 128 + i);
@@ -169,7 +143,7 @@ static void make_cards(char *dir)
     snprintf(p, sizeof p, "%s/proc/4242/fdinfo/3", dir);
     snprintf(q, sizeof q, "drm-driver:\tamdgpu\ndrm-client-id:\t5\ndrm-pdev:\t0000:%02x:00.0\n"
                           "drm-engine-gfx:\t100 ns\ndrm-memory-vram:\t4 KiB\n", NCARDS - 1);
-    put(p, q);
+    write_text(p, q);
 }
 
 static void seventy_drm_cards(void **state)

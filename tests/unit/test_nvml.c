@@ -1,7 +1,7 @@
 /* test_nvml.c - the NVML backend against the fake library (tests/stubs/fake_nvml.c): the
  * dlerror text kept for a missing library and for missing symbols, a failed start, every
  * field of a device, more than 64 GPUs and more than 64 processes of the tree, a lost GPU. */
-#include "unit.h"
+#include "gpu_test.h"
 
 #include <math.h>
 #include <unistd.h>
@@ -13,10 +13,7 @@ static char cfg_path[64];
 /* Writes the fake's config (FAKE_NVML_CONFIG) for the next calls. */
 static void config(const char *text)
 {
-    FILE *f = fopen(cfg_path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    write_text(cfg_path, text);
 }
 
 static int setup(void **state)
@@ -35,14 +32,6 @@ static int teardown(void **state)
     (void)state;
     unlink(cfg_path);
     return 0;
-}
-
-static const char *detail_of(const rt_gpu *g, const char *key)
-{
-    for (size_t i = 0; i < g->detail_count; i++)
-        if (strcmp(g->detail[i].key, key) == 0)
-            return g->detail[i].value;
-    return NULL;
 }
 
 static void missing_library(void **state)
@@ -95,7 +84,7 @@ static void missing_optional_symbols(void **state)
     assert_true(g.vram_total_bytes == 1000 && g.vram_used_pct == 25.0);
     assert_true(isnan(g.utilization_pct) && isnan(g.temperature_celsius) && isnan(g.power_watts));
     assert_int_equal(g.detail_count, 1);
-    assert_string_equal(detail_of(&g, "driver"), "nvidia");
+    assert_string_equal(gpu_detail(&g, "driver"), "nvidia");
     uint64_t v = 7;
     bool v_ok = true, on = true;
     double u = 0;

@@ -37,7 +37,6 @@ typedef struct drm_seen {
 
 struct rt_drm {
     const rt_roots *roots;
-    rt_logger log;
     drm_card *card;
     size_t ncard, card_cap;
     drm_seen *seen;
@@ -49,6 +48,7 @@ struct rt_drm {
 
 /* ---- the cards ---------------------------------------------------------------------------------- */
 
+/* The last component of a path (the name a link points at). */
 static const char *base_of(const char *p)
 {
     const char *s = strrchr(p, '/');
@@ -85,6 +85,7 @@ typedef struct hwmon_find {
     bool ok;
 } hwmon_find;
 
+/* Walker callback: stops at the first hwmon* entry, its path kept in the hwmon_find. */
 static int hwmon_entry(void *user, const char *name, unsigned char d_type)
 {
     (void)d_type;
@@ -187,6 +188,7 @@ static void add_card(rt_drm *d, const char *card)
     }
 }
 
+/* Walker callback over class/drm: adds each cardN (user: the rt_drm); never stops. */
 static int card_entry(void *user, const char *name, unsigned char d_type)
 {
     (void)d_type; /* class/drm holds links */
@@ -195,20 +197,19 @@ static int card_entry(void *user, const char *name, unsigned char d_type)
     return 0;
 }
 
+/* qsort order of cards: by N of cardN. */
 static int by_number(const void *a, const void *b)
 {
     long x = ((const drm_card *)a)->number, y = ((const drm_card *)b)->number;
     return (x > y) - (x < y);
 }
 
-rt_drm *rt_drm_open(const rt_roots *roots, const rt_logger *log)
+rt_drm *rt_drm_open(const rt_roots *roots)
 {
     rt_drm *d = calloc(1, sizeof *d);
     if (!d)
         return NULL;
     d->roots = roots;
-    if (log)
-        d->log = *log;
     if (roots->sys_fd >= 0 && rt_dir_walk(roots->sys_fd, "class/drm", card_entry, d) > 0 && d->ncard > 1)
         qsort(d->card, d->ncard, sizeof *d->card, by_number); /* card0, card1, ... in number order */
     return d;
@@ -271,6 +272,8 @@ void rt_drm_close(rt_drm *d)
 }
 
 /* ---- DRM fdinfo ----------------------------------------------------------------------------------- */
+/* The engine called name[0..len) in c, added (capacity 1) when new. Returns NULL when the name
+ * is empty or too long to keep, or c already holds RT_DRM_MAX_ENGINES engines. */
 static rt_drm_engine *engine(rt_drm_client *c, const char *name, size_t len)
 {
     if (len == 0 || len >= sizeof c->engines[0].name)
@@ -287,7 +290,8 @@ static rt_drm_engine *engine(rt_drm_client *c, const char *name, size_t len)
     return e;
 }
 
-/* A number with an optional unit: KiB, MiB, GiB scale memory to bytes. */
+/* A number with an optional unit (KiB, MiB, GiB scale memory to bytes) into *out. Returns
+ * false when no number is there. */
 static bool value_bytes(const char *p, const char *end, uint64_t *out)
 {
     uint64_t v;
@@ -306,6 +310,8 @@ static bool value_bytes(const char *p, const char *end, uint64_t *out)
     return true;
 }
 
+/* Whether the key k[0..kl) starts with prefix and has more after it; *rest is then the
+ * prefix's length. */
 static bool starts(const char *k, size_t kl, const char *prefix, size_t *rest)
 {
     size_t pl = strlen(prefix);
@@ -398,6 +404,7 @@ typedef struct pid_walk {
     long clients;
 } pid_walk;
 
+/* Walker callback over PID/fd (user: the pid_walk): hands each DRM client to its fn. */
 static int fd_entry(void *user, const char *name, unsigned char d_type)
 {
     (void)d_type;
@@ -434,6 +441,7 @@ long rt_drm_pid_clients(rt_drm *d, int64_t pid, void (*fn)(void *user, const rt_
 
 /* ---- the tree's share ---------------------------------------------------------------------------- */
 
+/* The card at PCI address pdev, or NULL. */
 static drm_card *card_by_pdev(rt_drm *d, const char *pdev)
 {
     for (size_t i = 0; i < d->ncard; i++)

@@ -40,8 +40,8 @@ typedef struct rt_drm rt_drm;
 /* Finds the amdgpu, i915 and xe cards under the sys root's class/drm (cardN, in number order;
  * connectors, render nodes and display-only drivers left out) and opens their attribute
  * files. Returns a handle, with no cards when there are none or no sys root; NULL only when
- * out of memory. roots and log are borrowed and must outlive it. Free with rt_drm_close. */
-rt_drm *rt_drm_open(const rt_roots *roots, const rt_logger *log);
+ * out of memory. roots is borrowed and must outlive it. Free with rt_drm_close. */
+rt_drm *rt_drm_open(const rt_roots *roots);
 
 /* The number of cards found. */
 size_t rt_drm_count(const rt_drm *d);

@@ -77,7 +77,7 @@ rt_gpus *rt_gpus_open(const rt_roots *roots, const char *nvml_path, const rt_log
     if (!g)
         return NULL;
     g->nv = rt_nvml_open(nvml_path, log);
-    g->drm = rt_drm_open(roots, log);
+    g->drm = rt_drm_open(roots);
     if (!g->nv || !g->drm) {
         rt_gpus_close(g);
         return NULL;

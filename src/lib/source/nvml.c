@@ -358,6 +358,7 @@ static long list_procs(rt_nvml *nv, nvml_list_fn fn, nvml_device h)
     return -1;
 }
 
+/* The pid and VRAM of entry i of the list in nv->procbuf, whichever structure it holds. */
 static void proc_at(const rt_nvml *nv, long i, unsigned int *pid, unsigned long long *mem)
 {
     if (nv->api.procs_v2) {
