@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "source/gpu.h"
+#include "source/drm.h"
 #include "source/sources.h"
 
 static void count_pid(void *user, int64_t pid)

@@ -1,11 +1,15 @@
 /* fake_nvml.c - a stand-in for libnvidia-ml.so.1 for the tests: the NVML entry points the
  * tracker uses, answering from a config file that the test writes (and may rewrite while the
  * tracker runs). Built twice: complete, and with FAKE_NVML_MINIMAL only the entry points an
- * old driver would have, to check that a missing symbol only nulls the fields it feeds.
+ * old driver would have, to check that a missing symbol only nulls the fields it feeds; and
+ * with FAKE_NVML_NO_INIT without nvmlInit, to check that a library lacking it is refused.
  *
  * $FAKE_NVML_CONFIG, one directive per line:
  *   gpu KEY=VALUE...     a device: uuid name (underscores read as spaces) bus util mem_total
  *                        mem_used temp power_mw clock cores cc serial power_limit_mw
+ *   gpus N KEY=VALUE...  N such devices (at most 256 in all), uuid and bus numbered: the
+ *                        uuid gets "-I" appended (GPU-fake-I when none is given), bus is
+ *                        00000000:XX:00.0 with XX the device's index in hex
  *   unsupported I CALL.. calls on device I answer NVML_ERROR_NOT_SUPPORTED (util memory temp
  *                        power clock procs procutil name uuid pci)
  *   lost I               device I answers NVML_ERROR_GPU_IS_LOST to everything
@@ -40,7 +44,8 @@ typedef struct {
     unsigned sm;
 } gproc;
 
-static dev devs[16];
+enum { MAX_DEVS = 256 };
+static dev devs[MAX_DEVS];
 static int ndev;
 static gproc procs[256];
 static int nprocs;
@@ -121,11 +126,25 @@ static void load(void)
         char *save, *w = strtok_r(line, " \t\n", &save);
         if (!w || w[0] == '#')
             continue;
-        if (!strcmp(w, "gpu") && ndev < 16) {
+        if (!strcmp(w, "gpu") && ndev < MAX_DEVS) {
             dev *d = &devs[ndev++];
             memset(d, 0, sizeof *d);
             for (char *t; (t = strtok_r(NULL, " \t\n", &save));)
                 kv(t, d);
+        } else if (!strcmp(w, "gpus")) {
+            char *c = strtok_r(NULL, " \t\n", &save);
+            int n = c ? (int)strtol(c, NULL, 10) : 0;
+            dev proto;
+            memset(&proto, 0, sizeof proto);
+            for (char *t; (t = strtok_r(NULL, " \t\n", &save));)
+                kv(t, &proto);
+            for (int i = 0; i < n && ndev < MAX_DEVS; i++) {
+                dev *d = &devs[ndev];
+                *d = proto;
+                snprintf(d->uuid, sizeof d->uuid, "%.64s-%d", proto.uuid[0] ? proto.uuid : "GPU-fake", i % 1000);
+                snprintf(d->bus, sizeof d->bus, "00000000:%02X:00.0", ndev);
+                ndev++;
+            }
         } else if (!strcmp(w, "unsupported") || !strcmp(w, "lost")) {
             char *i = strtok_r(NULL, " \t\n", &save);
             int k = i ? (int)strtol(i, NULL, 10) : -1;
@@ -202,11 +221,13 @@ static int copy_str(char *dst, unsigned int len, const char *src)
     return OK;
 }
 
+#ifndef FAKE_NVML_NO_INIT
 EXPORT int nvmlInit_v2(void)
 {
     load();
     return init_fail ? UNKNOWN : OK;
 }
+#endif
 EXPORT int nvmlShutdown(void)
 {
     return OK;

@@ -1,112 +1,190 @@
-/* test_gpu.c - the DRM fdinfo parser (amdgpu, i915, xe shapes; units; non-DRM files) and the
- * discovery of AMD and Intel cards in a fixture sys tree. NVML is covered end to end with the
- * fake library (tests/e2e/test_gpu.py). */
-#include "unit.h"
+/* test_gpu.c - the GPU front over its backends: NVIDIA (the fake NVML library) listed before
+ * AMD/Intel (the fixture sys tree), no GPUs at all, and no cap on their number: 70 NVML GPUs
+ * and a generated sys tree of 70 amdgpu cards, all listed and all counted in the tree's share. */
+#include "gpu_test.h"
 
+#include <fcntl.h>
+#include <ftw.h>
 #include <math.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include "source/gpu.h"
-
-static const rt_drm_engine *eng(const rt_drm_client *c, const char *name)
+static bool only_me(void *user, int64_t pid)
 {
-    for (size_t i = 0; i < c->nengines; i++)
-        if (strcmp(c->engines[i].name, name) == 0)
-            return &c->engines[i];
-    return NULL;
-}
-
-static void amdgpu_old_keys(void **state)
-{
-    (void)state;
-    const char *t = "pos:\t0\nflags:\t02100002\nmnt_id:\t26\ndrm-driver:\tamdgpu\ndrm-pdev:\t0000:03:00.0\n"
-                    "drm-client-id:\t18\ndrm-memory-vram:\t1024 KiB\ndrm-memory-gtt: \t2048 KiB\n"
-                    "drm-engine-gfx:\t52012903 ns\ndrm-engine-compute:\t0 ns\n";
-    rt_drm_client c;
-    assert_int_equal(rt_drm_fdinfo_parse(t, strlen(t), &c), 0);
-    assert_string_equal(c.driver, "amdgpu");
-    assert_string_equal(c.pdev, "0000:03:00.0");
-    assert_int_equal(c.client_id, 18);
-    assert_true(c.has_vram);
-    assert_int_equal(c.vram_bytes, 1024 * 1024); /* gtt is system memory: not counted */
-    assert_int_equal(eng(&c, "gfx")->busy_ns, 52012903);
-    assert_true(eng(&c, "gfx")->has_ns);
-    assert_int_equal(eng(&c, "compute")->capacity, 1);
-}
-
-static void i915_capacity_and_regions(void **state)
-{
-    (void)state;
-    const char *t = "drm-driver: i915\ndrm-pdev: 0000:00:02.0\ndrm-client-id: 7\ndrm-engine-render: 9000 ns\n"
-                    "drm-engine-video: 500 ns\ndrm-engine-capacity-video: 2\ndrm-total-system0: 4 KiB\n"
-                    "drm-total-local0: 2 MiB\ndrm-resident-local0: 1 MiB\n";
-    rt_drm_client c;
-    assert_int_equal(rt_drm_fdinfo_parse(t, strlen(t), &c), 0);
-    assert_int_equal(eng(&c, "video")->capacity, 2);
-    assert_int_equal(eng(&c, "video")->busy_ns, 500);
-    assert_int_equal(c.vram_bytes, 1024 * 1024); /* resident wins over total */
-}
-
-static void xe_cycles(void **state)
-{
-    (void)state;
-    const char *t = "drm-driver:\txe\ndrm-client-id:\t42\ndrm-pdev:\t0000:03:00.0\ndrm-cycles-rcs:\t28257900\n"
-                    "drm-total-cycles-rcs:\t7655183225\ndrm-resident-vram0:\t300 KiB\ndrm-total-vram0:\t400 KiB\n"
-                    "drm-engine-capacity-vcs: 2\n";
-    rt_drm_client c;
-    assert_int_equal(rt_drm_fdinfo_parse(t, strlen(t), &c), 0);
-    const rt_drm_engine *e = eng(&c, "rcs");
-    assert_non_null(e);
-    assert_true(e->has_cycles && !e->has_ns);
-    assert_int_equal(e->cycles, 28257900);
-    assert_int_equal(e->total_cycles, 7655183225ull);
-    assert_int_equal(c.vram_bytes, 300 * 1024);
-}
-
-static void not_drm(void **state)
-{
-    (void)state;
-    rt_drm_client c;
-    const char *plain = "pos:\t0\nflags:\t0100002\nmnt_id:\t30\nino:\t1234\n";
-    assert_int_equal(rt_drm_fdinfo_parse(plain, strlen(plain), &c), -1);
-    const char *no_id = "drm-driver: amdgpu\ndrm-engine-gfx: 1 ns\n";
-    assert_int_equal(rt_drm_fdinfo_parse(no_id, strlen(no_id), &c), -1);
-    const char *bytes = "drm-driver: x\ndrm-client-id: 1\ndrm-memory-vram: 4096\ndrm-engine-a-very-long-engine-name-x: 5 ns\n";
-    assert_int_equal(rt_drm_fdinfo_parse(bytes, strlen(bytes), &c), 0);
-    assert_int_equal(c.vram_bytes, 4096); /* no unit: bytes */
-    assert_int_equal(c.nengines, 0);      /* a name too long to keep is left out */
-    assert_int_equal(rt_drm_fdinfo_parse("", 0, &c), -1);
+    (void)user;
+    return pid == (int64_t)getpid();
 }
 
 static void cards_from_sysfs(void **state)
 {
     (void)state;
-    char p[1024], s[1024];
-    snprintf(p, sizeof p, "%s/gpu-amd-intel/proc", RT_FIXTURES);
-    snprintf(s, sizeof s, "%s/gpu-amd-intel/sys", RT_FIXTURES);
     rt_roots r;
-    assert_int_equal(rt_roots_open(&r, p, s), RT_OK);
+    gpu_fixture_roots(&r, true);
     rt_gpus *g = rt_gpus_open(&r, "/nonexistent/libnvidia-ml.so.1", NULL);
     assert_non_null(g);
     size_t n;
     const rt_gpu *d = rt_gpus_read(g, &n);
     assert_int_equal(n, 2);
+    /* the cards' facts and readings are test_drm's; the front hands them on as they are */
     assert_string_equal(d[0].host_id, "0000:03:00.0");
-    assert_string_equal(d[0].uuid, "a1b2c3d4e5f60718");
     assert_true(d[0].utilization_pct == 87.0);
-    assert_true(fabs(d[0].vram_used_pct - 31.2576) < 0.01);
-    assert_true(d[0].power_watts == 231.0);
     assert_string_equal(d[1].name, "Intel GPU 0x56a0");
-    assert_true(isnan(d[1].utilization_pct));
-    assert_true(d[1].vram_total_bytes == RT_NULL_U64);
+    const int64_t pids[] = {700, 701};
+    double u;
+    uint64_t v;
+    int64_t used;
+    rt_gpus_tree(g, only_me, NULL, pids, 2, 10.0, &u, &v, &used);
+    assert_true(u == 0 && used == 2);
+    assert_int_equal(v, (1024 + 512 + 256) * 1024 * 1024ull);
     rt_gpus_close(g);
     rt_roots_close(&r);
+}
+
+static void no_gpus(void **state)
+{
+    (void)state;
+    rt_roots r;
+    gpu_fixture_roots(&r, false);
+    rt_gpus *g = rt_gpus_open(&r, "/nonexistent/libnvidia-ml.so.1", NULL);
+    assert_non_null(g);
+    size_t n = 9;
+    assert_null(rt_gpus_read(g, &n));
+    assert_int_equal(n, 0);
+    double u;
+    uint64_t v;
+    int64_t used;
+    rt_gpus_tree(g, only_me, NULL, NULL, 0, 1.0, &u, &v, &used);
+    assert_true(isnan(u) && v == RT_NULL_U64 && used == RT_NULL_I64);
+    rt_gpus_close(g);
+    rt_gpus_close(NULL);
+    rt_roots_close(&r);
+}
+
+static void nvml_first_then_drm_beyond_64(void **state)
+{
+    (void)state;
+    char cfg[] = "/tmp/rt-gpu-cfg-XXXXXX";
+    int fd = mkstemp(cfg);
+    assert_true(fd >= 0);
+    close(fd);
+    char text[256];
+    snprintf(text, sizeof text, "gpus 70 name=G util=1 mem_total=100 mem_used=1\npid 69 %d mem=4096 sm=30\n",
+             (int)getpid());
+    write_text(cfg, text);
+    setenv("FAKE_NVML_CONFIG", cfg, 1);
+    rt_roots r;
+    gpu_fixture_roots(&r, true);
+    rt_gpus *g = rt_gpus_open(&r, FAKE_NVML_PATH, NULL);
+    size_t n;
+    const rt_gpu *d = rt_gpus_read(g, &n);
+    assert_int_equal(n, 72);
+    assert_string_equal(d[0].uuid, "GPU-fake-0");
+    assert_string_equal(d[69].uuid, "GPU-fake-69");
+    assert_string_equal(d[70].host_id, "0000:03:00.0");
+    assert_string_equal(d[71].name, "Intel GPU 0x56a0");
+    usleep(2000); /* the fake stamps its samples now: after the set's start */
+    double u;
+    uint64_t v;
+    int64_t used;
+    rt_gpus_tree(g, only_me, NULL, NULL, 0, 10.0, &u, &v, &used);
+    assert_true(u == 30); /* the 70th GPU counts */
+    assert_int_equal(v, 4096);
+    assert_int_equal(used, 1);
+    rt_gpus_close(g);
+    rt_roots_close(&r);
+    unsetenv("FAKE_NVML_CONFIG");
+    unlink(cfg);
+}
+
+enum { NCARDS = 70 };
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+/* A sys tree of NCARDS amdgpu cards (PCI slots 0000:NN:00.0, NN the card number in hex), each
+ * with a connector and a render node beside it, and a proc tree where pid 4242 has one DRM
+ * client on the last card; under a new temporary directory written into dir. */
+static void make_cards(char *dir)
+{
+    assert_non_null(mkdtemp(dir));
+    char p[512], q[512];
+    const char *dirs[] = {"sys", "sys/class", "sys/class/drm", "proc", "proc/4242", "proc/4242/fd", "proc/4242/fdinfo"};
+    for (size_t i = 0; i < RT_ARRAY_LEN(dirs); i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, dirs[i]);
+        assert_int_equal(mkdir(p, 0700), 0);
+    }
+    for (int i = NCARDS - 1; i >= 0; i--) {
+        snprintf(p, sizeof p, "%s/sys/class/drm/card%d", dir, i);
+        assert_int_equal(mkdir(p, 0700), 0);
+        snprintf(p, sizeof p, "%s/sys/class/drm/card%d/device", dir, i);
+        assert_int_equal(mkdir(p, 0700), 0);
+        snprintf(p, sizeof p, "%s/sys/class/drm/card%d/device/driver", dir, i);
+        assert_int_equal(symlink("../../../../bus/pci/drivers/amdgpu", p), 0);
+        snprintf(p, sizeof p, "%s/sys/class/drm/card%d/device/uevent", dir, i);
+        snprintf(q, sizeof q, "DRIVER=amdgpu\nPCI_SLOT_NAME=0000:%02x:00.0\n", i);
+        write_text(p, q);
+        snprintf(p, sizeof p, "%s/sys/class/drm/card%d/device/gpu_busy_percent", dir, i);
+        snprintf(q, sizeof q, "%d\n", i);
+        write_text(p, q);
+        snprintf(p, sizeof p, "%s/sys/class/drm/card%d-DP-1", dir, i);
+        assert_int_equal(mkdir(p, 0700), 0);
+        snprintf(p, sizeof p, "%s/sys/class/drm/renderD%d", dir, 128 + i);
+        assert_int_equal(mkdir(p, 0700), 0);
+    }
+    snprintf(p, sizeof p, "%s/proc/4242/fd/3", dir);
+    assert_int_equal(symlink("/dev/dri/renderD197", p), 0);
+    snprintf(p, sizeof p, "%s/proc/4242/fd/4", dir);
+    assert_int_equal(symlink("/dev/null", p), 0);
+    snprintf(p, sizeof p, "%s/proc/4242/fdinfo/3", dir);
+    snprintf(q, sizeof q, "drm-driver:\tamdgpu\ndrm-client-id:\t5\ndrm-pdev:\t0000:%02x:00.0\n"
+                          "drm-engine-gfx:\t100 ns\ndrm-memory-vram:\t4 KiB\n", NCARDS - 1);
+    write_text(p, q);
+}
+
+static void seventy_drm_cards(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rt-gpu-cards-XXXXXX", p[512], s[512];
+    make_cards(dir);
+    snprintf(p, sizeof p, "%s/proc", dir);
+    snprintf(s, sizeof s, "%s/sys", dir);
+    rt_roots r;
+    assert_int_equal(rt_roots_open(&r, p, s), RT_OK);
+    rt_gpus *g = rt_gpus_open(&r, "/nonexistent/libnvidia-ml.so.1", NULL);
+    size_t n;
+    const rt_gpu *d = rt_gpus_read(g, &n);
+    assert_int_equal(n, NCARDS); /* every card; no connector, no render node */
+    for (int i = 0; i < NCARDS; i++) { /* in number order: card9 before card10 */
+        char slot[32];
+        snprintf(slot, sizeof slot, "0000:%02x:00.0", i);
+        assert_string_equal(d[i].host_id, slot);
+        assert_true(d[i].utilization_pct == i);
+    }
+    const int64_t pids[] = {4242};
+    double u;
+    uint64_t v;
+    int64_t used;
+    rt_gpus_tree(g, only_me, NULL, pids, 1, 5.0, &u, &v, &used);
+    assert_true(u == 0); /* first sight of the client: no interval yet */
+    assert_int_equal(v, 4096); /* on the 70th card */
+    assert_int_equal(used, 1);
+    rt_gpus_close(g);
+    rt_roots_close(&r);
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(amdgpu_old_keys), cmocka_unit_test(i915_capacity_and_regions), cmocka_unit_test(xe_cycles),
-        cmocka_unit_test(not_drm),         cmocka_unit_test(cards_from_sysfs),
+        cmocka_unit_test(cards_from_sysfs),
+        cmocka_unit_test(no_gpus),
+        cmocka_unit_test(nvml_first_then_drm_beyond_64),
+        cmocka_unit_test(seventy_drm_cards),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,58 +1,60 @@
-/* gpu.h - GPUs: NVIDIA through NVML loaded at run time, AMD and Intel through sysfs, and the
- * tracked tree's share from NVML's process lists and DRM fdinfo. Not public. */
+/* gpu.h - GPUs: the front over the backends (NVIDIA through NVML in nvml.c, AMD and Intel
+ * through sysfs and DRM fdinfo in drm.c) and the facts every backend's devices carry. Not public. */
 #ifndef RT_GPU_H
 #define RT_GPU_H
 
 #include "sources.h"
 
-/* ---- DRM fdinfo (pure parser) ------------------------------------------------------------- */
+/* ---- what every backend's device carries ---------------------------------------------------- */
 
-#define RT_DRM_MAX_ENGINES 16
+/* A device's static facts, found once at discovery. The strings are owned (NULL when unknown);
+ * detail keys are static strings, their values owned. */
+typedef struct rt_gpu_facts {
+    char *uuid, *name, *host_id;
+    rt_kv *detail;
+    size_t ndetail, detail_cap;
+    int64_t core_count; /* RT_NULL_I64 when unknown */
+} rt_gpu_facts;
 
-typedef struct rt_drm_engine {
-    char name[24];
-    uint64_t busy_ns;      /* drm-engine-<name> */
-    uint64_t capacity;     /* drm-engine-capacity-<name>, 1 when absent */
-    uint64_t cycles;       /* drm-cycles-<name> */
-    uint64_t total_cycles; /* drm-total-cycles-<name> */
-    bool has_ns, has_cycles;
-} rt_drm_engine;
+/* Sets f empty (no strings, no detail, core_count unknown). */
+void rt_gpu_facts_init(rt_gpu_facts *f);
 
-typedef struct rt_drm_client {
-    char driver[32];
-    char pdev[32];      /* PCI address, e.g. 0000:03:00.0; "" when not given */
-    uint64_t client_id;
-    bool has_client_id;
-    rt_drm_engine engines[RT_DRM_MAX_ENGINES];
-    size_t nengines;
-    uint64_t vram_bytes; /* resident (or total) in VRAM-like regions: vram*, local* */
-    bool has_vram;
-} rt_drm_client;
+/* Appends a detail key (a static string) with a printf-formatted value (at most 127 bytes).
+ * Returns 0, or -1 when formatting or allocation failed (f is then unchanged). */
+int rt_gpu_facts_add(rt_gpu_facts *f, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* Parses one /proc/PID/fdinfo/FD. Returns 0 when it is a DRM client (a drm-driver line and a
- * client id), -1 otherwise. */
-int rt_drm_fdinfo_parse(const char *buf, size_t len, rt_drm_client *out);
+/* Frees what f owns and sets it empty. */
+void rt_gpu_facts_free(rt_gpu_facts *f);
 
-/* ---- devices and the tree's share --------------------------------------------------------- */
+/* Points o's static fields at f (borrowed: valid while f lives) and sets every reading to
+ * null (NaN, RT_NULL_U64), for the backend to fill what it can. */
+void rt_gpu_facts_out(const rt_gpu_facts *f, rt_gpu *o);
+
+/* Whether pid is in the tracked tree. */
+typedef bool (*rt_pid_in_tree)(void *user, int64_t pid);
+
+/* ---- the set of GPUs -------------------------------------------------------------------------- */
 
 typedef struct rt_gpus rt_gpus;
 
-/* Finds the GPUs: NVML from nvml_path (NULL: $TRACKER_NVML_LIBRARY, else libnvidia-ml.so.1)
- * and AMD/Intel DRM cards under the sys root. Never fails for want of GPUs (there are then
- * none); returns NULL only when out of memory. */
+/* Finds the GPUs: NVML from nvml_path (NULL: libnvidia-ml.so.1)
+ * and AMD/Intel DRM cards under the sys root, NVIDIA first. Never fails for want of GPUs (there
+ * are then none); returns NULL only when out of memory. roots and log are borrowed and must
+ * outlive the set; free it with rt_gpus_close. */
 rt_gpus *rt_gpus_open(const rt_roots *roots, const char *nvml_path, const rt_logger *log);
 
-/* Reads every device; the results stay valid until the next call. */
+/* Reads every device. Returns the array (owned by g, valid until the next call or close) and
+ * its length in *count; NULL and 0 without GPUs. A reading a device cannot give is null. */
 const rt_gpu *rt_gpus_read(rt_gpus *g, size_t *count);
 
 /* The tracked tree's use of the GPUs over the interval ending at mono. has(user, pid) says
  * whether pid is in the tree; pids[0..npids) are its live processes (for DRM fdinfo). Sets
  * *util_pct (sum over GPUs, percent), *vram_bytes, *gpus_used; NaN / RT_NULL_* when no GPU
- * could say. */
-typedef bool (*rt_pid_in_tree)(void *user, int64_t pid);
+ * could say. Allocates only when more GPU processes or DRM clients are seen than ever before. */
 void rt_gpus_tree(rt_gpus *g, rt_pid_in_tree has, void *user, const int64_t *pids, size_t npids, double mono,
                   double *util_pct, uint64_t *vram_bytes, int64_t *gpus_used);
 
+/* Frees the set, its devices and backends (NVML is shut down and unloaded). NULL is ignored. */
 void rt_gpus_close(rt_gpus *g);
 
 #endif

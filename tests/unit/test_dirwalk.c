@@ -1,0 +1,176 @@
+/* test_dirwalk.c - the directory walker: a directory larger than one getdents buffer listed
+ * whole, "." and ".." left out, stopping early, a missing path, a file, d_type values, and a
+ * kept-open directory fd walked twice. */
+#include "unit.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/dirwalk.h"
+
+enum { MANY = 600 }; /* 600 entries of ~56 bytes: several RT_DIR_WALK_BUF fills */
+
+typedef struct {
+    long seen;
+    long stop_after;
+    unsigned char hits[MANY];
+    int dot, bad, dir, reg, lnk;
+} walk_state;
+
+static int count_cb(void *user, const char *name, unsigned char d_type)
+{
+    walk_state *w = user;
+    w->seen++;
+    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        w->dot++;
+    unsigned idx;
+    char tail;
+    if (sscanf(name, "entry-with-a-rather-long-name-%u%c", &idx, &tail) == 1 && idx < MANY)
+        w->hits[idx]++;
+    if (strcmp(name, "subdir") == 0)
+        w->dir += d_type == DT_DIR;
+    else if (strcmp(name, "link") == 0)
+        w->lnk += d_type == DT_LNK;
+    else if (strncmp(name, "entry", 5) == 0)
+        w->reg += d_type == DT_REG;
+    else
+        w->bad++;
+    return w->stop_after && w->seen >= w->stop_after;
+}
+
+static char tmp[64];
+
+static int make_tree(void **state)
+{
+    (void)state;
+    snprintf(tmp, sizeof tmp, "/tmp/rt-dirwalk-XXXXXX");
+    if (!mkdtemp(tmp))
+        return -1;
+    int dfd = open(tmp, O_RDONLY | O_DIRECTORY);
+    for (int i = 0; i < MANY; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "entry-with-a-rather-long-name-%d", i);
+        int fd = openat(dfd, name, O_CREAT | O_WRONLY, 0600);
+        if (fd < 0)
+            return -1;
+        close(fd);
+    }
+    if (mkdirat(dfd, "subdir", 0700) < 0 || symlinkat("subdir", dfd, "link") < 0)
+        return -1;
+    close(dfd);
+    return 0;
+}
+
+static int remove_tree(void **state)
+{
+    (void)state;
+    int dfd = open(tmp, O_RDONLY | O_DIRECTORY);
+    for (int i = 0; i < MANY; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "entry-with-a-rather-long-name-%d", i);
+        unlinkat(dfd, name, 0);
+    }
+    unlinkat(dfd, "link", 0);
+    unlinkat(dfd, "subdir", AT_REMOVEDIR);
+    close(dfd);
+    rmdir(tmp);
+    return 0;
+}
+
+static void lists_every_entry(void **state)
+{
+    (void)state;
+    static walk_state w;
+    memset(&w, 0, sizeof w);
+    assert_true((long)MANY * 56 > 2 * RT_DIR_WALK_BUF);
+    long n = rt_dir_walk(AT_FDCWD, tmp, count_cb, &w);
+    assert_int_equal(n, MANY + 2);
+    assert_int_equal(w.seen, MANY + 2);
+    assert_int_equal(w.dot, 0);
+    assert_int_equal(w.bad, 0);
+    for (int i = 0; i < MANY; i++)
+        assert_int_equal(w.hits[i], 1);
+    /* d_type as the file system reports it (tmpfs, ext4, xfs and overlayfs all do) */
+    assert_int_equal(w.dir, 1);
+    assert_int_equal(w.lnk, 1);
+    assert_int_equal(w.reg, MANY);
+}
+
+static void stops_when_told(void **state)
+{
+    (void)state;
+    static walk_state w;
+    memset(&w, 0, sizeof w);
+    w.stop_after = 5;
+    assert_int_equal(rt_dir_walk(AT_FDCWD, tmp, count_cb, &w), 5);
+    assert_int_equal(w.seen, 5);
+    /* past the first buffer too */
+    memset(&w, 0, sizeof w);
+    w.stop_after = MANY - 3;
+    assert_int_equal(rt_dir_walk(AT_FDCWD, tmp, count_cb, &w), MANY - 3);
+}
+
+static void relative_to_dirfd(void **state)
+{
+    (void)state;
+    static walk_state w;
+    memset(&w, 0, sizeof w);
+    int root = open("/", O_RDONLY | O_DIRECTORY);
+    assert_true(root >= 0);
+    assert_int_equal(rt_dir_walk(root, tmp + 1 /* "tmp/rt-dirwalk-..." */, count_cb, &w), MANY + 2);
+    close(root);
+    /* an empty directory: nothing handed over */
+    memset(&w, 0, sizeof w);
+    char sub[128];
+    snprintf(sub, sizeof sub, "%s/subdir", tmp);
+    assert_int_equal(rt_dir_walk(AT_FDCWD, sub, count_cb, &w), 0);
+    assert_int_equal(w.seen, 0);
+}
+
+static void errors(void **state)
+{
+    (void)state;
+    walk_state w = {0};
+    char p[128];
+    snprintf(p, sizeof p, "%s/no-such-dir", tmp);
+    assert_int_equal(rt_dir_walk(AT_FDCWD, p, count_cb, &w), -ENOENT);
+    snprintf(p, sizeof p, "%s/entry-with-a-rather-long-name-0", tmp);
+    assert_int_equal(rt_dir_walk(AT_FDCWD, p, count_cb, &w), -ENOTDIR);
+    assert_int_equal(rt_dir_walk(-1, "relative", count_cb, &w), -EBADF);
+    int fd = open(p, O_RDONLY);
+    assert_int_equal(rt_dir_walk_fd(fd, count_cb, &w), -ENOTDIR);
+    close(fd);
+    assert_int_equal(w.seen, 0);
+}
+
+static void kept_open_fd_walked_again(void **state)
+{
+    (void)state;
+    static walk_state w;
+    int fd = open(tmp, O_RDONLY | O_DIRECTORY);
+    assert_true(fd >= 0);
+    for (int round = 0; round < 2; round++) {
+        memset(&w, 0, sizeof w);
+        assert_int_equal(rt_dir_walk_fd(fd, count_cb, &w), MANY + 2);
+    }
+    /* a walk stopped half way does not leave the next one short */
+    memset(&w, 0, sizeof w);
+    w.stop_after = 3;
+    assert_int_equal(rt_dir_walk_fd(fd, count_cb, &w), 3);
+    memset(&w, 0, sizeof w);
+    assert_int_equal(rt_dir_walk_fd(fd, count_cb, &w), MANY + 2);
+    close(fd);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(lists_every_entry), cmocka_unit_test(stops_when_told),
+        cmocka_unit_test(relative_to_dirfd), cmocka_unit_test(errors),
+        cmocka_unit_test(kept_open_fd_walked_again),
+    };
+    return cmocka_run_group_tests(tests, make_tree, remove_tree);
+}
