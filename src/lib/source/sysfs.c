@@ -2,7 +2,6 @@
  * devices are physical disks, their model, vendor, serial, type and size, how a mounted
  * filesystem maps onto disks (partitions, device-mapper and md slaves), and interface facts. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/dirwalk.h"
 #include "sources.h"
 
 /* Reads a symlink relative to dirfd into buf (NUL-terminated). Returns length or -1. */
@@ -178,6 +178,41 @@ int rt_disks_capacity(const rt_roots *r, uint64_t *bytes, size_t *disks, size_t 
 
 typedef void (*disk_cb)(void *user, const char *disk);
 
+/* A walk over the slaves of a stacked block device, resolving each to its disks. */
+typedef struct slave_walk {
+    const rt_roots *r;
+    int depth;
+    disk_cb cb;
+    void *user;
+    size_t found;
+} slave_walk;
+
+/* A search of block/ for the dm device of a /dev/mapper name. */
+typedef struct dm_lookup {
+    const rt_roots *r;
+    const char *mapper_name;
+    char *out;
+    size_t cap;
+    bool ok;
+} dm_lookup;
+
+static size_t resolve_name(const rt_roots *r, const char *name, int depth, disk_cb cb, void *user);
+
+/* rt_dir_walk callback over a slaves directory: resolves one slave ('!' in sysfs is '/'). */
+static int visit_slave(void *user, const char *name, unsigned char d_type)
+{
+    (void)d_type;
+    slave_walk *w = user;
+    char slave[256];
+    if (!rt_copy_str(slave, sizeof slave, name))
+        return 0;
+    for (char *c = slave; *c; c++)
+        if (*c == '!')
+            *c = '/';
+    w->found += resolve_name(w->r, slave, w->depth + 1, w->cb, w->user);
+    return 0;
+}
+
 /* Calls cb for each whole disk block device name lives on (itself, its partition's disk, or
  * recursively its slaves), at most 8 levels deep. Returns the number of disks found. */
 static size_t resolve_name(const rt_roots *r, const char *name, int depth, disk_cb cb, void *user)
@@ -205,57 +240,31 @@ static size_t resolve_name(const rt_roots *r, const char *name, int depth, disk_
         return resolve_name(r, parent, depth + 1, cb, user);
     }
     /* Device-mapper, md, bcache...: the devices it is built on are its slaves. */
-    if (!rt_pathf(path, sizeof path, "class/block/%s/slaves", sname))
+    slave_walk w = {r, depth, cb, user, 0};
+    if (rt_pathf(path, sizeof path, "class/block/%s/slaves", sname))
+        rt_dir_walk(r->sys_fd, path, visit_slave, &w);
+    return w.found;
+}
+
+/* rt_dir_walk callback over block/dm-*: stops at the dm device whose dm/name is the one asked. */
+static int match_dm_name(void *user, const char *name, unsigned char d_type)
+{
+    (void)d_type;
+    dm_lookup *l = user;
+    char path[512], nm[256];
+    if (strncmp(name, "dm-", 3) != 0 || !rt_pathf(path, sizeof path, "block/%s/dm/name", name) ||
+        rt_read_line_at(l->r->sys_fd, path, nm, sizeof nm) <= 0 || strcmp(nm, l->mapper_name) != 0)
         return 0;
-    int dfd = openat(r->sys_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0)
-        return 0;
-    DIR *dir = fdopendir(dfd);
-    if (!dir) {
-        close(dfd);
-        return 0;
-    }
-    size_t found = 0;
-    struct dirent *de;
-    while ((de = readdir(dir)) != NULL) {
-        if (de->d_name[0] == '.')
-            continue;
-        char slave[256];
-        if (!rt_copy_str(slave, sizeof slave, de->d_name))
-            continue;
-        for (char *c = slave; *c; c++)
-            if (*c == '!')
-                *c = '/';
-        found += resolve_name(r, slave, depth + 1, cb, user);
-    }
-    closedir(dir);
-    return found;
+    l->ok = rt_copy_str(l->out, l->cap, name);
+    return 1;
 }
 
 /* Finds the dm-N device whose dm/name is mapper_name; writes its kernel name into out. */
 static bool find_dm_by_name(const rt_roots *r, const char *mapper_name, char *out, size_t cap)
 {
-    int dfd = openat(r->sys_fd, "block", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0)
-        return false;
-    DIR *dir = fdopendir(dfd);
-    if (!dir) {
-        close(dfd);
-        return false;
-    }
-    bool ok = false;
-    struct dirent *de;
-    while (!ok && (de = readdir(dir)) != NULL) {
-        if (strncmp(de->d_name, "dm-", 3) != 0)
-            continue;
-        char path[512], nm[256];
-        if (rt_pathf(path, sizeof path, "block/%s/dm/name", de->d_name) &&
-            rt_read_line_at(r->sys_fd, path, nm, sizeof nm) > 0 && strcmp(nm, mapper_name) == 0) {
-            ok = rt_copy_str(out, cap, de->d_name);
-        }
-    }
-    closedir(dir);
-    return ok;
+    dm_lookup l = {r, mapper_name, out, cap, false};
+    rt_dir_walk(r->sys_fd, "block", match_dm_name, &l);
+    return l.ok;
 }
 
 size_t rt_block_resolve_disks(const rt_roots *r, unsigned major, unsigned minor, const char *source, disk_cb cb,
