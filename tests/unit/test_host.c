@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-#include "core/http.h"
+#include "net/http.h"
 #include "resource_tracker.h"
 
 static rt_sample sample(double sys_cores, double proc_cores, double used_mib, double pss_mib, rt_process *p)

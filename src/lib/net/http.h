@@ -2,7 +2,7 @@
 #ifndef RT_HTTP_H
 #define RT_HTTP_H
 
-#include "core.h"
+#include "../core/core.h"
 
 typedef struct rt_url {
     char host[256];
