@@ -1,9 +1,6 @@
-/* http.c - a small HTTP/1.1 client for cloud metadata services: plain http:// only (metadata
- * endpoints are link-local and unencrypted), one request per connection, every step bounded
- * by an absolute deadline, bodies bounded in size, chunked and Content-Length bodies decoded
- * by a pure parser over the bytes received (fuzzed: fuzz/fuzz_http.c). libcurl would do this
- * too, but linking it costs the tracker 6-9 MiB of memory (33 shared libraries), more than the
- * tracker's whole budget, for a job this small. */
+/* http.c - a small HTTP/1.1 client for cloud metadata services: plain http:// only, one request per
+ * connection, every step bounded by a deadline and a size; the reply parser is pure and fuzzed. Not
+ * libcurl: linking it costs 6-9 MiB of memory (33 shared libraries), more than the tracker's budget. */
 #define _GNU_SOURCE
 #include "http.h"
 
