@@ -1,30 +1,9 @@
-/* test_host.c - the metadata client's URL parsing, and the info JSON. */
+/* test_host.c - the info JSON of the host and the cloud. */
 #include "unit.h"
 
 #include <math.h>
-#include "core/http.h"
-#include "resource_tracker.h"
 
-static void urls(void **state)
-{
-    (void)state;
-    rt_url u;
-    assert_int_equal(rt_url_parse("http://169.254.169.254", &u), 0);
-    assert_string_equal(u.host, "169.254.169.254");
-    assert_int_equal(u.port, 80);
-    assert_string_equal(u.path, "/");
-    assert_int_equal(rt_url_parse("http://127.0.0.1:8080/latest/api/token", &u), 0);
-    assert_int_equal(u.port, 8080);
-    assert_string_equal(u.path, "/latest/api/token");
-    assert_int_equal(rt_url_parse("http://[fd00:ec2::254]:80/x?y=1", &u), 0);
-    assert_string_equal(u.host, "fd00:ec2::254");
-    assert_string_equal(u.path, "/x?y=1");
-    assert_int_equal(rt_url_parse("https://example.com/", &u), -1); /* plain http only */
-    assert_int_equal(rt_url_parse("http://host:99999/", &u), -1);
-    assert_int_equal(rt_url_parse("http://:80/", &u), -1);
-    assert_int_equal(rt_url_parse("http://[::1/", &u), -1);
-    assert_int_equal(rt_url_parse("ftp://x/", &u), -1);
-}
+#include "resource_tracker.h"
 
 static void info_json(void **state)
 {
@@ -53,7 +32,6 @@ static void info_json(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(urls),
         cmocka_unit_test(info_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

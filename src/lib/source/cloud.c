@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../core/http.h"
+#include "../net/http.h"
 #include "sources.h"
 
 #define DISCOVERY_SECS 2.0
