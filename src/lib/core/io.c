@@ -118,7 +118,7 @@ int rt_buf_reserve(rt_buf *b, size_t need)
         return 0;
     if (need > b->max)
         return -1;
-    size_t cap = b->cap ? b->cap : 256;
+    size_t cap = b->cap ? b->cap : b->max < 256 ? b->max : 256;
     while (cap < need)
         cap = cap > b->max / 2 ? b->max : cap * 2;
     char *p = realloc(b->data, cap);
