@@ -58,10 +58,19 @@ int rt_buf_append(rt_buf *b, const void *p, size_t n);
 /* Frees the storage and resets the buffer. */
 void rt_buf_free(rt_buf *b);
 
+/* How a whole-file read knows it reached the end. */
+typedef enum rt_read_mode {
+    RT_READ_TO_EOF,      /* read until a read returns 0 */
+    RT_READ_SINGLE,      /* one record (see rt_pread_single): a short read is the end */
+    RT_READ_SHORT_LINES, /* a seq_file list of lines under 256 bytes (diskstats, net/dev,
+                          * children): a read that stops a line short of a page is the end,
+                          * which saves the read that would return 0 */
+} rt_read_mode;
+
 /* Reads a whole file from offset 0 into b, growing it as needed up to its maximum (for files
- * whose size is unknown, such as mountinfo). single_record: as rt_pread_single. NUL-terminates.
+ * whose size is unknown, such as mountinfo); mode tells where it ends. NUL-terminates.
  * Returns the length or -errno (-EFBIG when the file exceeds the maximum). */
-ssize_t rt_read_fd_grow(int fd, rt_buf *b, bool single_record);
+ssize_t rt_read_fd_grow(int fd, rt_buf *b, rt_read_mode mode);
 
 /* ---- path roots --------------------------------------------------------------------------- */
 

@@ -10,8 +10,13 @@
 
 #include "core.h"
 
-/* Reads from offset 0 until EOF (or, with single_record, the first short read) or cap-1. */
-static ssize_t pread_from_start(int fd, char *buf, size_t cap, bool single_record)
+/* The longest line of the lists read with RT_READ_SHORT_LINES (diskstats, net/dev, children). */
+#define SHORT_LINE_MAX 256
+/* The least a seq_file read hands over when more of the file follows: one page. */
+#define SEQ_PAGE 4096
+
+/* Reads from offset 0 until EOF (or the end mode tells without another read) or cap-1. */
+static ssize_t pread_from_start(int fd, char *buf, size_t cap, rt_read_mode mode)
 {
     if (cap == 0)
         return -EINVAL;
@@ -29,7 +34,11 @@ static ssize_t pread_from_start(int fd, char *buf, size_t cap, bool single_recor
         if (n == 0)
             break;
         got += (size_t)n;
-        if (single_record && (size_t)n < want)
+        if (mode == RT_READ_SINGLE && (size_t)n < want)
+            break;
+        /* a seq_file read fills a page with whole lines: one that stops a line short of
+         * it (or of what was asked) is the end */
+        if (mode == RT_READ_SHORT_LINES && (size_t)n + SHORT_LINE_MAX < (want < SEQ_PAGE ? want : SEQ_PAGE))
             break;
     }
     buf[got] = '\0';
@@ -38,12 +47,12 @@ static ssize_t pread_from_start(int fd, char *buf, size_t cap, bool single_recor
 
 ssize_t rt_pread_all(int fd, char *buf, size_t cap)
 {
-    return pread_from_start(fd, buf, cap, false);
+    return pread_from_start(fd, buf, cap, RT_READ_TO_EOF);
 }
 
 ssize_t rt_pread_single(int fd, char *buf, size_t cap)
 {
-    return pread_from_start(fd, buf, cap, true);
+    return pread_from_start(fd, buf, cap, RT_READ_SINGLE);
 }
 
 int rt_open_at(int dirfd, const char *path)
@@ -146,12 +155,12 @@ void rt_buf_free(rt_buf *b)
     b->len = b->cap = 0;
 }
 
-ssize_t rt_read_fd_grow(int fd, rt_buf *b, bool single_record)
+ssize_t rt_read_fd_grow(int fd, rt_buf *b, rt_read_mode mode)
 {
     if (rt_buf_reserve(b, 4096) < 0)
         return -ENOMEM;
     for (;;) {
-        ssize_t n = pread_from_start(fd, b->data, b->cap, single_record);
+        ssize_t n = pread_from_start(fd, b->data, b->cap, mode);
         if (n < 0)
             return n;
         if ((size_t)n < b->cap - 1) {

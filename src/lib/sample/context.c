@@ -13,11 +13,11 @@ int rt_ctx_open_kept(rt_sample_ctx *c, const char *path)
     return fd < 0 ? -1 : fd;
 }
 
-ssize_t rt_ctx_read_kept(rt_sample_ctx *c, int fd, bool single_record, const char *what)
+ssize_t rt_ctx_read_kept(rt_sample_ctx *c, int fd, rt_read_mode mode, const char *what)
 {
     if (fd < 0)
         return -1;
-    ssize_t n = rt_read_fd_grow(fd, &c->rbuf, single_record);
+    ssize_t n = rt_read_fd_grow(fd, &c->rbuf, mode);
     if (n < 0) {
         rt_log(&c->log, RT_LOG_WARN, "cannot read %s: %s", what, strerror((int)-n));
         return -1;

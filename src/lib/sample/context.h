@@ -19,8 +19,8 @@ typedef struct rt_sample_ctx {
 /* Opens <proc root>/path to be kept open and re-read. Returns the fd, or -1 (logged). */
 int rt_ctx_open_kept(rt_sample_ctx *c, const char *path);
 
-/* Reads the kept file fd whole into c->rbuf (single_record: see rt_pread_single). Returns the
- * length, or -1 (logged as "cannot read <what>") when fd is -1 or the read failed. */
-ssize_t rt_ctx_read_kept(rt_sample_ctx *c, int fd, bool single_record, const char *what);
+/* Reads the kept file fd whole into c->rbuf (mode: how its end is known). Returns the length,
+ * or -1 (logged as "cannot read <what>") when fd is -1 or the read failed. */
+ssize_t rt_ctx_read_kept(rt_sample_ctx *c, int fd, rt_read_mode mode, const char *what);
 
 #endif

@@ -28,7 +28,7 @@ bool rt_cpu_part_snapshot(rt_cpu_part *p, rt_sample_ctx *c)
 {
     p->have_cur = false;
     p->procs_running = RT_NULL_I64;
-    ssize_t n = rt_ctx_read_kept(c, p->fd, true, "stat");
+    ssize_t n = rt_ctx_read_kept(c, p->fd, RT_READ_SINGLE, "stat");
     if (n < 0)
         return false;
     rt_stat st = {.cores = p->cur, .core_cap = p->cap};

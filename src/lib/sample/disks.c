@@ -151,7 +151,7 @@ static void rebuild_mounts(rt_disk_part *p, rt_sample_ctx *c)
     for (size_t d = 0; d < p->ndisks; d++)
         p->disks[d].mount_count = 0;
     p->mounts_dirty = false;
-    ssize_t n = rt_ctx_read_kept(c, p->mountinfo_fd, false, "mountinfo");
+    ssize_t n = rt_ctx_read_kept(c, p->mountinfo_fd, RT_READ_TO_EOF, "mountinfo");
     if (n < 0)
         return;
     cand_list cl = {0};
@@ -285,7 +285,7 @@ static void read_space(rt_disk_part *p)
 bool rt_disk_part_snapshot(rt_disk_part *p, rt_sample_ctx *c)
 {
     p->have_cur = false;
-    ssize_t n = rt_ctx_read_kept(c, p->diskstats_fd, false, "diskstats");
+    ssize_t n = rt_ctx_read_kept(c, p->diskstats_fd, RT_READ_SHORT_LINES, "diskstats");
     if (n < 0) {
         p->space_total = p->space_used = p->space_free = RT_NULL_U64;
         return false;

@@ -76,7 +76,7 @@ static char *cpu_model(const rt_roots *r)
     rt_buf_init(&b, 1u << 20);
     int fd = rt_open_at(r->proc_fd, "cpuinfo");
     char *model = NULL;
-    if (fd >= 0 && rt_read_fd_grow(fd, &b, false) > 0) {
+    if (fd >= 0 && rt_read_fd_grow(fd, &b, RT_READ_TO_EOF) > 0) {
         static const char *const keys[] = {"model name", "Model", "Hardware", "cpu model"};
         for (size_t k = 0; k < RT_ARRAY_LEN(keys) && !model; k++) {
             const char *p = b.data, *end = b.data + b.len, *line, *le;

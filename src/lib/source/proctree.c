@@ -284,7 +284,7 @@ static void read_children_fd(rt_proctree *t, int fd)
      * (a pid and its space take at most 8 characters), a longer list is read on to the end */
     ssize_t n = rt_pread_single(fd, t->buf, sizeof t->buf);
     if (n >= 4096 - 16) {
-        n = rt_read_fd_grow(fd, &t->list, false);
+        n = rt_read_fd_grow(fd, &t->list, RT_READ_SHORT_LINES);
         if (n > 0)
             rt_children_parse(t->list.data, (size_t)n, push, t);
         return;

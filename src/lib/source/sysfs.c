@@ -153,7 +153,7 @@ int rt_disks_capacity(const rt_roots *r, uint64_t *bytes, size_t *disks, size_t 
         return -1;
     rt_buf b;
     rt_buf_init(&b, 4u << 20);
-    ssize_t n = rt_read_fd_grow(fd, &b, false);
+    ssize_t n = rt_read_fd_grow(fd, &b, RT_READ_SHORT_LINES);
     close(fd);
     rt_diskstat *ds = NULL;
     size_t cap = 0, nds = n > 0 ? rt_diskstats_parse(b.data, (size_t)n, NULL, 0) : 0;
