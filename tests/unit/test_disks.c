@@ -58,11 +58,8 @@ static int fake_statvfs(void *user, const char *mount_point, struct statvfs *out
  * sample taken at mono 1000. */
 static rt_sampler *open_case(const char *name, void *statvfs_user)
 {
-    char rel[128], sys[1024];
-    snprintf(rel, sizeof rel, "%s/proc", name);
-    if (access(proc, F_OK) != 0)
-        unit_copy_fixture(rel, proc);
-    snprintf(sys, sizeof sys, "%s/%s/sys", RT_FIXTURES, name);
+    char sys[1024];
+    unit_case_roots(name, proc, sys, sizeof sys);
     rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
     o.proc_root = proc;
     o.sys_root = sys;

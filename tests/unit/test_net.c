@@ -30,10 +30,8 @@ static int teardown(void **state)
 /* A sampler on the case's sys and a temp copy of its proc, baseline taken at mono 1000. */
 static rt_sampler *open_case(const char *name)
 {
-    char rel[128], sys[1024];
-    snprintf(rel, sizeof rel, "%s/proc", name);
-    unit_copy_fixture(rel, proc);
-    snprintf(sys, sizeof sys, "%s/%s/sys", RT_FIXTURES, name);
+    char sys[1024];
+    unit_case_roots(name, proc, sys, sizeof sys);
     rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
     o.proc_root = proc;
     o.sys_root = sys;

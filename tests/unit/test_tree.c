@@ -93,11 +93,9 @@ static const rt_process *interval(rt_sampler *s, double *mono, double elapsed, i
     return p;
 }
 
-#define NEAR(a, b) assert_true(fabs((a) - (b)) < 1e-9)
-
-static void cpu_held_to_machine(void **state)
+/* A sampler tracking the fixture's tree of pid 100, its baseline the counters written now. */
+static rt_sampler *open_tree(void)
 {
-    (void)state;
     tck = (double)sysconf(_SC_CLK_TCK);
     reported_secs = counted_ticks = 0;
     write_counters();
@@ -108,6 +106,15 @@ static void cpu_held_to_machine(void **state)
     o.pid = 100;
     rt_sampler *s = NULL;
     assert_int_equal(rt_sampler_new_replay(&o, NULL, NULL, &s), RT_OK);
+    return s;
+}
+
+#define NEAR(a, b) assert_true(fabs((a) - (b)) < 1e-9)
+
+static void cpu_held_to_machine(void **state)
+{
+    (void)state;
+    rt_sampler *s = open_tree();
     /* a first reading far from the real clock, so every later interval is the given one */
     double mono = 1e9;
     const rt_process *p = interval(s, &mono, 0.0, -1, 0, 0);
@@ -154,16 +161,7 @@ static void cpu_held_to_machine(void **state)
 static void counters_backwards_keep_total(void **state)
 {
     (void)state;
-    tck = (double)sysconf(_SC_CLK_TCK);
-    reported_secs = counted_ticks = 0;
-    write_counters();
-    rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
-    o.proc_root = proc;
-    o.sys_root = "/nonexistent";
-    o.nvml_library = "/nonexistent/libnvidia-ml.so.1";
-    o.pid = 100;
-    rt_sampler *s = NULL;
-    assert_int_equal(rt_sampler_new_replay(&o, NULL, NULL, &s), RT_OK);
+    rt_sampler *s = open_tree();
     double mono = 1e9;
     interval(s, &mono, 0.0, -1, 0, 0);
     unsigned long t = (unsigned long)tck;

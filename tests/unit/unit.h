@@ -89,4 +89,15 @@ static inline void unit_copy_fixture(const char *rel, const char *dst)
     unit_system(cmd);
 }
 
+/* The fixture case name's roots for a replay: its proc tree copied to proc_dst (unless
+ * already there, to be rewritten in place by the test) and its captured sys root's path. */
+static inline void unit_case_roots(const char *name, const char *proc_dst, char *sys, size_t cap)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "%s/proc", name);
+    if (access(proc_dst, F_OK) != 0)
+        unit_copy_fixture(rel, proc_dst);
+    snprintf(sys, cap, "%s/%s/sys", RT_FIXTURES, name);
+}
+
 #endif
