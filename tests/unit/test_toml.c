@@ -1,8 +1,8 @@
 /* test_toml.c - the config reader's own cases: values, table rules, and that errors carry
  * LINE:COL and name the problem (the toml-test suite runs in the end-to-end tests). */
-#include <math.h>
-
 #include "unit.h"
+
+#include <math.h>
 #include "toml.h"
 
 static toml_value *ok(const char *doc)

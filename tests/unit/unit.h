@@ -1,5 +1,6 @@
-/* unit.h - common includes for the cmocka unit tests, plus a helper to read fixture files.
- * Include it first: it asks for the GNU extensions (mkdtemp, usleep). */
+/* unit.h - common includes for the cmocka unit tests, plus helpers to read fixture files and
+ * to build fake proc trees in temp dirs. Include it first: it asks for the GNU extensions
+ * (mkdtemp, usleep). */
 #ifndef RT_UNIT_H
 #define RT_UNIT_H
 
@@ -14,6 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -31,6 +36,68 @@ static inline const char *fixture_text(const char *rel, size_t *len)
     buf[n] = '\0';
     *len = n;
     return buf;
+}
+
+/* Makes a fresh temp dir from tmpl (ending in XXXXXX, rewritten in place). */
+static inline void unit_tmpdir(char *tmpl)
+{
+    if (!mkdtemp(tmpl))
+        fail_msg("mkdtemp %s failed", tmpl);
+}
+
+/* Writes text to dir/rel, making the folders on the way. An existing file is rewritten in
+ * place (same inode), as a kernel file changes under a descriptor the library keeps open. */
+static inline void unit_put(const char *dir, const char *rel, const char *text)
+{
+    char path[2048];
+    if (snprintf(path, sizeof path, "%s/%s", dir, rel) >= (int)sizeof path)
+        fail_msg("path too long: %s/%s", dir, rel);
+    for (char *s = path + strlen(dir) + 1; (s = strchr(s, '/')) != NULL; s++) {
+        *s = '\0';
+        mkdir(path, 0755);
+        *s = '/';
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+        fail_msg("cannot write %s", path);
+    size_t n = strlen(text);
+    if (write(fd, text, n) != (ssize_t)n)
+        fail_msg("short write to %s", path);
+    close(fd);
+}
+
+/* Runs the shell command cmd; fails the test if it fails. */
+static inline void unit_system(const char *cmd)
+{
+    if (system(cmd) != 0)
+        fail_msg("failed: %s", cmd);
+}
+
+/* Removes dir and everything under it. */
+static inline void unit_rmtree(const char *dir)
+{
+    char cmd[1100];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    unit_system(cmd);
+}
+
+/* Copies the fixture folder RT_FIXTURES/rel (e.g. "awkward/proc") to dst, which must not exist. */
+static inline void unit_copy_fixture(const char *rel, const char *dst)
+{
+    char cmd[2200];
+    snprintf(cmd, sizeof cmd, "cp -a '%s/%s' '%s'", RT_FIXTURES, rel, dst);
+    unit_system(cmd);
+}
+
+/* The fixture case name's roots for a replay: its proc tree copied to proc_dst (unless
+ * already there, to be rewritten in place by the test) and its captured sys root's path. */
+static inline void unit_case_roots(const char *name, const char *proc_dst, char *sys, size_t cap)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "%s/proc", name);
+    if (access(proc_dst, F_OK) != 0)
+        unit_copy_fixture(rel, proc_dst);
+    snprintf(sys, cap, "%s/%s/sys", RT_FIXTURES, name);
 }
 
 #endif

@@ -1,0 +1,189 @@
+/* test_tree.c - the sampler's process-tree part (sample/tree.c) through the replay API on a
+ * copy of the proctree fixture: the interval's CPU held to the machine's busy cores and core
+ * count, the cut part carried into later intervals, and cpu_secs_total exact throughout. */
+#include "unit.h"
+
+#include <math.h>
+
+#include "resource_tracker.h"
+#include "sample/replay.h"
+#include "sample/sampler_internal.h" /* the carried CPU, to check the books balance */
+
+static char dir[64], proc[128];
+static unsigned long m_busy, m_idle; /* the machine's one core, in ticks */
+static unsigned long ut101 = 300, st101 = 30;
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/rt-tree-XXXXXX");
+    unit_tmpdir(dir);
+    snprintf(proc, sizeof proc, "%s/proc", dir);
+    unit_copy_fixture("proctree/proc", proc);
+    m_busy = 150;
+    m_idle = 1010;
+    ut101 = 300;
+    st101 = 30;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    unit_rmtree(dir);
+    return 0;
+}
+
+/* Rewrites /proc/stat (one core) and /proc/101/stat in place with the current counters. */
+static void write_counters(void)
+{
+    char text[512];
+    snprintf(text, sizeof text, "cpu  %lu 0 0 %lu 0 0 0 0\ncpu0 %lu 0 0 %lu 0 0 0 0\nprocs_running 2\n", m_busy,
+             m_idle, m_busy, m_idle);
+    unit_put(proc, "stat", text);
+    snprintf(text, sizeof text,
+             "101 (python3) S 100 101 101 0 -1 4194560 100 0 0 0 %lu %lu 0 0 20 0 2 0 5010 12345678 5000 "
+             "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
+             ut101, st101);
+    unit_put(proc, "101/stat", text);
+}
+
+static double tck;
+static double reported_secs, counted_ticks;
+
+/* One interval: the machine's core busy for busy of 100 ticks (or no tick at all when
+ * busy < 0), the tree using dut/dst more ticks, elapsed seconds on the clock. Checks the
+ * invariants and returns the sample's process. */
+static const rt_process *interval(rt_sampler *s, double *mono, double elapsed, int busy, unsigned long dut,
+                                  unsigned long dst)
+{
+    if (busy >= 0) {
+        m_busy += (unsigned long)busy;
+        m_idle += (unsigned long)(100 - busy);
+    }
+    ut101 += dut;
+    st101 += dst;
+    counted_ticks += (double)(dut + dst);
+    write_counters();
+    *mono += elapsed;
+    const rt_sample *smp;
+    assert_int_equal(rt_sampler_sample_at(s, *mono, 1.7e9 + *mono, &smp), RT_OK);
+    const rt_process *p = smp->process;
+    const rt_cpu *c = smp->cpu;
+    assert_non_null(p);
+    assert_int_equal(c->core_count, 1);
+    assert_true(p->utime_secs >= 0.0 && p->stime_secs >= 0.0);
+    elapsed = smp->interval_secs; /* as given, but for the first reading after the baseline */
+    if (elapsed > 0) {
+        assert_true(p->cores_used <= (double)c->core_count + 1e-12);
+        if (!isnan(c->utilization_pct))
+            assert_true(p->cores_used <= c->utilization_pct + 1e-12);
+        assert_true(fabs(p->cores_used - (p->utime_secs + p->stime_secs) / elapsed) < 1e-12);
+    } else {
+        assert_true(isnan(p->cores_used));
+    }
+    /* = the machine's copy of the figure */
+    assert_true(c->process_cores_used == p->cores_used || (isnan(c->process_cores_used) && isnan(p->cores_used)));
+    reported_secs += p->utime_secs + p->stime_secs;
+    /* the books balance: what was reported plus what is still carried is the exact total */
+    double carried = (s->tree.carry_ut_ns + s->tree.carry_st_ns) / 1e9;
+    assert_true(carried >= -1e-9);
+    assert_true(fabs(reported_secs + carried - p->cpu_secs_total) < 1e-9);
+    assert_true(fabs(p->cpu_secs_total - counted_ticks / tck) < 1e-12);
+    return p;
+}
+
+/* A sampler tracking the fixture's tree of pid 100, its baseline the counters written now. */
+static rt_sampler *open_tree(void)
+{
+    tck = (double)sysconf(_SC_CLK_TCK);
+    reported_secs = counted_ticks = 0;
+    write_counters();
+    rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
+    o.proc_root = proc;
+    o.sys_root = "/nonexistent";
+    o.nvml_library = "/nonexistent/libnvidia-ml.so.1";
+    o.pid = 100;
+    rt_sampler *s = NULL;
+    assert_int_equal(rt_sampler_new_replay(&o, NULL, NULL, &s), RT_OK);
+    return s;
+}
+
+#define NEAR(a, b) assert_true(fabs((a) - (b)) < 1e-9)
+
+static void cpu_held_to_machine(void **state)
+{
+    (void)state;
+    rt_sampler *s = open_tree();
+    /* a first reading far from the real clock, so every later interval is the given one */
+    double mono = 1e9;
+    const rt_process *p = interval(s, &mono, 0.0, -1, 0, 0);
+    assert_int_equal(p->pid, 100);
+    assert_true(p->alive);
+    assert_int_equal(p->child_count, 4);
+    assert_true(p->cpu_secs_total == 0.0);
+    unsigned long t = (unsigned long)tck; /* ticks in one second */
+
+    /* 1 s: the tree shows a whole core, the machine only half of one: 0.5 reported */
+    p = interval(s, &mono, 1.0, 50, t, 0);
+    NEAR(p->cores_used, 0.5);
+    NEAR(p->utime_secs, 0.5);
+    NEAR(s->tree.carry_ut_ns, 0.5e9);
+    /* 1 s: the machine fully busy, the tree idle: the carried 0.5 s shows now */
+    p = interval(s, &mono, 1.0, 100, 0, 0);
+    NEAR(p->cores_used, 0.5);
+    NEAR(s->tree.carry_ut_ns, 0.0);
+    /* no time on the clock: nothing can be shown, all is carried */
+    p = interval(s, &mono, 0.0, -1, t / 2, 0);
+    NEAR(p->utime_secs, 0.0);
+    /* 2 s, no tick on the machine's core (utilization unknown): held to the core count;
+     * 4.5 s wanted (3 user, 1 system, 0.5 carried), 2 shown in proportion */
+    p = interval(s, &mono, 2.0, -1, 3 * t, t);
+    NEAR(p->cores_used, 1.0);
+    NEAR(p->utime_secs + p->stime_secs, 2.0);
+    NEAR(p->utime_secs, 2.0 * 3.5 / 4.5);
+    NEAR(p->stime_secs, 2.0 * 1.0 / 4.5);
+    /* 1 s at 20% */
+    p = interval(s, &mono, 1.0, 20, 0, 0);
+    NEAR(p->cores_used, 0.2);
+    /* 10 s fully busy: the last 2.3 s come out */
+    p = interval(s, &mono, 10.0, 100, 0, 0);
+    NEAR(p->cores_used, 0.23);
+    NEAR(s->tree.carry_ut_ns + s->tree.carry_st_ns, 0.0);
+    NEAR(reported_secs, p->cpu_secs_total);
+    NEAR(p->cpu_secs_total, 5.5);
+    /* steady: the tree within the machine, nothing cut */
+    p = interval(s, &mono, 1.0, 80, 3 * t / 4, 0);
+    NEAR(p->cores_used, 0.75);
+    rt_sampler_free(s);
+}
+
+static void counters_backwards_keep_total(void **state)
+{
+    (void)state;
+    rt_sampler *s = open_tree();
+    double mono = 1e9;
+    interval(s, &mono, 0.0, -1, 0, 0);
+    unsigned long t = (unsigned long)tck;
+    /* more than the machine can do, on a 1-core machine at 100%: 1 core shown, rest carried */
+    const rt_process *p = interval(s, &mono, 1.0, 100, 3 * t, 0);
+    NEAR(p->cores_used, 1.0);
+    /* 101's counters go backwards (a reused pid would): never negative, the total stays */
+    ut101 -= 2 * t;
+    p = interval(s, &mono, 1.0, 100, 0, 0); /* the drop is not subtracted */
+    NEAR(p->cpu_secs_total, 3.0);
+    NEAR(p->cores_used, 1.0); /* the carried second */
+    /* and counted again from the lower value on */
+    p = interval(s, &mono, 1.0, 100, t, 0);
+    NEAR(p->cpu_secs_total, 4.0);
+    rt_sampler_free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(cpu_held_to_machine, setup, teardown),
+        cmocka_unit_test_setup_teardown(counters_backwards_keep_total, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
