@@ -134,10 +134,12 @@ static void grow_zeroes(void **state)
         assert_int_equal(a[i], i + 100); /* kept */
     for (size_t i = 8; i < cap; i++)
         assert_int_equal(a[i], 0); /* new: zeroed */
+    /* an impossible size fails cleanly: the array stays as it was */
+    assert_int_equal(rt_grow(&a, &cap, (size_t)1 << 62, sizeof *a), -1);
+    assert_int_equal(rt_grow(&a, &cap, SIZE_MAX, 1), -1);
+    assert_int_equal(cap, 32);
+    assert_int_equal(a[7], 107);
     free(a);
-    /* Not tested: an impossible size. BUG (core/util.c rt_grow): n * elem is not checked for
-     * overflow (need 2^62 with elem 4 wraps to realloc(p, 0), which frees p and returns NULL:
-     * -1 with *arr left dangling), and n *= 2 wraps to 0 for need > 2^63 (an endless loop). */
 }
 
 static void bounded_formatting(void **state)

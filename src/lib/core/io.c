@@ -167,6 +167,15 @@ ssize_t rt_read_fd_grow(int fd, rt_buf *b, rt_read_mode mode)
             b->len = (size_t)n;
             return n;
         }
+        if (b->cap >= b->max) { /* full at the maximum: the end, or more than fits? */
+            char probe;
+            ssize_t more;
+            do {
+                more = pread(fd, &probe, 1, n);
+            } while (more < 0 && errno == EINTR);
+            b->len = (size_t)n;
+            return more == 0 ? n : -EFBIG;
+        }
         /* Filled the buffer: the file may be longer. Grow and read again from the start. */
         if (b->cap >= b->max || rt_buf_reserve(b, b->cap * 2 > b->max ? b->max : b->cap * 2) < 0) {
             b->len = (size_t)n;

@@ -132,6 +132,8 @@ int rt_grow(void *arr, size_t *cap, size_t need, size_t elem)
     void **slot = arr;
     if (need <= *cap)
         return 0;
+    if (elem == 0 || need > SIZE_MAX / 2 / elem)
+        return -1; /* no such size: n * elem would overflow */
     size_t n = *cap ? *cap : 8;
     while (n < need)
         n *= 2;
