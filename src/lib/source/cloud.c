@@ -341,6 +341,17 @@ static void fetch_text(rt_cloud_discovery *d, const char *base, const char *path
     free(v);
 }
 
+/* GET base+path and read the reply with parse into r; returns what parse did (false without a
+ * reply). */
+static bool fetch_facts(rt_cloud_discovery *d, const char *base, const char *path, const char *const *headers,
+                        bool (*parse)(const char *, size_t, rt_cloud_facts *), rt_cloud_facts *r)
+{
+    char *b = fetch(d, "GET", base, path, headers, NULL);
+    bool ok = parse(b, blen(b), r);
+    free(b);
+    return ok;
+}
+
 /* AWS, IMDSv2: a session token, then the services domain proves it is AWS. */
 static void probe_aws(rt_cloud_discovery *d, rt_cloud_facts *r)
 {
@@ -360,9 +371,7 @@ static void probe_aws(rt_cloud_discovery *d, rt_cloud_facts *r)
     if (!aws)
         return;
     r->found = true;
-    char *doc = fetch(d, "GET", d->base_169, "/latest/dynamic/instance-identity/document", h, NULL);
-    rt_cloud_aws_identity_parse(doc, blen(doc), r);
-    free(doc);
+    fetch_facts(d, d->base_169, "/latest/dynamic/instance-identity/document", h, rt_cloud_aws_identity_parse, r);
     static const struct {
         const char *path;
         size_t off;
@@ -397,9 +406,7 @@ static void probe_gcp(rt_cloud_discovery *d, rt_cloud_facts *r)
 static void probe_azure(rt_cloud_discovery *d, rt_cloud_facts *r)
 {
     const char *h[] = {"Metadata: true", NULL};
-    char *b = fetch(d, "GET", d->base_169, "/metadata/instance?api-version=2021-02-01", h, NULL);
-    rt_cloud_azure_parse(b, blen(b), r);
-    free(b);
+    fetch_facts(d, d->base_169, "/metadata/instance?api-version=2021-02-01", h, rt_cloud_azure_parse, r);
 }
 
 /* Alibaba Cloud: its own address; a token when the instance is in hardened mode. */
@@ -412,10 +419,7 @@ static void probe_alicloud(rt_cloud_discovery *d, rt_cloud_facts *r)
         snprintf(th, sizeof th, "X-aliyun-ecs-metadata-token: %s", token);
     free(token);
     const char *h[] = {th[0] ? th : NULL, NULL};
-    char *region = fetch(d, "GET", d->base_alibaba, "/latest/meta-data/region-id", h, NULL);
-    bool ali = rt_cloud_alicloud_region_parse(region, blen(region), r);
-    free(region);
-    if (!ali)
+    if (!fetch_facts(d, d->base_alibaba, "/latest/meta-data/region-id", h, rt_cloud_alicloud_region_parse, r))
         return;
     static const struct {
         const char *path;
@@ -430,23 +434,17 @@ static void probe_alicloud(rt_cloud_discovery *d, rt_cloud_facts *r)
 /* Hetzner Cloud: "key: value" lines. */
 static void probe_hcloud(rt_cloud_discovery *d, rt_cloud_facts *r)
 {
-    char *t = fetch(d, "GET", d->base_169, "/hetzner/v1/metadata", NULL, NULL);
-    rt_cloud_hcloud_parse(t, blen(t), r);
-    free(t);
+    fetch_facts(d, d->base_169, "/hetzner/v1/metadata", NULL, rt_cloud_hcloud_parse, r);
 }
 
 static void probe_upcloud(rt_cloud_discovery *d, rt_cloud_facts *r)
 {
-    char *b = fetch(d, "GET", d->base_169, "/metadata/v1.json", NULL, NULL);
-    rt_cloud_upcloud_parse(b, blen(b), r);
-    free(b);
+    fetch_facts(d, d->base_169, "/metadata/v1.json", NULL, rt_cloud_upcloud_parse, r);
 }
 
 static void probe_vultr(rt_cloud_discovery *d, rt_cloud_facts *r)
 {
-    char *b = fetch(d, "GET", d->base_169, "/v1.json", NULL, NULL);
-    rt_cloud_vultr_parse(b, blen(b), r);
-    free(b);
+    fetch_facts(d, d->base_169, "/v1.json", NULL, rt_cloud_vultr_parse, r);
 }
 
 /* OVHcloud Public Cloud: OpenStack metadata, told apart by OVH's resolver. */
@@ -458,9 +456,7 @@ static void probe_ovh(rt_cloud_discovery *d, rt_cloud_facts *r)
     if (!ovh)
         return;
     r->found = true;
-    char *meta = fetch(d, "GET", d->base_169, "/openstack/latest/meta_data.json", NULL, NULL);
-    rt_cloud_ovh_meta_parse(meta, blen(meta), r);
-    free(meta);
+    fetch_facts(d, d->base_169, "/openstack/latest/meta_data.json", NULL, rt_cloud_ovh_meta_parse, r);
     fetch_text(d, d->base_169, "/latest/meta-data/instance-type", NULL, r->type);
 }
 

@@ -45,12 +45,17 @@ static char *slurp_line(const char *path)
     return rt_copy_trim(out, sizeof out, buf, (size_t)n) ? strdup(out) : NULL;
 }
 
+/* The start of the host parsers: empties out; false when there is nothing to parse or no room. */
+static bool begin(const char *buf, size_t len, char *out, size_t cap)
+{
+    if (cap)
+        out[0] = '\0';
+    return buf && len && cap;
+}
+
 bool rt_os_release_parse(const char *buf, size_t len, char *out, size_t cap)
 {
-    if (cap == 0)
-        return false;
-    out[0] = '\0';
-    if (len == 0)
+    if (!begin(buf, len, out, cap))
         return false;
     const char *p = buf, *end = buf + len, *line, *le;
     while (rt_next_line(&p, end, &line, &le)) {
@@ -88,10 +93,9 @@ static char *os_name(void)
 bool rt_cpuinfo_model_parse(const char *buf, size_t len, char *out, size_t cap)
 {
     static const char *const keys[] = {"model name", "Model", "Hardware", "cpu model"};
-    if (cap == 0)
+    if (!begin(buf, len, out, cap))
         return false;
-    out[0] = '\0';
-    for (size_t k = 0; k < RT_ARRAY_LEN(keys) && len > 0; k++) {
+    for (size_t k = 0; k < RT_ARRAY_LEN(keys); k++) {
         const char *p = buf, *end = buf + len, *line, *le;
         size_t kl = strlen(keys[k]);
         while (rt_next_line(&p, end, &line, &le)) {
@@ -139,10 +143,7 @@ static bool hex_low_bit(const char *tok, size_t len)
 
 bool rt_net_route_default_parse(const char *buf, size_t len, char *out, size_t cap)
 {
-    if (cap == 0)
-        return false;
-    out[0] = '\0';
-    if (len == 0)
+    if (!begin(buf, len, out, cap))
         return false;
     const char *p = buf, *end = buf + len, *line, *le;
     while (rt_next_line(&p, end, &line, &le)) {
