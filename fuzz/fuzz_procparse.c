@@ -38,6 +38,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rt_children_parse(buf, size, count_pid, &a);
     rt_drm_client c;
     rt_drm_fdinfo_parse(buf, size, &c);
+    /* a sysfs speed value: rt_pread_single hands it over NUL-terminated */
+    char *speed = malloc(size + 1);
+    if (speed) {
+        memcpy(speed, data, size);
+        speed[size] = '\0';
+        rt_parse_speed(speed, (ssize_t)size);
+        free(speed);
+    }
     free(buf);
     return 0;
 }

@@ -2,7 +2,8 @@
  * documented metadata service asked at once, each probe in its own thread, all bounded by
  * one 2-second deadline; the caller never waits unless it asks to. A probe only claims its
  * vendor on that vendor's own evidence (AWS: the services domain; GCP: the Metadata-Flavor
- * reply header; OVH: its resolver), so a compatible service elsewhere is not mistaken. */
+ * reply header; OVH: its resolver), so a compatible service elsewhere is not mistaken. The
+ * replies are read by the pure parsers declared in cloud.h. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <jansson.h>
@@ -15,6 +16,7 @@
 #include <time.h>
 
 #include "../net/http.h"
+#include "cloud.h"
 #include "sources.h"
 
 #define DISCOVERY_SECS 2.0
@@ -22,11 +24,6 @@
 
 enum { P_AWS, P_GCP, P_AZURE, P_ALICLOUD, P_HCLOUD, P_UPCLOUD, P_VULTR, P_OVH, P_COUNT };
 static const char *const vendor_ids[P_COUNT] = {"aws", "gcp", "azure", "alicloud", "hcloud", "upcloud", "vultr", "ovh"};
-
-typedef struct probe_result {
-    bool found;
-    char account[128], region[128], zone[128], type[128];
-} probe_result;
 
 struct rt_cloud_discovery {
     atomic_int refs;
@@ -36,7 +33,7 @@ struct rt_cloud_discovery {
     double start, deadline;
     rt_logger log;
     int pending;
-    probe_result res[P_COUNT];
+    rt_cloud_facts res[P_COUNT];
     bool done[P_COUNT];
     bool finished;
     rt_cloud out;
@@ -54,6 +51,17 @@ static void unref(rt_cloud_discovery *d)
         pthread_mutex_destroy(&d->mu);
         pthread_cond_destroy(&d->cv);
         free(d);
+    }
+}
+
+/* Narrows [*b, *b + *n) to its bytes without surrounding whitespace. */
+static void trim(const char **b, size_t *n)
+{
+    while (*n && isspace((unsigned char)(*b)[*n - 1]))
+        (*n)--;
+    while (*n && isspace((unsigned char)**b)) {
+        (*b)++;
+        (*n)--;
     }
 }
 
@@ -90,12 +98,7 @@ static char *fetch(rt_cloud_discovery *d, const char *method, const char *base, 
         if (ok) {
             size_t n = r.body.len;
             const char *b = r.body.data ? r.body.data : "";
-            while (n && isspace((unsigned char)b[n - 1]))
-                n--;
-            while (n && isspace((unsigned char)*b)) {
-                b++;
-                n--;
-            }
+            trim(&b, &n);
             body = strndup(b, n);
         }
     }
@@ -103,15 +106,31 @@ static char *fetch(rt_cloud_discovery *d, const char *method, const char *base, 
     return body;
 }
 
-/* A plausible identifier: short, printable, no spaces (garbage answers are rejected). */
-static bool ident(const char *s)
+/* ---- reading the replies (pure: a body in, facts out) ------------------------------------------ */
+
+/* A plausible identifier: 1 to 100 bytes, printable, no spaces (garbage answers are rejected). */
+static bool ident_n(const char *s, size_t n)
 {
-    size_t n = s ? strlen(s) : 0;
-    if (n == 0 || n > 100)
+    if (!s || n == 0 || n > 100)
         return false;
     for (size_t i = 0; i < n; i++)
-        if (!isalnum((unsigned char)s[i]) && !strchr("-_.:/", s[i]))
+        if (!isalnum((unsigned char)s[i]) && !(s[i] && strchr("-_.:/", s[i])))
             return false;
+    return true;
+}
+
+static bool ident(const char *s)
+{
+    return s && ident_n(s, strnlen(s, 101));
+}
+
+/* Copies s[0..n) into dst when it is an identifier; returns whether it did. */
+static bool put_n(char *dst, size_t cap, const char *s, size_t n)
+{
+    if (!ident_n(s, n) || n >= cap)
+        return false;
+    memcpy(dst, s, n);
+    dst[n] = '\0';
     return true;
 }
 
@@ -127,14 +146,13 @@ static const char *json_str(json_t *o, const char *k)
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
-static json_t *fetch_json(rt_cloud_discovery *d, const char *base, const char *path, const char *const *headers)
+/* The body as a JSON object (the caller frees it with json_decref), or NULL. */
+static json_t *load_object(const char *buf, size_t len)
 {
-    char *b = fetch(d, "GET", base, path, headers, NULL);
-    if (!b)
+    if (!buf || len == 0)
         return NULL;
     json_error_t e;
-    json_t *j = json_loads(b, JSON_REJECT_DUPLICATES, &e);
-    free(b);
+    json_t *j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &e);
     if (j && !json_is_object(j)) {
         json_decref(j);
         return NULL;
@@ -142,89 +160,64 @@ static json_t *fetch_json(rt_cloud_discovery *d, const char *base, const char *p
     return j;
 }
 
-/* ---- the vendors ------------------------------------------------------------------------------ */
-
-/* AWS, IMDSv2: a session token, then the services domain proves it is AWS. */
-static void probe_aws(rt_cloud_discovery *d, probe_result *r)
+/* The part of [buf, buf + len) after its last '/' (all of it without one), trimmed first. */
+static const char *last_part(const char *buf, size_t *len)
 {
-    const char *ttl[] = {"X-aws-ec2-metadata-token-ttl-seconds: 60", NULL};
-    char *token = fetch(d, "PUT", d->base_169, "/latest/api/token", ttl, NULL);
-    if (!token || !*token || strlen(token) > 512 || strpbrk(token, "\r\n")) {
-        free(token);
-        return;
-    }
-    char th[600];
-    snprintf(th, sizeof th, "X-aws-ec2-metadata-token: %s", token);
-    free(token);
-    const char *h[] = {th, NULL};
-    char *domain = fetch(d, "GET", d->base_169, "/latest/meta-data/services/domain", h, NULL);
-    bool aws = domain && (strcmp(domain, "amazonaws.com") == 0 || strcmp(domain, "amazonaws.com.cn") == 0);
-    free(domain);
-    if (!aws)
-        return;
-    r->found = true;
-    json_t *doc = fetch_json(d, d->base_169, "/latest/dynamic/instance-identity/document", h);
+    trim(&buf, len);
+    for (size_t i = *len; i > 0; i--)
+        if (buf[i - 1] == '/') {
+            *len -= i;
+            return buf + i;
+        }
+    return buf;
+}
+
+bool rt_cloud_text_parse(const char *buf, size_t len, char *out, size_t cap)
+{
+    trim(&buf, &len);
+    return put_n(out, cap, buf, len);
+}
+
+bool rt_cloud_aws_domain_parse(const char *buf, size_t len)
+{
+    trim(&buf, &len);
+    return (len == 13 && memcmp(buf, "amazonaws.com", 13) == 0) || (len == 16 && memcmp(buf, "amazonaws.com.cn", 16) == 0);
+}
+
+bool rt_cloud_aws_identity_parse(const char *buf, size_t len, rt_cloud_facts *r)
+{
+    json_t *doc = load_object(buf, len);
     put(r->account, sizeof r->account, json_str(doc, "accountId"));
     put(r->region, sizeof r->region, json_str(doc, "region"));
     put(r->zone, sizeof r->zone, json_str(doc, "availabilityZone"));
     put(r->type, sizeof r->type, json_str(doc, "instanceType"));
     json_decref(doc);
-    static const struct {
-        const char *path;
-        size_t off;
-    } fallback[] = {{"/latest/meta-data/instance-type", offsetof(probe_result, type)},
-                    {"/latest/meta-data/placement/region", offsetof(probe_result, region)},
-                    {"/latest/meta-data/placement/availability-zone", offsetof(probe_result, zone)}};
-    for (size_t i = 0; i < RT_ARRAY_LEN(fallback); i++) {
-        char *dst = (char *)r + fallback[i].off;
-        if (*dst)
-            continue;
-        char *v = fetch(d, "GET", d->base_169, fallback[i].path, h, NULL);
-        put(dst, 128, v);
-        free(v);
-    }
+    return doc != NULL;
 }
 
-static const char *last_part(const char *s)
+bool rt_cloud_gcp_zone_parse(const char *buf, size_t len, rt_cloud_facts *r)
 {
-    const char *p = s ? strrchr(s, '/') : NULL;
-    return p ? p + 1 : s;
-}
-
-/* GCP: every answer carries "Metadata-Flavor: Google". */
-static void probe_gcp(rt_cloud_discovery *d, probe_result *r)
-{
-    const char *h[] = {"Metadata-Flavor: Google", NULL};
-    const char *flavor = "Metadata-Flavor: Google";
-    char *zone = fetch(d, "GET", d->base_169, "/computeMetadata/v1/instance/zone", h, flavor);
-    if (!zone)
-        return;
-    const char *z = last_part(zone); /* projects/NUMBER/zones/ZONE */
-    if (!ident(z)) {
-        free(zone);
-        return;
-    }
+    size_t n = len;
+    const char *z = last_part(buf, &n); /* projects/NUMBER/zones/ZONE */
+    if (!ident_n(z, n))
+        return false;
     r->found = true;
-    put(r->zone, sizeof r->zone, z);
-    const char *dash = strrchr(z, '-');
-    if (dash) { /* europe-west1-b -> europe-west1 */
-        char region[128];
-        snprintf(region, sizeof region, "%.*s", (int)(dash - z), z);
-        put(r->region, sizeof r->region, region);
-    }
-    free(zone);
-    char *mt = fetch(d, "GET", d->base_169, "/computeMetadata/v1/instance/machine-type", h, flavor);
-    put(r->type, sizeof r->type, last_part(mt));
-    free(mt);
-    char *proj = fetch(d, "GET", d->base_169, "/computeMetadata/v1/project/project-id", h, flavor);
-    put(r->account, sizeof r->account, proj);
-    free(proj);
+    put_n(r->zone, sizeof r->zone, z, n);
+    const char *dash = memrchr(z, '-', n);
+    if (dash) /* europe-west1-b -> europe-west1 */
+        put_n(r->region, sizeof r->region, z, (size_t)(dash - z));
+    return true;
 }
 
-static void probe_azure(rt_cloud_discovery *d, probe_result *r)
+bool rt_cloud_gcp_machine_type_parse(const char *buf, size_t len, char *out, size_t cap)
 {
-    const char *h[] = {"Metadata: true", NULL};
-    json_t *j = fetch_json(d, d->base_169, "/metadata/instance?api-version=2021-02-01", h);
+    const char *t = last_part(buf, &len);
+    return put_n(out, cap, t, len);
+}
+
+bool rt_cloud_azure_parse(const char *buf, size_t len, rt_cloud_facts *r)
+{
+    json_t *j = load_object(buf, len);
     json_t *c = j ? json_object_get(j, "compute") : NULL;
     if (json_is_object(c) && ident(json_str(c, "location")) && (json_str(c, "vmId") || json_str(c, "azEnvironment"))) {
         r->found = true;
@@ -234,71 +227,47 @@ static void probe_azure(rt_cloud_discovery *d, probe_result *r)
         put(r->account, sizeof r->account, json_str(c, "subscriptionId"));
     }
     json_decref(j);
+    return r->found;
 }
 
-/* Alibaba Cloud: its own address; a token when the instance is in hardened mode. */
-static void probe_alicloud(rt_cloud_discovery *d, probe_result *r)
+bool rt_cloud_alicloud_region_parse(const char *buf, size_t len, rt_cloud_facts *r)
 {
-    const char *ttl[] = {"X-aliyun-ecs-metadata-token-ttl-seconds: 60", NULL};
-    char *token = fetch(d, "PUT", d->base_alibaba, "/latest/api/token", ttl, NULL);
-    char th[600] = "";
-    if (token && *token && strlen(token) < 512 && !strpbrk(token, "\r\n"))
-        snprintf(th, sizeof th, "X-aliyun-ecs-metadata-token: %s", token);
-    free(token);
-    const char *h[] = {th[0] ? th : NULL, NULL};
-    char *region = fetch(d, "GET", d->base_alibaba, "/latest/meta-data/region-id", h, NULL);
-    if (!ident(region) || !strchr(region, '-')) { /* cn-hangzhou, eu-central-1, ... */
-        free(region);
-        return;
-    }
+    trim(&buf, &len);
+    if (!ident_n(buf, len) || !memchr(buf, '-', len)) /* cn-hangzhou, eu-central-1, ... */
+        return false;
     r->found = true;
-    put(r->region, sizeof r->region, region);
-    free(region);
-    static const struct {
-        const char *path;
-        size_t off;
-    } more[] = {{"/latest/meta-data/zone-id", offsetof(probe_result, zone)},
-                {"/latest/meta-data/instance/instance-type", offsetof(probe_result, type)},
-                {"/latest/meta-data/owner-account-id", offsetof(probe_result, account)}};
-    for (size_t i = 0; i < RT_ARRAY_LEN(more); i++) {
-        char *v = fetch(d, "GET", d->base_alibaba, more[i].path, h, NULL);
-        put((char *)r + more[i].off, 128, v);
-        free(v);
-    }
+    put_n(r->region, sizeof r->region, buf, len);
+    return true;
 }
 
-/* Hetzner Cloud: "key: value" lines. */
-static void probe_hcloud(rt_cloud_discovery *d, probe_result *r)
+bool rt_cloud_hcloud_parse(const char *buf, size_t len, rt_cloud_facts *r)
 {
-    char *t = fetch(d, "GET", d->base_169, "/hetzner/v1/metadata", NULL, NULL);
-    if (!t)
-        return;
     char id[128] = "", az[128] = "";
-    const char *p = t, *end = t + strlen(t), *line, *le;
+    const char *p = buf, *end = buf ? buf + len : buf, *line, *le;
     while (rt_next_line(&p, end, &line, &le)) {
         const char *colon = memchr(line, ':', (size_t)(le - line));
         if (!colon)
             continue;
         char k[64], v[128];
-        rt_copy_trim(k, sizeof k, line, (size_t)(colon - line));
-        rt_copy_trim(v, sizeof v, colon + 1, (size_t)(le - colon - 1));
-        if (strcmp(k, "instance-id") == 0)
-            put(id, sizeof id, v);
-        else if (strcmp(k, "availability-zone") == 0)
-            put(az, sizeof az, v);
+        size_t kn = rt_copy_trim(k, sizeof k, line, (size_t)(colon - line));
+        size_t vn = rt_copy_trim(v, sizeof v, colon + 1, (size_t)(le - colon - 1));
+        if (kn == 11 && memcmp(k, "instance-id", 11) == 0)
+            put_n(id, sizeof id, v, vn);
+        else if (kn == 17 && memcmp(k, "availability-zone", 17) == 0)
+            put_n(az, sizeof az, v, vn);
     }
-    free(t);
     if (!id[0] || !az[0])
-        return;
+        return false;
     r->found = true;
     put(r->zone, sizeof r->zone, az); /* fsn1-dc14 */
     const char *dc = strstr(az, "-dc");
     snprintf(r->region, sizeof r->region, "%.*s", dc ? (int)(dc - az) : (int)strlen(az), az); /* fsn1 */
+    return true;
 }
 
-static void probe_upcloud(rt_cloud_discovery *d, probe_result *r)
+bool rt_cloud_upcloud_parse(const char *buf, size_t len, rt_cloud_facts *r)
 {
-    json_t *j = fetch_json(d, d->base_169, "/metadata/v1.json", NULL);
+    json_t *j = load_object(buf, len);
     const char *cn = json_str(j, "cloud_name");
     if (cn && strcmp(cn, "upcloud") == 0 && ident(json_str(j, "region"))) {
         r->found = true;
@@ -306,11 +275,12 @@ static void probe_upcloud(rt_cloud_discovery *d, probe_result *r)
         put(r->zone, sizeof r->zone, json_str(j, "region"));
     }
     json_decref(j);
+    return r->found;
 }
 
-static void probe_vultr(rt_cloud_discovery *d, probe_result *r)
+bool rt_cloud_vultr_parse(const char *buf, size_t len, rt_cloud_facts *r)
 {
-    json_t *j = fetch_json(d, d->base_169, "/v1.json", NULL);
+    json_t *j = load_object(buf, len);
     json_t *region = j ? json_object_get(j, "region") : NULL;
     if (j && ident(json_str(j, "instanceid"))) {
         r->found = true;
@@ -325,12 +295,12 @@ static void probe_vultr(rt_cloud_discovery *d, probe_result *r)
         }
     }
     json_decref(j);
+    return r->found;
 }
 
-/* OVHcloud Public Cloud: OpenStack metadata, told apart by OVH's resolver. */
-static void probe_ovh(rt_cloud_discovery *d, probe_result *r)
+bool rt_cloud_ovh_network_parse(const char *buf, size_t len)
 {
-    json_t *net = fetch_json(d, d->base_169, "/openstack/latest/network_data.json", NULL);
+    json_t *net = load_object(buf, len);
     json_t *services = net ? json_object_get(net, "services") : NULL;
     bool ovh = false;
     size_t i;
@@ -342,21 +312,155 @@ static void probe_ovh(rt_cloud_discovery *d, probe_result *r)
             ovh = true;
     }
     json_decref(net);
-    if (!ovh)
-        return;
-    r->found = true;
-    json_t *meta = fetch_json(d, d->base_169, "/openstack/latest/meta_data.json", NULL);
+    return ovh;
+}
+
+bool rt_cloud_ovh_meta_parse(const char *buf, size_t len, rt_cloud_facts *r)
+{
+    json_t *meta = load_object(buf, len);
     const char *az = json_str(meta, "availability_zone");
     if (az && strcmp(az, "nova") != 0)
         put(r->region, sizeof r->region, az);
     put(r->account, sizeof r->account, json_str(meta, "project_id"));
     json_decref(meta);
-    char *type = fetch(d, "GET", d->base_169, "/latest/meta-data/instance-type", NULL, NULL);
-    put(r->type, sizeof r->type, type);
-    free(type);
+    return meta != NULL;
 }
 
-typedef void (*probe_fn)(rt_cloud_discovery *, probe_result *);
+/* ---- the vendors ------------------------------------------------------------------------------ */
+
+static size_t blen(const char *s)
+{
+    return s ? strlen(s) : 0;
+}
+
+/* GET base+path and, when the reply is an identifier, copy it into dst (128 bytes). */
+static void fetch_text(rt_cloud_discovery *d, const char *base, const char *path, const char *const *headers, char *dst)
+{
+    char *v = fetch(d, "GET", base, path, headers, NULL);
+    rt_cloud_text_parse(v, blen(v), dst, 128);
+    free(v);
+}
+
+/* GET base+path and read the reply with parse into r; returns what parse did (false without a
+ * reply). */
+static bool fetch_facts(rt_cloud_discovery *d, const char *base, const char *path, const char *const *headers,
+                        bool (*parse)(const char *, size_t, rt_cloud_facts *), rt_cloud_facts *r)
+{
+    char *b = fetch(d, "GET", base, path, headers, NULL);
+    bool ok = parse(b, blen(b), r);
+    free(b);
+    return ok;
+}
+
+/* AWS, IMDSv2: a session token, then the services domain proves it is AWS. */
+static void probe_aws(rt_cloud_discovery *d, rt_cloud_facts *r)
+{
+    const char *ttl[] = {"X-aws-ec2-metadata-token-ttl-seconds: 60", NULL};
+    char *token = fetch(d, "PUT", d->base_169, "/latest/api/token", ttl, NULL);
+    if (!token || !*token || strlen(token) > 512 || strpbrk(token, "\r\n")) {
+        free(token);
+        return;
+    }
+    char th[600];
+    snprintf(th, sizeof th, "X-aws-ec2-metadata-token: %s", token);
+    free(token);
+    const char *h[] = {th, NULL};
+    char *domain = fetch(d, "GET", d->base_169, "/latest/meta-data/services/domain", h, NULL);
+    bool aws = rt_cloud_aws_domain_parse(domain, blen(domain));
+    free(domain);
+    if (!aws)
+        return;
+    r->found = true;
+    fetch_facts(d, d->base_169, "/latest/dynamic/instance-identity/document", h, rt_cloud_aws_identity_parse, r);
+    static const struct {
+        const char *path;
+        size_t off;
+    } fallback[] = {{"/latest/meta-data/instance-type", offsetof(rt_cloud_facts, type)},
+                    {"/latest/meta-data/placement/region", offsetof(rt_cloud_facts, region)},
+                    {"/latest/meta-data/placement/availability-zone", offsetof(rt_cloud_facts, zone)}};
+    for (size_t i = 0; i < RT_ARRAY_LEN(fallback); i++) {
+        char *dst = (char *)r + fallback[i].off;
+        if (!*dst)
+            fetch_text(d, d->base_169, fallback[i].path, h, dst);
+    }
+}
+
+/* GCP: every answer carries "Metadata-Flavor: Google". */
+static void probe_gcp(rt_cloud_discovery *d, rt_cloud_facts *r)
+{
+    const char *h[] = {"Metadata-Flavor: Google", NULL};
+    const char *flavor = "Metadata-Flavor: Google";
+    char *zone = fetch(d, "GET", d->base_169, "/computeMetadata/v1/instance/zone", h, flavor);
+    bool gcp = rt_cloud_gcp_zone_parse(zone, blen(zone), r);
+    free(zone);
+    if (!gcp)
+        return;
+    char *mt = fetch(d, "GET", d->base_169, "/computeMetadata/v1/instance/machine-type", h, flavor);
+    rt_cloud_gcp_machine_type_parse(mt, blen(mt), r->type, sizeof r->type);
+    free(mt);
+    char *proj = fetch(d, "GET", d->base_169, "/computeMetadata/v1/project/project-id", h, flavor);
+    rt_cloud_text_parse(proj, blen(proj), r->account, sizeof r->account);
+    free(proj);
+}
+
+static void probe_azure(rt_cloud_discovery *d, rt_cloud_facts *r)
+{
+    const char *h[] = {"Metadata: true", NULL};
+    fetch_facts(d, d->base_169, "/metadata/instance?api-version=2021-02-01", h, rt_cloud_azure_parse, r);
+}
+
+/* Alibaba Cloud: its own address; a token when the instance is in hardened mode. */
+static void probe_alicloud(rt_cloud_discovery *d, rt_cloud_facts *r)
+{
+    const char *ttl[] = {"X-aliyun-ecs-metadata-token-ttl-seconds: 60", NULL};
+    char *token = fetch(d, "PUT", d->base_alibaba, "/latest/api/token", ttl, NULL);
+    char th[600] = "";
+    if (token && *token && strlen(token) < 512 && !strpbrk(token, "\r\n"))
+        snprintf(th, sizeof th, "X-aliyun-ecs-metadata-token: %s", token);
+    free(token);
+    const char *h[] = {th[0] ? th : NULL, NULL};
+    if (!fetch_facts(d, d->base_alibaba, "/latest/meta-data/region-id", h, rt_cloud_alicloud_region_parse, r))
+        return;
+    static const struct {
+        const char *path;
+        size_t off;
+    } more[] = {{"/latest/meta-data/zone-id", offsetof(rt_cloud_facts, zone)},
+                {"/latest/meta-data/instance/instance-type", offsetof(rt_cloud_facts, type)},
+                {"/latest/meta-data/owner-account-id", offsetof(rt_cloud_facts, account)}};
+    for (size_t i = 0; i < RT_ARRAY_LEN(more); i++)
+        fetch_text(d, d->base_alibaba, more[i].path, h, (char *)r + more[i].off);
+}
+
+/* Hetzner Cloud: "key: value" lines. */
+static void probe_hcloud(rt_cloud_discovery *d, rt_cloud_facts *r)
+{
+    fetch_facts(d, d->base_169, "/hetzner/v1/metadata", NULL, rt_cloud_hcloud_parse, r);
+}
+
+static void probe_upcloud(rt_cloud_discovery *d, rt_cloud_facts *r)
+{
+    fetch_facts(d, d->base_169, "/metadata/v1.json", NULL, rt_cloud_upcloud_parse, r);
+}
+
+static void probe_vultr(rt_cloud_discovery *d, rt_cloud_facts *r)
+{
+    fetch_facts(d, d->base_169, "/v1.json", NULL, rt_cloud_vultr_parse, r);
+}
+
+/* OVHcloud Public Cloud: OpenStack metadata, told apart by OVH's resolver. */
+static void probe_ovh(rt_cloud_discovery *d, rt_cloud_facts *r)
+{
+    char *net = fetch(d, "GET", d->base_169, "/openstack/latest/network_data.json", NULL, NULL);
+    bool ovh = rt_cloud_ovh_network_parse(net, blen(net));
+    free(net);
+    if (!ovh)
+        return;
+    r->found = true;
+    fetch_facts(d, d->base_169, "/openstack/latest/meta_data.json", NULL, rt_cloud_ovh_meta_parse, r);
+    fetch_text(d, d->base_169, "/latest/meta-data/instance-type", NULL, r->type);
+}
+
+typedef void (*probe_fn)(rt_cloud_discovery *, rt_cloud_facts *);
 static const probe_fn probes[P_COUNT] = {probe_aws,    probe_gcp,     probe_azure, probe_alicloud,
                                          probe_hcloud, probe_upcloud, probe_vultr, probe_ovh};
 
@@ -381,7 +485,7 @@ static void settle(rt_cloud_discovery *d, bool all_done)
         return;
     memset(&d->out, 0, sizeof d->out);
     if (win >= 0) {
-        const probe_result *r = &d->res[win];
+        const rt_cloud_facts *r = &d->res[win];
         d->out.vendor_id = vendor_ids[win];
         const char *src[4] = {r->account, r->region, r->zone, r->type};
         const char **dst[4] = {&d->out.account_id, &d->out.region_id, &d->out.zone_id, &d->out.instance_type};
@@ -402,7 +506,7 @@ static void *run_probe(void *arg)
 {
     probe *p = arg;
     rt_cloud_discovery *d = p->d;
-    probe_result r;
+    rt_cloud_facts r;
     memset(&r, 0, sizeof r);
     probes[p->which](d, &r);
     pthread_mutex_lock(&d->mu);

@@ -2,6 +2,7 @@
  * (the physical disks a sample lists), kernel and OS. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <math.h>
@@ -46,58 +47,121 @@ static char *slurp_line(const char *path)
     return rt_copy_trim(out, sizeof out, buf, (size_t)n) ? strdup(out) : NULL;
 }
 
+/* The start of the host parsers: empties out; false when there is nothing to parse or no room. */
+static bool begin(const char *buf, size_t len, char *out, size_t cap)
+{
+    if (cap)
+        out[0] = '\0';
+    return buf && len && cap;
+}
+
+bool rt_os_release_parse(const char *buf, size_t len, char *out, size_t cap)
+{
+    if (!begin(buf, len, out, cap))
+        return false;
+    const char *p = buf, *end = buf + len, *line, *le;
+    while (rt_next_line(&p, end, &line, &le)) {
+        if (le - line > 12 && memcmp(line, "PRETTY_NAME=", 12) == 0) {
+            const char *v = line + 12, *ve = le;
+            if (ve > v && (*v == '"' || *v == '\'')) {
+                v++;
+                if (ve > v && (ve[-1] == '"' || ve[-1] == '\''))
+                    ve--;
+            }
+            size_t n = (size_t)(ve - v);
+            if (n > cap - 1)
+                n = cap - 1;
+            memcpy(out, v, n);
+            out[n] = '\0';
+            return true;
+        }
+    }
+    return false;
+}
+
 /* PRETTY_NAME of os-release, without its quotes. */
 static char *os_name(void)
 {
     static const char *const paths[] = {"/etc/os-release", "/usr/lib/os-release"};
-    char buf[4096];
+    char buf[4096], name[4096];
     for (size_t i = 0; i < RT_ARRAY_LEN(paths); i++) {
         ssize_t n = rt_read_at(AT_FDCWD, paths[i], buf, sizeof buf);
-        const char *p = buf, *end = buf + (n > 0 ? n : 0), *line, *le;
-        while (n > 0 && rt_next_line(&p, end, &line, &le)) {
-            if (le - line > 12 && memcmp(line, "PRETTY_NAME=", 12) == 0) {
-                const char *v = line + 12, *ve = le;
-                if (ve > v && (*v == '"' || *v == '\'')) {
-                    v++;
-                    if (ve > v && (ve[-1] == '"' || ve[-1] == '\''))
-                        ve--;
-                }
-                return strndup(v, (size_t)(ve - v));
-            }
-        }
+        if (n > 0 && rt_os_release_parse(buf, (size_t)n, name, sizeof name))
+            return strdup(name);
     }
     return NULL;
 }
 
-/* The CPU model from /proc/cpuinfo ("model name" on x86, "Model" or "Hardware" elsewhere). */
+bool rt_cpuinfo_model_parse(const char *buf, size_t len, char *out, size_t cap)
+{
+    static const char *const keys[] = {"model name", "Model", "Hardware", "cpu model"};
+    if (!begin(buf, len, out, cap))
+        return false;
+    for (size_t k = 0; k < RT_ARRAY_LEN(keys); k++) {
+        const char *p = buf, *end = buf + len, *line, *le;
+        size_t kl = strlen(keys[k]);
+        while (rt_next_line(&p, end, &line, &le)) {
+            const char *colon = memchr(line, ':', (size_t)(le - line));
+            char key[64];
+            if (!colon || rt_copy_trim(key, sizeof key, line, (size_t)(colon - line)) != kl ||
+                memcmp(key, keys[k], kl) != 0)
+                continue;
+            if (rt_copy_trim(out, cap, colon + 1, (size_t)(le - colon - 1)))
+                return true;
+            break; /* the key is there but empty: try the next key */
+        }
+    }
+    return false;
+}
+
+/* The CPU model from <proc>/cpuinfo. */
 static char *cpu_model(const rt_roots *r)
 {
     rt_buf b;
     rt_buf_init(&b, 1u << 20);
     int fd = rt_open_at(r->proc_fd, "cpuinfo");
-    char *model = NULL;
-    if (fd >= 0 && rt_read_fd_grow(fd, &b, RT_READ_TO_EOF) > 0) {
-        static const char *const keys[] = {"model name", "Model", "Hardware", "cpu model"};
-        for (size_t k = 0; k < RT_ARRAY_LEN(keys) && !model; k++) {
-            const char *p = b.data, *end = b.data + b.len, *line, *le;
-            size_t kl = strlen(keys[k]);
-            while (rt_next_line(&p, end, &line, &le)) {
-                const char *colon = memchr(line, ':', (size_t)(le - line));
-                char key[64];
-                if (!colon || rt_copy_trim(key, sizeof key, line, (size_t)(colon - line)) != kl ||
-                    memcmp(key, keys[k], kl) != 0)
-                    continue;
-                char v[256];
-                if (rt_copy_trim(v, sizeof v, colon + 1, (size_t)(le - colon - 1)))
-                    model = strdup(v);
-                break;
-            }
-        }
-    }
+    char *model = NULL, v[256];
+    if (fd >= 0 && rt_read_fd_grow(fd, &b, RT_READ_TO_EOF) > 0 && rt_cpuinfo_model_parse(b.data, b.len, v, sizeof v))
+        model = strdup(v);
     if (fd >= 0)
         close(fd);
     rt_buf_free(&b);
     return model;
+}
+
+/* The value of a hexadecimal token (the kernel's "%04X"; an optional 0x), as far as its hex
+ * digits go, never past len: true when its lowest bit is set. */
+static bool hex_low_bit(const char *tok, size_t len)
+{
+    if (len > 2 && tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X')) {
+        tok += 2;
+        len -= 2;
+    }
+    int last = -1;
+    for (size_t i = 0; i < len && isxdigit((unsigned char)tok[i]); i++)
+        last = isdigit((unsigned char)tok[i]) ? tok[i] - '0' : tolower((unsigned char)tok[i]) - 'a' + 10;
+    return last >= 0 && (last & 1);
+}
+
+bool rt_net_route_default_parse(const char *buf, size_t len, char *out, size_t cap)
+{
+    if (!begin(buf, len, out, cap))
+        return false;
+    const char *p = buf, *end = buf + len, *line, *le;
+    while (rt_next_line(&p, end, &line, &le)) {
+        const char *q = line, *tok[4];
+        size_t tl[4];
+        int k = 0;
+        while (k < 4 && rt_next_token(&q, le, &tok[k], &tl[k]))
+            k++;
+        /* Iface Destination Gateway Flags: destination 0 and the route up (flag 1) */
+        if (k == 4 && tl[1] == 8 && memcmp(tok[1], "00000000", 8) == 0 && hex_low_bit(tok[3], tl[3]) && tl[0] < cap) {
+            memcpy(out, tok[0], tl[0]);
+            out[tl[0]] = '\0';
+            return true;
+        }
+    }
+    return false;
 }
 
 /* The interface of the IPv4 default route, from <proc>/net/route. */
@@ -105,22 +169,7 @@ static bool default_iface(const rt_roots *r, char *out, size_t cap)
 {
     char buf[8192];
     ssize_t n = rt_read_at(r->proc_fd, "net/route", buf, sizeof buf);
-    const char *p = buf, *end = buf + (n > 0 ? n : 0), *line, *le;
-    while (n > 0 && rt_next_line(&p, end, &line, &le)) {
-        const char *q = line, *tok[4];
-        size_t tl[4];
-        int k = 0;
-        while (k < 4 && rt_next_token(&q, le, &tok[k], &tl[k]))
-            k++;
-        /* Iface Destination Gateway Flags: destination 0 and the route up (flag 1) */
-        if (k == 4 && tl[1] == 8 && memcmp(tok[1], "00000000", 8) == 0 && (strtoul(tok[3], NULL, 16) & 1u) &&
-            tl[0] < cap) {
-            memcpy(out, tok[0], tl[0]);
-            out[tl[0]] = '\0';
-            return true;
-        }
-    }
-    return false;
+    return n > 0 && rt_net_route_default_parse(buf, (size_t)n, out, cap);
 }
 
 /* The address of the default route's interface; else the first global address of an

@@ -167,4 +167,25 @@ int rt_smaps_rollup_parse(const char *buf, size_t len, uint64_t *pss_kib, uint64
 /* Parses a /proc/PID/task/TID/children list of pids, calling cb for each. Returns how many. */
 size_t rt_children_parse(const char *buf, size_t len, void (*cb)(void *user, int64_t pid), void *user);
 
+/* ---- host facts ------------------------------------------------------------------------- */
+
+/* These three take the bytes read (not NUL-terminated; never read past len) and write a
+ * NUL-terminated string of at most cap-1 bytes into out (longer values are cut). Each returns
+ * true when it found the value; on false out is "" (when cap > 0). buf may be NULL when len
+ * is 0. */
+
+/* The CPU model of /proc/cpuinfo: the first "model name" line (x86), else "Model" (arm),
+ * else "Hardware" (older arm), else "cpu model" (s390, mips), its value trimmed. A key whose
+ * first line has an empty value gives way to the next key. */
+bool rt_cpuinfo_model_parse(const char *buf, size_t len, char *out, size_t cap);
+
+/* PRETTY_NAME of an os-release file, without one pair of surrounding quotes (double or
+ * single). True also for a quoted empty name; a bare "PRETTY_NAME=" line is skipped. */
+bool rt_os_release_parse(const char *buf, size_t len, char *out, size_t cap);
+
+/* The interface of the first IPv4 default route that is up in /proc/net/route (destination
+ * 00000000, flag RTF_UP in the hex Flags column). False when there is none, or when the
+ * interface name does not fit in cap. */
+bool rt_net_route_default_parse(const char *buf, size_t len, char *out, size_t cap);
+
 #endif
