@@ -315,7 +315,7 @@ void rt_nvml_read(rt_nvml *nv, size_t i, rt_gpu *o)
     rt_gpu_facts_out(&d->facts, o);
     if (d->lost)
         return;
-    nvml_ret rc;
+    nvml_ret rc = NVML_SUCCESS;
     nvml_utilization u;
     if (api->utilization && (rc = api->utilization(d->h, &u)) == NVML_SUCCESS)
         o->utilization_pct = u.gpu;
