@@ -128,7 +128,7 @@ static void pidstat_parser(void **state)
 {
     (void)state;
     rt_pidstat st;
-    const char *a = "42 (we ird) (x) R 1 42 42 0 -1 4194304 10 0 0 0 7 3 2 1 20 -5 4 0 123456 999 77 0\n";
+    const char *a = "42 (we ird) (x) R 1 42 42 0 -1 4194304 10 5 3 6 7 3 2 1 20 -5 4 0 123456 999 77 0\n";
     assert_int_equal(rt_pidstat_parse(a, strlen(a), &st), 0);
     assert_int_equal(st.pid, 42);
     assert_int_equal(st.state, 'R');
@@ -138,15 +138,34 @@ static void pidstat_parser(void **state)
     assert_int_equal(st.num_threads, 4);
     assert_int_equal(st.starttime, 123456);
     assert_int_equal(st.rss_pages, 77);
+    assert_int_equal(st.minflt, 10); /* own faults, not the children's (5 and 6) */
+    assert_int_equal(st.majflt, 3);
     const char *trunc = "42 (x) R 1 42 42 0 -1 4194304 10 0 0 0 7 3";
     assert_int_equal(rt_pidstat_parse(trunc, strlen(trunc), &st), -1);
     assert_int_equal(rt_pidstat_parse("42 (x", 5, &st), -1);
-    uint64_t rd, wr, pss, swap;
-    const char *io = "rchar: 5\nwchar: 6\nread_bytes: 4096\nwrite_bytes: 8192\ncancelled_write_bytes: 0\n";
-    assert_int_equal(rt_pidio_parse(io, strlen(io), &rd, &wr), 0);
-    assert_int_equal(rd, 4096);
-    assert_int_equal(wr, 8192);
-    assert_int_equal(rt_pidio_parse("rchar: 5\n", 9, &rd, &wr), -1);
+    uint64_t pss, swap;
+    rt_pidio io;
+    /* 300 MiB written then deleted before writeback: written and cancelled both */
+    const char *iot = "rchar: 5\nwchar: 6\nread_bytes: 4096\nwrite_bytes: 314572800\ncancelled_write_bytes: 314572800\n";
+    assert_int_equal(rt_pidio_parse(iot, strlen(iot), &io), 0);
+    assert_int_equal(io.read_bytes, 4096);
+    assert_int_equal(io.write_bytes, 314572800);
+    assert_int_equal(io.cancelled_write_bytes, 314572800);
+    assert_int_equal(rt_pidio_parse("rchar: 5\n", 9, &io), -1);
+    /* only the two lines a hand-made file may hold: cancelled reads 0 */
+    const char *two = "read_bytes: 1\nwrite_bytes: 2\n";
+    assert_int_equal(rt_pidio_parse(two, strlen(two), &io), 0);
+    assert_int_equal(io.write_bytes, 2);
+    assert_int_equal(io.cancelled_write_bytes, 0);
+    /* cut short inside the last line, without its newline; then a write_bytes that is not a number */
+    const char *cut = "read_bytes: 7\nwrite_bytes: 9\ncancelled_write_bytes: 3";
+    assert_int_equal(rt_pidio_parse(cut, strlen(cut), &io), 0);
+    assert_int_equal(io.cancelled_write_bytes, 3);
+    const char *bad = "read_bytes: 7\nwrite_bytes: x\ncancelled_write_bytes: 3\n";
+    assert_int_equal(rt_pidio_parse(bad, strlen(bad), &io), -1);
+    /* "cancelled_write_bytes" is not taken for "write_bytes" */
+    const char *order = "cancelled_write_bytes: 5\nread_bytes: 1\n";
+    assert_int_equal(rt_pidio_parse(order, strlen(order), &io), -1);
     const char *sm = "55-66 ---p 0 00:00 0 [rollup]\nRss: 10 kB\nPss: 7 kB\nPss_Anon: 5 kB\nSwap: 3 kB\n";
     assert_int_equal(rt_smaps_rollup_parse(sm, strlen(sm), &pss, &swap), 0);
     assert_int_equal(pss, 7);

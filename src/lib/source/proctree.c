@@ -42,6 +42,7 @@ typedef struct proc {
     /* the last observation */
     uint64_t ut_ns, st_ns; /* utime+cutime, stime+cstime */
     uint64_t rd, wr;
+    rt_pidio io;
     bool io_ok;
     uint64_t rss_pages;
     int64_t nthreads;
@@ -375,7 +376,9 @@ static void observe(rt_proctree *t, proc *p, const rt_pidstat *st, double mono)
     p->io_ok = false;
     if (p->io_fd >= 0) {
         ssize_t n = rt_pread_single(p->io_fd, t->buf, sizeof t->buf);
-        p->io_ok = n > 0 && rt_pidio_parse(t->buf, (size_t)n, &p->rd, &p->wr) == 0;
+        p->io_ok = n > 0 && rt_pidio_parse(t->buf, (size_t)n, &p->io) == 0;
+        p->rd = p->io.read_bytes;
+        p->wr = p->io.write_bytes;
     }
     if (!p->io_ok && !t->warned_io) {
         t->warned_io = true;
@@ -554,7 +557,12 @@ int rt_proctree_reap(rt_proctree *t, int64_t pid, int *wstatus)
         snprintf(path, sizeof path, "%lld/io", (long long)pid);
         n = rt_read_at(t->roots->proc_fd, path, t->buf, sizeof t->buf);
     }
-    bool io_ok = n > 0 && rt_pidio_parse(t->buf, (size_t)n, &rd, &wr) == 0;
+    rt_pidio io;
+    bool io_ok = n > 0 && rt_pidio_parse(t->buf, (size_t)n, &io) == 0;
+    if (io_ok) {
+        rd = io.read_bytes;
+        wr = io.write_bytes;
+    }
     struct rusage ru;
     int status = 0;
     pid_t r;
