@@ -33,7 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rt_pidstat ps;
     rt_pidstat_parse(buf, size, &ps);
     uint64_t a, b;
-    rt_pidio_parse(buf, size, &a, &b);
+    rt_pidio io;
+    rt_pidio_parse(buf, size, &io);
     rt_smaps_rollup_parse(buf, size, &a, &b);
     rt_children_parse(buf, size, count_pid, &a);
     rt_drm_client c;

@@ -1,10 +1,18 @@
 /* test_proctree.c - the process tree walk on fixture trees: children of every thread, zombies,
  * a command name holding ") (", a child that vanished mid-scan, processes leaving the tree,
- * and a reused pid never taken for the root. */
+ * a reused pid never taken for the root, and when PSS is re-read; and on real forked
+ * processes: PSS through fork and copy-on-write. */
 #include "unit.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "source/proctree.h"
@@ -124,11 +132,388 @@ static void departures_and_reuse(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A stat line with the fields the PSS rule looks at: state, minor faults and RSS pages. */
+static void stat_mem(char *buf, size_t cap, int pid, int ppid, char state, unsigned long minflt, unsigned long rss)
+{
+    snprintf(buf, cap, "%d (p) %c %d 1 1 0 -1 0 %lu 0 0 0 1 0 0 0 20 0 1 0 %d 1000 %lu 0 0 0\n", pid, state, ppid,
+             minflt, 7000 + pid, rss);
+}
+
+static void pss_file(const char *dir, int pid, int kib)
+{
+    char rel[64], text[128];
+    snprintf(rel, sizeof rel, "%d/smaps_rollup", pid);
+    snprintf(text, sizeof text, "00-ff ---p 0 00:00 0 [rollup]\nRss: 9999 kB\nPss: %d kB\nSwap: 0 kB\n", kib);
+    put(dir, rel, text);
+}
+
+static void run_time(const char *dir, int pid, unsigned long ns)
+{
+    char rel[64], text[64];
+    snprintf(rel, sizeof rel, "%d/schedstat", pid);
+    snprintf(text, sizeof text, "%lu 0 1\n", ns);
+    put(dir, rel, text);
+}
+
+/* The PSS re-read rule, on a root 300 and its single-threaded child 301 whose smaps_rollup
+ * files change behind RSS's back: the age bound holds on the quick path, and a fault anywhere
+ * or a process joining or leaving re-reads everyone's. */
+static void pss_rereads(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rt-pss-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char s[256];
+    stat_mem(s, sizeof s, 300, 1, 'S', 10, 50);
+    put(dir, "300/stat", s);
+    put(dir, "300/task/300/children", "301 ");
+    run_time(dir, 300, 1000);
+    pss_file(dir, 300, 100);
+    stat_mem(s, sizeof s, 301, 300, 'S', 20, 10);
+    put(dir, "301/stat", s);
+    put(dir, "301/task/301/children", "");
+    run_time(dir, 301, 500);
+    pss_file(dir, 301, 10);
+    rt_roots r;
+    assert_int_equal(rt_roots_open(&r, dir, "/nonexistent"), RT_OK);
+    setenv("TRACKER_PSS_MAX_AGE", "4", 1); /* max_age: 3 to 4 s */
+    rt_proctree *t = rt_proctree_new(&r, 300, false, NULL, 100);
+    unsetenv("TRACKER_PSS_MAX_AGE");
+    rt_tree_totals tt;
+    rt_proctree_scan(t, 0.0, &tt);
+    assert_true(tt.pss_ok);
+    assert_int_equal(tt.pss_kib, 110);
+
+    /* 301 ran (a full read) without faulting or changing RSS: no reason to re-read yet */
+    run_time(dir, 301, 600);
+    pss_file(dir, 301, 20);
+    rt_proctree_scan(t, 2.0, &tt);
+    assert_int_equal(tt.pss_kib, 110);
+    /* asleep since (the quick path), but its PSS is 4.5 s old: past any max_age */
+    rt_proctree_scan(t, 4.5, &tt);
+    assert_int_equal(tt.pss_kib, 120);
+
+    /* 301 faults (a copy-on-write break): the sleeping root's share changed too */
+    pss_file(dir, 300, 200);
+    stat_mem(s, sizeof s, 301, 300, 'S', 70, 10);
+    put(dir, "301/stat", s);
+    run_time(dir, 301, 700);
+    rt_proctree_scan(t, 5.0, &tt);
+    assert_int_equal(tt.pss_kib, 220);
+
+    /* 302 joins under 301 (no faults anywhere): everyone's share moved */
+    stat_mem(s, sizeof s, 302, 301, 'S', 5, 10);
+    put(dir, "302/stat", s);
+    put(dir, "302/task/302/children", "");
+    run_time(dir, 302, 100);
+    pss_file(dir, 302, 5);
+    put(dir, "301/task/301/children", "302 ");
+    run_time(dir, 301, 800);
+    pss_file(dir, 300, 150);
+    rt_proctree_scan(t, 6.0, &tt);
+    assert_int_equal(tt.processes, 3);
+    assert_int_equal(tt.pss_kib, 150 + 20 + 5);
+
+    /* 302 exits and 301 reaps it: the others' shares grow back */
+    put(dir, "302/stat", "");
+    put(dir, "302/schedstat", "");
+    put(dir, "301/task/301/children", "");
+    run_time(dir, 301, 900);
+    pss_file(dir, 300, 160);
+    pss_file(dir, 301, 30);
+    rt_proctree_scan(t, 6.5, &tt);
+    assert_int_equal(tt.processes, 2);
+    assert_int_equal(tt.pss_kib, 160 + 30);
+
+    /* nothing moved: nothing re-read (the files' new figures stay unseen) */
+    pss_file(dir, 300, 1);
+    pss_file(dir, 301, 2);
+    rt_proctree_scan(t, 7.0, &tt);
+    assert_int_equal(tt.pss_kib, 160 + 30);
+    /* and at no scan is a PSS older than max_age, whichever path a process took */
+    for (double mono = 7.5; mono < 30.0; mono += 0.5) {
+        rt_proctree_scan(t, mono, &tt);
+        if (mono >= 6.5 + 4.0)
+            assert_int_equal(tt.pss_kib, 1 + 2);
+    }
+    rt_proctree_free(t);
+    rt_roots_close(&r);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void io_file(const char *dir, int pid, int wr, int cancelled)
+{
+    char rel[64], text[160];
+    snprintf(rel, sizeof rel, "%d/io", pid);
+    snprintf(text, sizeof text, "rchar: 1\nwchar: 1\nread_bytes: 0\nwrite_bytes: %d\ncancelled_write_bytes: %d\n", wr,
+             cancelled);
+    put(dir, rel, text);
+}
+
+/* The peak RSS never decreases, and cancelled writes are kept like write_bytes when
+ * processes leave: the root reaped outside the tree, then its orphaned child gone. */
+static void peak_rss_and_cancelled_writes(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rt-peak-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    uint64_t pk = (uint64_t)sysconf(_SC_PAGESIZE) / 1024;
+    char s[256];
+    stat_mem(s, sizeof s, 400, 1, 'S', 1, 1000);
+    put(dir, "400/stat", s);
+    put(dir, "400/task/400/children", "401 ");
+    io_file(dir, 400, 300, 100);
+    stat_mem(s, sizeof s, 401, 400, 'S', 1, 500);
+    put(dir, "401/stat", s);
+    put(dir, "401/task/401/children", "");
+    io_file(dir, 401, 50, 30);
+    rt_roots r;
+    assert_int_equal(rt_roots_open(&r, dir, "/nonexistent"), RT_OK);
+    rt_proctree *t = rt_proctree_new(&r, 400, false, NULL, 100);
+    rt_tree_totals a;
+    rt_proctree_scan(t, 1.0, &a);
+    assert_true(a.io_ok);
+    assert_int_equal(a.write_bytes, 350);
+    assert_int_equal(a.cancelled_write_bytes, 130);
+    assert_int_equal(a.rss_kib, 1500 * pk);
+    assert_int_equal(a.rss_peak_kib, 1500 * pk);
+
+    /* the root is gone (reaped by its own parent), 401 lives on as an orphan using less */
+    put(dir, "400/stat", "");
+    stat_mem(s, sizeof s, 401, 1, 'S', 1, 200);
+    put(dir, "401/stat", s);
+    rt_tree_totals b;
+    rt_proctree_scan(t, 2.0, &b);
+    assert_int_equal(b.processes, 1);
+    assert_int_equal(b.cancelled_write_bytes, 130);
+    assert_int_equal(b.rss_kib, 200 * pk);
+    assert_int_equal(b.rss_peak_kib, 1500 * pk);
+
+    /* 401 goes too: everything stays counted */
+    put(dir, "401/stat", "");
+    rt_tree_totals c;
+    rt_proctree_scan(t, 3.0, &c);
+    assert_int_equal(c.processes, 0);
+    assert_int_equal(c.write_bytes, 350);
+    assert_int_equal(c.cancelled_write_bytes, 130);
+    assert_int_equal(c.rss_peak_kib, 1500 * pk);
+    rt_proctree_free(t);
+    rt_roots_close(&r);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* ---- real processes ---------------------------------------------------------------------- */
+
+#define COW_MIB 64
+
+static void touch_pages(char *m, size_t n, char v)
+{
+    for (size_t i = 0; i < n; i += 4096)
+        ((volatile char *)m)[i] = v;
+}
+
+static void read_byte(int fd)
+{
+    char c;
+    while (read(fd, &c, 1) < 0 && errno == EINTR) {
+    }
+}
+
+static void write_byte(int fd, char c)
+{
+    while (write(fd, &c, 1) < 0 && errno == EINTR) {
+    }
+}
+
+static pid_t family = -1; /* the process group forked by a test, killed by its teardown */
+
+static int kill_family(void **state)
+{
+    (void)state;
+    if (family > 0) {
+        kill(-family, SIGKILL); /* a group when the test made one */
+        kill(family, SIGKILL);
+        waitpid(family, NULL, 0);
+        family = -1;
+    }
+    return 0;
+}
+
+/* The kernel's PSS of the tree's live processes, read now (the test's ground truth). */
+static uint64_t pss_now_kib(rt_proctree *t)
+{
+    size_t n;
+    const int64_t *live = rt_proctree_live(t, &n);
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        char path[64], buf[4096];
+        snprintf(path, sizeof path, "/proc/%lld/smaps_rollup", (long long)live[i]);
+        int fd = open(path, O_RDONLY);
+        assert_true(fd >= 0);
+        ssize_t k = read(fd, buf, sizeof buf);
+        close(fd);
+        uint64_t pss, swap;
+        assert_true(k > 0);
+        assert_int_equal(rt_smaps_rollup_parse(buf, (size_t)k, &pss, &swap), 0);
+        sum += pss;
+    }
+    return sum;
+}
+
+static void assert_within_5pct(uint64_t measured, uint64_t truth)
+{
+    uint64_t d = measured > truth ? measured - truth : truth - measured;
+    if (d * 20 > truth)
+        fail_msg("PSS %llu KiB, the kernel says %llu KiB", (unsigned long long)measured, (unsigned long long)truth);
+}
+
+/* A parent holding 64 MiB forks 3 children that share it, then write their own copies while
+ * it sleeps: neither step changes anyone's RSS, yet the tree's PSS goes 64 -> 64 -> 256 MiB. */
+static void pss_follows_fork_and_cow(void **state)
+{
+    (void)state;
+    int cmd[2], ack[2], go[2];
+    assert_int_equal(pipe(cmd), 0);
+    assert_int_equal(pipe(ack), 0);
+    assert_int_equal(pipe(go), 0);
+    size_t len = (size_t)COW_MIB << 20;
+    pid_t parent = fork();
+    assert_true(parent >= 0);
+    if (parent == 0) {
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            _exit(1);
+        touch_pages(m, len, 1);
+        write_byte(ack[1], 'r');
+        read_byte(cmd[0]); /* fork */
+        for (int i = 0; i < 3; i++)
+            if (fork() == 0) {
+                prctl(PR_SET_PDEATHSIG, SIGKILL);
+                read_byte(go[0]);
+                touch_pages(m, len, 2); /* each page a copy-on-write break */
+                write_byte(ack[1], 'd');
+                for (;;)
+                    pause();
+            }
+        write_byte(ack[1], 'f');
+        for (;;)
+            pause();
+    }
+    family = parent;
+    setpgid(parent, parent); /* whichever of the two runs first */
+    read_byte(ack[0]);
+    rt_roots r;
+    assert_int_equal(rt_roots_open(&r, "/proc", "/nonexistent"), RT_OK);
+    unsetenv("TRACKER_PSS_MAX_AGE");
+    rt_proctree *t = rt_proctree_new(&r, parent, false, NULL, sysconf(_SC_CLK_TCK));
+    rt_tree_totals tt;
+    rt_proctree_scan(t, 1.0, &tt);
+    assert_int_equal(tt.processes, 1);
+    assert_within_5pct(tt.pss_kib, pss_now_kib(t));
+
+    write_byte(cmd[1], 'f');
+    read_byte(ack[0]);
+    usleep(50000); /* the children settle into read() */
+    rt_proctree_scan(t, 2.0, &tt);
+    assert_int_equal(tt.processes, 4);
+    uint64_t truth = pss_now_kib(t);
+    assert_true(truth >= (uint64_t)COW_MIB * 1024 && truth < (uint64_t)COW_MIB * 1024 * 3 / 2);
+    assert_within_5pct(tt.pss_kib, truth); /* not 64 + 3 x 16 */
+
+    for (int i = 0; i < 3; i++)
+        write_byte(go[1], 'g');
+    for (int i = 0; i < 3; i++)
+        read_byte(ack[0]);
+    usleep(50000);
+    for (double mono = 3.0; mono <= 5.0; mono += 1.0) {
+        rt_proctree_scan(t, mono, &tt);
+        truth = pss_now_kib(t);
+        assert_true(truth >= (uint64_t)COW_MIB * 1024 * 4 * 95 / 100);
+        assert_within_5pct(tt.pss_kib, truth); /* not stuck where the shared phase left it */
+    }
+    rt_proctree_free(t);
+    rt_roots_close(&r);
+    close(cmd[0]), close(cmd[1]), close(ack[0]), close(ack[1]), close(go[0]), close(go[1]);
+}
+
+#define JOB_MIB 64
+#define JOB_WRITE_MIB 8
+
+/* A short job, never caught by a scan while it ran: it writes 8 MiB to a file it deletes
+ * before writeback, holds 64 MiB, and exits. Reaping it closes its books: the kernel's
+ * ru_maxrss raises the peak, its zombie's I/O counters bring the cancelled writes. */
+static void reaped_job_peak_and_cancelled(void **state)
+{
+    (void)state;
+    char path[] = "rt-cancel-XXXXXX"; /* in the working directory: storage, unlike /tmp's tmpfs */
+    int ffd = mkstemp(path);
+    assert_true(ffd >= 0);
+    struct statfs sf;
+    bool on_storage = fstatfs(ffd, &sf) == 0 && sf.f_type != TMPFS_MAGIC;
+    int go[2];
+    assert_int_equal(pipe(go), 0);
+    pid_t job = fork();
+    assert_true(job >= 0);
+    if (job == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        read_byte(go[0]);
+        static char block[1 << 16];
+        memset(block, 'w', sizeof block);
+        for (int i = 0; i < (JOB_WRITE_MIB << 20) / (int)sizeof block; i++)
+            if (write(ffd, block, sizeof block) != (ssize_t)sizeof block)
+                _exit(2);
+        close(ffd);
+        unlink(path); /* the last reference: its dirty pages are dropped, not written */
+        size_t len = (size_t)JOB_MIB << 20;
+        char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            _exit(1);
+        touch_pages(m, len, 1);
+        _exit(0);
+    }
+    family = job;
+    close(ffd);
+    rt_roots r;
+    assert_int_equal(rt_roots_open(&r, "/proc", "/nonexistent"), RT_OK);
+    rt_proctree *t = rt_proctree_new(&r, job, false, NULL, sysconf(_SC_CLK_TCK));
+    rt_tree_totals a;
+    rt_proctree_scan(t, 1.0, &a);
+    assert_int_equal(a.processes, 1);
+    assert_true(a.rss_peak_kib < (uint64_t)JOB_MIB * 1024 / 2);
+    write_byte(go[1], 'g');
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    assert_int_equal(waitid(P_PID, (id_t)job, &si, WEXITED | WNOWAIT), 0);
+    int status = -1;
+    assert_int_equal(rt_proctree_reap(t, job, &status), 0);
+    family = -1;
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    rt_tree_totals b;
+    rt_proctree_scan(t, 2.0, &b);
+    assert_int_equal(b.processes, 0);
+    assert_true(b.rss_peak_kib >= (uint64_t)JOB_MIB * 1024);
+    assert_true(b.io_ok);
+    if (on_storage) {
+        assert_true(b.write_bytes >= (uint64_t)JOB_WRITE_MIB << 20);
+        assert_true(b.cancelled_write_bytes >= (uint64_t)JOB_WRITE_MIB << 20);
+    }
+    rt_proctree_free(t);
+    rt_roots_close(&r);
+    unlink(path);
+    close(go[0]), close(go[1]);
+}
+
 static void pidstat_parser(void **state)
 {
     (void)state;
     rt_pidstat st;
-    const char *a = "42 (we ird) (x) R 1 42 42 0 -1 4194304 10 0 0 0 7 3 2 1 20 -5 4 0 123456 999 77 0\n";
+    const char *a = "42 (we ird) (x) R 1 42 42 0 -1 4194304 10 5 3 6 7 3 2 1 20 -5 4 0 123456 999 77 0\n";
     assert_int_equal(rt_pidstat_parse(a, strlen(a), &st), 0);
     assert_int_equal(st.pid, 42);
     assert_int_equal(st.state, 'R');
@@ -138,15 +523,34 @@ static void pidstat_parser(void **state)
     assert_int_equal(st.num_threads, 4);
     assert_int_equal(st.starttime, 123456);
     assert_int_equal(st.rss_pages, 77);
+    assert_int_equal(st.minflt, 10); /* own faults, not the children's (5 and 6) */
+    assert_int_equal(st.majflt, 3);
     const char *trunc = "42 (x) R 1 42 42 0 -1 4194304 10 0 0 0 7 3";
     assert_int_equal(rt_pidstat_parse(trunc, strlen(trunc), &st), -1);
     assert_int_equal(rt_pidstat_parse("42 (x", 5, &st), -1);
-    uint64_t rd, wr, pss, swap;
-    const char *io = "rchar: 5\nwchar: 6\nread_bytes: 4096\nwrite_bytes: 8192\ncancelled_write_bytes: 0\n";
-    assert_int_equal(rt_pidio_parse(io, strlen(io), &rd, &wr), 0);
-    assert_int_equal(rd, 4096);
-    assert_int_equal(wr, 8192);
-    assert_int_equal(rt_pidio_parse("rchar: 5\n", 9, &rd, &wr), -1);
+    uint64_t pss, swap;
+    rt_pidio io;
+    /* 300 MiB written then deleted before writeback: written and cancelled both */
+    const char *iot = "rchar: 5\nwchar: 6\nread_bytes: 4096\nwrite_bytes: 314572800\ncancelled_write_bytes: 314572800\n";
+    assert_int_equal(rt_pidio_parse(iot, strlen(iot), &io), 0);
+    assert_int_equal(io.read_bytes, 4096);
+    assert_int_equal(io.write_bytes, 314572800);
+    assert_int_equal(io.cancelled_write_bytes, 314572800);
+    assert_int_equal(rt_pidio_parse("rchar: 5\n", 9, &io), -1);
+    /* only the two lines a hand-made file may hold: cancelled reads 0 */
+    const char *two = "read_bytes: 1\nwrite_bytes: 2\n";
+    assert_int_equal(rt_pidio_parse(two, strlen(two), &io), 0);
+    assert_int_equal(io.write_bytes, 2);
+    assert_int_equal(io.cancelled_write_bytes, 0);
+    /* cut short inside the last line, without its newline; then a write_bytes that is not a number */
+    const char *cut = "read_bytes: 7\nwrite_bytes: 9\ncancelled_write_bytes: 3";
+    assert_int_equal(rt_pidio_parse(cut, strlen(cut), &io), 0);
+    assert_int_equal(io.cancelled_write_bytes, 3);
+    const char *bad = "read_bytes: 7\nwrite_bytes: x\ncancelled_write_bytes: 3\n";
+    assert_int_equal(rt_pidio_parse(bad, strlen(bad), &io), -1);
+    /* "cancelled_write_bytes" is not taken for "write_bytes" */
+    const char *order = "cancelled_write_bytes: 5\nread_bytes: 1\n";
+    assert_int_equal(rt_pidio_parse(order, strlen(order), &io), -1);
     const char *sm = "55-66 ---p 0 00:00 0 [rollup]\nRss: 10 kB\nPss: 7 kB\nPss_Anon: 5 kB\nSwap: 3 kB\n";
     assert_int_equal(rt_smaps_rollup_parse(sm, strlen(sm), &pss, &swap), 0);
     assert_int_equal(pss, 7);
@@ -178,6 +582,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fixture_tree),
         cmocka_unit_test(departures_and_reuse),
+        cmocka_unit_test(pss_rereads),
+        cmocka_unit_test(peak_rss_and_cancelled_writes),
+        cmocka_unit_test_teardown(pss_follows_fork_and_cow, kill_family),
+        cmocka_unit_test_teardown(reaped_job_peak_and_cancelled, kill_family),
         cmocka_unit_test(pidstat_parser),
         cmocka_unit_test(children_parser),
     };

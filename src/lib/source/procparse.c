@@ -1,6 +1,6 @@
-/* procparse.c - pure parsers for the whole-machine procfs files: /proc/stat, /proc/meminfo,
- * /proc/diskstats and /proc/net/dev. Each works on a buffer, never reads a file itself, and
- * tolerates kernel variants (missing fields, extra fields, unknown lines). */
+/* procparse.c - pure parsers for the procfs files: /proc/stat, /proc/meminfo, /proc/diskstats,
+ * /proc/net/dev and the per-process stat, io, smaps_rollup and children files. Each works on a
+ * buffer, never reads a file itself, and tolerates kernel variants (missing or extra fields). */
 #include <string.h>
 
 #include "sources.h"
@@ -223,6 +223,8 @@ int rt_pidstat_parse(const char *buf, size_t len, rt_pidstat *out)
     out->num_threads = (int64_t)f[17];
     out->starttime = f[19];
     out->rss_pages = f[21];
+    out->minflt = f[7];
+    out->majflt = f[9];
     return 0;
 }
 
@@ -240,9 +242,31 @@ static bool keyed_u64(const char *buf, size_t len, const char *key, uint64_t *ou
     return false;
 }
 
-int rt_pidio_parse(const char *buf, size_t len, uint64_t *read_bytes, uint64_t *write_bytes)
+int rt_pidio_parse(const char *buf, size_t len, rt_pidio *out)
 {
-    return keyed_u64(buf, len, "read_bytes:", read_bytes) && keyed_u64(buf, len, "write_bytes:", write_bytes) ? 0 : -1;
+    static const struct {
+        const char *key;
+        size_t len;
+    } keys[3] = {{"read_bytes:", 11}, {"write_bytes:", 12}, {"cancelled_write_bytes:", 22}};
+    uint64_t v[3] = {0, 0, 0};
+    unsigned found = 0;
+    const char *p = buf, *end = buf + len, *line, *le;
+    while (rt_next_line(&p, end, &line, &le)) {
+        for (unsigned k = 0; k < 3; k++) {
+            if ((size_t)(le - line) > keys[k].len && memcmp(line, keys[k].key, keys[k].len) == 0) {
+                const char *q = line + keys[k].len;
+                if (!(found & (1u << k)) && rt_parse_u64(&q, le, &v[k]))
+                    found |= 1u << k;
+                break;
+            }
+        }
+    }
+    if ((found & 3u) != 3u)
+        return -1;
+    out->read_bytes = v[0];
+    out->write_bytes = v[1];
+    out->cancelled_write_bytes = v[2];
+    return 0;
 }
 
 int rt_smaps_rollup_parse(const char *buf, size_t len, uint64_t *pss_kib, uint64_t *swap_kib)

@@ -18,7 +18,8 @@
 
 #include "proctree.h"
 
-/* An unchanged RSS still gets its PSS re-read this often; $TRACKER_PSS_MAX_AGE overrides. */
+/* No process's PSS is older than this (75-100% of it, spread by pid) at any scan, whatever
+ * else happened; $TRACKER_PSS_MAX_AGE overrides. */
 #define PSS_MAX_AGE_SECS 30.0
 
 typedef struct thread_fd {
@@ -41,9 +42,11 @@ typedef struct proc {
     bool used, reaped;
     /* the last observation */
     uint64_t ut_ns, st_ns; /* utime+cutime, stime+cstime */
-    uint64_t rd, wr;
+    rt_pidio io;
     bool io_ok;
     uint64_t rss_pages;
+    uint64_t faults; /* minflt+majflt */
+    bool zombie;
     int64_t nthreads;
     uint64_t pss_kib, swap_kib, pss_rss_pages;
     double pss_mono;
@@ -70,6 +73,8 @@ struct rt_proctree {
     size_t nlive, live_cap;
     unsigned gen;
     rt_tree_totals departed;
+    uint64_t rss_peak_kib;
+    bool members_changed; /* a process left the tree between scans (rt_proctree_reap) */
     bool root_seen;
     double pss_max_age;
     bool warned_io, warned_fds;
@@ -80,11 +85,13 @@ struct rt_proctree {
 
 /* ---- hash of pid -> proc index (linear probing, backward-shift delete) ---------------------- */
 
+/* The home slot of pid in the hash. */
 static size_t hslot(const rt_proctree *t, int64_t pid)
 {
     return ((uint64_t)pid * 0x9E3779B97F4A7C15ull >> 17) & (t->nslots - 1);
 }
 
+/* The entry tracking pid, or NULL. */
 static proc *lookup(rt_proctree *t, int64_t pid)
 {
     for (size_t i = hslot(t, pid);; i = (i + 1) & (t->nslots - 1)) {
@@ -98,6 +105,7 @@ static proc *lookup(rt_proctree *t, int64_t pid)
 
 static int hash_grow(rt_proctree *t);
 
+/* Maps pid to entry idx, doubling the table past half full. Returns 0, or -1 on no memory. */
 static int hash_insert(rt_proctree *t, int64_t pid, size_t idx)
 {
     if ((t->nprocs - t->nfree + 1) * 2 > t->nslots && hash_grow(t) < 0)
@@ -109,6 +117,7 @@ static int hash_insert(rt_proctree *t, int64_t pid, size_t idx)
     return 0;
 }
 
+/* Doubles the table and re-inserts every entry. Returns 0, or -1 on no memory (unchanged). */
 static int hash_grow(rt_proctree *t)
 {
     size_t n = t->nslots * 2;
@@ -128,6 +137,7 @@ static int hash_grow(rt_proctree *t)
     return 0;
 }
 
+/* Removes pid from the hash, if there, keeping the probe chains of the others unbroken. */
 static void hash_delete(rt_proctree *t, int64_t pid)
 {
     size_t i = hslot(t, pid);
@@ -150,6 +160,7 @@ static void hash_delete(rt_proctree *t, int64_t pid)
 
 /* ---- entries ------------------------------------------------------------------------------ */
 
+/* Closes p's thread children files: all of them, or those of threads not seen in scan gen. */
 static void close_threads(proc *p, bool all, unsigned gen)
 {
     size_t k = 0;
@@ -172,6 +183,7 @@ static void release_slot(rt_proctree *t, size_t idx)
         t->free_list[t->nfree++] = idx; /* else the slot is just not reused */
 }
 
+/* Stops tracking p: unhashes it, closes its files, frees its lists and releases its slot. */
 static void drop(rt_proctree *t, proc *p)
 {
     hash_delete(t, p->pid);
@@ -184,6 +196,8 @@ static void drop(rt_proctree *t, proc *p)
     release_slot(t, (size_t)(p - t->procs));
 }
 
+/* Opens "<pid>/<rel>" under the proc root. Returns the fd, or -errno (warns once when out of
+ * descriptors). */
 static int open_rel(rt_proctree *t, int64_t pid, const char *rel)
 {
     char path[96];
@@ -206,7 +220,8 @@ static int read_stat(rt_proctree *t, proc *p, rt_pidstat *st)
     return 0;
 }
 
-/* Starts tracking pid: opens its files and checks it is the process we mean. */
+/* Starts tracking pid: takes a slot, opens its stat (required), io and schedstat files.
+ * Returns the new entry, or NULL when pid is gone or on no memory. The caller checks identity. */
 static proc *track(rt_proctree *t, int64_t pid)
 {
     int sfd = open_rel(t, pid, "stat");
@@ -242,6 +257,7 @@ static proc *track(rt_proctree *t, int64_t pid)
 
 /* ---- the walk ----------------------------------------------------------------------------- */
 
+/* Queues pid for the walk, and records it as a child of the process being walked (if any). */
 static void push(void *user, int64_t pid)
 {
     rt_proctree *t = user;
@@ -278,6 +294,7 @@ static void list_threads(rt_proctree *t, const char *base, void (*cb)(rt_proctre
     close(fd);
 }
 
+/* Reads a kept children file from its start and queues every pid in it. */
 static void read_children_fd(rt_proctree *t, int fd)
 {
     /* a children list comes a page at a time: a read that stops short of a page is all of it
@@ -293,6 +310,8 @@ static void read_children_fd(rt_proctree *t, int fd)
         rt_children_parse(t->buf, (size_t)n, push, t);
 }
 
+/* Queues the children of thread tid of process user, opening and keeping its children file
+ * the first time, and marks the thread seen in this scan. */
 static void visit_thread(rt_proctree *t, int64_t tid, void *user)
 {
     proc *p = user;
@@ -344,6 +363,7 @@ static void walk_children(rt_proctree *t, proc *p)
     t->walking = NULL;
 }
 
+/* Queues the children of the tracker's own thread tid (wrapper mode). */
 static void own_child_thread(rt_proctree *t, int64_t tid, void *user)
 {
     (void)user;
@@ -365,45 +385,80 @@ static double max_age(const rt_proctree *t, const proc *p)
     return t->pss_max_age * (0.75 + 0.25 * (double)h / 1024.0);
 }
 
-static void observe(rt_proctree *t, proc *p, const rt_pidstat *st, double mono)
+/* Takes p's CPU time, threads, RSS, faults and state from st and re-reads its I/O counters.
+ * Sets *changed when p became a zombie and *faulted when its fault count moved. */
+static void observe(rt_proctree *t, proc *p, const rt_pidstat *st, bool *changed, bool *faulted)
 {
     p->ppid = st->ppid;
     p->ut_ns = (uint64_t)((double)(st->utime + st->cutime) * t->ns_per_tick + 0.5);
     p->st_ns = (uint64_t)((double)(st->stime + st->cstime) * t->ns_per_tick + 0.5);
     p->nthreads = st->num_threads;
     p->rss_pages = st->rss_pages;
+    uint64_t faults = st->minflt + st->majflt;
+    if (faults != p->faults)
+        *faulted = true;
+    p->faults = faults;
+    bool zombie = st->state == 'Z' || st->state == 'X';
+    if (zombie != p->zombie)
+        *changed = true; /* its memory went back: its sharers' PSS grew */
+    p->zombie = zombie;
     p->io_ok = false;
     if (p->io_fd >= 0) {
         ssize_t n = rt_pread_single(p->io_fd, t->buf, sizeof t->buf);
-        p->io_ok = n > 0 && rt_pidio_parse(t->buf, (size_t)n, &p->rd, &p->wr) == 0;
+        p->io_ok = n > 0 && rt_pidio_parse(t->buf, (size_t)n, &p->io) == 0;
     }
     if (!p->io_ok && !t->warned_io) {
         t->warned_io = true;
         rt_log(&t->log, RT_LOG_WARN, "process %lld: its I/O counters are not readable (another user's process?)",
                (long long)p->pid);
     }
-    /* PSS walks the page tables: re-read it only when RSS moved, or when it has aged */
-    if (st->state == 'Z' || st->state == 'X') {
-        p->pss_ok = true;
-        p->pss_kib = p->swap_kib = 0;
+}
+
+/* Re-reads p's PSS and swap from smaps_rollup (a page-table walk). Leaves them, and pss_ok,
+ * as they were when the file cannot be read or p's kept stat no longer reads (the pid opened
+ * was not this process's: p is gone, and leaves the tree at the next scan). */
+static void read_pss(rt_proctree *t, proc *p, double mono)
+{
+    int fd = open_rel(t, p->pid, "smaps_rollup");
+    if (fd < 0)
         return;
+    ssize_t n = rt_pread_single(fd, t->buf, sizeof t->buf);
+    close(fd);
+    uint64_t pss, swap;
+    rt_pidstat again;
+    if (n > 0 && rt_smaps_rollup_parse(t->buf, (size_t)n, &pss, &swap) == 0 && read_stat(t, p, &again) == 0) {
+        p->pss_kib = pss;
+        p->swap_kib = swap;
+        p->pss_ok = true;
+        p->pss_rss_pages = p->rss_pages;
+        p->pss_mono = mono;
     }
-    if (!p->pss_ok || p->pss_rss_pages != st->rss_pages || mono - p->pss_mono >= max_age(t, p) ||
-        mono < p->pss_mono) {
-        int fd = open_rel(t, p->pid, "smaps_rollup");
-        if (fd >= 0) {
-            ssize_t n = rt_pread_single(fd, t->buf, sizeof t->buf);
-            close(fd);
-            rt_pidstat again;
-            /* the kept stat fd still reads: the file we opened by pid was this process's */
-            if (n > 0 && rt_smaps_rollup_parse(t->buf, (size_t)n, &p->pss_kib, &p->swap_kib) == 0 &&
-                read_stat(t, p, &again) == 0) {
-                p->pss_ok = true;
-                p->pss_rss_pages = st->rss_pages;
-                p->pss_mono = mono;
-            }
+}
+
+/* The PSS pass over the processes alive at this scan, adding their PSS and swap to out. A
+ * process's PSS is re-read when all is set (the tree's membership changed, or a process in it
+ * faulted: the shares of its sharers moved too), when it has none yet, when its RSS changed
+ * since the last read, or when it is max_age(p) old: never older than that at any scan. A
+ * zombie has none. */
+static void pss_pass(rt_proctree *t, double mono, bool all, rt_tree_totals *out)
+{
+    bool ok = true;
+    for (size_t i = 0; i < t->nlive; i++) {
+        proc *p = lookup(t, t->live[i]);
+        if (!p)
+            continue;
+        if (p->zombie) {
+            p->pss_ok = true;
+            p->pss_kib = p->swap_kib = 0;
+        } else if (all || !p->pss_ok || p->pss_rss_pages != p->rss_pages || mono - p->pss_mono >= max_age(t, p) ||
+                   mono < p->pss_mono) {
+            read_pss(t, p, mono);
         }
+        out->pss_kib += p->pss_kib;
+        out->swap_kib += p->swap_kib;
+        ok = ok && p->pss_ok;
     }
+    out->pss_ok = ok;
 }
 
 /* Whether the time of p, which vanished without the tracker reaping it, went into the
@@ -425,25 +480,31 @@ static bool carried(rt_proctree *t, const proc *p)
     return false;
 }
 
+/* Adds I/O counters to an account. */
+static void add_io(rt_tree_totals *acc, const rt_pidio *io)
+{
+    acc->read_bytes += io->read_bytes;
+    acc->write_bytes += io->write_bytes;
+    acc->cancelled_write_bytes += io->cancelled_write_bytes;
+}
+
+/* Closes the last observation of p, which left the tree, into the departed account. */
 static void add_departed(rt_proctree *t, const proc *p)
 {
     t->departed.utime_ns += p->ut_ns;
     t->departed.stime_ns += p->st_ns;
-    t->departed.read_bytes += p->rd;
-    t->departed.write_bytes += p->wr;
+    add_io(&t->departed, &p->io);
 }
 
-/* Adds p's last observation to the totals, and p to the live list. */
+/* Adds p's last observation (all but PSS, which pss_pass adds) to the totals, and p to the
+ * live list. */
 static void add_observed(rt_proctree *t, const proc *p, rt_tree_totals *out)
 {
     if (rt_grow(&t->live, &t->live_cap, t->nlive + 1, sizeof *t->live) == 0)
         t->live[t->nlive++] = p->pid;
     out->utime_ns += p->ut_ns;
     out->stime_ns += p->st_ns;
-    out->read_bytes += p->rd;
-    out->write_bytes += p->wr;
-    out->pss_kib += p->pss_kib;
-    out->swap_kib += p->swap_kib;
+    add_io(out, &p->io);
     out->rss_kib += p->rss_pages * (uint64_t)t->page_kib;
     out->threads += p->nthreads > 0 ? p->nthreads : 0;
     if (p->pid != t->root)
@@ -451,6 +512,8 @@ static void add_observed(rt_proctree *t, const proc *p, rt_tree_totals *out)
     out->processes++;
 }
 
+/* The walk reads each process (the quick path skips a sleeping one), then the PSS pass
+ * decides, per live process, whether its PSS is re-read (see pss_pass). */
 int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
 {
     unsigned prev = t->gen++;
@@ -466,7 +529,9 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
     memset(out, 0, sizeof *out);
     out->root_alive = false;
     t->nlive = 0;
-    bool io_ok = true, pss_ok = true;
+    bool io_ok = true;
+    bool changed = t->members_changed, faulted = false; /* the signals for re-reading all PSS */
+    t->members_changed = false;
     for (size_t qi = 0; qi < t->qlen; qi++) {
         int64_t pid = t->queue[qi];
         proc *p = lookup(t, pid);
@@ -487,7 +552,6 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
                 push(t, p->kids[k]);
             add_observed(t, p, out);
             io_ok = io_ok && p->io_ok;
-            pss_ok = pss_ok && p->pss_ok;
             continue;
         }
         if (!fresh && p->sched_fd >= 0 && !have_run)
@@ -506,26 +570,30 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
             t->root_seen = true;
             out->root_alive = st.state != 'Z' && st.state != 'X';
         }
-        if (fresh)
+        if (fresh) {
             p->starttime = st.starttime;
+            changed = true; /* joined the tree */
+        }
         p->gen = t->gen;
         p->run_ns = run_ns;
         p->full_mono = mono;
-        observe(t, p, &st, mono);
+        observe(t, p, &st, &changed, &faulted);
         if (st.state != 'Z')
             walk_children(t, p);
         else
             p->nkids = 0;
         add_observed(t, p, out);
         io_ok = io_ok && p->io_ok;
-        pss_ok = pss_ok && p->pss_ok;
     }
 
     /* processes seen before and gone now: closed by the tracker with rusage already, reaped
      * inside the tree (their time went up into a reaper's counters), or gone elsewhere */
     for (size_t i = 0; i < t->nprocs; i++) {
         proc *p = &t->procs[i];
-        if (p->used && p->gen == prev && !p->reaped && !carried(t, p))
+        if (!p->used || p->gen != prev)
+            continue;
+        changed = true; /* left the tree */
+        if (!p->reaped && !carried(t, p))
             add_departed(t, p);
     }
     for (size_t i = 0; i < t->nprocs; i++)
@@ -536,15 +604,19 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
     out->stime_ns += t->departed.stime_ns;
     out->read_bytes += t->departed.read_bytes;
     out->write_bytes += t->departed.write_bytes;
+    out->cancelled_write_bytes += t->departed.cancelled_write_bytes;
     out->io_ok = io_ok;
-    out->pss_ok = pss_ok;
+    pss_pass(t, mono, changed || faulted, out);
+    if (out->rss_kib > t->rss_peak_kib)
+        t->rss_peak_kib = out->rss_kib;
+    out->rss_peak_kib = t->rss_peak_kib;
     return 0;
 }
 
 int rt_proctree_reap(rt_proctree *t, int64_t pid, int *wstatus)
 {
     /* the zombie's I/O counters include its own reaped children; read them before reaping */
-    uint64_t rd = 0, wr = 0;
+    rt_pidio io = {0, 0, 0};
     proc *p = lookup(t, pid);
     ssize_t n = -1;
     if (p && p->io_fd >= 0)
@@ -554,7 +626,7 @@ int rt_proctree_reap(rt_proctree *t, int64_t pid, int *wstatus)
         snprintf(path, sizeof path, "%lld/io", (long long)pid);
         n = rt_read_at(t->roots->proc_fd, path, t->buf, sizeof t->buf);
     }
-    bool io_ok = n > 0 && rt_pidio_parse(t->buf, (size_t)n, &rd, &wr) == 0;
+    bool io_ok = n > 0 && rt_pidio_parse(t->buf, (size_t)n, &io) == 0;
     struct rusage ru;
     int status = 0;
     pid_t r;
@@ -568,13 +640,14 @@ int rt_proctree_reap(rt_proctree *t, int64_t pid, int *wstatus)
     /* the kernel's final figures: own time plus everything it reaped, to the microsecond */
     t->departed.utime_ns += (uint64_t)ru.ru_utime.tv_sec * 1000000000ull + (uint64_t)ru.ru_utime.tv_usec * 1000ull;
     t->departed.stime_ns += (uint64_t)ru.ru_stime.tv_sec * 1000000000ull + (uint64_t)ru.ru_stime.tv_usec * 1000ull;
-    if (io_ok) {
-        t->departed.read_bytes += rd;
-        t->departed.write_bytes += wr;
-    } else if (p) {
-        t->departed.read_bytes += p->rd;
-        t->departed.write_bytes += p->wr;
-    }
+    if (io_ok)
+        add_io(&t->departed, &io);
+    else if (p)
+        add_io(&t->departed, &p->io);
+    /* its peak, even when no scan caught it (ru_maxrss is in KiB on Linux) */
+    if (ru.ru_maxrss > 0 && (uint64_t)ru.ru_maxrss > t->rss_peak_kib)
+        t->rss_peak_kib = (uint64_t)ru.ru_maxrss;
+    t->members_changed = true;
     if (p)
         p->reaped = true;
     return 0;

@@ -10,10 +10,12 @@ typedef struct rt_proctree rt_proctree;
 typedef struct rt_tree_totals {
     uint64_t utime_ns, stime_ns;     /* user and system CPU, own plus reaped children */
     uint64_t read_bytes, write_bytes; /* storage I/O */
-    uint64_t cancelled_write_bytes;   /* of write_bytes, writeback cancelled (truncate, unlink) */
-    uint64_t rss_peak_kib;            /* the highest RSS sum seen, and reaped children's ru_maxrss */
+    uint64_t cancelled_write_bytes;   /* of write_bytes, the part truncated or deleted before
+                                         writeback (counted like write_bytes) */
     bool io_ok;                       /* every live process's I/O counters were readable */
     uint64_t pss_kib, swap_kib, rss_kib;
+    uint64_t rss_peak_kib; /* the highest rss_kib of any scan, and never below the ru_maxrss of
+                              a child closed by rt_proctree_reap; never decreases */
     bool pss_ok;
     int64_t processes, children, threads;
     bool root_alive;
@@ -25,12 +27,12 @@ rt_proctree *rt_proctree_new(const rt_roots *roots, int64_t root, bool own_child
                              long clk_tck);
 
 /* Walks the tree and fills out with its totals. mono: the reading's monotonic time (decides
- * when PSS is re-read). Returns 0. */
+ * when PSS is re-read: see rt_proctree_scan in proctree.c for the rule). Returns 0. */
 int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out);
 
 /* Reaps the zombie child pid of the calling process (found with waitid(WNOWAIT)), closing its
- * books with its final I/O counters and the kernel's rusage. Sets *wstatus. Returns 0, or -1
- * when pid was not a zombie child. */
+ * books with its final I/O counters and the kernel's rusage (its ru_maxrss raises the peak
+ * RSS). Sets *wstatus. Returns 0, or -1 when pid was not a zombie child. */
 int rt_proctree_reap(rt_proctree *t, int64_t pid, int *wstatus);
 
 /* Whether pid was in the tree (alive) at the last scan. */

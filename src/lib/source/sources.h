@@ -152,14 +152,25 @@ typedef struct rt_pidstat {
     int64_t num_threads;
     uint64_t starttime; /* ticks after boot: with the pid, the identity of a process */
     uint64_t rss_pages;
+    uint64_t minflt, majflt; /* page faults of all its threads (fields 10 and 12); a copy-on-write
+                                break is one, so they move when RSS does not */
 } rt_pidstat;
 
 /* Parses /proc/PID/stat. The command name may hold spaces and parentheses: it ends at the last
  * ')'. Returns 0, or -1 when fields are missing or malformed. */
 int rt_pidstat_parse(const char *buf, size_t len, rt_pidstat *out);
 
-/* Parses /proc/PID/io: read_bytes and write_bytes (storage-level). Returns 0 or -1. */
-int rt_pidio_parse(const char *buf, size_t len, uint64_t *read_bytes, uint64_t *write_bytes);
+/* The storage-level counters of /proc/PID/io, in bytes. cancelled_write_bytes: dirty page
+ * cache that never reached storage (the file was truncated or deleted before writeback); it
+ * stays counted in write_bytes too. */
+typedef struct rt_pidio {
+    uint64_t read_bytes, write_bytes, cancelled_write_bytes;
+} rt_pidio;
+
+/* Parses /proc/PID/io into out. Returns 0, or -1 when read_bytes or write_bytes is missing or
+ * malformed. A missing cancelled_write_bytes reads 0: every kernel that has the file prints the
+ * three lines together; only hand-made files lack it. */
+int rt_pidio_parse(const char *buf, size_t len, rt_pidio *out);
 
 /* Parses /proc/PID/smaps_rollup: Pss and Swap in kB. Returns 0, or -1 without a Pss line. */
 int rt_smaps_rollup_parse(const char *buf, size_t len, uint64_t *pss_kib, uint64_t *swap_kib);
