@@ -24,7 +24,7 @@ static void fixture_tree(void **state)
     snprintf(p, sizeof p, "%s/proctree/proc", RT_FIXTURES);
     rt_roots r;
     assert_int_equal(rt_roots_open(&r, p, "/nonexistent"), RT_OK);
-    rt_proctree *t = rt_proctree_new(&r, 100, false, NULL, 100);
+    rt_proctree *t = rt_proctree_new(&r, 100, false, NULL, 100, 30.0);
     rt_tree_totals tt;
     assert_int_equal(rt_proctree_scan(t, 1.0, &tt), 0);
     assert_true(rt_proctree_root_known(t));
@@ -47,7 +47,7 @@ static void fixture_tree(void **state)
     rt_proctree_free(t);
 
     /* a root that does not exist */
-    t = rt_proctree_new(&r, 999, false, NULL, 100);
+    t = rt_proctree_new(&r, 999, false, NULL, 100, 30.0);
     rt_proctree_scan(t, 1.0, &tt);
     assert_false(rt_proctree_root_known(t));
     assert_int_equal(tt.processes, 0);
@@ -92,7 +92,7 @@ static void departures_and_reuse(void **state)
     put(dir, "201/task/201/children", "");
     rt_roots r;
     assert_int_equal(rt_roots_open(&r, dir, "/nonexistent"), RT_OK);
-    rt_proctree *t = rt_proctree_new(&r, 200, false, NULL, 100);
+    rt_proctree *t = rt_proctree_new(&r, 200, false, NULL, 100, 30.0);
     rt_tree_totals a;
     rt_proctree_scan(t, 1.0, &a);
     assert_int_equal(a.processes, 2);
@@ -176,9 +176,7 @@ static void pss_rereads(void **state)
     pss_file(dir, 301, 10);
     rt_roots r;
     assert_int_equal(rt_roots_open(&r, dir, "/nonexistent"), RT_OK);
-    setenv("TRACKER_PSS_MAX_AGE", "4", 1); /* max_age: 3 to 4 s */
-    rt_proctree *t = rt_proctree_new(&r, 300, false, NULL, 100);
-    unsetenv("TRACKER_PSS_MAX_AGE");
+    rt_proctree *t = rt_proctree_new(&r, 300, false, NULL, 100, 4.0); /* max_age: 3 to 4 s */
     rt_tree_totals tt;
     rt_proctree_scan(t, 0.0, &tt);
     assert_true(tt.pss_ok);
@@ -271,7 +269,7 @@ static void peak_rss_and_cancelled_writes(void **state)
     io_file(dir, 401, 50, 30);
     rt_roots r;
     assert_int_equal(rt_roots_open(&r, dir, "/nonexistent"), RT_OK);
-    rt_proctree *t = rt_proctree_new(&r, 400, false, NULL, 100);
+    rt_proctree *t = rt_proctree_new(&r, 400, false, NULL, 100, 30.0);
     rt_tree_totals a;
     rt_proctree_scan(t, 1.0, &a);
     assert_true(a.io_ok);
@@ -410,8 +408,7 @@ static void pss_follows_fork_and_cow(void **state)
     read_byte(ack[0]);
     rt_roots r;
     assert_int_equal(rt_roots_open(&r, "/proc", "/nonexistent"), RT_OK);
-    unsetenv("TRACKER_PSS_MAX_AGE");
-    rt_proctree *t = rt_proctree_new(&r, parent, false, NULL, sysconf(_SC_CLK_TCK));
+    rt_proctree *t = rt_proctree_new(&r, parent, false, NULL, sysconf(_SC_CLK_TCK), 30.0);
     rt_tree_totals tt;
     rt_proctree_scan(t, 1.0, &tt);
     assert_int_equal(tt.processes, 1);
@@ -481,7 +478,7 @@ static void reaped_job_peak_and_cancelled(void **state)
     close(ffd);
     rt_roots r;
     assert_int_equal(rt_roots_open(&r, "/proc", "/nonexistent"), RT_OK);
-    rt_proctree *t = rt_proctree_new(&r, job, false, NULL, sysconf(_SC_CLK_TCK));
+    rt_proctree *t = rt_proctree_new(&r, job, false, NULL, sysconf(_SC_CLK_TCK), 30.0);
     rt_tree_totals a;
     rt_proctree_scan(t, 1.0, &a);
     assert_int_equal(a.processes, 1);

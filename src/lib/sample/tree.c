@@ -9,10 +9,9 @@
 
 int rt_tree_part_open(rt_tree_part *p, rt_sample_ctx *c, int64_t root, bool own_children, double pss_max_age_secs)
 {
-    (void)pss_max_age_secs;
     p->root_pid = root;
     p->from_zero = own_children;
-    p->tree = rt_proctree_new(&c->roots, root, own_children, &c->log, c->clk_tck);
+    p->tree = rt_proctree_new(&c->roots, root, own_children, &c->log, c->clk_tck, pss_max_age_secs);
     return p->tree ? 0 : -1;
 }
 

@@ -18,10 +18,6 @@
 
 #include "proctree.h"
 
-/* No process's PSS is older than this (75-100% of it, spread by pid) at any scan, whatever
- * else happened; $TRACKER_PSS_MAX_AGE overrides. */
-#define PSS_MAX_AGE_SECS 30.0
-
 typedef struct thread_fd {
     int64_t tid;
     int fd; /* task/TID/children */
@@ -654,7 +650,7 @@ int rt_proctree_reap(rt_proctree *t, int64_t pid, int *wstatus)
 }
 
 rt_proctree *rt_proctree_new(const rt_roots *roots, int64_t root, bool own_children, const rt_logger *log,
-                             long clk_tck)
+                             long clk_tck, double pss_max_age_secs)
 {
     rt_proctree *t = calloc(1, sizeof *t);
     if (!t)
@@ -668,14 +664,7 @@ rt_proctree *rt_proctree_new(const rt_roots *roots, int64_t root, bool own_child
     long page = sysconf(_SC_PAGESIZE);
     t->page_kib = page > 0 ? page / 1024 : 4;
     rt_buf_init(&t->list, 8u << 20);
-    t->pss_max_age = PSS_MAX_AGE_SECS;
-    const char *age = getenv("TRACKER_PSS_MAX_AGE");
-    if (age && *age) {
-        char *end;
-        double v = strtod(age, &end);
-        if (end != age && *end == '\0' && v >= 0)
-            t->pss_max_age = v;
-    }
+    t->pss_max_age = pss_max_age_secs >= 0 ? pss_max_age_secs : 0;
     t->nslots = 256;
     t->slots = calloc(t->nslots, sizeof *t->slots);
     if (!t->slots) {

@@ -22,9 +22,11 @@ typedef struct rt_tree_totals {
 } rt_tree_totals;
 
 /* Creates a tree rooted at root (0: none) that also takes in the calling process's own
- * children when own_children is set (wrapper mode, as a subreaper). Returns NULL on no memory. */
+ * children when own_children is set (wrapper mode, as a subreaper). pss_max_age_secs: no PSS
+ * reading is older than this (75-100% of it, spread by pid) at any scan; 0 re-reads every
+ * scan. Returns NULL on no memory. roots and log are borrowed and must outlive the tree. */
 rt_proctree *rt_proctree_new(const rt_roots *roots, int64_t root, bool own_children, const rt_logger *log,
-                             long clk_tck);
+                             long clk_tck, double pss_max_age_secs);
 
 /* Walks the tree and fills out with its totals. mono: the reading's monotonic time (decides
  * when PSS is re-read: see rt_proctree_scan in proctree.c for the rule). Returns 0. */
