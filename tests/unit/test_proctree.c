@@ -156,8 +156,8 @@ static void run_time(const char *dir, int pid, unsigned long ns)
 }
 
 /* The PSS re-read rule, on a root 300 and its single-threaded child 301 whose smaps_rollup
- * files change behind RSS's back: the age bound holds on the quick path, and a fault anywhere
- * or a process joining or leaving re-reads everyone's. */
+ * files change behind RSS's back: the age bound holds on the quick path, and a fault or a
+ * process joining or leaving re-reads its relatives' (here: everyone's). */
 static void pss_rereads(void **state)
 {
     (void)state;
@@ -234,6 +234,56 @@ static void pss_rereads(void **state)
         if (mono >= 6.5 + 4.0)
             assert_int_equal(tt.pss_kib, 1 + 2);
     }
+    rt_proctree_free(t);
+    rt_roots_close(&r);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* Adds a sleeping single-threaded process pid under ppid with the given PSS and children. */
+static void family_member(const char *dir, int pid, int ppid, unsigned long minflt, int pss, const char *kids)
+{
+    char s[256], rel[64];
+    stat_mem(s, sizeof s, pid, ppid, 'S', minflt, 10);
+    snprintf(rel, sizeof rel, "%d/stat", pid);
+    put(dir, rel, s);
+    snprintf(rel, sizeof rel, "%d/task/%d/children", pid, pid);
+    put(dir, rel, kids);
+    run_time(dir, pid, 100);
+    pss_file(dir, pid, pss);
+}
+
+/* A fault re-reads the PSS of the faulting process's relatives (children, siblings,
+ * ancestors), with whom it may share copy-on-write pages, and not that of a process in
+ * another branch: 500 -> {501, 502 -> 503}; 503 faults. */
+static void pss_rereads_follow_the_family(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rt-family-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    family_member(dir, 500, 1, 1, 100, "501 502 ");
+    family_member(dir, 501, 500, 1, 10, "");
+    family_member(dir, 502, 500, 1, 20, "503 ");
+    family_member(dir, 503, 502, 1, 30, "");
+    rt_roots r;
+    assert_int_equal(rt_roots_open(&r, dir, "/nonexistent"), RT_OK);
+    rt_proctree *t = rt_proctree_new(&r, 500, false, NULL, 100, 30.0);
+    rt_tree_totals tt;
+    rt_proctree_scan(t, 0.0, &tt);
+    assert_int_equal(tt.pss_kib, 160);
+    /* every file says something new; only 503's relatives are re-read */
+    pss_file(dir, 500, 200);
+    pss_file(dir, 501, 11);
+    pss_file(dir, 502, 40);
+    pss_file(dir, 503, 60);
+    char s[256];
+    stat_mem(s, sizeof s, 503, 502, 'S', 9, 10);
+    put(dir, "503/stat", s);
+    run_time(dir, 503, 200);
+    rt_proctree_scan(t, 1.0, &tt);
+    assert_int_equal(tt.processes, 4);
+    assert_int_equal(tt.pss_kib, 200 + 10 + 40 + 60); /* 501, in the other branch, kept */
     rt_proctree_free(t);
     rt_roots_close(&r);
     char cmd[256];
@@ -580,6 +630,7 @@ int main(void)
         cmocka_unit_test(fixture_tree),
         cmocka_unit_test(departures_and_reuse),
         cmocka_unit_test(pss_rereads),
+        cmocka_unit_test(pss_rereads_follow_the_family),
         cmocka_unit_test(peak_rss_and_cancelled_writes),
         cmocka_unit_test_teardown(pss_follows_fork_and_cow, kill_family),
         cmocka_unit_test_teardown(reaped_job_peak_and_cancelled, kill_family),

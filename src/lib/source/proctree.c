@@ -42,6 +42,7 @@ typedef struct proc {
     bool io_ok;
     uint64_t rss_pages;
     uint64_t faults; /* minflt+majflt */
+    bool pss_due;    /* its PSS may have moved with a relative's: re-read at the next PSS pass */
     bool zombie;
     int64_t nthreads;
     uint64_t pss_kib, swap_kib, pss_rss_pages;
@@ -70,7 +71,6 @@ struct rt_proctree {
     unsigned gen;
     rt_tree_totals departed;
     uint64_t rss_peak_kib;
-    bool members_changed; /* a process left the tree between scans (rt_proctree_reap) */
     bool root_seen;
     double pss_max_age;
     bool warned_io, warned_fds;
@@ -381,6 +381,29 @@ static double max_age(const rt_proctree *t, const proc *p)
     return t->pss_max_age * (0.75 + 0.25 * (double)h / 1024.0);
 }
 
+/* Marks p's PSS to be re-read, with that of every process it may share copy-on-write pages
+ * with: its children, its siblings, and its ancestors in the tree. A fork, an exit, or a
+ * copy-on-write break (a fault) in p changes their shares of the pages too. */
+static void mark_family(rt_proctree *t, proc *p)
+{
+    p->pss_due = true;
+    for (size_t k = 0; k < p->nkids; k++) {
+        proc *c = lookup(t, p->kids[k]);
+        if (c)
+            c->pss_due = true;
+    }
+    proc *up = p->pid == t->root ? NULL : lookup(t, p->ppid);
+    for (size_t k = 0; up && k < up->nkids; k++) {
+        proc *c = lookup(t, up->kids[k]);
+        if (c)
+            c->pss_due = true;
+    }
+    for (int depth = 0; up && depth < 256; depth++) {
+        up->pss_due = true;
+        up = up->pid == t->root ? NULL : lookup(t, up->ppid);
+    }
+}
+
 /* Takes p's CPU time, threads, RSS, faults and state from st and re-reads its I/O counters.
  * Sets *changed when p became a zombie and *faulted when its fault count moved. */
 static void observe(rt_proctree *t, proc *p, const rt_pidstat *st, bool *changed, bool *faulted)
@@ -432,11 +455,10 @@ static void read_pss(rt_proctree *t, proc *p, double mono)
 }
 
 /* The PSS pass over the processes alive at this scan, adding their PSS and swap to out. A
- * process's PSS is re-read when all is set (the tree's membership changed, or a process in it
- * faulted: the shares of its sharers moved too), when it has none yet, when its RSS changed
- * since the last read, or when it is max_age(p) old: never older than that at any scan. A
- * zombie has none. */
-static void pss_pass(rt_proctree *t, double mono, bool all, rt_tree_totals *out)
+ * process's PSS is re-read when it is due (a relative joined, left or faulted: see
+ * mark_family), when it has none yet, when its RSS changed since the last read, or when it
+ * is max_age(p) old: never older than that at any scan. A zombie has none. */
+static void pss_pass(rt_proctree *t, double mono, rt_tree_totals *out)
 {
     bool ok = true;
     for (size_t i = 0; i < t->nlive; i++) {
@@ -446,10 +468,11 @@ static void pss_pass(rt_proctree *t, double mono, bool all, rt_tree_totals *out)
         if (p->zombie) {
             p->pss_ok = true;
             p->pss_kib = p->swap_kib = 0;
-        } else if (all || !p->pss_ok || p->pss_rss_pages != p->rss_pages || mono - p->pss_mono >= max_age(t, p) ||
-                   mono < p->pss_mono) {
+        } else if (p->pss_due || !p->pss_ok || p->pss_rss_pages != p->rss_pages ||
+                   mono - p->pss_mono >= max_age(t, p) || mono < p->pss_mono) {
             read_pss(t, p, mono);
         }
+        p->pss_due = false;
         out->pss_kib += p->pss_kib;
         out->swap_kib += p->swap_kib;
         ok = ok && p->pss_ok;
@@ -526,8 +549,6 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
     out->root_alive = false;
     t->nlive = 0;
     bool io_ok = true;
-    bool changed = t->members_changed, faulted = false; /* the signals for re-reading all PSS */
-    t->members_changed = false;
     for (size_t qi = 0; qi < t->qlen; qi++) {
         int64_t pid = t->queue[qi];
         proc *p = lookup(t, pid);
@@ -566,18 +587,19 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
             t->root_seen = true;
             out->root_alive = st.state != 'Z' && st.state != 'X';
         }
-        if (fresh) {
+        if (fresh)
             p->starttime = st.starttime;
-            changed = true; /* joined the tree */
-        }
         p->gen = t->gen;
         p->run_ns = run_ns;
         p->full_mono = mono;
+        bool changed = fresh, faulted = false; /* joined the tree, became a zombie, faulted */
         observe(t, p, &st, &changed, &faulted);
         if (st.state != 'Z')
             walk_children(t, p);
         else
             p->nkids = 0;
+        if (changed || faulted)
+            mark_family(t, p);
         add_observed(t, p, out);
         io_ok = io_ok && p->io_ok;
     }
@@ -588,7 +610,7 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
         proc *p = &t->procs[i];
         if (!p->used || p->gen != prev)
             continue;
-        changed = true; /* left the tree */
+        mark_family(t, p); /* left the tree */
         if (!p->reaped && !carried(t, p))
             add_departed(t, p);
     }
@@ -602,7 +624,7 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
     out->write_bytes += t->departed.write_bytes;
     out->cancelled_write_bytes += t->departed.cancelled_write_bytes;
     out->io_ok = io_ok;
-    pss_pass(t, mono, changed || faulted, out);
+    pss_pass(t, mono, out);
     if (out->rss_kib > t->rss_peak_kib)
         t->rss_peak_kib = out->rss_kib;
     out->rss_peak_kib = t->rss_peak_kib;
@@ -643,7 +665,6 @@ int rt_proctree_reap(rt_proctree *t, int64_t pid, int *wstatus)
     /* its peak, even when no scan caught it (ru_maxrss is in KiB on Linux) */
     if (ru.ru_maxrss > 0 && (uint64_t)ru.ru_maxrss > t->rss_peak_kib)
         t->rss_peak_kib = (uint64_t)ru.ru_maxrss;
-    t->members_changed = true;
     if (p)
         p->reaped = true;
     return 0;
