@@ -5,17 +5,16 @@
  * closed into a "departed" account, and children the tracker reaps are closed with the
  * kernel's own rusage. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../core/dirwalk.h"
 #include "proctree.h"
 
 typedef struct thread_fd {
@@ -76,7 +75,7 @@ struct rt_proctree {
     bool warned_io, warned_fds;
     proc *walking; /* the process whose children are being read */
     char buf[8192];
-    rt_buf list; /* for children lists longer than buf */
+    rt_buf list; /* children lists are read into this */
 };
 
 /* ---- hash of pid -> proc index (linear probing, backward-shift delete) ---------------------- */
@@ -265,49 +264,44 @@ static void push(void *user, int64_t pid)
         t->queue[t->qlen++] = pid;
 }
 
-/* Lists the thread ids in "<base>/task" with getdents64 (no allocation), calling cb. */
+/* A walk over a task directory: each thread id goes to cb(t, tid, user). */
+typedef struct thread_walk {
+    rt_proctree *t;
+    void (*cb)(rt_proctree *, int64_t, void *);
+    void *user;
+} thread_walk;
+
+/* rt_dir_walk callback over <pid>/task: hands on the entries that are thread ids. */
+static int visit_task_entry(void *user, const char *name, unsigned char d_type)
+{
+    (void)d_type;
+    thread_walk *w = user;
+    const char *q = name;
+    uint64_t tid;
+    if (rt_parse_u64(&q, q + strlen(q), &tid) && *q == '\0')
+        w->cb(w->t, (int64_t)tid, w->user);
+    return 0;
+}
+
+/* Lists the thread ids in "<base>/task" (through the directory walker: no allocation),
+ * calling cb for each. */
 static void list_threads(rt_proctree *t, const char *base, void (*cb)(rt_proctree *, int64_t, void *), void *user)
 {
     char path[96];
-    snprintf(path, sizeof path, "%s/task", base);
-    int fd = openat(t->roots->proc_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    char dbuf[4096] __attribute__((aligned(8)));
-    for (;;) {
-        long n = syscall(SYS_getdents64, fd, dbuf, sizeof dbuf);
-        if (n <= 0)
-            break;
-        for (long off = 0; off < n;) {
-            struct dirent64 *d = (struct dirent64 *)(dbuf + off);
-            off += d->d_reclen;
-            const char *q = d->d_name;
-            uint64_t tid;
-            if (rt_parse_u64(&q, q + strlen(q), &tid) && *q == '\0')
-                cb(t, (int64_t)tid, user);
-        }
-    }
-    close(fd);
+    thread_walk w = {t, cb, user};
+    if (rt_pathf(path, sizeof path, "%s/task", base))
+        rt_dir_walk(t->roots->proc_fd, path, visit_task_entry, &w);
 }
 
 /* Reads a kept children file from its start and queues every pid in it. */
 static void read_children_fd(rt_proctree *t, int fd)
 {
-    /* a children list comes a page at a time: a read that stops short of a page is all of it
-     * (a pid and its space take at most 8 characters), a longer list is read on to the end */
-    ssize_t n = rt_pread_single(fd, t->buf, sizeof t->buf);
-    if (n >= 4096 - 16) {
-        n = rt_read_fd_grow(fd, &t->list, RT_READ_SHORT_LINES);
-        if (n > 0)
-            rt_children_parse(t->list.data, (size_t)n, push, t);
-        return;
-    }
+    /* one read for a list under a page (a pid and its space take at most 8 characters) */
+    ssize_t n = rt_read_fd_grow(fd, &t->list, RT_READ_SHORT_LINES);
     if (n > 0)
-        rt_children_parse(t->buf, (size_t)n, push, t);
+        rt_children_parse(t->list.data, (size_t)n, push, t);
 }
 
-/* Queues the children of thread tid of process user, opening and keeping its children file
- * the first time, and marks the thread seen in this scan. */
 static void visit_thread(rt_proctree *t, int64_t tid, void *user)
 {
     proc *p = user;
@@ -563,7 +557,9 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
         uint64_t run_ns = 0;
         bool have_run = read_run_ns(p, &run_ns);
         if (!fresh && have_run && p->nthreads == 1 && run_ns == p->run_ns && mono >= p->full_mono &&
-            mono - p->full_mono < max_age(t, p) && pid != t->root) {
+            mono - p->full_mono < max_age(t, p)) {
+            if (pid == t->root) /* as it was: a zombie stays one, a live root has not exited */
+                out->root_alive = !p->zombie;
             p->gen = t->gen;
             for (size_t k = 0; k < p->nkids; k++)
                 push(t, p->kids[k]);
