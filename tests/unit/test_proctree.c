@@ -132,6 +132,50 @@ static void departures_and_reuse(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A process asleep for many checks is looked at every other scan only: when it wakes, its
+ * CPU time is counted at most one scan late, and then exactly; the root is always looked at. */
+static void long_sleepers_checked_every_other_scan(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rt-sleep-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char s[256];
+    stat_line(s, sizeof s, 700, 1, 10, 0, 7000);
+    put(dir, "700/stat", s);
+    put(dir, "700/task/700/children", "701 ");
+    put(dir, "700/schedstat", "100 0 1\n");
+    stat_line(s, sizeof s, 701, 700, 20, 0, 7100);
+    put(dir, "701/stat", s);
+    put(dir, "701/task/701/children", "");
+    put(dir, "701/schedstat", "200 0 1\n");
+    rt_roots r;
+    assert_int_equal(rt_roots_open(&r, dir, "/nonexistent"), RT_OK);
+    rt_proctree *t = rt_proctree_new(&r, 700, false, NULL, 100, 30.0);
+    rt_tree_totals tt;
+    for (int i = 0; i < 20; i++)
+        rt_proctree_scan(t, 1.0 + i * 0.1, &tt);
+    assert_int_equal(tt.utime_ns, 30ull * 10000000ull);
+    /* 701 wakes and runs 50 ticks */
+    stat_line(s, sizeof s, 701, 700, 70, 0, 7100);
+    put(dir, "701/stat", s);
+    put(dir, "701/schedstat", "900 0 2\n");
+    rt_proctree_scan(t, 3.1, &tt);
+    uint64_t first = tt.utime_ns;
+    rt_proctree_scan(t, 3.2, &tt);
+    assert_true(first == 30ull * 10000000ull || first == 80ull * 10000000ull); /* now or one scan late */
+    assert_int_equal(tt.utime_ns, 80ull * 10000000ull);
+    /* the root is never skipped: its exit is seen at the next scan */
+    put(dir, "700/stat", "");
+    put(dir, "700/schedstat", "");
+    rt_proctree_scan(t, 3.3, &tt);
+    assert_false(tt.root_alive);
+    rt_proctree_free(t);
+    rt_roots_close(&r);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* A stat line with the fields the PSS rule looks at: state, minor faults and RSS pages. */
 static void stat_mem(char *buf, size_t cap, int pid, int ppid, char state, unsigned long minflt, unsigned long rss)
 {
@@ -629,6 +673,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fixture_tree),
         cmocka_unit_test(departures_and_reuse),
+        cmocka_unit_test(long_sleepers_checked_every_other_scan),
         cmocka_unit_test(pss_rereads),
         cmocka_unit_test(pss_rereads_follow_the_family),
         cmocka_unit_test(peak_rss_and_cancelled_writes),

@@ -17,6 +17,9 @@
 #include "../core/dirwalk.h"
 #include "proctree.h"
 
+/* A process found asleep at this many checks in a row is checked every other scan only. */
+#define IDLE_SKIP_AFTER 8
+
 typedef struct thread_fd {
     int64_t tid;
     int fd; /* task/TID/children */
@@ -28,6 +31,7 @@ typedef struct proc {
     uint64_t starttime;
     int stat_fd, io_fd, sched_fd;
     uint64_t run_ns;   /* on-CPU time of the main thread at the last full read */
+    unsigned idle_checks; /* checks in a row that found it had not run (up to IDLE_SKIP_AFTER) */
     double full_mono;  /* when all its files were last read */
     int64_t *kids;     /* children found at the last full read */
     size_t nkids, kids_cap;
@@ -553,11 +557,16 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
             continue;
         /* Quick path: a single-threaded process that has not run since its last full read
          * cannot have changed its CPU time, I/O or children; a full read still comes at least
-         * every pss_max_age seconds (RSS can shrink under reclaim without it running). */
-        uint64_t run_ns = 0;
-        bool have_run = read_run_ns(p, &run_ns);
-        if (!fresh && have_run && p->nthreads == 1 && run_ns == p->run_ns && mono >= p->full_mono &&
-            mono - p->full_mono < max_age(t, p)) {
+         * every pss_max_age seconds (RSS can shrink under reclaim without it running). One
+         * that has slept through IDLE_SKIP_AFTER checks is only looked at every other scan
+         * (spread by pid): what it does meanwhile is counted one scan later, never lost. */
+        bool recent = !fresh && p->nthreads == 1 && mono >= p->full_mono && mono - p->full_mono < max_age(t, p);
+        bool skip = recent && pid != t->root && p->idle_checks >= IDLE_SKIP_AFTER && ((t->gen ^ (unsigned)pid) & 1u);
+        uint64_t run_ns = p ? p->run_ns : 0;
+        bool have_run = skip || read_run_ns(p, &run_ns);
+        if (recent && have_run && run_ns == p->run_ns) {
+            if (!skip && p->idle_checks < IDLE_SKIP_AFTER)
+                p->idle_checks++;
             if (pid == t->root) /* as it was: a zombie stays one, a live root has not exited */
                 out->root_alive = !p->zombie;
             p->gen = t->gen;
@@ -588,6 +597,7 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
         p->gen = t->gen;
         p->run_ns = run_ns;
         p->full_mono = mono;
+        p->idle_checks = 0;
         bool changed = fresh, faulted = false; /* joined the tree, became a zombie, faulted */
         observe(t, p, &st, &changed, &faulted);
         if (st.state != 'Z')
