@@ -235,3 +235,24 @@ def test_docs_cover_every_option():
     for flag in flags:
         assert flag in man, f"{flag} missing from the man page"
         assert flag in readme, f"{flag} missing from the README"
+
+
+def test_library_settings_come_from_the_environment(tmp_path):
+    """The library reads no environment: the tool turns TRACKER_* into options. A bad
+    TRACKER_PSS_MAX_AGE is a usage error; TRACKER_PROC_ROOT reaches the sampler."""
+    out = tmp_path / "o.jsonl"
+    for bad in ("abc", "-1", "1e9", "5s"):
+        assert_usage_error(["-o", str(out)], ["TRACKER_PSS_MAX_AGE", bad],
+                                  env=tracker_env(TRACKER_PSS_MAX_AGE=bad))
+    assert not out.exists()
+    root = tmp_path / "proc"
+    root.mkdir()
+    cores = os.cpu_count() + 3  # not this machine's count
+    (root / "stat").write_text("cpu  1 0 1 10 0 0 0 0\n" + "".join(f"cpu{i} 1 0 1 10 0 0 0 0\n" for i in range(cores)))
+    p = subprocess.Popen([TRACKER, "-i", "0.05", "-o", "-"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=tracker_env(TRACKER_PROC_ROOT=str(root), TRACKER_SYS_ROOT=str(tmp_path / "none")))
+    first = json.loads(p.stdout.readline())
+    p.terminate()
+    p.communicate(timeout=10)
+    assert len(first["cpu"]["per_core_pct"]) == cores  # the fake root's cores
+    assert first["memory"]["total_mib"] is None  # no meminfo there
