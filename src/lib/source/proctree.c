@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../core/dirwalk.h"
+#include "../core/pidmap.h"
 #include "proctree.h"
 
 /* A process found asleep at this many checks in a row is checked every other scan only. */
@@ -65,8 +66,7 @@ struct rt_proctree {
     size_t nprocs, procs_cap;
     size_t *free_list;
     size_t nfree, free_cap;
-    int64_t *slots; /* hash: pid -> index+1 into procs; 0 empty */
-    size_t nslots;
+    rt_pidmap index; /* pid -> its entry in procs */
     int64_t *queue;
     size_t qlen, qcap;
     int64_t *live; /* the processes seen alive in the last scan */
@@ -82,79 +82,11 @@ struct rt_proctree {
     rt_buf list; /* children lists are read into this */
 };
 
-/* ---- hash of pid -> proc index (linear probing, backward-shift delete) ---------------------- */
-
-/* The home slot of pid in the hash. */
-static size_t hslot(const rt_proctree *t, int64_t pid)
-{
-    return ((uint64_t)pid * 0x9E3779B97F4A7C15ull >> 17) & (t->nslots - 1);
-}
-
 /* The entry tracking pid, or NULL. */
 static proc *lookup(rt_proctree *t, int64_t pid)
 {
-    for (size_t i = hslot(t, pid);; i = (i + 1) & (t->nslots - 1)) {
-        if (t->slots[i] == 0)
-            return NULL;
-        proc *p = &t->procs[t->slots[i] - 1];
-        if (p->pid == pid)
-            return p;
-    }
-}
-
-static int hash_grow(rt_proctree *t);
-
-/* Maps pid to entry idx, doubling the table past half full. Returns 0, or -1 on no memory. */
-static int hash_insert(rt_proctree *t, int64_t pid, size_t idx)
-{
-    if ((t->nprocs - t->nfree + 1) * 2 > t->nslots && hash_grow(t) < 0)
-        return -1;
-    size_t i = hslot(t, pid);
-    while (t->slots[i] != 0)
-        i = (i + 1) & (t->nslots - 1);
-    t->slots[i] = (int64_t)idx + 1;
-    return 0;
-}
-
-/* Doubles the table and re-inserts every entry. Returns 0, or -1 on no memory (unchanged). */
-static int hash_grow(rt_proctree *t)
-{
-    size_t n = t->nslots * 2;
-    int64_t *s = calloc(n, sizeof *s);
-    if (!s)
-        return -1;
-    free(t->slots);
-    t->slots = s;
-    t->nslots = n;
-    for (size_t i = 0; i < t->nprocs; i++)
-        if (t->procs[i].used) {
-            size_t k = hslot(t, t->procs[i].pid);
-            while (t->slots[k] != 0)
-                k = (k + 1) & (t->nslots - 1);
-            t->slots[k] = (int64_t)i + 1;
-        }
-    return 0;
-}
-
-/* Removes pid from the hash, if there, keeping the probe chains of the others unbroken. */
-static void hash_delete(rt_proctree *t, int64_t pid)
-{
-    size_t i = hslot(t, pid);
-    while (t->slots[i] != 0 && t->procs[t->slots[i] - 1].pid != pid)
-        i = (i + 1) & (t->nslots - 1);
-    if (t->slots[i] == 0)
-        return;
-    t->slots[i] = 0;
-    /* shift back the entries that probed past the hole */
-    for (size_t j = (i + 1) & (t->nslots - 1); t->slots[j] != 0; j = (j + 1) & (t->nslots - 1)) {
-        size_t home = hslot(t, t->procs[t->slots[j] - 1].pid);
-        bool between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
-        if (!between) {
-            t->slots[i] = t->slots[j];
-            t->slots[j] = 0;
-            i = j;
-        }
-    }
+    size_t i = rt_pidmap_get(&t->index, pid);
+    return i == RT_PIDMAP_NONE ? NULL : &t->procs[i];
 }
 
 /* ---- entries ------------------------------------------------------------------------------ */
@@ -185,7 +117,7 @@ static void release_slot(rt_proctree *t, size_t idx)
 /* Stops tracking p: unhashes it, closes its files, frees its lists and releases its slot. */
 static void drop(rt_proctree *t, proc *p)
 {
-    hash_delete(t, p->pid);
+    rt_pidmap_del(&t->index, p->pid);
     rt_close(&p->stat_fd);
     rt_close(&p->io_fd);
     rt_close(&p->sched_fd);
@@ -242,7 +174,7 @@ static proc *track(rt_proctree *t, int64_t pid)
     p->stat_fd = sfd;
     p->io_fd = p->sched_fd = -1;
     p->used = true;
-    if (hash_insert(t, pid, idx) < 0) {
+    if (rt_pidmap_put(&t->index, pid, idx) < 0) {
         close(sfd);
         release_slot(t, idx);
         return NULL;
@@ -692,9 +624,7 @@ rt_proctree *rt_proctree_new(const rt_roots *roots, int64_t root, bool own_child
     t->page_kib = page > 0 ? page / 1024 : 4;
     rt_buf_init(&t->list, 8u << 20);
     t->pss_max_age = pss_max_age_secs >= 0 ? pss_max_age_secs : 0;
-    t->nslots = 256;
-    t->slots = calloc(t->nslots, sizeof *t->slots);
-    if (!t->slots) {
+    if (rt_pidmap_init(&t->index, 256) < 0) {
         free(t);
         return NULL;
     }
@@ -716,7 +646,7 @@ void rt_proctree_free(rt_proctree *t)
         }
     free(t->procs);
     free(t->free_list);
-    free(t->slots);
+    rt_pidmap_free(&t->index);
     free(t->queue);
     free(t->live);
     rt_buf_free(&t->list);
