@@ -1,5 +1,6 @@
-/* sink.h - internal output builder shared by the JSON and CSV views: appends into a fixed
- * buffer and keeps counting past its end, so callers learn the size they need. Not public. */
+/* sink.h - the sinks' shared internals: the output builder (ob.c) that the JSON (json.c) and
+ * CSV (csv.c) views append into, keeping count past the buffer's end so callers learn the size
+ * they need, and the two views the writer (writer.c) calls. Not public. */
 #ifndef RT_SINK_H
 #define RT_SINK_H
 

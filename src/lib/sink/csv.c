@@ -1,0 +1,120 @@
+/* csv.c - the CSV view of one sample: the 32 columns the Python and Rust trackers share
+ * (contracts §3), per-interval amounts summed over disks, interfaces and GPUs. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdbool.h>
+
+#include "../core/core.h"
+#include "sink.h"
+
+static const char csv_header[] =
+    "timestamp,system_processes,system_utime,system_stime,system_cpu_usage,"
+    "system_memory_free_mib,system_memory_used_mib,system_memory_buffers_mib,system_memory_cached_mib,"
+    "system_memory_active_mib,system_memory_inactive_mib,system_disk_read_bytes,system_disk_write_bytes,"
+    "system_disk_space_total_gb,system_disk_space_used_gb,system_disk_space_free_gb,"
+    "system_net_recv_bytes,system_net_sent_bytes,system_gpu_usage,system_gpu_vram_mib,system_gpu_utilized,"
+    "process_pid,process_children,process_utime,process_stime,process_cpu_usage,process_memory_mib,"
+    "process_disk_read_bytes,process_disk_write_bytes,process_gpu_usage,process_gpu_vram_mib,"
+    "process_gpu_utilized\n";
+
+const char *rt_csv_header(void)
+{
+    return csv_header;
+}
+
+/* A CSV cell: a comma, then v with at most dec decimals (empty when not finite). */
+static void cnum(rt_ob *o, double v, int dec)
+{
+    rt_ob_put(o, ",", 1);
+    rt_ob_fixed(o, v, dec, "");
+}
+
+/* A CSV cell: a comma, then v (empty for RT_NULL_U64). */
+static void cu64(rt_ob *o, uint64_t v)
+{
+    rt_ob_put(o, ",", 1);
+    if (v != RT_NULL_U64)
+        rt_ob_u64(o, v);
+}
+
+/* Bytes as GiB; NaN for RT_NULL_U64. */
+static double gib(uint64_t b)
+{
+    return b == RT_NULL_U64 ? NAN : (double)b / (1024.0 * 1024.0 * 1024.0);
+}
+
+void rt_csv_sample(rt_ob *o, const rt_sample *s)
+{
+    rt_ob_fixed(o, s->timestamp_secs, 3, "");
+    rt_ob_put(o, ",", 1);
+    if (s->cpu->process_count != RT_NULL_I64)
+        rt_ob_i64(o, s->cpu->process_count);
+    cnum(o, s->cpu->utime_secs, 6);
+    cnum(o, s->cpu->stime_secs, 6);
+    cnum(o, s->cpu->utilization_pct, 4);
+    cnum(o, s->memory->free_mib, 3);
+    cnum(o, s->memory->used_mib, 3);
+    cnum(o, s->memory->buffers_mib, 3);
+    cnum(o, s->memory->cached_mib, 3);
+    cnum(o, s->memory->active_mib, 3);
+    cnum(o, s->memory->inactive_mib, 3);
+    /* sums over disks and interfaces; with none there is a true zero: nothing was moved */
+    uint64_t rd = 0, wr = 0, rx = 0, tx = 0;
+    for (size_t i = 0; i < s->disk_count; i++)
+        if (s->disk[i]->read_bytes != RT_NULL_U64) {
+            rd += s->disk[i]->read_bytes;
+            wr += s->disk[i]->write_bytes;
+        }
+    for (size_t i = 0; i < s->network_count; i++) {
+        rx += s->network[i]->rx_bytes;
+        tx += s->network[i]->tx_bytes;
+    }
+    cu64(o, rd);
+    cu64(o, wr);
+    cnum(o, gib(s->disk_space_total_bytes), 3);
+    cnum(o, gib(s->disk_space_used_bytes), 3);
+    cnum(o, gib(s->disk_space_free_bytes), 3);
+    cu64(o, rx);
+    cu64(o, tx);
+    /* GPU: sums over the machine's GPUs (fractional GPUs busy, MiB used, GPUs busy); with
+     * none they are zero, and empty when no GPU could report */
+    double busy = 0, vram = 0;
+    int64_t utilized = 0;
+    bool known = s->gpu_count == 0;
+    for (size_t i = 0; i < s->gpu_count; i++) {
+        const rt_gpu *g = s->gpu[i];
+        if (!isnan(g->utilization_pct)) {
+            busy += g->utilization_pct / 100.0;
+            utilized += g->utilization_pct > 0;
+            known = true;
+        }
+        if (g->vram_used_bytes != RT_NULL_U64)
+            vram += (double)g->vram_used_bytes / 1048576.0;
+    }
+    cnum(o, known ? busy : NAN, 4);
+    cnum(o, known ? vram : NAN, 3);
+    rt_ob_put(o, ",", 1);
+    if (known)
+        rt_ob_i64(o, utilized);
+    const rt_process *p = s->process;
+    if (!p) { /* process columns: empty without a tracked process */
+        rt_ob_lit(o, ",,,,,,,,,,,\n");
+        return;
+    }
+    rt_ob_put(o, ",", 1);
+    rt_ob_i64(o, p->pid);
+    rt_ob_put(o, ",", 1);
+    rt_ob_i64(o, p->child_count);
+    cnum(o, p->utime_secs, 6);
+    cnum(o, p->stime_secs, 6);
+    cnum(o, p->cores_used, 4);
+    cnum(o, p->pss_mib, 3);
+    cu64(o, p->read_bytes);
+    cu64(o, p->write_bytes);
+    cnum(o, p->gpu_utilization_pct / 100.0, 4);
+    cnum(o, p->gpu_vram_used_bytes == RT_NULL_U64 ? NAN : (double)p->gpu_vram_used_bytes / 1048576.0, 3);
+    rt_ob_put(o, ",", 1);
+    if (p->gpu_count_used != RT_NULL_I64)
+        rt_ob_i64(o, p->gpu_count_used);
+    rt_ob_put(o, "\n", 1);
+}

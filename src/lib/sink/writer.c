@@ -1,0 +1,110 @@
+/* writer.c - a sample formatted into a caller's buffer (rt_format_sample), and the writer
+ * that sends each sample to a file descriptor with one write(2), the CSV header first. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "../core/core.h"
+#include "sink.h"
+
+size_t rt_format_sample(rt_format format, const rt_sample *sample, const rt_job *job, char *buf, size_t cap)
+{
+    rt_ob o = {.buf = buf, .cap = cap};
+    rt_job j = RT_JOB_INIT;
+    bool have_job = job && rt_struct_copy(&j, sizeof j, job) == 0;
+    if (format == RT_FORMAT_CSV)
+        rt_csv_sample(&o, sample);
+    else
+        rt_json_sample(&o, sample, have_job ? &j : NULL);
+    if (cap)
+        buf[o.len < cap ? o.len : cap - 1] = '\0';
+    return o.len;
+}
+
+#define WRITER_MAX (16u << 20)
+
+struct rt_writer {
+    rt_format format;
+    int fd;
+    rt_job job;
+    bool have_job;
+    bool header_done;
+    char *buf;
+    size_t cap;
+};
+
+rt_error rt_writer_new(rt_format format, int fd, const rt_job *job, rt_writer **out)
+{
+    *out = NULL;
+    rt_job j = RT_JOB_INIT;
+    if (fd < 0 || (format != RT_FORMAT_JSON && format != RT_FORMAT_CSV) || rt_struct_copy(&j, sizeof j, job) < 0)
+        return RT_ERR_INVALID;
+    rt_writer *w = calloc(1, sizeof *w);
+    if (!w)
+        return RT_ERR_NOMEM;
+    w->format = format;
+    w->fd = fd;
+    w->job = j;
+    w->have_job = job != NULL;
+    w->cap = 8192;
+    w->buf = malloc(w->cap);
+    if (!w->buf) {
+        free(w);
+        return RT_ERR_NOMEM;
+    }
+    *out = w;
+    return RT_OK;
+}
+
+/* Writes all n bytes (retrying short writes and EINTR). Returns RT_OK, or RT_ERR_IO with errno. */
+static rt_error write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            return RT_ERR_IO;
+        }
+        p += k;
+        n -= (size_t)k;
+    }
+    return RT_OK;
+}
+
+rt_error rt_writer_write(rt_writer *w, const rt_sample *sample)
+{
+    for (;;) {
+        rt_ob o = {.buf = w->buf, .cap = w->cap};
+        if (w->format == RT_FORMAT_CSV) {
+            if (!w->header_done)
+                rt_ob_lit(&o, rt_csv_header());
+            rt_csv_sample(&o, sample);
+        } else {
+            rt_json_sample(&o, sample, w->have_job ? &w->job : NULL);
+        }
+        if (o.len <= w->cap) {
+            rt_error e = write_all(w->fd, w->buf, o.len);
+            if (e == RT_OK)
+                w->header_done = true;
+            return e;
+        }
+        if (o.len > WRITER_MAX)
+            return RT_ERR_NOMEM;
+        char *nb = realloc(w->buf, o.len + 1024);
+        if (!nb)
+            return RT_ERR_NOMEM;
+        w->buf = nb;
+        w->cap = o.len + 1024;
+    }
+}
+
+void rt_writer_free(rt_writer *w)
+{
+    if (!w)
+        return;
+    free(w->buf);
+    free(w);
+}
