@@ -298,9 +298,10 @@ static void family_member(const char *dir, int pid, int ppid, unsigned long minf
     pss_file(dir, pid, pss);
 }
 
-/* A fault re-reads the PSS of the faulting process's relatives (children, siblings,
- * ancestors), with whom it may share copy-on-write pages, and not that of a process in
- * another branch: 500 -> {501, 502 -> 503}; 503 faults. */
+/* A fault that un-shares pages (faults without RSS growth) re-reads the PSS of the faulting
+ * process's relatives (children, siblings, ancestors), with whom it may share copy-on-write
+ * pages, and not that of a process in another branch: 500 -> {501, 502 -> 503}; 503 faults.
+ * Faults that only add fresh pages re-read the process itself. */
 static void pss_rereads_follow_the_family(void **state)
 {
     (void)state;
@@ -328,6 +329,15 @@ static void pss_rereads_follow_the_family(void **state)
     rt_proctree_scan(t, 1.0, &tt);
     assert_int_equal(tt.processes, 4);
     assert_int_equal(tt.pss_kib, 200 + 10 + 40 + 60); /* 501, in the other branch, kept */
+    /* 501 faults in fresh pages (its RSS grows as much): its own PSS is re-read, its
+     * relatives' are not: nothing of theirs was un-shared */
+    pss_file(dir, 500, 300);
+    pss_file(dir, 501, 50);
+    stat_mem(s, sizeof s, 501, 500, 'S', 41, 50);
+    put(dir, "501/stat", s);
+    run_time(dir, 501, 300);
+    rt_proctree_scan(t, 2.0, &tt);
+    assert_int_equal(tt.pss_kib, 200 + 50 + 40 + 60);
     rt_proctree_free(t);
     rt_roots_close(&r);
     char cmd[256];

@@ -335,18 +335,22 @@ static void mark_family(rt_proctree *t, proc *p)
 }
 
 /* Takes p's CPU time, threads, RSS, faults and state from st and re-reads its I/O counters.
- * Sets *changed when p became a zombie and *faulted when its fault count moved. */
+ * Sets *changed when p became a zombie and *faulted when its fault count moved by more than
+ * its RSS grew (what copy-on-write breaks do). */
 static void observe(rt_proctree *t, proc *p, const rt_pidstat *st, bool *changed, bool *faulted)
 {
     p->ppid = st->ppid;
     p->ut_ns = (uint64_t)((double)(st->utime + st->cutime) * t->ns_per_tick + 0.5);
     p->st_ns = (uint64_t)((double)(st->stime + st->cstime) * t->ns_per_tick + 0.5);
     p->nthreads = st->num_threads;
-    p->rss_pages = st->rss_pages;
+    /* A copy-on-write break faults without growing RSS (the page was mapped, shared, before);
+     * a fresh page faults and grows it. Faults beyond the growth may have un-shared pages. */
     uint64_t faults = st->minflt + st->majflt;
-    if (faults != p->faults)
+    uint64_t grew = st->rss_pages > p->rss_pages ? st->rss_pages - p->rss_pages : 0;
+    if (faults < p->faults || faults - p->faults > grew)
         *faulted = true;
     p->faults = faults;
+    p->rss_pages = st->rss_pages;
     bool zombie = st->state == 'Z' || st->state == 'X';
     if (zombie != p->zombie)
         *changed = true; /* its memory went back: its sharers' PSS grew */
