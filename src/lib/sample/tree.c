@@ -85,10 +85,7 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
     o->pss_mib = t->pss_ok ? (double)t->pss_kib / 1024.0 : NAN;
     o->swap_mib = t->pss_ok ? (double)t->swap_kib / 1024.0 : NAN;
     o->rss_mib = (double)t->rss_kib / 1024.0;
-    double peak = (double)(t->rss_peak_kib > t->rss_kib ? t->rss_peak_kib : t->rss_kib);
-    if (peak > p->rss_peak_kib)
-        p->rss_peak_kib = peak;
-    o->rss_peak_mib = p->rss_peak_kib / 1024.0;
+    o->rss_peak_mib = (double)t->rss_peak_kib / 1024.0; /* the tree keeps it: never decreasing */
     if (t->io_ok) {
         o->read_bytes = drd;
         o->write_bytes = dwr;

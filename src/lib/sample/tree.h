@@ -18,7 +18,6 @@ typedef struct rt_tree_part {
     uint64_t ut_ns, st_ns;  /* CPU since tracking began: exact, never decreasing */
     uint64_t rd, wr, cancelled; /* storage I/O since tracking began */
     double carry_ut_ns, carry_st_ns; /* CPU counted but not yet reported in an interval */
-    double rss_peak_kib;
     rt_process out;
 } rt_tree_part;
 
