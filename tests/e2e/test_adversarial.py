@@ -27,6 +27,7 @@ import time
 import pytest
 
 from conftest import REPO, TRACKER, tracker_env
+from test_process import busy, parse_times
 
 PY = "/usr/bin/python3"
 NCPU = os.cpu_count()
@@ -82,20 +83,6 @@ def track(cmd, interval, timeout=120, label=None):
         return finish(start(argv, interval, out), out, f"-i {interval} -- {label}", timeout)
     finally:
         os.unlink(out)
-
-
-def parse_times(stdout):
-    """Sum of the four figures bash's `times` prints (shell and children, user and system)."""
-    total = 0.0
-    for line in stdout.strip().splitlines()[-2:]:
-        for part in line.split():
-            m, s = part.rstrip("s").split("m")
-            total += int(m) * 60 + float(s)
-    return total
-
-
-def busy(secs):
-    return f"{PY} -c 'import time\nt=time.process_time()\nwhile time.process_time()-t<{secs}: pass'"
 
 
 def assert_total_matches_times(run):

@@ -7,7 +7,7 @@
 #include <math.h>
 
 #include "resource_tracker.h"
-#include "sample/replay.h"
+#include "unit_replay.h"
 
 static char dir[64], proc[128];
 
@@ -58,16 +58,7 @@ static int fake_statvfs(void *user, const char *mount_point, struct statvfs *out
  * sample taken at mono 1000. */
 static rt_sampler *open_case(const char *name, void *statvfs_user)
 {
-    char sys[1024];
-    unit_case_roots(name, proc, sys, sizeof sys);
-    rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
-    o.proc_root = proc;
-    o.sys_root = sys;
-    rt_sampler *s = NULL;
-    assert_int_equal(rt_sampler_new_replay(&o, fake_statvfs, statvfs_user, &s), RT_OK);
-    const rt_sample *smp;
-    rt_sampler_sample_at(s, 1000.0, 1.7e9, &smp);
-    return s;
+    return unit_open_case(name, proc, fake_statvfs, statvfs_user);
 }
 
 static const rt_disk *find_disk(const rt_sample *smp, const char *name)

@@ -7,7 +7,7 @@
 #include <math.h>
 
 #include "resource_tracker.h"
-#include "sample/replay.h"
+#include "unit_replay.h"
 
 static char dir[64], proc[128];
 
@@ -30,16 +30,7 @@ static int teardown(void **state)
 /* A sampler on the case's sys and a temp copy of its proc, baseline taken at mono 1000. */
 static rt_sampler *open_case(const char *name)
 {
-    char sys[1024];
-    unit_case_roots(name, proc, sys, sizeof sys);
-    rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
-    o.proc_root = proc;
-    o.sys_root = sys;
-    rt_sampler *s = NULL;
-    assert_int_equal(rt_sampler_new_replay(&o, NULL, NULL, &s), RT_OK);
-    const rt_sample *smp;
-    rt_sampler_sample_at(s, 1000.0, 1.7e9, &smp);
-    return s;
+    return unit_open_case(name, proc, NULL, NULL);
 }
 
 static const rt_net_iface *find_if(const rt_sample *smp, const char *name)
