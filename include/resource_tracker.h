@@ -25,9 +25,9 @@ extern "C" {
 #endif
 
 #define RT_VERSION_MAJOR 0
-#define RT_VERSION_MINOR 2
+#define RT_VERSION_MINOR 3
 #define RT_VERSION_PATCH 0
-#define RT_VERSION "0.2.0"
+#define RT_VERSION "0.3.0"
 /* 0xMMmmpp: compare with rt_version_num() to learn whether the loaded library is as new as
  * the header a binding was written for. */
 #define RT_VERSION_NUM ((RT_VERSION_MAJOR << 16) | (RT_VERSION_MINOR << 8) | RT_VERSION_PATCH)
@@ -373,6 +373,239 @@ RT_API size_t rt_format_sample(rt_format format, const rt_sample *sample, const 
 
 /* Returns the CSV header line of contracts §3, with its newline (static storage). */
 RT_API const char *rt_csv_header(void);
+
+/* ==========================================================================================
+ * Analysis of a run (0.3): records, a reader for recorded runs, statistics, recommendations,
+ * the Keeper server lookup and the HTML report. The same code serves a live run (records made
+ * from samples) and a recorded file (records read back).
+ *
+ * Structs the library fills into caller storage (rt_recommendation, rt_server) begin with
+ * struct_size like the options: the library fills only the fields within it. */
+
+/* ---- one record: the figures of one sample that the analysis uses ----------------------
+ * Every figure is a double; NaN is null (not reported, or not in the file). Amounts "in the
+ * interval" cover the interval_secs before timestamp_secs. Library-owned, grows at its end. */
+typedef struct rt_record {
+    double timestamp_secs;  /* Unix time of the reading */
+    double interval_secs;   /* seconds the record covers; the reader fills it from the previous
+                             * timestamp when the file has none (the first record: the second's) */
+    const char *job_name;   /* NULL when none */
+    /* the machine */
+    double cpu_cores;              /* busy cores, fractional */
+    double cpu_count;              /* online cores */
+    double memory_used_mib, memory_total_mib;
+    double disk_read_bytes, disk_write_bytes; /* in the interval, all disks */
+    double net_recv_bytes, net_sent_bytes;    /* in the interval, all interfaces */
+    double disk_space_total_bytes, disk_space_used_bytes;
+    double gpu_usage;       /* busy GPUs: the sum of utilizations / 100 */
+    double gpu_vram_mib;    /* VRAM used, all GPUs */
+    double gpu_utilized;    /* GPUs with utilization > 0 */
+    double gpu_count;       /* GPUs present (0 without) */
+    double gpu_vram_total_mib;
+    /* the tracked process tree: all NaN without one */
+    double process_pid;
+    double process_children;
+    double process_cores;           /* CPU seconds per second over the interval */
+    double process_cpu_secs;        /* user+system CPU seconds in the interval */
+    double process_cpu_secs_total;  /* since tracking began (NaN when the file lacks it) */
+    double process_pss_mib, process_rss_mib;
+    double process_rss_peak_mib;    /* the kernel's peak so far (NaN when the file lacks it) */
+    double process_read_bytes, process_write_bytes; /* in the interval */
+    double process_gpu_usage;       /* busy GPUs of the tree */
+    double process_gpu_vram_mib;
+    double process_gpu_utilized;    /* GPUs the tree used */
+} rt_record;
+
+/* Fills *out from a sample (out is caller storage of this header's size; its job_name
+ * points into the sample, or is NULL). */
+RT_API void rt_record_from_sample(const rt_sample *s, rt_record *out);
+
+/* ---- the reader: recorded runs, one record at a time, in constant memory --------------
+ * Reads the tool's JSON lines and CSV (contracts §2, §3) and the Python resource-tracker's
+ * CSV files (ProcessTracker, SystemTracker, and the combined process_* / system_* columns),
+ * recognised by their first line. A malformed line is logged once as "FILE:LINE: problem"
+ * (RT_LOG_WARN) and skipped. */
+typedef struct rt_reader rt_reader;
+
+typedef struct rt_reader_options {
+    size_t struct_size; /* sizeof(rt_reader_options) as the caller compiled it */
+    rt_log_fn log;      /* NULL: messages are dropped */
+    void *log_user;
+} rt_reader_options;
+
+#define RT_READER_OPTIONS_INIT {.struct_size = sizeof(rt_reader_options)}
+
+/* Opens path ("-" is stdin). Returns RT_OK and *out (free with rt_reader_close),
+ * RT_ERR_NOT_FOUND / RT_ERR_IO when it cannot be opened, RT_ERR_PARSE when the first line is
+ * no format the reader knows, RT_ERR_NOMEM, RT_ERR_INVALID. */
+RT_API rt_error rt_reader_open(const char *path, const rt_reader_options *opts, rt_reader **out);
+
+/* The same over a buffer in memory (name is used in messages; buf must outlive the reader). */
+RT_API rt_error rt_reader_open_buffer(const char *name, const char *buf, size_t len,
+                                      const rt_reader_options *opts, rt_reader **out);
+
+/* The next record: RT_OK with *out set (valid until the next call), RT_OK with *out NULL at
+ * the end, or RT_ERR_IO when reading failed. */
+RT_API rt_error rt_reader_next(rt_reader *r, const rt_record **out);
+
+/* "json", "csv" (contracts §3), "python-process", "python-system" or "python-combined". */
+RT_API const char *rt_reader_format(const rt_reader *r);
+
+/* Records returned so far, and malformed lines skipped so far. */
+RT_API uint64_t rt_reader_records(const rt_reader *r);
+RT_API uint64_t rt_reader_skipped(const rt_reader *r);
+
+RT_API void rt_reader_close(rt_reader *r);
+
+/* ---- statistics, incrementally over records ------------------------------------------- */
+
+/* mean: weighted by the seconds each record covers; peak: the largest value; p50, p95:
+ * time-weighted percentiles from a log-bucketed histogram, within 0.5% of the exact value
+ * (relative; values below 0.001 count as 0). NaN when no record had the figure. */
+typedef struct rt_dist {
+    double mean, peak, p50, p95;
+} rt_dist;
+
+/* Library-owned, grows at its end. Totals are NaN when no record had the figure. */
+typedef struct rt_summary {
+    uint64_t samples;
+    double start_secs, end_secs; /* Unix time: the first record's start, the last's end */
+    double duration_secs;        /* seconds covered by the records */
+    const char *job_name;        /* the first one seen, or NULL */
+    int has_process;             /* 1 when some record had a tracked tree */
+    /* the tracked tree */
+    double process_cpu_secs;     /* user+system CPU seconds of the whole run */
+    rt_dist process_cores, process_pss_mib, process_rss_mib; /* rss peak: the kernel's peak */
+    rt_dist process_gpu_usage, process_gpu_vram_mib;
+    double process_gpus_used;    /* the most GPUs the tree used at once */
+    double process_read_bytes, process_write_bytes;
+    /* the machine */
+    double cpu_count;            /* the most cores seen */
+    rt_dist cpu_cores, memory_used_mib;
+    double memory_total_mib;
+    rt_dist gpu_usage, gpu_vram_mib;
+    double gpu_count, gpu_vram_total_mib;
+    double disk_read_bytes, disk_write_bytes, net_recv_bytes, net_sent_bytes;
+    double disk_space_used_peak_bytes, disk_space_total_bytes;
+    const char *allocation;      /* "dedicated" or "shared" (rt_allocation's rule), NULL */
+} rt_summary;
+
+typedef struct rt_stats rt_stats;
+
+/* A new, empty accumulator (free with rt_stats_free), or NULL when out of memory. Its memory
+ * does not grow with the number of records. */
+RT_API rt_stats *rt_stats_new(void);
+RT_API void rt_stats_add(rt_stats *st, const rt_record *rec);
+/* The statistics so far (never NULL for a non-NULL st; samples 0 before any record). Valid
+ * until the next rt_stats_add or rt_stats_free. */
+RT_API const rt_summary *rt_stats_summary(rt_stats *st);
+RT_API void rt_stats_free(rt_stats *st);
+
+/* Formats the summary as one JSON object with a newline. memory_unit and time_unit are
+ * gpu_tracker's names ("bytes", "kilobytes", "megabytes", "gigabytes", "terabytes";
+ * "seconds", "minutes", "hours", "days"), or NULL for MiB and seconds; memory and time keys
+ * end in the unit ("_mib", "_secs" by default, else "_gigabytes", "_hours", ...). Returns
+ * the length needed like snprintf, or 0 for an unknown unit. */
+RT_API size_t rt_format_summary(const rt_summary *s, const char *memory_unit, const char *time_unit,
+                                char *buf, size_t cap);
+
+/* ---- recommendations ------------------------------------------------------------------- */
+
+typedef struct rt_recommendation {
+    size_t struct_size;     /* caller sets sizeof(rt_recommendation) */
+    int64_t cpu;            /* cores: max(1, round(mean cores)) */
+    int64_t memory_mib;     /* rt_round_memory_mib(peak PSS x 1.2) */
+    int64_t gpu;            /* GPUs used */
+    int64_t vram_mib;       /* rt_round_memory_mib(peak VRAM x 1.2); 0 without GPUs */
+    uint64_t runs;          /* runs it is made from */
+    double duration_secs;   /* the runs' mean duration (for costs) */
+} rt_recommendation;
+
+#define RT_RECOMMENDATION_INIT {.struct_size = sizeof(rt_recommendation)}
+
+/* mib rounded up to 128, 256, 512, 1024 or 2048 MiB, above that to whole GiB (in MiB). */
+RT_API int64_t rt_round_memory_mib(double mib);
+
+/* Recommends from n runs of one job: the mean of their mean cores, the max of their peaks.
+ * Returns RT_OK, or RT_ERR_INVALID for n == 0, a NULL run or a run without a tracked tree. */
+RT_API rt_error rt_recommend(const rt_summary *const *runs, size_t n, rt_recommendation *out);
+
+/* The recommendation in a scheduler's words, one line with a newline:
+ * RT_SCHED_METAFLOW  @resources(cpu=2, memory=3072, gpu=1)
+ * RT_SCHED_K8S       resources: {requests: {cpu: "2", memory: "3072Mi", nvidia.com/gpu: 1}}
+ * RT_SCHED_SLURM     --cpus-per-task=2 --mem=3072M --gres=gpu:1
+ * Returns the length needed like snprintf (0 for an unknown scheduler). */
+typedef enum rt_scheduler { RT_SCHED_METAFLOW = 0, RT_SCHED_K8S = 1, RT_SCHED_SLURM = 2 } rt_scheduler;
+RT_API size_t rt_format_recommendation(const rt_recommendation *rec, rt_scheduler sched, char *buf, size_t cap);
+
+/* ---- the cheapest server: Spare Cores Keeper API (contracts §6) ----------------------- */
+
+typedef struct rt_keeper_options {
+    size_t struct_size;  /* sizeof(rt_keeper_options) as the caller compiled it */
+    const char *url;     /* NULL: https://keeper.sparecores.net (TRACKER_KEEPER_URL) */
+    double timeout_secs; /* the whole lookup; 0: 5 s */
+    rt_log_fn log;
+    void *log_user;
+} rt_keeper_options;
+
+#define RT_KEEPER_OPTIONS_INIT {.struct_size = sizeof(rt_keeper_options)}
+
+typedef struct rt_server {
+    size_t struct_size;      /* caller sets sizeof(rt_server) */
+    char vendor_id[64];
+    char api_reference[128]; /* instance type */
+    char display_name[128];
+    int64_t vcpus;
+    double memory_mib;
+    int64_t gpu_count;
+    double price_usd_per_hour; /* NaN when unknown */
+} rt_server;
+
+#define RT_SERVER_INIT {.struct_size = sizeof(rt_server)}
+
+/* The cheapest on-demand server that fits rec. Returns RT_OK and fills *out, RT_ERR_NOT_FOUND
+ * when none fits, RT_ERR_IO (with a log line) when the API is down, slow past the timeout or
+ * replies nonsense, RT_ERR_UNSUPPORTED when no HTTPS client can be loaded. */
+RT_API rt_error rt_keeper_cheapest(const rt_keeper_options *opts, const rt_recommendation *rec, rt_server *out);
+
+/* The on-demand Linux price of one instance type (the lowest over regions, or the region's
+ * when region is not NULL), in USD per hour. Errors as rt_keeper_cheapest. */
+RT_API rt_error rt_keeper_price(const rt_keeper_options *opts, const char *vendor_id, const char *api_reference,
+                                const char *region, double *usd_per_hour);
+
+/* ---- the HTML report ------------------------------------------------------------------- */
+
+/* Collects a run's records for the charts in bounded memory: long runs are reduced to about
+ * 2,000 points per series, each with the min and max of what it stands for, so that a
+ * one-second spike in a day still shows. */
+typedef struct rt_report rt_report;
+
+RT_API rt_report *rt_report_new(void);
+RT_API void rt_report_add(rt_report *r, const rt_record *rec);
+RT_API void rt_report_free(rt_report *r);
+
+/* What the report shows besides the charts; any pointer may be NULL (then left out). */
+typedef struct rt_report_info {
+    size_t struct_size;                /* sizeof(rt_report_info) as the caller compiled it */
+    const char *title;                 /* NULL: the job name or "resource-tracker run" */
+    const rt_job *job;
+    const char *command;               /* the wrapped command as one line */
+    const rt_host *host;
+    const rt_cloud *cloud;
+    int exit_status;                   /* -1: unknown */
+    const rt_summary *summary;
+    const rt_recommendation *recommendation;
+    const rt_server *cheapest;         /* with its price */
+    const char *keeper_note;           /* e.g. why the lookup failed */
+    double current_price_usd_per_hour; /* where the run ran; NaN: unknown */
+    const char *current_instance;      /* "vendor:type" */
+} rt_report_info;
+
+#define RT_REPORT_INFO_INIT {.struct_size = sizeof(rt_report_info), .exit_status = -1}
+
+/* Writes the report, one self-contained HTML file that makes no request, to fd. Returns
+ * RT_OK, RT_ERR_IO (errno set), RT_ERR_NOMEM or RT_ERR_INVALID. */
+RT_API rt_error rt_report_write(const rt_report *r, const rt_report_info *info, int fd);
 
 #ifdef __cplusplus
 }

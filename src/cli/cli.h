@@ -23,7 +23,7 @@ typedef struct meta_field {
 
 extern const meta_field cli_meta_fields[META_COUNT];
 
-typedef enum cli_command { CMD_TRACK, CMD_SUMMARY, CMD_RECOMMEND, CMD_REPORT, CMD_INFO } cli_command;
+typedef enum cli_command { CMD_TRACK, CMD_SUMMARY, CMD_RECOMMEND, CMD_REPORT, CMD_INFO, CMD_HISTORY } cli_command;
 
 /* One layer of settings (command line, or config file); *_set says whether it was given. */
 typedef struct cli_layer {
@@ -106,5 +106,36 @@ int cli_add_tag(cli_layer *l, const char *tag);
 
 /* The usage text for --help. */
 extern const char cli_usage[];
+
+/* Writes "resource-tracker: MESSAGE" and a newline to stderr with one write(2) (say.c). */
+void cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The library's log callback: warnings and errors through cli_say, the rest dropped. */
+void cli_log(void *user, rt_log_level level, const char *msg);
+
+#define EXIT_USAGE 2
+#define EXIT_FAIL 1
+
+/* The subcommands (one file each). Each parses o->sub_args itself, reads what
+ * cli_library_env set, and returns the tool's exit status (2 for a usage error). */
+int cli_summary_main(cli_options *o);   /* summary.c */
+int cli_recommend_main(cli_options *o); /* recommend.c */
+int cli_report_main(cli_options *o);    /* report.c */
+int cli_history_main(cli_options *o);   /* history.c */
+
+/* What a tracking run leaves behind, for --summary, --report and --history at its end. */
+typedef struct cli_run_result {
+    const rt_job *job;
+    char *const *command;     /* the wrapped argv (NULL-terminated), or NULL */
+    long pid;                 /* --pid, 0 without */
+    int exit_status;          /* the tool's exit status; -1 when tracking a --pid or the machine */
+    double start_secs, end_secs; /* Unix time */
+    const rt_host *host;      /* NULL when not read */
+    const rt_cloud *cloud;    /* NULL when not known */
+    const rt_summary *summary;
+} cli_run_result;
+
+/* Appends the run to the history database at path (history.c). Never fails the job: a
+ * database that cannot be opened or written is one warning. Returns 0, or -1 after warning. */
+int cli_history_append(const char *path, const cli_run_result *r);
 
 #endif

@@ -24,36 +24,8 @@
 #include "cli.h"
 #include "resource_tracker.h"
 
-#define EXIT_USAGE 2
-#define EXIT_FAIL 1
-
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Writes "resource-tracker: MESSAGE" and a newline to stderr with one write(2). */
-static void say(const char *fmt, ...)
-{
-    char msg[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n >= sizeof msg)
-        n = sizeof msg - 1;
-    char line[2200];
-    int m = snprintf(line, sizeof line, "resource-tracker: %.*s\n", n, msg);
-    if (m > 0 && write(STDERR_FILENO, line, (size_t)m < sizeof line ? (size_t)m : sizeof line - 1) < 0) {
-        /* nowhere left to report */
-    }
-}
-
-/* The library's log callback: warnings and errors go to stderr, the rest is dropped. */
-static void log_cb(void *user, rt_log_level level, const char *msg)
-{
-    (void)user;
-    if (level >= RT_LOG_WARN)
-        say("%s: %s", level == RT_LOG_ERROR ? "error" : "warning", msg);
-}
+#define say cli_say
+#define log_cb cli_log
 
 /* Opens where samples go: stderr by default, stdout for "-", else the file (truncated). */
 static int open_output(const char *path)
@@ -412,16 +384,17 @@ int main(int argc, char **argv)
         cli_options_free(&o);
         return EXIT_USAGE;
     }
-    if (o.cmd == CMD_INFO) {
-        rc = info(&o);
+    if (o.cmd != CMD_TRACK) {
+        switch (o.cmd) {
+        case CMD_INFO: rc = info(&o); break;
+        case CMD_SUMMARY: rc = cli_summary_main(&o); break;
+        case CMD_RECOMMEND: rc = cli_recommend_main(&o); break;
+        case CMD_REPORT: rc = cli_report_main(&o); break;
+        case CMD_HISTORY: rc = cli_history_main(&o); break;
+        default: rc = EXIT_USAGE; break;
+        }
         cli_options_free(&o);
         return rc;
-    }
-    if (o.cmd != CMD_TRACK) {
-        static const char *const names[] = {"", "summary", "recommend", "report", "info"};
-        say("'%s' is not available yet in this version", names[o.cmd]);
-        cli_options_free(&o);
-        return EXIT_USAGE;
     }
     if (cli_load_config(&o, err, sizeof err) < 0 || cli_merge(&o, err, sizeof err) < 0) {
         say("%s", err);

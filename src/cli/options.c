@@ -215,7 +215,8 @@ int cli_parse_args(cli_options *o, int argc, char **argv, char *err, size_t errl
     static const struct {
         const char *name;
         cli_command cmd;
-    } subs[] = {{"summary", CMD_SUMMARY}, {"recommend", CMD_RECOMMEND}, {"report", CMD_REPORT}, {"info", CMD_INFO}};
+    } subs[] = {{"summary", CMD_SUMMARY}, {"recommend", CMD_RECOMMEND}, {"report", CMD_REPORT}, {"info", CMD_INFO},
+                 {"history", CMD_HISTORY}};
     if (!after_dashdash) {
         for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
             if (strcmp(argv[optind], subs[i].name) == 0) {

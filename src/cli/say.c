@@ -1,0 +1,32 @@
+/* say.c - the tool's messages: one line on stderr per message, written with one write(2), and
+ * the log callback that hands the library's warnings to it. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+void cli_say(const char *fmt, ...)
+{
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof msg)
+        n = sizeof msg - 1;
+    char line[2200];
+    int m = snprintf(line, sizeof line, "resource-tracker: %.*s\n", n, msg);
+    if (m > 0 && write(STDERR_FILENO, line, (size_t)m < sizeof line ? (size_t)m : sizeof line - 1) < 0) {
+        /* nowhere left to report */
+    }
+}
+
+void cli_log(void *user, rt_log_level level, const char *msg)
+{
+    (void)user;
+    if (level >= RT_LOG_WARN)
+        cli_say("%s: %s", level == RT_LOG_ERROR ? "error" : "warning", msg);
+}

@@ -1,0 +1,101 @@
+/* record.c - one sample reduced to the flat figures the analysis uses (rt_record): what the
+ * statistics and the report take, whether the sample was just taken or read back from a file. */
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "../core/core.h"
+
+static double u64_or_nan(uint64_t v)
+{
+    return v == RT_NULL_U64 ? NAN : (double)v;
+}
+
+static double i64_or_nan(int64_t v)
+{
+    return v == RT_NULL_I64 ? NAN : (double)v;
+}
+
+/* a + b where NaN means "no figure": NaN only when both are */
+static double add(double a, double b)
+{
+    if (isnan(a))
+        return b;
+    if (isnan(b))
+        return a;
+    return a + b;
+}
+
+static void machine_part(const rt_sample *s, rt_record *r)
+{
+    const rt_cpu *c = s->cpu;
+    r->cpu_cores = c ? c->utilization_pct : NAN;
+    r->cpu_count = c && c->core_count ? (double)c->core_count : NAN;
+    r->memory_used_mib = s->memory ? s->memory->used_mib : NAN;
+    r->memory_total_mib = s->memory ? s->memory->total_mib : NAN;
+    /* as in the CSV: with no disk or interface nothing was moved, a true zero */
+    r->disk_read_bytes = r->disk_write_bytes = r->net_recv_bytes = r->net_sent_bytes = 0;
+    for (size_t i = 0; i < s->disk_count; i++)
+        if (s->disk[i]->read_bytes != RT_NULL_U64) {
+            r->disk_read_bytes += (double)s->disk[i]->read_bytes;
+            r->disk_write_bytes += (double)s->disk[i]->write_bytes;
+        }
+    for (size_t i = 0; i < s->network_count; i++) {
+        r->net_recv_bytes += (double)s->network[i]->rx_bytes;
+        r->net_sent_bytes += (double)s->network[i]->tx_bytes;
+    }
+    r->disk_space_total_bytes = u64_or_nan(s->disk_space_total_bytes);
+    r->disk_space_used_bytes = u64_or_nan(s->disk_space_used_bytes);
+    r->gpu_count = (double)s->gpu_count;
+    bool known = s->gpu_count == 0;
+    for (size_t i = 0; i < s->gpu_count; i++)
+        known |= !isnan(s->gpu[i]->utilization_pct);
+    /* as in the CSV: no GPU is a true zero; GPUs none of which reports are null */
+    r->gpu_usage = r->gpu_vram_mib = r->gpu_vram_total_mib = s->gpu_count ? NAN : 0;
+    r->gpu_utilized = 0;
+    for (size_t i = 0; i < s->gpu_count; i++) {
+        const rt_gpu *g = s->gpu[i];
+        if (!isnan(g->utilization_pct)) {
+            r->gpu_usage = add(r->gpu_usage, g->utilization_pct / 100.0);
+            r->gpu_utilized += g->utilization_pct > 0;
+        }
+        r->gpu_vram_mib = add(r->gpu_vram_mib, u64_or_nan(g->vram_used_bytes) / 1048576.0);
+        r->gpu_vram_total_mib = add(r->gpu_vram_total_mib, u64_or_nan(g->vram_total_bytes) / 1048576.0);
+    }
+    if (!known)
+        r->gpu_utilized = NAN;
+}
+
+static void process_part(const rt_process *p, rt_record *r)
+{
+    if (!p) {
+        r->process_pid = r->process_children = r->process_cores = r->process_cpu_secs = NAN;
+        r->process_cpu_secs_total = r->process_pss_mib = r->process_rss_mib = r->process_rss_peak_mib = NAN;
+        r->process_read_bytes = r->process_write_bytes = NAN;
+        r->process_gpu_usage = r->process_gpu_vram_mib = r->process_gpu_utilized = NAN;
+        return;
+    }
+    r->process_pid = (double)p->pid;
+    r->process_children = i64_or_nan(p->child_count);
+    r->process_cores = p->cores_used;
+    r->process_cpu_secs = p->utime_secs + p->stime_secs;
+    r->process_cpu_secs_total = p->cpu_secs_total;
+    r->process_pss_mib = p->pss_mib;
+    r->process_rss_mib = p->rss_mib;
+    r->process_rss_peak_mib = p->rss_peak_mib;
+    r->process_read_bytes = (double)p->read_bytes;
+    r->process_write_bytes = (double)p->write_bytes;
+    r->process_gpu_usage = isnan(p->gpu_utilization_pct) ? NAN : p->gpu_utilization_pct / 100.0;
+    r->process_gpu_vram_mib = u64_or_nan(p->gpu_vram_used_bytes) / 1048576.0;
+    r->process_gpu_utilized = i64_or_nan(p->gpu_count_used);
+}
+
+void rt_record_from_sample(const rt_sample *s, rt_record *out)
+{
+    memset(out, 0, sizeof *out);
+    out->timestamp_secs = s->timestamp_secs;
+    out->interval_secs = s->interval_secs;
+    out->job_name = NULL;
+    machine_part(s, out);
+    process_part(s->process, out);
+}
