@@ -40,6 +40,10 @@ typedef struct cli_layer {
     char *meta[META_COUNT];
     char **tags; /* "key=value" */
     size_t ntags;
+    bool summary; /* --summary, [tracker] summary */
+    bool summary_set;
+    char *report;  /* --report FILE, [tracker] report */
+    char *history; /* --history FILE, [history] path */
 } cli_layer;
 
 typedef struct cli_options {
@@ -63,6 +67,9 @@ typedef struct cli_options {
     const char **tags;
     size_t ntags;
     rt_job job;
+    bool summary;        /* print the summary to stderr at exit */
+    const char *report;  /* write the HTML report here at exit; NULL: none */
+    const char *history; /* append the run to this history database; NULL: none */
 
     /* library settings from the environment (contracts §4): the library reads none itself */
     const char *proc_root, *sys_root; /* TRACKER_PROC_ROOT, TRACKER_SYS_ROOT; NULL: default */
@@ -70,6 +77,7 @@ typedef struct cli_options {
     double pss_max_age_secs;          /* TRACKER_PSS_MAX_AGE; default 30 */
     bool cloud_disabled;              /* TRACKER_CLOUD_DISCOVERY=0 */
     const char *cloud_metadata_url;   /* TRACKER_CLOUD_METADATA_URL */
+    const char *keeper_url;           /* TRACKER_KEEPER_URL; NULL: the library's default */
 } cli_options;
 
 /* Parses argv into opts->args and friends. On a usage error writes one line into err and
@@ -137,5 +145,16 @@ typedef struct cli_run_result {
 /* Appends the run to the history database at path (history.c). Never fails the job: a
  * database that cannot be opened or written is one warning. Returns 0, or -1 after warning. */
 int cli_history_append(const char *path, const cli_run_result *r);
+
+/* The history database a subcommand reads: flag (its --history FILE) if not NULL, else
+ * TRACKER_HISTORY, else [history] path of the config file (read here; -c is honoured).
+ * Returns the path, or NULL after saying why (a bad config, or none named: how to name one). */
+const char *cli_history_path(cli_options *o, const char *flag);
+
+/* The statistics of the last `last` successful (exit status 0) runs of job, newest first,
+ * from the history database at path (history.c). Sets *out to an array of *n summaries
+ * (free with free(); strings inside live as long as the array). Returns 0 (n may be 0), or
+ * -1 after saying why. */
+int cli_history_summaries(const char *path, const char *job, int last, rt_summary **out, size_t *n);
 
 #endif

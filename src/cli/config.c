@@ -1,5 +1,5 @@
-/* config.c - the TOML config file: [job] (name, pid, metadata, tags) and [tracker]
- * (interval_secs, format, output, quiet). Every problem is reported as FILE:LINE:COL with the
+/* config.c - the TOML config file: [job] (name, pid, metadata, tags), [tracker]
+ * (interval_secs, format, output, quiet, summary, report) and [history] (path). Every problem is reported as FILE:LINE:COL with the
  * known keys listed; nothing unknown is silently ignored. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,7 +24,7 @@
         return -1;                                                                                                     \
     } while (0)
 
-static const char *const tracker_keys[] = {"interval_secs", "format", "output", "quiet"};
+static const char *const tracker_keys[] = {"interval_secs", "format", "output", "quiet", "summary", "report"};
 
 /* Writes the [job] keys, comma-separated, into buf (for "unknown key" messages). */
 static void known_job_keys(char *buf, size_t cap)
@@ -124,6 +124,22 @@ static int parse_job(cli_layer *out, const char *name, const toml_value *t, char
     return 0;
 }
 
+/* The [history] table into out. Returns 0, or -1 with the problem and its place in err. */
+static int parse_history(cli_layer *out, const char *name, const toml_value *t, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < t->u.tab.n; i++) {
+        const toml_kv *kv = &t->u.tab.kv[i];
+        if (strcmp(kv->key, "path") != 0)
+            CONF_ERR(kv, "unknown key '%s' in [history] (known keys: path)", kv->key);
+        if (!is_str(kv) || kv->val->u.str.len == 0)
+            CONF_ERR(kv, "[history] path must be a file name");
+        free(out->history);
+        if (!(out->history = strdup(kv->val->u.str.s)))
+            CONF_ERR(kv, "out of memory");
+    }
+    return 0;
+}
+
 /* The [tracker] table into out. Returns 0, or -1 with the problem and its place in err. */
 static int parse_tracker(cli_layer *out, const char *name, const toml_value *t, char *err, size_t errlen)
 {
@@ -152,9 +168,20 @@ static int parse_tracker(cli_layer *out, const char *name, const toml_value *t, 
                 CONF_ERR(kv, "[tracker] quiet must be true or false");
             out->quiet = v->u.b;
             out->quiet_set = true;
+        } else if (strcmp(kv->key, "summary") == 0) {
+            if (v->type != TOML_BOOL)
+                CONF_ERR(kv, "[tracker] summary must be true or false");
+            out->summary = v->u.b;
+            out->summary_set = true;
+        } else if (strcmp(kv->key, "report") == 0) {
+            if (!is_str(kv) || v->u.str.len == 0)
+                CONF_ERR(kv, "[tracker] report must be a file name");
+            free(out->report);
+            if (!(out->report = strdup(v->u.str.s)))
+                CONF_ERR(kv, "out of memory");
         } else {
-            CONF_ERR(kv, "unknown key '%s' in [tracker] (known keys: %s, %s, %s, %s)", kv->key, tracker_keys[0],
-                     tracker_keys[1], tracker_keys[2], tracker_keys[3]);
+            CONF_ERR(kv, "unknown key '%s' in [tracker] (known keys: %s, %s, %s, %s, %s, %s)", kv->key, tracker_keys[0],
+                     tracker_keys[1], tracker_keys[2], tracker_keys[3], tracker_keys[4], tracker_keys[5]);
         }
     }
     return 0;
@@ -172,7 +199,8 @@ int cli_parse_config(cli_layer *out, const char *name, const char *buf, size_t l
     for (size_t i = 0; i < root->u.tab.n && rc == 0; i++) {
         const toml_kv *kv = &root->u.tab.kv[i];
         bool job = strcmp(kv->key, "job") == 0, tracker = strcmp(kv->key, "tracker") == 0;
-        if ((job || tracker) && kv->val->type != TOML_TABLE) {
+        bool history = strcmp(kv->key, "history") == 0;
+        if ((job || tracker || history) && kv->val->type != TOML_TABLE) {
             snprintf(err, errlen, "%s:%d:%d: '%s' must be a table ([%s]), not %s", name, kv->line, kv->col, kv->key,
                      kv->key, toml_type_name(kv->val->type));
             rc = -1;
@@ -180,8 +208,10 @@ int cli_parse_config(cli_layer *out, const char *name, const char *buf, size_t l
             rc = parse_job(out, name, kv->val, err, errlen);
         } else if (tracker) {
             rc = parse_tracker(out, name, kv->val, err, errlen);
+        } else if (history) {
+            rc = parse_history(out, name, kv->val, err, errlen);
         } else {
-            snprintf(err, errlen, "%s:%d:%d: unknown %s '%s' (known tables: [job], [tracker])", name, kv->line,
+            snprintf(err, errlen, "%s:%d:%d: unknown %s '%s' (known tables: [job], [tracker], [history])", name, kv->line,
                      kv->col, kv->val->type == TOML_TABLE ? "table" : "key", kv->key);
             rc = -1;
         }

@@ -36,6 +36,7 @@ const char cli_usage[] =
     "  resource-tracker recommend FILE                 recommended resources and cloud server\n"
     "  resource-tracker report FILE -o OUT.html        self-contained HTML report\n"
     "  resource-tracker info                           host and cloud discovery as JSON\n"
+    "  resource-tracker history [--job NAME]           runs recorded with --history\n"
     "\n"
     "Options:\n"
     "  -p, --pid PID           root of the process tree to attribute usage to\n"
@@ -48,6 +49,9 @@ const char cli_usage[] =
     "                          --env, --language, --orchestrator, --executor, --external-run-id,\n"
     "                          --container-image (or TRACKER_JOB_NAME, TRACKER_PROJECT_NAME, ...)\n"
     "      --tag KEY=VALUE     a tag for the run (repeatable)\n"
+    "      --summary           print the run's summary to stderr at exit\n"
+    "      --report FILE       write the run's HTML report at exit\n"
+    "      --history FILE      append the run's summary to this run history (SQLite; or TRACKER_HISTORY)\n"
     "  -h, --help              this text\n"
     "  -V, --version           the version\n"
     "\n"
@@ -55,7 +59,7 @@ const char cli_usage[] =
     "Samples are written as one JSON object or CSV row per interval, flushed at once.\n"
     "See resource-tracker(1) for the fields, the config file and the exit status.\n";
 
-enum { OPT_TAG = 900, OPT_META = 1000 };
+enum { OPT_TAG = 900, OPT_SUMMARY, OPT_REPORT, OPT_HISTORY, OPT_META = 1000 };
 
 int cli_check_interval(double v)
 {
@@ -138,7 +142,8 @@ int cli_parse_args(cli_options *o, int argc, char **argv, char *err, size_t errl
         {"config", required_argument, NULL, 'c'}, {"format", required_argument, NULL, 'f'},
         {"output", required_argument, NULL, 'o'}, {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},         {"version", no_argument, NULL, 'V'},
-        {"tag", required_argument, NULL, OPT_TAG},
+        {"tag", required_argument, NULL, OPT_TAG},     {"summary", no_argument, NULL, OPT_SUMMARY},
+        {"report", required_argument, NULL, OPT_REPORT}, {"history", required_argument, NULL, OPT_HISTORY},
     };
     size_t n = 0;
     for (; n < sizeof base / sizeof base[0]; n++)
@@ -188,6 +193,16 @@ int cli_parse_args(cli_options *o, int argc, char **argv, char *err, size_t errl
         case 'V':
             o->version = true;
             return 0;
+        case OPT_SUMMARY:
+            o->args.summary = o->args.summary_set = true;
+            break;
+        case OPT_REPORT:
+        case OPT_HISTORY:
+            if (!*optarg)
+                USAGE_ERR("--%s: the file name is empty", c == OPT_REPORT ? "report" : "history");
+            if (set_str(c == OPT_REPORT ? &o->args.report : &o->args.history, optarg) < 0)
+                USAGE_ERR("out of memory");
+            break;
         case OPT_TAG:
             if (cli_check_tag(optarg) < 0)
                 USAGE_ERR("--tag: '%s' is not KEY=VALUE", optarg);
@@ -239,6 +254,10 @@ int cli_merge(cli_options *o, char *err, size_t errlen)
     o->format = a->format_set ? a->format : f->format_set ? f->format : RT_FORMAT_JSON;
     o->output = a->output_set ? a->output : f->output_set ? f->output : NULL;
     o->quiet = a->quiet_set ? a->quiet : f->quiet_set ? f->quiet : false;
+    o->summary = a->summary_set ? a->summary : f->summary_set ? f->summary : false;
+    o->report = a->report ? a->report : f->report;
+    const char *hist_env = getenv("TRACKER_HISTORY");
+    o->history = a->history ? a->history : (hist_env && *hist_env) ? hist_env : f->history;
     for (int i = 0; i < META_COUNT; i++) {
         const char *e = getenv(cli_meta_fields[i].env);
         o->meta[i] = a->meta[i] ? a->meta[i] : (e && *e) ? e : f->meta[i];
@@ -286,6 +305,7 @@ int cli_library_env(cli_options *o, char *err, size_t errlen)
     o->sys_root = env_value("TRACKER_SYS_ROOT");
     o->nvml_library = env_value("TRACKER_NVML_LIBRARY");
     o->cloud_metadata_url = env_value("TRACKER_CLOUD_METADATA_URL");
+    o->keeper_url = env_value("TRACKER_KEEPER_URL");
     const char *d = env_value("TRACKER_CLOUD_DISCOVERY");
     o->cloud_disabled = d && strcmp(d, "0") == 0;
     o->pss_max_age_secs = 30.0;
@@ -301,9 +321,29 @@ int cli_library_env(cli_options *o, char *err, size_t errlen)
     return 0;
 }
 
+const char *cli_history_path(cli_options *o, const char *flag)
+{
+    if (flag && *flag)
+        return flag;
+    const char *e = env_value("TRACKER_HISTORY");
+    if (e)
+        return e;
+    char err[1024];
+    if (cli_load_config(o, err, sizeof err) < 0) {
+        cli_say("%s", err);
+        return NULL;
+    }
+    if (o->file.history)
+        return o->file.history;
+    cli_say("no run history named: give --history FILE, set TRACKER_HISTORY, or set [history] path in the config");
+    return NULL;
+}
+
 void cli_layer_free(cli_layer *l)
 {
     free(l->output);
+    free(l->report);
+    free(l->history);
     for (int i = 0; i < META_COUNT; i++)
         free(l->meta[i]);
     for (size_t i = 0; i < l->ntags; i++)
