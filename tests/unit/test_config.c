@@ -64,7 +64,7 @@ static void errors(void **state)
     (void)state;
     expect_error("[tracker]\nintervall = 1\n", "conf.toml:2:1: unknown key 'intervall' in [tracker] (known keys: interval_secs, format, output, quiet, summary, report)");
     expect_error("[job]\nnmae = 'x'\n", "conf.toml:2:1: unknown key 'nmae' in [job] (known keys: name, pid, project_name");
-    expect_error("[jobs]\n", "conf.toml:1:1: unknown table 'jobs' (known tables: [job], [tracker])");
+    expect_error("[jobs]\n", "conf.toml:1:1: unknown table 'jobs' (known tables: [job], [tracker], [history])");
     expect_error("interval_secs = 1\n", "unknown key 'interval_secs'");
     expect_error("[tracker]\ninterval_secs = 0\n", "conf.toml:2:1: [tracker] interval_secs must be a number of seconds from 0.01 to 86400");
     expect_error("[tracker]\ninterval_secs = '1'\n", "interval_secs must be a number");
