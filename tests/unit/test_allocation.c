@@ -1,6 +1,6 @@
 /* test_allocation.c - the dedicated/shared guess (analysis/allocation.c) from synthetic
  * samples: a job that has the machine, others' CPU, others' memory, noise on a quiet machine,
- * and samples without a tree. */
+ * others' GPU time and VRAM, and samples without a tree. */
 #include "unit.h"
 
 #include <math.h>
@@ -70,10 +70,45 @@ static void allocation(void **state)
     rt_allocation_free(NULL);
 }
 
+/* The guess after ten samples with one GPU: the machine's and the tree's GPU use and VRAM. */
+static const char *gpu_guess(double sys_pct, double proc_pct, uint64_t sys_vram, uint64_t proc_vram)
+{
+    rt_gpu g;
+    memset(&g, 0, sizeof g);
+    g.utilization_pct = sys_pct;
+    g.vram_used_bytes = sys_vram;
+    g.vram_total_bytes = 24ull << 30;
+    const rt_gpu *gpus[1] = {&g};
+    rt_allocation *a = rt_allocation_new();
+    rt_process p;
+    for (int i = 0; i < 10; i++) {
+        rt_sample s = sample(2.0, 1.9, 9000, 8500, &p);
+        s.gpu = gpus;
+        s.gpu_count = 1;
+        p.gpu_utilization_pct = proc_pct;
+        p.gpu_vram_used_bytes = proc_vram;
+        rt_allocation_add(a, &s);
+    }
+    const char *guess = rt_allocation_guess(a);
+    rt_allocation_free(a);
+    return guess;
+}
+
+static void gpus(void **state)
+{
+    (void)state;
+    assert_string_equal(gpu_guess(90, 88, 8ull << 30, 8ull << 30), "dedicated");
+    assert_string_equal(gpu_guess(90, 20, 8ull << 30, 7ull << 30), "shared");      /* others' GPU time */
+    assert_string_equal(gpu_guess(50, 50, 20ull << 30, 4ull << 30), "shared");     /* others' VRAM */
+    assert_string_equal(gpu_guess(NAN, NAN, RT_NULL_U64, RT_NULL_U64), "dedicated"); /* GPU unreadable */
+    rt_allocation_add(NULL, NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(allocation),
+        cmocka_unit_test(gpus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,18 +1,12 @@
 /* allocation.c - analysis of a run's samples: did the tracked job have the machine to itself
  * ("dedicated") or share it with other work ("shared")? Averages of the machine's and the
- * tree's CPU, memory, GPU time and VRAM over the samples, compared with fixed thresholds. */
+ * tree's CPU, memory, GPU time and VRAM over the samples, compared with fixed thresholds. One
+ * rule over records (rt_allocation_add_record); live samples are made records first. */
 #include <math.h>
 #include <stdlib.h>
 
 #include "../core/core.h"
-
-struct rt_allocation {
-    double samples;
-    double system_cores, process_cores;
-    double system_memory_mib, process_memory_mib;
-    double system_gpus, process_gpus;
-    double system_vram_mib, process_vram_mib;
-};
+#include "allocation.h"
 
 rt_allocation *rt_allocation_new(void)
 {
@@ -24,31 +18,35 @@ void rt_allocation_free(rt_allocation *a)
     free(a);
 }
 
-void rt_allocation_add(rt_allocation *a, const rt_sample *s)
+void rt_allocation_add_record(rt_allocation *a, const rt_record *r)
 {
-    const rt_process *p = s->process;
-    if (!a || !p || isnan(s->cpu->utilization_pct) || isnan(p->cores_used))
+    if (!a || isnan(r->cpu_cores) || isnan(r->process_cores))
         return;
     a->samples++;
-    a->system_cores += s->cpu->utilization_pct;
-    a->process_cores += p->cores_used;
-    if (!isnan(s->memory->used_mib) && !isnan(p->pss_mib)) {
-        a->system_memory_mib += s->memory->used_mib;
-        a->process_memory_mib += p->pss_mib;
+    a->system_cores += r->cpu_cores;
+    a->process_cores += r->process_cores;
+    if (!isnan(r->memory_used_mib) && !isnan(r->process_pss_mib)) {
+        a->system_memory_mib += r->memory_used_mib;
+        a->process_memory_mib += r->process_pss_mib;
     }
-    double gpus = 0, vram = 0;
-    for (size_t i = 0; i < s->gpu_count; i++) {
-        if (!isnan(s->gpu[i]->utilization_pct))
-            gpus += s->gpu[i]->utilization_pct / 100.0;
-        if (s->gpu[i]->vram_used_bytes != RT_NULL_U64)
-            vram += (double)s->gpu[i]->vram_used_bytes / 1048576.0;
-    }
-    a->system_gpus += gpus;
-    a->system_vram_mib += vram;
-    if (!isnan(p->gpu_utilization_pct))
-        a->process_gpus += p->gpu_utilization_pct / 100.0;
-    if (p->gpu_vram_used_bytes != RT_NULL_U64)
-        a->process_vram_mib += (double)p->gpu_vram_used_bytes / 1048576.0;
+    /* GPUs none of which reports count as none busy, as no VRAM figure counts as none used */
+    if (!isnan(r->gpu_usage))
+        a->system_gpus += r->gpu_usage;
+    if (!isnan(r->gpu_vram_mib))
+        a->system_vram_mib += r->gpu_vram_mib;
+    if (!isnan(r->process_gpu_usage))
+        a->process_gpus += r->process_gpu_usage;
+    if (!isnan(r->process_gpu_vram_mib))
+        a->process_vram_mib += r->process_gpu_vram_mib;
+}
+
+void rt_allocation_add(rt_allocation *a, const rt_sample *s)
+{
+    if (!a || !s)
+        return;
+    rt_record r;
+    rt_record_from_sample(s, &r);
+    rt_allocation_add_record(a, &r);
 }
 
 /* Others used more than `absolute` and more than a quarter of what the tree used. */

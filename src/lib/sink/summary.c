@@ -1,8 +1,157 @@
-/* summary.c - a run's statistics as JSON (stub: being built). */
-#include "../core/core.h"
+/* summary.c - a run's statistics (rt_summary) as one JSON object with a newline
+ * (rt_format_summary), memory and time figures in gpu_tracker's units, into a caller's buffer
+ * through the output builder (ob.c). */
+#include <math.h>
+#include <string.h>
 
+#include "../core/core.h"
+#include "sink.h"
+
+/* A unit: its name, the key suffix, the factor from the summary's unit (MiB or seconds), and
+ * the decimals shown. gpu_tracker's memory units are decimal: its RAM coefficients are
+ * kilobytes 1e-3, megabytes 1e-6, gigabytes 1e-9, terabytes 1e-12 per byte (tracker.py,
+ * _ram_unit2coefficient), so 1 MiB = 1048576 bytes = 1.048576 megabytes here too. */
+typedef struct unit {
+    const char *name, *suffix;
+    double factor;
+    int decimals;
+} unit;
+
+static const unit memory_units[] = {
+    {"bytes", "_bytes", 1048576.0, 0},
+    {"kilobytes", "_kilobytes", 1048576.0 / 1e3, 3},
+    {"megabytes", "_megabytes", 1048576.0 / 1e6, 6},
+    {"gigabytes", "_gigabytes", 1048576.0 / 1e9, 9},
+    {"terabytes", "_terabytes", 1048576.0 / 1e12, 9},
+};
+static const unit mib = {NULL, "_mib", 1.0, 3};
+
+static const unit time_units[] = {
+    {"seconds", "_seconds", 1.0, 3},
+    {"minutes", "_minutes", 1.0 / 60, 6},
+    {"hours", "_hours", 1.0 / 3600, 9},
+    {"days", "_days", 1.0 / 86400, 9},
+};
+static const unit secs = {NULL, "_secs", 1.0, 3};
+
+/* The unit called name in table (n entries), fallback for NULL, or NULL when unknown. */
+static const unit *find_unit(const unit *table, size_t n, const unit *fallback, const char *name)
+{
+    if (!name)
+        return fallback;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(table[i].name, name) == 0)
+            return &table[i];
+    return NULL;
+}
+
+/* "name<suffix>": (suffix may be NULL). */
+static void key(rt_ob *o, const char *name, const char *suffix)
+{
+    rt_ob_put(o, "\"", 1);
+    rt_ob_lit(o, name);
+    if (suffix)
+        rt_ob_lit(o, suffix);
+    rt_ob_put(o, "\":", 2);
+}
+
+/* "name<suffix>":v*factor with u's decimals (null for NaN), then a comma. u NULL: v as is
+ * with dec decimals and no suffix. */
+static void num(rt_ob *o, const char *name, const unit *u, double v, int dec)
+{
+    key(o, name, u ? u->suffix : NULL);
+    rt_ob_fixed(o, u ? v * u->factor : v, u ? u->decimals : dec, "null");
+    rt_ob_put(o, ",", 1);
+}
+
+/* "name<suffix>":{"mean":..,"peak":..,"p50":..,"p95":..}, then a comma; converted by u as num. */
+static void dist(rt_ob *o, const char *name, const unit *u, const rt_dist *d, int dec)
+{
+    key(o, name, u ? u->suffix : NULL);
+    rt_ob_put(o, "{", 1);
+    num(o, "mean", NULL, u ? d->mean * u->factor : d->mean, u ? u->decimals : dec);
+    num(o, "peak", NULL, u ? d->peak * u->factor : d->peak, u ? u->decimals : dec);
+    num(o, "p50", NULL, u ? d->p50 * u->factor : d->p50, u ? u->decimals : dec);
+    num(o, "p95", NULL, u ? d->p95 * u->factor : d->p95, u ? u->decimals : dec);
+    o->len--; /* the last member's comma: overwritten by the brace */
+    rt_ob_put(o, "},", 2);
+}
+
+/* "name":"v" escaped or null, then a comma. */
+static void str(rt_ob *o, const char *name, const char *v)
+{
+    key(o, name, NULL);
+    rt_ob_json_str(o, v);
+    rt_ob_put(o, ",", 1);
+}
+
+static void process_part(rt_ob *o, const rt_summary *s, const unit *mem, const unit *tm)
+{
+    key(o, "process", NULL);
+    if (!s->has_process) {
+        rt_ob_lit(o, "null,");
+        return;
+    }
+    rt_ob_put(o, "{", 1);
+    num(o, "cpu", tm, s->process_cpu_secs, 0);
+    dist(o, "cores", NULL, &s->process_cores, 4);
+    dist(o, "pss", mem, &s->process_pss_mib, 0);
+    dist(o, "rss", mem, &s->process_rss_mib, 0);
+    dist(o, "gpu_usage", NULL, &s->process_gpu_usage, 4);
+    dist(o, "gpu_vram", mem, &s->process_gpu_vram_mib, 0);
+    num(o, "gpus_used", NULL, s->process_gpus_used, 0);
+    num(o, "read_bytes", NULL, s->process_read_bytes, 0);
+    num(o, "write_bytes", NULL, s->process_write_bytes, 0);
+    o->len--;
+    rt_ob_put(o, "},", 2);
+}
+
+static void machine_part(rt_ob *o, const rt_summary *s, const unit *mem)
+{
+    key(o, "machine", NULL);
+    rt_ob_put(o, "{", 1);
+    num(o, "cpu_count", NULL, s->cpu_count, 0);
+    dist(o, "cores", NULL, &s->cpu_cores, 4);
+    dist(o, "memory_used", mem, &s->memory_used_mib, 0);
+    num(o, "memory_total", mem, s->memory_total_mib, 0);
+    dist(o, "gpu_usage", NULL, &s->gpu_usage, 4);
+    dist(o, "gpu_vram", mem, &s->gpu_vram_mib, 0);
+    num(o, "gpu_count", NULL, s->gpu_count, 0);
+    num(o, "gpu_vram_total", mem, s->gpu_vram_total_mib, 0);
+    num(o, "disk_read_bytes", NULL, s->disk_read_bytes, 0);
+    num(o, "disk_write_bytes", NULL, s->disk_write_bytes, 0);
+    num(o, "net_recv_bytes", NULL, s->net_recv_bytes, 0);
+    num(o, "net_sent_bytes", NULL, s->net_sent_bytes, 0);
+    num(o, "disk_space_used_peak_bytes", NULL, s->disk_space_used_peak_bytes, 0);
+    num(o, "disk_space_total_bytes", NULL, s->disk_space_total_bytes, 0);
+    o->len--;
+    rt_ob_put(o, "}", 1);
+}
+
+/* Returns the length the object needs (its newline included, the NUL not), like snprintf;
+ * buf (cap bytes) holds as much as fits, NUL-terminated when cap > 0. 0 for a NULL s or an
+ * unknown unit (buf then holds ""). */
 size_t rt_format_summary(const rt_summary *s, const char *memory_unit, const char *time_unit, char *buf, size_t cap)
 {
-    (void)s; (void)memory_unit; (void)time_unit; (void)buf; (void)cap;
-    return 0;
+    const unit *mem = find_unit(memory_units, sizeof memory_units / sizeof memory_units[0], &mib, memory_unit);
+    const unit *tm = find_unit(time_units, sizeof time_units / sizeof time_units[0], &secs, time_unit);
+    if (cap)
+        buf[0] = '\0';
+    if (!s || !mem || !tm)
+        return 0;
+    rt_ob o = {.buf = buf, .cap = cap};
+    rt_ob_lit(&o, "{\"samples\":");
+    rt_ob_u64(&o, s->samples);
+    rt_ob_put(&o, ",", 1);
+    num(&o, "start_secs", NULL, s->start_secs, 3);
+    num(&o, "end_secs", NULL, s->end_secs, 3);
+    num(&o, "duration", tm, s->duration_secs, 0);
+    str(&o, "job_name", s->job_name);
+    str(&o, "allocation", s->allocation);
+    process_part(&o, s, mem, tm);
+    machine_part(&o, s, mem);
+    rt_ob_lit(&o, "}\n");
+    if (cap)
+        buf[o.len < cap ? o.len : cap - 1] = '\0';
+    return o.len;
 }

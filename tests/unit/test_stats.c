@@ -1,0 +1,427 @@
+/* test_stats.c - statistics over records (analysis/stats.c, histogram.c): hand-computed means,
+ * percentiles, totals and maxima on small sequences, NaN handling, the percentile error bound
+ * against exact sorted percentiles on random data, and the time to absorb a day of records. */
+#include "unit.h"
+
+#include <math.h>
+#include <time.h>
+
+#include "resource_tracker.h"
+#include "analysis/histogram.h"
+
+/* got within eps of want (this cmocka has no assert_double_equal) */
+#define assert_near(got, want, eps) near_((got), (want), (eps), #got, __LINE__)
+static void near_(double got, double want, double eps, const char *what, int line)
+{
+    if (!(fabs(got - want) <= eps))
+        fail_msg("line %d: %s = %.17g, want %.17g (within %g)", line, what, got, want, eps);
+}
+
+/* A record with every figure NaN (no machine figure, no tree) at timestamp ts. */
+static rt_record blank(double ts, double interval)
+{
+    rt_record r;
+    memset(&r, 0, sizeof r);
+    const double nan = NAN;
+    for (size_t off = offsetof(rt_record, cpu_cores); off <= offsetof(rt_record, process_gpu_utilized);
+         off += sizeof(double))
+        memcpy((char *)&r + off, &nan, sizeof nan);
+    r.timestamp_secs = ts;
+    r.interval_secs = interval;
+    r.job_name = NULL;
+    return r;
+}
+
+static void assert_nan(double v)
+{
+    assert_true(isnan(v));
+}
+
+static void assert_dist_nan(const rt_dist *d)
+{
+    assert_nan(d->mean);
+    assert_nan(d->peak);
+    assert_nan(d->p50);
+    assert_nan(d->p95);
+}
+
+static void empty(void **state)
+{
+    (void)state;
+    rt_stats *st = rt_stats_new();
+    assert_non_null(st);
+    const rt_summary *s = rt_stats_summary(st);
+    assert_non_null(s);
+    assert_int_equal(s->samples, 0);
+    assert_nan(s->start_secs);
+    assert_nan(s->end_secs);
+    assert_null(s->job_name);
+    assert_null(s->allocation);
+    assert_int_equal(s->has_process, 0);
+    assert_nan(s->process_cpu_secs);
+    assert_dist_nan(&s->process_cores);
+    assert_dist_nan(&s->process_rss_mib);
+    assert_dist_nan(&s->cpu_cores);
+    assert_dist_nan(&s->gpu_vram_mib);
+    assert_nan(s->disk_read_bytes);
+    assert_nan(s->cpu_count);
+    assert_nan(s->disk_space_used_peak_bytes);
+    rt_stats_add(st, NULL); /* ignored */
+    rt_stats_add(NULL, NULL);
+    assert_int_equal(rt_stats_summary(st)->samples, 0);
+    assert_null(rt_stats_summary(NULL));
+    rt_stats_free(st);
+    rt_stats_free(NULL);
+}
+
+/* cores 1, 2, 3 over 1, 1 and 2 seconds: mean (1 + 2 + 6) / 4 = 2.25; half the time is at
+ * most 2, 95% needs the 3. */
+static void weighted(void **state)
+{
+    (void)state;
+    rt_stats *st = rt_stats_new();
+    const double cores[] = {1, 2, 3}, iv[] = {1, 1, 2}, ts[] = {101, 102, 104};
+    for (int i = 0; i < 3; i++) {
+        rt_record r = blank(ts[i], iv[i]);
+        r.cpu_cores = cores[i];
+        r.cpu_count = 4 + i % 2; /* 4, 5, 4 */
+        r.disk_read_bytes = 1000.0 * (i + 1);
+        r.disk_space_used_bytes = 5e9 - 1e9 * i;
+        r.disk_space_total_bytes = 1e10;
+        rt_stats_add(st, &r);
+    }
+    const rt_summary *s = rt_stats_summary(st);
+    assert_int_equal(s->samples, 3);
+    assert_near(s->start_secs, 100, 1e-9);
+    assert_near(s->end_secs, 104, 1e-9);
+    assert_near(s->duration_secs, 4, 1e-9);
+    assert_near(s->cpu_cores.mean, 2.25, 1e-12);
+    assert_near(s->cpu_cores.peak, 3, 0);
+    assert_near(s->cpu_cores.p50, 2, 2.0 / 256);
+    assert_near(s->cpu_cores.p95, 3, 3.0 / 256);
+    assert_near(s->cpu_count, 5, 0);
+    assert_near(s->disk_read_bytes, 6000, 0);
+    assert_nan(s->disk_write_bytes); /* no record had it */
+    assert_near(s->disk_space_used_peak_bytes, 5e9, 0);
+    assert_near(s->disk_space_total_bytes, 1e10, 0);
+    assert_int_equal(s->has_process, 0);
+    assert_dist_nan(&s->process_cores);
+    assert_null(s->allocation); /* no tree: the rule says nothing */
+    rt_stats_free(st);
+}
+
+/* Records without an interval count one second; NaN figures are left out of the mean. */
+static void nan_handling(void **state)
+{
+    (void)state;
+    rt_stats *st = rt_stats_new();
+    rt_record r = blank(50, NAN);
+    r.memory_used_mib = 1000;
+    rt_stats_add(st, &r);
+    r = blank(60, 10);
+    r.memory_used_mib = NAN; /* a gap */
+    rt_stats_add(st, &r);
+    r = blank(62, 2);
+    r.memory_used_mib = 4000;
+    rt_stats_add(st, &r);
+    r = blank(63, -1); /* nonsense interval: one second */
+    r.memory_used_mib = 3000;
+    rt_stats_add(st, &r);
+    const rt_summary *s = rt_stats_summary(st);
+    assert_near(s->start_secs, 50, 0); /* no interval: the timestamp */
+    assert_near(s->end_secs, 63, 0);
+    assert_near(s->duration_secs, 1 + 10 + 2 + 1, 1e-9);
+    /* (1000*1 + 4000*2 + 3000*1) / 4 */
+    assert_near(s->memory_used_mib.mean, 3000, 1e-9);
+    assert_near(s->memory_used_mib.peak, 4000, 0);
+    assert_near(s->memory_used_mib.p50, 3000, 3000.0 / 256);
+    assert_dist_nan(&s->cpu_cores);
+    rt_stats_free(st);
+}
+
+/* A tree that appears midway; its CPU seconds from the exact total when the records have it. */
+static void process_midway(void **state)
+{
+    (void)state;
+    rt_stats *st = rt_stats_new();
+    for (int i = 0; i < 6; i++) {
+        rt_record r = blank(1000 + i, 1);
+        r.cpu_cores = 4;
+        r.memory_used_mib = 8000;
+        r.gpu_usage = 0;
+        r.gpu_vram_mib = NAN;
+        if (i >= 2) {
+            r.process_pid = 42;
+            r.process_cores = i; /* 2, 3, 4, 5 */
+            r.process_cpu_secs = i;
+            r.process_cpu_secs_total = 100 + i;
+            r.process_pss_mib = 7000;
+            r.process_rss_mib = 100.0 * i;
+            r.process_rss_peak_mib = i == 3 ? 900 : NAN;
+            r.process_read_bytes = 10;
+            r.process_gpu_utilized = i == 4 ? 2 : 0;
+        }
+        rt_stats_add(st, &r);
+    }
+    const rt_summary *s = rt_stats_summary(st);
+    assert_int_equal(s->has_process, 1);
+    assert_near(s->process_cores.mean, 3.5, 1e-12);
+    assert_near(s->process_cores.peak, 5, 0);
+    assert_near(s->process_cpu_secs, 105, 0); /* the total, not 2+3+4+5 */
+    assert_near(s->process_rss_mib.mean, 350, 1e-9);
+    assert_near(s->process_rss_mib.peak, 900, 0); /* the kernel's peak */
+    assert_near(s->process_read_bytes, 40, 0);
+    assert_nan(s->process_write_bytes);
+    assert_near(s->process_gpus_used, 2, 0);
+    assert_dist_nan(&s->process_gpu_vram_mib);
+    assert_string_equal(s->allocation, "dedicated"); /* 4 busy cores, the tree 3.5 of them */
+    rt_stats_free(st);
+
+    /* without the total: the sum of the intervals' CPU seconds */
+    st = rt_stats_new();
+    for (int i = 0; i < 3; i++) {
+        rt_record r = blank(i, 1);
+        r.process_cores = 0.5;
+        r.process_cpu_secs = 0.5;
+        r.process_rss_mib = 10;
+        rt_stats_add(st, &r);
+    }
+    s = rt_stats_summary(st);
+    assert_near(s->process_cpu_secs, 1.5, 1e-12);
+    assert_near(s->process_rss_mib.peak, 10, 0);
+    assert_int_equal(s->has_process, 1);
+    rt_stats_free(st);
+}
+
+/* The allocation guess after ten one-second records of the machine's and the tree's cores
+ * and memory. */
+static const char *guess(double sys_cores, double proc_cores, double used_mib, double pss_mib)
+{
+    rt_stats *st = rt_stats_new();
+    for (int i = 0; i < 10; i++) {
+        rt_record r = blank(i, 1);
+        r.cpu_cores = sys_cores;
+        r.process_cores = proc_cores;
+        r.memory_used_mib = used_mib;
+        r.process_pss_mib = pss_mib;
+        rt_stats_add(st, &r);
+    }
+    const char *g = rt_stats_summary(st)->allocation; /* static storage */
+    rt_stats_free(st);
+    return g;
+}
+
+/* The same rule as rt_allocation: others' cores or memory make the machine shared. */
+static void allocation(void **state)
+{
+    (void)state;
+    assert_string_equal(guess(6, 2, 9000, 8500), "shared");
+    assert_string_equal(guess(1, 0.9, 30000, 2000), "shared"); /* 28 GiB used by others */
+    assert_string_equal(guess(3.9, 3.8, 9000, 8500), "dedicated");
+    assert_null(guess(4, NAN, 9000, NAN)); /* no tree: nothing said */
+}
+
+/* The first job name, copied (the record's string is gone after the call), cut at 255 bytes
+ * without splitting a UTF-8 character. */
+static void job_name(void **state)
+{
+    (void)state;
+    rt_stats *st = rt_stats_new();
+    char name[16] = "first";
+    rt_record r = blank(1, 1);
+    rt_stats_add(st, &r);
+    r.job_name = name;
+    rt_stats_add(st, &r);
+    memcpy(name, "gone", 5);
+    r.job_name = "second";
+    rt_stats_add(st, &r);
+    assert_string_equal(rt_stats_summary(st)->job_name, "first");
+    rt_stats_free(st);
+
+    char long_name[400];
+    memset(long_name, 'a', 254);
+    memcpy(long_name + 254, "\xc3\xa9 and more", 12); /* e-acute straddles byte 255 */
+    st = rt_stats_new();
+    r.job_name = long_name;
+    rt_stats_add(st, &r);
+    const char *kept = rt_stats_summary(st)->job_name;
+    assert_int_equal(strlen(kept), 254);
+    assert_int_equal(strspn(kept, "a"), 254);
+    rt_stats_free(st);
+}
+
+/* ---- the percentile bound ----------------------------------------------------------------- */
+
+static uint64_t rng = 0x9E3779B97F4A7C15u;
+
+static double uniform(void) /* (0, 1) */
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return ((double)(rng >> 11) + 0.5) / 9007199254740992.0;
+}
+
+typedef struct {
+    double v, w;
+} pair;
+
+static int by_value(const void *a, const void *b)
+{
+    double x = ((const pair *)a)->v, y = ((const pair *)b)->v;
+    return x < y ? -1 : x > y;
+}
+
+/* The exact weighted percentile of p (sorted): the smallest v with weight(<= v) >= q W. */
+static double exact_percentile(const pair *p, size_t n, double total, double q)
+{
+    double cum = 0;
+    for (size_t i = 0; i < n; i++) {
+        cum += p[i].w;
+        if (cum >= q * total && (i + 1 == n || p[i + 1].v != p[i].v))
+            return p[i].v;
+    }
+    return p[n - 1].v;
+}
+
+static void check_bound(double est, double exact)
+{
+    double want = exact < 0 ? 0 : exact;
+    if (want < RT_HIST_MIN) {
+        assert_true(est < RT_HIST_MIN);
+        return;
+    }
+    if (fabs(est - want) > want / 256 * (1 + 1e-12))
+        fail_msg("percentile %.17g, exact %.17g: off by %.5f%%", est, want, 100 * fabs(est - want) / want);
+}
+
+enum { N_RANDOM = 20000 };
+
+static double draw(int kind)
+{
+    switch (kind) {
+    case 0: return 100 * uniform();                                   /* uniform cores/percent */
+    case 1: return exp(3 + 2 * sqrt(-2 * log(uniform())) * cos(6.283185307179586 * uniform())); /* log-normal MiB */
+    case 2: return -0.01 * log(uniform());                            /* exponential, many below 0.001 */
+    case 3: return floor(8 * uniform());                              /* few distinct values: ties */
+    case 4: return pow(10, -4 + 13 * uniform());                      /* 1e-4 .. 1e9 */
+    default: return 2 * uniform() - 0.5;                              /* some negative: clamp to 0 */
+    }
+}
+
+static void percentile_bound(void **state)
+{
+    (void)state;
+    static pair p[N_RANDOM];
+    for (int kind = 0; kind < 6; kind++) {
+        for (int weights = 0; weights < 3; weights++) {
+            rt_stats *st = rt_stats_new();
+            double total = 0;
+            for (size_t i = 0; i < N_RANDOM; i++) {
+                p[i].v = draw(kind);
+                /* equal seconds; seconds varying 0.1 to 10; a few long intervals among short ones */
+                p[i].w = weights == 0 ? 1 : weights == 1 ? 0.1 + 9.9 * uniform() : (uniform() < 0.01 ? 500 : 0.5);
+                total += p[i].w;
+                rt_record r = blank((double)i, p[i].w);
+                r.cpu_cores = p[i].v;
+                rt_stats_add(st, &r);
+            }
+            const rt_summary *s = rt_stats_summary(st);
+            qsort(p, N_RANDOM, sizeof p[0], by_value);
+            for (size_t i = 0; i < N_RANDOM; i++)
+                if (p[i].v < 0)
+                    p[i].v = 0;
+            check_bound(s->cpu_cores.p50, exact_percentile(p, N_RANDOM, total, 0.50));
+            check_bound(s->cpu_cores.p95, exact_percentile(p, N_RANDOM, total, 0.95));
+            assert_near(s->cpu_cores.peak, p[N_RANDOM - 1].v, 0);
+            assert_near(s->duration_secs, total, total * 1e-12);
+            rt_stats_free(st);
+        }
+    }
+}
+
+/* Percentiles of the histogram directly, at several q, and at the range's ends. */
+static void histogram_edges(void **state)
+{
+    (void)state;
+    static rt_hist h;
+    rt_hist_init(&h);
+    assert_nan(rt_hist_percentile(&h, 0.5));
+    rt_hist_add(&h, NAN, 1);
+    rt_hist_add(&h, INFINITY, 1);
+    assert_nan(rt_hist_percentile(&h, 0.5));
+    rt_hist_add(&h, 0.0005, 1);                  /* below 0.001: counts as 0 */
+    assert_near(rt_hist_percentile(&h, 0.5), 0, 0);
+    rt_hist_add(&h, 1e12, 1);                    /* beyond 2^31: the peak */
+    assert_near(rt_hist_percentile(&h, 1.0), 1e12, 0);
+    rt_hist_init(&h);
+    for (int i = 1; i <= 128; i++)
+        rt_hist_add(&h, i, 1);
+    for (int q = 1; q <= 128; q++) /* q / 128 exact: no rounding at the boundaries */
+        assert_near(rt_hist_percentile(&h, q / 128.0), q, q / 256.0);
+    rt_hist_init(&h);
+    rt_hist_add(&h, 7.3, 2);                     /* one value: exact (clamped to what was seen) */
+    rt_dist d;
+    rt_hist_dist(&h, &d);
+    assert_near(d.p50, 7.3, 0);
+    assert_near(d.p95, 7.3, 0);
+    assert_near(d.mean, 7.3, 1e-12);
+}
+
+/* Not a pass/fail: prints how long a day of one-second records takes to absorb. */
+static void speed(void **state)
+{
+    (void)state;
+    enum { DAY = 86400 };
+    static rt_record recs[DAY];
+    for (int i = 0; i < DAY; i++) {
+        rt_record r = blank(1.7e9 + i, 1);
+        r.job_name = "bench";
+        r.cpu_cores = 4 * uniform();
+        r.cpu_count = 8;
+        r.memory_used_mib = 4000 + 1000 * uniform();
+        r.memory_total_mib = 16000;
+        r.disk_read_bytes = r.disk_write_bytes = r.net_recv_bytes = r.net_sent_bytes = 1e5 * uniform();
+        r.disk_space_total_bytes = 1e12;
+        r.disk_space_used_bytes = 5e11;
+        r.gpu_usage = uniform();
+        r.gpu_vram_mib = 2000 * uniform();
+        r.gpu_utilized = 1;
+        r.gpu_count = 1;
+        r.gpu_vram_total_mib = 24000;
+        r.process_pid = 1234;
+        r.process_children = 3;
+        r.process_cores = 3 * uniform();
+        r.process_cpu_secs = r.process_cores;
+        r.process_cpu_secs_total = i;
+        r.process_pss_mib = r.process_rss_mib = 3000 * uniform();
+        r.process_rss_peak_mib = 3000;
+        r.process_read_bytes = r.process_write_bytes = 1e4;
+        r.process_gpu_usage = r.gpu_usage;
+        r.process_gpu_vram_mib = r.gpu_vram_mib;
+        r.process_gpu_utilized = 1;
+        recs[i] = r;
+    }
+    rt_stats *st = rt_stats_new();
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    for (int i = 0; i < DAY; i++)
+        rt_stats_add(st, &recs[i]);
+    const rt_summary *s = rt_stats_summary(st);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    assert_int_equal(s->samples, DAY);
+    print_message("86400 records absorbed and summarised in %.2f ms (rt_stats is %zu KiB)\n",
+                  (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6,
+                  sizeof(rt_hist) * 9 / 1024);
+    rt_stats_free(st);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(empty),          cmocka_unit_test(weighted),         cmocka_unit_test(nan_handling),
+        cmocka_unit_test(process_midway), cmocka_unit_test(allocation),       cmocka_unit_test(job_name),
+        cmocka_unit_test(percentile_bound), cmocka_unit_test(histogram_edges), cmocka_unit_test(speed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,277 @@
+/* test_summary.c - rt_format_summary (sink/summary.c): the JSON parsed back with jansson and
+ * checked key by key, null for missing figures and for a run without a tree, gpu_tracker's
+ * memory and time units (decimal powers) and the key names they give, unknown units, and the
+ * snprintf-like truncation contract. */
+#include "unit.h"
+
+#include <jansson.h>
+#include <math.h>
+
+#include "resource_tracker.h"
+
+static rt_dist dist(double mean, double peak, double p50, double p95)
+{
+    rt_dist d = {.mean = mean, .peak = peak, .p50 = p50, .p95 = p95};
+    return d;
+}
+
+static const rt_dist none = {NAN, NAN, NAN, NAN};
+
+/* A run with a tree, one GPU, and some figures missing. */
+static rt_summary full(void)
+{
+    rt_summary s;
+    memset(&s, 0, sizeof s);
+    s.samples = 3600;
+    s.start_secs = 1700000000.25;
+    s.end_secs = 1700003600.25;
+    s.duration_secs = 3600;
+    s.job_name = "train \"big\"";
+    s.has_process = 1;
+    s.process_cpu_secs = 7200;
+    s.process_cores = dist(2, 3.5, 2.1, 3.4);
+    s.process_pss_mib = dist(1024, 2048, 1000, 2000);
+    s.process_rss_mib = dist(1100, 4096, 1050, 2100);
+    s.process_gpu_usage = dist(0.5, 1, 0.5, 0.9);
+    s.process_gpu_vram_mib = none;
+    s.process_gpus_used = 1;
+    s.process_read_bytes = 12345;
+    s.process_write_bytes = NAN;
+    s.cpu_count = 8;
+    s.cpu_cores = dist(2.5, 4, 2.4, 3.9);
+    s.memory_used_mib = dist(8000, 9000, 8100, 8900);
+    s.memory_total_mib = 16384;
+    s.gpu_usage = dist(0.6, 1, 0.6, 0.95);
+    s.gpu_vram_mib = dist(3000, 4000, 3100, 3900);
+    s.gpu_count = 1;
+    s.gpu_vram_total_mib = 24576;
+    s.disk_read_bytes = 1e9;
+    s.disk_write_bytes = 2e9;
+    s.net_recv_bytes = 3;
+    s.net_sent_bytes = 0;
+    s.disk_space_used_peak_bytes = 5e11;
+    s.disk_space_total_bytes = 1e12;
+    s.allocation = "dedicated";
+    return s;
+}
+
+/* Formats s and parses it back; fails unless it is exactly one object and a newline. */
+static json_t *format_parse(const rt_summary *s, const char *mu, const char *tu)
+{
+    static char buf[8192];
+    size_t n = rt_format_summary(s, mu, tu, buf, sizeof buf);
+    assert_true(n > 0 && n < sizeof buf);
+    assert_int_equal(strlen(buf), n);
+    assert_int_equal(buf[n - 1], '\n');
+    assert_null(memchr(buf, '\n', n - 1));
+    json_error_t err;
+    json_t *j = json_loads(buf, 0, &err);
+    if (!j)
+        fail_msg("not JSON (%s): %s", err.text, buf);
+    assert_true(json_is_object(j));
+    return j;
+}
+
+static void near(const json_t *v, double want, double rel, const char *what)
+{
+    if (!json_is_number(v))
+        fail_msg("%s: not a number", what);
+    double got = json_number_value(v);
+    if (!(fabs(got - want) <= rel * fabs(want) + 1e-12))
+        fail_msg("%s = %.17g, want %.17g", what, got, want);
+}
+
+static void is_null(const json_t *o, const char *k)
+{
+    const json_t *v = json_object_get(o, k);
+    if (!v || !json_is_null(v))
+        fail_msg("%s: want null", k);
+}
+
+static void check_dist(const json_t *o, const char *k, rt_dist d, double f, double rel)
+{
+    const json_t *v = json_object_get(o, k);
+    if (!json_is_object(v))
+        fail_msg("%s: not an object", k);
+    assert_int_equal(json_object_size(v), 4);
+    near(json_object_get(v, "mean"), d.mean * f, rel, k);
+    near(json_object_get(v, "peak"), d.peak * f, rel, k);
+    near(json_object_get(v, "p50"), d.p50 * f, rel, k);
+    near(json_object_get(v, "p95"), d.p95 * f, rel, k);
+}
+
+static void defaults(void **state)
+{
+    (void)state;
+    rt_summary s = full();
+    json_t *j = format_parse(&s, NULL, NULL);
+    assert_int_equal(json_object_size(j), 8);
+    assert_int_equal(json_integer_value(json_object_get(j, "samples")), 3600);
+    near(json_object_get(j, "start_secs"), 1700000000.25, 0, "start_secs");
+    near(json_object_get(j, "end_secs"), 1700003600.25, 0, "end_secs");
+    near(json_object_get(j, "duration_secs"), 3600, 0, "duration_secs");
+    assert_string_equal(json_string_value(json_object_get(j, "job_name")), "train \"big\"");
+    assert_string_equal(json_string_value(json_object_get(j, "allocation")), "dedicated");
+
+    const json_t *p = json_object_get(j, "process");
+    assert_true(json_is_object(p));
+    assert_int_equal(json_object_size(p), 9);
+    near(json_object_get(p, "cpu_secs"), 7200, 0, "cpu_secs");
+    check_dist(p, "cores", s.process_cores, 1, 0);
+    check_dist(p, "pss_mib", s.process_pss_mib, 1, 0);
+    check_dist(p, "rss_mib", s.process_rss_mib, 1, 0);
+    check_dist(p, "gpu_usage", s.process_gpu_usage, 1, 0);
+    const json_t *vram = json_object_get(p, "gpu_vram_mib");
+    is_null(vram, "mean");
+    is_null(vram, "peak");
+    is_null(vram, "p50");
+    is_null(vram, "p95");
+    near(json_object_get(p, "gpus_used"), 1, 0, "gpus_used");
+    near(json_object_get(p, "read_bytes"), 12345, 0, "read_bytes");
+    is_null(p, "write_bytes");
+
+    const json_t *m = json_object_get(j, "machine");
+    assert_true(json_is_object(m));
+    assert_int_equal(json_object_size(m), 14);
+    check_dist(m, "cores", s.cpu_cores, 1, 0);
+    check_dist(m, "memory_used_mib", s.memory_used_mib, 1, 0);
+    check_dist(m, "gpu_usage", s.gpu_usage, 1, 0);
+    check_dist(m, "gpu_vram_mib", s.gpu_vram_mib, 1, 0);
+    static const struct {
+        const char *key;
+        double want;
+    } plain[] = {{"cpu_count", 8}, {"memory_total_mib", 16384}, {"gpu_count", 1}, {"gpu_vram_total_mib", 24576},
+                 {"disk_read_bytes", 1e9}, {"disk_write_bytes", 2e9}, {"net_recv_bytes", 3}, {"net_sent_bytes", 0},
+                 {"disk_space_used_peak_bytes", 5e11}, {"disk_space_total_bytes", 1e12}};
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
+        near(json_object_get(m, plain[i].key), plain[i].want, 0, plain[i].key);
+    json_decref(j);
+}
+
+/* A run without a tree (and without anything else, as from an empty accumulator). */
+static void no_process(void **state)
+{
+    (void)state;
+    rt_stats *st = rt_stats_new();
+    assert_non_null(st);
+    json_t *j = format_parse(rt_stats_summary(st), NULL, NULL);
+    assert_int_equal(json_integer_value(json_object_get(j, "samples")), 0);
+    is_null(j, "process");
+    is_null(j, "job_name");
+    is_null(j, "allocation");
+    is_null(j, "start_secs");
+    near(json_object_get(j, "duration_secs"), 0, 0, "duration_secs");
+    const json_t *m = json_object_get(j, "machine");
+    is_null(m, "cpu_count");
+    is_null(m, "disk_read_bytes");
+    is_null(json_object_get(m, "cores"), "p95");
+    json_decref(j);
+    rt_stats_free(st);
+}
+
+/* gpu_tracker's units are decimal: 1 MiB = 1048576 bytes = 1.048576 megabytes. */
+static void units(void **state)
+{
+    (void)state;
+    rt_summary s = full();
+    static const struct {
+        const char *name;
+        double per_mib;
+    } mem[] = {{"bytes", 1048576.0}, {"kilobytes", 1048.576}, {"megabytes", 1.048576},
+               {"gigabytes", 1.048576e-3}, {"terabytes", 1.048576e-6}};
+    static const struct {
+        const char *name;
+        double per_sec;
+    } tm[] = {{"seconds", 1}, {"minutes", 1 / 60.0}, {"hours", 1 / 3600.0}, {"days", 1 / 86400.0}};
+    char key[64];
+    for (size_t i = 0; i < sizeof mem / sizeof mem[0]; i++) {
+        size_t t = i % (sizeof tm / sizeof tm[0]);
+        json_t *j = format_parse(&s, mem[i].name, tm[t].name);
+        const json_t *p = json_object_get(j, "process"), *m = json_object_get(j, "machine");
+        double rel = 1e-6; /* terabytes shown with 9 decimals */
+        snprintf(key, sizeof key, "duration_%s", tm[t].name);
+        near(json_object_get(j, key), 3600 * tm[t].per_sec, rel, key);
+        assert_null(json_object_get(j, "duration_secs"));
+        near(json_object_get(j, "start_secs"), s.start_secs, 0, "start_secs"); /* timestamps stay */
+        snprintf(key, sizeof key, "cpu_%s", tm[t].name);
+        near(json_object_get(p, key), 7200 * tm[t].per_sec, rel, key);
+        snprintf(key, sizeof key, "pss_%s", mem[i].name);
+        check_dist(p, key, s.process_pss_mib, mem[i].per_mib, rel);
+        snprintf(key, sizeof key, "rss_%s", mem[i].name);
+        check_dist(p, key, s.process_rss_mib, mem[i].per_mib, rel);
+        snprintf(key, sizeof key, "memory_used_%s", mem[i].name);
+        check_dist(m, key, s.memory_used_mib, mem[i].per_mib, rel);
+        snprintf(key, sizeof key, "gpu_vram_%s", mem[i].name);
+        check_dist(m, key, s.gpu_vram_mib, mem[i].per_mib, rel);
+        snprintf(key, sizeof key, "memory_total_%s", mem[i].name);
+        near(json_object_get(m, key), 16384 * mem[i].per_mib, rel, key);
+        snprintf(key, sizeof key, "gpu_vram_total_%s", mem[i].name);
+        near(json_object_get(m, key), 24576 * mem[i].per_mib, rel, key);
+        assert_null(json_object_get(p, "pss_mib"));
+        assert_null(json_object_get(m, "memory_total_mib"));
+        /* byte counters and cores are not converted */
+        near(json_object_get(p, "read_bytes"), 12345, 0, "read_bytes");
+        near(json_object_get(m, "disk_space_total_bytes"), 1e12, 0, "disk_space_total_bytes");
+        check_dist(m, "cores", s.cpu_cores, 1, 0);
+        json_decref(j);
+    }
+    /* one unit given, the other default */
+    json_t *j = format_parse(&s, "gigabytes", NULL);
+    near(json_object_get(j, "duration_secs"), 3600, 0, "duration_secs");
+    near(json_object_get(json_object_get(j, "machine"), "memory_total_gigabytes"), 16384 * 1.048576e-3, 1e-9,
+         "memory_total_gigabytes");
+    json_decref(j);
+    j = format_parse(&s, NULL, "hours");
+    near(json_object_get(j, "duration_hours"), 1, 0, "duration_hours");
+    check_dist(json_object_get(j, "process"), "pss_mib", s.process_pss_mib, 1, 0);
+    json_decref(j);
+}
+
+static void unknown_units(void **state)
+{
+    (void)state;
+    rt_summary s = full();
+    char buf[4096];
+    memset(buf, 'x', sizeof buf);
+    assert_int_equal(rt_format_summary(&s, "mebibytes", NULL, buf, sizeof buf), 0);
+    assert_int_equal(buf[0], '\0');
+    assert_int_equal(rt_format_summary(&s, NULL, "weeks", buf, sizeof buf), 0);
+    assert_int_equal(rt_format_summary(&s, "MiB", "secs", buf, sizeof buf), 0);
+    assert_int_equal(rt_format_summary(NULL, NULL, NULL, buf, sizeof buf), 0);
+}
+
+/* Like snprintf: the length needed whatever cap is, as much as fits, NUL-terminated. */
+static void truncation(void **state)
+{
+    (void)state;
+    rt_summary s = full();
+    char full_buf[8192], small[64];
+    size_t n = rt_format_summary(&s, "gigabytes", "hours", full_buf, sizeof full_buf);
+    assert_true(n > 100 && n < sizeof full_buf);
+    assert_int_equal(rt_format_summary(&s, "gigabytes", "hours", NULL, 0), n);
+    for (size_t cap = 1; cap <= sizeof small; cap++) {
+        memset(small, 'x', sizeof small);
+        assert_int_equal(rt_format_summary(&s, "gigabytes", "hours", small, cap), n);
+        assert_int_equal(small[cap - 1], '\0');
+        assert_memory_equal(small, full_buf, cap - 1);
+        if (cap < sizeof small)
+            assert_int_equal(small[cap], 'x'); /* nothing written past cap */
+    }
+    /* exactly n bytes: all but the newline; n + 1: all */
+    char *exact = malloc(n + 1);
+    assert_non_null(exact);
+    assert_int_equal(rt_format_summary(&s, "gigabytes", "hours", exact, n), n);
+    assert_int_equal(strlen(exact), n - 1);
+    assert_int_equal(rt_format_summary(&s, "gigabytes", "hours", exact, n + 1), n);
+    assert_string_equal(exact, full_buf);
+    free(exact);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(defaults),      cmocka_unit_test(no_process), cmocka_unit_test(units),
+        cmocka_unit_test(unknown_units), cmocka_unit_test(truncation),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
