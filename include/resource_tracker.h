@@ -459,9 +459,11 @@ RT_API void rt_reader_close(rt_reader *r);
 
 /* ---- statistics, incrementally over records ------------------------------------------- */
 
-/* mean: weighted by the seconds each record covers; peak: the largest value; p50, p95:
- * time-weighted percentiles from a log-bucketed histogram, within 0.5% of the exact value
- * (relative; values below 0.001 count as 0). NaN when no record had the figure. */
+/* mean: weighted by the seconds each record covers (a record without a positive interval
+ * counts as 1 s); peak: the largest value; p50, p95: time-weighted percentiles from a
+ * log-bucketed histogram, within 1/256 (0.39%) relative of the exact value for values from
+ * 0.001 to 2^31 (above: the peak); values below 0.001 and negative values count as 0; the
+ * memory is fixed (about 41 KiB per figure). NaN when no record had the figure. */
 typedef struct rt_dist {
     double mean, peak, p50, p95;
 } rt_dist;
