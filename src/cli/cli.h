@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "resource_tracker.h"
 
@@ -141,6 +142,27 @@ typedef struct cli_run_result {
     const rt_cloud *cloud;    /* NULL when not known */
     const rt_summary *summary;
 } cli_run_result;
+
+/* Prints the summary as aligned text (summary.c): run (job, command, exit status, times, host,
+ * cloud: those of run, which may be NULL for a recorded file), the job's tree, the machine.
+ * memory_unit / time_unit: gpu_tracker's names, or NULL for readable automatic units. Returns
+ * 0, or -1 for an unknown unit or a failed write. */
+int cli_summary_print(FILE *f, const rt_summary *s, const cli_run_result *run, const char *memory_unit,
+                      const char *time_unit);
+
+/* The size of gpu_tracker's memory unit in bytes / time unit in seconds. 0, or -1 when unknown. */
+int cli_memory_unit(const char *name, double *bytes);
+int cli_time_unit(const char *name, double *secs);
+
+/* Reads the recorded run at path into st (and rep when not NULL). Returns 0, or the exit
+ * status after saying why: 2 when the file cannot be opened, is no known format or has no
+ * valid sample; 1 when reading failed midway. Malformed lines are warned about, not fatal. */
+int cli_read_run(const char *path, rt_stats *st, rt_report *rep);
+
+/* Writes the HTML report of a tracking run that fed rep to path (report.c): statistics,
+ * recommendation and the Keeper lookup as `report` does. Failures are one warning; returns 0
+ * or -1. */
+int cli_report_run(cli_options *o, const char *path, rt_report *rep, const cli_run_result *run);
 
 /* Appends the run to the history database at path (history.c). Never fails the job: a
  * database that cannot be opened or written is one warning. Returns 0, or -1 after warning. */

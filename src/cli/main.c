@@ -58,6 +58,10 @@ typedef struct run_state {
     rt_cloud_discovery *cloud;
     bool child_done;
     int child_status;
+    /* what --summary, --report and --history need, kept only when asked for */
+    rt_stats *stats;
+    rt_report *report;
+    const char *job_name;
 } run_state;
 
 /* Takes one sample and writes it. Returns false when output failed for good. */
@@ -66,6 +70,15 @@ static bool emit(run_state *rs)
     const rt_sample *s;
     if (!rs->sampler || rt_sampler_sample(rs->sampler, &s) != RT_OK)
         return true;
+    if (rs->stats || rs->report) {
+        rt_record rec;
+        rt_record_from_sample(s, &rec);
+        rec.job_name = rs->job_name;
+        if (rs->stats)
+            rt_stats_add(rs->stats, &rec);
+        if (rs->report)
+            rt_report_add(rs->report, &rec);
+    }
     if (!rs->writer || rs->output_dead)
         return true;
     if (rt_writer_write(rs->writer, s) != RT_OK) {
@@ -185,6 +198,49 @@ static rt_cloud_discovery *start_cloud(const cli_options *o)
     return d;
 }
 
+/* Unix time now, in seconds. */
+static double unix_now(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
+
+/* The end of a run with --summary, --report or --history: the host's facts, the cloud (waiting
+ * at most for discovery's own bound), then each of them. Failures here are warnings: the job's
+ * exit status stands. */
+static void finish_run(cli_options *o, run_state *rs, int status, double start_secs)
+{
+    rt_host_options ho = RT_HOST_OPTIONS_INIT;
+    ho.log = log_cb;
+    ho.proc_root = o->proc_root;
+    ho.sys_root = o->sys_root;
+    ho.nvml_library = o->nvml_library;
+    rt_host *host = NULL;
+    if (rt_host_read(&ho, &host) != RT_OK)
+        host = NULL;
+    const rt_summary *s = rt_stats_summary(rs->stats);
+    cli_run_result run = {.job = &o->job,
+                          .command = o->command,
+                          .pid = o->pid,
+                          .exit_status = rs->child ? status : -1,
+                          .start_secs = start_secs,
+                          .end_secs = unix_now(),
+                          .host = host,
+                          .cloud = rt_cloud_result(rs->cloud, 2.0),
+                          .summary = s};
+    if (o->summary) {
+        fputs("resource-tracker: summary of the run\n", stderr);
+        if (cli_summary_print(stderr, s, &run, NULL, NULL) < 0)
+            say("warning: cannot print the summary");
+    }
+    if (o->history)
+        cli_history_append(o->history, &run);
+    if (o->report && rs->report)
+        cli_report_run(o, o->report, rs->report, &run);
+    rt_host_free(host);
+}
+
 /* Tracks (and in wrapper mode runs) until the end; returns the tool's exit status. */
 static int track(cli_options *o)
 {
@@ -221,7 +277,14 @@ static int track(cli_options *o)
     }
 
     run_state rs = {0};
-    double spawned_at = 0;
+    double spawned_at = 0, start_secs = unix_now();
+    if (o->summary || o->report || o->history) {
+        rs.stats = rt_stats_new();
+        rs.report = o->report ? rt_report_new() : NULL;
+        rs.job_name = o->job.job_name;
+        if (!rs.stats || (o->report && !rs.report))
+            say("warning: out of memory: no summary, report or history for this run");
+    }
     if (o->command) {
         /* descendants that daemonize are re-parented to us and stay in the job */
         if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
@@ -317,6 +380,10 @@ static int track(cli_options *o)
     }
     if (rs.child)
         status = rs.child_done ? exit_status_of(rs.child_status) : EXIT_FAIL;
+    if (rs.stats)
+        finish_run(o, &rs, status, start_secs);
+    rt_stats_free(rs.stats);
+    rt_report_free(rs.report);
     rt_writer_free(rs.writer);
     rt_sampler_free(rs.sampler);
     rt_cloud_free(rs.cloud);

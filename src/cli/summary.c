@@ -1,9 +1,375 @@
-/* summary.c - resource-tracker summary (not built yet). */
+/* summary.c - `resource-tracker summary FILE...` and the summary a tracking run prints at exit
+ * (--summary): a run's statistics as aligned text for people, with units chosen for reading
+ * (like /usr/bin/time -v), or as JSON for scripts; and the reading of recorded runs that the
+ * other subcommands share. */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
 #include "cli.h"
+
+/* gpu_tracker's unit names and their sizes (decimal, as gpu_tracker counts them). */
+static const struct {
+    const char *name;
+    double bytes;
+} memory_units[] = {{"bytes", 1}, {"kilobytes", 1e3}, {"megabytes", 1e6}, {"gigabytes", 1e9}, {"terabytes", 1e12}};
+static const struct {
+    const char *name;
+    double secs;
+} time_units[] = {{"seconds", 1}, {"minutes", 60}, {"hours", 3600}, {"days", 86400}};
+
+int cli_memory_unit(const char *name, double *bytes)
+{
+    for (size_t i = 0; i < sizeof memory_units / sizeof memory_units[0]; i++)
+        if (strcmp(name, memory_units[i].name) == 0) {
+            *bytes = memory_units[i].bytes;
+            return 0;
+        }
+    return -1;
+}
+
+int cli_time_unit(const char *name, double *secs)
+{
+    for (size_t i = 0; i < sizeof time_units / sizeof time_units[0]; i++)
+        if (strcmp(name, time_units[i].name) == 0) {
+            *secs = time_units[i].secs;
+            return 0;
+        }
+    return -1;
+}
+
+int cli_read_run(const char *path, rt_stats *st, rt_report *rep)
+{
+    rt_reader_options ro = RT_READER_OPTIONS_INIT;
+    ro.log = cli_log;
+    rt_reader *r = NULL;
+    rt_error err = rt_reader_open(path, &ro, &r);
+    if (err != RT_OK) {
+        if (err == RT_ERR_PARSE)
+            cli_say("%s: not a recorded run (the tool's JSON lines or CSV, or the Python tracker's CSV)", path);
+        else
+            cli_say("%s: cannot read: %s", path, rt_strerror(err));
+        return EXIT_USAGE;
+    }
+    const rt_record *rec;
+    while ((err = rt_reader_next(r, &rec)) == RT_OK && rec) {
+        rt_stats_add(st, rec);
+        if (rep)
+            rt_report_add(rep, rec);
+    }
+    uint64_t n = rt_reader_records(r), skipped = rt_reader_skipped(r);
+    rt_reader_close(r);
+    if (err != RT_OK) {
+        cli_say("%s: cannot read: %s", path, rt_strerror(err));
+        return EXIT_FAIL;
+    }
+    if (skipped > 0)
+        cli_say("warning: %s: %llu malformed line%s skipped", path, (unsigned long long)skipped, skipped == 1 ? "" : "s");
+    if (n == 0) {
+        cli_say("%s: no valid sample in the file", path);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* ---- text ------------------------------------------------------------------------------ */
+
+/* A printer for "  Label                      value" lines. */
+typedef struct out {
+    FILE *f;
+    double mem_bytes; /* a forced memory unit's size in bytes; 0: readable automatic units */
+    const char *mem_name;
+    double time_secs; /* a forced time unit; 0: automatic */
+    const char *time_name;
+} out;
+
+static void line(const out *o, const char *label, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void line(const out *o, const char *label, const char *fmt, ...)
+{
+    char v[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v, sizeof v, fmt, ap);
+    va_end(ap);
+    fprintf(o->f, "  %-26s %s\n", label, v);
+}
+
+/* MiB as text into b: the forced unit, or B/KiB/MiB/GiB/TiB as fits; "-" for NaN. */
+static const char *mem(const out *o, double mib, char *b, size_t cap)
+{
+    if (isnan(mib)) {
+        snprintf(b, cap, "-");
+        return b;
+    }
+    double bytes = mib * 1048576.0;
+    if (o->mem_bytes > 0) {
+        snprintf(b, cap, "%.3f %s", bytes / o->mem_bytes, o->mem_name);
+        return b;
+    }
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    size_t u = 0;
+    while (fabs(bytes) >= 1024.0 && u + 1 < sizeof units / sizeof units[0]) {
+        bytes /= 1024.0;
+        u++;
+    }
+    snprintf(b, cap, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
+    return b;
+}
+
+/* Bytes (a counter) as text, always readable binary units. */
+static const char *bytes_text(double bytes, char *b, size_t cap)
+{
+    out automatic = {0};
+    return mem(&automatic, bytes / 1048576.0, b, cap);
+}
+
+/* Seconds as text: the forced unit, or "1 h 02 min", "3 min 04.5 s", "12.34 s". */
+static const char *dur(const out *o, double secs, char *b, size_t cap)
+{
+    if (isnan(secs)) {
+        snprintf(b, cap, "-");
+        return b;
+    }
+    if (o->time_secs > 0) {
+        snprintf(b, cap, "%.4f %s", secs / o->time_secs, o->time_name);
+        return b;
+    }
+    if (secs < 60)
+        snprintf(b, cap, "%.2f s", secs);
+    else if (secs < 3600)
+        snprintf(b, cap, "%d min %04.1f s", (int)(secs / 60), fmod(secs, 60));
+    else if (secs < 86400)
+        snprintf(b, cap, "%d h %02d min %02d s", (int)(secs / 3600), (int)fmod(secs / 60, 60), (int)fmod(secs, 60));
+    else
+        snprintf(b, cap, "%d d %02d h %02d min", (int)(secs / 86400), (int)fmod(secs / 3600, 24),
+                 (int)fmod(secs / 60, 60));
+    return b;
+}
+
+/* A Unix time as "YYYY-MM-DD HH:MM:SS UTC". */
+static const char *when(double t, char *b, size_t cap)
+{
+    if (!isfinite(t)) {
+        snprintf(b, cap, "-");
+        return b;
+    }
+    time_t s = (time_t)t;
+    struct tm tm;
+    gmtime_r(&s, &tm);
+    strftime(b, cap, "%Y-%m-%d %H:%M:%S UTC", &tm);
+    return b;
+}
+
+static void cores_line(const out *o, const char *label, const rt_dist *d)
+{
+    if (isnan(d->peak))
+        return;
+    line(o, label, "mean %.2f  peak %.2f  p50 %.2f  p95 %.2f", d->mean, d->peak, d->p50, d->p95);
+}
+
+static void mem_line(const out *o, const char *label, const rt_dist *d, bool percentiles)
+{
+    if (isnan(d->peak))
+        return;
+    char a[64], b[64], c[64], e[64];
+    if (percentiles)
+        line(o, label, "mean %s  peak %s  p50 %s  p95 %s", mem(o, d->mean, a, sizeof a), mem(o, d->peak, b, sizeof b),
+             mem(o, d->p50, c, sizeof c), mem(o, d->p95, e, sizeof e));
+    else
+        line(o, label, "mean %s  peak %s", mem(o, d->mean, a, sizeof a), mem(o, d->peak, b, sizeof b));
+}
+
+/* The exit status in words: "0", "3", "137 (killed by signal 9, SIGKILL)". */
+static void exit_line(const out *o, int status)
+{
+    if (status > 128 && status < 128 + 65) {
+        const char *name = sigabbrev_np(status - 128);
+        line(o, "Exit status", "%d (killed by signal %d%s%s)", status, status - 128, name ? ", SIG" : "",
+             name ? name : "");
+    } else {
+        line(o, "Exit status", "%d", status);
+    }
+}
+
+static void run_part(const out *o, const rt_summary *s, const cli_run_result *run)
+{
+    char a[64], b[64];
+    fprintf(o->f, "Run\n");
+    if (s->job_name || (run && run->job && run->job->job_name))
+        line(o, "Job", "%s", run && run->job && run->job->job_name ? run->job->job_name : s->job_name);
+    if (run && run->command) {
+        char cmd[400] = "";
+        size_t n = 0;
+        for (char *const *p = run->command; *p && n < sizeof cmd - 1; p++) {
+            int m = snprintf(cmd + n, sizeof cmd - n, "%s%s", p == run->command ? "" : " ", *p);
+            n = m < 0 ? n : n + (size_t)m;
+        }
+        line(o, "Command", "%s", cmd);
+    } else if (run && run->pid) {
+        line(o, "Process", "%ld", run->pid);
+    }
+    if (run && run->exit_status >= 0)
+        exit_line(o, run->exit_status);
+    line(o, "Started", "%s", when(s->start_secs, a, sizeof a));
+    line(o, "Ended", "%s", when(s->end_secs, b, sizeof b));
+    line(o, "Duration", "%s", dur(o, s->duration_secs, a, sizeof a));
+    line(o, "Samples", "%llu", (unsigned long long)s->samples);
+    if (run && run->host) {
+        const rt_host *h = run->host;
+        line(o, "Host", "%s, %lld vCPUs, %s, %s", h->hostname ? h->hostname : "-", (long long)h->vcpus,
+             mem(o, h->memory_mib, a, sizeof a), h->cpu_model ? h->cpu_model : "unknown CPU");
+        if (h->gpu_count > 0 && h->gpu_count != RT_NULL_I64)
+            line(o, "GPUs", "%lld x %s, %s", (long long)h->gpu_count, h->gpu_model ? h->gpu_model : "GPU",
+                 mem(o, h->gpu_memory_mib, b, sizeof b));
+    }
+    if (run && run->cloud && run->cloud->vendor_id)
+        line(o, "Cloud", "%s %s %s %s", run->cloud->vendor_id, run->cloud->instance_type ? run->cloud->instance_type : "",
+             run->cloud->region_id ? run->cloud->region_id : "", run->cloud->zone_id ? run->cloud->zone_id : "");
+    else if (run)
+        line(o, "Cloud", "none found");
+    if (s->allocation)
+        line(o, "Machine", "%s to the job", s->allocation);
+}
+
+static void process_part(const out *o, const rt_summary *s)
+{
+    char a[64], b[64];
+    fprintf(o->f, "Job (the process tree)\n");
+    if (!s->has_process) {
+        line(o, "Tracked process", "none (the machine only)");
+        return;
+    }
+    line(o, "CPU time", "%s", dur(o, s->process_cpu_secs, a, sizeof a));
+    cores_line(o, "Cores", &s->process_cores);
+    mem_line(o, "PSS", &s->process_pss_mib, true);
+    mem_line(o, "RSS", &s->process_rss_mib, false);
+    if (s->process_gpus_used > 0 || s->process_gpu_usage.peak > 0) {
+        cores_line(o, "GPUs busy", &s->process_gpu_usage);
+        mem_line(o, "VRAM", &s->process_gpu_vram_mib, false);
+        line(o, "GPUs used", "%.0f", s->process_gpus_used);
+    }
+    line(o, "Storage read / written", "%s / %s", bytes_text(s->process_read_bytes, a, sizeof a),
+         bytes_text(s->process_write_bytes, b, sizeof b));
+}
+
+static void machine_part(const out *o, const rt_summary *s)
+{
+    char a[64], b[64];
+    fprintf(o->f, "Machine\n");
+    if (!isnan(s->cpu_count))
+        line(o, "Cores", "%.0f", s->cpu_count);
+    cores_line(o, "Cores busy", &s->cpu_cores);
+    if (!isnan(s->memory_total_mib))
+        line(o, "Memory", "%s", mem(o, s->memory_total_mib, a, sizeof a));
+    mem_line(o, "Memory used", &s->memory_used_mib, true);
+    if (s->gpu_count > 0) {
+        line(o, "GPUs", "%.0f, %s VRAM", s->gpu_count, mem(o, s->gpu_vram_total_mib, a, sizeof a));
+        cores_line(o, "GPUs busy", &s->gpu_usage);
+        mem_line(o, "VRAM used", &s->gpu_vram_mib, false);
+    }
+    if (!isnan(s->disk_read_bytes))
+        line(o, "Storage read / written", "%s / %s", bytes_text(s->disk_read_bytes, a, sizeof a),
+             bytes_text(s->disk_write_bytes, b, sizeof b));
+    if (!isnan(s->net_recv_bytes))
+        line(o, "Network in / out", "%s / %s", bytes_text(s->net_recv_bytes, a, sizeof a),
+             bytes_text(s->net_sent_bytes, b, sizeof b));
+    if (!isnan(s->disk_space_used_peak_bytes))
+        line(o, "Disk space used (peak)", "%s of %s", bytes_text(s->disk_space_used_peak_bytes, a, sizeof a),
+             bytes_text(s->disk_space_total_bytes, b, sizeof b));
+}
+
+int cli_summary_print(FILE *f, const rt_summary *s, const cli_run_result *run, const char *memory_unit,
+                      const char *time_unit)
+{
+    out o = {.f = f, .mem_name = memory_unit, .time_name = time_unit};
+    if ((memory_unit && cli_memory_unit(memory_unit, &o.mem_bytes) < 0) ||
+        (time_unit && cli_time_unit(time_unit, &o.time_secs) < 0))
+        return -1;
+    run_part(&o, s, run);
+    process_part(&o, s);
+    machine_part(&o, s);
+    return fflush(f) == 0 ? 0 : -1;
+}
+
+/* ---- the subcommand -------------------------------------------------------------------- */
+
+static const char summary_usage[] =
+    "usage: resource-tracker summary [--json] [--memory-unit UNIT] [--time-unit UNIT] FILE...\n"
+    "  UNIT for memory: bytes, kilobytes, megabytes, gigabytes, terabytes (powers of 1000);\n"
+    "  for time: seconds, minutes, hours, days. Without them text picks readable units and\n"
+    "  JSON uses MiB and seconds.\n";
 
 int cli_summary_main(cli_options *o)
 {
-    (void)o;
-    cli_say("'summary' is not available yet in this version");
-    return EXIT_USAGE;
+    static const struct option longopts[] = {{"json", no_argument, NULL, 'j'},
+                                             {"memory-unit", required_argument, NULL, 'm'},
+                                             {"time-unit", required_argument, NULL, 't'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    bool json = false;
+    const char *mu = NULL, *tu = NULL;
+    double unused;
+    int argc = o->nsub + 1, c;
+    char **argv = o->sub_args - 1; /* argv[0] is "summary" */
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'j': json = true; break;
+        case 'm':
+            if (cli_memory_unit(optarg, &unused) < 0) {
+                cli_say("summary: --memory-unit: '%s' is not a unit (bytes, kilobytes, megabytes, gigabytes, terabytes)",
+                        optarg);
+                return EXIT_USAGE;
+            }
+            mu = optarg;
+            break;
+        case 't':
+            if (cli_time_unit(optarg, &unused) < 0) {
+                cli_say("summary: --time-unit: '%s' is not a unit (seconds, minutes, hours, days)", optarg);
+                return EXIT_USAGE;
+            }
+            tu = optarg;
+            break;
+        case 'h': fputs(summary_usage, stdout); return 0;
+        case ':': cli_say("summary: option '%s' needs a value", argv[optind - 1]); return EXIT_USAGE;
+        default: cli_say("summary: unknown option '%s' (see summary --help)", argv[optind - 1]); return EXIT_USAGE;
+        }
+    }
+    if (optind >= argc) {
+        cli_say("summary: no FILE given (a recorded run: JSON lines or CSV)");
+        return EXIT_USAGE;
+    }
+    int rc = 0;
+    for (int i = optind; i < argc && rc == 0; i++) {
+        rt_stats *st = rt_stats_new();
+        if (!st) {
+            cli_say("out of memory");
+            return EXIT_FAIL;
+        }
+        rc = cli_read_run(argv[i], st, NULL);
+        if (rc == 0) {
+            const rt_summary *s = rt_stats_summary(st);
+            if (json) {
+                char buf[8192];
+                size_t n = rt_format_summary(s, mu, tu, buf, sizeof buf);
+                if (n == 0 || n >= sizeof buf || fwrite(buf, 1, n, stdout) != n)
+                    rc = EXIT_FAIL;
+            } else {
+                if (argc - optind > 1)
+                    printf("%s== %s\n", i > optind ? "\n" : "", argv[i]);
+                if (cli_summary_print(stdout, s, NULL, mu, tu) < 0)
+                    rc = EXIT_FAIL;
+            }
+        }
+        rt_stats_free(st);
+    }
+    if (fflush(stdout) != 0 && rc == 0)
+        rc = EXIT_FAIL;
+    return rc;
 }

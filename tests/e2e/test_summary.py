@@ -1,0 +1,171 @@
+"""`resource-tracker summary` and `--summary`: the statistics of real recorded runs, checked
+against figures computed here from the very same file (and, for CPU time, against the kernel's
+own total that the tool records), in JSON lines and CSV, with gpu_tracker's units, and the
+errors a user can make."""
+import csv
+import json
+import math
+import os
+import subprocess
+
+import pytest
+
+from conftest import TRACKER, run, tracker_env
+
+BUSY = "/usr/bin/python3 -c \"import time\nt=time.time()\nwhile time.time()-t<1.2: pass\nx=bytearray(64<<20)\ntime.sleep(0.5)\""
+
+
+def weighted_percentile(values, weights, q):
+    pairs = sorted(zip(values, weights))
+    total = sum(weights)
+    acc = 0.0
+    for v, w in pairs:
+        acc += w
+        if acc >= q * total - 1e-12:
+            return v
+    return pairs[-1][0]
+
+
+def close(a, b, rel=0.006, abs_=0.002):
+    return abs(a - b) <= max(abs_, rel * abs(b))
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    """One real wrapped run as JSON lines and one as CSV: a second of busy CPU, then 64 MiB."""
+    d = tmp_path_factory.mktemp("summary")
+    out = {}
+    for fmt in ("json", "csv"):
+        path = str(d / f"run.{fmt}")
+        r = run(["-i", "0.1", "-f", fmt, "-o", path, "--job-name", "busy", "--", "/bin/sh", "-c", BUSY],
+                timeout=60)
+        assert r.returncode == 0, r.stderr
+        out[fmt] = path
+    return out
+
+
+def summary_json(*args):
+    r = run(["summary", "--json"] + list(args))
+    assert r.returncode == 0, r.stderr
+    return [json.loads(l) for l in r.stdout.splitlines()]
+
+
+def test_jsonl_summary_matches_the_file(recorded):
+    lines = [json.loads(l) for l in open(recorded["json"])]
+    (s,) = summary_json(recorded["json"])
+    w = [l["interval_secs"] for l in lines]
+    cores = [l["process"]["cores_used"] for l in lines]
+    assert s["samples"] == len(lines)
+    assert s["job_name"] == "busy"
+    assert close(s["duration_secs"], sum(w), abs_=0.01)
+    p = s["process"]
+    # the kernel's exact total, as the tool recorded it in the last line
+    assert close(p["cpu_secs"], lines[-1]["process"]["cpu_secs_total"])
+    assert p["cpu_secs"] > 1.0
+    assert close(p["cores"]["mean"], sum(c * x for c, x in zip(cores, w)) / sum(w), abs_=0.01)
+    assert close(p["cores"]["peak"], max(cores))
+    for q, key in ((0.5, "p50"), (0.95, "p95")):
+        assert close(p["cores"][key], weighted_percentile(cores, w, q), abs_=0.01), key
+    pss = [l["process"]["pss_mib"] for l in lines]
+    assert close(p["pss_mib"]["peak"], max(pss))
+    assert p["pss_mib"]["peak"] > 64
+    rss_peak = max(max(l["process"]["rss_mib"] for l in lines), max(l["process"]["rss_peak_mib"] for l in lines))
+    assert close(p["rss_mib"]["peak"], rss_peak)
+    assert p["read_bytes"] == lines[-1]["process"]["read_bytes_total"]
+    assert p["write_bytes"] == lines[-1]["process"]["write_bytes_total"]
+    m = s["machine"]
+    assert m["cpu_count"] == os.cpu_count()
+    assert close(m["cores"]["peak"], max(l["cpu"]["utilization_pct"] for l in lines if l["cpu"]["utilization_pct"] is not None))
+    assert close(m["memory_used_mib"]["peak"], max(l["memory"]["used_mib"] for l in lines))
+    assert close(m["memory_total_mib"], lines[0]["memory"]["total_mib"])
+    assert s["allocation"] in ("dedicated", "shared")
+
+
+def test_csv_summary_matches_the_file(recorded):
+    rows = list(csv.DictReader(open(recorded["csv"])))
+    (s,) = summary_json(recorded["csv"])
+    ts = [float(r["timestamp"]) for r in rows]
+    w = [b - a for a, b in zip(ts, ts[1:])]
+    w = [w[0]] + w
+    cores = [float(r["process_cpu_usage"]) for r in rows]
+    assert s["samples"] == len(rows)
+    assert close(s["duration_secs"], sum(w), abs_=0.01)
+    p = s["process"]
+    cpu = sum(float(r["process_utime"]) + float(r["process_stime"]) for r in rows)
+    assert close(p["cpu_secs"], cpu)
+    assert close(p["cores"]["mean"], sum(c * x for c, x in zip(cores, w)) / sum(w), abs_=0.01)
+    assert close(p["cores"]["peak"], max(cores))
+    assert close(p["pss_mib"]["peak"], max(float(r["process_memory_mib"]) for r in rows))
+    assert p["write_bytes"] == sum(int(r["process_disk_write_bytes"]) for r in rows)
+    assert s["machine"]["net_recv_bytes"] == sum(int(r["system_net_recv_bytes"]) for r in rows)
+    gib = 1024 ** 3
+    assert close(s["machine"]["disk_space_used_peak_bytes"] / gib,
+                 max(float(r["system_disk_space_used_gb"]) for r in rows), abs_=0.002)
+
+
+def test_units_rename_and_convert(recorded):
+    (base,) = summary_json(recorded["json"])
+    (s,) = summary_json("--memory-unit", "gigabytes", "--time-unit", "hours", recorded["json"])
+    assert "pss_mib" not in s["process"]
+    assert close(s["process"]["pss_gigabytes"]["peak"], base["process"]["pss_mib"]["peak"] * 1048576 / 1e9)
+    assert close(s["duration_hours"], base["duration_secs"] / 3600, abs_=1e-6)
+    assert close(s["process"]["cpu_hours"], base["process"]["cpu_secs"] / 3600, abs_=1e-6)
+    r = run(["summary", "--memory-unit", "megabytes", "--time-unit", "minutes", recorded["json"]])
+    assert r.returncode == 0, r.stderr
+    assert " megabytes" in r.stdout and " minutes" in r.stdout
+
+
+def test_text_summary_is_aligned(recorded):
+    r = run(["summary", recorded["json"], recorded["csv"]])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count("== ") == 2
+    for label in ("Duration", "Samples", "CPU time", "Cores", "PSS", "Memory used"):
+        assert label in r.stdout
+    # values start in one column
+    cols = {l.index(l.split()[-1]) for l in r.stdout.splitlines() if l.startswith("  Samples")}
+    assert len(cols) == 1
+
+
+def test_summary_at_exit_carries_the_exit_status(tmp_path):
+    r = run(["-q", "-i", "0.1", "--summary", "--job-name", "failing", "--", "/bin/sh", "-c", "sleep 0.3; exit 3"])
+    assert r.returncode == 3
+    assert "Exit status" in r.stderr and "failing" in r.stderr
+    status_line = [l for l in r.stderr.splitlines() if "Exit status" in l][0]
+    assert status_line.split()[-1] == "3"
+    assert "Host" in r.stderr
+    # the config file says the same
+    (tmp_path / "rt.toml").write_text("[tracker]\nsummary = true\nquiet = true\n")
+    r = run(["-c", str(tmp_path / "rt.toml"), "--", "/bin/sh", "-c", "kill -9 $$"])
+    assert r.returncode == 137
+    assert "SIGKILL" in r.stderr
+
+
+def test_errors(tmp_path):
+    r = run(["summary"])
+    assert r.returncode == 2 and "no FILE" in r.stderr
+    r = run(["summary", str(tmp_path / "missing.jsonl")])
+    assert r.returncode == 2 and "missing.jsonl" in r.stderr
+    r = run(["summary", "--memory-unit", "parsecs", "x"])
+    assert r.returncode == 2 and "parsecs" in r.stderr
+    r = run(["summary", "--bogus", "x"])
+    assert r.returncode == 2
+    junk = tmp_path / "junk.txt"
+    junk.write_text("hello world\n")
+    r = run(["summary", str(junk)])
+    assert r.returncode == 2 and "junk.txt" in r.stderr
+    only_bad = tmp_path / "bad.jsonl"
+    only_bad.write_text('{"timestamp_secs": 1, "interval_secs": \n')
+    r = run(["summary", str(only_bad)])
+    assert r.returncode == 2
+    assert "bad.jsonl" in r.stderr
+
+
+def test_malformed_lines_are_reported_and_skipped(recorded, tmp_path):
+    lines = open(recorded["json"]).read().splitlines()
+    broken = lines[:2] + ['{"timestamp_secs": oops}'] + lines[2:]
+    p = tmp_path / "broken.jsonl"
+    p.write_text("\n".join(broken) + "\n")
+    r = run(["summary", "--json", str(p)])
+    assert r.returncode == 0, r.stderr
+    assert f"{p}:3:" in r.stderr
+    assert json.loads(r.stdout)["samples"] == len(lines)
