@@ -182,6 +182,8 @@ static char *summary_json(const rt_summary *s)
     return buf;
 }
 
+/* Bind s, v or v at i, or NULL for a missing value (NULL, NaN, RT_NULL_I64). Return an SQLite
+ * result code. */
 static int bind_text(sqlite3_stmt *st, int i, const char *s)
 {
     return s ? sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, i);
@@ -377,9 +379,13 @@ static sqlite3 *open_read(const char *path)
             sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
             sqlite3_extended_result_codes(db, 1);
             has = has_runs(db);
-            if (has >= 0)
-                return has ? db : (cli_say("history %s: no runs recorded there (not a run history)", path),
-                                   sqlite3_close(db), (sqlite3 *)NULL);
+            if (has > 0)
+                return db;
+            if (has == 0) {
+                cli_say("history %s: no runs recorded there (not a run history)", path);
+                sqlite3_close(db);
+                return NULL;
+            }
             rc = -has;
         }
         if (attempt == 0 && rc == SQLITE_READONLY_ROLLBACK) {
@@ -392,6 +398,27 @@ static sqlite3 *open_read(const char *path)
         return NULL;
     }
     return NULL;
+}
+
+/* Prepares sql (selecting runs, with ?1 the row limit and ?2 the job when job is not NULL)
+ * into *st and binds last (<= 0: no limit) and job. Returns an SQLite result code. */
+static int query_runs(sqlite3 *db, const char *sql, const char *job, long last, sqlite3_stmt **st)
+{
+    int rc = sqlite3_prepare_v2(db, sql, -1, st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(*st, 1, last > 0 ? last : -1);
+    if (rc == SQLITE_OK && job)
+        rc = sqlite3_bind_text(*st, 2, job, -1, SQLITE_STATIC);
+    return rc;
+}
+
+/* Steps st: true with a row, false at the end or on an error (then *rc holds it). */
+static bool next_row(sqlite3_stmt *st, int *rc)
+{
+    int step = sqlite3_step(st);
+    if (step != SQLITE_ROW && step != SQLITE_DONE)
+        *rc = step;
+    return step == SQLITE_ROW;
 }
 
 /* All doubles of s to NaN, the rest zero. */
@@ -442,24 +469,13 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
         return -1;
     }
     sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_bind_int(st, 1, last > 0 ? last : -1);
-    if (rc == SQLITE_OK && job)
-        rc = sqlite3_bind_text(st, 2, job, -1, SQLITE_STATIC);
+    int rc = query_runs(db, sql, job, last, &st);
     rt_summary *v = NULL;
     size_t nv = 0, capv = 0, plen = 0, pcap = 0;
     size_t(*offs)[2] = NULL; /* pool offsets + 1 of each row's job_name and allocation */
     char *pool = NULL;
     bool oom = false;
-    while (rc == SQLITE_OK && !oom) {
-        int step = sqlite3_step(st);
-        if (step == SQLITE_DONE)
-            break;
-        if (step != SQLITE_ROW) {
-            rc = step;
-            break;
-        }
+    while (rc == SQLITE_OK && !oom && next_row(st, &rc)) {
         if (nv == capv) {
             capv = capv ? capv * 2 : 8;
             rt_summary *nvp = realloc(v, capv * sizeof *v);
@@ -618,6 +634,7 @@ static int col_index(sqlite3_stmt *st, const char *name)
     return -1;
 }
 
+/* Column i of the row as a double: NaN when NULL or when there is no such column (i < 0). */
 static double col_real(sqlite3_stmt *st, int i)
 {
     return i < 0 || sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
@@ -678,10 +695,7 @@ static void table_row(sqlite3_stmt *st, char cells[TC_N][CELL])
         snprintf(cells[TC_EXIT], CELL, "-");
     else
         snprintf(cells[TC_EXIT], CELL, "%d", sqlite3_column_int(st, ie));
-    double d = col_real(st, col_index(st, "duration_secs"));
-    if (isnan(d))
-        d = col_real(st, col_index(st, "end_secs")) - start;
-    fmt_duration(cells[TC_DURATION], CELL, d);
+    fmt_duration(cells[TC_DURATION], CELL, col_real(st, col_index(st, "end_secs")) - start); /* the run's wall time */
     double cores = col_real(st, col_index(st, "process_cores_mean"));
     double pss = col_real(st, col_index(st, "process_pss_mib_peak"));
     if (isnan(cores))
@@ -761,22 +775,11 @@ int cli_history_main(cli_options *o)
     const char *sql = job ? "SELECT * FROM runs WHERE job_name = ?2 ORDER BY id DESC LIMIT ?1"
                           : "SELECT * FROM runs ORDER BY id DESC LIMIT ?1";
     sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_bind_int64(st, 1, last > 0 ? last : -1);
-    if (rc == SQLITE_OK && job)
-        rc = sqlite3_bind_text(st, 2, job, -1, SQLITE_STATIC);
+    int rc = query_runs(db, sql, job, last, &st);
     char(*rows)[TC_N][CELL] = NULL;
     size_t n = 0, cap = 0;
     bool oom = false;
-    while (rc == SQLITE_OK) {
-        int step = sqlite3_step(st);
-        if (step == SQLITE_DONE)
-            break;
-        if (step != SQLITE_ROW) {
-            rc = step;
-            break;
-        }
+    while (rc == SQLITE_OK && !oom && next_row(st, &rc)) {
         if (json) {
             if (print_json_row(st) < 0)
                 oom = true;
@@ -793,8 +796,6 @@ int cli_history_main(cli_options *o)
             }
             table_row(st, rows[n++]);
         }
-        if (oom)
-            break;
     }
     if (rc != SQLITE_OK)
         cli_say("history %s: %s", path, sqlite3_errmsg(db));
