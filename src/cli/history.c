@@ -1,25 +1,817 @@
-/* history.c - resource-tracker history (not built yet). */
+/* history.c - the run history (SQLite): a tracking run with --history appends one row per run
+ * (job metadata, command, exit status, host, cloud, statistics), `resource-tracker history`
+ * lists the runs, and cli_history_summaries gives `recommend --job` a job's last good runs.
+ *
+ * Storage and concurrency. The database keeps SQLite's default rollback journal (DELETE mode)
+ * with synchronous=FULL, and each run is one INSERT in a BEGIN IMMEDIATE transaction:
+ *  - two writers at once both land: BEGIN IMMEDIATE takes the write lock before anything is
+ *    read, so writers queue on it (sqlite3_busy_timeout, 10 s) instead of failing with a lock
+ *    upgrade deadlock; the table is created inside the same transaction, so two first runs
+ *    cannot both create it;
+ *  - a crash mid-write loses nothing already stored: the journal holds the original pages,
+ *    synced before the database file is touched; the next connection that finds it "hot"
+ *    rolls it back. cli_history_summaries and `history` open read-only, and a read-only
+ *    connection cannot roll back, so they retry once read-write (never creating) to recover;
+ *  - WAL was not chosen: it needs shared memory (no network file systems, and a read-only
+ *    reader needs the -shm file writable or present), leaves -wal/-shm files beside the
+ *    database, and buys concurrency between readers and writers that one row per run does
+ *    not need.
+ * The file is created with SQLite's 0644 less the umask. The directory must be writable (the
+ * journal is created beside the database). Schema: PRAGMA user_version 1; later versions
+ * only add columns, and a newer database is written naming this version's columns. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <jansson.h>
+#include <sqlite3.h>
+
 #include "cli.h"
 
-int cli_history_main(cli_options *o)
+#define SCHEMA_VERSION 1
+#define BUSY_TIMEOUT_MS 10000
+
+/* ---- the columns --------------------------------------------------------------------- */
+
+typedef enum col_src { SRC_RUN, SRC_JOB, SRC_HOST, SRC_CLOUD, SRC_SUM } col_src;
+
+/* Run-level columns that need code of their own (SRC_RUN; off holds which). */
+enum { X_START, X_END, X_VERSION, X_TAGS, X_COMMAND, X_PID, X_EXIT, X_SAMPLES, X_ALLOCATION, X_SUMMARY_JSON };
+
+/* One column of the runs table: its name, its type ('T' text, 'I' integer, 'R' real), and
+ * where the value lives (the field at offset off in the rt_job, rt_host, rt_cloud or
+ * rt_summary of the run). */
+typedef struct col {
+    const char *name;
+    char type;
+    col_src src;
+    size_t off;
+} col;
+
+#define RUN(n, t, x) {n, t, SRC_RUN, x}
+#define JOB(f) {#f, 'T', SRC_JOB, offsetof(rt_job, f)}
+#define HOST(n, t, f) {n, t, SRC_HOST, offsetof(rt_host, f)}
+#define CLOUD(f) {"cloud_" #f, 'T', SRC_CLOUD, offsetof(rt_cloud, f)}
+#define SUM(f) {#f, 'R', SRC_SUM, offsetof(rt_summary, f)}
+#define DIST(f)                                                                                                        \
+    {#f "_mean", 'R', SRC_SUM, offsetof(rt_summary, f.mean)}, {#f "_peak", 'R', SRC_SUM, offsetof(rt_summary, f.peak)}, \
+        {#f "_p50", 'R', SRC_SUM, offsetof(rt_summary, f.p50)}, {#f "_p95", 'R', SRC_SUM, offsetof(rt_summary, f.p95)}
+
+/* Every column after id, in table order. The SRC_SUM ones are every double of rt_summary but
+ * start_secs and end_secs (the run's own times stand for them), so a summary comes back whole. */
+static const col cols[] = {
+    RUN("start_secs", 'R', X_START), RUN("end_secs", 'R', X_END), RUN("tool_version", 'T', X_VERSION),
+    JOB(job_name), JOB(project_name), JOB(stage_name), JOB(task_name), JOB(team), JOB(env), JOB(language),
+    JOB(orchestrator), JOB(executor), JOB(external_run_id), JOB(container_image),
+    RUN("tags", 'T', X_TAGS), RUN("command", 'T', X_COMMAND), RUN("pid", 'I', X_PID), RUN("exit_status", 'I', X_EXIT),
+    HOST("host_hostname", 'T', hostname), HOST("host_id", 'T', host_id), HOST("host_vcpus", 'I', vcpus),
+    HOST("host_cpu_model", 'T', cpu_model), HOST("host_memory_mib", 'R', memory_mib),
+    HOST("host_gpu_model", 'T', gpu_model), HOST("host_gpu_count", 'I', gpu_count),
+    HOST("host_gpu_memory_mib", 'R', gpu_memory_mib), HOST("host_allocation", 'T', allocation),
+    CLOUD(vendor_id), CLOUD(region_id), CLOUD(zone_id), CLOUD(instance_type),
+    RUN("samples", 'I', X_SAMPLES), SUM(duration_secs),
+    SUM(process_cpu_secs), DIST(process_cores), DIST(process_pss_mib), DIST(process_rss_mib),
+    DIST(process_gpu_usage), DIST(process_gpu_vram_mib), SUM(process_gpus_used),
+    SUM(process_read_bytes), SUM(process_write_bytes),
+    SUM(cpu_count), DIST(cpu_cores), DIST(memory_used_mib), SUM(memory_total_mib),
+    DIST(gpu_usage), DIST(gpu_vram_mib), SUM(gpu_count), SUM(gpu_vram_total_mib),
+    SUM(disk_read_bytes), SUM(disk_write_bytes), SUM(net_recv_bytes), SUM(net_sent_bytes),
+    SUM(disk_space_used_peak_bytes), SUM(disk_space_total_bytes),
+    RUN("allocation", 'T', X_ALLOCATION), RUN("summary_json", 'T', X_SUMMARY_JSON),
+};
+#define NCOLS (sizeof cols / sizeof cols[0])
+
+/* Appends s to buf (cap bytes, *len used). Returns 0, or -1 when it does not fit. */
+static int put(char *buf, size_t cap, size_t *len, const char *s)
 {
-    (void)o;
-    cli_say("'history' is not available yet in this version");
-    return EXIT_USAGE;
+    size_t n = strlen(s);
+    if (*len + n >= cap)
+        return -1;
+    memcpy(buf + *len, s, n + 1);
+    *len += n;
+    return 0;
+}
+
+/* Writes into buf: head, then every column's name (with its SQL type when typed), joined by
+ * ", ", then tail. only_sum keeps the statistics columns alone. Returns 0, or -1 when buf is
+ * too small (a bug: the buffers below are sized for the table). */
+static int col_list(char *buf, size_t cap, const char *head, bool typed, bool only_sum, const char *tail)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    if (put(buf, cap, &len, head) < 0)
+        return -1;
+    bool first = true;
+    for (size_t i = 0; i < NCOLS; i++) {
+        if (only_sum && cols[i].src != SRC_SUM)
+            continue;
+        const char *type = cols[i].type == 'T' ? " TEXT" : cols[i].type == 'I' ? " INTEGER" : " REAL";
+        if ((!first && put(buf, cap, &len, ", ") < 0) || put(buf, cap, &len, cols[i].name) < 0 ||
+            (typed && put(buf, cap, &len, type) < 0))
+            return -1;
+        first = false;
+    }
+    return put(buf, cap, &len, tail);
+}
+
+/* ---- values to store ------------------------------------------------------------------ */
+
+/* A JSON string for s; bytes that are not UTF-8 become '?'. Returns a new reference, or NULL
+ * when out of memory. */
+static json_t *json_str_lossy(const char *s)
+{
+    json_t *j = json_string(s);
+    if (j)
+        return j;
+    char *copy = strdup(s);
+    if (!copy)
+        return NULL;
+    for (char *p = copy; *p; p++)
+        if ((unsigned char)*p >= 0x80)
+            *p = '?';
+    j = json_string(copy);
+    free(copy);
+    return j;
+}
+
+/* A JSON array of the n strings v (or of v up to its NULL when n is SIZE_MAX), as compact
+ * text. Returns malloc'd text (the caller frees it), or NULL for no v or out of memory. */
+static char *json_str_array(const char *const *v, size_t n)
+{
+    if (!v)
+        return NULL;
+    json_t *a = json_array();
+    if (!a)
+        return NULL;
+    for (size_t i = 0; i < n && v[i]; i++)
+        if (json_array_append_new(a, json_str_lossy(v[i])) < 0) {
+            json_decref(a);
+            return NULL;
+        }
+    char *text = json_dumps(a, JSON_COMPACT);
+    json_decref(a);
+    return text;
+}
+
+/* The summary as JSON text from rt_format_summary. Returns malloc'd text, or NULL when there
+ * is none (no summary, the formatter declined, out of memory). */
+static char *summary_json(const rt_summary *s)
+{
+    if (!s)
+        return NULL;
+    char probe[1];
+    size_t n = rt_format_summary(s, NULL, NULL, probe, sizeof probe);
+    if (n == 0)
+        return NULL;
+    char *buf = malloc(n + 1);
+    if (buf && rt_format_summary(s, NULL, NULL, buf, n + 1) != n) {
+        free(buf);
+        return NULL;
+    }
+    if (buf) { /* the formatter ends the object with a newline: not part of the value */
+        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+            buf[--n] = '\0';
+    }
+    return buf;
+}
+
+/* Bind s, v or v at i, or NULL for a missing value (NULL, NaN, RT_NULL_I64). Return an SQLite
+ * result code. */
+static int bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+    return s ? sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, i);
+}
+
+static int bind_real(sqlite3_stmt *st, int i, double v)
+{
+    return isnan(v) ? sqlite3_bind_null(st, i) : sqlite3_bind_double(st, i, v);
+}
+
+static int bind_int(sqlite3_stmt *st, int i, int64_t v)
+{
+    return v == RT_NULL_I64 ? sqlite3_bind_null(st, i) : sqlite3_bind_int64(st, i, v);
+}
+
+/* The value of a run-level column (SRC_RUN) bound at i. tags/command/sjson are the JSON texts
+ * made beforehand. Returns an SQLite result code. */
+static int bind_run(sqlite3_stmt *st, int i, size_t which, const cli_run_result *r, const char *tags,
+                    const char *command, const char *sjson)
+{
+    const rt_summary *s = r->summary;
+    switch (which) {
+    case X_START: return bind_real(st, i, r->start_secs);
+    case X_END: return bind_real(st, i, r->end_secs);
+    case X_VERSION: return bind_text(st, i, rt_version());
+    case X_TAGS: return bind_text(st, i, tags);
+    case X_COMMAND: return bind_text(st, i, command);
+    case X_PID: return r->pid > 0 ? sqlite3_bind_int64(st, i, r->pid) : sqlite3_bind_null(st, i);
+    case X_EXIT: return r->exit_status >= 0 ? sqlite3_bind_int(st, i, r->exit_status) : sqlite3_bind_null(st, i);
+    case X_SAMPLES: return s ? sqlite3_bind_int64(st, i, (sqlite3_int64)s->samples) : sqlite3_bind_null(st, i);
+    case X_ALLOCATION:
+        return bind_text(st, i, s && s->allocation ? s->allocation : r->host ? r->host->allocation : NULL);
+    case X_SUMMARY_JSON: return bind_text(st, i, sjson);
+    default: return sqlite3_bind_null(st, i);
+    }
+}
+
+/* Binds every column of the INSERT. Returns SQLITE_OK or the first error. */
+static int bind_all(sqlite3_stmt *st, const cli_run_result *r, const char *tags, const char *command,
+                    const char *sjson)
+{
+    int rc = SQLITE_OK;
+    for (size_t k = 0; k < NCOLS && rc == SQLITE_OK; k++) {
+        const col *c = &cols[k];
+        int i = (int)k + 1;
+        const void *base = c->src == SRC_JOB     ? (const void *)r->job
+                           : c->src == SRC_HOST  ? (const void *)r->host
+                           : c->src == SRC_CLOUD ? (const void *)r->cloud
+                           : c->src == SRC_SUM   ? (const void *)r->summary
+                                                 : NULL;
+        if (c->src == SRC_RUN)
+            rc = bind_run(st, i, c->off, r, tags, command, sjson);
+        else if (!base || (c->src == SRC_JOB && c->off + sizeof(char *) > r->job->struct_size))
+            rc = sqlite3_bind_null(st, i);
+        else if (c->type == 'T')
+            rc = bind_text(st, i, *(const char *const *)((const char *)base + c->off));
+        else if (c->type == 'I')
+            rc = bind_int(st, i, *(const int64_t *)((const char *)base + c->off));
+        else
+            rc = bind_real(st, i, *(const double *)((const char *)base + c->off));
+    }
+    return rc;
+}
+
+/* ---- writing -------------------------------------------------------------------------- */
+
+/* Runs sql (no rows wanted). Returns an SQLite result code. */
+static int exec(sqlite3 *db, const char *sql)
+{
+    return sqlite3_exec(db, sql, NULL, NULL, NULL);
+}
+
+/* Inside the write transaction: creates the table when missing and stamps the schema
+ * version on a new database. Returns an SQLite result code. */
+static int ensure_schema(sqlite3 *db)
+{
+    char sql[8192];
+    if (col_list(sql, sizeof sql, "CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY AUTOINCREMENT, ", true,
+                 false, ")") < 0)
+        return SQLITE_TOOBIG;
+    int rc = exec(db, sql);
+    if (rc == SQLITE_OK)
+        rc = exec(db, "CREATE INDEX IF NOT EXISTS runs_job ON runs (job_name, exit_status, id)");
+    sqlite3_stmt *st = NULL;
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL);
+    int version = 0;
+    if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        version = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (rc == SQLITE_OK && version == 0) {
+        char pragma[64];
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", SCHEMA_VERSION);
+        rc = exec(db, pragma);
+    }
+    return rc;
+}
+
+/* The INSERT of the run, prepared, bound and stepped. Returns an SQLite result code. */
+static int insert_run(sqlite3 *db, const cli_run_result *r)
+{
+    char sql[8192];
+    size_t len = 0;
+    if (col_list(sql, sizeof sql, "INSERT INTO runs (", false, false, ") VALUES (") < 0)
+        return SQLITE_TOOBIG;
+    len = strlen(sql);
+    for (size_t i = 0; i < NCOLS; i++)
+        if (put(sql, sizeof sql, &len, i ? ", ?" : "?") < 0)
+            return SQLITE_TOOBIG;
+    if (put(sql, sizeof sql, &len, ")") < 0)
+        return SQLITE_TOOBIG;
+    char *tags = r->job ? json_str_array(r->job->tags, r->job->tag_count) : NULL;
+    char *command = json_str_array((const char *const *)r->command, SIZE_MAX);
+    char *sjson = summary_json(r->summary);
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = bind_all(st, r, tags, command, sjson);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_DONE)
+            rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    free(tags);
+    free(command);
+    free(sjson);
+    return rc;
 }
 
 int cli_history_append(const char *path, const cli_run_result *r)
 {
-    (void)path;
-    (void)r;
-    return -1;
+    sqlite3 *db = NULL;
+    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+        rc = exec(db, "PRAGMA synchronous = FULL");
+    }
+    if (rc == SQLITE_OK)
+        rc = exec(db, "BEGIN IMMEDIATE");
+    if (rc == SQLITE_OK)
+        rc = ensure_schema(db);
+    if (rc == SQLITE_OK)
+        rc = insert_run(db, r);
+    if (rc == SQLITE_OK)
+        rc = exec(db, "COMMIT");
+    if (rc != SQLITE_OK) {
+        /* the message before the rollback: it would replace it */
+        const char *msg = db && sqlite3_errcode(db) != SQLITE_OK ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+        cli_say("warning: history %s: %s (the run was not recorded)", path, msg);
+        if (db && !sqlite3_get_autocommit(db))
+            exec(db, "ROLLBACK");
+    }
+    sqlite3_close(db);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
+/* ---- reading -------------------------------------------------------------------------- */
+
+/* Whether db has the runs table: 1 yes, 0 no, or an SQLite error code (negated). */
+static int has_runs(sqlite3 *db)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'runs'", -1, &st,
+                                NULL);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        rc = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -rc;
+    } else {
+        rc = -rc;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Opens the history at path for reading: read-only, or read-write (never creating) when a
+ * crashed writer's journal must be rolled back first. Returns the connection (close with
+ * sqlite3_close), or NULL after saying why (missing file, not a database, no runs table). */
+static sqlite3 *open_read(const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) < 0) {
+        cli_say("history %s: %s", path,
+                errno == ENOENT ? "no such file (no run has been recorded there yet)" : strerror(errno));
+        return NULL;
+    }
+    sqlite3 *db = NULL;
+    int has = 0;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        int flags = attempt == 0 ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+        int rc = sqlite3_open_v2(path, &db, flags, NULL);
+        if (rc == SQLITE_OK) {
+            sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+            sqlite3_extended_result_codes(db, 1);
+            has = has_runs(db);
+            if (has > 0)
+                return db;
+            if (has == 0) {
+                cli_say("history %s: no runs recorded there (not a run history)", path);
+                sqlite3_close(db);
+                return NULL;
+            }
+            rc = -has;
+        }
+        if (attempt == 0 && rc == SQLITE_READONLY_ROLLBACK) {
+            sqlite3_close(db); /* a hot journal: recover it with write access */
+            db = NULL;
+            continue;
+        }
+        cli_say("history %s: %s", path, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+        sqlite3_close(db);
+        return NULL;
+    }
+    return NULL;
+}
+
+/* Prepares sql (selecting runs, with ?1 the row limit and ?2 the job when job is not NULL)
+ * into *st and binds last (<= 0: no limit) and job. Returns an SQLite result code. */
+static int query_runs(sqlite3 *db, const char *sql, const char *job, long last, sqlite3_stmt **st)
+{
+    int rc = sqlite3_prepare_v2(db, sql, -1, st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(*st, 1, last > 0 ? last : -1);
+    if (rc == SQLITE_OK && job)
+        rc = sqlite3_bind_text(*st, 2, job, -1, SQLITE_STATIC);
+    return rc;
+}
+
+/* Steps st: true with a row, false at the end or on an error (then *rc holds it). */
+static bool next_row(sqlite3_stmt *st, int *rc)
+{
+    int step = sqlite3_step(st);
+    if (step != SQLITE_ROW && step != SQLITE_DONE)
+        *rc = step;
+    return step == SQLITE_ROW;
+}
+
+/* All doubles of s to NaN, the rest zero. */
+static void summary_clear(rt_summary *s)
+{
+    memset(s, 0, sizeof *s);
+    s->start_secs = s->end_secs = NAN;
+    for (size_t i = 0; i < NCOLS; i++)
+        if (cols[i].src == SRC_SUM)
+            *(double *)((char *)s + cols[i].off) = NAN;
+}
+
+/* A copy of column i's text into a growing pool; returns the pool offset + 1, or 0 for NULL
+ * (or out of memory, which *oom records). */
+static size_t pool_add(char **pool, size_t *len, size_t *cap, sqlite3_stmt *st, int i, bool *oom)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    if (!t)
+        return 0;
+    size_t n = strlen((const char *)t) + 1;
+    if (*len + n > *cap) {
+        size_t c = (*cap ? *cap * 2 : 256) + n;
+        char *p = realloc(*pool, c);
+        if (!p) {
+            *oom = true;
+            return 0;
+        }
+        *pool = p;
+        *cap = c;
+    }
+    memcpy(*pool + *len, t, n);
+    *len += n;
+    return *len - n + 1;
 }
 
 int cli_history_summaries(const char *path, const char *job, int last, rt_summary **out, size_t *n)
 {
-    (void)path; (void)job; (void)last;
     *out = NULL;
     *n = 0;
-    cli_say("history: not available yet in this version");
+    sqlite3 *db = open_read(path);
+    if (!db)
+        return -1;
+    char sql[8192];
+    if (col_list(sql, sizeof sql, "SELECT job_name, allocation, samples, start_secs, end_secs, ", false, true,
+                 job ? " FROM runs WHERE exit_status = 0 AND job_name = ?2 ORDER BY id DESC LIMIT ?1"
+                     : " FROM runs WHERE exit_status = 0 ORDER BY id DESC LIMIT ?1") < 0) {
+        sqlite3_close(db);
+        return -1;
+    }
+    sqlite3_stmt *st = NULL;
+    int rc = query_runs(db, sql, job, last, &st);
+    rt_summary *v = NULL;
+    size_t nv = 0, capv = 0, plen = 0, pcap = 0;
+    size_t(*offs)[2] = NULL; /* pool offsets + 1 of each row's job_name and allocation */
+    char *pool = NULL;
+    bool oom = false;
+    while (rc == SQLITE_OK && !oom && next_row(st, &rc)) {
+        if (nv == capv) {
+            capv = capv ? capv * 2 : 8;
+            rt_summary *nvp = realloc(v, capv * sizeof *v);
+            size_t(*no)[2] = nvp ? realloc(offs, capv * sizeof *offs) : NULL;
+            if (nvp)
+                v = nvp;
+            if (!nvp || !no) {
+                oom = true;
+                break;
+            }
+            offs = no;
+        }
+        rt_summary *s = &v[nv];
+        summary_clear(s);
+        offs[nv][0] = pool_add(&pool, &plen, &pcap, st, 0, &oom);
+        offs[nv][1] = pool_add(&pool, &plen, &pcap, st, 1, &oom);
+        s->samples = sqlite3_column_type(st, 2) == SQLITE_NULL ? 0 : (uint64_t)sqlite3_column_int64(st, 2);
+        int k = 3;
+        double *times[2] = {&s->start_secs, &s->end_secs};
+        for (int t = 0; t < 2; t++, k++)
+            if (sqlite3_column_type(st, k) != SQLITE_NULL)
+                *times[t] = sqlite3_column_double(st, k);
+        for (size_t i = 0; i < NCOLS; i++) {
+            if (cols[i].src != SRC_SUM)
+                continue;
+            if (sqlite3_column_type(st, k) != SQLITE_NULL)
+                *(double *)((char *)s + cols[i].off) = sqlite3_column_double(st, k);
+            k++;
+        }
+        s->has_process = !isnan(s->process_cores.mean) || !isnan(s->process_pss_mib.peak) ||
+                         !isnan(s->process_cpu_secs);
+        nv++;
+    }
+    if (rc != SQLITE_OK)
+        cli_say("history %s: %s", path, sqlite3_errmsg(db));
+    else if (oom)
+        cli_say("history %s: out of memory", path);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    rt_summary *block = NULL;
+    if (rc == SQLITE_OK && !oom && nv > 0) {
+        /* one block: the summaries, then the strings they point to */
+        block = malloc(nv * sizeof *block + plen);
+        if (!block) {
+            oom = true;
+            cli_say("history %s: out of memory", path);
+        } else {
+            char *strs = (char *)(block + nv);
+            if (plen)
+                memcpy(strs, pool, plen);
+            for (size_t i = 0; i < nv; i++) {
+                block[i] = v[i];
+                block[i].job_name = offs[i][0] ? strs + offs[i][0] - 1 : NULL;
+                block[i].allocation = offs[i][1] ? strs + offs[i][1] - 1 : NULL;
+            }
+        }
+    }
+    free(v);
+    free(offs);
+    free(pool);
+    if (rc != SQLITE_OK || oom)
+        return -1;
+    *out = block;
+    *n = nv;
+    return 0;
+}
+
+/* ---- resource-tracker history --------------------------------------------------------- */
+
+static const char history_usage[] =
+    "Usage: resource-tracker history [--job NAME] [--last N] [--json] [--history FILE]\n"
+    "Lists the runs recorded with --history, newest first.\n"
+    "  --job NAME       only the runs of this job\n"
+    "  --last N         only the newest N runs\n"
+    "  --json           one JSON object per run and line (every column; tags, command and\n"
+    "                   summary as JSON), instead of the table\n"
+    "  --history FILE   the run history (default: TRACKER_HISTORY, else [history] path)\n";
+
+/* The value of option name at argv[*i] ("--name VALUE" or "--name=VALUE"), advancing *i past
+ * it. Returns the value, NULL when argv[*i] is another option, or sets *missing when the
+ * value is absent. */
+static const char *opt_value(char **argv, int argc, int *i, const char *name, bool *missing)
+{
+    size_t n = strlen(name);
+    const char *a = argv[*i];
+    if (strncmp(a, name, n) != 0)
+        return NULL;
+    if (a[n] == '=')
+        return a + n + 1;
+    if (a[n] != '\0')
+        return NULL;
+    if (*i + 1 >= argc) {
+        *missing = true;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+/* "2024-05-01 12:00:03" in UTC for Unix time t into buf. */
+static void fmt_time(char *buf, size_t cap, double t)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    if (isnan(t) || !gmtime_r(&tt, &tm) || strftime(buf, cap, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+        snprintf(buf, cap, "-");
+}
+
+/* A duration for people: "12.3s", "4m05s", "3h02m". */
+static void fmt_duration(char *buf, size_t cap, double s)
+{
+    if (isnan(s) || s < 0)
+        snprintf(buf, cap, "-");
+    else if (s < 60)
+        snprintf(buf, cap, "%.1fs", s);
+    else if (s < 3600)
+        snprintf(buf, cap, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
+    else
+        snprintf(buf, cap, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
+}
+
+/* The command column: the argv joined by spaces, cut at max bytes (at a UTF-8 boundary) with
+ * "..."; "pid N" when a --pid was tracked, "-" for the machine. */
+static void fmt_command(char *buf, size_t cap, const char *json_text, sqlite3_int64 pid, bool has_pid)
+{
+    const size_t max = 50;
+    size_t len = 0;
+    buf[0] = '\0';
+    json_t *a = json_text ? json_loads(json_text, 0, NULL) : NULL;
+    size_t i;
+    json_t *v;
+    json_array_foreach(a, i, v)
+    {
+        const char *s = json_string_value(v);
+        if (s && ((i > 0 && put(buf, cap, &len, " ") < 0) || put(buf, cap, &len, s) < 0))
+            break;
+    }
+    json_decref(a);
+    if (len == 0 && has_pid)
+        snprintf(buf, cap, "pid %lld", (long long)pid);
+    else if (len == 0)
+        snprintf(buf, cap, "-");
+    else if (len > max && cap > max + 4) {
+        size_t cut = max - 3;
+        while (cut > 0 && ((unsigned char)buf[cut] & 0xC0) == 0x80)
+            cut--;
+        memcpy(buf + cut, "...", 4);
+    }
+}
+
+/* The column named name in the row of st, or -1. */
+static int col_index(sqlite3_stmt *st, const char *name)
+{
+    for (int i = 0; i < sqlite3_column_count(st); i++)
+        if (strcmp(sqlite3_column_name(st, i), name) == 0)
+            return i;
     return -1;
+}
+
+/* Column i of the row as a double: NaN when NULL or when there is no such column (i < 0). */
+static double col_real(sqlite3_stmt *st, int i)
+{
+    return i < 0 || sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+/* Prints the row as one JSON object: every column under its name, with tags, command and
+ * summary_json (as "summary") parsed. Returns 0, or -1 when out of memory. */
+static int print_json_row(sqlite3_stmt *st)
+{
+    json_t *o = json_object();
+    if (!o)
+        return -1;
+    for (int i = 0; i < sqlite3_column_count(st); i++) {
+        const char *name = sqlite3_column_name(st, i);
+        json_t *v = NULL;
+        switch (sqlite3_column_type(st, i)) {
+        case SQLITE_INTEGER: v = json_integer(sqlite3_column_int64(st, i)); break;
+        case SQLITE_FLOAT: v = json_real(sqlite3_column_double(st, i)); break;
+        case SQLITE_TEXT: {
+            const char *t = (const char *)sqlite3_column_text(st, i);
+            bool is_json = !strcmp(name, "tags") || !strcmp(name, "command") || !strcmp(name, "summary_json");
+            v = is_json ? json_loads(t, 0, NULL) : NULL;
+            if (!v)
+                v = json_str_lossy(t);
+            break;
+        }
+        default: v = json_null(); break;
+        }
+        if (!strcmp(name, "summary_json"))
+            name = "summary";
+        if (!v || json_object_set_new(o, name, v) < 0) {
+            json_decref(o);
+            return -1;
+        }
+    }
+    char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    if (!text)
+        return -1;
+    puts(text);
+    free(text);
+    return 0;
+}
+
+enum { TC_ID, TC_START, TC_JOB, TC_EXIT, TC_DURATION, TC_CORES, TC_PSS, TC_COMMAND, TC_N };
+#define CELL 128
+
+/* The cells of the table row for the row of st into cells. */
+static void table_row(sqlite3_stmt *st, char cells[TC_N][CELL])
+{
+    snprintf(cells[TC_ID], CELL, "%lld", (long long)sqlite3_column_int64(st, col_index(st, "id")));
+    double start = col_real(st, col_index(st, "start_secs"));
+    fmt_time(cells[TC_START], CELL, start);
+    const unsigned char *job = sqlite3_column_text(st, col_index(st, "job_name"));
+    snprintf(cells[TC_JOB], CELL, "%.100s", job ? (const char *)job : "-");
+    int ie = col_index(st, "exit_status");
+    if (sqlite3_column_type(st, ie) == SQLITE_NULL)
+        snprintf(cells[TC_EXIT], CELL, "-");
+    else
+        snprintf(cells[TC_EXIT], CELL, "%d", sqlite3_column_int(st, ie));
+    fmt_duration(cells[TC_DURATION], CELL, col_real(st, col_index(st, "end_secs")) - start); /* the run's wall time */
+    double cores = col_real(st, col_index(st, "process_cores_mean"));
+    double pss = col_real(st, col_index(st, "process_pss_mib_peak"));
+    if (isnan(cores))
+        snprintf(cells[TC_CORES], CELL, "-");
+    else
+        snprintf(cells[TC_CORES], CELL, "%.2f", cores);
+    if (isnan(pss))
+        snprintf(cells[TC_PSS], CELL, "-");
+    else
+        snprintf(cells[TC_PSS], CELL, "%.0f MiB", pss);
+    int ip = col_index(st, "pid");
+    const unsigned char *cmd = sqlite3_column_text(st, col_index(st, "command"));
+    fmt_command(cells[TC_COMMAND], CELL, (const char *)cmd, sqlite3_column_int64(st, ip),
+                sqlite3_column_type(st, ip) != SQLITE_NULL);
+}
+
+/* Prints the rows as an aligned table (numbers to the right). */
+static void print_table(char (*rows)[TC_N][CELL], size_t n)
+{
+    static const char *const head[TC_N] = {"ID", "START (UTC)", "JOB", "EXIT", "DURATION", "CORES", "PSS PEAK",
+                                           "COMMAND"};
+    static const bool right[TC_N] = {true, false, false, true, true, true, true, false};
+    int w[TC_N];
+    for (int c = 0; c < TC_N; c++) {
+        w[c] = (int)strlen(head[c]);
+        for (size_t r = 0; r < n; r++)
+            if ((int)strlen(rows[r][c]) > w[c])
+                w[c] = (int)strlen(rows[r][c]);
+    }
+    for (size_t r = 0; r <= n; r++) {
+        for (int c = 0; c < TC_N; c++) {
+            const char *s = r == 0 ? head[c] : rows[r - 1][c];
+            if (c == TC_N - 1)
+                printf("%s\n", s);
+            else
+                printf(right[c] ? "%*s  " : "%-*s  ", w[c], s);
+        }
+    }
+}
+
+int cli_history_main(cli_options *o)
+{
+    const char *job = NULL, *file = NULL;
+    long last = 0;
+    bool json = false;
+    for (int i = 0; i < o->nsub; i++) {
+        const char *a = o->sub_args[i], *v;
+        bool missing = false;
+        if (!strcmp(a, "--json")) {
+            json = true;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(history_usage, stdout);
+            return 0;
+        } else if ((v = opt_value(o->sub_args, o->nsub, &i, "--job", &missing))) {
+            job = v;
+        } else if ((v = opt_value(o->sub_args, o->nsub, &i, "--history", &missing))) {
+            file = v;
+        } else if ((v = opt_value(o->sub_args, o->nsub, &i, "--last", &missing))) {
+            char *end;
+            errno = 0;
+            last = strtol(v, &end, 10);
+            if (errno || end == v || *end || last < 1 || last > INT32_MAX) {
+                cli_say("history: --last: not a whole number of runs from 1: '%s'", v);
+                return EXIT_USAGE;
+            }
+        } else {
+            cli_say(missing ? "history: %s needs a value" : "history: unknown argument '%s' (see history --help)", a);
+            return EXIT_USAGE;
+        }
+    }
+    const char *path = cli_history_path(o, file ? file : o->args.history);
+    if (!path)
+        return EXIT_USAGE;
+    sqlite3 *db = open_read(path);
+    if (!db)
+        return EXIT_FAIL;
+    const char *sql = job ? "SELECT * FROM runs WHERE job_name = ?2 ORDER BY id DESC LIMIT ?1"
+                          : "SELECT * FROM runs ORDER BY id DESC LIMIT ?1";
+    sqlite3_stmt *st = NULL;
+    int rc = query_runs(db, sql, job, last, &st);
+    char(*rows)[TC_N][CELL] = NULL;
+    size_t n = 0, cap = 0;
+    bool oom = false;
+    while (rc == SQLITE_OK && !oom && next_row(st, &rc)) {
+        if (json) {
+            if (print_json_row(st) < 0)
+                oom = true;
+        } else {
+            if (n == cap) {
+                size_t c = cap ? cap * 2 : 16;
+                void *p = realloc(rows, c * sizeof *rows);
+                if (!p) {
+                    oom = true;
+                    break;
+                }
+                rows = p;
+                cap = c;
+            }
+            table_row(st, rows[n++]);
+        }
+    }
+    if (rc != SQLITE_OK)
+        cli_say("history %s: %s", path, sqlite3_errmsg(db));
+    else if (oom)
+        cli_say("history %s: out of memory", path);
+    else if (!json && n == 0)
+        cli_say(job ? "history %s: no runs of job '%s' recorded" : "history %s: no runs recorded%s", path,
+                job ? job : "");
+    else if (!json)
+        print_table(rows, n);
+    free(rows);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    if (fflush(stdout) != 0 && rc == SQLITE_OK && !oom) {
+        cli_say("history: cannot write the list: %s", strerror(errno));
+        return EXIT_FAIL;
+    }
+    return rc == SQLITE_OK && !oom ? 0 : EXIT_FAIL;
 }

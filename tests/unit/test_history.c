@@ -1,0 +1,234 @@
+/* test_history.c - the run history: what cli_history_append stores comes back whole from
+ * cli_history_summaries (NaN stays NaN), only a job's successful runs, newest first, at most
+ * the last N; unusable databases fail with -1 and leave the job alone. */
+#include "unit.h"
+#include <math.h>
+
+#include "cli.h"
+
+static char dir[] = "/tmp/rt-history-XXXXXX";
+
+static int setup(void **state)
+{
+    (void)state;
+    unit_tmpdir(dir);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void db_path(char *buf, size_t cap, const char *name)
+{
+    snprintf(buf, cap, "%s/%s", dir, name);
+}
+
+/* A summary whose figures are all different, derived from k, with some left NaN. */
+static rt_summary make_summary(double k)
+{
+    rt_summary s;
+    memset(&s, 0, sizeof s);
+    s.samples = (uint64_t)(10 * k);
+    s.duration_secs = 60 * k;
+    s.has_process = 1;
+    s.process_cpu_secs = 30 * k;
+    s.process_cores = (rt_dist){0.5 * k, 1.5 * k, 0.4 * k, 1.2 * k};
+    s.process_pss_mib = (rt_dist){100 * k, 300 * k, 90 * k, 250 * k};
+    s.process_rss_mib = (rt_dist){NAN, 400 * k, NAN, NAN};
+    s.process_gpu_usage = (rt_dist){NAN, NAN, NAN, NAN};
+    s.process_gpu_vram_mib = (rt_dist){NAN, NAN, NAN, NAN};
+    s.process_gpus_used = NAN;
+    s.process_read_bytes = 1e6 * k;
+    s.process_write_bytes = 2e6 * k;
+    s.cpu_count = 8;
+    s.cpu_cores = (rt_dist){2 * k, 3 * k, 2.5 * k, 2.9 * k};
+    s.memory_used_mib = (rt_dist){1000, 2000, 1100, 1900};
+    s.memory_total_mib = 16000;
+    s.gpu_usage = (rt_dist){NAN, NAN, NAN, NAN};
+    s.gpu_vram_mib = (rt_dist){NAN, NAN, NAN, NAN};
+    s.gpu_count = 0;
+    s.gpu_vram_total_mib = NAN;
+    s.disk_read_bytes = 5;
+    s.disk_write_bytes = 6;
+    s.net_recv_bytes = 7;
+    s.net_sent_bytes = NAN;
+    s.disk_space_used_peak_bytes = 8;
+    s.disk_space_total_bytes = 9;
+    s.allocation = "dedicated";
+    return s;
+}
+
+static int append(const char *path, const char *job_name, int exit_status, const rt_summary *s)
+{
+    static const char *const tags[] = {"a=b", "team=ml"};
+    char *cmd[] = {"python3", "train.py", "--lr=0.1", NULL};
+    rt_job job = RT_JOB_INIT;
+    job.job_name = job_name;
+    job.project_name = "proj";
+    job.tags = tags;
+    job.tag_count = 2;
+    rt_host host = {.hostname = "h1", .host_id = "id", .vcpus = 8, .cpu_model = "cpu", .memory_mib = 16000,
+                    .gpu_model = NULL, .gpu_count = RT_NULL_I64, .gpu_memory_mib = NAN, .storage_gb = 100};
+    rt_cloud cloud = {.vendor_id = "aws", .region_id = "eu-central-1", .instance_type = "m5.large"};
+    cli_run_result r = {.job = &job, .command = cmd, .exit_status = exit_status, .start_secs = 1000,
+                        .end_secs = 1000 + s->duration_secs, .host = &host, .cloud = &cloud, .summary = s};
+    return cli_history_append(path, &r);
+}
+
+static void assert_same(double a, double b)
+{
+    if (isnan(a) || isnan(b))
+        assert_true(isnan(a) && isnan(b));
+    else
+        assert_true(a == b);
+}
+
+static void assert_dist(rt_dist a, rt_dist b)
+{
+    assert_same(a.mean, b.mean);
+    assert_same(a.peak, b.peak);
+    assert_same(a.p50, b.p50);
+    assert_same(a.p95, b.p95);
+}
+
+static void round_trip(void **state)
+{
+    (void)state;
+    char path[512];
+    db_path(path, sizeof path, "rt.db");
+    rt_summary s[4];
+    for (int i = 0; i < 4; i++)
+        s[i] = make_summary(i + 1);
+    assert_int_equal(append(path, "train", 0, &s[0]), 0);
+    assert_int_equal(append(path, "train", 0, &s[1]), 0);
+    assert_int_equal(append(path, "other", 0, &s[2]), 0);
+    assert_int_equal(append(path, "train", 1, &s[3]), 0); /* failed: never recommended from */
+
+    rt_summary *out;
+    size_t n;
+    assert_int_equal(cli_history_summaries(path, "train", 5, &out, &n), 0);
+    assert_int_equal(n, 2);
+    /* newest first */
+    const rt_summary *a = &out[0], *b = &s[1];
+    assert_string_equal(a->job_name, "train");
+    assert_string_equal(out[1].job_name, "train");
+    assert_string_equal(a->allocation, "dedicated");
+    assert_int_equal(a->samples, b->samples);
+    assert_true(a->has_process);
+    assert_same(a->start_secs, 1000);
+    assert_same(a->end_secs, 1000 + b->duration_secs);
+    assert_same(a->duration_secs, b->duration_secs);
+    assert_same(a->process_cpu_secs, b->process_cpu_secs);
+    assert_dist(a->process_cores, b->process_cores);
+    assert_dist(a->process_pss_mib, b->process_pss_mib);
+    assert_dist(a->process_rss_mib, b->process_rss_mib);
+    assert_dist(a->process_gpu_usage, b->process_gpu_usage);
+    assert_dist(a->process_gpu_vram_mib, b->process_gpu_vram_mib);
+    assert_dist(a->cpu_cores, b->cpu_cores);
+    assert_dist(a->memory_used_mib, b->memory_used_mib);
+    assert_dist(a->gpu_usage, b->gpu_usage);
+    assert_same(a->process_gpus_used, b->process_gpus_used);
+    assert_same(a->process_read_bytes, b->process_read_bytes);
+    assert_same(a->process_write_bytes, b->process_write_bytes);
+    assert_same(a->cpu_count, 8);
+    assert_same(a->memory_total_mib, 16000);
+    assert_same(a->gpu_count, 0);
+    assert_same(a->gpu_vram_total_mib, NAN);
+    assert_same(a->net_recv_bytes, 7);
+    assert_same(a->net_sent_bytes, NAN);
+    assert_same(a->disk_space_total_bytes, 9);
+    assert_same(out[1].process_cores.mean, s[0].process_cores.mean);
+    free(out);
+
+    assert_int_equal(cli_history_summaries(path, "train", 1, &out, &n), 0);
+    assert_int_equal(n, 1);
+    assert_same(out[0].process_cores.mean, s[1].process_cores.mean);
+    free(out);
+
+    assert_int_equal(cli_history_summaries(path, NULL, 0, &out, &n), 0); /* any job, no limit */
+    assert_int_equal(n, 3);
+    assert_string_equal(out[0].job_name, "other");
+    free(out);
+
+    assert_int_equal(cli_history_summaries(path, "nobody", 5, &out, &n), 0);
+    assert_int_equal(n, 0);
+    assert_null(out);
+}
+
+/* A run without a tracked tree, host, cloud, tags or summary stores NULLs, and comes back
+ * without has_process; an rt_job compiled shorter than ours is read only within its size. */
+static void sparse_run(void **state)
+{
+    (void)state;
+    char path[512];
+    db_path(path, sizeof path, "sparse.db");
+    rt_job job = RT_JOB_INIT;
+    job.job_name = "machine";
+    job.team = "never read";
+    job.struct_size = offsetof(rt_job, task_name) + sizeof(char *);
+    cli_run_result r = {.job = &job, .exit_status = 0, .start_secs = 5, .end_secs = 6};
+    assert_int_equal(cli_history_append(path, &r), 0);
+    rt_summary s = make_summary(1);
+    s.has_process = 0;
+    s.process_cores = s.process_pss_mib = (rt_dist){NAN, NAN, NAN, NAN};
+    s.process_cpu_secs = NAN;
+    s.allocation = NULL;
+    r.summary = &s;
+    r.exit_status = -1; /* the machine, not a command: no exit status */
+    assert_int_equal(cli_history_append(path, &r), 0);
+    r.exit_status = 0;
+    assert_int_equal(cli_history_append(path, &r), 0);
+    rt_summary *out;
+    size_t n;
+    assert_int_equal(cli_history_summaries(path, "machine", 5, &out, &n), 0);
+    assert_int_equal(n, 2); /* the one without an exit status is not a successful run */
+    assert_false(out[0].has_process);
+    assert_null(out[0].allocation);
+    assert_same(out[0].memory_total_mib, 16000);
+    assert_false(out[1].has_process); /* no summary at all */
+    assert_int_equal(out[1].samples, 0);
+    assert_same(out[1].duration_secs, NAN);
+    free(out);
+}
+
+static void unusable(void **state)
+{
+    (void)state;
+    char path[512];
+    rt_summary s = make_summary(1);
+    /* a directory, a missing directory: one warning each, -1 */
+    assert_int_equal(append(dir, "j", 0, &s), -1);
+    db_path(path, sizeof path, "no/such/h.db");
+    assert_int_equal(append(path, "j", 0, &s), -1);
+    /* garbage content */
+    unit_put(dir, "junk.db", "this is not an SQLite database, not even close..................................");
+    db_path(path, sizeof path, "junk.db");
+    assert_int_equal(append(path, "j", 0, &s), -1);
+    rt_summary *out = (rt_summary *)&s;
+    size_t n = 99;
+    assert_int_equal(cli_history_summaries(path, "j", 5, &out, &n), -1);
+    assert_null(out);
+    assert_int_equal(n, 0);
+    /* missing, and a database without the runs table */
+    db_path(path, sizeof path, "missing.db");
+    assert_int_equal(cli_history_summaries(path, "j", 5, &out, &n), -1);
+    assert_int_equal(access(path, F_OK), -1); /* reading never creates */
+    unit_put(dir, "empty.db", "");
+    db_path(path, sizeof path, "empty.db");
+    assert_int_equal(cli_history_summaries(path, "j", 5, &out, &n), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(round_trip),
+        cmocka_unit_test(sparse_run),
+        cmocka_unit_test(unusable),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
