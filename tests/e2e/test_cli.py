@@ -79,10 +79,10 @@ def test_config_errors_name_file_line_col(tmp_path):
     assert_usage_error([], ["resource-tracker.toml:2:1:", "quiet"], cwd=tmp_path)
 
 
-def test_subcommands_not_available_yet():
+def test_subcommands_name_a_missing_file(tmp_path):
     for sub in ("summary", "recommend", "report"):
-        r = run([sub, "x"])
-        assert r.returncode == 2 and "not available yet" in r.stderr
+        r = run([sub, str(tmp_path / "nothing.jsonl")] + (["-o", str(tmp_path / "r.html")] if sub == "report" else []))
+        assert r.returncode == 2 and "nothing.jsonl" in r.stderr, (sub, r.stderr)
 
 
 def test_json_lines_to_stdout_and_sigint_final_sample(tracker_factory):
