@@ -1,6 +1,7 @@
 /* jsonscan.h - a small validating JSON tokenizer that allocates nothing (strict RFC 8259 as
  * jansson reads it, never laxer), and on top of it the extraction of the figures the reader
- * needs from one of the tool's JSON lines (rt_jline). Internal to the library. */
+ * needs from one of the tool's JSON lines (rt_jline). Internal to the library. Include it
+ * with _GNU_SOURCE (or _POSIX_C_SOURCE >= 200809L) defined, for locale_t. */
 #ifndef RT_JSONSCAN_H
 #define RT_JSONSCAN_H
 
