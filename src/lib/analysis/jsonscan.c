@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/utf8.h"
 #include "jsonscan.h"
 
 /* ---- the tokenizer ----------------------------------------------------------------------- */
@@ -139,36 +140,6 @@ static long hex4(const char *p)
     return v;
 }
 
-/* Validates one UTF-8 sequence starting at p (a byte >= 0x80). Returns its length or 0. */
-static size_t utf8_len(const unsigned char *p, const unsigned char *e)
-{
-    unsigned c = p[0];
-    size_t n;
-    unsigned v;
-    if (c >= 0xC2 && c <= 0xDF) {
-        n = 2;
-        v = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        n = 3;
-        v = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        n = 4;
-        v = c & 0x07;
-    } else {
-        return 0;
-    }
-    if ((size_t)(e - p) < n)
-        return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((p[i] & 0xC0) != 0x80)
-            return 0;
-        v = (v << 6) | (p[i] & 0x3F);
-    }
-    if ((n == 3 && v < 0x800) || (n == 4 && v < 0x10000) || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
-        return 0;
-    return n;
-}
-
 /* Validates the escape at p (p[0] == '\\'). Returns its length or 0. */
 static size_t escape_len(const char *p, const char *e)
 {
@@ -214,7 +185,7 @@ bool rt_js_string(rt_js *j, const char **raw, size_t *len)
         if (c == '\\')
             n = escape_len(p, e);
         else if (c >= 0x80)
-            n = utf8_len((const unsigned char *)p, (const unsigned char *)e);
+            n = rt_utf8_len((const unsigned char *)p, (size_t)(e - p));
         else
             return fail(j, "control character in string");
         if (n == 0)
