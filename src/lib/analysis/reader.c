@@ -1,18 +1,838 @@
-/* reader.c - recorded runs read back (stub: being built). */
+/* reader.c - recorded runs read back one rt_record at a time, in memory that does not grow
+ * with the file: the tool's JSON lines and CSV, and the Python resource-tracker's CSV files.
+ *
+ * Formats, recognised by the first non-blank line:
+ *  - "json": a line starting with '{' (contracts §2). Each line goes through jsonscan.c (a
+ *    validating tokenizer, no allocation) and maps to a record as record.c maps a live sample:
+ *    disk and network bytes in the interval are the difference of a device's *_total from the
+ *    previous good record when it was listed there (0 when the counter went back), else its
+ *    *_per_sec x interval_secs; disk space sums total/used_bytes over the mounts listed under
+ *    the disks, each mount point once (the sampler lists one mount per distinct filesystem,
+ *    under every disk it spans, so a repeated mount point is the same filesystem); a
+ *    process's read/write bytes are the difference of its *_total from the previous record
+ *    that had a process, or its total when there was none (tracking counts from zero).
+ *  - "csv": the header rt_csv_header() (contracts §3). Interval amounts as written; *_gb are
+ *    GiB; process_utime + process_stime is the process's CPU seconds; process_memory_mib PSS.
+ *  - "python-process", "python-system", "python-combined": the Python resource-tracker's
+ *    ProcessTracker and SystemTracker CSV, and get_combined_metrics() (system_ / process_
+ *    prefixes). From its source (seed 004, diff_stats): utime, stime, read_bytes,
+ *    write_bytes, disk_*_bytes and net_*_bytes are amounts in the interval; memory and
+ *    memory_used are kB (KiB from /proc, PSS for the process): divided by 1024 for MiB;
+ *    disk_space_*_gb are divided by 1024**3, so GiB; gpu_vram is MiB; cpu_usage and
+ *    gpu_usage are fractional cores and GPUs. Its header cells are quoted (QUOTE_NONNUMERIC)
+ *    and None is written as "", both read.
+ * CSV rows carry no interval: it is the difference from the previous row's timestamp (the
+ * first row takes the second's, a lone row has none), found with one record of lookahead.
+ * Figures a format lacks are NaN (the CSVs have no core count, total memory, GPU count, RSS).
+ *
+ * A malformed line is counted, logged as "FILE:LINE: problem" (the first 20 per file) and
+ * skipped; lines over 4 MiB are malformed. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "../core/core.h"
+#include "jsonscan.h"
+
+#define CHUNK (1u << 20)          /* bytes asked of each read(2) */
+#define MAX_LINE (4u << 20)       /* longer lines are malformed */
+#define MAX_SHOWN 20              /* malformed lines logged per file */
+#define MAX_COLS 256              /* CSV columns looked at (more are allowed, not read) */
+
+typedef enum fmt { F_JSON, F_CSV, F_PY_PROCESS, F_PY_SYSTEM, F_PY_COMBINED } fmt;
+
+static const char *const fmt_names[] = {"json", "csv", "python-process", "python-system", "python-combined"};
+
+/* What a CSV column feeds. */
+typedef enum col {
+    C_NONE, C_TS, C_CPU, C_MEM, C_DISK_R, C_DISK_W, C_SPACE_T, C_SPACE_U, C_NET_R, C_NET_S, C_GPU, C_GPU_VRAM,
+    C_GPU_UTIL, C_P_PID, C_P_CHILDREN, C_P_UTIME, C_P_STIME, C_P_CORES, C_P_PSS, C_P_READ, C_P_WRITE, C_P_GPU,
+    C_P_GPU_VRAM, C_P_GPU_UTIL, C_COUNT
+} col;
+
+typedef struct colmap {
+    const char *name;
+    col target;
+    double scale;
+} colmap;
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+/* The tool's CSV (contracts §3). */
+static const colmap tool_cols[] = {
+    {"timestamp", C_TS, 1},
+    {"system_cpu_usage", C_CPU, 1},
+    {"system_memory_used_mib", C_MEM, 1},
+    {"system_disk_read_bytes", C_DISK_R, 1},
+    {"system_disk_write_bytes", C_DISK_W, 1},
+    {"system_disk_space_total_gb", C_SPACE_T, GIB},
+    {"system_disk_space_used_gb", C_SPACE_U, GIB},
+    {"system_net_recv_bytes", C_NET_R, 1},
+    {"system_net_sent_bytes", C_NET_S, 1},
+    {"system_gpu_usage", C_GPU, 1},
+    {"system_gpu_vram_mib", C_GPU_VRAM, 1},
+    {"system_gpu_utilized", C_GPU_UTIL, 1},
+    {"process_pid", C_P_PID, 1},
+    {"process_children", C_P_CHILDREN, 1},
+    {"process_utime", C_P_UTIME, 1},
+    {"process_stime", C_P_STIME, 1},
+    {"process_cpu_usage", C_P_CORES, 1},
+    {"process_memory_mib", C_P_PSS, 1},
+    {"process_disk_read_bytes", C_P_READ, 1},
+    {"process_disk_write_bytes", C_P_WRITE, 1},
+    {"process_gpu_usage", C_P_GPU, 1},
+    {"process_gpu_vram_mib", C_P_GPU_VRAM, 1},
+    {"process_gpu_utilized", C_P_GPU_UTIL, 1},
+};
+
+/* The Python SystemTracker's columns (also after "system_" in the combined metrics). */
+static const colmap py_system_cols[] = {
+    {"cpu_usage", C_CPU, 1},
+    {"memory_used", C_MEM, 1.0 / 1024},
+    {"disk_read_bytes", C_DISK_R, 1},
+    {"disk_write_bytes", C_DISK_W, 1},
+    {"disk_space_total_gb", C_SPACE_T, GIB},
+    {"disk_space_used_gb", C_SPACE_U, GIB},
+    {"net_recv_bytes", C_NET_R, 1},
+    {"net_sent_bytes", C_NET_S, 1},
+    {"gpu_usage", C_GPU, 1},
+    {"gpu_vram", C_GPU_VRAM, 1},
+    {"gpu_utilized", C_GPU_UTIL, 1},
+};
+
+/* The Python ProcessTracker's columns (also after "process_" in the combined metrics). */
+static const colmap py_process_cols[] = {
+    {"pid", C_P_PID, 1},
+    {"children", C_P_CHILDREN, 1},
+    {"utime", C_P_UTIME, 1},
+    {"stime", C_P_STIME, 1},
+    {"cpu_usage", C_P_CORES, 1},
+    {"memory", C_P_PSS, 1.0 / 1024},
+    {"read_bytes", C_P_READ, 1},
+    {"write_bytes", C_P_WRITE, 1},
+    {"gpu_usage", C_P_GPU, 1},
+    {"gpu_vram", C_P_GPU_VRAM, 1},
+    {"gpu_utilized", C_P_GPU_UTIL, 1},
+};
+
+struct rt_reader {
+    char *name;
+    rt_logger log;
+    fmt format;
+    locale_t c_locale;
+    /* input: an fd read in chunks into buf, or a caller's buffer */
+    int fd;
+    bool own_fd, eof, discarding, io_error;
+    char *buf;        /* owned, NULL over a caller's buffer */
+    const char *data; /* buf, or the caller's buffer */
+    size_t cap, start, end, scan;
+    uint64_t lineno;
+    const char *pending; /* the first line, kept for the JSON parser */
+    size_t pending_len;
+    bool pending_no_nl;
+    /* counts */
+    uint64_t records, skipped, shown;
+    /* CSV */
+    size_t ncols;
+    unsigned char target[MAX_COLS];
+    double scale[MAX_COLS];
+    char msg[160];
+    /* JSON: the line being read and the previous good one */
+    rt_jline *jl, *jl_prev;
+    bool have_prev;
+    /* records: the one handed out and the one read ahead */
+    rt_record rec[2];
+    char job[2][RT_JL_JOB];
+    int ci;
+    bool started, have_cur, have_ahead;
+    double prev_ts;
+};
+
+/* ---- lines -------------------------------------------------------------------------------- */
+
+/* Counts a malformed line and logs it (the first MAX_SHOWN, then one line saying more are not
+ * shown). */
+static void malformed(rt_reader *r, uint64_t line, const char *what, bool no_nl)
+{
+    r->skipped++;
+    if (r->shown < MAX_SHOWN)
+        rt_log(&r->log, RT_LOG_WARN, "%s:%llu: %s%s", r->name, (unsigned long long)line,
+               no_nl ? "truncated last line: " : "", what);
+    else if (r->shown == MAX_SHOWN)
+        rt_log(&r->log, RT_LOG_WARN, "%s: further malformed lines are not shown", r->name);
+    r->shown++;
+}
+
+/* Reads more input after end, first moving the unread part to the front and growing the
+ * buffer (up to MAX_LINE + CHUNK) when a line fills it. Returns 0, or -1 on a read error. */
+static int fill(rt_reader *r)
+{
+    if (r->start > 0) {
+        memmove(r->buf, r->buf + r->start, r->end - r->start);
+        r->end -= r->start;
+        r->scan -= r->start;
+        r->start = 0;
+    }
+    if (r->end == r->cap) {
+        size_t ncap = r->cap * 2 > MAX_LINE + CHUNK ? MAX_LINE + CHUNK : r->cap * 2;
+        char *nb = ncap > r->cap ? realloc(r->buf, ncap) : NULL;
+        if (nb) {
+            r->buf = nb;
+            r->data = nb;
+            r->cap = ncap;
+        } else { /* the line is too long (or no memory for it): drop what we have of it */
+            r->discarding = true;
+            r->start = r->end = r->scan = 0;
+        }
+    }
+    for (;;) {
+        ssize_t k = read(r->fd, r->buf + r->end, r->cap - r->end);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return -1;
+        if (k == 0)
+            r->eof = true;
+        r->end += (size_t)k;
+        return 0;
+    }
+}
+
+/* The next line, without its newline and a trailing '\r'. Returns 1 with *line / *n set and
+ * *no_nl telling whether it ended at the end of the input without a newline, 0 at the end,
+ * -1 on a read error. Overlong lines are reported and skipped here. */
+static int next_line(rt_reader *r, const char **line, size_t *n, bool *no_nl)
+{
+    if (r->pending) {
+        *line = r->pending;
+        *n = r->pending_len;
+        *no_nl = r->pending_no_nl;
+        r->pending = NULL;
+        return 1;
+    }
+    for (;;) {
+        const char *nl = r->end > r->scan ? memchr(r->data + r->scan, '\n', r->end - r->scan) : NULL;
+        bool at_eof = !nl && r->eof;
+        if (nl || at_eof) {
+            if (at_eof && r->start == r->end && !r->discarding)
+                return 0;
+            const char *s = r->data + r->start;
+            size_t len = nl ? (size_t)(nl - s) : r->end - r->start;
+            r->start = r->scan = nl ? (size_t)(nl - r->data) + 1 : r->end;
+            r->lineno++;
+            if (r->discarding || len > MAX_LINE) {
+                r->discarding = false;
+                malformed(r, r->lineno, "line too long (over 4 MiB)", false);
+                continue;
+            }
+            if (len && s[len - 1] == '\r')
+                len--;
+            *line = s;
+            *n = len;
+            *no_nl = !nl;
+            return 1;
+        }
+        r->scan = r->end;
+        if (!r->buf) { /* a caller's buffer: nothing more to read */
+            r->eof = true;
+            continue;
+        }
+        if (fill(r) < 0)
+            return -1;
+    }
+}
+
+static bool blank(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+            return false;
+    return true;
+}
+
+/* ---- CSV ---------------------------------------------------------------------------------- */
+
+/* The next cell of the row at *p (up to e): sets its content [*cs, *ce) (without quotes) and
+ * moves *p past the cell and its comma. Returns 1 when a cell was read and more follow, 0
+ * for the last cell, -1 for a malformed quoted cell. *quoted tells whether it was quoted. */
+static int next_cell(const char **p, const char *e, const char **cs, const char **ce, bool *quoted)
+{
+    const char *s = *p;
+    *quoted = s < e && *s == '"';
+    if (*quoted) {
+        const char *q = s + 1;
+        for (;;) {
+            q = memchr(q, '"', (size_t)(e - q));
+            if (!q)
+                return -1;
+            if (q + 1 < e && q[1] == '"') {
+                q += 2;
+                continue;
+            }
+            break;
+        }
+        *cs = s + 1;
+        *ce = q;
+        s = q + 1;
+        if (s < e && *s != ',')
+            return -1;
+    } else {
+        const char *c = memchr(s, ',', (size_t)(e - s));
+        *cs = s;
+        *ce = s = c ? c : e;
+    }
+    if (s >= e)
+        return 0;
+    *p = s + 1;
+    return 1;
+}
+
+/* Whether s[0..n) equals word, ignoring ASCII case. */
+static bool word_is(const char *s, size_t n, const char *word)
+{
+    return strlen(word) == n && strncasecmp(s, word, n) == 0;
+}
+
+/* Parses a CSV number cell: empty, "nan" or "inf" (any case, signed) are NaN. Returns false
+ * when the cell holds anything else than a decimal number. */
+static bool cell_number(const char *s, size_t n, locale_t loc, double *out)
+{
+    while (n && (*s == ' ' || *s == '\t'))
+        s++, n--;
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    *out = NAN;
+    if (n == 0)
+        return true;
+    const char *w = s + (*s == '-' || *s == '+');
+    size_t wn = n - (size_t)(w - s);
+    if (word_is(w, wn, "nan") || word_is(w, wn, "inf") || word_is(w, wn, "infinity"))
+        return true;
+    const char *p = w, *e = s + n;
+    size_t digits = 0;
+    for (; p < e && *p >= '0' && *p <= '9'; p++)
+        digits++;
+    if (p < e && *p == '.')
+        for (p++; p < e && *p >= '0' && *p <= '9'; p++)
+            digits++;
+    if (digits == 0)
+        return false;
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < e && (*p == '+' || *p == '-'))
+            p++;
+        if (p >= e || *p < '0' || *p > '9')
+            return false;
+        while (p < e && *p >= '0' && *p <= '9')
+            p++;
+    }
+    return p == e && rt_decimal_to_double(s, n, loc, out);
+}
+
+/* Looks a column name up in a table; returns the entry or NULL. */
+static const colmap *lookup(const colmap *t, size_t n, const char *name, size_t len)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strlen(t[i].name) == len && memcmp(t[i].name, name, len) == 0)
+            return &t[i];
+    return NULL;
+}
+
+/* The entry for column name[0..len) in format f, or NULL when the column is not read. */
+static const colmap *column_for(fmt f, const char *name, size_t len)
+{
+    static const colmap ts = {"timestamp", C_TS, 1};
+    if (len == 9 && memcmp(name, "timestamp", 9) == 0)
+        return &ts;
+    switch (f) {
+    case F_CSV: return lookup(tool_cols, RT_ARRAY_LEN(tool_cols), name, len);
+    case F_PY_SYSTEM: return lookup(py_system_cols, RT_ARRAY_LEN(py_system_cols), name, len);
+    case F_PY_PROCESS: return lookup(py_process_cols, RT_ARRAY_LEN(py_process_cols), name, len);
+    case F_PY_COMBINED:
+        if (len > 7 && memcmp(name, "system_", 7) == 0)
+            return lookup(py_system_cols, RT_ARRAY_LEN(py_system_cols), name + 7, len - 7);
+        if (len > 8 && memcmp(name, "process_", 8) == 0)
+            return lookup(py_process_cols, RT_ARRAY_LEN(py_process_cols), name + 8, len - 8);
+        return NULL;
+    default: return NULL;
+    }
+}
+
+/* Whether the header row line[0..n) has a column named name. */
+static bool has_column(const char *line, size_t n, const char *name)
+{
+    const char *p = line, *e = line + n, *cs, *ce;
+    bool q;
+    int more = 1;
+    while (more == 1) {
+        more = next_cell(&p, e, &cs, &ce, &q);
+        if (more < 0)
+            return false;
+        if ((size_t)(ce - cs) == strlen(name) && memcmp(cs, name, (size_t)(ce - cs)) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Recognises a CSV header and maps its columns. Returns false when it is none we know. */
+static bool csv_header(rt_reader *r, const char *line, size_t n)
+{
+    if (!has_column(line, n, "timestamp"))
+        return false;
+    if (has_column(line, n, "system_memory_used_mib"))
+        r->format = F_CSV;
+    else if (has_column(line, n, "system_memory_used") || has_column(line, n, "process_memory"))
+        r->format = F_PY_COMBINED;
+    else if (has_column(line, n, "memory_used") && has_column(line, n, "cpu_usage"))
+        r->format = F_PY_SYSTEM;
+    else if (has_column(line, n, "pid") && has_column(line, n, "memory"))
+        r->format = F_PY_PROCESS;
+    else
+        return false;
+    const char *p = line, *e = line + n, *cs, *ce;
+    bool q;
+    int more = 1;
+    r->ncols = 0;
+    while (more == 1) {
+        more = next_cell(&p, e, &cs, &ce, &q);
+        if (more < 0)
+            return false;
+        const colmap *m = column_for(r->format, cs, (size_t)(ce - cs));
+        if (r->ncols < MAX_COLS) {
+            r->target[r->ncols] = (unsigned char)(m ? m->target : C_NONE);
+            r->scale[r->ncols] = m ? m->scale : 1;
+        }
+        r->ncols++;
+    }
+    return true;
+}
+
+static void nan_record(rt_record *rec)
+{
+    double *d[] = {
+        &rec->timestamp_secs, &rec->interval_secs, &rec->cpu_cores, &rec->cpu_count, &rec->memory_used_mib,
+        &rec->memory_total_mib, &rec->disk_read_bytes, &rec->disk_write_bytes, &rec->net_recv_bytes,
+        &rec->net_sent_bytes, &rec->disk_space_total_bytes, &rec->disk_space_used_bytes, &rec->gpu_usage,
+        &rec->gpu_vram_mib, &rec->gpu_utilized, &rec->gpu_count, &rec->gpu_vram_total_mib, &rec->process_pid,
+        &rec->process_children, &rec->process_cores, &rec->process_cpu_secs, &rec->process_cpu_secs_total,
+        &rec->process_pss_mib, &rec->process_rss_mib, &rec->process_rss_peak_mib, &rec->process_read_bytes,
+        &rec->process_write_bytes, &rec->process_gpu_usage, &rec->process_gpu_vram_mib,
+        &rec->process_gpu_utilized,
+    };
+    memset(rec, 0, sizeof *rec);
+    for (size_t i = 0; i < RT_ARRAY_LEN(d); i++)
+        *d[i] = NAN;
+    rec->job_name = NULL;
+}
+
+/* One CSV row into rec. Returns NULL or what is wrong with it (static or in r->msg). */
+static const char *csv_row(rt_reader *r, const char *line, size_t n, rt_record *rec)
+{
+    double v[C_COUNT];
+    for (size_t i = 0; i < C_COUNT; i++)
+        v[i] = NAN;
+    const char *p = line, *e = line + n, *cs, *ce;
+    bool quoted;
+    size_t ncol = 0;
+    int more = 1;
+    while (more == 1) {
+        more = next_cell(&p, e, &cs, &ce, &quoted);
+        if (more < 0)
+            return "malformed quoted cell";
+        if (ncol < MAX_COLS && ncol < r->ncols && r->target[ncol] != C_NONE) {
+            double x;
+            if (!cell_number(cs, (size_t)(ce - cs), r->c_locale, &x)) {
+                int cl = ce - cs > 24 ? 24 : (int)(ce - cs);
+                snprintf(r->msg, sizeof r->msg, "column %zu is not a number: \"%.*s\"", ncol + 1, cl, cs);
+                return r->msg;
+            }
+            v[r->target[ncol]] = x * r->scale[ncol];
+        }
+        ncol++;
+    }
+    if (ncol != r->ncols) {
+        snprintf(r->msg, sizeof r->msg, "%zu columns where the header has %zu", ncol, r->ncols);
+        return r->msg;
+    }
+    if (isnan(v[C_TS]))
+        return "no timestamp";
+    nan_record(rec);
+    rec->timestamp_secs = v[C_TS];
+    rec->cpu_cores = v[C_CPU];
+    rec->memory_used_mib = v[C_MEM];
+    rec->disk_read_bytes = v[C_DISK_R];
+    rec->disk_write_bytes = v[C_DISK_W];
+    rec->net_recv_bytes = v[C_NET_R];
+    rec->net_sent_bytes = v[C_NET_S];
+    rec->disk_space_total_bytes = v[C_SPACE_T];
+    rec->disk_space_used_bytes = v[C_SPACE_U];
+    rec->gpu_usage = v[C_GPU];
+    rec->gpu_vram_mib = v[C_GPU_VRAM];
+    rec->gpu_utilized = v[C_GPU_UTIL];
+    rec->process_pid = v[C_P_PID];
+    rec->process_children = v[C_P_CHILDREN];
+    rec->process_cores = v[C_P_CORES];
+    rec->process_cpu_secs = v[C_P_UTIME] + v[C_P_STIME];
+    rec->process_pss_mib = v[C_P_PSS];
+    rec->process_read_bytes = v[C_P_READ];
+    rec->process_write_bytes = v[C_P_WRITE];
+    rec->process_gpu_usage = v[C_P_GPU];
+    rec->process_gpu_vram_mib = v[C_P_GPU_VRAM];
+    rec->process_gpu_utilized = v[C_P_GPU_UTIL];
+    return NULL;
+}
+
+/* ---- JSON --------------------------------------------------------------------------------- */
+
+/* Bytes moved in the interval by one counter: the difference from the previous record's
+ * total when there is one (0 when the counter went back), else rate x interval. NaN when
+ * neither is known. */
+static double counter_bytes(double total, const double *prev, double rate, double interval)
+{
+    if (!isnan(total) && prev && !isnan(*prev))
+        return total >= *prev ? total - *prev : 0;
+    if (!isnan(rate) && !isnan(interval))
+        return round(rate * interval);
+    return NAN;
+}
+
+static void add_to(double *sum, double v)
+{
+    if (!isnan(v))
+        *sum += v;
+}
+
+/* Sums a disk or interface list into *a / *b (NaN when the line had no such list). */
+static void list_bytes(const rt_jl_list *l, const rt_jl_list *prev, double interval, double *a, double *b)
+{
+    if (!l->present) {
+        *a = *b = NAN;
+        return;
+    }
+    *a = *b = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        const rt_jl_dev *d = &l->dev[i], *pd = NULL;
+        for (size_t c = 0, k = i; prev && d->named && c < prev->n; c++, k = k + 1 < prev->n ? k + 1 : 0)
+            if (k < prev->n && prev->dev[k].named && strcmp(prev->dev[k].name, d->name) == 0) {
+                pd = &prev->dev[k];
+                break;
+            }
+        add_to(a, counter_bytes(d->total_a, pd ? &pd->total_a : NULL, d->rate_a, interval));
+        add_to(b, counter_bytes(d->total_b, pd ? &pd->total_b : NULL, d->rate_b, interval));
+    }
+    add_to(a, counter_bytes(NAN, NULL, l->rest_rate_a, interval));
+    add_to(b, counter_bytes(NAN, NULL, l->rest_rate_b, interval));
+}
+
+/* Filesystem space over the distinct mount points (NaN when none had figures). */
+static void disk_space(const rt_jline *jl, double *total, double *used)
+{
+    *total = jl->rest_space_total;
+    *used = jl->rest_space_used;
+    for (size_t i = 0; i < jl->nmount; i++) {
+        const rt_jl_mount *m = &jl->mount[i];
+        if (isnan(m->total))
+            continue;
+        bool dup = false;
+        for (size_t k = 0; m->named && k < i && !dup; k++)
+            dup = jl->mount[k].named && strcmp(jl->mount[k].point, m->point) == 0;
+        if (dup)
+            continue;
+        *total = isnan(*total) ? m->total : *total + m->total;
+        if (!isnan(m->used))
+            *used = isnan(*used) ? m->used : *used + m->used;
+    }
+}
+
+/* A process counter's bytes in the interval: the difference from the previous record's
+ * total, or the total itself when the previous record had none. */
+static double process_bytes(double total, double prev)
+{
+    if (isnan(prev) || isnan(total))
+        return total;
+    return total >= prev ? total - prev : 0;
+}
+
+/* Maps the scanned line r->jl (with r->jl_prev when have_prev) to rec, job name in job. */
+static void json_record(rt_reader *r, rt_record *rec, char *job)
+{
+    const rt_jline *jl = r->jl, *pv = r->have_prev ? r->jl_prev : NULL;
+    nan_record(rec);
+    rec->timestamp_secs = jl->timestamp;
+    rec->interval_secs = jl->interval;
+    if (jl->has_job) {
+        memcpy(job, jl->job, strlen(jl->job) + 1);
+        rec->job_name = job;
+    }
+    rec->cpu_cores = jl->cpu_util;
+    rec->cpu_count = jl->cpu_cores_listed > 0 ? jl->cpu_cores_listed : NAN;
+    rec->memory_used_mib = jl->mem_used;
+    rec->memory_total_mib = jl->mem_total;
+    list_bytes(&jl->disk, pv ? &pv->disk : NULL, jl->interval, &rec->disk_read_bytes, &rec->disk_write_bytes);
+    list_bytes(&jl->net, pv ? &pv->net : NULL, jl->interval, &rec->net_recv_bytes, &rec->net_sent_bytes);
+    if (jl->disk.present)
+        disk_space(jl, &rec->disk_space_total_bytes, &rec->disk_space_used_bytes);
+    if (jl->gpu_present) {
+        rec->gpu_count = jl->gpu_count;
+        if (jl->gpu_count == 0) { /* no GPU: a true zero, as record.c */
+            rec->gpu_usage = rec->gpu_vram_mib = rec->gpu_vram_total_mib = rec->gpu_utilized = 0;
+        } else {
+            rec->gpu_usage = jl->gpu_usage;
+            rec->gpu_vram_mib = jl->gpu_vram_mib;
+            rec->gpu_vram_total_mib = jl->gpu_vram_total_mib;
+            rec->gpu_utilized = jl->gpu_known ? jl->gpu_utilized : NAN;
+        }
+    }
+    if (!jl->has_process)
+        return;
+    bool prev_p = pv && pv->has_process;
+    rec->process_pid = jl->p_pid;
+    rec->process_children = jl->p_children;
+    rec->process_cores = jl->p_cores;
+    rec->process_cpu_secs = jl->p_utime + jl->p_stime;
+    rec->process_cpu_secs_total = jl->p_cpu_total;
+    rec->process_pss_mib = jl->p_pss;
+    rec->process_rss_mib = jl->p_rss;
+    rec->process_rss_peak_mib = jl->p_rss_peak;
+    rec->process_read_bytes = process_bytes(jl->p_read_total, prev_p ? pv->p_read_total : NAN);
+    rec->process_write_bytes = process_bytes(jl->p_write_total, prev_p ? pv->p_write_total : NAN);
+    rec->process_gpu_usage = jl->p_gpu_util / 100.0;
+    rec->process_gpu_vram_mib = jl->p_gpu_vram_bytes / 1048576.0;
+    rec->process_gpu_utilized = jl->p_gpu_count;
+}
+
+/* ---- records ------------------------------------------------------------------------------ */
+
+/* Reads lines until one makes a record in rec (job name storage job). Returns 1, 0 at the
+ * end, -1 on a read error. */
+static int read_record(rt_reader *r, rt_record *rec, char *job)
+{
+    const char *line;
+    size_t n;
+    bool no_nl;
+    int k;
+    while ((k = next_line(r, &line, &n, &no_nl)) == 1) {
+        if (blank(line, n))
+            continue;
+        const char *bad;
+        if (r->format == F_JSON) {
+            bad = rt_jline_scan(line, n, r->c_locale, r->jl);
+            if (!bad) {
+                json_record(r, rec, job);
+                rt_jline *t = r->jl_prev;
+                r->jl_prev = r->jl;
+                r->jl = t;
+                r->have_prev = true;
+            }
+        } else {
+            bad = csv_row(r, line, n, rec);
+        }
+        if (bad) {
+            malformed(r, r->lineno, bad, no_nl);
+            continue;
+        }
+        if (isnan(rec->interval_secs) && !isnan(r->prev_ts))
+            rec->interval_secs = rec->timestamp_secs - r->prev_ts;
+        r->prev_ts = rec->timestamp_secs;
+        return 1;
+    }
+    return k;
+}
+
+rt_error rt_reader_next(rt_reader *r, const rt_record **out)
+{
+    if (!out)
+        return RT_ERR_INVALID;
+    *out = NULL;
+    if (!r)
+        return RT_ERR_INVALID;
+    if (!r->started) {
+        r->started = true;
+        int k = read_record(r, &r->rec[r->ci], r->job[r->ci]);
+        if (k < 0) {
+            r->io_error = true;
+            return RT_ERR_IO;
+        }
+        r->have_cur = k == 1;
+    } else if (r->have_cur) {
+        r->have_cur = r->have_ahead;
+        if (r->have_cur)
+            r->ci ^= 1;
+    }
+    if (!r->have_cur)
+        return r->io_error ? RT_ERR_IO : RT_OK;
+    int ahead = r->ci ^ 1;
+    int k = read_record(r, &r->rec[ahead], r->job[ahead]);
+    r->have_ahead = k == 1;
+    r->io_error = k < 0; /* reported after the record in hand */
+    rt_record *c = &r->rec[r->ci];
+    if (isnan(c->interval_secs) && r->records == 0 && r->have_ahead)
+        c->interval_secs = r->rec[ahead].timestamp_secs - c->timestamp_secs;
+    r->records++;
+    *out = c;
+    return RT_OK;
+}
+
+/* ---- opening -------------------------------------------------------------------------------- */
+
+/* Allocates a reader named name (copied) with the options' logger. NULL when out of memory. */
+static rt_reader *reader_new(const char *name, const rt_reader_options *opts)
+{
+    rt_reader_options o = RT_READER_OPTIONS_INIT;
+    if (rt_struct_copy(&o, sizeof o, opts) < 0)
+        return NULL;
+    rt_reader *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->fd = -1;
+    r->log.fn = o.log;
+    r->log.user = o.log_user;
+    r->prev_ts = NAN;
+    r->name = rt_strdup(name);
+    r->c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    if (!r->name) {
+        rt_reader_close(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* Recognises the format from the first non-blank line. Returns RT_OK, RT_ERR_PARSE (logged),
+ * RT_ERR_IO or RT_ERR_NOMEM. */
+static rt_error detect(rt_reader *r)
+{
+    const char *line;
+    size_t n;
+    bool no_nl;
+    int k;
+    while ((k = next_line(r, &line, &n, &no_nl)) == 1 && blank(line, n))
+        ;
+    if (k < 0)
+        return RT_ERR_IO;
+    if (k == 0) {
+        rt_log(&r->log, RT_LOG_WARN, "%s: empty, not a resource-tracker JSON lines or CSV file", r->name);
+        return RT_ERR_PARSE;
+    }
+    if (r->lineno == 1 && n >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) { /* a UTF-8 byte order mark */
+        line += 3;
+        n -= 3;
+    }
+    size_t i = 0;
+    while (i < n && (line[i] == ' ' || line[i] == '\t'))
+        i++;
+    if (i < n && line[i] == '{') {
+        r->format = F_JSON;
+        r->jl = malloc(sizeof *r->jl);
+        r->jl_prev = malloc(sizeof *r->jl_prev);
+        if (!r->jl || !r->jl_prev)
+            return RT_ERR_NOMEM;
+        r->pending = line;
+        r->pending_len = n;
+        r->pending_no_nl = no_nl;
+        return RT_OK;
+    }
+    if (csv_header(r, line, n))
+        return RT_OK;
+    rt_log(&r->log, RT_LOG_WARN, "%s:%llu: not a resource-tracker JSON lines or CSV file", r->name,
+           (unsigned long long)r->lineno);
+    return RT_ERR_PARSE;
+}
+
+/* Finishes opening: detects the format; frees r on failure. */
+static rt_error finish_open(rt_reader *r, rt_reader **out)
+{
+    rt_error e = detect(r);
+    if (e != RT_OK) {
+        rt_reader_close(r);
+        return e;
+    }
+    *out = r;
+    return RT_OK;
+}
 
 rt_error rt_reader_open(const char *path, const rt_reader_options *opts, rt_reader **out)
 {
-    (void)path; (void)opts; *out = NULL;
-    return RT_ERR_UNSUPPORTED;
+    if (!out)
+        return RT_ERR_INVALID;
+    *out = NULL;
+    if (!path)
+        return RT_ERR_INVALID;
+    bool is_stdin = strcmp(path, "-") == 0;
+    rt_reader *r = reader_new(is_stdin ? "<stdin>" : path, opts);
+    if (!r)
+        return RT_ERR_NOMEM;
+    if (is_stdin) {
+        r->fd = STDIN_FILENO;
+    } else {
+        r->fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (r->fd < 0) {
+            int err = errno;
+            rt_log(&r->log, RT_LOG_WARN, "%s: cannot open: %s", path, strerror(err));
+            rt_reader_close(r);
+            errno = err;
+            return err == ENOENT || err == ENOTDIR ? RT_ERR_NOT_FOUND : RT_ERR_IO;
+        }
+        r->own_fd = true;
+    }
+    r->cap = CHUNK;
+    r->buf = malloc(r->cap);
+    if (!r->buf) {
+        rt_reader_close(r);
+        return RT_ERR_NOMEM;
+    }
+    r->data = r->buf;
+    return finish_open(r, out);
 }
-rt_error rt_reader_open_buffer(const char *name, const char *buf, size_t len, const rt_reader_options *opts, rt_reader **out)
+
+rt_error rt_reader_open_buffer(const char *name, const char *buf, size_t len, const rt_reader_options *opts,
+                               rt_reader **out)
 {
-    (void)name; (void)buf; (void)len; (void)opts; *out = NULL;
-    return RT_ERR_UNSUPPORTED;
+    if (!out)
+        return RT_ERR_INVALID;
+    *out = NULL;
+    if (!buf && len)
+        return RT_ERR_INVALID;
+    rt_reader *r = reader_new(name ? name : "<buffer>", opts);
+    if (!r)
+        return RT_ERR_NOMEM;
+    r->data = buf ? buf : "";
+    r->end = len;
+    r->eof = true;
+    return finish_open(r, out);
 }
-rt_error rt_reader_next(rt_reader *r, const rt_record **out) { (void)r; *out = NULL; return RT_ERR_IO; }
-const char *rt_reader_format(const rt_reader *r) { (void)r; return "none"; }
-uint64_t rt_reader_records(const rt_reader *r) { (void)r; return 0; }
-uint64_t rt_reader_skipped(const rt_reader *r) { (void)r; return 0; }
-void rt_reader_close(rt_reader *r) { (void)r; }
+
+const char *rt_reader_format(const rt_reader *r)
+{
+    return r ? fmt_names[r->format] : NULL;
+}
+
+uint64_t rt_reader_records(const rt_reader *r)
+{
+    return r ? r->records : 0;
+}
+
+uint64_t rt_reader_skipped(const rt_reader *r)
+{
+    return r ? r->skipped : 0;
+}
+
+void rt_reader_close(rt_reader *r)
+{
+    if (!r)
+        return;
+    if (r->own_fd)
+        close(r->fd);
+    if (r->c_locale != (locale_t)0)
+        freelocale(r->c_locale);
+    free(r->buf);
+    free(r->jl);
+    free(r->jl_prev);
+    free(r->name);
+    free(r);
+}

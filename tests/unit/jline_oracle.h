@@ -1,0 +1,221 @@
+/* jline_oracle.h - for test_reader and fuzz_reader: the rt_jline of one JSON line as jansson
+ * reads it (the reference the non-allocating scanner of analysis/jsonscan.c is checked
+ * against), and a field-by-field comparison of two rt_jline. Same type rules as the scanner:
+ * a record is an object with a numeric timestamp_secs; the members read must have their
+ * types (or be null). Include after jsonscan.h. */
+#ifndef RT_JLINE_ORACLE_H
+#define RT_JLINE_ORACLE_H
+
+#include <jansson.h>
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "analysis/jsonscan.h"
+
+/* *out = the number v (NaN for null or absent). Returns false for another type. */
+static inline bool oracle_num(json_t *v, double *out)
+{
+    if (!v || json_is_null(v)) {
+        *out = NAN;
+        return true;
+    }
+    if (!json_is_number(v))
+        return false;
+    *out = json_number_value(v);
+    return true;
+}
+
+/* Copies the string v into dst[cap] (cut to fit; "" for null or absent). */
+static inline bool oracle_str(json_t *v, char *dst, size_t cap, bool *is_str, bool *whole)
+{
+    *is_str = *whole = false;
+    dst[0] = '\0';
+    if (!v || json_is_null(v))
+        return true;
+    if (!json_is_string(v))
+        return false;
+    size_t n = json_string_length(v), k = n < cap ? n : cap - 1;
+    memcpy(dst, json_string_value(v), k);
+    dst[k] = '\0';
+    *is_str = true;
+    *whole = n < cap;
+    return true;
+}
+
+/* Sets *arr to the array member k of o (NULL for null or absent). False for another type. */
+static inline bool oracle_array(json_t *o, const char *k, json_t **arr)
+{
+    *arr = json_object_get(o, k);
+    if (*arr && json_is_null(*arr))
+        *arr = NULL;
+    return !*arr || json_is_array(*arr);
+}
+
+static inline bool oracle_object(json_t *o, const char *k, json_t **obj)
+{
+    *obj = json_object_get(o, k);
+    if (*obj && json_is_null(*obj))
+        *obj = NULL;
+    return !*obj || json_is_object(*obj);
+}
+
+static inline bool oracle_devs(json_t *root, rt_jline *jl, bool disk)
+{
+    json_t *arr, *d;
+    size_t i;
+    rt_jl_list *l = disk ? &jl->disk : &jl->net;
+    if (!oracle_array(root, disk ? "disk" : "network", &arr))
+        return false;
+    rt_jline_list_reset(l, arr != NULL);
+    json_array_foreach(arr, i, d) {
+        if (!json_is_object(d))
+            return false;
+        char name[RT_JL_NAME];
+        bool is_str, whole;
+        double v[4];
+        static const char *const dk[] = {"read_bytes_total", "write_bytes_total", "read_bytes_per_sec",
+                                         "write_bytes_per_sec"};
+        static const char *const nk[] = {"rx_bytes_total", "tx_bytes_total", "rx_bytes_per_sec", "tx_bytes_per_sec"};
+        if (!oracle_str(json_object_get(d, disk ? "device" : "interface"), name, sizeof name, &is_str, &whole))
+            return false;
+        for (int k = 0; k < 4; k++)
+            if (!oracle_num(json_object_get(d, disk ? dk[k] : nk[k]), &v[k]))
+                return false;
+        if (disk) {
+            json_t *mounts, *m;
+            size_t mi;
+            if (!oracle_array(d, "mounts", &mounts))
+                return false;
+            json_array_foreach(mounts, mi, m) {
+                char point[RT_JL_POINT];
+                bool ps, pw;
+                double total, used;
+                if (!json_is_object(m) || !oracle_str(json_object_get(m, "mount_point"), point, sizeof point, &ps, &pw) ||
+                    !oracle_num(json_object_get(m, "total_bytes"), &total) ||
+                    !oracle_num(json_object_get(m, "used_bytes"), &used))
+                    return false;
+                rt_jline_add_mount(jl, point, pw, total, used);
+            }
+        }
+        rt_jline_add_dev(l, name, whole, v[0], v[1], v[2], v[3]);
+    }
+    return true;
+}
+
+static inline bool oracle_walk(json_t *root, rt_jline *jl)
+{
+    json_t *o, *a, *e;
+    size_t i;
+    bool whole;
+    if (!oracle_num(json_object_get(root, "timestamp_secs"), &jl->timestamp) ||
+        !oracle_num(json_object_get(root, "interval_secs"), &jl->interval) ||
+        !oracle_str(json_object_get(root, "job_name"), jl->job, sizeof jl->job, &jl->has_job, &whole))
+        return false;
+    if (!oracle_object(root, "cpu", &o))
+        return false;
+    if (o) {
+        if (!oracle_num(json_object_get(o, "utilization_pct"), &jl->cpu_util) || !oracle_array(o, "per_core_pct", &a))
+            return false;
+        jl->cpu_cores_listed = a ? (double)json_array_size(a) : NAN;
+    }
+    if (!oracle_object(root, "memory", &o))
+        return false;
+    if (o && (!oracle_num(json_object_get(o, "used_mib"), &jl->mem_used) ||
+              !oracle_num(json_object_get(o, "total_mib"), &jl->mem_total)))
+        return false;
+    if (!oracle_devs(root, jl, false) || !oracle_devs(root, jl, true))
+        return false;
+    if (!oracle_array(root, "gpu", &a))
+        return false;
+    rt_jline_gpu_reset(jl, a != NULL);
+    json_array_foreach(a, i, e) {
+        double u, used, total;
+        if (!json_is_object(e) || !oracle_num(json_object_get(e, "utilization_pct"), &u) ||
+            !oracle_num(json_object_get(e, "vram_used_bytes"), &used) ||
+            !oracle_num(json_object_get(e, "vram_total_bytes"), &total))
+            return false;
+        rt_jline_add_gpu(jl, u, used, total);
+    }
+    if (!oracle_object(root, "process", &o))
+        return false;
+    rt_jline_process_reset(jl, o != NULL);
+    if (o) {
+        static const char *const k[] = {"pid", "child_count", "cores_used", "utime_secs", "stime_secs",
+                                        "cpu_secs_total", "pss_mib", "rss_mib", "rss_peak_mib", "read_bytes_total",
+                                        "write_bytes_total", "gpu_utilization_pct", "gpu_vram_used_bytes",
+                                        "gpu_count_used"};
+        double *const d[] = {&jl->p_pid, &jl->p_children, &jl->p_cores, &jl->p_utime, &jl->p_stime,
+                             &jl->p_cpu_total, &jl->p_pss, &jl->p_rss, &jl->p_rss_peak, &jl->p_read_total,
+                             &jl->p_write_total, &jl->p_gpu_util, &jl->p_gpu_vram_bytes, &jl->p_gpu_count};
+        for (size_t n = 0; n < sizeof k / sizeof k[0]; n++)
+            if (!oracle_num(json_object_get(o, k[n]), d[n]))
+                return false;
+    }
+    return !isnan(jl->timestamp);
+}
+
+/* Fills *jl from line[0..len) through jansson. Returns 0 when it is a record, 1 when jansson
+ * rejects the text, 2 when it is valid JSON but not a record. */
+static inline int oracle_jline(const char *line, size_t len, rt_jline *jl)
+{
+    json_error_t err;
+    json_t *root = json_loadb(line, len, 0, &err);
+    if (!root)
+        return 1;
+    rt_jline_reset(jl);
+    int rc = json_is_object(root) && oracle_walk(root, jl) ? 0 : 2;
+    json_decref(root);
+    return rc;
+}
+
+/* Whether two figures are the same (NaN equals NaN). */
+static inline bool same_num(double a, double b)
+{
+    return (isnan(a) && isnan(b)) || a == b;
+}
+
+static inline bool same_list(const rt_jl_list *a, const rt_jl_list *b)
+{
+    if (a->present != b->present || a->n != b->n || !same_num(a->rest_rate_a, b->rest_rate_a) ||
+        !same_num(a->rest_rate_b, b->rest_rate_b))
+        return false;
+    for (size_t i = 0; i < a->n; i++) {
+        const rt_jl_dev *x = &a->dev[i], *y = &b->dev[i];
+        if (x->named != y->named || strcmp(x->name, y->name) != 0 || !same_num(x->total_a, y->total_a) ||
+            !same_num(x->total_b, y->total_b) || !same_num(x->rate_a, y->rate_a) || !same_num(x->rate_b, y->rate_b))
+            return false;
+    }
+    return true;
+}
+
+/* Returns NULL when a and b hold the same figures, else the name of the first that differs. */
+static inline const char *jline_diff(const rt_jline *a, const rt_jline *b)
+{
+#define SAME(f) if (!same_num(a->f, b->f)) return #f
+    SAME(timestamp); SAME(interval); SAME(cpu_util); SAME(cpu_cores_listed); SAME(mem_used); SAME(mem_total);
+    SAME(rest_space_total); SAME(rest_space_used); SAME(gpu_count); SAME(gpu_usage); SAME(gpu_utilized);
+    SAME(gpu_vram_mib); SAME(gpu_vram_total_mib); SAME(p_pid); SAME(p_children); SAME(p_cores); SAME(p_utime);
+    SAME(p_stime); SAME(p_cpu_total); SAME(p_pss); SAME(p_rss); SAME(p_rss_peak); SAME(p_read_total);
+    SAME(p_write_total); SAME(p_gpu_util); SAME(p_gpu_vram_bytes); SAME(p_gpu_count);
+#undef SAME
+    if (a->has_job != b->has_job || strcmp(a->job, b->job) != 0)
+        return "job";
+    if (a->gpu_present != b->gpu_present || a->gpu_known != b->gpu_known)
+        return "gpu_present";
+    if (a->has_process != b->has_process)
+        return "has_process";
+    if (!same_list(&a->disk, &b->disk))
+        return "disk";
+    if (!same_list(&a->net, &b->net))
+        return "net";
+    if (a->nmount != b->nmount)
+        return "nmount";
+    for (size_t i = 0; i < a->nmount; i++)
+        if (a->mount[i].named != b->mount[i].named || strcmp(a->mount[i].point, b->mount[i].point) != 0 ||
+            !same_num(a->mount[i].total, b->mount[i].total) || !same_num(a->mount[i].used, b->mount[i].used))
+            return "mount";
+    return NULL;
+}
+
+#endif

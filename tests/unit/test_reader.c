@@ -1,0 +1,636 @@
+/* test_reader.c - the reader of recorded runs (analysis/reader.c) and its JSON scanner
+ * (analysis/jsonscan.c): every format mapped field by field against the hand values of
+ * tests/fixtures/runs, a replayed sample written in both formats and read back against
+ * rt_record_from_sample, malformed lines counted and logged as FILE:LINE, unknown files, long
+ * lines, and the scanner checked against jansson on every fixture line and many mutations. */
+#include "unit.h"
+
+#include <math.h>
+
+#include "resource_tracker.h"
+#include "analysis/jsonscan.h"
+#include "jline_oracle.h"
+#include "unit_replay.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+
+typedef struct logs {
+    int n;
+    char text[64][256];
+} logs;
+
+static void collect(void *user, rt_log_level level, const char *msg)
+{
+    logs *l = user;
+    assert_int_equal(level, RT_LOG_WARN);
+    if (l->n < 64)
+        snprintf(l->text[l->n], sizeof l->text[0], "%s", msg);
+    l->n++;
+}
+
+/* Reads the fixture runs/rel into recs (at most max). Returns the record count. */
+static size_t read_all(const char *path, rt_record *recs, size_t max, logs *lg, const char **format,
+                       uint64_t *skipped)
+{
+    rt_reader_options o = RT_READER_OPTIONS_INIT;
+    o.log = collect;
+    o.log_user = lg;
+    rt_reader *r;
+    assert_int_equal(rt_reader_open(path, &o, &r), RT_OK);
+    static char fmt[32];
+    snprintf(fmt, sizeof fmt, "%s", rt_reader_format(r));
+    if (format)
+        *format = fmt;
+    const rt_record *rec;
+    size_t n = 0;
+    static char jobs[16][64];
+    while (rt_reader_next(r, &rec) == RT_OK && rec) {
+        if (n < max) {
+            recs[n] = *rec;
+            if (rec->job_name) { /* valid only until the next call */
+                snprintf(jobs[n % 16], sizeof jobs[0], "%s", rec->job_name);
+                recs[n].job_name = jobs[n % 16];
+            }
+        }
+        n++;
+    }
+    assert_int_equal(rt_reader_records(r), n);
+    if (skipped)
+        *skipped = rt_reader_skipped(r);
+    rt_reader_close(r);
+    return n;
+}
+
+static const char *fx(const char *rel)
+{
+    static char path[4][1024];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(path[k], sizeof path[0], "%s/runs/%s", RT_FIXTURES, rel);
+    return path[k];
+}
+
+#define assert_num(a, b) assert_true(fabs((double)(a) - (double)(b)) <= 1e-9 * fmax(1, fabs((double)(b))))
+#define assert_nan(a) assert_true(isnan(a))
+
+/* The figures both the JSON and the CSV fixture have, for sample i (1..3). */
+static void check_common(const rt_record *r, int i)
+{
+    assert_num(r->timestamp_secs, 1700000000 + i);
+    assert_num(r->cpu_cores, i);
+    assert_num(r->memory_used_mib, 1000 * i);
+    assert_num(r->disk_read_bytes, 1000 * i);
+    assert_num(r->disk_write_bytes, 2000 * i);
+    assert_num(r->net_recv_bytes, 1000 * i);
+    assert_num(r->net_sent_bytes, 100 * i);
+    assert_num(r->disk_space_total_bytes, 150 * GIB);
+    assert_num(r->disk_space_used_bytes, 15 * GIB);
+    assert_num(r->gpu_usage, 0.5);
+    assert_num(r->gpu_vram_mib, 3072);
+    assert_num(r->gpu_utilized, 1);
+}
+
+/* The process figures every format with a process has, for sample i. */
+static void check_process(const rt_record *r, int i)
+{
+    static const double writes[] = {0, 1048576, 2097152};
+    assert_num(r->process_pid, 4242);
+    assert_num(r->process_children, i);
+    assert_num(r->process_cores, i);
+    assert_num(r->process_cpu_secs, i);
+    assert_num(r->process_pss_mib, 100 * i);
+    assert_num(r->process_read_bytes, 4096 * i);
+    assert_num(r->process_write_bytes, writes[i - 1]);
+    assert_num(r->process_gpu_usage, 0.5);
+    assert_num(r->process_gpu_vram_mib, 1024);
+    assert_num(r->process_gpu_utilized, 1);
+}
+
+/* ---- each format against the hand values ----------------------------------------------- */
+
+static void test_json_fixture(void **state)
+{
+    (void)state;
+    rt_record recs[4];
+    logs lg = {0};
+    const char *fmt;
+    uint64_t skipped;
+    assert_int_equal(read_all(fx("tool.jsonl"), recs, 4, &lg, &fmt, &skipped), 3);
+    assert_string_equal(fmt, "json");
+    assert_int_equal(skipped, 0);
+    assert_int_equal(lg.n, 0);
+    for (int i = 1; i <= 3; i++) {
+        const rt_record *r = &recs[i - 1];
+        check_common(r, i);
+        check_process(r, i);
+        assert_num(r->interval_secs, 1);
+        assert_string_equal(r->job_name, "fixture-job");
+        assert_num(r->cpu_count, 4);
+        assert_num(r->memory_total_mib, 8000);
+        assert_num(r->gpu_count, 2);
+        assert_num(r->gpu_vram_total_mib, 32768);
+        assert_num(r->process_cpu_secs_total, (double)(i * (i + 1) / 2));
+        assert_num(r->process_rss_mib, 100 * i + 50);
+        assert_num(r->process_rss_peak_mib, 100 * i + 50);
+    }
+}
+
+static void test_csv_fixture(void **state)
+{
+    (void)state;
+    rt_record recs[4];
+    logs lg = {0};
+    const char *fmt;
+    assert_int_equal(read_all(fx("tool.csv"), recs, 4, &lg, &fmt, NULL), 3);
+    assert_string_equal(fmt, "csv");
+    for (int i = 1; i <= 3; i++) {
+        const rt_record *r = &recs[i - 1];
+        check_common(r, i);
+        check_process(r, i);
+        assert_num(r->interval_secs, 1); /* the first: the second's */
+        assert_null(r->job_name);
+        assert_nan(r->cpu_count);
+        assert_nan(r->memory_total_mib);
+        assert_nan(r->gpu_count);
+        assert_nan(r->gpu_vram_total_mib);
+        assert_nan(r->process_cpu_secs_total);
+        assert_nan(r->process_rss_mib);
+        assert_nan(r->process_rss_peak_mib);
+    }
+}
+
+static void check_no_process(const rt_record *r)
+{
+    assert_nan(r->process_pid);
+    assert_nan(r->process_children);
+    assert_nan(r->process_cores);
+    assert_nan(r->process_cpu_secs);
+    assert_nan(r->process_pss_mib);
+    assert_nan(r->process_read_bytes);
+    assert_nan(r->process_write_bytes);
+    assert_nan(r->process_gpu_usage);
+}
+
+static void test_python_fixtures(void **state)
+{
+    (void)state;
+    rt_record recs[4];
+    logs lg = {0};
+    const char *fmt;
+    assert_int_equal(read_all(fx("python-process.csv"), recs, 4, &lg, &fmt, NULL), 3);
+    assert_string_equal(fmt, "python-process");
+    for (int i = 1; i <= 3; i++) {
+        check_process(&recs[i - 1], i);
+        assert_num(recs[i - 1].interval_secs, 1);
+        assert_nan(recs[i - 1].cpu_cores);
+        assert_nan(recs[i - 1].memory_used_mib);
+        assert_nan(recs[i - 1].disk_read_bytes);
+        assert_nan(recs[i - 1].gpu_usage);
+    }
+    assert_int_equal(read_all(fx("python-system.csv"), recs, 4, &lg, &fmt, NULL), 3);
+    assert_string_equal(fmt, "python-system");
+    for (int i = 1; i <= 3; i++) {
+        check_common(&recs[i - 1], i);
+        check_no_process(&recs[i - 1]);
+    }
+    assert_int_equal(read_all(fx("python-combined.csv"), recs, 4, &lg, &fmt, NULL), 3);
+    assert_string_equal(fmt, "python-combined");
+    for (int i = 1; i <= 3; i++) {
+        check_common(&recs[i - 1], i);
+        check_process(&recs[i - 1], i);
+    }
+    assert_int_equal(lg.n, 0);
+}
+
+/* ---- malformed input ---------------------------------------------------------------------- */
+
+static void test_malformed_json(void **state)
+{
+    (void)state;
+    rt_record recs[4];
+    logs lg = {0};
+    uint64_t skipped;
+    assert_int_equal(read_all(fx("malformed.jsonl"), recs, 4, &lg, NULL, &skipped), 2);
+    assert_int_equal(skipped, 5);
+    assert_int_equal(lg.n, 5);
+    static const int lines[] = {2, 4, 5, 6, 8};
+    for (int i = 0; i < 5; i++) {
+        char want[1100];
+        snprintf(want, sizeof want, "%s:%d: ", fx("malformed.jsonl"), lines[i]);
+        assert_true(strncmp(lg.text[i], want, strlen(want)) == 0);
+    }
+    assert_non_null(strstr(lg.text[1], "cpu is not an object"));
+    assert_non_null(strstr(lg.text[4], "truncated last line"));
+    check_common(&recs[0], 1);
+    check_common(&recs[1], 2);
+    check_process(&recs[1], 2);
+}
+
+static void test_malformed_csv(void **state)
+{
+    (void)state;
+    rt_record recs[4];
+    logs lg = {0};
+    uint64_t skipped;
+    assert_int_equal(read_all(fx("malformed.csv"), recs, 4, &lg, NULL, &skipped), 2);
+    assert_int_equal(skipped, 2);
+    assert_int_equal(lg.n, 2);
+    char want[1100];
+    snprintf(want, sizeof want, "%s:3: 3 columns where the header has 32", fx("malformed.csv"));
+    assert_string_equal(lg.text[0], want);
+    snprintf(want, sizeof want, "%s:4: column 5 is not a number: \"abc\"", fx("malformed.csv"));
+    assert_string_equal(lg.text[1], want);
+    check_common(&recs[0], 1);
+    assert_num(recs[0].interval_secs, 2); /* the first takes the second's, which spans the skipped rows */
+    assert_num(recs[1].timestamp_secs, 1700000003);
+    assert_num(recs[1].interval_secs, 2);
+}
+
+static void test_unknown_and_empty(void **state)
+{
+    (void)state;
+    logs lg = {0};
+    rt_reader_options o = RT_READER_OPTIONS_INIT;
+    o.log = collect;
+    o.log_user = &lg;
+    rt_reader *r = (rt_reader *)1;
+    assert_int_equal(rt_reader_open(fx("unknown.txt"), &o, &r), RT_ERR_PARSE);
+    assert_null(r);
+    assert_int_equal(lg.n, 1);
+    char want[1100];
+    snprintf(want, sizeof want, "%s:1: not a resource-tracker JSON lines or CSV file", fx("unknown.txt"));
+    assert_string_equal(lg.text[0], want);
+    assert_int_equal(rt_reader_open(fx("no-such-file"), &o, &r), RT_ERR_NOT_FOUND);
+    assert_int_equal(rt_reader_open_buffer("empty", "\n\n", 2, &o, &r), RT_ERR_PARSE);
+    assert_int_equal(rt_reader_open_buffer("x", "a,b\n1,2\n", 8, NULL, &r), RT_ERR_PARSE);
+    assert_int_equal(rt_reader_open(NULL, NULL, &r), RT_ERR_INVALID);
+}
+
+/* More than 20 malformed lines: 20 shown, then one line saying the rest are not. */
+static void test_many_malformed(void **state)
+{
+    (void)state;
+    static char buf[8192];
+    size_t n = (size_t)snprintf(buf, sizeof buf, "%s", rt_csv_header());
+    for (int i = 0; i < 25; i++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%d,bad\n", i);
+    logs lg = {0};
+    rt_reader_options o = RT_READER_OPTIONS_INIT;
+    o.log = collect;
+    o.log_user = &lg;
+    rt_reader *r;
+    assert_int_equal(rt_reader_open_buffer("many.csv", buf, n, &o, &r), RT_OK);
+    const rt_record *rec;
+    assert_int_equal(rt_reader_next(r, &rec), RT_OK);
+    assert_null(rec);
+    assert_int_equal(rt_reader_skipped(r), 25);
+    assert_int_equal(lg.n, 21);
+    assert_string_equal(lg.text[0], "many.csv:2: 2 columns where the header has 32");
+    assert_string_equal(lg.text[20], "many.csv: further malformed lines are not shown");
+    rt_reader_close(r);
+}
+
+/* A line over 4 MiB between good ones, read from a file in chunks: skipped, counted. */
+static void test_long_line(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/rt-reader-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    size_t len;
+    const char *csv = fixture_text("runs/tool.csv", &len);
+    const char *row2 = strchr(csv, '\n') + 1;
+    const char *row3 = strchr(row2, '\n') + 1;
+    assert_true(write(fd, csv, (size_t)(row3 - csv)) == row3 - csv);
+    size_t big = (5u << 20);
+    char *junk = malloc(big);
+    memset(junk, '7', big);
+    junk[big - 1] = '\n';
+    assert_true(write(fd, junk, big) == (ssize_t)big);
+    assert_true(write(fd, row3, len - (size_t)(row3 - csv)) == (ssize_t)(len - (size_t)(row3 - csv)));
+    close(fd);
+    free(junk);
+    rt_record recs[4];
+    logs lg = {0};
+    uint64_t skipped;
+    assert_int_equal(read_all(path, recs, 4, &lg, NULL, &skipped), 3);
+    assert_int_equal(skipped, 1);
+    char want[1100];
+    snprintf(want, sizeof want, "%s:3: line too long (over 4 MiB)", path);
+    assert_string_equal(lg.text[0], want);
+    check_common(&recs[2], 3);
+    unlink(path);
+}
+
+/* Intervals from timestamps: a lone CSV row has none; the first takes the second's. */
+static void test_intervals(void **state)
+{
+    (void)state;
+    char buf[2048];
+    size_t len;
+    const char *csv = fixture_text("runs/tool.csv", &len);
+    const char *row3 = strchr(strchr(csv, '\n') + 1, '\n') + 1;
+    size_t hl = (size_t)(strchr(csv, '\n') + 1 - csv);
+    memcpy(buf, csv, hl);
+    memcpy(buf + hl, row3, (size_t)(strchr(row3, '\n') + 1 - row3));
+    size_t n = hl + (size_t)(strchr(row3, '\n') + 1 - row3);
+    rt_reader *r;
+    const rt_record *rec;
+    assert_int_equal(rt_reader_open_buffer("one.csv", buf, n, NULL, &r), RT_OK);
+    assert_int_equal(rt_reader_next(r, &rec), RT_OK);
+    assert_non_null(rec);
+    assert_nan(rec->interval_secs);
+    assert_int_equal(rt_reader_next(r, &rec), RT_OK);
+    assert_null(rec);
+    rt_reader_close(r);
+    /* quoted cells and "" (None) in a Python CSV; a gap of 2 s */
+    const char *py = "\"timestamp\",\"pid\",\"children\",\"utime\",\"stime\",\"cpu_usage\",\"memory\",\"read_bytes\","
+                     "\"write_bytes\",\"gpu_usage\",\"gpu_vram\",\"gpu_utilized\"\r\n"
+                     "10.5,7,\"\",0.1,0.1,0.2,1024,0,0,nan,,\r\n"
+                     "12.5,7,1,0.1,0.1,0.2,2048,0,0,0,0,0\r\n";
+    assert_int_equal(rt_reader_open_buffer("py.csv", py, strlen(py), NULL, &r), RT_OK);
+    assert_int_equal(rt_reader_next(r, &rec), RT_OK);
+    assert_num(rec->interval_secs, 2);
+    assert_nan(rec->process_children);
+    assert_nan(rec->process_gpu_usage);
+    assert_num(rec->process_pss_mib, 1);
+    assert_num(rec->process_cpu_secs, 0.2);
+    assert_int_equal(rt_reader_next(r, &rec), RT_OK);
+    assert_num(rec->interval_secs, 2);
+    assert_num(rec->process_children, 1);
+    assert_int_equal(rt_reader_skipped(r), 0);
+    rt_reader_close(r);
+}
+
+/* ---- a replayed sample written in both formats and read back -------------------------- */
+
+static int all_statvfs(void *user, const char *mount_point, struct statvfs *out)
+{
+    (void)user;
+    (void)mount_point;
+    memset(out, 0, sizeof *out);
+    out->f_frsize = 4096;
+    out->f_blocks = 1000000;
+    out->f_bfree = 250000;
+    out->f_bavail = 200000;
+    return 0;
+}
+
+/* |a - b| within the output's rounding (rel of b, or abs). */
+static void near(double a, double b, double abs, const char *what)
+{
+    if (isnan(a) && isnan(b))
+        return;
+    if (!(fabs(a - b) <= abs + 1e-6 * fabs(b)))
+        fail_msg("%s: read %.9g, sample %.9g", what, a, b);
+}
+
+static void compare(const rt_record *got, const rt_record *want, bool csv)
+{
+    near(got->timestamp_secs, want->timestamp_secs, 0.0005, "timestamp");
+    near(got->cpu_cores, want->cpu_cores, 0.00005, "cpu_cores");
+    near(got->memory_used_mib, want->memory_used_mib, 0.0005, "memory_used");
+    near(got->disk_read_bytes, want->disk_read_bytes, csv ? 0 : 0.005 * 2 + 1, "disk_read");
+    near(got->disk_write_bytes, want->disk_write_bytes, csv ? 0 : 1, "disk_write");
+    near(got->net_recv_bytes, want->net_recv_bytes, csv ? 0 : 1, "net_recv");
+    near(got->net_sent_bytes, want->net_sent_bytes, csv ? 0 : 1, "net_sent");
+    near(got->disk_space_total_bytes, want->disk_space_total_bytes, csv ? 0.0005 * GIB : 0, "space_total");
+    near(got->disk_space_used_bytes, want->disk_space_used_bytes, csv ? 0.0005 * GIB : 0, "space_used");
+    near(got->gpu_usage, want->gpu_usage, 0.00005, "gpu_usage");
+    near(got->gpu_vram_mib, want->gpu_vram_mib, 0.0005, "gpu_vram");
+    near(got->gpu_utilized, want->gpu_utilized, 0, "gpu_utilized");
+    near(got->process_pid, want->process_pid, 0, "pid");
+    near(got->process_children, want->process_children, 0, "children");
+    near(got->process_cores, want->process_cores, 0.00005, "process_cores");
+    near(got->process_cpu_secs, want->process_cpu_secs, 0.001, "process_cpu_secs");
+    near(got->process_pss_mib, want->process_pss_mib, 0.0005, "pss");
+    near(got->process_read_bytes, want->process_read_bytes, 0, "process_read");
+    near(got->process_write_bytes, want->process_write_bytes, 0, "process_write");
+    near(got->process_gpu_usage, want->process_gpu_usage, 0.00005, "process_gpu_usage");
+    near(got->process_gpu_vram_mib, want->process_gpu_vram_mib, 0.0005, "process_gpu_vram");
+    near(got->process_gpu_utilized, want->process_gpu_utilized, 0, "process_gpu_utilized");
+    if (!csv) {
+        near(got->interval_secs, want->interval_secs, 0.0005, "interval");
+        near(got->cpu_count, want->cpu_count, 0, "cpu_count");
+        near(got->memory_total_mib, want->memory_total_mib, 0.0005, "memory_total");
+        near(got->gpu_count, want->gpu_count, 0, "gpu_count");
+        near(got->gpu_vram_total_mib, want->gpu_vram_total_mib, 0, "gpu_vram_total");
+        near(got->process_cpu_secs_total, want->process_cpu_secs_total, 0.0005, "cpu_secs_total");
+        near(got->process_rss_mib, want->process_rss_mib, 0.0005, "rss");
+        near(got->process_rss_peak_mib, want->process_rss_peak_mib, 0.0005, "rss_peak");
+    }
+}
+
+static void test_replayed_sample(void **state)
+{
+    (void)state;
+    static const char *const cases[] = {"gpu-amd-intel", "server-nvme-lvm", "vm-virtio"};
+    for (size_t c = 0; c < 3; c++) {
+        char dir[] = "/tmp/rt-reader-XXXXXX", proc[128], sys[1024], rel[256], cmd[2400];
+        unit_tmpdir(dir);
+        snprintf(proc, sizeof proc, "%s/proc", dir);
+        unit_case_roots(cases[c], proc, sys, sizeof sys);
+        rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
+        o.proc_root = proc;
+        o.sys_root = sys;
+        snprintf(rel, sizeof rel, "%s/%s/pid", RT_FIXTURES, cases[c]);
+        FILE *pf = fopen(rel, "r");
+        long pid = 0;
+        if (pf) {
+            assert_int_equal(fscanf(pf, "%ld", &pid), 1);
+            fclose(pf);
+        }
+        o.pid = pid;
+        rt_sampler *s;
+        assert_int_equal(rt_sampler_new_replay(&o, all_statvfs, NULL, &s), RT_OK);
+        const rt_sample *smp;
+        rt_sampler_sample_at(s, 1000.0, 1.7e9, &smp);
+        snprintf(cmd, sizeof cmd, "cp -a '%s/%s/t1/proc/.' '%s/'", RT_FIXTURES, cases[c], proc);
+        unit_system(cmd);
+        rt_sampler_sample_at(s, 1002.5, 1.7e9 + 2.5, &smp);
+        rt_record want;
+        rt_record_from_sample(smp, &want);
+        static char buf[1 << 17];
+        for (int f = 0; f < 2; f++) {
+            size_t n = 0;
+            if (f == 1)
+                n = (size_t)snprintf(buf, sizeof buf, "%s", rt_csv_header());
+            n += rt_format_sample(f ? RT_FORMAT_CSV : RT_FORMAT_JSON, smp, NULL, buf + n, sizeof buf - n);
+            assert_true(n < sizeof buf);
+            rt_reader *r;
+            const rt_record *got;
+            assert_int_equal(rt_reader_open_buffer("replay", buf, n, NULL, &r), RT_OK);
+            assert_int_equal(rt_reader_next(r, &got), RT_OK);
+            assert_non_null(got);
+            compare(got, &want, f == 1);
+            rt_reader_close(r);
+        }
+        rt_sampler_free(s);
+        unit_rmtree(dir);
+    }
+}
+
+/* ---- the scanner against jansson ---------------------------------------------------------- */
+
+typedef struct diffstats {
+    unsigned lines, both_accept, scanner_stricter, both_reject;
+} diffstats;
+
+/* Checks one line: when the scanner accepts, jansson must too with the same figures; when
+ * jansson rejects, the scanner must too. */
+static void differential(const char *line, size_t len, locale_t loc, diffstats *st)
+{
+    static rt_jline a, b;
+    const char *bad = rt_jline_scan(line, len, loc, &a);
+    int o = oracle_jline(line, len, &b);
+    st->lines++;
+    if (!bad) {
+        if (o != 0)
+            fail_msg("scanner accepts what jansson does not (%d): %.*s", o, (int)(len > 300 ? 300 : len), line);
+        const char *d = jline_diff(&a, &b);
+        if (d)
+            fail_msg("scanner and jansson differ in %s: %.*s", d, (int)(len > 300 ? 300 : len), line);
+        st->both_accept++;
+    } else if (o == 0) {
+        st->scanner_stricter++;
+    } else {
+        st->both_reject++;
+    }
+}
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static unsigned rnd(unsigned n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (unsigned)(rng % n);
+}
+
+/* One random edit of src[0..len) into dst (cap bytes). Returns the new length. */
+static size_t mutate(const char *src, size_t len, char *dst, size_t cap)
+{
+    static const char *const bits[] = {"{", "}", "[", "]", ",", ":", "\"", "\\", "0", "-", "1e400", ".5",
+                                       "e", "null", "true", " ", "\\u0000", "\\ud800", "\\u00e9", "\xc3\xa9",
+                                       "\xff", "\x01", "99999999999999999999", "-0", "01", "1.", "\"pss_mib\":7,",
+                                       "\"process\":null,", "\"disk\":[],", "\"gpu\":[{}],", "\"cpu\":{},",
+                                       "\"p\\u0073s_mib\":2,", "\"job_name\":\"\\u00e9\\n\","};
+    size_t at = len ? rnd((unsigned)len) : 0, n = 0;
+    unsigned kind = rnd(5);
+    memcpy(dst, src, at);
+    n = at;
+    if (kind == 0 || kind == 1) { /* insert a fragment */
+        const char *b = bits[rnd(sizeof bits / sizeof bits[0])];
+        size_t bl = strlen(b);
+        memcpy(dst + n, b, bl);
+        n += bl;
+        if (kind == 1 && at < len)
+            at++; /* replace a byte */
+    } else if (kind == 2) { /* delete a run */
+        at += 1 + rnd(8);
+    } else if (kind == 3) { /* a random byte */
+        dst[n++] = (char)rnd(256);
+        at++;
+    } else { /* cut the line short */
+        return n;
+    }
+    if (at < len && n + (len - at) < cap) {
+        memcpy(dst + n, src + at, len - at);
+        n += len - at;
+    }
+    return n;
+}
+
+static void test_scanner_vs_jansson(void **state)
+{
+    (void)state;
+    locale_t loc = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    diffstats st = {0};
+    static char lines[16][4096];
+    size_t lens[16], nl = 0;
+    static const char *const files[] = {"runs/tool.jsonl", "runs/malformed.jsonl"};
+    for (size_t f = 0; f < 2; f++) {
+        size_t len;
+        const char *t = fixture_text(files[f], &len);
+        for (const char *p = t; p < t + len && nl < 16;) {
+            const char *e = memchr(p, '\n', (size_t)(t + len - p));
+            e = e ? e : t + len;
+            if ((size_t)(e - p) < sizeof lines[0]) {
+                memcpy(lines[nl], p, (size_t)(e - p));
+                lens[nl++] = (size_t)(e - p);
+            }
+            p = e + 1;
+        }
+    }
+    /* a real line of the tool, with null figures and escapes */
+    const char *extra = "{\"timestamp_secs\":1.7e9,\"interval_secs\":null,\"job_name\":\"a\\\"b\\u00e9\\ud83d\\ude00\","
+                        "\"cpu\":{\"utilization_pct\":1.25e-3,\"per_core_pct\":[null,1]},\"network\":null,"
+                        "\"disk\":[{\"device\":\"d\\u0061\",\"read_bytes_total\":-0,\"mounts\":[{\"mount_point\":\"/\"},"
+                        "{\"mount_point\":\"/\",\"total_bytes\":9007199254740993}]}],\"gpu\":[{\"utilization_pct\":0.1}],"
+                        "\"process\":{\"pid\":-9223372036854775808,\"pss_mib\":1.7976931348623157e308},"
+                        "\"process\":{\"pid\":1,\"rss_mib\":0.1000000000000000055511151231257827}}";
+    memcpy(lines[nl], extra, strlen(extra));
+    lens[nl++] = strlen(extra);
+    static char m1[8192], m2[8192];
+    for (size_t i = 0; i < nl; i++)
+        differential(lines[i], lens[i], loc, &st);
+    assert_int_equal(st.both_accept, 6); /* tool.jsonl 3, malformed.jsonl 2, extra 1 */
+    for (int k = 0; k < 40000; k++) {
+        size_t i = rnd((unsigned)nl);
+        size_t n1 = mutate(lines[i], lens[i], m1, sizeof m1);
+        differential(m1, n1, loc, &st);
+        size_t n2 = mutate(m1, n1, m2, sizeof m2);
+        differential(m2, n2, loc, &st);
+    }
+    print_message("scanner vs jansson: %u lines, %u accepted by both, %u rejected by both, %u only by the scanner\n",
+                  st.lines, st.both_accept, st.both_reject, st.scanner_stricter);
+    assert_true(st.both_accept > 3000);
+    assert_true(st.both_reject > 10000);
+    freelocale(loc);
+}
+
+/* Numbers at the edges: converted exactly as strtod, integers as jansson keeps them. */
+static void test_numbers(void **state)
+{
+    (void)state;
+    locale_t loc = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    static const char *const ok[] = {"0", "-0", "1.5", "0.1", "123456789012345678", "9223372036854775807",
+                                     "-9223372036854775808", "1e22", "1e23", "4.9e-324", "2.2250738585072014e-308",
+                                     "1e-400", "0.30000000000000004", "1797693134862315708145274237317043567981e269",
+                                     "1795338009.323", "17.65", "2.5E+3"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        rt_js j = {.p = ok[i], .end = ok[i] + strlen(ok[i]), .c_locale = loc};
+        double v;
+        assert_true(rt_js_number(&j, &v));
+        char *end;
+        double want = strchr(ok[i], '.') || strchr(ok[i], 'e') || strchr(ok[i], 'E')
+                          ? strtod(ok[i], &end) : (double)strtoll(ok[i], &end, 10);
+        if (v != want)
+            fail_msg("%s: %.17g, want %.17g", ok[i], v, want);
+    }
+    static const char *const bad[] = {"01", "-", "1.", ".5", "1e", "+1", "9223372036854775808", "-9223372036854775809",
+                                      "1e400", "-1e400", "0x10", "Infinity", "NaN"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        rt_js j = {.p = bad[i], .end = bad[i] + strlen(bad[i]), .c_locale = loc};
+        double v;
+        bool r = rt_js_number(&j, &v) && rt_js_at_end(&j);
+        if (r)
+            fail_msg("%s accepted", bad[i]);
+    }
+    freelocale(loc);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_json_fixture),      cmocka_unit_test(test_csv_fixture),
+        cmocka_unit_test(test_python_fixtures),   cmocka_unit_test(test_malformed_json),
+        cmocka_unit_test(test_malformed_csv),     cmocka_unit_test(test_unknown_and_empty),
+        cmocka_unit_test(test_many_malformed),    cmocka_unit_test(test_long_line),
+        cmocka_unit_test(test_intervals),         cmocka_unit_test(test_replayed_sample),
+        cmocka_unit_test(test_scanner_vs_jansson), cmocka_unit_test(test_numbers),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
