@@ -578,8 +578,9 @@ static const char page_css[] =
     ".chart-block,table,pre{break-inside:avoid;page-break-inside:avoid}.chart{height:190px}"
     "h2,h3{break-after:avoid;page-break-after:avoid}.hint{display:none}}\n";
 
-/* the page's own script: builds the rows, draws the charts, synchronizes them, and records on
- * <body> how many were drawn (data-charts-drawn) and each chart's y range and plot area */
+/* the page's own script: builds the rows, draws the charts (the band's top edge stroked, so
+ * that a spike one point wide shows), synchronizes them, and records on <body> how many were
+ * drawn (data-charts-drawn) and on each chart its y range and plot area */
 static const char page_js[] =
     "(function(){\n"
     "function si(v,u,base,sfx){if(v===null||v===undefined||isNaN(v))return '\\u2014';var i=0,a=Math.abs(v);"
@@ -589,6 +590,11 @@ static const char page_js[] =
     "v.toFixed(2)},mib:function(v){return si(v,['MiB','GiB','TiB'],1024,'')},"
     "rate:function(v){return si(v,['B','KiB','MiB','GiB','TiB'],1024,'/s')},"
     "bytes:function(v){return si(v,['B','KiB','MiB','GiB','TiB','PiB'],1024,'')}};\n"
+    "function edge(e){var c=e.drawingContext,a=e.plotArea,p=e.points,pen=false;c.save();c.strokeStyle=e.color;"
+    "c.globalAlpha=0.55;c.lineWidth=1;c.beginPath();for(var i=0;i<p.length;i++){var t=Math.min(p[i].y_top,"
+    "p[i].y_bottom);if(p[i].yval===null||isNaN(t)){pen=false;continue;}var y=a.h*t+a.y;if(pen)c.lineTo(p[i].canvasx,y);"
+    "else c.moveTo(p[i].canvasx,y);pen=true;}c.stroke();c.restore();}\n"
+    "var P=Dygraph.Plotters,plotter=[edge,P.errorPlotter,P.linePlotter];\n"
     "var n=T.length,drawn=0,gs=[];\n"
     "CH.forEach(function(c){\n"
     " var rows=[],labels=['time'],colors=[],mx=-Infinity;\n"
@@ -598,7 +604,7 @@ static const char page_js[] =
     "  var r=[d];c.s.forEach(function(s){var a=S[s[0]];if(a[3*i]===null){r.push(null);return;}"
     "r.push([a[3*i],a[3*i+1],a[3*i+2]]);if(a[3*i+2]>mx)mx=a[3*i+2];});rows.push(r);}\n"
     " var div=document.getElementById('c'+c.id),f=F[c.unit];\n"
-    " var g=new Dygraph(div,rows,{labels:labels,colors:colors,customBars:true,fillAlpha:0.35,strokeWidth:1.4,"
+    " var g=new Dygraph(div,rows,{labels:labels,colors:colors,customBars:true,fillAlpha:0.3,plotter:plotter,strokeWidth:1.4,"
     "labelsKMG2:c.unit!='cores'&&c.unit!='gpus',labelsDiv:document.getElementById('l'+c.id),legend:'always',labelsUTC:true,includeZero:true,connectSeparatedPoints:false,"
     "xRangePad:2,axes:{y:{valueFormatter:f,axisLabelFormatter:f,axisLabelWidth:72}},"
     "plugins:[new Dygraph.Plugins.Crosshair({direction:'vertical'})]});\n"
