@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,20 @@ static int read_file(const char *path, rt_report *rep, rt_stats *mine, rt_stats 
     return rc;
 }
 
+/* Appends one sentence to the note (note[cap]), a space before it when the note has some. */
+__attribute__((format(printf, 3, 4))) static void note_add(char *note, size_t cap, const char *fmt, ...)
+{
+    size_t used = strlen(note);
+    if (used > 0 && used + 1 < cap) {
+        note[used++] = ' ';
+        note[used] = '\0';
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(note + used, cap - used, fmt, ap); /* a cut note is still a note */
+    va_end(ap);
+}
+
 /* The Keeper lookups: the cheapest server for rec, and the price of --instance. Failures
  * become a note in the report (note[cap]), never an error. */
 static void keeper_lookups(cli_options *o, const report_args *a, const rt_recommendation *rec, rt_server *cheapest,
@@ -134,20 +149,19 @@ static void keeper_lookups(cli_options *o, const report_args *a, const rt_recomm
     rt_keeper_options ko = RT_KEEPER_OPTIONS_INIT;
     ko.url = o->keeper_url;
     ko.log = cli_log;
-    size_t used = 0;
     if (rec) {
         rt_error e = rt_keeper_cheapest(&ko, rec, cheapest);
         *have_cheapest = e == RT_OK;
         if (e == RT_ERR_NOT_FOUND)
-            used += (size_t)snprintf(note, cap, "No server on offer fits the recommendation. ");
+            note_add(note, cap, "No server on offer fits the recommendation.");
         else if (e != RT_OK)
-            used += (size_t)snprintf(note, cap, "server lookup failed: %s. ", rt_strerror(e));
+            note_add(note, cap, "server lookup failed: %s.", rt_strerror(e));
     }
-    if (a->instance && used < cap) {
+    if (a->instance) {
         rt_error e = rt_keeper_price(&ko, a->vendor, a->type, NULL, price);
         if (e != RT_OK) {
             *price = NAN;
-            snprintf(note + used, cap - used, "price lookup of %s failed: %s.", a->instance, rt_strerror(e));
+            note_add(note, cap, "price lookup of %s failed: %s.", a->instance, rt_strerror(e));
         }
     }
 }
@@ -191,10 +205,9 @@ int cli_report_main(cli_options *o)
     double price = NAN;
     char note[512] = "";
     if (!have_rec)
-        snprintf(note, sizeof note, "No recommendation: %s.",
+        note_add(note, sizeof note, "No recommendation: %s.",
                  a.nfiles > 1 ? "some run has no tracked process tree" : "the run has no tracked process tree");
-    keeper_lookups(o, &a, have_rec ? &rec : NULL, &cheapest, &have_cheapest, &price, note + strlen(note),
-                   sizeof note - strlen(note));
+    keeper_lookups(o, &a, have_rec ? &rec : NULL, &cheapest, &have_cheapest, &price, note, sizeof note);
 
     rt_job job = RT_JOB_INIT;
     job.job_name = sum->job_name;

@@ -606,7 +606,7 @@ static const char page_js[] =
     " var div=document.getElementById('c'+c.id),f=F[c.unit];\n"
     " var g=new Dygraph(div,rows,{labels:labels,colors:colors,customBars:true,fillAlpha:0.3,plotter:plotter,strokeWidth:1.4,"
     "labelsKMG2:c.unit!='cores'&&c.unit!='gpus',labelsDiv:document.getElementById('l'+c.id),legend:'always',labelsUTC:true,includeZero:true,connectSeparatedPoints:false,"
-    "xRangePad:2,axes:{y:{valueFormatter:f,axisLabelFormatter:f,axisLabelWidth:72}},"
+    "xRangePad:2,axes:{x:{axisLabelWidth:66},y:{valueFormatter:f,axisLabelFormatter:f,axisLabelWidth:72}},"
     "plugins:[new Dygraph.Plugins.Crosshair({direction:'vertical'})]});\n"
     " div.setAttribute('data-series-max',mx);\n"
     " g.ready(function(){var a=g.getArea(),b=div.getBoundingClientRect(),y=g.yAxisRange();\n"
