@@ -103,9 +103,9 @@ static void demo_add(demo *d, const rt_record *r)
     }
 }
 
-/* writes the report with a summary, a recommendation and a made-up cheapest server (the
- * Keeper lookup is another module's) */
-static int demo_write(demo *d, const char *out, const char *title)
+/* writes the report with a summary and a recommendation; with `made_up`, also a made-up
+ * host, cheapest server and costs (the Keeper lookup is another module's) */
+static int demo_write(demo *d, const char *out, const char *title, bool made_up)
 {
     rt_summary *s = &d->s;
     s->job_name = title;
@@ -141,15 +141,20 @@ static int demo_write(demo *d, const char *out, const char *title)
     rt_report_info info = RT_REPORT_INFO_INIT;
     info.title = title;
     info.job = &job;
-    info.command = "stress-ng --cpu 1 --timeout 2s";
-    info.host = &host;
-    info.exit_status = 0;
     info.summary = s;
     info.recommendation = have_rec ? &rec : NULL;
-    info.cheapest = have_rec ? &sv : NULL;
-    info.current_instance = "aws:m5.large";
-    info.current_price_usd_per_hour = 0.096;
-    info.keeper_note = "server and prices: a made-up example (report-demo)";
+    if (made_up) {
+        info.command = "stress-ng --cpu 1 --timeout 2s";
+        info.host = &host;
+        info.exit_status = 0;
+        info.cheapest = have_rec ? &sv : NULL;
+        info.current_instance = "aws:m5.large";
+        info.current_price_usd_per_hour = 0.096;
+        info.keeper_note = "server and prices: a made-up example (report-demo)";
+    } else {
+        job.project_name = NULL;
+        job.tag_count = 0;
+    }
     int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
         perror(out);
@@ -203,7 +208,7 @@ static int synth(long n, long spike, const char *out, bool gpu)
     }
     t_add = now() - t_add;
     double t_write = now();
-    int rc = demo_write(&d, out, "synthetic run");
+    int rc = demo_write(&d, out, "synthetic run", true);
     t_write = now() - t_write;
     printf("records: %ld  add_ms: %.1f  write_ms: %.1f\n", n, t_add * 1e3, t_write * 1e3);
     rt_report_free(d.rep);
@@ -263,12 +268,14 @@ static int jsonl(const char *in, const char *out)
     }
     demo d;
     demo_init(&d);
-    char *line = NULL;
+    char *line = NULL, title[256] = "recorded run";
     size_t cap = 0;
     while (getline(&line, &cap, f) > 0) {
         json_t *j = json_loads(line, 0, NULL);
         if (!j)
             continue;
+        if (d.s.samples == 0 && json_is_string(json_object_get(j, "job_name")))
+            snprintf(title, sizeof title, "%s", json_string_value(json_object_get(j, "job_name")));
         rt_record r;
         from_json(j, &r);
         demo_add(&d, &r);
@@ -276,7 +283,7 @@ static int jsonl(const char *in, const char *out)
     }
     free(line);
     fclose(f);
-    int rc = demo_write(&d, out, "stress-ng demo");
+    int rc = demo_write(&d, out, title, false);
     rt_report_free(d.rep);
     return rc;
 }

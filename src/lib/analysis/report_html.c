@@ -222,6 +222,11 @@ static const char *fmt_cores(figure f, double v)
     return fmt_num(f, v, 2);
 }
 
+static const char *fmt_count(figure f, double v)
+{
+    return fmt_num(f, v, 0);
+}
+
 /* a distribution row of the summary: mean, p50, p95, peak */
 static void dist_row(hw *w, const char *name, const rt_dist *d, fmt_fn fmt)
 {
@@ -270,20 +275,28 @@ static void summary_section(hw *w, const rt_summary *s)
     row(w, "duration", fmt_duration(f, s->duration_secs));
     snprintf(f, sizeof f, "%llu", (unsigned long long)s->samples);
     row(w, "samples", f);
-    if (s->has_process) {
-        total_row(w, "job CPU time", s->process_cpu_secs, fmt_duration);
-        total_row(w, "job GPUs used (most at once)", s->process_gpus_used, fmt_cores);
-        total_row(w, "job read from disk", s->process_read_bytes, fmt_bytes);
-        total_row(w, "job written to disk", s->process_write_bytes, fmt_bytes);
-    }
-    total_row(w, "machine cores", s->cpu_count, fmt_cores);
-    total_row(w, "machine memory", s->memory_total_mib, fmt_mib);
-    total_row(w, "GPUs", s->gpu_count, fmt_cores);
-    total_row(w, "GPU memory", s->gpu_vram_total_mib, fmt_mib);
-    total_row(w, "disk read", s->disk_read_bytes, fmt_bytes);
-    total_row(w, "disk written", s->disk_write_bytes, fmt_bytes);
-    total_row(w, "network received", s->net_recv_bytes, fmt_bytes);
-    total_row(w, "network sent", s->net_sent_bytes, fmt_bytes);
+    const struct {
+        const char *name;
+        double v;
+        fmt_fn fmt;
+        bool job; /* shown only with a tracked tree */
+    } totals[] = {
+        {"job CPU time", s->process_cpu_secs, fmt_duration, true},
+        {"job GPUs used (most at once)", s->process_gpus_used, fmt_count, true},
+        {"job read from disk", s->process_read_bytes, fmt_bytes, true},
+        {"job written to disk", s->process_write_bytes, fmt_bytes, true},
+        {"machine cores", s->cpu_count, fmt_count, false},
+        {"machine memory", s->memory_total_mib, fmt_mib, false},
+        {"GPUs", s->gpu_count, fmt_count, false},
+        {"GPU memory", s->gpu_vram_total_mib, fmt_mib, false},
+        {"disk read", s->disk_read_bytes, fmt_bytes, false},
+        {"disk written", s->disk_write_bytes, fmt_bytes, false},
+        {"network received", s->net_recv_bytes, fmt_bytes, false},
+        {"network sent", s->net_sent_bytes, fmt_bytes, false},
+    };
+    for (size_t i = 0; i < RT_ARRAY_LEN(totals); i++)
+        if (s->has_process || !totals[i].job)
+            total_row(w, totals[i].name, totals[i].v, totals[i].fmt);
     if (isfinite(s->disk_space_used_peak_bytes)) {
         char both[160];
         snprintf(both, sizeof both, "%s of %s", fmt_bytes(f, s->disk_space_used_peak_bytes),
