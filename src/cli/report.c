@@ -1,11 +1,253 @@
-/* report.c - resource-tracker report (not built yet). */
+/* report.c - resource-tracker report FILE... -o OUT.html [--instance VENDOR:TYPE]: reads one or
+ * more recorded runs of a job, and writes the self-contained HTML report: charts of every
+ * record in file order, the statistics, the recommendation from all runs, the cheapest server. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cli.h"
+
+typedef struct report_args {
+    const char *out;
+    const char *instance;      /* "vendor:type", or NULL */
+    char vendor[64], type[128]; /* instance split */
+    char **files;
+    int nfiles;
+} report_args;
+
+static const char report_usage[] = "usage: resource-tracker report FILE... -o OUT.html [--instance VENDOR:TYPE]";
+
+/* The value of option `name` at args[*i] ("--name VALUE", "--name=VALUE", or for a short
+ * option "-o VALUE" / "-oVALUE"), advancing *i past it; NULL when args[*i] is not that option.
+ * Sets *missing when it is but has no value. */
+static const char *option_value(char **args, int n, int *i, const char *name, bool *missing)
+{
+    const char *arg = args[*i];
+    size_t len = strlen(name);
+    if (strncmp(arg, name, len) != 0)
+        return NULL;
+    if (arg[len] == '\0') {
+        if (*i + 1 >= n) {
+            *missing = true;
+            return NULL;
+        }
+        return args[++*i];
+    }
+    if (name[1] != '-') /* a short option: -oVALUE */
+        return arg + len;
+    return arg[len] == '=' ? arg + len + 1 : NULL;
+}
+
+/* Parses o->sub_args into *a (a->files points into them). Returns 0, 1 after --help
+ * (printed), or -1 after saying what is wrong. */
+static int parse(cli_options *o, report_args *a)
+{
+    char **args = o->sub_args;
+    int n = o->nsub;
+    for (int i = 0; i < n; i++) {
+        const char *arg = args[i], *v;
+        bool missing = false;
+        if (arg[0] != '-' || arg[1] == '\0') { /* a file ("-": stdin) */
+            a->files[a->nfiles++] = args[i];
+        } else if (strcmp(arg, "--") == 0) {
+            while (++i < n)
+                a->files[a->nfiles++] = args[i];
+        } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            printf("%s\n", report_usage);
+            return 1;
+        } else if ((v = option_value(args, n, &i, "-o", &missing)) ||
+                   (!missing && (v = option_value(args, n, &i, "--output", &missing)))) {
+            if (!*v) {
+                cli_say("report: -o: the file name is empty");
+                return -1;
+            }
+            a->out = v;
+        } else if (!missing && (v = option_value(args, n, &i, "--instance", &missing))) {
+            const char *colon = strchr(v, ':');
+            if (!colon || colon == v || !colon[1] || strchr(colon + 1, ':') ||
+                (size_t)(colon - v) >= sizeof a->vendor || strlen(colon + 1) >= sizeof a->type) {
+                cli_say("report: --instance: expected VENDOR:TYPE (e.g. aws:m5.large), got '%s'", v);
+                return -1;
+            }
+            snprintf(a->vendor, sizeof a->vendor, "%.*s", (int)(colon - v), v);
+            snprintf(a->type, sizeof a->type, "%s", colon + 1);
+            a->instance = v;
+        } else if (missing) {
+            cli_say("report: %s needs a value (%s)", arg, report_usage);
+            return -1;
+        } else {
+            cli_say("report: unknown option '%s' (%s)", arg, report_usage);
+            return -1;
+        }
+    }
+    if (a->nfiles == 0) {
+        cli_say("report: no FILE given (%s)", report_usage);
+        return -1;
+    }
+    if (!a->out) {
+        cli_say("report: no output file: add -o OUT.html (%s)", report_usage);
+        return -1;
+    }
+    return 0;
+}
+
+/* Reads one recorded run into the report and two accumulators (the file's own, and all
+ * files'). Returns 0, or the exit status after saying why. */
+static int read_file(const char *path, rt_report *rep, rt_stats *mine, rt_stats *all)
+{
+    rt_reader_options ro = RT_READER_OPTIONS_INIT;
+    ro.log = cli_log;
+    rt_reader *rd = NULL;
+    rt_error e = rt_reader_open(path, &ro, &rd);
+    if (e != RT_OK) {
+        cli_say("report: %s: %s", path, e == RT_ERR_PARSE ? "not a recorded run (JSON lines or CSV)" : rt_strerror(e));
+        return e == RT_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE;
+    }
+    const rt_record *rec;
+    while ((e = rt_reader_next(rd, &rec)) == RT_OK && rec) {
+        rt_report_add(rep, rec);
+        rt_stats_add(mine, rec);
+        rt_stats_add(all, rec);
+    }
+    int rc = 0;
+    if (e != RT_OK) {
+        cli_say("report: %s: %s", path, rt_strerror(e));
+        rc = EXIT_FAIL;
+    } else if (rt_reader_records(rd) == 0) {
+        cli_say("report: %s: no valid sample (%llu lines skipped)", path, (unsigned long long)rt_reader_skipped(rd));
+        rc = EXIT_USAGE;
+    }
+    rt_reader_close(rd);
+    return rc;
+}
+
+/* Appends one sentence to the note (note[cap]), a space before it when the note has some. */
+__attribute__((format(printf, 3, 4))) static void note_add(char *note, size_t cap, const char *fmt, ...)
+{
+    size_t used = strlen(note);
+    if (used > 0 && used + 1 < cap) {
+        note[used++] = ' ';
+        note[used] = '\0';
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(note + used, cap - used, fmt, ap); /* a cut note is still a note */
+    va_end(ap);
+}
+
+/* The Keeper lookups: the cheapest server for rec, and the price of --instance. Failures
+ * become a note in the report (note[cap]), never an error. */
+static void keeper_lookups(cli_options *o, const report_args *a, const rt_recommendation *rec, rt_server *cheapest,
+                           bool *have_cheapest, double *price, char *note, size_t cap)
+{
+    rt_keeper_options ko = RT_KEEPER_OPTIONS_INIT;
+    ko.url = o->keeper_url;
+    ko.log = cli_log;
+    if (rec) {
+        rt_error e = rt_keeper_cheapest(&ko, rec, cheapest);
+        *have_cheapest = e == RT_OK;
+        if (e == RT_ERR_NOT_FOUND)
+            note_add(note, cap, "No server on offer fits the recommendation.");
+        else if (e != RT_OK)
+            note_add(note, cap, "server lookup failed: %s.", rt_strerror(e));
+    }
+    if (a->instance) {
+        rt_error e = rt_keeper_price(&ko, a->vendor, a->type, NULL, price);
+        if (e != RT_OK) {
+            *price = NAN;
+            note_add(note, cap, "price lookup of %s failed: %s.", a->instance, rt_strerror(e));
+        }
+    }
+}
 
 int cli_report_main(cli_options *o)
 {
-    (void)o;
-    cli_say("'report' is not available yet in this version");
-    return EXIT_USAGE;
+    report_args a = {0};
+    a.files = calloc((size_t)o->nsub + 1, sizeof *a.files);
+    rt_stats **stats = calloc((size_t)o->nsub + 1, sizeof *stats);
+    const rt_summary **runs = calloc((size_t)o->nsub + 1, sizeof *runs);
+    rt_report *rep = rt_report_new();
+    rt_stats *all = rt_stats_new();
+    int rc = EXIT_FAIL;
+    if (!a.files || !stats || !runs || !rep || !all) {
+        cli_say("report: out of memory");
+        goto done;
+    }
+    int p = parse(o, &a);
+    if (p != 0) {
+        rc = p > 0 ? 0 : EXIT_USAGE;
+        goto done;
+    }
+    for (int i = 0; i < a.nfiles; i++) {
+        if (!(stats[i] = rt_stats_new())) {
+            cli_say("report: out of memory");
+            goto done;
+        }
+        int r = read_file(a.files[i], rep, stats[i], all);
+        if (r != 0) {
+            rc = r;
+            goto done;
+        }
+        runs[i] = rt_stats_summary(stats[i]);
+    }
+    const rt_summary *sum = rt_stats_summary(all);
+
+    rt_recommendation rec = RT_RECOMMENDATION_INIT;
+    bool have_rec = rt_recommend(runs, (size_t)a.nfiles, &rec) == RT_OK;
+    rt_server cheapest = RT_SERVER_INIT;
+    bool have_cheapest = false;
+    double price = NAN;
+    char note[512] = "";
+    if (!have_rec)
+        note_add(note, sizeof note, "No recommendation: %s.",
+                 a.nfiles > 1 ? "some run has no tracked process tree" : "the run has no tracked process tree");
+    keeper_lookups(o, &a, have_rec ? &rec : NULL, &cheapest, &have_cheapest, &price, note, sizeof note);
+
+    rt_job job = RT_JOB_INIT;
+    job.job_name = sum->job_name;
+    rt_report_info info = RT_REPORT_INFO_INIT;
+    info.job = &job;
+    info.summary = sum;
+    info.recommendation = have_rec ? &rec : NULL;
+    info.cheapest = have_cheapest ? &cheapest : NULL;
+    info.keeper_note = *note ? note : NULL;
+    info.current_instance = a.instance;
+    info.current_price_usd_per_hour = price;
+
+    bool to_stdout = strcmp(a.out, "-") == 0;
+    int fd = to_stdout ? STDOUT_FILENO : open(a.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        cli_say("report: %s: %s", a.out, strerror(errno));
+        goto done;
+    }
+    rt_error e = rt_report_write(rep, &info, fd);
+    int err = errno;
+    if (!to_stdout && close(fd) < 0 && e == RT_OK) {
+        e = RT_ERR_IO;
+        err = errno;
+    }
+    if (e != RT_OK) {
+        cli_say("report: %s: %s", a.out, e == RT_ERR_IO ? strerror(err) : rt_strerror(e));
+        goto done;
+    }
+    rc = 0;
+done:
+    for (int i = 0; stats && i < o->nsub; i++)
+        if (stats[i])
+            rt_stats_free(stats[i]);
+    if (all)
+        rt_stats_free(all);
+    rt_report_free(rep);
+    free(runs);
+    free(stats);
+    free(a.files);
+    return rc;
 }
 
 int cli_report_run(cli_options *o, const char *path, rt_report *rep, const cli_run_result *run)

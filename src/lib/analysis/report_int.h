@@ -1,0 +1,54 @@
+/* report_int.h - the report's internals shared by the collector (report.c: records into
+ * bounded time buckets, each with a mean, min and max per series) and the HTML writer
+ * (report_html.c). Not public. */
+#ifndef RT_REPORT_INT_H
+#define RT_REPORT_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "resource_tracker.h"
+
+/* The series the charts draw, in the order of their data in the page. */
+enum {
+    RPT_JOB_CORES, RPT_CPU_CORES,             /* cores */
+    RPT_JOB_PSS, RPT_JOB_RSS, RPT_MEM_USED,   /* MiB */
+    RPT_GPU, RPT_JOB_GPU,                     /* busy GPUs */
+    RPT_VRAM, RPT_JOB_VRAM,                   /* MiB */
+    RPT_DISK_READ, RPT_DISK_WRITE, RPT_JOB_READ, RPT_JOB_WRITE, /* bytes/s */
+    RPT_NET_RECV, RPT_NET_SENT,               /* bytes/s */
+    RPT_DISK_SPACE,                           /* bytes */
+    RPT_SERIES
+};
+
+/* Buckets kept at most: past it, neighbours merge pairwise and the bucket width doubles, so a
+ * run of any length keeps between RPT_CAP/2 and RPT_CAP buckets (once it has that many
+ * records). The page gets at most RPT_POINTS points per series. */
+#define RPT_CAP 4000
+#define RPT_POINTS 2000
+
+/* One series within one bucket: the time-weighted sum (mean = sum / weight), and the least
+ * and greatest value of the records it stands for. weight 0: no record had the figure. */
+typedef struct rpt_cell {
+    double sum, weight;
+    float min, max;
+} rpt_cell;
+
+typedef struct rpt_bucket {
+    double t0, t1; /* Unix time: the start of its first record, the end of its last */
+    bool gap;      /* a gap in time (or time going back) before it: the lines break there */
+    rpt_cell c[RPT_SERIES];
+} rpt_bucket;
+
+struct rt_report {
+    rpt_bucket *b; /* RPT_CAP buckets, allocated once */
+    size_t n;
+    double width;  /* seconds a bucket may span; 0 until the first merge: one record each */
+    uint64_t records;
+    bool gpu_seen; /* some record had a GPU */
+};
+
+/* Folds bucket src into dst (dst keeps its start and gap flag). */
+void rpt_bucket_merge(rpt_bucket *dst, const rpt_bucket *src);
+
+#endif

@@ -1,0 +1,136 @@
+"""Helpers for the report tests: headless Chromium renders a report to PNG and DOM behind a
+local proxy that counts every request the page tries to make; Pillow looks at the pixels."""
+import os
+import re
+import shutil
+import socket
+import subprocess
+import threading
+import time
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+class CountingProxy:
+    """An HTTP proxy on 127.0.0.1 (port 0) that answers nothing and counts connections and the
+    request lines it saw; stopped by close() (its own thread, its own socket)."""
+
+    def __init__(self):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.port = self.sock.getsockname()[1]
+        self.requests = []
+        self.closed = False
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        while not self.closed:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with conn:
+                conn.settimeout(2)
+                try:
+                    first = conn.recv(4096).split(b"\r\n", 1)[0].decode("latin-1")
+                except OSError:
+                    first = "(nothing read)"
+                self.requests.append(first)
+                try:
+                    conn.sendall(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                except OSError:
+                    pass
+
+    def close(self):
+        self.closed = True
+        self.sock.close()
+        self.thread.join(timeout=5)
+
+
+# Chromium's own background requests (component updater, network time, sign-in), which no
+# flag turns off in headless mode; exact host names, so that a page's request to another host
+# of the same company (fonts.googleapis.com) still counts.
+BROWSER_HOSTS = {"update.googleapis.com", "accounts.google.com", "clients2.google.com", "redirector.gvt1.com",
+                 "clients1.google.com", "content-autofill.googleapis.com", "optimizationguide-pa.googleapis.com",
+                 "safebrowsingohttpgateway.googleapis.com", "edgedl.me.gvt1.com", "www.google.com"}
+
+_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--force-device-scale-factor=1",
+          "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-default-apps",
+          "--disable-extensions", "--disable-sync", "--no-pings", "--disable-domain-reliability",
+          "--disable-client-side-phishing-detection", "--metrics-recording-only",
+          "--disable-features=NetworkTimeServiceQuerying,OptimizationHints,Translate,MediaRouter"]
+
+
+def request_host(line):
+    """The host of a proxy request line ("GET http://h/p HTTP/1.1", "CONNECT h:443 HTTP/1.1")."""
+    parts = line.split()
+    if len(parts) < 2:
+        return None
+    target = parts[1]
+    if "://" in target:
+        target = target.split("://", 1)[1]
+    return target.split("/", 1)[0].rsplit(":", 1)[0]
+
+
+def render(html_path, png_path, width=1280, height=4000):
+    """Renders html_path with headless Chromium behind a counting proxy (loopback included;
+    every host name but 127.0.0.1 unresolvable, so nothing could leave even past the proxy).
+    Returns (dom, requests): the DOM after the page's scripts, and the request lines the proxy
+    saw, less the browser's own (BROWSER_HOSTS). Writes the screenshot to png_path."""
+    proxy = CountingProxy()
+    try:
+        args = [CHROMIUM] + _FLAGS + [
+                f"--proxy-server=http://127.0.0.1:{proxy.port}", "--proxy-bypass-list=<-loopback>",
+                "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1", f"--window-size={width},{height}",
+                "--virtual-time-budget=10000", f"--screenshot={png_path}", "--dump-dom",
+                "file://" + os.path.abspath(html_path)]
+        p = subprocess.run(args, capture_output=True, text=True, timeout=120,
+                           env=dict(os.environ, HOME=os.path.dirname(os.path.abspath(png_path))))
+        assert p.returncode == 0, p.stderr[-2000:]
+        time.sleep(0.2)  # a last request still in the proxy's hands
+        return p.stdout, [r for r in proxy.requests if r and request_host(r) not in BROWSER_HOSTS]
+    finally:
+        proxy.close()
+
+
+def body_attrs(dom):
+    m = re.search(r"<body([^>]*)>", dom)
+    assert m, "no <body> in the DOM"
+    return dict(re.findall(r'([\w-]+)="([^"]*)"', m.group(1)))
+
+
+def charts(dom):
+    """Each drawn chart's attributes: id, ymax, series_max, plot (x, y, w, h in page pixels)."""
+    out = []
+    for m in re.finditer(r'<div class="chart" ([^>]*)>', dom):
+        a = dict(re.findall(r'([\w-]+)="([^"]*)"', m.group(1)))
+        out.append({"id": a.get("id"), "ymax": float(a.get("data-ymax", "nan")),
+                    "series_max": float(a.get("data-series-max", "nan")),
+                    "plot": tuple(int(v) for v in a["data-plot"].split(",")) if "data-plot" in a else None})
+    return out
+
+
+def external_urls(html):
+    """URLs the page could fetch: src=, href=, url(), @import, source maps; the licence
+    comments' addresses are text, not fetched, and are not counted."""
+    pats = [r'\b(?:src|href|action|poster|srcset)\s*=\s*["\']?\s*(?:https?:)?//',
+            r'url\(\s*["\']?\s*(?:https?:)?//', r'@import', r'sourceMappingURL\s*=',
+            r'\bfetch\s*\(', r'XMLHttpRequest\s*\(', r'new\s+WebSocket', r'<link\b', r'<iframe\b',
+            r'<img\b']
+    return [m.group(0) for p in pats for m in re.finditer(p, html)]
+
+
+def plot_pixels(img, plot):
+    """The RGB pixels of a chart's plot area as rows (list of lists)."""
+    x, y, w, h = plot
+    crop = img.crop((x, y, x + w, y + h)).convert("RGB")
+    px = crop.load()
+    return [[px[i, j] for i in range(w)] for j in range(h)]
+
+
+def is_red(p):
+    r, g, b = p
+    return r > 150 and r - g > 25 and r - b > 25

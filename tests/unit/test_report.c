@@ -1,0 +1,267 @@
+/* test_report.c - the report (analysis/report.c, report_html.c): bounded buckets that keep a
+ * one-record spike in a day, gaps, the page's size and chart count, HTML escaping of every
+ * string, invalid UTF-8, an older caller's shorter info struct, and write errors. */
+#include "unit.h"
+
+#include <errno.h>
+#include <math.h>
+
+#include "analysis/report_int.h"
+#include "resource_tracker.h"
+
+static rt_record rec(double t, double job_cores)
+{
+    rt_record r;
+    memset(&r, 0, sizeof r);
+    r.timestamp_secs = t;
+    r.interval_secs = 1;
+    r.cpu_cores = 0.6;
+    r.process_cores = job_cores;
+    r.process_pss_mib = 100;
+    r.process_rss_mib = 120;
+    r.memory_used_mib = 1000;
+    r.disk_space_used_bytes = 1e9;
+    r.gpu_usage = r.gpu_vram_mib = 0;
+    r.process_gpu_usage = r.process_gpu_vram_mib = NAN;
+    return r;
+}
+
+/* Writes the report into a temp file and returns its text (caller frees). */
+static char *write_text(const rt_report *r, const rt_report_info *info, size_t *len)
+{
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    assert_int_equal(rt_report_write(r, info, fileno(f)), RT_OK);
+    long n = ftell(f);
+    assert_true(n > 0);
+    char *buf = malloc((size_t)n + 1);
+    assert_non_null(buf);
+    rewind(f);
+    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = '\0';
+    fclose(f);
+    if (len)
+        *len = (size_t)n;
+    return buf;
+}
+
+/* the number of values in "var NAME=[...]" */
+static size_t array_len(const char *html, const char *name)
+{
+    char key[32];
+    snprintf(key, sizeof key, "var %s=[", name);
+    const char *p = strstr(html, key);
+    assert_non_null(p);
+    p += strlen(key);
+    size_t n = *p == ']' ? 0 : 1;
+    for (; *p && *p != ']'; p++)
+        n += *p == ',';
+    return n;
+}
+
+static void day_with_spike(void **state)
+{
+    (void)state;
+    rt_report *r = rt_report_new();
+    assert_non_null(r);
+    for (int i = 0; i < 86400; i++) {
+        rt_record x = rec(1e9 + i + 1, i == 50000 ? 2.0 : 0.2);
+        rt_report_add(r, &x);
+        assert_true(r->n <= RPT_CAP);
+    }
+    assert_int_equal(r->records, 86400);
+    assert_true(r->n >= RPT_CAP / 4 && r->n <= RPT_CAP);
+    float top = 0;
+    double weight = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        top = fmaxf(top, r->b[i].c[RPT_JOB_CORES].max);
+        weight += r->b[i].c[RPT_JOB_CORES].weight;
+        assert_false(r->b[i].gap);
+    }
+    assert_true(top == 2.0f);                /* the spike survives as a max */
+    assert_true(fabs(weight - 86400) < 1e-6); /* and every second is counted once */
+    size_t len;
+    char *html = write_text(r, NULL, &len);
+    assert_true(len < 3u * 1024 * 1024);
+    size_t points = array_len(html, "T");
+    assert_true(points >= 500 && points <= RPT_POINTS);
+    assert_int_equal(array_len(html, "G"), points);
+    assert_non_null(strstr(html, "data-charts-expected=\"5\"")); /* CPU, memory, disk I/O, network, space */
+    assert_null(strstr(html, "GPU utilization"));
+    assert_non_null(strstr(html, "@media print"));
+    assert_non_null(strstr(html, "@license")); /* dygraphs' licence header kept */
+    assert_null(strstr(html, "sourceMappingURL"));
+    assert_non_null(strstr(html, "<title>resource-tracker run"));
+    free(html);
+    rt_report_free(r);
+}
+
+static void short_run_and_gap(void **state)
+{
+    (void)state;
+    rt_report *r = rt_report_new();
+    for (int i = 0; i < 10; i++) {
+        rt_record x = rec(1e9 + i, 0.5);
+        rt_report_add(r, &x);
+    }
+    rt_record later = rec(1e9 + 3600, 0.5); /* an hour later: the lines break */
+    rt_report_add(r, &later);
+    rt_record back = rec(1e9 + 5, 0.5); /* another file, earlier */
+    rt_report_add(r, &back);
+    rt_record bad = rec(NAN, 0.5); /* no time: ignored */
+    rt_report_add(r, &bad);
+    assert_int_equal(r->n, 12);
+    assert_false(r->b[9].gap);
+    assert_true(r->b[10].gap);
+    assert_true(r->b[11].gap);
+    char *html = write_text(r, NULL, NULL);
+    assert_int_equal(array_len(html, "T"), 12);
+    assert_non_null(strstr(html, "var G=[0,0,0,0,0,0,0,0,0,0,1,1]"));
+    free(html);
+    rt_report_free(r);
+}
+
+static void gpu_charts(void **state)
+{
+    (void)state;
+    rt_report *r = rt_report_new();
+    for (int i = 0; i < 5; i++) {
+        rt_record x = rec(1e9 + i, 0.5);
+        x.gpu_count = 1;
+        x.gpu_usage = 0.5;
+        x.gpu_vram_mib = 1000;
+        x.process_gpu_usage = 0.4;
+        rt_report_add(r, &x);
+    }
+    char *html = write_text(r, NULL, NULL);
+    assert_non_null(strstr(html, "data-charts-expected=\"7\""));
+    assert_non_null(strstr(html, "GPU utilization"));
+    free(html);
+    rt_report_free(r);
+}
+
+static void empty_report(void **state)
+{
+    (void)state;
+    rt_report *r = rt_report_new();
+    char *html = write_text(r, NULL, NULL);
+    assert_non_null(strstr(html, "data-charts-expected=\"0\""));
+    assert_non_null(strstr(html, "No samples."));
+    assert_non_null(strstr(html, "</html>"));
+    free(html);
+    rt_report_free(r);
+    rt_report_free(NULL);
+    rt_report_add(NULL, NULL);
+}
+
+static void strings_escaped(void **state)
+{
+    (void)state;
+    rt_report *r = rt_report_new();
+    rt_record x = rec(1e9, 0.5);
+    rt_report_add(r, &x);
+    const char *tags[] = {"k=\"v\" & <b>", "bad=\xff\xfe"};
+    rt_job job = RT_JOB_INIT;
+    job.job_name = "<script>alert(1)</script>";
+    job.team = "O'Brien";
+    job.tags = tags;
+    job.tag_count = 2;
+    rt_host host = {.hostname = "h<1>", .vcpus = RT_NULL_I64, .memory_mib = NAN, .gpu_count = RT_NULL_I64,
+                    .gpu_memory_mib = NAN, .storage_gb = NAN};
+    rt_cloud cloud = {.vendor_id = "aws", .instance_type = "m5.large</td>"};
+    rt_report_info info = RT_REPORT_INFO_INIT;
+    info.job = &job;
+    info.host = &host;
+    info.cloud = &cloud;
+    info.command = "sh -c 'echo </script>'";
+    info.keeper_note = "server lookup failed: <timeout>";
+    info.exit_status = 3;
+    char *html = write_text(r, &info, NULL);
+    assert_null(strstr(html, "<script>alert"));
+    assert_non_null(strstr(html, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert_non_null(strstr(html, "O&#39;Brien"));
+    assert_non_null(strstr(html, "k=&quot;v&quot; &amp; &lt;b&gt;"));
+    assert_non_null(strstr(html, "bad=\xEF\xBF\xBD\xEF\xBF\xBD")); /* invalid UTF-8: U+FFFD */
+    assert_non_null(strstr(html, "h&lt;1&gt;"));
+    assert_non_null(strstr(html, "m5.large&lt;/td&gt;"));
+    assert_non_null(strstr(html, "echo &lt;/script&gt;"));
+    assert_non_null(strstr(html, "server lookup failed: &lt;timeout&gt;"));
+    assert_non_null(strstr(html, "3 (failure)"));
+    free(html);
+
+    /* a caller built against a shorter info struct: only the title is read */
+    rt_report_info old = RT_REPORT_INFO_INIT;
+    old.struct_size = offsetof(rt_report_info, job);
+    old.title = "old & short";
+    old.job = &job; /* past its struct_size: ignored */
+    html = write_text(r, &old, NULL);
+    assert_non_null(strstr(html, "<h1>old &amp; short</h1>"));
+    assert_null(strstr(html, "alert(1)"));
+    free(html);
+    rt_report_free(r);
+}
+
+static void costs(void **state)
+{
+    (void)state;
+    rt_report *r = rt_report_new();
+    rt_summary s;
+    memset(&s, 0, sizeof s);
+    s.samples = 1;
+    s.duration_secs = 7200;
+    s.start_secs = s.end_secs = NAN;
+    rt_recommendation rec_ = RT_RECOMMENDATION_INIT;
+    rec_.cpu = 2;
+    rec_.memory_mib = 3072;
+    rec_.runs = 1;
+    rec_.duration_secs = 7200;
+    rt_server sv = RT_SERVER_INIT;
+    snprintf(sv.vendor_id, sizeof sv.vendor_id, "hcloud");
+    snprintf(sv.api_reference, sizeof sv.api_reference, "cx22");
+    sv.vcpus = 2;
+    sv.memory_mib = 4096;
+    sv.gpu_count = 0;
+    sv.price_usd_per_hour = 0.01;
+    rt_report_info info = RT_REPORT_INFO_INIT;
+    info.summary = &s;
+    info.recommendation = &rec_;
+    info.cheapest = &sv;
+    info.current_instance = "aws:m5.large";
+    info.current_price_usd_per_hour = 0.1;
+    char *html = write_text(r, &info, NULL);
+    assert_non_null(strstr(html, "@resources(cpu=2, memory=3072)"));
+    assert_non_null(strstr(html, "--cpus-per-task=2 --mem=3072M"));
+    assert_non_null(strstr(html, "<td>$0.0200</td>")); /* 2 h on the cheapest */
+    assert_non_null(strstr(html, "<td>$0.2000</td>")); /* 2 h where it ran */
+    assert_non_null(strstr(html, "$0.1800 per run (90%)"));
+    free(html);
+    rt_report_free(r);
+}
+
+static void write_errors(void **state)
+{
+    (void)state;
+    rt_report *r = rt_report_new();
+    int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    errno = 0;
+    assert_int_equal(rt_report_write(r, NULL, fd), RT_ERR_IO);
+    assert_int_equal(errno, EBADF);
+    close(fd);
+    assert_int_equal(rt_report_write(r, NULL, -1), RT_ERR_INVALID);
+    assert_int_equal(rt_report_write(NULL, NULL, 1), RT_ERR_INVALID);
+    rt_report_info bad = RT_REPORT_INFO_INIT;
+    bad.struct_size = 2;
+    assert_int_equal(rt_report_write(r, &bad, 1), RT_ERR_INVALID);
+    rt_report_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(day_with_spike), cmocka_unit_test(short_run_and_gap), cmocka_unit_test(gpu_charts),
+        cmocka_unit_test(empty_report),   cmocka_unit_test(strings_escaped),   cmocka_unit_test(costs),
+        cmocka_unit_test(write_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
