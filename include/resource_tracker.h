@@ -437,7 +437,8 @@ typedef struct rt_reader_options {
 
 /* Opens path ("-" is stdin). Returns RT_OK and *out (free with rt_reader_close),
  * RT_ERR_NOT_FOUND / RT_ERR_IO when it cannot be opened, RT_ERR_PARSE when the first line is
- * no format the reader knows, RT_ERR_NOMEM, RT_ERR_INVALID. */
+ * no format the reader knows, RT_ERR_NOMEM, RT_ERR_INVALID. Every failure but the last two is
+ * also logged (RT_LOG_ERROR) with the file's name and the reason. */
 RT_API rt_error rt_reader_open(const char *path, const rt_reader_options *opts, rt_reader **out);
 
 /* The same over a buffer in memory (name is used in messages; buf must outlive the reader). */

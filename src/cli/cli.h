@@ -154,10 +154,10 @@ int cli_summary_print(FILE *f, const rt_summary *s, const cli_run_result *run, c
 int cli_memory_unit(const char *name, double *bytes);
 int cli_time_unit(const char *name, double *secs);
 
-/* Reads the recorded run at path into st (and rep when not NULL). Returns 0, or the exit
+/* Reads the recorded run at path into each of the nst accumulators st (and rep when not NULL). Returns 0, or the exit
  * status after saying why: 2 when the file cannot be opened, is no known format or has no
  * valid sample; 1 when reading failed midway. Malformed lines are warned about, not fatal. */
-int cli_read_run(const char *path, rt_stats *st, rt_report *rep);
+int cli_read_run(const char *path, rt_stats *const *st, size_t nst, rt_report *rep);
 
 /* Writes the HTML report of a tracking run that fed rep to path (report.c): statistics,
  * recommendation and the Keeper lookup as `report` does. Failures are one warning; returns 0

@@ -97,36 +97,6 @@ static int parse(cli_options *o, report_args *a)
     return 0;
 }
 
-/* Reads one recorded run into the report and two accumulators (the file's own, and all
- * files'). Returns 0, or the exit status after saying why. */
-static int read_file(const char *path, rt_report *rep, rt_stats *mine, rt_stats *all)
-{
-    rt_reader_options ro = RT_READER_OPTIONS_INIT;
-    ro.log = cli_log;
-    rt_reader *rd = NULL;
-    rt_error e = rt_reader_open(path, &ro, &rd);
-    if (e != RT_OK) {
-        cli_say("report: %s: %s", path, e == RT_ERR_PARSE ? "not a recorded run (JSON lines or CSV)" : rt_strerror(e));
-        return e == RT_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE;
-    }
-    const rt_record *rec;
-    while ((e = rt_reader_next(rd, &rec)) == RT_OK && rec) {
-        rt_report_add(rep, rec);
-        rt_stats_add(mine, rec);
-        rt_stats_add(all, rec);
-    }
-    int rc = 0;
-    if (e != RT_OK) {
-        cli_say("report: %s: %s", path, rt_strerror(e));
-        rc = EXIT_FAIL;
-    } else if (rt_reader_records(rd) == 0) {
-        cli_say("report: %s: no valid sample (%llu lines skipped)", path, (unsigned long long)rt_reader_skipped(rd));
-        rc = EXIT_USAGE;
-    }
-    rt_reader_close(rd);
-    return rc;
-}
-
 /* Appends one sentence to the note (note[cap]), a space before it when the note has some. */
 __attribute__((format(printf, 3, 4))) static void note_add(char *note, size_t cap, const char *fmt, ...)
 {
@@ -143,8 +113,9 @@ __attribute__((format(printf, 3, 4))) static void note_add(char *note, size_t ca
 
 /* The Keeper lookups: the cheapest server for rec, and the price of --instance. Failures
  * become a note in the report (note[cap]), never an error. */
-static void keeper_lookups(cli_options *o, const report_args *a, const rt_recommendation *rec, rt_server *cheapest,
-                           bool *have_cheapest, double *price, char *note, size_t cap)
+static void keeper_lookups(cli_options *o, const char *vendor, const char *type, const char *region,
+                           const rt_recommendation *rec, rt_server *cheapest, bool *have_cheapest, double *price,
+                           char *note, size_t cap)
 {
     rt_keeper_options ko = RT_KEEPER_OPTIONS_INIT;
     ko.url = o->keeper_url;
@@ -157,13 +128,76 @@ static void keeper_lookups(cli_options *o, const report_args *a, const rt_recomm
         else if (e != RT_OK)
             note_add(note, cap, "server lookup failed: %s.", rt_strerror(e));
     }
-    if (a->instance) {
-        rt_error e = rt_keeper_price(&ko, a->vendor, a->type, NULL, price);
+    if (vendor && type) {
+        rt_error e = rt_keeper_price(&ko, vendor, type, region, price);
         if (e != RT_OK) {
             *price = NAN;
-            note_add(note, cap, "price lookup of %s failed: %s.", a->instance, rt_strerror(e));
+            note_add(note, cap, "price lookup of %s:%s failed: %s.", vendor, type, rt_strerror(e));
         }
     }
+}
+
+/* Writes the report of rep to out ("-": stdout): the recommendation from runs, the Keeper
+ * lookups (the price of vendor:type in region when given), and what run tells of a tracking run
+ * (NULL for recorded files). Returns 0, or 1 after saying why. */
+static int write_report(cli_options *o, const char *out, rt_report *rep, const rt_summary *sum,
+                        const rt_summary *const *runs, size_t nruns, const char *vendor, const char *type,
+                        const char *region, const cli_run_result *run)
+{
+    rt_recommendation rec = RT_RECOMMENDATION_INIT;
+    bool have_rec = rt_recommend(runs, nruns, &rec) == RT_OK;
+    rt_server cheapest = RT_SERVER_INIT;
+    bool have_cheapest = false;
+    double price = NAN;
+    char note[512] = "";
+    if (!have_rec)
+        note_add(note, sizeof note, "No recommendation: %s.",
+                 nruns > 1 ? "some run has no tracked process tree" : "the run has no tracked process tree");
+    keeper_lookups(o, vendor, type, region, have_rec ? &rec : NULL, &cheapest, &have_cheapest, &price, note,
+                   sizeof note);
+
+    rt_job job = RT_JOB_INIT;
+    job.job_name = sum->job_name;
+    char instance[200] = "", command[2048] = "";
+    if (vendor && type)
+        snprintf(instance, sizeof instance, "%s:%s", vendor, type);
+    rt_report_info info = RT_REPORT_INFO_INIT;
+    info.job = run && run->job ? run->job : &job;
+    info.summary = sum;
+    info.recommendation = have_rec ? &rec : NULL;
+    info.cheapest = have_cheapest ? &cheapest : NULL;
+    info.keeper_note = *note ? note : NULL;
+    info.current_instance = *instance ? instance : NULL;
+    info.current_price_usd_per_hour = price;
+    if (run) {
+        info.host = run->host;
+        info.cloud = run->cloud;
+        info.exit_status = run->exit_status;
+        size_t n = 0;
+        for (char *const *w = run->command; w && *w && n < sizeof command - 1; w++) {
+            int m = snprintf(command + n, sizeof command - n, "%s%s", n ? " " : "", *w);
+            n = m < 0 ? n : n + (size_t)m;
+        }
+        info.command = *command ? command : NULL;
+    }
+
+    bool to_stdout = strcmp(out, "-") == 0;
+    int fd = to_stdout ? STDOUT_FILENO : open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        cli_say("report: %s: %s", out, strerror(errno));
+        return EXIT_FAIL;
+    }
+    rt_error e = rt_report_write(rep, &info, fd);
+    int err = errno;
+    if (!to_stdout && close(fd) < 0 && e == RT_OK) {
+        e = RT_ERR_IO;
+        err = errno;
+    }
+    if (e != RT_OK) {
+        cli_say("report: %s: %s", out, e == RT_ERR_IO ? strerror(err) : rt_strerror(e));
+        return EXIT_FAIL;
+    }
+    return 0;
 }
 
 int cli_report_main(cli_options *o)
@@ -189,54 +223,16 @@ int cli_report_main(cli_options *o)
             cli_say("report: out of memory");
             goto done;
         }
-        int r = read_file(a.files[i], rep, stats[i], all);
+        rt_stats *into[2] = {stats[i], all};
+        int r = cli_read_run(a.files[i], into, 2, rep);
         if (r != 0) {
             rc = r;
             goto done;
         }
         runs[i] = rt_stats_summary(stats[i]);
     }
-    const rt_summary *sum = rt_stats_summary(all);
-
-    rt_recommendation rec = RT_RECOMMENDATION_INIT;
-    bool have_rec = rt_recommend(runs, (size_t)a.nfiles, &rec) == RT_OK;
-    rt_server cheapest = RT_SERVER_INIT;
-    bool have_cheapest = false;
-    double price = NAN;
-    char note[512] = "";
-    if (!have_rec)
-        note_add(note, sizeof note, "No recommendation: %s.",
-                 a.nfiles > 1 ? "some run has no tracked process tree" : "the run has no tracked process tree");
-    keeper_lookups(o, &a, have_rec ? &rec : NULL, &cheapest, &have_cheapest, &price, note, sizeof note);
-
-    rt_job job = RT_JOB_INIT;
-    job.job_name = sum->job_name;
-    rt_report_info info = RT_REPORT_INFO_INIT;
-    info.job = &job;
-    info.summary = sum;
-    info.recommendation = have_rec ? &rec : NULL;
-    info.cheapest = have_cheapest ? &cheapest : NULL;
-    info.keeper_note = *note ? note : NULL;
-    info.current_instance = a.instance;
-    info.current_price_usd_per_hour = price;
-
-    bool to_stdout = strcmp(a.out, "-") == 0;
-    int fd = to_stdout ? STDOUT_FILENO : open(a.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        cli_say("report: %s: %s", a.out, strerror(errno));
-        goto done;
-    }
-    rt_error e = rt_report_write(rep, &info, fd);
-    int err = errno;
-    if (!to_stdout && close(fd) < 0 && e == RT_OK) {
-        e = RT_ERR_IO;
-        err = errno;
-    }
-    if (e != RT_OK) {
-        cli_say("report: %s: %s", a.out, e == RT_ERR_IO ? strerror(err) : rt_strerror(e));
-        goto done;
-    }
-    rc = 0;
+    rc = write_report(o, a.out, rep, rt_stats_summary(all), runs, (size_t)a.nfiles, a.instance ? a.vendor : NULL,
+                      a.instance ? a.type : NULL, NULL, NULL);
 done:
     for (int i = 0; stats && i < o->nsub; i++)
         if (stats[i])
@@ -252,7 +248,9 @@ done:
 
 int cli_report_run(cli_options *o, const char *path, rt_report *rep, const cli_run_result *run)
 {
-    (void)o; (void)path; (void)rep; (void)run;
-    cli_say("warning: --report: not available yet in this version");
-    return -1;
+    const rt_cloud *c = run->cloud;
+    bool known = c && c->vendor_id && c->instance_type;
+    const rt_summary *runs[1] = {run->summary};
+    return write_report(o, path, rep, run->summary, runs, 1, known ? c->vendor_id : NULL,
+                        known ? c->instance_type : NULL, known ? c->region_id : NULL, run) == 0 ? 0 : -1;
 }

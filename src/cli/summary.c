@@ -43,22 +43,21 @@ int cli_time_unit(const char *name, double *secs)
     return -1;
 }
 
-int cli_read_run(const char *path, rt_stats *st, rt_report *rep)
+int cli_read_run(const char *path, rt_stats *const *st, size_t nst, rt_report *rep)
 {
     rt_reader_options ro = RT_READER_OPTIONS_INIT;
     ro.log = cli_log;
     rt_reader *r = NULL;
     rt_error err = rt_reader_open(path, &ro, &r);
-    if (err != RT_OK) {
-        if (err == RT_ERR_PARSE)
-            cli_say("%s: not a recorded run (the tool's JSON lines or CSV, or the Python tracker's CSV)", path);
-        else
+    if (err != RT_OK) { /* the reader has said why, except for these */
+        if (err == RT_ERR_NOMEM || err == RT_ERR_INVALID)
             cli_say("%s: cannot read: %s", path, rt_strerror(err));
-        return EXIT_USAGE;
+        return err == RT_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE;
     }
     const rt_record *rec;
     while ((err = rt_reader_next(r, &rec)) == RT_OK && rec) {
-        rt_stats_add(st, rec);
+        for (size_t i = 0; i < nst; i++)
+            rt_stats_add(st[i], rec);
         if (rep)
             rt_report_add(rep, rec);
     }
@@ -352,7 +351,7 @@ int cli_summary_main(cli_options *o)
             cli_say("out of memory");
             return EXIT_FAIL;
         }
-        rc = cli_read_run(argv[i], st, NULL);
+        rc = cli_read_run(argv[i], &st, 1, NULL);
         if (rc == 0) {
             const rt_summary *s = rt_stats_summary(st);
             if (json) {

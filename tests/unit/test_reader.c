@@ -24,7 +24,7 @@ typedef struct logs {
 static void collect(void *user, rt_log_level level, const char *msg)
 {
     logs *l = user;
-    assert_int_equal(level, RT_LOG_WARN);
+    assert_true(level == RT_LOG_WARN || level == RT_LOG_ERROR); /* malformed lines warn; a file that cannot be read is an error */
     if (l->n < 64)
         snprintf(l->text[l->n], sizeof l->text[0], "%s", msg);
     l->n++;

@@ -716,7 +716,7 @@ static rt_error detect(rt_reader *r)
     if (k < 0)
         return RT_ERR_IO;
     if (k == 0) {
-        rt_log(&r->log, RT_LOG_WARN, "%s: empty, not a resource-tracker JSON lines or CSV file", r->name);
+        rt_log(&r->log, RT_LOG_ERROR, "%s: empty, not a resource-tracker JSON lines or CSV file", r->name);
         return RT_ERR_PARSE;
     }
     if (r->lineno == 1 && n >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) { /* a UTF-8 byte order mark */
@@ -739,7 +739,7 @@ static rt_error detect(rt_reader *r)
     }
     if (csv_header(r, line, n))
         return RT_OK;
-    rt_log(&r->log, RT_LOG_WARN, "%s:%llu: not a resource-tracker JSON lines or CSV file", r->name,
+    rt_log(&r->log, RT_LOG_ERROR, "%s:%llu: not a resource-tracker JSON lines or CSV file", r->name,
            (unsigned long long)r->lineno);
     return RT_ERR_PARSE;
 }
@@ -773,7 +773,7 @@ rt_error rt_reader_open(const char *path, const rt_reader_options *opts, rt_read
         r->fd = open(path, O_RDONLY | O_CLOEXEC);
         if (r->fd < 0) {
             int err = errno;
-            rt_log(&r->log, RT_LOG_WARN, "%s: cannot open: %s", path, strerror(err));
+            rt_log(&r->log, RT_LOG_ERROR, "%s: cannot open: %s", path, strerror(err));
             rt_reader_close(r);
             errno = err;
             return err == ENOENT || err == ENOTDIR ? RT_ERR_NOT_FOUND : RT_ERR_IO;
