@@ -169,3 +169,40 @@ def test_malformed_lines_are_reported_and_skipped(recorded, tmp_path):
     assert r.returncode == 0, r.stderr
     assert f"{p}:3:" in r.stderr
     assert json.loads(r.stdout)["samples"] == len(lines)
+
+
+RUNS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "runs")
+
+
+@pytest.mark.parametrize("name", ["tool.jsonl", "tool.csv", "python-process.csv", "python-combined.csv"])
+def test_fixture_statistics_by_hand(name):
+    """The hand-made recordings of tests/fixtures/runs (see its README): three one-second
+    samples with the tree at 1, 2, 3 cores and 100, 200, 300 MiB PSS."""
+    (s,) = summary_json(os.path.join(RUNS, name))
+    assert s["samples"] == 3
+    assert s["duration_secs"] == 3
+    assert s["start_secs"] == 1700000000 and s["end_secs"] == 1700000003
+    p = s["process"]
+    assert p["cpu_secs"] == 6
+    assert p["cores"]["mean"] == 2 and p["cores"]["peak"] == 3
+    assert abs(p["cores"]["p50"] - 2) <= 2 / 256 and abs(p["cores"]["p95"] - 3) <= 3 / 256
+    assert p["pss_mib"]["mean"] == 200 and p["pss_mib"]["peak"] == 300
+    assert p["read_bytes"] == 24576 and p["write_bytes"] == 3 * 1048576
+    assert p["gpus_used"] == 1 and p["gpu_vram_mib"]["peak"] == 1024
+    if name == "tool.jsonl":
+        assert s["job_name"] == "fixture-job"
+        assert p["rss_mib"]["peak"] == 350
+    if name == "python-process.csv":
+        assert s["machine"]["cores"]["peak"] is None
+    else:
+        m = s["machine"]
+        assert m["cores"]["mean"] == 2 and m["memory_used_mib"]["peak"] == 3000
+        assert m["net_recv_bytes"] == 6000 and m["disk_read_bytes"] == 6000
+        assert m["disk_space_used_peak_bytes"] == 15 * 1024 ** 3
+        assert m["gpu_usage"]["peak"] == 0.5
+
+
+def test_python_system_tracker_has_no_tree():
+    (s,) = summary_json(os.path.join(RUNS, "python-system.csv"))
+    assert s["process"] is None
+    assert s["machine"]["memory_used_mib"]["mean"] == 2000
