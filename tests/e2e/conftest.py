@@ -8,6 +8,7 @@ TRACKER = os.path.join(BUILD_DIR, "resource-tracker")
 
 # Nothing in the suite may reach a metadata service or the internet.
 os.environ["TRACKER_CLOUD_DISCOVERY"] = "0"
+os.environ["TRACKER_KEEPER_URL"] = "http://127.0.0.1:9"
 os.environ.pop("SENTINEL_API_TOKEN", None)
 
 import json
@@ -24,6 +25,8 @@ def tracker_env(**extra):
         if k.startswith("TRACKER_") and k not in ("TRACKER_CLOUD_DISCOVERY",):
             del env[k]
     env["TRACKER_CLOUD_DISCOVERY"] = "0"
+    # the Keeper is never the real one: a closed local port unless a test starts a stand-in
+    env["TRACKER_KEEPER_URL"] = "http://127.0.0.1:9"
     env.update(extra)
     return env
 
