@@ -1,9 +1,454 @@
-/* recommend.c - resource-tracker recommend (not built yet). */
+/* recommend.c - resource-tracker recommend: what a job should ask for next time, from one or more
+ * recorded runs (or the last runs of a job in the history database), in the words of Metaflow,
+ * Kubernetes and SLURM, with the cheapest fitting server from the Spare Cores Keeper API and,
+ * given --instance, what the run cost where it ran and what the cheapest would save. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
 #include "cli.h"
+
+/* The whole Keeper lookup (both requests) must finish within this. */
+#define LOOKUP_SECS 5.0
+
+static const char recommend_usage[] =
+    "Usage: resource-tracker recommend FILE... [--json] [--instance VENDOR:TYPE]\n"
+    "       resource-tracker recommend --job NAME [--last N] [--history FILE] [--json] [--instance VENDOR:TYPE]\n"
+    "\n"
+    "Recommends cores (the mean used), memory and VRAM (the peak, +20%, rounded up) and GPUs for a job\n"
+    "from its recorded runs (JSON lines or CSV; several files are several runs of one job), prints them\n"
+    "as Metaflow, Kubernetes and SLURM requests, and looks up the cheapest on-demand server that fits\n"
+    "in the Spare Cores Keeper API (TRACKER_KEEPER_URL, default https://keeper.sparecores.net; 5 s at most).\n"
+    "\n"
+    "  --json                  one JSON object on stdout instead of text\n"
+    "  --instance VENDOR:TYPE  the server the runs ran on (e.g. aws:t3.medium): its price, the run's\n"
+    "                          cost there and the saving on the cheapest server\n"
+    "  --job NAME              use the last runs of NAME in the run history instead of files\n"
+    "  --last N                how many of its last successful runs (default 5)\n"
+    "  --history FILE          the run history (default TRACKER_HISTORY, or [history] path in the config)\n"
+    "\n"
+    "When the lookup fails (Keeper down, refusing or slow) the resources are still printed, the reason\n"
+    "goes to stderr as \"server lookup failed: REASON\" (and into \"server_lookup_error\" with --json),\n"
+    "and the exit status is 0. Exit status 2: a usage error, or a run without valid samples.\n";
+
+typedef struct rec_args {
+    const char **files;
+    size_t nfiles;
+    bool json;
+    const char *instance; /* "VENDOR:TYPE" as given */
+    char vendor[64], type[128];
+    const char *job, *history;
+    int last;
+    bool last_set, help;
+} rec_args;
+
+/* Parses o->sub_args. Returns 0, or -1 after saying why (one line). */
+static int parse_args(const cli_options *o, rec_args *a)
+{
+    a->files = calloc((size_t)o->nsub + 1, sizeof *a->files);
+    if (!a->files) {
+        cli_say("recommend: out of memory");
+        return -1;
+    }
+    a->last = 5;
+    bool flags_done = false;
+    for (int i = 0; i < o->nsub; i++) {
+        const char *s = o->sub_args[i];
+        if (flags_done || s[0] != '-' || strcmp(s, "-") == 0) {
+            a->files[a->nfiles++] = s;
+            continue;
+        }
+        if (strcmp(s, "--") == 0) {
+            flags_done = true;
+            continue;
+        }
+        if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
+            a->help = true;
+            return 0;
+        }
+        if (strcmp(s, "--json") == 0) {
+            a->json = true;
+            continue;
+        }
+        static const char *const valued[] = {"--instance", "--job", "--last", "--history"};
+        const char *val = NULL, *name = NULL;
+        for (size_t k = 0; k < sizeof valued / sizeof valued[0] && !name; k++) {
+            size_t n = strlen(valued[k]);
+            if (strcmp(s, valued[k]) == 0) {
+                name = valued[k];
+                if (i + 1 >= o->nsub) {
+                    cli_say("recommend: %s needs a value", name);
+                    return -1;
+                }
+                val = o->sub_args[++i];
+            } else if (strncmp(s, valued[k], n) == 0 && s[n] == '=') {
+                name = valued[k];
+                val = s + n + 1;
+            }
+        }
+        if (!name) {
+            cli_say("recommend: unknown option '%s' (see resource-tracker recommend --help)", s);
+            return -1;
+        }
+        if (strcmp(name, "--instance") == 0) {
+            const char *colon = strchr(val, ':');
+            size_t vl = colon ? (size_t)(colon - val) : 0, tl = colon ? strlen(colon + 1) : 0;
+            if (!colon || vl == 0 || tl == 0 || vl >= sizeof a->vendor || tl >= sizeof a->type ||
+                strchr(colon + 1, ':') || strpbrk(val, " \t\r\n")) {
+                cli_say("recommend: --instance wants VENDOR:TYPE, e.g. aws:t3.medium (got '%s')", val);
+                return -1;
+            }
+            memcpy(a->vendor, val, vl);
+            a->vendor[vl] = '\0';
+            memcpy(a->type, colon + 1, tl + 1);
+            a->instance = val;
+        } else if (strcmp(name, "--job") == 0) {
+            if (!*val) {
+                cli_say("recommend: --job wants a job name");
+                return -1;
+            }
+            a->job = val;
+        } else if (strcmp(name, "--last") == 0) {
+            char *end;
+            errno = 0;
+            long v = strtol(val, &end, 10);
+            if (errno || end == val || *end != '\0' || v < 1 || v > INT_MAX) {
+                cli_say("recommend: --last wants a positive whole number (got '%s')", val);
+                return -1;
+            }
+            a->last = (int)v;
+            a->last_set = true;
+        } else {
+            a->history = val;
+        }
+    }
+    if (a->job && a->nfiles > 0) {
+        cli_say("recommend: give recorded FILEs or --job NAME, not both");
+        return -1;
+    }
+    if (!a->job && (a->last_set || a->history)) {
+        cli_say("recommend: %s goes with --job NAME", a->last_set ? "--last" : "--history");
+        return -1;
+    }
+    if (!a->job && a->nfiles == 0) {
+        cli_say("recommend: no recorded run given (FILE... or --job NAME; see --help)");
+        return -1;
+    }
+    return 0;
+}
+
+/* Reads one recorded run into a new accumulator (*out; the caller frees it). Returns 0, or
+ * the exit status after saying why. */
+static int read_run(const char *path, rt_stats **out)
+{
+    rt_reader_options ro = RT_READER_OPTIONS_INIT;
+    ro.log = cli_log;
+    rt_reader *r = NULL;
+    rt_error e = rt_reader_open(path, &ro, &r);
+    if (e != RT_OK) {
+        cli_say("recommend: %s: %s", path, e == RT_ERR_NOT_FOUND ? "no such file" : rt_strerror(e));
+        return EXIT_USAGE;
+    }
+    rt_stats *st = rt_stats_new();
+    if (!st) {
+        rt_reader_close(r);
+        cli_say("recommend: out of memory");
+        return EXIT_FAIL;
+    }
+    const rt_record *rec;
+    while ((e = rt_reader_next(r, &rec)) == RT_OK && rec)
+        rt_stats_add(st, rec);
+    rt_reader_close(r);
+    *out = st;
+    if (e != RT_OK) {
+        cli_say("recommend: %s: read failed: %s", path, rt_strerror(e));
+        return EXIT_FAIL;
+    }
+    const rt_summary *s = rt_stats_summary(st);
+    if (s->samples == 0) {
+        cli_say("recommend: %s: no valid sample in the file", path);
+        return EXIT_USAGE;
+    }
+    if (!s->has_process) {
+        cli_say("recommend: %s: the run has no tracked process (record with --pid PID or a wrapped command)", path);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* The last warning the library logged during the lookup: the reason it failed. */
+typedef struct lookup_log {
+    char msg[512];
+} lookup_log;
+
+static void keep_warning(void *user, rt_log_level level, const char *msg)
+{
+    lookup_log *l = user;
+    if (level >= RT_LOG_WARN)
+        snprintf(l->msg, sizeof l->msg, "%s", msg);
+}
+
+static double mono_secs(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* What the Keeper lookup found. */
+typedef struct lookup {
+    rt_server cheapest;
+    bool have_cheapest;
+    double instance_price; /* NaN: unknown */
+    char error[600];       /* "" when nothing failed */
+    char note[256];        /* e.g. no server fits; "" when none */
+} lookup;
+
+/* The cheapest server for rec and, with --instance, the instance's price: at most LOOKUP_SECS
+ * in all. Failures are written into l->error (the first one only). */
+static void keeper_lookup(const cli_options *o, const rec_args *a, const rt_recommendation *rec, lookup *l)
+{
+    double deadline = mono_secs() + LOOKUP_SECS;
+    lookup_log log = {""};
+    rt_keeper_options ko = RT_KEEPER_OPTIONS_INIT;
+    ko.url = o->keeper_url;
+    ko.timeout_secs = LOOKUP_SECS;
+    ko.log = keep_warning;
+    ko.log_user = &log;
+    l->instance_price = NAN;
+    rt_server s = RT_SERVER_INIT;
+    rt_error e = rt_keeper_cheapest(&ko, rec, &s);
+    if (e == RT_OK) {
+        l->cheapest = s;
+        l->have_cheapest = true;
+    } else if (e == RT_ERR_NOT_FOUND) {
+        snprintf(l->note, sizeof l->note, "no on-demand server in Spare Cores Keeper fits the recommendation");
+    } else {
+        snprintf(l->error, sizeof l->error, "%s", log.msg[0] ? log.msg : rt_strerror(e));
+        return; /* Keeper is down or unusable: do not wait on it twice */
+    }
+    if (!a->instance)
+        return;
+    ko.timeout_secs = deadline - mono_secs();
+    if (ko.timeout_secs < 0.01) {
+        snprintf(l->error, sizeof l->error, "no time left for the price of %s", a->instance);
+        return;
+    }
+    log.msg[0] = '\0';
+    double p;
+    e = rt_keeper_price(&ko, a->vendor, a->type, NULL, &p);
+    if (e == RT_OK)
+        l->instance_price = p;
+    else if (e == RT_ERR_NOT_FOUND)
+        snprintf(l->note, sizeof l->note, "Spare Cores Keeper knows no on-demand Linux price of %s", a->instance);
+    else
+        snprintf(l->error, sizeof l->error, "%s", log.msg[0] ? log.msg : rt_strerror(e));
+}
+
+/* Dollars to 4 significant digits (at least cents), trailing zeros beyond the cents trimmed:
+ * "$0.0052", "$0.00008667", "$5.672", "$1234.50". */
+static const char *usd(double v, char *buf, size_t cap)
+{
+    if (!isfinite(v)) {
+        snprintf(buf, cap, "?");
+        return buf;
+    }
+    double m = fabs(v);
+    int decimals = m > 0 ? 3 - (int)floor(log10(m)) : 2;
+    if (decimals < 2)
+        decimals = 2;
+    if (decimals > 12)
+        decimals = 12;
+    int n = snprintf(buf, cap, "$%.*f", decimals, v);
+    if (n < 0 || (size_t)n >= cap)
+        return buf;
+    char *dot = strchr(buf, '.');
+    for (char *end = buf + n - 1; dot && end > dot + 2 && *end == '0'; end--)
+        *end = '\0';
+    return buf;
+}
+
+/* The scheduler line without its newline. */
+static void sched_line(const rt_recommendation *rec, rt_scheduler s, char *buf, size_t cap)
+{
+    size_t n = rt_format_recommendation(rec, s, buf, cap);
+    if (n >= cap)
+        n = cap - 1;
+    while (n > 0 && buf[n - 1] == '\n')
+        n--;
+    buf[n] = '\0';
+}
+
+static const char *const sched_names[3] = {"Metaflow", "Kubernetes", "SLURM"};
+static const char *const sched_keys[3] = {"metaflow", "kubernetes", "slurm"};
+
+/* Writes the text report to stdout. Returns 0 or EXIT_FAIL when stdout failed. */
+static int print_text(const rec_args *a, const rt_recommendation *rec, const lookup *l)
+{
+    char b1[64], b2[64], line[512];
+    double hours = rec->duration_secs / 3600.0;
+    printf("runs: %llu (mean duration %.1f s)\n", (unsigned long long)rec->runs, rec->duration_secs);
+    printf("cpu: %lld cores\n", (long long)rec->cpu);
+    printf("memory: %lld MiB (%.2f GiB)\n", (long long)rec->memory_mib, (double)rec->memory_mib / 1024.0);
+    printf("gpu: %lld\n", (long long)rec->gpu);
+    printf("vram: %lld MiB (%.2f GiB)\n", (long long)rec->vram_mib, (double)rec->vram_mib / 1024.0);
+    for (int i = 0; i < 3; i++) {
+        sched_line(rec, (rt_scheduler)i, line, sizeof line);
+        printf("%s: %s\n", sched_names[i], line);
+    }
+    const rt_server *s = l->have_cheapest ? &l->cheapest : NULL;
+    double cheap_cost = s ? s->price_usd_per_hour * hours : NAN;
+    if (s) {
+        printf("cheapest server: %s %s (%s): %lld vCPUs, %.0f MiB (%.2f GiB), %s GPUs, %s/hour\n", s->vendor_id,
+               s->api_reference, s->display_name[0] ? s->display_name : s->api_reference, (long long)s->vcpus,
+               s->memory_mib, s->memory_mib / 1024.0,
+               s->gpu_count == RT_NULL_I64 ? "?" : (snprintf(b2, sizeof b2, "%lld", (long long)s->gpu_count), b2),
+               usd(s->price_usd_per_hour, b1, sizeof b1));
+        printf("cost of the run there: %s\n", usd(cheap_cost, b1, sizeof b1));
+    }
+    if (a->instance && !isnan(l->instance_price)) {
+        double cost = l->instance_price * hours;
+        printf("instance: %s:%s, %s/hour\n", a->vendor, a->type, usd(l->instance_price, b1, sizeof b1));
+        printf("cost of the run on the instance: %s\n", usd(cost, b1, sizeof b1));
+        if (s && !isnan(cheap_cost)) {
+            double pct = cost > 0 ? 100.0 * (cost - cheap_cost) / cost : NAN;
+            printf("saving on the cheapest server: %s (%.1f%%)\n", usd(cost - cheap_cost, b1, sizeof b1), pct);
+        }
+    }
+    if (l->note[0])
+        printf("note: %s\n", l->note);
+    return fflush(stdout) == 0 && !ferror(stdout) ? 0 : EXIT_FAIL;
+}
+
+/* Sets key in obj to a number, or null when v is NaN. */
+static void set_num(json_t *obj, const char *key, double v)
+{
+    json_object_set_new(obj, key, isfinite(v) ? json_real(v) : json_null());
+}
+
+/* Writes the JSON object to stdout. Returns 0 or EXIT_FAIL. */
+static int print_json(const rec_args *a, const rt_recommendation *rec, const lookup *l)
+{
+    char line[512];
+    double hours = rec->duration_secs / 3600.0;
+    json_t *root = json_object(), *r = json_object(), *sch = json_object();
+    json_object_set_new(root, "runs", json_integer((json_int_t)rec->runs));
+    set_num(root, "duration_secs", rec->duration_secs);
+    json_object_set_new(r, "cpu", json_integer(rec->cpu));
+    json_object_set_new(r, "memory_mib", json_integer(rec->memory_mib));
+    json_object_set_new(r, "gpu", json_integer(rec->gpu));
+    json_object_set_new(r, "vram_mib", json_integer(rec->vram_mib));
+    json_object_set_new(root, "recommendation", r);
+    for (int i = 0; i < 3; i++) {
+        sched_line(rec, (rt_scheduler)i, line, sizeof line);
+        json_object_set_new(sch, sched_keys[i], json_string(line));
+    }
+    json_object_set_new(root, "schedulers", sch);
+    double cheap_cost = NAN;
+    if (l->have_cheapest) {
+        const rt_server *s = &l->cheapest;
+        cheap_cost = s->price_usd_per_hour * hours;
+        json_t *c = json_object();
+        json_object_set_new(c, "vendor_id", json_string(s->vendor_id));
+        json_object_set_new(c, "api_reference", json_string(s->api_reference));
+        json_object_set_new(c, "display_name", json_string(s->display_name));
+        json_object_set_new(c, "vcpus", json_integer(s->vcpus));
+        set_num(c, "memory_mib", s->memory_mib);
+        json_object_set_new(c, "gpu_count", s->gpu_count == RT_NULL_I64 ? json_null() : json_integer(s->gpu_count));
+        set_num(c, "price_usd_per_hour", s->price_usd_per_hour);
+        set_num(c, "run_cost_usd", cheap_cost);
+        json_object_set_new(root, "cheapest", c);
+    } else {
+        json_object_set_new(root, "cheapest", json_null());
+    }
+    if (a->instance) {
+        json_t *in = json_object();
+        double cost = l->instance_price * hours;
+        json_object_set_new(in, "vendor_id", json_string(a->vendor));
+        json_object_set_new(in, "api_reference", json_string(a->type));
+        set_num(in, "price_usd_per_hour", l->instance_price);
+        set_num(in, "run_cost_usd", cost);
+        set_num(in, "saving_usd", cost - cheap_cost);
+        set_num(in, "saving_pct", cost > 0 ? 100.0 * (cost - cheap_cost) / cost : NAN);
+        json_object_set_new(root, "instance", in);
+    }
+    json_object_set_new(root, "server_lookup_error", l->error[0] ? json_string(l->error) : json_null());
+    json_object_set_new(root, "note", l->note[0] ? json_string(l->note) : json_null());
+    char *text = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(10));
+    json_decref(root);
+    if (!text) {
+        cli_say("recommend: out of memory");
+        return EXIT_FAIL;
+    }
+    int rc = printf("%s\n", text) < 0 || fflush(stdout) != 0 ? EXIT_FAIL : 0;
+    free(text);
+    return rc;
+}
 
 int cli_recommend_main(cli_options *o)
 {
-    (void)o;
-    cli_say("'recommend' is not available yet in this version");
-    return EXIT_USAGE;
+    rec_args a;
+    memset(&a, 0, sizeof a);
+    int rc = parse_args(o, &a) < 0 ? EXIT_USAGE : 0;
+    if (rc == 0 && a.help) {
+        fputs(recommend_usage, stdout);
+        free(a.files);
+        return 0;
+    }
+    rt_stats **stats = NULL;
+    const rt_summary **runs = NULL;
+    rt_summary *hist = NULL;
+    size_t n = 0;
+    if (rc == 0 && a.job) {
+        const char *path = cli_history_path(o, a.history ? a.history : o->args.history);
+        if (!path)
+            rc = EXIT_USAGE;
+        else if (cli_history_summaries(path, a.job, a.last, &hist, &n) < 0)
+            rc = EXIT_FAIL;
+        else if (n == 0) {
+            cli_say("recommend: no successful run of job '%s' in %s", a.job, path);
+            rc = EXIT_USAGE;
+        }
+        if (rc == 0 && !(runs = calloc(n, sizeof *runs)))
+            rc = EXIT_FAIL;
+        for (size_t i = 0; rc == 0 && i < n; i++)
+            runs[i] = &hist[i];
+    } else if (rc == 0) {
+        stats = calloc(a.nfiles, sizeof *stats);
+        runs = calloc(a.nfiles, sizeof *runs);
+        if (!stats || !runs)
+            rc = EXIT_FAIL;
+        for (size_t i = 0; rc == 0 && i < a.nfiles; i++) {
+            rc = read_run(a.files[i], &stats[i]);
+            if (rc == 0)
+                runs[n++] = rt_stats_summary(stats[i]);
+        }
+    }
+    rt_recommendation rec = RT_RECOMMENDATION_INIT;
+    if (rc == 0 && rt_recommend(runs, n, &rec) != RT_OK) {
+        cli_say("recommend: the runs have no tracked process to recommend from");
+        rc = EXIT_USAGE;
+    }
+    if (rc == 0) {
+        lookup l;
+        memset(&l, 0, sizeof l);
+        keeper_lookup(o, &a, &rec, &l);
+        if (l.error[0])
+            cli_say("server lookup failed: %s", l.error);
+        rc = a.json ? print_json(&a, &rec, &l) : print_text(&a, &rec, &l);
+    }
+    for (size_t i = 0; stats && i < a.nfiles; i++)
+        if (stats[i])
+            rt_stats_free(stats[i]);
+    free(stats);
+    free(runs);
+    free(hist);
+    free(a.files);
+    return rc;
 }

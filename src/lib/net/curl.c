@@ -1,0 +1,299 @@
+/* curl.c - HTTP(S) requests through Debian's libcurl without linking it: libcurl.so.4 is opened
+ * with dlopen at the first request (its dlerror text kept, as nvml.c keeps NVML's), the few
+ * functions used are resolved once per process, and each request is one easy handle with a
+ * total deadline, no signals, a cap on the reply body, the system CA store and proxy settings. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <curl/curl.h> /* types and constants only: every function comes through dlsym */
+
+#include "curl.h"
+
+#define RT_CURL_SONAME "libcurl.so.4"
+
+/* The libcurl functions used, as resolved from the loaded library. */
+typedef struct curl_api {
+    CURLcode (*global_init)(long);
+    CURL *(*easy_init)(void);
+    CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+    CURLcode (*easy_perform)(CURL *);
+    CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+    void (*easy_cleanup)(CURL *);
+    const char *(*easy_strerror)(CURLcode);
+    struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+    void (*slist_free_all)(struct curl_slist *);
+} curl_api;
+
+/* The process-wide library: loaded once, never closed (libcurl keeps global state). */
+static struct {
+    pthread_once_t once;
+    void *dl;
+    curl_api api;
+    bool ready;
+    char err[256]; /* why it is not ready */
+} lib = {.once = PTHREAD_ONCE_INIT};
+
+/* Opens soname and resolves every function into *api. Returns the handle, or NULL with the
+ * dlerror text in err (and nothing left open). */
+static void *load_api(const char *soname, curl_api *api, char *err, size_t errlen)
+{
+    void *dl = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+    if (!dl) {
+        const char *e = dlerror();
+        snprintf(err, errlen, "%s", e ? e : soname);
+        return NULL;
+    }
+    static const struct {
+        const char *name;
+        size_t off;
+    } syms[] = {
+        {"curl_global_init", offsetof(curl_api, global_init)},
+        {"curl_easy_init", offsetof(curl_api, easy_init)},
+        {"curl_easy_setopt", offsetof(curl_api, easy_setopt)},
+        {"curl_easy_perform", offsetof(curl_api, easy_perform)},
+        {"curl_easy_getinfo", offsetof(curl_api, easy_getinfo)},
+        {"curl_easy_cleanup", offsetof(curl_api, easy_cleanup)},
+        {"curl_easy_strerror", offsetof(curl_api, easy_strerror)},
+        {"curl_slist_append", offsetof(curl_api, slist_append)},
+        {"curl_slist_free_all", offsetof(curl_api, slist_free_all)},
+    };
+    for (size_t i = 0; i < RT_ARRAY_LEN(syms); i++) {
+        dlerror(); /* clear */
+        void *p = dlsym(dl, syms[i].name);
+        if (!p) {
+            const char *e = dlerror();
+            snprintf(err, errlen, "%s", e ? e : syms[i].name);
+            dlclose(dl);
+            return NULL;
+        }
+        memcpy((char *)api + syms[i].off, &p, sizeof p); /* a data pointer into a function pointer slot */
+    }
+    return dl;
+}
+
+static void load_once(void)
+{
+    lib.dl = load_api(RT_CURL_SONAME, &lib.api, lib.err, sizeof lib.err);
+    if (!lib.dl)
+        return;
+    CURLcode rc = lib.api.global_init(CURL_GLOBAL_DEFAULT);
+    if (rc != CURLE_OK) {
+        snprintf(lib.err, sizeof lib.err, "curl_global_init failed: %s", lib.api.easy_strerror(rc));
+        return;
+    }
+    lib.ready = true;
+}
+
+rt_error rt_fetch_available(char *err, size_t errlen)
+{
+    pthread_once(&lib.once, load_once);
+    if (lib.ready)
+        return RT_OK;
+    snprintf(err, errlen, "cannot load %s (%s)", RT_CURL_SONAME, lib.err);
+    return RT_ERR_UNSUPPORTED;
+}
+
+rt_error rt_fetch_probe(const char *soname, char *err, size_t errlen)
+{
+    curl_api api;
+    char e[256] = "";
+    void *dl = load_api(soname, &api, e, sizeof e);
+    if (!dl) {
+        snprintf(err, errlen, "cannot load %s (%s)", soname, e);
+        return RT_ERR_UNSUPPORTED;
+    }
+    dlclose(dl);
+    return RT_OK;
+}
+
+bool rt_url_escape(const char *s, char *out, size_t cap)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    if (!out || cap == 0)
+        return false;
+    out[0] = '\0';
+    if (!s)
+        return false;
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        bool plain = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+                     *p == '-' || *p == '.' || *p == '_' || *p == '~';
+        size_t need = plain ? 1 : 3;
+        if (n + need >= cap) {
+            out[0] = '\0';
+            return false;
+        }
+        if (plain) {
+            out[n++] = (char)*p;
+        } else {
+            out[n++] = '%';
+            out[n++] = hex[*p >> 4];
+            out[n++] = hex[*p & 15];
+        }
+    }
+    out[n] = '\0';
+    return true;
+}
+
+/* What the write callback fills. */
+typedef struct sink {
+    rt_buf *body;
+    size_t max_body; /* the buffer may hold one byte more: the NUL */
+    bool too_large, no_memory;
+} sink;
+
+static size_t on_data(char *ptr, size_t size, size_t nmemb, void *user)
+{
+    sink *s = user;
+    size_t n = size * nmemb;
+    if (n == 0)
+        return 0;
+    if (n > s->max_body || s->body->len > s->max_body - n) {
+        s->too_large = true;
+        return 0; /* libcurl stops with CURLE_WRITE_ERROR */
+    }
+    if (rt_buf_reserve(s->body, s->body->len + n + 1) < 0) {
+        s->no_memory = true;
+        return 0;
+    }
+    memcpy(s->body->data + s->body->len, ptr, n);
+    s->body->len += n;
+    s->body->data[s->body->len] = '\0';
+    return n;
+}
+
+/* True when url starts with http:// or https:// (case-insensitive). */
+static bool http_scheme(const char *url)
+{
+    return strncasecmp(url, "http://", 7) == 0 || strncasecmp(url, "https://", 8) == 0;
+}
+
+void rt_fetch_reply_free(rt_fetch_reply *r)
+{
+    if (r)
+        rt_buf_free(&r->body);
+}
+
+rt_error rt_fetch(const rt_fetch_request *req, rt_fetch_reply *out, char *err, size_t errlen)
+{
+    if (errlen)
+        err[0] = '\0';
+    if (!out) {
+        snprintf(err, errlen, "no reply storage");
+        return RT_ERR_INVALID;
+    }
+    memset(out, 0, sizeof *out);
+    if (!req || !req->url || !(req->timeout_secs > 0) || !http_scheme(req->url) || (req->body_len && !req->body)) {
+        snprintf(err, errlen, "invalid request (%s)", req && req->url ? req->url : "no URL");
+        return RT_ERR_INVALID;
+    }
+    rt_error rc = rt_fetch_available(err, errlen);
+    if (rc != RT_OK)
+        return rc;
+    const curl_api *api = &lib.api;
+    /* the body may reach max_body bytes; its buffer holds one more for the NUL */
+    size_t max = req->max_body < SIZE_MAX ? req->max_body + 1 : SIZE_MAX;
+    rt_buf_init(&out->body, max);
+    sink sk = {.body = &out->body, .max_body = req->max_body};
+
+    CURL *h = api->easy_init();
+    if (!h) {
+        snprintf(err, errlen, "curl_easy_init failed");
+        return RT_ERR_NOMEM;
+    }
+    struct curl_slist *hdrs = NULL;
+    bool hdr_fail = false;
+    for (const char *const *p = req->headers; p && *p && !hdr_fail; p++) {
+        struct curl_slist *n = api->slist_append(hdrs, *p);
+        hdr_fail = !n;
+        hdrs = n ? n : hdrs;
+    }
+    if (req->body && !hdr_fail) { /* no 100-continue round trip before the body */
+        struct curl_slist *n = api->slist_append(hdrs, "Expect:");
+        hdr_fail = !n;
+        hdrs = n ? n : hdrs;
+    }
+    if (hdr_fail) {
+        api->slist_free_all(hdrs);
+        api->easy_cleanup(h);
+        snprintf(err, errlen, "out of memory for headers");
+        return RT_ERR_NOMEM;
+    }
+    double ms = ceil(req->timeout_secs * 1000.0);
+    long timeout_ms = ms < 1 ? 1 : ms > 86400000.0 ? 86400000L : (long)ms;
+    char curl_err[CURL_ERROR_SIZE] = "";
+    const char *method = req->method ? req->method : "GET";
+
+    CURLcode c = CURLE_OK;
+#define SET(opt, val)                                      \
+    do {                                                   \
+        if (c == CURLE_OK)                                 \
+            c = api->easy_setopt(h, opt, val);             \
+    } while (0)
+    SET(CURLOPT_URL, req->url);
+    SET(CURLOPT_NOSIGNAL, 1L);
+    SET(CURLOPT_TIMEOUT_MS, timeout_ms);
+    SET(CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+    SET(CURLOPT_ERRORBUFFER, curl_err);
+    SET(CURLOPT_WRITEFUNCTION, on_data);
+    SET(CURLOPT_WRITEDATA, &sk);
+    SET(CURLOPT_USERAGENT, "resource-tracker/" RT_VERSION);
+    SET(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)(req->max_body > (size_t)INT64_MAX ? INT64_MAX : req->max_body));
+    if (hdrs)
+        SET(CURLOPT_HTTPHEADER, hdrs);
+    if (strcmp(method, "GET") == 0) {
+        SET(CURLOPT_HTTPGET, 1L);
+    } else if (strcmp(method, "HEAD") == 0) {
+        SET(CURLOPT_NOBODY, 1L);
+    } else {
+        if (strcmp(method, "POST") != 0)
+            SET(CURLOPT_CUSTOMREQUEST, method);
+        /* POSTFIELDS sends the body with any method; POST without one sends an empty body */
+        SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+        SET(CURLOPT_POSTFIELDS, req->body ? (const char *)req->body : "");
+    }
+    if (c == CURLE_OK) /* only http and https, redirects included (7.85 and later; older: the scheme check above) */
+        (void)api->easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+#undef SET
+    if (c == CURLE_OK)
+        c = api->easy_perform(h);
+    if (c == CURLE_OK)
+        c = api->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &out->status);
+    api->slist_free_all(hdrs);
+    api->easy_cleanup(h);
+
+    if (sk.too_large || c == CURLE_FILESIZE_EXCEEDED) {
+        snprintf(err, errlen, "reply body larger than %zu bytes", req->max_body);
+        return RT_ERR_IO;
+    }
+    if (sk.no_memory) {
+        snprintf(err, errlen, "out of memory for the reply body");
+        return RT_ERR_NOMEM;
+    }
+    if (c != CURLE_OK) {
+        snprintf(err, errlen, "%s", curl_err[0] ? curl_err : api->easy_strerror(c));
+        return c == CURLE_OUT_OF_MEMORY ? RT_ERR_NOMEM : RT_ERR_IO;
+    }
+    return RT_OK;
+}
+
+rt_error rt_fetch_get(const char *url, const char *const *headers, double timeout_secs, size_t max_body,
+                      long *status, rt_buf *body, char *err, size_t errlen)
+{
+    rt_fetch_request req = {.url = url, .headers = headers, .timeout_secs = timeout_secs, .max_body = max_body};
+    rt_fetch_reply rep;
+    rt_error rc = rt_fetch(&req, &rep, err, errlen);
+    if (status)
+        *status = rep.status;
+    if (body)
+        *body = rep.body;
+    else
+        rt_fetch_reply_free(&rep);
+    return rc;
+}

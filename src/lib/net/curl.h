@@ -1,0 +1,56 @@
+/* curl.h - HTTP(S) requests through the system's libcurl, loaded with dlopen at first use so
+ * that a run which never asks the network for anything does not map it (see curl.c); and a
+ * percent-encoder for URL parts. Internal to the library. */
+#ifndef RT_CURL_H
+#define RT_CURL_H
+
+#include "../core/core.h"
+
+/* One request. Everything is borrowed for the duration of the call. */
+typedef struct rt_fetch_request {
+    const char *method;          /* "GET", "PUT", "POST", "DELETE", ...; NULL: GET */
+    const char *url;             /* http:// or https:// only */
+    const char *const *headers;  /* "Name: value" strings, NULL-terminated, or NULL */
+    const void *body;            /* request body, or NULL for none */
+    size_t body_len;             /* bytes of body */
+    double timeout_secs;         /* the whole request, connection included; must be > 0 */
+    size_t max_body;             /* the most reply body bytes accepted */
+} rt_fetch_request;
+
+/* What came back: any HTTP status (a 404 or 500 is a reply, not a failure). */
+typedef struct rt_fetch_reply {
+    long status;  /* HTTP status, e.g. 200 */
+    rt_buf body;  /* the reply body, NUL-terminated (body.data may be NULL when empty);
+                   * free with rt_fetch_reply_free */
+} rt_fetch_reply;
+
+/* Performs req and fills *out (zeroed first). Returns RT_OK with any status; RT_ERR_UNSUPPORTED
+ * when libcurl cannot be loaded (err holds the dlerror text); RT_ERR_IO when the transfer failed,
+ * ran past the timeout or the body exceeded max_body (err says which, in curl's words);
+ * RT_ERR_INVALID for a NULL or unusable request (no URL, timeout <= 0, a scheme other than
+ * http/https); RT_ERR_NOMEM. err (errlen bytes) always holds a message when the result is not
+ * RT_OK. Free out with rt_fetch_reply_free whatever the result. Thread-safe. */
+rt_error rt_fetch(const rt_fetch_request *req, rt_fetch_reply *out, char *err, size_t errlen);
+
+/* The common case: GET url with headers, the status in *status and the body in *body (free with
+ * rt_buf_free, whatever the result). Errors as rt_fetch. */
+rt_error rt_fetch_get(const char *url, const char *const *headers, double timeout_secs, size_t max_body,
+                      long *status, rt_buf *body, char *err, size_t errlen);
+
+void rt_fetch_reply_free(rt_fetch_reply *r);
+
+/* Loads libcurl (once per process) and tells whether it is usable: RT_OK, or
+ * RT_ERR_UNSUPPORTED with the reason in err. */
+rt_error rt_fetch_available(char *err, size_t errlen);
+
+/* Tries to open the library soname and resolve every function rt_fetch needs, then closes it
+ * again (for tests: a missing or foreign library). Returns RT_OK or RT_ERR_UNSUPPORTED with the
+ * dlerror text in err. */
+rt_error rt_fetch_probe(const char *soname, char *err, size_t errlen);
+
+/* Percent-encodes s for a URL path segment or query value (RFC 3986: everything but
+ * A-Z a-z 0-9 - . _ ~ becomes %XX) into out[cap]. Returns true, or false (out empty) when the
+ * result does not fit or s is NULL. */
+bool rt_url_escape(const char *s, char *out, size_t cap);
+
+#endif

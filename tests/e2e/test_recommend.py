@@ -1,0 +1,340 @@
+"""`resource-tracker recommend`: the recommendation from recorded runs, the cheapest server from a
+local Keeper stand-in that enforces contracts section 6 (tests/stubs/keeper_server.py), the
+query it saw (memory_min in GB), --instance cost and saving, Keeper down (a closed port) and
+stalling (never answers), and usage errors. Every run sets TRACKER_CLOUD_DISCOVERY=0 and
+TRACKER_KEEPER_URL to 127.0.0.1.
+
+The recorded runs are JSON lines made by the real tool (one short wrapped run) with the process
+figures set to known values. Tests marked needs_reader read them through rt_reader and
+rt_stats (built on other branches): they are skipped while the reader is this branch's stub."""
+import json
+import os
+import socket
+import subprocess
+import time
+
+import pytest
+
+from conftest import REPO, TRACKER, tracker_env
+
+SERVER = os.path.join(REPO, "tests", "stubs", "keeper_server.py")
+LOOKUP_FAILED = "server lookup failed: "
+
+
+class Keeper:
+    """The stand-in, started on a free port; stopped by its own pid."""
+
+    def __init__(self, tmp_path, *flags):
+        self.log = tmp_path / "keeper-requests.json"
+        self.p = subprocess.Popen(["/usr/bin/python3", SERVER, "--log", str(self.log), *flags],
+                                  stdout=subprocess.PIPE, text=True)
+        self.url = f"http://127.0.0.1:{int(self.p.stdout.readline())}"
+
+    def requests(self):
+        return json.loads(self.log.read_text()) if self.log.exists() else []
+
+    def stop(self):
+        self.p.kill()
+        self.p.wait()
+
+
+@pytest.fixture
+def keeper(tmp_path):
+    started = []
+
+    def start(*flags):
+        k = Keeper(tmp_path, *flags)
+        started.append(k)
+        return k
+
+    yield start
+    for k in started:
+        k.stop()
+
+
+def closed_port_url():
+    """A URL on 127.0.0.1 where nothing listens: a port bound, then closed."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return f"http://127.0.0.1:{port}"
+
+
+_template = None
+
+
+def template_line(tmp_path_factory):
+    """One sample line of the real tool wrapping a command (so it has a process object)."""
+    global _template
+    if _template is None:
+        out = tmp_path_factory.mktemp("tpl") / "run.jsonl"
+        subprocess.run([TRACKER, "-i", "0.1", "-o", str(out), "--", "sleep", "0.25"], check=True, timeout=30,
+                       env=tracker_env())
+        lines = [json.loads(l) for l in out.read_text().splitlines() if l.strip()]
+        _template = next(l for l in reversed(lines) if l.get("process"))
+    return json.loads(json.dumps(_template))
+
+
+def make_run(path, tpl, n=60, cores=1.6, pss_mib=2500.0, gpus=0, vram_mib=0.0):
+    """Writes n one-second samples of the real tool's shape with these process figures."""
+    t0 = 1_790_000_000.0
+    with open(path, "w") as f:
+        for i in range(n):
+            s = json.loads(json.dumps(tpl))
+            s["timestamp_secs"] = t0 + i
+            s["interval_secs"] = 1.0
+            p = s["process"]
+            p["alive"] = True
+            p["cores_used"] = cores
+            s["cpu"]["process_cores_used"] = cores
+            p["pss_mib"] = pss_mib if i == n // 2 else pss_mib / 2  # the peak once
+            p["rss_mib"] = p["pss_mib"] * 1.1
+            p["cpu_secs_total"] = cores * (i + 1)
+            p["gpu_count_used"] = gpus
+            p["gpu_vram_used_bytes"] = int(vram_mib * 1048576) if gpus else 0
+            p["gpu_utilization_pct"] = 90.0 * gpus
+            f.write(json.dumps(s) + "\n")
+    return str(path)
+
+
+@pytest.fixture
+def run_file(tmp_path, tmp_path_factory):
+    def make(name="run.jsonl", **kw):
+        return make_run(tmp_path / name, template_line(tmp_path_factory), **kw)
+
+    return make
+
+
+def recommend(args, url, timeout=20, **env):
+    return subprocess.run([TRACKER, "recommend", *args], capture_output=True, text=True, timeout=timeout,
+                          env=tracker_env(TRACKER_KEEPER_URL=url, TRACKER_CLOUD_DISCOVERY="0", **env))
+
+
+_reader_ok = None
+
+
+def reader_ok(run_file):
+    """False while rt_reader is the stub ("not supported") on this branch."""
+    global _reader_ok
+    if _reader_ok is None:
+        r = recommend([run_file("probe.jsonl", n=3)], closed_port_url())
+        _reader_ok = "not supported" not in r.stderr
+    return _reader_ok
+
+
+@pytest.fixture
+def needs_reader(run_file):
+    if not reader_ok(run_file):
+        pytest.skip("needs rt_reader and rt_stats (h-reader, h-stats): still stubs on this branch")
+
+
+def fields(text):
+    """The 'key: value' lines of the text output."""
+    out = {}
+    for line in text.splitlines():
+        k, sep, v = line.partition(": ")
+        if sep:
+            out[k] = v
+    return out
+
+
+def test_text_and_query(keeper, run_file, needs_reader):
+    k = keeper()
+    r = recommend([run_file()], k.url)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""
+    f = fields(r.stdout)
+    assert f["cpu"] == "2 cores"
+    assert f["memory"] == "3072 MiB (3.00 GiB)"  # peak PSS 2500 x 1.2 = 3000 -> 3072
+    assert f["gpu"] == "0"
+    assert f["vram"].startswith("0 MiB")
+    assert f["Metaflow"] == "@resources(cpu=2, memory=3072)"
+    assert f["Kubernetes"] == 'resources: {requests: {cpu: "2", memory: "3072Mi"}}'
+    assert f["SLURM"] == "--cpus-per-task=2 --mem=3072M"
+    # the 3 GiB box fits 3072 MiB exactly: memory_min=3 lets it in
+    assert f["cheapest server"].startswith("upcloud DEV-2xCPU-3GB (Developer 2xCPU-3GB): 2 vCPUs, 3072 MiB")
+    assert f["cheapest server"].endswith("$0.0052/hour")
+    assert f["cost of the run there"] == "$0.00008667"  # 0.0052 $/h x 60 s
+    reqs = k.requests()
+    assert len(reqs) == 1
+    q = reqs[0]
+    assert q["path"] == "/servers"
+    assert q["headers"].get("X-Application-ID") == "resource-tracker"
+    assert q["query"] == {"vcpus_min": ["2"], "memory_min": ["3"], "order_by": ["min_price_ondemand"],
+                          "order_dir": ["asc"], "limit": ["10"]}  # GB, not MiB; no GPU parameters
+
+
+def test_json_gpu_and_instance(keeper, run_file, needs_reader):
+    k = keeper()
+    path = run_file(cores=3.2, pss_mib=10000.0, gpus=1, vram_mib=10240.0)
+    r = recommend([path, "--json", "--instance", "aws:g5.12xlarge"], k.url)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["recommendation"] == {"cpu": 3, "memory_mib": 12288, "gpu": 1, "vram_mib": 12288}
+    assert doc["runs"] == 1
+    assert doc["duration_secs"] == pytest.approx(60)
+    assert doc["schedulers"]["slurm"] == "--cpus-per-task=3 --mem=12288M --gres=gpu:1"
+    c = doc["cheapest"]
+    assert (c["vendor_id"], c["api_reference"], c["vcpus"], c["gpu_count"]) == ("aws", "g4dn.xlarge", 4, 1)
+    assert c["price_usd_per_hour"] == pytest.approx(0.526)
+    assert c["run_cost_usd"] == pytest.approx(0.526 / 60)
+    inst = doc["instance"]
+    assert inst["price_usd_per_hour"] == pytest.approx(5.672)  # the lowest on-demand Linux price
+    assert inst["run_cost_usd"] == pytest.approx(5.672 / 60)
+    assert inst["saving_usd"] == pytest.approx((5.672 - 0.526) / 60)
+    assert inst["saving_pct"] == pytest.approx(100 * (5.672 - 0.526) / 5.672)
+    assert doc["server_lookup_error"] is None
+    servers, prices = k.requests()
+    assert servers["query"]["memory_min"] == ["12"] and servers["query"]["gpu_memory_total"] == ["12"]
+    assert servers["query"]["gpu_min"] == ["1"] and servers["query"]["vcpus_min"] == ["3"]
+    assert prices["path"] == "/server/aws/g5.12xlarge/prices"
+    assert prices["headers"].get("X-Application-ID") == "resource-tracker"
+
+
+def test_instance_text_and_several_runs(keeper, run_file, needs_reader):
+    k = keeper()
+    a = run_file("a.jsonl", cores=1.2, pss_mib=1000.0)
+    b = run_file("b.jsonl", cores=2.0, pss_mib=2500.0)  # mean of means 1.6 -> 2; max of peaks 2500
+    r = recommend([a, b, "--instance", "aws:t3.medium"], k.url)
+    assert r.returncode == 0, r.stderr
+    f = fields(r.stdout)
+    assert f["runs"].startswith("2 ")
+    assert f["cpu"] == "2 cores" and f["memory"].startswith("3072 MiB")
+    assert f["instance"] == "aws:t3.medium, $0.0416/hour"
+    assert f["cost of the run on the instance"] == "$0.0006933"
+    assert f["saving on the cheapest server"] == "$0.0006067 (87.5%)"
+
+
+def test_unknown_instance(keeper, run_file, needs_reader):
+    k = keeper()
+    r = recommend([run_file(), "--instance", "aws:no/such.type?x=1", "--json"], k.url)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["instance"]["price_usd_per_hour"] is None and doc["cheapest"] is not None
+    assert "no on-demand Linux price" in doc["note"]
+    assert k.requests()[1]["path"] == "/server/aws/no%2Fsuch.type%3Fx%3D1/prices"  # escaped on the wire
+
+
+def test_keeper_down(run_file, needs_reader):
+    url = closed_port_url()
+    path = run_file()
+    r = recommend([path, "--instance", "aws:t3.medium"], url)
+    assert r.returncode == 0, r.stderr
+    f = fields(r.stdout)
+    assert f["cpu"] == "2 cores" and f["memory"].startswith("3072 MiB") and f["SLURM"]
+    assert "cheapest server" not in f
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and LOOKUP_FAILED in lines[0] and url in lines[0], r.stderr
+    r = recommend([path, "--json"], url)
+    assert r.returncode == 0
+    doc = json.loads(r.stdout)
+    assert doc["cheapest"] is None and url in doc["server_lookup_error"]
+    assert doc["recommendation"]["cpu"] == 2
+
+
+def test_keeper_stalls(keeper, run_file, needs_reader):
+    k = keeper("--stall")
+    path = run_file()
+    t = time.monotonic()
+    r = recommend([path, "--instance", "aws:t3.medium"], k.url, timeout=20)  # hang guard only
+    print(f"recommend against a stalling Keeper returned after {time.monotonic() - t:.2f} s")
+    assert r.returncode == 0
+    assert fields(r.stdout)["cpu"] == "2 cores"
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and LOOKUP_FAILED in lines[0], r.stderr
+    assert len(k.requests()) == 1  # no second request to a Keeper that did not answer
+
+
+def test_keeper_refuses(tmp_path, run_file, needs_reader):
+    """A Keeper that answers with an error status or garbage: one failure line, exit 0."""
+    class H(__import__("http.server").server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = b"<html>oops</html>" if "servers" in self.path else b"{}"
+            self.send_response(200 if self.path.startswith("/servers") and "vcpus_min=2" in self.path else 503)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *a):
+            pass
+
+    import http.server
+    import threading
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+    th = threading.Thread(target=srv.serve_forever, daemon=True)
+    th.start()
+    try:
+        url = f"http://127.0.0.1:{srv.server_address[1]}"
+        for args in ([run_file()], [run_file("c.jsonl", cores=3.0)]):  # garbage 200, then 503
+            r = recommend(args, url)
+            assert r.returncode == 0
+            lines = r.stderr.splitlines()
+            assert len(lines) == 1 and LOOKUP_FAILED in lines[0], r.stderr
+            assert "cpu" in fields(r.stdout)
+    finally:
+        srv.shutdown()
+
+
+@pytest.mark.parametrize("args", [
+    [],
+    ["--json"],
+    ["run.jsonl", "--frobnicate"],
+    ["run.jsonl", "--instance"],
+    ["run.jsonl", "--instance", "aws"],
+    ["run.jsonl", "--instance", "aws:"],
+    ["run.jsonl", "--instance", ":t3.medium"],
+    ["run.jsonl", "--instance", "a:b:c"],
+    ["--job", "train", "--last", "0"],
+    ["--job", "train", "--last", "-3"],
+    ["--job", "train", "--last", "five"],
+    ["--job", "train", "--last", "2.5"],
+    ["run.jsonl", "--last", "3"],
+    ["run.jsonl", "--job", "train"],
+])
+def test_usage_errors(tmp_path, args):
+    r = subprocess.run([TRACKER, "recommend", *args], capture_output=True, text=True, timeout=20, cwd=tmp_path,
+                       env=tracker_env(TRACKER_KEEPER_URL=closed_port_url(), TRACKER_CLOUD_DISCOVERY="0"))
+    assert r.returncode == 2, (args, r.stdout, r.stderr)
+    assert r.stdout == ""
+    assert len(r.stderr.splitlines()) == 1, r.stderr
+
+
+def test_help():
+    r = recommend(["--help"], closed_port_url())
+    assert r.returncode == 0
+    assert "recommend FILE..." in r.stdout and "--instance VENDOR:TYPE" in r.stdout
+
+
+def test_job_without_history(tmp_path):
+    r = subprocess.run([TRACKER, "recommend", "--job", "train"], capture_output=True, text=True, timeout=20,
+                       cwd=tmp_path, env=tracker_env(TRACKER_KEEPER_URL=closed_port_url(),
+                                                     TRACKER_CLOUD_DISCOVERY="0"))
+    assert r.returncode == 2
+    assert "history" in r.stderr and len(r.stderr.splitlines()) == 1
+
+
+def test_missing_file(tmp_path):
+    r = recommend([str(tmp_path / "nope.jsonl")], closed_port_url())
+    assert r.returncode == 2 and r.stdout == ""
+    assert "nope.jsonl" in r.stderr
+
+
+def test_no_valid_sample(tmp_path, run_file, needs_reader):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    r = recommend([str(empty)], closed_port_url())
+    assert r.returncode == 2 and r.stdout == "", r.stdout
+    assert "empty.jsonl" in r.stderr
+    assert LOOKUP_FAILED not in r.stderr  # nothing looked up
+
+
+def test_run_without_process(tmp_path, tmp_path_factory, needs_reader):
+    tpl = template_line(tmp_path_factory)
+    tpl["process"] = None
+    tpl["cpu"]["process_cores_used"] = None
+    path = tmp_path / "machine.jsonl"
+    path.write_text("\n".join(json.dumps(dict(tpl, timestamp_secs=1.79e9 + i, interval_secs=1.0))
+                              for i in range(5)) + "\n")
+    r = recommend([str(path)], closed_port_url())
+    assert r.returncode == 2 and "machine.jsonl" in r.stderr and "process" in r.stderr
