@@ -198,6 +198,17 @@ static rt_cloud_discovery *start_cloud(const cli_options *o)
     return d;
 }
 
+/* Reads the host's facts with the roots the environment names (rt_host_read's contract). */
+static rt_error read_host(const cli_options *o, rt_host **out)
+{
+    rt_host_options ho = RT_HOST_OPTIONS_INIT;
+    ho.log = log_cb;
+    ho.proc_root = o->proc_root;
+    ho.sys_root = o->sys_root;
+    ho.nvml_library = o->nvml_library;
+    return rt_host_read(&ho, out);
+}
+
 /* Unix time now, in seconds. */
 static double unix_now(void)
 {
@@ -211,13 +222,8 @@ static double unix_now(void)
  * exit status stands. */
 static void finish_run(cli_options *o, run_state *rs, int status, double start_secs)
 {
-    rt_host_options ho = RT_HOST_OPTIONS_INIT;
-    ho.log = log_cb;
-    ho.proc_root = o->proc_root;
-    ho.sys_root = o->sys_root;
-    ho.nvml_library = o->nvml_library;
     rt_host *host = NULL;
-    if (rt_host_read(&ho, &host) != RT_OK)
+    if (read_host(o, &host) != RT_OK)
         host = NULL;
     const rt_summary *s = rt_stats_summary(rs->stats);
     cli_run_result run = {.job = &o->job,
@@ -402,13 +408,8 @@ static int info(const cli_options *o)
         return EXIT_USAGE;
     }
     rt_cloud_discovery *cd = start_cloud(o); /* runs while the host is read */
-    rt_host_options ho = RT_HOST_OPTIONS_INIT;
-    ho.log = log_cb;
-    ho.proc_root = o->proc_root;
-    ho.sys_root = o->sys_root;
-    ho.nvml_library = o->nvml_library;
     rt_host *host = NULL;
-    rt_error err = rt_host_read(&ho, &host);
+    rt_error err = read_host(o, &host);
     if (err != RT_OK) {
         say("cannot read the host's facts: %s", rt_strerror(err));
         rt_cloud_free(cd);

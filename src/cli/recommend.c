@@ -147,29 +147,15 @@ static int parse_args(const cli_options *o, rec_args *a)
  * the exit status after saying why. */
 static int read_run(const char *path, rt_stats **out)
 {
-    rt_reader_options ro = RT_READER_OPTIONS_INIT;
-    ro.log = cli_log;
-    rt_reader *r = NULL;
-    rt_error e = rt_reader_open(path, &ro, &r);
-    if (e != RT_OK) {
-        cli_say("recommend: %s: %s", path, e == RT_ERR_NOT_FOUND ? "no such file" : rt_strerror(e));
-        return EXIT_USAGE;
-    }
     rt_stats *st = rt_stats_new();
     if (!st) {
-        rt_reader_close(r);
         cli_say("recommend: out of memory");
         return EXIT_FAIL;
     }
-    const rt_record *rec;
-    while ((e = rt_reader_next(r, &rec)) == RT_OK && rec)
-        rt_stats_add(st, rec);
-    rt_reader_close(r);
     *out = st;
-    if (e != RT_OK) {
-        cli_say("recommend: %s: read failed: %s", path, rt_strerror(e));
-        return EXIT_FAIL;
-    }
+    int rc = cli_read_run(path, &st, 1, NULL);
+    if (rc != 0)
+        return rc;
     const rt_summary *s = rt_stats_summary(st);
     if (s->samples == 0) {
         cli_say("recommend: %s: no valid sample in the file", path);

@@ -100,4 +100,22 @@ static inline void unit_case_roots(const char *name, const char *proc_dst, char 
     snprintf(sys, cap, "%s/%s/sys", RT_FIXTURES, name);
 }
 
+/* A heap copy of s without its terminating NUL (ASan sees any read past the end); the
+ * previous copy is freed, and unit_body(NULL, NULL) frees the last one. */
+static inline const char *unit_body(const char *s, size_t *len)
+{
+    static char *held;
+    free(held);
+    held = NULL;
+    if (len)
+        *len = 0;
+    if (!s)
+        return NULL;
+    *len = strlen(s);
+    held = malloc(*len ? *len : 1);
+    assert_non_null(held);
+    memcpy(held, s, *len);
+    return held;
+}
+
 #endif

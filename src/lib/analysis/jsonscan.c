@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../../common/utf8.h"
+#include "../core/core.h"
 #include "jsonscan.h"
 
 /* ---- the tokenizer ----------------------------------------------------------------------- */
@@ -435,16 +436,6 @@ bool rt_js_at_end(rt_js *j)
 
 /* ---- rt_jline: shared by the scanner and the tests' jansson oracle ----------------------- */
 
-/* a + b where NaN means "no figure": NaN only when both are (as record.c adds) */
-static double add(double a, double b)
-{
-    if (isnan(a))
-        return b;
-    if (isnan(b))
-        return a;
-    return a + b;
-}
-
 void rt_jline_list_reset(rt_jl_list *l, bool present)
 {
     l->present = present;
@@ -487,8 +478,8 @@ void rt_jline_reset(rt_jline *jl)
 void rt_jline_add_dev(rt_jl_list *l, const char *name, bool named, double ta, double tb, double ra, double rb)
 {
     if (l->n >= RT_JL_MAX_DEV) {
-        l->rest_rate_a = add(l->rest_rate_a, ra);
-        l->rest_rate_b = add(l->rest_rate_b, rb);
+        l->rest_rate_a = rt_add_known(l->rest_rate_a, ra);
+        l->rest_rate_b = rt_add_known(l->rest_rate_b, rb);
         return;
     }
     rt_jl_dev *d = &l->dev[l->n++];
@@ -507,8 +498,8 @@ void rt_jline_add_mount(rt_jline *jl, const char *point, bool named, double tota
 {
     if (jl->nmount >= RT_JL_MAX_MOUNT) {
         if (!isnan(total)) {
-            jl->rest_space_total = add(jl->rest_space_total, total);
-            jl->rest_space_used = add(jl->rest_space_used, used);
+            jl->rest_space_total = rt_add_known(jl->rest_space_total, total);
+            jl->rest_space_used = rt_add_known(jl->rest_space_used, used);
         }
         return;
     }
@@ -526,12 +517,12 @@ void rt_jline_add_gpu(rt_jline *jl, double util_pct, double vram_used, double vr
 {
     jl->gpu_count += 1;
     if (!isnan(util_pct)) {
-        jl->gpu_usage = add(jl->gpu_usage, util_pct / 100.0);
+        jl->gpu_usage = rt_add_known(jl->gpu_usage, util_pct / 100.0);
         jl->gpu_utilized += util_pct > 0;
         jl->gpu_known = true;
     }
-    jl->gpu_vram_mib = add(jl->gpu_vram_mib, vram_used / 1048576.0);
-    jl->gpu_vram_total_mib = add(jl->gpu_vram_total_mib, vram_total / 1048576.0);
+    jl->gpu_vram_mib = rt_add_known(jl->gpu_vram_mib, vram_used / 1048576.0);
+    jl->gpu_vram_total_mib = rt_add_known(jl->gpu_vram_total_mib, vram_total / 1048576.0);
 }
 
 /* ---- the walk over one line ---------------------------------------------------------------- */

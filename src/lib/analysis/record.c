@@ -16,16 +16,6 @@ static double i64_or_nan(int64_t v)
     return v == RT_NULL_I64 ? NAN : (double)v;
 }
 
-/* a + b where NaN means "no figure": NaN only when both are */
-static double add(double a, double b)
-{
-    if (isnan(a))
-        return b;
-    if (isnan(b))
-        return a;
-    return a + b;
-}
-
 static void machine_part(const rt_sample *s, rt_record *r)
 {
     const rt_cpu *c = s->cpu;
@@ -56,11 +46,11 @@ static void machine_part(const rt_sample *s, rt_record *r)
     for (size_t i = 0; i < s->gpu_count; i++) {
         const rt_gpu *g = s->gpu[i];
         if (!isnan(g->utilization_pct)) {
-            r->gpu_usage = add(r->gpu_usage, g->utilization_pct / 100.0);
+            r->gpu_usage = rt_add_known(r->gpu_usage, g->utilization_pct / 100.0);
             r->gpu_utilized += g->utilization_pct > 0;
         }
-        r->gpu_vram_mib = add(r->gpu_vram_mib, u64_or_nan(g->vram_used_bytes) / 1048576.0);
-        r->gpu_vram_total_mib = add(r->gpu_vram_total_mib, u64_or_nan(g->vram_total_bytes) / 1048576.0);
+        r->gpu_vram_mib = rt_add_known(r->gpu_vram_mib, u64_or_nan(g->vram_used_bytes) / 1048576.0);
+        r->gpu_vram_total_mib = rt_add_known(r->gpu_vram_total_mib, u64_or_nan(g->vram_total_bytes) / 1048576.0);
     }
     if (!known)
         r->gpu_utilized = NAN;

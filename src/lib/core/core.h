@@ -147,4 +147,10 @@ int rt_struct_copy(void *dst, size_t dst_size, const void *src);
 
 #define RT_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/* a + b where NaN means "no figure": NaN only when both are. */
+static inline double rt_add_known(double a, double b)
+{
+    return a != a ? b : b != b ? a : a + b;
+}
+
 #endif
