@@ -34,6 +34,7 @@
 #include <sqlite3.h>
 
 #include "cli.h"
+#include "sqlite_dl.h"
 
 #define SCHEMA_VERSION 1
 #define BUSY_TIMEOUT_MS 10000
@@ -316,6 +317,11 @@ static int insert_run(sqlite3 *db, const cli_run_result *r)
 
 int cli_history_append(const char *path, const cli_run_result *r)
 {
+    char why[300];
+    if (cli_sqlite_load(why, sizeof why) < 0) {
+        cli_say("warning: history %s: %s (the run was not recorded)", path, why);
+        return -1;
+    }
     sqlite3 *db = NULL;
     int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
     if (rc == SQLITE_OK) {
@@ -364,6 +370,11 @@ static int has_runs(sqlite3 *db)
  * sqlite3_close), or NULL after saying why (missing file, not a database, no runs table). */
 static sqlite3 *open_read(const char *path)
 {
+    char why[300];
+    if (cli_sqlite_load(why, sizeof why) < 0) {
+        cli_say("history %s: %s", path, why);
+        return NULL;
+    }
     struct stat sb;
     if (stat(path, &sb) < 0) {
         cli_say("history %s: %s", path,
