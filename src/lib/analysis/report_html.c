@@ -188,7 +188,10 @@ static const char *fmt_usd(figure f, double v)
 {
     if (!isfinite(v))
         return fmt_num(f, v, 0);
-    snprintf(f, sizeof(figure), fabs(v) < 1 ? "$%.4f" : "$%.2f", v);
+    if (v != 0 && fabs(v) < 0.001) /* a short run's cost: four significant digits, not $0.0000 */
+        snprintf(f, sizeof(figure), "$%.*f", (int)ceil(-log10(fabs(v))) + 3, v);
+    else
+        snprintf(f, sizeof(figure), fabs(v) < 1 ? "$%.4f" : "$%.2f", v);
     return f;
 }
 
