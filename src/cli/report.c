@@ -167,6 +167,13 @@ static int write_report(cli_options *o, const char *out, rt_report *rep, const r
                         const rt_summary *const *runs, size_t nruns, const char *vendor, const char *type,
                         const char *region, const cli_run_result *run)
 {
+    /* the output first: a file that cannot be made fails now, not after the lookups */
+    bool to_stdout = strcmp(out, "-") == 0;
+    int fd = to_stdout ? STDOUT_FILENO : open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        cli_say("report: %s: %s", out, strerror(errno));
+        return EXIT_FAIL;
+    }
     rt_recommendation rec = RT_RECOMMENDATION_INIT;
     bool have_rec = rt_recommend(runs, nruns, &rec) == RT_OK;
     rt_server cheapest = RT_SERVER_INIT;
@@ -204,12 +211,6 @@ static int write_report(cli_options *o, const char *out, rt_report *rep, const r
         info.command = *command ? command : NULL;
     }
 
-    bool to_stdout = strcmp(out, "-") == 0;
-    int fd = to_stdout ? STDOUT_FILENO : open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        cli_say("report: %s: %s", out, strerror(errno));
-        return EXIT_FAIL;
-    }
     rt_error e = rt_report_write(rep, &info, fd);
     int err = errno;
     if (!to_stdout && close(fd) < 0 && e == RT_OK) {
