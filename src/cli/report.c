@@ -160,11 +160,12 @@ static void keeper_lookups(cli_options *o, const char *vendor, const char *type,
     }
 }
 
-/* Writes the report of rep to out ("-": stdout): the recommendation from runs, the Keeper
- * lookups (the price of vendor:type in region when given), and what run tells of a tracking run
- * (NULL for recorded files). Returns 0, or 1 after saying why. */
+/* Writes the report of rep to out ("-": stdout): the recommendation from runs (read from the
+ * files names, or NULL), the Keeper lookups (the price of vendor:type in region when given),
+ * and what run tells of a tracking run (NULL for recorded files). Returns 0, or 1 after saying
+ * why. */
 static int write_report(cli_options *o, const char *out, rt_report *rep, const rt_summary *sum,
-                        const rt_summary *const *runs, size_t nruns, const char *vendor, const char *type,
+                        const rt_summary *const *runs, char *const *names, size_t nruns, const char *vendor, const char *type,
                         const char *region, const cli_run_result *run)
 {
     /* the output first: a file that cannot be made fails now, not after the lookups */
@@ -180,9 +181,15 @@ static int write_report(cli_options *o, const char *out, rt_report *rep, const r
     bool have_cheapest = false;
     double price = NAN;
     char note[512] = "";
-    if (!have_rec)
-        note_add(note, sizeof note, "No recommendation: %s.",
-                 nruns > 1 ? "some run has no tracked process tree" : "the run has no tracked process tree");
+    if (!have_rec) {
+        size_t i = 0;
+        while (i + 1 < nruns && runs[i] && runs[i]->has_process)
+            i++;
+        if (names && nruns > 1)
+            note_add(note, sizeof note, "No recommendation: %s has no tracked process tree.", names[i]);
+        else
+            note_add(note, sizeof note, "No recommendation: the run has no tracked process tree.");
+    }
     keeper_lookups(o, vendor, type, region, have_rec ? &rec : NULL, &cheapest, &have_cheapest, &price, note,
                    sizeof note);
 
@@ -255,7 +262,7 @@ int cli_report_main(cli_options *o)
         }
         runs[i] = rt_stats_summary(stats[i]);
     }
-    rc = write_report(o, a.out, rep, rt_stats_summary(all), runs, (size_t)a.nfiles, a.instance ? a.vendor : NULL,
+    rc = write_report(o, a.out, rep, rt_stats_summary(all), runs, a.files, (size_t)a.nfiles, a.instance ? a.vendor : NULL,
                       a.instance ? a.type : NULL, NULL, NULL);
 done:
     for (int i = 0; stats && i < o->nsub; i++)
@@ -275,6 +282,6 @@ int cli_report_run(cli_options *o, const char *path, rt_report *rep, const cli_r
     const rt_cloud *c = run->cloud;
     bool known = c && c->vendor_id && c->instance_type;
     const rt_summary *runs[1] = {run->summary};
-    return write_report(o, path, rep, run->summary, runs, 1, known ? c->vendor_id : NULL,
+    return write_report(o, path, rep, run->summary, runs, NULL, 1, known ? c->vendor_id : NULL,
                         known ? c->instance_type : NULL, known ? c->region_id : NULL, run) == 0 ? 0 : -1;
 }
