@@ -17,8 +17,9 @@
  *    database, and buys concurrency between readers and writers that one row per run does
  *    not need.
  * The file is created with SQLite's 0644 less the umask. The directory must be writable (the
- * journal is created beside the database). Schema: PRAGMA user_version 1; later versions
- * only add columns, and a newer database is written naming this version's columns. */
+ * journal is created beside the database). Schema: PRAGMA user_version 1. A database stamped
+ * with a higher version was made by a newer tool: it is read (by the column names this version
+ * knows) but never written, since its columns may no longer mean what this version thinks. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -257,25 +258,31 @@ static int exec(sqlite3 *db, const char *sql)
     return sqlite3_exec(db, sql, NULL, NULL, NULL);
 }
 
-/* Inside the write transaction: creates the table when missing and stamps the schema
- * version on a new database. Returns an SQLite result code. */
-static int ensure_schema(sqlite3 *db)
+/* Inside the write transaction: reads the schema version into *version and, unless it is a
+ * newer one than this tool's (left untouched: the caller refuses to write), creates the table
+ * when missing and stamps the version on a new database. Returns an SQLite result code. */
+static int ensure_schema(sqlite3 *db, int *version)
 {
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL);
+    *version = 0;
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW)
+            *version = sqlite3_column_int(st, 0);
+        rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_OK || *version > SCHEMA_VERSION)
+        return rc;
     char sql[8192];
     if (col_list(sql, sizeof sql, "CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY AUTOINCREMENT, ", true,
                  false, ")") < 0)
         return SQLITE_TOOBIG;
-    int rc = exec(db, sql);
+    rc = exec(db, sql);
     if (rc == SQLITE_OK)
         rc = exec(db, "CREATE INDEX IF NOT EXISTS runs_job ON runs (job_name, exit_status, id)");
-    sqlite3_stmt *st = NULL;
-    if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL);
-    int version = 0;
-    if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        version = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    if (rc == SQLITE_OK && version == 0) {
+    if (rc == SQLITE_OK && *version == 0) {
         char pragma[64];
         snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", SCHEMA_VERSION);
         rc = exec(db, pragma);
@@ -330,8 +337,17 @@ int cli_history_append(const char *path, const cli_run_result *r)
     }
     if (rc == SQLITE_OK)
         rc = exec(db, "BEGIN IMMEDIATE");
+    int version = 0;
     if (rc == SQLITE_OK)
-        rc = ensure_schema(db);
+        rc = ensure_schema(db, &version);
+    if (rc == SQLITE_OK && version > SCHEMA_VERSION) { /* its columns may mean what ours do not */
+        cli_say("warning: history %s: made by a newer resource-tracker (schema version %d; this one writes %d): "
+                "the run was not recorded",
+                path, version, SCHEMA_VERSION);
+        exec(db, "ROLLBACK");
+        sqlite3_close(db);
+        return -1;
+    }
     if (rc == SQLITE_OK)
         rc = insert_run(db, r);
     if (rc == SQLITE_OK)
