@@ -184,16 +184,16 @@ static char *summary_json(const rt_summary *s)
     return buf;
 }
 
-/* Bind s, v or v at i, or NULL for a missing value (NULL, NaN, RT_NULL_I64). Return an SQLite
+/* Bind s, v or v at i, or NULL for a missing value (NULL, NaN or infinite, RT_NULL_I64). Return an SQLite
  * result code. */
 static int bind_text(sqlite3_stmt *st, int i, const char *s)
 {
     return s ? sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, i);
 }
 
-static int bind_real(sqlite3_stmt *st, int i, double v)
+static int bind_real(sqlite3_stmt *st, int i, double v) /* inf too: SQLite would keep it, JSON cannot */
 {
-    return isnan(v) ? sqlite3_bind_null(st, i) : sqlite3_bind_double(st, i, v);
+    return isfinite(v) ? sqlite3_bind_double(st, i, v) : sqlite3_bind_null(st, i);
 }
 
 static int bind_int(sqlite3_stmt *st, int i, int64_t v)
@@ -679,7 +679,11 @@ static int print_json_row(sqlite3_stmt *st)
         json_t *v = NULL;
         switch (sqlite3_column_type(st, i)) {
         case SQLITE_INTEGER: v = json_integer(sqlite3_column_int64(st, i)); break;
-        case SQLITE_FLOAT: v = json_real(sqlite3_column_double(st, i)); break;
+        case SQLITE_FLOAT: { /* an infinity (another writer's) is no JSON number: null */
+            double d = sqlite3_column_double(st, i);
+            v = isfinite(d) ? json_real(d) : json_null();
+            break;
+        }
         case SQLITE_TEXT: {
             const char *t = (const char *)sqlite3_column_text(st, i);
             bool is_json = !strcmp(name, "tags") || !strcmp(name, "command") || !strcmp(name, "summary_json");

@@ -261,6 +261,26 @@ static void newer_schema(void **state)
     assert_int_equal(runs_of(path, "train"), 2);
 }
 
+/* An infinite figure is stored as NULL (comes back NaN), like NaN. */
+static void infinite_figures(void **state)
+{
+    (void)state;
+    char path[512];
+    db_path(path, sizeof path, "inf.db");
+    rt_summary s = make_summary(1);
+    s.process_read_bytes = INFINITY;
+    s.cpu_cores.peak = -INFINITY;
+    assert_int_equal(append(path, "train", 0, &s), 0);
+    rt_summary *out;
+    size_t n;
+    assert_int_equal(cli_history_summaries(path, "train", 1, &out, &n), 0);
+    assert_int_equal(n, 1);
+    assert_same(out[0].process_read_bytes, NAN);
+    assert_same(out[0].cpu_cores.peak, NAN);
+    assert_same(out[0].cpu_cores.mean, s.cpu_cores.mean);
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -268,6 +288,7 @@ int main(void)
         cmocka_unit_test(sparse_run),
         cmocka_unit_test(unusable),
         cmocka_unit_test(newer_schema),
+        cmocka_unit_test(infinite_figures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
