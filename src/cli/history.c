@@ -604,17 +604,23 @@ static const char *opt_value(char **argv, int argc, int *i, const char *name, bo
 /* "2024-05-01 12:00:03" in UTC for Unix time t into buf. */
 static void fmt_time(char *buf, size_t cap, double t)
 {
+    if (!(fabs(t) <= 1e11)) { /* NaN, or no calendar date (and out of time_t's range) */
+        snprintf(buf, cap, "-");
+        return;
+    }
     time_t tt = (time_t)t;
     struct tm tm;
-    if (isnan(t) || !gmtime_r(&tt, &tm) || strftime(buf, cap, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+    if (!gmtime_r(&tt, &tm) || strftime(buf, cap, "%Y-%m-%d %H:%M:%S", &tm) == 0)
         snprintf(buf, cap, "-");
 }
 
 /* A duration for people: "12.3s", "4m05s", "3h02m". */
 static void fmt_duration(char *buf, size_t cap, double s)
 {
-    if (isnan(s) || s < 0)
+    if (!isfinite(s) || s < 0)
         snprintf(buf, cap, "-");
+    else if (s > 1e11) /* past int hours */
+        snprintf(buf, cap, "%.3gs", s);
     else if (s < 60)
         snprintf(buf, cap, "%.1fs", s);
     else if (s < 3600)
@@ -713,6 +719,21 @@ static int print_json_row(sqlite3_stmt *st)
 enum { TC_ID, TC_START, TC_JOB, TC_EXIT, TC_DURATION, TC_CORES, TC_PSS, TC_COMMAND, TC_N };
 #define CELL 128
 
+/* Replaces in s, in place, what a terminal would act on rather than show: C0 controls, DEL,
+ * and C1 controls in UTF-8 (U+0080 to U+009F: 0xC2 0x80-0x9F, both bytes), by '?'. A job name
+ * or command in a shared history is anyone's text. */
+static void printable(char *s)
+{
+    for (unsigned char *p = (unsigned char *)s; *p; p++) {
+        if (p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) {
+            p[0] = p[1] = '?';
+            p++;
+        } else if (*p < 0x20 || *p == 0x7F) {
+            *p = '?';
+        }
+    }
+}
+
 /* The cells of the table row for the row of st into cells. */
 static void table_row(sqlite3_stmt *st, char cells[TC_N][CELL])
 {
@@ -729,11 +750,11 @@ static void table_row(sqlite3_stmt *st, char cells[TC_N][CELL])
     fmt_duration(cells[TC_DURATION], CELL, col_real(st, col_index(st, "end_secs")) - start); /* the run's wall time */
     double cores = col_real(st, col_index(st, "process_cores_mean"));
     double pss = col_real(st, col_index(st, "process_pss_mib_peak"));
-    if (isnan(cores))
+    if (!isfinite(cores))
         snprintf(cells[TC_CORES], CELL, "-");
     else
         snprintf(cells[TC_CORES], CELL, "%.2f", cores);
-    if (isnan(pss))
+    if (!isfinite(pss))
         snprintf(cells[TC_PSS], CELL, "-");
     else
         snprintf(cells[TC_PSS], CELL, "%.0f MiB", pss);
@@ -741,6 +762,8 @@ static void table_row(sqlite3_stmt *st, char cells[TC_N][CELL])
     const unsigned char *cmd = sqlite3_column_text(st, col_index(st, "command"));
     fmt_command(cells[TC_COMMAND], CELL, (const char *)cmd, sqlite3_column_int64(st, ip),
                 sqlite3_column_type(st, ip) != SQLITE_NULL);
+    for (int c = 0; c < TC_N; c++)
+        printable(cells[c]);
 }
 
 /* Prints the rows as an aligned table (numbers to the right). */
