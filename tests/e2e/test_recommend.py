@@ -285,6 +285,8 @@ def test_keeper_refuses(tmp_path, run_file, needs_reader):
     ["run.jsonl", "--instance", "aws:"],
     ["run.jsonl", "--instance", ":t3.medium"],
     ["run.jsonl", "--instance", "a:b:c"],
+    ["run.jsonl", "--instance", "aws:t3.medium\x1b[2J"],
+    ["run.jsonl", "--instance", "aws:t3.m\u00e9dium"],
     ["--job", "train", "--last", "0"],
     ["--job", "train", "--last", "-3"],
     ["--job", "train", "--last", "five"],
@@ -338,3 +340,26 @@ def test_run_without_process(tmp_path, tmp_path_factory, needs_reader):
                               for i in range(5)) + "\n")
     r = recommend([str(path)], closed_port_url())
     assert r.returncode == 2 and "machine.jsonl" in r.stderr and "process" in r.stderr
+
+
+def test_json_keeps_the_error_key_for_any_reason(run_file, needs_reader):
+    """A reason that is not UTF-8 (here from the Keeper URL) still fills server_lookup_error:
+    jansson refuses such a string, and the key used to vanish, reading as "no error"."""
+    r = subprocess.run([TRACKER.encode(), b"recommend", run_file().encode(), b"--json"], capture_output=True,
+                       timeout=20, env={**{k.encode(): v.encode() for k, v in tracker_env().items()},
+                                        b"TRACKER_KEEPER_URL": closed_port_url().encode() + b"/\xff"})
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["cheapest"] is None and out["server_lookup_error"]
+
+
+def test_instance_must_be_printable_ascii(run_file, needs_reader):
+    """Vendor ids and instance types are printable ASCII: anything else (a byte that is not
+    UTF-8 vanished from --json; an escape reached the terminal) is a usage error."""
+    path = run_file()
+    for bad in (b"\xff:x", b"aws:t3.medium\x1b[2J", b"aws:t3 medium"):
+        r = subprocess.run([TRACKER.encode(), b"recommend", path.encode(), b"--json", b"--instance", bad],
+                           capture_output=True, timeout=20,
+                           env=tracker_env(TRACKER_KEEPER_URL=closed_port_url()))
+        assert r.returncode == 2 and r.stdout == b"", (bad, r.stdout)
+        assert len(r.stderr.splitlines()) == 1
