@@ -331,13 +331,18 @@ def test_no_valid_sample(tmp_path, run_file, needs_reader):
     assert LOOKUP_FAILED not in r.stderr  # nothing looked up
 
 
-def test_run_without_process(tmp_path, tmp_path_factory, needs_reader):
+def machine_run(path, tmp_path_factory):
+    """Writes 5 samples of the machine alone (no tracked process) to path; returns it."""
     tpl = template_line(tmp_path_factory)
     tpl["process"] = None
     tpl["cpu"]["process_cores_used"] = None
-    path = tmp_path / "machine.jsonl"
     path.write_text("\n".join(json.dumps(dict(tpl, timestamp_secs=1.79e9 + i, interval_secs=1.0))
                               for i in range(5)) + "\n")
+    return path
+
+
+def test_run_without_process(tmp_path, tmp_path_factory, needs_reader):
+    path = machine_run(tmp_path / "machine.jsonl", tmp_path_factory)
     r = recommend([str(path)], closed_port_url())
     assert r.returncode == 2 and "machine.jsonl" in r.stderr and "process" in r.stderr
 
