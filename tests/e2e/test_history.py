@@ -282,3 +282,38 @@ def test_rows_from_another_writer_list_safely(tmp_path):
     assert len(got) == 3
     assert got[1]["process_cores_mean"] is None and got[1]["process_pss_mib_peak"] is None
     assert got[1]["job_name"].startswith("evil\x1b")  # JSON carries it escaped, as data
+
+
+def test_lock_held_past_the_timeout_is_one_warning(tmp_path):
+    """Another program holds the write lock for longer than the busy timeout (10 s): the run is
+    not recorded, one warning says so, the job's exit status is its own."""
+    db = str(tmp_path / "runs.db")
+    assert track(db, "true").returncode == 0
+    con = sqlite3.connect(db, isolation_level=None, timeout=0)
+    con.execute("BEGIN EXCLUSIVE")
+    try:
+        r = track(db, "sh", "-c", "exit 3")  # waits out the timeout (the run's hang guard: 30 s)
+    finally:
+        con.execute("ROLLBACK")
+        con.close()
+    assert r.returncode == 3
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and "warning" in lines[0] and "locked" in lines[0], r.stderr
+    assert len(rows(db)) == 1
+
+
+def test_read_while_another_writes(tmp_path):
+    """A writer inside its transaction (holding the reserved lock, its row not committed):
+    `history` reads what was committed, at once."""
+    db = str(tmp_path / "runs.db")
+    assert track(db, "true").returncode == 0
+    con = sqlite3.connect(db, isolation_level=None)
+    con.execute("BEGIN IMMEDIATE")
+    con.execute("INSERT INTO runs (job_name, exit_status) VALUES ('pending', 0)")
+    try:
+        r = history("--history", db, "--json")
+    finally:
+        con.execute("ROLLBACK")
+        con.close()
+    assert r.returncode == 0, r.stderr
+    assert [json.loads(l)["job_name"] for l in r.stdout.splitlines()] == ["train"]
