@@ -306,8 +306,10 @@ static int print_text(const rec_args *a, const rt_recommendation *rec, const loo
         printf("instance: %s:%s, %s/hour\n", a->vendor, a->type, usd(l->instance_price, b1, sizeof b1));
         printf("cost of the run on the instance: %s\n", usd(cost, b1, sizeof b1));
         if (s && !isnan(cheap_cost)) {
-            double pct = cost > 0 ? 100.0 * (cost - cheap_cost) / cost : NAN;
-            printf("saving on the cheapest server: %s (%.1f%%)\n", usd(cost - cheap_cost, b1, sizeof b1), pct);
+            printf("saving on the cheapest server: %s", usd(cost - cheap_cost, b1, sizeof b1));
+            if (cost > 0) /* a free instance or a run of no time: no share of nothing */
+                printf(" (%.1f%%)", 100.0 * (cost - cheap_cost) / cost);
+            putchar('\n');
         }
     }
     if (l->note[0])

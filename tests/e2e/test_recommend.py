@@ -368,3 +368,36 @@ def test_instance_must_be_printable_ascii(run_file, needs_reader):
                            env=tracker_env(TRACKER_KEEPER_URL=closed_port_url()))
         assert r.returncode == 2 and r.stdout == b"", (bad, r.stdout)
         assert len(r.stderr.splitlines()) == 1
+
+
+def test_free_instance_has_no_percentage(run_file, needs_reader):
+    """An instance Keeper prices at 0 (or a run of no time): the saving has no share ("nan%")."""
+    import http.server
+    import threading
+
+    class H(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            if self.path.startswith("/servers"):
+                doc = [{"vendor_id": "a", "api_reference": "big", "vcpus": 64, "memory_amount": 1 << 20,
+                        "gpu_count": 0, "min_price_ondemand": 0.5}]
+            else:
+                doc = [{"allocation": "ondemand", "operating_system": "Linux", "price": 0, "currency": "USD",
+                        "region_id": "r"}]
+            body = json.dumps(doc).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *a):
+            pass
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        r = recommend([run_file(), "--instance", "free:tier"], f"http://127.0.0.1:{srv.server_address[1]}")
+    finally:
+        srv.shutdown()
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    saving = fields(r.stdout)["saving on the cheapest server"]
+    assert saving.startswith("$-") and "nan" not in saving.lower(), saving
