@@ -3,6 +3,7 @@
  * the last N; unusable databases fail with -1 and leave the job alone. */
 #include "unit.h"
 #include <math.h>
+#include <sys/wait.h>
 
 #include "cli.h"
 #include "sqlite_dl.h"
@@ -281,14 +282,51 @@ static void infinite_figures(void **state)
     free(out);
 }
 
-int main(void)
+/* Without SQLite (another library named to the loader, in a fresh process: the load happens
+ * once per process): appending is one warning and -1, and creates nothing; reading is -1. */
+static int without_sqlite(const char *d)
 {
+    char path[512];
+    snprintf(path, sizeof path, "%s/none.db", d);
+    cli_sqlite_use("libno-such-sqlite3.so.0");
+    rt_summary s = make_summary(1), *out = NULL;
+    size_t n = 7;
+    if (append(path, "j", 0, &s) != -1 || access(path, F_OK) == 0)
+        return 1;
+    unit_put(d, "there.db", "");
+    snprintf(path, sizeof path, "%s/there.db", d);
+    if (cli_history_summaries(path, "j", 5, &out, &n) != -1 || out || n != 0)
+        return 2;
+    cli_sqlite_use("libm.so.6"); /* no effect once loaded (failed): still -1 */
+    return append(path, "j", 0, &s) == -1 ? 0 : 3;
+}
+
+static void loader_missing(void **state)
+{
+    (void)state;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execl("/proc/self/exe", "test_history", "--without-sqlite", dir, (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--without-sqlite") == 0)
+        return without_sqlite(argv[2]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(round_trip),
         cmocka_unit_test(sparse_run),
         cmocka_unit_test(unusable),
         cmocka_unit_test(newer_schema),
         cmocka_unit_test(infinite_figures),
+        cmocka_unit_test(loader_missing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
