@@ -17,8 +17,9 @@
  *    database, and buys concurrency between readers and writers that one row per run does
  *    not need.
  * The file is created with SQLite's 0644 less the umask. The directory must be writable (the
- * journal is created beside the database). Schema: PRAGMA user_version 1; later versions
- * only add columns, and a newer database is written naming this version's columns. */
+ * journal is created beside the database). Schema: PRAGMA user_version 1. A database stamped
+ * with a higher version was made by a newer tool: it is read (by the column names this version
+ * knows) but never written, since its columns may no longer mean what this version thinks. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -183,16 +184,16 @@ static char *summary_json(const rt_summary *s)
     return buf;
 }
 
-/* Bind s, v or v at i, or NULL for a missing value (NULL, NaN, RT_NULL_I64). Return an SQLite
+/* Bind s, v or v at i, or NULL for a missing value (NULL, NaN or infinite, RT_NULL_I64). Return an SQLite
  * result code. */
 static int bind_text(sqlite3_stmt *st, int i, const char *s)
 {
     return s ? sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, i);
 }
 
-static int bind_real(sqlite3_stmt *st, int i, double v)
+static int bind_real(sqlite3_stmt *st, int i, double v) /* inf too: SQLite would keep it, JSON cannot */
 {
-    return isnan(v) ? sqlite3_bind_null(st, i) : sqlite3_bind_double(st, i, v);
+    return isfinite(v) ? sqlite3_bind_double(st, i, v) : sqlite3_bind_null(st, i);
 }
 
 static int bind_int(sqlite3_stmt *st, int i, int64_t v)
@@ -257,25 +258,31 @@ static int exec(sqlite3 *db, const char *sql)
     return sqlite3_exec(db, sql, NULL, NULL, NULL);
 }
 
-/* Inside the write transaction: creates the table when missing and stamps the schema
- * version on a new database. Returns an SQLite result code. */
-static int ensure_schema(sqlite3 *db)
+/* Inside the write transaction: reads the schema version into *version and, unless it is a
+ * newer one than this tool's (left untouched: the caller refuses to write), creates the table
+ * when missing and stamps the version on a new database. Returns an SQLite result code. */
+static int ensure_schema(sqlite3 *db, int *version)
 {
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL);
+    *version = 0;
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW)
+            *version = sqlite3_column_int(st, 0);
+        rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_OK || *version > SCHEMA_VERSION)
+        return rc;
     char sql[8192];
     if (col_list(sql, sizeof sql, "CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY AUTOINCREMENT, ", true,
                  false, ")") < 0)
         return SQLITE_TOOBIG;
-    int rc = exec(db, sql);
+    rc = exec(db, sql);
     if (rc == SQLITE_OK)
         rc = exec(db, "CREATE INDEX IF NOT EXISTS runs_job ON runs (job_name, exit_status, id)");
-    sqlite3_stmt *st = NULL;
-    if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL);
-    int version = 0;
-    if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        version = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    if (rc == SQLITE_OK && version == 0) {
+    if (rc == SQLITE_OK && *version == 0) {
         char pragma[64];
         snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", SCHEMA_VERSION);
         rc = exec(db, pragma);
@@ -330,8 +337,17 @@ int cli_history_append(const char *path, const cli_run_result *r)
     }
     if (rc == SQLITE_OK)
         rc = exec(db, "BEGIN IMMEDIATE");
+    int version = 0;
     if (rc == SQLITE_OK)
-        rc = ensure_schema(db);
+        rc = ensure_schema(db, &version);
+    if (rc == SQLITE_OK && version > SCHEMA_VERSION) { /* its columns may mean what ours do not */
+        cli_say("warning: history %s: made by a newer resource-tracker (schema version %d; this one writes %d): "
+                "the run was not recorded",
+                path, version, SCHEMA_VERSION);
+        exec(db, "ROLLBACK");
+        sqlite3_close(db);
+        return -1;
+    }
     if (rc == SQLITE_OK)
         rc = insert_run(db, r);
     if (rc == SQLITE_OK)
@@ -588,17 +604,23 @@ static const char *opt_value(char **argv, int argc, int *i, const char *name, bo
 /* "2024-05-01 12:00:03" in UTC for Unix time t into buf. */
 static void fmt_time(char *buf, size_t cap, double t)
 {
+    if (!(fabs(t) <= 1e11)) { /* NaN, or no calendar date (and out of time_t's range) */
+        snprintf(buf, cap, "-");
+        return;
+    }
     time_t tt = (time_t)t;
     struct tm tm;
-    if (isnan(t) || !gmtime_r(&tt, &tm) || strftime(buf, cap, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+    if (!gmtime_r(&tt, &tm) || strftime(buf, cap, "%Y-%m-%d %H:%M:%S", &tm) == 0)
         snprintf(buf, cap, "-");
 }
 
 /* A duration for people: "12.3s", "4m05s", "3h02m". */
 static void fmt_duration(char *buf, size_t cap, double s)
 {
-    if (isnan(s) || s < 0)
+    if (!isfinite(s) || s < 0)
         snprintf(buf, cap, "-");
+    else if (s > 1e11) /* past int hours */
+        snprintf(buf, cap, "%.3gs", s);
     else if (s < 60)
         snprintf(buf, cap, "%.1fs", s);
     else if (s < 3600)
@@ -663,7 +685,11 @@ static int print_json_row(sqlite3_stmt *st)
         json_t *v = NULL;
         switch (sqlite3_column_type(st, i)) {
         case SQLITE_INTEGER: v = json_integer(sqlite3_column_int64(st, i)); break;
-        case SQLITE_FLOAT: v = json_real(sqlite3_column_double(st, i)); break;
+        case SQLITE_FLOAT: { /* an infinity (another writer's) is no JSON number: null */
+            double d = sqlite3_column_double(st, i);
+            v = isfinite(d) ? json_real(d) : json_null();
+            break;
+        }
         case SQLITE_TEXT: {
             const char *t = (const char *)sqlite3_column_text(st, i);
             bool is_json = !strcmp(name, "tags") || !strcmp(name, "command") || !strcmp(name, "summary_json");
@@ -693,6 +719,21 @@ static int print_json_row(sqlite3_stmt *st)
 enum { TC_ID, TC_START, TC_JOB, TC_EXIT, TC_DURATION, TC_CORES, TC_PSS, TC_COMMAND, TC_N };
 #define CELL 128
 
+/* Replaces in s, in place, what a terminal would act on rather than show: C0 controls, DEL,
+ * and C1 controls in UTF-8 (U+0080 to U+009F: 0xC2 0x80-0x9F, both bytes), by '?'. A job name
+ * or command in a shared history is anyone's text. */
+static void printable(char *s)
+{
+    for (unsigned char *p = (unsigned char *)s; *p; p++) {
+        if (p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) {
+            p[0] = p[1] = '?';
+            p++;
+        } else if (*p < 0x20 || *p == 0x7F) {
+            *p = '?';
+        }
+    }
+}
+
 /* The cells of the table row for the row of st into cells. */
 static void table_row(sqlite3_stmt *st, char cells[TC_N][CELL])
 {
@@ -709,11 +750,11 @@ static void table_row(sqlite3_stmt *st, char cells[TC_N][CELL])
     fmt_duration(cells[TC_DURATION], CELL, col_real(st, col_index(st, "end_secs")) - start); /* the run's wall time */
     double cores = col_real(st, col_index(st, "process_cores_mean"));
     double pss = col_real(st, col_index(st, "process_pss_mib_peak"));
-    if (isnan(cores))
+    if (!isfinite(cores))
         snprintf(cells[TC_CORES], CELL, "-");
     else
         snprintf(cells[TC_CORES], CELL, "%.2f", cores);
-    if (isnan(pss))
+    if (!isfinite(pss))
         snprintf(cells[TC_PSS], CELL, "-");
     else
         snprintf(cells[TC_PSS], CELL, "%.0f MiB", pss);
@@ -721,6 +762,8 @@ static void table_row(sqlite3_stmt *st, char cells[TC_N][CELL])
     const unsigned char *cmd = sqlite3_column_text(st, col_index(st, "command"));
     fmt_command(cells[TC_COMMAND], CELL, (const char *)cmd, sqlite3_column_int64(st, ip),
                 sqlite3_column_type(st, ip) != SQLITE_NULL);
+    for (int c = 0; c < TC_N; c++)
+        printable(cells[c]);
 }
 
 /* Prints the rows as an aligned table (numbers to the right). */

@@ -99,8 +99,11 @@ static int parse_args(const cli_options *o, rec_args *a)
         if (strcmp(name, "--instance") == 0) {
             const char *colon = strchr(val, ':');
             size_t vl = colon ? (size_t)(colon - val) : 0, tl = colon ? strlen(colon + 1) : 0;
+            bool printable = true; /* vendor ids and instance types are printable ASCII */
+            for (const unsigned char *p = (const unsigned char *)val; *p; p++)
+                printable = printable && *p > 0x20 && *p < 0x7f;
             if (!colon || vl == 0 || tl == 0 || vl >= sizeof a->vendor || tl >= sizeof a->type ||
-                strchr(colon + 1, ':') || strpbrk(val, " \t\r\n")) {
+                strchr(colon + 1, ':') || !printable) {
                 cli_say("recommend: --instance wants VENDOR:TYPE, e.g. aws:t3.medium (got '%s')", val);
                 return -1;
             }
@@ -303,8 +306,10 @@ static int print_text(const rec_args *a, const rt_recommendation *rec, const loo
         printf("instance: %s:%s, %s/hour\n", a->vendor, a->type, usd(l->instance_price, b1, sizeof b1));
         printf("cost of the run on the instance: %s\n", usd(cost, b1, sizeof b1));
         if (s && !isnan(cheap_cost)) {
-            double pct = cost > 0 ? 100.0 * (cost - cheap_cost) / cost : NAN;
-            printf("saving on the cheapest server: %s (%.1f%%)\n", usd(cost - cheap_cost, b1, sizeof b1), pct);
+            printf("saving on the cheapest server: %s", usd(cost - cheap_cost, b1, sizeof b1));
+            if (cost > 0) /* a free instance or a run of no time: no share of nothing */
+                printf(" (%.1f%%)", 100.0 * (cost - cheap_cost) / cost);
+            putchar('\n');
         }
     }
     if (l->note[0])
@@ -364,7 +369,10 @@ static int print_json(const rec_args *a, const rt_recommendation *rec, const loo
         set_num(in, "saving_pct", cost > 0 ? 100.0 * (cost - cheap_cost) / cost : NAN);
         json_object_set_new(root, "instance", in);
     }
-    json_object_set_new(root, "server_lookup_error", l->error[0] ? json_string(l->error) : json_null());
+    json_t *err = l->error[0] ? json_string(l->error) : json_null();
+    if (!err) /* the reason is not UTF-8 (e.g. a TRACKER_KEEPER_URL that is not): the key stays */
+        err = json_string("the server lookup failed (its reason is not valid UTF-8)");
+    json_object_set_new(root, "server_lookup_error", err);
     json_object_set_new(root, "note", l->note[0] ? json_string(l->note) : json_null());
     char *text = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(10));
     json_decref(root);

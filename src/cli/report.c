@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -111,48 +112,84 @@ __attribute__((format(printf, 3, 4))) static void note_add(char *note, size_t ca
     va_end(ap);
 }
 
-/* The Keeper lookups: the cheapest server for rec, and the price of --instance. Failures
- * become a note in the report (note[cap]), never an error. */
+/* The whole Keeper lookup (both requests) must finish within this, as recommend's does. */
+#define LOOKUP_SECS 5.0
+
+/* Seconds since start on the monotonic clock. */
+static double since(const struct timespec *start)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - start->tv_sec) + (double)(t.tv_nsec - start->tv_nsec) / 1e9;
+}
+
+/* The Keeper lookups: the cheapest server for rec, and the price of --instance, LOOKUP_SECS
+ * at most in all; when the first finds Keeper down or unusable the second is not tried.
+ * Failures become a note in the report (note[cap]), never an error. */
 static void keeper_lookups(cli_options *o, const char *vendor, const char *type, const char *region,
                            const rt_recommendation *rec, rt_server *cheapest, bool *have_cheapest, double *price,
                            char *note, size_t cap)
 {
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
     rt_keeper_options ko = RT_KEEPER_OPTIONS_INIT;
     ko.url = o->keeper_url;
     ko.log = cli_log;
+    ko.timeout_secs = LOOKUP_SECS;
+    bool down = false;
     if (rec) {
         rt_error e = rt_keeper_cheapest(&ko, rec, cheapest);
         *have_cheapest = e == RT_OK;
+        down = e != RT_OK && e != RT_ERR_NOT_FOUND;
         if (e == RT_ERR_NOT_FOUND)
             note_add(note, cap, "No server on offer fits the recommendation.");
-        else if (e != RT_OK)
+        else if (down)
             note_add(note, cap, "server lookup failed: %s.", rt_strerror(e));
     }
-    if (vendor && type) {
-        rt_error e = rt_keeper_price(&ko, vendor, type, region, price);
-        if (e != RT_OK) {
-            *price = NAN;
-            note_add(note, cap, "price lookup of %s:%s failed: %s.", vendor, type, rt_strerror(e));
-        }
+    if (!vendor || !type || down)
+        return;
+    ko.timeout_secs = LOOKUP_SECS - since(&start);
+    if (ko.timeout_secs < 0.01) {
+        note_add(note, cap, "No time left for the price of %s:%s.", vendor, type);
+        return;
+    }
+    rt_error e = rt_keeper_price(&ko, vendor, type, region, price);
+    if (e != RT_OK) {
+        *price = NAN;
+        note_add(note, cap, "price lookup of %s:%s failed: %s.", vendor, type, rt_strerror(e));
     }
 }
 
-/* Writes the report of rep to out ("-": stdout): the recommendation from runs, the Keeper
- * lookups (the price of vendor:type in region when given), and what run tells of a tracking run
- * (NULL for recorded files). Returns 0, or 1 after saying why. */
+/* Writes the report of rep to out ("-": stdout): the recommendation from runs (read from the
+ * files names, or NULL), the Keeper lookups (the price of vendor:type in region when given),
+ * and what run tells of a tracking run (NULL for recorded files). Returns 0, or 1 after saying
+ * why. */
 static int write_report(cli_options *o, const char *out, rt_report *rep, const rt_summary *sum,
-                        const rt_summary *const *runs, size_t nruns, const char *vendor, const char *type,
+                        const rt_summary *const *runs, char *const *names, size_t nruns, const char *vendor, const char *type,
                         const char *region, const cli_run_result *run)
 {
+    /* the output first: a file that cannot be made fails now, not after the lookups */
+    bool to_stdout = strcmp(out, "-") == 0;
+    int fd = to_stdout ? STDOUT_FILENO : open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        cli_say("report: %s: %s", out, strerror(errno));
+        return EXIT_FAIL;
+    }
     rt_recommendation rec = RT_RECOMMENDATION_INIT;
     bool have_rec = rt_recommend(runs, nruns, &rec) == RT_OK;
     rt_server cheapest = RT_SERVER_INIT;
     bool have_cheapest = false;
     double price = NAN;
     char note[512] = "";
-    if (!have_rec)
-        note_add(note, sizeof note, "No recommendation: %s.",
-                 nruns > 1 ? "some run has no tracked process tree" : "the run has no tracked process tree");
+    if (!have_rec) {
+        size_t i = 0;
+        while (i + 1 < nruns && runs[i] && runs[i]->has_process)
+            i++;
+        if (names && nruns > 1)
+            note_add(note, sizeof note, "No recommendation: %s has no tracked process tree.", names[i]);
+        else
+            note_add(note, sizeof note, "No recommendation: the run has no tracked process tree.");
+    }
     keeper_lookups(o, vendor, type, region, have_rec ? &rec : NULL, &cheapest, &have_cheapest, &price, note,
                    sizeof note);
 
@@ -181,12 +218,6 @@ static int write_report(cli_options *o, const char *out, rt_report *rep, const r
         info.command = *command ? command : NULL;
     }
 
-    bool to_stdout = strcmp(out, "-") == 0;
-    int fd = to_stdout ? STDOUT_FILENO : open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        cli_say("report: %s: %s", out, strerror(errno));
-        return EXIT_FAIL;
-    }
     rt_error e = rt_report_write(rep, &info, fd);
     int err = errno;
     if (!to_stdout && close(fd) < 0 && e == RT_OK) {
@@ -231,7 +262,7 @@ int cli_report_main(cli_options *o)
         }
         runs[i] = rt_stats_summary(stats[i]);
     }
-    rc = write_report(o, a.out, rep, rt_stats_summary(all), runs, (size_t)a.nfiles, a.instance ? a.vendor : NULL,
+    rc = write_report(o, a.out, rep, rt_stats_summary(all), runs, a.files, (size_t)a.nfiles, a.instance ? a.vendor : NULL,
                       a.instance ? a.type : NULL, NULL, NULL);
 done:
     for (int i = 0; stats && i < o->nsub; i++)
@@ -251,6 +282,6 @@ int cli_report_run(cli_options *o, const char *path, rt_report *rep, const cli_r
     const rt_cloud *c = run->cloud;
     bool known = c && c->vendor_id && c->instance_type;
     const rt_summary *runs[1] = {run->summary};
-    return write_report(o, path, rep, run->summary, runs, 1, known ? c->vendor_id : NULL,
+    return write_report(o, path, rep, run->summary, runs, NULL, 1, known ? c->vendor_id : NULL,
                         known ? c->instance_type : NULL, known ? c->region_id : NULL, run) == 0 ? 0 : -1;
 }

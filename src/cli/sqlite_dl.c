@@ -11,6 +11,12 @@ cli_sqlite cli_sq;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char load_error[256];
+static const char *soname = "libsqlite3.so.0";
+
+void cli_sqlite_use(const char *name)
+{
+    soname = name;
+}
 
 /* name -> offset of its pointer in cli_sqlite */
 static const struct {
@@ -45,17 +51,17 @@ static const struct {
 
 static void load(void)
 {
-    void *h = dlopen("libsqlite3.so.0", RTLD_NOW | RTLD_LOCAL);
+    void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         const char *e = dlerror();
-        snprintf(load_error, sizeof load_error, "cannot load libsqlite3.so.0 (%s)", e ? e : "unknown error");
+        snprintf(load_error, sizeof load_error, "cannot load %s (%s)", soname, e ? e : "unknown error");
         return;
     }
     cli_sqlite t;
     for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
         void *f = dlsym(h, symbols[i].name);
         if (!f) {
-            snprintf(load_error, sizeof load_error, "libsqlite3.so.0 lacks %s", symbols[i].name);
+            snprintf(load_error, sizeof load_error, "%s lacks %s", soname, symbols[i].name);
             dlclose(h);
             return;
         }

@@ -43,6 +43,10 @@ extern cli_sqlite cli_sq;
  * Returns 0, or -1 with the reason (the dlerror text) in err. */
 int cli_sqlite_load(char *err, size_t cap);
 
+/* For tests: the library the first cli_sqlite_load opens instead of libsqlite3.so.0 (soname
+ * must outlive it; no effect once loaded). */
+void cli_sqlite_use(const char *soname);
+
 #ifndef CLI_SQLITE_DL_IMPL
 #define sqlite3_open_v2 cli_sq.open_v2
 #define sqlite3_close cli_sq.close

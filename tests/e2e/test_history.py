@@ -256,3 +256,64 @@ def test_recommend_from_the_last_successful_runs(tmp_path):
     assert 4096 in find_values(rec, lambda k: k.startswith("memory"))
     runs = find_values(rec, lambda k: k == "runs")
     assert not runs or runs[0] == 2
+
+
+def test_rows_from_another_writer_list_safely(tmp_path):
+    """Rows another program wrote: an infinity, a NULL start, a job name and a command with
+    terminal escapes. The table shows no control character (an escape would reach the
+    terminal of whoever lists the runs), --json stays valid JSON with null for the infinity."""
+    db = str(tmp_path / "runs.db")
+    assert track(db, "true").returncode == 0
+    con = sqlite3.connect(db)
+    con.execute("INSERT INTO runs (job_name, command, start_secs, end_secs, exit_status, process_cores_mean,"
+                " process_pss_mib_peak) VALUES (?, ?, NULL, 1e300, 0, ?, ?)",
+                ("evil\x1b]0;pwned\x07\x1b[2J", json.dumps(["sh", "-c", "echo \x1b[31mred\u009b"]),
+                 float("inf"), float("-inf")))
+    con.execute("INSERT INTO runs (job_name, start_secs, end_secs, exit_status) VALUES ('far', 1e300, 2e300, 0)")
+    con.commit()
+    con.close()
+    r = history("--history", db)
+    assert r.returncode == 0, r.stderr
+    assert not any(ord(c) < 0x20 and c != "\n" or 0x7f <= ord(c) < 0xa0 for c in r.stdout), repr(r.stdout)
+    assert "evil" in r.stdout and "far" in r.stdout
+    r = history("--history", db, "--json")
+    assert r.returncode == 0, r.stderr
+    got = [json.loads(line) for line in r.stdout.splitlines()]
+    assert len(got) == 3
+    assert got[1]["process_cores_mean"] is None and got[1]["process_pss_mib_peak"] is None
+    assert got[1]["job_name"].startswith("evil\x1b")  # JSON carries it escaped, as data
+
+
+def test_lock_held_past_the_timeout_is_one_warning(tmp_path):
+    """Another program holds the write lock for longer than the busy timeout (10 s): the run is
+    not recorded, one warning says so, the job's exit status is its own."""
+    db = str(tmp_path / "runs.db")
+    assert track(db, "true").returncode == 0
+    con = sqlite3.connect(db, isolation_level=None, timeout=0)
+    con.execute("BEGIN EXCLUSIVE")
+    try:
+        r = track(db, "sh", "-c", "exit 3")  # waits out the timeout (the run's hang guard: 30 s)
+    finally:
+        con.execute("ROLLBACK")
+        con.close()
+    assert r.returncode == 3
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and "warning" in lines[0] and "locked" in lines[0], r.stderr
+    assert len(rows(db)) == 1
+
+
+def test_read_while_another_writes(tmp_path):
+    """A writer inside its transaction (holding the reserved lock, its row not committed):
+    `history` reads what was committed, at once."""
+    db = str(tmp_path / "runs.db")
+    assert track(db, "true").returncode == 0
+    con = sqlite3.connect(db, isolation_level=None)
+    con.execute("BEGIN IMMEDIATE")
+    con.execute("INSERT INTO runs (job_name, exit_status) VALUES ('pending', 0)")
+    try:
+        r = history("--history", db, "--json")
+    finally:
+        con.execute("ROLLBACK")
+        con.close()
+    assert r.returncode == 0, r.stderr
+    assert [json.loads(l)["job_name"] for l in r.stdout.splitlines()] == ["train"]

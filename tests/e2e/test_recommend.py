@@ -7,10 +7,13 @@ TRACKER_KEEPER_URL to 127.0.0.1.
 The recorded runs are JSON lines made by the real tool (one short wrapped run) with the process
 figures set to known values. Tests marked needs_reader read them through rt_reader and
 rt_stats (built on other branches): they are skipped while the reader is this branch's stub."""
+import contextlib
+import http.server
 import json
 import os
 import socket
 import subprocess
+import threading
 import time
 
 import pytest
@@ -246,12 +249,14 @@ def test_keeper_stalls(keeper, run_file, needs_reader):
     assert len(k.requests()) == 1  # no second request to a Keeper that did not answer
 
 
-def test_keeper_refuses(tmp_path, run_file, needs_reader):
-    """A Keeper that answers with an error status or garbage: one failure line, exit 0."""
-    class H(__import__("http.server").server.BaseHTTPRequestHandler):
+@contextlib.contextmanager
+def canned_keeper(reply):
+    """A Keeper on 127.0.0.1 that answers every GET with reply(path) -> (status, body bytes);
+    yields its URL, and is shut down after."""
+    class H(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
-            body = b"<html>oops</html>" if "servers" in self.path else b"{}"
-            self.send_response(200 if self.path.startswith("/servers") and "vcpus_min=2" in self.path else 503)
+            status, body = reply(self.path)
+            self.send_response(status)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
@@ -259,21 +264,27 @@ def test_keeper_refuses(tmp_path, run_file, needs_reader):
         def log_message(self, *a):
             pass
 
-    import http.server
-    import threading
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-    th = threading.Thread(target=srv.serve_forever, daemon=True)
-    th.start()
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
     try:
-        url = f"http://127.0.0.1:{srv.server_address[1]}"
+        yield f"http://127.0.0.1:{srv.server_address[1]}"
+    finally:
+        srv.shutdown()
+
+
+def test_keeper_refuses(tmp_path, run_file, needs_reader):
+    """A Keeper that answers with an error status or garbage: one failure line, exit 0."""
+    def reply(path):
+        body = b"<html>oops</html>" if "servers" in path else b"{}"
+        return (200 if path.startswith("/servers") and "vcpus_min=2" in path else 503), body
+
+    with canned_keeper(reply) as url:
         for args in ([run_file()], [run_file("c.jsonl", cores=3.0)]):  # garbage 200, then 503
             r = recommend(args, url)
             assert r.returncode == 0
             lines = r.stderr.splitlines()
             assert len(lines) == 1 and LOOKUP_FAILED in lines[0], r.stderr
             assert "cpu" in fields(r.stdout)
-    finally:
-        srv.shutdown()
 
 
 @pytest.mark.parametrize("args", [
@@ -285,6 +296,8 @@ def test_keeper_refuses(tmp_path, run_file, needs_reader):
     ["run.jsonl", "--instance", "aws:"],
     ["run.jsonl", "--instance", ":t3.medium"],
     ["run.jsonl", "--instance", "a:b:c"],
+    ["run.jsonl", "--instance", "aws:t3.medium\x1b[2J"],
+    ["run.jsonl", "--instance", "aws:t3.m\u00e9dium"],
     ["--job", "train", "--last", "0"],
     ["--job", "train", "--last", "-3"],
     ["--job", "train", "--last", "five"],
@@ -329,12 +342,58 @@ def test_no_valid_sample(tmp_path, run_file, needs_reader):
     assert LOOKUP_FAILED not in r.stderr  # nothing looked up
 
 
-def test_run_without_process(tmp_path, tmp_path_factory, needs_reader):
+def machine_run(path, tmp_path_factory):
+    """Writes 5 samples of the machine alone (no tracked process) to path; returns it."""
     tpl = template_line(tmp_path_factory)
     tpl["process"] = None
     tpl["cpu"]["process_cores_used"] = None
-    path = tmp_path / "machine.jsonl"
     path.write_text("\n".join(json.dumps(dict(tpl, timestamp_secs=1.79e9 + i, interval_secs=1.0))
                               for i in range(5)) + "\n")
+    return path
+
+
+def test_run_without_process(tmp_path, tmp_path_factory, needs_reader):
+    path = machine_run(tmp_path / "machine.jsonl", tmp_path_factory)
     r = recommend([str(path)], closed_port_url())
     assert r.returncode == 2 and "machine.jsonl" in r.stderr and "process" in r.stderr
+
+
+def test_json_keeps_the_error_key_for_any_reason(run_file, needs_reader):
+    """A reason that is not UTF-8 (here from the Keeper URL) still fills server_lookup_error:
+    jansson refuses such a string, and the key used to vanish, reading as "no error"."""
+    r = subprocess.run([TRACKER.encode(), b"recommend", run_file().encode(), b"--json"], capture_output=True,
+                       timeout=20, env={**{k.encode(): v.encode() for k, v in tracker_env().items()},
+                                        b"TRACKER_KEEPER_URL": closed_port_url().encode() + b"/\xff"})
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["cheapest"] is None and out["server_lookup_error"]
+
+
+def test_instance_must_be_printable_ascii(run_file, needs_reader):
+    """Vendor ids and instance types are printable ASCII: anything else (a byte that is not
+    UTF-8 vanished from --json; an escape reached the terminal) is a usage error."""
+    path = run_file()
+    for bad in (b"\xff:x", b"aws:t3.medium\x1b[2J", b"aws:t3 medium"):
+        r = subprocess.run([TRACKER.encode(), b"recommend", path.encode(), b"--json", b"--instance", bad],
+                           capture_output=True, timeout=20,
+                           env=tracker_env(TRACKER_KEEPER_URL=closed_port_url()))
+        assert r.returncode == 2 and r.stdout == b"", (bad, r.stdout)
+        assert len(r.stderr.splitlines()) == 1
+
+
+def test_free_instance_has_no_percentage(run_file, needs_reader):
+    """An instance Keeper prices at 0 (or a run of no time): the saving has no share ("nan%")."""
+    def reply(path):
+        if path.startswith("/servers"):
+            doc = [{"vendor_id": "a", "api_reference": "big", "vcpus": 64, "memory_amount": 1 << 20,
+                    "gpu_count": 0, "min_price_ondemand": 0.5}]
+        else:
+            doc = [{"allocation": "ondemand", "operating_system": "Linux", "price": 0, "currency": "USD",
+                    "region_id": "r"}]
+        return 200, json.dumps(doc).encode()
+
+    with canned_keeper(reply) as url:
+        r = recommend([run_file(), "--instance", "free:tier"], url)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    saving = fields(r.stdout)["saving on the cheapest server"]
+    assert saving.startswith("$-") and "nan" not in saving.lower(), saving

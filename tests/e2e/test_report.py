@@ -169,3 +169,60 @@ def test_bad_inputs(tmp_path):
     empty.write_text("")
     assert "empty.jsonl" in usage_line(run(["report", str(empty), "-o", str(out)]))
     assert not out.exists()
+
+
+# ---- the report subcommand against a Keeper stand-in (tests/stubs/keeper_server.py) ----------
+
+# the stand-in and recorded runs of the recommend tests (fixtures keeper and run_file)
+from test_recommend import keeper, machine_run, run_file  # noqa: E402,F401
+
+
+def report(args, url, timeout=30):
+    return run(["report", *args], timeout=timeout, env=tracker_env(TRACKER_KEEPER_URL=url))
+
+
+def test_unwritable_output_fails_before_any_lookup(tmp_path, keeper, run_file):
+    k = keeper()
+    out = tmp_path / "no-such-dir" / "r.html"
+    p = report([run_file(), "-o", str(out), "--instance", "aws:m5.xlarge"], k.url)
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 1 and len(lines) == 1 and str(out) in lines[0], p.stderr
+    assert k.requests() == []  # nothing asked of Keeper for a report that cannot be written
+
+
+def test_full_disk_is_one_line_exit_1(run_file, keeper):
+    k = keeper()
+    p = report([run_file(), "-o", "/dev/full"], k.url)
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 1 and len(lines) == 1, p.stderr
+    assert "/dev/full" in lines[0] and "No space left" in lines[0]
+
+
+def test_stalling_keeper_is_asked_once(tmp_path, keeper, run_file):
+    """Keeper that never answers: the price of --instance is not asked after the search timed
+    out, so the whole lookup stays within its 5 s (hang guard only here)."""
+    k = keeper("--stall")
+    out = tmp_path / "r.html"
+    p = report([run_file(), "-o", str(out), "--instance", "aws:m5.xlarge"], k.url)
+    assert p.returncode == 0, p.stderr
+    assert len(k.requests()) == 1
+    assert "server lookup failed" in out.read_text()
+
+
+def test_cheapest_and_price_in_the_page(tmp_path, keeper, run_file):
+    k = keeper()
+    out = tmp_path / "r.html"
+    p = report([run_file(), "-o", str(out), "--instance", "aws:m5.xlarge"], k.url)
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    text = out.read_text()
+    assert "upcloud DEV-2xCPU-3GB (Developer 2xCPU-3GB)" in text
+    assert "$0.1920 per hour (on demand)" in text
+    assert [r["path"] for r in k.requests()] == ["/servers", "/server/aws/m5.xlarge/prices"]
+
+
+def test_run_without_process_is_named(tmp_path, tmp_path_factory, run_file):
+    machine = machine_run(tmp_path / "machine.jsonl", tmp_path_factory)
+    out = tmp_path / "r.html"
+    p = report([run_file(), str(machine), "-o", str(out)], "http://127.0.0.1:9")
+    assert p.returncode == 0, p.stderr
+    assert f"No recommendation: {machine} has no tracked process tree." in out.read_text()

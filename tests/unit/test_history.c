@@ -3,8 +3,10 @@
  * the last N; unusable databases fail with -1 and leave the job alone. */
 #include "unit.h"
 #include <math.h>
+#include <sys/wait.h>
 
 #include "cli.h"
+#include "sqlite_dl.h"
 
 static char dir[] = "/tmp/rt-history-XXXXXX";
 
@@ -223,12 +225,108 @@ static void unusable(void **state)
     assert_int_equal(cli_history_summaries(path, "j", 5, &out, &n), -1);
 }
 
-int main(void)
+/* Runs sql on the database at path through the loaded SQLite. */
+static void sql_on(const char *path, const char *sql)
 {
+    char err[256];
+    assert_int_equal(cli_sqlite_load(err, sizeof err), 0);
+    sqlite3 *db = NULL;
+    assert_int_equal(cli_sq.open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    assert_int_equal(cli_sq.exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    cli_sq.close(db);
+}
+
+static size_t runs_of(const char *path, const char *job)
+{
+    rt_summary *out;
+    size_t n;
+    assert_int_equal(cli_history_summaries(path, job, 0, &out, &n), 0);
+    free(out);
+    return n;
+}
+
+/* A database stamped by a newer tool is read but never written: its columns may mean what
+ * this version does not know. */
+static void newer_schema(void **state)
+{
+    (void)state;
+    char path[512];
+    db_path(path, sizeof path, "newer.db");
+    rt_summary s = make_summary(1);
+    assert_int_equal(append(path, "train", 0, &s), 0);
+    sql_on(path, "PRAGMA user_version = 2");
+    assert_int_equal(append(path, "train", 0, &s), -1);
+    assert_int_equal(runs_of(path, "train"), 1);
+    sql_on(path, "PRAGMA user_version = 1"); /* ours again: written */
+    assert_int_equal(append(path, "train", 0, &s), 0);
+    assert_int_equal(runs_of(path, "train"), 2);
+}
+
+/* An infinite figure is stored as NULL (comes back NaN), like NaN. */
+static void infinite_figures(void **state)
+{
+    (void)state;
+    char path[512];
+    db_path(path, sizeof path, "inf.db");
+    rt_summary s = make_summary(1);
+    s.process_read_bytes = INFINITY;
+    s.cpu_cores.peak = -INFINITY;
+    assert_int_equal(append(path, "train", 0, &s), 0);
+    rt_summary *out;
+    size_t n;
+    assert_int_equal(cli_history_summaries(path, "train", 1, &out, &n), 0);
+    assert_int_equal(n, 1);
+    assert_same(out[0].process_read_bytes, NAN);
+    assert_same(out[0].cpu_cores.peak, NAN);
+    assert_same(out[0].cpu_cores.mean, s.cpu_cores.mean);
+    free(out);
+}
+
+/* Without SQLite (another library named to the loader, in a fresh process: the load happens
+ * once per process): appending is one warning and -1, and creates nothing; reading is -1. */
+static int without_sqlite(const char *d)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/none.db", d);
+    cli_sqlite_use("libno-such-sqlite3.so.0");
+    rt_summary s = make_summary(1), *out = NULL;
+    size_t n = 7;
+    if (append(path, "j", 0, &s) != -1 || access(path, F_OK) == 0)
+        return 1;
+    unit_put(d, "there.db", "");
+    snprintf(path, sizeof path, "%s/there.db", d);
+    if (cli_history_summaries(path, "j", 5, &out, &n) != -1 || out || n != 0)
+        return 2;
+    cli_sqlite_use("libm.so.6"); /* no effect once loaded (failed): still -1 */
+    return append(path, "j", 0, &s) == -1 ? 0 : 3;
+}
+
+static void loader_missing(void **state)
+{
+    (void)state;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execl("/proc/self/exe", "test_history", "--without-sqlite", dir, (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--without-sqlite") == 0)
+        return without_sqlite(argv[2]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(round_trip),
         cmocka_unit_test(sparse_run),
         cmocka_unit_test(unusable),
+        cmocka_unit_test(newer_schema),
+        cmocka_unit_test(infinite_figures),
+        cmocka_unit_test(loader_missing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -256,12 +256,51 @@ static void write_errors(void **state)
     rt_report_free(r);
 }
 
+/* The script between "var T0=" and "var CH=" holds numbers, null, commas, brackets only: no
+ * "inf" or "nan" that would stop the page's script. */
+static void assert_data_is_js(const char *html)
+{
+    const char *a = strstr(html, "var T0="), *b = strstr(html, "var CH=");
+    assert_non_null(a);
+    assert_non_null(b);
+    for (const char *p = a + 7; p < b; p++)
+        if (!strchr("0123456789.,-+e[]null;\n var TGS=", *p))
+            fail_msg("not a number in the page's data: ...%.40s", p);
+}
+
+static void absurd_times(void **state)
+{
+    (void)state;
+    rt_report *r = rt_report_new();
+    const double times[] = {1e9, 1.5e308, 1e300, -1.7e308, 1e9 + 1, 1e9 + 2};
+    for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
+        rt_record x = rec(times[i], 0.5);
+        x.interval_secs = i == 4 ? 1e300 : 1; /* an absurd interval: taken as unknown */
+        rt_report_add(r, &x);
+    }
+    rt_summary s;
+    memset(&s, 0, sizeof s);
+    s.samples = 6;
+    s.start_secs = -1e300; /* from a file: the summary's times are not checked either */
+    s.end_secs = 1e300;
+    s.duration_secs = 1e300;
+    s.cpu_cores = (rt_dist){NAN, NAN, NAN, NAN};
+    s.memory_used_mib = s.gpu_usage = s.gpu_vram_mib = s.cpu_cores;
+    rt_report_info info = RT_REPORT_INFO_INIT;
+    info.summary = &s;
+    char *html = write_text(r, &info, NULL);
+    assert_data_is_js(html);
+    assert_int_equal(array_len(html, "T"), 3); /* the three records of this era */
+    free(html);
+    rt_report_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(day_with_spike), cmocka_unit_test(short_run_and_gap), cmocka_unit_test(gpu_charts),
         cmocka_unit_test(empty_report),   cmocka_unit_test(strings_escaped),   cmocka_unit_test(costs),
-        cmocka_unit_test(write_errors),
+        cmocka_unit_test(write_errors), cmocka_unit_test(absurd_times),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -86,10 +86,10 @@ static double rate(double v, double secs)
 
 void rt_report_add(rt_report *r, const rt_record *rec)
 {
-    if (!r || !rec || !isfinite(rec->timestamp_secs))
+    if (!r || !rec || !(fabs(rec->timestamp_secs) <= RPT_MAX_SECS)) /* NaN too */
         return;
     double iv = rec->interval_secs;
-    if (!isfinite(iv) || iv <= 0)
+    if (!(iv > 0 && iv <= RPT_MAX_SECS))
         iv = NAN;
     double t1 = rec->timestamp_secs, t0 = isnan(iv) ? t1 : t1 - iv;
     double weight = isnan(iv) ? 1 : iv;

@@ -115,6 +115,15 @@ static void hw_num(hw *w, double v)
         hw_fmt(w, "%.6g", v);
 }
 
+/* seconds for the page's script with 3 decimals: null when not finite (never "inf" or "nan") */
+static void hw_secs(hw *w, double v)
+{
+    if (isfinite(v))
+        hw_fmt(w, "%.3f", v);
+    else
+        hw_lit(w, "null");
+}
+
 /* ---- readable figures ------------------------------------------------------------------ */
 
 typedef char figure[64];
@@ -158,6 +167,10 @@ static const char *fmt_duration(figure f, double secs)
 {
     if (!isfinite(secs) || secs < 0)
         return fmt_num(f, NAN, 0);
+    if (secs > RPT_MAX_SECS) { /* past llround's range in days: no calendar for it */
+        snprintf(f, sizeof(figure), "%.3g s", secs);
+        return f;
+    }
     if (secs < 60) {
         snprintf(f, sizeof(figure), "%.1f s", secs);
         return f;
@@ -175,7 +188,7 @@ static const char *fmt_duration(figure f, double secs)
 
 static const char *fmt_time(figure f, double unix_secs)
 {
-    if (!isfinite(unix_secs))
+    if (!(fabs(unix_secs) <= RPT_MAX_SECS)) /* NaN, or out of time_t's range: no date */
         return fmt_num(f, NAN, 0);
     time_t t = (time_t)floor(unix_secs);
     struct tm tm;
@@ -516,7 +529,7 @@ static int write_data(hw *w, const rt_report *r)
     present_series(r, present);
     double t0 = r->n ? r->b[0].t0 : 0;
     hw_lit(w, "var T0=");
-    hw_fmt(w, "%.3f", t0);
+    hw_secs(w, t0);
     for (int pass = 0; pass < 2; pass++) {
         hw_lit(w, pass == 0 ? ";\nvar T=[" : "];\nvar G=[");
         point_iter it = {r, 0, r->n > RPT_POINTS};
@@ -525,7 +538,7 @@ static int write_data(hw *w, const rt_report *r)
             if (!first)
                 hw_put(w, ",", 1);
             if (pass == 0)
-                hw_fmt(w, "%.3f", (p.t0 + p.t1) / 2 - t0);
+                hw_secs(w, p.t0 + (p.t1 - p.t0) / 2 - t0);
             else
                 hw_put(w, p.gap ? "1" : "0", 1);
         }

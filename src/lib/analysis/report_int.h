@@ -26,6 +26,9 @@ enum {
  * records). The page gets at most RPT_POINTS points per series. */
 #define RPT_CAP 4000
 #define RPT_POINTS 2000
+/* Times (Unix seconds) and intervals beyond this (about the year 5100) are not taken: a record
+ * from 1e300 would make figures the page cannot hold (inf, 300-digit numbers). */
+#define RPT_MAX_SECS 1e11
 
 /* One series within one bucket: the time-weighted sum (mean = sum / weight), and the least
  * and greatest value of the records it stands for. weight 0: no record had the figure. */
