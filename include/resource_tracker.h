@@ -584,6 +584,8 @@ RT_API rt_error rt_keeper_price(const rt_keeper_options *opts, const char *vendo
 typedef struct rt_report rt_report;
 
 RT_API rt_report *rt_report_new(void);
+/* Adds one record. A record whose time or interval is beyond 1e11 s (past the year 5000, or
+ * nonsense) is ignored. */
 RT_API void rt_report_add(rt_report *r, const rt_record *rec);
 RT_API void rt_report_free(rt_report *r);
 
