@@ -179,4 +179,10 @@ const char *cli_history_path(cli_options *o, const char *flag);
  * -1 after saying why. */
 int cli_history_summaries(const char *path, const char *job, int last, rt_summary **out, size_t *n);
 
+/* Where the newest successful run of job ran, as cloud discovery found it (history.c): vendor,
+ * instance type and region into the buffers ("" when unknown). Returns 0, or -1 after saying
+ * why. */
+int cli_history_instance(const char *path, const char *job, char *vendor, size_t vcap, char *type, size_t tcap,
+                         char *region, size_t rcap);
+
 #endif

@@ -481,6 +481,32 @@ static size_t pool_add(char **pool, size_t *len, size_t *cap, sqlite3_stmt *st, 
     return *len - n + 1;
 }
 
+int cli_history_instance(const char *path, const char *job, char *vendor, size_t vcap, char *type, size_t tcap,
+                         char *region, size_t rcap)
+{
+    vendor[0] = type[0] = region[0] = '\0';
+    sqlite3 *db = open_read(path);
+    if (!db)
+        return -1;
+    static const char sql[] = "SELECT cloud_vendor_id, cloud_instance_type, cloud_region_id FROM runs"
+                              " WHERE exit_status = 0 AND job_name = ?2 AND cloud_vendor_id IS NOT NULL"
+                              " AND cloud_instance_type IS NOT NULL ORDER BY id DESC LIMIT ?1";
+    sqlite3_stmt *st = NULL;
+    int rc = query_runs(db, sql, job, 1, &st);
+    if (rc == SQLITE_OK && next_row(st, &rc)) {
+        const unsigned char *v = sqlite3_column_text(st, 0), *t = sqlite3_column_text(st, 1),
+                            *r = sqlite3_column_text(st, 2);
+        snprintf(vendor, vcap, "%s", v ? (const char *)v : "");
+        snprintf(type, tcap, "%s", t ? (const char *)t : "");
+        snprintf(region, rcap, "%s", r ? (const char *)r : "");
+    }
+    if (rc != SQLITE_OK)
+        cli_say("history %s: %s", path, sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
 int cli_history_summaries(const char *path, const char *job, int last, rt_summary **out, size_t *n)
 {
     *out = NULL;

@@ -41,8 +41,9 @@ typedef struct rec_args {
     const char **files;
     size_t nfiles;
     bool json;
-    const char *instance; /* "VENDOR:TYPE" as given */
-    char vendor[64], type[128];
+    const char *instance; /* "VENDOR:TYPE" as given, or as the history knows it */
+    char vendor[64], type[128], region[64];
+    char from_history[200]; /* the instance found in the history, when --instance was not given */
     const char *job, *history;
     int last;
     bool last_set, help;
@@ -231,7 +232,7 @@ static void keeper_lookup(const cli_options *o, const rec_args *a, const rt_reco
     }
     log.msg[0] = '\0';
     double p;
-    e = rt_keeper_price(&ko, a->vendor, a->type, NULL, &p);
+    e = rt_keeper_price(&ko, a->vendor, a->type, a->region[0] ? a->region : NULL, &p);
     if (e == RT_OK)
         l->instance_price = p;
     else if (e == RT_ERR_NOT_FOUND)
@@ -303,7 +304,8 @@ static int print_text(const rec_args *a, const rt_recommendation *rec, const loo
     }
     if (a->instance && !isnan(l->instance_price)) {
         double cost = l->instance_price * hours;
-        printf("instance: %s:%s, %s/hour\n", a->vendor, a->type, usd(l->instance_price, b1, sizeof b1));
+        printf("instance: %s:%s%s%s, %s/hour%s\n", a->vendor, a->type, a->region[0] ? " in " : "", a->region,
+               usd(l->instance_price, b1, sizeof b1), a->from_history[0] ? " (where the last run ran)" : "");
         printf("cost of the run on the instance: %s\n", usd(cost, b1, sizeof b1));
         if (s && !isnan(cheap_cost)) {
             printf("saving on the cheapest server: %s", usd(cost - cheap_cost, b1, sizeof b1));
@@ -408,6 +410,14 @@ int cli_recommend_main(cli_options *o)
         else if (n == 0) {
             cli_say("recommend: no successful run of job '%s' in %s", a.job, path);
             rc = EXIT_USAGE;
+        }
+        /* without --instance: the server the job's newest run ran on, when discovery found it */
+        if (rc == 0 && !a.instance &&
+            cli_history_instance(path, a.job, a.vendor, sizeof a.vendor, a.type, sizeof a.type, a.region,
+                                 sizeof a.region) == 0 &&
+            a.vendor[0] && a.type[0]) {
+            snprintf(a.from_history, sizeof a.from_history, "%s:%s", a.vendor, a.type);
+            a.instance = a.from_history;
         }
         if (rc == 0 && !(runs = calloc(n, sizeof *runs)))
             rc = EXIT_FAIL;
