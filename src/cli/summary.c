@@ -63,8 +63,9 @@ int cli_read_run(const char *path, rt_stats *const *st, size_t nst, rt_report *r
     }
     uint64_t n = rt_reader_records(r), skipped = rt_reader_skipped(r);
     rt_reader_close(r);
-    if (err != RT_OK) {
-        cli_say("%s: cannot read: %s", path, rt_strerror(err));
+    if (err != RT_OK) { /* a read error: the reader has said why */
+        if (err != RT_ERR_IO)
+            cli_say("%s: cannot read: %s", path, rt_strerror(err));
         return EXIT_FAIL;
     }
     if (skipped > 0)

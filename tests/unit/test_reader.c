@@ -268,6 +268,22 @@ static void test_unknown_and_empty(void **state)
     assert_int_equal(rt_reader_open(NULL, NULL, &r), RT_ERR_INVALID);
 }
 
+/* A file that opens but cannot be read (a directory): RT_ERR_IO, and the reason logged once
+ * with the name, as for a file that cannot be opened. */
+static void test_unreadable(void **state)
+{
+    (void)state;
+    logs lg = {0};
+    rt_reader_options o = RT_READER_OPTIONS_INIT;
+    o.log = collect;
+    o.log_user = &lg;
+    rt_reader *r = (rt_reader *)1;
+    assert_int_equal(rt_reader_open("/", &o, &r), RT_ERR_IO);
+    assert_null(r);
+    assert_int_equal(lg.n, 1);
+    assert_string_equal(lg.text[0], "/: cannot read: Is a directory");
+}
+
 /* More than 20 malformed lines: 20 shown, then one line saying the rest are not. */
 static void test_many_malformed(void **state)
 {
@@ -631,6 +647,7 @@ int main(void)
         cmocka_unit_test(test_many_malformed),    cmocka_unit_test(test_long_line),
         cmocka_unit_test(test_intervals),         cmocka_unit_test(test_replayed_sample),
         cmocka_unit_test(test_scanner_vs_jansson), cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_unreadable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -170,7 +170,8 @@ static void malformed(rt_reader *r, uint64_t line, const char *what, bool no_nl)
 }
 
 /* Reads more input after end, first moving the unread part to the front and growing the
- * buffer (up to MAX_LINE + CHUNK) when a line fills it. Returns 0, or -1 on a read error. */
+ * buffer (up to MAX_LINE + CHUNK) when a line fills it. Returns 0, or -1 on a read error
+ * (logged as an error with the file's name and the reason, errno kept). */
 static int fill(rt_reader *r)
 {
     if (r->start > 0) {
@@ -195,8 +196,12 @@ static int fill(rt_reader *r)
         ssize_t k = read(r->fd, r->buf + r->end, r->cap - r->end);
         if (k < 0 && errno == EINTR)
             continue;
-        if (k < 0)
+        if (k < 0) {
+            int err = errno;
+            rt_log(&r->log, RT_LOG_ERROR, "%s: cannot read: %s", r->name, strerror(err));
+            errno = err;
             return -1;
+        }
         if (k == 0)
             r->eof = true;
         r->end += (size_t)k;
