@@ -380,6 +380,70 @@ static void test_intervals(void **state)
     rt_reader_close(r);
 }
 
+/* Reads the buffer text (name "t") into recs; returns the record count. */
+static size_t read_text(const char *text, rt_record *recs, size_t max, uint64_t *skipped)
+{
+    rt_reader *r;
+    assert_int_equal(rt_reader_open_buffer("t", text, strlen(text), NULL, &r), RT_OK);
+    const rt_record *rec;
+    size_t n = 0;
+    while (rt_reader_next(r, &rec) == RT_OK && rec) {
+        if (n < max) {
+            recs[n] = *rec;
+            recs[n].job_name = NULL;
+        }
+        n++;
+    }
+    if (skipped)
+        *skipped = rt_reader_skipped(r);
+    rt_reader_close(r);
+    return n;
+}
+
+/* One JSON line with disk vda: timestamp, interval ("null" or a number), read rate and read
+ * total (numbers or null, as text). */
+static size_t disk_line(char *b, size_t cap, const char *ts, const char *iv, const char *rate, const char *total)
+{
+    return (size_t)snprintf(b, cap,
+                            "{\"timestamp_secs\":%s,\"interval_secs\":%s,\"disk\":[{\"device\":\"vda\","
+                            "\"read_bytes_per_sec\":%s,\"write_bytes_per_sec\":0,\"read_bytes_total\":%s,"
+                            "\"write_bytes_total\":0}],\"network\":[]}\n",
+                            ts, iv, rate, total);
+}
+
+/* Machine counters: the difference of totals only from the record the interval starts at;
+ * after a reboot (a total going back), two runs in one file (a gap) or a skipped line, the
+ * rate x interval; never negative. */
+static void test_machine_counters(void **state)
+{
+    (void)state;
+    static char buf[4096];
+    size_t n = 0;
+    n += disk_line(buf + n, sizeof buf - n, "100", "1", "1000", "5000000");
+    n += disk_line(buf + n, sizeof buf - n, "101", "1", "1000", "5001000");  /* 1000 by totals */
+    n += disk_line(buf + n, sizeof buf - n, "102", "1", "700", "300");      /* reboot: 700 */
+    n += disk_line(buf + n, sizeof buf - n, "9000", "1", "20", "9000000");  /* another run: 20 */
+    n += disk_line(buf + n, sizeof buf - n, "9001", "1", "30", "9000030");  /* 30 by totals */
+    n += (size_t)snprintf(buf + n, sizeof buf - n, "{\"timestamp_secs\":9002,cut\n");
+    n += disk_line(buf + n, sizeof buf - n, "9003", "1", "40", "9000100");  /* after a gap: 40 */
+    n += disk_line(buf + n, sizeof buf - n, "9004", "-1", "-5", "null");    /* nonsense: unknown */
+    n += disk_line(buf + n, sizeof buf - n, "9005", "null", "50", "9000150"); /* interval from timestamps */
+    n += disk_line(buf + n, sizeof buf - n, "9006", "1", "null", "5");      /* back, no rate: unknown */
+    rt_record recs[16];
+    uint64_t skipped;
+    assert_int_equal(read_text(buf, recs, 16, &skipped), 9);
+    assert_int_equal(skipped, 1);
+    static const double want[] = {1000, 1000, 700, 20, 30, 40, NAN, 50, NAN};
+    for (size_t i = 0; i < 9; i++) {
+        if (isnan(want[i]) ? !isnan(recs[i].disk_read_bytes) : recs[i].disk_read_bytes != want[i])
+            fail_msg("record %zu: %.17g bytes, want %.17g", i + 1, recs[i].disk_read_bytes, want[i]);
+        if (i == 6)
+            assert_nan(recs[i].disk_write_bytes); /* a negative interval: nothing known */
+        else
+            assert_num(recs[i].disk_write_bytes, 0);
+    }
+}
+
 /* ---- a replayed sample written in both formats and read back -------------------------- */
 
 static int all_statvfs(void *user, const char *mount_point, struct statvfs *out)
@@ -647,7 +711,7 @@ int main(void)
         cmocka_unit_test(test_many_malformed),    cmocka_unit_test(test_long_line),
         cmocka_unit_test(test_intervals),         cmocka_unit_test(test_replayed_sample),
         cmocka_unit_test(test_scanner_vs_jansson), cmocka_unit_test(test_numbers),
-        cmocka_unit_test(test_unreadable),
+        cmocka_unit_test(test_unreadable),       cmocka_unit_test(test_machine_counters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

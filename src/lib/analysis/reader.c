@@ -5,8 +5,8 @@
  *  - "json": a line starting with '{' (contracts §2). Each line goes through jsonscan.c (a
  *    validating tokenizer, no allocation) and maps to a record as record.c maps a live sample:
  *    disk and network bytes in the interval are the difference of a device's *_total from the
- *    previous good record when it was listed there (0 when the counter went back), else its
- *    *_per_sec x interval_secs; disk space sums total/used_bytes over the mounts listed under
+ *    previous good record when it was listed there and the interval starts at it, else (a
+ *    counter that went back after a reboot, a gap) its *_per_sec x interval_secs; disk space sums total/used_bytes over the mounts listed under
  *    the disks, each mount point once (the sampler lists one mount per distinct filesystem,
  *    under every disk it spans, so a repeated mount point is the same filesystem); a
  *    process's read/write bytes are the difference of its *_total from the previous record
@@ -496,31 +496,26 @@ static const char *csv_row(rt_reader *r, const char *line, size_t n, rt_record *
 /* ---- JSON --------------------------------------------------------------------------------- */
 
 /* Bytes moved in the interval by one counter: the difference from the previous record's
- * total when there is one (0 when the counter went back), else rate x interval. NaN when
- * neither is known. */
+ * total (prev, NULL when that record is not where this interval starts), else the rate x
+ * interval (a counter that went back, after a reboot, or a device new in this record). NaN
+ * when neither is known; never negative. */
 static double counter_bytes(double total, const double *prev, double rate, double interval)
 {
-    if (!isnan(total) && prev && !isnan(*prev))
-        return total >= *prev ? total - *prev : 0;
-    if (!isnan(rate) && !isnan(interval))
+    if (!isnan(total) && prev && !isnan(*prev) && total >= *prev)
+        return total - *prev;
+    if (rate >= 0 && isfinite(rate) && interval > 0 && isfinite(interval))
         return round(rate * interval);
     return NAN;
 }
 
-static void add_to(double *sum, double v)
-{
-    if (!isnan(v))
-        *sum += v;
-}
-
-/* Sums a disk or interface list into *a / *b (NaN when the line had no such list). */
+/* Sums a disk or interface list into *a / *b: 0 for an empty list (nothing to move data),
+ * NaN when the line had no such list or no entry's bytes are known. prev: the previous
+ * record's list when this record's interval starts at it, else NULL. */
 static void list_bytes(const rt_jl_list *l, const rt_jl_list *prev, double interval, double *a, double *b)
 {
-    if (!l->present) {
-        *a = *b = NAN;
+    *a = *b = l->present && l->n == 0 ? 0 : NAN;
+    if (!l->present)
         return;
-    }
-    *a = *b = 0;
     for (size_t i = 0; i < l->n; i++) {
         const rt_jl_dev *d = &l->dev[i], *pd = NULL;
         for (size_t c = 0, k = i; prev && d->named && c < prev->n; c++, k = k + 1 < prev->n ? k + 1 : 0)
@@ -528,11 +523,11 @@ static void list_bytes(const rt_jl_list *l, const rt_jl_list *prev, double inter
                 pd = &prev->dev[k];
                 break;
             }
-        add_to(a, counter_bytes(d->total_a, pd ? &pd->total_a : NULL, d->rate_a, interval));
-        add_to(b, counter_bytes(d->total_b, pd ? &pd->total_b : NULL, d->rate_b, interval));
+        *a = rt_add_known(*a, counter_bytes(d->total_a, pd ? &pd->total_a : NULL, d->rate_a, interval));
+        *b = rt_add_known(*b, counter_bytes(d->total_b, pd ? &pd->total_b : NULL, d->rate_b, interval));
     }
-    add_to(a, counter_bytes(NAN, NULL, l->rest_rate_a, interval));
-    add_to(b, counter_bytes(NAN, NULL, l->rest_rate_b, interval));
+    *a = rt_add_known(*a, counter_bytes(NAN, NULL, l->rest_rate_a, interval));
+    *b = rt_add_known(*b, counter_bytes(NAN, NULL, l->rest_rate_b, interval));
 }
 
 /* Filesystem space over the distinct mount points (NaN when none had figures). */
@@ -568,6 +563,14 @@ static double process_bytes(double total, double prev)
 static void json_record(rt_reader *r, rt_record *rec, char *job)
 {
     const rt_jline *jl = r->jl, *pv = r->have_prev ? r->jl_prev : NULL;
+    /* the interval, from the timestamps when the line has none; machine counters are
+     * differenced only with the record the interval starts at (not across a skipped line, a
+     * gap between two runs in one file, or timestamps out of order) */
+    double iv = jl->interval, since = pv ? jl->timestamp - r->prev_ts : NAN;
+    bool adjacent = pv && (isnan(iv) ? since > 0 : fabs(since - iv) <= 0.25 * iv + 0.005);
+    if (isnan(iv))
+        iv = since;
+    const rt_jline *pc = adjacent ? pv : NULL;
     nan_record(rec);
     rec->timestamp_secs = jl->timestamp;
     rec->interval_secs = jl->interval;
@@ -579,8 +582,8 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
     rec->cpu_count = jl->cpu_cores_listed > 0 ? jl->cpu_cores_listed : NAN;
     rec->memory_used_mib = jl->mem_used;
     rec->memory_total_mib = jl->mem_total;
-    list_bytes(&jl->disk, pv ? &pv->disk : NULL, jl->interval, &rec->disk_read_bytes, &rec->disk_write_bytes);
-    list_bytes(&jl->net, pv ? &pv->net : NULL, jl->interval, &rec->net_recv_bytes, &rec->net_sent_bytes);
+    list_bytes(&jl->disk, pc ? &pc->disk : NULL, iv, &rec->disk_read_bytes, &rec->disk_write_bytes);
+    list_bytes(&jl->net, pc ? &pc->net : NULL, iv, &rec->net_recv_bytes, &rec->net_sent_bytes);
     if (jl->disk.present)
         disk_space(jl, &rec->disk_space_total_bytes, &rec->disk_space_used_bytes);
     if (jl->gpu_present) {
