@@ -444,6 +444,44 @@ static void test_machine_counters(void **state)
     }
 }
 
+/* Process counters: a total that is null for a while is differenced with the last known one
+ * (not counted twice); a new tree (another pid, or totals going back: a second run in the
+ * file) counts from zero. */
+static void test_process_counters(void **state)
+{
+    (void)state;
+    static const struct {
+        int ts, pid;
+        const char *read, *write;
+        double want_read, want_write;
+    } lines[] = {
+        {1, 10, "1000", "0", 1000, 0},
+        {2, 10, "1500", "100", 500, 100},
+        {3, 10, "null", "null", NAN, NAN},    /* I/O not readable for a while */
+        {4, 10, "1700", "150", 200, 50},      /* from the last known totals */
+        {5, 20, "300", "400", 300, 400},      /* another run, another tree */
+        {6, 20, "350", "400", 50, 0},
+        {7, 20, "10", "20", 10, 20},          /* totals back: counts from zero */
+    };
+    static char buf[4096];
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n,
+                              "{\"timestamp_secs\":%d,\"interval_secs\":1,\"process\":{\"pid\":%d,"
+                              "\"read_bytes_total\":%s,\"write_bytes_total\":%s}}\n",
+                              lines[i].ts, lines[i].pid, lines[i].read, lines[i].write);
+    rt_record recs[8];
+    assert_int_equal(read_text(buf, recs, 8, NULL), 7);
+    for (size_t i = 0; i < 7; i++) {
+        double r = recs[i].process_read_bytes, w = recs[i].process_write_bytes;
+        bool ok_r = isnan(lines[i].want_read) ? isnan(r) : r == lines[i].want_read;
+        bool ok_w = isnan(lines[i].want_write) ? isnan(w) : w == lines[i].want_write;
+        if (!ok_r || !ok_w)
+            fail_msg("record %zu: %.17g / %.17g bytes, want %.17g / %.17g", i + 1, r, w, lines[i].want_read,
+                     lines[i].want_write);
+    }
+}
+
 /* ---- a replayed sample written in both formats and read back -------------------------- */
 
 static int all_statvfs(void *user, const char *mount_point, struct statvfs *out)
@@ -712,6 +750,7 @@ int main(void)
         cmocka_unit_test(test_intervals),         cmocka_unit_test(test_replayed_sample),
         cmocka_unit_test(test_scanner_vs_jansson), cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_unreadable),       cmocka_unit_test(test_machine_counters),
+        cmocka_unit_test(test_process_counters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,7 +10,8 @@
  *    the disks, each mount point once (the sampler lists one mount per distinct filesystem,
  *    under every disk it spans, so a repeated mount point is the same filesystem); a
  *    process's read/write bytes are the difference of its *_total from the previous record
- *    that had a process, or its total when there was none (tracking counts from zero).
+ *    that had one (a total null for a while is not counted twice), or its total when there
+ *    was none, or the pid changed or the total went back (tracking counts from zero).
  *  - "csv": the header rt_csv_header() (contracts §3). Interval amounts as written; *_gb are
  *    GiB; process_utime + process_stime is the process's CPU seconds; process_memory_mib PSS.
  *  - "python-process", "python-system", "python-combined": the Python resource-tracker's
@@ -146,6 +147,7 @@ struct rt_reader {
     /* JSON: the line being read and the previous good one */
     rt_jline *jl, *jl_prev;
     bool have_prev;
+    double last_pid, last_read, last_write; /* the tree's last pid and I/O totals, NaN: none */
     /* records: the one handed out and the one read ahead */
     rt_record rec[2];
     char job[2][RT_JL_JOB];
@@ -550,13 +552,16 @@ static void disk_space(const rt_jline *jl, double *total, double *used)
     }
 }
 
-/* A process counter's bytes in the interval: the difference from the previous record's
- * total, or the total itself when the previous record had none. */
-static double process_bytes(double total, double prev)
+/* A process counter's bytes in the interval: the difference from the last total seen (*last,
+ * which becomes total), or the total itself for the first one, a new tree or a total that
+ * went back (a second run in the file: tracking counts from zero). NaN when total is. */
+static double process_bytes(double total, double *last, bool new_tree)
 {
-    if (isnan(prev) || isnan(total))
-        return total;
-    return total >= prev ? total - prev : 0;
+    if (isnan(total))
+        return NAN;
+    double prev = *last;
+    *last = total;
+    return isnan(prev) || new_tree || total < prev ? total : total - prev;
 }
 
 /* Maps the scanned line r->jl (with r->jl_prev when have_prev) to rec, job name in job. */
@@ -599,7 +604,11 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
     }
     if (!jl->has_process)
         return;
-    bool prev_p = pv && pv->has_process;
+    bool new_tree = !isnan(jl->p_pid) && !isnan(r->last_pid) && jl->p_pid != r->last_pid;
+    if (new_tree)
+        r->last_read = r->last_write = NAN;
+    if (!isnan(jl->p_pid))
+        r->last_pid = jl->p_pid;
     rec->process_pid = jl->p_pid;
     rec->process_children = jl->p_children;
     rec->process_cores = jl->p_cores;
@@ -608,8 +617,8 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
     rec->process_pss_mib = jl->p_pss;
     rec->process_rss_mib = jl->p_rss;
     rec->process_rss_peak_mib = jl->p_rss_peak;
-    rec->process_read_bytes = process_bytes(jl->p_read_total, prev_p ? pv->p_read_total : NAN);
-    rec->process_write_bytes = process_bytes(jl->p_write_total, prev_p ? pv->p_write_total : NAN);
+    rec->process_read_bytes = process_bytes(jl->p_read_total, &r->last_read, new_tree);
+    rec->process_write_bytes = process_bytes(jl->p_write_total, &r->last_write, new_tree);
     rec->process_gpu_usage = jl->p_gpu_util / 100.0;
     rec->process_gpu_vram_mib = jl->p_gpu_vram_bytes / 1048576.0;
     rec->process_gpu_utilized = jl->p_gpu_count;
@@ -701,7 +710,7 @@ static rt_reader *reader_new(const char *name, const rt_reader_options *opts)
     r->fd = -1;
     r->log.fn = o.log;
     r->log.user = o.log_user;
-    r->prev_ts = NAN;
+    r->prev_ts = r->last_pid = r->last_read = r->last_write = NAN;
     r->name = rt_strdup(name);
     r->c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
     if (!r->name) {
