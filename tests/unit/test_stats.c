@@ -445,13 +445,30 @@ static void two_runs(void **state)
     rt_stats_free(st);
 }
 
+/* "-0" in a file is 0: never a peak or percentile of -0 (printed "-0.00"). */
+static void negative_zero(void **state)
+{
+    (void)state;
+    rt_stats *st = rt_stats_new();
+    for (int i = 0; i < 3; i++) {
+        rt_record r = blank(i, 1);
+        r.cpu_cores = -0.0;
+        rt_stats_add(st, &r);
+    }
+    const rt_summary *s = rt_stats_summary(st);
+    assert_false(signbit(s->cpu_cores.peak));
+    assert_false(signbit(s->cpu_cores.mean));
+    assert_false(signbit(s->cpu_cores.p50));
+    rt_stats_free(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(empty),          cmocka_unit_test(weighted),         cmocka_unit_test(nan_handling),
         cmocka_unit_test(process_midway), cmocka_unit_test(allocation),       cmocka_unit_test(job_name),
         cmocka_unit_test(percentile_bound), cmocka_unit_test(histogram_edges), cmocka_unit_test(speed),
-        cmocka_unit_test(two_runs),
+        cmocka_unit_test(two_runs),       cmocka_unit_test(negative_zero),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
