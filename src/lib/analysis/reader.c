@@ -27,7 +27,9 @@
  * Figures a format lacks are NaN (the CSVs have no core count, total memory, GPU count, RSS).
  *
  * A malformed line is counted, logged as "FILE:LINE: problem" (the first 20 per file) and
- * skipped; lines over 4 MiB are malformed. */
+ * skipped; lines over 4 MiB and timestamps that are no Unix time in seconds (negative, past
+ * year 5000) are malformed. An interval_secs below 0 or over 1e9 is ignored (then taken from
+ * the timestamps). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -45,6 +47,14 @@
 #define MAX_LINE (4u << 20)       /* longer lines are malformed */
 #define MAX_SHOWN 20              /* malformed lines logged per file */
 #define MAX_COLS 256              /* CSV columns looked at (more are allowed, not read) */
+#define MAX_TIME 1e11             /* timestamps past year 5000 are no Unix time in seconds */
+#define MAX_INTERVAL 1e9          /* an interval_secs above (or below 0) is ignored */
+
+/* Whether t can be a Unix time in seconds. */
+static bool unix_time(double t)
+{
+    return t >= 0 && t <= MAX_TIME;
+}
 
 typedef enum fmt { F_JSON, F_CSV, F_PY_PROCESS, F_PY_SYSTEM, F_PY_COMBINED } fmt;
 
@@ -469,6 +479,8 @@ static const char *csv_row(rt_reader *r, const char *line, size_t n, rt_record *
     }
     if (isnan(v[C_TS]))
         return "no timestamp";
+    if (!unix_time(v[C_TS]))
+        return "the timestamp is no Unix time in seconds";
     nan_record(rec);
     rec->timestamp_secs = v[C_TS];
     rec->cpu_cores = v[C_CPU];
@@ -571,14 +583,15 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
     /* the interval, from the timestamps when the line has none; machine counters are
      * differenced only with the record the interval starts at (not across a skipped line, a
      * gap between two runs in one file, or timestamps out of order) */
-    double iv = jl->interval, since = pv ? jl->timestamp - r->prev_ts : NAN;
+    double iv = jl->interval >= 0 && jl->interval <= MAX_INTERVAL ? jl->interval : NAN;
+    double since = pv ? jl->timestamp - r->prev_ts : NAN;
     bool adjacent = pv && (isnan(iv) ? since > 0 : fabs(since - iv) <= 0.25 * iv + 0.005);
     if (isnan(iv))
         iv = since;
     const rt_jline *pc = adjacent ? pv : NULL;
     nan_record(rec);
     rec->timestamp_secs = jl->timestamp;
-    rec->interval_secs = jl->interval;
+    rec->interval_secs = iv; /* NaN: from the timestamps, below */
     if (jl->has_job) {
         memcpy(job, jl->job, strlen(jl->job) + 1);
         rec->job_name = job;
@@ -640,6 +653,8 @@ static int read_record(rt_reader *r, rt_record *rec, char *job)
         const char *bad;
         if (r->format == F_JSON) {
             bad = rt_jline_scan(line, n, r->c_locale, r->jl);
+            if (!bad && !unix_time(r->jl->timestamp))
+                bad = "timestamp_secs is no Unix time in seconds";
             if (!bad) {
                 json_record(r, rec, job);
                 rt_jline *t = r->jl_prev;
