@@ -9,6 +9,7 @@
 
 #include "resource_tracker.h"
 #include "analysis/jsonscan.h"
+#include "analysis/reader_test.h"
 #include "jline_oracle.h"
 #include "unit_replay.h"
 
@@ -503,6 +504,166 @@ static void test_out_of_range(void **state)
     assert_num(recs[0].timestamp_secs, 1000);
 }
 
+/* ---- the same records whatever the read sizes ------------------------------------------ */
+
+typedef struct run_read {
+    size_t n;
+    uint64_t skipped;
+    rt_record rec[8];
+    char job[8][64];
+} run_read;
+
+/* Reads a file (path) or a buffer (text, len) with the given limits into *out. */
+static void read_with(const char *path, const char *text, size_t len, size_t chunk, size_t max_line, run_read *out)
+{
+    rt_reader_test_limits(chunk, max_line);
+    rt_reader *r;
+    rt_error e = path ? rt_reader_open(path, NULL, &r) : rt_reader_open_buffer("b", text, len, NULL, &r);
+    rt_reader_test_limits(0, 0);
+    memset(out, 0, sizeof *out);
+    if (e != RT_OK) {
+        out->n = (size_t)-1;
+        return;
+    }
+    const rt_record *rec;
+    while (rt_reader_next(r, &rec) == RT_OK && rec) {
+        if (out->n < 8) {
+            out->rec[out->n] = *rec;
+            snprintf(out->job[out->n], sizeof out->job[0], "%s", rec->job_name ? rec->job_name : "(none)");
+            out->rec[out->n].job_name = NULL;
+        }
+        out->n++;
+    }
+    out->skipped = rt_reader_skipped(r);
+    rt_reader_close(r);
+}
+
+/* Whether two reads gave the same records, figure by figure (NaN equal to NaN). */
+static void same_reads(const run_read *a, const run_read *b, const char *what, size_t chunk)
+{
+    if (a->n != b->n || a->skipped != b->skipped)
+        fail_msg("%s, chunk %zu: %zu records / %llu skipped, want %zu / %llu", what, chunk, b->n,
+                 (unsigned long long)b->skipped, a->n, (unsigned long long)a->skipped);
+    for (size_t i = 0; i < a->n && i < 8; i++) {
+        assert_string_equal(a->job[i], b->job[i]);
+        for (size_t off = offsetof(rt_record, cpu_cores); off <= offsetof(rt_record, process_gpu_utilized);
+             off += sizeof(double)) {
+            double x, y;
+            memcpy(&x, (const char *)&a->rec[i] + off, sizeof x);
+            memcpy(&y, (const char *)&b->rec[i] + off, sizeof y);
+            if (!(x == y || (isnan(x) && isnan(y))))
+                fail_msg("%s, chunk %zu, record %zu, offset %zu: %.17g, want %.17g", what, chunk, i, off, y, x);
+        }
+        assert_true(a->rec[i].timestamp_secs == b->rec[i].timestamp_secs);
+        assert_true(a->rec[i].interval_secs == b->rec[i].interval_secs ||
+                    (isnan(a->rec[i].interval_secs) && isnan(b->rec[i].interval_secs)));
+    }
+}
+
+/* Writes len bytes of text to a new temp file; returns its path (static). */
+static const char *temp_file(const char *text, size_t len)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/rt-reader-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_true(write(fd, text, len) == (ssize_t)len);
+    close(fd);
+    return path;
+}
+
+/* Every fixture, and variants of it (CRLF, a byte order mark, no last newline, a NUL byte in
+ * a line), read from a file in reads of 1 to 4096 bytes and with the longest line cut to
+ * 100 and 1000 bytes (the buffer grows and discards): the same records and skips as read
+ * from memory at once. */
+static void test_chunk_boundaries(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"tool.jsonl", "tool.csv", "python-process.csv", "python-system.csv",
+                                        "python-combined.csv", "malformed.jsonl", "malformed.csv"};
+    static const size_t chunks[] = {1, 2, 3, 5, 7, 64, 333, 4096};
+    static const size_t maxes[] = {0, 100, 1000};
+    static char variant[65536];
+    for (size_t f = 0; f < sizeof names / sizeof names[0]; f++) {
+        char rel[64];
+        snprintf(rel, sizeof rel, "runs/%s", names[f]);
+        size_t len;
+        const char *text = fixture_text(rel, &len);
+        assert_true(len * 2 + 8 < sizeof variant);
+        for (int v = 0; v < 5; v++) {
+            size_t vl = 0;
+            if (v == 0) { /* as it is */
+                memcpy(variant, text, len);
+                vl = len;
+            } else if (v == 1) { /* CRLF */
+                for (size_t i = 0; i < len; i++) {
+                    if (text[i] == '\n' && (i == 0 || text[i - 1] != '\r'))
+                        variant[vl++] = '\r';
+                    variant[vl++] = text[i];
+                }
+            } else if (v == 2) { /* a byte order mark */
+                memcpy(variant, "\xEF\xBB\xBF", 3);
+                memcpy(variant + 3, text, len);
+                vl = len + 3;
+            } else if (v == 3) { /* no newline at the end */
+                memcpy(variant, text, len);
+                vl = len;
+                while (vl && (variant[vl - 1] == '\n' || variant[vl - 1] == '\r'))
+                    vl--;
+            } else { /* a NUL byte in the second line: that line is malformed */
+                memcpy(variant, text, len);
+                vl = len;
+                char *nl = memchr(variant, '\n', vl);
+                if (nl && nl + 3 < variant + vl)
+                    nl[2] = '\0';
+            }
+            const char *path = temp_file(variant, vl);
+            for (size_t m = 0; m < sizeof maxes / sizeof maxes[0]; m++) {
+                run_read ref, got;
+                read_with(NULL, variant, vl, 0, maxes[m], &ref);
+                if (m == 0 && v != 4)
+                    assert_true(ref.n >= 2 && ref.n != (size_t)-1); /* every variant reads */
+                for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+                    read_with(path, NULL, 0, chunks[c], maxes[m], &got);
+                    char what[128];
+                    snprintf(what, sizeof what, "%s variant %d max %zu", names[f], v, maxes[m]);
+                    same_reads(&ref, &got, what, chunks[c]);
+                }
+            }
+            unlink(path);
+        }
+    }
+}
+
+/* "-" reads standard input (here a pipe), named "<stdin>" in messages. */
+static void test_stdin(void **state)
+{
+    (void)state;
+    size_t len;
+    const char *text = fixture_text("runs/malformed.csv", &len);
+    int p[2], saved = dup(STDIN_FILENO);
+    assert_true(saved >= 0 && pipe(p) == 0);
+    assert_true(write(p[1], text, len) == (ssize_t)len); /* fits in the pipe's buffer */
+    close(p[1]);
+    assert_true(dup2(p[0], STDIN_FILENO) == STDIN_FILENO);
+    close(p[0]);
+    logs lg = {0};
+    rt_reader_options o = RT_READER_OPTIONS_INIT;
+    o.log = collect;
+    o.log_user = &lg;
+    rt_reader *r;
+    assert_int_equal(rt_reader_open("-", &o, &r), RT_OK);
+    const rt_record *rec;
+    while (rt_reader_next(r, &rec) == RT_OK && rec)
+        ;
+    assert_int_equal(rt_reader_records(r), 2);
+    assert_int_equal(rt_reader_skipped(r), 2);
+    rt_reader_close(r);
+    assert_true(dup2(saved, STDIN_FILENO) == STDIN_FILENO);
+    close(saved);
+    assert_true(lg.n == 2 && strncmp(lg.text[0], "<stdin>:3: ", 11) == 0);
+}
+
 /* ---- a replayed sample written in both formats and read back -------------------------- */
 
 static int all_statvfs(void *user, const char *mount_point, struct statvfs *out)
@@ -772,6 +933,7 @@ int main(void)
         cmocka_unit_test(test_scanner_vs_jansson), cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_unreadable),       cmocka_unit_test(test_machine_counters),
         cmocka_unit_test(test_process_counters),  cmocka_unit_test(test_out_of_range),
+        cmocka_unit_test(test_chunk_boundaries),  cmocka_unit_test(test_stdin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

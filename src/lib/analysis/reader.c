@@ -42,6 +42,7 @@
 
 #include "../core/core.h"
 #include "jsonscan.h"
+#include "reader_test.h"
 
 #define CHUNK (1u << 20)          /* bytes asked of each read(2) */
 #define MAX_LINE (4u << 20)       /* longer lines are malformed */
@@ -54,6 +55,15 @@
 static bool unix_time(double t)
 {
     return t >= 0 && t <= MAX_TIME;
+}
+
+/* The read size and longest line of readers opened from now on (reader_test.h). */
+static size_t chunk_size = CHUNK, max_line = MAX_LINE;
+
+void rt_reader_test_limits(size_t chunk, size_t max)
+{
+    chunk_size = chunk ? chunk : CHUNK;
+    max_line = max ? max : MAX_LINE;
 }
 
 typedef enum fmt { F_JSON, F_CSV, F_PY_PROCESS, F_PY_SYSTEM, F_PY_COMBINED } fmt;
@@ -143,6 +153,7 @@ struct rt_reader {
     char *buf;        /* owned, NULL over a caller's buffer */
     const char *data; /* buf, or the caller's buffer */
     size_t cap, start, end, scan;
+    size_t chunk, max_line; /* bytes asked of each read(2); longer lines are malformed */
     uint64_t lineno;
     const char *pending; /* the first line, kept for the JSON parser */
     size_t pending_len;
@@ -182,7 +193,7 @@ static void malformed(rt_reader *r, uint64_t line, const char *what, bool no_nl)
 }
 
 /* Reads more input after end, first moving the unread part to the front and growing the
- * buffer (up to MAX_LINE + CHUNK) when a line fills it. Returns 0, or -1 on a read error
+ * buffer (up to max_line + chunk) when a line fills it. Returns 0, or -1 on a read error
  * (logged as an error with the file's name and the reason, errno kept). */
 static int fill(rt_reader *r)
 {
@@ -193,7 +204,7 @@ static int fill(rt_reader *r)
         r->start = 0;
     }
     if (r->end == r->cap) {
-        size_t ncap = r->cap * 2 > MAX_LINE + CHUNK ? MAX_LINE + CHUNK : r->cap * 2;
+        size_t most = r->max_line + r->chunk, ncap = r->cap * 2 > most ? most : r->cap * 2;
         char *nb = ncap > r->cap ? realloc(r->buf, ncap) : NULL;
         if (nb) {
             r->buf = nb;
@@ -205,7 +216,8 @@ static int fill(rt_reader *r)
         }
     }
     for (;;) {
-        ssize_t k = read(r->fd, r->buf + r->end, r->cap - r->end);
+        size_t room = r->cap - r->end;
+        ssize_t k = read(r->fd, r->buf + r->end, room < r->chunk ? room : r->chunk);
         if (k < 0 && errno == EINTR)
             continue;
         if (k < 0) {
@@ -243,7 +255,7 @@ static int next_line(rt_reader *r, const char **line, size_t *n, bool *no_nl)
             size_t len = nl ? (size_t)(nl - s) : r->end - r->start;
             r->start = r->scan = nl ? (size_t)(nl - r->data) + 1 : r->end;
             r->lineno++;
-            if (r->discarding || len > MAX_LINE) {
+            if (r->discarding || len > r->max_line) {
                 r->discarding = false;
                 malformed(r, r->lineno, "line too long (over 4 MiB)", false);
                 continue;
@@ -725,6 +737,8 @@ static rt_reader *reader_new(const char *name, const rt_reader_options *opts)
     r->fd = -1;
     r->log.fn = o.log;
     r->log.user = o.log_user;
+    r->chunk = chunk_size;
+    r->max_line = max_line;
     r->prev_ts = r->last_pid = r->last_read = r->last_write = NAN;
     r->name = rt_strdup(name);
     r->c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
@@ -812,7 +826,7 @@ rt_error rt_reader_open(const char *path, const rt_reader_options *opts, rt_read
         }
         r->own_fd = true;
     }
-    r->cap = CHUNK;
+    r->cap = r->chunk;
     r->buf = malloc(r->cap);
     if (!r->buf) {
         rt_reader_close(r);
