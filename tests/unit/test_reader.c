@@ -267,18 +267,8 @@ static void test_unknown_and_empty(void **state)
     assert_int_equal(rt_reader_open_buffer("empty", "\n\n", 2, &o, &r), RT_ERR_PARSE);
     assert_int_equal(rt_reader_open_buffer("x", "a,b\n1,2\n", 8, NULL, &r), RT_ERR_PARSE);
     assert_int_equal(rt_reader_open(NULL, NULL, &r), RT_ERR_INVALID);
-}
-
-/* A file that opens but cannot be read (a directory): RT_ERR_IO, and the reason logged once
- * with the name, as for a file that cannot be opened. */
-static void test_unreadable(void **state)
-{
-    (void)state;
-    logs lg = {0};
-    rt_reader_options o = RT_READER_OPTIONS_INIT;
-    o.log = collect;
-    o.log_user = &lg;
-    rt_reader *r = (rt_reader *)1;
+    /* a file that opens but cannot be read (a directory): RT_ERR_IO, the reason logged once */
+    lg.n = 0;
     assert_int_equal(rt_reader_open("/", &o, &r), RT_ERR_IO);
     assert_null(r);
     assert_int_equal(lg.n, 1);
@@ -931,7 +921,7 @@ int main(void)
         cmocka_unit_test(test_many_malformed),    cmocka_unit_test(test_long_line),
         cmocka_unit_test(test_intervals),         cmocka_unit_test(test_replayed_sample),
         cmocka_unit_test(test_scanner_vs_jansson), cmocka_unit_test(test_numbers),
-        cmocka_unit_test(test_unreadable),       cmocka_unit_test(test_machine_counters),
+        cmocka_unit_test(test_machine_counters),
         cmocka_unit_test(test_process_counters),  cmocka_unit_test(test_out_of_range),
         cmocka_unit_test(test_chunk_boundaries),  cmocka_unit_test(test_stdin),
     };
