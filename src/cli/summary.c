@@ -63,8 +63,9 @@ int cli_read_run(const char *path, rt_stats *const *st, size_t nst, rt_report *r
     }
     uint64_t n = rt_reader_records(r), skipped = rt_reader_skipped(r);
     rt_reader_close(r);
-    if (err != RT_OK) {
-        cli_say("%s: cannot read: %s", path, rt_strerror(err));
+    if (err != RT_OK) { /* a read error: the reader has said why */
+        if (err != RT_ERR_IO)
+            cli_say("%s: cannot read: %s", path, rt_strerror(err));
         return EXIT_FAIL;
     }
     if (skipped > 0)
@@ -98,17 +99,29 @@ static void line(const out *o, const char *label, const char *fmt, ...)
     fprintf(o->f, "  %-26s %s\n", label, v);
 }
 
+/* v with `decimals` decimals and the suffix (may be ""), into b: "-" when v is NaN or
+ * infinite, three significant digits when it is too large for fixed notation to be read. */
+static const char *number(double v, int decimals, const char *suffix, char *b, size_t cap)
+{
+    if (!isfinite(v))
+        snprintf(b, cap, "-");
+    else if (fabs(v) >= 1e12)
+        snprintf(b, cap, "%.3g%s", v, suffix);
+    else
+        snprintf(b, cap, "%.*f%s", decimals, v, suffix);
+    return b;
+}
+
 /* MiB as text into b: the forced unit, or B/KiB/MiB/GiB/TiB as fits; "-" for NaN. */
 static const char *mem(const out *o, double mib, char *b, size_t cap)
 {
-    if (isnan(mib)) {
-        snprintf(b, cap, "-");
-        return b;
-    }
+    char suffix[32];
+    if (!isfinite(mib))
+        return number(mib, 0, "", b, cap);
     double bytes = mib * 1048576.0;
     if (o->mem_bytes > 0) {
-        snprintf(b, cap, "%.3f %s", bytes / o->mem_bytes, o->mem_name);
-        return b;
+        snprintf(suffix, sizeof suffix, " %s", o->mem_name);
+        return number(bytes / o->mem_bytes, 3, suffix, b, cap);
     }
     static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
     size_t u = 0;
@@ -116,8 +129,13 @@ static const char *mem(const out *o, double mib, char *b, size_t cap)
         bytes /= 1024.0;
         u++;
     }
-    snprintf(b, cap, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
-    return b;
+    /* 1023.96 KiB would show as "1024.0 KiB": one unit up instead */
+    if (u > 0 && u + 1 < sizeof units / sizeof units[0] && round(fabs(bytes) * 10) >= 10240) {
+        bytes /= 1024.0;
+        u++;
+    }
+    snprintf(suffix, sizeof suffix, " %s", units[u]);
+    return number(bytes, u == 0 ? 0 : 1, suffix, b, cap);
 }
 
 /* Bytes (a counter) as text, always readable binary units. */
@@ -127,40 +145,41 @@ static const char *bytes_text(double bytes, char *b, size_t cap)
     return mem(&automatic, bytes / 1048576.0, b, cap);
 }
 
-/* Seconds as text: the forced unit, or "1 h 02 min", "3 min 04.5 s", "12.34 s". */
+/* Seconds as text: the forced unit, or "1 h 02 min 03 s", "3 min 04.5 s", "12.34 s"
+ * (rounded before it is split, so never "2 min 60.0 s"), "-" for NaN. */
 static const char *dur(const out *o, double secs, char *b, size_t cap)
 {
-    if (isnan(secs)) {
-        snprintf(b, cap, "-");
-        return b;
-    }
+    char suffix[32];
+    if (!isfinite(secs))
+        return number(secs, 0, "", b, cap);
     if (o->time_secs > 0) {
-        snprintf(b, cap, "%.4f %s", secs / o->time_secs, o->time_name);
-        return b;
+        snprintf(suffix, sizeof suffix, " %s", o->time_name);
+        return number(secs / o->time_secs, 4, suffix, b, cap);
     }
-    if (secs < 60)
-        snprintf(b, cap, "%.2f s", secs);
-    else if (secs < 3600)
-        snprintf(b, cap, "%d min %04.1f s", (int)(secs / 60), fmod(secs, 60));
-    else if (secs < 86400)
-        snprintf(b, cap, "%d h %02d min %02d s", (int)(secs / 3600), (int)fmod(secs / 60, 60), (int)fmod(secs, 60));
-    else
-        snprintf(b, cap, "%d d %02d h %02d min", (int)(secs / 86400), (int)fmod(secs / 3600, 24),
-                 (int)fmod(secs / 60, 60));
+    if (round(secs * 100) < 6000)
+        return number(secs, 2, " s", b, cap);
+    if (round(secs * 10) < 36000) {
+        double t = round(secs * 10) / 10;
+        snprintf(b, cap, "%d min %04.1f s", (int)(t / 60), fmod(t, 60));
+    } else if (secs < 86400) {
+        long t = (long)secs;
+        snprintf(b, cap, "%ld h %02ld min %02ld s", t / 3600, t / 60 % 60, t % 60);
+    } else if (secs < 1e12) {
+        long long t = (long long)secs;
+        snprintf(b, cap, "%lld d %02lld h %02lld min", t / 86400, t / 3600 % 24, t / 60 % 60);
+    } else {
+        number(secs, 0, " s", b, cap);
+    }
     return b;
 }
 
 /* A Unix time as "YYYY-MM-DD HH:MM:SS UTC". */
 static const char *when(double t, char *b, size_t cap)
 {
-    if (!isfinite(t)) {
-        snprintf(b, cap, "-");
-        return b;
-    }
-    time_t s = (time_t)t;
+    time_t s = isfinite(t) && fabs(t) < 1e11 ? (time_t)t : 0; /* no overflow in the cast */
     struct tm tm;
-    gmtime_r(&s, &tm);
-    strftime(b, cap, "%Y-%m-%d %H:%M:%S UTC", &tm);
+    if (!isfinite(t) || fabs(t) >= 1e11 || !gmtime_r(&s, &tm) || !strftime(b, cap, "%Y-%m-%d %H:%M:%S UTC", &tm))
+        snprintf(b, cap, "-");
     return b;
 }
 
@@ -168,7 +187,9 @@ static void cores_line(const out *o, const char *label, const rt_dist *d)
 {
     if (isnan(d->peak))
         return;
-    line(o, label, "mean %.2f  peak %.2f  p50 %.2f  p95 %.2f", d->mean, d->peak, d->p50, d->p95);
+    char a[32], b[32], c[32], e[32];
+    line(o, label, "mean %s  peak %s  p50 %s  p95 %s", number(d->mean, 2, "", a, sizeof a),
+         number(d->peak, 2, "", b, sizeof b), number(d->p50, 2, "", c, sizeof c), number(d->p95, 2, "", e, sizeof e));
 }
 
 static void mem_line(const out *o, const char *label, const rt_dist *d, bool percentiles)
@@ -250,7 +271,7 @@ static void process_part(const out *o, const rt_summary *s)
     if (s->process_gpus_used > 0 || s->process_gpu_usage.peak > 0) {
         cores_line(o, "GPUs busy", &s->process_gpu_usage);
         mem_line(o, "VRAM", &s->process_gpu_vram_mib, false);
-        line(o, "GPUs used", "%.0f", s->process_gpus_used);
+        line(o, "GPUs used", "%s", number(s->process_gpus_used, 0, "", a, sizeof a));
     }
     line(o, "Storage read / written", "%s / %s", bytes_text(s->process_read_bytes, a, sizeof a),
          bytes_text(s->process_write_bytes, b, sizeof b));
@@ -261,13 +282,14 @@ static void machine_part(const out *o, const rt_summary *s)
     char a[64], b[64];
     fprintf(o->f, "Machine\n");
     if (!isnan(s->cpu_count))
-        line(o, "Cores", "%.0f", s->cpu_count);
+        line(o, "Cores", "%s", number(s->cpu_count, 0, "", a, sizeof a));
     cores_line(o, "Cores busy", &s->cpu_cores);
     if (!isnan(s->memory_total_mib))
         line(o, "Memory", "%s", mem(o, s->memory_total_mib, a, sizeof a));
     mem_line(o, "Memory used", &s->memory_used_mib, true);
     if (s->gpu_count > 0) {
-        line(o, "GPUs", "%.0f, %s VRAM", s->gpu_count, mem(o, s->gpu_vram_total_mib, a, sizeof a));
+        line(o, "GPUs", "%s, %s VRAM", number(s->gpu_count, 0, "", b, sizeof b),
+             mem(o, s->gpu_vram_total_mib, a, sizeof a));
         cores_line(o, "GPUs busy", &s->gpu_usage);
         mem_line(o, "VRAM used", &s->gpu_vram_mib, false);
     }

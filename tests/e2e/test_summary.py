@@ -6,6 +6,7 @@ import csv
 import json
 import math
 import os
+import re
 import subprocess
 
 import pytest
@@ -61,7 +62,7 @@ def test_jsonl_summary_matches_the_file(recorded):
     p = s["process"]
     # the kernel's exact total, as the tool recorded it in the last line
     assert close(p["cpu_secs"], lines[-1]["process"]["cpu_secs_total"])
-    assert p["cpu_secs"] > 1.0
+    assert p["cpu_secs"] > 0.2  # a busy second, less what a loaded machine leaves it
     assert close(p["cores"]["mean"], sum(c * x for c, x in zip(cores, w)) / sum(w), abs_=0.01)
     assert close(p["cores"]["peak"], max(cores))
     for q, key in ((0.5, "p50"), (0.95, "p95")):
@@ -206,3 +207,45 @@ def test_python_system_tracker_has_no_tree():
     (s,) = summary_json(os.path.join(RUNS, "python-system.csv"))
     assert s["process"] is None
     assert s["machine"]["memory_used_mib"]["mean"] == 2000
+
+
+def summary_text(path):
+    r = run(["summary", str(path)])
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def value_of(text, label):
+    return [l for l in text.splitlines() if l.startswith("  " + label + " ")][0][len("  ") + 27:]
+
+
+def test_text_rounds_durations_up_to_the_next_unit(tmp_path):
+    p = tmp_path / "d.jsonl"
+    p.write_text('{"timestamp_secs":1000,"interval_secs":89.985}\n{"timestamp_secs":1089.985,"interval_secs":89.985}\n')
+    assert value_of(summary_text(p), "Duration") == "3 min 00.0 s"
+    p.write_text('{"timestamp_secs":1000,"interval_secs":59.999,'
+                 '"process":{"pid":1,"cores_used":1,"read_bytes_total":1048570,"write_bytes_total":0}}\n')
+    text = summary_text(p)
+    assert value_of(text, "Duration") == "1 min 00.0 s"
+    assert value_of(text, "Storage read / written") == "1.0 MiB / 0 B"  # not "1024.0 KiB"
+
+
+def test_text_shows_missing_and_absurd_figures_as_dash_or_short(tmp_path):
+    """A figure the file lacks is "-", never "nan"; an absurd one (1e300 cores, a duration of
+    millions of years from timestamps jumping back and forth) prints short and without an
+    integer overflow (the sanitizer build aborts on one)."""
+    p = tmp_path / "odd.jsonl"
+    lines = ['{"timestamp_secs":1000,"interval_secs":1,"cpu":{"utilization_pct":1e300},'
+             '"memory":{"used_mib":1e300,"total_mib":1e300},'
+             '"process":{"pid":5,"cores_used":1,"gpu_utilization_pct":50,"gpu_count_used":null,'
+             '"gpu_vram_used_bytes":null,"pss_mib":-0.0,"cpu_secs_total":1e300}}']
+    for i in range(4000):
+        lines.append('{"timestamp_secs":%d,"interval_secs":null}' % (0 if i % 2 else 99999999999))
+    p.write_text("\n".join(lines) + "\n")
+    text = summary_text(p)
+    assert "nan" not in text.lower() and "inf" not in text.lower()
+    assert not re.search(r"\s-0(\.0+)?\b", text)
+    for l in text.splitlines():
+        assert len(l) < 120, l
+    assert value_of(text, "GPUs used") == "-"
+    assert not value_of(text, "Duration").startswith("-")

@@ -9,6 +9,7 @@
 
 #include "resource_tracker.h"
 #include "analysis/jsonscan.h"
+#include "analysis/reader_test.h"
 #include "jline_oracle.h"
 #include "unit_replay.h"
 
@@ -266,6 +267,12 @@ static void test_unknown_and_empty(void **state)
     assert_int_equal(rt_reader_open_buffer("empty", "\n\n", 2, &o, &r), RT_ERR_PARSE);
     assert_int_equal(rt_reader_open_buffer("x", "a,b\n1,2\n", 8, NULL, &r), RT_ERR_PARSE);
     assert_int_equal(rt_reader_open(NULL, NULL, &r), RT_ERR_INVALID);
+    /* a file that opens but cannot be read (a directory): RT_ERR_IO, the reason logged once */
+    lg.n = 0;
+    assert_int_equal(rt_reader_open("/", &o, &r), RT_ERR_IO);
+    assert_null(r);
+    assert_int_equal(lg.n, 1);
+    assert_string_equal(lg.text[0], "/: cannot read: Is a directory");
 }
 
 /* More than 20 malformed lines: 20 shown, then one line saying the rest are not. */
@@ -362,6 +369,289 @@ static void test_intervals(void **state)
     assert_num(rec->process_children, 1);
     assert_int_equal(rt_reader_skipped(r), 0);
     rt_reader_close(r);
+}
+
+/* Reads the buffer text (name "t") into recs; returns the record count. */
+static size_t read_text(const char *text, rt_record *recs, size_t max, uint64_t *skipped)
+{
+    rt_reader *r;
+    assert_int_equal(rt_reader_open_buffer("t", text, strlen(text), NULL, &r), RT_OK);
+    const rt_record *rec;
+    size_t n = 0;
+    while (rt_reader_next(r, &rec) == RT_OK && rec) {
+        if (n < max) {
+            recs[n] = *rec;
+            recs[n].job_name = NULL;
+        }
+        n++;
+    }
+    if (skipped)
+        *skipped = rt_reader_skipped(r);
+    rt_reader_close(r);
+    return n;
+}
+
+/* One JSON line with disk vda: timestamp, interval ("null" or a number), read rate and read
+ * total (numbers or null, as text). */
+static size_t disk_line(char *b, size_t cap, const char *ts, const char *iv, const char *rate, const char *total)
+{
+    return (size_t)snprintf(b, cap,
+                            "{\"timestamp_secs\":%s,\"interval_secs\":%s,\"disk\":[{\"device\":\"vda\","
+                            "\"read_bytes_per_sec\":%s,\"write_bytes_per_sec\":0,\"read_bytes_total\":%s,"
+                            "\"write_bytes_total\":0}],\"network\":[]}\n",
+                            ts, iv, rate, total);
+}
+
+/* Machine counters: the difference of totals only from the record the interval starts at;
+ * after a reboot (a total going back), two runs in one file (a gap) or a skipped line, the
+ * rate x interval; never negative. */
+static void test_machine_counters(void **state)
+{
+    (void)state;
+    static char buf[4096];
+    size_t n = 0;
+    n += disk_line(buf + n, sizeof buf - n, "100", "1", "1000", "5000000");
+    n += disk_line(buf + n, sizeof buf - n, "101", "1", "1000", "5001000");  /* 1000 by totals */
+    n += disk_line(buf + n, sizeof buf - n, "102", "1", "700", "300");      /* reboot: 700 */
+    n += disk_line(buf + n, sizeof buf - n, "9000", "1", "20", "9000000");  /* another run: 20 */
+    n += disk_line(buf + n, sizeof buf - n, "9001", "1", "30", "9000030");  /* 30 by totals */
+    n += (size_t)snprintf(buf + n, sizeof buf - n, "{\"timestamp_secs\":9002,cut\n");
+    n += disk_line(buf + n, sizeof buf - n, "9003", "1", "40", "9000100");  /* after a gap: 40 */
+    n += disk_line(buf + n, sizeof buf - n, "9004", "-1", "-5", "null");    /* a negative rate: unknown */
+    n += disk_line(buf + n, sizeof buf - n, "9005", "null", "50", "9000150"); /* interval from timestamps */
+    n += disk_line(buf + n, sizeof buf - n, "9006", "1", "null", "5");      /* back, no rate: unknown */
+    rt_record recs[16];
+    uint64_t skipped;
+    assert_int_equal(read_text(buf, recs, 16, &skipped), 9);
+    assert_int_equal(skipped, 1);
+    static const double want[] = {1000, 1000, 700, 20, 30, 40, NAN, 50, NAN};
+    for (size_t i = 0; i < 9; i++) {
+        if (isnan(want[i]) ? !isnan(recs[i].disk_read_bytes) : recs[i].disk_read_bytes != want[i])
+            fail_msg("record %zu: %.17g bytes, want %.17g", i + 1, recs[i].disk_read_bytes, want[i]);
+        assert_num(recs[i].disk_write_bytes, 0);
+    }
+}
+
+/* Process counters: a total that is null for a while is differenced with the last known one
+ * (not counted twice); a new tree (another pid, or totals going back: a second run in the
+ * file) counts from zero. */
+static void test_process_counters(void **state)
+{
+    (void)state;
+    static const struct {
+        int ts, pid;
+        const char *read, *write;
+        double want_read, want_write;
+    } lines[] = {
+        {1, 10, "1000", "0", 1000, 0},
+        {2, 10, "1500", "100", 500, 100},
+        {3, 10, "null", "null", NAN, NAN},    /* I/O not readable for a while */
+        {4, 10, "1700", "150", 200, 50},      /* from the last known totals */
+        {5, 20, "300", "400", 300, 400},      /* another run, another tree */
+        {6, 20, "350", "400", 50, 0},
+        {7, 20, "10", "20", 10, 20},          /* totals back: counts from zero */
+    };
+    static char buf[4096];
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n,
+                              "{\"timestamp_secs\":%d,\"interval_secs\":1,\"process\":{\"pid\":%d,"
+                              "\"read_bytes_total\":%s,\"write_bytes_total\":%s}}\n",
+                              lines[i].ts, lines[i].pid, lines[i].read, lines[i].write);
+    rt_record recs[8];
+    assert_int_equal(read_text(buf, recs, 8, NULL), 7);
+    for (size_t i = 0; i < 7; i++) {
+        double r = recs[i].process_read_bytes, w = recs[i].process_write_bytes;
+        bool ok_r = isnan(lines[i].want_read) ? isnan(r) : r == lines[i].want_read;
+        bool ok_w = isnan(lines[i].want_write) ? isnan(w) : w == lines[i].want_write;
+        if (!ok_r || !ok_w)
+            fail_msg("record %zu: %.17g / %.17g bytes, want %.17g / %.17g", i + 1, r, w, lines[i].want_read,
+                     lines[i].want_write);
+    }
+}
+
+/* Timestamps that are no Unix time in seconds (negative, past year 5000, 1e300) make a line
+ * malformed; an interval_secs that is negative or absurd is taken from the timestamps. */
+static void test_out_of_range(void **state)
+{
+    (void)state;
+    const char *json = "{\"timestamp_secs\":1e300,\"interval_secs\":1}\n"
+                       "{\"timestamp_secs\":-5,\"interval_secs\":1}\n"
+                       "{\"timestamp_secs\":100,\"interval_secs\":1e300}\n"
+                       "{\"timestamp_secs\":102,\"interval_secs\":-3}\n"
+                       "{\"timestamp_secs\":1e12,\"interval_secs\":1}\n";
+    rt_record recs[8];
+    uint64_t skipped;
+    assert_int_equal(read_text(json, recs, 8, &skipped), 2);
+    assert_int_equal(skipped, 3);
+    assert_num(recs[0].timestamp_secs, 100);
+    assert_num(recs[0].interval_secs, 2); /* the next record's, as when there is none */
+    assert_num(recs[1].interval_secs, 2);
+    /* the same in a Python CSV */
+    const char *py = "\"timestamp\",\"pid\",\"memory\"\n1e20,1,1024\n-1,1,1024\n1000,1,1024\n";
+    assert_int_equal(read_text(py, recs, 8, &skipped), 1);
+    assert_int_equal(skipped, 2);
+    assert_num(recs[0].timestamp_secs, 1000);
+}
+
+/* ---- the same records whatever the read sizes ------------------------------------------ */
+
+typedef struct run_read {
+    size_t n;
+    uint64_t skipped;
+    rt_record rec[8];
+    char job[8][64];
+} run_read;
+
+/* Reads a file (path) or a buffer (text, len) with the given limits into *out. */
+static void read_with(const char *path, const char *text, size_t len, size_t chunk, size_t max_line, run_read *out)
+{
+    rt_reader_test_limits(chunk, max_line);
+    rt_reader *r;
+    rt_error e = path ? rt_reader_open(path, NULL, &r) : rt_reader_open_buffer("b", text, len, NULL, &r);
+    rt_reader_test_limits(0, 0);
+    memset(out, 0, sizeof *out);
+    if (e != RT_OK) {
+        out->n = (size_t)-1;
+        return;
+    }
+    const rt_record *rec;
+    while (rt_reader_next(r, &rec) == RT_OK && rec) {
+        if (out->n < 8) {
+            out->rec[out->n] = *rec;
+            snprintf(out->job[out->n], sizeof out->job[0], "%s", rec->job_name ? rec->job_name : "(none)");
+            out->rec[out->n].job_name = NULL;
+        }
+        out->n++;
+    }
+    out->skipped = rt_reader_skipped(r);
+    rt_reader_close(r);
+}
+
+/* Whether two reads gave the same records, figure by figure (NaN equal to NaN). */
+static void same_reads(const run_read *a, const run_read *b, const char *what, size_t chunk)
+{
+    if (a->n != b->n || a->skipped != b->skipped)
+        fail_msg("%s, chunk %zu: %zu records / %llu skipped, want %zu / %llu", what, chunk, b->n,
+                 (unsigned long long)b->skipped, a->n, (unsigned long long)a->skipped);
+    for (size_t i = 0; i < a->n && i < 8; i++) {
+        assert_string_equal(a->job[i], b->job[i]);
+        for (size_t off = offsetof(rt_record, cpu_cores); off <= offsetof(rt_record, process_gpu_utilized);
+             off += sizeof(double)) {
+            double x, y;
+            memcpy(&x, (const char *)&a->rec[i] + off, sizeof x);
+            memcpy(&y, (const char *)&b->rec[i] + off, sizeof y);
+            if (!(x == y || (isnan(x) && isnan(y))))
+                fail_msg("%s, chunk %zu, record %zu, offset %zu: %.17g, want %.17g", what, chunk, i, off, y, x);
+        }
+        assert_true(a->rec[i].timestamp_secs == b->rec[i].timestamp_secs);
+        assert_true(a->rec[i].interval_secs == b->rec[i].interval_secs ||
+                    (isnan(a->rec[i].interval_secs) && isnan(b->rec[i].interval_secs)));
+    }
+}
+
+/* Writes len bytes of text to a new temp file; returns its path (static). */
+static const char *temp_file(const char *text, size_t len)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/rt-reader-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_true(write(fd, text, len) == (ssize_t)len);
+    close(fd);
+    return path;
+}
+
+/* Every fixture, and variants of it (CRLF, a byte order mark, no last newline, a NUL byte in
+ * a line), read from a file in reads of 1 to 4096 bytes and with the longest line cut to
+ * 100 and 1000 bytes (the buffer grows and discards): the same records and skips as read
+ * from memory at once. */
+static void test_chunk_boundaries(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"tool.jsonl", "tool.csv", "python-process.csv", "python-system.csv",
+                                        "python-combined.csv", "malformed.jsonl", "malformed.csv"};
+    static const size_t chunks[] = {1, 2, 3, 5, 7, 64, 333, 4096};
+    static const size_t maxes[] = {0, 100, 1000};
+    static char variant[65536];
+    for (size_t f = 0; f < sizeof names / sizeof names[0]; f++) {
+        char rel[64];
+        snprintf(rel, sizeof rel, "runs/%s", names[f]);
+        size_t len;
+        const char *text = fixture_text(rel, &len);
+        assert_true(len * 2 + 8 < sizeof variant);
+        for (int v = 0; v < 5; v++) {
+            size_t vl = 0;
+            if (v == 0) { /* as it is */
+                memcpy(variant, text, len);
+                vl = len;
+            } else if (v == 1) { /* CRLF */
+                for (size_t i = 0; i < len; i++) {
+                    if (text[i] == '\n' && (i == 0 || text[i - 1] != '\r'))
+                        variant[vl++] = '\r';
+                    variant[vl++] = text[i];
+                }
+            } else if (v == 2) { /* a byte order mark */
+                memcpy(variant, "\xEF\xBB\xBF", 3);
+                memcpy(variant + 3, text, len);
+                vl = len + 3;
+            } else if (v == 3) { /* no newline at the end */
+                memcpy(variant, text, len);
+                vl = len;
+                while (vl && (variant[vl - 1] == '\n' || variant[vl - 1] == '\r'))
+                    vl--;
+            } else { /* a NUL byte in the second line: that line is malformed */
+                memcpy(variant, text, len);
+                vl = len;
+                char *nl = memchr(variant, '\n', vl);
+                if (nl && nl + 3 < variant + vl)
+                    nl[2] = '\0';
+            }
+            const char *path = temp_file(variant, vl);
+            for (size_t m = 0; m < sizeof maxes / sizeof maxes[0]; m++) {
+                run_read ref, got;
+                read_with(NULL, variant, vl, 0, maxes[m], &ref);
+                if (m == 0 && v != 4)
+                    assert_true(ref.n >= 2 && ref.n != (size_t)-1); /* every variant reads */
+                for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+                    read_with(path, NULL, 0, chunks[c], maxes[m], &got);
+                    char what[128];
+                    snprintf(what, sizeof what, "%s variant %d max %zu", names[f], v, maxes[m]);
+                    same_reads(&ref, &got, what, chunks[c]);
+                }
+            }
+            unlink(path);
+        }
+    }
+}
+
+/* "-" reads standard input (here a pipe), named "<stdin>" in messages. */
+static void test_stdin(void **state)
+{
+    (void)state;
+    size_t len;
+    const char *text = fixture_text("runs/malformed.csv", &len);
+    int p[2], saved = dup(STDIN_FILENO);
+    assert_true(saved >= 0 && pipe(p) == 0);
+    assert_true(write(p[1], text, len) == (ssize_t)len); /* fits in the pipe's buffer */
+    close(p[1]);
+    assert_true(dup2(p[0], STDIN_FILENO) == STDIN_FILENO);
+    close(p[0]);
+    logs lg = {0};
+    rt_reader_options o = RT_READER_OPTIONS_INIT;
+    o.log = collect;
+    o.log_user = &lg;
+    rt_reader *r;
+    assert_int_equal(rt_reader_open("-", &o, &r), RT_OK);
+    const rt_record *rec;
+    while (rt_reader_next(r, &rec) == RT_OK && rec)
+        ;
+    assert_int_equal(rt_reader_records(r), 2);
+    assert_int_equal(rt_reader_skipped(r), 2);
+    rt_reader_close(r);
+    assert_true(dup2(saved, STDIN_FILENO) == STDIN_FILENO);
+    close(saved);
+    assert_true(lg.n == 2 && strncmp(lg.text[0], "<stdin>:3: ", 11) == 0);
 }
 
 /* ---- a replayed sample written in both formats and read back -------------------------- */
@@ -631,6 +921,9 @@ int main(void)
         cmocka_unit_test(test_many_malformed),    cmocka_unit_test(test_long_line),
         cmocka_unit_test(test_intervals),         cmocka_unit_test(test_replayed_sample),
         cmocka_unit_test(test_scanner_vs_jansson), cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_machine_counters),
+        cmocka_unit_test(test_process_counters),  cmocka_unit_test(test_out_of_range),
+        cmocka_unit_test(test_chunk_boundaries),  cmocka_unit_test(test_stdin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

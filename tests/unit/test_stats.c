@@ -416,12 +416,59 @@ static void speed(void **state)
     rt_stats_free(st);
 }
 
+/* A file holding two runs one after the other: cpu_secs_total starts again from zero in the
+ * second (and the pid changes), so the run's CPU time is the sum of each run's last total,
+ * not the larger one. Start and end span both runs whatever their order. */
+static void two_runs(void **state)
+{
+    (void)state;
+    static const struct {
+        double ts, pid, total;
+    } recs[] = {
+        {2000, 10, 1}, {2001, 10, 3}, {2002, 10, 5},   /* run A: 5 s */
+        {1000, 20, 2}, {1001, 20, 4},                   /* run B, recorded earlier: 4 s */
+        {3000, 30, 7},                                  /* run C: another pid, 7 s */
+    };
+    rt_stats *st = rt_stats_new();
+    for (size_t i = 0; i < sizeof recs / sizeof recs[0]; i++) {
+        rt_record r = blank(recs[i].ts, 1);
+        r.process_pid = recs[i].pid;
+        r.process_cpu_secs = 1;
+        r.process_cpu_secs_total = recs[i].total;
+        rt_stats_add(st, &r);
+    }
+    const rt_summary *s = rt_stats_summary(st);
+    assert_near(s->process_cpu_secs, 5 + 4 + 7, 1e-9);
+    assert_near(s->start_secs, 999, 1e-9);
+    assert_near(s->end_secs, 3000, 1e-9);
+    assert_near(s->duration_secs, 6, 1e-9);
+    rt_stats_free(st);
+}
+
+/* "-0" in a file is 0: never a peak or percentile of -0 (printed "-0.00"). */
+static void negative_zero(void **state)
+{
+    (void)state;
+    rt_stats *st = rt_stats_new();
+    for (int i = 0; i < 3; i++) {
+        rt_record r = blank(i, 1);
+        r.cpu_cores = -0.0;
+        rt_stats_add(st, &r);
+    }
+    const rt_summary *s = rt_stats_summary(st);
+    assert_false(signbit(s->cpu_cores.peak));
+    assert_false(signbit(s->cpu_cores.mean));
+    assert_false(signbit(s->cpu_cores.p50));
+    rt_stats_free(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(empty),          cmocka_unit_test(weighted),         cmocka_unit_test(nan_handling),
         cmocka_unit_test(process_midway), cmocka_unit_test(allocation),       cmocka_unit_test(job_name),
         cmocka_unit_test(percentile_bound), cmocka_unit_test(histogram_edges), cmocka_unit_test(speed),
+        cmocka_unit_test(two_runs),       cmocka_unit_test(negative_zero),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

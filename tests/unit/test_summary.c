@@ -267,11 +267,31 @@ static void truncation(void **state)
     free(exact);
 }
 
+/* Figures too large for fixed notation (a hostile file) come out as the same number in
+ * exponent notation, not as their first 63 digits (1e300 printed as 1e62). */
+static void huge_numbers(void **state)
+{
+    (void)state;
+    rt_summary s = full();
+    s.disk_read_bytes = 1e300;
+    s.end_secs = 1.5e200;
+    s.process_pss_mib = dist(1e250, 2e250, 1e250, 2e250);
+    json_t *j = format_parse(&s, NULL, NULL);
+    const json_t *m = json_object_get(j, "machine"), *p = json_object_get(j, "process");
+    near(json_object_get(m, "disk_read_bytes"), 1e300, 1e-15, "disk_read_bytes");
+    near(json_object_get(j, "end_secs"), 1.5e200, 1e-15, "end_secs");
+    check_dist(p, "pss_mib", s.process_pss_mib, 1, 1e-15);
+    json_decref(j);
+    j = format_parse(&s, "kilobytes", NULL);
+    check_dist(json_object_get(j, "process"), "pss_kilobytes", s.process_pss_mib, 1048576.0 / 1e3, 1e-15);
+    json_decref(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(defaults),      cmocka_unit_test(no_process), cmocka_unit_test(units),
-        cmocka_unit_test(unknown_units), cmocka_unit_test(truncation),
+        cmocka_unit_test(unknown_units), cmocka_unit_test(truncation), cmocka_unit_test(huge_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -54,11 +54,13 @@ static inline size_t rt_hist_bucket(double x)
 }
 
 /* Adds x with weight w (> 0). NaN and infinite x are ignored; negative x counts as 0 in the
- * percentiles. O(1), no allocation; inline, as it runs for every figure of every record. */
+ * percentiles, -0 as 0 everywhere. O(1), no allocation; inline, as it runs for every figure
+ * of every record. */
 static inline void rt_hist_add(rt_hist *h, double x, double w)
 {
     if (!isfinite(x))
         return;
+    x += 0.0; /* -0 + 0 is +0: a peak of "-0" would print as "-0.00" */
     if (h->weight == 0) {
         h->peak = x;
         h->least = x < 0 ? 0 : x;

@@ -5,12 +5,13 @@
  *  - "json": a line starting with '{' (contracts §2). Each line goes through jsonscan.c (a
  *    validating tokenizer, no allocation) and maps to a record as record.c maps a live sample:
  *    disk and network bytes in the interval are the difference of a device's *_total from the
- *    previous good record when it was listed there (0 when the counter went back), else its
- *    *_per_sec x interval_secs; disk space sums total/used_bytes over the mounts listed under
+ *    previous good record when it was listed there and the interval starts at it, else (a
+ *    counter that went back after a reboot, a gap) its *_per_sec x interval_secs; disk space sums total/used_bytes over the mounts listed under
  *    the disks, each mount point once (the sampler lists one mount per distinct filesystem,
  *    under every disk it spans, so a repeated mount point is the same filesystem); a
  *    process's read/write bytes are the difference of its *_total from the previous record
- *    that had a process, or its total when there was none (tracking counts from zero).
+ *    that had one (a total null for a while is not counted twice), or its total when there
+ *    was none, or the pid changed or the total went back (tracking counts from zero).
  *  - "csv": the header rt_csv_header() (contracts §3). Interval amounts as written; *_gb are
  *    GiB; process_utime + process_stime is the process's CPU seconds; process_memory_mib PSS.
  *  - "python-process", "python-system", "python-combined": the Python resource-tracker's
@@ -26,7 +27,9 @@
  * Figures a format lacks are NaN (the CSVs have no core count, total memory, GPU count, RSS).
  *
  * A malformed line is counted, logged as "FILE:LINE: problem" (the first 20 per file) and
- * skipped; lines over 4 MiB are malformed. */
+ * skipped; lines over 4 MiB and timestamps that are no Unix time in seconds (negative, past
+ * year 5000) are malformed. An interval_secs below 0 or over 1e9 is ignored (then taken from
+ * the timestamps). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -39,11 +42,29 @@
 
 #include "../core/core.h"
 #include "jsonscan.h"
+#include "reader_test.h"
 
 #define CHUNK (1u << 20)          /* bytes asked of each read(2) */
 #define MAX_LINE (4u << 20)       /* longer lines are malformed */
 #define MAX_SHOWN 20              /* malformed lines logged per file */
 #define MAX_COLS 256              /* CSV columns looked at (more are allowed, not read) */
+#define MAX_TIME 1e11             /* timestamps past year 5000 are no Unix time in seconds */
+#define MAX_INTERVAL 1e9          /* an interval_secs above (or below 0) is ignored */
+
+/* Whether t can be a Unix time in seconds. */
+static bool unix_time(double t)
+{
+    return t >= 0 && t <= MAX_TIME;
+}
+
+/* The read size and longest line of readers opened from now on (reader_test.h). */
+static size_t chunk_size = CHUNK, max_line = MAX_LINE;
+
+void rt_reader_test_limits(size_t chunk, size_t max)
+{
+    chunk_size = chunk ? chunk : CHUNK;
+    max_line = max ? max : MAX_LINE;
+}
 
 typedef enum fmt { F_JSON, F_CSV, F_PY_PROCESS, F_PY_SYSTEM, F_PY_COMBINED } fmt;
 
@@ -132,6 +153,7 @@ struct rt_reader {
     char *buf;        /* owned, NULL over a caller's buffer */
     const char *data; /* buf, or the caller's buffer */
     size_t cap, start, end, scan;
+    size_t chunk, max_line; /* bytes asked of each read(2); longer lines are malformed */
     uint64_t lineno;
     const char *pending; /* the first line, kept for the JSON parser */
     size_t pending_len;
@@ -146,6 +168,7 @@ struct rt_reader {
     /* JSON: the line being read and the previous good one */
     rt_jline *jl, *jl_prev;
     bool have_prev;
+    double last_pid, last_read, last_write; /* the tree's last pid and I/O totals, NaN: none */
     /* records: the one handed out and the one read ahead */
     rt_record rec[2];
     char job[2][RT_JL_JOB];
@@ -170,7 +193,8 @@ static void malformed(rt_reader *r, uint64_t line, const char *what, bool no_nl)
 }
 
 /* Reads more input after end, first moving the unread part to the front and growing the
- * buffer (up to MAX_LINE + CHUNK) when a line fills it. Returns 0, or -1 on a read error. */
+ * buffer (up to max_line + chunk) when a line fills it. Returns 0, or -1 on a read error
+ * (logged as an error with the file's name and the reason, errno kept). */
 static int fill(rt_reader *r)
 {
     if (r->start > 0) {
@@ -180,7 +204,7 @@ static int fill(rt_reader *r)
         r->start = 0;
     }
     if (r->end == r->cap) {
-        size_t ncap = r->cap * 2 > MAX_LINE + CHUNK ? MAX_LINE + CHUNK : r->cap * 2;
+        size_t most = r->max_line + r->chunk, ncap = r->cap * 2 > most ? most : r->cap * 2;
         char *nb = ncap > r->cap ? realloc(r->buf, ncap) : NULL;
         if (nb) {
             r->buf = nb;
@@ -192,11 +216,16 @@ static int fill(rt_reader *r)
         }
     }
     for (;;) {
-        ssize_t k = read(r->fd, r->buf + r->end, r->cap - r->end);
+        size_t room = r->cap - r->end;
+        ssize_t k = read(r->fd, r->buf + r->end, room < r->chunk ? room : r->chunk);
         if (k < 0 && errno == EINTR)
             continue;
-        if (k < 0)
+        if (k < 0) {
+            int err = errno;
+            rt_log(&r->log, RT_LOG_ERROR, "%s: cannot read: %s", r->name, strerror(err));
+            errno = err;
             return -1;
+        }
         if (k == 0)
             r->eof = true;
         r->end += (size_t)k;
@@ -226,7 +255,7 @@ static int next_line(rt_reader *r, const char **line, size_t *n, bool *no_nl)
             size_t len = nl ? (size_t)(nl - s) : r->end - r->start;
             r->start = r->scan = nl ? (size_t)(nl - r->data) + 1 : r->end;
             r->lineno++;
-            if (r->discarding || len > MAX_LINE) {
+            if (r->discarding || len > r->max_line) {
                 r->discarding = false;
                 malformed(r, r->lineno, "line too long (over 4 MiB)", false);
                 continue;
@@ -462,6 +491,8 @@ static const char *csv_row(rt_reader *r, const char *line, size_t n, rt_record *
     }
     if (isnan(v[C_TS]))
         return "no timestamp";
+    if (!unix_time(v[C_TS]))
+        return "the timestamp is no Unix time in seconds";
     nan_record(rec);
     rec->timestamp_secs = v[C_TS];
     rec->cpu_cores = v[C_CPU];
@@ -491,31 +522,26 @@ static const char *csv_row(rt_reader *r, const char *line, size_t n, rt_record *
 /* ---- JSON --------------------------------------------------------------------------------- */
 
 /* Bytes moved in the interval by one counter: the difference from the previous record's
- * total when there is one (0 when the counter went back), else rate x interval. NaN when
- * neither is known. */
+ * total (prev, NULL when that record is not where this interval starts), else the rate x
+ * interval (a counter that went back, after a reboot, or a device new in this record). NaN
+ * when neither is known; never negative. */
 static double counter_bytes(double total, const double *prev, double rate, double interval)
 {
-    if (!isnan(total) && prev && !isnan(*prev))
-        return total >= *prev ? total - *prev : 0;
-    if (!isnan(rate) && !isnan(interval))
+    if (!isnan(total) && prev && !isnan(*prev) && total >= *prev)
+        return total - *prev;
+    if (rate >= 0 && isfinite(rate) && interval > 0 && isfinite(interval))
         return round(rate * interval);
     return NAN;
 }
 
-static void add_to(double *sum, double v)
-{
-    if (!isnan(v))
-        *sum += v;
-}
-
-/* Sums a disk or interface list into *a / *b (NaN when the line had no such list). */
+/* Sums a disk or interface list into *a / *b: 0 for an empty list (nothing to move data),
+ * NaN when the line had no such list or no entry's bytes are known. prev: the previous
+ * record's list when this record's interval starts at it, else NULL. */
 static void list_bytes(const rt_jl_list *l, const rt_jl_list *prev, double interval, double *a, double *b)
 {
-    if (!l->present) {
-        *a = *b = NAN;
+    *a = *b = l->present && l->n == 0 ? 0 : NAN;
+    if (!l->present)
         return;
-    }
-    *a = *b = 0;
     for (size_t i = 0; i < l->n; i++) {
         const rt_jl_dev *d = &l->dev[i], *pd = NULL;
         for (size_t c = 0, k = i; prev && d->named && c < prev->n; c++, k = k + 1 < prev->n ? k + 1 : 0)
@@ -523,11 +549,11 @@ static void list_bytes(const rt_jl_list *l, const rt_jl_list *prev, double inter
                 pd = &prev->dev[k];
                 break;
             }
-        add_to(a, counter_bytes(d->total_a, pd ? &pd->total_a : NULL, d->rate_a, interval));
-        add_to(b, counter_bytes(d->total_b, pd ? &pd->total_b : NULL, d->rate_b, interval));
+        *a = rt_add_known(*a, counter_bytes(d->total_a, pd ? &pd->total_a : NULL, d->rate_a, interval));
+        *b = rt_add_known(*b, counter_bytes(d->total_b, pd ? &pd->total_b : NULL, d->rate_b, interval));
     }
-    add_to(a, counter_bytes(NAN, NULL, l->rest_rate_a, interval));
-    add_to(b, counter_bytes(NAN, NULL, l->rest_rate_b, interval));
+    *a = rt_add_known(*a, counter_bytes(NAN, NULL, l->rest_rate_a, interval));
+    *b = rt_add_known(*b, counter_bytes(NAN, NULL, l->rest_rate_b, interval));
 }
 
 /* Filesystem space over the distinct mount points (NaN when none had figures). */
@@ -550,22 +576,34 @@ static void disk_space(const rt_jline *jl, double *total, double *used)
     }
 }
 
-/* A process counter's bytes in the interval: the difference from the previous record's
- * total, or the total itself when the previous record had none. */
-static double process_bytes(double total, double prev)
+/* A process counter's bytes in the interval: the difference from the last total seen (*last,
+ * which becomes total), or the total itself for the first one, a new tree or a total that
+ * went back (a second run in the file: tracking counts from zero). NaN when total is. */
+static double process_bytes(double total, double *last, bool new_tree)
 {
-    if (isnan(prev) || isnan(total))
-        return total;
-    return total >= prev ? total - prev : 0;
+    if (isnan(total))
+        return NAN;
+    double prev = *last;
+    *last = total;
+    return isnan(prev) || new_tree || total < prev ? total : total - prev;
 }
 
 /* Maps the scanned line r->jl (with r->jl_prev when have_prev) to rec, job name in job. */
 static void json_record(rt_reader *r, rt_record *rec, char *job)
 {
     const rt_jline *jl = r->jl, *pv = r->have_prev ? r->jl_prev : NULL;
+    /* the interval, from the timestamps when the line has none; machine counters are
+     * differenced only with the record the interval starts at (not across a skipped line, a
+     * gap between two runs in one file, or timestamps out of order) */
+    double iv = jl->interval >= 0 && jl->interval <= MAX_INTERVAL ? jl->interval : NAN;
+    double since = pv ? jl->timestamp - r->prev_ts : NAN;
+    bool adjacent = pv && (isnan(iv) ? since > 0 : fabs(since - iv) <= 0.25 * iv + 0.005);
+    if (isnan(iv))
+        iv = since;
+    const rt_jline *pc = adjacent ? pv : NULL;
     nan_record(rec);
     rec->timestamp_secs = jl->timestamp;
-    rec->interval_secs = jl->interval;
+    rec->interval_secs = iv; /* NaN: from the timestamps, below */
     if (jl->has_job) {
         memcpy(job, jl->job, strlen(jl->job) + 1);
         rec->job_name = job;
@@ -574,8 +612,8 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
     rec->cpu_count = jl->cpu_cores_listed > 0 ? jl->cpu_cores_listed : NAN;
     rec->memory_used_mib = jl->mem_used;
     rec->memory_total_mib = jl->mem_total;
-    list_bytes(&jl->disk, pv ? &pv->disk : NULL, jl->interval, &rec->disk_read_bytes, &rec->disk_write_bytes);
-    list_bytes(&jl->net, pv ? &pv->net : NULL, jl->interval, &rec->net_recv_bytes, &rec->net_sent_bytes);
+    list_bytes(&jl->disk, pc ? &pc->disk : NULL, iv, &rec->disk_read_bytes, &rec->disk_write_bytes);
+    list_bytes(&jl->net, pc ? &pc->net : NULL, iv, &rec->net_recv_bytes, &rec->net_sent_bytes);
     if (jl->disk.present)
         disk_space(jl, &rec->disk_space_total_bytes, &rec->disk_space_used_bytes);
     if (jl->gpu_present) {
@@ -591,7 +629,11 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
     }
     if (!jl->has_process)
         return;
-    bool prev_p = pv && pv->has_process;
+    bool new_tree = !isnan(jl->p_pid) && !isnan(r->last_pid) && jl->p_pid != r->last_pid;
+    if (new_tree)
+        r->last_read = r->last_write = NAN;
+    if (!isnan(jl->p_pid))
+        r->last_pid = jl->p_pid;
     rec->process_pid = jl->p_pid;
     rec->process_children = jl->p_children;
     rec->process_cores = jl->p_cores;
@@ -600,8 +642,8 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
     rec->process_pss_mib = jl->p_pss;
     rec->process_rss_mib = jl->p_rss;
     rec->process_rss_peak_mib = jl->p_rss_peak;
-    rec->process_read_bytes = process_bytes(jl->p_read_total, prev_p ? pv->p_read_total : NAN);
-    rec->process_write_bytes = process_bytes(jl->p_write_total, prev_p ? pv->p_write_total : NAN);
+    rec->process_read_bytes = process_bytes(jl->p_read_total, &r->last_read, new_tree);
+    rec->process_write_bytes = process_bytes(jl->p_write_total, &r->last_write, new_tree);
     rec->process_gpu_usage = jl->p_gpu_util / 100.0;
     rec->process_gpu_vram_mib = jl->p_gpu_vram_bytes / 1048576.0;
     rec->process_gpu_utilized = jl->p_gpu_count;
@@ -623,6 +665,8 @@ static int read_record(rt_reader *r, rt_record *rec, char *job)
         const char *bad;
         if (r->format == F_JSON) {
             bad = rt_jline_scan(line, n, r->c_locale, r->jl);
+            if (!bad && !unix_time(r->jl->timestamp))
+                bad = "timestamp_secs is no Unix time in seconds";
             if (!bad) {
                 json_record(r, rec, job);
                 rt_jline *t = r->jl_prev;
@@ -693,7 +737,9 @@ static rt_reader *reader_new(const char *name, const rt_reader_options *opts)
     r->fd = -1;
     r->log.fn = o.log;
     r->log.user = o.log_user;
-    r->prev_ts = NAN;
+    r->chunk = chunk_size;
+    r->max_line = max_line;
+    r->prev_ts = r->last_pid = r->last_read = r->last_write = NAN;
     r->name = rt_strdup(name);
     r->c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
     if (!r->name) {
@@ -780,7 +826,7 @@ rt_error rt_reader_open(const char *path, const rt_reader_options *opts, rt_read
         }
         r->own_fd = true;
     }
-    r->cap = CHUNK;
+    r->cap = r->chunk;
     r->buf = malloc(r->cap);
     if (!r->buf) {
         rt_reader_close(r);

@@ -65,7 +65,9 @@ static const field_map max_fields[] = {
 struct rt_stats {
     rt_summary s;            /* samples, start/end/duration, totals and maxima kept current */
     char job_name[JOB_NAME_CAP];
-    double cpu_secs_total;   /* the largest process_cpu_secs_total seen, NaN: none */
+    double cpu_secs_total;   /* the current run's largest process_cpu_secs_total, NaN: none */
+    double cpu_secs_before;  /* the totals of the runs before it in the same file */
+    double cpu_pid;          /* the pid of the tree those totals are of, NaN: unknown */
     double cpu_secs_sum;     /* the sum of process_cpu_secs, NaN: none */
     double rss_peak;         /* the largest process_rss_peak_mib seen, NaN: none */
     rt_allocation alloc;     /* the dedicated/shared rule's sums */
@@ -102,7 +104,8 @@ rt_stats *rt_stats_new(void)
         NUM(s, sum_fields[i].sum) = NAN;
     for (size_t i = 0; i < COUNT(max_fields); i++)
         NUM(s, max_fields[i].sum) = NAN;
-    st->cpu_secs_total = st->cpu_secs_sum = st->rss_peak = NAN;
+    st->cpu_secs_total = st->cpu_secs_sum = st->rss_peak = st->cpu_pid = NAN;
+    st->cpu_secs_before = 0;
     return st;
 }
 
@@ -121,6 +124,24 @@ static void keep_job_name(rt_stats *st, const char *name)
     st->s.job_name = st->job_name;
 }
 
+/* Absorbs a record's cpu_secs_total. A total below the run's largest, or another pid, is a
+ * new run (a file holding two runs one after the other: tracking counts from zero again), so
+ * the run before it adds its last total (a live run's total never goes back). */
+static void add_cpu_total(rt_stats *st, double total, double pid)
+{
+    if (isnan(total))
+        return;
+    bool new_pid = !isnan(pid) && !isnan(st->cpu_pid) && pid != st->cpu_pid;
+    if (!isnan(st->cpu_secs_total) && (total < st->cpu_secs_total || new_pid)) {
+        st->cpu_secs_before += st->cpu_secs_total;
+        st->cpu_secs_total = total;
+    } else {
+        max_in(&st->cpu_secs_total, total);
+    }
+    if (!isnan(pid))
+        st->cpu_pid = pid;
+}
+
 void rt_stats_add(rt_stats *st, const rt_record *r)
 {
     if (!st || !r)
@@ -130,10 +151,11 @@ void rt_stats_add(rt_stats *st, const rt_record *r)
     bool has_interval = isfinite(iv) && iv > 0;
     double w = has_interval ? iv : 1.0; /* the seconds the record stands for */
     s->samples++;
-    if (isfinite(r->timestamp_secs)) {
-        if (isnan(s->start_secs))
-            s->start_secs = has_interval ? r->timestamp_secs - iv : r->timestamp_secs;
-        s->end_secs = r->timestamp_secs;
+    if (isfinite(r->timestamp_secs)) { /* the earliest start and latest end: records out of order too */
+        double start = has_interval ? r->timestamp_secs - iv : r->timestamp_secs;
+        if (isnan(s->start_secs) || start < s->start_secs)
+            s->start_secs = start;
+        max_in(&s->end_secs, r->timestamp_secs);
     }
     s->duration_secs += w;
     if (r->job_name && !s->job_name)
@@ -147,7 +169,7 @@ void rt_stats_add(rt_stats *st, const rt_record *r)
         sum_in(&NUM(s, sum_fields[i].sum), CNUM(r, sum_fields[i].rec));
     for (size_t i = 0; i < COUNT(max_fields); i++)
         max_in(&NUM(s, max_fields[i].sum), CNUM(r, max_fields[i].rec));
-    max_in(&st->cpu_secs_total, r->process_cpu_secs_total);
+    add_cpu_total(st, r->process_cpu_secs_total, r->process_pid);
     sum_in(&st->cpu_secs_sum, r->process_cpu_secs);
     max_in(&st->rss_peak, r->process_rss_peak_mib);
     rt_allocation_add_record(&st->alloc, r);
@@ -162,8 +184,9 @@ const rt_summary *rt_stats_summary(rt_stats *st)
     rt_summary *s = &st->s;
     for (size_t i = 0; i < NDIST; i++)
         rt_hist_dist(&st->hist[i], (rt_dist *)((char *)s + dist_fields[i].sum));
-    /* the tool's files carry the exact total since tracking began; else the intervals' sum */
-    s->process_cpu_secs = isnan(st->cpu_secs_total) ? st->cpu_secs_sum : st->cpu_secs_total;
+    /* the tool's files carry the exact total since tracking began (per run, when a file holds
+     * several); else the intervals' sum */
+    s->process_cpu_secs = isnan(st->cpu_secs_total) ? st->cpu_secs_sum : st->cpu_secs_before + st->cpu_secs_total;
     max_in(&s->process_rss_mib.peak, st->rss_peak);
     s->allocation = rt_allocation_guess(&st->alloc);
     return s;

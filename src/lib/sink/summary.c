@@ -2,6 +2,8 @@
  * (rt_format_summary), memory and time figures in gpu_tracker's units, into a caller's buffer
  * through the output builder (ob.c). */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/core.h"
@@ -55,12 +57,34 @@ static void key(rt_ob *o, const char *name, const char *suffix)
     rt_ob_put(o, "\":", 2);
 }
 
+/* v with dec decimals (null when not finite). From 1e15 on, the shortest %g that reads back
+ * as v: fixed notation of 1e300 would be cut, and an integer of 2^63 or more is one that
+ * jansson (and other parsers) refuse. */
+static void value(rt_ob *o, double v, int dec)
+{
+    if (!isfinite(v) || fabs(v) < 1e15) {
+        rt_ob_fixed(o, v, dec, "null");
+        return;
+    }
+    char tmp[40];
+    int n = 0;
+    for (int prec = 15; prec <= 17; prec++) {
+        n = snprintf(tmp, sizeof tmp, "%.*g", prec, v);
+        if (strtod(tmp, NULL) == v) /* both in the current locale */
+            break;
+    }
+    for (char *c = tmp; *c; c++) /* a locale's decimal comma: JSON wants a point */
+        if (!(*c >= '0' && *c <= '9') && *c != 'e' && *c != '+' && *c != '-')
+            *c = '.';
+    rt_ob_put(o, tmp, n > 0 && (size_t)n < sizeof tmp ? (size_t)n : 0);
+}
+
 /* "name<suffix>":v*factor with u's decimals (null for NaN), then a comma. u NULL: v as is
  * with dec decimals and no suffix. */
 static void num(rt_ob *o, const char *name, const unit *u, double v, int dec)
 {
     key(o, name, u ? u->suffix : NULL);
-    rt_ob_fixed(o, u ? v * u->factor : v, u ? u->decimals : dec, "null");
+    value(o, u ? v * u->factor : v, u ? u->decimals : dec);
     rt_ob_put(o, ",", 1);
 }
 
