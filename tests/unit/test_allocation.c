@@ -60,6 +60,15 @@ static void allocation(void **state)
         rt_allocation_add(a, &s);
     }
     assert_string_equal(rt_allocation_guess(a), "dedicated");
+    rt_allocation_free(a);
+    a = rt_allocation_new();
+    for (int i = 0; i < 10; i++) {
+        /* others use 2 GiB, but half the samples have no PSS: the memory mean counts only the
+         * samples that have it (divided by all, it read 1 GiB: dedicated) */
+        rt_sample s = sample(1.0, 0.9, 4000, i % 2 ? NAN : 2000, &p);
+        rt_allocation_add(a, &s);
+    }
+    assert_string_equal(rt_allocation_guess(a), "shared");
     rt_sample no_tree;
     memset(&no_tree, 0, sizeof no_tree);
     rt_allocation_free(a);

@@ -26,6 +26,7 @@ void rt_allocation_add_record(rt_allocation *a, const rt_record *r)
     a->system_cores += r->cpu_cores;
     a->process_cores += r->process_cores;
     if (!isnan(r->memory_used_mib) && !isnan(r->process_pss_mib)) {
+        a->memory_samples++;
         a->system_memory_mib += r->memory_used_mib;
         a->process_memory_mib += r->process_pss_mib;
     }
@@ -62,7 +63,8 @@ const char *rt_allocation_guess(const rt_allocation *a)
         return NULL;
     double n = a->samples;
     if (others_busy(a->system_cores, a->process_cores, n, 0.5) ||
-        others_busy(a->system_memory_mib, a->process_memory_mib, n, 1024.0) ||
+        (a->memory_samples > 0 &&
+         others_busy(a->system_memory_mib, a->process_memory_mib, a->memory_samples, 1024.0)) ||
         others_busy(a->system_gpus, a->process_gpus, n, 0.1) ||
         others_busy(a->system_vram_mib, a->process_vram_mib, n, 1024.0))
         return "shared";

@@ -8,7 +8,8 @@
 /* Sums over the records that had a tracked tree and the machine's CPU figure. Plain data:
  * all zero is empty, so it can be embedded and zeroed with memset. */
 struct rt_allocation {
-    double samples;
+    double samples;        /* records taken (with both CPU figures) */
+    double memory_samples; /* of them, records with both memory figures: the memory means' count */
     double system_cores, process_cores;
     double system_memory_mib, process_memory_mib;
     double system_gpus, process_gpus;
