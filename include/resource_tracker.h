@@ -472,12 +472,15 @@ typedef struct rt_dist {
 /* Library-owned, grows at its end. Totals are NaN when no record had the figure. */
 typedef struct rt_summary {
     uint64_t samples;
-    double start_secs, end_secs; /* Unix time: the first record's start, the last's end */
+    double start_secs, end_secs; /* Unix time: the earliest record's start, the latest end */
     double duration_secs;        /* seconds covered by the records */
     const char *job_name;        /* the first one seen, or NULL */
     int has_process;             /* 1 when some record had a tracked tree */
     /* the tracked tree */
-    double process_cpu_secs;     /* user+system CPU seconds of the whole run */
+    double process_cpu_secs;     /* user+system CPU seconds of the whole run: the records'
+                                  * cpu_secs_total (each run's last, summed when the file holds
+                                  * several: the total going back or another pid), else the sum
+                                  * of the per-interval figures */
     rt_dist process_cores, process_pss_mib, process_rss_mib; /* rss peak: the kernel's peak */
     rt_dist process_gpu_usage, process_gpu_vram_mib;
     double process_gpus_used;    /* the most GPUs the tree used at once */
