@@ -84,3 +84,25 @@ def test_config_turns_them_on(tmp_path):
     assert (tmp_path / "h.db").exists()
     r = run(["history", "--json", "--history", str(tmp_path / "h.db")])
     assert r.returncode == 0 and len(r.stdout.splitlines()) == 1
+
+
+def test_recommend_from_history_prices_where_the_job_ran(services, tmp_path):
+    """recommend --job without --instance: the costs where the job's newest run ran, as cloud
+    discovery found it (the stand-in says aws g4dn.xlarge in eu-central-1)."""
+    cloud, keeper = services
+    db = tmp_path / "runs.db"
+    env = tracker_env(TRACKER_CLOUD_DISCOVERY="1", TRACKER_CLOUD_METADATA_URL=cloud.url,
+                      TRACKER_KEEPER_URL=keeper.url)
+    for _ in range(2):
+        r = run(["-q", "-i", "0.1", "--history", str(db), "--job-name", "nightly", "--", "/usr/bin/python3", "-c",
+                 "x = bytearray(32 << 20); sum(range(3_000_000))"], env=env, timeout=60)
+        assert r.returncode == 0, r.stderr
+    r = run(["recommend", "--job", "nightly", "--history", str(db)], env=env)
+    assert r.returncode == 0, r.stderr
+    assert "runs: 2" in r.stdout
+    line = [l for l in r.stdout.splitlines() if l.startswith("instance:")][0]
+    assert "aws:g4dn.xlarge in eu-central-1" in line and "$0.6049/hour" in line and "where the last run ran" in line
+    assert any(q["path"] == "/server/aws/g4dn.xlarge/prices" for q in keeper.requests())
+    # --instance still wins
+    r = run(["recommend", "--job", "nightly", "--history", str(db), "--instance", "aws:m5.xlarge"], env=env)
+    assert "instance: aws:m5.xlarge," in r.stdout
