@@ -615,6 +615,56 @@ typedef struct rt_report_info {
  * RT_OK, RT_ERR_IO (errno set), RT_ERR_NOMEM or RT_ERR_INVALID. */
 RT_API rt_error rt_report_write(const rt_report *r, const rt_report_info *info, int fd);
 
+/* ==========================================================================================
+ * Streaming a run to the Sentinel API and S3 (contracts §5): register the run, upload the
+ * samples as gzipped CSV batches every upload interval, close the run at the end. All network
+ * work is done on the stream's own thread: rt_stream_add never waits on the network. Nothing
+ * is lost: a batch that fails is retried with backoff and kept (in memory up to a bound, then
+ * in a spill file) until it is uploaded or, at the end, sent inline. The token, the S3 secret
+ * and the session token never appear in any log message. */
+typedef struct rt_stream rt_stream;
+
+typedef struct rt_stream_options {
+    size_t struct_size;          /* sizeof(rt_stream_options) as the caller compiled it */
+    const char *api_url;         /* NULL: https://api.sentinel.sparecores.net (SENTINEL_API_URL) */
+    const char *token;           /* SENTINEL_API_TOKEN; required */
+    double upload_interval_secs; /* 0: 60 (TRACKER_UPLOAD_INTERVAL) */
+    const char *s3_endpoint_url; /* AWS_ENDPOINT_URL_S3 (path style); NULL: AWS */
+    const char *region;          /* AWS_REGION; NULL: asked of the bucket, else eu-central-1 */
+    const rt_job *job;           /* copied with its strings */
+    const char *const *command;  /* the wrapped argv, NULL-terminated, or NULL; copied */
+    const rt_host *host;         /* may be NULL; the fields are copied at rt_stream_start */
+    rt_cloud_discovery *cloud;   /* may be NULL; the stream asks it for the result (within its
+                                  * 2 s bound) before registering; must outlive the stream */
+    const char *spill_dir;       /* where batches go when memory is full or at a failed end;
+                                  * NULL: $XDG_STATE_HOME/resource-tracker (~/.local/state/...) */
+    size_t memory_limit_bytes;   /* gzip bytes kept in memory before spilling; 0: 8 MiB */
+    double finish_timeout_secs;  /* the most rt_stream_finish waits; 0: 10 */
+    rt_log_fn log;               /* NULL: messages are dropped; called from the stream's thread */
+    void *log_user;
+} rt_stream_options;
+
+#define RT_STREAM_OPTIONS_INIT {.struct_size = sizeof(rt_stream_options)}
+
+/* Starts the stream's thread (registration happens there, with retries). Returns at once:
+ * RT_OK and *out; RT_ERR_INVALID (no token, a bad URL, struct_size too small);
+ * RT_ERR_UNSUPPORTED (libcurl or zlib cannot be loaded: nothing started); RT_ERR_NOMEM. */
+RT_API rt_error rt_stream_start(const rt_stream_options *opts, rt_stream **out);
+
+/* Adds one sample to the current batch (its CSV row, contracts §3). Never blocks on the
+ * network; O(row). RT_OK, or RT_ERR_NOMEM when even the spill failed (the row is counted lost). */
+RT_API rt_error rt_stream_add(rt_stream *st, const rt_sample *sample);
+
+/* Ends the run: the last batch is uploaded, then POST /runs/{id}/finish with exit_code and the
+ * status ("failed" when failed is non-zero), within opts->finish_timeout_secs in all. What could
+ * not be sent stays in the spill directory and is logged (how many rows). RT_OK when the run was
+ * finished at the API; RT_ERR_IO otherwise. Call once. */
+RT_API rt_error rt_stream_finish(rt_stream *st, int exit_code, int failed);
+
+/* Frees the stream (finishing it first with exit code 0 if rt_stream_finish was not called).
+ * NULL is allowed. */
+RT_API void rt_stream_free(rt_stream *st);
+
 #ifdef __cplusplus
 }
 #endif
