@@ -141,6 +141,14 @@ def test_good_put_lands(s3_clean, tmp_path):
     assert st == 200
 
 
+def test_large_put(s3_clean, tmp_path):
+    """Above 1 MiB libcurl adds its own (unsigned) Expect: 100-continue; the PUT still verifies."""
+    body = os.urandom(3 * 1024 * 1024)
+    r = put(tmp_path, s3_clean.url, "large/000000.csv.gz", body)
+    assert r.returncode == 0, r.stderr
+    assert s3_clean.object("bkt", "large/000000.csv.gz") == body
+
+
 def test_cpu_per_put(s3_clean, tmp_path):
     """Prints the CPU time of a ~100 KB PUT (the first one loads libcurl and libcrypto)."""
     body = gz_body()
