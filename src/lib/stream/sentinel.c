@@ -1,7 +1,7 @@
 /* sentinel.c - the Sentinel API of contracts §5 as pure functions: the JSON bodies of POST /runs
  * and POST /runs/{id}/finish built with jansson, the replies of /runs and refresh-credentials
  * read with jansson into bounded, header-safe fields, and an ISO 8601 time parser. */
-#define _POSIX_C_SOURCE 200809L /* gmtime_r */
+#define _DEFAULT_SOURCE /* gmtime_r, explicit_bzero */
 #include <jansson.h>
 #include <math.h>
 #include <stdint.h>
@@ -355,7 +355,7 @@ static bool read_credentials(json_t *reply, rt_s3_credentials *creds, char *err,
     }
     if (ok)
         *creds = *tmp;
-    memset(tmp, 0, sizeof *tmp); /* the secret does not linger in freed memory */
+    explicit_bzero(tmp, sizeof *tmp); /* our copy of the secret; the reply's buffers are the caller's */
     free(tmp);
     return ok;
 }
