@@ -348,3 +348,24 @@ def test_failing_server_messages_hold_no_secret(tmp_path):
     r = put(tmp_path, f"http://127.0.0.1:{port}", "k", b"x")
     assert r.returncode == 1 and "status=0 " in r.stdout
     assert_no_secret(r.stdout, r.stderr)
+
+
+def test_token_file_follows_the_sentinel_credentials(tmp_path):
+    """--token-file: the credentials the Sentinel stand-in issued, read per request: a listed
+    token still valid is accepted, an expired one is ExpiredToken, an unlisted one InvalidToken."""
+    import json
+    import time
+    tf = tmp_path / "tokens.json"
+    now = time.time()
+    tf.write_text(json.dumps({"access_key": AK, "secret_key": SK, "current": "ST-2",
+                              "tokens": {"ST-1": now - 10, "ST-2": now + 3600}}))
+    stub = s3_sigv4.start(tmp_path, secret="unused", token="unused", s3rver=False, extra=("--token-file", str(tf)))
+    try:
+        body = gz_body()
+        assert put(tmp_path, stub.url, "k/000000.csv.gz", body, {"AWS_SESSION_TOKEN": "ST-2"}).returncode == 0
+        r = put(tmp_path, stub.url, "k/000001.csv.gz", body, {"AWS_SESSION_TOKEN": "ST-1"})
+        assert r.returncode != 0 and "ExpiredToken" in r.stdout + r.stderr
+        r = put(tmp_path, stub.url, "k/000002.csv.gz", body, {"AWS_SESSION_TOKEN": "ST-9"})
+        assert r.returncode != 0 and "InvalidToken" in r.stdout + r.stderr
+    finally:
+        stub.stop()

@@ -4,7 +4,7 @@ request, then hands the request to s3rver (the npm S3 store) or keeps the object
 
 Start (stdlib only; it prints its port, then serves until SIGTERM/SIGINT; stop it by its PID):
 
-    s3_sigv4.py --secret SK --token TOK [--access-key AK] [--region eu-central-1]
+    s3_sigv4.py --secret SK --token TOK [--access-key AK] [--region eu-central-1] [--token-file F]
                 [--s3rver DIR --bucket B ...  |  --upstream http://127.0.0.1:PORT  |  --store]
                 [--fail-first N] [--fail-status 500] [--hang-secs S] [--max-skew-secs 900]
 
@@ -12,6 +12,11 @@ Start (stdlib only; it prints its port, then serves until SIGTERM/SIGINT; stop i
                  every --bucket created); it dies with this process (its own PID, SIGTERM, or
                  PR_SET_PDEATHSIG). Exit status 3 when node or s3rver is missing.
   --upstream URL forward to an s3rver started elsewhere.
+  --token-file F the Sentinel stand-in's token file (sentinel_server.py --token-file), read on
+                 every request: {"access_key", "secret_key", "tokens": {TOKEN: expires_unix}};
+                 it replaces --access-key/--secret/--token: the request's access key must be
+                 access_key, its signature must verify with secret_key, and its token must be
+                 listed (else InvalidToken) with an expiry still ahead (else ExpiredToken).
   --store        no s3rver: objects are kept in memory (PUT, GET, HEAD of objects only).
   First stdout line: the port (127.0.0.1). Second line: "s3rver PORT" or "store".
   Every reply carries x-amz-bucket-region: REGION (as S3 does, even on a 403).
@@ -146,7 +151,15 @@ def verify(args, method, raw_path, raw_query, headers, body):
     if len(parts) != 5 or parts[4] != "aws4_request":
         raise Rejected("AuthorizationHeaderMalformed", "The credential scope is malformed")
     akid, date, region, service, _ = parts
-    if args.access_key and akid != args.access_key:
+    secret, access_key, tokens = args.secret, args.access_key, None
+    if args.token_file:
+        try:
+            with open(args.token_file) as f:
+                tf = json.load(f)
+            secret, access_key, tokens = tf["secret_key"], tf["access_key"], tf["tokens"]
+        except (OSError, ValueError, KeyError):
+            raise Rejected("InvalidToken", "no credentials issued yet")
+    if access_key and akid != access_key:
         raise Rejected("InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records.")
     if region != args.region:
         raise Rejected("AuthorizationHeaderMalformed", f"the region '{region}' is wrong; expecting '{args.region}'")
@@ -174,7 +187,12 @@ def verify(args, method, raw_path, raw_query, headers, body):
         if n not in present:
             raise Rejected("AccessDenied", f"The signed header {n} is not in the request")
     token = headers.get("x-amz-security-token")
-    if token is None or not hmac.compare_digest(token.encode(), args.token.encode()):
+    if tokens is not None:
+        if token is None or token not in tokens:
+            raise Rejected("InvalidToken", "The provided token is malformed or otherwise invalid.")
+        if float(tokens[token]) <= time.time():
+            raise Rejected("ExpiredToken", "The provided token has expired.")
+    elif token is None or not hmac.compare_digest(token.encode(), args.token.encode()):
         raise Rejected("InvalidToken", "The provided token is malformed or otherwise invalid.")
     payload = headers.get("x-amz-content-sha256")
     if payload is None:
@@ -189,7 +207,7 @@ def verify(args, method, raw_path, raw_query, headers, body):
     canonical = "\n".join([method, canonical_uri(raw_path), canonical_query(raw_query), canon_headers, signed, payload])
     string_to_sign = "\n".join(["AWS4-HMAC-SHA256", amz_date, f"{date}/{region}/{service}/aws4_request",
                                 hashlib.sha256(canonical.encode()).hexdigest()])
-    want = hmac.new(signing_key(args.secret, date, region, service), string_to_sign.encode(), hashlib.sha256).hexdigest()
+    want = hmac.new(signing_key(secret, date, region, service), string_to_sign.encode(), hashlib.sha256).hexdigest()
     if not hmac.compare_digest(want, signature):
         raise Rejected("SignatureDoesNotMatch",
                        "The request signature we calculated does not match the signature you provided. "
@@ -379,6 +397,7 @@ def main():
     ap.add_argument("--secret", required=True)
     ap.add_argument("--token", required=True)
     ap.add_argument("--access-key", default="")
+    ap.add_argument("--token-file", default="")
     ap.add_argument("--region", default="eu-central-1")
     ap.add_argument("--s3rver", metavar="DIR")
     ap.add_argument("--bucket", action="append", default=[])
