@@ -226,7 +226,9 @@ static batch *batch_new(const rt_stream *st)
     if (!b)
         return NULL;
     const char *h = rt_csv_header();
-    if (rt_gzip_new(st->mem_limit, &b->z) != RT_OK || rt_gzip_write(b->z, h, strlen(h)) != RT_OK) {
+    /* the open batch's own bound: the memory limit, or 1 MiB when the limit is lower */
+    size_t max = st->mem_limit > ((size_t)1 << 20) ? st->mem_limit : (size_t)1 << 20;
+    if (rt_gzip_new(max, &b->z) != RT_OK || rt_gzip_write(b->z, h, strlen(h)) != RT_OK) {
         batch_free(b);
         return NULL;
     }
@@ -434,7 +436,7 @@ static bool spill(rt_stream *st, batch *b)
  * rt_buf_free). Returns false when neither is there. */
 static bool batch_bytes(const batch *b, rt_buf *tmp, const void **data, size_t *len)
 {
-    rt_buf_init(tmp, b->gzlen + 1);
+    rt_buf_init(tmp, b->gzlen + 4096); /* room for the reader's first 4 KiB and the NUL */
     if (b->gz) {
         *data = b->gz;
         *len = b->gzlen;
