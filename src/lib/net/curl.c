@@ -13,6 +13,7 @@
 
 #include <curl/curl.h> /* types and constants only: every function comes through dlsym */
 
+#include "../core/gzip.h" /* rt_dl_load */
 #include "curl.h"
 
 #define RT_CURL_SONAME "libcurl.so.4"
@@ -43,16 +44,7 @@ static struct {
  * dlerror text in err (and nothing left open). */
 static void *load_api(const char *soname, curl_api *api, char *err, size_t errlen)
 {
-    void *dl = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-    if (!dl) {
-        const char *e = dlerror();
-        snprintf(err, errlen, "%s", e ? e : soname);
-        return NULL;
-    }
-    static const struct {
-        const char *name;
-        size_t off;
-    } syms[] = {
+    static const rt_dl_sym syms[] = {
         {"curl_global_init", offsetof(curl_api, global_init)},
         {"curl_easy_init", offsetof(curl_api, easy_init)},
         {"curl_easy_setopt", offsetof(curl_api, easy_setopt)},
@@ -63,18 +55,7 @@ static void *load_api(const char *soname, curl_api *api, char *err, size_t errle
         {"curl_slist_append", offsetof(curl_api, slist_append)},
         {"curl_slist_free_all", offsetof(curl_api, slist_free_all)},
     };
-    for (size_t i = 0; i < RT_ARRAY_LEN(syms); i++) {
-        dlerror(); /* clear */
-        void *p = dlsym(dl, syms[i].name);
-        if (!p) {
-            const char *e = dlerror();
-            snprintf(err, errlen, "%s", e ? e : syms[i].name);
-            dlclose(dl);
-            return NULL;
-        }
-        memcpy((char *)api + syms[i].off, &p, sizeof p); /* a data pointer into a function pointer slot */
-    }
-    return dl;
+    return rt_dl_load(soname, syms, RT_ARRAY_LEN(syms), api, err, errlen);
 }
 
 static void load_once(void)
@@ -168,6 +149,40 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *user)
     return n;
 }
 
+/* What the header callback fills: the value of one named reply header. */
+typedef struct header_sink {
+    const char *name;
+    size_t name_len;
+    char *value; /* 256 bytes */
+} header_sink;
+
+/* Called by libcurl once per reply header line (not NUL-terminated, CRLF included). A status
+ * line starts a new reply (a 100 Continue or a redirect before the final one): the value is
+ * forgotten. Returns n (go on). */
+static size_t on_header(char *line, size_t size, size_t nitems, void *user)
+{
+    header_sink *h = user;
+    size_t n = size * nitems;
+    if (n >= 5 && memcmp(line, "HTTP/", 5) == 0) {
+        h->value[0] = '\0';
+        return n;
+    }
+    if (n <= h->name_len || line[h->name_len] != ':' || strncasecmp(line, h->name, h->name_len) != 0)
+        return n;
+    size_t a = h->name_len + 1, b = n;
+    while (a < b && (line[a] == ' ' || line[a] == '\t'))
+        a++;
+    while (b > a && (line[b - 1] == '\r' || line[b - 1] == '\n' || line[b - 1] == ' ' || line[b - 1] == '\t'))
+        b--;
+    if (b - a < 256) {
+        memcpy(h->value, line + a, b - a);
+        h->value[b - a] = '\0';
+    } else {
+        h->value[0] = '\0';
+    }
+    return n;
+}
+
 /* True when url starts with http:// or https:// (case-insensitive). */
 static bool http_scheme(const char *url)
 {
@@ -201,6 +216,8 @@ rt_error rt_fetch(const rt_fetch_request *req, rt_fetch_reply *out, char *err, s
     size_t max = req->max_body < SIZE_MAX ? req->max_body + 1 : SIZE_MAX;
     rt_buf_init(&out->body, max);
     sink sk = {.body = &out->body, .max_body = req->max_body};
+    header_sink hs = {.name = req->reply_header, .name_len = req->reply_header ? strlen(req->reply_header) : 0,
+                      .value = out->header};
 
     CURL *h = api->easy_init();
     if (!h) {
@@ -214,7 +231,9 @@ rt_error rt_fetch(const rt_fetch_request *req, rt_fetch_reply *out, char *err, s
         hdr_fail = !n;
         hdrs = n ? n : hdrs;
     }
-    if (req->body && !hdr_fail) { /* no 100-continue round trip before the body */
+    /* no 100-continue round trip before the body; but not with SigV4: libcurl 7.88 signs the
+     * blank "Expect:" as if it were sent (it only adds Expect itself above 1 MiB, unsigned) */
+    if (req->body && !req->aws_sigv4 && !hdr_fail) {
         struct curl_slist *n = api->slist_append(hdrs, "Expect:");
         hdr_fail = !n;
         hdrs = n ? n : hdrs;
@@ -247,6 +266,16 @@ rt_error rt_fetch(const rt_fetch_request *req, rt_fetch_reply *out, char *err, s
     SET(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)(req->max_body > (size_t)INT64_MAX ? INT64_MAX : req->max_body));
     if (hdrs)
         SET(CURLOPT_HTTPHEADER, hdrs);
+    if (hs.name_len) {
+        SET(CURLOPT_HEADERFUNCTION, on_header);
+        SET(CURLOPT_HEADERDATA, &hs);
+    }
+    if (req->username)
+        SET(CURLOPT_USERNAME, req->username);
+    if (req->password)
+        SET(CURLOPT_PASSWORD, req->password);
+    if (req->aws_sigv4)
+        SET(CURLOPT_AWS_SIGV4, req->aws_sigv4); /* libcurl 7.75 and later; older: CURLE_UNKNOWN_OPTION */
     if (strcmp(method, "GET") == 0) {
         SET(CURLOPT_HTTPGET, 1L);
     } else if (strcmp(method, "HEAD") == 0) {

@@ -15,6 +15,15 @@ typedef struct rt_fetch_request {
     size_t body_len;             /* bytes of body */
     double timeout_secs;         /* the whole request, connection included; must be > 0 */
     size_t max_body;             /* the most reply body bytes accepted */
+    const char *aws_sigv4;       /* libcurl's AWS Signature V4 (CURLOPT_AWS_SIGV4), e.g.
+                                  * "aws:amz:eu-central-1:s3", with username/password as the key
+                                  * pair; NULL: no signing. libcurl 7.88 signs every header given
+                                  * in headers and takes x-amz-content-sha256's value as the
+                                  * payload hash when that header is given (else it hashes body) */
+    const char *username;        /* CURLOPT_USERNAME (with aws_sigv4: the access key), or NULL */
+    const char *password;        /* CURLOPT_PASSWORD (the secret key), or NULL; never in err */
+    const char *reply_header;    /* name of one reply header to keep in rt_fetch_reply.header
+                                  * (case-insensitive), or NULL */
 } rt_fetch_request;
 
 /* What came back: any HTTP status (a 404 or 500 is a reply, not a failure). */
@@ -22,6 +31,8 @@ typedef struct rt_fetch_reply {
     long status;  /* HTTP status, e.g. 200 */
     rt_buf body;  /* the reply body, NUL-terminated (body.data may be NULL when empty);
                    * free with rt_fetch_reply_free */
+    char header[256]; /* the value of req->reply_header in the final reply, trimmed; "" when
+                       * absent or longer than 255 bytes */
 } rt_fetch_reply;
 
 /* Performs req and fills *out (zeroed first). Returns RT_OK with any status; RT_ERR_UNSUPPORTED

@@ -26,17 +26,37 @@ typedef struct rt_s3_target {
 bool rt_s3_parse_uri(const char *uri, rt_s3_target *t);
 
 /* The object URL of key under the target (path-style with an endpoint, else virtual-hosted),
- * each key segment percent-encoded, into out[cap]. Returns true or false (does not fit). Pure. */
+ * each key segment percent-encoded, into out[cap]. Returns true or false (does not fit). Pure.
+ * Here and in rt_s3_put, key is relative to t->prefix: the object is "PREFIX/KEY" (or "KEY" with
+ * an empty prefix). Virtual-hosted URLs name t->region (s3.amazonaws.com while it is ""). */
 bool rt_s3_object_url(const rt_s3_target *t, const char *key, char *out, size_t cap);
 
 /* Learns the bucket's region when t->region is empty: asks the bucket (HEAD, the
- * x-amz-bucket-region reply header), else "eu-central-1". Never fails; at most timeout_secs. */
+ * x-amz-bucket-region reply header), else "eu-central-1". Never fails; at most timeout_secs.
+ * The HEAD is not signed (S3 names the region in a refusal too): c is not used. */
 void rt_s3_find_region(rt_s3_target *t, const rt_s3_credentials *c, double timeout_secs);
 
 /* PUTs body as key with Content-Type, signed with SigV4 (X-Amz-Security-Token and
- * x-amz-content-sha256 sent). Returns RT_OK on a 2xx; RT_ERR_IO otherwise, with *status the HTTP
+ * x-amz-content-sha256 sent; region "eu-central-1" while t->region is ""). Signed by libcurl
+ * (CURLOPT_AWS_SIGV4, 7.75 or later), the payload hash from libcrypto.so.3 (RT_ERR_UNSUPPORTED
+ * when either cannot be loaded). RT_ERR_INVALID for a bad target, key, region or credentials. Returns RT_OK on a 2xx; RT_ERR_IO otherwise, with *status the HTTP
  * status (0: no reply) and err a message that never contains a secret or the token. */
 rt_error rt_s3_put(const rt_s3_target *t, const rt_s3_credentials *c, const char *key, const void *body,
                    size_t len, const char *content_type, double timeout_secs, long *status, char *err, size_t errlen);
+
+/* "s3://BUCKET/PREFIX/KEY" of key under t into out[cap] (as the finish call's data_uris name the
+ * objects). Returns true, or false (out empty) when it does not fit. Pure. */
+bool rt_s3_object_uri(const rt_s3_target *t, const char *key, char *out, size_t cap);
+
+/* True when r looks like an AWS region name (lower case, digits, '-'; 1 to 63 bytes). Pure. */
+bool rt_s3_valid_region(const char *r);
+
+/* Replaces every occurrence of secret (when non-empty) in text with "[redacted]" (or as much of
+ * it as the secret is long), in place. Pure. */
+void rt_s3_redact(char *text, const char *secret);
+
+/* The SHA-256 of len bytes of data as 64 lower-case hex digits, through libcrypto.so.3 (dlopen'd
+ * at first use). Returns RT_OK, or RT_ERR_UNSUPPORTED with the reason in err. */
+rt_error rt_s3_sha256_hex(const void *data, size_t len, char hex[65], char *err, size_t errlen);
 
 #endif
