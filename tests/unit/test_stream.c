@@ -216,13 +216,13 @@ static void count_rows(const char *csv, size_t len, int *seen, int n)
     }
 }
 
-/* Checks the objects: keys pre/r1/000000.csv.gz on without gaps or repeats, each a gzip whose
+/* Checks the objects: keys r1/000000.csv.gz (under the prefix "pre") on without gaps or repeats, each a gzip whose
  * rows go into seen. Returns how many. */
 static int check_objects(fixture *x, int *seen)
 {
     for (int i = 0; i < x->f.nput; i++) {
         char want[64];
-        snprintf(want, sizeof want, "pre/r1/%06d.csv.gz", i);
+        snprintf(want, sizeof want, "r1/%06d.csv.gz", i);
         assert_string_equal(x->f.keys[i], want);
         rt_buf raw = {0};
         assert_int_equal(rt_gunzip(x->f.bodies[i].data, x->f.bodies[i].len, 1 << 24, &raw), RT_OK);

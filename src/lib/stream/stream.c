@@ -611,11 +611,10 @@ static void refresh_if_needed(rt_stream *st, double timeout)
     }
 }
 
-/* The object key of seq under the run. Returns false when it does not fit. */
+/* The object key of seq, relative to the target's prefix (rt_s3_put puts it under it):
+ * {run_id}/{seq:06d}.csv.gz. Returns false when it does not fit. */
 static bool object_key(const rt_stream *st, unsigned seq, char *out, size_t cap)
 {
-    if (st->target.prefix[0])
-        return rt_pathf(out, cap, "%s/%s/%06u.csv.gz", st->target.prefix, st->run_id, seq);
     return rt_pathf(out, cap, "%s/%06u.csv.gz", st->run_id, seq);
 }
 
@@ -623,7 +622,7 @@ static bool object_key(const rt_stream *st, unsigned seq, char *out, size_t cap)
 static bool add_uri(rt_stream *st, const char *key)
 {
     char uri[2048];
-    if (!rt_pathf(uri, sizeof uri, "s3://%s/%s", st->target.bucket, key))
+    if (!rt_s3_object_uri(&st->target, key, uri, sizeof uri))
         return false;
     if (st->nuris == st->cap_uris && rt_grow(&st->uris, &st->cap_uris, st->nuris + 1, sizeof *st->uris) < 0)
         return false;
