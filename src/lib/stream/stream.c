@@ -464,13 +464,13 @@ static void retire(rt_stream *st, batch *b)
     batch_free(b);
 }
 
-/* Spills what must be spilled: every pending batch that failed once (or all of them while the
- * run is not registered, or all with everything), and drops the memory copies of spilled batches,
+/* Spills what must be spilled: every pending batch while S3 fails (one failed) or the run is not
+ * registered (or all with everything), and drops the memory copies of spilled batches,
  * oldest first, while the memory held passes the bound. */
 static void persist(rt_stream *st, bool everything)
 {
     for (batch *b = st->pending; b; b = b->next)
-        if (everything || b->tries > 0 || !st->registered)
+        if (everything || st->s3_backoff > 0 || b->tries > 0 || !st->registered)
             spill(st, b);
     for (batch *b = st->pending; b && st->mem_bytes > st->mem_limit; b = b->next) {
         if (b->gz && spill(st, b)) {
