@@ -18,6 +18,7 @@ import time
 import pytest
 
 from conftest import REPO, TRACKER, tracker_env
+from test_recommend import closed_port_url
 
 STUBS = os.path.join(REPO, "tests", "stubs")
 SENTINEL = os.path.join(STUBS, "sentinel_server.py")
@@ -83,14 +84,6 @@ def stream_env(tmp_path, api_url, s3_url, **extra):
                       XDG_STATE_HOME=str(tmp_path / "state"))
     env.update(extra)
     return env
-
-
-def closed_port_url():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return f"http://127.0.0.1:{port}"
 
 
 def local_rows(path):
