@@ -79,6 +79,15 @@ typedef struct cli_options {
     bool cloud_disabled;              /* TRACKER_CLOUD_DISCOVERY=0 */
     const char *cloud_metadata_url;   /* TRACKER_CLOUD_METADATA_URL */
     const char *keeper_url;           /* TRACKER_KEEPER_URL; NULL: the library's default */
+    /* streaming to the Sentinel API and S3 (contracts §5); the rest is read only with a token */
+    const char *sentinel_token; /* SENTINEL_API_TOKEN; NULL (absent or empty): no connection at all */
+    const char *sentinel_url;   /* SENTINEL_API_URL; NULL: the library's default */
+    double upload_interval;     /* TRACKER_UPLOAD_INTERVAL, seconds; default 60 */
+    double finish_timeout;      /* TRACKER_FINISH_TIMEOUT, the most seconds the end waits; default 10 */
+    const char *s3_endpoint;    /* AWS_ENDPOINT_URL_S3 */
+    const char *aws_region;     /* AWS_REGION */
+    char *spill_dir;            /* $XDG_STATE_HOME/resource-tracker, else ~/.local/state/resource-tracker
+                                 * ($HOME); NULL: the library's default. Owned */
 } cli_options;
 
 /* Parses argv into opts->args and friends. On a usage error writes one line into err and

@@ -62,6 +62,7 @@ typedef struct run_state {
     rt_stats *stats;
     rt_report *report;
     const char *job_name;
+    rt_stream *stream; /* streaming to the Sentinel API and S3; NULL without a token */
 } run_state;
 
 /* Takes one sample and writes it. Returns false when output failed for good. */
@@ -70,6 +71,8 @@ static bool emit(run_state *rs)
     const rt_sample *s;
     if (!rs->sampler || rt_sampler_sample(rs->sampler, &s) != RT_OK)
         return true;
+    if (rs->stream)
+        rt_stream_add(rs->stream, s); /* never waits on the network */
     if (rs->stats || rs->report) {
         rt_record rec;
         rt_record_from_sample(s, &rec);
@@ -209,6 +212,37 @@ static rt_error read_host(const cli_options *o, rt_host **out)
     return rt_host_read(&ho, out);
 }
 
+/* Starts streaming the run (only called with a token): the host's facts read now, the cloud's
+ * result asked by the stream itself before it registers. NULL when it cannot start (one
+ * warning: the job goes on untouched). */
+static rt_stream *start_stream(const cli_options *o, rt_cloud_discovery *cloud)
+{
+    rt_host *host = NULL;
+    if (read_host(o, &host) != RT_OK)
+        host = NULL;
+    rt_stream_options so = RT_STREAM_OPTIONS_INIT;
+    so.api_url = o->sentinel_url;
+    so.token = o->sentinel_token;
+    so.upload_interval_secs = o->upload_interval;
+    so.finish_timeout_secs = o->finish_timeout;
+    so.s3_endpoint_url = o->s3_endpoint;
+    so.region = o->aws_region;
+    so.job = &o->job;
+    so.command = (const char *const *)o->command;
+    so.host = host;
+    so.cloud = cloud;
+    so.spill_dir = o->spill_dir;
+    so.log = log_cb;
+    rt_stream *st = NULL;
+    rt_error err = rt_stream_start(&so, &st);
+    rt_host_free(host); /* the stream copied what it needs */
+    if (err != RT_OK) {
+        say("warning: not streaming to the Sentinel API: %s", rt_strerror(err));
+        return NULL;
+    }
+    return st;
+}
+
 /* Unix time now, in seconds. */
 static double unix_now(void)
 {
@@ -334,6 +368,8 @@ static int track(cli_options *o)
     }
     /* where the job runs: found in the background, never waited for; kept for the run */
     rs.cloud = start_cloud(o);
+    if (o->sentinel_token)
+        rs.stream = start_stream(o, rs.cloud);
     if (out_fd >= 0 && (err = rt_writer_new(o->format, out_fd, &o->job, &rs.writer)) != RT_OK) {
         say("cannot set up output: %s", rt_strerror(err));
         rs.writer = NULL;
@@ -386,6 +422,12 @@ static int track(cli_options *o)
     }
     if (rs.child)
         status = rs.child_done ? exit_status_of(rs.child_status) : EXIT_FAIL;
+    if (rs.stream) {
+        /* the last batch and the run's end, within TRACKER_FINISH_TIMEOUT; a clean stop of a
+         * run without a command is "finished"; what fails is said and never changes status */
+        rt_stream_finish(rs.stream, status, rs.child && status != 0);
+        rt_stream_free(rs.stream);
+    }
     if (rs.stats)
         finish_run(o, &rs, status, start_secs);
     rt_stats_free(rs.stats);

@@ -62,6 +62,16 @@ const char cli_usage[] =
     "  -h, --help              this text\n"
     "  -V, --version           the version\n"
     "\n"
+    "\n"
+    "Streaming (only when SENTINEL_API_TOKEN is set; without it no connection is made):\n"
+    "  SENTINEL_API_TOKEN      register the run at the Sentinel API and upload gzipped CSV batches to S3\n"
+    "  SENTINEL_API_URL        API base (default https://api.sentinel.sparecores.net)\n"
+    "  TRACKER_UPLOAD_INTERVAL seconds between batches, fractional allowed (default 60)\n"
+    "  TRACKER_FINISH_TIMEOUT  the most seconds the end of the run waits for uploads and the API (default 10)\n"
+    "  AWS_ENDPOINT_URL_S3     S3 endpoint (path style); AWS_REGION the bucket's region\n"
+    "  Batches that cannot be uploaded are kept in $XDG_STATE_HOME/resource-tracker\n"
+    "  (~/.local/state/resource-tracker) until they are sent.\n"
+    "\n"
     "Precedence: command line > environment > config file > built-in default.\n"
     "Samples are written as one JSON object or CSV row per interval, flushed at once.\n"
     "See resource-tracker(1) for the fields, the config file and the exit status.\n";
@@ -306,6 +316,55 @@ static const char *env_value(const char *name)
     return v && *v ? v : NULL;
 }
 
+/* Parses a number of seconds in (0, max]. Returns 0 and *out, or -1. */
+static int parse_secs(const char *s, double max, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end != '\0' || !(v > 0 && v <= max))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* The streaming settings (contracts §4), read only when SENTINEL_API_TOKEN is set: without it
+ * nothing of them matters and no connection is made. The spill directory follows the XDG base
+ * directory rules. Returns 0, or -1 with "VARIABLE: problem" in err. */
+static int stream_env(cli_options *o, char *err, size_t errlen)
+{
+    o->sentinel_token = env_value("SENTINEL_API_TOKEN");
+    o->upload_interval = 60.0;
+    o->finish_timeout = 10.0;
+    if (!o->sentinel_token)
+        return 0;
+    o->sentinel_url = env_value("SENTINEL_API_URL");
+    if (o->sentinel_url && strncmp(o->sentinel_url, "http://", 7) != 0 && strncmp(o->sentinel_url, "https://", 8) != 0)
+        USAGE_ERR("SENTINEL_API_URL: not an http:// or https:// URL: '%s'", o->sentinel_url);
+    o->s3_endpoint = env_value("AWS_ENDPOINT_URL_S3");
+    if (o->s3_endpoint && strncmp(o->s3_endpoint, "http://", 7) != 0 && strncmp(o->s3_endpoint, "https://", 8) != 0)
+        USAGE_ERR("AWS_ENDPOINT_URL_S3: not an http:// or https:// URL: '%s'", o->s3_endpoint);
+    o->aws_region = env_value("AWS_REGION");
+    const char *v = env_value("TRACKER_UPLOAD_INTERVAL");
+    if (v && (parse_secs(v, 86400.0, &o->upload_interval) < 0 || o->upload_interval < 0.01))
+        USAGE_ERR("TRACKER_UPLOAD_INTERVAL: not a number of seconds from 0.01 to 86400: '%s'", v);
+    v = env_value("TRACKER_FINISH_TIMEOUT");
+    if (v && parse_secs(v, 3600.0, &o->finish_timeout) < 0)
+        USAGE_ERR("TRACKER_FINISH_TIMEOUT: not a number of seconds above 0, at most 3600: '%s'", v);
+    const char *state = env_value("XDG_STATE_HOME"), *home = env_value("HOME");
+    char dir[4096];
+    int n = -1;
+    if (state && state[0] == '/') /* a relative one is invalid (XDG): ignored */
+        n = snprintf(dir, sizeof dir, "%s/resource-tracker", state);
+    else if (home)
+        n = snprintf(dir, sizeof dir, "%s/.local/state/resource-tracker", home);
+    free(o->spill_dir);
+    o->spill_dir = NULL;
+    if (n > 0 && (size_t)n < sizeof dir && !(o->spill_dir = strdup(dir)))
+        USAGE_ERR("out of memory");
+    return 0;
+}
+
 int cli_library_env(cli_options *o, char *err, size_t errlen)
 {
     o->proc_root = env_value("TRACKER_PROC_ROOT");
@@ -325,7 +384,7 @@ int cli_library_env(cli_options *o, char *err, size_t errlen)
             USAGE_ERR("TRACKER_PSS_MAX_AGE: not a number of seconds from 0 to 86400: '%s'", age);
         o->pss_max_age_secs = v;
     }
-    return 0;
+    return stream_env(o, err, errlen);
 }
 
 const char *cli_history_path(cli_options *o, const char *flag)
@@ -364,6 +423,7 @@ void cli_options_free(cli_options *o)
     cli_layer_free(&o->args);
     cli_layer_free(&o->file);
     free(o->config_path);
+    free(o->spill_dir);
     free(o->tags);
     memset(o, 0, sizeof *o);
 }

@@ -1,0 +1,541 @@
+/* test_stream.c - the uploader (stream.c) against a fake network (stream_int.h): batches and
+ * their seqs, retries, spill files, the memory bound, credentials refresh, registration
+ * failure, and the finish body (s3 URIs, or the rows that did not reach S3 inline). */
+#include "unit.h"
+
+#include <dirent.h>
+#include <jansson.h>
+#include <math.h>
+#include <pthread.h>
+#include <time.h>
+
+#include "core/gzip.h"
+#include "stream/stream_int.h"
+
+#define MAXPUT 256
+
+/* What the fake network saw, and how it misbehaves. */
+typedef struct fake {
+    pthread_mutex_t mu;
+    int register_fail;      /* POST /runs answers 503 while > 0 (counted down); -1: always */
+    int put_fail;           /* PUT answers 500 while > 0 (counted down); -1: always */
+    int put_ok_first;       /* with put_fail -1: this many PUTs succeed first */
+    bool put_hang;          /* PUT takes its whole timeout, then fails */
+    double expires_in;      /* credentials' lifetime from now */
+    int registers, refreshes, finishes, put_calls;
+    char reg_body[8192];
+    char *finish_body;
+    char keys[MAXPUT][128];
+    char access[MAXPUT][128]; /* the access key each successful PUT was signed with */
+    rt_buf bodies[MAXPUT];
+    int nput;                /* successful PUTs */
+} fake;
+
+static void iso(double unix_secs, char *out, size_t cap)
+{
+    time_t t = (time_t)unix_secs;
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static rt_error fake_post(void *user, const char *url, const char *token, const char *body, size_t len,
+                          double timeout, long *status, rt_buf *reply, char *err, size_t errlen)
+{
+    (void)timeout;
+    (void)err;
+    (void)errlen;
+    fake *f = user;
+    assert_string_equal(token, "TOKEN-SECRET");
+    pthread_mutex_lock(&f->mu);
+    char exp[64], text[1024];
+    iso(time(NULL) + f->expires_in, exp, sizeof exp);
+    *status = 200;
+    text[0] = '\0';
+    size_t n = strlen(url);
+    if (n >= 5 && strcmp(url + n - 5, "/runs") == 0) {
+        f->registers++;
+        snprintf(f->reg_body, sizeof f->reg_body, "%.*s", (int)len, body);
+        if (f->register_fail) {
+            if (f->register_fail > 0)
+                f->register_fail--;
+            *status = 503;
+        } else {
+            snprintf(text, sizeof text,
+                     "{\"run_id\":\"r1\",\"upload_uri_prefix\":\"s3://bkt/pre\",\"upload_credentials\":{"
+                     "\"access_key\":\"AK0\",\"secret_key\":\"SK\",\"session_token\":\"ST\",\"expiration\":\"%s\"}}",
+                     exp);
+        }
+    } else if (strstr(url, "/refresh-credentials")) {
+        f->refreshes++;
+        snprintf(text, sizeof text,
+                 "{\"upload_credentials\":{\"access_key\":\"AK%d\",\"secret_key\":\"SK\",\"session_token\":\"ST\","
+                 "\"expiration\":\"%s\"}}",
+                 f->refreshes, exp);
+        f->expires_in = 3600;
+    } else if (strstr(url, "/finish")) {
+        f->finishes++;
+        free(f->finish_body);
+        f->finish_body = strndup(body, len);
+        snprintf(text, sizeof text, "{}");
+    } else {
+        *status = 404;
+    }
+    pthread_mutex_unlock(&f->mu);
+    rt_buf_init(reply, 1 << 20);
+    rt_buf_append(reply, text, strlen(text) + 1);
+    reply->len--;
+    return RT_OK;
+}
+
+static rt_error fake_put(void *user, const rt_s3_target *t, const rt_s3_credentials *c, const char *key,
+                         const void *body, size_t len, double timeout, long *status, char *err, size_t errlen)
+{
+    fake *f = user;
+    assert_string_equal(t->bucket, "bkt");
+    assert_string_equal(t->region, "eu-central-1");
+    pthread_mutex_lock(&f->mu);
+    f->put_calls++;
+    bool hang = f->put_hang;
+    bool fail = f->put_fail > 0 || (f->put_fail < 0 && f->nput >= f->put_ok_first);
+    if (f->put_fail > 0)
+        f->put_fail--;
+    pthread_mutex_unlock(&f->mu);
+    if (hang) {
+        usleep((useconds_t)(timeout * 1e6));
+        *status = 0;
+        snprintf(err, errlen, "Timeout was reached");
+        return RT_ERR_IO;
+    }
+    if (fail) {
+        *status = 500;
+        snprintf(err, errlen, "HTTP 500");
+        return RT_ERR_IO;
+    }
+    pthread_mutex_lock(&f->mu);
+    assert_true(f->nput < MAXPUT);
+    snprintf(f->keys[f->nput], sizeof f->keys[0], "%s", key);
+    snprintf(f->access[f->nput], sizeof f->access[0], "%s", c->access_key);
+    rt_buf_init(&f->bodies[f->nput], SIZE_MAX);
+    rt_buf_append(&f->bodies[f->nput], body, len);
+    f->nput++;
+    *status = 200;
+    pthread_mutex_unlock(&f->mu);
+    return RT_OK;
+}
+
+static void fake_region(void *user, rt_s3_target *t, const rt_s3_credentials *c, double timeout)
+{
+    (void)user;
+    (void)c;
+    (void)timeout;
+    snprintf(t->region, sizeof t->region, "eu-central-1");
+}
+
+static void fake_free(fake *f)
+{
+    for (int i = 0; i < f->nput; i++)
+        rt_buf_free(&f->bodies[i]);
+    free(f->finish_body);
+    pthread_mutex_destroy(&f->mu);
+}
+
+/* The stream's settings for the tests: a fast interval, a temp spill dir. */
+typedef struct fixture {
+    fake f;
+    char dir[64];
+    rt_stream *st;
+    rt_stream_options o;
+    rt_cpu cpu;
+    rt_memory mem;
+    rt_sample s;
+    int added;
+} fixture;
+
+static void start(fixture *x, double interval, size_t mem_limit)
+{
+    snprintf(x->dir, sizeof x->dir, "/tmp/rt-stream-XXXXXX");
+    unit_tmpdir(x->dir);
+    rt_stream_options o = RT_STREAM_OPTIONS_INIT;
+    static const char *const argv[] = {"python", "train.py", NULL};
+    static const char *const tags[] = {"a=b"};
+    static rt_job job = RT_JOB_INIT;
+    job.job_name = "unit";
+    job.tags = tags;
+    job.tag_count = 1;
+    o.token = "TOKEN-SECRET";
+    o.api_url = "http://127.0.0.1:9/api/";
+    o.upload_interval_secs = interval;
+    o.job = &job;
+    o.command = argv;
+    o.spill_dir = x->dir;
+    o.memory_limit_bytes = mem_limit;
+    o.finish_timeout_secs = 3;
+    x->o = o;
+    pthread_mutex_init(&x->f.mu, NULL);
+    if (!x->f.expires_in)
+        x->f.expires_in = 3600;
+    rt_stream_net net = {.post = fake_post, .put = fake_put, .find_region = fake_region, .user = &x->f};
+    assert_int_equal(rt_stream_start_net(&x->o, &net, &x->st), RT_OK);
+    memset(&x->cpu, 0, sizeof x->cpu);
+    x->cpu.process_count = 3;
+    x->cpu.process_child_count = RT_NULL_I64;
+    x->cpu.process_cores_used = NAN;
+    memset(&x->mem, 0, sizeof x->mem);
+    x->s.cpu = &x->cpu;
+    x->s.memory = &x->mem;
+    x->s.disk_space_total_bytes = x->s.disk_space_used_bytes = x->s.disk_space_free_bytes = RT_NULL_U64;
+}
+
+/* Adds n rows (timestamps 1000+k, unique), sleeping us microseconds after each. */
+static void add_rows(fixture *x, int n, int us)
+{
+    for (int i = 0; i < n; i++) {
+        x->s.timestamp_secs = 1000.0 + x->added++;
+        assert_int_equal(rt_stream_add(x->st, &x->s), RT_OK);
+        if (us)
+            usleep((useconds_t)us);
+    }
+}
+
+/* Counts the timestamps 1000..1000+n-1 in csv (rows after a header line), failing on a
+ * duplicate or an unknown row. */
+static void count_rows(const char *csv, size_t len, int *seen, int n)
+{
+    const char *p = csv, *end = csv + len;
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    assert_non_null(nl);
+    assert_memory_equal(p, rt_csv_header(), (size_t)(nl - p + 1));
+    for (p = nl + 1; p < end; p = nl + 1) {
+        nl = memchr(p, '\n', (size_t)(end - p));
+        assert_non_null(nl);
+        int k = (int)strtol(p, NULL, 10) - 1000;
+        assert_true(k >= 0 && k < n);
+        assert_int_equal(seen[k], 0);
+        seen[k] = 1;
+    }
+}
+
+/* Checks the objects: keys r1/000000.csv.gz (under the prefix "pre") on without gaps or repeats, each a gzip whose
+ * rows go into seen. Returns how many. */
+static int check_objects(fixture *x, int *seen)
+{
+    for (int i = 0; i < x->f.nput; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "r1/%06d.csv.gz", i);
+        assert_string_equal(x->f.keys[i], want);
+        rt_buf raw = {0};
+        assert_int_equal(rt_gunzip(x->f.bodies[i].data, x->f.bodies[i].len, 1 << 24, &raw), RT_OK);
+        count_rows(raw.data, raw.len, seen, x->added);
+        rt_buf_free(&raw);
+    }
+    return x->f.nput;
+}
+
+/* The finish body as JSON (checked for its fixed fields). */
+static json_t *finish_json(fixture *x, const char *source)
+{
+    assert_int_equal(x->f.finishes, 1);
+    json_error_t je;
+    json_t *j = json_loads(x->f.finish_body, 0, &je);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(j, "data_source")), source);
+    assert_null(json_object_get(j, "run_id"));
+    return j;
+}
+
+static int files_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* Gunzips every spill file in dir into seen. Returns the file count. */
+static int spilled_rows(fixture *x, int *seen)
+{
+    DIR *d = opendir(x->dir);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", x->dir, e->d_name);
+        assert_non_null(strstr(e->d_name, ".csv.gz"));
+        int fd = open(path, O_RDONLY);
+        rt_buf gz, raw = {0};
+        rt_buf_init(&gz, 1 << 24);
+        assert_true(rt_read_fd_grow(fd, &gz, RT_READ_TO_EOF) > 0);
+        close(fd);
+        assert_int_equal(rt_gunzip(gz.data, gz.len, 1 << 24, &raw), RT_OK);
+        count_rows(raw.data, raw.len, seen, x->added);
+        rt_buf_free(&gz);
+        rt_buf_free(&raw);
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
+static void cleanup(fixture *x)
+{
+    DIR *d = opendir(x->dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", x->dir, e->d_name);
+        if (e->d_name[0] != '.')
+            unlink(path);
+    }
+    if (d)
+        closedir(d);
+    rmdir(x->dir);
+    fake_free(&x->f);
+}
+
+static void assert_all_seen(const int *seen, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!seen[i])
+            fail_msg("row %d is missing", i);
+}
+
+static void test_batches_reach_s3(void **state)
+{
+    (void)state;
+    fixture x = {0};
+    start(&x, 0.05, 0);
+    add_rows(&x, 60, 10000);
+    assert_int_equal(rt_stream_finish(x.st, 0, 0), RT_OK);
+    rt_stream_free(x.st);
+    int seen[60] = {0};
+    int n = check_objects(&x, seen);
+    assert_true(n >= 2);
+    assert_all_seen(seen, 60);
+    json_t *j = finish_json(&x, "s3");
+    json_t *uris = json_object_get(j, "data_uris");
+    assert_int_equal((int)json_array_size(uris), n);
+    assert_string_equal(json_string_value(json_array_get(uris, 0)), "s3://bkt/pre/r1/000000.csv.gz");
+    assert_int_equal((int)json_integer_value(json_object_get(j, "exit_code")), 0);
+    assert_string_equal(json_string_value(json_object_get(j, "run_status")), "finished");
+    json_decref(j);
+    /* one registration, whose body names the job and no pid */
+    assert_int_equal(x.f.registers, 1);
+    assert_non_null(strstr(x.f.reg_body, "\"job_name\""));
+    assert_null(strstr(x.f.reg_body, "\"pid\""));
+    assert_int_equal(files_in(x.dir), 0);
+    cleanup(&x);
+}
+
+/* S3 fails a few times: every batch still arrives once, with its seq, and no spill file stays. */
+static void test_retries_keep_seq(void **state)
+{
+    (void)state;
+    fixture x = {0};
+    x.f.put_fail = 4;
+    start(&x, 0.05, 0);
+    add_rows(&x, 80, 10000);
+    assert_int_equal(rt_stream_finish(x.st, 3, 1), RT_OK);
+    unsigned closed, uploaded, spilled;
+    rt_stream_counts(x.st, NULL, NULL, &closed, &uploaded, &spilled);
+    rt_stream_free(x.st);
+    int seen[80] = {0};
+    assert_int_equal(check_objects(&x, seen), (int)closed);
+    assert_int_equal(uploaded, closed);
+    assert_true(spilled >= 1); /* a batch that failed was written out meanwhile */
+    assert_all_seen(seen, 80);
+    json_t *j = finish_json(&x, "s3");
+    assert_string_equal(json_string_value(json_object_get(j, "run_status")), "failed");
+    assert_int_equal((int)json_integer_value(json_object_get(j, "exit_code")), 3);
+    json_decref(j);
+    assert_int_equal(files_in(x.dir), 0);
+    cleanup(&x);
+}
+
+/* S3 never answers: everything goes inline, and the spill files go once it was sent. */
+static void test_nothing_in_s3_goes_inline(void **state)
+{
+    (void)state;
+    fixture x = {0};
+    x.f.put_fail = -1;
+    start(&x, 0.05, 0);
+    add_rows(&x, 30, 10000);
+    assert_int_equal(rt_stream_finish(x.st, 0, 0), RT_OK);
+    rt_stream_free(x.st);
+    assert_int_equal(x.f.nput, 0);
+    json_t *j = finish_json(&x, "inline");
+    assert_null(json_object_get(j, "data_uris"));
+    const char *csv = json_string_value(json_object_get(j, "data_csv"));
+    assert_non_null(csv);
+    int seen[30] = {0};
+    count_rows(csv, strlen(csv), seen, 30);
+    assert_all_seen(seen, 30);
+    json_decref(j);
+    assert_int_equal(files_in(x.dir), 0);
+    cleanup(&x);
+}
+
+/* Some batches in S3, then S3 gone: inline holds exactly the rest. */
+static void test_partial_inline_rest(void **state)
+{
+    (void)state;
+    fixture x = {0};
+    x.f.put_fail = -1;
+    x.f.put_ok_first = 2;
+    start(&x, 0.05, 0);
+    add_rows(&x, 60, 10000);
+    assert_int_equal(rt_stream_finish(x.st, 0, 0), RT_OK);
+    rt_stream_free(x.st);
+    int seen[60] = {0};
+    assert_int_equal(check_objects(&x, seen), 2);
+    json_t *j = finish_json(&x, "inline");
+    const char *csv = json_string_value(json_object_get(j, "data_csv"));
+    count_rows(csv, strlen(csv), seen, 60); /* fails on a row also in S3 */
+    assert_all_seen(seen, 60);
+    json_decref(j);
+    cleanup(&x);
+}
+
+/* The API never answers: one warning's worth of tries, no PUT, every row in the spill dir. */
+static void test_api_down_spills(void **state)
+{
+    (void)state;
+    fixture x = {0};
+    x.f.register_fail = -1;
+    start(&x, 0.05, 0);
+    add_rows(&x, 40, 10000);
+    assert_int_equal(rt_stream_finish(x.st, 0, 0), RT_ERR_IO);
+    rt_stream_free(x.st);
+    assert_int_equal(x.f.put_calls, 0);
+    assert_int_equal(x.f.finishes, 0);
+    assert_true(x.f.registers >= 2 && x.f.registers <= 7);
+    int seen[40] = {0};
+    assert_true(spilled_rows(&x, seen) >= 1);
+    assert_all_seen(seen, 40);
+    cleanup(&x);
+}
+
+/* The API down at first, up later: registered on a retry, nothing lost. */
+static void test_register_retry(void **state)
+{
+    (void)state;
+    fixture x = {0};
+    x.f.register_fail = 1;
+    start(&x, 0.05, 0);
+    add_rows(&x, 300, 10000); /* 3 s: the second try comes 2 s after the first */
+    assert_int_equal(rt_stream_finish(x.st, 0, 0), RT_OK);
+    rt_stream_free(x.st);
+    assert_int_equal(x.f.registers, 2);
+    int seen[300] = {0};
+    check_objects(&x, seen);
+    assert_all_seen(seen, 300);
+    assert_int_equal(files_in(x.dir), 0);
+    cleanup(&x);
+}
+
+/* A memory bound of one byte: batches live in spill files only, and are uploaded from there. */
+static void test_memory_bound(void **state)
+{
+    (void)state;
+    fixture x = {0};
+    x.f.put_fail = 6;
+    start(&x, 0.05, 1);
+    add_rows(&x, 60, 10000);
+    assert_int_equal(rt_stream_finish(x.st, 0, 0), RT_OK);
+    rt_stream_free(x.st);
+    int seen[60] = {0};
+    check_objects(&x, seen);
+    assert_all_seen(seen, 60);
+    assert_int_equal(files_in(x.dir), 0);
+    cleanup(&x);
+}
+
+/* Credentials expiring within 300 s are refreshed, and PUTs use the new ones. */
+static void test_refresh(void **state)
+{
+    (void)state;
+    fixture x = {0};
+    x.f.expires_in = 100;
+    start(&x, 0.05, 0);
+    add_rows(&x, 30, 10000);
+    assert_int_equal(rt_stream_finish(x.st, 0, 0), RT_OK);
+    rt_stream_free(x.st);
+    assert_int_equal(x.f.refreshes, 1);
+    assert_true(x.f.nput >= 1);
+    for (int i = 0; i < x.f.nput; i++)
+        assert_string_equal(x.f.access[i], "AK1");
+    cleanup(&x);
+}
+
+/* S3 hangs: finish comes back within its timeout (plus the grace), the rows go inline. */
+static void test_hang_bounded(void **state)
+{
+    (void)state;
+    fixture x = {0};
+    x.f.put_hang = true;
+    start(&x, 0.05, 0);
+    add_rows(&x, 20, 10000);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    rt_error e = rt_stream_finish(x.st, 0, 0);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    rt_stream_free(x.st);
+    double took = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+    assert_true(took < x.o.finish_timeout_secs + 3.0); /* a hang guard, not a timing check */
+    assert_int_equal(e, RT_OK);
+    json_t *j = finish_json(&x, "inline");
+    const char *csv = json_string_value(json_object_get(j, "data_csv"));
+    int seen[20] = {0};
+    count_rows(csv, strlen(csv), seen, 20);
+    assert_all_seen(seen, 20);
+    json_decref(j);
+    cleanup(&x);
+}
+
+/* No rows at all: the run is finished inline with the header alone; bad options refused. */
+static void test_empty_and_invalid(void **state)
+{
+    (void)state;
+    fixture x = {0};
+    start(&x, 0.05, 0);
+    assert_int_equal(rt_stream_finish(x.st, 0, 0), RT_OK);
+    assert_int_equal(rt_stream_finish(x.st, 0, 0), RT_ERR_INVALID);
+    assert_int_equal(rt_stream_add(x.st, &x.s), RT_ERR_INVALID);
+    rt_stream_free(x.st);
+    json_t *j = finish_json(&x, "inline");
+    assert_string_equal(json_string_value(json_object_get(j, "data_csv")), rt_csv_header());
+    json_decref(j);
+    cleanup(&x);
+
+    rt_stream *st = NULL;
+    rt_stream_options o = RT_STREAM_OPTIONS_INIT;
+    rt_stream_net net = {.post = fake_post, .put = fake_put, .find_region = fake_region};
+    assert_int_equal(rt_stream_start_net(&o, &net, &st), RT_ERR_INVALID); /* no token */
+    o.token = "";
+    assert_int_equal(rt_stream_start(&o, &st), RT_ERR_INVALID);
+    o.token = "t";
+    o.api_url = "ftp://x";
+    assert_int_equal(rt_stream_start_net(&o, &net, &st), RT_ERR_INVALID);
+    assert_null(st);
+    rt_stream_free(NULL);
+}
+
+int main(void)
+{
+    char err[256];
+    if (rt_gzip_available(err, sizeof err) != RT_OK) {
+        fprintf(stderr, "test_stream: skipped, no gzip: %s\n", err);
+        return 0;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_batches_reach_s3),  cmocka_unit_test(test_retries_keep_seq),
+        cmocka_unit_test(test_nothing_in_s3_goes_inline), cmocka_unit_test(test_partial_inline_rest),
+        cmocka_unit_test(test_api_down_spills),   cmocka_unit_test(test_register_retry),
+        cmocka_unit_test(test_memory_bound),      cmocka_unit_test(test_refresh),
+        cmocka_unit_test(test_hang_bounded),      cmocka_unit_test(test_empty_and_invalid),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
