@@ -260,13 +260,18 @@ def test_s3_fails_then_hangs(tmp_path, peers):
 
 
 def test_credentials_expire_mid_run(tmp_path, peers):
-    """Credentials that expire within 300 s are refreshed, and uploads go on."""
-    flags = ["--cred-ttl", "302"]
-    api, s3 = peers(sentinel_flags=flags)
-    p, local = track(tmp_path, stream_env(tmp_path, api.url, s3.url), ["sleep", "3"])
+    """Credentials that expire within 300 s are refreshed, and uploads go on with the new ones:
+    here each session token lives 2 s and is rotated at every refresh, and the S3 checker takes
+    only tokens the Sentinel issued and that have not expired (--token-file), so every batch
+    that reaches S3 after the first 2 s was signed with a refreshed token."""
+    tokens = tmp_path / "tokens.json"
+    api, s3 = peers(sentinel_flags=["--cred-ttl", "2", "--rotate-token", "--token-file", str(tokens)],
+                    s3_extra=("--token-file", str(tokens)))
+    p, local = track(tmp_path, stream_env(tmp_path, api.url, s3.url), ["sleep", "5"])
     assert p.returncode == 0, p.stderr
     run_id, run = the_run(api)
-    assert run["refreshes"] >= 1
+    assert run["refreshes"] >= 2
+    assert len(json.loads(tokens.read_text())["tokens"]) >= 3
     check_delivery(api, s3, local, "s3")
 
 
