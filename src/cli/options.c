@@ -384,7 +384,8 @@ int cli_library_env(cli_options *o, char *err, size_t errlen)
             USAGE_ERR("TRACKER_PSS_MAX_AGE: not a number of seconds from 0 to 86400: '%s'", age);
         o->pss_max_age_secs = v;
     }
-    return stream_env(o, err, errlen);
+    /* streaming belongs to tracking runs: a subcommand is not refused over its settings */
+    return o->cmd == CMD_TRACK ? stream_env(o, err, errlen) : 0;
 }
 
 const char *cli_history_path(cli_options *o, const char *flag)

@@ -204,6 +204,10 @@ def test_bad_upload_interval_is_usage_error(tmp_path):
     p = subprocess.run([TRACKER, "-q", "--", "true"], env=env, capture_output=True, text=True, timeout=30)
     assert p.returncode == 2 and "TRACKER_UPLOAD_INTERVAL" in p.stderr
     no_secrets(p.stderr)
+    # a subcommand does not stream, and is not refused over the streaming settings
+    fixture = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "runs", "tool.csv")
+    p = subprocess.run([TRACKER, "summary", fixture], env=env, capture_output=True, text=True, timeout=30)
+    assert p.returncode == 0, p.stderr
 
 
 # ---- with the peers ---------------------------------------------------------------------------------
