@@ -28,7 +28,8 @@ size_t rt_gzip_out_bytes(const rt_gzip *z);
 
 void rt_gzip_free(rt_gzip *z);
 
-/* For tests: gunzips a whole buffer (one or more members) into *out (free with rt_buf_free). */
+/* Gunzips a whole buffer (one or more members) into *out, at most max_out bytes (free with
+ * rt_buf_free): the uploader's inline CSV at the end of a run, and the tests. */
 rt_error rt_gunzip(const void *data, size_t len, size_t max_out, rt_buf *out);
 
 /* ---- loading an optional shared library (zlib here; libcurl and libcrypto use it too) ---- */
