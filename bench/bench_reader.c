@@ -93,8 +93,12 @@ static void read_run(const char *label, const char *path)
 
 int main(int argc, char **argv)
 {
-    long n = argc > 1 ? atol(argv[1]) : 86400;
-    int runs = argc > 2 ? atoi(argv[2]) : 3;
+    long n = argc > 1 ? strtol(argv[1], NULL, 10) : 86400;
+    long runs = argc > 2 ? strtol(argv[2], NULL, 10) : 3;
+    if (n < 1 || n > 10000000 || runs < 1 || runs > 100) {
+        fprintf(stderr, "usage: bench-reader [RECORDS 1..10000000] [RUNS 1..100]\n");
+        return 2;
+    }
     rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
     o.pid = getpid();
     rt_sampler *s;
