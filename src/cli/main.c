@@ -9,7 +9,6 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,9 +22,6 @@
 
 #include "cli.h"
 #include "resource_tracker.h"
-
-#define say cli_say
-#define log_cb cli_log
 
 /* Opens where samples go: stderr by default, stdout for "-", else the file (truncated). */
 static int open_output(const char *path)
@@ -63,6 +59,7 @@ typedef struct run_state {
     rt_report *report;
     const char *job_name;
     rt_stream *stream; /* streaming to the Sentinel API and S3; NULL without a token */
+    rt_host *host;     /* the host's facts, read once when streaming or the run's answers need them */
 } run_state;
 
 /* Takes one sample and writes it. Returns false when output failed for good. */
@@ -88,7 +85,7 @@ static bool emit(run_state *rs)
         int e = errno;
         rs->output_dead = true;
         if (e != EPIPE)
-            say("cannot write samples: %s", strerror(e));
+            cli_say("cannot write samples: %s", strerror(e));
         return false;
     }
     return true;
@@ -193,11 +190,11 @@ static rt_cloud_discovery *start_cloud(const cli_options *o)
     rt_cloud_options co = RT_CLOUD_OPTIONS_INIT;
     co.disabled = o->cloud_disabled;
     co.metadata_url = o->cloud_metadata_url;
-    co.log = log_cb;
+    co.log = cli_log;
     rt_cloud_discovery *d = NULL;
     rt_error err = rt_cloud_start(&co, &d);
     if (err != RT_OK && err != RT_ERR_DISABLED)
-        say("warning: no cloud discovery: %s", rt_strerror(err));
+        cli_say("warning: no cloud discovery: %s", rt_strerror(err));
     return d;
 }
 
@@ -205,21 +202,18 @@ static rt_cloud_discovery *start_cloud(const cli_options *o)
 static rt_error read_host(const cli_options *o, rt_host **out)
 {
     rt_host_options ho = RT_HOST_OPTIONS_INIT;
-    ho.log = log_cb;
+    ho.log = cli_log;
     ho.proc_root = o->proc_root;
     ho.sys_root = o->sys_root;
     ho.nvml_library = o->nvml_library;
     return rt_host_read(&ho, out);
 }
 
-/* Starts streaming the run (only called with a token): the host's facts read now, the cloud's
- * result asked by the stream itself before it registers. NULL when it cannot start (one
- * warning: the job goes on untouched). */
-static rt_stream *start_stream(const cli_options *o, rt_cloud_discovery *cloud)
+/* Starts streaming the run (only called with a token) with the host's facts (may be NULL); the
+ * cloud's result is asked by the stream itself before it registers. NULL when it cannot start
+ * (one warning: the job goes on untouched). */
+static rt_stream *start_stream(const cli_options *o, const rt_host *host, rt_cloud_discovery *cloud)
 {
-    rt_host *host = NULL;
-    if (read_host(o, &host) != RT_OK)
-        host = NULL;
     rt_stream_options so = RT_STREAM_OPTIONS_INIT;
     so.api_url = o->sentinel_url;
     so.token = o->sentinel_token;
@@ -232,12 +226,11 @@ static rt_stream *start_stream(const cli_options *o, rt_cloud_discovery *cloud)
     so.host = host;
     so.cloud = cloud;
     so.spill_dir = o->spill_dir;
-    so.log = log_cb;
+    so.log = cli_log;
     rt_stream *st = NULL;
-    rt_error err = rt_stream_start(&so, &st);
-    rt_host_free(host); /* the stream copied what it needs */
+    rt_error err = rt_stream_start(&so, &st); /* it copies what it needs of the host */
     if (err != RT_OK) {
-        say("warning: not streaming to the Sentinel API: %s", rt_strerror(err));
+        cli_say("warning: not streaming to the Sentinel API: %s", rt_strerror(err));
         return NULL;
     }
     return st;
@@ -256,9 +249,8 @@ static double unix_now(void)
  * exit status stands. */
 static void finish_run(cli_options *o, run_state *rs, int status, double start_secs)
 {
-    rt_host *host = NULL;
-    if (read_host(o, &host) != RT_OK)
-        host = NULL;
+    if (!rs->host && read_host(o, &rs->host) != RT_OK)
+        rs->host = NULL;
     const rt_summary *s = rt_stats_summary(rs->stats);
     cli_run_result run = {.job = &o->job,
                           .command = o->command,
@@ -266,19 +258,18 @@ static void finish_run(cli_options *o, run_state *rs, int status, double start_s
                           .exit_status = rs->child ? status : -1,
                           .start_secs = start_secs,
                           .end_secs = unix_now(),
-                          .host = host,
+                          .host = rs->host,
                           .cloud = rt_cloud_result(rs->cloud, 2.0),
                           .summary = s};
     if (o->summary) {
         fputs("resource-tracker: summary of the run\n", stderr);
         if (cli_summary_print(stderr, s, &run, NULL, NULL) < 0)
-            say("warning: cannot print the summary");
+            cli_say("warning: cannot print the summary");
     }
     if (o->history)
         cli_history_append(o->history, &run);
     if (o->report && rs->report)
         cli_report_run(o, o->report, rs->report, &run);
-    rt_host_free(host);
 }
 
 /* Tracks (and in wrapper mode runs) until the end; returns the tool's exit status. */
@@ -288,7 +279,7 @@ static int track(cli_options *o)
     if (!o->quiet) {
         out_fd = open_output(o->output);
         if (out_fd < 0) {
-            say("--output: cannot open '%s': %s", o->output, strerror(errno));
+            cli_say("--output: cannot open '%s': %s", o->output, strerror(errno));
             return EXIT_USAGE;
         }
     }
@@ -305,14 +296,14 @@ static int track(cli_options *o)
         sigaddset(&mask, SIGCHLD);
     }
     if (sigprocmask(SIG_BLOCK, &mask, &orig_mask) < 0) {
-        say("cannot block signals: %s", strerror(errno));
+        cli_say("cannot block signals: %s", strerror(errno));
         return EXIT_FAIL;
     }
     signal(SIGPIPE, SIG_IGN);
     int sfd = signalfd(-1, &mask, SFD_CLOEXEC);
     int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
     if (sfd < 0 || tfd < 0) {
-        say("cannot set up the sampling clock: %s", strerror(errno));
+        cli_say("cannot set up the sampling clock: %s", strerror(errno));
         return EXIT_FAIL;
     }
 
@@ -323,18 +314,18 @@ static int track(cli_options *o)
         rs.report = o->report ? rt_report_new() : NULL;
         rs.job_name = o->job.job_name;
         if (!rs.stats || (o->report && !rs.report))
-            say("warning: out of memory: no summary, report or history for this run");
+            cli_say("warning: out of memory: no summary, report or history for this run");
     }
     if (o->command) {
         /* descendants that daemonize are re-parented to us and stay in the job */
         if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
-            say("warning: cannot become a child subreaper (%s): daemonized descendants may be missed",
+            cli_say("warning: cannot become a child subreaper (%s): daemonized descendants may be missed",
                 strerror(errno));
         int e;
         spawned_at = mono_now();
         rs.child = spawn(o->command, &orig_mask, &e);
         if (rs.child < 0) {
-            say("cannot run '%s': %s", o->command[0], strerror(e));
+            cli_say("cannot run '%s': %s", o->command[0], strerror(e));
             return e == ENOENT ? 127 : 126;
         }
     }
@@ -344,7 +335,7 @@ static int track(cli_options *o)
      * as the kernel's periodic timer keeps absolute expiry times. */
     double t0 = mono_now();
     rt_sampler_options so = RT_SAMPLER_OPTIONS_INIT;
-    so.log = log_cb;
+    so.log = cli_log;
     so.pid = rs.child ? rs.child : o->pid;
     so.own_children = rs.child != 0;
     so.tree_start_mono_secs = spawned_at;
@@ -356,27 +347,30 @@ static int track(cli_options *o)
     if (err != RT_OK) {
         if (!rs.child) {
             if (err == RT_ERR_NOT_FOUND && o->pid) {
-                say("--pid: there is no process %ld", o->pid);
+                cli_say("--pid: there is no process %ld", o->pid);
                 return EXIT_USAGE;
             }
-            say("cannot start sampling: %s", rt_strerror(err));
+            cli_say("cannot start sampling: %s", rt_strerror(err));
             return EXIT_FAIL;
         }
         /* never disturb the job: it runs on untracked, and we still return its status */
-        say("warning: cannot start sampling (%s); running the command untracked", rt_strerror(err));
+        cli_say("warning: cannot start sampling (%s); running the command untracked", rt_strerror(err));
         rs.sampler = NULL;
     }
     /* where the job runs: found in the background, never waited for; kept for the run */
     rs.cloud = start_cloud(o);
-    if (o->sentinel_token)
-        rs.stream = start_stream(o, rs.cloud);
+    if (o->sentinel_token) {
+        if (read_host(o, &rs.host) != RT_OK)
+            rs.host = NULL;
+        rs.stream = start_stream(o, rs.host, rs.cloud);
+    }
     if (out_fd >= 0 && (err = rt_writer_new(o->format, out_fd, &o->job, &rs.writer)) != RT_OK) {
-        say("cannot set up output: %s", rt_strerror(err));
+        cli_say("cannot set up output: %s", rt_strerror(err));
         rs.writer = NULL;
     }
     struct itimerspec its = {.it_value = ts_of(t0 + o->interval), .it_interval = ts_of(o->interval)};
     if (timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
-        say("warning: cannot start the sampling clock: %s", strerror(errno));
+        cli_say("warning: cannot start the sampling clock: %s", strerror(errno));
 
     int status = 0;
     bool stop = false;
@@ -386,7 +380,7 @@ static int track(cli_options *o)
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            say("poll: %s", strerror(errno));
+            cli_say("poll: %s", strerror(errno));
             status = EXIT_FAIL;
             break;
         }
@@ -432,6 +426,7 @@ static int track(cli_options *o)
         finish_run(o, &rs, status, start_secs);
     rt_stats_free(rs.stats);
     rt_report_free(rs.report);
+    rt_host_free(rs.host);
     rt_writer_free(rs.writer);
     rt_sampler_free(rs.sampler);
     rt_cloud_free(rs.cloud);
@@ -446,14 +441,14 @@ static int track(cli_options *o)
 static int info(const cli_options *o)
 {
     if (o->nsub > 0) {
-        say("info: unexpected argument '%s' (info takes none)", o->sub_args[0]);
+        cli_say("info: unexpected argument '%s' (info takes none)", o->sub_args[0]);
         return EXIT_USAGE;
     }
     rt_cloud_discovery *cd = start_cloud(o); /* runs while the host is read */
     rt_host *host = NULL;
     rt_error err = read_host(o, &host);
     if (err != RT_OK) {
-        say("cannot read the host's facts: %s", rt_strerror(err));
+        cli_say("cannot read the host's facts: %s", rt_strerror(err));
         rt_cloud_free(cd);
         return EXIT_FAIL;
     }
@@ -475,7 +470,7 @@ int main(int argc, char **argv)
     char err[1024];
     int rc;
     if (cli_parse_args(&o, argc, argv, err, sizeof err) < 0) {
-        say("%s", err);
+        cli_say("%s", err);
         cli_options_free(&o);
         return EXIT_USAGE;
     }
@@ -490,7 +485,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (cli_library_env(&o, err, sizeof err) < 0) {
-        say("%s", err);
+        cli_say("%s", err);
         cli_options_free(&o);
         return EXIT_USAGE;
     }
@@ -507,12 +502,12 @@ int main(int argc, char **argv)
         return rc;
     }
     if (cli_load_config(&o, err, sizeof err) < 0 || cli_merge(&o, err, sizeof err) < 0) {
-        say("%s", err);
+        cli_say("%s", err);
         cli_options_free(&o);
         return EXIT_USAGE;
     }
     if (o.pid && kill((pid_t)o.pid, 0) < 0 && errno == ESRCH) {
-        say("--pid: there is no process %ld", o.pid);
+        cli_say("--pid: there is no process %ld", o.pid);
         cli_options_free(&o);
         return EXIT_USAGE;
     }
