@@ -1,11 +1,17 @@
-/* stream_int.h - the uploader's seam for tests: the three network calls stream.c makes (POST
- * to the Sentinel API, PUT to S3, the bucket's region), so that a unit test can fake them and
- * check batching, sequence numbers, retries, spilling and the finish body. Internal. */
+/* stream_int.h - the uploader's private header: the seam a unit test fakes (the three network
+ * calls, rt_stream_start_net, rt_stream_counts), and what stream.c, batch.c, spill.c and
+ * uploader.c share (the batch, the stream's state, their functions). Internal. */
 #ifndef RT_STREAM_INT_H
 #define RT_STREAM_INT_H
 
+#include <pthread.h>
+
+#include "../analysis/allocation.h"
 #include "../core/core.h"
+#include "../core/gzip.h"
 #include "../net/s3.h"
+
+/* ---- the seam for tests ------------------------------------------------------------------------ */
 
 typedef struct rt_stream_net {
     /* POSTs body (len bytes, JSON; len 0: an empty body) to url with the bearer token. Returns
@@ -30,5 +36,110 @@ rt_error rt_stream_start_net(const rt_stream_options *opts, const rt_stream_net 
  * uploaded, spill files written. Any pointer may be NULL. Thread-safe. */
 void rt_stream_counts(rt_stream *st, uint64_t *rows, uint64_t *lost, unsigned *closed, unsigned *uploaded,
                       unsigned *spilled);
+
+/* ---- shared by the uploader's files ------------------------------------------------------------ */
+
+/* One batch: a gzip member of the CSV header and its rows. */
+typedef struct rt_batch {
+    struct rt_batch *next;
+    unsigned seq;   /* given when closed */
+    size_t rows;
+    rt_gzip *z;     /* open member, or the finished one holding gz; NULL once only spilled */
+    const void *gz; /* the finished bytes (owned by z), NULL while open or once dropped */
+    size_t gzlen;
+    char *spill;    /* its spill file, or NULL */
+    unsigned tries;
+} rt_batch;
+
+struct rt_stream {
+    rt_logger lg;
+    rt_stream_net net;
+    char *api_url, *token, *endpoint, *region, *spill_dir;
+    rt_job job;
+    char **job_strs; /* the copied metadata strings and tags, freed at the end */
+    size_t njob_strs;
+    char **command;
+    rt_host host;
+    bool have_host;
+    rt_cloud_discovery *cloud;
+    double interval, finish_timeout, net_timeout, t0;
+    size_t mem_limit;
+    char local_key[64]; /* names spill files before the run has an id */
+
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    /* under mu */
+    rt_batch *cur;                /* the batch rows go into */
+    rt_batch *full, *full_tail;   /* batches that filled up between two closes */
+    rt_allocation alloc;          /* the samples' dedicated/shared sums, kept until registered */
+    bool finishing, done, orphaned; /* finishing: rt_stream_finish was called */
+    int exit_code;
+    bool failed;
+    double finished_unix, deadline;
+    rt_error result;
+    uint64_t rows, lost;
+    unsigned closed, uploaded, spilled;
+    char row[8192]; /* the row being added (the sampling thread's only) */
+
+    /* the stream thread's own; registered is also written under mu, as rt_stream_add reads it */
+    bool registered;
+    rt_batch *pending, *pending_tail; /* closed, not yet uploaded, in seq order */
+    unsigned next_seq;
+    size_t mem_bytes; /* gzip bytes of pending batches held in memory */
+    unsigned reg_tries; /* failed registrations (warned about at the first) */
+    double reg_next;
+    char run_id[256];
+    rt_s3_target target;
+    rt_s3_credentials creds;
+    double refresh_next;
+    bool refresh_warned;
+    double s3_next, s3_backoff;
+    bool s3_warned, spill_warned;
+    char **uris;
+    size_t nuris, cap_uris;
+};
+
+/* batch.c */
+
+/* A new open batch holding the CSV header. NULL on no memory. */
+rt_batch *rt_batch_new(const rt_stream *st);
+/* rt_batch_free frees b (NULL is ignored); rt_batch_free_list frees b and every batch after it. */
+void rt_batch_free(rt_batch *b);
+void rt_batch_free_list(rt_batch *b);
+/* Appends one formatted row to the open batch; under mu. Returns RT_OK or RT_ERR_NOMEM (the row
+ * counted lost). */
+rt_error rt_batch_append_locked(rt_stream *st, const char *row, size_t n);
+/* Closes the open batch (if it has rows) and those that filled up onto the pending list with
+ * their seq (the thread's). */
+void rt_batch_close_all(rt_stream *st);
+/* Takes the oldest pending batch off the list and returns it (the list is not empty). */
+rt_batch *rt_batch_pop(rt_stream *st);
+/* Rows in the pending batches. */
+uint64_t rt_batch_pending_rows(const rt_stream *st);
+
+/* spill.c */
+
+/* Writes b's gzip into its spill file. Returns true when b has one; the first failure is logged. */
+bool rt_spill_batch(rt_stream *st, rt_batch *b);
+/* The gzip bytes of b, from memory or its spill file (*tmp: free with rt_buf_free). */
+bool rt_spill_read(const rt_batch *b, rt_buf *tmp, const void **data, size_t *len);
+/* Drops b (uploaded or sent inline, off the pending list): spill file removed, memory freed. */
+void rt_spill_drop(rt_stream *st, rt_batch *b);
+/* Spills what must be spilled (all pending batches with everything) and keeps memory bounded. */
+void rt_spill_persist(rt_stream *st, bool everything);
+/* The default spill directory (heap; NULL on no memory). */
+char *rt_spill_default_dir(void);
+
+/* uploader.c */
+
+/* libcurl's POST and the S3 helpers: what rt_stream_start streams through. */
+extern const rt_stream_net rt_stream_real_net;
+/* POST /runs; failures warned about once and retried later with backoff. */
+void rt_upload_register(rt_stream *st, double timeout);
+/* PUTs pending batches, oldest first, until `until` (monotonic), with backoff after a failure. */
+void rt_upload_pending(rt_stream *st, double until, double backoff_min, double backoff_max);
+/* POST /runs/{id}/finish. Returns true when the API took it. */
+bool rt_upload_finish(rt_stream *st, int exit_code, bool failed, double finished_unix, double timeout);
 
 #endif

@@ -1,0 +1,309 @@
+/* uploader.c - the stream thread's network work (contracts §5): register the run, refresh the S3
+ * credentials, PUT batches with backoff, finish the run (URIs or the unsent rows inline), and
+ * the real network calls (libcurl and the S3 helpers) behind rt_stream_net. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../net/curl.h"
+#include "sentinel.h"
+#include "stream_int.h"
+
+#define REFRESH_AHEAD_SECS 300.0 /* credentials are refreshed when they expire within this */
+#define INLINE_MAX (256u << 20)  /* the most raw CSV sent inline */
+#define REPLY_MAX (1u << 20)
+#define MIN_TIMEOUT 0.05         /* the least time a request is given */
+
+/* POSTs body to {api_url}{path}. Returns true for a 2xx reply (its body in *reply, which the
+ * caller frees), false otherwise with what went wrong in why ("HTTP 503" or curl's words). */
+static bool api_post(rt_stream *st, const char *path, const char *body, size_t len, double timeout, rt_buf *reply,
+                     char *why, size_t whylen)
+{
+    char url[2048];
+    long status = 0;
+    rt_buf_init(reply, REPLY_MAX);
+    if (!rt_pathf(url, sizeof url, "%s%s", st->api_url, path)) {
+        snprintf(why, whylen, "URL too long");
+        return false;
+    }
+    char err[512] = "";
+    rt_error e = st->net.post(st->net.user, url, st->token, body, len, fmax(timeout, MIN_TIMEOUT), &status, reply, err,
+                              sizeof err);
+    if (e == RT_OK && status >= 200 && status < 300)
+        return true;
+    if (e == RT_OK)
+        snprintf(why, whylen, "HTTP %ld", status);
+    else
+        snprintf(why, whylen, "%s", err[0] ? err : rt_strerror(e));
+    return false;
+}
+
+/* Registers the run (POST /runs), after the cloud's result (within its 2 s from the start) and
+ * with the dedicated/shared guess from the samples so far. On success learns the bucket's
+ * region when none was given. Failures are warned about once and retried with backoff. */
+void rt_upload_register(rt_stream *st, double timeout)
+{
+    double waited = rt_mono_secs() - st->t0;
+    const rt_cloud *cloud = rt_cloud_result(st->cloud, waited < 2.0 ? 2.0 - waited : 0.0);
+    pthread_mutex_lock(&st->mu);
+    const char *guess = rt_allocation_guess(&st->alloc);
+    pthread_mutex_unlock(&st->mu);
+    rt_sentinel_run run = {.job = &st->job,
+                           .command = (const char *const *)st->command,
+                           .host = st->have_host ? &st->host : NULL,
+                           .cloud = cloud,
+                           .allocation = guess ? guess : (st->have_host ? st->host.allocation : NULL)};
+    rt_buf body = {0}, reply = {0};
+    char why[600] = "";
+    bool ok = false;
+    if (rt_sentinel_register_body(&run, &body) != RT_OK) {
+        snprintf(why, sizeof why, "out of memory");
+    } else if (api_post(st, "/runs", body.data, body.len, timeout, &reply, why, sizeof why)) {
+        char perr[256] = "";
+        rt_s3_target t;
+        memset(&t, 0, sizeof t);
+        ok = rt_sentinel_parse_register(reply.data ? reply.data : "", reply.len, st->run_id, sizeof st->run_id, &t,
+                                        &st->creds, perr, sizeof perr);
+        if (ok) {
+            rt_copy_str(t.endpoint, sizeof t.endpoint, st->endpoint ? st->endpoint : "");
+            rt_copy_str(t.region, sizeof t.region, st->region ? st->region : "");
+            st->target = t;
+        } else {
+            snprintf(why, sizeof why, "unexpected reply: %s", perr);
+        }
+    }
+    rt_buf_free(&body);
+    rt_buf_free(&reply);
+    if (ok) {
+        pthread_mutex_lock(&st->mu);
+        st->registered = true; /* rt_stream_add stops feeding the allocation guess */
+        pthread_mutex_unlock(&st->mu);
+        rt_log(&st->lg, RT_LOG_INFO, "stream: registered run %s", st->run_id);
+        if (!st->target.region[0]) {
+            st->net.find_region(st->net.user, &st->target, &st->creds, fmin(timeout, st->net_timeout));
+            if (!st->target.region[0])
+                rt_copy_str(st->target.region, sizeof st->target.region, "eu-central-1");
+        }
+        if (st->reg_tries > 0)
+            rt_log(&st->lg, RT_LOG_WARN, "stream: the run is registered now (run %s)", st->run_id);
+        return;
+    }
+    st->reg_tries++;
+    st->reg_next = rt_mono_secs() + ldexp(1.0, (int)st->reg_tries);
+    if (st->reg_tries == 1)
+        rt_log(&st->lg, RT_LOG_WARN,
+               "stream: cannot register the run at the Sentinel API (%s); tracking goes on, batches are kept in %s "
+               "and registration is retried",
+               why, st->spill_dir);
+    else
+        rt_log(&st->lg, RT_LOG_INFO, "stream: registration try %u failed (%s)", st->reg_tries, why);
+}
+
+/* Refreshes the credentials when they expire within 300 s (not more often than every upload
+ * interval or 30 s). A failure is warned about once; the old credentials are used meanwhile. */
+static void refresh_if_needed(rt_stream *st, double timeout)
+{
+    double left = st->creds.expires_unix - rt_real_secs();
+    if (!(left < REFRESH_AHEAD_SECS) || rt_mono_secs() < st->refresh_next)
+        return;
+    char path[512], why[600] = "";
+    rt_buf reply = {0};
+    bool ok = false;
+    if (rt_pathf(path, sizeof path, "/runs/%s/refresh-credentials", st->run_id) &&
+        api_post(st, path, NULL, 0, timeout, &reply, why, sizeof why)) {
+        rt_s3_credentials c;
+        memset(&c, 0, sizeof c);
+        char perr[256] = "";
+        ok = rt_sentinel_parse_refresh(reply.data ? reply.data : "", reply.len, &c, perr, sizeof perr);
+        if (ok)
+            st->creds = c;
+        else
+            snprintf(why, sizeof why, "unexpected reply: %s", perr);
+        explicit_bzero(&c, sizeof c);
+    }
+    rt_buf_free(&reply);
+    st->refresh_next = rt_mono_secs() + fmax(fmin(st->interval, 30), 1);
+    if (ok) {
+        rt_log(&st->lg, RT_LOG_INFO, "stream: upload credentials refreshed");
+        st->refresh_warned = false;
+    } else if (!st->refresh_warned) {
+        rt_log(&st->lg, RT_LOG_WARN, "stream: cannot refresh the upload credentials (%s)", why);
+        st->refresh_warned = true;
+    }
+}
+
+/* Remembers the s3:// URI of an uploaded key (relative to the target's prefix). Returns false on
+ * no memory. */
+static bool add_uri(rt_stream *st, const char *key)
+{
+    char uri[2048];
+    if (!rt_s3_object_uri(&st->target, key, uri, sizeof uri))
+        return false;
+    if (st->nuris == st->cap_uris && rt_grow(&st->uris, &st->cap_uris, st->nuris + 1, sizeof *st->uris) < 0)
+        return false;
+    if (!(st->uris[st->nuris] = rt_strdup(uri)))
+        return false;
+    st->nuris++;
+    return true;
+}
+
+/* PUTs the oldest pending batch as {run_id}/{seq:06d}.csv.gz under the target's prefix. Returns
+ * true when it was uploaded (and dropped); false after a failure (its tries counted, the first
+ * failure of a row of them warned about). */
+static bool upload_oldest(rt_stream *st, double timeout)
+{
+    rt_batch *b = st->pending;
+    refresh_if_needed(st, timeout);
+    char key[1400], err[512] = "";
+    rt_buf tmp;
+    const void *data;
+    size_t len;
+    long status = 0;
+    rt_error e = RT_ERR_IO;
+    if (!rt_pathf(key, sizeof key, "%s/%06u.csv.gz", st->run_id, b->seq)) {
+        snprintf(err, sizeof err, "object key too long");
+    } else if (!rt_spill_read(b, &tmp, &data, &len)) {
+        snprintf(err, sizeof err, "cannot read back %s", b->spill ? b->spill : "the batch");
+        rt_buf_free(&tmp);
+    } else {
+        e = st->net.put(st->net.user, &st->target, &st->creds, key, data, len, fmax(timeout, MIN_TIMEOUT), &status,
+                        err, sizeof err);
+        rt_buf_free(&tmp);
+    }
+    if (e == RT_OK) {
+        if (!add_uri(st, key))
+            rt_log(&st->lg, RT_LOG_ERROR, "stream: out of memory remembering %s", key);
+        rt_spill_drop(st, rt_batch_pop(st));
+        pthread_mutex_lock(&st->mu);
+        st->uploaded++;
+        pthread_mutex_unlock(&st->mu);
+        if (st->s3_warned)
+            rt_log(&st->lg, RT_LOG_WARN, "stream: uploads to S3 work again");
+        st->s3_warned = false;
+        return true;
+    }
+    b->tries++;
+    if (!st->s3_warned) {
+        if (status)
+            rt_log(&st->lg, RT_LOG_WARN, "stream: upload of batch %06u failed (HTTP %ld: %s); retrying", b->seq,
+                   status, err);
+        else
+            rt_log(&st->lg, RT_LOG_WARN, "stream: upload of batch %06u failed (%s); retrying", b->seq, err);
+    }
+    st->s3_warned = true;
+    return false;
+}
+
+/* Uploads pending batches, oldest first, while S3 takes them and until `until` (monotonic);
+ * after a failure the next try waits with doubling backoff (from backoff_min up to backoff_max). */
+void rt_upload_pending(rt_stream *st, double until, double backoff_min, double backoff_max)
+{
+    while (st->pending) {
+        double now = rt_mono_secs();
+        if (now >= until || now < st->s3_next)
+            return;
+        if (upload_oldest(st, fmin(until - now, st->net_timeout))) {
+            st->s3_backoff = 0;
+            continue;
+        }
+        st->s3_backoff = st->s3_backoff > 0 ? fmin(st->s3_backoff * 2, backoff_max) : fmin(backoff_min, backoff_max);
+        st->s3_next = rt_mono_secs() + st->s3_backoff;
+        return;
+    }
+}
+
+/* The CSV of the pending batches (header once) into *out (NUL-terminated; the caller frees it).
+ * Returns true, or false when a batch cannot be read back or the whole is too large. */
+static bool inline_csv(rt_stream *st, rt_buf *out)
+{
+    const char *hdr = rt_csv_header();
+    rt_buf_init(out, INLINE_MAX);
+    if (rt_buf_append(out, hdr, strlen(hdr)) < 0)
+        return false;
+    for (rt_batch *b = st->pending; b; b = b->next) {
+        rt_buf tmp, raw = {0};
+        const void *data;
+        size_t len;
+        bool ok = rt_spill_read(b, &tmp, &data, &len) && rt_gunzip(data, len, INLINE_MAX, &raw) == RT_OK;
+        rt_buf_free(&tmp);
+        const char *rows = ok ? memchr(raw.data, '\n', raw.len) : NULL; /* after the header */
+        ok = rows && rt_buf_append(out, rows + 1, raw.len - (size_t)(rows + 1 - raw.data)) == 0;
+        rt_buf_free(&raw);
+        if (!ok)
+            return false;
+    }
+    return rt_buf_append(out, "", 1) == 0 && (out->len--, true); /* NUL-terminated */
+}
+
+/* POST /runs/{id}/finish: s3 with the URIs when nothing is pending, else inline with the pending
+ * rows. Returns true when the API took it (inline batches are then dropped); false with one
+ * warning. */
+bool rt_upload_finish(rt_stream *st, int exit_code, bool failed, double finished_unix, double timeout)
+{
+    rt_buf csv = {0}, body = {0}, reply = {0};
+    char path[512], why[600] = "";
+    bool inl = st->pending || st->nuris == 0;
+    bool ok = !inl || inline_csv(st, &csv);
+    if (!ok)
+        snprintf(why, sizeof why, "cannot gather the rows to send inline");
+    else if (rt_sentinel_finish_body(exit_code, failed, finished_unix, (const char *const *)st->uris,
+                                     inl ? 0 : st->nuris, inl ? csv.data : NULL, inl ? csv.len : 0, &body) != RT_OK)
+        ok = false, snprintf(why, sizeof why, "out of memory");
+    rt_buf_free(&csv);
+    ok = ok && rt_pathf(path, sizeof path, "/runs/%s/finish", st->run_id) &&
+         api_post(st, path, body.data, body.len, timeout, &reply, why, sizeof why);
+    rt_buf_free(&body);
+    rt_buf_free(&reply);
+    if (!ok) {
+        rt_log(&st->lg, RT_LOG_WARN, "stream: cannot finish the run at the Sentinel API (%s)", why);
+        return false;
+    }
+    rt_log(&st->lg, RT_LOG_INFO, "stream: run %s finished (%s)", st->run_id, inl ? "data inline" : "data in S3");
+    while (inl && st->pending)
+        rt_spill_drop(st, rt_batch_pop(st));
+    return true;
+}
+
+/* ---- the real network --------------------------------------------------------------------------- */
+
+/* rt_stream_net.post through libcurl (rt_fetch); the Authorization header is wiped after use. */
+static rt_error real_post(void *user, const char *url, const char *token, const char *body, size_t len,
+                          double timeout, long *status, rt_buf *reply, char *err, size_t errlen)
+{
+    (void)user;
+    size_t alen = strlen(token) + sizeof "Authorization: Bearer ";
+    char *auth = malloc(alen);
+    if (!auth)
+        return RT_ERR_NOMEM;
+    snprintf(auth, alen, "Authorization: Bearer %s", token);
+    const char *headers[] = {auth, "Content-Type: application/json", "Accept: application/json", NULL};
+    rt_fetch_request rq = {.method = "POST", .url = url, .headers = headers, .body = body ? body : "",
+                           .body_len = body ? len : 0, .timeout_secs = timeout, .max_body = REPLY_MAX};
+    rt_fetch_reply rp;
+    rt_error e = rt_fetch(&rq, &rp, err, errlen);
+    explicit_bzero(auth, alen);
+    free(auth);
+    *status = rp.status;
+    rt_buf_free(reply);
+    *reply = rp.body;
+    memset(&rp.body, 0, sizeof rp.body);
+    rt_fetch_reply_free(&rp);
+    return e;
+}
+
+static rt_error real_put(void *user, const rt_s3_target *t, const rt_s3_credentials *c, const char *key,
+                         const void *body, size_t len, double timeout, long *status, char *err, size_t errlen)
+{
+    (void)user;
+    return rt_s3_put(t, c, key, body, len, "application/gzip", timeout, status, err, errlen);
+}
+
+static void real_find_region(void *user, rt_s3_target *t, const rt_s3_credentials *c, double timeout)
+{
+    (void)user;
+    rt_s3_find_region(t, c, timeout);
+}
+
+const rt_stream_net rt_stream_real_net = {.post = real_post, .put = real_put, .find_region = real_find_region};
