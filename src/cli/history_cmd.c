@@ -1,0 +1,316 @@
+/* history_cmd.c - `resource-tracker history`: its arguments, and the runs of the history
+ * database (history.c) printed newest first as an aligned table or, with --json, one JSON
+ * object per run and line. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "cli.h"
+#include "history_db.h"
+
+static const char history_usage[] =
+    "Usage: resource-tracker history [--job NAME] [--last N] [--json] [--history FILE]\n"
+    "Lists the runs recorded with --history, newest first.\n"
+    "  --job NAME       only the runs of this job\n"
+    "  --last N         only the newest N runs\n"
+    "  --json           one JSON object per run and line (every column; tags, command and\n"
+    "                   summary as JSON), instead of the table\n"
+    "  --history FILE   the run history (default: TRACKER_HISTORY, else [history] path)\n";
+
+/* The value of option name at argv[*i] ("--name VALUE" or "--name=VALUE"), advancing *i past
+ * it. Returns the value, NULL when argv[*i] is another option, or sets *missing when the
+ * value is absent. */
+static const char *opt_value(char **argv, int argc, int *i, const char *name, bool *missing)
+{
+    size_t n = strlen(name);
+    const char *a = argv[*i];
+    if (strncmp(a, name, n) != 0)
+        return NULL;
+    if (a[n] == '=')
+        return a + n + 1;
+    if (a[n] != '\0')
+        return NULL;
+    if (*i + 1 >= argc) {
+        *missing = true;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+/* "2024-05-01 12:00:03" in UTC for Unix time t into buf. */
+static void fmt_time(char *buf, size_t cap, double t)
+{
+    if (!(fabs(t) <= 1e11)) { /* NaN, or no calendar date (and out of time_t's range) */
+        snprintf(buf, cap, "-");
+        return;
+    }
+    time_t tt = (time_t)t;
+    struct tm tm;
+    if (!gmtime_r(&tt, &tm) || strftime(buf, cap, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+        snprintf(buf, cap, "-");
+}
+
+/* A duration for people: "12.3s", "4m05s", "3h02m". */
+static void fmt_duration(char *buf, size_t cap, double s)
+{
+    if (!isfinite(s) || s < 0)
+        snprintf(buf, cap, "-");
+    else if (s > 1e11) /* past int hours */
+        snprintf(buf, cap, "%.3gs", s);
+    else if (s < 60)
+        snprintf(buf, cap, "%.1fs", s);
+    else if (s < 3600)
+        snprintf(buf, cap, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
+    else
+        snprintf(buf, cap, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
+}
+
+/* The command column: the argv joined by spaces, cut at max bytes (at a UTF-8 boundary) with
+ * "..."; "pid N" when a --pid was tracked, "-" for the machine. */
+static void fmt_command(char *buf, size_t cap, const char *json_text, sqlite3_int64 pid, bool has_pid)
+{
+    const size_t max = 50;
+    size_t len = 0;
+    buf[0] = '\0';
+    json_t *a = json_text ? json_loads(json_text, 0, NULL) : NULL;
+    size_t i;
+    json_t *v;
+    json_array_foreach(a, i, v)
+    {
+        const char *s = json_string_value(v);
+        if (s && ((i > 0 && history_put(buf, cap, &len, " ") < 0) || history_put(buf, cap, &len, s) < 0))
+            break;
+    }
+    json_decref(a);
+    if (len == 0 && has_pid)
+        snprintf(buf, cap, "pid %lld", (long long)pid);
+    else if (len == 0)
+        snprintf(buf, cap, "-");
+    else if (len > max && cap > max + 4) {
+        size_t cut = max - 3;
+        while (cut > 0 && ((unsigned char)buf[cut] & 0xC0) == 0x80)
+            cut--;
+        memcpy(buf + cut, "...", 4);
+    }
+}
+
+/* The column named name in the row of st, or -1. */
+static int col_index(sqlite3_stmt *st, const char *name)
+{
+    for (int i = 0; i < sqlite3_column_count(st); i++)
+        if (strcmp(sqlite3_column_name(st, i), name) == 0)
+            return i;
+    return -1;
+}
+
+/* Column i of the row as a double: NaN when NULL or when there is no such column (i < 0). */
+static double col_real(sqlite3_stmt *st, int i)
+{
+    return i < 0 || sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+/* Prints the row as one JSON object: every column under its name, with tags, command and
+ * summary_json (as "summary") parsed. Returns 0, or -1 when out of memory. */
+static int print_json_row(sqlite3_stmt *st)
+{
+    json_t *o = json_object();
+    if (!o)
+        return -1;
+    for (int i = 0; i < sqlite3_column_count(st); i++) {
+        const char *name = sqlite3_column_name(st, i);
+        json_t *v = NULL;
+        switch (sqlite3_column_type(st, i)) {
+        case SQLITE_INTEGER: v = json_integer(sqlite3_column_int64(st, i)); break;
+        case SQLITE_FLOAT: { /* an infinity (another writer's) is no JSON number: null */
+            double d = sqlite3_column_double(st, i);
+            v = isfinite(d) ? json_real(d) : json_null();
+            break;
+        }
+        case SQLITE_TEXT: {
+            const char *t = (const char *)sqlite3_column_text(st, i);
+            bool is_json = !strcmp(name, "tags") || !strcmp(name, "command") || !strcmp(name, "summary_json");
+            v = is_json ? json_loads(t, 0, NULL) : NULL;
+            if (!v)
+                v = history_json_str_lossy(t);
+            break;
+        }
+        default: v = json_null(); break;
+        }
+        if (!strcmp(name, "summary_json"))
+            name = "summary";
+        if (!v || json_object_set_new(o, name, v) < 0) {
+            json_decref(o);
+            return -1;
+        }
+    }
+    char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    if (!text)
+        return -1;
+    puts(text);
+    free(text);
+    return 0;
+}
+
+enum { TC_ID, TC_START, TC_JOB, TC_EXIT, TC_DURATION, TC_CORES, TC_PSS, TC_COMMAND, TC_N };
+#define CELL 128
+
+/* Replaces in s, in place, what a terminal would act on rather than show: C0 controls, DEL,
+ * and C1 controls in UTF-8 (U+0080 to U+009F: 0xC2 0x80-0x9F, both bytes), by '?'. A job name
+ * or command in a shared history is anyone's text. */
+static void printable(char *s)
+{
+    for (unsigned char *p = (unsigned char *)s; *p; p++) {
+        if (p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) {
+            p[0] = p[1] = '?';
+            p++;
+        } else if (*p < 0x20 || *p == 0x7F) {
+            *p = '?';
+        }
+    }
+}
+
+/* The cells of the table row for the row of st into cells. */
+static void table_row(sqlite3_stmt *st, char cells[TC_N][CELL])
+{
+    snprintf(cells[TC_ID], CELL, "%lld", (long long)sqlite3_column_int64(st, col_index(st, "id")));
+    double start = col_real(st, col_index(st, "start_secs"));
+    fmt_time(cells[TC_START], CELL, start);
+    const unsigned char *job = sqlite3_column_text(st, col_index(st, "job_name"));
+    snprintf(cells[TC_JOB], CELL, "%.100s", job ? (const char *)job : "-");
+    int ie = col_index(st, "exit_status");
+    if (sqlite3_column_type(st, ie) == SQLITE_NULL)
+        snprintf(cells[TC_EXIT], CELL, "-");
+    else
+        snprintf(cells[TC_EXIT], CELL, "%d", sqlite3_column_int(st, ie));
+    fmt_duration(cells[TC_DURATION], CELL, col_real(st, col_index(st, "end_secs")) - start); /* the run's wall time */
+    double cores = col_real(st, col_index(st, "process_cores_mean"));
+    double pss = col_real(st, col_index(st, "process_pss_mib_peak"));
+    if (!isfinite(cores))
+        snprintf(cells[TC_CORES], CELL, "-");
+    else
+        snprintf(cells[TC_CORES], CELL, "%.2f", cores);
+    if (!isfinite(pss))
+        snprintf(cells[TC_PSS], CELL, "-");
+    else
+        snprintf(cells[TC_PSS], CELL, "%.0f MiB", pss);
+    int ip = col_index(st, "pid");
+    const unsigned char *cmd = sqlite3_column_text(st, col_index(st, "command"));
+    fmt_command(cells[TC_COMMAND], CELL, (const char *)cmd, sqlite3_column_int64(st, ip),
+                sqlite3_column_type(st, ip) != SQLITE_NULL);
+    for (int c = 0; c < TC_N; c++)
+        printable(cells[c]);
+}
+
+/* Prints the rows as an aligned table (numbers to the right). */
+static void print_table(char (*rows)[TC_N][CELL], size_t n)
+{
+    static const char *const head[TC_N] = {"ID", "START (UTC)", "JOB", "EXIT", "DURATION", "CORES", "PSS PEAK",
+                                           "COMMAND"};
+    static const bool right[TC_N] = {true, false, false, true, true, true, true, false};
+    int w[TC_N];
+    for (int c = 0; c < TC_N; c++) {
+        w[c] = (int)strlen(head[c]);
+        for (size_t r = 0; r < n; r++)
+            if ((int)strlen(rows[r][c]) > w[c])
+                w[c] = (int)strlen(rows[r][c]);
+    }
+    for (size_t r = 0; r <= n; r++) {
+        for (int c = 0; c < TC_N; c++) {
+            const char *s = r == 0 ? head[c] : rows[r - 1][c];
+            if (c == TC_N - 1)
+                printf("%s\n", s);
+            else
+                printf(right[c] ? "%*s  " : "%-*s  ", w[c], s);
+        }
+    }
+}
+
+int cli_history_main(cli_options *o)
+{
+    const char *job = NULL, *file = NULL;
+    long last = 0;
+    bool json = false;
+    for (int i = 0; i < o->nsub; i++) {
+        const char *a = o->sub_args[i], *v;
+        bool missing = false;
+        if (!strcmp(a, "--json")) {
+            json = true;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(history_usage, stdout);
+            return 0;
+        } else if ((v = opt_value(o->sub_args, o->nsub, &i, "--job", &missing))) {
+            job = v;
+        } else if ((v = opt_value(o->sub_args, o->nsub, &i, "--history", &missing))) {
+            file = v;
+        } else if ((v = opt_value(o->sub_args, o->nsub, &i, "--last", &missing))) {
+            char *end;
+            errno = 0;
+            last = strtol(v, &end, 10);
+            if (errno || end == v || *end || last < 1 || last > INT32_MAX) {
+                cli_say("history: --last: not a whole number of runs from 1: '%s'", v);
+                return EXIT_USAGE;
+            }
+        } else {
+            cli_say(missing ? "history: %s needs a value" : "history: unknown argument '%s' (see history --help)", a);
+            return EXIT_USAGE;
+        }
+    }
+    const char *path = cli_history_path(o, file ? file : o->args.history);
+    if (!path)
+        return EXIT_USAGE;
+    sqlite3 *db = history_open_read(path);
+    if (!db)
+        return EXIT_FAIL;
+    const char *sql = job ? "SELECT * FROM runs WHERE job_name = ?2 ORDER BY id DESC LIMIT ?1"
+                          : "SELECT * FROM runs ORDER BY id DESC LIMIT ?1";
+    sqlite3_stmt *st = NULL;
+    int rc = history_query(db, sql, job, last, &st);
+    char(*rows)[TC_N][CELL] = NULL;
+    size_t n = 0, cap = 0;
+    bool oom = false;
+    while (rc == SQLITE_OK && !oom && history_next_row(st, &rc)) {
+        if (json) {
+            if (print_json_row(st) < 0)
+                oom = true;
+        } else {
+            if (n == cap) {
+                size_t c = cap ? cap * 2 : 16;
+                void *p = realloc(rows, c * sizeof *rows);
+                if (!p) {
+                    oom = true;
+                    break;
+                }
+                rows = p;
+                cap = c;
+            }
+            table_row(st, rows[n++]);
+        }
+    }
+    if (rc != SQLITE_OK)
+        cli_say("history %s: %s", path, sqlite3_errmsg(db));
+    else if (oom)
+        cli_say("history %s: out of memory", path);
+    else if (!json && n == 0 && job)
+        cli_say("history %s: no runs of job '%s' recorded", path, job);
+    else if (!json && n == 0)
+        cli_say("history %s: no runs recorded", path);
+    else if (!json)
+        print_table(rows, n);
+    free(rows);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    if (fflush(stdout) != 0 && rc == SQLITE_OK && !oom) {
+        cli_say("history: cannot write the list: %s", strerror(errno));
+        return EXIT_FAIL;
+    }
+    return rc == SQLITE_OK && !oom ? 0 : EXIT_FAIL;
+}

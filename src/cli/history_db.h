@@ -1,0 +1,36 @@
+/* history_db.h - what the run history's database side (history.c) offers the `history`
+ * subcommand (history_cmd.c): opening for reading, selecting runs, and two text helpers.
+ * Private to the tool; the public entry points are in cli.h. */
+#ifndef RT_HISTORY_DB_H
+#define RT_HISTORY_DB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "sqlite_dl.h" /* the sqlite3_* calls of both files go through the loaded library */
+
+/* Opens the history at path for reading: read-only, or read-write (never creating) when a
+ * crashed writer's journal must be rolled back first. Returns the connection (close with
+ * sqlite3_close), or NULL after saying why (missing file, not a database, no runs table). */
+sqlite3 *history_open_read(const char *path);
+
+/* Prepares sql (selecting runs, with ?1 the row limit and ?2 the job when job is not NULL)
+ * into *st and binds last (<= 0: no limit) and job (not copied: it must outlive *st). Returns
+ * an SQLite result code; *st is to be finalized either way. */
+int history_query(sqlite3 *db, const char *sql, const char *job, long last, sqlite3_stmt **st);
+
+/* Steps st: true with a row, false at the end or on an error (then *rc holds it). */
+bool history_next_row(sqlite3_stmt *st, int *rc);
+
+/* Appends s to buf (cap bytes, *len used, kept terminated). Returns 0, or -1 when it does not
+ * fit (buf then unchanged). */
+int history_put(char *buf, size_t cap, size_t *len, const char *s);
+
+/* A JSON string for s; bytes that are not UTF-8 become '?'. Returns a new reference, or NULL
+ * when out of memory. */
+json_t *history_json_str_lossy(const char *s);
+
+#endif

@@ -1,0 +1,307 @@
+/* reader_csv.c - the reader's CSV side: a header recognised as the tool's CSV or one of the
+ * Python resource-tracker's, its columns mapped through a table, and each row into a record.
+ *
+ *  - "csv": the header rt_csv_header() (contracts §3). Interval amounts as written; *_gb are
+ *    GiB; process_utime + process_stime is the process's CPU seconds; process_memory_mib PSS.
+ *  - "python-process", "python-system", "python-combined": the Python resource-tracker's
+ *    ProcessTracker and SystemTracker CSV, and get_combined_metrics() (system_ / process_
+ *    prefixes). From its source (seed 004, diff_stats): utime, stime, read_bytes,
+ *    write_bytes, disk_*_bytes and net_*_bytes are amounts in the interval; memory and
+ *    memory_used are kB (KiB from /proc, PSS for the process): divided by 1024 for MiB;
+ *    disk_space_*_gb are divided by 1024**3, so GiB; gpu_vram is MiB; cpu_usage and
+ *    gpu_usage are fractional cores and GPUs. Its header cells are quoted (QUOTE_NONNUMERIC)
+ *    and None is written as "", both read.
+ * Rows carry no interval: reader.c takes it from the timestamps. Figures a format lacks are
+ * NaN (the CSVs have no core count, total memory, GPU count, RSS). */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "reader_priv.h"
+
+/* What a CSV column feeds. */
+typedef enum col {
+    C_NONE, C_TS, C_CPU, C_MEM, C_DISK_R, C_DISK_W, C_SPACE_T, C_SPACE_U, C_NET_R, C_NET_S, C_GPU, C_GPU_VRAM,
+    C_GPU_UTIL, C_P_PID, C_P_CHILDREN, C_P_UTIME, C_P_STIME, C_P_CORES, C_P_PSS, C_P_READ, C_P_WRITE, C_P_GPU,
+    C_P_GPU_VRAM, C_P_GPU_UTIL, C_COUNT
+} col;
+
+typedef struct colmap {
+    const char *name;
+    col target;
+    double scale;
+} colmap;
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+/* The tool's CSV (contracts §3); "timestamp", read in every format, is in column_for. */
+static const colmap tool_cols[] = {
+    {"system_cpu_usage", C_CPU, 1},
+    {"system_memory_used_mib", C_MEM, 1},
+    {"system_disk_read_bytes", C_DISK_R, 1},
+    {"system_disk_write_bytes", C_DISK_W, 1},
+    {"system_disk_space_total_gb", C_SPACE_T, GIB},
+    {"system_disk_space_used_gb", C_SPACE_U, GIB},
+    {"system_net_recv_bytes", C_NET_R, 1},
+    {"system_net_sent_bytes", C_NET_S, 1},
+    {"system_gpu_usage", C_GPU, 1},
+    {"system_gpu_vram_mib", C_GPU_VRAM, 1},
+    {"system_gpu_utilized", C_GPU_UTIL, 1},
+    {"process_pid", C_P_PID, 1},
+    {"process_children", C_P_CHILDREN, 1},
+    {"process_utime", C_P_UTIME, 1},
+    {"process_stime", C_P_STIME, 1},
+    {"process_cpu_usage", C_P_CORES, 1},
+    {"process_memory_mib", C_P_PSS, 1},
+    {"process_disk_read_bytes", C_P_READ, 1},
+    {"process_disk_write_bytes", C_P_WRITE, 1},
+    {"process_gpu_usage", C_P_GPU, 1},
+    {"process_gpu_vram_mib", C_P_GPU_VRAM, 1},
+    {"process_gpu_utilized", C_P_GPU_UTIL, 1},
+};
+
+/* The Python SystemTracker's columns (also after "system_" in the combined metrics). */
+static const colmap py_system_cols[] = {
+    {"cpu_usage", C_CPU, 1},
+    {"memory_used", C_MEM, 1.0 / 1024},
+    {"disk_read_bytes", C_DISK_R, 1},
+    {"disk_write_bytes", C_DISK_W, 1},
+    {"disk_space_total_gb", C_SPACE_T, GIB},
+    {"disk_space_used_gb", C_SPACE_U, GIB},
+    {"net_recv_bytes", C_NET_R, 1},
+    {"net_sent_bytes", C_NET_S, 1},
+    {"gpu_usage", C_GPU, 1},
+    {"gpu_vram", C_GPU_VRAM, 1},
+    {"gpu_utilized", C_GPU_UTIL, 1},
+};
+
+/* The Python ProcessTracker's columns (also after "process_" in the combined metrics). */
+static const colmap py_process_cols[] = {
+    {"pid", C_P_PID, 1},
+    {"children", C_P_CHILDREN, 1},
+    {"utime", C_P_UTIME, 1},
+    {"stime", C_P_STIME, 1},
+    {"cpu_usage", C_P_CORES, 1},
+    {"memory", C_P_PSS, 1.0 / 1024},
+    {"read_bytes", C_P_READ, 1},
+    {"write_bytes", C_P_WRITE, 1},
+    {"gpu_usage", C_P_GPU, 1},
+    {"gpu_vram", C_P_GPU_VRAM, 1},
+    {"gpu_utilized", C_P_GPU_UTIL, 1},
+};
+
+/* The next cell of the row at *p (up to e): sets its content [*cs, *ce) (without quotes) and
+ * moves *p past the cell and its comma. Returns 1 when a cell was read and more follow, 0
+ * for the last cell, -1 for a malformed quoted cell. *quoted tells whether it was quoted. */
+static int next_cell(const char **p, const char *e, const char **cs, const char **ce, bool *quoted)
+{
+    const char *s = *p;
+    *quoted = s < e && *s == '"';
+    if (*quoted) {
+        const char *q = s + 1;
+        for (;;) {
+            q = memchr(q, '"', (size_t)(e - q));
+            if (!q)
+                return -1;
+            if (q + 1 < e && q[1] == '"') {
+                q += 2;
+                continue;
+            }
+            break;
+        }
+        *cs = s + 1;
+        *ce = q;
+        s = q + 1;
+        if (s < e && *s != ',')
+            return -1;
+    } else {
+        const char *c = memchr(s, ',', (size_t)(e - s));
+        *cs = s;
+        *ce = s = c ? c : e;
+    }
+    if (s >= e)
+        return 0;
+    *p = s + 1;
+    return 1;
+}
+
+/* Whether s[0..n) equals word, ignoring ASCII case. */
+static bool word_is(const char *s, size_t n, const char *word)
+{
+    return strlen(word) == n && strncasecmp(s, word, n) == 0;
+}
+
+/* Parses a CSV number cell: empty, "nan" or "inf" (any case, signed) are NaN. Returns false
+ * when the cell holds anything else than a decimal number. */
+static bool cell_number(const char *s, size_t n, locale_t loc, double *out)
+{
+    while (n && (*s == ' ' || *s == '\t'))
+        s++, n--;
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    *out = NAN;
+    if (n == 0)
+        return true;
+    const char *w = s + (*s == '-' || *s == '+');
+    size_t wn = n - (size_t)(w - s);
+    if (word_is(w, wn, "nan") || word_is(w, wn, "inf") || word_is(w, wn, "infinity"))
+        return true;
+    const char *p = w, *e = s + n;
+    size_t digits = 0;
+    for (; p < e && *p >= '0' && *p <= '9'; p++)
+        digits++;
+    if (p < e && *p == '.')
+        for (p++; p < e && *p >= '0' && *p <= '9'; p++)
+            digits++;
+    if (digits == 0)
+        return false;
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < e && (*p == '+' || *p == '-'))
+            p++;
+        if (p >= e || *p < '0' || *p > '9')
+            return false;
+        while (p < e && *p >= '0' && *p <= '9')
+            p++;
+    }
+    return p == e && rt_decimal_to_double(s, n, loc, out);
+}
+
+/* Looks a column name up in a table; returns the entry or NULL. */
+static const colmap *lookup(const colmap *t, size_t n, const char *name, size_t len)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strlen(t[i].name) == len && memcmp(t[i].name, name, len) == 0)
+            return &t[i];
+    return NULL;
+}
+
+/* The entry for column name[0..len) in format f, or NULL when the column is not read. */
+static const colmap *column_for(rt_reader_fmt f, const char *name, size_t len)
+{
+    static const colmap ts = {"timestamp", C_TS, 1};
+    if (len == 9 && memcmp(name, "timestamp", 9) == 0)
+        return &ts;
+    switch (f) {
+    case F_CSV: return lookup(tool_cols, RT_ARRAY_LEN(tool_cols), name, len);
+    case F_PY_SYSTEM: return lookup(py_system_cols, RT_ARRAY_LEN(py_system_cols), name, len);
+    case F_PY_PROCESS: return lookup(py_process_cols, RT_ARRAY_LEN(py_process_cols), name, len);
+    case F_PY_COMBINED:
+        if (len > 7 && memcmp(name, "system_", 7) == 0)
+            return lookup(py_system_cols, RT_ARRAY_LEN(py_system_cols), name + 7, len - 7);
+        if (len > 8 && memcmp(name, "process_", 8) == 0)
+            return lookup(py_process_cols, RT_ARRAY_LEN(py_process_cols), name + 8, len - 8);
+        return NULL;
+    default: return NULL;
+    }
+}
+
+/* Whether the header row line[0..n) has a column named name. */
+static bool has_column(const char *line, size_t n, const char *name)
+{
+    const char *p = line, *e = line + n, *cs, *ce;
+    bool q;
+    int more = 1;
+    while (more == 1) {
+        more = next_cell(&p, e, &cs, &ce, &q);
+        if (more < 0)
+            return false;
+        if ((size_t)(ce - cs) == strlen(name) && memcmp(cs, name, (size_t)(ce - cs)) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Recognises a CSV header and maps its columns. Returns false when it is none we know. */
+bool rt_reader_csv_header(rt_reader *r, const char *line, size_t n)
+{
+    if (!has_column(line, n, "timestamp"))
+        return false;
+    if (has_column(line, n, "system_memory_used_mib"))
+        r->format = F_CSV;
+    else if (has_column(line, n, "system_memory_used") || has_column(line, n, "process_memory"))
+        r->format = F_PY_COMBINED;
+    else if (has_column(line, n, "memory_used") && has_column(line, n, "cpu_usage"))
+        r->format = F_PY_SYSTEM;
+    else if (has_column(line, n, "pid") && has_column(line, n, "memory"))
+        r->format = F_PY_PROCESS;
+    else
+        return false;
+    const char *p = line, *e = line + n, *cs, *ce;
+    bool q;
+    int more = 1;
+    r->ncols = 0;
+    while (more == 1) {
+        more = next_cell(&p, e, &cs, &ce, &q);
+        if (more < 0)
+            return false;
+        const colmap *m = column_for(r->format, cs, (size_t)(ce - cs));
+        if (r->ncols < MAX_COLS) {
+            r->target[r->ncols] = (unsigned char)(m ? m->target : C_NONE);
+            r->scale[r->ncols] = m ? m->scale : 1;
+        }
+        r->ncols++;
+    }
+    return true;
+}
+
+/* One CSV row into rec. Returns NULL or what is wrong with it (static or in r->msg). */
+const char *rt_reader_csv_row(rt_reader *r, const char *line, size_t n, rt_record *rec)
+{
+    double v[C_COUNT];
+    for (size_t i = 0; i < C_COUNT; i++)
+        v[i] = NAN;
+    const char *p = line, *e = line + n, *cs, *ce;
+    bool quoted;
+    size_t ncol = 0;
+    int more = 1;
+    while (more == 1) {
+        more = next_cell(&p, e, &cs, &ce, &quoted);
+        if (more < 0)
+            return "malformed quoted cell";
+        if (ncol < MAX_COLS && ncol < r->ncols && r->target[ncol] != C_NONE) {
+            double x;
+            if (!cell_number(cs, (size_t)(ce - cs), r->c_locale, &x)) {
+                int cl = ce - cs > 24 ? 24 : (int)(ce - cs);
+                snprintf(r->msg, sizeof r->msg, "column %zu is not a number: \"%.*s\"", ncol + 1, cl, cs);
+                return r->msg;
+            }
+            v[r->target[ncol]] = x * r->scale[ncol];
+        }
+        ncol++;
+    }
+    if (ncol != r->ncols) {
+        snprintf(r->msg, sizeof r->msg, "%zu columns where the header has %zu", ncol, r->ncols);
+        return r->msg;
+    }
+    if (isnan(v[C_TS]))
+        return "no timestamp";
+    if (!rt_unix_time(v[C_TS]))
+        return "the timestamp is no Unix time in seconds";
+    rt_reader_nan_record(rec);
+    rec->timestamp_secs = v[C_TS];
+    rec->cpu_cores = v[C_CPU];
+    rec->memory_used_mib = v[C_MEM];
+    rec->disk_read_bytes = v[C_DISK_R];
+    rec->disk_write_bytes = v[C_DISK_W];
+    rec->net_recv_bytes = v[C_NET_R];
+    rec->net_sent_bytes = v[C_NET_S];
+    rec->disk_space_total_bytes = v[C_SPACE_T];
+    rec->disk_space_used_bytes = v[C_SPACE_U];
+    rec->gpu_usage = v[C_GPU];
+    rec->gpu_vram_mib = v[C_GPU_VRAM];
+    rec->gpu_utilized = v[C_GPU_UTIL];
+    rec->process_pid = v[C_P_PID];
+    rec->process_children = v[C_P_CHILDREN];
+    rec->process_cores = v[C_P_CORES];
+    rec->process_cpu_secs = v[C_P_UTIME] + v[C_P_STIME];
+    rec->process_pss_mib = v[C_P_PSS];
+    rec->process_read_bytes = v[C_P_READ];
+    rec->process_write_bytes = v[C_P_WRITE];
+    rec->process_gpu_usage = v[C_P_GPU];
+    rec->process_gpu_vram_mib = v[C_P_GPU_VRAM];
+    rec->process_gpu_utilized = v[C_P_GPU_UTIL];
+    return NULL;
+}
