@@ -1,7 +1,7 @@
 /* sqlite_dl.h - SQLite for the run history, loaded at first use (dlopen of libsqlite3.so.0):
  * linked in, the library costs every tracking run about 0.9 MiB of RSS at start even when it
- * keeps no history. history.c includes this after <sqlite3.h>; its sqlite3_* calls go
- * through the table below. */
+ * keeps no history. history.c and history_cmd.c include this (through history_db.h) after
+ * <sqlite3.h>; their sqlite3_* calls go through the table below. */
 #ifndef RT_CLI_SQLITE_DL_H
 #define RT_CLI_SQLITE_DL_H
 

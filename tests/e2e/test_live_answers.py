@@ -56,9 +56,13 @@ def test_summary_report_and_history_at_exit(services, tmp_path):
     assert live["samples"] == back["samples"]
     assert live["process"]["cpu_secs"] == pytest.approx(back["process"]["cpu_secs"], abs=0.002)
     assert live["duration_secs"] == pytest.approx(back["duration_secs"], abs=0.01)
+    # the file holds figures rounded to 3-4 decimals: means and peaks agree within that; a
+    # percentile is its histogram slot's middle, and a rounded value may fall into the next
+    # slot (128 per power of two): within 1/128 then
     for key in ("cores", "pss_mib", "rss_mib"):
         for stat in ("mean", "peak", "p50", "p95"):
-            assert live["process"][key][stat] == pytest.approx(back["process"][key][stat], rel=0.005, abs=0.002), (key, stat)
+            rel = 0.005 if stat in ("mean", "peak") else 1 / 128 + 0.001
+            assert live["process"][key][stat] == pytest.approx(back["process"][key][stat], rel=rel, abs=0.002), (key, stat)
     for key in ("cores", "memory_used_mib"):
         assert live["machine"][key]["peak"] == pytest.approx(back["machine"][key]["peak"], rel=0.005, abs=0.002)
     assert live["process"]["write_bytes"] == back["process"]["write_bytes"]
