@@ -21,6 +21,8 @@ typedef struct fake {
     int put_fail;           /* PUT answers 500 while > 0 (counted down); -1: always */
     int put_ok_first;       /* with put_fail -1: this many PUTs succeed first */
     bool put_hang;          /* PUT takes its whole timeout, then fails */
+    double finish_hang;     /* POST /finish takes this long (ignoring its timeout), then fails */
+    bool finish_returned;   /* the hung POST /finish came back */
     double expires_in;      /* credentials' lifetime from now */
     int registers, refreshes, finishes, put_calls;
     char reg_body[8192];
@@ -43,10 +45,20 @@ static rt_error fake_post(void *user, const char *url, const char *token, const 
                           double timeout, long *status, rt_buf *reply, char *err, size_t errlen)
 {
     (void)timeout;
-    (void)err;
-    (void)errlen;
     fake *f = user;
     assert_string_equal(token, "TOKEN-SECRET");
+    pthread_mutex_lock(&f->mu);
+    double hang = strstr(url, "/finish") ? f->finish_hang : 0;
+    pthread_mutex_unlock(&f->mu);
+    if (hang > 0) {
+        usleep((useconds_t)(hang * 1e6));
+        pthread_mutex_lock(&f->mu);
+        f->finish_returned = true;
+        pthread_mutex_unlock(&f->mu);
+        *status = 0;
+        snprintf(err, errlen, "Timeout was reached");
+        return RT_ERR_IO;
+    }
     pthread_mutex_lock(&f->mu);
     char exp[64], text[1024];
     iso(time(NULL) + f->expires_in, exp, sizeof exp);
@@ -140,6 +152,23 @@ static void fake_free(fake *f)
     pthread_mutex_destroy(&f->mu);
 }
 
+/* The log callback of every test's stream: counts the messages, and those that came after
+ * rt_stream_free returned (set log_freed then). */
+static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
+static int log_count, log_after_free;
+static bool log_freed;
+
+static void count_log(void *user, rt_log_level level, const char *msg)
+{
+    (void)user;
+    (void)level;
+    (void)msg;
+    pthread_mutex_lock(&log_mu);
+    log_count++;
+    log_after_free += log_freed;
+    pthread_mutex_unlock(&log_mu);
+}
+
 /* The stream's settings for the tests: a fast interval, a temp spill dir. */
 typedef struct fixture {
     fake f;
@@ -150,6 +179,7 @@ typedef struct fixture {
     rt_memory mem;
     rt_sample s;
     int added;
+    const char *spill; /* the spill dir when not dir */
 } fixture;
 
 static void start(fixture *x, double interval, size_t mem_limit)
@@ -168,9 +198,10 @@ static void start(fixture *x, double interval, size_t mem_limit)
     o.upload_interval_secs = interval;
     o.job = &job;
     o.command = argv;
-    o.spill_dir = x->dir;
+    o.spill_dir = x->spill ? x->spill : x->dir;
     o.memory_limit_bytes = mem_limit;
     o.finish_timeout_secs = 3;
+    o.log = count_log;
     x->o = o;
     pthread_mutex_init(&x->f.mu, NULL);
     if (!x->f.expires_in)
@@ -495,6 +526,85 @@ static void test_hang_bounded(void **state)
     cleanup(&x);
 }
 
+/* The API stalls at finish past the timeout: rt_stream_finish comes back by its deadline, and
+ * rt_stream_free leaves the thread to free itself, which then calls no log callback (the
+ * caller's may be gone) and frees the stream (a leak shows under ASan; a use after free
+ * under ASan or TSan). */
+static void test_finish_stall_orphan(void **state)
+{
+    (void)state;
+    fixture x = {0};
+    x.f.finish_hang = 4.5;
+    start(&x, 0.05, 0);
+    add_rows(&x, 10, 10000);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    assert_int_equal(rt_stream_finish(x.st, 0, 0), RT_ERR_IO);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double took = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+    assert_true(took < x.o.finish_timeout_secs + 1.0); /* a hang guard: the stall lasts 4.5 s */
+    rt_stream_free(x.st);
+    pthread_mutex_lock(&log_mu);
+    log_freed = true;
+    pthread_mutex_unlock(&log_mu);
+    for (int i = 0; i < 200; i++) { /* the hung request comes back, the thread ends */
+        pthread_mutex_lock(&x.f.mu);
+        bool back = x.f.finish_returned;
+        pthread_mutex_unlock(&x.f.mu);
+        if (back)
+            break;
+        usleep(50000);
+    }
+    usleep(500000);
+    pthread_mutex_lock(&log_mu);
+    int after = log_after_free;
+    log_freed = false;
+    pthread_mutex_unlock(&log_mu);
+    assert_int_equal(after, 0);
+    cleanup(&x);
+}
+
+/* The spill directory cannot be made (its parent is a file) and S3 fails: batches stay in memory
+ * up to the bound, rows past it are counted lost (never a crash), and the inline CSV plus the
+ * lost rows are every row added, none twice. */
+static void test_spill_fails_bounded(void **state)
+{
+    (void)state;
+    fixture x = {0};
+    char file[128], spill[160];
+    snprintf(file, sizeof file, "/tmp/rt-stream-file-%ld", (long)getpid());
+    int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(fd >= 0);
+    close(fd);
+    snprintf(spill, sizeof spill, "%s/spill", file);
+    x.spill = spill;
+    x.f.put_fail = -1;
+    start(&x, 0.05, 1500);
+    int kept = 0;
+    for (int i = 0; i < 150; i++) {
+        x.s.timestamp_secs = 1000.0 + x.added++;
+        kept += rt_stream_add(x.st, &x.s) == RT_OK;
+        usleep(10000);
+    }
+    assert_int_equal(rt_stream_finish(x.st, 0, 0), RT_OK);
+    uint64_t rows, lost;
+    rt_stream_counts(x.st, &rows, &lost, NULL, NULL, NULL);
+    rt_stream_free(x.st);
+    assert_true(lost > 0);
+    assert_int_equal((int)(rows + lost), 150);
+    json_t *j = finish_json(&x, "inline");
+    const char *csv = json_string_value(json_object_get(j, "data_csv"));
+    int seen[150] = {0}, n = 0;
+    count_rows(csv, strlen(csv), seen, 150);
+    for (int i = 0; i < 150; i++)
+        n += seen[i];
+    assert_int_equal(n, (int)rows);
+    assert_int_equal(n, kept);
+    json_decref(j);
+    unlink(file);
+    cleanup(&x);
+}
+
 /* No rows at all: the run is finished inline with the header alone; bad options refused. */
 static void test_empty_and_invalid(void **state)
 {
@@ -536,6 +646,7 @@ int main(void)
         cmocka_unit_test(test_api_down_spills),   cmocka_unit_test(test_register_retry),
         cmocka_unit_test(test_memory_bound),      cmocka_unit_test(test_refresh),
         cmocka_unit_test(test_hang_bounded),      cmocka_unit_test(test_empty_and_invalid),
+        cmocka_unit_test(test_finish_stall_orphan), cmocka_unit_test(test_spill_fails_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

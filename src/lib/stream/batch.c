@@ -44,7 +44,7 @@ rt_batch *rt_batch_new(const rt_stream *st)
  * RT_ERR_NOMEM (the row counted lost). */
 rt_error rt_batch_append_locked(rt_stream *st, const char *row, size_t n)
 {
-    for (int attempt = 0; attempt < 2; attempt++) {
+    for (int attempt = st->mem_full ? 2 : 0; attempt < 2; attempt++) {
         if (!st->cur && !(st->cur = rt_batch_new(st)))
             break;
         if (rt_gzip_write(st->cur->z, row, n) == RT_OK) {

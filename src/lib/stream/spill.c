@@ -152,6 +152,16 @@ void rt_spill_persist(rt_stream *st, bool everything)
             b->gz = NULL;
         }
     }
+    /* what could not be spilled stays in memory; past the bound new rows are counted lost (the
+     * batches kept keep their seq, so none is skipped) until spilling or uploading frees room */
+    bool full = st->mem_bytes > st->mem_limit;
+    pthread_mutex_lock(&st->mu);
+    bool was = st->mem_full;
+    st->mem_full = full;
+    pthread_mutex_unlock(&st->mu);
+    if (full && !was) /* logged outside the lock: rt_stream_add never waits on a log callback */
+        rt_log(&st->lg, RT_LOG_WARN, "stream: %zu bytes of batches held in memory and none can be spilled: new rows "
+               "are counted lost until they can", st->mem_bytes);
 }
 
 /* The default spill directory: $XDG_STATE_HOME is the caller's to pass (the library reads no

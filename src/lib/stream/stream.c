@@ -181,6 +181,8 @@ static void finish_phase(rt_stream *st)
     double finished_unix = st->finished_unix;
     pthread_mutex_unlock(&st->mu);
     rt_batch_close_all(st);
+    /* the thread's own end, a little before rt_stream_finish stops waiting for it */
+    deadline -= fmin(st->finish_timeout * 0.05, 0.25);
     double reserve = fmin(st->finish_timeout * 0.3, 2.0);
     if (!st->registered && deadline - reserve - rt_mono_secs() > 0.05)
         rt_upload_register(st, deadline - reserve - rt_mono_secs());
@@ -195,7 +197,7 @@ static void finish_phase(rt_stream *st)
             if (st->pending)
                 sleep_secs(fmin(wait, left));
         }
-        finished = rt_upload_finish(st, exit_code, failed, finished_unix, fmax(deadline - rt_mono_secs(), 0.2));
+        finished = rt_upload_finish(st, exit_code, failed, finished_unix, fmax(deadline - rt_mono_secs(), 0.05));
     }
     uint64_t unsent = rt_batch_pending_rows(st);
     if (unsent) {
@@ -212,6 +214,17 @@ static void finish_phase(rt_stream *st)
 }
 
 static void stream_destroy(rt_stream *st);
+
+/* The logger the thread's messages go through: hands them to the caller's callback until
+ * rt_stream_free has returned (an orphaned thread must not call into what the caller freed). */
+static void stream_log(void *user, rt_log_level level, const char *msg)
+{
+    rt_stream *st = user;
+    pthread_mutex_lock(&st->logmu);
+    if (!st->log_closed && st->user_lg.fn)
+        st->user_lg.fn(st->user_lg.user, level, msg);
+    pthread_mutex_unlock(&st->logmu);
+}
 
 /* The stream thread: closes a batch every interval, registers (REG_TRIES tries in the
  * background), uploads and spills until rt_stream_finish, then runs the end. Frees st itself when
@@ -284,6 +297,7 @@ static void stream_destroy(rt_stream *st)
     free(st->region);
     free(st->spill_dir);
     pthread_mutex_destroy(&st->mu);
+    pthread_mutex_destroy(&st->logmu);
     pthread_cond_destroy(&st->cv);
     free(st);
 }
@@ -324,10 +338,13 @@ rt_error rt_stream_start_net(const rt_stream_options *opts, const rt_stream_net 
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_mutex_init(&st->mu, NULL);
+    pthread_mutex_init(&st->logmu, NULL);
     pthread_cond_init(&st->cv, &ca);
     pthread_condattr_destroy(&ca);
-    st->lg.fn = o.log;
-    st->lg.user = o.log_user;
+    st->user_lg.fn = o.log;
+    st->user_lg.user = o.log_user;
+    st->lg.fn = stream_log;
+    st->lg.user = st;
     st->net = *net;
     st->cloud = o.cloud;
     st->interval = o.upload_interval_secs > 0 ? o.upload_interval_secs : 60.0;
@@ -389,8 +406,8 @@ rt_error rt_stream_finish(rt_stream *st, int exit_code, int failed)
     st->finished_unix = rt_real_secs();
     st->deadline = rt_mono_secs() + st->finish_timeout;
     pthread_cond_broadcast(&st->cv);
-    /* the thread keeps to the deadline; a little grace for it to return */
-    struct timespec ts = to_timespec(st->deadline + 0.5);
+    /* the thread keeps to a time a little before the deadline; not a moment longer here */
+    struct timespec ts = to_timespec(st->deadline);
     while (!st->done)
         if (pthread_cond_timedwait(&st->cv, &st->mu, &ts) == ETIMEDOUT)
             break;
@@ -410,9 +427,13 @@ void rt_stream_free(rt_stream *st)
         rt_stream_finish(st, 0, 0);
     pthread_mutex_lock(&st->mu);
     if (!st->done) { /* past its deadline (a request that overran): it frees itself when done */
+        pthread_mutex_lock(&st->logmu);
+        st->log_closed = true; /* the caller's log callback may be gone once this returns */
+        pthread_mutex_unlock(&st->logmu);
+        /* detached before the thread can see orphaned and free st (st->th is read here) */
+        pthread_detach(st->th);
         st->orphaned = true;
         pthread_mutex_unlock(&st->mu);
-        pthread_detach(st->th);
         return;
     }
     pthread_mutex_unlock(&st->mu);

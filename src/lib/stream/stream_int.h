@@ -52,7 +52,10 @@ typedef struct rt_batch {
 } rt_batch;
 
 struct rt_stream {
-    rt_logger lg;
+    rt_logger lg;       /* the thread's messages: through stream_log, to user_lg until rt_stream_free */
+    rt_logger user_lg;  /* the caller's callback */
+    pthread_mutex_t logmu;
+    bool log_closed;    /* under logmu: rt_stream_free returned, the callback is no longer called */
     rt_stream_net net;
     char *api_url, *token, *endpoint, *region, *spill_dir;
     rt_job job;
@@ -74,6 +77,7 @@ struct rt_stream {
     rt_batch *full, *full_tail;   /* batches that filled up between two closes */
     rt_allocation alloc;          /* the samples' dedicated/shared sums, kept until registered */
     bool finishing, done, orphaned; /* finishing: rt_stream_finish was called */
+    bool mem_full;                /* pending batches past memory_limit_bytes and not spillable: rows are lost */
     int exit_code;
     bool failed;
     double finished_unix, deadline;

@@ -45,8 +45,9 @@ static bool api_post(rt_stream *st, const char *path, const char *body, size_t l
  * region when none was given. Failures are warned about once and retried with backoff. */
 void rt_upload_register(rt_stream *st, double timeout)
 {
+    double until = rt_mono_secs() + timeout; /* the cloud wait, POST and region ask all within it */
     double waited = rt_mono_secs() - st->t0;
-    const rt_cloud *cloud = rt_cloud_result(st->cloud, waited < 2.0 ? 2.0 - waited : 0.0);
+    const rt_cloud *cloud = rt_cloud_result(st->cloud, waited < 2.0 ? fmin(2.0 - waited, timeout / 2) : 0.0);
     pthread_mutex_lock(&st->mu);
     const char *guess = rt_allocation_guess(&st->alloc);
     pthread_mutex_unlock(&st->mu);
@@ -60,7 +61,7 @@ void rt_upload_register(rt_stream *st, double timeout)
     bool ok = false;
     if (rt_sentinel_register_body(&run, &body) != RT_OK) {
         snprintf(why, sizeof why, "out of memory");
-    } else if (api_post(st, "/runs", body.data, body.len, timeout, &reply, why, sizeof why)) {
+    } else if (api_post(st, "/runs", body.data, body.len, until - rt_mono_secs(), &reply, why, sizeof why)) {
         char perr[256] = "";
         rt_s3_target t;
         memset(&t, 0, sizeof t);
@@ -81,11 +82,12 @@ void rt_upload_register(rt_stream *st, double timeout)
         st->registered = true; /* rt_stream_add stops feeding the allocation guess */
         pthread_mutex_unlock(&st->mu);
         rt_log(&st->lg, RT_LOG_INFO, "stream: registered run %s", st->run_id);
-        if (!st->target.region[0]) {
-            st->net.find_region(st->net.user, &st->target, &st->creds, fmin(timeout, st->net_timeout));
-            if (!st->target.region[0])
-                rt_copy_str(st->target.region, sizeof st->target.region, "eu-central-1");
+        double left = fmin(until - rt_mono_secs(), st->net_timeout);
+        if (!st->target.region[0] && left >= MIN_TIMEOUT) {
+            st->net.find_region(st->net.user, &st->target, &st->creds, left);
         }
+        if (!st->target.region[0])
+            rt_copy_str(st->target.region, sizeof st->target.region, "eu-central-1");
         if (st->reg_tries > 0)
             rt_log(&st->lg, RT_LOG_WARN, "stream: the run is registered now (run %s)", st->run_id);
         return;
@@ -155,6 +157,7 @@ static bool add_uri(rt_stream *st, const char *key)
 static bool upload_oldest(rt_stream *st, double timeout)
 {
     rt_batch *b = st->pending;
+    double until = rt_mono_secs() + timeout; /* the refresh and the PUT both within it */
     refresh_if_needed(st, timeout);
     char key[1400], err[512] = "";
     rt_buf tmp;
@@ -168,7 +171,7 @@ static bool upload_oldest(rt_stream *st, double timeout)
         snprintf(err, sizeof err, "cannot read back %s", b->spill ? b->spill : "the batch");
         rt_buf_free(&tmp);
     } else {
-        e = st->net.put(st->net.user, &st->target, &st->creds, key, data, len, fmax(timeout, MIN_TIMEOUT), &status,
+        e = st->net.put(st->net.user, &st->target, &st->creds, key, data, len, fmax(until - rt_mono_secs(), MIN_TIMEOUT), &status,
                         err, sizeof err);
         rt_buf_free(&tmp);
     }
