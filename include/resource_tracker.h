@@ -25,9 +25,9 @@ extern "C" {
 #endif
 
 #define RT_VERSION_MAJOR 0
-#define RT_VERSION_MINOR 4
+#define RT_VERSION_MINOR 5
 #define RT_VERSION_PATCH 0
-#define RT_VERSION "0.4.0"
+#define RT_VERSION "0.5.0"
 /* 0xMMmmpp: compare with rt_version_num() to learn whether the loaded library is as new as
  * the header a binding was written for. */
 #define RT_VERSION_NUM ((RT_VERSION_MAJOR << 16) | (RT_VERSION_MINOR << 8) | RT_VERSION_PATCH)
@@ -215,6 +215,9 @@ typedef struct rt_sampler_options {
     double tree_start_mono_secs; /* with own_children: when the caller started the command,
                                   * on CLOCK_MONOTONIC; the first sample's interval starts
                                   * there. 0: at the baseline reading */
+    /* added in 0.5 */
+    int root_only; /* non-zero: the root process alone, not its descendants: its own CPU time
+                    * (not what it reaped), its own I/O, memory and threads; child_count 0 */
 } rt_sampler_options;
 
 #define RT_SAMPLER_OPTIONS_INIT {.struct_size = sizeof(rt_sampler_options), .pss_max_age_secs = 30.0}
@@ -665,6 +668,187 @@ RT_API rt_error rt_stream_finish(rt_stream *st, int exit_code, int failed);
  * NULL is allowed. */
 RT_API void rt_stream_free(rt_stream *st);
 
+/* ==========================================================================================
+ * Embedding (0.5): a background tracker on a thread of the calling program, for a process
+ * tree (the calling process by default) and the machine. It samples on a monotonic grid,
+ * keeps the samples for reading while it runs (a bounded store), and feeds every sample to
+ * the statistics, the allocation guess and the report of the analysis section, so that a
+ * summary, a recommendation and a report come from the same code as the tool's. No process
+ * is started. After fork(2) the child holds a stopped copy: its tracker has no thread, keeps
+ * the samples taken before the fork, and every call on it is safe (stop does nothing).
+ *
+ * Memory: about 200 bytes per kept sample, in blocks of 4,096 samples allocated as the run
+ * grows, plus a fixed ~1.2 MiB (the statistics' histograms and the report's reduced series).
+ * The store keeps max_samples samples (default 604,800: a week at 1 s, about 120 MB); past
+ * it the oldest block is dropped, while the statistics and the report keep covering every
+ * sample. Thread safety: every rt_tracker_* call may be made from any thread, concurrently
+ * with the tracker's own thread. */
+typedef struct rt_tracker rt_tracker;
+
+/* Called on the tracker's thread after each sample is stored (no lock held). The sample is
+ * valid during the call only. It must not call rt_tracker_stop or rt_tracker_free. */
+typedef void (*rt_sample_fn)(void *user, const rt_sample *sample);
+
+typedef struct rt_tracker_options {
+    size_t struct_size;       /* sizeof(rt_tracker_options) as the caller compiled it */
+    int64_t pid;              /* the tree's root: 0 the calling process, -1 none (the machine
+                               * only), else that process (it must exist) */
+    int no_children;          /* non-zero: the root alone (rt_sampler_options.root_only) */
+    double interval_secs;     /* 0: 1 s; from 0.01 to 86400 */
+    uint64_t max_samples;     /* samples kept for reading; 0: 604,800 (a week at 1 s); from 2 */
+    const char *proc_root;    /* NULL: /proc */
+    const char *sys_root;     /* NULL: /sys */
+    const char *nvml_library; /* NULL: libnvidia-ml.so.1 */
+    double pss_max_age_secs;  /* as in rt_sampler_options; 0: re-read every sample */
+    const rt_job *job;        /* NULL: none; copied with its strings (the report's title) */
+    rt_log_fn log;            /* NULL: messages are dropped; called from the tracker's thread */
+    void *log_user;
+    rt_sample_fn on_sample;   /* NULL: none */
+    void *on_sample_user;
+} rt_tracker_options;
+
+#define RT_TRACKER_OPTIONS_INIT {.struct_size = sizeof(rt_tracker_options), .pss_max_age_secs = 30.0}
+
+/* Takes the baseline reading on the calling thread and starts the tracker's thread; the
+ * first sample comes one interval later, then one per interval on the same grid (a late
+ * sample does not shift the ones after it). Returns RT_OK and *out (free with
+ * rt_tracker_free); RT_ERR_INVALID (an option out of range, struct_size too small);
+ * RT_ERR_NOT_FOUND (the pid does not exist, or no proc root); RT_ERR_SYSTEM (no thread);
+ * RT_ERR_NOMEM. */
+RT_API rt_error rt_tracker_start(const rt_tracker_options *opts, rt_tracker **out);
+
+/* Stops the thread after one last sample covering the time since the previous one (when at
+ * least 10 ms passed), so that the totals reach the moment of the call. Returns at once when
+ * already stopped (or a loaded or forked copy). RT_OK. */
+RT_API rt_error rt_tracker_stop(rt_tracker *t);
+
+/* 1 while the thread runs, 0 after rt_tracker_stop, for a loaded tracker and in a forked
+ * child. The thread runs until stopped, also after the tracked root exited (RT_COL_PROC_ALIVE
+ * says so): the machine is still sampled. */
+RT_API int rt_tracker_running(const rt_tracker *t);
+
+/* Samples taken in all (kept or dropped), and the index of the oldest one kept: indexes run
+ * from rt_tracker_first to rt_tracker_count - 1. */
+RT_API uint64_t rt_tracker_count(const rt_tracker *t);
+RT_API uint64_t rt_tracker_first(const rt_tracker *t);
+
+/* Waits until at least n samples were taken in all, the tracker stopped, or timeout_secs
+ * passed (0: just look; negative: no limit). Returns rt_tracker_count. */
+RT_API uint64_t rt_tracker_wait(rt_tracker *t, uint64_t n, double timeout_secs);
+
+/* The columns of the store, each one figure of every sample (a double; NaN is null). The
+ * numbers never change; new columns are only added at the end. */
+typedef enum rt_column {
+    RT_COL_TIMESTAMP = 0,        /* Unix time of the reading */
+    RT_COL_INTERVAL = 1,         /* seconds since the previous reading */
+    /* the machine */
+    RT_COL_CPU_RUNNABLE = 2,     /* runnable processes (procs_running) */
+    RT_COL_CPU_UTIME = 3,        /* user+nice CPU seconds in the interval, all cores */
+    RT_COL_CPU_STIME = 4,        /* system CPU seconds in the interval */
+    RT_COL_CPU_CORES = 5,        /* busy cores, fractional */
+    RT_COL_CPU_COUNT = 6,        /* online cores */
+    RT_COL_MEM_TOTAL_MIB = 7,
+    RT_COL_MEM_FREE_MIB = 8,
+    RT_COL_MEM_USED_MIB = 9,
+    RT_COL_MEM_BUFFERS_MIB = 10,
+    RT_COL_MEM_CACHED_MIB = 11,
+    RT_COL_MEM_ACTIVE_MIB = 12,
+    RT_COL_MEM_INACTIVE_MIB = 13,
+    RT_COL_MEM_AVAILABLE_MIB = 14,
+    RT_COL_SWAP_USED_MIB = 15,
+    RT_COL_DISK_READ_BYTES = 16,  /* in the interval, all physical disks */
+    RT_COL_DISK_WRITE_BYTES = 17,
+    RT_COL_DISK_SPACE_TOTAL_BYTES = 18,
+    RT_COL_DISK_SPACE_USED_BYTES = 19,
+    RT_COL_DISK_SPACE_FREE_BYTES = 20,
+    RT_COL_NET_RECV_BYTES = 21,   /* in the interval, all interfaces but loopback */
+    RT_COL_NET_SENT_BYTES = 22,
+    RT_COL_GPU_USAGE = 23,        /* busy GPUs: the sum of utilizations / 100 */
+    RT_COL_GPU_VRAM_MIB = 24,
+    RT_COL_GPU_UTILIZED = 25,     /* GPUs with utilization > 0 */
+    RT_COL_GPU_COUNT = 26,
+    RT_COL_GPU_VRAM_TOTAL_MIB = 27,
+    /* the tracked tree: NaN without one */
+    RT_COL_PROC_PID = 28,
+    RT_COL_PROC_ALIVE = 29,       /* 1 while the root runs, 0 after */
+    RT_COL_PROC_CHILDREN = 30,    /* live descendants */
+    RT_COL_PROC_THREADS = 31,
+    RT_COL_PROC_UTIME = 32,       /* CPU seconds in the interval */
+    RT_COL_PROC_STIME = 33,
+    RT_COL_PROC_CORES = 34,
+    RT_COL_PROC_CPU_SECS_TOTAL = 35, /* user+system since tracking began (exact) */
+    RT_COL_PROC_PSS_MIB = 36,
+    RT_COL_PROC_RSS_MIB = 37,
+    RT_COL_PROC_RSS_PEAK_MIB = 38,
+    RT_COL_PROC_SWAP_MIB = 39,
+    RT_COL_PROC_READ_BYTES = 40,  /* storage I/O in the interval */
+    RT_COL_PROC_WRITE_BYTES = 41,
+    RT_COL_PROC_GPU_USAGE = 42,
+    RT_COL_PROC_GPU_VRAM_MIB = 43,
+    RT_COL_PROC_GPU_UTILIZED = 44,
+} rt_column;
+
+/* How many columns this library has (columns 0 .. n-1), a column's name ("timestamp",
+ * "cpu_cores", "process_pss_mib", ...: the snapshot's key, static storage; NULL past the
+ * end), and the column of a name (-1 when unknown). */
+RT_API int rt_column_count(void);
+RT_API const char *rt_column_name(int col);
+RT_API int rt_column_by_name(const char *name);
+
+/* Copies column col of up to n samples, from index first on, into out. Returns how many were
+ * copied (0 when first is past the end or was dropped, or col is unknown). */
+RT_API size_t rt_tracker_column(rt_tracker *t, int col, uint64_t first, size_t n, double *out);
+
+/* The record (the analysis figures) of sample index into out, of which the caller has
+ * out_size bytes (sizeof(rt_record) as it compiled it; the library fills no more).
+ * RT_OK, RT_ERR_NOT_FOUND (dropped or not yet taken), RT_ERR_INVALID. job_name is the
+ * tracker's job name (valid until rt_tracker_free) or NULL. */
+RT_API rt_error rt_tracker_record(rt_tracker *t, uint64_t index, rt_record *out, size_t out_size);
+
+/* The statistics of every sample so far: a copy owned by the tracker, valid until the next
+ * rt_tracker_summary call or rt_tracker_free (samples 0 before the first sample). */
+RT_API const rt_summary *rt_tracker_summary(rt_tracker *t);
+
+/* rt_recommend over this run. RT_OK, RT_ERR_INVALID without a tracked tree or samples. */
+RT_API rt_error rt_tracker_recommend(rt_tracker *t, rt_recommendation *out);
+
+/* Writes the report of the run so far to fd (see rt_report_write). info may be NULL; its
+ * summary, recommendation and job, when NULL, are the tracker's own. */
+RT_API rt_error rt_tracker_report(rt_tracker *t, const rt_report_info *info, int fd);
+
+/* ---- saving and loading a run ----------------------------------------------------------
+ * The snapshot layout of the Python resource-tracker (seed 004, metadata.version 1), as JSON:
+ *   {"metadata": {"version": 1, "resource_tracker": {"version", "implementation"}, "pid",
+ *    "children", "interval", "start_time", "stop_time", "duration", ...},
+ *    "server_info": ..., "cloud_info": ..., "process_metrics": [{row}, ...],
+ *    "system_metrics": [{row}, ...], "columns": {"<rt_column_name>": [...], ...}}
+ * process_metrics and system_metrics hold the Python tracker's columns and units (kB, GiB,
+ * seconds in the interval), so that its ResourceTracker.load reads the file; "columns" holds
+ * every column of the store at full precision (NaN as null), which is what rt_tracker_load
+ * reads back when present (else the seed's rows, converted). */
+
+#define RT_SAVE_GZIP 1 /* gzip the JSON (the Python tracker's dump/load format) */
+
+/* Writes the kept samples to fd. extra_json, when not NULL, is a JSON object whose members
+ * are added at the top level (e.g. "server_info", "cloud_info"), its "metadata" member's
+ * members merged into the metadata. Returns RT_OK, RT_ERR_INVALID (extra_json is no JSON
+ * object), RT_ERR_UNSUPPORTED (gzip asked and no zlib), RT_ERR_IO (errno set), RT_ERR_NOMEM. */
+RT_API rt_error rt_tracker_save(rt_tracker *t, const char *extra_json, int flags, int fd);
+
+/* A stopped tracker holding the samples of a snapshot (gzipped or not: recognised by its
+ * first bytes), with its statistics, recommendation and report as for a live run. Returns
+ * RT_OK and *out; RT_ERR_NOT_FOUND / RT_ERR_IO (the file), RT_ERR_PARSE (not a snapshot: the
+ * log, when given, says why), RT_ERR_NOMEM. */
+RT_API rt_error rt_tracker_load(const char *path, rt_log_fn log, void *log_user, rt_tracker **out);
+RT_API rt_error rt_tracker_load_buffer(const void *buf, size_t len, rt_log_fn log, void *log_user,
+                                       rt_tracker **out);
+
+/* For a loaded tracker: {"metadata": ..., "server_info": ..., "cloud_info": ...} as the file
+ * had them (JSON text, valid until rt_tracker_free). NULL for a live tracker. */
+RT_API const char *rt_tracker_saved_info(const rt_tracker *t);
+
+/* Stops the tracker (as rt_tracker_stop) and frees it. NULL is allowed. */
+RT_API void rt_tracker_free(rt_tracker *t);
 #ifdef __cplusplus
 }
 #endif

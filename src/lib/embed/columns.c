@@ -1,0 +1,2 @@
+/* columns.c - (being written) */
+#include "store.h"

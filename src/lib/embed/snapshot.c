@@ -1,0 +1,2 @@
+/* snapshot.c - (being written) */
+#include "store.h"

@@ -1,0 +1,2 @@
+/* store.c - (being written) */
+#include "store.h"

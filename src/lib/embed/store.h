@@ -1,0 +1,42 @@
+/* store.h - the embedded tracker's sample store and its columns (internal). A sample is kept
+ * as one row of RT_NCOLS figures (see rt_column in the public header), packed by the store
+ * into compact types (doubles where exactness needs them, floats for ratios and counts), in
+ * blocks of RT_STORE_BLOCK rows allocated as the run grows; past max_rows the oldest block is
+ * dropped. Not thread-safe: the tracker holds its lock around every call. */
+#ifndef RT_EMBED_STORE_H
+#define RT_EMBED_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "resource_tracker.h"
+
+#define RT_NCOLS 45          /* RT_COL_PROC_GPU_UTILIZED + 1 */
+#define RT_STORE_BLOCK 4096u /* rows per block */
+
+typedef struct rt_store rt_store;
+
+/* An empty store keeping at most max_rows rows (at least 2; rounded up to whole blocks, plus
+ * one block so that dropping the oldest block never leaves fewer than max_rows), or NULL. */
+rt_store *rt_store_new(uint64_t max_rows);
+/* Appends a row. 0, or -1 when out of memory (the row is not stored). */
+int rt_store_append(rt_store *s, const double row[RT_NCOLS]);
+/* Rows appended in all, and the index of the oldest kept row. */
+uint64_t rt_store_count(const rt_store *s);
+uint64_t rt_store_first(const rt_store *s);
+/* Column col of up to n rows from index first into out; returns how many. */
+size_t rt_store_column(const rt_store *s, int col, uint64_t first, size_t n, double *out);
+/* Row idx into row: 0, or -1 when dropped or not yet appended. */
+int rt_store_row(const rt_store *s, uint64_t idx, double row[RT_NCOLS]);
+/* Bytes the store holds (its blocks and itself). */
+size_t rt_store_bytes(const rt_store *s);
+void rt_store_free(rt_store *s);
+
+/* ---- columns.c ---------------------------------------------------------------------------- */
+
+/* One sample as a row (nulls as NaN; the process columns NaN without a tracked tree). */
+void rt_row_from_sample(const rt_sample *s, double row[RT_NCOLS]);
+/* A row as the analysis record (as rt_record_from_sample would make of the sample). */
+void rt_row_to_record(const double row[RT_NCOLS], rt_record *r);
+
+#endif

@@ -1,0 +1,2 @@
+/* tracker.c - (being written) */
+#include "store.h"

@@ -1,0 +1,49 @@
+/* tracker_int.h - the embedded tracker's state, shared by tracker.c (the thread and the
+ * public calls) and snapshot.c (saving and loading a run). Internal. */
+#ifndef RT_EMBED_TRACKER_INT_H
+#define RT_EMBED_TRACKER_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "store.h"
+
+struct rt_tracker {
+    pthread_mutex_t mu;  /* guards everything below that the thread changes */
+    pthread_cond_t cv;   /* signalled after each sample and when the thread ends */
+    pthread_t thread;
+    bool thread_started; /* a thread was created and not yet joined */
+    bool running;        /* the thread samples; false once stopping, loaded or forked */
+    bool stop_asked;
+    rt_sampler *sampler; /* used by the thread only (and by start/stop around it) */
+    rt_store *store;
+    rt_stats *stats;
+    rt_report *report;
+    rt_summary summary_copy; /* what rt_tracker_summary hands out */
+    /* what the run was asked for, and when */
+    int64_t pid;         /* the root's pid; 0 without a tracked tree */
+    bool children;       /* descendants tracked */
+    double interval_secs;
+    uint64_t max_samples;
+    double start_time;   /* Unix time of the baseline reading */
+    double stop_time;    /* Unix time of rt_tracker_stop (the last sample's); 0 while running */
+    rt_job job;          /* copied, strings in job_strings */
+    char *job_strings;
+    const char **job_tags;
+    rt_log_fn log;
+    void *log_user;
+    rt_sample_fn on_sample;
+    void *on_sample_user;
+    char *saved_info;    /* loaded trackers: {"metadata", "server_info", "cloud_info"} */
+    struct rt_tracker *next_live; /* the list pthread_atfork walks (tracker.c) */
+};
+
+/* A stopped tracker with an empty store (for rt_tracker_load): pid, children, interval,
+ * start and stop times set by the caller afterwards. NULL when out of memory. */
+rt_tracker *rt_tracker_new_stopped(uint64_t max_samples);
+
+/* Adds one row as a sample: the store, the statistics and the report (takes the lock).
+ * 0, or -1 when the store is out of memory (the statistics and the report still have it). */
+int rt_tracker_add_row(rt_tracker *t, const double row[RT_NCOLS]);
+
+#endif
