@@ -213,6 +213,17 @@ _PROTOTYPES = {
 }
 
 
+# functions a library being built may lack: calling one raises, importing does not
+_OPTIONAL = {"rt_tracker_save", "rt_tracker_load", "rt_tracker_load_buffer", "rt_tracker_saved_info"}
+
+
+def _missing(name):
+    def call(*_args):
+        raise RuntimeError(f"this libresource-tracker has no {name}")
+
+    return call
+
+
 def _candidates():
     env = os.environ.get("RESOURCE_TRACKER_LIBRARY")
     if env:
@@ -231,11 +242,14 @@ def _load():
         except OSError as e:
             errors.append(f"{path}: {e}")
             continue
-        missing = [name for name in _PROTOTYPES if not hasattr(lib, name)]
+        missing = [name for name in _PROTOTYPES if not hasattr(lib, name) and name not in _OPTIONAL]
         if missing:
             errors.append(f"{path}: lacks {', '.join(missing[:3])} (older than 0.5.0?)")
             continue
         for name, (restype, argtypes) in _PROTOTYPES.items():
+            if not hasattr(lib, name):
+                setattr(lib, name, _missing(name))
+                continue
             fn = getattr(lib, name)
             fn.restype = restype
             fn.argtypes = argtypes
