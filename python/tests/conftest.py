@@ -26,6 +26,8 @@ def _stop_keeper():
     if _keeper is not None and _keeper.poll() is None:
         os.kill(_keeper.pid, signal.SIGTERM)
         _keeper.wait(5)
+    if _keeper is not None and not _keeper.stdout.closed:
+        _keeper.stdout.close()
 
 
 def _start_keeper():
