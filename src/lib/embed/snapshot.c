@@ -134,7 +134,9 @@ static void w_int(wr *w, double v)
 
 /* ---- the seed's rows -------------------------------------------------------------------------- */
 
-typedef enum out_fmt { F_INT, F_DEC, F_KIB } out_fmt; /* F_KIB: MiB written as integer kB */
+/* F_KIB: MiB written as integer kB; F_GPU_*: as F_INT / F_DEC, but 0 for null (no GPU), as the
+ * Python tracker writes it and its statistics expect; "columns" keeps the null */
+typedef enum out_fmt { F_INT, F_DEC, F_KIB, F_GPU_INT, F_GPU_DEC } out_fmt;
 
 typedef struct field {
     const char *key;
@@ -153,9 +155,9 @@ static const field PROC_FIELDS[] = {
     {"memory", RT_COL_PROC_PSS_MIB, F_KIB, 0, 1},
     {"read_bytes", RT_COL_PROC_READ_BYTES, F_INT, 0, 1},
     {"write_bytes", RT_COL_PROC_WRITE_BYTES, F_INT, 0, 1},
-    {"gpu_usage", RT_COL_PROC_GPU_USAGE, F_DEC, 4, 1},
-    {"gpu_vram", RT_COL_PROC_GPU_VRAM_MIB, F_DEC, 4, 1},
-    {"gpu_utilized", RT_COL_PROC_GPU_UTILIZED, F_INT, 0, 1},
+    {"gpu_usage", RT_COL_PROC_GPU_USAGE, F_GPU_DEC, 4, 1},
+    {"gpu_vram", RT_COL_PROC_GPU_VRAM_MIB, F_GPU_DEC, 4, 1},
+    {"gpu_utilized", RT_COL_PROC_GPU_UTILIZED, F_GPU_INT, 0, 1},
 };
 
 static const field SYS_FIELDS[] = {
@@ -176,9 +178,9 @@ static const field SYS_FIELDS[] = {
     {"disk_space_free_gb", RT_COL_DISK_SPACE_FREE_BYTES, F_DEC, 2, RT_SNAP_GIB},
     {"net_recv_bytes", RT_COL_NET_RECV_BYTES, F_INT, 0, 1},
     {"net_sent_bytes", RT_COL_NET_SENT_BYTES, F_INT, 0, 1},
-    {"gpu_usage", RT_COL_GPU_USAGE, F_DEC, 4, 1},
-    {"gpu_vram", RT_COL_GPU_VRAM_MIB, F_DEC, 4, 1},
-    {"gpu_utilized", RT_COL_GPU_UTILIZED, F_INT, 0, 1},
+    {"gpu_usage", RT_COL_GPU_USAGE, F_GPU_DEC, 4, 1},
+    {"gpu_vram", RT_COL_GPU_VRAM_MIB, F_GPU_DEC, 4, 1},
+    {"gpu_utilized", RT_COL_GPU_UTILIZED, F_GPU_INT, 0, 1},
 };
 
 static void w_rows(wr *w, const double *rows, size_t n, const field *f, size_t nf)
@@ -190,10 +192,12 @@ static void w_rows(wr *w, const double *rows, size_t n, const field *f, size_t n
         w_dec(w, row[RT_COL_TIMESTAMP], 3);
         for (size_t k = 0; k < nf; k++) {
             double v = row[f[k].col] / f[k].div;
+            if ((f[k].how == F_GPU_INT || f[k].how == F_GPU_DEC) && isnan(v))
+                v = 0;
             w_lit(w, ",\"");
             w_lit(w, f[k].key);
             w_lit(w, "\":");
-            if (f[k].how == F_DEC)
+            if (f[k].how == F_DEC || f[k].how == F_GPU_DEC)
                 w_dec(w, v, f[k].dec);
             else
                 w_int(w, f[k].how == F_KIB ? v * RT_SNAP_KIB_PER_MIB : v);
