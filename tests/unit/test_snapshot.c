@@ -133,6 +133,7 @@ static rt_tracker *live_run(int64_t pid)
     volatile double x = 0;
     for (int i = 0; i < 3000000; i++)
         x += sqrt((double)i);
+    assert_true(x > 0);
     char *mem = malloc(8 << 20);
     assert_non_null(mem);
     memset(mem, 1, 8 << 20);
