@@ -3,10 +3,11 @@ per interval (the Python tracker's columns, strings quoted: QUOTE_NONNUMERIC) to
 file, on a C tracker (rt_tracker_wait for each next sample); PidTracker, the deprecated name
 of ProcessTracker."""
 
+from __future__ import annotations
+
 import os
 import sys
 from time import sleep, time
-from typing import Optional
 
 from ._frames import INT_COLUMNS, PROCESS_COLUMNS, SYSTEM_COLUMNS, alive_prefix, read_rows
 from ._native import RT_ERR_NOT_FOUND, NativeError, TrackerOptions, byref, lib, new, out_handle
@@ -24,7 +25,7 @@ class _CsvLoop:
     _kind = "system"
     _spec = SYSTEM_COLUMNS
 
-    def _init(self, start_time: Optional[float], interval: float):
+    def _init(self, start_time: float | None, interval: float):
         self.status = "running"
         self.interval = interval
         self.cycle = 0
@@ -40,7 +41,7 @@ class _CsvLoop:
         if self.start_time > time():
             sleep(self.start_time - time())
 
-    def start_tracking(self, output_file: Optional[str] = None, print_header: bool = True):
+    def start_tracking(self, output_file: str | None = None, print_header: bool = True):
         """Writes a CSV row every interval seconds (the header first) until the tracked
         process exits (ProcessTracker) or forever (SystemTracker), or KeyboardInterrupt."""
         from .helpers import render_csv_row
@@ -99,9 +100,9 @@ class ProcessTracker(_CsvLoop):
     _kind = "process"
     _spec = PROCESS_COLUMNS
 
-    def __init__(self, pid: Optional[int] = None, start_time: Optional[float] = None,
+    def __init__(self, pid: int | None = None, start_time: float | None = None,
                  interval: float = 1, children: bool = True, autostart: bool = True,
-                 output_file: Optional[str] = None):
+                 output_file: str | None = None):
         self.pid = os.getpid() if pid is None else int(pid)
         self.children = children
         self._init(start_time, interval)
@@ -142,8 +143,8 @@ class SystemTracker(_CsvLoop):
         output_file: File to write to. Defaults to None: stdout.
     """
 
-    def __init__(self, start_time: Optional[float] = None, interval: float = 1,
-                 autostart: bool = True, output_file: Optional[str] = None):
+    def __init__(self, start_time: float | None = None, interval: float = 1,
+                 autostart: bool = True, output_file: str | None = None):
         self._init(start_time, interval)
         if autostart:
             self._wait_for_start()

@@ -2,10 +2,11 @@
 round_memory (the C library's rt_round_memory_mib), aggregate_stats over runs, and one CSV row
 as the Python tracker writes it (QUOTE_NONNUMERIC)."""
 
-from typing import Any, Dict, Iterable, List, Optional
+from __future__ import annotations
 
 
-def mean(values: Iterable[float]) -> float:
+
+def mean(values) -> float:
     """The arithmetic mean; None values are skipped (a figure the machine did not report).
 
     >>> mean([1, 2, 3, 4])
@@ -25,7 +26,7 @@ def mean(values: Iterable[float]) -> float:
     return total / n
 
 
-def round_memory(mb: Optional[float] = None, mib: Optional[float] = None) -> int:
+def round_memory(mb: float | None = None, mib: float | None = None) -> int:
     """Rounds an amount of memory in MiB up to 128, 256, 512, 1024 or 2048, above that to
     whole GiB (in MiB). Accepts the amount as mb (the 0.4 name) or mib.
 
@@ -46,7 +47,7 @@ def round_memory(mb: Optional[float] = None, mib: Optional[float] = None) -> int
     return int(lib.rt_round_memory_mib(float(value)))
 
 
-def aggregate_stats(stats: List[Dict[str, Dict[str, Any]]]) -> Dict[str, Dict[str, Any]]:
+def aggregate_stats(stats: list[dict[str, dict]]) -> dict[str, dict]:
     """Combines the statistics of several runs (as ResourceTracker.stats returns them): the
     mean of every "mean" and "duration", the largest of every "max" and "sum".
 
@@ -55,9 +56,9 @@ def aggregate_stats(stats: List[Dict[str, Dict[str, Any]]]) -> Dict[str, Dict[st
     >>> aggregate_stats([a, b])
     {'cpu_usage': {'max': 3.0, 'mean': 2.0}, 'memory': {'max': 250, 'mean': 150.0}}
     """
-    largest: Dict[str, Dict[str, Any]] = {}
-    averaged: Dict[str, Dict[str, List[Any]]] = {}
-    order: List[str] = []
+    largest: dict[str, dict] = {}
+    averaged: dict[str, dict[str, list]] = {}
+    order: list[str] = []
     for run in stats or []:
         for column, aggs in run.items():
             if column not in largest:
@@ -81,7 +82,7 @@ def aggregate_stats(stats: List[Dict[str, Dict[str, Any]]]) -> Dict[str, Dict[st
     return result
 
 
-def render_csv_row(row: Iterable[Any], quoting: Optional[int] = None) -> bytes:
+def render_csv_row(row, quoting: int | None = None) -> bytes:
     """One CSV row (with its newline) as bytes; strings quoted, numbers not, by default.
 
     >>> render_csv_row(["timestamp", "pid"])

@@ -2,9 +2,10 @@
 cheapest on-demand server that fits a recommendation, and the price of an instance type. The
 API's address comes from TRACKER_KEEPER_URL (default https://keeper.sparecores.net)."""
 
+from __future__ import annotations
+
 import os
 from ctypes import byref, c_double
-from typing import Dict, List, Optional, Tuple
 
 from ._native import KeeperOptions, LogCollector, Recommendation, Server, encode, lib, new, text
 
@@ -36,7 +37,7 @@ def server_to_dict(s: Server) -> dict:
     }
 
 
-def cheapest(rec: dict) -> Tuple[Optional[Server], Optional[str]]:
+def cheapest(rec: dict) -> tuple[Server | None, str | None]:
     """(the cheapest server as an rt_server, None) or (None, why the lookup failed)."""
     log = LogCollector()
     out = new(Server)
@@ -46,8 +47,8 @@ def cheapest(rec: dict) -> Tuple[Optional[Server], Optional[str]]:
     return out, None
 
 
-def get_recommended_cloud_servers(cpu: int, memory: int, gpu: Optional[int] = None,
-                                  vram: Optional[int] = None, n: int = 10) -> List[Dict]:
+def get_recommended_cloud_servers(cpu: int, memory: int, gpu: int | None = None,
+                                  vram: int | None = None, n: int = 10) -> list[dict]:
     """The cheapest cloud server with at least cpu vCPUs, memory MiB, gpu GPUs and vram MiB
     of VRAM, as a list of one Keeper server dict (empty when the lookup fails or none fits).
     The C library looks up the cheapest only: n is accepted for compatibility."""
@@ -55,7 +56,7 @@ def get_recommended_cloud_servers(cpu: int, memory: int, gpu: Optional[int] = No
     return [server_to_dict(server)] if server is not None else []
 
 
-def get_instance_price(vendor_id: str, region_id: Optional[str], instance_type: str) -> Optional[float]:
+def get_instance_price(vendor_id: str, region_id: str | None, instance_type: str) -> float | None:
     """The on-demand Linux price of an instance type in USD per hour (in region_id, else the
     lowest over regions), or None when unknown."""
     regions = [None]

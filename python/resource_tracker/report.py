@@ -2,8 +2,9 @@
 making from a tracker by the C library (rt_tracker_report), with the host, the cloud, the
 cheapest server and the prices passed in."""
 
+from __future__ import annotations
+
 from ctypes import byref, pointer
-from typing import Optional
 
 from ._native import (
     Cloud,
@@ -44,7 +45,7 @@ class Report(str):
         return self
 
 
-def host_from_server_info(info: Optional[dict]) -> Optional[Host]:
+def host_from_server_info(info: dict | None) -> Host | None:
     """An rt_host of a server_info dict (a loaded run's), or None."""
     if not info:
         return None
@@ -61,7 +62,7 @@ def host_from_server_info(info: Optional[dict]) -> Optional[Host]:
     )
 
 
-def cloud_from_cloud_info(info: Optional[dict]) -> Optional[Cloud]:
+def cloud_from_cloud_info(info: dict | None) -> Cloud | None:
     """An rt_cloud of a cloud_info dict ("unknown" as not found), or None."""
     if not info:
         return None
@@ -76,10 +77,10 @@ def cloud_from_cloud_info(info: Optional[dict]) -> Optional[Cloud]:
                  discovery_secs=float(t) if t is not None else NAN)
 
 
-def make_report(handle, host: Optional[Host], cloud: Optional[Cloud],
-                recommendation: Optional[Recommendation], server: Optional[Server],
-                keeper_note: Optional[str], status_failed: bool,
-                current_price: Optional[float], current_instance: Optional[str]) -> Report:
+def make_report(handle, host: Host | None, cloud: Cloud | None,
+                recommendation: Recommendation | None, server: Server | None,
+                keeper_note: str | None, status_failed: bool,
+                current_price: float | None, current_instance: str | None) -> Report:
     """rt_tracker_report with these facts; the tracker's own summary (and recommendation,
     when none is given)."""
     info = new(ReportInfo, exit_status=1 if status_failed else -1,

@@ -3,17 +3,38 @@ Python resource-tracker's interface: built from a dict of lists, a list of row d
 file; columns, rows, slices, printing, renaming, CSV output and per-column statistics; and
 StatSpec, one statistic to compute on a column."""
 
-from typing import Callable, Dict, Iterator, List, NamedTuple, Optional, Union
+from __future__ import annotations
 
 
-class StatSpec(NamedTuple):
+
+class StatSpec(tuple):
     """One statistic on a column: agg applied to the column's values, stored under agg_name
-    (default: the function's __name__), rounded to `round` digits when given."""
+    (default: the function's __name__), rounded to `round` digits when given. A named tuple
+    (column, agg, agg_name, round), written out to spare the typing module's import.
 
-    column: str
-    agg: Callable
-    agg_name: Optional[str] = None
-    round: Optional[int] = None
+    >>> StatSpec("cpu", max, round=2)
+    StatSpec(column='cpu', agg=<built-in function max>, agg_name=None, round=2)
+    """
+
+    __slots__ = ()
+    _fields = ("column", "agg", "agg_name", "round")
+
+    def __new__(cls, column: str, agg, agg_name: str | None = None, round: int | None = None):
+        return tuple.__new__(cls, (column, agg, agg_name, round))
+
+    column = property(lambda self: self[0], doc="The column to apply agg to.")
+    agg = property(lambda self: self[1], doc="The aggregation function.")
+    agg_name = property(lambda self: self[2], doc="The statistic's name (default agg.__name__).")
+    round = property(lambda self: self[3], doc="Digits to round to (None: no rounding).")
+
+    def __repr__(self) -> str:
+        return "StatSpec(" + ", ".join(f"{k}={v!r}" for k, v in zip(self._fields, self)) + ")"
+
+    def __getnewargs__(self):
+        return tuple(self)
+
+    def _replace(self, **changes) -> "StatSpec":
+        return StatSpec(*(changes.get(k, v) for k, v in zip(self._fields, self)))
 
 
 def _logger():
@@ -56,8 +77,8 @@ class TinyDataFrame:
 
     def __init__(
         self,
-        data: Optional[Union[Dict[str, List], List[Dict]]] = None,
-        csv_file_path: Optional[str] = None,
+        data: dict[str, list] | list[dict] | None = None,
+        csv_file_path: str | None = None,
         retries: int = 0,
         retry_delay: float = 0.1,
     ):
@@ -69,8 +90,8 @@ class TinyDataFrame:
             raise TypeError("data must be a dictionary or a list")
         if csv_file_path is not None:
             data = self._read_csv(csv_file_path, retries, retry_delay)
-        self.columns: List[str] = []
-        self._data: List[List] = []
+        self.columns: list[str] = []
+        self._data: list[list] = []
         if isinstance(data, dict):
             self.columns = list(data.keys())
             self._data = [list(v) for v in data.values()]
@@ -84,7 +105,7 @@ class TinyDataFrame:
             self._data = [[row.get(col) for row in data] for col in self.columns]
 
     @staticmethod
-    def _read_csv(path: str, retries: int, retry_delay: float) -> List[dict]:
+    def _read_csv(path: str, retries: int, retry_delay: float) -> list[dict]:
         import csv
         from time import sleep
 
@@ -107,7 +128,7 @@ class TinyDataFrame:
     def __len__(self) -> int:
         return len(self._data[0]) if self._data else 0
 
-    def _column(self, name: str) -> List:
+    def _column(self, name: str) -> list:
         try:
             return self._data[self.columns.index(name)]
         except ValueError:
@@ -126,11 +147,11 @@ class TinyDataFrame:
             return TinyDataFrame({col: values[key] for col, values in zip(self.columns, self._data)})
         raise TypeError(f"Invalid key type: {type(key)}")
 
-    def __iter__(self) -> Iterator[dict]:
+    def __iter__(self):
         for i in range(len(self)):
             yield self[i]
 
-    def __setitem__(self, key: str, value: List) -> None:
+    def __setitem__(self, key: str, value: list) -> None:
         """Replaces or adds a column (as long as the frame, unless the frame is empty)."""
         if not isinstance(key, str):
             raise TypeError(f"Column name must be a string, got {type(key)}")
@@ -187,7 +208,7 @@ class TinyDataFrame:
         self.columns = [columns.get(c, c) for c in self.columns]
         return self
 
-    def to_csv(self, csv_file_path: Optional[str] = None, quote_strings: bool = True) -> Optional[str]:
+    def to_csv(self, csv_file_path: str | None = None, quote_strings: bool = True) -> str | None:
         """Writes the frame as CSV (header first) to csv_file_path, or returns it as a string.
         quote_strings: strings quoted and numbers not (QUOTE_NONNUMERIC), else quoted only
         where needed."""
@@ -204,13 +225,13 @@ class TinyDataFrame:
         finally:
             f.close()
 
-    def to_dict(self) -> List[dict]:
+    def to_dict(self) -> list[dict]:
         """The rows as a list of dicts."""
         return list(self)
 
-    def stats(self, specs: List[StatSpec]) -> dict:
+    def stats(self, specs: list[StatSpec]) -> dict:
         """{column: {agg_name: value}} for every spec; a spec that fails is logged and left out."""
-        out: Dict[str, dict] = {}
+        out: dict[str, dict] = {}
         for spec in specs:
             name = spec.agg_name or spec.agg.__name__
             try:

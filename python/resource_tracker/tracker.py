@@ -4,9 +4,10 @@ with its metrics frames, statistics, recommendations, report and snapshots. Proc
 SystemTracker and PidTracker (the CSV-writing loops) live in csv_trackers.py and are
 re-exported here, where the Python tracker has them."""
 
+from __future__ import annotations
+
 import os
 from time import time
-from typing import List, Literal, Optional
 from weakref import finalize
 
 from ._frames import MetricsCache
@@ -119,15 +120,15 @@ class ResourceTracker:
         False
     """
 
-    _server_info: Optional[dict] = None
-    _cloud_info: Optional[dict] = None
+    _server_info: dict | None = None
+    _cloud_info: dict | None = None
 
     def __init__(
         self,
-        pid: Optional[int] = None,
+        pid: int | None = None,
         children: bool = True,
         interval: float = 1,
-        method: Optional[str] = None,
+        method: str | None = None,
         autostart: bool = True,
         track_processes: bool = True,
         track_system: bool = True,
@@ -265,8 +266,8 @@ class ResourceTracker:
         return TinyDataFrame(self._update().system)
 
     def get_combined_metrics(self, bytes: bool = False, human_names: bool = False,
-                             system_prefix: Optional[str] = None,
-                             process_prefix: Optional[str] = None) -> TinyDataFrame:
+                             system_prefix: str | None = None,
+                             process_prefix: str | None = None) -> TinyDataFrame:
         """The system and process metrics side by side (one row per sample): the system's
         columns prefixed "system_" ("System " with human_names), the process's "process_"
         ("Process "), one timestamp.
@@ -304,7 +305,7 @@ class ResourceTracker:
             combined[process_prefix + name(col)] = process[col]
         return combined
 
-    def stats(self, specs: List[StatSpec] = DEFAULT_STAT_SPECS) -> dict:
+    def stats(self, specs: list[StatSpec] = DEFAULT_STAT_SPECS) -> dict:
         """Statistics of the combined metrics: {column: {agg_name: value}}; the duration
         (timestamp) counts the first sample's interval too.
 
@@ -321,7 +322,7 @@ class ResourceTracker:
     # ---- discovery -------------------------------------------------------------------------
 
     @property
-    def server_info(self) -> Optional[dict]:
+    def server_info(self) -> dict | None:
         """The server's specs (get_server_info) and `allocation`: "dedicated" or "shared"
         to the tracked processes, guessed from the samples (None before any)."""
         if self._saved is not None:
@@ -343,12 +344,12 @@ class ResourceTracker:
         info["allocation"] = self._allocation() if self.n_samples > 0 else None
         return info
 
-    def _allocation(self) -> Optional[str]:
+    def _allocation(self) -> str | None:
         if self._native.tracker is None:
             return None
         return text(lib.rt_tracker_summary(self._native.tracker).contents.allocation)
 
-    def _cloud(self, wait_secs: float) -> Optional[dict]:
+    def _cloud(self, wait_secs: float) -> dict | None:
         if self._saved is not None:
             return self._saved.get("cloud_info")
         if self._cloud_info is None and self._native.cloud is not None:
@@ -360,13 +361,13 @@ class ResourceTracker:
         return self._cloud_info
 
     @property
-    def cloud_info(self) -> Optional[dict]:
+    def cloud_info(self) -> dict | None:
         """The cloud environment (get_cloud_info): None while the discovery still runs."""
         return self._cloud(0.0)
 
     # ---- recommendations and the report ------------------------------------------------------
 
-    def recommend_resources(self, historical_stats: List[dict] = []) -> dict:
+    def recommend_resources(self, historical_stats: list[dict] = []) -> dict:
         """Recommended resources for the next run: {'cpu': cores (the mean use), 'memory':
         MiB (peak PSS + 20%, rounded up), 'gpu': GPUs used, 'vram': MiB (peak + 20%)}.
 
@@ -411,8 +412,8 @@ class ResourceTracker:
             raise RuntimeError(f"No server recommendation from the Keeper API: {note}")
         return server_to_dict(server)
 
-    def report(self, integration: Literal["standalone", "metaflow"] = "standalone",
-               historical_stats: List[dict] = [], status_failed: bool = False):
+    def report(self, integration: str = "standalone",
+               historical_stats: list[dict] = [], status_failed: bool = False):
         """The HTML report of the run (a Report: a str with save() and browse()), made by the
         C library with the host, the cloud, the recommendation and the cheapest server. A
         failing Keeper lookup is noted in the report, never an error."""
