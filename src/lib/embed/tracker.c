@@ -18,8 +18,8 @@
 #define DEFAULT_MAX_SAMPLES 604800u /* a week at 1 s */
 #define LAST_SAMPLE_MIN_SECS 0.010  /* stop takes a last sample when this much time passed */
 /* The thread's stack. Measured (bench-embed: the stack mapping's resident pages after 500
- * samples of a 50-process tree) at well under 64 KiB; NVML's calls run on it too, so keep a
- * wide margin. It is address space: only the pages touched become memory. */
+ * samples of a 50-process tree) at 16 KiB; NVML's calls run on it too (not measured here: no
+ * GPU), so keep a wide margin. It is address space: only the pages touched become memory. */
 #define THREAD_STACK_BYTES (512u * 1024u)
 
 /* Every tracker (running, stopped or loaded), for the fork handlers. Lock order: live_mu, then
