@@ -35,13 +35,16 @@ static double thread_cpu(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static volatile double burn_sink;
+
 static void burn(double secs)
 {
-    volatile double x = 0;
+    double x = 0;
     double end = thread_cpu() + secs;
     while (thread_cpu() < end)
         for (int i = 0; i < 10000; i++)
             x += i * 0.5;
+    burn_sink = x;
 }
 
 static void *burn_thread(void *arg)
