@@ -393,24 +393,25 @@ int rt_tracker_running(const rt_tracker *t)
     return r;
 }
 
-uint64_t rt_tracker_count(const rt_tracker *t)
+/* The store's count (first: false) or first kept index (true), under the lock. */
+static uint64_t store_index(const rt_tracker *t, bool first)
 {
     if (!t)
         return 0;
     lock(t);
-    uint64_t n = rt_store_count(t->store);
+    uint64_t n = first ? rt_store_first(t->store) : rt_store_count(t->store);
     unlock(t);
     return n;
 }
 
+uint64_t rt_tracker_count(const rt_tracker *t)
+{
+    return store_index(t, false);
+}
+
 uint64_t rt_tracker_first(const rt_tracker *t)
 {
-    if (!t)
-        return 0;
-    lock(t);
-    uint64_t n = rt_store_first(t->store);
-    unlock(t);
-    return n;
+    return store_index(t, true);
 }
 
 uint64_t rt_tracker_wait(rt_tracker *t, uint64_t n, double timeout_secs)
