@@ -680,11 +680,15 @@ RT_API void rt_stream_free(rt_stream *st);
  * is started. After fork(2) the child holds a stopped copy: its tracker has no thread, keeps
  * the samples taken before the fork, and every call on it is safe (stop does nothing).
  *
- * Memory: about 200 bytes per kept sample, in blocks of 4,096 samples allocated as the run
+ * Memory: about 200 bytes per kept sample (196 measured on a 24 GiB machine; at most 292
+ * when every exact figure needs a double), in blocks of 4,096 samples allocated as the run
  * grows, plus a fixed ~1.2 MiB (the statistics' histograms and the report's reduced series).
- * The store keeps max_samples samples (default 604,800: a week at 1 s, about 120 MB); past
- * it the oldest block is dropped, while the statistics and the report keep covering every
- * sample. Thread safety: every rt_tracker_* call may be made from any thread, concurrently
+ * Figures are kept as floats where 24 bits are enough (ratios, counts, seconds in the
+ * interval) and exactly (as doubles, or floats when the value is exactly one) for times,
+ * bytes, MiB, pid and the CPU total. The store keeps at least max_samples samples (default
+ * 604,800: a week at 1 s, about 120 MB) and at most one block more; past that the oldest
+ * block is dropped (reused), while the statistics and the report keep covering every
+ * sample. Blocks hold min(4096, max_samples) samples each. Thread safety: every rt_tracker_* call may be made from any thread, concurrently
  * with the tracker's own thread. */
 typedef struct rt_tracker rt_tracker;
 

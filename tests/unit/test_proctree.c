@@ -17,14 +17,20 @@
 
 #include "source/proctree.h"
 
+/* Opens the roots of the fixture tree (tests/fixtures/proctree) and a tree rooted at 100. */
+static rt_proctree *fixture_open(rt_roots *r)
+{
+    char p[1024];
+    snprintf(p, sizeof p, "%s/proctree/proc", RT_FIXTURES);
+    assert_int_equal(rt_roots_open(r, p, "/nonexistent"), RT_OK);
+    return rt_proctree_new(r, 100, false, NULL, 100, 30.0);
+}
+
 static void fixture_tree(void **state)
 {
     (void)state;
-    char p[1024];
-    snprintf(p, sizeof p, "%s/proctree/proc", RT_FIXTURES);
     rt_roots r;
-    assert_int_equal(rt_roots_open(&r, p, "/nonexistent"), RT_OK);
-    rt_proctree *t = rt_proctree_new(&r, 100, false, NULL, 100, 30.0);
+    rt_proctree *t = fixture_open(&r);
     rt_tree_totals tt;
     assert_int_equal(rt_proctree_scan(t, 1.0, &tt), 0);
     assert_true(rt_proctree_root_known(t));
@@ -60,11 +66,8 @@ static void fixture_tree(void **state)
 static void fixture_root_only(void **state)
 {
     (void)state;
-    char p[1024];
-    snprintf(p, sizeof p, "%s/proctree/proc", RT_FIXTURES);
     rt_roots r;
-    assert_int_equal(rt_roots_open(&r, p, "/nonexistent"), RT_OK);
-    rt_proctree *t = rt_proctree_new(&r, 100, false, NULL, 100, 30.0);
+    rt_proctree *t = fixture_open(&r);
     rt_proctree_set_root_only(t);
     rt_tree_totals tt;
     for (double mono = 1.0; mono <= 2.0; mono += 1.0) {

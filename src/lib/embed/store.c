@@ -47,9 +47,13 @@ static const unsigned char col_kind[RT_NCOLS] = {
     [RT_COL_PROC_GPU_VRAM_MIB] = COL_X,
 };
 
+/* A block is one allocation with room for every column as doubles (large enough that malloc
+ * maps fresh pages for it): a float column fills the first half of its room, and the pages of
+ * the other half are never touched, so they take no memory. Widening a column is done in
+ * place, without allocating. */
 typedef struct block {
     uint64_t wide; /* bit c: column c holds doubles */
-    void *col[RT_NCOLS];
+    unsigned char *mem;
 } block;
 
 struct rt_store {
@@ -73,9 +77,15 @@ static bool fits_float(double v)
     return isnan(v) || (double)(float)v == v;
 }
 
+/* The bytes a column's rows take (float or double), which is what the store counts as held. */
 static size_t col_bytes(const rt_store *s, bool wide)
 {
     return (size_t)s->rows_per_block * (wide ? sizeof(double) : sizeof(float));
+}
+
+static unsigned char *col_at(const rt_store *s, const block *b, int c)
+{
+    return b->mem + (size_t)c * col_bytes(s, true);
 }
 
 rt_store *rt_store_new(uint64_t max_rows)
@@ -104,28 +114,27 @@ static void block_free(rt_store *s, block *b)
 {
     if (!b)
         return;
-    for (int c = 0; c < RT_NCOLS; c++) {
-        free(b->col[c]);
+    for (int c = 0; c < RT_NCOLS; c++)
         s->bytes -= col_bytes(s, is_wide(b->wide, c));
-    }
     s->bytes -= sizeof *b;
+    free(b->mem);
     free(b);
 }
 
-/* Column c of b as doubles, keeping its first n values. -1 when out of memory. */
-static int widen(rt_store *s, block *b, int c, uint64_t n)
+/* Column c of b as doubles, keeping its first n values: converted in place from the last
+ * (double i covers floats 2i and 2i+1, which are converted already, for i > 0). */
+static void widen(rt_store *s, block *b, int c, uint64_t n)
 {
-    double *d = malloc(col_bytes(s, true));
-    if (!d)
-        return -1;
-    const float *f = b->col[c];
-    for (uint64_t i = 0; i < n; i++)
-        d[i] = f[i];
-    free(b->col[c]);
-    b->col[c] = d;
+    unsigned char *m = col_at(s, b, c);
+    for (uint64_t i = n; i-- > 0;) {
+        float f;
+        memcpy(&f, m + i * sizeof f, sizeof f);
+        double d = f;
+        memcpy(m + i * sizeof d, &d, sizeof d);
+    }
     b->wide |= (uint64_t)1 << c;
+    s->wide |= (uint64_t)1 << c;
     s->bytes += col_bytes(s, true) - col_bytes(s, false);
-    return 0;
 }
 
 /* A block whose columns are as wide as the store has learnt they must be: the oldest one
@@ -140,22 +149,15 @@ static block *next_block(rt_store *s)
         s->nblocks--;
         s->first += s->rows_per_block;
         for (int c = 0; c < RT_NCOLS; c++)
-            if (is_wide(s->wide, c) && !is_wide(b->wide, c) && widen(s, b, c, 0) < 0) {
-                block_free(s, b);
-                return NULL;
-            }
+            if (is_wide(s->wide, c) && !is_wide(b->wide, c))
+                widen(s, b, c, 0);
     } else {
         b = calloc(1, sizeof *b);
-        if (!b)
+        if (!b || !(b->mem = malloc(col_bytes(s, true) * RT_NCOLS))) {
+            free(b);
             return NULL;
+        }
         b->wide = s->wide;
-        for (int c = 0; c < RT_NCOLS; c++)
-            if (!(b->col[c] = malloc(col_bytes(s, is_wide(b->wide, c))))) {
-                for (int k = 0; k < c; k++)
-                    free(b->col[k]);
-                free(b);
-                return NULL;
-            }
         s->bytes += sizeof *b;
         for (int c = 0; c < RT_NCOLS; c++)
             s->bytes += col_bytes(s, is_wide(b->wide, c));
@@ -178,17 +180,16 @@ int rt_store_append(rt_store *s, const double row[RT_NCOLS])
         b = s->ring[(s->head + at / s->rows_per_block) % s->max_blocks];
     }
     uint64_t i = at % s->rows_per_block;
-    for (int c = 0; c < RT_NCOLS; c++)
-        if (!is_wide(b->wide, c) && col_kind[c] == COL_X && !fits_float(row[c])) {
-            if (widen(s, b, c, i) < 0)
-                return -1;
-            s->wide |= (uint64_t)1 << c;
-        }
     for (int c = 0; c < RT_NCOLS; c++) {
-        if (is_wide(b->wide, c))
-            ((double *)b->col[c])[i] = row[c];
-        else
-            ((float *)b->col[c])[i] = (float)row[c];
+        if (!is_wide(b->wide, c) && col_kind[c] == COL_X && !fits_float(row[c]))
+            widen(s, b, c, i);
+        unsigned char *m = col_at(s, b, c);
+        if (is_wide(b->wide, c)) {
+            memcpy(m + i * sizeof(double), &row[c], sizeof(double));
+        } else {
+            float f = (float)row[c];
+            memcpy(m + i * sizeof f, &f, sizeof f);
+        }
     }
     s->count++;
     return 0;
@@ -209,7 +210,15 @@ static double cell(const rt_store *s, uint64_t idx, int c)
     uint64_t at = idx - s->first;
     const block *b = s->ring[(s->head + at / s->rows_per_block) % s->max_blocks];
     uint64_t i = at % s->rows_per_block;
-    return is_wide(b->wide, c) ? ((const double *)b->col[c])[i] : (double)((const float *)b->col[c])[i];
+    const unsigned char *m = col_at(s, b, c);
+    if (is_wide(b->wide, c)) {
+        double d;
+        memcpy(&d, m + i * sizeof d, sizeof d);
+        return d;
+    }
+    float f;
+    memcpy(&f, m + i * sizeof f, sizeof f);
+    return f;
 }
 
 size_t rt_store_column(const rt_store *s, int col, uint64_t first, size_t n, double *out)

@@ -28,7 +28,8 @@ uint64_t rt_store_first(const rt_store *s);
 size_t rt_store_column(const rt_store *s, int col, uint64_t first, size_t n, double *out);
 /* Row idx into row: 0, or -1 when dropped or not yet appended. */
 int rt_store_row(const rt_store *s, uint64_t idx, double row[RT_NCOLS]);
-/* Bytes the store holds (its blocks and itself). */
+/* Bytes the store holds (itself, and its blocks' rows as kept: 4 bytes a float figure, 8 a
+ * double; a block reserves address space for doubles, whose untouched pages take no memory). */
 size_t rt_store_bytes(const rt_store *s);
 void rt_store_free(rt_store *s);
 

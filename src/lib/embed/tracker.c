@@ -18,8 +18,8 @@
 #define DEFAULT_MAX_SAMPLES 604800u /* a week at 1 s */
 #define LAST_SAMPLE_MIN_SECS 0.010  /* stop takes a last sample when this much time passed */
 /* The thread's stack. Measured (bench-embed: the stack mapping's resident pages after 500
- * samples of a 50-process tree) at well under 64 KiB; NVML's calls run on it too, so keep a
- * wide margin. It is address space: only the pages touched become memory. */
+ * samples of a 50-process tree) at 16 KiB; NVML's calls run on it too (not measured here: no
+ * GPU), so keep a wide margin. It is address space: only the pages touched become memory. */
 #define THREAD_STACK_BYTES (512u * 1024u)
 
 /* Every tracker (running, stopped or loaded), for the fork handlers. Lock order: live_mu, then
@@ -393,24 +393,25 @@ int rt_tracker_running(const rt_tracker *t)
     return r;
 }
 
-uint64_t rt_tracker_count(const rt_tracker *t)
+/* The store's count (first: false) or first kept index (true), under the lock. */
+static uint64_t store_index(const rt_tracker *t, bool first)
 {
     if (!t)
         return 0;
     lock(t);
-    uint64_t n = rt_store_count(t->store);
+    uint64_t n = first ? rt_store_first(t->store) : rt_store_count(t->store);
     unlock(t);
     return n;
 }
 
+uint64_t rt_tracker_count(const rt_tracker *t)
+{
+    return store_index(t, false);
+}
+
 uint64_t rt_tracker_first(const rt_tracker *t)
 {
-    if (!t)
-        return 0;
-    lock(t);
-    uint64_t n = rt_store_first(t->store);
-    unlock(t);
-    return n;
+    return store_index(t, true);
 }
 
 uint64_t rt_tracker_wait(rt_tracker *t, uint64_t n, double timeout_secs)
