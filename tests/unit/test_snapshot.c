@@ -544,13 +544,25 @@ static void malformed(void **state)
     /* huge figures that are numbers load (as what they are); ones that overflow a unit are
      * infinite, saved as null */
     const char *big = "{" META ",\"system_metrics\":[{\"timestamp\":1,\"disk_space_total_gb\":1e308,"
-                      "\"processes\":9223372036854775807,\"memory_free\":-1e300}]}";
+                      "\"processes\":9223372036854775807,\"memory_free\":-1e300,"
+                      "\"disk_space_used_gb\":1.7e99,\"utime\":1e17,\"net_recv_bytes\":123456789012345678}]}";
     rt_tracker *t = load_mem(big, strlen(big));
     assert_int_equal(rt_tracker_count(t), 1);
     size_t slen;
     char *s = save_to_mem(t, NULL, 0, &slen);
     rt_tracker *u = load_mem(s, slen);
     assert_int_equal(rt_tracker_count(u), 1);
+    static const int cols[] = {RT_COL_DISK_SPACE_USED_BYTES, RT_COL_CPU_UTIME, RT_COL_NET_RECV_BYTES,
+                               RT_COL_CPU_RUNNABLE, RT_COL_MEM_FREE_MIB};
+    for (size_t i = 0; i < RT_ARRAY_LEN(cols); i++) {
+        double a, b;
+        rt_tracker_column(t, cols[i], 0, 1, &a);
+        rt_tracker_column(u, cols[i], 0, 1, &b);
+        assert_true(a == b && isfinite(a));
+    }
+    double inf; /* 1e308 GB: infinite bytes, saved as null */
+    rt_tracker_column(u, RT_COL_DISK_SPACE_TOTAL_BYTES, 0, 1, &inf);
+    assert_true(isnan(inf));
     free(s);
     rt_tracker_free(u);
     rt_tracker_free(t);

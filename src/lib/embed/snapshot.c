@@ -114,9 +114,14 @@ static void w_short(wr *w, double v)
     w_put(w, tmp, fmt_shortest(tmp, sizeof tmp, v));
 }
 
-/* v rounded to dec decimals (trailing zeros trimmed), null when not finite */
+/* v rounded to dec decimals (trailing zeros trimmed), null when not finite; from 1e15 on, as
+ * w_short (fixed notation would write an integer too long for JSON parsers, jansson's too) */
 static void w_dec(wr *w, double v, int dec)
 {
+    if (fabs(v) >= 1e15 && isfinite(v)) {
+        w_short(w, v);
+        return;
+    }
     char tmp[64];
     rt_ob o = {.buf = tmp, .cap = sizeof tmp};
     rt_ob_fixed(&o, v, dec, "null");
