@@ -216,8 +216,11 @@ typedef struct rt_sampler_options {
                                   * on CLOCK_MONOTONIC; the first sample's interval starts
                                   * there. 0: at the baseline reading */
     /* added in 0.5 */
-    int root_only; /* non-zero: the root process alone, not its descendants: its own CPU time
-                    * (not what it reaped), its own I/O, memory and threads; child_count 0 */
+    int root_only; /* non-zero (with pid > 0): the root process alone, not its descendants:
+                    * its own CPU time (utime + stime, not the cutime/cstime of what it
+                    * reaped), its memory and threads; child_count 0. Its I/O is the kernel's
+                    * /proc/PID/io, which does include what its reaped children read and
+                    * wrote (the kernel adds a reaped child's I/O into its parent's) */
 } rt_sampler_options;
 
 #define RT_SAMPLER_OPTIONS_INIT {.struct_size = sizeof(rt_sampler_options), .pss_max_age_secs = 30.0}

@@ -18,23 +18,23 @@ extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
 extern void __libc_free(void *);
 
-static volatile long allocations;
+static long allocations; /* counted atomically: the tracker's thread allocates too */
 
 void *malloc(size_t n)
 {
-    allocations++;
+    __atomic_add_fetch(&allocations, 1, __ATOMIC_SEQ_CST);
     return __libc_malloc(n);
 }
 
 void *calloc(size_t n, size_t m)
 {
-    allocations++;
+    __atomic_add_fetch(&allocations, 1, __ATOMIC_SEQ_CST);
     return __libc_calloc(n, m);
 }
 
 void *realloc(void *p, size_t n)
 {
-    allocations++;
+    __atomic_add_fetch(&allocations, 1, __ATOMIC_SEQ_CST);
     return __libc_realloc(p, n);
 }
 
@@ -79,13 +79,13 @@ static void steady_state_allocates_nothing(void **state)
         rt_writer_write(json, smp);
         rt_writer_write(csv, smp);
     }
-    long before = allocations;
+    long before = __atomic_load_n(&allocations, __ATOMIC_SEQ_CST);
     for (int i = 0; i < 50; i++) {
         assert_int_equal(rt_sampler_sample(s, &smp), RT_OK);
         assert_int_equal(rt_writer_write(json, smp), RT_OK);
         assert_int_equal(rt_writer_write(csv, smp), RT_OK);
     }
-    long during = allocations - before;
+    long during = __atomic_load_n(&allocations, __ATOMIC_SEQ_CST) - before;
     assert_non_null(smp->process);
     assert_true(smp->process->child_count >= 8);
     rt_writer_free(json);
@@ -100,10 +100,31 @@ static void steady_state_allocates_nothing(void **state)
         fail_msg("%ld allocations in 50 steady-state samples", during);
 }
 
+/* The embedded tracker's thread: after warm-up, 50 samples allocate nothing (its store block
+ * of 4,096 rows is already there). The main thread only waits meanwhile. */
+static void tracker_thread_allocates_nothing(void **state)
+{
+    (void)state;
+    rt_tracker_options o = RT_TRACKER_OPTIONS_INIT;
+    o.interval_secs = 0.01;
+    o.nvml_library = "/nonexistent/libnvidia-ml.so.1";
+    rt_tracker *t;
+    assert_int_equal(rt_tracker_start(&o, &t), RT_OK);
+    assert_true(rt_tracker_wait(t, 5, 10.0) >= 5);
+    long before = __atomic_load_n(&allocations, __ATOMIC_SEQ_CST);
+    uint64_t n = rt_tracker_wait(t, 55, 30.0);
+    long during = __atomic_load_n(&allocations, __ATOMIC_SEQ_CST) - before;
+    rt_tracker_free(t);
+    assert_true(n >= 55);
+    if (during != 0)
+        fail_msg("%ld allocations in 50 steady-state tracker samples", during);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(steady_state_allocates_nothing),
+        cmocka_unit_test(tracker_thread_allocates_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

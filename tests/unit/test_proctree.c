@@ -55,6 +55,38 @@ static void fixture_tree(void **state)
     rt_roots_close(&r);
 }
 
+/* The same tree with the root alone: no descendant, its own CPU time (utime 10, stime 5
+ * ticks; not its reaped children's 200 and 100), its own files' I/O and memory. */
+static void fixture_root_only(void **state)
+{
+    (void)state;
+    char p[1024];
+    snprintf(p, sizeof p, "%s/proctree/proc", RT_FIXTURES);
+    rt_roots r;
+    assert_int_equal(rt_roots_open(&r, p, "/nonexistent"), RT_OK);
+    rt_proctree *t = rt_proctree_new(&r, 100, false, NULL, 100, 30.0);
+    rt_proctree_set_root_only(t);
+    rt_tree_totals tt;
+    for (double mono = 1.0; mono <= 2.0; mono += 1.0) {
+        assert_int_equal(rt_proctree_scan(t, mono, &tt), 0);
+        assert_true(tt.root_alive);
+        assert_int_equal(tt.processes, 1);
+        assert_int_equal(tt.children, 0);
+        assert_int_equal(tt.threads, 1);
+        assert_int_equal(tt.utime_ns, 10ull * 10000000ull);
+        assert_int_equal(tt.stime_ns, 5ull * 10000000ull);
+        assert_int_equal(tt.read_bytes, 100000);
+        assert_int_equal(tt.write_bytes, 1000);
+        assert_int_equal(tt.pss_kib, 1000 * 2);
+        assert_int_equal(tt.rss_kib, 1000 * 4);
+    }
+    size_t n;
+    rt_proctree_live(t, &n);
+    assert_int_equal(n, 1);
+    rt_proctree_free(t);
+    rt_roots_close(&r);
+}
+
 static void put(const char *dir, const char *rel, const char *text)
 {
     char path[1200];
@@ -682,6 +714,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fixture_tree),
+        cmocka_unit_test(fixture_root_only),
         cmocka_unit_test(departures_and_reuse),
         cmocka_unit_test(long_sleepers_checked_every_other_scan),
         cmocka_unit_test(pss_rereads),

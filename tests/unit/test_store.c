@@ -1,12 +1,200 @@
-/* placeholder: replaced by the real tests */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-static void placeholder(void **state) { (void)state; }
+/* test_store.c - the embedded tracker's store and columns: rows kept exactly where they must
+ * be (time, bytes, MiB, pid, totals) and as floats elsewhere, NaN kept, blocks dropped past
+ * max_rows; column names; a sample's row gives back the very record rt_record_from_sample
+ * makes of it. */
+#include "unit.h"
+
+#include <math.h>
+
+#include "embed/store.h"
+#include "resource_tracker.h"
+
+static void fill(double row[RT_NCOLS], uint64_t i)
+{
+    for (int c = 0; c < RT_NCOLS; c++)
+        row[c] = (double)i * 0.37 + c;
+    row[RT_COL_TIMESTAMP] = 1.7e9 + (double)i * 0.001;
+    row[RT_COL_MEM_TOTAL_MIB] = 64213.27734375; /* kB / 1024 of 64 GiB-ish: needs a double */
+    row[RT_COL_PROC_CPU_SECS_TOTAL] = 12345.678901234 + (double)i;
+    row[RT_COL_PROC_PID] = 4194303;
+    row[RT_COL_DISK_READ_BYTES] = 123456789012.0 + (double)i;
+    row[RT_COL_GPU_USAGE] = NAN;
+}
+
+static void exact_and_float_columns(void **state)
+{
+    (void)state;
+    rt_store *s = rt_store_new(100);
+    assert_non_null(s);
+    double row[RT_NCOLS], back[RT_NCOLS];
+    for (uint64_t i = 0; i < 10; i++) {
+        fill(row, i);
+        assert_int_equal(rt_store_append(s, row), 0);
+    }
+    assert_int_equal(rt_store_count(s), 10);
+    assert_int_equal(rt_store_first(s), 0);
+    fill(row, 7);
+    assert_int_equal(rt_store_row(s, 7, back), 0);
+    assert_true(back[RT_COL_TIMESTAMP] == row[RT_COL_TIMESTAMP]);
+    assert_true(back[RT_COL_MEM_TOTAL_MIB] == row[RT_COL_MEM_TOTAL_MIB]);
+    assert_true(back[RT_COL_PROC_CPU_SECS_TOTAL] == row[RT_COL_PROC_CPU_SECS_TOTAL]);
+    assert_true(back[RT_COL_PROC_PID] == row[RT_COL_PROC_PID]);
+    assert_true(back[RT_COL_DISK_READ_BYTES] == row[RT_COL_DISK_READ_BYTES]);
+    assert_true(isnan(back[RT_COL_GPU_USAGE]));
+    assert_true(back[RT_COL_PROC_CORES] == (double)(float)row[RT_COL_PROC_CORES]); /* a float */
+    assert_int_equal(rt_store_row(s, 10, back), -1);
+    double col[20];
+    assert_int_equal(rt_store_column(s, RT_COL_PROC_PID, 3, 20, col), 7);
+    assert_true(col[0] == 4194303);
+    assert_int_equal(rt_store_column(s, RT_NCOLS, 0, 20, col), 0);
+    assert_int_equal(rt_store_column(s, 0, 10, 20, col), 0);
+    /* an exact column that fits a float stays one until a value does not */
+    rt_store *e = rt_store_new(10);
+    size_t small = rt_store_bytes(e);
+    fill(row, 0);
+    row[RT_COL_MEM_TOTAL_MIB] = 1024.5;
+    rt_store_append(e, row);
+    size_t one = rt_store_bytes(e);
+    assert_true(one > small);
+    row[RT_COL_MEM_TOTAL_MIB] = 1024.0 + 1.0 / 1024.0 + 65536.0; /* 27 bits: a double */
+    rt_store_append(e, row);
+    assert_true(rt_store_bytes(e) > one);
+    assert_int_equal(rt_store_row(e, 0, back), 0);
+    assert_true(back[RT_COL_MEM_TOTAL_MIB] == 1024.5);
+    assert_int_equal(rt_store_row(e, 1, back), 0);
+    assert_true(back[RT_COL_MEM_TOTAL_MIB] == row[RT_COL_MEM_TOTAL_MIB]);
+    rt_store_free(e);
+    rt_store_free(s);
+}
+
+static void oldest_blocks_dropped(void **state)
+{
+    (void)state;
+    /* small store: blocks of max_rows rows, two of them; between 10 and 20 rows kept */
+    rt_store *s = rt_store_new(10);
+    double row[RT_NCOLS], back[RT_NCOLS];
+    for (uint64_t i = 0; i < 35; i++) {
+        fill(row, i);
+        assert_int_equal(rt_store_append(s, row), 0);
+        uint64_t kept = rt_store_count(s) - rt_store_first(s);
+        assert_true(kept >= (i + 1 < 10 ? i + 1 : 10) && kept <= 20);
+    }
+    assert_int_equal(rt_store_first(s), 20);
+    assert_int_equal(rt_store_row(s, 19, back), -1);
+    assert_int_equal(rt_store_row(s, 34, back), 0);
+    fill(row, 34);
+    assert_true(back[RT_COL_TIMESTAMP] == row[RT_COL_TIMESTAMP]);
+    size_t bytes = rt_store_bytes(s);
+    for (uint64_t i = 35; i < 200; i++) { /* recycled blocks: no growth */
+        fill(row, i);
+        rt_store_append(s, row);
+    }
+    assert_int_equal(rt_store_bytes(s), bytes);
+    rt_store_free(s);
+
+    /* full blocks of RT_STORE_BLOCK rows */
+    s = rt_store_new(5000); /* 2 blocks + 1: 8192 to 12288 kept */
+    for (uint64_t i = 0; i < 3 * RT_STORE_BLOCK + 5; i++) {
+        fill(row, i);
+        rt_store_append(s, row);
+    }
+    assert_int_equal(rt_store_first(s), RT_STORE_BLOCK);
+    assert_int_equal(rt_store_row(s, RT_STORE_BLOCK, back), 0);
+    fill(row, RT_STORE_BLOCK);
+    assert_true(back[RT_COL_PROC_CPU_SECS_TOTAL] == row[RT_COL_PROC_CPU_SECS_TOTAL]);
+    print_message("store: %.1f bytes per row (3 blocks of %u rows, exact MiB columns as doubles)\n",
+                  (double)rt_store_bytes(s) / (3.0 * RT_STORE_BLOCK), RT_STORE_BLOCK);
+    rt_store_free(s);
+}
+
+static void column_names(void **state)
+{
+    (void)state;
+    assert_int_equal(rt_column_count(), RT_NCOLS);
+    assert_string_equal(rt_column_name(RT_COL_TIMESTAMP), "timestamp");
+    assert_string_equal(rt_column_name(RT_COL_CPU_CORES), "cpu_cores");
+    assert_string_equal(rt_column_name(RT_COL_PROC_PSS_MIB), "process_pss_mib");
+    assert_string_equal(rt_column_name(RT_COL_PROC_GPU_UTILIZED), "process_gpu_utilized");
+    assert_null(rt_column_name(RT_NCOLS));
+    assert_null(rt_column_name(-1));
+    for (int c = 0; c < RT_NCOLS; c++) {
+        assert_non_null(rt_column_name(c));
+        assert_int_equal(rt_column_by_name(rt_column_name(c)), c);
+    }
+    assert_int_equal(rt_column_by_name("nope"), -1);
+    assert_int_equal(rt_column_by_name(NULL), -1);
+}
+
+/* The record of a row equals the record of the sample, byte for byte (NaN bits included). */
+static void check_record(const rt_sample *smp)
+{
+    double row[RT_NCOLS];
+    rt_row_from_sample(smp, row);
+    rt_record a, b;
+    rt_record_from_sample(smp, &a);
+    memset(&b, 0xab, sizeof b);
+    rt_row_to_record(row, &b);
+    assert_memory_equal(&a, &b, sizeof a);
+}
+
+static void row_gives_the_record(void **state)
+{
+    (void)state;
+    /* a real sample of this process, then one of the machine alone */
+    for (int with_tree = 1; with_tree >= 0; with_tree--) {
+        rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
+        o.pid = with_tree ? getpid() : 0;
+        o.nvml_library = "/nonexistent/libnvidia-ml.so.1";
+        rt_sampler *s;
+        assert_int_equal(rt_sampler_new(&o, &s), RT_OK);
+        const rt_sample *smp;
+        usleep(20000);
+        rt_sampler_sample(s, &smp);
+        check_record(smp);
+        double row[RT_NCOLS];
+        rt_row_from_sample(smp, row);
+        assert_true(row[RT_COL_TIMESTAMP] == smp->timestamp_secs);
+        if (with_tree) {
+            assert_true(row[RT_COL_PROC_PID] == (double)getpid());
+            assert_true(row[RT_COL_PROC_ALIVE] == 1.0);
+            assert_true(row[RT_COL_PROC_THREADS] >= 1);
+        } else {
+            for (int c = RT_COL_PROC_PID; c < RT_NCOLS; c++)
+                assert_true(isnan(row[c]));
+        }
+        rt_sampler_free(s);
+    }
+    /* a made-up sample with GPUs, nulls and a tree */
+    rt_cpu cpu = {.utilization_pct = 1.25, .core_count = 4, .utime_secs = 0.5, .stime_secs = 0.25,
+                  .process_count = RT_NULL_I64};
+    rt_memory mem = {.total_mib = 1000, .used_mib = NAN, .free_mib = 3};
+    rt_gpu g1 = {.utilization_pct = 50, .vram_used_bytes = 1 << 20, .vram_total_bytes = RT_NULL_U64};
+    rt_gpu g2 = {.utilization_pct = NAN, .vram_used_bytes = RT_NULL_U64, .vram_total_bytes = 8u << 20};
+    const rt_gpu *gpus[] = {&g1, &g2};
+    rt_process p = {.pid = 77, .alive = 0, .child_count = RT_NULL_I64, .thread_count = 3, .cores_used = 0.3,
+                    .utime_secs = 0.1, .stime_secs = 0.2, .cpu_secs_total = 9.75, .pss_mib = NAN, .rss_mib = 5,
+                    .read_bytes = 4096, .write_bytes = 0, .gpu_utilization_pct = NAN,
+                    .gpu_vram_used_bytes = RT_NULL_U64, .gpu_count_used = RT_NULL_I64, .rss_peak_mib = 6};
+    rt_sample smp = {.timestamp_secs = 1.7e9, .interval_secs = 1, .cpu = &cpu, .memory = &mem, .gpu = gpus,
+                     .gpu_count = 2, .disk_space_total_bytes = RT_NULL_U64, .disk_space_used_bytes = 5,
+                     .disk_space_free_bytes = RT_NULL_U64, .process = &p};
+    check_record(&smp);
+    double row[RT_NCOLS];
+    rt_row_from_sample(&smp, row);
+    assert_true(isnan(row[RT_COL_CPU_RUNNABLE]));
+    assert_true(isnan(row[RT_COL_DISK_SPACE_FREE_BYTES]));
+    assert_true(row[RT_COL_PROC_ALIVE] == 0.0);
+    assert_true(isnan(row[RT_COL_PROC_CHILDREN]));
+    assert_true(row[RT_COL_GPU_USAGE] == 0.5);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(placeholder)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(exact_and_float_columns),
+        cmocka_unit_test(oldest_blocks_dropped),
+        cmocka_unit_test(column_names),
+        cmocka_unit_test(row_gives_the_record),
+    };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,2 +1,183 @@
-/* columns.c - (being written) */
+/* columns.c - the embedded tracker's columns: their public names, one sample turned into a
+ * row of them, and a row turned back into the analysis record (the same figures that
+ * rt_record_from_sample makes of the sample, so the tracker's statistics match the tool's). */
+#include <math.h>
+#include <string.h>
+
 #include "store.h"
+
+static const char *const col_names[RT_NCOLS] = {
+    [RT_COL_TIMESTAMP] = "timestamp",
+    [RT_COL_INTERVAL] = "interval",
+    [RT_COL_CPU_RUNNABLE] = "cpu_runnable",
+    [RT_COL_CPU_UTIME] = "cpu_utime",
+    [RT_COL_CPU_STIME] = "cpu_stime",
+    [RT_COL_CPU_CORES] = "cpu_cores",
+    [RT_COL_CPU_COUNT] = "cpu_count",
+    [RT_COL_MEM_TOTAL_MIB] = "memory_total_mib",
+    [RT_COL_MEM_FREE_MIB] = "memory_free_mib",
+    [RT_COL_MEM_USED_MIB] = "memory_used_mib",
+    [RT_COL_MEM_BUFFERS_MIB] = "memory_buffers_mib",
+    [RT_COL_MEM_CACHED_MIB] = "memory_cached_mib",
+    [RT_COL_MEM_ACTIVE_MIB] = "memory_active_mib",
+    [RT_COL_MEM_INACTIVE_MIB] = "memory_inactive_mib",
+    [RT_COL_MEM_AVAILABLE_MIB] = "memory_available_mib",
+    [RT_COL_SWAP_USED_MIB] = "swap_used_mib",
+    [RT_COL_DISK_READ_BYTES] = "disk_read_bytes",
+    [RT_COL_DISK_WRITE_BYTES] = "disk_write_bytes",
+    [RT_COL_DISK_SPACE_TOTAL_BYTES] = "disk_space_total_bytes",
+    [RT_COL_DISK_SPACE_USED_BYTES] = "disk_space_used_bytes",
+    [RT_COL_DISK_SPACE_FREE_BYTES] = "disk_space_free_bytes",
+    [RT_COL_NET_RECV_BYTES] = "net_recv_bytes",
+    [RT_COL_NET_SENT_BYTES] = "net_sent_bytes",
+    [RT_COL_GPU_USAGE] = "gpu_usage",
+    [RT_COL_GPU_VRAM_MIB] = "gpu_vram_mib",
+    [RT_COL_GPU_UTILIZED] = "gpu_utilized",
+    [RT_COL_GPU_COUNT] = "gpu_count",
+    [RT_COL_GPU_VRAM_TOTAL_MIB] = "gpu_vram_total_mib",
+    [RT_COL_PROC_PID] = "process_pid",
+    [RT_COL_PROC_ALIVE] = "process_alive",
+    [RT_COL_PROC_CHILDREN] = "process_children",
+    [RT_COL_PROC_THREADS] = "process_threads",
+    [RT_COL_PROC_UTIME] = "process_utime",
+    [RT_COL_PROC_STIME] = "process_stime",
+    [RT_COL_PROC_CORES] = "process_cores",
+    [RT_COL_PROC_CPU_SECS_TOTAL] = "process_cpu_secs_total",
+    [RT_COL_PROC_PSS_MIB] = "process_pss_mib",
+    [RT_COL_PROC_RSS_MIB] = "process_rss_mib",
+    [RT_COL_PROC_RSS_PEAK_MIB] = "process_rss_peak_mib",
+    [RT_COL_PROC_SWAP_MIB] = "process_swap_mib",
+    [RT_COL_PROC_READ_BYTES] = "process_read_bytes",
+    [RT_COL_PROC_WRITE_BYTES] = "process_write_bytes",
+    [RT_COL_PROC_GPU_USAGE] = "process_gpu_usage",
+    [RT_COL_PROC_GPU_VRAM_MIB] = "process_gpu_vram_mib",
+    [RT_COL_PROC_GPU_UTILIZED] = "process_gpu_utilized",
+};
+
+int rt_column_count(void)
+{
+    return RT_NCOLS;
+}
+
+const char *rt_column_name(int col)
+{
+    return col >= 0 && col < RT_NCOLS ? col_names[col] : NULL;
+}
+
+int rt_column_by_name(const char *name)
+{
+    if (!name)
+        return -1;
+    for (int c = 0; c < RT_NCOLS; c++)
+        if (strcmp(col_names[c], name) == 0)
+            return c;
+    return -1;
+}
+
+static double i64_or_nan(int64_t v)
+{
+    return v == RT_NULL_I64 ? NAN : (double)v;
+}
+
+/* The figures of a sample that the record has, taken from the record itself (so that
+ * rt_row_to_record gives back exactly what rt_record_from_sample gave), and the rest from
+ * the sample with the record's conventions for nulls. */
+void rt_row_from_sample(const rt_sample *s, double row[RT_NCOLS])
+{
+    rt_record r;
+    rt_record_from_sample(s, &r);
+    for (int c = 0; c < RT_NCOLS; c++)
+        row[c] = NAN;
+    row[RT_COL_TIMESTAMP] = r.timestamp_secs;
+    row[RT_COL_INTERVAL] = r.interval_secs;
+    const rt_cpu *cpu = s->cpu;
+    if (cpu) {
+        row[RT_COL_CPU_RUNNABLE] = i64_or_nan(cpu->process_count);
+        row[RT_COL_CPU_UTIME] = cpu->utime_secs;
+        row[RT_COL_CPU_STIME] = cpu->stime_secs;
+    }
+    row[RT_COL_CPU_CORES] = r.cpu_cores;
+    row[RT_COL_CPU_COUNT] = r.cpu_count;
+    const rt_memory *m = s->memory;
+    row[RT_COL_MEM_TOTAL_MIB] = r.memory_total_mib;
+    row[RT_COL_MEM_USED_MIB] = r.memory_used_mib;
+    if (m) {
+        row[RT_COL_MEM_FREE_MIB] = m->free_mib;
+        row[RT_COL_MEM_BUFFERS_MIB] = m->buffers_mib;
+        row[RT_COL_MEM_CACHED_MIB] = m->cached_mib;
+        row[RT_COL_MEM_ACTIVE_MIB] = m->active_mib;
+        row[RT_COL_MEM_INACTIVE_MIB] = m->inactive_mib;
+        row[RT_COL_MEM_AVAILABLE_MIB] = m->available_mib;
+        row[RT_COL_SWAP_USED_MIB] = m->swap_used_mib;
+    }
+    row[RT_COL_DISK_READ_BYTES] = r.disk_read_bytes;
+    row[RT_COL_DISK_WRITE_BYTES] = r.disk_write_bytes;
+    row[RT_COL_DISK_SPACE_TOTAL_BYTES] = r.disk_space_total_bytes;
+    row[RT_COL_DISK_SPACE_USED_BYTES] = r.disk_space_used_bytes;
+    row[RT_COL_DISK_SPACE_FREE_BYTES] =
+        s->disk_space_free_bytes == RT_NULL_U64 ? NAN : (double)s->disk_space_free_bytes;
+    row[RT_COL_NET_RECV_BYTES] = r.net_recv_bytes;
+    row[RT_COL_NET_SENT_BYTES] = r.net_sent_bytes;
+    row[RT_COL_GPU_USAGE] = r.gpu_usage;
+    row[RT_COL_GPU_VRAM_MIB] = r.gpu_vram_mib;
+    row[RT_COL_GPU_UTILIZED] = r.gpu_utilized;
+    row[RT_COL_GPU_COUNT] = r.gpu_count;
+    row[RT_COL_GPU_VRAM_TOTAL_MIB] = r.gpu_vram_total_mib;
+    const rt_process *p = s->process;
+    if (!p)
+        return; /* the process columns stay NaN, as the record's */
+    row[RT_COL_PROC_PID] = r.process_pid;
+    row[RT_COL_PROC_ALIVE] = p->alive ? 1.0 : 0.0;
+    row[RT_COL_PROC_CHILDREN] = r.process_children;
+    row[RT_COL_PROC_THREADS] = i64_or_nan(p->thread_count);
+    row[RT_COL_PROC_UTIME] = p->utime_secs;
+    row[RT_COL_PROC_STIME] = p->stime_secs;
+    row[RT_COL_PROC_CORES] = r.process_cores;
+    row[RT_COL_PROC_CPU_SECS_TOTAL] = r.process_cpu_secs_total;
+    row[RT_COL_PROC_PSS_MIB] = r.process_pss_mib;
+    row[RT_COL_PROC_RSS_MIB] = r.process_rss_mib;
+    row[RT_COL_PROC_RSS_PEAK_MIB] = r.process_rss_peak_mib;
+    row[RT_COL_PROC_SWAP_MIB] = p->swap_mib;
+    row[RT_COL_PROC_READ_BYTES] = r.process_read_bytes;
+    row[RT_COL_PROC_WRITE_BYTES] = r.process_write_bytes;
+    row[RT_COL_PROC_GPU_USAGE] = r.process_gpu_usage;
+    row[RT_COL_PROC_GPU_VRAM_MIB] = r.process_gpu_vram_mib;
+    row[RT_COL_PROC_GPU_UTILIZED] = r.process_gpu_utilized;
+}
+
+void rt_row_to_record(const double row[RT_NCOLS], rt_record *r)
+{
+    memset(r, 0, sizeof *r);
+    r->timestamp_secs = row[RT_COL_TIMESTAMP];
+    r->interval_secs = row[RT_COL_INTERVAL];
+    r->job_name = NULL;
+    r->cpu_cores = row[RT_COL_CPU_CORES];
+    r->cpu_count = row[RT_COL_CPU_COUNT];
+    r->memory_used_mib = row[RT_COL_MEM_USED_MIB];
+    r->memory_total_mib = row[RT_COL_MEM_TOTAL_MIB];
+    r->disk_read_bytes = row[RT_COL_DISK_READ_BYTES];
+    r->disk_write_bytes = row[RT_COL_DISK_WRITE_BYTES];
+    r->net_recv_bytes = row[RT_COL_NET_RECV_BYTES];
+    r->net_sent_bytes = row[RT_COL_NET_SENT_BYTES];
+    r->disk_space_total_bytes = row[RT_COL_DISK_SPACE_TOTAL_BYTES];
+    r->disk_space_used_bytes = row[RT_COL_DISK_SPACE_USED_BYTES];
+    r->gpu_usage = row[RT_COL_GPU_USAGE];
+    r->gpu_vram_mib = row[RT_COL_GPU_VRAM_MIB];
+    r->gpu_utilized = row[RT_COL_GPU_UTILIZED];
+    r->gpu_count = row[RT_COL_GPU_COUNT];
+    r->gpu_vram_total_mib = row[RT_COL_GPU_VRAM_TOTAL_MIB];
+    r->process_pid = row[RT_COL_PROC_PID];
+    r->process_children = row[RT_COL_PROC_CHILDREN];
+    r->process_cores = row[RT_COL_PROC_CORES];
+    /* as rt_record_from_sample: utime + stime of the interval (NaN without a tree) */
+    r->process_cpu_secs = row[RT_COL_PROC_UTIME] + row[RT_COL_PROC_STIME];
+    r->process_cpu_secs_total = row[RT_COL_PROC_CPU_SECS_TOTAL];
+    r->process_pss_mib = row[RT_COL_PROC_PSS_MIB];
+    r->process_rss_mib = row[RT_COL_PROC_RSS_MIB];
+    r->process_rss_peak_mib = row[RT_COL_PROC_RSS_PEAK_MIB];
+    r->process_read_bytes = row[RT_COL_PROC_READ_BYTES];
+    r->process_write_bytes = row[RT_COL_PROC_WRITE_BYTES];
+    r->process_gpu_usage = row[RT_COL_PROC_GPU_USAGE];
+    r->process_gpu_vram_mib = row[RT_COL_PROC_GPU_VRAM_MIB];
+    r->process_gpu_utilized = row[RT_COL_PROC_GPU_UTILIZED];
+}

@@ -1,2 +1,507 @@
-/* tracker.c - (being written) */
-#include "store.h"
+/* tracker.c - the embedded background tracker: a thread that samples a process tree and the
+ * machine on a monotonic grid, keeps the samples in the store and feeds the statistics and the
+ * report; the public calls that read them while it runs; stop, free, and fork safety (a forked
+ * child holds a stopped copy). Saving and loading a run live in snapshot.c. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../core/core.h"
+#include "tracker_int.h"
+
+#define DEFAULT_MAX_SAMPLES 604800u /* a week at 1 s */
+#define LAST_SAMPLE_MIN_SECS 0.010  /* stop takes a last sample when this much time passed */
+/* The thread's stack. Measured (bench-embed: the stack mapping's resident pages after 500
+ * samples of a 50-process tree) at 16 KiB; NVML's calls run on it too (not measured here: no
+ * GPU), so keep a wide margin. It is address space: only the pages touched become memory. */
+#define THREAD_STACK_BYTES (512u * 1024u)
+
+/* Every tracker (running, stopped or loaded), for the fork handlers. Lock order: live_mu, then
+ * a tracker's mu; nothing takes live_mu while holding a tracker's mu. */
+static pthread_mutex_t live_mu = PTHREAD_MUTEX_INITIALIZER;
+static rt_tracker *live_head;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+/* ---- fork safety -------------------------------------------------------------------------- */
+
+/* Before fork: no tracker may be half-way through an update, and no thread in its sampler (the
+ * child's copy of the sampler is then whole, and freeing it there is safe). */
+static void atfork_prepare(void)
+{
+    pthread_mutex_lock(&live_mu);
+    for (rt_tracker *t = live_head; t; t = t->next_live) {
+        pthread_mutex_lock(&t->mu);
+        while (t->sampling)
+            pthread_cond_wait(&t->cv, &t->mu);
+    }
+}
+
+static void atfork_parent(void)
+{
+    for (rt_tracker *t = live_head; t; t = t->next_live)
+        pthread_mutex_unlock(&t->mu);
+    pthread_mutex_unlock(&live_mu);
+}
+
+static void init_sync(rt_tracker *t)
+{
+    pthread_mutex_init(&t->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&t->cv, &ca);
+    pthread_condattr_destroy(&ca);
+}
+
+/* In the child: only the forking thread exists. Every tracker becomes a stopped copy with no
+ * thread (stop and free will not join), keeping the samples taken before the fork. */
+static void atfork_child(void)
+{
+    for (rt_tracker *t = live_head; t; t = t->next_live) {
+        init_sync(t);
+        if (t->running && t->stop_time == 0)
+            t->stop_time = rt_real_secs();
+        t->running = false;
+        t->thread_started = false;
+        t->stop_asked = true;
+        t->sampling = false;
+    }
+    pthread_mutex_init(&live_mu, NULL);
+}
+
+static void register_atfork(void)
+{
+    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
+
+static void live_remove(rt_tracker *t)
+{
+    pthread_mutex_lock(&live_mu);
+    for (rt_tracker **pp = &live_head; *pp; pp = &(*pp)->next_live)
+        if (*pp == t) {
+            *pp = t->next_live;
+            break;
+        }
+    pthread_mutex_unlock(&live_mu);
+}
+
+/* ---- the store, the statistics and the report, one row at a time ---------------------------- */
+
+/* Under t->mu: the row into the store (-1 when it has no memory for it), the statistics and
+ * the report, and a wake-up for the waiters. */
+static int add_row_locked(rt_tracker *t, const double row[RT_NCOLS])
+{
+    int rc = rt_store_append(t->store, row);
+    rt_record rec;
+    rt_row_to_record(row, &rec);
+    rec.job_name = t->job.job_name;
+    rt_stats_add(t->stats, &rec);
+    rt_report_add(t->report, &rec);
+    pthread_cond_broadcast(&t->cv);
+    return rc;
+}
+
+int rt_tracker_add_row(rt_tracker *t, const double row[RT_NCOLS])
+{
+    pthread_mutex_lock(&t->mu);
+    int rc = add_row_locked(t, row);
+    pthread_mutex_unlock(&t->mu);
+    return rc;
+}
+
+rt_tracker *rt_tracker_new_stopped(uint64_t max_samples)
+{
+    pthread_once(&atfork_once, register_atfork);
+    rt_tracker *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->max_samples = max_samples ? max_samples : DEFAULT_MAX_SAMPLES;
+    t->store = rt_store_new(t->max_samples);
+    t->stats = rt_stats_new();
+    t->report = rt_report_new();
+    if (!t->store || !t->stats || !t->report) {
+        rt_store_free(t->store);
+        rt_stats_free(t->stats);
+        rt_report_free(t->report);
+        free(t);
+        return NULL;
+    }
+    init_sync(t);
+    pthread_mutex_lock(&live_mu);
+    t->next_live = live_head;
+    live_head = t;
+    pthread_mutex_unlock(&live_mu);
+    return t;
+}
+
+/* ---- the thread ------------------------------------------------------------------------------ */
+
+static struct timespec mono_ts(double secs)
+{
+    struct timespec ts;
+    ts.tv_sec = (time_t)secs;
+    ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
+    if (ts.tv_nsec >= 1000000000L)
+        ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+    return ts;
+}
+
+/* Sample k is due at mono_start + k x interval. A late sample does not move the grid; ticks
+ * missed while a sample ran late are skipped. The wait is a condition wait on CLOCK_MONOTONIC
+ * to an absolute deadline (so that stop wakes it at once, however long the interval). */
+static void *tracker_thread(void *arg)
+{
+    rt_tracker *t = arg;
+    double row[RT_NCOLS];
+    uint64_t k = 1;
+    pthread_mutex_lock(&t->mu);
+    for (;;) {
+        double due = t->mono_start + (double)k * t->interval_secs;
+        while (!t->stop_asked && rt_mono_secs() < due) {
+            struct timespec ts = mono_ts(due);
+            pthread_cond_timedwait(&t->cv, &t->mu, &ts);
+        }
+        bool last = t->stop_asked;
+        double now = rt_mono_secs();
+        if (last && now - t->mono_last < LAST_SAMPLE_MIN_SECS)
+            break;
+        t->sampling = true;
+        pthread_mutex_unlock(&t->mu);
+        const rt_sample *s = NULL;
+        rt_sampler_sample(t->sampler, &s);
+        rt_row_from_sample(s, row);
+        pthread_mutex_lock(&t->mu);
+        t->sampling = false;
+        t->mono_last = now;
+        if (add_row_locked(t, row) < 0)
+            rt_log(&(rt_logger){t->log, t->log_user}, RT_LOG_WARN,
+                   "tracker: no memory to keep sample %llu (the statistics still count it)",
+                   (unsigned long long)rt_store_count(t->store));
+        if (last)
+            t->stop_time = row[RT_COL_TIMESTAMP];
+        if (t->on_sample) {
+            pthread_mutex_unlock(&t->mu);
+            t->on_sample(t->on_sample_user, s);
+            pthread_mutex_lock(&t->mu);
+        }
+        if (last)
+            break;
+        uint64_t next = (uint64_t)((rt_mono_secs() - t->mono_start) / t->interval_secs) + 1;
+        k = next > k + 1 ? next : k + 1;
+    }
+    t->running = false;
+    if (t->stop_time == 0)
+        t->stop_time = rt_real_secs();
+    pthread_cond_broadcast(&t->cv);
+    pthread_mutex_unlock(&t->mu);
+    return NULL;
+}
+
+/* ---- starting ------------------------------------------------------------------------------ */
+
+static const size_t job_fields[] = {
+    offsetof(rt_job, job_name),     offsetof(rt_job, project_name),    offsetof(rt_job, stage_name),
+    offsetof(rt_job, task_name),    offsetof(rt_job, team),            offsetof(rt_job, env),
+    offsetof(rt_job, language),     offsetof(rt_job, orchestrator),    offsetof(rt_job, executor),
+    offsetof(rt_job, external_run_id), offsetof(rt_job, container_image),
+};
+
+/* Copies job and its strings into t (one block of strings, one array of tags). */
+static rt_error copy_job(rt_tracker *t, const rt_job *src)
+{
+    rt_job j = RT_JOB_INIT;
+    if (rt_struct_copy(&j, sizeof j, src) < 0)
+        return RT_ERR_INVALID;
+    size_t len = 1;
+    for (size_t f = 0; f < RT_ARRAY_LEN(job_fields); f++) {
+        const char *s = *(const char **)((char *)&j + job_fields[f]);
+        len += s ? strlen(s) + 1 : 0;
+    }
+    for (size_t i = 0; j.tags && i < j.tag_count; i++)
+        len += j.tags[i] ? strlen(j.tags[i]) + 1 : 0;
+    t->job_strings = malloc(len);
+    t->job_tags = calloc(j.tag_count + 1, sizeof *t->job_tags);
+    if (!t->job_strings || !t->job_tags)
+        return RT_ERR_NOMEM;
+    char *w = t->job_strings;
+    for (size_t f = 0; f < RT_ARRAY_LEN(job_fields); f++) {
+        const char **slot = (const char **)((char *)&j + job_fields[f]);
+        if (*slot) {
+            size_t n = strlen(*slot) + 1;
+            memcpy(w, *slot, n);
+            *slot = w;
+            w += n;
+        }
+    }
+    size_t ntags = 0;
+    for (size_t i = 0; j.tags && i < j.tag_count; i++)
+        if (j.tags[i]) {
+            size_t n = strlen(j.tags[i]) + 1;
+            memcpy(w, j.tags[i], n);
+            t->job_tags[ntags++] = w;
+            w += n;
+        }
+    j.tags = t->job_tags;
+    j.tag_count = ntags;
+    j.struct_size = sizeof j;
+    t->job = j;
+    return RT_OK;
+}
+
+rt_error rt_tracker_start(const rt_tracker_options *opts, rt_tracker **out)
+{
+    if (!out)
+        return RT_ERR_INVALID;
+    *out = NULL;
+    rt_tracker_options o = RT_TRACKER_OPTIONS_INIT;
+    if (rt_struct_copy(&o, sizeof o, opts) < 0)
+        return RT_ERR_INVALID;
+    if (o.interval_secs == 0)
+        o.interval_secs = 1.0;
+    if (!(o.interval_secs >= 0.01 && o.interval_secs <= 86400) || o.max_samples == 1 || o.pid < -1 ||
+        !(o.pss_max_age_secs >= 0))
+        return RT_ERR_INVALID;
+    rt_sampler_options so = RT_SAMPLER_OPTIONS_INIT;
+    so.proc_root = o.proc_root;
+    so.sys_root = o.sys_root;
+    so.log = o.log;
+    so.log_user = o.log_user;
+    so.pid = o.pid == 0 ? (int64_t)getpid() : o.pid < 0 ? 0 : o.pid;
+    so.root_only = o.no_children != 0;
+    so.nvml_library = o.nvml_library;
+    so.pss_max_age_secs = o.pss_max_age_secs;
+
+    rt_tracker *t = rt_tracker_new_stopped(o.max_samples);
+    if (!t)
+        return RT_ERR_NOMEM;
+    rt_error err = o.job ? copy_job(t, o.job) : RT_OK;
+    double mono0 = rt_mono_secs();
+    if (err == RT_OK)
+        err = rt_sampler_new(&so, &t->sampler);
+    if (err != RT_OK) {
+        rt_tracker_free(t);
+        return err;
+    }
+    t->pid = so.pid;
+    t->children = so.pid > 0 && !o.no_children;
+    t->interval_secs = o.interval_secs;
+    t->start_time = rt_real_secs();
+    t->log = o.log;
+    t->log_user = o.log_user;
+    t->on_sample = o.on_sample;
+    t->on_sample_user = o.on_sample_user;
+    t->mono_start = t->mono_last = mono0;
+
+    /* the thread blocks every signal (they are the program's) and has a small stack */
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    size_t stack = THREAD_STACK_BYTES;
+#ifdef PTHREAD_STACK_MIN
+    if (stack < (size_t)PTHREAD_STACK_MIN)
+        stack = (size_t)PTHREAD_STACK_MIN;
+#endif
+    pthread_attr_setstacksize(&attr, stack);
+    sigset_t all, old;
+    sigfillset(&all);
+    /* live_mu held: a fork now waits until the thread exists and the flags say so */
+    pthread_mutex_lock(&live_mu);
+    pthread_mutex_lock(&t->mu);
+    t->running = t->thread_started = true;
+    pthread_mutex_unlock(&t->mu);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&t->thread, &attr, tracker_thread, t);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        pthread_mutex_lock(&t->mu);
+        t->running = t->thread_started = false;
+        pthread_mutex_unlock(&t->mu);
+    }
+    pthread_mutex_unlock(&live_mu);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        rt_tracker_free(t);
+        return RT_ERR_SYSTEM;
+    }
+    *out = t;
+    return RT_OK;
+}
+
+/* ---- stopping and freeing ------------------------------------------------------------------ */
+
+rt_error rt_tracker_stop(rt_tracker *t)
+{
+    if (!t)
+        return RT_ERR_INVALID;
+    pthread_mutex_lock(&t->mu);
+    if (!t->thread_started) { /* stopped, loaded, forked, or another caller is joining */
+        while (t->running)
+            pthread_cond_wait(&t->cv, &t->mu);
+        pthread_mutex_unlock(&t->mu);
+        return RT_OK;
+    }
+    t->thread_started = false; /* this caller joins */
+    t->stop_asked = true;
+    pthread_cond_broadcast(&t->cv);
+    pthread_mutex_unlock(&t->mu);
+    pthread_join(t->thread, NULL);
+    return RT_OK;
+}
+
+void rt_tracker_free(rt_tracker *t)
+{
+    if (!t)
+        return;
+    rt_tracker_stop(t);
+    live_remove(t);
+    rt_sampler_free(t->sampler); /* in a forked child: its own copy */
+    rt_store_free(t->store);
+    rt_stats_free(t->stats);
+    rt_report_free(t->report);
+    free(t->job_strings);
+    free(t->job_tags);
+    free(t->saved_info);
+    pthread_cond_destroy(&t->cv);
+    pthread_mutex_destroy(&t->mu);
+    free(t);
+}
+
+/* ---- reading ------------------------------------------------------------------------------- */
+
+static void lock(const rt_tracker *t)
+{
+    pthread_mutex_lock(&((rt_tracker *)t)->mu);
+}
+
+static void unlock(const rt_tracker *t)
+{
+    pthread_mutex_unlock(&((rt_tracker *)t)->mu);
+}
+
+int rt_tracker_running(const rt_tracker *t)
+{
+    if (!t)
+        return 0;
+    lock(t);
+    int r = t->running;
+    unlock(t);
+    return r;
+}
+
+uint64_t rt_tracker_count(const rt_tracker *t)
+{
+    if (!t)
+        return 0;
+    lock(t);
+    uint64_t n = rt_store_count(t->store);
+    unlock(t);
+    return n;
+}
+
+uint64_t rt_tracker_first(const rt_tracker *t)
+{
+    if (!t)
+        return 0;
+    lock(t);
+    uint64_t n = rt_store_first(t->store);
+    unlock(t);
+    return n;
+}
+
+uint64_t rt_tracker_wait(rt_tracker *t, uint64_t n, double timeout_secs)
+{
+    if (!t)
+        return 0;
+    double until = rt_mono_secs() + (timeout_secs > 0 ? timeout_secs : 0);
+    pthread_mutex_lock(&t->mu);
+    while (rt_store_count(t->store) < n && t->running && timeout_secs != 0) {
+        if (timeout_secs < 0) {
+            pthread_cond_wait(&t->cv, &t->mu);
+            continue;
+        }
+        if (rt_mono_secs() >= until)
+            break;
+        struct timespec ts = mono_ts(until);
+        pthread_cond_timedwait(&t->cv, &t->mu, &ts);
+    }
+    uint64_t c = rt_store_count(t->store);
+    pthread_mutex_unlock(&t->mu);
+    return c;
+}
+
+size_t rt_tracker_column(rt_tracker *t, int col, uint64_t first, size_t n, double *out)
+{
+    if (!t || (!out && n))
+        return 0;
+    pthread_mutex_lock(&t->mu);
+    size_t got = rt_store_column(t->store, col, first, n, out);
+    pthread_mutex_unlock(&t->mu);
+    return got;
+}
+
+rt_error rt_tracker_record(rt_tracker *t, uint64_t index, rt_record *out, size_t out_size)
+{
+    if (!t || !out || out_size == 0)
+        return RT_ERR_INVALID;
+    double row[RT_NCOLS];
+    pthread_mutex_lock(&t->mu);
+    int rc = rt_store_row(t->store, index, row);
+    pthread_mutex_unlock(&t->mu);
+    if (rc < 0)
+        return RT_ERR_NOT_FOUND;
+    rt_record rec;
+    rt_row_to_record(row, &rec);
+    rec.job_name = t->job.job_name;
+    memcpy(out, &rec, out_size < sizeof rec ? out_size : sizeof rec);
+    return RT_OK;
+}
+
+const rt_summary *rt_tracker_summary(rt_tracker *t)
+{
+    if (!t)
+        return NULL;
+    pthread_mutex_lock(&t->mu);
+    t->summary_copy = *rt_stats_summary(t->stats);
+    pthread_mutex_unlock(&t->mu);
+    return &t->summary_copy;
+}
+
+rt_error rt_tracker_recommend(rt_tracker *t, rt_recommendation *out)
+{
+    if (!t || !out)
+        return RT_ERR_INVALID;
+    pthread_mutex_lock(&t->mu);
+    rt_summary s = *rt_stats_summary(t->stats);
+    pthread_mutex_unlock(&t->mu);
+    const rt_summary *runs[1] = {&s};
+    return rt_recommend(runs, 1, out);
+}
+
+rt_error rt_tracker_report(rt_tracker *t, const rt_report_info *info, int fd)
+{
+    if (!t)
+        return RT_ERR_INVALID;
+    rt_report_info i = RT_REPORT_INFO_INIT;
+    if (rt_struct_copy(&i, sizeof i, info) < 0)
+        return RT_ERR_INVALID;
+    pthread_mutex_lock(&t->mu);
+    rt_summary s = *rt_stats_summary(t->stats);
+    rt_recommendation rec = RT_RECOMMENDATION_INIT;
+    if (!i.summary)
+        i.summary = &s;
+    if (!i.recommendation) {
+        const rt_summary *runs[1] = {i.summary};
+        if (rt_recommend(runs, 1, &rec) == RT_OK)
+            i.recommendation = &rec;
+    }
+    if (!i.job && t->job.struct_size)
+        i.job = &t->job;
+    rt_error err = rt_report_write(t->report, &i, fd);
+    pthread_mutex_unlock(&t->mu);
+    return err;
+}

@@ -36,6 +36,10 @@ struct rt_tracker {
     void *on_sample_user;
     char *saved_info;    /* loaded trackers: {"metadata", "server_info", "cloud_info"} */
     struct rt_tracker *next_live; /* the list pthread_atfork walks (tracker.c) */
+    /* tracker.c's own (the thread's clock; fork waits while the thread is in the sampler) */
+    double mono_start;   /* CLOCK_MONOTONIC of the baseline reading: the grid's origin */
+    double mono_last;    /* of the last reading */
+    bool sampling;       /* the thread is reading (outside the lock) */
 };
 
 /* A stopped tracker with an empty store (for rt_tracker_load): pid, children, interval,

@@ -113,6 +113,8 @@ static rt_error sampler_new(const rt_sampler_options *opts, rt_statvfs_fn statvf
             rt_sampler_free(s);
             return RT_ERR_NOMEM;
         }
+        if (o.root_only && o.pid > 0)
+            rt_proctree_set_root_only(s->tree.tree);
     }
     double now = rt_mono_secs();
     take_reading(s, now, rt_real_secs());

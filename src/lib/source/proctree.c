@@ -60,6 +60,7 @@ struct rt_proctree {
     int64_t root;
     uint64_t root_start; /* the root's start time, its identity */
     bool own_children;
+    bool root_only; /* the root alone: no descendants, its own CPU time only */
     double ns_per_tick;
     long page_kib;
     proc *procs;
@@ -340,8 +341,11 @@ static void mark_family(rt_proctree *t, proc *p)
 static void observe(rt_proctree *t, proc *p, const rt_pidstat *st, bool *changed, bool *faulted)
 {
     p->ppid = st->ppid;
-    p->ut_ns = (uint64_t)((double)(st->utime + st->cutime) * t->ns_per_tick + 0.5);
-    p->st_ns = (uint64_t)((double)(st->stime + st->cstime) * t->ns_per_tick + 0.5);
+    /* the root alone counts its own time, not what it reaped (its children's) */
+    uint64_t ut = st->utime + (t->root_only ? 0 : st->cutime);
+    uint64_t stm = st->stime + (t->root_only ? 0 : st->cstime);
+    p->ut_ns = (uint64_t)((double)ut * t->ns_per_tick + 0.5);
+    p->st_ns = (uint64_t)((double)stm * t->ns_per_tick + 0.5);
     p->nthreads = st->num_threads;
     /* A copy-on-write break faults without growing RSS (the page was mapped, shared, before);
      * a fresh page faults and grows it. Faults beyond the growth may have un-shared pages. */
@@ -473,9 +477,9 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
     t->qlen = 0;
     if (t->root > 0)
         push(t, t->root);
-    if (t->own_children)
+    if (t->own_children && !t->root_only)
         list_threads(t, "self", own_child_thread, NULL);
-    for (size_t i = 0; i < t->nprocs; i++) /* members seen last time stay members (daemons too) */
+    for (size_t i = 0; i < t->nprocs && !t->root_only; i++) /* members seen last time stay members (daemons too) */
         if (t->procs[i].used && t->procs[i].gen == prev && !t->procs[i].reaped)
             push(t, t->procs[i].pid);
 
@@ -506,7 +510,7 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
             if (pid == t->root) /* as it was: a zombie stays one, a live root has not exited */
                 out->root_alive = !p->zombie;
             p->gen = t->gen;
-            for (size_t k = 0; k < p->nkids; k++)
+            for (size_t k = 0; k < p->nkids && !t->root_only; k++)
                 push(t, p->kids[k]);
             add_observed(t, p, out);
             io_ok = io_ok && p->io_ok;
@@ -536,7 +540,7 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
         p->idle_checks = 0;
         bool changed = fresh, faulted = false; /* joined the tree, became a zombie, faulted */
         observe(t, p, &st, &changed, &faulted);
-        if (st.state != 'Z')
+        if (st.state != 'Z' && !t->root_only)
             walk_children(t, p);
         else
             p->nkids = 0;
@@ -633,6 +637,11 @@ rt_proctree *rt_proctree_new(const rt_roots *roots, int64_t root, bool own_child
         return NULL;
     }
     return t;
+}
+
+void rt_proctree_set_root_only(rt_proctree *t)
+{
+    t->root_only = true;
 }
 
 void rt_proctree_free(rt_proctree *t)

@@ -28,6 +28,12 @@ typedef struct rt_tree_totals {
 rt_proctree *rt_proctree_new(const rt_roots *roots, int64_t root, bool own_children, const rt_logger *log,
                              long clk_tck, double pss_max_age_secs);
 
+/* Tracks the root alone from now on (call before the first scan): no descendant is walked,
+ * children is 0, and its CPU time is its own (utime + stime), not what it reaped (cutime,
+ * cstime). Its I/O counters are the kernel's /proc/PID/io, which do include the I/O of the
+ * children it reaped (the kernel folds a reaped child's I/O into its parent's). */
+void rt_proctree_set_root_only(rt_proctree *t);
+
 /* Walks the tree and fills out with its totals. mono: the reading's monotonic time (decides
  * when PSS is re-read: see rt_proctree_scan in proctree.c for the rule). Returns 0. */
 int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out);

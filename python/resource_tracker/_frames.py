@@ -1,0 +1,143 @@
+"""_frames.py - the C tracker's store columns as the Python tracker's process and system
+metrics: which store column feeds which of its columns, in its units (kB, GiB, seconds in the
+interval), rounded as it rounds, read in batches with rt_tracker_column; and a cache that
+converts only the samples taken since the last look."""
+
+from ctypes import c_double
+
+from ._native import COL, lib
+
+_KB_PER_MIB = 1024.0
+_GIB = 1024.0 ** 3
+
+# (name, store column, factor, rounding: "int", digits, or None, value for null)
+# Integer columns are whole numbers in the Python tracker's CSV; the frames hold them as
+# floats, as its CSV reader (QUOTE_NONNUMERIC) gives them back.
+PROCESS_COLUMNS = [
+    ("timestamp", "timestamp", 1.0, 3, None),
+    ("pid", "proc_pid", 1.0, "int", None),
+    ("children", "proc_children", 1.0, "int", None),
+    ("utime", "proc_utime", 1.0, 6, None),
+    ("stime", "proc_stime", 1.0, 6, None),
+    ("cpu_usage", "proc_cores", 1.0, 4, None),
+    ("memory", "proc_pss_mib", _KB_PER_MIB, "int", None),
+    ("read_bytes", "proc_read_bytes", 1.0, "int", None),
+    ("write_bytes", "proc_write_bytes", 1.0, "int", None),
+    ("gpu_usage", "proc_gpu_usage", 1.0, 4, 0.0),
+    ("gpu_vram", "proc_gpu_vram_mib", 1.0, 2, 0.0),
+    ("gpu_utilized", "proc_gpu_utilized", 1.0, "int", 0.0),
+]
+
+SYSTEM_COLUMNS = [
+    ("timestamp", "timestamp", 1.0, 3, None),
+    ("processes", "cpu_runnable", 1.0, "int", None),
+    ("utime", "cpu_utime", 1.0, 6, None),
+    ("stime", "cpu_stime", 1.0, 6, None),
+    ("cpu_usage", "cpu_cores", 1.0, 4, None),
+    ("memory_free", "mem_free_mib", _KB_PER_MIB, "int", None),
+    ("memory_used", "mem_used_mib", _KB_PER_MIB, "int", None),
+    ("memory_buffers", "mem_buffers_mib", _KB_PER_MIB, "int", None),
+    ("memory_cached", "mem_cached_mib", _KB_PER_MIB, "int", None),
+    ("memory_active", "mem_active_mib", _KB_PER_MIB, "int", None),
+    ("memory_inactive", "mem_inactive_mib", _KB_PER_MIB, "int", None),
+    ("disk_read_bytes", "disk_read_bytes", 1.0, "int", None),
+    ("disk_write_bytes", "disk_write_bytes", 1.0, "int", None),
+    ("disk_space_total_gb", "disk_space_total_bytes", 1.0 / _GIB, 2, None),
+    ("disk_space_used_gb", "disk_space_used_bytes", 1.0 / _GIB, 2, None),
+    ("disk_space_free_gb", "disk_space_free_bytes", 1.0 / _GIB, 2, None),
+    ("net_recv_bytes", "net_recv_bytes", 1.0, "int", None),
+    ("net_sent_bytes", "net_sent_bytes", 1.0, "int", None),
+    ("gpu_usage", "gpu_usage", 1.0, 4, 0.0),
+    ("gpu_vram", "gpu_vram_mib", 1.0, 2, 0.0),
+    ("gpu_utilized", "gpu_utilized", 1.0, "int", 0.0),
+]
+
+INT_COLUMNS = {
+    "process": {c[0] for c in PROCESS_COLUMNS if c[3] == "int"},
+    "system": {c[0] for c in SYSTEM_COLUMNS if c[3] == "int"},
+}
+
+
+def read_column(handle, col: int, first: int, n: int) -> list:
+    """n figures of store column col from sample index first (NaN for null); fewer when the
+    store has fewer."""
+    if n <= 0:
+        return []
+    buf = (c_double * n)()
+    got = lib.rt_tracker_column(handle, col, first, n, buf)
+    return buf[:got]
+
+
+def _convert(values, factor, rounding, null):
+    out = []
+    for v in values:
+        if v != v:  # NaN: null
+            out.append(null)
+        elif rounding == "int":
+            out.append(float(round(v * factor)))
+        elif rounding is None:
+            out.append(v * factor)
+        else:
+            out.append(round(v * factor, rounding))
+    return out
+
+
+def read_rows(handle, spec, first: int, n: int, children: bool = True) -> dict:
+    """Columns of spec for samples first .. first+n-1 as {name: [values]}."""
+    out = {}
+    for name, col, factor, rounding, null in spec:
+        if name == "children" and not children:
+            out[name] = [None] * len(out.get("timestamp", []))
+            continue
+        out[name] = _convert(read_column(handle, COL[col], first, n), factor, rounding, null)
+    return out
+
+
+def alive_prefix(handle, first: int, n: int) -> int:
+    """How many of samples first .. first+n-1 come before the tracked root exited."""
+    alive = read_column(handle, COL["proc_alive"], first, n)
+    for i, a in enumerate(alive):
+        if a == 0.0:
+            return i
+    return len(alive)
+
+
+class MetricsCache:
+    """The process and system metrics of one tracker, extended as samples arrive. The process
+    rows end where the tracked root exited (as the Python tracker's process tracker ends)."""
+
+    def __init__(self, children: bool):
+        self.children = children
+        self.first = None
+        self.next = 0          # the next sample index to convert
+        self.process_done = False
+        self.process = {c[0]: [] for c in PROCESS_COLUMNS}
+        self.system = {c[0]: [] for c in SYSTEM_COLUMNS}
+
+    def update(self, handle) -> None:
+        count = lib.rt_tracker_count(handle)
+        first = lib.rt_tracker_first(handle)
+        if self.first != first:  # the first look, or the store dropped its oldest samples
+            self.__init__(self.children)
+            self.first = first
+            self.next = first
+        n = count - self.next
+        if n <= 0:
+            return
+        for name, values in read_rows(handle, SYSTEM_COLUMNS, self.next, n).items():
+            self.system[name].extend(values)
+        if not self.process_done:
+            keep = alive_prefix(handle, self.next, n)
+            if keep < n:
+                self.process_done = True
+            if keep > 0:
+                rows = read_rows(handle, PROCESS_COLUMNS, self.next, keep, self.children)
+                for name, values in rows.items():
+                    self.process[name].extend(values)
+        self.next = count
+
+    def process_len(self) -> int:
+        return len(self.process["timestamp"])
+
+    def system_len(self) -> int:
+        return len(self.system["timestamp"])

@@ -1,0 +1,70 @@
+"""keeper.py - the Spare Cores Keeper API through the C library (contracts section 6): the
+cheapest on-demand server that fits a recommendation, and the price of an instance type. The
+API's address comes from TRACKER_KEEPER_URL (default https://keeper.sparecores.net)."""
+
+import os
+from ctypes import byref, c_double
+from typing import Dict, List, Optional, Tuple
+
+from ._native import KeeperOptions, LogCollector, Recommendation, Server, encode, lib, new, text
+
+
+def _options(log: LogCollector) -> KeeperOptions:
+    return new(KeeperOptions, url=encode(os.environ.get("TRACKER_KEEPER_URL") or None),
+               log=log.fn)
+
+
+def recommendation_struct(rec: dict) -> Recommendation:
+    """A recommend_resources dict ({cpu, memory, gpu, vram}, MiB) as an rt_recommendation."""
+    return new(Recommendation, cpu=int(rec.get("cpu") or 1), memory_mib=int(rec.get("memory") or 0),
+               gpu=int(rec.get("gpu") or 0), vram_mib=int(rec.get("vram") or 0), runs=1)
+
+
+def server_to_dict(s: Server) -> dict:
+    """An rt_server as the Keeper's server fields."""
+    price = s.price_usd_per_hour
+    ref = text(s.api_reference)
+    return {
+        "vendor_id": text(s.vendor_id),
+        "server_id": ref,
+        "api_reference": ref,
+        "display_name": text(s.display_name),
+        "vcpus": int(s.vcpus),
+        "memory_amount": s.memory_mib,
+        "gpu_count": int(s.gpu_count) if s.gpu_count >= 0 else 0,
+        "min_price_ondemand": price if price == price else None,
+    }
+
+
+def cheapest(rec: dict) -> Tuple[Optional[Server], Optional[str]]:
+    """(the cheapest server as an rt_server, None) or (None, why the lookup failed)."""
+    log = LogCollector()
+    out = new(Server)
+    err = lib.rt_keeper_cheapest(byref(_options(log)), byref(recommendation_struct(rec)), byref(out))
+    if err:
+        return None, log.last() or text(lib.rt_strerror(err))
+    return out, None
+
+
+def get_recommended_cloud_servers(cpu: int, memory: int, gpu: Optional[int] = None,
+                                  vram: Optional[int] = None, n: int = 10) -> List[Dict]:
+    """The cheapest cloud server with at least cpu vCPUs, memory MiB, gpu GPUs and vram MiB
+    of VRAM, as a list of one Keeper server dict (empty when the lookup fails or none fits).
+    The C library looks up the cheapest only: n is accepted for compatibility."""
+    server, _ = cheapest({"cpu": cpu, "memory": memory, "gpu": gpu, "vram": vram})
+    return [server_to_dict(server)] if server is not None else []
+
+
+def get_instance_price(vendor_id: str, region_id: Optional[str], instance_type: str) -> Optional[float]:
+    """The on-demand Linux price of an instance type in USD per hour (in region_id, else the
+    lowest over regions), or None when unknown."""
+    regions = [None]
+    if region_id and region_id != "unknown":
+        regions.insert(0, region_id)  # then any region, as the Python tracker falls back
+    for region in regions:
+        price = c_double()
+        err = lib.rt_keeper_price(byref(_options(LogCollector())), encode(vendor_id),
+                                  encode(instance_type), encode(region), byref(price))
+        if not err:
+            return price.value
+    return None

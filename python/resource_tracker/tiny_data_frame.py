@@ -1,0 +1,232 @@
+"""tiny_data_frame.py - TinyDataFrame, a small column store (a dict of lists) with the
+Python resource-tracker's interface: built from a dict of lists, a list of row dicts or a CSV
+file; columns, rows, slices, printing, renaming, CSV output and per-column statistics; and
+StatSpec, one statistic to compute on a column."""
+
+from typing import Callable, Dict, Iterator, List, NamedTuple, Optional, Union
+
+
+class StatSpec(NamedTuple):
+    """One statistic on a column: agg applied to the column's values, stored under agg_name
+    (default: the function's __name__), rounded to `round` digits when given."""
+
+    column: str
+    agg: Callable
+    agg_name: Optional[str] = None
+    round: Optional[int] = None
+
+
+def _logger():
+    from logging import getLogger
+
+    return getLogger(__name__)
+
+
+class TinyDataFrame:
+    """A data frame kept as column vectors.
+
+    Args:
+        data: a dict of lists (column name -> values) or a list of row dicts (columns in the
+            order first seen).
+        csv_file_path: a CSV file with a header, strings quoted (QUOTE_NONNUMERIC): numbers
+            come back as floats.
+        retries: how many more times to try reading the file when it fails.
+        retry_delay: seconds before the first retry, doubled after each.
+
+    Example:
+
+        >>> df = TinyDataFrame({"name": ["a", "b", "c", "d"], "cpu": [0.5, 1.25, 2.0, 1.0]})
+        >>> df
+        TinyDataFrame with 4 rows and 2 columns. First row as a dict: {'name': 'a', 'cpu': 0.5}
+        >>> df[1:3]["cpu"]
+        [1.25, 2.0]
+        >>> print(df[1:3])  # doctest: +NORMALIZE_WHITESPACE
+        TinyDataFrame with 2 rows and 2 columns:
+        name | cpu
+        -----+-----
+        b    | 1.25
+        c    |  2.0
+        >>> print(df[2:4][["name"]].to_csv())  # doctest: +NORMALIZE_WHITESPACE
+        "name"
+        "c"
+        "d"
+        >>> df.stats([StatSpec("cpu", max), StatSpec("cpu", sum, agg_name="total", round=1)])
+        {'cpu': {'max': 2.0, 'total': 4.8}}
+    """
+
+    def __init__(
+        self,
+        data: Optional[Union[Dict[str, List], List[Dict]]] = None,
+        csv_file_path: Optional[str] = None,
+        retries: int = 0,
+        retry_delay: float = 0.1,
+    ):
+        if data is None and csv_file_path is None:
+            raise ValueError("either data or csv_file_path must be provided")
+        if data is not None and csv_file_path is not None:
+            raise ValueError("only one of data or csv_file_path must be provided")
+        if data is not None and not isinstance(data, (dict, list)):
+            raise TypeError("data must be a dictionary or a list")
+        if csv_file_path is not None:
+            data = self._read_csv(csv_file_path, retries, retry_delay)
+        self.columns: List[str] = []
+        self._data: List[List] = []
+        if isinstance(data, dict):
+            self.columns = list(data.keys())
+            self._data = [list(v) for v in data.values()]
+        elif data:
+            seen = set()
+            for row in data:
+                for col in row:
+                    if col not in seen:
+                        seen.add(col)
+                        self.columns.append(col)
+            self._data = [[row.get(col) for row in data] for col in self.columns]
+
+    @staticmethod
+    def _read_csv(path: str, retries: int, retry_delay: float) -> List[dict]:
+        import csv
+        from time import sleep
+
+        last = None
+        for attempt in range(retries + 1):
+            try:
+                with open(path, "r", newline="") as f:
+                    rows = list(csv.DictReader(f, quoting=csv.QUOTE_NONNUMERIC))
+                for row in rows:
+                    if None in row:
+                        raise ValueError("Corrupt CSV file with unknown column names.")
+                return rows
+            except Exception as e:  # a file being written, or not there yet
+                last = e
+                if attempt < retries:
+                    sleep(retry_delay)
+                    retry_delay *= 2
+        raise RuntimeError(f"Failed to read CSV file after {retries + 1} attempts: {path}") from last
+
+    def __len__(self) -> int:
+        return len(self._data[0]) if self._data else 0
+
+    def _column(self, name: str) -> List:
+        try:
+            return self._data[self.columns.index(name)]
+        except ValueError:
+            raise KeyError(f"Column '{name}' not found") from None
+
+    def __getitem__(self, key):
+        """A column (str) as its list, columns (list of str) as a frame, a row (int) as a
+        dict, rows (slice) as a frame."""
+        if isinstance(key, str):
+            return self._column(key)
+        if isinstance(key, list) and all(isinstance(k, str) for k in key):
+            return TinyDataFrame({k: self._column(k) for k in key})
+        if isinstance(key, int):
+            return {col: values[key] for col, values in zip(self.columns, self._data)}
+        if isinstance(key, slice):
+            return TinyDataFrame({col: values[key] for col, values in zip(self.columns, self._data)})
+        raise TypeError(f"Invalid key type: {type(key)}")
+
+    def __iter__(self) -> Iterator[dict]:
+        for i in range(len(self)):
+            yield self[i]
+
+    def __setitem__(self, key: str, value: List) -> None:
+        """Replaces or adds a column (as long as the frame, unless the frame is empty)."""
+        if not isinstance(key, str):
+            raise TypeError(f"Column name must be a string, got {type(key)}")
+        if len(self) > 0 and len(value) != len(self):
+            raise ValueError(f"Length of values ({len(value)}) must match dataframe length ({len(self)})")
+        if key in self.columns:
+            self._data[self.columns.index(key)] = value
+        else:
+            self.columns.append(key)
+            self._data.append(value)
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, TinyDataFrame):
+            return NotImplemented
+        return self.columns == other.columns and self._data == other._data
+
+    def head(self, n: int = 5) -> "TinyDataFrame":
+        """The first n rows."""
+        return self[0:n]
+
+    def tail(self, n: int = 5) -> "TinyDataFrame":
+        """The last n rows."""
+        return self[-n:] if n > 0 else self[0:0]
+
+    def __repr__(self) -> str:
+        first = self[0] if len(self) else {}
+        return (f"TinyDataFrame with {len(self)} rows and {len(self.columns)} columns. "
+                f"First row as a dict: {first}")
+
+    def __str__(self) -> str:
+        """The first 10 rows as a table: numbers right-aligned, strings left-aligned."""
+        head = f"TinyDataFrame with {len(self)} rows and {len(self.columns)} columns:\n"
+        if len(self) == 0:
+            return head + "Empty dataframe"
+        shown = min(10, len(self))
+        cells = [[str(v) for v in values[:shown]] for values in self._data]
+        widths = [max([len(str(c))] + [len(x) for x in col]) for c, col in zip(self.columns, cells)]
+        lines = [" | ".join(str(c).ljust(w) for c, w in zip(self.columns, widths)),
+                 "-+-".join("-" * w for w in widths)]
+        for i in range(shown):
+            parts = []
+            for col, w in zip(cells, widths):
+                parts.append(col[i].rjust(w) if _is_number(col[i]) else col[i].ljust(w))
+            lines.append(" | ".join(parts))
+        if len(self) > shown:
+            lines.append("..." + " " * (len(lines[0]) - 3))
+        return head + "\n".join(lines)
+
+    def rename(self, columns: dict) -> "TinyDataFrame":
+        """Renames columns (old -> new) in place; returns the frame."""
+        for old in columns:
+            if old not in self.columns:
+                raise KeyError(f"Column '{old}' not found in dataframe")
+        self.columns = [columns.get(c, c) for c in self.columns]
+        return self
+
+    def to_csv(self, csv_file_path: Optional[str] = None, quote_strings: bool = True) -> Optional[str]:
+        """Writes the frame as CSV (header first) to csv_file_path, or returns it as a string.
+        quote_strings: strings quoted and numbers not (QUOTE_NONNUMERIC), else quoted only
+        where needed."""
+        import csv
+        from io import StringIO
+
+        f = open(csv_file_path, "w", newline="") if csv_file_path else StringIO(newline="")
+        try:
+            w = csv.writer(f, quoting=csv.QUOTE_NONNUMERIC if quote_strings else csv.QUOTE_MINIMAL)
+            w.writerow(self.columns)
+            for row in zip(*self._data):
+                w.writerow(row)
+            return None if csv_file_path else f.getvalue()
+        finally:
+            f.close()
+
+    def to_dict(self) -> List[dict]:
+        """The rows as a list of dicts."""
+        return list(self)
+
+    def stats(self, specs: List[StatSpec]) -> dict:
+        """{column: {agg_name: value}} for every spec; a spec that fails is logged and left out."""
+        out: Dict[str, dict] = {}
+        for spec in specs:
+            name = spec.agg_name or spec.agg.__name__
+            try:
+                value = spec.agg(self[spec.column])
+                if spec.round is not None:
+                    value = round(value, spec.round)
+            except Exception as e:
+                _logger().error(f"Error collecting statistic on {spec.column} with {name}: {e}")
+                continue
+            out.setdefault(spec.column, {})[name] = value
+        return out
+
+
+def _is_number(s: str) -> bool:
+    try:
+        float(s)
+        return True
+    except ValueError:
+        return False

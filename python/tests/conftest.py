@@ -1,0 +1,46 @@
+"""Shared settings of the package's tests: every test stays on loopback (no cloud discovery,
+the Keeper a local stand-in: tests/stubs/keeper_server.py on a free port, stopped by its PID
+at the end), and the C library of the build when none is named."""
+import atexit
+import os
+import signal
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+KEEPER_STUB = os.path.join(REPO, "tests", "stubs", "keeper_server.py")
+
+os.environ["TRACKER_CLOUD_DISCOVERY"] = "0"
+os.environ.pop("TRACKER_CLOUD_METADATA_URL", None)
+os.environ.pop("SENTINEL_API_TOKEN", None)
+if "RESOURCE_TRACKER_LIBRARY" not in os.environ:
+    built = os.path.join(REPO, "build", "libresource-tracker.so")
+    if os.path.exists(built):
+        os.environ["RESOURCE_TRACKER_LIBRARY"] = built
+
+_keeper = None
+
+
+def _stop_keeper():
+    if _keeper is not None and _keeper.poll() is None:
+        os.kill(_keeper.pid, signal.SIGTERM)
+        _keeper.wait(5)
+    if _keeper is not None and not _keeper.stdout.closed:
+        _keeper.stdout.close()
+
+
+def _start_keeper():
+    global _keeper
+    _keeper = subprocess.Popen([sys.executable, KEEPER_STUB], stdout=subprocess.PIPE, text=True)
+    port = int(_keeper.stdout.readline())
+    atexit.register(_stop_keeper)
+    return f"http://127.0.0.1:{port}"
+
+
+KEEPER_URL = _start_keeper()
+os.environ["TRACKER_KEEPER_URL"] = KEEPER_URL
+
+
+def pytest_unconfigure(config):
+    _stop_keeper()

@@ -1,0 +1,93 @@
+"""The ctypes mirrors of the public header's structs against the C compiler's layout (sizeof
+and every field's offset), struct_size handling, and the library loader's order and error."""
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from ctypes import sizeof
+
+import pytest
+
+from resource_tracker import _native as n
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+MIRRORS = {
+    "rt_job": n.Job, "rt_host": n.Host, "rt_host_options": n.HostOptions, "rt_cloud": n.Cloud,
+    "rt_cloud_options": n.CloudOptions, "rt_dist": n.Dist, "rt_summary": n.Summary,
+    "rt_recommendation": n.Recommendation, "rt_keeper_options": n.KeeperOptions,
+    "rt_server": n.Server, "rt_report_info": n.ReportInfo, "rt_tracker_options": n.TrackerOptions,
+}
+
+
+def test_layouts_match_the_header(tmp_path):
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if cc is None:
+        pytest.skip("no C compiler")
+    lines = []
+    for cname, py in MIRRORS.items():
+        lines.append(f'printf("{cname} size %zu\\n", sizeof({cname}));')
+        for field, _ in py._fields_:
+            lines.append(f'printf("{cname} {field} %zu\\n", offsetof({cname}, {field}));')
+    src = tmp_path / "layout.c"
+    src.write_text(textwrap.dedent("""\
+        #include <stddef.h>
+        #include <stdio.h>
+        #include "resource_tracker.h"
+        int main(void) {
+        %s
+        return 0;
+        }
+        """) % "\n".join(lines))
+    exe = tmp_path / "layout"
+    subprocess.run([cc, "-std=c11", "-I", os.path.join(REPO, "include"), str(src), "-o", str(exe)],
+                   check=True)
+    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout
+    mismatches = []
+    for line in out.splitlines():
+        cname, what, value = line.split()
+        py = MIRRORS[cname]
+        got = sizeof(py) if what == "size" else getattr(py, what).offset
+        if got != int(value):
+            mismatches.append(f"{cname}.{what}: C {value}, ctypes {got}")
+    assert not mismatches, mismatches
+    assert len(out.splitlines()) == sum(1 + len(p._fields_) for p in MIRRORS.values())
+
+
+def test_struct_size_is_set():
+    for py in (n.HostOptions, n.CloudOptions, n.KeeperOptions, n.TrackerOptions, n.Recommendation,
+               n.Server, n.ReportInfo, n.Job):
+        assert n.new(py).struct_size == sizeof(py)
+
+
+def test_a_too_small_struct_size_is_refused():
+    opts = n.new(n.TrackerOptions, pid=-1, interval_secs=1.0)
+    opts.struct_size = 4
+    handle, ref = n.out_handle()
+    assert n.lib.rt_tracker_start(n.byref(opts), ref) == n.RT_ERR_INVALID
+    assert not handle.value
+
+
+def test_version_and_columns():
+    assert n.lib.rt_version_num() >= n.MIN_VERSION_NUM
+    assert n.lib.rt_column_count() >= len(n.COL)
+    for name, col in n.COL.items():
+        assert n.lib.rt_column_name(col) is not None
+    assert n.lib.rt_column_by_name(b"timestamp") == 0
+
+
+def _import_with(env_lib):
+    env = dict(os.environ, RESOURCE_TRACKER_LIBRARY=env_lib)
+    return subprocess.run([sys.executable, "-c", "import resource_tracker"], env=env,
+                          capture_output=True, text=True)
+
+
+def test_loader_honours_the_environment(tmp_path):
+    # a named library that does not exist: the loader says what it tried, and falls back to
+    # the system's only when that has one (none here, normally)
+    r = _import_with(str(tmp_path / "missing.so"))
+    if r.returncode == 0:
+        pytest.skip("a system libresource-tracker.so.0 is installed")
+    assert "ImportError" in r.stderr
+    assert "missing.so" in r.stderr and "RESOURCE_TRACKER_LIBRARY" in r.stderr

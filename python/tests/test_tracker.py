@@ -1,0 +1,215 @@
+"""ResourceTracker on the C library: its figures against the kernel's own accounting (CPU time
+through getrusage, a 200 MB buffer in the process's memory), the system columns, the frames'
+shapes, statistics, recommendations, the errors, the context manager, fork safety and GC."""
+import gc
+import os
+import resource
+import subprocess
+import sys
+import time
+
+import pytest
+
+from resource_tracker import ResourceTracker
+from resource_tracker.tiny_data_frame import TinyDataFrame
+
+PROCESS_COLUMNS = ["timestamp", "pid", "children", "utime", "stime", "cpu_usage", "memory",
+                   "read_bytes", "write_bytes", "gpu_usage", "gpu_vram", "gpu_utilized"]
+SYSTEM_COLUMNS = ["timestamp", "processes", "utime", "stime", "cpu_usage", "memory_free",
+                  "memory_used", "memory_buffers", "memory_cached", "memory_active",
+                  "memory_inactive", "disk_read_bytes", "disk_write_bytes", "disk_space_total_gb",
+                  "disk_space_used_gb", "disk_space_free_gb", "net_recv_bytes", "net_sent_bytes",
+                  "gpu_usage", "gpu_vram", "gpu_utilized"]
+
+BURN = "import time\nt = time.process_time()\nwhile time.process_time() - t < {secs}: pass\n"
+
+
+def cpu_now():
+    s = resource.getrusage(resource.RUSAGE_SELF)
+    c = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
+
+
+def test_process_cpu_matches_the_kernel():
+    before = cpu_now()
+    t = ResourceTracker(interval=0.2)
+    subprocess.run([sys.executable, "-c", BURN.format(secs=1.0)], check=True)  # a child, waited
+    t.wait_for_samples(2)
+    t.stop()
+    after = cpu_now()
+    m = t.process_metrics
+    tracked = sum(m["utime"]) + sum(m["stime"])
+    kernel = after - before
+    # the tracker's window is inside [before, after]; ticks are 10 ms, per sample
+    assert tracked >= 1.0
+    assert abs(tracked - kernel) < 0.05 + 0.02 * kernel, (tracked, kernel)
+
+
+def test_memory_shows_a_200mb_buffer():
+    t = ResourceTracker(interval=0.2)
+    t.wait_for_samples(1)
+    base = t.process_metrics["memory"][-1]
+    buf = bytearray(b"\x01") * (200 * 1024 * 1024)  # written: resident
+    n = t.n_samples
+    t.wait_for_samples(n + 2)
+    peak = max(t.process_metrics["memory"])
+    del buf
+    t.stop()
+    assert peak - base >= 190 * 1024, (base, peak)  # kB
+
+
+def test_system_columns_are_sane():
+    t = ResourceTracker(interval=0.2)
+    t.wait_for_samples(2)
+    t.stop()
+    s = t.system_metrics
+    assert s.columns == SYSTEM_COLUMNS
+    assert t.process_metrics.columns == PROCESS_COLUMNS
+    ncpu = os.cpu_count()
+    for row in s:
+        assert 0 <= row["cpu_usage"] <= ncpu + 0.01
+        assert row["memory_used"] > 0 and row["memory_free"] > 0
+        assert row["utime"] >= 0 and row["stime"] >= 0
+        assert row["disk_space_total_gb"] >= row["disk_space_used_gb"] >= 0
+        assert row["net_recv_bytes"] >= 0 and row["disk_read_bytes"] >= 0
+        assert row["gpu_usage"] >= 0
+    with open("/proc/meminfo") as f:
+        total_kb = int(f.readline().split()[1])
+    assert s["memory_used"][0] + s["memory_free"][0] <= total_kb
+    p = t.process_metrics
+    assert set(p["pid"]) == {float(os.getpid())}
+    assert all(m > 0 for m in p["memory"])
+    assert p["timestamp"] == s["timestamp"][: len(p)]
+
+
+def test_combined_metrics_stats_and_recommendation():
+    t = ResourceTracker(interval=0.2)
+    t.wait_for_samples(3)
+    t.stop()
+    n = t.n_samples
+    c = t.get_combined_metrics()
+    assert isinstance(c, TinyDataFrame) and len(c) == n
+    assert c.columns == (["timestamp"] + ["system_" + x for x in SYSTEM_COLUMNS[1:]]
+                         + ["process_" + x for x in PROCESS_COLUMNS[1:]])
+    b = t.get_combined_metrics(bytes=True, human_names=True)
+    assert len(b.columns) == len(c.columns) and "Process memory usage" in b.columns
+    assert b["Process memory usage"] == [v * 1024 for v in c["process_memory"]]
+    assert b["System disk space used"] == [v * 1024 ** 3 for v in c["system_disk_space_used_gb"]]
+    custom = t.get_combined_metrics(system_prefix="s.", process_prefix="p.")
+    assert "s.cpu_usage" in custom.columns and "p.cpu_usage" in custom.columns
+    stats = t.stats()
+    assert set(stats) == {"process_cpu_usage", "process_memory", "process_gpu_usage",
+                          "process_gpu_vram", "process_gpu_utilized", "system_disk_space_used_gb",
+                          "system_net_recv_bytes", "system_net_sent_bytes", "timestamp"}
+    assert set(stats["process_cpu_usage"]) == {"mean", "max"}
+    assert stats["timestamp"]["duration"] == pytest.approx(
+        max(c["timestamp"]) - min(c["timestamp"]) + 0.2)
+    rec = t.recommend_resources()
+    assert set(rec) == {"cpu", "memory", "gpu", "vram"}
+    assert rec["cpu"] >= 1 and rec["memory"] >= 128 and rec["gpu"] == 0 and rec["vram"] == 0
+    hist = t.recommend_resources(historical_stats=[stats, stats])
+    assert hist["cpu"] >= 1 and hist["memory"] >= 128
+
+
+def test_server_and_cloud_info():
+    t = ResourceTracker(interval=0.2)
+    assert t.server_info["allocation"] is None or t.n_samples > 0
+    t.wait_for_samples(1)
+    info = t.server_info
+    assert info["vcpus"] == os.cpu_count() and info["memory_mb"] > 0
+    assert info["allocation"] in ("dedicated", "shared")
+    assert t.cloud_info["vendor"] == "unknown"  # TRACKER_CLOUD_DISCOVERY=0
+    t.stop()
+    quiet = ResourceTracker(discover_server=False, discover_cloud=False, interval=0.2)
+    assert quiet.server_info is None and quiet.cloud_info is None
+    quiet.stop()
+
+
+def test_errors():
+    t = ResourceTracker(interval=0.2, method="spawn")  # method: accepted, ignored
+    with pytest.raises(RuntimeError, match="already running"):
+        t.start()
+    t.stop()
+    first_stop = t.stop_time
+    t.stop()  # stopping again does nothing
+    assert t.stop_time == first_stop and not t.running
+    with pytest.raises(RuntimeError, match="already stopped"):
+        t.start()
+    slow = ResourceTracker(interval=30)
+    with pytest.raises(RuntimeError, match="Timed out"):
+        slow.wait_for_samples(1, timeout=0.3)
+    slow.stop()
+    with pytest.raises(RuntimeError, match="already stopped"):
+        slow.wait_for_samples(5, timeout=0.3)
+    with pytest.raises(RuntimeError, match="No metrics"):
+        ResourceTracker(autostart=False).stats()
+    with pytest.raises(ProcessLookupError):
+        ResourceTracker(pid=2 ** 22 + 12345)
+
+
+def test_not_started_and_context_manager():
+    t = ResourceTracker(autostart=False, interval=0.2)
+    assert not t.running and t.n_samples == 0 and len(t.process_metrics) == 0
+    with t as same:
+        assert same is t and t.running
+        t.wait_for_samples(1)
+    assert not t.running and t.n_samples >= 1
+
+
+def test_track_system_or_processes_only():
+    s = ResourceTracker(track_processes=False, interval=0.2)
+    s.wait_for_samples(1)
+    s.stop()
+    assert len(s.process_metrics) == 0 and len(s.system_metrics) >= 1
+    assert len(s.get_combined_metrics()) == 0
+    p = ResourceTracker(track_system=False, interval=0.2)
+    p.wait_for_samples(1)
+    p.stop()
+    assert len(p.system_metrics) == 0 and len(p.process_metrics) >= 1
+
+
+def test_another_process_without_children():
+    child = subprocess.Popen([sys.executable, "-c", BURN.format(secs=0.6)])
+    try:
+        t = ResourceTracker(pid=child.pid, children=False, interval=0.2)
+        child.wait()
+        time.sleep(0.5)
+        t.stop()
+    finally:
+        child.wait()
+    m = t.process_metrics
+    assert set(m["pid"]) == {float(child.pid)}
+    assert set(m["children"]) == {None}
+    # the rows end where the root exited; the machine is still sampled after that
+    assert len(t.system_metrics) >= len(m)
+
+
+def test_fork_child_holds_a_stopped_copy():
+    t = ResourceTracker(interval=0.2)
+    t.wait_for_samples(1)
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            code |= 1 if t.running else 0
+            code |= 2 if t.n_samples < 1 else 0
+            t.stop()
+            code |= 4 if t.running else 0
+        except BaseException:
+            code |= 8
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+    assert t.running  # the parent's thread still runs
+    n = t.n_samples
+    t.wait_for_samples(n + 1)
+    t.stop()
+
+
+def test_garbage_collection_frees_the_tracker():
+    t = ResourceTracker(interval=0.2)
+    fin = t._finalizer
+    assert fin.alive
+    del t
+    gc.collect()
+    assert not fin.alive

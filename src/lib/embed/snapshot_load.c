@@ -1,0 +1,464 @@
+/* snapshot_load.c - loading a run saved in the Python resource-tracker's snapshot layout
+ * (rt_tracker_load, rt_tracker_load_buffer): gzip recognised by its magic, the JSON through
+ * jansson; the store's own "columns" when present (what rt_tracker_save writes, at full
+ * precision), else the Python tracker's process_metrics / system_metrics rows (lists of row
+ * objects or objects of column lists, the seed's names in kB and GiB or the 0.5 names in MiB
+ * and GB) converted to the store's units. Every row is replayed through rt_tracker_add_row, so
+ * a loaded run has the statistics, recommendation and report of a live one. Malformed input
+ * is logged with the path to the problem and gives RT_ERR_PARSE. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/core.h"
+#include "../core/gzip.h"
+#include "snapshot.h"
+#include "tracker_int.h"
+
+#define SNAP_DEFAULT_ROWS 604800u       /* rt_tracker_options.max_samples' default */
+#define SNAP_MAX_FILE ((size_t)1 << 30) /* the most a snapshot file may hold (compressed) */
+#define SNAP_MAX_JSON ((size_t)4 << 30) /* ... and its JSON, uncompressed */
+
+typedef struct ld {
+    rt_logger lg;
+    const char *name; /* the file, or "snapshot" */
+} ld;
+
+/* Logs why the input is no snapshot; returns RT_ERR_PARSE. */
+__attribute__((format(printf, 2, 3))) static rt_error bad(const ld *l, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    rt_log(&l->lg, RT_LOG_ERROR, "%s: %s", l->name, msg);
+    return RT_ERR_PARSE;
+}
+
+/* A number member of obj: absent or null leave *out; 0, or -1 when it is another type. */
+static int num_member(json_t *obj, const char *key, double *out)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_number(v))
+        return -1;
+    *out = json_number_value(v);
+    return 0;
+}
+
+/* ---- the Python tracker's rows: a list of row objects, or an object of column lists ------------ */
+
+typedef struct section {
+    const char *name;
+    json_t *rows; /* a list of objects */
+    json_t *cols; /* or an object of lists */
+    size_t n;
+} section;
+
+static rt_error section_open(const ld *l, json_t *root, const char *name, section *s)
+{
+    *s = (section){.name = name};
+    json_t *v = json_object_get(root, name);
+    if (!v || json_is_null(v))
+        return RT_OK;
+    if (json_is_array(v)) {
+        s->rows = v;
+        s->n = json_array_size(v);
+        return RT_OK;
+    }
+    if (!json_is_object(v))
+        return bad(l, "%s: neither a list of rows nor an object of columns", name);
+    s->cols = v;
+    const char *key, *first = NULL;
+    json_t *col;
+    json_object_foreach(v, key, col) {
+        if (!json_is_array(col))
+            return bad(l, "%s.%s: not a list", name, key);
+        if (!first) {
+            first = key;
+            s->n = json_array_size(col);
+        } else if (json_array_size(col) != s->n) {
+            return bad(l, "%s.%s: %zu values where %s has %zu", name, key, json_array_size(col), first, s->n);
+        }
+    }
+    return RT_OK;
+}
+
+/* Whether the section's rows have the key (the first row tells for a list of rows). */
+static bool section_has(const section *s, const char *key)
+{
+    if (s->cols)
+        return json_object_get(s->cols, key) != NULL;
+    json_t *row = s->n ? json_array_get(s->rows, 0) : NULL;
+    return json_is_object(row) && json_object_get(row, key);
+}
+
+/* Row i's figure under key into *out (NaN when absent or null): 1 when it is there, 0 when
+ * not, -1 (logged) when the row is no object or the figure no number. */
+static int section_get(const ld *l, const section *s, size_t i, const char *key, double *out)
+{
+    *out = NAN;
+    json_t *v;
+    if (s->cols) {
+        json_t *col = json_object_get(s->cols, key);
+        v = col ? json_array_get(col, i) : NULL;
+    } else {
+        json_t *row = json_array_get(s->rows, i);
+        if (!json_is_object(row)) {
+            bad(l, "%s[%zu]: not an object", s->name, i);
+            return -1;
+        }
+        v = json_object_get(row, key);
+    }
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_number(v)) {
+        if (s->cols)
+            bad(l, "%s.%s[%zu]: not a number", s->name, key, i);
+        else
+            bad(l, "%s[%zu].%s: not a number", s->name, i, key);
+        return -1;
+    }
+    *out = json_number_value(v);
+    return 1;
+}
+
+/* One figure whose name says its unit: key_mib as is, else key_alt times alt_factor. */
+typedef struct in_field {
+    int col;
+    const char *key;     /* the Python tracker 0.5's name (MiB, GB, bytes, cores) */
+    const char *key_alt; /* the seed's (kB), or NULL */
+    double alt_factor;
+} in_field;
+
+static const in_field PROC_IN[] = {
+    {RT_COL_PROC_PID, "pid", NULL, 1},
+    {RT_COL_PROC_CHILDREN, "children", NULL, 1},
+    {RT_COL_PROC_UTIME, "utime", NULL, 1},
+    {RT_COL_PROC_STIME, "stime", NULL, 1},
+    {RT_COL_PROC_CORES, "cpu_usage", NULL, 1},
+    {RT_COL_PROC_PSS_MIB, "memory_mib", "memory", 1 / RT_SNAP_KIB_PER_MIB},
+    {RT_COL_PROC_READ_BYTES, "disk_read_bytes", "read_bytes", 1},
+    {RT_COL_PROC_WRITE_BYTES, "disk_write_bytes", "write_bytes", 1},
+    {RT_COL_PROC_GPU_USAGE, "gpu_usage", NULL, 1},
+    {RT_COL_PROC_GPU_VRAM_MIB, "gpu_vram_mib", "gpu_vram", 1},
+    {RT_COL_PROC_GPU_UTILIZED, "gpu_utilized", NULL, 1},
+};
+
+static const in_field SYS_IN[] = {
+    {RT_COL_CPU_RUNNABLE, "processes", NULL, 1},
+    {RT_COL_CPU_UTIME, "utime", NULL, 1},
+    {RT_COL_CPU_STIME, "stime", NULL, 1},
+    {RT_COL_CPU_CORES, "cpu_usage", NULL, 1},
+    {RT_COL_MEM_FREE_MIB, "memory_free_mib", "memory_free", 1 / RT_SNAP_KIB_PER_MIB},
+    {RT_COL_MEM_USED_MIB, "memory_used_mib", "memory_used", 1 / RT_SNAP_KIB_PER_MIB},
+    {RT_COL_MEM_BUFFERS_MIB, "memory_buffers_mib", "memory_buffers", 1 / RT_SNAP_KIB_PER_MIB},
+    {RT_COL_MEM_CACHED_MIB, "memory_cached_mib", "memory_cached", 1 / RT_SNAP_KIB_PER_MIB},
+    {RT_COL_MEM_ACTIVE_MIB, "memory_active_mib", "memory_active", 1 / RT_SNAP_KIB_PER_MIB},
+    {RT_COL_MEM_INACTIVE_MIB, "memory_inactive_mib", "memory_inactive", 1 / RT_SNAP_KIB_PER_MIB},
+    {RT_COL_DISK_READ_BYTES, "disk_read_bytes", NULL, 1},
+    {RT_COL_DISK_WRITE_BYTES, "disk_write_bytes", NULL, 1},
+    {RT_COL_DISK_SPACE_TOTAL_BYTES, "disk_space_total_gb", NULL, 1}, /* scaled by disk_factor */
+    {RT_COL_DISK_SPACE_USED_BYTES, "disk_space_used_gb", NULL, 1},
+    {RT_COL_DISK_SPACE_FREE_BYTES, "disk_space_free_gb", NULL, 1},
+    {RT_COL_NET_RECV_BYTES, "net_recv_bytes", NULL, 1},
+    {RT_COL_NET_SENT_BYTES, "net_sent_bytes", NULL, 1},
+    {RT_COL_GPU_USAGE, "gpu_usage", NULL, 1},
+    {RT_COL_GPU_VRAM_MIB, "gpu_vram_mib", "gpu_vram", 1},
+    {RT_COL_GPU_UTILIZED, "gpu_utilized", NULL, 1},
+};
+
+static int read_fields(const ld *l, const section *s, size_t i, const in_field *f, size_t nf, double disk_factor,
+                       double *row)
+{
+    for (size_t k = 0; k < nf; k++) {
+        double v;
+        int got = section_get(l, s, i, f[k].key, &v);
+        if (got == 0 && f[k].key_alt) {
+            got = section_get(l, s, i, f[k].key_alt, &v);
+            v *= f[k].alt_factor;
+        }
+        if (got < 0)
+            return -1;
+        if (f[k].col == RT_COL_DISK_SPACE_TOTAL_BYTES || f[k].col == RT_COL_DISK_SPACE_USED_BYTES ||
+            f[k].col == RT_COL_DISK_SPACE_FREE_BYTES)
+            v *= disk_factor;
+        row[f[k].col] = v;
+    }
+    return 0;
+}
+
+/* The rows of process_metrics and system_metrics, paired by index (to the shorter list when
+ * both have rows), in the store's units. server_info fills what the rows lack. */
+static rt_error rows_from_metrics(const ld *l, json_t *root, double interval, double **out, size_t *n_out)
+{
+    section ps, ss;
+    rt_error rc = section_open(l, root, "process_metrics", &ps);
+    if (rc == RT_OK)
+        rc = section_open(l, root, "system_metrics", &ss);
+    if (rc != RT_OK)
+        return rc;
+    size_t n = ps.n && ss.n ? (ps.n < ss.n ? ps.n : ss.n) : ps.n + ss.n;
+    /* the seed's disk space is GiB; the Python tracker 0.5 (its names ending in _mib) GB */
+    double disk_factor = section_has(&ss, "memory_free_mib") || section_has(&ss, "memory_used_mib") ? RT_SNAP_GB : RT_SNAP_GIB;
+    double cpus = NAN, mem = NAN, gpus = NAN, vram = NAN;
+    json_t *si = json_object_get(root, "server_info");
+    if (json_is_object(si)) {
+        num_member(si, "vcpus", &cpus);
+        num_member(si, "memory_mib", &mem);
+        num_member(si, "gpu_count", &gpus);
+        num_member(si, "gpu_memory_mib", &vram);
+    }
+    double *rows = n ? malloc(n * sizeof(double) * RT_NCOLS) : NULL;
+    if (n && !rows)
+        return RT_ERR_NOMEM;
+    double cpu_total = 0, prev_ts = NAN;
+    for (size_t i = 0; i < n; i++) {
+        double *row = rows + i * RT_NCOLS;
+        for (int c = 0; c < RT_NCOLS; c++)
+            row[c] = NAN;
+        double ts = NAN, pts = NAN;
+        if ((ss.n && section_get(l, &ss, i, "timestamp", &ts) < 0) ||
+            (ps.n && section_get(l, &ps, i, "timestamp", &pts) < 0) ||
+            (ss.n && read_fields(l, &ss, i, SYS_IN, RT_ARRAY_LEN(SYS_IN), disk_factor, row) < 0) ||
+            (ps.n && read_fields(l, &ps, i, PROC_IN, RT_ARRAY_LEN(PROC_IN), 1, row) < 0)) {
+            free(rows);
+            return RT_ERR_PARSE;
+        }
+        if (ts != ts)
+            ts = pts;
+        row[RT_COL_TIMESTAMP] = ts;
+        double d = ts - prev_ts;
+        row[RT_COL_INTERVAL] = d > 0 ? d : interval; /* the first row, or times out of order */
+        prev_ts = ts;
+        row[RT_COL_CPU_COUNT] = cpus;
+        row[RT_COL_MEM_TOTAL_MIB] = mem;
+        row[RT_COL_GPU_COUNT] = gpus;
+        row[RT_COL_GPU_VRAM_TOTAL_MIB] = vram;
+        if (ps.n) {
+            cpu_total = rt_add_known(cpu_total, rt_add_known(row[RT_COL_PROC_UTIME], row[RT_COL_PROC_STIME]));
+            row[RT_COL_PROC_CPU_SECS_TOTAL] = cpu_total;
+        }
+    }
+    *out = rows;
+    *n_out = n;
+    return RT_OK;
+}
+
+/* ---- our own "columns" ------------------------------------------------------------------------ */
+
+static rt_error rows_from_columns(const ld *l, json_t *cols, double **out, size_t *n_out)
+{
+    if (!json_is_object(cols))
+        return bad(l, "columns: not an object");
+    json_t *lists[RT_NCOLS] = {0};
+    const char *key, *first = NULL;
+    json_t *v;
+    size_t n = 0;
+    json_object_foreach(cols, key, v) {
+        int c = rt_column_by_name(key);
+        if (c < 0 || c >= RT_NCOLS) /* a newer library's column */
+            continue;
+        if (!json_is_array(v))
+            return bad(l, "columns.%s: not a list", key);
+        if (!first) {
+            first = key;
+            n = json_array_size(v);
+        } else if (json_array_size(v) != n) {
+            return bad(l, "columns.%s: %zu values where %s has %zu", key, json_array_size(v), first, n);
+        }
+        lists[c] = v;
+    }
+    double *rows = n ? malloc(n * sizeof(double) * RT_NCOLS) : NULL;
+    if (n && !rows)
+        return RT_ERR_NOMEM;
+    for (int c = 0; c < RT_NCOLS; c++) {
+        for (size_t i = 0; i < n; i++) {
+            json_t *x = lists[c] ? json_array_get(lists[c], i) : NULL;
+            if (x && !json_is_null(x) && !json_is_number(x)) {
+                free(rows);
+                return bad(l, "columns.%s[%zu]: not a number", rt_column_name(c), i);
+            }
+            rows[i * RT_NCOLS + (size_t)c] = x && json_is_number(x) ? json_number_value(x) : NAN;
+        }
+    }
+    *out = rows;
+    *n_out = n;
+    return RT_OK;
+}
+
+/* ---- the whole snapshot ----------------------------------------------------------------------- */
+
+static rt_error read_meta(const ld *l, json_t *meta, rt_snap_meta *m)
+{
+    if (!json_is_object(meta))
+        return bad(l, "metadata: missing or not an object");
+    json_t *v = json_object_get(meta, "version");
+    if (!json_is_number(v) || json_number_value(v) != RT_SNAP_VERSION) {
+        if (json_is_number(v))
+            return bad(l, "metadata.version: %g (only version 1 is known)", json_number_value(v));
+        return bad(l, "metadata.version: missing or not a number");
+    }
+    *m = (rt_snap_meta){.children = true, .start = NAN, .stop = NAN, .interval = NAN};
+    v = json_object_get(meta, "interval");
+    m->interval = json_is_number(v) ? json_number_value(v) : NAN;
+    if (!(m->interval > 0) || !isfinite(m->interval))
+        return bad(l, "metadata.interval: not a positive number");
+    v = json_object_get(meta, "pid");
+    if (v && !json_is_null(v)) {
+        if (!json_is_integer(v) || json_integer_value(v) < 0)
+            return bad(l, "metadata.pid: not a process id");
+        m->pid = json_integer_value(v);
+    }
+    v = json_object_get(meta, "children");
+    if (v && !json_is_null(v)) {
+        if (!json_is_boolean(v))
+            return bad(l, "metadata.children: not true or false");
+        m->children = json_is_true(v);
+    }
+    if (num_member(meta, "start_time", &m->start) < 0)
+        return bad(l, "metadata.start_time: not a number");
+    if (num_member(meta, "stop_time", &m->stop) < 0)
+        return bad(l, "metadata.stop_time: not a number");
+    return RT_OK;
+}
+
+/* {"metadata", "server_info", "cloud_info"} of root as compact JSON (malloc'd), or NULL */
+static char *saved_info(json_t *root)
+{
+    static const char *const keys[] = {"metadata", "server_info", "cloud_info"};
+    json_t *o = json_object();
+    for (size_t i = 0; o && i < RT_ARRAY_LEN(keys); i++) {
+        json_t *v = json_object_get(root, keys[i]);
+        if (json_object_set(o, keys[i], v ? v : json_null()) < 0) {
+            json_decref(o);
+            o = NULL;
+        }
+    }
+    char *s = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
+    json_decref(o);
+    return s;
+}
+
+static rt_error load_json(const ld *l, const char *buf, size_t len, rt_tracker **out)
+{
+    json_error_t e;
+    json_t *root = json_loadb(buf, len, 0, &e);
+    if (!root)
+        return bad(l, "not JSON (line %d, column %d: %s)", e.line, e.column, e.text);
+    rt_error rc = RT_OK;
+    rt_snap_meta m;
+    double *rows = NULL;
+    size_t n = 0;
+    if (!json_is_object(root))
+        rc = bad(l, "not a JSON object");
+    if (rc == RT_OK)
+        rc = read_meta(l, json_object_get(root, "metadata"), &m);
+    if (rc == RT_OK) {
+        json_t *cols = json_object_get(root, "columns");
+        rc = cols && !json_is_null(cols) ? rows_from_columns(l, cols, &rows, &n)
+                                         : rows_from_metrics(l, root, m.interval, &rows, &n);
+    }
+    rt_tracker *t = NULL;
+    if (rc == RT_OK) {
+        t = rt_tracker_new_stopped(n > SNAP_DEFAULT_ROWS ? n : SNAP_DEFAULT_ROWS);
+        if (!t || !(t->saved_info = saved_info(root)))
+            rc = RT_ERR_NOMEM;
+    }
+    if (rc == RT_OK) {
+        if (!m.pid && n && isfinite(rows[RT_COL_PROC_PID]) && rows[RT_COL_PROC_PID] > 0 &&
+            rows[RT_COL_PROC_PID] < 4194305.0)
+            m.pid = (int64_t)rows[RT_COL_PROC_PID]; /* metadata without it, rows with it */
+        t->pid = m.pid;
+        t->children = m.children;
+        t->interval_secs = m.interval;
+        t->start_time = isfinite(m.start) ? m.start : n ? rows[RT_COL_TIMESTAMP] - m.interval : 0;
+        t->stop_time = isfinite(m.stop) ? m.stop : n ? rows[(n - 1) * RT_NCOLS + RT_COL_TIMESTAMP] : t->start_time;
+        for (size_t i = 0; i < n && rc == RT_OK; i++)
+            if (rt_tracker_add_row(t, rows + i * RT_NCOLS) < 0)
+                rc = RT_ERR_NOMEM;
+    }
+    if (rc != RT_OK) {
+        rt_tracker_free(t);
+        t = NULL;
+    }
+    free(rows);
+    json_decref(root);
+    *out = t;
+    return rc;
+}
+
+static bool is_gzip(const void *buf, size_t len)
+{
+    const unsigned char *p = buf;
+    return len >= 2 && p[0] == 0x1f && p[1] == 0x8b;
+}
+
+static rt_error load_any(const ld *l, const void *buf, size_t len, rt_tracker **out)
+{
+    if (!is_gzip(buf, len))
+        return load_json(l, buf, len, out);
+    rt_buf plain;
+    rt_error rc = rt_gunzip(buf, len, SNAP_MAX_JSON, &plain);
+    if (rc == RT_ERR_UNSUPPORTED)
+        rt_log(&l->lg, RT_LOG_ERROR, "%s: gzipped, and zlib could not be loaded", l->name);
+    else if (rc == RT_ERR_NOMEM && plain.len >= SNAP_MAX_JSON)
+        rc = bad(l, "more than %zu bytes of JSON once uncompressed", SNAP_MAX_JSON);
+    else if (rc == RT_ERR_PARSE || rc == RT_ERR_INVALID)
+        rc = bad(l, "not a complete gzip stream");
+    if (rc == RT_OK)
+        rc = load_json(l, plain.data, plain.len, out);
+    rt_buf_free(&plain);
+    return rc;
+}
+
+rt_error rt_tracker_load_buffer(const void *buf, size_t len, rt_log_fn log, void *log_user, rt_tracker **out)
+{
+    if (!out || (!buf && len))
+        return RT_ERR_INVALID;
+    *out = NULL;
+    ld l = {{log, log_user}, "snapshot"};
+    if (len == 0)
+        return bad(&l, "empty");
+    return load_any(&l, buf, len, out);
+}
+
+rt_error rt_tracker_load(const char *path, rt_log_fn log, void *log_user, rt_tracker **out)
+{
+    if (!path || !out)
+        return RT_ERR_INVALID;
+    *out = NULL;
+    ld l = {{log, log_user}, path};
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int err = errno;
+        rt_log(&l.lg, RT_LOG_ERROR, "%s: %s", path, strerror(err));
+        errno = err;
+        return err == ENOENT || err == ENOTDIR ? RT_ERR_NOT_FOUND : RT_ERR_IO;
+    }
+    rt_buf b;
+    rt_buf_init(&b, SNAP_MAX_FILE);
+    ssize_t n = rt_read_fd_grow(fd, &b, RT_READ_TO_EOF);
+    close(fd);
+    rt_error rc;
+    if (n == -EFBIG) {
+        rc = bad(&l, "larger than %zu bytes", SNAP_MAX_FILE);
+    } else if (n < 0) {
+        rt_log(&l.lg, RT_LOG_ERROR, "%s: %s", path, strerror((int)-n));
+        rc = n == -ENOMEM ? RT_ERR_NOMEM : RT_ERR_IO;
+        errno = (int)-n;
+    } else {
+        rc = n == 0 ? bad(&l, "empty") : load_any(&l, b.data, (size_t)n, out);
+    }
+    rt_buf_free(&b);
+    return rc;
+}
