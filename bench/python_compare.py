@@ -87,7 +87,8 @@ def child(impl, interval, seconds, workload_mib):
     rss0 = _status_kib(me, "VmRSS")
     tasks0 = set(os.listdir(f"/proc/{me}/task"))
     from resource_tracker import ResourceTracker  # noqa: the import is part of the cost
-    tracker = ResourceTracker(interval=interval, discover_server=False, discover_cloud=False)
+    tracker = ResourceTracker(interval=interval, autostart=False, discover_server=False,
+                              discover_cloud=False)
     tracker.start()
     end = time.monotonic() + seconds
     x = 0
