@@ -11,7 +11,7 @@ ResourceTracker(interval=...) tracks it for --seconds; measured there, before st
   cpu_us/sample   the tracking's on-CPU time (schedstat, ns) over the samples taken: the extra
                   processes' for the Python tracker, the threads the tracker started for ours
 Usage: /usr/bin/python3 bench/python_compare.py --python-tracker-src DIR [--seconds N]
-       [--intervals 0.1,1] [--workload-mib M] [--library PATH]
+       [--intervals 0.1,1] [--workload-mib M] [--preload] [--no-psutil] [--library PATH]
 """
 import argparse
 import json
@@ -78,14 +78,26 @@ def _descendants(root):
     return out
 
 
-def child(impl, interval, seconds, workload_mib):
+# Modules most programs have imported already (with --preload): their memory is then not
+# counted as the tracking's.
+PRELOAD = ("typing", "re", "enum", "collections", "functools", "contextlib", "weakref", "json",
+           "ctypes", "csv", "gzip", "statistics", "threading")
+
+
+def child(impl, interval, seconds, workload_mib, preload):
     """One measured run in this (fresh) interpreter; prints one JSON line."""
     me = os.getpid()
+    if preload:
+        import importlib
+        for name in PRELOAD:
+            importlib.import_module(name)
     ballast = bytearray(workload_mib << 20)  # the user's memory, touched before the baseline
     for i in range(0, len(ballast), 4096):
         ballast[i] = 1
     rss0 = _status_kib(me, "VmRSS")
     tasks0 = set(os.listdir(f"/proc/{me}/task"))
+    if os.environ.get("BENCH_NO_PSUTIL") == "1":
+        sys.modules["psutil"] = None  # the Python tracker then reads procfs itself
     from resource_tracker import ResourceTracker  # noqa: the import is part of the cost
     tracker = ResourceTracker(interval=interval, autostart=False, discover_server=False,
                               discover_cloud=False)
@@ -112,16 +124,17 @@ def child(impl, interval, seconds, workload_mib):
     print(json.dumps(result), flush=True)
 
 
-def run(impl, interval, seconds, workload_mib, src, library):
+def run(impl, interval, seconds, workload_mib, preload, no_psutil, src, library):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RESOURCE_TRACKER_LIBRARY")}
     env["TRACKER_CLOUD_DISCOVERY"] = "0"
+    env["BENCH_NO_PSUTIL"] = "1" if no_psutil else "0"
     if impl == "python":
         env["PYTHONPATH"] = src
     else:
         env["PYTHONPATH"] = os.path.join(REPO, "python")
         env["RESOURCE_TRACKER_LIBRARY"] = library
     r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", impl, str(interval),
-                        str(seconds), str(workload_mib)], capture_output=True, text=True, env=env, cwd="/tmp",
+                        str(seconds), str(workload_mib), str(int(preload))], capture_output=True, text=True, env=env, cwd="/tmp",
                        timeout=seconds + 120)
     if r.returncode != 0:
         sys.exit(f"{impl} at {interval}s failed:\n{r.stdout}{r.stderr}")
@@ -137,10 +150,14 @@ def main():
     ap.add_argument("--seconds", type=float, default=10)
     ap.add_argument("--intervals", default="0.1,1")
     ap.add_argument("--workload-mib", type=int, default=16, help="memory the user's process holds")
-    ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    ap.add_argument("--preload", action="store_true",
+                    help="import common standard modules (typing, re, ctypes, json...) before the baseline")
+    ap.add_argument("--no-psutil", action="store_true",
+                    help="hide psutil from the Python tracker (it prefers psutil to its procfs reader)")
+    ap.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
-        child(a.child[0], float(a.child[1]), float(a.child[2]), int(a.child[3]))
+        child(a.child[0], float(a.child[1]), float(a.child[2]), int(a.child[3]), a.child[4] == "1")
         return
     src = a.python_tracker_src
     if not src or not os.path.exists(os.path.join(src, "resource_tracker", "tracker.py")):
@@ -148,14 +165,16 @@ def main():
     if not os.path.isfile(a.library):
         sys.exit(f"no C library at {a.library} (build it, or give --library)")
     print(f"workload: a CPU loop holding {a.workload_mib} MiB, {a.seconds:g} s per run; "
-          "discover_server=False, discover_cloud=False; python: "
+          "discover_server=False, discover_cloud=False; "
+          f"{'common modules imported before the baseline; ' if a.preload else ''}"
+          f"Python tracker on {'procfs' if a.no_psutil else 'psutil where installed'}; python: "
           f"{sys.executable} {sys.version.split()[0]}")
     head = ("impl", "interval", "samples", "rss_added_kib", "extra_procs", "extra_rss_kib",
             "extra_pss_kib", "cpu_us/sample")
     print("%-8s %8s %8s %14s %12s %14s %14s %14s" % head)
     for interval in (float(i) for i in a.intervals.split(",")):
         for impl in ("python", "ours"):
-            r = run(impl, interval, a.seconds, a.workload_mib, os.path.abspath(src), os.path.abspath(a.library))
+            r = run(impl, interval, a.seconds, a.workload_mib, a.preload, a.no_psutil, os.path.abspath(src), os.path.abspath(a.library))
             cpu = "n/a" if r["cpu_us_per_sample"] is None else "%.0f" % r["cpu_us_per_sample"]
             print("%-8s %8g %8d %14d %12d %14d %14d %14s" % (
                 impl, interval, r["samples"], r["rss_added_kib"], r["extra_procs"],
