@@ -1,0 +1,143 @@
+"""End-to-end: the Python package installs offline into a fresh venv with pip (no index, pip's
+default build isolation) and works from there. Once with the C library built by the package's
+own backend (cmake, from the repository), once bundling the build's library named by
+RESOURCE_TRACKER_LIBRARY; in each venv a ResourceTracker follows a short CPU loop, and the
+package uninstalls cleanly. Needs cmake, a C compiler and the library's -dev packages (as the
+build does) and Debian's python3-venv; skipped, saying so, only when venv cannot be made."""
+import json
+import os
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from conftest import BUILD_DIR, REPO
+
+PYTHON = "/usr/bin/python3"
+PACKAGE_DIR = os.path.join(REPO, "python")
+
+# Runs inside the venv: a tracker at 0.1 s around a busy loop; prints what the test checks.
+WORKLOAD = r"""
+import json, os, sys, time
+import resource_tracker
+from resource_tracker import ResourceTracker
+t0 = os.times()
+tracker = ResourceTracker(interval=0.1, autostart=False, discover_server=False, discover_cloud=False)
+tracker.start()
+end = time.monotonic() + 1.5
+x = 0
+while time.monotonic() < end:
+    x += 1
+tracker.wait_for_samples(5)
+tracker.stop()
+t1 = os.times()
+pm, sm = tracker.process_metrics, tracker.system_metrics
+print(json.dumps({
+    "file": resource_tracker.__file__,
+    "version": resource_tracker.__version__,
+    "n_samples": tracker.n_samples,
+    "process_rows": len(pm["timestamp"]),
+    "system_rows": len(sm["timestamp"]),
+    "tracked_cpu": sum(pm["utime"]) + sum(pm["stime"]),
+    "max_cpu_usage": max(pm["cpu_usage"]),
+    "own_cpu": (t1.user - t0.user) + (t1.system - t0.system),
+    "memory_kib": max(pm["memory"]),  # the seed's column: PSS in kB
+}))
+"""
+
+
+def _clean_env(**extra):
+    """The environment without anything that would point Python at the source tree."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "RESOURCE_TRACKER_LIBRARY", "PIP_INDEX_URL", "PIP_FIND_LINKS")}
+    env.update(PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1", TRACKER_CLOUD_DISCOVERY="0")
+    env.update(extra)
+    return env
+
+
+def _venv(path):
+    """A fresh venv with pip; skips the test when python3-venv (ensurepip) is missing."""
+    r = subprocess.run([PYTHON, "-m", "venv", str(path)], capture_output=True, text=True)
+    if r.returncode != 0:
+        if "ensurepip" in (r.stdout + r.stderr) or "No module named venv" in r.stderr:
+            pytest.skip(f"python3-venv is not installed: {r.stdout.strip() or r.stderr.strip()}")
+        raise AssertionError(f"venv failed: {r.stdout}{r.stderr}")
+    return os.path.join(str(path), "bin", "python")
+
+
+def _pip(vpy, *args, env=None, timeout=600):
+    r = subprocess.run([vpy, "-m", "pip", *args], capture_output=True, text=True, timeout=timeout,
+                       env=env or _clean_env(), cwd=REPO)
+    assert r.returncode == 0, f"pip {' '.join(args)} failed:\n{r.stdout[-4000:]}\n{r.stderr[-4000:]}"
+    return r
+
+
+def _run_workload(vpy, cwd):
+    r = subprocess.run([vpy, "-c", WORKLOAD], capture_output=True, text=True, timeout=60,
+                       env=_clean_env(), cwd=str(cwd))
+    assert r.returncode == 0, f"workload failed:\n{r.stdout}\n{r.stderr}"
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def _check_installed(vpy, tmp_path):
+    """The package runs from the venv and tracks the CPU loop; then it uninstalls."""
+    out = _run_workload(vpy, tmp_path)
+    venv = os.path.dirname(os.path.dirname(vpy))
+    assert out["file"].startswith(venv), out["file"]  # the venv's copy, not the source tree
+    lib = os.path.join(os.path.dirname(out["file"]), "libresource-tracker.so")
+    assert os.path.isfile(lib)
+    with open(os.path.join(PACKAGE_DIR, "resource_tracker", "_version.py")) as f:
+        assert out["version"] in f.read()
+    assert out["n_samples"] >= 5
+    assert out["process_rows"] >= 5 and out["system_rows"] >= 5
+    # the tracked tree is this process: its CPU is most of the loop's, never more than it burned
+    # (plus a tick of rounding per sample)
+    assert out["tracked_cpu"] > 0.5 * out["own_cpu"], out
+    assert out["tracked_cpu"] <= out["own_cpu"] + 0.01 * out["n_samples"] + 0.05, out
+    assert out["max_cpu_usage"] > 0.3, out
+    assert out["memory_kib"] > 1024, out
+
+    r = _pip(vpy, "uninstall", "-y", "resource-tracker")
+    assert "Successfully uninstalled resource-tracker" in r.stdout
+    assert not os.path.exists(lib)
+    r = subprocess.run([vpy, "-c", "import resource_tracker"], capture_output=True, text=True,
+                       env=_clean_env(), cwd=str(tmp_path))
+    assert r.returncode != 0 and "ModuleNotFoundError" in r.stderr
+
+
+def test_install_builds_library_with_cmake(tmp_path):
+    """pip install --no-index ./python: the backend builds the library with cmake."""
+    vpy = _venv(tmp_path / "venv")
+    r = _pip(vpy, "install", "-v", "--no-index", "./python")
+    assert "--target resource-tracker-shared" in r.stdout + r.stderr  # built, not bundled
+    _check_installed(vpy, tmp_path)
+
+
+def test_install_bundles_given_library_and_wheel_layout(tmp_path):
+    """pip wheel with RESOURCE_TRACKER_LIBRARY: the wheel holds that very library, a
+    platform tag and hashes in RECORD; installing the wheel works the same."""
+    given = os.path.join(BUILD_DIR, "libresource-tracker.so")
+    assert os.path.isfile(given), f"build the library first ({given})"
+    vpy = _venv(tmp_path / "venv")
+    wheels = tmp_path / "wheels"
+    r = _pip(vpy, "wheel", "-v", "--no-index", "-w", str(wheels), "./python",
+             env=_clean_env(RESOURCE_TRACKER_LIBRARY=given))
+    assert "bundling" in r.stdout + r.stderr
+    (whl,) = [os.path.join(str(wheels), w) for w in os.listdir(str(wheels))]
+    assert whl.endswith("-py3-none-linux_%s.whl" % os.uname().machine.replace("-", "_"))
+    with zipfile.ZipFile(whl) as z, open(os.path.realpath(given), "rb") as f:
+        assert z.read("resource_tracker/libresource-tracker.so") == f.read()
+        names = z.namelist()
+        (wheel_meta,) = [n for n in names if n.endswith(".dist-info/WHEEL")]
+        assert "Root-Is-Purelib: false" in z.read(wheel_meta).decode()
+        (record,) = [n for n in names if n.endswith(".dist-info/RECORD")]
+        rows = [l.split(",") for l in z.read(record).decode().splitlines()]
+        assert {r[0] for r in rows} == set(names)
+        assert all(r[1].startswith("sha256=") for r in rows if r[0] != record)
+    _pip(vpy, "install", "--no-index", whl)
+    _check_installed(vpy, tmp_path)
+
+
+if __name__ == "__main__":
+    sys.exit(pytest.main([__file__, "-q"]))
