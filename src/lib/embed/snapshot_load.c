@@ -356,7 +356,7 @@ static rt_error load_json(const ld *l, const char *buf, size_t len, rt_tracker *
     if (!root)
         return bad(l, "not JSON (line %d, column %d: %s)", e.line, e.column, e.text);
     rt_error rc = RT_OK;
-    rt_snap_meta m;
+    rt_snap_meta m = {0}; /* read_meta fills it; zero keeps gcc sure of that */
     double *rows = NULL;
     size_t n = 0;
     if (!json_is_object(root))
