@@ -1,10 +1,12 @@
 /* summary.c - `resource-tracker summary FILE...` and the summary a tracking run prints at exit
  * (--summary): a run's statistics as aligned text for people, with units chosen for reading
  * (like /usr/bin/time -v), or as JSON for scripts; and the reading of recorded runs that the
- * other subcommands share. */
+ * other subcommands share (recorded runs through the reader, saved tracker snapshots through
+ * rt_tracker_load). */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,8 +45,63 @@ int cli_time_unit(const char *name, double *secs)
     return -1;
 }
 
+/* Whether path holds a saved tracker snapshot (rt_tracker_save, or the Python tracker's
+ * dump/dumps): gzip (no recorded run of the reader is gzipped) or a JSON document opening
+ * with "metadata". stdin is never one (it cannot be read twice). */
+static bool is_snapshot(const char *path)
+{
+    if (strcmp(path, "-") == 0)
+        return false;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    char head[64];
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    fclose(f);
+    head[n] = '\0';
+    if (n >= 2 && (unsigned char)head[0] == 0x1f && (unsigned char)head[1] == 0x8b)
+        return true;
+    const char *p = head;
+    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+        p++;
+    if (*p++ != '{')
+        return false;
+    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+        p++;
+    return strncmp(p, "\"metadata\"", 10) == 0;
+}
+
+/* A snapshot's samples through the same statistics and report as a recorded run's. */
+static int read_snapshot(const char *path, rt_stats *const *st, size_t nst, rt_report *rep)
+{
+    rt_tracker *t = NULL;
+    rt_error err = rt_tracker_load(path, cli_log, NULL, &t);
+    if (err != RT_OK) {
+        cli_say("%s: cannot read the snapshot: %s", path, rt_strerror(err));
+        return err == RT_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE;
+    }
+    uint64_t first = rt_tracker_first(t), end = rt_tracker_count(t);
+    rt_record rec;
+    for (uint64_t i = first; i < end; i++) {
+        if (rt_tracker_record(t, i, &rec, sizeof rec) != RT_OK)
+            continue;
+        for (size_t k = 0; k < nst; k++)
+            rt_stats_add(st[k], &rec);
+        if (rep)
+            rt_report_add(rep, &rec);
+    }
+    rt_tracker_free(t);
+    if (end == first) {
+        cli_say("%s: no valid sample in the snapshot", path);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
 int cli_read_run(const char *path, rt_stats *const *st, size_t nst, rt_report *rep)
 {
+    if (is_snapshot(path))
+        return read_snapshot(path, st, nst, rep);
     rt_reader_options ro = RT_READER_OPTIONS_INIT;
     ro.log = cli_log;
     rt_reader *r = NULL;

@@ -249,3 +249,42 @@ def test_text_shows_missing_and_absurd_figures_as_dash_or_short(tmp_path):
         assert len(l) < 120, l
     assert value_of(text, "GPUs used") == "-"
     assert not value_of(text, "Duration").startswith("-")
+
+
+SNAPSHOT = os.path.join(os.path.dirname(__file__), "..", "fixtures", "snapshots", "python-tracker.json.gz")
+
+
+def test_a_python_tracker_snapshot_reads_like_a_run(tmp_path):
+    """A file written by the Python tracker's ResourceTracker.dump (gzipped JSON) is read by
+    summary, recommend and report, its figures those of the file's own rows."""
+    import gzip
+
+    snap = json.load(gzip.open(SNAPSHOT, "rt"))
+    proc = snap["process_metrics"]
+    (s,) = summary_json(SNAPSHOT)
+    assert s["samples"] == len(proc)
+    p = s["process"]
+    assert close(p["cpu_secs"], sum(r["utime"] + r["stime"] for r in proc), abs_=0.011)
+    assert close(p["pss_mib"]["peak"], max(r["memory_mib"] for r in proc))
+    r = run(["recommend", SNAPSHOT])
+    assert r.returncode == 0, r.stderr
+    assert "@resources(cpu=1" in r.stdout
+    out = tmp_path / "r.html"
+    r = run(["report", "-o", str(out), SNAPSHOT])
+    assert r.returncode == 0, r.stderr
+    assert out.read_text().lstrip().lower().startswith("<!doctype html")
+
+
+def test_a_plain_json_snapshot_and_a_broken_one(tmp_path):
+    """The same snapshot ungzipped reads the same; a snapshot cut short exits 2 and says why."""
+    import gzip
+
+    text = gzip.open(SNAPSHOT, "rt").read()
+    plain = tmp_path / "snap.json"
+    plain.write_text(text)
+    assert summary_json(str(plain)) == summary_json(SNAPSHOT)
+    broken = tmp_path / "broken.json"
+    broken.write_text(text[: len(text) // 2])
+    r = run(["summary", str(broken)])
+    assert r.returncode == 2
+    assert "broken.json" in r.stderr and "snapshot" in r.stderr
