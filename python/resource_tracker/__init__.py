@@ -3,9 +3,26 @@ Python resource-tracker's interface, on the C library libresource-tracker (a thr
 process samples: no subprocess, a small memory footprint)."""
 
 from ._version import __version__
-from .cloud_info import get_cloud_info
-from .server_info import get_server_info
-from .tracker import PidTracker, ProcessTracker, ResourceTracker, SystemTracker
+from .tracker import ResourceTracker
+
+# imported when first used (PEP 562), so that `import resource_tracker` stays small
+_LAZY = {"ProcessTracker": "csv_trackers", "SystemTracker": "csv_trackers",
+         "PidTracker": "csv_trackers", "get_cloud_info": "cloud_info",
+         "get_server_info": "server_info"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        from importlib import import_module
+
+        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 __all__ = [
     "ResourceTracker",

@@ -2,7 +2,7 @@
 library's (rt_tracker_*: a thread of this process samples the process tree and the machine),
 with its metrics frames, statistics, recommendations, report and snapshots. ProcessTracker,
 SystemTracker and PidTracker (the CSV-writing loops) live in csv_trackers.py and are
-re-exported here, where the Python tracker has them."""
+re-exported here, where the Python tracker has them (imported at first use)."""
 
 from __future__ import annotations
 
@@ -28,8 +28,6 @@ from ._native import (
     text,
 )
 from ._version import __version__  # noqa: F401
-from .cloud_info import discovery_result, start_discovery
-from .csv_trackers import PidTracker, ProcessTracker, SystemTracker  # noqa: F401
 from .helpers import aggregate_stats, mean, round_memory
 from .tiny_data_frame import StatSpec, TinyDataFrame
 
@@ -181,6 +179,8 @@ class ResourceTracker:
         self.stop_time = None
         if self.discover_cloud:
             try:
+                from .cloud_info import start_discovery
+
                 self._native.cloud = start_discovery()
             except Exception as e:  # never fail the tracking for the discovery
                 _log_warning(f"Cloud discovery failed to start: {e}")
@@ -353,6 +353,8 @@ class ResourceTracker:
         if self._saved is not None:
             return self._saved.get("cloud_info")
         if self._cloud_info is None and self._native.cloud is not None:
+            from .cloud_info import discovery_result
+
             self._cloud_info = discovery_result(self._native.cloud, wait_secs)
         elif self._cloud_info is None and self.discover_cloud and hasattr(self, "start_time"):
             from .cloud_info import unknown_cloud
@@ -547,6 +549,14 @@ class ResourceTracker:
         t.start_time = meta.get("start_time")
         t.stop_time = meta.get("stop_time")
         return t
+
+
+def __getattr__(name):
+    if name in ("PidTracker", "ProcessTracker", "SystemTracker"):
+        from . import csv_trackers
+
+        return getattr(csv_trackers, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _log_warning(msg: str) -> None:

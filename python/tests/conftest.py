@@ -1,6 +1,6 @@
-"""Shared settings of the package's tests: every test stays on loopback (no cloud discovery,
-the Keeper a local stand-in: tests/stubs/keeper_server.py on a free port, stopped by its PID
-at the end), and the C library of the build when none is named."""
+"""Shared settings of the package's tests: every test stays on loopback (python/conftest.py
+turns cloud discovery off and picks the C library of the build; here the Keeper becomes a
+local stand-in: tests/stubs/keeper_server.py on a free port, stopped by its PID at the end)."""
 import atexit
 import os
 import signal
@@ -10,14 +10,6 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 KEEPER_STUB = os.path.join(REPO, "tests", "stubs", "keeper_server.py")
-
-os.environ["TRACKER_CLOUD_DISCOVERY"] = "0"
-os.environ.pop("TRACKER_CLOUD_METADATA_URL", None)
-os.environ.pop("SENTINEL_API_TOKEN", None)
-if "RESOURCE_TRACKER_LIBRARY" not in os.environ:
-    built = os.path.join(REPO, "build", "libresource-tracker.so")
-    if os.path.exists(built):
-        os.environ["RESOURCE_TRACKER_LIBRARY"] = built
 
 _keeper = None
 
