@@ -413,18 +413,18 @@ static void free_while_waiting_and_two_stops(void **state)
 }
 
 static pthread_t main_thread;
-static volatile pid_t forked_kid;
+static pid_t forked_kid; /* atomic */
 static void fork_in_log(void *user, rt_log_level level, const char *msg)
 {
     (void)user;
     (void)level;
     (void)msg;
-    if (pthread_equal(pthread_self(), main_thread) || forked_kid)
+    if (pthread_equal(pthread_self(), main_thread) || __atomic_load_n(&forked_kid, __ATOMIC_SEQ_CST))
         return;
     pid_t kid = fork(); /* on the tracker's thread, in the middle of a sample */
     if (kid == 0)
         _exit(7);
-    forked_kid = kid;
+    __atomic_store_n(&forked_kid, kid, __ATOMIC_SEQ_CST);
 }
 
 /* A log callback that forks while the tracker samples: the fork handlers do not wait for the
@@ -444,7 +444,7 @@ static void fork_from_log_callback(void **state)
     fclose(in);
     fclose(out);
     main_thread = pthread_self();
-    forked_kid = 0;
+    __atomic_store_n(&forked_kid, 0, __ATOMIC_SEQ_CST);
     rt_tracker_options o = opts_at(0.01);
     o.pid = -1;
     o.proc_root = dir;
@@ -455,11 +455,12 @@ static void fork_from_log_callback(void **state)
     out = fopen(path, "w");
     fputs("intr 0\n", out);
     fclose(out);
-    for (int i = 0; i < 500 && !forked_kid; i++)
+    pid_t kid = 0;
+    for (int i = 0; i < 500 && !(kid = __atomic_load_n(&forked_kid, __ATOMIC_SEQ_CST)); i++)
         usleep(10000);
-    assert_true(forked_kid > 0);
+    assert_true(kid > 0);
     int st;
-    assert_int_equal(waitpid(forked_kid, &st, 0), forked_kid);
+    assert_int_equal(waitpid(kid, &st, 0), kid);
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 7);
     uint64_t c = rt_tracker_count(t);
     assert_true(rt_tracker_wait(t, c + 2, 10.0) >= c + 2); /* the parent's tracker goes on */

@@ -364,11 +364,17 @@ rt_error rt_tracker_stop(rt_tracker *t)
         pthread_mutex_unlock(&t->mu);
         return RT_OK;
     }
-    t->thread_started = false; /* this caller joins */
+    t->thread_started = false; /* this caller joins (a waiter too: free waits for the join) */
     t->stop_asked = true;
+    t->waiters++;
+    pthread_t th = t->thread;
     pthread_cond_broadcast(&t->cv);
     pthread_mutex_unlock(&t->mu);
-    pthread_join(t->thread, NULL);
+    pthread_join(th, NULL);
+    pthread_mutex_lock(&t->mu);
+    t->waiters--;
+    pthread_cond_broadcast(&t->cv);
+    pthread_mutex_unlock(&t->mu);
     return RT_OK;
 }
 
