@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "embed/tracker_int.h" /* the count of blocked callers */
 #include "resource_tracker.h"
 
 #define NO_NVML "/nonexistent/libnvidia-ml.so.1"
@@ -374,29 +375,47 @@ static void stop_from_callback(void *user, const rt_sample *s)
         stop_in_cb = rt_tracker_stop(t); /* refused: it would join its own thread */
 }
 
+/* Until n callers are blocked in rt_tracker_wait / rt_tracker_stop (the tracker's own count). */
+static void until_waiters(rt_tracker *t, unsigned n)
+{
+    for (;;) {
+        pthread_mutex_lock(&t->mu);
+        unsigned w = t->waiters;
+        pthread_mutex_unlock(&t->mu);
+        if (w >= n)
+            return;
+        usleep(1000);
+    }
+}
+
 static void free_while_waiting_and_two_stops(void **state)
 {
     (void)state;
     alarm(30); /* a deadlock ends the test */
     rt_tracker_options o = opts_at(0.01);
-    uint64_t arg[2] = {0, 0};
     rt_tracker *t;
-    assert_int_equal(rt_tracker_start(&o, &t), RT_OK);
-    *(rt_tracker **)(arg + 1) = t;
-    pthread_t w1, w2, s1, s2;
-    uint64_t arg2[2] = {0, 0};
-    memcpy(arg2 + 1, arg + 1, sizeof t);
-    pthread_create(&w1, NULL, wait_forever, arg);
-    pthread_create(&w2, NULL, wait_forever, arg2);
-    rt_tracker_wait(t, 3, 10.0);
-    pthread_create(&s1, NULL, stop_it, t);
-    pthread_create(&s2, NULL, stop_it, t);
-    rt_tracker_free(t); /* stops too; waits out the callers blocked in wait and stop */
-    pthread_join(w1, NULL);
-    pthread_join(w2, NULL);
-    pthread_join(s1, NULL);
-    pthread_join(s2, NULL);
-    assert_true(arg[0] >= 3 && arg2[0] >= 3);
+    for (int free_at_once = 0; free_at_once < 2; free_at_once++) {
+        assert_int_equal(rt_tracker_start(&o, &t), RT_OK);
+        assert_true(rt_tracker_wait(t, 1, 10.0) >= 1);
+        uint64_t a1[2] = {0, 0}, a2[2] = {0, 0};
+        memcpy(a1 + 1, &t, sizeof t);
+        memcpy(a2 + 1, &t, sizeof t);
+        pthread_t w1, w2, s1, s2;
+        pthread_create(&w1, NULL, wait_forever, a1);
+        pthread_create(&w2, NULL, wait_forever, a2);
+        until_waiters(t, 2);
+        if (!free_at_once) { /* two stops at once, the waiters released */
+            pthread_create(&s1, NULL, stop_it, t);
+            pthread_create(&s2, NULL, stop_it, t);
+            pthread_join(s1, NULL);
+            pthread_join(s2, NULL);
+            assert_false(rt_tracker_running(t));
+        }
+        rt_tracker_free(t); /* stops too; waits out the callers blocked in wait */
+        pthread_join(w1, NULL);
+        pthread_join(w2, NULL);
+        assert_true(a1[0] >= 1 && a2[0] >= 1);
+    }
 
     static rt_tracker *volatile tp;
     tp = NULL;
