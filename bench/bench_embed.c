@@ -3,14 +3,20 @@
  * /proc/self/task/TID/schedstat), the RSS it adds (VmRSS before the start and after N
  * samples), the store's bytes per row and the thread's stack in use (the resident pages of
  * its stack mapping). At 10 ms, for this process alone and with 50 sleeping children.
- * Prints figures, asserts nothing. Usage: bench-embed [SAMPLES] */
+ * Also (bench-embed week [ROWS]) a week at 1 s: ROWS rows (604,800) saved and loaded, plain
+ * and gzipped: the time and the peak memory each adds over the filled store (VmHWM after
+ * clear_refs, in a child per case). Prints figures, asserts nothing. Usage: bench-embed
+ * [SAMPLES] | bench-embed week [ROWS] */
 #define _GNU_SOURCE
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "embed/tracker_int.h"
@@ -126,8 +132,104 @@ static void run_case(const char *name, int kids, uint64_t samples)
     }
 }
 
+static double mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A stopped tracker with rows real samples of this machine, their time moved on by 1 s each and
+ * a few figures varied as a run would (so that the JSON and gzip see realistic numbers). */
+static rt_tracker *filled(uint64_t rows)
+{
+    rt_tracker *t = rt_tracker_new_stopped(rows);
+    rt_sampler_options so = RT_SAMPLER_OPTIONS_INIT;
+    so.pid = getpid();
+    so.nvml_library = "/nonexistent/libnvidia-ml.so.1";
+    rt_sampler *sp;
+    const rt_sample *s;
+    if (!t || rt_sampler_new(&so, &sp) != RT_OK || rt_sampler_sample(sp, &s) != RT_OK)
+        exit(1);
+    double row[RT_NCOLS];
+    rt_row_from_sample(s, row);
+    rt_sampler_free(sp);
+    double t0 = row[RT_COL_TIMESTAMP], total = 0;
+    for (uint64_t i = 0; i < rows; i++) {
+        row[RT_COL_TIMESTAMP] = t0 + (double)i + 0.000123 * (double)(i % 97);
+        row[RT_COL_INTERVAL] = 1.0 + 1e-6 * (double)(i % 13);
+        row[RT_COL_CPU_CORES] = (double)(i % 400) / 100.0;
+        row[RT_COL_PROC_CORES] = (double)(i % 100) / 100.0;
+        row[RT_COL_PROC_UTIME] = (double)(i % 100) / 100.0;
+        total += row[RT_COL_PROC_UTIME];
+        row[RT_COL_PROC_CPU_SECS_TOTAL] = total;
+        row[RT_COL_MEM_USED_MIB] = 8000.0 + (double)(i % 1000) * 0.25;
+        row[RT_COL_PROC_PSS_MIB] = 100.0 + (double)(i % 500) * 0.0625;
+        row[RT_COL_NET_RECV_BYTES] = (double)(i * 7919 % 1000000);
+        row[RT_COL_DISK_WRITE_BYTES] = (double)(i * 104729 % 10000000);
+        rt_tracker_add_row(t, row);
+    }
+    t->stop_time = row[RT_COL_TIMESTAMP];
+    t->interval_secs = 1.0;
+    t->pid = getpid();
+    return t;
+}
+
+static void week_case(uint64_t rows, int flags, const char *path)
+{
+    pid_t kid = fork();
+    if (kid == 0) {
+        rt_tracker *t = filled(rows);
+        long rss0 = status_kib("/proc/self/status", "VmRSS");
+        int cr = open("/proc/self/clear_refs", O_WRONLY);
+        if (cr < 0 || write(cr, "5", 1) != 1) /* VmHWM := VmRSS */
+            fprintf(stderr, "clear_refs: cannot reset VmHWM\n");
+        if (cr >= 0)
+            close(cr);
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        double a = mono();
+        rt_error err = rt_tracker_save(t, NULL, flags, fd);
+        double b = mono();
+        close(fd);
+        long save_peak = status_kib("/proc/self/status", "VmHWM") - rss0;
+        long store_kib = (long)(rt_store_bytes(t->store) / 1024);
+        rt_tracker_free(t);
+        struct stat sb;
+        stat(path, &sb);
+        printf("week %s, %llu rows: store %ld KiB (VmRSS %ld KiB); save %s %.2f s, file %.1f MB, peak added %ld KiB (%.2fx the store)\n",
+               flags ? "gzip" : "plain", (unsigned long long)rows, store_kib, rss0, rt_strerror(err), b - a,
+               (double)sb.st_size / 1e6, save_peak, (double)save_peak / (double)store_kib);
+        fflush(stdout);
+        _exit(0);
+    }
+    waitpid(kid, NULL, 0);
+    kid = fork();
+    if (kid == 0) {
+        long rss0 = status_kib("/proc/self/status", "VmRSS");
+        double a = mono();
+        rt_tracker *u = NULL;
+        rt_error err = rt_tracker_load(path, NULL, NULL, &u);
+        double b = mono();
+        long peak = status_kib("/proc/self/status", "VmHWM") - rss0;
+        long after = status_kib("/proc/self/status", "VmRSS") - rss0;
+        printf("  load %s %.2f s, %llu rows, peak added %ld KiB, kept %ld KiB\n", rt_strerror(err), b - a,
+               (unsigned long long)(u ? rt_tracker_count(u) : 0), peak, after);
+        rt_tracker_free(u);
+        fflush(stdout);
+        _exit(0);
+    }
+    waitpid(kid, NULL, 0);
+    unlink(path);
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "week") == 0) {
+        uint64_t rows = argc > 2 ? strtoull(argv[2], NULL, 10) : 604800;
+        week_case(rows, 0, "/tmp/bench-embed-week.json");
+        week_case(rows, RT_SAVE_GZIP, "/tmp/bench-embed-week.json.gz");
+        return 0;
+    }
     uint64_t samples = argc > 1 ? strtoull(argv[1], NULL, 10) : 500;
     run_case("this process alone, -i 0.01", 0, samples);
     run_case("this process and 50 sleeping children, -i 0.01", 50, samples);

@@ -688,12 +688,21 @@ RT_API void rt_stream_free(rt_stream *st);
  * bytes, MiB, pid and the CPU total. The store keeps at least max_samples samples (default
  * 604,800: a week at 1 s, about 120 MB) and at most one block more; past that the oldest
  * block is dropped (reused), while the statistics and the report keep covering every
- * sample. Blocks hold min(4096, max_samples) samples each. Thread safety: every rt_tracker_* call may be made from any thread, concurrently
- * with the tracker's own thread. */
+ * sample. Blocks hold min(4096, max_samples) samples each; a huge max_samples reserves
+ * nothing up front (the blocks and their index grow with the run).
+ * Thread safety: every rt_tracker_* call may be made from any thread, concurrently with the
+ * tracker's own thread and with each other, but rt_tracker_free must be the last call on a
+ * tracker: it waits out callers blocked in rt_tracker_wait or rt_tracker_stop, and no other
+ * call may be in progress or follow. rt_tracker_report and rt_tracker_save hold the tracker's
+ * lock only briefly (save: 1,024 samples at a time), the report for the whole write to fd.
+ * Fork: the callbacks (log, on_sample) run on the tracker's thread; one that forks gets a
+ * child whose only thread is inside the tracker: that child must exec or _exit before the
+ * callback returns. */
 typedef struct rt_tracker rt_tracker;
 
 /* Called on the tracker's thread after each sample is stored (no lock held). The sample is
- * valid during the call only. It must not call rt_tracker_stop or rt_tracker_free. */
+ * valid during the call only. Other rt_tracker_* calls work from it; rt_tracker_stop returns
+ * RT_ERR_INVALID there, and it must not call rt_tracker_free. */
 typedef void (*rt_sample_fn)(void *user, const rt_sample *sample);
 
 typedef struct rt_tracker_options {
@@ -708,7 +717,9 @@ typedef struct rt_tracker_options {
     const char *nvml_library; /* NULL: libnvidia-ml.so.1 */
     double pss_max_age_secs;  /* as in rt_sampler_options; 0: re-read every sample */
     const rt_job *job;        /* NULL: none; copied with its strings (the report's title) */
-    rt_log_fn log;            /* NULL: messages are dropped; called from the tracker's thread */
+    rt_log_fn log;            /* NULL: messages are dropped; called from the tracker's thread
+                               * (no lock held: it may call rt_tracker_* but rt_tracker_free),
+                               * and from rt_tracker_start's and rt_tracker_save's caller */
     void *log_user;
     rt_sample_fn on_sample;   /* NULL: none */
     void *on_sample_user;
@@ -717,16 +728,21 @@ typedef struct rt_tracker_options {
 #define RT_TRACKER_OPTIONS_INIT {.struct_size = sizeof(rt_tracker_options), .pss_max_age_secs = 30.0}
 
 /* Takes the baseline reading on the calling thread and starts the tracker's thread; the
- * first sample comes one interval later, then one per interval on the same grid (a late
- * sample does not shift the ones after it). Returns RT_OK and *out (free with
- * rt_tracker_free); RT_ERR_INVALID (an option out of range, struct_size too small);
+ * first sample comes one interval later, then one per interval on the same grid of
+ * CLOCK_MONOTONIC (a late sample does not shift the ones after it; ticks missed while one ran
+ * late are skipped, and RT_COL_INTERVAL says how long each sample covers); timestamps are the
+ * real-time clock's, so a clock step shows in them but not in the grid. opts NULL: the
+ * defaults. Returns RT_OK and *out (free with rt_tracker_free); RT_ERR_INVALID (out NULL, an
+ * option out of range, struct_size smaller than a size_t);
  * RT_ERR_NOT_FOUND (the pid does not exist, or no proc root); RT_ERR_SYSTEM (no thread);
  * RT_ERR_NOMEM. */
 RT_API rt_error rt_tracker_start(const rt_tracker_options *opts, rt_tracker **out);
 
 /* Stops the thread after one last sample covering the time since the previous one (when at
  * least 10 ms passed), so that the totals reach the moment of the call. Returns at once when
- * already stopped (or a loaded or forked copy). RT_OK. */
+ * already stopped (or a loaded or forked copy); a second caller while one stops waits until
+ * the thread ended. RT_OK; RT_ERR_INVALID for NULL or when called on the tracker's own thread
+ * (from a callback). */
 RT_API rt_error rt_tracker_stop(rt_tracker *t);
 
 /* 1 while the thread runs, 0 after rt_tracker_stop, for a loaded tracker and in a forked
@@ -803,7 +819,8 @@ RT_API const char *rt_column_name(int col);
 RT_API int rt_column_by_name(const char *name);
 
 /* Copies column col of up to n samples, from index first on, into out. Returns how many were
- * copied (0 when first is past the end or was dropped, or col is unknown). */
+ * copied (0 when first is past the end or was dropped, or col is unknown). Figures kept as
+ * floats (see Memory above) come back as the float's value; beyond a float's range, infinite. */
 RT_API size_t rt_tracker_column(rt_tracker *t, int col, uint64_t first, size_t n, double *out);
 
 /* The record (the analysis figures) of sample index into out, of which the caller has
@@ -838,14 +855,23 @@ RT_API rt_error rt_tracker_report(rt_tracker *t, const rt_report_info *info, int
 
 /* Writes the kept samples to fd. extra_json, when not NULL, is a JSON object whose members
  * are added at the top level (e.g. "server_info", "cloud_info"), its "metadata" member's
- * members merged into the metadata. Returns RT_OK, RT_ERR_INVALID (extra_json is no JSON
- * object), RT_ERR_UNSUPPORTED (gzip asked and no zlib), RT_ERR_IO (errno set), RT_ERR_NOMEM. */
+ * members merged into the metadata. The samples are copied 1,024 at a time (the store keeps
+ * every one of them until the save ends, even past max_samples); beside the store, save needs
+ * ~0.5 MiB, plus the compressed file when gzipped (built in memory, written at the end). A
+ * week at 1 s (604,800 samples): ~580 MB of JSON, ~28 MB gzipped. Returns RT_OK,
+ * RT_ERR_INVALID (t NULL, fd negative, unknown flags, extra_json no JSON object),
+ * RT_ERR_UNSUPPORTED (gzip asked and no zlib), RT_ERR_IO (errno set), RT_ERR_NOMEM. */
 RT_API rt_error rt_tracker_save(rt_tracker *t, const char *extra_json, int flags, int fd);
 
 /* A stopped tracker holding the samples of a snapshot (gzipped or not: recognised by its
- * first bytes), with its statistics, recommendation and report as for a live run. Returns
- * RT_OK and *out; RT_ERR_NOT_FOUND / RT_ERR_IO (the file), RT_ERR_PARSE (not a snapshot: the
- * log, when given, says why), RT_ERR_NOMEM. */
+ * first bytes), with its statistics, recommendation and report as for a live run. Bounds: a
+ * file of at most 1 GiB, and 4 GiB of JSON once gunzipped (RT_ERR_PARSE past them). "columns"
+ * is read by a scanner (peak memory: the JSON text, plus ~360 bytes a sample while loading,
+ * then the store; a week at 1 s: ~0.9 GB in all, ~4 s); a file without it (the Python tracker's) is parsed whole by jansson,
+ * which takes ~8 bytes of memory per byte of JSON. Returns RT_OK and *out; RT_ERR_INVALID
+ * (path/out NULL, buf NULL with len); RT_ERR_NOT_FOUND / RT_ERR_IO (the file; errno set);
+ * RT_ERR_PARSE (not a snapshot: the log, when given, says why); RT_ERR_UNSUPPORTED (gzipped,
+ * and zlib could not be loaded); RT_ERR_NOMEM. */
 RT_API rt_error rt_tracker_load(const char *path, rt_log_fn log, void *log_user, rt_tracker **out);
 RT_API rt_error rt_tracker_load_buffer(const void *buf, size_t len, rt_log_fn log, void *log_user,
                                        rt_tracker **out);

@@ -574,9 +574,37 @@ static void malformed(void **state)
     assert_int_equal(rt_tracker_load_buffer(NULL, 3, NULL, NULL, &t), RT_ERR_INVALID);
 }
 
+/* "columns" is read by the scanner, the rest by jansson: an escaped key, a newer library's
+ * column, nulls, a duplicate "columns" (the last wins, as in jansson), the seed's rows beside it
+ * ignored even when they do not parse as rows, the other members kept; a figure beyond a
+ * float's range in a float column kept as infinite (no undefined conversion). */
+static void columns_scanned(void **state)
+{
+    (void)state;
+    const char *doc = "{ \"columns\" : {\"timestamp\":[9]}, " META ", \"server_info\":{\"vcpus\":4},"
+                      "\"process_metrics\":[1,2,3],\"system_metrics\":\"x\",\"columns\":{\"time\\u0073tamp\":"
+                      "[1.5, 2.25 ,3],\"cpu_cores\":[null,1e300,-1e300],\"from_the_future\":[{\"a\":[]}],"
+                      "\"process_pid\":[5,5,5]} } ";
+    rt_tracker *t = load_mem(doc, strlen(doc));
+    assert_int_equal(rt_tracker_count(t), 3);
+    double ts[3], cores[3];
+    assert_int_equal(rt_tracker_column(t, RT_COL_TIMESTAMP, 0, 3, ts), 3);
+    assert_true(ts[0] == 1.5 && ts[1] == 2.25 && ts[2] == 3);
+    rt_tracker_column(t, RT_COL_CPU_CORES, 0, 3, cores);
+    assert_true(isnan(cores[0]) && isinf(cores[1]) && cores[1] > 0 && isinf(cores[2]) && cores[2] < 0);
+    assert_non_null(strstr(rt_tracker_saved_info(t), "\"vcpus\":4"));
+    rt_tracker_free(t);
+    /* malformed JSON beside the columns is still refused */
+    const char *broken = "{" META ",\"columns\":{\"timestamp\":[1]},\"server_info\":{\"a\":}}";
+    expect_parse(broken, strlen(broken), "not JSON");
+    const char *trailing = "{" META ",\"columns\":{\"timestamp\":[1]}} x";
+    expect_parse(trailing, strlen(trailing), "not JSON");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(columns_scanned),
         cmocka_unit_test(roundtrip_plain), cmocka_unit_test(roundtrip_gzip),
         cmocka_unit_test(roundtrip_machine_only), cmocka_unit_test(save_load_file),
         cmocka_unit_test(extra_json), cmocka_unit_test(python_fixture),

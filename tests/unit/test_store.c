@@ -188,6 +188,61 @@ static void row_gives_the_record(void **state)
     assert_true(row[RT_COL_GPU_USAGE] == 0.5);
 }
 
+/* A huge max_rows (no overflow in the block count: the store keeps everything, and reserves
+ * nothing up front); a pinned store drops nothing, and drops the excess after unpinning; a
+ * figure beyond a float's range in a float column is infinite. */
+static void huge_pinned_and_overflowing(void **state)
+{
+    (void)state;
+    double row[RT_NCOLS], back[RT_NCOLS];
+    rt_store *h = rt_store_new(UINT64_MAX);
+    assert_non_null(h);
+    assert_true(rt_store_bytes(h) < 1024);
+    for (uint64_t i = 0; i < 3 * RT_STORE_BLOCK + 5; i++) {
+        fill(row, i);
+        assert_int_equal(rt_store_append(h, row), 0);
+    }
+    assert_int_equal(rt_store_first(h), 0);
+    assert_int_equal(rt_store_row(h, 0, back), 0);
+    rt_store_free(h);
+
+    rt_store *s = rt_store_new(10);
+    rt_store_pin(s, true);
+    rt_store_pin(s, true);
+    for (uint64_t i = 0; i < 95; i++) {
+        fill(row, i);
+        assert_int_equal(rt_store_append(s, row), 0);
+    }
+    assert_int_equal(rt_store_first(s), 0);
+    fill(row, 3);
+    assert_int_equal(rt_store_row(s, 3, back), 0);
+    assert_true(back[RT_COL_TIMESTAMP] == row[RT_COL_TIMESTAMP]);
+    rt_store_pin(s, false);
+    fill(row, 95);
+    rt_store_append(s, row);
+    assert_int_equal(rt_store_first(s), 0); /* still pinned once */
+    rt_store_pin(s, false);
+    rt_store_pin(s, false); /* one more unpin than pins: ignored */
+    for (uint64_t i = 96; i < 101; i++) {
+        fill(row, i);
+        assert_int_equal(rt_store_append(s, row), 0);
+    }
+    uint64_t kept = rt_store_count(s) - rt_store_first(s);
+    assert_true(kept >= 10 && kept <= 20);
+    fill(row, 100);
+    assert_int_equal(rt_store_row(s, 100, back), 0);
+    assert_true(back[RT_COL_TIMESTAMP] == row[RT_COL_TIMESTAMP]);
+
+    fill(row, 101);
+    row[RT_COL_CPU_CORES] = 1e300;
+    row[RT_COL_PROC_CORES] = -1e300;
+    rt_store_append(s, row);
+    assert_int_equal(rt_store_row(s, 101, back), 0);
+    assert_true(isinf(back[RT_COL_CPU_CORES]) && back[RT_COL_CPU_CORES] > 0);
+    assert_true(isinf(back[RT_COL_PROC_CORES]) && back[RT_COL_PROC_CORES] < 0);
+    rt_store_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -195,6 +250,7 @@ int main(void)
         cmocka_unit_test(oldest_blocks_dropped),
         cmocka_unit_test(column_names),
         cmocka_unit_test(row_gives_the_record),
+        cmocka_unit_test(huge_pinned_and_overflowing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

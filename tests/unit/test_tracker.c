@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "embed/tracker_int.h" /* the count of blocked callers */
 #include "resource_tracker.h"
 
 #define NO_NVML "/nonexistent/libnvidia-ml.so.1"
@@ -349,6 +350,218 @@ static void summary_recommend_report(void **state)
     rt_tracker_free(t);
 }
 
+/* ---- concurrency: free while another thread waits, stop from two threads and from the
+ * callback, fork from a log callback during a sample ---------------------------------------- */
+
+static void *wait_forever(void *arg)
+{
+    uint64_t *got = arg;
+    *got = rt_tracker_wait(*(rt_tracker **)(got + 1), UINT64_MAX, -1);
+    return NULL;
+}
+
+static void *stop_it(void *arg)
+{
+    rt_tracker_stop(arg);
+    return NULL;
+}
+
+static rt_error stop_in_cb;
+static void stop_from_callback(void *user, const rt_sample *s)
+{
+    (void)s;
+    rt_tracker *t = *(rt_tracker *volatile *)user;
+    if (t)
+        stop_in_cb = rt_tracker_stop(t); /* refused: it would join its own thread */
+}
+
+/* Until n callers are blocked in rt_tracker_wait / rt_tracker_stop (the tracker's own count). */
+static void until_waiters(rt_tracker *t, unsigned n)
+{
+    for (;;) {
+        pthread_mutex_lock(&t->mu);
+        unsigned w = t->waiters;
+        pthread_mutex_unlock(&t->mu);
+        if (w >= n)
+            return;
+        usleep(1000);
+    }
+}
+
+static void free_while_waiting_and_two_stops(void **state)
+{
+    (void)state;
+    alarm(30); /* a deadlock ends the test */
+    rt_tracker_options o = opts_at(0.01);
+    rt_tracker *t;
+    for (int free_at_once = 0; free_at_once < 2; free_at_once++) {
+        assert_int_equal(rt_tracker_start(&o, &t), RT_OK);
+        assert_true(rt_tracker_wait(t, 1, 10.0) >= 1);
+        uint64_t a1[2] = {0, 0}, a2[2] = {0, 0};
+        memcpy(a1 + 1, &t, sizeof t);
+        memcpy(a2 + 1, &t, sizeof t);
+        pthread_t w1, w2, s1, s2;
+        pthread_create(&w1, NULL, wait_forever, a1);
+        pthread_create(&w2, NULL, wait_forever, a2);
+        until_waiters(t, 2);
+        if (!free_at_once) { /* two stops at once, the waiters released */
+            pthread_create(&s1, NULL, stop_it, t);
+            pthread_create(&s2, NULL, stop_it, t);
+            pthread_join(s1, NULL);
+            pthread_join(s2, NULL);
+            assert_false(rt_tracker_running(t));
+        }
+        rt_tracker_free(t); /* stops too; waits out the callers blocked in wait */
+        pthread_join(w1, NULL);
+        pthread_join(w2, NULL);
+        assert_true(a1[0] >= 1 && a2[0] >= 1);
+    }
+
+    static rt_tracker *volatile tp;
+    tp = NULL;
+    stop_in_cb = RT_OK;
+    o.on_sample = stop_from_callback;
+    o.on_sample_user = (void *)&tp;
+    assert_int_equal(rt_tracker_start(&o, &t), RT_OK);
+    tp = t;
+    rt_tracker_wait(t, 3, 10.0);
+    assert_true(rt_tracker_running(t));
+    rt_tracker_free(t);
+    assert_int_equal(stop_in_cb, RT_ERR_INVALID);
+    alarm(0);
+}
+
+static pthread_t main_thread;
+static pid_t forked_kid; /* atomic */
+static void fork_in_log(void *user, rt_log_level level, const char *msg)
+{
+    (void)user;
+    (void)level;
+    (void)msg;
+    if (pthread_equal(pthread_self(), main_thread) || __atomic_load_n(&forked_kid, __ATOMIC_SEQ_CST))
+        return;
+    pid_t kid = fork(); /* on the tracker's thread, in the middle of a sample */
+    if (kid == 0)
+        _exit(7);
+    __atomic_store_n(&forked_kid, kid, __ATOMIC_SEQ_CST);
+}
+
+/* A log callback that forks while the tracker samples: the fork handlers do not wait for the
+ * thread that forks (that deadlocked). The proc root has /proc/stat alone, emptied once the
+ * tracker started, so that every sample logs. */
+static void fork_from_log_callback(void **state)
+{
+    (void)state;
+    alarm(30);
+    char dir[] = "/tmp/rt-embed-proc-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256], buf[65536];
+    snprintf(path, sizeof path, "%s/stat", dir);
+    FILE *in = fopen("/proc/stat", "r"), *out = fopen(path, "w");
+    size_t n = fread(buf, 1, sizeof buf, in);
+    fwrite(buf, 1, n, out);
+    fclose(in);
+    fclose(out);
+    main_thread = pthread_self();
+    __atomic_store_n(&forked_kid, 0, __ATOMIC_SEQ_CST);
+    rt_tracker_options o = opts_at(0.01);
+    o.pid = -1;
+    o.proc_root = dir;
+    o.sys_root = dir;
+    o.log = fork_in_log;
+    rt_tracker *t;
+    assert_int_equal(rt_tracker_start(&o, &t), RT_OK);
+    out = fopen(path, "w");
+    fputs("intr 0\n", out);
+    fclose(out);
+    pid_t kid = 0;
+    for (int i = 0; i < 500 && !(kid = __atomic_load_n(&forked_kid, __ATOMIC_SEQ_CST)); i++)
+        usleep(10000);
+    assert_true(kid > 0);
+    int st;
+    assert_int_equal(waitpid(kid, &st, 0), kid);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 7);
+    uint64_t c = rt_tracker_count(t);
+    assert_true(rt_tracker_wait(t, c + 2, 10.0) >= c + 2); /* the parent's tracker goes on */
+    rt_tracker_free(t);
+    unlink(path);
+    rmdir(dir);
+    alarm(0);
+}
+
+/* /proc/PID/stat utime + stime of pid (its own CPU, not its children's), in seconds. */
+static double stat_cpu(pid_t pid)
+{
+    char path[64], line[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(line, sizeof line, f));
+    fclose(f);
+    const char *p = strrchr(line, ')');
+    assert_non_null(p);
+    unsigned long long ut = 0, st = 0;
+    /* after ") ": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime */
+    assert_int_equal(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st), 2);
+    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* no_children against the kernel: a root that burns a little and has a child burning a lot
+ * (alive, not reaped) reports the root's own utime + stime of /proc/PID/stat. */
+static void root_only_against_kernel(void **state)
+{
+    (void)state;
+    int go[2], ready[2];
+    assert_int_equal(pipe(go), 0);
+    assert_int_equal(pipe(ready), 0);
+    pid_t root = fork();
+    assert_true(root >= 0);
+    if (root == 0) {
+        pid_t kid = fork();
+        if (kid == 0) {
+            for (;;)
+                burn(10); /* until killed with its parent's group */
+        }
+        char c;
+        if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+            _exit(1);
+        burn(0.2);
+        if (write(ready[1], "b", 1) != 1 || read(go[0], &c, 1) != 1) /* then wait to be killed */
+            _exit(1);
+        kill(kid, SIGKILL);
+        _exit(0);
+    }
+    char c;
+    assert_int_equal(read(ready[0], &c, 1), 1);
+    rt_tracker_options o = opts_at(0.05);
+    o.pid = root;
+    o.no_children = 1;
+    rt_tracker *t;
+    double before = stat_cpu(root);
+    assert_int_equal(rt_tracker_start(&o, &t), RT_OK);
+    double after_start = stat_cpu(root);
+    assert_int_equal(write(go[1], "g", 1), 1);
+    assert_int_equal(read(ready[0], &c, 1), 1); /* the root burnt its 0.2 s; the child burns on */
+    usleep(300000);
+    double end_lo = stat_cpu(root);
+    rt_tracker_stop(t);
+    double end_hi = stat_cpu(root);
+    double total = last_of(t, RT_COL_PROC_CPU_SECS_TOTAL);
+    print_message("root alone: tracker %.3f s, kernel %.3f..%.3f s\n", total, end_lo - after_start, end_hi - before);
+    assert_true(total >= end_lo - after_start - TICKS_TOL);
+    assert_true(total <= end_hi - before + TICKS_TOL);
+    assert_true(total < 0.5); /* the child's CPU (0.3 s and more) is not there */
+    assert_true(last_of(t, RT_COL_PROC_CHILDREN) == 0);
+    rt_tracker_free(t);
+    assert_int_equal(write(go[1], "g", 1), 1);
+    int st;
+    waitpid(root, &st, 0);
+    close(go[0]);
+    close(go[1]);
+    close(ready[0]);
+    close(ready[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -360,6 +573,9 @@ int main(void)
         cmocka_unit_test(callback_each_sample),
         cmocka_unit_test(fork_while_running),
         cmocka_unit_test(summary_recommend_report),
+        cmocka_unit_test(free_while_waiting_and_two_stops),
+        cmocka_unit_test(fork_from_log_callback),
+        cmocka_unit_test(root_only_against_kernel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,7 +23,7 @@
 #include "tracker_int.h"
 
 #define SNAP_FLUSH ((size_t)1 << 18) /* bytes gathered before a write / compression */
-#define SNAP_COPY_ROWS 1024u         /* rows copied per lock taken while saving */
+#define SNAP_COPY_ROWS 1024u         /* rows copied per lock taken while saving (368 KiB) */
 
 typedef struct wr {
     rt_buf b;
@@ -188,11 +188,37 @@ static const field SYS_FIELDS[] = {
     {"gpu_utilized", RT_COL_GPU_UTILIZED, F_GPU_INT, 0, 1},
 };
 
-static void w_rows(wr *w, const double *rows, size_t n, const field *f, size_t nf)
+/* The kept rows from first on, n of them: copied SNAP_COPY_ROWS at a time under the lock into
+ * the caller's buffer (the store is pinned: none is dropped meanwhile). */
+typedef struct rows_src {
+    rt_tracker *t;
+    uint64_t first;
+    size_t n;
+    double *chunk; /* SNAP_COPY_ROWS rows */
+} rows_src;
+
+/* Rows i .. i + SNAP_COPY_ROWS (or to n) into src->chunk; returns how many. */
+static size_t copy_chunk(const rows_src *src, size_t i)
+{
+    size_t k = 0;
+    pthread_mutex_lock(&src->t->mu);
+    for (; k < SNAP_COPY_ROWS && i + k < src->n; k++)
+        if (rt_store_row(src->t->store, src->first + i + k, src->chunk + k * RT_NCOLS) < 0)
+            break; /* cannot happen while pinned */
+    pthread_mutex_unlock(&src->t->mu);
+    return k;
+}
+
+static void w_rows(wr *w, const rows_src *src, size_t n, const field *f, size_t nf)
 {
     w_lit(w, "[");
-    for (size_t i = 0; i < n && w->err == RT_OK; i++) {
-        const double *row = rows + i * RT_NCOLS;
+    for (size_t i = 0, got = 0, base = 0; i < n && w->err == RT_OK; i++) {
+        if (i == base + got) {
+            base = i;
+            if (!(got = copy_chunk(src, i)))
+                break;
+        }
+        const double *row = src->chunk + (i - base) * RT_NCOLS;
         w_lit(w, i ? ",{\"timestamp\":" : "{\"timestamp\":");
         w_dec(w, row[RT_COL_TIMESTAMP], 3);
         for (size_t k = 0; k < nf; k++) {
@@ -212,17 +238,26 @@ static void w_rows(wr *w, const double *rows, size_t n, const field *f, size_t n
     w_lit(w, "]");
 }
 
-static void w_columns(wr *w, const double *rows, size_t n)
+static void w_columns(wr *w, const rows_src *src)
 {
     w_lit(w, "{");
     for (int c = 0; c < RT_NCOLS && w->err == RT_OK; c++) {
         w_lit(w, c ? ",\"" : "\"");
         w_lit(w, rt_column_name(c));
         w_lit(w, "\":[");
-        for (size_t i = 0; i < n; i++) {
-            if (i)
-                w_put(w, ",", 1);
-            w_short(w, rows[i * RT_NCOLS + (size_t)c]);
+        for (size_t i = 0; i < src->n && w->err == RT_OK;) {
+            pthread_mutex_lock(&src->t->mu);
+            size_t got = rt_store_column(src->t->store, c, src->first + i,
+                                         src->n - i < SNAP_COPY_ROWS ? src->n - i : SNAP_COPY_ROWS, src->chunk);
+            pthread_mutex_unlock(&src->t->mu);
+            if (!got)
+                break; /* cannot happen while pinned */
+            for (size_t k = 0; k < got; k++) {
+                if (i + k)
+                    w_put(w, ",", 1);
+                w_short(w, src->chunk[k]);
+            }
+            i += got;
         }
         w_lit(w, "]");
     }
@@ -324,38 +359,22 @@ static void w_metadata(wr *w, const rt_snap_meta *m, json_t *extra)
     w_lit(w, "}");
 }
 
-/* The kept rows, copied a block at a time under the lock; a row dropped before it was copied
- * moves the start on (the copy stays one contiguous run of rows). */
-static rt_error copy_rows(rt_tracker *t, double **out, size_t *n_out, rt_snap_meta *m)
+/* The run's metadata and its kept rows, the store pinned (pin true) or unpinned, under the lock. */
+static void pin_rows(rt_tracker *t, bool pin, rows_src *src, rt_snap_meta *m)
 {
     pthread_mutex_lock(&t->mu);
-    uint64_t first = rt_store_first(t->store), end = rt_store_count(t->store);
-    m->pid = t->pid;
-    m->children = t->children;
-    m->interval = t->interval_secs;
-    m->start = t->start_time;
-    m->stop = t->stop_time > 0 ? t->stop_time : rt_real_secs();
-    pthread_mutex_unlock(&t->mu);
-    size_t n = (size_t)(end - first);
-    double *rows = n ? malloc(n * sizeof(double) * RT_NCOLS) : NULL;
-    if (n && !rows)
-        return RT_ERR_NOMEM;
-    size_t got = 0;
-    for (uint64_t i = first; i < end;) {
-        pthread_mutex_lock(&t->mu);
-        for (unsigned k = 0; k < SNAP_COPY_ROWS && i < end; k++, i++) {
-            if (rt_store_row(t->store, i, rows + got * RT_NCOLS) == 0) {
-                got++;
-            } else if (got == 0) { /* dropped meanwhile: from the oldest one kept now */
-                uint64_t f = rt_store_first(t->store);
-                i = (f > i ? f : i + 1) - 1;
-            }
-        }
-        pthread_mutex_unlock(&t->mu);
+    rt_store_pin(t->store, pin);
+    if (pin) {
+        src->t = t;
+        src->first = rt_store_first(t->store);
+        src->n = (size_t)(rt_store_count(t->store) - src->first);
+        m->pid = t->pid;
+        m->children = t->children;
+        m->interval = t->interval_secs;
+        m->start = t->start_time;
+        m->stop = t->stop_time > 0 ? t->stop_time : rt_real_secs();
     }
-    *out = rows;
-    *n_out = got;
-    return RT_OK;
+    pthread_mutex_unlock(&t->mu);
 }
 
 rt_error rt_tracker_save(rt_tracker *t, const char *extra_json, int flags, int fd)
@@ -377,12 +396,12 @@ rt_error rt_tracker_save(rt_tracker *t, const char *extra_json, int flags, int f
     rt_buf_init(&w.b, SIZE_MAX / 2);
     if (flags & RT_SAVE_GZIP)
         w.err = rt_gzip_new(SIZE_MAX / 2, &w.z);
-    double *rows = NULL;
-    size_t n = 0;
     rt_snap_meta m;
-    if (w.err == RT_OK)
-        w.err = copy_rows(t, &rows, &n, &m);
+    rows_src src = {0};
+    if (w.err == RT_OK && !(src.chunk = malloc(SNAP_COPY_ROWS * RT_NCOLS * sizeof(double))))
+        w.err = RT_ERR_NOMEM;
     if (w.err == RT_OK) {
+        pin_rows(t, true, &src, &m);
         static const char *const reserved[] = {"metadata", "server_info", "cloud_info", "process_metrics",
                                                "system_metrics", "columns", NULL};
         w_lit(&w, "{\"metadata\":");
@@ -394,13 +413,14 @@ rt_error rt_tracker_save(rt_tracker *t, const char *extra_json, int flags, int f
         if (extra)
             w_members(&w, extra, reserved);
         w_lit(&w, ",\"process_metrics\":");
-        w_rows(&w, rows, m.pid ? n : 0, PROC_FIELDS, RT_ARRAY_LEN(PROC_FIELDS));
+        w_rows(&w, &src, m.pid ? src.n : 0, PROC_FIELDS, RT_ARRAY_LEN(PROC_FIELDS));
         w_lit(&w, ",\"system_metrics\":");
-        w_rows(&w, rows, n, SYS_FIELDS, RT_ARRAY_LEN(SYS_FIELDS));
+        w_rows(&w, &src, src.n, SYS_FIELDS, RT_ARRAY_LEN(SYS_FIELDS));
         w_lit(&w, ",\"columns\":");
-        w_columns(&w, rows, n);
+        w_columns(&w, &src);
         w_lit(&w, "}\n");
         w_flush(&w);
+        pin_rows(t, false, &src, &m);
     }
     if (w.err == RT_OK && w.z) {
         const void *data;
@@ -409,7 +429,7 @@ rt_error rt_tracker_save(rt_tracker *t, const char *extra_json, int flags, int f
         if (w.err == RT_OK)
             w.err = write_all(fd, data, len, &w.saved_errno);
     }
-    free(rows);
+    free(src.chunk);
     json_decref(extra);
     rt_gzip_free(w.z);
     rt_buf_free(&w.b);

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <locale.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "../core/core.h"
+#include "../analysis/jsonscan.h"
 #include "../core/gzip.h"
 #include "snapshot.h"
 #include "tracker_int.h"
@@ -29,6 +31,7 @@
 typedef struct ld {
     rt_logger lg;
     const char *name; /* the file, or "snapshot" */
+    locale_t c_locale; /* "C", for the scanner's numbers (load_any's) */
 } ld;
 
 /* Logs why the input is no snapshot; returns RT_ERR_PARSE. */
@@ -254,45 +257,163 @@ static rt_error rows_from_metrics(const ld *l, json_t *root, double interval, do
     return RT_OK;
 }
 
-/* ---- our own "columns" ------------------------------------------------------------------------ */
+/* ---- our own "columns", read by the scanner ------------------------------------------------- */
 
-static rt_error rows_from_columns(const ld *l, json_t *cols, double **out, size_t *n_out)
+/* jansson would build a tree of every number of the file (a week at 1 s: ~4.7 GB and 30 s for
+ * 580 MB of JSON); the scanner (analysis/jsonscan.h, a subset of what jansson accepts) reads
+ * the columns straight into the rows, and jansson parses only the rest of the file. */
+
+/* The raw key of a member as text (cut at cap - 1 bytes: no column name is that long). */
+static void member_key(const char *raw, size_t len, char *key, size_t cap)
 {
-    if (!json_is_object(cols))
-        return bad(l, "columns: not an object");
-    json_t *lists[RT_NCOLS] = {0};
-    const char *key, *first = NULL;
-    json_t *v;
-    size_t n = 0;
-    json_object_foreach(cols, key, v) {
-        int c = rt_column_by_name(key);
-        if (c < 0 || c >= RT_NCOLS) /* a newer library's column */
-            continue;
-        if (!json_is_array(v))
-            return bad(l, "columns.%s: not a list", key);
-        if (!first) {
-            first = key;
-            n = json_array_size(v);
-        } else if (json_array_size(v) != n) {
-            return bad(l, "columns.%s: %zu values where %s has %zu", key, json_array_size(v), first, n);
-        }
-        lists[c] = v;
+    rt_js_unescape(raw, len, key, cap);
+}
+
+/* The elements of the array at j (not consumed), or -1 when it is no valid array. */
+static long long array_len(rt_js j)
+{
+    bool first = true;
+    long long n = 0;
+    int r;
+    if (!rt_js_open(&j, '['))
+        return -1;
+    while ((r = rt_js_element(&j, &first)) == 1) {
+        if (!rt_js_skip(&j))
+            return -1;
+        n++;
     }
-    double *rows = n ? malloc(n * sizeof(double) * RT_NCOLS) : NULL;
-    if (n && !rows)
-        return RT_ERR_NOMEM;
-    for (int c = 0; c < RT_NCOLS; c++) {
-        for (size_t i = 0; i < n; i++) {
-            json_t *x = lists[c] ? json_array_get(lists[c], i) : NULL;
-            if (x && !json_is_null(x) && !json_is_number(x)) {
-                free(rows);
-                return bad(l, "columns.%s[%zu]: not a number", rt_column_name(c), i);
-            }
-            rows[i * RT_NCOLS + (size_t)c] = x && json_is_number(x) ? json_number_value(x) : NAN;
+    return r == 0 ? n : -1;
+}
+
+static rt_error rows_from_columns(const ld *l, const char *p, const char *end, double **out, size_t *n_out)
+{
+    rt_js j = {.p = p, .end = end, .c_locale = l->c_locale};
+    double *rows = NULL;
+    size_t n = 0;
+    char first_key[64] = "", key[64];
+    rt_error rc = RT_OK;
+    bool first = true;
+    const char *raw;
+    size_t klen;
+    int r = 0;
+    if (rt_js_peek(&j) != RT_JS_OBJECT || !rt_js_open(&j, '{'))
+        rc = bad(l, "columns: not an object");
+    while (rc == RT_OK && (r = rt_js_member(&j, &first, &raw, &klen)) == 1) {
+        member_key(raw, klen, key, sizeof key);
+        int c = rt_column_by_name(key);
+        if (c < 0 || c >= RT_NCOLS) { /* a newer library's column */
+            if (!rt_js_skip(&j))
+                break;
+            continue;
         }
+        if (rt_js_peek(&j) != RT_JS_ARRAY) {
+            rc = j.err ? RT_OK : bad(l, "columns.%s: not a list", key);
+            break;
+        }
+        long long len = array_len(j);
+        if (len < 0)
+            break; /* a syntax error: the scan below reports it */
+        if (!first_key[0]) {
+            snprintf(first_key, sizeof first_key, "%s", key);
+            n = (size_t)len;
+            if (n > SIZE_MAX / sizeof(double) / RT_NCOLS || (n && !(rows = malloc(n * sizeof(double) * RT_NCOLS)))) {
+                rc = RT_ERR_NOMEM;
+                break;
+            }
+            for (size_t i = 0; i < n * RT_NCOLS; i++)
+                rows[i] = NAN;
+        } else if ((size_t)len != n) {
+            rc = bad(l, "columns.%s: %lld values where %s has %zu", key, len, first_key, n);
+            break;
+        }
+        bool efirst = true;
+        rt_js_open(&j, '[');
+        for (size_t i = 0; rc == RT_OK && rt_js_element(&j, &efirst) == 1; i++) {
+            rt_js_type ty = rt_js_peek(&j);
+            if (ty == RT_JS_NULL) {
+                rt_js_skip(&j);
+            } else if (ty != RT_JS_NUMBER) {
+                rc = bad(l, "columns.%s[%zu]: not a number", key, i);
+            } else if (!rt_js_number(&j, &rows[i * RT_NCOLS + (size_t)c])) {
+                rc = bad(l, "columns.%s[%zu]: %s", key, i, j.err ? j.err : "not a number");
+            }
+        }
+    }
+    if (rc == RT_OK && (r < 0 || j.err))
+        rc = bad(l, "columns: not JSON (%s at byte %zu of the columns)", j.err ? j.err : "malformed",
+                 (size_t)(j.p - p));
+    if (rc != RT_OK) {
+        free(rows);
+        return rc;
     }
     *out = rows;
     *n_out = n;
+    return RT_OK;
+}
+
+/* The text of the top-level object buf without its "columns" member (and, when it has one, without
+ * the rows the columns replace), into head (malloc'd, for jansson), and where that member's value
+ * is (*cols NULL when there is none, or it is null). RT_ERR_PARSE (logged) when buf is no JSON
+ * object; RT_ERR_NOMEM. */
+static rt_error split_columns(const ld *l, const char *buf, size_t len, char **head, size_t *head_len,
+                              const char **cols, const char **cols_end)
+{
+    *head = NULL;
+    *cols = *cols_end = NULL;
+    rt_js j = {.p = buf, .end = buf + len, .c_locale = l->c_locale};
+    bool first = true;
+    const char *raw;
+    size_t klen;
+    char key[32];
+    int r;
+    rt_js_type top = rt_js_peek(&j);
+    if (top != RT_JS_OBJECT && top != RT_JS_BAD)
+        return bad(l, "not a JSON object");
+    if (!rt_js_open(&j, '{'))
+        return bad(l, "not JSON (%s at byte %zu)", j.err ? j.err : "malformed", (size_t)(j.p - buf));
+    while ((r = rt_js_member(&j, &first, &raw, &klen)) == 1) { /* pass 1: the (last) columns member */
+        member_key(raw, klen, key, sizeof key);
+        rt_js_peek(&j);
+        const char *v = j.p;
+        if (!rt_js_skip(&j))
+            break;
+        if (strcmp(key, "columns") == 0) {
+            bool null = j.p - v == 4 && memcmp(v, "null", 4) == 0;
+            *cols = null ? NULL : v;
+            *cols_end = null ? NULL : j.p;
+        }
+    }
+    if (r != 0 || !rt_js_at_end(&j))
+        return bad(l, "not JSON (%s at byte %zu)", j.err ? j.err : "malformed", (size_t)(j.p - buf));
+    if (!*cols)
+        return RT_OK; /* no head: jansson reads buf */
+    rt_buf h;
+    rt_buf_init(&h, len + 2);
+    rt_buf_append(&h, "{", 1);
+    j = (rt_js){.p = buf, .end = buf + len, .c_locale = l->c_locale};
+    first = true;
+    rt_js_open(&j, '{');
+    bool any = false;
+    while (rt_js_member(&j, &first, &raw, &klen) == 1) { /* pass 2: the other members */
+        member_key(raw, klen, key, sizeof key);
+        rt_js_peek(&j);
+        const char *v = j.p;
+        rt_js_skip(&j);
+        if (strcmp(key, "columns") == 0 || strcmp(key, "process_metrics") == 0 || strcmp(key, "system_metrics") == 0)
+            continue;
+        if ((any && rt_buf_append(&h, ",", 1) < 0) || rt_buf_append(&h, raw - 1, klen + 2) < 0 ||
+            rt_buf_append(&h, ":", 1) < 0 || rt_buf_append(&h, v, (size_t)(j.p - v)) < 0) {
+            rt_buf_free(&h);
+            return RT_ERR_NOMEM;
+        }
+        any = true;
+    }
+    if (rt_buf_append(&h, "}", 1) < 0) {
+        rt_buf_free(&h);
+        return RT_ERR_NOMEM;
+    }
+    *head = h.data;
+    *head_len = h.len;
     return RT_OK;
 }
 
@@ -351,11 +472,17 @@ static char *saved_info(json_t *root)
 
 static rt_error load_json(const ld *l, const char *buf, size_t len, rt_tracker **out)
 {
+    char *head = NULL;
+    size_t head_len = 0;
+    const char *cols, *cols_end;
+    rt_error rc = split_columns(l, buf, len, &head, &head_len, &cols, &cols_end);
+    if (rc != RT_OK)
+        return rc;
     json_error_t e;
-    json_t *root = json_loadb(buf, len, 0, &e);
+    json_t *root = head ? json_loadb(head, head_len, 0, &e) : json_loadb(buf, len, 0, &e);
+    free(head);
     if (!root)
         return bad(l, "not JSON (line %d, column %d: %s)", e.line, e.column, e.text);
-    rt_error rc = RT_OK;
     rt_snap_meta m = {0}; /* read_meta fills it; zero keeps gcc sure of that */
     double *rows = NULL;
     size_t n = 0;
@@ -363,11 +490,8 @@ static rt_error load_json(const ld *l, const char *buf, size_t len, rt_tracker *
         rc = bad(l, "not a JSON object");
     if (rc == RT_OK)
         rc = read_meta(l, json_object_get(root, "metadata"), &m);
-    if (rc == RT_OK) {
-        json_t *cols = json_object_get(root, "columns");
-        rc = cols && !json_is_null(cols) ? rows_from_columns(l, cols, &rows, &n)
-                                         : rows_from_metrics(l, root, m.interval, &rows, &n);
-    }
+    if (rc == RT_OK)
+        rc = cols ? rows_from_columns(l, cols, cols_end, &rows, &n) : rows_from_metrics(l, root, m.interval, &rows, &n);
     rt_tracker *t = NULL;
     if (rc == RT_OK) {
         t = rt_tracker_new_stopped(n > SNAP_DEFAULT_ROWS ? n : SNAP_DEFAULT_ROWS);
@@ -403,7 +527,7 @@ static bool is_gzip(const void *buf, size_t len)
     return len >= 2 && p[0] == 0x1f && p[1] == 0x8b;
 }
 
-static rt_error load_any(const ld *l, const void *buf, size_t len, rt_tracker **out)
+static rt_error load_plain_or_gzip(const ld *l, const void *buf, size_t len, rt_tracker **out)
 {
     if (!is_gzip(buf, len))
         return load_json(l, buf, len, out);
@@ -421,12 +545,22 @@ static rt_error load_any(const ld *l, const void *buf, size_t len, rt_tracker **
     return rc;
 }
 
+static rt_error load_any(ld *l, const void *buf, size_t len, rt_tracker **out)
+{
+    l->c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    if (l->c_locale == (locale_t)0)
+        return RT_ERR_NOMEM;
+    rt_error rc = load_plain_or_gzip(l, buf, len, out);
+    freelocale(l->c_locale);
+    return rc;
+}
+
 rt_error rt_tracker_load_buffer(const void *buf, size_t len, rt_log_fn log, void *log_user, rt_tracker **out)
 {
     if (!out || (!buf && len))
         return RT_ERR_INVALID;
     *out = NULL;
-    ld l = {{log, log_user}, "snapshot"};
+    ld l = {.lg = {log, log_user}, .name = "snapshot"};
     if (len == 0)
         return bad(&l, "empty");
     return load_any(&l, buf, len, out);
@@ -437,7 +571,7 @@ rt_error rt_tracker_load(const char *path, rt_log_fn log, void *log_user, rt_tra
     if (!path || !out)
         return RT_ERR_INVALID;
     *out = NULL;
-    ld l = {{log, log_user}, path};
+    ld l = {.lg = {log, log_user}, .name = path};
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         int err = errno;

@@ -1,6 +1,7 @@
 /* store.c - the embedded tracker's sample store: rows of RT_NCOLS figures kept column by
  * column in blocks, each figure as a float where that is enough (ratios, counts, seconds in
  * the interval) and as a double where exactness matters (time, bytes, MiB, pid, totals). */
+#include <float.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -58,13 +59,15 @@ typedef struct block {
 
 struct rt_store {
     uint64_t rows_per_block; /* RT_STORE_BLOCK, or max_rows when smaller */
-    size_t max_blocks;       /* ceil(max_rows / rows_per_block) + 1 */
+    uint64_t max_blocks;     /* ceil(max_rows / rows_per_block) + 1 */
     size_t nblocks;          /* blocks holding rows */
     size_t head;             /* ring index of the oldest block */
     uint64_t count, first;   /* rows appended in all; index of the oldest kept (a block start) */
     uint64_t wide;           /* columns that needed doubles in some block */
     size_t bytes;            /* what the store holds */
-    block **ring;            /* max_blocks slots, allocated as needed */
+    unsigned pins;           /* rt_store_pin calls not yet undone: no block is dropped */
+    size_t cap;              /* slots of ring: grown (doubling) as blocks are added */
+    block **ring;
 };
 
 static bool is_wide(uint64_t mask, int c)
@@ -74,7 +77,7 @@ static bool is_wide(uint64_t mask, int c)
 
 static bool fits_float(double v)
 {
-    return isnan(v) || (double)(float)v == v;
+    return isnan(v) || (fabs(v) <= FLT_MAX && (double)(float)v == v) || isinf(v);
 }
 
 /* The bytes a column's rows take (float or double), which is what the store counts as held. */
@@ -96,18 +99,37 @@ rt_store *rt_store_new(uint64_t max_rows)
     if (!s)
         return NULL;
     s->rows_per_block = max_rows < RT_STORE_BLOCK ? max_rows : RT_STORE_BLOCK;
-    uint64_t nb = (max_rows + s->rows_per_block - 1) / s->rows_per_block + 1;
-    s->max_blocks = (size_t)nb;
-    s->ring = calloc(s->max_blocks, sizeof *s->ring);
-    if (!s->ring) {
-        free(s);
-        return NULL;
-    }
+    /* without overflow for any max_rows; the ring grows with the blocks, so a huge max_rows
+     * reserves nothing up front */
+    s->max_blocks = max_rows / s->rows_per_block + (max_rows % s->rows_per_block != 0) + 1;
     for (int c = 0; c < RT_NCOLS; c++)
         if (col_kind[c] == COL_D)
             s->wide |= (uint64_t)1 << c;
-    s->bytes = sizeof *s + s->max_blocks * sizeof *s->ring;
+    s->bytes = sizeof *s;
     return s;
+}
+
+/* A ring with room for one more block (head 0 after it moved): 0, or -1 out of memory. */
+static int ring_room(rt_store *s)
+{
+    if (s->nblocks < s->cap)
+        return 0;
+    size_t cap = s->cap ? s->cap * 2 : 4;
+    if (cap > s->max_blocks && s->nblocks < s->max_blocks)
+        cap = (size_t)s->max_blocks; /* exactly what the store needs when it is not pinned */
+    if (cap <= s->nblocks || cap > SIZE_MAX / sizeof *s->ring)
+        return -1;
+    block **r = calloc(cap, sizeof *r);
+    if (!r)
+        return -1;
+    for (size_t k = 0; k < s->nblocks; k++)
+        r[k] = s->ring[(s->head + k) % s->cap];
+    free(s->ring);
+    s->bytes += (cap - s->cap) * sizeof *r;
+    s->ring = r;
+    s->cap = cap;
+    s->head = 0;
+    return 0;
 }
 
 static void block_free(rt_store *s, block *b)
@@ -139,19 +161,30 @@ static void widen(rt_store *s, block *b, int c, uint64_t n)
 
 /* A block whose columns are as wide as the store has learnt they must be: the oldest one
  * recycled when the ring is full (no allocation in the steady state), else a new one. */
+/* The oldest block taken out of the ring (its rows dropped). */
+static block *drop_oldest(rt_store *s)
+{
+    block *b = s->ring[s->head];
+    s->ring[s->head] = NULL;
+    s->head = (s->head + 1) % s->cap;
+    s->nblocks--;
+    s->first += s->rows_per_block;
+    return b;
+}
+
 static block *next_block(rt_store *s)
 {
     block *b;
-    if (s->nblocks == s->max_blocks) {
-        b = s->ring[s->head];
-        s->ring[s->head] = NULL;
-        s->head = (s->head + 1) % s->max_blocks;
-        s->nblocks--;
-        s->first += s->rows_per_block;
+    if (s->nblocks >= s->max_blocks && !s->pins) {
+        while (s->nblocks > s->max_blocks) /* blocks added while pinned */
+            block_free(s, drop_oldest(s));
+        b = drop_oldest(s);
         for (int c = 0; c < RT_NCOLS; c++)
             if (is_wide(s->wide, c) && !is_wide(b->wide, c))
                 widen(s, b, c, 0);
     } else {
+        if (ring_room(s) < 0)
+            return NULL;
         b = calloc(1, sizeof *b);
         if (!b || !(b->mem = malloc(col_bytes(s, true) * RT_NCOLS))) {
             free(b);
@@ -162,9 +195,19 @@ static block *next_block(rt_store *s)
         for (int c = 0; c < RT_NCOLS; c++)
             s->bytes += col_bytes(s, is_wide(b->wide, c));
     }
-    s->ring[(s->head + s->nblocks) % s->max_blocks] = b;
+    s->ring[(s->head + s->nblocks) % s->cap] = b;
     s->nblocks++;
     return b;
+}
+
+/* A figure as a float: beyond a float's range, infinite (a plain conversion would be undefined). */
+static float to_float(double v)
+{
+    if (v > FLT_MAX)
+        return INFINITY;
+    if (v < -FLT_MAX)
+        return -INFINITY;
+    return (float)v;
 }
 
 int rt_store_append(rt_store *s, const double row[RT_NCOLS])
@@ -177,7 +220,7 @@ int rt_store_append(rt_store *s, const double row[RT_NCOLS])
             return -1;
         at = s->count - s->first;
     } else {
-        b = s->ring[(s->head + at / s->rows_per_block) % s->max_blocks];
+        b = s->ring[(s->head + at / s->rows_per_block) % s->cap];
     }
     uint64_t i = at % s->rows_per_block;
     for (int c = 0; c < RT_NCOLS; c++) {
@@ -187,7 +230,7 @@ int rt_store_append(rt_store *s, const double row[RT_NCOLS])
         if (is_wide(b->wide, c)) {
             memcpy(m + i * sizeof(double), &row[c], sizeof(double));
         } else {
-            float f = (float)row[c];
+            float f = to_float(row[c]);
             memcpy(m + i * sizeof f, &f, sizeof f);
         }
     }
@@ -208,7 +251,7 @@ uint64_t rt_store_first(const rt_store *s)
 static double cell(const rt_store *s, uint64_t idx, int c)
 {
     uint64_t at = idx - s->first;
-    const block *b = s->ring[(s->head + at / s->rows_per_block) % s->max_blocks];
+    const block *b = s->ring[(s->head + at / s->rows_per_block) % s->cap];
     uint64_t i = at % s->rows_per_block;
     const unsigned char *m = col_at(s, b, c);
     if (is_wide(b->wide, c)) {
@@ -241,6 +284,14 @@ int rt_store_row(const rt_store *s, uint64_t idx, double row[RT_NCOLS])
     return 0;
 }
 
+void rt_store_pin(rt_store *s, bool pin)
+{
+    if (pin)
+        s->pins++;
+    else if (s->pins)
+        s->pins--;
+}
+
 size_t rt_store_bytes(const rt_store *s)
 {
     return s->bytes;
@@ -250,7 +301,7 @@ void rt_store_free(rt_store *s)
 {
     if (!s)
         return;
-    for (size_t k = 0; k < s->max_blocks; k++)
+    for (size_t k = 0; k < s->cap; k++)
         block_free(s, s->ring[k]);
     free(s->ring);
     free(s);

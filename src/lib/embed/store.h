@@ -6,6 +6,7 @@
 #ifndef RT_EMBED_STORE_H
 #define RT_EMBED_STORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +29,11 @@ uint64_t rt_store_first(const rt_store *s);
 size_t rt_store_column(const rt_store *s, int col, uint64_t first, size_t n, double *out);
 /* Row idx into row: 0, or -1 when dropped or not yet appended. */
 int rt_store_row(const rt_store *s, uint64_t idx, double row[RT_NCOLS]);
+/* Pins (true) or unpins (false; as often as pinned) the kept rows: while pinned no row is
+ * dropped (a block past max_rows is added instead), so that a reader that copies the rows a
+ * chunk at a time between appends (rt_tracker_save) sees every row it started with. The first
+ * block added after the last unpin drops what was kept beyond max_rows. */
+void rt_store_pin(rt_store *s, bool pin);
 /* Bytes the store holds (itself, and its blocks' rows as kept: 4 bytes a float figure, 8 a
  * double; a block reserves address space for doubles, whose untouched pages take no memory). */
 size_t rt_store_bytes(const rt_store *s);

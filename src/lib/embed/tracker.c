@@ -30,14 +30,21 @@ static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 /* ---- fork safety -------------------------------------------------------------------------- */
 
+/* Whether the calling thread is t's own (under t->mu). */
+static bool on_own_thread(const rt_tracker *t)
+{
+    return t->running && pthread_equal(t->self, pthread_self());
+}
+
 /* Before fork: no tracker may be half-way through an update, and no thread in its sampler (the
- * child's copy of the sampler is then whole, and freeing it there is safe). */
+ * child's copy of the sampler is then whole, and freeing it there is safe). A fork from the
+ * tracker's own thread (a log callback during a sample) does not wait for itself. */
 static void atfork_prepare(void)
 {
     pthread_mutex_lock(&live_mu);
     for (rt_tracker *t = live_head; t; t = t->next_live) {
         pthread_mutex_lock(&t->mu);
-        while (t->sampling)
+        while (t->sampling && !on_own_thread(t))
             pthread_cond_wait(&t->cv, &t->mu);
     }
 }
@@ -71,6 +78,7 @@ static void atfork_child(void)
         t->thread_started = false;
         t->stop_asked = true;
         t->sampling = false;
+        t->waiters = 0; /* their threads are not in the child */
     }
     pthread_mutex_init(&live_mu, NULL);
 }
@@ -161,6 +169,7 @@ static void *tracker_thread(void *arg)
     double row[RT_NCOLS];
     uint64_t k = 1;
     pthread_mutex_lock(&t->mu);
+    t->self = pthread_self();
     for (;;) {
         double due = t->mono_start + (double)k * t->interval_secs;
         while (!t->stop_asked && rt_mono_secs() < due) {
@@ -179,15 +188,18 @@ static void *tracker_thread(void *arg)
         pthread_mutex_lock(&t->mu);
         t->sampling = false;
         t->mono_last = now;
-        if (add_row_locked(t, row) < 0)
-            rt_log(&(rt_logger){t->log, t->log_user}, RT_LOG_WARN,
-                   "tracker: no memory to keep sample %llu (the statistics still count it)",
-                   (unsigned long long)rt_store_count(t->store));
+        bool kept = add_row_locked(t, row) == 0;
+        uint64_t count = rt_store_count(t->store);
         if (last)
             t->stop_time = row[RT_COL_TIMESTAMP];
-        if (t->on_sample) {
+        if (t->on_sample || !kept) { /* callbacks without the lock: they may call rt_tracker_* */
             pthread_mutex_unlock(&t->mu);
-            t->on_sample(t->on_sample_user, s);
+            if (!kept)
+                rt_log(&(rt_logger){t->log, t->log_user}, RT_LOG_WARN,
+                       "tracker: no memory to keep sample %llu (the statistics still count it)",
+                       (unsigned long long)count);
+            if (t->on_sample)
+                t->on_sample(t->on_sample_user, s);
             pthread_mutex_lock(&t->mu);
         }
         if (last)
@@ -339,17 +351,30 @@ rt_error rt_tracker_stop(rt_tracker *t)
     if (!t)
         return RT_ERR_INVALID;
     pthread_mutex_lock(&t->mu);
+    if (on_own_thread(t)) { /* from a callback: joining itself would leave the thread unjoined */
+        pthread_mutex_unlock(&t->mu);
+        return RT_ERR_INVALID;
+    }
     if (!t->thread_started) { /* stopped, loaded, forked, or another caller is joining */
+        t->waiters++;
         while (t->running)
             pthread_cond_wait(&t->cv, &t->mu);
+        t->waiters--;
+        pthread_cond_broadcast(&t->cv);
         pthread_mutex_unlock(&t->mu);
         return RT_OK;
     }
-    t->thread_started = false; /* this caller joins */
+    t->thread_started = false; /* this caller joins (a waiter too: free waits for the join) */
     t->stop_asked = true;
+    t->waiters++;
+    pthread_t th = t->thread;
     pthread_cond_broadcast(&t->cv);
     pthread_mutex_unlock(&t->mu);
-    pthread_join(t->thread, NULL);
+    pthread_join(th, NULL);
+    pthread_mutex_lock(&t->mu);
+    t->waiters--;
+    pthread_cond_broadcast(&t->cv);
+    pthread_mutex_unlock(&t->mu);
     return RT_OK;
 }
 
@@ -358,6 +383,10 @@ void rt_tracker_free(rt_tracker *t)
     if (!t)
         return;
     rt_tracker_stop(t);
+    pthread_mutex_lock(&t->mu); /* callers still in rt_tracker_wait or stop leave first */
+    while (t->waiters)
+        pthread_cond_wait(&t->cv, &t->mu);
+    pthread_mutex_unlock(&t->mu);
     live_remove(t);
     rt_sampler_free(t->sampler); /* in a forked child: its own copy */
     rt_store_free(t->store);
@@ -420,6 +449,7 @@ uint64_t rt_tracker_wait(rt_tracker *t, uint64_t n, double timeout_secs)
         return 0;
     double until = rt_mono_secs() + (timeout_secs > 0 ? timeout_secs : 0);
     pthread_mutex_lock(&t->mu);
+    t->waiters++;
     while (rt_store_count(t->store) < n && t->running && timeout_secs != 0) {
         if (timeout_secs < 0) {
             pthread_cond_wait(&t->cv, &t->mu);
@@ -431,6 +461,8 @@ uint64_t rt_tracker_wait(rt_tracker *t, uint64_t n, double timeout_secs)
         pthread_cond_timedwait(&t->cv, &t->mu, &ts);
     }
     uint64_t c = rt_store_count(t->store);
+    t->waiters--;
+    pthread_cond_broadcast(&t->cv); /* rt_tracker_free may wait for this */
     pthread_mutex_unlock(&t->mu);
     return c;
 }

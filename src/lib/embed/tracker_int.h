@@ -40,6 +40,8 @@ struct rt_tracker {
     double mono_start;   /* CLOCK_MONOTONIC of the baseline reading: the grid's origin */
     double mono_last;    /* of the last reading */
     bool sampling;       /* the thread is reading (outside the lock) */
+    pthread_t self;      /* the tracker's thread, as it set it itself (valid while running) */
+    unsigned waiters;    /* callers blocked in rt_tracker_wait / rt_tracker_stop: free waits them out */
 };
 
 /* A stopped tracker with an empty store (for rt_tracker_load): pid, children, interval,
