@@ -42,7 +42,11 @@ class ResourceTracker:
 
     A thread of this process (the C library's tracker) samples every `interval` seconds;
     the samples are read through `process_metrics`, `system_metrics` and
-    `get_combined_metrics()` while it runs or after `stop()`.
+    `get_combined_metrics()` while it runs or after `stop()`. Where it differs from the
+    Python tracker (python/README.md lists all): no subprocess (`method` is ignored); one
+    timestamp per sample for both frames; `processes` counts runnable processes; a second
+    stop() does nothing; recommend_server ignores the Keeper filters; snapshots carry an
+    extra "columns" member; the columns are the seeds' (`memory` in kB), not `memory_mib`.
 
     Args:
         pid: Process ID to track. Defaults to the current process.
@@ -144,7 +148,8 @@ class ResourceTracker:
                 _log_warning(f"Cloud discovery failed to start: {e}")
 
     def stop(self):
-        """Stops the tracker's thread after one last sample. Stopping again does nothing."""
+        """Stops the tracker's thread after one last sample. Stopping again does nothing (the
+        Python tracker's second stop() moves stop_time; ours keeps the first)."""
         if self._native.tracker is not None:
             lib.rt_tracker_stop(self._native.tracker)
         if getattr(self, "stop_time", None) is None:
@@ -206,19 +211,21 @@ class ResourceTracker:
 
     @property
     def process_metrics(self) -> TinyDataFrame:
-        """The process tree's metrics (the Python tracker's ProcessTracker columns): timestamp,
-        pid, children, utime, stime (CPU seconds in the interval), cpu_usage (cores),
-        memory (PSS, kB), read_bytes, write_bytes, gpu_usage, gpu_vram (MiB), gpu_utilized."""
+        """The process tree's metrics (the seeds' ProcessTracker columns, not the newer
+        tracker's `memory_mib`...): timestamp, pid, children, utime, stime (CPU seconds in
+        the interval), cpu_usage (cores), memory (PSS, kB), read_bytes, write_bytes,
+        gpu_usage, gpu_vram (MiB), gpu_utilized. The rows end where the tracked root exited."""
         if "process_tracker" not in self.trackers:
             return TinyDataFrame(data=[])
         return TinyDataFrame(self._update().process)
 
     @property
     def system_metrics(self) -> TinyDataFrame:
-        """The machine's metrics (the Python tracker's SystemTracker columns): timestamp,
-        processes, utime, stime, cpu_usage, memory_* (kB), disk_read_bytes,
-        disk_write_bytes, disk_space_*_gb (GiB), net_recv_bytes, net_sent_bytes, gpu_usage,
-        gpu_vram (MiB), gpu_utilized."""
+        """The machine's metrics (the seeds' SystemTracker columns): timestamp, processes
+        (runnable processes, /proc/stat procs_running), utime, stime, cpu_usage, memory_*
+        (kB), disk_read_bytes, disk_write_bytes, disk_space_*_gb (GiB), net_recv_bytes,
+        net_sent_bytes, gpu_usage, gpu_vram (MiB), gpu_utilized. Each row has the same
+        timestamp as the process row of the same sample (one reading for both)."""
         if "system_tracker" not in self.trackers:
             return TinyDataFrame(data=[])
         return TinyDataFrame(self._update().system)
