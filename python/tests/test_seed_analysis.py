@@ -22,14 +22,6 @@ SEED_DEFAULT_STATS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def tracker():
-    t = ResourceTracker(interval=0.1)
-    t.wait_for_samples(3)
-    t.stop()
-    return t
-
-
 def test_allocation_comes_from_the_library(tracker):
     assert ResourceTracker(autostart=False).server_info["allocation"] is None
     expected = text(lib.rt_tracker_summary(tracker._native.tracker).contents.allocation)
