@@ -7,7 +7,8 @@ from __future__ import annotations
 import os
 from ctypes import byref, c_double
 
-from ._native import KeeperOptions, LogCollector, Recommendation, Server, encode, lib, new, text
+from ._native import encode, lib, new, text
+from ._native_more import KeeperOptions, LogCollector, Recommendation, Server
 
 
 def _options(log: LogCollector) -> KeeperOptions:
@@ -69,3 +70,14 @@ def get_instance_price(vendor_id: str, region_id: str | None, instance_type: str
         if not err:
             return price.value
     return None
+
+
+def recommend_server(t, **kwargs) -> dict:
+    """ResourceTracker.recommend_server: historical_stats is used, the other keyword arguments
+    (the Python tracker's Keeper filters: vendor_id, compliance_framework_id, ...) are
+    accepted and ignored, as rt_keeper_cheapest takes no filters."""
+    rec = t.recommend_resources(historical_stats=kwargs.pop("historical_stats", []))
+    server, note = cheapest(rec)
+    if server is None:
+        raise RuntimeError(f"No server recommendation from the Keeper API: {note}")
+    return server_to_dict(server)

@@ -1,23 +1,13 @@
 """report.py - the HTML report: Report (the HTML as a str, with save and browse) and its
 making from a tracker by the C library (rt_tracker_report), with the host, the cloud, the
-cheapest server and the prices passed in."""
+recommendation, the cheapest server and the prices passed in (ResourceTracker.report)."""
 
 from __future__ import annotations
 
 from ctypes import byref, pointer
 
-from ._native import (
-    Cloud,
-    Host,
-    NativeError,
-    Recommendation,
-    ReportInfo,
-    Server,
-    capture_fd,
-    encode,
-    lib,
-    new,
-)
+from ._native import Cloud, NativeError, encode, lib, new
+from ._native_more import Host, Job, Recommendation, ReportInfo, Server, capture_fd
 from .helpers import round_memory  # noqa: F401  (the Python tracker exports it from here)
 
 RT_NULL_I64 = -(2 ** 63)
@@ -80,12 +70,16 @@ def cloud_from_cloud_info(info: dict | None) -> Cloud | None:
 def make_report(handle, host: Host | None, cloud: Cloud | None,
                 recommendation: Recommendation | None, server: Server | None,
                 keeper_note: str | None, status_failed: bool,
-                current_price: float | None, current_instance: str | None) -> Report:
+                current_price: float | None, current_instance: str | None,
+                orchestrator: str | None = None) -> Report:
     """rt_tracker_report with these facts; the tracker's own summary (and recommendation,
-    when none is given)."""
+    when none is given). orchestrator: shown as the job's (e.g. "metaflow")."""
     info = new(ReportInfo, exit_status=1 if status_failed else -1,
                current_price_usd_per_hour=current_price if current_price is not None else NAN)
-    keep = [host, cloud, recommendation, server]  # alive through the call
+    job = new(Job, orchestrator=encode(orchestrator)) if orchestrator else None
+    keep = [host, cloud, recommendation, server, job]  # alive through the call
+    if job is not None:
+        info.job = pointer(job)
     if host is not None:
         info.host = pointer(host)
     if cloud is not None:
@@ -103,5 +97,49 @@ def make_report(handle, host: Host | None, cloud: Cloud | None,
     return Report(html.decode("utf-8", "replace"))
 
 
-__all__ = ["Report", "round_memory", "make_report", "host_from_server_info",
+def tracker_report(t, integration: str, historical_stats: list[dict], status_failed: bool) -> Report:
+    """ResourceTracker.report: the recommendation of recommend_resources(historical_stats),
+    the cheapest server for it (a failing lookup is noted in the report), the price of the
+    instance the run is on, the host with the allocation guess; integration other than
+    "standalone" shown as the job's orchestrator; status_failed as exit status 1."""
+    from ._analysis import allocation
+    from .keeper import cheapest, get_instance_price, recommendation_struct
+
+    t.wait_for_samples(n=1, timeout=t.interval * 5)
+    rec = t.recommend_resources(historical_stats=historical_stats)
+    rec_struct = None
+    if historical_stats:
+        rec_struct = recommendation_struct(rec)
+        rec_struct.runs = 1 + len(historical_stats)
+    try:
+        server, note = cheapest(rec)
+    except Exception as e:
+        server, note = None, str(e)
+    cloud = t._cloud(2.5)
+    price = instance = None
+    if cloud and cloud.get("instance_type", "unknown") != "unknown":
+        instance = f"{cloud['vendor']}:{cloud['instance_type']}"
+        try:
+            price = get_instance_price(cloud["vendor"], cloud.get("region"), cloud["instance_type"])
+        except Exception:
+            price = None
+    host_ptr = None
+    try:
+        if t._saved is None:
+            from .server_info import read_host
+
+            host_ptr = read_host()
+            host = Host.from_buffer_copy(host_ptr.contents)
+            host.allocation = encode(allocation(t))
+        else:
+            host = host_from_server_info(t.server_info)
+        orchestrator = integration if integration and integration != "standalone" else None
+        return make_report(t._native.tracker, host, cloud_from_cloud_info(cloud), rec_struct,
+                           server, note, status_failed, price, instance, orchestrator)
+    finally:
+        if host_ptr is not None:
+            lib.rt_host_free(host_ptr)
+
+
+__all__ = ["Report", "round_memory", "make_report", "tracker_report", "host_from_server_info",
            "cloud_from_cloud_info"]

@@ -4,7 +4,8 @@ get_server_info reports it, read by the C library (rt_host_read: /proc, /sys and
 import os
 from ctypes import POINTER, byref
 
-from ._native import Host, HostOptions, NativeError, lib, new, text
+from ._native import NativeError, lib, new, text
+from ._native_more import Host, HostOptions
 
 
 def read_host():

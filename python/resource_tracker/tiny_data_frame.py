@@ -1,7 +1,8 @@
 """tiny_data_frame.py - TinyDataFrame, a small column store (a dict of lists) with the
 Python resource-tracker's interface: built from a dict of lists, a list of row dicts or a CSV
 file; columns, rows, slices, printing, renaming, CSV output and per-column statistics; and
-StatSpec, one statistic to compute on a column."""
+StatSpec, one statistic to compute on a column. Reading and writing CSV, printing and the
+statistics are in _frame_io.py, imported when first used."""
 
 from __future__ import annotations
 
@@ -35,12 +36,6 @@ class StatSpec(tuple):
 
     def _replace(self, **changes) -> "StatSpec":
         return StatSpec(*(changes.get(k, v) for k, v in zip(self._fields, self)))
-
-
-def _logger():
-    from logging import getLogger
-
-    return getLogger(__name__)
 
 
 class TinyDataFrame:
@@ -89,7 +84,9 @@ class TinyDataFrame:
         if data is not None and not isinstance(data, (dict, list)):
             raise TypeError("data must be a dictionary or a list")
         if csv_file_path is not None:
-            data = self._read_csv(csv_file_path, retries, retry_delay)
+            from ._frame_io import read_csv
+
+            data = read_csv(csv_file_path, retries, retry_delay)
         self.columns: list[str] = []
         self._data: list[list] = []
         if isinstance(data, dict):
@@ -103,27 +100,6 @@ class TinyDataFrame:
                         seen.add(col)
                         self.columns.append(col)
             self._data = [[row.get(col) for row in data] for col in self.columns]
-
-    @staticmethod
-    def _read_csv(path: str, retries: int, retry_delay: float) -> list[dict]:
-        import csv
-        from time import sleep
-
-        last = None
-        for attempt in range(retries + 1):
-            try:
-                with open(path, "r", newline="") as f:
-                    rows = list(csv.DictReader(f, quoting=csv.QUOTE_NONNUMERIC))
-                for row in rows:
-                    if None in row:
-                        raise ValueError("Corrupt CSV file with unknown column names.")
-                return rows
-            except Exception as e:  # a file being written, or not there yet
-                last = e
-                if attempt < retries:
-                    sleep(retry_delay)
-                    retry_delay *= 2
-        raise RuntimeError(f"Failed to read CSV file after {retries + 1} attempts: {path}") from last
 
     def __len__(self) -> int:
         return len(self._data[0]) if self._data else 0
@@ -183,22 +159,9 @@ class TinyDataFrame:
 
     def __str__(self) -> str:
         """The first 10 rows as a table: numbers right-aligned, strings left-aligned."""
-        head = f"TinyDataFrame with {len(self)} rows and {len(self.columns)} columns:\n"
-        if len(self) == 0:
-            return head + "Empty dataframe"
-        shown = min(10, len(self))
-        cells = [[str(v) for v in values[:shown]] for values in self._data]
-        widths = [max([len(str(c))] + [len(x) for x in col]) for c, col in zip(self.columns, cells)]
-        lines = [" | ".join(str(c).ljust(w) for c, w in zip(self.columns, widths)),
-                 "-+-".join("-" * w for w in widths)]
-        for i in range(shown):
-            parts = []
-            for col, w in zip(cells, widths):
-                parts.append(col[i].rjust(w) if _is_number(col[i]) else col[i].ljust(w))
-            lines.append(" | ".join(parts))
-        if len(self) > shown:
-            lines.append("..." + " " * (len(lines[0]) - 3))
-        return head + "\n".join(lines)
+        from ._frame_io import render
+
+        return render(self)
 
     def rename(self, columns: dict) -> "TinyDataFrame":
         """Renames columns (old -> new) in place; returns the frame."""
@@ -212,18 +175,9 @@ class TinyDataFrame:
         """Writes the frame as CSV (header first) to csv_file_path, or returns it as a string.
         quote_strings: strings quoted and numbers not (QUOTE_NONNUMERIC), else quoted only
         where needed."""
-        import csv
-        from io import StringIO
+        from ._frame_io import to_csv
 
-        f = open(csv_file_path, "w", newline="") if csv_file_path else StringIO(newline="")
-        try:
-            w = csv.writer(f, quoting=csv.QUOTE_NONNUMERIC if quote_strings else csv.QUOTE_MINIMAL)
-            w.writerow(self.columns)
-            for row in zip(*self._data):
-                w.writerow(row)
-            return None if csv_file_path else f.getvalue()
-        finally:
-            f.close()
+        return to_csv(self, csv_file_path, quote_strings)
 
     def to_dict(self) -> list[dict]:
         """The rows as a list of dicts."""
@@ -231,23 +185,6 @@ class TinyDataFrame:
 
     def stats(self, specs: list[StatSpec]) -> dict:
         """{column: {agg_name: value}} for every spec; a spec that fails is logged and left out."""
-        out: dict[str, dict] = {}
-        for spec in specs:
-            name = spec.agg_name or spec.agg.__name__
-            try:
-                value = spec.agg(self[spec.column])
-                if spec.round is not None:
-                    value = round(value, spec.round)
-            except Exception as e:
-                _logger().error(f"Error collecting statistic on {spec.column} with {name}: {e}")
-                continue
-            out.setdefault(spec.column, {})[name] = value
-        return out
+        from ._frame_io import stats
 
-
-def _is_number(s: str) -> bool:
-    try:
-        float(s)
-        return True
-    except ValueError:
-        return False
+        return stats(self, specs)

@@ -1,8 +1,10 @@
 """tracker.py - ResourceTracker: the Python resource-tracker's background tracker on the C
-library's (rt_tracker_*: a thread of this process samples the process tree and the machine),
-with its metrics frames, statistics, recommendations, report and snapshots. ProcessTracker,
-SystemTracker and PidTracker (the CSV-writing loops) live in csv_trackers.py and are
-re-exported here, where the Python tracker has them (imported at first use)."""
+library's (rt_tracker_*: a thread of this process samples the process tree and the machine).
+This file holds what tracking needs (start, stop, the samples as metrics frames); statistics,
+recommendations, the report and snapshots are thin methods over _analysis.py, keeper.py,
+report.py and _snapshot.py, imported when first used, so that importing and tracking compile
+little. ProcessTracker, SystemTracker and PidTracker (the CSV-writing loops) live in
+csv_trackers.py and are re-exported here, where the Python tracker has them."""
 
 from __future__ import annotations
 
@@ -11,42 +13,9 @@ from time import time
 from weakref import finalize
 
 from ._frames import MetricsCache
-from ._native import (
-    RT_ERR_INVALID,
-    RT_ERR_NOT_FOUND,
-    RT_SAVE_GZIP,
-    LogCollector,
-    NativeError,
-    Recommendation,
-    TrackerOptions,
-    byref,
-    capture_fd,
-    encode,
-    lib,
-    new,
-    out_handle,
-    text,
-)
+from ._native import RT_ERR_INVALID, RT_ERR_NOT_FOUND, NativeError, TrackerOptions, byref, lib, new, out_handle
 from ._version import __version__  # noqa: F401
-from .helpers import aggregate_stats, mean, round_memory
-from .tiny_data_frame import StatSpec, TinyDataFrame
-
-DEFAULT_STAT_SPECS = [
-    StatSpec(column="process_cpu_usage", agg=mean, round=2),
-    StatSpec(column="process_cpu_usage", agg=max, round=2),
-    StatSpec(column="process_memory", agg=mean, round=2),
-    StatSpec(column="process_memory", agg=max, round=2),
-    StatSpec(column="process_gpu_usage", agg=mean, round=2),
-    StatSpec(column="process_gpu_usage", agg=max, round=2),
-    StatSpec(column="process_gpu_vram", agg=mean, round=2),
-    StatSpec(column="process_gpu_vram", agg=max, round=2),
-    StatSpec(column="process_gpu_utilized", agg=mean, round=2),
-    StatSpec(column="process_gpu_utilized", agg=max, round=2),
-    StatSpec(column="system_disk_space_used_gb", agg=max, round=2),
-    StatSpec(column="system_net_recv_bytes", agg=sum),
-    StatSpec(column="system_net_sent_bytes", agg=sum),
-    StatSpec(column="timestamp", agg=lambda x: max(x) - min(x), agg_name="duration"),
-]
+from .tiny_data_frame import TinyDataFrame
 
 
 class _Native:
@@ -68,23 +37,16 @@ class _Native:
             self.cloud = None
 
 
-def _json_safe(obj):
-    """obj with NaN floats as None (the snapshot is strict JSON)."""
-    if isinstance(obj, float) and obj != obj:
-        return None
-    if isinstance(obj, dict):
-        return {k: _json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_json_safe(v) for v in obj]
-    return obj
-
-
 class ResourceTracker:
     """Tracks the resource usage of a process tree and of the machine in the background.
 
     A thread of this process (the C library's tracker) samples every `interval` seconds;
     the samples are read through `process_metrics`, `system_metrics` and
-    `get_combined_metrics()` while it runs or after `stop()`.
+    `get_combined_metrics()` while it runs or after `stop()`. Where it differs from the
+    Python tracker (python/README.md lists all): no subprocess (`method` is ignored); one
+    timestamp per sample for both frames; `processes` counts runnable processes; a second
+    stop() does nothing; recommend_server ignores the Keeper filters; snapshots carry an
+    extra "columns" member; the columns are the seeds' (`memory` in kB), not `memory_mib`.
 
     Args:
         pid: Process ID to track. Defaults to the current process.
@@ -186,7 +148,8 @@ class ResourceTracker:
                 _log_warning(f"Cloud discovery failed to start: {e}")
 
     def stop(self):
-        """Stops the tracker's thread after one last sample. Stopping again does nothing."""
+        """Stops the tracker's thread after one last sample. Stopping again does nothing (the
+        Python tracker's second stop() moves stop_time; ours keeps the first)."""
         if self._native.tracker is not None:
             lib.rt_tracker_stop(self._native.tracker)
         if getattr(self, "stop_time", None) is None:
@@ -248,19 +211,21 @@ class ResourceTracker:
 
     @property
     def process_metrics(self) -> TinyDataFrame:
-        """The process tree's metrics (the Python tracker's ProcessTracker columns): timestamp,
-        pid, children, utime, stime (CPU seconds in the interval), cpu_usage (cores),
-        memory (PSS, kB), read_bytes, write_bytes, gpu_usage, gpu_vram (MiB), gpu_utilized."""
+        """The process tree's metrics (the seeds' ProcessTracker columns, not the newer
+        tracker's `memory_mib`...): timestamp, pid, children, utime, stime (CPU seconds in
+        the interval), cpu_usage (cores), memory (PSS, kB), read_bytes, write_bytes,
+        gpu_usage, gpu_vram (MiB), gpu_utilized. The rows end where the tracked root exited."""
         if "process_tracker" not in self.trackers:
             return TinyDataFrame(data=[])
         return TinyDataFrame(self._update().process)
 
     @property
     def system_metrics(self) -> TinyDataFrame:
-        """The machine's metrics (the Python tracker's SystemTracker columns): timestamp,
-        processes, utime, stime, cpu_usage, memory_* (kB), disk_read_bytes,
-        disk_write_bytes, disk_space_*_gb (GiB), net_recv_bytes, net_sent_bytes, gpu_usage,
-        gpu_vram (MiB), gpu_utilized."""
+        """The machine's metrics (the seeds' SystemTracker columns): timestamp, processes
+        (runnable processes, /proc/stat procs_running), utime, stime, cpu_usage, memory_*
+        (kB), disk_read_bytes, disk_write_bytes, disk_space_*_gb (GiB), net_recv_bytes,
+        net_sent_bytes, gpu_usage, gpu_vram (MiB), gpu_utilized. Each row has the same
+        timestamp as the process row of the same sample (one reading for both)."""
         if "system_tracker" not in self.trackers:
             return TinyDataFrame(data=[])
         return TinyDataFrame(self._update().system)
@@ -270,84 +235,45 @@ class ResourceTracker:
                              process_prefix: str | None = None) -> TinyDataFrame:
         """The system and process metrics side by side (one row per sample): the system's
         columns prefixed "system_" ("System " with human_names), the process's "process_"
-        ("Process "), one timestamp.
+        ("Process "), one timestamp (the system's and the process's samples are one reading).
 
         Args:
             bytes: convert memory (kB), VRAM (MiB) and disk space (GiB) columns to bytes.
             human_names: human-readable column names (column_maps.HUMAN_NAMES_MAPPING).
             system_prefix, process_prefix: other prefixes.
         """
-        from .column_maps import BYTE_MAPPING, HUMAN_NAMES_MAPPING
+        from ._analysis import combined_metrics
 
-        process = self.process_metrics
-        system = self.system_metrics
-        n = min(len(process), len(system))
-        if n == 0:
-            return TinyDataFrame(data=[])
-        process, system = process[:n], system[:n]
-        if bytes:
-            for frame in (system, process):
-                for col, factor in BYTE_MAPPING.items():
-                    if col in frame.columns:
-                        frame[col] = [None if v is None else v * factor for v in frame[col]]
-        if system_prefix is None:
-            system_prefix = "System " if human_names else "system_"
-        if process_prefix is None:
-            process_prefix = "Process " if human_names else "process_"
+        return combined_metrics(self, bytes, human_names, system_prefix, process_prefix)
 
-        def name(col):
-            return HUMAN_NAMES_MAPPING.get(col, col) if human_names else col
+    def stats(self, specs=None) -> dict:
+        """Statistics of the combined metrics: {column: {agg_name: value}}.
 
-        combined = system.rename(
-            {c: (name(c) if c == "timestamp" else system_prefix + name(c)) for c in system.columns}
-        )
-        for col in process.columns[1:]:
-            combined[process_prefix + name(col)] = process[col]
-        return combined
-
-    def stats(self, specs: list[StatSpec] = DEFAULT_STAT_SPECS) -> dict:
-        """Statistics of the combined metrics: {column: {agg_name: value}}; the duration
-        (timestamp) counts the first sample's interval too.
+        Args:
+            specs: StatSpec list; None: the Python tracker's defaults (_analysis.DEFAULT_STAT_SPECS:
+                mean and max of process_cpu_usage, process_memory, process_gpu_usage,
+                process_gpu_vram, process_gpu_utilized; max of system_disk_space_used_gb; sum
+                of system_net_recv_bytes and system_net_sent_bytes; timestamp "duration":
+                last - first timestamp + interval, as the first sample covers an interval too).
 
         Raises:
             RuntimeError: when no sample was collected yet.
         """
-        if self.n_samples == 0:
-            raise RuntimeError("No metrics collected (yet)")
-        stats = self.get_combined_metrics().stats(specs)
-        if "duration" in stats.get("timestamp", {}):
-            stats["timestamp"]["duration"] += self.interval
-        return stats
+        from ._analysis import stats
 
-    # ---- discovery -------------------------------------------------------------------------
+        return stats(self, specs)
 
     @property
     def server_info(self) -> dict | None:
-        """The server's specs (get_server_info) and `allocation`: "dedicated" or "shared"
-        to the tracked processes, guessed from the samples (None before any)."""
-        if self._saved is not None:
-            info = self._saved.get("server_info")
-            if info is not None and self.n_samples > 0 and not info.get("allocation"):
-                info["allocation"] = self._allocation()
-            return info
-        if not self.discover_server:
-            return None
-        if self._server_info is None:
-            from .server_info import get_server_info
+        """The server's specs (get_server_info) with `allocation`: None before any sample,
+        then the C library's guess (rt_summary.allocation) "dedicated" or "shared" to the
+        tracked processes, "unknown" when it cannot tell (no process or no system samples).
+        None with discover_server=False."""
+        from ._analysis import server_info
 
-            try:
-                self._server_info = get_server_info()
-            except Exception as e:
-                _log_warning(f"Error fetching server info: {e}")
-                return None
-        info = dict(self._server_info)
-        info["allocation"] = self._allocation() if self.n_samples > 0 else None
-        return info
+        return server_info(self)
 
-    def _allocation(self) -> str | None:
-        if self._native.tracker is None:
-            return None
-        return text(lib.rt_tracker_summary(self._native.tracker).contents.allocation)
+    # ---- discovery -----------------------------------------------------------------------
 
     def _cloud(self, wait_secs: float) -> dict | None:
         if self._saved is not None:
@@ -367,188 +293,91 @@ class ResourceTracker:
         """The cloud environment (get_cloud_info): None while the discovery still runs."""
         return self._cloud(0.0)
 
-    # ---- recommendations and the report ------------------------------------------------------
+    # ---- recommendations and the report ----------------------------------------------------
 
     def recommend_resources(self, historical_stats: list[dict] = []) -> dict:
-        """Recommended resources for the next run: {'cpu': cores (the mean use), 'memory':
-        MiB (peak PSS + 20%, rounded up), 'gpu': GPUs used, 'vram': MiB (peak + 20%)}.
+        """Recommended resources for the next run: {'cpu': cores (the mean use, at least 1),
+        'memory': MiB (peak PSS + 20%, rounded up by round_memory), 'gpu': GPUs used, 'vram':
+        MiB (peak + 20%)}. One run: the C library's rt_tracker_recommend; with history, the
+        Python tracker's rule over aggregate_stats([stats()] + historical_stats).
 
         Args:
             historical_stats: stats() of earlier runs to combine with this one.
         """
-        self.wait_for_samples(n=1, timeout=self.interval * 5)
-        if not historical_stats:
-            rec = new(Recommendation)
-            err = lib.rt_tracker_recommend(self._native.tracker, byref(rec))
-            if err:
-                raise NativeError("rt_tracker_recommend", err, "no tracked process samples")
-            return {"cpu": int(rec.cpu), "memory": int(rec.memory_mib), "gpu": int(rec.gpu),
-                    "vram": int(rec.vram_mib)}
-        stats = aggregate_stats([self.stats()] + list(historical_stats))
-        gpu = stats["process_gpu_usage"]
-        vram_max = stats["process_gpu_vram"]["max"]
-        return {
-            "cpu": max(1, round(stats["process_cpu_usage"]["mean"])),
-            "memory": round_memory(mb=stats["process_memory"]["max"] * 1.2 / 1024),
-            "gpu": max(1, round(gpu["max"])) if gpu["mean"] > 0 else 0,
-            "vram": round_memory(mb=vram_max * 1.2) if vram_max > 0 else 0,
-        }
+        from ._analysis import recommend_resources
+
+        return recommend_resources(self, historical_stats)
 
     def recommend_server(self, **kwargs) -> dict:
         """The cheapest on-demand cloud server that fits recommend_resources(), from the Spare
-        Cores Keeper API (TRACKER_KEEPER_URL): vendor_id, api_reference, display_name, vcpus,
-        memory_amount (MiB), gpu_count, min_price_ondemand (USD/hour).
+        Cores Keeper API (TRACKER_KEEPER_URL): vendor_id, server_id, api_reference,
+        display_name, vcpus, memory_amount (MiB), gpu_count, min_price_ondemand (USD/hour).
 
         Args:
-            historical_stats: as for recommend_resources. Other keyword arguments (the Keeper's
-                filters) are accepted and not applied.
+            historical_stats: as for recommend_resources.
+            **kwargs: the Python tracker's Keeper filters (vendor_id, compliance_framework_id,
+                ...) are accepted and IGNORED: the C library's lookup takes no filters.
 
         Raises:
             RuntimeError: when the lookup fails or no server fits.
         """
-        from .keeper import cheapest, server_to_dict
+        from .keeper import recommend_server
 
-        rec = self.recommend_resources(historical_stats=kwargs.pop("historical_stats", []))
-        server, note = cheapest(rec)
-        if server is None:
-            raise RuntimeError(f"No server recommendation from the Keeper API: {note}")
-        return server_to_dict(server)
+        return recommend_server(self, **kwargs)
 
     def report(self, integration: str = "standalone",
                historical_stats: list[dict] = [], status_failed: bool = False):
         """The HTML report of the run (a Report: a str with save() and browse()), made by the
-        C library with the host, the cloud, the recommendation and the cheapest server. A
-        failing Keeper lookup is noted in the report, never an error."""
-        from .keeper import cheapest, get_instance_price, recommendation_struct
-        from .report import cloud_from_cloud_info, host_from_server_info, make_report
-        from .server_info import read_host
+        C library (not the Python tracker's template) with the host, the cloud, the
+        recommendation (of historical_stats too) and the cheapest server. A failing Keeper
+        lookup is noted in the report, never an error. integration other than "standalone"
+        shows as the job's orchestrator; status_failed as exit status 1."""
+        from .report import tracker_report
 
-        self.wait_for_samples(n=1, timeout=self.interval * 5)
-        rec_struct = None
-        if historical_stats:
-            rec = self.recommend_resources(historical_stats=historical_stats)
-            rec_struct = recommendation_struct(rec)
-            rec_struct.runs = 1 + len(historical_stats)
-        else:
-            rec = self.recommend_resources()
-        try:
-            server, note = cheapest(rec)
-        except Exception as e:
-            server, note = None, str(e)
-        cloud = self._cloud(2.5)
-        price = instance = None
-        if cloud and cloud.get("instance_type", "unknown") != "unknown":
-            instance = f"{cloud['vendor']}:{cloud['instance_type']}"
-            try:
-                price = get_instance_price(cloud["vendor"], cloud.get("region"), cloud["instance_type"])
-            except Exception:
-                price = None
-        host_ptr = None
-        try:
-            if self._saved is None:
-                host_ptr = read_host()
-                host = type(host_ptr.contents).from_buffer_copy(host_ptr.contents)
-                host.allocation = encode(self._allocation())
-            else:
-                host = host_from_server_info(self.server_info)
-            return make_report(self._native.tracker, host, cloud_from_cloud_info(cloud), rec_struct,
-                               server, note, status_failed, price, instance)
-        finally:
-            if host_ptr is not None:
-                lib.rt_host_free(host_ptr)
+        return tracker_report(self, integration, historical_stats, status_failed)
 
-    # ---- snapshots -------------------------------------------------------------------------
-
-    def _extra_json(self) -> bytes:
-        import json
-
-        extra = {
-            "server_info": self.server_info,
-            "cloud_info": self.cloud_info,
-            "metadata": {
-                "method": self.method,
-                "autostart": self.autostart,
-                "track_processes": "process_tracker" in self.trackers,
-                "track_system": "system_tracker" in self.trackers,
-                "discover_server": self.discover_server,
-                "discover_cloud": self.discover_cloud,
-            },
-        }
-        return json.dumps(_json_safe(extra)).encode()
-
-    def _save(self, flags: int, fd: int) -> None:
-        if self._native.tracker is None:
-            raise RuntimeError("Resource tracker was never started: nothing to save")
-        err = lib.rt_tracker_save(self._native.tracker, self._extra_json(), flags, fd)
-        if err:
-            raise NativeError("rt_tracker_save", err)
+    # ---- snapshots ---------------------------------------------------------------------------
 
     def snapshot(self) -> dict:
         """The run as a dict in the Python tracker's snapshot layout (metadata, server_info,
-        cloud_info, process_metrics, system_metrics; "columns" at full precision)."""
-        import json
+        cloud_info, process_metrics, system_metrics) plus "columns": the C store's columns at
+        full precision, which loading prefers (a snapshot without it loads from the frames)."""
+        from ._snapshot import snapshot
 
-        return json.loads(self.dumps())
+        return snapshot(self)
 
     def dumps(self) -> str:
         """The snapshot as a JSON string."""
-        _, data = capture_fd(lambda fd: self._save(0, fd))
-        return data.decode("utf-8")
+        from ._snapshot import dumps
+
+        return dumps(self)
 
     def dump(self, file: str) -> None:
         """Writes the snapshot to file as gzipped JSON (the Python tracker's dump format)."""
-        with open(file, "wb") as f:
-            self._save(RT_SAVE_GZIP, f.fileno())
+        from ._snapshot import dump
+
+        dump(self, file)
 
     @classmethod
     def from_snapshot(cls, snapshot: dict) -> "ResourceTracker":
         """A stopped tracker holding the run of a snapshot dict."""
-        import json
+        from ._snapshot import from_snapshot
 
-        return cls.loads(json.dumps(snapshot))
+        return from_snapshot(cls, snapshot)
 
     @classmethod
     def loads(cls, s) -> "ResourceTracker":
         """A stopped tracker holding the run of a JSON snapshot (str or bytes)."""
-        data = s.encode("utf-8") if isinstance(s, str) else bytes(s)
-        log = LogCollector()
-        handle, ref = out_handle()
-        err = lib.rt_tracker_load_buffer(data, len(data), log.fn, None, ref)
-        if err:
-            raise ValueError(f"Not a resource tracker snapshot: {log.last() or text(lib.rt_strerror(err))}")
-        return cls._from_handle(handle.value)
+        from ._snapshot import loads
+
+        return loads(cls, s)
 
     @classmethod
     def load(cls, file: str) -> "ResourceTracker":
         """A stopped tracker holding the run of a snapshot file (gzipped or not)."""
-        log = LogCollector()
-        handle, ref = out_handle()
-        err = lib.rt_tracker_load(os.fsencode(file), log.fn, None, ref)
-        if err == RT_ERR_NOT_FOUND:
-            raise FileNotFoundError(file)
-        if err:
-            raise ValueError(f"{file}: not a resource tracker snapshot: "
-                             f"{log.last() or text(lib.rt_strerror(err))}")
-        return cls._from_handle(handle.value)
+        from ._snapshot import load
 
-    @classmethod
-    def _from_handle(cls, handle) -> "ResourceTracker":
-        import json
-
-        saved = json.loads(text(lib.rt_tracker_saved_info(handle)) or "{}")
-        meta = saved.get("metadata") or {}
-        t = cls(pid=meta.get("pid") or 0, children=meta.get("children", True),
-                interval=meta.get("interval") or 1, method=meta.get("method"), autostart=False,
-                track_processes=meta.get("track_processes", True),
-                track_system=meta.get("track_system", True),
-                discover_server=meta.get("discover_server", True),
-                discover_cloud=meta.get("discover_cloud", True))
-        t.autostart = meta.get("autostart", True)
-        t._native.tracker = handle
-        t._saved = saved
-        t.start_time = meta.get("start_time")
-        t.stop_time = meta.get("stop_time")
-        return t
+        return load(cls, file)
 
 
 def __getattr__(name):
@@ -556,6 +385,10 @@ def __getattr__(name):
         from . import csv_trackers
 
         return getattr(csv_trackers, name)
+    if name == "DEFAULT_STAT_SPECS":
+        from ._analysis import DEFAULT_STAT_SPECS
+
+        return DEFAULT_STAT_SPECS
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

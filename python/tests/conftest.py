@@ -1,11 +1,14 @@
 """Shared settings of the package's tests: every test stays on loopback (python/conftest.py
 turns cloud discovery off and picks the C library of the build; here the Keeper becomes a
-local stand-in: tests/stubs/keeper_server.py on a free port, stopped by its PID at the end)."""
+local stand-in: tests/stubs/keeper_server.py on a free port, stopped by its PID at the end);
+and `tracker`, a stopped run of this process with 3 samples at 0.2 s, one per test module."""
 import atexit
 import os
 import signal
 import subprocess
 import sys
+
+import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -36,3 +39,13 @@ os.environ["TRACKER_KEEPER_URL"] = KEEPER_URL
 
 def pytest_unconfigure(config):
     _stop_keeper()
+
+
+@pytest.fixture(scope="module")
+def tracker():
+    from resource_tracker import ResourceTracker
+
+    t = ResourceTracker(interval=0.2)
+    t.wait_for_samples(3)
+    t.stop()
+    return t

@@ -9,15 +9,17 @@ from ctypes import sizeof
 
 import pytest
 
-from resource_tracker import _native as n
+from resource_tracker import _native, _native_more
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+m = _native_more
+n = _native
 MIRRORS = {
-    "rt_job": n.Job, "rt_host": n.Host, "rt_host_options": n.HostOptions, "rt_cloud": n.Cloud,
-    "rt_cloud_options": n.CloudOptions, "rt_dist": n.Dist, "rt_summary": n.Summary,
-    "rt_recommendation": n.Recommendation, "rt_keeper_options": n.KeeperOptions,
-    "rt_server": n.Server, "rt_report_info": n.ReportInfo, "rt_tracker_options": n.TrackerOptions,
+    "rt_job": m.Job, "rt_host": m.Host, "rt_host_options": m.HostOptions, "rt_cloud": n.Cloud,
+    "rt_cloud_options": n.CloudOptions, "rt_dist": m.Dist, "rt_summary": m.Summary,
+    "rt_recommendation": m.Recommendation, "rt_keeper_options": m.KeeperOptions,
+    "rt_server": m.Server, "rt_report_info": m.ReportInfo, "rt_tracker_options": n.TrackerOptions,
 }
 
 
@@ -56,8 +58,8 @@ def test_layouts_match_the_header(tmp_path):
 
 
 def test_struct_size_is_set():
-    for py in (n.HostOptions, n.CloudOptions, n.KeeperOptions, n.TrackerOptions, n.Recommendation,
-               n.Server, n.ReportInfo, n.Job):
+    for py in (m.HostOptions, n.CloudOptions, m.KeeperOptions, n.TrackerOptions, m.Recommendation,
+               m.Server, m.ReportInfo, m.Job):
         assert n.new(py).struct_size == sizeof(py)
 
 

@@ -8,20 +8,11 @@ import sys
 
 import pytest
 
-from resource_tracker import ResourceTracker
 from resource_tracker.keeper import get_recommended_cloud_servers
 from resource_tracker.report import Report
 
 KEEPER_FIELDS = {"vendor_id", "api_reference", "display_name", "vcpus", "memory_amount",
                  "gpu_count", "min_price_ondemand"}
-
-
-@pytest.fixture(scope="module")
-def tracker():
-    t = ResourceTracker(interval=0.2)
-    t.wait_for_samples(3)
-    t.stop()
-    return t
 
 
 def test_recommend_server_from_the_stub(tracker):

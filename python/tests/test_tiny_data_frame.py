@@ -1,7 +1,6 @@
 """TinyDataFrame and StatSpec: construction (dict of lists, list of dicts, CSV file with
 retries), indexing, assignment, head/tail, printing, renaming, CSV output and statistics."""
 import threading
-import time
 
 import pytest
 

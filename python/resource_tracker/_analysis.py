@@ -1,0 +1,129 @@
+"""_analysis.py - what ResourceTracker computes from its samples, imported when first used:
+the combined metrics frame, stats() with the Python tracker's default statistics, the
+server_info with the C library's allocation guess, and recommend_resources (the library's
+rt_tracker_recommend for one run; the Python tracker's rule over aggregate_stats with history)."""
+
+from __future__ import annotations
+
+from ._native import text
+from .helpers import aggregate_stats, mean, round_memory
+from .tiny_data_frame import StatSpec, TinyDataFrame
+
+DEFAULT_STAT_SPECS = [
+    StatSpec(column="process_cpu_usage", agg=mean, round=2),
+    StatSpec(column="process_cpu_usage", agg=max, round=2),
+    StatSpec(column="process_memory", agg=mean, round=2),
+    StatSpec(column="process_memory", agg=max, round=2),
+    StatSpec(column="process_gpu_usage", agg=mean, round=2),
+    StatSpec(column="process_gpu_usage", agg=max, round=2),
+    StatSpec(column="process_gpu_vram", agg=mean, round=2),
+    StatSpec(column="process_gpu_vram", agg=max, round=2),
+    StatSpec(column="process_gpu_utilized", agg=mean, round=2),
+    StatSpec(column="process_gpu_utilized", agg=max, round=2),
+    StatSpec(column="system_disk_space_used_gb", agg=max, round=2),
+    StatSpec(column="system_net_recv_bytes", agg=sum),
+    StatSpec(column="system_net_sent_bytes", agg=sum),
+    StatSpec(column="timestamp", agg=lambda x: max(x) - min(x), agg_name="duration"),
+]
+
+
+def combined_metrics(t, bytes: bool, human_names: bool, system_prefix: str | None,
+                     process_prefix: str | None) -> TinyDataFrame:
+    """ResourceTracker.get_combined_metrics."""
+    from .column_maps import BYTE_MAPPING, HUMAN_NAMES_MAPPING
+
+    process = t.process_metrics
+    system = t.system_metrics
+    n = min(len(process), len(system))
+    if n == 0:
+        return TinyDataFrame(data=[])
+    process, system = process[:n], system[:n]
+    if bytes:
+        for frame in (system, process):
+            for col, factor in BYTE_MAPPING.items():
+                if col in frame.columns:
+                    frame[col] = [None if v is None else v * factor for v in frame[col]]
+    if system_prefix is None:
+        system_prefix = "System " if human_names else "system_"
+    if process_prefix is None:
+        process_prefix = "Process " if human_names else "process_"
+
+    def name(col):
+        return HUMAN_NAMES_MAPPING.get(col, col) if human_names else col
+
+    combined = system.rename(
+        {c: (name(c) if c == "timestamp" else system_prefix + name(c)) for c in system.columns}
+    )
+    for col in process.columns[1:]:
+        combined[process_prefix + name(col)] = process[col]
+    return combined
+
+
+def stats(t, specs: list[StatSpec] | None) -> dict:
+    """ResourceTracker.stats."""
+    if t.n_samples == 0:
+        raise RuntimeError("No metrics collected (yet)")
+    result = t.get_combined_metrics().stats(DEFAULT_STAT_SPECS if specs is None else specs)
+    if "duration" in result.get("timestamp", {}):
+        result["timestamp"]["duration"] += t.interval
+    return result
+
+
+def allocation(t) -> str | None:
+    """The C library's guess (rt_summary.allocation): None before any sample, "dedicated" or
+    "shared", "unknown" when it cannot tell (no tracked process samples)."""
+    from ._native_more import lib  # declares rt_tracker_summary
+
+    if t._native.tracker is None or t.n_samples == 0:
+        return None
+    return text(lib.rt_tracker_summary(t._native.tracker).contents.allocation) or "unknown"
+
+
+def server_info(t) -> dict | None:
+    """ResourceTracker.server_info."""
+    if t._saved is not None:
+        info = t._saved.get("server_info")
+        if info is not None and t.n_samples > 0 and not info.get("allocation"):
+            info["allocation"] = allocation(t)
+        return info
+    if not t.discover_server:
+        return None
+    if t._server_info is None:
+        from .server_info import get_server_info
+
+        try:
+            t._server_info = get_server_info()
+        except Exception as e:
+            from logging import getLogger
+
+            getLogger("resource_tracker").warning(f"Error fetching server info: {e}")
+            return None
+    info = dict(t._server_info)
+    info["allocation"] = allocation(t)
+    return info
+
+
+def recommend_resources(t, historical_stats: list[dict]) -> dict:
+    """ResourceTracker.recommend_resources."""
+    from ctypes import byref
+
+    from ._native import NativeError, new
+    from ._native_more import Recommendation, lib
+
+    t.wait_for_samples(n=1, timeout=t.interval * 5)
+    if not historical_stats:
+        rec = new(Recommendation)
+        err = lib.rt_tracker_recommend(t._native.tracker, byref(rec))
+        if err:
+            raise NativeError("rt_tracker_recommend", err, "no tracked process samples")
+        return {"cpu": int(rec.cpu), "memory": int(rec.memory_mib), "gpu": int(rec.gpu),
+                "vram": int(rec.vram_mib)}
+    combined = aggregate_stats([t.stats()] + list(historical_stats))
+    gpu = combined["process_gpu_usage"]
+    vram_max = combined["process_gpu_vram"]["max"]
+    return {
+        "cpu": max(1, round(combined["process_cpu_usage"]["mean"])),
+        "memory": round_memory(mb=combined["process_memory"]["max"] * 1.2 / 1024),
+        "gpu": max(1, round(gpu["max"])) if gpu["mean"] > 0 else 0,
+        "vram": round_memory(mb=vram_max * 1.2) if vram_max > 0 else 0,
+    }

@@ -1,0 +1,150 @@
+"""_native_more.py - the part of libresource-tracker's ctypes declarations that tracking does
+not need: the structs and calls of the host, the Keeper, the summary, the recommendation and
+the report, and two helpers of synchronous calls (a log collector, an in-memory fd). Imported
+when first used, so that importing and running a tracker compiles less (see _native.py)."""
+
+import os
+from ctypes import POINTER, Structure, c_char, c_char_p, c_double, c_int, c_int64, c_size_t, c_uint64, c_void_p
+
+from ._native import LOG_FN, Cloud, lib, missing_function, text
+
+
+class Job(Structure):
+    _fields_ = [("struct_size", c_size_t)] + [
+        (name, c_char_p)
+        for name in ("job_name", "project_name", "stage_name", "task_name", "team", "env",
+                     "language", "orchestrator", "executor", "external_run_id", "container_image")
+    ] + [("tags", POINTER(c_char_p)), ("tag_count", c_size_t)]
+
+
+class Host(Structure):
+    _fields_ = [
+        ("hostname", c_char_p), ("host_id", c_char_p), ("ip", c_char_p), ("vcpus", c_int64),
+        ("cpu_model", c_char_p), ("memory_mib", c_double), ("gpu_model", c_char_p),
+        ("gpu_count", c_int64), ("gpu_memory_mib", c_double), ("storage_gb", c_double),
+        ("kernel", c_char_p), ("os", c_char_p), ("allocation", c_char_p),
+    ]
+
+
+class HostOptions(Structure):
+    _fields_ = [
+        ("struct_size", c_size_t), ("proc_root", c_char_p), ("sys_root", c_char_p),
+        ("log", LOG_FN), ("log_user", c_void_p), ("nvml_library", c_char_p),
+    ]
+
+
+class Dist(Structure):
+    _fields_ = [("mean", c_double), ("peak", c_double), ("p50", c_double), ("p95", c_double)]
+
+
+class Summary(Structure):
+    _fields_ = [
+        ("samples", c_uint64), ("start_secs", c_double), ("end_secs", c_double),
+        ("duration_secs", c_double), ("job_name", c_char_p), ("has_process", c_int),
+        ("process_cpu_secs", c_double),
+        ("process_cores", Dist), ("process_pss_mib", Dist), ("process_rss_mib", Dist),
+        ("process_gpu_usage", Dist), ("process_gpu_vram_mib", Dist),
+        ("process_gpus_used", c_double),
+        ("process_read_bytes", c_double), ("process_write_bytes", c_double),
+        ("cpu_count", c_double), ("cpu_cores", Dist), ("memory_used_mib", Dist),
+        ("memory_total_mib", c_double), ("gpu_usage", Dist), ("gpu_vram_mib", Dist),
+        ("gpu_count", c_double), ("gpu_vram_total_mib", c_double),
+        ("disk_read_bytes", c_double), ("disk_write_bytes", c_double),
+        ("net_recv_bytes", c_double), ("net_sent_bytes", c_double),
+        ("disk_space_used_peak_bytes", c_double), ("disk_space_total_bytes", c_double),
+        ("allocation", c_char_p),
+    ]
+
+
+class Recommendation(Structure):
+    _fields_ = [
+        ("struct_size", c_size_t), ("cpu", c_int64), ("memory_mib", c_int64), ("gpu", c_int64),
+        ("vram_mib", c_int64), ("runs", c_uint64), ("duration_secs", c_double),
+    ]
+
+
+class KeeperOptions(Structure):
+    _fields_ = [
+        ("struct_size", c_size_t), ("url", c_char_p), ("timeout_secs", c_double),
+        ("log", LOG_FN), ("log_user", c_void_p),
+    ]
+
+
+class Server(Structure):
+    _fields_ = [
+        ("struct_size", c_size_t), ("vendor_id", c_char * 64), ("api_reference", c_char * 128),
+        ("display_name", c_char * 128), ("vcpus", c_int64), ("memory_mib", c_double),
+        ("gpu_count", c_int64), ("price_usd_per_hour", c_double),
+    ]
+
+
+class ReportInfo(Structure):
+    _fields_ = [
+        ("struct_size", c_size_t), ("title", c_char_p), ("job", POINTER(Job)),
+        ("command", c_char_p), ("host", POINTER(Host)), ("cloud", POINTER(Cloud)),
+        ("exit_status", c_int), ("summary", POINTER(Summary)),
+        ("recommendation", POINTER(Recommendation)), ("cheapest", POINTER(Server)),
+        ("keeper_note", c_char_p), ("current_price_usd_per_hour", c_double),
+        ("current_instance", c_char_p),
+    ]
+
+
+_PROTOTYPES = {
+    "rt_host_read": (c_int, [POINTER(HostOptions), POINTER(POINTER(Host))]),
+    "rt_host_free": (None, [POINTER(Host)]),
+    "rt_keeper_cheapest": (c_int, [POINTER(KeeperOptions), POINTER(Recommendation), POINTER(Server)]),
+    "rt_keeper_price": (c_int, [POINTER(KeeperOptions), c_char_p, c_char_p, c_char_p, POINTER(c_double)]),
+    "rt_tracker_summary": (POINTER(Summary), [c_void_p]),
+    "rt_tracker_recommend": (c_int, [c_void_p, POINTER(Recommendation)]),
+    "rt_tracker_report": (c_int, [c_void_p, POINTER(ReportInfo), c_int]),
+}
+
+for _name, (_restype, _argtypes) in _PROTOTYPES.items():
+    _fn = getattr(lib, _name, None)
+    if _fn is None:
+        setattr(lib, _name, missing_function(_name))
+        continue
+    _fn.restype = _restype
+    _fn.argtypes = _argtypes
+
+
+class LogCollector:
+    """A log callback that keeps the messages of one synchronous call (as str)."""
+
+    def __init__(self):
+        self.messages = []
+        self.fn = LOG_FN(self._log)
+
+    def _log(self, _user, level, msg):
+        self.messages.append(text(msg))
+
+    def last(self):
+        return self.messages[-1] if self.messages else None
+
+
+def capture_fd(write):
+    """Calls write(fd) with a fresh in-memory file and returns (result, the bytes written)."""
+    try:
+        fd = os.memfd_create("resource-tracker", getattr(os, "MFD_CLOEXEC", 0))
+    except (AttributeError, OSError):
+        from tempfile import TemporaryFile
+
+        f = TemporaryFile()
+        fd = os.dup(f.fileno())
+        f.close()
+    try:
+        result = write(fd)
+        size = os.lseek(fd, 0, os.SEEK_END)
+        os.lseek(fd, 0, os.SEEK_SET)
+        chunks = []
+        while size > 0:
+            chunk = os.read(fd, min(size, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size -= len(chunk)
+        return result, b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
