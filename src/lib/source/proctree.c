@@ -3,7 +3,16 @@
  * reused pid is never mistaken for the tracked process), and keeps exact totals:
  * live processes count own plus reaped-children time, processes that leave the tree are
  * closed into a "departed" account, and children the tracker reaps are closed with the
- * kernel's own rusage. */
+ * kernel's own rusage.
+ *
+ * A scan's total counts each process's time exactly once although the readings are taken one
+ * after another while the tree runs on. A child C and its parent R are consistent when either
+ * C was seen alive after R's reading (R's cutime cannot hold C yet: the kernel adds C to it
+ * before C's files stop reading) or C was seen gone before it (R's cutime holds C). The walk
+ * reads parents before their children; a reaper read before (or, on the quick path, long
+ * before) its child was seen gone is read again after, and a child counted alive but not
+ * confirmed after its parent's latest reading is looked at again (see settle). Every reading
+ * and every finding carries a sequence number to order them. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +49,9 @@ typedef struct proc {
     size_t nthreads_fd, threads_cap;
     unsigned gen; /* scan generation when last seen alive */
     bool used, reaped;
+    uint64_t read_seq;  /* when its figures (stat) were read */
+    uint64_t alive_seq; /* when it was last found not yet reaped */
+    uint64_t gone_seq;  /* when it was found gone */
     /* the last observation */
     uint64_t ut_ns, st_ns; /* utime+cutime, stime+cstime */
     rt_pidio io;
@@ -73,6 +85,7 @@ struct rt_proctree {
     int64_t *live; /* the processes seen alive in the last scan */
     size_t nlive, live_cap;
     unsigned gen;
+    uint64_t seq; /* orders readings and findings (see the top of this file) */
     rt_tree_totals departed;
     uint64_t rss_peak_kib;
     bool root_seen;
@@ -421,20 +434,30 @@ static void pss_pass(rt_proctree *t, double mono, rt_tree_totals *out)
 /* Whether the time of p, which vanished without the tracker reaping it, went into the
  * counters of a process still in the tree: its parent reaped it, and that parent is alive or
  * was itself reaped in the tree (parents that vanished in the same interval are followed up).
- * The root's reaper is outside the tree (with --pid), and so is an unknown parent. */
-static bool carried(rt_proctree *t, const proc *p)
+ * The root's reaper is outside the tree (with --pid), and so is an unknown parent. Sets
+ * *alive to the live process holding it, or NULL when the tracker's rusage does. */
+static bool carried_by(rt_proctree *t, proc *p, proc **alive)
 {
+    *alive = NULL;
     for (int depth = 0; depth < 256; depth++) {
         if (p->pid == t->root)
             return false;
-        const proc *pp = lookup(t, p->ppid);
+        proc *pp = lookup(t, p->ppid);
         if (!pp)
             return false;
+        if (pp->gen == t->gen)
+            *alive = pp;
         if (pp->gen == t->gen || pp->reaped)
             return true;
         p = pp;
     }
     return false;
+}
+
+static bool carried(rt_proctree *t, proc *p)
+{
+    proc *alive;
+    return carried_by(t, p, &alive);
 }
 
 /* Adds I/O counters to an account. */
@@ -469,7 +492,72 @@ static void add_observed(rt_proctree *t, const proc *p, rt_tree_totals *out)
     out->processes++;
 }
 
-/* The walk reads each process (the quick path skips a sleeping one), then the PSS pass
+/* Marks p, counted alive so far in this scan, gone: it leaves the tree with the processes
+ * that vanished since the last scan (generation prev). */
+static void found_gone(rt_proctree *t, proc *p, unsigned prev)
+{
+    p->gen = prev;
+    p->gone_seq = ++t->seq;
+}
+
+/* Reads the live reaper r again after a child it holds was found gone: its cutime, cstime
+ * and I/O counters hold the child now. */
+static void reread(rt_proctree *t, proc *r, unsigned prev)
+{
+    uint64_t run_ns = r->run_ns;
+    bool have_run = read_run_ns(r, &run_ns); /* before the stat, as in the walk */
+    rt_pidstat st;
+    if (read_stat(t, r, &st) < 0) {
+        found_gone(t, r, prev);
+        return;
+    }
+    if (have_run)
+        r->run_ns = run_ns;
+    r->read_seq = r->alive_seq = ++t->seq;
+    bool changed = false, faulted = false;
+    observe(t, r, &st, &changed, &faulted);
+    if (changed || faulted)
+        mark_family(t, r);
+}
+
+/* Makes the scan's readings consistent (see the top of this file): a live reaper read before
+ * a child it holds was found gone is read again, and a child counted alive but not found alive
+ * since its parent's latest reading is looked at again. A child found gone then makes another
+ * round (each round needs a process to have gone, so they end). */
+static void settle(rt_proctree *t, unsigned prev)
+{
+    for (int round = 0; round < 1024; round++) {
+        bool again = false;
+        for (size_t i = 0; i < t->nprocs; i++) {
+            proc *c = &t->procs[i], *r;
+            if (c->used && c->gen == prev && !c->reaped && carried_by(t, c, &r) && r && r->read_seq < c->gone_seq) {
+                reread(t, r, prev);
+                again = again || r->gen != t->gen;
+            }
+        }
+        for (size_t i = 0; i < t->nprocs; i++) {
+            proc *k = &t->procs[i];
+            if (!k->used || k->gen != t->gen || k->pid == t->root)
+                continue;
+            const proc *r = lookup(t, k->ppid);
+            if (!r || r->gen != t->gen || k->alive_seq > r->read_seq)
+                continue;
+            rt_pidstat st;
+            if (read_stat(t, k, &st) == 0) {
+                k->alive_seq = ++t->seq;
+            } else {
+                found_gone(t, k, prev);
+                again = true;
+            }
+        }
+        if (!again)
+            return;
+    }
+}
+
+/* The walk reads each process (the quick path skips a sleeping one): the root's descendants
+ * first, parents before children, then the members of the last scan not found through them.
+ * settle() then makes the readings consistent, the live ones are summed, and the PSS pass
  * decides, per live process, whether its PSS is re-read (see pss_pass). */
 int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
 {
@@ -479,15 +567,20 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
         push(t, t->root);
     if (t->own_children && !t->root_only)
         list_threads(t, "self", own_child_thread, NULL);
-    for (size_t i = 0; i < t->nprocs && !t->root_only; i++) /* members seen last time stay members (daemons too) */
-        if (t->procs[i].used && t->procs[i].gen == prev && !t->procs[i].reaped)
-            push(t, t->procs[i].pid);
 
     memset(out, 0, sizeof *out);
     out->root_alive = false;
     t->nlive = 0;
-    bool io_ok = true;
-    for (size_t qi = 0; qi < t->qlen; qi++) {
+    bool members_queued = t->root_only;
+    for (size_t qi = 0;; qi++) {
+        if (qi == t->qlen && !members_queued) {
+            members_queued = true; /* members seen last time stay members (daemons too) */
+            for (size_t i = 0; i < t->nprocs; i++)
+                if (t->procs[i].used && t->procs[i].gen == prev && !t->procs[i].reaped)
+                    push(t, t->procs[i].pid);
+        }
+        if (qi == t->qlen)
+            break;
         int64_t pid = t->queue[qi];
         proc *p = lookup(t, pid);
         if (p && (p->gen == t->gen || p->reaped))
@@ -505,23 +598,26 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
         uint64_t run_ns = p ? p->run_ns : 0;
         bool have_run = skip || read_run_ns(p, &run_ns);
         if (recent && have_run && run_ns == p->run_ns) {
-            if (!skip && p->idle_checks < IDLE_SKIP_AFTER)
-                p->idle_checks++;
-            if (pid == t->root) /* as it was: a zombie stays one, a live root has not exited */
-                out->root_alive = !p->zombie;
-            p->gen = t->gen;
+            if (!skip) {
+                p->alive_seq = ++t->seq; /* its schedstat still reads */
+                if (p->idle_checks < IDLE_SKIP_AFTER)
+                    p->idle_checks++;
+            }
+            p->gen = t->gen; /* as it was: a zombie stays one, a live root has not exited */
             for (size_t k = 0; k < p->nkids && !t->root_only; k++)
                 push(t, p->kids[k]);
-            add_observed(t, p, out);
-            io_ok = io_ok && p->io_ok;
             continue;
         }
-        if (!fresh && p->sched_fd >= 0 && !have_run)
+        if (!fresh && p->sched_fd >= 0 && !have_run) {
+            p->gone_seq = ++t->seq;
             continue; /* gone */
+        }
         rt_pidstat st;
         if (read_stat(t, p, &st) < 0) {
             if (fresh)
                 drop(t, p); /* vanished before we could look: its time is in its parent's */
+            else
+                p->gone_seq = ++t->seq;
             continue;
         }
         if (pid == t->root) {
@@ -530,10 +626,10 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
             else if (st.starttime != t->root_start)
                 continue; /* not our root: the pid was reused */
             t->root_seen = true;
-            out->root_alive = st.state != 'Z' && st.state != 'X';
         }
         if (fresh)
             p->starttime = st.starttime;
+        p->read_seq = p->alive_seq = ++t->seq;
         p->gen = t->gen;
         p->run_ns = run_ns;
         p->full_mono = mono;
@@ -546,8 +642,18 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
             p->nkids = 0;
         if (changed || faulted)
             mark_family(t, p);
+    }
+    if (!t->root_only)
+        settle(t, prev);
+    bool io_ok = true;
+    for (size_t i = 0; i < t->nprocs; i++) {
+        proc *p = &t->procs[i];
+        if (!p->used || p->gen != t->gen)
+            continue;
         add_observed(t, p, out);
         io_ok = io_ok && p->io_ok;
+        if (p->pid == t->root)
+            out->root_alive = !p->zombie;
     }
 
     /* processes seen before and gone now: closed by the tracker with rusage already, reaped
