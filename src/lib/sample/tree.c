@@ -102,10 +102,27 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
     rt_gpu_part_tree(gpus, p->tree, mono, o);
 }
 
+/* The tree's totals only grow (processes that leave it are closed into its departed account),
+ * so a reading below the previous one is an artifact of a scan that caught a process between
+ * two states: the previous figure stays as the mark, and the climb back to it is not counted
+ * a second time. */
+static void keep_mark(uint64_t *prev, uint64_t cur)
+{
+    if (cur > *prev)
+        *prev = cur;
+}
+
 void rt_tree_part_commit(rt_tree_part *p)
 {
-    if (p->counted)
-        p->prev = p->cur;
+    if (!p->counted)
+        return;
+    rt_tree_totals mark = p->prev;
+    p->prev = p->cur;
+    keep_mark(&p->prev.utime_ns, mark.utime_ns);
+    keep_mark(&p->prev.stime_ns, mark.stime_ns);
+    keep_mark(&p->prev.read_bytes, mark.read_bytes);
+    keep_mark(&p->prev.write_bytes, mark.write_bytes);
+    keep_mark(&p->prev.cancelled_write_bytes, mark.cancelled_write_bytes);
 }
 
 void rt_tree_part_close(rt_tree_part *p)
