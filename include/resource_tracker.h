@@ -686,9 +686,9 @@ RT_API void rt_stream_free(rt_stream *st);
  * Figures are kept as floats where 24 bits are enough (ratios, counts, seconds in the
  * interval) and exactly (as doubles, or floats when the value is exactly one) for times,
  * bytes, MiB, pid and the CPU total. The store keeps at least max_samples samples (default
- * 604,800: a week at 1 s, about 120 MB) and at most one block more; past that the oldest
- * block is dropped (reused), while the statistics and the report keep covering every
- * sample. Blocks hold min(4096, max_samples) samples each; a huge max_samples reserves
+ * 604,800: a week at 1 s, about 120 MB) and at most max_samples rounded up to whole blocks
+ * plus one block (610,304 for the default); past that the oldest block is dropped (reused),
+ * while the statistics and the report keep covering every sample. Blocks hold min(4096, max_samples) samples each; a huge max_samples reserves
  * nothing up front (the blocks and their index grow with the run).
  * Thread safety: every rt_tracker_* call may be made from any thread, concurrently with the
  * tracker's own thread and with each other, but rt_tracker_free must be the last call on a
