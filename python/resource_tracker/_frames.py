@@ -115,26 +115,35 @@ class MetricsCache:
         self.system = {c[0]: [] for c in SYSTEM_COLUMNS}
 
     def update(self, handle) -> None:
-        count = lib.rt_tracker_count(handle)
-        first = lib.rt_tracker_first(handle)
-        if self.first != first:  # the first look, or the store dropped its oldest samples
-            self.__init__(self.children)
-            self.first = first
-            self.next = first
-        n = count - self.next
-        if n <= 0:
+        # The store may drop its oldest block between two of the calls below (every 4,096
+        # samples once it is full): the columns read would then differ in length. Such a
+        # read is thrown away and done again from the new first sample.
+        for _ in range(8):
+            first = lib.rt_tracker_first(handle)
+            count = lib.rt_tracker_count(handle)
+            if self.first != first:  # the first look, or the store dropped its oldest samples
+                self.__init__(self.children)
+                self.first = first
+                self.next = first
+            n = count - self.next
+            if n <= 0:
+                return
+            system = read_rows(handle, SYSTEM_COLUMNS, self.next, n)
+            process, done = None, self.process_done
+            if not done:
+                keep = alive_prefix(handle, self.next, n)
+                done = keep < n
+                if keep > 0:
+                    process = read_rows(handle, PROCESS_COLUMNS, self.next, keep, self.children)
+            if lib.rt_tracker_first(handle) != first:
+                continue
+            for name, values in system.items():
+                self.system[name].extend(values)
+            for name, values in (process or {}).items():
+                self.process[name].extend(values)
+            self.process_done = done
+            self.next = count
             return
-        for name, values in read_rows(handle, SYSTEM_COLUMNS, self.next, n).items():
-            self.system[name].extend(values)
-        if not self.process_done:
-            keep = alive_prefix(handle, self.next, n)
-            if keep < n:
-                self.process_done = True
-            if keep > 0:
-                rows = read_rows(handle, PROCESS_COLUMNS, self.next, keep, self.children)
-                for name, values in rows.items():
-                    self.process[name].extend(values)
-        self.next = count
 
     def process_len(self) -> int:
         return len(self.process["timestamp"])
