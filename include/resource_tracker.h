@@ -688,8 +688,9 @@ RT_API void rt_stream_free(rt_stream *st);
  * bytes, MiB, pid and the CPU total. The store keeps at least max_samples samples (default
  * 604,800: a week at 1 s, about 120 MB) and at most max_samples rounded up to whole blocks
  * plus one block (610,304 for the default); past that the oldest block is dropped (reused),
- * while the statistics and the report keep covering every sample. Blocks hold min(4096, max_samples) samples each; a huge max_samples reserves
- * nothing up front (the blocks and their index grow with the run).
+ * while the statistics and the report keep covering every sample. Blocks hold
+ * min(4096, max_samples) samples each; a huge max_samples reserves nothing up front (the
+ * blocks and their index grow with the run).
  * Thread safety: every rt_tracker_* call may be made from any thread, concurrently with the
  * tracker's own thread and with each other, but rt_tracker_free must be the last call on a
  * tracker: it waits out callers blocked in rt_tracker_wait or rt_tracker_stop, and no other
@@ -697,7 +698,9 @@ RT_API void rt_stream_free(rt_stream *st);
  * lock only briefly (save: 1,024 samples at a time), the report for the whole write to fd.
  * Fork: the callbacks (log, on_sample) run on the tracker's thread; one that forks gets a
  * child whose only thread is inside the tracker: that child must exec or _exit before the
- * callback returns. */
+ * callback returns. The log callback runs while a sample is being taken, which fork(2) in
+ * another thread waits for: it must not call rt_tracker_* (of any tracker), or a fork at that
+ * moment deadlocks. */
 typedef struct rt_tracker rt_tracker;
 
 /* Called on the tracker's thread after each sample is stored (no lock held). The sample is
