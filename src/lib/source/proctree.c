@@ -3,19 +3,11 @@
  * reused pid is never mistaken for the tracked process), and keeps exact totals:
  * live processes count own plus reaped-children time, processes that leave the tree are
  * closed into a "departed" account, and children the tracker reaps are closed with the
- * kernel's own rusage.
- *
- * A scan's total counts each process's time exactly once although the readings are taken one
- * after another while the tree runs on. A child C and its parent R are consistent when either
- * C was seen alive after R's reading (R's cutime cannot hold C yet: the kernel adds C to it
- * before C's files stop reading) or C was seen gone before it (R's cutime holds C). The walk
- * reads parents before their children; a reaper read before (or, on the quick path, long
- * before) its child was seen gone is read again after, and a child counted alive but not
- * confirmed after its parent's latest reading is looked at again (see settle). Every reading
- * and every finding carries a sequence number to order them. */
+ * kernel's own rusage. Here: the entries, the walk, the scan and reaping. What one process's
+ * readings are is in proctree_read.c; how a scan counts each process's time exactly once,
+ * although its readings are taken one after another, is in proctree_settle.c. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,84 +16,7 @@
 #include <unistd.h>
 
 #include "../core/dirwalk.h"
-#include "../core/pidmap.h"
-#include "proctree.h"
-
-/* A process found asleep at this many checks in a row is checked every other scan only. */
-#define IDLE_SKIP_AFTER 8
-
-typedef struct thread_fd {
-    int64_t tid;
-    int fd; /* task/TID/children */
-    unsigned gen;
-} thread_fd;
-
-typedef struct proc {
-    int64_t pid, ppid;
-    uint64_t starttime;
-    int stat_fd, io_fd, sched_fd;
-    uint64_t run_ns;   /* on-CPU time of the main thread at the last full read */
-    unsigned idle_checks; /* checks in a row that found it had not run (up to IDLE_SKIP_AFTER) */
-    double full_mono;  /* when all its files were last read */
-    int64_t *kids;     /* children found at the last full read */
-    size_t nkids, kids_cap;
-    thread_fd *threads; /* children files, one per thread */
-    size_t nthreads_fd, threads_cap;
-    unsigned gen; /* scan generation when last seen alive */
-    bool used, reaped;
-    uint64_t read_seq;  /* when its figures (stat) were read */
-    uint64_t alive_seq; /* when it was last found not yet reaped */
-    uint64_t gone_seq;  /* when it was found gone */
-    /* the last observation */
-    uint64_t ut_ns, st_ns; /* utime+cutime, stime+cstime */
-    rt_pidio io;
-    bool io_ok;
-    uint64_t rss_pages;
-    uint64_t faults; /* minflt+majflt */
-    bool pss_due;    /* its PSS may have moved with a relative's: re-read at the next PSS pass */
-    bool zombie;
-    int64_t nthreads;
-    uint64_t pss_kib, swap_kib, pss_rss_pages;
-    double pss_mono;
-    bool pss_ok;
-} proc;
-
-struct rt_proctree {
-    const rt_roots *roots;
-    rt_logger log;
-    int64_t root;
-    uint64_t root_start; /* the root's start time, its identity */
-    bool own_children;
-    bool root_only; /* the root alone: no descendants, its own CPU time only */
-    double ns_per_tick;
-    long page_kib;
-    proc *procs;
-    size_t nprocs, procs_cap;
-    size_t *free_list;
-    size_t nfree, free_cap;
-    rt_pidmap index; /* pid -> its entry in procs */
-    int64_t *queue;
-    size_t qlen, qcap;
-    int64_t *live; /* the processes seen alive in the last scan */
-    size_t nlive, live_cap;
-    unsigned gen;
-    uint64_t seq; /* orders readings and findings (see the top of this file) */
-    rt_tree_totals departed;
-    uint64_t rss_peak_kib;
-    bool root_seen;
-    double pss_max_age;
-    bool warned_io, warned_fds;
-    proc *walking; /* the process whose children are being read */
-    char buf[8192];
-    rt_buf list; /* children lists are read into this */
-};
-
-/* The entry tracking pid, or NULL. */
-static proc *lookup(rt_proctree *t, int64_t pid)
-{
-    size_t i = rt_pidmap_get(&t->index, pid);
-    return i == RT_PIDMAP_NONE ? NULL : &t->procs[i];
-}
+#include "proctree_int.h"
 
 /* ---- entries ------------------------------------------------------------------------------ */
 
@@ -141,35 +56,11 @@ static void drop(rt_proctree *t, proc *p)
     release_slot(t, (size_t)(p - t->procs));
 }
 
-/* Opens "<pid>/<rel>" under the proc root. Returns the fd, or -errno (warns once when out of
- * descriptors). */
-static int open_rel(rt_proctree *t, int64_t pid, const char *rel)
-{
-    char path[96];
-    snprintf(path, sizeof path, "%lld/%s", (long long)pid, rel);
-    int fd = rt_open_at(t->roots->proc_fd, path);
-    if (fd == -EMFILE || fd == -ENFILE) {
-        if (!t->warned_fds)
-            rt_log(&t->log, RT_LOG_WARN, "process tree: out of file descriptors; raise the open files limit");
-        t->warned_fds = true;
-    }
-    return fd;
-}
-
-/* Reads the kept stat file. Returns 0, or -1 when the process is gone. */
-static int read_stat(rt_proctree *t, proc *p, rt_pidstat *st)
-{
-    ssize_t n = rt_pread_single(p->stat_fd, t->buf, sizeof t->buf);
-    if (n <= 0 || rt_pidstat_parse(t->buf, (size_t)n, st) < 0)
-        return -1;
-    return 0;
-}
-
 /* Starts tracking pid: takes a slot, opens its stat (required), io and schedstat files.
  * Returns the new entry, or NULL when pid is gone or on no memory. The caller checks identity. */
 static proc *track(rt_proctree *t, int64_t pid)
 {
-    int sfd = open_rel(t, pid, "stat");
+    int sfd = rt_pt_open_rel(t, pid, "stat");
     if (sfd < 0)
         return NULL;
     size_t idx;
@@ -193,9 +84,9 @@ static proc *track(rt_proctree *t, int64_t pid)
         release_slot(t, idx);
         return NULL;
     }
-    int iofd = open_rel(t, pid, "io");
+    int iofd = rt_pt_open_rel(t, pid, "io");
     p->io_fd = iofd >= 0 ? iofd : -1;
-    int schedfd = open_rel(t, pid, "schedstat");
+    int schedfd = rt_pt_open_rel(t, pid, "schedstat");
     p->sched_fd = schedfd >= 0 ? schedfd : -1;
     return p;
 }
@@ -264,7 +155,7 @@ static void visit_thread(rt_proctree *t, int64_t tid, void *user)
             return;
         char rel[64];
         snprintf(rel, sizeof rel, "task/%lld/children", (long long)tid);
-        int fd = open_rel(t, p->pid, rel);
+        int fd = rt_pt_open_rel(t, p->pid, rel);
         if (fd < 0)
             return;
         th = &p->threads[p->nthreads_fd++];
@@ -273,17 +164,6 @@ static void visit_thread(rt_proctree *t, int64_t tid, void *user)
     }
     th->gen = t->gen;
     read_children_fd(t, th->fd);
-}
-
-/* Reads the on-CPU time of p's main thread (first field of schedstat), or returns false. */
-static bool read_run_ns(proc *p, uint64_t *run_ns)
-{
-    if (p->sched_fd < 0)
-        return false;
-    char b[96];
-    ssize_t n = rt_pread_single(p->sched_fd, b, sizeof b);
-    const char *q = b;
-    return n > 0 && rt_parse_u64(&q, b + n, run_ns);
 }
 
 /* Pushes the children of every thread of p, and remembers them for p's quick path. A single
@@ -316,150 +196,6 @@ static void own_child_thread(rt_proctree *t, int64_t tid, void *user)
     close(fd);
 }
 
-/* How stale p's PSS (and, for a sleeping process, its whole reading) may get: between 75%
- * and 100% of pss_max_age, spread by pid so that the refreshes of a large idle tree fall on
- * different samples instead of all on one. */
-static double max_age(const rt_proctree *t, const proc *p)
-{
-    uint64_t h = ((uint64_t)p->pid * 0x9E3779B97F4A7C15ull) >> 54; /* 0..1023 */
-    return t->pss_max_age * (0.75 + 0.25 * (double)h / 1024.0);
-}
-
-/* Marks p's PSS to be re-read, with that of every process it may share copy-on-write pages
- * with: its children, its siblings, and its ancestors in the tree. A fork, an exit, or a
- * copy-on-write break (a fault) in p changes their shares of the pages too. */
-static void mark_family(rt_proctree *t, proc *p)
-{
-    p->pss_due = true;
-    for (size_t k = 0; k < p->nkids; k++) {
-        proc *c = lookup(t, p->kids[k]);
-        if (c)
-            c->pss_due = true;
-    }
-    proc *up = p->pid == t->root ? NULL : lookup(t, p->ppid);
-    for (size_t k = 0; up && k < up->nkids; k++) {
-        proc *c = lookup(t, up->kids[k]);
-        if (c)
-            c->pss_due = true;
-    }
-    for (int depth = 0; up && depth < 256; depth++) {
-        up->pss_due = true;
-        up = up->pid == t->root ? NULL : lookup(t, up->ppid);
-    }
-}
-
-/* Takes p's CPU time, threads, RSS, faults and state from st and re-reads its I/O counters.
- * Sets *changed when p became a zombie and *faulted when its fault count moved by more than
- * its RSS grew (what copy-on-write breaks do). */
-static void observe(rt_proctree *t, proc *p, const rt_pidstat *st, bool *changed, bool *faulted)
-{
-    p->ppid = st->ppid;
-    /* the root alone counts its own time, not what it reaped (its children's) */
-    uint64_t ut = st->utime + (t->root_only ? 0 : st->cutime);
-    uint64_t stm = st->stime + (t->root_only ? 0 : st->cstime);
-    p->ut_ns = (uint64_t)((double)ut * t->ns_per_tick + 0.5);
-    p->st_ns = (uint64_t)((double)stm * t->ns_per_tick + 0.5);
-    p->nthreads = st->num_threads;
-    /* A copy-on-write break faults without growing RSS (the page was mapped, shared, before);
-     * a fresh page faults and grows it. Faults beyond the growth may have un-shared pages. */
-    uint64_t faults = st->minflt + st->majflt;
-    uint64_t grew = st->rss_pages > p->rss_pages ? st->rss_pages - p->rss_pages : 0;
-    if (faults < p->faults || faults - p->faults > grew)
-        *faulted = true;
-    p->faults = faults;
-    p->rss_pages = st->rss_pages;
-    bool zombie = st->state == 'Z' || st->state == 'X';
-    if (zombie != p->zombie)
-        *changed = true; /* its memory went back: its sharers' PSS grew */
-    p->zombie = zombie;
-    p->io_ok = false;
-    if (p->io_fd >= 0) {
-        ssize_t n = rt_pread_single(p->io_fd, t->buf, sizeof t->buf);
-        p->io_ok = n > 0 && rt_pidio_parse(t->buf, (size_t)n, &p->io) == 0;
-    }
-    if (!p->io_ok && !t->warned_io) {
-        t->warned_io = true;
-        rt_log(&t->log, RT_LOG_WARN, "process %lld: its I/O counters are not readable (another user's process?)",
-               (long long)p->pid);
-    }
-}
-
-/* Re-reads p's PSS and swap from smaps_rollup (a page-table walk). Leaves them, and pss_ok,
- * as they were when the file cannot be read or p's kept stat no longer reads (the pid opened
- * was not this process's: p is gone, and leaves the tree at the next scan). */
-static void read_pss(rt_proctree *t, proc *p, double mono)
-{
-    int fd = open_rel(t, p->pid, "smaps_rollup");
-    if (fd < 0)
-        return;
-    ssize_t n = rt_pread_single(fd, t->buf, sizeof t->buf);
-    close(fd);
-    uint64_t pss, swap;
-    rt_pidstat again;
-    if (n > 0 && rt_smaps_rollup_parse(t->buf, (size_t)n, &pss, &swap) == 0 && read_stat(t, p, &again) == 0) {
-        p->pss_kib = pss;
-        p->swap_kib = swap;
-        p->pss_ok = true;
-        p->pss_rss_pages = p->rss_pages;
-        p->pss_mono = mono;
-    }
-}
-
-/* The PSS pass over the processes alive at this scan, adding their PSS and swap to out. A
- * process's PSS is re-read when it is due (a relative joined, left or faulted: see
- * mark_family), when it has none yet, when its RSS changed since the last read, or when it
- * is max_age(p) old: never older than that at any scan. A zombie has none. */
-static void pss_pass(rt_proctree *t, double mono, rt_tree_totals *out)
-{
-    bool ok = true;
-    for (size_t i = 0; i < t->nlive; i++) {
-        proc *p = lookup(t, t->live[i]);
-        if (!p)
-            continue;
-        if (p->zombie) {
-            p->pss_ok = true;
-            p->pss_kib = p->swap_kib = 0;
-        } else if (p->pss_due || !p->pss_ok || p->pss_rss_pages != p->rss_pages ||
-                   mono - p->pss_mono >= max_age(t, p) || mono < p->pss_mono) {
-            read_pss(t, p, mono);
-        }
-        p->pss_due = false;
-        out->pss_kib += p->pss_kib;
-        out->swap_kib += p->swap_kib;
-        ok = ok && p->pss_ok;
-    }
-    out->pss_ok = ok;
-}
-
-/* Whether the time of p, which vanished without the tracker reaping it, went into the
- * counters of a process still in the tree: its parent reaped it, and that parent is alive or
- * was itself reaped in the tree (parents that vanished in the same interval are followed up).
- * The root's reaper is outside the tree (with --pid), and so is an unknown parent. Sets
- * *alive to the live process holding it, or NULL when the tracker's rusage does. */
-static bool carried_by(rt_proctree *t, proc *p, proc **alive)
-{
-    *alive = NULL;
-    for (int depth = 0; depth < 256; depth++) {
-        if (p->pid == t->root)
-            return false;
-        proc *pp = lookup(t, p->ppid);
-        if (!pp)
-            return false;
-        if (pp->gen == t->gen)
-            *alive = pp;
-        if (pp->gen == t->gen || pp->reaped)
-            return true;
-        p = pp;
-    }
-    return false;
-}
-
-static bool carried(rt_proctree *t, proc *p)
-{
-    proc *alive;
-    return carried_by(t, p, &alive);
-}
-
 /* Adds I/O counters to an account. */
 static void add_io(rt_tree_totals *acc, const rt_pidio *io)
 {
@@ -476,8 +212,8 @@ static void add_departed(rt_proctree *t, const proc *p)
     add_io(&t->departed, &p->io);
 }
 
-/* Adds p's last observation (all but PSS, which pss_pass adds) to the totals, and p to the
- * live list. */
+/* Adds p's last observation (all but PSS, which rt_pt_pss_pass adds) to the totals, and p to
+ * the live list. */
 static void add_observed(rt_proctree *t, const proc *p, rt_tree_totals *out)
 {
     if (rt_grow(&t->live, &t->live_cap, t->nlive + 1, sizeof *t->live) == 0)
@@ -492,73 +228,10 @@ static void add_observed(rt_proctree *t, const proc *p, rt_tree_totals *out)
     out->processes++;
 }
 
-/* Marks p, counted alive so far in this scan, gone: it leaves the tree with the processes
- * that vanished since the last scan (generation prev). */
-static void found_gone(rt_proctree *t, proc *p, unsigned prev)
-{
-    p->gen = prev;
-    p->gone_seq = ++t->seq;
-}
-
-/* Reads the live reaper r again after a child it holds was found gone: its cutime, cstime
- * and I/O counters hold the child now. */
-static void reread(rt_proctree *t, proc *r, unsigned prev)
-{
-    uint64_t run_ns = r->run_ns;
-    bool have_run = read_run_ns(r, &run_ns); /* before the stat, as in the walk */
-    rt_pidstat st;
-    if (read_stat(t, r, &st) < 0) {
-        found_gone(t, r, prev);
-        return;
-    }
-    if (have_run)
-        r->run_ns = run_ns;
-    r->read_seq = r->alive_seq = ++t->seq;
-    bool changed = false, faulted = false;
-    observe(t, r, &st, &changed, &faulted);
-    if (changed || faulted)
-        mark_family(t, r);
-}
-
-/* Makes the scan's readings consistent (see the top of this file): a live reaper read before
- * a child it holds was found gone is read again, and a child counted alive but not found alive
- * since its parent's latest reading is looked at again. A child found gone then makes another
- * round (each round needs a process to have gone, so they end). */
-static void settle(rt_proctree *t, unsigned prev)
-{
-    for (int round = 0; round < 1024; round++) {
-        bool again = false;
-        for (size_t i = 0; i < t->nprocs; i++) {
-            proc *c = &t->procs[i], *r;
-            if (c->used && c->gen == prev && !c->reaped && carried_by(t, c, &r) && r && r->read_seq < c->gone_seq) {
-                reread(t, r, prev);
-                again = again || r->gen != t->gen;
-            }
-        }
-        for (size_t i = 0; i < t->nprocs; i++) {
-            proc *k = &t->procs[i];
-            if (!k->used || k->gen != t->gen || k->pid == t->root)
-                continue;
-            const proc *r = lookup(t, k->ppid);
-            if (!r || r->gen != t->gen || k->alive_seq > r->read_seq)
-                continue;
-            rt_pidstat st;
-            if (read_stat(t, k, &st) == 0) {
-                k->alive_seq = ++t->seq;
-            } else {
-                found_gone(t, k, prev);
-                again = true;
-            }
-        }
-        if (!again)
-            return;
-    }
-}
-
 /* The walk reads each process (the quick path skips a sleeping one): the root's descendants
  * first, parents before children, then the members of the last scan not found through them.
- * settle() then makes the readings consistent, the live ones are summed, and the PSS pass
- * decides, per live process, whether its PSS is re-read (see pss_pass). */
+ * rt_pt_settle() then makes the readings consistent, the live ones are summed, and the PSS
+ * pass decides, per live process, whether its PSS is re-read (see rt_pt_pss_pass). */
 int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
 {
     unsigned prev = t->gen++;
@@ -582,7 +255,7 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
         if (qi == t->qlen)
             break;
         int64_t pid = t->queue[qi];
-        proc *p = lookup(t, pid);
+        proc *p = rt_pt_lookup(t, pid);
         if (p && (p->gen == t->gen || p->reaped))
             continue;
         bool fresh = !p;
@@ -593,10 +266,10 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
          * every pss_max_age seconds (RSS can shrink under reclaim without it running). One
          * that has slept through IDLE_SKIP_AFTER checks is only looked at every other scan
          * (spread by pid): what it does meanwhile is counted one scan later, never lost. */
-        bool recent = !fresh && p->nthreads == 1 && mono >= p->full_mono && mono - p->full_mono < max_age(t, p);
+        bool recent = !fresh && p->nthreads == 1 && mono >= p->full_mono && mono - p->full_mono < rt_pt_max_age(t, p);
         bool skip = recent && pid != t->root && p->idle_checks >= IDLE_SKIP_AFTER && ((t->gen ^ (unsigned)pid) & 1u);
         uint64_t run_ns = p ? p->run_ns : 0;
-        bool have_run = skip || read_run_ns(p, &run_ns);
+        bool have_run = skip || rt_pt_read_run_ns(p, &run_ns);
         if (recent && have_run && run_ns == p->run_ns) {
             if (!skip) {
                 p->alive_seq = ++t->seq; /* its schedstat still reads */
@@ -613,7 +286,7 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
             continue; /* gone */
         }
         rt_pidstat st;
-        if (read_stat(t, p, &st) < 0) {
+        if (rt_pt_read_stat(t, p, &st) < 0) {
             if (fresh)
                 drop(t, p); /* vanished before we could look: its time is in its parent's */
             else
@@ -635,16 +308,16 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
         p->full_mono = mono;
         p->idle_checks = 0;
         bool changed = fresh, faulted = false; /* joined the tree, became a zombie, faulted */
-        observe(t, p, &st, &changed, &faulted);
+        rt_pt_observe(t, p, &st, &changed, &faulted);
         if (st.state != 'Z' && !t->root_only)
             walk_children(t, p);
         else
             p->nkids = 0;
         if (changed || faulted)
-            mark_family(t, p);
+            rt_pt_mark_family(t, p);
     }
     if (!t->root_only)
-        settle(t, prev);
+        rt_pt_settle(t, prev);
     bool io_ok = true;
     for (size_t i = 0; i < t->nprocs; i++) {
         proc *p = &t->procs[i];
@@ -662,8 +335,8 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
         proc *p = &t->procs[i];
         if (!p->used || p->gen != prev)
             continue;
-        mark_family(t, p); /* left the tree */
-        if (!p->reaped && !carried(t, p))
+        rt_pt_mark_family(t, p); /* left the tree */
+        if (!p->reaped && !rt_pt_carried(t, p))
             add_departed(t, p);
     }
     for (size_t i = 0; i < t->nprocs; i++)
@@ -676,7 +349,7 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
     out->write_bytes += t->departed.write_bytes;
     out->cancelled_write_bytes += t->departed.cancelled_write_bytes;
     out->io_ok = io_ok;
-    pss_pass(t, mono, out);
+    rt_pt_pss_pass(t, mono, out);
     if (out->rss_kib > t->rss_peak_kib)
         t->rss_peak_kib = out->rss_kib;
     out->rss_peak_kib = t->rss_peak_kib;
@@ -687,7 +360,7 @@ int rt_proctree_reap(rt_proctree *t, int64_t pid, int *wstatus)
 {
     /* the zombie's I/O counters include its own reaped children; read them before reaping */
     rt_pidio io = {0, 0, 0};
-    proc *p = lookup(t, pid);
+    proc *p = rt_pt_lookup(t, pid);
     ssize_t n = -1;
     if (p && p->io_fd >= 0)
         n = rt_pread_single(p->io_fd, t->buf, sizeof t->buf);
@@ -774,7 +447,7 @@ void rt_proctree_free(rt_proctree *t)
 
 bool rt_proctree_has(rt_proctree *t, int64_t pid)
 {
-    const proc *p = lookup(t, pid);
+    const proc *p = rt_pt_lookup(t, pid);
     return p && p->gen == t->gen && !p->reaped;
 }
 

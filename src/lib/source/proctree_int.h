@@ -1,0 +1,111 @@
+/* proctree_int.h - the process tree's internals shared by its three files: the tree, its walk
+ * and its scan (proctree.c), the readings of one tracked process (proctree_read.c), and the
+ * scan's consistency rules (proctree_settle.c). Not public. */
+#ifndef RT_PROCTREE_INT_H
+#define RT_PROCTREE_INT_H
+
+#include "../core/pidmap.h"
+#include "proctree.h"
+
+/* A process found asleep at this many checks in a row is checked every other scan only. */
+#define IDLE_SKIP_AFTER 8
+
+typedef struct thread_fd {
+    int64_t tid;
+    int fd; /* task/TID/children */
+    unsigned gen;
+} thread_fd;
+
+typedef struct proc {
+    int64_t pid, ppid;
+    uint64_t starttime;
+    int stat_fd, io_fd, sched_fd;
+    uint64_t run_ns;   /* on-CPU time of the main thread at the last full read */
+    unsigned idle_checks; /* checks in a row that found it had not run (up to IDLE_SKIP_AFTER) */
+    double full_mono;  /* when all its files were last read */
+    int64_t *kids;     /* children found at the last full read */
+    size_t nkids, kids_cap;
+    thread_fd *threads; /* children files, one per thread */
+    size_t nthreads_fd, threads_cap;
+    unsigned gen; /* scan generation when last seen alive */
+    bool used, reaped;
+    uint64_t read_seq;  /* when its figures (stat) were read */
+    uint64_t alive_seq; /* when it was last found not yet reaped */
+    uint64_t gone_seq;  /* when it was found gone */
+    /* the last observation */
+    uint64_t ut_ns, st_ns; /* utime+cutime, stime+cstime */
+    rt_pidio io;
+    bool io_ok;
+    uint64_t rss_pages;
+    uint64_t faults; /* minflt+majflt */
+    bool pss_due;    /* its PSS may have moved with a relative's: re-read at the next PSS pass */
+    bool zombie;
+    int64_t nthreads;
+    uint64_t pss_kib, swap_kib, pss_rss_pages;
+    double pss_mono;
+    bool pss_ok;
+} proc;
+
+struct rt_proctree {
+    const rt_roots *roots;
+    rt_logger log;
+    int64_t root;
+    uint64_t root_start; /* the root's start time, its identity */
+    bool own_children;
+    bool root_only; /* the root alone: no descendants, its own CPU time only */
+    double ns_per_tick;
+    long page_kib;
+    proc *procs;
+    size_t nprocs, procs_cap;
+    size_t *free_list;
+    size_t nfree, free_cap;
+    rt_pidmap index; /* pid -> its entry in procs */
+    int64_t *queue;
+    size_t qlen, qcap;
+    int64_t *live; /* the processes seen alive in the last scan */
+    size_t nlive, live_cap;
+    unsigned gen;
+    uint64_t seq; /* orders readings and findings (see proctree_settle.c) */
+    rt_tree_totals departed;
+    uint64_t rss_peak_kib;
+    bool root_seen;
+    double pss_max_age;
+    bool warned_io, warned_fds;
+    proc *walking; /* the process whose children are being read */
+    char buf[8192];
+    rt_buf list; /* children lists are read into this */
+};
+
+/* The entry tracking pid, or NULL. */
+static inline proc *rt_pt_lookup(rt_proctree *t, int64_t pid)
+{
+    size_t i = rt_pidmap_get(&t->index, pid);
+    return i == RT_PIDMAP_NONE ? NULL : &t->procs[i];
+}
+
+/* ---- proctree_read.c: the readings of one tracked process --------------------------------- */
+
+/* Opens "<pid>/<rel>" under the proc root. Returns the fd, or -errno. */
+int rt_pt_open_rel(rt_proctree *t, int64_t pid, const char *rel);
+/* Reads p's kept stat file. Returns 0, or -1 when the process is gone. */
+int rt_pt_read_stat(rt_proctree *t, proc *p, rt_pidstat *st);
+/* Reads the on-CPU time of p's main thread, or returns false. */
+bool rt_pt_read_run_ns(proc *p, uint64_t *run_ns);
+/* How stale p's PSS (and, for a sleeping process, its whole reading) may get. */
+double rt_pt_max_age(const rt_proctree *t, const proc *p);
+/* Marks p's PSS to be re-read, with that of every process it may share pages with. */
+void rt_pt_mark_family(rt_proctree *t, proc *p);
+/* Takes p's figures from st and re-reads its I/O counters. */
+void rt_pt_observe(rt_proctree *t, proc *p, const rt_pidstat *st, bool *changed, bool *faulted);
+/* The PSS pass over the processes alive at this scan, adding their PSS and swap to out. */
+void rt_pt_pss_pass(rt_proctree *t, double mono, rt_tree_totals *out);
+
+/* ---- proctree_settle.c: the scan's consistency -------------------------------------------- */
+
+/* Whether the time of p, which vanished without the tracker reaping it, is in a process still
+ * in the tree (or in the tracker's rusage). */
+bool rt_pt_carried(rt_proctree *t, proc *p);
+/* Makes the scan's readings consistent; prev is the previous scan's generation. */
+void rt_pt_settle(rt_proctree *t, unsigned prev);
+
+#endif

@@ -1,0 +1,158 @@
+/* proctree_read.c - the readings of one tracked process of the process tree: its kept stat
+ * and schedstat files, its I/O counters, its PSS and swap (re-read by the freshness rule of
+ * the PSS pass), and which relatives' PSS may have moved with it. */
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "proctree_int.h"
+
+/* Opens "<pid>/<rel>" under the proc root. Returns the fd, or -errno (warns once when out of
+ * descriptors). */
+int rt_pt_open_rel(rt_proctree *t, int64_t pid, const char *rel)
+{
+    char path[96];
+    snprintf(path, sizeof path, "%lld/%s", (long long)pid, rel);
+    int fd = rt_open_at(t->roots->proc_fd, path);
+    if (fd == -EMFILE || fd == -ENFILE) {
+        if (!t->warned_fds)
+            rt_log(&t->log, RT_LOG_WARN, "process tree: out of file descriptors; raise the open files limit");
+        t->warned_fds = true;
+    }
+    return fd;
+}
+
+/* Reads the kept stat file. Returns 0, or -1 when the process is gone. */
+int rt_pt_read_stat(rt_proctree *t, proc *p, rt_pidstat *st)
+{
+    ssize_t n = rt_pread_single(p->stat_fd, t->buf, sizeof t->buf);
+    if (n <= 0 || rt_pidstat_parse(t->buf, (size_t)n, st) < 0)
+        return -1;
+    return 0;
+}
+
+/* Reads the on-CPU time of p's main thread (first field of schedstat), or returns false. */
+bool rt_pt_read_run_ns(proc *p, uint64_t *run_ns)
+{
+    if (p->sched_fd < 0)
+        return false;
+    char b[96];
+    ssize_t n = rt_pread_single(p->sched_fd, b, sizeof b);
+    const char *q = b;
+    return n > 0 && rt_parse_u64(&q, b + n, run_ns);
+}
+
+/* How stale p's PSS (and, for a sleeping process, its whole reading) may get: between 75%
+ * and 100% of pss_max_age, spread by pid so that the refreshes of a large idle tree fall on
+ * different samples instead of all on one. */
+double rt_pt_max_age(const rt_proctree *t, const proc *p)
+{
+    uint64_t h = ((uint64_t)p->pid * 0x9E3779B97F4A7C15ull) >> 54; /* 0..1023 */
+    return t->pss_max_age * (0.75 + 0.25 * (double)h / 1024.0);
+}
+
+/* Marks p's PSS to be re-read, with that of every process it may share copy-on-write pages
+ * with: its children, its siblings, and its ancestors in the tree. A fork, an exit, or a
+ * copy-on-write break (a fault) in p changes their shares of the pages too. */
+void rt_pt_mark_family(rt_proctree *t, proc *p)
+{
+    p->pss_due = true;
+    for (size_t k = 0; k < p->nkids; k++) {
+        proc *c = rt_pt_lookup(t, p->kids[k]);
+        if (c)
+            c->pss_due = true;
+    }
+    proc *up = p->pid == t->root ? NULL : rt_pt_lookup(t, p->ppid);
+    for (size_t k = 0; up && k < up->nkids; k++) {
+        proc *c = rt_pt_lookup(t, up->kids[k]);
+        if (c)
+            c->pss_due = true;
+    }
+    for (int depth = 0; up && depth < 256; depth++) {
+        up->pss_due = true;
+        up = up->pid == t->root ? NULL : rt_pt_lookup(t, up->ppid);
+    }
+}
+
+/* Takes p's CPU time, threads, RSS, faults and state from st and re-reads its I/O counters.
+ * Sets *changed when p became a zombie and *faulted when its fault count moved by more than
+ * its RSS grew (what copy-on-write breaks do). */
+void rt_pt_observe(rt_proctree *t, proc *p, const rt_pidstat *st, bool *changed, bool *faulted)
+{
+    p->ppid = st->ppid;
+    /* the root alone counts its own time, not what it reaped (its children's) */
+    uint64_t ut = st->utime + (t->root_only ? 0 : st->cutime);
+    uint64_t stm = st->stime + (t->root_only ? 0 : st->cstime);
+    p->ut_ns = (uint64_t)((double)ut * t->ns_per_tick + 0.5);
+    p->st_ns = (uint64_t)((double)stm * t->ns_per_tick + 0.5);
+    p->nthreads = st->num_threads;
+    /* A copy-on-write break faults without growing RSS (the page was mapped, shared, before);
+     * a fresh page faults and grows it. Faults beyond the growth may have un-shared pages. */
+    uint64_t faults = st->minflt + st->majflt;
+    uint64_t grew = st->rss_pages > p->rss_pages ? st->rss_pages - p->rss_pages : 0;
+    if (faults < p->faults || faults - p->faults > grew)
+        *faulted = true;
+    p->faults = faults;
+    p->rss_pages = st->rss_pages;
+    bool zombie = st->state == 'Z' || st->state == 'X';
+    if (zombie != p->zombie)
+        *changed = true; /* its memory went back: its sharers' PSS grew */
+    p->zombie = zombie;
+    p->io_ok = false;
+    if (p->io_fd >= 0) {
+        ssize_t n = rt_pread_single(p->io_fd, t->buf, sizeof t->buf);
+        p->io_ok = n > 0 && rt_pidio_parse(t->buf, (size_t)n, &p->io) == 0;
+    }
+    if (!p->io_ok && !t->warned_io) {
+        t->warned_io = true;
+        rt_log(&t->log, RT_LOG_WARN, "process %lld: its I/O counters are not readable (another user's process?)",
+               (long long)p->pid);
+    }
+}
+
+/* Re-reads p's PSS and swap from smaps_rollup (a page-table walk). Leaves them, and pss_ok,
+ * as they were when the file cannot be read or p's kept stat no longer reads (the pid opened
+ * was not this process's: p is gone, and leaves the tree at the next scan). */
+static void read_pss(rt_proctree *t, proc *p, double mono)
+{
+    int fd = rt_pt_open_rel(t, p->pid, "smaps_rollup");
+    if (fd < 0)
+        return;
+    ssize_t n = rt_pread_single(fd, t->buf, sizeof t->buf);
+    close(fd);
+    uint64_t pss, swap;
+    rt_pidstat again;
+    if (n > 0 && rt_smaps_rollup_parse(t->buf, (size_t)n, &pss, &swap) == 0 && rt_pt_read_stat(t, p, &again) == 0) {
+        p->pss_kib = pss;
+        p->swap_kib = swap;
+        p->pss_ok = true;
+        p->pss_rss_pages = p->rss_pages;
+        p->pss_mono = mono;
+    }
+}
+
+/* The PSS pass over the processes alive at this scan, adding their PSS and swap to out. A
+ * process's PSS is re-read when it is due (a relative joined, left or faulted: see
+ * rt_pt_mark_family), when it has none yet, when its RSS changed since the last read, or when
+ * it is rt_pt_max_age(p) old: never older than that at any scan. A zombie has none. */
+void rt_pt_pss_pass(rt_proctree *t, double mono, rt_tree_totals *out)
+{
+    bool ok = true;
+    for (size_t i = 0; i < t->nlive; i++) {
+        proc *p = rt_pt_lookup(t, t->live[i]);
+        if (!p)
+            continue;
+        if (p->zombie) {
+            p->pss_ok = true;
+            p->pss_kib = p->swap_kib = 0;
+        } else if (p->pss_due || !p->pss_ok || p->pss_rss_pages != p->rss_pages ||
+                   mono - p->pss_mono >= rt_pt_max_age(t, p) || mono < p->pss_mono) {
+            read_pss(t, p, mono);
+        }
+        p->pss_due = false;
+        out->pss_kib += p->pss_kib;
+        out->swap_kib += p->swap_kib;
+        ok = ok && p->pss_ok;
+    }
+    out->pss_ok = ok;
+}

@@ -1,0 +1,102 @@
+/* proctree_settle.c - the process tree scan's consistency: a scan's total counts each
+ * process's time exactly once although the readings are taken one after another while the
+ * tree runs on. A child C and its parent R are consistent when either C was seen alive after
+ * R's reading (R's cutime cannot hold C yet: the kernel adds C to it before C's files stop
+ * reading) or C was seen gone before it (R's cutime holds C). The walk (proctree.c) reads
+ * parents before their children; a reaper read before (or, on the quick path, long before)
+ * its child was seen gone is read again after, and a child counted alive but not confirmed
+ * after its parent's latest reading is looked at again (see rt_pt_settle). Every reading and
+ * every finding carries a sequence number to order them. */
+#include "proctree_int.h"
+
+/* Whether the time of p, which vanished without the tracker reaping it, went into the
+ * counters of a process still in the tree: its parent reaped it, and that parent is alive or
+ * was itself reaped in the tree (parents that vanished in the same interval are followed up).
+ * The root's reaper is outside the tree (with --pid), and so is an unknown parent. Sets
+ * *alive to the live process holding it, or NULL when the tracker's rusage does. */
+static bool carried_by(rt_proctree *t, proc *p, proc **alive)
+{
+    *alive = NULL;
+    for (int depth = 0; depth < 256; depth++) {
+        if (p->pid == t->root)
+            return false;
+        proc *pp = rt_pt_lookup(t, p->ppid);
+        if (!pp)
+            return false;
+        if (pp->gen == t->gen)
+            *alive = pp;
+        if (pp->gen == t->gen || pp->reaped)
+            return true;
+        p = pp;
+    }
+    return false;
+}
+
+bool rt_pt_carried(rt_proctree *t, proc *p)
+{
+    proc *alive;
+    return carried_by(t, p, &alive);
+}
+
+/* Marks p, counted alive so far in this scan, gone: it leaves the tree with the processes
+ * that vanished since the last scan (generation prev). */
+static void found_gone(rt_proctree *t, proc *p, unsigned prev)
+{
+    p->gen = prev;
+    p->gone_seq = ++t->seq;
+}
+
+/* Reads the live reaper r again after a child it holds was found gone: its cutime, cstime
+ * and I/O counters hold the child now. */
+static void reread(rt_proctree *t, proc *r, unsigned prev)
+{
+    uint64_t run_ns = r->run_ns;
+    bool have_run = rt_pt_read_run_ns(r, &run_ns); /* before the stat, as in the walk */
+    rt_pidstat st;
+    if (rt_pt_read_stat(t, r, &st) < 0) {
+        found_gone(t, r, prev);
+        return;
+    }
+    if (have_run)
+        r->run_ns = run_ns;
+    r->read_seq = r->alive_seq = ++t->seq;
+    bool changed = false, faulted = false;
+    rt_pt_observe(t, r, &st, &changed, &faulted);
+    if (changed || faulted)
+        rt_pt_mark_family(t, r);
+}
+
+/* Makes the scan's readings consistent (see the top of this file): a live reaper read before
+ * a child it holds was found gone is read again, and a child counted alive but not found alive
+ * since its parent's latest reading is looked at again. A child found gone then makes another
+ * round (each round needs a process to have gone, so they end). */
+void rt_pt_settle(rt_proctree *t, unsigned prev)
+{
+    for (int round = 0; round < 1024; round++) {
+        bool again = false;
+        for (size_t i = 0; i < t->nprocs; i++) {
+            proc *c = &t->procs[i], *r;
+            if (c->used && c->gen == prev && !c->reaped && carried_by(t, c, &r) && r && r->read_seq < c->gone_seq) {
+                reread(t, r, prev);
+                again = again || r->gen != t->gen;
+            }
+        }
+        for (size_t i = 0; i < t->nprocs; i++) {
+            proc *k = &t->procs[i];
+            if (!k->used || k->gen != t->gen || k->pid == t->root)
+                continue;
+            const proc *r = rt_pt_lookup(t, k->ppid);
+            if (!r || r->gen != t->gen || k->alive_seq > r->read_seq)
+                continue;
+            rt_pidstat st;
+            if (rt_pt_read_stat(t, k, &st) == 0) {
+                k->alive_seq = ++t->seq;
+            } else {
+                found_gone(t, k, prev);
+                again = true;
+            }
+        }
+        if (!again)
+            return;
+    }
+}
