@@ -1,0 +1,225 @@
+/* test_proctree_live.c - the process tree on real forked processes: PSS through fork and
+ * copy-on-write (against the kernel's own smaps_rollup), and a short job never caught by a
+ * scan whose reaping brings its peak RSS and cancelled writes. */
+#include "unit.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "source/proctree.h"
+
+#define COW_MIB 64
+
+static void touch_pages(char *m, size_t n, char v)
+{
+    for (size_t i = 0; i < n; i += 4096)
+        ((volatile char *)m)[i] = v;
+}
+
+static void read_byte(int fd)
+{
+    char c;
+    while (read(fd, &c, 1) < 0 && errno == EINTR) {
+    }
+}
+
+static void write_byte(int fd, char c)
+{
+    while (write(fd, &c, 1) < 0 && errno == EINTR) {
+    }
+}
+
+static pid_t family = -1; /* the process group forked by a test, killed by its teardown */
+
+static int kill_family(void **state)
+{
+    (void)state;
+    if (family > 0) {
+        kill(-family, SIGKILL); /* a group when the test made one */
+        kill(family, SIGKILL);
+        waitpid(family, NULL, 0);
+        family = -1;
+    }
+    return 0;
+}
+
+/* The kernel's PSS of the tree's live processes, read now (the test's ground truth). */
+static uint64_t pss_now_kib(rt_proctree *t)
+{
+    size_t n;
+    const int64_t *live = rt_proctree_live(t, &n);
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        char path[64], buf[4096];
+        snprintf(path, sizeof path, "/proc/%lld/smaps_rollup", (long long)live[i]);
+        int fd = open(path, O_RDONLY);
+        assert_true(fd >= 0);
+        ssize_t k = read(fd, buf, sizeof buf);
+        close(fd);
+        uint64_t pss, swap;
+        assert_true(k > 0);
+        assert_int_equal(rt_smaps_rollup_parse(buf, (size_t)k, &pss, &swap), 0);
+        sum += pss;
+    }
+    return sum;
+}
+
+static void assert_within_5pct(uint64_t measured, uint64_t truth)
+{
+    uint64_t d = measured > truth ? measured - truth : truth - measured;
+    if (d * 20 > truth)
+        fail_msg("PSS %llu KiB, the kernel says %llu KiB", (unsigned long long)measured, (unsigned long long)truth);
+}
+
+/* A parent holding 64 MiB forks 3 children that share it, then write their own copies while
+ * it sleeps: neither step changes anyone's RSS, yet the tree's PSS goes 64 -> 64 -> 256 MiB. */
+static void pss_follows_fork_and_cow(void **state)
+{
+    (void)state;
+    int cmd[2], ack[2], go[2];
+    assert_int_equal(pipe(cmd), 0);
+    assert_int_equal(pipe(ack), 0);
+    assert_int_equal(pipe(go), 0);
+    size_t len = (size_t)COW_MIB << 20;
+    pid_t parent = fork();
+    assert_true(parent >= 0);
+    if (parent == 0) {
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            _exit(1);
+        touch_pages(m, len, 1);
+        write_byte(ack[1], 'r');
+        read_byte(cmd[0]); /* fork */
+        for (int i = 0; i < 3; i++)
+            if (fork() == 0) {
+                prctl(PR_SET_PDEATHSIG, SIGKILL);
+                read_byte(go[0]);
+                touch_pages(m, len, 2); /* each page a copy-on-write break */
+                write_byte(ack[1], 'd');
+                for (;;)
+                    pause();
+            }
+        write_byte(ack[1], 'f');
+        for (;;)
+            pause();
+    }
+    family = parent;
+    setpgid(parent, parent); /* whichever of the two runs first */
+    read_byte(ack[0]);
+    rt_roots r;
+    assert_int_equal(rt_roots_open(&r, "/proc", "/nonexistent"), RT_OK);
+    rt_proctree *t = rt_proctree_new(&r, parent, false, NULL, sysconf(_SC_CLK_TCK), 30.0);
+    rt_tree_totals tt;
+    rt_proctree_scan(t, 1.0, &tt);
+    assert_int_equal(tt.processes, 1);
+    assert_within_5pct(tt.pss_kib, pss_now_kib(t));
+
+    write_byte(cmd[1], 'f');
+    read_byte(ack[0]);
+    usleep(50000); /* the children settle into read() */
+    rt_proctree_scan(t, 2.0, &tt);
+    assert_int_equal(tt.processes, 4);
+    uint64_t truth = pss_now_kib(t);
+    assert_true(truth >= (uint64_t)COW_MIB * 1024 && truth < (uint64_t)COW_MIB * 1024 * 3 / 2);
+    assert_within_5pct(tt.pss_kib, truth); /* not 64 + 3 x 16 */
+
+    for (int i = 0; i < 3; i++)
+        write_byte(go[1], 'g');
+    for (int i = 0; i < 3; i++)
+        read_byte(ack[0]);
+    usleep(50000);
+    for (double mono = 3.0; mono <= 5.0; mono += 1.0) {
+        rt_proctree_scan(t, mono, &tt);
+        truth = pss_now_kib(t);
+        assert_true(truth >= (uint64_t)COW_MIB * 1024 * 4 * 95 / 100);
+        assert_within_5pct(tt.pss_kib, truth); /* not stuck where the shared phase left it */
+    }
+    rt_proctree_free(t);
+    rt_roots_close(&r);
+    close(cmd[0]), close(cmd[1]), close(ack[0]), close(ack[1]), close(go[0]), close(go[1]);
+}
+
+#define JOB_MIB 64
+#define JOB_WRITE_MIB 8
+
+/* A short job, never caught by a scan while it ran: it writes 8 MiB to a file it deletes
+ * before writeback, holds 64 MiB, and exits. Reaping it closes its books: the kernel's
+ * ru_maxrss raises the peak, its zombie's I/O counters bring the cancelled writes. */
+static void reaped_job_peak_and_cancelled(void **state)
+{
+    (void)state;
+    char path[] = "rt-cancel-XXXXXX"; /* in the working directory: storage, unlike /tmp's tmpfs */
+    int ffd = mkstemp(path);
+    assert_true(ffd >= 0);
+    struct statfs sf;
+    bool on_storage = fstatfs(ffd, &sf) == 0 && sf.f_type != TMPFS_MAGIC;
+    int go[2];
+    assert_int_equal(pipe(go), 0);
+    pid_t job = fork();
+    assert_true(job >= 0);
+    if (job == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        read_byte(go[0]);
+        static char block[1 << 16];
+        memset(block, 'w', sizeof block);
+        for (int i = 0; i < (JOB_WRITE_MIB << 20) / (int)sizeof block; i++)
+            if (write(ffd, block, sizeof block) != (ssize_t)sizeof block)
+                _exit(2);
+        close(ffd);
+        unlink(path); /* the last reference: its dirty pages are dropped, not written */
+        size_t len = (size_t)JOB_MIB << 20;
+        char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            _exit(1);
+        touch_pages(m, len, 1);
+        _exit(0);
+    }
+    family = job;
+    close(ffd);
+    rt_roots r;
+    assert_int_equal(rt_roots_open(&r, "/proc", "/nonexistent"), RT_OK);
+    rt_proctree *t = rt_proctree_new(&r, job, false, NULL, sysconf(_SC_CLK_TCK), 30.0);
+    rt_tree_totals a;
+    rt_proctree_scan(t, 1.0, &a);
+    assert_int_equal(a.processes, 1);
+    assert_true(a.rss_peak_kib < (uint64_t)JOB_MIB * 1024 / 2);
+    write_byte(go[1], 'g');
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    assert_int_equal(waitid(P_PID, (id_t)job, &si, WEXITED | WNOWAIT), 0);
+    int status = -1;
+    assert_int_equal(rt_proctree_reap(t, job, &status), 0);
+    family = -1;
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    rt_tree_totals b;
+    rt_proctree_scan(t, 2.0, &b);
+    assert_int_equal(b.processes, 0);
+    assert_true(b.rss_peak_kib >= (uint64_t)JOB_MIB * 1024);
+    assert_true(b.io_ok);
+    if (on_storage) {
+        assert_true(b.write_bytes >= (uint64_t)JOB_WRITE_MIB << 20);
+        assert_true(b.cancelled_write_bytes >= (uint64_t)JOB_WRITE_MIB << 20);
+    }
+    rt_proctree_free(t);
+    rt_roots_close(&r);
+    unlink(path);
+    close(go[0]), close(go[1]);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(pss_follows_fork_and_cow, kill_family),
+        cmocka_unit_test_teardown(reaped_job_peak_and_cancelled, kill_family),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
