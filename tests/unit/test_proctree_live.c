@@ -50,6 +50,13 @@ static int kill_family(void **state)
     return 0;
 }
 
+/* Opens the roots of the real /proc and a tree rooted at root. */
+static rt_proctree *live_open(rt_roots *r, pid_t root)
+{
+    assert_int_equal(rt_roots_open(r, "/proc", "/nonexistent"), RT_OK);
+    return rt_proctree_new(r, root, false, NULL, sysconf(_SC_CLK_TCK), 30.0);
+}
+
 /* The kernel's PSS of the tree's live processes, read now (the test's ground truth). */
 static uint64_t pss_now_kib(rt_proctree *t)
 {
@@ -116,8 +123,7 @@ static void pss_follows_fork_and_cow(void **state)
     setpgid(parent, parent); /* whichever of the two runs first */
     read_byte(ack[0]);
     rt_roots r;
-    assert_int_equal(rt_roots_open(&r, "/proc", "/nonexistent"), RT_OK);
-    rt_proctree *t = rt_proctree_new(&r, parent, false, NULL, sysconf(_SC_CLK_TCK), 30.0);
+    rt_proctree *t = live_open(&r, parent);
     rt_tree_totals tt;
     rt_proctree_scan(t, 1.0, &tt);
     assert_int_equal(tt.processes, 1);
@@ -186,8 +192,7 @@ static void reaped_job_peak_and_cancelled(void **state)
     family = job;
     close(ffd);
     rt_roots r;
-    assert_int_equal(rt_roots_open(&r, "/proc", "/nonexistent"), RT_OK);
-    rt_proctree *t = rt_proctree_new(&r, job, false, NULL, sysconf(_SC_CLK_TCK), 30.0);
+    rt_proctree *t = live_open(&r, job);
     rt_tree_totals a;
     rt_proctree_scan(t, 1.0, &a);
     assert_int_equal(a.processes, 1);
