@@ -22,6 +22,7 @@
 
 #include "core/core.h"
 #include "core/gzip.h"
+#include "embed/tracker_int.h"
 #include "resource_tracker.h"
 
 #define PY_FIXTURE RT_FIXTURES "/snapshots/python-tracker.json.gz"
@@ -217,6 +218,47 @@ static void roundtrip(int64_t pid, int flags)
     assert_same_run(u, v);
     free(p2);
     rt_tracker_free(v);
+    free(p);
+    rt_tracker_free(u);
+    rt_tracker_free(t);
+}
+
+/* A figure kept as a float whose double lies just below a histogram bucket's edge and whose
+ * float is on it (1 - 2^-30 cores kept as 1.0f): the live run's percentiles and the loaded
+ * run's must agree, so the statistics see the row as the store keeps it. (CI once saw p95
+ * 0.998 live and 1 loaded, from a process that used just under one core.) */
+static void float_kept_at_bucket_edge(void **state)
+{
+    (void)state;
+    rt_tracker *t = rt_tracker_new_stopped(0);
+    assert_non_null(t);
+    t->pid = getpid();
+    t->children = true;
+    t->interval_secs = 1;
+    t->start_time = 1.7e9;
+    for (int i = 0; i < 40; i++) {
+        rt_cpu cpu = {.utilization_pct = 1.5, .core_count = 2, .utime_secs = 1, .stime_secs = 0.5,
+                      .process_count = 1};
+        rt_memory mem = {.total_mib = 1000, .used_mib = 100, .free_mib = 900};
+        double cores = i % 4 == 0 ? 1.5 : 1.0 - ldexp(1, -30);
+        rt_process p = {.pid = getpid(), .alive = 1, .child_count = 0, .thread_count = 1, .cores_used = cores,
+                        .utime_secs = cores, .stime_secs = 0, .cpu_secs_total = i + 1.0, .pss_mib = 5,
+                        .rss_mib = 5, .read_bytes = 0, .write_bytes = 0, .gpu_utilization_pct = NAN,
+                        .gpu_vram_used_bytes = RT_NULL_U64, .gpu_count_used = RT_NULL_I64, .rss_peak_mib = 6};
+        rt_sample smp = {.timestamp_secs = 1.7e9 + i + 1, .interval_secs = 1, .cpu = &cpu, .memory = &mem,
+                         .disk_space_total_bytes = RT_NULL_U64, .disk_space_used_bytes = RT_NULL_U64,
+                         .disk_space_free_bytes = RT_NULL_U64, .process = &p};
+        double row[RT_NCOLS];
+        rt_row_from_sample(&smp, row);
+        assert_int_equal(rt_tracker_add_row(t, row), 0);
+    }
+    t->stop_time = 1.7e9 + 40;
+    /* the percentile sits on the edge's upper side, as kept */
+    assert_true(rt_tracker_summary(t)->process_cores.p50 >= 1.0);
+    size_t len;
+    char *p = save_to_mem(t, NULL, RT_SAVE_GZIP, &len);
+    rt_tracker *u = load_mem(p, len);
+    assert_same_run(t, u);
     free(p);
     rt_tracker_free(u);
     rt_tracker_free(t);
@@ -607,6 +649,7 @@ int main(void)
         cmocka_unit_test(columns_scanned),
         cmocka_unit_test(roundtrip_plain), cmocka_unit_test(roundtrip_gzip),
         cmocka_unit_test(roundtrip_machine_only), cmocka_unit_test(save_load_file),
+        cmocka_unit_test(float_kept_at_bucket_edge),
         cmocka_unit_test(extra_json), cmocka_unit_test(python_fixture),
         cmocka_unit_test(seed_layout), cmocka_unit_test(malformed),
     };

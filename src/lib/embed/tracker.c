@@ -102,10 +102,16 @@ static void live_remove(rt_tracker *t)
 /* ---- the store, the statistics and the report, one row at a time ---------------------------- */
 
 /* Under t->mu: the row into the store (-1 when it has no memory for it), the statistics and
- * the report, and a wake-up for the waiters. */
+ * the report, and a wake-up for the waiters. The statistics and the report get the row as the
+ * store keeps it (ratios and counts as floats), so that a run saved and loaded again, whose
+ * rows come back as kept, gives the same summary to the last digit and the same percentiles
+ * (a double and its float can fall either side of a sketch's bucket edge). */
 static int add_row_locked(rt_tracker *t, const double row[RT_NCOLS])
 {
     int rc = rt_store_append(t->store, row);
+    double kept[RT_NCOLS];
+    if (rc == 0 && rt_store_row(t->store, rt_store_count(t->store) - 1, kept) == 0)
+        row = kept;
     rt_record rec;
     rt_row_to_record(row, &rec);
     rec.job_name = t->job.job_name;
