@@ -25,9 +25,9 @@ extern "C" {
 #endif
 
 #define RT_VERSION_MAJOR 0
-#define RT_VERSION_MINOR 5
+#define RT_VERSION_MINOR 6
 #define RT_VERSION_PATCH 0
-#define RT_VERSION "0.5.0"
+#define RT_VERSION "0.6.0"
 /* 0xMMmmpp: compare with rt_version_num() to learn whether the loaded library is as new as
  * the header a binding was written for. */
 #define RT_VERSION_NUM ((RT_VERSION_MAJOR << 16) | (RT_VERSION_MINOR << 8) | RT_VERSION_PATCH)
@@ -150,6 +150,56 @@ typedef struct rt_gpu {
     int64_t core_count;      /* RT_NULL_I64 when not reported */
 } rt_gpu;
 
+/* Pressure stall information of one resource (0.6): the share of time some (or all, "full")
+ * runnable tasks waited for it. Machine-wide from /proc/pressure, per group from a cgroup v2
+ * group's *.pressure files. NaN / RT_NULL_U64 where the kernel reports nothing ("full" of the
+ * machine's CPU is reported by recent kernels only). This struct never grows. */
+typedef struct rt_pressure {
+    double some_avg10, full_avg10; /* the kernel's 10-second averages, percent */
+    double some_pct, full_pct;     /* percent of this sample's interval (from the totals);
+                                    * NaN for the first reading */
+    uint64_t some_total_usec, full_total_usec; /* the kernel's totals, microseconds */
+} rt_pressure;
+
+/* Pressure of CPU, memory and I/O. Grows at its end. */
+typedef struct rt_psi {
+    rt_pressure cpu, memory, io;
+} rt_psi;
+
+/* The control group of the tracked tree (0.6): in wrapper mode the group the tracker made for
+ * the command (see rt_job_cgroup_create); with a pid, the group that process lives in (a
+ * container, a SLURM step, a systemd unit). Counters are since tracking began; limits are the
+ * tightest of the group and its ancestors (what the kernel enforces). NaN / RT_NULL_* where the
+ * layout does not offer a figure. Grows at its end. */
+typedef struct rt_cgroup {
+    const char *path;    /* the group's path in its hierarchy, e.g. "/resource-tracker-812-1"
+                          * (the v2 path when it has one, else the memory controller's) */
+    const char *version; /* "v2", "v1" or "hybrid" (v1 controllers and a v2 tree beside them) */
+    int own;             /* 1: made by the tracker for the command; 0: the process's own group */
+    int exclusive;       /* 1: every process in the group belongs to the tracked tree, so its
+                          * counters are the tree's totals (always 1 for an own group) */
+    double cpu_secs_total;     /* CPU time of everything that ran in the group (exact) */
+    double memory_mib;         /* memory charged to the group now (page cache included) */
+    double memory_peak_mib;    /* the kernel's peak charge (memory.peak, max_usage_in_bytes) */
+    int64_t pids, pids_peak;   /* tasks now; the most (pids.peak, else the most sampled) */
+    uint64_t read_bytes_total, write_bytes_total; /* storage I/O (io.stat, blkio) */
+    /* limits: the tightest of the group and its ancestors */
+    double cpu_quota_cores;    /* quota / period (cpu.max, cpu.cfs_quota_us); NaN: none */
+    double cpu_period_secs;    /* NaN: no quota */
+    double memory_limit_mib;   /* memory.max, memory.limit_in_bytes; NaN: none */
+    double memory_high_mib;    /* memory.high (v2); NaN: none */
+    int64_t pids_limit;        /* pids.max; RT_NULL_I64: none */
+    /* what the limits did, since tracking began, and in this interval */
+    uint64_t cpu_periods, cpu_throttled_periods; /* of the group that holds the quota */
+    double cpu_throttled_secs;
+    double cpu_throttled_pct;  /* throttled periods in this interval, percent of its periods;
+                                * NaN when there were none */
+    uint64_t oom_kills;        /* tasks the OOM killer killed in the group */
+    uint64_t memory_max_events; /* times the group hit its memory limit (memory.events max,
+                                 * memory.failcnt) */
+    rt_psi pressure;           /* the group's (v2); all NaN without */
+} rt_cgroup;
+
 /* The tracked process tree: the root given with --pid or the wrapped command, every
  * descendant (found through the children of every thread), and in wrapper mode descendants
  * that daemonized and were adopted by the tracker. Totals count everything the tree used
@@ -176,6 +226,10 @@ typedef struct rt_process {
     uint64_t cancelled_write_bytes_total; /* of write_bytes_total, bytes whose writeback was
                                            * cancelled (the file was truncated or deleted
                                            * first): they never reached storage */
+    /* added in 0.6 */
+    double memory_peak_mib; /* the kernel's peak memory of the job: its cgroup's peak charge
+                             * (cgroup->memory_peak_mib); NaN without a cgroup */
+    const rt_cgroup *cgroup; /* NULL without one (or with cgroup reading turned off) */
 } rt_process;
 
 typedef struct rt_sample {
@@ -192,6 +246,8 @@ typedef struct rt_sample {
     /* Filesystem space summed over the distinct filesystems listed under the disks. */
     uint64_t disk_space_total_bytes, disk_space_used_bytes, disk_space_free_bytes;
     const rt_process *process; /* NULL without a tracked process */
+    /* added in 0.6 */
+    const rt_psi *pressure; /* the machine's pressure (/proc/pressure); NULL without PSI */
 } rt_sample;
 
 /* ------------------------------------------------------------------------------------------
@@ -221,6 +277,11 @@ typedef struct rt_sampler_options {
                     * reaped), its memory and threads; child_count 0. Its I/O is the kernel's
                     * /proc/PID/io, which does include what its reaped children read and
                     * wrote (the kernel adds a reaped child's I/O into its parent's) */
+    /* added in 0.6 */
+    const struct rt_job_cgroup *job_cgroup; /* the group the caller started the command in
+                                             * (wrapper mode, with own_children): read as the
+                                             * tree's own, its counters the tree's totals */
+    int cgroup_off; /* non-zero: no cgroup is read at all (--cgroup off) */
 } rt_sampler_options;
 
 #define RT_SAMPLER_OPTIONS_INIT {.struct_size = sizeof(rt_sampler_options), .pss_max_age_secs = 30.0}
@@ -248,6 +309,46 @@ RT_API rt_error rt_sampler_reap(rt_sampler *s, int64_t pid, int *wstatus);
 
 /* Frees the sampler and everything it owns. NULL is allowed. */
 RT_API void rt_sampler_free(rt_sampler *s);
+
+/* ------------------------------------------------------------------------------------------
+ * A cgroup of the job's own (0.6), for wrapper mode: the command runs in a group the tracker
+ * made, so that the group's counters (exact CPU time, I/O, peak memory, OOM kills) cover
+ * everything the job started, children reaped by nobody included. */
+
+typedef struct rt_job_cgroup rt_job_cgroup;
+
+typedef struct rt_job_cgroup_options {
+    size_t struct_size;    /* sizeof(rt_job_cgroup_options) as the caller compiled it */
+    const char *proc_root; /* NULL: /proc */
+    const char *sys_root;  /* NULL: /sys */
+    rt_log_fn log;         /* NULL: messages are dropped */
+    void *log_user;
+} rt_job_cgroup_options;
+
+#define RT_JOB_CGROUP_OPTIONS_INIT {.struct_size = sizeof(rt_job_cgroup_options)}
+
+/* Makes an empty group named resource-tracker-PID-N below the caller's own group in every
+ * hierarchy it may write to: the v2 tree, and the v1 cpu, cpuacct, memory, blkio and pids
+ * hierarchies (all that exist of them). Before that it removes empty groups of that name
+ * whose tracker is gone (a tracker that was killed). Never moves the caller or any process.
+ * Returns RT_OK and *out (free with rt_job_cgroup_free), RT_ERR_UNSUPPORTED when no hierarchy
+ * lets it make a group (the reason is logged at RT_LOG_DEBUG), RT_ERR_NOMEM, RT_ERR_INVALID. */
+RT_API rt_error rt_job_cgroup_create(const rt_job_cgroup_options *opts, rt_job_cgroup **out);
+
+/* Moves the calling process into the group in every hierarchy: for the child between fork and
+ * exec (async-signal-safe: write(2) to descriptors opened by rt_job_cgroup_create). Returns 0,
+ * or -errno of the first hierarchy that refused (the others are still tried). */
+RT_API int rt_job_cgroup_enter(const rt_job_cgroup *g);
+
+/* The group's path in its hierarchy (the v2 one when made there), e.g. "/resource-tracker-812-1". */
+RT_API const char *rt_job_cgroup_path(const rt_job_cgroup *g);
+
+/* Processes in the group now (from cgroup.procs), or -1 when it cannot be read. */
+RT_API int64_t rt_job_cgroup_procs(const rt_job_cgroup *g);
+
+/* Removes the group from every hierarchy (a group that still holds processes cannot be
+ * removed: that is logged and it stays) and frees g. NULL is allowed. */
+RT_API void rt_job_cgroup_free(rt_job_cgroup *g);
 
 /* ------------------------------------------------------------------------------------------
  * The host and the cloud it runs in. */
@@ -420,6 +521,19 @@ typedef struct rt_record {
     double process_gpu_usage;       /* busy GPUs of the tree */
     double process_gpu_vram_mib;
     double process_gpu_utilized;    /* GPUs the tree used */
+    /* added in 0.6: the tree's cgroup (NaN without one, or when the file lacks it) */
+    double process_memory_peak_mib;  /* the kernel's peak charge so far */
+    double cgroup_oom_kills;         /* OOM kills in the group since tracking began */
+    double cgroup_memory_limit_mib;  /* NaN: no limit */
+    double cgroup_memory_high_mib;
+    double cgroup_cpu_quota_cores;   /* NaN: no quota */
+    double cgroup_cpu_periods;       /* quota periods in the interval */
+    double cgroup_cpu_throttled_periods; /* of them, throttled */
+    double cgroup_cpu_throttled_secs;    /* in the interval */
+    double cgroup_pids_peak, cgroup_pids_limit;
+    /* pressure in the interval, percent: the group's where it has it, else the machine's */
+    double pressure_cpu_some_pct, pressure_memory_some_pct, pressure_memory_full_pct;
+    double pressure_io_some_pct, pressure_io_full_pct;
 } rt_record;
 
 /* Fills *out from a sample (out is caller storage of this header's size; its job_name
@@ -500,6 +614,16 @@ typedef struct rt_summary {
     double disk_read_bytes, disk_write_bytes, net_recv_bytes, net_sent_bytes;
     double disk_space_used_peak_bytes, disk_space_total_bytes;
     const char *allocation;      /* "dedicated" or "shared" (rt_allocation's rule), NULL */
+    /* added in 0.6: the tree's cgroup; NaN when no record had the figure */
+    double process_memory_peak_mib; /* the kernel's peak charge of the job's group */
+    double oom_kills;               /* OOM kills in the group over the run */
+    double oom_kill_secs;           /* Unix time of the first record that saw a kill; NaN */
+    double memory_limit_mib, memory_high_mib; /* the lowest seen */
+    double cpu_quota_cores;         /* the lowest seen */
+    double cpu_periods, cpu_throttled_periods, cpu_throttled_secs; /* over the run */
+    double pids_peak, pids_limit;
+    rt_dist pressure_cpu_some_pct, pressure_memory_some_pct, pressure_memory_full_pct;
+    rt_dist pressure_io_some_pct, pressure_io_full_pct;
 } rt_summary;
 
 typedef struct rt_stats rt_stats;
@@ -531,6 +655,12 @@ typedef struct rt_recommendation {
     int64_t vram_mib;       /* rt_round_memory_mib(peak VRAM x 1.2); 0 without GPUs */
     uint64_t runs;          /* runs it is made from */
     double duration_secs;   /* the runs' mean duration (for costs) */
+    /* added in 0.6 */
+    int oom_killed;         /* a run was OOM-killed: memory_mib is above the peak it reached
+                             * (never less than rt_round_memory_mib(peak x 1.2) of that run) */
+    double cpu_quota_cores; /* the quota that held a run back (throttled in at least 10% of
+                             * its periods): cpu is then above it; NaN when none did */
+    double cpu_throttled_pct; /* that run's throttled periods, percent; NaN */
 } rt_recommendation;
 
 #define RT_RECOMMENDATION_INIT {.struct_size = sizeof(rt_recommendation)}

@@ -1,0 +1,2 @@
+/* cgroup.c (sample) - the sampler's cgroup part. PLACEHOLDER. */
+#include "../source/cgroup.h"

@@ -1,0 +1,136 @@
+/* cgroup.h - control groups (internal): where the hierarchies are mounted, the group a
+ * process lives in, one group's counters, limits and pressure on v1, v2 and hybrid layouts,
+ * and the pure parsers of their files. cgroup.c parses and reads; cgroup_job.c makes a job's
+ * own group (the public rt_job_cgroup_*). */
+#ifndef RT_SOURCE_CGROUP_H
+#define RT_SOURCE_CGROUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/core.h"
+
+/* The hierarchies read. v1 "cpu,cpuacct" mounted together fill both with the same place. */
+typedef enum rt_cg_hier {
+    RT_CG_UNIFIED = 0, /* the v2 tree (pure v2, or the hybrid layout's "unified" mount) */
+    RT_CG_CPU,         /* v1 */
+    RT_CG_CPUACCT,
+    RT_CG_MEMORY,
+    RT_CG_BLKIO,
+    RT_CG_PIDS,
+    RT_CG_NHIER
+} rt_cg_hier;
+
+#define RT_CG_PATH_MAX 512
+
+/* Mount points of the hierarchies as /proc/self/mountinfo gives them ("" when absent). */
+typedef struct rt_cg_mounts {
+    char dir[RT_CG_NHIER][RT_CG_PATH_MAX];
+    /* the root of the mount inside its hierarchy (mountinfo's 4th field: "/" unless the mount
+     * is of a subtree, as in a container) */
+    char root[RT_CG_NHIER][RT_CG_PATH_MAX];
+} rt_cg_mounts;
+
+/* Parses /proc/self/mountinfo for cgroup and cgroup2 mounts (the first of each hierarchy).
+ * Returns how many hierarchies were found (0: none). */
+int rt_cg_mounts_parse(const char *buf, size_t len, rt_cg_mounts *out);
+
+/* A process's group per hierarchy, from /proc/PID/cgroup ("N:ctrl,ctrl:/path" lines; the v2
+ * line is "0::/path"). */
+typedef struct rt_cg_paths {
+    char path[RT_CG_NHIER][RT_CG_PATH_MAX];
+    bool has[RT_CG_NHIER];
+} rt_cg_paths;
+
+/* Parses /proc/PID/cgroup. Returns how many hierarchies were found, -1 when a line is malformed. */
+int rt_cg_paths_parse(const char *buf, size_t len, rt_cg_paths *out);
+
+/* ---- pure parsers of a group's files ------------------------------------------------------ */
+
+/* The value of "key VALUE" in a flat keyed file (cpu.stat, memory.events, memory.stat,
+ * memory.oom_control). Returns 0, or -1 when the key is missing or its value is no number. */
+int rt_cg_keyed_u64(const char *buf, size_t len, const char *key, uint64_t *out);
+
+/* A single-value file: a decimal number, or "max" (v2) / a value at or above 2^62 (v1's
+ * "unlimited", PAGE_COUNTER_MAX rounded to pages) as RT_NULL_U64. Returns 0 or -1. */
+int rt_cg_parse_limit(const char *buf, size_t len, uint64_t *out);
+
+/* cpu.max: "QUOTA PERIOD" with QUOTA "max" for none (quota RT_NULL_U64). Returns 0 or -1. */
+int rt_cg_parse_cpu_max(const char *buf, size_t len, uint64_t *quota_usec, uint64_t *period_usec);
+
+/* One resource's pressure as the kernel gives it. */
+typedef struct rt_cg_psi_raw {
+    bool has_some, has_full;
+    double some_avg10, full_avg10;
+    uint64_t some_total_usec, full_total_usec;
+} rt_cg_psi_raw;
+
+/* A pressure file ("some avg10=.. avg60=.. avg300=.. total=..", and a "full" line). Returns 0,
+ * or -1 when neither line is there. */
+int rt_cg_parse_pressure(const char *buf, size_t len, rt_cg_psi_raw *out);
+
+/* io.stat ("MAJ:MIN rbytes=.. wbytes=.. rios=.. ..." per device): rbytes and wbytes summed over
+ * the devices. Returns 0 (an empty file is 0 bytes), -1 when malformed. */
+int rt_cg_parse_io_stat(const char *buf, size_t len, uint64_t *read_bytes, uint64_t *write_bytes);
+
+/* blkio.throttle.io_service_bytes[_recursive] ("MAJ:MIN Read N" ..., "Total N"): Read and Write
+ * summed over the devices. Returns 0, -1 when malformed. */
+int rt_cg_parse_blkio(const char *buf, size_t len, uint64_t *read_bytes, uint64_t *write_bytes);
+
+/* cgroup.procs: one pid a line. Stores up to cap pids into out (out may be NULL with cap 0)
+ * and returns how many there are, or -1 when malformed. */
+long rt_cg_parse_procs(const char *buf, size_t len, int64_t *out, size_t cap);
+
+/* ---- one group ---------------------------------------------------------------------------- */
+
+enum { RT_PSI_CPU, RT_PSI_MEMORY, RT_PSI_IO, RT_PSI_N };
+
+/* One reading of a group: raw counters as the kernel keeps them. RT_NULL_U64 / RT_NULL_I64
+ * where the layout has no such file (or it could not be read). */
+typedef struct rt_cg_reading {
+    uint64_t cpu_usage_ns, cpu_user_ns, cpu_system_ns; /* cpu.stat usage_usec.. x1000, cpuacct.usage* */
+    uint64_t io_read_bytes, io_write_bytes;
+    uint64_t memory_bytes, memory_peak_bytes;
+    int64_t pids, pids_peak;
+    /* limits: the tightest of the group and its ancestors up to the mount's root */
+    uint64_t cpu_quota_usec, cpu_period_usec; /* quota RT_NULL_U64: none */
+    uint64_t memory_limit_bytes, memory_high_bytes;
+    int64_t pids_limit;
+    /* the group holding the tightest quota (the group itself without one) */
+    uint64_t cpu_periods, cpu_throttled_periods, cpu_throttled_usec;
+    uint64_t oom_kills, memory_max_events;
+    rt_cg_psi_raw psi[RT_PSI_N]; /* has_some false without the file */
+} rt_cg_reading;
+
+/* A group open for reading: a directory descriptor per hierarchy it is in. */
+typedef struct rt_cg_group rt_cg_group;
+
+/* Opens the group pid lives in (found through <proc root>/PID/cgroup and the mounts in
+ * <proc root>/self/mountinfo; a mount point under /sys is looked up under the sys root).
+ * NULL when it has none that can be read (logged at debug level). */
+rt_cg_group *rt_cg_group_of_pid(const rt_roots *roots, int64_t pid, const rt_logger *log);
+
+/* Opens the group at paths (each relative to its hierarchy's root, as in /proc/PID/cgroup). */
+rt_cg_group *rt_cg_group_open(const rt_roots *roots, const rt_cg_mounts *mounts, const rt_cg_paths *paths,
+                              const rt_logger *log);
+
+/* Reads every file of the group (and its ancestors' limits) through buf. No allocation once
+ * buf has grown to the largest file. */
+void rt_cg_group_read(rt_cg_group *g, rt_buf *buf, rt_cg_reading *out);
+
+/* The pids in the group (cgroup.procs of the v2 tree, else of the first v1 hierarchy): up to
+ * cap into out, returns how many there are, or -1 when it cannot be read. */
+long rt_cg_group_procs(rt_cg_group *g, rt_buf *buf, int64_t *out, size_t cap);
+
+/* The group's path ("/..."), and "v2", "v1" or "hybrid". Valid while g is. */
+const char *rt_cg_group_path(const rt_cg_group *g);
+const char *rt_cg_group_version(const rt_cg_group *g);
+
+void rt_cg_group_free(rt_cg_group *g);
+
+/* The group a job cgroup made (cgroup_job.c) opened for reading; NULL when it cannot be. */
+struct rt_job_cgroup;
+rt_cg_group *rt_cg_group_of_job(const struct rt_job_cgroup *jg, const rt_logger *log);
+
+#endif
