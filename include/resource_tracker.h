@@ -527,9 +527,9 @@ typedef struct rt_record {
     double cgroup_memory_limit_mib;  /* NaN: no limit */
     double cgroup_memory_high_mib;
     double cgroup_cpu_quota_cores;   /* NaN: no quota */
-    double cgroup_cpu_periods;       /* quota periods in the interval */
+    double cgroup_cpu_periods;       /* quota periods since tracking began */
     double cgroup_cpu_throttled_periods; /* of them, throttled */
-    double cgroup_cpu_throttled_secs;    /* in the interval */
+    double cgroup_cpu_throttled_secs;    /* since tracking began */
     double cgroup_pids_peak, cgroup_pids_limit;
     /* pressure in the interval, percent: the group's where it has it, else the machine's */
     double pressure_cpu_some_pct, pressure_memory_some_pct, pressure_memory_full_pct;
