@@ -178,13 +178,15 @@ static int open_file(int dirfd, const char *name)
     return fd < 0 ? -1 : fd;
 }
 
-/* Opens the group's files in hierarchy h (its directory dfd, depth levels below the mount). */
-static void open_hier(rt_cg_group *g, rt_cg_hier h, int dfd, int depth)
+/* Opens the group's files in hierarchy h (its directory dfd, depth levels below the mount).
+ * With top false the mount's root is the hierarchy's root, which holds no limit (the kernel
+ * offers none there, or one always unlimited): its level is left out, unless it is the group. */
+static void open_hier(rt_cg_group *g, rt_cg_hier h, int dfd, int depth, bool top)
 {
     int dirs[CG_DEPTH];
-    int n = 1;
+    int n = 1, levels = top || depth == 0 ? depth + 1 : depth;
     dirs[0] = dfd;
-    for (; n < CG_DEPTH && n <= depth; n++) {
+    for (; n < CG_DEPTH && n < levels; n++) {
         int up;
         do {
             up = openat(dirs[n - 1], "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -229,7 +231,8 @@ rt_cg_group *rt_cg_group_open(const rt_roots *roots, const rt_cg_mounts *mounts,
             rt_log(log, RT_LOG_DEBUG, "cgroup: %s%s: %s", mounts->dir[h], paths->path[h], strerror(-dfd));
             continue;
         }
-        open_hier(g, (rt_cg_hier)h, dfd, depth);
+        const char *root = mounts->root[h];
+        open_hier(g, (rt_cg_hier)h, dfd, depth, !(root[0] == '/' && root[1] == '\0'));
         close(dfd);
         g->in[h] = true;
         open_count++;
