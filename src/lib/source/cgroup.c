@@ -134,10 +134,9 @@ int rt_cg_open_dir(const rt_roots *roots, const rt_cg_mounts *mounts, rt_cg_hier
     return open_dir_depth(roots, mounts, h, path, &depth);
 }
 
-/* Reads proc-root-relative file rel whole into b. Returns the length or -errno. */
-static ssize_t read_proc(const rt_roots *roots, const char *rel, rt_buf *b)
+ssize_t rt_cg_read_file(int dirfd, const char *rel, rt_buf *b)
 {
-    int fd = rt_open_at(roots->proc_fd, rel);
+    int fd = rt_open_at(dirfd, rel);
     if (fd < 0)
         return fd;
     ssize_t n = rt_read_fd_grow(fd, b, RT_READ_TO_EOF);
@@ -150,14 +149,14 @@ int rt_cg_locate(const rt_roots *roots, int64_t pid, rt_cg_mounts *mounts, rt_cg
     char rel[64];
     rt_buf b;
     rt_buf_init(&b, 4u << 20);
-    ssize_t n = read_proc(roots, "self/mountinfo", &b);
+    ssize_t n = rt_cg_read_file(roots->proc_fd, "self/mountinfo", &b);
     if (n >= 0)
         rt_cg_mounts_parse(b.data, (size_t)n, mounts);
     if (n >= 0 && !(pid > 0 ? rt_pathf(rel, sizeof rel, "%lld/cgroup", (long long)pid)
                             : rt_copy_str(rel, sizeof rel, "self/cgroup")))
         n = -EINVAL;
     if (n >= 0)
-        n = read_proc(roots, rel, &b);
+        n = rt_cg_read_file(roots->proc_fd, rel, &b);
     if (n >= 0 && rt_cg_paths_parse(b.data, (size_t)n, paths) < 0)
         n = -EINVAL;
     rt_buf_free(&b);

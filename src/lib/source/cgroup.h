@@ -51,6 +51,10 @@ int rt_cg_paths_parse(const char *buf, size_t len, rt_cg_paths *out);
  * none), or -errno when a file cannot be read (-EINVAL when one is malformed). */
 int rt_cg_locate(const rt_roots *roots, int64_t pid, rt_cg_mounts *mounts, rt_cg_paths *paths);
 
+/* Opens rel relative to dirfd and reads it whole into b (growing it up to its maximum), to EOF.
+ * Returns the length or -errno. */
+ssize_t rt_cg_read_file(int dirfd, const char *rel, rt_buf *b);
+
 /* Opens (O_DIRECTORY|O_CLOEXEC) the directory of group path in hierarchy h: its mount point
  * (one under /sys looked up under the sys root) joined with the path less the mount's root.
  * Returns the fd or -errno (-ENOENT when h is not mounted, -EXDEV when the path lies outside
