@@ -292,6 +292,14 @@ static rt_cg_group *fixture_group(const char *name, int64_t pid, rt_roots *roots
     return g;
 }
 
+/* Frees what a fixture group test holds. */
+static void fixture_done(rt_cg_group *g, rt_buf *b, rt_roots *roots)
+{
+    rt_cg_group_free(g);
+    rt_buf_free(b);
+    rt_roots_close(roots);
+}
+
 static void group_v2(void **state)
 {
     (void)state;
@@ -334,9 +342,7 @@ static void group_v2(void **state)
     rt_cg_reading r2;
     rt_cg_group_read(g, &b, &r2);
     assert_memory_equal(&r, &r2, sizeof r);
-    rt_cg_group_free(g);
-    rt_buf_free(&b);
-    rt_roots_close(&roots);
+    fixture_done(g, &b, &roots);
 }
 
 static void group_v1(void **state)
@@ -372,9 +378,7 @@ static void group_v1(void **state)
     for (int i = 0; i < RT_PSI_N; i++)
         assert_false(r.psi[i].has_some || r.psi[i].has_full);
     assert_int_equal(rt_cg_group_procs(g, &b, NULL, 0), 2);
-    rt_cg_group_free(g);
-    rt_buf_free(&b);
-    rt_roots_close(&roots);
+    fixture_done(g, &b, &roots);
 }
 
 static void group_hybrid(void **state)
@@ -413,9 +417,7 @@ static void group_hybrid(void **state)
     assert_int_equal(r.io_write_bytes, 0);
     assert_true(r.psi[RT_PSI_CPU].has_some && r.psi[RT_PSI_MEMORY].has_full && r.psi[RT_PSI_IO].has_some);
     assert_int_equal(rt_cg_group_procs(g, &b, NULL, 0), 1);
-    rt_cg_group_free(g);
-    rt_buf_free(&b);
-    rt_roots_close(&roots);
+    fixture_done(g, &b, &roots);
 }
 
 /* A group with a single file: every other figure null, nothing fails. Mounts outside /sys and
