@@ -54,7 +54,7 @@ void rt_jline_cgroup_reset(rt_jline *jl, bool present)
 void rt_jline_psi_reset(rt_jl_psi *psi)
 {
     for (size_t i = 0; i < 3; i++)
-        psi->pct[i][0] = psi->pct[i][1] = NAN;
+        psi->pct[i][0] = psi->pct[i][1] = psi->pct[i][2] = NAN;
 }
 
 void rt_jline_reset(rt_jline *jl)
@@ -399,7 +399,7 @@ static bool scan_gpus(rt_js *j, rt_jline *jl)
 static bool scan_psi(rt_js *j, rt_jl_psi *psi)
 {
     static const jkey names[] = {JK("cpu"), JK("memory"), JK("io")};
-    static const jkey pct_names[] = {JK("some_pct"), JK("full_pct")};
+    static const jkey pct_names[] = {JK("some_pct"), JK("full_pct"), JK("some_avg10")};
     rt_jline_psi_reset(psi);
     int o = open_or_null(j, '{', "pressure is not an object");
     if (o <= 0)
@@ -415,11 +415,11 @@ static bool scan_psi(rt_js *j, rt_jl_psi *psi)
                 return false;
             continue;
         }
-        psi->pct[i][0] = psi->pct[i][1] = NAN;
+        psi->pct[i][0] = psi->pct[i][1] = psi->pct[i][2] = NAN;
         int p = open_or_null(j, '{', "a pressure figure is not an object");
         if (p < 0)
             return false;
-        double *const dst[] = {&psi->pct[i][0], &psi->pct[i][1]};
+        double *const dst[] = {&psi->pct[i][0], &psi->pct[i][1], &psi->pct[i][2]};
         if (p == 1 && !number_members(j, pct_names, dst, NKEYS(pct_names)))
             return false;
     }

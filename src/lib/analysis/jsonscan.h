@@ -99,10 +99,10 @@ typedef struct rt_jl_list {
     rt_jl_dev dev[RT_JL_MAX_DEV];
 } rt_jl_list;
 
-/* Pressure percentages of cpu, memory and io (in that order): [resource][0: some, 1: full],
- * NaN when null or absent. */
+/* Pressure of cpu, memory and io (in that order): [resource][0: some_pct, 1: full_pct,
+ * 2: some_avg10], NaN when null or absent. */
 typedef struct rt_jl_psi {
-    double pct[3][2];
+    double pct[3][3];
 } rt_jl_psi;
 
 typedef struct rt_jline {

@@ -258,15 +258,16 @@ static double process_bytes(double total, double *last, bool new_tree)
     return isnan(prev) || new_tree || total < prev ? total : total - prev;
 }
 
-/* The pressure percentages of a line: per resource the group's when its some_pct is known,
- * else the machine's (record.c's rule for a sample). */
+/* The pressure percentages of a line: per resource the group's when it has pressure (its
+ * some_pct or some_avg10 is known), else the machine's (record.c's rule for a sample). */
 static void json_pressure(const rt_jline *jl, rt_record *rec)
 {
     double *const dst[3][2] = {{&rec->pressure_cpu_some_pct, NULL},
                                {&rec->pressure_memory_some_pct, &rec->pressure_memory_full_pct},
                                {&rec->pressure_io_some_pct, &rec->pressure_io_full_pct}};
     for (size_t i = 0; i < 3; i++) {
-        const rt_jl_psi *src = jl->has_cgroup && !isnan(jl->cg_psi.pct[i][0]) ? &jl->cg_psi : &jl->psi;
+        bool group = jl->has_cgroup && (!isnan(jl->cg_psi.pct[i][0]) || !isnan(jl->cg_psi.pct[i][2]));
+        const rt_jl_psi *src = group ? &jl->cg_psi : &jl->psi;
         *dst[i][0] = src->pct[i][0];
         if (dst[i][1])
             *dst[i][1] = src->pct[i][1];

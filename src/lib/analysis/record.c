@@ -81,7 +81,8 @@ static void process_part(const rt_process *p, rt_record *r)
 }
 
 /* The 0.6 figures: the group's limits and totals (NaN without a cgroup), and per resource the
- * pressure of the group when its some_pct is known, else the machine's (NaN without either). */
+ * pressure of the group when it has pressure (its some_pct or some_avg10 is known: the first
+ * reading has no some_pct yet), else the machine's (NaN without either). */
 static void cgroup_part(const rt_sample *s, rt_record *r)
 {
     const rt_process *p = s->process;
@@ -111,7 +112,7 @@ static void cgroup_part(const rt_sample *s, rt_record *r)
     double *const some[3] = {&r->pressure_cpu_some_pct, &r->pressure_memory_some_pct, &r->pressure_io_some_pct};
     double *const full[3] = {NULL, &r->pressure_memory_full_pct, &r->pressure_io_full_pct};
     for (size_t i = 0; i < 3; i++) {
-        const rt_pressure *src = group[i] && !isnan(group[i]->some_pct) ? group[i] : machine[i];
+        const rt_pressure *src = group[i] && (!isnan(group[i]->some_pct) || !isnan(group[i]->some_avg10)) ? group[i] : machine[i];
         *some[i] = src ? src->some_pct : NAN;
         if (full[i])
             *full[i] = src ? src->full_pct : NAN;
