@@ -136,8 +136,10 @@ static void add_marks(rt_report *r, const rt_record *rec, double t0, double t1, 
         r->oom[r->n_oom++] = (rpt_mark){t1, kills};
     if (counter_rise(rec->cgroup_cpu_throttled_periods, &r->thr_prev) > 0)
         add_stretch(r, t0 < t1 ? t0 : t1 - weight, t1, 0.5 * weight);
-    min_known(&r->mem_limit, rec->cgroup_memory_limit_mib);
-    min_known(&r->cpu_quota, rec->cgroup_cpu_quota_cores);
+    if (rec->cgroup_memory_limit_mib > 0) /* a line at 0 would be no limit anyone set */
+        min_known(&r->mem_limit, rec->cgroup_memory_limit_mib);
+    if (rec->cgroup_cpu_quota_cores > 0)
+        min_known(&r->cpu_quota, rec->cgroup_cpu_quota_cores);
 }
 
 void rt_report_add(rt_report *r, const rt_record *rec)
