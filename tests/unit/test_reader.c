@@ -944,13 +944,13 @@ static void test_scanner_vs_jansson(void **state)
     (void)state;
     locale_t loc = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
     diffstats st = {0};
-    static char lines[16][4096];
-    size_t lens[16], nl = 0;
-    static const char *const files[] = {"runs/tool.jsonl", "runs/malformed.jsonl"};
-    for (size_t f = 0; f < 2; f++) {
+    static char lines[24][4096];
+    size_t lens[24], nl = 0;
+    static const char *const files[] = {"runs/tool.jsonl", "runs/malformed.jsonl", "runs/cgroup-oom.jsonl"};
+    for (size_t f = 0; f < 3; f++) {
         size_t len;
         const char *t = fixture_text(files[f], &len);
-        for (const char *p = t; p < t + len && nl < 16;) {
+        for (const char *p = t; p < t + len && nl < 23;) { /* one left for the extra line */
             const char *e = memchr(p, '\n', (size_t)(t + len - p));
             e = e ? e : t + len;
             if ((size_t)(e - p) < sizeof lines[0]) {
@@ -972,7 +972,7 @@ static void test_scanner_vs_jansson(void **state)
     static char m1[8192], m2[8192];
     for (size_t i = 0; i < nl; i++)
         differential(lines[i], lens[i], loc, &st);
-    assert_int_equal(st.both_accept, 6); /* tool.jsonl 3, malformed.jsonl 2, extra 1 */
+    assert_int_equal(st.both_accept, 14); /* tool.jsonl 3, malformed.jsonl 2, cgroup-oom.jsonl 8, extra 1 */
     for (int k = 0; k < 40000; k++) {
         size_t i = rnd((unsigned)nl);
         size_t n1 = mutate(lines[i], lens[i], m1, sizeof m1);
