@@ -75,7 +75,18 @@ static void cgroup_marks(void **state)
         x.cgroup_cpu_quota_cores = 1.5;
         rt_report_add(r, &x);
     }
-    char *html = write_text(r, NULL, NULL);
+    rt_recommendation rc = RT_RECOMMENDATION_INIT;
+    rc.cpu = 3;
+    rc.memory_mib = 10240;
+    rc.runs = 1;
+    rc.oom_killed = 1;
+    rc.cpu_quota_cores = 1.5;
+    rc.cpu_throttled_pct = 40;
+    rt_report_info info = RT_REPORT_INFO_INIT;
+    info.recommendation = &rc;
+    char *html = write_text(r, &info, NULL);
+    assert_non_null(strstr(html, "<th>memory above</th><td>the peak of a run the OOM killer ended</td>"));
+    assert_non_null(strstr(html, "<th>cores above</th><td>the quota of 1.50 cores (throttled in 40% of its periods)"));
     const char *want = "var MK={oom:[[6.000,1],[9.000,1]],thr:[[2.000,4.000],[7.000,8.000]],limit:4096,quota:1.5};";
     if (!strstr(html, want))
         fail_msg("no %s in the page", want);

@@ -364,6 +364,16 @@ static void recommendation_section(hw *w, const rt_report_info *in)
             row(w, "GPU memory", fmt_mib(f, (double)rec->vram_mib));
         snprintf(f, sizeof f, "%llu", (unsigned long long)rec->runs);
         row(w, "from runs", f);
+        if (rec->struct_size >= offsetof(rt_recommendation, cpu_throttled_pct) + sizeof rec->cpu_throttled_pct) {
+            char why[160];
+            if (rec->oom_killed)
+                row(w, "memory above", "the peak of a run the OOM killer ended");
+            if (isfinite(rec->cpu_quota_cores)) {
+                snprintf(why, sizeof why, "the quota of %.2f cores (throttled in %.0f%% of its periods)",
+                         rec->cpu_quota_cores, rec->cpu_throttled_pct);
+                row(w, "cores above", why);
+            }
+        }
         hw_lit(w, "</table>\n<div><p>In a scheduler's words:</p><pre>");
         static const rt_scheduler scheds[] = {RT_SCHED_METAFLOW, RT_SCHED_K8S, RT_SCHED_SLURM};
         for (size_t i = 0; i < RT_ARRAY_LEN(scheds); i++) {
