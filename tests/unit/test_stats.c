@@ -1,6 +1,7 @@
 /* test_stats.c - statistics over records (analysis/stats.c, histogram.c): hand-computed means,
  * percentiles, totals and maxima on small sequences, NaN handling, the percentile error bound
- * against exact sorted percentiles on random data, and the time to absorb a day of records. */
+ * against exact sorted percentiles on random data, the time to absorb a day of records, and
+ * the 0.6 cgroup figures (OOM kills, throttling, several runs) with the recommendations on them. */
 #include "unit.h"
 
 #include <math.h>
@@ -569,6 +570,64 @@ static void cgroup_several_runs(void **state)
     rt_stats_free(st);
 }
 
+/* The summary of a 4-record run in a cgroup: PSS peak pss, kills at the end, throttled
+ * periods per 100 periods, quota and memory limit as given. */
+static rt_summary cg_run(double pss, double kills, double throttled, double quota, double limit)
+{
+    rt_stats *st = rt_stats_new();
+    for (int i = 0; i < 4; i++) {
+        rt_record r = cg_rec(100 + i, 9, i == 3 ? kills : 0, 25 * (i + 1), throttled / 4 * (i + 1));
+        r.process_cores = 1;
+        r.process_pss_mib = pss;
+        r.process_memory_peak_mib = pss + 10;
+        r.cgroup_cpu_quota_cores = quota;
+        r.cgroup_memory_limit_mib = limit;
+        rt_stats_add(st, &r);
+    }
+    rt_summary s = *rt_stats_summary(st);
+    rt_stats_free(st);
+    return s;
+}
+
+/* Recommendations over cgroup runs: never below what got a run OOM-killed (strictly above its
+ * limit), a core above a quota that throttled a run in 10% of its periods or more. */
+static void recommend_cgroup(void **state)
+{
+    (void)state;
+    rt_recommendation rec = RT_RECOMMENDATION_INIT;
+    /* no kill, no throttling: the plain rule (1 core, 1000 MiB x 1.2 -> 2048) */
+    rt_summary a = cg_run(1000, 0, 5, 2, 8192);
+    const rt_summary *runs[] = {&a, NULL};
+    assert_int_equal(rt_recommend(runs, 1, &rec), RT_OK);
+    assert_int_equal(rec.cpu, 1);
+    assert_int_equal(rec.memory_mib, 2048);
+    assert_int_equal(rec.oom_killed, 0);
+    assert_nan(rec.cpu_quota_cores);
+    assert_nan(rec.cpu_throttled_pct);
+    /* killed at a limit of 8192 with a PSS of 7000: above the limit, x1.2 -> 10 GiB */
+    rt_summary b = cg_run(7000, 1, 10, 1.5, 8192);
+    runs[1] = &b;
+    assert_int_equal(rt_recommend(runs, 2, &rec), RT_OK);
+    assert_int_equal(rec.oom_killed, 1);
+    assert_int_equal(rec.memory_mib, rt_round_memory_mib(8192 * 1.2));
+    assert_true(rec.memory_mib > 8192);
+    assert_int_equal(rec.cpu, 3); /* ceil(1.5) + 1 */
+    assert_near(rec.cpu_quota_cores, 1.5, 0);
+    assert_near(rec.cpu_throttled_pct, 10, 1e-9);
+    /* killed without a known limit: the peak charge counts */
+    b = cg_run(3000, 2, 0, NAN, NAN);
+    assert_int_equal(rt_recommend(runs, 2, &rec), RT_OK);
+    assert_int_equal(rec.memory_mib, rt_round_memory_mib(3010 * 1.2));
+    assert_int_equal(rec.cpu, 1);
+    /* an older caller's struct: the 0.6 fields are left alone */
+    rt_recommendation old;
+    memset(&old, 0x5a, sizeof old);
+    old.struct_size = offsetof(rt_recommendation, oom_killed);
+    assert_int_equal(rt_recommend(runs, 2, &old), RT_OK);
+    assert_int_equal(old.memory_mib, rt_round_memory_mib(3010 * 1.2));
+    assert_int_equal(old.oom_killed, 0x5a5a5a5a);
+}
+
 /* "-0" in a file is 0: never a peak or percentile of -0 (printed "-0.00"). */
 static void negative_zero(void **state)
 {
@@ -594,6 +653,7 @@ int main(void)
         cmocka_unit_test(percentile_bound), cmocka_unit_test(histogram_edges), cmocka_unit_test(speed),
         cmocka_unit_test(two_runs),       cmocka_unit_test(negative_zero),    cmocka_unit_test(oom_killed_run),
         cmocka_unit_test(cgroup_nulls_and_first_record), cmocka_unit_test(cgroup_several_runs),
+        cmocka_unit_test(recommend_cgroup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
