@@ -103,6 +103,42 @@ static inline bool oracle_devs(json_t *root, rt_jline *jl, bool disk)
     return true;
 }
 
+/* A "pressure" member of o (0.6): the some/full shares and some_avg10 of cpu, memory, io. */
+static inline bool oracle_psi(json_t *o, rt_jl_psi *psi)
+{
+    static const char *const res[] = {"cpu", "memory", "io"}, *const k[] = {"some_pct", "full_pct", "some_avg10"};
+    json_t *p, *r;
+    rt_jline_psi_reset(psi);
+    if (!oracle_object(o, "pressure", &p))
+        return false;
+    for (size_t i = 0; p && i < 3; i++) {
+        if (!oracle_object(p, res[i], &r))
+            return false;
+        for (size_t n = 0; r && n < 3; n++)
+            if (!oracle_num(json_object_get(r, k[n]), &psi->pct[i][n]))
+                return false;
+    }
+    return true;
+}
+
+/* The process's "memory_peak_mib" and "cgroup" (0.6). */
+static inline bool oracle_cgroup(json_t *proc, rt_jline *jl)
+{
+    static const char *const k[] = {"oom_kills", "memory_limit_mib", "memory_high_mib", "cpu_quota_cores",
+                                    "cpu_periods", "cpu_throttled_periods", "cpu_throttled_secs", "pids_peak",
+                                    "pids_limit"};
+    double *const d[] = {&jl->cg_oom_kills, &jl->cg_mem_limit, &jl->cg_mem_high, &jl->cg_quota, &jl->cg_periods,
+                         &jl->cg_throttled_periods, &jl->cg_throttled_secs, &jl->cg_pids_peak, &jl->cg_pids_limit};
+    json_t *c;
+    if (!oracle_num(json_object_get(proc, "memory_peak_mib"), &jl->p_mem_peak) || !oracle_object(proc, "cgroup", &c))
+        return false;
+    rt_jline_cgroup_reset(jl, c != NULL);
+    for (size_t n = 0; c && n < sizeof k / sizeof k[0]; n++)
+        if (!oracle_num(json_object_get(c, k[n]), d[n]))
+            return false;
+    return !c || oracle_psi(c, &jl->cg_psi);
+}
+
 static inline bool oracle_walk(json_t *root, rt_jline *jl)
 {
     json_t *o, *a, *e;
@@ -151,8 +187,10 @@ static inline bool oracle_walk(json_t *root, rt_jline *jl)
         for (size_t n = 0; n < sizeof k / sizeof k[0]; n++)
             if (!oracle_num(json_object_get(o, k[n]), d[n]))
                 return false;
+        if (!oracle_cgroup(o, jl))
+            return false;
     }
-    return !isnan(jl->timestamp);
+    return oracle_psi(root, &jl->psi) && !isnan(jl->timestamp);
 }
 
 /* Fills *jl from line[0..len) through jansson. Returns 0 when it is a record, 1 when jansson
@@ -198,6 +236,13 @@ static inline const char *jline_diff(const rt_jline *a, const rt_jline *b)
     SAME(gpu_vram_mib); SAME(gpu_vram_total_mib); SAME(p_pid); SAME(p_children); SAME(p_cores); SAME(p_utime);
     SAME(p_stime); SAME(p_cpu_total); SAME(p_pss); SAME(p_rss); SAME(p_rss_peak); SAME(p_read_total);
     SAME(p_write_total); SAME(p_gpu_util); SAME(p_gpu_vram_bytes); SAME(p_gpu_count);
+    SAME(p_mem_peak); SAME(cg_oom_kills); SAME(cg_mem_limit); SAME(cg_mem_high); SAME(cg_quota); SAME(cg_periods);
+    SAME(cg_throttled_periods); SAME(cg_throttled_secs); SAME(cg_pids_peak); SAME(cg_pids_limit);
+    for (size_t i = 0; i < 3; i++)
+        for (size_t n = 0; n < 3; n++) {
+            SAME(psi.pct[i][n]);
+            SAME(cg_psi.pct[i][n]);
+        }
 #undef SAME
     if (a->has_job != b->has_job || strcmp(a->job, b->job) != 0)
         return "job";
@@ -205,6 +250,8 @@ static inline const char *jline_diff(const rt_jline *a, const rt_jline *b)
         return "gpu_present";
     if (a->has_process != b->has_process)
         return "has_process";
+    if (a->has_cgroup != b->has_cgroup)
+        return "has_cgroup";
     if (!same_list(&a->disk, &b->disk))
         return "disk";
     if (!same_list(&a->net, &b->net))
