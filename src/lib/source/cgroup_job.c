@@ -101,6 +101,38 @@ static void enable_controllers(int pfd, const rt_logger *log)
     }
 }
 
+/* v1 blkio counts a group's I/O on a disk only once block throttling is set up for that disk
+ * (since Linux 6.9 it is set up on the first rule written, and stays). For each whole disk in
+ * <sys>/block, writes the rule "MAJ:MIN 0" into the job's group: 0 means no limit, so this
+ * limits nothing and makes the group's blkio.throttle.io_service_bytes count. Failures are
+ * fine (a kernel that counts anyway, a device that takes no rule). */
+static void blkio_count_on_disks(const rt_job_cgroup *g, int gfd)
+{
+    int bfd = g->roots.sys_fd < 0 ? -1 : openat(g->roots.sys_fd, "block", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = bfd >= 0 ? fdopendir(bfd) : NULL;
+    if (!d) {
+        if (bfd >= 0)
+            close(bfd);
+        return;
+    }
+    int rfd = openat(gfd, "blkio.throttle.read_bps_device", O_WRONLY | O_CLOEXEC);
+    struct dirent *e;
+    while (rfd >= 0 && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char rel[300], dev[64], rule[80];
+        if (!rt_pathf(rel, sizeof rel, "%s/dev", e->d_name) || rt_read_line_at(bfd, rel, dev, sizeof dev) <= 0 ||
+            !rt_pathf(rule, sizeof rule, "%s 0\n", dev))
+            continue;
+        if (write(rfd, rule, strlen(rule)) < 0)
+            rt_log(&g->log, RT_LOG_DEBUG, "cgroup: blkio of %s not set up for counting: %s", e->d_name,
+                   strerror(errno));
+    }
+    if (rfd >= 0)
+        close(rfd);
+    closedir(d);
+}
+
 /* Makes the group in hierarchy h. Returns 0, or -errno (why set). */
 static int make_in(rt_job_cgroup *g, rt_cg_hier h, const rt_cg_paths *own, char *why, size_t why_cap)
 {
@@ -142,6 +174,8 @@ static int make_in(rt_job_cgroup *g, rt_cg_hier h, const rt_cg_paths *own, char 
     g->dir_fd[h] = dfd;
     g->procs_fd[h] = wfd;
     g->paths.has[h] = true;
+    if (h == RT_CG_BLKIO)
+        blkio_count_on_disks(g, dfd);
     return 0;
 }
 
