@@ -107,12 +107,12 @@ def recommend_resources(t, historical_stats: list[dict]) -> dict:
     """ResourceTracker.recommend_resources."""
     from ctypes import byref
 
-    from ._native import NativeError, new
-    from ._native_more import Recommendation, lib
+    from ._native import NativeError
+    from ._native_more import lib, new_recommendation
 
     t.wait_for_samples(n=1, timeout=t.interval * 5)
     if not historical_stats:
-        rec = new(Recommendation)
+        rec = new_recommendation()
         err = lib.rt_tracker_recommend(t._native.tracker, byref(rec))
         if err:
             raise NativeError("rt_tracker_recommend", err, "no tracked process samples")

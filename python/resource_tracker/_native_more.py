@@ -5,8 +5,9 @@ when first used, so that importing and running a tracker compiles less (see _nat
 
 import os
 from ctypes import POINTER, Structure, c_char, c_char_p, c_double, c_int, c_int64, c_size_t, c_uint64, c_void_p
+from math import nan as NAN
 
-from ._native import LOG_FN, Cloud, lib, missing_function, text
+from ._native import LOG_FN, Cloud, lib, missing_function, new, text
 
 
 class Job(Structure):
@@ -53,6 +54,16 @@ class Summary(Structure):
         ("net_recv_bytes", c_double), ("net_sent_bytes", c_double),
         ("disk_space_used_peak_bytes", c_double), ("disk_space_total_bytes", c_double),
         ("allocation", c_char_p),
+        # added in 0.6 (the tree's cgroup): read only from a library of 0.6 or newer, as a
+        # 0.5 library's rt_summary ends at allocation
+        ("process_memory_peak_mib", c_double), ("oom_kills", c_double),
+        ("oom_kill_secs", c_double), ("memory_limit_mib", c_double),
+        ("memory_high_mib", c_double), ("cpu_quota_cores", c_double),
+        ("cpu_periods", c_double), ("cpu_throttled_periods", c_double),
+        ("cpu_throttled_secs", c_double), ("pids_peak", c_double), ("pids_limit", c_double),
+        ("pressure_cpu_some_pct", Dist), ("pressure_memory_some_pct", Dist),
+        ("pressure_memory_full_pct", Dist), ("pressure_io_some_pct", Dist),
+        ("pressure_io_full_pct", Dist),
     ]
 
 
@@ -60,7 +71,18 @@ class Recommendation(Structure):
     _fields_ = [
         ("struct_size", c_size_t), ("cpu", c_int64), ("memory_mib", c_int64), ("gpu", c_int64),
         ("vram_mib", c_int64), ("runs", c_uint64), ("duration_secs", c_double),
+        # added in 0.6; a 0.5 library fills only up to duration_secs (struct_size), so the
+        # caller's defaults stay: see new_recommendation
+        ("oom_killed", c_int), ("cpu_quota_cores", c_double), ("cpu_throttled_pct", c_double),
     ]
+
+
+def new_recommendation(**fields) -> Recommendation:
+    """An rt_recommendation as RT_RECOMMENDATION_INIT, with the 0.6 figures null (NaN) rather
+    than ctypes' zeros: a quota of 0.0 cores would read as one that held a run back."""
+    fields.setdefault("cpu_quota_cores", NAN)
+    fields.setdefault("cpu_throttled_pct", NAN)
+    return new(Recommendation, **fields)
 
 
 class KeeperOptions(Structure):

@@ -8,7 +8,7 @@ import os
 from ctypes import byref, c_double
 
 from ._native import encode, lib, new, text
-from ._native_more import KeeperOptions, LogCollector, Recommendation, Server
+from ._native_more import KeeperOptions, LogCollector, Recommendation, Server, new_recommendation
 
 
 def _options(log: LogCollector) -> KeeperOptions:
@@ -18,8 +18,8 @@ def _options(log: LogCollector) -> KeeperOptions:
 
 def recommendation_struct(rec: dict) -> Recommendation:
     """A recommend_resources dict ({cpu, memory, gpu, vram}, MiB) as an rt_recommendation."""
-    return new(Recommendation, cpu=int(rec.get("cpu") or 1), memory_mib=int(rec.get("memory") or 0),
-               gpu=int(rec.get("gpu") or 0), vram_mib=int(rec.get("vram") or 0), runs=1)
+    return new_recommendation(cpu=int(rec.get("cpu") or 1), memory_mib=int(rec.get("memory") or 0),
+                              gpu=int(rec.get("gpu") or 0), vram_mib=int(rec.get("vram") or 0), runs=1)
 
 
 def server_to_dict(s: Server) -> dict:

@@ -71,6 +71,19 @@ def test_a_too_small_struct_size_is_refused():
     assert not handle.value
 
 
+def test_recommendation_is_filled_within_struct_size(tracker):
+    # a 0.5 rt_recommendation ends at duration_secs: the library fills no more, so the
+    # package's 0.6 defaults (null) stay, as they do with a 0.5 library (MIN_VERSION_NUM)
+    rec = m.new_recommendation(oom_killed=7)
+    rec.struct_size = m.Recommendation.oom_killed.offset
+    assert n.lib.rt_tracker_recommend(tracker._native.tracker, n.byref(rec)) == n.RT_OK
+    assert rec.cpu >= 1 and rec.runs == 1
+    assert rec.oom_killed == 7 and rec.cpu_quota_cores != rec.cpu_quota_cores
+    full = m.new_recommendation()
+    assert n.lib.rt_tracker_recommend(tracker._native.tracker, n.byref(full)) == n.RT_OK
+    assert (full.cpu, full.memory_mib) == (rec.cpu, rec.memory_mib) and full.oom_killed in (0, 1)
+
+
 def test_version_and_columns():
     assert n.lib.rt_version_num() >= n.MIN_VERSION_NUM
     assert n.lib.rt_column_count() >= len(n.COL)
