@@ -31,6 +31,7 @@ typedef struct state {
     unsigned long long mem, mem_peak, rbytes, wbytes;
     unsigned long long oom_kills;
     const char *procs;                        /* the group's cgroup.procs */
+    bool no_split;                            /* cpu.stat without user_usec/system_usec */
 } state;
 
 static state st;
@@ -120,7 +121,11 @@ static void write_all(void)
     unit_put(proc, "101/io", t);
     put_pressure(proc, "pressure/", st.msome_us, st.mfull_us);
 
-    snprintf(t, sizeof t, "usage_usec %llu\nuser_usec %llu\nsystem_usec %llu\n", st.usage_us, st.user_us, st.sys_us);
+    if (st.no_split)
+        snprintf(t, sizeof t, "usage_usec %llu\n", st.usage_us);
+    else
+        snprintf(t, sizeof t, "usage_usec %llu\nuser_usec %llu\nsystem_usec %llu\n", st.usage_us, st.user_us,
+                 st.sys_us);
     put_group("unified", "cpu.stat", t);
     put_group("unified", "cgroup.procs", st.procs);
     put_pressure(sys, "", st.gsome_us, st.gfull_us);
@@ -301,6 +306,36 @@ static void moved_counters(void **unused)
     assert_non_null(strstr(buf, "\"pressure\":{\"cpu\":{\"some_avg10\":1.5,\"full_avg10\":0.25,\"some_pct\":0,"
                                 "\"full_pct\":0,\"some_total_usec\":7250000,\"full_total_usec\":3100000},"));
     assert_non_null(strstr(buf, "}},\"pressure\":{\"cpu\":{\"some_avg10\":1.5,"));
+    rt_sampler_free(s);
+}
+
+/* A group that gives its CPU unsplit (no user_usec/system_usec): the interval's CPU is split
+ * as the walk split its own; with the walk idle too, as everything since tracking began. */
+static void unsplit_group_cpu(void **unused)
+{
+    (void)unused;
+    write_layout("/job");
+    st.no_split = true;
+    rt_sampler *s = open_sampler(0);
+    double mono = 1e9;
+    next(s, &mono);
+    unsigned long t = (unsigned long)tck;
+    st.m_busy += 4 * t;
+    st.ut101 += t / 4; /* the walk: 0.25 s user, 0.25 s system */
+    st.st101 += t / 4;
+    st.usage_us += 2000000;
+    const rt_sample *smp = next(s, &mono);
+    const rt_process *p = smp->process;
+    NEAR(p->cpu_secs_total, 2.0);
+    NEAR(p->utime_secs, 1.0);
+    NEAR(p->stime_secs, 1.0);
+    st.m_busy += 4 * t;
+    st.usage_us += 1000000;
+    smp = next(s, &mono);
+    p = smp->process;
+    NEAR(p->cpu_secs_total, 3.0);
+    NEAR(p->utime_secs, 0.5);
+    NEAR(p->stime_secs, 0.5);
     rt_sampler_free(s);
 }
 
@@ -533,6 +568,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(moved_counters, setup, teardown),
+        cmocka_unit_test_setup_teardown(unsplit_group_cpu, setup, teardown),
         cmocka_unit_test_setup_teardown(root_group_is_no_group, setup, teardown),
         cmocka_unit_test_setup_teardown(cgroup_off_reads_none, setup, teardown),
         cmocka_unit_test_setup_teardown(no_pressure_files, setup, teardown),

@@ -55,10 +55,13 @@ int rt_cg_part_open(rt_cg_part *p, rt_sample_ctx *c, const struct rt_job_cgroup 
 }
 
 /* Whether every pid in the group belongs to tree: at most RT_CG_EXCLUSIVE_MAX_PIDS are
- * looked at (more: not exclusive); an empty group is exclusive (nothing foreign in it).
- * Counts the pids into p->pids_seen. */
+ * looked at (more: not exclusive); an empty group is exclusive (nothing foreign in it). A
+ * hierarchy's root group (path "/", as a hybrid layout's v2 tree often has it) holds every
+ * process not in a group below it: never exclusive, and its cgroup.procs is not read. */
 static bool all_in_tree(rt_cg_part *p, rt_sample_ctx *c, rt_proctree *tree)
 {
+    if (strcmp(rt_cg_group_path(p->group), "/") == 0)
+        return false;
     long n = rt_cg_group_procs(p->group, &c->rbuf, p->pids, RT_CG_EXCLUSIVE_MAX_PIDS);
     if (n < 0 || n > RT_CG_EXCLUSIVE_MAX_PIDS)
         return false;
