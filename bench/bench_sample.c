@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "resource_tracker.h"
@@ -23,21 +22,14 @@ static double cpu_secs(void)
            (double)ru.ru_stime.tv_usec / 1e6;
 }
 
-static double thread_cpu_secs(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* CPU microseconds per sample of n back-to-back samples. */
 static double us_per_sample(rt_sampler *s, long n)
 {
     const rt_sample *smp;
-    double c0 = thread_cpu_secs();
+    double c0 = cpu_secs();
     for (long i = 0; i < n; i++)
         rt_sampler_sample(s, &smp);
-    return (thread_cpu_secs() - c0) / (double)n * 1e6;
+    return (cpu_secs() - c0) / (double)n * 1e6;
 }
 
 /* A sampler tracking pid (with own_children, as wrapper mode does, when own), reading the

@@ -339,17 +339,26 @@ static void unsplit_group_cpu(void **unused)
     rt_sampler_free(s);
 }
 
+/* A sampler on the fixture (cgroup_off as given) whose second interval has the walk use 1 s
+ * of CPU and the group 5 s, on a machine half busy; returns that sample. */
+static const rt_sample *walk_one_second(rt_sampler **s, int cgroup_off)
+{
+    *s = open_sampler(cgroup_off);
+    double mono = 1e9;
+    next(*s, &mono);
+    st.usage_us += 5000000;
+    st.ut101 += (unsigned long)tck;
+    st.m_busy += 2 * (unsigned long)tck;
+    st.m_idle += 2 * (unsigned long)tck;
+    return next(*s, &mono);
+}
+
 static void root_group_is_no_group(void **unused)
 {
     (void)unused;
     write_layout("/");
-    rt_sampler *s = open_sampler(0);
-    double mono = 1e9;
-    const rt_sample *smp = next(s, &mono);
-    st.ut101 += (unsigned long)tck;
-    st.m_busy += 2 * (unsigned long)tck;
-    st.m_idle += 2 * (unsigned long)tck;
-    smp = next(s, &mono);
+    rt_sampler *s;
+    const rt_sample *smp = walk_one_second(&s, 0);
     assert_null(smp->process->cgroup);
     assert_true(isnan(smp->process->memory_peak_mib));
     NEAR(smp->process->cpu_secs_total, 1.0); /* the walk's */
@@ -364,14 +373,8 @@ static void cgroup_off_reads_none(void **unused)
 {
     (void)unused;
     write_layout("/job");
-    rt_sampler *s = open_sampler(1);
-    double mono = 1e9;
-    const rt_sample *smp = next(s, &mono);
-    st.usage_us += 5000000;
-    st.ut101 += (unsigned long)tck;
-    st.m_busy += 2 * (unsigned long)tck;
-    st.m_idle += 2 * (unsigned long)tck;
-    smp = next(s, &mono);
+    rt_sampler *s;
+    const rt_sample *smp = walk_one_second(&s, 1);
     assert_null(smp->process->cgroup);
     NEAR(smp->process->cpu_secs_total, 1.0);
     rt_sampler_free(s);

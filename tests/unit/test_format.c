@@ -123,38 +123,14 @@ static void json_cgroup_and_pressure(void **state)
 {
     (void)state;
     rt_sample s = blank_sample();
-    rt_process p;
-    memset(&p, 0, sizeof p);
-    p.pid = 42;
-    p.alive = 1;
-    p.gpu_utilization_pct = NAN;
-    p.gpu_vram_used_bytes = RT_NULL_U64;
-    p.gpu_count_used = RT_NULL_I64;
-    p.memory_peak_mib = 1536.25;
-    rt_cgroup g;
-    memset(&g, 0, sizeof g);
-    g.path = "/resource-tracker-812-1";
-    g.version = "hybrid";
-    g.own = 1;
-    g.exclusive = 1;
-    g.cpu_secs_total = 12.3456;
-    g.memory_mib = 1024.5;
-    g.memory_peak_mib = 1536.25;
-    g.pids = 5;
-    g.pids_peak = 9;
-    g.read_bytes_total = 4096;
-    g.write_bytes_total = RT_NULL_U64;
-    g.cpu_quota_cores = 1.5;
-    g.cpu_period_secs = 0.1;
-    g.memory_limit_mib = NAN;
-    g.memory_high_mib = NAN;
-    g.pids_limit = RT_NULL_I64;
-    g.cpu_periods = 100;
-    g.cpu_throttled_periods = 7;
-    g.cpu_throttled_secs = 0.25;
-    g.cpu_throttled_pct = 12.345;
-    g.oom_kills = 1;
-    g.memory_max_events = 3;
+    rt_process p = {.pid = 42, .alive = 1, .gpu_utilization_pct = NAN, .gpu_vram_used_bytes = RT_NULL_U64,
+                    .gpu_count_used = RT_NULL_I64, .memory_peak_mib = 1536.25};
+    rt_cgroup g = {.path = "/resource-tracker-812-1", .version = "hybrid", .own = 1, .exclusive = 1,
+                   .cpu_secs_total = 12.3456, .memory_mib = 1024.5, .memory_peak_mib = 1536.25, .pids = 5,
+                   .pids_peak = 9, .read_bytes_total = 4096, .write_bytes_total = RT_NULL_U64,
+                   .cpu_quota_cores = 1.5, .cpu_period_secs = 0.1, .memory_limit_mib = NAN, .memory_high_mib = NAN,
+                   .pids_limit = RT_NULL_I64, .cpu_periods = 100, .cpu_throttled_periods = 7,
+                   .cpu_throttled_secs = 0.25, .cpu_throttled_pct = 12.345, .oom_kills = 1, .memory_max_events = 3};
     g.pressure.cpu = pressure_of(1.5, 100);
     g.pressure.memory = pressure_of(NAN, RT_NULL_U64); /* no file: null */
     g.pressure.io = pressure_of(0, 0);
