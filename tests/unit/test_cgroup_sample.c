@@ -447,12 +447,15 @@ static double cputime(clockid_t id)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The job: ignores SIGCHLD (so the kernel reaps its children and their CPU lands in no one's
- * cutime), starts KIDS busy children that each write their own CPU seconds to fd, waits for
- * them to be gone and exits. */
-static void job(const rt_job_cgroup *jg, int fd)
+/* The job: enters the group, says so on fd (-1) and waits for a byte on go; then ignores
+ * SIGCHLD (so the kernel reaps its children and their CPU lands in no one's cutime), starts
+ * KIDS busy children that each write their own CPU seconds to fd, waits for them to be gone
+ * and exits. */
+static void job(const rt_job_cgroup *jg, int fd, int go)
 {
-    if (rt_job_cgroup_enter(jg) != 0)
+    double in = -1;
+    char c;
+    if (rt_job_cgroup_enter(jg) != 0 || write(fd, &in, sizeof in) != (ssize_t)sizeof in || read(go, &c, 1) != 1)
         _exit(3);
     signal(SIGCHLD, SIG_IGN);
     for (int k = 0; k < KIDS; k++) {
@@ -515,16 +518,31 @@ static void live_job_group(void **unused)
     o.job_cgroup = NULL;
     o.cgroup_off = 1;
     assert_int_equal(rt_sampler_new(&o, &walk), RT_OK);
-    int fds[2];
+    int fds[2], go[2];
     assert_int_equal(pipe(fds), 0);
+    assert_int_equal(pipe(go), 0);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
         close(fds[0]);
-        job(jg, fds[1]);
+        close(go[1]);
+        job(jg, fds[1], go[0]);
     }
     close(fds[1]);
-    double kids = 0, used;
+    close(go[0]);
+    /* the job in its group: a third sampler tracks it by pid (the group it lives in, checked
+     * for members not in the tree), then the job goes on */
+    double used = 0;
+    assert_int_equal(read(fds[0], &used, sizeof used), (ssize_t)sizeof used);
+    assert_true(used == -1);
+    rt_sampler_options po = RT_SAMPLER_OPTIONS_INIT;
+    po.pid = pid;
+    po.nvml_library = o.nvml_library;
+    rt_sampler *by_pid = NULL;
+    assert_int_equal(rt_sampler_new(&po, &by_pid), RT_OK);
+    assert_int_equal(write(go[1], "g", 1), 1);
+    close(go[1]);
+    double kids = 0;
     int got = 0;
     while (read(fds[0], &used, sizeof used) == (ssize_t)sizeof used) {
         kids += used;
@@ -561,6 +579,20 @@ static void live_job_group(void **unused)
     bool hybrid = access("/sys/fs/cgroup/cpuacct", F_OK) == 0 && access("/sys/fs/cgroup/unified", F_OK) == 0;
     if (hybrid)
         assert_non_null(strstr(buf, "\"version\":\"hybrid\",\"own\":true,\"exclusive\":true,"));
+    /* by pid: the job's group, not its own, and exclusive once the children are gone (the
+     * walk's tree is the job alone, and it is no longer in the group) */
+    const rt_sample *c;
+    assert_int_equal(rt_sampler_sample(by_pid, &c), RT_OK);
+    const rt_cgroup *pg = c->process->cgroup;
+    assert_non_null(pg);
+    assert_false(pg->own);
+    assert_true(pg->exclusive);
+    assert_string_equal(pg->path, g->path);
+    print_message("by pid: group %.3f s since tracking began, tracked %.3f s\n", pg->cpu_secs_total,
+                  c->process->cpu_secs_total);
+    assert_true(pg->cpu_secs_total >= kids * 0.98 && pg->cpu_secs_total <= kernel * 1.02);
+    assert_true(fabs(c->process->cpu_secs_total - pg->cpu_secs_total) <= 0.02 * pg->cpu_secs_total);
+    rt_sampler_free(by_pid);
     assert_int_equal(waitpid(pid, NULL, 0), pid);
     rt_sampler_free(with);
     rt_sampler_free(walk);

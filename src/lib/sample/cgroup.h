@@ -16,7 +16,9 @@
 
 typedef struct rt_cg_part {
     rt_cg_group *group; /* NULL: no group read */
-    bool own;           /* made for the command: counters from zero, always exclusive */
+    bool own;           /* made for the command: counters from zero */
+    bool check_members; /* exclusive only when every pid in it is in the tree (a pid's group,
+                         * or an own group with the root alone tracked); else always */
     bool exclusive;     /* this reading: every pid of the group is in the tree */
     bool have_cur, have_prev, have_base;
     rt_cg_reading cur, prev, base; /* base: the first reading (subtracted in pid mode) */
@@ -28,8 +30,10 @@ typedef struct rt_cg_part {
 
 /* Opens the group of the job jg (own) when jg is given, else the group pid lives in; leaves
  * p->group NULL when there is none that can be read, or when pid lives in the root of every
- * hierarchy (that is the whole machine, not a job's group). Returns 0, or -1 on no memory. */
-int rt_cg_part_open(rt_cg_part *p, rt_sample_ctx *c, const struct rt_job_cgroup *jg, int64_t pid);
+ * hierarchy (that is the whole machine, not a job's group). An own group is exclusive by
+ * construction, unless root_only (the root alone tracked: its children in the group are not
+ * the tree's). Returns 0, or -1 on no memory. */
+int rt_cg_part_open(rt_cg_part *p, rt_sample_ctx *c, const struct rt_job_cgroup *jg, int64_t pid, bool root_only);
 /* Reads the group and, in pid mode, whether every pid in it belongs to tree (walked just
  * before). */
 void rt_cg_part_snapshot(rt_cg_part *p, rt_sample_ctx *c, rt_proctree *tree);
