@@ -21,17 +21,17 @@ static double tck;
 
 /* Everything the fixture's counters say; write_all() puts it in the files. */
 typedef struct state {
-    unsigned long m_busy, m_idle;             /* the machine's 4 cores together, in ticks */
-    unsigned long ut101, st101;               /* process 101's CPU, in ticks */
-    unsigned long long wr101;                 /* process 101's write_bytes */
-    unsigned long long usage_us, user_us, sys_us; /* the group's cpu.stat (v2) */
+    unsigned long m_busy, m_idle;                        /* the machine's 4 cores together, in ticks */
+    unsigned long ut101, st101;                          /* process 101's CPU, in ticks */
+    unsigned long long wr101;                            /* process 101's write_bytes */
+    unsigned long long usage_us, user_us, sys_us;        /* the group's cpu.stat (v2) */
     unsigned long long periods, throttled, throttled_ns; /* v1 cpu.stat of the group (holds the quota) */
-    unsigned long long gsome_us, gfull_us;    /* the group's pressure totals (every resource) */
-    unsigned long long msome_us, mfull_us;    /* the machine's */
+    unsigned long long gsome_us, gfull_us;               /* the group's pressure totals (every resource) */
+    unsigned long long msome_us, mfull_us;               /* the machine's */
     unsigned long long mem, mem_peak, rbytes, wbytes;
     unsigned long long oom_kills;
-    const char *procs;                        /* the group's cgroup.procs */
-    bool no_split;                            /* cpu.stat without user_usec/system_usec */
+    const char *procs; /* the group's cgroup.procs */
+    bool no_split;     /* cpu.stat without user_usec/system_usec */
 } state;
 
 static state st;
@@ -116,8 +116,10 @@ static void write_all(void)
              "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
              st.ut101, st.st101);
     unit_put(proc, "101/stat", t);
-    snprintf(t, sizeof t, "rchar: 1\nwchar: 1\nsyscr: 1\nsyscw: 1\nread_bytes: 101000\nwrite_bytes: %llu\n"
-             "cancelled_write_bytes: 0\n", st.wr101);
+    snprintf(t, sizeof t,
+             "rchar: 1\nwchar: 1\nsyscr: 1\nsyscw: 1\nread_bytes: 101000\nwrite_bytes: %llu\n"
+             "cancelled_write_bytes: 0\n",
+             st.wr101);
     unit_put(proc, "101/io", t);
     put_pressure(proc, "pressure/", st.msome_us, st.mfull_us);
 

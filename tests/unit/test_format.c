@@ -162,7 +162,8 @@ static void json_cgroup_and_pressure(void **state)
     p.memory_peak_mib = NAN;
     s.pressure = NULL;
     rt_format_sample(RT_FORMAT_JSON, &s, NULL, buf, sizeof buf);
-    assert_non_null(strstr(buf, "\"gpu_count_used\":null,\"memory_peak_mib\":null,\"cgroup\":null},\"pressure\":null}\n"));
+    assert_non_null(
+        strstr(buf, "\"gpu_count_used\":null,\"memory_peak_mib\":null,\"cgroup\":null},\"pressure\":null}\n"));
     /* CSV is unchanged: 32 columns */
     n = rt_format_sample(RT_FORMAT_CSV, &s, NULL, buf, sizeof buf);
     int commas = 0;

@@ -22,8 +22,8 @@ typedef struct rt_cg_part {
     bool exclusive;     /* this reading: every pid of the group is in the tree */
     bool have_cur, have_prev, have_base;
     rt_cg_reading cur, prev, base; /* base: the first reading (subtracted in pid mode) */
-    int64_t *pids;      /* room for the exclusive check (pid mode) */
-    int64_t pids_seen;  /* the most pids sampled (pids_peak without pids.peak) */
+    int64_t *pids;                 /* room for the exclusive check (pid mode) */
+    int64_t pids_seen;             /* the most pids sampled (pids_peak without pids.peak) */
     rt_cgroup out;
     rt_tree_group auth; /* what the tree part is handed */
 } rt_cg_part;
