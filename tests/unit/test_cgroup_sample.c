@@ -129,7 +129,9 @@ static void write_all(void)
         snprintf(t, sizeof t, "usage_usec %llu\nuser_usec %llu\nsystem_usec %llu\n", st.usage_us, st.user_us,
                  st.sys_us);
     put_group("unified", "cpu.stat", t);
-    put_group("unified", "cgroup.procs", st.procs);
+    static const char *const hiers[] = {"unified", "cpu", "memory", "blkio", "pids"};
+    for (size_t k = 0; k < sizeof hiers / sizeof hiers[0]; k++)
+        put_group(hiers[k], "cgroup.procs", st.procs);
     put_pressure(sys, "", st.gsome_us, st.gfull_us);
     put_group("cpu", "cpu.cfs_quota_us", "150000\n");
     put_group("cpu", "cpu.cfs_period_us", "100000\n");
@@ -151,8 +153,9 @@ static void write_all(void)
     put_group("blkio", "blkio.throttle.io_service_bytes_recursive", t);
 }
 
-/* The hybrid layout's mounts, and process 100 in group "/job" (or in "/" everywhere). */
-static void write_layout(const char *path)
+/* The hybrid layout's mounts, and process 100 in group path in every hierarchy but memory,
+ * where it is in mem_path. */
+static void write_layout2(const char *path, const char *mem_path)
 {
     unit_put(proc, "self/mountinfo",
              "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
@@ -163,9 +166,15 @@ static void write_layout(const char *path)
              "39 31 0:36 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids\n"
              "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n");
     char t[512];
-    snprintf(t, sizeof t, "8:pids:%s\n7:blkio:%s\n4:memory:%s\n2:cpuacct:%s\n1:cpu:%s\n0::%s\n", path, path, path, path,
-             path, path);
+    snprintf(t, sizeof t, "8:pids:%s\n7:blkio:%s\n4:memory:%s\n2:cpuacct:%s\n1:cpu:%s\n0::%s\n", path, path, mem_path,
+             path, path, path);
     unit_put(proc, "100/cgroup", t);
+}
+
+/* The hybrid layout's mounts, and process 100 in group path everywhere. */
+static void write_layout(const char *path)
+{
+    write_layout2(path, path);
 }
 
 /* A sampler on the fixture tracking the tree of pid 100 (cgroup_off as given). */
@@ -368,6 +377,29 @@ static void root_group_is_no_group(void **unused)
     char buf[1 << 14];
     rt_format_sample(RT_FORMAT_JSON, smp, NULL, buf, sizeof buf);
     assert_non_null(strstr(buf, "\"memory_peak_mib\":null,\"cgroup\":null},\"pressure\":{\"cpu\":{"));
+    rt_sampler_free(s);
+}
+
+/* In a v1 memory group and the root of every other hierarchy (as this shell is on a hybrid
+ * machine): only the memory group is read (a root group's counters are the machine's); no CPU
+ * figure, so the tree's CPU stays the walk's even though the group is exclusive. */
+static void root_elsewhere_is_left_out(void **unused)
+{
+    (void)unused;
+    write_layout2("/", "/job");
+    rt_sampler *s;
+    const rt_sample *smp = walk_one_second(&s, 0);
+    const rt_cgroup *g = smp->process->cgroup;
+    assert_non_null(g);
+    assert_string_equal(g->path, "/job");
+    assert_string_equal(g->version, "v1");
+    assert_true(isnan(g->cpu_secs_total));
+    assert_true(isnan(g->cpu_quota_cores));
+    assert_true(isnan(g->pressure.cpu.some_avg10));
+    NEAR(g->memory_peak_mib, 512.0);
+    NEAR(g->memory_limit_mib, 2048.0);
+    assert_true(g->exclusive); /* the memory group's cgroup.procs: 100, 101, 102 */
+    NEAR(smp->process->cpu_secs_total, 1.0);
     rt_sampler_free(s);
 }
 
@@ -607,6 +639,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(moved_counters, setup, teardown),
         cmocka_unit_test_setup_teardown(unsplit_group_cpu, setup, teardown),
         cmocka_unit_test_setup_teardown(root_group_is_no_group, setup, teardown),
+        cmocka_unit_test_setup_teardown(root_elsewhere_is_left_out, setup, teardown),
         cmocka_unit_test_setup_teardown(cgroup_off_reads_none, setup, teardown),
         cmocka_unit_test_setup_teardown(no_pressure_files, setup, teardown),
         cmocka_unit_test(pressure_rule),

@@ -12,17 +12,24 @@
 
 #define MIB (1024.0 * 1024.0)
 
-/* Whether paths puts the process in the root ("/") of every mounted hierarchy it is in. */
-static bool in_root_everywhere(const rt_cg_mounts *m, const rt_cg_paths *paths)
+/* Leaves out of paths the hierarchies where the process is in the root group ("/"): a root
+ * group's counters are the whole machine's (v2's root cpu.stat, v1's root cpuacct.usage), its
+ * pressure the machine's, and it has no limits; it is no group of the job's. (The hybrid
+ * layout often puts a process in a v1 memory group and the v2 root at once.) Returns how
+ * many mounted hierarchies remain. */
+static int drop_root_groups(const rt_cg_mounts *m, rt_cg_paths *paths)
 {
-    for (int h = 0; h < RT_CG_NHIER; h++)
-        if (paths->has[h] && m->dir[h][0] && strcmp(paths->path[h], "/") != 0)
-            return false;
-    return true;
+    int left = 0;
+    for (int h = 0; h < RT_CG_NHIER; h++) {
+        if (paths->has[h] && strcmp(paths->path[h], "/") == 0)
+            paths->has[h] = false;
+        left += paths->has[h] && m->dir[h][0];
+    }
+    return left;
 }
 
-/* The group pid lives in, NULL when it has none that can be read or when it lives in the root
- * of every hierarchy (logged at debug level). */
+/* The group pid lives in, in the hierarchies where it is not in the root group; NULL when it
+ * has none that can be read, or is in the root group everywhere (logged at debug level). */
 static rt_cg_group *group_of_pid(rt_sample_ctx *c, int64_t pid)
 {
     rt_cg_mounts *m = malloc(sizeof *m);
@@ -32,7 +39,7 @@ static rt_cg_group *group_of_pid(rt_sample_ctx *c, int64_t pid)
     if (n <= 0)
         rt_log(&c->log, RT_LOG_DEBUG, "process %lld: no cgroup to read (%s)", (long long)pid,
                n < 0 ? strerror(-n) : "no group in a mounted hierarchy");
-    else if (in_root_everywhere(m, paths))
+    else if (drop_root_groups(m, paths) == 0)
         rt_log(&c->log, RT_LOG_DEBUG, "process %lld is in the root cgroup: no group of its own to read",
                (long long)pid);
     else
@@ -64,13 +71,9 @@ int rt_cg_part_open(rt_cg_part *p, rt_sample_ctx *c, const struct rt_job_cgroup 
 }
 
 /* Whether every pid in the group belongs to tree: at most RT_CG_EXCLUSIVE_MAX_PIDS are
- * looked at (more: not exclusive); an empty group is exclusive (nothing foreign in it). A
- * hierarchy's root group (path "/", as a hybrid layout's v2 tree often has it) holds every
- * process not in a group below it: never exclusive, and its cgroup.procs is not read. */
+ * looked at (more: not exclusive); an empty group is exclusive (nothing foreign in it). */
 static bool all_in_tree(rt_cg_part *p, rt_sample_ctx *c, rt_proctree *tree)
 {
-    if (strcmp(rt_cg_group_path(p->group), "/") == 0)
-        return false;
     long n = rt_cg_group_procs(p->group, &c->rbuf, p->pids, RT_CG_EXCLUSIVE_MAX_PIDS);
     if (n < 0 || n > RT_CG_EXCLUSIVE_MAX_PIDS)
         return false;

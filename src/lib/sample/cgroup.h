@@ -28,9 +28,10 @@ typedef struct rt_cg_part {
     rt_tree_group auth; /* what the tree part is handed */
 } rt_cg_part;
 
-/* Opens the group of the job jg (own) when jg is given, else the group pid lives in; leaves
- * p->group NULL when there is none that can be read, or when pid lives in the root of every
- * hierarchy (that is the whole machine, not a job's group). An own group is exclusive by
+/* Opens the group of the job jg (own) when jg is given, else the group pid lives in, in the
+ * hierarchies where that is not the root group (a root group's figures are the whole
+ * machine's); leaves p->group NULL when there is none that can be read, or when pid lives in
+ * the root of every hierarchy (the whole machine, not a job's group). An own group is exclusive by
  * construction, unless root_only (the root alone tracked: its children in the group are not
  * the tree's). Returns 0, or -1 on no memory. */
 int rt_cg_part_open(rt_cg_part *p, rt_sample_ctx *c, const struct rt_job_cgroup *jg, int64_t pid, bool root_only);
