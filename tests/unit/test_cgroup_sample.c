@@ -443,6 +443,77 @@ static void no_pressure_files(void **unused)
     rt_sampler_free(s);
 }
 
+/* Process pid (parent ppid) in a replayed proc tree, with children kids ("" for none). */
+static void put_process(const char *root, int pid, int ppid, const char *kids)
+{
+    char rel[64], t[512];
+    snprintf(t, sizeof t,
+             "%d (work) S %d %d %d 0 -1 4194560 100 0 0 0 50 10 0 0 20 0 1 0 5000 12345678 1000 "
+             "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
+             pid, ppid, pid, pid);
+    snprintf(rel, sizeof rel, "%d/stat", pid);
+    unit_put(root, rel, t);
+    snprintf(rel, sizeof rel, "%d/task/%d/children", pid, pid);
+    unit_put(root, rel, kids);
+    snprintf(rel, sizeof rel, "%d/io", pid);
+    unit_put(root, rel,
+             "rchar: 1\nwchar: 1\nsyscr: 1\nsyscw: 1\nread_bytes: 0\nwrite_bytes: 0\n"
+             "cancelled_write_bytes: 0\n");
+}
+
+/* The v2 fixture of the group reader (tests/fixtures/cgroup/v2) through the sampler: pid 1201
+ * in /jobs.slice/job1 with children 1202 and 1305, while the group also holds 1306: not
+ * exclusive; then 1306 shows up as 1201's child and the group (1201, 1202, 1305, 1306) is
+ * the tree's alone. Limits are the tightest of the group and its parent. */
+static void v2_fixture_group(void **unused)
+{
+    (void)unused;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -a '%s/cgroup/v2/proc' '%s'", proc, RT_FIXTURES, proc);
+    unit_system(cmd);
+    unit_put(proc, "stat", "cpu  100 0 0 1000 0 0 0 0\ncpu0 100 0 0 1000 0 0 0 0\n");
+    put_process(proc, 1201, 1, "1202 1305");
+    unit_put(proc, "1201/cgroup", "0::/jobs.slice/job1\n"); /* as the fixture's 777 */
+    put_process(proc, 1202, 1201, "");
+    put_process(proc, 1305, 1201, "");
+    put_process(proc, 1306, 1, "");
+    char fsys[1024];
+    snprintf(fsys, sizeof fsys, "%s/cgroup/v2/sys", RT_FIXTURES);
+    rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
+    o.proc_root = proc;
+    o.sys_root = fsys;
+    o.nvml_library = "/nonexistent/libnvidia-ml.so.1";
+    o.pid = 1201;
+    rt_sampler *s = NULL;
+    assert_int_equal(rt_sampler_new_replay(&o, NULL, NULL, &s), RT_OK);
+    const rt_sample *smp;
+    assert_int_equal(rt_sampler_sample_at(s, 1e9, 1.7e9, &smp), RT_OK);
+    const rt_cgroup *g = smp->process->cgroup;
+    assert_non_null(g);
+    assert_string_equal(g->path, "/jobs.slice/job1");
+    assert_string_equal(g->version, "v2");
+    assert_true(!g->exclusive && !g->own);
+    NEAR(g->cpu_secs_total, 0.0);  /* nothing since tracking began */
+    NEAR(g->cpu_quota_cores, 1.5); /* the parent's quota: tighter than none */
+    NEAR(g->memory_limit_mib, 1024.0);
+    NEAR(g->memory_high_mib, 768.0);
+    NEAR(g->memory_peak_mib, 200.0);
+    NEAR(smp->process->memory_peak_mib, 200.0);
+    assert_int_equal(g->pids_limit, 100);
+    assert_int_equal(g->pids_peak, 9);
+    assert_int_equal(g->oom_kills, 0);
+    assert_int_equal(g->cpu_periods, 0);
+    NEAR(g->pressure.cpu.some_avg10, 12.5);
+    assert_int_equal(g->pressure.io.full_total_usec, 8000);
+    NEAR(g->pressure.cpu.some_pct, 0.0); /* nothing stalled since the baseline */
+    put_process(proc, 1201, 1, "1202 1305 1306");
+    put_process(proc, 1306, 1201, "");
+    assert_int_equal(rt_sampler_sample_at(s, 1e9 + 1, 1.7e9 + 1, &smp), RT_OK);
+    assert_true(smp->process->cgroup->exclusive);
+    NEAR(smp->process->cgroup->pressure.cpu.some_pct, 0.0);
+    rt_sampler_free(s);
+}
+
 /* The pressure rule by itself: no previous reading or no elapsed time gives NaN, a missing
  * "full" line gives null figures, a total going backwards gives 0. */
 static void pressure_rule(void **unused)
@@ -639,6 +710,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(moved_counters, setup, teardown),
         cmocka_unit_test_setup_teardown(unsplit_group_cpu, setup, teardown),
         cmocka_unit_test_setup_teardown(root_group_is_no_group, setup, teardown),
+        cmocka_unit_test_setup_teardown(v2_fixture_group, setup, teardown),
         cmocka_unit_test_setup_teardown(root_elsewhere_is_left_out, setup, teardown),
         cmocka_unit_test_setup_teardown(cgroup_off_reads_none, setup, teardown),
         cmocka_unit_test_setup_teardown(no_pressure_files, setup, teardown),
