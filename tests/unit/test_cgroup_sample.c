@@ -177,19 +177,25 @@ static void write_layout(const char *path)
     write_layout2(path, path);
 }
 
-/* A sampler on the fixture tracking the tree of pid 100 (cgroup_off as given). */
-static rt_sampler *open_sampler(int cgroup_off)
+/* A sampler replaying proc and sys_root, tracking the tree of pid (cgroup_off as given). */
+static rt_sampler *replay_sampler(const char *sys_root, int64_t pid, int cgroup_off)
 {
-    write_all();
     rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
     o.proc_root = proc;
-    o.sys_root = sys;
+    o.sys_root = sys_root;
     o.nvml_library = "/nonexistent/libnvidia-ml.so.1";
-    o.pid = 100;
+    o.pid = pid;
     o.cgroup_off = cgroup_off;
     rt_sampler *s = NULL;
     assert_int_equal(rt_sampler_new_replay(&o, NULL, NULL, &s), RT_OK);
     return s;
+}
+
+/* A sampler on the fixture as st has it, tracking the tree of pid 100. */
+static rt_sampler *open_sampler(int cgroup_off)
+{
+    write_all();
+    return replay_sampler(sys, 100, cgroup_off);
 }
 
 /* One second later, after the counters moved as the caller set them in st. */
@@ -422,13 +428,7 @@ static void no_pressure_files(void **unused)
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -r '%s/pressure' '%s/fs/cgroup/unified/job/cpu.pressure'", proc, sys);
     unit_system(cmd);
-    rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
-    o.proc_root = proc;
-    o.sys_root = sys;
-    o.nvml_library = "/nonexistent/libnvidia-ml.so.1";
-    o.pid = 100;
-    rt_sampler *s = NULL;
-    assert_int_equal(rt_sampler_new_replay(&o, NULL, NULL, &s), RT_OK);
+    rt_sampler *s = replay_sampler(sys, 100, 0);
     const rt_sample *smp;
     assert_int_equal(rt_sampler_sample_at(s, 1e9, 1.7e9, &smp), RT_OK);
     assert_null(smp->pressure); /* no /proc/pressure: null, not zeros */
@@ -479,13 +479,7 @@ static void v2_fixture_group(void **unused)
     put_process(proc, 1306, 1, "");
     char fsys[1024];
     snprintf(fsys, sizeof fsys, "%s/cgroup/v2/sys", RT_FIXTURES);
-    rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
-    o.proc_root = proc;
-    o.sys_root = fsys;
-    o.nvml_library = "/nonexistent/libnvidia-ml.so.1";
-    o.pid = 1201;
-    rt_sampler *s = NULL;
-    assert_int_equal(rt_sampler_new_replay(&o, NULL, NULL, &s), RT_OK);
+    rt_sampler *s = replay_sampler(fsys, 1201, 0);
     const rt_sample *smp;
     assert_int_equal(rt_sampler_sample_at(s, 1e9, 1.7e9, &smp), RT_OK);
     const rt_cgroup *g = smp->process->cgroup;
