@@ -67,6 +67,8 @@ typedef struct run_state {
     bool wait_all;      /* --wait-all: after the command, until the job is over */
     int wait_signal;    /* the signal that ended the wait for the rest of the job; 0: none */
     const rt_sample *last; /* the newest sample (the sampler owns it); NULL before the first */
+    bool left_behind;      /* processes of the job still run at the end: the group stays, and
+                            * the library's word on that is not repeated as a warning */
 } run_state;
 
 /* Takes one sample and writes it. Returns false when output failed for good. */
@@ -221,16 +223,26 @@ static int64_t job_left(const run_state *rs)
     return -1;
 }
 
-/* Makes the command's cgroup (unless --cgroup off). Where none can be made the run goes on as
- * before: RT_ERR_UNSUPPORTED (no hierarchy lets us) is said at debug level only. */
-static rt_job_cgroup *make_job_cgroup(const cli_options *o)
+/* The job cgroup's log: cli_log, except that once processes were said to be left behind
+ * (user: the run_state), the group that cannot be removed because of them is no warning. */
+static void job_cgroup_log(void *user, rt_log_level level, const char *msg)
+{
+    const run_state *rs = user;
+    cli_log(NULL, rs->left_behind && level < RT_LOG_ERROR ? RT_LOG_DEBUG : level, msg);
+}
+
+/* Makes the command's cgroup (unless --cgroup off), logging through job_cgroup_log with rs.
+ * Where none can be made the run goes on as before: RT_ERR_UNSUPPORTED (no hierarchy lets us)
+ * is said at debug level only. */
+static rt_job_cgroup *make_job_cgroup(const cli_options *o, run_state *rs)
 {
     if (o->cgroup_off)
         return NULL;
     rt_job_cgroup_options jo = RT_JOB_CGROUP_OPTIONS_INIT;
     jo.proc_root = o->proc_root;
     jo.sys_root = o->sys_root;
-    jo.log = cli_log;
+    jo.log = job_cgroup_log;
+    jo.log_user = rs;
     rt_job_cgroup *g = NULL;
     rt_error err = rt_job_cgroup_create(&jo, &g);
     if (err == RT_OK)
@@ -411,7 +423,7 @@ static int track(cli_options *o)
             cli_say("warning: cannot become a child subreaper (%s): daemonized descendants may be missed",
                 strerror(errno));
         int e;
-        rs.jcg = make_job_cgroup(o);
+        rs.jcg = make_job_cgroup(o, &rs);
         rs.wait_all = o->wait_all;
         spawned_at = mono_now();
         rs.child = spawn(o->command, &orig_mask, rs.jcg, &rs.jcg_entered, &e);
@@ -516,6 +528,7 @@ static int track(cli_options *o)
     }
     if (rs.child && rs.child_done) {
         int64_t left = job_left(&rs);
+        rs.left_behind = left > 0;
         if (left > 0 && rs.wait_signal)
             cli_say("%lld process%s of the job still running (left behind: signal %d ended the wait)",
                     (long long)left, left == 1 ? "" : "es", rs.wait_signal);
