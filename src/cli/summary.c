@@ -334,6 +334,85 @@ static void process_part(const out *o, const rt_summary *s)
          bytes_text(s->process_write_bytes, b, sizeof b));
 }
 
+/* A percentage for people: whole numbers from 10 on (and whole ones), one decimal below. */
+static const char *pct(double v, char *b, size_t cap)
+{
+    return number(v, v >= 10 || v == round(v) ? 0 : 1, "%", b, cap);
+}
+
+/* The pressure means in one line ("CPU 12% (some), memory 3% (some) / 1% (full), I/O 0%
+ * (some)"), only the ones present; false when none is. */
+static bool pressure_text(const rt_summary *s, char *b, size_t cap)
+{
+    const struct {
+        const char *name;
+        const rt_dist *some, *full;
+    } r[] = {{"CPU", &s->pressure_cpu_some_pct, NULL},
+             {"memory", &s->pressure_memory_some_pct, &s->pressure_memory_full_pct},
+             {"I/O", &s->pressure_io_some_pct, &s->pressure_io_full_pct}};
+    size_t n = 0;
+    b[0] = '\0';
+    for (size_t i = 0; i < sizeof r / sizeof r[0] && n < cap; i++) {
+        if (isnan(r[i].some->mean))
+            continue;
+        char a[32], c[32];
+        int k = snprintf(b + n, cap - n, "%s%s %s (some)", n ? ", " : "", r[i].name, pct(r[i].some->mean, a, sizeof a));
+        if (k > 0 && (size_t)k < cap - n && r[i].full && !isnan(r[i].full->mean)) {
+            n += (size_t)k;
+            k = snprintf(b + n, cap - n, " / %s (full)", pct(r[i].full->mean, c, sizeof c));
+        }
+        n = k < 0 ? n : n + (size_t)k;
+    }
+    return n > 0;
+}
+
+/* The job's cgroup in plain words: what its limits did (an OOM kill, CPU throttling), how near
+ * the job came to them, and the pressure it met. Nothing for a run without a cgroup or PSI. */
+static void limits_part(const out *o, const rt_summary *s)
+{
+    char a[64], b[64], c[64], p[512];
+    bool cg = !isnan(s->oom_kills) || !isnan(s->memory_limit_mib) || !isnan(s->cpu_quota_cores) ||
+              !isnan(s->cpu_periods) || !isnan(s->pids_peak) || !isnan(s->pids_limit) || !isnan(s->memory_high_mib);
+    bool psi = pressure_text(s, p, sizeof p);
+    if (!cg && !psi)
+        return;
+    fprintf(o->f, "Limits (the job's cgroup)\n");
+    double peak = isnan(s->process_memory_peak_mib) ? s->process_rss_mib.peak : s->process_memory_peak_mib;
+    if (s->oom_kills > 0) {
+        char lim[80] = "";
+        if (!isnan(s->memory_limit_mib))
+            snprintf(lim, sizeof lim, " (limit %s)", mem(o, s->memory_limit_mib, b, sizeof b));
+        snprintf(c, sizeof c, ", %.0f tasks killed", s->oom_kills);
+        line(o, "OOM killer", "killed by the OOM killer at %s%s%s", mem(o, peak, a, sizeof a), lim,
+             s->oom_kills > 1 ? c : "");
+    } else if (!isnan(s->oom_kills)) {
+        line(o, "OOM killer", "no kill");
+    }
+    if (!isnan(s->memory_limit_mib) && !isnan(peak))
+        line(o, "Memory limit", "memory limit %s, peak %s (%.0f%%)", mem(o, s->memory_limit_mib, a, sizeof a),
+             mem(o, peak, b, sizeof b), s->memory_limit_mib > 0 ? 100.0 * peak / s->memory_limit_mib : 0.0);
+    else if (!isnan(s->memory_limit_mib))
+        line(o, "Memory limit", "memory limit %s", mem(o, s->memory_limit_mib, a, sizeof a));
+    else if (!isnan(s->process_memory_peak_mib))
+        line(o, "Memory peak", "%s (no limit)", mem(o, s->process_memory_peak_mib, a, sizeof a));
+    if (!isnan(s->memory_high_mib))
+        line(o, "Memory high", "throttled above %s", mem(o, s->memory_high_mib, a, sizeof a));
+    if (!isnan(s->cpu_quota_cores)) {
+        number(s->cpu_quota_cores, s->cpu_quota_cores == round(s->cpu_quota_cores) ? 0 : 2, "", b, sizeof b);
+        if (s->cpu_periods > 0)
+            line(o, "CPU quota", "CPU throttled in %s of periods (quota %s core%s), %s in all",
+                 pct(100.0 * s->cpu_throttled_periods / s->cpu_periods, a, sizeof a), b,
+                 s->cpu_quota_cores == 1 ? "" : "s", dur(o, s->cpu_throttled_secs, c, sizeof c));
+        else
+            line(o, "CPU quota", "%s core%s", b, s->cpu_quota_cores == 1 ? "" : "s");
+    }
+    if (!isnan(s->pids_peak) || !isnan(s->pids_limit))
+        line(o, "Tasks", "peak %s, limit %s", number(s->pids_peak, 0, "", a, sizeof a),
+             isnan(s->pids_limit) ? "none" : number(s->pids_limit, 0, "", b, sizeof b));
+    if (psi)
+        line(o, "Pressure (mean)", "pressure: %s", p);
+}
+
 static void machine_part(const out *o, const rt_summary *s)
 {
     char a[64], b[64];
@@ -370,6 +449,7 @@ int cli_summary_print(FILE *f, const rt_summary *s, const cli_run_result *run, c
         return -1;
     run_part(&o, s, run);
     process_part(&o, s);
+    limits_part(&o, s);
     machine_part(&o, s);
     return fflush(f) == 0 ? 0 : -1;
 }

@@ -99,6 +99,12 @@ typedef struct rt_jl_list {
     rt_jl_dev dev[RT_JL_MAX_DEV];
 } rt_jl_list;
 
+/* Pressure of cpu, memory and io (in that order): [resource][0: some_pct, 1: full_pct,
+ * 2: some_avg10], NaN when null or absent. */
+typedef struct rt_jl_psi {
+    double pct[3][3];
+} rt_jl_psi;
+
 typedef struct rt_jline {
     double timestamp, interval;
     bool has_job;
@@ -117,6 +123,12 @@ typedef struct rt_jline {
     bool has_process;
     double p_pid, p_children, p_cores, p_utime, p_stime, p_cpu_total, p_pss, p_rss, p_rss_peak;
     double p_read_total, p_write_total, p_gpu_util, p_gpu_vram_bytes, p_gpu_count;
+    /* 0.6: the tree's peak charge and its cgroup (NaN without), the machine's pressure */
+    double p_mem_peak;
+    bool has_cgroup;
+    double cg_oom_kills, cg_mem_limit, cg_mem_high, cg_quota, cg_periods, cg_throttled_periods;
+    double cg_throttled_secs, cg_pids_peak, cg_pids_limit;
+    rt_jl_psi cg_psi, psi;
 } rt_jline;
 
 /* Empties jl (everything null, no lists). */
@@ -124,7 +136,9 @@ void rt_jline_reset(rt_jline *jl);
 /* Empties one list / the mounts / the GPUs (for a repeated member: the last one counts). */
 void rt_jline_list_reset(rt_jl_list *l, bool present);
 void rt_jline_gpu_reset(rt_jline *jl, bool present);
-void rt_jline_process_reset(rt_jline *jl, bool present);
+void rt_jline_process_reset(rt_jline *jl, bool present); /* the cgroup too */
+void rt_jline_cgroup_reset(rt_jline *jl, bool present);
+void rt_jline_psi_reset(rt_jl_psi *psi);
 /* Appends a disk or an interface (name NUL-ended, named: it is whole). */
 void rt_jline_add_dev(rt_jl_list *l, const char *name, bool named, double ta, double tb, double ra, double rb);
 /* Appends a mount (point NUL-ended, named: it is whole). */

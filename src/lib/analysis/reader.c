@@ -176,7 +176,12 @@ void rt_reader_nan_record(rt_record *rec)
         &rec->process_children, &rec->process_cores, &rec->process_cpu_secs, &rec->process_cpu_secs_total,
         &rec->process_pss_mib, &rec->process_rss_mib, &rec->process_rss_peak_mib, &rec->process_read_bytes,
         &rec->process_write_bytes, &rec->process_gpu_usage, &rec->process_gpu_vram_mib,
-        &rec->process_gpu_utilized,
+        &rec->process_gpu_utilized, &rec->process_memory_peak_mib, &rec->cgroup_oom_kills,
+        &rec->cgroup_memory_limit_mib, &rec->cgroup_memory_high_mib, &rec->cgroup_cpu_quota_cores,
+        &rec->cgroup_cpu_periods, &rec->cgroup_cpu_throttled_periods, &rec->cgroup_cpu_throttled_secs,
+        &rec->cgroup_pids_peak, &rec->cgroup_pids_limit, &rec->pressure_cpu_some_pct,
+        &rec->pressure_memory_some_pct, &rec->pressure_memory_full_pct, &rec->pressure_io_some_pct,
+        &rec->pressure_io_full_pct,
     };
     memset(rec, 0, sizeof *rec);
     for (size_t i = 0; i < RT_ARRAY_LEN(d); i++)
@@ -253,6 +258,39 @@ static double process_bytes(double total, double *last, bool new_tree)
     return isnan(prev) || new_tree || total < prev ? total : total - prev;
 }
 
+/* The pressure percentages of a line: per resource the group's when it has pressure (its
+ * some_pct or some_avg10 is known), else the machine's (record.c's rule for a sample). */
+static void json_pressure(const rt_jline *jl, rt_record *rec)
+{
+    double *const dst[3][2] = {{&rec->pressure_cpu_some_pct, NULL},
+                               {&rec->pressure_memory_some_pct, &rec->pressure_memory_full_pct},
+                               {&rec->pressure_io_some_pct, &rec->pressure_io_full_pct}};
+    for (size_t i = 0; i < 3; i++) {
+        bool group = jl->has_cgroup && (!isnan(jl->cg_psi.pct[i][0]) || !isnan(jl->cg_psi.pct[i][2]));
+        const rt_jl_psi *src = group ? &jl->cg_psi : &jl->psi;
+        *dst[i][0] = src->pct[i][0];
+        if (dst[i][1])
+            *dst[i][1] = src->pct[i][1];
+    }
+}
+
+/* The 0.6 figures of the tree's cgroup (they stay NaN without one). */
+static void json_cgroup(const rt_jline *jl, rt_record *rec)
+{
+    rec->process_memory_peak_mib = jl->p_mem_peak;
+    if (!jl->has_cgroup)
+        return;
+    rec->cgroup_oom_kills = jl->cg_oom_kills;
+    rec->cgroup_memory_limit_mib = jl->cg_mem_limit;
+    rec->cgroup_memory_high_mib = jl->cg_mem_high;
+    rec->cgroup_cpu_quota_cores = jl->cg_quota;
+    rec->cgroup_cpu_periods = jl->cg_periods;
+    rec->cgroup_cpu_throttled_periods = jl->cg_throttled_periods;
+    rec->cgroup_cpu_throttled_secs = jl->cg_throttled_secs;
+    rec->cgroup_pids_peak = jl->cg_pids_peak;
+    rec->cgroup_pids_limit = jl->cg_pids_limit;
+}
+
 /* Maps the scanned line r->jl (with r->jl_prev when have_prev) to rec, job name in job. */
 static void json_record(rt_reader *r, rt_record *rec, char *job)
 {
@@ -292,8 +330,10 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
             rec->gpu_utilized = jl->gpu_known ? jl->gpu_utilized : NAN;
         }
     }
+    json_pressure(jl, rec);
     if (!jl->has_process)
         return;
+    json_cgroup(jl, rec);
     bool new_tree = !isnan(jl->p_pid) && !isnan(r->last_pid) && jl->p_pid != r->last_pid;
     if (new_tree)
         r->last_read = r->last_write = NAN;

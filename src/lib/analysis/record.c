@@ -80,6 +80,45 @@ static void process_part(const rt_process *p, rt_record *r)
     r->process_gpu_utilized = i64_or_nan(p->gpu_count_used);
 }
 
+/* The 0.6 figures: the group's limits and totals (NaN without a cgroup), and per resource the
+ * pressure of the group when it has pressure (its some_pct or some_avg10 is known: the first
+ * reading has no some_pct yet), else the machine's (NaN without either). */
+static void cgroup_part(const rt_sample *s, rt_record *r)
+{
+    const rt_process *p = s->process;
+    const rt_cgroup *g = p ? p->cgroup : NULL;
+    /* NaN without a cgroup (as the header has it; a caller's sample from before 0.6 leaves 0) */
+    r->process_memory_peak_mib = g ? p->memory_peak_mib : NAN;
+    r->cgroup_oom_kills = g ? u64_or_nan(g->oom_kills) : NAN;
+    r->cgroup_memory_limit_mib = g ? g->memory_limit_mib : NAN;
+    r->cgroup_memory_high_mib = g ? g->memory_high_mib : NAN;
+    r->cgroup_cpu_quota_cores = g ? g->cpu_quota_cores : NAN;
+    r->cgroup_cpu_periods = g ? u64_or_nan(g->cpu_periods) : NAN;
+    r->cgroup_cpu_throttled_periods = g ? u64_or_nan(g->cpu_throttled_periods) : NAN;
+    r->cgroup_cpu_throttled_secs = g ? g->cpu_throttled_secs : NAN;
+    r->cgroup_pids_peak = g ? i64_or_nan(g->pids_peak) : NAN;
+    r->cgroup_pids_limit = g ? i64_or_nan(g->pids_limit) : NAN;
+    const rt_pressure *group[3] = {NULL, NULL, NULL}, *machine[3] = {NULL, NULL, NULL};
+    if (g) {
+        group[0] = &g->pressure.cpu;
+        group[1] = &g->pressure.memory;
+        group[2] = &g->pressure.io;
+    }
+    if (s->pressure) {
+        machine[0] = &s->pressure->cpu;
+        machine[1] = &s->pressure->memory;
+        machine[2] = &s->pressure->io;
+    }
+    double *const some[3] = {&r->pressure_cpu_some_pct, &r->pressure_memory_some_pct, &r->pressure_io_some_pct};
+    double *const full[3] = {NULL, &r->pressure_memory_full_pct, &r->pressure_io_full_pct};
+    for (size_t i = 0; i < 3; i++) {
+        const rt_pressure *src = group[i] && (!isnan(group[i]->some_pct) || !isnan(group[i]->some_avg10)) ? group[i] : machine[i];
+        *some[i] = src ? src->some_pct : NAN;
+        if (full[i])
+            *full[i] = src ? src->full_pct : NAN;
+    }
+}
+
 void rt_record_from_sample(const rt_sample *s, rt_record *out)
 {
     memset(out, 0, sizeof *out);
@@ -88,4 +127,5 @@ void rt_record_from_sample(const rt_sample *s, rt_record *out)
     out->job_name = NULL;
     machine_part(s, out);
     process_part(s->process, out);
+    cgroup_part(s, out);
 }

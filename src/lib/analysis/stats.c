@@ -31,6 +31,11 @@ static const field_map dist_fields[] = {
     F(memory_used_mib, memory_used_mib),
     F(gpu_usage, gpu_usage),
     F(gpu_vram_mib, gpu_vram_mib),
+    F(pressure_cpu_some_pct, pressure_cpu_some_pct),
+    F(pressure_memory_some_pct, pressure_memory_some_pct),
+    F(pressure_memory_full_pct, pressure_memory_full_pct),
+    F(pressure_io_some_pct, pressure_io_some_pct),
+    F(pressure_io_full_pct, pressure_io_full_pct),
 };
 #define NDIST (sizeof dist_fields / sizeof dist_fields[0])
 
@@ -53,21 +58,47 @@ static const field_map max_fields[] = {
     F(gpu_vram_total_mib, gpu_vram_total_mib),
     F(disk_space_used_bytes, disk_space_used_peak_bytes),
     F(disk_space_total_bytes, disk_space_total_bytes),
+    F(process_memory_peak_mib, process_memory_peak_mib),
+    F(cgroup_pids_peak, pids_peak),
+};
+
+/* Limits, whose lowest value is kept: record field -> summary field. */
+static const field_map min_fields[] = {
+    F(cgroup_memory_limit_mib, memory_limit_mib),
+    F(cgroup_memory_high_mib, memory_high_mib),
+    F(cgroup_cpu_quota_cores, cpu_quota_cores),
+    F(cgroup_pids_limit, pids_limit),
+};
+
+/* Counters since tracking began, totalled over the runs in a file (run_total): record field ->
+ * summary field, in the order of rt_stats.totals. */
+enum { T_OOM, T_PERIODS, T_THROTTLED, T_THROTTLED_SECS, T_COUNT };
+static const field_map total_fields[T_COUNT] = {
+    F(cgroup_oom_kills, oom_kills),
+    F(cgroup_cpu_periods, cpu_periods),
+    F(cgroup_cpu_throttled_periods, cpu_throttled_periods),
+    F(cgroup_cpu_throttled_secs, cpu_throttled_secs),
 };
 
 #define NUM(base, off) (*(double *)((char *)(base) + (off)))
 #define CNUM(base, off) (*(const double *)((const char *)(base) + (off)))
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-/* All state is plain data of a fixed size (9 histograms of RT_HIST_BUCKETS = 5250 buckets, about
- * 369 KiB in all), allocated once by rt_stats_new: nothing grows with the number of records, and
+/* A counter since tracking began, over a file that may hold several runs one after another. */
+typedef struct run_total {
+    double cur;    /* the current run's largest total, NaN: none yet */
+    double before; /* the totals of the runs before it in the same file */
+    double pid;    /* the pid of the tree those totals are of, NaN: unknown */
+} run_total;
+
+/* All state is plain data of a fixed size (14 histograms of RT_HIST_BUCKETS = 5250 buckets, about
+ * 574 KiB in all), allocated once by rt_stats_new: nothing grows with the number of records, and
  * rt_stats_add allocates nothing (about 50 ns a record). */
 struct rt_stats {
     rt_summary s;            /* samples, start/end/duration, totals and maxima kept current */
     char job_name[JOB_NAME_CAP];
-    double cpu_secs_total;   /* the current run's largest process_cpu_secs_total, NaN: none */
-    double cpu_secs_before;  /* the totals of the runs before it in the same file */
-    double cpu_pid;          /* the pid of the tree those totals are of, NaN: unknown */
+    run_total cpu_total;     /* of process_cpu_secs_total */
+    run_total totals[T_COUNT]; /* in the order of total_fields */
     double cpu_secs_sum;     /* the sum of process_cpu_secs, NaN: none */
     double rss_peak;         /* the largest process_rss_peak_mib seen, NaN: none */
     rt_allocation alloc;     /* the dedicated/shared rule's sums */
@@ -104,8 +135,15 @@ rt_stats *rt_stats_new(void)
         NUM(s, sum_fields[i].sum) = NAN;
     for (size_t i = 0; i < COUNT(max_fields); i++)
         NUM(s, max_fields[i].sum) = NAN;
-    st->cpu_secs_total = st->cpu_secs_sum = st->rss_peak = st->cpu_pid = NAN;
-    st->cpu_secs_before = 0;
+    for (size_t i = 0; i < COUNT(min_fields); i++)
+        NUM(s, min_fields[i].sum) = NAN;
+    for (size_t i = 0; i < T_COUNT; i++) {
+        NUM(s, total_fields[i].sum) = NAN;
+        st->totals[i] = (run_total){NAN, 0, NAN};
+    }
+    s->oom_kill_secs = NAN;
+    st->cpu_total = (run_total){NAN, 0, NAN};
+    st->cpu_secs_sum = st->rss_peak = NAN;
     return st;
 }
 
@@ -124,22 +162,57 @@ static void keep_job_name(rt_stats *st, const char *name)
     st->s.job_name = st->job_name;
 }
 
-/* Absorbs a record's cpu_secs_total. A total below the run's largest, or another pid, is a
- * new run (a file holding two runs one after the other: tracking counts from zero again), so
- * the run before it adds its last total (a live run's total never goes back). */
-static void add_cpu_total(rt_stats *st, double total, double pid)
+/* Absorbs a record's counter since tracking began into *t. A total below the run's largest,
+ * or another pid, is a new run (a file holding two runs one after the other: tracking counts
+ * from zero again), so the run before it adds its last total (a live run's total never goes
+ * back). Returns the run's total before this record (NaN at a run's first), or NaN when total
+ * is NaN. */
+static double add_run_total(run_total *t, double total, double pid)
 {
     if (isnan(total))
-        return;
-    bool new_pid = !isnan(pid) && !isnan(st->cpu_pid) && pid != st->cpu_pid;
-    if (!isnan(st->cpu_secs_total) && (total < st->cpu_secs_total || new_pid)) {
-        st->cpu_secs_before += st->cpu_secs_total;
-        st->cpu_secs_total = total;
+        return NAN;
+    double prev = t->cur;
+    bool new_pid = !isnan(pid) && !isnan(t->pid) && pid != t->pid;
+    if (!isnan(t->cur) && (total < t->cur || new_pid)) {
+        t->before += t->cur;
+        t->cur = total;
+        prev = NAN;
     } else {
-        max_in(&st->cpu_secs_total, total);
+        max_in(&t->cur, total);
     }
     if (!isnan(pid))
-        st->cpu_pid = pid;
+        t->pid = pid;
+    return prev;
+}
+
+/* The file's total of a counter: the runs' last totals summed, NaN when none was seen. */
+static double run_total_value(const run_total *t)
+{
+    return isnan(t->cur) ? NAN : t->before + t->cur;
+}
+
+/* *acc = min(*acc, x), where NaN is "no figure". */
+static inline void min_in(double *acc, double x)
+{
+    if (isnan(x))
+        return;
+    if (isnan(*acc) || x < *acc)
+        *acc = x;
+}
+
+/* The cgroup's counters and limits of one record; the first record that saw an OOM kill (its
+ * count above the run's previous, or above 0 at a run's first record) sets oom_kill_secs. */
+static void add_cgroup(rt_stats *st, const rt_record *r)
+{
+    rt_summary *s = &st->s;
+    for (size_t i = 0; i < COUNT(min_fields); i++)
+        min_in(&NUM(s, min_fields[i].sum), CNUM(r, min_fields[i].rec));
+    for (size_t i = 0; i < T_COUNT; i++) {
+        double v = CNUM(r, total_fields[i].rec);
+        double prev = add_run_total(&st->totals[i], v, r->process_pid);
+        if (i == T_OOM && !isnan(v) && v > (isnan(prev) ? 0 : prev) && isfinite(r->timestamp_secs))
+            min_in(&s->oom_kill_secs, r->timestamp_secs);
+    }
 }
 
 void rt_stats_add(rt_stats *st, const rt_record *r)
@@ -169,7 +242,8 @@ void rt_stats_add(rt_stats *st, const rt_record *r)
         sum_in(&NUM(s, sum_fields[i].sum), CNUM(r, sum_fields[i].rec));
     for (size_t i = 0; i < COUNT(max_fields); i++)
         max_in(&NUM(s, max_fields[i].sum), CNUM(r, max_fields[i].rec));
-    add_cpu_total(st, r->process_cpu_secs_total, r->process_pid);
+    add_run_total(&st->cpu_total, r->process_cpu_secs_total, r->process_pid);
+    add_cgroup(st, r);
     sum_in(&st->cpu_secs_sum, r->process_cpu_secs);
     max_in(&st->rss_peak, r->process_rss_peak_mib);
     rt_allocation_add_record(&st->alloc, r);
@@ -186,7 +260,9 @@ const rt_summary *rt_stats_summary(rt_stats *st)
         rt_hist_dist(&st->hist[i], (rt_dist *)((char *)s + dist_fields[i].sum));
     /* the tool's files carry the exact total since tracking began (per run, when a file holds
      * several); else the intervals' sum */
-    s->process_cpu_secs = isnan(st->cpu_secs_total) ? st->cpu_secs_sum : st->cpu_secs_before + st->cpu_secs_total;
+    s->process_cpu_secs = isnan(st->cpu_total.cur) ? st->cpu_secs_sum : run_total_value(&st->cpu_total);
+    for (size_t i = 0; i < T_COUNT; i++)
+        NUM(s, total_fields[i].sum) = run_total_value(&st->totals[i]);
     max_in(&s->process_rss_mib.peak, st->rss_peak);
     s->allocation = rt_allocation_guess(&st->alloc);
     return s;

@@ -180,4 +180,12 @@ void rt_row_to_record(const double row[RT_NCOLS], rt_record *r)
     r->process_gpu_usage = row[RT_COL_PROC_GPU_USAGE];
     r->process_gpu_vram_mib = row[RT_COL_PROC_GPU_VRAM_MIB];
     r->process_gpu_utilized = row[RT_COL_PROC_GPU_UTILIZED];
+    /* 0.6: the store keeps no cgroup or pressure columns yet: null, never a made-up 0 */
+    double *const none[] = {&r->process_memory_peak_mib, &r->cgroup_oom_kills, &r->cgroup_memory_limit_mib,
+        &r->cgroup_memory_high_mib, &r->cgroup_cpu_quota_cores, &r->cgroup_cpu_periods,
+        &r->cgroup_cpu_throttled_periods, &r->cgroup_cpu_throttled_secs, &r->cgroup_pids_peak,
+        &r->cgroup_pids_limit, &r->pressure_cpu_some_pct, &r->pressure_memory_some_pct,
+        &r->pressure_memory_full_pct, &r->pressure_io_some_pct, &r->pressure_io_full_pct};
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
+        *none[i] = NAN;
 }

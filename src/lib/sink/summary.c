@@ -2,6 +2,7 @@
  * (rt_format_summary), memory and time figures in gpu_tracker's units, into a caller's buffer
  * through the output builder (ob.c). */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,8 +127,75 @@ static void process_part(rt_ob *o, const rt_summary *s, const unit *mem, const u
     num(o, "gpus_used", NULL, s->process_gpus_used, 0);
     num(o, "read_bytes", NULL, s->process_read_bytes, 0);
     num(o, "write_bytes", NULL, s->process_write_bytes, 0);
+    num(o, "memory_peak", mem, s->process_memory_peak_mib, 0);
     o->len--;
     rt_ob_put(o, "},", 2);
+}
+
+/* Whether some record had a cgroup: any of its figures is known. */
+static bool had_cgroup(const rt_summary *s)
+{
+    const double v[] = {s->oom_kills,   s->memory_limit_mib,      s->memory_high_mib,    s->cpu_quota_cores,
+                        s->cpu_periods, s->cpu_throttled_periods, s->cpu_throttled_secs, s->pids_peak,
+                        s->pids_limit};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        if (!isnan(v[i]))
+            return true;
+    return false;
+}
+
+/* ,"cgroup":{...} (the limits and what they did over the run), or null without a cgroup. */
+static void cgroup_part(rt_ob *o, const rt_summary *s, const unit *mem, const unit *tm)
+{
+    rt_ob_put(o, ",", 1);
+    key(o, "cgroup", NULL);
+    if (!had_cgroup(s)) {
+        rt_ob_lit(o, "null");
+        return;
+    }
+    double pct = s->cpu_periods > 0 ? 100.0 * s->cpu_throttled_periods / s->cpu_periods : NAN;
+    rt_ob_put(o, "{", 1);
+    num(o, "oom_kills", NULL, s->oom_kills, 0);
+    num(o, "oom_kill_secs", NULL, s->oom_kill_secs, 3);
+    num(o, "memory_limit", mem, s->memory_limit_mib, 0);
+    num(o, "memory_high", mem, s->memory_high_mib, 0);
+    num(o, "cpu_quota_cores", NULL, s->cpu_quota_cores, 3);
+    num(o, "cpu_periods", NULL, s->cpu_periods, 0);
+    num(o, "cpu_throttled_periods", NULL, s->cpu_throttled_periods, 0);
+    num(o, "cpu_throttled_pct", NULL, pct, 2);
+    num(o, "cpu_throttled", tm, s->cpu_throttled_secs, 0);
+    num(o, "pids_peak", NULL, s->pids_peak, 0);
+    num(o, "pids_limit", NULL, s->pids_limit, 0);
+    o->len--;
+    rt_ob_put(o, "}", 1);
+}
+
+/* ,"pressure":{...} (each a time-weighted distribution, percent), or null when no record
+ * had pressure. */
+static void pressure_part(rt_ob *o, const rt_summary *s)
+{
+    const struct {
+        const char *name;
+        const rt_dist *d;
+    } p[] = {{"cpu_some_pct", &s->pressure_cpu_some_pct},
+             {"memory_some_pct", &s->pressure_memory_some_pct},
+             {"memory_full_pct", &s->pressure_memory_full_pct},
+             {"io_some_pct", &s->pressure_io_some_pct},
+             {"io_full_pct", &s->pressure_io_full_pct}};
+    bool any = false;
+    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
+        any |= !isnan(p[i].d->mean);
+    rt_ob_put(o, ",", 1);
+    key(o, "pressure", NULL);
+    if (!any) {
+        rt_ob_lit(o, "null");
+        return;
+    }
+    rt_ob_put(o, "{", 1);
+    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
+        dist(o, p[i].name, NULL, p[i].d, 2);
+    o->len--;
+    rt_ob_put(o, "}", 1);
 }
 
 static void machine_part(rt_ob *o, const rt_summary *s, const unit *mem)
@@ -174,6 +242,8 @@ size_t rt_format_summary(const rt_summary *s, const char *memory_unit, const cha
     str(&o, "allocation", s->allocation);
     process_part(&o, s, mem, tm);
     machine_part(&o, s, mem);
+    cgroup_part(&o, s, mem, tm);
+    pressure_part(&o, s);
     rt_ob_lit(&o, "}\n");
     if (cap)
         buf[o.len < cap ? o.len : cap - 1] = '\0';

@@ -1,3 +1,488 @@
-/* cgroup.c - control groups: the mounts, a process's group, one group's counters, limits and
- * pressure (see cgroup.h). PLACEHOLDER: being written. */
+/* cgroup.c - control groups: finding a process's group and reading one group's counters, limits
+ * and pressure on v1, v2 and hybrid layouts (see cgroup.h). Every file is opened once when the
+ * group is opened and re-read from offset 0 each sample; the parsers are in cgroup_parse.c. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cgroup.h"
+
+/* Mount points under the machine's sysfs are looked up under the sys root (rt_roots): the
+ * prefix mountinfo shows for them. */
+static const char SYS_MOUNT_PREFIX[] = "/sys/";
+
+/* The most levels (the group and its ancestors) whose limits are read. */
+#define CG_DEPTH 16
+
+/* Files read at every level from the group up to the mount's root, per hierarchy. */
+enum { LV_0, LV_1, LV_2, LV_3, LV_4, LV_N };
+#define V2_CPU_MAX LV_0
+#define V2_CPU_STAT LV_1
+#define V2_MEM_MAX LV_2
+#define V2_MEM_HIGH LV_3
+#define V2_PIDS_MAX LV_4
+#define V1_CFS_QUOTA LV_0
+#define V1_CPU_STAT LV_1
+#define V1_CFS_PERIOD LV_2
+#define V1_MEM_LIMIT LV_0
+#define V1_PIDS_MAX LV_0
+static const char *const level_files[RT_CG_NHIER][LV_N] = {
+    [RT_CG_UNIFIED] = {"cpu.max", "cpu.stat", "memory.max", "memory.high", "pids.max"},
+    [RT_CG_CPU] = {"cpu.cfs_quota_us", "cpu.stat", "cpu.cfs_period_us"},
+    [RT_CG_MEMORY] = {"memory.limit_in_bytes"},
+    [RT_CG_PIDS] = {"pids.max"},
+};
+
+/* Files of the group itself. */
+enum {
+    F_V2_MEM_CUR, F_V2_MEM_PEAK, F_V2_MEM_EVENTS, F_V2_PIDS_CUR, F_V2_PIDS_PEAK, F_V2_IO,
+    F_V2_PSI_CPU, F_V2_PSI_MEM, F_V2_PSI_IO, /* in RT_PSI_* order */
+    F_ACCT_USAGE, F_ACCT_USER, F_ACCT_SYS,
+    F_V1_MEM_USAGE, F_V1_MEM_PEAK, F_V1_OOM, F_V1_FAILCNT,
+    F_V1_BLKIO, F_V1_PIDS_CUR, F_V1_PIDS_PEAK,
+    F_PROCS, F_N
+};
+static const struct {
+    rt_cg_hier h;
+    const char *name;
+} own_files[F_PROCS] = {
+    [F_V2_MEM_CUR] = {RT_CG_UNIFIED, "memory.current"}, [F_V2_MEM_PEAK] = {RT_CG_UNIFIED, "memory.peak"},
+    [F_V2_MEM_EVENTS] = {RT_CG_UNIFIED, "memory.events"}, [F_V2_PIDS_CUR] = {RT_CG_UNIFIED, "pids.current"},
+    [F_V2_PIDS_PEAK] = {RT_CG_UNIFIED, "pids.peak"}, [F_V2_IO] = {RT_CG_UNIFIED, "io.stat"},
+    [F_V2_PSI_CPU] = {RT_CG_UNIFIED, "cpu.pressure"}, [F_V2_PSI_MEM] = {RT_CG_UNIFIED, "memory.pressure"},
+    [F_V2_PSI_IO] = {RT_CG_UNIFIED, "io.pressure"},
+    [F_ACCT_USAGE] = {RT_CG_CPUACCT, "cpuacct.usage"}, [F_ACCT_USER] = {RT_CG_CPUACCT, "cpuacct.usage_user"},
+    [F_ACCT_SYS] = {RT_CG_CPUACCT, "cpuacct.usage_sys"},
+    [F_V1_MEM_USAGE] = {RT_CG_MEMORY, "memory.usage_in_bytes"},
+    [F_V1_MEM_PEAK] = {RT_CG_MEMORY, "memory.max_usage_in_bytes"},
+    [F_V1_OOM] = {RT_CG_MEMORY, "memory.oom_control"}, [F_V1_FAILCNT] = {RT_CG_MEMORY, "memory.failcnt"},
+    [F_V1_BLKIO] = {RT_CG_BLKIO, NULL}, /* the first of blkio_files */
+    [F_V1_PIDS_CUR] = {RT_CG_PIDS, "pids.current"}, [F_V1_PIDS_PEAK] = {RT_CG_PIDS, "pids.peak"},
+};
+static const char *const blkio_files[] = {"blkio.throttle.io_service_bytes_recursive",
+                                          "blkio.io_service_bytes_recursive", "blkio.throttle.io_service_bytes",
+                                          "blkio.io_service_bytes"};
+
+struct rt_cg_group {
+    bool in[RT_CG_NHIER];
+    int depth[RT_CG_NHIER];           /* levels open: the group, then its ancestors */
+    int lv[RT_CG_NHIER][CG_DEPTH][LV_N]; /* level files, -1 where absent */
+    int f[F_N];                       /* the group's own files, -1 where absent */
+    char path[RT_CG_PATH_MAX];
+    const char *version;
+};
+
+/* ---- locating a group ------------------------------------------------------------------------ */
+
+/* The path of group path relative to the mount of hierarchy h ("" for its root), or NULL when
+ * the group lies outside the mount. Sets *depth to its number of components. */
+static const char *rel_path(const rt_cg_mounts *m, rt_cg_hier h, const char *path, int *depth)
+{
+    const char *root = m->root[h];
+    size_t rl = strlen(root);
+    while (rl > 0 && root[rl - 1] == '/')
+        rl--;
+    if (strncmp(path, root, rl) != 0 || (path[rl] != '/' && path[rl] != '\0'))
+        return NULL;
+    const char *rel = path + rl;
+    while (*rel == '/')
+        rel++;
+    int d = 0;
+    for (const char *c = rel; *c;) {
+        const char *e = strchr(c, '/');
+        size_t n = e ? (size_t)(e - c) : strlen(c);
+        if ((n == 2 && c[0] == '.' && c[1] == '.') || (n == 1 && c[0] == '.'))
+            return NULL; /* above the mount (another cgroup namespace) */
+        d += n > 0;
+        c += n;
+        while (*c == '/')
+            c++;
+    }
+    *depth = d;
+    return rel;
+}
+
+/* As rt_cg_open_dir, also giving the group's depth below the mount's root. */
+static int open_dir_depth(const rt_roots *roots, const rt_cg_mounts *m, rt_cg_hier h, const char *path, int *depth)
+{
+    const char *dir = m->dir[h];
+    size_t pl = sizeof SYS_MOUNT_PREFIX - 1;
+    if (!dir[0])
+        return -ENOENT;
+    if (roots->sys_fd < 0 || strncmp(dir, SYS_MOUNT_PREFIX, pl) != 0)
+        return -EXDEV;
+    const char *rel = rel_path(m, h, path, depth);
+    if (!rel)
+        return -EXDEV;
+    char full[2 * RT_CG_PATH_MAX];
+    if (!rt_pathf(full, sizeof full, "%s%s%s", dir + pl, *rel ? "/" : "", rel))
+        return -ENAMETOOLONG;
+    int fd;
+    do {
+        fd = openat(roots->sys_fd, full, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    } while (fd < 0 && errno == EINTR);
+    return fd < 0 ? -errno : fd;
+}
+
+int rt_cg_open_dir(const rt_roots *roots, const rt_cg_mounts *mounts, rt_cg_hier h, const char *path)
+{
+    int depth;
+    return open_dir_depth(roots, mounts, h, path, &depth);
+}
+
+/* Reads proc-root-relative file rel whole into b. Returns the length or -errno. */
+static ssize_t read_proc(const rt_roots *roots, const char *rel, rt_buf *b)
+{
+    int fd = rt_open_at(roots->proc_fd, rel);
+    if (fd < 0)
+        return fd;
+    ssize_t n = rt_read_fd_grow(fd, b, RT_READ_TO_EOF);
+    close(fd);
+    return n;
+}
+
+int rt_cg_locate(const rt_roots *roots, int64_t pid, rt_cg_mounts *mounts, rt_cg_paths *paths)
+{
+    char rel[64];
+    rt_buf b;
+    rt_buf_init(&b, 4u << 20);
+    ssize_t n = read_proc(roots, "self/mountinfo", &b);
+    if (n >= 0)
+        rt_cg_mounts_parse(b.data, (size_t)n, mounts);
+    if (n >= 0 && !(pid > 0 ? rt_pathf(rel, sizeof rel, "%lld/cgroup", (long long)pid)
+                            : rt_copy_str(rel, sizeof rel, "self/cgroup")))
+        n = -EINVAL;
+    if (n >= 0)
+        n = read_proc(roots, rel, &b);
+    if (n >= 0 && rt_cg_paths_parse(b.data, (size_t)n, paths) < 0)
+        n = -EINVAL;
+    rt_buf_free(&b);
+    if (n < 0)
+        return (int)n;
+    int found = 0;
+    for (int h = 0; h < RT_CG_NHIER; h++)
+        found += paths->has[h] && mounts->dir[h][0];
+    return found;
+}
+
+/* ---- opening a group -------------------------------------------------------------------------- */
+
+/* Opens name in dirfd read-only; -1 when it cannot be. */
+static int open_file(int dirfd, const char *name)
+{
+    int fd = rt_open_at(dirfd, name);
+    return fd < 0 ? -1 : fd;
+}
+
+/* Opens the group's files in hierarchy h (its directory dfd, depth levels below the mount). */
+static void open_hier(rt_cg_group *g, rt_cg_hier h, int dfd, int depth)
+{
+    int dirs[CG_DEPTH];
+    int n = 1;
+    dirs[0] = dfd;
+    for (; n < CG_DEPTH && n <= depth; n++) {
+        int up;
+        do {
+            up = openat(dirs[n - 1], "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        } while (up < 0 && errno == EINTR);
+        if (up < 0)
+            break;
+        dirs[n] = up;
+    }
+    g->depth[h] = n;
+    for (int l = 0; l < n; l++)
+        for (int k = 0; k < LV_N; k++)
+            g->lv[h][l][k] = level_files[h][k] ? open_file(dirs[l], level_files[h][k]) : -1;
+    for (int i = 0; i < F_PROCS; i++) {
+        if (own_files[i].h != h)
+            continue;
+        if (own_files[i].name)
+            g->f[i] = open_file(dfd, own_files[i].name);
+        for (size_t k = 0; !own_files[i].name && g->f[i] < 0 && k < RT_ARRAY_LEN(blkio_files); k++)
+            g->f[i] = open_file(dfd, blkio_files[k]);
+    }
+    if (g->f[F_PROCS] < 0)
+        g->f[F_PROCS] = open_file(dfd, "cgroup.procs");
+    for (int l = 1; l < n; l++)
+        close(dirs[l]);
+}
+
+rt_cg_group *rt_cg_group_open(const rt_roots *roots, const rt_cg_mounts *mounts, const rt_cg_paths *paths,
+                              const rt_logger *log)
+{
+    rt_cg_group *g = calloc(1, sizeof *g);
+    if (!g)
+        return NULL;
+    memset(g->lv, 0xff, sizeof g->lv); /* -1 everywhere */
+    memset(g->f, 0xff, sizeof g->f);
+    int open_count = 0, v1 = 0;
+    const char *first = NULL;
+    for (int h = 0; h < RT_CG_NHIER; h++) {
+        if (!paths->has[h] || !mounts->dir[h][0])
+            continue;
+        int depth = 0, dfd = open_dir_depth(roots, mounts, (rt_cg_hier)h, paths->path[h], &depth);
+        if (dfd < 0) {
+            rt_log(log, RT_LOG_DEBUG, "cgroup: %s%s: %s", mounts->dir[h], paths->path[h], strerror(-dfd));
+            continue;
+        }
+        open_hier(g, (rt_cg_hier)h, dfd, depth);
+        close(dfd);
+        g->in[h] = true;
+        open_count++;
+        v1 += h != RT_CG_UNIFIED;
+        if (!first)
+            first = paths->path[h];
+    }
+    if (!open_count) {
+        rt_log(log, RT_LOG_DEBUG, "cgroup: no group of the process could be opened");
+        free(g);
+        return NULL;
+    }
+    const char *path = g->in[RT_CG_UNIFIED] ? paths->path[RT_CG_UNIFIED]
+                       : g->in[RT_CG_MEMORY] ? paths->path[RT_CG_MEMORY]
+                                             : first;
+    rt_copy_str(g->path, sizeof g->path, path);
+    g->version = !v1 ? "v2" : g->in[RT_CG_UNIFIED] ? "hybrid" : "v1";
+    return g;
+}
+
+rt_cg_group *rt_cg_group_of_pid(const rt_roots *roots, int64_t pid, const rt_logger *log)
+{
+    rt_cg_mounts *m = malloc(sizeof *m);
+    rt_cg_paths *p = malloc(sizeof *p);
+    rt_cg_group *g = NULL;
+    if (m && p) {
+        int n = rt_cg_locate(roots, pid, m, p);
+        if (n > 0)
+            g = rt_cg_group_open(roots, m, p, log);
+        else
+            rt_log(log, RT_LOG_DEBUG, "cgroup: process %lld: %s", (long long)pid,
+                   n < 0 ? strerror(-n) : "no group in a mounted hierarchy");
+    }
+    free(m);
+    free(p);
+    return g;
+}
+
+/* ---- reading ------------------------------------------------------------------------------------ */
+
+/* Reads the file fd whole into b; false when absent or unreadable. */
+static bool rd(int fd, rt_buf *b)
+{
+    return fd >= 0 && rt_read_fd_grow(fd, b, RT_READ_SINGLE) >= 0;
+}
+
+/* The value of a single-value file (a limit: none as RT_NULL_U64); RT_NULL_U64 without one. */
+static uint64_t rd_limit(int fd, rt_buf *b)
+{
+    uint64_t v;
+    return rd(fd, b) && rt_cg_parse_limit(b->data, b->len, &v) == 0 ? v : RT_NULL_U64;
+}
+
+/* The value of key in the keyed file fd; RT_NULL_U64 without one. */
+static uint64_t rd_key(int fd, rt_buf *b, const char *key)
+{
+    uint64_t v;
+    return rd(fd, b) && rt_cg_keyed_u64(b->data, b->len, key, &v) == 0 ? v : RT_NULL_U64;
+}
+
+static uint64_t key_or_null(const rt_buf *b, const char *key)
+{
+    uint64_t v;
+    return rt_cg_keyed_u64(b->data, b->len, key, &v) == 0 ? v : RT_NULL_U64;
+}
+
+static uint64_t times_1000(uint64_t v)
+{
+    return v == RT_NULL_U64 || v > UINT64_MAX / 1000 ? RT_NULL_U64 : v * 1000;
+}
+
+static uint64_t div_1000(uint64_t v)
+{
+    return v == RT_NULL_U64 ? v : v / 1000;
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b; /* RT_NULL_U64 (none) is the largest */
+}
+
+static int64_t to_i64(uint64_t v)
+{
+    return v == RT_NULL_U64 || v > INT64_MAX ? RT_NULL_I64 : (int64_t)v;
+}
+
+/* Throttling figures of a cpu.stat in b (v2: throttled_usec; v1: throttled_time in ns). */
+typedef struct throttle {
+    uint64_t periods, throttled, usec;
+} throttle;
+
+static throttle parse_throttle(const rt_buf *b, bool v2)
+{
+    throttle t = {key_or_null(b, "nr_periods"), key_or_null(b, "nr_throttled"),
+                  v2 ? key_or_null(b, "throttled_usec") : div_1000(key_or_null(b, "throttled_time"))};
+    return t;
+}
+
+static throttle no_throttle(void)
+{
+    throttle t = {RT_NULL_U64, RT_NULL_U64, RT_NULL_U64};
+    return t;
+}
+
+/* The tightest CPU quota of the group and its ancestors (v2 cpu.max, v1 cfs quota/period),
+ * and the throttling of the group holding it (the group's own without a quota). */
+static void read_cpu_limits(rt_cg_group *g, rt_buf *buf, const throttle *own_v2, rt_cg_reading *out)
+{
+    double best = INFINITY;
+    int best_h = -1, best_l = 0;
+    for (int h = RT_CG_UNIFIED; h <= RT_CG_CPU; h++) {
+        for (int l = 0; g->in[h] && l < g->depth[h]; l++) {
+            const int *lv = g->lv[h][l];
+            uint64_t quota = RT_NULL_U64, period = RT_NULL_U64;
+            if (h == RT_CG_UNIFIED) {
+                if (!rd(lv[V2_CPU_MAX], buf) || rt_cg_parse_cpu_max(buf->data, buf->len, &quota, &period) < 0)
+                    continue;
+            } else {
+                quota = rd_limit(lv[V1_CFS_QUOTA], buf);
+                period = quota == RT_NULL_U64 ? quota : rd_limit(lv[V1_CFS_PERIOD], buf);
+            }
+            if (quota == RT_NULL_U64 || period == RT_NULL_U64 || period == 0)
+                continue;
+            double cores = (double)quota / (double)period;
+            if (cores < best) {
+                best = cores;
+                best_h = h;
+                best_l = l;
+                out->cpu_quota_usec = quota;
+                out->cpu_period_usec = period;
+            }
+        }
+    }
+    throttle t = no_throttle();
+    if (best_h == RT_CG_UNIFIED && best_l == 0)
+        t = *own_v2;
+    else if (best_h >= 0 && rd(g->lv[best_h][best_l][best_h == RT_CG_UNIFIED ? V2_CPU_STAT : V1_CPU_STAT], buf))
+        t = parse_throttle(buf, best_h == RT_CG_UNIFIED);
+    else if (best_h < 0 && own_v2->periods != RT_NULL_U64)
+        t = *own_v2;
+    else if (best_h < 0 && g->in[RT_CG_CPU] && rd(g->lv[RT_CG_CPU][0][V1_CPU_STAT], buf))
+        t = parse_throttle(buf, false);
+    out->cpu_periods = t.periods;
+    out->cpu_throttled_periods = t.throttled;
+    out->cpu_throttled_usec = t.usec;
+}
+
+/* The smallest limit in file k of every level of hierarchy h. */
+static uint64_t min_limit(rt_cg_group *g, rt_buf *buf, rt_cg_hier h, int k)
+{
+    uint64_t v = RT_NULL_U64;
+    for (int l = 0; g->in[h] && l < g->depth[h]; l++)
+        v = min_u64(v, rd_limit(g->lv[h][l][k], buf));
+    return v;
+}
+
+/* The first of v2 file a (or v1 file b) that reads as a single value. */
+static uint64_t first_value(rt_cg_group *g, rt_buf *buf, int a, int b)
+{
+    uint64_t v = rd_limit(g->f[a], buf);
+    return v != RT_NULL_U64 ? v : rd_limit(g->f[b], buf);
+}
+
+void rt_cg_group_read(rt_cg_group *g, rt_buf *buf, rt_cg_reading *out)
+{
+    out->cpu_usage_ns = out->cpu_user_ns = out->cpu_system_ns = RT_NULL_U64;
+    out->io_read_bytes = out->io_write_bytes = RT_NULL_U64;
+    out->memory_bytes = out->memory_peak_bytes = RT_NULL_U64;
+    out->pids = out->pids_peak = out->pids_limit = RT_NULL_I64;
+    out->cpu_quota_usec = out->cpu_period_usec = RT_NULL_U64;
+    out->memory_limit_bytes = out->memory_high_bytes = RT_NULL_U64;
+    out->cpu_periods = out->cpu_throttled_periods = out->cpu_throttled_usec = RT_NULL_U64;
+    out->oom_kills = out->memory_max_events = RT_NULL_U64;
+    for (int i = 0; i < RT_PSI_N; i++)
+        rt_cg_parse_pressure("", 0, &out->psi[i]);
+
+    /* CPU time: v2 cpu.stat (the unified tree has it even without controllers), else cpuacct */
+    throttle own_v2 = no_throttle();
+    if (g->in[RT_CG_UNIFIED] && rd(g->lv[RT_CG_UNIFIED][0][V2_CPU_STAT], buf)) {
+        out->cpu_usage_ns = times_1000(key_or_null(buf, "usage_usec"));
+        out->cpu_user_ns = times_1000(key_or_null(buf, "user_usec"));
+        out->cpu_system_ns = times_1000(key_or_null(buf, "system_usec"));
+        own_v2 = parse_throttle(buf, true);
+    }
+    if (out->cpu_usage_ns == RT_NULL_U64) {
+        out->cpu_usage_ns = rd_limit(g->f[F_ACCT_USAGE], buf);
+        out->cpu_user_ns = rd_limit(g->f[F_ACCT_USER], buf);
+        out->cpu_system_ns = rd_limit(g->f[F_ACCT_SYS], buf);
+    }
+    read_cpu_limits(g, buf, &own_v2, out);
+
+    /* memory */
+    out->memory_bytes = first_value(g, buf, F_V2_MEM_CUR, F_V1_MEM_USAGE);
+    out->memory_peak_bytes = first_value(g, buf, F_V2_MEM_PEAK, F_V1_MEM_PEAK);
+    out->memory_limit_bytes = min_u64(min_limit(g, buf, RT_CG_UNIFIED, V2_MEM_MAX),
+                                      min_limit(g, buf, RT_CG_MEMORY, V1_MEM_LIMIT));
+    out->memory_high_bytes = min_limit(g, buf, RT_CG_UNIFIED, V2_MEM_HIGH);
+    if (rd(g->f[F_V2_MEM_EVENTS], buf)) {
+        out->oom_kills = key_or_null(buf, "oom_kill");
+        out->memory_max_events = key_or_null(buf, "max");
+    } else {
+        out->oom_kills = rd_key(g->f[F_V1_OOM], buf, "oom_kill");
+        out->memory_max_events = rd_limit(g->f[F_V1_FAILCNT], buf);
+    }
+
+    /* tasks */
+    out->pids = to_i64(first_value(g, buf, F_V2_PIDS_CUR, F_V1_PIDS_CUR));
+    out->pids_peak = to_i64(first_value(g, buf, F_V2_PIDS_PEAK, F_V1_PIDS_PEAK));
+    out->pids_limit = to_i64(min_u64(min_limit(g, buf, RT_CG_UNIFIED, V2_PIDS_MAX),
+                                     min_limit(g, buf, RT_CG_PIDS, V1_PIDS_MAX)));
+
+    /* storage I/O */
+    uint64_t r, w;
+    if (rd(g->f[F_V2_IO], buf) && rt_cg_parse_io_stat(buf->data, buf->len, &r, &w) == 0) {
+        out->io_read_bytes = r;
+        out->io_write_bytes = w;
+    } else if (rd(g->f[F_V1_BLKIO], buf) && rt_cg_parse_blkio(buf->data, buf->len, &r, &w) == 0) {
+        out->io_read_bytes = r;
+        out->io_write_bytes = w;
+    }
+
+    /* pressure */
+    for (int i = 0; i < RT_PSI_N; i++)
+        if (rd(g->f[F_V2_PSI_CPU + i], buf))
+            rt_cg_parse_pressure(buf->data, buf->len, &out->psi[i]);
+}
+
+long rt_cg_group_procs(rt_cg_group *g, rt_buf *buf, int64_t *out, size_t cap)
+{
+    if (g->f[F_PROCS] < 0 || rt_read_fd_grow(g->f[F_PROCS], buf, RT_READ_TO_EOF) < 0)
+        return -1;
+    return rt_cg_parse_procs(buf->data, buf->len, out, cap);
+}
+
+const char *rt_cg_group_path(const rt_cg_group *g)
+{
+    return g->path;
+}
+
+const char *rt_cg_group_version(const rt_cg_group *g)
+{
+    return g->version;
+}
+
+void rt_cg_group_free(rt_cg_group *g)
+{
+    if (!g)
+        return;
+    for (int h = 0; h < RT_CG_NHIER; h++)
+        for (int l = 0; l < g->depth[h]; l++)
+            for (int k = 0; k < LV_N; k++)
+                rt_close(&g->lv[h][l][k]);
+    for (int i = 0; i < F_N; i++)
+        rt_close(&g->f[i]);
+    free(g);
+}

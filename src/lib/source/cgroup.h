@@ -46,6 +46,17 @@ typedef struct rt_cg_paths {
 /* Parses /proc/PID/cgroup. Returns how many hierarchies were found, -1 when a line is malformed. */
 int rt_cg_paths_parse(const char *buf, size_t len, rt_cg_paths *out);
 
+/* Reads the mounts (<proc root>/self/mountinfo) and the groups of pid (<proc root>/PID/cgroup;
+ * pid 0: the caller, "self"). Returns how many hierarchies pid has a mounted group in (0:
+ * none), or -errno when a file cannot be read (-EINVAL when one is malformed). */
+int rt_cg_locate(const rt_roots *roots, int64_t pid, rt_cg_mounts *mounts, rt_cg_paths *paths);
+
+/* Opens (O_DIRECTORY|O_CLOEXEC) the directory of group path in hierarchy h: its mount point
+ * (one under /sys looked up under the sys root) joined with the path less the mount's root.
+ * Returns the fd or -errno (-ENOENT when h is not mounted, -EXDEV when the path lies outside
+ * the mount or the mount outside the sys root). */
+int rt_cg_open_dir(const rt_roots *roots, const rt_cg_mounts *mounts, rt_cg_hier h, const char *path);
+
 /* ---- pure parsers of a group's files ------------------------------------------------------ */
 
 /* The value of "key VALUE" in a flat keyed file (cpu.stat, memory.events, memory.stat,
@@ -53,7 +64,8 @@ int rt_cg_paths_parse(const char *buf, size_t len, rt_cg_paths *out);
 int rt_cg_keyed_u64(const char *buf, size_t len, const char *key, uint64_t *out);
 
 /* A single-value file: a decimal number, or "max" (v2) / a value at or above 2^62 (v1's
- * "unlimited", PAGE_COUNTER_MAX rounded to pages) as RT_NULL_U64. Returns 0 or -1. */
+ * "unlimited", PAGE_COUNTER_MAX rounded to pages) / "-1" (v1's cpu.cfs_quota_us) as
+ * RT_NULL_U64. Returns 0 or -1 (no number, or more than one token). */
 int rt_cg_parse_limit(const char *buf, size_t len, uint64_t *out);
 
 /* cpu.max: "QUOTA PERIOD" with QUOTA "max" for none (quota RT_NULL_U64). Returns 0 or -1. */
