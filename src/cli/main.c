@@ -498,8 +498,9 @@ static int track(cli_options *o)
                     reap_children(&rs);
                 } else if (rs.child && !rs.child_done) {
                     kill(rs.child, sig); /* the command decides; we wait for it to exit */
-                } else if (rs.child) {
-                    rs.wait_signal = sig; /* --wait-all: a signal ends the wait, the rest runs on */
+                } else if (rs.child) { /* the command is gone */
+                    if (rs.wait_all)
+                        rs.wait_signal = sig; /* a signal ends the wait; the rest runs on */
                     stop = true;
                 } else {
                     stop = true; /* SIGINT or SIGTERM without a command */
