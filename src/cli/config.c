@@ -141,12 +141,26 @@ static int parse_history(cli_layer *out, const char *name, const toml_value *t, 
     return 0;
 }
 
+/* The boolean [tracker] key named key in out (its value, and *set to its "given" mark), or NULL
+ * when key is not one of them. */
+static bool *bool_key(cli_layer *out, const char *key, bool **set)
+{
+    if (strcmp(key, "quiet") == 0)
+        return *set = &out->quiet_set, &out->quiet;
+    if (strcmp(key, "summary") == 0)
+        return *set = &out->summary_set, &out->summary;
+    if (strcmp(key, "wait_all") == 0)
+        return *set = &out->wait_all_set, &out->wait_all;
+    return NULL;
+}
+
 /* The [tracker] table into out. Returns 0, or -1 with the problem and its place in err. */
 static int parse_tracker(cli_layer *out, const char *name, const toml_value *t, char *err, size_t errlen)
 {
     for (size_t i = 0; i < t->u.tab.n; i++) {
         const toml_kv *kv = &t->u.tab.kv[i];
         const toml_value *v = kv->val;
+        bool *flag, *flag_set = NULL;
         if (strcmp(kv->key, "interval_secs") == 0) {
             double d = v->type == TOML_INTEGER ? (double)v->u.i : v->type == TOML_FLOAT ? v->u.f : -1;
             if ((v->type != TOML_INTEGER && v->type != TOML_FLOAT) || cli_check_interval(d) < 0)
@@ -164,25 +178,15 @@ static int parse_tracker(cli_layer *out, const char *name, const toml_value *t, 
             if (!(out->output = strdup(v->u.str.s)))
                 CONF_ERR(kv, "out of memory");
             out->output_set = true;
-        } else if (strcmp(kv->key, "quiet") == 0) {
+        } else if ((flag = bool_key(out, kv->key, &flag_set)) != NULL) {
             if (v->type != TOML_BOOL)
-                CONF_ERR(kv, "[tracker] quiet must be true or false");
-            out->quiet = v->u.b;
-            out->quiet_set = true;
-        } else if (strcmp(kv->key, "summary") == 0) {
-            if (v->type != TOML_BOOL)
-                CONF_ERR(kv, "[tracker] summary must be true or false");
-            out->summary = v->u.b;
-            out->summary_set = true;
+                CONF_ERR(kv, "[tracker] %s must be true or false", kv->key);
+            *flag = v->u.b;
+            *flag_set = true;
         } else if (strcmp(kv->key, "cgroup") == 0) {
             if (!is_str(kv) || cli_parse_cgroup(v->u.str.s, &out->cgroup_off) < 0)
                 CONF_ERR(kv, "[tracker] cgroup must be \"auto\" or \"off\"");
             out->cgroup_set = true;
-        } else if (strcmp(kv->key, "wait_all") == 0) {
-            if (v->type != TOML_BOOL)
-                CONF_ERR(kv, "[tracker] wait_all must be true or false");
-            out->wait_all = v->u.b;
-            out->wait_all_set = true;
         } else if (strcmp(kv->key, "report") == 0) {
             if (!is_str(kv) || v->u.str.len == 0)
                 CONF_ERR(kv, "[tracker] report must be a file name");
