@@ -1,8 +1,543 @@
-/* placeholder */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-static void nothing(void **s) { (void)s; }
-int main(void) { const struct CMUnitTest t[] = {cmocka_unit_test(nothing)}; return cmocka_run_group_tests(t, NULL, NULL); }
+/* test_cgroup_sample.c - the sampler's cgroup and pressure parts (sample/cgroup.c, pressure.c)
+ * and the authority rule of the tree part: a hybrid layout written into a temp copy of the
+ * proctree fixture and replayed with moved counters (deltas, percentages, the exclusive rule,
+ * no group for a process in the root group), and live on this machine: a job's own group
+ * counts the CPU of children nobody reaped, which the walk alone cannot see. */
+#include "unit.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "resource_tracker.h"
+#include "sample/pressure.h"
+#include "sample/replay.h"
+#include "sample/sampler_internal.h"
+
+static char dir[64], proc[128], sys[128];
+static double tck;
+
+/* Everything the fixture's counters say; write_all() puts it in the files. */
+typedef struct state {
+    unsigned long m_busy, m_idle;             /* the machine's 4 cores together, in ticks */
+    unsigned long ut101, st101;               /* process 101's CPU, in ticks */
+    unsigned long long wr101;                 /* process 101's write_bytes */
+    unsigned long long usage_us, user_us, sys_us; /* the group's cpu.stat (v2) */
+    unsigned long long periods, throttled, throttled_ns; /* v1 cpu.stat of the group (holds the quota) */
+    unsigned long long gsome_us, gfull_us;    /* the group's pressure totals (every resource) */
+    unsigned long long msome_us, mfull_us;    /* the machine's */
+    unsigned long long mem, mem_peak, rbytes, wbytes;
+    unsigned long long oom_kills;
+    const char *procs;                        /* the group's cgroup.procs */
+} state;
+
+static state st;
+
+static int setup(void **unused)
+{
+    (void)unused;
+    snprintf(dir, sizeof dir, "/tmp/rt-cgs-XXXXXX");
+    unit_tmpdir(dir);
+    snprintf(proc, sizeof proc, "%s/proc", dir);
+    snprintf(sys, sizeof sys, "%s/sys", dir);
+    unit_copy_fixture("proctree/proc", proc);
+    mkdir(sys, 0755);
+    tck = (double)sysconf(_SC_CLK_TCK);
+    memset(&st, 0, sizeof st);
+    st.m_busy = 1000;
+    st.m_idle = 4000;
+    st.ut101 = 300;
+    st.st101 = 30;
+    st.usage_us = 10000000; /* 10 s before tracking began: not counted with a pid */
+    st.user_us = 8000000;
+    st.sys_us = 2000000;
+    st.periods = 500;
+    st.throttled = 100;
+    st.throttled_ns = 3000000000ull;
+    st.gsome_us = 7000000;
+    st.gfull_us = 3000000;
+    st.msome_us = 90000000;
+    st.mfull_us = 40000000;
+    st.mem = 256ull << 20;
+    st.mem_peak = 512ull << 20;
+    st.rbytes = 1ull << 30;
+    st.wbytes = 0;
+    st.oom_kills = 1;
+    st.procs = "100\n101\n102\n";
+    return 0;
+}
+
+static int teardown(void **unused)
+{
+    (void)unused;
+    unit_rmtree(dir);
+    return 0;
+}
+
+/* Writes file rel under the fixture's v1 or v2 group "/job" of hierarchy h. */
+static void put_group(const char *h, const char *rel, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "fs/cgroup/%s/job/%s", h, rel);
+    unit_put(sys, path, text);
+}
+
+static void put_pressure(const char *root, const char *prefix, unsigned long long some, unsigned long long full)
+{
+    static const char *const res[] = {"cpu", "memory", "io"};
+    char text[256], rel[128];
+    snprintf(text, sizeof text,
+             "some avg10=1.50 avg60=1.00 avg300=0.50 total=%llu\nfull avg10=0.25 avg60=0.00 avg300=0.00 total=%llu\n",
+             some, full);
+    for (int i = 0; i < 3; i++) {
+        snprintf(rel, sizeof rel, "%s%s%s", prefix, res[i], root == sys ? ".pressure" : "");
+        if (root == sys)
+            put_group("unified", rel, text);
+        else
+            unit_put(root, rel, text);
+    }
+}
+
+/* Rewrites every file of the fixture in place from st. */
+static void write_all(void)
+{
+    char t[512];
+    unsigned long b = st.m_busy / 4, i = st.m_idle / 4;
+    snprintf(t, sizeof t,
+             "cpu  %lu 0 0 %lu 0 0 0 0\ncpu0 %lu 0 0 %lu 0 0 0 0\ncpu1 %lu 0 0 %lu 0 0 0 0\n"
+             "cpu2 %lu 0 0 %lu 0 0 0 0\ncpu3 %lu 0 0 %lu 0 0 0 0\nprocs_running 2\n",
+             st.m_busy, st.m_idle, b, i, b, i, b, i, b, i);
+    unit_put(proc, "stat", t);
+    snprintf(t, sizeof t,
+             "101 (python3) S 100 101 101 0 -1 4194560 100 0 0 0 %lu %lu 0 0 20 0 2 0 5010 12345678 5000 "
+             "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
+             st.ut101, st.st101);
+    unit_put(proc, "101/stat", t);
+    snprintf(t, sizeof t, "rchar: 1\nwchar: 1\nsyscr: 1\nsyscw: 1\nread_bytes: 101000\nwrite_bytes: %llu\n"
+             "cancelled_write_bytes: 0\n", st.wr101);
+    unit_put(proc, "101/io", t);
+    put_pressure(proc, "pressure/", st.msome_us, st.mfull_us);
+
+    snprintf(t, sizeof t, "usage_usec %llu\nuser_usec %llu\nsystem_usec %llu\n", st.usage_us, st.user_us, st.sys_us);
+    put_group("unified", "cpu.stat", t);
+    put_group("unified", "cgroup.procs", st.procs);
+    put_pressure(sys, "", st.gsome_us, st.gfull_us);
+    put_group("cpu", "cpu.cfs_quota_us", "150000\n");
+    put_group("cpu", "cpu.cfs_period_us", "100000\n");
+    snprintf(t, sizeof t, "nr_periods %llu\nnr_throttled %llu\nthrottled_time %llu\n", st.periods, st.throttled,
+             st.throttled_ns);
+    put_group("cpu", "cpu.stat", t);
+    snprintf(t, sizeof t, "%llu\n", st.mem);
+    put_group("memory", "memory.usage_in_bytes", t);
+    snprintf(t, sizeof t, "%llu\n", st.mem_peak);
+    put_group("memory", "memory.max_usage_in_bytes", t);
+    put_group("memory", "memory.limit_in_bytes", "2147483648\n");
+    put_group("memory", "memory.failcnt", "0\n");
+    snprintf(t, sizeof t, "oom_kill_disable 0\nunder_oom 0\noom_kill %llu\n", st.oom_kills);
+    put_group("memory", "memory.oom_control", t);
+    put_group("pids", "pids.current", "3\n");
+    put_group("pids", "pids.max", "max\n");
+    snprintf(t, sizeof t, "8:0 Read %llu\n8:0 Write %llu\n8:0 Sync 0\n8:0 Async 0\n8:0 Total %llu\nTotal %llu\n",
+             st.rbytes, st.wbytes, st.rbytes + st.wbytes, st.rbytes + st.wbytes);
+    put_group("blkio", "blkio.throttle.io_service_bytes_recursive", t);
+}
+
+/* The hybrid layout's mounts, and process 100 in group "/job" (or in "/" everywhere). */
+static void write_layout(const char *path)
+{
+    unit_put(proc, "self/mountinfo",
+             "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
+             "32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n"
+             "33 31 0:30 / /sys/fs/cgroup/cpuacct rw,relatime - cgroup cgroup rw,cpuacct\n"
+             "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+             "38 31 0:35 / /sys/fs/cgroup/blkio rw,relatime - cgroup cgroup rw,blkio\n"
+             "39 31 0:36 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids\n"
+             "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n");
+    char t[512];
+    snprintf(t, sizeof t, "8:pids:%s\n7:blkio:%s\n4:memory:%s\n2:cpuacct:%s\n1:cpu:%s\n0::%s\n", path, path, path, path,
+             path, path);
+    unit_put(proc, "100/cgroup", t);
+}
+
+/* A sampler on the fixture tracking the tree of pid 100 (cgroup_off as given). */
+static rt_sampler *open_sampler(int cgroup_off)
+{
+    write_all();
+    rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
+    o.proc_root = proc;
+    o.sys_root = sys;
+    o.nvml_library = "/nonexistent/libnvidia-ml.so.1";
+    o.pid = 100;
+    o.cgroup_off = cgroup_off;
+    rt_sampler *s = NULL;
+    assert_int_equal(rt_sampler_new_replay(&o, NULL, NULL, &s), RT_OK);
+    return s;
+}
+
+/* One second later, after the counters moved as the caller set them in st. */
+static const rt_sample *next(rt_sampler *s, double *mono)
+{
+    write_all();
+    *mono += 1.0;
+    const rt_sample *smp;
+    assert_int_equal(rt_sampler_sample_at(s, *mono, 1.7e9 + *mono, &smp), RT_OK);
+    return smp;
+}
+
+#define NEAR(a, b) assert_true(fabs((a) - (b)) < 1e-6)
+
+static void moved_counters(void **unused)
+{
+    (void)unused;
+    write_layout("/job");
+    rt_sampler *s = open_sampler(0);
+    double mono = 1e9;
+    const rt_sample *smp = next(s, &mono); /* the first interval, from a far clock: nothing moved */
+    assert_non_null(smp->process->cgroup);
+    unsigned long t = (unsigned long)tck;
+
+    /* 1 s: the machine 3 of 4 cores busy; the group 2 s of CPU (1.5 user), the walk 0.3 s */
+    st.m_busy += 3 * t;
+    st.m_idle += t;
+    st.ut101 += 3 * t / 10;
+    st.usage_us += 2000000;
+    st.user_us += 1500000;
+    st.sys_us += 500000;
+    st.periods += 10;
+    st.throttled += 4;
+    st.throttled_ns += 200000000;
+    st.gsome_us += 250000;
+    st.gfull_us += 100000;
+    st.msome_us += 500000;
+    st.rbytes += 1 << 20;
+    st.wr101 += 4096; /* a buffered write: blkio (v1) never sees it */
+    st.mem_peak = 768ull << 20;
+    smp = next(s, &mono);
+    const rt_process *p = smp->process;
+    const rt_cgroup *g = p->cgroup;
+    assert_non_null(g);
+    assert_string_equal(g->path, "/job");
+    assert_string_equal(g->version, "hybrid");
+    assert_false(g->own);
+    assert_true(g->exclusive);
+    NEAR(g->cpu_secs_total, 2.0); /* since tracking began: the 10 s before are not counted */
+    NEAR(g->memory_mib, 256.0);
+    NEAR(g->memory_peak_mib, 768.0);
+    NEAR(p->memory_peak_mib, 768.0);
+    NEAR(g->cpu_quota_cores, 1.5);
+    NEAR(g->cpu_period_secs, 0.1);
+    NEAR(g->memory_limit_mib, 2048.0);
+    assert_true(isnan(g->memory_high_mib));
+    assert_true(g->pids_limit == RT_NULL_I64);
+    assert_int_equal(g->pids, 3);
+    assert_int_equal(g->pids_peak, 3); /* no pids.peak: the most sampled */
+    assert_int_equal(g->cpu_periods, 10);
+    assert_int_equal(g->cpu_throttled_periods, 4);
+    NEAR(g->cpu_throttled_secs, 0.2);
+    NEAR(g->cpu_throttled_pct, 40.0);
+    assert_int_equal(g->oom_kills, 0);
+    assert_int_equal(g->read_bytes_total, 1 << 20);
+    assert_int_equal(g->write_bytes_total, 0);
+    NEAR(g->pressure.cpu.some_pct, 25.0);
+    NEAR(g->pressure.io.full_pct, 10.0);
+    NEAR(g->pressure.memory.some_avg10, 1.5);
+    NEAR(smp->pressure->cpu.some_pct, 50.0);
+    NEAR(smp->pressure->io.full_pct, 0.0);
+    assert_int_equal(smp->pressure->memory.some_total_usec, st.msome_us);
+    /* the authority: the tree's CPU is the group's, split as the group splits it */
+    NEAR(p->cpu_secs_total, 2.0);
+    NEAR(p->utime_secs, 1.5);
+    NEAR(p->stime_secs, 0.5);
+    NEAR(p->cores_used, 2.0);
+    /* I/O: the larger of the group's and the walk's, per counter */
+    assert_int_equal(p->read_bytes_total, 1 << 20);
+    assert_int_equal(p->write_bytes_total, 4096);
+    assert_int_equal(p->write_bytes, 4096);
+
+    /* 1 s: a process not in the tree joins the group: not exclusive, the walk's own figures */
+    st.procs = "100\n101\n999\n";
+    st.m_busy += 3 * t;
+    st.m_idle += t;
+    st.ut101 += t / 2;
+    st.usage_us += 5000000;
+    st.user_us += 5000000;
+    smp = next(s, &mono);
+    p = smp->process;
+    assert_false(p->cgroup->exclusive);
+    NEAR(p->cgroup->cpu_secs_total, 7.0);
+    NEAR(p->cpu_secs_total, 2.5);
+    NEAR(p->utime_secs, 0.5);
+    assert_true(isnan(p->cgroup->cpu_throttled_pct)); /* no period passed */
+
+    /* 1 s: exclusive again: the total is the group's (8 s) again; 5.5 s in the interval, held
+     * to the machine's 3 busy cores, the rest carried */
+    st.procs = "101\n";
+    st.m_busy += 3 * t;
+    st.m_idle += t;
+    st.usage_us += 1000000;
+    st.user_us += 1000000;
+    smp = next(s, &mono);
+    p = smp->process;
+    assert_true(p->cgroup->exclusive);
+    NEAR(p->cpu_secs_total, 8.0);
+    NEAR(p->cores_used, 3.0);
+    NEAR((s->tree.carry_ut_ns + s->tree.carry_st_ns) / 1e9, 2.5);
+
+    /* the group's counter going backwards never lowers the total */
+    st.usage_us -= 4000000;
+    smp = next(s, &mono);
+    NEAR(smp->process->cpu_secs_total, 8.0);
+
+    /* the JSON names of the cgroup work */
+    char buf[1 << 14];
+    size_t n = rt_format_sample(RT_FORMAT_JSON, smp, NULL, buf, sizeof buf);
+    assert_true(n < sizeof buf);
+    assert_non_null(strstr(buf, ",\"memory_peak_mib\":768,\"cgroup\":{\"path\":\"/job\",\"version\":\"hybrid\","
+                                "\"own\":false,\"exclusive\":true,\"cpu_secs_total\":4,"));
+    assert_non_null(strstr(buf, "\"cpu_quota_cores\":1.5,\"cpu_period_secs\":0.1,\"memory_limit_mib\":2048,"
+                                "\"memory_high_mib\":null,\"pids_limit\":null,"));
+    assert_non_null(strstr(buf, "\"pressure\":{\"cpu\":{\"some_avg10\":1.5,\"full_avg10\":0.25,\"some_pct\":0,"
+                                "\"full_pct\":0,\"some_total_usec\":7250000,\"full_total_usec\":3100000},"));
+    assert_non_null(strstr(buf, "}},\"pressure\":{\"cpu\":{\"some_avg10\":1.5,"));
+    rt_sampler_free(s);
+}
+
+static void root_group_is_no_group(void **unused)
+{
+    (void)unused;
+    write_layout("/");
+    rt_sampler *s = open_sampler(0);
+    double mono = 1e9;
+    const rt_sample *smp = next(s, &mono);
+    st.ut101 += (unsigned long)tck;
+    st.m_busy += 2 * (unsigned long)tck;
+    st.m_idle += 2 * (unsigned long)tck;
+    smp = next(s, &mono);
+    assert_null(smp->process->cgroup);
+    assert_true(isnan(smp->process->memory_peak_mib));
+    NEAR(smp->process->cpu_secs_total, 1.0); /* the walk's */
+    assert_non_null(smp->pressure);          /* the machine's pressure is read still */
+    char buf[1 << 14];
+    rt_format_sample(RT_FORMAT_JSON, smp, NULL, buf, sizeof buf);
+    assert_non_null(strstr(buf, "\"memory_peak_mib\":null,\"cgroup\":null},\"pressure\":{\"cpu\":{"));
+    rt_sampler_free(s);
+}
+
+static void cgroup_off_reads_none(void **unused)
+{
+    (void)unused;
+    write_layout("/job");
+    rt_sampler *s = open_sampler(1);
+    double mono = 1e9;
+    const rt_sample *smp = next(s, &mono);
+    st.usage_us += 5000000;
+    st.ut101 += (unsigned long)tck;
+    st.m_busy += 2 * (unsigned long)tck;
+    st.m_idle += 2 * (unsigned long)tck;
+    smp = next(s, &mono);
+    assert_null(smp->process->cgroup);
+    NEAR(smp->process->cpu_secs_total, 1.0);
+    rt_sampler_free(s);
+}
+
+static void no_pressure_files(void **unused)
+{
+    (void)unused;
+    write_layout("/job");
+    write_all();
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -r '%s/pressure' '%s/fs/cgroup/unified/job/cpu.pressure'", proc, sys);
+    unit_system(cmd);
+    rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
+    o.proc_root = proc;
+    o.sys_root = sys;
+    o.nvml_library = "/nonexistent/libnvidia-ml.so.1";
+    o.pid = 100;
+    rt_sampler *s = NULL;
+    assert_int_equal(rt_sampler_new_replay(&o, NULL, NULL, &s), RT_OK);
+    const rt_sample *smp;
+    assert_int_equal(rt_sampler_sample_at(s, 1e9, 1.7e9, &smp), RT_OK);
+    assert_null(smp->pressure); /* no /proc/pressure: null, not zeros */
+    const rt_cgroup *g = smp->process->cgroup;
+    assert_non_null(g);
+    assert_true(isnan(g->pressure.cpu.some_avg10) && g->pressure.cpu.some_total_usec == RT_NULL_U64);
+    NEAR(g->pressure.memory.some_avg10, 1.5);
+    char buf[1 << 14];
+    rt_format_sample(RT_FORMAT_JSON, smp, NULL, buf, sizeof buf);
+    assert_non_null(strstr(buf, "\"pressure\":{\"cpu\":null,\"memory\":{\"some_avg10\":1.5,"));
+    assert_non_null(strstr(buf, "}}},\"pressure\":null}\n"));
+    rt_sampler_free(s);
+}
+
+/* The pressure rule by itself: no previous reading or no elapsed time gives NaN, a missing
+ * "full" line gives null figures, a total going backwards gives 0. */
+static void pressure_rule(void **unused)
+{
+    (void)unused;
+    rt_cg_psi_raw prev = {.has_some = true, .some_avg10 = 2.0, .some_total_usec = 1000000};
+    rt_cg_psi_raw cur = prev;
+    cur.some_total_usec = 1500000;
+    rt_pressure o;
+    rt_pressure_fill(&o, &cur, &prev, false, 1.0);
+    assert_true(isnan(o.some_pct) && isnan(o.full_pct));
+    assert_int_equal(o.some_total_usec, 1500000);
+    assert_true(o.full_total_usec == RT_NULL_U64 && isnan(o.full_avg10));
+    rt_pressure_fill(&o, &cur, &prev, true, 0.0);
+    assert_true(isnan(o.some_pct));
+    rt_pressure_fill(&o, &cur, &prev, true, 2.0);
+    NEAR(o.some_pct, 25.0);
+    rt_pressure_fill(&o, &prev, &cur, true, 2.0);
+    NEAR(o.some_pct, 0.0);
+    rt_pressure_fill(&o, &cur, &prev, true, 0.1); /* 0.5 s stalled in 0.1 s: held to 100 */
+    NEAR(o.some_pct, 100.0);
+    rt_psi ps;
+    rt_psi_null(&ps);
+    assert_true(isnan(ps.io.some_avg10) && ps.cpu.some_total_usec == RT_NULL_U64);
+}
+
+/* ---- live ---------------------------------------------------------------------------------- */
+
+#define KIDS 4
+#define KID_CPU_SECS 0.25
+
+static double cputime(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The job: ignores SIGCHLD (so the kernel reaps its children and their CPU lands in no one's
+ * cutime), starts KIDS busy children that each write their own CPU seconds to fd, waits for
+ * them to be gone and exits. */
+static void job(const rt_job_cgroup *jg, int fd)
+{
+    if (rt_job_cgroup_enter(jg) != 0)
+        _exit(3);
+    signal(SIGCHLD, SIG_IGN);
+    for (int k = 0; k < KIDS; k++) {
+        if (fork() == 0) {
+            volatile unsigned long spin = 0;
+            while (cputime(CLOCK_PROCESS_CPUTIME_ID) < KID_CPU_SECS)
+                spin++;
+            double used = cputime(CLOCK_PROCESS_CPUTIME_ID);
+            if (write(fd, &used, sizeof used) != (ssize_t)sizeof used)
+                _exit(4);
+            _exit(0);
+        }
+    }
+    while (wait(NULL) > 0 || errno == EINTR)
+        ;
+    _exit(0);
+}
+
+/* The job group's CPU seconds as the kernel counts them: cpu.stat usage_usec of the v2 tree
+ * (found in our mountinfo), NaN when there is none. */
+static double group_cpu_secs(const rt_job_cgroup *jg)
+{
+    FILE *f = fopen("/proc/self/mountinfo", "r");
+    char line[1024], mnt[512] = "";
+    while (f && fgets(line, sizeof line, f))
+        if (strstr(line, " - cgroup2 ") && sscanf(line, "%*s %*s %*s %*s %511s", mnt) == 1)
+            break;
+    if (f)
+        fclose(f);
+    char path[1024];
+    snprintf(path, sizeof path, "%s%s/cpu.stat", mnt, rt_job_cgroup_path(jg));
+    f = mnt[0] ? fopen(path, "r") : NULL;
+    unsigned long long usec = 0;
+    bool ok = false;
+    while (f && fgets(line, sizeof line, f))
+        ok |= sscanf(line, "usage_usec %llu", &usec) == 1;
+    if (f)
+        fclose(f);
+    return ok ? (double)usec / 1e6 : NAN;
+}
+
+static void live_job_group(void **unused)
+{
+    (void)unused;
+    if (access("/sys/fs/cgroup/cpuacct", W_OK) != 0 && access("/sys/fs/cgroup/cgroup.procs", W_OK) != 0)
+        skip();
+    rt_job_cgroup *jg = NULL;
+    rt_job_cgroup_options jo = RT_JOB_CGROUP_OPTIONS_INIT;
+    if (rt_job_cgroup_create(&jo, &jg) != RT_OK) {
+        print_message("no job cgroup can be made here: skipped\n");
+        skip();
+    }
+    /* the same tree twice: with the job's group, and the walk alone */
+    rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
+    o.own_children = 1;
+    o.nvml_library = "/nonexistent/libnvidia-ml.so.1";
+    o.job_cgroup = jg;
+    rt_sampler *with = NULL, *walk = NULL;
+    assert_int_equal(rt_sampler_new(&o, &with), RT_OK);
+    o.job_cgroup = NULL;
+    o.cgroup_off = 1;
+    assert_int_equal(rt_sampler_new(&o, &walk), RT_OK);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        job(jg, fds[1]);
+    }
+    close(fds[1]);
+    double kids = 0, used;
+    int got = 0;
+    while (read(fds[0], &used, sizeof used) == (ssize_t)sizeof used) {
+        kids += used;
+        got++;
+    }
+    close(fds[0]);
+    assert_int_equal(got, KIDS);
+    siginfo_t si; /* the job has exited: wait for it, leave it a zombie (the samplers see it) */
+    memset(&si, 0, sizeof si);
+    assert_int_equal(waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT), 0);
+    assert_int_equal(si.si_status, 0);
+
+    const rt_sample *a, *b;
+    assert_int_equal(rt_sampler_sample(with, &a), RT_OK);
+    assert_int_equal(rt_sampler_sample(walk, &b), RT_OK);
+    double kernel = group_cpu_secs(jg);
+    const rt_cgroup *g = a->process->cgroup;
+    assert_non_null(g);
+    assert_true(g->own && g->exclusive);
+    if (isnan(kernel))
+        kernel = g->cpu_secs_total; /* no v2 tree: the group's cpuacct as the part read it */
+    double total = a->process->cpu_secs_total, alone = b->process->cpu_secs_total;
+    print_message("children's own CPU %.3f s, group %.3f s, tracked %.3f s, the walk alone %.3f s\n", kids, kernel,
+                  total, alone);
+    assert_true(kids >= KIDS * KID_CPU_SECS);
+    assert_true(fabs(total - kernel) <= 0.02 * kernel);
+    assert_true(total >= kids * 0.98);
+    assert_true(alone < 0.5 * kids); /* the walk never saw the children */
+    assert_null(b->process->cgroup);
+    char buf[1 << 15];
+    size_t n = rt_format_sample(RT_FORMAT_JSON, a, NULL, buf, sizeof buf);
+    assert_true(n < sizeof buf);
+    assert_non_null(strstr(buf, "\"cgroup\":{\"path\":\""));
+    bool hybrid = access("/sys/fs/cgroup/cpuacct", F_OK) == 0 && access("/sys/fs/cgroup/unified", F_OK) == 0;
+    if (hybrid)
+        assert_non_null(strstr(buf, "\"version\":\"hybrid\",\"own\":true,\"exclusive\":true,"));
+    assert_int_equal(waitpid(pid, NULL, 0), pid);
+    rt_sampler_free(with);
+    rt_sampler_free(walk);
+    rt_job_cgroup_free(jg);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(moved_counters, setup, teardown),
+        cmocka_unit_test_setup_teardown(root_group_is_no_group, setup, teardown),
+        cmocka_unit_test_setup_teardown(cgroup_off_reads_none, setup, teardown),
+        cmocka_unit_test_setup_teardown(no_pressure_files, setup, teardown),
+        cmocka_unit_test(pressure_rule),
+        cmocka_unit_test(live_job_group),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,2 +1,197 @@
-/* cgroup.c (sample) - the sampler's cgroup part. PLACEHOLDER. */
-#include "../source/cgroup.h"
+/* cgroup.c (sample) - the sampler's cgroup part (see cgroup.h): the group's raw reading
+ * (source/cgroup.c) turned into the sample's rt_cgroup, counters since tracking began, the
+ * interval's throttling and pressure from the previous reading, and the exclusive check. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgroup.h"
+#include "pressure.h"
+
+#define MIB (1024.0 * 1024.0)
+
+/* Whether the process pid lives in the root ("/") of every hierarchy it lists, read from
+ * <proc root>/PID/cgroup (false when it cannot be told: the group reader decides then). */
+static bool in_root_everywhere(rt_sample_ctx *c, int64_t pid)
+{
+    char path[64], buf[4096];
+    if (!rt_pathf(path, sizeof path, "%lld/cgroup", (long long)pid))
+        return false;
+    ssize_t n = rt_read_at(c->roots.proc_fd, path, buf, sizeof buf);
+    rt_cg_paths paths;
+    if (n <= 0 || rt_cg_paths_parse(buf, (size_t)n, &paths) <= 0)
+        return false;
+    for (int h = 0; h < RT_CG_NHIER; h++)
+        if (paths.has[h] && strcmp(paths.path[h], "/") != 0)
+            return false;
+    return true;
+}
+
+int rt_cg_part_open(rt_cg_part *p, rt_sample_ctx *c, const struct rt_job_cgroup *jg, int64_t pid)
+{
+    p->group = NULL;
+    p->own = jg != NULL;
+    p->pids_seen = RT_NULL_I64;
+    if (jg) {
+        p->group = rt_cg_group_of_job(jg, &c->log);
+    } else if (pid > 0) {
+        if (in_root_everywhere(c, pid)) {
+            rt_log(&c->log, RT_LOG_DEBUG, "process %lld is in the root cgroup: no group of its own to read",
+                   (long long)pid);
+            return 0;
+        }
+        p->group = rt_cg_group_of_pid(&c->roots, pid, &c->log);
+        if (p->group) {
+            p->pids = malloc(RT_CG_EXCLUSIVE_MAX_PIDS * sizeof *p->pids);
+            if (!p->pids) {
+                rt_cg_group_free(p->group);
+                p->group = NULL;
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Whether every pid in the group belongs to tree: at most RT_CG_EXCLUSIVE_MAX_PIDS are
+ * looked at (more: not exclusive); an empty group is exclusive (nothing foreign in it).
+ * Counts the pids into p->pids_seen. */
+static bool all_in_tree(rt_cg_part *p, rt_sample_ctx *c, rt_proctree *tree)
+{
+    long n = rt_cg_group_procs(p->group, &c->rbuf, p->pids, RT_CG_EXCLUSIVE_MAX_PIDS);
+    if (n < 0 || n > RT_CG_EXCLUSIVE_MAX_PIDS)
+        return false;
+    for (long i = 0; i < n; i++)
+        if (!rt_proctree_has(tree, p->pids[i]))
+            return false;
+    return true;
+}
+
+void rt_cg_part_snapshot(rt_cg_part *p, rt_sample_ctx *c, rt_proctree *tree)
+{
+    p->have_cur = false;
+    if (!p->group)
+        return;
+    rt_cg_group_read(p->group, &c->rbuf, &p->cur);
+    p->have_cur = true;
+    p->exclusive = p->own || (tree && all_in_tree(p, c, tree));
+    if (p->cur.pids != RT_NULL_I64 && (p->pids_seen == RT_NULL_I64 || p->cur.pids > p->pids_seen))
+        p->pids_seen = p->cur.pids;
+    if (!p->have_base) {
+        p->base = p->cur;
+        p->have_base = true;
+    }
+}
+
+/* A counter since tracking began: the reading itself for an own group (made empty for the
+ * command), else its growth since the first reading. RT_NULL_U64 when either lacks it. */
+static uint64_t since(const rt_cg_part *p, uint64_t cur, uint64_t base)
+{
+    if (cur == RT_NULL_U64)
+        return RT_NULL_U64;
+    if (p->own)
+        return cur;
+    return base == RT_NULL_U64 ? RT_NULL_U64 : rt_delta_u64(cur, base);
+}
+
+/* The growth of a counter over the interval, RT_NULL_U64 when either reading lacks it. */
+static uint64_t grew(uint64_t cur, uint64_t prev)
+{
+    return cur == RT_NULL_U64 || prev == RT_NULL_U64 ? RT_NULL_U64 : rt_delta_u64(cur, prev);
+}
+
+/* bytes in MiB; NaN for RT_NULL_U64. */
+static double mib(uint64_t bytes)
+{
+    return bytes == RT_NULL_U64 ? NAN : (double)bytes / MIB;
+}
+
+/* a count of scale units (ns, usec) in seconds; NaN for RT_NULL_U64. */
+static double secs(uint64_t v, double scale)
+{
+    return v == RT_NULL_U64 ? NAN : (double)v / scale;
+}
+
+/* The user share of the group's CPU: of this interval when it used any, else of everything
+ * since tracking began; NaN when the layout splits nothing (v2 without user_usec, v1 without
+ * cpuacct.usage_user). */
+static double user_share(const rt_cg_part *p)
+{
+    const rt_cg_reading *r = &p->cur, *q = &p->prev;
+    uint64_t du = p->have_prev ? grew(r->cpu_user_ns, q->cpu_user_ns) : RT_NULL_U64;
+    uint64_t ds = p->have_prev ? grew(r->cpu_system_ns, q->cpu_system_ns) : RT_NULL_U64;
+    if (du != RT_NULL_U64 && ds != RT_NULL_U64 && du + ds > 0)
+        return (double)du / (double)(du + ds);
+    uint64_t u = since(p, r->cpu_user_ns, p->base.cpu_user_ns), s = since(p, r->cpu_system_ns, p->base.cpu_system_ns);
+    if (u != RT_NULL_U64 && s != RT_NULL_U64 && u + s > 0)
+        return (double)u / (double)(u + s);
+    return NAN;
+}
+
+const rt_tree_group *rt_cg_part_delta(rt_cg_part *p, double elapsed)
+{
+    if (!p->have_cur)
+        return NULL;
+    const rt_cg_reading *r = &p->cur, *b = &p->base;
+    rt_cgroup *o = &p->out;
+    o->path = rt_cg_group_path(p->group);
+    o->version = rt_cg_group_version(p->group);
+    o->own = p->own;
+    o->exclusive = p->exclusive;
+    uint64_t cpu_ns = since(p, r->cpu_usage_ns, b->cpu_usage_ns);
+    uint64_t rd = since(p, r->io_read_bytes, b->io_read_bytes), wr = since(p, r->io_write_bytes, b->io_write_bytes);
+    o->cpu_secs_total = secs(cpu_ns, 1e9);
+    o->memory_mib = mib(r->memory_bytes);
+    o->memory_peak_mib = mib(r->memory_peak_bytes);
+    o->pids = r->pids;
+    o->pids_peak = r->pids_peak != RT_NULL_I64 ? r->pids_peak : p->pids_seen;
+    o->read_bytes_total = rd;
+    o->write_bytes_total = wr;
+    bool quota = r->cpu_quota_usec != RT_NULL_U64 && r->cpu_period_usec != RT_NULL_U64 && r->cpu_period_usec > 0;
+    o->cpu_quota_cores = quota ? (double)r->cpu_quota_usec / (double)r->cpu_period_usec : NAN;
+    o->cpu_period_secs = quota ? (double)r->cpu_period_usec / 1e6 : NAN;
+    o->memory_limit_mib = mib(r->memory_limit_bytes);
+    o->memory_high_mib = mib(r->memory_high_bytes);
+    o->pids_limit = r->pids_limit;
+    /* throttling: the group holding the quota may be an ancestor that ran long before the
+     * job, so these are always counted from the first reading, even for an own group */
+    o->cpu_periods = grew(r->cpu_periods, b->cpu_periods);
+    o->cpu_throttled_periods = grew(r->cpu_throttled_periods, b->cpu_throttled_periods);
+    o->cpu_throttled_secs = secs(grew(r->cpu_throttled_usec, b->cpu_throttled_usec), 1e6);
+    uint64_t dper = p->have_prev ? grew(r->cpu_periods, p->prev.cpu_periods) : RT_NULL_U64;
+    uint64_t dthr = p->have_prev ? grew(r->cpu_throttled_periods, p->prev.cpu_throttled_periods) : RT_NULL_U64;
+    o->cpu_throttled_pct = dper != RT_NULL_U64 && dthr != RT_NULL_U64 && dper > 0
+                               ? (dthr > dper ? 100.0 : (double)dthr / (double)dper * 100.0)
+                               : NAN;
+    o->oom_kills = since(p, r->oom_kills, b->oom_kills);
+    o->memory_max_events = since(p, r->memory_max_events, b->memory_max_events);
+    for (int k = 0; k < RT_PSI_N; k++)
+        rt_pressure_fill(rt_psi_at(&o->pressure, k), &r->psi[k], &p->prev.psi[k], p->have_prev, elapsed);
+
+    rt_tree_group *a = &p->auth;
+    a->cgroup = o;
+    a->exclusive = p->exclusive;
+    a->cpu_ns = cpu_ns;
+    a->user_share = user_share(p);
+    a->read_bytes = rd;
+    a->write_bytes = wr;
+    return a;
+}
+
+void rt_cg_part_commit(rt_cg_part *p)
+{
+    if (!p->have_cur)
+        return;
+    p->prev = p->cur;
+    p->have_prev = true;
+}
+
+void rt_cg_part_close(rt_cg_part *p)
+{
+    if (p->group)
+        rt_cg_group_free(p->group);
+    p->group = NULL;
+    free(p->pids);
+    p->pids = NULL;
+}

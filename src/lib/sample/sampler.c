@@ -1,7 +1,7 @@
 /* sampler.c - the sampler's lifecycle: options, opening the parts, and the order of one
  * reading: every part takes its snapshot, then computes its delta into the sample, then
  * commits its reading as the previous one. The parts themselves live in cpu.c, memory.c,
- * disks.c, net.c, gpu.c and tree.c; no allocation in the steady state. */
+ * disks.c, net.c, gpu.c, pressure.c, cgroup.c and tree.c; no allocation in the steady state. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdlib.h>
@@ -25,9 +25,12 @@ static rt_error take_reading(rt_sampler *s, double mono, double real)
     /* snapshot: the machine's CPU first, the tree right after it (the tree's CPU is held to
      * the machine's over the same interval) */
     bool any = rt_cpu_part_snapshot(&s->cpu, c);
-    if (s->has_tree)
+    if (s->has_tree) {
         rt_tree_part_snapshot(&s->tree, mono);
+        rt_cg_part_snapshot(&s->cg, c, s->tree.tree); /* right after the walk it is checked against */
+    }
     any |= rt_mem_part_snapshot(&s->mem, c);
+    any |= rt_psi_part_snapshot(&s->psi, c);
     any |= rt_disk_part_snapshot(&s->disks, c);
     any |= rt_net_part_snapshot(&s->net, c, mono);
     rt_gpu_part_snapshot(&s->gpu);
@@ -54,8 +57,10 @@ static rt_error take_reading(rt_sampler *s, double mono, double real)
     s->cpu.out.process_cores_used = NAN;
     s->cpu.out.process_child_count = RT_NULL_I64;
     o->process = NULL;
+    o->pressure = rt_psi_part_delta(&s->psi, elapsed);
     if (s->has_tree) {
-        rt_tree_part_delta(&s->tree, elapsed, &s->cpu.out, &s->gpu, mono);
+        const rt_tree_group *group = rt_cg_part_delta(&s->cg, elapsed);
+        rt_tree_part_delta(&s->tree, elapsed, &s->cpu.out, &s->gpu, mono, group);
         s->cpu.out.process_cores_used = s->tree.out.cores_used;
         s->cpu.out.process_child_count = s->tree.out.child_count;
         o->process = &s->tree.out;
@@ -65,8 +70,11 @@ static rt_error take_reading(rt_sampler *s, double mono, double real)
     rt_cpu_part_commit(&s->cpu);
     rt_disk_part_commit(&s->disks);
     rt_net_part_commit(&s->net);
-    if (s->has_tree)
+    rt_psi_part_commit(&s->psi);
+    if (s->has_tree) {
         rt_tree_part_commit(&s->tree);
+        rt_cg_part_commit(&s->cg);
+    }
     s->prev_mono = mono;
     s->have_prev_time = true;
     return any ? RT_OK : RT_ERR_IO;
@@ -94,6 +102,8 @@ static rt_error sampler_new(const rt_sampler_options *opts, rt_statvfs_fn statvf
     c->clk_tck = tck > 0 ? tck : 100;
     rt_buf_init(&c->rbuf, MAX_PROC_FILE);
     s->mem.fd = s->disks.diskstats_fd = s->disks.mountinfo_fd = s->net.fd = -1;
+    for (int r = 0; r < RT_PSI_N; r++)
+        s->psi.fd[r] = -1;
     if (rt_cpu_part_open(&s->cpu, c) < 0) {
         rt_sampler_free(s);
         return RT_ERR_NOT_FOUND;
@@ -103,6 +113,7 @@ static rt_error sampler_new(const rt_sampler_options *opts, rt_statvfs_fn statvf
     s->disks.statvfs_fn = statvfs_fn;
     s->disks.statvfs_user = statvfs_user;
     rt_net_part_open(&s->net, c);
+    rt_psi_part_open(&s->psi, c);
     if (rt_gpu_part_open(&s->gpu, c, o.nvml_library) < 0) {
         rt_sampler_free(s);
         return RT_ERR_NOMEM;
@@ -115,6 +126,11 @@ static rt_error sampler_new(const rt_sampler_options *opts, rt_statvfs_fn statvf
         }
         if (o.root_only && o.pid > 0)
             rt_proctree_set_root_only(s->tree.tree);
+        /* the job's own group in wrapper mode, else the group the tracked process is in */
+        if (!o.cgroup_off && rt_cg_part_open(&s->cg, c, o.job_cgroup, o.pid) < 0) {
+            rt_sampler_free(s);
+            return RT_ERR_NOMEM;
+        }
     }
     double now = rt_mono_secs();
     take_reading(s, now, rt_real_secs());
@@ -165,8 +181,11 @@ void rt_sampler_free(rt_sampler *s)
 {
     if (!s)
         return;
-    if (s->has_tree)
+    if (s->has_tree) {
+        rt_cg_part_close(&s->cg);
         rt_tree_part_close(&s->tree);
+    }
+    rt_psi_part_close(&s->psi);
     rt_gpu_part_close(&s->gpu);
     rt_net_part_close(&s->net);
     rt_disk_part_close(&s->disks);

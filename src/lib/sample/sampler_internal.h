@@ -3,12 +3,14 @@
 #ifndef RT_SAMPLER_INTERNAL_H
 #define RT_SAMPLER_INTERNAL_H
 
+#include "cgroup.h"
 #include "context.h"
 #include "cpu.h"
 #include "disks.h"
 #include "gpu.h"
 #include "memory.h"
 #include "net.h"
+#include "pressure.h"
 #include "tree.h"
 
 struct rt_sampler {
@@ -20,6 +22,8 @@ struct rt_sampler {
     rt_gpu_part gpu;
     rt_tree_part tree;
     bool has_tree;
+    rt_psi_part psi; /* the machine's pressure */
+    rt_cg_part cg;   /* the tree's control group (cg.group NULL: none) */
     double prev_mono; /* the previous reading's time, or where the first interval starts */
     bool have_prev_time;
     rt_sample sample;

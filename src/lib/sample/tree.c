@@ -48,7 +48,54 @@ static void report_cpu(rt_tree_part *p, uint64_t dut, uint64_t dst, double elaps
     o->cores_used = elapsed > 0 ? (rep_ut + rep_st) / 1e9 / elapsed : NAN;
 }
 
-void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, rt_gpu_part *gpus, double mono)
+/* The user part of the tree's own CPU: of this interval when it used any, else of everything
+ * since tracking began, else all of it. */
+static double walk_user_share(const rt_tree_part *p, uint64_t dut, uint64_t dst)
+{
+    if (dut + dst > 0)
+        return (double)dut / (double)(dut + dst);
+    if (p->ut_ns + p->st_ns > 0)
+        return (double)p->ut_ns / (double)(p->ut_ns + p->st_ns);
+    return 1.0;
+}
+
+/* The interval's CPU as counted into the reported totals: the walk's growth (dut, dst), or
+ * with an exclusive group the group's total's growth past the reported total, split by the
+ * group's user share (the walk's without one). Sets *cut and *cst. */
+static void counted_cpu(rt_tree_part *p, const rt_tree_group *g, uint64_t dut, uint64_t dst, uint64_t *cut,
+                        uint64_t *cst)
+{
+    *cut = dut;
+    *cst = dst;
+    if (!g || !g->exclusive || g->cpu_ns == RT_NULL_U64)
+        return;
+    uint64_t tot = p->tot_ut_ns + p->tot_st_ns;
+    uint64_t d = g->cpu_ns > tot ? g->cpu_ns - tot : 0;
+    double share = isnan(g->user_share) ? walk_user_share(p, dut, dst) : g->user_share;
+    *cut = (uint64_t)llround((double)d * share);
+    if (*cut > d)
+        *cut = d;
+    *cst = d - *cut;
+}
+
+/* Raises the reported I/O total *tot: by the walk's growth d, or with an exclusive group that
+ * counts the figure to the larger of the group's (gv) and the walk's (walk) total. Returns
+ * the growth of *tot. */
+static uint64_t counted_io(uint64_t *tot, const rt_tree_group *g, uint64_t gv, uint64_t walk, uint64_t d)
+{
+    uint64_t before = *tot;
+    if (g && g->exclusive && gv != RT_NULL_U64) {
+        uint64_t want = gv > walk ? gv : walk;
+        if (want > *tot)
+            *tot = want;
+    } else {
+        *tot += d;
+    }
+    return *tot - before;
+}
+
+void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, rt_gpu_part *gpus, double mono,
+                        const rt_tree_group *group)
 {
     rt_process *o = &p->out;
     const rt_tree_totals *t = &p->cur;
@@ -65,6 +112,8 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
             o->gpu_utilization_pct = NAN;
             o->gpu_vram_used_bytes = RT_NULL_U64;
             o->gpu_count_used = RT_NULL_I64;
+            o->memory_peak_mib = group ? group->cgroup->memory_peak_mib : NAN;
+            o->cgroup = group ? group->cgroup : NULL;
             return;
         }
         p->prev = *t;
@@ -77,21 +126,29 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
     accumulate(&p->cancelled, t->cancelled_write_bytes, q->cancelled_write_bytes);
     p->counted = true;
 
+    uint64_t cut, cst;
+    counted_cpu(p, group, dut, dst, &cut, &cst);
+    p->tot_ut_ns += cut;
+    p->tot_st_ns += cst;
+    bool group_io = group && group->exclusive && group->read_bytes != RT_NULL_U64 && group->write_bytes != RT_NULL_U64;
+    drd = counted_io(&p->tot_rd, group, group ? group->read_bytes : RT_NULL_U64, p->rd, drd);
+    dwr = counted_io(&p->tot_wr, group, group ? group->write_bytes : RT_NULL_U64, p->wr, dwr);
+
     o->alive = t->root_alive;
     o->child_count = t->children;
     o->thread_count = t->threads;
-    report_cpu(p, dut, dst, elapsed, machine);
-    o->cpu_secs_total = (double)(p->ut_ns + p->st_ns) / 1e9;
+    report_cpu(p, cut, cst, elapsed, machine);
+    o->cpu_secs_total = (double)(p->tot_ut_ns + p->tot_st_ns) / 1e9;
     o->pss_mib = t->pss_ok ? (double)t->pss_kib / 1024.0 : NAN;
     o->swap_mib = t->pss_ok ? (double)t->swap_kib / 1024.0 : NAN;
     o->rss_mib = (double)t->rss_kib / 1024.0;
     o->rss_peak_mib = (double)t->rss_peak_kib / 1024.0; /* the tree keeps it: never decreasing */
-    if (t->io_ok) {
+    if (t->io_ok || group_io) {
         o->read_bytes = drd;
         o->write_bytes = dwr;
-        o->read_bytes_total = p->rd;
-        o->write_bytes_total = p->wr;
-        o->cancelled_write_bytes_total = p->cancelled;
+        o->read_bytes_total = p->tot_rd;
+        o->write_bytes_total = p->tot_wr;
+        o->cancelled_write_bytes_total = t->io_ok ? p->cancelled : RT_NULL_U64;
         o->read_bytes_per_sec = elapsed > 0 ? (double)drd / elapsed : NAN;
         o->write_bytes_per_sec = elapsed > 0 ? (double)dwr / elapsed : NAN;
     } else {
@@ -99,6 +156,8 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
         o->cancelled_write_bytes_total = RT_NULL_U64;
         o->read_bytes_per_sec = o->write_bytes_per_sec = NAN;
     }
+    o->memory_peak_mib = group ? group->cgroup->memory_peak_mib : NAN;
+    o->cgroup = group ? group->cgroup : NULL;
     rt_gpu_part_tree(gpus, p->tree, mono, o);
 }
 

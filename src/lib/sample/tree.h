@@ -1,12 +1,38 @@
 /* tree.h - the sampler's process-tree part: the tree's raw totals (source/proctree.c) turned
  * into the sample's figures: exact totals since tracking began, and per-interval CPU that
- * never exceeds what the machine itself did in the interval. */
+ * never exceeds what the machine itself did in the interval.
+ *
+ * The tree's control group (sample/cgroup.c), when it holds nothing but the tracked tree
+ * ("exclusive": always so for the group made for a wrapped command), is the authority for the
+ * totals, since it also counts what the walk cannot see (children that nobody reaped, or that
+ * lived and died between two walks):
+ *  - cpu_secs_total is the group's CPU since tracking began (never below an earlier total);
+ *    the interval's CPU is its growth, split into user and system as the group splits it
+ *    (v2 cpu.stat, v1 cpuacct.usage_user/_sys), else as the tree's own walk split it, else
+ *    all user; it is still held to the machine's busy cores (the carry below);
+ *  - read/write_bytes_total are the larger of the group's and the tree's own count, per
+ *    counter: both are lower bounds (v1 blkio does not see buffered writes, whose writeback
+ *    the kernel charges to the root group, while /proc/PID/io counts them at write(2); the
+ *    walk misses what unreaped or short-lived processes did), so the larger stands;
+ *  - PSS, RSS, threads, child counts and the GPU share stay the walk's.
+ * When the group is not exclusive (a pid's group shared with other processes), the totals
+ * grow by the tree's own deltas, as without a group; a total never decreases either way.
+ * memory_peak_mib is the group's peak charge (NaN without a group). */
 #ifndef RT_SAMPLE_TREE_H
 #define RT_SAMPLE_TREE_H
 
 #include "../source/proctree.h"
 #include "context.h"
 #include "gpu.h"
+
+/* The tree's control group as the cgroup part hands it over for one sample. */
+typedef struct rt_tree_group {
+    const rt_cgroup *cgroup;          /* the sample's figures of the group */
+    bool exclusive;                   /* every process in the group is in the tree */
+    uint64_t cpu_ns;                  /* CPU since tracking began; RT_NULL_U64: not read */
+    double user_share;                /* the user part of the group's CPU (0..1); NaN: no split */
+    uint64_t read_bytes, write_bytes; /* storage I/O since tracking began; RT_NULL_U64: not read */
+} rt_tree_group;
 
 typedef struct rt_tree_part {
     rt_proctree *tree;
@@ -15,8 +41,10 @@ typedef struct rt_tree_part {
     bool have_prev;         /* prev holds the baseline or the last counted reading */
     bool counted;           /* the last delta consumed cur (commit makes it prev) */
     rt_tree_totals cur, prev;
-    uint64_t ut_ns, st_ns;  /* CPU since tracking began: exact, never decreasing */
-    uint64_t rd, wr, cancelled; /* storage I/O since tracking began */
+    uint64_t ut_ns, st_ns;  /* the walk's CPU since tracking began: exact, never decreasing */
+    uint64_t rd, wr, cancelled; /* the walk's storage I/O since tracking began */
+    uint64_t tot_ut_ns, tot_st_ns; /* the reported CPU totals (the walk's, or the group's) */
+    uint64_t tot_rd, tot_wr;       /* the reported I/O totals */
     double carry_ut_ns, carry_st_ns; /* CPU counted but not yet reported in an interval */
     rt_process out;
 } rt_tree_part;
@@ -29,8 +57,10 @@ void rt_tree_part_snapshot(rt_tree_part *p, double mono);
 /* Fills p->out for an interval of elapsed seconds. The interval's CPU is capped at what the
  * machine did (machine: this sample's CPU figures): at most its busy cores, and never more
  * cores than it has; what is cut is carried into later intervals, and cpu_secs_total stays
- * exact. gpus gives the tree's GPU share at mono. */
-void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, rt_gpu_part *gpus, double mono);
+ * exact. gpus gives the tree's GPU share at mono. group: the tree's control group this
+ * sample (NULL: none; see the rules at the top). */
+void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, rt_gpu_part *gpus, double mono,
+                        const rt_tree_group *group);
 /* Makes the counted reading the previous one. */
 void rt_tree_part_commit(rt_tree_part *p);
 void rt_tree_part_close(rt_tree_part *p);

@@ -133,6 +133,27 @@ static const field process_fields[] = {
     FU(rt_process, read_bytes_total),      FU(rt_process, write_bytes_total),
     FU(rt_process, cancelled_write_bytes_total), FN(rt_process, gpu_utilization_pct, 2),
     FU(rt_process, gpu_vram_used_bytes),    FI(rt_process, gpu_count_used),
+    FN(rt_process, memory_peak_mib, 3),
+};
+
+static const field cgroup_fields[] = {
+    FS(rt_cgroup, path),                  FS(rt_cgroup, version),
+    FB(rt_cgroup, own),                   FB(rt_cgroup, exclusive),
+    FN(rt_cgroup, cpu_secs_total, 3),     FN(rt_cgroup, memory_mib, 3),
+    FN(rt_cgroup, memory_peak_mib, 3),    FI(rt_cgroup, pids),
+    FI(rt_cgroup, pids_peak),             FU(rt_cgroup, read_bytes_total),
+    FU(rt_cgroup, write_bytes_total),     FN(rt_cgroup, cpu_quota_cores, 4),
+    FN(rt_cgroup, cpu_period_secs, 3),    FN(rt_cgroup, memory_limit_mib, 3),
+    FN(rt_cgroup, memory_high_mib, 3),    FI(rt_cgroup, pids_limit),
+    FU(rt_cgroup, cpu_periods),           FU(rt_cgroup, cpu_throttled_periods),
+    FN(rt_cgroup, cpu_throttled_secs, 3), FN(rt_cgroup, cpu_throttled_pct, 2),
+    FU(rt_cgroup, oom_kills),             FU(rt_cgroup, memory_max_events),
+};
+
+static const field pressure_fields[] = {
+    FN(rt_pressure, some_avg10, 2),      FN(rt_pressure, full_avg10, 2),
+    FN(rt_pressure, some_pct, 2),        FN(rt_pressure, full_pct, 2),
+    FU(rt_pressure, some_total_usec),    FU(rt_pressure, full_total_usec),
 };
 
 static const field memory_fields[] = {
@@ -226,6 +247,52 @@ static void json_disks(rt_ob *o, const rt_sample *s)
     jclose(o, ']');
 }
 
+/* Whether the kernel gave any figure of this pressure (a group without *.pressure files has
+ * none: its member is null). */
+static bool pressure_known(const rt_pressure *p)
+{
+    return p->some_total_usec != RT_NULL_U64 || p->full_total_usec != RT_NULL_U64 || !isnan(p->some_avg10) ||
+           !isnan(p->full_avg10);
+}
+
+/* "name":{"cpu":P,"memory":P,"io":P}, or "name":null for NULL; each P null when unknown. */
+static void json_psi(rt_ob *o, const char *name, const rt_psi *ps)
+{
+    key(o, name);
+    if (!ps) {
+        rt_ob_lit(o, "null,");
+        return;
+    }
+    rt_ob_put(o, "{", 1);
+    const char *names[] = {"cpu", "memory", "io"};
+    const rt_pressure *each[] = {&ps->cpu, &ps->memory, &ps->io};
+    for (size_t i = 0; i < RT_ARRAY_LEN(each); i++)
+        jobject(o, names[i], pressure_known(each[i]) ? each[i] : NULL, pressure_fields, RT_ARRAY_LEN(pressure_fields));
+    jclose(o, '}');
+}
+
+/* The "process" member: the tree's figures, then its "cgroup" (null without one). */
+static void json_process(rt_ob *o, const rt_process *p)
+{
+    key(o, "process");
+    if (!p) {
+        rt_ob_lit(o, "null,");
+        return;
+    }
+    rt_ob_put(o, "{", 1);
+    jfields(o, p, process_fields, RT_ARRAY_LEN(process_fields));
+    key(o, "cgroup");
+    if (p->cgroup) {
+        rt_ob_put(o, "{", 1);
+        jfields(o, p->cgroup, cgroup_fields, RT_ARRAY_LEN(cgroup_fields));
+        json_psi(o, "pressure", &p->cgroup->pressure);
+        jclose(o, '}');
+    } else {
+        rt_ob_lit(o, "null,");
+    }
+    jclose(o, '}');
+}
+
 void rt_json_sample(rt_ob *o, const rt_sample *s, const rt_job *job)
 {
     rt_ob_put(o, "{", 1);
@@ -237,7 +304,8 @@ void rt_json_sample(rt_ob *o, const rt_sample *s, const rt_job *job)
     jarray(o, "network", (const void *const *)s->network, s->network_count, iface_fields, RT_ARRAY_LEN(iface_fields));
     json_disks(o, s);
     json_gpus(o, s);
-    jobject(o, "process", s->process, process_fields, RT_ARRAY_LEN(process_fields));
+    json_process(o, s->process);
+    json_psi(o, "pressure", s->pressure);
     jclose(o, '}');
     o->len--; /* no comma after the sample: a newline */
     rt_ob_put(o, "\n", 1);

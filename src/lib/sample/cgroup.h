@@ -1,0 +1,43 @@
+/* cgroup.h (sample) - the sampler's cgroup part: the tracked tree's control group (the job's
+ * own group in wrapper mode, else the group the tracked process lives in) read each sample into
+ * the public rt_cgroup, with the figures the tree part takes as authority when the group holds
+ * nothing but the tracked tree. */
+#ifndef RT_SAMPLE_CGROUP_H
+#define RT_SAMPLE_CGROUP_H
+
+#include "../source/cgroup.h"
+#include "../source/proctree.h"
+#include "context.h"
+#include "tree.h"
+
+/* The most pids read from a group to decide whether it is exclusive: a group with more is
+ * taken as not exclusive (a tracked tree that large is rare, and the check stays cheap). */
+#define RT_CG_EXCLUSIVE_MAX_PIDS 4096
+
+typedef struct rt_cg_part {
+    rt_cg_group *group; /* NULL: no group read */
+    bool own;           /* made for the command: counters from zero, always exclusive */
+    bool exclusive;     /* this reading: every pid of the group is in the tree */
+    bool have_cur, have_prev, have_base;
+    rt_cg_reading cur, prev, base; /* base: the first reading (subtracted in pid mode) */
+    int64_t *pids;      /* room for the exclusive check (pid mode) */
+    int64_t pids_seen;  /* the most pids sampled (pids_peak without pids.peak) */
+    rt_cgroup out;
+    rt_tree_group auth; /* what the tree part is handed */
+} rt_cg_part;
+
+/* Opens the group of the job jg (own) when jg is given, else the group pid lives in; leaves
+ * p->group NULL when there is none that can be read, or when pid lives in the root of every
+ * hierarchy (that is the whole machine, not a job's group). Returns 0, or -1 on no memory. */
+int rt_cg_part_open(rt_cg_part *p, rt_sample_ctx *c, const struct rt_job_cgroup *jg, int64_t pid);
+/* Reads the group and, in pid mode, whether every pid in it belongs to tree (walked just
+ * before). */
+void rt_cg_part_snapshot(rt_cg_part *p, rt_sample_ctx *c, rt_proctree *tree);
+/* Fills p->out for an interval of elapsed seconds and p->auth for the tree part. Returns
+ * &p->auth, or NULL without a group or a reading (the tree part then stands alone). */
+const rt_tree_group *rt_cg_part_delta(rt_cg_part *p, double elapsed);
+/* Makes the reading the previous one. */
+void rt_cg_part_commit(rt_cg_part *p);
+void rt_cg_part_close(rt_cg_part *p);
+
+#endif
