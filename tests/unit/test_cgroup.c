@@ -1,8 +1,741 @@
-/* placeholder */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-static void nothing(void **s) { (void)s; }
-int main(void) { const struct CMUnitTest t[] = {cmocka_unit_test(nothing)}; return cmocka_run_group_tests(t, NULL, NULL); }
+/* test_cgroup.c - control groups: every parser (fixtures captured on a hybrid machine, hand-made
+ * v2 and v1 trees, malformed input), a group read on each layout, the job group on a fake tree
+ * (stale cleanup, no hierarchy) and live on this machine (exact CPU time against wait4). */
+#include "unit.h"
+
+#include <math.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "source/cgroup.h"
+
+/* Parser input: a heap copy without the NUL, so a read past the end is an ASan finding. */
+#define BODY(s) unit_body((s), &len)
+
+/* ---- mounts --------------------------------------------------------------------------------- */
+
+static void mounts_hybrid_capture(void **state)
+{
+    (void)state;
+    size_t len;
+    const char *t = fixture_text("cgroup/hybrid/proc/self/mountinfo", &len);
+    rt_cg_mounts m;
+    assert_int_equal(rt_cg_mounts_parse(t, len, &m), 6);
+    assert_string_equal(m.dir[RT_CG_UNIFIED], "/sys/fs/cgroup/unified");
+    assert_string_equal(m.dir[RT_CG_CPU], "/sys/fs/cgroup/cpu");
+    assert_string_equal(m.dir[RT_CG_CPUACCT], "/sys/fs/cgroup/cpuacct");
+    assert_string_equal(m.dir[RT_CG_MEMORY], "/sys/fs/cgroup/memory");
+    assert_string_equal(m.dir[RT_CG_BLKIO], "/sys/fs/cgroup/blkio");
+    assert_string_equal(m.dir[RT_CG_PIDS], "/sys/fs/cgroup/pids");
+    assert_string_equal(m.root[RT_CG_MEMORY], "/");
+}
+
+static void mounts_v1_comounted_subtree(void **state)
+{
+    (void)state;
+    size_t len;
+    const char *t = fixture_text("cgroup/v1/proc/self/mountinfo", &len);
+    rt_cg_mounts m;
+    assert_int_equal(rt_cg_mounts_parse(t, len, &m), 5);
+    assert_string_equal(m.dir[RT_CG_UNIFIED], "");
+    assert_string_equal(m.dir[RT_CG_CPU], "/sys/fs/cgroup/cpu,cpuacct");
+    assert_string_equal(m.dir[RT_CG_CPUACCT], "/sys/fs/cgroup/cpu,cpuacct");
+    assert_string_equal(m.root[RT_CG_MEMORY], "/docker/abc");
+}
+
+static void mounts_malformed(void **state)
+{
+    (void)state;
+    size_t len;
+    rt_cg_mounts m;
+    const char *t = BODY("1 2 3\n"                                                   /* short */
+                         "30 1 0:26 / /sys/fs/cgroup/a rw - cgroup2\n"              /* no source */
+                         "31 1 0:26 / /sys/fs/cgroup/b rw cgroup2 cgroup2 rw\n"     /* no "-" */
+                         "32 1 0:27 / /sys/fs/cgroup/mem\\040x rw shared:3 - cgroup cgroup rw,memory\r\n"
+                         "33 1 0:28 / /sys/fs/cgroup/mem2 rw - cgroup cgroup rw,memory\n" /* second: ignored */
+                         "34 1 0:29 / /sys/fs/cgroup/x rw - cgroup cgroup\n"        /* no super options */
+                         "35 1 0:30 /\\134a /sys/fs/cgroup/u rw - cgroup2 none rw");  /* no newline */
+    assert_int_equal(rt_cg_mounts_parse(t, len, &m), 2);
+    assert_string_equal(m.dir[RT_CG_MEMORY], "/sys/fs/cgroup/mem x");
+    assert_string_equal(m.dir[RT_CG_UNIFIED], "/sys/fs/cgroup/u");
+    assert_string_equal(m.root[RT_CG_UNIFIED], "/\\a");
+    t = BODY("");
+    assert_int_equal(rt_cg_mounts_parse(t, len, &m), 0);
+    char big[RT_CG_PATH_MAX + 100];
+    memset(big, 'a', sizeof big);
+    memcpy(big, "1 1 0:1 / /", 11);
+    memcpy(big + sizeof big - 20, " rw - cgroup2 x rw\n", 19);
+    assert_int_equal(rt_cg_mounts_parse(big, sizeof big - 1, &m), 0); /* too long: left out */
+}
+
+/* ---- /proc/PID/cgroup ----------------------------------------------------------------------- */
+
+static void paths_parse(void **state)
+{
+    (void)state;
+    size_t len;
+    const char *t = fixture_text("cgroup/hybrid/proc/4242/cgroup", &len);
+    rt_cg_paths p;
+    assert_int_equal(rt_cg_paths_parse(t, len, &p), 6);
+    assert_string_equal(p.path[RT_CG_UNIFIED], "/rtfix");
+    assert_string_equal(p.path[RT_CG_MEMORY], "/process_api/818eaf1ee71d523a88d79b44cf24c41c/rtfix");
+    assert_true(p.has[RT_CG_PIDS]);
+    t = fixture_text("cgroup/v1/proc/55/cgroup", &len);
+    assert_int_equal(rt_cg_paths_parse(t, len, &p), 5);
+    assert_false(p.has[RT_CG_UNIFIED]);
+    assert_string_equal(p.path[RT_CG_CPU], "/job");
+    assert_string_equal(p.path[RT_CG_CPUACCT], "/job");
+    t = BODY("0::/a:b/c\r\n\n3:memory:/m");
+    assert_int_equal(rt_cg_paths_parse(t, len, &p), 2);
+    assert_string_equal(p.path[RT_CG_UNIFIED], "/a:b/c");
+    assert_string_equal(p.path[RT_CG_MEMORY], "/m");
+    t = BODY("");
+    assert_int_equal(rt_cg_paths_parse(t, len, &p), 0);
+    const char *bad[] = {"0:/x\n", "x::/\n", "::/\n", "0::\n", "0::relative\n", "4:memory\n", "-1::/\n"};
+    for (size_t i = 0; i < RT_ARRAY_LEN(bad); i++) {
+        t = BODY(bad[i]);
+        assert_int_equal(rt_cg_paths_parse(t, len, &p), -1);
+    }
+}
+
+/* ---- a group's files ------------------------------------------------------------------------ */
+
+static void keyed(void **state)
+{
+    (void)state;
+    size_t len;
+    uint64_t v = 7;
+    const char *t = BODY("max_usage 5\nmax 3\noom_kill 18446744073709551615\r\nlast 9");
+    assert_int_equal(rt_cg_keyed_u64(t, len, "max", &v), 0);
+    assert_int_equal(v, 3);
+    assert_int_equal(rt_cg_keyed_u64(t, len, "oom_kill", &v), 0);
+    assert_true(v == UINT64_MAX);
+    assert_int_equal(rt_cg_keyed_u64(t, len, "last", &v), 0);
+    assert_int_equal(v, 9);
+    assert_int_equal(rt_cg_keyed_u64(t, len, "ma", &v), -1);
+    assert_int_equal(rt_cg_keyed_u64(t, len, "missing", &v), -1);
+    t = BODY("a 18446744073709551616\nb x\nc\nd 12x\n");
+    assert_int_equal(rt_cg_keyed_u64(t, len, "a", &v), -1); /* overflows */
+    assert_int_equal(rt_cg_keyed_u64(t, len, "b", &v), -1);
+    assert_int_equal(rt_cg_keyed_u64(t, len, "c", &v), -1);
+    assert_int_equal(rt_cg_keyed_u64(t, len, "d", &v), -1);
+    t = BODY("");
+    assert_int_equal(rt_cg_keyed_u64(t, len, "a", &v), -1);
+}
+
+static void limits(void **state)
+{
+    (void)state;
+    size_t len;
+    uint64_t v;
+    struct {
+        const char *in;
+        int rc;
+        uint64_t v;
+    } cases[] = {
+        {"max\n", 0, RT_NULL_U64},
+        {"536870912\n", 0, 536870912},
+        {"9223372036854771712\n", 0, RT_NULL_U64}, /* v1 unlimited */
+        {"4611686018427387903", 0, 4611686018427387903ull},
+        {"-1\n", 0, RT_NULL_U64}, /* cfs_quota_us */
+        {"123\r\n", 0, 123},
+        {"", -1, 0},
+        {"\n", -1, 0},
+        {"abc\n", -1, 0},
+        {"12 34\n", -1, 0},
+        {"18446744073709551616\n", -1, 0},
+        {"-2\n", -1, 0},
+        {"maxi\n", -1, 0},
+    };
+    for (size_t i = 0; i < RT_ARRAY_LEN(cases); i++) {
+        const char *t = BODY(cases[i].in);
+        v = 1;
+        assert_int_equal(rt_cg_parse_limit(t, len, &v), cases[i].rc);
+        if (cases[i].rc == 0)
+            assert_true(v == cases[i].v);
+    }
+}
+
+static void cpu_max(void **state)
+{
+    (void)state;
+    size_t len;
+    uint64_t q, p;
+    const char *t = BODY("max 100000\n");
+    assert_int_equal(rt_cg_parse_cpu_max(t, len, &q, &p), 0);
+    assert_true(q == RT_NULL_U64);
+    assert_int_equal(p, 100000);
+    t = BODY("150000 100000");
+    assert_int_equal(rt_cg_parse_cpu_max(t, len, &q, &p), 0);
+    assert_int_equal(q, 150000);
+    const char *bad[] = {"", "100000\n", "x 1\n", "1 0\n", "1 2 3\n", "1 max\n", "-1 100\n"};
+    for (size_t i = 0; i < RT_ARRAY_LEN(bad); i++) {
+        t = BODY(bad[i]);
+        assert_int_equal(rt_cg_parse_cpu_max(t, len, &q, &p), -1);
+    }
+}
+
+static void pressure(void **state)
+{
+    (void)state;
+    size_t len;
+    rt_cg_psi_raw r;
+    const char *t = fixture_text("cgroup/v2/sys/fs/cgroup/jobs.slice/job1/cpu.pressure", &len);
+    assert_int_equal(rt_cg_parse_pressure(t, len, &r), 0);
+    assert_true(r.has_some && r.has_full);
+    assert_float_equal(r.some_avg10, 12.5, 1e-9);
+    assert_float_equal(r.full_avg10, 1.0, 1e-9);
+    assert_int_equal(r.some_total_usec, 1234567);
+    assert_int_equal(r.full_total_usec, 45678);
+    /* an old kernel's machine-wide cpu: "some" only; no trailing newline */
+    t = BODY("some avg10=0.07 avg60=0.10 avg300=0.05 total=98765");
+    assert_int_equal(rt_cg_parse_pressure(t, len, &r), 0);
+    assert_true(r.has_some && !r.has_full);
+    assert_float_equal(r.some_avg10, 0.07, 1e-9);
+    assert_true(isnan(r.full_avg10) && r.full_total_usec == RT_NULL_U64);
+    /* a missing total, a broken average, CRLF */
+    t = BODY("some avg10=1.5 avg60=0.00\r\nfull avg10=x total=12\r\n");
+    assert_int_equal(rt_cg_parse_pressure(t, len, &r), 0);
+    assert_true(r.some_total_usec == RT_NULL_U64);
+    assert_float_equal(r.some_avg10, 1.5, 1e-9);
+    assert_true(isnan(r.full_avg10));
+    assert_int_equal(r.full_total_usec, 12);
+    const char *bad[] = {"", "garbage\n", "some\n", "some avg10=1. total=-3\n", "other avg10=1 total=2\n"};
+    for (size_t i = 0; i < RT_ARRAY_LEN(bad); i++) {
+        t = BODY(bad[i]);
+        assert_int_equal(rt_cg_parse_pressure(t, len, &r), -1);
+        assert_false(r.has_some || r.has_full);
+    }
+}
+
+static void io_stat(void **state)
+{
+    (void)state;
+    size_t len;
+    uint64_t r = 1, w = 1;
+    const char *t = fixture_text("cgroup/v2/sys/fs/cgroup/jobs.slice/job1/io.stat", &len);
+    assert_int_equal(rt_cg_parse_io_stat(t, len, &r, &w), 0);
+    assert_int_equal(r, 1048576 + 512);
+    assert_int_equal(w, 4096 + 2048);
+    t = BODY("");
+    assert_int_equal(rt_cg_parse_io_stat(t, len, &r, &w), 0);
+    assert_int_equal(r + w, 0);
+    t = BODY("8:0 rbytes=5 wbytes=7 cost.usage=3"); /* no newline; other keys */
+    assert_int_equal(rt_cg_parse_io_stat(t, len, &r, &w), 0);
+    assert_int_equal(r, 5);
+    assert_int_equal(w, 7);
+    const char *bad[] = {"8:0 rbytes\n", "sda rbytes=1\n", "8: rbytes=1\n", "8:0 rbytes=x\n",
+                         "8:0 rbytes=18446744073709551615\n8:1 rbytes=1\n"};
+    for (size_t i = 0; i < RT_ARRAY_LEN(bad); i++) {
+        t = BODY(bad[i]);
+        assert_int_equal(rt_cg_parse_io_stat(t, len, &r, &w), -1);
+    }
+}
+
+static void blkio(void **state)
+{
+    (void)state;
+    size_t len;
+    uint64_t r = 1, w = 1;
+    const char *t = fixture_text("cgroup/v1/sys/fs/cgroup/blkio/job/blkio.throttle.io_service_bytes_recursive", &len);
+    assert_int_equal(rt_cg_parse_blkio(t, len, &r, &w), 0);
+    assert_int_equal(r, 4096 + 1000);
+    assert_int_equal(w, 8192 + 24);
+    t = fixture_text("cgroup/hybrid/sys/fs/cgroup/blkio/rtfix/blkio.throttle.io_service_bytes_recursive", &len);
+    assert_int_equal(rt_cg_parse_blkio(t, len, &r, &w), 0);
+    assert_int_equal(r + w, 0);
+    t = BODY("8:0 Read 3\r\n8:0 Write 4"); /* CR, no newline */
+    assert_int_equal(rt_cg_parse_blkio(t, len, &r, &w), 0);
+    assert_int_equal(r, 3);
+    assert_int_equal(w, 4);
+    const char *bad[] = {"8:0 Read\n", "Total\n", "Total x\n", "x:0 Read 1\n", "8:0 Read 1 2\n",
+                         "8:0 Read 18446744073709551615\n8:1 Read 1\n"};
+    for (size_t i = 0; i < RT_ARRAY_LEN(bad); i++) {
+        t = BODY(bad[i]);
+        assert_int_equal(rt_cg_parse_blkio(t, len, &r, &w), -1);
+    }
+}
+
+static void procs(void **state)
+{
+    (void)state;
+    size_t len;
+    int64_t pids[3];
+    const char *t = BODY("1201\n1202\n1305\n1306");
+    assert_int_equal(rt_cg_parse_procs(t, len, pids, 3), 4);
+    assert_int_equal(pids[2], 1305);
+    assert_int_equal(rt_cg_parse_procs(t, len, NULL, 0), 4);
+    t = BODY("");
+    assert_int_equal(rt_cg_parse_procs(t, len, pids, 3), 0);
+    t = BODY("7\r\n\n");
+    assert_int_equal(rt_cg_parse_procs(t, len, pids, 3), 1);
+    const char *bad[] = {"12 13\n", "abc\n", "0\n", "-4\n", "99999999999999999999\n"};
+    for (size_t i = 0; i < RT_ARRAY_LEN(bad); i++) {
+        t = BODY(bad[i]);
+        assert_int_equal(rt_cg_parse_procs(t, len, pids, 3), -1);
+    }
+}
+
+/* ---- one group, on each layout -------------------------------------------------------------- */
+
+/* Opens the group of pid in fixture case name (its proc and sys roots). */
+static rt_cg_group *fixture_group(const char *name, int64_t pid, rt_roots *roots)
+{
+    char proc[1024], sys[1024];
+    snprintf(proc, sizeof proc, "%s/cgroup/%s/proc", RT_FIXTURES, name);
+    snprintf(sys, sizeof sys, "%s/cgroup/%s/sys", RT_FIXTURES, name);
+    assert_int_equal(rt_roots_open(roots, proc, sys), RT_OK);
+    rt_cg_group *g = rt_cg_group_of_pid(roots, pid, NULL);
+    assert_non_null(g);
+    return g;
+}
+
+static void group_v2(void **state)
+{
+    (void)state;
+    rt_roots roots;
+    rt_cg_group *g = fixture_group("v2", 777, &roots);
+    rt_buf b;
+    rt_buf_init(&b, 1 << 20);
+    rt_cg_reading r;
+    rt_cg_group_read(g, &b, &r);
+    assert_string_equal(rt_cg_group_path(g), "/jobs.slice/job1");
+    assert_string_equal(rt_cg_group_version(g), "v2");
+    assert_int_equal(r.cpu_usage_ns, 3200500000ull);
+    assert_int_equal(r.cpu_user_ns, 3000000000ull);
+    assert_int_equal(r.cpu_system_ns, 200500000ull);
+    /* the parent's quota is the tightest (the group's own is "max"), and its throttling */
+    assert_int_equal(r.cpu_quota_usec, 150000);
+    assert_int_equal(r.cpu_period_usec, 100000);
+    assert_int_equal(r.cpu_periods, 420);
+    assert_int_equal(r.cpu_throttled_periods, 17);
+    assert_int_equal(r.cpu_throttled_usec, 250000);
+    assert_int_equal(r.memory_limit_bytes, 1073741824ull); /* the parent's, tighter */
+    assert_int_equal(r.memory_high_bytes, 805306368ull);
+    assert_int_equal(r.memory_bytes, 104857600ull);
+    assert_int_equal(r.memory_peak_bytes, 209715200ull);
+    assert_int_equal(r.oom_kills, 1);
+    assert_int_equal(r.memory_max_events, 3);
+    assert_int_equal(r.pids, 4);
+    assert_int_equal(r.pids_peak, 9);
+    assert_int_equal(r.pids_limit, 100);
+    assert_int_equal(r.io_read_bytes, 1048576 + 512);
+    assert_int_equal(r.io_write_bytes, 4096 + 2048);
+    assert_true(r.psi[RT_PSI_CPU].has_some && r.psi[RT_PSI_IO].has_full);
+    assert_float_equal(r.psi[RT_PSI_CPU].some_avg10, 12.5, 1e-9);
+    assert_int_equal(r.psi[RT_PSI_MEMORY].full_total_usec, 50);
+    assert_int_equal(r.psi[RT_PSI_IO].some_total_usec, 9000);
+    int64_t pids[8];
+    assert_int_equal(rt_cg_group_procs(g, &b, pids, 8), 4);
+    assert_int_equal(pids[3], 1306);
+    /* a second read through the grown buffer gives the same */
+    rt_cg_reading r2;
+    rt_cg_group_read(g, &b, &r2);
+    assert_memory_equal(&r, &r2, sizeof r);
+    rt_cg_group_free(g);
+    rt_buf_free(&b);
+    rt_roots_close(&roots);
+}
+
+static void group_v1(void **state)
+{
+    (void)state;
+    rt_roots roots;
+    rt_cg_group *g = fixture_group("v1", 55, &roots);
+    rt_buf b;
+    rt_buf_init(&b, 1 << 20);
+    rt_cg_reading r;
+    rt_cg_group_read(g, &b, &r);
+    assert_string_equal(rt_cg_group_path(g), "/docker/abc/job"); /* the memory controller's */
+    assert_string_equal(rt_cg_group_version(g), "v1");
+    assert_int_equal(r.cpu_usage_ns, 2500000000ull);
+    assert_int_equal(r.cpu_user_ns, 2000000000ull);
+    assert_int_equal(r.cpu_system_ns, 500000000ull);
+    assert_int_equal(r.cpu_quota_usec, 25000);
+    assert_int_equal(r.cpu_period_usec, 50000);
+    assert_int_equal(r.cpu_periods, 200);
+    assert_int_equal(r.cpu_throttled_periods, 40);
+    assert_int_equal(r.cpu_throttled_usec, 1500000); /* throttled_time 1.5 s in ns */
+    assert_int_equal(r.memory_limit_bytes, 268435456);
+    assert_true(r.memory_high_bytes == RT_NULL_U64);
+    assert_int_equal(r.memory_bytes, 52428800);
+    assert_int_equal(r.memory_peak_bytes, 67108864);
+    assert_int_equal(r.oom_kills, 2);
+    assert_int_equal(r.memory_max_events, 57);
+    assert_int_equal(r.pids, 2);
+    assert_true(r.pids_peak == RT_NULL_I64);
+    assert_int_equal(r.pids_limit, 512);
+    assert_int_equal(r.io_read_bytes, 5096);
+    assert_int_equal(r.io_write_bytes, 8216);
+    for (int i = 0; i < RT_PSI_N; i++)
+        assert_false(r.psi[i].has_some || r.psi[i].has_full);
+    assert_int_equal(rt_cg_group_procs(g, &b, NULL, 0), 2);
+    rt_cg_group_free(g);
+    rt_buf_free(&b);
+    rt_roots_close(&roots);
+}
+
+static void group_hybrid(void **state)
+{
+    (void)state;
+    rt_roots roots;
+    rt_cg_group *g = fixture_group("hybrid", 4242, &roots);
+    rt_buf b;
+    rt_buf_init(&b, 1 << 20);
+    rt_cg_reading r;
+    rt_cg_group_read(g, &b, &r);
+    assert_string_equal(rt_cg_group_path(g), "/rtfix");
+    assert_string_equal(rt_cg_group_version(g), "hybrid");
+    /* CPU time from the unified tree's cpu.stat, not cpuacct */
+    size_t len;
+    const char *t = fixture_text("cgroup/hybrid/sys/fs/cgroup/unified/rtfix/cpu.stat", &len);
+    uint64_t usec;
+    assert_int_equal(rt_cg_keyed_u64(t, len, "usage_usec", &usec), 0);
+    assert_int_equal(r.cpu_usage_ns, usec * 1000);
+    /* the quota and throttling of the v1 cpu hierarchy */
+    assert_int_equal(r.cpu_quota_usec, 50000);
+    assert_int_equal(r.cpu_period_usec, 100000);
+    assert_int_equal(r.cpu_periods, 9);
+    assert_int_equal(r.cpu_throttled_periods, 6);
+    assert_int_equal(r.cpu_throttled_usec, 299381);
+    assert_int_equal(r.memory_limit_bytes, 536870912);
+    assert_true(r.memory_high_bytes == RT_NULL_U64);
+    assert_int_equal(r.memory_bytes, 819200);
+    assert_int_equal(r.memory_peak_bytes, 2117632);
+    assert_int_equal(r.oom_kills, 0);
+    assert_int_equal(r.memory_max_events, 0);
+    assert_int_equal(r.pids, 1);
+    assert_int_equal(r.pids_peak, 3);
+    assert_int_equal(r.pids_limit, 64);
+    assert_int_equal(r.io_read_bytes, 0);
+    assert_int_equal(r.io_write_bytes, 0);
+    assert_true(r.psi[RT_PSI_CPU].has_some && r.psi[RT_PSI_MEMORY].has_full && r.psi[RT_PSI_IO].has_some);
+    assert_int_equal(rt_cg_group_procs(g, &b, NULL, 0), 1);
+    rt_cg_group_free(g);
+    rt_buf_free(&b);
+    rt_roots_close(&roots);
+}
+
+/* A group with a single file: every other figure null, nothing fails. Mounts outside /sys and
+ * paths outside the mount are not opened. */
+static void group_sparse_and_unreachable(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rt-cg-XXXXXX";
+    unit_tmpdir(dir);
+    char proc[256], sys[256];
+    snprintf(proc, sizeof proc, "%s/proc", dir);
+    snprintf(sys, sizeof sys, "%s/sys", dir);
+    mkdir(proc, 0755);
+    mkdir(sys, 0755);
+    unit_put(proc, "self/mountinfo", "30 1 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n"
+                                     "31 1 0:27 / /cgroup/memory rw - cgroup cgroup rw,memory\n");
+    unit_put(proc, "9/cgroup", "0::/g\n4:memory:/g\n");
+    unit_put(proc, "10/cgroup", "0::/../outside\n");
+    unit_put(proc, "11/cgroup", "4:memory:/g\n");
+    unit_put(proc, "12/cgroup", "not a cgroup file\n");
+    unit_put(sys, "fs/cgroup/g/cpu.stat", "usage_usec 10\n");
+    rt_roots roots;
+    assert_int_equal(rt_roots_open(&roots, proc, sys), RT_OK);
+    rt_cg_group *g = rt_cg_group_of_pid(&roots, 9, NULL);
+    assert_non_null(g);
+    assert_string_equal(rt_cg_group_version(g), "v2"); /* memory's mount lies outside the sys root */
+    rt_buf b;
+    rt_buf_init(&b, 1 << 20);
+    rt_cg_reading r;
+    rt_cg_group_read(g, &b, &r);
+    assert_int_equal(r.cpu_usage_ns, 10000);
+    assert_true(r.cpu_user_ns == RT_NULL_U64 && r.memory_bytes == RT_NULL_U64 && r.cpu_quota_usec == RT_NULL_U64);
+    assert_true(r.cpu_periods == RT_NULL_U64 && r.oom_kills == RT_NULL_U64 && r.io_read_bytes == RT_NULL_U64);
+    assert_true(r.pids == RT_NULL_I64 && r.pids_limit == RT_NULL_I64 && r.memory_limit_bytes == RT_NULL_U64);
+    assert_false(r.psi[RT_PSI_CPU].has_some);
+    assert_int_equal(rt_cg_group_procs(g, &b, NULL, 0), -1);
+    rt_cg_group_free(g);
+    assert_null(rt_cg_group_of_pid(&roots, 10, NULL));
+    assert_null(rt_cg_group_of_pid(&roots, 11, NULL));
+    assert_null(rt_cg_group_of_pid(&roots, 12, NULL));
+    assert_null(rt_cg_group_of_pid(&roots, 13, NULL)); /* no such process */
+    rt_buf_free(&b);
+    rt_roots_close(&roots);
+    unit_rmtree(dir);
+}
+
+/* ---- the job group -------------------------------------------------------------------------- */
+
+typedef struct logs {
+    int n;
+    char last[512];
+} logs;
+
+static void keep_log(void *user, rt_log_level level, const char *msg)
+{
+    logs *l = user;
+    (void)level;
+    l->n++;
+    snprintf(l->last, sizeof l->last, "%s", msg);
+}
+
+/* A pid that no longer exists: a child reaped at once. */
+static pid_t dead_pid(void)
+{
+    pid_t p = fork();
+    assert_true(p >= 0);
+    if (p == 0)
+        _exit(0);
+    waitpid(p, NULL, 0);
+    return p;
+}
+
+/* On a fake tree: stale groups of dead trackers are removed when empty, others stay; the new
+ * directory has no cgroup.procs (not a cgroup), so nothing is made: one debug line says why. */
+static void job_fake_tree(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rt-cgjob-XXXXXX";
+    unit_tmpdir(dir);
+    char proc[256], sys[256], path[512];
+    snprintf(proc, sizeof proc, "%s/proc", dir);
+    snprintf(sys, sizeof sys, "%s/sys", dir);
+    mkdir(proc, 0755);
+    mkdir(sys, 0755);
+    unit_put(proc, "self/mountinfo", "30 1 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
+    unit_put(proc, "self/cgroup", "0::/user\n");
+    pid_t dead = dead_pid();
+    char stale_empty[128], stale_busy[128], alive[128];
+    snprintf(stale_empty, sizeof stale_empty, "fs/cgroup/user/resource-tracker-%d-1", (int)dead);
+    snprintf(stale_busy, sizeof stale_busy, "fs/cgroup/user/resource-tracker-%d-2/cgroup.procs", (int)dead);
+    snprintf(alive, sizeof alive, "fs/cgroup/user/resource-tracker-%d-1/x", (int)getppid());
+    unit_put(sys, "fs/cgroup/user/cgroup.procs", "");
+    unit_put(sys, stale_busy, "1\n");
+    unit_put(sys, alive, "");
+    unit_put(sys, "fs/cgroup/user/resource-tracker-x-1/y", "");
+    snprintf(path, sizeof path, "%s/%s", sys, stale_empty);
+    assert_int_equal(mkdir(path, 0755), 0);
+
+    logs l = {0};
+    rt_job_cgroup_options o = RT_JOB_CGROUP_OPTIONS_INIT;
+    o.proc_root = proc;
+    o.sys_root = sys;
+    o.log = keep_log;
+    o.log_user = &l;
+    rt_job_cgroup *jg = (rt_job_cgroup *)0x1;
+    assert_int_equal(rt_job_cgroup_create(&o, &jg), RT_ERR_UNSUPPORTED);
+    assert_null(jg);
+    assert_non_null(strstr(l.last, "no group of its own"));
+    assert_non_null(strstr(l.last, "cgroup.procs"));
+    assert_int_not_equal(access(path, F_OK), 0); /* the empty stale one is gone */
+    snprintf(path, sizeof path, "%s/%s", sys, stale_busy);
+    assert_int_equal(access(path, F_OK), 0);
+    snprintf(path, sizeof path, "%s/%s", sys, alive);
+    assert_int_equal(access(path, F_OK), 0);
+    snprintf(path, sizeof path, "%s/fs/cgroup/user/resource-tracker-%d-1", sys, (int)getpid());
+    assert_int_not_equal(access(path, F_OK), 0); /* the attempt left nothing */
+    /* removal logged at debug level, then the one line on why nothing was made */
+    assert_int_equal(l.n, 3);
+
+    /* no mounts at all: one line */
+    unit_put(proc, "self/mountinfo", "28 1 259:2 / / rw - ext4 /dev/x rw\n");
+    l.n = 0;
+    assert_int_equal(rt_job_cgroup_create(&o, &jg), RT_ERR_UNSUPPORTED);
+    assert_int_equal(l.n, 1);
+    assert_non_null(strstr(l.last, "no cgroup hierarchy"));
+    rt_job_cgroup_options small = {.struct_size = 1};
+    assert_int_equal(rt_job_cgroup_create(&small, &jg), RT_ERR_INVALID);
+    rt_job_cgroup_free(NULL);
+    unit_rmtree(dir);
+}
+
+/* Burns CPU until the process has used secs of it. */
+static void burn(double secs)
+{
+    struct timespec ts;
+    volatile uint64_t x = 0;
+    do {
+        for (int i = 0; i < 100000; i++)
+            x += (uint64_t)i;
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    } while (ts.tv_sec + ts.tv_nsec / 1e9 < secs);
+}
+
+/* The directories of the job group name in each hierarchy the caller's group is in. */
+static int job_dirs(const char *name, char dirs[][1100], int cap)
+{
+    rt_roots roots;
+    rt_cg_mounts *m = malloc(sizeof *m);
+    rt_cg_paths *p = malloc(sizeof *p);
+    assert_int_equal(rt_roots_open(&roots, NULL, NULL), RT_OK);
+    int n = 0;
+    if (rt_cg_locate(&roots, 0, m, p) > 0)
+        for (int h = 0; h < RT_CG_NHIER && n < cap; h++)
+            if (p->has[h] && m->dir[h][0])
+                snprintf(dirs[n++], 1100, "%s%s/%s", m->dir[h], strcmp(p->path[h], "/") ? p->path[h] : "", name);
+    rt_roots_close(&roots);
+    free(m);
+    free(p);
+    return n;
+}
+
+static void job_live(void **state)
+{
+    (void)state;
+    logs l = {0};
+    rt_job_cgroup_options o = RT_JOB_CGROUP_OPTIONS_INIT;
+    o.log = keep_log;
+    o.log_user = &l;
+    rt_job_cgroup *jg = NULL;
+    rt_error rc = rt_job_cgroup_create(&o, &jg);
+    if (rc == RT_ERR_UNSUPPORTED) {
+        print_message("skipped: no writable cgroup hierarchy (%s)\n", l.last);
+        skip();
+    }
+    assert_int_equal(rc, RT_OK);
+    const char *path = rt_job_cgroup_path(jg);
+    char want[64];
+    snprintf(want, sizeof want, "resource-tracker-%d-", (int)getpid());
+    assert_non_null(strstr(path, want));
+    const char *name = strrchr(path, '/') + 1;
+    char dirs[RT_CG_NHIER][1100];
+    int nd = job_dirs(name, dirs, RT_CG_NHIER), existed = 0;
+    for (int i = 0; i < nd; i++)
+        existed += access(dirs[i], F_OK) == 0;
+    assert_true(existed > 0);
+
+    rt_cg_group *g = rt_cg_group_of_job(jg, NULL);
+    assert_non_null(g);
+    rt_buf b;
+    rt_buf_init(&b, 1 << 20);
+    rt_cg_reading r0;
+    rt_cg_group_read(g, &b, &r0);
+    if (r0.cpu_usage_ns == RT_NULL_U64) {
+        print_message("skipped: the job's group has no CPU time file\n");
+        rt_cg_group_free(g);
+        rt_job_cgroup_free(jg);
+        rt_buf_free(&b);
+        skip();
+    }
+    assert_int_equal(rt_job_cgroup_procs(jg), 0);
+
+    int in[2], go[2];
+    assert_int_equal(pipe(in), 0);
+    assert_int_equal(pipe(go), 0);
+    pid_t c = fork();
+    assert_true(c >= 0);
+    if (c == 0) {
+        char x = rt_job_cgroup_enter(jg) == 0 ? 'y' : 'n';
+        if (write(in[1], &x, 1) != 1 || read(go[0], &x, 1) != 1)
+            _exit(2);
+        burn(0.3);
+        _exit(0);
+    }
+    char x = 0;
+    assert_int_equal(read(in[0], &x, 1), 1);
+    assert_int_equal(x, 'y');
+    assert_int_equal(rt_job_cgroup_procs(jg), 1);
+    int64_t pids[4];
+    assert_int_equal(rt_cg_group_procs(g, &b, pids, 4), 1);
+    assert_int_equal(pids[0], c);
+    assert_int_equal(write(go[1], &x, 1), 1);
+    int st;
+    struct rusage ru;
+    assert_int_equal(wait4(c, &st, 0, &ru), c);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    close(in[0]);
+    close(in[1]);
+    close(go[0]);
+    close(go[1]);
+    assert_int_equal(rt_job_cgroup_procs(jg), 0);
+
+    rt_cg_reading r;
+    rt_cg_group_read(g, &b, &r);
+    double ru_ns = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e9 + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e3;
+    double cg_ns = (double)(r.cpu_usage_ns - r0.cpu_usage_ns);
+    print_message("job group %s (%s): cgroup %.3f ms, rusage %.3f ms\n", path, rt_cg_group_version(g), cg_ns / 1e6,
+                  ru_ns / 1e6);
+    assert_true(fabs(cg_ns - ru_ns) <= 0.02 * ru_ns);
+    if (r.pids_peak != RT_NULL_I64)
+        assert_true(r.pids_peak >= 1);
+    if (r.memory_peak_bytes != RT_NULL_U64)
+        assert_true(r.memory_peak_bytes > 0);
+    rt_cg_group_free(g);
+    rt_buf_free(&b);
+    rt_job_cgroup_free(jg);
+    for (int i = 0; i < nd; i++)
+        if (access(dirs[i], F_OK) == 0)
+            fail_msg("%s is still there", dirs[i]);
+}
+
+/* A stale group of a dead tracker is removed by the next create; one holding a process stays. */
+static void job_live_stale(void **state)
+{
+    (void)state;
+    rt_job_cgroup *jg = NULL;
+    if (rt_job_cgroup_create(NULL, &jg) != RT_OK)
+        skip();
+    char dirs[RT_CG_NHIER][1100], name[64];
+    const char *path = rt_job_cgroup_path(jg);
+    int nd = job_dirs(strrchr(path, '/') + 1, dirs, RT_CG_NHIER), pick = -1;
+    for (int i = 0; i < nd && pick < 0; i++)
+        if (access(dirs[i], F_OK) == 0)
+            pick = i;
+    rt_job_cgroup_free(jg);
+    assert_true(pick >= 0);
+    char parent[1100], empty[1200], busy[1200], procs[1300];
+    memcpy(parent, dirs[pick], sizeof parent);
+    *strrchr(parent, '/') = '\0';
+    pid_t dead = dead_pid();
+    snprintf(name, sizeof name, "resource-tracker-%d-7", (int)dead);
+    snprintf(empty, sizeof empty, "%s/%s", parent, name);
+    snprintf(busy, sizeof busy, "%s/resource-tracker-%d-8", parent, (int)dead);
+    assert_int_equal(mkdir(empty, 0755), 0);
+    assert_int_equal(mkdir(busy, 0755), 0);
+    pid_t sleeper = fork();
+    assert_true(sleeper >= 0);
+    if (sleeper == 0) {
+        pause();
+        _exit(0);
+    }
+    snprintf(procs, sizeof procs, "%s/cgroup.procs", busy);
+    FILE *f = fopen(procs, "w");
+    assert_non_null(f);
+    fprintf(f, "%d\n", (int)sleeper);
+    assert_int_equal(fclose(f), 0);
+
+    assert_int_equal(rt_job_cgroup_create(NULL, &jg), RT_OK);
+    assert_int_not_equal(access(empty, F_OK), 0);
+    assert_int_equal(access(busy, F_OK), 0);
+    rt_job_cgroup_free(jg);
+    kill(sleeper, SIGKILL);
+    waitpid(sleeper, NULL, 0);
+    for (int i = 0; i < 50 && rmdir(busy) != 0; i++)
+        usleep(10000); /* the kernel frees the group a moment after the exit */
+    assert_int_not_equal(access(busy, F_OK), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(mounts_hybrid_capture),
+        cmocka_unit_test(mounts_v1_comounted_subtree),
+        cmocka_unit_test(mounts_malformed),
+        cmocka_unit_test(paths_parse),
+        cmocka_unit_test(keyed),
+        cmocka_unit_test(limits),
+        cmocka_unit_test(cpu_max),
+        cmocka_unit_test(pressure),
+        cmocka_unit_test(io_stat),
+        cmocka_unit_test(blkio),
+        cmocka_unit_test(procs),
+        cmocka_unit_test(group_v2),
+        cmocka_unit_test(group_v1),
+        cmocka_unit_test(group_hybrid),
+        cmocka_unit_test(group_sparse_and_unreachable),
+        cmocka_unit_test(job_fake_tree),
+        cmocka_unit_test(job_live),
+        cmocka_unit_test(job_live_stale),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    unit_body(NULL, NULL);
+    return rc;
+}

@@ -1,2 +1,266 @@
-/* cgroup_job.c - a cgroup of the job's own (the public rt_job_cgroup_*). PLACEHOLDER. */
+/* cgroup_job.c - a cgroup of the job's own (the public rt_job_cgroup_*): made below the caller's
+ * group in the v2 tree and the v1 cpu, cpuacct, memory, blkio and pids hierarchies, entered by
+ * the command's child before exec, removed at the end; stale groups of dead trackers cleaned. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "cgroup.h"
+
+#define NAME_PREFIX "resource-tracker-"
+
+struct rt_job_cgroup {
+    rt_roots roots;
+    rt_logger log;
+    rt_cg_mounts mounts;
+    rt_cg_paths paths;        /* the job group's path per hierarchy it was made in */
+    int parent_fd[RT_CG_NHIER]; /* the parent's directory where this hierarchy made it, else -1 */
+    int dir_fd[RT_CG_NHIER];    /* the group's directory (also for a comounted twin) */
+    int procs_fd[RT_CG_NHIER];  /* its cgroup.procs open for writing, where made */
+    char name[64];
+    char path[RT_CG_PATH_MAX];
+};
+
+/* The counter N of resource-tracker-PID-N: several groups in one process. */
+static atomic_uint job_counter;
+
+/* Parses "resource-tracker-P-N"; returns P, or 0 when name is not of that pattern. */
+static pid_t stale_pid(const char *name)
+{
+    size_t pl = sizeof NAME_PREFIX - 1;
+    if (strncmp(name, NAME_PREFIX, pl) != 0)
+        return 0;
+    const char *p = name + pl, *end = name + strlen(name);
+    uint64_t pid, n;
+    if (*p < '0' || *p > '9' || !rt_parse_u64(&p, end, &pid) || p + 1 >= end || *p != '-' || p[1] < '0' ||
+        p[1] > '9')
+        return 0;
+    p++;
+    if (!rt_parse_u64(&p, end, &n) || p != end || pid == 0 || pid > INT32_MAX)
+        return 0;
+    return (pid_t)pid;
+}
+
+/* Removes the empty groups of trackers that no longer exist from the directory dfd. */
+static void remove_stale(int dfd, const char *where, const rt_logger *log)
+{
+    int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        pid_t p = stale_pid(e->d_name);
+        if (p <= 0 || p == getpid() || kill(p, 0) == 0 || errno != ESRCH)
+            continue;
+        if (unlinkat(dfd, e->d_name, AT_REMOVEDIR) == 0)
+            rt_log(log, RT_LOG_DEBUG, "cgroup: removed the stale group %s/%s", where, e->d_name);
+        else
+            rt_log(log, RT_LOG_DEBUG, "cgroup: the stale group %s/%s stays: %s", where, e->d_name, strerror(errno));
+    }
+    closedir(d);
+}
+
+/* Asks the parent (v2) to hand its available controllers among cpu, memory, io and pids to its
+ * children. Failure is fine: a parent holding processes refuses (EBUSY), and the group still
+ * has cpu.stat usage and pressure. */
+static void enable_controllers(int pfd, const rt_logger *log)
+{
+    char avail[512], have[512];
+    if (rt_read_line_at(pfd, "cgroup.controllers", avail, sizeof avail) < 0)
+        return;
+    if (rt_read_line_at(pfd, "cgroup.subtree_control", have, sizeof have) < 0)
+        have[0] = '\0';
+    static const char *const want[] = {"cpu", "memory", "io", "pids"};
+    for (size_t i = 0; i < RT_ARRAY_LEN(want); i++) {
+        char tokn[16];
+        rt_pathf(tokn, sizeof tokn, " %s ", want[i]);
+        char a[520], h[520];
+        rt_pathf(a, sizeof a, " %s ", avail);
+        rt_pathf(h, sizeof h, " %s ", have);
+        if (!strstr(a, tokn) || strstr(h, tokn))
+            continue;
+        int fd = openat(pfd, "cgroup.subtree_control", O_WRONLY | O_CLOEXEC);
+        char cmd[16];
+        rt_pathf(cmd, sizeof cmd, "+%s", want[i]);
+        size_t n = strlen(cmd);
+        if (fd < 0 || write(fd, cmd, n) != (ssize_t)n)
+            rt_log(log, RT_LOG_DEBUG, "cgroup: cannot enable %s for the job's group: %s", want[i], strerror(errno));
+        if (fd >= 0)
+            close(fd);
+    }
+}
+
+/* Makes the group in hierarchy h. Returns 0, or -errno (why set). */
+static int make_in(rt_job_cgroup *g, rt_cg_hier h, const rt_cg_paths *own, char *why, size_t why_cap)
+{
+    int pfd = rt_cg_open_dir(&g->roots, &g->mounts, h, own->path[h]);
+    if (pfd < 0) {
+        rt_pathf(why, why_cap, "%s%s: %s", g->mounts.dir[h], own->path[h], strerror(-pfd));
+        return pfd;
+    }
+    remove_stale(pfd, g->mounts.dir[h], &g->log);
+    if (h == RT_CG_UNIFIED)
+        enable_controllers(pfd, &g->log);
+    int err = 0;
+    const char *what = "";
+    if (mkdirat(pfd, g->name, 0755) < 0)
+        err = -errno;
+    int dfd = err ? -1 : openat(pfd, g->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int wfd = dfd < 0 ? -1 : openat(dfd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+    if (!err && wfd < 0) {
+        err = -errno;
+        what = "/cgroup.procs";
+        if (dfd >= 0)
+            close(dfd);
+        unlinkat(pfd, g->name, AT_REMOVEDIR);
+    }
+    const char *parent = own->path[h];
+    bool root = parent[0] == '/' && parent[1] == '\0';
+    if (!err && !rt_pathf(g->paths.path[h], RT_CG_PATH_MAX, "%s/%s", root ? "" : parent, g->name)) {
+        err = -ENAMETOOLONG;
+        close(wfd);
+        close(dfd);
+        unlinkat(pfd, g->name, AT_REMOVEDIR);
+    }
+    if (err) {
+        rt_pathf(why, why_cap, "%s%s/%s%s: %s", g->mounts.dir[h], root ? "" : parent, g->name, what, strerror(-err));
+        close(pfd);
+        return err;
+    }
+    g->parent_fd[h] = pfd;
+    g->dir_fd[h] = dfd;
+    g->procs_fd[h] = wfd;
+    g->paths.has[h] = true;
+    return 0;
+}
+
+rt_error rt_job_cgroup_create(const rt_job_cgroup_options *opts, rt_job_cgroup **out)
+{
+    rt_job_cgroup_options o = RT_JOB_CGROUP_OPTIONS_INIT;
+    if (!out || rt_struct_copy(&o, sizeof o, opts) < 0)
+        return RT_ERR_INVALID;
+    *out = NULL;
+    rt_job_cgroup *g = calloc(1, sizeof *g);
+    rt_cg_paths *own = malloc(sizeof *own);
+    if (!g || !own) {
+        free(g);
+        free(own);
+        return RT_ERR_NOMEM;
+    }
+    g->log.fn = o.log;
+    g->log.user = o.log_user;
+    memset(g->parent_fd, 0xff, sizeof g->parent_fd);
+    memset(g->dir_fd, 0xff, sizeof g->dir_fd);
+    memset(g->procs_fd, 0xff, sizeof g->procs_fd);
+    rt_pathf(g->name, sizeof g->name, NAME_PREFIX "%ld-%u", (long)getpid(), atomic_fetch_add(&job_counter, 1) + 1);
+    char why[RT_CG_PATH_MAX + 128] = "";
+    rt_error rc = rt_roots_open(&g->roots, o.proc_root, o.sys_root);
+    if (rc != RT_OK) {
+        free(g);
+        free(own);
+        return rc == RT_ERR_INVALID ? rc : RT_ERR_UNSUPPORTED;
+    }
+    int found = rt_cg_locate(&g->roots, 0, &g->mounts, own);
+    if (found <= 0)
+        rt_copy_str(why, sizeof why, found < 0 ? "the caller's group cannot be read" : "no cgroup hierarchy is mounted");
+    int made = 0;
+    for (int h = 0; found > 0 && h < RT_CG_NHIER; h++) {
+        if (!own->has[h] || !g->mounts.dir[h][0])
+            continue;
+        int twin = -1; /* comounted ("cpu,cpuacct"): one directory serves both */
+        for (int k = 0; k < h && twin < 0; k++)
+            if (strcmp(g->mounts.dir[k], g->mounts.dir[h]) == 0 && g->dir_fd[k] >= 0)
+                twin = k;
+        if (twin >= 0) {
+            g->paths.has[h] = true;
+            rt_copy_str(g->paths.path[h], RT_CG_PATH_MAX, g->paths.path[twin]);
+            continue;
+        }
+        made += make_in(g, (rt_cg_hier)h, own, why, sizeof why) == 0;
+    }
+    free(own);
+    if (!made) {
+        rt_log(&g->log, RT_LOG_DEBUG, "cgroup: the job gets no group of its own: %s", why[0] ? why : "no hierarchy");
+        rt_job_cgroup_free(g);
+        return RT_ERR_UNSUPPORTED;
+    }
+    int show = g->paths.has[RT_CG_UNIFIED] ? RT_CG_UNIFIED : g->paths.has[RT_CG_MEMORY] ? RT_CG_MEMORY : -1;
+    for (int h = 0; show < 0 && h < RT_CG_NHIER; h++)
+        if (g->paths.has[h])
+            show = h;
+    rt_copy_str(g->path, sizeof g->path, g->paths.path[show]);
+    *out = g;
+    return RT_OK;
+}
+
+int rt_job_cgroup_enter(const rt_job_cgroup *g)
+{
+    int first = 0;
+    for (int h = 0; h < RT_CG_NHIER; h++) {
+        if (g->procs_fd[h] < 0)
+            continue;
+        ssize_t n;
+        do {
+            n = write(g->procs_fd[h], "0\n", 2);
+        } while (n < 0 && errno == EINTR);
+        if (n < 0 && !first)
+            first = -errno;
+    }
+    return first;
+}
+
+const char *rt_job_cgroup_path(const rt_job_cgroup *g)
+{
+    return g->path;
+}
+
+int64_t rt_job_cgroup_procs(const rt_job_cgroup *g)
+{
+    int dfd = -1;
+    for (int h = 0; h < RT_CG_NHIER && dfd < 0; h++)
+        dfd = g->dir_fd[h];
+    int fd = rt_open_at(dfd, "cgroup.procs");
+    if (fd < 0)
+        return -1;
+    rt_buf b;
+    rt_buf_init(&b, 64u << 20);
+    ssize_t n = rt_read_fd_grow(fd, &b, RT_READ_TO_EOF);
+    close(fd);
+    long count = n < 0 ? -1 : rt_cg_parse_procs(b.data, (size_t)n, NULL, 0);
+    rt_buf_free(&b);
+    return count;
+}
+
+rt_cg_group *rt_cg_group_of_job(const struct rt_job_cgroup *jg, const rt_logger *log)
+{
+    return jg ? rt_cg_group_open(&jg->roots, &jg->mounts, &jg->paths, log) : NULL;
+}
+
+void rt_job_cgroup_free(rt_job_cgroup *g)
+{
+    if (!g)
+        return;
+    for (int h = 0; h < RT_CG_NHIER; h++) {
+        rt_close(&g->procs_fd[h]);
+        rt_close(&g->dir_fd[h]);
+        if (g->parent_fd[h] < 0)
+            continue;
+        if (unlinkat(g->parent_fd[h], g->name, AT_REMOVEDIR) < 0)
+            rt_log(&g->log, RT_LOG_DEBUG, "cgroup: %s%s stays (%s): it still holds processes", g->mounts.dir[h],
+                   g->paths.path[h], strerror(errno));
+        rt_close(&g->parent_fd[h]);
+    }
+    rt_roots_close(&g->roots);
+    free(g);
+}

@@ -6,10 +6,11 @@
 
 #include "cgroup.h"
 
-/* Blanks between tokens: the kernel writes spaces; tabs and a stray CR are taken as blanks too. */
+/* Blanks between tokens: the kernel writes spaces (and ends a value with a newline); tabs and
+ * a stray CR are taken as blanks too. */
 static bool is_blank(char c)
 {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
 /* Sets the next blank-separated token of [*p, end) and advances past it; false at the end. */
@@ -346,6 +347,10 @@ int rt_cg_parse_blkio(const char *buf, size_t len, uint64_t *read_bytes, uint64_
             n++;
         if (n == 0)
             continue;
+        const char *x;
+        size_t xl;
+        if (tok(&q, le, &x, &xl))
+            return -1; /* a fourth field */
         uint64_t v;
         if (tok_is(f[0], fl[0], "Total")) {
             if (n != 2 || !tok_u64(f[1], fl[1], &v))
