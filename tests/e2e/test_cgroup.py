@@ -432,7 +432,8 @@ def test_stale_group_of_a_killed_tracker_is_removed_by_the_next_run(tmp_path):
         os.kill(first["pid"], signal.SIGKILL)  # the command outlives its tracker: end it too
         for d in dirs:
             kill_group_procs(d)
-        assert all(os.path.isdir(d) for d in dirs)  # nobody removed them
+        # (not asserted: that they are still there; another tracker starting on this machine
+        # now may already have removed them)
         r = run_tracker(["-q", "--", "true"])
         assert r.returncode == 0, r.stderr
         left = [d for d in dirs if os.path.exists(d)]
