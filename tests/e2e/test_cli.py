@@ -101,7 +101,11 @@ def test_json_lines_to_stdout_and_sigint_final_sample(tracker_factory):
     assert len(samples) >= 3  # the final sample for the partial interval
     for s in samples:
         assert set(s) == {"timestamp_secs", "interval_secs", "job_name", "cpu", "memory", "network", "disk", "gpu",
-                          "process"}
+                          "process", "pressure"}
+        if os.path.exists("/proc/pressure/cpu"):  # the machine's pressure stall information
+            for r in ("cpu", "memory", "io"):
+                assert set(s["pressure"][r]) == {"some_avg10", "full_avg10", "some_pct", "full_pct",
+                                                 "some_total_usec", "full_total_usec"}
         assert s["job_name"] == "e2e"
         assert s["gpu"] == [] and s["process"] is None
         assert set(s["cpu"]) == {"utilization_pct", "per_core_pct", "utime_secs", "stime_secs", "process_count",
