@@ -110,6 +110,7 @@ def job_dirs(path):
     """The directories of the job's group (its path's last part) in every hierarchy: below
     the tracker's own group there, which is this process's own group (the tracker inherits it)."""
     name = os.path.basename(path)
+    assert name.startswith("resource-tracker-"), path  # never a group of someone else
     out = []
     for h in hierarchies():
         own = groups_of()[h]
@@ -260,7 +261,7 @@ def test_orphans_left_behind_by_default_and_waited_for_with_wait_all(tmp_path):
         assert int(lines[0].split()[1]) >= 1, lines[0]
         last = samples_of(out)[-1]["process"]
         assert last["alive"] is False
-        if last["cgroup"] is not None:  # the group stays while they run
+        if last["cgroup"] is not None and last["cgroup"]["own"]:  # the group stays while they run
             left_dirs = job_dirs(last["cgroup"]["path"])
             assert any(os.path.isdir(d) for d in left_dirs), left_dirs
     finally:
@@ -282,7 +283,7 @@ def test_orphans_left_behind_by_default_and_waited_for_with_wait_all(tmp_path):
         assert took >= 1.5, took  # it waited for the sleep
         last = samples_of(out)[-1]["process"]
         assert last["cpu_secs_total"] >= 0.45, (mode, last)  # and counted the orphan's CPU
-        if mode == "auto" and last["cgroup"] is not None:
+        if mode == "auto" and last["cgroup"] is not None and last["cgroup"]["own"]:
             assert not any(os.path.isdir(d) for d in job_dirs(last["cgroup"]["path"]))
 
 
@@ -424,7 +425,7 @@ def test_stale_group_of_a_killed_tracker_is_removed_by_the_next_run(tmp_path):
         while time.monotonic() < deadline and (not out.exists() or not out.read_text().count("\n")):
             time.sleep(0.02)
         first = samples_of(out)[0]["process"]
-        assert first["cgroup"] is not None
+        assert first["cgroup"] is not None and first["cgroup"]["own"], first["cgroup"]
         dirs = [d for d in job_dirs(first["cgroup"]["path"]) if os.path.isdir(d)]
         assert dirs
         p.kill()
