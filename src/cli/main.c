@@ -233,7 +233,7 @@ static void job_cgroup_log(void *user, rt_log_level level, const char *msg)
 
 /* Makes the command's cgroup (unless --cgroup off), logging through job_cgroup_log with rs.
  * Where none can be made the run goes on as before: RT_ERR_UNSUPPORTED (no hierarchy lets us)
- * is said at debug level only. */
+ * is said by the library at debug level only; another failure (no memory) is one warning. */
 static rt_job_cgroup *make_job_cgroup(const cli_options *o, run_state *rs)
 {
     if (o->cgroup_off)
@@ -247,10 +247,9 @@ static rt_job_cgroup *make_job_cgroup(const cli_options *o, run_state *rs)
     rt_error err = rt_job_cgroup_create(&jo, &g);
     if (err == RT_OK)
         return g;
-    char msg[160];
-    snprintf(msg, sizeof msg, "no cgroup of the job's own (%s): the command runs in the tracker's group",
-             rt_strerror(err));
-    cli_log(NULL, err == RT_ERR_UNSUPPORTED ? RT_LOG_DEBUG : RT_LOG_WARN, msg);
+    if (err != RT_ERR_UNSUPPORTED) /* unsupported: the library said why, once, at debug level */
+        cli_say("warning: no cgroup of the job's own (%s): the command runs in the tracker's group",
+                rt_strerror(err));
     return NULL;
 }
 
