@@ -275,17 +275,22 @@ def test_orphans_left_behind_by_default_and_waited_for_with_wait_all(tmp_path):
             kill_group_procs(d)
             rmdir_tree(d)
 
+    cfg = tmp_path / "rt.toml"  # the config file's keys do the same as the flags
+    cfg.write_text("[tracker]\nwait_all = true\ncgroup = 'off'\n")
     for mode in ("auto", "off"):
         out = tmp_path / f"wait-{mode}.jsonl"
         t0 = time.monotonic()
-        r = run_tracker(["-i", "0.2", "--wait-all", "--cgroup", mode, "-o", str(out), "--", "sh", "-c", ORPHANS])
+        flags = ["--wait-all", "--cgroup", mode] if mode == "auto" else ["-c", str(cfg)]
+        r = run_tracker(["-i", "0.2"] + flags + ["-o", str(out), "--", "sh", "-c", ORPHANS])
         took = time.monotonic() - t0
         assert r.returncode == 0, r.stderr
         assert "still running" not in r.stderr, r.stderr
         assert took >= 1.5, took  # it waited for the sleep
         last = samples_of(out)[-1]["process"]
         assert last["cpu_secs_total"] >= 0.45, (mode, last)  # and counted the orphan's CPU
-        if mode == "auto" and last["cgroup"] is not None and last["cgroup"]["own"]:
+        if mode == "off":
+            assert last["cgroup"] is None
+        elif last["cgroup"] is not None and last["cgroup"]["own"]:
             assert not any(os.path.isdir(d) for d in job_dirs(last["cgroup"]["path"]))
 
 
