@@ -531,7 +531,8 @@ typedef struct rt_record {
     double cgroup_cpu_throttled_periods; /* of them, throttled */
     double cgroup_cpu_throttled_secs;    /* since tracking began */
     double cgroup_pids_peak, cgroup_pids_limit;
-    /* pressure in the interval, percent: the group's where it has it, else the machine's */
+    /* pressure in the interval, percent: per resource the group's where the group has it (its
+     * some_pct or some_avg10 is known), else the machine's */
     double pressure_cpu_some_pct, pressure_memory_some_pct, pressure_memory_full_pct;
     double pressure_io_some_pct, pressure_io_full_pct;
 } rt_record;
@@ -616,12 +617,15 @@ typedef struct rt_summary {
     const char *allocation;      /* "dedicated" or "shared" (rt_allocation's rule), NULL */
     /* added in 0.6: the tree's cgroup; NaN when no record had the figure */
     double process_memory_peak_mib; /* the kernel's peak charge of the job's group */
-    double oom_kills;               /* OOM kills in the group over the run */
+    double oom_kills;               /* OOM kills in the group over the run (each run's last
+                                     * count, summed when the file holds several, as
+                                     * process_cpu_secs; so are the cpu_* totals below) */
     double oom_kill_secs;           /* Unix time of the first record that saw a kill; NaN */
     double memory_limit_mib, memory_high_mib; /* the lowest seen */
     double cpu_quota_cores;         /* the lowest seen */
     double cpu_periods, cpu_throttled_periods, cpu_throttled_secs; /* over the run */
     double pids_peak, pids_limit;
+    /* pressure, percent of the time (the records' figures, time-weighted like the others) */
     rt_dist pressure_cpu_some_pct, pressure_memory_some_pct, pressure_memory_full_pct;
     rt_dist pressure_io_some_pct, pressure_io_full_pct;
 } rt_summary;

@@ -174,7 +174,8 @@ def test_json_gpu_and_instance(keeper, run_file, needs_reader):
     r = recommend([path, "--json", "--instance", "aws:g5.12xlarge"], k.url)
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
-    assert doc["recommendation"] == {"cpu": 3, "memory_mib": 12288, "gpu": 1, "vram_mib": 12288}
+    assert doc["recommendation"] == {"cpu": 3, "memory_mib": 12288, "gpu": 1, "vram_mib": 12288,
+                                     "oom_killed": False, "cpu_quota_cores": None, "cpu_throttled_pct": None}
     assert doc["runs"] == 1
     assert doc["duration_secs"] == pytest.approx(60)
     assert doc["schedulers"]["slurm"] == "--cpus-per-task=3 --mem=12288M --gres=gpu:1"

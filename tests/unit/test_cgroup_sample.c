@@ -21,16 +21,17 @@ static double tck;
 
 /* Everything the fixture's counters say; write_all() puts it in the files. */
 typedef struct state {
-    unsigned long m_busy, m_idle;             /* the machine's 4 cores together, in ticks */
-    unsigned long ut101, st101;               /* process 101's CPU, in ticks */
-    unsigned long long wr101;                 /* process 101's write_bytes */
-    unsigned long long usage_us, user_us, sys_us; /* the group's cpu.stat (v2) */
+    unsigned long m_busy, m_idle;                        /* the machine's 4 cores together, in ticks */
+    unsigned long ut101, st101;                          /* process 101's CPU, in ticks */
+    unsigned long long wr101;                            /* process 101's write_bytes */
+    unsigned long long usage_us, user_us, sys_us;        /* the group's cpu.stat (v2) */
     unsigned long long periods, throttled, throttled_ns; /* v1 cpu.stat of the group (holds the quota) */
-    unsigned long long gsome_us, gfull_us;    /* the group's pressure totals (every resource) */
-    unsigned long long msome_us, mfull_us;    /* the machine's */
+    unsigned long long gsome_us, gfull_us;               /* the group's pressure totals (every resource) */
+    unsigned long long msome_us, mfull_us;               /* the machine's */
     unsigned long long mem, mem_peak, rbytes, wbytes;
     unsigned long long oom_kills;
-    const char *procs;                        /* the group's cgroup.procs */
+    const char *procs; /* the group's cgroup.procs */
+    bool no_split;     /* cpu.stat without user_usec/system_usec */
 } state;
 
 static state st;
@@ -115,14 +116,22 @@ static void write_all(void)
              "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
              st.ut101, st.st101);
     unit_put(proc, "101/stat", t);
-    snprintf(t, sizeof t, "rchar: 1\nwchar: 1\nsyscr: 1\nsyscw: 1\nread_bytes: 101000\nwrite_bytes: %llu\n"
-             "cancelled_write_bytes: 0\n", st.wr101);
+    snprintf(t, sizeof t,
+             "rchar: 1\nwchar: 1\nsyscr: 1\nsyscw: 1\nread_bytes: 101000\nwrite_bytes: %llu\n"
+             "cancelled_write_bytes: 0\n",
+             st.wr101);
     unit_put(proc, "101/io", t);
     put_pressure(proc, "pressure/", st.msome_us, st.mfull_us);
 
-    snprintf(t, sizeof t, "usage_usec %llu\nuser_usec %llu\nsystem_usec %llu\n", st.usage_us, st.user_us, st.sys_us);
+    if (st.no_split)
+        snprintf(t, sizeof t, "usage_usec %llu\n", st.usage_us);
+    else
+        snprintf(t, sizeof t, "usage_usec %llu\nuser_usec %llu\nsystem_usec %llu\n", st.usage_us, st.user_us,
+                 st.sys_us);
     put_group("unified", "cpu.stat", t);
-    put_group("unified", "cgroup.procs", st.procs);
+    static const char *const hiers[] = {"unified", "cpu", "memory", "blkio", "pids"};
+    for (size_t k = 0; k < sizeof hiers / sizeof hiers[0]; k++)
+        put_group(hiers[k], "cgroup.procs", st.procs);
     put_pressure(sys, "", st.gsome_us, st.gfull_us);
     put_group("cpu", "cpu.cfs_quota_us", "150000\n");
     put_group("cpu", "cpu.cfs_period_us", "100000\n");
@@ -144,8 +153,9 @@ static void write_all(void)
     put_group("blkio", "blkio.throttle.io_service_bytes_recursive", t);
 }
 
-/* The hybrid layout's mounts, and process 100 in group "/job" (or in "/" everywhere). */
-static void write_layout(const char *path)
+/* The hybrid layout's mounts, and process 100 in group path in every hierarchy but memory,
+ * where it is in mem_path. */
+static void write_layout2(const char *path, const char *mem_path)
 {
     unit_put(proc, "self/mountinfo",
              "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
@@ -156,9 +166,15 @@ static void write_layout(const char *path)
              "39 31 0:36 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids\n"
              "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n");
     char t[512];
-    snprintf(t, sizeof t, "8:pids:%s\n7:blkio:%s\n4:memory:%s\n2:cpuacct:%s\n1:cpu:%s\n0::%s\n", path, path, path, path,
-             path, path);
+    snprintf(t, sizeof t, "8:pids:%s\n7:blkio:%s\n4:memory:%s\n2:cpuacct:%s\n1:cpu:%s\n0::%s\n", path, path, mem_path,
+             path, path, path);
     unit_put(proc, "100/cgroup", t);
+}
+
+/* The hybrid layout's mounts, and process 100 in group path everywhere. */
+static void write_layout(const char *path)
+{
+    write_layout2(path, path);
 }
 
 /* A sampler on the fixture tracking the tree of pid 100 (cgroup_off as given). */
@@ -304,17 +320,56 @@ static void moved_counters(void **unused)
     rt_sampler_free(s);
 }
 
+/* A group that gives its CPU unsplit (no user_usec/system_usec): the interval's CPU is split
+ * as the walk split its own; with the walk idle too, as everything since tracking began. */
+static void unsplit_group_cpu(void **unused)
+{
+    (void)unused;
+    write_layout("/job");
+    st.no_split = true;
+    rt_sampler *s = open_sampler(0);
+    double mono = 1e9;
+    next(s, &mono);
+    unsigned long t = (unsigned long)tck;
+    st.m_busy += 4 * t;
+    st.ut101 += t / 4; /* the walk: 0.25 s user, 0.25 s system */
+    st.st101 += t / 4;
+    st.usage_us += 2000000;
+    const rt_sample *smp = next(s, &mono);
+    const rt_process *p = smp->process;
+    NEAR(p->cpu_secs_total, 2.0);
+    NEAR(p->utime_secs, 1.0);
+    NEAR(p->stime_secs, 1.0);
+    st.m_busy += 4 * t;
+    st.usage_us += 1000000;
+    smp = next(s, &mono);
+    p = smp->process;
+    NEAR(p->cpu_secs_total, 3.0);
+    NEAR(p->utime_secs, 0.5);
+    NEAR(p->stime_secs, 0.5);
+    rt_sampler_free(s);
+}
+
+/* A sampler on the fixture (cgroup_off as given) whose second interval has the walk use 1 s
+ * of CPU and the group 5 s, on a machine half busy; returns that sample. */
+static const rt_sample *walk_one_second(rt_sampler **s, int cgroup_off)
+{
+    *s = open_sampler(cgroup_off);
+    double mono = 1e9;
+    next(*s, &mono);
+    st.usage_us += 5000000;
+    st.ut101 += (unsigned long)tck;
+    st.m_busy += 2 * (unsigned long)tck;
+    st.m_idle += 2 * (unsigned long)tck;
+    return next(*s, &mono);
+}
+
 static void root_group_is_no_group(void **unused)
 {
     (void)unused;
     write_layout("/");
-    rt_sampler *s = open_sampler(0);
-    double mono = 1e9;
-    const rt_sample *smp = next(s, &mono);
-    st.ut101 += (unsigned long)tck;
-    st.m_busy += 2 * (unsigned long)tck;
-    st.m_idle += 2 * (unsigned long)tck;
-    smp = next(s, &mono);
+    rt_sampler *s;
+    const rt_sample *smp = walk_one_second(&s, 0);
     assert_null(smp->process->cgroup);
     assert_true(isnan(smp->process->memory_peak_mib));
     NEAR(smp->process->cpu_secs_total, 1.0); /* the walk's */
@@ -325,18 +380,35 @@ static void root_group_is_no_group(void **unused)
     rt_sampler_free(s);
 }
 
+/* In a v1 memory group and the root of every other hierarchy (as this shell is on a hybrid
+ * machine): only the memory group is read (a root group's counters are the machine's); no CPU
+ * figure, so the tree's CPU stays the walk's even though the group is exclusive. */
+static void root_elsewhere_is_left_out(void **unused)
+{
+    (void)unused;
+    write_layout2("/", "/job");
+    rt_sampler *s;
+    const rt_sample *smp = walk_one_second(&s, 0);
+    const rt_cgroup *g = smp->process->cgroup;
+    assert_non_null(g);
+    assert_string_equal(g->path, "/job");
+    assert_string_equal(g->version, "v1");
+    assert_true(isnan(g->cpu_secs_total));
+    assert_true(isnan(g->cpu_quota_cores));
+    assert_true(isnan(g->pressure.cpu.some_avg10));
+    NEAR(g->memory_peak_mib, 512.0);
+    NEAR(g->memory_limit_mib, 2048.0);
+    assert_true(g->exclusive); /* the memory group's cgroup.procs: 100, 101, 102 */
+    NEAR(smp->process->cpu_secs_total, 1.0);
+    rt_sampler_free(s);
+}
+
 static void cgroup_off_reads_none(void **unused)
 {
     (void)unused;
     write_layout("/job");
-    rt_sampler *s = open_sampler(1);
-    double mono = 1e9;
-    const rt_sample *smp = next(s, &mono);
-    st.usage_us += 5000000;
-    st.ut101 += (unsigned long)tck;
-    st.m_busy += 2 * (unsigned long)tck;
-    st.m_idle += 2 * (unsigned long)tck;
-    smp = next(s, &mono);
+    rt_sampler *s;
+    const rt_sample *smp = walk_one_second(&s, 1);
     assert_null(smp->process->cgroup);
     NEAR(smp->process->cpu_secs_total, 1.0);
     rt_sampler_free(s);
@@ -409,12 +481,15 @@ static double cputime(clockid_t id)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The job: ignores SIGCHLD (so the kernel reaps its children and their CPU lands in no one's
- * cutime), starts KIDS busy children that each write their own CPU seconds to fd, waits for
- * them to be gone and exits. */
-static void job(const rt_job_cgroup *jg, int fd)
+/* The job: enters the group, says so on fd (-1) and waits for a byte on go; then ignores
+ * SIGCHLD (so the kernel reaps its children and their CPU lands in no one's cutime), starts
+ * KIDS busy children that each write their own CPU seconds to fd, waits for them to be gone
+ * and exits. */
+static void job(const rt_job_cgroup *jg, int fd, int go)
 {
-    if (rt_job_cgroup_enter(jg) != 0)
+    double in = -1;
+    char c;
+    if (rt_job_cgroup_enter(jg) != 0 || write(fd, &in, sizeof in) != (ssize_t)sizeof in || read(go, &c, 1) != 1)
         _exit(3);
     signal(SIGCHLD, SIG_IGN);
     for (int k = 0; k < KIDS; k++) {
@@ -477,16 +552,31 @@ static void live_job_group(void **unused)
     o.job_cgroup = NULL;
     o.cgroup_off = 1;
     assert_int_equal(rt_sampler_new(&o, &walk), RT_OK);
-    int fds[2];
+    int fds[2], go[2];
     assert_int_equal(pipe(fds), 0);
+    assert_int_equal(pipe(go), 0);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
         close(fds[0]);
-        job(jg, fds[1]);
+        close(go[1]);
+        job(jg, fds[1], go[0]);
     }
     close(fds[1]);
-    double kids = 0, used;
+    close(go[0]);
+    /* the job in its group: a third sampler tracks it by pid (the group it lives in, checked
+     * for members not in the tree), then the job goes on */
+    double used = 0;
+    assert_int_equal(read(fds[0], &used, sizeof used), (ssize_t)sizeof used);
+    assert_true(used == -1);
+    rt_sampler_options po = RT_SAMPLER_OPTIONS_INIT;
+    po.pid = pid;
+    po.nvml_library = o.nvml_library;
+    rt_sampler *by_pid = NULL;
+    assert_int_equal(rt_sampler_new(&po, &by_pid), RT_OK);
+    assert_int_equal(write(go[1], "g", 1), 1);
+    close(go[1]);
+    double kids = 0;
     int got = 0;
     while (read(fds[0], &used, sizeof used) == (ssize_t)sizeof used) {
         kids += used;
@@ -523,6 +613,20 @@ static void live_job_group(void **unused)
     bool hybrid = access("/sys/fs/cgroup/cpuacct", F_OK) == 0 && access("/sys/fs/cgroup/unified", F_OK) == 0;
     if (hybrid)
         assert_non_null(strstr(buf, "\"version\":\"hybrid\",\"own\":true,\"exclusive\":true,"));
+    /* by pid: the job's group, not its own, and exclusive once the children are gone (the
+     * walk's tree is the job alone, and it is no longer in the group) */
+    const rt_sample *c;
+    assert_int_equal(rt_sampler_sample(by_pid, &c), RT_OK);
+    const rt_cgroup *pg = c->process->cgroup;
+    assert_non_null(pg);
+    assert_false(pg->own);
+    assert_true(pg->exclusive);
+    assert_string_equal(pg->path, g->path);
+    print_message("by pid: group %.3f s since tracking began, tracked %.3f s\n", pg->cpu_secs_total,
+                  c->process->cpu_secs_total);
+    assert_true(pg->cpu_secs_total >= kids * 0.98 && pg->cpu_secs_total <= kernel * 1.02);
+    assert_true(fabs(c->process->cpu_secs_total - pg->cpu_secs_total) <= 0.02 * pg->cpu_secs_total);
+    rt_sampler_free(by_pid);
     assert_int_equal(waitpid(pid, NULL, 0), pid);
     rt_sampler_free(with);
     rt_sampler_free(walk);
@@ -533,7 +637,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(moved_counters, setup, teardown),
+        cmocka_unit_test_setup_teardown(unsplit_group_cpu, setup, teardown),
         cmocka_unit_test_setup_teardown(root_group_is_no_group, setup, teardown),
+        cmocka_unit_test_setup_teardown(root_elsewhere_is_left_out, setup, teardown),
         cmocka_unit_test_setup_teardown(cgroup_off_reads_none, setup, teardown),
         cmocka_unit_test_setup_teardown(no_pressure_files, setup, teardown),
         cmocka_unit_test(pressure_rule),

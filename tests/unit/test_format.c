@@ -105,11 +105,71 @@ static void json_row_and_truncation(void **state)
     const char *head = "{\"timestamp_secs\":1700000000.123,\"interval_secs\":1,\"job_name\":\"train \\\"v2\\\"\",";
     assert_memory_equal(buf, head, strlen(head));
     assert_non_null(strstr(buf, "\"available_mib\":null"));
-    assert_non_null(strstr(buf, "\"gpu\":[],\"process\":null}\n"));
+    assert_non_null(strstr(buf, "\"gpu\":[],\"process\":null,\"pressure\":null}\n"));
     char small[16];
     size_t m = rt_format_sample(RT_FORMAT_JSON, &s, &job, small, sizeof small);
     assert_int_equal(m, n); /* the size it needs, like snprintf */
     assert_int_equal(strlen(small), sizeof small - 1);
+}
+
+/* A pressure reading with every figure given (or, when none, all null). */
+static rt_pressure pressure_of(double avg, uint64_t total)
+{
+    rt_pressure p = {avg, NAN, avg * 2, NAN, total, RT_NULL_U64};
+    return p;
+}
+
+static void json_cgroup_and_pressure(void **state)
+{
+    (void)state;
+    rt_sample s = blank_sample();
+    rt_process p = {.pid = 42, .alive = 1, .gpu_utilization_pct = NAN, .gpu_vram_used_bytes = RT_NULL_U64,
+                    .gpu_count_used = RT_NULL_I64, .memory_peak_mib = 1536.25};
+    rt_cgroup g = {.path = "/resource-tracker-812-1", .version = "hybrid", .own = 1, .exclusive = 1,
+                   .cpu_secs_total = 12.3456, .memory_mib = 1024.5, .memory_peak_mib = 1536.25, .pids = 5,
+                   .pids_peak = 9, .read_bytes_total = 4096, .write_bytes_total = RT_NULL_U64,
+                   .cpu_quota_cores = 1.5, .cpu_period_secs = 0.1, .memory_limit_mib = NAN, .memory_high_mib = NAN,
+                   .pids_limit = RT_NULL_I64, .cpu_periods = 100, .cpu_throttled_periods = 7,
+                   .cpu_throttled_secs = 0.25, .cpu_throttled_pct = 12.345, .oom_kills = 1, .memory_max_events = 3};
+    g.pressure.cpu = pressure_of(1.5, 100);
+    g.pressure.memory = pressure_of(NAN, RT_NULL_U64); /* no file: null */
+    g.pressure.io = pressure_of(0, 0);
+    p.cgroup = &g;
+    s.process = &p;
+    rt_psi machine = {pressure_of(3.25, 7), pressure_of(0, 8), pressure_of(0.5, 9)};
+    s.pressure = &machine;
+    char buf[4096];
+    size_t n = rt_format_sample(RT_FORMAT_JSON, &s, NULL, buf, sizeof buf);
+    assert_true(n < sizeof buf);
+    const char *want =
+        "\"gpu_count_used\":null,\"memory_peak_mib\":1536.25,"
+        "\"cgroup\":{\"path\":\"/resource-tracker-812-1\",\"version\":\"hybrid\",\"own\":true,\"exclusive\":true,"
+        "\"cpu_secs_total\":12.346,\"memory_mib\":1024.5,\"memory_peak_mib\":1536.25,\"pids\":5,\"pids_peak\":9,"
+        "\"read_bytes_total\":4096,\"write_bytes_total\":null,\"cpu_quota_cores\":1.5,\"cpu_period_secs\":0.1,"
+        "\"memory_limit_mib\":null,\"memory_high_mib\":null,\"pids_limit\":null,\"cpu_periods\":100,"
+        "\"cpu_throttled_periods\":7,\"cpu_throttled_secs\":0.25,\"cpu_throttled_pct\":12.35,\"oom_kills\":1,"
+        "\"memory_max_events\":3,\"pressure\":{"
+        "\"cpu\":{\"some_avg10\":1.5,\"full_avg10\":null,\"some_pct\":3,\"full_pct\":null,\"some_total_usec\":100,"
+        "\"full_total_usec\":null},\"memory\":null,"
+        "\"io\":{\"some_avg10\":0,\"full_avg10\":null,\"some_pct\":0,\"full_pct\":null,\"some_total_usec\":0,"
+        "\"full_total_usec\":null}}}},"
+        "\"pressure\":{\"cpu\":{\"some_avg10\":3.25,\"full_avg10\":null,\"some_pct\":6.5,\"full_pct\":null,"
+        "\"some_total_usec\":7,\"full_total_usec\":null},\"memory\":{\"some_avg10\":0,";
+    assert_non_null(strstr(buf, want));
+    assert_non_null(strstr(buf, "\"some_total_usec\":9,\"full_total_usec\":null}}}\n"));
+    /* a tree without a group */
+    p.cgroup = NULL;
+    p.memory_peak_mib = NAN;
+    s.pressure = NULL;
+    rt_format_sample(RT_FORMAT_JSON, &s, NULL, buf, sizeof buf);
+    assert_non_null(
+        strstr(buf, "\"gpu_count_used\":null,\"memory_peak_mib\":null,\"cgroup\":null},\"pressure\":null}\n"));
+    /* CSV is unchanged: 32 columns */
+    n = rt_format_sample(RT_FORMAT_CSV, &s, NULL, buf, sizeof buf);
+    int commas = 0;
+    for (size_t i = 0; i < n; i++)
+        commas += buf[i] == ',';
+    assert_int_equal(commas, 31);
 }
 
 static void writer_header_once(void **state)
@@ -163,6 +223,7 @@ int main(void)
         cmocka_unit_test(numbers),          cmocka_unit_test(json_strings),
         cmocka_unit_test(csv_header_and_row), cmocka_unit_test(json_row_and_truncation),
         cmocka_unit_test(writer_header_once), cmocka_unit_test(writer_reports_closed_pipe),
+        cmocka_unit_test(json_cgroup_and_pressure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

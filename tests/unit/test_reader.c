@@ -138,6 +138,93 @@ static void test_json_fixture(void **state)
     }
 }
 
+/* The 0.6 figures of a run in its own cgroup (runs/cgroup-oom.jsonl, see the README): the
+ * group's limits and totals as recorded, its pressure preferred to the machine's. */
+static void test_json_cgroup_fixture(void **state)
+{
+    (void)state;
+    static const double peak[] = {1000, 2000, 4000, 6000, 7000, 8100, 8100, 8100};
+    rt_record recs[8];
+    logs lg = {0};
+    uint64_t skipped;
+    assert_int_equal(read_all(fx("cgroup-oom.jsonl"), recs, 8, &lg, NULL, &skipped), 8);
+    assert_int_equal(skipped, 0);
+    for (int i = 0; i < 8; i++) {
+        const rt_record *r = &recs[i];
+        assert_num(r->process_memory_peak_mib, peak[i]);
+        assert_num(r->cgroup_oom_kills, i >= 6 ? 1 : 0);
+        assert_num(r->cgroup_memory_limit_mib, 8192);
+        assert_nan(r->cgroup_memory_high_mib);
+        assert_num(r->cgroup_cpu_quota_cores, 2);
+        assert_num(r->cgroup_cpu_periods, 10 * (i + 1));
+        assert_num(r->cgroup_cpu_throttled_periods, 4 * (i + 1));
+        assert_num(r->cgroup_cpu_throttled_secs, 0.5 * (i + 1));
+        assert_num(r->cgroup_pids_peak, 5);
+        assert_num(r->cgroup_pids_limit, 100);
+        if (i == 0) { /* the first reading has no share of an interval, the group's nor the machine's */
+            assert_nan(r->pressure_cpu_some_pct);
+            assert_nan(r->pressure_io_full_pct);
+            continue;
+        }
+        assert_num(r->pressure_cpu_some_pct, 12); /* the group's; the machine's is 50 */
+        assert_num(r->pressure_memory_some_pct, 3);
+        assert_num(r->pressure_memory_full_pct, 1);
+        assert_num(r->pressure_io_some_pct, 0);
+        assert_num(r->pressure_io_full_pct, 0);
+    }
+}
+
+/* Lines with pieces of the 0.6 members: the machine's pressure without a group (or with a
+ * group that has none), null members, and members of the wrong type (malformed). */
+static void test_json_cgroup_members(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "{\"timestamp_secs\":1,\"process\":{\"pid\":5,\"memory_peak_mib\":null,\"cgroup\":null},"
+        "\"pressure\":{\"cpu\":{\"some_pct\":7.5,\"full_pct\":null},\"memory\":null,"
+        "\"io\":{\"some_pct\":2,\"full_pct\":1}}}\n"
+        "{\"timestamp_secs\":2,\"process\":{\"pid\":5,\"memory_peak_mib\":10.5,\"cgroup\":{\"path\":\"/x\","
+        "\"own\":true,\"oom_kills\":3,\"memory_limit_mib\":null,\"cpu_quota_cores\":1.5,\"pids_limit\":null,"
+        "\"pressure\":{\"cpu\":null,\"memory\":{\"some_avg10\":0.5,\"some_pct\":null,\"full_pct\":null},"
+        "\"io\":null}}},\"pressure\":{\"cpu\":{\"some_pct\":7.5},\"memory\":{\"some_pct\":9,\"full_pct\":8},"
+        "\"io\":{\"some_pct\":2,\"full_pct\":1}}}\n"
+        "{\"timestamp_secs\":3,\"process\":{\"cgroup\":{\"oom_kills\":\"1\"}}}\n"
+        "{\"timestamp_secs\":4,\"process\":{\"cgroup\":[]}}\n"
+        "{\"timestamp_secs\":5,\"pressure\":{\"cpu\":{\"some_pct\":true}}}\n"
+        "{\"timestamp_secs\":6,\"pressure\":{\"cpu\":3}}\n";
+    logs lg = {0};
+    rt_reader_options o = RT_READER_OPTIONS_INIT;
+    o.log = collect;
+    o.log_user = &lg;
+    rt_reader *r;
+    const rt_record *rec;
+    assert_int_equal(rt_reader_open_buffer("cg", text, sizeof text - 1, &o, &r), RT_OK);
+    assert_int_equal(rt_reader_next(r, &rec), RT_OK);
+    assert_non_null(rec);
+    assert_nan(rec->process_memory_peak_mib);
+    assert_nan(rec->cgroup_oom_kills);
+    assert_num(rec->pressure_cpu_some_pct, 7.5); /* no group: the machine's */
+    assert_nan(rec->pressure_memory_some_pct);
+    assert_num(rec->pressure_io_some_pct, 2);
+    assert_num(rec->pressure_io_full_pct, 1);
+    assert_int_equal(rt_reader_next(r, &rec), RT_OK);
+    assert_non_null(rec);
+    assert_num(rec->process_memory_peak_mib, 10.5);
+    assert_num(rec->cgroup_oom_kills, 3);
+    assert_nan(rec->cgroup_memory_limit_mib);
+    assert_num(rec->cgroup_cpu_quota_cores, 1.5);
+    assert_nan(rec->cgroup_pids_limit);
+    assert_nan(rec->cgroup_cpu_periods);
+    assert_num(rec->pressure_cpu_some_pct, 7.5); /* the group has no cpu pressure: the machine's */
+    assert_nan(rec->pressure_memory_some_pct);   /* the group has memory pressure (avg10), no share yet */
+    assert_nan(rec->pressure_memory_full_pct);
+    assert_num(rec->pressure_io_full_pct, 1);
+    assert_int_equal(rt_reader_next(r, &rec), RT_OK);
+    assert_null(rec);
+    assert_int_equal(rt_reader_skipped(r), 4);
+    rt_reader_close(r);
+}
+
 static void test_csv_fixture(void **state)
 {
     (void)state;
@@ -710,6 +797,25 @@ static void compare(const rt_record *got, const rt_record *want, bool csv)
         near(got->process_cpu_secs_total, want->process_cpu_secs_total, 0.0005, "cpu_secs_total");
         near(got->process_rss_mib, want->process_rss_mib, 0.0005, "rss");
         near(got->process_rss_peak_mib, want->process_rss_peak_mib, 0.0005, "rss_peak");
+        near(got->process_memory_peak_mib, want->process_memory_peak_mib, 0.0005, "memory_peak");
+        near(got->cgroup_oom_kills, want->cgroup_oom_kills, 0, "oom_kills");
+        near(got->cgroup_memory_limit_mib, want->cgroup_memory_limit_mib, 0.0005, "memory_limit");
+        near(got->cgroup_memory_high_mib, want->cgroup_memory_high_mib, 0.0005, "memory_high");
+        near(got->cgroup_cpu_quota_cores, want->cgroup_cpu_quota_cores, 0.0005, "cpu_quota");
+        near(got->cgroup_cpu_periods, want->cgroup_cpu_periods, 0, "cpu_periods");
+        near(got->cgroup_cpu_throttled_periods, want->cgroup_cpu_throttled_periods, 0, "throttled_periods");
+        near(got->cgroup_cpu_throttled_secs, want->cgroup_cpu_throttled_secs, 0.0005, "throttled_secs");
+        near(got->cgroup_pids_peak, want->cgroup_pids_peak, 0, "pids_peak");
+        near(got->cgroup_pids_limit, want->cgroup_pids_limit, 0, "pids_limit");
+        near(got->pressure_cpu_some_pct, want->pressure_cpu_some_pct, 0.005, "pressure_cpu_some");
+        near(got->pressure_memory_some_pct, want->pressure_memory_some_pct, 0.005, "pressure_memory_some");
+        near(got->pressure_memory_full_pct, want->pressure_memory_full_pct, 0.005, "pressure_memory_full");
+        near(got->pressure_io_some_pct, want->pressure_io_some_pct, 0.005, "pressure_io_some");
+        near(got->pressure_io_full_pct, want->pressure_io_full_pct, 0.005, "pressure_io_full");
+    } else {
+        assert_nan(got->process_memory_peak_mib); /* the CSV has no 0.6 column */
+        assert_nan(got->cgroup_oom_kills);
+        assert_nan(got->pressure_cpu_some_pct);
     }
 }
 
@@ -916,6 +1022,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_fixture),      cmocka_unit_test(test_csv_fixture),
+        cmocka_unit_test(test_json_cgroup_fixture), cmocka_unit_test(test_json_cgroup_members),
         cmocka_unit_test(test_python_fixtures),   cmocka_unit_test(test_malformed_json),
         cmocka_unit_test(test_malformed_csv),     cmocka_unit_test(test_unknown_and_empty),
         cmocka_unit_test(test_many_malformed),    cmocka_unit_test(test_long_line),

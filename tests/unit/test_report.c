@@ -59,6 +59,64 @@ static size_t array_len(const char *html, const char *name)
     return n;
 }
 
+/* The cgroup's marks in the page's data: OOM kills where the count rose, throttled stretches
+ * (adjacent records joined), the lowest memory limit and quota; none without a cgroup. */
+static void cgroup_marks(void **state)
+{
+    (void)state;
+    rt_report *r = rt_report_new();
+    static const double oom[] = {0, 0, 0, 0, 0, 1, 1, 1, 2, 2};
+    static const double thr[] = {0, 0, 1, 2, 2, 2, 2, 5, 5, 5};
+    for (int i = 0; i < 10; i++) {
+        rt_record x = rec(1000 + i, 1);
+        x.cgroup_oom_kills = oom[i];
+        x.cgroup_cpu_throttled_periods = thr[i];
+        x.cgroup_memory_limit_mib = i < 5 ? 8192 : 4096;
+        x.cgroup_cpu_quota_cores = 1.5;
+        rt_report_add(r, &x);
+    }
+    char *html = write_text(r, NULL, NULL);
+    const char *want = "var MK={oom:[[6.000,1],[9.000,1]],thr:[[2.000,4.000],[7.000,8.000]],limit:4096,quota:1.5};";
+    if (!strstr(html, want))
+        fail_msg("no %s in the page", want);
+    assert_non_null(strstr(html, "underlayCallback:marks(c,div)"));
+    free(html);
+    rt_report_free(r);
+
+    /* no cgroup (zero or NaN figures): nothing to mark */
+    r = rt_report_new();
+    for (int i = 0; i < 3; i++) {
+        rt_record x = rec(1000 + i, 1);
+        x.cgroup_oom_kills = x.cgroup_cpu_throttled_periods = NAN;
+        x.cgroup_memory_limit_mib = i ? NAN : 0;
+        rt_report_add(r, &x);
+    }
+    html = write_text(r, NULL, NULL);
+    assert_non_null(strstr(html, "var MK={oom:[],thr:[],limit:null,quota:null};"));
+    free(html);
+    rt_report_free(r);
+}
+
+/* Throttled every other record for a day: the stretches stay bounded, in order and apart,
+ * from the first throttled record to the last; OOM marks stop at their cap. */
+static void cgroup_marks_bounded(void **state)
+{
+    (void)state;
+    rt_report *r = rt_report_new();
+    for (int i = 0; i < 86400; i++) {
+        rt_record x = rec(1000 + i, 1);
+        x.cgroup_cpu_throttled_periods = (i + 1) / 2; /* rises at odd i */
+        x.cgroup_oom_kills = i;
+        rt_report_add(r, &x);
+    }
+    assert_true(r->n_thr <= RPT_STRETCHES && r->n_thr > RPT_STRETCHES / 2);
+    assert_int_equal(r->n_oom, RPT_MARKS);
+    assert_true(r->thr[0].t0 == 1000 && r->thr[r->n_thr - 1].t1 == 1000 + 86399);
+    for (size_t i = 1; i < r->n_thr; i++)
+        assert_true(r->thr[i].t0 > r->thr[i - 1].t1);
+    rt_report_free(r);
+}
+
 static void day_with_spike(void **state)
 {
     (void)state;
@@ -301,6 +359,7 @@ int main(void)
         cmocka_unit_test(day_with_spike), cmocka_unit_test(short_run_and_gap), cmocka_unit_test(gpu_charts),
         cmocka_unit_test(empty_report),   cmocka_unit_test(strings_escaped),   cmocka_unit_test(costs),
         cmocka_unit_test(write_errors), cmocka_unit_test(absurd_times),
+        cmocka_unit_test(cgroup_marks), cmocka_unit_test(cgroup_marks_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

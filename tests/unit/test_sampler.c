@@ -38,6 +38,7 @@ static void same_state_gives_zero_rates(void **state)
     }
     assert_int_equal(smp->network_count, 6);
     assert_true(smp->memory->total_mib > 64000);
+    assert_null(smp->pressure); /* the capture has no /proc/pressure: null, not zeros */
     rt_sampler_free(s);
 }
 
@@ -143,6 +144,12 @@ static void live_machine(void **state)
     assert_true(smp->cpu->core_count == (size_t)sysconf(_SC_NPROCESSORS_ONLN));
     assert_true(smp->memory->total_mib > 0);
     assert_true(smp->interval_secs > 0.0);
+    assert_null(smp->process); /* no tree: no process, so no cgroup either */
+    if (access("/proc/pressure/cpu", R_OK) == 0) { /* the machine's pressure, from the second reading on */
+        assert_non_null(smp->pressure);
+        assert_true(smp->pressure->cpu.some_total_usec != RT_NULL_U64);
+        assert_true(smp->pressure->memory.some_pct >= 0.0 && smp->pressure->memory.some_pct <= 100.0);
+    }
     rt_sampler_free(s);
     rt_sampler_free(NULL);
 }

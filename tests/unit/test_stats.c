@@ -23,7 +23,7 @@ static rt_record blank(double ts, double interval)
     rt_record r;
     memset(&r, 0, sizeof r);
     const double nan = NAN;
-    for (size_t off = offsetof(rt_record, cpu_cores); off <= offsetof(rt_record, process_gpu_utilized);
+    for (size_t off = offsetof(rt_record, cpu_cores); off <= offsetof(rt_record, pressure_io_full_pct);
          off += sizeof(double))
         memcpy((char *)&r + off, &nan, sizeof nan);
     r.timestamp_secs = ts;
@@ -412,7 +412,7 @@ static void speed(void **state)
     assert_int_equal(s->samples, DAY);
     print_message("86400 records absorbed and summarised in %.2f ms (rt_stats is %zu KiB)\n",
                   (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6,
-                  sizeof(rt_hist) * 9 / 1024);
+                  sizeof(rt_hist) * 14 / 1024);
     rt_stats_free(st);
 }
 
@@ -445,6 +445,130 @@ static void two_runs(void **state)
     rt_stats_free(st);
 }
 
+/* A record of a tree in a cgroup: pid, OOM kills and throttling counters since tracking began,
+ * a memory limit of 8 GiB and a quota of 2 cores. */
+static rt_record cg_rec(double ts, double pid, double oom, double periods, double throttled)
+{
+    rt_record r = blank(ts, 1);
+    r.process_pid = pid;
+    r.process_cores = 2;
+    r.cgroup_oom_kills = oom;
+    r.cgroup_cpu_periods = periods;
+    r.cgroup_cpu_throttled_periods = throttled;
+    r.cgroup_cpu_throttled_secs = throttled * 0.05;
+    r.cgroup_memory_limit_mib = 8192;
+    r.cgroup_cpu_quota_cores = 2;
+    r.cgroup_pids_peak = 3 + ts - 100;
+    r.cgroup_pids_limit = 100;
+    return r;
+}
+
+/* An OOM-killed run: kills 0, 0, 1, 1 (the third record saw it); throttled 4 of every 10
+ * periods; the peak charge and the lowest limits kept; pressure as time-weighted dists. */
+static void oom_killed_run(void **state)
+{
+    (void)state;
+    static const double oom[] = {0, 0, 1, 1}, peak[] = {1000, 4000, 8100, 8100};
+    rt_stats *st = rt_stats_new();
+    for (int i = 0; i < 4; i++) {
+        rt_record r = cg_rec(100 + i, 42, oom[i], 10 * (i + 1), 4 * (i + 1));
+        r.process_memory_peak_mib = peak[i];
+        r.pressure_cpu_some_pct = i == 0 ? NAN : 12;
+        r.pressure_memory_some_pct = i == 0 ? NAN : 3 * i; /* 3, 6, 9 */
+        if (i == 3) {
+            r.cgroup_memory_limit_mib = 4096; /* lowered: the lowest counts */
+            r.cgroup_pids_limit = 50;
+        }
+        rt_stats_add(st, &r);
+    }
+    const rt_summary *s = rt_stats_summary(st);
+    assert_near(s->oom_kills, 1, 0);
+    assert_near(s->oom_kill_secs, 102, 0);
+    assert_near(s->process_memory_peak_mib, 8100, 0);
+    assert_near(s->memory_limit_mib, 4096, 0);
+    assert_nan(s->memory_high_mib);
+    assert_near(s->cpu_quota_cores, 2, 0);
+    assert_near(s->cpu_periods, 40, 0);
+    assert_near(s->cpu_throttled_periods, 16, 0);
+    assert_near(s->cpu_throttled_secs, 0.8, 1e-12);
+    assert_near(s->pids_peak, 6, 0);
+    assert_near(s->pids_limit, 50, 0);
+    assert_near(s->pressure_cpu_some_pct.mean, 12, 1e-9);
+    assert_near(s->pressure_memory_some_pct.mean, 6, 1e-9);
+    assert_near(s->pressure_memory_some_pct.peak, 9, 0);
+    assert_dist_nan(&s->pressure_io_some_pct);
+    rt_stats_free(st);
+}
+
+/* Without a cgroup every 0.6 figure stays null; a run with no kill has oom_kills 0 and no
+ * oom_kill_secs; a kill already counted at the first record is seen there. */
+static void cgroup_nulls_and_first_record(void **state)
+{
+    (void)state;
+    rt_stats *st = rt_stats_new();
+    rt_record r = blank(100, 1);
+    r.process_pid = 1;
+    rt_stats_add(st, &r);
+    const rt_summary *s = rt_stats_summary(st);
+    assert_nan(s->oom_kills);
+    assert_nan(s->oom_kill_secs);
+    assert_nan(s->process_memory_peak_mib);
+    assert_nan(s->memory_limit_mib);
+    assert_nan(s->cpu_quota_cores);
+    assert_nan(s->cpu_periods);
+    assert_nan(s->cpu_throttled_secs);
+    assert_nan(s->pids_limit);
+    assert_dist_nan(&s->pressure_cpu_some_pct);
+    rt_stats_free(st);
+
+    st = rt_stats_new();
+    for (int i = 0; i < 3; i++) {
+        r = cg_rec(100 + i, 7, 0, 10 * (i + 1), 0);
+        rt_stats_add(st, &r);
+    }
+    s = rt_stats_summary(st);
+    assert_near(s->oom_kills, 0, 0);
+    assert_nan(s->oom_kill_secs);
+    assert_near(s->cpu_throttled_periods, 0, 0);
+    rt_stats_free(st);
+
+    st = rt_stats_new();
+    for (int i = 0; i < 2; i++) {
+        r = cg_rec(100 + i, 7, 2, 10, 0);
+        rt_stats_add(st, &r);
+    }
+    s = rt_stats_summary(st);
+    assert_near(s->oom_kills, 2, 0);
+    assert_near(s->oom_kill_secs, 100, 0);
+    rt_stats_free(st);
+}
+
+/* Several runs in one file: each counter's last total per run, summed (a total going back or
+ * another pid starts a run, as cpu_secs_total); the first kill is of whichever run saw it. */
+static void cgroup_several_runs(void **state)
+{
+    (void)state;
+    static const struct {
+        double ts, pid, oom, periods, throttled;
+    } recs[] = {
+        {100, 10, 0, 10, 1}, {101, 10, 0, 20, 2}, {102, 10, 0, 30, 3}, /* run A: 3 of 30 */
+        {200, 20, 0, 5, 5},  {201, 20, 1, 10, 10},                     /* run B: killed at 201, 10 of 10 */
+        {300, 30, 1, 8, 0},                                            /* run C: another pid, 1 kill */
+    };
+    rt_stats *st = rt_stats_new();
+    for (size_t i = 0; i < sizeof recs / sizeof recs[0]; i++) {
+        rt_record r = cg_rec(recs[i].ts, recs[i].pid, recs[i].oom, recs[i].periods, recs[i].throttled);
+        rt_stats_add(st, &r);
+    }
+    const rt_summary *s = rt_stats_summary(st);
+    assert_near(s->oom_kills, 2, 0);
+    assert_near(s->oom_kill_secs, 201, 0);
+    assert_near(s->cpu_periods, 30 + 10 + 8, 0);
+    assert_near(s->cpu_throttled_periods, 3 + 10 + 0, 0);
+    assert_near(s->cpu_throttled_secs, (3 + 10) * 0.05, 1e-12);
+    rt_stats_free(st);
+}
+
 /* "-0" in a file is 0: never a peak or percentile of -0 (printed "-0.00"). */
 static void negative_zero(void **state)
 {
@@ -468,7 +592,8 @@ int main(void)
         cmocka_unit_test(empty),          cmocka_unit_test(weighted),         cmocka_unit_test(nan_handling),
         cmocka_unit_test(process_midway), cmocka_unit_test(allocation),       cmocka_unit_test(job_name),
         cmocka_unit_test(percentile_bound), cmocka_unit_test(histogram_edges), cmocka_unit_test(speed),
-        cmocka_unit_test(two_runs),       cmocka_unit_test(negative_zero),
+        cmocka_unit_test(two_runs),       cmocka_unit_test(negative_zero),    cmocka_unit_test(oom_killed_run),
+        cmocka_unit_test(cgroup_nulls_and_first_record), cmocka_unit_test(cgroup_several_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -52,6 +52,32 @@ static rt_summary full(void)
     s.disk_space_used_peak_bytes = 5e11;
     s.disk_space_total_bytes = 1e12;
     s.allocation = "dedicated";
+    /* no cgroup, no pressure */
+    s.process_memory_peak_mib = s.oom_kills = s.oom_kill_secs = s.memory_limit_mib = s.memory_high_mib = NAN;
+    s.cpu_quota_cores = s.cpu_periods = s.cpu_throttled_periods = s.cpu_throttled_secs = NAN;
+    s.pids_peak = s.pids_limit = NAN;
+    s.pressure_cpu_some_pct = s.pressure_memory_some_pct = s.pressure_memory_full_pct = none;
+    s.pressure_io_some_pct = s.pressure_io_full_pct = none;
+    return s;
+}
+
+/* full() in a cgroup: OOM-killed, throttled in 40% of its periods, with pressure. */
+static rt_summary in_cgroup(void)
+{
+    rt_summary s = full();
+    s.process_memory_peak_mib = 8100;
+    s.oom_kills = 1;
+    s.oom_kill_secs = 1700000007.5;
+    s.memory_limit_mib = 8192;
+    s.cpu_quota_cores = 2;
+    s.cpu_periods = 80;
+    s.cpu_throttled_periods = 32;
+    s.cpu_throttled_secs = 7200;
+    s.pids_peak = 5;
+    s.pids_limit = 100;
+    s.pressure_cpu_some_pct = dist(12, 40, 10, 30);
+    s.pressure_memory_some_pct = dist(3, 9, 2, 8);
+    s.pressure_memory_full_pct = dist(1, 4, 0.5, 3);
     return s;
 }
 
@@ -105,7 +131,9 @@ static void defaults(void **state)
     (void)state;
     rt_summary s = full();
     json_t *j = format_parse(&s, NULL, NULL);
-    assert_int_equal(json_object_size(j), 8);
+    assert_int_equal(json_object_size(j), 10);
+    is_null(j, "cgroup");
+    is_null(j, "pressure");
     assert_int_equal(json_integer_value(json_object_get(j, "samples")), 3600);
     near(json_object_get(j, "start_secs"), 1700000000.25, 0, "start_secs");
     near(json_object_get(j, "end_secs"), 1700003600.25, 0, "end_secs");
@@ -115,7 +143,8 @@ static void defaults(void **state)
 
     const json_t *p = json_object_get(j, "process");
     assert_true(json_is_object(p));
-    assert_int_equal(json_object_size(p), 9);
+    assert_int_equal(json_object_size(p), 10);
+    is_null(p, "memory_peak_mib");
     near(json_object_get(p, "cpu_secs"), 7200, 0, "cpu_secs");
     check_dist(p, "cores", s.process_cores, 1, 0);
     check_dist(p, "pss_mib", s.process_pss_mib, 1, 0);
@@ -148,6 +177,54 @@ static void defaults(void **state)
     json_decref(j);
 }
 
+/* The cgroup and pressure objects: names, units (memory in the memory unit, the throttled
+ * time in the time unit), the throttled share over the run, null for a missing figure. */
+static void cgroup_members(void **state)
+{
+    (void)state;
+    rt_summary s = in_cgroup();
+    json_t *j = format_parse(&s, NULL, NULL);
+    near(json_object_get(json_object_get(j, "process"), "memory_peak_mib"), 8100, 0, "memory_peak_mib");
+    const json_t *c = json_object_get(j, "cgroup");
+    assert_true(json_is_object(c));
+    assert_int_equal(json_object_size(c), 11);
+    static const struct {
+        const char *key;
+        double want;
+    } want[] = {{"oom_kills", 1},   {"oom_kill_secs", 1700000007.5}, {"memory_limit_mib", 8192},
+                {"cpu_quota_cores", 2}, {"cpu_periods", 80},          {"cpu_throttled_periods", 32},
+                {"cpu_throttled_pct", 40}, {"cpu_throttled_secs", 7200}, {"pids_peak", 5},
+                {"pids_limit", 100}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        near(json_object_get(c, want[i].key), want[i].want, 0, want[i].key);
+    is_null(c, "memory_high_mib");
+    const json_t *p = json_object_get(j, "pressure");
+    assert_true(json_is_object(p));
+    assert_int_equal(json_object_size(p), 5);
+    check_dist(p, "cpu_some_pct", s.pressure_cpu_some_pct, 1, 0);
+    check_dist(p, "memory_some_pct", s.pressure_memory_some_pct, 1, 0);
+    check_dist(p, "memory_full_pct", s.pressure_memory_full_pct, 1, 0);
+    is_null(json_object_get(p, "io_some_pct"), "mean");
+    json_decref(j);
+
+    j = format_parse(&s, "gigabytes", "hours");
+    c = json_object_get(j, "cgroup");
+    near(json_object_get(c, "memory_limit_gigabytes"), 8192 * 1.048576e-3, 1e-9, "memory_limit_gigabytes");
+    is_null(c, "memory_high_gigabytes");
+    near(json_object_get(c, "cpu_throttled_hours"), 2, 0, "cpu_throttled_hours");
+    near(json_object_get(json_object_get(j, "process"), "memory_peak_gigabytes"), 8100 * 1.048576e-3, 1e-9,
+         "memory_peak_gigabytes");
+    assert_null(json_object_get(c, "memory_limit_mib"));
+    json_decref(j);
+
+    /* no period yet: no share */
+    s.cpu_periods = 0;
+    s.cpu_throttled_periods = 0;
+    j = format_parse(&s, NULL, NULL);
+    is_null(json_object_get(j, "cgroup"), "cpu_throttled_pct");
+    json_decref(j);
+}
+
 /* A run without a tree (and without anything else, as from an empty accumulator). */
 static void no_process(void **state)
 {
@@ -165,6 +242,8 @@ static void no_process(void **state)
     is_null(m, "cpu_count");
     is_null(m, "disk_read_bytes");
     is_null(json_object_get(m, "cores"), "p95");
+    is_null(j, "cgroup");
+    is_null(j, "pressure");
     json_decref(j);
     rt_stats_free(st);
 }
@@ -290,7 +369,8 @@ static void huge_numbers(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(defaults),      cmocka_unit_test(no_process), cmocka_unit_test(units),
+        cmocka_unit_test(defaults), cmocka_unit_test(cgroup_members), cmocka_unit_test(no_process),
+        cmocka_unit_test(units),
         cmocka_unit_test(unknown_units), cmocka_unit_test(truncation), cmocka_unit_test(huge_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

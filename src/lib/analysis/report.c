@@ -1,6 +1,7 @@
 /* report.c - collects a run's records for the report's charts in constant memory: time
  * buckets holding, per series, a time-weighted mean and the min and max of what they stand
- * for; past RPT_CAP buckets, neighbours merge pairwise (so a one-second spike survives as a max). */
+ * for; past RPT_CAP buckets, neighbours merge pairwise (so a one-second spike survives as a max).
+ * And the cgroup's marks: OOM kills, stretches of CPU throttling, the memory limit and quota. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ rt_report *rt_report_new(void)
         free(r);
         return NULL;
     }
+    r->oom_prev = r->thr_prev = r->mem_limit = r->cpu_quota = NAN;
     return r;
 }
 
@@ -84,6 +86,62 @@ static double rate(double v, double secs)
     return isnan(secs) ? NAN : v / secs;
 }
 
+/* How much a counter since tracking began rose in a record: v - *prev, or v itself at the
+ * first record or when it went back (a new run in the file). *prev becomes v. 0 for NaN. */
+static double counter_rise(double v, double *prev)
+{
+    if (isnan(v))
+        return 0;
+    double p = *prev;
+    *prev = v;
+    return isnan(p) || v < p ? v : v - p;
+}
+
+/* *acc = min(*acc, x), where NaN is "no figure". */
+static void min_known(double *acc, double x)
+{
+    if (!isnan(x) && (isnan(*acc) || x < *acc))
+        *acc = x;
+}
+
+/* Adds the throttled stretch [t0, t1]: joined to the last one when it starts within slack of
+ * its end; past RPT_STRETCHES, the two stretches closest in time merge first. */
+static void add_stretch(rt_report *r, double t0, double t1, double slack)
+{
+    if (r->n_thr > 0) {
+        rpt_span *last = &r->thr[r->n_thr - 1];
+        if (t0 >= last->t0 && t0 <= last->t1 + slack) {
+            last->t1 = fmax(last->t1, t1);
+            return;
+        }
+    }
+    if (r->n_thr == RPT_STRETCHES) {
+        size_t best = 0;
+        for (size_t i = 1; i + 1 < r->n_thr; i++)
+            if (r->thr[i + 1].t0 - r->thr[i].t1 < r->thr[best + 1].t0 - r->thr[best].t1)
+                best = i;
+        r->thr[best].t1 = fmax(r->thr[best].t1, r->thr[best + 1].t1);
+        memmove(&r->thr[best + 1], &r->thr[best + 2], (r->n_thr - best - 2) * sizeof r->thr[0]);
+        r->n_thr--;
+    }
+    r->thr[r->n_thr++] = (rpt_span){t0, t1};
+}
+
+/* The record's cgroup marks: an OOM kill when its count rose, a throttled stretch over its
+ * interval when the throttled periods rose, the lowest memory limit and CPU quota. */
+static void add_marks(rt_report *r, const rt_record *rec, double t0, double t1, double weight)
+{
+    double kills = counter_rise(rec->cgroup_oom_kills, &r->oom_prev);
+    if (kills > 0 && r->n_oom < RPT_MARKS)
+        r->oom[r->n_oom++] = (rpt_mark){t1, kills};
+    if (counter_rise(rec->cgroup_cpu_throttled_periods, &r->thr_prev) > 0)
+        add_stretch(r, t0 < t1 ? t0 : t1 - weight, t1, 0.5 * weight);
+    if (rec->cgroup_memory_limit_mib > 0) /* a line at 0 would be no limit anyone set */
+        min_known(&r->mem_limit, rec->cgroup_memory_limit_mib);
+    if (rec->cgroup_cpu_quota_cores > 0)
+        min_known(&r->cpu_quota, rec->cgroup_cpu_quota_cores);
+}
+
 void rt_report_add(rt_report *r, const rt_record *rec)
 {
     if (!r || !rec || !(fabs(rec->timestamp_secs) <= RPT_MAX_SECS)) /* NaN too */
@@ -114,6 +172,7 @@ void rt_report_add(rt_report *r, const rt_record *rec)
     if (rec->gpu_count > 0)
         r->gpu_seen = true;
     r->records++;
+    add_marks(r, rec, t0, t1, weight);
 
     rpt_bucket *last = r->n ? &r->b[r->n - 1] : NULL;
     if (!last || t1 < last->t1 || t1 - last->t0 > r->width) {

@@ -243,6 +243,14 @@ static const char *fmt_count(figure f, double v)
     return fmt_num(f, v, 0);
 }
 
+static const char *fmt_pct(figure f, double v)
+{
+    if (!isfinite(v))
+        return fmt_num(f, v, 0);
+    snprintf(f, sizeof(figure), "%.1f%%", v);
+    return f;
+}
+
 /* a distribution row of the summary: mean, p50, p95, peak */
 static void dist_row(hw *w, const char *name, const rt_dist *d, fmt_fn fmt)
 {
@@ -285,6 +293,11 @@ static void summary_section(hw *w, const rt_summary *s)
     dist_row(w, "machine memory used", &s->memory_used_mib, fmt_mib);
     dist_row(w, "machine GPU (GPUs busy)", &s->gpu_usage, fmt_cores);
     dist_row(w, "machine VRAM", &s->gpu_vram_mib, fmt_mib);
+    dist_row(w, "CPU pressure (some)", &s->pressure_cpu_some_pct, fmt_pct);
+    dist_row(w, "memory pressure (some)", &s->pressure_memory_some_pct, fmt_pct);
+    dist_row(w, "memory pressure (full)", &s->pressure_memory_full_pct, fmt_pct);
+    dist_row(w, "I/O pressure (some)", &s->pressure_io_some_pct, fmt_pct);
+    dist_row(w, "I/O pressure (full)", &s->pressure_io_full_pct, fmt_pct);
     hw_lit(w, "</table>\n<table class=\"kv\">\n");
     row(w, "start", fmt_time(f, s->start_secs));
     row(w, "end", fmt_time(f, s->end_secs));
@@ -301,6 +314,16 @@ static void summary_section(hw *w, const rt_summary *s)
         {"job GPUs used (most at once)", s->process_gpus_used, fmt_count, true},
         {"job read from disk", s->process_read_bytes, fmt_bytes, true},
         {"job written to disk", s->process_write_bytes, fmt_bytes, true},
+        {"job memory peak (cgroup)", s->process_memory_peak_mib, fmt_mib, true},
+        {"job memory limit", s->memory_limit_mib, fmt_mib, true},
+        {"job memory.high", s->memory_high_mib, fmt_mib, true},
+        {"job OOM kills", s->oom_kills, fmt_count, true},
+        {"job CPU quota (cores)", s->cpu_quota_cores, fmt_cores, true},
+        {"job CPU throttled (periods)", s->cpu_periods > 0 ? 100 * s->cpu_throttled_periods / s->cpu_periods : NAN,
+         fmt_pct, true},
+        {"job CPU throttled (time)", s->cpu_throttled_secs, fmt_duration, true},
+        {"job tasks (peak)", s->pids_peak, fmt_count, true},
+        {"job tasks (limit)", s->pids_limit, fmt_count, true},
         {"machine cores", s->cpu_count, fmt_count, false},
         {"machine memory", s->memory_total_mib, fmt_mib, false},
         {"GPUs", s->gpu_count, fmt_count, false},
@@ -468,18 +491,19 @@ typedef struct chart_def {
     const char *names[4];
     const char *colors[4];
     bool gpu_only;
+    int marks; /* the cgroup's marks it shows: 0 none, 1 CPU (throttling, quota), 2 memory (OOM kills, limit) */
 } chart_def;
 
 static const chart_def charts[] = {
-    {"CPU", "cores", {RPT_JOB_CORES, RPT_CPU_CORES, -1, -1}, {"job", "machine"}, {"#d62728", "#1f77b4"}, false},
+    {"CPU", "cores", {RPT_JOB_CORES, RPT_CPU_CORES, -1, -1}, {"job", "machine"}, {"#d62728", "#1f77b4"}, false, 1},
     {"Memory", "mib", {RPT_JOB_PSS, RPT_JOB_RSS, RPT_MEM_USED, -1}, {"job PSS", "job RSS", "machine used"},
-     {"#d62728", "#ff7f0e", "#1f77b4"}, false},
-    {"GPU utilization", "gpus", {RPT_JOB_GPU, RPT_GPU, -1, -1}, {"job", "machine"}, {"#d62728", "#1f77b4"}, true},
-    {"GPU memory (VRAM)", "mib", {RPT_JOB_VRAM, RPT_VRAM, -1, -1}, {"job", "machine"}, {"#d62728", "#1f77b4"}, true},
+     {"#d62728", "#ff7f0e", "#1f77b4"}, false, 2},
+    {"GPU utilization", "gpus", {RPT_JOB_GPU, RPT_GPU, -1, -1}, {"job", "machine"}, {"#d62728", "#1f77b4"}, true, 0},
+    {"GPU memory (VRAM)", "mib", {RPT_JOB_VRAM, RPT_VRAM, -1, -1}, {"job", "machine"}, {"#d62728", "#1f77b4"}, true, 0},
     {"Disk I/O", "rate", {RPT_JOB_READ, RPT_JOB_WRITE, RPT_DISK_READ, RPT_DISK_WRITE},
-     {"job read", "job write", "disk read", "disk write"}, {"#d62728", "#ff7f0e", "#1f77b4", "#2ca02c"}, false},
-    {"Network", "rate", {RPT_NET_RECV, RPT_NET_SENT, -1, -1}, {"received", "sent"}, {"#1f77b4", "#2ca02c"}, false},
-    {"Disk space used", "bytes", {RPT_DISK_SPACE, -1, -1, -1}, {"used"}, {"#9467bd"}, false},
+     {"job read", "job write", "disk read", "disk write"}, {"#d62728", "#ff7f0e", "#1f77b4", "#2ca02c"}, false, 0},
+    {"Network", "rate", {RPT_NET_RECV, RPT_NET_SENT, -1, -1}, {"received", "sent"}, {"#1f77b4", "#2ca02c"}, false, 0},
+    {"Disk space used", "bytes", {RPT_DISK_SPACE, -1, -1, -1}, {"used"}, {"#9467bd"}, false, 0},
 };
 
 /* Streams the points the page gets: buckets, pairs of them folded when there are more than
@@ -519,6 +543,34 @@ static bool chart_shown(const rt_report *r, const bool present[RPT_SERIES], size
         if (present[charts[i].series[k]])
             return true;
     return false;
+}
+
+/* The cgroup's marks as script, times in seconds after t0: MK.oom ([time, kills] per OOM
+ * kill), MK.thr ([start, end] per throttled stretch), MK.limit (MiB) and MK.quota (cores),
+ * null when none. */
+static void write_marks(hw *w, const rt_report *r, double t0)
+{
+    hw_lit(w, "var MK={oom:[");
+    for (size_t i = 0; i < r->n_oom; i++) {
+        hw_lit(w, i ? ",[" : "[");
+        hw_secs(w, r->oom[i].t - t0);
+        hw_put(w, ",", 1);
+        hw_num(w, r->oom[i].kills);
+        hw_put(w, "]", 1);
+    }
+    hw_lit(w, "],thr:[");
+    for (size_t i = 0; i < r->n_thr; i++) {
+        hw_lit(w, i ? ",[" : "[");
+        hw_secs(w, r->thr[i].t0 - t0);
+        hw_put(w, ",", 1);
+        hw_secs(w, r->thr[i].t1 - t0);
+        hw_put(w, "]", 1);
+    }
+    hw_lit(w, "],limit:");
+    hw_num(w, r->mem_limit);
+    hw_lit(w, ",quota:");
+    hw_num(w, r->cpu_quota);
+    hw_lit(w, "};\n");
 }
 
 /* The data and the chart definitions as script: T (seconds after T0, one per point), G (1
@@ -570,7 +622,8 @@ static int write_data(hw *w, const rt_report *r)
         const chart_def *c = &charts[i];
         if (!chart_shown(r, present, i))
             continue;
-        hw_fmt(w, "%s\n{id:%d,title:\"%s\",unit:\"%s\",s:[", nchart ? "," : "", nchart, c->title, c->unit);
+        hw_fmt(w, "%s\n{id:%d,title:\"%s\",unit:\"%s\",m:%d,s:[", nchart ? "," : "", nchart, c->title, c->unit,
+               c->marks);
         bool first = true;
         for (int k = 0; k < 4 && c->series[k] >= 0; k++) {
             if (!present[c->series[k]])
@@ -582,6 +635,7 @@ static int write_data(hw *w, const rt_report *r)
         nchart++;
     }
     hw_lit(w, "];\n");
+    write_marks(w, r, t0);
     return nchart;
 }
 
@@ -624,6 +678,18 @@ static const char page_js[] =
     "p[i].y_bottom);if(p[i].yval===null||isNaN(t)){pen=false;continue;}var y=a.h*t+a.y;if(pen)c.lineTo(p[i].canvasx,y);"
     "else c.moveTo(p[i].canvasx,y);pen=true;}c.stroke();c.restore();}\n"
     "var P=Dygraph.Plotters,plotter=[edge,P.errorPlotter,P.linePlotter];\n"
+    "function level(c){return c.m==1?MK.quota:c.m==2?MK.limit:null;}\n"
+    "function marks(c,div){return function(x,a,g){var n=0,L=level(c);function X(t){return g.toDomXCoord(new Date((T0+t)*1000));}\n"
+    " x.save();x.font='11px sans-serif';\n"
+    " if(c.m==1){x.fillStyle='rgba(148,103,189,0.22)';MK.thr.forEach(function(s){var x0=Math.max(X(s[0]),a.x),"
+    "x1=Math.min(X(s[1]),a.x+a.w);if(x1<a.x||x0>a.x+a.w)return;x.fillRect(x0,a.y,Math.max(x1-x0,1),a.h);n++;});}\n"
+    " if(L!==null){var y=g.toDomYCoord(L),lab=(c.m==1?'CPU quota ':'memory limit ')+F[c.unit](L);"
+    "if(y<a.y){y=a.y;lab+=' (above)';}x.strokeStyle='#555';x.fillStyle='#555';x.setLineDash([6,4]);x.beginPath();"
+    "x.moveTo(a.x,y);x.lineTo(a.x+a.w,y);x.stroke();x.setLineDash([]);x.fillText(lab,a.x+4,y>a.y+12?y-3:y+12);n++;}\n"
+    " if(c.m==2){x.strokeStyle='#c00';x.fillStyle='#c00';x.lineWidth=2;MK.oom.forEach(function(o){var t=X(o[0]);"
+    "if(t<a.x||t>a.x+a.w)return;x.beginPath();x.moveTo(t,a.y);x.lineTo(t,a.y+a.h);x.stroke();"
+    "x.fillText(o[1]>1?'OOM kill ('+o[1]+')':'OOM kill',Math.min(t+3,a.x+a.w-60),a.y+12);n++;});}\n"
+    " x.restore();div.setAttribute('data-marks',n);};}\n"
     "var n=T.length,drawn=0,gs=[];\n"
     "CH.forEach(function(c){\n"
     " var rows=[],labels=['time'],colors=[],mx=-Infinity;\n"
@@ -632,10 +698,10 @@ static const char page_js[] =
     "  if(G[i]&&i>0){var gr=[new Date((T0+(T[i-1]+T[i])/2)*1000)];c.s.forEach(function(){gr.push(null)});rows.push(gr);}\n"
     "  var r=[d];c.s.forEach(function(s){var a=S[s[0]];if(a[3*i]===null){r.push(null);return;}"
     "r.push([a[3*i],a[3*i+1],a[3*i+2]]);if(a[3*i+2]>mx)mx=a[3*i+2];});rows.push(r);}\n"
-    " var div=document.getElementById('c'+c.id),f=F[c.unit];\n"
+    " var div=document.getElementById('c'+c.id),f=F[c.unit],L=level(c);\n"
     " var g=new Dygraph(div,rows,{labels:labels,colors:colors,customBars:true,fillAlpha:0.3,plotter:plotter,strokeWidth:1.4,"
     "labelsKMG2:c.unit!='cores'&&c.unit!='gpus',labelsDiv:document.getElementById('l'+c.id),legend:'always',labelsUTC:true,includeZero:true,connectSeparatedPoints:false,"
-    "xRangePad:2,axes:{x:{axisLabelWidth:66},y:{valueFormatter:f,axisLabelFormatter:f,axisLabelWidth:72}},"
+    "xRangePad:2,underlayCallback:marks(c,div),valueRange:L!==null&&L>mx&&L<=2*mx?[0,L*1.08]:null,axes:{x:{axisLabelWidth:66},y:{valueFormatter:f,axisLabelFormatter:f,axisLabelWidth:72}},"
     "plugins:[new Dygraph.Plugins.Crosshair({direction:'vertical'})]});\n"
     " div.setAttribute('data-series-max',mx);\n"
     " g.ready(function(){var a=g.getArea(),b=div.getBoundingClientRect(),y=g.yAxisRange();\n"

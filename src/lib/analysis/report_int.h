@@ -43,12 +43,33 @@ typedef struct rpt_bucket {
     rpt_cell c[RPT_SERIES];
 } rpt_bucket;
 
+/* The cgroup's marks (0.6): OOM kills marked at most (the first ones), and throttled stretches
+ * kept at most (adjacent ones merge; past the cap the two closest merge). */
+#define RPT_MARKS 64
+#define RPT_STRETCHES 256
+
+typedef struct rpt_mark {
+    double t;     /* Unix time of the record that saw the kill */
+    double kills; /* how many it saw */
+} rpt_mark;
+
+typedef struct rpt_span {
+    double t0, t1; /* Unix time: a stretch of records whose throttled periods rose */
+} rpt_span;
+
 struct rt_report {
     rpt_bucket *b; /* RPT_CAP buckets, allocated once */
     size_t n;
     double width;  /* seconds a bucket may span; 0 until the first merge: one record each */
     uint64_t records;
     bool gpu_seen; /* some record had a GPU */
+    /* the cgroup (0.6) */
+    rpt_mark oom[RPT_MARKS];
+    size_t n_oom;
+    rpt_span thr[RPT_STRETCHES];
+    size_t n_thr;
+    double oom_prev, thr_prev; /* the last oom_kills / cpu_throttled_periods seen, NaN: none */
+    double mem_limit, cpu_quota; /* the lowest seen, NaN: none */
 };
 
 /* Folds bucket src into dst (dst keeps its start and gap flag). */

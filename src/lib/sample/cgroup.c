@@ -2,6 +2,7 @@
  * (source/cgroup.c) turned into the sample's rt_cgroup, counters since tracking began, the
  * interval's throttling and pressure from the previous reading, and the exclusive check. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,52 +12,66 @@
 
 #define MIB (1024.0 * 1024.0)
 
-/* Whether the process pid lives in the root ("/") of every hierarchy it lists, read from
- * <proc root>/PID/cgroup (false when it cannot be told: the group reader decides then). */
-static bool in_root_everywhere(rt_sample_ctx *c, int64_t pid)
+/* Leaves out of paths the hierarchies where the process is in the root group ("/"): a root
+ * group's counters are the whole machine's (v2's root cpu.stat, v1's root cpuacct.usage), its
+ * pressure the machine's, and it has no limits; it is no group of the job's. (The hybrid
+ * layout often puts a process in a v1 memory group and the v2 root at once.) Returns how
+ * many mounted hierarchies remain. */
+static int drop_root_groups(const rt_cg_mounts *m, rt_cg_paths *paths)
 {
-    char path[64], buf[4096];
-    if (!rt_pathf(path, sizeof path, "%lld/cgroup", (long long)pid))
-        return false;
-    ssize_t n = rt_read_at(c->roots.proc_fd, path, buf, sizeof buf);
-    rt_cg_paths paths;
-    if (n <= 0 || rt_cg_paths_parse(buf, (size_t)n, &paths) <= 0)
-        return false;
-    for (int h = 0; h < RT_CG_NHIER; h++)
-        if (paths.has[h] && strcmp(paths.path[h], "/") != 0)
-            return false;
-    return true;
+    int left = 0;
+    for (int h = 0; h < RT_CG_NHIER; h++) {
+        if (paths->has[h] && strcmp(paths->path[h], "/") == 0)
+            paths->has[h] = false;
+        left += paths->has[h] && m->dir[h][0];
+    }
+    return left;
 }
 
-int rt_cg_part_open(rt_cg_part *p, rt_sample_ctx *c, const struct rt_job_cgroup *jg, int64_t pid)
+/* The group pid lives in, in the hierarchies where it is not in the root group; NULL when it
+ * has none that can be read, or is in the root group everywhere (logged at debug level). */
+static rt_cg_group *group_of_pid(rt_sample_ctx *c, int64_t pid)
+{
+    rt_cg_mounts *m = malloc(sizeof *m);
+    rt_cg_paths *paths = malloc(sizeof *paths);
+    rt_cg_group *g = NULL;
+    int n = m && paths ? rt_cg_locate(&c->roots, pid, m, paths) : -ENOMEM;
+    if (n <= 0)
+        rt_log(&c->log, RT_LOG_DEBUG, "process %lld: no cgroup to read (%s)", (long long)pid,
+               n < 0 ? strerror(-n) : "no group in a mounted hierarchy");
+    else if (drop_root_groups(m, paths) == 0)
+        rt_log(&c->log, RT_LOG_DEBUG, "process %lld is in the root cgroup: no group of its own to read",
+               (long long)pid);
+    else
+        g = rt_cg_group_open(&c->roots, m, paths, &c->log);
+    free(m);
+    free(paths);
+    return g;
+}
+
+int rt_cg_part_open(rt_cg_part *p, rt_sample_ctx *c, const struct rt_job_cgroup *jg, int64_t pid, bool root_only)
 {
     p->group = NULL;
     p->own = jg != NULL;
+    p->check_members = !p->own || root_only;
     p->pids_seen = RT_NULL_I64;
-    if (jg) {
+    if (jg)
         p->group = rt_cg_group_of_job(jg, &c->log);
-    } else if (pid > 0) {
-        if (in_root_everywhere(c, pid)) {
-            rt_log(&c->log, RT_LOG_DEBUG, "process %lld is in the root cgroup: no group of its own to read",
-                   (long long)pid);
-            return 0;
-        }
-        p->group = rt_cg_group_of_pid(&c->roots, pid, &c->log);
-        if (p->group) {
-            p->pids = malloc(RT_CG_EXCLUSIVE_MAX_PIDS * sizeof *p->pids);
-            if (!p->pids) {
-                rt_cg_group_free(p->group);
-                p->group = NULL;
-                return -1;
-            }
+    else if (pid > 0)
+        p->group = group_of_pid(c, pid);
+    if (p->group && p->check_members) {
+        p->pids = malloc(RT_CG_EXCLUSIVE_MAX_PIDS * sizeof *p->pids);
+        if (!p->pids) {
+            rt_cg_group_free(p->group);
+            p->group = NULL;
+            return -1;
         }
     }
     return 0;
 }
 
 /* Whether every pid in the group belongs to tree: at most RT_CG_EXCLUSIVE_MAX_PIDS are
- * looked at (more: not exclusive); an empty group is exclusive (nothing foreign in it).
- * Counts the pids into p->pids_seen. */
+ * looked at (more: not exclusive); an empty group is exclusive (nothing foreign in it). */
 static bool all_in_tree(rt_cg_part *p, rt_sample_ctx *c, rt_proctree *tree)
 {
     long n = rt_cg_group_procs(p->group, &c->rbuf, p->pids, RT_CG_EXCLUSIVE_MAX_PIDS);
@@ -75,7 +90,7 @@ void rt_cg_part_snapshot(rt_cg_part *p, rt_sample_ctx *c, rt_proctree *tree)
         return;
     rt_cg_group_read(p->group, &c->rbuf, &p->cur);
     p->have_cur = true;
-    p->exclusive = p->own || (tree && all_in_tree(p, c, tree));
+    p->exclusive = p->check_members ? tree && all_in_tree(p, c, tree) : true;
     if (p->cur.pids != RT_NULL_I64 && (p->pids_seen == RT_NULL_I64 || p->cur.pids > p->pids_seen))
         p->pids_seen = p->cur.pids;
     if (!p->have_base) {

@@ -16,20 +16,25 @@
 
 typedef struct rt_cg_part {
     rt_cg_group *group; /* NULL: no group read */
-    bool own;           /* made for the command: counters from zero, always exclusive */
+    bool own;           /* made for the command: counters from zero */
+    bool check_members; /* exclusive only when every pid in it is in the tree (a pid's group,
+                         * or an own group with the root alone tracked); else always */
     bool exclusive;     /* this reading: every pid of the group is in the tree */
     bool have_cur, have_prev, have_base;
     rt_cg_reading cur, prev, base; /* base: the first reading (subtracted in pid mode) */
-    int64_t *pids;      /* room for the exclusive check (pid mode) */
-    int64_t pids_seen;  /* the most pids sampled (pids_peak without pids.peak) */
+    int64_t *pids;                 /* room for the exclusive check (pid mode) */
+    int64_t pids_seen;             /* the most pids sampled (pids_peak without pids.peak) */
     rt_cgroup out;
     rt_tree_group auth; /* what the tree part is handed */
 } rt_cg_part;
 
-/* Opens the group of the job jg (own) when jg is given, else the group pid lives in; leaves
- * p->group NULL when there is none that can be read, or when pid lives in the root of every
- * hierarchy (that is the whole machine, not a job's group). Returns 0, or -1 on no memory. */
-int rt_cg_part_open(rt_cg_part *p, rt_sample_ctx *c, const struct rt_job_cgroup *jg, int64_t pid);
+/* Opens the group of the job jg (own) when jg is given, else the group pid lives in, in the
+ * hierarchies where that is not the root group (a root group's figures are the whole
+ * machine's); leaves p->group NULL when there is none that can be read, or when pid lives in
+ * the root of every hierarchy (the whole machine, not a job's group). An own group is exclusive by
+ * construction, unless root_only (the root alone tracked: its children in the group are not
+ * the tree's). Returns 0, or -1 on no memory. */
+int rt_cg_part_open(rt_cg_part *p, rt_sample_ctx *c, const struct rt_job_cgroup *jg, int64_t pid, bool root_only);
 /* Reads the group and, in pid mode, whether every pid in it belongs to tree (walked just
  * before). */
 void rt_cg_part_snapshot(rt_cg_part *p, rt_sample_ctx *c, rt_proctree *tree);

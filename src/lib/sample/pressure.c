@@ -63,8 +63,7 @@ bool rt_psi_part_snapshot(rt_psi_part *p, rt_sample_ctx *c)
             continue;
         ssize_t n = rt_read_fd_grow(p->fd[r], &c->rbuf, RT_READ_SINGLE);
         if (n < 0) { /* EOPNOTSUPP with psi=0: it will not change, stop asking */
-            rt_log(&c->log, RT_LOG_DEBUG, "cannot read %s/%s: %s", c->roots.proc, psi_files[r],
-                   strerror((int)-n));
+            rt_log(&c->log, RT_LOG_DEBUG, "cannot read %s/%s: %s", c->roots.proc, psi_files[r], strerror((int)-n));
             rt_close(&p->fd[r]);
             continue;
         }

@@ -22,10 +22,10 @@ void rt_psi_null(rt_psi *out);
 rt_pressure *rt_psi_at(rt_psi *ps, int r);
 
 typedef struct rt_psi_part {
-    int fd[RT_PSI_N];                      /* -1: absent (PSI off, or an old kernel) */
+    int fd[RT_PSI_N]; /* -1: absent (PSI off, or an old kernel) */
     rt_cg_psi_raw cur[RT_PSI_N], prev[RT_PSI_N];
     bool have_cur[RT_PSI_N], have_prev[RT_PSI_N];
-    bool any;                              /* a file could be read this sample */
+    bool any; /* a file could be read this sample */
     rt_psi out;
 } rt_psi_part;
 

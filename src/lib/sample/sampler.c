@@ -127,7 +127,7 @@ static rt_error sampler_new(const rt_sampler_options *opts, rt_statvfs_fn statvf
         if (o.root_only && o.pid > 0)
             rt_proctree_set_root_only(s->tree.tree);
         /* the job's own group in wrapper mode, else the group the tracked process is in */
-        if (!o.cgroup_off && rt_cg_part_open(&s->cg, c, o.job_cgroup, o.pid) < 0) {
+        if (!o.cgroup_off && rt_cg_part_open(&s->cg, c, o.job_cgroup, o.pid, o.root_only && o.pid > 0) < 0) {
             rt_sampler_free(s);
             return RT_ERR_NOMEM;
         }

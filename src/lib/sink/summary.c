@@ -144,17 +144,29 @@ static bool had_cgroup(const rt_summary *s)
     return false;
 }
 
+/* ,"name": then "{" and true when present, else null and false (the caller then writes the
+ * members and closes with close_object). */
+static bool open_object(rt_ob *o, const char *name, bool present)
+{
+    rt_ob_put(o, ",", 1);
+    key(o, name, NULL);
+    rt_ob_lit(o, present ? "{" : "null");
+    return present;
+}
+
+/* Closes an object opened with open_object over its last member's comma. */
+static void close_object(rt_ob *o)
+{
+    o->len--;
+    rt_ob_put(o, "}", 1);
+}
+
 /* ,"cgroup":{...} (the limits and what they did over the run), or null without a cgroup. */
 static void cgroup_part(rt_ob *o, const rt_summary *s, const unit *mem, const unit *tm)
 {
-    rt_ob_put(o, ",", 1);
-    key(o, "cgroup", NULL);
-    if (!had_cgroup(s)) {
-        rt_ob_lit(o, "null");
+    if (!open_object(o, "cgroup", had_cgroup(s)))
         return;
-    }
     double pct = s->cpu_periods > 0 ? 100.0 * s->cpu_throttled_periods / s->cpu_periods : NAN;
-    rt_ob_put(o, "{", 1);
     num(o, "oom_kills", NULL, s->oom_kills, 0);
     num(o, "oom_kill_secs", NULL, s->oom_kill_secs, 3);
     num(o, "memory_limit", mem, s->memory_limit_mib, 0);
@@ -166,8 +178,7 @@ static void cgroup_part(rt_ob *o, const rt_summary *s, const unit *mem, const un
     num(o, "cpu_throttled", tm, s->cpu_throttled_secs, 0);
     num(o, "pids_peak", NULL, s->pids_peak, 0);
     num(o, "pids_limit", NULL, s->pids_limit, 0);
-    o->len--;
-    rt_ob_put(o, "}", 1);
+    close_object(o);
 }
 
 /* ,"pressure":{...} (each a time-weighted distribution, percent), or null when no record
@@ -185,17 +196,11 @@ static void pressure_part(rt_ob *o, const rt_summary *s)
     bool any = false;
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
         any |= !isnan(p[i].d->mean);
-    rt_ob_put(o, ",", 1);
-    key(o, "pressure", NULL);
-    if (!any) {
-        rt_ob_lit(o, "null");
+    if (!open_object(o, "pressure", any))
         return;
-    }
-    rt_ob_put(o, "{", 1);
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
         dist(o, p[i].name, NULL, p[i].d, 2);
-    o->len--;
-    rt_ob_put(o, "}", 1);
+    close_object(o);
 }
 
 static void machine_part(rt_ob *o, const rt_summary *s, const unit *mem)

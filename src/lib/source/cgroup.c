@@ -134,10 +134,9 @@ int rt_cg_open_dir(const rt_roots *roots, const rt_cg_mounts *mounts, rt_cg_hier
     return open_dir_depth(roots, mounts, h, path, &depth);
 }
 
-/* Reads proc-root-relative file rel whole into b. Returns the length or -errno. */
-static ssize_t read_proc(const rt_roots *roots, const char *rel, rt_buf *b)
+ssize_t rt_cg_read_file(int dirfd, const char *rel, rt_buf *b)
 {
-    int fd = rt_open_at(roots->proc_fd, rel);
+    int fd = rt_open_at(dirfd, rel);
     if (fd < 0)
         return fd;
     ssize_t n = rt_read_fd_grow(fd, b, RT_READ_TO_EOF);
@@ -150,14 +149,14 @@ int rt_cg_locate(const rt_roots *roots, int64_t pid, rt_cg_mounts *mounts, rt_cg
     char rel[64];
     rt_buf b;
     rt_buf_init(&b, 4u << 20);
-    ssize_t n = read_proc(roots, "self/mountinfo", &b);
+    ssize_t n = rt_cg_read_file(roots->proc_fd, "self/mountinfo", &b);
     if (n >= 0)
         rt_cg_mounts_parse(b.data, (size_t)n, mounts);
     if (n >= 0 && !(pid > 0 ? rt_pathf(rel, sizeof rel, "%lld/cgroup", (long long)pid)
                             : rt_copy_str(rel, sizeof rel, "self/cgroup")))
         n = -EINVAL;
     if (n >= 0)
-        n = read_proc(roots, rel, &b);
+        n = rt_cg_read_file(roots->proc_fd, rel, &b);
     if (n >= 0 && rt_cg_paths_parse(b.data, (size_t)n, paths) < 0)
         n = -EINVAL;
     rt_buf_free(&b);
@@ -178,13 +177,15 @@ static int open_file(int dirfd, const char *name)
     return fd < 0 ? -1 : fd;
 }
 
-/* Opens the group's files in hierarchy h (its directory dfd, depth levels below the mount). */
-static void open_hier(rt_cg_group *g, rt_cg_hier h, int dfd, int depth)
+/* Opens the group's files in hierarchy h (its directory dfd, depth levels below the mount).
+ * With top false the mount's root is the hierarchy's root, which holds no limit (the kernel
+ * offers none there, or one always unlimited): its level is left out, unless it is the group. */
+static void open_hier(rt_cg_group *g, rt_cg_hier h, int dfd, int depth, bool top)
 {
     int dirs[CG_DEPTH];
-    int n = 1;
+    int n = 1, levels = top || depth == 0 ? depth + 1 : depth;
     dirs[0] = dfd;
-    for (; n < CG_DEPTH && n <= depth; n++) {
+    for (; n < CG_DEPTH && n < levels; n++) {
         int up;
         do {
             up = openat(dirs[n - 1], "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -229,7 +230,8 @@ rt_cg_group *rt_cg_group_open(const rt_roots *roots, const rt_cg_mounts *mounts,
             rt_log(log, RT_LOG_DEBUG, "cgroup: %s%s: %s", mounts->dir[h], paths->path[h], strerror(-dfd));
             continue;
         }
-        open_hier(g, (rt_cg_hier)h, dfd, depth);
+        const char *root = mounts->root[h];
+        open_hier(g, (rt_cg_hier)h, dfd, depth, !(root[0] == '/' && root[1] == '\0'));
         close(dfd);
         g->in[h] = true;
         open_count++;

@@ -1,7 +1,7 @@
 /* cgroup.h - control groups (internal): where the hierarchies are mounted, the group a
  * process lives in, one group's counters, limits and pressure on v1, v2 and hybrid layouts,
- * and the pure parsers of their files. cgroup.c parses and reads; cgroup_job.c makes a job's
- * own group (the public rt_job_cgroup_*). */
+ * and the pure parsers of their files. cgroup_parse.c parses, cgroup.c finds and reads groups;
+ * cgroup_job.c makes a job's own group (the public rt_job_cgroup_*). */
 #ifndef RT_SOURCE_CGROUP_H
 #define RT_SOURCE_CGROUP_H
 
@@ -50,6 +50,10 @@ int rt_cg_paths_parse(const char *buf, size_t len, rt_cg_paths *out);
  * pid 0: the caller, "self"). Returns how many hierarchies pid has a mounted group in (0:
  * none), or -errno when a file cannot be read (-EINVAL when one is malformed). */
 int rt_cg_locate(const rt_roots *roots, int64_t pid, rt_cg_mounts *mounts, rt_cg_paths *paths);
+
+/* Opens rel relative to dirfd and reads it whole into b (growing it up to its maximum), to EOF.
+ * Returns the length or -errno. */
+ssize_t rt_cg_read_file(int dirfd, const char *rel, rt_buf *b);
 
 /* Opens (O_DIRECTORY|O_CLOEXEC) the directory of group path in hierarchy h: its mount point
  * (one under /sys looked up under the sys root) joined with the path less the mount's root.
@@ -123,7 +127,11 @@ typedef struct rt_cg_group rt_cg_group;
  * NULL when it has none that can be read (logged at debug level). */
 rt_cg_group *rt_cg_group_of_pid(const rt_roots *roots, int64_t pid, const rt_logger *log);
 
-/* Opens the group at paths (each relative to its hierarchy's root, as in /proc/PID/cgroup). */
+/* Opens the group at paths (each relative to its hierarchy's root, as in /proc/PID/cgroup):
+ * every file read later is opened now and kept open (about 20 descriptors on a hybrid layout,
+ * a few more per ancestor), so that a read is one pread per file. The ancestors' limit files
+ * are those up to the mount's root, less the hierarchy's own root (which holds no limit).
+ * NULL when no hierarchy's directory can be opened (logged at debug level). */
 rt_cg_group *rt_cg_group_open(const rt_roots *roots, const rt_cg_mounts *mounts, const rt_cg_paths *paths,
                               const rt_logger *log);
 

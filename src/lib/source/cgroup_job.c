@@ -230,13 +230,9 @@ int64_t rt_job_cgroup_procs(const rt_job_cgroup *g)
     int dfd = -1;
     for (int h = 0; h < RT_CG_NHIER && dfd < 0; h++)
         dfd = g->dir_fd[h];
-    int fd = rt_open_at(dfd, "cgroup.procs");
-    if (fd < 0)
-        return -1;
     rt_buf b;
     rt_buf_init(&b, 64u << 20);
-    ssize_t n = rt_read_fd_grow(fd, &b, RT_READ_TO_EOF);
-    close(fd);
+    ssize_t n = rt_cg_read_file(dfd, "cgroup.procs", &b);
     long count = n < 0 ? -1 : rt_cg_parse_procs(b.data, (size_t)n, NULL, 0);
     rt_buf_free(&b);
     return count;

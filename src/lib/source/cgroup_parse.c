@@ -36,6 +36,24 @@ static bool tok_is(const char *t, size_t n, const char *w)
     return strlen(w) == n && memcmp(t, w, n) == 0;
 }
 
+/* A walk over the lines of [p, end): q and le bound the rest of the current line. */
+typedef struct lines {
+    const char *p, *end, *q, *le;
+} lines;
+
+/* Moves to the next line holding a token, sets that first token and leaves q after it; false
+ * at the end. */
+static bool next_first(lines *lc, const char **t, size_t *n)
+{
+    const char *line;
+    while (rt_next_line(&lc->p, lc->end, &line, &lc->le)) {
+        lc->q = line;
+        if (tok(&lc->q, lc->le, t, n))
+            return true;
+    }
+    return false;
+}
+
 /* Parses the whole token as an unsigned decimal. */
 static bool tok_u64(const char *t, size_t n, uint64_t *out)
 {
@@ -201,14 +219,12 @@ int rt_cg_paths_parse(const char *buf, size_t len, rt_cg_paths *out)
 
 int rt_cg_keyed_u64(const char *buf, size_t len, const char *key, uint64_t *out)
 {
-    const char *p = buf, *end = buf + len, *line, *le;
-    while (rt_next_line(&p, end, &line, &le)) {
-        const char *q = line, *k, *v;
-        size_t kl, vl;
-        if (!tok(&q, le, &k, &kl) || !tok_is(k, kl, key))
-            continue;
-        return tok(&q, le, &v, &vl) && tok_u64(v, vl, out) ? 0 : -1;
-    }
+    lines lc = {buf, buf + len, NULL, NULL};
+    const char *k, *v;
+    size_t kl, vl;
+    while (next_first(&lc, &k, &kl))
+        if (tok_is(k, kl, key))
+            return tok(&lc.q, lc.le, &v, &vl) && tok_u64(v, vl, out) ? 0 : -1;
     return -1;
 }
 
@@ -257,18 +273,16 @@ int rt_cg_parse_pressure(const char *buf, size_t len, rt_cg_psi_raw *out)
     memset(out, 0, sizeof *out);
     out->some_avg10 = out->full_avg10 = (double)NAN;
     out->some_total_usec = out->full_total_usec = RT_NULL_U64;
-    const char *p = buf, *end = buf + len, *line, *le;
-    while (rt_next_line(&p, end, &line, &le)) {
-        const char *q = line, *t;
-        size_t n;
-        if (!tok(&q, le, &t, &n))
-            continue;
+    lines lc = {buf, buf + len, NULL, NULL};
+    const char *t;
+    size_t n;
+    while (next_first(&lc, &t, &n)) {
         bool some = tok_is(t, n, "some");
         if (!some && !tok_is(t, n, "full"))
             continue;
         double avg10 = (double)NAN;
         uint64_t total = RT_NULL_U64;
-        while (tok(&q, le, &t, &n)) {
+        while (tok(&lc.q, lc.le, &t, &n)) {
             if (n > 6 && memcmp(t, "avg10=", 6) == 0 && !tok_decimal(t + 6, n - 6, &avg10))
                 avg10 = (double)NAN;
             else if (n > 6 && memcmp(t, "total=", 6) == 0 && !tok_u64(t + 6, n - 6, &total))
@@ -309,15 +323,13 @@ static bool is_devno(const char *t, size_t n)
 int rt_cg_parse_io_stat(const char *buf, size_t len, uint64_t *read_bytes, uint64_t *write_bytes)
 {
     uint64_t r = 0, w = 0;
-    const char *p = buf, *end = buf + len, *line, *le;
-    while (rt_next_line(&p, end, &line, &le)) {
-        const char *q = line, *t;
-        size_t n;
-        if (!tok(&q, le, &t, &n))
-            continue;
+    lines lc = {buf, buf + len, NULL, NULL};
+    const char *t;
+    size_t n;
+    while (next_first(&lc, &t, &n)) {
         if (!is_devno(t, n))
             return -1;
-        while (tok(&q, le, &t, &n)) {
+        while (tok(&lc.q, lc.le, &t, &n)) {
             const char *eq = memchr(t, '=', n);
             uint64_t v;
             if (!eq)
@@ -370,14 +382,12 @@ int rt_cg_parse_blkio(const char *buf, size_t len, uint64_t *read_bytes, uint64_
 long rt_cg_parse_procs(const char *buf, size_t len, int64_t *out, size_t cap)
 {
     long count = 0;
-    const char *p = buf, *end = buf + len, *line, *le;
-    while (rt_next_line(&p, end, &line, &le)) {
-        const char *q = line, *t, *x;
-        size_t n, xn;
-        if (!tok(&q, le, &t, &n))
-            continue;
+    lines lc = {buf, buf + len, NULL, NULL};
+    const char *t, *x;
+    size_t n, xn;
+    while (next_first(&lc, &t, &n)) {
         uint64_t pid;
-        if (!tok_u64(t, n, &pid) || pid == 0 || pid > INT64_MAX || tok(&q, le, &x, &xn))
+        if (!tok_u64(t, n, &pid) || pid == 0 || pid > INT64_MAX || tok(&lc.q, lc.le, &x, &xn))
             return -1;
         if ((size_t)count < cap)
             out[count] = (int64_t)pid;
