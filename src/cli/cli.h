@@ -45,6 +45,10 @@ typedef struct cli_layer {
     bool summary_set;
     char *report;  /* --report FILE, [tracker] report */
     char *history; /* --history FILE, [history] path */
+    bool cgroup_off; /* --cgroup off, [tracker] cgroup = "off" (auto otherwise) */
+    bool cgroup_set;
+    bool wait_all; /* --wait-all, [tracker] wait_all */
+    bool wait_all_set;
 } cli_layer;
 
 typedef struct cli_options {
@@ -71,6 +75,8 @@ typedef struct cli_options {
     bool summary;        /* print the summary to stderr at exit */
     const char *report;  /* write the HTML report here at exit; NULL: none */
     const char *history; /* append the run to this history database; NULL: none */
+    bool cgroup_off;     /* --cgroup off: make no group for the command and read none */
+    bool wait_all;       /* --wait-all: after the command, wait until the whole job is over */
 
     /* library settings from the environment (contracts §4): the library reads none itself */
     const char *proc_root, *sys_root; /* TRACKER_PROC_ROOT, TRACKER_SYS_ROOT; NULL: default */
@@ -119,6 +125,8 @@ int cli_parse_interval(const char *s, double *out);
 int cli_check_interval(double v);
 int cli_parse_pid(const char *s, long *out);
 int cli_parse_format(const char *s, rt_format *out);
+/* "auto" sets *off to false, "off" to true; anything else returns -1. */
+int cli_parse_cgroup(const char *s, bool *off);
 int cli_check_tag(const char *s);
 int cli_add_tag(cli_layer *l, const char *tag);
 

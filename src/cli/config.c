@@ -1,5 +1,5 @@
 /* config.c - the TOML config file: [job] (name, pid, metadata, tags), [tracker]
- * (interval_secs, format, output, quiet, summary, report) and [history] (path). Every problem is reported as FILE:LINE:COL with the
+ * (interval_secs, format, output, quiet, summary, report, cgroup, wait_all) and [history] (path). Every problem is reported as FILE:LINE:COL with the
  * known keys listed; nothing unknown is silently ignored. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,7 +24,8 @@
         return -1;                                                                                                     \
     } while (0)
 
-static const char *const tracker_keys[] = {"interval_secs", "format", "output", "quiet", "summary", "report"};
+static const char *const tracker_keys[] = {"interval_secs", "format", "output", "quiet", "summary", "report", "cgroup",
+                                           "wait_all"};
 
 /* Writes the [job] keys, comma-separated, into buf (for "unknown key" messages). */
 static void known_job_keys(char *buf, size_t cap)
@@ -140,12 +141,26 @@ static int parse_history(cli_layer *out, const char *name, const toml_value *t, 
     return 0;
 }
 
+/* The boolean [tracker] key named key in out (its value, and *set to its "given" mark), or NULL
+ * when key is not one of them. */
+static bool *bool_key(cli_layer *out, const char *key, bool **set)
+{
+    if (strcmp(key, "quiet") == 0)
+        return *set = &out->quiet_set, &out->quiet;
+    if (strcmp(key, "summary") == 0)
+        return *set = &out->summary_set, &out->summary;
+    if (strcmp(key, "wait_all") == 0)
+        return *set = &out->wait_all_set, &out->wait_all;
+    return NULL;
+}
+
 /* The [tracker] table into out. Returns 0, or -1 with the problem and its place in err. */
 static int parse_tracker(cli_layer *out, const char *name, const toml_value *t, char *err, size_t errlen)
 {
     for (size_t i = 0; i < t->u.tab.n; i++) {
         const toml_kv *kv = &t->u.tab.kv[i];
         const toml_value *v = kv->val;
+        bool *flag, *flag_set = NULL;
         if (strcmp(kv->key, "interval_secs") == 0) {
             double d = v->type == TOML_INTEGER ? (double)v->u.i : v->type == TOML_FLOAT ? v->u.f : -1;
             if ((v->type != TOML_INTEGER && v->type != TOML_FLOAT) || cli_check_interval(d) < 0)
@@ -163,16 +178,15 @@ static int parse_tracker(cli_layer *out, const char *name, const toml_value *t, 
             if (!(out->output = strdup(v->u.str.s)))
                 CONF_ERR(kv, "out of memory");
             out->output_set = true;
-        } else if (strcmp(kv->key, "quiet") == 0) {
+        } else if ((flag = bool_key(out, kv->key, &flag_set)) != NULL) {
             if (v->type != TOML_BOOL)
-                CONF_ERR(kv, "[tracker] quiet must be true or false");
-            out->quiet = v->u.b;
-            out->quiet_set = true;
-        } else if (strcmp(kv->key, "summary") == 0) {
-            if (v->type != TOML_BOOL)
-                CONF_ERR(kv, "[tracker] summary must be true or false");
-            out->summary = v->u.b;
-            out->summary_set = true;
+                CONF_ERR(kv, "[tracker] %s must be true or false", kv->key);
+            *flag = v->u.b;
+            *flag_set = true;
+        } else if (strcmp(kv->key, "cgroup") == 0) {
+            if (!is_str(kv) || cli_parse_cgroup(v->u.str.s, &out->cgroup_off) < 0)
+                CONF_ERR(kv, "[tracker] cgroup must be \"auto\" or \"off\"");
+            out->cgroup_set = true;
         } else if (strcmp(kv->key, "report") == 0) {
             if (!is_str(kv) || v->u.str.len == 0)
                 CONF_ERR(kv, "[tracker] report must be a file name");
@@ -180,8 +194,16 @@ static int parse_tracker(cli_layer *out, const char *name, const toml_value *t, 
             if (!(out->report = strdup(v->u.str.s)))
                 CONF_ERR(kv, "out of memory");
         } else {
-            CONF_ERR(kv, "unknown key '%s' in [tracker] (known keys: %s, %s, %s, %s, %s, %s)", kv->key, tracker_keys[0],
-                     tracker_keys[1], tracker_keys[2], tracker_keys[3], tracker_keys[4], tracker_keys[5]);
+            char known[256];
+            size_t at = 0;
+            known[0] = '\0';
+            for (size_t k = 0; k < sizeof tracker_keys / sizeof tracker_keys[0]; k++) {
+                int n = snprintf(known + at, sizeof known - at, "%s%s", k ? ", " : "", tracker_keys[k]);
+                if (n < 0 || (size_t)n >= sizeof known - at)
+                    break;
+                at += (size_t)n;
+            }
+            CONF_ERR(kv, "unknown key '%s' in [tracker] (known keys: %s)", kv->key, known);
         }
     }
     return 0;

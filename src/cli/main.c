@@ -1,8 +1,9 @@
 /* main.c - the resource-tracker tool: reads options and config, then samples on an absolute
  * monotonic grid (sample k at t0 + k*interval) and writes each sample at once. Without a
  * command it runs until SIGINT or SIGTERM; with one (wrapper mode) it starts the command at
- * once, passes terminating signals on, reaps the whole tree as a child subreaper, and exits
- * with the command's status after one last sample for the partial interval. */
+ * once (in a cgroup of its own where one can be made), passes terminating signals on, reaps
+ * the whole tree as a child subreaper, and exits with the command's status after one last
+ * sample for the partial interval (with --wait-all: once the whole job is over). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -60,6 +61,14 @@ typedef struct run_state {
     const char *job_name;
     rt_stream *stream; /* streaming to the Sentinel API and S3; NULL without a token */
     rt_host *host;     /* the host's facts, read once when streaming or the run's answers need them */
+    rt_job_cgroup *jcg; /* the group made for the command; NULL without one */
+    bool jcg_entered;   /* the command runs in jcg (it may have failed to enter: then it is not
+                         * the job's and only waits to be removed) */
+    bool wait_all;      /* --wait-all: after the command, until the job is over */
+    int wait_signal;    /* the signal that ended the wait for the rest of the job; 0: none */
+    const rt_sample *last; /* the newest sample (the sampler owns it); NULL before the first */
+    bool left_behind;      /* processes of the job still run at the end: the group stays, and
+                            * the library's word on that is not repeated as a warning */
 } run_state;
 
 /* Takes one sample and writes it. Returns false when output failed for good. */
@@ -68,6 +77,7 @@ static bool emit(run_state *rs)
     const rt_sample *s;
     if (!rs->sampler || rt_sampler_sample(rs->sampler, &s) != RT_OK)
         return true;
+    rs->last = s;
     if (rs->stream)
         rt_stream_add(rs->stream, s); /* never waits on the network */
     if (rs->stats || rs->report) {
@@ -91,12 +101,26 @@ static bool emit(run_state *rs)
     return true;
 }
 
-/* Starts the command with the signal mask and dispositions it would have had without us.
- * Returns its pid, or -1 with *exec_errno set when it could not be run. */
-static pid_t spawn(char **argv, const sigset_t *orig_mask, int *exec_errno)
+/* Reads one int from the child's report pipe. Returns 1 with *v, or 0 at EOF (or an error). */
+static int read_report(int fd, int *v)
+{
+    ssize_t n;
+    do {
+        n = read(fd, v, sizeof *v);
+    } while (n < 0 && errno == EINTR);
+    return n == (ssize_t)sizeof *v;
+}
+
+/* Starts the command with the signal mask and dispositions it would have had without us, in
+ * the group jcg when not NULL: the child enters it between fork and exec and reports the
+ * result (0 or -errno) through the pipe first, then the exec errno if exec fails. Returns the
+ * pid with *entered set (whether the child runs in jcg), or -1 with *exec_errno set when the
+ * command could not be run. */
+static pid_t spawn(char **argv, const sigset_t *orig_mask, const rt_job_cgroup *jcg, bool *entered, int *exec_errno)
 {
     int pfd[2];
     *exec_errno = 0;
+    *entered = false;
     if (pipe2(pfd, O_CLOEXEC) < 0) {
         *exec_errno = errno;
         return -1;
@@ -109,6 +133,12 @@ static pid_t spawn(char **argv, const sigset_t *orig_mask, int *exec_errno)
         return -1;
     }
     if (pid == 0) {
+        if (jcg) { /* first of all: nothing the command does escapes the group */
+            int ce = rt_job_cgroup_enter(jcg);
+            if (write(pfd[1], &ce, sizeof ce) < 0) {
+                /* the parent sees EOF: the group is not taken as the job's */
+            }
+        }
         close(pfd[0]);
         signal(SIGPIPE, SIG_DFL);
         sigprocmask(SIG_SETMASK, orig_mask, NULL);
@@ -121,12 +151,20 @@ static pid_t spawn(char **argv, const sigset_t *orig_mask, int *exec_errno)
     }
     close(pfd[1]);
     int e = 0;
-    ssize_t n;
-    do {
-        n = read(pfd[0], &e, sizeof e);
-    } while (n < 0 && errno == EINTR);
+    if (jcg) {
+        int ce = -EPIPE;
+        if (!read_report(pfd[0], &ce) || ce != 0) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "the command runs outside its cgroup (it could not enter it: %s)",
+                     strerror(ce < 0 ? -ce : EPIPE));
+            cli_log(NULL, RT_LOG_DEBUG, msg);
+        } else {
+            *entered = true;
+        }
+    }
+    int got = read_report(pfd[0], &e);
     close(pfd[0]);
-    if (n == (ssize_t)sizeof e) { /* exec failed: the child reported why and exits */
+    if (got) { /* exec failed: the child reported why and exits */
         *exec_errno = e;
         waitpid(pid, NULL, 0);
         return -1;
@@ -152,6 +190,67 @@ static void reap_children(run_state *rs)
             rs->child_status = status;
         }
     }
+}
+
+/* Whether the command's whole job is over (only asked after the command exited): with its
+ * group, when the group is empty; else when the tracker (the child subreaper that adopts
+ * every orphan of the job) has no child left. Without --wait-all the job ends with the command. */
+static bool job_over(const run_state *rs)
+{
+    if (!rs->wait_all)
+        return true;
+    if (rs->jcg_entered) {
+        int64_t n = rt_job_cgroup_procs(rs->jcg);
+        if (n >= 0)
+            return n == 0;
+    }
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD;
+}
+
+/* Processes of the job still running after the end: the group's, else the live descendants
+ * the last sample saw; -1 when neither is known. */
+static int64_t job_left(const run_state *rs)
+{
+    if (rs->jcg_entered) {
+        int64_t n = rt_job_cgroup_procs(rs->jcg);
+        if (n >= 0)
+            return n;
+    }
+    if (rs->last && rs->last->process && rs->last->process->child_count != RT_NULL_I64)
+        return rs->last->process->child_count;
+    return -1;
+}
+
+/* The job cgroup's log: cli_log, except that once processes were said to be left behind
+ * (user: the run_state), the group that cannot be removed because of them is no warning. */
+static void job_cgroup_log(void *user, rt_log_level level, const char *msg)
+{
+    const run_state *rs = user;
+    cli_log(NULL, rs->left_behind && level < RT_LOG_ERROR ? RT_LOG_DEBUG : level, msg);
+}
+
+/* Makes the command's cgroup (unless --cgroup off), logging through job_cgroup_log with rs.
+ * Where none can be made the run goes on as before: RT_ERR_UNSUPPORTED (no hierarchy lets us)
+ * is said by the library at debug level only; another failure (no memory) is one warning. */
+static rt_job_cgroup *make_job_cgroup(const cli_options *o, run_state *rs)
+{
+    if (o->cgroup_off)
+        return NULL;
+    rt_job_cgroup_options jo = RT_JOB_CGROUP_OPTIONS_INIT;
+    jo.proc_root = o->proc_root;
+    jo.sys_root = o->sys_root;
+    jo.log = job_cgroup_log;
+    jo.log_user = rs;
+    rt_job_cgroup *g = NULL;
+    rt_error err = rt_job_cgroup_create(&jo, &g);
+    if (err == RT_OK)
+        return g;
+    if (err != RT_ERR_UNSUPPORTED) /* unsupported: the library said why, once, at debug level */
+        cli_say("warning: no cgroup of the job's own (%s): the command runs in the tracker's group",
+                rt_strerror(err));
+    return NULL;
 }
 
 /* Lets the tracker keep one descriptor open per tracked file: soft limit up to the hard one.
@@ -317,14 +416,18 @@ static int track(cli_options *o)
             cli_say("warning: out of memory: no summary, report or history for this run");
     }
     if (o->command) {
-        /* descendants that daemonize are re-parented to us and stay in the job */
+        /* descendants that daemonize are re-parented to us and stay in the job (while the
+         * command lives; after it, with --wait-all) */
         if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
             cli_say("warning: cannot become a child subreaper (%s): daemonized descendants may be missed",
                 strerror(errno));
         int e;
+        rs.jcg = make_job_cgroup(o, &rs);
+        rs.wait_all = o->wait_all;
         spawned_at = mono_now();
-        rs.child = spawn(o->command, &orig_mask, &e);
+        rs.child = spawn(o->command, &orig_mask, rs.jcg, &rs.jcg_entered, &e);
         if (rs.child < 0) {
+            rt_job_cgroup_free(rs.jcg);
             cli_say("cannot run '%s': %s", o->command[0], strerror(e));
             return e == ENOENT ? 127 : 126;
         }
@@ -343,6 +446,8 @@ static int track(cli_options *o)
     so.sys_root = o->sys_root;
     so.nvml_library = o->nvml_library;
     so.pss_max_age_secs = o->pss_max_age_secs;
+    so.job_cgroup = rs.jcg_entered ? rs.jcg : NULL;
+    so.cgroup_off = o->cgroup_off;
     rt_error err = rt_sampler_new(&so, &rs.sampler);
     if (err != RT_OK) {
         if (!rs.child) {
@@ -390,8 +495,12 @@ static int track(cli_options *o)
                 int sig = (int)si.ssi_signo;
                 if (sig == SIGCHLD) {
                     reap_children(&rs);
-                } else if (rs.child) {
+                } else if (rs.child && !rs.child_done) {
                     kill(rs.child, sig); /* the command decides; we wait for it to exit */
+                } else if (rs.child) { /* the command is gone */
+                    if (rs.wait_all)
+                        rs.wait_signal = sig; /* a signal ends the wait; the rest runs on */
+                    stop = true;
                 } else {
                     stop = true; /* SIGINT or SIGTERM without a command */
                 }
@@ -399,7 +508,7 @@ static int track(cli_options *o)
                 if (poll(&again, 1, 0) <= 0)
                     break;
             }
-            if (rs.child && rs.child_done)
+            if (rs.child && rs.child_done && job_over(&rs))
                 stop = true;
             if (stop) {
                 emit(&rs); /* the partial last interval */
@@ -412,7 +521,20 @@ static int track(cli_options *o)
                 continue;
             if (!emit(&rs) && !rs.child)
                 break; /* output gone (e.g. the reading end of a pipe closed): nothing left to do */
+            if (rs.child && rs.child_done && job_over(&rs))
+                break; /* --wait-all: the job ended between two SIGCHLDs (its last process was
+                        * not our child); this sample was the last */
         }
+    }
+    if (rs.child && rs.child_done) {
+        int64_t left = job_left(&rs);
+        rs.left_behind = left > 0;
+        if (left > 0 && rs.wait_signal)
+            cli_say("%lld process%s of the job still running (left behind: signal %d ended the wait)",
+                    (long long)left, left == 1 ? "" : "es", rs.wait_signal);
+        else if (left > 0)
+            cli_say("%lld process%s of the job still running (left behind; --wait-all waits for them)",
+                    (long long)left, left == 1 ? "" : "es");
     }
     if (rs.child)
         status = rs.child_done ? exit_status_of(rs.child_status) : EXIT_FAIL;
@@ -429,6 +551,7 @@ static int track(cli_options *o)
     rt_host_free(rs.host);
     rt_writer_free(rs.writer);
     rt_sampler_free(rs.sampler);
+    rt_job_cgroup_free(rs.jcg); /* after the sampler's last reading; one still in use stays */
     rt_cloud_free(rs.cloud);
     close(tfd);
     close(sfd);

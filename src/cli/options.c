@@ -59,6 +59,11 @@ const char cli_usage[] =
     "      --summary           print the run's summary to stderr at exit\n"
     "      --report FILE       write the run's HTML report at exit\n"
     "      --history FILE      append the run's summary to this run history (SQLite; or TRACKER_HISTORY)\n"
+    "      --cgroup auto|off   auto (default): run the command in a cgroup of its own where one can be\n"
+    "                          made, and read the tracked tree's cgroup (limits, OOM kills, throttling,\n"
+    "                          pressure); off: make and read no cgroup\n"
+    "      --wait-all          after the command exits, go on until every process it started has\n"
+    "                          ended (default: exit with the command, saying how many were left)\n"
     "  -h, --help              this text\n"
     "  -V, --version           the version\n"
     "\n"
@@ -76,7 +81,7 @@ const char cli_usage[] =
     "Samples are written as one JSON object or CSV row per interval, flushed at once.\n"
     "See resource-tracker(1) for the fields, the config file and the exit status.\n";
 
-enum { OPT_TAG = 900, OPT_SUMMARY, OPT_REPORT, OPT_HISTORY, OPT_META = 1000 };
+enum { OPT_TAG = 900, OPT_SUMMARY, OPT_REPORT, OPT_HISTORY, OPT_CGROUP, OPT_WAIT_ALL, OPT_META = 1000 };
 
 int cli_check_interval(double v)
 {
@@ -111,6 +116,17 @@ int cli_parse_format(const char *s, rt_format *out)
         *out = RT_FORMAT_JSON;
     else if (strcmp(s, "csv") == 0)
         *out = RT_FORMAT_CSV;
+    else
+        return -1;
+    return 0;
+}
+
+int cli_parse_cgroup(const char *s, bool *off)
+{
+    if (strcmp(s, "auto") == 0)
+        *off = false;
+    else if (strcmp(s, "off") == 0)
+        *off = true;
     else
         return -1;
     return 0;
@@ -161,6 +177,7 @@ int cli_parse_args(cli_options *o, int argc, char **argv, char *err, size_t errl
         {"help", no_argument, NULL, 'h'},         {"version", no_argument, NULL, 'V'},
         {"tag", required_argument, NULL, OPT_TAG},     {"summary", no_argument, NULL, OPT_SUMMARY},
         {"report", required_argument, NULL, OPT_REPORT}, {"history", required_argument, NULL, OPT_HISTORY},
+        {"cgroup", required_argument, NULL, OPT_CGROUP}, {"wait-all", no_argument, NULL, OPT_WAIT_ALL},
     };
     size_t n = 0;
     for (; n < sizeof base / sizeof base[0]; n++)
@@ -212,6 +229,14 @@ int cli_parse_args(cli_options *o, int argc, char **argv, char *err, size_t errl
             return 0;
         case OPT_SUMMARY:
             o->args.summary = o->args.summary_set = true;
+            break;
+        case OPT_CGROUP:
+            if (cli_parse_cgroup(optarg, &o->args.cgroup_off) < 0)
+                USAGE_ERR("--cgroup: '%s' is not a choice (auto or off)", optarg);
+            o->args.cgroup_set = true;
+            break;
+        case OPT_WAIT_ALL:
+            o->args.wait_all = o->args.wait_all_set = true;
             break;
         case OPT_REPORT:
         case OPT_HISTORY:
@@ -273,6 +298,8 @@ int cli_merge(cli_options *o, char *err, size_t errlen)
     o->quiet = a->quiet_set ? a->quiet : f->quiet_set ? f->quiet : false;
     o->summary = a->summary_set ? a->summary : f->summary_set ? f->summary : false;
     o->report = a->report ? a->report : f->report;
+    o->cgroup_off = a->cgroup_set ? a->cgroup_off : f->cgroup_set ? f->cgroup_off : false;
+    o->wait_all = a->wait_all_set ? a->wait_all : f->wait_all_set ? f->wait_all : false;
     const char *hist_env = getenv("TRACKER_HISTORY");
     o->history = a->history ? a->history : (hist_env && *hist_env) ? hist_env : f->history;
     for (int i = 0; i < META_COUNT; i++) {
@@ -281,6 +308,8 @@ int cli_merge(cli_options *o, char *err, size_t errlen)
     }
     if (o->pid && o->command)
         USAGE_ERR("--pid and a command to run cannot be combined: the command's own tree is tracked");
+    if (a->wait_all_set && !o->command) /* from the config file it applies to wrapped runs only */
+        USAGE_ERR("--wait-all needs a command to run: it waits for the command's whole job");
     /* tags: the file's, then the command line's; a later tag with the same key replaces */
     free(o->tags);
     o->tags = calloc(a->ntags + f->ntags + 1, sizeof *o->tags);

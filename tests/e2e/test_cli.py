@@ -24,7 +24,7 @@ def test_help_and_version():
     r = run(["--help"])
     assert r.returncode == 0
     for flag in ("--pid", "--interval", "--config", "--format", "--output", "--quiet", "--job-name", "--tag",
-                 "--container-image", "summary", "recommend", "report", "info"):
+                 "--container-image", "--cgroup", "--wait-all", "summary", "recommend", "report", "info"):
         assert flag in r.stdout
     r = run(["-V"])
     assert r.returncode == 0 and r.stdout.startswith("resource-tracker 0.")
@@ -49,6 +49,8 @@ def test_usage_errors_exit_2_and_start_nothing(tmp_path):
     assert_usage_error(["--bogus", "-o", str(out)], ["unknown option", "--bogus"])
     assert_usage_error(["-p", "abc", "-o", str(out)], ["--pid", "abc"])
     assert_usage_error(["--tag", "x", "-o", str(out)], ["--tag", "KEY=VALUE"])
+    assert_usage_error(["--cgroup", "on", "-o", str(out), "--", "true"], ["--cgroup", "'on'", "auto or off"])
+    assert_usage_error(["--wait-all", "-o", str(out)], ["--wait-all", "needs a command"])
     assert not out.exists()
 
 
@@ -74,6 +76,10 @@ def test_config_errors_name_file_line_col(tmp_path):
     cfg.write_text("[job]\nname = 'a'\nname = 'b'\n")
     assert_usage_error(["-c", str(cfg)], [f"{cfg}:3:", "duplicate key"])
     assert_usage_error(["-c", str(tmp_path / "missing.toml")], ["missing.toml", "cannot read"])
+    cfg.write_text("[tracker]\nquiet = true\ncgroup = 'v2'\n")
+    assert_usage_error(["-c", str(cfg), "--", "true"], [f"{cfg}:3:1:", "cgroup", '"auto" or "off"'])
+    cfg.write_text("[tracker]\nwait_all = 1\n")
+    assert_usage_error(["-c", str(cfg), "--", "true"], [f"{cfg}:2:1:", "wait_all", "true or false"])
     # the default file in the working directory is read too
     (tmp_path / "resource-tracker.toml").write_text("[tracker]\nquiet = 'no'\n")
     assert_usage_error([], ["resource-tracker.toml:2:1:", "quiet"], cwd=tmp_path)
@@ -95,7 +101,11 @@ def test_json_lines_to_stdout_and_sigint_final_sample(tracker_factory):
     assert len(samples) >= 3  # the final sample for the partial interval
     for s in samples:
         assert set(s) == {"timestamp_secs", "interval_secs", "job_name", "cpu", "memory", "network", "disk", "gpu",
-                          "process"}
+                          "process", "pressure"}
+        if os.path.exists("/proc/pressure/cpu"):  # the machine's pressure stall information
+            for r in ("cpu", "memory", "io"):
+                assert set(s["pressure"][r]) == {"some_avg10", "full_avg10", "some_pct", "full_pct",
+                                                 "some_total_usec", "full_total_usec"}
         assert s["job_name"] == "e2e"
         assert s["gpu"] == [] and s["process"] is None
         assert set(s["cpu"]) == {"utilization_pct", "per_core_pct", "utime_secs", "stime_secs", "process_count",

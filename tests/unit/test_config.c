@@ -62,7 +62,7 @@ static void expect_error(const char *doc, const char *want)
 static void errors(void **state)
 {
     (void)state;
-    expect_error("[tracker]\nintervall = 1\n", "conf.toml:2:1: unknown key 'intervall' in [tracker] (known keys: interval_secs, format, output, quiet, summary, report)");
+    expect_error("[tracker]\nintervall = 1\n", "conf.toml:2:1: unknown key 'intervall' in [tracker] (known keys: interval_secs, format, output, quiet, summary, report, cgroup, wait_all)");
     expect_error("[job]\nnmae = 'x'\n", "conf.toml:2:1: unknown key 'nmae' in [job] (known keys: name, pid, project_name");
     expect_error("[jobs]\n", "conf.toml:1:1: unknown table 'jobs' (known tables: [job], [tracker], [history])");
     expect_error("interval_secs = 1\n", "unknown key 'interval_secs'");
@@ -79,6 +79,28 @@ static void errors(void **state)
     expect_error("job = 5\n", "'job' must be a table");
     expect_error("[tracker]\ninterval_secs = 1979-05-27\n", "conf.toml:2:17: dates and times are not supported");
     expect_error("[tracker\n", "conf.toml:1:9: expected ']'");
+    expect_error("[tracker]\ncgroup = 'on'\n", "conf.toml:2:1: [tracker] cgroup must be \"auto\" or \"off\"");
+    expect_error("[tracker]\ncgroup = false\n", "conf.toml:2:1: [tracker] cgroup must be");
+    expect_error("[tracker]\nwait_all = 'yes'\n", "conf.toml:2:1: [tracker] wait_all must be true or false");
+}
+
+/* [tracker] cgroup and wait_all: read, and marked as given. */
+static void cgroup_keys(void **state)
+{
+    (void)state;
+    cli_layer l;
+    char err[512];
+    assert_int_equal(parse("[tracker]\ncgroup = 'off'\nwait_all = true\n", &l, err, sizeof err), 0);
+    assert_true(l.cgroup_set && l.cgroup_off);
+    assert_true(l.wait_all_set && l.wait_all);
+    cli_layer_free(&l);
+    assert_int_equal(parse("[tracker]\ncgroup = 'auto'\nwait_all = false\n", &l, err, sizeof err), 0);
+    assert_true(l.cgroup_set && !l.cgroup_off);
+    assert_true(l.wait_all_set && !l.wait_all);
+    cli_layer_free(&l);
+    assert_int_equal(parse("[tracker]\nquiet = true\n", &l, err, sizeof err), 0);
+    assert_false(l.cgroup_set || l.wait_all_set);
+    cli_layer_free(&l);
 }
 
 static void load_files(void **state)
@@ -111,7 +133,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(full_config), cmocka_unit_test(tags_as_table_and_integer_interval),
-        cmocka_unit_test(errors), cmocka_unit_test(load_files),
+        cmocka_unit_test(errors), cmocka_unit_test(load_files), cmocka_unit_test(cgroup_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

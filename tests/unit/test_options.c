@@ -62,6 +62,43 @@ static void bad_values(void **state)
     expect_usage_error("option '-i' needs a value", 2, "rt", "-i", NULL);
     expect_usage_error("option '--output' needs a value", 2, "rt", "--output", NULL);
     expect_usage_error("--output: the file name is empty", 3, "rt", "-o", "");
+    expect_usage_error("--cgroup: 'on' is not a choice (auto or off)", 3, "rt", "--cgroup", "on");
+    expect_usage_error("option '--cgroup' needs a value", 2, "rt", "--cgroup", NULL);
+}
+
+/* --cgroup and --wait-all: parsed, merged over the config file (default auto, no wait), and
+ * --wait-all refused without a command (from the config file it is ignored there). */
+static void cgroup_and_wait_all(void **state)
+{
+    (void)state;
+    cli_options o;
+    char err[256];
+    assert_int_equal(parse_argv(&o, err, sizeof err, 2, "rt", "true"), 0);
+    assert_int_equal(cli_merge(&o, err, sizeof err), 0);
+    assert_false(o.cgroup_off); /* auto by default */
+    assert_false(o.wait_all);
+    cli_options_free(&o);
+    assert_int_equal(parse_argv(&o, err, sizeof err, 5, "rt", "--cgroup", "off", "--wait-all", "true"), 0);
+    assert_true(o.args.cgroup_set && o.args.cgroup_off && o.args.wait_all);
+    assert_int_equal(cli_merge(&o, err, sizeof err), 0);
+    assert_true(o.cgroup_off && o.wait_all);
+    cli_options_free(&o);
+    /* the file says off and wait_all; the command line says auto */
+    assert_int_equal(parse_argv(&o, err, sizeof err, 4, "rt", "--cgroup=auto", "sleep", "1"), 0);
+    const char *doc = "[tracker]\ncgroup = 'off'\nwait_all = true\n";
+    assert_int_equal(cli_parse_config(&o.file, "c.toml", doc, strlen(doc), err, sizeof err), 0);
+    assert_int_equal(cli_merge(&o, err, sizeof err), 0);
+    assert_false(o.cgroup_off);
+    assert_true(o.wait_all);
+    cli_options_free(&o);
+    assert_int_equal(parse_argv(&o, err, sizeof err, 2, "rt", "--wait-all"), 0);
+    assert_int_equal(cli_merge(&o, err, sizeof err), -1);
+    assert_non_null(strstr(err, "--wait-all needs a command"));
+    cli_options_free(&o);
+    assert_int_equal(parse_argv(&o, err, sizeof err, 1, "rt"), 0);
+    assert_int_equal(cli_parse_config(&o.file, "c.toml", doc, strlen(doc), err, sizeof err), 0);
+    assert_int_equal(cli_merge(&o, err, sizeof err), 0); /* the file's wait_all: no error */
+    cli_options_free(&o);
 }
 
 static void commands_and_subcommands(void **state)
@@ -137,6 +174,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(flags), cmocka_unit_test(bad_values), cmocka_unit_test(commands_and_subcommands),
         cmocka_unit_test(precedence), cmocka_unit_test(pid_with_command_rejected),
+        cmocka_unit_test(cgroup_and_wait_all),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
