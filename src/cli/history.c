@@ -17,9 +17,13 @@
  *    database, and buys concurrency between readers and writers that one row per run does
  *    not need.
  * The file is created with SQLite's 0644 less the umask. The directory must be writable (the
- * journal is created beside the database). Schema: PRAGMA user_version 1. A database stamped
- * with a higher version was made by a newer tool: it is read (by the column names this version
- * knows) but never written, since its columns may no longer mean what this version thinks. */
+ * journal is created beside the database). Schema: PRAGMA user_version 2 (2 added the 0.6
+ * summary figures: the cgroup's OOM kills, limits, throttling, pids and pressure). An older
+ * database gains the columns it lacks on its next write (ALTER TABLE inside the write
+ * transaction, so writers still queue), and is read as it is until then: a column it lacks
+ * reads as NULL (NaN). A database stamped with a higher version was made by a newer tool: it is
+ * read (by the column names this version knows) but never written, since its columns may no
+ * longer mean what this version thinks. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -37,7 +41,7 @@
 #include "cli.h"
 #include "history_db.h"
 
-#define SCHEMA_VERSION 1
+#define SCHEMA_VERSION 2
 #define BUSY_TIMEOUT_MS 10000
 
 /* ---- the columns --------------------------------------------------------------------- */
@@ -67,7 +71,9 @@ typedef struct col {
         {#f "_p50", 'R', SRC_SUM, offsetof(rt_summary, f.p50)}, {#f "_p95", 'R', SRC_SUM, offsetof(rt_summary, f.p95)}
 
 /* Every column after id, in table order. The SRC_SUM ones are every double of rt_summary but
- * start_secs and end_secs (the run's own times stand for them), so a summary comes back whole. */
+ * start_secs and end_secs (the run's own times stand for them), so a summary comes back whole.
+ * New columns go at the end: ALTER TABLE appends them there, so a migrated table and a new one
+ * have the same order. */
 static const col cols[] = {
     RUN("start_secs", 'R', X_START), RUN("end_secs", 'R', X_END), RUN("tool_version", 'T', X_VERSION),
     JOB(job_name), JOB(project_name), JOB(stage_name), JOB(task_name), JOB(team), JOB(env), JOB(language),
@@ -87,6 +93,11 @@ static const col cols[] = {
     SUM(disk_read_bytes), SUM(disk_write_bytes), SUM(net_recv_bytes), SUM(net_sent_bytes),
     SUM(disk_space_used_peak_bytes), SUM(disk_space_total_bytes),
     RUN("allocation", 'T', X_ALLOCATION), RUN("summary_json", 'T', X_SUMMARY_JSON),
+    /* schema version 2: the 0.6 figures */
+    SUM(process_memory_peak_mib), SUM(oom_kills), SUM(oom_kill_secs), SUM(memory_limit_mib), SUM(memory_high_mib),
+    SUM(cpu_quota_cores), SUM(cpu_periods), SUM(cpu_throttled_periods), SUM(cpu_throttled_secs), SUM(pids_peak),
+    SUM(pids_limit), DIST(pressure_cpu_some_pct), DIST(pressure_memory_some_pct), DIST(pressure_memory_full_pct),
+    DIST(pressure_io_some_pct), DIST(pressure_io_full_pct),
 };
 #define NCOLS (sizeof cols / sizeof cols[0])
 
@@ -100,10 +111,18 @@ int history_put(char *buf, size_t cap, size_t *len, const char *s)
     return 0;
 }
 
+/* The SQL type of column c. */
+static const char *col_type(const col *c)
+{
+    return c->type == 'T' ? " TEXT" : c->type == 'I' ? " INTEGER" : " REAL";
+}
+
 /* Writes into buf: head, then every column's name (with its SQL type when typed), joined by
- * ", ", then tail. only_sum keeps the statistics columns alone. Returns 0, or -1 when buf is
- * too small (a bug: the buffers below are sized for the table). */
-static int col_list(char *buf, size_t cap, const char *head, bool typed, bool only_sum, const char *tail)
+ * ", ", then tail. only_sum keeps the statistics columns alone; have (NULL: all) says which
+ * columns the table has, the others are written as NULL (for a SELECT). Returns 0, or -1 when
+ * buf is too small (a bug: the buffers below are sized for the table). */
+static int col_list(char *buf, size_t cap, const char *head, bool typed, bool only_sum, const bool *have,
+                    const char *tail)
 {
     size_t len = 0;
     buf[0] = '\0';
@@ -113,13 +132,31 @@ static int col_list(char *buf, size_t cap, const char *head, bool typed, bool on
     for (size_t i = 0; i < NCOLS; i++) {
         if (only_sum && cols[i].src != SRC_SUM)
             continue;
-        const char *type = cols[i].type == 'T' ? " TEXT" : cols[i].type == 'I' ? " INTEGER" : " REAL";
-        if ((!first && history_put(buf, cap, &len, ", ") < 0) || history_put(buf, cap, &len, cols[i].name) < 0 ||
-            (typed && history_put(buf, cap, &len, type) < 0))
+        const char *name = !have || have[i] ? cols[i].name : "NULL";
+        if ((!first && history_put(buf, cap, &len, ", ") < 0) || history_put(buf, cap, &len, name) < 0 ||
+            (typed && history_put(buf, cap, &len, col_type(&cols[i])) < 0))
             return -1;
         first = false;
     }
     return history_put(buf, cap, &len, tail);
+}
+
+/* Which of cols the runs table of db has, into have[NCOLS] (all false when there is no such
+ * table). Returns an SQLite result code. */
+static int table_columns(sqlite3 *db, bool have[NCOLS])
+{
+    memset(have, 0, NCOLS * sizeof *have);
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, "PRAGMA table_info(runs)", -1, &st, NULL);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 1);
+        for (size_t i = 0; name && i < NCOLS; i++)
+            if (strcmp(cols[i].name, name) == 0)
+                have[i] = true;
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
 /* ---- values to store ------------------------------------------------------------------ */
@@ -257,7 +294,8 @@ static int exec(sqlite3 *db, const char *sql)
 
 /* Inside the write transaction: reads the schema version into *version and, unless it is a
  * newer one than this tool's (left untouched: the caller refuses to write), creates the table
- * when missing and stamps the version on a new database. Returns an SQLite result code. */
+ * when missing, adds the columns an older table lacks (ALTER TABLE ... ADD COLUMN, NULL in its
+ * rows) and stamps this version on a new or older database. Returns an SQLite result code. */
 static int ensure_schema(sqlite3 *db, int *version)
 {
     sqlite3_stmt *st = NULL;
@@ -274,12 +312,23 @@ static int ensure_schema(sqlite3 *db, int *version)
         return rc;
     char sql[8192];
     if (col_list(sql, sizeof sql, "CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY AUTOINCREMENT, ", true,
-                 false, ")") < 0)
+                 false, NULL, ")") < 0)
         return SQLITE_TOOBIG;
     rc = exec(db, sql);
     if (rc == SQLITE_OK)
         rc = exec(db, "CREATE INDEX IF NOT EXISTS runs_job ON runs (job_name, exit_status, id)");
-    if (rc == SQLITE_OK && *version == 0) {
+    bool have[NCOLS];
+    if (rc == SQLITE_OK)
+        rc = table_columns(db, have);
+    for (size_t i = 0; rc == SQLITE_OK && i < NCOLS; i++) {
+        if (have[i])
+            continue;
+        int n = snprintf(sql, sizeof sql, "ALTER TABLE runs ADD COLUMN %s%s", cols[i].name, col_type(&cols[i]));
+        if (n < 0 || (size_t)n >= sizeof sql)
+            return SQLITE_TOOBIG;
+        rc = exec(db, sql);
+    }
+    if (rc == SQLITE_OK && *version < SCHEMA_VERSION) {
         char pragma[64];
         snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", SCHEMA_VERSION);
         rc = exec(db, pragma);
@@ -292,7 +341,7 @@ static int insert_run(sqlite3 *db, const cli_run_result *r)
 {
     char sql[8192];
     size_t len = 0;
-    if (col_list(sql, sizeof sql, "INSERT INTO runs (", false, false, ") VALUES (") < 0)
+    if (col_list(sql, sizeof sql, "INSERT INTO runs (", false, false, NULL, ") VALUES (") < 0)
         return SQLITE_TOOBIG;
     len = strlen(sql);
     for (size_t i = 0; i < NCOLS; i++)
@@ -506,14 +555,21 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
     if (!db)
         return -1;
     char sql[8192];
-    if (col_list(sql, sizeof sql, "SELECT job_name, allocation, samples, start_secs, end_secs, ", false, true,
+    bool have[NCOLS]; /* an older database lacks the newer columns until its next write: NULL */
+    int rc = table_columns(db, have);
+    if (rc != SQLITE_OK) {
+        cli_say("history %s: %s", path, sqlite3_errmsg(db));
+        sqlite3_close(db);
+        return -1;
+    }
+    if (col_list(sql, sizeof sql, "SELECT job_name, allocation, samples, start_secs, end_secs, ", false, true, have,
                  job ? " FROM runs WHERE exit_status = 0 AND job_name = ?2 ORDER BY id DESC LIMIT ?1"
                      : " FROM runs WHERE exit_status = 0 ORDER BY id DESC LIMIT ?1") < 0) {
         sqlite3_close(db);
         return -1;
     }
     sqlite3_stmt *st = NULL;
-    int rc = history_query(db, sql, job, last, &st);
+    rc = history_query(db, sql, job, last, &st);
     rt_summary *v = NULL;
     size_t nv = 0, capv = 0, plen = 0, pcap = 0;
     size_t(*offs)[2] = NULL; /* pool offsets + 1 of each row's job_name and allocation */

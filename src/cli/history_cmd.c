@@ -1,6 +1,6 @@
 /* history_cmd.c - `resource-tracker history`: its arguments, and the runs of the history
- * database (history.c) printed newest first as an aligned table or, with --json, one JSON
- * object per run and line. */
+ * database (history.c) printed newest first as an aligned table (EXIT marked OOM for a run
+ * with an OOM kill in its cgroup) or, with --json, one JSON object per run and line. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -187,10 +187,11 @@ static void table_row(sqlite3_stmt *st, char cells[TC_N][CELL])
     const unsigned char *job = sqlite3_column_text(st, col_index(st, "job_name"));
     snprintf(cells[TC_JOB], CELL, "%.100s", job ? (const char *)job : "-");
     int ie = col_index(st, "exit_status");
+    const char *oom = col_real(st, col_index(st, "oom_kills")) > 0 ? " OOM" : ""; /* a kill in its group */
     if (sqlite3_column_type(st, ie) == SQLITE_NULL)
-        snprintf(cells[TC_EXIT], CELL, "-");
+        snprintf(cells[TC_EXIT], CELL, "-%s", oom);
     else
-        snprintf(cells[TC_EXIT], CELL, "%d", sqlite3_column_int(st, ie));
+        snprintf(cells[TC_EXIT], CELL, "%d%s", sqlite3_column_int(st, ie), oom);
     fmt_duration(cells[TC_DURATION], CELL, col_real(st, col_index(st, "end_secs")) - start); /* the run's wall time */
     double cores = col_real(st, col_index(st, "process_cores_mean"));
     double pss = col_real(st, col_index(st, "process_pss_mib_peak"));

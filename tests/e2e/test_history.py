@@ -1,7 +1,9 @@
 """The run history (SQLite): a tracking run with --history (or TRACKER_HISTORY, [history] path)
 appends one row, `history` lists the runs, concurrent writers all land, a writer killed
 mid-transaction loses nothing stored, an unusable database is one warning and never a failed
-job, and `recommend --job` recommends from the last successful runs."""
+job, and `recommend --job` recommends from the last successful runs. A version-1 database (0.5's,
+without the 0.6 cgroup figures) is read as it is and gains the columns on its next write; an
+OOM-killed, throttled run keeps its floors through the history."""
 import json
 import os
 import signal
@@ -10,9 +12,63 @@ import subprocess
 
 import pytest
 
-from conftest import TRACKER, run, tracker_env
+from conftest import REPO, TRACKER, run, tracker_env
 
 PY = "/usr/bin/python3"
+OOM_RUN = os.path.join(REPO, "tests", "fixtures", "runs", "cgroup-oom.jsonl")
+
+# The runs table exactly as schema version 1 (resource-tracker 0.5) made it.
+V1_SCHEMA = (
+    "CREATE TABLE runs (id INTEGER PRIMARY KEY AUTOINCREMENT, start_secs REAL, end_secs REAL, tool_version TEXT,"
+    " job_name TEXT, project_name TEXT, stage_name TEXT, task_name TEXT, team TEXT, env TEXT, language TEXT,"
+    " orchestrator TEXT, executor TEXT, external_run_id TEXT, container_image TEXT, tags TEXT, command TEXT,"
+    " pid INTEGER, exit_status INTEGER, host_hostname TEXT, host_id TEXT, host_vcpus INTEGER, host_cpu_model TEXT,"
+    " host_memory_mib REAL, host_gpu_model TEXT, host_gpu_count INTEGER, host_gpu_memory_mib REAL,"
+    " host_allocation TEXT, cloud_vendor_id TEXT, cloud_region_id TEXT, cloud_zone_id TEXT,"
+    " cloud_instance_type TEXT, samples INTEGER, duration_secs REAL, process_cpu_secs REAL,"
+    " process_cores_mean REAL, process_cores_peak REAL, process_cores_p50 REAL, process_cores_p95 REAL,"
+    " process_pss_mib_mean REAL, process_pss_mib_peak REAL, process_pss_mib_p50 REAL, process_pss_mib_p95 REAL,"
+    " process_rss_mib_mean REAL, process_rss_mib_peak REAL, process_rss_mib_p50 REAL, process_rss_mib_p95 REAL,"
+    " process_gpu_usage_mean REAL, process_gpu_usage_peak REAL, process_gpu_usage_p50 REAL,"
+    " process_gpu_usage_p95 REAL, process_gpu_vram_mib_mean REAL, process_gpu_vram_mib_peak REAL,"
+    " process_gpu_vram_mib_p50 REAL, process_gpu_vram_mib_p95 REAL, process_gpus_used REAL,"
+    " process_read_bytes REAL, process_write_bytes REAL, cpu_count REAL, cpu_cores_mean REAL,"
+    " cpu_cores_peak REAL, cpu_cores_p50 REAL, cpu_cores_p95 REAL, memory_used_mib_mean REAL,"
+    " memory_used_mib_peak REAL, memory_used_mib_p50 REAL, memory_used_mib_p95 REAL, memory_total_mib REAL,"
+    " gpu_usage_mean REAL, gpu_usage_peak REAL, gpu_usage_p50 REAL, gpu_usage_p95 REAL,"
+    " gpu_vram_mib_mean REAL, gpu_vram_mib_peak REAL, gpu_vram_mib_p50 REAL, gpu_vram_mib_p95 REAL,"
+    " gpu_count REAL, gpu_vram_total_mib REAL, disk_read_bytes REAL, disk_write_bytes REAL,"
+    " net_recv_bytes REAL, net_sent_bytes REAL, disk_space_used_peak_bytes REAL, disk_space_total_bytes REAL,"
+    " allocation TEXT, summary_json TEXT);"
+    " CREATE INDEX runs_job ON runs (job_name, exit_status, id);"
+    " PRAGMA user_version = 1;")
+
+# The columns schema version 2 added (the 0.6 summary figures).
+V2_COLUMNS = ["process_memory_peak_mib", "oom_kills", "oom_kill_secs", "memory_limit_mib", "memory_high_mib",
+              "cpu_quota_cores", "cpu_periods", "cpu_throttled_periods", "cpu_throttled_secs", "pids_peak",
+              "pids_limit"] + [f"pressure_{p}_pct_{s}" for p in ("cpu_some", "memory_some", "memory_full",
+                                                                 "io_some", "io_full")
+                               for s in ("mean", "peak", "p50", "p95")]
+
+
+def make_v1(db, *old_runs):
+    """A version-1 database at db holding old_runs (dicts of column values)."""
+    con = sqlite3.connect(db)
+    con.executescript(V1_SCHEMA)
+    for r in old_runs:
+        con.execute(f"INSERT INTO runs ({', '.join(r)}) VALUES ({', '.join('?' for _ in r)})", list(r.values()))
+    con.commit()
+    con.close()
+
+
+def schema(db):
+    """(user_version, [(column, type)...] in table order) of the database at db."""
+    con = sqlite3.connect(db)
+    try:
+        return (con.execute("PRAGMA user_version").fetchone()[0],
+                [(r[1], r[2]) for r in con.execute("PRAGMA table_info(runs)")])
+    finally:
+        con.close()
 
 
 def rows(db, where="1"):
@@ -125,11 +181,15 @@ def test_history_none_named_and_usage(tmp_path):
     assert r.returncode == 1 and "not a run history" in r.stderr
 
 
-@pytest.mark.parametrize("fresh", [True, False])
-def test_concurrent_writers_all_land(tmp_path, fresh):
+@pytest.mark.parametrize("start", ["fresh", "existing", "version1"])
+def test_concurrent_writers_all_land(tmp_path, start):
+    """Eight runs end at once: on a new database (one creates the table), an existing one, and a
+    version-1 one (one adds the new columns; the others find them added)."""
     db = str(tmp_path / "runs.db")
-    if not fresh:
+    if start == "existing":
         assert track(db, "true", job="before").returncode == 0
+    elif start == "version1":
+        make_v1(db, {"job_name": "before", "exit_status": 0, "process_cores_mean": 1.0})
     n = 8
     procs = [subprocess.Popen([TRACKER, "-q", "--history", db, "--job-name", f"conc{i}", "--", PY, "-c", "pass"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=tracker_env())
@@ -140,8 +200,10 @@ def test_concurrent_writers_all_land(tmp_path, fresh):
         assert err == ""
     got = rows(db, "job_name LIKE 'conc%'")
     assert sorted(r["job_name"] for r in got) == sorted(f"conc{i}" for i in range(n))
-    assert len(rows(db)) == n + (0 if fresh else 1)
+    assert len(rows(db)) == n + (0 if start == "fresh" else 1)
     assert not os.path.exists(db + "-journal")
+    if start == "version1":
+        assert schema(db)[0] == 2 and all(c in dict(schema(db)[1]) for c in V2_COLUMNS)
 
 
 CRASH_WRITER = r"""
@@ -317,3 +379,99 @@ def test_read_while_another_writes(tmp_path):
         con.close()
     assert r.returncode == 0, r.stderr
     assert [json.loads(l)["job_name"] for l in r.stdout.splitlines()] == ["train"]
+
+
+def test_version1_database_read_then_migrated(tmp_path):
+    """0.5's database: `history` and `recommend --job` read it as it is (the 0.6 figures missing,
+    nothing written), and the next run adds the columns (the same as a new database's), keeps the
+    old run as it was and stores the new figures."""
+    db = str(tmp_path / "old.db")
+    old = {"job_name": "train", "exit_status": 0, "samples": 10, "start_secs": 1000.0, "end_secs": 1060.0,
+           "duration_secs": 60.0, "process_cpu_secs": 90.0, "process_cores_mean": 1.5, "process_cores_peak": 2.0,
+           "process_pss_mib_mean": 2000.0, "process_pss_mib_peak": 3000.0, "tool_version": "0.5.0",
+           "command": json.dumps(["python3", "train.py"]), "tags": "[]"}
+    make_v1(db, old)
+    before = schema(db)
+    assert before[0] == 1
+
+    r = history("--history", db)
+    assert r.returncode == 0, r.stderr
+    assert "train" in r.stdout and "OOM" not in r.stdout
+    r = history("--history", db, "--json")
+    assert r.returncode == 0, r.stderr
+    o = json.loads(r.stdout)
+    assert o["process_cores_mean"] == 1.5 and "oom_kills" not in o
+    r = run(["recommend", "--job", "train", "--history", db, "--json"])
+    assert r.returncode == 0, r.stderr
+    rec = json.loads(r.stdout)["recommendation"]
+    assert rec["cpu"] == 2 and rec["memory_mib"] == 4096  # 1.5 -> 2 cores; 3000 MiB x 1.2 -> 4 GiB
+    assert rec["oom_killed"] is False and rec["cpu_quota_cores"] is None
+    assert schema(db) == before  # reading wrote nothing
+
+    r = track(db, PY, "-c", "pass")
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    fresh = str(tmp_path / "new.db")
+    assert track(fresh, "true").returncode == 0
+    assert schema(db) == schema(fresh)  # version 2, the same columns in the same order
+    assert schema(db)[0] == 2
+    got = rows(db)
+    assert len(got) == 2
+    assert {k: got[0][k] for k in old} == old  # the old run as it was
+    assert all(got[0][c] is None for c in V2_COLUMNS)
+    assert got[1]["job_name"] == "train" and got[1]["exit_status"] == 0 and got[1]["samples"] >= 1
+    r = history("--history", db, "--json")
+    assert r.returncode == 0, r.stderr
+    assert [json.loads(l)["id"] for l in r.stdout.splitlines()] == [2, 1]
+    assert all(c in json.loads(r.stdout.splitlines()[0]) for c in V2_COLUMNS)
+
+
+def summary_columns(summary, have):
+    """The columns of a runs row for a run's `summary --json`: process.X -> process_X, machine.cores
+    -> cpu_cores, machine.X -> X, cgroup.X -> X, pressure.X -> pressure_X, a distribution's
+    members as _mean/_peak/_p50/_p95; only the columns in have."""
+    out = {}
+    for group, prefix in (("process", "process_"), ("machine", ""), ("cgroup", ""), ("pressure", "pressure_")):
+        for k, v in summary.get(group, {}).items():
+            name = "cpu_cores" if (group, k) == ("machine", "cores") else prefix + k
+            items = ((f"{name}_{m}", x) for m, x in v.items()) if isinstance(v, dict) else [(name, v)]
+            out.update((n, x) for n, x in items if n in have)
+    for k in ("samples", "duration_secs", "start_secs", "end_secs", "allocation"):
+        out[k] = summary[k]
+    return out
+
+
+@pytest.mark.skipif(recommend_stub(), reason="recommend is not available yet on this branch")
+def test_recommend_from_history_keeps_oom_and_quota_floors(tmp_path):
+    """The recorded OOM-killed, throttled run (cgroup-oom.jsonl) stored as a history row from its
+    summary: `recommend --job` from the history asks for what `recommend` of the file asks (above
+    the limit it died at, a core above the quota that held it back), and `history` marks it."""
+    s = json.loads(run(["summary", "--json", OOM_RUN]).stdout)
+    db = str(tmp_path / "runs.db")
+    assert track(db, "true", job="setup").returncode == 0  # makes the schema
+    have = dict(schema(db)[1])
+    row = summary_columns(s, have)
+    assert all(c in row for c in V2_COLUMNS), sorted(set(V2_COLUMNS) - set(row))
+    assert row["oom_kills"] == 1 and row["cpu_throttled_periods"] == 32 and row["memory_limit_mib"] == 8192
+    row.update(job_name="oom-job", exit_status=0, summary_json=json.dumps(s))
+    con = sqlite3.connect(db)
+    con.execute(f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' for _ in row)})", list(row.values()))
+    con.commit()
+    con.close()
+
+    want = json.loads(run(["recommend", "--json", OOM_RUN]).stdout)["recommendation"]
+    assert want["oom_killed"] is True and want["cpu"] == 3 and want["memory_mib"] == 10240
+    r = run(["recommend", "--job", "oom-job", "--history", db, "--json"])
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["recommendation"] == want
+    r = run(["recommend", "--job", "oom-job", "--history", db])
+    assert r.returncode == 0, r.stderr
+    assert "the job was OOM-killed at 7.9 GiB (limit 8 GiB): asking for 10 GiB" in r.stdout
+    assert "the CPU quota of 2 cores held the job back: throttled in 40% of periods; asking for 3" in r.stdout
+
+    r = history("--history", db)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert "oom-job" in lines[1] and " 0 OOM " in lines[1]
+    assert "setup" in lines[2] and "OOM" not in lines[2]
+    o = json.loads(history("--history", db, "--json", "--last", "1").stdout)
+    assert o["oom_kills"] == 1 and o["summary"]["cgroup"]["oom_kills"] == 1

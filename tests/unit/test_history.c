@@ -1,6 +1,7 @@
 /* test_history.c - the run history: what cli_history_append stores comes back whole from
- * cli_history_summaries (NaN stays NaN), only a job's successful runs, newest first, at most
- * the last N; unusable databases fail with -1 and leave the job alone. */
+ * cli_history_summaries (NaN stays NaN, the 0.6 cgroup figures too), only a job's successful
+ * runs, newest first, at most the last N; a version-1 database is read as it is and migrated on
+ * its next write; unusable databases fail with -1 and leave the job alone. */
 #include "unit.h"
 #include <math.h>
 #include <sys/wait.h>
@@ -62,7 +63,37 @@ static rt_summary make_summary(double k)
     s.disk_space_used_peak_bytes = 8;
     s.disk_space_total_bytes = 9;
     s.allocation = "dedicated";
+    /* no cgroup of its own: the 0.6 figures are missing */
+    s.process_memory_peak_mib = s.oom_kills = s.oom_kill_secs = s.memory_limit_mib = s.memory_high_mib = NAN;
+    s.cpu_quota_cores = s.cpu_periods = s.cpu_throttled_periods = s.cpu_throttled_secs = NAN;
+    s.pids_peak = s.pids_limit = NAN;
+    s.pressure_cpu_some_pct = s.pressure_memory_some_pct = s.pressure_memory_full_pct = (rt_dist){NAN, NAN, NAN, NAN};
+    s.pressure_io_some_pct = s.pressure_io_full_pct = (rt_dist){NAN, NAN, NAN, NAN};
     return s;
+}
+
+/* s as a run in its own cgroup, OOM-killed at 8100 MiB (limit 8192) and throttled in 40% of
+ * its periods under a quota of 2 cores (the figures of tests/fixtures/runs/cgroup-oom.jsonl),
+ * pressure figures all different, some NaN. */
+static void set_cgroup(rt_summary *s)
+{
+    s->process_pss_mib.peak = 8000;
+    s->process_memory_peak_mib = 8100;
+    s->oom_kills = 1;
+    s->oom_kill_secs = 1700000007;
+    s->memory_limit_mib = 8192;
+    s->memory_high_mib = NAN;
+    s->cpu_quota_cores = 2;
+    s->cpu_periods = 80;
+    s->cpu_throttled_periods = 32;
+    s->cpu_throttled_secs = 4;
+    s->pids_peak = 5;
+    s->pids_limit = 100;
+    s->pressure_cpu_some_pct = (rt_dist){12, 13, 11, 12.5};
+    s->pressure_memory_some_pct = (rt_dist){3, 4, NAN, 3.5};
+    s->pressure_memory_full_pct = (rt_dist){1, 2, 0.5, 1.5};
+    s->pressure_io_some_pct = (rt_dist){0, 0.25, 0, 0.125};
+    s->pressure_io_full_pct = (rt_dist){NAN, NAN, NAN, NAN};
 }
 
 static int append(const char *path, const char *job_name, int exit_status, const rt_summary *s)
@@ -96,6 +127,27 @@ static void assert_dist(rt_dist a, rt_dist b)
     assert_same(a.peak, b.peak);
     assert_same(a.p50, b.p50);
     assert_same(a.p95, b.p95);
+}
+
+/* a and b have the same 0.6 figures (NaN where the other has NaN). */
+static void assert_cgroup(const rt_summary *a, const rt_summary *b)
+{
+    assert_same(a->process_memory_peak_mib, b->process_memory_peak_mib);
+    assert_same(a->oom_kills, b->oom_kills);
+    assert_same(a->oom_kill_secs, b->oom_kill_secs);
+    assert_same(a->memory_limit_mib, b->memory_limit_mib);
+    assert_same(a->memory_high_mib, b->memory_high_mib);
+    assert_same(a->cpu_quota_cores, b->cpu_quota_cores);
+    assert_same(a->cpu_periods, b->cpu_periods);
+    assert_same(a->cpu_throttled_periods, b->cpu_throttled_periods);
+    assert_same(a->cpu_throttled_secs, b->cpu_throttled_secs);
+    assert_same(a->pids_peak, b->pids_peak);
+    assert_same(a->pids_limit, b->pids_limit);
+    assert_dist(a->pressure_cpu_some_pct, b->pressure_cpu_some_pct);
+    assert_dist(a->pressure_memory_some_pct, b->pressure_memory_some_pct);
+    assert_dist(a->pressure_memory_full_pct, b->pressure_memory_full_pct);
+    assert_dist(a->pressure_io_some_pct, b->pressure_io_some_pct);
+    assert_dist(a->pressure_io_full_pct, b->pressure_io_full_pct);
 }
 
 static void round_trip(void **state)
@@ -144,6 +196,7 @@ static void round_trip(void **state)
     assert_same(a->net_recv_bytes, 7);
     assert_same(a->net_sent_bytes, NAN);
     assert_same(a->disk_space_total_bytes, 9);
+    assert_cgroup(a, b); /* all NaN */
     assert_same(out[1].process_cores.mean, s[0].process_cores.mean);
     free(out);
 
@@ -225,14 +278,30 @@ static void unusable(void **state)
     assert_int_equal(cli_history_summaries(path, "j", 5, &out, &n), -1);
 }
 
-/* Runs sql on the database at path through the loaded SQLite. */
+/* Runs sql on the database at path (created when missing) through the loaded SQLite. */
 static void sql_on(const char *path, const char *sql)
 {
     char err[256];
     assert_int_equal(cli_sqlite_load(err, sizeof err), 0);
     sqlite3 *db = NULL;
-    assert_int_equal(cli_sq.open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    assert_int_equal(cli_sq.open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL), SQLITE_OK);
     assert_int_equal(cli_sq.exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    cli_sq.close(db);
+}
+
+/* The first column of the first row of sql on the database at path, as text into buf. */
+static void sql_text(const char *path, const char *sql, char *buf, size_t cap)
+{
+    char err[256];
+    assert_int_equal(cli_sqlite_load(err, sizeof err), 0);
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    assert_int_equal(cli_sq.open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    assert_int_equal(cli_sq.prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(cli_sq.step(st), SQLITE_ROW);
+    const unsigned char *t = cli_sq.column_text(st, 0);
+    snprintf(buf, cap, "%s", t ? (const char *)t : "NULL");
+    cli_sq.finalize(st);
     cli_sq.close(db);
 }
 
@@ -254,12 +323,131 @@ static void newer_schema(void **state)
     db_path(path, sizeof path, "newer.db");
     rt_summary s = make_summary(1);
     assert_int_equal(append(path, "train", 0, &s), 0);
-    sql_on(path, "PRAGMA user_version = 2");
+    sql_on(path, "PRAGMA user_version = 3");
     assert_int_equal(append(path, "train", 0, &s), -1);
     assert_int_equal(runs_of(path, "train"), 1);
-    sql_on(path, "PRAGMA user_version = 1"); /* ours again: written */
+    sql_on(path, "PRAGMA user_version = 2"); /* ours again: written */
     assert_int_equal(append(path, "train", 0, &s), 0);
     assert_int_equal(runs_of(path, "train"), 2);
+}
+
+/* The runs table exactly as schema version 1 (0.5) created it. */
+static const char v1_schema[] =
+    "CREATE TABLE runs (id INTEGER PRIMARY KEY AUTOINCREMENT, start_secs REAL, end_secs REAL, "
+    "tool_version TEXT, job_name TEXT, project_name TEXT, stage_name TEXT, task_name TEXT, team TEXT, "
+    "env TEXT, language TEXT, orchestrator TEXT, executor TEXT, external_run_id TEXT, "
+    "container_image TEXT, tags TEXT, command TEXT, pid INTEGER, exit_status INTEGER, "
+    "host_hostname TEXT, host_id TEXT, host_vcpus INTEGER, host_cpu_model TEXT, host_memory_mib REAL, "
+    "host_gpu_model TEXT, host_gpu_count INTEGER, host_gpu_memory_mib REAL, host_allocation TEXT, "
+    "cloud_vendor_id TEXT, cloud_region_id TEXT, cloud_zone_id TEXT, cloud_instance_type TEXT, "
+    "samples INTEGER, duration_secs REAL, process_cpu_secs REAL, process_cores_mean REAL, "
+    "process_cores_peak REAL, process_cores_p50 REAL, process_cores_p95 REAL, process_pss_mib_mean REAL, "
+    "process_pss_mib_peak REAL, process_pss_mib_p50 REAL, process_pss_mib_p95 REAL, "
+    "process_rss_mib_mean REAL, process_rss_mib_peak REAL, process_rss_mib_p50 REAL, "
+    "process_rss_mib_p95 REAL, process_gpu_usage_mean REAL, process_gpu_usage_peak REAL, "
+    "process_gpu_usage_p50 REAL, process_gpu_usage_p95 REAL, process_gpu_vram_mib_mean REAL, "
+    "process_gpu_vram_mib_peak REAL, process_gpu_vram_mib_p50 REAL, process_gpu_vram_mib_p95 REAL, "
+    "process_gpus_used REAL, process_read_bytes REAL, process_write_bytes REAL, cpu_count REAL, "
+    "cpu_cores_mean REAL, cpu_cores_peak REAL, cpu_cores_p50 REAL, cpu_cores_p95 REAL, "
+    "memory_used_mib_mean REAL, memory_used_mib_peak REAL, memory_used_mib_p50 REAL, "
+    "memory_used_mib_p95 REAL, memory_total_mib REAL, gpu_usage_mean REAL, gpu_usage_peak REAL, "
+    "gpu_usage_p50 REAL, gpu_usage_p95 REAL, gpu_vram_mib_mean REAL, gpu_vram_mib_peak REAL, "
+    "gpu_vram_mib_p50 REAL, gpu_vram_mib_p95 REAL, gpu_count REAL, gpu_vram_total_mib REAL, "
+    "disk_read_bytes REAL, disk_write_bytes REAL, net_recv_bytes REAL, net_sent_bytes REAL, "
+    "disk_space_used_peak_bytes REAL, disk_space_total_bytes REAL, allocation TEXT, summary_json TEXT);"
+    "CREATE INDEX runs_job ON runs (job_name, exit_status, id);"
+    "PRAGMA user_version = 1;";
+
+/* The columns of the runs table at path, "name type,..." in table order, into buf. */
+static void columns_of(const char *path, char *buf, size_t cap)
+{
+    sql_text(path, "SELECT group_concat(name || ' ' || type, ',') FROM pragma_table_info('runs')", buf, cap);
+}
+
+/* A run in its own cgroup, OOM-killed and throttled: its 0.6 figures come back whole, and the
+ * recommendation from the history keeps the memory above the kill and a core above the quota. */
+static void cgroup_round_trip(void **state)
+{
+    (void)state;
+    char path[512];
+    db_path(path, sizeof path, "cgroup.db");
+    rt_summary s = make_summary(1);
+    set_cgroup(&s);
+    assert_int_equal(append(path, "oom", 0, &s), 0);
+    rt_summary *out;
+    size_t n;
+    assert_int_equal(cli_history_summaries(path, "oom", 1, &out, &n), 0);
+    assert_int_equal(n, 1);
+    assert_cgroup(&out[0], &s);
+    assert_same(out[0].process_pss_mib.peak, 8000);
+    const rt_summary *runs[] = {&out[0]};
+    rt_recommendation rec = RT_RECOMMENDATION_INIT;
+    assert_int_equal(rt_recommend(runs, 1, &rec), RT_OK);
+    assert_true(rec.oom_killed);
+    assert_int_equal(rec.memory_mib, rt_round_memory_mib(8192 * 1.2)); /* the limit it died at, +20% */
+    assert_int_equal(rec.cpu, 3);                                       /* a core above the quota of 2 */
+    assert_same(rec.cpu_quota_cores, 2);
+    assert_same(rec.cpu_throttled_pct, 40);
+    free(out);
+}
+
+/* A version-1 database (0.5's): read as it is (the 0.6 figures NaN, nothing changed by
+ * reading), then migrated by the next write: its columns become a new database's, its old row
+ * is intact, the new row has the 0.6 figures. */
+static void version1_migrates(void **state)
+{
+    (void)state;
+    char path[512], fresh[512], text[8192], want[8192];
+    db_path(path, sizeof path, "v1.db");
+    db_path(fresh, sizeof fresh, "v2.db");
+    sql_on(path, v1_schema);
+    sql_on(path, "INSERT INTO runs (job_name, exit_status, samples, start_secs, end_secs, duration_secs,"
+                 " process_cpu_secs, process_cores_mean, process_pss_mib_peak, allocation)"
+                 " VALUES ('train', 0, 10, 1000, 1060, 60, 90, 1.5, 3000, 'shared')");
+    columns_of(path, want, sizeof want);
+
+    rt_summary *out;
+    size_t n;
+    assert_int_equal(cli_history_summaries(path, "train", 5, &out, &n), 0);
+    assert_int_equal(n, 1);
+    assert_true(out[0].has_process);
+    assert_int_equal(out[0].samples, 10);
+    assert_same(out[0].process_cores.mean, 1.5);
+    assert_same(out[0].process_pss_mib.peak, 3000);
+    assert_string_equal(out[0].allocation, "shared");
+    rt_summary none = make_summary(1); /* the 0.6 figures all NaN */
+    assert_cgroup(&out[0], &none);
+    free(out);
+    sql_text(path, "PRAGMA user_version", text, sizeof text);
+    assert_string_equal(text, "1");
+    columns_of(path, text, sizeof text);
+    assert_string_equal(text, want); /* reading added nothing */
+
+    rt_summary s = make_summary(2);
+    set_cgroup(&s);
+    assert_int_equal(append(path, "train", 0, &s), 0);
+    sql_text(path, "PRAGMA user_version", text, sizeof text);
+    assert_string_equal(text, "2");
+    assert_int_equal(append(fresh, "train", 0, &s), 0);
+    columns_of(path, text, sizeof text);
+    columns_of(fresh, want, sizeof want);
+    assert_string_equal(text, want); /* the same columns in the same order as a new database */
+
+    assert_int_equal(cli_history_summaries(path, "train", 5, &out, &n), 0);
+    assert_int_equal(n, 2);
+    assert_cgroup(&out[0], &s);
+    assert_same(out[0].process_cores.mean, s.process_cores.mean);
+    assert_same(out[1].process_cores.mean, 1.5); /* the old row */
+    assert_same(out[1].process_pss_mib.peak, 3000);
+    assert_same(out[1].duration_secs, 60);
+    assert_cgroup(&out[1], &none);
+    const rt_summary *runs[] = {&out[0], &out[1]};
+    rt_recommendation rec = RT_RECOMMENDATION_INIT;
+    assert_int_equal(rt_recommend(runs, 2, &rec), RT_OK);
+    assert_true(rec.oom_killed);
+    assert_int_equal(rec.memory_mib, rt_round_memory_mib(8192 * 1.2));
+    assert_int_equal(rec.cpu, 3);
+    free(out);
 }
 
 /* An infinite figure is stored as NULL (comes back NaN), like NaN. */
@@ -326,6 +514,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(unusable),
         cmocka_unit_test(newer_schema),
         cmocka_unit_test(infinite_figures),
+        cmocka_unit_test(cgroup_round_trip),
+        cmocka_unit_test(version1_migrates),
         cmocka_unit_test(loader_missing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
