@@ -562,9 +562,17 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
         sqlite3_close(db);
         return -1;
     }
+    /* the successful runs, and the runs the OOM killer hit (whatever their status: the killed
+     * command exits 137), so that a recommendation never forgets the memory that killed a run */
+    bool has_oom = false;
+    for (size_t i = 0; i < NCOLS; i++)
+        if (have[i] && strcmp(cols[i].name, "oom_kills") == 0)
+            has_oom = true;
+    char tail[256];
+    snprintf(tail, sizeof tail, " FROM runs WHERE %s%s ORDER BY id DESC LIMIT ?1",
+             has_oom ? "(exit_status = 0 OR oom_kills > 0)" : "exit_status = 0", job ? " AND job_name = ?2" : "");
     if (col_list(sql, sizeof sql, "SELECT job_name, allocation, samples, start_secs, end_secs, ", false, true, have,
-                 job ? " FROM runs WHERE exit_status = 0 AND job_name = ?2 ORDER BY id DESC LIMIT ?1"
-                     : " FROM runs WHERE exit_status = 0 ORDER BY id DESC LIMIT ?1") < 0) {
+                 tail) < 0) {
         sqlite3_close(db);
         return -1;
     }

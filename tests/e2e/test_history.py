@@ -444,7 +444,8 @@ def summary_columns(summary, have):
 def test_recommend_from_history_keeps_oom_and_quota_floors(tmp_path):
     """The recorded OOM-killed, throttled run (cgroup-oom.jsonl) stored as a history row from its
     summary: `recommend --job` from the history asks for what `recommend` of the file asks (above
-    the limit it died at, a core above the quota that held it back), and `history` marks it."""
+    the limit it died at, a core above the quota that held it back), and `history` marks it. The
+    killed command exited 137: the run still counts (only runs that failed otherwise do not)."""
     s = json.loads(run(["summary", "--json", OOM_RUN]).stdout)
     db = str(tmp_path / "runs.db")
     assert track(db, "true", job="setup").returncode == 0  # makes the schema
@@ -452,7 +453,7 @@ def test_recommend_from_history_keeps_oom_and_quota_floors(tmp_path):
     row = summary_columns(s, have)
     assert all(c in row for c in V2_COLUMNS), sorted(set(V2_COLUMNS) - set(row))
     assert row["oom_kills"] == 1 and row["cpu_throttled_periods"] == 32 and row["memory_limit_mib"] == 8192
-    row.update(job_name="oom-job", exit_status=0, summary_json=json.dumps(s))
+    row.update(job_name="oom-job", exit_status=137, summary_json=json.dumps(s))
     con = sqlite3.connect(db)
     con.execute(f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' for _ in row)})", list(row.values()))
     con.commit()
@@ -471,7 +472,7 @@ def test_recommend_from_history_keeps_oom_and_quota_floors(tmp_path):
     r = history("--history", db)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
-    assert "oom-job" in lines[1] and " 0 OOM " in lines[1]
+    assert "oom-job" in lines[1] and " 137 OOM " in lines[1]
     assert "setup" in lines[2] and "OOM" not in lines[2]
     o = json.loads(history("--history", db, "--json", "--last", "1").stdout)
     assert o["oom_kills"] == 1 and o["summary"]["cgroup"]["oom_kills"] == 1
