@@ -383,16 +383,16 @@ static void limits_part(const out *o, const rt_summary *s)
         if (!isnan(s->memory_limit_mib))
             snprintf(lim, sizeof lim, " (limit %s)", mem(o, s->memory_limit_mib, b, sizeof b));
         snprintf(c, sizeof c, ", %.0f tasks killed", s->oom_kills);
-        line(o, "OOM killer", "killed by the OOM killer at %s%s%s", mem(o, peak, a, sizeof a), lim,
+        line(o, "OOM", "killed by the OOM killer at %s%s%s", mem(o, peak, a, sizeof a), lim,
              s->oom_kills > 1 ? c : "");
     } else if (!isnan(s->oom_kills)) {
-        line(o, "OOM killer", "no kill");
+        line(o, "OOM", "no kill");
     }
     if (!isnan(s->memory_limit_mib) && !isnan(peak))
-        line(o, "Memory limit", "memory limit %s, peak %s (%.0f%%)", mem(o, s->memory_limit_mib, a, sizeof a),
+        line(o, "Memory limit", "%s, peak %s (%.0f%%)", mem(o, s->memory_limit_mib, a, sizeof a),
              mem(o, peak, b, sizeof b), s->memory_limit_mib > 0 ? 100.0 * peak / s->memory_limit_mib : 0.0);
     else if (!isnan(s->memory_limit_mib))
-        line(o, "Memory limit", "memory limit %s", mem(o, s->memory_limit_mib, a, sizeof a));
+        line(o, "Memory limit", "%s", mem(o, s->memory_limit_mib, a, sizeof a));
     else if (!isnan(s->process_memory_peak_mib))
         line(o, "Memory peak", "%s (no limit)", mem(o, s->process_memory_peak_mib, a, sizeof a));
     if (!isnan(s->memory_high_mib))
@@ -410,7 +410,7 @@ static void limits_part(const out *o, const rt_summary *s)
         line(o, "Tasks", "peak %s, limit %s", number(s->pids_peak, 0, "", a, sizeof a),
              isnan(s->pids_limit) ? "none" : number(s->pids_limit, 0, "", b, sizeof b));
     if (psi)
-        line(o, "Pressure (mean)", "pressure: %s", p);
+        line(o, "Pressure (mean)", "%s", p);
 }
 
 static void machine_part(const out *o, const rt_summary *s)
