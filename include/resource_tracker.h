@@ -946,6 +946,23 @@ typedef enum rt_column {
     RT_COL_PROC_GPU_USAGE = 42,
     RT_COL_PROC_GPU_VRAM_MIB = 43,
     RT_COL_PROC_GPU_UTILIZED = 44,
+    /* added in 0.6: the tree's cgroup (NaN without one; see rt_record), then the pressure in
+     * the interval, percent: the group's where it has it, else the machine's (NaN without PSI) */
+    RT_COL_PROC_MEMORY_PEAK_MIB = 45,        /* the kernel's peak charge of the group */
+    RT_COL_CGROUP_OOM_KILLS = 46,            /* since tracking began */
+    RT_COL_CGROUP_MEMORY_LIMIT_MIB = 47,     /* NaN: no limit */
+    RT_COL_CGROUP_MEMORY_HIGH_MIB = 48,
+    RT_COL_CGROUP_CPU_QUOTA_CORES = 49,      /* NaN: no quota */
+    RT_COL_CGROUP_CPU_PERIODS = 50,          /* quota periods since tracking began */
+    RT_COL_CGROUP_CPU_THROTTLED_PERIODS = 51,
+    RT_COL_CGROUP_CPU_THROTTLED_SECS = 52,   /* since tracking began */
+    RT_COL_CGROUP_PIDS_PEAK = 53,
+    RT_COL_CGROUP_PIDS_LIMIT = 54,
+    RT_COL_PRESSURE_CPU_SOME_PCT = 55,
+    RT_COL_PRESSURE_MEMORY_SOME_PCT = 56,
+    RT_COL_PRESSURE_MEMORY_FULL_PCT = 57,
+    RT_COL_PRESSURE_IO_SOME_PCT = 58,
+    RT_COL_PRESSURE_IO_FULL_PCT = 59,
 } rt_column;
 
 /* How many columns this library has (columns 0 .. n-1), a column's name ("timestamp",
