@@ -381,15 +381,32 @@ static void extra_json(void **state)
 
 /* ---- files the Python tracker wrote ----------------------------------------------------------- */
 
+/* The fixture at path loaded into *t, and its JSON (the caller frees both). */
+static json_t *load_fixture(const char *path, rt_tracker **t)
+{
+    *t = NULL;
+    assert_int_equal(rt_tracker_load(path, keep_log, NULL, t), RT_OK);
+    size_t len;
+    char *raw = read_file(path, &len);
+    json_t *j = parse_saved(raw, len);
+    free(raw);
+    return j;
+}
+
+/* saved (len bytes, freed here) loaded: the same run as t */
+static void reloads_the_same(rt_tracker *t, char *saved, size_t len)
+{
+    rt_tracker *u = load_mem(saved, len);
+    assert_same_run(t, u);
+    rt_tracker_free(u);
+    free(saved);
+}
+
 static void python_fixture(void **state)
 {
     (void)state;
-    rt_tracker *t = NULL;
-    assert_int_equal(rt_tracker_load(PY_FIXTURE, keep_log, NULL, &t), RT_OK);
-    size_t len;
-    char *raw = read_file(PY_FIXTURE, &len);
-    json_t *j = parse_saved(raw, len);
-    free(raw);
+    rt_tracker *t;
+    json_t *j = load_fixture(PY_FIXTURE, &t);
     json_t *proc = json_object_get(j, "process_metrics"), *sys = json_object_get(j, "system_metrics");
     json_t *meta = json_object_get(j, "metadata");
     size_t n = json_array_size(proc) < json_array_size(sys) ? json_array_size(proc) : json_array_size(sys);
@@ -447,10 +464,7 @@ static void python_fixture(void **state)
     /* the file saved again by us, then loaded: the same rows */
     size_t slen;
     char *saved = save_to_mem(t, NULL, RT_SAVE_GZIP, &slen);
-    rt_tracker *u = load_mem(saved, slen);
-    assert_same_run(t, u);
-    rt_tracker_free(u);
-    free(saved);
+    reloads_the_same(t, saved, slen);
     json_decref(j);
     rt_tracker_free(t);
 }
@@ -462,12 +476,8 @@ static void python_fixture(void **state)
 static void lib05_fixture(void **state)
 {
     (void)state;
-    rt_tracker *t = NULL;
-    assert_int_equal(rt_tracker_load(LIB05_FIXTURE, keep_log, NULL, &t), RT_OK);
-    size_t len;
-    char *raw = read_file(LIB05_FIXTURE, &len);
-    json_t *j = parse_saved(raw, len);
-    free(raw);
+    rt_tracker *t;
+    json_t *j = load_fixture(LIB05_FIXTURE, &t);
     assert_string_equal(
         json_string_value(json_object_get(json_object_get(json_object_get(j, "metadata"), "resource_tracker"), "version")),
         "0.5.0");
@@ -511,10 +521,7 @@ static void lib05_fixture(void **state)
     assert_int_equal(json_array_size(pres), n);
     assert_true(json_is_null(json_array_get(pres, 0)));
     json_decref(again);
-    rt_tracker *u = load_mem(saved, slen);
-    assert_same_run(t, u);
-    rt_tracker_free(u);
-    free(saved);
+    reloads_the_same(t, saved, slen);
     json_decref(j);
     rt_tracker_free(t);
 }
