@@ -167,6 +167,11 @@ static rt_tracker *filled(uint64_t rows)
         row[RT_COL_PROC_PSS_MIB] = 100.0 + (double)(i % 500) * 0.0625;
         row[RT_COL_NET_RECV_BYTES] = (double)(i * 7919 % 1000000);
         row[RT_COL_DISK_WRITE_BYTES] = (double)(i * 104729 % 10000000);
+        /* the machine's pressure, percent of the interval (NaN stays NaN: no PSI) */
+        if (!isnan(row[RT_COL_PRESSURE_CPU_SOME_PCT]))
+            row[RT_COL_PRESSURE_CPU_SOME_PCT] = (double)(i * 31 % 2000) / 100.0 + 0.003;
+        if (!isnan(row[RT_COL_PRESSURE_IO_SOME_PCT]))
+            row[RT_COL_PRESSURE_IO_SOME_PCT] = (double)(i % 7 == 0) * (double)(i % 300) / 100.0;
         rt_tracker_add_row(t, row);
     }
     t->stop_time = row[RT_COL_TIMESTAMP];

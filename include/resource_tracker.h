@@ -814,14 +814,15 @@ RT_API void rt_stream_free(rt_stream *st);
  * is started. After fork(2) the child holds a stopped copy: its tracker has no thread, keeps
  * the samples taken before the fork, and every call on it is safe (stop does nothing).
  *
- * Memory: about 200 bytes per kept sample (196 measured on a 24 GiB machine; at most 292
- * when every exact figure needs a double), in blocks of 4,096 samples allocated as the run
- * grows, plus a fixed ~1.2 MiB (the statistics' histograms and the report's reduced series).
- * Figures are kept as floats where 24 bits are enough (ratios, counts, seconds in the
- * interval) and exactly (as doubles, or floats when the value is exactly one) for times,
- * bytes, MiB, pid and the CPU total. The store keeps at least max_samples samples (default
- * 604,800: a week at 1 s, about 120 MB) and at most max_samples rounded up to whole blocks
- * plus one block (610,304 for the default); past that the oldest block is dropped (reused),
+ * Memory: about 256 bytes per kept sample (256 measured on a 24 GiB machine; at least 248, at
+ * most 388 when every exact figure needs a double), in blocks of 4,096 samples allocated as
+ * the run grows, plus a fixed ~1.2 MiB (the statistics' histograms and the report's reduced
+ * series). Figures are kept as floats where 24 bits are enough (ratios, counts, seconds in
+ * the interval, pressure percents) and exactly (as doubles, or floats when the value is
+ * exactly one) for times, bytes, MiB, pid, the CPU total and the cgroup's counters and limits.
+ * The store keeps at least max_samples samples (default 604,800: a week at 1 s, about 155 MB)
+ * and at most max_samples rounded up to whole blocks plus one block (610,304 for the
+ * default); past that the oldest block is dropped (reused),
  * while the statistics and the report keep covering every sample. Blocks hold
  * min(4096, max_samples) samples each; a huge max_samples reserves nothing up front (the
  * blocks and their index grow with the run).
@@ -946,6 +947,23 @@ typedef enum rt_column {
     RT_COL_PROC_GPU_USAGE = 42,
     RT_COL_PROC_GPU_VRAM_MIB = 43,
     RT_COL_PROC_GPU_UTILIZED = 44,
+    /* added in 0.6: the tree's cgroup (NaN without one; see rt_record), then the pressure in
+     * the interval, percent: the group's where it has it, else the machine's (NaN without PSI) */
+    RT_COL_PROC_MEMORY_PEAK_MIB = 45,        /* the kernel's peak charge of the group */
+    RT_COL_CGROUP_OOM_KILLS = 46,            /* since tracking began */
+    RT_COL_CGROUP_MEMORY_LIMIT_MIB = 47,     /* NaN: no limit */
+    RT_COL_CGROUP_MEMORY_HIGH_MIB = 48,
+    RT_COL_CGROUP_CPU_QUOTA_CORES = 49,      /* NaN: no quota */
+    RT_COL_CGROUP_CPU_PERIODS = 50,          /* quota periods since tracking began */
+    RT_COL_CGROUP_CPU_THROTTLED_PERIODS = 51,
+    RT_COL_CGROUP_CPU_THROTTLED_SECS = 52,   /* since tracking began */
+    RT_COL_CGROUP_PIDS_PEAK = 53,
+    RT_COL_CGROUP_PIDS_LIMIT = 54,
+    RT_COL_PRESSURE_CPU_SOME_PCT = 55,
+    RT_COL_PRESSURE_MEMORY_SOME_PCT = 56,
+    RT_COL_PRESSURE_MEMORY_FULL_PCT = 57,
+    RT_COL_PRESSURE_IO_SOME_PCT = 58,
+    RT_COL_PRESSURE_IO_FULL_PCT = 59,
 } rt_column;
 
 /* How many columns this library has (columns 0 .. n-1), a column's name ("timestamp",
@@ -995,7 +1013,7 @@ RT_API rt_error rt_tracker_report(rt_tracker *t, const rt_report_info *info, int
  * members merged into the metadata. The samples are copied 1,024 at a time (the store keeps
  * every one of them until the save ends, even past max_samples); beside the store, save needs
  * ~0.5 MiB, plus the compressed file when gzipped (built in memory, written at the end). A
- * week at 1 s (604,800 samples): ~580 MB of JSON, ~28 MB gzipped. Returns RT_OK,
+ * week at 1 s (604,800 samples): ~625 MB of JSON, ~29 MB gzipped. Returns RT_OK,
  * RT_ERR_INVALID (t NULL, fd negative, unknown flags, extra_json no JSON object),
  * RT_ERR_UNSUPPORTED (gzip asked and no zlib), RT_ERR_IO (errno set), RT_ERR_NOMEM. */
 RT_API rt_error rt_tracker_save(rt_tracker *t, const char *extra_json, int flags, int fd);
@@ -1003,8 +1021,8 @@ RT_API rt_error rt_tracker_save(rt_tracker *t, const char *extra_json, int flags
 /* A stopped tracker holding the samples of a snapshot (gzipped or not: recognised by its
  * first bytes), with its statistics, recommendation and report as for a live run. Bounds: a
  * file of at most 1 GiB, and 4 GiB of JSON once gunzipped (RT_ERR_PARSE past them). "columns"
- * is read by a scanner (peak memory: the JSON text, plus ~360 bytes a sample while loading,
- * then the store; a week at 1 s: ~0.9 GB in all, ~4 s); a file without it (the Python tracker's) is parsed whole by jansson,
+ * is read by a scanner (peak memory: the JSON text, plus ~480 bytes a sample while loading,
+ * then the store; a week at 1 s: ~1.1 GB in all, ~5 s); a file without it (the Python tracker's) is parsed whole by jansson,
  * which takes ~8 bytes of memory per byte of JSON. Returns RT_OK and *out; RT_ERR_INVALID
  * (path/out NULL, buf NULL with len); RT_ERR_NOT_FOUND / RT_ERR_IO (the file; errno set);
  * RT_ERR_PARSE (not a snapshot: the log, when given, says why); RT_ERR_UNSUPPORTED (gzipped,

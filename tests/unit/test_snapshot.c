@@ -1,9 +1,9 @@
 /* test_snapshot.c - saving and loading a run (rt_tracker_save, rt_tracker_load,
  * rt_tracker_load_buffer, rt_tracker_saved_info): a live run saved and loaded gives every
  * column bit for bit and the same summary, plain and gzipped; extra_json merged; a file the
- * Python resource-tracker wrote (tests/fixtures/snapshots) loaded with its own figures; the
- * seed's layout (kB, GiB, an object of column lists); malformed input refused with its path
- * logged and nothing leaked. */
+ * Python resource-tracker wrote (tests/fixtures/snapshots) loaded with its own figures, and one
+ * our library 0.5 wrote (45 columns: the later ones null); the seed's layout (kB, GiB, an object
+ * of column lists); malformed input refused with its path logged and nothing leaked. */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +26,7 @@
 #include "resource_tracker.h"
 
 #define PY_FIXTURE RT_FIXTURES "/snapshots/python-tracker.json.gz"
+#define LIB05_FIXTURE RT_FIXTURES "/snapshots/libresource-tracker-0.5.json.gz"
 
 /* ---- helpers ---------------------------------------------------------------------------------- */
 
@@ -380,15 +381,32 @@ static void extra_json(void **state)
 
 /* ---- files the Python tracker wrote ----------------------------------------------------------- */
 
+/* The fixture at path loaded into *t, and its JSON (the caller frees both). */
+static json_t *load_fixture(const char *path, rt_tracker **t)
+{
+    *t = NULL;
+    assert_int_equal(rt_tracker_load(path, keep_log, NULL, t), RT_OK);
+    size_t len;
+    char *raw = read_file(path, &len);
+    json_t *j = parse_saved(raw, len);
+    free(raw);
+    return j;
+}
+
+/* saved (len bytes, freed here) loaded: the same run as t */
+static void reloads_the_same(rt_tracker *t, char *saved, size_t len)
+{
+    rt_tracker *u = load_mem(saved, len);
+    assert_same_run(t, u);
+    rt_tracker_free(u);
+    free(saved);
+}
+
 static void python_fixture(void **state)
 {
     (void)state;
-    rt_tracker *t = NULL;
-    assert_int_equal(rt_tracker_load(PY_FIXTURE, keep_log, NULL, &t), RT_OK);
-    size_t len;
-    char *raw = read_file(PY_FIXTURE, &len);
-    json_t *j = parse_saved(raw, len);
-    free(raw);
+    rt_tracker *t;
+    json_t *j = load_fixture(PY_FIXTURE, &t);
     json_t *proc = json_object_get(j, "process_metrics"), *sys = json_object_get(j, "system_metrics");
     json_t *meta = json_object_get(j, "metadata");
     size_t n = json_array_size(proc) < json_array_size(sys) ? json_array_size(proc) : json_array_size(sys);
@@ -446,10 +464,64 @@ static void python_fixture(void **state)
     /* the file saved again by us, then loaded: the same rows */
     size_t slen;
     char *saved = save_to_mem(t, NULL, RT_SAVE_GZIP, &slen);
-    rt_tracker *u = load_mem(saved, slen);
-    assert_same_run(t, u);
-    rt_tracker_free(u);
-    free(saved);
+    reloads_the_same(t, saved, slen);
+    json_decref(j);
+    rt_tracker_free(t);
+}
+
+/* A file our library 0.5 saved (45 columns, tests/fixtures/snapshots): loaded with each of its
+ * columns as the file has it and the columns added since (the cgroup and pressure) null, so the
+ * summary has no pressure and no cgroup figures; saved again with every column (the new ones
+ * null) and loaded back the same. */
+static void lib05_fixture(void **state)
+{
+    (void)state;
+    rt_tracker *t;
+    json_t *j = load_fixture(LIB05_FIXTURE, &t);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(json_object_get(j, "metadata"), "resource_tracker"), "version")),
+        "0.5.0");
+    json_t *cols = json_object_get(j, "columns");
+    assert_int_equal(json_object_size(cols), RT_COL_PROC_GPU_UTILIZED + 1);
+    size_t n = json_array_size(json_object_get(cols, "timestamp"));
+    assert_true(n >= 3);
+    assert_int_equal(rt_tracker_count(t), n);
+    for (int c = 0; c < rt_column_count(); c++) {
+        json_t *col = json_object_get(cols, rt_column_name(c));
+        assert_true(c <= RT_COL_PROC_GPU_UTILIZED ? json_array_size(col) == n : col == NULL);
+        for (size_t i = 0; i < n; i++) {
+            double v;
+            assert_int_equal(rt_tracker_column(t, c, i, 1, &v), 1);
+            json_t *x = json_array_get(col, i);
+            if (!x || json_is_null(x))
+                assert_true(isnan(v));
+            else if (!stored_as(v, json_number_value(x)))
+                fail_msg("%s[%zu]: %.17g in the file, %.17g loaded", rt_column_name(c), i, json_number_value(x), v);
+        }
+    }
+    rt_record r;
+    assert_int_equal(rt_tracker_record(t, n - 1, &r, sizeof r), RT_OK);
+    assert_true(r.process_pid > 0 && isnan(r.process_memory_peak_mib) && isnan(r.cgroup_oom_kills) &&
+                isnan(r.pressure_cpu_some_pct) && isnan(r.pressure_io_full_pct));
+    const rt_summary *sum = rt_tracker_summary(t);
+    assert_int_equal(sum->samples, n);
+    assert_true(sum->has_process && sum->process_cpu_secs > 0);
+    assert_true(isnan(sum->oom_kills) && isnan(sum->process_memory_peak_mib) && isnan(sum->cpu_quota_cores));
+    assert_true(isnan(sum->pressure_cpu_some_pct.mean) && isnan(sum->pressure_memory_some_pct.peak));
+    rt_recommendation rec = RT_RECOMMENDATION_INIT;
+    assert_int_equal(rt_tracker_recommend(t, &rec), RT_OK);
+    assert_false(rec.oom_killed);
+
+    size_t slen;
+    char *saved = save_to_mem(t, NULL, 0, &slen);
+    json_t *again = parse_saved(saved, slen);
+    json_t *acols = json_object_get(again, "columns");
+    assert_int_equal(json_object_size(acols), rt_column_count());
+    json_t *pres = json_object_get(acols, "pressure_io_full_pct");
+    assert_int_equal(json_array_size(pres), n);
+    assert_true(json_is_null(json_array_get(pres, 0)));
+    json_decref(again);
+    reloads_the_same(t, saved, slen);
     json_decref(j);
     rt_tracker_free(t);
 }
@@ -650,7 +722,7 @@ int main(void)
         cmocka_unit_test(roundtrip_plain), cmocka_unit_test(roundtrip_gzip),
         cmocka_unit_test(roundtrip_machine_only), cmocka_unit_test(save_load_file),
         cmocka_unit_test(float_kept_at_bucket_edge),
-        cmocka_unit_test(extra_json), cmocka_unit_test(python_fixture),
+        cmocka_unit_test(extra_json), cmocka_unit_test(python_fixture), cmocka_unit_test(lib05_fixture),
         cmocka_unit_test(seed_layout), cmocka_unit_test(malformed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -158,8 +158,8 @@ static void row_gives_the_record(void **state)
             assert_true(row[RT_COL_PROC_PID] == (double)getpid());
             assert_true(row[RT_COL_PROC_ALIVE] == 1.0);
             assert_true(row[RT_COL_PROC_THREADS] >= 1);
-        } else {
-            for (int c = RT_COL_PROC_PID; c < RT_NCOLS; c++)
+        } else { /* the tree's and its cgroup's columns null; the pressure the machine's */
+            for (int c = RT_COL_PROC_PID; c <= RT_COL_CGROUP_PIDS_LIMIT; c++)
                 assert_true(isnan(row[c]));
         }
         rt_sampler_free(s);
@@ -186,6 +186,47 @@ static void row_gives_the_record(void **state)
     assert_true(row[RT_COL_PROC_ALIVE] == 0.0);
     assert_true(isnan(row[RT_COL_PROC_CHILDREN]));
     assert_true(row[RT_COL_GPU_USAGE] == 0.5);
+    for (int c = RT_COL_PROC_MEMORY_PEAK_MIB; c < RT_NCOLS; c++) /* no cgroup, no PSI */
+        assert_true(isnan(row[c]));
+
+    /* the same with a cgroup (counters past a float's 24 bits) and pressure: the group's where
+     * it has it (memory), else the machine's */
+    rt_cgroup g = {.path = "/job", .version = "v2", .memory_peak_mib = 123.45, .pids_peak = 17,
+                   .cpu_quota_cores = 1.5, .memory_limit_mib = 2048, .memory_high_mib = NAN,
+                   .pids_limit = RT_NULL_I64, .cpu_periods = 123456789, .cpu_throttled_periods = 16777217,
+                   .cpu_throttled_secs = 3.000001, .oom_kills = 2};
+    g.pressure.cpu = (rt_pressure){NAN, NAN, NAN, NAN, RT_NULL_U64, RT_NULL_U64};
+    g.pressure.memory = (rt_pressure){1, 0.5, 2.25, 1.125, 10, 5};
+    g.pressure.io = g.pressure.cpu;
+    rt_psi machine = {.cpu = {3, NAN, 4.5, NAN, 100, RT_NULL_U64}, .memory = {9, 9, 9, 9, 9, 9},
+                      .io = {0.5, 0.25, 0.75, 0.375, 7, 3}};
+    p.memory_peak_mib = g.memory_peak_mib;
+    p.cgroup = &g;
+    smp.pressure = &machine;
+    check_record(&smp);
+    rt_row_from_sample(&smp, row);
+    static const struct {
+        int col;
+        double v;
+    } want[] = {{RT_COL_PROC_MEMORY_PEAK_MIB, 123.45}, {RT_COL_CGROUP_OOM_KILLS, 2},
+                {RT_COL_CGROUP_MEMORY_LIMIT_MIB, 2048}, {RT_COL_CGROUP_CPU_QUOTA_CORES, 1.5},
+                {RT_COL_CGROUP_CPU_PERIODS, 123456789}, {RT_COL_CGROUP_CPU_THROTTLED_PERIODS, 16777217},
+                {RT_COL_CGROUP_CPU_THROTTLED_SECS, 3.000001}, {RT_COL_CGROUP_PIDS_PEAK, 17},
+                {RT_COL_PRESSURE_CPU_SOME_PCT, 4.5}, {RT_COL_PRESSURE_MEMORY_SOME_PCT, 2.25},
+                {RT_COL_PRESSURE_MEMORY_FULL_PCT, 1.125}, {RT_COL_PRESSURE_IO_SOME_PCT, 0.75},
+                {RT_COL_PRESSURE_IO_FULL_PCT, 0.375}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        assert_true(row[want[i].col] == want[i].v);
+    assert_true(isnan(row[RT_COL_CGROUP_MEMORY_HIGH_MIB]) && isnan(row[RT_COL_CGROUP_PIDS_LIMIT]));
+    /* through the store: the exact columns come back exact (the counters past 2^24, the
+     * throttled seconds), so the stored row still gives the sample's record */
+    rt_store *st = rt_store_new(10);
+    double back[RT_NCOLS];
+    assert_int_equal(rt_store_append(st, row), 0);
+    assert_int_equal(rt_store_row(st, 0, back), 0);
+    for (int c = RT_COL_PROC_MEMORY_PEAK_MIB; c < RT_NCOLS; c++)
+        assert_true(back[c] == row[c] || (isnan(back[c]) && isnan(row[c])));
+    rt_store_free(st);
 }
 
 /* A huge max_rows (no overflow in the block count: the store keeps everything, and reserves

@@ -1,7 +1,8 @@
 /* test_tracker.c - the embedded background tracker, run for real on this process: its CPU
  * total against the kernel's own (getrusage), children counted or not, the machine alone,
- * bad arguments, reading while it runs, a small store, the callback, fork while it runs, and
- * the summary, recommendation and report of the run. */
+ * bad arguments, reading while it runs, a small store, the callback, fork while it runs, the
+ * summary, recommendation and report of the run, and the machine's pressure and the process's
+ * cgroup in the 0.6 columns. */
 #include "unit.h"
 
 #include <math.h>
@@ -350,6 +351,102 @@ static void summary_recommend_report(void **state)
     rt_tracker_free(t);
 }
 
+/* ---- the 0.6 columns: the machine's pressure and the process's own cgroup ------------------ */
+
+/* Whether the machine reports pressure: /proc/pressure/cpu has a line (a kernel booted with
+ * psi=0 has the file, and reading it fails). */
+static bool machine_has_psi(void)
+{
+    FILE *f = fopen("/proc/pressure/cpu", "r");
+    char line[256];
+    bool ok = f && fgets(line, sizeof line, f) != NULL;
+    if (f)
+        fclose(f);
+    return ok;
+}
+
+/* Whether this process's memory is charged to a group of its own that has a peak: a v1 memory
+ * group other than the root, or (pure v2) a v2 group other than the root with memory.peak. */
+static bool own_memory_group(void)
+{
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    char line[4096];
+    bool yes = false;
+    while (f && !yes && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *ctl = strchr(line, ':'), *path = ctl ? strchr(ctl + 1, ':') : NULL;
+        if (!path)
+            continue;
+        *path++ = '\0';
+        ctl++;
+        if (strcmp(path, "/") == 0)
+            continue;
+        if (*ctl == '\0') { /* v2: only where it is mounted at /sys/fs/cgroup (not hybrid) */
+            char peak[4200];
+            snprintf(peak, sizeof peak, "/sys/fs/cgroup%s/memory.peak", path);
+            yes = access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0 && access(peak, R_OK) == 0;
+        } else {
+            for (char *c = strtok(ctl, ","); c && !yes; c = strtok(NULL, ","))
+                yes = strcmp(c, "memory") == 0;
+        }
+    }
+    if (f)
+        fclose(f);
+    return yes;
+}
+
+/* A tracker of this process (pid 0): the pressure columns hold the machine's pressure from the
+ * second sample on (the baseline is the first reading) and the summary has their statistics;
+ * in a memory group of its own, the group's peak charge is a column and in the summary. The
+ * columns give the same figures as the records. */
+static void cgroup_and_pressure_columns(void **state)
+{
+    (void)state;
+    rt_tracker_options o = opts_at(0.05);
+    rt_tracker *t;
+    assert_int_equal(rt_tracker_start(&o, &t), RT_OK);
+    burn(0.05);
+    assert_true(rt_tracker_wait(t, 3, 10.0) >= 3);
+    rt_tracker_stop(t);
+    uint64_t n = rt_tracker_count(t);
+    const rt_summary *s = rt_tracker_summary(t);
+    static const int pressure[] = {RT_COL_PRESSURE_CPU_SOME_PCT, RT_COL_PRESSURE_MEMORY_SOME_PCT,
+                                   RT_COL_PRESSURE_MEMORY_FULL_PCT, RT_COL_PRESSURE_IO_SOME_PCT,
+                                   RT_COL_PRESSURE_IO_FULL_PCT};
+    const rt_dist *dist[] = {&s->pressure_cpu_some_pct, &s->pressure_memory_some_pct, &s->pressure_memory_full_pct,
+                             &s->pressure_io_some_pct, &s->pressure_io_full_pct};
+    rt_record r;
+    assert_int_equal(rt_tracker_record(t, 1, &r, sizeof r), RT_OK);
+    const double from_record[] = {r.pressure_cpu_some_pct, r.pressure_memory_some_pct, r.pressure_memory_full_pct,
+                                  r.pressure_io_some_pct, r.pressure_io_full_pct};
+    if (machine_has_psi()) {
+        for (size_t k = 0; k < sizeof pressure / sizeof pressure[0]; k++) {
+            double v = NAN;
+            assert_int_equal(rt_tracker_column(t, pressure[k], 1, 1, &v), 1);
+            if (isnan(v) || v < 0 || v > 100 || v != from_record[k])
+                fail_msg("%s of the second sample: %g (record %g)", rt_column_name(pressure[k]), v, from_record[k]);
+            assert_true(dist[k]->mean >= 0 && dist[k]->peak >= dist[k]->mean && dist[k]->peak <= 100);
+        }
+        print_message("pressure: cpu some %.2f%% (peak %.2f%%), io some %.2f%% over %llu samples\n",
+                      s->pressure_cpu_some_pct.mean, s->pressure_cpu_some_pct.peak, s->pressure_io_some_pct.mean,
+                      (unsigned long long)n);
+    } else {
+        print_message("skipped the pressure part: this machine reports no pressure (/proc/pressure)\n");
+    }
+    if (own_memory_group()) {
+        double peak = NAN;
+        assert_int_equal(rt_tracker_column(t, RT_COL_PROC_MEMORY_PEAK_MIB, n - 1, 1, &peak), 1);
+        assert_true(peak > 0);
+        assert_true(s->process_memory_peak_mib >= peak);
+        assert_int_equal(rt_tracker_record(t, n - 1, &r, sizeof r), RT_OK);
+        assert_true(r.process_memory_peak_mib == peak);
+        print_message("the process's memory group: peak %.3f MiB\n", peak);
+    } else {
+        print_message("skipped the cgroup part: this process is in no memory group of its own\n");
+    }
+    rt_tracker_free(t);
+}
+
 /* ---- concurrency: free while another thread waits, stop from two threads and from the
  * callback, fork from a log callback during a sample ---------------------------------------- */
 
@@ -573,6 +670,7 @@ int main(void)
         cmocka_unit_test(callback_each_sample),
         cmocka_unit_test(fork_while_running),
         cmocka_unit_test(summary_recommend_report),
+        cmocka_unit_test(cgroup_and_pressure_columns),
         cmocka_unit_test(free_while_waiting_and_two_stops),
         cmocka_unit_test(fork_from_log_callback),
         cmocka_unit_test(root_only_against_kernel),

@@ -2,6 +2,7 @@
  * row of them, and a row turned back into the analysis record (the same figures that
  * rt_record_from_sample makes of the sample, so the tracker's statistics match the tool's). */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "store.h"
@@ -52,6 +53,43 @@ static const char *const col_names[RT_NCOLS] = {
     [RT_COL_PROC_GPU_USAGE] = "process_gpu_usage",
     [RT_COL_PROC_GPU_VRAM_MIB] = "process_gpu_vram_mib",
     [RT_COL_PROC_GPU_UTILIZED] = "process_gpu_utilized",
+    [RT_COL_PROC_MEMORY_PEAK_MIB] = "process_memory_peak_mib",
+    [RT_COL_CGROUP_OOM_KILLS] = "cgroup_oom_kills",
+    [RT_COL_CGROUP_MEMORY_LIMIT_MIB] = "cgroup_memory_limit_mib",
+    [RT_COL_CGROUP_MEMORY_HIGH_MIB] = "cgroup_memory_high_mib",
+    [RT_COL_CGROUP_CPU_QUOTA_CORES] = "cgroup_cpu_quota_cores",
+    [RT_COL_CGROUP_CPU_PERIODS] = "cgroup_cpu_periods",
+    [RT_COL_CGROUP_CPU_THROTTLED_PERIODS] = "cgroup_cpu_throttled_periods",
+    [RT_COL_CGROUP_CPU_THROTTLED_SECS] = "cgroup_cpu_throttled_secs",
+    [RT_COL_CGROUP_PIDS_PEAK] = "cgroup_pids_peak",
+    [RT_COL_CGROUP_PIDS_LIMIT] = "cgroup_pids_limit",
+    [RT_COL_PRESSURE_CPU_SOME_PCT] = "pressure_cpu_some_pct",
+    [RT_COL_PRESSURE_MEMORY_SOME_PCT] = "pressure_memory_some_pct",
+    [RT_COL_PRESSURE_MEMORY_FULL_PCT] = "pressure_memory_full_pct",
+    [RT_COL_PRESSURE_IO_SOME_PCT] = "pressure_io_some_pct",
+    [RT_COL_PRESSURE_IO_FULL_PCT] = "pressure_io_full_pct",
+};
+
+/* The 0.6 columns: each one figure of the record, the same in both directions. */
+static const struct {
+    int col;
+    size_t off; /* of the double in rt_record */
+} rec_cols[] = {
+    {RT_COL_PROC_MEMORY_PEAK_MIB, offsetof(rt_record, process_memory_peak_mib)},
+    {RT_COL_CGROUP_OOM_KILLS, offsetof(rt_record, cgroup_oom_kills)},
+    {RT_COL_CGROUP_MEMORY_LIMIT_MIB, offsetof(rt_record, cgroup_memory_limit_mib)},
+    {RT_COL_CGROUP_MEMORY_HIGH_MIB, offsetof(rt_record, cgroup_memory_high_mib)},
+    {RT_COL_CGROUP_CPU_QUOTA_CORES, offsetof(rt_record, cgroup_cpu_quota_cores)},
+    {RT_COL_CGROUP_CPU_PERIODS, offsetof(rt_record, cgroup_cpu_periods)},
+    {RT_COL_CGROUP_CPU_THROTTLED_PERIODS, offsetof(rt_record, cgroup_cpu_throttled_periods)},
+    {RT_COL_CGROUP_CPU_THROTTLED_SECS, offsetof(rt_record, cgroup_cpu_throttled_secs)},
+    {RT_COL_CGROUP_PIDS_PEAK, offsetof(rt_record, cgroup_pids_peak)},
+    {RT_COL_CGROUP_PIDS_LIMIT, offsetof(rt_record, cgroup_pids_limit)},
+    {RT_COL_PRESSURE_CPU_SOME_PCT, offsetof(rt_record, pressure_cpu_some_pct)},
+    {RT_COL_PRESSURE_MEMORY_SOME_PCT, offsetof(rt_record, pressure_memory_some_pct)},
+    {RT_COL_PRESSURE_MEMORY_FULL_PCT, offsetof(rt_record, pressure_memory_full_pct)},
+    {RT_COL_PRESSURE_IO_SOME_PCT, offsetof(rt_record, pressure_io_some_pct)},
+    {RT_COL_PRESSURE_IO_FULL_PCT, offsetof(rt_record, pressure_io_full_pct)},
 };
 
 int rt_column_count(void)
@@ -123,9 +161,12 @@ void rt_row_from_sample(const rt_sample *s, double row[RT_NCOLS])
     row[RT_COL_GPU_UTILIZED] = r.gpu_utilized;
     row[RT_COL_GPU_COUNT] = r.gpu_count;
     row[RT_COL_GPU_VRAM_TOTAL_MIB] = r.gpu_vram_total_mib;
+    /* the cgroup's figures and the pressure (the machine's also without a tree) */
+    for (size_t i = 0; i < sizeof rec_cols / sizeof rec_cols[0]; i++)
+        memcpy(&row[rec_cols[i].col], (const char *)&r + rec_cols[i].off, sizeof(double));
     const rt_process *p = s->process;
     if (!p)
-        return; /* the process columns stay NaN, as the record's */
+        return; /* the columns of the tree stay NaN, as the record's */
     row[RT_COL_PROC_PID] = r.process_pid;
     row[RT_COL_PROC_ALIVE] = p->alive ? 1.0 : 0.0;
     row[RT_COL_PROC_CHILDREN] = r.process_children;
@@ -180,12 +221,6 @@ void rt_row_to_record(const double row[RT_NCOLS], rt_record *r)
     r->process_gpu_usage = row[RT_COL_PROC_GPU_USAGE];
     r->process_gpu_vram_mib = row[RT_COL_PROC_GPU_VRAM_MIB];
     r->process_gpu_utilized = row[RT_COL_PROC_GPU_UTILIZED];
-    /* 0.6: the store keeps no cgroup or pressure columns yet: null, never a made-up 0 */
-    double *const none[] = {&r->process_memory_peak_mib, &r->cgroup_oom_kills, &r->cgroup_memory_limit_mib,
-        &r->cgroup_memory_high_mib, &r->cgroup_cpu_quota_cores, &r->cgroup_cpu_periods,
-        &r->cgroup_cpu_throttled_periods, &r->cgroup_cpu_throttled_secs, &r->cgroup_pids_peak,
-        &r->cgroup_pids_limit, &r->pressure_cpu_some_pct, &r->pressure_memory_some_pct,
-        &r->pressure_memory_full_pct, &r->pressure_io_some_pct, &r->pressure_io_full_pct};
-    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
-        *none[i] = NAN;
+    for (size_t i = 0; i < sizeof rec_cols / sizeof rec_cols[0]; i++)
+        memcpy((char *)r + rec_cols[i].off, &row[rec_cols[i].col], sizeof(double));
 }

@@ -1,6 +1,7 @@
 /* store.c - the embedded tracker's sample store: rows of RT_NCOLS figures kept column by
  * column in blocks, each figure as a float where that is enough (ratios, counts, seconds in
- * the interval) and as a double where exactness matters (time, bytes, MiB, pid, totals). */
+ * the interval, pressure percents) and as a double where exactness matters (time, bytes, MiB,
+ * pid, totals, the cgroup's counters). */
 #include <float.h>
 #include <math.h>
 #include <stdbool.h>
@@ -46,7 +47,20 @@ static const unsigned char col_kind[RT_NCOLS] = {
     [RT_COL_PROC_READ_BYTES] = COL_X,
     [RT_COL_PROC_WRITE_BYTES] = COL_X,
     [RT_COL_PROC_GPU_VRAM_MIB] = COL_X,
+    /* 0.6: MiB, counters and totals exact (periods pass 2^24 after ~19 days at 100 ms: that
+     * block's column widens); the quota (cores) and the pressure percents floats */
+    [RT_COL_PROC_MEMORY_PEAK_MIB] = COL_X,
+    [RT_COL_CGROUP_OOM_KILLS] = COL_X,
+    [RT_COL_CGROUP_MEMORY_LIMIT_MIB] = COL_X,
+    [RT_COL_CGROUP_MEMORY_HIGH_MIB] = COL_X,
+    [RT_COL_CGROUP_CPU_PERIODS] = COL_X,
+    [RT_COL_CGROUP_CPU_THROTTLED_PERIODS] = COL_X,
+    [RT_COL_CGROUP_CPU_THROTTLED_SECS] = COL_X,
+    [RT_COL_CGROUP_PIDS_PEAK] = COL_X,
+    [RT_COL_CGROUP_PIDS_LIMIT] = COL_X,
 };
+/* the masks of wide columns are 64 bits */
+_Static_assert(RT_NCOLS <= 64, "a store's column masks hold 64 columns");
 
 /* A block is one allocation with room for every column as doubles (large enough that malloc
  * maps fresh pages for it): a float column fills the first half of its room, and the pages of

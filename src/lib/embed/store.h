@@ -12,7 +12,7 @@
 
 #include "resource_tracker.h"
 
-#define RT_NCOLS 45          /* RT_COL_PROC_GPU_UTILIZED + 1 */
+#define RT_NCOLS 60          /* RT_COL_PRESSURE_IO_FULL_PCT + 1 */
 #define RT_STORE_BLOCK 4096u /* rows per block */
 
 typedef struct rt_store rt_store;
@@ -41,7 +41,8 @@ void rt_store_free(rt_store *s);
 
 /* ---- columns.c ---------------------------------------------------------------------------- */
 
-/* One sample as a row (nulls as NaN; the process columns NaN without a tracked tree). */
+/* One sample as a row (nulls as NaN; the tree's and its cgroup's columns NaN without a tracked
+ * tree, the pressure columns then the machine's). */
 void rt_row_from_sample(const rt_sample *s, double row[RT_NCOLS]);
 /* A row as the analysis record (as rt_record_from_sample would make of the sample). */
 void rt_row_to_record(const double row[RT_NCOLS], rt_record *r);
