@@ -439,7 +439,7 @@ static void no_pressure_files(void **unused)
     char buf[1 << 14];
     rt_format_sample(RT_FORMAT_JSON, smp, NULL, buf, sizeof buf);
     assert_non_null(strstr(buf, "\"pressure\":{\"cpu\":null,\"memory\":{\"some_avg10\":1.5,"));
-    assert_non_null(strstr(buf, "}}},\"pressure\":null}\n"));
+    assert_non_null(strstr(buf, "}}},\"pressure\":null,\"cgroup\":null}\n"));
     rt_sampler_free(s);
 }
 
