@@ -163,7 +163,8 @@ static void json_cgroup_and_pressure(void **state)
     s.pressure = NULL;
     rt_format_sample(RT_FORMAT_JSON, &s, NULL, buf, sizeof buf);
     assert_non_null(
-        strstr(buf, "\"gpu_count_used\":null,\"memory_peak_mib\":null,\"cgroup\":null},\"pressure\":null,\"cgroup\":null}\n"));
+        strstr(buf, "\"gpu_count_used\":null,\"memory_peak_mib\":null,\"cgroup\":null},\"pressure\":null,"
+                    "\"cgroup\":null}\n"));
     /* the whole machine: the tracker's own group as the top-level "cgroup", after "pressure" */
     s.process = NULL;
     g.own = g.exclusive = 0;
@@ -171,8 +172,8 @@ static void json_cgroup_and_pressure(void **state)
     g.version = "v2";
     s.cgroup = &g;
     rt_format_sample(RT_FORMAT_JSON, &s, NULL, buf, sizeof buf);
-    assert_non_null(strstr(buf, "\"process\":null,\"pressure\":null,\"cgroup\":{\"path\":\"/docker/abc\",\"version\":\"v2\","
-                                "\"own\":false,\"exclusive\":false,\"cpu_secs_total\":12.346,"));
+    assert_non_null(strstr(buf, "\"process\":null,\"pressure\":null,\"cgroup\":{\"path\":\"/docker/abc\","
+                                "\"version\":\"v2\",\"own\":false,\"exclusive\":false,\"cpu_secs_total\":12.346,"));
     assert_non_null(strstr(buf, "\"oom_kills\":1,\"memory_max_events\":3,\"pressure\":{\"cpu\":{\"some_avg10\":1.5,"));
     assert_non_null(strstr(buf, "\"full_total_usec\":null}}}}\n"));
     /* CSV is unchanged: 32 columns */
