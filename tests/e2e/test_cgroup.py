@@ -151,6 +151,22 @@ def make_v1(ctrl, tag, settings=()):
     return d
 
 
+def stop_after_two(t, out):
+    """Stops the tracker t (a Popen with stderr piped) with SIGTERM once its output file out has
+    two samples (or after 10 s), and asserts it exited 0."""
+    try:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and (not out.exists() or out.read_text().count("\n") < 2):
+            time.sleep(0.02)
+        t.terminate()
+        _, err = t.communicate(timeout=10)
+        assert t.returncode == 0, err
+    finally:
+        if t.poll() is None:
+            t.kill()
+            t.wait()
+
+
 def run_tracker(args, timeout=30, **kw):
     return subprocess.run([TRACKER] + args, capture_output=True, text=True, timeout=timeout,
                           env=tracker_env(), **kw)
@@ -473,14 +489,8 @@ def test_pid_mode_reads_the_process_own_group(tmp_path):
         while time.monotonic() < deadline and groups_of(p.pid).get("memory", "").find("rt-test-pid") < 0:
             time.sleep(0.02)
         out = tmp_path / "pid.jsonl"
-        t = subprocess.Popen([TRACKER, "-i", "0.2", "-p", str(p.pid), "-o", str(out)], env=tracker_env(),
-                             stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and (not out.exists() or out.read_text().count("\n") < 2):
-            time.sleep(0.02)
-        t.terminate()
-        _, err = t.communicate(timeout=10)
-        assert t.returncode == 0, err
+        stop_after_two(subprocess.Popen([TRACKER, "-i", "0.2", "-p", str(p.pid), "-o", str(out)],
+                                        env=tracker_env(), stderr=subprocess.PIPE, text=True), out)
         cg = samples_of(out)[-1]["process"]["cgroup"]
         assert cg is not None
         assert samples_of(out)[-1]["cgroup"] is None  # with a tree, its group is process.cgroup
@@ -506,20 +516,10 @@ def test_pid_mode_reads_the_process_own_group(tmp_path):
 def machine_run(limited, out, *flags):
     """The tracker of the whole machine started inside the group limited, stopped with SIGTERM
     after its second sample; returns its samples."""
-    t = subprocess.Popen(["sh", "-c", f"echo $$ > {limited}/cgroup.procs && exec {TRACKER} -i 0.2 -o - "
-                          + " ".join(flags)], stdout=open(out, "w"), stderr=subprocess.PIPE, text=True,
-                         env=tracker_env())
-    try:
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and (not out.exists() or out.read_text().count("\n") < 2):
-            time.sleep(0.02)
-        t.terminate()
-        _, err = t.communicate(timeout=10)
-        assert t.returncode == 0, err
-    finally:
-        if t.poll() is None:
-            t.kill()
-            t.wait()
+    with open(out, "w") as f:
+        stop_after_two(subprocess.Popen(["sh", "-c", f"echo $$ > {limited}/cgroup.procs && exec {TRACKER} "
+                                         "-i 0.2 -o - " + " ".join(flags)], stdout=f, stderr=subprocess.PIPE,
+                                        text=True, env=tracker_env()), out)
     s = samples_of(out)
     assert len(s) >= 2
     return s

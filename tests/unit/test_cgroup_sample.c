@@ -221,6 +221,31 @@ static const rt_sample *next(rt_sampler *s, double *mono)
 
 #define NEAR(a, b) assert_true(fabs((a) - (b)) < 1e-6)
 
+/* The counters of one second in which the machine had 3 of 4 cores busy and the group used
+ * 2 s of CPU (1.5 user), was throttled in 4 of 10 periods and stalled a quarter of it. */
+static void one_busy_second(void)
+{
+    unsigned long t = (unsigned long)tck;
+    st.m_busy += 3 * t;
+    st.m_idle += t;
+    st.usage_us += 2000000;
+    st.user_us += 1500000;
+    st.sys_us += 500000;
+    st.periods += 10;
+    st.throttled += 4;
+    st.throttled_ns += 200000000;
+    st.gsome_us += 250000;
+    st.msome_us += 500000;
+}
+
+/* The JSON line of smp in buf (of 16 KiB), asserted to fit. */
+static const char *json_of(const rt_sample *smp, char *buf)
+{
+    size_t n = rt_format_sample(RT_FORMAT_JSON, smp, NULL, buf, 1 << 14);
+    assert_true(n < 1 << 14);
+    return buf;
+}
+
 static void moved_counters(void **unused)
 {
     (void)unused;
@@ -232,18 +257,9 @@ static void moved_counters(void **unused)
     unsigned long t = (unsigned long)tck;
 
     /* 1 s: the machine 3 of 4 cores busy; the group 2 s of CPU (1.5 user), the walk 0.3 s */
-    st.m_busy += 3 * t;
-    st.m_idle += t;
+    one_busy_second();
     st.ut101 += 3 * t / 10;
-    st.usage_us += 2000000;
-    st.user_us += 1500000;
-    st.sys_us += 500000;
-    st.periods += 10;
-    st.throttled += 4;
-    st.throttled_ns += 200000000;
-    st.gsome_us += 250000;
     st.gfull_us += 100000;
-    st.msome_us += 500000;
     st.rbytes += 1 << 20;
     st.wr101 += 4096; /* a buffered write: blkio (v1) never sees it */
     st.mem_peak = 768ull << 20;
@@ -325,8 +341,7 @@ static void moved_counters(void **unused)
 
     /* the JSON names of the cgroup work */
     char buf[1 << 14];
-    size_t n = rt_format_sample(RT_FORMAT_JSON, smp, NULL, buf, sizeof buf);
-    assert_true(n < sizeof buf);
+    json_of(smp, buf);
     assert_non_null(strstr(buf, ",\"memory_peak_mib\":768,\"cgroup\":{\"path\":\"/job\",\"version\":\"hybrid\","
                                 "\"own\":false,\"exclusive\":true,\"cpu_secs_total\":4,"));
     assert_non_null(strstr(buf, "\"cpu_quota_cores\":1.5,\"cpu_period_secs\":0.1,\"memory_limit_mib\":2048,"
@@ -456,24 +471,6 @@ static void no_pressure_files(void **unused)
 
 /* ---- the whole machine: the group the tracker itself runs in ----------------------------- */
 
-/* The counters of one second in which the machine had 3 of 4 cores busy and the group used
- * 2 s of CPU (1.5 user), was throttled in 4 of 10 periods and stalled a quarter of it. */
-static void one_busy_second(void)
-{
-    unsigned long t = (unsigned long)tck;
-    st.m_busy += 3 * t;
-    st.m_idle += t;
-    st.usage_us += 2000000;
-    st.user_us += 1500000;
-    st.sys_us += 500000;
-    st.periods += 10;
-    st.throttled += 4;
-    st.throttled_ns += 200000000;
-    st.gsome_us += 250000;
-    st.msome_us += 500000;
-    st.oom_kills += 1;
-}
-
 /* No tree tracked, the tracker in the fixture's group "/job": the sample's own cgroup with the
  * group's limits, counters since tracking began and pressure; never own nor exclusive (the
  * group's other processes are the tracker's neighbours); the record and the JSON have it. */
@@ -489,6 +486,7 @@ static void machine_mode_reads_own_group(void **unused)
     assert_null(smp->process);
     assert_non_null(smp->cgroup);
     one_busy_second();
+    st.oom_kills += 1;
     smp = next(s, &mono);
     const rt_cgroup *g = smp->cgroup;
     assert_non_null(g);
@@ -519,8 +517,7 @@ static void machine_mode_reads_own_group(void **unused)
     assert_true(isnan(r.process_memory_peak_mib)); /* no tree */
     NEAR(r.pressure_cpu_some_pct, 50.0);           /* the machine's: the whole machine is tracked */
     char buf[1 << 14];
-    size_t n = rt_format_sample(RT_FORMAT_JSON, smp, NULL, buf, sizeof buf);
-    assert_true(n < sizeof buf);
+    json_of(smp, buf);
     assert_non_null(strstr(buf, "\"process\":null,\"pressure\":{\"cpu\":{"));
     assert_non_null(strstr(buf, "}},\"cgroup\":{\"path\":\"/job\",\"version\":\"hybrid\",\"own\":false,"
                                 "\"exclusive\":false,\"cpu_secs_total\":2,"));
@@ -554,16 +551,14 @@ static void machine_mode_without_own_group(void **unused)
     smp = next(s, &mono);
     assert_null(smp->cgroup);
     char buf[1 << 14];
-    rt_format_sample(RT_FORMAT_JSON, smp, NULL, buf, sizeof buf);
-    assert_non_null(strstr(buf, ",\"cgroup\":null}\n"));
+    assert_non_null(strstr(json_of(smp, buf), ",\"cgroup\":null}\n"));
     rt_sampler_free(s);
     /* pid mode: the tree's group, none at the top */
     s = replay_sampler(sys, 100, 0);
     smp = next(s, &mono);
     assert_null(smp->cgroup);
     assert_non_null(smp->process->cgroup);
-    rt_format_sample(RT_FORMAT_JSON, smp, NULL, buf, sizeof buf);
-    assert_non_null(strstr(buf, ",\"cgroup\":null}\n"));
+    assert_non_null(strstr(json_of(smp, buf), ",\"cgroup\":null}\n"));
     rt_sampler_free(s);
     /* wrapper mode (the caller's children; no job group made): none at the top either */
     rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
