@@ -248,6 +248,11 @@ typedef struct rt_sample {
     const rt_process *process; /* NULL without a tracked process */
     /* added in 0.6 */
     const rt_psi *pressure; /* the machine's pressure (/proc/pressure); NULL without PSI */
+    const rt_cgroup *cgroup; /* without a tracked tree: the group the tracker itself runs in (a
+                              * container, a SLURM step), own 0, exclusive 0: its limits,
+                              * pressure and counters; NULL when it is the root group in every
+                              * hierarchy or cgroup reading is off. With a tree: NULL (see
+                              * process->cgroup) */
 } rt_sample;
 
 /* ------------------------------------------------------------------------------------------

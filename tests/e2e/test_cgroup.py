@@ -1,7 +1,8 @@
 """The job in its own cgroup (issue 12), with the kernel as the judge: the group's own counters
 against the tracker's totals, the left-behind line and --wait-all, an OOM kill and a CPU quota
 in test-made v1 groups, pressure, the group's path and removal, stale groups of a killed
-tracker, --cgroup off, and --pid reading the group a process already lives in.
+tracker, --cgroup off, --pid reading the group a process already lives in, and the whole
+machine reading the group the tracker itself runs in.
 
 Every group a test makes is removed in a finally block. Tests skip (with the reason) where no
 cgroup can be made: not root, a read-only /sys/fs/cgroup, a layout without the hierarchy."""
@@ -148,6 +149,22 @@ def make_v1(ctrl, tag, settings=()):
         with open(os.path.join(d, name), "w") as f:
             f.write(str(value))
     return d
+
+
+def stop_after_two(t, out):
+    """Stops the tracker t (a Popen with stderr piped) with SIGTERM once its output file out has
+    two samples (or after 10 s), and asserts it exited 0."""
+    try:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and (not out.exists() or out.read_text().count("\n") < 2):
+            time.sleep(0.02)
+        t.terminate()
+        _, err = t.communicate(timeout=10)
+        assert t.returncode == 0, err
+    finally:
+        if t.poll() is None:
+            t.kill()
+            t.wait()
 
 
 def run_tracker(args, timeout=30, **kw):
@@ -389,6 +406,7 @@ def test_pressure_path_and_removal(tmp_path):
             assert last["pressure"][r]["some_total_usec"] is not None
     cg = last["process"]["cgroup"]
     assert cg is not None and cg["own"] is True
+    assert last["cgroup"] is None  # wrapper mode: the job's group is process.cgroup, none at the top
     name = os.path.basename(cg["path"])
     assert name.startswith("resource-tracker-"), cg["path"]
     if LAYOUT["unified"] and can_make("unified"):
@@ -471,16 +489,11 @@ def test_pid_mode_reads_the_process_own_group(tmp_path):
         while time.monotonic() < deadline and groups_of(p.pid).get("memory", "").find("rt-test-pid") < 0:
             time.sleep(0.02)
         out = tmp_path / "pid.jsonl"
-        t = subprocess.Popen([TRACKER, "-i", "0.2", "-p", str(p.pid), "-o", str(out)], env=tracker_env(),
-                             stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and (not out.exists() or out.read_text().count("\n") < 2):
-            time.sleep(0.02)
-        t.terminate()
-        _, err = t.communicate(timeout=10)
-        assert t.returncode == 0, err
+        stop_after_two(subprocess.Popen([TRACKER, "-i", "0.2", "-p", str(p.pid), "-o", str(out)],
+                                        env=tracker_env(), stderr=subprocess.PIPE, text=True), out)
         cg = samples_of(out)[-1]["process"]["cgroup"]
         assert cg is not None
+        assert samples_of(out)[-1]["cgroup"] is None  # with a tree, its group is process.cgroup
         assert cg["own"] is False, cg
         assert cg["memory_limit_mib"] == 96, cg
         # the v2 path when it has one, else the memory controller's
@@ -495,3 +508,48 @@ def test_pid_mode_reads_the_process_own_group(tmp_path):
             if d:
                 kill_group_procs(d)
                 rmdir_tree(d)
+
+
+# ---------------------------------------------------------------------------------------------
+# j. The whole machine: the group the tracker itself runs in (a container, a SLURM step).
+
+def machine_run(limited, out, *flags):
+    """The tracker of the whole machine started inside the group limited, stopped with SIGTERM
+    after its second sample; returns its samples."""
+    with open(out, "w") as f:
+        stop_after_two(subprocess.Popen(["sh", "-c", f"echo $$ > {limited}/cgroup.procs && exec {TRACKER} "
+                                         "-i 0.2 -o - " + " ".join(flags)], stdout=f, stderr=subprocess.PIPE,
+                                        text=True, env=tracker_env()), out)
+    s = samples_of(out)
+    assert len(s) >= 2
+    return s
+
+
+def test_whole_machine_reads_the_tracker_own_group(tmp_path):
+    need("memory")
+    limited = None
+    try:
+        limited = make_v1("memory", "machine", [("memory.limit_in_bytes", 160 << 20)])
+        out = tmp_path / "machine.jsonl"
+        for x in machine_run(limited, out):
+            assert x["process"] is None
+            cg = x["cgroup"]
+            assert cg is not None, x
+            assert cg["own"] is False and cg["exclusive"] is False, cg
+            assert cg["memory_limit_mib"] == 160, cg
+            assert cg["path"].endswith(f"rt-test-machine-{os.getpid()}"), cg["path"]
+            assert cg["version"] in ("v1", "hybrid"), cg  # a v1 memory group at least
+            assert cg["memory_mib"] is not None and 0 < cg["memory_mib"] <= 160, cg
+            assert cg["oom_kills"] == 0, cg
+        r = run_tracker(["summary", str(out)])
+        assert r.returncode == 0, r.stderr
+        assert any("emory limit" in l and "160.0 MiB" in l for l in r.stdout.splitlines()), r.stdout
+        j = json.loads(run_tracker(["summary", "--json", str(out)]).stdout)
+        assert j["cgroup"]["memory_limit_mib"] == 160 and j["cgroup"]["oom_kills"] == 0, j["cgroup"]
+        # --cgroup off: nothing read, the member null
+        for x in machine_run(limited, tmp_path / "off.jsonl", "--cgroup", "off"):
+            assert x["cgroup"] is None
+    finally:
+        if limited:
+            kill_group_procs(limited)
+            rmdir_tree(limited)

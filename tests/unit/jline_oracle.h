@@ -121,22 +121,22 @@ static inline bool oracle_psi(json_t *o, rt_jl_psi *psi)
     return true;
 }
 
-/* The process's "memory_peak_mib" and "cgroup" (0.6). */
-static inline bool oracle_cgroup(json_t *proc, rt_jline *jl)
+/* The "cgroup" member of o (0.6): the process's, or the top-level one. */
+static inline bool oracle_cgroup(json_t *o, rt_jl_cgroup *cg)
 {
     static const char *const k[] = {"oom_kills", "memory_limit_mib", "memory_high_mib", "cpu_quota_cores",
                                     "cpu_periods", "cpu_throttled_periods", "cpu_throttled_secs", "pids_peak",
                                     "pids_limit"};
-    double *const d[] = {&jl->cg_oom_kills, &jl->cg_mem_limit, &jl->cg_mem_high, &jl->cg_quota, &jl->cg_periods,
-                         &jl->cg_throttled_periods, &jl->cg_throttled_secs, &jl->cg_pids_peak, &jl->cg_pids_limit};
+    double *const d[] = {&cg->oom_kills, &cg->mem_limit, &cg->mem_high, &cg->quota, &cg->periods,
+                         &cg->throttled_periods, &cg->throttled_secs, &cg->pids_peak, &cg->pids_limit};
     json_t *c;
-    if (!oracle_num(json_object_get(proc, "memory_peak_mib"), &jl->p_mem_peak) || !oracle_object(proc, "cgroup", &c))
+    if (!oracle_object(o, "cgroup", &c))
         return false;
-    rt_jline_cgroup_reset(jl, c != NULL);
+    rt_jline_cgroup_reset(cg, c != NULL);
     for (size_t n = 0; c && n < sizeof k / sizeof k[0]; n++)
         if (!oracle_num(json_object_get(c, k[n]), d[n]))
             return false;
-    return !c || oracle_psi(c, &jl->cg_psi);
+    return !c || oracle_psi(c, &cg->psi);
 }
 
 static inline bool oracle_walk(json_t *root, rt_jline *jl)
@@ -187,10 +187,10 @@ static inline bool oracle_walk(json_t *root, rt_jline *jl)
         for (size_t n = 0; n < sizeof k / sizeof k[0]; n++)
             if (!oracle_num(json_object_get(o, k[n]), d[n]))
                 return false;
-        if (!oracle_cgroup(o, jl))
+        if (!oracle_num(json_object_get(o, "memory_peak_mib"), &jl->p_mem_peak) || !oracle_cgroup(o, &jl->cg))
             return false;
     }
-    return oracle_psi(root, &jl->psi) && !isnan(jl->timestamp);
+    return oracle_psi(root, &jl->psi) && oracle_cgroup(root, &jl->self_cg) && !isnan(jl->timestamp);
 }
 
 /* Fills *jl from line[0..len) through jansson. Returns 0 when it is a record, 1 when jansson
@@ -227,6 +227,19 @@ static inline bool same_list(const rt_jl_list *a, const rt_jl_list *b)
     return true;
 }
 
+/* NULL when two "cgroup" members hold the same figures, else the name of the first that differs. */
+static inline const char *same_cgroup(const rt_jl_cgroup *a, const rt_jl_cgroup *b)
+{
+#define SAME(f) if (!same_num(a->f, b->f)) return "cg." #f
+    SAME(oom_kills); SAME(mem_limit); SAME(mem_high); SAME(quota); SAME(periods); SAME(throttled_periods);
+    SAME(throttled_secs); SAME(pids_peak); SAME(pids_limit);
+    for (size_t i = 0; i < 3; i++)
+        for (size_t n = 0; n < 3; n++)
+            SAME(psi.pct[i][n]);
+#undef SAME
+    return a->present != b->present ? "cg.present" : NULL;
+}
+
 /* Returns NULL when a and b hold the same figures, else the name of the first that differs. */
 static inline const char *jline_diff(const rt_jline *a, const rt_jline *b)
 {
@@ -236,22 +249,22 @@ static inline const char *jline_diff(const rt_jline *a, const rt_jline *b)
     SAME(gpu_vram_mib); SAME(gpu_vram_total_mib); SAME(p_pid); SAME(p_children); SAME(p_cores); SAME(p_utime);
     SAME(p_stime); SAME(p_cpu_total); SAME(p_pss); SAME(p_rss); SAME(p_rss_peak); SAME(p_read_total);
     SAME(p_write_total); SAME(p_gpu_util); SAME(p_gpu_vram_bytes); SAME(p_gpu_count);
-    SAME(p_mem_peak); SAME(cg_oom_kills); SAME(cg_mem_limit); SAME(cg_mem_high); SAME(cg_quota); SAME(cg_periods);
-    SAME(cg_throttled_periods); SAME(cg_throttled_secs); SAME(cg_pids_peak); SAME(cg_pids_limit);
+    SAME(p_mem_peak);
     for (size_t i = 0; i < 3; i++)
-        for (size_t n = 0; n < 3; n++) {
+        for (size_t n = 0; n < 3; n++)
             SAME(psi.pct[i][n]);
-            SAME(cg_psi.pct[i][n]);
-        }
 #undef SAME
+    const char *cg = same_cgroup(&a->cg, &b->cg);
+    if (cg)
+        return cg;
+    if (same_cgroup(&a->self_cg, &b->self_cg))
+        return "self_cg (the top-level cgroup)";
     if (a->has_job != b->has_job || strcmp(a->job, b->job) != 0)
         return "job";
     if (a->gpu_present != b->gpu_present || a->gpu_known != b->gpu_known)
         return "gpu_present";
     if (a->has_process != b->has_process)
         return "has_process";
-    if (a->has_cgroup != b->has_cgroup)
-        return "has_cgroup";
     if (!same_list(&a->disk, &b->disk))
         return "disk";
     if (!same_list(&a->net, &b->net))

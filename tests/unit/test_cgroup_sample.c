@@ -1,7 +1,8 @@
 /* test_cgroup_sample.c - the sampler's cgroup and pressure parts (sample/cgroup.c, pressure.c)
  * and the authority rule of the tree part: a hybrid layout written into a temp copy of the
  * proctree fixture and replayed with moved counters (deltas, percentages, the exclusive rule,
- * no group for a process in the root group), and live on this machine: a job's own group
+ * no group for a process in the root group; without a tree, the group the tracker itself runs
+ * in), and live on this machine: a job's own group
  * counts the CPU of children nobody reaped, which the walk alone cannot see. */
 #include "unit.h"
 
@@ -171,6 +172,16 @@ static void write_layout2(const char *path, const char *mem_path)
     unit_put(proc, "100/cgroup", t);
 }
 
+/* The tracker itself ("self" of the replayed proc root) in group path in every hierarchy of
+ * the hybrid layout but memory, where it is in mem_path. */
+static void write_self(const char *path, const char *mem_path)
+{
+    char t[512];
+    snprintf(t, sizeof t, "9:name=systemd:/\n8:pids:%s\n7:blkio:%s\n4:memory:%s\n2:cpuacct:%s\n1:cpu:%s\n0::%s\n", path,
+             path, mem_path, path, path, path);
+    unit_put(proc, "self/cgroup", t);
+}
+
 /* The hybrid layout's mounts, and process 100 in group path everywhere. */
 static void write_layout(const char *path)
 {
@@ -210,6 +221,31 @@ static const rt_sample *next(rt_sampler *s, double *mono)
 
 #define NEAR(a, b) assert_true(fabs((a) - (b)) < 1e-6)
 
+/* The counters of one second in which the machine had 3 of 4 cores busy and the group used
+ * 2 s of CPU (1.5 user), was throttled in 4 of 10 periods and stalled a quarter of it. */
+static void one_busy_second(void)
+{
+    unsigned long t = (unsigned long)tck;
+    st.m_busy += 3 * t;
+    st.m_idle += t;
+    st.usage_us += 2000000;
+    st.user_us += 1500000;
+    st.sys_us += 500000;
+    st.periods += 10;
+    st.throttled += 4;
+    st.throttled_ns += 200000000;
+    st.gsome_us += 250000;
+    st.msome_us += 500000;
+}
+
+/* The JSON line of smp in buf (of 16 KiB), asserted to fit. */
+static const char *json_of(const rt_sample *smp, char *buf)
+{
+    size_t n = rt_format_sample(RT_FORMAT_JSON, smp, NULL, buf, 1 << 14);
+    assert_true(n < 1 << 14);
+    return buf;
+}
+
 static void moved_counters(void **unused)
 {
     (void)unused;
@@ -221,18 +257,9 @@ static void moved_counters(void **unused)
     unsigned long t = (unsigned long)tck;
 
     /* 1 s: the machine 3 of 4 cores busy; the group 2 s of CPU (1.5 user), the walk 0.3 s */
-    st.m_busy += 3 * t;
-    st.m_idle += t;
+    one_busy_second();
     st.ut101 += 3 * t / 10;
-    st.usage_us += 2000000;
-    st.user_us += 1500000;
-    st.sys_us += 500000;
-    st.periods += 10;
-    st.throttled += 4;
-    st.throttled_ns += 200000000;
-    st.gsome_us += 250000;
     st.gfull_us += 100000;
-    st.msome_us += 500000;
     st.rbytes += 1 << 20;
     st.wr101 += 4096; /* a buffered write: blkio (v1) never sees it */
     st.mem_peak = 768ull << 20;
@@ -314,8 +341,7 @@ static void moved_counters(void **unused)
 
     /* the JSON names of the cgroup work */
     char buf[1 << 14];
-    size_t n = rt_format_sample(RT_FORMAT_JSON, smp, NULL, buf, sizeof buf);
-    assert_true(n < sizeof buf);
+    json_of(smp, buf);
     assert_non_null(strstr(buf, ",\"memory_peak_mib\":768,\"cgroup\":{\"path\":\"/job\",\"version\":\"hybrid\","
                                 "\"own\":false,\"exclusive\":true,\"cpu_secs_total\":4,"));
     assert_non_null(strstr(buf, "\"cpu_quota_cores\":1.5,\"cpu_period_secs\":0.1,\"memory_limit_mib\":2048,"
@@ -439,7 +465,112 @@ static void no_pressure_files(void **unused)
     char buf[1 << 14];
     rt_format_sample(RT_FORMAT_JSON, smp, NULL, buf, sizeof buf);
     assert_non_null(strstr(buf, "\"pressure\":{\"cpu\":null,\"memory\":{\"some_avg10\":1.5,"));
-    assert_non_null(strstr(buf, "}}},\"pressure\":null}\n"));
+    assert_non_null(strstr(buf, "}}},\"pressure\":null,\"cgroup\":null}\n"));
+    rt_sampler_free(s);
+}
+
+/* ---- the whole machine: the group the tracker itself runs in ----------------------------- */
+
+/* No tree tracked, the tracker in the fixture's group "/job": the sample's own cgroup with the
+ * group's limits, counters since tracking began and pressure; never own nor exclusive (the
+ * group's other processes are the tracker's neighbours); the record and the JSON have it. */
+static void machine_mode_reads_own_group(void **unused)
+{
+    (void)unused;
+    write_layout("/job");
+    write_self("/job", "/job");
+    write_all();
+    rt_sampler *s = replay_sampler(sys, 0, 0);
+    double mono = 1e9;
+    const rt_sample *smp = next(s, &mono);
+    assert_null(smp->process);
+    assert_non_null(smp->cgroup);
+    one_busy_second();
+    st.oom_kills += 1;
+    smp = next(s, &mono);
+    const rt_cgroup *g = smp->cgroup;
+    assert_non_null(g);
+    assert_null(smp->process);
+    assert_string_equal(g->path, "/job");
+    assert_string_equal(g->version, "hybrid");
+    assert_false(g->own);
+    assert_false(g->exclusive);
+    NEAR(g->cpu_secs_total, 2.0); /* the 10 s before tracking began are not counted */
+    NEAR(g->cpu_quota_cores, 1.5);
+    NEAR(g->memory_limit_mib, 2048.0);
+    NEAR(g->memory_peak_mib, 512.0);
+    assert_true(g->pids_limit == RT_NULL_I64);
+    assert_int_equal(g->pids, 3);
+    assert_int_equal(g->cpu_throttled_periods, 4);
+    NEAR(g->cpu_throttled_pct, 40.0);
+    assert_int_equal(g->oom_kills, 1);
+    NEAR(g->pressure.cpu.some_pct, 25.0);
+    NEAR(smp->pressure->cpu.some_pct, 50.0);
+    rt_record r;
+    rt_record_from_sample(smp, &r);
+    NEAR(r.cgroup_memory_limit_mib, 2048.0);
+    NEAR(r.cgroup_cpu_quota_cores, 1.5);
+    NEAR(r.cgroup_oom_kills, 1.0);
+    NEAR(r.cgroup_cpu_throttled_periods, 4.0);
+    NEAR(r.cgroup_cpu_throttled_secs, 0.2);
+    assert_true(isnan(r.cgroup_pids_limit));
+    assert_true(isnan(r.process_memory_peak_mib)); /* no tree */
+    NEAR(r.pressure_cpu_some_pct, 50.0);           /* the machine's: the whole machine is tracked */
+    char buf[1 << 14];
+    json_of(smp, buf);
+    assert_non_null(strstr(buf, "\"process\":null,\"pressure\":{\"cpu\":{"));
+    assert_non_null(strstr(buf, "}},\"cgroup\":{\"path\":\"/job\",\"version\":\"hybrid\",\"own\":false,"
+                                "\"exclusive\":false,\"cpu_secs_total\":2,"));
+    assert_non_null(strstr(buf, "\"memory_limit_mib\":2048,"));
+    rt_sampler_free(s);
+}
+
+/* The tracker in the root group everywhere (the whole machine's counters, no limits), reading
+ * turned off, or a tree tracked (its group is process->cgroup): no top-level group. */
+static void machine_mode_without_own_group(void **unused)
+{
+    (void)unused;
+    write_layout("/job");
+    write_self("/", "/");
+    write_all();
+    double mono = 1e9;
+    rt_sampler *s = replay_sampler(sys, 0, 0);
+    assert_null(next(s, &mono)->cgroup);
+    rt_sampler_free(s);
+    /* in a v1 memory group alone (as this shell on a hybrid machine): that group, as v1 */
+    write_self("/", "/job");
+    s = replay_sampler(sys, 0, 0);
+    const rt_sample *smp = next(s, &mono);
+    assert_non_null(smp->cgroup);
+    assert_string_equal(smp->cgroup->version, "v1");
+    assert_true(isnan(smp->cgroup->cpu_quota_cores));
+    NEAR(smp->cgroup->memory_limit_mib, 2048.0);
+    rt_sampler_free(s);
+    write_self("/job", "/job");
+    s = replay_sampler(sys, 0, 1);
+    smp = next(s, &mono);
+    assert_null(smp->cgroup);
+    char buf[1 << 14];
+    assert_non_null(strstr(json_of(smp, buf), ",\"cgroup\":null}\n"));
+    rt_sampler_free(s);
+    /* pid mode: the tree's group, none at the top */
+    s = replay_sampler(sys, 100, 0);
+    smp = next(s, &mono);
+    assert_null(smp->cgroup);
+    assert_non_null(smp->process->cgroup);
+    assert_non_null(strstr(json_of(smp, buf), ",\"cgroup\":null}\n"));
+    rt_sampler_free(s);
+    /* wrapper mode (the caller's children; no job group made): none at the top either */
+    rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
+    o.proc_root = proc;
+    o.sys_root = sys;
+    o.nvml_library = "/nonexistent/libnvidia-ml.so.1";
+    o.own_children = 1;
+    assert_int_equal(rt_sampler_new_replay(&o, NULL, NULL, &s), RT_OK);
+    smp = next(s, &mono);
+    assert_non_null(smp->process);
+    assert_null(smp->cgroup);
+    assert_null(smp->process->cgroup);
     rt_sampler_free(s);
 }
 
@@ -708,6 +839,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(root_elsewhere_is_left_out, setup, teardown),
         cmocka_unit_test_setup_teardown(cgroup_off_reads_none, setup, teardown),
         cmocka_unit_test_setup_teardown(no_pressure_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(machine_mode_reads_own_group, setup, teardown),
+        cmocka_unit_test_setup_teardown(machine_mode_without_own_group, setup, teardown),
         cmocka_unit_test(pressure_rule),
         cmocka_unit_test(live_job_group),
     };

@@ -105,7 +105,7 @@ static void json_row_and_truncation(void **state)
     const char *head = "{\"timestamp_secs\":1700000000.123,\"interval_secs\":1,\"job_name\":\"train \\\"v2\\\"\",";
     assert_memory_equal(buf, head, strlen(head));
     assert_non_null(strstr(buf, "\"available_mib\":null"));
-    assert_non_null(strstr(buf, "\"gpu\":[],\"process\":null,\"pressure\":null}\n"));
+    assert_non_null(strstr(buf, "\"gpu\":[],\"process\":null,\"pressure\":null,\"cgroup\":null}\n"));
     char small[16];
     size_t m = rt_format_sample(RT_FORMAT_JSON, &s, &job, small, sizeof small);
     assert_int_equal(m, n); /* the size it needs, like snprintf */
@@ -156,14 +156,26 @@ static void json_cgroup_and_pressure(void **state)
         "\"pressure\":{\"cpu\":{\"some_avg10\":3.25,\"full_avg10\":null,\"some_pct\":6.5,\"full_pct\":null,"
         "\"some_total_usec\":7,\"full_total_usec\":null},\"memory\":{\"some_avg10\":0,";
     assert_non_null(strstr(buf, want));
-    assert_non_null(strstr(buf, "\"some_total_usec\":9,\"full_total_usec\":null}}}\n"));
+    assert_non_null(strstr(buf, "\"some_total_usec\":9,\"full_total_usec\":null}},\"cgroup\":null}\n"));
     /* a tree without a group */
     p.cgroup = NULL;
     p.memory_peak_mib = NAN;
     s.pressure = NULL;
     rt_format_sample(RT_FORMAT_JSON, &s, NULL, buf, sizeof buf);
     assert_non_null(
-        strstr(buf, "\"gpu_count_used\":null,\"memory_peak_mib\":null,\"cgroup\":null},\"pressure\":null}\n"));
+        strstr(buf, "\"gpu_count_used\":null,\"memory_peak_mib\":null,\"cgroup\":null},\"pressure\":null,"
+                    "\"cgroup\":null}\n"));
+    /* the whole machine: the tracker's own group as the top-level "cgroup", after "pressure" */
+    s.process = NULL;
+    g.own = g.exclusive = 0;
+    g.path = "/docker/abc";
+    g.version = "v2";
+    s.cgroup = &g;
+    rt_format_sample(RT_FORMAT_JSON, &s, NULL, buf, sizeof buf);
+    assert_non_null(strstr(buf, "\"process\":null,\"pressure\":null,\"cgroup\":{\"path\":\"/docker/abc\","
+                                "\"version\":\"v2\",\"own\":false,\"exclusive\":false,\"cpu_secs_total\":12.346,"));
+    assert_non_null(strstr(buf, "\"oom_kills\":1,\"memory_max_events\":3,\"pressure\":{\"cpu\":{\"some_avg10\":1.5,"));
+    assert_non_null(strstr(buf, "\"full_total_usec\":null}}}}\n"));
     /* CSV is unchanged: 32 columns */
     n = rt_format_sample(RT_FORMAT_CSV, &s, NULL, buf, sizeof buf);
     int commas = 0;

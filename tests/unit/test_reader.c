@@ -175,7 +175,8 @@ static void test_json_cgroup_fixture(void **state)
 }
 
 /* Lines with pieces of the 0.6 members: the machine's pressure without a group (or with a
- * group that has none), null members, and members of the wrong type (malformed). */
+ * group that has none), null members, members of the wrong type (malformed), and the
+ * top-level "cgroup" of a whole-machine run (the tree's group wins when both are there). */
 static void test_json_cgroup_members(void **state)
 {
     (void)state;
@@ -191,7 +192,14 @@ static void test_json_cgroup_members(void **state)
         "{\"timestamp_secs\":3,\"process\":{\"cgroup\":{\"oom_kills\":\"1\"}}}\n"
         "{\"timestamp_secs\":4,\"process\":{\"cgroup\":[]}}\n"
         "{\"timestamp_secs\":5,\"pressure\":{\"cpu\":{\"some_pct\":true}}}\n"
-        "{\"timestamp_secs\":6,\"pressure\":{\"cpu\":3}}\n";
+        "{\"timestamp_secs\":6,\"pressure\":{\"cpu\":3}}\n"
+        /* the whole machine in a group (0.6: the top-level "cgroup", the tracker's own) */
+        "{\"timestamp_secs\":7,\"process\":null,\"pressure\":{\"cpu\":{\"some_pct\":4}},\"cgroup\":{"
+        "\"path\":\"/docker/abc\",\"own\":false,\"exclusive\":false,\"memory_limit_mib\":512,\"oom_kills\":2,"
+        "\"cpu_quota_cores\":null,\"cpu_throttled_periods\":6,\"pressure\":{\"cpu\":{\"some_pct\":50}}}}\n"
+        "{\"timestamp_secs\":8,\"cgroup\":{\"memory_limit_mib\":512},\"process\":{\"pid\":5,"
+        "\"cgroup\":{\"memory_limit_mib\":100}}}\n"
+        "{\"timestamp_secs\":9,\"process\":null,\"cgroup\":[]}\n";
     logs lg = {0};
     rt_reader_options o = RT_READER_OPTIONS_INIT;
     o.log = collect;
@@ -220,8 +228,19 @@ static void test_json_cgroup_members(void **state)
     assert_nan(rec->pressure_memory_full_pct);
     assert_num(rec->pressure_io_full_pct, 1);
     assert_int_equal(rt_reader_next(r, &rec), RT_OK);
+    assert_num(rec->timestamp_secs, 7); /* the tracker's group without a tree: its limits, the machine's pressure */
+    assert_num(rec->cgroup_memory_limit_mib, 512);
+    assert_num(rec->cgroup_oom_kills, 2);
+    assert_nan(rec->cgroup_cpu_quota_cores);
+    assert_num(rec->cgroup_cpu_throttled_periods, 6);
+    assert_nan(rec->process_memory_peak_mib);
+    assert_nan(rec->process_pid);
+    assert_num(rec->pressure_cpu_some_pct, 4);
+    assert_int_equal(rt_reader_next(r, &rec), RT_OK);
+    assert_num(rec->cgroup_memory_limit_mib, 100); /* the tree's group first, wherever the members are */
+    assert_int_equal(rt_reader_next(r, &rec), RT_OK);
     assert_null(rec);
-    assert_int_equal(rt_reader_skipped(r), 4);
+    assert_int_equal(rt_reader_skipped(r), 5);
     rt_reader_close(r);
 }
 
@@ -950,7 +969,7 @@ static void test_scanner_vs_jansson(void **state)
     for (size_t f = 0; f < 3; f++) {
         size_t len;
         const char *t = fixture_text(files[f], &len);
-        for (const char *p = t; p < t + len && nl < 23;) { /* one left for the extra line */
+        for (const char *p = t; p < t + len && nl < 22;) { /* two left for the extra lines */
             const char *e = memchr(p, '\n', (size_t)(t + len - p));
             e = e ? e : t + len;
             if ((size_t)(e - p) < sizeof lines[0]) {
@@ -969,10 +988,17 @@ static void test_scanner_vs_jansson(void **state)
                         "\"process\":{\"pid\":1,\"rss_mib\":0.1000000000000000055511151231257827}}";
     memcpy(lines[nl], extra, strlen(extra));
     lens[nl++] = strlen(extra);
+    /* a whole-machine line with the tracker's own group (0.6) */
+    const char *self = "{\"timestamp_secs\":2e9,\"process\":null,\"pressure\":{\"io\":{\"some_pct\":3,\"full_pct\":1}},"
+                       "\"cgroup\":{\"path\":\"/slurm/job_7\",\"own\":false,\"memory_limit_mib\":1024.5,"
+                       "\"cpu_quota_cores\":4,\"oom_kills\":0,\"pids_limit\":null,\"pressure\":{\"cpu\":{"
+                       "\"some_avg10\":1,\"some_pct\":2,\"full_pct\":null},\"memory\":null,\"io\":null}}}";
+    memcpy(lines[nl], self, strlen(self));
+    lens[nl++] = strlen(self);
     static char m1[8192], m2[8192];
     for (size_t i = 0; i < nl; i++)
         differential(lines[i], lens[i], loc, &st);
-    assert_int_equal(st.both_accept, 14); /* tool.jsonl 3, malformed.jsonl 2, cgroup-oom.jsonl 8, extra 1 */
+    assert_int_equal(st.both_accept, 15); /* tool.jsonl 3, malformed.jsonl 2, cgroup-oom.jsonl 8, extras 2 */
     for (int k = 0; k < 40000; k++) {
         size_t i = rnd((unsigned)nl);
         size_t n1 = mutate(lines[i], lens[i], m1, sizeof m1);

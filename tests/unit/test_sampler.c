@@ -1,7 +1,10 @@
 /* test_sampler.c - the sampler through the public API: fixture roots, missing sources giving
- * nulls instead of failures, rates over the given elapsed time, no negative rates. */
+ * nulls instead of failures, rates over the given elapsed time, no negative rates; live, the
+ * group the tracker itself runs in. */
 #include "unit.h"
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -39,6 +42,7 @@ static void same_state_gives_zero_rates(void **state)
     assert_int_equal(smp->network_count, 6);
     assert_true(smp->memory->total_mib > 64000);
     assert_null(smp->pressure); /* the capture has no /proc/pressure: null, not zeros */
+    assert_null(smp->cgroup);   /* nor a self/cgroup: the tracker's own group is none */
     rt_sampler_free(s);
 }
 
@@ -144,7 +148,30 @@ static void live_machine(void **state)
     assert_true(smp->cpu->core_count == (size_t)sysconf(_SC_NPROCESSORS_ONLN));
     assert_true(smp->memory->total_mib > 0);
     assert_true(smp->interval_secs > 0.0);
-    assert_null(smp->process); /* no tree: no process, so no cgroup either */
+    assert_null(smp->process); /* no tree: no process */
+    /* the tracker's own group: none when this process is in the root group everywhere; else
+     * (when its hierarchies are mounted here) one of the paths /proc/self/cgroup gives */
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    char line[1024];
+    bool all_root = true, listed = false;
+    while (f && fgets(line, sizeof line, f)) {
+        char *ctrl = strchr(line, ':'), *path = ctrl ? strchr(ctrl + 1, ':') : NULL; /* ID:CTRL:PATH */
+        if (!path || strncmp(ctrl + 1, "name=", 5) == 0)
+            continue; /* a named hierarchy (name=systemd) is never read */
+        path++;
+        path[strcspn(path, "\n")] = '\0';
+        all_root &= strcmp(path, "/") == 0;
+        listed |= smp->cgroup && strcmp(path, smp->cgroup->path) == 0;
+    }
+    if (f)
+        fclose(f);
+    if (all_root)
+        assert_null(smp->cgroup);
+    if (smp->cgroup) {
+        print_message("the tracker's own group: %s (%s)\n", smp->cgroup->path, smp->cgroup->version);
+        assert_true(listed);
+        assert_false(smp->cgroup->own || smp->cgroup->exclusive);
+    }
     if (access("/proc/pressure/cpu", R_OK) == 0) { /* the machine's pressure, from the second reading on */
         assert_non_null(smp->pressure);
         assert_true(smp->pressure->cpu.some_total_usec != RT_NULL_U64);

@@ -40,15 +40,15 @@ void rt_jline_process_reset(rt_jline *jl, bool present)
     jl->p_pid = jl->p_children = jl->p_cores = jl->p_utime = jl->p_stime = jl->p_cpu_total = NAN;
     jl->p_pss = jl->p_rss = jl->p_rss_peak = jl->p_read_total = jl->p_write_total = NAN;
     jl->p_gpu_util = jl->p_gpu_vram_bytes = jl->p_gpu_count = jl->p_mem_peak = NAN;
-    rt_jline_cgroup_reset(jl, false);
+    rt_jline_cgroup_reset(&jl->cg, false);
 }
 
-void rt_jline_cgroup_reset(rt_jline *jl, bool present)
+void rt_jline_cgroup_reset(rt_jl_cgroup *cg, bool present)
 {
-    jl->has_cgroup = present;
-    jl->cg_oom_kills = jl->cg_mem_limit = jl->cg_mem_high = jl->cg_quota = jl->cg_periods = NAN;
-    jl->cg_throttled_periods = jl->cg_throttled_secs = jl->cg_pids_peak = jl->cg_pids_limit = NAN;
-    rt_jline_psi_reset(&jl->cg_psi);
+    cg->present = present;
+    cg->oom_kills = cg->mem_limit = cg->mem_high = cg->quota = cg->periods = NAN;
+    cg->throttled_periods = cg->throttled_secs = cg->pids_peak = cg->pids_limit = NAN;
+    rt_jline_psi_reset(&cg->psi);
 }
 
 void rt_jline_psi_reset(rt_jl_psi *psi)
@@ -71,6 +71,7 @@ void rt_jline_reset(rt_jline *jl)
     rt_jline_gpu_reset(jl, false);
     rt_jline_process_reset(jl, false);
     rt_jline_psi_reset(&jl->psi);
+    rt_jline_cgroup_reset(&jl->self_cg, false);
 }
 
 void rt_jline_add_dev(rt_jl_list *l, const char *name, bool named, double ta, double tb, double ra, double rb)
@@ -426,23 +427,24 @@ static bool scan_psi(rt_js *j, rt_jl_psi *psi)
     return r == 0;
 }
 
-/* The process's "cgroup" object or null (contracts 0.6: the limits and what they did). */
-static bool scan_cgroup(rt_js *j, rt_jline *jl)
+/* A "cgroup" object or null (contracts 0.6: the limits and what they did): the process's, or
+ * the top-level one (the tracker's own group). */
+static bool scan_cgroup(rt_js *j, rt_jl_cgroup *cg)
 {
     static const jkey names[] = {
         JK("cpu_quota_cores"), JK("memory_limit_mib"), JK("memory_high_mib"), JK("pids_limit"),
         JK("pids_peak"),       JK("cpu_periods"),      JK("cpu_throttled_periods"), JK("cpu_throttled_secs"),
         JK("oom_kills"),       JK("pressure"),
     };
-    rt_jline_cgroup_reset(jl, false);
+    rt_jline_cgroup_reset(cg, false);
     int o = open_or_null(j, '{', "cgroup is not an object");
     if (o <= 0)
         return o == 0;
-    jl->has_cgroup = true;
+    cg->present = true;
     double *const dst[] = {
-        &jl->cg_quota,   &jl->cg_mem_limit, &jl->cg_mem_high,           &jl->cg_pids_limit,
-        &jl->cg_pids_peak, &jl->cg_periods, &jl->cg_throttled_periods, &jl->cg_throttled_secs,
-        &jl->cg_oom_kills,
+        &cg->quota,     &cg->mem_limit, &cg->mem_high,          &cg->pids_limit,
+        &cg->pids_peak, &cg->periods,   &cg->throttled_periods, &cg->throttled_secs,
+        &cg->oom_kills,
     };
     bool first = true;
     const char *k;
@@ -450,7 +452,7 @@ static bool scan_cgroup(rt_js *j, rt_jline *jl)
     int r;
     while ((r = rt_js_member(j, &first, &k, &kl)) == 1) {
         size_t i = which(k, kl, names, NKEYS(names), &hint);
-        bool ok = i < NKEYS(dst) ? num_or_null(j, dst[i]) : i == NKEYS(dst) ? scan_psi(j, &jl->cg_psi)
+        bool ok = i < NKEYS(dst) ? num_or_null(j, dst[i]) : i == NKEYS(dst) ? scan_psi(j, &cg->psi)
                                                                                : rt_js_skip(j);
         if (!ok)
             return false;
@@ -482,14 +484,14 @@ static bool scan_process(rt_js *j, rt_jline *jl)
     int r;
     while ((r = rt_js_member(j, &first, &k, &kl)) == 1) {
         size_t i = which(k, kl, names, NKEYS(names), &hint);
-        bool ok = i < NKEYS(dst) ? num_or_null(j, dst[i]) : i == NKEYS(dst) ? scan_cgroup(j, jl) : rt_js_skip(j);
+        bool ok = i < NKEYS(dst) ? num_or_null(j, dst[i]) : i == NKEYS(dst) ? scan_cgroup(j, &jl->cg) : rt_js_skip(j);
         if (!ok)
             return false;
     }
     return r == 0;
 }
 
-enum { K_TS, K_INTERVAL, K_JOB, K_CPU, K_MEMORY, K_NETWORK, K_DISK, K_GPU, K_PROCESS, K_PRESSURE, K_COUNT };
+enum { K_TS, K_INTERVAL, K_JOB, K_CPU, K_MEMORY, K_NETWORK, K_DISK, K_GPU, K_PROCESS, K_PRESSURE, K_CGROUP, K_COUNT };
 
 static bool scan_top_member(rt_js *j, rt_jline *jl, size_t key)
 {
@@ -505,6 +507,7 @@ static bool scan_top_member(rt_js *j, rt_jline *jl, size_t key)
     case K_GPU: return scan_gpus(j, jl);
     case K_PROCESS: return scan_process(j, jl);
     case K_PRESSURE: return scan_psi(j, &jl->psi);
+    case K_CGROUP: return scan_cgroup(j, &jl->self_cg);
     default: return rt_js_skip(j);
     }
 }
@@ -513,7 +516,7 @@ const char *rt_jline_scan(const char *line, size_t len, locale_t c_locale, rt_jl
 {
     static const jkey names[K_COUNT] = {JK("timestamp_secs"), JK("interval_secs"), JK("job_name"),
                                         JK("cpu"), JK("memory"), JK("network"), JK("disk"), JK("gpu"),
-                                        JK("process"), JK("pressure")};
+                                        JK("process"), JK("pressure"), JK("cgroup")};
     rt_js j = {.p = line, .end = line + len, .c_locale = c_locale};
     rt_jline_reset(jl);
     if (rt_js_peek(&j) != RT_JS_OBJECT || !rt_js_open(&j, '{'))

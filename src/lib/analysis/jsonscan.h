@@ -105,6 +105,14 @@ typedef struct rt_jl_psi {
     double pct[3][3];
 } rt_jl_psi;
 
+/* A "cgroup" object (0.6): the limits and what they did, NaN when null or absent. */
+typedef struct rt_jl_cgroup {
+    bool present; /* the member was an object */
+    double oom_kills, mem_limit, mem_high, quota, periods, throttled_periods, throttled_secs;
+    double pids_peak, pids_limit;
+    rt_jl_psi psi;
+} rt_jl_cgroup;
+
 typedef struct rt_jline {
     double timestamp, interval;
     bool has_job;
@@ -123,12 +131,12 @@ typedef struct rt_jline {
     bool has_process;
     double p_pid, p_children, p_cores, p_utime, p_stime, p_cpu_total, p_pss, p_rss, p_rss_peak;
     double p_read_total, p_write_total, p_gpu_util, p_gpu_vram_bytes, p_gpu_count;
-    /* 0.6: the tree's peak charge and its cgroup (NaN without), the machine's pressure */
+    /* 0.6: the tree's peak charge and its cgroup (process.cgroup; NaN without), the machine's
+     * pressure, and the top-level "cgroup" (the tracker's own group, whole-machine runs) */
     double p_mem_peak;
-    bool has_cgroup;
-    double cg_oom_kills, cg_mem_limit, cg_mem_high, cg_quota, cg_periods, cg_throttled_periods;
-    double cg_throttled_secs, cg_pids_peak, cg_pids_limit;
-    rt_jl_psi cg_psi, psi;
+    rt_jl_cgroup cg;
+    rt_jl_psi psi;
+    rt_jl_cgroup self_cg;
 } rt_jline;
 
 /* Empties jl (everything null, no lists). */
@@ -137,7 +145,7 @@ void rt_jline_reset(rt_jline *jl);
 void rt_jline_list_reset(rt_jl_list *l, bool present);
 void rt_jline_gpu_reset(rt_jline *jl, bool present);
 void rt_jline_process_reset(rt_jline *jl, bool present); /* the cgroup too */
-void rt_jline_cgroup_reset(rt_jline *jl, bool present);
+void rt_jline_cgroup_reset(rt_jl_cgroup *cg, bool present);
 void rt_jline_psi_reset(rt_jl_psi *psi);
 /* Appends a disk or an interface (name NUL-ended, named: it is whole). */
 void rt_jline_add_dev(rt_jl_list *l, const char *name, bool named, double ta, double tb, double ra, double rb);

@@ -266,29 +266,30 @@ static void json_pressure(const rt_jline *jl, rt_record *rec)
                                {&rec->pressure_memory_some_pct, &rec->pressure_memory_full_pct},
                                {&rec->pressure_io_some_pct, &rec->pressure_io_full_pct}};
     for (size_t i = 0; i < 3; i++) {
-        bool group = jl->has_cgroup && (!isnan(jl->cg_psi.pct[i][0]) || !isnan(jl->cg_psi.pct[i][2]));
-        const rt_jl_psi *src = group ? &jl->cg_psi : &jl->psi;
+        bool group = jl->cg.present && (!isnan(jl->cg.psi.pct[i][0]) || !isnan(jl->cg.psi.pct[i][2]));
+        const rt_jl_psi *src = group ? &jl->cg.psi : &jl->psi;
         *dst[i][0] = src->pct[i][0];
         if (dst[i][1])
             *dst[i][1] = src->pct[i][1];
     }
 }
 
-/* The 0.6 figures of the tree's cgroup (they stay NaN without one). */
+/* The 0.6 figures of the tree's cgroup, else (without one) of the top-level "cgroup", the
+ * group the tracker ran in (record.c's rule for a sample); they stay NaN without either. */
 static void json_cgroup(const rt_jline *jl, rt_record *rec)
 {
-    rec->process_memory_peak_mib = jl->p_mem_peak;
-    if (!jl->has_cgroup)
+    const rt_jl_cgroup *g = jl->has_process && jl->cg.present ? &jl->cg : &jl->self_cg;
+    if (!g->present)
         return;
-    rec->cgroup_oom_kills = jl->cg_oom_kills;
-    rec->cgroup_memory_limit_mib = jl->cg_mem_limit;
-    rec->cgroup_memory_high_mib = jl->cg_mem_high;
-    rec->cgroup_cpu_quota_cores = jl->cg_quota;
-    rec->cgroup_cpu_periods = jl->cg_periods;
-    rec->cgroup_cpu_throttled_periods = jl->cg_throttled_periods;
-    rec->cgroup_cpu_throttled_secs = jl->cg_throttled_secs;
-    rec->cgroup_pids_peak = jl->cg_pids_peak;
-    rec->cgroup_pids_limit = jl->cg_pids_limit;
+    rec->cgroup_oom_kills = g->oom_kills;
+    rec->cgroup_memory_limit_mib = g->mem_limit;
+    rec->cgroup_memory_high_mib = g->mem_high;
+    rec->cgroup_cpu_quota_cores = g->quota;
+    rec->cgroup_cpu_periods = g->periods;
+    rec->cgroup_cpu_throttled_periods = g->throttled_periods;
+    rec->cgroup_cpu_throttled_secs = g->throttled_secs;
+    rec->cgroup_pids_peak = g->pids_peak;
+    rec->cgroup_pids_limit = g->pids_limit;
 }
 
 /* Maps the scanned line r->jl (with r->jl_prev when have_prev) to rec, job name in job. */
@@ -331,9 +332,10 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
         }
     }
     json_pressure(jl, rec);
+    json_cgroup(jl, rec);
     if (!jl->has_process)
         return;
-    json_cgroup(jl, rec);
+    rec->process_memory_peak_mib = jl->p_mem_peak;
     bool new_tree = !isnan(jl->p_pid) && !isnan(r->last_pid) && jl->p_pid != r->last_pid;
     if (new_tree)
         r->last_read = r->last_write = NAN;

@@ -80,15 +80,16 @@ static void process_part(const rt_process *p, rt_record *r)
     r->process_gpu_utilized = i64_or_nan(p->gpu_count_used);
 }
 
-/* The 0.6 figures: the group's limits and totals (NaN without a cgroup), and per resource the
- * pressure of the group when it has pressure (its some_pct or some_avg10 is known: the first
- * reading has no some_pct yet), else the machine's (NaN without either). */
+/* The 0.6 figures: the group's limits and totals (the tree's group, else without one the
+ * group the tracker itself runs in, sample->cgroup; NaN without either), and per resource the
+ * pressure of the tree's group when it has pressure (its some_pct or some_avg10 is known: the
+ * first reading has no some_pct yet), else the machine's (NaN without either). */
 static void cgroup_part(const rt_sample *s, rt_record *r)
 {
     const rt_process *p = s->process;
-    const rt_cgroup *g = p ? p->cgroup : NULL;
+    const rt_cgroup *tree_g = p ? p->cgroup : NULL, *g = tree_g ? tree_g : s->cgroup;
     /* NaN without a cgroup (as the header has it; a caller's sample from before 0.6 leaves 0) */
-    r->process_memory_peak_mib = g ? p->memory_peak_mib : NAN;
+    r->process_memory_peak_mib = tree_g ? p->memory_peak_mib : NAN;
     r->cgroup_oom_kills = g ? u64_or_nan(g->oom_kills) : NAN;
     r->cgroup_memory_limit_mib = g ? g->memory_limit_mib : NAN;
     r->cgroup_memory_high_mib = g ? g->memory_high_mib : NAN;
@@ -99,10 +100,10 @@ static void cgroup_part(const rt_sample *s, rt_record *r)
     r->cgroup_pids_peak = g ? i64_or_nan(g->pids_peak) : NAN;
     r->cgroup_pids_limit = g ? i64_or_nan(g->pids_limit) : NAN;
     const rt_pressure *group[3] = {NULL, NULL, NULL}, *machine[3] = {NULL, NULL, NULL};
-    if (g) {
-        group[0] = &g->pressure.cpu;
-        group[1] = &g->pressure.memory;
-        group[2] = &g->pressure.io;
+    if (tree_g) {
+        group[0] = &tree_g->pressure.cpu;
+        group[1] = &tree_g->pressure.memory;
+        group[2] = &tree_g->pressure.io;
     }
     if (s->pressure) {
         machine[0] = &s->pressure->cpu;

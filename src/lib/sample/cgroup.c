@@ -28,20 +28,23 @@ static int drop_root_groups(const rt_cg_mounts *m, rt_cg_paths *paths)
     return left;
 }
 
-/* The group pid lives in, in the hierarchies where it is not in the root group; NULL when it
- * has none that can be read, or is in the root group everywhere (logged at debug level). */
+/* The group pid lives in (0: the caller, "self" of the proc root), in the hierarchies where
+ * it is not in the root group; NULL when it has none that can be read, or is in the root group
+ * everywhere (logged at debug level). */
 static rt_cg_group *group_of_pid(rt_sample_ctx *c, int64_t pid)
 {
     rt_cg_mounts *m = malloc(sizeof *m);
     rt_cg_paths *paths = malloc(sizeof *paths);
     rt_cg_group *g = NULL;
+    char who[40] = "the tracker";
+    if (pid > 0)
+        (void)rt_pathf(who, sizeof who, "process %lld", (long long)pid); /* 28 bytes at most: fits */
     int n = m && paths ? rt_cg_locate(&c->roots, pid, m, paths) : -ENOMEM;
     if (n <= 0)
-        rt_log(&c->log, RT_LOG_DEBUG, "process %lld: no cgroup to read (%s)", (long long)pid,
+        rt_log(&c->log, RT_LOG_DEBUG, "%s: no cgroup to read (%s)", who,
                n < 0 ? strerror(-n) : "no group in a mounted hierarchy");
     else if (drop_root_groups(m, paths) == 0)
-        rt_log(&c->log, RT_LOG_DEBUG, "process %lld is in the root cgroup: no group of its own to read",
-               (long long)pid);
+        rt_log(&c->log, RT_LOG_DEBUG, "%s is in the root cgroup: no group of its own to read", who);
     else
         g = rt_cg_group_open(&c->roots, m, paths, &c->log);
     free(m);
@@ -53,6 +56,7 @@ int rt_cg_part_open(rt_cg_part *p, rt_sample_ctx *c, const struct rt_job_cgroup 
 {
     p->group = NULL;
     p->own = jg != NULL;
+    p->self = false;
     p->check_members = !p->own || root_only;
     p->pids_seen = RT_NULL_I64;
     if (jg)
@@ -83,6 +87,15 @@ static bool all_in_tree(rt_cg_part *p, rt_sample_ctx *c, rt_proctree *tree)
     return true;
 }
 
+void rt_cg_part_open_self(rt_cg_part *p, rt_sample_ctx *c)
+{
+    p->group = group_of_pid(c, 0);
+    p->own = false;
+    p->self = true;
+    p->check_members = false;
+    p->pids_seen = RT_NULL_I64;
+}
+
 void rt_cg_part_snapshot(rt_cg_part *p, rt_sample_ctx *c, rt_proctree *tree)
 {
     p->have_cur = false;
@@ -90,7 +103,7 @@ void rt_cg_part_snapshot(rt_cg_part *p, rt_sample_ctx *c, rt_proctree *tree)
         return;
     rt_cg_group_read(p->group, &c->rbuf, &p->cur);
     p->have_cur = true;
-    p->exclusive = p->check_members ? tree && all_in_tree(p, c, tree) : true;
+    p->exclusive = p->self ? false : p->check_members ? tree && all_in_tree(p, c, tree) : true;
     if (p->cur.pids != RT_NULL_I64 && (p->pids_seen == RT_NULL_I64 || p->cur.pids > p->pids_seen))
         p->pids_seen = p->cur.pids;
     if (!p->have_base) {

@@ -1,7 +1,7 @@
 /* cgroup.h (sample) - the sampler's cgroup part: the tracked tree's control group (the job's
  * own group in wrapper mode, else the group the tracked process lives in) read each sample into
  * the public rt_cgroup, with the figures the tree part takes as authority when the group holds
- * nothing but the tracked tree. */
+ * nothing but the tracked tree; without a tree, the group the tracker itself runs in. */
 #ifndef RT_SAMPLE_CGROUP_H
 #define RT_SAMPLE_CGROUP_H
 
@@ -17,6 +17,7 @@
 typedef struct rt_cg_part {
     rt_cg_group *group; /* NULL: no group read */
     bool own;           /* made for the command: counters from zero */
+    bool self;          /* the tracker's own group (no tree tracked): never exclusive */
     bool check_members; /* exclusive only when every pid in it is in the tree (a pid's group,
                          * or an own group with the root alone tracked); else always */
     bool exclusive;     /* this reading: every pid of the group is in the tree */
@@ -35,6 +36,12 @@ typedef struct rt_cg_part {
  * construction, unless root_only (the root alone tracked: its children in the group are not
  * the tree's). Returns 0, or -1 on no memory. */
 int rt_cg_part_open(rt_cg_part *p, rt_sample_ctx *c, const struct rt_job_cgroup *jg, int64_t pid, bool root_only);
+/* Opens the group the tracker itself lives in ("self" of the proc root: a container, a SLURM
+ * step), for a sampler tracking no tree, in the hierarchies where that is not the root group;
+ * leaves p->group NULL when there is none, or when the tracker is in the root group of every
+ * hierarchy (or memory runs out: logged at debug level, as no group). Never own, never
+ * exclusive: its counters are counted from the first reading. */
+void rt_cg_part_open_self(rt_cg_part *p, rt_sample_ctx *c);
 /* Reads the group and, in pid mode, whether every pid in it belongs to tree (walked just
  * before). */
 void rt_cg_part_snapshot(rt_cg_part *p, rt_sample_ctx *c, rt_proctree *tree);

@@ -1,7 +1,8 @@
 /* sampler.c - the sampler's lifecycle: options, opening the parts, and the order of one
  * reading: every part takes its snapshot, then computes its delta into the sample, then
  * commits its reading as the previous one. The parts themselves live in cpu.c, memory.c,
- * disks.c, net.c, gpu.c, pressure.c, cgroup.c and tree.c; no allocation in the steady state. */
+ * disks.c, net.c, gpu.c, pressure.c, cgroup.c and tree.c; no allocation in the steady state.
+ * Without a tree, the cgroup part reads the group the tracker itself runs in. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdlib.h>
@@ -28,6 +29,8 @@ static rt_error take_reading(rt_sampler *s, double mono, double real)
     if (s->has_tree) {
         rt_tree_part_snapshot(&s->tree, mono);
         rt_cg_part_snapshot(&s->cg, c, s->tree.tree); /* right after the walk it is checked against */
+    } else {
+        rt_cg_part_snapshot(&s->cg, c, NULL); /* the tracker's own group (none: nothing read) */
     }
     any |= rt_mem_part_snapshot(&s->mem, c);
     any |= rt_psi_part_snapshot(&s->psi, c);
@@ -57,6 +60,7 @@ static rt_error take_reading(rt_sampler *s, double mono, double real)
     s->cpu.out.process_cores_used = NAN;
     s->cpu.out.process_child_count = RT_NULL_I64;
     o->process = NULL;
+    o->cgroup = NULL;
     o->pressure = rt_psi_part_delta(&s->psi, elapsed);
     if (s->has_tree) {
         const rt_tree_group *group = rt_cg_part_delta(&s->cg, elapsed);
@@ -64,6 +68,9 @@ static rt_error take_reading(rt_sampler *s, double mono, double real)
         s->cpu.out.process_cores_used = s->tree.out.cores_used;
         s->cpu.out.process_child_count = s->tree.out.child_count;
         o->process = &s->tree.out;
+    } else {
+        const rt_tree_group *own = rt_cg_part_delta(&s->cg, elapsed);
+        o->cgroup = own ? own->cgroup : NULL;
     }
 
     /* commit */
@@ -71,10 +78,9 @@ static rt_error take_reading(rt_sampler *s, double mono, double real)
     rt_disk_part_commit(&s->disks);
     rt_net_part_commit(&s->net);
     rt_psi_part_commit(&s->psi);
-    if (s->has_tree) {
+    if (s->has_tree)
         rt_tree_part_commit(&s->tree);
-        rt_cg_part_commit(&s->cg);
-    }
+    rt_cg_part_commit(&s->cg);
     s->prev_mono = mono;
     s->have_prev_time = true;
     return any ? RT_OK : RT_ERR_IO;
@@ -131,6 +137,9 @@ static rt_error sampler_new(const rt_sampler_options *opts, rt_statvfs_fn statvf
             rt_sampler_free(s);
             return RT_ERR_NOMEM;
         }
+    } else if (!o.cgroup_off) {
+        /* the whole machine: the group the tracker itself runs in (a container, a SLURM step) */
+        rt_cg_part_open_self(&s->cg, c);
     }
     double now = rt_mono_secs();
     take_reading(s, now, rt_real_secs());
@@ -181,10 +190,9 @@ void rt_sampler_free(rt_sampler *s)
 {
     if (!s)
         return;
-    if (s->has_tree) {
-        rt_cg_part_close(&s->cg);
+    rt_cg_part_close(&s->cg);
+    if (s->has_tree)
         rt_tree_part_close(&s->tree);
-    }
     rt_psi_part_close(&s->psi);
     rt_gpu_part_close(&s->gpu);
     rt_net_part_close(&s->net);

@@ -23,7 +23,8 @@ struct rt_sampler {
     rt_tree_part tree;
     bool has_tree;
     rt_psi_part psi; /* the machine's pressure */
-    rt_cg_part cg;   /* the tree's control group (cg.group NULL: none) */
+    rt_cg_part cg;   /* the tree's control group, or without a tree the tracker's own
+                      * (cg.group NULL: none) */
     double prev_mono; /* the previous reading's time, or where the first interval starts */
     bool have_prev_time;
     rt_sample sample;

@@ -271,6 +271,20 @@ static void json_psi(rt_ob *o, const char *name, const rt_psi *ps)
     jclose(o, '}');
 }
 
+/* "cgroup":{figures,"pressure":{..}}, or "cgroup":null for NULL. */
+static void json_cgroup(rt_ob *o, const rt_cgroup *g)
+{
+    key(o, "cgroup");
+    if (!g) {
+        rt_ob_lit(o, "null,");
+        return;
+    }
+    rt_ob_put(o, "{", 1);
+    jfields(o, g, cgroup_fields, RT_ARRAY_LEN(cgroup_fields));
+    json_psi(o, "pressure", &g->pressure);
+    jclose(o, '}');
+}
+
 /* The "process" member: the tree's figures, then its "cgroup" (null without one). */
 static void json_process(rt_ob *o, const rt_process *p)
 {
@@ -281,15 +295,7 @@ static void json_process(rt_ob *o, const rt_process *p)
     }
     rt_ob_put(o, "{", 1);
     jfields(o, p, process_fields, RT_ARRAY_LEN(process_fields));
-    key(o, "cgroup");
-    if (p->cgroup) {
-        rt_ob_put(o, "{", 1);
-        jfields(o, p->cgroup, cgroup_fields, RT_ARRAY_LEN(cgroup_fields));
-        json_psi(o, "pressure", &p->cgroup->pressure);
-        jclose(o, '}');
-    } else {
-        rt_ob_lit(o, "null,");
-    }
+    json_cgroup(o, p->cgroup);
     jclose(o, '}');
 }
 
@@ -306,6 +312,7 @@ void rt_json_sample(rt_ob *o, const rt_sample *s, const rt_job *job)
     json_gpus(o, s);
     json_process(o, s->process);
     json_psi(o, "pressure", s->pressure);
+    json_cgroup(o, s->cgroup); /* the tracker's own group (whole machine only) */
     jclose(o, '}');
     o->len--; /* no comma after the sample: a newline */
     rt_ob_put(o, "\n", 1);
