@@ -158,9 +158,13 @@ static void row_gives_the_record(void **state)
             assert_true(row[RT_COL_PROC_PID] == (double)getpid());
             assert_true(row[RT_COL_PROC_ALIVE] == 1.0);
             assert_true(row[RT_COL_PROC_THREADS] >= 1);
-        } else { /* the tree's and its cgroup's columns null; the pressure the machine's */
-            for (int c = RT_COL_PROC_PID; c <= RT_COL_CGROUP_PIDS_LIMIT; c++)
+        } else { /* the tree's columns null, the cgroup's the tracker's own group's (null without
+                  * one: sample->cgroup); the pressure the machine's */
+            for (int c = RT_COL_PROC_PID; c <= RT_COL_PROC_MEMORY_PEAK_MIB; c++)
                 assert_true(isnan(row[c]));
+            for (int c = RT_COL_CGROUP_OOM_KILLS; !smp->cgroup && c <= RT_COL_CGROUP_PIDS_LIMIT; c++)
+                assert_true(isnan(row[c]));
+            assert_true(!smp->cgroup || row[RT_COL_CGROUP_OOM_KILLS] == (double)smp->cgroup->oom_kills);
         }
         rt_sampler_free(s);
     }
