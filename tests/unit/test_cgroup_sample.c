@@ -574,6 +574,36 @@ static void machine_mode_without_own_group(void **unused)
     rt_sampler_free(s);
 }
 
+/* Inside a container with a cgroup namespace (pure v2, Docker's default): /proc/self/cgroup
+ * says "0::/" and the mount shows the container's own group as the root, with its limits
+ * (the machine's real root group has no memory.max or cpu.max). That "/" is read; without
+ * the limit files it is the machine's root and is not. */
+static void namespace_root_is_the_container(void **unused)
+{
+    (void)unused;
+    char v2[160];
+    snprintf(v2, sizeof v2, "%s/ns", dir);
+    mkdir(v2, 0755);
+    unit_put(proc, "self/mountinfo", "41 31 0:38 / /sys/fs/cgroup rw,relatime - cgroup2 cgroup2 rw\n");
+    unit_put(proc, "self/cgroup", "0::/\n");
+    unit_put(v2, "fs/cgroup/cpu.stat", "usage_usec 1000\nuser_usec 600\nsystem_usec 400\n");
+    unit_put(v2, "fs/cgroup/cgroup.procs", "1\n");
+    double mono = 1e9;
+    rt_sampler *s = replay_sampler(v2, 0, 0);
+    assert_null(next(s, &mono)->cgroup); /* no limit files: the machine's root */
+    rt_sampler_free(s);
+    unit_put(v2, "fs/cgroup/memory.max", "536870912\n");
+    unit_put(v2, "fs/cgroup/cpu.max", "150000 100000\n");
+    s = replay_sampler(v2, 0, 0);
+    const rt_sample *smp = next(s, &mono);
+    assert_non_null(smp->cgroup);
+    assert_string_equal(smp->cgroup->version, "v2");
+    assert_string_equal(smp->cgroup->path, "/");
+    NEAR(smp->cgroup->memory_limit_mib, 512.0);
+    NEAR(smp->cgroup->cpu_quota_cores, 1.5);
+    rt_sampler_free(s);
+}
+
 /* Process pid (parent ppid) in a replayed proc tree, with children kids ("" for none). */
 static void put_process(const char *root, int pid, int ppid, const char *kids)
 {
@@ -841,6 +871,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(no_pressure_files, setup, teardown),
         cmocka_unit_test_setup_teardown(machine_mode_reads_own_group, setup, teardown),
         cmocka_unit_test_setup_teardown(machine_mode_without_own_group, setup, teardown),
+        cmocka_unit_test_setup_teardown(namespace_root_is_the_container, setup, teardown),
         cmocka_unit_test(pressure_rule),
         cmocka_unit_test(live_job_group),
     };

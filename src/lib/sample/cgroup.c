@@ -3,25 +3,42 @@
  * interval's throttling and pressure from the previous reading, and the exclusive check. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cgroup.h"
 #include "pressure.h"
 
 #define MIB (1024.0 * 1024.0)
 
+/* Whether the v2 "/" the process is in is a container's own group seen through a cgroup
+ * namespace (Docker's default on v2: /proc/self/cgroup says "0::/"), not the machine's root:
+ * the real root group has no cpu.max, memory.max or pids.max, a namespace's root has them. */
+static bool namespace_root(rt_sample_ctx *c, const rt_cg_mounts *m)
+{
+    int fd = rt_cg_open_dir(&c->roots, m, RT_CG_UNIFIED, "/");
+    if (fd < 0)
+        return false;
+    bool limits = faccessat(fd, "memory.max", F_OK, 0) == 0 || faccessat(fd, "cpu.max", F_OK, 0) == 0 ||
+                  faccessat(fd, "pids.max", F_OK, 0) == 0;
+    close(fd);
+    return limits;
+}
+
 /* Leaves out of paths the hierarchies where the process is in the root group ("/"): a root
  * group's counters are the whole machine's (v2's root cpu.stat, v1's root cpuacct.usage), its
  * pressure the machine's, and it has no limits; it is no group of the job's. (The hybrid
- * layout often puts a process in a v1 memory group and the v2 root at once.) Returns how
- * many mounted hierarchies remain. */
-static int drop_root_groups(const rt_cg_mounts *m, rt_cg_paths *paths)
+ * layout often puts a process in a v1 memory group and the v2 root at once.) A v2 "/" that
+ * is a cgroup namespace's root (a container's group) stays. Returns how many mounted
+ * hierarchies remain. */
+static int drop_root_groups(rt_sample_ctx *c, const rt_cg_mounts *m, rt_cg_paths *paths)
 {
     int left = 0;
     for (int h = 0; h < RT_CG_NHIER; h++) {
-        if (paths->has[h] && strcmp(paths->path[h], "/") == 0)
+        if (paths->has[h] && strcmp(paths->path[h], "/") == 0 && !(h == RT_CG_UNIFIED && namespace_root(c, m)))
             paths->has[h] = false;
         left += paths->has[h] && m->dir[h][0];
     }
@@ -43,7 +60,7 @@ static rt_cg_group *group_of_pid(rt_sample_ctx *c, int64_t pid)
     if (n <= 0)
         rt_log(&c->log, RT_LOG_DEBUG, "%s: no cgroup to read (%s)", who,
                n < 0 ? strerror(-n) : "no group in a mounted hierarchy");
-    else if (drop_root_groups(m, paths) == 0)
+    else if (drop_root_groups(c, m, paths) == 0)
         rt_log(&c->log, RT_LOG_DEBUG, "%s is in the root cgroup: no group of its own to read", who);
     else
         g = rt_cg_group_open(&c->roots, m, paths, &c->log);
