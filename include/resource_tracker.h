@@ -526,7 +526,8 @@ typedef struct rt_record {
     double process_gpu_usage;       /* busy GPUs of the tree */
     double process_gpu_vram_mib;
     double process_gpu_utilized;    /* GPUs the tree used */
-    /* added in 0.6: the tree's cgroup (NaN without one, or when the file lacks it) */
+    /* added in 0.6: the tree's cgroup, else (no tree) the group the tracker runs in; NaN without
+     * one, or when the file lacks it */
     double process_memory_peak_mib;  /* the kernel's peak charge so far */
     double cgroup_oom_kills;         /* OOM kills in the group since tracking began */
     double cgroup_memory_limit_mib;  /* NaN: no limit */

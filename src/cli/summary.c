@@ -376,7 +376,7 @@ static void limits_part(const out *o, const rt_summary *s)
     bool psi = pressure_text(s, p, sizeof p);
     if (!cg && !psi)
         return;
-    fprintf(o->f, "Limits (the job's cgroup)\n");
+    fprintf(o->f, s->has_process ? "Limits (the job's cgroup)\n" : "Limits (the cgroup the tracker ran in)\n");
     double peak = isnan(s->process_memory_peak_mib) ? s->process_rss_mib.peak : s->process_memory_peak_mib;
     if (s->oom_kills > 0) {
         char lim[80] = "";
