@@ -22,7 +22,7 @@ static double cpu_now(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Microseconds of CPU per rt_cg_group_read of g over n reads. */
+/* Microseconds of CPU per rt_cg_group_read of g over n reads (every file). */
 static double per_read_us(rt_cg_group *g, rt_buf *b, long n)
 {
     rt_cg_reading r;
@@ -30,6 +30,17 @@ static double per_read_us(rt_cg_group *g, rt_buf *b, long n)
     double t0 = cpu_now();
     for (long i = 0; i < n; i++)
         rt_cg_group_read(g, b, &r);
+    return (cpu_now() - t0) / (double)n * 1e6;
+}
+
+/* The same as the sampler reads at 10 samples a second: rt_cg_group_read_at, the limits
+ * re-read once every 10 reads. */
+static double per_sample_read_us(rt_cg_group *g, rt_buf *b, long n)
+{
+    rt_cg_reading r;
+    double t0 = cpu_now();
+    for (long i = 0; i < n; i++)
+        rt_cg_group_read_at(g, b, 1000.0 + (double)i * 0.1, &r);
     return (cpu_now() - t0) / (double)n * 1e6;
 }
 
@@ -56,8 +67,10 @@ int main(int argc, char **argv)
             usleep(1000);
         rt_cg_group *g = rt_cg_group_of_job(jg, NULL);
         if (g) {
-            printf("cgroup_read_job_us: %.2f (%s %s, %ld reads, CPU time per read)\n", per_read_us(g, &b, n),
-                   rt_cg_group_version(g), rt_cg_group_path(g), n);
+            printf("cgroup_read_job_us: %.2f (%s %s, %ld reads, CPU time per read, every file)\n",
+                   per_read_us(g, &b, n), rt_cg_group_version(g), rt_cg_group_path(g), n);
+            printf("cgroup_read_job_at_0.1s_us: %.2f (as the sampler at -i 0.1: the limits once a second)\n",
+                   per_sample_read_us(g, &b, n));
             double t0 = cpu_now();
             for (long i = 0; i < n; i++)
                 rt_cg_group_procs(g, &b, NULL, 0);

@@ -464,6 +464,57 @@ static void group_sparse_and_unreachable(void **state)
     unit_rmtree(dir);
 }
 
+/* rt_cg_group_read_at keeps the limits a second (counters are read every time), re-reads them
+ * once a second has passed or time went back; rt_cg_group_read always re-reads. */
+static void limits_kept_a_second(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rt-cg-XXXXXX";
+    unit_tmpdir(dir);
+    char proc[256], sys[256];
+    snprintf(proc, sizeof proc, "%s/proc", dir);
+    snprintf(sys, sizeof sys, "%s/sys", dir);
+    mkdir(proc, 0755);
+    mkdir(sys, 0755);
+    unit_put(proc, "self/mountinfo", "30 1 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
+    unit_put(proc, "9/cgroup", "0::/g\n");
+    unit_put(sys, "fs/cgroup/g/cpu.stat", "usage_usec 10\n");
+    unit_put(sys, "fs/cgroup/g/memory.max", "1048576\n");
+    unit_put(sys, "fs/cgroup/g/cpu.max", "50000 100000\n");
+    rt_roots roots;
+    assert_int_equal(rt_roots_open(&roots, proc, sys), RT_OK);
+    rt_cg_group *g = rt_cg_group_of_pid(&roots, 9, NULL);
+    assert_non_null(g);
+    rt_buf b;
+    rt_buf_init(&b, 1 << 20);
+    rt_cg_reading r;
+    rt_cg_group_read_at(g, &b, 100.0, &r);
+    assert_int_equal(r.memory_limit_bytes, 1048576);
+    assert_int_equal(r.cpu_quota_usec, 50000);
+    unit_put(sys, "fs/cgroup/g/memory.max", "2097152\n");
+    unit_put(sys, "fs/cgroup/g/cpu.max", "max 100000\n");
+    unit_put(sys, "fs/cgroup/g/cpu.stat", "usage_usec 20\n");
+    rt_cg_group_read_at(g, &b, 100.5, &r);
+    assert_int_equal(r.cpu_usage_ns, 20000); /* counters: now */
+    assert_int_equal(r.memory_limit_bytes, 1048576); /* limits: as read at 100 */
+    assert_int_equal(r.cpu_quota_usec, 50000);
+    rt_cg_group_read_at(g, &b, 101.0, &r);
+    assert_int_equal(r.memory_limit_bytes, 2097152);
+    assert_true(r.cpu_quota_usec == RT_NULL_U64);
+    unit_put(sys, "fs/cgroup/g/memory.max", "max\n");
+    rt_cg_group_read_at(g, &b, 50.0, &r); /* time went back */
+    assert_true(r.memory_limit_bytes == RT_NULL_U64);
+    unit_put(sys, "fs/cgroup/g/memory.max", "4096\n");
+    rt_cg_group_read_at(g, &b, 50.1, &r);
+    assert_true(r.memory_limit_bytes == RT_NULL_U64);
+    rt_cg_group_read(g, &b, &r); /* no clock: always */
+    assert_int_equal(r.memory_limit_bytes, 4096);
+    rt_cg_group_free(g);
+    rt_buf_free(&b);
+    rt_roots_close(&roots);
+    unit_rmtree(dir);
+}
+
 /* ---- the job group -------------------------------------------------------------------------- */
 
 typedef struct logs {
@@ -799,7 +850,7 @@ int main(void)
         cmocka_unit_test(group_v2),
         cmocka_unit_test(group_v1),
         cmocka_unit_test(group_hybrid),
-        cmocka_unit_test(group_sparse_and_unreachable),
+        cmocka_unit_test(group_sparse_and_unreachable), cmocka_unit_test(limits_kept_a_second),
         cmocka_unit_test(job_fake_tree),
         cmocka_unit_test(job_live),
         cmocka_unit_test(job_live_layouts),

@@ -113,12 +113,12 @@ void rt_cg_part_open_self(rt_cg_part *p, rt_sample_ctx *c)
     p->pids_seen = RT_NULL_I64;
 }
 
-void rt_cg_part_snapshot(rt_cg_part *p, rt_sample_ctx *c, rt_proctree *tree)
+void rt_cg_part_snapshot(rt_cg_part *p, rt_sample_ctx *c, rt_proctree *tree, double mono)
 {
     p->have_cur = false;
     if (!p->group)
         return;
-    rt_cg_group_read(p->group, &c->rbuf, &p->cur);
+    rt_cg_group_read_at(p->group, &c->rbuf, mono, &p->cur);
     p->have_cur = true;
     p->exclusive = p->self ? false : p->check_members ? tree && all_in_tree(p, c, tree) : true;
     if (p->cur.pids != RT_NULL_I64 && (p->pids_seen == RT_NULL_I64 || p->cur.pids > p->pids_seen))

@@ -28,9 +28,9 @@ static rt_error take_reading(rt_sampler *s, double mono, double real)
     bool any = rt_cpu_part_snapshot(&s->cpu, c);
     if (s->has_tree) {
         rt_tree_part_snapshot(&s->tree, mono);
-        rt_cg_part_snapshot(&s->cg, c, s->tree.tree); /* right after the walk it is checked against */
+        rt_cg_part_snapshot(&s->cg, c, s->tree.tree, mono); /* right after the walk it is checked against */
     } else {
-        rt_cg_part_snapshot(&s->cg, c, NULL); /* the tracker's own group (none: nothing read) */
+        rt_cg_part_snapshot(&s->cg, c, NULL, mono); /* the tracker's own group (none: nothing read) */
     }
     any |= rt_mem_part_snapshot(&s->mem, c);
     any |= rt_psi_part_snapshot(&s->psi, c);

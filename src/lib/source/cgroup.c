@@ -74,6 +74,12 @@ struct rt_cg_group {
     int f[F_N];                       /* the group's own files, -1 where absent */
     char path[RT_CG_PATH_MAX];
     const char *version;
+    /* the limits as last read (rt_cg_group_read_at re-reads them once a second) */
+    bool have_limits;
+    double limits_mono;
+    int quota_h, quota_l; /* the level holding the tightest quota; quota_h -1: none */
+    uint64_t quota_usec, period_usec, mem_limit, mem_high;
+    uint64_t pids_limit;
 };
 
 /* ---- locating a group ------------------------------------------------------------------------ */
@@ -337,11 +343,13 @@ static throttle no_throttle(void)
 }
 
 /* The tightest CPU quota of the group and its ancestors (v2 cpu.max, v1 cfs quota/period),
- * and the throttling of the group holding it (the group's own without a quota). */
-static void read_cpu_limits(rt_cg_group *g, rt_buf *buf, const throttle *own_v2, rt_cg_reading *out)
+ * kept in g with the level that holds it. */
+static void find_quota(rt_cg_group *g, rt_buf *buf)
 {
     double best = INFINITY;
-    int best_h = -1, best_l = 0;
+    g->quota_h = -1;
+    g->quota_l = 0;
+    g->quota_usec = g->period_usec = RT_NULL_U64;
     for (int h = RT_CG_UNIFIED; h <= RT_CG_CPU; h++) {
         for (int l = 0; g->in[h] && l < g->depth[h]; l++) {
             const int *lv = g->lv[h][l];
@@ -358,21 +366,27 @@ static void read_cpu_limits(rt_cg_group *g, rt_buf *buf, const throttle *own_v2,
             double cores = (double)quota / (double)period;
             if (cores < best) {
                 best = cores;
-                best_h = h;
-                best_l = l;
-                out->cpu_quota_usec = quota;
-                out->cpu_period_usec = period;
+                g->quota_h = h;
+                g->quota_l = l;
+                g->quota_usec = quota;
+                g->period_usec = period;
             }
         }
     }
+}
+
+/* The throttling of the group holding the quota (the group's own without a quota). */
+static void read_throttle(rt_cg_group *g, rt_buf *buf, const throttle *own_v2, rt_cg_reading *out)
+{
+    int h = g->quota_h, l = g->quota_l;
     throttle t = no_throttle();
-    if (best_h == RT_CG_UNIFIED && best_l == 0)
+    if (h == RT_CG_UNIFIED && l == 0)
         t = *own_v2;
-    else if (best_h >= 0 && rd(g->lv[best_h][best_l][best_h == RT_CG_UNIFIED ? V2_CPU_STAT : V1_CPU_STAT], buf))
-        t = parse_throttle(buf, best_h == RT_CG_UNIFIED);
-    else if (best_h < 0 && own_v2->periods != RT_NULL_U64)
+    else if (h >= 0 && rd(g->lv[h][l][h == RT_CG_UNIFIED ? V2_CPU_STAT : V1_CPU_STAT], buf))
+        t = parse_throttle(buf, h == RT_CG_UNIFIED);
+    else if (h < 0 && own_v2->periods != RT_NULL_U64)
         t = *own_v2;
-    else if (best_h < 0 && g->in[RT_CG_CPU] && rd(g->lv[RT_CG_CPU][0][V1_CPU_STAT], buf))
+    else if (h < 0 && g->in[RT_CG_CPU] && rd(g->lv[RT_CG_CPU][0][V1_CPU_STAT], buf))
         t = parse_throttle(buf, false);
     out->cpu_periods = t.periods;
     out->cpu_throttled_periods = t.throttled;
@@ -395,8 +409,27 @@ static uint64_t first_value(rt_cg_group *g, rt_buf *buf, int a, int b)
     return v != RT_NULL_U64 ? v : rd_limit(g->f[b], buf);
 }
 
+/* Re-reads the limits of the group and its ancestors into g. */
+static void read_limits(rt_cg_group *g, rt_buf *buf)
+{
+    find_quota(g, buf);
+    g->mem_limit = min_u64(min_limit(g, buf, RT_CG_UNIFIED, V2_MEM_MAX), min_limit(g, buf, RT_CG_MEMORY, V1_MEM_LIMIT));
+    g->mem_high = min_limit(g, buf, RT_CG_UNIFIED, V2_MEM_HIGH);
+    g->pids_limit = min_u64(min_limit(g, buf, RT_CG_UNIFIED, V2_PIDS_MAX), min_limit(g, buf, RT_CG_PIDS, V1_PIDS_MAX));
+}
+
 void rt_cg_group_read(rt_cg_group *g, rt_buf *buf, rt_cg_reading *out)
 {
+    rt_cg_group_read_at(g, buf, NAN, out);
+}
+
+void rt_cg_group_read_at(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_reading *out)
+{
+    if (!g->have_limits || isnan(mono) || mono < g->limits_mono || mono - g->limits_mono >= RT_CG_LIMITS_EVERY_SECS) {
+        read_limits(g, buf);
+        g->have_limits = true;
+        g->limits_mono = isnan(mono) ? 0 : mono;
+    }
     out->cpu_usage_ns = out->cpu_user_ns = out->cpu_system_ns = RT_NULL_U64;
     out->io_read_bytes = out->io_write_bytes = RT_NULL_U64;
     out->memory_bytes = out->memory_peak_bytes = RT_NULL_U64;
@@ -421,14 +454,15 @@ void rt_cg_group_read(rt_cg_group *g, rt_buf *buf, rt_cg_reading *out)
         out->cpu_user_ns = rd_limit(g->f[F_ACCT_USER], buf);
         out->cpu_system_ns = rd_limit(g->f[F_ACCT_SYS], buf);
     }
-    read_cpu_limits(g, buf, &own_v2, out);
+    out->cpu_quota_usec = g->quota_usec;
+    out->cpu_period_usec = g->period_usec;
+    read_throttle(g, buf, &own_v2, out);
 
     /* memory */
     out->memory_bytes = first_value(g, buf, F_V2_MEM_CUR, F_V1_MEM_USAGE);
     out->memory_peak_bytes = first_value(g, buf, F_V2_MEM_PEAK, F_V1_MEM_PEAK);
-    out->memory_limit_bytes = min_u64(min_limit(g, buf, RT_CG_UNIFIED, V2_MEM_MAX),
-                                      min_limit(g, buf, RT_CG_MEMORY, V1_MEM_LIMIT));
-    out->memory_high_bytes = min_limit(g, buf, RT_CG_UNIFIED, V2_MEM_HIGH);
+    out->memory_limit_bytes = g->mem_limit;
+    out->memory_high_bytes = g->mem_high;
     if (rd(g->f[F_V2_MEM_EVENTS], buf)) {
         out->oom_kills = key_or_null(buf, "oom_kill");
         out->memory_max_events = key_or_null(buf, "max");
@@ -440,8 +474,7 @@ void rt_cg_group_read(rt_cg_group *g, rt_buf *buf, rt_cg_reading *out)
     /* tasks */
     out->pids = to_i64(first_value(g, buf, F_V2_PIDS_CUR, F_V1_PIDS_CUR));
     out->pids_peak = to_i64(first_value(g, buf, F_V2_PIDS_PEAK, F_V1_PIDS_PEAK));
-    out->pids_limit = to_i64(min_u64(min_limit(g, buf, RT_CG_UNIFIED, V2_PIDS_MAX),
-                                     min_limit(g, buf, RT_CG_PIDS, V1_PIDS_MAX)));
+    out->pids_limit = to_i64(g->pids_limit);
 
     /* storage I/O */
     uint64_t r, w;

@@ -139,6 +139,15 @@ rt_cg_group *rt_cg_group_open(const rt_roots *roots, const rt_cg_mounts *mounts,
  * buf has grown to the largest file. */
 void rt_cg_group_read(rt_cg_group *g, rt_buf *buf, rt_cg_reading *out);
 
+/* How long rt_cg_group_read_at keeps the limits it read (they rarely change; reading the
+ * group's and each ancestor's limit files every sample would cost a third of the read). */
+#define RT_CG_LIMITS_EVERY_SECS 1.0
+
+/* As rt_cg_group_read at monotonic time mono, re-reading the limits (quota, memory, pids) only
+ * when RT_CG_LIMITS_EVERY_SECS passed since they were (or time went back, or mono is NaN);
+ * the counters, throttling, OOM events and pressure are read every time. */
+void rt_cg_group_read_at(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_reading *out);
+
 /* The pids in the group (cgroup.procs of the v2 tree, else of the first v1 hierarchy): up to
  * cap into out, returns how many there are, or -1 when it cannot be read. */
 long rt_cg_group_procs(rt_cg_group *g, rt_buf *buf, int64_t *out, size_t cap);

@@ -103,7 +103,7 @@ static void enable_controllers(int pfd, const rt_logger *log)
 
 /* v1 blkio counts a group's I/O on a disk only once block throttling is set up for that disk
  * (since Linux 6.9 it is set up on the first rule written, and stays). For each whole disk in
- * <sys>/block, writes the rule "MAJ:MIN 0" into the job's group: 0 means no limit, so this
+ * <sys>/block backed by a device, writes the rule "MAJ:MIN 0" into the job's group: 0 means no limit, so this
  * limits nothing and makes the group's blkio.throttle.io_service_bytes count. Failures are
  * fine (a kernel that counts anyway, a device that takes no rule). */
 static void blkio_count_on_disks(const rt_job_cgroup *g, int gfd)
@@ -118,9 +118,12 @@ static void blkio_count_on_disks(const rt_job_cgroup *g, int gfd)
     int rfd = openat(gfd, "blkio.throttle.read_bps_device", O_WRONLY | O_CLOEXEC);
     struct dirent *e;
     while (rfd >= 0 && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
         char rel[300], dev[64], rule[80];
+        /* whole disks with a device behind them: not loop, zram or ram disks (each device
+         * with a rule gets lines in the group's blkio files, and reading them costs) */
+        if (e->d_name[0] == '.' || !rt_pathf(rel, sizeof rel, "%s/device", e->d_name) ||
+            faccessat(bfd, rel, F_OK, 0) != 0)
+            continue;
         if (!rt_pathf(rel, sizeof rel, "%s/dev", e->d_name) || rt_read_line_at(bfd, rel, dev, sizeof dev) <= 0 ||
             !rt_pathf(rule, sizeof rule, "%s 0\n", dev))
             continue;
