@@ -515,6 +515,43 @@ static void limits_kept_a_second(void **state)
     unit_rmtree(dir);
 }
 
+/* A group at different paths in different hierarchies has a membership per path, each read
+ * from its own cgroup.procs; the same path twice counts once. */
+static void memberships_per_path(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rt-cg-XXXXXX";
+    unit_tmpdir(dir);
+    char proc[256], sys[256];
+    snprintf(proc, sizeof proc, "%s/proc", dir);
+    snprintf(sys, sizeof sys, "%s/sys", dir);
+    mkdir(proc, 0755);
+    mkdir(sys, 0755);
+    unit_put(proc, "self/mountinfo", "30 1 0:26 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n"
+                                     "31 1 0:27 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n"
+                                     "32 1 0:28 / /sys/fs/cgroup/pids rw - cgroup cgroup rw,pids\n");
+    unit_put(proc, "9/cgroup", "0::/a\n4:memory:/b\n8:pids:/a\n");
+    unit_put(sys, "fs/cgroup/unified/a/cgroup.procs", "9\n");
+    unit_put(sys, "fs/cgroup/pids/a/cgroup.procs", "9\n");
+    unit_put(sys, "fs/cgroup/memory/b/cgroup.procs", "9\n77\n");
+    rt_roots roots;
+    assert_int_equal(rt_roots_open(&roots, proc, sys), RT_OK);
+    rt_cg_group *g = rt_cg_group_of_pid(&roots, 9, NULL);
+    assert_non_null(g);
+    assert_int_equal(rt_cg_group_memberships(g), 2);
+    rt_buf b;
+    rt_buf_init(&b, 1 << 20);
+    int64_t pids[4];
+    assert_int_equal(rt_cg_group_procs_at(g, 0, &b, pids, 4), 1);
+    assert_int_equal(rt_cg_group_procs_at(g, 1, &b, pids, 4), 2);
+    assert_int_equal(pids[1], 77);
+    assert_int_equal(rt_cg_group_procs_at(g, 2, &b, pids, 4), -1);
+    rt_cg_group_free(g);
+    rt_buf_free(&b);
+    rt_roots_close(&roots);
+    unit_rmtree(dir);
+}
+
 /* ---- the job group -------------------------------------------------------------------------- */
 
 typedef struct logs {
@@ -851,6 +888,7 @@ int main(void)
         cmocka_unit_test(group_v1),
         cmocka_unit_test(group_hybrid),
         cmocka_unit_test(group_sparse_and_unreachable), cmocka_unit_test(limits_kept_a_second),
+        cmocka_unit_test(memberships_per_path),
         cmocka_unit_test(job_fake_tree),
         cmocka_unit_test(job_live),
         cmocka_unit_test(job_live_layouts),

@@ -95,12 +95,16 @@ int rt_cg_part_open(rt_cg_part *p, rt_sample_ctx *c, const struct rt_job_cgroup 
  * looked at (more: not exclusive); an empty group is exclusive (nothing foreign in it). */
 static bool all_in_tree(rt_cg_part *p, rt_sample_ctx *c, rt_proctree *tree)
 {
-    long n = rt_cg_group_procs(p->group, &c->rbuf, p->pids, RT_CG_EXCLUSIVE_MAX_PIDS);
-    if (n < 0 || n > RT_CG_EXCLUSIVE_MAX_PIDS)
-        return false;
-    for (long i = 0; i < n; i++)
-        if (!rt_proctree_has(tree, p->pids[i]))
+    /* every distinct path's members: a counter read from one hierarchy is the tree's only
+     * when that hierarchy's group holds nothing else */
+    for (int k = 0; k < rt_cg_group_memberships(p->group); k++) {
+        long n = rt_cg_group_procs_at(p->group, k, &c->rbuf, p->pids, RT_CG_EXCLUSIVE_MAX_PIDS);
+        if (n < 0 || n > RT_CG_EXCLUSIVE_MAX_PIDS)
             return false;
+        for (long i = 0; i < n; i++)
+            if (!rt_proctree_has(tree, p->pids[i]))
+                return false;
+    }
     return true;
 }
 

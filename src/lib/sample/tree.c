@@ -59,18 +59,34 @@ static double walk_user_share(const rt_tree_part *p, uint64_t dut, uint64_t dst)
     return 1.0;
 }
 
+/* The job's peak memory: its group's peak charge, when the group is the job's (made for it,
+ * or holding only the tree); NaN otherwise (a shared group's peak is not the tree's). */
+static double peak_of(const rt_tree_group *g)
+{
+    return g && (g->cgroup->own || g->exclusive) ? g->cgroup->memory_peak_mib : NAN;
+}
+
+/* Whether the group counts for the tree in this interval: exclusive now and since the
+ * stretch began (the previous reading was exclusive too). */
+static bool group_counts(const rt_tree_part *p, const rt_tree_group *g)
+{
+    return p->stretch && g && g->exclusive;
+}
+
 /* The interval's CPU as counted into the reported totals: the walk's growth (dut, dst), or
- * with an exclusive group the group's total's growth past the reported total, split by the
- * group's user share (the walk's without one). Sets *cut and *cst. */
+ * within an exclusive stretch the group's growth since the stretch began, past what has been
+ * reported since then, split by the group's user share (the walk's without one). Sets *cut
+ * and *cst. */
 static void counted_cpu(rt_tree_part *p, const rt_tree_group *g, uint64_t dut, uint64_t dst, uint64_t *cut,
                         uint64_t *cst)
 {
     *cut = dut;
     *cst = dst;
-    if (!g || !g->exclusive || g->cpu_ns == RT_NULL_U64)
+    if (!group_counts(p, g) || g->cpu_ns == RT_NULL_U64 || p->base_g_cpu == RT_NULL_U64)
         return;
+    uint64_t want = p->base_tot_cpu + rt_delta_u64(g->cpu_ns, p->base_g_cpu);
     uint64_t tot = p->tot_ut_ns + p->tot_st_ns;
-    uint64_t d = g->cpu_ns > tot ? g->cpu_ns - tot : 0;
+    uint64_t d = want > tot ? want - tot : 0;
     double share = isnan(g->user_share) ? walk_user_share(p, dut, dst) : g->user_share;
     *cut = (uint64_t)llround((double)d * share);
     if (*cut > d)
@@ -78,20 +94,43 @@ static void counted_cpu(rt_tree_part *p, const rt_tree_group *g, uint64_t dut, u
     *cst = d - *cut;
 }
 
-/* Raises the reported I/O total *tot: by the walk's growth d, or with an exclusive group that
- * counts the figure to the larger of the group's (gv) and the walk's (walk) total. Returns
- * the growth of *tot. */
-static uint64_t counted_io(uint64_t *tot, const rt_tree_group *g, uint64_t gv, uint64_t walk, uint64_t d)
+/* Raises the reported I/O total *tot: by the walk's growth d, or within an exclusive stretch
+ * to the total reported when it began (base_tot) plus the larger of the group's growth since
+ * then (gv - base_g) and the walk's (walk - base_walk). Returns the growth of *tot. */
+static uint64_t counted_io(uint64_t *tot, bool counts, uint64_t gv, uint64_t base_g, uint64_t base_tot, uint64_t walk,
+                           uint64_t base_walk, uint64_t d)
 {
     uint64_t before = *tot;
-    if (g && g->exclusive && gv != RT_NULL_U64) {
-        uint64_t want = gv > walk ? gv : walk;
+    if (counts && gv != RT_NULL_U64 && base_g != RT_NULL_U64) {
+        uint64_t dg = rt_delta_u64(gv, base_g), dw = rt_delta_u64(walk, base_walk);
+        uint64_t want = base_tot + (dg > dw ? dg : dw);
         if (want > *tot)
             *tot = want;
     } else {
         *tot += d;
     }
     return *tot - before;
+}
+
+/* Starts an exclusive stretch at this reading (the group's counters and the totals as they
+ * stand), or ends one when the group is not exclusive. from_start: the tree counts from zero
+ * and so does the group (it was made for it). */
+static void mark_stretch(rt_tree_part *p, const rt_tree_group *g, bool from_start)
+{
+    bool excl = g && g->exclusive;
+    if (!excl || p->stretch) {
+        p->stretch = excl;
+        return;
+    }
+    p->stretch = true;
+    p->base_g_cpu = from_start && g->cpu_ns != RT_NULL_U64 ? 0 : g->cpu_ns;
+    p->base_g_rd = from_start && g->read_bytes != RT_NULL_U64 ? 0 : g->read_bytes;
+    p->base_g_wr = from_start && g->write_bytes != RT_NULL_U64 ? 0 : g->write_bytes;
+    p->base_tot_cpu = p->tot_ut_ns + p->tot_st_ns;
+    p->base_tot_rd = p->tot_rd;
+    p->base_tot_wr = p->tot_wr;
+    p->base_walk_rd = p->rd;
+    p->base_walk_wr = p->wr;
 }
 
 void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, rt_gpu_part *gpus, double mono,
@@ -112,11 +151,13 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
             o->gpu_utilization_pct = NAN;
             o->gpu_vram_used_bytes = RT_NULL_U64;
             o->gpu_count_used = RT_NULL_I64;
-            o->memory_peak_mib = group ? group->cgroup->memory_peak_mib : NAN;
+            o->memory_peak_mib = peak_of(group);
             o->cgroup = group ? group->cgroup : NULL;
+            mark_stretch(p, group, true);
             return;
         }
         p->prev = *t;
+        mark_stretch(p, group, false);
     }
     const rt_tree_totals *q = &p->prev;
     uint64_t dut = accumulate(&p->ut_ns, t->utime_ns, q->utime_ns);
@@ -130,9 +171,12 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
     counted_cpu(p, group, dut, dst, &cut, &cst);
     p->tot_ut_ns += cut;
     p->tot_st_ns += cst;
-    bool group_io = group && group->exclusive && group->read_bytes != RT_NULL_U64 && group->write_bytes != RT_NULL_U64;
-    drd = counted_io(&p->tot_rd, group, group ? group->read_bytes : RT_NULL_U64, p->rd, drd);
-    dwr = counted_io(&p->tot_wr, group, group ? group->write_bytes : RT_NULL_U64, p->wr, dwr);
+    bool counts = group_counts(p, group);
+    bool group_io = counts && group->read_bytes != RT_NULL_U64 && group->write_bytes != RT_NULL_U64;
+    drd = counted_io(&p->tot_rd, counts, counts ? group->read_bytes : RT_NULL_U64, p->base_g_rd, p->base_tot_rd, p->rd,
+                     p->base_walk_rd, drd);
+    dwr = counted_io(&p->tot_wr, counts, counts ? group->write_bytes : RT_NULL_U64, p->base_g_wr, p->base_tot_wr,
+                     p->wr, p->base_walk_wr, dwr);
 
     o->alive = t->root_alive;
     o->child_count = t->children;
@@ -156,8 +200,9 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
         o->cancelled_write_bytes_total = RT_NULL_U64;
         o->read_bytes_per_sec = o->write_bytes_per_sec = NAN;
     }
-    o->memory_peak_mib = group ? group->cgroup->memory_peak_mib : NAN;
+    o->memory_peak_mib = peak_of(group);
     o->cgroup = group ? group->cgroup : NULL;
+    mark_stretch(p, group, false);
     rt_gpu_part_tree(gpus, p->tree, mono, o);
 }
 

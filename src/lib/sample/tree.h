@@ -45,6 +45,14 @@ typedef struct rt_tree_part {
     uint64_t rd, wr, cancelled; /* the walk's storage I/O since tracking began */
     uint64_t tot_ut_ns, tot_st_ns; /* the reported CPU totals (the walk's, or the group's) */
     uint64_t tot_rd, tot_wr;       /* the reported I/O totals */
+    /* An exclusive stretch: readings in a row whose group held only the tree. Within one the
+     * group counts (its growth since the stretch began, added to the totals reported then);
+     * outside, the walk's own growth does, so what foreign processes did in the group while
+     * they were in it never lands in the tree's totals. */
+    bool stretch;
+    uint64_t base_g_cpu, base_g_rd, base_g_wr;       /* the group's counters when it began */
+    uint64_t base_tot_cpu, base_tot_rd, base_tot_wr; /* the reported totals then */
+    uint64_t base_walk_rd, base_walk_wr;             /* the walk's I/O totals then */
     double carry_ut_ns, carry_st_ns; /* CPU counted but not yet reported in an interval */
     rt_process out;
 } rt_tree_part;

@@ -74,6 +74,9 @@ struct rt_cg_group {
     int f[F_N];                       /* the group's own files, -1 where absent */
     char path[RT_CG_PATH_MAX];
     const char *version;
+    int more_procs[RT_CG_NHIER]; /* cgroup.procs of each other path the group has (v1 groups
+                                  * of another path than the first hierarchy's), -1 */
+    int nmore;
     /* the limits as last read (rt_cg_group_read_at re-reads them once a second) */
     bool have_limits;
     double limits_mono;
@@ -238,6 +241,11 @@ rt_cg_group *rt_cg_group_open(const rt_roots *roots, const rt_cg_mounts *mounts,
         }
         const char *root = mounts->root[h];
         open_hier(g, (rt_cg_hier)h, dfd, depth, !(root[0] == '/' && root[1] == '\0'));
+        bool seen = !first;
+        for (int k = 0; k < h && !seen; k++)
+            seen = g->in[k] && strcmp(paths->path[k], paths->path[h]) == 0;
+        if (!seen)
+            g->more_procs[g->nmore++] = open_file(dfd, "cgroup.procs");
         close(dfd);
         g->in[h] = true;
         open_count++;
@@ -494,9 +502,7 @@ void rt_cg_group_read_at(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_reading
 
 long rt_cg_group_procs(rt_cg_group *g, rt_buf *buf, int64_t *out, size_t cap)
 {
-    if (g->f[F_PROCS] < 0 || rt_read_fd_grow(g->f[F_PROCS], buf, RT_READ_TO_EOF) < 0)
-        return -1;
-    return rt_cg_parse_procs(buf->data, buf->len, out, cap);
+    return rt_cg_group_procs_at(g, 0, buf, out, cap);
 }
 
 const char *rt_cg_group_path(const rt_cg_group *g)
@@ -509,6 +515,19 @@ const char *rt_cg_group_version(const rt_cg_group *g)
     return g->version;
 }
 
+int rt_cg_group_memberships(const rt_cg_group *g)
+{
+    return 1 + g->nmore;
+}
+
+long rt_cg_group_procs_at(rt_cg_group *g, int k, rt_buf *buf, int64_t *out, size_t cap)
+{
+    int fd = k == 0 ? g->f[F_PROCS] : k <= g->nmore ? g->more_procs[k - 1] : -1;
+    if (fd < 0 || rt_read_fd_grow(fd, buf, RT_READ_TO_EOF) < 0)
+        return -1;
+    return rt_cg_parse_procs(buf->data, buf->len, out, cap);
+}
+
 void rt_cg_group_free(rt_cg_group *g)
 {
     if (!g)
@@ -519,5 +538,7 @@ void rt_cg_group_free(rt_cg_group *g)
                 rt_close(&g->lv[h][l][k]);
     for (int i = 0; i < F_N; i++)
         rt_close(&g->f[i]);
+    for (int k = 0; k < g->nmore; k++)
+        rt_close(&g->more_procs[k]);
     free(g);
 }

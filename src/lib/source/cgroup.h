@@ -156,6 +156,13 @@ long rt_cg_group_procs(rt_cg_group *g, rt_buf *buf, int64_t *out, size_t cap);
 const char *rt_cg_group_path(const rt_cg_group *g);
 const char *rt_cg_group_version(const rt_cg_group *g);
 
+/* How many distinct paths the group has over the hierarchies it was opened in (a process can
+ * be in /a for memory and /b for cpuacct): each has its own members. At least 1. */
+int rt_cg_group_memberships(const rt_cg_group *g);
+
+/* As rt_cg_group_procs, of the k-th distinct path (0: the one rt_cg_group_procs reads). */
+long rt_cg_group_procs_at(rt_cg_group *g, int k, rt_buf *buf, int64_t *out, size_t cap);
+
 void rt_cg_group_free(rt_cg_group *g);
 
 /* The group a job cgroup made (cgroup_job.c) opened for reading; NULL when it cannot be. */
