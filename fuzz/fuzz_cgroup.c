@@ -37,6 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     rt_cg_parse_io_stat(buf, size, &a, &b);
     rt_cg_parse_blkio(buf, size, &a, &b);
+    rt_cg_devs disks = {.dev = {8ull << 32, 259ull << 32}, .n = 2};
+    rt_cg_parse_io_stat_on(buf, size, &disks, &a, &b);
+    rt_cg_parse_blkio_on(buf, size, &disks, &a, &b);
     int64_t pids[8];
     long n = rt_cg_parse_procs(buf, size, pids, 8);
     for (long i = 0; i < n && i < 8; i++)

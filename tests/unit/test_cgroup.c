@@ -232,6 +232,18 @@ static void io_stat(void **state)
         t = BODY(bad[i]);
         assert_int_equal(rt_cg_parse_io_stat(t, len, &r, &w), -1);
     }
+    /* LVM: the dm device (253:0) and the disk under it (259:0) both list the same bytes; only
+     * the disk counts; an empty set counts every line */
+    rt_cg_devs disks = {.dev = {259ull << 32 | 0}, .n = 1}, none = {.n = 0};
+    t = BODY("253:0 rbytes=100 wbytes=200\n259:0 rbytes=100 wbytes=200 rios=1\n");
+    assert_int_equal(rt_cg_parse_io_stat_on(t, len, &disks, &r, &w), 0);
+    assert_int_equal(r, 100);
+    assert_int_equal(w, 200);
+    assert_int_equal(rt_cg_parse_io_stat_on(t, len, &none, &r, &w), 0);
+    assert_int_equal(r, 200);
+    t = BODY("253:0 rbytes=1\nnot a line\n");
+    assert_int_equal(rt_cg_parse_io_stat_on(t, len, &disks, &r, &w), -1); /* still checked */
+    assert_true(rt_cg_devs_has(NULL, 1) && rt_cg_devs_has(&none, 1) && !rt_cg_devs_has(&disks, 253ull << 32));
 }
 
 static void blkio(void **state)
@@ -256,6 +268,11 @@ static void blkio(void **state)
         t = BODY(bad[i]);
         assert_int_equal(rt_cg_parse_blkio(t, len, &r, &w), -1);
     }
+    rt_cg_devs disks = {.dev = {254ull << 32 | 0}, .n = 1};
+    t = BODY("7:3 Read 50\n7:3 Write 60\n254:0 Read 3\n254:0 Write 4\nTotal 117\n");
+    assert_int_equal(rt_cg_parse_blkio_on(t, len, &disks, &r, &w), 0);
+    assert_int_equal(r, 3);
+    assert_int_equal(w, 4);
 }
 
 static void procs(void **state)

@@ -2,6 +2,7 @@
  * and pressure on v1, v2 and hybrid layouts (see cgroup.h). Every file is opened once when the
  * group is opened and re-read from offset 0 each sample; the parsers are in cgroup_parse.c. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -74,6 +75,7 @@ struct rt_cg_group {
     int f[F_N];                       /* the group's own files, -1 where absent */
     char path[RT_CG_PATH_MAX];
     const char *version;
+    rt_cg_devs disks; /* the disks whose I/O counts (none found: every device's) */
     int more_procs[RT_CG_NHIER]; /* cgroup.procs of each other path the group has (v1 groups
                                   * of another path than the first hierarchy's), -1 */
     int nmore;
@@ -263,6 +265,7 @@ rt_cg_group *rt_cg_group_open(const rt_roots *roots, const rt_cg_mounts *mounts,
                                              : first;
     rt_copy_str(g->path, sizeof g->path, path);
     g->version = !v1 ? "v2" : g->in[RT_CG_UNIFIED] ? "hybrid" : "v1";
+    rt_cg_disks(roots, &g->disks);
     return g;
 }
 
@@ -282,6 +285,36 @@ rt_cg_group *rt_cg_group_of_pid(const rt_roots *roots, int64_t pid, const rt_log
     free(m);
     free(p);
     return g;
+}
+
+size_t rt_cg_disks(const rt_roots *roots, rt_cg_devs *out)
+{
+    out->n = 0;
+    int bfd = roots->sys_fd < 0 ? -1 : openat(roots->sys_fd, "block", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = bfd >= 0 ? fdopendir(bfd) : NULL;
+    if (!d) {
+        if (bfd >= 0)
+            close(bfd);
+        return 0;
+    }
+    struct dirent *e;
+    while (out->n < RT_CG_MAX_DISKS && (e = readdir(d)) != NULL) {
+        char rel[300], dev[64];
+        const char *p, *end;
+        uint64_t ma, mi;
+        if (e->d_name[0] == '.' || !rt_pathf(rel, sizeof rel, "%s/device", e->d_name) ||
+            faccessat(bfd, rel, F_OK, 0) != 0 || !rt_pathf(rel, sizeof rel, "%s/dev", e->d_name) ||
+            rt_read_line_at(bfd, rel, dev, sizeof dev) <= 0)
+            continue;
+        p = dev;
+        end = dev + strlen(dev);
+        if (!rt_parse_u64(&p, end, &ma) || p >= end || *p++ != ':' || !rt_parse_u64(&p, end, &mi) || p != end ||
+            ma > UINT32_MAX || mi > UINT32_MAX)
+            continue;
+        out->dev[out->n++] = ma << 32 | mi;
+    }
+    closedir(d);
+    return out->n;
 }
 
 /* ---- reading ------------------------------------------------------------------------------------ */
@@ -486,10 +519,10 @@ void rt_cg_group_read_at(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_reading
 
     /* storage I/O */
     uint64_t r, w;
-    if (rd(g->f[F_V2_IO], buf) && rt_cg_parse_io_stat(buf->data, buf->len, &r, &w) == 0) {
+    if (rd(g->f[F_V2_IO], buf) && rt_cg_parse_io_stat_on(buf->data, buf->len, &g->disks, &r, &w) == 0) {
         out->io_read_bytes = r;
         out->io_write_bytes = w;
-    } else if (rd(g->f[F_V1_BLKIO], buf) && rt_cg_parse_blkio(buf->data, buf->len, &r, &w) == 0) {
+    } else if (rd(g->f[F_V1_BLKIO], buf) && rt_cg_parse_blkio_on(buf->data, buf->len, &g->disks, &r, &w) == 0) {
         out->io_read_bytes = r;
         out->io_write_bytes = w;
     }

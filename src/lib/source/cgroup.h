@@ -94,6 +94,30 @@ int rt_cg_parse_io_stat(const char *buf, size_t len, uint64_t *read_bytes, uint6
  * summed over the devices. Returns 0, -1 when malformed. */
 int rt_cg_parse_blkio(const char *buf, size_t len, uint64_t *read_bytes, uint64_t *write_bytes);
 
+/* The whole disks to count I/O on (MAJ << 32 | MIN); none (n 0) or NULL: every device. The
+ * kernel charges a bio to a group again on the disk under a device-mapper or md device, so
+ * summing every line counts LVM and dm-crypt I/O twice. */
+#define RT_CG_MAX_DISKS 64
+typedef struct rt_cg_devs {
+    uint64_t dev[RT_CG_MAX_DISKS];
+    size_t n;
+} rt_cg_devs;
+
+/* Whether dev is among only (always, for NULL or an empty set). */
+bool rt_cg_devs_has(const rt_cg_devs *only, uint64_t dev);
+
+/* As rt_cg_parse_io_stat and rt_cg_parse_blkio, summing only the devices in only (NULL: all);
+ * the other lines are still checked for shape. */
+int rt_cg_parse_io_stat_on(const char *buf, size_t len, const rt_cg_devs *only, uint64_t *read_bytes,
+                           uint64_t *write_bytes);
+int rt_cg_parse_blkio_on(const char *buf, size_t len, const rt_cg_devs *only, uint64_t *read_bytes,
+                         uint64_t *write_bytes);
+
+/* The whole disks of the machine backed by a device (<sys>/block/X with a "device" link: not
+ * loop, zram, ram, dm or md devices), up to RT_CG_MAX_DISKS, read through the sys root.
+ * Returns how many (0: none found, or no sys root). */
+size_t rt_cg_disks(const rt_roots *roots, rt_cg_devs *out);
+
 /* cgroup.procs: one pid a line. Stores up to cap pids into out (out may be NULL with cap 0)
  * and returns how many there are, or -1 when malformed. */
 long rt_cg_parse_procs(const char *buf, size_t len, int64_t *out, size_t cap);

@@ -102,38 +102,26 @@ static void enable_controllers(int pfd, const rt_logger *log)
 }
 
 /* v1 blkio counts a group's I/O on a disk only once block throttling is set up for that disk
- * (since Linux 6.9 it is set up on the first rule written, and stays). For each whole disk in
- * <sys>/block backed by a device, writes the rule "MAJ:MIN 0" into the job's group: 0 means no limit, so this
- * limits nothing and makes the group's blkio.throttle.io_service_bytes count. Failures are
+ * (since Linux 6.9 it is set up on the first rule written, and stays). For each whole disk
+ * backed by a device (rt_cg_disks), writes the rule "MAJ:MIN 0" into the job's group: 0 means
+ * no limit, so this limits nothing and makes the group's blkio.throttle.io_service_bytes count
+ * (only those disks: each device with a rule adds lines to read every sample). Failures are
  * fine (a kernel that counts anyway, a device that takes no rule). */
 static void blkio_count_on_disks(const rt_job_cgroup *g, int gfd)
 {
-    int bfd = g->roots.sys_fd < 0 ? -1 : openat(g->roots.sys_fd, "block", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = bfd >= 0 ? fdopendir(bfd) : NULL;
-    if (!d) {
-        if (bfd >= 0)
-            close(bfd);
+    rt_cg_devs disks;
+    if (rt_cg_disks(&g->roots, &disks) == 0)
         return;
-    }
     int rfd = openat(gfd, "blkio.throttle.read_bps_device", O_WRONLY | O_CLOEXEC);
-    struct dirent *e;
-    while (rfd >= 0 && (e = readdir(d)) != NULL) {
-        char rel[300], dev[64], rule[80];
-        /* whole disks with a device behind them: not loop, zram or ram disks (each device
-         * with a rule gets lines in the group's blkio files, and reading them costs) */
-        if (e->d_name[0] == '.' || !rt_pathf(rel, sizeof rel, "%s/device", e->d_name) ||
-            faccessat(bfd, rel, F_OK, 0) != 0)
-            continue;
-        if (!rt_pathf(rel, sizeof rel, "%s/dev", e->d_name) || rt_read_line_at(bfd, rel, dev, sizeof dev) <= 0 ||
-            !rt_pathf(rule, sizeof rule, "%s 0\n", dev))
-            continue;
+    for (size_t i = 0; rfd >= 0 && i < disks.n; i++) {
+        char rule[64];
+        rt_pathf(rule, sizeof rule, "%u:%u 0\n", (unsigned)(disks.dev[i] >> 32), (unsigned)(disks.dev[i] & 0xffffffffu));
         if (write(rfd, rule, strlen(rule)) < 0)
-            rt_log(&g->log, RT_LOG_DEBUG, "cgroup: blkio of %s not set up for counting: %s", e->d_name,
-                   strerror(errno));
+            rt_log(&g->log, RT_LOG_DEBUG, "cgroup: blkio of %u:%u not set up for counting: %s",
+                   (unsigned)(disks.dev[i] >> 32), (unsigned)(disks.dev[i] & 0xffffffffu), strerror(errno));
     }
     if (rfd >= 0)
         close(rfd);
-    closedir(d);
 }
 
 /* Makes the group in hierarchy h. Returns 0, or -errno (why set). */

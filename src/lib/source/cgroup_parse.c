@@ -313,22 +313,45 @@ static bool add_u64(uint64_t *acc, uint64_t v)
 }
 
 /* True when [t, t+n) is "MAJ:MIN". */
-static bool is_devno(const char *t, size_t n)
+/* Parses "MAJ:MIN" into *dev (major << 32 | minor). */
+static bool devno(const char *t, size_t n, uint64_t *dev)
 {
     const char *c = memchr(t, ':', n);
-    uint64_t v;
-    return c && tok_u64(t, (size_t)(c - t), &v) && tok_u64(c + 1, (size_t)(t + n - c - 1), &v);
+    uint64_t ma, mi;
+    if (!c || !tok_u64(t, (size_t)(c - t), &ma) || !tok_u64(c + 1, (size_t)(t + n - c - 1), &mi) ||
+        ma > UINT32_MAX || mi > UINT32_MAX)
+        return false;
+    *dev = ma << 32 | mi;
+    return true;
+}
+
+bool rt_cg_devs_has(const rt_cg_devs *only, uint64_t dev)
+{
+    if (!only || only->n == 0)
+        return true;
+    for (size_t i = 0; i < only->n; i++)
+        if (only->dev[i] == dev)
+            return true;
+    return false;
 }
 
 int rt_cg_parse_io_stat(const char *buf, size_t len, uint64_t *read_bytes, uint64_t *write_bytes)
+{
+    return rt_cg_parse_io_stat_on(buf, len, NULL, read_bytes, write_bytes);
+}
+
+int rt_cg_parse_io_stat_on(const char *buf, size_t len, const rt_cg_devs *only, uint64_t *read_bytes,
+                           uint64_t *write_bytes)
 {
     uint64_t r = 0, w = 0;
     lines lc = {buf, buf + len, NULL, NULL};
     const char *t;
     size_t n;
     while (next_first(&lc, &t, &n)) {
-        if (!is_devno(t, n))
+        uint64_t dev;
+        if (!devno(t, n, &dev))
             return -1;
+        bool counted = rt_cg_devs_has(only, dev);
         while (tok(&lc.q, lc.le, &t, &n)) {
             const char *eq = memchr(t, '=', n);
             uint64_t v;
@@ -338,7 +361,7 @@ int rt_cg_parse_io_stat(const char *buf, size_t len, uint64_t *read_bytes, uint6
             bool rb = kl == 6 && memcmp(t, "rbytes", 6) == 0, wb = kl == 6 && memcmp(t, "wbytes", 6) == 0;
             if (!rb && !wb)
                 continue; /* rios, dbytes, cost.* ...: not read */
-            if (!tok_u64(eq + 1, (size_t)(t + n - eq - 1), &v) || !add_u64(rb ? &r : &w, v))
+            if (!tok_u64(eq + 1, (size_t)(t + n - eq - 1), &v) || (counted && !add_u64(rb ? &r : &w, v)))
                 return -1;
         }
     }
@@ -348,6 +371,12 @@ int rt_cg_parse_io_stat(const char *buf, size_t len, uint64_t *read_bytes, uint6
 }
 
 int rt_cg_parse_blkio(const char *buf, size_t len, uint64_t *read_bytes, uint64_t *write_bytes)
+{
+    return rt_cg_parse_blkio_on(buf, len, NULL, read_bytes, write_bytes);
+}
+
+int rt_cg_parse_blkio_on(const char *buf, size_t len, const rt_cg_devs *only, uint64_t *read_bytes,
+                         uint64_t *write_bytes)
 {
     uint64_t r = 0, w = 0;
     const char *p = buf, *end = buf + len, *line, *le;
@@ -369,8 +398,11 @@ int rt_cg_parse_blkio(const char *buf, size_t len, uint64_t *read_bytes, uint64_
                 return -1;
             continue; /* the sum over the devices: summed here instead */
         }
-        if (n != 3 || !is_devno(f[0], fl[0]) || !tok_u64(f[2], fl[2], &v))
+        uint64_t dev;
+        if (n != 3 || !devno(f[0], fl[0], &dev) || !tok_u64(f[2], fl[2], &v))
             return -1;
+        if (!rt_cg_devs_has(only, dev))
+            continue;
         if (tok_is(f[1], fl[1], "Read") ? !add_u64(&r, v) : tok_is(f[1], fl[1], "Write") ? !add_u64(&w, v) : false)
             return -1;
     }
