@@ -379,12 +379,17 @@ static void limits_part(const out *o, const rt_summary *s)
     fprintf(o->f, s->has_process ? "Limits (the job's cgroup)\n" : "Limits (the cgroup the tracker ran in)\n");
     double peak = isnan(s->process_memory_peak_mib) ? s->process_rss_mib.peak : s->process_memory_peak_mib;
     if (s->oom_kills > 0) {
-        char lim[80] = "";
+        char lim[80] = "", at[80] = "";
         if (!isnan(s->memory_limit_mib))
             snprintf(lim, sizeof lim, " (limit %s)", mem(o, s->memory_limit_mib, b, sizeof b));
+        if (!isnan(peak))
+            snprintf(at, sizeof at, " at %s", mem(o, peak, a, sizeof a));
         snprintf(c, sizeof c, ", %.0f tasks killed", s->oom_kills);
-        line(o, "OOM", "killed by the OOM killer at %s%s%s", mem(o, peak, a, sizeof a), lim,
-             s->oom_kills > 1 ? c : "");
+        if (s->has_process)
+            line(o, "OOM", "killed by the OOM killer%s%s%s", at, lim, s->oom_kills > 1 ? c : "");
+        else /* the tracker's own group: its neighbours', not a job's */
+            line(o, "OOM", "%.0f task%s in the group killed by the OOM killer%s", s->oom_kills,
+                 s->oom_kills == 1 ? "" : "s", lim);
     } else if (!isnan(s->oom_kills)) {
         line(o, "OOM", "no kill");
     }

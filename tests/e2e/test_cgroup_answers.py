@@ -139,3 +139,23 @@ def test_report_marks_drawn(tmp_path):
     assert red_cols, "no vertical OOM marker"
     # at 7 s of an 8 s chart (x range padded): right of the middle
     assert min(red_cols) > w * 0.6
+
+
+def test_whole_machine_group_oom_is_the_neighbours_not_a_job(tmp_path):
+    """A whole-machine run (no process) inside a group whose OOM killer struck: the summary
+    says tasks in the group were killed, not that a job was, and never prints a peak it lacks."""
+    lines = []
+    with open(OOM) as f:
+        for line in f:
+            if not line.strip():
+                continue
+            s = json.loads(line)
+            s["cgroup"] = dict(s["process"]["cgroup"], own=False, exclusive=False)
+            s["process"] = None
+            lines.append(json.dumps(s))
+    path = tmp_path / "machine.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    out = ok(["summary", str(path)])
+    assert "Limits (the cgroup the tracker ran in)" in out, out
+    assert re.search(r"OOM +1 task in the group killed by the OOM killer \(limit 8\.0 GiB\)", out), out
+    assert "killed by the OOM killer at" not in out
