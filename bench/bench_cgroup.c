@@ -69,7 +69,7 @@ int main(int argc, char **argv)
         if (g) {
             printf("cgroup_read_job_us: %.2f (%s %s, %ld reads, CPU time per read, every file)\n",
                    per_read_us(g, &b, n), rt_cg_group_version(g), rt_cg_group_path(g), n);
-            printf("cgroup_read_job_at_0.1s_us: %.2f (as the sampler at -i 0.1: the limits once a second)\n",
+            printf("cgroup_read_job_at_0.1s_us: %.2f (as the sampler at -i 0.1: the limits every 10 s)\n",
                    per_sample_read_us(g, &b, n));
             double t0 = cpu_now();
             for (long i = 0; i < n; i++)

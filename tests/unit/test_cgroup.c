@@ -481,8 +481,8 @@ static void group_sparse_and_unreachable(void **state)
     unit_rmtree(dir);
 }
 
-/* rt_cg_group_read_at keeps the limits a second (counters are read every time), re-reads them
- * once a second has passed or time went back; rt_cg_group_read always re-reads. */
+/* rt_cg_group_read_at keeps the limits RT_CG_LIMITS_EVERY_SECS (counters are read every time),
+ * re-reads them once that has passed or time went back; rt_cg_group_read always re-reads. */
 static void limits_kept_a_second(void **state)
 {
     (void)state;
@@ -511,11 +511,11 @@ static void limits_kept_a_second(void **state)
     unit_put(sys, "fs/cgroup/g/memory.max", "2097152\n");
     unit_put(sys, "fs/cgroup/g/cpu.max", "max 100000\n");
     unit_put(sys, "fs/cgroup/g/cpu.stat", "usage_usec 20\n");
-    rt_cg_group_read_at(g, &b, 100.5, &r);
+    rt_cg_group_read_at(g, &b, 100.0 + RT_CG_LIMITS_EVERY_SECS / 2, &r);
     assert_int_equal(r.cpu_usage_ns, 20000); /* counters: now */
     assert_int_equal(r.memory_limit_bytes, 1048576); /* limits: as read at 100 */
     assert_int_equal(r.cpu_quota_usec, 50000);
-    rt_cg_group_read_at(g, &b, 101.0, &r);
+    rt_cg_group_read_at(g, &b, 100.0 + RT_CG_LIMITS_EVERY_SECS, &r);
     assert_int_equal(r.memory_limit_bytes, 2097152);
     assert_true(r.cpu_quota_usec == RT_NULL_U64);
     unit_put(sys, "fs/cgroup/g/memory.max", "max\n");

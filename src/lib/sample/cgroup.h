@@ -42,8 +42,9 @@ int rt_cg_part_open(rt_cg_part *p, rt_sample_ctx *c, const struct rt_job_cgroup 
  * hierarchy (or memory runs out: logged at debug level, as no group). Never own, never
  * exclusive: its counters are counted from the first reading. */
 void rt_cg_part_open_self(rt_cg_part *p, rt_sample_ctx *c);
-/* Reads the group at monotonic time mono (its limits once a second: rt_cg_group_read_at) and,
- * in pid mode, whether every pid in it belongs to tree (walked just before). */
+/* Reads the group at monotonic time mono (its limits every RT_CG_LIMITS_EVERY_SECS, see
+ * rt_cg_group_read_at) and, in pid mode, whether every pid in it belongs to tree (walked just
+ * before). */
 void rt_cg_part_snapshot(rt_cg_part *p, rt_sample_ctx *c, rt_proctree *tree, double mono);
 /* Fills p->out for an interval of elapsed seconds and p->auth for the tree part. Returns
  * &p->auth, or NULL without a group or a reading (the tree part then stands alone). */

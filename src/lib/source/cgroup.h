@@ -164,8 +164,9 @@ rt_cg_group *rt_cg_group_open(const rt_roots *roots, const rt_cg_mounts *mounts,
 void rt_cg_group_read(rt_cg_group *g, rt_buf *buf, rt_cg_reading *out);
 
 /* How long rt_cg_group_read_at keeps the limits it read (they rarely change; reading the
- * group's and each ancestor's limit files every sample would cost a third of the read). */
-#define RT_CG_LIMITS_EVERY_SECS 1.0
+ * group's and each ancestor's limit files every sample would cost a third of the read; at
+ * least several samples at the default 1 s interval). */
+#define RT_CG_LIMITS_EVERY_SECS 10.0
 
 /* As rt_cg_group_read at monotonic time mono, re-reading the limits (quota, memory, pids) only
  * when RT_CG_LIMITS_EVERY_SECS passed since they were (or time went back, or mono is NaN);

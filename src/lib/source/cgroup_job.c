@@ -133,7 +133,10 @@ static int make_in(rt_job_cgroup *g, rt_cg_hier h, const rt_cg_paths *own, char 
         return pfd;
     }
     remove_stale(pfd, g->mounts.dir[h], &g->log);
-    if (h == RT_CG_UNIFIED)
+    const char *parent = own->path[h];
+    bool root = parent[0] == '/' && parent[1] == '\0';
+    /* never in the root group: that would change the machine's whole tree, for good */
+    if (h == RT_CG_UNIFIED && !root)
         enable_controllers(pfd, &g->log);
     int err = 0;
     const char *what = "";
@@ -148,8 +151,6 @@ static int make_in(rt_job_cgroup *g, rt_cg_hier h, const rt_cg_paths *own, char 
             close(dfd);
         unlinkat(pfd, g->name, AT_REMOVEDIR);
     }
-    const char *parent = own->path[h];
-    bool root = parent[0] == '/' && parent[1] == '\0';
     if (!err && !rt_pathf(g->paths.path[h], RT_CG_PATH_MAX, "%s/%s", root ? "" : parent, g->name)) {
         err = -ENAMETOOLONG;
         close(wfd);
@@ -255,12 +256,19 @@ int64_t rt_job_cgroup_procs(const rt_job_cgroup *g)
     int dfd = -1;
     for (int h = 0; h < RT_CG_NHIER && dfd < 0; h++)
         dfd = g->dir_fd[h];
-    rt_buf b;
-    rt_buf_init(&b, 64u << 20);
-    ssize_t n = rt_cg_read_file(dfd, "cgroup.procs", &b);
-    long count = n < 0 ? -1 : rt_cg_parse_procs(b.data, (size_t)n, NULL, 0);
-    rt_buf_free(&b);
-    return count;
+    int fd = dfd < 0 ? -1 : openat(dfd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    /* one pid a line: counted as read, in a buffer on the stack (called every tick while
+     * --wait-all waits) */
+    char buf[4096];
+    int64_t count = 0;
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+        for (ssize_t i = 0; i < n; i++)
+            count += buf[i] == '\n';
+    close(fd);
+    return n < 0 ? -1 : count;
 }
 
 rt_cg_group *rt_cg_group_of_job(const struct rt_job_cgroup *jg, const rt_logger *log)
