@@ -367,7 +367,9 @@ static bool machine_has_psi(void)
 
 /* Whether this process's memory is charged to a group of its own that has a peak: a v1 memory
  * group other than the root, or (pure v2) a v2 group other than the root with memory.peak. */
-static bool own_memory_group(void)
+/* The directory of this process's own memory group (a v1 memory group, or a v2 group with
+ * memory.peak where v2 is mounted at /sys/fs/cgroup) into dir; false without one. */
+static bool own_memory_group(char *dir, size_t cap)
 {
     FILE *f = fopen("/proc/self/cgroup", "r");
     char line[4096];
@@ -385,14 +387,33 @@ static bool own_memory_group(void)
             char peak[4200];
             snprintf(peak, sizeof peak, "/sys/fs/cgroup%s/memory.peak", path);
             yes = access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0 && access(peak, R_OK) == 0;
+            snprintf(dir, cap, "/sys/fs/cgroup%s", path);
         } else {
             for (char *c = strtok(ctl, ","); c && !yes; c = strtok(NULL, ","))
                 yes = strcmp(c, "memory") == 0;
+            snprintf(dir, cap, "/sys/fs/cgroup/memory%s", path);
         }
     }
     if (f)
         fclose(f);
     return yes;
+}
+
+/* Whether the group at dir holds this process alone (its cgroup.procs lists only getpid()). */
+static bool group_is_mine(const char *dir)
+{
+    char path[4300], line[64];
+    snprintf(path, sizeof path, "%s/cgroup.procs", dir);
+    FILE *f = fopen(path, "r");
+    int n = 0;
+    bool mine = f != NULL;
+    while (f && fgets(line, sizeof line, f)) {
+        n++;
+        mine = mine && strtol(line, NULL, 10) == (long)getpid();
+    }
+    if (f)
+        fclose(f);
+    return mine && n == 1;
 }
 
 /* A tracker of this process (pid 0): the pressure columns hold the machine's pressure from the
@@ -433,7 +454,14 @@ static void cgroup_and_pressure_columns(void **state)
     } else {
         print_message("skipped the pressure part: this machine reports no pressure (/proc/pressure)\n");
     }
-    if (own_memory_group()) {
+    char gdir[4200];
+    if (own_memory_group(gdir, sizeof gdir) && !group_is_mine(gdir)) {
+        /* a group shared with other processes: its peak is not this tree's */
+        double peak = 0;
+        assert_int_equal(rt_tracker_column(t, RT_COL_PROC_MEMORY_PEAK_MIB, n - 1, 1, &peak), 1);
+        assert_true(isnan(peak));
+        print_message("the process's memory group %s is shared: no peak of the tree's\n", gdir);
+    } else if (own_memory_group(gdir, sizeof gdir)) {
         double peak = NAN;
         assert_int_equal(rt_tracker_column(t, RT_COL_PROC_MEMORY_PEAK_MIB, n - 1, 1, &peak), 1);
         assert_true(peak > 0);
