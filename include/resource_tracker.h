@@ -228,7 +228,8 @@ typedef struct rt_process {
                                            * first): they never reached storage */
     /* added in 0.6 */
     double memory_peak_mib; /* the kernel's peak memory of the job: its cgroup's peak charge
-                             * (cgroup->memory_peak_mib); NaN without a cgroup */
+                             * (cgroup->memory_peak_mib) when the group is the job's own or
+                             * holds only the tree; NaN otherwise (no cgroup, a shared one) */
     const rt_cgroup *cgroup; /* NULL without one (or with cgroup reading turned off) */
 } rt_process;
 
