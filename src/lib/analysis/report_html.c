@@ -1,6 +1,7 @@
 /* report_html.c - writes the report: one self-contained HTML page (inline CSS, the embedded
  * dygraphs library, the data as inline arrays), charts over time with synchronized zoom and
- * crosshair, then the tables. Streams through one fixed buffer: memory does not grow with the run. */
+ * crosshair, then the tables (report_tables.c). Streams through one fixed buffer (rpt_hw):
+ * memory does not grow with the run. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -22,14 +23,8 @@ extern const size_t rt_asset_dygraph_js_len, rt_asset_dygraph_css_len, rt_asset_
 
 /* ---- the output: one buffer, flushed to the fd when full ------------------------------- */
 
-typedef struct hw {
-    int fd;
-    int err; /* errno of the first failed write; later output is dropped */
-    size_t len;
-    char buf[1 << 16];
-} hw;
 
-static void hw_flush(hw *w)
+static void rpt_hw_flush(rpt_hw *w)
 {
     size_t off = 0;
     while (!w->err && off < w->len) {
@@ -44,11 +39,11 @@ static void hw_flush(hw *w)
     w->len = 0;
 }
 
-static void hw_put(hw *w, const char *s, size_t n)
+void rpt_hw_put(rpt_hw *w, const char *s, size_t n)
 {
     while (n > 0) {
         if (w->len == sizeof w->buf)
-            hw_flush(w);
+            rpt_hw_flush(w);
         size_t room = sizeof w->buf - w->len, k = n < room ? n : room;
         memcpy(w->buf + w->len, s, k);
         w->len += k;
@@ -57,13 +52,13 @@ static void hw_put(hw *w, const char *s, size_t n)
     }
 }
 
-static void hw_lit(hw *w, const char *s)
+void rpt_hw_lit(rpt_hw *w, const char *s)
 {
-    hw_put(w, s, strlen(s));
+    rpt_hw_put(w, s, strlen(s));
 }
 
 /* printf-style, for short pieces (numbers, units): longer results are cut at 255 bytes */
-__attribute__((format(printf, 2, 3))) static void hw_fmt(hw *w, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void rpt_hw_fmt(rpt_hw *w, const char *fmt, ...)
 {
     char tmp[256];
     va_list ap;
@@ -71,33 +66,33 @@ __attribute__((format(printf, 2, 3))) static void hw_fmt(hw *w, const char *fmt,
     int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
     if (n > 0)
-        hw_put(w, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+        rpt_hw_put(w, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
 
 /* s as HTML text or attribute value: & < > " ' escaped, control characters dropped (tab and
  * newline kept), invalid UTF-8 replaced by U+FFFD. */
-static void hw_html(hw *w, const char *s)
+void rpt_hw_html(rpt_hw *w, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t n = strlen(s);
     while (n > 0) {
         size_t k = rt_utf8_len(p, n);
         if (k == 0) {
-            hw_lit(w, "\xEF\xBF\xBD");
+            rpt_hw_lit(w, "\xEF\xBF\xBD");
             k = 1;
         } else if (k == 1) {
             switch (*p) {
-            case '&': hw_lit(w, "&amp;"); break;
-            case '<': hw_lit(w, "&lt;"); break;
-            case '>': hw_lit(w, "&gt;"); break;
-            case '"': hw_lit(w, "&quot;"); break;
-            case '\'': hw_lit(w, "&#39;"); break;
+            case '&': rpt_hw_lit(w, "&amp;"); break;
+            case '<': rpt_hw_lit(w, "&lt;"); break;
+            case '>': rpt_hw_lit(w, "&gt;"); break;
+            case '"': rpt_hw_lit(w, "&quot;"); break;
+            case '\'': rpt_hw_lit(w, "&#39;"); break;
             default:
                 if (*p >= 0x20 || *p == '\t' || *p == '\n')
-                    hw_put(w, (const char *)p, 1);
+                    rpt_hw_put(w, (const char *)p, 1);
             }
         } else {
-            hw_put(w, (const char *)p, k);
+            rpt_hw_put(w, (const char *)p, k);
         }
         p += k;
         n -= k;
@@ -105,392 +100,23 @@ static void hw_html(hw *w, const char *s)
 }
 
 /* a number for the page's script: null when not finite, else 6 significant digits */
-static void hw_num(hw *w, double v)
+static void rpt_hw_num(rpt_hw *w, double v)
 {
     if (!isfinite(v))
-        hw_lit(w, "null");
+        rpt_hw_lit(w, "null");
     else if (v == 0)
-        hw_lit(w, "0");
+        rpt_hw_lit(w, "0");
     else
-        hw_fmt(w, "%.6g", v);
+        rpt_hw_fmt(w, "%.6g", v);
 }
 
 /* seconds for the page's script with 3 decimals: null when not finite (never "inf" or "nan") */
-static void hw_secs(hw *w, double v)
+static void rpt_hw_secs(rpt_hw *w, double v)
 {
     if (isfinite(v))
-        hw_fmt(w, "%.3f", v);
+        rpt_hw_fmt(w, "%.3f", v);
     else
-        hw_lit(w, "null");
-}
-
-/* ---- readable figures ------------------------------------------------------------------ */
-
-typedef char figure[64];
-
-static const char *fmt_num(figure f, double v, int decimals)
-{
-    if (!isfinite(v))
-        snprintf(f, sizeof(figure), "\xE2\x80\x94"); /* an em dash: not known */
-    else
-        snprintf(f, sizeof(figure), "%.*f", decimals, v);
-    return f;
-}
-
-/* v in the unit of scale 1 (B or MiB), with a binary prefix that keeps it under 1024 */
-static const char *fmt_scaled(figure f, double v, const char *const *units, size_t nunits)
-{
-    if (!isfinite(v))
-        return fmt_num(f, v, 0);
-    size_t u = 0;
-    while (fabs(v) >= 1024 && u + 1 < nunits) {
-        v /= 1024;
-        u++;
-    }
-    snprintf(f, sizeof(figure), u == 0 && v == floor(v) ? "%.0f %s" : "%.1f %s", v, units[u]);
-    return f;
-}
-
-static const char *fmt_bytes(figure f, double v)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    return fmt_scaled(f, v, units, RT_ARRAY_LEN(units));
-}
-
-static const char *fmt_mib(figure f, double v)
-{
-    static const char *const units[] = {"MiB", "GiB", "TiB", "PiB"};
-    return fmt_scaled(f, v, units, RT_ARRAY_LEN(units));
-}
-
-static const char *fmt_duration(figure f, double secs)
-{
-    if (!isfinite(secs) || secs < 0)
-        return fmt_num(f, NAN, 0);
-    if (secs > RPT_MAX_SECS) { /* past llround's range in days: no calendar for it */
-        snprintf(f, sizeof(figure), "%.3g s", secs);
-        return f;
-    }
-    if (secs < 60) {
-        snprintf(f, sizeof(figure), "%.1f s", secs);
-        return f;
-    }
-    long long s = llround(secs);
-    long long d = s / 86400, h = s / 3600 % 24, m = s / 60 % 60;
-    if (d > 0)
-        snprintf(f, sizeof(figure), "%lld d %lld h %lld min", d, h, m);
-    else if (h > 0)
-        snprintf(f, sizeof(figure), "%lld h %lld min %lld s", h, m, s % 60);
-    else
-        snprintf(f, sizeof(figure), "%lld min %lld s", m, s % 60);
-    return f;
-}
-
-static const char *fmt_time(figure f, double unix_secs)
-{
-    if (!(fabs(unix_secs) <= RPT_MAX_SECS)) /* NaN, or out of time_t's range: no date */
-        return fmt_num(f, NAN, 0);
-    time_t t = (time_t)floor(unix_secs);
-    struct tm tm;
-    if (!gmtime_r(&t, &tm) || strftime(f, sizeof(figure), "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
-        return fmt_num(f, NAN, 0);
-    return f;
-}
-
-static const char *fmt_usd(figure f, double v)
-{
-    if (!isfinite(v))
-        return fmt_num(f, v, 0);
-    if (v != 0 && fabs(v) < 0.001) /* a short run's cost: four significant digits, not $0.0000 */
-        snprintf(f, sizeof(figure), "$%.*f", (int)ceil(-log10(fabs(v))) + 3, v);
-    else
-        snprintf(f, sizeof(figure), fabs(v) < 1 ? "$%.4f" : "$%.2f", v);
-    return f;
-}
-
-/* ---- tables ------------------------------------------------------------------------------ */
-
-/* one key/value row; a NULL or empty value leaves the row out */
-static void row(hw *w, const char *key, const char *value)
-{
-    if (!value || !*value)
-        return;
-    hw_lit(w, "<tr><th>");
-    hw_html(w, key);
-    hw_lit(w, "</th><td>");
-    hw_html(w, value);
-    hw_lit(w, "</td></tr>\n");
-}
-
-static void row_i64(hw *w, const char *key, int64_t v)
-{
-    if (v == RT_NULL_I64)
-        return;
-    figure f;
-    snprintf(f, sizeof f, "%lld", (long long)v);
-    row(w, key, f);
-}
-
-typedef const char *(*fmt_fn)(figure f, double v);
-
-static const char *fmt_cores(figure f, double v)
-{
-    return fmt_num(f, v, 2);
-}
-
-static const char *fmt_count(figure f, double v)
-{
-    return fmt_num(f, v, 0);
-}
-
-static const char *fmt_pct(figure f, double v)
-{
-    if (!isfinite(v))
-        return fmt_num(f, v, 0);
-    snprintf(f, sizeof(figure), "%.1f%%", v);
-    return f;
-}
-
-/* a distribution row of the summary: mean, p50, p95, peak */
-static void dist_row(hw *w, const char *name, const rt_dist *d, fmt_fn fmt)
-{
-    if (isnan(d->mean) && isnan(d->peak))
-        return;
-    figure a, b, c, e;
-    hw_lit(w, "<tr><th>");
-    hw_html(w, name);
-    hw_lit(w, "</th><td>");
-    hw_html(w, fmt(a, d->mean));
-    hw_lit(w, "</td><td>");
-    hw_html(w, fmt(b, d->p50));
-    hw_lit(w, "</td><td>");
-    hw_html(w, fmt(c, d->p95));
-    hw_lit(w, "</td><td>");
-    hw_html(w, fmt(e, d->peak));
-    hw_lit(w, "</td></tr>\n");
-}
-
-static void total_row(hw *w, const char *name, double v, fmt_fn fmt)
-{
-    figure f;
-    if (isfinite(v))
-        row(w, name, fmt(f, v));
-}
-
-static void summary_section(hw *w, const rt_summary *s)
-{
-    figure f, g;
-    hw_lit(w, "<section id=\"summary\"><h2>Summary</h2>\n<div class=\"cols\"><table class=\"dist\">\n"
-              "<tr><th></th><th>mean</th><th>p50</th><th>p95</th><th>peak</th></tr>\n");
-    if (s->has_process) {
-        dist_row(w, "job CPU (cores)", &s->process_cores, fmt_cores);
-        dist_row(w, "job memory (PSS)", &s->process_pss_mib, fmt_mib);
-        dist_row(w, "job memory (RSS)", &s->process_rss_mib, fmt_mib);
-        dist_row(w, "job GPU (GPUs busy)", &s->process_gpu_usage, fmt_cores);
-        dist_row(w, "job VRAM", &s->process_gpu_vram_mib, fmt_mib);
-    }
-    dist_row(w, "machine CPU (cores)", &s->cpu_cores, fmt_cores);
-    dist_row(w, "machine memory used", &s->memory_used_mib, fmt_mib);
-    dist_row(w, "machine GPU (GPUs busy)", &s->gpu_usage, fmt_cores);
-    dist_row(w, "machine VRAM", &s->gpu_vram_mib, fmt_mib);
-    dist_row(w, "CPU pressure (some)", &s->pressure_cpu_some_pct, fmt_pct);
-    dist_row(w, "memory pressure (some)", &s->pressure_memory_some_pct, fmt_pct);
-    dist_row(w, "memory pressure (full)", &s->pressure_memory_full_pct, fmt_pct);
-    dist_row(w, "I/O pressure (some)", &s->pressure_io_some_pct, fmt_pct);
-    dist_row(w, "I/O pressure (full)", &s->pressure_io_full_pct, fmt_pct);
-    hw_lit(w, "</table>\n<table class=\"kv\">\n");
-    row(w, "start", fmt_time(f, s->start_secs));
-    row(w, "end", fmt_time(f, s->end_secs));
-    row(w, "duration", fmt_duration(f, s->duration_secs));
-    snprintf(f, sizeof f, "%llu", (unsigned long long)s->samples);
-    row(w, "samples", f);
-    const struct {
-        const char *name;
-        double v;
-        fmt_fn fmt;
-        bool job; /* shown only with a tracked tree */
-    } totals[] = {
-        {"job CPU time", s->process_cpu_secs, fmt_duration, true},
-        {"job GPUs used (most at once)", s->process_gpus_used, fmt_count, true},
-        {"job read from disk", s->process_read_bytes, fmt_bytes, true},
-        {"job written to disk", s->process_write_bytes, fmt_bytes, true},
-        {"job memory peak (cgroup)", s->process_memory_peak_mib, fmt_mib, true},
-        {"job memory limit", s->memory_limit_mib, fmt_mib, true},
-        {"job memory.high", s->memory_high_mib, fmt_mib, true},
-        {"job OOM kills", s->oom_kills, fmt_count, true},
-        {"job CPU quota (cores)", s->cpu_quota_cores, fmt_cores, true},
-        {"job CPU throttled (periods)", s->cpu_periods > 0 ? 100 * s->cpu_throttled_periods / s->cpu_periods : NAN,
-         fmt_pct, true},
-        {"job CPU throttled (time)", s->cpu_throttled_secs, fmt_duration, true},
-        {"job tasks (peak)", s->pids_peak, fmt_count, true},
-        {"job tasks (limit)", s->pids_limit, fmt_count, true},
-        {"machine cores", s->cpu_count, fmt_count, false},
-        {"machine memory", s->memory_total_mib, fmt_mib, false},
-        {"GPUs", s->gpu_count, fmt_count, false},
-        {"GPU memory", s->gpu_vram_total_mib, fmt_mib, false},
-        {"disk read", s->disk_read_bytes, fmt_bytes, false},
-        {"disk written", s->disk_write_bytes, fmt_bytes, false},
-        {"network received", s->net_recv_bytes, fmt_bytes, false},
-        {"network sent", s->net_sent_bytes, fmt_bytes, false},
-    };
-    for (size_t i = 0; i < RT_ARRAY_LEN(totals); i++)
-        if (s->has_process || !totals[i].job)
-            total_row(w, totals[i].name, totals[i].v, totals[i].fmt);
-    if (isfinite(s->disk_space_used_peak_bytes)) {
-        char both[160];
-        snprintf(both, sizeof both, "%s of %s", fmt_bytes(f, s->disk_space_used_peak_bytes),
-                 fmt_bytes(g, s->disk_space_total_bytes));
-        row(w, "disk space used (peak)", both);
-    }
-    row(w, "machine", s->allocation);
-    hw_lit(w, "</table></div></section>\n");
-}
-
-/* the recommendation, the cheapest server and the run's costs */
-static void recommendation_section(hw *w, const rt_report_info *in)
-{
-    const rt_recommendation *rec = in->recommendation;
-    if (!rec && !in->cheapest && !in->keeper_note && !in->current_instance)
-        return;
-    figure f;
-    hw_lit(w, "<section id=\"recommendation\"><h2>Recommendation</h2>\n");
-    double duration = in->summary ? in->summary->duration_secs : NAN;
-    if (rec) {
-        hw_lit(w, "<div class=\"cols\"><table class=\"kv\">\n");
-        row_i64(w, "CPU cores", rec->cpu);
-        row(w, "memory", fmt_mib(f, (double)rec->memory_mib));
-        row_i64(w, "GPUs", rec->gpu);
-        if (rec->vram_mib > 0)
-            row(w, "GPU memory", fmt_mib(f, (double)rec->vram_mib));
-        snprintf(f, sizeof f, "%llu", (unsigned long long)rec->runs);
-        row(w, "from runs", f);
-        if (rec->struct_size >= offsetof(rt_recommendation, cpu_throttled_pct) + sizeof rec->cpu_throttled_pct) {
-            char why[160];
-            if (rec->oom_killed)
-                row(w, "memory above", "the peak of a run the OOM killer ended");
-            if (isfinite(rec->cpu_quota_cores)) {
-                snprintf(why, sizeof why, "the quota of %.2f cores (throttled in %.0f%% of its periods)",
-                         rec->cpu_quota_cores, rec->cpu_throttled_pct);
-                row(w, "cores above", why);
-            }
-        }
-        hw_lit(w, "</table>\n<div><p>In a scheduler's words:</p><pre>");
-        static const rt_scheduler scheds[] = {RT_SCHED_METAFLOW, RT_SCHED_K8S, RT_SCHED_SLURM};
-        for (size_t i = 0; i < RT_ARRAY_LEN(scheds); i++) {
-            char line[512];
-            size_t n = rt_format_recommendation(rec, scheds[i], line, sizeof line);
-            if (n > 0 && n < sizeof line)
-                hw_html(w, line);
-        }
-        hw_lit(w, "</pre></div></div>\n");
-        if (isfinite(rec->duration_secs) && rec->duration_secs > 0)
-            duration = rec->duration_secs;
-    }
-    const rt_server *sv = in->cheapest;
-    double cheap_cost = NAN;
-    if (sv) {
-        hw_lit(w, "<h3>Cheapest server that fits</h3>\n<table class=\"kv\">\n");
-        char name[400];
-        snprintf(name, sizeof name, "%s %s%s%s%s", sv->vendor_id, sv->api_reference, *sv->display_name ? " (" : "",
-                 sv->display_name, *sv->display_name ? ")" : "");
-        row(w, "server", name);
-        row_i64(w, "vCPUs", sv->vcpus);
-        row(w, "memory", fmt_mib(f, sv->memory_mib));
-        row_i64(w, "GPUs", sv->gpu_count);
-        if (isfinite(sv->price_usd_per_hour)) {
-            char p[96];
-            snprintf(p, sizeof p, "%s per hour (on demand)", fmt_usd(f, sv->price_usd_per_hour));
-            row(w, "price", p);
-            cheap_cost = sv->price_usd_per_hour * duration / 3600;
-            row(w, "this run there", fmt_usd(f, cheap_cost));
-        }
-        hw_lit(w, "</table>\n");
-    }
-    if (in->current_instance || isfinite(in->current_price_usd_per_hour)) {
-        hw_lit(w, "<h3>Where it ran</h3>\n<table class=\"kv\">\n");
-        row(w, "server", in->current_instance);
-        if (isfinite(in->current_price_usd_per_hour)) {
-            char p[96];
-            snprintf(p, sizeof p, "%s per hour (on demand)", fmt_usd(f, in->current_price_usd_per_hour));
-            row(w, "price", p);
-            double cost = in->current_price_usd_per_hour * duration / 3600;
-            row(w, "this run", fmt_usd(f, cost));
-            if (isfinite(cheap_cost) && isfinite(cost) && cost > 0) {
-                char s[128];
-                figure g;
-                snprintf(s, sizeof s, "%s per run (%.0f%%)", fmt_usd(g, cost - cheap_cost),
-                         100 * (cost - cheap_cost) / cost);
-                row(w, "saving on the cheapest server", s);
-            }
-        }
-        hw_lit(w, "</table>\n");
-    }
-    if (in->keeper_note) {
-        hw_lit(w, "<p class=\"note\">");
-        hw_html(w, in->keeper_note);
-        hw_lit(w, "</p>\n");
-    }
-    hw_lit(w, "</section>\n");
-}
-
-/* the run: job metadata, command, exit status, host, cloud */
-static void run_section(hw *w, const rt_report_info *in)
-{
-    figure f;
-    hw_lit(w, "<section id=\"run\"><h2>The run</h2>\n<div class=\"cols\"><div><h3>Job</h3><table class=\"kv\">\n");
-    const rt_job *j = in->job;
-    if (j && j->struct_size >= offsetof(rt_job, container_image) + sizeof j->container_image) {
-        const struct {
-            const char *name, *value;
-        } meta[] = {{"job", j->job_name}, {"project", j->project_name}, {"stage", j->stage_name},
-                    {"task", j->task_name}, {"team", j->team}, {"environment", j->env},
-                    {"language", j->language}, {"orchestrator", j->orchestrator}, {"executor", j->executor},
-                    {"external run id", j->external_run_id}, {"container image", j->container_image}};
-        for (size_t i = 0; i < RT_ARRAY_LEN(meta); i++)
-            row(w, meta[i].name, meta[i].value);
-        if (j->struct_size >= offsetof(rt_job, tag_count) + sizeof j->tag_count)
-            for (size_t i = 0; i < j->tag_count && j->tags; i++)
-                row(w, "tag", j->tags[i]);
-    }
-    row(w, "command", in->command);
-    if (in->exit_status >= 0) {
-        snprintf(f, sizeof f, "%d%s", in->exit_status, in->exit_status == 0 ? " (success)" : " (failure)");
-        row(w, "exit status", f);
-    }
-    hw_lit(w, "</table></div>\n");
-    if (in->host) {
-        const rt_host *h = in->host;
-        hw_lit(w, "<div><h3>Host</h3><table class=\"kv\">\n");
-        row(w, "hostname", h->hostname);
-        row(w, "host id", h->host_id);
-        row(w, "IP address", h->ip);
-        row_i64(w, "vCPUs", h->vcpus);
-        row(w, "CPU", h->cpu_model);
-        total_row(w, "memory", h->memory_mib, fmt_mib);
-        row(w, "GPU", h->gpu_model);
-        if (h->gpu_count > 0)
-            row_i64(w, "GPUs", h->gpu_count);
-        total_row(w, "GPU memory", h->gpu_memory_mib, fmt_mib);
-        if (isfinite(h->storage_gb)) {
-            snprintf(f, sizeof f, "%.0f GB", h->storage_gb);
-            row(w, "storage", f);
-        }
-        row(w, "kernel", h->kernel);
-        row(w, "OS", h->os);
-        row(w, "allocation", h->allocation);
-        hw_lit(w, "</table></div>\n");
-    }
-    const rt_cloud *c = in->cloud;
-    if (c && (c->vendor_id || c->instance_type)) {
-        hw_lit(w, "<div><h3>Cloud</h3><table class=\"kv\">\n");
-        row(w, "vendor", c->vendor_id);
-        row(w, "account", c->account_id);
-        row(w, "region", c->region_id);
-        row(w, "zone", c->zone_id);
-        row(w, "instance type", c->instance_type);
-        hw_lit(w, "</table></div>\n");
-    }
-    hw_lit(w, "</div></section>\n");
+        rpt_hw_lit(w, "null");
 }
 
 /* ---- charts ------------------------------------------------------------------------------ */
@@ -535,7 +161,7 @@ static bool next_point(point_iter *it, rpt_bucket *out)
     return true;
 }
 
-/* which series have any figure */
+/* which series have any rpt_figure */
 static void present_series(const rt_report *r, bool present[RPT_SERIES])
 {
     memset(present, 0, RPT_SERIES * sizeof *present);
@@ -544,7 +170,7 @@ static void present_series(const rt_report *r, bool present[RPT_SERIES])
             present[k] |= r->b[i].c[k].weight > 0;
 }
 
-/* whether chart i is drawn: it has a series with a figure (GPU charts: a GPU was seen) */
+/* whether chart i is drawn: it has a series with a rpt_figure (GPU charts: a GPU was seen) */
 static bool chart_shown(const rt_report *r, const bool present[RPT_SERIES], size_t i)
 {
     if (charts[i].gpu_only && !r->gpu_seen)
@@ -558,93 +184,93 @@ static bool chart_shown(const rt_report *r, const bool present[RPT_SERIES], size
 /* The cgroup's marks as script, times in seconds after t0: MK.oom ([time, kills] per OOM
  * kill), MK.thr ([start, end] per throttled stretch), MK.limit (MiB) and MK.quota (cores),
  * null when none. */
-static void write_marks(hw *w, const rt_report *r, double t0)
+static void write_marks(rpt_hw *w, const rt_report *r, double t0)
 {
-    hw_lit(w, "var MK={oom:[");
+    rpt_hw_lit(w, "var MK={oom:[");
     for (size_t i = 0; i < r->n_oom; i++) {
-        hw_lit(w, i ? ",[" : "[");
-        hw_secs(w, r->oom[i].t - t0);
-        hw_put(w, ",", 1);
-        hw_num(w, r->oom[i].kills);
-        hw_put(w, "]", 1);
+        rpt_hw_lit(w, i ? ",[" : "[");
+        rpt_hw_secs(w, r->oom[i].t - t0);
+        rpt_hw_put(w, ",", 1);
+        rpt_hw_num(w, r->oom[i].kills);
+        rpt_hw_put(w, "]", 1);
     }
-    hw_lit(w, "],thr:[");
+    rpt_hw_lit(w, "],thr:[");
     for (size_t i = 0; i < r->n_thr; i++) {
-        hw_lit(w, i ? ",[" : "[");
-        hw_secs(w, r->thr[i].t0 - t0);
-        hw_put(w, ",", 1);
-        hw_secs(w, r->thr[i].t1 - t0);
-        hw_put(w, "]", 1);
+        rpt_hw_lit(w, i ? ",[" : "[");
+        rpt_hw_secs(w, r->thr[i].t0 - t0);
+        rpt_hw_put(w, ",", 1);
+        rpt_hw_secs(w, r->thr[i].t1 - t0);
+        rpt_hw_put(w, "]", 1);
     }
-    hw_lit(w, "],limit:");
-    hw_num(w, r->mem_limit);
-    hw_lit(w, ",quota:");
-    hw_num(w, r->cpu_quota);
-    hw_lit(w, "};\n");
+    rpt_hw_lit(w, "],limit:");
+    rpt_hw_num(w, r->mem_limit);
+    rpt_hw_lit(w, ",quota:");
+    rpt_hw_num(w, r->cpu_quota);
+    rpt_hw_lit(w, "};\n");
 }
 
 /* The data and the chart definitions as script: T (seconds after T0, one per point), G (1
  * where a gap comes before the point), S[k] (low, mean, high per point, null when none). */
-static int write_data(hw *w, const rt_report *r)
+static int write_data(rpt_hw *w, const rt_report *r)
 {
     bool present[RPT_SERIES];
     present_series(r, present);
     double t0 = r->n ? r->b[0].t0 : 0;
-    hw_lit(w, "var T0=");
-    hw_secs(w, t0);
+    rpt_hw_lit(w, "var T0=");
+    rpt_hw_secs(w, t0);
     for (int pass = 0; pass < 2; pass++) {
-        hw_lit(w, pass == 0 ? ";\nvar T=[" : "];\nvar G=[");
+        rpt_hw_lit(w, pass == 0 ? ";\nvar T=[" : "];\nvar G=[");
         point_iter it = {r, 0, r->n > RPT_POINTS};
         rpt_bucket p;
         for (bool first = true; next_point(&it, &p); first = false) {
             if (!first)
-                hw_put(w, ",", 1);
+                rpt_hw_put(w, ",", 1);
             if (pass == 0)
-                hw_secs(w, p.t0 + (p.t1 - p.t0) / 2 - t0);
+                rpt_hw_secs(w, p.t0 + (p.t1 - p.t0) / 2 - t0);
             else
-                hw_put(w, p.gap ? "1" : "0", 1);
+                rpt_hw_put(w, p.gap ? "1" : "0", 1);
         }
     }
-    hw_lit(w, "];\nvar S=[");
+    rpt_hw_lit(w, "];\nvar S=[");
     for (size_t k = 0; k < RPT_SERIES; k++) {
-        hw_lit(w, k ? ",\n[" : "\n[");
+        rpt_hw_lit(w, k ? ",\n[" : "\n[");
         point_iter it = {r, 0, r->n > RPT_POINTS};
         rpt_bucket p;
         for (bool first = true; present[k] && next_point(&it, &p); first = false) {
             const rpt_cell *c = &p.c[k];
             if (!first)
-                hw_put(w, ",", 1);
+                rpt_hw_put(w, ",", 1);
             if (c->weight > 0) {
-                hw_num(w, c->min);
-                hw_put(w, ",", 1);
-                hw_num(w, c->sum / c->weight);
-                hw_put(w, ",", 1);
-                hw_num(w, c->max);
+                rpt_hw_num(w, c->min);
+                rpt_hw_put(w, ",", 1);
+                rpt_hw_num(w, c->sum / c->weight);
+                rpt_hw_put(w, ",", 1);
+                rpt_hw_num(w, c->max);
             } else {
-                hw_lit(w, "null,null,null");
+                rpt_hw_lit(w, "null,null,null");
             }
         }
-        hw_put(w, "]", 1);
+        rpt_hw_put(w, "]", 1);
     }
-    hw_lit(w, "];\nvar CH=[");
+    rpt_hw_lit(w, "];\nvar CH=[");
     int nchart = 0;
     for (size_t i = 0; i < RT_ARRAY_LEN(charts); i++) {
         const chart_def *c = &charts[i];
         if (!chart_shown(r, present, i))
             continue;
-        hw_fmt(w, "%s\n{id:%d,title:\"%s\",unit:\"%s\",m:%d,s:[", nchart ? "," : "", nchart, c->title, c->unit,
+        rpt_hw_fmt(w, "%s\n{id:%d,title:\"%s\",unit:\"%s\",m:%d,s:[", nchart ? "," : "", nchart, c->title, c->unit,
                c->marks);
         bool first = true;
         for (int k = 0; k < 4 && c->series[k] >= 0; k++) {
             if (!present[c->series[k]])
                 continue;
-            hw_fmt(w, "%s[%d,\"%s\",\"%s\"]", first ? "" : ",", c->series[k], c->names[k], c->colors[k]);
+            rpt_hw_fmt(w, "%s[%d,\"%s\",\"%s\"]", first ? "" : ",", c->series[k], c->names[k], c->colors[k]);
             first = false;
         }
-        hw_lit(w, "]}");
+        rpt_hw_lit(w, "]}");
         nchart++;
     }
-    hw_lit(w, "];\n");
+    rpt_hw_lit(w, "];\n");
     write_marks(w, r, t0);
     return nchart;
 }
@@ -724,43 +350,43 @@ static const char page_js[] =
     "window.addEventListener('beforeprint',fit);window.addEventListener('afterprint',fit);\n"
     "})();\n";
 
-static void write_head(hw *w, const char *title, int expected)
+static void write_head(rpt_hw *w, const char *title, int expected)
 {
-    hw_lit(w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+    rpt_hw_lit(w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
               "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
               "<meta name=\"generator\" content=\"resource-tracker " RT_VERSION "\">\n<title>");
-    hw_html(w, title);
-    hw_lit(w, " \xE2\x80\x94 resource-tracker report</title>\n<style>\n");
-    hw_put(w, rt_asset_dygraph_css, rt_asset_dygraph_css_len);
-    hw_lit(w, "\n");
-    hw_lit(w, page_css);
-    hw_lit(w, "</style>\n<script>\n");
-    hw_put(w, rt_asset_dygraph_js, rt_asset_dygraph_js_len);
-    hw_lit(w, "\n</script>\n<script>\n");
-    hw_put(w, rt_asset_synchronizer_js, rt_asset_synchronizer_js_len);
-    hw_lit(w, "\n</script>\n<script>\n");
-    hw_put(w, rt_asset_crosshair_js, rt_asset_crosshair_js_len);
-    hw_fmt(w, "\n</script>\n</head>\n<body data-charts-expected=\"%d\" data-charts-drawn=\"0\">\n", expected);
+    rpt_hw_html(w, title);
+    rpt_hw_lit(w, " \xE2\x80\x94 resource-tracker report</title>\n<style>\n");
+    rpt_hw_put(w, rt_asset_dygraph_css, rt_asset_dygraph_css_len);
+    rpt_hw_lit(w, "\n");
+    rpt_hw_lit(w, page_css);
+    rpt_hw_lit(w, "</style>\n<script>\n");
+    rpt_hw_put(w, rt_asset_dygraph_js, rt_asset_dygraph_js_len);
+    rpt_hw_lit(w, "\n</script>\n<script>\n");
+    rpt_hw_put(w, rt_asset_synchronizer_js, rt_asset_synchronizer_js_len);
+    rpt_hw_lit(w, "\n</script>\n<script>\n");
+    rpt_hw_put(w, rt_asset_crosshair_js, rt_asset_crosshair_js_len);
+    rpt_hw_fmt(w, "\n</script>\n</head>\n<body data-charts-expected=\"%d\" data-charts-drawn=\"0\">\n", expected);
 }
 
 /* the line under the title: when, how long, where, how it ended */
-static void write_subtitle(hw *w, const rt_report_info *in)
+static void write_subtitle(rpt_hw *w, const rt_report_info *in)
 {
-    figure a, b;
+    rpt_figure a, b;
     const rt_summary *s = in->summary;
-    hw_lit(w, "<p class=\"sub\">");
+    rpt_hw_lit(w, "<p class=\"sub\">");
     if (s && s->samples > 0) {
-        hw_html(w, fmt_time(a, s->start_secs));
-        hw_lit(w, " \xC2\xB7 ");
-        hw_html(w, fmt_duration(b, s->duration_secs));
+        rpt_hw_html(w, rpt_fmt_time(a, s->start_secs));
+        rpt_hw_lit(w, " \xC2\xB7 ");
+        rpt_hw_html(w, rpt_fmt_duration(b, s->duration_secs));
     }
     if (in->host && in->host->hostname) {
-        hw_lit(w, " \xC2\xB7 on ");
-        hw_html(w, in->host->hostname);
+        rpt_hw_lit(w, " \xC2\xB7 on ");
+        rpt_hw_html(w, in->host->hostname);
     }
     if (in->exit_status >= 0)
-        hw_fmt(w, " \xC2\xB7 exit status %d", in->exit_status);
-    hw_lit(w, "</p>\n");
+        rpt_hw_fmt(w, " \xC2\xB7 exit status %d", in->exit_status);
+    rpt_hw_lit(w, "</p>\n");
 }
 
 rt_error rt_report_write(const rt_report *r, const rt_report_info *info, int fd)
@@ -773,7 +399,7 @@ rt_error rt_report_write(const rt_report *r, const rt_report_info *info, int fd)
         return RT_ERR_INVALID;
     if (in.summary && in.summary->samples == 0)
         in.summary = NULL;
-    hw *w = malloc(sizeof *w);
+    rpt_hw *w = malloc(sizeof *w);
     if (!w)
         return RT_ERR_NOMEM;
     w->fd = fd;
@@ -793,33 +419,33 @@ rt_error rt_report_write(const rt_report *r, const rt_report_info *info, int fd)
     for (size_t i = 0; i < RT_ARRAY_LEN(charts); i++)
         expected += chart_shown(r, present, i);
     write_head(w, title, expected);
-    hw_lit(w, "<header><h1>");
-    hw_html(w, title);
-    hw_lit(w, "</h1>\n");
+    rpt_hw_lit(w, "<header><h1>");
+    rpt_hw_html(w, title);
+    rpt_hw_lit(w, "</h1>\n");
     write_subtitle(w, &in);
-    hw_lit(w, "</header>\n<section id=\"charts\"><h2>Over time</h2>\n"
+    rpt_hw_lit(w, "</header>\n<section id=\"charts\"><h2>Over time</h2>\n"
               "<p class=\"note hint\">Drag to zoom (all charts follow), double-click to zoom out; the line is the "
               "mean of each point, the band the least and greatest value it stands for.</p>\n");
     if (expected == 0)
-        hw_lit(w, "<p>No samples.</p>\n");
+        rpt_hw_lit(w, "<p>No samples.</p>\n");
     for (size_t i = 0, k = 0; i < RT_ARRAY_LEN(charts); i++) { /* in write_data's order */
         if (!chart_shown(r, present, i))
             continue;
-        hw_fmt(w, "<div class=\"chart-block\"><h3>%s</h3><div class=\"legend\" id=\"l%zu\"></div>"
+        rpt_hw_fmt(w, "<div class=\"chart-block\"><h3>%s</h3><div class=\"legend\" id=\"l%zu\"></div>"
                   "<div class=\"chart\" id=\"c%zu\"></div></div>\n", charts[i].title, k, k);
         k++;
     }
-    hw_lit(w, "</section>\n");
+    rpt_hw_lit(w, "</section>\n");
     if (in.summary)
-        summary_section(w, in.summary);
-    recommendation_section(w, &in);
-    run_section(w, &in);
-    hw_lit(w, "<footer>resource-tracker " RT_VERSION "; charts: dygraphs 2.2.1 (MIT licence), embedded.</footer>\n"
+        rpt_summary_section(w, in.summary);
+    rpt_recommendation_section(w, &in);
+    rpt_run_section(w, &in);
+    rpt_hw_lit(w, "<footer>resource-tracker " RT_VERSION "; charts: dygraphs 2.2.1 (MIT licence), embedded.</footer>\n"
               "<script>\n");
     write_data(w, r);
-    hw_lit(w, page_js);
-    hw_lit(w, "</script>\n</body>\n</html>\n");
-    hw_flush(w);
+    rpt_hw_lit(w, page_js);
+    rpt_hw_lit(w, "</script>\n</body>\n</html>\n");
+    rpt_hw_flush(w);
     int err = w->err;
     free(w);
     if (err) {

@@ -75,4 +75,30 @@ struct rt_report {
 /* Folds bucket src into dst (dst keeps its start and gap flag). */
 void rpt_bucket_merge(rpt_bucket *dst, const rpt_bucket *src);
 
+/* ---- the page (report_html.c) and its tables (report_tables.c) ---------------------------- */
+
+/* The page's output: one buffer, flushed to fd when full. */
+typedef struct rpt_hw {
+    int fd;
+    int err; /* errno of the first failed write; later output is dropped */
+    size_t len;
+    char buf[1 << 16];
+} rpt_hw;
+
+/* Appends n bytes of s; s as is; s as HTML text (& < > " ' escaped, control characters but tab
+ * and newline dropped, invalid UTF-8 as U+FFFD). */
+void rpt_hw_put(rpt_hw *w, const char *s, size_t n);
+void rpt_hw_lit(rpt_hw *w, const char *s);
+void rpt_hw_html(rpt_hw *w, const char *s);
+
+/* A readable figure, written into f and returned. */
+typedef char rpt_figure[64];
+const char *rpt_fmt_duration(rpt_figure f, double secs);
+const char *rpt_fmt_time(rpt_figure f, double unix_secs);
+
+/* The tables: the run's statistics, the recommendation, the run's facts. */
+void rpt_summary_section(rpt_hw *w, const rt_summary *s);
+void rpt_recommendation_section(rpt_hw *w, const rt_report_info *in);
+void rpt_run_section(rpt_hw *w, const rt_report_info *in);
+
 #endif

@@ -1,0 +1,381 @@
+/* report_tables.c - the report's tables: the run's statistics (the job, the machine, its
+ * cgroup and pressure), the recommendation and why, and the run's facts; figures in readable
+ * units. Written through the page's buffer (rpt_hw, report_html.c). */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../core/core.h"
+#include "report_int.h"
+
+/* ---- readable figures ------------------------------------------------------------------ */
+
+
+static const char *fmt_num(rpt_figure f, double v, int decimals)
+{
+    if (!isfinite(v))
+        snprintf(f, sizeof(rpt_figure), "\xE2\x80\x94"); /* an em dash: not known */
+    else
+        snprintf(f, sizeof(rpt_figure), "%.*f", decimals, v);
+    return f;
+}
+
+/* v in the unit of scale 1 (B or MiB), with a binary prefix that keeps it under 1024 */
+static const char *fmt_scaled(rpt_figure f, double v, const char *const *units, size_t nunits)
+{
+    if (!isfinite(v))
+        return fmt_num(f, v, 0);
+    size_t u = 0;
+    while (fabs(v) >= 1024 && u + 1 < nunits) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(f, sizeof(rpt_figure), u == 0 && v == floor(v) ? "%.0f %s" : "%.1f %s", v, units[u]);
+    return f;
+}
+
+static const char *fmt_bytes(rpt_figure f, double v)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    return fmt_scaled(f, v, units, RT_ARRAY_LEN(units));
+}
+
+static const char *fmt_mib(rpt_figure f, double v)
+{
+    static const char *const units[] = {"MiB", "GiB", "TiB", "PiB"};
+    return fmt_scaled(f, v, units, RT_ARRAY_LEN(units));
+}
+
+const char *rpt_fmt_duration(rpt_figure f, double secs)
+{
+    if (!isfinite(secs) || secs < 0)
+        return fmt_num(f, NAN, 0);
+    if (secs > RPT_MAX_SECS) { /* past llround's range in days: no calendar for it */
+        snprintf(f, sizeof(rpt_figure), "%.3g s", secs);
+        return f;
+    }
+    if (secs < 60) {
+        snprintf(f, sizeof(rpt_figure), "%.1f s", secs);
+        return f;
+    }
+    long long s = llround(secs);
+    long long d = s / 86400, h = s / 3600 % 24, m = s / 60 % 60;
+    if (d > 0)
+        snprintf(f, sizeof(rpt_figure), "%lld d %lld h %lld min", d, h, m);
+    else if (h > 0)
+        snprintf(f, sizeof(rpt_figure), "%lld h %lld min %lld s", h, m, s % 60);
+    else
+        snprintf(f, sizeof(rpt_figure), "%lld min %lld s", m, s % 60);
+    return f;
+}
+
+const char *rpt_fmt_time(rpt_figure f, double unix_secs)
+{
+    if (!(fabs(unix_secs) <= RPT_MAX_SECS)) /* NaN, or out of time_t's range: no date */
+        return fmt_num(f, NAN, 0);
+    time_t t = (time_t)floor(unix_secs);
+    struct tm tm;
+    if (!gmtime_r(&t, &tm) || strftime(f, sizeof(rpt_figure), "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
+        return fmt_num(f, NAN, 0);
+    return f;
+}
+
+static const char *fmt_usd(rpt_figure f, double v)
+{
+    if (!isfinite(v))
+        return fmt_num(f, v, 0);
+    if (v != 0 && fabs(v) < 0.001) /* a short run's cost: four significant digits, not $0.0000 */
+        snprintf(f, sizeof(rpt_figure), "$%.*f", (int)ceil(-log10(fabs(v))) + 3, v);
+    else
+        snprintf(f, sizeof(rpt_figure), fabs(v) < 1 ? "$%.4f" : "$%.2f", v);
+    return f;
+}
+
+/* ---- tables ------------------------------------------------------------------------------ */
+
+/* one key/value row; a NULL or empty value leaves the row out */
+static void row(rpt_hw *w, const char *key, const char *value)
+{
+    if (!value || !*value)
+        return;
+    rpt_hw_lit(w, "<tr><th>");
+    rpt_hw_html(w, key);
+    rpt_hw_lit(w, "</th><td>");
+    rpt_hw_html(w, value);
+    rpt_hw_lit(w, "</td></tr>\n");
+}
+
+static void row_i64(rpt_hw *w, const char *key, int64_t v)
+{
+    if (v == RT_NULL_I64)
+        return;
+    rpt_figure f;
+    snprintf(f, sizeof f, "%lld", (long long)v);
+    row(w, key, f);
+}
+
+typedef const char *(*fmt_fn)(rpt_figure f, double v);
+
+static const char *fmt_cores(rpt_figure f, double v)
+{
+    return fmt_num(f, v, 2);
+}
+
+static const char *fmt_count(rpt_figure f, double v)
+{
+    return fmt_num(f, v, 0);
+}
+
+static const char *fmt_pct(rpt_figure f, double v)
+{
+    if (!isfinite(v))
+        return fmt_num(f, v, 0);
+    snprintf(f, sizeof(rpt_figure), "%.1f%%", v);
+    return f;
+}
+
+/* a distribution row of the summary: mean, p50, p95, peak */
+static void dist_row(rpt_hw *w, const char *name, const rt_dist *d, fmt_fn fmt)
+{
+    if (isnan(d->mean) && isnan(d->peak))
+        return;
+    rpt_figure a, b, c, e;
+    rpt_hw_lit(w, "<tr><th>");
+    rpt_hw_html(w, name);
+    rpt_hw_lit(w, "</th><td>");
+    rpt_hw_html(w, fmt(a, d->mean));
+    rpt_hw_lit(w, "</td><td>");
+    rpt_hw_html(w, fmt(b, d->p50));
+    rpt_hw_lit(w, "</td><td>");
+    rpt_hw_html(w, fmt(c, d->p95));
+    rpt_hw_lit(w, "</td><td>");
+    rpt_hw_html(w, fmt(e, d->peak));
+    rpt_hw_lit(w, "</td></tr>\n");
+}
+
+static void total_row(rpt_hw *w, const char *name, double v, fmt_fn fmt)
+{
+    rpt_figure f;
+    if (isfinite(v))
+        row(w, name, fmt(f, v));
+}
+
+void rpt_summary_section(rpt_hw *w, const rt_summary *s)
+{
+    rpt_figure f, g;
+    rpt_hw_lit(w, "<section id=\"summary\"><h2>Summary</h2>\n<div class=\"cols\"><table class=\"dist\">\n"
+              "<tr><th></th><th>mean</th><th>p50</th><th>p95</th><th>peak</th></tr>\n");
+    if (s->has_process) {
+        dist_row(w, "job CPU (cores)", &s->process_cores, fmt_cores);
+        dist_row(w, "job memory (PSS)", &s->process_pss_mib, fmt_mib);
+        dist_row(w, "job memory (RSS)", &s->process_rss_mib, fmt_mib);
+        dist_row(w, "job GPU (GPUs busy)", &s->process_gpu_usage, fmt_cores);
+        dist_row(w, "job VRAM", &s->process_gpu_vram_mib, fmt_mib);
+    }
+    dist_row(w, "machine CPU (cores)", &s->cpu_cores, fmt_cores);
+    dist_row(w, "machine memory used", &s->memory_used_mib, fmt_mib);
+    dist_row(w, "machine GPU (GPUs busy)", &s->gpu_usage, fmt_cores);
+    dist_row(w, "machine VRAM", &s->gpu_vram_mib, fmt_mib);
+    dist_row(w, "CPU pressure (some)", &s->pressure_cpu_some_pct, fmt_pct);
+    dist_row(w, "memory pressure (some)", &s->pressure_memory_some_pct, fmt_pct);
+    dist_row(w, "memory pressure (full)", &s->pressure_memory_full_pct, fmt_pct);
+    dist_row(w, "I/O pressure (some)", &s->pressure_io_some_pct, fmt_pct);
+    dist_row(w, "I/O pressure (full)", &s->pressure_io_full_pct, fmt_pct);
+    rpt_hw_lit(w, "</table>\n<table class=\"kv\">\n");
+    row(w, "start", rpt_fmt_time(f, s->start_secs));
+    row(w, "end", rpt_fmt_time(f, s->end_secs));
+    row(w, "duration", rpt_fmt_duration(f, s->duration_secs));
+    snprintf(f, sizeof f, "%llu", (unsigned long long)s->samples);
+    row(w, "samples", f);
+    const struct {
+        const char *name;
+        double v;
+        fmt_fn fmt;
+        bool job; /* shown only with a tracked tree */
+    } totals[] = {
+        {"job CPU time", s->process_cpu_secs, rpt_fmt_duration, true},
+        {"job GPUs used (most at once)", s->process_gpus_used, fmt_count, true},
+        {"job read from disk", s->process_read_bytes, fmt_bytes, true},
+        {"job written to disk", s->process_write_bytes, fmt_bytes, true},
+        {"job memory peak (cgroup)", s->process_memory_peak_mib, fmt_mib, true},
+        {"job memory limit", s->memory_limit_mib, fmt_mib, true},
+        {"job memory.high", s->memory_high_mib, fmt_mib, true},
+        {"job OOM kills", s->oom_kills, fmt_count, true},
+        {"job CPU quota (cores)", s->cpu_quota_cores, fmt_cores, true},
+        {"job CPU throttled (periods)", s->cpu_periods > 0 ? 100 * s->cpu_throttled_periods / s->cpu_periods : NAN,
+         fmt_pct, true},
+        {"job CPU throttled (time)", s->cpu_throttled_secs, rpt_fmt_duration, true},
+        {"job tasks (peak)", s->pids_peak, fmt_count, true},
+        {"job tasks (limit)", s->pids_limit, fmt_count, true},
+        {"machine cores", s->cpu_count, fmt_count, false},
+        {"machine memory", s->memory_total_mib, fmt_mib, false},
+        {"GPUs", s->gpu_count, fmt_count, false},
+        {"GPU memory", s->gpu_vram_total_mib, fmt_mib, false},
+        {"disk read", s->disk_read_bytes, fmt_bytes, false},
+        {"disk written", s->disk_write_bytes, fmt_bytes, false},
+        {"network received", s->net_recv_bytes, fmt_bytes, false},
+        {"network sent", s->net_sent_bytes, fmt_bytes, false},
+    };
+    for (size_t i = 0; i < RT_ARRAY_LEN(totals); i++)
+        if (s->has_process || !totals[i].job)
+            total_row(w, totals[i].name, totals[i].v, totals[i].fmt);
+    if (isfinite(s->disk_space_used_peak_bytes)) {
+        char both[160];
+        snprintf(both, sizeof both, "%s of %s", fmt_bytes(f, s->disk_space_used_peak_bytes),
+                 fmt_bytes(g, s->disk_space_total_bytes));
+        row(w, "disk space used (peak)", both);
+    }
+    row(w, "machine", s->allocation);
+    rpt_hw_lit(w, "</table></div></section>\n");
+}
+
+/* the recommendation, the cheapest server and the run's costs */
+void rpt_recommendation_section(rpt_hw *w, const rt_report_info *in)
+{
+    const rt_recommendation *rec = in->recommendation;
+    if (!rec && !in->cheapest && !in->keeper_note && !in->current_instance)
+        return;
+    rpt_figure f;
+    rpt_hw_lit(w, "<section id=\"recommendation\"><h2>Recommendation</h2>\n");
+    double duration = in->summary ? in->summary->duration_secs : NAN;
+    if (rec) {
+        rpt_hw_lit(w, "<div class=\"cols\"><table class=\"kv\">\n");
+        row_i64(w, "CPU cores", rec->cpu);
+        row(w, "memory", fmt_mib(f, (double)rec->memory_mib));
+        row_i64(w, "GPUs", rec->gpu);
+        if (rec->vram_mib > 0)
+            row(w, "GPU memory", fmt_mib(f, (double)rec->vram_mib));
+        snprintf(f, sizeof f, "%llu", (unsigned long long)rec->runs);
+        row(w, "from runs", f);
+        if (rec->struct_size >= offsetof(rt_recommendation, cpu_throttled_pct) + sizeof rec->cpu_throttled_pct) {
+            char why[160];
+            if (rec->oom_killed)
+                row(w, "memory above", "the peak of a run the OOM killer ended");
+            if (isfinite(rec->cpu_quota_cores)) {
+                snprintf(why, sizeof why, "the quota of %.2f cores (throttled in %.0f%% of its periods)",
+                         rec->cpu_quota_cores, rec->cpu_throttled_pct);
+                row(w, "cores above", why);
+            }
+        }
+        rpt_hw_lit(w, "</table>\n<div><p>In a scheduler's words:</p><pre>");
+        static const rt_scheduler scheds[] = {RT_SCHED_METAFLOW, RT_SCHED_K8S, RT_SCHED_SLURM};
+        for (size_t i = 0; i < RT_ARRAY_LEN(scheds); i++) {
+            char line[512];
+            size_t n = rt_format_recommendation(rec, scheds[i], line, sizeof line);
+            if (n > 0 && n < sizeof line)
+                rpt_hw_html(w, line);
+        }
+        rpt_hw_lit(w, "</pre></div></div>\n");
+        if (isfinite(rec->duration_secs) && rec->duration_secs > 0)
+            duration = rec->duration_secs;
+    }
+    const rt_server *sv = in->cheapest;
+    double cheap_cost = NAN;
+    if (sv) {
+        rpt_hw_lit(w, "<h3>Cheapest server that fits</h3>\n<table class=\"kv\">\n");
+        char name[400];
+        snprintf(name, sizeof name, "%s %s%s%s%s", sv->vendor_id, sv->api_reference, *sv->display_name ? " (" : "",
+                 sv->display_name, *sv->display_name ? ")" : "");
+        row(w, "server", name);
+        row_i64(w, "vCPUs", sv->vcpus);
+        row(w, "memory", fmt_mib(f, sv->memory_mib));
+        row_i64(w, "GPUs", sv->gpu_count);
+        if (isfinite(sv->price_usd_per_hour)) {
+            char p[96];
+            snprintf(p, sizeof p, "%s per hour (on demand)", fmt_usd(f, sv->price_usd_per_hour));
+            row(w, "price", p);
+            cheap_cost = sv->price_usd_per_hour * duration / 3600;
+            row(w, "this run there", fmt_usd(f, cheap_cost));
+        }
+        rpt_hw_lit(w, "</table>\n");
+    }
+    if (in->current_instance || isfinite(in->current_price_usd_per_hour)) {
+        rpt_hw_lit(w, "<h3>Where it ran</h3>\n<table class=\"kv\">\n");
+        row(w, "server", in->current_instance);
+        if (isfinite(in->current_price_usd_per_hour)) {
+            char p[96];
+            snprintf(p, sizeof p, "%s per hour (on demand)", fmt_usd(f, in->current_price_usd_per_hour));
+            row(w, "price", p);
+            double cost = in->current_price_usd_per_hour * duration / 3600;
+            row(w, "this run", fmt_usd(f, cost));
+            if (isfinite(cheap_cost) && isfinite(cost) && cost > 0) {
+                char s[128];
+                rpt_figure g;
+                snprintf(s, sizeof s, "%s per run (%.0f%%)", fmt_usd(g, cost - cheap_cost),
+                         100 * (cost - cheap_cost) / cost);
+                row(w, "saving on the cheapest server", s);
+            }
+        }
+        rpt_hw_lit(w, "</table>\n");
+    }
+    if (in->keeper_note) {
+        rpt_hw_lit(w, "<p class=\"note\">");
+        rpt_hw_html(w, in->keeper_note);
+        rpt_hw_lit(w, "</p>\n");
+    }
+    rpt_hw_lit(w, "</section>\n");
+}
+
+/* the run: job metadata, command, exit status, host, cloud */
+void rpt_run_section(rpt_hw *w, const rt_report_info *in)
+{
+    rpt_figure f;
+    rpt_hw_lit(w, "<section id=\"run\"><h2>The run</h2>\n<div class=\"cols\"><div><h3>Job</h3><table class=\"kv\">\n");
+    const rt_job *j = in->job;
+    if (j && j->struct_size >= offsetof(rt_job, container_image) + sizeof j->container_image) {
+        const struct {
+            const char *name, *value;
+        } meta[] = {{"job", j->job_name}, {"project", j->project_name}, {"stage", j->stage_name},
+                    {"task", j->task_name}, {"team", j->team}, {"environment", j->env},
+                    {"language", j->language}, {"orchestrator", j->orchestrator}, {"executor", j->executor},
+                    {"external run id", j->external_run_id}, {"container image", j->container_image}};
+        for (size_t i = 0; i < RT_ARRAY_LEN(meta); i++)
+            row(w, meta[i].name, meta[i].value);
+        if (j->struct_size >= offsetof(rt_job, tag_count) + sizeof j->tag_count)
+            for (size_t i = 0; i < j->tag_count && j->tags; i++)
+                row(w, "tag", j->tags[i]);
+    }
+    row(w, "command", in->command);
+    if (in->exit_status >= 0) {
+        snprintf(f, sizeof f, "%d%s", in->exit_status, in->exit_status == 0 ? " (success)" : " (failure)");
+        row(w, "exit status", f);
+    }
+    rpt_hw_lit(w, "</table></div>\n");
+    if (in->host) {
+        const rt_host *h = in->host;
+        rpt_hw_lit(w, "<div><h3>Host</h3><table class=\"kv\">\n");
+        row(w, "hostname", h->hostname);
+        row(w, "host id", h->host_id);
+        row(w, "IP address", h->ip);
+        row_i64(w, "vCPUs", h->vcpus);
+        row(w, "CPU", h->cpu_model);
+        total_row(w, "memory", h->memory_mib, fmt_mib);
+        row(w, "GPU", h->gpu_model);
+        if (h->gpu_count > 0)
+            row_i64(w, "GPUs", h->gpu_count);
+        total_row(w, "GPU memory", h->gpu_memory_mib, fmt_mib);
+        if (isfinite(h->storage_gb)) {
+            snprintf(f, sizeof f, "%.0f GB", h->storage_gb);
+            row(w, "storage", f);
+        }
+        row(w, "kernel", h->kernel);
+        row(w, "OS", h->os);
+        row(w, "allocation", h->allocation);
+        rpt_hw_lit(w, "</table></div>\n");
+    }
+    const rt_cloud *c = in->cloud;
+    if (c && (c->vendor_id || c->instance_type)) {
+        rpt_hw_lit(w, "<div><h3>Cloud</h3><table class=\"kv\">\n");
+        row(w, "vendor", c->vendor_id);
+        row(w, "account", c->account_id);
+        row(w, "region", c->region_id);
+        row(w, "zone", c->zone_id);
+        row(w, "instance type", c->instance_type);
+        rpt_hw_lit(w, "</table></div>\n");
+    }
+    rpt_hw_lit(w, "</div></section>\n");
+}
+
