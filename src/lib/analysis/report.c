@@ -97,13 +97,6 @@ static double counter_rise(double v, double *prev)
     return isnan(p) || v < p ? v : v - p;
 }
 
-/* *acc = min(*acc, x), where NaN is "no figure". */
-static void min_known(double *acc, double x)
-{
-    if (!isnan(x) && (isnan(*acc) || x < *acc))
-        *acc = x;
-}
-
 /* Adds the throttled stretch [t0, t1]: joined to the last one when it starts within slack of
  * its end; past RPT_STRETCHES, the two stretches closest in time merge first. */
 static void add_stretch(rt_report *r, double t0, double t1, double slack)
@@ -137,9 +130,9 @@ static void add_marks(rt_report *r, const rt_record *rec, double t0, double t1, 
     if (counter_rise(rec->cgroup_cpu_throttled_periods, &r->thr_prev) > 0)
         add_stretch(r, t0 < t1 ? t0 : t1 - weight, t1, 0.5 * weight);
     if (rec->cgroup_memory_limit_mib > 0) /* a line at 0 would be no limit anyone set */
-        min_known(&r->mem_limit, rec->cgroup_memory_limit_mib);
+        rt_min_known(&r->mem_limit, rec->cgroup_memory_limit_mib);
     if (rec->cgroup_cpu_quota_cores > 0)
-        min_known(&r->cpu_quota, rec->cgroup_cpu_quota_cores);
+        rt_min_known(&r->cpu_quota, rec->cgroup_cpu_quota_cores);
 }
 
 void rt_report_add(rt_report *r, const rt_record *rec)

@@ -191,27 +191,18 @@ static double run_total_value(const run_total *t)
     return isnan(t->cur) ? NAN : t->before + t->cur;
 }
 
-/* *acc = min(*acc, x), where NaN is "no figure". */
-static inline void min_in(double *acc, double x)
-{
-    if (isnan(x))
-        return;
-    if (isnan(*acc) || x < *acc)
-        *acc = x;
-}
-
 /* The cgroup's counters and limits of one record; the first record that saw an OOM kill (its
  * count above the run's previous, or above 0 at a run's first record) sets oom_kill_secs. */
 static void add_cgroup(rt_stats *st, const rt_record *r)
 {
     rt_summary *s = &st->s;
     for (size_t i = 0; i < COUNT(min_fields); i++)
-        min_in(&NUM(s, min_fields[i].sum), CNUM(r, min_fields[i].rec));
+        rt_min_known(&NUM(s, min_fields[i].sum), CNUM(r, min_fields[i].rec));
     for (size_t i = 0; i < T_COUNT; i++) {
         double v = CNUM(r, total_fields[i].rec);
         double prev = add_run_total(&st->totals[i], v, r->process_pid);
         if (i == T_OOM && !isnan(v) && v > (isnan(prev) ? 0 : prev) && isfinite(r->timestamp_secs))
-            min_in(&s->oom_kill_secs, r->timestamp_secs);
+            rt_min_known(&s->oom_kill_secs, r->timestamp_secs);
     }
 }
 

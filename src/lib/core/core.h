@@ -153,4 +153,11 @@ static inline double rt_add_known(double a, double b)
     return a != a ? b : b != b ? a : a + b;
 }
 
+/* *acc = min(*acc, x) where NaN means "no figure": a NaN x changes nothing. */
+static inline void rt_min_known(double *acc, double x)
+{
+    if (x == x && (*acc != *acc || x < *acc))
+        *acc = x;
+}
+
 #endif
