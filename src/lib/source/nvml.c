@@ -1,14 +1,21 @@
 /* nvml.c - NVIDIA GPUs through NVML without a build or run-time dependency on it: the library is
  * opened with dlopen (its dlerror text kept in the handle, as libuv's dl.c keeps it), every
  * symbol resolved once (a missing one nulls the fields it feeds), then devices, their readings
- * and the tree's share from the process lists and per-process utilization samples. */
+ * and the tree's share from the process lists and per-process utilization samples. Every NVML
+ * call runs on one worker thread that the caller hands a request and waits for with a deadline:
+ * a driver that never answers is left behind with its thread, and tracking goes on without it. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "nvml.h"
 
@@ -80,50 +87,178 @@ typedef struct nvml_api {
     nvml_ret (*proc_util)(nvml_device, nvml_proc_util *, unsigned int *, unsigned long long);
 } nvml_api;
 
-/* ---- the handle ---------------------------------------------------------------------------------- */
+/* ---- the worker's state ------------------------------------------------------------------------ */
 
+/* The kinds of reading a poll makes, each told at most once per GPU when it fails. */
+enum { K_UTIL, K_MEMORY, K_TEMP, K_POWER, K_CLOCK, K_PROCS, K_PROCUTIL, K_N };
+static const char *const kind_name[K_N] = {"utilization", "memory", "temperature", "power draw", "clock",
+                                           "process list", "per-process utilization"};
+#define RC_NOT_CALLED (-1) /* the entry point is missing, or the GPU was lost before the call */
+
+/* The tree's share of SM time that a GPU's per-process samples can give. */
+enum { TU_UNKNOWN, TU_NONE, TU_SAMPLES };
+
+/* One entry of a process list or of the per-process samples: a pid with its VRAM or SM %. */
+typedef struct nvml_pid_val {
+    unsigned int pid;
+    unsigned long long val;
+} nvml_pid_val;
+
+/* A GPU. facts are written at discovery only; the rest by the worker during a request and read
+ * by the caller only between requests. */
 typedef struct nvml_dev {
     rt_gpu_facts facts;
     nvml_device h;
     bool lost;
     unsigned long long util_seen_us; /* newest per-process sample already counted */
+    /* the latest poll: each kind's answer, and the readings of those that succeeded */
+    nvml_ret rc[K_N];
+    unsigned int util, temp, power_mw, clock_mhz;
+    nvml_memory mem;
+    /* the latest process lists: entries [proc_off, proc_off + nproc) of the worker's procs,
+     * the per-process samples [util_off, util_off + nutil) of its utils */
+    size_t proc_off, nproc, util_off, nutil;
+    bool lists_ok;
+    int tree_util; /* TU_* */
 } nvml_dev;
 
-/* One process of the tree on a GPU: its pid and highest SM sample in the interval. */
-typedef struct nvml_pid_util {
-    unsigned int pid, best;
-} nvml_pid_util;
+enum { JOB_INIT = 1, JOB_POLL, JOB_TREE, JOB_SHUTDOWN };
+
+/* The worker thread and all that NVML touches. Left behind, never freed, when a request misses
+ * its deadline: the stuck call may return at any time and write here. */
+typedef struct nvml_worker {
+    pthread_mutex_t mu;
+    pthread_cond_t ask_cv, done_cv; /* done_cv on CLOCK_MONOTONIC */
+    pthread_t thread;
+    pid_t owner; /* the process that started the thread (a forked child has none) */
+    /* under mu: the request, its sequence numbers, and whether the caller gave up on it */
+    unsigned long long asked, done;
+    int job;
+    bool job_tree, abandoned;
+    /* the worker's own during a request; read by the caller only between requests */
+    void *dl;
+    nvml_api api;
+    nvml_ret init_rc, count_rc;
+    bool started; /* nvmlInit succeeded */
+    nvml_dev *dev;
+    size_t ndev, dev_cap;
+    unsigned int *nohandle; /* the indices NVML gave no handle for at discovery */
+    size_t nnohandle, nohandle_cap;
+    void *procbuf; /* one process list as NVML fills it */
+    size_t procbuf_cap; /* elements of the larger process list type */
+    nvml_proc_util *utilbuf;
+    size_t utilbuf_cap;
+    nvml_pid_val *procs, *utils; /* every GPU's lists of the latest poll, one after the other */
+    size_t nprocs, procs_cap, nutils, utils_cap;
+    struct nvml_worker *next_left; /* in left_behind */
+} nvml_worker;
+
+/* What the caller knows of a GPU between requests. */
+typedef struct nvml_seen {
+    bool read_fresh, tree_fresh; /* the latest poll's readings / lists not used yet */
+    bool lost_told;
+    unsigned int warned; /* bit k: kind k's failure told */
+} nvml_seen;
 
 struct rt_nvml {
     rt_logger log;
-    void *dl;
-    char err[256]; /* the last dlerror text or start failure; "" when none */
-    nvml_api api;
+    char err[256]; /* the last dlerror text, start failure or missed deadline; "" when none */
     bool ready;
-    nvml_dev *dev;
-    size_t ndev, dev_cap;
-    /* per-sample buffers, grown only when a longer list than ever before is seen */
-    void *procbuf;
-    size_t procbuf_cap; /* elements of the larger process list type */
+    bool stuck; /* a request missed its deadline (or the handle crossed a fork): no more requests */
+    bool tree_wanted; /* rt_nvml_tree has been asked: every poll gathers the process lists */
+    double init_secs, call_secs;
+    nvml_worker *w; /* NULL without a worker thread */
+    size_t ndev;
+    nvml_seen *seen;
+    /* the caller's buffers for the tree's share, grown only when longer lists are seen */
     unsigned int *pids;
     size_t pids_cap;
-    nvml_proc_util *utilbuf;
-    size_t utilbuf_cap;
-    nvml_pid_util *best;
+    nvml_pid_val *best;
     size_t best_cap;
 };
 
-/* ---- loading ------------------------------------------------------------------------------------- */
+/* Set once any request of any handle has missed its deadline: the driver is stuck, and a new
+ * handle would only get stuck behind it. */
+static atomic_bool nvml_hung;
+
+/* The workers left behind, kept reachable: their memory is never freed. */
+static pthread_mutex_t left_mu = PTHREAD_MUTEX_INITIALIZER;
+static nvml_worker *left_behind;
+
+/* ---- strings NVML gives --------------------------------------------------------------------- */
+
+size_t rt_nvml_text(const char *in, size_t len, char *out, size_t cap)
+{
+    size_t n = 0;
+    while (n < len && in[n] != '\0' && n + 1 < cap) {
+        unsigned char c = (unsigned char)in[n];
+        out[n] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+        n++;
+    }
+    out[n] = '\0';
+    return n;
+}
+
+/* Reads up to max hex digits at in[*at..len) into *v. Returns whether there was at least one. */
+static bool hex_field(const char *in, size_t len, size_t *at, int max, unsigned *v)
+{
+    int k = 0;
+    *v = 0;
+    while (*at < len && k < max) {
+        char c = in[*at];
+        unsigned d;
+        if (c >= '0' && c <= '9')
+            d = (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            d = (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            d = (unsigned)(c - 'A' + 10);
+        else
+            break;
+        *v = *v << 4 | d;
+        (*at)++;
+        k++;
+    }
+    return k > 0;
+}
+
+bool rt_nvml_norm_bus_id(const char *in, size_t len, char *out, size_t cap)
+{
+    /* domain:bus:device.function, hex: at most 8, 2, 2 and 1 digits, nothing after */
+    static const struct {
+        int digits;
+        char after;
+    } field[4] = {{8, ':'}, {2, ':'}, {2, '.'}, {1, '\0'}};
+    unsigned v[4];
+    size_t at = 0;
+    bool ok = true;
+    for (int f = 0; f < 4 && ok; f++) {
+        ok = hex_field(in, len, &at, field[f].digits, &v[f]);
+        if (ok && field[f].after)
+            ok = at < len && in[at++] == field[f].after;
+        else if (ok)
+            ok = at == len || in[at] == '\0';
+    }
+    if (ok) {
+        int n = snprintf(out, cap, "%04x:%02x:%02x.%x", v[0], v[1], v[2], v[3]);
+        if (n > 0 && (size_t)n < cap)
+            return true;
+    }
+    rt_nvml_text(in, len, out, cap);
+    return false;
+}
+
+/* ---- loading (on the caller's thread: dlopen and dlsym do not wait on the driver) ------------ */
 
 /* Resolves the first of the names the library has (newest version first). When it has none,
  * the dlerror text of the first name is kept as the handle's error and NULL returned. */
-static void *sym(rt_nvml *nv, const char *a, const char *b, const char *c)
+static void *sym(rt_nvml *nv, void *dl, const char *a, const char *b, const char *c)
 {
     const char *names[3] = {a, b, c};
     char first[sizeof nv->err] = "";
     for (int i = 0; i < 3 && names[i]; i++) {
         dlerror(); /* clear */
-        void *p = dlsym(nv->dl, names[i]);
+        void *p = dlsym(dl, names[i]);
         if (p)
             return p;
         const char *e = dlerror();
@@ -134,15 +269,16 @@ static void *sym(rt_nvml *nv, const char *a, const char *b, const char *c)
     return NULL;
 }
 
-#define RESOLVE(field, ...) (*(void **)&api->field = sym(nv, __VA_ARGS__))
+#define RESOLVE(field, ...) (*(void **)&api->field = sym(nv, w->dl, __VA_ARGS__))
 
-/* Opens the library and resolves its symbols. Returns whether NVML is usable. */
-static bool load(rt_nvml *nv, const char *path)
+/* Opens the library into w and resolves its symbols. Returns whether it has the entry points
+ * NVML cannot work without (w->dl is then set; else it is NULL, closed). */
+static bool load(rt_nvml *nv, nvml_worker *w, const char *path)
 {
-    nvml_api *api = &nv->api;
+    nvml_api *api = &w->api;
     const char *lib = path && *path ? path : "libnvidia-ml.so.1";
-    nv->dl = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-    if (!nv->dl) {
+    w->dl = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    if (!w->dl) {
         const char *e = dlerror();
         snprintf(nv->err, sizeof nv->err, "%s", e ? e : lib);
         /* no NVIDIA driver: the normal case on most machines, not worth a warning */
@@ -155,6 +291,8 @@ static bool load(rt_nvml *nv, const char *path)
     if (!api->init || !api->count || !api->handle) {
         rt_log(&nv->log, RT_LOG_WARN, "%s lacks the NVML entry points (%s); NVIDIA GPUs are not tracked", lib,
                nv->err);
+        dlclose(w->dl);
+        w->dl = NULL;
         return false;
     }
     RESOLVE(shutdown, "nvmlShutdown", NULL, NULL);
@@ -182,31 +320,31 @@ static bool load(rt_nvml *nv, const char *path)
         RESOLVE(graphics_procs, "nvmlDeviceGetGraphicsRunningProcesses", NULL, NULL);
     }
     RESOLVE(proc_util, "nvmlDeviceGetProcessUtilization", NULL, NULL);
-    nvml_ret rc = api->init();
-    if (rc != NVML_SUCCESS) {
-        snprintf(nv->err, sizeof nv->err, "nvmlInit failed (error %d)", rc);
-        rt_log(&nv->log, RT_LOG_INFO, "NVML did not start (error %d): no NVIDIA GPUs tracked", rc);
-        return false;
-    }
     return true;
 }
 
-/* "00000000:3B:00.0" -> "0000:3b:00.0", the form sysfs and DRM fdinfo use. */
-static void norm_bus_id(const char *in, char *out, size_t cap)
+/* ---- the worker's requests (on its thread: they may never return) ------------------------------ */
+
+/* An owned copy of a string NVML wrote into buf (cap bytes, maybe without a NUL). */
+static char *nvml_strdup(const char *buf, size_t cap)
 {
-    unsigned dom, bus, dev, fn;
-    if (sscanf(in, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) == 4)
-        snprintf(out, cap, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
-    else
-        snprintf(out, cap, "%s", in);
+    char s[128];
+    rt_nvml_text(buf, cap, s, sizeof s);
+    return rt_strdup(s);
 }
 
-/* Lists the GPUs and their static facts. Stops early only when out of memory. */
-static void discover(rt_nvml *nv)
+/* Starts NVML and lists the GPUs with their static facts. Stops early only when out of memory.
+ * What is to be told (a failed start or count, GPUs without a handle) is kept for the caller. */
+static void job_init(nvml_worker *w)
 {
-    const nvml_api *api = &nv->api;
+    const nvml_api *api = &w->api;
+    w->init_rc = api->init();
+    if (w->init_rc != NVML_SUCCESS)
+        return;
+    w->started = true;
     unsigned int n = 0;
-    if (api->count(&n) != NVML_SUCCESS)
+    w->count_rc = api->count(&n);
+    if (w->count_rc != NVML_SUCCESS)
         return;
     char dv[96] = "", cuda[32] = "";
     if (api->driver_version && api->driver_version(dv, sizeof dv) != NVML_SUCCESS)
@@ -221,30 +359,31 @@ static void discover(rt_nvml *nv)
     for (unsigned int i = 0; i < n; i++) {
         nvml_device h;
         if (api->handle(i, &h) != NVML_SUCCESS) {
-            rt_log(&nv->log, RT_LOG_WARN, "NVML: no handle for GPU %u", i);
+            if (rt_grow(&w->nohandle, &w->nohandle_cap, w->nnohandle + 1, sizeof *w->nohandle) == 0)
+                w->nohandle[w->nnohandle++] = i;
             continue;
         }
-        if (rt_grow(&nv->dev, &nv->dev_cap, nv->ndev + 1, sizeof *nv->dev) < 0)
+        if (rt_grow(&w->dev, &w->dev_cap, w->ndev + 1, sizeof *w->dev) < 0)
             return;
-        nvml_dev *d = &nv->dev[nv->ndev++];
+        nvml_dev *d = &w->dev[w->ndev++];
+        memset(d, 0, sizeof *d);
         rt_gpu_facts_init(&d->facts);
         d->h = h;
         d->util_seen_us = now_us;
         rt_gpu_facts *f = &d->facts;
         char s[128];
         if (api->name && api->name(h, s, sizeof s) == NVML_SUCCESS)
-            f->name = rt_strdup(s);
+            f->name = nvml_strdup(s, sizeof s);
         if (api->uuid && api->uuid(h, s, sizeof s) == NVML_SUCCESS)
-            f->uuid = rt_strdup(s);
+            f->uuid = nvml_strdup(s, sizeof s);
         rt_gpu_facts_add(f, "driver", "nvidia");
         if (dv[0])
-            rt_gpu_facts_add(f, "driver_version", "%s", dv);
+            rt_gpu_facts_add(f, "driver_version", "%.*s", (int)sizeof dv, dv);
         if (cuda[0])
             rt_gpu_facts_add(f, "cuda_driver_version", "%s", cuda);
         nvml_pci_info pci;
         if (api->pci && api->pci(h, &pci) == NVML_SUCCESS) {
-            pci.bus_id[sizeof pci.bus_id - 1] = '\0';
-            norm_bus_id(pci.bus_id, s, sizeof s);
+            rt_nvml_norm_bus_id(pci.bus_id, sizeof pci.bus_id, s, sizeof s);
             f->host_id = rt_strdup(s);
             rt_gpu_facts_add(f, "pci_device_id", "0x%08x", pci.pci_device_id);
             rt_gpu_facts_add(f, "pci_subsystem_id", "0x%08x", pci.pci_subsystem_id);
@@ -252,8 +391,11 @@ static void discover(rt_nvml *nv)
         int major, minor;
         if (api->compute_cap && api->compute_cap(h, &major, &minor) == NVML_SUCCESS)
             rt_gpu_facts_add(f, "compute_capability", "%d.%d", major, minor);
-        if (api->serial && api->serial(h, s, sizeof s) == NVML_SUCCESS && s[0])
-            rt_gpu_facts_add(f, "serial", "%s", s);
+        if (api->serial && api->serial(h, s, sizeof s) == NVML_SUCCESS) {
+            char t[128];
+            if (rt_nvml_text(s, sizeof s, t, sizeof t) > 0)
+                rt_gpu_facts_add(f, "serial", "%s", t);
+        }
         unsigned int v;
         if (api->power_limit && api->power_limit(h, &v) == NVML_SUCCESS)
             rt_gpu_facts_add(f, "power_limit_watts", "%.1f", v / 1000.0);
@@ -266,17 +408,419 @@ static void discover(rt_nvml *nv)
     }
 }
 
-rt_nvml *rt_nvml_open(const char *path, const rt_logger *log)
+/* Keeps rc as kind k's answer on d (a lost GPU stays lost). Returns whether it succeeded. */
+static bool answered(nvml_dev *d, int k, nvml_ret rc)
+{
+    d->rc[k] = rc;
+    if (rc == NVML_ERROR_GPU_IS_LOST)
+        d->lost = true;
+    return rc == NVML_SUCCESS;
+}
+
+/* Reads d's gauges; on a lost GPU, no further call. */
+static void poll_dev(const nvml_api *api, nvml_dev *d)
+{
+    for (int k = 0; k < K_N; k++)
+        d->rc[k] = RC_NOT_CALLED;
+    nvml_utilization u;
+    if (!d->lost && api->utilization && answered(d, K_UTIL, api->utilization(d->h, &u)))
+        d->util = u.gpu;
+    if (!d->lost && api->memory)
+        answered(d, K_MEMORY, api->memory(d->h, &d->mem));
+    if (!d->lost && api->temperature)
+        answered(d, K_TEMP, api->temperature(d->h, NVML_TEMPERATURE_GPU, &d->temp));
+    if (!d->lost && api->power)
+        answered(d, K_POWER, api->power(d->h, &d->power_mw));
+    if (!d->lost && api->clock)
+        answered(d, K_CLOCK, api->clock(d->h, NVML_CLOCK_GRAPHICS, &d->clock_mhz));
+}
+
+/* Calls a process list into w->procbuf, growing it if the list is longer. Returns the number
+ * of entries, or -1 when the list is not available (*rc: NVML's answer). */
+static long list_procs(nvml_worker *w, nvml_list_fn fn, nvml_device h, nvml_ret *rc)
+{
+    /* the buffer is counted in the larger structure, so it fits either */
+    *rc = RC_NOT_CALLED;
+    if (rt_grow(&w->procbuf, &w->procbuf_cap, 64, sizeof(nvml_proc_v2)) < 0)
+        return -1;
+    for (int attempt = 0; attempt < 3; attempt++) {
+        unsigned int n = (unsigned int)w->procbuf_cap;
+        *rc = fn(h, &n, w->procbuf);
+        if (*rc == NVML_SUCCESS)
+            return (long)n;
+        if (*rc != NVML_ERROR_INSUFFICIENT_SIZE ||
+            rt_grow(&w->procbuf, &w->procbuf_cap, (size_t)n + 16, sizeof(nvml_proc_v2)) < 0)
+            return -1;
+    }
+    return -1;
+}
+
+/* Appends d's compute and graphics lists (pid and VRAM) to w->procs. */
+static void gather_procs(nvml_worker *w, nvml_dev *d)
+{
+    const nvml_list_fn fns[2] = {w->api.compute_procs, w->api.graphics_procs};
+    d->proc_off = w->nprocs;
+    for (int k = 0; k < 2 && !d->lost; k++) {
+        nvml_ret rc;
+        long n = fns[k] ? list_procs(w, fns[k], d->h, &rc) : -1;
+        if (!fns[k] || (n < 0 && d->lists_ok))
+            continue;
+        answered(d, K_PROCS, rc); /* the first list's failure is told unless the other answers */
+        if (n < 0 || rt_grow(&w->procs, &w->procs_cap, w->nprocs + (size_t)n, sizeof *w->procs) < 0)
+            continue;
+        d->lists_ok = true;
+        for (long i = 0; i < n; i++) {
+            nvml_pid_val *e = &w->procs[w->nprocs++];
+            if (w->api.procs_v2) {
+                const nvml_proc_v2 *p = (const nvml_proc_v2 *)w->procbuf + i;
+                *e = (nvml_pid_val){p->pid, p->used_gpu_memory};
+            } else {
+                const nvml_proc_v1 *p = (const nvml_proc_v1 *)w->procbuf + i;
+                *e = (nvml_pid_val){p->pid, p->used_gpu_memory};
+            }
+        }
+    }
+    d->nproc = w->nprocs - d->proc_off;
+}
+
+/* Appends d's per-process SM samples since the previous look to w->utils (pid, SM %; samples
+ * over 100 left out) and moves the look on to the newest. */
+static void gather_util(nvml_worker *w, nvml_dev *d)
+{
+    d->util_off = w->nutils;
+    d->tree_util = TU_UNKNOWN;
+    if (!w->api.proc_util || d->lost)
+        return;
+    unsigned int n = 0;
+    nvml_ret rc = w->api.proc_util(d->h, NULL, &n, d->util_seen_us);
+    if (rc == NVML_ERROR_NOT_FOUND || (rc == NVML_SUCCESS && n == 0)) {
+        d->tree_util = TU_NONE; /* no samples since the last look: nothing ran */
+        d->rc[K_PROCUTIL] = NVML_SUCCESS;
+        return;
+    }
+    if (rc != NVML_ERROR_INSUFFICIENT_SIZE && rc != NVML_SUCCESS) {
+        answered(d, K_PROCUTIL, rc);
+        return;
+    }
+    if (rt_grow(&w->utilbuf, &w->utilbuf_cap, (size_t)n + 8, sizeof *w->utilbuf) < 0)
+        return;
+    n = (unsigned int)w->utilbuf_cap;
+    rc = w->api.proc_util(d->h, w->utilbuf, &n, d->util_seen_us);
+    if (rc == NVML_ERROR_NOT_FOUND) {
+        d->tree_util = TU_NONE;
+        d->rc[K_PROCUTIL] = NVML_SUCCESS;
+        return;
+    }
+    if (!answered(d, K_PROCUTIL, rc) || rt_grow(&w->utils, &w->utils_cap, w->nutils + n, sizeof *w->utils) < 0)
+        return;
+    unsigned long long newest = d->util_seen_us;
+    for (unsigned int i = 0; i < n && i < w->utilbuf_cap; i++) {
+        const nvml_proc_util *s = &w->utilbuf[i];
+        if (s->timestamp > newest)
+            newest = s->timestamp;
+        if (s->sm_util <= 100)
+            w->utils[w->nutils++] = (nvml_pid_val){s->pid, s->sm_util};
+    }
+    d->util_seen_us = newest;
+    d->nutil = w->nutils - d->util_off;
+    d->tree_util = TU_SAMPLES;
+}
+
+/* Gathers every GPU's process lists and per-process samples (the worker's lists start over). */
+static void job_tree(nvml_worker *w)
+{
+    w->nprocs = w->nutils = 0;
+    for (size_t i = 0; i < w->ndev; i++) {
+        nvml_dev *d = &w->dev[i];
+        d->rc[K_PROCS] = d->rc[K_PROCUTIL] = RC_NOT_CALLED;
+        d->nproc = d->nutil = 0;
+        d->lists_ok = false;
+        gather_procs(w, d);
+        gather_util(w, d);
+    }
+}
+
+/* Runs one request. */
+static void run_job(nvml_worker *w, int job, bool tree)
+{
+    switch (job) {
+    case JOB_INIT:
+        job_init(w);
+        break;
+    case JOB_POLL:
+        for (size_t i = 0; i < w->ndev; i++)
+            poll_dev(&w->api, &w->dev[i]);
+        if (tree)
+            job_tree(w);
+        break;
+    case JOB_TREE:
+        job_tree(w);
+        break;
+    case JOB_SHUTDOWN:
+        if (w->started && w->api.shutdown)
+            w->api.shutdown();
+        break;
+    }
+}
+
+/* The worker thread: runs each request and says it is done, until the shutdown or until the
+ * caller has given up on it (it then touches nothing the caller holds, and ends). */
+static void *worker_main(void *arg)
+{
+    nvml_worker *w = arg;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (w->done == w->asked)
+            pthread_cond_wait(&w->ask_cv, &w->mu);
+        int job = w->job;
+        bool tree = w->job_tree;
+        pthread_mutex_unlock(&w->mu);
+        run_job(w, job, tree);
+        pthread_mutex_lock(&w->mu);
+        if (w->abandoned)
+            break;
+        w->done = w->asked;
+        pthread_cond_signal(&w->done_cv);
+        if (job == JOB_SHUTDOWN)
+            break;
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+/* ---- the caller's side: requests with a deadline --------------------------------------------- */
+
+/* Frees w and unloads the library: only when its thread has ended or does not exist (never
+ * after a missed deadline). NVML is not called. */
+static void free_worker(nvml_worker *w)
+{
+    for (size_t i = 0; i < w->ndev; i++)
+        rt_gpu_facts_free(&w->dev[i].facts);
+    if (w->dl)
+        dlclose(w->dl);
+    free(w->dev);
+    free(w->nohandle);
+    free(w->procbuf);
+    free(w->utilbuf);
+    free(w->procs);
+    free(w->utils);
+    free(w);
+}
+
+/* Starts w's thread with every signal blocked in it (signals are the caller's business).
+ * Returns 0, or an errno value. */
+static int start_worker(nvml_worker *w)
+{
+    pthread_condattr_t ca;
+    if (pthread_condattr_init(&ca) != 0)
+        return ENOMEM;
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    int e = pthread_mutex_init(&w->mu, NULL);
+    if (e == 0 && (e = pthread_cond_init(&w->done_cv, &ca)) != 0)
+        pthread_mutex_destroy(&w->mu);
+    if (e == 0 && (e = pthread_cond_init(&w->ask_cv, NULL)) != 0) {
+        pthread_cond_destroy(&w->done_cv);
+        pthread_mutex_destroy(&w->mu);
+    }
+    pthread_condattr_destroy(&ca);
+    if (e != 0)
+        return e;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    e = pthread_create(&w->thread, NULL, worker_main, w);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (e != 0) {
+        pthread_cond_destroy(&w->ask_cv);
+        pthread_cond_destroy(&w->done_cv);
+        pthread_mutex_destroy(&w->mu);
+        return e;
+    }
+    w->owner = getpid();
+    return 0;
+}
+
+/* Hands the worker a request and waits for it at most secs. Returns whether it was done. On a
+ * missed deadline: one warning, the worker is left behind (detached; nothing waits on it again)
+ * and NVML is not used again in this process. In a forked child (no worker there) nothing is
+ * asked, and false returned. */
+static bool ask(rt_nvml *nv, int job, bool tree, double secs)
+{
+    nvml_worker *w = nv->w;
+    if (!w || nv->stuck)
+        return false;
+    if (getpid() != w->owner) {
+        nv->stuck = true; /* a forked child: the worker stayed in the parent */
+        return false;
+    }
+    struct timespec dl;
+    clock_gettime(CLOCK_MONOTONIC, &dl);
+    double whole = floor(secs);
+    dl.tv_sec += (time_t)whole;
+    dl.tv_nsec += (long)((secs - whole) * 1e9);
+    if (dl.tv_nsec >= 1000000000L) {
+        dl.tv_sec++;
+        dl.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&w->mu);
+    w->job = job;
+    w->job_tree = tree;
+    w->asked++;
+    pthread_cond_signal(&w->ask_cv);
+    int e = 0;
+    while (w->done != w->asked && e != ETIMEDOUT)
+        e = pthread_cond_timedwait(&w->done_cv, &w->mu, &dl);
+    bool done = w->done == w->asked;
+    if (!done)
+        w->abandoned = true;
+    pthread_mutex_unlock(&w->mu);
+    if (done)
+        return true;
+    pthread_detach(w->thread);
+    pthread_mutex_lock(&left_mu);
+    w->next_left = left_behind;
+    left_behind = w;
+    pthread_mutex_unlock(&left_mu);
+    nv->stuck = true;
+    atomic_store(&nvml_hung, true);
+    snprintf(nv->err, sizeof nv->err, "NVML did not answer within %g s", secs);
+    rt_log(&nv->log, RT_LOG_WARN, "NVML did not answer within %g s; NVIDIA GPUs are not tracked from now on", secs);
+    return false;
+}
+
+/* A GPU's name for messages. */
+static const char *dev_name(const nvml_dev *d)
+{
+    return d->facts.uuid ? d->facts.uuid : d->facts.name ? d->facts.name : "?";
+}
+
+/* Tells, after a request, what went wrong since: a GPU fallen off the bus, and a reading that
+ * failed otherwise than as unsupported; each at most once per GPU and kind. */
+static void tell(rt_nvml *nv)
+{
+    for (size_t i = 0; i < nv->ndev; i++) {
+        const nvml_dev *d = &nv->w->dev[i];
+        nvml_seen *s = &nv->seen[i];
+        if (d->lost) {
+            if (!s->lost_told)
+                rt_log(&nv->log, RT_LOG_WARN, "GPU %s has fallen off the bus; its figures are null from now on",
+                       dev_name(d));
+            s->lost_told = true;
+            continue;
+        }
+        for (int k = 0; k < K_N; k++) {
+            nvml_ret rc = d->rc[k];
+            if (rc == NVML_SUCCESS || rc == RC_NOT_CALLED || rc == NVML_ERROR_NOT_SUPPORTED || (s->warned & 1u << k))
+                continue;
+            s->warned |= 1u << k;
+            rt_log(&nv->log, RT_LOG_WARN, "GPU %s: NVML could not read its %s (error %d); it is null while that lasts",
+                   dev_name(d), kind_name[k], rc);
+        }
+    }
+}
+
+/* Makes sure GPU i has a reading (tree: process lists) of the latest poll not used yet, asking
+ * for a poll when it has not, and marks it used. Returns false when there is none to use. */
+static bool take_fresh(rt_nvml *nv, size_t i, bool tree)
+{
+    nvml_seen *s = &nv->seen[i];
+    if (nv->stuck)
+        return false; /* what the stuck worker holds may change under us */
+    if (!(tree ? s->tree_fresh : s->read_fresh)) {
+        bool with_tree = tree || nv->tree_wanted;
+        if (!ask(nv, tree ? JOB_TREE : JOB_POLL, with_tree, nv->call_secs))
+            return false;
+        for (size_t j = 0; j < nv->ndev; j++) {
+            nv->seen[j].read_fresh |= !tree;
+            nv->seen[j].tree_fresh |= with_tree;
+        }
+        tell(nv);
+    }
+    if (tree)
+        s->tree_fresh = false;
+    else
+        s->read_fresh = false;
+    return !nv->w->dev[i].lost;
+}
+
+/* Ends the worker: shuts NVML down and waits for its thread at most the call deadline, then
+ * frees it; a worker that misses it is left behind; in a forked child, NVML is not called and
+ * what the copy holds is freed. nv has no worker after. */
+static void stop_worker(rt_nvml *nv)
+{
+    nvml_worker *w = nv->w;
+    if (!w)
+        return;
+    if (!nv->stuck && getpid() == w->owner) {
+        if (ask(nv, JOB_SHUTDOWN, false, nv->call_secs)) {
+            pthread_join(w->thread, NULL);
+            free_worker(w);
+        }
+    } else if (getpid() != w->owner && !atomic_load(&nvml_hung)) {
+        free_worker(w); /* the parent's copy, with no thread here to touch it */
+    }
+    nv->w = NULL;
+}
+
+/* ---- the API ---------------------------------------------------------------------------------- */
+
+rt_nvml *rt_nvml_open_timed(const char *path, const rt_logger *log, double init_secs, double call_secs)
 {
     rt_nvml *nv = calloc(1, sizeof *nv);
     if (!nv)
         return NULL;
     if (log)
         nv->log = *log;
-    nv->ready = load(nv, path);
-    if (nv->ready)
-        discover(nv);
+    nv->init_secs = init_secs;
+    nv->call_secs = call_secs;
+    if (atomic_load(&nvml_hung)) {
+        snprintf(nv->err, sizeof nv->err, "NVML did not answer earlier in this process");
+        rt_log(&nv->log, RT_LOG_DEBUG, "NVML not loaded (%s)", nv->err);
+        return nv;
+    }
+    nvml_worker *w = calloc(1, sizeof *w);
+    if (!w) {
+        free(nv);
+        return NULL;
+    }
+    if (!load(nv, w, path)) {
+        free_worker(w);
+        return nv;
+    }
+    int e = start_worker(w);
+    if (e != 0) {
+        snprintf(nv->err, sizeof nv->err, "no thread for NVML: %s", strerror(e));
+        rt_log(&nv->log, RT_LOG_WARN, "%s; NVIDIA GPUs are not tracked", nv->err);
+        free_worker(w);
+        return nv;
+    }
+    nv->w = w;
+    if (!ask(nv, JOB_INIT, false, nv->init_secs))
+        return nv; /* stuck: told, and left behind */
+    if (w->init_rc != NVML_SUCCESS) {
+        snprintf(nv->err, sizeof nv->err, "nvmlInit failed (error %d)", w->init_rc);
+        rt_log(&nv->log, RT_LOG_INFO, "NVML did not start (error %d): no NVIDIA GPUs tracked", w->init_rc);
+        stop_worker(nv);
+        return nv;
+    }
+    if (w->count_rc != NVML_SUCCESS)
+        rt_log(&nv->log, RT_LOG_WARN, "NVML could not count the GPUs (error %d); NVIDIA GPUs are not tracked",
+               w->count_rc);
+    for (size_t k = 0; k < w->nnohandle; k++)
+        rt_log(&nv->log, RT_LOG_WARN, "NVML: no handle for GPU %u", w->nohandle[k]);
+    nv->seen = calloc(w->ndev ? w->ndev : 1, sizeof *nv->seen);
+    if (!nv->seen) {
+        rt_nvml_close(nv);
+        return NULL;
+    }
+    nv->ndev = w->ndev;
+    nv->ready = true;
     return nv;
+}
+
+rt_nvml *rt_nvml_open(const char *path, const rt_logger *log)
+{
+    return rt_nvml_open_timed(path, log, RT_NVML_INIT_DEADLINE_SECS, RT_NVML_CALL_DEADLINE_SECS);
 }
 
 bool rt_nvml_ready(const rt_nvml *nv)
@@ -294,169 +838,89 @@ size_t rt_nvml_count(const rt_nvml *nv)
     return nv ? nv->ndev : 0;
 }
 
-/* ---- readings -------------------------------------------------------------------------------------- */
-
-/* Notes a lost GPU once; returns whether rc says the GPU is gone. */
-static bool gone(rt_nvml *nv, nvml_dev *d, nvml_ret rc)
-{
-    if (rc != NVML_ERROR_GPU_IS_LOST)
-        return false;
-    if (!d->lost)
-        rt_log(&nv->log, RT_LOG_WARN, "GPU %s has fallen off the bus; its figures are null from now on",
-               d->facts.uuid ? d->facts.uuid : "?");
-    d->lost = true;
-    return true;
-}
-
 void rt_nvml_read(rt_nvml *nv, size_t i, rt_gpu *o)
 {
-    nvml_dev *d = &nv->dev[i];
-    const nvml_api *api = &nv->api;
+    const nvml_dev *d = &nv->w->dev[i];
     rt_gpu_facts_out(&d->facts, o);
-    if (d->lost)
+    if (!take_fresh(nv, i, false))
         return;
-    nvml_ret rc = NVML_SUCCESS;
-    nvml_utilization u;
-    if (api->utilization && (rc = api->utilization(d->h, &u)) == NVML_SUCCESS)
-        o->utilization_pct = u.gpu;
-    else if (api->utilization && gone(nv, d, rc))
-        return;
-    nvml_memory m;
-    if (api->memory && api->memory(d->h, &m) == NVML_SUCCESS) {
-        o->vram_total_bytes = m.total;
-        o->vram_used_bytes = m.used;
-        o->vram_used_pct = m.total ? (double)m.used / (double)m.total * 100.0 : NAN;
+    if (d->rc[K_UTIL] == NVML_SUCCESS)
+        o->utilization_pct = d->util;
+    if (d->rc[K_MEMORY] == NVML_SUCCESS) {
+        o->vram_total_bytes = d->mem.total;
+        o->vram_used_bytes = d->mem.used;
+        o->vram_used_pct = d->mem.total ? (double)d->mem.used / (double)d->mem.total * 100.0 : NAN;
     }
-    unsigned int v;
-    if (api->temperature && api->temperature(d->h, NVML_TEMPERATURE_GPU, &v) == NVML_SUCCESS)
-        o->temperature_celsius = v;
-    if (api->power && api->power(d->h, &v) == NVML_SUCCESS)
-        o->power_watts = v / 1000.0;
-    if (api->clock && api->clock(d->h, NVML_CLOCK_GRAPHICS, &v) == NVML_SUCCESS)
-        o->frequency_mhz = v;
+    if (d->rc[K_TEMP] == NVML_SUCCESS)
+        o->temperature_celsius = d->temp;
+    if (d->rc[K_POWER] == NVML_SUCCESS)
+        o->power_watts = d->power_mw / 1000.0;
+    if (d->rc[K_CLOCK] == NVML_SUCCESS)
+        o->frequency_mhz = d->clock_mhz;
 }
 
-/* ---- the tree's share ------------------------------------------------------------------------------ */
-
-/* Calls a process list into nv->procbuf, growing it if the list is longer. Returns the number
- * of entries, or -1 when the list is not available. */
-static long list_procs(rt_nvml *nv, nvml_list_fn fn, nvml_device h)
+/* The tree's VRAM on d from the latest lists (processes in both lists counted once) and
+ * whether it has any process there. */
+static void tree_vram(rt_nvml *nv, const nvml_dev *d, rt_pid_in_tree has, void *user, uint64_t *vram, bool *present)
 {
-    /* the buffer is counted in the larger structure, so it fits either */
-    if (!fn || rt_grow(&nv->procbuf, &nv->procbuf_cap, 64, sizeof(nvml_proc_v2)) < 0)
-        return -1;
-    for (int attempt = 0; attempt < 3; attempt++) {
-        unsigned int n = (unsigned int)nv->procbuf_cap;
-        nvml_ret rc = fn(h, &n, nv->procbuf);
-        if (rc == NVML_SUCCESS)
-            return (long)n;
-        if (rc != NVML_ERROR_INSUFFICIENT_SIZE ||
-            rt_grow(&nv->procbuf, &nv->procbuf_cap, (size_t)n + 16, sizeof(nvml_proc_v2)) < 0)
-            return -1;
-    }
-    return -1;
-}
-
-/* The pid and VRAM of entry i of the list in nv->procbuf, whichever structure it holds. */
-static void proc_at(const rt_nvml *nv, long i, unsigned int *pid, unsigned long long *mem)
-{
-    if (nv->api.procs_v2) {
-        const nvml_proc_v2 *p = (const nvml_proc_v2 *)nv->procbuf + i;
-        *pid = p->pid;
-        *mem = p->used_gpu_memory;
-    } else {
-        const nvml_proc_v1 *p = (const nvml_proc_v1 *)nv->procbuf + i;
-        *pid = p->pid;
-        *mem = p->used_gpu_memory;
-    }
-}
-
-/* The tree's VRAM on d (processes in both lists counted once) and whether it has any process
- * there. Returns false when neither list could be read. */
-static bool tree_vram(rt_nvml *nv, nvml_dev *d, rt_pid_in_tree has, void *user, uint64_t *vram, bool *present)
-{
-    const nvml_list_fn fns[2] = {nv->api.compute_procs, nv->api.graphics_procs};
+    const nvml_pid_val *e = nv->w->procs + d->proc_off;
     size_t nseen = 0;
-    bool any_list = false;
     *vram = 0;
     *present = false;
-    for (int k = 0; k < 2; k++) {
-        long n = list_procs(nv, fns[k], d->h);
-        if (n < 0)
+    for (size_t i = 0; i < d->nproc; i++) {
+        if (!has(user, e[i].pid))
             continue;
-        any_list = true;
-        if (rt_grow(&nv->pids, &nv->pids_cap, nseen + (size_t)n, sizeof *nv->pids) < 0)
-            return false;
-        for (long i = 0; i < n; i++) {
-            unsigned int pid;
-            unsigned long long mem;
-            proc_at(nv, i, &pid, &mem);
-            if (!has(user, pid))
-                continue;
-            *present = true;
-            size_t j = 0;
-            while (j < nseen && nv->pids[j] != pid)
-                j++;
-            if (j < nseen)
-                continue;
-            nv->pids[nseen++] = pid;
-            if (mem != NVML_VALUE_NOT_AVAILABLE)
-                *vram += mem;
-        }
+        *present = true;
+        size_t j = 0;
+        while (j < nseen && nv->pids[j] != e[i].pid)
+            j++;
+        if (j < nseen)
+            continue;
+        if (nseen == nv->pids_cap && rt_grow(&nv->pids, &nv->pids_cap, nseen + 1, sizeof *nv->pids) < 0)
+            return;
+        nv->pids[nseen++] = e[i].pid;
+        if (e[i].val != NVML_VALUE_NOT_AVAILABLE)
+            *vram += e[i].val;
     }
-    return any_list;
 }
 
-/* The tree's share of d's SM time since the previous call: for each process of the tree, its
+/* The tree's share of d's SM time from the latest samples: for each process of the tree, its
  * highest sample in the interval, summed and capped at 100. NaN when unsupported. */
-static double tree_util(rt_nvml *nv, nvml_dev *d, rt_pid_in_tree has, void *user)
+static double tree_util(rt_nvml *nv, const nvml_dev *d, rt_pid_in_tree has, void *user)
 {
-    if (!nv->api.proc_util)
-        return NAN;
-    unsigned int n = 0;
-    nvml_ret rc = nv->api.proc_util(d->h, NULL, &n, d->util_seen_us);
-    if (rc == NVML_ERROR_NOT_FOUND || (rc == NVML_SUCCESS && n == 0))
-        return 0.0; /* no samples since the last look: nothing ran */
-    if (rc != NVML_ERROR_INSUFFICIENT_SIZE && rc != NVML_SUCCESS)
-        return NAN;
-    if (rt_grow(&nv->utilbuf, &nv->utilbuf_cap, (size_t)n + 8, sizeof *nv->utilbuf) < 0)
-        return NAN;
-    n = (unsigned int)nv->utilbuf_cap;
-    rc = nv->api.proc_util(d->h, nv->utilbuf, &n, d->util_seen_us);
-    if (rc == NVML_ERROR_NOT_FOUND)
-        return 0.0;
-    if (rc != NVML_SUCCESS || rt_grow(&nv->best, &nv->best_cap, n, sizeof *nv->best) < 0)
-        return NAN;
+    if (d->tree_util != TU_SAMPLES)
+        return d->tree_util == TU_NONE ? 0.0 : NAN;
+    const nvml_pid_val *e = nv->w->utils + d->util_off;
     size_t np = 0;
-    unsigned long long newest = d->util_seen_us;
-    for (unsigned int i = 0; i < n; i++) {
-        const nvml_proc_util *s = &nv->utilbuf[i];
-        if (s->timestamp > newest)
-            newest = s->timestamp;
-        if (!has(user, s->pid))
+    for (size_t i = 0; i < d->nutil; i++) {
+        if (!has(user, e[i].pid))
             continue;
         size_t j = 0;
-        while (j < np && nv->best[j].pid != s->pid)
+        while (j < np && nv->best[j].pid != e[i].pid)
             j++;
-        if (j == np)
-            nv->best[np++] = (nvml_pid_util){s->pid, 0};
-        if (s->sm_util > nv->best[j].best && s->sm_util <= 100)
-            nv->best[j].best = s->sm_util;
+        if (j == np) {
+            if (np == nv->best_cap && rt_grow(&nv->best, &nv->best_cap, np + 1, sizeof *nv->best) < 0)
+                return NAN;
+            nv->best[np++] = (nvml_pid_val){e[i].pid, 0};
+        }
+        if (e[i].val > nv->best[j].val)
+            nv->best[j].val = e[i].val;
     }
-    d->util_seen_us = newest;
     double sum = 0;
     for (size_t j = 0; j < np; j++)
-        sum += nv->best[j].best;
+        sum += (double)nv->best[j].val;
     return sum > 100 ? 100 : sum;
 }
 
 bool rt_nvml_tree(rt_nvml *nv, size_t i, rt_pid_in_tree has, void *user, uint64_t *vram_bytes, bool *vram_ok,
                   bool *present, double *util_pct)
 {
-    nvml_dev *d = &nv->dev[i];
-    if (d->lost)
+    nv->tree_wanted = true;
+    if (!take_fresh(nv, i, true))
         return false;
-    *vram_ok = tree_vram(nv, d, has, user, vram_bytes, present);
+    const nvml_dev *d = &nv->w->dev[i];
+    *vram_ok = d->lists_ok;
+    tree_vram(nv, d, has, user, vram_bytes, present);
     *util_pct = tree_util(nv, d, has, user);
     return true;
 }
@@ -465,17 +929,9 @@ void rt_nvml_close(rt_nvml *nv)
 {
     if (!nv)
         return;
-    for (size_t i = 0; i < nv->ndev; i++)
-        rt_gpu_facts_free(&nv->dev[i].facts);
-    if (nv->dl) {
-        if (nv->ready && nv->api.shutdown)
-            nv->api.shutdown();
-        dlclose(nv->dl);
-    }
-    free(nv->dev);
-    free(nv->procbuf);
+    stop_worker(nv);
+    free(nv->seen);
     free(nv->pids);
-    free(nv->utilbuf);
     free(nv->best);
     free(nv);
 }

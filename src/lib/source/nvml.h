@@ -1,18 +1,32 @@
 /* nvml.h - NVIDIA GPUs through NVML, opened with dlopen at run time (no build dependency):
- * loading with the dlerror text kept, devices, their readings and the tree's share. Not public. */
+ * loading with the dlerror text kept, devices, their readings and the tree's share; every NVML
+ * call on one worker thread, waited for with a deadline (a stuck driver is left behind). Not public. */
 #ifndef RT_NVML_H
 #define RT_NVML_H
 
 #include "gpu.h"
 
+/* How long the caller waits for NVML: to start and list its GPUs, and for one poll of every
+ * GPU (readings and the tree's process lists), the tree's lists alone, or the shutdown. A
+ * request that misses its deadline is the driver stuck (nvidia-smi hangs the same way): NVML
+ * is then not used again in this process. */
+#define RT_NVML_INIT_DEADLINE_SECS 10.0
+#define RT_NVML_CALL_DEADLINE_SECS 2.0
+
 typedef struct rt_nvml rt_nvml;
 
-/* Loads NVML from path (NULL or "": libnvidia-ml.so.1), resolves
- * every symbol once (newest version first), starts it and finds its GPUs. Returns a handle
- * even when NVML is absent or unusable (it then has no devices: see rt_nvml_ready and
- * rt_nvml_error); NULL only when out of memory. log is borrowed and must outlive the handle.
- * Free with rt_nvml_close. */
+/* Loads NVML from path (NULL or "": libnvidia-ml.so.1), resolves every symbol once (newest
+ * version first), then starts its worker thread (only when the library loaded), which starts
+ * NVML and finds its GPUs while the caller waits at most RT_NVML_INIT_DEADLINE_SECS. Returns a
+ * handle even when NVML is absent, unusable or stuck (it then has no devices: see rt_nvml_ready
+ * and rt_nvml_error); NULL only when out of memory. Once any request of any handle has missed
+ * its deadline, later handles do not load NVML at all. log is borrowed and must outlive the
+ * handle; it is called only from the calling thread. Free with rt_nvml_close. */
 rt_nvml *rt_nvml_open(const char *path, const rt_logger *log);
+
+/* rt_nvml_open with the deadlines given in seconds (init_secs to start, call_secs for every
+ * later request): for the tests. */
+rt_nvml *rt_nvml_open_timed(const char *path, const rt_logger *log, double init_secs, double call_secs);
 
 /* Whether the library loaded, has the required entry points (init, device count, handle by
  * index) and started. */
@@ -20,26 +34,44 @@ bool rt_nvml_ready(const rt_nvml *nv);
 
 /* The last loading failure as text, owned by nv and valid until rt_nvml_close: dlopen's or
  * dlsym's dlerror text (a missing optional symbol too: NVML then still works without the
- * fields it feeds), or NVML's failure to start; "" when there was none. */
+ * fields it feeds), NVML's failure to start, or its missed deadline; "" when there was none. */
 const char *rt_nvml_error(const rt_nvml *nv);
 
 /* The number of GPUs NVML listed at open (0 when not ready). */
 size_t rt_nvml_count(const rt_nvml *nv);
 
 /* Fills o for GPU i (i < rt_nvml_count): static facts (borrowed from nv) and the readings the
- * driver gives; the others, and all of them once the GPU has fallen off the bus, are null. */
+ * driver gave at the latest poll; the others are null, and all of them once the GPU has fallen
+ * off the bus or NVML missed a deadline. When GPU i's reading of the latest poll was already
+ * used, polls every GPU first (one request to the worker; with the tree's process lists too
+ * once rt_nvml_tree has been asked). A call that fails is told once per GPU and kind. */
 void rt_nvml_read(rt_nvml *nv, size_t i, rt_gpu *o);
 
-/* The tree's share of GPU i over the interval since the previous call. *vram_bytes: the VRAM
+/* The tree's share of GPU i over the interval since the previous call, from the process lists
+ * of the latest poll (a poll of its own when they were already used). *vram_bytes: the VRAM
  * of the tree's processes in the compute and graphics lists (a process in both counted once);
  * *present: whether any of them is on the GPU; *util_pct: per process its highest sample in
- * the interval, summed and capped at 100. Returns false (nothing set) when the GPU is lost.
- * *vram_ok is false when neither list could be read, *util_pct NaN when per-process samples
- * are not supported. Grows buffers kept in nv only when longer lists than before are seen. */
+ * the interval, summed and capped at 100. Returns false (nothing set) when the GPU is lost or
+ * NVML missed a deadline. *vram_ok is false when neither list could be read, *util_pct NaN
+ * when per-process samples are not supported. has is called on the calling thread only. Grows
+ * buffers kept in nv only when longer lists than before are seen. */
 bool rt_nvml_tree(rt_nvml *nv, size_t i, rt_pid_in_tree has, void *user, uint64_t *vram_bytes, bool *vram_ok,
                   bool *present, double *util_pct);
 
-/* Shuts NVML down, unloads it and frees nv. NULL is ignored. */
+/* Shuts NVML down (waiting at most the call deadline), unloads it and frees nv. After a missed
+ * deadline the stuck worker, its buffers and the library are left as they are (never freed,
+ * unloaded or shut down), and in a forked child NVML is not called. NULL is ignored. */
 void rt_nvml_close(rt_nvml *nv);
+
+/* NVML's PCI bus id ("00000000:3B:00.0", or the legacy "0000:3B:00.0") given as the len bytes
+ * of its buffer, NUL-terminated or not, in the form sysfs and DRM fdinfo use ("0000:3b:00.0"),
+ * into out (cap > 0: always terminated). Returns true when it was normalised; false when it has
+ * another form (out then holds it as rt_nvml_text copies it). Pure. */
+bool rt_nvml_norm_bus_id(const char *in, size_t len, char *out, size_t cap);
+
+/* Copies a string NVML wrote into a buffer of len bytes (NVML may leave it without a NUL) into
+ * out (cap > 0: always terminated): up to its first NUL or len, control bytes as '?', truncated
+ * to cap - 1. Returns the length copied. Pure. */
+size_t rt_nvml_text(const char *in, size_t len, char *out, size_t cap);
 
 #endif
