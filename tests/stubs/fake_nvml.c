@@ -13,9 +13,17 @@
  *   unsupported I CALL.. calls on device I answer NVML_ERROR_NOT_SUPPORTED (util memory temp
  *                        power clock procs procutil name uuid pci)
  *   lost I               device I answers NVML_ERROR_GPU_IS_LOST to everything
+ *   fail I CODE CALL..   calls on device I answer error CODE (the calls of `unsupported`, and
+ *                        handle: nvmlDeviceGetHandleByIndex)
+ *   count_fail CODE      nvmlDeviceGetCount answers error CODE
+ *   hang CALL            every call of CALL (those of `unsupported`, and init count handle
+ *                        driver shutdown) sleeps for as long as the config says so: it is
+ *                        re-read every 20 ms, so a test that removes the line lets it return
+ *   hang_after N CALL    the same after the first N calls of CALL (counted from the load)
  *   children I mem=B sm=P   the calling process's children run on device I
  *   pid I PID mem=B sm=P    so does PID
  *   driver VERSION / cuda N / init_fail
+ * With $FAKE_NVML_LOAD_ONCE set, the config is read once (for benchmarks: no file read per call).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -24,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -34,6 +43,7 @@ typedef struct {
     unsigned util, temp, power_mw, clock, cores, power_limit_mw;
     unsigned long long mem_total, mem_used;
     char unsupported[256];
+    char failing[256]; /* " CALL=CODE" for each failing call */
     int lost;
 } dev;
 
@@ -51,7 +61,19 @@ static gproc procs[256];
 static int nprocs;
 static char driver[64] = "550.54.15";
 static int cuda = 12040;
-static int init_fail;
+static int init_fail, count_fail;
+
+/* hang rules: CALL hangs once it has been called more than `after` times */
+enum { MAX_HANGS = 16 };
+static struct {
+    char call[16];
+    long after;
+} hangs[MAX_HANGS];
+static int nhangs;
+static const char *const calls[] = {"init", "count", "handle", "driver", "shutdown", "name", "uuid", "serial", "pci",
+                                    "cc", "cores", "power", "clock", "util", "memory", "temp", "procs", "procutil"};
+enum { NCALLS = sizeof calls / sizeof calls[0] };
+static long ncalled[NCALLS]; /* kept across loads */
 
 static void add_children(int d, unsigned long long mem, unsigned sm)
 {
@@ -116,7 +138,11 @@ static void kv(char *tok, dev *d)
 /* Re-reads the config: every call sees the test's latest word. */
 static void load(void)
 {
-    ndev = nprocs = init_fail = 0;
+    static int loaded;
+    if (loaded && getenv("FAKE_NVML_LOAD_ONCE"))
+        return;
+    loaded = 1;
+    ndev = nprocs = init_fail = count_fail = nhangs = 0;
     const char *path = getenv("FAKE_NVML_CONFIG");
     FILE *f = path ? fopen(path, "r") : NULL;
     if (!f)
@@ -186,6 +212,29 @@ static void load(void)
                 cuda = (int)strtol(v, NULL, 10);
         } else if (!strcmp(w, "init_fail")) {
             init_fail = 1;
+        } else if (!strcmp(w, "count_fail")) {
+            char *v = strtok_r(NULL, " \t\n", &save);
+            count_fail = v ? (int)strtol(v, NULL, 10) : UNKNOWN;
+        } else if (!strcmp(w, "fail")) {
+            char *i = strtok_r(NULL, " \t\n", &save), *c = strtok_r(NULL, " \t\n", &save);
+            int k = i ? (int)strtol(i, NULL, 10) : -1;
+            if (k < 0 || k >= ndev || !c)
+                continue;
+            size_t len = strlen(devs[k].failing);
+            for (char *t; (t = strtok_r(NULL, " \t\n", &save));)
+                len += (size_t)snprintf(devs[k].failing + len, len < sizeof devs[k].failing ? sizeof devs[k].failing - len : 0,
+                                        " %s=%s", t, c);
+        } else if ((!strcmp(w, "hang") || !strcmp(w, "hang_after")) && nhangs < MAX_HANGS) {
+            long after = 0;
+            if (!strcmp(w, "hang_after")) {
+                char *n = strtok_r(NULL, " \t\n", &save);
+                after = n ? strtol(n, NULL, 10) : 0;
+            }
+            char *c = strtok_r(NULL, " \t\n", &save);
+            if (c) {
+                snprintf(hangs[nhangs].call, sizeof hangs[nhangs].call, "%s", c);
+                hangs[nhangs++].after = after;
+            }
         }
     }
     fclose(f);
@@ -193,16 +242,51 @@ static void load(void)
 
 typedef struct nvml_device_st *nvmlDevice_t;
 
+/* Whether call, called for the n-th time, is to hang now. */
+static int hangs_now(const char *call, long n)
+{
+    for (int i = 0; i < nhangs; i++)
+        if (!strcmp(hangs[i].call, call) && n > hangs[i].after)
+            return 1;
+    return 0;
+}
+
+/* Counts a call of `call` (config loaded), and hangs there while the config says so. */
+static void enter(const char *call)
+{
+    int c = 0;
+    while (c < NCALLS && strcmp(calls[c], call))
+        c++;
+    long n = c < NCALLS ? ++ncalled[c] : 0;
+    while (hangs_now(call, n)) {
+        usleep(20000);
+        load();
+    }
+}
+
+/* The error CODE that `call` answers on d by a fail directive, or 0. */
+static int failing(const dev *d, const char *call)
+{
+    char want[40];
+    snprintf(want, sizeof want, " %s=", call);
+    const char *u = strstr(d->failing, want);
+    return u ? (int)strtol(u + strlen(want), NULL, 10) : 0;
+}
+
 /* The device behind a handle, or an error: NOT_SUPPORTED when `call` is listed for it. */
 static int get(nvmlDevice_t h, const char *call, dev **out)
 {
     load();
+    enter(call);
     intptr_t i = (intptr_t)h - 1;
     if (i < 0 || i >= ndev)
         return INVALID;
     dev *d = &devs[i];
     if (d->lost)
         return LOST;
+    int code = failing(d, call);
+    if (code)
+        return code;
     char want[40];
     snprintf(want, sizeof want, " %s", call);
     const char *u = strstr(d->unsupported, want);
@@ -225,24 +309,33 @@ static int copy_str(char *dst, unsigned int len, const char *src)
 EXPORT int nvmlInit_v2(void)
 {
     load();
+    enter("init");
     return init_fail ? UNKNOWN : OK;
 }
 #endif
 EXPORT int nvmlShutdown(void)
 {
+    load();
+    enter("shutdown");
     return OK;
 }
 EXPORT int nvmlDeviceGetCount_v2(unsigned int *n)
 {
     load();
+    enter("count");
+    if (count_fail)
+        return count_fail;
     *n = (unsigned)ndev;
     return OK;
 }
 EXPORT int nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *h)
 {
     load();
+    enter("handle");
     if (i >= (unsigned)ndev)
         return INVALID;
+    if (failing(&devs[i], "handle"))
+        return failing(&devs[i], "handle");
     *h = (nvmlDevice_t)(intptr_t)(i + 1);
     return OK;
 }
@@ -301,6 +394,8 @@ EXPORT int nvmlDeviceGetPciInfo_v3(nvmlDevice_t h, pci_t *p)
 }
 EXPORT int nvmlSystemGetDriverVersion(char *v, unsigned int len)
 {
+    load();
+    enter("driver");
     return copy_str(v, len, driver);
 }
 EXPORT int nvmlSystemGetCudaDriverVersion_v2(int *v)

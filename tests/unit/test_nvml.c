@@ -1,9 +1,13 @@
 /* test_nvml.c - the NVML backend against the fake library (tests/stubs/fake_nvml.c): the
  * dlerror text kept for a missing library and for missing symbols, a failed start, every
- * field of a device, more than 64 GPUs and more than 64 processes of the tree, a lost GPU. */
+ * field of a device, more than 64 GPUs and more than 64 processes of the tree, a lost GPU;
+ * calls that fail mid-run (told once per GPU and kind), a failed count or handle, the strings
+ * NVML gives; and a driver that hangs mid-run or at the start: left behind after the deadline,
+ * never waited for again, NVML not used again in the process. */
 #include "gpu_test.h"
 
 #include <math.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "source/nvml.h"
@@ -205,6 +209,262 @@ static void lost_gpu(void **state)
     rt_nvml_close(nv);
 }
 
+/* The messages logged, one per line. */
+static char logged[8192];
+
+static void keep_log(void *user, rt_log_level level, const char *msg)
+{
+    (void)user;
+    (void)level;
+    size_t n = strlen(logged);
+    snprintf(logged + n, sizeof logged - n, "%s\n", msg);
+}
+
+static const rt_logger keeper = {keep_log, NULL};
+
+/* How many times s occurs in the log. */
+static int logged_count(const char *s)
+{
+    int n = 0;
+    for (const char *p = strstr(logged, s); p; p = strstr(p + 1, s))
+        n++;
+    return n;
+}
+
+static void calls_fail_mid_run(void **state)
+{
+    (void)state;
+    const char *gpus = "gpu uuid=GPU-1 name=A util=10 temp=50 mem_total=100 mem_used=5 power_mw=1000 clock=900\n"
+                       "gpu uuid=GPU-2 name=B util=20 temp=60 mem_total=100 mem_used=5 power_mw=1000 clock=900\n"
+                       "pid 0 4242 mem=7 sm=30\n";
+    config(gpus);
+    logged[0] = '\0';
+    rt_nvml *nv = rt_nvml_open(FAKE_NVML_PATH, &keeper);
+    assert_int_equal(rt_nvml_count(nv), 2);
+    rt_gpu g;
+    rt_nvml_read(nv, 0, &g);
+    assert_true(g.utilization_pct == 10 && g.temperature_celsius == 50);
+    char text[1024];
+    snprintf(text, sizeof text, "%sfail 0 999 util temp procs procutil\nfail 1 10 memory\n", gpus);
+    config(text);
+    for (int round = 0; round < 3; round++) {
+        rt_nvml_read(nv, 0, &g);
+        assert_true(isnan(g.utilization_pct) && isnan(g.temperature_celsius));
+        assert_true(g.vram_used_bytes == 5 && g.power_watts == 1.0 && g.frequency_mhz == 900);
+        uint64_t v = 1;
+        bool v_ok = true, on = true;
+        double u = 0;
+        assert_true(rt_nvml_tree(nv, 0, everyone, NULL, &v, &v_ok, &on, &u));
+        assert_false(v_ok);
+        assert_true(isnan(u));
+        rt_nvml_read(nv, 1, &g);
+        assert_true(g.utilization_pct == 20 && g.vram_total_bytes == RT_NULL_U64 && isnan(g.vram_used_pct));
+    }
+    /* each failing kind told once per GPU, with NVML's code; never a lost GPU */
+    assert_int_equal(logged_count("GPU GPU-1: NVML could not read its utilization (error 999)"), 1);
+    assert_int_equal(logged_count("GPU GPU-1: NVML could not read its temperature (error 999)"), 1);
+    assert_int_equal(logged_count("GPU GPU-1: NVML could not read its process list (error 999)"), 1);
+    assert_int_equal(logged_count("GPU GPU-1: NVML could not read its per-process utilization (error 999)"), 1);
+    assert_int_equal(logged_count("GPU GPU-2: NVML could not read its memory (error 10)"), 1);
+    assert_int_equal(logged_count("\n"), 5);
+    /* and back when the driver answers again */
+    config(gpus);
+    rt_nvml_read(nv, 0, &g);
+    assert_true(g.utilization_pct == 10 && g.temperature_celsius == 50);
+    rt_nvml_close(nv);
+}
+
+static void count_or_handle_fails(void **state)
+{
+    (void)state;
+    config("count_fail 999\ngpu uuid=GPU-1 name=A\n");
+    logged[0] = '\0';
+    rt_nvml *nv = rt_nvml_open(FAKE_NVML_PATH, &keeper);
+    assert_true(rt_nvml_ready(nv));
+    assert_int_equal(rt_nvml_count(nv), 0);
+    assert_int_equal(logged_count("NVML could not count the GPUs (error 999)"), 1);
+    rt_nvml_close(nv);
+    config("gpu uuid=GPU-1 name=A util=1\ngpu uuid=GPU-2 name=B util=2\nfail 0 999 handle\n");
+    logged[0] = '\0';
+    nv = rt_nvml_open(FAKE_NVML_PATH, &keeper);
+    assert_int_equal(rt_nvml_count(nv), 1);
+    assert_int_equal(logged_count("NVML: no handle for GPU 0"), 1);
+    rt_gpu g;
+    rt_nvml_read(nv, 0, &g);
+    assert_string_equal(g.uuid, "GPU-2");
+    assert_true(g.utilization_pct == 2);
+    rt_nvml_close(nv);
+}
+
+static void bus_ids_and_strings(void **state)
+{
+    (void)state;
+    char out[64];
+    assert_true(rt_nvml_norm_bus_id("00000000:3B:00.0", 32, out, sizeof out));
+    assert_string_equal(out, "0000:3b:00.0");
+    assert_true(rt_nvml_norm_bus_id("0000:AF:1f.7", 16, out, sizeof out)); /* the legacy form */
+    assert_string_equal(out, "0000:af:1f.7");
+    /* the whole buffer used, no NUL in it */
+    assert_true(rt_nvml_norm_bus_id("00000000:3B:00.0XYZ", 16, out, sizeof out));
+    assert_string_equal(out, "0000:3b:00.0");
+    const char *odd[] = {"", "3B:00.0", "-1:-1:-1.-1", "0x0:3b:00.0", " 0000:3b:00.0", "0000:3b:00.0 ", "000000000:3b:00.0",
+                         "0000:3b:00.00", "0000:3b:00"};
+    for (size_t i = 0; i < RT_ARRAY_LEN(odd); i++) {
+        assert_false(rt_nvml_norm_bus_id(odd[i], strlen(odd[i]) + 1, out, sizeof out));
+        assert_string_equal(out, odd[i]); /* kept as it is */
+    }
+    assert_false(rt_nvml_norm_bus_id("bus\x01id", 7, out, 4));
+    assert_string_equal(out, "bus"); /* truncated to fit */
+    assert_false(rt_nvml_norm_bus_id("0000:3b:00.0", 12, out, 8)); /* too long for out */
+    assert_string_equal(out, "0000:3b");
+    char raw[8] = {'N', 'V', '\t', 'A', '1', '0', '0', 'X'}; /* no NUL */
+    assert_int_equal(rt_nvml_text(raw, sizeof raw, out, sizeof out), 8);
+    assert_string_equal(out, "NV?A100X");
+    assert_int_equal(rt_nvml_text(raw, sizeof raw, out, 3), 2);
+    assert_string_equal(out, "NV");
+    assert_int_equal(rt_nvml_text("ab\0cd", 5, out, sizeof out), 2);
+    assert_int_equal(rt_nvml_text(raw, 0, out, 1), 0);
+    assert_string_equal(out, "");
+}
+
+/* In a child process (a hang leaves NVML unused in the process for good): a failed check
+ * ends it with status 1. */
+#define CHILD_CHECK(c)                                                                                                \
+    do {                                                                                                              \
+        if (!(c)) {                                                                                                   \
+            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c);                                                   \
+            exit(1);                                                                                                  \
+        }                                                                                                             \
+    } while (0)
+
+/* Runs fn in a child process; the test fails unless it exits 0. */
+static void in_child(void (*fn)(void))
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        fn();
+        exit(0);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+/* Waits (at most 10 s) until the fake has seen the config without its hang and the worker is
+ * back from the stuck call: its late writes then happen under the test (and TSan's) eyes. */
+static void let_go(const char *text)
+{
+    config(text);
+    usleep(300 * 1000);
+}
+
+static void hang_mid_run_child(void)
+{
+    const char *gpus = "gpu uuid=GPU-1 name=A util=10 mem_total=100 mem_used=5\npid 0 4242 mem=7 sm=30\n";
+    config(gpus);
+    logged[0] = '\0';
+    rt_nvml *nv = rt_nvml_open_timed(FAKE_NVML_PATH, &keeper, 5.0, 0.3);
+    CHILD_CHECK(rt_nvml_count(nv) == 1);
+    rt_gpu g;
+    uint64_t v;
+    bool v_ok, on;
+    double u;
+    for (int i = 0; i < 2; i++) {
+        rt_nvml_read(nv, 0, &g);
+        CHILD_CHECK(g.utilization_pct == 10);
+        CHILD_CHECK(rt_nvml_tree(nv, 0, everyone, NULL, &v, &v_ok, &on, &u) && v == 7 && on);
+    }
+    char text[512];
+    snprintf(text, sizeof text, "%shang procs\n", gpus);
+    config(text);
+    rt_nvml_read(nv, 0, &g); /* the poll that gathers the lists hangs: past its deadline */
+    CHILD_CHECK(strcmp(g.uuid, "GPU-1") == 0 && isnan(g.utilization_pct) && g.vram_used_bytes == RT_NULL_U64);
+    CHILD_CHECK(!rt_nvml_tree(nv, 0, everyone, NULL, &v, &v_ok, &on, &u));
+    for (int i = 0; i < 3; i++) { /* no more waiting, and no more words */
+        rt_nvml_read(nv, 0, &g);
+        CHILD_CHECK(strcmp(g.uuid, "GPU-1") == 0 && isnan(g.utilization_pct));
+    }
+    CHILD_CHECK(logged_count("NVML did not answer within 0.3 s; NVIDIA GPUs are not tracked from now on") == 1);
+    CHILD_CHECK(logged_count("\n") == 1);
+    CHILD_CHECK(strstr(rt_nvml_error(nv), "did not answer") != NULL);
+    let_go(gpus); /* the driver comes back: the worker ends without touching the handle */
+    rt_nvml_close(nv);
+    /* NVML is not loaded again in this process */
+    nv = rt_nvml_open_timed(FAKE_NVML_PATH, &keeper, 5.0, 0.3);
+    CHILD_CHECK(!rt_nvml_ready(nv) && rt_nvml_count(nv) == 0);
+    CHILD_CHECK(strstr(rt_nvml_error(nv), "earlier in this process") != NULL);
+    rt_nvml_close(nv);
+}
+
+static void hang_mid_run(void **state)
+{
+    (void)state;
+    in_child(hang_mid_run_child);
+}
+
+static void hang_at_start_child(void)
+{
+    config("gpu uuid=GPU-1 name=A util=10\nhang init\n");
+    logged[0] = '\0';
+    rt_nvml *nv = rt_nvml_open_timed(FAKE_NVML_PATH, &keeper, 0.3, 0.3);
+    CHILD_CHECK(!rt_nvml_ready(nv) && rt_nvml_count(nv) == 0);
+    CHILD_CHECK(logged_count("NVML did not answer within 0.3 s; NVIDIA GPUs are not tracked from now on") == 1);
+    rt_nvml_close(nv); /* does not wait for the stuck start */
+    let_go("gpu uuid=GPU-1 name=A util=10\n"); /* the start returns late, and lists its GPU unseen */
+}
+
+static void hang_at_start(void **state)
+{
+    (void)state;
+    in_child(hang_at_start_child);
+}
+
+/* The shutdown hangs: the handle is freed all the same, the library left loaded. */
+static void hang_at_shutdown_child(void)
+{
+    config("gpu uuid=GPU-1 name=A util=10\n");
+    logged[0] = '\0';
+    rt_nvml *nv = rt_nvml_open_timed(FAKE_NVML_PATH, &keeper, 5.0, 0.3);
+    rt_gpu g;
+    rt_nvml_read(nv, 0, &g);
+    CHILD_CHECK(g.utilization_pct == 10);
+    config("gpu uuid=GPU-1 name=A util=10\nhang shutdown\n");
+    rt_nvml_close(nv);
+    CHILD_CHECK(logged_count("NVML did not answer within 0.3 s") == 1);
+}
+
+static void hang_at_shutdown(void **state)
+{
+    (void)state;
+    in_child(hang_at_shutdown_child);
+}
+
+/* hang_after: the first calls answer, a later one hangs. */
+static void hang_after_calls_child(void)
+{
+    config("gpu uuid=GPU-1 name=A util=10\nhang_after 2 util\n");
+    logged[0] = '\0';
+    rt_nvml *nv = rt_nvml_open_timed(FAKE_NVML_PATH, &keeper, 5.0, 0.3);
+    rt_gpu g;
+    for (int i = 0; i < 2; i++) {
+        rt_nvml_read(nv, 0, &g);
+        CHILD_CHECK(g.utilization_pct == 10);
+    }
+    rt_nvml_read(nv, 0, &g);
+    CHILD_CHECK(isnan(g.utilization_pct));
+    CHILD_CHECK(logged_count("NVML did not answer") == 1);
+    rt_nvml_close(nv);
+}
+
+static void hang_after_calls(void **state)
+{
+    (void)state;
+    in_child(hang_after_calls_child);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -212,6 +472,10 @@ int main(void)
         cmocka_unit_test(missing_optional_symbols), cmocka_unit_test(init_fails),
         cmocka_unit_test(every_field),      cmocka_unit_test(seventy_gpus),
         cmocka_unit_test(more_than_64_processes), cmocka_unit_test(lost_gpu),
+        cmocka_unit_test(calls_fail_mid_run), cmocka_unit_test(count_or_handle_fails),
+        cmocka_unit_test(bus_ids_and_strings), cmocka_unit_test(hang_mid_run),
+        cmocka_unit_test(hang_at_start), cmocka_unit_test(hang_at_shutdown),
+        cmocka_unit_test(hang_after_calls),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
