@@ -162,3 +162,164 @@ def test_whole_machine_mode_lists_gpus(tmp_path):
     p.wait(timeout=10)
     s = json.loads(line)
     assert len(s["gpu"]) == 1 and s["process"] is None
+
+
+# ---- NVML failing or hanging: the tracker goes on, the job's status is passed through ----------
+
+def set_cfg(cfg, text):
+    """Rewrites the fake's config whole (a rename: the tracker never reads half of it)."""
+    tmp = cfg.with_suffix(".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, cfg)
+
+
+def wait_for(pred, what, timeout=30):
+    deadline = time.monotonic() + timeout
+    while not pred():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.02)
+
+
+def read_samples(out):
+    return [json.loads(l) for l in out.read_text().splitlines() if l.endswith("}")] if out.exists() else []
+
+
+def start_tracked(tmp_path, cfg_text, job_args=True):
+    """The tracker writing samples to s.jsonl, with (job_args) a job that exits 3 once the
+    file `go` exists. Returns (process, cfg, out, go)."""
+    cfg, out, go = tmp_path / "nvml.cfg", tmp_path / "s.jsonl", tmp_path / "go"
+    set_cfg(cfg, cfg_text)
+    env = tracker_env(TRACKER_NVML_LIBRARY=FAKE, FAKE_NVML_CONFIG=str(cfg))
+    job = ["--", PY, "-c", f"import os, time\nwhile not os.path.exists({str(go)!r}): time.sleep(0.02)\n"
+           "raise SystemExit(3)"] if job_args else []
+    p = subprocess.Popen([TRACKER, "-i", "0.1", "-o", str(out), *job], env=env, stderr=subprocess.PIPE, text=True)
+    return p, cfg, out, go
+
+
+def stderr_until(p, text, timeout=60):
+    """Reads the tracker's stderr line by line until a line holds text; returns what was read."""
+    seen = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = p.stderr.readline()
+        if not line:
+            break
+        seen.append(line)
+        if text in line:
+            return "".join(seen)
+    raise AssertionError(f"no {text!r} on stderr: {''.join(seen)!r}")
+
+
+def test_calls_failing_mid_run(tmp_path):
+    """Any error code, not only a lost GPU: the failing fields are null, each told once per GPU
+    and kind, the rest goes on."""
+    base = f"{A100}\n{H100}\nchildren 0 mem=536870912 sm=70\n"
+    p, cfg, out, go = start_tracked(tmp_path, base)
+    wait_for(lambda: len(read_samples(out)) >= 2, "two samples")
+    set_cfg(cfg, base + "fail 0 999 util temp procs procutil\nfail 1 10 power\n")
+    n = len(read_samples(out))
+    wait_for(lambda: len(read_samples(out)) >= n + 4, "four more samples")
+    go.touch()
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 3, err
+    last = read_samples(out)[-1]
+    g0, g1 = last["gpu"]
+    assert g0["utilization_pct"] is None and g0["temperature_celsius"] is None
+    assert g0["vram_used_bytes"] == 1073741824 and g0["power_watts"] == 210.5
+    assert g1["power_watts"] is None and g1["utilization_pct"] == 0
+    # the tree's share: GPU 0's lists fail, GPU 1 has none of the tree's processes
+    assert last["process"]["gpu_vram_used_bytes"] == 0 and last["process"]["gpu_utilization_pct"] == 0
+    for kind in ("utilization", "temperature", "process list", "per-process utilization"):
+        assert err.count(f"GPU GPU-11111111-2222-3333-4444-555555555555: NVML could not read its {kind} "
+                         "(error 999)") == 1, err
+    assert err.count("GPU GPU-22222222: NVML could not read its power draw (error 10)") == 1, err
+    assert len(err.splitlines()) == 5, err
+
+
+def test_count_failing_no_gpus(tmp_path):
+    p = run_with(f"count_fail 999\n{A100}\n", tmp_path, [PY, "-c", "raise SystemExit(5)"])
+    assert p.returncode == 5
+    assert samples_of(p)[0]["gpu"] == []
+    assert p.stderr.count("NVML could not count the GPUs (error 999)") == 1
+
+
+def test_hang_mid_run(tmp_path):
+    """A driver that stops answering: one warning after the deadline, the GPU figures null from
+    then on, samples keep coming, and the tool ends as soon as the job does."""
+    p, cfg, out, go = start_tracked(tmp_path, f"{A100}\nchildren 0 mem=536870912 sm=70\n")
+    wait_for(lambda: len(read_samples(out)) >= 2, "two samples")
+    set_cfg(cfg, f"{A100}\nchildren 0 mem=536870912 sm=70\nhang util\n")
+    stderr_until(p, "NVML did not answer within 2 s; NVIDIA GPUs are not tracked from now on")
+    n = len(read_samples(out))
+    wait_for(lambda: len(read_samples(out)) >= n + 3, "three more samples")  # sampling never waits again
+    go.touch()
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 3, err
+    assert "NVML did not answer" not in err  # told once
+    samples = read_samples(out)
+    assert samples[0]["gpu"][0]["utilization_pct"] == 40
+    assert samples[0]["process"]["gpu_vram_used_bytes"] == 536870912
+    for s in samples[n:]:
+        g = s["gpu"][0]
+        assert g["uuid"] == "GPU-11111111-2222-3333-4444-555555555555"  # still listed, with what is known
+        assert g["utilization_pct"] is None and g["vram_used_bytes"] is None and g["temperature_celsius"] is None
+        assert s["process"]["gpu_vram_used_bytes"] is None and s["process"]["gpu_utilization_pct"] is None
+        assert s["process"]["alive"] is not None
+
+
+def test_hang_at_start(tmp_path):
+    """nvmlInit never returns: the job runs meanwhile (it starts before the sampler), the
+    tracker goes on without NVIDIA GPUs after the deadline, with the job's status."""
+    cfg, out, go, marker = tmp_path / "nvml.cfg", tmp_path / "s.jsonl", tmp_path / "go", tmp_path / "job-ran"
+    set_cfg(cfg, f"{A100}\nhang init\n")
+    env = tracker_env(TRACKER_NVML_LIBRARY=FAKE, FAKE_NVML_CONFIG=str(cfg))
+    p = subprocess.Popen([TRACKER, "-i", "0.1", "-o", str(out), "--", PY, "-c",
+                          f"open({str(marker)!r}, 'w').close()\nimport os, time\n"
+                          f"while not os.path.exists({str(go)!r}): time.sleep(0.02)\nraise SystemExit(3)"],
+                         env=env, stderr=subprocess.PIPE, text=True)
+    stderr_until(p, "NVML did not answer within 10 s; NVIDIA GPUs are not tracked from now on")
+    assert marker.exists()  # the job was running while the tracker waited
+    wait_for(lambda: len(read_samples(out)) >= 2, "two samples")
+    go.touch()
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 3, err
+    assert "NVML did not answer" not in err
+    assert all(s["gpu"] == [] for s in read_samples(out))
+
+
+def test_hang_whole_machine_sigterm(tmp_path):
+    """Whole-machine mode: SIGTERM ends the tool promptly after NVML got stuck mid-run, and
+    while it is stuck at the start."""
+    p, cfg, out, _ = start_tracked(tmp_path, f"{A100}\n", job_args=False)
+    wait_for(lambda: len(read_samples(out)) >= 2, "two samples")
+    set_cfg(cfg, f"{A100}\nhang memory\n")
+    stderr_until(p, "NVML did not answer within 2 s")
+    n = len(read_samples(out))
+    wait_for(lambda: len(read_samples(out)) >= n + 2, "two more samples")
+    p.terminate()
+    _, err = p.communicate(timeout=10)  # no waiting on the stuck thread
+    assert p.returncode == 0, err
+    assert read_samples(out)[-1]["gpu"][0]["vram_used_bytes"] is None
+
+    out.unlink()
+    set_cfg(cfg, f"{A100}\nhang init\n")
+    env = tracker_env(TRACKER_NVML_LIBRARY=FAKE, FAKE_NVML_CONFIG=str(cfg))
+    p = subprocess.Popen([TRACKER, "-i", "0.1", "-o", str(out)], env=env, stderr=subprocess.PIPE, text=True)
+    # the NVML worker exists: signals are blocked and NVML is starting
+    wait_for(lambda: len(os.listdir(f"/proc/{p.pid}/task")) >= 2, "the NVML worker")
+    p.terminate()
+    _, err = p.communicate(timeout=30)  # at most the start's deadline
+    assert p.returncode == 0, err
+    assert err.count("NVML did not answer within 10 s") == 1
+
+
+def test_hang_info(tmp_path):
+    """The host's facts (resource-tracker info) open NVML too: the same deadline."""
+    cfg = tmp_path / "nvml.cfg"
+    set_cfg(cfg, f"{A100}\nhang count\n")
+    env = tracker_env(TRACKER_NVML_LIBRARY=FAKE, FAKE_NVML_CONFIG=str(cfg))
+    p = subprocess.run([TRACKER, "info"], env=env, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    info = json.loads(p.stdout)
+    assert info["host"]["gpu_count"] == 0
+    assert p.stderr.count("NVML did not answer within 10 s") == 1
