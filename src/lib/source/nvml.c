@@ -863,7 +863,7 @@ void rt_nvml_read(rt_nvml *nv, size_t i, rt_gpu *o)
  * whether it has any process there. */
 static void tree_vram(rt_nvml *nv, const nvml_dev *d, rt_pid_in_tree has, void *user, uint64_t *vram, bool *present)
 {
-    const nvml_pid_val *e = nv->w->procs + d->proc_off;
+    const nvml_pid_val *e = d->nproc ? nv->w->procs + d->proc_off : NULL;
     size_t nseen = 0;
     *vram = 0;
     *present = false;
@@ -890,7 +890,7 @@ static double tree_util(rt_nvml *nv, const nvml_dev *d, rt_pid_in_tree has, void
 {
     if (d->tree_util != TU_SAMPLES)
         return d->tree_util == TU_NONE ? 0.0 : NAN;
-    const nvml_pid_val *e = nv->w->utils + d->util_off;
+    const nvml_pid_val *e = d->nutil ? nv->w->utils + d->util_off : NULL;
     size_t np = 0;
     for (size_t i = 0; i < d->nutil; i++) {
         if (!has(user, e[i].pid))
