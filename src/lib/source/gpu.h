@@ -37,14 +37,15 @@ typedef bool (*rt_pid_in_tree)(void *user, int64_t pid);
 
 typedef struct rt_gpus rt_gpus;
 
-/* Finds the GPUs: NVML from nvml_path (NULL: libnvidia-ml.so.1)
- * and AMD/Intel DRM cards under the sys root, NVIDIA first. Never fails for want of GPUs (there
- * are then none); returns NULL only when out of memory. roots and log are borrowed and must
+/* Finds the GPUs: NVML from nvml_path (NULL: libnvidia-ml.so.1; waited for at most
+ * RT_NVML_INIT_DEADLINE_SECS, see nvml.h) and AMD/Intel DRM cards under the sys root, NVIDIA
+ * first. Never fails for want of GPUs (there are then none); returns NULL only when out of memory. roots and log are borrowed and must
  * outlive the set; free it with rt_gpus_close. */
 rt_gpus *rt_gpus_open(const rt_roots *roots, const char *nvml_path, const rt_logger *log);
 
-/* Reads every device. Returns the array (owned by g, valid until the next call or close) and
- * its length in *count; NULL and 0 without GPUs. A reading a device cannot give is null. */
+/* Reads every device (NVML waited for at most RT_NVML_CALL_DEADLINE_SECS). Returns the array
+ * (owned by g, valid until the next call or close) and its length in *count; NULL and 0 without
+ * GPUs. A reading a device cannot give is null. */
 const rt_gpu *rt_gpus_read(rt_gpus *g, size_t *count);
 
 /* The tracked tree's use of the GPUs over the interval ending at mono. has(user, pid) says
@@ -54,7 +55,8 @@ const rt_gpu *rt_gpus_read(rt_gpus *g, size_t *count);
 void rt_gpus_tree(rt_gpus *g, rt_pid_in_tree has, void *user, const int64_t *pids, size_t npids, double mono,
                   double *util_pct, uint64_t *vram_bytes, int64_t *gpus_used);
 
-/* Frees the set, its devices and backends (NVML is shut down and unloaded). NULL is ignored. */
+/* Frees the set, its devices and backends (NVML is shut down and unloaded, unless it stopped
+ * answering: see rt_nvml_close). NULL is ignored. */
 void rt_gpus_close(rt_gpus *g);
 
 #endif

@@ -688,6 +688,12 @@ static bool ask(rt_nvml *nv, int job, bool tree, double secs)
     return false;
 }
 
+/* The deadline of a request after the start: longer with more GPUs to ask. */
+static double call_deadline(const rt_nvml *nv)
+{
+    return nv->call_secs + (nv->ndev > 1 ? (double)(nv->ndev - 1) * RT_NVML_DEADLINE_PER_GPU_SECS : 0.0);
+}
+
 /* A GPU's name for messages. */
 static const char *dev_name(const nvml_dev *d)
 {
@@ -728,7 +734,7 @@ static bool take_fresh(rt_nvml *nv, size_t i, bool tree)
         return false; /* what the stuck worker holds may change under us */
     if (!(tree ? s->tree_fresh : s->read_fresh)) {
         bool with_tree = tree || nv->tree_wanted;
-        if (!ask(nv, tree ? JOB_TREE : JOB_POLL, with_tree, nv->call_secs))
+        if (!ask(nv, tree ? JOB_TREE : JOB_POLL, with_tree, call_deadline(nv)))
             return false;
         for (size_t j = 0; j < nv->ndev; j++) {
             nv->seen[j].read_fresh |= !tree;
@@ -752,8 +758,11 @@ static void stop_worker(rt_nvml *nv)
     if (!w)
         return;
     if (!nv->stuck && getpid() == w->owner) {
-        if (ask(nv, JOB_SHUTDOWN, false, nv->call_secs)) {
+        if (ask(nv, JOB_SHUTDOWN, false, call_deadline(nv))) {
             pthread_join(w->thread, NULL);
+            pthread_cond_destroy(&w->ask_cv);
+            pthread_cond_destroy(&w->done_cv);
+            pthread_mutex_destroy(&w->mu);
             free_worker(w);
         }
     } else if (getpid() != w->owner && !atomic_load(&nvml_hung)) {

@@ -6,12 +6,14 @@
 
 #include "gpu.h"
 
-/* How long the caller waits for NVML: to start and list its GPUs, and for one poll of every
- * GPU (readings and the tree's process lists), the tree's lists alone, or the shutdown. A
+/* How long the caller waits for NVML: to start and list its GPUs; and for one poll of every
+ * GPU (readings and the tree's process lists), the tree's lists alone, or the shutdown: the
+ * call deadline, longer by RT_NVML_DEADLINE_PER_GPU_SECS for each GPU after the first. A
  * request that misses its deadline is the driver stuck (nvidia-smi hangs the same way): NVML
  * is then not used again in this process. */
 #define RT_NVML_INIT_DEADLINE_SECS 10.0
 #define RT_NVML_CALL_DEADLINE_SECS 2.0
+#define RT_NVML_DEADLINE_PER_GPU_SECS 0.5
 
 typedef struct rt_nvml rt_nvml;
 
@@ -25,7 +27,7 @@ typedef struct rt_nvml rt_nvml;
 rt_nvml *rt_nvml_open(const char *path, const rt_logger *log);
 
 /* rt_nvml_open with the deadlines given in seconds (init_secs to start, call_secs for every
- * later request): for the tests. */
+ * later request, before the per-GPU part): for the tests. */
 rt_nvml *rt_nvml_open_timed(const char *path, const rt_logger *log, double init_secs, double call_secs);
 
 /* Whether the library loaded, has the required entry points (init, device count, handle by
