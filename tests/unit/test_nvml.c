@@ -353,6 +353,40 @@ static void in_child(void (*fn)(void))
     assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* A forked child holds a copy of the handle but not its worker: figures null at once, nothing
+ * waited for or told, and the copy freed without calling NVML; the parent's handle goes on. */
+static void forked_child(void **state)
+{
+    (void)state;
+    config("gpu uuid=GPU-1 name=A util=10\n");
+    logged[0] = '\0';
+    rt_nvml *nv = rt_nvml_open(FAKE_NVML_PATH, &keeper);
+    rt_gpu g;
+    rt_nvml_read(nv, 0, &g);
+    assert_true(g.utilization_pct == 10);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        rt_nvml_read(nv, 0, &g);
+        CHILD_CHECK(strcmp(g.uuid, "GPU-1") == 0 && isnan(g.utilization_pct));
+        uint64_t v;
+        bool v_ok, on;
+        double u;
+        CHILD_CHECK(!rt_nvml_tree(nv, 0, everyone, NULL, &v, &v_ok, &on, &u));
+        rt_nvml_close(nv);
+        CHILD_CHECK(logged[0] == '\0');
+        exit(0);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    rt_nvml_read(nv, 0, &g);
+    assert_true(g.utilization_pct == 10);
+    rt_nvml_close(nv);
+    assert_string_equal(logged, "");
+}
+
 /* Waits (at most 10 s) until the fake has seen the config without its hang and the worker is
  * back from the stuck call: its late writes then happen under the test (and TSan's) eyes. */
 static void let_go(const char *text)
@@ -473,7 +507,7 @@ int main(void)
         cmocka_unit_test(every_field),      cmocka_unit_test(seventy_gpus),
         cmocka_unit_test(more_than_64_processes), cmocka_unit_test(lost_gpu),
         cmocka_unit_test(calls_fail_mid_run), cmocka_unit_test(count_or_handle_fails),
-        cmocka_unit_test(bus_ids_and_strings), cmocka_unit_test(hang_mid_run),
+        cmocka_unit_test(bus_ids_and_strings), cmocka_unit_test(forked_child), cmocka_unit_test(hang_mid_run),
         cmocka_unit_test(hang_at_start), cmocka_unit_test(hang_at_shutdown),
         cmocka_unit_test(hang_after_calls),
     };

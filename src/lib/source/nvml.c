@@ -668,7 +668,7 @@ static bool ask(rt_nvml *nv, int job, bool tree, double secs)
     w->asked++;
     pthread_cond_signal(&w->ask_cv);
     int e = 0;
-    while (w->done != w->asked && e != ETIMEDOUT)
+    while (w->done != w->asked && e == 0) /* ETIMEDOUT, or (never seen) an error: given up */
         e = pthread_cond_timedwait(&w->done_cv, &w->mu, &dl);
     bool done = w->done == w->asked;
     if (!done)
@@ -765,7 +765,7 @@ static void stop_worker(rt_nvml *nv)
             pthread_mutex_destroy(&w->mu);
             free_worker(w);
         }
-    } else if (getpid() != w->owner && !atomic_load(&nvml_hung)) {
+    } else if (getpid() != w->owner && !w->abandoned) {
         free_worker(w); /* the parent's copy, with no thread here to touch it */
     }
     nv->w = NULL;
