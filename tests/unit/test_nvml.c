@@ -353,6 +353,14 @@ static void in_child(void (*fn)(void))
     assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* A test run by in_child: name_child is its body. */
+#define CHILD_TEST(name)                                                                                              \
+    static void name(void **state)                                                                                    \
+    {                                                                                                                 \
+        (void)state;                                                                                                  \
+        in_child(name##_child);                                                                                       \
+    }
+
 /* A forked child holds a copy of the handle but not its worker: figures null at once, nothing
  * waited for or told, and the copy freed without calling NVML; the parent's handle goes on. */
 static void forked_child(void **state)
@@ -433,11 +441,7 @@ static void hang_mid_run_child(void)
     rt_nvml_close(nv);
 }
 
-static void hang_mid_run(void **state)
-{
-    (void)state;
-    in_child(hang_mid_run_child);
-}
+CHILD_TEST(hang_mid_run)
 
 static void hang_at_start_child(void)
 {
@@ -450,54 +454,46 @@ static void hang_at_start_child(void)
     let_go("gpu uuid=GPU-1 name=A util=10\n"); /* the start returns late, and lists its GPU unseen */
 }
 
-static void hang_at_start(void **state)
-{
-    (void)state;
-    in_child(hang_at_start_child);
-}
+CHILD_TEST(hang_at_start)
 
-/* The shutdown hangs: the handle is freed all the same, the library left loaded. */
-static void hang_at_shutdown_child(void)
+/* In a child: a handle on one GPU with a 0.3 s call deadline over the config text, its first
+ * reading checked, the log emptied. */
+static rt_nvml *child_handle(const char *text)
 {
-    config("gpu uuid=GPU-1 name=A util=10\n");
+    config(text);
     logged[0] = '\0';
     rt_nvml *nv = rt_nvml_open_timed(FAKE_NVML_PATH, &keeper, 5.0, 0.3);
     rt_gpu g;
     rt_nvml_read(nv, 0, &g);
     CHILD_CHECK(g.utilization_pct == 10);
+    return nv;
+}
+
+/* The shutdown hangs: the handle is freed all the same, the library left loaded. */
+static void hang_at_shutdown_child(void)
+{
+    rt_nvml *nv = child_handle("gpu uuid=GPU-1 name=A util=10\n");
     config("gpu uuid=GPU-1 name=A util=10\nhang shutdown\n");
     rt_nvml_close(nv);
     CHILD_CHECK(logged_count("NVML did not answer within 0.3 s") == 1);
 }
 
-static void hang_at_shutdown(void **state)
-{
-    (void)state;
-    in_child(hang_at_shutdown_child);
-}
+CHILD_TEST(hang_at_shutdown)
 
 /* hang_after: the first calls answer, a later one hangs. */
 static void hang_after_calls_child(void)
 {
-    config("gpu uuid=GPU-1 name=A util=10\nhang_after 2 util\n");
-    logged[0] = '\0';
-    rt_nvml *nv = rt_nvml_open_timed(FAKE_NVML_PATH, &keeper, 5.0, 0.3);
+    rt_nvml *nv = child_handle("gpu uuid=GPU-1 name=A util=10\nhang_after 2 util\n"); /* the first */
     rt_gpu g;
-    for (int i = 0; i < 2; i++) {
-        rt_nvml_read(nv, 0, &g);
-        CHILD_CHECK(g.utilization_pct == 10);
-    }
+    rt_nvml_read(nv, 0, &g);
+    CHILD_CHECK(g.utilization_pct == 10); /* the second */
     rt_nvml_read(nv, 0, &g);
     CHILD_CHECK(isnan(g.utilization_pct));
     CHILD_CHECK(logged_count("NVML did not answer") == 1);
     rt_nvml_close(nv);
 }
 
-static void hang_after_calls(void **state)
-{
-    (void)state;
-    in_child(hang_after_calls_child);
-}
+CHILD_TEST(hang_after_calls)
 
 int main(void)
 {
