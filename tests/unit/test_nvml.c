@@ -6,6 +6,7 @@
  * never waited for again, NVML not used again in the process. */
 #include "gpu_test.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,10 +39,24 @@ static int teardown(void **state)
     return 0;
 }
 
+/* The threads of this process. */
+static int threads(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
 static void missing_library(void **state)
 {
     (void)state;
+    int before = threads();
     rt_nvml *nv = rt_nvml_open("/nonexistent/libnvidia-ml.so.1", NULL);
+    assert_int_equal(threads(), before); /* no thread without NVML */
     assert_non_null(nv);
     assert_false(rt_nvml_ready(nv));
     assert_int_equal(rt_nvml_count(nv), 0);
@@ -279,9 +294,11 @@ static void count_or_handle_fails(void **state)
     (void)state;
     config("count_fail 999\ngpu uuid=GPU-1 name=A\n");
     logged[0] = '\0';
+    int before = threads();
     rt_nvml *nv = rt_nvml_open(FAKE_NVML_PATH, &keeper);
     assert_true(rt_nvml_ready(nv));
     assert_int_equal(rt_nvml_count(nv), 0);
+    assert_int_equal(threads(), before); /* no GPU to ask: no thread kept */
     assert_int_equal(logged_count("NVML could not count the GPUs (error 999)"), 1);
     rt_nvml_close(nv);
     config("gpu uuid=GPU-1 name=A util=1\ngpu uuid=GPU-2 name=B util=2\nfail 0 999 handle\n");
@@ -289,6 +306,7 @@ static void count_or_handle_fails(void **state)
     nv = rt_nvml_open(FAKE_NVML_PATH, &keeper);
     assert_int_equal(rt_nvml_count(nv), 1);
     assert_int_equal(logged_count("NVML: no handle for GPU 0"), 1);
+    assert_int_equal(threads(), before + 1); /* the worker */
     rt_gpu g;
     rt_nvml_read(nv, 0, &g);
     assert_string_equal(g.uuid, "GPU-2");

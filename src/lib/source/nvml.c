@@ -817,13 +817,17 @@ rt_nvml *rt_nvml_open_timed(const char *path, const rt_logger *log, double init_
                w->count_rc);
     for (size_t k = 0; k < w->nnohandle; k++)
         rt_log(&nv->log, RT_LOG_WARN, "NVML: no handle for GPU %u", w->nohandle[k]);
-    nv->seen = calloc(w->ndev ? w->ndev : 1, sizeof *nv->seen);
+    nv->ready = true;
+    if (w->ndev == 0) { /* nothing to ask NVML again: no thread kept for it */
+        stop_worker(nv);
+        return nv;
+    }
+    nv->seen = calloc(w->ndev, sizeof *nv->seen);
     if (!nv->seen) {
         rt_nvml_close(nv);
         return NULL;
     }
     nv->ndev = w->ndev;
-    nv->ready = true;
     return nv;
 }
 
