@@ -568,8 +568,8 @@ static void run_job(nvml_worker *w, int job, bool tree)
 static void *worker_main(void *arg)
 {
     nvml_worker *w = arg;
-    pthread_mutex_lock(&w->mu);
     for (;;) {
+        pthread_mutex_lock(&w->mu);
         while (w->done == w->asked)
             pthread_cond_wait(&w->ask_cv, &w->mu);
         int job = w->job;
@@ -577,15 +577,18 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&w->mu);
         run_job(w, job, tree);
         pthread_mutex_lock(&w->mu);
-        if (w->abandoned)
-            break;
-        w->done = w->asked;
+        bool gone = w->abandoned;
+        if (!gone)
+            w->done = w->asked;
+        pthread_mutex_unlock(&w->mu);
+        if (gone)
+            return NULL;
+        /* signalled unlocked, so the caller wakes to a free mutex; w stays until the caller has
+         * joined this thread (shutdown) or for good (any other request) */
         pthread_cond_signal(&w->done_cv);
         if (job == JOB_SHUTDOWN)
-            break;
+            return NULL;
     }
-    pthread_mutex_unlock(&w->mu);
-    return NULL;
 }
 
 /* ---- the caller's side: requests with a deadline --------------------------------------------- */
@@ -666,7 +669,9 @@ static bool ask(rt_nvml *nv, int job, bool tree, double secs)
     w->job = job;
     w->job_tree = tree;
     w->asked++;
-    pthread_cond_signal(&w->ask_cv);
+    pthread_mutex_unlock(&w->mu);
+    pthread_cond_signal(&w->ask_cv); /* unlocked: the worker wakes to a free mutex */
+    pthread_mutex_lock(&w->mu);
     int e = 0;
     while (w->done != w->asked && e == 0) /* ETIMEDOUT, or (never seen) an error: given up */
         e = pthread_cond_timedwait(&w->done_cv, &w->mu, &dl);
