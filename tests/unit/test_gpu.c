@@ -1,6 +1,7 @@
 /* test_gpu.c - the GPU front over its backends: NVIDIA (the fake NVML library) listed before
  * AMD/Intel (the fixture sys tree), no GPUs at all, and no cap on their number: 70 NVML GPUs
- * and a generated sys tree of 70 amdgpu cards, all listed and all counted in the tree's share. */
+ * and a generated sys tree of 70 amdgpu cards, all listed and all counted in the tree's share;
+ * NVML stuck mid-run while the AMD/Intel cards go on. */
 #include "gpu_test.h"
 
 #include <fcntl.h>
@@ -178,6 +179,47 @@ static void seventy_drm_cards(void **state)
     nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* NVML stops answering: after its deadline its GPU keeps its facts with null figures, and the
+ * AMD/Intel cards are read and counted as before. Last: NVML is not used again in the process. */
+static void nvml_stuck_cards_go_on(void **state)
+{
+    (void)state;
+    char cfg[] = "/tmp/rt-gpu-cfg-XXXXXX";
+    int fd = mkstemp(cfg);
+    assert_true(fd >= 0);
+    close(fd);
+    write_text(cfg, "gpu uuid=GPU-1 name=A util=40 mem_total=100 mem_used=1\n");
+    setenv("FAKE_NVML_CONFIG", cfg, 1);
+    rt_roots r;
+    gpu_fixture_roots(&r, true);
+    rt_gpus *g = rt_gpus_open(&r, FAKE_NVML_PATH, NULL);
+    size_t n;
+    const rt_gpu *d = rt_gpus_read(g, &n);
+    assert_int_equal(n, 3);
+    assert_true(d[0].utilization_pct == 40 && d[1].utilization_pct == 87.0);
+    write_text(cfg, "gpu uuid=GPU-1 name=A util=40 mem_total=100 mem_used=1\nhang util\n");
+    const int64_t pids[] = {700, 701};
+    for (int round = 0; round < 2; round++) { /* the first waits out the deadline, the second not */
+        d = rt_gpus_read(g, &n);
+        assert_int_equal(n, 3);
+        assert_string_equal(d[0].uuid, "GPU-1");
+        assert_true(isnan(d[0].utilization_pct) && d[0].vram_total_bytes == RT_NULL_U64);
+        assert_string_equal(d[1].host_id, "0000:03:00.0");
+        assert_true(d[1].utilization_pct == 87.0);
+        double u;
+        uint64_t v;
+        int64_t used;
+        rt_gpus_tree(g, only_me, NULL, pids, 2, 10.0 + round, &u, &v, &used);
+        assert_true(u == 0 && used == 2);
+        assert_int_equal(v, (1024 + 512 + 256) * 1024 * 1024ull);
+    }
+    write_text(cfg, "gpu uuid=GPU-1 name=A\n"); /* lets the stuck call return, unseen */
+    rt_gpus_close(g);
+    rt_roots_close(&r);
+    unsetenv("FAKE_NVML_CONFIG");
+    unlink(cfg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -185,6 +227,7 @@ int main(void)
         cmocka_unit_test(no_gpus),
         cmocka_unit_test(nvml_first_then_drm_beyond_64),
         cmocka_unit_test(seventy_drm_cards),
+        cmocka_unit_test(nvml_stuck_cards_go_on),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
