@@ -25,8 +25,8 @@ static bool sysfs_form(const char *s)
     if (n < 4 || n > 8 || s[n] != ':')
         return false;
     s += n + 1;
-    return is_hex(s[0]) && is_hex(s[1]) && s[2] == ':' && is_hex(s[3]) && is_hex(s[4]) && s[5] == '.' &&
-           is_hex(s[6]) && s[7] == '\0';
+    return is_hex(s[0]) && is_hex(s[1]) && s[2] == ':' && is_hex(s[3]) && is_hex(s[4]) && s[5] == '.' && is_hex(s[6]) &&
+           s[7] == '\0';
 }
 
 /* out holds a terminated string of at most cap - 1 bytes (and at most len), none a control byte. */

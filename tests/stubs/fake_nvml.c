@@ -70,8 +70,9 @@ static struct {
     long after;
 } hangs[MAX_HANGS];
 static int nhangs;
-static const char *const calls[] = {"init", "count", "handle", "driver", "shutdown", "name", "uuid", "serial", "pci",
-                                    "cc", "cores", "power", "clock", "util", "memory", "temp", "procs", "procutil"};
+static const char *const calls[] = {"init",  "count",  "handle", "driver", "shutdown", "name",
+                                    "uuid",  "serial", "pci",    "cc",     "cores",    "power",
+                                    "clock", "util",   "memory", "temp",   "procs",    "procutil"};
 enum { NCALLS = sizeof calls / sizeof calls[0] };
 static long ncalled[NCALLS]; /* kept across loads */
 
@@ -222,8 +223,9 @@ static void load(void)
                 continue;
             size_t len = strlen(devs[k].failing);
             for (char *t; (t = strtok_r(NULL, " \t\n", &save));)
-                len += (size_t)snprintf(devs[k].failing + len, len < sizeof devs[k].failing ? sizeof devs[k].failing - len : 0,
-                                        " %s=%s", t, c);
+                len +=
+                    (size_t)snprintf(devs[k].failing + len,
+                                     len < sizeof devs[k].failing ? sizeof devs[k].failing - len : 0, " %s=%s", t, c);
         } else if ((!strcmp(w, "hang") || !strcmp(w, "hang_after")) && nhangs < MAX_HANGS) {
             long after = 0;
             if (!strcmp(w, "hang_after")) {

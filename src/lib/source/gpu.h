@@ -39,8 +39,8 @@ typedef struct rt_gpus rt_gpus;
 
 /* Finds the GPUs: NVML from nvml_path (NULL: libnvidia-ml.so.1; waited for at most
  * RT_NVML_INIT_DEADLINE_SECS, see nvml.h) and AMD/Intel DRM cards under the sys root, NVIDIA
- * first. Never fails for want of GPUs (there are then none); returns NULL only when out of memory. roots and log are borrowed and must
- * outlive the set; free it with rt_gpus_close. */
+ * first. Never fails for want of GPUs (there are then none); returns NULL only when out of
+ * memory. roots and log are borrowed and must outlive the set; free it with rt_gpus_close. */
 rt_gpus *rt_gpus_open(const rt_roots *roots, const char *nvml_path, const rt_logger *log);
 
 /* Reads every device (NVML waited for at most RT_NVML_CALL_DEADLINE_SECS). Returns the array
