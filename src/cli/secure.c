@@ -60,10 +60,12 @@ int cli_open_create(const char *path, int flags, mode_t mode, bool *refused)
 {
     if (refused)
         *refused = false;
-    /* the plain case first, with no gap: a symlink as the last component fails with ELOOP */
+    /* the plain case first, with no gap: a symlink as the last component fails with ELOOP (some
+     * kernels answer EACCES for another's link in a sticky directory, O_CREAT given) */
     int fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC, mode);
-    if (fd >= 0 || errno != ELOOP)
+    if (fd >= 0 || (errno != ELOOP && errno != EACCES))
         return fd;
+    int first = errno;
     int dfd;
     const char *base;
     if (open_parent(path, &dfd, &base) < 0)
@@ -71,6 +73,12 @@ int cli_open_create(const char *path, int flags, mode_t mode, bool *refused)
     /* in a sticky directory only the link's owner or the directory's may replace the link, and
      * the rule lets us follow only links of theirs: the link cannot change between the look and
      * the open (both relative to the directory held open) */
+    struct stat lst;
+    if (fstatat(dfd, base, &lst, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(lst.st_mode)) {
+        close(dfd);
+        errno = first; /* no link: the first answer stands */
+        return -1;
+    }
     int r = refused_at(dfd, base);
     if (r == 0)
         fd = openat(dfd, base, flags | O_CLOEXEC, mode);
