@@ -26,6 +26,14 @@ static void redact(const rt_stream *st, char *msg)
     rt_s3_redact(msg, st->creds.access_key);
 }
 
+/* Frees a reply that held credentials, wiping it first. */
+static void free_secret_reply(rt_buf *reply)
+{
+    if (reply->data)
+        explicit_bzero(reply->data, reply->len);
+    rt_buf_free(reply);
+}
+
 /* POSTs body to {api_url}{path}. Returns true for a 2xx reply (its body in *reply, which the
  * caller frees), false otherwise with what went wrong in why ("HTTP 503" or curl's words). */
 static bool api_post(rt_stream *st, const char *path, const char *body, size_t len, double timeout, rt_buf *reply,
@@ -87,7 +95,7 @@ void rt_upload_register(rt_stream *st, double timeout)
         }
     }
     rt_buf_free(&body);
-    rt_buf_free(&reply);
+    free_secret_reply(&reply);
     if (ok) {
         pthread_mutex_lock(&st->mu);
         st->registered = true; /* rt_stream_add stops feeding the allocation guess */
@@ -136,7 +144,7 @@ static void refresh_if_needed(rt_stream *st, double timeout)
             snprintf(why, sizeof why, "unexpected reply: %s", perr);
         explicit_bzero(&c, sizeof c);
     }
-    rt_buf_free(&reply);
+    free_secret_reply(&reply);
     st->refresh_next = rt_mono_secs() + fmax(fmin(st->interval, 30), 1);
     if (ok) {
         rt_log(&st->lg, RT_LOG_INFO, "stream: upload credentials refreshed");
