@@ -438,6 +438,7 @@ def test_spill_dir_planted_in_shared_dir(tmp_path, symlinks_unprotected, plant_k
                            capture_output=True, text=True, timeout=60)
         assert p.returncode == 4, p.stderr
         assert "cannot spill" in p.stderr and "not a directory of ours alone" in p.stderr, p.stderr
+        assert "could not be spilled and are lost" in p.stderr, p.stderr  # not "kept in" the refused place
         assert os.listdir(target) == []
         no_secret_in("stderr", p.stderr)
     finally:
