@@ -392,6 +392,22 @@ def test_planted_symlink_refused(tmp_path, symlinks_unprotected, flag):
         shutil.rmtree(shared)
 
 
+def test_history_journal_link_not_followed(tmp_path, symlinks_unprotected):
+    """SQLite's journal beside the history has a predictable name: a link planted there (by
+    nobody, in a 1777 directory) is not written through (SQLite opens with O_NOFOLLOW)."""
+    shared = shared_dir()
+    try:
+        victim = tmp_path / "victim"
+        victim.write_text("precious\n")
+        plant(shared, "h.db-journal", str(victim))
+        p = subprocess.run([TRACKER, "-q", "-i", "0.1", "--history", os.path.join(shared, "h.db"), "--", "true"],
+                           env=tracker_env(), capture_output=True, text=True, timeout=30)
+        assert p.returncode == 0, p.stderr
+        assert victim.read_text() == "precious\n"
+    finally:
+        shutil.rmtree(shared)
+
+
 def test_planted_symlink_refused_report_subcommand(tmp_path, symlinks_unprotected):
     fixture = os.path.join(REPO, "tests", "fixtures", "runs", "tool.csv")
     shared = shared_dir()
