@@ -268,6 +268,48 @@ def test_not_dumpable_while_holding_the_token():
         shutil.rmtree(d)
 
 
+def test_no_core_dump_while_holding_the_token():
+    """SIGSEGV to a tracker (as nobody, core size unlimited, core_pattern a plain file name)
+    leaves a core file without the token (the control) and none with it."""
+    pattern = open("/proc/sys/kernel/core_pattern").read().strip()
+    if pattern.startswith("|") or "/" in pattern:
+        pytest.skip(f"core_pattern {pattern!r} is not a plain file name in the working directory")
+    import resource
+
+    def nobody_with_cores():
+        resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+        as_nobody()
+
+    d = shared_dir(0o755, NOBODY)
+    try:
+        cores = {}
+        for token in (None, TOKEN):
+            run_dir = os.path.join(d, "with" if token else "without")
+            os.mkdir(run_dir)
+            os.chown(run_dir, NOBODY, NOBODY)
+            env = tracker_env(SENTINEL_API_URL=closed_port_url(), AWS_ENDPOINT_URL_S3=closed_port_url(), HOME=d,
+                              XDG_STATE_HOME=d)
+            if token:
+                env["SENTINEL_API_TOKEN"] = token
+            t = subprocess.Popen([TRACKER, "-q", "-i", "0.1", "--", "sleep", "30"], env=env, cwd=run_dir,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=nobody_with_cores)
+            time.sleep(0.8)
+            children = [int(c) for c in proc_read(t.pid, f"task/{t.pid}/children").split()]
+            os.kill(t.pid, signal.SIGSEGV)
+            t.wait(timeout=30)
+            for c in children:
+                try:
+                    os.kill(c, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            assert t.returncode == -signal.SIGSEGV
+            cores[bool(token)] = [f for f in os.listdir(run_dir) if f.startswith("core")]
+        assert cores[False], "no core without the token: the control failed (core dumps off here?)"
+        assert cores[True] == [], "a core dump of the tracker holding the token"
+    finally:
+        shutil.rmtree(d)
+
+
 # ---- 2. no shell ----------------------------------------------------------------------------------
 
 ODD_ARGS = ["$(touch X)", "`touch X`", ";", "touch X;", "|", "*", ">", "> X", "a\nb\n", "", "-x", "--", "--help",
