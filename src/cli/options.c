@@ -70,6 +70,7 @@ const char cli_usage[] =
     "\n"
     "Streaming (only when SENTINEL_API_TOKEN is set; without it no connection is made):\n"
     "  SENTINEL_API_TOKEN      register the run at the Sentinel API and upload gzipped CSV batches to S3\n"
+    "                          (taken out of the environment: the command does not inherit it)\n"
     "  SENTINEL_API_URL        API base (default https://api.sentinel.sparecores.net)\n"
     "  TRACKER_UPLOAD_INTERVAL seconds between batches, fractional allowed (default 60)\n"
     "  TRACKER_FINISH_TIMEOUT  the most seconds the end of the run waits for uploads and the API (default 10)\n"
