@@ -65,32 +65,33 @@ int cli_open_create(const char *path, int flags, mode_t mode, bool *refused)
     int fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC, mode);
     if (fd >= 0 || (errno != ELOOP && errno != EACCES))
         return fd;
-    int first = errno;
-    int dfd;
+    int first = errno, dfd;
     const char *base;
-    if (open_parent(path, &dfd, &base) < 0)
+    if (open_parent(path, &dfd, &base) < 0) {
+        errno = first;
         return -1;
-    /* in a sticky directory only the link's owner or the directory's may replace the link, and
-     * the rule lets us follow only links of theirs: the link cannot change between the look and
-     * the open (both relative to the directory held open) */
-    struct stat lst;
-    if (fstatat(dfd, base, &lst, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(lst.st_mode)) {
+    }
+    /* in a sticky directory only the link's owner or the directory's (or root) may replace the
+     * link, and the rule lets us follow only links of theirs: the link cannot change between the
+     * look and the open (both relative to the directory held open) */
+    struct stat lst, dst;
+    if (fstatat(dfd, base, &lst, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(lst.st_mode) || fstat(dfd, &dst) < 0) {
         close(dfd);
         errno = first; /* no link: the first answer stands */
         return -1;
     }
-    int r = refused_at(dfd, base);
-    if (r == 0)
-        fd = openat(dfd, base, flags | O_CLOEXEC, mode);
-    int e = errno;
-    close(dfd);
-    if (r > 0) {
+    if (!may_follow(&lst, &dst)) {
+        close(dfd);
         if (refused)
             *refused = true;
-        e = EACCES;
+        errno = EACCES;
+        return -1;
     }
+    fd = openat(dfd, base, flags | O_CLOEXEC, mode);
+    int e = errno;
+    close(dfd);
     errno = e;
-    return r == 0 ? fd : -1;
+    return fd;
 }
 
 int cli_path_refused(const char *path)
