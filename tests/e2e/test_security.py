@@ -21,7 +21,7 @@ import pytest
 
 from conftest import BUILD_DIR, REPO, TRACKER, tracker_env
 from test_recommend import closed_port_url
-from test_stream import AK, BUCKET, PREFIX, S3STUB, SENTINEL, SK, ST, TOKEN, Sentinel
+from test_stream import AK, BUCKET, S3STUB, SENTINEL, SK, ST, TOKEN, Sentinel
 
 SECRETS = (TOKEN, SK, ST, AK)
 NOBODY = 65534
@@ -103,17 +103,10 @@ class Peers:
         if scenario == "dead":
             self.api_url, self.s3_url = closed_port_url(), closed_port_url()
             return
-        flags = {"ok": [], "api401": [], "api500": ["--fail-register", "2", "--fail-finish", "100",
-                                                     "--fail-status", "500"],
-                 "s3bad": [], "s3key": []}[scenario]
+        # api401: the stand-in expects another token (a later --token wins), so every call is a 401
+        flags = {"api401": ["--token", "another-token"],
+                 "api500": ["--fail-register", "2", "--fail-finish", "100", "--fail-status", "500"]}.get(scenario, [])
         api = Sentinel(tmp_path, *flags)
-        if scenario == "api401":  # the stand-in expects another token: every call is a 401
-            api.stop()
-            api = Sentinel.__new__(Sentinel)
-            api.log = tmp_path / "sentinel.json"
-            api.p = subprocess.Popen(["/usr/bin/python3", SENTINEL, "--token", "another-token", "--log",
-                                      str(api.log)], stdout=subprocess.PIPE, text=True)
-            api.url = f"http://127.0.0.1:{int(api.p.stdout.readline())}"
         self.made.append(api)
         s3kw = {"s3bad": {"secret": "not-the-secret"}, "s3key": {"access_key": "AKIAOTHERKEY"}}.get(scenario, {})
         s3 = s3_store(tmp_path, **s3kw)
@@ -162,6 +155,8 @@ def test_secrets_reach_no_output(tmp_path, scenario):
         if scenario == "ok":
             run = next(iter(peers.api.doc()["runs"].values()))
             assert run["finish"]["data_source"] == "s3"
+        if scenario in ("api401", "api500"):
+            assert f"HTTP {scenario[3:]}" in se.decode(), se  # the failure was met and said
         if scenario in ("s3bad", "s3key"):
             assert "upload of batch" in se.decode(), se  # the S3 error was met and said
     finally:
