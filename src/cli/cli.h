@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "resource_tracker.h"
 
@@ -86,7 +87,8 @@ typedef struct cli_options {
     const char *cloud_metadata_url;   /* TRACKER_CLOUD_METADATA_URL */
     const char *keeper_url;           /* TRACKER_KEEPER_URL; NULL: the library's default */
     /* streaming to the Sentinel API and S3 (contracts §5); the rest is read only with a token */
-    const char *sentinel_token; /* SENTINEL_API_TOKEN; NULL (absent or empty): no connection at all */
+    char *sentinel_token;       /* SENTINEL_API_TOKEN, taken out of the environment (cli_take_secret);
+                                 * NULL (absent or empty): no connection at all. Owned, wiped when freed */
     const char *sentinel_url;   /* SENTINEL_API_URL; NULL: the library's default */
     double upload_interval;     /* TRACKER_UPLOAD_INTERVAL, seconds; default 60 */
     double finish_timeout;      /* TRACKER_FINISH_TIMEOUT, the most seconds the end waits; default 10 */
@@ -137,6 +139,25 @@ extern const char cli_usage[];
 void cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The library's log callback: warnings and errors through cli_say, the rest dropped. */
 void cli_log(void *user, rt_log_level level, const char *msg);
+
+/* Files and secrets (secure.c). */
+/* Opens path for writing what the tool creates (flags as open(2); O_CLOEXEC added), never
+ * following a symlink as the last component that sits in a world-writable sticky directory and
+ * is owned by neither the euid nor the directory's owner (the kernel's fs.protected_symlinks
+ * rule); other symlinks are followed as usual (-o /dev/stdout works). Returns the descriptor, or
+ * -1 with errno; *refused (may be NULL) says that the rule refused it (errno EACCES). */
+int cli_open_create(const char *path, int flags, mode_t mode, bool *refused);
+/* Whether path's last component is a symlink that cli_open_create would refuse: 1 or 0 (also
+ * when it cannot be looked at: opening it says why). "-" is 0. */
+int cli_path_refused(const char *path);
+/* Why such a path is refused, for messages. */
+const char *cli_refused_why(void);
+/* Takes the secret in environment variable name: a heap copy (NULL when unset or empty); the
+ * variable's value is wiped in place and removed from the environment (the wrapped command does
+ * not inherit it), and while a secret is held the process is not dumpable (no core dump, its
+ * /proc files root's). Free with cli_free_secret, which wipes it. */
+char *cli_take_secret(const char *name);
+void cli_free_secret(char *secret);
 
 #define EXIT_USAGE 2
 #define EXIT_FAIL 1

@@ -375,8 +375,17 @@ int cli_history_append(const char *path, const cli_run_result *r)
         cli_say("warning: history %s: %s (the run was not recorded)", path, why);
         return -1;
     }
+    /* SQLite opens the file itself: a link planted in a shared directory is refused here, and
+     * where the last component is no link SQLite is told not to follow one (one put there after
+     * this look is refused by it) */
+    if (cli_path_refused(path)) {
+        cli_say("warning: history %s: refusing it: %s (the run was not recorded)", path, cli_refused_why());
+        return -1;
+    }
+    struct stat lsb;
+    int nofollow = lstat(path, &lsb) == 0 && S_ISLNK(lsb.st_mode) ? 0 : SQLITE_OPEN_NOFOLLOW;
     sqlite3 *db = NULL;
-    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | nofollow, NULL);
     if (rc == SQLITE_OK) {
         sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
         rc = exec(db, "PRAGMA synchronous = FULL");

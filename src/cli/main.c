@@ -24,14 +24,19 @@
 #include "cli.h"
 #include "resource_tracker.h"
 
-/* Opens where samples go: stderr by default, stdout for "-", else the file (truncated). */
+/* Opens where samples go: stderr by default, stdout for "-", else the file (truncated; mode
+ * 0666 less the umask; a symlink planted in a shared directory is refused: cli_open_create). */
 static int open_output(const char *path)
 {
     if (!path)
         return STDERR_FILENO;
     if (strcmp(path, "-") == 0)
         return STDOUT_FILENO;
-    return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    bool refused = false;
+    int fd = cli_open_create(path, O_WRONLY | O_CREAT | O_TRUNC, 0666, &refused);
+    if (refused)
+        cli_say("--output: refusing '%s': %s", path, cli_refused_why());
+    return fd;
 }
 
 /* secs as a timespec (nanoseconds normalised). */

@@ -70,6 +70,7 @@ const char cli_usage[] =
     "\n"
     "Streaming (only when SENTINEL_API_TOKEN is set; without it no connection is made):\n"
     "  SENTINEL_API_TOKEN      register the run at the Sentinel API and upload gzipped CSV batches to S3\n"
+    "                          (taken out of the environment: the command does not inherit it)\n"
     "  SENTINEL_API_URL        API base (default https://api.sentinel.sparecores.net)\n"
     "  TRACKER_UPLOAD_INTERVAL seconds between batches, fractional allowed (default 60)\n"
     "  TRACKER_FINISH_TIMEOUT  the most seconds the end of the run waits for uploads and the API (default 10)\n"
@@ -310,6 +311,12 @@ int cli_merge(cli_options *o, char *err, size_t errlen)
         USAGE_ERR("--pid and a command to run cannot be combined: the command's own tree is tracked");
     if (a->wait_all_set && !o->command) /* from the config file it applies to wrapped runs only */
         USAGE_ERR("--wait-all needs a command to run: it waits for the command's whole job");
+    /* files written at the end are refused now, before anything starts, when they are links
+     * planted in a shared directory (secure.c) */
+    if (o->report && cli_path_refused(o->report))
+        USAGE_ERR("--report: refusing '%s': %s", o->report, cli_refused_why());
+    if (o->history && cli_path_refused(o->history))
+        USAGE_ERR("--history: refusing '%s': %s", o->history, cli_refused_why());
     /* tags: the file's, then the command line's; a later tag with the same key replaces */
     free(o->tags);
     o->tags = calloc(a->ntags + f->ntags + 1, sizeof *o->tags);
@@ -362,7 +369,8 @@ static int parse_secs(const char *s, double max, double *out)
  * directory rules. Returns 0, or -1 with "VARIABLE: problem" in err. */
 static int stream_env(cli_options *o, char *err, size_t errlen)
 {
-    o->sentinel_token = env_value("SENTINEL_API_TOKEN");
+    cli_free_secret(o->sentinel_token);
+    o->sentinel_token = cli_take_secret("SENTINEL_API_TOKEN");
     o->upload_interval = 60.0;
     o->finish_timeout = 10.0;
     if (!o->sentinel_token)
@@ -413,7 +421,8 @@ int cli_library_env(cli_options *o, char *err, size_t errlen)
             USAGE_ERR("TRACKER_PSS_MAX_AGE: not a number of seconds from 0 to 86400: '%s'", age);
         o->pss_max_age_secs = v;
     }
-    /* streaming belongs to tracking runs: a subcommand is not refused over its settings */
+    /* streaming belongs to tracking runs: a subcommand is not refused over its settings (and
+     * starts no command that could inherit the token) */
     return o->cmd == CMD_TRACK ? stream_env(o, err, errlen) : 0;
 }
 
@@ -455,5 +464,6 @@ void cli_options_free(cli_options *o)
     free(o->config_path);
     free(o->spill_dir);
     free(o->tags);
+    cli_free_secret(o->sentinel_token);
     memset(o, 0, sizeof *o);
 }

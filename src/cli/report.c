@@ -170,10 +170,11 @@ static int write_report(cli_options *o, const char *out, rt_report *rep, const r
 {
     /* the output first: a file that cannot be made fails now, not after the lookups */
     bool to_stdout = strcmp(out, "-") == 0;
-    int fd = to_stdout ? STDOUT_FILENO : open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    bool refused = false; /* a symlink planted in a shared directory (secure.c) */
+    int fd = to_stdout ? STDOUT_FILENO : cli_open_create(out, O_WRONLY | O_CREAT | O_TRUNC, 0666, &refused);
     if (fd < 0) {
-        cli_say("report: %s: %s", out, strerror(errno));
-        return EXIT_FAIL;
+        cli_say("report: %s: %s", out, refused ? cli_refused_why() : strerror(errno));
+        return refused && !run ? EXIT_USAGE : EXIT_FAIL;
     }
     rt_recommendation rec = RT_RECOMMENDATION_INIT;
     bool have_rec = rt_recommend(runs, nruns, &rec) == RT_OK;

@@ -324,6 +324,14 @@ static bool cred_field(json_t *c, const char *key, char *dst, size_t cap, char *
     return true;
 }
 
+/* Wipes the string value of c's member key (the parsed reply's copy of a secret), if any. */
+static void wipe_member(json_t *c, const char *key)
+{
+    json_t *v = json_object_get(c, key);
+    if (json_is_string(v))
+        explicit_bzero((char *)json_string_value(v), json_string_length(v));
+}
+
 /* Reads the upload_credentials member of reply into *creds, all or nothing: *creds is written
  * only when every field is good. Its expiry is expiration or else expires_at (an ISO 8601
  * string); neither: NaN (unknown); one that is not a time: an error. */
@@ -355,7 +363,9 @@ static bool read_credentials(json_t *reply, rt_s3_credentials *creds, char *err,
     }
     if (ok)
         *creds = *tmp;
-    explicit_bzero(tmp, sizeof *tmp); /* our copy of the secret; the reply's buffers are the caller's */
+    wipe_member(c, "secret_key"); /* the parsed copies; the reply's own buffer is the caller's */
+    wipe_member(c, "session_token");
+    explicit_bzero(tmp, sizeof *tmp);
     free(tmp);
     return ok;
 }

@@ -31,6 +31,44 @@ static bool make_dirs(const char *path)
     return (mkdir(p, 0700) == 0 || errno == EEXIST) && stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
+/* Whether path's last component is a symlink that the kernel's fs.protected_symlinks rule would
+ * not follow: in a world-writable sticky directory (such as /tmp), owned by neither the euid nor
+ * the directory's owner. Checked here too, as the sysctl may be off. */
+static bool planted_link(const char *path)
+{
+    char dir[4096];
+    struct stat lst, dst;
+    if (!rt_copy_str(dir, sizeof dir, path) || lstat(path, &lst) < 0 || !S_ISLNK(lst.st_mode))
+        return false;
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash[slash == dir] = '\0'; /* "/x" keeps "/" */
+    if (stat(slash ? dir : ".", &dst) < 0)
+        return false;
+    return (dst.st_mode & (S_ISVTX | S_IWOTH)) == (S_ISVTX | S_IWOTH) && lst.st_uid != geteuid() &&
+           lst.st_uid != dst.st_uid;
+}
+
+/* Whether the directory path (made by make_dirs, or found there) is ours alone: no link planted
+ * in a shared directory, owned by the euid and writable by no one else, so that no one can plant,
+ * replace or remove spill files there (the default /tmp/resource-tracker may have been made by
+ * another user first). errno EPERM when not. */
+static bool private_dir(const char *path)
+{
+    struct stat sb;
+    if (planted_link(path)) {
+        errno = EPERM;
+        return false;
+    }
+    if (stat(path, &sb) < 0)
+        return false;
+    if (!S_ISDIR(sb.st_mode) || sb.st_uid != geteuid() || (sb.st_mode & (S_IWGRP | S_IWOTH))) {
+        errno = EPERM;
+        return false;
+    }
+    return true;
+}
+
 /* The run's name in spill file names: its id (characters outside [A-Za-z0-9._-] made '_'), or
  * the local key before registration. */
 static void run_name(const rt_stream *st, char *out, size_t cap)
@@ -62,9 +100,10 @@ static bool write_all(int fd, const void *data, size_t len)
     return true;
 }
 
-/* Writes b's gzip into its spill file (a temporary name renamed into place, so that a file there
- * is whole; b->spill then owns its path). Returns true when b has a spill file, false when it has
- * no bytes in memory or the write failed (the first failure is logged). */
+/* Writes b's gzip into its spill file (mode 0600, in a directory of ours alone: private_dir; a
+ * temporary file of an unpredictable name, made with O_EXCL, renamed into place, so that a file
+ * there is whole; b->spill then owns its path). Returns true when b has a spill file, false when
+ * it has no bytes in memory or the write failed (the first failure is logged). */
 bool rt_spill_batch(rt_stream *st, rt_batch *b)
 {
     if (b->spill)
@@ -74,10 +113,10 @@ bool rt_spill_batch(rt_stream *st, rt_batch *b)
     char name[256], path[4096], tmp[4200];
     run_name(st, name, sizeof name);
     int fd = -1;
-    bool ok = make_dirs(st->spill_dir) &&
+    bool ok = make_dirs(st->spill_dir) && private_dir(st->spill_dir) &&
               rt_pathf(path, sizeof path, "%s/%s-%06u.csv.gz", st->spill_dir, name, b->seq) &&
-              rt_pathf(tmp, sizeof tmp, "%s.tmp", path) &&
-              (fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) >= 0 && write_all(fd, b->gz, b->gzlen);
+              rt_pathf(tmp, sizeof tmp, "%s.XXXXXX", path) && (fd = mkostemp(tmp, O_CLOEXEC)) >= 0 &&
+              write_all(fd, b->gz, b->gzlen);
     int e = errno;
     if (fd >= 0 && close(fd) < 0 && ok) {
         ok = false;
@@ -94,7 +133,10 @@ bool rt_spill_batch(rt_stream *st, rt_batch *b)
             unlink(tmp);
         if (!st->spill_warned)
             rt_log(&st->lg, RT_LOG_WARN, "stream: cannot spill batch %06u to %s: %s (kept in memory)", b->seq,
-                   st->spill_dir, strerror(e));
+                   st->spill_dir,
+                   e == EPERM ? "not a directory of ours alone (a link planted in a shared directory, another "
+                                "owner, or writable by others)"
+                              : strerror(e));
         st->spill_warned = true;
         return false;
     }
@@ -115,7 +157,7 @@ bool rt_spill_read(const rt_batch *b, rt_buf *tmp, const void **data, size_t *le
         *len = b->gzlen;
         return true;
     }
-    int fd = b->spill ? open(b->spill, O_RDONLY | O_CLOEXEC) : -1;
+    int fd = b->spill ? open(b->spill, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
     if (fd < 0)
         return false;
     ssize_t n = rt_read_fd_grow(fd, tmp, RT_READ_TO_EOF);

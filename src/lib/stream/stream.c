@@ -202,8 +202,16 @@ static void finish_phase(rt_stream *st)
     uint64_t unsent = rt_batch_pending_rows(st);
     if (unsent) {
         rt_spill_persist(st, true);
-        rt_log(&st->lg, RT_LOG_WARN, "stream: %llu rows were not sent; they are kept in %s",
-               (unsigned long long)unsent, st->spill_dir);
+        uint64_t kept = 0; /* rows of batches with a spill file (spilling may have been refused) */
+        for (const rt_batch *b = st->pending; b; b = b->next)
+            kept += b->spill ? b->rows : 0;
+        if (kept == unsent)
+            rt_log(&st->lg, RT_LOG_WARN, "stream: %llu rows were not sent; they are kept in %s",
+                   (unsigned long long)unsent, st->spill_dir);
+        else
+            rt_log(&st->lg, RT_LOG_WARN, "stream: %llu rows were not sent; %llu of them are kept in %s, the rest "
+                   "could not be spilled and are lost", (unsigned long long)unsent, (unsigned long long)kept,
+                   st->spill_dir);
     }
     pthread_mutex_lock(&st->mu);
     uint64_t lost = st->lost;

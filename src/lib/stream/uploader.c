@@ -16,6 +16,24 @@
 #define REPLY_MAX (1u << 20)
 #define MIN_TIMEOUT 0.05         /* the least time a request is given */
 
+/* Takes every secret the stream holds (the token, the S3 keys) out of msg, in place: messages
+ * are made of HTTP statuses and curl's or S3's words, and none should ever echo one. */
+static void redact(const rt_stream *st, char *msg)
+{
+    rt_s3_redact(msg, st->token);
+    rt_s3_redact(msg, st->creds.secret_key);
+    rt_s3_redact(msg, st->creds.session_token);
+    rt_s3_redact(msg, st->creds.access_key);
+}
+
+/* Frees a reply that held credentials, wiping it first. */
+static void free_secret_reply(rt_buf *reply)
+{
+    if (reply->data)
+        explicit_bzero(reply->data, reply->len);
+    rt_buf_free(reply);
+}
+
 /* POSTs body to {api_url}{path}. Returns true for a 2xx reply (its body in *reply, which the
  * caller frees), false otherwise with what went wrong in why ("HTTP 503" or curl's words). */
 static bool api_post(rt_stream *st, const char *path, const char *body, size_t len, double timeout, rt_buf *reply,
@@ -37,6 +55,7 @@ static bool api_post(rt_stream *st, const char *path, const char *body, size_t l
         snprintf(why, whylen, "HTTP %ld", status);
     else
         snprintf(why, whylen, "%s", err[0] ? err : rt_strerror(e));
+    redact(st, why);
     return false;
 }
 
@@ -76,7 +95,7 @@ void rt_upload_register(rt_stream *st, double timeout)
         }
     }
     rt_buf_free(&body);
-    rt_buf_free(&reply);
+    free_secret_reply(&reply);
     if (ok) {
         pthread_mutex_lock(&st->mu);
         st->registered = true; /* rt_stream_add stops feeding the allocation guess */
@@ -125,7 +144,7 @@ static void refresh_if_needed(rt_stream *st, double timeout)
             snprintf(why, sizeof why, "unexpected reply: %s", perr);
         explicit_bzero(&c, sizeof c);
     }
-    rt_buf_free(&reply);
+    free_secret_reply(&reply);
     st->refresh_next = rt_mono_secs() + fmax(fmin(st->interval, 30), 1);
     if (ok) {
         rt_log(&st->lg, RT_LOG_INFO, "stream: upload credentials refreshed");
@@ -188,6 +207,7 @@ static bool upload_oldest(rt_stream *st, double timeout)
         return true;
     }
     b->tries++;
+    redact(st, err);
     if (!st->s3_warned) {
         if (status)
             rt_log(&st->lg, RT_LOG_WARN, "stream: upload of batch %06u failed (HTTP %ld: %s); retrying", b->seq,

@@ -1,0 +1,133 @@
+/* secure.c - the tool's files and secrets: files it creates are opened without following a
+ * symlink planted in a shared (sticky, world-writable) directory (the kernel's protected_symlinks
+ * rule, kept in user space for the last path component), and the API token is taken out of the
+ * environment the wrapped command inherits, wiped when freed, and kept out of core dumps. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* Splits path into its directory (opened O_PATH into *dfd) and its last component (*base
+ * points into path). Returns 0, or -1 with errno. */
+static int open_parent(const char *path, int *dfd, const char **base)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash) {
+        dir[0] = '.', dir[1] = '\0';
+        *base = path;
+    } else {
+        size_t n = slash == path ? 1 : (size_t)(slash - path);
+        if (n >= sizeof dir) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        memcpy(dir, path, n);
+        dir[n] = '\0';
+        *base = slash + 1;
+    }
+    *dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    return *dfd < 0 ? -1 : 0;
+}
+
+/* Whether the link lst in the directory dst may be followed by us (the kernel's rule for
+ * fs.protected_symlinks = 1): always outside a sticky world-writable directory; inside one only
+ * when the link is ours (euid) or the directory owner's. */
+static bool may_follow(const struct stat *lst, const struct stat *dst)
+{
+    if ((dst->st_mode & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH))
+        return true;
+    return lst->st_uid == geteuid() || lst->st_uid == dst->st_uid;
+}
+
+/* Whether base in the directory dfd is a symlink that may not be followed (1), may be or is no
+ * link (0), or cannot be looked at (-1, errno; ENOENT: nothing there). */
+static int refused_at(int dfd, const char *base)
+{
+    struct stat lst, dst;
+    if (fstatat(dfd, base, &lst, AT_SYMLINK_NOFOLLOW) < 0 || fstat(dfd, &dst) < 0)
+        return -1;
+    return S_ISLNK(lst.st_mode) && !may_follow(&lst, &dst);
+}
+
+int cli_open_create(const char *path, int flags, mode_t mode, bool *refused)
+{
+    if (refused)
+        *refused = false;
+    /* the plain case first, with no gap: a symlink as the last component fails with ELOOP (some
+     * kernels answer EACCES for another's link in a sticky directory, O_CREAT given) */
+    int fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (fd >= 0 || (errno != ELOOP && errno != EACCES))
+        return fd;
+    int first = errno, dfd;
+    const char *base;
+    if (open_parent(path, &dfd, &base) < 0) {
+        errno = first;
+        return -1;
+    }
+    /* in a sticky directory only the link's owner or the directory's (or root) may replace the
+     * link, and the rule lets us follow only links of theirs: the link cannot change between the
+     * look and the open (both relative to the directory held open) */
+    struct stat lst, dst;
+    if (fstatat(dfd, base, &lst, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(lst.st_mode) || fstat(dfd, &dst) < 0) {
+        close(dfd);
+        errno = first; /* no link: the first answer stands */
+        return -1;
+    }
+    if (!may_follow(&lst, &dst)) {
+        close(dfd);
+        if (refused)
+            *refused = true;
+        errno = EACCES;
+        return -1;
+    }
+    fd = openat(dfd, base, flags | O_CLOEXEC, mode);
+    int e = errno;
+    close(dfd);
+    errno = e;
+    return fd;
+}
+
+int cli_path_refused(const char *path)
+{
+    int dfd;
+    const char *base;
+    if (!path || strcmp(path, "-") == 0 || open_parent(path, &dfd, &base) < 0)
+        return 0; /* nothing there to follow: opening it will say what is wrong */
+    int r = refused_at(dfd, base);
+    close(dfd);
+    return r > 0;
+}
+
+const char *cli_refused_why(void)
+{
+    return "it is a symlink in a world-writable sticky directory, owned by neither us nor the directory's owner "
+           "(not followed, as the kernel's fs.protected_symlinks does)";
+}
+
+char *cli_take_secret(const char *name)
+{
+    char *v = getenv(name);
+    if (!v)
+        return NULL;
+    char *copy = *v ? strdup(v) : NULL;
+    explicit_bzero(v, strlen(v)); /* also out of /proc/PID/environ, which shows the initial block */
+    unsetenv(name);               /* the wrapped command is not ours to hand it to */
+    if (copy) /* no core dump and no /proc/PID/mem, environ or maps for others while we hold it */
+        prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    return copy;
+}
+
+void cli_free_secret(char *secret)
+{
+    if (!secret)
+        return;
+    explicit_bzero(secret, strlen(secret));
+    free(secret);
+}
