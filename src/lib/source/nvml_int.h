@@ -1,0 +1,158 @@
+/* nvml_int.h - the NVML module's internals shared by its three files: the NVML ABI it uses, the
+ * resolved entry points, a GPU's state and the worker's (nvml.c: loading, the caller's side and
+ * the API; nvml_worker.c: the worker thread). Not public: nvml.h is the module's interface. */
+#ifndef RT_NVML_INT_H
+#define RT_NVML_INT_H
+
+#include <pthread.h>
+#include <sys/types.h>
+
+#include "nvml.h"
+
+/* ---- the NVML ABI: the few types and constants used, as nvml.h defines them ---------------- */
+
+typedef int nvml_ret;
+enum {
+    NVML_SUCCESS = 0,
+    NVML_ERROR_NOT_SUPPORTED = 3,
+    NVML_ERROR_NOT_FOUND = 6,
+    NVML_ERROR_INSUFFICIENT_SIZE = 7,
+    NVML_ERROR_GPU_IS_LOST = 15,
+};
+enum { NVML_TEMPERATURE_GPU = 0 };
+enum { NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
+#define NVML_VALUE_NOT_AVAILABLE (~0ULL)
+
+typedef struct nvml_device_st *nvml_device;
+typedef struct {
+    unsigned int gpu, memory;
+} nvml_utilization;
+typedef struct {
+    unsigned long long total, free, used;
+} nvml_memory;
+typedef struct { /* nvmlPciInfo_t as nvmlDeviceGetPciInfo_v3 fills it */
+    char bus_id_legacy[16];
+    unsigned int domain, bus, device, pci_device_id, pci_subsystem_id;
+    char bus_id[32];
+} nvml_pci_info;
+typedef struct { /* nvmlProcessInfo_v2_t (the _v2 and _v3 process lists) */
+    unsigned int pid;
+    unsigned long long used_gpu_memory;
+    unsigned int gpu_instance_id, compute_instance_id;
+} nvml_proc_v2;
+typedef struct { /* nvmlProcessInfo_v1_t (the unversioned process lists) */
+    unsigned int pid;
+    unsigned long long used_gpu_memory;
+} nvml_proc_v1;
+typedef struct { /* nvmlProcessUtilizationSample_t */
+    unsigned int pid;
+    unsigned long long timestamp; /* microseconds */
+    unsigned int sm_util, mem_util, enc_util, dec_util;
+} nvml_proc_util;
+
+typedef nvml_ret (*nvml_list_fn)(nvml_device, unsigned int *, void *);
+
+typedef struct nvml_api {
+    nvml_ret (*init)(void);
+    nvml_ret (*shutdown)(void);
+    nvml_ret (*count)(unsigned int *);
+    nvml_ret (*handle)(unsigned int, nvml_device *);
+    nvml_ret (*name)(nvml_device, char *, unsigned int);
+    nvml_ret (*uuid)(nvml_device, char *, unsigned int);
+    nvml_ret (*serial)(nvml_device, char *, unsigned int);
+    nvml_ret (*pci)(nvml_device, nvml_pci_info *);
+    nvml_ret (*driver_version)(char *, unsigned int);
+    nvml_ret (*cuda_version)(int *);
+    nvml_ret (*compute_cap)(nvml_device, int *, int *);
+    nvml_ret (*cores)(nvml_device, unsigned int *);
+    nvml_ret (*power_limit)(nvml_device, unsigned int *);
+    nvml_ret (*max_clock)(nvml_device, int, unsigned int *);
+    nvml_ret (*utilization)(nvml_device, nvml_utilization *);
+    nvml_ret (*memory)(nvml_device, nvml_memory *);
+    nvml_ret (*temperature)(nvml_device, int, unsigned int *);
+    nvml_ret (*power)(nvml_device, unsigned int *);
+    nvml_ret (*clock)(nvml_device, int, unsigned int *);
+    nvml_list_fn compute_procs, graphics_procs;
+    bool procs_v2; /* the lists take nvml_proc_v2 (else nvml_proc_v1) */
+    nvml_ret (*proc_util)(nvml_device, nvml_proc_util *, unsigned int *, unsigned long long);
+} nvml_api;
+
+/* ---- the worker's state ------------------------------------------------------------------------ */
+
+/* The kinds of reading a poll makes, each told at most once per GPU when it fails. */
+enum { K_UTIL, K_MEMORY, K_TEMP, K_POWER, K_CLOCK, K_PROCS, K_PROCUTIL, K_N };
+#define RC_NOT_CALLED (-1) /* the entry point is missing, or the GPU was lost before the call */
+
+/* The tree's share of SM time that a GPU's per-process samples can give. */
+enum { TU_UNKNOWN, TU_NONE, TU_SAMPLES };
+
+/* One entry of a process list or of the per-process samples: a pid with its VRAM or SM %. */
+typedef struct nvml_pid_val {
+    unsigned int pid;
+    unsigned long long val;
+} nvml_pid_val;
+
+/* A GPU. facts are written at discovery only; the rest by the worker during a request and read
+ * by the caller only between requests. */
+typedef struct nvml_dev {
+    rt_gpu_facts facts;
+    nvml_device h;
+    bool lost;
+    unsigned long long util_seen_us; /* newest per-process sample already counted */
+    /* the latest poll: each kind's answer, and the readings of those that succeeded */
+    nvml_ret rc[K_N];
+    unsigned int util, temp, power_mw, clock_mhz;
+    nvml_memory mem;
+    /* the latest process lists: entries [proc_off, proc_off + nproc) of the worker's procs,
+     * the per-process samples [util_off, util_off + nutil) of its utils */
+    size_t proc_off, nproc, util_off, nutil;
+    bool lists_ok;
+    int tree_util; /* TU_* */
+} nvml_dev;
+
+enum { JOB_INIT = 1, JOB_POLL, JOB_TREE, JOB_SHUTDOWN };
+
+/* The worker thread and all that NVML touches. Left behind, never freed, when a request misses
+ * its deadline: the stuck call may return at any time and write here. */
+typedef struct nvml_worker {
+    pthread_mutex_t mu;
+    pthread_cond_t ask_cv, done_cv; /* done_cv on CLOCK_MONOTONIC */
+    pthread_t thread;
+    pid_t owner; /* the process that started the thread (a forked child has none) */
+    /* under mu: the request, its sequence numbers, and whether the caller gave up on it */
+    unsigned long long asked, done;
+    int job;
+    bool job_tree, abandoned;
+    /* the worker's own during a request; read by the caller only between requests */
+    void *dl;
+    nvml_api api;
+    nvml_ret init_rc, count_rc;
+    bool started; /* nvmlInit succeeded */
+    nvml_dev *dev;
+    size_t ndev, dev_cap;
+    unsigned int *nohandle; /* the indices NVML gave no handle for at discovery */
+    size_t nnohandle, nohandle_cap;
+    void *procbuf; /* one process list as NVML fills it */
+    size_t procbuf_cap; /* elements of the larger process list type */
+    nvml_proc_util *utilbuf;
+    size_t utilbuf_cap;
+    nvml_pid_val *procs, *utils; /* every GPU's lists of the latest poll, one after the other */
+    size_t nprocs, procs_cap, nutils, utils_cap;
+    struct nvml_worker *next_left; /* in left_behind */
+} nvml_worker;
+
+/* ---- nvml_worker.c: the worker's life ---------------------------------------------------------- */
+
+/* Starts w's thread with every signal blocked in it (signals are the caller's business).
+ * Returns 0, or an errno value. */
+int rt_nvw_start(nvml_worker *w);
+
+/* Frees w and unloads the library: only when its thread has ended or does not exist (never
+ * after a missed deadline). NVML is not called. */
+void rt_nvw_free(nvml_worker *w);
+
+/* Leaves w behind after a missed deadline: its thread is detached (nothing waits on it again)
+ * and w kept reachable, never freed, since the stuck call may return at any time and write there. */
+void rt_nvw_leave_behind(nvml_worker *w);
+
+#endif

@@ -1,0 +1,344 @@
+/* nvml_worker.c - the NVML worker thread: the NVML calls of each request, run on it (they may
+ * never return), and the thread's life: started with signals blocked, freed once it has ended,
+ * or left behind for good when the caller gave up on a request. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nvml_int.h"
+
+/* ---- the worker's requests (on its thread: they may never return) ------------------------------ */
+
+/* An owned copy of a string NVML wrote into buf (cap bytes, maybe without a NUL). */
+static char *nvml_strdup(const char *buf, size_t cap)
+{
+    char s[128];
+    rt_nvml_text(buf, cap, s, sizeof s);
+    return rt_strdup(s);
+}
+
+/* Starts NVML and lists the GPUs with their static facts. Stops early only when out of memory.
+ * What is to be told (a failed start or count, GPUs without a handle) is kept for the caller. */
+static void job_init(nvml_worker *w)
+{
+    const nvml_api *api = &w->api;
+    w->init_rc = api->init();
+    if (w->init_rc != NVML_SUCCESS)
+        return;
+    w->started = true;
+    unsigned int n = 0;
+    w->count_rc = api->count(&n);
+    if (w->count_rc != NVML_SUCCESS)
+        return;
+    char dv[96] = "", cuda[32] = "";
+    if (api->driver_version && api->driver_version(dv, sizeof dv) != NVML_SUCCESS)
+        dv[0] = '\0';
+    int cv;
+    if (api->cuda_version && api->cuda_version(&cv) == NVML_SUCCESS)
+        snprintf(cuda, sizeof cuda, "%d.%d", cv / 1000, (cv % 1000) / 10);
+    /* per-process samples from before tracking began are not ours: start from now */
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    unsigned long long now_us = (unsigned long long)now.tv_sec * 1000000ull + (unsigned long long)now.tv_nsec / 1000;
+    for (unsigned int i = 0; i < n; i++) {
+        nvml_device h;
+        if (api->handle(i, &h) != NVML_SUCCESS) {
+            if (rt_grow(&w->nohandle, &w->nohandle_cap, w->nnohandle + 1, sizeof *w->nohandle) == 0)
+                w->nohandle[w->nnohandle++] = i;
+            continue;
+        }
+        if (rt_grow(&w->dev, &w->dev_cap, w->ndev + 1, sizeof *w->dev) < 0)
+            return;
+        nvml_dev *d = &w->dev[w->ndev++];
+        memset(d, 0, sizeof *d);
+        rt_gpu_facts_init(&d->facts);
+        d->h = h;
+        d->util_seen_us = now_us;
+        rt_gpu_facts *f = &d->facts;
+        char s[128];
+        if (api->name && api->name(h, s, sizeof s) == NVML_SUCCESS)
+            f->name = nvml_strdup(s, sizeof s);
+        if (api->uuid && api->uuid(h, s, sizeof s) == NVML_SUCCESS)
+            f->uuid = nvml_strdup(s, sizeof s);
+        rt_gpu_facts_add(f, "driver", "nvidia");
+        if (dv[0])
+            rt_gpu_facts_add(f, "driver_version", "%.*s", (int)sizeof dv, dv);
+        if (cuda[0])
+            rt_gpu_facts_add(f, "cuda_driver_version", "%s", cuda);
+        nvml_pci_info pci;
+        if (api->pci && api->pci(h, &pci) == NVML_SUCCESS) {
+            rt_nvml_norm_bus_id(pci.bus_id, sizeof pci.bus_id, s, sizeof s);
+            f->host_id = rt_strdup(s);
+            rt_gpu_facts_add(f, "pci_device_id", "0x%08x", pci.pci_device_id);
+            rt_gpu_facts_add(f, "pci_subsystem_id", "0x%08x", pci.pci_subsystem_id);
+        }
+        int major, minor;
+        if (api->compute_cap && api->compute_cap(h, &major, &minor) == NVML_SUCCESS)
+            rt_gpu_facts_add(f, "compute_capability", "%d.%d", major, minor);
+        if (api->serial && api->serial(h, s, sizeof s) == NVML_SUCCESS) {
+            char t[128];
+            if (rt_nvml_text(s, sizeof s, t, sizeof t) > 0)
+                rt_gpu_facts_add(f, "serial", "%s", t);
+        }
+        unsigned int v;
+        if (api->power_limit && api->power_limit(h, &v) == NVML_SUCCESS)
+            rt_gpu_facts_add(f, "power_limit_watts", "%.1f", v / 1000.0);
+        if (api->max_clock && api->max_clock(h, NVML_CLOCK_SM, &v) == NVML_SUCCESS)
+            rt_gpu_facts_add(f, "max_sm_clock_mhz", "%u", v);
+        if (api->max_clock && api->max_clock(h, NVML_CLOCK_MEM, &v) == NVML_SUCCESS)
+            rt_gpu_facts_add(f, "max_memory_clock_mhz", "%u", v);
+        if (api->cores && api->cores(h, &v) == NVML_SUCCESS)
+            f->core_count = v;
+    }
+}
+
+/* Keeps rc as kind k's answer on d (a lost GPU stays lost). Returns whether it succeeded. */
+static bool answered(nvml_dev *d, int k, nvml_ret rc)
+{
+    d->rc[k] = rc;
+    if (rc == NVML_ERROR_GPU_IS_LOST)
+        d->lost = true;
+    return rc == NVML_SUCCESS;
+}
+
+/* Reads d's gauges; on a lost GPU, no further call. */
+static void poll_dev(const nvml_api *api, nvml_dev *d)
+{
+    for (int k = 0; k < K_N; k++)
+        d->rc[k] = RC_NOT_CALLED;
+    nvml_utilization u;
+    if (!d->lost && api->utilization && answered(d, K_UTIL, api->utilization(d->h, &u)))
+        d->util = u.gpu;
+    if (!d->lost && api->memory)
+        answered(d, K_MEMORY, api->memory(d->h, &d->mem));
+    if (!d->lost && api->temperature)
+        answered(d, K_TEMP, api->temperature(d->h, NVML_TEMPERATURE_GPU, &d->temp));
+    if (!d->lost && api->power)
+        answered(d, K_POWER, api->power(d->h, &d->power_mw));
+    if (!d->lost && api->clock)
+        answered(d, K_CLOCK, api->clock(d->h, NVML_CLOCK_GRAPHICS, &d->clock_mhz));
+}
+
+/* Calls a process list into w->procbuf, growing it if the list is longer. Returns the number
+ * of entries, or -1 when the list is not available (*rc: NVML's answer). */
+static long list_procs(nvml_worker *w, nvml_list_fn fn, nvml_device h, nvml_ret *rc)
+{
+    /* the buffer is counted in the larger structure, so it fits either */
+    *rc = RC_NOT_CALLED;
+    if (rt_grow(&w->procbuf, &w->procbuf_cap, 64, sizeof(nvml_proc_v2)) < 0)
+        return -1;
+    for (int attempt = 0; attempt < 3; attempt++) {
+        unsigned int n = (unsigned int)w->procbuf_cap;
+        *rc = fn(h, &n, w->procbuf);
+        if (*rc == NVML_SUCCESS)
+            return (long)n;
+        if (*rc != NVML_ERROR_INSUFFICIENT_SIZE ||
+            rt_grow(&w->procbuf, &w->procbuf_cap, (size_t)n + 16, sizeof(nvml_proc_v2)) < 0)
+            return -1;
+    }
+    return -1;
+}
+
+/* Appends d's compute and graphics lists (pid and VRAM) to w->procs. */
+static void gather_procs(nvml_worker *w, nvml_dev *d)
+{
+    const nvml_list_fn fns[2] = {w->api.compute_procs, w->api.graphics_procs};
+    d->proc_off = w->nprocs;
+    for (int k = 0; k < 2 && !d->lost; k++) {
+        nvml_ret rc;
+        long n = fns[k] ? list_procs(w, fns[k], d->h, &rc) : -1;
+        if (!fns[k] || (n < 0 && d->lists_ok))
+            continue;
+        answered(d, K_PROCS, rc); /* the first list's failure is told unless the other answers */
+        if (n < 0 || rt_grow(&w->procs, &w->procs_cap, w->nprocs + (size_t)n, sizeof *w->procs) < 0)
+            continue;
+        d->lists_ok = true;
+        for (long i = 0; i < n; i++) {
+            nvml_pid_val *e = &w->procs[w->nprocs++];
+            if (w->api.procs_v2) {
+                const nvml_proc_v2 *p = (const nvml_proc_v2 *)w->procbuf + i;
+                *e = (nvml_pid_val){p->pid, p->used_gpu_memory};
+            } else {
+                const nvml_proc_v1 *p = (const nvml_proc_v1 *)w->procbuf + i;
+                *e = (nvml_pid_val){p->pid, p->used_gpu_memory};
+            }
+        }
+    }
+    d->nproc = w->nprocs - d->proc_off;
+}
+
+/* Appends d's per-process SM samples since the previous look to w->utils (pid, SM %; samples
+ * over 100 left out) and moves the look on to the newest. */
+static void gather_util(nvml_worker *w, nvml_dev *d)
+{
+    d->util_off = w->nutils;
+    d->tree_util = TU_UNKNOWN;
+    if (!w->api.proc_util || d->lost)
+        return;
+    unsigned int n = 0;
+    nvml_ret rc = w->api.proc_util(d->h, NULL, &n, d->util_seen_us);
+    if (rc == NVML_ERROR_NOT_FOUND || (rc == NVML_SUCCESS && n == 0)) {
+        d->tree_util = TU_NONE; /* no samples since the last look: nothing ran */
+        d->rc[K_PROCUTIL] = NVML_SUCCESS;
+        return;
+    }
+    if (rc != NVML_ERROR_INSUFFICIENT_SIZE && rc != NVML_SUCCESS) {
+        answered(d, K_PROCUTIL, rc);
+        return;
+    }
+    if (rt_grow(&w->utilbuf, &w->utilbuf_cap, (size_t)n + 8, sizeof *w->utilbuf) < 0)
+        return;
+    n = (unsigned int)w->utilbuf_cap;
+    rc = w->api.proc_util(d->h, w->utilbuf, &n, d->util_seen_us);
+    if (rc == NVML_ERROR_NOT_FOUND) {
+        d->tree_util = TU_NONE;
+        d->rc[K_PROCUTIL] = NVML_SUCCESS;
+        return;
+    }
+    if (!answered(d, K_PROCUTIL, rc) || rt_grow(&w->utils, &w->utils_cap, w->nutils + n, sizeof *w->utils) < 0)
+        return;
+    unsigned long long newest = d->util_seen_us;
+    for (unsigned int i = 0; i < n && i < w->utilbuf_cap; i++) {
+        const nvml_proc_util *s = &w->utilbuf[i];
+        if (s->timestamp > newest)
+            newest = s->timestamp;
+        if (s->sm_util <= 100)
+            w->utils[w->nutils++] = (nvml_pid_val){s->pid, s->sm_util};
+    }
+    d->util_seen_us = newest;
+    d->nutil = w->nutils - d->util_off;
+    d->tree_util = TU_SAMPLES;
+}
+
+/* Gathers every GPU's process lists and per-process samples (the worker's lists start over). */
+static void job_tree(nvml_worker *w)
+{
+    w->nprocs = w->nutils = 0;
+    for (size_t i = 0; i < w->ndev; i++) {
+        nvml_dev *d = &w->dev[i];
+        d->rc[K_PROCS] = d->rc[K_PROCUTIL] = RC_NOT_CALLED;
+        d->nproc = d->nutil = 0;
+        d->lists_ok = false;
+        gather_procs(w, d);
+        gather_util(w, d);
+    }
+}
+
+/* Runs one request. */
+static void run_job(nvml_worker *w, int job, bool tree)
+{
+    switch (job) {
+    case JOB_INIT:
+        job_init(w);
+        break;
+    case JOB_POLL:
+        for (size_t i = 0; i < w->ndev; i++)
+            poll_dev(&w->api, &w->dev[i]);
+        if (tree)
+            job_tree(w);
+        break;
+    case JOB_TREE:
+        job_tree(w);
+        break;
+    case JOB_SHUTDOWN:
+        if (w->started && w->api.shutdown)
+            w->api.shutdown();
+        break;
+    }
+}
+
+/* The worker thread: runs each request and says it is done, until the shutdown or until the
+ * caller has given up on it (it then touches nothing the caller holds, and ends). */
+static void *worker_main(void *arg)
+{
+    nvml_worker *w = arg;
+    for (;;) {
+        pthread_mutex_lock(&w->mu);
+        while (w->done == w->asked)
+            pthread_cond_wait(&w->ask_cv, &w->mu);
+        int job = w->job;
+        bool tree = w->job_tree;
+        pthread_mutex_unlock(&w->mu);
+        run_job(w, job, tree);
+        pthread_mutex_lock(&w->mu);
+        bool gone = w->abandoned;
+        if (!gone)
+            w->done = w->asked;
+        pthread_mutex_unlock(&w->mu);
+        if (gone)
+            return NULL;
+        /* signalled unlocked, so the caller wakes to a free mutex; w stays until the caller has
+         * joined this thread (shutdown) or for good (any other request) */
+        pthread_cond_signal(&w->done_cv);
+        if (job == JOB_SHUTDOWN)
+            return NULL;
+    }
+}
+
+/* ---- the worker's life (on the caller's thread) ------------------------------------------------ */
+
+void rt_nvw_free(nvml_worker *w)
+{
+    for (size_t i = 0; i < w->ndev; i++)
+        rt_gpu_facts_free(&w->dev[i].facts);
+    if (w->dl)
+        dlclose(w->dl);
+    free(w->dev);
+    free(w->nohandle);
+    free(w->procbuf);
+    free(w->utilbuf);
+    free(w->procs);
+    free(w->utils);
+    free(w);
+}
+
+int rt_nvw_start(nvml_worker *w)
+{
+    pthread_condattr_t ca;
+    if (pthread_condattr_init(&ca) != 0)
+        return ENOMEM;
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    int e = pthread_mutex_init(&w->mu, NULL);
+    if (e == 0 && (e = pthread_cond_init(&w->done_cv, &ca)) != 0)
+        pthread_mutex_destroy(&w->mu);
+    if (e == 0 && (e = pthread_cond_init(&w->ask_cv, NULL)) != 0) {
+        pthread_cond_destroy(&w->done_cv);
+        pthread_mutex_destroy(&w->mu);
+    }
+    pthread_condattr_destroy(&ca);
+    if (e != 0)
+        return e;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    e = pthread_create(&w->thread, NULL, worker_main, w);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (e != 0) {
+        pthread_cond_destroy(&w->ask_cv);
+        pthread_cond_destroy(&w->done_cv);
+        pthread_mutex_destroy(&w->mu);
+        return e;
+    }
+    w->owner = getpid();
+    return 0;
+}
+
+/* The workers left behind, kept reachable: their memory is never freed. */
+static pthread_mutex_t left_mu = PTHREAD_MUTEX_INITIALIZER;
+static nvml_worker *left_behind;
+
+void rt_nvw_leave_behind(nvml_worker *w)
+{
+    pthread_detach(w->thread);
+    pthread_mutex_lock(&left_mu);
+    w->next_left = left_behind;
+    left_behind = w;
+    pthread_mutex_unlock(&left_mu);
+}
