@@ -803,7 +803,8 @@ typedef struct rt_stream_options {
 
 /* Starts the stream's thread (registration happens there, with retries). Returns at once:
  * RT_OK and *out; RT_ERR_INVALID (no token, a bad URL, struct_size too small);
- * RT_ERR_UNSUPPORTED (libcurl or zlib cannot be loaded: nothing started); RT_ERR_NOMEM. */
+ * RT_ERR_UNSUPPORTED (libcurl or zlib cannot be loaded: nothing started); RT_ERR_NOMEM;
+ * RT_ERR_SYSTEM when the thread cannot be started (errno tells why: EAGAIN at a task limit). */
 RT_API rt_error rt_stream_start(const rt_stream_options *opts, rt_stream **out);
 
 /* Adds one sample to the current batch (its CSV row, contracts §3). Never blocks on the

@@ -334,6 +334,10 @@ static rt_stream *start_stream(const cli_options *o, const rt_host *host, rt_clo
     so.log = cli_log;
     rt_stream *st = NULL;
     rt_error err = rt_stream_start(&so, &st); /* it copies what it needs of the host */
+    if (err == RT_ERR_SYSTEM) {
+        cli_say("warning: not streaming to the Sentinel API: cannot start its thread (%s)", strerror(errno));
+        return NULL;
+    }
     if (err != RT_OK) {
         cli_say("warning: not streaming to the Sentinel API: %s", rt_strerror(err));
         return NULL;
