@@ -391,8 +391,12 @@ def test_child_stopped_and_resumed():
         pid = json.loads(p.stdout.readline())["process"]["pid"]
         os.kill(pid, signal.SIGSTOP)
         assert wait_for(lambda: state_of(pid) == "T"), state_of(pid)
-        json.loads(p.stdout.readline())  # the interval the stop fell in
-        stopped = [json.loads(p.stdout.readline()) for _ in range(6)]
+        since = time.time()  # samples whose interval began after this saw only the stopped job
+        stopped = []
+        while len(stopped) < 6:
+            s = json.loads(p.stdout.readline())
+            if s["timestamp_secs"] - s["interval_secs"] > since:
+                stopped.append(s)
         assert state_of(pid) == "T"
         os.kill(pid, signal.SIGCONT)
         out, err = p.communicate(timeout=60)
@@ -419,8 +423,7 @@ def test_signal_flood(tmp_path):
     reader = threading.Thread(target=lambda: lines.extend(p.stdout))
     reader.start()
     try:
-        while not lines:
-            time.sleep(0.01)
+        assert wait_for(lambda: lines or p.poll() is not None), "no sample"
         sigs = (signal.SIGUSR1, signal.SIGUSR2, signal.SIGHUP)
         for i in range(6000):
             os.kill(p.pid, sigs[i % 3])
@@ -473,13 +476,24 @@ def test_clock_jump(tmp_path):
                           f"while [ ! -e {go} ]; do sleep 0.05; done; exit 2"], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, env=env)
     got = []
+
+    def read_until_jump(n_after):
+        """Reads samples until one jumped (more than 100 s from the one before), then n_after more."""
+        start = len(got)
+        while True:
+            got.append(p.stdout.readline())
+            ts = [json.loads(l)["timestamp_secs"] for l in got[max(start - 1, 0):]]
+            if any(abs(b - a) > 100 for a, b in zip(ts, ts[1:])):
+                break
+        got.extend(p.stdout.readline() for _ in range(n_after))
+
     try:
+        got += [p.stdout.readline() for _ in range(8)]
         for jump in ("3600", "-7200"):
-            got += [p.stdout.readline() for _ in range(8)]
             tmp = tmp_path / "offset.new"
             tmp.write_text(jump)
             os.rename(tmp, offset)  # whole at once for the reader
-        got += [p.stdout.readline() for _ in range(8)]
+            read_until_jump(8)
         go.touch()
         out, err = p.communicate(timeout=30)
     finally:
