@@ -8,6 +8,7 @@ The kernel is the judge: exit statuses from wait, cgroup directories listed, /pr
 processes that carry the test's marker in their environment. No test asserts wall-clock time:
 the grid checks use the samples' own timestamps. Groups a test makes are removed in finally
 blocks; tests that need root, a tmpfs or a writable cgroup skip with the reason elsewhere."""
+import contextlib
 import json
 import os
 import signal
@@ -116,6 +117,20 @@ def messages(err):
     return [l for l in err.splitlines() if l.strip()]
 
 
+@contextlib.contextmanager
+def tracking(args, env=None):
+    """The tracker started with args (stdout and stderr piped, text); killed at the end of the
+    block if it still runs."""
+    p = subprocess.Popen([TRACKER] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=env or tracker_env())
+    try:
+        yield p
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
 def check_grid(ts, iv):
     """The samples' own timestamps ts (one run, no jump inside) sit on the grid of interval iv:
     each falls in a grid slot of its own (no burst: slots strictly increasing), most sit near
@@ -188,19 +203,13 @@ def test_pipe_closed_early(tmp_path):
     stdout) finishes and its status 3 comes back; it ran with SIGPIPE not ignored."""
     go, sigign = tmp_path / "go", tmp_path / "sigign"
     job = f"grep SigIgn /proc/self/status > {sigign}; while [ ! -e {go} ]; do sleep 0.02; done; exit 3"
-    p = subprocess.Popen([TRACKER, "-i", "0.05", "-o", "-", "--", "sh", "-c", job], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, env=tracker_env())
-    try:
+    with tracking(["-i", "0.05", "-o", "-", "--", "sh", "-c", job]) as p:
         json.loads(p.stdout.readline())
         p.stdout.close()  # the reader is gone: the next sample meets EPIPE
         time.sleep(0.3)
         go.touch()
         err = p.stderr.read()
         assert p.wait(timeout=30) == 3, err
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
     assert messages(err) == [], err
     mask = int(sigign.read_text().split()[1], 16)
     assert not mask & (1 << (signal.SIGPIPE - 1)), "the job inherited an ignored SIGPIPE"
@@ -212,11 +221,11 @@ def test_pipe_closed_job_writes(tmp_path):
     go = tmp_path / "go"
     script = (f'"{TRACKER}" -i 0.05 -o - -- sh -c \'while [ ! -e {go} ]; do sleep 0.02; done; '
               f'while :; do echo x; done; exit 9\' | head -1 >/dev/null; echo "rc=${{PIPESTATUS[0]}}"')
-    p = subprocess.Popen(["bash", "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    r = subprocess.Popen(["bash", "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          env=tracker_env())
-    wait_for(lambda: p.poll() is not None, 0.5)  # head has its line by then, most likely
+    time.sleep(0.5)  # head has its line by then, most likely (either way the job meets EPIPE)
     go.touch()
-    out, err = p.communicate(timeout=30)
+    out, err = r.communicate(timeout=30)
     assert out.strip() == f"rc={128 + signal.SIGPIPE}", err
     assert "Broken pipe" not in err and messages(err) == [], err
 
@@ -359,16 +368,10 @@ def test_pids_limit(tmp_path, pids_max):
 # The command is SIGKILLed; stopped and resumed.
 
 def test_child_sigkilled():
-    p = subprocess.Popen([TRACKER, "-i", "0.05", "-o", "-", "--", "sleep", "60"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, env=tracker_env())
-    try:
+    with tracking(["-i", "0.05", "-o", "-", "--", "sleep", "60"]) as p:
         first = json.loads(p.stdout.readline())
         os.kill(first["process"]["pid"], signal.SIGKILL)
         out, err = p.communicate(timeout=30)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
     assert p.returncode == 128 + signal.SIGKILL, err
     assert messages(err) == [], err
     last = parse(out.splitlines())[-1]
@@ -385,9 +388,7 @@ sys.exit(5)
 
 def test_child_stopped_and_resumed():
     """SIGSTOP: the tracker samples on while the job uses no CPU; SIGCONT: it finishes, 5."""
-    p = subprocess.Popen([TRACKER, "-i", "0.05", "-o", "-", "--", PY, "-c", BURN], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, env=tracker_env())
-    try:
+    with tracking(["-i", "0.05", "-o", "-", "--", PY, "-c", BURN]) as p:
         pid = json.loads(p.stdout.readline())["process"]["pid"]
         os.kill(pid, signal.SIGSTOP)
         assert wait_for(lambda: state_of(pid) == "T"), state_of(pid)
@@ -400,10 +401,6 @@ def test_child_stopped_and_resumed():
         assert state_of(pid) == "T"
         os.kill(pid, signal.SIGCONT)
         out, err = p.communicate(timeout=60)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
     assert p.returncode == 5, err
     assert messages(err) == [], err
     assert all(s["process"]["alive"] and s["process"]["cores_used"] == 0 for s in stopped), stopped
@@ -417,12 +414,10 @@ def test_child_stopped_and_resumed():
 def test_signal_flood(tmp_path):
     go = tmp_path / "go"
     job = f"trap '' USR1 USR2 HUP; while [ ! -e {go} ]; do sleep 0.05; done; exit 4"
-    p = subprocess.Popen([TRACKER, "-i", "0.1", "-o", "-", "--", "sh", "-c", job], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, env=tracker_env())
     lines = []
-    reader = threading.Thread(target=lambda: lines.extend(p.stdout))
-    reader.start()
-    try:
+    with tracking(["-i", "0.1", "-o", "-", "--", "sh", "-c", job]) as p:
+        reader = threading.Thread(target=lambda: lines.extend(p.stdout))
+        reader.start()
         assert wait_for(lambda: lines or p.poll() is not None), "no sample"
         sigs = (signal.SIGUSR1, signal.SIGUSR2, signal.SIGHUP)
         for i in range(6000):
@@ -432,11 +427,7 @@ def test_signal_flood(tmp_path):
         go.touch()
         err = p.stderr.read()
         assert p.wait(timeout=30) == 4, err
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-        reader.join()
+    reader.join()
     assert messages(err) == [], err
     samples = parse(lines)
     assert len(samples) >= 5
@@ -447,17 +438,11 @@ def test_sigchld_flood():
     """Hundreds of orphans re-parented to the tracker (a child subreaper) exit at once, and
     SIGCHLD is sent by hand too: the grid holds, the status passes through."""
     job = "for i in $(seq 300); do (sleep 0.3 &) ; done; sleep 1; exit 8"
-    p = subprocess.Popen([TRACKER, "-i", "0.1", "-o", "-", "--", "sh", "-c", job], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, env=tracker_env())
-    try:
+    with tracking(["-i", "0.1", "-o", "-", "--", "sh", "-c", job]) as p:
         p.stdout.readline()
         for _ in range(2000):
             os.kill(p.pid, signal.SIGCHLD)
         out, err = p.communicate(timeout=60)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
     assert p.returncode == 8, err
     assert messages(err) == [], err
     samples = parse(out.splitlines())
@@ -472,12 +457,9 @@ def test_clock_jump(tmp_path):
     offset.write_text("0")
     go = tmp_path / "go"
     env = tracker_env(LD_PRELOAD=FAKE_CLOCK, FAKE_CLOCK_FILE=str(offset))
-    p = subprocess.Popen([TRACKER, "-i", "0.1", "-o", "-", "--summary", "--", "sh", "-c",
-                          f"while [ ! -e {go} ]; do sleep 0.05; done; exit 2"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, env=env)
     got = []
 
-    def read_until_jump(n_after):
+    def read_until_jump(p, n_after):
         """Reads samples until one jumped (more than 100 s from the one before), then n_after more."""
         start = len(got)
         while True:
@@ -487,19 +469,16 @@ def test_clock_jump(tmp_path):
                 break
         got.extend(p.stdout.readline() for _ in range(n_after))
 
-    try:
+    with tracking(["-i", "0.1", "-o", "-", "--summary", "--", "sh", "-c",
+                   f"while [ ! -e {go} ]; do sleep 0.05; done; exit 2"], env=env) as p:
         got += [p.stdout.readline() for _ in range(8)]
         for jump in ("3600", "-7200"):
             tmp = tmp_path / "offset.new"
             tmp.write_text(jump)
             os.rename(tmp, offset)  # whole at once for the reader
-            read_until_jump(8)
+            read_until_jump(p, 8)
         go.touch()
         out, err = p.communicate(timeout=30)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
     assert p.returncode == 2, err
     samples = parse(got + out.splitlines())
     ts = [s["timestamp_secs"] for s in samples]
@@ -534,36 +513,34 @@ def test_tracker_sigkilled():
     tracker: its guardian kills the whole group, removes it, and exits; nothing remains."""
     need_any()
     env, mark = marked_env()
-    p = subprocess.Popen([TRACKER, "-i", "0.1", "-o", "-", "--", "sh", "-c", DAEMONS], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        json.loads(p.stdout.readline())
-        assert wait_for(lambda: len([c for c in marked(mark).values() if c == "sleep"]) >= 5), marked(mark)
-        assert len(guardian_of(mark)) == 1, marked(mark)
-        assert tracker_groups(p.pid)
-        p.kill()
-        _, err = p.communicate(timeout=30)
-        assert p.returncode == -signal.SIGKILL
-        assert wait_for(lambda: not marked(mark)), f"left behind: {marked(mark)}"
-        assert wait_for(lambda: not tracker_groups(p.pid)), tracker_groups(p.pid)
-        assert len([l for l in messages(err) if "the tracker died" in l]) == 1, err
-    finally:
-        cleanup(mark, p.pid)
+    with tracking(["-i", "0.1", "-o", "-", "--", "sh", "-c", DAEMONS], env=env) as p:
+        try:
+            json.loads(p.stdout.readline())
+            assert wait_for(lambda: len([c for c in marked(mark).values() if c == "sleep"]) >= 5), marked(mark)
+            assert len(guardian_of(mark)) == 1, marked(mark)
+            assert tracker_groups(p.pid)
+            p.kill()
+            _, err = p.communicate(timeout=30)
+            assert p.returncode == -signal.SIGKILL
+            assert wait_for(lambda: not marked(mark)), f"left behind: {marked(mark)}"
+            assert wait_for(lambda: not tracker_groups(p.pid)), tracker_groups(p.pid)
+            assert len([l for l in messages(err) if "the tracker died" in l]) == 1, err
+        finally:
+            cleanup(mark, p.pid)
 
 
 def test_tracker_sigkilled_no_cgroup():
     """--cgroup off: the command dies with the tracker (parent-death signal)."""
     env, mark = marked_env()
-    p = subprocess.Popen([TRACKER, "-i", "0.1", "-o", "-", "--cgroup", "off", "--", "sleep", "300"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        json.loads(p.stdout.readline())
-        assert not guardian_of(mark)  # no group: nothing for a guardian to do
-        p.kill()
-        p.communicate(timeout=30)
-        assert wait_for(lambda: not marked(mark)), f"left behind: {marked(mark)}"
-    finally:
-        cleanup(mark, p.pid)
+    with tracking(["-i", "0.1", "-o", "-", "--cgroup", "off", "--", "sleep", "300"], env=env) as p:
+        try:
+            json.loads(p.stdout.readline())
+            assert not guardian_of(mark)  # no group: nothing for a guardian to do
+            p.kill()
+            p.communicate(timeout=30)
+            assert wait_for(lambda: not marked(mark)), f"left behind: {marked(mark)}"
+        finally:
+            cleanup(mark, p.pid)
 
 
 def test_guardian_leaves_after_normal_end():
@@ -571,17 +548,13 @@ def test_guardian_leaves_after_normal_end():
     left behind), and the status passes through."""
     need_any()
     env, mark = marked_env()
-    p = subprocess.Popen([TRACKER, "-i", "0.1", "-q", "--", "sh", "-c", "(sleep 300 >/dev/null 2>&1 &); exit 3"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        _, err = p.communicate(timeout=30)
-        assert p.returncode == 3, err
-        assert "left behind" in err
-        assert wait_for(lambda: not guardian_of(mark)), marked(mark)
-        time.sleep(0.2)
-        assert list(marked(mark).values()) == ["sleep"], marked(mark)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-        cleanup(mark, p.pid)
+    with tracking(["-i", "0.1", "-q", "--", "sh", "-c", "(sleep 300 >/dev/null 2>&1 &); exit 3"], env=env) as p:
+        try:
+            _, err = p.communicate(timeout=30)
+            assert p.returncode == 3, err
+            assert "left behind" in err
+            assert wait_for(lambda: not guardian_of(mark)), marked(mark)
+            time.sleep(0.2)
+            assert list(marked(mark).values()) == ["sleep"], marked(mark)
+        finally:
+            cleanup(mark, p.pid)
