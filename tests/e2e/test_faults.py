@@ -233,14 +233,18 @@ def test_pipe_closed_job_writes(tmp_path):
 # ---------------------------------------------------------------------------------------------
 # /proc entries vanish mid-read: a churning tree at 10 ms, then the same with reads that fail.
 
+# Threads and processes come and go for argv[1] seconds; with argv[2] "orphans" each child
+# leaves a grandchild to the tracker (a child subreaper), else the job's own CPU time (its
+# rusage and its children's: all of it then) goes to the file argv[3] at the end.
 CHURN = r"""
-import os, sys, threading, time
+import os, resource, sys, threading, time
 end = time.monotonic() + float(sys.argv[1])
+orphans = sys.argv[2] == "orphans"
 def worker():
     while time.monotonic() < end:
         pid = os.fork()
         if pid == 0:
-            if os.fork() == 0:  # a grandchild the tracker adopts
+            if orphans and os.fork() == 0:
                 os._exit(0)
             os._exit(0)
         os.waitpid(pid, 0)
@@ -250,13 +254,19 @@ def worker():
 ts = [threading.Thread(target=worker) for _ in range(3)]
 [t.start() for t in ts]
 [t.join() for t in ts]
+if not orphans:
+    a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    with open(sys.argv[3], "w") as f:
+        f.write(str(a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime))
 sys.exit(6)
 """
 
 
-def churn_run(env, secs="3"):
-    r = subprocess.run([TRACKER, "-i", "0.01", "-o", "-", "--", PY, "-c", CHURN, secs], capture_output=True,
-                       text=True, timeout=120, env=env)
+def churn_run(env, *job_args, flags=()):
+    """The churning job sampled every 10 ms: status 6, not a word, every sample JSON, the
+    totals never going backwards. Returns the samples."""
+    r = subprocess.run([TRACKER, "-i", "0.01", "-o", "-", *flags, "--", PY, "-c", CHURN, *job_args],
+                       capture_output=True, text=True, timeout=120, env=env)
     assert r.returncode == 6, r.stderr
     assert messages(r.stderr) == [], r.stderr
     samples = parse(r.stdout.splitlines())
@@ -271,19 +281,23 @@ def churn_run(env, secs="3"):
 
 
 def test_proc_churn():
-    churn_run(tracker_env())
+    churn_run(tracker_env(), "3", "orphans")
 
 
 def test_proc_reads_fail(tmp_path):
     """Through the fault shim: every 7th per-process open fails (ENOENT), every 5th read fails
-    (ESRCH), every 11th comes back half; the tracker goes on without a word."""
-    report = tmp_path / "faults"
+    (ESRCH), every 11th comes back half, and the process it hit is gone for the tracker from
+    then on. The tracker goes on without a word, and (per process, no cgroup) its total is the
+    job's own CPU time: what it could no longer read comes with the rusage at the reap."""
+    report, judge = tmp_path / "faults", tmp_path / "cpu"
     env = tracker_env(LD_PRELOAD=FAULT_PROC, FAULT_PROC_OPEN="7", FAULT_PROC_READ="5", FAULT_PROC_SHORT="11",
                       FAULT_PROC_REPORT=str(report))
-    samples = churn_run(env, "2")
+    samples = churn_run(env, "2", "-", str(judge), flags=("--cgroup", "off"))
     made = dict(l.split() for l in report.read_text().splitlines())
     assert all(int(made[k]) > 0 for k in ("open", "read", "short")), made
-    assert samples[-1]["process"]["cpu_secs_total"] > 0
+    want = float(judge.read_text())
+    got = samples[-1]["process"]["cpu_secs_total"]
+    assert abs(got - want) <= 0.02 * want + 0.02, (got, want)
 
 
 # ---------------------------------------------------------------------------------------------
