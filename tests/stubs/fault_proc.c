@@ -60,6 +60,20 @@ static int per_process(const char *path)
     return *path == '/' ? (int)pid : 0;
 }
 
+/* Whether an access to pid's file fails: pid vanished before, or this access is a due fault
+ * (counted in *made; pid vanishes from now on). Sets errno to err when it fails. */
+static int fails(int pid, int due, atomic_ulong *made, int err)
+{
+    if (!vanished(pid)) {
+        if (!due)
+            return 0;
+        atomic_fetch_add(made, 1);
+        vanish(pid);
+    }
+    errno = err;
+    return 1;
+}
+
 /* Whether pid is a child of ours, from its stat under dirfd (the proc root). */
 static int our_child(int dirfd, int pid)
 {
@@ -90,14 +104,8 @@ int openat(int dirfd, const char *path, int flags, ...)
     }
     int pid = per_process(path);
     unsigned long k = every("FAULT_PROC_OPEN");
-    if (pid && (vanished(pid) || (k && atomic_fetch_add(&n_open, 1) % k == k - 1 && !our_child(dirfd, pid)))) {
-        if (!vanished(pid)) {
-            atomic_fetch_add(&made_open, 1);
-            vanish(pid);
-        }
-        errno = ENOENT;
+    if (pid && fails(pid, k && atomic_fetch_add(&n_open, 1) % k == k - 1 && !our_child(dirfd, pid), &made_open, ENOENT))
         return -1;
-    }
     int fd = (int)syscall(SYS_openat, dirfd, path, flags, mode);
     if (fd >= 0 && fd < MAX_FD)
         atomic_store(&marked[fd], pid && !our_child(dirfd, pid) ? pid : 0);
@@ -119,14 +127,8 @@ static ssize_t faulty_pread(int fd, void *buf, size_t n, off_t off)
     if (pid) {
         unsigned long r = every("FAULT_PROC_READ"), s = every("FAULT_PROC_SHORT");
         unsigned long i = atomic_fetch_add(&n_read, 1);
-        if (vanished(pid) || (r && i % r == r - 1)) {
-            if (!vanished(pid)) {
-                atomic_fetch_add(&made_read, 1);
-                vanish(pid);
-            }
-            errno = ESRCH;
+        if (fails(pid, r && i % r == r - 1, &made_read, ESRCH))
             return -1;
-        }
         ssize_t got = (ssize_t)syscall(SYS_pread64, fd, buf, n, off);
         if (got > 1 && s && i % s == s - 1) {
             atomic_fetch_add(&made_short, 1);
