@@ -213,7 +213,8 @@ int cli_history_instance(const char *path, const char *job, char *vendor, size_t
 int cli_guardian_start(rt_job_cgroup *jcg, int close_fd);
 
 /* The tracker's normal end: tells the guardian behind fd (from cli_guardian_start; -1 is
- * allowed) that nothing is to be cleaned up, and closes fd. */
+ * allowed) that nothing is to be cleaned up, waits (at most 2 s) until it has exited, and
+ * closes fd. */
 void cli_guardian_release(int fd);
 
 #endif

@@ -1,12 +1,15 @@
 /* guardian.c - wrapper mode's guardian: a tiny process, not the tracker's child, that waits on a
- * pipe only the tracker writes to. A tracker that ends normally says so with one byte; one that
- * dies (SIGKILL, a crash) leaves EOF, and the guardian kills the job's cgroup and removes it. */
+ * socket only the tracker holds the other end of. A tracker that ends normally says so with one
+ * byte (and waits for the guardian to be gone); one that dies (SIGKILL, a crash) leaves EOF,
+ * and the guardian kills the job's cgroup and removes it. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,7 +49,7 @@ static void guard(rt_job_cgroup *jcg, int rfd, int close_fd)
         n = read(rfd, &b, 1);
     } while (n < 0 && errno == EINTR);
     if (n == 1)
-        _exit(0); /* the tracker ended normally and cleaned up itself */
+        _exit(0); /* the tracker ended normally and cleaned up itself; it sees our end close */
     int64_t left = rt_job_cgroup_procs(jcg);
     rt_error err = rt_job_cgroup_kill(jcg);
     if (err != RT_OK)
@@ -61,8 +64,8 @@ static void guard(rt_job_cgroup *jcg, int rfd, int close_fd)
 
 int cli_guardian_start(rt_job_cgroup *jcg, int close_fd)
 {
-    int pfd[2];
-    if (pipe2(pfd, O_CLOEXEC) < 0) {
+    int pfd[2]; /* [0] the guardian's end, [1] ours */
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pfd) < 0) {
         cli_say("warning: no guardian for the job (%s): if the tracker is killed, the job runs on", strerror(errno));
         return -1;
     }
@@ -95,7 +98,13 @@ void cli_guardian_release(int fd)
         return;
     ssize_t n;
     do {
-        n = write(fd, "x", 1);
+        n = send(fd, "x", 1, MSG_NOSIGNAL);
     } while (n < 0 && errno == EINTR);
+    /* until the guardian is gone (its end closes as it exits), at most 2 s: nobody who waits
+     * for the tracker then finds a guardian still about */
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    char b;
+    while (n == 1 && poll(&p, 1, 2000) > 0 && read(fd, &b, 1) > 0)
+        ;
     close(fd);
 }

@@ -176,6 +176,14 @@ def test_disk_full_samples(full_tmpfs):
     assert out.stat().st_size > 0  # it wrote until the disk was full
 
 
+def test_dev_full():
+    """/dev/full (ENOSPC on every write; no mount needed): the same one line, status 9."""
+    r = subprocess.run([TRACKER, "-i", "0.05", "-o", "/dev/full", "--", "sh", "-c", "sleep 0.3; exit 9"],
+                       capture_output=True, text=True, timeout=60, env=tracker_env())
+    assert r.returncode == 9, r.stderr
+    assert messages(r.stderr) == ["resource-tracker: cannot write samples: No space left on device"], r.stderr
+
+
 def test_disk_full_report_and_history(full_tmpfs):
     fd = os.open(full_tmpfs / "pad2", os.O_WRONLY | os.O_CREAT)
     try:  # the last 4 KiB
@@ -213,6 +221,14 @@ def test_pipe_closed_early(tmp_path):
     assert messages(err) == [], err
     mask = int(sigign.read_text().split()[1], 16)
     assert not mask & (1 << (signal.SIGPIPE - 1)), "the job inherited an ignored SIGPIPE"
+
+
+def test_stderr_closed():
+    """Samples to stderr (the default) whose reader is gone at once: nothing to say and no one
+    to say it to; the job runs on and its status 5 comes back."""
+    with tracking(["-i", "0.05", "--", "sh", "-c", "sleep 0.5; exit 5"]) as p:
+        p.stderr.close()
+        assert p.wait(timeout=30) == 5
 
 
 def test_pipe_closed_job_writes(tmp_path):
@@ -561,8 +577,8 @@ def test_tracker_sigkilled_no_cgroup():
 
 
 def test_guardian_leaves_after_normal_end():
-    """A normal end: the guardian exits without touching what the job left behind (said as
-    left behind), and the status passes through."""
+    """A normal end: the guardian exits (before the tracker does) without touching what the
+    job left behind (said as left behind), and the status passes through."""
     need_any()
     env, mark = marked_env()
     with tracking(["-i", "0.1", "-q", "--", "sh", "-c", "(sleep 300 >/dev/null 2>&1 &); exit 3"], env=env) as p:
@@ -570,7 +586,7 @@ def test_guardian_leaves_after_normal_end():
             _, err = p.communicate(timeout=30)
             assert p.returncode == 3, err
             assert "left behind" in err
-            assert wait_for(lambda: not guardian_of(mark)), marked(mark)
+            assert not guardian_of(mark), marked(mark)  # gone before the tracker exited
             time.sleep(0.2)
             assert list(marked(mark).values()) == ["sleep"], marked(mark)
         finally:
