@@ -62,36 +62,42 @@ static void guard(rt_job_cgroup *jcg, int rfd, int close_fd)
     _exit(0);
 }
 
+/* The one warning when there is no guardian (e: why). Returns -1. */
+static int no_guardian(int e)
+{
+    cli_say("warning: no guardian for the job (%s): if the tracker is killed, the job runs on", strerror(e));
+    return -1;
+}
+
+/* Starts the guardian of jcg (the contract: cli.h). */
 int cli_guardian_start(rt_job_cgroup *jcg, int close_fd)
 {
     int pfd[2]; /* [0] the guardian's end, [1] ours */
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pfd) < 0) {
-        cli_say("warning: no guardian for the job (%s): if the tracker is killed, the job runs on", strerror(errno));
-        return -1;
-    }
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pfd) < 0)
+        return no_guardian(errno);
     pid_t mid = fork();
     if (mid == 0) { /* the middle process: forks the guardian and exits, so that it is init's */
         close(pfd[1]);
         pid_t g = fork();
         if (g == 0)
             guard(jcg, pfd[0], close_fd);
-        _exit(g < 0 ? 1 : 0);
+        _exit(g < 0 ? errno & 0xff : 0); /* why the fork failed, as the exit status */
     }
     int e = errno, st = 0;
     close(pfd[0]);
     if (mid > 0) {
         while (waitpid(mid, &st, 0) < 0 && errno == EINTR)
             ;
-        e = EAGAIN;
+        e = WIFEXITED(st) ? WEXITSTATUS(st) : ECHILD;
     }
-    if (mid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+    if (mid < 0 || e != 0) {
         close(pfd[1]);
-        cli_say("warning: no guardian for the job (%s): if the tracker is killed, the job runs on", strerror(e));
-        return -1;
+        return no_guardian(e);
     }
     return pfd[1];
 }
 
+/* The normal end: the guardian is told, and waited for (the contract: cli.h). */
 void cli_guardian_release(int fd)
 {
     if (fd < 0)

@@ -140,6 +140,7 @@ static ssize_t faulty_pread(int fd, void *buf, size_t n, off_t off)
     return (ssize_t)syscall(SYS_pread64, fd, buf, n, off);
 }
 
+/* pread(2) and its 64-bit name: faulty_pread. */
 ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
     return faulty_pread(fd, buf, n, off);
