@@ -305,6 +305,7 @@ def test_proc_reads_fail(tmp_path):
     (ESRCH), every 11th comes back half, and the process it hit is gone for the tracker from
     then on. The tracker goes on without a word, and (per process, no cgroup) its total is the
     job's own CPU time: what it could no longer read comes with the rusage at the reap."""
+    assert os.path.exists(FAULT_PROC), "build the fault-proc target"
     report, judge = tmp_path / "faults", tmp_path / "cpu"
     env = tracker_env(LD_PRELOAD=FAULT_PROC, FAULT_PROC_OPEN="7", FAULT_PROC_READ="5", FAULT_PROC_SHORT="11",
                       FAULT_PROC_REPORT=str(report))
@@ -486,6 +487,7 @@ def test_sigchld_flood():
 # The real-time clock jumps: timestamps follow it, the monotonic grid does not notice.
 
 def test_clock_jump(tmp_path):
+    assert os.path.exists(FAKE_CLOCK), "build the fake-clock target"
     offset = tmp_path / "offset"
     offset.write_text("0")
     go = tmp_path / "go"
@@ -495,11 +497,13 @@ def test_clock_jump(tmp_path):
     def read_until_jump(p, n_after):
         """Reads samples until one jumped (more than 100 s from the one before), then n_after more."""
         start = len(got)
-        while True:
+        for _ in range(200):
             got.append(p.stdout.readline())
             ts = [json.loads(l)["timestamp_secs"] for l in got[max(start - 1, 0):]]
             if any(abs(b - a) > 100 for a, b in zip(ts, ts[1:])):
                 break
+        else:
+            pytest.fail(f"the clock did not jump in 200 samples (is {FAKE_CLOCK} loaded?)")
         got.extend(p.stdout.readline() for _ in range(n_after))
 
     with tracking(["-i", "0.1", "-o", "-", "--summary", "--", "sh", "-c",
