@@ -352,6 +352,14 @@ RT_API const char *rt_job_cgroup_path(const rt_job_cgroup *g);
 /* Processes in the group now (from cgroup.procs), or -1 when it cannot be read. */
 RT_API int64_t rt_job_cgroup_procs(const rt_job_cgroup *g);
 
+/* SIGKILLs every process in the group (v2 cgroup.kill where there is one, then SIGKILL over
+ * cgroup.procs of every hierarchy, again until all are empty: at most about 5 s) and returns
+ * once they are gone. For cleaning up after a tracker that died; never call it from a process
+ * in the group (the caller is never killed, and the group then never empties). Returns RT_OK
+ * when the group is empty, RT_ERR_SYSTEM when processes are still listed at the bound,
+ * RT_ERR_IO when no cgroup.procs can be read, RT_ERR_INVALID for NULL. */
+RT_API rt_error rt_job_cgroup_kill(rt_job_cgroup *g);
+
 /* Removes the group from every hierarchy (a group that still holds processes cannot be
  * removed: that is logged and it stays) and frees g. NULL is allowed. */
 RT_API void rt_job_cgroup_free(rt_job_cgroup *g);
@@ -795,7 +803,8 @@ typedef struct rt_stream_options {
 
 /* Starts the stream's thread (registration happens there, with retries). Returns at once:
  * RT_OK and *out; RT_ERR_INVALID (no token, a bad URL, struct_size too small);
- * RT_ERR_UNSUPPORTED (libcurl or zlib cannot be loaded: nothing started); RT_ERR_NOMEM. */
+ * RT_ERR_UNSUPPORTED (libcurl or zlib cannot be loaded: nothing started); RT_ERR_NOMEM;
+ * RT_ERR_SYSTEM when the thread cannot be started (errno tells why: EAGAIN at a task limit). */
 RT_API rt_error rt_stream_start(const rt_stream_options *opts, rt_stream **out);
 
 /* Adds one sample to the current batch (its CSV row, contracts §3). Never blocks on the

@@ -223,4 +223,19 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
 int cli_history_instance(const char *path, const char *job, char *vendor, size_t vcap, char *type, size_t tcap,
                          char *region, size_t rcap);
 
+/* Starts wrapper mode's guardian (guardian.c) for the job's group jcg: a process that is not
+ * the tracker's child (double-forked, in a session of its own, named rt-guardian, deaf to
+ * SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1/2 and SIGPIPE) and waits for the tracker to end.
+ * Call it before the tracker becomes a child subreaper, with no thread running. close_fd (the
+ * output, or -1) is closed in the guardian. Returns the descriptor (close-on-exec) to hand to
+ * cli_guardian_release at the normal end, or -1 after one warning (the run goes on without).
+ * When the tracker dies without that release, the guardian kills every process in jcg, removes
+ * its directories and exits; after a release it exits doing nothing. */
+int cli_guardian_start(rt_job_cgroup *jcg, int close_fd);
+
+/* The tracker's normal end: tells the guardian behind fd (from cli_guardian_start; -1 is
+ * allowed) that nothing is to be cleaned up, waits (at most 2 s) until it has exited, and
+ * closes fd. */
+void cli_guardian_release(int fd);
+
 #endif

@@ -3,7 +3,8 @@
  * command it runs until SIGINT or SIGTERM; with one (wrapper mode) it starts the command at
  * once (in a cgroup of its own where one can be made), passes terminating signals on, reaps
  * the whole tree as a child subreaper, and exits with the command's status after one last
- * sample for the partial interval (with --wait-all: once the whole job is over). */
+ * sample for the partial interval (with --wait-all: once the whole job is over). A guardian
+ * process (guardian.c) kills the job's group should the tracker itself be killed. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -130,6 +131,7 @@ static pid_t spawn(char **argv, const sigset_t *orig_mask, const rt_job_cgroup *
         *exec_errno = errno;
         return -1;
     }
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         *exec_errno = errno;
@@ -138,6 +140,10 @@ static pid_t spawn(char **argv, const sigset_t *orig_mask, const rt_job_cgroup *
         return -1;
     }
     if (pid == 0) {
+        /* the command dies with the tracker (SIGKILL, a crash); its descendants in the group
+         * are the guardian's. Checked after: a tracker that died before this left us to init */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() != parent)
+            _exit(127);
         if (jcg) { /* first of all: nothing the command does escapes the group */
             int ce = rt_job_cgroup_enter(jcg);
             if (write(pfd[1], &ce, sizeof ce) < 0) {
@@ -333,6 +339,10 @@ static rt_stream *start_stream(const cli_options *o, const rt_host *host, rt_clo
     so.log = cli_log;
     rt_stream *st = NULL;
     rt_error err = rt_stream_start(&so, &st); /* it copies what it needs of the host */
+    if (err == RT_ERR_SYSTEM) {
+        cli_say("warning: not streaming to the Sentinel API: cannot start its thread (%s)", strerror(errno));
+        return NULL;
+    }
     if (err != RT_OK) {
         cli_say("warning: not streaming to the Sentinel API: %s", rt_strerror(err));
         return NULL;
@@ -420,19 +430,25 @@ static int track(cli_options *o)
         if (!rs.stats || (o->report && !rs.report))
             cli_say("warning: out of memory: no summary, report or history for this run");
     }
+    int guard_fd = -1; /* the guardian's pipe: the job's group is killed if we die */
     if (o->command) {
+        int e;
+        rs.jcg = make_job_cgroup(o, &rs);
+        /* before we become a subreaper (the guardian must not be adopted by us), with no
+         * thread yet */
+        if (rs.jcg)
+            guard_fd = cli_guardian_start(rs.jcg, out_fd > STDERR_FILENO ? out_fd : -1);
         /* descendants that daemonize are re-parented to us and stay in the job (while the
          * command lives; after it, with --wait-all) */
         if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
             cli_say("warning: cannot become a child subreaper (%s): daemonized descendants may be missed",
                 strerror(errno));
-        int e;
-        rs.jcg = make_job_cgroup(o, &rs);
         rs.wait_all = o->wait_all;
         spawned_at = mono_now();
         rs.child = spawn(o->command, &orig_mask, rs.jcg, &rs.jcg_entered, &e);
         if (rs.child < 0) {
             rt_job_cgroup_free(rs.jcg);
+            cli_guardian_release(guard_fd);
             cli_say("cannot run '%s': %s", o->command[0], strerror(e));
             return e == ENOENT ? 127 : 126;
         }
@@ -496,7 +512,9 @@ static int track(cli_options *o)
         }
         if (pfd[1].revents & POLLIN) {
             struct signalfd_siginfo si;
-            while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+            /* a bounded batch: a flood of signals never starves the sampling clock (the rest
+             * waits for the next turn of the loop) */
+            for (int batch = 0; batch < 64 && read(sfd, &si, sizeof si) == (ssize_t)sizeof si; batch++) {
                 int sig = (int)si.ssi_signo;
                 if (sig == SIGCHLD) {
                     reap_children(&rs);
@@ -558,6 +576,7 @@ static int track(cli_options *o)
     rt_sampler_free(rs.sampler);
     rt_job_cgroup_free(rs.jcg); /* after the sampler's last reading; one still in use stays */
     rt_cloud_free(rs.cloud);
+    cli_guardian_release(guard_fd); /* a normal end: the guardian leaves what is left alone */
     close(tfd);
     close(sfd);
     if (out_fd > STDERR_FILENO)

@@ -1,10 +1,13 @@
 /* test_cgroup.c - control groups: every parser (fixtures captured on a hybrid machine, hand-made
  * v2 and v1 trees, malformed input), a group read on each layout, the job group on a fake tree
- * (stale cleanup, no hierarchy) and live on this machine (exact CPU time against wait4). */
+ * (stale cleanup, no hierarchy) and live on this machine (exact CPU time against wait4; a
+ * kill of the whole group). */
 #include "unit.h"
 
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -840,6 +843,88 @@ static void job_live_layouts(void **state)
     }
 }
 
+/* rt_job_cgroup_kill live (proc_root NULL: the real layout): a child in the group with a
+ * grandchild it left (double-forked, in a session of its own) and one of its own; the kill
+ * empties the group (v2 cgroup.kill, v1 SIGKILL over cgroup.procs), the child dies of SIGKILL,
+ * and the group's directories then go. We are a subreaper meanwhile to reap the orphan. */
+static void job_kill_run(const char *proc_root)
+{
+    rt_job_cgroup_options o = RT_JOB_CGROUP_OPTIONS_INIT;
+    o.proc_root = proc_root;
+    rt_job_cgroup *jg = NULL;
+    if (rt_job_cgroup_create(&o, &jg) != RT_OK) {
+        print_message("skipped: no writable cgroup hierarchy\n");
+        skip();
+    }
+    const char *path = rt_job_cgroup_path(jg);
+    char dirs[RT_CG_NHIER][1100];
+    int nd = job_dirs(strrchr(path, '/') + 1, dirs, RT_CG_NHIER);
+    assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t c = fork();
+    assert_true(c >= 0);
+    if (c == 0) {
+        if (rt_job_cgroup_enter(jg) != 0)
+            _exit(3);
+        if (fork() == 0) { /* the orphan: double-forked away */
+            setsid();
+            if (fork() == 0) {
+                pause();
+                _exit(0);
+            }
+            _exit(0);
+        }
+        if (fork() == 0) {
+            pause();
+            _exit(0);
+        }
+        char x = 'y';
+        if (write(ready[1], &x, 1) != 1)
+            _exit(4);
+        pause();
+        _exit(0);
+    }
+    close(ready[1]);
+    char x = 0;
+    assert_int_equal(read(ready[0], &x, 1), 1);
+    close(ready[0]);
+    for (int i = 0; i < 100 && rt_job_cgroup_procs(jg) < 3; i++)
+        usleep(10000); /* the middle one's exit */
+    assert_int_equal(rt_job_cgroup_procs(jg), 3);
+    assert_int_equal(rt_job_cgroup_kill(jg), RT_OK);
+    assert_int_equal(rt_job_cgroup_procs(jg), 0);
+    int st = 0;
+    assert_int_equal(waitpid(c, &st, 0), c);
+    assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+    while (waitpid(-1, NULL, 0) > 0) /* the orphans, killed too */
+        ;
+    assert_int_equal(errno, ECHILD);
+    assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
+    assert_int_equal(rt_job_cgroup_kill(jg), RT_OK); /* empty already: at once */
+    rt_job_cgroup_free(jg);
+    for (int i = 0; i < nd; i++)
+        if (access(dirs[i], F_OK) == 0)
+            fail_msg("%s is still there", dirs[i]);
+}
+
+/* rt_job_cgroup_kill on the real layout, then seen as pure v2 (cgroup.kill) and pure v1 (no
+ * cgroup.kill: SIGKILL over the lists); NULL is invalid. */
+static void job_kill(void **state)
+{
+    (void)state;
+    assert_int_equal(rt_job_cgroup_kill(NULL), RT_ERR_INVALID);
+    job_kill_run(NULL);
+    for (int v2 = 1; v2 >= 0; v2--) {
+        char dir[] = "/tmp/rt-cgkill-XXXXXX", proc[64];
+        unit_tmpdir(dir);
+        snprintf(proc, sizeof proc, "%s/proc", dir);
+        if (fake_proc(dir, v2))
+            job_kill_run(proc);
+        unit_rmtree(dir);
+    }
+}
+
 /* A stale group of a dead tracker is removed by the next create; one holding a process stays. */
 static void job_live_stale(void **state)
 {
@@ -910,6 +995,7 @@ int main(void)
         cmocka_unit_test(job_live),
         cmocka_unit_test(job_live_layouts),
         cmocka_unit_test(job_live_stale),
+        cmocka_unit_test(job_kill),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     unit_body(NULL, NULL);

@@ -1,6 +1,7 @@
 /* cgroup_job.c - a cgroup of the job's own (the public rt_job_cgroup_*): made below the caller's
  * group in the v2 tree and the v1 cpu, cpuacct, memory, blkio and pids hierarchies, entered by
- * the command's child before exec, removed at the end; stale groups of dead trackers cleaned. */
+ * the command's child before exec, removed at the end (killed first by a guardian when the
+ * tracker died); stale groups of dead trackers cleaned. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgroup.h"
@@ -269,6 +271,74 @@ int64_t rt_job_cgroup_procs(const rt_job_cgroup *g)
             count += buf[i] == '\n';
     close(fd);
     return n < 0 ? -1 : count;
+}
+
+/* SIGKILLs every process listed in the group's cgroup.procs behind dfd (none when it cannot be
+ * read), never the caller. Returns how many were listed (the caller excluded), or -1 when the
+ * file cannot be read. pids are parsed digit by digit, so a line split across reads is whole. */
+static int64_t kill_listed(int dfd)
+{
+    int fd = openat(dfd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    char buf[4096];
+    int64_t listed = 0;
+    uint64_t pid = 0;
+    bool digits = false;
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
+        for (ssize_t i = 0; i < n; i++) {
+            if (buf[i] >= '0' && buf[i] <= '9' && pid <= INT32_MAX) {
+                pid = pid * 10 + (uint64_t)(buf[i] - '0');
+                digits = true;
+            } else if (buf[i] == '\n') {
+                if (digits && pid > 0 && pid <= INT32_MAX && (pid_t)pid != getpid()) {
+                    kill((pid_t)pid, SIGKILL);
+                    listed++;
+                }
+                pid = 0;
+                digits = false;
+            }
+        }
+    }
+    close(fd);
+    return n < 0 ? -1 : listed;
+}
+
+rt_error rt_job_cgroup_kill(rt_job_cgroup *g)
+{
+    if (!g)
+        return RT_ERR_INVALID;
+    /* v2: the kernel kills the whole group at once, forks racing with it included */
+    if (g->dir_fd[RT_CG_UNIFIED] >= 0) {
+        int fd = openat(g->dir_fd[RT_CG_UNIFIED], "cgroup.kill", O_WRONLY | O_CLOEXEC);
+        if (fd >= 0 && write(fd, "1", 1) != 1)
+            rt_log(&g->log, RT_LOG_DEBUG, "cgroup: %s/cgroup.kill: %s", g->path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+    }
+    /* then (and without cgroup.kill: v1, kernels before 5.14) SIGKILL over every hierarchy's
+     * list until all are empty: a fork between reading and killing is caught by the next
+     * round. Bounded: 500 rounds of 10 ms */
+    for (int round = 0; round < 500; round++) {
+        int64_t left = 0;
+        bool readable = false;
+        for (int h = 0; h < RT_CG_NHIER; h++) {
+            if (g->dir_fd[h] < 0)
+                continue;
+            int64_t n = kill_listed(g->dir_fd[h]);
+            readable |= n >= 0;
+            left += n > 0 ? n : 0;
+        }
+        if (!readable)
+            return RT_ERR_IO;
+        if (left == 0)
+            return RT_OK;
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    rt_log(&g->log, RT_LOG_DEBUG, "cgroup: %s still holds processes after being killed for 5 s", g->path);
+    return RT_ERR_SYSTEM;
 }
 
 rt_cg_group *rt_cg_group_of_job(const struct rt_job_cgroup *jg, const rt_logger *log)

@@ -555,7 +555,11 @@ rt_error rt_cloud_start(const rt_cloud_options *opts, rt_cloud_discovery **out)
         rt_copy_str(d->base_alibaba, sizeof d->base_alibaba, "http://100.100.100.200");
     }
     pthread_mutex_init(&d->mu, NULL);
-    pthread_cond_init(&d->cv, NULL);
+    pthread_condattr_t ca; /* waits measured on the monotonic clock: a clock jump moves no bound */
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&d->cv, &ca);
+    pthread_condattr_destroy(&ca);
     d->start = rt_mono_secs();
     d->deadline = d->start + DISCOVERY_SECS;
     atomic_init(&d->refs, 1); /* the caller's */
@@ -601,7 +605,7 @@ const rt_cloud *rt_cloud_result(rt_cloud_discovery *d, double wait_secs)
     pthread_mutex_lock(&d->mu);
     if (!d->finished && wait_secs > 0) {
         struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
+        clock_gettime(CLOCK_MONOTONIC, &until);
         double t = (double)until.tv_sec + (double)until.tv_nsec / 1e9 + wait_secs;
         until.tv_sec = (time_t)t;
         until.tv_nsec = (long)((t - (double)until.tv_sec) * 1e9);

@@ -86,6 +86,7 @@ static proc *track(rt_proctree *t, int64_t pid)
     }
     int iofd = rt_pt_open_rel(t, pid, "io");
     p->io_fd = iofd >= 0 ? iofd : -1;
+    p->io_denied = iofd == -EACCES || iofd == -EPERM;
     int schedfd = rt_pt_open_rel(t, pid, "schedstat");
     p->sched_fd = schedfd >= 0 ? schedfd : -1;
     return p;

@@ -36,6 +36,7 @@ typedef struct proc {
     uint64_t ut_ns, st_ns; /* utime+cutime, stime+cstime */
     rt_pidio io;
     bool io_ok;
+    bool io_denied; /* its io could not be opened for want of permission (not: it vanished) */
     uint64_t rss_pages;
     uint64_t faults; /* minflt+majflt */
     bool pss_due;    /* its PSS may have moved with a relative's: re-read at the next PSS pass */

@@ -99,11 +99,13 @@ void rt_pt_observe(rt_proctree *t, proc *p, const rt_pidstat *st, bool *changed,
         *changed = true; /* its memory went back: its sharers' PSS grew */
     p->zombie = zombie;
     p->io_ok = false;
+    bool denied = p->io_denied; /* a process that vanished is no one's business: said nowhere */
     if (p->io_fd >= 0) {
         ssize_t n = rt_pread_single(p->io_fd, t->buf, sizeof t->buf);
         p->io_ok = n > 0 && rt_pidio_parse(t->buf, (size_t)n, &p->io) == 0;
+        denied = n == -EACCES || n == -EPERM;
     }
-    if (!p->io_ok && !t->warned_io) {
+    if (!p->io_ok && denied && !t->warned_io) {
         t->warned_io = true;
         rt_log(&t->log, RT_LOG_WARN, "process %lld: its I/O counters are not readable (another user's process?)",
                (long long)p->pid);

@@ -379,9 +379,15 @@ rt_error rt_stream_start_net(const rt_stream_options *opts, const rt_stream_net 
         st->t0 = rt_mono_secs();
         st->cur = rt_batch_new(st);
     }
-    if (!ok || !st->cur || pthread_create(&st->th, NULL, stream_main, st) != 0) {
+    if (!ok || !st->cur) {
         stream_destroy(st);
         return RT_ERR_NOMEM;
+    }
+    int e = pthread_create(&st->th, NULL, stream_main, st);
+    if (e != 0) { /* EAGAIN: a process or thread limit (a pids cgroup) */
+        stream_destroy(st);
+        errno = e;
+        return RT_ERR_SYSTEM;
     }
     *out = st;
     return RT_OK;
