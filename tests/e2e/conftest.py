@@ -35,28 +35,29 @@ import pytest
 REPORT_DIR = tempfile.mkdtemp(prefix="rt-e2e-reports-") if SANITIZED or VALGRIND else None
 if SANITIZED:
     for _var, _defaults in (("ASAN_OPTIONS", "detect_leaks=1"), ("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1"),
-                            ("TSAN_OPTIONS", "halt_on_error=1:second_deadlock_stack=1")):
+                            # TSan's 1 s pause at exit would break the tests of a prompt exit
+                            ("TSAN_OPTIONS", "halt_on_error=1:second_deadlock_stack=1:atexit_sleep_ms=0")):
         _prefix = _var.split("_")[0].lower()
         os.environ[_var] = ":".join(x for x in (_defaults, os.environ.get(_var, ""),
                                                  f"log_path={REPORT_DIR}/{_prefix}") if x)
 if VALGRIND:
     # every start of TRACKER (run(), Tracker, a test's own subprocess or `sh -c "exec ..."`) goes
-    # through this wrapper; exec keeps the pid, so signals and /proc/PID reach the tracker
+    # through this wrapper; exec keeps the pid, so signals and /proc/PID reach the tracker. It
+    # lives in BUILD_DIR (a real disk for tests that write next to TRACKER), one per session.
     REAL_TRACKER = TRACKER
-    TRACKER = os.path.join(BUILD_DIR, "valgrind", "resource-tracker")
-    os.makedirs(os.path.dirname(TRACKER), exist_ok=True)
-    with open(TRACKER + ".tmp", "w") as _f:
+    TRACKER = os.path.join(tempfile.mkdtemp(prefix="valgrind-", dir=BUILD_DIR), "resource-tracker")
+    with open(TRACKER, "w") as _f:
         _f.write("#!/bin/sh\nexec valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "
-                 "--show-leak-kinds=definite --track-fds=no "
+                 "--show-leak-kinds=definite --track-fds=no --num-callers=40 "
                  f"--suppressions={REPO}/tests/valgrind.supp --log-file={REPORT_DIR}/valgrind.%p "
                  f'{REAL_TRACKER} "$@"\n')
-    os.chmod(TRACKER + ".tmp", 0o755)
-    os.replace(TRACKER + ".tmp", TRACKER)
+    os.chmod(TRACKER, 0o755)
 
     class _ValgrindPopen(subprocess.Popen):
         """Popen that, for the tracker, returns once it can take its signals (its signalfd is
-        open; the subcommands never open one): valgrind needs a second or more to get there, and tests signal a tracker they
-        started a moment before. Not when the test feeds stdin (the tracker may wait on it)."""
+        open): valgrind needs a second or more to get there, and tests signal a tracker they
+        started a moment before. Not for the subcommands (they open none), nor when the test
+        feeds stdin (the tracker may wait on it)."""
 
         def __init__(self, args, *a, **kw):
             super().__init__(args, *a, **kw)
@@ -116,6 +117,8 @@ def pytest_sessionfinish(session, exitstatus):
         if reports:
             print("\nconftest: reports written after their tests ended:\n" + "\n".join(reports))
             session.exitstatus = 1
+        if VALGRIND:
+            shutil.rmtree(os.path.dirname(TRACKER), ignore_errors=True)
         if not _reported:
             shutil.rmtree(REPORT_DIR, ignore_errors=True)
         else:
