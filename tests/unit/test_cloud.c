@@ -344,6 +344,19 @@ static void count_cloud_log(void *user, rt_log_level level, const char *msg)
     atomic_fetch_add(&cloud_logs, 1);
 }
 
+/* Starts discovery with every endpoint at http://127.0.0.1:port, logging to count_cloud_log. */
+static rt_cloud_discovery *start_local(int port)
+{
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
+    rt_cloud_options o = RT_CLOUD_OPTIONS_INIT;
+    o.metadata_url = url; /* copied: base_of keeps scheme, host and port */
+    o.log = count_cloud_log;
+    rt_cloud_discovery *d = NULL;
+    assert_int_equal(rt_cloud_start(&o, &d), RT_OK);
+    return d;
+}
+
 /* Reads the result from a second thread while the first one does too. */
 static void *read_result(void *arg)
 {
@@ -360,13 +373,7 @@ static void discovery_no_cloud(void **state)
     sv.fd = listen_local(&port);
     pthread_t th, reader;
     assert_int_equal(pthread_create(&th, NULL, serve404, &sv), 0);
-    char url[64];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
-    rt_cloud_options o = RT_CLOUD_OPTIONS_INIT;
-    o.metadata_url = url;
-    o.log = count_cloud_log;
-    rt_cloud_discovery *d = NULL;
-    assert_int_equal(rt_cloud_start(&o, &d), RT_OK);
+    rt_cloud_discovery *d = start_local(port);
     assert_int_equal(pthread_create(&reader, NULL, read_result, d), 0);
     const rt_cloud *r = rt_cloud_result(d, 10);
     void *other = NULL;
@@ -390,13 +397,7 @@ static void discovery_freed_while_probing(void **state)
     int port;
     int fd = listen_local(&port); /* never accepts: the kernel completes the connections */
     atomic_store(&cloud_logs, 0);
-    char url[64];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
-    rt_cloud_options o = RT_CLOUD_OPTIONS_INIT;
-    o.metadata_url = url;
-    o.log = count_cloud_log;
-    rt_cloud_discovery *d = NULL;
-    assert_int_equal(rt_cloud_start(&o, &d), RT_OK);
+    rt_cloud_discovery *d = start_local(port);
     assert_null(rt_cloud_result(d, 0.05));
     rt_cloud_free(d);
     usleep(3000 * 1000); /* past the probes' 2 s bound: each has dropped its reference */
