@@ -6,17 +6,123 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 BUILD_DIR = os.environ.get("RT_BUILD_DIR", os.path.join(REPO, "build"))
 TRACKER = os.path.join(BUILD_DIR, "resource-tracker")
 
+# scripts/test sets these: RT_SANITIZED=1 when BUILD_DIR is a sanitizer build (ASan+UBSan or
+# TSan), RT_VALGRIND=1 to run every tracker under valgrind memcheck. Tests import the booleans
+# to skip what makes no sense there (a sanitized library in an uninstrumented python) and
+# TIMEOUT_SCALE to widen their limits.
+SANITIZED = os.environ.get("RT_SANITIZED", "") not in ("", "0")
+VALGRIND = os.environ.get("RT_VALGRIND", "") not in ("", "0")
+TIMEOUT_SCALE = 10 if VALGRIND else 3 if SANITIZED else 1
+
 # Nothing in the suite may reach a metadata service or the internet.
 os.environ["TRACKER_CLOUD_DISCOVERY"] = "0"
 os.environ["TRACKER_KEEPER_URL"] = "http://127.0.0.1:9"
 os.environ.pop("SENTINEL_API_TOKEN", None)
 
 import json
+import shutil
 import signal
 import subprocess
+import tempfile
 import time
 
 import pytest
+
+# The sanitizers' and valgrind's reports go to files, one per process, in REPORT_DIR rather than
+# to the tracker's stderr (which a test may read only in part, or not at all, and whose exit
+# status it may expect to be non-zero anyway): the autouse fixture below fails the test during
+# which a report appears, and the session's end catches any written later.
+REPORT_DIR = tempfile.mkdtemp(prefix="rt-e2e-reports-") if SANITIZED or VALGRIND else None
+if SANITIZED:
+    for _var, _defaults in (("ASAN_OPTIONS", "detect_leaks=1"), ("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1"),
+                            # TSan's 1 s pause at exit would break the tests of a prompt exit
+                            ("TSAN_OPTIONS", "halt_on_error=1:second_deadlock_stack=1:atexit_sleep_ms=0")):
+        _prefix = _var.split("_")[0].lower()
+        os.environ[_var] = ":".join(x for x in (_defaults, os.environ.get(_var, ""),
+                                                 f"log_path={REPORT_DIR}/{_prefix}") if x)
+if VALGRIND:
+    # every start of TRACKER (run(), Tracker, a test's own subprocess or `sh -c "exec ..."`) goes
+    # through this wrapper; exec keeps the pid, so signals and /proc/PID reach the tracker. It
+    # lives in BUILD_DIR (a real disk for tests that write next to TRACKER), one per session.
+    REAL_TRACKER = TRACKER
+    TRACKER = os.path.join(tempfile.mkdtemp(prefix="valgrind-", dir=BUILD_DIR), "resource-tracker")
+    with open(TRACKER, "w") as _f:
+        _f.write("#!/bin/sh\nexec valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "
+                 "--show-leak-kinds=definite --track-fds=no --num-callers=40 "
+                 f"--suppressions={REPO}/tests/valgrind.supp --log-file={REPORT_DIR}/valgrind.%p "
+                 f'{REAL_TRACKER} "$@"\n')
+    os.chmod(TRACKER, 0o755)
+
+    class _ValgrindPopen(subprocess.Popen):
+        """Popen that, for the tracker, returns once it can take its signals (its signalfd is
+        open): valgrind needs a second or more to get there, and tests signal a tracker they
+        started a moment before. Not for the subcommands (they open none), nor when the test
+        feeds stdin (the tracker may wait on it)."""
+
+        def __init__(self, args, *a, **kw):
+            super().__init__(args, *a, **kw)
+            first = args[0] if isinstance(args, (list, tuple)) and args else None
+            sub = args[1] if first and len(args) > 1 else None
+            if (first in (TRACKER, TRACKER.encode()) and kw.get("stdin") != subprocess.PIPE
+                    and sub not in _SUBCOMMANDS):
+                deadline = time.monotonic() + 30
+                while self.poll() is None and time.monotonic() < deadline and not _has_signalfd(self.pid):
+                    time.sleep(0.05)
+
+    _SUBCOMMANDS = {x for name in ("summary", "recommend", "report", "history", "info") for x in (name, name.encode())}
+
+    def _has_signalfd(pid):
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            return False
+        for fd in fds:
+            try:
+                if "signalfd" in os.readlink(f"/proc/{pid}/fd/{fd}"):
+                    return True
+            except OSError:
+                pass
+        return False
+
+    subprocess.Popen = _ValgrindPopen
+
+_reported = set()
+
+
+def _new_reports():
+    """Names and text of the report files that are not empty and not yet reported."""
+    out = []
+    for name in sorted(os.listdir(REPORT_DIR)):
+        path = os.path.join(REPORT_DIR, name)
+        if name not in _reported and os.path.getsize(path) > 0:
+            _reported.add(name)
+            with open(path, errors="replace") as f:
+                out.append(f"--- {name}\n{f.read()}")
+    return out
+
+
+@pytest.fixture(autouse=True)
+def no_memory_errors():
+    """Fails the test when a sanitizer or valgrind wrote a report while it ran."""
+    yield
+    if REPORT_DIR:
+        reports = _new_reports()
+        if reports:
+            pytest.fail("memory/UB/race errors reported:\n" + "\n".join(reports)[:20000], pytrace=False)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if REPORT_DIR:
+        reports = _new_reports()
+        if reports:
+            print("\nconftest: reports written after their tests ended:\n" + "\n".join(reports))
+            session.exitstatus = 1
+        if VALGRIND:
+            shutil.rmtree(os.path.dirname(TRACKER), ignore_errors=True)
+        if not _reported:
+            shutil.rmtree(REPORT_DIR, ignore_errors=True)
+        else:
+            print(f"\nconftest: the reports are in {REPORT_DIR}")
 
 
 def tracker_env(**extra):
@@ -34,7 +140,7 @@ def tracker_env(**extra):
 def run(args, timeout=30, **kw):
     """Runs the tracker to completion; returns CompletedProcess with text output."""
     kw.setdefault("env", tracker_env())
-    return subprocess.run([TRACKER] + list(args), capture_output=True, text=True, timeout=timeout, **kw)
+    return subprocess.run([TRACKER] + list(args), capture_output=True, text=True, timeout=timeout * TIMEOUT_SCALE, **kw)
 
 
 class Tracker:
@@ -46,7 +152,7 @@ class Tracker:
         self.lines = []
 
     def next_sample(self, timeout=10):
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + timeout * TIMEOUT_SCALE
         line = self.p.stdout.readline()
         assert line, f"tracker ended: rc={self.p.poll()} stderr={self.p.stderr.read()}"
         assert time.monotonic() < deadline + 5
@@ -55,7 +161,7 @@ class Tracker:
 
     def stop(self, sig=signal.SIGTERM, timeout=10):
         self.p.send_signal(sig)
-        out, err = self.p.communicate(timeout=timeout)
+        out, err = self.p.communicate(timeout=timeout * TIMEOUT_SCALE)
         self.lines += [l for l in out.splitlines() if l.strip()]
         return self.p.returncode, err
 

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from conftest import TRACKER, tracker_env
+from conftest import TIMEOUT_SCALE, TRACKER, VALGRIND, tracker_env
 
 PY = "/usr/bin/python3"
 
@@ -155,7 +155,7 @@ def stop_after_two(t, out):
     """Stops the tracker t (a Popen with stderr piped) with SIGTERM once its output file out has
     two samples (or after 10 s), and asserts it exited 0."""
     try:
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 10 * TIMEOUT_SCALE
         while time.monotonic() < deadline and (not out.exists() or out.read_text().count("\n") < 2):
             time.sleep(0.02)
         t.terminate()
@@ -315,6 +315,7 @@ def test_orphans_left_behind_by_default_and_waited_for_with_wait_all(tmp_path):
 # c, d. An OOM kill and a CPU quota, in test-made v1 groups the tracker runs inside (so the
 # job's own group is a child of the limited one).
 
+@pytest.mark.skipif(VALGRIND, reason="the tracker runs inside the limited group: valgrind's own use of it decides")
 def test_oom_kill_in_a_memory_limited_group(tmp_path):
     need("memory")
     limited = None
@@ -344,6 +345,7 @@ BUSY2 = ("import os, time\nos.fork()\nend = time.monotonic() + 1.5\n"
          "while time.monotonic() < end: pass\n")
 
 
+@pytest.mark.skipif(VALGRIND, reason="the tracker runs inside the limited group: valgrind's own use of it decides")
 def test_cpu_quota_throttles_a_two_process_job(tmp_path):
     need("cpu")
     limited = None
@@ -378,7 +380,7 @@ def short_job(tmp_path, mode):
                          stderr=subprocess.PIPE, text=True, env=tracker_env())
     seen = []
     try:
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 10 * TIMEOUT_SCALE
         while time.monotonic() < deadline and (not out.exists() or not out.read_text().count("\n")):
             time.sleep(0.02)
         for h in hierarchies():
@@ -446,10 +448,10 @@ def test_stale_group_of_a_killed_tracker_is_removed_by_the_next_run(tmp_path):
                          stderr=subprocess.DEVNULL)
     dirs = []
     try:
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 10 * TIMEOUT_SCALE
         while time.monotonic() < deadline and (not out.exists() or not out.read_text().count("\n")):
             time.sleep(0.02)
-        first = samples_of(out)[0]["process"]
+        first = json.loads(out.read_text().split("\n")[0])["process"]  # the second may be half written
         assert first["cgroup"] is not None and first["cgroup"]["own"], first["cgroup"]
         dirs = [d for d in job_dirs(first["cgroup"]["path"]) if os.path.isdir(d)]
         assert dirs

@@ -8,7 +8,7 @@ import signal
 import subprocess
 import time
 
-from conftest import TRACKER, Tracker, run, tracker_env
+from conftest import TIMEOUT_SCALE, TRACKER, Tracker, run, tracker_env
 
 CSV_HEADER = ("timestamp,system_processes,system_utime,system_stime,system_cpu_usage,"
               "system_memory_free_mib,system_memory_used_mib,system_memory_buffers_mib,system_memory_cached_mib,"
@@ -192,7 +192,7 @@ def test_config_file_and_precedence(tmp_path):
                    f"output = '{tmp_path / 'file-out.jsonl'}'\n")
     env = tracker_env(TRACKER_JOB_NAME="from-env")
     p = subprocess.Popen([TRACKER, "-c", str(cfg)], env=env)
-    time.sleep(0.45)
+    time.sleep(0.45 * TIMEOUT_SCALE)  # 3 samples at 0.1 s; slower under the sanitizers, valgrind
     p.terminate()
     assert p.wait(timeout=10) == 0
     lines = (tmp_path / "file-out.jsonl").read_text().splitlines()

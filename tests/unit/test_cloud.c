@@ -1,7 +1,15 @@
 /* test_cloud.c - the cloud vendors' metadata reply parsers (cloud.h): each vendor's real reply
- * shape, garbage, and values of the wrong type. */
+ * shape, garbage, and values of the wrong type; and the threaded discovery (rt_cloud_start) against
+ * local servers, for the sanitizers (ThreadSanitizer in scripts/test). */
 #include "unit.h"
 
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/socket.h>
+
+#include "resource_tracker.h"
 #include "source/cloud.h"
 
 #define body unit_body
@@ -275,6 +283,128 @@ static void ovh(void **state)
     assert_true(is_empty(&f));
 }
 
+/* ---- the threaded discovery ------------------------------------------------------------------ */
+
+/* A listening socket on 127.0.0.1, port 0; *port gets the port. */
+static int listen_local(int *port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(fd, 64), 0);
+    socklen_t n = sizeof a;
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &n), 0);
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
+/* A server that answers every request 404 until stop is set. */
+typedef struct server404 {
+    int fd;
+    atomic_bool stop;
+} server404;
+
+static void *serve404(void *arg)
+{
+    server404 *sv = arg;
+    static const char reply[] = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+    while (!atomic_load(&sv->stop)) {
+        struct pollfd pf = {.fd = sv->fd, .events = POLLIN};
+        if (poll(&pf, 1, 20) <= 0)
+            continue;
+        int c = accept(sv->fd, NULL, NULL);
+        if (c < 0)
+            continue;
+        char buf[4096];
+        size_t got = 0;
+        while (got < sizeof buf - 1) { /* up to the end of the header */
+            ssize_t r = read(c, buf + got, sizeof buf - 1 - got);
+            if (r <= 0)
+                break;
+            got += (size_t)r;
+            buf[got] = 0;
+            if (strstr(buf, "\r\n\r\n"))
+                break;
+        }
+        ssize_t w = write(c, reply, sizeof reply - 1);
+        (void)w;
+        close(c);
+    }
+    return NULL;
+}
+
+static atomic_int cloud_logs;
+
+static void count_cloud_log(void *user, rt_log_level level, const char *msg)
+{
+    (void)user;
+    (void)level;
+    (void)msg;
+    atomic_fetch_add(&cloud_logs, 1);
+}
+
+/* Starts discovery with every endpoint at http://127.0.0.1:port, logging to count_cloud_log. */
+static rt_cloud_discovery *start_local(int port)
+{
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
+    rt_cloud_options o = RT_CLOUD_OPTIONS_INIT;
+    o.metadata_url = url; /* copied: base_of keeps scheme, host and port */
+    o.log = count_cloud_log;
+    rt_cloud_discovery *d = NULL;
+    assert_int_equal(rt_cloud_start(&o, &d), RT_OK);
+    return d;
+}
+
+/* Reads the result from a second thread while the first one does too. */
+static void *read_result(void *arg)
+{
+    return (void *)rt_cloud_result(arg, 10);
+}
+
+/* Every probe asks a local server that knows nothing: discovery ends soon, off any cloud, and
+ * two threads waiting on it at once see the same cached result. */
+static void discovery_no_cloud(void **state)
+{
+    (void)state;
+    server404 sv = {.stop = false};
+    int port;
+    sv.fd = listen_local(&port);
+    pthread_t th, reader;
+    assert_int_equal(pthread_create(&th, NULL, serve404, &sv), 0);
+    rt_cloud_discovery *d = start_local(port);
+    assert_int_equal(pthread_create(&reader, NULL, read_result, d), 0);
+    const rt_cloud *r = rt_cloud_result(d, 10);
+    void *other = NULL;
+    assert_int_equal(pthread_join(reader, &other), 0);
+    assert_non_null(r);
+    assert_ptr_equal(other, r);
+    assert_null(r->vendor_id);
+    assert_null(r->region_id);
+    assert_true(r->discovery_secs >= 0 && r->discovery_secs < 5);
+    rt_cloud_free(d);
+    atomic_store(&sv.stop, true);
+    pthread_join(th, NULL);
+    close(sv.fd);
+}
+
+/* A server that takes the connections and never answers: the caller frees the discovery while
+ * every probe still waits; the probes end within the 2 s bound and free it last. */
+static void discovery_freed_while_probing(void **state)
+{
+    (void)state;
+    int port;
+    int fd = listen_local(&port); /* never accepts: the kernel completes the connections */
+    atomic_store(&cloud_logs, 0);
+    rt_cloud_discovery *d = start_local(port);
+    assert_null(rt_cloud_result(d, 0.05));
+    rt_cloud_free(d);
+    usleep(3000 * 1000); /* past the probes' 2 s bound: each has dropped its reference */
+    close(fd);
+    assert_true(atomic_load(&cloud_logs) > 0); /* the last probe logged the end, after the free */
+}
+
 static int done(void **state)
 {
     (void)state;
@@ -290,6 +420,7 @@ int main(void)
         cmocka_unit_test_teardown(azure, done),   cmocka_unit_test_teardown(alicloud, done),
         cmocka_unit_test_teardown(hcloud, done),  cmocka_unit_test_teardown(upcloud, done),
         cmocka_unit_test_teardown(vultr, done),   cmocka_unit_test_teardown(ovh, done),
+        cmocka_unit_test(discovery_no_cloud),     cmocka_unit_test(discovery_freed_while_probing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
