@@ -1,6 +1,6 @@
 /* fuzz_procparse.c - libFuzzer target for the procfs parsers (/proc/stat, meminfo, diskstats,
- * net/dev, /proc/PID/{stat,io,smaps_rollup}, children lists) and DRM fdinfo: any input must
- * parse or be rejected without a crash or an out-of-bounds read. */
+ * net/dev, /proc/PID/{stat,io,smaps_rollup,schedstat}, children lists), DRM fdinfo and sysfs
+ * speed values: any input must parse or be rejected without a crash or an out-of-bounds read. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -37,6 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rt_pidio_parse(buf, size, &io);
     rt_smaps_rollup_parse(buf, size, &a, &b);
     rt_children_parse(buf, size, count_pid, &a);
+    const char *q = buf; /* /proc/PID/schedstat: its first number */
+    if (rt_parse_u64(&q, buf + size, &a) && (q <= buf || q > buf + size))
+        abort();
     rt_drm_client c;
     rt_drm_fdinfo_parse(buf, size, &c);
     /* a sysfs speed value: rt_pread_single hands it over NUL-terminated */

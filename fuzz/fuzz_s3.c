@@ -1,8 +1,8 @@
 /* fuzz_s3.c - libFuzzer target for the S3 helpers' hand-written string handling (net/s3.h):
- * an upload_uri_prefix parsed, an object's URL and URI built from it with a key, a region
- * checked, a secret redacted from a message. Nothing may crash, read past its input, or leave
- * a result that is not terminated within its field; the redaction must leave no copy of the
- * secret. */
+ * an S3 error reply's Code and Message read, an upload_uri_prefix parsed, an object's URL and
+ * URI built from it with a key, a region checked, a secret redacted from a message. Nothing may
+ * crash, read past its input, or leave a result that is not terminated within its field or that
+ * holds a control byte; the redaction must leave no copy of the secret. */
 #define _POSIX_C_SOURCE 200809L /* strnlen */
 #include <stddef.h>
 #include <stdint.h>
@@ -12,8 +12,40 @@
 
 #include "net/s3.h"
 
+/* Aborts unless s is terminated within cap, holds no control byte, and is "" when not found. */
+static void check_text(const char *s, size_t cap, bool found)
+{
+    size_t n = strnlen(s, cap);
+    if (n == cap || (!found && n != 0))
+        abort();
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+            abort();
+}
+
+/* The whole input as an S3 error reply body (exactly size bytes, no NUL after them), read into
+ * the fields s3.c uses and into the smallest ones. */
+static void error_reply(const uint8_t *data, size_t size)
+{
+    char *buf = malloc(size ? size : 1);
+    if (!buf)
+        return;
+    memcpy(buf, data, size);
+    char code[128], msg[512];
+    bool ok = rt_s3_parse_error(buf, size, code, sizeof code, msg, sizeof msg);
+    check_text(code, sizeof code, true);
+    check_text(msg, sizeof msg, true);
+    if (!ok && (code[0] || msg[0]))
+        abort();
+    rt_s3_parse_error(buf, size, code, 1, msg, 2);
+    check_text(code, 1, true);
+    check_text(msg, 2, true);
+    free(buf);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    error_reply(data, size);
     /* three NUL-terminated strings cut from the input at its first two 0x01 bytes */
     char *buf = malloc(size + 3);
     if (!buf)

@@ -1,5 +1,7 @@
-/* fuzz_toml.c - libFuzzer target for the TOML config reader and the config mapping: any input
- * is read or rejected with a message, never a crash, leak or out-of-bounds access. */
+/* fuzz_toml.c - libFuzzer target for the TOML config reader and the config mapping, and for the
+ * value parsers the command line and the TRACKER_* environment share with it (interval, pid,
+ * format, cgroup, tag): any input is read or rejected with a message, never a crash, leak or
+ * out-of-bounds access. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,5 +26,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cli_parse_config(&l, "fuzz.toml", buf, size, err, sizeof err);
     cli_layer_free(&l);
     free(buf);
+
+    char *s = malloc(size + 1); /* an argument or environment value: a string */
+    if (!s)
+        return 0;
+    memcpy(s, data, size);
+    s[size] = '\0';
+    double d;
+    long pid;
+    rt_format f;
+    bool off;
+    if (cli_parse_interval(s, &d) == 0 && cli_check_interval(d) == 0 && !(d > 0))
+        abort();
+    if (cli_parse_pid(s, &pid) == 0 && pid <= 0)
+        abort();
+    cli_parse_format(s, &f);
+    cli_parse_cgroup(s, &off);
+    cli_check_tag(s);
+    free(s);
     return 0;
 }

@@ -1,6 +1,7 @@
 /* test_s3.c - the S3 helpers' pure parts (net/s3.h): s3:// URIs, object URLs and URIs with their
  * encoded keys, region names, redaction, SHA-256 through libcrypto; and rt_s3_put's argument
- * checks and failure on a closed port (no secret in the message), rt_s3_find_region's fallback. */
+ * checks and failure on a closed port (no secret in the message), rt_s3_find_region's fallback;
+ * S3 error replies' Code and Message (rt_s3_parse_error), read within their length. */
 #include "unit.h"
 
 #include <arpa/inet.h>
@@ -167,11 +168,86 @@ static void put_failures(void **state)
     assert_string_equal(t.region, "ap-south-1");
 }
 
+/* rt_s3_parse_error on the first len bytes of s, copied to a buffer of exactly len bytes (under
+ * ASan a read past them is a failure). */
+static bool parse_error(const char *s, size_t len, char *code, size_t ccap, char *msg, size_t mcap)
+{
+    char *buf = malloc(len ? len : 1);
+    assert_non_null(buf);
+    memcpy(buf, s, len);
+    memset(code, 'x', ccap);
+    memset(msg, 'x', mcap);
+    bool ok = rt_s3_parse_error(buf, len, code, ccap, msg, mcap);
+    free(buf);
+    return ok;
+}
+
+static void error_replies(void **state)
+{
+    (void)state;
+    char code[32], msg[64];
+    const char *aws = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>AccessDenied</Code>"
+                      "<Message>Access Denied</Message><RequestId>4442587FB7D0A2F9</RequestId></Error>";
+    assert_true(parse_error(aws, strlen(aws), code, sizeof code, msg, sizeof msg));
+    assert_string_equal(code, "AccessDenied");
+    assert_string_equal(msg, "Access Denied");
+    /* entities decoded, line breaks and other control bytes a space, a NUL inside too */
+    const char *ent = "<Error><Message>a &lt;b&gt; &amp;&quot;c&apos;\r\n\td\0e &bogus; &amp</Message></Error>";
+    size_t entlen = strlen(ent) + 1 + strlen(ent + strlen(ent) + 1);
+    assert_true(parse_error(ent, entlen, code, sizeof code, msg, sizeof msg));
+    assert_string_equal(code, "");
+    assert_string_equal(msg, "a <b> &\"c'   d e &bogus; &amp");
+    /* truncated to fit: the tag cut anywhere before its end gives nothing */
+    const char *full = "<Code>SlowDown</Code>";
+    for (size_t l = 0; l < strlen(full); l++) {
+        assert_false(parse_error(full, l, code, sizeof code, msg, sizeof msg));
+        assert_string_equal(code, "");
+        assert_string_equal(msg, "");
+    }
+    assert_true(parse_error(full, strlen(full), code, sizeof code, msg, sizeof msg));
+    assert_string_equal(code, "SlowDown");
+    /* no close tag, close before open, wrong case, empty, nothing */
+    const char *none[] = {"<Code>NoSuchBucket", "</Code>x<Code>", "<code>x</code>", "<Code >x</Code >", "", "<", "<Code",
+                          "&amp;"};
+    for (size_t i = 0; i < RT_ARRAY_LEN(none); i++) {
+        assert_false(parse_error(none[i], strlen(none[i]), code, sizeof code, msg, sizeof msg));
+        assert_string_equal(code, "");
+    }
+    assert_true(parse_error("<Code></Code>", 13, code, sizeof code, msg, sizeof msg));
+    assert_string_equal(code, "");
+    /* nested or repeated: the first open tag to the first close tag after it */
+    const char *nest = "<Code><Code>In</Code></Code><Code>Second</Code>";
+    assert_true(parse_error(nest, strlen(nest), code, sizeof code, msg, sizeof msg));
+    assert_string_equal(code, "<Code>In");
+    /* an entity cut by the close tag is not decoded past it */
+    assert_true(parse_error("<Code>&am</Code>p;", 18, code, sizeof code, msg, sizeof msg));
+    assert_string_equal(code, "&am");
+    /* huge: a message of 1 MiB truncated to msg, the cap of 1 gives "" */
+    size_t big = 1u << 20;
+    char *h = malloc(big + 64);
+    assert_non_null(h);
+    int o = snprintf(h, 64, "<Error><Code>InternalError</Code><Message>");
+    memset(h + o, 'm', big);
+    memcpy(h + o + big, "</Message>", 10);
+    assert_true(parse_error(h, (size_t)o + big + 10, code, sizeof code, msg, sizeof msg));
+    assert_string_equal(code, "InternalError");
+    assert_int_equal(strlen(msg), sizeof msg - 1);
+    assert_true(parse_error(h, (size_t)o + big + 10, code, 1, msg, 1));
+    assert_string_equal(code, "");
+    assert_string_equal(msg, "");
+    assert_true(parse_error(h, (size_t)o + big, code, sizeof code, msg, sizeof msg)); /* no </Message> */
+    assert_string_equal(code, "InternalError");
+    assert_string_equal(msg, "");
+    free(h);
+    assert_false(rt_s3_parse_error(NULL, 0, code, sizeof code, msg, sizeof msg));
+    assert_string_equal(code, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parse_uri), cmocka_unit_test(object_urls), cmocka_unit_test(regions_and_redaction),
-        cmocka_unit_test(sha256),    cmocka_unit_test(put_failures),
+        cmocka_unit_test(sha256),    cmocka_unit_test(put_failures), cmocka_unit_test(error_replies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

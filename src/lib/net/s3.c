@@ -245,26 +245,55 @@ void rt_s3_find_region(rt_s3_target *t, const rt_s3_credentials *c, double timeo
     rt_fetch_reply_free(&rep);
 }
 
-/* Copies the text of the first <tag>...</tag> in xml into out[cap] (truncated), or "". */
-static void xml_field(const char *xml, const char *tag, char *out, size_t cap)
+/* The text between the first <tag> in buf[0..len) and the first </tag> after it, into out[cap]
+ * (cap >= 1; truncated), the five predefined XML entities decoded, every control byte a space.
+ * Returns true when both tags were found (out may be empty), else false with out "". Reads
+ * nothing past len. */
+static bool xml_field(const char *buf, size_t len, const char *tag, char *out, size_t cap)
 {
-    char open[64], close[64];
+    static const struct {
+        const char *name; /* "&amp;" */
+        char c;
+    } ents[] = {{"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
+    char open[32], close[32];
+    if (cap == 0)
+        return false;
     out[0] = '\0';
-    snprintf(open, sizeof open, "<%s>", tag);
-    snprintf(close, sizeof close, "</%s>", tag);
-    const char *a = xml ? strstr(xml, open) : NULL;
-    const char *b = a ? strstr(a, close) : NULL;
+    int ol = snprintf(open, sizeof open, "<%s>", tag);
+    int cl = snprintf(close, sizeof close, "</%s>", tag);
+    if (!buf || ol <= 0 || cl <= 0 || (size_t)ol >= sizeof open || (size_t)cl >= sizeof close)
+        return false;
+    const char *a = memmem(buf, len, open, (size_t)ol);
+    if (!a)
+        return false;
+    a += ol;
+    const char *b = memmem(a, len - (size_t)(a - buf), close, (size_t)cl);
     if (!b)
-        return;
-    a += strlen(open);
-    size_t l = (size_t)(b - a);
-    if (l >= cap)
-        l = cap - 1;
-    memcpy(out, a, l);
-    out[l] = '\0';
-    for (char *p = out; *p; p++) /* one line */
-        if (*p == '\n' || *p == '\r' || *p == '\t')
-            *p = ' ';
+        return false;
+    size_t n = 0;
+    while (a < b && n + 1 < cap) {
+        char c = *a++;
+        if (c == '&') {
+            for (size_t i = 0; i < RT_ARRAY_LEN(ents); i++) {
+                size_t el = strlen(ents[i].name);
+                if ((size_t)(b - (a - 1)) >= el && memcmp(a - 1, ents[i].name, el) == 0) {
+                    c = ents[i].c;
+                    a += el - 1;
+                    break;
+                }
+            }
+        }
+        out[n++] = ((unsigned char)c < 0x20 || c == 0x7f) ? ' ' : c; /* one line */
+    }
+    out[n] = '\0';
+    return true;
+}
+
+bool rt_s3_parse_error(const char *buf, size_t len, char *code, size_t ccap, char *msg, size_t mcap)
+{
+    bool c = xml_field(buf, len, "Code", code, ccap);
+    bool m = xml_field(buf, len, "Message", msg, mcap);
+    return c || m;
 }
 
 /* Writes "PUT url: what" into err[errlen] with every secret of c taken out first. */
@@ -343,8 +372,9 @@ rt_error rt_s3_put(const rt_s3_target *t, const rt_s3_credentials *c, const char
         rt_s3_redact(rep.body.data, c->session_token);
     }
     char code[128], message[512], what[768];
-    xml_field(rep.body.data, "Code", code, sizeof code);
-    xml_field(rep.body.data, "Message", message, sizeof message);
+    /* the body up to its first NUL: the part the redaction saw */
+    rt_s3_parse_error(rep.body.data, rep.body.data ? strnlen(rep.body.data, rep.body.len) : 0, code, sizeof code,
+                      message, sizeof message);
     snprintf(what, sizeof what, "HTTP %ld%s%s%s%s", rep.status, code[0] ? " " : "", code, message[0] ? ": " : "", message);
     put_error(c, url, what, err, errlen);
     rt_fetch_reply_free(&rep);

@@ -55,6 +55,14 @@ bool rt_s3_valid_region(const char *r);
  * it as the secret is long), in place. Pure. */
 void rt_s3_redact(char *text, const char *secret);
 
+/* Reads an S3 error reply body (buf[0..len), not NUL-terminated; XML such as
+ * "<Error><Code>AccessDenied</Code><Message>Access Denied</Message>...</Error>"): the text of the
+ * first <Code>...</Code> into code[ccap] and of the first <Message>...</Message> into msg[mcap]
+ * (each truncated to fit, "" when its tags are missing; &amp; &lt; &gt; &quot; &apos; decoded,
+ * control bytes turned into spaces). Returns true when either was found. Never reads past len.
+ * Pure. */
+bool rt_s3_parse_error(const char *buf, size_t len, char *code, size_t ccap, char *msg, size_t mcap);
+
 /* The SHA-256 of len bytes of data as 64 lower-case hex digits, through libcrypto.so.3 (dlopen'd
  * at first use). Returns RT_OK, or RT_ERR_UNSUPPORTED with the reason in err. */
 rt_error rt_s3_sha256_hex(const void *data, size_t len, char hex[65], char *err, size_t errlen);
