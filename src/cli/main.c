@@ -436,7 +436,8 @@ static int track(cli_options *o)
         rs.jcg = make_job_cgroup(o, &rs);
         /* before we become a subreaper (the guardian must not be adopted by us), with no
          * thread yet */
-        if (rs.jcg)
+        if (rs.jcg && getpid() != 1) /* as a namespace's init, our death ends the job anyway (and
+                                        * an orphaned guardian would be our child) */
             guard_fd = cli_guardian_start(rs.jcg, out_fd > STDERR_FILENO ? out_fd : -1);
         /* descendants that daemonize are re-parented to us and stay in the job (while the
          * command lives; after it, with --wait-all) */
@@ -549,6 +550,18 @@ static int track(cli_options *o)
                         * not our child); this sample was the last */
         }
     }
+    if (rs.child && !rs.child_done) {
+        /* the loop failed (poll): the command runs on untracked until it ends, and its status
+         * is still ours to return (we must not exit before it: it dies with us, PDEATHSIG) */
+        int st = 0;
+        pid_t w;
+        while ((w = waitpid(rs.child, &st, 0)) < 0 && errno == EINTR)
+            ;
+        if (w == rs.child) {
+            rs.child_done = true;
+            rs.child_status = st;
+        }
+    }
     if (rs.child && rs.child_done) {
         int64_t left = job_left(&rs);
         rs.left_behind = left > 0;
@@ -561,6 +574,9 @@ static int track(cli_options *o)
     }
     if (rs.child)
         status = rs.child_done ? exit_status_of(rs.child_status) : EXIT_FAIL;
+    /* the job's fate is settled: from here on (the stream's end, the summary, the history),
+     * the tracker's death leaves what is left of the job alone */
+    cli_guardian_release(guard_fd);
     if (rs.stream) {
         /* the last batch and the run's end, within TRACKER_FINISH_TIMEOUT; a clean stop of a
          * run without a command is "finished"; what fails is said and never changes status */
@@ -576,7 +592,6 @@ static int track(cli_options *o)
     rt_sampler_free(rs.sampler);
     rt_job_cgroup_free(rs.jcg); /* after the sampler's last reading; one still in use stays */
     rt_cloud_free(rs.cloud);
-    cli_guardian_release(guard_fd); /* a normal end: the guardian leaves what is left alone */
     close(tfd);
     close(sfd);
     if (out_fd > STDERR_FILENO)

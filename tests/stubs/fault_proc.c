@@ -6,7 +6,7 @@
  * never. As for a process that really exited, a pid that met a fault has vanished for good:
  * its files open no more (ENOENT) and read no more (ESRCH). The caller's own children are
  * spared (the job's root: while it lives, its tree is seen through it). At exit the counts of
- * faults made go to the file FAULT_PROC_REPORT names, if any. */
+ * faults the tracker made go to the file FAULT_PROC_REPORT names, if any. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -151,11 +151,24 @@ ssize_t pread64(int fd, void *buf, size_t n, off_t off)
     return faulty_pread(fd, buf, n, off);
 }
 
-/* Writes the counts of faults made to FAULT_PROC_REPORT. */
+/* The first process that loads the shim (the tracker) names itself in FAULT_PROC_OWNER, which
+ * the processes it starts inherit: only it writes the report. */
+__attribute__((constructor)) static void claim(void)
+{
+    if (!getenv("FAULT_PROC_OWNER")) {
+        char pid[24];
+        snprintf(pid, sizeof pid, "%ld", (long)getpid());
+        setenv("FAULT_PROC_OWNER", pid, 1);
+    }
+}
+
+/* Writes the counts of faults made to FAULT_PROC_REPORT, in the owner only (a process of the
+ * job that outlives the tracker must not overwrite its counts). */
 __attribute__((destructor)) static void report(void)
 {
     const char *path = getenv("FAULT_PROC_REPORT");
-    if (!path)
+    const char *owner = getenv("FAULT_PROC_OWNER");
+    if (!path || !owner || strtol(owner, NULL, 10) != (long)getpid())
         return;
     FILE *f = fopen(path, "w");
     if (!f)

@@ -274,9 +274,10 @@ int64_t rt_job_cgroup_procs(const rt_job_cgroup *g)
 }
 
 /* SIGKILLs every process listed in the group's cgroup.procs behind dfd (none when it cannot be
- * read), never the caller. Returns how many were listed (the caller excluded), or -1 when the
- * file cannot be read. pids are parsed digit by digit, so a line split across reads is whole. */
-static int64_t kill_listed(int dfd)
+ * read; none either when send is false: then it only counts), never the caller. Returns how
+ * many were listed (the caller excluded), or -1 when the file cannot be read. pids are parsed
+ * digit by digit, so a line split across reads is whole. */
+static int64_t kill_listed(int dfd, bool send)
 {
     int fd = openat(dfd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -293,7 +294,8 @@ static int64_t kill_listed(int dfd)
                 digits = true;
             } else if (buf[i] == '\n') {
                 if (digits && pid > 0 && pid <= INT32_MAX && (pid_t)pid != getpid()) {
-                    kill((pid_t)pid, SIGKILL);
+                    if (send)
+                        kill((pid_t)pid, SIGKILL);
                     listed++;
                 }
                 pid = 0;
@@ -310,23 +312,27 @@ rt_error rt_job_cgroup_kill(rt_job_cgroup *g)
     if (!g)
         return RT_ERR_INVALID;
     /* v2: the kernel kills the whole group at once, forks racing with it included */
+    bool v2_killed = false;
     if (g->dir_fd[RT_CG_UNIFIED] >= 0) {
         int fd = openat(g->dir_fd[RT_CG_UNIFIED], "cgroup.kill", O_WRONLY | O_CLOEXEC);
-        if (fd >= 0 && write(fd, "1", 1) != 1)
+        v2_killed = fd >= 0 && write(fd, "1", 1) == 1;
+        if (fd >= 0 && !v2_killed)
             rt_log(&g->log, RT_LOG_DEBUG, "cgroup: %s/cgroup.kill: %s", g->path, strerror(errno));
         if (fd >= 0)
             close(fd);
     }
-    /* then (and without cgroup.kill: v1, kernels before 5.14) SIGKILL over every hierarchy's
-     * list until all are empty: a fork between reading and killing is caught by the next
-     * round. Bounded: 500 rounds of 10 ms */
+    /* then wait until every hierarchy's list is empty; without cgroup.kill (v1, kernels before
+     * 5.14) SIGKILL what each list holds, a fork between reading and killing caught by the next
+     * round. For 0.5 s after cgroup.kill nothing is sent (a pid listed while its process dies
+     * could be reused by then); a process still listed after that (one that entered only the v1
+     * groups) is killed by its pid. Bounded: 500 rounds of 10 ms */
     for (int round = 0; round < 500; round++) {
         int64_t left = 0;
         bool readable = false;
         for (int h = 0; h < RT_CG_NHIER; h++) {
             if (g->dir_fd[h] < 0)
                 continue;
-            int64_t n = kill_listed(g->dir_fd[h]);
+            int64_t n = kill_listed(g->dir_fd[h], !v2_killed || round >= 50);
             readable |= n >= 0;
             left += n > 0 ? n : 0;
         }
