@@ -20,6 +20,10 @@
  *                        driver shutdown) sleeps for as long as the config says so: it is
  *                        re-read every 20 ms, so a test that removes the line lets it return
  *   hang_after N CALL    the same after the first N calls of CALL (counted from the load)
+ *   overcount I          device I's process lists, on success, say far more entries were
+ *                        written than fit (the rest of the buffer filled with pid 0, no VRAM)
+ *   samples_after N I K  after the first N procutil calls (counted from the load), device I
+ *                        has K more per-process samples (pid 0, SM 0)
  *   children I mem=B sm=P   the calling process's children run on device I
  *   pid I PID mem=B sm=P    so does PID
  *   driver VERSION / cuda N / init_fail
@@ -44,7 +48,9 @@ typedef struct {
     unsigned long long mem_total, mem_used;
     char unsupported[256];
     char failing[256]; /* " CALL=CODE" for each failing call */
-    int lost;
+    int lost, overcount;
+    long samples_after;
+    unsigned extra_samples;
 } dev;
 
 typedef struct {
@@ -226,6 +232,19 @@ static void load(void)
                 len +=
                     (size_t)snprintf(devs[k].failing + len,
                                      len < sizeof devs[k].failing ? sizeof devs[k].failing - len : 0, " %s=%s", t, c);
+        } else if (!strcmp(w, "overcount") || !strcmp(w, "samples_after")) {
+            int after = !strcmp(w, "samples_after");
+            char *n = after ? strtok_r(NULL, " \t\n", &save) : NULL, *i = strtok_r(NULL, " \t\n", &save);
+            char *k = after ? strtok_r(NULL, " \t\n", &save) : NULL;
+            int d = i ? (int)strtol(i, NULL, 10) : -1;
+            if (d < 0 || d >= ndev)
+                continue;
+            if (!after)
+                devs[d].overcount = 1;
+            else if (n && k) {
+                devs[d].samples_after = strtol(n, NULL, 10);
+                devs[d].extra_samples = (unsigned)strtoul(k, NULL, 10);
+            }
         } else if ((!strcmp(w, "hang") || !strcmp(w, "hang_after")) && nhangs < MAX_HANGS) {
             long after = 0;
             if (!strcmp(w, "hang_after")) {
@@ -253,13 +272,19 @@ static int hangs_now(const char *call, long n)
     return 0;
 }
 
-/* Counts a call of `call` (config loaded), and hangs there while the config says so. */
-static void enter(const char *call)
+/* The calls of `call` so far, counted from the load (after its counting, its own included). */
+static long *called(const char *call)
 {
     int c = 0;
     while (c < NCALLS && strcmp(calls[c], call))
         c++;
-    long n = c < NCALLS ? ++ncalled[c] : 0;
+    return c < NCALLS ? &ncalled[c] : NULL;
+}
+
+/* Counts a call of `call` (config loaded), and hangs there while the config says so. */
+static void enter(const char *call)
+{
+    long *p = called(call), n = p ? ++*p : 0;
     while (hangs_now(call, n)) {
         usleep(20000);
         load();
@@ -506,6 +531,11 @@ static int list_procs(nvmlDevice_t h, unsigned int *count, proc_t *out)
     for (int i = 0; i < nprocs; i++)
         if (procs[i].dev == idx)
             out[n++] = (proc_t){procs[i].pid, procs[i].mem, 0xFFFFFFFF, 0xFFFFFFFF};
+    if (d->overcount) { /* a misbehaving library: the buffer filled, and a count past it */
+        for (; n < *count; n++)
+            out[n] = (proc_t){0, 0, 0xFFFFFFFF, 0xFFFFFFFF};
+        n = 0xFFFFFFF0u;
+    }
     *count = n;
     return OK;
 }
@@ -537,6 +567,8 @@ EXPORT int nvmlDeviceGetProcessUtilization(nvmlDevice_t h, putil_t *out, unsigne
     for (int i = 0; i < nprocs; i++)
         if (procs[i].dev == idx && now > last)
             n++;
+    unsigned extra = *called("procutil") > d->samples_after ? d->extra_samples : 0;
+    n += extra;
     if (n == 0)
         return NOT_FOUND;
     if (!out || n > *count) {
@@ -547,6 +579,8 @@ EXPORT int nvmlDeviceGetProcessUtilization(nvmlDevice_t h, putil_t *out, unsigne
     for (int i = 0; i < nprocs; i++)
         if (procs[i].dev == idx && now > last)
             out[n++] = (putil_t){procs[i].pid, now, procs[i].sm, 0, 0, 0};
+    while (extra--)
+        out[n++] = (putil_t){0, now, 0, 0, 0, 0};
     *count = n;
     return OK;
 }

@@ -2,10 +2,12 @@
  * dlerror text kept for a missing library and for missing symbols, a failed start, every
  * field of a device, more than 64 GPUs and more than 64 processes of the tree, a lost GPU;
  * calls that fail mid-run (told once per GPU and kind), a failed count or handle, the strings
- * NVML gives; and a driver that hangs mid-run or at the start: left behind after the deadline,
- * never waited for again, NVML not used again in the process. */
+ * NVML gives; a list that says more than fits, samples that arrive between size and fetch, the
+ * library left loaded in a forked child; and a driver that hangs mid-run or at the start: left
+ * behind after the deadline, never waited for again, NVML not used again in the process. */
 #include "gpu_test.h"
 
+#include <dlfcn.h>
 #include <math.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -181,6 +183,17 @@ static bool in_tree(void *user, int64_t pid)
     return pid >= 1000 && pid < 1090;
 }
 
+/* A handle on the one GPU of the config text (log may be NULL), its start a little before
+ * the samples asked next (the fake stamps its samples when asked). */
+static rt_nvml *open_one(const char *text, const rt_logger *log)
+{
+    config(text);
+    rt_nvml *nv = rt_nvml_open(FAKE_NVML_PATH, log);
+    assert_int_equal(rt_nvml_count(nv), 1);
+    usleep(2000);
+    return nv;
+}
+
 static void more_than_64_processes(void **state)
 {
     (void)state;
@@ -189,10 +202,7 @@ static void more_than_64_processes(void **state)
     for (int i = 0; i < 90; i++)
         n += (size_t)snprintf(text + n, sizeof text - n, "pid 0 %d mem=1 sm=1\n", 1000 + i);
     assert_true(n < sizeof text);
-    config(text);
-    rt_nvml *nv = rt_nvml_open(FAKE_NVML_PATH, NULL);
-    assert_int_equal(rt_nvml_count(nv), 1);
-    usleep(2000); /* the fake stamps its samples now: after the handle's start */
+    rt_nvml *nv = open_one(text, NULL);
     uint64_t v;
     bool v_ok, on;
     double u;
@@ -224,7 +234,21 @@ static void lost_gpu(void **state)
     rt_nvml_close(nv);
 }
 
-/* The messages logged, one per line. */
+/* A library whose process lists say more entries than fit: only the buffer is read. */
+static void lists_overcount(void **state)
+{
+    (void)state;
+    rt_nvml *nv = open_one("gpu uuid=GPU-1 name=A\npid 0 4242 mem=7 sm=30\novercount 0\n", NULL);
+    uint64_t v;
+    bool v_ok, on;
+    double u;
+    assert_true(rt_nvml_tree(nv, 0, everyone, NULL, &v, &v_ok, &on, &u));
+    assert_true(v_ok && on);
+    assert_int_equal(v, 7); /* the padding is pid 0 without VRAM */
+    rt_nvml_close(nv);
+}
+
+
 static char logged[8192];
 
 static void keep_log(void *user, rt_log_level level, const char *msg)
@@ -286,6 +310,21 @@ static void calls_fail_mid_run(void **state)
     config(gpus);
     rt_nvml_read(nv, 0, &g);
     assert_true(g.utilization_pct == 10 && g.temperature_celsius == 50);
+    rt_nvml_close(nv);
+}
+
+/* Samples that arrive between the size asked and the fetch: asked again, nothing told. */
+static void samples_arrive_meanwhile(void **state)
+{
+    (void)state;
+    logged[0] = '\0';
+    rt_nvml *nv = open_one("gpu uuid=GPU-1 name=A\npid 0 4242 mem=7 sm=30\nsamples_after 1 0 20\n", &keeper);
+    uint64_t v;
+    bool v_ok, on;
+    double u;
+    assert_true(rt_nvml_tree(nv, 0, everyone, NULL, &v, &v_ok, &on, &u));
+    assert_true(u == 30); /* the 20 late samples are pid 0 at 0 % */
+    assert_string_equal(logged, "");
     rt_nvml_close(nv);
 }
 
@@ -402,6 +441,8 @@ static void forked_child(void **state)
         CHILD_CHECK(!rt_nvml_tree(nv, 0, everyone, NULL, &v, &v_ok, &on, &u));
         rt_nvml_close(nv);
         CHILD_CHECK(logged[0] == '\0');
+        /* the library stays loaded: its destructors would touch the parent's driver files */
+        CHILD_CHECK(dlopen(FAKE_NVML_PATH, RTLD_NOW | RTLD_NOLOAD) != NULL);
         exit(0);
     }
     int st;
@@ -411,6 +452,7 @@ static void forked_child(void **state)
     assert_true(g.utilization_pct == 10);
     rt_nvml_close(nv);
     assert_string_equal(logged, "");
+    assert_null(dlopen(FAKE_NVML_PATH, RTLD_NOW | RTLD_NOLOAD)); /* the parent unloads it */
 }
 
 /* Waits (at most 10 s) until the fake has seen the config without its hang and the worker is
@@ -521,6 +563,7 @@ int main(void)
         cmocka_unit_test(every_field),      cmocka_unit_test(seventy_gpus),
         cmocka_unit_test(more_than_64_processes), cmocka_unit_test(lost_gpu),
         cmocka_unit_test(calls_fail_mid_run), cmocka_unit_test(count_or_handle_fails),
+        cmocka_unit_test(lists_overcount), cmocka_unit_test(samples_arrive_meanwhile),
         cmocka_unit_test(bus_ids_and_strings), cmocka_unit_test(forked_child), cmocka_unit_test(hang_mid_run),
         cmocka_unit_test(hang_at_start), cmocka_unit_test(hang_at_shutdown),
         cmocka_unit_test(hang_after_calls),

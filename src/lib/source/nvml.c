@@ -231,8 +231,8 @@ static bool take_fresh(rt_nvml *nv, size_t i, bool tree)
 }
 
 /* Ends the worker: shuts NVML down and waits for its thread at most the call deadline, then
- * frees it; a worker that misses it is left behind; in a forked child, NVML is not called and
- * what the copy holds is freed. nv has no worker after. */
+ * frees it; a worker that misses it is left behind; in a forked child, NVML is neither called
+ * nor unloaded and what the copy holds is freed. nv has no worker after. */
 static void stop_worker(rt_nvml *nv)
 {
     nvml_worker *w = nv->w;
@@ -354,8 +354,8 @@ void rt_nvml_read(rt_nvml *nv, size_t i, rt_gpu *o)
 }
 
 /* The tree's VRAM on d from the latest lists (processes in both lists counted once) and
- * whether it has any process there. */
-static void tree_vram(rt_nvml *nv, const nvml_dev *d, rt_pid_in_tree has, void *user, uint64_t *vram, bool *present)
+ * whether it has any process there. Returns false when out of memory (*vram then partial). */
+static bool tree_vram(rt_nvml *nv, const nvml_dev *d, rt_pid_in_tree has, void *user, uint64_t *vram, bool *present)
 {
     const nvml_pid_val *e = d->nproc ? nv->w->procs + d->proc_off : NULL;
     size_t nseen = 0;
@@ -371,11 +371,12 @@ static void tree_vram(rt_nvml *nv, const nvml_dev *d, rt_pid_in_tree has, void *
         if (j < nseen)
             continue;
         if (nseen == nv->pids_cap && rt_grow(&nv->pids, &nv->pids_cap, nseen + 1, sizeof *nv->pids) < 0)
-            return;
+            return false;
         nv->pids[nseen++] = e[i].pid;
         if (e[i].val != NVML_VALUE_NOT_AVAILABLE)
             *vram += e[i].val;
     }
+    return true;
 }
 
 /* The tree's share of d's SM time from the latest samples: for each process of the tree, its
@@ -413,8 +414,7 @@ bool rt_nvml_tree(rt_nvml *nv, size_t i, rt_pid_in_tree has, void *user, uint64_
     if (!take_fresh(nv, i, true))
         return false;
     const nvml_dev *d = &nv->w->dev[i];
-    *vram_ok = d->lists_ok;
-    tree_vram(nv, d, has, user, vram_bytes, present);
+    *vram_ok = tree_vram(nv, d, has, user, vram_bytes, present) && d->lists_ok; /* a partial sum is null */
     *util_pct = tree_util(nv, d, has, user);
     return true;
 }

@@ -147,8 +147,9 @@ typedef struct nvml_worker {
  * Returns 0, or an errno value. */
 int rt_nvw_start(nvml_worker *w);
 
-/* Frees w and unloads the library: only when its thread has ended or does not exist (never
- * after a missed deadline). NVML is not called. */
+/* Frees w and unloads the library (left loaded in a forked child: its destructors would touch
+ * the parent's driver files): only when its thread has ended or does not exist (never after a
+ * missed deadline). NVML is not called. */
 void rt_nvw_free(nvml_worker *w);
 
 /* Leaves w behind after a missed deadline: its thread is detached (nothing waits on it again)

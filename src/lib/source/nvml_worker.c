@@ -127,7 +127,8 @@ static void poll_dev(const nvml_api *api, nvml_dev *d)
 }
 
 /* Calls a process list into w->procbuf, growing it if the list is longer. Returns the number
- * of entries, or -1 when the list is not available (*rc: NVML's answer). */
+ * of entries (at most the buffer's, whatever NVML says), or -1 when the list is not available
+ * (*rc: NVML's answer). */
 static long list_procs(nvml_worker *w, nvml_list_fn fn, nvml_device h, nvml_ret *rc)
 {
     /* the buffer is counted in the larger structure, so it fits either */
@@ -138,7 +139,7 @@ static long list_procs(nvml_worker *w, nvml_list_fn fn, nvml_device h, nvml_ret 
         unsigned int n = (unsigned int)w->procbuf_cap;
         *rc = fn(h, &n, w->procbuf);
         if (*rc == NVML_SUCCESS)
-            return (long)n;
+            return n <= w->procbuf_cap ? (long)n : (long)w->procbuf_cap;
         if (*rc != NVML_ERROR_INSUFFICIENT_SIZE ||
             rt_grow(&w->procbuf, &w->procbuf_cap, (size_t)n + 16, sizeof(nvml_proc_v2)) < 0)
             return -1;
@@ -175,7 +176,8 @@ static void gather_procs(nvml_worker *w, nvml_dev *d)
 }
 
 /* Appends d's per-process SM samples since the previous look to w->utils (pid, SM %; samples
- * over 100 left out) and moves the look on to the newest. */
+ * over 100 left out) and moves the look on to the newest. Samples that arrive between the
+ * size asked and the fetch grow the buffer and are asked again (three fetches at most). */
 static void gather_util(nvml_worker *w, nvml_dev *d)
 {
     d->util_off = w->nutils;
@@ -193,10 +195,14 @@ static void gather_util(nvml_worker *w, nvml_dev *d)
         answered(d, K_PROCUTIL, rc);
         return;
     }
-    if (rt_grow(&w->utilbuf, &w->utilbuf_cap, (size_t)n + 8, sizeof *w->utilbuf) < 0)
-        return;
-    n = (unsigned int)w->utilbuf_cap;
-    rc = w->api.proc_util(d->h, w->utilbuf, &n, d->util_seen_us);
+    for (int attempt = 0; attempt < 3; attempt++) {
+        if (rt_grow(&w->utilbuf, &w->utilbuf_cap, (size_t)n + 8, sizeof *w->utilbuf) < 0)
+            return;
+        n = (unsigned int)w->utilbuf_cap;
+        rc = w->api.proc_util(d->h, w->utilbuf, &n, d->util_seen_us);
+        if (rc != NVML_ERROR_INSUFFICIENT_SIZE)
+            break;
+    }
     if (rc == NVML_ERROR_NOT_FOUND) {
         d->tree_util = TU_NONE;
         d->rc[K_PROCUTIL] = NVML_SUCCESS;
@@ -288,7 +294,9 @@ void rt_nvw_free(nvml_worker *w)
 {
     for (size_t i = 0; i < w->ndev; i++)
         rt_gpu_facts_free(&w->dev[i].facts);
-    if (w->dl)
+    /* in a forked child, unloading would run the library's destructors on the driver's files
+     * it shares with the parent: the handle is left open there */
+    if (w->dl && (w->owner == 0 || w->owner == getpid()))
         dlclose(w->dl);
     free(w->dev);
     free(w->nohandle);
