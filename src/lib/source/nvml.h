@@ -54,8 +54,8 @@ void rt_nvml_read(rt_nvml *nv, size_t i, rt_gpu *o);
  * of the tree's processes in the compute and graphics lists (a process in both counted once);
  * *present: whether any of them is on the GPU; *util_pct: per process its highest sample in
  * the interval, summed and capped at 100. Returns false (nothing set) when the GPU is lost or
- * NVML missed a deadline. *vram_ok is false when neither list could be read (or out of memory), *util_pct NaN
- * when per-process samples are not supported. has is called on the calling thread only. Grows
+ * NVML missed a deadline. *vram_ok is false when neither list could be read (or out of
+ * memory), *util_pct NaN when per-process samples are not supported. has is called on the calling thread only. Grows
  * buffers kept in nv only when longer lists than before are seen. */
 bool rt_nvml_tree(rt_nvml *nv, size_t i, rt_pid_in_tree has, void *user, uint64_t *vram_bytes, bool *vram_ok,
                   bool *present, double *util_pct);
