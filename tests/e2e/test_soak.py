@@ -59,9 +59,9 @@ def test_no_sample_missed(soak):
     # by the samples' own timestamps: one in every slot of the grid, none twice
     # a sample is missed only when the tool could not run for a whole interval: when it was
     # runnable and kept off the CPU that long (schedstat), the machine missed it, not the tool
+    # (a sample within 2 ms of its next slot is then also judged to be in it: 'doubled')
     if soak["waited_max_ms"] < INTERVAL * 1000:
-        assert soak["missed"] == 0, soak
-    assert soak["doubled"] == 0, soak
+        assert soak["missed"] == 0 and soak["doubled"] == 0, soak
     assert soak["got"] == soak["expected"] - soak["missed"]
     assert abs(soak["got"] - SECS / INTERVAL) <= SECS / INTERVAL * 0.1 + 10  # the run lasted about SECS
 
