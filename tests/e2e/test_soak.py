@@ -68,9 +68,10 @@ def test_no_sample_missed(soak):
 
 def test_fds_flat(soak):
     # besides the files of the processes it tracks (four each, closed once they end) the tool
-    # holds the same descriptors at the end as after warm-up, and never more
+    # holds the same descriptors at the end as after warm-up (the fewest over five looks each),
+    # and never more than the few a sample opens for a moment (its own task list)
     assert soak["fds_end"] == soak["fds_warm"], soak
-    assert soak["fds_max"] == soak["fds_warm"], soak
+    assert soak["fds_max"] - soak["fds_warm"] <= 8, soak
     assert soak["held_gone"] == 0, soak  # no descriptor of a process gone for a second
     assert soak["tree_fds_max"] <= 8 * soak["tree_pids_max"]
 
