@@ -1,6 +1,7 @@
 /* test_proctree_live.c - the process tree on real forked processes: PSS through fork and
  * copy-on-write (against the kernel's own smaps_rollup), and a short job never caught by a
- * scan whose reaping brings its peak RSS and cancelled writes. */
+ * scan whose reaping brings its peak RSS and cancelled writes; children reaped between two
+ * readings of one scan. */
 #include "unit.h"
 
 #include <errno.h>
@@ -220,11 +221,55 @@ static void reaped_job_peak_and_cancelled(void **state)
     close(go[0]), close(go[1]);
 }
 
+/* Counts the tree's warnings (the logger of reaped_between_reads). */
+static void count_warning(void *user, rt_log_level level, const char *msg)
+{
+    (void)msg;
+    if (level == RT_LOG_WARN)
+        *(int *)user += 1;
+}
+
+/* Children reaped the moment they exit, scanned without pause: one reaped between the reading
+ * of its stat and of its I/O counters (the I/O file answers ESRCH then) is gone, not "not
+ * readable": no warning, and the tree's I/O stays known (seen under the soak's churn). */
+static void reaped_between_reads(void **state)
+{
+    (void)state;
+    family = fork();
+    assert_true(family >= 0);
+    if (family == 0) {
+        for (;;) {
+            pid_t c = fork();
+            if (c == 0)
+                _exit(0);
+            if (c > 0)
+                while (waitpid(c, NULL, 0) < 0 && errno == EINTR) {
+                }
+        }
+    }
+    rt_roots r;
+    assert_int_equal(rt_roots_open(&r, "/proc", "/nonexistent"), RT_OK);
+    int warnings = 0;
+    rt_logger lg = {count_warning, &warnings};
+    rt_proctree *t = rt_proctree_new(&r, family, false, &lg, sysconf(_SC_CLK_TCK), 30.0);
+    rt_tree_totals tt;
+    int io_known = 0, scans = 0;
+    for (double until = rt_mono_secs() + 1.5; rt_mono_secs() < until; scans++) {
+        rt_proctree_scan(t, rt_mono_secs(), &tt);
+        io_known += tt.io_ok;
+    }
+    assert_int_equal(warnings, 0);
+    assert_int_equal(io_known, scans);
+    rt_proctree_free(t);
+    rt_roots_close(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(pss_follows_fork_and_cow, kill_family),
         cmocka_unit_test_teardown(reaped_job_peak_and_cancelled, kill_family),
+        cmocka_unit_test_teardown(reaped_between_reads, kill_family),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

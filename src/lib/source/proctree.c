@@ -287,7 +287,9 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
             continue; /* gone */
         }
         rt_pidstat st;
-        if (rt_pt_read_stat(t, p, &st) < 0) {
+        rt_pidio io = {0};
+        bool io_ok;
+        if (rt_pt_read_stat_io(t, p, &st, &io, &io_ok) < 0) {
             if (fresh)
                 drop(t, p); /* vanished before we could look: its time is in its parent's */
             else
@@ -309,7 +311,7 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
         p->full_mono = mono;
         p->idle_checks = 0;
         bool changed = fresh, faulted = false; /* joined the tree, became a zombie, faulted */
-        rt_pt_observe(t, p, &st, &changed, &faulted);
+        rt_pt_observe(t, p, &st, &io, io_ok, &changed, &faulted);
         if (st.state != 'Z' && !t->root_only)
             walk_children(t, p);
         else

@@ -90,14 +90,18 @@ static inline proc *rt_pt_lookup(rt_proctree *t, int64_t pid)
 int rt_pt_open_rel(rt_proctree *t, int64_t pid, const char *rel);
 /* Reads p's kept stat file. Returns 0, or -1 when the process is gone. */
 int rt_pt_read_stat(rt_proctree *t, proc *p, rt_pidstat *st);
+/* Reads p's kept stat file, then its I/O counters. Returns 0, or -1 when p is gone (also when
+ * it was reaped between the two reads). */
+int rt_pt_read_stat_io(rt_proctree *t, proc *p, rt_pidstat *st, rt_pidio *io, bool *io_ok);
 /* Reads the on-CPU time of p's main thread, or returns false. */
 bool rt_pt_read_run_ns(proc *p, uint64_t *run_ns);
 /* How stale p's PSS (and, for a sleeping process, its whole reading) may get. */
 double rt_pt_max_age(const rt_proctree *t, const proc *p);
 /* Marks p's PSS to be re-read, with that of every process it may share pages with. */
 void rt_pt_mark_family(rt_proctree *t, proc *p);
-/* Takes p's figures from st and re-reads its I/O counters. */
-void rt_pt_observe(rt_proctree *t, proc *p, const rt_pidstat *st, bool *changed, bool *faulted);
+/* Takes p's figures from st, and its I/O counters from io when io_ok. */
+void rt_pt_observe(rt_proctree *t, proc *p, const rt_pidstat *st, const rt_pidio *io, bool io_ok, bool *changed,
+                   bool *faulted);
 /* The PSS pass over the processes alive at this scan, adding their PSS and swap to out. */
 void rt_pt_pss_pass(rt_proctree *t, double mono, rt_tree_totals *out);
 

@@ -31,6 +31,26 @@ int rt_pt_read_stat(rt_proctree *t, proc *p, rt_pidstat *st)
     return 0;
 }
 
+/* Reads p's kept stat file, then its I/O counters into *io (*io_ok: whether they read).
+ * Returns 0, or -1 when p is gone: its stat no longer reads, or it was reaped between the two
+ * reads (the I/O file then answers ESRCH), so that it leaves the tree then, with no half
+ * reading and no warning about its I/O. */
+int rt_pt_read_stat_io(rt_proctree *t, proc *p, rt_pidstat *st, rt_pidio *io, bool *io_ok)
+{
+    *io_ok = false;
+    if (rt_pt_read_stat(t, p, st) < 0)
+        return -1;
+    if (p->io_fd < 0)
+        return 0;
+    ssize_t n = rt_pread_single(p->io_fd, t->buf, sizeof t->buf);
+    if (n == -ESRCH)
+        return -1;
+    if (n == -EACCES || n == -EPERM)
+        p->io_denied = true;
+    *io_ok = n > 0 && rt_pidio_parse(t->buf, (size_t)n, io) == 0;
+    return 0;
+}
+
 /* Reads the on-CPU time of p's main thread (first field of schedstat), or returns false. */
 bool rt_pt_read_run_ns(proc *p, uint64_t *run_ns)
 {
@@ -74,10 +94,11 @@ void rt_pt_mark_family(rt_proctree *t, proc *p)
     }
 }
 
-/* Takes p's CPU time, threads, RSS, faults and state from st and re-reads its I/O counters.
- * Sets *changed when p became a zombie and *faulted when its fault count moved by more than
- * its RSS grew (what copy-on-write breaks do). */
-void rt_pt_observe(rt_proctree *t, proc *p, const rt_pidstat *st, bool *changed, bool *faulted)
+/* Takes p's CPU time, threads, RSS, faults and state from st and its I/O counters from io
+ * when io_ok (both from rt_pt_read_stat_io). Sets *changed when p became a zombie and *faulted
+ * when its fault count moved by more than its RSS grew (what copy-on-write breaks do). */
+void rt_pt_observe(rt_proctree *t, proc *p, const rt_pidstat *st, const rt_pidio *io, bool io_ok, bool *changed,
+                   bool *faulted)
 {
     p->ppid = st->ppid;
     /* the root alone counts its own time, not what it reaped (its children's) */
@@ -98,14 +119,11 @@ void rt_pt_observe(rt_proctree *t, proc *p, const rt_pidstat *st, bool *changed,
     if (zombie != p->zombie)
         *changed = true; /* its memory went back: its sharers' PSS grew */
     p->zombie = zombie;
-    p->io_ok = false;
-    bool denied = p->io_denied; /* a process that vanished is no one's business: said nowhere */
-    if (p->io_fd >= 0) {
-        ssize_t n = rt_pread_single(p->io_fd, t->buf, sizeof t->buf);
-        p->io_ok = n > 0 && rt_pidio_parse(t->buf, (size_t)n, &p->io) == 0;
-        denied = n == -EACCES || n == -EPERM;
-    }
-    if (!p->io_ok && denied && !t->warned_io) {
+    p->io_ok = io_ok;
+    if (io_ok)
+        p->io = *io;
+    /* a process that vanished is no one's business: only one we may not read is said */
+    if (!p->io_ok && p->io_denied && !t->warned_io) {
         t->warned_io = true;
         rt_log(&t->log, RT_LOG_WARN, "process %lld: its I/O counters are not readable (another user's process?)",
                (long long)p->pid);

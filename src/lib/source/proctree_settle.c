@@ -53,7 +53,9 @@ static void reread(rt_proctree *t, proc *r, unsigned prev)
     uint64_t run_ns = r->run_ns;
     bool have_run = rt_pt_read_run_ns(r, &run_ns); /* before the stat, as in the walk */
     rt_pidstat st;
-    if (rt_pt_read_stat(t, r, &st) < 0) {
+    rt_pidio io = {0};
+    bool io_ok;
+    if (rt_pt_read_stat_io(t, r, &st, &io, &io_ok) < 0) {
         found_gone(t, r, prev);
         return;
     }
@@ -61,7 +63,7 @@ static void reread(rt_proctree *t, proc *r, unsigned prev)
         r->run_ns = run_ns;
     r->read_seq = r->alive_seq = ++t->seq;
     bool changed = false, faulted = false;
-    rt_pt_observe(t, r, &st, &changed, &faulted);
+    rt_pt_observe(t, r, &st, &io, io_ok, &changed, &faulted);
     if (changed || faulted)
         rt_pt_mark_family(t, r);
 }
