@@ -147,6 +147,10 @@ void cli_log(void *user, rt_log_level level, const char *msg);
  * rule); other symlinks are followed as usual (-o /dev/stdout works). Returns the descriptor, or
  * -1 with errno; *refused (may be NULL) says that the rule refused it (errno EACCES). */
 int cli_open_create(const char *path, int flags, mode_t mode, bool *refused);
+/* What path's last component is, from one lstat: a symlink that cli_open_create would refuse, one
+ * it would follow, or anything else (no link, nothing there, or it cannot be looked at). */
+typedef enum { CLI_PATH_OTHER, CLI_PATH_LINK, CLI_PATH_REFUSED } cli_path_kind;
+cli_path_kind cli_path_look(const char *path);
 /* Whether path's last component is a symlink that cli_open_create would refuse: 1 or 0 (also
  * when it cannot be looked at: opening it says why). "-" is 0. */
 int cli_path_refused(const char *path);

@@ -375,15 +375,17 @@ int cli_history_append(const char *path, const cli_run_result *r)
         cli_say("warning: history %s: %s (the run was not recorded)", path, why);
         return -1;
     }
-    /* SQLite opens the file itself: a link planted in a shared directory is refused here, and
-     * where the last component is no link SQLite is told not to follow one (one put there after
-     * this look is refused by it) */
-    if (cli_path_refused(path)) {
+    /* SQLite opens the file itself. One look decides (no gap between two): a link planted in a
+     * shared directory is refused here, an allowed link is followed (in a sticky directory only
+     * its owner or the directory's may replace it), and anything else (no link, or nothing there
+     * yet) is opened with SQLite told not to follow one (one put there after this look is refused
+     * by it) */
+    cli_path_kind kind = cli_path_look(path);
+    if (kind == CLI_PATH_REFUSED) {
         cli_say("warning: history %s: refusing it: %s (the run was not recorded)", path, cli_refused_why());
         return -1;
     }
-    struct stat lsb;
-    int nofollow = lstat(path, &lsb) == 0 && S_ISLNK(lsb.st_mode) ? 0 : SQLITE_OPEN_NOFOLLOW;
+    int nofollow = kind == CLI_PATH_LINK ? 0 : SQLITE_OPEN_NOFOLLOW;
     sqlite3 *db = NULL;
     int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | nofollow, NULL);
     if (rc == SQLITE_OK) {

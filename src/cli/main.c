@@ -26,7 +26,8 @@
 #include "resource_tracker.h"
 
 /* Opens where samples go: stderr by default, stdout for "-", else the file (truncated; mode
- * 0666 less the umask; a symlink planted in a shared directory is refused: cli_open_create). */
+ * 0666 less the umask; a symlink planted in a shared directory is refused: cli_open_create).
+ * Returns the descriptor, or -1 once it has said why (one line). */
 static int open_output(const char *path)
 {
     if (!path)
@@ -37,6 +38,8 @@ static int open_output(const char *path)
     int fd = cli_open_create(path, O_WRONLY | O_CREAT | O_TRUNC, 0666, &refused);
     if (refused)
         cli_say("--output: refusing '%s': %s", path, cli_refused_why());
+    else if (fd < 0)
+        cli_say("--output: cannot open '%s': %s", path, strerror(errno));
     return fd;
 }
 
@@ -392,10 +395,8 @@ static int track(cli_options *o)
     int out_fd = -1;
     if (!o->quiet) {
         out_fd = open_output(o->output);
-        if (out_fd < 0) {
-            cli_say("--output: cannot open '%s': %s", o->output, strerror(errno));
-            return EXIT_USAGE;
-        }
+        if (out_fd < 0)
+            return EXIT_USAGE; /* open_output said why */
     }
     /* every signal we act on arrives through a signalfd; in wrapper mode the terminating
      * ones are passed on to the command */

@@ -46,14 +46,14 @@ static bool may_follow(const struct stat *lst, const struct stat *dst)
     return lst->st_uid == geteuid() || lst->st_uid == dst->st_uid;
 }
 
-/* Whether base in the directory dfd is a symlink that may not be followed (1), may be or is no
- * link (0), or cannot be looked at (-1, errno; ENOENT: nothing there). */
-static int refused_at(int dfd, const char *base)
+/* What base in the directory dfd is, from one look: a symlink that may not be followed, one that
+ * may, or no link (also nothing there, or it cannot be looked at). */
+static cli_path_kind look_at(int dfd, const char *base)
 {
     struct stat lst, dst;
-    if (fstatat(dfd, base, &lst, AT_SYMLINK_NOFOLLOW) < 0 || fstat(dfd, &dst) < 0)
-        return -1;
-    return S_ISLNK(lst.st_mode) && !may_follow(&lst, &dst);
+    if (fstatat(dfd, base, &lst, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(lst.st_mode) || fstat(dfd, &dst) < 0)
+        return CLI_PATH_OTHER;
+    return may_follow(&lst, &dst) ? CLI_PATH_LINK : CLI_PATH_REFUSED;
 }
 
 int cli_open_create(const char *path, int flags, mode_t mode, bool *refused)
@@ -94,15 +94,20 @@ int cli_open_create(const char *path, int flags, mode_t mode, bool *refused)
     return fd;
 }
 
-int cli_path_refused(const char *path)
+cli_path_kind cli_path_look(const char *path)
 {
     int dfd;
     const char *base;
-    if (!path || strcmp(path, "-") == 0 || open_parent(path, &dfd, &base) < 0)
-        return 0; /* nothing there to follow: opening it will say what is wrong */
-    int r = refused_at(dfd, base);
+    if (!path || open_parent(path, &dfd, &base) < 0)
+        return CLI_PATH_OTHER; /* nothing there to follow: opening it will say what is wrong */
+    cli_path_kind k = look_at(dfd, base);
     close(dfd);
-    return r > 0;
+    return k;
+}
+
+int cli_path_refused(const char *path)
+{
+    return path && strcmp(path, "-") != 0 && cli_path_look(path) == CLI_PATH_REFUSED;
 }
 
 const char *cli_refused_why(void)
@@ -117,8 +122,13 @@ char *cli_take_secret(const char *name)
     if (!v)
         return NULL;
     char *copy = *v ? strdup(v) : NULL;
-    explicit_bzero(v, strlen(v)); /* also out of /proc/PID/environ, which shows the initial block */
-    unsetenv(name);               /* the wrapped command is not ours to hand it to */
+    /* every NAME= entry (an environment may hold it twice; getenv sees the first, unsetenv
+     * removes all), wiped in place: also out of /proc/PID/environ, which shows the initial block */
+    size_t n = strlen(name);
+    for (char **e = environ; *e; e++)
+        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+            explicit_bzero(*e + n + 1, strlen(*e + n + 1));
+    unsetenv(name); /* the wrapped command is not ours to hand it to */
     if (copy) /* no core dump and no /proc/PID/mem, environ or maps for others while we hold it */
         prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     return copy;

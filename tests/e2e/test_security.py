@@ -263,6 +263,43 @@ def test_not_dumpable_while_holding_the_token():
         shutil.rmtree(d)
 
 
+# execs argv[1] (JSON: {"argv": [...], "envp": [...]}) with that exact environment block, which
+# may hold a name twice (a mapping cannot)
+EXECVE_CODE = """
+import ctypes, json, sys
+a = json.loads(sys.argv[1])
+def vec(xs):
+    return (ctypes.c_char_p * (len(xs) + 1))(*[x.encode() for x in xs], None)
+ctypes.CDLL(None).execve(a["argv"][0].encode(), vec(a["argv"]), vec(a["envp"]))
+sys.exit(127)
+"""
+
+
+def test_duplicate_token_entries_all_wiped(tmp_path):
+    """SENTINEL_API_TOKEN twice in the environment (execve allows it; getenv sees the first):
+    neither value is left in the tracker's /proc/PID/environ (its initial block), and the job
+    inherits neither."""
+    second = "second-token-d41d8cd98f00b204e980"
+    env = tracker_env(SENTINEL_API_URL=closed_port_url(), AWS_ENDPOINT_URL_S3=closed_port_url(),
+                      TRACKER_FINISH_TIMEOUT="1", XDG_STATE_HOME=str(tmp_path), SECURITY_OUT=str(tmp_path))
+    env.pop("SENTINEL_API_TOKEN", None)
+    envp = [f"{k}={v}" for k, v in env.items()]
+    envp += [f"SENTINEL_API_TOKEN={TOKEN}", f"SENTINEL_API_TOKEN={second}"]
+    argv = [TRACKER, "-q", "-i", "0.1", "--", *CHILD, "1.5"]
+    t = subprocess.Popen(["/usr/bin/python3", "-c", EXECVE_CODE, json.dumps({"argv": argv, "envp": envp})],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert wait_for(tmp_path / "child.json")
+        environ = proc_read(t.pid, "environ")
+        child = json.loads((tmp_path / "child.json").read_text())
+    finally:
+        so, se = t.communicate(timeout=30)
+    assert t.returncode == 0, se
+    assert b"SENTINEL_API_TOKEN=" in environ  # the names stay; the values are wiped
+    assert TOKEN.encode() not in environ and second.encode() not in environ
+    assert "SENTINEL_API_TOKEN" not in child["environ"]
+
+
 def test_no_core_dump_while_holding_the_token():
     """SIGSEGV to a tracker (as nobody, core size unlimited, core_pattern a plain file name)
     leaves a core file without the token (the control) and none with it."""
@@ -415,6 +452,7 @@ def test_planted_symlink_refused(tmp_path, symlinks_unprotected, flag):
                            env=tracker_env(), capture_output=True, text=True, timeout=30)
         assert p.returncode == 2, p.stderr
         assert "refusing" in p.stderr and "symlink" in p.stderr, p.stderr
+        assert "cannot open" not in p.stderr, p.stderr  # one line says why
         assert not marker.exists(), "the command started"
         assert victim.read_text() == "precious\n"
         # the rule's other side: a link owned by the directory's owner (root, us) is followed
@@ -496,6 +534,49 @@ def test_spill_dir_planted_in_shared_dir(tmp_path, symlinks_unprotected, plant_k
         no_secret_in("stderr", p.stderr)
     finally:
         shutil.rmtree(shared)
+
+
+def spill_run(state):
+    """A streamed run (API and S3 on dead ports, so it spills) with $XDG_STATE_HOME at state."""
+    env = tracker_env(SENTINEL_API_TOKEN=TOKEN, SENTINEL_API_URL=closed_port_url(),
+                      AWS_ENDPOINT_URL_S3=closed_port_url(), TRACKER_UPLOAD_INTERVAL="0.3",
+                      TRACKER_FINISH_TIMEOUT="1", XDG_STATE_HOME=str(state))
+    return subprocess.run([TRACKER, "-q", "-i", "0.1", "--", "sleep", "1"], env=env, capture_output=True,
+                          text=True, timeout=60)
+
+
+@pytest.mark.parametrize("group", ["ours", "another"])
+def test_spill_dir_group_writable(tmp_path, group):
+    """A spill directory made under umask 002 (0775, as Debian's user-private groups have it):
+    spilled into when its group is our own (egid), refused when it is another's."""
+    spill = tmp_path / "state" / "resource-tracker"
+    spill.mkdir(parents=True)
+    os.chmod(spill, 0o775)
+    os.chown(spill, -1, os.getegid() if group == "ours" else NOBODY)
+    p = spill_run(tmp_path / "state")
+    assert p.returncode == 0, p.stderr
+    if group == "ours":
+        assert "cannot spill" not in p.stderr, p.stderr
+        assert any(f.name.endswith(".csv.gz") for f in spill.iterdir()), p.stderr
+    else:
+        assert "cannot spill" in p.stderr and "not a directory of ours alone" in p.stderr, p.stderr
+        assert list(spill.iterdir()) == []
+
+
+def test_spill_failure_not_called_foreign(tmp_path):
+    """A spill directory of ours that refuses new files with EPERM (immutable, chattr +i): the
+    warning says so, not that the directory is another's."""
+    spill = tmp_path / "state" / "resource-tracker"
+    spill.mkdir(parents=True, mode=0o700)
+    if not shutil.which("chattr") or subprocess.run(["chattr", "+i", str(spill)], capture_output=True).returncode:
+        pytest.skip("chattr +i does not work here")
+    try:
+        p = spill_run(tmp_path / "state")
+    finally:
+        subprocess.run(["chattr", "-i", str(spill)], check=True)
+    assert p.returncode == 0, p.stderr
+    assert "cannot spill" in p.stderr and "Operation not permitted" in p.stderr, p.stderr
+    assert "not a directory of ours alone" not in p.stderr, p.stderr
 
 
 # ---- 4. unprivileged ------------------------------------------------------------------------------

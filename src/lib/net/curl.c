@@ -195,6 +195,16 @@ void rt_fetch_reply_free(rt_fetch_reply *r)
         rt_buf_free(&r->body);
 }
 
+/* Frees a header list made by slist_append, each entry wiped first: its copies of the headers
+ * (an Authorization token, an S3 session token) are ours to clear. NULL is nothing. */
+static void free_headers(const curl_api *api, struct curl_slist *hdrs)
+{
+    for (struct curl_slist *p = hdrs; p; p = p->next)
+        if (p->data)
+            explicit_bzero(p->data, strlen(p->data));
+    api->slist_free_all(hdrs);
+}
+
 rt_error rt_fetch(const rt_fetch_request *req, rt_fetch_reply *out, char *err, size_t errlen)
 {
     if (errlen)
@@ -239,7 +249,7 @@ rt_error rt_fetch(const rt_fetch_request *req, rt_fetch_reply *out, char *err, s
         hdrs = n ? n : hdrs;
     }
     if (hdr_fail) {
-        api->slist_free_all(hdrs);
+        free_headers(api, hdrs);
         api->easy_cleanup(h);
         snprintf(err, errlen, "out of memory for headers");
         return RT_ERR_NOMEM;
@@ -294,7 +304,7 @@ rt_error rt_fetch(const rt_fetch_request *req, rt_fetch_reply *out, char *err, s
         c = api->easy_perform(h);
     if (c == CURLE_OK)
         c = api->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &out->status);
-    api->slist_free_all(hdrs);
+    free_headers(api, hdrs);
     api->easy_cleanup(h);
 
     if (sk.too_large || c == CURLE_FILESIZE_EXCEEDED) {

@@ -50,9 +50,9 @@ static bool planted_link(const char *path)
 }
 
 /* Whether the directory path (made by make_dirs, or found there) is ours alone: no link planted
- * in a shared directory, owned by the euid and writable by no one else, so that no one can plant,
- * replace or remove spill files there (the default /tmp/resource-tracker may have been made by
- * another user first). errno EPERM when not. */
+ * in a shared directory, owned by the euid, writable by no other user (group-writable only when
+ * its group is our egid: a user-private group, as umask 002 makes), so that no one else can
+ * plant, replace or remove spill files there. errno EPERM when not. */
 static bool private_dir(const char *path)
 {
     struct stat sb;
@@ -62,7 +62,8 @@ static bool private_dir(const char *path)
     }
     if (stat(path, &sb) < 0)
         return false;
-    if (!S_ISDIR(sb.st_mode) || sb.st_uid != geteuid() || (sb.st_mode & (S_IWGRP | S_IWOTH))) {
+    if (!S_ISDIR(sb.st_mode) || sb.st_uid != geteuid() || (sb.st_mode & S_IWOTH) ||
+        ((sb.st_mode & S_IWGRP) && sb.st_gid != getegid())) {
         errno = EPERM;
         return false;
     }
@@ -113,8 +114,8 @@ bool rt_spill_batch(rt_stream *st, rt_batch *b)
     char name[256], path[4096], tmp[4200];
     run_name(st, name, sizeof name);
     int fd = -1;
-    bool ok = make_dirs(st->spill_dir) && private_dir(st->spill_dir) &&
-              rt_pathf(path, sizeof path, "%s/%s-%06u.csv.gz", st->spill_dir, name, b->seq) &&
+    bool made = make_dirs(st->spill_dir), refused = made && !private_dir(st->spill_dir);
+    bool ok = made && !refused && rt_pathf(path, sizeof path, "%s/%s-%06u.csv.gz", st->spill_dir, name, b->seq) &&
               rt_pathf(tmp, sizeof tmp, "%s.XXXXXX", path) && (fd = mkostemp(tmp, O_CLOEXEC)) >= 0 &&
               write_all(fd, b->gz, b->gzlen);
     int e = errno;
@@ -134,9 +135,9 @@ bool rt_spill_batch(rt_stream *st, rt_batch *b)
         if (!st->spill_warned)
             rt_log(&st->lg, RT_LOG_WARN, "stream: cannot spill batch %06u to %s: %s (kept in memory)", b->seq,
                    st->spill_dir,
-                   e == EPERM ? "not a directory of ours alone (a link planted in a shared directory, another "
-                                "owner, or writable by others)"
-                              : strerror(e));
+                   refused && e == EPERM ? "not a directory of ours alone (a link planted in a shared directory, "
+                                           "another owner, or writable by others)"
+                                         : strerror(e));
         st->spill_warned = true;
         return false;
     }
@@ -208,13 +209,14 @@ void rt_spill_persist(rt_stream *st, bool everything)
 
 /* The default spill directory: $XDG_STATE_HOME is the caller's to pass (the library reads no
  * environment), so this is the home directory's .local/state/resource-tracker, or
- * /tmp/resource-tracker without one. Returns a heap string (NULL on no memory). */
+ * /tmp/resource-tracker-EUID without one (one per user: another's is not ours alone). Returns a
+ * heap string (NULL on no memory). */
 char *rt_spill_default_dir(void)
 {
     struct passwd pw, *res = NULL;
     char buf[4096], path[4096];
-    if (getpwuid_r(getuid(), &pw, buf, sizeof buf, &res) != 0 || !res || !res->pw_dir ||
-        !rt_pathf(path, sizeof path, "%s/.local/state/resource-tracker", res->pw_dir))
-        return rt_strdup("/tmp/resource-tracker");
-    return rt_strdup(path);
+    if (getpwuid_r(getuid(), &pw, buf, sizeof buf, &res) == 0 && res && res->pw_dir &&
+        rt_pathf(path, sizeof path, "%s/.local/state/resource-tracker", res->pw_dir))
+        return rt_strdup(path);
+    return rt_pathf(path, sizeof path, "/tmp/resource-tracker-%u", (unsigned)geteuid()) ? rt_strdup(path) : NULL;
 }
