@@ -10,6 +10,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Makes the fake NVML's config from the template path (mkstemp's XXXXXX, replaced) with text,
+ * and points the fake at it. */
+static void fake_nvml_config(char *path, const char *text)
+{
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    write_text(path, text);
+    setenv("FAKE_NVML_CONFIG", path, 1);
+}
+
 static bool only_me(void *user, int64_t pid)
 {
     (void)user;
@@ -65,14 +76,10 @@ static void nvml_first_then_drm_beyond_64(void **state)
 {
     (void)state;
     char cfg[] = "/tmp/rt-gpu-cfg-XXXXXX";
-    int fd = mkstemp(cfg);
-    assert_true(fd >= 0);
-    close(fd);
     char text[256];
     snprintf(text, sizeof text, "gpus 70 name=G util=1 mem_total=100 mem_used=1\npid 69 %d mem=4096 sm=30\n",
              (int)getpid());
-    write_text(cfg, text);
-    setenv("FAKE_NVML_CONFIG", cfg, 1);
+    fake_nvml_config(cfg, text);
     rt_roots r;
     gpu_fixture_roots(&r, true);
     rt_gpus *g = rt_gpus_open(&r, FAKE_NVML_PATH, NULL);
@@ -185,11 +192,7 @@ static void nvml_stuck_cards_go_on(void **state)
 {
     (void)state;
     char cfg[] = "/tmp/rt-gpu-cfg-XXXXXX";
-    int fd = mkstemp(cfg);
-    assert_true(fd >= 0);
-    close(fd);
-    write_text(cfg, "gpu uuid=GPU-1 name=A util=40 mem_total=100 mem_used=1\n");
-    setenv("FAKE_NVML_CONFIG", cfg, 1);
+    fake_nvml_config(cfg, "gpu uuid=GPU-1 name=A util=40 mem_total=100 mem_used=1\n");
     rt_roots r;
     gpu_fixture_roots(&r, true);
     rt_gpus *g = rt_gpus_open(&r, FAKE_NVML_PATH, NULL);
