@@ -20,14 +20,14 @@ import time
 import pytest
 
 from conftest import BUILD_DIR, REPO, SANITIZED, TRACKER, VALGRIND, tracker_env
-
-# what these tests judge (the kernel's copy of the environment, the dumpable flag, another user
-# running the tool) is what valgrind itself changes: scripts/test does not run them under it
-pytestmark = pytest.mark.skipif(VALGRIND, reason="valgrind keeps its own copy of the environment and its own flags")
 from test_recommend import closed_port_url
 from test_stream import AK, BUCKET, S3STUB, SENTINEL, SK, ST, TOKEN, Sentinel
 
 SECRETS = (TOKEN, SK, ST, AK)
+
+# what these tests judge (the kernel's copy of the environment, the dumpable flag, another user
+# running the tool) is what valgrind itself changes: scripts/test does not run them under it
+pytestmark = pytest.mark.skipif(VALGRIND, reason="valgrind keeps its own copy of the environment and its own flags")
 NOBODY = 65534
 # The wrapped command: writes $SECURITY_OUT/child.json (its pid, argv and environment; whole, by
 # rename), sleeps argv[1] seconds, exits 7 when argv[2] is "exit7".
