@@ -439,7 +439,9 @@ def test_child_stopped_and_resumed():
     assert messages(err) == [], err
     assert all(s["process"]["alive"] and s["process"]["cores_used"] == 0 for s in stopped), stopped
     last = parse(out.splitlines())[-1]
-    assert last["process"]["cpu_secs_total"] >= 0.6
+    # the job used at least 0.6 s; each interval is capped by the machine's busy time, which
+    # /proc/stat counts in 10 ms ticks
+    assert last["process"]["cpu_secs_total"] >= 0.6 - 0.01
 
 
 # ---------------------------------------------------------------------------------------------

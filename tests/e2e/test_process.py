@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import TRACKER, tracker_env
+from conftest import TRACKER, VALGRIND, tracker_env
 
 PY = "/usr/bin/python3"
 
@@ -258,7 +258,9 @@ def test_pid_mode_follows_a_process_and_survives_its_exit(tmp_path):
     try:
         time.sleep(2.0)
         work.kill()
-        work.wait()
+        _, _, ru = os.wait4(work.pid, 0)  # the kernel's own count of what it used
+        work.returncode = -signal.SIGKILL
+        used = ru.ru_utime + ru.ru_stime
         time.sleep(0.8)
         assert tr.poll() is None  # whole-machine sampling goes on
     finally:
@@ -267,7 +269,9 @@ def test_pid_mode_follows_a_process_and_survives_its_exit(tmp_path):
     assert tr.returncode == 0, err
     samples = [json.loads(l) for l in out.read_text().splitlines()]
     assert all(s["process"]["pid"] == work.pid for s in samples)
-    assert any(s["process"]["alive"] and (s["process"]["cores_used"] or 0) >= 0.8 for s in samples)
+    # busy for 1.5 s: a core, less what the machine's other work (valgrind's tracker) took from it
+    busy = 0.8 if used >= 1.2 else 0.5
+    assert any(s["process"]["alive"] and (s["process"]["cores_used"] or 0) >= busy for s in samples)
     after = samples[-2]
     assert after["process"]["alive"] is False
     # nothing new is counted once it went: the total stands still after the first sample that
@@ -277,7 +281,11 @@ def test_pid_mode_follows_a_process_and_survives_its_exit(tmp_path):
     assert len({p["cpu_secs_total"] for p in dead[1:]}) <= 1, dead
     assert after["process"]["cores_used"] < 0.01 / 0.25
     assert after["process"]["child_count"] == 0
-    assert after["process"]["cpu_secs_total"] >= 1.2  # what it used is kept after it went
+    # what it used is kept after it went: never more than the kernel counted, and all of it
+    # since the tracker's first reading (under valgrind that comes a second or so late)
+    total = after["process"]["cpu_secs_total"]
+    assert total <= used + 0.02, (total, used)
+    assert total >= (0.5 if VALGRIND else 1.2), (total, used)
     check_samples(samples, 0.25)
 
 
