@@ -19,7 +19,7 @@ import uuid
 
 import pytest
 
-from conftest import BUILD_DIR, REPO, TRACKER, tracker_env
+from conftest import BUILD_DIR, REPO, TRACKER, VALGRIND, tracker_env
 from test_cgroup import LAYOUT, can_make, dir_of, groups_of, hierarchies, kill_group_procs, need_any, rmdir_tree
 
 PY = "/usr/bin/python3"
@@ -437,7 +437,10 @@ def test_child_stopped_and_resumed():
         out, err = p.communicate(timeout=60)
     assert p.returncode == 5, err
     assert messages(err) == [], err
-    assert all(s["process"]["alive"] and s["process"]["cores_used"] == 0 for s in stopped), stopped
+    # under valgrind the first readings after the stop may come late enough to hold CPU from
+    # before it: judged from the third stopped sample on
+    judged = stopped[2:] if VALGRIND else stopped
+    assert all(s["process"]["alive"] and s["process"]["cores_used"] == 0 for s in judged), stopped
     last = parse(out.splitlines())[-1]
     # the job used at least 0.6 s; each interval is capped by the machine's busy time, which
     # /proc/stat counts in 10 ms ticks
