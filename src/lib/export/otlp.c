@@ -1,24 +1,814 @@
-/* otlp.c - PLACEHOLDER (being written): the OTLP/HTTP exporter. */
-#include "../core/core.h"
+/* otlp.c - the OTLP/HTTP metrics exporter: rt_otlp_add copies a sample into a compact row in a
+ * bounded queue (no formatting, no I/O on the caller's thread); the exporter's own thread pushes
+ * the queued rows every interval as one ExportMetricsServiceRequest (otlp_json.c), gzipped,
+ * retrying 429/502/503/504 and transport failures with backoff (Retry-After honoured), and at the
+ * end pushes what is left within finish_timeout_secs.
+ *
+ * Resource attributes: the user's (opts->resource) first; then, for keys they do not name,
+ * service.name (the job's name, else "resource-tracker"), telemetry.sdk.{name,language,version},
+ * host.name, host.id, host.arch, os.type, cloud.provider/region/availability_zone/account.id and
+ * host.type (the cloud's result, asked on the thread before the first push), process.pid,
+ * process.command, process.command_args, and the job's labels (labels.h) as
+ * resource_tracker.LABEL (resource_tracker.job_name, resource_tracker.tag_team, ...).
+ * Messages never hold the user's headers: only HTTP statuses, curl's words and counts. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+#include "../core/gzip.h"
+#include "labels.h"
+#include "otlp_int.h"
+
+#define BATCH_ROWS 512            /* the most samples one request carries */
+#define BODY_MAX ((size_t)64 << 20) /* the most JSON one request is built from */
+#define REPLY_MAX ((size_t)1 << 20)
+#define RETRY_AFTER_CAP 60.0      /* the longest a Retry-After is honoured */
+#define BACKOFF_MIN 1.0
+#define BACKOFF_MAX 30.0
+#define MIN_REQUEST 0.05          /* the least time a request is given */
+
+typedef enum outcome { SENT, REFUSED, RETRY } outcome;
+
+/* The push being made: its body and how many samples it holds. */
+typedef struct pending {
+    rt_gzip *z;        /* owns data when gzipped */
+    char *raw;         /* owns data otherwise */
+    const void *data;
+    size_t len, rows;
+    unsigned tries;
+    double retry_at;   /* monotonic; 0: now */
+    bool asked;        /* retry_at is what a Retry-After asked for */
+} pending;
+
+struct rt_otlp {
+    rt_logger lg;      /* the thread's messages: through otlp_log, to user_lg until rt_otlp_free */
+    rt_logger user_lg;
+    pthread_mutex_t logmu;
+    bool log_closed;
+    rt_otlp_fetch_fn fetch;
+    void *fetch_user;
+    char *url;
+    char **headers;    /* the user's, then Content-Type and Content-Encoding; NULL-terminated */
+    size_t nheaders;
+    rt_kv *user_res;   /* the user's resource attributes, copied */
+    size_t nuser_res;
+    rt_labels labels;
+    char **command;
+    char *hostname, *host_id;
+    rt_cloud_discovery *cloud;
+    double interval, timeout, finish_timeout, t0;
+    bool gzip;
+    size_t max_queue;
+
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    /* under mu */
+    rt_otlp_row **q;   /* a ring of max_queue rows */
+    size_t qhead, qlen;
+    uint64_t added, delivered, dropped, rejected;
+    unsigned requests;
+    bool finishing, done, orphaned;
+    double deadline;
+    rt_error result;
+
+    /* the thread's own */
+    pending p;
+    bool have_p;
+    rt_otlp_state state;
+    rt_otlp_attr *res;
+    char **res_strs;   /* strings made for res (resource_tracker.LABEL keys) */
+    size_t nres, nres_strs;
+    bool res_built, failing, drop_warned, partial_warned;
+    char *json;
+    size_t json_cap;
+    unsigned seed;
+};
+
+/* ---- small helpers -------------------------------------------------------------------------------- */
+
+/* The absolute CLOCK_MONOTONIC time mono as a timespec (for pthread_cond_timedwait). */
+static struct timespec mono_ts(double mono)
+{
+    double whole;
+    double frac = modf(mono > 0 ? mono : 0, &whole);
+    struct timespec ts = {.tv_sec = (time_t)whole, .tv_nsec = (long)(frac * 1e9)};
+    if (ts.tv_nsec > 999999999L)
+        ts.tv_nsec = 999999999L;
+    return ts;
+}
+
+/* Waits on ex->cv (mu held) until the monotonic time until, or until stop becomes true. */
+static void wait_until(rt_otlp *ex, double until, const bool *stop)
+{
+    struct timespec ts = mono_ts(until);
+    while (!*stop && rt_mono_secs() < until)
+        if (pthread_cond_timedwait(&ex->cv, &ex->mu, &ts) == ETIMEDOUT)
+            break;
+}
+
+static void strv_free(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* A copy of src (n strings, or NULL-terminated when n is SIZE_MAX) with room for extra more,
+ * NULL-terminated; *count gets the strings copied. NULL on no memory. */
+static char **strv_dup(const char *const *src, size_t n, size_t extra, size_t *count)
+{
+    size_t k = 0;
+    while (src && (n == SIZE_MAX ? src[k] != NULL : k < n))
+        k++;
+    char **v = calloc(k + extra + 1, sizeof *v);
+    if (!v)
+        return NULL;
+    for (size_t i = 0; i < k; i++)
+        if (!(v[i] = rt_strdup(src[i]))) {
+            strv_free(v);
+            return NULL;
+        }
+    if (count)
+        *count = k;
+    return v;
+}
+
+/* The thread's logger: the caller's callback until rt_otlp_free returned. */
+static void otlp_log(void *user, rt_log_level level, const char *msg)
+{
+    rt_otlp *ex = user;
+    pthread_mutex_lock(&ex->logmu);
+    if (!ex->log_closed && ex->user_lg.fn)
+        ex->user_lg.fn(ex->user_lg.user, level, msg);
+    pthread_mutex_unlock(&ex->logmu);
+}
+
+double rt_otlp_retry_after(const char *value, double now_unix, double cap)
+{
+    if (!value)
+        return -1;
+    while (*value == ' ' || *value == '\t')
+        value++;
+    if (*value >= '0' && *value <= '9') { /* delta-seconds */
+        const char *p = value;
+        uint64_t secs;
+        if (!rt_parse_u64(&p, p + strlen(p), &secs))
+            return -1;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p)
+            return -1;
+        return fmin((double)secs, cap);
+    }
+    struct tm tm; /* an HTTP-date: IMF-fixdate, "Sun, 06 Nov 1994 08:49:37 GMT" */
+    memset(&tm, 0, sizeof tm);
+    const char *end = strptime(value, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    if (!end || *end)
+        return -1;
+    double at = (double)timegm(&tm);
+    return fmin(fmax(at - now_unix, 0), cap);
+}
+
+/* ---- the caller's side ---------------------------------------------------------------------------- */
+
+rt_error rt_otlp_add(rt_otlp *ex, const rt_sample *sample)
+{
+    if (!ex || !sample)
+        return RT_ERR_INVALID;
+    rt_otlp_row *row = rt_otlp_row_new(sample);
+    if (!row)
+        return RT_ERR_NOMEM;
+    rt_otlp_row *old = NULL;
+    pthread_mutex_lock(&ex->mu);
+    if (ex->finishing) {
+        pthread_mutex_unlock(&ex->mu);
+        free(row);
+        return RT_ERR_INVALID;
+    }
+    if (ex->qlen == ex->max_queue) { /* full: the oldest goes */
+        old = ex->q[ex->qhead];
+        ex->qhead = (ex->qhead + 1) % ex->max_queue;
+        ex->qlen--;
+        ex->dropped++;
+    }
+    ex->q[(ex->qhead + ex->qlen) % ex->max_queue] = row;
+    ex->qlen++;
+    ex->added++;
+    pthread_mutex_unlock(&ex->mu);
+    free(old);
+    return RT_OK;
+}
+
+/* ---- the resource --------------------------------------------------------------------------------- */
+
+/* Adds a tracker attribute unless the user gave one of that key. */
+static void res_add(rt_otlp *ex, rt_otlp_attr a)
+{
+    if (!a.key || (a.type == RT_OTLP_STR && (!a.str || !*a.str)))
+        return;
+    for (size_t i = 0; i < ex->nres; i++)
+        if (strcmp(ex->res[i].key, a.key) == 0)
+            return;
+    ex->res[ex->nres++] = a;
+}
+
+static void res_str(rt_otlp *ex, const char *key, const char *value)
+{
+    res_add(ex, (rt_otlp_attr){.key = key, .type = RT_OTLP_STR, .str = value});
+}
+
+/* OpenTelemetry's host.arch for the kernel's machine name. */
+static const char *arch_name(const char *m)
+{
+    static const char *const map[][2] = {{"x86_64", "amd64"}, {"aarch64", "arm64"}, {"armv7l", "arm32"},
+                                         {"i686", "x86"},     {"i386", "x86"},      {"ppc64le", "ppc64"},
+                                         {"ppc64", "ppc64"},  {"s390x", "s390x"},   {"ppc", "ppc32"}};
+    for (size_t i = 0; i < RT_ARRAY_LEN(map); i++)
+        if (strcmp(m, map[i][0]) == 0)
+            return map[i][1];
+    return NULL;
+}
+
+/* OpenTelemetry's cloud.provider for the discovery's vendor id. */
+static const char *provider_name(const char *v)
+{
+    if (!v)
+        return NULL;
+    if (strcmp(v, "alicloud") == 0)
+        return "alibaba_cloud";
+    return v;
+}
+
+/* The resource of every push, from the first row's tree: built once, before the first push. */
+static void build_resource(rt_otlp *ex, const rt_otlp_row *first, double until)
+{
+    ex->res_built = true;
+    size_t cap = ex->nuser_res + ex->labels.count + 24;
+    ex->res = calloc(cap, sizeof *ex->res);
+    ex->res_strs = calloc(ex->labels.count + 1, sizeof *ex->res_strs);
+    if (!ex->res || !ex->res_strs) {
+        rt_log(&ex->lg, RT_LOG_WARN, "otlp: out of memory for the resource attributes");
+        return;
+    }
+    for (size_t i = 0; i < ex->nuser_res; i++)
+        res_str(ex, ex->user_res[i].key, ex->user_res[i].value);
+    const char *job_name = NULL;
+    for (size_t i = 0; i < ex->labels.count; i++)
+        if (strcmp(ex->labels.kv[i].key, "job_name") == 0)
+            job_name = ex->labels.kv[i].value;
+    res_str(ex, "service.name", job_name ? job_name : "resource-tracker");
+    res_str(ex, "telemetry.sdk.name", "resource-tracker");
+    res_str(ex, "telemetry.sdk.language", "c");
+    res_str(ex, "telemetry.sdk.version", rt_version());
+    res_str(ex, "host.name", ex->hostname);
+    res_str(ex, "host.id", ex->host_id);
+    struct utsname u;
+    if (uname(&u) == 0)
+        res_str(ex, "host.arch", arch_name(u.machine));
+    res_str(ex, "os.type", "linux");
+    double waited = rt_mono_secs() - ex->t0;
+    double bound = fmin(fmax(2.0 - waited, 0), fmax(until - rt_mono_secs(), 0) / 4);
+    const rt_cloud *c = ex->cloud ? rt_cloud_result(ex->cloud, bound) : NULL;
+    if (c) {
+        res_str(ex, "cloud.provider", provider_name(c->vendor_id));
+        res_str(ex, "cloud.account.id", c->account_id);
+        res_str(ex, "cloud.region", c->region_id);
+        res_str(ex, "cloud.availability_zone", c->zone_id);
+        res_str(ex, "host.type", c->instance_type);
+    }
+    if (first && first->has_proc && first->pid > 0)
+        res_add(ex, (rt_otlp_attr){.key = "process.pid", .type = RT_OTLP_INT, .i = first->pid});
+    if (ex->command && ex->command[0]) {
+        res_str(ex, "process.command", ex->command[0]);
+        res_add(ex, (rt_otlp_attr){.key = "process.command_args", .type = RT_OTLP_STRS,
+                                   .strs = (const char *const *)ex->command});
+    }
+    for (size_t i = 0; i < ex->labels.count; i++) {
+        char key[256];
+        if (!rt_pathf(key, sizeof key, "resource_tracker.%s", ex->labels.kv[i].key))
+            continue;
+        char *k = rt_strdup(key);
+        if (!k)
+            continue;
+        ex->res_strs[ex->nres_strs++] = k;
+        res_str(ex, k, ex->labels.kv[i].value);
+    }
+}
+
+/* ---- the pushes ----------------------------------------------------------------------------------- */
+
+static void pending_free(pending *p)
+{
+    rt_gzip_free(p->z);
+    free(p->raw);
+    memset(p, 0, sizeof *p);
+}
+
+/* Takes up to BATCH_ROWS queued rows and builds their request into ex->p. Returns false when the
+ * queue was empty, or the request could not be built (its samples counted refused, logged). */
+static bool build_pending(rt_otlp *ex, double until)
+{
+    rt_otlp_row *rows[BATCH_ROWS];
+    size_t n = 0;
+    pthread_mutex_lock(&ex->mu);
+    while (n < BATCH_ROWS && ex->qlen > 0) {
+        rows[n++] = ex->q[ex->qhead];
+        ex->qhead = (ex->qhead + 1) % ex->max_queue;
+        ex->qlen--;
+    }
+    pthread_mutex_unlock(&ex->mu);
+    if (n == 0)
+        return false;
+    if (!ex->res_built)
+        build_resource(ex, rows[0], until);
+    if (rt_otlp_accumulate(&ex->state, rows, n) != RT_OK)
+        rt_log(&ex->lg, RT_LOG_DEBUG, "otlp: out of memory for a device's series");
+    const char *why = NULL;
+    size_t len = rt_otlp_format(ex->res, ex->nres, rows, n, ex->json, ex->json_cap);
+    if (len >= ex->json_cap && len < BODY_MAX) {
+        char *grown = realloc(ex->json, len + 1);
+        if (grown) {
+            ex->json = grown;
+            ex->json_cap = len + 1;
+            len = rt_otlp_format(ex->res, ex->nres, rows, n, ex->json, ex->json_cap);
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free(rows[i]);
+    pending p = {.rows = n};
+    if (len >= ex->json_cap) {
+        why = len >= BODY_MAX ? "the request would be too large" : "out of memory";
+    } else if (ex->gzip) {
+        const void *data = NULL;
+        if (rt_gzip_new(len / 2 + 4096, &p.z) != RT_OK || rt_gzip_write(p.z, ex->json, len) != RT_OK ||
+            rt_gzip_finish(p.z, &data, &p.len) != RT_OK)
+            why = "out of memory for the gzip body";
+        p.data = data;
+    } else if ((p.raw = malloc(len)) != NULL) {
+        memcpy(p.raw, ex->json, len);
+        p.data = p.raw;
+        p.len = len;
+    } else {
+        why = "out of memory";
+    }
+    if (why) {
+        pending_free(&p);
+        pthread_mutex_lock(&ex->mu);
+        ex->rejected += n;
+        pthread_mutex_unlock(&ex->mu);
+        rt_log(&ex->lg, RT_LOG_WARN, "otlp: %zu samples dropped: %s", n, why);
+        return false;
+    }
+    ex->p = p;
+    ex->have_p = true;
+    return true;
+}
+
+/* Warns once when an accepted reply says some data points were rejected (partialSuccess). */
+static void check_partial(rt_otlp *ex, const rt_buf *body)
+{
+    if (ex->partial_warned || !body->data || body->len == 0)
+        return;
+    json_t *j = json_loadb(body->data, body->len, 0, NULL);
+    json_t *ps = json_object_get(j, "partialSuccess");
+    json_t *rej = json_object_get(ps, "rejectedDataPoints");
+    long long n = json_is_string(rej) ? strtoll(json_string_value(rej), NULL, 10) : json_integer_value(rej);
+    if (n > 0) {
+        const char *msg = json_string_value(json_object_get(ps, "errorMessage"));
+        rt_log(&ex->lg, RT_LOG_WARN, "otlp: the receiver rejected %lld data points (%.200s)", n, msg ? msg : "");
+        ex->partial_warned = true;
+    }
+    json_decref(j);
+}
+
+/* A short, printable excerpt of a reply body for a message. */
+static void excerpt(const rt_buf *body, char *out, size_t cap)
+{
+    size_t k = 0;
+    for (size_t i = 0; body->data && i < body->len && k + 1 < cap; i++) {
+        unsigned char c = (unsigned char)body->data[i];
+        out[k++] = c >= 0x20 && c < 0x7f ? (char)c : ' ';
+    }
+    out[k] = '\0';
+}
+
+/* Sends the pending push once, within timeout. why gets the failure ("HTTP 503", curl's words),
+ * *retry_after the delay a Retry-After asked for (-1: none). */
+static outcome send_pending(rt_otlp *ex, double timeout, char *why, size_t whylen, double *retry_after)
+{
+    rt_fetch_request rq = {.method = "POST", .url = ex->url, .headers = (const char *const *)ex->headers,
+                           .body = ex->p.data, .body_len = ex->p.len, .timeout_secs = timeout,
+                           .max_body = REPLY_MAX, .reply_header = "Retry-After"};
+    rt_fetch_reply rp;
+    char err[512] = "";
+    rt_error e = ex->fetch(ex->fetch_user, &rq, &rp, err, sizeof err);
+    pthread_mutex_lock(&ex->mu);
+    ex->requests++;
+    pthread_mutex_unlock(&ex->mu);
+    *retry_after = -1;
+    outcome o;
+    if (e == RT_OK && rp.status >= 200 && rp.status < 300) {
+        check_partial(ex, &rp.body);
+        o = SENT;
+    } else if (e == RT_OK) {
+        long s = rp.status;
+        o = s == 429 || s == 502 || s == 503 || s == 504 ? RETRY : REFUSED;
+        char body[160];
+        excerpt(&rp.body, body, sizeof body);
+        snprintf(why, whylen, "HTTP %ld%s%s", s, body[0] ? ": " : "", body);
+        if (o == RETRY)
+            *retry_after = rt_otlp_retry_after(rp.header, rt_real_secs(), RETRY_AFTER_CAP);
+    } else {
+        o = e == RT_ERR_IO ? RETRY : REFUSED; /* IO: no connection, no answer in time */
+        snprintf(why, whylen, "%s", err[0] ? err : rt_strerror(e));
+    }
+    rt_fetch_reply_free(&rp);
+    return o;
+}
+
+/* The pause before try number tries + 1: from lo doubling to hi, jittered into its upper half. */
+static double backoff(rt_otlp *ex, unsigned tries, double lo, double hi)
+{
+    double b = fmin(lo * ldexp(1.0, (int)(tries > 16 ? 16 : tries) - 1), hi);
+    return b * (0.5 + 0.5 * (double)rand_r(&ex->seed) / RAND_MAX);
+}
+
+/* Pushes the pending request and then the queue, batch by batch, until the queue is empty, a
+ * push must wait for its retry, or until (monotonic) comes. finishing: the short backoff. */
+static void drain(rt_otlp *ex, double until, bool finishing)
+{
+    for (;;) {
+        if (!ex->have_p && !build_pending(ex, until)) {
+            pthread_mutex_lock(&ex->mu);
+            bool more = ex->qlen > 0;
+            pthread_mutex_unlock(&ex->mu);
+            if (more)
+                continue; /* a batch that could not be built: the next one */
+            return;
+        }
+        double now = rt_mono_secs();
+        if (now < ex->p.retry_at)
+            return;
+        double timeout = fmin(ex->timeout, until - now);
+        if (timeout < MIN_REQUEST)
+            return;
+        char why[512] = "";
+        double ra;
+        outcome o = send_pending(ex, timeout, why, sizeof why, &ra);
+        size_t rows = ex->p.rows;
+        if (o == RETRY) {
+            ex->p.tries++;
+            double wait = ra >= 0 ? ra : finishing ? backoff(ex, ex->p.tries, 0.25, 1.0)
+                                                   : backoff(ex, ex->p.tries, BACKOFF_MIN, BACKOFF_MAX);
+            ex->p.retry_at = rt_mono_secs() + wait;
+            ex->p.asked = ra >= 0;
+            if (!ex->failing)
+                rt_log(&ex->lg, RT_LOG_WARN,
+                       "otlp: cannot push metrics (%s); retrying, samples are kept meanwhile (at most %zu)", why,
+                       ex->max_queue);
+            else
+                rt_log(&ex->lg, RT_LOG_DEBUG, "otlp: push try %u failed (%s); next in %.1f s", ex->p.tries, why,
+                       wait);
+            ex->failing = true;
+            return;
+        }
+        pending_free(&ex->p);
+        ex->have_p = false;
+        pthread_mutex_lock(&ex->mu);
+        if (o == SENT)
+            ex->delivered += rows;
+        else
+            ex->rejected += rows;
+        pthread_mutex_unlock(&ex->mu);
+        if (o == REFUSED)
+            rt_log(&ex->lg, RT_LOG_WARN, "otlp: the receiver refused a push of %zu samples (%s); it is dropped",
+                   rows, why);
+        else if (ex->failing)
+            rt_log(&ex->lg, RT_LOG_INFO, "otlp: metrics are pushed again");
+        ex->failing = o == REFUSED && ex->failing;
+    }
+}
+
+/* Warns once when the queue first overflowed. */
+static void note_drops(rt_otlp *ex)
+{
+    pthread_mutex_lock(&ex->mu);
+    uint64_t dropped = ex->dropped;
+    pthread_mutex_unlock(&ex->mu);
+    if (dropped && !ex->drop_warned) {
+        ex->drop_warned = true;
+        rt_log(&ex->lg, RT_LOG_WARN,
+               "otlp: the receiver does not take the samples fast enough: the queue (%zu samples) is full and the "
+               "oldest are dropped",
+               ex->max_queue);
+    }
+}
+
+/* The end: everything queued pushed, retried until the thread's own deadline (a little before
+ * rt_otlp_finish stops waiting); a backoff is cut short, a Retry-After is kept (past the deadline:
+ * given up). Sets ex->result. */
+static void finish_phase(rt_otlp *ex)
+{
+    pthread_mutex_lock(&ex->mu);
+    double until = ex->deadline - fmin(ex->finish_timeout * 0.05, 0.25);
+    pthread_mutex_unlock(&ex->mu);
+    if (ex->have_p && !ex->p.asked)
+        ex->p.retry_at = 0;
+    for (;;) {
+        drain(ex, until, true);
+        double now = rt_mono_secs();
+        if (!ex->have_p || now + MIN_REQUEST >= until || ex->p.retry_at >= until)
+            break;
+        double pause = ex->p.retry_at - now;
+        if (pause > 0) {
+            struct timespec ts = {.tv_sec = (time_t)pause, .tv_nsec = (long)((pause - floor(pause)) * 1e9)};
+            nanosleep(&ts, NULL);
+        }
+    }
+    note_drops(ex);
+    pthread_mutex_lock(&ex->mu);
+    uint64_t added = ex->added, delivered = ex->delivered, dropped = ex->dropped;
+    uint64_t unsent = ex->qlen + (ex->have_p ? ex->p.rows : 0);
+    uint64_t refused = ex->rejected;
+    pthread_mutex_unlock(&ex->mu);
+    if (delivered < added)
+        rt_log(&ex->lg, RT_LOG_WARN,
+               "otlp: %llu of %llu samples were not delivered (%llu still queued at the end, %llu dropped from the "
+               "full queue, %llu refused)",
+               (unsigned long long)(added - delivered), (unsigned long long)added, (unsigned long long)unsent,
+               (unsigned long long)dropped, (unsigned long long)refused);
+    ex->result = delivered == added ? RT_OK : RT_ERR_IO;
+}
+
+static void otlp_destroy(rt_otlp *ex);
+
+/* The exporter's thread: a push every interval (and the retries between), then the end. Frees
+ * ex itself when rt_otlp_free gave up waiting for it (orphaned). */
+static void *otlp_main(void *arg)
+{
+    rt_otlp *ex = arg;
+    double next = ex->t0 + ex->interval;
+    pthread_mutex_lock(&ex->mu);
+    for (;;) {
+        double wake = ex->have_p && ex->p.retry_at < next ? ex->p.retry_at : next;
+        wait_until(ex, wake, &ex->finishing);
+        if (ex->finishing)
+            break;
+        pthread_mutex_unlock(&ex->mu);
+        double now = rt_mono_secs();
+        bool tick = now >= next;
+        if (tick)
+            next += ex->interval * floor((now - next) / ex->interval + 1.0);
+        if (tick || (ex->have_p && now >= ex->p.retry_at))
+            drain(ex, INFINITY, false);
+        note_drops(ex);
+        pthread_mutex_lock(&ex->mu);
+    }
+    pthread_mutex_unlock(&ex->mu);
+    finish_phase(ex);
+    pthread_mutex_lock(&ex->mu);
+    ex->done = true;
+    bool orphaned = ex->orphaned;
+    pthread_cond_broadcast(&ex->cv);
+    pthread_mutex_unlock(&ex->mu);
+    if (orphaned)
+        otlp_destroy(ex);
+    return NULL;
+}
+
+/* ---- the public side ------------------------------------------------------------------------------ */
+
+static void otlp_destroy(rt_otlp *ex)
+{
+    for (size_t i = 0; ex->q && i < ex->qlen; i++)
+        free(ex->q[(ex->qhead + i) % ex->max_queue]);
+    free(ex->q);
+    pending_free(&ex->p);
+    rt_otlp_state_free(&ex->state);
+    for (size_t i = 0; ex->headers && ex->headers[i]; i++) /* they may hold credentials */
+        explicit_bzero(ex->headers[i], strlen(ex->headers[i]));
+    strv_free(ex->headers);
+    for (size_t i = 0; i < ex->nuser_res; i++) {
+        free((char *)ex->user_res[i].key);
+        free((char *)ex->user_res[i].value);
+    }
+    free(ex->user_res);
+    rt_labels_free(&ex->labels);
+    strv_free(ex->command);
+    for (size_t i = 0; i < ex->nres_strs; i++)
+        free(ex->res_strs[i]);
+    free(ex->res_strs);
+    free(ex->res);
+    free(ex->json);
+    free(ex->hostname);
+    free(ex->host_id);
+    free(ex->url);
+    pthread_mutex_destroy(&ex->mu);
+    pthread_mutex_destroy(&ex->logmu);
+    pthread_cond_destroy(&ex->cv);
+    free(ex);
+}
+
+/* A usable "Name: value" header: a non-empty token name, a colon, no line breaks. */
+static bool header_ok(const char *h)
+{
+    const char *colon = strchr(h, ':');
+    if (!colon || colon == h || strpbrk(h, "\r\n"))
+        return false;
+    for (const char *p = h; p < colon; p++)
+        if (*p <= ' ' || *p >= 0x7f)
+            return false;
+    return true;
+}
+
+/* Copies what the options point to into ex. Returns false on no memory. */
+static bool copy_options(rt_otlp *ex, const rt_otlp_options *o)
+{
+    size_t n = 0;
+    ex->url = rt_strdup(o->url);
+    ex->headers = strv_dup(o->headers, SIZE_MAX, 2, &n);
+    if (!ex->url || !ex->headers)
+        return false;
+    if (!(ex->headers[n++] = rt_strdup("Content-Type: application/json")) ||
+        (ex->gzip && !(ex->headers[n++] = rt_strdup("Content-Encoding: gzip"))))
+        return false;
+    ex->nheaders = n;
+    if (o->resource_count) {
+        ex->user_res = calloc(o->resource_count, sizeof *ex->user_res);
+        if (!ex->user_res)
+            return false;
+        for (size_t i = 0; i < o->resource_count; i++) {
+            const rt_kv *kv = &o->resource[i];
+            if (!kv->key || !*kv->key)
+                continue;
+            rt_kv *d = &ex->user_res[ex->nuser_res++];
+            d->key = rt_strdup(kv->key);
+            d->value = rt_strdup(kv->value ? kv->value : "");
+            if (!d->key || !d->value)
+                return false;
+        }
+    }
+    if (o->command && !(ex->command = strv_dup(o->command, SIZE_MAX, 0, NULL)))
+        return false;
+    if (o->host && ((o->host->hostname && !(ex->hostname = rt_strdup(o->host->hostname))) ||
+                    (o->host->host_id && !(ex->host_id = rt_strdup(o->host->host_id)))))
+        return false;
+    if (o->job) {
+        rt_job j = RT_JOB_INIT;
+        if (rt_struct_copy(&j, sizeof j, o->job) < 0 || rt_labels_from_job(&j, &ex->labels) != RT_OK)
+            return false;
+    }
+    ex->q = calloc(ex->max_queue, sizeof *ex->q);
+    ex->json_cap = 1 << 16;
+    ex->json = malloc(ex->json_cap);
+    return ex->q && ex->json;
+}
+
+rt_error rt_otlp_start_net(const rt_otlp_options *opts, rt_otlp_fetch_fn fetch, void *user, rt_otlp **out)
+{
+    if (!out)
+        return RT_ERR_INVALID;
+    *out = NULL;
+    rt_otlp_options o = RT_OTLP_OPTIONS_INIT;
+    if (!opts || !fetch || rt_struct_copy(&o, sizeof o, opts) < 0 || !o.url ||
+        (strncmp(o.url, "http://", 7) != 0 && strncmp(o.url, "https://", 8) != 0) ||
+        !(o.interval_secs >= 0 && o.interval_secs < 1e6) || !(o.timeout_secs >= 0 && o.timeout_secs < 1e6) ||
+        !(o.finish_timeout_secs >= 0 && o.finish_timeout_secs < 1e6) || (o.resource_count && !o.resource))
+        return RT_ERR_INVALID;
+    for (size_t i = 0; o.headers && o.headers[i]; i++)
+        if (!header_ok(o.headers[i]))
+            return RT_ERR_INVALID;
+    char err[256];
+    if (!o.no_gzip && rt_gzip_available(err, sizeof err) != RT_OK)
+        return RT_ERR_UNSUPPORTED;
+    rt_otlp *ex = calloc(1, sizeof *ex);
+    if (!ex)
+        return RT_ERR_NOMEM;
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_mutex_init(&ex->mu, NULL);
+    pthread_mutex_init(&ex->logmu, NULL);
+    pthread_cond_init(&ex->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    ex->user_lg = (rt_logger){.fn = o.log, .user = o.log_user};
+    ex->lg = (rt_logger){.fn = otlp_log, .user = ex};
+    ex->fetch = fetch;
+    ex->fetch_user = user;
+    ex->cloud = o.cloud;
+    ex->interval = o.interval_secs > 0 ? o.interval_secs : 10.0;
+    ex->timeout = o.timeout_secs > 0 ? o.timeout_secs : 10.0;
+    ex->finish_timeout = o.finish_timeout_secs > 0 ? o.finish_timeout_secs : 10.0;
+    ex->gzip = !o.no_gzip;
+    ex->max_queue = o.max_queue_samples ? o.max_queue_samples : 1024;
+    ex->seed = (unsigned)(rt_real_secs() * 1000.0) ^ (unsigned)(uintptr_t)ex;
+    if (!copy_options(ex, &o)) {
+        otlp_destroy(ex);
+        return RT_ERR_NOMEM;
+    }
+    ex->t0 = rt_mono_secs();
+    int e = pthread_create(&ex->th, NULL, otlp_main, ex);
+    if (e != 0) {
+        otlp_destroy(ex);
+        errno = e;
+        return RT_ERR_SYSTEM;
+    }
+    *out = ex;
+    return RT_OK;
+}
+
+/* rt_otlp_fetch_fn through libcurl. */
+static rt_error curl_fetch(void *user, const rt_fetch_request *req, rt_fetch_reply *out, char *err, size_t errlen)
+{
+    (void)user;
+    return rt_fetch(req, out, err, errlen);
+}
 
 rt_error rt_otlp_start(const rt_otlp_options *opts, rt_otlp **out)
 {
-    (void)opts;
     if (out)
         *out = NULL;
-    return RT_ERR_UNSUPPORTED;
+    if (!opts || !out || opts->struct_size < sizeof(size_t))
+        return RT_ERR_INVALID;
+    char err[256];
+    if (rt_fetch_available(err, sizeof err) != RT_OK)
+        return RT_ERR_UNSUPPORTED;
+    return rt_otlp_start_net(opts, curl_fetch, NULL, out);
 }
-rt_error rt_otlp_add(rt_otlp *ex, const rt_sample *sample)
-{
-    (void)ex, (void)sample;
-    return RT_ERR_UNSUPPORTED;
-}
+
 rt_error rt_otlp_finish(rt_otlp *ex)
 {
-    (void)ex;
-    return RT_ERR_UNSUPPORTED;
+    if (!ex)
+        return RT_ERR_INVALID;
+    pthread_mutex_lock(&ex->mu);
+    if (ex->finishing) {
+        pthread_mutex_unlock(&ex->mu);
+        return RT_ERR_INVALID;
+    }
+    ex->finishing = true;
+    ex->deadline = rt_mono_secs() + ex->finish_timeout;
+    pthread_cond_broadcast(&ex->cv);
+    wait_until(ex, ex->deadline, &ex->done);
+    rt_error r = ex->done ? ex->result : RT_ERR_IO;
+    uint64_t undelivered = ex->added - ex->delivered;
+    bool late = !ex->done;
+    pthread_mutex_unlock(&ex->mu);
+    if (late) { /* the thread is still in a request that began before the end: it says nothing more */
+        rt_log(&ex->lg, RT_LOG_WARN, "otlp: %llu samples were not delivered (the receiver did not answer in time)",
+               (unsigned long long)undelivered);
+        pthread_mutex_lock(&ex->logmu);
+        ex->log_closed = true;
+        pthread_mutex_unlock(&ex->logmu);
+    }
+    return r;
 }
+
 void rt_otlp_free(rt_otlp *ex)
 {
-    (void)ex;
+    if (!ex)
+        return;
+    pthread_mutex_lock(&ex->mu);
+    bool called = ex->finishing;
+    pthread_mutex_unlock(&ex->mu);
+    if (!called)
+        rt_otlp_finish(ex);
+    pthread_mutex_lock(&ex->mu);
+    if (!ex->done) { /* a request past its deadline: the thread frees ex when it ends */
+        pthread_mutex_lock(&ex->logmu);
+        ex->log_closed = true;
+        pthread_mutex_unlock(&ex->logmu);
+        pthread_detach(ex->th);
+        ex->orphaned = true;
+        pthread_mutex_unlock(&ex->mu);
+        return;
+    }
+    pthread_mutex_unlock(&ex->mu);
+    pthread_join(ex->th, NULL);
+    otlp_destroy(ex);
+}
+
+void rt_otlp_counts(rt_otlp *ex, uint64_t *added, uint64_t *delivered, uint64_t *dropped, uint64_t *rejected,
+                    unsigned *requests)
+{
+    pthread_mutex_lock(&ex->mu);
+    if (added)
+        *added = ex->added;
+    if (delivered)
+        *delivered = ex->delivered;
+    if (dropped)
+        *dropped = ex->dropped;
+    if (rejected)
+        *rejected = ex->rejected;
+    if (requests)
+        *requests = ex->requests;
+    pthread_mutex_unlock(&ex->mu);
 }

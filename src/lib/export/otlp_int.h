@@ -1,0 +1,133 @@
+/* otlp_int.h - the OTLP/HTTP exporter's internals: the compact row a queued sample becomes, the
+ * pure JSON builder (otlp_json.c) that turns rows into an ExportMetricsServiceRequest, and the
+ * network seam a unit test fakes (otlp.c). Internal to the library. */
+#ifndef RT_OTLP_INT_H
+#define RT_OTLP_INT_H
+
+#include "../core/core.h"
+#include "../net/curl.h"
+
+/* ---- a queued sample ------------------------------------------------------------------------- */
+
+/* A disk or an interface: its name and two counters since boot (read/write, receive/transmit),
+ * and what the accumulation (rt_otlp_accumulate) made of them: the bytes since the series began,
+ * and when it began (Unix nanoseconds). */
+typedef struct rt_otlp_dev {
+    const char *name;
+    uint64_t a, b;         /* RT_NULL_U64: not reported */
+    uint64_t ia, ib;       /* of them, in the sample's interval */
+    uint64_t cum_a, cum_b; /* filled by rt_otlp_accumulate */
+    uint64_t start_ns;
+} rt_otlp_dev;
+
+typedef struct rt_otlp_gpu {
+    const char *id;                  /* uuid, else the PCI address, else NULL (the index is used) */
+    double util_pct;                 /* 0..100; NaN */
+    uint64_t vram_used, vram_total;  /* RT_NULL_U64 */
+} rt_otlp_gpu;
+
+/* The figures of one sample the exporter sends (doubles NaN, integers RT_NULL_* when null), in
+ * one allocation with its arrays and strings (free with free()). */
+typedef struct rt_otlp_row {
+    double ts, interval;
+    double cpu_cores;  /* busy cores (utilization_pct of rt_cpu) */
+    int64_t cores;     /* online cores; RT_NULL_I64 */
+    double utime, stime;
+    int64_t procs_running;
+    double mem_total, mem_free, mem_used, mem_cached, mem_buffers, mem_available; /* MiB */
+    double swap_total, swap_used;
+    uint64_t fs_used, fs_free;
+    /* the tracked tree (has_proc) */
+    int has_proc;
+    int64_t pid, children, threads;
+    double p_cores, p_cpu_total, p_rss, p_pss, p_swap, p_rss_peak, p_mem_peak; /* MiB */
+    uint64_t p_read_total, p_write_total, p_gpu_vram;
+    double p_gpu_util_pct;
+    /* the tree's cgroup, else the tracker's own (has_cg) */
+    int has_cg;
+    double cg_cpu_total, cg_mem, cg_mem_peak, cg_mem_limit, cg_quota, cg_throttled; /* MiB, s */
+    int64_t cg_pids;
+    uint64_t cg_oom;
+    /* what the accumulation adds: the machine's CPU seconds by mode since the series began */
+    double cpu_user_cum, cpu_system_cum;
+    uint64_t start_ns; /* when tracking began: the start of every cumulative series of the tree */
+    size_t ndisk, nnet, ngpu;
+    rt_otlp_dev *disk, *net;
+    rt_otlp_gpu *gpu;
+} rt_otlp_row;
+
+/* A row holding sample's figures (copied: names included), or NULL on no memory. */
+rt_otlp_row *rt_otlp_row_new(const rt_sample *sample);
+
+/* Bytes a row of sample takes (what the queue holds per sample). */
+size_t rt_otlp_row_size(const rt_sample *sample);
+
+/* ---- the body ------------------------------------------------------------------------------------ */
+
+/* What the cumulative series remember between pushes: when tracking began, the CPU seconds by
+ * mode so far, and each disk's and interface's counter at its series' start. */
+typedef struct rt_otlp_base {
+    char *name;
+    int kind; /* 0 disk, 1 network */
+    uint64_t a, b, start_ns;
+} rt_otlp_base;
+
+typedef struct rt_otlp_state {
+    uint64_t start_ns; /* 0 until the first row */
+    double cpu_user, cpu_system;
+    rt_otlp_base *bases;
+    size_t nbases, cap_bases;
+} rt_otlp_state;
+
+/* Fills the accumulated fields of rows (in time order), advancing st: tracking began at the first
+ * row's timestamp less its interval; system.cpu.time adds each row's utime/stime; a disk's or an
+ * interface's series starts at the reading before the row it first appears in (its counters less
+ * that row's interval bytes) and starts again when a counter goes back. Returns RT_OK, or
+ * RT_ERR_NOMEM (a device that could not be remembered gets no cumulative figures: RT_NULL_U64). */
+rt_error rt_otlp_accumulate(rt_otlp_state *st, rt_otlp_row *const *rows, size_t n);
+
+void rt_otlp_state_free(rt_otlp_state *st);
+
+/* One resource attribute: a string, an integer or an array of strings. */
+typedef enum rt_otlp_attr_type { RT_OTLP_STR = 0, RT_OTLP_INT = 1, RT_OTLP_STRS = 2 } rt_otlp_attr_type;
+
+typedef struct rt_otlp_attr {
+    const char *key;
+    rt_otlp_attr_type type;
+    const char *str;
+    int64_t i;
+    const char *const *strs; /* NULL-terminated */
+} rt_otlp_attr;
+
+/* Formats the ExportMetricsServiceRequest (OTLP/JSON) of n accumulated rows into buf (cap bytes,
+ * NUL-terminated when cap > 0): one resourceMetrics with the attributes res, one scopeMetrics of
+ * scope "resource-tracker" (version), a metric per name that has at least one data point, and a
+ * data point per row (per device, state, direction) for each figure the row has: a null figure
+ * has no point. Pure. Returns the length needed like snprintf. */
+size_t rt_otlp_format(const rt_otlp_attr *res, size_t nres, rt_otlp_row *const *rows, size_t n, char *buf,
+                      size_t cap);
+
+/* The name of metric i of those rt_otlp_format may write (static), NULL past the last. */
+const char *rt_otlp_metric_name(size_t i);
+
+/* ---- the seam for tests --------------------------------------------------------------------------- */
+
+/* Performs req as rt_fetch does (same contract). */
+typedef rt_error (*rt_otlp_fetch_fn)(void *user, const rt_fetch_request *req, rt_fetch_reply *out, char *err,
+                                     size_t errlen);
+
+/* rt_otlp_start with fetch (user its first argument) instead of libcurl; libcurl is then not
+ * loaded. Same results as rt_otlp_start. */
+rt_error rt_otlp_start_net(const rt_otlp_options *opts, rt_otlp_fetch_fn fetch, void *user, rt_otlp **out);
+
+/* Counters for tests: samples added, delivered, dropped (the queue was full), rejected (a
+ * push that was refused or given up), requests made. Any pointer may be NULL. Thread-safe. */
+void rt_otlp_counts(rt_otlp *ex, uint64_t *added, uint64_t *delivered, uint64_t *dropped, uint64_t *rejected,
+                    unsigned *requests);
+
+/* The delay before the next try after a retryable failure: Retry-After's value (delta seconds
+ * or an HTTP-date, against now_unix) when it parses, capped at cap; else the backoff. Returns
+ * seconds >= 0, or -1 when value holds no usable Retry-After. Pure. */
+double rt_otlp_retry_after(const char *value, double now_unix, double cap);
+
+#endif
