@@ -349,7 +349,7 @@ static bool build_pending(rt_otlp *ex, double until)
         why = len >= BODY_MAX ? "the request would be too large" : "out of memory";
     } else if (ex->gzip) {
         const void *data = NULL;
-        if (rt_gzip_new(len / 2 + 4096, &p.z) != RT_OK || rt_gzip_write(p.z, ex->json, len) != RT_OK ||
+        if (rt_gzip_new(len + len / 8 + 65536, &p.z) != RT_OK || rt_gzip_write(p.z, ex->json, len) != RT_OK ||
             rt_gzip_finish(p.z, &data, &p.len) != RT_OK)
             why = "out of memory for the gzip body";
         p.data = data;
