@@ -34,6 +34,7 @@
 #define BACKOFF_MIN 1.0
 #define BACKOFF_MAX 30.0
 #define MIN_REQUEST 0.05          /* the least time a request is given */
+#define OUTAGE_WARN_SECS 10.0     /* failing this long is warned about (a short blip is not) */
 
 typedef enum outcome { SENT, REFUSED, RETRY } outcome;
 
@@ -87,7 +88,9 @@ struct rt_otlp {
     rt_otlp_attr *res;
     char **res_strs;   /* strings made for res (resource_tracker.LABEL keys) */
     size_t nres, nres_strs;
-    bool res_built, failing, drop_warned, partial_warned;
+    bool res_built, failing, outage_warned, drop_warned, partial_warned;
+    double fail_since;     /* monotonic: the first failure of the current outage */
+    char last_why[256];    /* the last failure, for the end's message */
     char *json;
     size_t json_cap;
     unsigned seed;
@@ -471,13 +474,19 @@ static void drain(rt_otlp *ex, double until, bool finishing)
                                                    : backoff(ex, ex->p.tries, BACKOFF_MIN, BACKOFF_MAX);
             ex->p.retry_at = rt_mono_secs() + wait;
             ex->p.asked = ra >= 0;
+            double now2 = rt_mono_secs();
             if (!ex->failing)
+                ex->fail_since = now2;
+            rt_copy_str(ex->last_why, sizeof ex->last_why, why);
+            if (!ex->outage_warned && now2 - ex->fail_since >= OUTAGE_WARN_SECS) {
+                ex->outage_warned = true;
                 rt_log(&ex->lg, RT_LOG_WARN,
-                       "otlp: cannot push metrics (%s); retrying, samples are kept meanwhile (at most %zu)", why,
-                       ex->max_queue);
-            else
+                       "otlp: cannot push metrics for %.0f s (%s); retrying, samples are kept meanwhile (at most %zu)",
+                       now2 - ex->fail_since, why, ex->max_queue);
+            } else {
                 rt_log(&ex->lg, RT_LOG_DEBUG, "otlp: push try %u failed (%s); next in %.1f s", ex->p.tries, why,
                        wait);
+            }
             ex->failing = true;
             return;
         }
@@ -492,9 +501,12 @@ static void drain(rt_otlp *ex, double until, bool finishing)
         if (o == REFUSED)
             rt_log(&ex->lg, RT_LOG_WARN, "otlp: the receiver refused a push of %zu samples (%s); it is dropped",
                    rows, why);
-        else if (ex->failing)
+        else if (ex->outage_warned)
             rt_log(&ex->lg, RT_LOG_INFO, "otlp: metrics are pushed again");
-        ex->failing = o == REFUSED && ex->failing;
+        if (o == REFUSED)
+            rt_copy_str(ex->last_why, sizeof ex->last_why, why);
+        ex->failing = false;
+        ex->outage_warned = false;
     }
 }
 
@@ -543,9 +555,9 @@ static void finish_phase(rt_otlp *ex)
     if (delivered < added)
         rt_log(&ex->lg, RT_LOG_WARN,
                "otlp: %llu of %llu samples were not delivered (%llu still queued at the end, %llu dropped from the "
-               "full queue, %llu refused)",
+               "full queue, %llu refused; last error: %s)",
                (unsigned long long)(added - delivered), (unsigned long long)added, (unsigned long long)unsent,
-               (unsigned long long)dropped, (unsigned long long)refused);
+               (unsigned long long)dropped, (unsigned long long)refused, ex->last_why[0] ? ex->last_why : "none");
     ex->result = delivered == added ? RT_OK : RT_ERR_IO;
 }
 
