@@ -4,6 +4,7 @@
  * metric names where they exist and resource_tracker.* for the rest. */
 #define _GNU_SOURCE
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,10 +354,6 @@ static void m_cpu_time(pts *p, const rt_otlp_row *r)
     pd(p, r, r->start_ns, A1("cpu.mode", "user"), r->cpu_user_cum);
     pd(p, r, r->start_ns, A1("cpu.mode", "system"), r->cpu_system_cum);
 }
-static void m_cpu_count(pts *p, const rt_otlp_row *r)
-{
-    pi(p, r, r->start_ns, A0, r->cores);
-}
 static void m_procs(pts *p, const rt_otlp_row *r)
 {
     pi(p, r, r->start_ns, A1("process.status", "running"), r->procs_running);
@@ -382,10 +379,6 @@ static void m_mem_usage(pts *p, const rt_otlp_row *r)
 static void m_mem_util(pts *p, const rt_otlp_row *r)
 {
     mem_each(p, r, true);
-}
-static void m_mem_limit(pts *p, const rt_otlp_row *r)
-{
-    pmib(p, r, r->start_ns, A0, r->mem_total);
 }
 static void m_paging(pts *p, const rt_otlp_row *r)
 {
@@ -441,168 +434,115 @@ static void m_gpu_limit(pts *p, const rt_otlp_row *r)
     gpu_each(p, r, 2);
 }
 
-/* The tree's figures: nothing without one. */
-#define PROC_ONLY(r)                                                                                              \
-    do {                                                                                                          \
-        if (!(r)->has_proc)                                                                                       \
-            return;                                                                                               \
-    } while (0)
-#define CG_ONLY(r)                                                                                                \
-    do {                                                                                                          \
-        if (!(r)->has_cg)                                                                                         \
-            return;                                                                                               \
-    } while (0)
-
-static void m_p_cpu_time(pts *p, const rt_otlp_row *r)
-{
-    PROC_ONLY(r);
-    pd(p, r, r->start_ns, A0, r->p_cpu_total);
-}
+/* The tree's figures (none without a tree). */
 static void m_p_cpu_util(pts *p, const rt_otlp_row *r)
 {
-    PROC_ONLY(r);
+    if (!r->has_proc)
+        return;
     pd(p, r, 0, A0, r->cores != RT_NULL_I64 ? ratio(r->p_cores, (double)r->cores) : NAN);
-}
-static void m_p_rss(pts *p, const rt_otlp_row *r)
-{
-    PROC_ONLY(r);
-    pmib(p, r, r->start_ns, A0, r->p_rss);
-}
-static void m_p_threads(pts *p, const rt_otlp_row *r)
-{
-    PROC_ONLY(r);
-    pi(p, r, r->start_ns, A0, r->threads);
 }
 static void m_p_disk_io(pts *p, const rt_otlp_row *r)
 {
-    PROC_ONLY(r);
+    if (!r->has_proc)
+        return;
     pu(p, r, r->start_ns, A1("disk.io.direction", "read"), r->p_read_total);
     pu(p, r, r->start_ns, A1("disk.io.direction", "write"), r->p_write_total);
 }
-static void m_p_pss(pts *p, const rt_otlp_row *r)
-{
-    PROC_ONLY(r);
-    pmib(p, r, r->start_ns, A0, r->p_pss);
-}
-static void m_p_swap(pts *p, const rt_otlp_row *r)
-{
-    PROC_ONLY(r);
-    pmib(p, r, r->start_ns, A0, r->p_swap);
-}
-static void m_p_rss_peak(pts *p, const rt_otlp_row *r)
-{
-    PROC_ONLY(r);
-    pmib(p, r, 0, A0, r->p_rss_peak);
-}
-static void m_p_mem_peak(pts *p, const rt_otlp_row *r)
-{
-    PROC_ONLY(r);
-    pmib(p, r, 0, A0, r->p_mem_peak);
-}
-static void m_p_children(pts *p, const rt_otlp_row *r)
-{
-    PROC_ONLY(r);
-    pi(p, r, r->start_ns, A0, r->children);
-}
 static void m_p_gpu_util(pts *p, const rt_otlp_row *r)
 {
-    PROC_ONLY(r);
+    if (!r->has_proc)
+        return;
     pd(p, r, 0, A0, r->p_gpu_util_pct / 100.0);
-}
-static void m_p_gpu_mem(pts *p, const rt_otlp_row *r)
-{
-    PROC_ONLY(r);
-    pu(p, r, r->start_ns, A0, r->p_gpu_vram);
-}
-static void m_cg_cpu(pts *p, const rt_otlp_row *r)
-{
-    CG_ONLY(r);
-    pd(p, r, r->start_ns, A0, r->cg_cpu_total);
-}
-static void m_cg_mem(pts *p, const rt_otlp_row *r)
-{
-    CG_ONLY(r);
-    pmib(p, r, r->start_ns, A0, r->cg_mem);
-}
-static void m_cg_peak(pts *p, const rt_otlp_row *r)
-{
-    CG_ONLY(r);
-    pmib(p, r, 0, A0, r->cg_mem_peak);
-}
-static void m_cg_limit(pts *p, const rt_otlp_row *r)
-{
-    CG_ONLY(r);
-    pmib(p, r, r->start_ns, A0, r->cg_mem_limit);
-}
-static void m_cg_quota(pts *p, const rt_otlp_row *r)
-{
-    CG_ONLY(r);
-    pd(p, r, 0, A0, r->cg_quota);
-}
-static void m_cg_throttled(pts *p, const rt_otlp_row *r)
-{
-    CG_ONLY(r);
-    pd(p, r, r->start_ns, A0, r->cg_throttled);
-}
-static void m_cg_pids(pts *p, const rt_otlp_row *r)
-{
-    CG_ONLY(r);
-    pi(p, r, r->start_ns, A0, r->cg_pids);
-}
-static void m_cg_oom(pts *p, const rt_otlp_row *r)
-{
-    CG_ONLY(r);
-    pu(p, r, r->start_ns, A0, r->cg_oom);
 }
 
 typedef enum kind { GAUGE, COUNTER, UPDOWN } kind;
+typedef enum vkind { V_DOUBLE, V_MIB, V_I64, V_U64 } vkind;
+typedef enum owner { MACHINE, TREE, CGROUP } owner;
 
+/* A metric: its emitter, or (emit NULL) the one figure of the row at offset `at`, of type v, a
+ * point without attributes where the row has its owner (the tree, the cgroup). */
 typedef struct mspec {
     const char *name, *unit, *desc;
     kind k;
     void (*emit)(pts *p, const rt_otlp_row *r);
+    size_t at;
+    vkind v;
+    owner of;
 } mspec;
 
+#define F(field, type, who) offsetof(rt_otlp_row, field), type, who
+#define E(fn) fn, 0, V_DOUBLE, MACHINE
+
+/* The point of a one-figure metric m for row r. */
+static void one_figure(pts *p, const mspec *m, const rt_otlp_row *r)
+{
+    if ((m->of == TREE && !r->has_proc) || (m->of == CGROUP && !r->has_cg))
+        return;
+    uint64_t start = m->k == GAUGE ? 0 : r->start_ns;
+    const char *f = (const char *)r + m->at;
+    double d;
+    int64_t i;
+    uint64_t u;
+    switch (m->v) {
+    case V_DOUBLE:
+    case V_MIB:
+        memcpy(&d, f, sizeof d);
+        if (m->v == V_MIB)
+            pmib(p, r, start, A0, d);
+        else
+            pd(p, r, start, A0, d);
+        break;
+    case V_I64:
+        memcpy(&i, f, sizeof i);
+        pi(p, r, start, A0, i);
+        break;
+    case V_U64:
+        memcpy(&u, f, sizeof u);
+        pu(p, r, start, A0, u);
+        break;
+    }
+}
+
 static const mspec metrics[] = {
-    {"system.cpu.utilization", "1", "Busy share of all logical CPUs (0..1)", GAUGE, m_cpu_util},
-    {"system.cpu.time", "s", "CPU seconds of the machine by mode since tracking began", COUNTER, m_cpu_time},
-    {"system.cpu.logical.count", "{cpu}", "Online logical CPUs", UPDOWN, m_cpu_count},
-    {"system.process.count", "{process}", "Runnable processes", UPDOWN, m_procs},
-    {"system.memory.usage", "By", "Memory in use by state", UPDOWN, m_mem_usage},
-    {"system.memory.limit", "By", "Total memory", UPDOWN, m_mem_limit},
-    {"system.memory.utilization", "1", "Share of total memory by state", GAUGE, m_mem_util},
-    {"system.paging.usage", "By", "Swap space by state", UPDOWN, m_paging},
-    {"system.disk.io", "By", "Bytes read and written by each disk since its series began", COUNTER, m_disk_io},
+    {"system.cpu.utilization", "1", "Busy share of all logical CPUs (0..1)", GAUGE, E(m_cpu_util)},
+    {"system.cpu.time", "s", "CPU seconds of the machine by mode since tracking began", COUNTER, E(m_cpu_time)},
+    {"system.cpu.logical.count", "{cpu}", "Online logical CPUs", UPDOWN, NULL, F(cores, V_I64, MACHINE)},
+    {"system.process.count", "{process}", "Runnable processes", UPDOWN, E(m_procs)},
+    {"system.memory.usage", "By", "Memory in use by state", UPDOWN, E(m_mem_usage)},
+    {"system.memory.limit", "By", "Total memory", UPDOWN, NULL, F(mem_total, V_MIB, MACHINE)},
+    {"system.memory.utilization", "1", "Share of total memory by state", GAUGE, E(m_mem_util)},
+    {"system.paging.usage", "By", "Swap space by state", UPDOWN, E(m_paging)},
+    {"system.disk.io", "By", "Bytes read and written by each disk since its series began", COUNTER, E(m_disk_io)},
     {"system.network.io", "By", "Bytes received and sent by each interface since its series began", COUNTER,
-     m_net_io},
-    {"system.filesystem.usage", "By", "Filesystem space of the disks' filesystems by state", UPDOWN, m_fs},
-    {"hw.gpu.utilization", "1", "GPU utilization (0..1)", GAUGE, m_gpu_util},
-    {"hw.gpu.memory.usage", "By", "GPU memory in use", UPDOWN, m_gpu_mem},
-    {"hw.gpu.memory.limit", "By", "GPU memory in all", UPDOWN, m_gpu_limit},
-    {"process.cpu.time", "s", "CPU seconds of the tracked tree since tracking began", COUNTER, m_p_cpu_time},
-    {"process.cpu.utilization", "1", "The tree's CPU use as a share of all logical CPUs", GAUGE, m_p_cpu_util},
-    {"process.memory.usage", "By", "Resident memory of the tree", UPDOWN, m_p_rss},
-    {"process.thread.count", "{thread}", "Threads of the tree", UPDOWN, m_p_threads},
-    {"process.disk.io", "By", "Storage bytes of the tree since tracking began", COUNTER, m_p_disk_io},
-    {"resource_tracker.process.memory.pss", "By", "Proportional set size of the tree", UPDOWN, m_p_pss},
-    {"resource_tracker.process.memory.swap", "By", "Swapped-out memory of the tree", UPDOWN, m_p_swap},
+     E(m_net_io)},
+    {"system.filesystem.usage", "By", "Filesystem space of the disks' filesystems by state", UPDOWN, E(m_fs)},
+    {"hw.gpu.utilization", "1", "GPU utilization (0..1)", GAUGE, E(m_gpu_util)},
+    {"hw.gpu.memory.usage", "By", "GPU memory in use", UPDOWN, E(m_gpu_mem)},
+    {"hw.gpu.memory.limit", "By", "GPU memory in all", UPDOWN, E(m_gpu_limit)},
+    {"process.cpu.time", "s", "CPU seconds of the tracked tree since tracking began", COUNTER, NULL, F(p_cpu_total, V_DOUBLE, TREE)},
+    {"process.cpu.utilization", "1", "The tree's CPU use as a share of all logical CPUs", GAUGE, E(m_p_cpu_util)},
+    {"process.memory.usage", "By", "Resident memory of the tree", UPDOWN, NULL, F(p_rss, V_MIB, TREE)},
+    {"process.thread.count", "{thread}", "Threads of the tree", UPDOWN, NULL, F(threads, V_I64, TREE)},
+    {"process.disk.io", "By", "Storage bytes of the tree since tracking began", COUNTER, E(m_p_disk_io)},
+    {"resource_tracker.process.memory.pss", "By", "Proportional set size of the tree", UPDOWN, NULL, F(p_pss, V_MIB, TREE)},
+    {"resource_tracker.process.memory.swap", "By", "Swapped-out memory of the tree", UPDOWN, NULL, F(p_swap, V_MIB, TREE)},
     {"resource_tracker.process.memory.rss_peak", "By", "The tree's highest resident memory so far", GAUGE,
-     m_p_rss_peak},
+     NULL, F(p_rss_peak, V_MIB, TREE)},
     {"resource_tracker.process.memory.peak", "By", "The kernel's peak memory charge of the job's cgroup", GAUGE,
-     m_p_mem_peak},
-    {"resource_tracker.process.children", "{process}", "Live descendants of the tree's root", UPDOWN, m_p_children},
-    {"resource_tracker.process.gpu.utilization", "1", "Busy GPUs of the tree", GAUGE, m_p_gpu_util},
-    {"resource_tracker.process.gpu.memory.usage", "By", "GPU memory of the tree", UPDOWN, m_p_gpu_mem},
-    {"resource_tracker.cgroup.cpu.time", "s", "CPU seconds of the cgroup since tracking began", COUNTER, m_cg_cpu},
-    {"resource_tracker.cgroup.memory.usage", "By", "Memory charged to the cgroup", UPDOWN, m_cg_mem},
-    {"resource_tracker.cgroup.memory.peak", "By", "The cgroup's peak memory charge", GAUGE, m_cg_peak},
-    {"resource_tracker.cgroup.memory.limit", "By", "The cgroup's memory limit", UPDOWN, m_cg_limit},
-    {"resource_tracker.cgroup.cpu.quota", "{cpu}", "The cgroup's CPU quota in cores", GAUGE, m_cg_quota},
+     NULL, F(p_mem_peak, V_MIB, TREE)},
+    {"resource_tracker.process.children", "{process}", "Live descendants of the tree's root", UPDOWN, NULL, F(children, V_I64, TREE)},
+    {"resource_tracker.process.gpu.utilization", "1", "Busy GPUs of the tree", GAUGE, E(m_p_gpu_util)},
+    {"resource_tracker.process.gpu.memory.usage", "By", "GPU memory of the tree", UPDOWN, NULL, F(p_gpu_vram, V_U64, TREE)},
+    {"resource_tracker.cgroup.cpu.time", "s", "CPU seconds of the cgroup since tracking began", COUNTER, NULL, F(cg_cpu_total, V_DOUBLE, CGROUP)},
+    {"resource_tracker.cgroup.memory.usage", "By", "Memory charged to the cgroup", UPDOWN, NULL, F(cg_mem, V_MIB, CGROUP)},
+    {"resource_tracker.cgroup.memory.peak", "By", "The cgroup's peak memory charge", GAUGE, NULL, F(cg_mem_peak, V_MIB, CGROUP)},
+    {"resource_tracker.cgroup.memory.limit", "By", "The cgroup's memory limit", UPDOWN, NULL, F(cg_mem_limit, V_MIB, CGROUP)},
+    {"resource_tracker.cgroup.cpu.quota", "{cpu}", "The cgroup's CPU quota in cores", GAUGE, NULL, F(cg_quota, V_DOUBLE, CGROUP)},
     {"resource_tracker.cgroup.cpu.throttled_time", "s", "Seconds the cgroup was throttled since tracking began",
-     COUNTER, m_cg_throttled},
-    {"resource_tracker.cgroup.pids", "{process}", "Tasks in the cgroup", UPDOWN, m_cg_pids},
+     COUNTER, NULL, F(cg_throttled, V_DOUBLE, CGROUP)},
+    {"resource_tracker.cgroup.pids", "{process}", "Tasks in the cgroup", UPDOWN, NULL, F(cg_pids, V_I64, CGROUP)},
     {"resource_tracker.cgroup.oom_kills", "{kill}", "Tasks the OOM killer killed in the cgroup since tracking began",
-     COUNTER, m_cg_oom},
+     COUNTER, NULL, F(cg_oom, V_U64, CGROUP)},
 };
 
 const char *rt_otlp_metric_name(size_t i)
@@ -627,8 +567,12 @@ static void metric(rt_ob *o, size_t *written, const mspec *m, rt_otlp_row *const
         rt_ob_lit(o, m->k == COUNTER ? ",\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":true,\"dataPoints\":["
                                      : ",\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":false,\"dataPoints\":[");
     pts p = {.o = o};
-    for (size_t i = 0; i < n; i++)
-        m->emit(&p, rows[i]);
+    for (size_t i = 0; i < n; i++) {
+        if (m->emit)
+            m->emit(&p, rows[i]);
+        else
+            one_figure(&p, m, rows[i]);
+    }
     rt_ob_lit(o, "]}}");
     if (p.n == 0) { /* rolled back: the text past mark is overwritten or never counted */
         o->len = mark;
