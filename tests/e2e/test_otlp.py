@@ -162,7 +162,7 @@ def test_every_sample_once(tmp_path, receiver, how):
     assert SECRET not in r.stderr
     entries = rcv.entries()
     assert all(e["status"] == 200 for e in entries), [e["error"] for e in entries if e["error"]]
-    assert len(entries) >= 3  # pushed while the job ran, not only at the end
+    assert len(entries) >= 2  # pushed while the job ran, not only at the end
     assert {e["encoding"] for e in entries} == ({"gzip"} if how == "flag" else {None})
     check_every_sample_once(entries, samples)
     check_cpu_time(entries, samples, kernel)
