@@ -722,7 +722,7 @@ rt_error rt_otlp_start_net(const rt_otlp_options *opts, rt_otlp_fetch_fn fetch, 
     ex->finish_timeout = o.finish_timeout_secs > 0 ? o.finish_timeout_secs : 10.0;
     ex->gzip = !o.no_gzip;
     ex->max_queue = o.max_queue_samples ? o.max_queue_samples : 1024;
-    ex->seed = (unsigned)(rt_real_secs() * 1000.0) ^ (unsigned)(uintptr_t)ex;
+    ex->seed = (unsigned)((uint64_t)(rt_real_secs() * 1000.0) ^ (uintptr_t)ex);
     if (!copy_options(ex, &o)) {
         otlp_destroy(ex);
         return RT_ERR_NOMEM;
