@@ -133,6 +133,23 @@ def check_every_sample_once(entries, samples):
     assert got == want, f"delivered {len(got)} points for {len(want)} samples"
 
 
+def check_counters_monotonic(entries):
+    """Every monotonic sum, series by series (its attributes), never goes back across requests."""
+    series = {}
+    for e in entries:
+        for name, m in metrics_of(e).items():
+            if not (m.get("sum") or {}).get("isMonotonic"):
+                continue
+            for p in m["sum"]["dataPoints"]:
+                key = (name, json.dumps(p.get("attributes", []), sort_keys=True))
+                value = p["asDouble"] if "asDouble" in p else int(p["asInt"])
+                series.setdefault(key, []).append((int(p["timeUnixNano"]), value))
+    assert any(k[0] == "process.cpu.time" for k in series)
+    for key, pts in series.items():
+        values = [v for _, v in sorted(pts)]
+        assert values == sorted(values), f"{key} went back: {values}"
+
+
 def check_cpu_time(entries, samples, kernel):
     pts = points(entries, "process.cpu.time")
     last = max(pts, key=lambda p: int(p["timeUnixNano"]))
@@ -166,6 +183,7 @@ def test_every_sample_once(tmp_path, receiver, how):
     assert {e["encoding"] for e in entries} == ({"gzip"} if how == "flag" else {None})
     check_every_sample_once(entries, samples)
     check_cpu_time(entries, samples, kernel)
+    check_counters_monotonic(entries)
     res = resource_of(entries[0])
     assert res["service.name"] == "busy-svc"  # OTEL_SERVICE_NAME wins over the job's name
     assert res["deployment.environment"] == "ci" and res["service.namespace"] == "rt"

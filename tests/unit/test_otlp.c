@@ -611,6 +611,25 @@ static void test_429_backoff_then_ok(void **state)
     pthread_mutex_destroy(&l.f.mu);
 }
 
+/* "Retry-After: 0" is no licence to hammer: the backoff still applies. */
+static void test_retry_after_zero_backs_off(void **state)
+{
+    (void)state;
+    live l = {0};
+    l.f.fail_first = 2;
+    l.f.fail_status = 503;
+    l.f.retry_after = "0";
+    live_start(&l, 0.1, 0, 5, 0);
+    live_add(&l, 4, 0);
+    usleep(1300000);
+    assert_int_equal(rt_otlp_finish(l.ex), RT_OK);
+    assert_each_once(&l.f, 0, 4);
+    assert_int_equal(l.f.nreq, 3);
+    assert_true(l.f.at[1] - l.f.at[0] >= 0.49); /* the first backoff: 0.5 to 1 s */
+    rt_otlp_free(l.ex);
+    pthread_mutex_destroy(&l.f.mu);
+}
+
 static void test_400_drops(void **state)
 {
     (void)state;
@@ -770,7 +789,8 @@ int main(void)
         cmocka_unit_test(test_json_fields),        cmocka_unit_test(test_json_empty),
         cmocka_unit_test(test_retry_after),        cmocka_unit_test(test_delivers_all_once),
         cmocka_unit_test(test_uncompressed),       cmocka_unit_test(test_503_retry_after),
-        cmocka_unit_test(test_429_backoff_then_ok), cmocka_unit_test(test_400_drops),
+        cmocka_unit_test(test_429_backoff_then_ok), cmocka_unit_test(test_retry_after_zero_backs_off),
+        cmocka_unit_test(test_400_drops),
         cmocka_unit_test(test_partial_success_warns_once), cmocka_unit_test(test_hang_bounded),
         cmocka_unit_test(test_queue_drops_oldest), cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_add_cost),

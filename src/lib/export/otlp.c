@@ -1,8 +1,9 @@
 /* otlp.c - the OTLP/HTTP metrics exporter: rt_otlp_add copies a sample into a compact row in a
  * bounded queue (no formatting, no I/O on the caller's thread); the exporter's own thread pushes
  * the queued rows every interval as one ExportMetricsServiceRequest (otlp_json.c), gzipped,
- * retrying 429/502/503/504 and transport failures with backoff (Retry-After honoured), and at the
- * end pushes what is left within finish_timeout_secs.
+ * retrying 429/502/503/504 and transport failures with backoff (1 s doubling to 30 s, jittered; a
+ * Retry-After is the least pause), and at the end pushes what is left within finish_timeout_secs.
+ * A push carries at most 512 samples; the queue holds max_queue_samples (the oldest dropped).
  *
  * Resource attributes: the user's (opts->resource) first; then, for keys they do not name,
  * service.name (the job's name, else "resource-tracker"), telemetry.sdk.{name,language,version},
@@ -46,7 +47,7 @@ typedef struct pending {
     size_t len, rows;
     unsigned tries;
     double retry_at;   /* monotonic; 0: now */
-    bool asked;        /* retry_at is what a Retry-After asked for */
+    bool asked;        /* retry_at holds a Retry-After's pause (kept at the end) */
 } pending;
 
 struct rt_otlp {
@@ -470,8 +471,11 @@ static void drain(rt_otlp *ex, double until, bool finishing)
         size_t rows = ex->p.rows;
         if (o == RETRY) {
             ex->p.tries++;
-            double wait = ra >= 0 ? ra : finishing ? backoff(ex, ex->p.tries, 0.25, 1.0)
-                                                   : backoff(ex, ex->p.tries, BACKOFF_MIN, BACKOFF_MAX);
+            /* Retry-After is a floor: "Retry-After: 0" from a receiver in trouble is no reason to
+             * hammer it */
+            double wait = finishing ? backoff(ex, ex->p.tries, 0.25, 1.0)
+                                    : backoff(ex, ex->p.tries, BACKOFF_MIN, BACKOFF_MAX);
+            wait = fmax(wait, ra);
             ex->p.retry_at = rt_mono_secs() + wait;
             ex->p.asked = ra >= 0;
             double now2 = rt_mono_secs();

@@ -125,9 +125,9 @@ rt_error rt_otlp_start_net(const rt_otlp_options *opts, rt_otlp_fetch_fn fetch, 
 void rt_otlp_counts(rt_otlp *ex, uint64_t *added, uint64_t *delivered, uint64_t *dropped, uint64_t *rejected,
                     unsigned *requests);
 
-/* The delay before the next try after a retryable failure: Retry-After's value (delta seconds
- * or an HTTP-date, against now_unix) when it parses, capped at cap; else the backoff. Returns
- * seconds >= 0, or -1 when value holds no usable Retry-After. Pure. */
+/* The pause a Retry-After asks for: its value (delta seconds, or an HTTP-date against now_unix),
+ * capped at cap. Returns seconds >= 0, or -1 when value holds no usable Retry-After. The exporter
+ * waits the longer of this and its own backoff. Pure. */
 double rt_otlp_retry_after(const char *value, double now_unix, double cap);
 
 #endif
