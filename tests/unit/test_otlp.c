@@ -611,6 +611,28 @@ static void test_429_backoff_then_ok(void **state)
     pthread_mutex_destroy(&l.f.mu);
 }
 
+/* An outage of 10 s and more is warned about, once; samples wait in the queue meanwhile. */
+static void test_outage_warned_once(void **state)
+{
+    (void)state;
+    live l = {0};
+    l.f.fail_first = 1000;
+    l.f.fail_status = 502;
+    l.f.retry_after = "1";
+    live_start(&l, 0.1, 0, 1, 0);
+    for (int i = 0; i < 24; i++)
+        live_add(&l, 1, 500000); /* 12 s */
+    assert_int_equal(warn_count(), 1);
+    assert_non_null(strstr(last_warn, "cannot push metrics for 10 s"));
+    assert_non_null(strstr(last_warn, "HTTP 502"));
+    assert_true(l.f.nreq >= 5 && l.f.nreq <= 13); /* backing off: 1 s, then up to 2, 4, 8 */
+    assert_int_equal(rt_otlp_finish(l.ex), RT_ERR_IO);
+    assert_int_equal(warn_count(), 2);
+    assert_non_null(strstr(last_warn, "24 of 24 samples were not delivered"));
+    rt_otlp_free(l.ex);
+    pthread_mutex_destroy(&l.f.mu);
+}
+
 /* "Retry-After: 0" is no licence to hammer: the backoff still applies. */
 static void test_retry_after_zero_backs_off(void **state)
 {
@@ -790,7 +812,7 @@ int main(void)
         cmocka_unit_test(test_retry_after),        cmocka_unit_test(test_delivers_all_once),
         cmocka_unit_test(test_uncompressed),       cmocka_unit_test(test_503_retry_after),
         cmocka_unit_test(test_429_backoff_then_ok), cmocka_unit_test(test_retry_after_zero_backs_off),
-        cmocka_unit_test(test_400_drops),
+        cmocka_unit_test(test_400_drops),          cmocka_unit_test(test_outage_warned_once),
         cmocka_unit_test(test_partial_success_warns_once), cmocka_unit_test(test_hang_bounded),
         cmocka_unit_test(test_queue_drops_oldest), cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_add_cost),

@@ -478,19 +478,10 @@ static void drain(rt_otlp *ex, double until, bool finishing)
             wait = fmax(wait, ra);
             ex->p.retry_at = rt_mono_secs() + wait;
             ex->p.asked = ra >= 0;
-            double now2 = rt_mono_secs();
             if (!ex->failing)
-                ex->fail_since = now2;
+                ex->fail_since = rt_mono_secs();
             rt_copy_str(ex->last_why, sizeof ex->last_why, why);
-            if (!ex->outage_warned && now2 - ex->fail_since >= OUTAGE_WARN_SECS) {
-                ex->outage_warned = true;
-                rt_log(&ex->lg, RT_LOG_WARN,
-                       "otlp: cannot push metrics for %.0f s (%s); retrying, samples are kept meanwhile (at most %zu)",
-                       now2 - ex->fail_since, why, ex->max_queue);
-            } else {
-                rt_log(&ex->lg, RT_LOG_DEBUG, "otlp: push try %u failed (%s); next in %.1f s", ex->p.tries, why,
-                       wait);
-            }
+            rt_log(&ex->lg, RT_LOG_DEBUG, "otlp: push try %u failed (%s); next in %.1f s", ex->p.tries, why, wait);
             ex->failing = true;
             return;
         }
@@ -512,6 +503,17 @@ static void drain(rt_otlp *ex, double until, bool finishing)
         ex->failing = false;
         ex->outage_warned = false;
     }
+}
+
+/* Warns once an outage has lasted OUTAGE_WARN_SECS (checked every interval, whatever the backoff). */
+static void note_outage(rt_otlp *ex)
+{
+    double lasted = rt_mono_secs() - ex->fail_since;
+    if (!ex->failing || ex->outage_warned || lasted < OUTAGE_WARN_SECS)
+        return;
+    ex->outage_warned = true;
+    rt_log(&ex->lg, RT_LOG_WARN, "otlp: cannot push metrics for %.0f s (%s); retrying, samples are kept meanwhile "
+           "(at most %zu)", lasted, ex->last_why, ex->max_queue);
 }
 
 /* Warns once when the queue first overflowed. */
@@ -586,6 +588,7 @@ static void *otlp_main(void *arg)
             next += ex->interval * floor((now - next) / ex->interval + 1.0);
         if (tick || (ex->have_p && now >= ex->p.retry_at))
             drain(ex, INFINITY, false);
+        note_outage(ex);
         note_drops(ex);
         pthread_mutex_lock(&ex->mu);
     }
