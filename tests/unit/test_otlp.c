@@ -353,6 +353,7 @@ typedef struct fake {
     int fail_first;        /* the first N requests answer fail_status */
     long fail_status;
     const char *retry_after; /* with them */
+    const char *fail_body;   /* and this body */
     int hang_first;        /* the first N requests take their whole timeout, then fail */
     bool partial;          /* a 200 with a partialSuccess */
     int nreq;
@@ -447,6 +448,11 @@ static rt_error fake_fetch(void *user, const rt_fetch_request *req, rt_fetch_rep
     if (fail) {
         out->status = f->fail_status;
         snprintf(out->header, sizeof out->header, "%s", f->retry_after ? f->retry_after : "");
+        if (f->fail_body) {
+            rt_buf_init(&out->body, 1 << 20);
+            rt_buf_append(&out->body, f->fail_body, strlen(f->fail_body) + 1);
+            out->body.len--;
+        }
     } else {
         out->status = 200;
         fake_count(f, req);
@@ -658,6 +664,7 @@ static void test_400_drops(void **state)
     live l = {0};
     l.f.fail_first = 1;
     l.f.fail_status = 400;
+    l.f.fail_body = "bad request from Authorization: Bearer s3cret"; /* an echo: never logged */
     live_start(&l, 0.2, 0, 5, 0);
     live_add(&l, 3, 0);
     usleep(1000000); /* the first push (at 0.2 s) is refused */

@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "../core/gzip.h"
+#include "../net/s3.h" /* rt_s3_redact */
 #include "labels.h"
 #include "otlp_int.h"
 
@@ -59,7 +60,7 @@ struct rt_otlp {
     void *fetch_user;
     char *url;
     char **headers;    /* the user's, then Content-Type and Content-Encoding; NULL-terminated */
-    size_t nheaders;
+    size_t nuser_headers; /* of them, the user's (their values are redacted from messages) */
     rt_kv *user_res;   /* the user's resource attributes, copied */
     size_t nuser_res;
     rt_labels labels;
@@ -436,6 +437,13 @@ static outcome send_pending(rt_otlp *ex, double timeout, char *why, size_t whyle
         snprintf(why, whylen, "%s", err[0] ? err : rt_strerror(e));
     }
     rt_fetch_reply_free(&rp);
+    for (size_t i = 0; i < ex->nuser_headers; i++) { /* a receiver that echoes a header's value */
+        const char *v = strchr(ex->headers[i], ':') + 1;
+        while (*v == ' ')
+            v++;
+        if (strlen(v) >= 4)
+            rt_s3_redact(why, v);
+    }
     return o;
 }
 
@@ -657,10 +665,10 @@ static bool copy_options(rt_otlp *ex, const rt_otlp_options *o)
     ex->headers = strv_dup(o->headers, SIZE_MAX, 2, &n);
     if (!ex->url || !ex->headers)
         return false;
+    ex->nuser_headers = n;
     if (!(ex->headers[n++] = rt_strdup("Content-Type: application/json")) ||
         (ex->gzip && !(ex->headers[n++] = rt_strdup("Content-Encoding: gzip"))))
         return false;
-    ex->nheaders = n;
     if (o->resource_count) {
         ex->user_res = calloc(o->resource_count, sizeof *ex->user_res);
         if (!ex->user_res)
