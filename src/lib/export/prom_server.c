@@ -8,6 +8,11 @@ rt_error rt_prom_start(const rt_prom_options *opts, rt_prom_server **out)
         *out = NULL;
     return RT_ERR_UNSUPPORTED;
 }
+rt_error rt_prom_set_host(rt_prom_server *srv, const rt_host *host)
+{
+    (void)srv, (void)host;
+    return RT_ERR_UNSUPPORTED;
+}
 int rt_prom_port(const rt_prom_server *srv)
 {
     (void)srv;
