@@ -15,7 +15,7 @@ import urllib.request
 
 import pytest
 
-from conftest import TIMEOUT_SCALE, TRACKER, tracker_env
+from conftest import BUILD_DIR, TIMEOUT_SCALE, TRACKER, tracker_env
 
 PROMETHEUS = "/usr/bin/prometheus"
 PROMTOOL = "/usr/bin/promtool"
@@ -39,6 +39,14 @@ with open(out, "w") as f:
     f.write(repr(ru.ru_utime + ru.ru_stime))
 sys.exit(status)
 """
+
+# Two GPUs through the fake NVML library the build makes (tests/stubs/fake_nvml.c), so that
+# the GPU families go through Prometheus' parser and promtool too.
+FAKE_NVML = os.path.join(BUILD_DIR, "libfake-nvml.so")
+GPUS = ("gpu uuid=GPU-11111111-2222-3333-4444-555555555555 name=NVIDIA_A100-SXM4-80GB bus=00000000:3B:00.0 "
+        "util=40 mem_total=85899345920 mem_used=1073741824 temp=55 power_mw=210500 clock=1410 cores=6912 cc=8.0\n"
+        "gpu uuid=GPU-22222222 name=NVIDIA_H100_80GB_HBM3 bus=00000000:86:00.0 util=0 mem_total=85899345920 "
+        "mem_used=0 temp=31 power_mw=70000 clock=345 cores=16896 cc=9.0\n")
 
 # Printed with 3 decimals in the JSON samples, with 6 in the exports: equal as printed means
 # within half of the JSON's last digit.
@@ -119,13 +127,18 @@ def tracker_port(t):
     pytest.fail("tracker never said its port: " + "".join(seen))
 
 
-def start_tracker(tmp_path, export_args, status=0, burn=1.5, idle=2.0, gate=True, extra=()):
-    """The tracker wrapping JOB, sampling every 0.2 s, its samples in tmp_path/samples.json."""
+def start_tracker(tmp_path, export_args, status=0, burn=1.5, idle=2.0, gate=True, gpus=False):
+    """The tracker wrapping JOB, sampling every 0.2 s, its samples in tmp_path/samples.json;
+    with gpus, the two fake GPUs."""
     go = str(tmp_path / "go") if gate else "-"
+    env = tracker_env()
+    if gpus:
+        (tmp_path / "nvml.cfg").write_text(GPUS)
+        env = tracker_env(TRACKER_NVML_LIBRARY=FAKE_NVML, FAKE_NVML_CONFIG=str(tmp_path / "nvml.cfg"))
     args = [TRACKER, "-i", "0.2", "-o", str(tmp_path / "samples.json"), "--job-name", "e2e-prom", "--tag",
-            "team=ml", "--tag", "run-id=7"] + list(extra) + list(export_args) + [
+            "team=ml", "--tag", "run-id=7"] + list(export_args) + [
             "--", sys.executable, "-c", JOB, go, str(tmp_path / "rusage"), str(status), str(burn), str(idle)]
-    return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=tracker_env())
+    return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
 
 
 def finish(t):
@@ -206,7 +219,7 @@ class Prom:
 
 @pytest.mark.skipif(not os.path.exists(PROMETHEUS), reason=f"{PROMETHEUS} absent (Debian package prometheus)")
 def test_real_prometheus_stores_the_trackers_figures(tmp_path):
-    t = start_tracker(tmp_path, ["--prometheus", "127.0.0.1:0"])
+    t = start_tracker(tmp_path, ["--prometheus", "127.0.0.1:0"], gpus=True)
     prom = None
     try:
         port = tracker_port(t)
@@ -232,6 +245,16 @@ def test_real_prometheus_stores_the_trackers_figures(tmp_path):
         info = prom.query("resource_tracker_info")
         assert len(info) == 1 and info[0]["metric"]["version"] and info[0]["value"][1] == "1"
         assert info[0]["metric"]["job_name"] == "e2e-prom"
+        # the fake GPUs, labelled by their UUIDs, through OpenMetrics' info type and gauges
+        a100, h100 = "GPU-11111111-2222-3333-4444-555555555555", "GPU-22222222"
+        gpu_info = {r["metric"]["gpu"]: r["metric"]["name"] for r in prom.query("resource_tracker_gpu_info")}
+        assert gpu_info == {a100: "NVIDIA A100-SXM4-80GB", h100: "NVIDIA H100 80GB HBM3"}
+        for name, want in (("resource_tracker_gpu_utilization_ratio", {a100: "0.4", h100: "0"}),
+                           ("resource_tracker_gpu_memory_total_bytes", {a100: "85899345920", h100: "85899345920"}),
+                           ("resource_tracker_gpu_memory_used_bytes", {a100: "1073741824", h100: "0"}),
+                           ("resource_tracker_gpu_temperature_celsius", {a100: "55", h100: "31"}),
+                           ("resource_tracker_gpu_power_watts", {a100: "210.5", h100: "70"})):
+            assert {r["metric"]["gpu"]: r["value"][1] for r in prom.query(name)} == want, name
         # nothing Prometheus refused: every scrape parsed, no sample dropped
         targets = json.loads(http_get(prom.base + "/api/v1/targets")[2])["data"]["activeTargets"]
         assert targets and targets[0]["health"] == "up" and targets[0]["lastError"] == "", targets
@@ -333,7 +356,7 @@ def test_node_exporter_reads_the_textfile(tmp_path):
 
 @pytest.mark.skipif(not os.path.exists(PROMTOOL), reason=f"{PROMTOOL} absent (Debian package prometheus)")
 def test_promtool_lints_the_text_format(tmp_path):
-    t = start_tracker(tmp_path, ["--prometheus", "127.0.0.1:0"], burn=0.3, idle=2.0, gate=False)
+    t = start_tracker(tmp_path, ["--prometheus", "127.0.0.1:0"], burn=0.3, idle=2.0, gate=False, gpus=True)
     try:
         port = tracker_port(t)
         url = f"http://127.0.0.1:{port}/metrics"
@@ -354,7 +377,8 @@ def test_promtool_lints_the_text_format(tmp_path):
         names = {n for n, _ in series}
         for fam in ("resource_tracker_cpu_usage_cores", "resource_tracker_memory_bytes",
                     "resource_tracker_process_cpu_seconds_total", "resource_tracker_process_rss_bytes",
-                    "resource_tracker_sample_timestamp_seconds"):
+                    "resource_tracker_sample_timestamp_seconds", "resource_tracker_gpu_info",
+                    "resource_tracker_gpu_utilization_ratio"):
             assert fam in names, fam
         rc, err = finish(t)
         assert rc == 0, err
