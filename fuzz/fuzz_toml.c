@@ -1,6 +1,6 @@
 /* fuzz_toml.c - libFuzzer target for the TOML config reader and the config mapping, and for the
  * value parsers the command line and the TRACKER_* environment share with it (interval, pid,
- * format, cgroup, tag): any input is read or rejected with a message, never a crash, leak or
+ * format, cgroup, tag), --prometheus's ADDR:PORT and the OTEL_* lists: any input is read or rejected with a message, never a crash, leak or
  * out-of-bounds access. */
 #include <stddef.h>
 #include <stdint.h>
@@ -43,6 +43,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cli_parse_format(s, &f);
     cli_parse_cgroup(s, &off);
     cli_check_tag(s);
+    char addr[64];
+    int port;
+    if (cli_parse_listen(s, addr, sizeof addr, &port) == 0 && (port < 0 || port > 65535 || !memchr(addr, 0, sizeof addr)))
+        abort();
+    for (int h = 0; h < 2; h++) {
+        cli_pairs p;
+        if (cli_parse_otel_list(s, h, &p, err, sizeof err) == 0) {
+            for (size_t i = 0; i < p.count; i++)
+                if (!p.kv[i].key[0] || strlen(p.kv[i].value) > size)
+                    abort();
+        } else if (p.kv || err[0] == '\0') {
+            abort();
+        }
+        cli_pairs_free(&p);
+    }
     free(s);
     return 0;
 }

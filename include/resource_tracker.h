@@ -1095,6 +1095,11 @@ typedef struct rt_prom_options {
  * (errno); RT_ERR_NOMEM. */
 RT_API rt_error rt_prom_start(const rt_prom_options *opts, rt_prom_server **out);
 
+/* Sets the host whose facts label resource_tracker_info from the next rt_prom_publish on
+ * (copied; for a server started before the host was read). RT_OK, RT_ERR_NOMEM (the previous
+ * host stays), RT_ERR_INVALID (NULL). */
+RT_API rt_error rt_prom_set_host(rt_prom_server *srv, const rt_host *host);
+
 /* The port the server listens on (the one the kernel chose for port 0); -1 for NULL. */
 RT_API int rt_prom_port(const rt_prom_server *srv);
 

@@ -50,7 +50,20 @@ typedef struct cli_layer {
     bool cgroup_set;
     bool wait_all; /* --wait-all, [tracker] wait_all */
     bool wait_all_set;
+    /* export (export.c): --prometheus, --prometheus-textfile, --otlp, --otlp-interval; [export] */
+    char *prometheus;          /* ADDR:PORT as given */
+    char *prometheus_textfile; /* DIR */
+    char *otlp;                /* URL as given */
+    double otlp_interval;
+    bool otlp_interval_set;
 } cli_layer;
+
+/* KEY=VALUE members of an OTEL_* list (export.c): the pairs point into store. */
+typedef struct cli_pairs {
+    rt_kv *kv;
+    size_t count;
+    char *store;
+} cli_pairs;
 
 typedef struct cli_options {
     cli_command cmd;
@@ -96,6 +109,18 @@ typedef struct cli_options {
     const char *aws_region;     /* AWS_REGION */
     char *spill_dir;            /* $XDG_STATE_HOME/resource-tracker, else ~/.local/state/resource-tracker
                                  * ($HOME); NULL: the library's default. Owned */
+    /* export (export.c), merged and checked by cli_export_merge */
+    bool prom_on;               /* --prometheus, [export] prometheus */
+    char prom_addr[64];         /* the numeric address to listen on */
+    int prom_port;              /* 0: any free port (said at the start) */
+    const char *textfile_dir;   /* --prometheus-textfile, [export] prometheus_textfile; NULL: none */
+    char *otlp_url;             /* the OTLP metrics URL (.../v1/metrics); NULL: no OTLP. Owned */
+    double otlp_interval;       /* --otlp-interval, OTEL_METRIC_EXPORT_INTERVAL (ms), [export]; default 10 */
+    double otlp_timeout;        /* OTEL_EXPORTER_OTLP_[METRICS_]TIMEOUT (ms); default 10 s */
+    bool otlp_no_gzip;          /* OTEL_EXPORTER_OTLP_[METRICS_]COMPRESSION=none */
+    char **otlp_headers;        /* "Name: value" from OTEL_EXPORTER_OTLP_[METRICS_]HEADERS, NULL-terminated. Owned */
+    cli_pairs otlp_header_pairs;
+    cli_pairs otlp_resource;    /* OTEL_RESOURCE_ATTRIBUTES, with OTEL_SERVICE_NAME as service.name */
 } cli_options;
 
 /* Parses argv into opts->args and friends. On a usage error writes one line into err and
@@ -162,6 +187,40 @@ const char *cli_refused_why(void);
  * /proc files root's). Free with cli_free_secret, which wipes it. */
 char *cli_take_secret(const char *name);
 void cli_free_secret(char *secret);
+
+/* Export (export.c). */
+/* Parses --prometheus's ADDR:PORT: a numeric IPv4 address, [IPv6], "localhost" or nothing (both:
+ * 127.0.0.1, loopback unless told otherwise), ':' and a port 0-65535 ("PORT" alone too). Writes
+ * the numeric address into addr (addrlen bytes). Returns 0, or -1. */
+int cli_parse_listen(const char *s, char *addr, size_t addrlen, int *port);
+/* Parses an OTEL_* list "k1=v1,k2=v2" (OTEL_RESOURCE_ATTRIBUTES, OTEL_EXPORTER_OTLP_HEADERS):
+ * members split at ',', spaces and tabs trimmed, empty members skipped, keys and values
+ * percent-decoded (%00 refused). With header_names, keys must be HTTP header names and values
+ * hold no control character. Returns 0 and *out (free with cli_pairs_free), or -1 with the
+ * problem in err and *out empty. */
+int cli_parse_otel_list(const char *s, bool header_names, cli_pairs *out, char *err, size_t errlen);
+void cli_pairs_free(cli_pairs *p);
+/* Merges and checks the export settings of opts (command line > environment > config file) into
+ * its export fields. Returns 0, or -1 with "WHERE: problem" in err. */
+int cli_export_merge(cli_options *opts, char *err, size_t errlen);
+/* Frees (and wipes: headers may hold credentials) what cli_export_merge allocated. */
+void cli_export_options_free(cli_options *opts);
+
+/* The exporters of one tracking run. */
+typedef struct cli_exporters cli_exporters;
+/* Starts what opts asks for of the Prometheus server and the textfile, before the command
+ * starts (cloud may be NULL; it must outlive the exporters). Sets *out (NULL when no exporter
+ * is asked for). Returns 0, or -1 after saying why when the server cannot listen (a usage
+ * error: nothing else was started). */
+int cli_export_start(const cli_options *opts, rt_cloud_discovery *cloud, cli_exporters **out);
+/* Once the command runs: the host's facts (may be NULL) join the server's info, and the OTLP
+ * exporter starts (a failure is a warning: the run goes on without it). NULL ex is allowed. */
+void cli_export_host(cli_exporters *ex, const cli_options *opts, const rt_host *host, rt_cloud_discovery *cloud);
+/* Hands one sample to each exporter (never waits on the network); NULL ex is allowed. */
+void cli_export_sample(cli_exporters *ex, const rt_sample *s);
+/* The end of the run: the textfile's last write (with the status when has_status), the OTLP
+ * exporter's last push (within TRACKER_FINISH_TIMEOUT), the server stopped; frees ex (NULL ok). */
+void cli_export_end(cli_exporters *ex, bool has_status, int status);
 
 #define EXIT_USAGE 2
 #define EXIT_FAIL 1

@@ -1,6 +1,7 @@
 /* config.c - the TOML config file: [job] (name, pid, metadata, tags), [tracker]
- * (interval_secs, format, output, quiet, summary, report, cgroup, wait_all) and [history] (path). Every problem is reported as FILE:LINE:COL with the
- * known keys listed; nothing unknown is silently ignored. */
+ * (interval_secs, format, output, quiet, summary, report, cgroup, wait_all), [history] (path) and
+ * [export] (prometheus, prometheus_textfile, otlp, otlp_interval). Every problem is reported as
+ * FILE:LINE:COL with the known keys listed; nothing unknown is silently ignored. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -141,6 +142,37 @@ static int parse_history(cli_layer *out, const char *name, const toml_value *t, 
     return 0;
 }
 
+/* The [export] table into out. Returns 0, or -1 with the problem and its place in err. */
+static int parse_export(cli_layer *out, const char *name, const toml_value *t, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < t->u.tab.n; i++) {
+        const toml_kv *kv = &t->u.tab.kv[i];
+        const toml_value *v = kv->val;
+        char **slot = strcmp(kv->key, "prometheus") == 0            ? &out->prometheus
+                      : strcmp(kv->key, "prometheus_textfile") == 0 ? &out->prometheus_textfile
+                      : strcmp(kv->key, "otlp") == 0                ? &out->otlp
+                                                                    : NULL;
+        if (slot) {
+            if (!is_str(kv) || v->u.str.len == 0)
+                CONF_ERR(kv, "[export] %s must be a non-empty string (%s)", kv->key,
+                         slot == &out->prometheus ? "\"ADDR:PORT\"" : slot == &out->otlp ? "a URL" : "a directory");
+            free(*slot);
+            if (!(*slot = strdup(v->u.str.s)))
+                CONF_ERR(kv, "out of memory");
+        } else if (strcmp(kv->key, "otlp_interval") == 0) {
+            double d = v->type == TOML_INTEGER ? (double)v->u.i : v->type == TOML_FLOAT ? v->u.f : -1;
+            if ((v->type != TOML_INTEGER && v->type != TOML_FLOAT) || cli_check_interval(d) < 0)
+                CONF_ERR(kv, "[export] otlp_interval must be a number of seconds from 0.01 to 86400");
+            out->otlp_interval = d;
+            out->otlp_interval_set = true;
+        } else {
+            CONF_ERR(kv, "unknown key '%s' in [export] (known keys: prometheus, prometheus_textfile, otlp, otlp_interval)",
+                     kv->key);
+        }
+    }
+    return 0;
+}
+
 /* The boolean [tracker] key named key in out (its value, and *set to its "given" mark), or NULL
  * when key is not one of them. */
 static bool *bool_key(cli_layer *out, const char *key, bool **set)
@@ -221,8 +253,8 @@ int cli_parse_config(cli_layer *out, const char *name, const char *buf, size_t l
     for (size_t i = 0; i < root->u.tab.n && rc == 0; i++) {
         const toml_kv *kv = &root->u.tab.kv[i];
         bool job = strcmp(kv->key, "job") == 0, tracker = strcmp(kv->key, "tracker") == 0;
-        bool history = strcmp(kv->key, "history") == 0;
-        if ((job || tracker || history) && kv->val->type != TOML_TABLE) {
+        bool history = strcmp(kv->key, "history") == 0, export = strcmp(kv->key, "export") == 0;
+        if ((job || tracker || history || export) && kv->val->type != TOML_TABLE) {
             snprintf(err, errlen, "%s:%d:%d: '%s' must be a table ([%s]), not %s", name, kv->line, kv->col, kv->key,
                      kv->key, toml_type_name(kv->val->type));
             rc = -1;
@@ -232,8 +264,10 @@ int cli_parse_config(cli_layer *out, const char *name, const char *buf, size_t l
             rc = parse_tracker(out, name, kv->val, err, errlen);
         } else if (history) {
             rc = parse_history(out, name, kv->val, err, errlen);
+        } else if (export) {
+            rc = parse_export(out, name, kv->val, err, errlen);
         } else {
-            snprintf(err, errlen, "%s:%d:%d: unknown %s '%s' (known tables: [job], [tracker], [history])", name, kv->line,
+            snprintf(err, errlen, "%s:%d:%d: unknown %s '%s' (known tables: [job], [tracker], [history], [export])", name, kv->line,
                      kv->col, kv->val->type == TOML_TABLE ? "table" : "key", kv->key);
             rc = -1;
         }

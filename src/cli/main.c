@@ -78,6 +78,7 @@ typedef struct run_state {
     const rt_sample *last; /* the newest sample (the sampler owns it); NULL before the first */
     bool left_behind;      /* processes of the job still run at the end: the group stays, and
                             * the library's word on that is not repeated as a warning */
+    cli_exporters *ex;     /* Prometheus, the textfile, OTLP (export.c); NULL without any */
 } run_state;
 
 /* Takes one sample and writes it. Returns false when output failed for good. */
@@ -89,6 +90,7 @@ static bool emit(run_state *rs)
     rs->last = s;
     if (rs->stream)
         rt_stream_add(rs->stream, s); /* never waits on the network */
+    cli_export_sample(rs->ex, s);     /* nor do the exporters */
     if (rs->stats || rs->report) {
         rt_record rec;
         rt_record_from_sample(s, &rec);
@@ -431,6 +433,15 @@ static int track(cli_options *o)
         if (!rs.stats || (o->report && !rs.report))
             cli_say("warning: out of memory: no summary, report or history for this run");
     }
+    /* the exporters, before the command: a port that cannot be served is a usage error with
+     * nothing started (the host's facts join the server's info once read, after the start) */
+    if (o->prom_on || o->otlp_url || o->textfile_dir) {
+        rs.cloud = start_cloud(o);
+        if (cli_export_start(o, rs.cloud, &rs.ex) < 0) {
+            rt_cloud_free(rs.cloud);
+            return EXIT_USAGE;
+        }
+    }
     int guard_fd = -1; /* the guardian's pipe: the job's group is killed if we die */
     if (o->command) {
         int e;
@@ -486,12 +497,15 @@ static int track(cli_options *o)
         rs.sampler = NULL;
     }
     /* where the job runs: found in the background, never waited for; kept for the run */
-    rs.cloud = start_cloud(o);
-    if (o->sentinel_token) {
+    if (!rs.cloud)
+        rs.cloud = start_cloud(o);
+    if (o->sentinel_token || rs.ex) {
         if (read_host(o, &rs.host) != RT_OK)
             rs.host = NULL;
-        rs.stream = start_stream(o, rs.host, rs.cloud);
     }
+    if (o->sentinel_token)
+        rs.stream = start_stream(o, rs.host, rs.cloud);
+    cli_export_host(rs.ex, o, rs.host, rs.cloud); /* the OTLP exporter starts here, with the host */
     if (out_fd >= 0 && (err = rt_writer_new(o->format, out_fd, &o->job, &rs.writer)) != RT_OK) {
         cli_say("cannot set up output: %s", rt_strerror(err));
         rs.writer = NULL;
@@ -578,6 +592,8 @@ static int track(cli_options *o)
     /* the job's fate is settled: from here on (the stream's end, the summary, the history),
      * the tracker's death leaves what is left of the job alone */
     cli_guardian_release(guard_fd);
+    /* the textfile's last word, the last OTLP push (within TRACKER_FINISH_TIMEOUT), the server's end */
+    cli_export_end(rs.ex, rs.child != 0, status);
     if (rs.stream) {
         /* the last batch and the run's end, within TRACKER_FINISH_TIMEOUT; a clean stop of a
          * run without a command is "finished"; what fails is said and never changes status */

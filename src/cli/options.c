@@ -64,6 +64,14 @@ const char cli_usage[] =
     "                          pressure); off: make and read no cgroup\n"
     "      --wait-all          after the command exits, go on until every process it started has\n"
     "                          ended (default: exit with the command, saying how many were left)\n"
+    "      --prometheus ADDR:PORT  serve /metrics (Prometheus text, or OpenMetrics) while tracking;\n"
+    "                          ADDR 127.0.0.1 when left out (:9101), 0.0.0.0 or [::] for every interface,\n"
+    "                          PORT 0 for a free one (said at the start)\n"
+    "      --prometheus-textfile DIR  write DIR/resource_tracker_JOB.prom (node_exporter's textfile\n"
+    "                          collector) while the job runs and at its end, replaced atomically\n"
+    "      --otlp URL          push metrics over OTLP/HTTP (JSON, gzip) to URL (/v1/metrics appended\n"
+    "                          unless there; or OTEL_EXPORTER_OTLP_ENDPOINT)\n"
+    "      --otlp-interval SECS  seconds between OTLP pushes (default 10; OTEL_METRIC_EXPORT_INTERVAL ms)\n"
     "  -h, --help              this text\n"
     "  -V, --version           the version\n"
     "\n"
@@ -78,11 +86,18 @@ const char cli_usage[] =
     "  Batches that cannot be uploaded are kept in $XDG_STATE_HOME/resource-tracker\n"
     "  (~/.local/state/resource-tracker) until they are sent.\n"
     "\n"
+    "OTLP (with --otlp or an endpoint variable): OTEL_EXPORTER_OTLP_[METRICS_]ENDPOINT, _HEADERS\n"
+    "  (k=v,... percent-encoded), _COMPRESSION (gzip, none), _TIMEOUT (ms); OTEL_RESOURCE_ATTRIBUTES,\n"
+    "  OTEL_SERVICE_NAME. The last push waits at most TRACKER_FINISH_TIMEOUT seconds (default 10).\n"
+    "\n"
     "Precedence: command line > environment > config file > built-in default.\n"
     "Samples are written as one JSON object or CSV row per interval, flushed at once.\n"
     "See resource-tracker(1) for the fields, the config file and the exit status.\n";
 
-enum { OPT_TAG = 900, OPT_SUMMARY, OPT_REPORT, OPT_HISTORY, OPT_CGROUP, OPT_WAIT_ALL, OPT_META = 1000 };
+enum {
+    OPT_TAG = 900, OPT_SUMMARY, OPT_REPORT, OPT_HISTORY, OPT_CGROUP, OPT_WAIT_ALL, OPT_PROMETHEUS, OPT_TEXTFILE,
+    OPT_OTLP, OPT_OTLP_INTERVAL, OPT_META = 1000
+};
 
 int cli_check_interval(double v)
 {
@@ -170,7 +185,7 @@ static int set_str(char **slot, const char *v)
 
 int cli_parse_args(cli_options *o, int argc, char **argv, char *err, size_t errlen)
 {
-    struct option longopts[16 + META_COUNT];
+    struct option longopts[20 + META_COUNT];
     static const struct option base[] = {
         {"pid", required_argument, NULL, 'p'},    {"interval", required_argument, NULL, 'i'},
         {"config", required_argument, NULL, 'c'}, {"format", required_argument, NULL, 'f'},
@@ -179,6 +194,9 @@ int cli_parse_args(cli_options *o, int argc, char **argv, char *err, size_t errl
         {"tag", required_argument, NULL, OPT_TAG},     {"summary", no_argument, NULL, OPT_SUMMARY},
         {"report", required_argument, NULL, OPT_REPORT}, {"history", required_argument, NULL, OPT_HISTORY},
         {"cgroup", required_argument, NULL, OPT_CGROUP}, {"wait-all", no_argument, NULL, OPT_WAIT_ALL},
+        {"prometheus", required_argument, NULL, OPT_PROMETHEUS},
+        {"prometheus-textfile", required_argument, NULL, OPT_TEXTFILE},
+        {"otlp", required_argument, NULL, OPT_OTLP},   {"otlp-interval", required_argument, NULL, OPT_OTLP_INTERVAL},
     };
     size_t n = 0;
     for (; n < sizeof base / sizeof base[0]; n++)
@@ -245,6 +263,24 @@ int cli_parse_args(cli_options *o, int argc, char **argv, char *err, size_t errl
                 USAGE_ERR("--%s: the file name is empty", c == OPT_REPORT ? "report" : "history");
             if (set_str(c == OPT_REPORT ? &o->args.report : &o->args.history, optarg) < 0)
                 USAGE_ERR("out of memory");
+            break;
+        case OPT_PROMETHEUS:
+        case OPT_TEXTFILE:
+        case OPT_OTLP: {
+            char **slot = c == OPT_PROMETHEUS ? &o->args.prometheus
+                          : c == OPT_TEXTFILE ? &o->args.prometheus_textfile
+                                              : &o->args.otlp;
+            if (!*optarg)
+                USAGE_ERR("--%s: the value is empty",
+                          c == OPT_PROMETHEUS ? "prometheus" : c == OPT_TEXTFILE ? "prometheus-textfile" : "otlp");
+            if (set_str(slot, optarg) < 0)
+                USAGE_ERR("out of memory");
+            break;
+        }
+        case OPT_OTLP_INTERVAL:
+            if (cli_parse_interval(optarg, &o->args.otlp_interval) < 0)
+                USAGE_ERR("--otlp-interval: '%s' is not a number of seconds from 0.01 to 86400", optarg);
+            o->args.otlp_interval_set = true;
             break;
         case OPT_TAG:
             if (cli_check_tag(optarg) < 0)
@@ -338,6 +374,8 @@ int cli_merge(cli_options *o, char *err, size_t errlen)
     }
     rt_job *j = &o->job;
     const char **m = o->meta;
+    if (cli_export_merge(o, err, errlen) < 0)
+        return -1;
     *j = (rt_job){sizeof(rt_job),       m[META_JOB_NAME],        m[META_PROJECT_NAME],  m[META_STAGE_NAME],
                   m[META_TASK_NAME],    m[META_TEAM],            m[META_ENV],           m[META_LANGUAGE],
                   m[META_ORCHESTRATOR], m[META_EXECUTOR],        m[META_EXTERNAL_RUN_ID], m[META_CONTAINER_IMAGE],
@@ -373,6 +411,9 @@ static int stream_env(cli_options *o, char *err, size_t errlen)
     o->sentinel_token = cli_take_secret("SENTINEL_API_TOKEN");
     o->upload_interval = 60.0;
     o->finish_timeout = 10.0;
+    const char *v = env_value("TRACKER_FINISH_TIMEOUT"); /* the OTLP exporter's end too */
+    if (v && parse_secs(v, 3600.0, &o->finish_timeout) < 0)
+        USAGE_ERR("TRACKER_FINISH_TIMEOUT: not a number of seconds above 0, at most 3600: '%s'", v);
     if (!o->sentinel_token)
         return 0;
     o->sentinel_url = env_value("SENTINEL_API_URL");
@@ -382,12 +423,9 @@ static int stream_env(cli_options *o, char *err, size_t errlen)
     if (o->s3_endpoint && strncmp(o->s3_endpoint, "http://", 7) != 0 && strncmp(o->s3_endpoint, "https://", 8) != 0)
         USAGE_ERR("AWS_ENDPOINT_URL_S3: not an http:// or https:// URL: '%s'", o->s3_endpoint);
     o->aws_region = env_value("AWS_REGION");
-    const char *v = env_value("TRACKER_UPLOAD_INTERVAL");
+    v = env_value("TRACKER_UPLOAD_INTERVAL");
     if (v && (parse_secs(v, 86400.0, &o->upload_interval) < 0 || o->upload_interval < 0.01))
         USAGE_ERR("TRACKER_UPLOAD_INTERVAL: not a number of seconds from 0.01 to 86400: '%s'", v);
-    v = env_value("TRACKER_FINISH_TIMEOUT");
-    if (v && parse_secs(v, 3600.0, &o->finish_timeout) < 0)
-        USAGE_ERR("TRACKER_FINISH_TIMEOUT: not a number of seconds above 0, at most 3600: '%s'", v);
     const char *state = env_value("XDG_STATE_HOME"), *home = env_value("HOME");
     char dir[4096];
     int n = -1;
@@ -449,6 +487,9 @@ void cli_layer_free(cli_layer *l)
     free(l->output);
     free(l->report);
     free(l->history);
+    free(l->prometheus);
+    free(l->prometheus_textfile);
+    free(l->otlp);
     for (int i = 0; i < META_COUNT; i++)
         free(l->meta[i]);
     for (size_t i = 0; i < l->ntags; i++)
@@ -464,6 +505,7 @@ void cli_options_free(cli_options *o)
     free(o->config_path);
     free(o->spill_dir);
     free(o->tags);
+    cli_export_options_free(o);
     cli_free_secret(o->sentinel_token);
     memset(o, 0, sizeof *o);
 }

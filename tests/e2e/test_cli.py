@@ -24,7 +24,8 @@ def test_help_and_version():
     r = run(["--help"])
     assert r.returncode == 0
     for flag in ("--pid", "--interval", "--config", "--format", "--output", "--quiet", "--job-name", "--tag",
-                 "--container-image", "--cgroup", "--wait-all", "summary", "recommend", "report", "info"):
+                 "--container-image", "--cgroup", "--wait-all", "--prometheus", "--prometheus-textfile", "--otlp",
+                 "--otlp-interval", "OTEL_EXPORTER_OTLP_ENDPOINT", "summary", "recommend", "report", "info"):
         assert flag in r.stdout
     r = run(["-V"])
     assert r.returncode == 0 and r.stdout.startswith("resource-tracker 0.")
@@ -52,6 +53,39 @@ def test_usage_errors_exit_2_and_start_nothing(tmp_path):
     assert_usage_error(["--cgroup", "on", "-o", str(out), "--", "true"], ["--cgroup", "'on'", "auto or off"])
     assert_usage_error(["--wait-all", "-o", str(out)], ["--wait-all", "needs a command"])
     assert not out.exists()
+
+
+def test_export_settings_checked_before_anything_starts(tmp_path):
+    """Bad export values, a textfile directory that is not one, an OTEL_* variable that cannot be
+    read, and a port already taken: one line, exit 2, and the command never ran."""
+    ran = tmp_path / "ran"
+    cmd = ["--", "sh", "-c", f"touch {ran}"]
+    assert_usage_error(["--prometheus", "host:80"] + cmd, ["--prometheus", "'host:80'", "ADDR:PORT"])
+    assert_usage_error(["--prometheus", "127.0.0.1:70000"] + cmd, ["--prometheus"])
+    assert_usage_error(["--prometheus-textfile", str(tmp_path / "none")] + cmd,
+                       ["--prometheus-textfile", "No such file or directory"])
+    (tmp_path / "file").write_text("")
+    assert_usage_error(["--prometheus-textfile", str(tmp_path / "file")] + cmd, ["not a directory"])
+    assert_usage_error(["--otlp", "127.0.0.1:4318"] + cmd, ["--otlp", "not an http:// or https:// URL"])
+    assert_usage_error(["--otlp-interval", "5"] + cmd, ["--otlp-interval needs --otlp"])
+    env = tracker_env()
+    env["OTEL_EXPORTER_OTLP_ENDPOINT"] = "http://127.0.0.1:9"
+    env["OTEL_EXPORTER_OTLP_HEADERS"] = "authorization"
+    assert_usage_error(cmd, ["OTEL_EXPORTER_OTLP_HEADERS", "'authorization' is not KEY=VALUE"], env=env)
+    env["OTEL_EXPORTER_OTLP_HEADERS"] = "a=1"
+    env["OTEL_EXPORTER_OTLP_PROTOCOL"] = "grpc"
+    assert_usage_error(cmd, ["OTEL_EXPORTER_OTLP_PROTOCOL", "'grpc'", "http/json"], env=env)
+    cfg = tmp_path / "rt.toml"
+    cfg.write_text("[export]\nprometheus = 9101\n")
+    assert_usage_error(["-c", str(cfg)] + cmd, [f"{cfg}:2:1: [export] prometheus must be"])
+    import socket
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        assert_usage_error(["--prometheus", f"127.0.0.1:{port}"] + cmd,
+                           ["--prometheus", f"port {port}", "Address already in use"])
+    assert not ran.exists()
 
 
 def test_missing_pid_is_usage_error(tmp_path):

@@ -64,7 +64,7 @@ static void errors(void **state)
     (void)state;
     expect_error("[tracker]\nintervall = 1\n", "conf.toml:2:1: unknown key 'intervall' in [tracker] (known keys: interval_secs, format, output, quiet, summary, report, cgroup, wait_all)");
     expect_error("[job]\nnmae = 'x'\n", "conf.toml:2:1: unknown key 'nmae' in [job] (known keys: name, pid, project_name");
-    expect_error("[jobs]\n", "conf.toml:1:1: unknown table 'jobs' (known tables: [job], [tracker], [history])");
+    expect_error("[jobs]\n", "conf.toml:1:1: unknown table 'jobs' (known tables: [job], [tracker], [history], [export])");
     expect_error("interval_secs = 1\n", "unknown key 'interval_secs'");
     expect_error("[tracker]\ninterval_secs = 0\n", "conf.toml:2:1: [tracker] interval_secs must be a number of seconds from 0.01 to 86400");
     expect_error("[tracker]\ninterval_secs = '1'\n", "interval_secs must be a number");
@@ -82,6 +82,26 @@ static void errors(void **state)
     expect_error("[tracker]\ncgroup = 'on'\n", "conf.toml:2:1: [tracker] cgroup must be \"auto\" or \"off\"");
     expect_error("[tracker]\ncgroup = false\n", "conf.toml:2:1: [tracker] cgroup must be");
     expect_error("[tracker]\nwait_all = 'yes'\n", "conf.toml:2:1: [tracker] wait_all must be true or false");
+}
+
+/* [export]: the four keys read; wrong types and unknown keys named with their place. */
+static void export_keys(void **state)
+{
+    (void)state;
+    cli_layer l;
+    char err[512];
+    assert_int_equal(parse("[export]\nprometheus = ':9101'\nprometheus_textfile = '/tmp'\notlp = 'http://127.0.0.1:4318'\n"
+                           "otlp_interval = 2.5\n", &l, err, sizeof err), 0);
+    assert_string_equal(l.prometheus, ":9101");
+    assert_string_equal(l.prometheus_textfile, "/tmp");
+    assert_string_equal(l.otlp, "http://127.0.0.1:4318");
+    assert_true(l.otlp_interval_set && l.otlp_interval == 2.5);
+    cli_layer_free(&l);
+    expect_error("[export]\nprometheus = 9101\n", "conf.toml:2:1: [export] prometheus must be a non-empty string (\"ADDR:PORT\")");
+    expect_error("[export]\notlp = ''\n", "conf.toml:2:1: [export] otlp must be a non-empty string (a URL)");
+    expect_error("[export]\notlp_interval = 0\n", "conf.toml:2:1: [export] otlp_interval must be a number of seconds");
+    expect_error("[export]\nprom = 'x'\n", "conf.toml:2:1: unknown key 'prom' in [export] (known keys: prometheus, prometheus_textfile");
+    expect_error("export = 1\n", "'export' must be a table");
 }
 
 /* [tracker] cgroup and wait_all: read, and marked as given. */
@@ -133,7 +153,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(full_config), cmocka_unit_test(tags_as_table_and_integer_interval),
-        cmocka_unit_test(errors), cmocka_unit_test(load_files), cmocka_unit_test(cgroup_keys),
+        cmocka_unit_test(errors), cmocka_unit_test(load_files), cmocka_unit_test(cgroup_keys), cmocka_unit_test(export_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

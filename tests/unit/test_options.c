@@ -158,6 +158,124 @@ static void precedence(void **state)
     cli_options_free(&o);
 }
 
+/* --prometheus's ADDR:PORT: loopback unless told otherwise; IPv6 bracketed; ports 0-65535. */
+static void listen_values(void **state)
+{
+    (void)state;
+    char a[64];
+    int port = -1;
+    assert_int_equal(cli_parse_listen("127.0.0.1:9101", a, sizeof a, &port), 0);
+    assert_string_equal(a, "127.0.0.1");
+    assert_int_equal(port, 9101);
+    assert_int_equal(cli_parse_listen(":0", a, sizeof a, &port), 0);
+    assert_string_equal(a, "127.0.0.1");
+    assert_int_equal(port, 0);
+    assert_int_equal(cli_parse_listen("9100", a, sizeof a, &port), 0);
+    assert_string_equal(a, "127.0.0.1");
+    assert_int_equal(cli_parse_listen("localhost:65535", a, sizeof a, &port), 0);
+    assert_int_equal(port, 65535);
+    assert_int_equal(cli_parse_listen("[::1]:80", a, sizeof a, &port), 0);
+    assert_string_equal(a, "::1");
+    assert_int_equal(cli_parse_listen("0.0.0.0:80", a, sizeof a, &port), 0);
+    assert_string_equal(a, "0.0.0.0");
+    const char *bad[] = {"", ":", "x:80", "::1:80", "[::1]", "1.2.3.4:65536", "1.2.3.4:-1", "1.2.3.4:8o",
+                         "1.2.3.4:123456", "[::1:80", "example.com:80", "1.2.3:80", "[]:80"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (cli_parse_listen(bad[i], a, sizeof a, &port) == 0)
+            fail_msg("accepted '%s'", bad[i]);
+}
+
+/* OTEL_* lists: trimmed, percent-decoded, empty members skipped; broken ones named. */
+static void otel_lists(void **state)
+{
+    (void)state;
+    cli_pairs p;
+    char err[256];
+    assert_int_equal(cli_parse_otel_list(" a = 1 ,, b=x%2Cy%3D ,c=", false, &p, err, sizeof err), 0);
+    assert_int_equal(p.count, 3);
+    assert_string_equal(p.kv[0].key, "a");
+    assert_string_equal(p.kv[0].value, "1");
+    assert_string_equal(p.kv[1].value, "x,y=");
+    assert_string_equal(p.kv[2].key, "c");
+    assert_string_equal(p.kv[2].value, "");
+    cli_pairs_free(&p);
+    assert_int_equal(cli_parse_otel_list("Authorization=Bearer%20abc,x-team=ml", true, &p, err, sizeof err), 0);
+    assert_string_equal(p.kv[0].value, "Bearer abc");
+    cli_pairs_free(&p);
+    assert_int_equal(cli_parse_otel_list("", false, &p, err, sizeof err), 0);
+    assert_int_equal(p.count, 0);
+    cli_pairs_free(&p);
+    struct {
+        const char *in;
+        bool headers;
+        const char *want;
+    } bad[] = {{"novalue", false, "'novalue' is not KEY=VALUE"}, {"=v", false, "a member without a key"},
+               {"a=%4", false, "broken %XX"}, {"a=%zz", false, "broken %XX"}, {"a=%00", false, "broken %XX"},
+               {"bad name=v", true, "'bad name' is not a header name"}, {"h=a%0Db", true, "control character"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        assert_int_equal(cli_parse_otel_list(bad[i].in, bad[i].headers, &p, err, sizeof err), -1);
+        assert_null(p.kv);
+        if (!strstr(err, bad[i].want))
+            fail_msg("'%s': '%s' lacks '%s'", bad[i].in, err, bad[i].want);
+    }
+}
+
+/* The merged OTLP settings: /v1/metrics appended to the base endpoint, the signal-specific one
+ * used as it is, headers as "Name: value", OTEL_SERVICE_NAME over the attributes' service.name,
+ * --otlp over the environment over [export]. */
+static void otlp_settings(void **state)
+{
+    (void)state;
+    cli_options o;
+    char err[256];
+    assert_int_equal(parse_argv(&o, err, sizeof err, 4, "rt", "--otlp", "http://127.0.0.1:4318/", "true"), 0);
+    assert_int_equal(cli_merge(&o, err, sizeof err), 0);
+    assert_string_equal(o.otlp_url, "http://127.0.0.1:4318/v1/metrics");
+    assert_true(o.otlp_interval == 10.0 && o.otlp_timeout == 10.0 && !o.otlp_no_gzip);
+    cli_options_free(&o);
+    setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9/base", 1);
+    setenv("OTEL_EXPORTER_OTLP_HEADERS", "api-key=s%3Dcret", 1);
+    setenv("OTEL_RESOURCE_ATTRIBUTES", "service.name=a,deployment.environment=ci", 1);
+    setenv("OTEL_SERVICE_NAME", "train", 1);
+    setenv("OTEL_EXPORTER_OTLP_METRICS_COMPRESSION", "none", 1);
+    setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "2500", 1);
+    setenv("OTEL_METRIC_EXPORT_INTERVAL", "500", 1);
+    assert_int_equal(parse_argv(&o, err, sizeof err, 2, "rt", "true"), 0);
+    assert_int_equal(cli_merge(&o, err, sizeof err), 0);
+    assert_string_equal(o.otlp_url, "http://127.0.0.1:9/base/v1/metrics");
+    assert_string_equal(o.otlp_headers[0], "api-key: s=cret");
+    assert_null(o.otlp_headers[1]);
+    assert_int_equal(o.otlp_resource.count, 2);
+    assert_string_equal(o.otlp_resource.kv[0].key, "service.name");
+    assert_string_equal(o.otlp_resource.kv[0].value, "train");
+    assert_true(o.otlp_no_gzip && o.otlp_timeout == 2.5 && o.otlp_interval == 0.5);
+    cli_options_free(&o);
+    setenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://127.0.0.1:9/exact", 1);
+    assert_int_equal(parse_argv(&o, err, sizeof err, 4, "rt", "--otlp-interval", "3", "true"), 0);
+    assert_int_equal(cli_merge(&o, err, sizeof err), 0);
+    assert_string_equal(o.otlp_url, "http://127.0.0.1:9/exact");
+    assert_true(o.otlp_interval == 3.0);
+    cli_options_free(&o);
+    setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "soon", 1);
+    assert_int_equal(parse_argv(&o, err, sizeof err, 2, "rt", "true"), 0);
+    assert_int_equal(cli_merge(&o, err, sizeof err), -1);
+    assert_non_null(strstr(err, "OTEL_EXPORTER_OTLP_TIMEOUT: not a number of milliseconds"));
+    cli_options_free(&o);
+    const char *vars[] = {"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS", "OTEL_RESOURCE_ATTRIBUTES",
+                          "OTEL_SERVICE_NAME", "OTEL_EXPORTER_OTLP_METRICS_COMPRESSION", "OTEL_EXPORTER_OTLP_TIMEOUT",
+                          "OTEL_METRIC_EXPORT_INTERVAL", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        unsetenv(vars[i]);
+    /* without any endpoint the OTEL_* settings are not looked at, and nothing is pushed */
+    setenv("OTEL_EXPORTER_OTLP_HEADERS", "broken", 1);
+    assert_int_equal(parse_argv(&o, err, sizeof err, 2, "rt", "true"), 0);
+    assert_int_equal(cli_merge(&o, err, sizeof err), 0);
+    assert_null(o.otlp_url);
+    cli_options_free(&o);
+    unsetenv("OTEL_EXPORTER_OTLP_HEADERS");
+}
+
 static void pid_with_command_rejected(void **state)
 {
     (void)state;
@@ -174,7 +292,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(flags), cmocka_unit_test(bad_values), cmocka_unit_test(commands_and_subcommands),
         cmocka_unit_test(precedence), cmocka_unit_test(pid_with_command_rejected),
-        cmocka_unit_test(cgroup_and_wait_all),
+        cmocka_unit_test(cgroup_and_wait_all), cmocka_unit_test(listen_values), cmocka_unit_test(otel_lists),
+        cmocka_unit_test(otlp_settings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

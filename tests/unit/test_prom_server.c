@@ -432,6 +432,9 @@ static void publish_sample(void **state)
     assert_int_equal(rt_sampler_sample(s, &sample), RT_OK);
     assert_int_equal(rt_prom_publish(srv, sample), RT_OK);
     assert_int_equal(rt_prom_publish(NULL, sample), RT_ERR_INVALID);
+    assert_int_equal(rt_prom_set_host(srv, host), RT_OK); /* replaces the copy */
+    assert_int_equal(rt_prom_set_host(srv, NULL), RT_ERR_INVALID);
+    assert_int_equal(rt_prom_set_host(NULL, host), RT_ERR_INVALID);
     int rounds = 2000;
     double t0 = rt_mono_secs();
     for (int i = 0; i < rounds; i++)

@@ -68,14 +68,15 @@ struct rt_prom_server {
     pthread_mutex_t mu;
     prom_body *text, *om;
     atomic_size_t hint[2]; /* the last bodies' lengths: the first guess of the next */
-    /* what the formatter labels series with (owned copies) */
+    /* what the formatter labels series with (owned copies; the host under fmt_mu) */
     rt_job job;
     int have_job;
     rt_host host;
     int have_host;
     const char **tags;
-    char *strings;
+    char *job_strings, *host_strings;
     rt_cloud_discovery *cloud;
+    pthread_mutex_t fmt_mu; /* the caller's side: host and hints while a body is formatted */
 };
 
 /* Logs at level unless a message of this kind was logged before. */
@@ -161,8 +162,10 @@ static prom_body *body_format(rt_prom_server *srv, const rt_sample *sample, cons
 static rt_error publish(rt_prom_server *srv, const rt_sample *sample)
 {
     const rt_cloud *cloud = srv->cloud ? rt_cloud_result(srv->cloud, 0) : NULL;
+    pthread_mutex_lock(&srv->fmt_mu); /* the server's thread never takes it */
     prom_body *text = body_format(srv, sample, cloud, 0);
     prom_body *om = text ? body_format(srv, sample, cloud, 1) : NULL;
+    pthread_mutex_unlock(&srv->fmt_mu);
     if (!om) {
         body_unref(text);
         log_once(srv, LOG_NOMEM, RT_LOG_WARN, "out of memory formatting /metrics; the previous figures stay");
@@ -484,49 +487,74 @@ static void *server_main(void *arg)
 
 /* ---- the public API ---------------------------------------------------------------------------- */
 
-/* Copies the job (fields and tags) and the host (strings) into srv: one block of strings, one
- * array of tags. Returns RT_OK, RT_ERR_INVALID (job struct_size too small), RT_ERR_NOMEM. */
-static rt_error copy_labels(rt_prom_server *srv, const rt_job *job, const rt_host *host)
+/* Copies the strings the n slots point to (NULL ones stay NULL) into one new block, pointing
+ * the slots at the copies. Returns the block (free it to free them all), or NULL. */
+static char *own_strings(const char **const *slots, size_t n)
+{
+    size_t bytes = 1;
+    for (size_t i = 0; i < n; i++)
+        bytes += *slots[i] ? strlen(*slots[i]) + 1 : 0;
+    char *block = malloc(bytes), *w = block;
+    for (size_t i = 0; block && i < n; i++) {
+        if (*slots[i]) {
+            size_t len = strlen(*slots[i]) + 1;
+            memcpy(w, *slots[i], len);
+            *slots[i] = w;
+            w += len;
+        }
+    }
+    return block;
+}
+
+/* Copies the job (fields and tags) into srv. Returns RT_OK, RT_ERR_INVALID (struct_size too
+ * small), RT_ERR_NOMEM. */
+static rt_error copy_job(rt_prom_server *srv, const rt_job *job)
 {
     rt_job j = RT_JOB_INIT;
     if (job && rt_struct_copy(&j, sizeof j, job) < 0)
         return RT_ERR_INVALID;
     j.struct_size = sizeof j;
-    rt_host h;
-    memset(&h, 0, sizeof h);
-    if (host)
-        h = *host;
     size_t ntags = j.tags ? j.tag_count : 0;
+    const char **fields[] = {&j.job_name, &j.project_name, &j.stage_name, &j.task_name, &j.team, &j.env,
+                             &j.language, &j.orchestrator, &j.executor, &j.external_run_id, &j.container_image};
+    size_t nf = RT_ARRAY_LEN(fields);
     srv->tags = calloc(ntags + 1, sizeof *srv->tags);
-    if (!srv->tags)
+    const char ***slots = calloc(nf + ntags, sizeof *slots);
+    if (srv->tags && slots) {
+        memcpy(slots, fields, sizeof fields);
+        for (size_t i = 0; i < ntags; i++) {
+            srv->tags[i] = j.tags[i];
+            slots[nf + i] = &srv->tags[i];
+        }
+        srv->job_strings = own_strings((const char **const *)slots, nf + ntags);
+    }
+    free(slots);
+    if (!srv->job_strings)
         return RT_ERR_NOMEM;
-    for (size_t i = 0; i < ntags; i++)
-        srv->tags[i] = j.tags[i];
     j.tags = srv->tags;
     j.tag_count = ntags;
-    const char **slots[] = {&j.job_name, &j.project_name, &j.stage_name, &j.task_name, &j.team,
-                            &j.env, &j.language, &j.orchestrator, &j.executor, &j.external_run_id,
-                            &j.container_image, &h.hostname, &h.host_id, &h.ip, &h.cpu_model,
-                            &h.gpu_model, &h.kernel, &h.os, &h.allocation};
-    size_t bytes = 1;
-    for (size_t i = 0; i < RT_ARRAY_LEN(slots); i++)
-        bytes += *slots[i] ? strlen(*slots[i]) + 1 : 0;
-    for (size_t i = 0; i < ntags; i++)
-        bytes += srv->tags[i] ? strlen(srv->tags[i]) + 1 : 0;
-    char *w = srv->strings = malloc(bytes);
-    if (!w)
-        return RT_ERR_NOMEM;
-    for (size_t i = 0; i < RT_ARRAY_LEN(slots) + ntags; i++) {
-        const char **s = i < RT_ARRAY_LEN(slots) ? slots[i] : &srv->tags[i - RT_ARRAY_LEN(slots)];
-        if (*s) {
-            size_t n = strlen(*s) + 1;
-            memcpy(w, *s, n);
-            *s = w;
-            w += n;
-        }
-    }
     srv->job = j;
     srv->have_job = job != NULL;
+    return RT_OK;
+}
+
+/* Makes a copy of host (NULL: none) the host of the next bodies. Called with fmt_mu held (or
+ * before the thread starts). Returns RT_OK or RT_ERR_NOMEM (the previous host stays). */
+static rt_error copy_host(rt_prom_server *srv, const rt_host *host)
+{
+    rt_host h;
+    memset(&h, 0, sizeof h);
+    char *block = NULL;
+    if (host) {
+        h = *host;
+        const char **slots[] = {&h.hostname, &h.host_id, &h.ip, &h.cpu_model, &h.gpu_model, &h.kernel, &h.os,
+                                &h.allocation};
+        block = own_strings(slots, RT_ARRAY_LEN(slots));
+        if (!block)
+            return RT_ERR_NOMEM;
+    }
+    free(srv->host_strings);
+    srv->host_strings = block;
     srv->host = h;
     srv->have_host = host != NULL;
     return RT_OK;
@@ -604,8 +632,10 @@ static void release(rt_prom_server *srv)
     free(srv->clients);
     free(srv->pfds);
     free(srv->pfd_slot);
+    pthread_mutex_destroy(&srv->fmt_mu);
     free(srv->tags);
-    free(srv->strings);
+    free(srv->job_strings);
+    free(srv->host_strings);
     free(srv);
 }
 
@@ -635,12 +665,14 @@ rt_error rt_prom_start(const rt_prom_options *opts, rt_prom_server **out)
     atomic_init(&srv->hint[0], INITIAL_BODY_HINT);
     atomic_init(&srv->hint[1], INITIAL_BODY_HINT);
     pthread_mutex_init(&srv->mu, NULL);
+    pthread_mutex_init(&srv->fmt_mu, NULL);
     rt_error err = RT_ERR_NOMEM;
     srv->clients = srv->max_clients < SIZE_MAX / sizeof(struct pollfd) - 2
                        ? calloc(srv->max_clients, sizeof *srv->clients) : NULL;
     srv->pfds = srv->clients ? calloc(srv->max_clients + 2, sizeof *srv->pfds) : NULL;
     srv->pfd_slot = srv->pfds ? calloc(srv->max_clients + 2, sizeof *srv->pfd_slot) : NULL;
-    if (!srv->pfd_slot || (err = copy_labels(srv, o.job, o.host)) != RT_OK || (err = publish(srv, NULL)) != RT_OK)
+    if (!srv->pfd_slot || (err = copy_job(srv, o.job)) != RT_OK ||
+        (err = copy_host(srv, o.host)) != RT_OK || (err = publish(srv, NULL)) != RT_OK)
         goto fail;
     err = RT_ERR_IO;
     srv->lfd = listen_on(&ss, sslen, &srv->port);
@@ -661,6 +693,16 @@ fail:;
     int saved = errno;
     release(srv);
     errno = saved;
+    return err;
+}
+
+rt_error rt_prom_set_host(rt_prom_server *srv, const rt_host *host)
+{
+    if (!srv || !host)
+        return RT_ERR_INVALID;
+    pthread_mutex_lock(&srv->fmt_mu);
+    rt_error err = copy_host(srv, host);
+    pthread_mutex_unlock(&srv->fmt_mu);
     return err;
 }
 

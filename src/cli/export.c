@@ -1,0 +1,536 @@
+/* export.c - the tool's side of the exporters (issue 14): the values of --prometheus,
+ * --prometheus-textfile, --otlp and --otlp-interval, the [export] table and the standard
+ * OTEL_* variables, checked before anything starts; then, while tracking, the Prometheus server,
+ * the node_exporter textfile (written while the job runs and once more at its end) and the OTLP
+ * exporter, fed each sample. Failures after the start are warnings: the job is never disturbed. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define USAGE_ERR(...)                                                                                                 \
+    do {                                                                                                               \
+        snprintf(err, errlen, __VA_ARGS__);                                                                            \
+        return -1;                                                                                                     \
+    } while (0)
+
+/* The value of environment variable name, or NULL when unset or empty. */
+static const char *env_value(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+int cli_parse_listen(const char *s, char *addr, size_t addrlen, int *port)
+{
+    const char *colon = strrchr(s, ':');
+    const char *host = s, *p = s;
+    size_t hlen = 0;
+    if (colon) {
+        p = colon + 1;
+        hlen = (size_t)(colon - s);
+        if (hlen >= 2 && s[0] == '[' && s[hlen - 1] == ']') { /* [IPv6]:PORT */
+            if (hlen == 2)
+                return -1;
+            host = s + 1;
+            hlen -= 2;
+        } else if (memchr(s, ':', hlen) || memchr(s, '[', hlen) || memchr(s, ']', hlen)) {
+            return -1; /* an IPv6 address must be bracketed */
+        }
+    }
+    /* the port: 0 to 65535, digits only */
+    if (!*p || strlen(p) > 5 || strspn(p, "0123456789") != strlen(p))
+        return -1;
+    long v = strtol(p, NULL, 10);
+    if (v > 65535)
+        return -1;
+    char h[64];
+    if (hlen >= sizeof h)
+        return -1;
+    memcpy(h, host, hlen);
+    h[hlen] = '\0';
+    const char *numeric = h;
+    if (hlen == 0 || strcmp(h, "localhost") == 0)
+        numeric = "127.0.0.1"; /* loopback unless told otherwise */
+    unsigned char bin[16];
+    if (inet_pton(AF_INET, numeric, bin) != 1 && inet_pton(AF_INET6, numeric, bin) != 1)
+        return -1;
+    if (strlen(numeric) >= addrlen)
+        return -1;
+    memcpy(addr, numeric, strlen(numeric) + 1);
+    *port = (int)v;
+    return 0;
+}
+
+/* Whether c may appear in an HTTP header name (RFC 9110 tchar). */
+static bool is_tchar(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("!#$%&'*+-.^_`|~", c);
+}
+
+/* The value of one hex digit, or -1. */
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Copies n bytes of s into d percent-decoded, NUL-terminated. Returns the length, or -1 for a
+ * broken %XX or a decoded NUL. */
+static long pct_decode(const char *s, size_t n, char *d)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '%') {
+            d[o++] = s[i];
+            continue;
+        }
+        if (i + 2 >= n)
+            return -1;
+        int hi = hexval(s[i + 1]);
+        int lo = hexval(s[i + 2]);
+        if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+            return -1;
+        d[o++] = (char)(hi * 16 + lo);
+        i += 2;
+    }
+    d[o] = '\0';
+    return (long)o;
+}
+
+/* Trims spaces and tabs from both ends of [*s, *s + *n). */
+static void trim(const char **s, size_t *n)
+{
+    while (*n && (**s == ' ' || **s == '\t')) {
+        (*s)++;
+        (*n)--;
+    }
+    while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t'))
+        (*n)--;
+}
+
+void cli_pairs_free(cli_pairs *p)
+{
+    free(p->kv);
+    free(p->store);
+    memset(p, 0, sizeof *p);
+}
+
+int cli_parse_otel_list(const char *s, bool header_names, cli_pairs *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    size_t len = strlen(s), items = 1;
+    for (size_t i = 0; i < len; i++)
+        items += s[i] == ',';
+    out->store = malloc(len + items + 1);
+    out->kv = calloc(items, sizeof *out->kv);
+    if (!out->store || !out->kv) {
+        cli_pairs_free(out);
+        USAGE_ERR("out of memory");
+    }
+    char *d = out->store;
+    const char *item = s;
+    for (size_t k = 0; k < items; k++) {
+        const char *end = strchr(item, ',');
+        size_t n = end ? (size_t)(end - item) : strlen(item);
+        const char *it = item;
+        trim(&it, &n);
+        item = end ? end + 1 : item + n;
+        if (n == 0)
+            continue; /* an empty member (",,") */
+        const char *eq = memchr(it, '=', n);
+        if (!eq) {
+            snprintf(err, errlen, "'%.*s' is not KEY=VALUE", (int)(n > 80 ? 80 : n), it);
+            cli_pairs_free(out);
+            return -1;
+        }
+        const char *key = it, *val = eq + 1;
+        size_t kn = (size_t)(eq - it), vn = n - kn - 1;
+        trim(&key, &kn);
+        trim(&val, &vn);
+        if (kn == 0) {
+            cli_pairs_free(out);
+            USAGE_ERR("a member without a key");
+        }
+        long kl = pct_decode(key, kn, d);
+        if (kl < 0) {
+            cli_pairs_free(out);
+            USAGE_ERR("'%.*s': a broken %%XX escape", (int)(kn > 80 ? 80 : kn), key);
+        }
+        for (long i = 0; header_names && i < kl; i++) {
+            if (!is_tchar((unsigned char)d[i])) {
+                snprintf(err, errlen, "'%s' is not a header name", d);
+                cli_pairs_free(out);
+                return -1;
+            }
+        }
+        out->kv[out->count].key = d;
+        d += kl + 1;
+        long vl = pct_decode(val, vn, d);
+        if (vl < 0) {
+            snprintf(err, errlen, "the value of '%s': a broken %%XX escape", out->kv[out->count].key);
+            cli_pairs_free(out);
+            return -1;
+        }
+        for (long i = 0; header_names && i < vl; i++) {
+            unsigned char c = (unsigned char)d[i];
+            if ((c < 0x20 && c != '\t') || c == 0x7f) {
+                snprintf(err, errlen, "the value of '%s' holds a control character", out->kv[out->count].key);
+                cli_pairs_free(out);
+                return -1;
+            }
+        }
+        out->kv[out->count++].value = d;
+        d += vl + 1;
+    }
+    return 0;
+}
+
+/* Sets *out to the OTLP metrics URL of url: as given when its path ends in /v1/metrics (or it is
+ * the signal-specific variable: exact), else with "/v1/metrics" appended as the OTLP exporter
+ * specification says of OTEL_EXPORTER_OTLP_ENDPOINT. Returns 0, or -1 (not http(s), no memory). */
+static int metrics_url(const char *url, bool exact, char **out)
+{
+    if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
+        return -1;
+    size_t n = strlen(url);
+    const char *tail = "/v1/metrics";
+    bool has = n >= strlen(tail) && strcmp(url + n - strlen(tail), tail) == 0;
+    while (!exact && !has && n > 8 && url[n - 1] == '/')
+        n--;
+    size_t cap = n + strlen(tail) + 1;
+    free(*out);
+    if (!(*out = malloc(cap)))
+        return -1;
+    snprintf(*out, cap, "%.*s%s", (int)n, url, exact || has ? "" : tail);
+    return 0;
+}
+
+/* The value of OTEL_EXPORTER_OTLP_METRICS_<what>, else OTEL_EXPORTER_OTLP_<what>; *name says which. */
+static const char *otel_env(const char *what, const char **name)
+{
+    static char buf[2][64];
+    snprintf(buf[0], sizeof buf[0], "OTEL_EXPORTER_OTLP_METRICS_%s", what);
+    snprintf(buf[1], sizeof buf[1], "OTEL_EXPORTER_OTLP_%s", what);
+    for (int i = 0; i < 2; i++) {
+        const char *v = env_value(buf[i]);
+        if (v) {
+            *name = buf[i];
+            return v;
+        }
+    }
+    *name = buf[1];
+    return NULL;
+}
+
+/* Parses a whole number of milliseconds in [lo, hi]. Returns 0 and *secs, or -1. */
+static int parse_ms(const char *s, double lo, double hi, double *secs)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end != '\0' || !(v >= lo && v <= hi))
+        return -1;
+    *secs = v / 1000.0;
+    return 0;
+}
+
+/* The OTLP settings: URL, headers, resource attributes, compression, timeout and interval.
+ * Returns 0, or -1 with the problem in err. */
+static int otlp_merge(cli_options *o, char *err, size_t errlen)
+{
+    const cli_layer *a = &o->args, *f = &o->file;
+    const char *name = NULL;
+    const char *metrics = env_value("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT");
+    const char *base = env_value("OTEL_EXPORTER_OTLP_ENDPOINT");
+    const char *url = a->otlp;
+    bool exact = false;
+    const char *from = "--otlp";
+    if (!url && metrics) {
+        url = metrics, exact = true, from = "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT";
+    } else if (!url && base) {
+        url = base, from = "OTEL_EXPORTER_OTLP_ENDPOINT";
+    } else if (!url && f->otlp) {
+        url = f->otlp, from = "[export] otlp";
+    }
+    double interval = 10.0;
+    const char *iv = env_value("OTEL_METRIC_EXPORT_INTERVAL"); /* milliseconds */
+    if (a->otlp_interval_set)
+        interval = a->otlp_interval;
+    else if (iv && parse_ms(iv, 10, 86400e3, &interval) < 0)
+        USAGE_ERR("OTEL_METRIC_EXPORT_INTERVAL: not a number of milliseconds from 10 to 86400000: '%s'", iv);
+    else if (!iv && f->otlp_interval_set)
+        interval = f->otlp_interval;
+    o->otlp_interval = interval;
+    if (!url) {
+        if (a->otlp_interval_set)
+            USAGE_ERR("--otlp-interval needs --otlp (or OTEL_EXPORTER_OTLP_ENDPOINT)");
+        return 0;
+    }
+    if (metrics_url(url, exact, &o->otlp_url) < 0)
+        USAGE_ERR("%s: not an http:// or https:// URL: '%s'", from, url);
+    const char *proto = otel_env("PROTOCOL", &name);
+    if (proto && strcmp(proto, "http/json") != 0 && strcmp(proto, "http/protobuf") != 0)
+        USAGE_ERR("%s: '%s' is not supported (resource-tracker sends OTLP/HTTP with JSON: http/json)", name, proto);
+    const char *comp = otel_env("COMPRESSION", &name);
+    if (comp && strcmp(comp, "gzip") != 0 && strcmp(comp, "none") != 0)
+        USAGE_ERR("%s: '%s' is not gzip or none", name, comp);
+    o->otlp_no_gzip = comp && strcmp(comp, "none") == 0;
+    o->otlp_timeout = 10.0;
+    const char *to = otel_env("TIMEOUT", &name);
+    if (to && parse_ms(to, 1, 3600e3, &o->otlp_timeout) < 0)
+        USAGE_ERR("%s: not a number of milliseconds from 1 to 3600000: '%s'", name, to);
+    char why[256];
+    const char *hv = otel_env("HEADERS", &name);
+    cli_pairs_free(&o->otlp_header_pairs);
+    if (hv && cli_parse_otel_list(hv, true, &o->otlp_header_pairs, why, sizeof why) < 0)
+        USAGE_ERR("%s: %s", name, why);
+    /* "Name: value" strings, NULL-terminated */
+    free(o->otlp_headers);
+    o->otlp_headers = calloc(o->otlp_header_pairs.count + 1, sizeof *o->otlp_headers);
+    if (!o->otlp_headers)
+        USAGE_ERR("out of memory");
+    for (size_t i = 0; i < o->otlp_header_pairs.count; i++) {
+        const rt_kv *kv = &o->otlp_header_pairs.kv[i];
+        size_t cap = strlen(kv->key) + strlen(kv->value) + 3;
+        if (!(o->otlp_headers[i] = malloc(cap)))
+            USAGE_ERR("out of memory");
+        snprintf(o->otlp_headers[i], cap, "%s: %s", kv->key, kv->value);
+    }
+    const char *ra = env_value("OTEL_RESOURCE_ATTRIBUTES");
+    cli_pairs_free(&o->otlp_resource);
+    if (ra && cli_parse_otel_list(ra, false, &o->otlp_resource, why, sizeof why) < 0)
+        USAGE_ERR("OTEL_RESOURCE_ATTRIBUTES: %s", why);
+    const char *svc = env_value("OTEL_SERVICE_NAME"); /* wins over the attributes' service.name */
+    if (svc) {
+        cli_pairs *r = &o->otlp_resource;
+        rt_kv *kv = realloc(r->kv, (r->count + 1) * sizeof *kv);
+        if (!kv)
+            USAGE_ERR("out of memory");
+        r->kv = kv;
+        size_t k = 0;
+        while (k < r->count && strcmp(kv[k].key, "service.name") != 0)
+            k++;
+        kv[k] = (rt_kv){"service.name", svc};
+        if (k == r->count)
+            r->count++;
+    }
+    return 0;
+}
+
+int cli_export_merge(cli_options *o, char *err, size_t errlen)
+{
+    const cli_layer *a = &o->args, *f = &o->file;
+    const char *listen = a->prometheus ? a->prometheus : f->prometheus;
+    o->prom_on = listen != NULL;
+    if (listen && cli_parse_listen(listen, o->prom_addr, sizeof o->prom_addr, &o->prom_port) < 0)
+        USAGE_ERR("%s: '%s' is not ADDR:PORT (a numeric IPv4 address, [IPv6] or localhost, and a port 0-65535)",
+                  a->prometheus ? "--prometheus" : "[export] prometheus", listen);
+    o->textfile_dir = a->prometheus_textfile ? a->prometheus_textfile : f->prometheus_textfile;
+    if (o->textfile_dir) {
+        const char *flag = a->prometheus_textfile ? "--prometheus-textfile" : "[export] prometheus_textfile";
+        struct stat st;
+        if (stat(o->textfile_dir, &st) < 0)
+            USAGE_ERR("%s: '%s': %s", flag, o->textfile_dir, strerror(errno));
+        if (!S_ISDIR(st.st_mode))
+            USAGE_ERR("%s: '%s' is not a directory", flag, o->textfile_dir);
+        if (access(o->textfile_dir, W_OK | X_OK) < 0)
+            USAGE_ERR("%s: '%s': %s", flag, o->textfile_dir, strerror(errno));
+    }
+    return otlp_merge(o, err, errlen);
+}
+
+void cli_export_options_free(cli_options *o)
+{
+    free(o->otlp_url);
+    if (o->otlp_headers) {
+        for (size_t i = 0; o->otlp_headers[i]; i++) {
+            /* a header may hold a credential: wiped before it is freed */
+            explicit_bzero(o->otlp_headers[i], strlen(o->otlp_headers[i]));
+            free(o->otlp_headers[i]);
+        }
+    }
+    free(o->otlp_headers);
+    if (o->otlp_header_pairs.store) {
+        size_t n = 0;
+        for (size_t i = 0; i < o->otlp_header_pairs.count; i++)
+            n = (size_t)(o->otlp_header_pairs.kv[i].value + strlen(o->otlp_header_pairs.kv[i].value) -
+                         o->otlp_header_pairs.store);
+        explicit_bzero(o->otlp_header_pairs.store, n);
+    }
+    cli_pairs_free(&o->otlp_header_pairs);
+    cli_pairs_free(&o->otlp_resource);
+}
+
+/* ---- while tracking ------------------------------------------------------------------------ */
+
+struct cli_exporters {
+    rt_prom_server *prom;
+    rt_otlp *otlp;
+    const char *textfile_dir;
+    char textfile_name[128];
+    const rt_job *job;
+    double start_secs, last_write_mono, every_secs;
+    uint64_t samples;
+    double cpu_secs, peak_bytes;
+    bool textfile_warned, has_tree;
+};
+
+/* CLOCK_MONOTONIC / CLOCK_REALTIME now, in seconds. */
+static double clock_secs(clockid_t c)
+{
+    struct timespec t;
+    clock_gettime(c, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+int cli_export_start(const cli_options *o, rt_cloud_discovery *cloud, cli_exporters **out)
+{
+    *out = NULL;
+    if (!o->prom_on && !o->textfile_dir && !o->otlp_url)
+        return 0;
+    cli_exporters *ex = calloc(1, sizeof *ex);
+    if (!ex) {
+        cli_say("warning: out of memory: no export for this run");
+        return 0;
+    }
+    ex->job = &o->job;
+    ex->start_secs = clock_secs(CLOCK_REALTIME);
+    ex->cpu_secs = ex->peak_bytes = NAN;
+    ex->has_tree = o->command || o->pid;
+    if (o->prom_on) {
+        rt_prom_options po = RT_PROM_OPTIONS_INIT;
+        po.address = o->prom_addr;
+        po.port = o->prom_port;
+        po.job = &o->job;
+        po.cloud = cloud;
+        po.log = cli_log;
+        rt_error e = rt_prom_start(&po, &ex->prom);
+        if (e != RT_OK) {
+            int en = errno;
+            cli_say("--prometheus: cannot serve on %s port %d: %s", o->prom_addr, o->prom_port,
+                    e == RT_ERR_IO || e == RT_ERR_SYSTEM ? strerror(en) : rt_strerror(e));
+            free(ex);
+            return -1;
+        }
+        if (o->prom_port == 0) /* the port the kernel chose: said, or nobody could scrape it */
+            cli_say("serving Prometheus metrics at http://%s%s%s:%d/metrics", strchr(o->prom_addr, ':') ? "[" : "",
+                    o->prom_addr, strchr(o->prom_addr, ':') ? "]" : "", rt_prom_port(ex->prom));
+    }
+    if (o->textfile_dir) {
+        ex->textfile_dir = o->textfile_dir;
+        const char *name = o->job.job_name;
+        if (!name && o->command) {
+            const char *slash = strrchr(o->command[0], '/');
+            name = slash ? slash + 1 : o->command[0];
+        }
+        snprintf(ex->textfile_name, sizeof ex->textfile_name, "%s", name ? name : "system");
+        ex->every_secs = o->interval > 5.0 ? o->interval : 5.0;
+    }
+    *out = ex;
+    return 0;
+}
+
+void cli_export_host(cli_exporters *ex, const cli_options *o, const rt_host *host, rt_cloud_discovery *cloud)
+{
+    if (!ex)
+        return;
+    if (ex->prom && host)
+        rt_prom_set_host(ex->prom, host);
+    if (!o->otlp_url)
+        return;
+    rt_otlp_options oo = RT_OTLP_OPTIONS_INIT;
+    oo.url = o->otlp_url;
+    oo.headers = (const char *const *)o->otlp_headers;
+    oo.resource = o->otlp_resource.kv;
+    oo.resource_count = o->otlp_resource.count;
+    oo.interval_secs = o->otlp_interval;
+    oo.timeout_secs = o->otlp_timeout;
+    oo.no_gzip = o->otlp_no_gzip;
+    oo.finish_timeout_secs = o->finish_timeout;
+    oo.job = &o->job;
+    oo.command = (const char *const *)o->command;
+    oo.host = host;
+    oo.cloud = cloud;
+    oo.log = cli_log;
+    rt_error e = rt_otlp_start(&oo, &ex->otlp);
+    if (e == RT_ERR_SYSTEM)
+        cli_say("warning: not pushing OTLP metrics: cannot start its thread (%s)", strerror(errno));
+    else if (e != RT_OK)
+        cli_say("warning: not pushing OTLP metrics: %s", rt_strerror(e));
+    if (e != RT_OK)
+        ex->otlp = NULL;
+}
+
+/* Writes the textfile with the figures so far; exit_status RT_NULL_I64 while the job runs. A
+ * failure is said once while running, and at the end. */
+static void write_textfile(cli_exporters *ex, bool end, int64_t exit_status)
+{
+    double now = clock_secs(CLOCK_REALTIME);
+    rt_job_status st = RT_JOB_STATUS_INIT;
+    st.start_secs = ex->start_secs;
+    st.end_secs = end ? now : NAN;
+    st.duration_secs = now - ex->start_secs;
+    st.cpu_secs = ex->cpu_secs;
+    st.memory_peak_bytes = ex->peak_bytes;
+    st.exit_status = exit_status;
+    st.samples = ex->samples;
+    char path[4096];
+    if (rt_prom_textfile_write(ex->textfile_dir, ex->textfile_name, ex->job, &st, path, sizeof path) == RT_OK)
+        return;
+    if (end || !ex->textfile_warned)
+        cli_say("warning: --prometheus-textfile: cannot write in '%s': %s", ex->textfile_dir, strerror(errno));
+    ex->textfile_warned = true;
+}
+
+void cli_export_sample(cli_exporters *ex, const rt_sample *s)
+{
+    if (!ex)
+        return;
+    ex->samples++;
+    if (ex->prom)
+        rt_prom_publish(ex->prom, s);
+    if (ex->otlp)
+        rt_otlp_add(ex->otlp, s);
+    if (!ex->textfile_dir)
+        return;
+    const rt_process *p = s->process;
+    if (p) {
+        ex->cpu_secs = p->cpu_secs_total;
+        double peak = isfinite(p->memory_peak_mib) ? p->memory_peak_mib : p->rss_peak_mib;
+        if (isfinite(peak) && !(peak * 1048576.0 <= ex->peak_bytes))
+            ex->peak_bytes = peak * 1048576.0;
+    }
+    double mono = clock_secs(CLOCK_MONOTONIC);
+    if (ex->samples == 1 || mono - ex->last_write_mono >= ex->every_secs) {
+        ex->last_write_mono = mono;
+        write_textfile(ex, false, RT_NULL_I64);
+    }
+}
+
+void cli_export_end(cli_exporters *ex, bool has_status, int status)
+{
+    if (!ex)
+        return;
+    if (ex->textfile_dir)
+        write_textfile(ex, true, has_status ? status : RT_NULL_I64);
+    if (ex->otlp) {
+        rt_otlp_finish(ex->otlp); /* what could not be delivered is said by the library */
+        rt_otlp_free(ex->otlp);
+    }
+    rt_prom_free(ex->prom);
+    free(ex);
+}
