@@ -431,6 +431,9 @@ static double expire_clients(rt_prom_server *srv, double now, double until)
     return until;
 }
 
+/* The server's thread: polls the wake-up eventfd, the listening socket (unless accepts rest)
+ * and every client for what its state waits on; never blocks on one client (every socket is
+ * non-blocking). Ends when rt_prom_free sets stop and writes the eventfd. */
 static void *server_main(void *arg)
 {
     rt_prom_server *srv = arg;
@@ -462,8 +465,8 @@ static void *server_main(void *arg)
         now = rt_mono_secs();
         if (srv->pfds[0].revents) {
             uint64_t v;
-            if (read(srv->wake_fd, &v, sizeof v) < 0 && errno != EAGAIN)
-                break;
+            ssize_t got = read(srv->wake_fd, &v, sizeof v); /* only resets it: stop is the flag */
+            (void)got;
         }
         for (nfds_t k = 2; k < n; k++) {
             short ev = srv->pfds[k].revents;
