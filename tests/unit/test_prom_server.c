@@ -531,6 +531,35 @@ static void never_reading_client(void **state)
     rt_prom_free(srv);
 }
 
+/* With every slot taken, a new connection replaces the client idle the longest. */
+static void full_replaces_oldest(void **state)
+{
+    (void)state;
+    rt_prom_server *srv = start(2, 0);
+    int a = dial(srv, 0), b = dial(srv, 0);
+    reply r;
+    send_str(a, "GET /metrics HTTP/1.1\r\n\r\n");
+    assert_int_equal(read_reply(a, 0, &r), 200);
+    free(r.body);
+    usleep(20000);
+    send_str(b, "GET /metrics HTTP/1.1\r\n\r\n"); /* b moved bytes last: a is the idlest */
+    assert_int_equal(read_reply(b, 0, &r), 200);
+    free(r.body);
+    usleep(20000);
+    int c = dial(srv, 0);
+    send_str(c, "GET /metrics HTTP/1.1\r\n\r\n");
+    assert_int_equal(read_reply(c, 0, &r), 200);
+    free(r.body);
+    assert_true(closed_by_server(a));
+    send_str(b, "GET /metrics HTTP/1.1\r\n\r\n");
+    assert_int_equal(read_reply(b, 0, &r), 200);
+    free(r.body);
+    close(a);
+    close(b);
+    close(c);
+    rt_prom_free(srv);
+}
+
 /* Raises the soft limit of open files to at least want (up to the hard limit). */
 static rlim_t raise_nofile(rlim_t want)
 {
@@ -724,6 +753,7 @@ int main(void)
         cmocka_unit_test(publish_sample),
         cmocka_unit_test(silent_clients),
         cmocka_unit_test(never_reading_client),
+        cmocka_unit_test(full_replaces_oldest),
         cmocka_unit_test(thousand_connections),
         cmocka_unit_test(out_of_descriptors),
         cmocka_unit_test(publish_while_scraping),
