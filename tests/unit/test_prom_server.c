@@ -53,24 +53,33 @@ static int accept_om(const char *accept)
 static void parse_accept(void **state)
 {
     (void)state;
-    assert_int_equal(accept_om(PROM_ACCEPT), 1); /* what Prometheus 2.42 sends */
-    assert_int_equal(accept_om(NULL), 0);
-    assert_int_equal(accept_om("text/plain"), 0);
-    assert_int_equal(accept_om("text/plain;version=0.0.4;q=0.5,*/*;q=0.1"), 0); /* Prometheus, OM off */
-    assert_int_equal(accept_om("*/*"), 0);
-    assert_int_equal(accept_om("application/openmetrics-text"), 1);
-    assert_int_equal(accept_om("Application/OpenMetrics-Text ; Version=1.0.0"), 1);
-    assert_int_equal(accept_om("application/openmetrics-text;q=0"), 0);
-    assert_int_equal(accept_om("application/openmetrics-text;q=0.3, text/plain;q=0.5"), 0);
-    assert_int_equal(accept_om("text/plain;q=0.2, application/openmetrics-text;q=0.3"), 1);
-    assert_int_equal(accept_om("application/openmetrics-text, */*"), 1);       /* named beats the wildcard */
-    assert_int_equal(accept_om("application/openmetrics-text, text/plain"), 0); /* a tie: the text format */
-    assert_int_equal(accept_om("application/*;q=0.9, text/*;q=0.8"), 1);
-    assert_int_equal(accept_om("*/*;q=0.9, text/plain;q=0.1"), 1); /* text/plain's own q is what counts */
-    assert_int_equal(accept_om("application/openmetrics-text;q=1.5"), 0); /* not a qvalue: ignored */
-    assert_int_equal(accept_om("application/openmetrics-text;x=\"a,b;q=0\";q=0.9,text/plain;q=0.8"), 1);
-    assert_int_equal(accept_om("text/html, application/json"), 0);
-    assert_int_equal(accept_om(""), 0);
+    static const struct {
+        const char *accept; /* NULL: no Accept header */
+        int openmetrics;
+    } cases[] = {
+        {PROM_ACCEPT, 1}, /* what Prometheus 2.42 sends */
+        {NULL, 0},
+        {"text/plain", 0},
+        {"text/plain;version=0.0.4;q=0.5,*/*;q=0.1", 0}, /* Prometheus, OM off */
+        {"*/*", 0},
+        {"application/openmetrics-text", 1},
+        {"Application/OpenMetrics-Text ; Version=1.0.0", 1},
+        {"application/openmetrics-text;q=0", 0},
+        {"application/openmetrics-text;q=0.3, text/plain;q=0.5", 0},
+        {"text/plain;q=0.2, application/openmetrics-text;q=0.3", 1},
+        {"application/openmetrics-text, */*", 1}, /* named beats the wildcard */
+        {"application/openmetrics-text, text/plain", 0}, /* a tie: the text format */
+        {"application/*;q=0.9, text/*;q=0.8", 1},
+        {"*/*;q=0.9, text/plain;q=0.1", 1}, /* text/plain's own q is what counts */
+        {"application/openmetrics-text;q=1.5", 0}, /* not a qvalue: ignored */
+        {"application/openmetrics-text;x=\"a,b;q=0\";q=0.9,text/plain;q=0.8", 1},
+        {"text/html, application/json", 0},
+        {"", 0},
+    };
+    for (size_t i = 0; i < RT_ARRAY_LEN(cases); i++)
+        if (accept_om(cases[i].accept) != cases[i].openmetrics)
+            fail_msg("Accept: %s: not %s", cases[i].accept ? cases[i].accept : "(none)",
+                     cases[i].openmetrics ? "OpenMetrics" : "the text format");
     /* two Accept headers count as one list */
     rt_prom_request rq;
     assert_int_equal(parse_str("GET /metrics HTTP/1.1\r\nAccept: text/plain;q=0.1\r\n"
@@ -321,6 +330,25 @@ static int closed_by_server(int fd)
     }
 }
 
+/* Sends req on fd and reads the reply (its body dropped); returns its status (-1: none). */
+static int status_of(int fd, const char *req)
+{
+    reply r;
+    send_str(fd, req);
+    int st = read_reply(fd, 0, &r);
+    free(r.body);
+    return st;
+}
+
+/* On a new connection: req gets status, then the server closes the connection. */
+static void answered_then_closed(rt_prom_server *srv, const char *req, int status)
+{
+    int fd = dial(srv, 0);
+    assert_int_equal(status_of(fd, req), status);
+    assert_true(closed_by_server(fd));
+    close(fd);
+}
+
 static const char text_body[] = "# TYPE up gauge\nup 1\n";
 static const char om_body[] = "# TYPE up gauge\nup 1\n# EOF\n";
 
@@ -346,9 +374,7 @@ static void serve_basics(void **state)
     assert_int_equal(read_reply(fd, 1, &r), 200);
     assert_int_equal(r.len, strlen(text_body));
     free(r.body);
-    send_str(fd, "GET /other HTTP/1.1\r\n\r\n");
-    assert_int_equal(read_reply(fd, 0, &r), 404);
-    free(r.body);
+    assert_int_equal(status_of(fd, "GET /other HTTP/1.1\r\n\r\n"), 404);
     send_str(fd, "DELETE /metrics HTTP/1.1\r\n\r\n");
     assert_int_equal(read_reply(fd, 0, &r), 405);
     assert_non_null(strstr(r.head, "Allow: GET, HEAD\r\n"));
@@ -368,25 +394,10 @@ static void serve_basics(void **state)
     assert_true(closed_by_server(fd));
     close(fd);
     /* HTTP/1.0 closes by default; a body gets its answer, then the close */
-    fd = dial(srv, 0);
-    send_str(fd, "GET /metrics HTTP/1.0\r\n\r\n");
-    assert_int_equal(read_reply(fd, 0, &r), 200);
-    free(r.body);
-    assert_true(closed_by_server(fd));
-    close(fd);
-    fd = dial(srv, 0);
-    send_str(fd, "POST /metrics HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello");
-    assert_int_equal(read_reply(fd, 0, &r), 405);
-    free(r.body);
-    assert_true(closed_by_server(fd));
-    close(fd);
+    answered_then_closed(srv, "GET /metrics HTTP/1.0\r\n\r\n", 200);
+    answered_then_closed(srv, "POST /metrics HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello", 405);
     /* malformed: 400; oversized: 431 */
-    fd = dial(srv, 0);
-    send_str(fd, "GET /metrics HTTP/9.9\r\n\r\n");
-    assert_int_equal(read_reply(fd, 0, &r), 400);
-    free(r.body);
-    assert_true(closed_by_server(fd));
-    close(fd);
+    answered_then_closed(srv, "GET /metrics HTTP/9.9\r\n\r\n", 400);
     fd = dial(srv, 0);
     char big[RT_PROM_HEAD_MAX + 512];
     memset(big, 'a', sizeof big - 1);
@@ -420,9 +431,7 @@ static void publish_sample(void **state)
     assert_int_equal(rt_prom_start(&o, &srv), RT_OK);
     int fd = dial(srv, 0);
     reply r;
-    send_str(fd, "GET /metrics HTTP/1.1\r\n\r\n");
-    assert_int_equal(read_reply(fd, 0, &r), 200);
-    free(r.body);
+    assert_int_equal(status_of(fd, "GET /metrics HTTP/1.1\r\n\r\n"), 200);
     rt_sampler_options so = RT_SAMPLER_OPTIONS_INIT;
     so.pid = getpid();
     rt_sampler *s = NULL;
@@ -463,10 +472,7 @@ static void silent_clients(void **state)
     int quiet = dial(srv, 0), half = dial(srv, 0);
     send_str(half, "GET /metrics HTTP/1.1\r\nHo");
     int fd = dial(srv, 0);
-    reply r;
-    send_str(fd, "GET /metrics HTTP/1.1\r\n\r\n");
-    assert_int_equal(read_reply(fd, 0, &r), 200);
-    free(r.body);
+    assert_int_equal(status_of(fd, "GET /metrics HTTP/1.1\r\n\r\n"), 200);
     assert_true(closed_by_server(quiet));
     assert_true(closed_by_server(half));
     assert_true(closed_by_server(fd)); /* an idle keep-alive connection too */
@@ -538,22 +544,16 @@ static void full_replaces_oldest(void **state)
     rt_prom_server *srv = start(2, 0);
     int a = dial(srv, 0), b = dial(srv, 0);
     reply r;
-    send_str(a, "GET /metrics HTTP/1.1\r\n\r\n");
-    assert_int_equal(read_reply(a, 0, &r), 200);
-    free(r.body);
+    assert_int_equal(status_of(a, "GET /metrics HTTP/1.1\r\n\r\n"), 200);
     usleep(20000);
     send_str(b, "GET /metrics HTTP/1.1\r\n\r\n"); /* b moved bytes last: a is the idlest */
     assert_int_equal(read_reply(b, 0, &r), 200);
     free(r.body);
     usleep(20000);
     int c = dial(srv, 0);
-    send_str(c, "GET /metrics HTTP/1.1\r\n\r\n");
-    assert_int_equal(read_reply(c, 0, &r), 200);
-    free(r.body);
+    assert_int_equal(status_of(c, "GET /metrics HTTP/1.1\r\n\r\n"), 200);
     assert_true(closed_by_server(a));
-    send_str(b, "GET /metrics HTTP/1.1\r\n\r\n");
-    assert_int_equal(read_reply(b, 0, &r), 200);
-    free(r.body);
+    assert_int_equal(status_of(b, "GET /metrics HTTP/1.1\r\n\r\n"), 200);
     close(a);
     close(b);
     close(c);
@@ -589,10 +589,7 @@ static void thousand_connections(void **state)
         send(fds[i], "GET /metr", 9, MSG_NOSIGNAL);
     for (int k = 0; k < 3; k++) {
         int fd = dial(srv, 0);
-        reply r;
-        send_str(fd, "GET /metrics HTTP/1.1\r\n\r\n");
-        assert_int_equal(read_reply(fd, 0, &r), 200);
-        free(r.body);
+        assert_int_equal(status_of(fd, "GET /metrics HTTP/1.1\r\n\r\n"), 200);
         close(fd);
     }
     assert_true(logged("each new connection replaces the one idle the longest"));

@@ -48,7 +48,7 @@ typedef struct client {
     char in[RT_PROM_HEAD_MAX];
 } client;
 
-/* What is logged at most once (bits of rt_prom_server.logged). */
+/* What is logged at most once (bits of rt_prom_server.logged): what fails, once per kind. */
 enum { LOG_ACCEPT_FDS = 1, LOG_ACCEPT = 2, LOG_POLL = 4, LOG_FULL = 8, LOG_TIMEOUT = 16, LOG_NOMEM = 32 };
 
 struct rt_prom_server {
@@ -79,20 +79,10 @@ struct rt_prom_server {
     pthread_mutex_t fmt_mu; /* the caller's side: host and hints while a body is formatted */
 };
 
-/* Logs at level unless a message of this kind was logged before. */
-static void log_once(rt_prom_server *srv, unsigned kind, rt_log_level level, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void log_once(rt_prom_server *srv, unsigned kind, rt_log_level level, const char *fmt, ...)
+/* Whether a message of this kind is to be logged: true the first time only. */
+static bool first_time(rt_prom_server *srv, unsigned kind)
 {
-    if (atomic_fetch_or(&srv->logged, kind) & kind)
-        return;
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (n >= 0)
-        rt_log(&srv->log, level, "prometheus: %s", msg);
+    return !(atomic_fetch_or(&srv->logged, kind) & kind);
 }
 
 /* ---- bodies --------------------------------------------------------------------------------- */
@@ -168,7 +158,9 @@ static rt_error publish(rt_prom_server *srv, const rt_sample *sample)
     pthread_mutex_unlock(&srv->fmt_mu);
     if (!om) {
         body_unref(text);
-        log_once(srv, LOG_NOMEM, RT_LOG_WARN, "out of memory formatting /metrics; the previous figures stay");
+        if (first_time(srv, LOG_NOMEM))
+            rt_log(&srv->log, RT_LOG_WARN, "prometheus: out of memory formatting /metrics; the previous figures "
+                   "stay");
         return RT_ERR_NOMEM;
     }
     bodies_install(srv, text, om);
@@ -367,8 +359,9 @@ static client *slot_for_new(rt_prom_server *srv)
             oldest = c;
     }
     if (oldest) {
-        log_once(srv, LOG_FULL, RT_LOG_INFO,
-                 "%zu clients connected: each new connection replaces the one idle the longest", srv->max_clients);
+        if (first_time(srv, LOG_FULL))
+            rt_log(&srv->log, RT_LOG_INFO, "prometheus: %zu clients connected: each new connection replaces the one "
+                   "idle the longest", srv->max_clients);
         client_close(oldest, 1);
     }
     return oldest;
@@ -386,18 +379,18 @@ static void accept_clients(rt_prom_server *srv, double now)
             if (e == EINTR || e == ECONNABORTED || e == EPROTO || e == ENETDOWN || e == ENOPROTOOPT ||
                 e == EHOSTDOWN || e == ENONET || e == EHOSTUNREACH || e == EOPNOTSUPP || e == ENETUNREACH)
                 continue; /* that connection's trouble, not the socket's */
-            if (e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM)
-                log_once(srv, LOG_ACCEPT_FDS, RT_LOG_WARN,
-                         "cannot accept connections (%s); pausing accepts briefly whenever this happens", strerror(e));
-            else
-                log_once(srv, LOG_ACCEPT, RT_LOG_WARN, "accept failed (%s); retrying after a pause", strerror(e));
+            int fds = e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM;
+            if (first_time(srv, fds ? LOG_ACCEPT_FDS : LOG_ACCEPT))
+                rt_log(&srv->log, RT_LOG_WARN, "prometheus: cannot accept connections (%s); accepts pause briefly "
+                       "whenever this happens", strerror(e));
             srv->accept_pause_until = now + ACCEPT_PAUSE_SECS;
             return;
         }
         client *c = slot_for_new(srv);
         if (!c) {
             close(fd);
-            log_once(srv, LOG_NOMEM, RT_LOG_WARN, "out of memory for a client; connection refused");
+            if (first_time(srv, LOG_NOMEM))
+                rt_log(&srv->log, RT_LOG_WARN, "prometheus: out of memory for a client; connection refused");
             continue;
         }
         c->fd = fd;
@@ -420,9 +413,9 @@ static double expire_clients(rt_prom_server *srv, double now, double until)
             continue;
         if (now >= c->deadline) {
             if (c->state != C_LINGER)
-                log_once(srv, LOG_TIMEOUT, RT_LOG_DEBUG,
-                         "a client did not send its request, or take its reply, within %g s: closed (logged once)",
-                         srv->timeout);
+                if (first_time(srv, LOG_TIMEOUT))
+                    rt_log(&srv->log, RT_LOG_DEBUG, "prometheus: a client did not send its request, or take its "
+                           "reply, within %g s: closed (logged once)", srv->timeout);
             client_close(c, c->state == C_WRITE);
         } else if (c->deadline < until) {
             until = c->deadline;
@@ -457,7 +450,8 @@ static void *server_main(void *arg)
         int r = poll(srv->pfds, n, wait_ms < 0 ? 0 : wait_ms > 3600e3 ? 3600000 : (int)wait_ms);
         if (r < 0) {
             if (errno != EINTR) {
-                log_once(srv, LOG_POLL, RT_LOG_WARN, "poll failed (%s)", strerror(errno));
+                if (first_time(srv, LOG_POLL))
+                    rt_log(&srv->log, RT_LOG_WARN, "prometheus: poll failed (%s)", strerror(errno));
                 usleep(10000);
             }
             continue;
@@ -604,8 +598,8 @@ static int listen_on(const struct sockaddr_storage *ss, socklen_t sslen, int *po
     int one = 1;
     struct sockaddr_storage got;
     socklen_t gotlen = sizeof got;
-    if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 || bind(fd, (const struct sockaddr *)ss, sslen) < 0 ||
-        listen(fd, SOMAXCONN) < 0 || getsockname(fd, (struct sockaddr *)&got, &gotlen) < 0) {
+    if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
+        bind(fd, (const struct sockaddr *)ss, sslen) < 0 || listen(fd, SOMAXCONN) < 0 || getsockname(fd, (struct sockaddr *)&got, &gotlen) < 0) {
         int e = errno;
         close(fd);
         errno = e;
