@@ -1,0 +1,176 @@
+/* textfile.c - a batch job's figures for node_exporter's textfile collector
+ * (rt_prom_textfile_write): DIR/resource_tracker_NAME.prom, replaced atomically (a temporary
+ * file in DIR, synced, renamed over the target). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "prom_text.h"
+
+/* The gauges of a status, in the text format 0.0.4. */
+static void textfile_body(rt_ob *o, const rt_labels *labels, const rt_job_status *st, double now)
+{
+    rt_prom_out f = {.o = o, .labels = labels};
+    const struct {
+        const char *name, *help;
+        double v;
+        int dec;
+    } nums[] = {
+        {"resource_tracker_job_start_time_seconds", "Unix time the job started.", st->start_secs, 3},
+        {"resource_tracker_job_end_time_seconds", "Unix time the job ended (absent while it runs).", st->end_secs, 3},
+        {"resource_tracker_job_duration_seconds", "Seconds the job has run, or ran in all.", st->duration_secs, 6},
+        {"resource_tracker_job_cpu_seconds", "CPU seconds of the job's process tree.", st->cpu_secs, 6},
+        {"resource_tracker_job_memory_peak_bytes", "Peak memory of the job's process tree.", st->memory_peak_bytes, 0},
+    };
+    for (size_t i = 0; i < RT_ARRAY_LEN(nums); i++) {
+        rt_prom_family(&f, nums[i].name, RT_PROM_GAUGE, nums[i].help);
+        rt_prom_num(&f, NULL, 0, nums[i].v, nums[i].dec);
+    }
+    rt_prom_family(&f, "resource_tracker_job_exit_status", RT_PROM_GAUGE,
+                   "Exit status of the job (absent while it runs).");
+    rt_prom_i64(&f, NULL, 0, st->exit_status);
+    rt_prom_family(&f, "resource_tracker_job_running", RT_PROM_GAUGE, "1 while the job runs, 0 once it ended.");
+    rt_prom_u64(&f, NULL, 0, isnan(st->end_secs) ? 1 : 0);
+    rt_prom_family(&f, "resource_tracker_job_samples", RT_PROM_GAUGE, "Samples the tracker took of the job.");
+    rt_prom_u64(&f, NULL, 0, st->samples);
+    rt_prom_family(&f, "resource_tracker_job_last_update_time_seconds", RT_PROM_GAUGE,
+                   "Unix time this file was written.");
+    rt_prom_num(&f, NULL, 0, now, 3);
+}
+
+/* Writes all n bytes of p to fd, retrying on EINTR and short writes. 0, or -1 with errno. */
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Creates a new temporary file in dfd named after target (a name the textfile collector skips:
+ * hidden, not ending in .prom), mode 0666 less the umask, never through a link. Returns the fd
+ * and the name in tmp, or -1 with errno. */
+static int create_temp(int dfd, const char *target, char *tmp, size_t tmpcap)
+{
+    static atomic_uint counter;
+    for (int attempt = 0; attempt < 32; attempt++) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        unsigned n = atomic_fetch_add(&counter, 1);
+        int len = snprintf(tmp, tmpcap, ".%.100s.tmp.%ld.%u.%lx", target, (long)getpid(), n, (unsigned long)ts.tv_nsec);
+        if (len < 0 || (size_t)len >= tmpcap) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+/* Writes body as dfd/target through a temporary file: written, synced, renamed over target
+ * (which replaces a link there, never following it), the directory synced. 0, or -1 with
+ * errno and the temporary file removed. */
+static int replace_file(int dfd, const char *target, const char *body, size_t len)
+{
+    char tmp[NAME_MAX + 1];
+    int fd = create_temp(dfd, target, tmp, sizeof tmp);
+    if (fd < 0)
+        return -1;
+    int rc = write_all(fd, body, len);
+    if (rc == 0)
+        rc = fsync(fd);
+    int err = errno;
+    if (close(fd) != 0 && rc == 0) {
+        rc = -1;
+        err = errno;
+    }
+    if (rc == 0 && renameat(dfd, tmp, dfd, target) != 0) {
+        rc = -1;
+        err = errno;
+    }
+    if (rc != 0) {
+        unlinkat(dfd, tmp, 0);
+        errno = err;
+        return -1;
+    }
+    (void)fsync(dfd); /* the rename's durability; the file is in place either way */
+    return 0;
+}
+
+rt_error rt_prom_textfile_write(const char *dir, const char *name, const rt_job *job, const rt_job_status *status,
+                                char *path, size_t pathlen)
+{
+    if (!dir || !*dir || !status || status->struct_size < sizeof(rt_job_status))
+        return RT_ERR_INVALID;
+    char file[NAME_MAX + 1];
+    const char *nm = name && *name ? name : "job";
+    size_t nlen = strlen(nm);
+    static const char prefix[] = "resource_tracker_", suffix[] = ".prom";
+    if (sizeof prefix - 1 + nlen + sizeof suffix > sizeof file)
+        return RT_ERR_INVALID;
+    memcpy(file, prefix, sizeof prefix - 1);
+    for (size_t i = 0; i < nlen; i++) {
+        char c = nm[i];
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                  c == '.' || c == '-';
+        file[sizeof prefix - 1 + i] = ok ? c : '_';
+    }
+    memcpy(file + sizeof prefix - 1 + nlen, suffix, sizeof suffix);
+    char full[PATH_MAX];
+    int plen = snprintf(full, sizeof full, "%s/%s", dir, file);
+    if (plen < 0 || (size_t)plen >= sizeof full || (path && (size_t)plen >= pathlen))
+        return RT_ERR_INVALID;
+    if (path)
+        memcpy(path, full, (size_t)plen + 1);
+
+    rt_labels labels;
+    if (rt_labels_from_job(job, &labels) != RT_OK)
+        return RT_ERR_NOMEM;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    double now_secs = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+    char stackbuf[4096];
+    rt_ob o = {.buf = stackbuf, .cap = sizeof stackbuf};
+    textfile_body(&o, &labels, status, now_secs);
+    char *heap = NULL;
+    if (o.len > sizeof stackbuf) { /* long labels: once more into a buffer of the right size */
+        heap = malloc(o.len);
+        if (!heap) {
+            rt_labels_free(&labels);
+            return RT_ERR_NOMEM;
+        }
+        o = (rt_ob){.buf = heap, .cap = o.len};
+        textfile_body(&o, &labels, status, now_secs);
+    }
+    rt_labels_free(&labels);
+
+    rt_error rc = RT_OK;
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0 || replace_file(dfd, file, o.buf, o.len) != 0)
+        rc = RT_ERR_IO;
+    int err = errno;
+    if (dfd >= 0)
+        close(dfd);
+    free(heap);
+    errno = err;
+    return rc;
+}
