@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 
 #include "export/labels.h"
+#include "export/prom_text.h"
 
 /* ---- a full synthetic sample ------------------------------------------------------------- */
 
@@ -409,6 +410,35 @@ static void openmetrics(void **state)
                            "# TYPE resource_tracker info\nresource_tracker_info{version=\"" RT_VERSION "\"} 1\n# EOF\n");
 }
 
+/* The server's OpenMetrics body, made from the text body per request (rt_prom_openmetrics_of),
+ * is byte for byte the formatter's own OpenMetrics: a full sample with host, cloud and tags, only
+ * the info, and a sample whose families are all null but for a few. */
+static void openmetrics_of_text(void **state)
+{
+    (void)state;
+    make_full();
+    rt_job job = test_job();
+    rt_host host = test_host();
+    rt_cloud cloud = {.vendor_id = "aws", .region_id = "eu-west-1", .instance_type = "m5.large", .discovery_secs = NAN};
+    rt_sample empty = {.timestamp_secs = 1.7e9, .interval_secs = NAN};
+    const rt_sample *samples[] = {&full, NULL, &empty};
+    for (size_t k = 0; k < 3; k++) {
+        char *text = strdup(fmt(samples[k], &job, &host, &cloud, 0));
+        char *om = strdup(fmt(samples[k], &job, &host, &cloud, 1));
+        size_t cap = strlen(text) + 64;
+        char *conv = malloc(cap);
+        assert_non_null(conv);
+        rt_ob o = {.buf = conv, .cap = cap};
+        rt_prom_openmetrics_of(text, strlen(text), &o);
+        assert_true(o.len < cap);
+        conv[o.len] = '\0';
+        assert_string_equal(conv, om);
+        free(conv);
+        free(om);
+        free(text);
+    }
+}
+
 static void snprintf_contract(void **state)
 {
     (void)state;
@@ -635,7 +665,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_family),      cmocka_unit_test(nulls_left_out),
-        cmocka_unit_test(escaping),          cmocka_unit_test(openmetrics),
+        cmocka_unit_test(escaping),          cmocka_unit_test(openmetrics), cmocka_unit_test(openmetrics_of_text),
         cmocka_unit_test(snprintf_contract), cmocka_unit_test(textfile_content),
         cmocka_unit_test(textfile_atomic),
     };

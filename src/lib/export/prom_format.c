@@ -440,6 +440,47 @@ static void put_sample(rt_prom_out *f, const rt_sample *s)
         put_cgroup(f, g);
 }
 
+/* Whether [s, s + n) ends with the NUL-terminated sfx. */
+static bool ends_with(const char *s, size_t n, const char *sfx)
+{
+    size_t k = strlen(sfx);
+    return n >= k && memcmp(s + n - k, sfx, k) == 0;
+}
+
+void rt_prom_openmetrics_of(const char *text, size_t len, rt_ob *o)
+{
+    size_t i = 0;
+    while (i < len) {
+        const char *line = text + i;
+        const char *nl = memchr(line, '\n', len - i);
+        size_t n = nl ? (size_t)(nl - line) : len - i;
+        i += n + (nl ? 1 : 0);
+        bool help = n > 7 && memcmp(line, "# HELP ", 7) == 0, type = n > 7 && memcmp(line, "# TYPE ", 7) == 0;
+        if (!help && !type) {
+            rt_ob_put(o, line, n);
+            rt_ob_put(o, "\n", 1);
+            continue;
+        }
+        const char *name = line + 7;
+        const char *sp = memchr(name, ' ', n - 7);
+        size_t nlen = sp ? (size_t)(sp - name) : n - 7;
+        /* the family's type: this line's word, or for HELP the TYPE line after it */
+        const char *tl = type ? line : text + i;
+        size_t tn = type ? n : (memchr(tl, '\n', len - i) ? (size_t)((const char *)memchr(tl, '\n', len - i) - tl)
+                                                          : len - i);
+        bool counter = tn >= 8 && ends_with(tl, tn, " counter"), gauge = tn >= 6 && ends_with(tl, tn, " gauge");
+        bool is_info = gauge && ends_with(name, nlen, "_info");
+        size_t keep = counter && ends_with(name, nlen, "_total") ? nlen - 6 : is_info ? nlen - 5 : nlen;
+        rt_ob_put(o, line, 7 + keep);
+        if (type && is_info)
+            rt_ob_lit(o, " info");
+        else
+            rt_ob_put(o, name + nlen, n - 7 - nlen);
+        rt_ob_put(o, "\n", 1);
+    }
+    rt_ob_lit(o, "# EOF\n");
+}
+
 size_t rt_format_prometheus(const rt_sample *sample, const rt_job *job, const rt_host *host, const rt_cloud *cloud,
                             int openmetrics, char *buf, size_t cap)
 {

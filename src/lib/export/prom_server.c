@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "prom_http.h"
+#include "prom_text.h"
 
 #define DEFAULT_MAX_CLIENTS 64
 #define DEFAULT_TIMEOUT_SECS 10.0
@@ -103,13 +104,42 @@ static void body_unref(prom_body *b)
         free(b);
 }
 
-/* A new reference to the body the next reply of this kind sends (the lock only around it). */
-static prom_body *body_take(rt_prom_server *srv, int openmetrics)
+/* A new reference to the body the next reply of this kind sends (the lock only around taking
+ * references). The OpenMetrics body is made here, on the server's thread, from the text body at
+ * the first request for it after a publish (rt_prom_openmetrics_of), and kept until the next
+ * publish; out of memory, the text body is sent (the Accept of Prometheus takes it too), and
+ * *openmetrics says which was taken. */
+static prom_body *body_take(rt_prom_server *srv, int *openmetrics)
 {
     pthread_mutex_lock(&srv->mu);
-    prom_body *b = openmetrics ? srv->om : srv->text;
-    atomic_fetch_add(&b->refs, 1);
+    prom_body *text = srv->text, *om = srv->om;
+    atomic_fetch_add(&(*openmetrics && om ? om : text)->refs, 1);
     pthread_mutex_unlock(&srv->mu);
+    if (!*openmetrics || om)
+        return *openmetrics ? om : text;
+    /* only this thread makes OpenMetrics bodies: no other can install one meanwhile */
+    size_t cap = text->len + text->len / 8 + 64;
+    prom_body *b = body_new(cap);
+    if (b) {
+        rt_ob o = {.buf = b->data, .cap = cap};
+        rt_prom_openmetrics_of(text->data, text->len, &o);
+        b->len = o.len;
+        if (o.len > cap) { /* cannot be: the renames only shorten, "# EOF" is within the slack */
+            body_unref(b);
+            b = NULL;
+        }
+    }
+    if (!b) {
+        *openmetrics = 0;
+        return text;
+    }
+    pthread_mutex_lock(&srv->mu);
+    if (srv->text == text && !srv->om) { /* still the body it was made from: kept for the next */
+        srv->om = b;
+        atomic_fetch_add(&b->refs, 1);
+    }
+    pthread_mutex_unlock(&srv->mu);
+    body_unref(text);
     return b;
 }
 
@@ -148,22 +178,21 @@ static prom_body *body_format(rt_prom_server *srv, const rt_sample *sample, cons
     return NULL;
 }
 
-/* Formats both bodies of sample and installs them. RT_OK or RT_ERR_NOMEM (nothing changed). */
+/* Formats the text body of sample and installs it (the OpenMetrics one is made from it when a
+ * client asks: body_take). RT_OK or RT_ERR_NOMEM (nothing changed). */
 static rt_error publish(rt_prom_server *srv, const rt_sample *sample)
 {
     const rt_cloud *cloud = srv->cloud ? rt_cloud_result(srv->cloud, 0) : NULL;
     pthread_mutex_lock(&srv->fmt_mu); /* the server's thread never takes it */
     prom_body *text = body_format(srv, sample, cloud, 0);
-    prom_body *om = text ? body_format(srv, sample, cloud, 1) : NULL;
     pthread_mutex_unlock(&srv->fmt_mu);
-    if (!om) {
-        body_unref(text);
+    if (!text) {
         if (first_time(srv, LOG_NOMEM))
             rt_log(&srv->log, RT_LOG_WARN, "prometheus: out of memory formatting /metrics; the previous figures "
                    "stay");
         return RT_ERR_NOMEM;
     }
-    bodies_install(srv, text, om);
+    bodies_install(srv, text, NULL);
     return RT_OK;
 }
 
@@ -215,10 +244,12 @@ static void client_reply(rt_prom_server *srv, client *c, int status, const rt_pr
     const char *reason = "OK", *extra = "", *type = "text/plain; charset=utf-8", *small = "";
     prom_body *body = NULL;
     switch (status) {
-    case 200:
-        body = body_take(srv, rq->openmetrics);
-        type = rq->openmetrics ? om_type : text_type;
+    case 200: {
+        int om = rq->openmetrics;
+        body = body_take(srv, &om);
+        type = om ? om_type : text_type;
         break;
+    }
     case 404: reason = "Not Found", small = "Not Found\n"; break;
     case 405: reason = "Method Not Allowed", small = "Method Not Allowed\n", extra = "Allow: GET, HEAD\r\n"; break;
     case 431:
