@@ -1143,9 +1143,10 @@ typedef struct rt_job_status {
 /* Writes DIR/resource_tracker_NAME.prom for node_exporter's textfile collector: the status as
  * gauges (resource_tracker_job_*), labelled with the job's metadata; NAME is name with every
  * character outside [A-Za-z0-9_.-] made '_' ("job" for NULL or empty). Atomic: a temporary
- * file in DIR (a name node_exporter ignores) is written, synced, given mode 0666 less the
- * umask, and renamed over the target, so a reader sees the old file or the new one, and a
- * symlink at the target is replaced, never followed. The full path goes to path (pathlen
+ * file in DIR (a name node_exporter ignores, mode 0666 less the umask) is written and renamed
+ * over the target, so a reader sees the old file or the new one, and a symlink at the target
+ * is replaced, never followed. The file and the directory are synced (fsync) only for the
+ * status of an ended job (end_secs set): the writes while it runs cost no disk flush. The full path goes to path (pathlen
  * bytes) when not NULL. Returns RT_OK; RT_ERR_IO with errno set (nothing left behind);
  * RT_ERR_INVALID (NULL dir or status, struct_size too small, a path too long); RT_ERR_NOMEM. */
 RT_API rt_error rt_prom_textfile_write(const char *dir, const char *name, const rt_job *job,

@@ -121,6 +121,7 @@ typedef struct cli_options {
     char **otlp_headers;        /* "Name: value" from OTEL_EXPORTER_OTLP_[METRICS_]HEADERS, NULL-terminated. Owned */
     cli_pairs otlp_header_pairs;
     cli_pairs otlp_resource;    /* OTEL_RESOURCE_ATTRIBUTES, with OTEL_SERVICE_NAME as service.name */
+    char otlp_warning[256];     /* why OTLP, asked for only by the OTEL_* environment, is off; "" */
 } cli_options;
 
 /* Parses argv into opts->args and friends. On a usage error writes one line into err and
@@ -218,9 +219,12 @@ int cli_export_start(const cli_options *opts, rt_cloud_discovery *cloud, cli_exp
 void cli_export_host(cli_exporters *ex, const cli_options *opts, const rt_host *host, rt_cloud_discovery *cloud);
 /* Hands one sample to each exporter (never waits on the network); NULL ex is allowed. */
 void cli_export_sample(cli_exporters *ex, const rt_sample *s);
-/* The end of the run: the textfile's last write (with the status when has_status), the OTLP
- * exporter's last push (within TRACKER_FINISH_TIMEOUT), the server stopped; frees ex (NULL ok). */
-void cli_export_end(cli_exporters *ex, bool has_status, int status);
+/* The end of the run, beside the Sentinel stream's: the textfile's last write (with the status
+ * when has_status), the server stopped, and the OTLP exporter's last push started on a thread
+ * (within TRACKER_FINISH_TIMEOUT, as the stream's end runs meanwhile). NULL ex is allowed. */
+void cli_export_end_start(cli_exporters *ex, bool has_status, int status);
+/* Waits for the last push to end, and frees ex (NULL allowed). */
+void cli_export_end_wait(cli_exporters *ex);
 
 #define EXIT_USAGE 2
 #define EXIT_FAIL 1

@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,7 +154,10 @@ int cli_parse_otel_list(const char *s, bool header_names, cli_pairs *out, char *
             continue; /* an empty member (",,") */
         const char *eq = memchr(it, '=', n);
         if (!eq) {
-            snprintf(err, errlen, "'%.*s' is not KEY=VALUE", (int)(n > 80 ? 80 : n), it);
+            if (header_names) /* never the member itself: it may hold a credential */
+                snprintf(err, errlen, "member %zu is not KEY=VALUE (not shown: it may hold a credential)", k + 1);
+            else
+                snprintf(err, errlen, "'%.*s' is not KEY=VALUE", (int)(n > 80 ? 80 : n), it);
             cli_pairs_free(out);
             return -1;
         }
@@ -172,7 +176,7 @@ int cli_parse_otel_list(const char *s, bool header_names, cli_pairs *out, char *
         }
         for (long i = 0; header_names && i < kl; i++) {
             if (!is_tchar((unsigned char)d[i])) {
-                snprintf(err, errlen, "'%s' is not a header name", d);
+                snprintf(err, errlen, "the key of member %zu is not a header name", k + 1);
                 cli_pairs_free(out);
                 return -1;
             }
@@ -250,36 +254,20 @@ static int parse_ms(const char *s, double lo, double hi, double *secs)
 
 /* The OTLP settings: URL, headers, resource attributes, compression, timeout and interval.
  * Returns 0, or -1 with the problem in err. */
-static int otlp_merge(cli_options *o, char *err, size_t errlen)
+/* The OTLP settings but the URL's choice: the URL (url, from where, exact: used as given), the
+ * interval, the OTEL_* headers, resource attributes, compression, protocol and timeout. Returns
+ * 0, or -1 with "WHERE: problem" in err. */
+static int otlp_settings(cli_options *o, const char *url, const char *from, bool exact, char *err, size_t errlen)
 {
     const cli_layer *a = &o->args, *f = &o->file;
     const char *name = NULL;
-    const char *metrics = env_value("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT");
-    const char *base = env_value("OTEL_EXPORTER_OTLP_ENDPOINT");
-    const char *url = a->otlp;
-    bool exact = false;
-    const char *from = "--otlp";
-    if (!url && metrics) {
-        url = metrics, exact = true, from = "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT";
-    } else if (!url && base) {
-        url = base, from = "OTEL_EXPORTER_OTLP_ENDPOINT";
-    } else if (!url && f->otlp) {
-        url = f->otlp, from = "[export] otlp";
-    }
-    double interval = 10.0;
     const char *iv = env_value("OTEL_METRIC_EXPORT_INTERVAL"); /* milliseconds */
     if (a->otlp_interval_set)
-        interval = a->otlp_interval;
-    else if (iv && parse_ms(iv, 10, 86400e3, &interval) < 0)
+        o->otlp_interval = a->otlp_interval;
+    else if (iv && parse_ms(iv, 10, 86400e3, &o->otlp_interval) < 0)
         USAGE_ERR("OTEL_METRIC_EXPORT_INTERVAL: not a number of milliseconds from 10 to 86400000: '%s'", iv);
     else if (!iv && f->otlp_interval_set)
-        interval = f->otlp_interval;
-    o->otlp_interval = interval;
-    if (!url) {
-        if (a->otlp_interval_set)
-            USAGE_ERR("--otlp-interval needs --otlp (or OTEL_EXPORTER_OTLP_ENDPOINT)");
-        return 0;
-    }
+        o->otlp_interval = f->otlp_interval;
     if (metrics_url(url, exact, &o->otlp_url) < 0)
         USAGE_ERR("%s: not an http:// or https:// URL: '%s'", from, url);
     const char *proto = otel_env("PROTOCOL", &name);
@@ -328,6 +316,41 @@ static int otlp_merge(cli_options *o, char *err, size_t errlen)
         if (k == r->count)
             r->count++;
     }
+    return 0;
+}
+
+/* Whether the OTLP exporter is asked for (--otlp, an endpoint variable, [export] otlp), and its
+ * settings (otlp_settings). Settings that came from the command line or the config file are
+ * checked as usage errors; when only the OTEL_* environment asks (meant, perhaps, for the
+ * wrapped program), a problem there turns the exporter off with a warning (o->otlp_warning)
+ * and the job runs. Returns 0, or -1 with the problem in err. */
+static int otlp_merge(cli_options *o, char *err, size_t errlen)
+{
+    const cli_layer *a = &o->args, *f = &o->file;
+    const char *metrics = env_value("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT");
+    const char *base = env_value("OTEL_EXPORTER_OTLP_ENDPOINT");
+    const char *url = a->otlp, *from = "--otlp";
+    bool exact = false;
+    if (!url && metrics)
+        url = metrics, exact = true, from = "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT";
+    else if (!url && base)
+        url = base, from = "OTEL_EXPORTER_OTLP_ENDPOINT";
+    else if (!url && f->otlp)
+        url = f->otlp, from = "[export] otlp";
+    o->otlp_interval = 10.0;
+    o->otlp_warning[0] = '\0';
+    if (!url) { /* no OTLP: nothing of OTEL_* is looked at */
+        if (a->otlp_interval_set)
+            USAGE_ERR("--otlp-interval needs --otlp (or OTEL_EXPORTER_OTLP_ENDPOINT)");
+        return 0;
+    }
+    if (otlp_settings(o, url, from, exact, err, errlen) == 0)
+        return 0;
+    if (a->otlp || a->otlp_interval_set || (f->otlp && url == f->otlp))
+        return -1; /* asked for on the command line or in the config file: a usage error */
+    snprintf(o->otlp_warning, sizeof o->otlp_warning, "%s", err);
+    free(o->otlp_url);
+    o->otlp_url = NULL;
     return 0;
 }
 
@@ -386,7 +409,9 @@ struct cli_exporters {
     double start_secs, last_write_mono, every_secs;
     uint64_t samples;
     double cpu_secs, peak_bytes;
-    bool textfile_warned, has_tree;
+    bool textfile_warned;
+    pthread_t finisher; /* the OTLP exporter's last push, beside the Sentinel stream's end */
+    bool finishing;
 };
 
 /* CLOCK_MONOTONIC / CLOCK_REALTIME now, in seconds. */
@@ -410,7 +435,6 @@ int cli_export_start(const cli_options *o, rt_cloud_discovery *cloud, cli_export
     ex->job = &o->job;
     ex->start_secs = clock_secs(CLOCK_REALTIME);
     ex->cpu_secs = ex->peak_bytes = NAN;
-    ex->has_tree = o->command || o->pid;
     if (o->prom_on) {
         rt_prom_options po = RT_PROM_OPTIONS_INIT;
         po.address = o->prom_addr;
@@ -489,10 +513,12 @@ static void write_textfile(cli_exporters *ex, bool end, int64_t exit_status)
     st.exit_status = exit_status;
     st.samples = ex->samples;
     char path[4096];
-    if (rt_prom_textfile_write(ex->textfile_dir, ex->textfile_name, ex->job, &st, path, sizeof path) == RT_OK)
+    rt_error e = rt_prom_textfile_write(ex->textfile_dir, ex->textfile_name, ex->job, &st, path, sizeof path);
+    if (e == RT_OK)
         return;
     if (end || !ex->textfile_warned)
-        cli_say("warning: --prometheus-textfile: cannot write in '%s': %s", ex->textfile_dir, strerror(errno));
+        cli_say("warning: --prometheus-textfile: cannot write in '%s': %s", ex->textfile_dir,
+                e == RT_ERR_IO ? strerror(errno) : rt_strerror(e));
     ex->textfile_warned = true;
 }
 
@@ -509,7 +535,8 @@ void cli_export_sample(cli_exporters *ex, const rt_sample *s)
         return;
     const rt_process *p = s->process;
     if (p) {
-        ex->cpu_secs = p->cpu_secs_total;
+        if (isfinite(p->cpu_secs_total)) /* a null figure does not wipe the last known one */
+            ex->cpu_secs = p->cpu_secs_total;
         double peak = isfinite(p->memory_peak_mib) ? p->memory_peak_mib : p->rss_peak_mib;
         if (isfinite(peak) && !(peak * 1048576.0 <= ex->peak_bytes))
             ex->peak_bytes = peak * 1048576.0;
@@ -521,16 +548,34 @@ void cli_export_sample(cli_exporters *ex, const rt_sample *s)
     }
 }
 
-void cli_export_end(cli_exporters *ex, bool has_status, int status)
+/* The OTLP exporter's last push, on a thread of its own (ex: the exporters). */
+static void *otlp_finisher(void *arg)
+{
+    cli_exporters *ex = arg;
+    rt_otlp_finish(ex->otlp); /* what could not be delivered is said by the library */
+    return NULL;
+}
+
+void cli_export_end_start(cli_exporters *ex, bool has_status, int status)
 {
     if (!ex)
         return;
     if (ex->textfile_dir)
         write_textfile(ex, true, has_status ? status : RT_NULL_I64);
-    if (ex->otlp) {
-        rt_otlp_finish(ex->otlp); /* what could not be delivered is said by the library */
-        rt_otlp_free(ex->otlp);
-    }
-    rt_prom_free(ex->prom);
+    rt_prom_free(ex->prom); /* the run is over: nothing more to scrape */
+    ex->prom = NULL;
+    if (ex->otlp && pthread_create(&ex->finisher, NULL, otlp_finisher, ex) == 0)
+        ex->finishing = true;
+    else if (ex->otlp)
+        rt_otlp_finish(ex->otlp); /* no thread: here, within the same bound */
+}
+
+void cli_export_end_wait(cli_exporters *ex)
+{
+    if (!ex)
+        return;
+    if (ex->finishing)
+        pthread_join(ex->finisher, NULL);
+    rt_otlp_free(ex->otlp);
     free(ex);
 }

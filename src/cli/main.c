@@ -79,6 +79,7 @@ typedef struct run_state {
     bool left_behind;      /* processes of the job still run at the end: the group stays, and
                             * the library's word on that is not repeated as a warning */
     cli_exporters *ex;     /* Prometheus, the textfile, OTLP (export.c); NULL without any */
+    bool cloud_tried;      /* start_cloud was called (cloud may still be NULL: off or failed) */
 } run_state;
 
 /* Takes one sample and writes it. Returns false when output failed for good. */
@@ -433,24 +434,32 @@ static int track(cli_options *o)
         if (!rs.stats || (o->report && !rs.report))
             cli_say("warning: out of memory: no summary, report or history for this run");
     }
-    /* the exporters, before the command: a port that cannot be served is a usage error with
-     * nothing started (the host's facts join the server's info once read, after the start) */
-    if (o->prom_on || o->otlp_url || o->textfile_dir) {
-        rs.cloud = start_cloud(o);
-        if (cli_export_start(o, rs.cloud, &rs.ex) < 0) {
-            rt_cloud_free(rs.cloud);
-            return EXIT_USAGE;
-        }
-    }
     int guard_fd = -1; /* the guardian's pipe: the job's group is killed if we die */
     if (o->command) {
-        int e;
         rs.jcg = make_job_cgroup(o, &rs);
         /* before we become a subreaper (the guardian must not be adopted by us), with no
          * thread yet */
         if (rs.jcg && getpid() != 1) /* as a namespace's init, our death ends the job anyway (and
                                         * an orphaned guardian would be our child) */
             guard_fd = cli_guardian_start(rs.jcg, out_fd > STDERR_FILENO ? out_fd : -1);
+    }
+    /* the exporters, after the guardian (forked while no thread runs) and before the command: a
+     * port that cannot be served is a usage error with nothing started (the host's facts join
+     * the server's info once read, after the start) */
+    if (o->otlp_warning[0])
+        cli_say("warning: not pushing OTLP metrics: %s", o->otlp_warning);
+    if (o->prom_on || o->otlp_url || o->textfile_dir) {
+        rs.cloud = start_cloud(o);
+        rs.cloud_tried = true;
+        if (cli_export_start(o, rs.cloud, &rs.ex) < 0) {
+            cli_guardian_release(guard_fd);
+            rt_job_cgroup_free(rs.jcg);
+            rt_cloud_free(rs.cloud);
+            return EXIT_USAGE;
+        }
+    }
+    if (o->command) {
+        int e;
         /* descendants that daemonize are re-parented to us and stay in the job (while the
          * command lives; after it, with --wait-all) */
         if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
@@ -497,7 +506,7 @@ static int track(cli_options *o)
         rs.sampler = NULL;
     }
     /* where the job runs: found in the background, never waited for; kept for the run */
-    if (!rs.cloud)
+    if (!rs.cloud_tried)
         rs.cloud = start_cloud(o);
     if (o->sentinel_token || rs.ex) {
         if (read_host(o, &rs.host) != RT_OK)
@@ -592,14 +601,16 @@ static int track(cli_options *o)
     /* the job's fate is settled: from here on (the stream's end, the summary, the history),
      * the tracker's death leaves what is left of the job alone */
     cli_guardian_release(guard_fd);
-    /* the textfile's last word, the last OTLP push (within TRACKER_FINISH_TIMEOUT), the server's end */
-    cli_export_end(rs.ex, rs.child != 0, status);
+    /* the textfile's last word, the server's end, and the last OTLP push beside the stream's end
+     * (both within TRACKER_FINISH_TIMEOUT, at the same time) */
+    cli_export_end_start(rs.ex, rs.child != 0, status);
     if (rs.stream) {
         /* the last batch and the run's end, within TRACKER_FINISH_TIMEOUT; a clean stop of a
          * run without a command is "finished"; what fails is said and never changes status */
         rt_stream_finish(rs.stream, status, rs.child && status != 0);
         rt_stream_free(rs.stream);
     }
+    cli_export_end_wait(rs.ex);
     if (rs.stats)
         finish_run(o, &rs, status, start_secs);
     rt_stats_free(rs.stats);

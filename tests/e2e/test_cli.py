@@ -69,12 +69,14 @@ def test_export_settings_checked_before_anything_starts(tmp_path):
     assert_usage_error(["--otlp", "127.0.0.1:4318"] + cmd, ["--otlp", "not an http:// or https:// URL"])
     assert_usage_error(["--otlp-interval", "5"] + cmd, ["--otlp-interval needs --otlp"])
     env = tracker_env()
-    env["OTEL_EXPORTER_OTLP_ENDPOINT"] = "http://127.0.0.1:9"
-    env["OTEL_EXPORTER_OTLP_HEADERS"] = "authorization"
-    assert_usage_error(cmd, ["OTEL_EXPORTER_OTLP_HEADERS", "'authorization' is not KEY=VALUE"], env=env)
+    env["OTEL_EXPORTER_OTLP_HEADERS"] = "Authorization: Bearer sekrit"
+    line = assert_usage_error(["--otlp", "http://127.0.0.1:9"] + cmd,
+                              ["OTEL_EXPORTER_OTLP_HEADERS", "member 1 is not KEY=VALUE"], env=env)
+    assert "sekrit" not in line  # a header's value may be a credential: never shown
     env["OTEL_EXPORTER_OTLP_HEADERS"] = "a=1"
     env["OTEL_EXPORTER_OTLP_PROTOCOL"] = "grpc"
-    assert_usage_error(cmd, ["OTEL_EXPORTER_OTLP_PROTOCOL", "'grpc'", "http/json"], env=env)
+    assert_usage_error(["--otlp", "http://127.0.0.1:9"] + cmd, ["OTEL_EXPORTER_OTLP_PROTOCOL", "'grpc'", "http/json"],
+                       env=env)
     cfg = tmp_path / "rt.toml"
     cfg.write_text("[export]\nprometheus = 9101\n")
     assert_usage_error(["-c", str(cfg)] + cmd, [f"{cfg}:2:1: [export] prometheus must be"])
@@ -86,6 +88,24 @@ def test_export_settings_checked_before_anything_starts(tmp_path):
         assert_usage_error(["--prometheus", f"127.0.0.1:{port}"] + cmd,
                            ["--prometheus", f"port {port}", "Address already in use"])
     assert not ran.exists()
+
+
+def test_otel_environment_of_the_job_never_stops_it(tmp_path):
+    """OTEL_* variables set for the wrapped program (a gRPC collector, a value we cannot read) do
+    not stop the job: OTLP is off with one warning naming the variable, the command runs and its
+    status passes through; without any endpoint they are not even looked at."""
+    ran = tmp_path / "ran"
+    env = tracker_env()
+    env.update(OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:4317", OTEL_EXPORTER_OTLP_PROTOCOL="grpc")
+    r = run(["-q", "--", "sh", "-c", f"touch {ran}; exit 4"], env=env)
+    assert r.returncode == 4, r.stderr
+    assert ran.exists()
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "warning: not pushing OTLP metrics: OTEL_EXPORTER_OTLP_PROTOCOL" in lines[0], r.stderr
+    env = tracker_env()
+    env.update(OTEL_METRIC_EXPORT_INTERVAL="abc", OTEL_EXPORTER_OTLP_HEADERS="broken")
+    r = run(["-q", "--", "sh", "-c", "exit 6"], env=env)
+    assert r.returncode == 6 and r.stderr == "", r.stderr
 
 
 def test_missing_pid_is_usage_error(tmp_path):

@@ -211,13 +211,16 @@ static void otel_lists(void **state)
         const char *want;
     } bad[] = {{"novalue", false, "'novalue' is not KEY=VALUE"}, {"=v", false, "a member without a key"},
                {"a=%4", false, "broken %XX"}, {"a=%zz", false, "broken %XX"}, {"a=%00", false, "broken %XX"},
-               {"bad name=v", true, "'bad name' is not a header name"}, {"h=a%0Db", true, "control character"}};
+               {"bad name=v", true, "the key of member 1 is not a header name"},
+               {"a=1,Authorization: Bearer sekrit", true, "member 2 is not KEY=VALUE (not shown"}, {"h=a%0Db", true, "control character"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
         assert_int_equal(cli_parse_otel_list(bad[i].in, bad[i].headers, &p, err, sizeof err), -1);
         assert_null(p.kv);
         if (!strstr(err, bad[i].want))
             fail_msg("'%s': '%s' lacks '%s'", bad[i].in, err, bad[i].want);
+        if (bad[i].headers && strstr(err, "sekrit"))
+            fail_msg("a header's value in '%s'", err);
     }
 }
 
@@ -257,8 +260,15 @@ static void otlp_settings(void **state)
     assert_string_equal(o.otlp_url, "http://127.0.0.1:9/exact");
     assert_true(o.otlp_interval == 3.0);
     cli_options_free(&o);
+    /* asked for only by the environment (perhaps the wrapped program's): a problem there turns
+     * OTLP off with a warning, and the job runs; with --otlp it is a usage error */
     setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "soon", 1);
     assert_int_equal(parse_argv(&o, err, sizeof err, 2, "rt", "true"), 0);
+    assert_int_equal(cli_merge(&o, err, sizeof err), 0);
+    assert_null(o.otlp_url);
+    assert_non_null(strstr(o.otlp_warning, "OTEL_EXPORTER_OTLP_TIMEOUT: not a number of milliseconds"));
+    cli_options_free(&o);
+    assert_int_equal(parse_argv(&o, err, sizeof err, 4, "rt", "--otlp", "http://127.0.0.1:9", "true"), 0);
     assert_int_equal(cli_merge(&o, err, sizeof err), -1);
     assert_non_null(strstr(err, "OTEL_EXPORTER_OTLP_TIMEOUT: not a number of milliseconds"));
     cli_options_free(&o);
@@ -269,11 +279,16 @@ static void otlp_settings(void **state)
         unsetenv(vars[i]);
     /* without any endpoint the OTEL_* settings are not looked at, and nothing is pushed */
     setenv("OTEL_EXPORTER_OTLP_HEADERS", "broken", 1);
+    setenv("OTEL_METRIC_EXPORT_INTERVAL", "abc", 1);
+    setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc", 1);
     assert_int_equal(parse_argv(&o, err, sizeof err, 2, "rt", "true"), 0);
     assert_int_equal(cli_merge(&o, err, sizeof err), 0);
     assert_null(o.otlp_url);
+    assert_string_equal(o.otlp_warning, "");
     cli_options_free(&o);
     unsetenv("OTEL_EXPORTER_OTLP_HEADERS");
+    unsetenv("OTEL_METRIC_EXPORT_INTERVAL");
+    unsetenv("OTEL_EXPORTER_OTLP_PROTOCOL");
 }
 
 static void pid_with_command_rejected(void **state)

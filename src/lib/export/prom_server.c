@@ -379,7 +379,7 @@ static client *slot_for_new(rt_prom_server *srv)
         if (!c) {
             c = srv->clients[i] = malloc(sizeof *c);
             if (!c)
-                return oldest; /* no memory for a new slot: replace an old client */
+                break; /* no memory for a new slot: replace an old client (closed below) */
             c->fd = -1;
             c->state = C_FREE;
             c->body = NULL;

@@ -86,17 +86,17 @@ static int create_temp(int dfd, const char *target, char *tmp, size_t tmpcap)
     return -1;
 }
 
-/* Writes body as dfd/target through a temporary file: written, synced, renamed over target
- * (which replaces a link there, never following it), the directory synced. 0, or -1 with
- * errno and the temporary file removed. */
-static int replace_file(int dfd, const char *target, const char *body, size_t len)
+/* Writes body as dfd/target through a temporary file: written, synced when sync (the file and,
+ * after the rename, the directory), renamed over target (which replaces a link there, never
+ * following it). 0, or -1 with errno and the temporary file removed. */
+static int replace_file(int dfd, const char *target, const char *body, size_t len, bool sync)
 {
     char tmp[NAME_MAX + 1];
     int fd = create_temp(dfd, target, tmp, sizeof tmp);
     if (fd < 0)
         return -1;
     int rc = write_all(fd, body, len);
-    if (rc == 0)
+    if (rc == 0 && sync)
         rc = fsync(fd);
     int err = errno;
     if (close(fd) != 0 && rc == 0) {
@@ -112,7 +112,8 @@ static int replace_file(int dfd, const char *target, const char *body, size_t le
         errno = err;
         return -1;
     }
-    (void)fsync(dfd); /* the rename's durability; the file is in place either way */
+    if (sync)
+        (void)fsync(dfd); /* the rename's durability; the file is in place either way */
     return 0;
 }
 
@@ -165,7 +166,7 @@ rt_error rt_prom_textfile_write(const char *dir, const char *name, const rt_job 
 
     rt_error rc = RT_OK;
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0 || replace_file(dfd, file, o.buf, o.len) != 0)
+    if (dfd < 0 || replace_file(dfd, file, o.buf, o.len, isfinite(status->end_secs)) != 0)
         rc = RT_ERR_IO;
     int err = errno;
     if (dfd >= 0)
