@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/hex.h"
 #include "cli.h"
 
 #define USAGE_ERR(...)                                                                                                 \
@@ -77,18 +78,6 @@ static bool is_tchar(unsigned char c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("!#$%&'*+-.^_`|~", c);
 }
 
-/* The value of one hex digit, or -1. */
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Copies n bytes of s into d percent-decoded, NUL-terminated. Returns the length, or -1 for a
  * broken %XX or a decoded NUL. */
 static long pct_decode(const char *s, size_t n, char *d)
@@ -101,8 +90,8 @@ static long pct_decode(const char *s, size_t n, char *d)
         }
         if (i + 2 >= n)
             return -1;
-        int hi = hexval(s[i + 1]);
-        int lo = hexval(s[i + 2]);
+        int hi = rt_hexval(s[i + 1]);
+        int lo = rt_hexval(s[i + 2]);
         if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
             return -1;
         d[o++] = (char)(hi * 16 + lo);

@@ -1,6 +1,7 @@
 /* toml.c - the strict TOML reader behind the config file (see toml.h for the subset).
  * Table-definition rules follow TOML 1.0: a table is defined once, by a header or by dotted
  * keys in one section; inline tables and arrays are closed once written. */
+#include "../common/hex.h"
 #include "toml.h"
 
 #include "../common/utf8.h"
@@ -357,17 +358,6 @@ static bool sb_cp(parser *ps, sbuf *b, unsigned long cp)
 
 /* ---- strings ------------------------------------------------------------------------------ */
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Handles one escape after '\' in a basic string. */
 static bool escape(parser *ps, sbuf *b)
 {
@@ -387,7 +377,7 @@ static bool escape(parser *ps, sbuf *b)
         int n = c == 'u' ? 4 : 8;
         unsigned long cp = 0;
         for (int i = 0; i < n; i++) {
-            int h = hexval(peek(ps));
+            int h = rt_hexval(peek(ps));
             if (h < 0) {
                 fail_at(ps, at, "\\%c needs %d hexadecimal digits", c, n);
                 return false;
@@ -607,7 +597,7 @@ static bool digits_ok(const char *s, const char *e, int base)
     bool prev_digit = false;
     for (const char *q = s; q < e; q++) {
         int c = (unsigned char)*q;
-        int v = hexval(c);
+        int v = rt_hexval(c);
         if (c == '_') {
             if (!prev_digit || q + 1 >= e)
                 return false;
@@ -667,7 +657,7 @@ static toml_value *parse_number(parser *ps)
         for (const char *q = body + 2; q < e; q++) {
             if (*q == '_')
                 continue;
-            unsigned d = (unsigned)hexval((unsigned char)*q);
+            unsigned d = (unsigned)rt_hexval((unsigned char)*q);
             if (acc > (UINT64_C(0x7FFFFFFFFFFFFFFF) - d) / (unsigned)base) {
                 FAIL(ps, "integer out of range (64-bit signed)");
                 return NULL;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/hex.h"
 #include "../../common/utf8.h"
 #include "../core/core.h"
 #include "jsonscan.h"
@@ -116,23 +117,12 @@ static inline bool str_special(unsigned char c)
     return c < 0x20 || c >= 0x80 || c == '"' || c == '\\';
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Reads 4 hex digits at p (p + 4 <= end checked by the caller). Returns the value or -1. */
 static long hex4(const char *p)
 {
     long v = 0;
     for (int i = 0; i < 4; i++) {
-        int h = hexval(p[i]);
+        int h = rt_hexval(p[i]);
         if (h < 0)
             return -1;
         v = v * 16 + h;
