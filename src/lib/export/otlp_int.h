@@ -127,8 +127,8 @@ rt_error rt_otlp_start_net(const rt_otlp_options *opts, rt_otlp_fetch_fn fetch, 
 void rt_otlp_counts(rt_otlp *ex, uint64_t *added, uint64_t *delivered, uint64_t *dropped, uint64_t *rejected,
                     unsigned *requests);
 
-/* Makes max (0: the built-in 64 MiB) the most JSON one request is built from, for the rows
- * queued from now on. A push that would be larger carries fewer samples (the rest stay queued,
+/* Makes max (0: the built-in 64 MiB) the most JSON one request is built from, for the requests
+ * built from now on. A push that would be larger carries fewer samples (the rest stay queued,
  * in order); a sample too large alone is dropped (counted refused, one warning). Thread-safe. */
 void rt_otlp_set_body_max(rt_otlp *ex, size_t max);
 
