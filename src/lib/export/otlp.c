@@ -10,8 +10,7 @@
  * host.name, host.id, host.arch, os.type, cloud.provider/region/availability_zone/account.id and
  * host.type (the cloud's result, waited for before the first push at most 2 s from the start,
  * or a quarter of what is left of the end; copied, and never asked once rt_otlp_finish returned),
- * process.pid,
- * process.command, process.command_args, and the job's labels (labels.h) as
+ * process.pid, process.command, process.command_args, and the job's labels (labels.h) as
  * resource_tracker.LABEL (resource_tracker.job_name, resource_tracker.tag_team, ...).
  * Messages never hold the values of the user's headers: a receiver's reply quoted in a message is
  * redacted whole before it is cut short.
