@@ -1175,8 +1175,10 @@ typedef struct rt_otlp_options {
     const rt_job *job;            /* copied with its strings; may be NULL */
     const char *const *command;   /* the wrapped argv, NULL-terminated, or NULL; copied */
     const rt_host *host;          /* copied; may be NULL */
-    rt_cloud_discovery *cloud;    /* may be NULL; its result (asked within its own bound before
-                                   * the first push) adds cloud.* attributes; must outlive */
+    rt_cloud_discovery *cloud;    /* may be NULL; its result (waited for before the first push,
+                                   * at most 2 s from the start; copied) adds cloud.* attributes;
+                                   * must outlive the exporter: it is not used once
+                                   * rt_otlp_finish (or rt_otlp_free) returned */
     rt_log_fn log;                /* NULL: dropped; called from the exporter's thread */
     void *log_user;
 } rt_otlp_options;
@@ -1185,9 +1187,11 @@ typedef struct rt_otlp_options {
 
 /* Starts the exporter's thread, which pushes every interval_secs one ExportMetricsServiceRequest
  * (OTLP/HTTP, JSON encoding) holding a data point of each metric for every sample added since
- * the last push that was accepted. Metric names follow OpenTelemetry's semantic conventions
- * where they exist (system.cpu.utilization, system.cpu.time, system.memory.usage,
- * process.cpu.time, ...; resource attributes service.name, host.name, cloud.*). A push is
+ * the last push that was accepted (at most 512 samples and 64 MiB of JSON a request: more goes
+ * in several, in order; a sample larger than that alone is dropped). Metric names follow
+ * OpenTelemetry's semantic conventions where they exist (system.cpu.utilization,
+ * system.cpu.time, system.memory.usage, process.cpu.time, ...; resource attributes
+ * service.name, host.name, cloud.*). A push is
  * retried, with exponential backoff, only on HTTP 429, 502, 503 and 504 (honouring
  * Retry-After) and when the receiver cannot be reached or does not answer in time; any other
  * reply drops the push (one warning). Returns at once: RT_OK and *out; RT_ERR_INVALID (no URL
@@ -1197,7 +1201,7 @@ typedef struct rt_otlp_options {
 RT_API rt_error rt_otlp_start(const rt_otlp_options *opts, rt_otlp **out);
 
 /* Queues one sample's figures (copied; no formatting, no I/O). RT_OK, RT_ERR_NOMEM,
- * RT_ERR_INVALID (NULL). */
+ * RT_ERR_INVALID (NULL, or once rt_otlp_finish was called: the sample is not queued). */
 RT_API rt_error rt_otlp_add(rt_otlp *ex, const rt_sample *sample);
 
 /* Pushes everything queued, retrying within opts->finish_timeout_secs in all, and stops the

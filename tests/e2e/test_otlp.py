@@ -217,13 +217,14 @@ def test_503_retry_after_nothing_lost(tmp_path, receiver):
 
 def test_hang_bounded_by_finish_timeout(tmp_path, receiver):
     rcv = receiver("--hang", "1000")
-    # a request may take 60 s; the end may take 2 s
-    env = otlp_env(OTEL_EXPORTER_OTLP_TIMEOUT="60000", TRACKER_FINISH_TIMEOUT="2")
+    # a request may take 600 s; the end may take 2 s
+    env = otlp_env(OTEL_EXPORTER_OTLP_TIMEOUT="600000", TRACKER_FINISH_TIMEOUT="2")
     t0 = time.monotonic()
     r, samples, _ = track(tmp_path, env, ["--otlp", rcv.url, "--otlp-interval", "0.5"], secs=1.5, status=7)
     took = time.monotonic() - t0
     assert r.returncode == 7, r.stderr  # the job's status passes through
-    assert took < 1.5 + 2 + 10 * TIMEOUT_SCALE  # far below the request's 60 s
+    # a hang guard (the tool ended, not waiting for the request), not a timing: generous, scaled
+    assert took < (1.5 + 2 + 30) * TIMEOUT_SCALE < 600
     lines = otlp_lines(r.stderr)
     assert len(lines) == 1 and "not delivered" in lines[0], r.stderr
     assert len(samples) >= 3

@@ -8,10 +8,14 @@
  * Resource attributes: the user's (opts->resource) first; then, for keys they do not name,
  * service.name (the job's name, else "resource-tracker"), telemetry.sdk.{name,language,version},
  * host.name, host.id, host.arch, os.type, cloud.provider/region/availability_zone/account.id and
- * host.type (the cloud's result, asked on the thread before the first push), process.pid,
- * process.command, process.command_args, and the job's labels (labels.h) as
+ * host.type (the cloud's result, waited for before the first push at most 2 s from the start,
+ * or a quarter of what is left of the end; copied, and never asked once rt_otlp_finish returned),
+ * process.pid, process.command, process.command_args, and the job's labels (labels.h) as
  * resource_tracker.LABEL (resource_tracker.job_name, resource_tracker.tag_team, ...).
- * Messages never hold the user's headers: only HTTP statuses, curl's words and counts. */
+ * Messages never hold the values of the user's headers: a receiver's reply quoted in a message is
+ * redacted whole before it is cut short.
+ * A request's JSON is at most 64 MiB: past that a push carries fewer samples, the rest staying
+ * queued in order. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <jansson.h>
@@ -37,6 +41,9 @@
 #define BACKOFF_MAX 30.0
 #define MIN_REQUEST 0.05          /* the least time a request is given */
 #define OUTAGE_WARN_SECS 10.0     /* failing this long is warned about (a short blip is not) */
+#define CLOUD_WAIT 2.0            /* the most the first push waits for the cloud's result */
+#define CLOUD_STEP 0.05           /* how often it looks meanwhile */
+#define QUOTE_MAX 159             /* the most of a receiver's text a message quotes */
 
 typedef enum outcome { SENT, REFUSED, RETRY } outcome;
 
@@ -54,8 +61,10 @@ typedef struct pending {
 struct rt_otlp {
     rt_logger lg;      /* the thread's messages: through otlp_log, to user_lg until rt_otlp_free */
     rt_logger user_lg;
-    pthread_mutex_t logmu;
-    bool log_closed;
+    /* The caller's logger and cloud discovery are used only under caller_mu while caller_gone
+     * is false; rt_otlp_finish sets it when it returns with the thread still running. */
+    pthread_mutex_t caller_mu;
+    bool caller_gone;
     rt_otlp_fetch_fn fetch;
     void *fetch_user;
     char *url;
@@ -70,6 +79,7 @@ struct rt_otlp {
     double interval, timeout, finish_timeout, t0;
     bool gzip;
     size_t max_queue;
+    size_t body_max;   /* under mu */
 
     pthread_t th;
     pthread_mutex_t mu;
@@ -90,7 +100,9 @@ struct rt_otlp {
     rt_otlp_attr *res;
     char **res_strs;   /* strings made for res (resource_tracker.LABEL keys) */
     size_t nres, nres_strs;
-    bool res_built, failing, outage_warned, drop_warned, partial_warned;
+    bool res_built, failing, outage_warned, drop_warned, partial_warned, big_warned;
+    bool cloud_settled;    /* the cloud's result copied, or no longer waited for */
+    char *cloud_vals[5];   /* its provider, account, region, zone and instance type, copied */
     double fail_since;     /* monotonic: the first failure of the current outage */
     char last_why[256];    /* the last failure, for the end's message */
     char *json;
@@ -151,10 +163,26 @@ static char **strv_dup(const char *const *src, size_t n, size_t extra, size_t *c
 static void otlp_log(void *user, rt_log_level level, const char *msg)
 {
     rt_otlp *ex = user;
-    pthread_mutex_lock(&ex->logmu);
-    if (!ex->log_closed && ex->user_lg.fn)
+    pthread_mutex_lock(&ex->caller_mu);
+    if (!ex->caller_gone && ex->user_lg.fn)
         ex->user_lg.fn(ex->user_lg.user, level, msg);
-    pthread_mutex_unlock(&ex->logmu);
+    pthread_mutex_unlock(&ex->caller_mu);
+}
+
+/* Marks the caller's logger and cloud discovery off-limits to the thread from now on (waits for
+ * a message or a look at the cloud under way). */
+static void caller_leaves(rt_otlp *ex)
+{
+    pthread_mutex_lock(&ex->caller_mu);
+    ex->caller_gone = true;
+    pthread_mutex_unlock(&ex->caller_mu);
+}
+
+/* When the end's pushes stop (mu held): a little before rt_otlp_finish stops waiting; INFINITY
+ * before rt_otlp_finish was called. */
+static double end_of(const rt_otlp *ex)
+{
+    return ex->finishing ? ex->deadline - fmin(ex->finish_timeout * 0.05, 0.25) : INFINITY;
 }
 
 double rt_otlp_retry_after(const char *value, double now_unix, double cap)
@@ -253,8 +281,47 @@ static const char *provider_name(const char *v)
     return v;
 }
 
+/* Looks at the cloud's result without waiting (under caller_mu: never once rt_otlp_finish
+ * returned) and copies its values when it is known. Returns true when there is nothing more to
+ * wait for: the result copied (or no memory for it), no discovery, or the caller gone. */
+static bool cloud_look(rt_otlp *ex)
+{
+    if (ex->cloud_settled)
+        return true;
+    pthread_mutex_lock(&ex->caller_mu);
+    const rt_cloud *c = !ex->caller_gone && ex->cloud ? rt_cloud_result(ex->cloud, 0) : NULL;
+    if (c) {
+        const char *v[RT_ARRAY_LEN(ex->cloud_vals)] = {provider_name(c->vendor_id), c->account_id, c->region_id,
+                                                       c->zone_id, c->instance_type};
+        for (size_t i = 0; i < RT_ARRAY_LEN(v); i++)
+            ex->cloud_vals[i] = v[i] ? rt_strdup(v[i]) : NULL;
+    }
+    ex->cloud_settled = c || ex->caller_gone || !ex->cloud;
+    pthread_mutex_unlock(&ex->caller_mu);
+    return ex->cloud_settled;
+}
+
+/* Before the first push: waits for the cloud's result, looking every CLOUD_STEP, until it is
+ * known, CLOUD_WAIT after the start, or a quarter of what was left to the end when the wait
+ * began (the end's deadline read at every step: rt_otlp_finish may come meanwhile). */
+static void await_cloud(rt_otlp *ex)
+{
+    double began = rt_mono_secs();
+    while (!cloud_look(ex)) {
+        pthread_mutex_lock(&ex->mu);
+        double now = rt_mono_secs();
+        double lim = fmin(ex->t0 + CLOUD_WAIT, began + (end_of(ex) - began) / 4);
+        bool stop = false;
+        if (now < lim)
+            wait_until(ex, fmin(now + CLOUD_STEP, lim), &stop);
+        pthread_mutex_unlock(&ex->mu);
+        if (now >= lim)
+            return;
+    }
+}
+
 /* The resource of every push, from the first row's tree: built once, before the first push. */
-static void build_resource(rt_otlp *ex, const rt_otlp_row *first, double until)
+static void build_resource(rt_otlp *ex, const rt_otlp_row *first)
 {
     ex->res_built = true;
     size_t cap = ex->nuser_res + ex->labels.count + 24;
@@ -280,16 +347,10 @@ static void build_resource(rt_otlp *ex, const rt_otlp_row *first, double until)
     if (uname(&u) == 0)
         res_str(ex, "host.arch", arch_name(u.machine));
     res_str(ex, "os.type", "linux");
-    double waited = rt_mono_secs() - ex->t0;
-    double bound = fmin(fmax(2.0 - waited, 0), fmax(until - rt_mono_secs(), 0) / 4);
-    const rt_cloud *c = ex->cloud ? rt_cloud_result(ex->cloud, bound) : NULL;
-    if (c) {
-        res_str(ex, "cloud.provider", provider_name(c->vendor_id));
-        res_str(ex, "cloud.account.id", c->account_id);
-        res_str(ex, "cloud.region", c->region_id);
-        res_str(ex, "cloud.availability_zone", c->zone_id);
-        res_str(ex, "host.type", c->instance_type);
-    }
+    static const char *const cloud_keys[RT_ARRAY_LEN(ex->cloud_vals)] = {
+        "cloud.provider", "cloud.account.id", "cloud.region", "cloud.availability_zone", "host.type"};
+    for (size_t i = 0; i < RT_ARRAY_LEN(cloud_keys); i++)
+        res_str(ex, cloud_keys[i], ex->cloud_vals[i]);
     if (first && first->has_proc && first->pid > 0)
         res_add(ex, (rt_otlp_attr){.key = "process.pid", .type = RT_OTLP_INT, .i = first->pid});
     if (ex->command && ex->command[0]) {
@@ -318,9 +379,50 @@ static void pending_free(pending *p)
     memset(p, 0, sizeof *p);
 }
 
-/* Takes up to BATCH_ROWS queued rows and builds their request into ex->p. Returns false when the
- * queue was empty, or the request could not be built (its samples counted refused, logged). */
-static bool build_pending(rt_otlp *ex, double until)
+/* Returns rows (n, oldest first, already accumulated) to the head of the queue, in order; those
+ * that no longer fit (the queue filled meanwhile) are the oldest: dropped, counted. */
+static void requeue(rt_otlp *ex, rt_otlp_row *const *rows, size_t n)
+{
+    pthread_mutex_lock(&ex->mu);
+    for (size_t i = n; i-- > 0;) {
+        if (ex->qlen == ex->max_queue) {
+            free(rows[i]);
+            ex->dropped++;
+            continue;
+        }
+        ex->qhead = (ex->qhead + ex->max_queue - 1) % ex->max_queue;
+        ex->q[ex->qhead] = rows[i];
+        ex->qlen++;
+    }
+    pthread_mutex_unlock(&ex->mu);
+}
+
+/* Counts n samples refused before any request (logged, the first time only when once). */
+static void refuse_unsent(rt_otlp *ex, size_t n, const char *why, bool once)
+{
+    pthread_mutex_lock(&ex->mu);
+    ex->rejected += n;
+    pthread_mutex_unlock(&ex->mu);
+    if (once && ex->big_warned)
+        return;
+    ex->big_warned |= once;
+    rt_log(&ex->lg, RT_LOG_WARN, "otlp: samples dropped (%zu): %s", n, why);
+}
+
+/* How many of k rows whose JSON takes len bytes to try next for at most fit bytes: in proportion,
+ * less a tenth, and at most half of k (at least 1). */
+static size_t fewer(size_t k, size_t len, size_t fit)
+{
+    size_t f = (size_t)((double)k * ((double)fit / (double)len) * 0.9);
+    return f < 1 ? 1 : f > k / 2 ? (k / 2 ? k / 2 : 1) : f;
+}
+
+/* Takes up to BATCH_ROWS queued rows and builds their request into ex->p: as many of them, from
+ * the oldest, as make at most body_max bytes of JSON (without allocating more than that body),
+ * the rest going back to the queue; a row too large alone is dropped (counted refused, warned
+ * once). Returns false when the queue was empty, or nothing could be built (samples counted
+ * refused, logged). */
+static bool build_pending(rt_otlp *ex)
 {
     rt_otlp_row *rows[BATCH_ROWS];
     size_t n = 0;
@@ -330,29 +432,47 @@ static bool build_pending(rt_otlp *ex, double until)
         ex->qhead = (ex->qhead + 1) % ex->max_queue;
         ex->qlen--;
     }
+    size_t max = ex->body_max;
     pthread_mutex_unlock(&ex->mu);
     if (n == 0)
         return false;
-    if (!ex->res_built)
-        build_resource(ex, rows[0], until);
+    if (!ex->res_built) {
+        await_cloud(ex);
+        build_resource(ex, rows[0]);
+    }
     if (rt_otlp_accumulate(&ex->state, rows, n) != RT_OK)
         rt_log(&ex->lg, RT_LOG_DEBUG, "otlp: out of memory for a device's series");
-    const char *why = NULL;
-    size_t len = rt_otlp_format(ex->res, ex->nres, rows, n, ex->json, ex->json_cap);
-    if (len >= ex->json_cap && len < BODY_MAX) {
-        char *grown = realloc(ex->json, len + 1);
-        if (grown) {
-            ex->json = grown;
-            ex->json_cap = len + 1;
-            len = rt_otlp_format(ex->res, ex->nres, rows, n, ex->json, ex->json_cap);
+    size_t off = 0, k = n, len;
+    for (;;) { /* rows[off, off + k) is tried */
+        len = rt_otlp_format(ex->res, ex->nres, rows + off, k, ex->json, ex->json_cap);
+        if (len < max && len < ex->json_cap)
+            break;
+        if (len < max) {
+            char *grown = realloc(ex->json, len + 1);
+            if (grown) {
+                ex->json = grown;
+                ex->json_cap = len + 1;
+                continue;
+            }
         }
+        if (k > 1) {
+            k = fewer(k, len, len < max ? ex->json_cap : max);
+            continue;
+        }
+        free(rows[off++]); /* one sample alone is too large */
+        refuse_unsent(ex, 1, len < max ? "out of memory" : "a sample alone makes a request larger than the most "
+                                                            "one may be (later ones like it are dropped silently)",
+                      len >= max);
+        if (off == n)
+            return false;
+        k = n - off;
     }
-    for (size_t i = 0; i < n; i++)
+    requeue(ex, rows + off + k, n - off - k);
+    for (size_t i = off; i < off + k; i++)
         free(rows[i]);
-    pending p = {.rows = n};
-    if (len >= ex->json_cap) {
-        why = len >= BODY_MAX ? "the request would be too large" : "out of memory";
-    } else if (ex->gzip) {
+    const char *why = NULL;
+    pending p = {.rows = k};
+    if (ex->gzip) {
         const void *data = NULL;
         if (rt_gzip_new(len + len / 8 + 65536, &p.z) != RT_OK || rt_gzip_write(p.z, ex->json, len) != RT_OK ||
             rt_gzip_finish(p.z, &data, &p.len) != RT_OK)
@@ -367,15 +487,43 @@ static bool build_pending(rt_otlp *ex, double until)
     }
     if (why) {
         pending_free(&p);
-        pthread_mutex_lock(&ex->mu);
-        ex->rejected += n;
-        pthread_mutex_unlock(&ex->mu);
-        rt_log(&ex->lg, RT_LOG_WARN, "otlp: %zu samples dropped: %s", n, why);
+        refuse_unsent(ex, k, why, false);
         return false;
     }
     ex->p = p;
     ex->have_p = true;
     return true;
+}
+
+/* Replaces in text every value (4 bytes or more) of the user's headers with a mark. */
+static void redact_headers(const rt_otlp *ex, char *text)
+{
+    for (size_t i = 0; i < ex->nuser_headers; i++) { /* a receiver that echoes a header's value */
+        const char *v = strchr(ex->headers[i], ':') + 1;
+        while (*v == ' ')
+            v++;
+        if (strlen(v) >= 4)
+            rt_s3_redact(text, v);
+    }
+}
+
+/* A copy of len bytes of a receiver's text fit for a message: NUL bytes made spaces, the values
+ * of the user's headers redacted over the whole text (before a message cuts it short, so that
+ * no part of a value straddling the cut is left), then bytes outside printable ASCII made
+ * spaces. NULL on no memory (then nothing of the text is quoted). Free with free(). */
+static char *quotable(const rt_otlp *ex, const char *data, size_t len)
+{
+    char *t = malloc(len + 1);
+    if (!t)
+        return NULL;
+    for (size_t i = 0; i < len; i++)
+        t[i] = data[i] ? data[i] : ' ';
+    t[len] = '\0';
+    redact_headers(ex, t);
+    for (char *p = t; *p; p++)
+        if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+            *p = ' ';
+    return t;
 }
 
 /* Warns once when an accepted reply says some data points were rejected (partialSuccess). */
@@ -388,22 +536,14 @@ static void check_partial(rt_otlp *ex, const rt_buf *body)
     json_t *rej = json_object_get(ps, "rejectedDataPoints");
     long long n = json_is_string(rej) ? strtoll(json_string_value(rej), NULL, 10) : json_integer_value(rej);
     if (n > 0) {
-        const char *msg = json_string_value(json_object_get(ps, "errorMessage"));
-        rt_log(&ex->lg, RT_LOG_WARN, "otlp: the receiver rejected %lld data points (%.200s)", n, msg ? msg : "");
+        json_t *em = json_object_get(ps, "errorMessage");
+        char *msg = json_is_string(em) ? quotable(ex, json_string_value(em), json_string_length(em)) : NULL;
+        rt_log(&ex->lg, RT_LOG_WARN, "otlp: the receiver rejected %lld data points (%.*s)", n, (int)QUOTE_MAX,
+               msg ? msg : "");
+        free(msg);
         ex->partial_warned = true;
     }
     json_decref(j);
-}
-
-/* A short, printable excerpt of a reply body for a message. */
-static void excerpt(const rt_buf *body, char *out, size_t cap)
-{
-    size_t k = 0;
-    for (size_t i = 0; body->data && i < body->len && k + 1 < cap; i++) {
-        unsigned char c = (unsigned char)body->data[i];
-        out[k++] = c >= 0x20 && c < 0x7f ? (char)c : ' ';
-    }
-    out[k] = '\0';
 }
 
 /* Sends the pending push once, within timeout. why gets the failure ("HTTP 503", curl's words),
@@ -427,9 +567,9 @@ static outcome send_pending(rt_otlp *ex, double timeout, char *why, size_t whyle
     } else if (e == RT_OK) {
         long s = rp.status;
         o = s == 429 || s == 502 || s == 503 || s == 504 ? RETRY : REFUSED;
-        char body[160];
-        excerpt(&rp.body, body, sizeof body);
-        snprintf(why, whylen, "HTTP %ld%s%s", s, body[0] ? ": " : "", body);
+        char *body = rp.body.data && rp.body.len ? quotable(ex, rp.body.data, rp.body.len) : NULL;
+        snprintf(why, whylen, "HTTP %ld%s%.*s", s, body && body[0] ? ": " : "", (int)QUOTE_MAX, body ? body : "");
+        free(body);
         if (o == RETRY)
             *retry_after = rt_otlp_retry_after(rp.header, rt_real_secs(), RETRY_AFTER_CAP);
     } else {
@@ -437,13 +577,7 @@ static outcome send_pending(rt_otlp *ex, double timeout, char *why, size_t whyle
         snprintf(why, whylen, "%s", err[0] ? err : rt_strerror(e));
     }
     rt_fetch_reply_free(&rp);
-    for (size_t i = 0; i < ex->nuser_headers; i++) { /* a receiver that echoes a header's value */
-        const char *v = strchr(ex->headers[i], ':') + 1;
-        while (*v == ' ')
-            v++;
-        if (strlen(v) >= 4)
-            rt_s3_redact(why, v);
-    }
+    redact_headers(ex, why); /* curl's words too */
     return o;
 }
 
@@ -459,7 +593,7 @@ static double backoff(rt_otlp *ex, unsigned tries, double lo, double hi)
 static void drain(rt_otlp *ex, double until, bool finishing)
 {
     for (;;) {
-        if (!ex->have_p && !build_pending(ex, until)) {
+        if (!ex->have_p && !build_pending(ex)) {
             pthread_mutex_lock(&ex->mu);
             bool more = ex->qlen > 0;
             pthread_mutex_unlock(&ex->mu);
@@ -545,7 +679,7 @@ static void note_drops(rt_otlp *ex)
 static void finish_phase(rt_otlp *ex)
 {
     pthread_mutex_lock(&ex->mu);
-    double until = ex->deadline - fmin(ex->finish_timeout * 0.05, 0.25);
+    double until = end_of(ex);
     pthread_mutex_unlock(&ex->mu);
     if (ex->have_p && !ex->p.asked)
         ex->p.retry_at = 0;
@@ -635,12 +769,14 @@ static void otlp_destroy(rt_otlp *ex)
         free(ex->res_strs[i]);
     free(ex->res_strs);
     free(ex->res);
+    for (size_t i = 0; i < RT_ARRAY_LEN(ex->cloud_vals); i++)
+        free(ex->cloud_vals[i]);
     free(ex->json);
     free(ex->hostname);
     free(ex->host_id);
     free(ex->url);
     pthread_mutex_destroy(&ex->mu);
-    pthread_mutex_destroy(&ex->logmu);
+    pthread_mutex_destroy(&ex->caller_mu);
     pthread_cond_destroy(&ex->cv);
     free(ex);
 }
@@ -724,7 +860,7 @@ rt_error rt_otlp_start_net(const rt_otlp_options *opts, rt_otlp_fetch_fn fetch, 
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_mutex_init(&ex->mu, NULL);
-    pthread_mutex_init(&ex->logmu, NULL);
+    pthread_mutex_init(&ex->caller_mu, NULL);
     pthread_cond_init(&ex->cv, &ca);
     pthread_condattr_destroy(&ca);
     ex->user_lg = (rt_logger){.fn = o.log, .user = o.log_user};
@@ -737,6 +873,7 @@ rt_error rt_otlp_start_net(const rt_otlp_options *opts, rt_otlp_fetch_fn fetch, 
     ex->finish_timeout = o.finish_timeout_secs > 0 ? o.finish_timeout_secs : 10.0;
     ex->gzip = !o.no_gzip;
     ex->max_queue = o.max_queue_samples ? o.max_queue_samples : 1024;
+    ex->body_max = BODY_MAX;
     ex->seed = (unsigned)((uint64_t)(rt_real_secs() * 1000.0) ^ (uintptr_t)ex);
     if (!copy_options(ex, &o)) {
         otlp_destroy(ex);
@@ -792,9 +929,7 @@ rt_error rt_otlp_finish(rt_otlp *ex)
     if (late) { /* the thread is still in a request that began before the end: it says nothing more */
         rt_log(&ex->lg, RT_LOG_WARN, "otlp: %llu samples were not delivered (the receiver did not answer in time)",
                (unsigned long long)undelivered);
-        pthread_mutex_lock(&ex->logmu);
-        ex->log_closed = true;
-        pthread_mutex_unlock(&ex->logmu);
+        caller_leaves(ex);
     }
     return r;
 }
@@ -810,9 +945,7 @@ void rt_otlp_free(rt_otlp *ex)
         rt_otlp_finish(ex);
     pthread_mutex_lock(&ex->mu);
     if (!ex->done) { /* a request past its deadline: the thread frees ex when it ends */
-        pthread_mutex_lock(&ex->logmu);
-        ex->log_closed = true;
-        pthread_mutex_unlock(&ex->logmu);
+        caller_leaves(ex);
         pthread_detach(ex->th);
         ex->orphaned = true;
         pthread_mutex_unlock(&ex->mu);
@@ -821,6 +954,13 @@ void rt_otlp_free(rt_otlp *ex)
     pthread_mutex_unlock(&ex->mu);
     pthread_join(ex->th, NULL);
     otlp_destroy(ex);
+}
+
+void rt_otlp_set_body_max(rt_otlp *ex, size_t max)
+{
+    pthread_mutex_lock(&ex->mu);
+    ex->body_max = max ? max : BODY_MAX;
+    pthread_mutex_unlock(&ex->mu);
 }
 
 void rt_otlp_counts(rt_otlp *ex, uint64_t *added, uint64_t *delivered, uint64_t *dropped, uint64_t *rejected,

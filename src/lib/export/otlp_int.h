@@ -51,6 +51,7 @@ typedef struct rt_otlp_row {
     /* what the accumulation adds: the machine's CPU seconds by mode since the series began */
     double cpu_user_cum, cpu_system_cum;
     uint64_t start_ns; /* when tracking began: the start of every cumulative series of the tree */
+    bool accumulated;  /* set by rt_otlp_accumulate: the row counted once */
     size_t ndisk, nnet, ngpu;
     rt_otlp_dev *disk, *net;
     rt_otlp_gpu *gpu;
@@ -82,7 +83,8 @@ typedef struct rt_otlp_state {
 /* Fills the accumulated fields of rows (in time order), advancing st: tracking began at the first
  * row's timestamp less its interval; system.cpu.time adds each row's utime/stime; a disk's or an
  * interface's series starts at the reading before the row it first appears in (its counters less
- * that row's interval bytes) and starts again when a counter goes back. Returns RT_OK, or
+ * that row's interval bytes) and starts again when a counter goes back. A row already accumulated
+ * (a row sent in a later request than it was accumulated for) is skipped. Returns RT_OK, or
  * RT_ERR_NOMEM (a device that could not be remembered gets no cumulative figures: RT_NULL_U64). */
 rt_error rt_otlp_accumulate(rt_otlp_state *st, rt_otlp_row *const *rows, size_t n);
 
@@ -124,6 +126,11 @@ rt_error rt_otlp_start_net(const rt_otlp_options *opts, rt_otlp_fetch_fn fetch, 
  * push that was refused or given up), requests made. Any pointer may be NULL. Thread-safe. */
 void rt_otlp_counts(rt_otlp *ex, uint64_t *added, uint64_t *delivered, uint64_t *dropped, uint64_t *rejected,
                     unsigned *requests);
+
+/* Makes max (0: the built-in 64 MiB) the most JSON one request is built from, for the requests
+ * built from now on. A push that would be larger carries fewer samples (the rest stay queued,
+ * in order); a sample too large alone is dropped (counted refused, one warning). Thread-safe. */
+void rt_otlp_set_body_max(rt_otlp *ex, size_t max);
 
 /* The pause a Retry-After asks for: its value (delta seconds, or an HTTP-date against now_unix),
  * capped at cap. Returns seconds >= 0, or -1 when value holds no usable Retry-After. The exporter

@@ -227,6 +227,9 @@ rt_error rt_otlp_accumulate(rt_otlp_state *st, rt_otlp_row *const *rows, size_t 
     rt_error e = RT_OK;
     for (size_t i = 0; i < n; i++) {
         rt_otlp_row *r = rows[i];
+        if (r->accumulated)
+            continue;
+        r->accumulated = true;
         if (!st->start_ns)
             st->start_ns = unix_ns(r->ts - (r->interval > 0 ? r->interval : 0));
         r->start_ns = st->start_ns;
