@@ -92,6 +92,11 @@ struct rt_gzip {
 
 rt_error rt_gzip_new(size_t max_bytes, rt_gzip **out)
 {
+    return rt_gzip_new_level(max_bytes, -1, out);
+}
+
+rt_error rt_gzip_new_level(size_t max_bytes, int level, rt_gzip **out)
+{
     *out = NULL;
     char e[300];
     if (rt_gzip_available(e, sizeof e) != RT_OK)
@@ -100,8 +105,11 @@ rt_error rt_gzip_new(size_t max_bytes, rt_gzip **out)
     if (!z)
         return RT_ERR_NOMEM;
     rt_buf_init(&z->out, max_bytes);
-    /* level 6, gzip wrapper (15 + 16), default memory: about 256 KiB of zlib state */
-    if (zlib.api.deflate_init2(&z->s, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY,
+    /* the level (-1: zlib's default, 6), gzip wrapper (15 + 16), default memory: about 256 KiB
+     * of zlib state */
+    if (level < -1 || level > 9)
+        level = Z_DEFAULT_COMPRESSION;
+    if (zlib.api.deflate_init2(&z->s, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY,
                                ZLIB_VERSION, (int)sizeof(z_stream)) != Z_OK) {
         free(z);
         return RT_ERR_NOMEM;

@@ -13,6 +13,9 @@ rt_error rt_gzip_available(char *err, size_t errlen);
 /* A new gzip member writing into an internal growing buffer of at most max_bytes compressed
  * bytes. Returns RT_OK and *out, RT_ERR_UNSUPPORTED (no zlib), RT_ERR_NOMEM. */
 rt_error rt_gzip_new(size_t max_bytes, rt_gzip **out);
+/* As rt_gzip_new at compression level (1 fastest .. 9 smallest; -1 or out of range: zlib's
+ * default, 6). */
+rt_error rt_gzip_new_level(size_t max_bytes, int level, rt_gzip **out);
 
 /* Compresses len bytes of data into the member. RT_OK, or RT_ERR_NOMEM when the compressed
  * output would pass max_bytes (nothing of data is then taken). */

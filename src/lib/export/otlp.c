@@ -474,7 +474,9 @@ static bool build_pending(rt_otlp *ex)
     pending p = {.rows = k};
     if (ex->gzip) {
         const void *data = NULL;
-        if (rt_gzip_new(len + len / 8 + 65536, &p.z) != RT_OK || rt_gzip_write(p.z, ex->json, len) != RT_OK ||
+        /* level 1: a body lives for one request, and the CPU it costs is the job's machine's
+         * (on a real body: 40% of level 6's time, 16% larger) */
+        if (rt_gzip_new_level(len + len / 8 + 65536, 1, &p.z) != RT_OK || rt_gzip_write(p.z, ex->json, len) != RT_OK ||
             rt_gzip_finish(p.z, &data, &p.len) != RT_OK)
             why = "out of memory for the gzip body";
         p.data = data;
