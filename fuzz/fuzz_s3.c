@@ -82,12 +82,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     (void)rt_s3_valid_region(parts[1]);
     /* redaction: no copy of the secret is left. A mark "[redacted]" and the text around it may
-     * spell the secret again (a secret "]____" after a mark): the marks are blanked with 0x01,
-     * which no part holds, before looking. Checked for secrets of 10 bytes or more (a shorter
-     * one is replaced by a cut mark). */
+     * spell the secret again (a secret "]____" after a mark): the marks are blanked with 0x01
+     * before looking, so the check holds for secrets without a 0x01 (only the first two 0x01
+     * split the input: the secret may hold more, and a blanked mark would then spell it, as
+     * fuzz/regress/s3/secret-holds-blank found). Checked for secrets of 10 bytes or more (a
+     * shorter one is replaced by a cut mark). */
     size_t sl = strlen(parts[2]);
     rt_s3_redact(parts[0], parts[2]);
-    if (sl >= 10) {
+    if (sl >= 10 && !strchr(parts[2], 1)) {
         for (char *m = parts[0]; (m = strstr(m, "[redacted]")) != NULL; m += 10)
             memset(m, 1, 10);
         if (strstr(parts[0], parts[2]))
