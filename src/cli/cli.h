@@ -121,7 +121,8 @@ typedef struct cli_options {
     char **otlp_headers;        /* "Name: value" from OTEL_EXPORTER_OTLP_[METRICS_]HEADERS, NULL-terminated. Owned */
     cli_pairs otlp_header_pairs;
     cli_pairs otlp_resource;    /* OTEL_RESOURCE_ATTRIBUTES, with OTEL_SERVICE_NAME as service.name */
-    char otlp_warning[256];     /* why OTLP, asked for only by the OTEL_* environment, is off; "" */
+    char otlp_warning[320];     /* what became of OTLP asked for by an unusable OTEL_* environment
+                                 * (off, or the config file's URL instead); "" */
 } cli_options;
 
 /* Parses argv into opts->args and friends. On a usage error writes one line into err and

@@ -161,6 +161,8 @@ int cli_parse_otel_list(const char *s, bool header_names, cli_pairs *out, char *
         long kl = pct_decode(key, kn, d);
         if (kl < 0) {
             cli_pairs_free(out);
+            if (header_names) /* the key may hold a credential too ("Authorization: Bearer ...") */
+                USAGE_ERR("the key of member %zu: a broken %%XX escape", k + 1);
             USAGE_ERR("'%.*s': a broken %%XX escape", (int)(kn > 80 ? 80 : kn), key);
         }
         for (long i = 0; header_names && i < kl; i++) {
@@ -337,7 +339,15 @@ static int otlp_merge(cli_options *o, char *err, size_t errlen)
         return 0;
     if (a->otlp || a->otlp_interval_set || (f->otlp && url == f->otlp))
         return -1; /* asked for on the command line or in the config file: a usage error */
-    snprintf(o->otlp_warning, sizeof o->otlp_warning, "%s", err);
+    char why[256];
+    snprintf(why, sizeof why, "%s", err);
+    if (f->otlp) { /* the environment's is unusable: the config file's, as a usage error */
+        if (otlp_settings(o, f->otlp, "[export] otlp", false, err, errlen) < 0)
+            return -1;
+        snprintf(o->otlp_warning, sizeof o->otlp_warning, "%s: pushing OTLP metrics to [export] otlp instead", why);
+        return 0;
+    }
+    snprintf(o->otlp_warning, sizeof o->otlp_warning, "not pushing OTLP metrics: %s", why);
     free(o->otlp_url);
     o->otlp_url = NULL;
     return 0;

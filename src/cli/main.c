@@ -447,7 +447,7 @@ static int track(cli_options *o)
      * port that cannot be served is a usage error with nothing started (the host's facts join
      * the server's info once read, after the start) */
     if (o->otlp_warning[0])
-        cli_say("warning: not pushing OTLP metrics: %s", o->otlp_warning);
+        cli_say("warning: %s", o->otlp_warning);
     if (o->prom_on || o->otlp_url || o->textfile_dir) {
         rs.cloud = start_cloud(o);
         rs.cloud_tried = true;

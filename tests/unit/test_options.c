@@ -212,7 +212,8 @@ static void otel_lists(void **state)
     } bad[] = {{"novalue", false, "'novalue' is not KEY=VALUE"}, {"=v", false, "a member without a key"},
                {"a=%4", false, "broken %XX"}, {"a=%zz", false, "broken %XX"}, {"a=%00", false, "broken %XX"},
                {"bad name=v", true, "the key of member 1 is not a header name"},
-               {"a=1,Authorization: Bearer sekrit", true, "member 2 is not KEY=VALUE (not shown"}, {"h=a%0Db", true, "control character"}};
+               {"a=1,Authorization: Bearer sekrit", true, "member 2 is not KEY=VALUE (not shown"},
+               {"Authorization: Bearer sekrit%zz=x", true, "the key of member 1: a broken %XX"}, {"h=a%0Db", true, "control character"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
         assert_int_equal(cli_parse_otel_list(bad[i].in, bad[i].headers, &p, err, sizeof err), -1);
@@ -277,6 +278,17 @@ static void otlp_settings(void **state)
                           "OTEL_METRIC_EXPORT_INTERVAL", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
         unsetenv(vars[i]);
+    /* the environment's endpoint unusable (no scheme: meant for a gRPC client) and the config
+     * file naming one: the config file's is used, with a warning */
+    setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "collector:4317", 1);
+    assert_int_equal(parse_argv(&o, err, sizeof err, 2, "rt", "true"), 0);
+    o.file.otlp = strdup("http://127.0.0.1:4318");
+    assert_int_equal(cli_merge(&o, err, sizeof err), 0);
+    assert_string_equal(o.otlp_url, "http://127.0.0.1:4318/v1/metrics");
+    assert_non_null(strstr(o.otlp_warning, "OTEL_EXPORTER_OTLP_ENDPOINT: not an http:// or https:// URL"));
+    assert_non_null(strstr(o.otlp_warning, "to [export] otlp instead"));
+    cli_options_free(&o);
+    unsetenv("OTEL_EXPORTER_OTLP_ENDPOINT");
     /* without any endpoint the OTEL_* settings are not looked at, and nothing is pushed */
     setenv("OTEL_EXPORTER_OTLP_HEADERS", "broken", 1);
     setenv("OTEL_METRIC_EXPORT_INTERVAL", "abc", 1);

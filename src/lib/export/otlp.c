@@ -595,6 +595,14 @@ static double backoff(rt_otlp *ex, unsigned tries, double lo, double hi)
 static void drain(rt_otlp *ex, double until, bool finishing)
 {
     for (;;) {
+        if (!finishing) { /* once rt_otlp_finish is called, the end's phase takes over: no request
+                           * started from here runs past its deadline */
+            pthread_mutex_lock(&ex->mu);
+            bool fin = ex->finishing;
+            pthread_mutex_unlock(&ex->mu);
+            if (fin)
+                return;
+        }
         if (!ex->have_p && !build_pending(ex)) {
             pthread_mutex_lock(&ex->mu);
             bool more = ex->qlen > 0;

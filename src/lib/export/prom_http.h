@@ -49,8 +49,9 @@ typedef struct rt_prom_request {
 rt_prom_parse rt_prom_parse_request(const char *buf, size_t len, rt_prom_request *out);
 
 /* Makes text (the Prometheus text format) and om (OpenMetrics) the bodies served from now on;
- * both are copied first (outside the lock). rt_prom_publish formats a sample and calls this;
- * tests call it with synthetic bodies. Returns RT_OK, RT_ERR_NOMEM (the old ones stay),
+ * both are copied first (outside the lock). om NULL: the OpenMetrics body is made from text at
+ * the first request for it, as after rt_prom_publish (which installs its text body so). For
+ * tests, with synthetic bodies. Returns RT_OK, RT_ERR_NOMEM (the old ones stay),
  * RT_ERR_INVALID (NULL srv). */
 rt_error rt_prom_set_bodies(rt_prom_server *srv, const char *text, size_t text_len, const char *om,
                             size_t om_len);

@@ -108,7 +108,8 @@ static void body_unref(prom_body *b)
  * references). The OpenMetrics body is made here, on the server's thread, from the text body at
  * the first request for it after a publish (rt_prom_openmetrics_of), and kept until the next
  * publish; out of memory, the text body is sent (the Accept of Prometheus takes it too), and
- * *openmetrics says which was taken. */
+ * *openmetrics says which was taken. Only this thread makes one: another that was installed
+ * meanwhile (rt_prom_set_bodies) is left in place. */
 static prom_body *body_take(rt_prom_server *srv, int *openmetrics)
 {
     pthread_mutex_lock(&srv->mu);
@@ -117,7 +118,6 @@ static prom_body *body_take(rt_prom_server *srv, int *openmetrics)
     pthread_mutex_unlock(&srv->mu);
     if (!*openmetrics || om)
         return *openmetrics ? om : text;
-    /* only this thread makes OpenMetrics bodies: no other can install one meanwhile */
     size_t cap = text->len + text->len / 8 + 64;
     prom_body *b = body_new(cap);
     if (b) {
@@ -200,18 +200,20 @@ rt_error rt_prom_set_bodies(rt_prom_server *srv, const char *text, size_t text_l
 {
     if (!srv || (!text && text_len) || (!om && om_len))
         return RT_ERR_INVALID;
-    prom_body *t = body_new(text_len + 1), *o = body_new(om_len + 1);
-    if (!t || !o) {
+    prom_body *t = body_new(text_len + 1), *o = om ? body_new(om_len + 1) : NULL;
+    if (!t || (om && !o)) {
         free(t);
         free(o);
         return RT_ERR_NOMEM;
     }
     if (text_len)
         memcpy(t->data, text, text_len);
-    if (om_len)
-        memcpy(o->data, om, om_len);
     t->len = text_len;
-    o->len = om_len;
+    if (o) {
+        if (om_len)
+            memcpy(o->data, om, om_len);
+        o->len = om_len;
+    }
     bodies_install(srv, t, o);
     return RT_OK;
 }
