@@ -41,6 +41,10 @@ int rt_open_at(int dirfd, const char *path);
 /* Closes *fd if it is open and sets it to -1. */
 void rt_close(int *fd);
 
+/* Writes all n bytes of p to fd, retrying short writes and EINTR. Returns 0, or -1 with errno
+ * (EIO when write(2) wrote nothing). */
+int rt_write_all(int fd, const void *p, size_t n);
+
 /* ---- bounded growable buffer ------------------------------------------------------------ */
 
 typedef struct rt_buf {

@@ -74,6 +74,24 @@ void rt_close(int *fd)
     }
 }
 
+int rt_write_all(int fd, const void *p, size_t n)
+{
+    const char *c = p;
+    while (n > 0) {
+        ssize_t k = write(fd, c, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            if (k == 0)
+                errno = EIO;
+            return -1;
+        }
+        c += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
 ssize_t rt_read_at(int dirfd, const char *path, char *buf, size_t cap)
 {
     int fd = rt_open_at(dirfd, path);

@@ -33,26 +33,19 @@ typedef struct wr {
     int saved_errno;
 } wr;
 
-/* Writes len bytes to fd: RT_OK, or RT_ERR_IO with *err_no set. */
-static rt_error write_all(int fd, const char *p, size_t len, int *err_no)
+/* Writes len bytes of p to the output: RT_OK, or RT_ERR_IO with w->saved_errno set. */
+static rt_error w_write(wr *w, const void *p, size_t len)
 {
-    for (size_t off = 0; off < len;) {
-        ssize_t n = write(fd, p + off, len - off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            *err_no = n < 0 ? errno : EIO;
-            return RT_ERR_IO;
-        }
-        off += (size_t)n;
-    }
-    return RT_OK;
+    if (rt_write_all(w->fd, p, len) == 0)
+        return RT_OK;
+    w->saved_errno = errno;
+    return RT_ERR_IO;
 }
 
 static void w_flush(wr *w)
 {
     if (w->err == RT_OK && w->b.len > 0)
-        w->err = w->z ? rt_gzip_write(w->z, w->b.data, w->b.len) : write_all(w->fd, w->b.data, w->b.len, &w->saved_errno);
+        w->err = w->z ? rt_gzip_write(w->z, w->b.data, w->b.len) : w_write(w, w->b.data, w->b.len);
     w->b.len = 0;
 }
 
@@ -427,7 +420,7 @@ rt_error rt_tracker_save(rt_tracker *t, const char *extra_json, int flags, int f
         size_t len;
         w.err = rt_gzip_finish(w.z, &data, &len);
         if (w.err == RT_OK)
-            w.err = write_all(fd, data, len, &w.saved_errno);
+            w.err = w_write(&w, data, len);
     }
     free(src.chunk);
     json_decref(extra);

@@ -47,22 +47,6 @@ static void textfile_body(rt_ob *o, const rt_labels *labels, const rt_job_status
     rt_prom_num(&f, NULL, 0, now, 3);
 }
 
-/* Writes all n bytes of p to fd, retrying on EINTR and short writes. 0, or -1 with errno. */
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* Creates a new temporary file in dfd named after target (a name the textfile collector skips:
  * hidden, not ending in .prom), mode 0666 less the umask, never through a link. Returns the fd
  * and the name in tmp, or -1 with errno. */
@@ -95,7 +79,7 @@ static int replace_file(int dfd, const char *target, const char *body, size_t le
     int fd = create_temp(dfd, target, tmp, sizeof tmp);
     if (fd < 0)
         return -1;
-    int rc = write_all(fd, body, len);
+    int rc = rt_write_all(fd, body, len);
     if (rc == 0 && sync)
         rc = fsync(fd);
     int err = errno;

@@ -58,22 +58,6 @@ rt_error rt_writer_new(rt_format format, int fd, const rt_job *job, rt_writer **
     return RT_OK;
 }
 
-/* Writes all n bytes (retrying short writes and EINTR). Returns RT_OK, or RT_ERR_IO with errno. */
-static rt_error write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t k = write(fd, p, n);
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            return RT_ERR_IO;
-        }
-        p += k;
-        n -= (size_t)k;
-    }
-    return RT_OK;
-}
-
 rt_error rt_writer_write(rt_writer *w, const rt_sample *sample)
 {
     for (;;) {
@@ -86,7 +70,7 @@ rt_error rt_writer_write(rt_writer *w, const rt_sample *sample)
             rt_json_sample(&o, sample, w->have_job ? &w->job : NULL);
         }
         if (o.len <= w->cap) {
-            rt_error e = write_all(w->fd, w->buf, o.len);
+            rt_error e = rt_write_all(w->fd, w->buf, o.len) == 0 ? RT_OK : RT_ERR_IO;
             if (e == RT_OK)
                 w->header_done = true;
             return e;
