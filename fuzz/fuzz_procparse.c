@@ -32,10 +32,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rt_netdev_parse(buf, size, n, 4);
     rt_pidstat ps;
     rt_pidstat_parse(buf, size, &ps);
-    uint64_t a, b;
+    uint64_t a;
     rt_pidio io;
     rt_pidio_parse(buf, size, &io);
-    rt_smaps_rollup_parse(buf, size, &a, &b);
+    rt_rollup ro;
+    rt_smaps_rollup_parse(buf, size, &ro);
     rt_children_parse(buf, size, count_pid, &a);
     const char *q = buf; /* /proc/PID/schedstat: its first number */
     if (rt_parse_u64(&q, buf + size, &a) && (q <= buf || q > buf + size))

@@ -25,9 +25,9 @@ extern "C" {
 #endif
 
 #define RT_VERSION_MAJOR 0
-#define RT_VERSION_MINOR 7
+#define RT_VERSION_MINOR 8
 #define RT_VERSION_PATCH 0
-#define RT_VERSION "0.7.0"
+#define RT_VERSION "0.8.0"
 /* 0xMMmmpp: compare with rt_version_num() to learn whether the loaded library is as new as
  * the header a binding was written for. */
 #define RT_VERSION_NUM ((RT_VERSION_MAJOR << 16) | (RT_VERSION_MINOR << 8) | RT_VERSION_PATCH)
@@ -204,6 +204,25 @@ typedef struct rt_cgroup {
  * descendant (found through the children of every thread), and in wrapper mode descendants
  * that daemonized and were adopted by the tracker. Totals count everything the tree used
  * since tracking began, processes that already exited included. */
+/* One part of the tracked tree as gpu_tracker splits it (0.8): the root ("main"), its
+ * descendants, or both ("combined"). Memory comes from the processes' smaps_rollup, re-read
+ * under the PSS rule (pss_max_age_secs): private is Private_Clean + Private_Dirty, summed;
+ * shared counts pages that other processes map too, each once as far as the rollups can
+ * tell: the larger of the largest member's Shared_Clean + Shared_Dirty and the part's
+ * proportional share of its shared pages (the sum of Pss minus private). That is exact for
+ * one process (main), and for a part whose shared pages are shared only among its members or
+ * all mapped by one of them; otherwise a lower bound. total = private + shared. Memory is NaN
+ * when a member's rollup could not be read. Grows at its end. */
+typedef struct rt_process_part {
+    double total_rss_mib, private_rss_mib, shared_rss_mib;
+    double cores_used;            /* CPU seconds per second over the interval: the tree's
+                                   * cores_used shared out as the walk saw it grow (main: the
+                                   * root's own time, not its reaped children's; descendants:
+                                   * the rest); main + descendants = combined = cores_used */
+    int64_t thread_count;         /* threads of the part's live processes */
+    uint64_t gpu_vram_used_bytes; /* RT_NULL_U64: no GPU data */
+} rt_process_part;
+
 typedef struct rt_process {
     int64_t pid;          /* the root */
     int alive;            /* 1 while the root runs, 0 after it exited */
@@ -231,6 +250,8 @@ typedef struct rt_process {
                              * (cgroup->memory_peak_mib) when the group is the job's own or
                              * holds only the tree; NaN otherwise (no cgroup, a shared one) */
     const rt_cgroup *cgroup; /* NULL without one (or with cgroup reading turned off) */
+    /* added in 0.8: gpu_tracker's split (never NULL) */
+    const rt_process_part *main, *descendants, *combined;
 } rt_process;
 
 typedef struct rt_sample {
@@ -503,6 +524,14 @@ RT_API const char *rt_csv_header(void);
  * Structs the library fills into caller storage (rt_recommendation, rt_server) begin with
  * struct_size like the options: the library fills only the fields within it. */
 
+/* A part of the tree in a record (0.8): rt_process_part's figures as doubles (NaN: null). */
+typedef struct rt_record_part {
+    double total_rss_mib, private_rss_mib, shared_rss_mib;
+    double cores;       /* CPU seconds per second over the interval */
+    double threads;
+    double gpu_vram_mib;
+} rt_record_part;
+
 /* ---- one record: the figures of one sample that the analysis uses ----------------------
  * Every figure is a double; NaN is null (not reported, or not in the file). Amounts "in the
  * interval" cover the interval_secs before timestamp_secs. Library-owned, grows at its end. */
@@ -550,7 +579,19 @@ typedef struct rt_record {
      * some_pct or some_avg10 is known), else the machine's */
     double pressure_cpu_some_pct, pressure_memory_some_pct, pressure_memory_full_pct;
     double pressure_io_some_pct, pressure_io_full_pct;
+    /* added in 0.8: gpu_tracker's split of the tree (all NaN without a tree, or when the file
+     * lacks it), and the machine's GPUs one by one, for choosing some of them by uuid: pointers
+     * into the sample, or the reader's own with uuid, utilization_pct, vram_used_bytes and
+     * vram_total_bytes set (the rest null); NULL and 0 when the source has no such list (CSV,
+     * a tracker's kept samples) */
+    rt_record_part main, descendants, combined;
+    const rt_gpu *const *gpu;
+    size_t gpu_n;
 } rt_record;
+/* rt_record has no struct_size: rt_stats_add and rt_report_add read a record of this header's
+ * size. A caller that fills records itself (rather than through rt_record_from_sample, the
+ * reader or rt_tracker_record) must be built with this header, and set what it does not know
+ * to NaN (and gpu to NULL, gpu_n to 0). */
 
 /* Fills *out from a sample (out is caller storage of this header's size; its job_name
  * points into the sample, or is NULL). */
@@ -643,7 +684,58 @@ typedef struct rt_summary {
     /* pressure, percent of the time (the records' figures, time-weighted like the others) */
     rt_dist pressure_cpu_some_pct, pressure_memory_some_pct, pressure_memory_full_pct;
     rt_dist pressure_io_some_pct, pressure_io_full_pct;
+    /* added in 0.8: the run in gpu_tracker's terms (never NULL; see rt_usage) */
+    const struct rt_usage *usage;
 } rt_summary;
+
+/* ---- gpu_tracker's view of a run (0.8) --------------------------------------------------
+ * The peaks and means gpu_tracker (seed 002) reports, from the same records: RAM and GPU RAM
+ * of the machine and of the tree's parts (main, descendants, combined: see rt_process_part),
+ * and utilization as a sum of percentages (100 per busy core or GPU) and as a hardware
+ * percentage: the sum divided by the units expected to be used (expected_cores for main,
+ * descendants and combined, default all cores; the machine's always by all its cores; GPUs
+ * by the number chosen). Means are weighted by the seconds each record covers; each peak is
+ * its own figure's (a part's peak total need not be its peak private plus peak shared). */
+typedef struct rt_usage_pct {
+    double max_sum_pct, max_hardware_pct, mean_sum_pct, mean_hardware_pct;
+} rt_usage_pct;
+
+typedef struct rt_usage_rss {
+    double total_mib, private_mib, shared_mib;
+} rt_usage_rss;
+
+typedef struct rt_usage {
+    double duration_secs; /* seconds the records cover (gpu_tracker's compute time) */
+    /* RAM, MiB */
+    double ram_capacity_mib;            /* the machine's */
+    double ram_system_peak_mib, ram_system_mean_mib; /* the machine's used memory */
+    rt_usage_rss ram_peak[3], ram_mean[3]; /* [0] main, [1] descendants, [2] combined */
+    /* GPU RAM, MiB: all GPUs (gpu_uuids chooses utilization only, as in gpu_tracker) */
+    double gpu_ram_capacity_mib;
+    double gpu_ram_system_peak_mib, gpu_ram_system_mean_mib;
+    double gpu_ram_peak_mib[3], gpu_ram_mean_mib[3];
+    /* CPU */
+    double system_core_count; /* the most cores seen */
+    double expected_cores;    /* the denominator for the parts */
+    rt_usage_pct cpu_system, cpu[3];
+    double threads_peak[3];
+    /* GPUs */
+    double system_gpu_count;  /* the most GPUs seen (0 without) */
+    double expected_gpus;     /* the GPUs chosen (all when none were) */
+    rt_usage_pct gpu;         /* of the GPUs chosen; NaN when records had no per-GPU list and
+                               * some were chosen */
+} rt_usage;
+
+/* How the view counts: expected_cores (0: all the machine's cores) and the GPUs whose
+ * utilization counts (gpu_uuid_count 0: all). */
+typedef struct rt_usage_options {
+    size_t struct_size; /* sizeof(rt_usage_options) as the caller compiled it */
+    double expected_cores;
+    const char *const *gpu_uuids;
+    size_t gpu_uuid_count;
+} rt_usage_options;
+
+#define RT_USAGE_OPTIONS_INIT {.struct_size = sizeof(rt_usage_options)}
 
 typedef struct rt_stats rt_stats;
 
@@ -655,6 +747,11 @@ RT_API void rt_stats_add(rt_stats *st, const rt_record *rec);
  * until the next rt_stats_add or rt_stats_free. */
 RT_API const rt_summary *rt_stats_summary(rt_stats *st);
 RT_API void rt_stats_free(rt_stats *st);
+
+/* Sets how the summary's usage (rt_usage) counts, before the first rt_stats_add (0.8): the
+ * uuids are copied. RT_OK, RT_ERR_INVALID (NULL, struct_size too small, a negative
+ * expected_cores, records already added), RT_ERR_NOMEM. */
+RT_API rt_error rt_stats_set_usage(rt_stats *st, const rt_usage_options *opts);
 
 /* Formats the summary as one JSON object with a newline. memory_unit and time_unit are
  * gpu_tracker's names ("bytes", "kilobytes", "megabytes", "gigabytes", "terabytes";
@@ -830,13 +927,13 @@ RT_API void rt_stream_free(rt_stream *st);
  * is started. After fork(2) the child holds a stopped copy: its tracker has no thread, keeps
  * the samples taken before the fork, and every call on it is safe (stop does nothing).
  *
- * Memory: about 256 bytes per kept sample (256 measured on a 24 GiB machine; at least 248, at
- * most 388 when every exact figure needs a double), in blocks of 4,096 samples allocated as
+ * Memory: about 330 bytes per kept sample (328 measured on a 24 GiB machine; at least 320, at
+ * most 508 when every exact figure needs a double), in blocks of 4,096 samples allocated as
  * the run grows, plus a fixed ~1.2 MiB (the statistics' histograms and the report's reduced
  * series). Figures are kept as floats where 24 bits are enough (ratios, counts, seconds in
  * the interval, pressure percents) and exactly (as doubles, or floats when the value is
  * exactly one) for times, bytes, MiB, pid, the CPU total and the cgroup's counters and limits.
- * The store keeps at least max_samples samples (default 604,800: a week at 1 s, about 155 MB)
+ * The store keeps at least max_samples samples (default 604,800: a week at 1 s, about 200 MB)
  * and at most max_samples rounded up to whole blocks plus one block (610,304 for the
  * default); past that the oldest block is dropped (reused),
  * while the statistics and the report keep covering every sample. Blocks hold
@@ -877,6 +974,10 @@ typedef struct rt_tracker_options {
     void *log_user;
     rt_sample_fn on_sample;   /* NULL: none */
     void *on_sample_user;
+    /* added in 0.8: how the summary's usage (rt_usage) counts: see rt_usage_options */
+    double expected_cores;        /* 0: all cores */
+    const char *const *gpu_uuids; /* copied; the GPUs whose utilization counts */
+    size_t gpu_uuid_count;        /* 0: all */
 } rt_tracker_options;
 
 #define RT_TRACKER_OPTIONS_INIT {.struct_size = sizeof(rt_tracker_options), .pss_max_age_secs = 30.0}
@@ -980,6 +1081,26 @@ typedef enum rt_column {
     RT_COL_PRESSURE_MEMORY_FULL_PCT = 57,
     RT_COL_PRESSURE_IO_SOME_PCT = 58,
     RT_COL_PRESSURE_IO_FULL_PCT = 59,
+    /* added in 0.8: gpu_tracker's split of the tree (rt_process_part; NaN without a tree):
+     * per part its total, private and shared RSS (MiB), cores, threads and VRAM (MiB) */
+    RT_COL_MAIN_TOTAL_RSS_MIB = 60,
+    RT_COL_MAIN_PRIVATE_RSS_MIB = 61,
+    RT_COL_MAIN_SHARED_RSS_MIB = 62,
+    RT_COL_MAIN_CORES = 63,
+    RT_COL_MAIN_THREADS = 64,
+    RT_COL_MAIN_GPU_VRAM_MIB = 65,
+    RT_COL_DESC_TOTAL_RSS_MIB = 66,
+    RT_COL_DESC_PRIVATE_RSS_MIB = 67,
+    RT_COL_DESC_SHARED_RSS_MIB = 68,
+    RT_COL_DESC_CORES = 69,
+    RT_COL_DESC_THREADS = 70,
+    RT_COL_DESC_GPU_VRAM_MIB = 71,
+    RT_COL_COMB_TOTAL_RSS_MIB = 72,
+    RT_COL_COMB_PRIVATE_RSS_MIB = 73,
+    RT_COL_COMB_SHARED_RSS_MIB = 74,
+    RT_COL_COMB_CORES = 75,
+    RT_COL_COMB_THREADS = 76,
+    RT_COL_COMB_GPU_VRAM_MIB = 77,
 } rt_column;
 
 /* How many columns this library has (columns 0 .. n-1), a column's name ("timestamp",

@@ -56,6 +56,10 @@ typedef struct cli_layer {
     char *otlp;                /* URL as given */
     double otlp_interval;
     bool otlp_interval_set;
+    /* gpu_tracker's view (gpuview.c): --expected-cores, --gpus; [tracker] expected_cores, gpus */
+    double expected_cores;
+    bool expected_cores_set;
+    char *gpus; /* UUID,... as given */
 } cli_layer;
 
 /* KEY=VALUE members of an OTEL_* list (export.c): the pairs point into store. */
@@ -91,6 +95,9 @@ typedef struct cli_options {
     const char *history; /* append the run to this history database; NULL: none */
     bool cgroup_off;     /* --cgroup off: make no group for the command and read none */
     bool wait_all;       /* --wait-all: after the command, wait until the whole job is over */
+    double expected_cores; /* --expected-cores: the parts' hardware share's denominator; 0: all */
+    char **gpu_list;       /* --gpus: the GPUs whose utilization counts (owned); NULL: all */
+    size_t ngpus;
 
     /* library settings from the environment (contracts §4): the library reads none itself */
     const char *proc_root, *sys_root; /* TRACKER_PROC_ROOT, TRACKER_SYS_ROOT; NULL: default */
@@ -226,6 +233,22 @@ void cli_export_sample(cli_exporters *ex, const rt_sample *s);
 void cli_export_end_start(cli_exporters *ex, bool has_status, int status);
 /* Waits for the last push to end, and frees ex (NULL allowed). */
 void cli_export_end_wait(cli_exporters *ex);
+
+/* gpu_tracker's view (gpuview.c). */
+/* A number of expected cores: above 0, at most 1e6. Each returns 0, or -1. */
+int cli_parse_expected_cores(const char *s, double *out);
+int cli_check_expected_cores(double v);
+/* Splits "UUID,UUID,..." (blanks around each trimmed; none may be empty; at most 1024) into
+ * *out (free with cli_gpu_list_free). Returns 0, or -1 with the problem in *why. */
+int cli_parse_gpu_list(const char *s, char ***out, size_t *n, const char **why);
+void cli_gpu_list_free(char **list, size_t n);
+/* Merges --expected-cores and --gpus with the config file's into opts. Returns 0, or -1 with
+ * "WHERE: problem" in err. */
+int cli_gpuview_merge(cli_options *opts, char *err, size_t errlen);
+/* Sets how st's usage counts (before its first record). Returns 0, or -1. */
+int cli_gpuview_apply(double expected_cores, char *const *gpus, size_t ngpus, rt_stats *st);
+/* Warns, one line each, of chosen GPUs that are not among the uuids seen. */
+void cli_gpuview_check(char *const *gpus, size_t ngpus, char *const *seen, size_t nseen);
 
 #define EXIT_USAGE 2
 #define EXIT_FAIL 1

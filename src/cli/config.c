@@ -1,6 +1,6 @@
 /* config.c - the TOML config file: [job] (name, pid, metadata, tags), [tracker]
- * (interval_secs, format, output, quiet, summary, report, cgroup, wait_all), [history] (path) and
- * [export] (prometheus, prometheus_textfile, otlp, otlp_interval). Every problem is reported as
+ * (interval_secs, format, output, quiet, summary, report, cgroup, wait_all, expected_cores, gpus),
+ * [history] (path) and [export] (prometheus, prometheus_textfile, otlp, otlp_interval). Every problem is reported as
  * FILE:LINE:COL with the known keys listed; nothing unknown is silently ignored. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,7 +26,7 @@
     } while (0)
 
 static const char *const tracker_keys[] = {"interval_secs", "format", "output", "quiet", "summary", "report", "cgroup",
-                                           "wait_all"};
+                                           "wait_all", "expected_cores", "gpus"};
 
 /* Writes the [job] keys, comma-separated, into buf (for "unknown key" messages). */
 static void known_job_keys(char *buf, size_t cap)
@@ -186,6 +186,46 @@ static bool *bool_key(cli_layer *out, const char *key, bool **set)
     return NULL;
 }
 
+/* [tracker] gpus: "UUID,UUID" or an array of uuid strings, kept as the comma list --gpus takes.
+ * Returns 0, or -1 with the problem and its place in err. */
+static int parse_gpus(cli_layer *out, const char *name, const toml_kv *kv, char *err, size_t errlen)
+{
+    const toml_value *v = kv->val;
+    size_t len = 1;
+    if (v->type == TOML_ARRAY) {
+        for (size_t i = 0; i < v->u.arr.n; i++) {
+            const toml_value *t = v->u.arr.items[i];
+            if (t->type != TOML_STRING || strlen(t->u.str.s) != t->u.str.len || t->u.str.len == 0 ||
+                strchr(t->u.str.s, ','))
+                CONF_ERR(kv, "[tracker] gpus must be GPU uuids: a string \"UUID,UUID\" or an array of strings");
+            len += t->u.str.len + 1;
+        }
+    } else if (!is_str(kv)) {
+        CONF_ERR(kv, "[tracker] gpus must be GPU uuids: a string \"UUID,UUID\" or an array of strings");
+    }
+    char *list = v->type == TOML_ARRAY ? calloc(1, len) : strdup(v->u.str.s);
+    if (!list)
+        CONF_ERR(kv, "out of memory");
+    for (size_t i = 0, at = 0; v->type == TOML_ARRAY && i < v->u.arr.n; i++) {
+        const toml_value *t = v->u.arr.items[i];
+        if (i)
+            list[at++] = ',';
+        memcpy(list + at, t->u.str.s, t->u.str.len);
+        at += t->u.str.len;
+    }
+    char **parsed;
+    size_t n;
+    const char *why;
+    if (cli_parse_gpu_list(list, &parsed, &n, &why) < 0) {
+        free(list);
+        CONF_ERR(kv, "[tracker] gpus: %s", why);
+    }
+    cli_gpu_list_free(parsed, n);
+    free(out->gpus);
+    out->gpus = list;
+    return 0;
+}
+
 /* The [tracker] table into out. Returns 0, or -1 with the problem and its place in err. */
 static int parse_tracker(cli_layer *out, const char *name, const toml_value *t, char *err, size_t errlen)
 {
@@ -219,6 +259,15 @@ static int parse_tracker(cli_layer *out, const char *name, const toml_value *t, 
             if (!is_str(kv) || cli_parse_cgroup(v->u.str.s, &out->cgroup_off) < 0)
                 CONF_ERR(kv, "[tracker] cgroup must be \"auto\" or \"off\"");
             out->cgroup_set = true;
+        } else if (strcmp(kv->key, "expected_cores") == 0) {
+            double d = v->type == TOML_INTEGER ? (double)v->u.i : v->type == TOML_FLOAT ? v->u.f : -1;
+            if ((v->type != TOML_INTEGER && v->type != TOML_FLOAT) || cli_check_expected_cores(d) < 0)
+                CONF_ERR(kv, "[tracker] expected_cores must be a number of cores above 0");
+            out->expected_cores = d;
+            out->expected_cores_set = true;
+        } else if (strcmp(kv->key, "gpus") == 0) {
+            if (parse_gpus(out, name, kv, err, errlen) < 0)
+                return -1;
         } else if (strcmp(kv->key, "report") == 0) {
             if (!is_str(kv) || v->u.str.len == 0)
                 CONF_ERR(kv, "[tracker] report must be a file name");

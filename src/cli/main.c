@@ -372,6 +372,14 @@ static void finish_run(cli_options *o, run_state *rs, int status, double start_s
     if (!rs->host && read_host(o, &rs->host) != RT_OK)
         rs->host = NULL;
     const rt_summary *s = rt_stats_summary(rs->stats);
+    if (o->ngpus && rs->last) { /* chosen GPUs that are not here */
+        char *seen[64];
+        size_t n = 0;
+        for (size_t i = 0; i < rs->last->gpu_count && n < 64; i++)
+            if (rs->last->gpu[i]->uuid)
+                seen[n++] = (char *)rs->last->gpu[i]->uuid;
+        cli_gpuview_check(o->gpu_list, o->ngpus, seen, n);
+    }
     cli_run_result run = {.job = &o->job,
                           .command = o->command,
                           .pid = o->pid,
@@ -429,6 +437,8 @@ static int track(cli_options *o)
     double spawned_at = 0, start_secs = unix_now();
     if (o->summary || o->report || o->history) {
         rs.stats = rt_stats_new();
+        if (rs.stats && cli_gpuview_apply(o->expected_cores, o->gpu_list, o->ngpus, rs.stats) < 0)
+            cli_say("warning: out of memory: the summary counts every core and GPU");
         rs.report = o->report ? rt_report_new() : NULL;
         rs.job_name = o->job.job_name;
         if (!rs.stats || (o->report && !rs.report))

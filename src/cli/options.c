@@ -32,7 +32,8 @@ const char cli_usage[] =
     "  resource-tracker [OPTIONS] --pid PID            also attribute usage to the process tree of PID\n"
     "  resource-tracker [OPTIONS] [--] COMMAND [ARG...]\n"
     "                                                  run COMMAND, track its tree, exit with its status\n"
-    "  resource-tracker summary [--json] [--memory-unit U] [--time-unit U] FILE...\n"
+    "  resource-tracker summary [--json] [--memory-unit U] [--time-unit U]\n"
+    "                           [--expected-cores N] [--gpus UUID,...] FILE...\n"
     "                                                  statistics of recorded runs (JSON lines or CSV,\n"
     "                                                  also the Python tracker's CSV)\n"
     "  resource-tracker recommend FILE... [--json] [--instance VENDOR:TYPE]\n"
@@ -72,6 +73,9 @@ const char cli_usage[] =
     "      --otlp URL          push metrics over OTLP/HTTP (JSON, gzip) to URL (/v1/metrics appended\n"
     "                          unless there; or OTEL_EXPORTER_OTLP_ENDPOINT)\n"
     "      --otlp-interval SECS  seconds between OTLP pushes (default 10; OTEL_METRIC_EXPORT_INTERVAL ms)\n"
+    "      --expected-cores N  cores the job is expected to use: the summary's hardware percentages of\n"
+    "                          the command (main), its descendants and both divide by N (default: all)\n"
+    "      --gpus UUID,...     GPUs whose utilization the summary's GPU percentages count (default: all)\n"
     "  -h, --help              this text\n"
     "  -V, --version           the version\n"
     "\n"
@@ -96,7 +100,7 @@ const char cli_usage[] =
 
 enum {
     OPT_TAG = 900, OPT_SUMMARY, OPT_REPORT, OPT_HISTORY, OPT_CGROUP, OPT_WAIT_ALL, OPT_PROMETHEUS, OPT_TEXTFILE,
-    OPT_OTLP, OPT_OTLP_INTERVAL, OPT_META = 1000
+    OPT_OTLP, OPT_OTLP_INTERVAL, OPT_EXPECTED_CORES, OPT_GPUS, OPT_META = 1000
 };
 
 int cli_check_interval(double v)
@@ -185,7 +189,7 @@ static int set_str(char **slot, const char *v)
 
 int cli_parse_args(cli_options *o, int argc, char **argv, char *err, size_t errlen)
 {
-    struct option longopts[20 + META_COUNT];
+    struct option longopts[22 + META_COUNT];
     static const struct option base[] = {
         {"pid", required_argument, NULL, 'p'},    {"interval", required_argument, NULL, 'i'},
         {"config", required_argument, NULL, 'c'}, {"format", required_argument, NULL, 'f'},
@@ -197,6 +201,7 @@ int cli_parse_args(cli_options *o, int argc, char **argv, char *err, size_t errl
         {"prometheus", required_argument, NULL, OPT_PROMETHEUS},
         {"prometheus-textfile", required_argument, NULL, OPT_TEXTFILE},
         {"otlp", required_argument, NULL, OPT_OTLP},   {"otlp-interval", required_argument, NULL, OPT_OTLP_INTERVAL},
+        {"expected-cores", required_argument, NULL, OPT_EXPECTED_CORES}, {"gpus", required_argument, NULL, OPT_GPUS},
     };
     size_t n = 0;
     for (; n < sizeof base / sizeof base[0]; n++)
@@ -282,6 +287,22 @@ int cli_parse_args(cli_options *o, int argc, char **argv, char *err, size_t errl
                 USAGE_ERR("--otlp-interval: '%s' is not a number of seconds from 0.01 to 86400", optarg);
             o->args.otlp_interval_set = true;
             break;
+        case OPT_EXPECTED_CORES:
+            if (cli_parse_expected_cores(optarg, &o->args.expected_cores) < 0)
+                USAGE_ERR("--expected-cores: '%s' is not a number of cores above 0", optarg);
+            o->args.expected_cores_set = true;
+            break;
+        case OPT_GPUS: {
+            char **list;
+            size_t count;
+            const char *why;
+            if (cli_parse_gpu_list(optarg, &list, &count, &why) < 0)
+                USAGE_ERR("--gpus: %s: '%s'", why, optarg);
+            cli_gpu_list_free(list, count);
+            if (set_str(&o->args.gpus, optarg) < 0)
+                USAGE_ERR("out of memory");
+            break;
+        }
         case OPT_TAG:
             if (cli_check_tag(optarg) < 0)
                 USAGE_ERR("--tag: '%s' is not KEY=VALUE", optarg);
@@ -374,7 +395,7 @@ int cli_merge(cli_options *o, char *err, size_t errlen)
     }
     rt_job *j = &o->job;
     const char **m = o->meta;
-    if (cli_export_merge(o, err, errlen) < 0)
+    if (cli_export_merge(o, err, errlen) < 0 || cli_gpuview_merge(o, err, errlen) < 0)
         return -1;
     *j = (rt_job){sizeof(rt_job),       m[META_JOB_NAME],        m[META_PROJECT_NAME],  m[META_STAGE_NAME],
                   m[META_TASK_NAME],    m[META_TEAM],            m[META_ENV],           m[META_LANGUAGE],
@@ -490,6 +511,7 @@ void cli_layer_free(cli_layer *l)
     free(l->prometheus);
     free(l->prometheus_textfile);
     free(l->otlp);
+    free(l->gpus);
     for (int i = 0; i < META_COUNT; i++)
         free(l->meta[i]);
     for (size_t i = 0; i < l->ntags; i++)
@@ -506,6 +528,7 @@ void cli_options_free(cli_options *o)
     free(o->spill_dir);
     free(o->tags);
     cli_export_options_free(o);
+    cli_gpu_list_free(o->gpu_list, o->ngpus);
     cli_free_secret(o->sentinel_token);
     memset(o, 0, sizeof *o);
 }

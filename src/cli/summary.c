@@ -418,6 +418,49 @@ static void limits_part(const out *o, const rt_summary *s)
         line(o, "Pressure (mean)", "%s", p);
 }
 
+/* "peak 99.8% (49.9% of 2), mean ..." of a sum and its hardware share, into b. */
+static const char *pct_text(const rt_usage_pct *p, double den, char *b, size_t cap)
+{
+    char a[5][32];
+    snprintf(b, cap, "peak %s (%s of %s), mean %s (%s)", number(p->max_sum_pct, 1, "%", a[0], sizeof a[0]),
+             number(p->max_hardware_pct, 1, "%", a[1], sizeof a[1]),
+             number(den, isfinite(den) && den == round(den) ? 0 : 2, "", a[4], sizeof a[4]),
+             number(p->mean_sum_pct, 1, "%", a[2], sizeof a[2]), number(p->mean_hardware_pct, 1, "%", a[3], sizeof a[3]));
+    return b;
+}
+
+/* gpu_tracker's split of the job: its RAM peaks, CPU percentages (100 per busy core, and the
+ * share of the expected cores), thread peaks and the chosen GPUs' utilization. */
+static void parts_part(const out *o, const rt_summary *s)
+{
+    const rt_usage *g = s->usage;
+    if (!s->has_process || !g || (isnan(g->cpu[2].max_sum_pct) && isnan(g->ram_peak[2].total_mib)))
+        return; /* no tree, or a file without its parts */
+    static const char *const names[3] = {"main", "descendants", "combined"};
+    char label[64], a[64], b[64], c[64], t[200];
+    fprintf(o->f, "Parts (main: the root process; descendants; combined)\n");
+    for (int i = 0; i < 3; i++) {
+        if (isnan(g->ram_peak[i].total_mib))
+            continue;
+        snprintf(label, sizeof label, "RSS peak, %s", names[i]);
+        line(o, label, "%s (private %s, shared %s)", mem(o, g->ram_peak[i].total_mib, a, sizeof a),
+             mem(o, g->ram_peak[i].private_mib, b, sizeof b), mem(o, g->ram_peak[i].shared_mib, c, sizeof c));
+    }
+    for (int i = 0; i < 3; i++) {
+        if (isnan(g->cpu[i].max_sum_pct))
+            continue;
+        snprintf(label, sizeof label, "CPU, %s", names[i]);
+        line(o, label, "%s", pct_text(&g->cpu[i], g->expected_cores, t, sizeof t));
+    }
+    if (!isnan(g->cpu_system.max_sum_pct))
+        line(o, "CPU, machine", "%s", pct_text(&g->cpu_system, g->system_core_count, t, sizeof t));
+    if (!isnan(g->threads_peak[2]))
+        line(o, "Threads peak", "main %s, descendants %s, combined %s", number(g->threads_peak[0], 0, "", a, sizeof a),
+             number(g->threads_peak[1], 0, "", b, sizeof b), number(g->threads_peak[2], 0, "", c, sizeof c));
+    if (g->system_gpu_count > 0 && !isnan(g->gpu.max_sum_pct))
+        line(o, "GPUs", "%s", pct_text(&g->gpu, g->expected_gpus, t, sizeof t));
+}
+
 static void machine_part(const out *o, const rt_summary *s)
 {
     char a[64], b[64];
@@ -454,6 +497,7 @@ int cli_summary_print(FILE *f, const rt_summary *s, const cli_run_result *run, c
         return -1;
     run_part(&o, s, run);
     process_part(&o, s);
+    parts_part(&o, s);
     limits_part(&o, s);
     machine_part(&o, s);
     return fflush(f) == 0 ? 0 : -1;
@@ -462,21 +506,28 @@ int cli_summary_print(FILE *f, const rt_summary *s, const cli_run_result *run, c
 /* ---- the subcommand -------------------------------------------------------------------- */
 
 static const char summary_usage[] =
-    "usage: resource-tracker summary [--json] [--memory-unit UNIT] [--time-unit UNIT] FILE...\n"
+    "usage: resource-tracker summary [--json] [--memory-unit UNIT] [--time-unit UNIT]\n"
+    "                                [--expected-cores N] [--gpus UUID,...] FILE...\n"
     "  UNIT for memory: bytes, kilobytes, megabytes, gigabytes, terabytes (powers of 1000);\n"
     "  for time: seconds, minutes, hours, days. Without them text picks readable units and\n"
-    "  JSON uses MiB and seconds.\n";
+    "  JSON uses MiB and seconds (its gpu_tracker member: gigabytes and hours, as gpu_tracker).\n"
+    "  --expected-cores N: the parts' hardware percentages divide by N (default: all cores);\n"
+    "  --gpus: the GPUs whose utilization counts (default: all; needs the JSON lines' GPU list).\n";
 
 int cli_summary_main(cli_options *o)
 {
     static const struct option longopts[] = {{"json", no_argument, NULL, 'j'},
                                              {"memory-unit", required_argument, NULL, 'm'},
                                              {"time-unit", required_argument, NULL, 't'},
+                                             {"expected-cores", required_argument, NULL, 'e'},
+                                             {"gpus", required_argument, NULL, 'g'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     bool json = false;
-    const char *mu = NULL, *tu = NULL;
-    double unused;
+    const char *mu = NULL, *tu = NULL, *why = NULL;
+    double unused, expected = 0;
+    char **gpus = NULL;
+    size_t ngpus = 0;
     int argc = o->nsub + 1, c;
     char **argv = o->sub_args - 1; /* argv[0] is "summary" */
     opterr = 0;
@@ -499,27 +550,50 @@ int cli_summary_main(cli_options *o)
             }
             tu = optarg;
             break;
-        case 'h': fputs(summary_usage, stdout); return 0;
-        case ':': cli_say("summary: option '%s' needs a value", argv[optind - 1]); return EXIT_USAGE;
-        default: cli_say("summary: unknown option '%s' (see summary --help)", argv[optind - 1]); return EXIT_USAGE;
+        case 'e':
+            if (cli_parse_expected_cores(optarg, &expected) < 0) {
+                cli_say("summary: --expected-cores: '%s' is not a number of cores above 0", optarg);
+                cli_gpu_list_free(gpus, ngpus);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'g':
+            cli_gpu_list_free(gpus, ngpus);
+            if (cli_parse_gpu_list(optarg, &gpus, &ngpus, &why) < 0) {
+                cli_say("summary: --gpus: %s: '%s'", why, optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'h': cli_gpu_list_free(gpus, ngpus); fputs(summary_usage, stdout); return 0;
+        case ':':
+            cli_say("summary: option '%s' needs a value", argv[optind - 1]);
+            cli_gpu_list_free(gpus, ngpus);
+            return EXIT_USAGE;
+        default:
+            cli_say("summary: unknown option '%s' (see summary --help)", argv[optind - 1]);
+            cli_gpu_list_free(gpus, ngpus);
+            return EXIT_USAGE;
         }
     }
     if (optind >= argc) {
         cli_say("summary: no FILE given (a recorded run: JSON lines or CSV)");
+        cli_gpu_list_free(gpus, ngpus);
         return EXIT_USAGE;
     }
     int rc = 0;
     for (int i = optind; i < argc && rc == 0; i++) {
         rt_stats *st = rt_stats_new();
-        if (!st) {
+        if (!st || cli_gpuview_apply(expected, gpus, ngpus, st) < 0) {
             cli_say("out of memory");
+            rt_stats_free(st);
+            cli_gpu_list_free(gpus, ngpus);
             return EXIT_FAIL;
         }
         rc = cli_read_run(argv[i], &st, 1, NULL);
         if (rc == 0) {
             const rt_summary *s = rt_stats_summary(st);
             if (json) {
-                char buf[8192];
+                char buf[16384];
                 size_t n = rt_format_summary(s, mu, tu, buf, sizeof buf);
                 if (n == 0 || n >= sizeof buf || fwrite(buf, 1, n, stdout) != n)
                     rc = EXIT_FAIL;
@@ -532,6 +606,7 @@ int cli_summary_main(cli_options *o)
         }
         rt_stats_free(st);
     }
+    cli_gpu_list_free(gpus, ngpus);
     if (fflush(stdout) != 0 && rc == 0)
         rc = EXIT_FAIL;
     return rc;

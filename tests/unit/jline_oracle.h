@@ -167,11 +167,14 @@ static inline bool oracle_walk(json_t *root, rt_jline *jl)
     rt_jline_gpu_reset(jl, a != NULL);
     json_array_foreach(a, i, e) {
         double u, used, total;
+        char uuid[RT_JL_UUID];
+        bool is_str, uuid_whole;
         if (!json_is_object(e) || !oracle_num(json_object_get(e, "utilization_pct"), &u) ||
             !oracle_num(json_object_get(e, "vram_used_bytes"), &used) ||
-            !oracle_num(json_object_get(e, "vram_total_bytes"), &total))
+            !oracle_num(json_object_get(e, "vram_total_bytes"), &total) ||
+            !oracle_str(json_object_get(e, "uuid"), uuid, sizeof uuid, &is_str, &uuid_whole))
             return false;
-        rt_jline_add_gpu(jl, u, used, total);
+        rt_jline_add_gpu(jl, uuid, uuid_whole, u, used, total);
     }
     if (!oracle_object(root, "process", &o))
         return false;
@@ -189,6 +192,17 @@ static inline bool oracle_walk(json_t *root, rt_jline *jl)
                 return false;
         if (!oracle_num(json_object_get(o, "memory_peak_mib"), &jl->p_mem_peak) || !oracle_cgroup(o, &jl->cg))
             return false;
+        static const char *const parts[3] = {"main", "descendants", "combined"};
+        static const char *const pk[RT_JL_NPART] = {"total_rss_mib", "private_rss_mib", "shared_rss_mib",
+                                                    "cores_used",    "thread_count",    "gpu_vram_used_bytes"};
+        for (size_t n = 0; n < 3; n++) {
+            json_t *po;
+            if (!oracle_object(o, parts[n], &po))
+                return false;
+            for (size_t f = 0; po && f < RT_JL_NPART; f++)
+                if (!oracle_num(json_object_get(po, pk[f]), &jl->part[n][f]))
+                    return false;
+        }
     }
     return oracle_psi(root, &jl->psi) && oracle_cgroup(root, &jl->self_cg) && !isnan(jl->timestamp);
 }
@@ -253,6 +267,18 @@ static inline const char *jline_diff(const rt_jline *a, const rt_jline *b)
     for (size_t i = 0; i < 3; i++)
         for (size_t n = 0; n < 3; n++)
             SAME(psi.pct[i][n]);
+    for (size_t i = 0; i < 3; i++)
+        for (size_t n = 0; n < RT_JL_NPART; n++)
+            SAME(part[i][n]);
+    if (a->ngpu != b->ngpu)
+        return "ngpu";
+    for (size_t i = 0; i < a->ngpu; i++) {
+        SAME(gpu[i].util);
+        SAME(gpu[i].used);
+        SAME(gpu[i].total);
+        if (a->gpu[i].named != b->gpu[i].named || strcmp(a->gpu[i].uuid, b->gpu[i].uuid) != 0)
+            return "gpu[].uuid";
+    }
 #undef SAME
     const char *cg = same_cgroup(&a->cg, &b->cg);
     if (cg)

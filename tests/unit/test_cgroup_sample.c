@@ -417,7 +417,8 @@ static void root_group_is_no_group(void **unused)
     assert_non_null(smp->pressure);          /* the machine's pressure is read still */
     char buf[1 << 14];
     rt_format_sample(RT_FORMAT_JSON, smp, NULL, buf, sizeof buf);
-    assert_non_null(strstr(buf, "\"memory_peak_mib\":null,\"cgroup\":null},\"pressure\":{\"cpu\":{"));
+    assert_non_null(strstr(buf, "\"memory_peak_mib\":null,\"cgroup\":null,\"main\":{\"total_rss_mib\":"));
+    assert_non_null(strstr(buf, "\"gpu_vram_used_bytes\":null}},\"pressure\":{\"cpu\":{"));
     rt_sampler_free(s);
 }
 
@@ -474,7 +475,7 @@ static void no_pressure_files(void **unused)
     char buf[1 << 14];
     rt_format_sample(RT_FORMAT_JSON, smp, NULL, buf, sizeof buf);
     assert_non_null(strstr(buf, "\"pressure\":{\"cpu\":null,\"memory\":{\"some_avg10\":1.5,"));
-    assert_non_null(strstr(buf, "}}},\"pressure\":null,\"cgroup\":null}\n"));
+    assert_non_null(strstr(buf, "\"gpu_vram_used_bytes\":null}},\"pressure\":null,\"cgroup\":null}\n"));
     rt_sampler_free(s);
 }
 

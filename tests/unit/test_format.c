@@ -152,7 +152,7 @@ static void json_cgroup_and_pressure(void **state)
         "\"cpu\":{\"some_avg10\":1.5,\"full_avg10\":null,\"some_pct\":3,\"full_pct\":null,\"some_total_usec\":100,"
         "\"full_total_usec\":null},\"memory\":null,"
         "\"io\":{\"some_avg10\":0,\"full_avg10\":null,\"some_pct\":0,\"full_pct\":null,\"some_total_usec\":0,"
-        "\"full_total_usec\":null}}}},"
+        "\"full_total_usec\":null}}},\"main\":null,\"descendants\":null,\"combined\":null},"
         "\"pressure\":{\"cpu\":{\"some_avg10\":3.25,\"full_avg10\":null,\"some_pct\":6.5,\"full_pct\":null,"
         "\"some_total_usec\":7,\"full_total_usec\":null},\"memory\":{\"some_avg10\":0,";
     assert_non_null(strstr(buf, want));
@@ -163,8 +163,8 @@ static void json_cgroup_and_pressure(void **state)
     s.pressure = NULL;
     rt_format_sample(RT_FORMAT_JSON, &s, NULL, buf, sizeof buf);
     assert_non_null(
-        strstr(buf, "\"gpu_count_used\":null,\"memory_peak_mib\":null,\"cgroup\":null},\"pressure\":null,"
-                    "\"cgroup\":null}\n"));
+        strstr(buf, "\"gpu_count_used\":null,\"memory_peak_mib\":null,\"cgroup\":null,\"main\":null,"
+                    "\"descendants\":null,\"combined\":null},\"pressure\":null,\"cgroup\":null}\n"));
     /* the whole machine: the tracker's own group as the top-level "cgroup", after "pressure" */
     s.process = NULL;
     g.own = g.exclusive = 0;

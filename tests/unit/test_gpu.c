@@ -45,7 +45,7 @@ static void cards_from_sysfs(void **state)
     double u;
     uint64_t v;
     int64_t used;
-    rt_gpus_tree(g, only_me, NULL, pids, 2, 10.0, &u, &v, &used);
+    rt_gpus_tree(g, only_me, NULL, pids, 2, 10.0, &u, &v, &used, 0, NULL);
     assert_true(u == 0 && used == 2);
     assert_int_equal(v, (1024 + 512 + 256) * 1024 * 1024ull);
     rt_gpus_close(g);
@@ -65,7 +65,7 @@ static void no_gpus(void **state)
     double u;
     uint64_t v;
     int64_t used;
-    rt_gpus_tree(g, only_me, NULL, NULL, 0, 1.0, &u, &v, &used);
+    rt_gpus_tree(g, only_me, NULL, NULL, 0, 1.0, &u, &v, &used, 0, NULL);
     assert_true(isnan(u) && v == RT_NULL_U64 && used == RT_NULL_I64);
     rt_gpus_close(g);
     rt_gpus_close(NULL);
@@ -94,7 +94,7 @@ static void nvml_first_then_drm_beyond_64(void **state)
     double u;
     uint64_t v;
     int64_t used;
-    rt_gpus_tree(g, only_me, NULL, NULL, 0, 10.0, &u, &v, &used);
+    rt_gpus_tree(g, only_me, NULL, NULL, 0, 10.0, &u, &v, &used, 0, NULL);
     assert_true(u == 30); /* the 70th GPU counts */
     assert_int_equal(v, 4096);
     assert_int_equal(used, 1);
@@ -177,7 +177,7 @@ static void seventy_drm_cards(void **state)
     double u;
     uint64_t v;
     int64_t used;
-    rt_gpus_tree(g, only_me, NULL, pids, 1, 5.0, &u, &v, &used);
+    rt_gpus_tree(g, only_me, NULL, pids, 1, 5.0, &u, &v, &used, 0, NULL);
     assert_true(u == 0); /* first sight of the client: no interval yet */
     assert_int_equal(v, 4096); /* on the 70th card */
     assert_int_equal(used, 1);
@@ -212,7 +212,7 @@ static void nvml_stuck_cards_go_on(void **state)
         double u;
         uint64_t v;
         int64_t used;
-        rt_gpus_tree(g, only_me, NULL, pids, 2, 10.0 + round, &u, &v, &used);
+        rt_gpus_tree(g, only_me, NULL, pids, 2, 10.0 + round, &u, &v, &used, 0, NULL);
         assert_true(u == 0 && used == 2);
         assert_int_equal(v, (1024 + 512 + 256) * 1024 * 1024ull);
     }

@@ -219,6 +219,25 @@ static void pss_file(const char *dir, int pid, int kib)
     put(dir, rel, text);
 }
 
+/* A stat line with threads, own and reaped-children ticks and RSS pages. */
+static void stat_split(char *buf, size_t cap, int pid, int ppid, int threads, int ut, int cut, unsigned long rss)
+{
+    snprintf(buf, cap, "%d (p) S %d 1 1 0 -1 0 0 0 0 0 %d 0 %d 0 20 0 %d 0 %d 1000 %lu 0 0 0\n", pid, ppid, ut, cut,
+             threads, 7000 + pid, rss);
+}
+
+/* A whole rollup: Pss, and private / shared split into their clean and dirty halves. */
+static void rollup_file(const char *dir, int pid, int pss, int priv, int shared)
+{
+    char rel[64], text[400];
+    snprintf(rel, sizeof rel, "%d/smaps_rollup", pid);
+    snprintf(text, sizeof text,
+             "00-ff ---p 0 00:00 0 [rollup]\nRss: %d kB\nPss: %d kB\nPss_Dirty: 1 kB\nShared_Clean: %d kB\n"
+             "Shared_Dirty: %d kB\nPrivate_Clean: %d kB\nPrivate_Dirty: %d kB\nSwap: 0 kB\nSwapPss: 0 kB\n",
+             priv + shared, pss, shared / 2, shared - shared / 2, priv / 4, priv - priv / 4);
+    put(dir, rel, text);
+}
+
 static void run_time(const char *dir, int pid, unsigned long ns)
 {
     char rel[64], text[64];
@@ -455,7 +474,6 @@ static void pidstat_parser(void **state)
     const char *trunc = "42 (x) R 1 42 42 0 -1 4194304 10 0 0 0 7 3";
     assert_int_equal(rt_pidstat_parse(trunc, strlen(trunc), &st), -1);
     assert_int_equal(rt_pidstat_parse("42 (x", 5, &st), -1);
-    uint64_t pss, swap;
     rt_pidio io;
     /* 300 MiB written then deleted before writeback: written and cancelled both */
     const char *iot = "rchar: 5\nwchar: 6\nread_bytes: 4096\nwrite_bytes: 314572800\ncancelled_write_bytes: 314572800\n";
@@ -478,10 +496,25 @@ static void pidstat_parser(void **state)
     /* "cancelled_write_bytes" is not taken for "write_bytes" */
     const char *order = "cancelled_write_bytes: 5\nread_bytes: 1\n";
     assert_int_equal(rt_pidio_parse(order, strlen(order), &io), -1);
+    rt_rollup r;
     const char *sm = "55-66 ---p 0 00:00 0 [rollup]\nRss: 10 kB\nPss: 7 kB\nPss_Anon: 5 kB\nSwap: 3 kB\n";
-    assert_int_equal(rt_smaps_rollup_parse(sm, strlen(sm), &pss, &swap), 0);
-    assert_int_equal(pss, 7);
-    assert_int_equal(swap, 3);
+    assert_int_equal(rt_smaps_rollup_parse(sm, strlen(sm), &r), 0);
+    assert_int_equal(r.pss_kib, 7);
+    assert_int_equal(r.swap_kib, 3);
+    assert_false(r.split_ok); /* no Private_ / Shared_ lines */
+    /* a whole rollup as Linux 6.x prints it: Pss_Dirty, SwapPss are not taken for Pss, Swap */
+    const char *full = "55-66 ---p 00000000 00:00 0 [rollup]\nRss: 1716 kB\nPss: 308 kB\nPss_Dirty: 112 kB\n"
+                       "Pss_Anon: 112 kB\nPss_File: 196 kB\nShared_Clean: 1604 kB\nShared_Dirty: 4 kB\n"
+                       "Private_Clean: 8 kB\nPrivate_Dirty: 100 kB\nReferenced: 1716 kB\nSwapPss: 9 kB\n"
+                       "Swap: 0 kB\nLocked: 0 kB\n";
+    assert_int_equal(rt_smaps_rollup_parse(full, strlen(full), &r), 0);
+    assert_int_equal(r.pss_kib, 308);
+    assert_int_equal(r.swap_kib, 0);
+    assert_int_equal(r.private_kib, 108);
+    assert_int_equal(r.shared_kib, 1608);
+    assert_true(r.split_ok);
+    /* no Pss line: not a rollup */
+    assert_int_equal(rt_smaps_rollup_parse("Rss: 4 kB\nSwap: 1 kB\n", 21, &r), -1);
 }
 
 static int64_t seen[8];
@@ -504,6 +537,72 @@ static void children_parser(void **state)
     assert_int_equal(rt_children_parse("7 x 8", 5, collect, NULL), 1); /* stops at junk */
 }
 
+/* gpu_tracker's split: root 400 (two threads, 5 ticks of its own and 20 reaped) with children
+ * 401 and 402 that share 100 MiB with each other only and 8 MiB of libraries with everyone.
+ * Then 402 maps 2 MiB more of what 401 maps (its RSS grows; 401's does not): 401's rollup is
+ * re-read in the same scan, its shared pages having moved with 402's. */
+static void split_into_parts(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rt-split-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char s[256];
+    stat_split(s, sizeof s, 400, 1, 2, 5, 20, 1000);
+    put(dir, "400/stat", s);
+    put(dir, "400/task/400/children", "401 402 ");
+    put(dir, "400/task/405/children", "");
+    rollup_file(dir, 400, 307200 + 1000, 307200, 8192); /* 300 MiB own, 8 MiB libraries */
+    for (int pid = 401; pid <= 402; pid++) {
+        stat_split(s, sizeof s, pid, 400, 1, 3, 0, 100);
+        put(dir, pid == 401 ? "401/stat" : "402/stat", s);
+        put(dir, pid == 401 ? "401/task/401/children" : "402/task/402/children", "");
+        /* 200 MiB own; 100 MiB shared by the two (half each) and the libraries (a sliver) */
+        rollup_file(dir, pid, 204800 + 51200 + 1000, 204800, 102400 + 8192);
+    }
+    rt_roots r;
+    assert_int_equal(rt_roots_open(&r, dir, "/nonexistent"), RT_OK);
+    rt_proctree *t = rt_proctree_new(&r, 400, false, NULL, 100, 30.0);
+    rt_tree_totals tt;
+    rt_proctree_scan(t, 1.0, &tt);
+    assert_int_equal(tt.processes, 3);
+    assert_true(tt.main.mem_ok && tt.descendants.mem_ok && tt.combined.mem_ok);
+    assert_int_equal(tt.main.private_kib, 307200);
+    assert_int_equal(tt.main.shared_kib, 8192); /* one process: its shared pages exactly */
+    assert_int_equal(tt.main.threads, 2);
+    assert_int_equal(tt.root_own_ns, 5ull * 10000000ull); /* its own ticks, not the reaped 20 */
+    assert_int_equal(tt.descendants.private_kib, 2 * 204800);
+    /* the larger of the biggest member's shared (110,592) and the share sum (2 x 52,200) */
+    assert_int_equal(tt.descendants.shared_kib, 102400 + 8192);
+    assert_int_equal(tt.descendants.threads, 2);
+    assert_int_equal(tt.combined.private_kib, 307200 + 2 * 204800);
+    assert_int_equal(tt.combined.shared_kib, 102400 + 8192);
+    assert_int_equal(tt.combined.threads, 4);
+    assert_int_equal(tt.threads, 4);
+
+    /* 402 maps 2 MiB more of 401's pages; only 402's RSS moved */
+    stat_split(s, sizeof s, 402, 400, 1, 3, 0, 612);
+    put(dir, "402/stat", s);
+    rollup_file(dir, 402, 204800 + 52224 + 1000, 204800, 102400 + 2048 + 8192);
+    rollup_file(dir, 401, 204800 + 52224 + 1000, 204800, 102400 + 2048 + 8192);
+    rt_proctree_scan(t, 2.0, &tt);
+    assert_int_equal(tt.descendants.shared_kib, 102400 + 2048 + 8192);
+    assert_int_equal(tt.pss_kib, 307200 + 1000 + 2 * (204800 + 52224 + 1000)); /* 401's re-read too */
+
+    /* a rollup without the Private_/Shared_ lines (an old kernel): the split's memory is null */
+    put(dir, "401/smaps_rollup", "00-ff ---p 0 00:00 0 [rollup]\nRss: 9 kB\nPss: 7 kB\n");
+    stat_split(s, sizeof s, 401, 400, 1, 3, 0, 101);
+    put(dir, "401/stat", s);
+    rt_proctree_scan(t, 3.0, &tt);
+    assert_false(tt.descendants.mem_ok);
+    assert_false(tt.combined.mem_ok);
+    assert_true(tt.main.mem_ok);
+    rt_proctree_free(t);
+    rt_roots_close(&r);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -512,6 +611,7 @@ int main(void)
         cmocka_unit_test(departures_and_reuse),
         cmocka_unit_test(long_sleepers_checked_every_other_scan),
         cmocka_unit_test(pss_rereads),
+        cmocka_unit_test(split_into_parts),
         cmocka_unit_test(pss_rereads_follow_the_family),
         cmocka_unit_test(peak_rss_and_cancelled_writes),
         cmocka_unit_test(pidstat_parser),

@@ -71,10 +71,10 @@ static uint64_t pss_now_kib(rt_proctree *t)
         assert_true(fd >= 0);
         ssize_t k = read(fd, buf, sizeof buf);
         close(fd);
-        uint64_t pss, swap;
+        rt_rollup r;
         assert_true(k > 0);
-        assert_int_equal(rt_smaps_rollup_parse(buf, (size_t)k, &pss, &swap), 0);
-        sum += pss;
+        assert_int_equal(rt_smaps_rollup_parse(buf, (size_t)k, &r), 0);
+        sum += r.pss_kib;
     }
     return sum;
 }

@@ -131,9 +131,10 @@ static void defaults(void **state)
     (void)state;
     rt_summary s = full();
     json_t *j = format_parse(&s, NULL, NULL);
-    assert_int_equal(json_object_size(j), 10);
+    assert_int_equal(json_object_size(j), 11);
     is_null(j, "cgroup");
     is_null(j, "pressure");
+    is_null(j, "gpu_tracker"); /* a summary made by hand: no usage */
     assert_int_equal(json_integer_value(json_object_get(j, "samples")), 3600);
     near(json_object_get(j, "start_secs"), 1700000000.25, 0, "start_secs");
     near(json_object_get(j, "end_secs"), 1700003600.25, 0, "end_secs");

@@ -32,6 +32,7 @@ void rt_jline_gpu_reset(rt_jline *jl, bool present)
     jl->gpu_usage = jl->gpu_vram_mib = jl->gpu_vram_total_mib = NAN;
     jl->gpu_utilized = 0;
     jl->gpu_known = false;
+    jl->ngpu = 0;
 }
 
 void rt_jline_process_reset(rt_jline *jl, bool present)
@@ -40,6 +41,9 @@ void rt_jline_process_reset(rt_jline *jl, bool present)
     jl->p_pid = jl->p_children = jl->p_cores = jl->p_utime = jl->p_stime = jl->p_cpu_total = NAN;
     jl->p_pss = jl->p_rss = jl->p_rss_peak = jl->p_read_total = jl->p_write_total = NAN;
     jl->p_gpu_util = jl->p_gpu_vram_bytes = jl->p_gpu_count = jl->p_mem_peak = NAN;
+    for (size_t i = 0; i < 3; i++)
+        for (size_t k = 0; k < RT_JL_NPART; k++)
+            jl->part[i][k] = NAN;
     rt_jline_cgroup_reset(&jl->cg, false);
 }
 
@@ -112,8 +116,20 @@ void rt_jline_add_mount(rt_jline *jl, const char *point, bool named, double tota
     m->used = used;
 }
 
-void rt_jline_add_gpu(rt_jline *jl, double util_pct, double vram_used, double vram_total)
+void rt_jline_add_gpu(rt_jline *jl, const char *uuid, bool named, double util_pct, double vram_used,
+                      double vram_total)
 {
+    if (jl->ngpu < RT_JL_MAX_GPU) {
+        rt_jl_gpu *g = &jl->gpu[jl->ngpu++];
+        g->named = uuid && named && strlen(uuid) < sizeof g->uuid;
+        if (g->named)
+            memcpy(g->uuid, uuid, strlen(uuid) + 1);
+        else
+            g->uuid[0] = '\0';
+        g->util = util_pct;
+        g->used = vram_used;
+        g->total = vram_total;
+    }
     jl->gpu_count += 1;
     if (!isnan(util_pct)) {
         jl->gpu_usage = rt_add_known(jl->gpu_usage, util_pct / 100.0);
@@ -375,7 +391,7 @@ static bool scan_devs(rt_js *j, rt_jline *jl, bool disk)
 
 static bool scan_gpus(rt_js *j, rt_jline *jl)
 {
-    static const jkey names[] = {JK("utilization_pct"), JK("vram_used_bytes"), JK("vram_total_bytes")};
+    static const jkey names[] = {JK("utilization_pct"), JK("vram_used_bytes"), JK("vram_total_bytes"), JK("uuid")};
     rt_jline_gpu_reset(jl, false);
     int o = open_or_null(j, '[', "gpu is not an array");
     if (o <= 0)
@@ -387,11 +403,23 @@ static bool scan_gpus(rt_js *j, rt_jline *jl)
         if (rt_js_peek(j) != RT_JS_OBJECT)
             return fail(j, "a GPU is not an object");
         rt_js_open(j, '{');
-        double util = NAN, used = NAN, total = NAN;
-        double *const dst[] = {&util, &used, &total};
-        if (!number_members(j, names, dst, 3))
+        double v[3] = {NAN, NAN, NAN};
+        char uuid[RT_JL_UUID];
+        bool is_str, whole = false, f2 = true;
+        const char *k;
+        size_t kl, hint = 0;
+        int m;
+        uuid[0] = '\0';
+        while ((m = rt_js_member(j, &f2, &k, &kl)) == 1) {
+            size_t i = which(k, kl, names, NKEYS(names), &hint);
+            bool ok = i < 3 ? num_or_null(j, &v[i]) : i == 3 ? str_or_null(j, uuid, sizeof uuid, &is_str, &whole)
+                                                            : rt_js_skip(j);
+            if (!ok)
+                return false;
+        }
+        if (m < 0)
             return false;
-        rt_jline_add_gpu(jl, util, used, total);
+        rt_jline_add_gpu(jl, uuid, whole, v[0], v[1], v[2]);
     }
     return r == 0;
 }
@@ -460,6 +488,20 @@ static bool scan_cgroup(rt_js *j, rt_jl_cgroup *cg)
     return r == 0;
 }
 
+/* A part of the tree (0.8: process.main, .descendants, .combined) or null into part[]. */
+static bool scan_part(rt_js *j, double *part)
+{
+    static const jkey names[RT_JL_NPART] = {JK("total_rss_mib"), JK("private_rss_mib"), JK("shared_rss_mib"),
+                                            JK("cores_used"),    JK("thread_count"),    JK("gpu_vram_used_bytes")};
+    for (size_t k = 0; k < RT_JL_NPART; k++)
+        part[k] = NAN;
+    int o = open_or_null(j, '{', "a part of the process is not an object");
+    if (o <= 0)
+        return o == 0;
+    double *const dst[RT_JL_NPART] = {&part[0], &part[1], &part[2], &part[3], &part[4], &part[5]};
+    return number_members(j, names, dst, RT_JL_NPART);
+}
+
 static bool scan_process(rt_js *j, rt_jline *jl)
 {
     static const jkey names[] = {
@@ -467,6 +509,7 @@ static bool scan_process(rt_js *j, rt_jline *jl)
         JK("stime_secs"),   JK("cpu_secs_total"),   JK("pss_mib"),           JK("rss_mib"),
         JK("rss_peak_mib"), JK("read_bytes_total"), JK("write_bytes_total"), JK("gpu_utilization_pct"),
         JK("gpu_vram_used_bytes"), JK("gpu_count_used"), JK("memory_peak_mib"), JK("cgroup"),
+        JK("main"),         JK("descendants"),      JK("combined"),
     };
     rt_jline_process_reset(jl, false);
     int o = open_or_null(j, '{', "process is not an object");
@@ -484,7 +527,10 @@ static bool scan_process(rt_js *j, rt_jline *jl)
     int r;
     while ((r = rt_js_member(j, &first, &k, &kl)) == 1) {
         size_t i = which(k, kl, names, NKEYS(names), &hint);
-        bool ok = i < NKEYS(dst) ? num_or_null(j, dst[i]) : i == NKEYS(dst) ? scan_cgroup(j, &jl->cg) : rt_js_skip(j);
+        bool ok = i < NKEYS(dst)       ? num_or_null(j, dst[i])
+                : i == NKEYS(dst)      ? scan_cgroup(j, &jl->cg)
+                : i < NKEYS(names)     ? scan_part(j, jl->part[i - NKEYS(dst) - 1])
+                                       : rt_js_skip(j);
         if (!ok)
             return false;
     }

@@ -78,6 +78,8 @@ bool rt_decimal_to_double(const char *p, size_t n, locale_t loc, double *out);
 #define RT_JL_JOB 1024     /* job names are cut to this many bytes, less one */
 #define RT_JL_MAX_DEV 128  /* disks and interfaces listed one by one; the rest are summed */
 #define RT_JL_MAX_MOUNT 256
+#define RT_JL_MAX_GPU 64   /* GPUs kept one by one (uuid, utilization) for choosing by uuid */
+#define RT_JL_UUID 96      /* GPU uuids kept (longer: not kept, so never chosen) */
 
 /* A disk (a = read, b = write) or an interface (a = received, b = sent). NaN: null/absent. */
 typedef struct rt_jl_dev {
@@ -98,6 +100,17 @@ typedef struct rt_jl_list {
     double rest_rate_a, rest_rate_b; /* sums of the rates of the entries past the cap */
     rt_jl_dev dev[RT_JL_MAX_DEV];
 } rt_jl_list;
+
+/* A GPU as listed (0.8, for choosing GPUs by uuid): NaN when null or absent. */
+typedef struct rt_jl_gpu {
+    char uuid[RT_JL_UUID];
+    bool named; /* uuid holds the whole uuid */
+    double util, used, total;
+} rt_jl_gpu;
+
+/* The figures of a part of the tree (process.main, .descendants, .combined), in the order
+ * of RT_JL_PART_NAMES: NaN when null or absent. */
+enum { RT_JL_TOTAL, RT_JL_PRIVATE, RT_JL_SHARED, RT_JL_CORES, RT_JL_THREADS, RT_JL_VRAM, RT_JL_NPART };
 
 /* Pressure of cpu, memory and io (in that order): [resource][0: some_pct, 1: full_pct,
  * 2: some_avg10], NaN when null or absent. */
@@ -127,6 +140,8 @@ typedef struct rt_jline {
     bool gpu_present;
     double gpu_count, gpu_usage, gpu_utilized, gpu_vram_mib, gpu_vram_total_mib;
     bool gpu_known;
+    size_t ngpu; /* entries in gpu[] (the first RT_JL_MAX_GPU GPUs) */
+    rt_jl_gpu gpu[RT_JL_MAX_GPU];
     /* the tracked tree (NaN without) */
     bool has_process;
     double p_pid, p_children, p_cores, p_utime, p_stime, p_cpu_total, p_pss, p_rss, p_rss_peak;
@@ -134,6 +149,8 @@ typedef struct rt_jline {
     /* 0.6: the tree's peak charge and its cgroup (process.cgroup; NaN without), the machine's
      * pressure, and the top-level "cgroup" (the tracker's own group, whole-machine runs) */
     double p_mem_peak;
+    /* 0.8: process.main, .descendants, .combined (RT_JL_* figures; NaN without) */
+    double part[3][RT_JL_NPART];
     rt_jl_cgroup cg;
     rt_jl_psi psi;
     rt_jl_cgroup self_cg;
@@ -151,8 +168,10 @@ void rt_jline_psi_reset(rt_jl_psi *psi);
 void rt_jline_add_dev(rt_jl_list *l, const char *name, bool named, double ta, double tb, double ra, double rb);
 /* Appends a mount (point NUL-ended, named: it is whole). */
 void rt_jline_add_mount(rt_jline *jl, const char *point, bool named, double total, double used);
-/* Adds a GPU: utilization in %, VRAM in bytes (NaN: null). */
-void rt_jline_add_gpu(rt_jline *jl, double util_pct, double vram_used, double vram_total);
+/* Adds a GPU: utilization in %, VRAM in bytes (NaN: null); uuid NUL-ended (NULL: none),
+ * named: it is whole. */
+void rt_jline_add_gpu(rt_jline *jl, const char *uuid, bool named, double util_pct, double vram_used,
+                      double vram_total);
 
 /* Fills *jl from one line (without its newline). Returns NULL, or a static description of
  * why the line is not a record (bad JSON, a member of the wrong type, no timestamp). */

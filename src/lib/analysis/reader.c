@@ -186,7 +186,45 @@ void rt_reader_nan_record(rt_record *rec)
     memset(rec, 0, sizeof *rec);
     for (size_t i = 0; i < RT_ARRAY_LEN(d); i++)
         *d[i] = NAN;
+    rt_record_part *parts[3] = {&rec->main, &rec->descendants, &rec->combined};
+    for (size_t i = 0; i < 3; i++)
+        *parts[i] = (rt_record_part){NAN, NAN, NAN, NAN, NAN, NAN};
     rec->job_name = NULL;
+    rec->gpu = NULL;
+    rec->gpu_n = 0;
+}
+
+/* The line's GPUs one by one into the reader's own list for record slot k (uuid and the
+ * figures; the rest null), pointed at by rec. */
+static void json_gpus(rt_reader *r, const rt_jline *jl, rt_record *rec, int k)
+{
+    for (size_t i = 0; i < jl->ngpu; i++) {
+        const rt_jl_gpu *g = &jl->gpu[i];
+        rt_gpu *o = &r->gpus[k][i];
+        memset(o, 0, sizeof *o);
+        memcpy(r->uuids[k][i], g->uuid, sizeof g->uuid);
+        o->uuid = g->named ? r->uuids[k][i] : NULL;
+        o->utilization_pct = g->util;
+        o->vram_used_bytes = isfinite(g->used) && g->used >= 0 && g->used < 1.8e19 ? (uint64_t)g->used : RT_NULL_U64;
+        o->vram_total_bytes = isfinite(g->total) && g->total >= 0 && g->total < 1.8e19 ? (uint64_t)g->total
+                                                                                       : RT_NULL_U64;
+        o->vram_used_pct = o->temperature_celsius = o->power_watts = o->frequency_mhz = NAN;
+        o->core_count = RT_NULL_I64;
+        r->gpu_ptrs[k][i] = o;
+    }
+    rec->gpu = jl->ngpu ? r->gpu_ptrs[k] : NULL;
+    rec->gpu_n = jl->ngpu;
+}
+
+/* The line's parts of the tree (0.8) into rec. */
+static void json_parts(const rt_jline *jl, rt_record *rec)
+{
+    rt_record_part *parts[3] = {&rec->main, &rec->descendants, &rec->combined};
+    for (size_t i = 0; i < 3; i++) {
+        const double *v = jl->part[i];
+        *parts[i] = (rt_record_part){v[RT_JL_TOTAL], v[RT_JL_PRIVATE], v[RT_JL_SHARED], v[RT_JL_CORES],
+                                     v[RT_JL_THREADS], v[RT_JL_VRAM] / 1048576.0};
+    }
 }
 
 /* ---- JSON --------------------------------------------------------------------------------- */
@@ -330,6 +368,7 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
             rec->gpu_vram_total_mib = jl->gpu_vram_total_mib;
             rec->gpu_utilized = jl->gpu_known ? jl->gpu_utilized : NAN;
         }
+        json_gpus(r, jl, rec, rec == &r->rec[0] ? 0 : 1);
     }
     json_pressure(jl, rec);
     json_cgroup(jl, rec);
@@ -354,6 +393,7 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
     rec->process_gpu_usage = jl->p_gpu_util / 100.0;
     rec->process_gpu_vram_mib = jl->p_gpu_vram_bytes / 1048576.0;
     rec->process_gpu_utilized = jl->p_gpu_count;
+    json_parts(jl, rec);
 }
 
 /* ---- records ------------------------------------------------------------------------------ */

@@ -48,6 +48,10 @@ struct rt_reader {
     rt_record rec[2];
     char job[2][RT_JL_JOB];
     int ci;
+    /* the GPUs one by one of each of the two records (rt_record.gpu points here) */
+    rt_gpu gpus[2][RT_JL_MAX_GPU];
+    const rt_gpu *gpu_ptrs[2][RT_JL_MAX_GPU];
+    char uuids[2][RT_JL_MAX_GPU][RT_JL_UUID];
     bool started, have_cur, have_ahead;
     double prev_ts;
 };

@@ -56,8 +56,26 @@ static void machine_part(const rt_sample *s, rt_record *r)
         r->gpu_utilized = NAN;
 }
 
+/* A part of the split (NaN throughout for NULL: no tree, or a caller's pre-0.8 sample). */
+static void split_part(const rt_process_part *p, rt_record_part *r)
+{
+    if (!p) {
+        r->total_rss_mib = r->private_rss_mib = r->shared_rss_mib = r->cores = r->threads = r->gpu_vram_mib = NAN;
+        return;
+    }
+    r->total_rss_mib = p->total_rss_mib;
+    r->private_rss_mib = p->private_rss_mib;
+    r->shared_rss_mib = p->shared_rss_mib;
+    r->cores = p->cores_used;
+    r->threads = i64_or_nan(p->thread_count);
+    r->gpu_vram_mib = u64_or_nan(p->gpu_vram_used_bytes) / 1048576.0;
+}
+
 static void process_part(const rt_process *p, rt_record *r)
 {
+    split_part(p ? p->main : NULL, &r->main);
+    split_part(p ? p->descendants : NULL, &r->descendants);
+    split_part(p ? p->combined : NULL, &r->combined);
     if (!p) {
         r->process_pid = r->process_children = r->process_cores = r->process_cpu_secs = NAN;
         r->process_cpu_secs_total = r->process_pss_mib = r->process_rss_mib = r->process_rss_peak_mib = NAN;
@@ -129,4 +147,6 @@ void rt_record_from_sample(const rt_sample *s, rt_record *out)
     machine_part(s, out);
     process_part(s->process, out);
     cgroup_part(s, out);
+    out->gpu = s->gpu_count ? s->gpu : NULL;
+    out->gpu_n = s->gpu_count;
 }

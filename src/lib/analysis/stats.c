@@ -11,6 +11,7 @@
 #include "../core/core.h"
 #include "allocation.h"
 #include "histogram.h"
+#include "usage.h"
 
 #define JOB_NAME_CAP 256 /* the job name is kept up to 255 bytes */
 
@@ -102,6 +103,7 @@ struct rt_stats {
     double cpu_secs_sum;     /* the sum of process_cpu_secs, NaN: none */
     double rss_peak;         /* the largest process_rss_peak_mib seen, NaN: none */
     rt_allocation alloc;     /* the dedicated/shared rule's sums */
+    rt_usage_acc usage;      /* gpu_tracker's view */
     rt_hist hist[NDIST];     /* in the order of dist_fields */
 };
 
@@ -144,7 +146,19 @@ rt_stats *rt_stats_new(void)
     s->oom_kill_secs = NAN;
     st->cpu_total = (run_total){NAN, 0, NAN};
     st->cpu_secs_sum = st->rss_peak = NAN;
+    rt_usage_init(&st->usage);
     return st;
+}
+
+rt_error rt_stats_set_usage(rt_stats *st, const rt_usage_options *opts)
+{
+    rt_usage_options o = RT_USAGE_OPTIONS_INIT;
+    if (!st || !opts || rt_struct_copy(&o, sizeof o, opts) < 0 || !(o.expected_cores >= 0) ||
+        !isfinite(o.expected_cores) || st->s.samples ||
+        (o.gpu_uuid_count && !o.gpu_uuids))
+        return RT_ERR_INVALID;
+    return rt_usage_configure(&st->usage, o.expected_cores, o.gpu_uuids, o.gpu_uuid_count) == 0 ? RT_OK
+                                                                                                 : RT_ERR_NOMEM;
 }
 
 /* Copies name into st->job_name, cut at 255 bytes without splitting a UTF-8 sequence. */
@@ -238,6 +252,7 @@ void rt_stats_add(rt_stats *st, const rt_record *r)
     sum_in(&st->cpu_secs_sum, r->process_cpu_secs);
     max_in(&st->rss_peak, r->process_rss_peak_mib);
     rt_allocation_add_record(&st->alloc, r);
+    rt_usage_add(&st->usage, r, w);
 }
 
 /* The distributions, CPU seconds, RSS peak and allocation from the accumulated state: a
@@ -256,10 +271,13 @@ const rt_summary *rt_stats_summary(rt_stats *st)
         NUM(s, total_fields[i].sum) = run_total_value(&st->totals[i]);
     max_in(&s->process_rss_mib.peak, st->rss_peak);
     s->allocation = rt_allocation_guess(&st->alloc);
+    s->usage = rt_usage_result(&st->usage);
     return s;
 }
 
 void rt_stats_free(rt_stats *st)
 {
+    if (st)
+        rt_usage_free(&st->usage);
     free(st);
 }

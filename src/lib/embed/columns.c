@@ -68,9 +68,27 @@ static const char *const col_names[RT_NCOLS] = {
     [RT_COL_PRESSURE_MEMORY_FULL_PCT] = "pressure_memory_full_pct",
     [RT_COL_PRESSURE_IO_SOME_PCT] = "pressure_io_some_pct",
     [RT_COL_PRESSURE_IO_FULL_PCT] = "pressure_io_full_pct",
+    [RT_COL_MAIN_TOTAL_RSS_MIB] = "main_total_rss_mib",
+    [RT_COL_MAIN_PRIVATE_RSS_MIB] = "main_private_rss_mib",
+    [RT_COL_MAIN_SHARED_RSS_MIB] = "main_shared_rss_mib",
+    [RT_COL_MAIN_CORES] = "main_cores",
+    [RT_COL_MAIN_THREADS] = "main_threads",
+    [RT_COL_MAIN_GPU_VRAM_MIB] = "main_gpu_vram_mib",
+    [RT_COL_DESC_TOTAL_RSS_MIB] = "descendants_total_rss_mib",
+    [RT_COL_DESC_PRIVATE_RSS_MIB] = "descendants_private_rss_mib",
+    [RT_COL_DESC_SHARED_RSS_MIB] = "descendants_shared_rss_mib",
+    [RT_COL_DESC_CORES] = "descendants_cores",
+    [RT_COL_DESC_THREADS] = "descendants_threads",
+    [RT_COL_DESC_GPU_VRAM_MIB] = "descendants_gpu_vram_mib",
+    [RT_COL_COMB_TOTAL_RSS_MIB] = "combined_total_rss_mib",
+    [RT_COL_COMB_PRIVATE_RSS_MIB] = "combined_private_rss_mib",
+    [RT_COL_COMB_SHARED_RSS_MIB] = "combined_shared_rss_mib",
+    [RT_COL_COMB_CORES] = "combined_cores",
+    [RT_COL_COMB_THREADS] = "combined_threads",
+    [RT_COL_COMB_GPU_VRAM_MIB] = "combined_gpu_vram_mib",
 };
 
-/* The 0.6 columns: each one figure of the record, the same in both directions. */
+/* The 0.6 and 0.8 columns: each one figure of the record, the same in both directions. */
 static const struct {
     int col;
     size_t off; /* of the double in rt_record */
@@ -90,6 +108,24 @@ static const struct {
     {RT_COL_PRESSURE_MEMORY_FULL_PCT, offsetof(rt_record, pressure_memory_full_pct)},
     {RT_COL_PRESSURE_IO_SOME_PCT, offsetof(rt_record, pressure_io_some_pct)},
     {RT_COL_PRESSURE_IO_FULL_PCT, offsetof(rt_record, pressure_io_full_pct)},
+    {RT_COL_MAIN_TOTAL_RSS_MIB, offsetof(rt_record, main.total_rss_mib)},
+    {RT_COL_MAIN_PRIVATE_RSS_MIB, offsetof(rt_record, main.private_rss_mib)},
+    {RT_COL_MAIN_SHARED_RSS_MIB, offsetof(rt_record, main.shared_rss_mib)},
+    {RT_COL_MAIN_CORES, offsetof(rt_record, main.cores)},
+    {RT_COL_MAIN_THREADS, offsetof(rt_record, main.threads)},
+    {RT_COL_MAIN_GPU_VRAM_MIB, offsetof(rt_record, main.gpu_vram_mib)},
+    {RT_COL_DESC_TOTAL_RSS_MIB, offsetof(rt_record, descendants.total_rss_mib)},
+    {RT_COL_DESC_PRIVATE_RSS_MIB, offsetof(rt_record, descendants.private_rss_mib)},
+    {RT_COL_DESC_SHARED_RSS_MIB, offsetof(rt_record, descendants.shared_rss_mib)},
+    {RT_COL_DESC_CORES, offsetof(rt_record, descendants.cores)},
+    {RT_COL_DESC_THREADS, offsetof(rt_record, descendants.threads)},
+    {RT_COL_DESC_GPU_VRAM_MIB, offsetof(rt_record, descendants.gpu_vram_mib)},
+    {RT_COL_COMB_TOTAL_RSS_MIB, offsetof(rt_record, combined.total_rss_mib)},
+    {RT_COL_COMB_PRIVATE_RSS_MIB, offsetof(rt_record, combined.private_rss_mib)},
+    {RT_COL_COMB_SHARED_RSS_MIB, offsetof(rt_record, combined.shared_rss_mib)},
+    {RT_COL_COMB_CORES, offsetof(rt_record, combined.cores)},
+    {RT_COL_COMB_THREADS, offsetof(rt_record, combined.threads)},
+    {RT_COL_COMB_GPU_VRAM_MIB, offsetof(rt_record, combined.gpu_vram_mib)},
 };
 
 int rt_column_count(void)

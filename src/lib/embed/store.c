@@ -58,16 +58,32 @@ static const unsigned char col_kind[RT_NCOLS] = {
     [RT_COL_CGROUP_CPU_THROTTLED_SECS] = COL_X,
     [RT_COL_CGROUP_PIDS_PEAK] = COL_X,
     [RT_COL_CGROUP_PIDS_LIMIT] = COL_X,
+    /* 0.8: the parts' MiB exact (KiB / 1024: a float up to 16 GiB); cores, threads floats */
+    [RT_COL_MAIN_TOTAL_RSS_MIB] = COL_X,
+    [RT_COL_MAIN_PRIVATE_RSS_MIB] = COL_X,
+    [RT_COL_MAIN_SHARED_RSS_MIB] = COL_X,
+    [RT_COL_MAIN_GPU_VRAM_MIB] = COL_X,
+    [RT_COL_DESC_TOTAL_RSS_MIB] = COL_X,
+    [RT_COL_DESC_PRIVATE_RSS_MIB] = COL_X,
+    [RT_COL_DESC_SHARED_RSS_MIB] = COL_X,
+    [RT_COL_DESC_GPU_VRAM_MIB] = COL_X,
+    [RT_COL_COMB_TOTAL_RSS_MIB] = COL_X,
+    [RT_COL_COMB_PRIVATE_RSS_MIB] = COL_X,
+    [RT_COL_COMB_SHARED_RSS_MIB] = COL_X,
+    [RT_COL_COMB_GPU_VRAM_MIB] = COL_X,
 };
-/* the masks of wide columns are 64 bits */
-_Static_assert(RT_NCOLS <= 64, "a store's column masks hold 64 columns");
+/* A set of columns: bit c of word c / 64. */
+typedef struct colmask {
+    uint64_t w[2];
+} colmask;
+_Static_assert(RT_NCOLS <= 128, "a store's column masks hold 128 columns");
 
 /* A block is one allocation with room for every column as doubles (large enough that malloc
  * maps fresh pages for it): a float column fills the first half of its room, and the pages of
  * the other half are never touched, so they take no memory. Widening a column is done in
  * place, without allocating. */
 typedef struct block {
-    uint64_t wide; /* bit c: column c holds doubles */
+    colmask wide; /* column c holds doubles */
     unsigned char *mem;
 } block;
 
@@ -77,16 +93,21 @@ struct rt_store {
     size_t nblocks;          /* blocks holding rows */
     size_t head;             /* ring index of the oldest block */
     uint64_t count, first;   /* rows appended in all; index of the oldest kept (a block start) */
-    uint64_t wide;           /* columns that needed doubles in some block */
+    colmask wide;            /* columns that needed doubles in some block */
     size_t bytes;            /* what the store holds */
     unsigned pins;           /* rt_store_pin calls not yet undone: no block is dropped */
     size_t cap;              /* slots of ring: grown (doubling) as blocks are added */
     block **ring;
 };
 
-static bool is_wide(uint64_t mask, int c)
+static bool is_wide(colmask mask, int c)
 {
-    return (mask >> c) & 1u;
+    return (mask.w[c / 64] >> (c % 64)) & 1u;
+}
+
+static void set_wide(colmask *mask, int c)
+{
+    mask->w[c / 64] |= (uint64_t)1 << (c % 64);
 }
 
 static bool fits_float(double v)
@@ -118,7 +139,7 @@ rt_store *rt_store_new(uint64_t max_rows)
     s->max_blocks = max_rows / s->rows_per_block + (max_rows % s->rows_per_block != 0) + 1;
     for (int c = 0; c < RT_NCOLS; c++)
         if (col_kind[c] == COL_D)
-            s->wide |= (uint64_t)1 << c;
+            set_wide(&s->wide, c);
     s->bytes = sizeof *s;
     return s;
 }
@@ -168,8 +189,8 @@ static void widen(rt_store *s, block *b, int c, uint64_t n)
         double d = f;
         memcpy(m + i * sizeof d, &d, sizeof d);
     }
-    b->wide |= (uint64_t)1 << c;
-    s->wide |= (uint64_t)1 << c;
+    set_wide(&b->wide, c);
+    set_wide(&s->wide, c);
     s->bytes += col_bytes(s, true) - col_bytes(s, false);
 }
 

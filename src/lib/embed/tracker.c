@@ -102,11 +102,12 @@ static void live_remove(rt_tracker *t)
 /* ---- the store, the statistics and the report, one row at a time ---------------------------- */
 
 /* Under t->mu: the row into the store (-1 when it has no memory for it), the statistics and
- * the report, and a wake-up for the waiters. The statistics and the report get the row as the
+ * the report (live: the sample the row was made of, whose GPU list the usage's choice of GPUs
+ * reads; NULL for a loaded row), and a wake-up for the waiters. The statistics and the report get the row as the
  * store keeps it (ratios and counts as floats), so that a run saved and loaded again, whose
  * rows come back as kept, gives the same summary to the last digit and the same percentiles
  * (a double and its float can fall either side of a sketch's bucket edge). */
-static int add_row_locked(rt_tracker *t, const double row[RT_NCOLS])
+static int add_row_locked(rt_tracker *t, const double row[RT_NCOLS], const rt_sample *live)
 {
     int rc = rt_store_append(t->store, row);
     double kept[RT_NCOLS];
@@ -115,6 +116,10 @@ static int add_row_locked(rt_tracker *t, const double row[RT_NCOLS])
     rt_record rec;
     rt_row_to_record(row, &rec);
     rec.job_name = t->job.job_name;
+    if (live && live->gpu_count) { /* the GPUs one by one, for the usage's choice of GPUs */
+        rec.gpu = live->gpu;
+        rec.gpu_n = live->gpu_count;
+    }
     rt_stats_add(t->stats, &rec);
     rt_report_add(t->report, &rec);
     pthread_cond_broadcast(&t->cv);
@@ -124,7 +129,7 @@ static int add_row_locked(rt_tracker *t, const double row[RT_NCOLS])
 int rt_tracker_add_row(rt_tracker *t, const double row[RT_NCOLS])
 {
     pthread_mutex_lock(&t->mu);
-    int rc = add_row_locked(t, row);
+    int rc = add_row_locked(t, row, NULL);
     pthread_mutex_unlock(&t->mu);
     return rc;
 }
@@ -194,7 +199,7 @@ static void *tracker_thread(void *arg)
         pthread_mutex_lock(&t->mu);
         t->sampling = false;
         t->mono_last = now;
-        bool kept = add_row_locked(t, row) == 0;
+        bool kept = add_row_locked(t, row, s) == 0;
         uint64_t count = rt_store_count(t->store);
         if (last)
             t->stop_time = row[RT_COL_TIMESTAMP];
@@ -283,8 +288,13 @@ rt_error rt_tracker_start(const rt_tracker_options *opts, rt_tracker **out)
     if (o.interval_secs == 0)
         o.interval_secs = 1.0;
     if (!(o.interval_secs >= 0.01 && o.interval_secs <= 86400) || o.max_samples == 1 || o.pid < -1 ||
-        !(o.pss_max_age_secs >= 0))
+        !(o.pss_max_age_secs >= 0) || !(o.expected_cores >= 0) || !isfinite(o.expected_cores) ||
+        (o.gpu_uuid_count && !o.gpu_uuids))
         return RT_ERR_INVALID;
+    rt_usage_options uo = RT_USAGE_OPTIONS_INIT;
+    uo.expected_cores = o.expected_cores;
+    uo.gpu_uuids = o.gpu_uuids;
+    uo.gpu_uuid_count = o.gpu_uuid_count;
     rt_sampler_options so = RT_SAMPLER_OPTIONS_INIT;
     so.proc_root = o.proc_root;
     so.sys_root = o.sys_root;
@@ -299,6 +309,8 @@ rt_error rt_tracker_start(const rt_tracker_options *opts, rt_tracker **out)
     if (!t)
         return RT_ERR_NOMEM;
     rt_error err = o.job ? copy_job(t, o.job) : RT_OK;
+    if (err == RT_OK)
+        err = rt_stats_set_usage(t->stats, &uo);
     double mono0 = rt_mono_secs();
     if (err == RT_OK)
         err = rt_sampler_new(&so, &t->sampler);
@@ -506,6 +518,8 @@ const rt_summary *rt_tracker_summary(rt_tracker *t)
         return NULL;
     pthread_mutex_lock(&t->mu);
     t->summary_copy = *rt_stats_summary(t->stats);
+    t->usage_copy = *t->summary_copy.usage; /* the stats' own changes with the next sample */
+    t->summary_copy.usage = &t->usage_copy;
     pthread_mutex_unlock(&t->mu);
     return &t->summary_copy;
 }

@@ -20,6 +20,7 @@ struct rt_tracker {
     rt_stats *stats;
     rt_report *report;
     rt_summary summary_copy; /* what rt_tracker_summary hands out */
+    rt_usage usage_copy;     /* and its usage */
     /* what the run was asked for, and when */
     int64_t pid;         /* the root's pid; 0 without a tracked tree */
     bool children;       /* descendants tracked */

@@ -28,12 +28,14 @@ static bool tree_has(void *user, int64_t pid)
     return rt_proctree_has(user, pid);
 }
 
-void rt_gpu_part_tree(rt_gpu_part *p, rt_proctree *tree, double mono, rt_process *o)
+uint64_t rt_gpu_part_tree(rt_gpu_part *p, rt_proctree *tree, double mono, rt_process *o)
 {
     size_t nlive;
     const int64_t *live = rt_proctree_live(tree, &nlive);
+    uint64_t main_vram;
     rt_gpus_tree(p->gpus, tree_has, tree, live, nlive, mono, &o->gpu_utilization_pct, &o->gpu_vram_used_bytes,
-                 &o->gpu_count_used);
+                 &o->gpu_count_used, o->pid, &main_vram);
+    return main_vram;
 }
 
 void rt_gpu_part_close(rt_gpu_part *p)

@@ -133,6 +133,62 @@ static void mark_stretch(rt_tree_part *p, const rt_tree_group *g, bool from_star
     p->base_walk_wr = p->wr;
 }
 
+/* A part's memory in MiB from the walk's split (NaN when a rollup was missing). */
+static void split_memory(rt_process_part *o, const rt_tree_split *s)
+{
+    o->private_rss_mib = s->mem_ok ? (double)s->private_kib / 1024.0 : NAN;
+    o->shared_rss_mib = s->mem_ok ? (double)s->shared_kib / 1024.0 : NAN;
+    o->total_rss_mib = s->mem_ok ? (double)(s->private_kib + s->shared_kib) / 1024.0 : NAN;
+    o->thread_count = s->threads;
+}
+
+/* The root's share of the tree's CPU in this interval: its own growth over the walk's (walk_ns:
+ * dut + dst); when the walk grew by nothing, its share since tracking began; with no CPU seen
+ * at all, everything while the root lives. */
+static double root_share(rt_tree_part *p, double walk_ns)
+{
+    uint64_t cur = p->cur.root_own_ns, prev = p->prev_root_own;
+    double own_ns = cur != RT_NULL_U64 && prev != RT_NULL_U64 && cur > prev ? (double)(cur - prev) : 0.0;
+    p->root_sum_ns += own_ns;
+    p->walk_sum_ns += walk_ns;
+    if (walk_ns > 0)
+        return fmin(own_ns / walk_ns, 1.0);
+    if (p->walk_sum_ns > 0)
+        return fmin(p->root_sum_ns / p->walk_sum_ns, 1.0);
+    return p->cur.root_alive ? 1.0 : 0.0;
+}
+
+/* Fills the split of the tree's figures into the root (main), its descendants and both; the
+ * combined cores and VRAM are the tree's own (o's, already set). walk_ns: the walk's CPU
+ * growth in the interval; main_vram: what the GPUs list for the root (RT_NULL_U64: no GPU
+ * data). */
+static void report_split(rt_tree_part *p, double walk_ns, uint64_t main_vram)
+{
+    rt_process *o = &p->out;
+    rt_process_part *m = &p->parts[0], *d = &p->parts[1], *c = &p->parts[2];
+    split_memory(m, &p->cur.main);
+    split_memory(d, &p->cur.descendants);
+    split_memory(c, &p->cur.combined);
+    double share = root_share(p, walk_ns);
+    c->cores_used = o->cores_used;
+    m->cores_used = o->cores_used * share;
+    d->cores_used = o->cores_used - m->cores_used;
+    c->gpu_vram_used_bytes = o->gpu_vram_used_bytes;
+    m->gpu_vram_used_bytes = c->gpu_vram_used_bytes == RT_NULL_U64 ? RT_NULL_U64 : main_vram;
+    if (m->gpu_vram_used_bytes != RT_NULL_U64 && m->gpu_vram_used_bytes > c->gpu_vram_used_bytes)
+        m->gpu_vram_used_bytes = c->gpu_vram_used_bytes;
+    d->gpu_vram_used_bytes =
+        m->gpu_vram_used_bytes == RT_NULL_U64 ? c->gpu_vram_used_bytes : c->gpu_vram_used_bytes - m->gpu_vram_used_bytes;
+}
+
+/* The split of the first reading of a tree counted from zero: nothing used yet, as the rest
+ * of that reading (it is the baseline, never a sample of its own). */
+static void zero_split(rt_tree_part *p)
+{
+    for (int i = 0; i < 3; i++)
+        p->parts[i] = (rt_process_part){0, 0, 0, 0, 0, RT_NULL_U64};
+}
+
 void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, rt_gpu_part *gpus, double mono,
                         const rt_tree_group *group)
 {
@@ -140,14 +196,22 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
     const rt_tree_totals *t = &p->cur;
     p->counted = false;
     o->pid = p->root_pid;
+    o->main = &p->parts[0];
+    o->descendants = &p->parts[1];
+    o->combined = &p->parts[2];
     if (!p->have_prev) {
         /* The baseline. With --pid, what the tree used before tracking began is not counted.
          * A tree the caller started itself counts from zero: prev stays zero, and the first
          * sample covers the command's whole life, its first milliseconds included. */
         p->have_prev = true;
+        p->prev_root_own = p->from_zero ? 0 : t->root_own_ns;
         if (p->from_zero) {
             memset(o, 0, sizeof *o);
             o->pid = p->root_pid;
+            o->main = &p->parts[0];
+            o->descendants = &p->parts[1];
+            o->combined = &p->parts[2];
+            zero_split(p);
             o->gpu_utilization_pct = NAN;
             o->gpu_vram_used_bytes = RT_NULL_U64;
             o->gpu_count_used = RT_NULL_I64;
@@ -203,7 +267,8 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
     o->memory_peak_mib = peak_of(group);
     o->cgroup = group ? group->cgroup : NULL;
     mark_stretch(p, group, false);
-    rt_gpu_part_tree(gpus, p->tree, mono, o);
+    uint64_t main_vram = rt_gpu_part_tree(gpus, p->tree, mono, o);
+    report_split(p, (double)dut + (double)dst, main_vram);
 }
 
 /* The tree's totals only grow (processes that leave it are closed into its departed account),
@@ -227,6 +292,8 @@ void rt_tree_part_commit(rt_tree_part *p)
     keep_mark(&p->prev.read_bytes, mark.read_bytes);
     keep_mark(&p->prev.write_bytes, mark.write_bytes);
     keep_mark(&p->prev.cancelled_write_bytes, mark.cancelled_write_bytes);
+    if (p->cur.root_own_ns != RT_NULL_U64 && (p->prev_root_own == RT_NULL_U64 || p->cur.root_own_ns > p->prev_root_own))
+        p->prev_root_own = p->cur.root_own_ns;
 }
 
 void rt_tree_part_close(rt_tree_part *p)

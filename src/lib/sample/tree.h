@@ -15,6 +15,12 @@
  *    the kernel charges to the root group, while /proc/PID/io counts them at write(2); the
  *    walk misses what unreaped or short-lived processes did), so the larger stands;
  *  - PSS, RSS, threads, child counts and the GPU share stay the walk's.
+ * The split into main, descendants and combined (rt_process_part): the interval's cores_used
+ * is shared out as the walk saw it grow: main takes the root's own share of the walk's growth
+ * (the root's utime + stime, not what it reaped, from the same readings; since tracking began
+ * when the walk saw none this interval), descendants the rest, so that main + descendants =
+ * combined = cores_used in every sample and over the run the totals stay the kernel's; memory and threads are the walk's (rt_tree_split); main's VRAM
+ * is what the GPUs list for the root, the descendants' the rest of the tree's.
  * When the group is not exclusive (a pid's group shared with other processes), the totals
  * grow by the tree's own deltas, as without a group; a total never decreases either way.
  * memory_peak_mib is the group's peak charge (NaN without a group). */
@@ -54,6 +60,9 @@ typedef struct rt_tree_part {
     uint64_t base_tot_cpu, base_tot_rd, base_tot_wr; /* the reported totals then */
     uint64_t base_walk_rd, base_walk_wr;             /* the walk's I/O totals then */
     double carry_ut_ns, carry_st_ns; /* CPU counted but not yet reported in an interval */
+    uint64_t prev_root_own; /* the root's own CPU (ns) at the previous reading; RT_NULL_U64 */
+    double root_sum_ns, walk_sum_ns; /* the root's own and the walk's CPU growth, summed */
+    rt_process_part parts[3]; /* main, descendants, combined */
     rt_process out;
 } rt_tree_part;
 

@@ -136,6 +136,12 @@ static const field process_fields[] = {
     FN(rt_process, memory_peak_mib, 3),
 };
 
+static const field part_fields[] = {
+    FN(rt_process_part, total_rss_mib, 3), FN(rt_process_part, private_rss_mib, 3),
+    FN(rt_process_part, shared_rss_mib, 3), FN(rt_process_part, cores_used, 4),
+    FI(rt_process_part, thread_count),     FU(rt_process_part, gpu_vram_used_bytes),
+};
+
 static const field cgroup_fields[] = {
     FS(rt_cgroup, path),                  FS(rt_cgroup, version),
     FB(rt_cgroup, own),                   FB(rt_cgroup, exclusive),
@@ -285,7 +291,8 @@ static void json_cgroup(rt_ob *o, const rt_cgroup *g)
     jclose(o, '}');
 }
 
-/* The "process" member: the tree's figures, then its "cgroup" (null without one). */
+/* The "process" member: the tree's figures, its "cgroup" (null without one), then its split
+ * into "main", "descendants" and "combined" (0.8). */
 static void json_process(rt_ob *o, const rt_process *p)
 {
     key(o, "process");
@@ -296,6 +303,9 @@ static void json_process(rt_ob *o, const rt_process *p)
     rt_ob_put(o, "{", 1);
     jfields(o, p, process_fields, RT_ARRAY_LEN(process_fields));
     json_cgroup(o, p->cgroup);
+    jobject(o, "main", p->main, part_fields, RT_ARRAY_LEN(part_fields));
+    jobject(o, "descendants", p->descendants, part_fields, RT_ARRAY_LEN(part_fields));
+    jobject(o, "combined", p->combined, part_fields, RT_ARRAY_LEN(part_fields));
     jclose(o, '}');
 }
 

@@ -203,6 +203,123 @@ static void pressure_part(rt_ob *o, const rt_summary *s)
     close_object(o);
 }
 
+/* ---- gpu_tracker's view (rt_usage) in the shape of its to_json() ---------------------- */
+
+/* "name":v*u->factor with u's decimals (null for NaN), then a comma: no suffix (gpu_tracker
+ * names the unit in a "unit" member instead). */
+static void gt_num(rt_ob *o, const char *name, const unit *u, double v)
+{
+    key(o, name, NULL);
+    value(o, u ? v * u->factor : v, u ? u->decimals : 3);
+    rt_ob_put(o, ",", 1);
+}
+
+/* "name":v as gpu_tracker has counts: an integer when it is whole (null for NaN), then a
+ * comma. */
+static void gt_count(rt_ob *o, const char *name, double v)
+{
+    key(o, name, NULL);
+    value(o, v, isfinite(v) && v != floor(v) ? 3 : 0);
+    rt_ob_put(o, ",", 1);
+}
+
+/* "name":{"total_rss":..,"private_rss":..,"shared_rss":..}, */
+static void gt_rss(rt_ob *o, const char *name, const unit *u, const rt_usage_rss *r)
+{
+    key(o, name, NULL);
+    rt_ob_put(o, "{", 1);
+    gt_num(o, "total_rss", u, r->total_mib);
+    gt_num(o, "private_rss", u, r->private_mib);
+    gt_num(o, "shared_rss", u, r->shared_mib);
+    o->len--;
+    rt_ob_put(o, "},", 2);
+}
+
+/* "name":{"max_sum_percent":..,...}, */
+static void gt_pct(rt_ob *o, const char *name, const rt_usage_pct *p)
+{
+    key(o, name, NULL);
+    rt_ob_put(o, "{", 1);
+    gt_num(o, "max_sum_percent", NULL, p->max_sum_pct);
+    gt_num(o, "max_hardware_percent", NULL, p->max_hardware_pct);
+    gt_num(o, "mean_sum_percent", NULL, p->mean_sum_pct);
+    gt_num(o, "mean_hardware_percent", NULL, p->mean_hardware_pct);
+    o->len--;
+    rt_ob_put(o, "},", 2);
+}
+
+static const char *const part_names[3] = {"main", "descendants", "combined"};
+
+/* "name":{"unit":..,"system_capacity":..,"system":..,"main":{..},..}, (RAM: peaks or means) */
+static void gt_ram(rt_ob *o, const char *name, const unit *u, const rt_usage *g, bool peak)
+{
+    key(o, name, NULL);
+    rt_ob_put(o, "{", 1);
+    str(o, "unit", u->name);
+    gt_num(o, "system_capacity", u, g->ram_capacity_mib);
+    gt_num(o, "system", u, peak ? g->ram_system_peak_mib : g->ram_system_mean_mib);
+    for (int i = 0; i < 3; i++)
+        gt_rss(o, part_names[i], u, peak ? &g->ram_peak[i] : &g->ram_mean[i]);
+    o->len--;
+    rt_ob_put(o, "},", 2);
+}
+
+/* The same for GPU RAM. */
+static void gt_gpu_ram(rt_ob *o, const char *name, const unit *u, const rt_usage *g, bool peak)
+{
+    key(o, name, NULL);
+    rt_ob_put(o, "{", 1);
+    str(o, "unit", u->name);
+    gt_num(o, "system_capacity", u, g->gpu_ram_capacity_mib);
+    gt_num(o, "system", u, peak ? g->gpu_ram_system_peak_mib : g->gpu_ram_system_mean_mib);
+    for (int i = 0; i < 3; i++)
+        gt_num(o, part_names[i], u, peak ? g->gpu_ram_peak_mib[i] : g->gpu_ram_mean_mib[i]);
+    o->len--;
+    rt_ob_put(o, "},", 2);
+}
+
+/* ,"gpu_tracker":{...}: the run as gpu_tracker's to_json() has it (max_ram, max_gpu_ram,
+ * cpu_utilization, gpu_utilization, compute_time), plus mean_ram and mean_gpu_ram; memory in
+ * mem (gigabytes when the caller named none, gpu_tracker's default), time in tm (hours when
+ * none). null without a tracked tree. */
+static void gpu_tracker_part(rt_ob *o, const rt_summary *s, const unit *mem, const unit *tm)
+{
+    const rt_usage *g = s->usage;
+    if (!open_object(o, "gpu_tracker", s->has_process && g))
+        return;
+    const unit *u = mem->name ? mem : &memory_units[3], *t = tm->name ? tm : &time_units[2];
+    gt_ram(o, "max_ram", u, g, true);
+    gt_ram(o, "mean_ram", u, g, false);
+    gt_gpu_ram(o, "max_gpu_ram", u, g, true);
+    gt_gpu_ram(o, "mean_gpu_ram", u, g, false);
+    key(o, "cpu_utilization", NULL);
+    rt_ob_put(o, "{", 1);
+    gt_count(o, "system_core_count", g->system_core_count);
+    gt_count(o, "n_expected_cores", g->expected_cores);
+    gt_pct(o, "system", &g->cpu_system);
+    for (int i = 0; i < 3; i++)
+        gt_pct(o, part_names[i], &g->cpu[i]);
+    gt_count(o, "main_n_threads", g->threads_peak[0]);
+    gt_count(o, "descendants_n_threads", g->threads_peak[1]);
+    gt_count(o, "combined_n_threads", g->threads_peak[2]);
+    o->len--;
+    rt_ob_put(o, "},", 2);
+    key(o, "gpu_utilization", NULL);
+    rt_ob_put(o, "{", 1);
+    gt_count(o, "system_gpu_count", g->system_gpu_count);
+    gt_count(o, "n_expected_gpus", g->expected_gpus);
+    gt_pct(o, "gpu_percentages", &g->gpu);
+    o->len--;
+    rt_ob_put(o, "},", 2);
+    key(o, "compute_time", NULL);
+    rt_ob_put(o, "{", 1);
+    str(o, "unit", t->name);
+    gt_num(o, "time", t, g->duration_secs);
+    o->len--;
+    rt_ob_put(o, "},", 2);
+    close_object(o);
+}
+
 static void machine_part(rt_ob *o, const rt_summary *s, const unit *mem)
 {
     key(o, "machine", NULL);
@@ -249,6 +366,7 @@ size_t rt_format_summary(const rt_summary *s, const char *memory_unit, const cha
     machine_part(&o, s, mem);
     cgroup_part(&o, s, mem, tm);
     pressure_part(&o, s);
+    gpu_tracker_part(&o, s, mem, tm);
     rt_ob_lit(&o, "}\n");
     if (cap)
         buf[o.len < cap ? o.len : cap - 1] = '\0';

@@ -22,6 +22,7 @@ typedef struct drm_card {
     /* the tree's share over the last interval (rt_drm_tree) */
     double busy; /* the busiest engine's fraction of the interval */
     uint64_t vram;
+    uint64_t main_vram; /* of it, the clients reached through the root's fds */
     bool present;
 } drm_card;
 
@@ -42,6 +43,8 @@ struct rt_drm {
     drm_seen *seen;
     size_t nseen, seen_cap;
     unsigned gen;
+    int64_t main_pid;    /* the tree's root (rt_drm_set_main) */
+    int64_t walking_pid; /* the process whose fds rt_drm_tree is reading */
     double mono; /* the time of the rt_drm_tree under way */
     char buf[4096];
 };
@@ -464,8 +467,11 @@ static void account(void *user, const rt_drm_client *c)
             s = &d->seen[i];
     if (s && s->gen == d->gen)
         return; /* the same client through another fd: counted once */
-    if (c->has_vram)
+    if (c->has_vram) {
         card->vram += c->vram_bytes;
+        if (d->walking_pid == d->main_pid && d->main_pid > 0)
+            card->main_vram += c->vram_bytes;
+    }
     if (s && d->mono > s->mono) {
         double dt_ns = (d->mono - s->mono) * 1e9;
         for (size_t e = 0; e < c->nengines; e++) {
@@ -502,15 +508,22 @@ void rt_drm_tree(rt_drm *d, const int64_t *pids, size_t npids, double mono)
 {
     for (size_t i = 0; i < d->ncard; i++) {
         d->card[i].busy = 0;
-        d->card[i].vram = 0;
+        d->card[i].vram = d->card[i].main_vram = 0;
         d->card[i].present = false;
     }
     if (d->ncard == 0)
         return;
     d->gen++;
     d->mono = mono;
-    for (size_t i = 0; i < npids; i++)
-        rt_drm_pid_clients(d, pids[i], account, d);
+    /* the root first: a client it shares with a child (an inherited fd) counts as the root's */
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < npids; i++) {
+            if ((pids[i] == d->main_pid) != (pass == 0))
+                continue;
+            d->walking_pid = pids[i];
+            rt_drm_pid_clients(d, pids[i], account, d);
+        }
+    d->walking_pid = 0;
     size_t k = 0;
     for (size_t i = 0; i < d->nseen; i++) /* clients gone: forget them */
         if (d->seen[i].gen == d->gen)
@@ -524,4 +537,14 @@ void rt_drm_tree_card(const rt_drm *d, size_t i, double *util_pct, uint64_t *vra
     *util_pct = c->busy * 100.0 > 100 ? 100 : c->busy * 100.0;
     *vram_bytes = c->vram;
     *present = c->present;
+}
+
+void rt_drm_set_main(rt_drm *d, int64_t pid)
+{
+    d->main_pid = pid;
+}
+
+uint64_t rt_drm_tree_card_main(const rt_drm *d, size_t i)
+{
+    return d->card[i].main_vram;
 }

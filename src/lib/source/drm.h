@@ -66,6 +66,13 @@ void rt_drm_tree(rt_drm *d, const int64_t *pids, size_t npids, double mono);
 /* The last rt_drm_tree's figures for card i: *util_pct (0..100), *vram_bytes, *present. */
 void rt_drm_tree_card(const rt_drm *d, size_t i, double *util_pct, uint64_t *vram_bytes, bool *present);
 
+/* The tree's root (0: none): from the next rt_drm_tree on, the VRAM of the clients reached
+ * through its fds is also kept apart, for rt_drm_tree_card_main. */
+void rt_drm_set_main(rt_drm *d, int64_t pid);
+
+/* The last rt_drm_tree's VRAM of card i reached through the root's fds. */
+uint64_t rt_drm_tree_card_main(const rt_drm *d, size_t i);
+
 /* Closes the cards' files and frees d. NULL is ignored. */
 void rt_drm_close(rt_drm *d);
 

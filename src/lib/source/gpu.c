@@ -108,27 +108,35 @@ const rt_gpu *rt_gpus_read(rt_gpus *g, size_t *count)
 }
 
 void rt_gpus_tree(rt_gpus *g, rt_pid_in_tree has, void *user, const int64_t *pids, size_t npids, double mono,
-                  double *util_pct, uint64_t *vram_bytes, int64_t *gpus_used)
+                  double *util_pct, uint64_t *vram_bytes, int64_t *gpus_used, int64_t main_pid, uint64_t *main_vram)
 {
+    uint64_t mine_unused;
+    if (!main_vram)
+        main_vram = &mine_unused;
     *util_pct = NAN;
-    *vram_bytes = RT_NULL_U64;
+    *vram_bytes = *main_vram = RT_NULL_U64;
     *gpus_used = RT_NULL_I64;
     if (!g || g->nnv + g->ndrm == 0)
         return;
+    rt_drm_set_main(g->drm, main_pid);
     rt_drm_tree(g->drm, pids, npids, mono);
     double util = 0;
-    uint64_t vram = 0;
+    uint64_t vram = 0, mine = 0;
     int64_t used = 0;
     bool util_known = false, vram_known = false;
     for (size_t i = 0; i < g->nnv + g->ndrm; i++) {
         double u;
         uint64_t v;
         bool on, v_ok = true;
+        uint64_t m = 0;
         if (i < g->nnv) {
             if (!rt_nvml_tree(g->nv, i, has, user, &v, &v_ok, &on, &u))
                 continue; /* lost */
+            if (v_ok && main_pid > 0 && !rt_nvml_pid_vram(g->nv, i, main_pid, &m))
+                m = 0;
         } else {
             rt_drm_tree_card(g->drm, i - g->nnv, &u, &v, &on);
+            m = rt_drm_tree_card_main(g->drm, i - g->nnv);
         }
         if (!isnan(u)) {
             util += u;
@@ -137,14 +145,17 @@ void rt_gpus_tree(rt_gpus *g, rt_pid_in_tree has, void *user, const int64_t *pid
         }
         if (v_ok) {
             vram += v;
+            mine += m;
             vram_known = true;
         }
         used += on;
     }
     if (util_known)
         *util_pct = util;
-    if (vram_known)
+    if (vram_known) {
         *vram_bytes = vram;
+        *main_vram = mine;
+    }
     if (util_known || vram_known)
         *gpus_used = used;
 }

@@ -51,9 +51,11 @@ const rt_gpu *rt_gpus_read(rt_gpus *g, size_t *count);
 /* The tracked tree's use of the GPUs over the interval ending at mono. has(user, pid) says
  * whether pid is in the tree; pids[0..npids) are its live processes (for DRM fdinfo). Sets
  * *util_pct (sum over GPUs, percent), *vram_bytes, *gpus_used; NaN / RT_NULL_* when no GPU
- * could say. Allocates only when more GPU processes or DRM clients are seen than ever before. */
+ * could say. main_pid (0: none) is the tree's root: *main_vram (when not NULL) is its own
+ * VRAM (RT_NULL_U64 when no GPU could say). Allocates only when more GPU processes or DRM
+ * clients are seen than ever before. */
 void rt_gpus_tree(rt_gpus *g, rt_pid_in_tree has, void *user, const int64_t *pids, size_t npids, double mono,
-                  double *util_pct, uint64_t *vram_bytes, int64_t *gpus_used);
+                  double *util_pct, uint64_t *vram_bytes, int64_t *gpus_used, int64_t main_pid, uint64_t *main_vram);
 
 /* Frees the set, its devices and backends (NVML is shut down and unloaded, unless it stopped
  * answering: see rt_nvml_close). NULL is ignored. */

@@ -419,6 +419,19 @@ bool rt_nvml_tree(rt_nvml *nv, size_t i, rt_pid_in_tree has, void *user, uint64_
     return true;
 }
 
+/* rt_pid_in_tree for one process (user: its pid). */
+static bool is_pid(void *user, int64_t pid)
+{
+    return *(const int64_t *)user == pid;
+}
+
+bool rt_nvml_pid_vram(rt_nvml *nv, size_t i, int64_t pid, uint64_t *vram_bytes)
+{
+    const nvml_dev *d = &nv->w->dev[i];
+    bool present;
+    return tree_vram(nv, d, is_pid, &pid, vram_bytes, &present) && d->lists_ok;
+}
+
 void rt_nvml_close(rt_nvml *nv)
 {
     if (!nv)

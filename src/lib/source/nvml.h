@@ -60,6 +60,10 @@ void rt_nvml_read(rt_nvml *nv, size_t i, rt_gpu *o);
 bool rt_nvml_tree(rt_nvml *nv, size_t i, rt_pid_in_tree has, void *user, uint64_t *vram_bytes, bool *vram_ok,
                   bool *present, double *util_pct);
 
+/* The VRAM of process pid on GPU i, from the lists the last rt_nvml_tree of i used (call it
+ * only after one that returned true). Returns false when the lists could not be read. */
+bool rt_nvml_pid_vram(rt_nvml *nv, size_t i, int64_t pid, uint64_t *vram_bytes);
+
 /* Shuts NVML down (waiting at most the call deadline), unloads it and frees nv. After a missed
  * deadline the stuck worker, its buffers and the library are left as they are (never freed,
  * unloaded or shut down), and in a forked child NVML is not called. NULL is ignored. */

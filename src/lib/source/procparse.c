@@ -228,31 +228,20 @@ int rt_pidstat_parse(const char *buf, size_t len, rt_pidstat *out)
     return 0;
 }
 
-/* Finds "key:" at a line start and parses the number after it. */
-static bool keyed_u64(const char *buf, size_t len, const char *key, uint64_t *out)
-{
-    size_t kl = strlen(key);
-    const char *p = buf, *end = buf + len, *line, *le;
-    while (rt_next_line(&p, end, &line, &le)) {
-        if ((size_t)(le - line) > kl && memcmp(line, key, kl) == 0) {
-            const char *q = line + kl;
-            return rt_parse_u64(&q, le, out);
-        }
-    }
-    return false;
-}
+/* A "Key:" at a line start, with its length. */
+typedef struct line_key {
+    const char *key;
+    size_t len;
+} line_key;
 
-int rt_pidio_parse(const char *buf, size_t len, rt_pidio *out)
+/* Parses, in one pass, the number after each of keys[0..n) (n <= 32) into v: the first line
+ * of each key counts. Returns the mask of the keys found with a number. */
+static unsigned keyed_u64s(const char *buf, size_t len, const line_key *keys, unsigned n, uint64_t *v)
 {
-    static const struct {
-        const char *key;
-        size_t len;
-    } keys[3] = {{"read_bytes:", 11}, {"write_bytes:", 12}, {"cancelled_write_bytes:", 22}};
-    uint64_t v[3] = {0, 0, 0};
     unsigned found = 0;
     const char *p = buf, *end = buf + len, *line, *le;
     while (rt_next_line(&p, end, &line, &le)) {
-        for (unsigned k = 0; k < 3; k++) {
+        for (unsigned k = 0; k < n; k++) {
             if ((size_t)(le - line) > keys[k].len && memcmp(line, keys[k].key, keys[k].len) == 0) {
                 const char *q = line + keys[k].len;
                 if (!(found & (1u << k)) && rt_parse_u64(&q, le, &v[k]))
@@ -261,7 +250,14 @@ int rt_pidio_parse(const char *buf, size_t len, rt_pidio *out)
             }
         }
     }
-    if ((found & 3u) != 3u)
+    return found;
+}
+
+int rt_pidio_parse(const char *buf, size_t len, rt_pidio *out)
+{
+    static const line_key keys[3] = {{"read_bytes:", 11}, {"write_bytes:", 12}, {"cancelled_write_bytes:", 22}};
+    uint64_t v[3] = {0, 0, 0};
+    if ((keyed_u64s(buf, len, keys, 3, v) & 3u) != 3u)
         return -1;
     out->read_bytes = v[0];
     out->write_bytes = v[1];
@@ -269,12 +265,19 @@ int rt_pidio_parse(const char *buf, size_t len, rt_pidio *out)
     return 0;
 }
 
-int rt_smaps_rollup_parse(const char *buf, size_t len, uint64_t *pss_kib, uint64_t *swap_kib)
+int rt_smaps_rollup_parse(const char *buf, size_t len, rt_rollup *out)
 {
-    if (!keyed_u64(buf, len, "Pss:", pss_kib))
+    static const line_key keys[6] = {{"Pss:", 4},           {"Swap:", 5},          {"Private_Clean:", 14},
+                                     {"Private_Dirty:", 14}, {"Shared_Clean:", 13}, {"Shared_Dirty:", 13}};
+    uint64_t v[6] = {0, 0, 0, 0, 0, 0};
+    unsigned found = keyed_u64s(buf, len, keys, 6, v);
+    if (!(found & 1u))
         return -1;
-    if (!keyed_u64(buf, len, "Swap:", swap_kib))
-        *swap_kib = 0;
+    out->pss_kib = v[0];
+    out->swap_kib = v[1];
+    out->private_kib = v[2] + v[3];
+    out->shared_kib = v[4] + v[5];
+    out->split_ok = (found & 0x3cu) == 0x3cu;
     return 0;
 }
 

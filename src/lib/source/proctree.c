@@ -8,6 +8,7 @@
  * although its readings are taken one after another, is in proctree_settle.c. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,6 +227,8 @@ static void add_observed(rt_proctree *t, const proc *p, rt_tree_totals *out)
     out->threads += p->nthreads > 0 ? p->nthreads : 0;
     if (p->pid != t->root)
         out->children++;
+    else if (t->root_own_ns == RT_NULL_U64 || p->own_ns > t->root_own_ns)
+        t->root_own_ns = p->own_ns;
     out->processes++;
 }
 
@@ -356,6 +359,7 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
     if (out->rss_kib > t->rss_peak_kib)
         t->rss_peak_kib = out->rss_kib;
     out->rss_peak_kib = t->rss_peak_kib;
+    out->root_own_ns = t->root_own_ns;
     return 0;
 }
 
@@ -373,6 +377,8 @@ int rt_proctree_reap(rt_proctree *t, int64_t pid, int *wstatus)
         n = rt_read_at(t->roots->proc_fd, path, t->buf, sizeof t->buf);
     }
     bool io_ok = n > 0 && rt_pidio_parse(t->buf, (size_t)n, &io) == 0;
+    rt_pidstat st; /* the root's zombie: its own final time (below) */
+    bool root_read = p && pid == t->root && !p->reaped && rt_pt_read_stat(t, p, &st) == 0;
     struct rusage ru;
     int status = 0;
     pid_t r;
@@ -386,6 +392,16 @@ int rt_proctree_reap(rt_proctree *t, int64_t pid, int *wstatus)
     /* the kernel's final figures: own time plus everything it reaped, to the microsecond */
     t->departed.utime_ns += (uint64_t)ru.ru_utime.tv_sec * 1000000000ull + (uint64_t)ru.ru_utime.tv_usec * 1000ull;
     t->departed.stime_ns += (uint64_t)ru.ru_stime.tv_sec * 1000000000ull + (uint64_t)ru.ru_stime.tv_usec * 1000ull;
+    if (root_read) {
+        /* the root's own final time: the rusage (its own and all it reaped, to the microsecond)
+         * less what it reaped (its zombie's cutime + cstime), and never below its own ticks */
+        double ru_ns = (double)ru.ru_utime.tv_sec * 1e9 + (double)ru.ru_utime.tv_usec * 1e3 +
+                       (double)ru.ru_stime.tv_sec * 1e9 + (double)ru.ru_stime.tv_usec * 1e3;
+        double own = fmax(ru_ns - (double)(st.cutime + st.cstime) * t->ns_per_tick,
+                          (double)(st.utime + st.stime) * t->ns_per_tick);
+        if (t->root_own_ns == RT_NULL_U64 || own > (double)t->root_own_ns)
+            t->root_own_ns = (uint64_t)(own + 0.5);
+    }
     if (io_ok)
         add_io(&t->departed, &io);
     else if (p)
@@ -408,6 +424,7 @@ rt_proctree *rt_proctree_new(const rt_roots *roots, int64_t root, bool own_child
     if (log)
         t->log = *log;
     t->root = root;
+    t->root_own_ns = RT_NULL_U64;
     t->own_children = own_children;
     t->ns_per_tick = 1e9 / (double)(clk_tck > 0 ? clk_tck : 100);
     long page = sysconf(_SC_PAGESIZE);

@@ -6,6 +6,19 @@
 
 typedef struct rt_proctree rt_proctree;
 
+/* gpu_tracker's view of a part of the live tree (the root, its descendants, or both), from
+ * the rollups the PSS pass reads: private is Private_Clean + Private_Dirty summed over the
+ * part; shared counts the pages that other processes map too, each once as far as rollups can
+ * tell: the larger of the largest member's Shared_Clean + Shared_Dirty and the part's
+ * proportional share of its shared pages (the sum of Pss - private). That is exact for one
+ * process, and for a part whose shared pages are shared only among its own members, or all
+ * mapped by one of them; otherwise it is a lower bound. */
+typedef struct rt_tree_split {
+    uint64_t private_kib, shared_kib;
+    int64_t threads;
+    bool mem_ok; /* every live member's rollup had the Private_ and Shared_ lines */
+} rt_tree_split;
+
 /* Cumulative figures of the tree: live processes plus those that left it. */
 typedef struct rt_tree_totals {
     uint64_t utime_ns, stime_ns;     /* user and system CPU, own plus reaped children */
@@ -19,6 +32,11 @@ typedef struct rt_tree_totals {
     bool pss_ok;
     int64_t processes, children, threads;
     bool root_alive;
+    /* the split (see rt_tree_split); main is the root, or empty when it is not live */
+    rt_tree_split main, descendants, combined;
+    uint64_t root_own_ns; /* the root's own user+system time (not what it reaped) as last read,
+                           * kept once it is gone (its zombie is read when the tracker reaps
+                           * it); RT_NULL_U64 until it has been seen */
 } rt_tree_totals;
 
 /* Creates a tree rooted at root (0: none) that also takes in the calling process's own

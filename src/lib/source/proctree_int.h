@@ -43,6 +43,9 @@ typedef struct proc {
     bool zombie;
     int64_t nthreads;
     uint64_t pss_kib, swap_kib, pss_rss_pages;
+    uint64_t private_kib, shared_kib; /* from the same rollup as pss_kib */
+    bool split_ok;                    /* that rollup had them */
+    uint64_t own_ns;                  /* own utime+stime (without cutime, cstime) */
     double pss_mono;
     bool pss_ok;
 } proc;
@@ -69,6 +72,7 @@ struct rt_proctree {
     uint64_t seq; /* orders readings and findings (see proctree_settle.c) */
     rt_tree_totals departed;
     uint64_t rss_peak_kib;
+    uint64_t root_own_ns; /* the root's own CPU as last read (RT_NULL_U64: not yet) */
     bool root_seen;
     double pss_max_age;
     bool warned_io, warned_fds;

@@ -106,6 +106,7 @@ void rt_pt_observe(rt_proctree *t, proc *p, const rt_pidstat *st, const rt_pidio
     uint64_t stm = st->stime + (t->root_only ? 0 : st->cstime);
     p->ut_ns = (uint64_t)((double)ut * t->ns_per_tick + 0.5);
     p->st_ns = (uint64_t)((double)stm * t->ns_per_tick + 0.5);
+    p->own_ns = (uint64_t)((double)(st->utime + st->stime) * t->ns_per_tick + 0.5);
     p->nthreads = st->num_threads;
     /* A copy-on-write break faults without growing RSS (the page was mapped, shared, before);
      * a fresh page faults and grows it. Faults beyond the growth may have un-shared pages. */
@@ -130,49 +131,109 @@ void rt_pt_observe(rt_proctree *t, proc *p, const rt_pidstat *st, const rt_pidio
     }
 }
 
-/* Re-reads p's PSS and swap from smaps_rollup (a page-table walk). Leaves them, and pss_ok,
- * as they were when the file cannot be read or p's kept stat no longer reads (the pid opened
- * was not this process's: p is gone, and leaves the tree at the next scan). */
-static void read_pss(rt_proctree *t, proc *p, double mono)
+/* A change of a process's shared pages that moves its relatives' shares enough to re-read
+ * them (a shared mapping attached or detached; smaller moves wait for the age rule). */
+#define SHARED_MOVE_KIB 1024
+
+/* Re-reads p's PSS, swap, private and shared from smaps_rollup (a page-table walk). Leaves
+ * them, and pss_ok, as they were when the file cannot be read or p's kept stat no longer reads
+ * (the pid opened was not this process's: p is gone, and leaves the tree at the next scan).
+ * Returns whether its shared pages moved by SHARED_MOVE_KIB or more since the last read. */
+static bool read_pss(rt_proctree *t, proc *p, double mono)
 {
     int fd = rt_pt_open_rel(t, p->pid, "smaps_rollup");
     if (fd < 0)
-        return;
+        return false;
     ssize_t n = rt_pread_single(fd, t->buf, sizeof t->buf);
     close(fd);
-    uint64_t pss, swap;
+    rt_rollup r;
     rt_pidstat again;
-    if (n > 0 && rt_smaps_rollup_parse(t->buf, (size_t)n, &pss, &swap) == 0 && rt_pt_read_stat(t, p, &again) == 0) {
-        p->pss_kib = pss;
-        p->swap_kib = swap;
+    if (n > 0 && rt_smaps_rollup_parse(t->buf, (size_t)n, &r) == 0 && rt_pt_read_stat(t, p, &again) == 0) {
+        uint64_t was = p->shared_kib;
+        bool moved = p->pss_ok && (r.shared_kib > was ? r.shared_kib - was : was - r.shared_kib) >= SHARED_MOVE_KIB;
+        p->pss_kib = r.pss_kib;
+        p->swap_kib = r.swap_kib;
+        p->private_kib = r.private_kib;
+        p->shared_kib = r.shared_kib;
+        p->split_ok = r.split_ok;
         p->pss_ok = true;
         p->pss_rss_pages = p->rss_pages;
         p->pss_mono = mono;
+        return moved;
     }
+    return false;
 }
 
-/* The PSS pass over the processes alive at this scan, adding their PSS and swap to out. A
- * process's PSS is re-read when it is due (a relative joined, left or faulted: see
+/* What the PSS pass gathers of one part of the tree for its shared figure. */
+typedef struct split_acc {
+    uint64_t pss_shared; /* the sum of Pss - private: the part's share of its shared pages */
+    uint64_t shared_max; /* the largest member's shared pages */
+} split_acc;
+
+/* Adds p's rollup and threads to a part of the split. */
+static void split_add(rt_tree_split *s, split_acc *a, const proc *p)
+{
+    s->private_kib += p->private_kib;
+    a->pss_shared += p->pss_kib > p->private_kib ? p->pss_kib - p->private_kib : 0;
+    if (p->shared_kib > a->shared_max)
+        a->shared_max = p->shared_kib;
+    s->threads += p->nthreads > 0 ? p->nthreads : 0;
+    s->mem_ok = s->mem_ok && p->pss_ok && p->split_ok;
+}
+
+/* The part's shared pages, each counted once as far as rollups tell (see rt_tree_split). */
+static void split_end(rt_tree_split *s, const split_acc *a)
+{
+    s->shared_kib = a->shared_max > a->pss_shared ? a->shared_max : a->pss_shared;
+}
+
+/* The PSS pass over the processes alive at this scan, adding their PSS and swap to out, and
+ * their rollups and threads to the split into the root and its descendants. A process's
+ * rollup is re-read when it is due (a relative joined, left or faulted: see
  * rt_pt_mark_family), when it has none yet, when its RSS changed since the last read, or when
- * it is rt_pt_max_age(p) old: never older than that at any scan. A zombie has none. */
+ * it is rt_pt_max_age(p) old: never older than that at any scan. A process whose shared pages
+ * moved by SHARED_MOVE_KIB or more (it attached or dropped a shared mapping) changed its
+ * relatives' shares too: they are re-read in the same pass. A zombie has none. */
 void rt_pt_pss_pass(rt_proctree *t, double mono, rt_tree_totals *out)
 {
-    bool ok = true;
+    bool ok = true, moved = false;
     for (size_t i = 0; i < t->nlive; i++) {
         proc *p = rt_pt_lookup(t, t->live[i]);
         if (!p)
             continue;
         if (p->zombie) {
-            p->pss_ok = true;
-            p->pss_kib = p->swap_kib = 0;
+            p->pss_ok = p->split_ok = true;
+            p->pss_kib = p->swap_kib = p->private_kib = p->shared_kib = 0;
         } else if (p->pss_due || !p->pss_ok || p->pss_rss_pages != p->rss_pages ||
                    mono - p->pss_mono >= rt_pt_max_age(t, p) || mono < p->pss_mono) {
-            read_pss(t, p, mono);
+            p->pss_due = false;
+            if (read_pss(t, p, mono)) {
+                rt_pt_mark_family(t, p);
+                moved = true;
+            }
         }
+        p->pss_due = false;
+    }
+    split_acc am = {0, 0}, ad = {0, 0}, ac = {0, 0};
+    out->main = out->descendants = out->combined = (rt_tree_split){.mem_ok = true};
+    for (size_t i = 0; i < t->nlive; i++) {
+        proc *p = rt_pt_lookup(t, t->live[i]);
+        if (!p)
+            continue;
+        if (moved && p->pss_due && !p->zombie)
+            read_pss(t, p, mono); /* read before a relative's shared mapping moved its share */
         p->pss_due = false;
         out->pss_kib += p->pss_kib;
         out->swap_kib += p->swap_kib;
         ok = ok && p->pss_ok;
+        if (p->pid == t->root)
+            split_add(&out->main, &am, p);
+        else
+            split_add(&out->descendants, &ad, p);
+        split_add(&out->combined, &ac, p);
     }
     out->pss_ok = ok;
+    split_end(&out->main, &am);
+    split_end(&out->descendants, &ad);
+    split_end(&out->combined, &ac);
 }

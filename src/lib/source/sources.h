@@ -172,8 +172,17 @@ typedef struct rt_pidio {
  * three lines together; only hand-made files lack it. */
 int rt_pidio_parse(const char *buf, size_t len, rt_pidio *out);
 
-/* Parses /proc/PID/smaps_rollup: Pss and Swap in kB. Returns 0, or -1 without a Pss line. */
-int rt_smaps_rollup_parse(const char *buf, size_t len, uint64_t *pss_kib, uint64_t *swap_kib);
+/* The figures of /proc/PID/smaps_rollup the tracker uses, in kB. */
+typedef struct rt_rollup {
+    uint64_t pss_kib, swap_kib; /* Swap: 0 when the line is missing */
+    uint64_t private_kib;       /* Private_Clean + Private_Dirty: pages it alone maps */
+    uint64_t shared_kib;        /* Shared_Clean + Shared_Dirty: pages others map too */
+    bool split_ok;              /* all four of those lines were there */
+} rt_rollup;
+
+/* Parses /proc/PID/smaps_rollup in one pass (the first line of each key counts). Returns 0,
+ * or -1 without a Pss line. */
+int rt_smaps_rollup_parse(const char *buf, size_t len, rt_rollup *out);
 
 /* Parses a /proc/PID/task/TID/children list of pids, calling cb for each. Returns how many. */
 size_t rt_children_parse(const char *buf, size_t len, void (*cb)(void *user, int64_t pid), void *user);

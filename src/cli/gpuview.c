@@ -1,0 +1,121 @@
+/* gpuview.c - the settings of gpu_tracker's view of a run (rt_usage): --expected-cores N and
+ * --gpus UUID,... ([tracker] expected_cores and gpus in the config file), parsed, merged and
+ * handed to the statistics; and the same two options of `summary`. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define MAX_GPUS 1024
+
+int cli_parse_expected_cores(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end != '\0' || cli_check_expected_cores(v) < 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_check_expected_cores(double v)
+{
+    return isfinite(v) && v > 0 && v <= 1e6 ? 0 : -1;
+}
+
+void cli_gpu_list_free(char **list, size_t n)
+{
+    for (size_t i = 0; list && i < n; i++)
+        free(list[i]);
+    free(list);
+}
+
+int cli_parse_gpu_list(const char *s, char ***out, size_t *n, const char **why)
+{
+    *out = NULL;
+    *n = 0;
+    char **list = NULL;
+    size_t k = 0;
+    const char *p = s;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        const char *e = comma ? comma : p + strlen(p);
+        const char *b = p;
+        while (b < e && (*b == ' ' || *b == '\t'))
+            b++;
+        while (e > b && (e[-1] == ' ' || e[-1] == '\t'))
+            e--;
+        if (e == b) {
+            cli_gpu_list_free(list, k);
+            *why = "an empty GPU uuid in the list";
+            return -1;
+        }
+        if (k == MAX_GPUS) {
+            cli_gpu_list_free(list, k);
+            *why = "more than 1024 GPUs";
+            return -1;
+        }
+        char **grown = realloc(list, (k + 1) * sizeof *list);
+        char *one = grown ? strndup(b, (size_t)(e - b)) : NULL;
+        if (grown)
+            list = grown;
+        if (!one) {
+            cli_gpu_list_free(list, k);
+            *why = "out of memory";
+            return -1;
+        }
+        list[k++] = one;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    *out = list;
+    *n = k;
+    return 0;
+}
+
+int cli_gpuview_merge(cli_options *o, char *err, size_t errlen)
+{
+    const cli_layer *a = &o->args, *f = &o->file;
+    o->expected_cores = a->expected_cores_set ? a->expected_cores : f->expected_cores_set ? f->expected_cores : 0;
+    const char *gpus = a->gpus ? a->gpus : f->gpus;
+    cli_gpu_list_free(o->gpu_list, o->ngpus);
+    o->gpu_list = NULL;
+    o->ngpus = 0;
+    const char *why = NULL;
+    if (gpus && cli_parse_gpu_list(gpus, &o->gpu_list, &o->ngpus, &why) < 0) {
+        snprintf(err, errlen, "%s: %s: '%s'", a->gpus ? "--gpus" : "[tracker] gpus", why, gpus);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_gpuview_apply(double expected_cores, char *const *gpus, size_t ngpus, rt_stats *st)
+{
+    rt_usage_options u = RT_USAGE_OPTIONS_INIT;
+    u.expected_cores = expected_cores;
+    u.gpu_uuids = (const char *const *)gpus;
+    u.gpu_uuid_count = ngpus;
+    return rt_stats_set_usage(st, &u) == RT_OK ? 0 : -1;
+}
+
+/* Whether uuid is the uuid of one of the GPUs of the run (seen: uuids of every GPU seen). */
+static bool seen_uuid(const char *uuid, char *const *seen, size_t nseen)
+{
+    for (size_t i = 0; i < nseen; i++)
+        if (strcmp(seen[i], uuid) == 0)
+            return true;
+    return false;
+}
+
+void cli_gpuview_check(char *const *gpus, size_t ngpus, char *const *seen, size_t nseen)
+{
+    for (size_t i = 0; i < ngpus; i++)
+        if (!seen_uuid(gpus[i], seen, nseen))
+            cli_say("--gpus: no GPU '%s' was seen (%zu GPU%s); its utilization is missing from the summary", gpus[i],
+                    nseen, nseen == 1 ? "" : "s");
+}
