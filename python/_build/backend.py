@@ -22,6 +22,8 @@ import zipfile
 
 PROJECT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # python/
 PACKAGE = "resource_tracker"
+# gpu_tracker-compatible module on the same C library (python/gpu_tracker), shipped beside it
+EXTRA_PACKAGES = ("gpu_tracker",)
 LIBRARY_NAME = "libresource-tracker.so"
 CMAKE_TARGET = "resource-tracker-shared"
 # What the C build needs from the repository (CMakeLists.txt names these even for one target);
@@ -192,10 +194,13 @@ def _walk(top, rel_to):
 
 
 def _package_files():
-    pkg = os.path.join(PROJECT_DIR, PACKAGE)
-    if not os.path.exists(os.path.join(pkg, "__init__.py")):
-        raise BuildError(f"no package at {pkg}")
-    return list(_walk(pkg, PROJECT_DIR))
+    files = []
+    for name in (PACKAGE,) + EXTRA_PACKAGES:
+        pkg = os.path.join(PROJECT_DIR, name)
+        if not os.path.exists(os.path.join(pkg, "__init__.py")):
+            raise BuildError(f"no package at {pkg}")
+        files += list(_walk(pkg, PROJECT_DIR))
+    return files
 
 
 def _zip_time():
@@ -246,7 +251,7 @@ def _write_wheel(wheel_directory, files, extra=()):
             wheel.add(arcname, data)
         wheel.add(f"{dist_info}/METADATA", _metadata_text().encode("utf-8"))
         wheel.add(f"{dist_info}/WHEEL", _wheel_text(tag).encode("utf-8"))
-        wheel.add(f"{dist_info}/top_level.txt", f"{PACKAGE}\n".encode())
+        wheel.add(f"{dist_info}/top_level.txt", "".join(f"{p}\n" for p in (PACKAGE,) + EXTRA_PACKAGES).encode())
     finally:
         wheel.close(dist_info)
     return name
@@ -305,7 +310,7 @@ def build_sdist(sdist_directory, config_settings=None):
     _, stem, version = _names()
     top = f"{stem}-{version}"
     members = []
-    for rel in ("pyproject.toml", "README.md", "_build", PACKAGE, "tests"):
+    for rel in ("pyproject.toml", "README.md", "_build", PACKAGE, *EXTRA_PACKAGES, "tests"):
         path = os.path.join(PROJECT_DIR, rel)
         if os.path.exists(path):
             members += [(p, f"{top}/{r}") for p, r in _walk(path, PROJECT_DIR)]

@@ -91,6 +91,8 @@ class TrackerOptions(Structure):
         ("sys_root", c_char_p), ("nvml_library", c_char_p), ("pss_max_age_secs", c_double),
         ("job", c_void_p), ("log", LOG_FN), ("log_user", c_void_p),
         ("on_sample", SAMPLE_FN), ("on_sample_user", c_void_p),
+        # added in 0.8 (a 0.7 library reads only up to on_sample_user: struct_size)
+        ("expected_cores", c_double), ("gpu_uuids", POINTER(c_char_p)), ("gpu_uuid_count", c_size_t),
     ]
 
 

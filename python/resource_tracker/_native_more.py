@@ -64,6 +64,8 @@ class Summary(Structure):
         ("pressure_cpu_some_pct", Dist), ("pressure_memory_some_pct", Dist),
         ("pressure_memory_full_pct", Dist), ("pressure_io_some_pct", Dist),
         ("pressure_io_full_pct", Dist),
+        # added in 0.8: read only from a library of 0.8 or newer (gpu_tracker checks)
+        ("usage", c_void_p),
     ]
 
 
