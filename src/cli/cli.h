@@ -247,8 +247,9 @@ void cli_gpu_list_free(char **list, size_t n);
 int cli_gpuview_merge(cli_options *opts, char *err, size_t errlen);
 /* Sets how st's usage counts (before its first record). Returns 0, or -1. */
 int cli_gpuview_apply(double expected_cores, char *const *gpus, size_t ngpus, rt_stats *st);
-/* Warns, one line each, of chosen GPUs that are not among the uuids seen. */
-void cli_gpuview_check(char *const *gpus, size_t ngpus, char *const *seen, size_t nseen);
+/* Warns, one line each, of chosen GPUs that are not among the GPUs of the run's last sample
+ * (NULL: none taken, nothing said). */
+void cli_gpuview_check(char *const *gpus, size_t ngpus, const rt_sample *last);
 
 #define EXIT_USAGE 2
 #define EXIT_FAIL 1

@@ -103,19 +103,19 @@ int cli_gpuview_apply(double expected_cores, char *const *gpus, size_t ngpus, rt
     return rt_stats_set_usage(st, &u) == RT_OK ? 0 : -1;
 }
 
-/* Whether uuid is the uuid of one of the GPUs of the run (seen: uuids of every GPU seen). */
-static bool seen_uuid(const char *uuid, char *const *seen, size_t nseen)
+/* Whether uuid is the uuid of one of the sample's GPUs. */
+static bool has_gpu(const rt_sample *s, const char *uuid)
 {
-    for (size_t i = 0; i < nseen; i++)
-        if (strcmp(seen[i], uuid) == 0)
+    for (size_t i = 0; i < s->gpu_count; i++)
+        if (s->gpu[i]->uuid && strcmp(s->gpu[i]->uuid, uuid) == 0)
             return true;
     return false;
 }
 
-void cli_gpuview_check(char *const *gpus, size_t ngpus, char *const *seen, size_t nseen)
+void cli_gpuview_check(char *const *gpus, size_t ngpus, const rt_sample *last)
 {
-    for (size_t i = 0; i < ngpus; i++)
-        if (!seen_uuid(gpus[i], seen, nseen))
+    for (size_t i = 0; last && i < ngpus; i++)
+        if (!has_gpu(last, gpus[i]))
             cli_say("--gpus: no GPU '%s' was seen (%zu GPU%s); its utilization is missing from the summary", gpus[i],
-                    nseen, nseen == 1 ? "" : "s");
+                    last->gpu_count, last->gpu_count == 1 ? "" : "s");
 }

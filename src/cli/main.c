@@ -372,14 +372,7 @@ static void finish_run(cli_options *o, run_state *rs, int status, double start_s
     if (!rs->host && read_host(o, &rs->host) != RT_OK)
         rs->host = NULL;
     const rt_summary *s = rt_stats_summary(rs->stats);
-    if (o->ngpus && rs->last) { /* chosen GPUs that are not here */
-        char *seen[64];
-        size_t n = 0;
-        for (size_t i = 0; i < rs->last->gpu_count && n < 64; i++)
-            if (rs->last->gpu[i]->uuid)
-                seen[n++] = (char *)rs->last->gpu[i]->uuid;
-        cli_gpuview_check(o->gpu_list, o->ngpus, seen, n);
-    }
+    cli_gpuview_check(o->gpu_list, o->ngpus, rs->last);
     cli_run_result run = {.job = &o->job,
                           .command = o->command,
                           .pid = o->pid,

@@ -250,30 +250,23 @@ static void gt_pct(rt_ob *o, const char *name, const rt_usage_pct *p)
 
 static const char *const part_names[3] = {"main", "descendants", "combined"};
 
-/* "name":{"unit":..,"system_capacity":..,"system":..,"main":{..},..}, (RAM: peaks or means) */
-static void gt_ram(rt_ob *o, const char *name, const unit *u, const rt_usage *g, bool peak)
+/* "name":{"unit":..,"system_capacity":..,"system":..,"main":..,..}, of RAM (each part an
+ * RSS object) or of GPU RAM (each part a number), as peaks or means. */
+static void gt_ram(rt_ob *o, const char *name, const unit *u, const rt_usage *g, bool peak, bool gpu)
 {
     key(o, name, NULL);
     rt_ob_put(o, "{", 1);
     str(o, "unit", u->name);
-    gt_num(o, "system_capacity", u, g->ram_capacity_mib);
-    gt_num(o, "system", u, peak ? g->ram_system_peak_mib : g->ram_system_mean_mib);
-    for (int i = 0; i < 3; i++)
-        gt_rss(o, part_names[i], u, peak ? &g->ram_peak[i] : &g->ram_mean[i]);
-    o->len--;
-    rt_ob_put(o, "},", 2);
-}
-
-/* The same for GPU RAM. */
-static void gt_gpu_ram(rt_ob *o, const char *name, const unit *u, const rt_usage *g, bool peak)
-{
-    key(o, name, NULL);
-    rt_ob_put(o, "{", 1);
-    str(o, "unit", u->name);
-    gt_num(o, "system_capacity", u, g->gpu_ram_capacity_mib);
-    gt_num(o, "system", u, peak ? g->gpu_ram_system_peak_mib : g->gpu_ram_system_mean_mib);
-    for (int i = 0; i < 3; i++)
-        gt_num(o, part_names[i], u, peak ? g->gpu_ram_peak_mib[i] : g->gpu_ram_mean_mib[i]);
+    gt_num(o, "system_capacity", u, gpu ? g->gpu_ram_capacity_mib : g->ram_capacity_mib);
+    double sys_peak = gpu ? g->gpu_ram_system_peak_mib : g->ram_system_peak_mib;
+    double sys_mean = gpu ? g->gpu_ram_system_mean_mib : g->ram_system_mean_mib;
+    gt_num(o, "system", u, peak ? sys_peak : sys_mean);
+    for (int i = 0; i < 3; i++) {
+        if (gpu)
+            gt_num(o, part_names[i], u, peak ? g->gpu_ram_peak_mib[i] : g->gpu_ram_mean_mib[i]);
+        else
+            gt_rss(o, part_names[i], u, peak ? &g->ram_peak[i] : &g->ram_mean[i]);
+    }
     o->len--;
     rt_ob_put(o, "},", 2);
 }
@@ -288,10 +281,10 @@ static void gpu_tracker_part(rt_ob *o, const rt_summary *s, const unit *mem, con
     if (!open_object(o, "gpu_tracker", s->has_process && g))
         return;
     const unit *u = mem->name ? mem : &memory_units[3], *t = tm->name ? tm : &time_units[2];
-    gt_ram(o, "max_ram", u, g, true);
-    gt_ram(o, "mean_ram", u, g, false);
-    gt_gpu_ram(o, "max_gpu_ram", u, g, true);
-    gt_gpu_ram(o, "mean_gpu_ram", u, g, false);
+    gt_ram(o, "max_ram", u, g, true, false);
+    gt_ram(o, "mean_ram", u, g, false, false);
+    gt_ram(o, "max_gpu_ram", u, g, true, true);
+    gt_ram(o, "mean_gpu_ram", u, g, false, true);
     key(o, "cpu_utilization", NULL);
     rt_ob_put(o, "{", 1);
     gt_count(o, "system_core_count", g->system_core_count);
