@@ -275,12 +275,13 @@ def test_pid_mode_follows_a_process_and_survives_its_exit(tmp_path):
     after = samples[-2]
     assert after["process"]["alive"] is False
     # nothing new is counted once it went: the total stands still after the first sample that
-    # saw it gone; a sample may still show CPU it used before (held back earlier when the
-    # tick-rounded figures ran ahead of the machine's own busy time): a tick or so, as the
-    # process's and the cores' ticks fall apart (seen: 1.05 ticks), never two
+    # saw it gone, and no later sample shows CPU (what the machine's ticks held back from
+    # earlier intervals is dropped with the tree, not shown a second or more after its death:
+    # CI saw 2 ticks come out then, on a machine whose other work was ticking slowly)
     dead = [s["process"] for s in samples if s["process"]["alive"] is False]
     assert len({p["cpu_secs_total"] for p in dead[1:]}) <= 1, dead
-    assert after["process"]["cores_used"] < 0.02 / 0.25
+    assert len(dead) >= 2, dead
+    assert all(p["cores_used"] == 0 for p in dead[1:]), dead
     assert after["process"]["child_count"] == 0
     # what it used is kept after it went: never more than the kernel counted, and all of it
     # since the tracker's first reading (under valgrind that comes a second or so late)

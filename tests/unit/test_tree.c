@@ -12,6 +12,7 @@
 static char dir[64], proc[128];
 static unsigned long m_busy, m_idle; /* the machine's one core, in ticks */
 static unsigned long ut101 = 300, st101 = 30;
+static bool tree_gone; /* the tree's stat files read empty: 101's counters stay away */
 
 static int setup(void **state)
 {
@@ -24,6 +25,7 @@ static int setup(void **state)
     m_idle = 1010;
     ut101 = 300;
     st101 = 30;
+    tree_gone = false;
     return 0;
 }
 
@@ -41,12 +43,16 @@ static void write_counters(void)
     snprintf(text, sizeof text, "cpu  %lu 0 0 %lu 0 0 0 0\ncpu0 %lu 0 0 %lu 0 0 0 0\nprocs_running 2\n", m_busy,
              m_idle, m_busy, m_idle);
     unit_put(proc, "stat", text);
+    if (tree_gone)
+        return;
     snprintf(text, sizeof text,
              "101 (python3) S 100 101 101 0 -1 4194560 100 0 0 0 %lu %lu 0 0 20 0 2 0 5010 12345678 5000 "
              "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
              ut101, st101);
     unit_put(proc, "101/stat", text);
 }
+
+#define NEAR(a, b) assert_true(fabs((a) - (b)) < 1e-9)
 
 static double tck;
 static double reported_secs, counted_ticks;
@@ -85,10 +91,13 @@ static const rt_process *interval(rt_sampler *s, double *mono, double elapsed, i
     /* = the machine's copy of the figure */
     assert_true(c->process_cores_used == p->cores_used || (isnan(c->process_cores_used) && isnan(p->cores_used)));
     reported_secs += p->utime_secs + p->stime_secs;
-    /* the books balance: what was reported plus what is still carried is the exact total */
+    /* the books balance: what was reported plus what is still carried (plus what a tree with
+     * nothing alive dropped) is the exact total */
     double carried = (s->tree.carry_ut_ns + s->tree.carry_st_ns) / 1e9;
     assert_true(carried >= -1e-9);
-    assert_true(fabs(reported_secs + carried - p->cpu_secs_total) < 1e-9);
+    assert_true(fabs(reported_secs + carried + s->tree.dropped_ns / 1e9 - p->cpu_secs_total) < 1e-9);
+    if (s->tree.cur.processes == 0)
+        NEAR(carried, 0.0);
     assert_true(fabs(p->cpu_secs_total - counted_ticks / tck) < 1e-12);
     return p;
 }
@@ -109,7 +118,6 @@ static rt_sampler *open_tree(void)
     return s;
 }
 
-#define NEAR(a, b) assert_true(fabs((a) - (b)) < 1e-9)
 
 static void cpu_held_to_machine(void **state)
 {
@@ -184,11 +192,43 @@ static void counters_backwards_keep_total(void **state)
     rt_sampler_free(s);
 }
 
+/* The tree dies with CPU still carried: the interval that sees it gone shows what the
+ * machine allows, the rest is dropped, and no later interval shows CPU (the total keeps it). */
+static void dead_tree_shows_nothing_more(void **state)
+{
+    (void)state;
+    rt_sampler *s = open_tree();
+    double mono = 1e9;
+    interval(s, &mono, 0.0, -1, 0, 0);
+    unsigned long t = (unsigned long)tck;
+    const rt_process *p = interval(s, &mono, 1.0, 50, t, 0);
+    NEAR(p->cores_used, 0.5);
+    NEAR(s->tree.carry_ut_ns, 0.5e9);
+    /* the whole tree goes (a dead pid's stat reads empty through the descriptor kept on it);
+     * the machine busy for 20% of the interval that sees it */
+    char rel[64];
+    for (int pid = 100; pid <= 104; pid++) {
+        snprintf(rel, sizeof rel, "%d/stat", pid);
+        unit_put(proc, rel, "");
+    }
+    tree_gone = true;
+    p = interval(s, &mono, 1.0, 20, 0, 0);
+    assert_false(p->alive);
+    NEAR(p->cores_used, 0.2);
+    NEAR(s->tree.dropped_ns, 0.3e9);
+    /* the machine fully busy later: nothing of the dead tree shows */
+    p = interval(s, &mono, 1.0, 100, 0, 0);
+    NEAR(p->cores_used, 0.0);
+    NEAR(p->cpu_secs_total, 1.0);
+    rt_sampler_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(cpu_held_to_machine, setup, teardown),
         cmocka_unit_test_setup_teardown(counters_backwards_keep_total, setup, teardown),
+        cmocka_unit_test_setup_teardown(dead_tree_shows_nothing_more, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -48,6 +48,14 @@ static void report_cpu(rt_tree_part *p, uint64_t dut, uint64_t dst, double elaps
     o->cores_used = elapsed > 0 ? (rep_ut + rep_st) / 1e9 / elapsed : NAN;
 }
 
+/* Ends the carry once nothing of the tree is alive: what the machine's ticks held back is
+ * never shown in intervals after the tree went (the totals keep it; dropped_ns books it). */
+static void drop_carry(rt_tree_part *p)
+{
+    p->dropped_ns += p->carry_ut_ns + p->carry_st_ns;
+    p->carry_ut_ns = p->carry_st_ns = 0.0;
+}
+
 /* The user part of the tree's own CPU: of this interval when it used any, else of everything
  * since tracking began, else all of it. */
 static double walk_user_share(const rt_tree_part *p, uint64_t dut, uint64_t dst)
@@ -246,6 +254,8 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
     o->child_count = t->children;
     o->thread_count = t->threads;
     report_cpu(p, cut, cst, elapsed, machine);
+    if (t->processes == 0)
+        drop_carry(p);
     o->cpu_secs_total = (double)(p->tot_ut_ns + p->tot_st_ns) / 1e9;
     o->pss_mib = t->pss_ok ? (double)t->pss_kib / 1024.0 : NAN;
     o->swap_mib = t->pss_ok ? (double)t->swap_kib / 1024.0 : NAN;
