@@ -198,6 +198,24 @@ def test_every_sample_once(tmp_path, receiver, how):
             "process.memory.usage"} <= names
     util = [p["asDouble"] for p in points(entries, "system.cpu.utilization")]
     assert all(0 <= u <= 1 for u in util)
+    # the tree's parts: a point per part and sample, each the sample's figure
+    by_ns = {sample_ns(s): s for s in samples}
+    for name, key in (("resource_tracker.process.part.cpu.usage", "cores_used"),
+                      ("resource_tracker.process.part.thread.count", "thread_count"),
+                      ("resource_tracker.process.part.memory.usage", "total_rss_mib")):
+        pts = points(entries, name)
+        seen = {}
+        for p in pts:
+            (part,) = [a["value"]["stringValue"] for a in p["attributes"]
+                       if a["key"] == "resource_tracker.process.part"]
+            ts = int(p["timeUnixNano"])
+            want = by_ns[ts]["process"][part][key]
+            value = p["asDouble"] if "asDouble" in p else int(p["asInt"])
+            scale = 1048576 if key.endswith("_mib") else 1
+            assert abs(value - want * scale) <= 0.0005 * scale + 1e-9, (name, part, value, want)
+            seen.setdefault(part, set()).add(ts)
+        assert set(seen) == {"main", "descendants", "combined"}, (name, seen.keys())
+        assert seen["combined"] == set(by_ns), name
 
 
 def test_503_retry_after_nothing_lost(tmp_path, receiver):

@@ -282,13 +282,27 @@ def test_real_prometheus_stores_the_trackers_figures(tmp_path):
         # and the kernel's figure: the last one stored (the job idled 2 s after its work)
         assert abs(values[-1] - kernel) <= 0.1, (values[-1], kernel)
         assert abs(lines[-1]["process"]["cpu_secs_total"] - kernel) <= 0.1
-        # other series stored the same way: the tree's RSS and the machine's busy cores
+        # other series stored the same way: the tree's RSS and the machine's busy cores, and
+        # the tree's parts (a series per part)
         for name, key in (("resource_tracker_process_rss_bytes", ("process", "rss_mib")),
-                          ("resource_tracker_cpu_usage_cores", ("cpu", "utilization_pct"))):
-            stored, _ = prom.raw(name)
+                          ("resource_tracker_cpu_usage_cores", ("cpu", "utilization_pct")),
+                          ('resource_tracker_process_part_rss_bytes{part="combined"}',
+                           ("process", "combined", "total_rss_mib")),
+                          ('resource_tracker_process_part_private_rss_bytes{part="main"}',
+                           ("process", "main", "private_rss_mib")),
+                          ('resource_tracker_process_part_cpu_usage_cores{part="main"}',
+                           ("process", "main", "cores_used")),
+                          ('resource_tracker_process_part_threads{part="descendants"}',
+                           ("process", "descendants", "thread_count"))):
+            stored, labels = prom.raw(name)
+            assert labels["job_name"] == "e2e-prom", labels
+            assert len(stored) >= 8, (name, stored)
             for at, v in stored:
-                want = by_ts[float(stamps[at])][key[0]][key[1]]
-                scale = 1048576 if key[1].endswith("_mib") else 1
+                want = by_ts[float(stamps[at])]
+                for k in key:
+                    want = want[k]
+                assert want is not None, (name, at)
+                scale = 1048576 if key[-1].endswith("_mib") else 1
                 assert abs(float(v) - want * scale) <= 0.0005 * scale + 1e-9, (name, v, want)
     finally:
         if t.poll() is None:

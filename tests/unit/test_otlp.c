@@ -39,6 +39,7 @@ typedef struct synth {
     const rt_gpu *gpus[1];
     rt_cgroup cg;
     rt_process proc;
+    rt_process_part parts[3];
     rt_sample s;
 } synth;
 
@@ -68,6 +69,17 @@ static void synth_make(synth *x, int k, bool with_proc)
                            .read_bytes_total = 4096, .write_bytes_total = 8192, .gpu_utilization_pct = NAN,
                            .gpu_vram_used_bytes = RT_NULL_U64, .gpu_count_used = RT_NULL_I64,
                            .rss_peak_mib = 13, .memory_peak_mib = NAN, .cgroup = &x->cg};
+    /* its parts: main 8 MiB (6 private, 2 shared) and 0.125 cores, descendants 4 MiB with no
+     * rollup; no GPU data */
+    x->parts[0] = (rt_process_part){.total_rss_mib = 8, .private_rss_mib = 6, .shared_rss_mib = 2, .cores_used = 0.125,
+                                    .thread_count = 4, .gpu_vram_used_bytes = RT_NULL_U64};
+    x->parts[1] = (rt_process_part){.total_rss_mib = 4, .private_rss_mib = NAN, .shared_rss_mib = NAN,
+                                    .cores_used = 0.375, .thread_count = 1, .gpu_vram_used_bytes = RT_NULL_U64};
+    x->parts[2] = (rt_process_part){.total_rss_mib = 12, .private_rss_mib = 10, .shared_rss_mib = 2,
+                                    .cores_used = 0.5, .thread_count = 5, .gpu_vram_used_bytes = RT_NULL_U64};
+    x->proc.main = &x->parts[0];
+    x->proc.descendants = &x->parts[1];
+    x->proc.combined = &x->parts[2];
     x->s = (rt_sample){.timestamp_secs = 1700000000.5 + k, .interval_secs = 1.0, .cpu = &x->cpu,
                        .memory = &x->mem, .network = x->nets, .network_count = 1, .disk = x->disks,
                        .disk_count = 1, .gpu = x->gpus, .gpu_count = 1, .disk_space_total_bytes = 3000,
@@ -268,8 +280,29 @@ static void test_json_fields(void **state)
                                   NULL, NULL)) == 10 * MIB);
     assert_true(value_of(point_at(points_of(metric_named(j, "resource_tracker.cgroup.cpu.time"), "s", 1, 1), 1, NULL,
                                   NULL)) == 3.5);
+    /* its parts, a point per part */
+    dp = points_of(metric_named(j, "resource_tracker.process.part.memory.usage"), "By", 1, 0);
+    assert_int_equal(json_array_size(dp), 6);
+    assert_true(value_of(point_at(dp, 0, "resource_tracker.process.part", "main")) == 8 * MIB);
+    assert_true(value_of(point_at(dp, 1, "resource_tracker.process.part", "descendants")) == 4 * MIB);
+    assert_true(value_of(point_at(dp, 1, "resource_tracker.process.part", "combined")) == 12 * MIB);
+    assert_int_equal(digits(json_object_get(point_at(dp, 1, "resource_tracker.process.part", "main"),
+                                            "startTimeUnixNano")), start);
+    dp = points_of(metric_named(j, "resource_tracker.process.part.memory.private"), "By", 1, 0);
+    assert_int_equal(json_array_size(dp), 4); /* the descendants' null: no point */
+    assert_null(point_at(dp, 0, "resource_tracker.process.part", "descendants"));
+    assert_true(value_of(point_at(dp, 0, "resource_tracker.process.part", "combined")) == 10 * MIB);
+    dp = points_of(metric_named(j, "resource_tracker.process.part.memory.shared"), "By", 1, 0);
+    assert_true(value_of(point_at(dp, 0, "resource_tracker.process.part", "main")) == 2 * MIB);
+    dp = points_of(metric_named(j, "resource_tracker.process.part.cpu.usage"), "{cpu}", 0, 0);
+    assert_null(json_object_get(point_at(dp, 0, "resource_tracker.process.part", "main"), "startTimeUnixNano"));
+    assert_true(fabs(value_of(point_at(dp, 0, "resource_tracker.process.part", "main")) - 0.125) < 1e-9);
+    assert_true(fabs(value_of(point_at(dp, 0, "resource_tracker.process.part", "descendants")) - 0.375) < 1e-9);
+    dp = points_of(metric_named(j, "resource_tracker.process.part.thread.count"), "{thread}", 1, 0);
+    assert_true(value_of(point_at(dp, 1, "resource_tracker.process.part", "main")) == 4);
+    assert_true(value_of(point_at(dp, 1, "resource_tracker.process.part", "combined")) == 5);
     /* nulls of the tree: no point, no metric */
-    static const char *const absent[] = {"resource_tracker.process.memory.swap", "resource_tracker.process.memory.peak",
+    static const char *const absent[] = {"resource_tracker.process.part.gpu.memory.usage","resource_tracker.process.memory.swap", "resource_tracker.process.memory.peak",
                                          "resource_tracker.process.gpu.utilization",
                                          "resource_tracker.process.gpu.memory.usage",
                                          "resource_tracker.cgroup.memory.limit"};
@@ -289,6 +322,7 @@ static void test_json_fields(void **state)
                                   "read")) == 300);
     assert_null(metric_named(j, "process.cpu.time")); /* no tree in this sample */
     assert_null(metric_named(j, "process.memory.usage"));
+    assert_null(metric_named(j, "resource_tracker.process.part.memory.usage"));
     assert_null(metric_named(j, "resource_tracker.cgroup.cpu.time")); /* nor a cgroup */
     json_decref(j);
 
@@ -303,6 +337,19 @@ static void test_json_fields(void **state)
     assert_int_equal(digits(json_object_get(rd, "startTimeUnixNano")), 1700000002500000000ull);
     json_decref(j);
     rt_otlp_state_free(&st);
+
+    /* a tree without the split (a sample from before 0.8): its figures, no part metric */
+    synth x4;
+    synth_make(&x4, 0, true);
+    x4.proc.main = x4.proc.descendants = x4.proc.combined = NULL;
+    rt_otlp_state st4 = {0};
+    j = format_rows(&x4, 1, &st4, NULL, 0);
+    assert_non_null(metric_named(j, "process.memory.usage"));
+    for (size_t i = 0; rt_otlp_metric_name(i); i++)
+        if (strncmp(rt_otlp_metric_name(i), "resource_tracker.process.part.", 30) == 0)
+            assert_null(metric_named(j, rt_otlp_metric_name(i)));
+    json_decref(j);
+    rt_otlp_state_free(&st4);
 
     for (size_t i = 0; rt_otlp_metric_name(i); i++)
         assert_true(strncmp(rt_otlp_metric_name(i), "system.", 7) == 0 || strncmp(rt_otlp_metric_name(i), "process.",
@@ -882,17 +929,25 @@ static void test_echo_redacted(void **state)
 static void test_body_split(void **state)
 {
     (void)state;
-    live l = {0};
-    live_start(&l, 3600, 0, 10, 1); /* no push before the end: one batch of 40 to split */
-    live_add(&l, 1, 0);
-    assert_int_equal(rt_otlp_finish(l.ex), RT_OK);
-    size_t one = l.f.maxlen; /* a request of one sample */
-    live_end(&l);
-    assert_true(one > 0);
+    /* the size of a request of one sample and of two (no push before the end: one request
+     * each): the envelope and metric heads every request has, and what a sample adds */
+    size_t len[2];
+    live l;
+    for (int k = 0; k < 2; k++) {
+        memset(&l, 0, sizeof l);
+        live_start(&l, 3600, 0, 10, 1);
+        live_add(&l, k + 1, 0);
+        assert_int_equal(rt_otlp_finish(l.ex), RT_OK);
+        assert_int_equal(l.f.nreq, 1);
+        len[k] = l.f.maxlen;
+        live_end(&l);
+    }
+    size_t one = len[0], per = len[1] - len[0];
+    assert_true(one > per && per > 0);
 
     memset(&l, 0, sizeof l);
-    live_start(&l, 3600, 0, 10, 1);
-    size_t max = 3 * one;
+    live_start(&l, 3600, 0, 10, 1); /* one batch of 40 to split */
+    size_t max = one + 2 * per + per / 2; /* room for 3 samples, not 4 */
     rt_otlp_set_body_max(l.ex, max);
     live_add(&l, 40, 0);
     assert_int_equal(rt_otlp_finish(l.ex), RT_OK);

@@ -23,6 +23,7 @@ static const rt_disk *disks[1] = {&sda};
 static rt_gpu gpu0, gpu1;
 static const rt_gpu *gpus[2] = {&gpu0, &gpu1};
 static rt_process proc;
+static rt_process_part parts[3];
 static rt_cgroup cg;
 static rt_psi psi;
 static rt_sample full;
@@ -68,6 +69,15 @@ static void make_full(void)
                         .swap_mib = 0, .read_bytes_total = 4096, .write_bytes_total = 8192, .gpu_utilization_pct = 42.5,
                         .gpu_vram_used_bytes = 1234, .gpu_count_used = 1, .rss_peak_mib = 3,
                         .cancelled_write_bytes_total = 0, .memory_peak_mib = 4, .cgroup = &cg};
+    parts[0] = (rt_process_part){.total_rss_mib = 1.5, .private_rss_mib = 1, .shared_rss_mib = 0.5, .cores_used = 0.25,
+                                 .thread_count = 2, .gpu_vram_used_bytes = 1000};
+    parts[1] = (rt_process_part){.total_rss_mib = 0.5, .private_rss_mib = NAN, .shared_rss_mib = NAN,
+                                 .cores_used = 0.737654321, .thread_count = 5, .gpu_vram_used_bytes = 234};
+    parts[2] = (rt_process_part){.total_rss_mib = 2, .private_rss_mib = 1.25, .shared_rss_mib = 0.75,
+                                 .cores_used = 0.987654321, .thread_count = 7, .gpu_vram_used_bytes = RT_NULL_U64};
+    proc.main = &parts[0];
+    proc.descendants = &parts[1];
+    proc.combined = &parts[2];
     full = (rt_sample){.timestamp_secs = 1700000000.123, .interval_secs = 0.2, .cpu = &cpu, .memory = &mem,
                        .network = ifaces, .network_count = 2, .disk = disks, .disk_count = 1, .gpu = gpus,
                        .gpu_count = 2, .disk_space_total_bytes = 500, .disk_space_used_bytes = 300,
@@ -253,6 +263,24 @@ static void every_family(void **state)
     assert_line(t, "resource_tracker_process_gpu_utilization_ratio{" JL "} 0.425");
     assert_line(t, "resource_tracker_process_gpu_memory_used_bytes{" JL "} 1234");
     assert_line(t, "resource_tracker_process_gpus_used{" JL "} 1");
+    /* its parts: a series each, null figures left out */
+    assert_line(t, "# TYPE resource_tracker_process_part_rss_bytes gauge");
+    assert_line(t, "resource_tracker_process_part_rss_bytes{" JL ",part=\"main\"} 1572864");
+    assert_line(t, "resource_tracker_process_part_rss_bytes{" JL ",part=\"descendants\"} 524288");
+    assert_line(t, "resource_tracker_process_part_rss_bytes{" JL ",part=\"combined\"} 2097152");
+    assert_line(t, "resource_tracker_process_part_private_rss_bytes{" JL ",part=\"main\"} 1048576");
+    assert_line(t, "resource_tracker_process_part_private_rss_bytes{" JL ",part=\"combined\"} 1310720");
+    assert_null(strstr(t, "resource_tracker_process_part_private_rss_bytes{" JL ",part=\"descendants\"}"));
+    assert_null(strstr(t, "resource_tracker_process_part_shared_rss_bytes{" JL ",part=\"descendants\"}"));
+    assert_line(t, "resource_tracker_process_part_shared_rss_bytes{" JL ",part=\"main\"} 524288");
+    assert_line(t, "resource_tracker_process_part_cpu_usage_cores{" JL ",part=\"main\"} 0.25");
+    assert_line(t, "resource_tracker_process_part_cpu_usage_cores{" JL ",part=\"descendants\"} 0.737654");
+    assert_line(t, "resource_tracker_process_part_cpu_usage_cores{" JL ",part=\"combined\"} 0.987654");
+    assert_line(t, "resource_tracker_process_part_threads{" JL ",part=\"main\"} 2");
+    assert_line(t, "resource_tracker_process_part_threads{" JL ",part=\"combined\"} 7");
+    assert_line(t, "resource_tracker_process_part_gpu_memory_used_bytes{" JL ",part=\"main\"} 1000");
+    assert_line(t, "resource_tracker_process_part_gpu_memory_used_bytes{" JL ",part=\"descendants\"} 234");
+    assert_null(strstr(t, "resource_tracker_process_part_gpu_memory_used_bytes{" JL ",part=\"combined\"}"));
     /* its group */
     assert_line(t, "resource_tracker_cgroup_info{" JL
                    ",cgroup=\"/resource-tracker-1-1\",version=\"v2\",own=\"1\",exclusive=\"1\"} 1");
@@ -294,6 +322,7 @@ static void nulls_left_out(void **state)
     p.gpu_count_used = RT_NULL_I64;
     p.memory_peak_mib = NAN;
     p.cgroup = NULL;
+    p.main = p.descendants = p.combined = NULL; /* a sample without the split */
     rt_psi ps;
     null_pressure(&ps.cpu);
     null_pressure(&ps.memory);
@@ -317,6 +346,7 @@ static void nulls_left_out(void **state)
     assert_null(strstr(t, "filesystem"));
     assert_null(strstr(t, "gpu"));
     assert_null(strstr(t, "cgroup"));
+    assert_null(strstr(t, "process_part"));
     assert_line(t, "resource_tracker_process_rss_bytes 2097152"); /* no labels: no braces */
     assert_line(t, "resource_tracker_memory_bytes{state=\"used\"} 1049100288");
 

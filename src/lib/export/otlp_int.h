@@ -43,6 +43,11 @@ typedef struct rt_otlp_row {
     double p_cores, p_cpu_total, p_rss, p_pss, p_swap, p_rss_peak, p_mem_peak; /* MiB */
     uint64_t p_read_total, p_write_total, p_gpu_vram;
     double p_gpu_util_pct;
+    /* its parts (has_parts): main, descendants, combined */
+    int has_parts;
+    double part_rss[3], part_private[3], part_shared[3], part_cores[3]; /* MiB, cores */
+    int64_t part_threads[3];
+    uint64_t part_vram[3];
     /* the tree's cgroup, else the tracker's own (has_cg) */
     int has_cg;
     double cg_cpu_total, cg_mem, cg_mem_peak, cg_mem_limit, cg_quota, cg_throttled; /* MiB, s */

@@ -82,6 +82,16 @@ static void copy_process(rt_otlp_row *r, const rt_process *p)
     r->p_write_total = p->write_bytes_total;
     r->p_gpu_vram = p->gpu_vram_used_bytes;
     r->p_gpu_util_pct = p->gpu_utilization_pct;
+    const rt_process_part *parts[3] = {p->main, p->descendants, p->combined};
+    r->has_parts = parts[0] && parts[1] && parts[2];
+    for (int i = 0; r->has_parts && i < 3; i++) {
+        r->part_rss[i] = parts[i]->total_rss_mib;
+        r->part_private[i] = parts[i]->private_rss_mib;
+        r->part_shared[i] = parts[i]->shared_rss_mib;
+        r->part_cores[i] = parts[i]->cores_used;
+        r->part_threads[i] = parts[i]->thread_count;
+        r->part_vram[i] = parts[i]->gpu_vram_used_bytes;
+    }
 }
 
 rt_otlp_row *rt_otlp_row_new(const rt_sample *s)
@@ -458,6 +468,39 @@ static void m_p_gpu_util(pts *p, const rt_otlp_row *r)
     pd(p, r, 0, A0, r->p_gpu_util_pct / 100.0);
 }
 
+/* The tree's parts: a point per part, attribute resource_tracker.process.part. */
+typedef enum part_fig { P_RSS, P_PRIVATE, P_SHARED, P_CORES, P_THREADS, P_VRAM } part_fig;
+
+static void part_each(pts *p, const rt_otlp_row *r, part_fig what)
+{
+    static const char *const names[3] = {"main", "descendants", "combined"};
+    if (!r->has_proc || !r->has_parts)
+        return;
+    for (int i = 0; i < 3; i++) {
+        attrs a = A1("resource_tracker.process.part", names[i]);
+        switch (what) {
+        case P_RSS: pmib(p, r, r->start_ns, a, r->part_rss[i]); break;
+        case P_PRIVATE: pmib(p, r, r->start_ns, a, r->part_private[i]); break;
+        case P_SHARED: pmib(p, r, r->start_ns, a, r->part_shared[i]); break;
+        case P_CORES: pd(p, r, 0, a, r->part_cores[i]); break;
+        case P_THREADS: pi(p, r, r->start_ns, a, r->part_threads[i]); break;
+        case P_VRAM: pu(p, r, r->start_ns, a, r->part_vram[i]); break;
+        }
+    }
+}
+/* One emitter per figure of the parts. */
+#define PART_EMITTER(fn, fig)                                                                                       \
+    static void fn(pts *p, const rt_otlp_row *r)                                                                    \
+    {                                                                                                               \
+        part_each(p, r, fig);                                                                                       \
+    }
+PART_EMITTER(m_part_rss, P_RSS)
+PART_EMITTER(m_part_private, P_PRIVATE)
+PART_EMITTER(m_part_shared, P_SHARED)
+PART_EMITTER(m_part_cores, P_CORES)
+PART_EMITTER(m_part_threads, P_THREADS)
+PART_EMITTER(m_part_vram, P_VRAM)
+
 typedef enum kind { GAUGE, COUNTER, UPDOWN } kind;
 typedef enum vkind { V_DOUBLE, V_MIB, V_I64, V_U64 } vkind;
 typedef enum owner { MACHINE, TREE, CGROUP } owner;
@@ -536,6 +579,19 @@ static const mspec metrics[] = {
     {"resource_tracker.process.children", "{process}", "Live descendants of the tree's root", UPDOWN, NULL, F(children, V_I64, TREE)},
     {"resource_tracker.process.gpu.utilization", "1", "Busy GPUs of the tree", GAUGE, E(m_p_gpu_util)},
     {"resource_tracker.process.gpu.memory.usage", "By", "GPU memory of the tree", UPDOWN, NULL, F(p_gpu_vram, V_U64, TREE)},
+    {"resource_tracker.process.part.memory.usage", "By",
+     "Resident memory of a part of the tree (main: its root; descendants: the rest; combined: both)", UPDOWN,
+     E(m_part_rss)},
+    {"resource_tracker.process.part.memory.private", "By", "Private resident memory of a part of the tree", UPDOWN,
+     E(m_part_private)},
+    {"resource_tracker.process.part.memory.shared", "By", "Shared resident memory of a part, counted once", UPDOWN,
+     E(m_part_shared)},
+    {"resource_tracker.process.part.cpu.usage", "{cpu}", "A part's share of the tree's cores in the interval", GAUGE,
+     E(m_part_cores)},
+    {"resource_tracker.process.part.thread.count", "{thread}", "Threads of a part of the tree", UPDOWN,
+     E(m_part_threads)},
+    {"resource_tracker.process.part.gpu.memory.usage", "By", "GPU memory of a part of the tree", UPDOWN,
+     E(m_part_vram)},
     {"resource_tracker.cgroup.cpu.time", "s", "CPU seconds of the cgroup since tracking began", COUNTER, NULL, F(cg_cpu_total, V_DOUBLE, CGROUP)},
     {"resource_tracker.cgroup.memory.usage", "By", "Memory charged to the cgroup", UPDOWN, NULL, F(cg_mem, V_MIB, CGROUP)},
     {"resource_tracker.cgroup.memory.peak", "By", "The cgroup's peak memory charge", GAUGE, NULL, F(cg_mem_peak, V_MIB, CGROUP)},

@@ -347,6 +347,36 @@ static const metric process_metrics[] = {
     M("process_gpus_used", G, V_I64, rt_process, gpu_count_used, 0, "GPUs the tree uses."),
 };
 
+/* The tree's parts (rt_process_part), a series each labelled part="main|descendants|combined". */
+static const metric part_metrics[] = {
+    M("process_part_rss_bytes", G, V_MIB, rt_process_part, total_rss_mib, 0,
+      "Resident memory of the part (main: the tracked root; descendants: the rest of the tree; combined: both): "
+      "private plus shared."),
+    M("process_part_private_rss_bytes", G, V_MIB, rt_process_part, private_rss_mib, 0,
+      "Private resident memory of the part (private clean and dirty pages, from smaps_rollup)."),
+    M("process_part_shared_rss_bytes", G, V_MIB, rt_process_part, shared_rss_mib, 0,
+      "Shared resident memory of the part, counted once as far as the rollups tell."),
+    M("process_part_cpu_usage_cores", G, V_NUM, rt_process_part, cores_used, DEC_FINE,
+      "The part's share of the tree's CPU seconds per second over the last interval."),
+    M("process_part_threads", G, V_I64, rt_process_part, thread_count, 0, "Threads of the part's live processes."),
+    M("process_part_gpu_memory_used_bytes", G, V_U64, rt_process_part, gpu_vram_used_bytes, 0,
+      "GPU memory the part uses."),
+};
+
+static void put_parts(rt_prom_out *f, const rt_process *p)
+{
+    static const char *const names[3] = {"main", "descendants", "combined"};
+    const rt_process_part *parts[3] = {p->main, p->descendants, p->combined};
+    for (size_t m = 0; m < RT_ARRAY_LEN(part_metrics); m++) {
+        rt_prom_family(f, part_metrics[m].name, part_metrics[m].kind, part_metrics[m].help);
+        for (size_t i = 0; i < 3; i++) {
+            rt_kv kv = {"part", names[i]};
+            if (parts[i])
+                put_member(f, &kv, 1, parts[i], &part_metrics[m]);
+        }
+    }
+}
+
 static const metric cgroup_metrics[] = {
     M("cgroup_cpu_seconds", C, V_NUM, rt_cgroup, cpu_secs_total, DEC_FINE,
       "CPU seconds of everything that ran in the control group since tracking began."),
@@ -432,9 +462,11 @@ static void put_sample(rt_prom_out *f, const rt_sample *s)
         put_table(f, gpu_metrics, RT_ARRAY_LEN(gpu_metrics), (const void *const *)s->gpu, s->gpu_count, "gpu",
                   gpu_name);
     }
-    if (s->process)
+    if (s->process) {
         put_table(f, process_metrics, RT_ARRAY_LEN(process_metrics), (const void *const *)&s->process, 1, NULL,
                   NULL);
+        put_parts(f, s->process);
+    }
     const rt_cgroup *g = s->process ? s->process->cgroup : s->cgroup;
     if (g)
         put_cgroup(f, g);
