@@ -9,6 +9,8 @@ _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 os.environ["TRACKER_CLOUD_DISCOVERY"] = "0"
 os.environ.pop("TRACKER_CLOUD_METADATA_URL", None)
 os.environ.pop("SENTINEL_API_TOKEN", None)
+for _k in [k for k in os.environ if k.startswith("OTEL_")]:  # nothing is pushed anywhere
+    del os.environ[_k]
 os.environ.setdefault("TRACKER_KEEPER_URL", "http://127.0.0.1:9")
 if "RESOURCE_TRACKER_LIBRARY" not in os.environ:
     _built = os.path.join(_REPO, "build", "libresource-tracker.so")

@@ -508,8 +508,10 @@ static int track(cli_options *o)
         cli_say("warning: cannot start sampling (%s); running the command untracked", rt_strerror(err));
         rs.sampler = NULL;
     }
-    /* where the job runs: found in the background, never waited for; kept for the run */
-    if (!rs.cloud_tried)
+    /* where the job runs: found in the background, never waited for; kept for the run. Only
+     * asked when something uses it (the stream, the summary, report or history; the exporters
+     * asked above): a plain run makes no network connection at all */
+    if (!rs.cloud_tried && (o->sentinel_token || rs.stats))
         rs.cloud = start_cloud(o);
     if (o->sentinel_token || rs.ex) {
         if (read_host(o, &rs.host) != RT_OK)
@@ -633,6 +635,14 @@ static int track(cli_options *o)
 /* resource-tracker info: the host and the cloud as one JSON object on stdout. */
 static int info(const cli_options *o)
 {
+    if (o->nsub == 1 && (strcmp(o->sub_args[0], "--help") == 0 || strcmp(o->sub_args[0], "-h") == 0)) {
+        fputs("Usage: resource-tracker info\n"
+              "The host's facts (CPU model, cores, memory, GPUs, storage) and the cloud it runs on\n"
+              "(found from the metadata services within 3 s; TRACKER_CLOUD_DISCOVERY=0: none asked)\n"
+              "as one JSON object on stdout.\n",
+              stdout);
+        return 0;
+    }
     if (o->nsub > 0) {
         cli_say("info: unexpected argument '%s' (info takes none)", o->sub_args[0]);
         return EXIT_USAGE;

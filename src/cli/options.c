@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 
@@ -412,6 +413,22 @@ static const char *env_value(const char *name)
 }
 
 /* Parses a number of seconds in (0, max]. Returns 0 and *out, or -1. */
+/* Whether TRACKER_CLOUD_DISCOVERY's value turns discovery off: 0, false, no or off, in any case
+ * and with spaces around (the Python package reads it the same way). */
+static bool discovery_off(const char *v)
+{
+    static const char *const off[] = {"0", "false", "no", "off"};
+    while (*v == ' ' || *v == '\t')
+        v++;
+    size_t n = strlen(v);
+    while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t' || v[n - 1] == '\n'))
+        n--;
+    for (size_t i = 0; i < sizeof off / sizeof off[0]; i++)
+        if (strlen(off[i]) == n && strncasecmp(v, off[i], n) == 0)
+            return true;
+    return false;
+}
+
 static int parse_secs(const char *s, double max, double *out)
 {
     char *end;
@@ -469,7 +486,7 @@ int cli_library_env(cli_options *o, char *err, size_t errlen)
     o->cloud_metadata_url = env_value("TRACKER_CLOUD_METADATA_URL");
     o->keeper_url = env_value("TRACKER_KEEPER_URL");
     const char *d = env_value("TRACKER_CLOUD_DISCOVERY");
-    o->cloud_disabled = d && strcmp(d, "0") == 0;
+    o->cloud_disabled = d && discovery_off(d);
     o->pss_max_age_secs = 30.0;
     const char *age = env_value("TRACKER_PSS_MAX_AGE");
     if (age) {

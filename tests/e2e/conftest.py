@@ -18,6 +18,8 @@ TIMEOUT_SCALE = 10 if VALGRIND else 3 if SANITIZED else 1
 os.environ["TRACKER_CLOUD_DISCOVERY"] = "0"
 os.environ["TRACKER_KEEPER_URL"] = "http://127.0.0.1:9"
 os.environ.pop("SENTINEL_API_TOKEN", None)
+for _k in [k for k in os.environ if k.startswith("OTEL_")]:  # an OTLP endpoint would turn pushes on
+    del os.environ[_k]
 
 import json
 import shutil
@@ -133,7 +135,7 @@ def pytest_sessionfinish(session, exitstatus):
 def tracker_env(**extra):
     env = dict(os.environ)
     for k in list(env):
-        if k.startswith("TRACKER_") and k not in ("TRACKER_CLOUD_DISCOVERY",):
+        if (k.startswith("TRACKER_") and k not in ("TRACKER_CLOUD_DISCOVERY",)) or k.startswith("OTEL_"):
             del env[k]
     env["TRACKER_CLOUD_DISCOVERY"] = "0"
     # the Keeper is never the real one: a closed local port unless a test starts a stand-in

@@ -126,12 +126,14 @@ def test_silent_service_bounded(standin):
 
 def test_sampling_never_waits_for_discovery(standin, tmp_path):
     """With a metadata service that never answers, the first sample still comes one interval
-    after start, samples keep their cadence, and SIGTERM ends the tracker at once."""
+    after start, samples keep their cadence, and SIGTERM ends the tracker at once. (A /metrics
+    server labels its series with the cloud: discovery starts with the run.)"""
     s = standin("silent")
     env = tracker_env(TRACKER_CLOUD_METADATA_URL=s.url)
     env.pop("TRACKER_CLOUD_DISCOVERY", None)
     out = tmp_path / "s.jsonl"
-    p = subprocess.Popen([TRACKER, "-i", "0.1", "-o", str(out)], env=env, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen([TRACKER, "-i", "0.1", "-o", str(out), "--prometheus", "127.0.0.1:0"], env=env,
+                         stderr=subprocess.PIPE, text=True)
     time.sleep(0.75)  # well inside discovery's 2 s
     t0 = time.monotonic()
     p.send_signal(signal.SIGTERM)
@@ -147,6 +149,40 @@ def test_discovery_off_makes_no_request(standin):
     env_extra = {"TRACKER_CLOUD_METADATA_URL": s.url}
     cloud = info(extra=env_extra, discovery=False)["cloud"]  # TRACKER_CLOUD_DISCOVERY=0 from tracker_env
     assert cloud["vendor_id"] is None and cloud["discovery_secs"] is None
+    time.sleep(0.2)
+    assert s.requests() == 0
+
+
+def track_briefly(url, *flags, discovery=None):
+    """Tracks `sleep 0.3` at 0.1 s with the metadata services at url (discovery on unless
+    TRACKER_CLOUD_DISCOVERY is given); returns the tracker's stderr."""
+    env = tracker_env(TRACKER_CLOUD_METADATA_URL=url)
+    env.pop("TRACKER_CLOUD_DISCOVERY", None)
+    if discovery is not None:
+        env["TRACKER_CLOUD_DISCOVERY"] = discovery
+    r = subprocess.run([TRACKER, "-q", "-i", "0.1", *flags, "--", "sleep", "0.3"], capture_output=True, text=True,
+                       env=env, timeout=30)
+    assert r.returncode == 0, r.stderr
+    return r.stderr
+
+
+def test_plain_run_asks_no_metadata_service(standin):
+    """Without a token, a summary, a report, a history or an exporter nothing uses where the
+    job runs: no connection at all (contracts §4). With --summary the services are asked."""
+    s = standin("aws")
+    track_briefly(s.url)
+    time.sleep(0.2)
+    assert s.requests() == 0
+    err = track_briefly(s.url, "--summary")
+    assert s.requests() > 0
+    assert "g4dn.xlarge" in err  # the summary names the instance it found
+
+
+@pytest.mark.parametrize("word", ["false", " Off ", "NO"])
+def test_discovery_off_words(standin, word):
+    """TRACKER_CLOUD_DISCOVERY takes 0, false, no or off, as the Python package does."""
+    s = standin("aws")
+    track_briefly(s.url, "--summary", discovery=word)
     time.sleep(0.2)
     assert s.requests() == 0
 
@@ -198,3 +234,6 @@ def test_host_gpus_from_nvml(tmp_path):
 def test_info_takes_no_arguments():
     r = subprocess.run([TRACKER, "info", "extra"], capture_output=True, text=True, env=tracker_env())
     assert r.returncode == 2 and "info" in r.stderr
+    for flag in ("--help", "-h"):  # its own --help, as every subcommand has
+        r = subprocess.run([TRACKER, "info", flag], capture_output=True, text=True, env=tracker_env())
+        assert r.returncode == 0 and r.stdout.startswith("Usage: resource-tracker info") and r.stderr == "", r

@@ -91,6 +91,17 @@ static void csv_header_and_row(void **state)
     assert_int_equal(commas, 31);
     assert_true(strncmp(buf, "1700000000.123,3,0,0,1.25,", 26) == 0);
     assert_non_null(strstr(buf, ",,,,,,,,,,,\n")); /* empty process columns */
+    /* the timestamp always has 3 decimals (contracts §3), trailing zeros included */
+    static const struct {
+        double ts;
+        const char *text;
+    } stamps[] = {{1700000000.5, "1700000000.500,"}, {1700000000.0, "1700000000.000,"},
+                  {1700000000.81, "1700000000.810,"}, {1700000000.9996, "1700000001.000,"}};
+    for (size_t i = 0; i < sizeof stamps / sizeof stamps[0]; i++) {
+        s.timestamp_secs = stamps[i].ts;
+        rt_format_sample(RT_FORMAT_CSV, &s, NULL, buf, sizeof buf);
+        assert_true(strncmp(buf, stamps[i].text, strlen(stamps[i].text)) == 0);
+    }
 }
 
 static void json_row_and_truncation(void **state)

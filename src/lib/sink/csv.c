@@ -45,7 +45,7 @@ static double gib(uint64_t b)
 
 void rt_csv_sample(rt_ob *o, const rt_sample *s)
 {
-    rt_ob_fixed(o, s->timestamp_secs, 3, "");
+    rt_ob_fixed_all(o, s->timestamp_secs, 3, ""); /* contracts §3: 3 decimals, always */
     rt_ob_put(o, ",", 1);
     if (s->cpu->process_count != RT_NULL_I64)
         rt_ob_i64(o, s->cpu->process_count);

@@ -1,8 +1,9 @@
 /* ob.c - the output builder the JSON and CSV views share: appends into a caller's fixed
  * buffer and keeps counting past its end (so callers learn the size they need, as with
- * snprintf); numbers are formatted by hand: fixed decimals, trailing zeros trimmed. */
+ * snprintf); numbers are formatted by hand: fixed decimals, trailing zeros trimmed (or kept). */
 #define _GNU_SOURCE
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -47,7 +48,20 @@ void rt_ob_i64(rt_ob *o, int64_t v)
     }
 }
 
+/* v with `decimals` decimals, trailing zeros trimmed when trim is set. */
+static void fixed(rt_ob *o, double v, int decimals, const char *null_text, bool trim);
+
 void rt_ob_fixed(rt_ob *o, double v, int decimals, const char *null_text)
+{
+    fixed(o, v, decimals, null_text, true);
+}
+
+void rt_ob_fixed_all(rt_ob *o, double v, int decimals, const char *null_text)
+{
+    fixed(o, v, decimals, null_text, false);
+}
+
+static void fixed(rt_ob *o, double v, int decimals, const char *null_text, bool trim)
 {
     if (!isfinite(v)) {
         rt_ob_lit(o, null_text);
@@ -72,7 +86,7 @@ void rt_ob_fixed(rt_ob *o, double v, int decimals, const char *null_text)
     if (v < 0 && r != 0)
         rt_ob_put(o, "-", 1);
     rt_ob_u64(o, ip);
-    if (fp == 0)
+    if (decimals == 0 || (fp == 0 && trim))
         return;
     char frac[12];
     int nd = decimals;
@@ -80,7 +94,7 @@ void rt_ob_fixed(rt_ob *o, double v, int decimals, const char *null_text)
         frac[i] = (char)('0' + fp % 10);
         fp /= 10;
     }
-    while (nd > 0 && frac[nd - 1] == '0')
+    while (trim && nd > 0 && frac[nd - 1] == '0')
         nd--;
     rt_ob_put(o, ".", 1);
     rt_ob_put(o, frac, (size_t)nd);

@@ -22,6 +22,8 @@ void rt_ob_u64(rt_ob *o, uint64_t v);
 void rt_ob_i64(rt_ob *o, int64_t v);
 /* v with at most `decimals` decimals, trailing zeros trimmed; null_text when not finite. */
 void rt_ob_fixed(rt_ob *o, double v, int decimals, const char *null_text);
+/* The same with every one of the `decimals` decimals written (1.500, 2.000). */
+void rt_ob_fixed_all(rt_ob *o, double v, int decimals, const char *null_text);
 /* s as a JSON string (escaped, invalid UTF-8 replaced by U+FFFD), or null for NULL. */
 void rt_ob_json_str(rt_ob *o, const char *s);
 
