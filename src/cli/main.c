@@ -159,8 +159,7 @@ static pid_t spawn(char **argv, const sigset_t *orig_mask, const rt_job_cgroup *
         close(pfd[0]);
         signal(SIGPIPE, SIG_DFL);
         sigprocmask(SIG_SETMASK, orig_mask, NULL);
-        execvp(argv[0], argv);
-        int e = errno;
+        int e = cli_exec_command(argv);
         if (write(pfd[1], &e, sizeof e) < 0) {
             /* the parent sees EOF and a 127 exit */
         }

@@ -83,6 +83,55 @@ def test_not_found_and_not_executable(tmp_path):
     assert rc == 126 and "Permission denied" in err
 
 
+def run_env(cmd, env):
+    """`resource-tracker -q -- cmd...` with the environment env; returns the CompletedProcess."""
+    return subprocess.run([TRACKER, "-q", "--", *cmd], capture_output=True, text=True, timeout=60, env=env)
+
+
+def test_exec_format_and_path_search(tmp_path):
+    """The command is found as execvp finds it, and what the kernel cannot execute is told as a
+    shell tells it: a binary of a wrong format exits 126 (not /bin/sh's "not found" and 127), a
+    text file without #! runs under /bin/sh with its arguments."""
+    env = tracker_env()
+    elf = tmp_path / "wrong-arch"
+    elf.write_bytes(b"\x7fELF\x02\x01\x01garbage that is no program")  # no NUL: the magic decides
+    nul = tmp_path / "blob"
+    nul.write_bytes(b"abc\x00def\n")
+    script = tmp_path / "noshebang"
+    script.write_text('echo "ran $0 $1 $2"\nexit 7\n')
+    for f in (elf, nul, script):
+        f.chmod(0o755)
+    for f in (elf, nul):
+        r = run_env([str(f)], env)
+        assert r.returncode == 126, (f, r)
+        assert r.stderr == f"resource-tracker: cannot run '{f}': Exec format error\n", r.stderr
+    r = run_env([str(script), "a", "b c"], env)
+    assert r.returncode == 7 and r.stdout == f"ran {script} a b c\n", r
+    # PATH: the first directory that has it executable wins; one without the x bit is skipped,
+    # an empty entry is the current directory; found nowhere but without x: 126
+    d1, d2 = tmp_path / "d1", tmp_path / "d2"
+    d1.mkdir()
+    d2.mkdir()
+    (d1 / "tool").write_text("#!/bin/sh\necho d1\n")
+    (d1 / "tool").chmod(0o644)
+    (d2 / "tool").write_text("#!/bin/sh\necho d2\n")
+    (d2 / "tool").chmod(0o755)
+    r = run_env(["tool"], dict(env, PATH=f"{d1}:{d2}"))
+    assert r.returncode == 0 and r.stdout == "d2\n", r
+    r = run_env(["tool"], dict(env, PATH=f"{d1}"))
+    assert r.returncode == 126 and "Permission denied" in r.stderr, r
+    r = subprocess.run([TRACKER, "-q", "--", "tool"], capture_output=True, text=True, timeout=60,
+                       env=dict(env, PATH=f"/nonexistent::{d1}"), cwd=str(d2))
+    assert r.returncode == 0 and r.stdout == "d2\n", r
+    r = run_env(["wrong-arch"], dict(env, PATH=f"{d1}:{tmp_path}"))
+    assert r.returncode == 126 and "Exec format error" in r.stderr, r
+    # without PATH: /bin:/usr/bin, as execvp
+    bare = {k: v for k, v in env.items() if k != "PATH"}
+    r = subprocess.run([os.path.abspath(TRACKER), "-q", "--", "true"], capture_output=True, text=True, timeout=60,
+                       env=bare)
+    assert r.returncode == 0, r
+
+
 def test_command_starts_at_once_and_final_sample():
     """A 30 s interval, a command of a moment: no warm-up wait, one final sample for the part."""
     t0 = time.monotonic()
