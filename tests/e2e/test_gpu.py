@@ -106,7 +106,7 @@ def test_gpu_lost_mid_run(tmp_path):
     deadline = time.monotonic() + 20
     while (not out.exists() or out.read_text().count("\n") < 2) and time.monotonic() < deadline:
         time.sleep(0.02)
-    cfg.write_text(f"{A100}\n{H100}\nlost 1\n")
+    set_cfg(cfg, f"{A100}\n{H100}\nlost 1\n")  # whole at once: never a read of half a file
     _, err = p.communicate(timeout=30)
     assert p.returncode == 3  # the job's status, whatever the GPU did
     samples = [json.loads(l) for l in out.read_text().splitlines()]
