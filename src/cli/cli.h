@@ -169,12 +169,6 @@ int cli_add_tag(cli_layer *l, const char *tag);
 /* The usage text for --help. */
 extern const char cli_usage[];
 
-/* Runs the command argv in the forked child as execvp does, except that a binary the kernel
- * cannot execute fails with ENOEXEC rather than going to /bin/sh (exec.c). Returns only on
- * failure: the errno (ENOENT: not found; EACCES: found, not executable; ENOEXEC, ...).
- * Async-signal-safe. */
-int cli_exec_command(char **argv);
-
 /* Writes "resource-tracker: MESSAGE" and a newline to stderr with one write(2) (say.c). */
 void cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The library's log callback: warnings and errors through cli_say, the rest dropped. */

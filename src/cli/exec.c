@@ -1,8 +1,10 @@
-/* exec.c - runs the wrapped command in the forked child: execvp's PATH search (an empty entry
- * is the current directory; without PATH, /bin:/usr/bin; a name with a '/' is used as it is),
- * except that a file the kernel cannot execute goes to /bin/sh only when it is text: a binary
- * (ELF magic, or a NUL byte before the first newline) fails with ENOEXEC, so the tool exits 126
- * with "Exec format error" as a shell does, instead of /bin/sh's "not found" and 127. Only
+/* exec.c - starts the wrapped command (cli_spawn): forked, in the job's cgroup before anything
+ * runs, with the signal mask and dispositions it would have had without us, and exec'd with
+ * execvp's PATH search (an empty entry is the current directory; without PATH, /bin:/usr/bin;
+ * a name with a '/' is used as it is), except that a file the kernel cannot execute goes on to
+ * execvp's script fallback (/bin/sh) only when it is text: a binary (ELF magic, or a NUL byte
+ * before the first newline) fails with ENOEXEC, so the tool exits 126 with "Exec format error"
+ * as a shell does, instead of the fallback's "not found" and 127. Between fork and exec only
  * async-signal-safe calls (the parent may have threads): no allocation, no stdio. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -10,11 +12,14 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "exec.h"
 
 /* Whether path starts like a binary: ELF magic, or a NUL before the first newline in its first
  * 80 bytes. An unreadable file counts as binary (nothing for sh to read either). */
@@ -42,8 +47,9 @@ static bool looks_binary(const char *path)
     return false;
 }
 
-/* execv(path, argv); when the kernel refuses the format of a text file, /bin/sh runs it with
- * the same arguments (as execvp does). Returns only on failure, with errno set. */
+/* execv(path, argv) (path holds a '/'); when the kernel refuses the format of a text file,
+ * execvp runs it as a script of /bin/sh with the same arguments, as it always did (glibc's
+ * own fallback: no shell is named here). Returns only on failure, with errno set. */
 static void exec_one(const char *path, char **argv)
 {
     execv(path, argv);
@@ -53,28 +59,12 @@ static void exec_one(const char *path, char **argv)
         errno = ENOEXEC;
         return;
     }
-    size_t argc = 0;
-    while (argv[argc])
-        argc++;
-    /* room for "/bin/sh", the path, the arguments and the NULL: on the stack, or mapped */
-    char *small[256];
-    char **sh_argv = small;
-    if (argc + 2 > sizeof small / sizeof small[0]) {
-        void *m = mmap(NULL, (argc + 2) * sizeof *sh_argv, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED) {
-            errno = ENOMEM;
-            return;
-        }
-        sh_argv = m;
-    }
-    sh_argv[0] = (char *)"/bin/sh";
-    sh_argv[1] = (char *)path;
-    for (size_t i = 1; i <= argc; i++)
-        sh_argv[i + 1] = argv[i]; /* argv[argc] is the NULL */
-    execv("/bin/sh", sh_argv);
+    execvp(path, argv);
 }
 
-int cli_exec_command(char **argv)
+/* Runs argv as execvp does, but for binaries of a wrong format (above). Returns only on
+ * failure: the errno (ENOENT: not found; EACCES: found, not executable; ENOEXEC, ...). */
+static int exec_command(char **argv)
 {
     const char *file = argv[0];
     if (!file || !*file)
@@ -93,8 +83,9 @@ int cli_exec_command(char **argv)
         size_t dlen = end ? (size_t)(end - p) : strlen(p);
         char full[PATH_MAX];
         if (dlen + 1 + flen + 1 <= sizeof full) {
-            size_t k = 0;
-            if (dlen > 0) { /* an empty entry: the current directory */
+            size_t k = 2;
+            memcpy(full, "./", 2); /* an empty entry: the current directory */
+            if (dlen > 0) {
                 memcpy(full, p, dlen);
                 full[dlen] = '/';
                 k = dlen + 1;
@@ -117,4 +108,76 @@ int cli_exec_command(char **argv)
         p = end;
     }
     return denied ? EACCES : ENOENT;
+}
+
+/* Reads one int from the child's report pipe. Returns 1 with *v, or 0 at EOF (or an error). */
+static int read_report(int fd, int *v)
+{
+    ssize_t n;
+    do {
+        n = read(fd, v, sizeof *v);
+    } while (n < 0 && errno == EINTR);
+    return n == (ssize_t)sizeof *v;
+}
+
+/* The child enters jcg between fork and exec and reports the result (0 or -errno) through
+ * the pipe first, then the exec errno if exec fails. */
+pid_t cli_spawn(char **argv, const sigset_t *orig_mask, const rt_job_cgroup *jcg, bool *entered, int *exec_errno)
+{
+    int pfd[2];
+    *exec_errno = 0;
+    *entered = false;
+    if (pipe2(pfd, O_CLOEXEC) < 0) {
+        *exec_errno = errno;
+        return -1;
+    }
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        *exec_errno = errno;
+        close(pfd[0]);
+        close(pfd[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        /* the command dies with the tracker (SIGKILL, a crash); its descendants in the group
+         * are the guardian's. Checked after: a tracker that died before this left us to init */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() != parent)
+            _exit(127);
+        if (jcg) { /* first of all: nothing the command does escapes the group */
+            int ce = rt_job_cgroup_enter(jcg);
+            if (write(pfd[1], &ce, sizeof ce) < 0) {
+                /* the parent sees EOF: the group is not taken as the job's */
+            }
+        }
+        close(pfd[0]);
+        signal(SIGPIPE, SIG_DFL);
+        sigprocmask(SIG_SETMASK, orig_mask, NULL);
+        int e = exec_command(argv);
+        if (write(pfd[1], &e, sizeof e) < 0) {
+            /* the parent sees EOF and a 127 exit */
+        }
+        _exit(127);
+    }
+    close(pfd[1]);
+    int e = 0;
+    if (jcg) {
+        int ce = -EPIPE;
+        if (!read_report(pfd[0], &ce) || ce != 0) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "the command runs outside its cgroup (it could not enter it: %s)",
+                     strerror(ce < 0 ? -ce : EPIPE));
+            cli_log(NULL, RT_LOG_DEBUG, msg);
+        } else {
+            *entered = true;
+        }
+    }
+    int got = read_report(pfd[0], &e);
+    close(pfd[0]);
+    if (got) { /* exec failed: the child reported why and exits */
+        *exec_errno = e;
+        waitpid(pid, NULL, 0);
+        return -1;
+    }
+    return pid;
 }

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "exec.h"
 #include "resource_tracker.h"
 
 /* Opens where samples go: stderr by default, stdout for "-", else the file (truncated; mode
@@ -111,81 +112,6 @@ static bool emit(run_state *rs)
         return false;
     }
     return true;
-}
-
-/* Reads one int from the child's report pipe. Returns 1 with *v, or 0 at EOF (or an error). */
-static int read_report(int fd, int *v)
-{
-    ssize_t n;
-    do {
-        n = read(fd, v, sizeof *v);
-    } while (n < 0 && errno == EINTR);
-    return n == (ssize_t)sizeof *v;
-}
-
-/* Starts the command with the signal mask and dispositions it would have had without us, in
- * the group jcg when not NULL: the child enters it between fork and exec and reports the
- * result (0 or -errno) through the pipe first, then the exec errno if exec fails. Returns the
- * pid with *entered set (whether the child runs in jcg), or -1 with *exec_errno set when the
- * command could not be run. */
-static pid_t spawn(char **argv, const sigset_t *orig_mask, const rt_job_cgroup *jcg, bool *entered, int *exec_errno)
-{
-    int pfd[2];
-    *exec_errno = 0;
-    *entered = false;
-    if (pipe2(pfd, O_CLOEXEC) < 0) {
-        *exec_errno = errno;
-        return -1;
-    }
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid < 0) {
-        *exec_errno = errno;
-        close(pfd[0]);
-        close(pfd[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        /* the command dies with the tracker (SIGKILL, a crash); its descendants in the group
-         * are the guardian's. Checked after: a tracker that died before this left us to init */
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() != parent)
-            _exit(127);
-        if (jcg) { /* first of all: nothing the command does escapes the group */
-            int ce = rt_job_cgroup_enter(jcg);
-            if (write(pfd[1], &ce, sizeof ce) < 0) {
-                /* the parent sees EOF: the group is not taken as the job's */
-            }
-        }
-        close(pfd[0]);
-        signal(SIGPIPE, SIG_DFL);
-        sigprocmask(SIG_SETMASK, orig_mask, NULL);
-        int e = cli_exec_command(argv);
-        if (write(pfd[1], &e, sizeof e) < 0) {
-            /* the parent sees EOF and a 127 exit */
-        }
-        _exit(127);
-    }
-    close(pfd[1]);
-    int e = 0;
-    if (jcg) {
-        int ce = -EPIPE;
-        if (!read_report(pfd[0], &ce) || ce != 0) {
-            char msg[160];
-            snprintf(msg, sizeof msg, "the command runs outside its cgroup (it could not enter it: %s)",
-                     strerror(ce < 0 ? -ce : EPIPE));
-            cli_log(NULL, RT_LOG_DEBUG, msg);
-        } else {
-            *entered = true;
-        }
-    }
-    int got = read_report(pfd[0], &e);
-    close(pfd[0]);
-    if (got) { /* exec failed: the child reported why and exits */
-        *exec_errno = e;
-        waitpid(pid, NULL, 0);
-        return -1;
-    }
-    return pid;
 }
 
 /* Reaps every exited child: through the sampler (closing its books) or plainly. */
@@ -469,7 +395,7 @@ static int track(cli_options *o)
                 strerror(errno));
         rs.wait_all = o->wait_all;
         spawned_at = mono_now();
-        rs.child = spawn(o->command, &orig_mask, rs.jcg, &rs.jcg_entered, &e);
+        rs.child = cli_spawn(o->command, &orig_mask, rs.jcg, &rs.jcg_entered, &e);
         if (rs.child < 0) {
             rt_job_cgroup_free(rs.jcg);
             cli_guardian_release(guard_fd);
