@@ -53,9 +53,10 @@ def test_process_cpu_matches_the_kernel():
     total = read_column(h, COL["proc_cpu_secs_total"], n - 1, 1)[0]
     # /proc counts whole 10 ms ticks, each of utime, stime, cutime, cstime truncated: the
     # baseline can read up to 4 ticks low (the total gains them), the last sample as many
-    # (it loses them); the few ms before the baseline and after the last sample are outside
-    # the tracker's window but inside [before, after].
-    assert kernel - 0.05 <= total <= kernel + 0.04, (total, kernel)
+    # (it loses them); the CPU before the baseline and after the last sample (starting and
+    # stopping the tracker: a few ms, 10-20 on a loaded VM) is outside the tracker's window but
+    # inside [before, after].
+    assert kernel - 0.07 <= total <= kernel + 0.04, (total, kernel)
     m = t.process_metrics
     columns = sum(m["utime"]) + sum(m["stime"])
     assert columns <= total + 1e-6 * len(m), (columns, total)  # deferred, never invented
