@@ -1,11 +1,6 @@
 /* exec.c - starts the wrapped command (cli_spawn): forked, in the job's cgroup before anything
- * runs, with the signal mask and dispositions it would have had without us, and exec'd with
- * execvp's PATH search (an empty entry is the current directory; without PATH, /bin:/usr/bin;
- * a name with a '/' is used as it is), except that a file the kernel cannot execute goes on to
- * execvp's script fallback (/bin/sh) only when it is text: a binary (ELF magic, or a NUL byte
- * before the first newline) fails with ENOEXEC, so the tool exits 126 with "Exec format error"
- * as a shell does, instead of the fallback's "not found" and 127. Between fork and exec only
- * async-signal-safe calls (the parent may have threads): no allocation, no stdio. */
+ * runs, with the signal mask and dispositions it would have had without us, and exec'd as
+ * execvp does, but for binaries of a format the kernel cannot run (exec_command). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -62,8 +57,14 @@ static void exec_one(const char *path, char **argv)
     execvp(path, argv);
 }
 
-/* Runs argv as execvp does, but for binaries of a wrong format (above). Returns only on
- * failure: the errno (ENOENT: not found; EACCES: found, not executable; ENOEXEC, ...). */
+/* Runs argv with execvp's PATH search (an empty entry is the current directory; without PATH,
+ * /bin:/usr/bin; a name with a '/' is used as it is), except that a file the kernel cannot
+ * execute goes on to execvp's script fallback (/bin/sh) only when it is text: a binary (ELF
+ * magic, or a NUL byte before the first newline) fails with ENOEXEC, so the tool exits 126
+ * with "Exec format error" as a shell does, instead of the fallback's "not found" and 127.
+ * Between fork and exec: only async-signal-safe calls (the parent may have threads), no
+ * allocation, no stdio. Returns only on failure: the errno (ENOENT: not found; EACCES: found,
+ * not executable; ENOEXEC; ENAMETOOLONG: a name longer than NAME_MAX, as execvp says). */
 static int exec_command(char **argv)
 {
     const char *file = argv[0];
@@ -73,16 +74,20 @@ static int exec_command(char **argv)
         exec_one(file, argv);
         return errno;
     }
+    size_t flen = strlen(file);
+    if (flen > NAME_MAX)
+        return ENAMETOOLONG;
     const char *path = getenv("PATH");
     if (!path)
         path = "/bin:/usr/bin";
-    size_t flen = strlen(file);
     bool denied = false;
     for (const char *p = path;; p++) {
         const char *end = strchr(p, ':');
         size_t dlen = end ? (size_t)(end - p) : strlen(p);
         char full[PATH_MAX];
-        if (dlen + 1 + flen + 1 <= sizeof full) {
+        /* the directory and a '/' (an empty entry: "./"), the name, its NUL */
+        size_t need = (dlen > 0 ? dlen + 1 : 2) + flen + 1;
+        if (need <= sizeof full) {
             size_t k = 2;
             memcpy(full, "./", 2); /* an empty entry: the current directory */
             if (dlen > 0) {

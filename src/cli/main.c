@@ -399,7 +399,9 @@ static int track(cli_options *o)
         if (rs.child < 0) {
             rt_job_cgroup_free(rs.jcg);
             cli_guardian_release(guard_fd);
-            cli_say("cannot run '%s': %s", o->command[0], strerror(e));
+            /* a name of any length: the reason always fits in the line */
+            cli_say("cannot run '%.256s%s': %s", o->command[0], strlen(o->command[0]) > 256 ? "..." : "",
+                    strerror(e));
             return e == ENOENT ? 127 : 126;
         }
     }

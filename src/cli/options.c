@@ -412,7 +412,6 @@ static const char *env_value(const char *name)
     return v && *v ? v : NULL;
 }
 
-/* Parses a number of seconds in (0, max]. Returns 0 and *out, or -1. */
 /* Whether TRACKER_CLOUD_DISCOVERY's value turns discovery off: 0, false, no or off, in any case
  * and with spaces around (the Python package reads it the same way). */
 static bool discovery_off(const char *v)
@@ -429,6 +428,7 @@ static bool discovery_off(const char *v)
     return false;
 }
 
+/* Parses a number of seconds in (0, max]. Returns 0 and *out, or -1. */
 static int parse_secs(const char *s, double max, double *out)
 {
     char *end;

@@ -125,6 +125,11 @@ def test_exec_format_and_path_search(tmp_path):
     assert r.returncode == 0 and r.stdout == "d2\n", r
     r = run_env(["wrong-arch"], dict(env, PATH=f"{d1}:{tmp_path}"))
     assert r.returncode == 126 and "Exec format error" in r.stderr, r
+    # a name longer than NAME_MAX: execvp's word for it, whatever PATH holds (an empty entry
+    # included: the search never builds a path past its buffer)
+    for path in (":/usr/bin", "/usr/bin:", f"{d1}"):
+        r = run_env(["a" * 4094], dict(env, PATH=path))
+        assert r.returncode == 126 and "File name too long" in r.stderr, r
     # without PATH: /bin:/usr/bin, as execvp
     bare = {k: v for k, v in env.items() if k != "PATH"}
     r = subprocess.run([os.path.abspath(TRACKER), "-q", "--", "true"], capture_output=True, text=True, timeout=60,

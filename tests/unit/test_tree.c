@@ -96,7 +96,7 @@ static const rt_process *interval(rt_sampler *s, double *mono, double elapsed, i
     double carried = (s->tree.carry_ut_ns + s->tree.carry_st_ns) / 1e9;
     assert_true(carried >= -1e-9);
     assert_true(fabs(reported_secs + carried + s->tree.dropped_ns / 1e9 - p->cpu_secs_total) < 1e-9);
-    if (s->tree.cur.processes == 0)
+    if (s->tree.cur.running == 0)
         NEAR(carried, 0.0);
     assert_true(fabs(p->cpu_secs_total - counted_ticks / tck) < 1e-12);
     return p;
@@ -204,16 +204,22 @@ static void dead_tree_shows_nothing_more(void **state)
     const rt_process *p = interval(s, &mono, 1.0, 50, t, 0);
     NEAR(p->cores_used, 0.5);
     NEAR(s->tree.carry_ut_ns, 0.5e9);
-    /* the whole tree goes (a dead pid's stat reads empty through the descriptor kept on it);
-     * the machine busy for 20% of the interval that sees it */
+    /* the whole tree goes: the descendants reaped (a dead pid's stat reads empty through the
+     * descriptor kept on it), the root a zombie its parent does not reap (still a process of
+     * the tree, running no more); the machine busy for 20% of the interval that sees it */
     char rel[64];
-    for (int pid = 100; pid <= 104; pid++) {
+    for (int pid = 101; pid <= 104; pid++) {
         snprintf(rel, sizeof rel, "%d/stat", pid);
         unit_put(proc, rel, "");
     }
+    unit_put(proc, "100/stat",
+             "100 (bash) Z 1 100 100 0 -1 4194560 100 0 0 0 10 5 200 100 20 0 1 0 5000 0 0 "
+             "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n");
     tree_gone = true;
     p = interval(s, &mono, 1.0, 20, 0, 0);
     assert_false(p->alive);
+    assert_int_equal(s->tree.cur.processes, 1);
+    assert_int_equal(s->tree.cur.running, 0);
     NEAR(p->cores_used, 0.2);
     NEAR(s->tree.dropped_ns, 0.3e9);
     /* the machine fully busy later: nothing of the dead tree shows */

@@ -48,8 +48,9 @@ static void report_cpu(rt_tree_part *p, uint64_t dut, uint64_t dst, double elaps
     o->cores_used = elapsed > 0 ? (rep_ut + rep_st) / 1e9 / elapsed : NAN;
 }
 
-/* Ends the carry once nothing of the tree is alive: what the machine's ticks held back is
- * never shown in intervals after the tree went (the totals keep it; dropped_ns books it). */
+/* Ends the carry once nothing of the tree runs (no process, or only zombies not yet reaped):
+ * what the machine's ticks held back is shown in no later interval (the totals keep it;
+ * dropped_ns books it). */
 static void drop_carry(rt_tree_part *p)
 {
     p->dropped_ns += p->carry_ut_ns + p->carry_st_ns;
@@ -254,7 +255,7 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
     o->child_count = t->children;
     o->thread_count = t->threads;
     report_cpu(p, cut, cst, elapsed, machine);
-    if (t->processes == 0)
+    if (t->running == 0)
         drop_carry(p);
     o->cpu_secs_total = (double)(p->tot_ut_ns + p->tot_st_ns) / 1e9;
     o->pss_mib = t->pss_ok ? (double)t->pss_kib / 1024.0 : NAN;

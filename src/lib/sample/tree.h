@@ -10,8 +10,8 @@
  *    the interval's CPU is its growth, split into user and system as the group splits it
  *    (v2 cpu.stat, v1 cpuacct.usage_user/_sys), else as the tree's own walk split it, else
  *    all user; it is still held to the machine's busy cores (the carry below), and what
- *    is still carried once nothing of the tree is alive is dropped from the intervals (a dead
- *    tree never shows CPU; cpu_secs_total keeps it);
+ *    is still carried when a reading finds nothing of the tree running (zombies aside) is
+ *    dropped: no later interval shows CPU of a tree that went (cpu_secs_total keeps it);
  *  - read/write_bytes_total are the larger of the group's and the tree's own count, per
  *    counter: both are lower bounds (v1 blkio does not see buffered writes, whose writeback
  *    the kernel charges to the root group, while /proc/PID/io counts them at write(2); the
@@ -62,7 +62,7 @@ typedef struct rt_tree_part {
     uint64_t base_tot_cpu, base_tot_rd, base_tot_wr; /* the reported totals then */
     uint64_t base_walk_rd, base_walk_wr;             /* the walk's I/O totals then */
     double carry_ut_ns, carry_st_ns; /* CPU counted but not yet reported in an interval */
-    double dropped_ns; /* carried CPU never shown: the tree had nothing alive any more */
+    double dropped_ns; /* carried CPU never shown: nothing of the tree ran any more */
     uint64_t prev_root_own; /* the root's own CPU (ns) at the previous reading; RT_NULL_U64 */
     double root_sum_ns, walk_sum_ns; /* the root's own and the walk's CPU growth, summed */
     rt_process_part parts[3]; /* main, descendants, combined */

@@ -230,6 +230,8 @@ static void add_observed(rt_proctree *t, const proc *p, rt_tree_totals *out)
     else if (t->root_own_ns == RT_NULL_U64 || p->own_ns > t->root_own_ns)
         t->root_own_ns = p->own_ns;
     out->processes++;
+    if (!p->zombie)
+        out->running++;
 }
 
 /* The walk reads each process (the quick path skips a sleeping one): the root's descendants

@@ -31,6 +31,7 @@ typedef struct rt_tree_totals {
                               a child closed by rt_proctree_reap; never decreases */
     bool pss_ok;
     int64_t processes, children, threads;
+    int64_t running; /* of processes, those not zombies (exited, not yet reaped) */
     bool root_alive;
     /* the split (see rt_tree_split); main is the root, or empty when it is not live */
     rt_tree_split main, descendants, combined;
