@@ -11,7 +11,8 @@
  *                        uuid gets "-I" appended (GPU-fake-I when none is given), bus is
  *                        00000000:XX:00.0 with XX the device's index in hex
  *   unsupported I CALL.. calls on device I answer NVML_ERROR_NOT_SUPPORTED (util memory temp
- *                        power clock procs procutil name uuid pci)
+ *                        power clock procs procutil name uuid pci acct; acct: the three
+ *                        accounting calls)
  *   lost I               device I answers NVML_ERROR_GPU_IS_LOST to everything
  *   fail I CODE CALL..   calls on device I answer error CODE (the calls of `unsupported`, and
  *                        handle: nvmlDeviceGetHandleByIndex)
@@ -26,6 +27,14 @@
  *                        has K more per-process samples (pid 0, SM 0)
  *   children I mem=B sm=P   the calling process's children run on device I
  *   pid I PID mem=B sm=P    so does PID
+ *   accounting I on|off  device I's accounting mode (off unless said: the pid list and the
+ *                        stats then answer NVML_ERROR_NOT_SUPPORTED)
+ *   acct I PID mem=B start=US running=0|1   device I's accounting has data for PID: its
+ *                        maxMemoryUsage B, startTime US (default 1), isRunning (default 1);
+ *                        for a pid given twice the stats are the last line's (the driver keeps
+ *                        the latest), the pid list names it twice; a pid not given: NOT_FOUND
+ *   acct_children I mem=B start=US running=0|1   the same for each of the calling process's
+ *                        children
  *   driver VERSION / cuda N / init_fail
  * With $FAKE_NVML_LOAD_ONCE set, the config is read once (for benchmarks: no file read per call).
  */
@@ -48,7 +57,7 @@ typedef struct {
     unsigned long long mem_total, mem_used;
     char unsupported[256];
     char failing[256]; /* " CALL=CODE" for each failing call */
-    int lost, overcount;
+    int lost, overcount, acct_on;
     long samples_after;
     unsigned extra_samples;
 } dev;
@@ -60,11 +69,20 @@ typedef struct {
     unsigned sm;
 } gproc;
 
+typedef struct { /* an accounting record */
+    int dev;
+    unsigned pid, running;
+    unsigned long long mem, start;
+} acct_rec;
+
 enum { MAX_DEVS = 256 };
 static dev devs[MAX_DEVS];
 static int ndev;
 static gproc procs[256];
 static int nprocs;
+enum { MAX_ACCT = 8192 };
+static acct_rec accts[MAX_ACCT];
+static int naccts;
 static char driver[64] = "550.54.15";
 static int cuda = 12040;
 static int init_fail, count_fail;
@@ -76,17 +94,19 @@ static struct {
     long after;
 } hangs[MAX_HANGS];
 static int nhangs;
-static const char *const calls[] = {"init",  "count",  "handle", "driver", "shutdown", "name",
-                                    "uuid",  "serial", "pci",    "cc",     "cores",    "power",
-                                    "clock", "util",   "memory", "temp",   "procs",    "procutil"};
+static const char *const calls[] = {"init",   "count", "handle", "driver",   "shutdown", "name",  "uuid",
+                                    "serial", "pci",   "cc",     "cores",    "power",    "clock", "util",
+                                    "memory", "temp",  "procs",  "procutil", "acct"};
 enum { NCALLS = sizeof calls / sizeof calls[0] };
 static long ncalled[NCALLS]; /* kept across loads */
 
-static void add_children(int d, unsigned long long mem, unsigned sm)
+/* The calling process's children (of every thread), at most cap of them into out. */
+static int children(unsigned *out, int cap)
 {
+    int n = 0;
     DIR *dir = opendir("/proc/self/task");
     if (!dir)
-        return;
+        return 0;
     struct dirent *de;
     while ((de = readdir(dir)) != NULL) {
         if (de->d_name[0] == '.')
@@ -97,11 +117,27 @@ static void add_children(int d, unsigned long long mem, unsigned sm)
         if (!f)
             continue;
         unsigned pid;
-        while (fscanf(f, "%u", &pid) == 1 && nprocs < 256)
-            procs[nprocs++] = (gproc){d, pid, mem, sm};
+        while (n < cap && fscanf(f, "%u", &pid) == 1)
+            out[n++] = pid;
         fclose(f);
     }
     closedir(dir);
+    return n;
+}
+
+/* An acct or acct_children line after its device (and pid): the record's fields. */
+static acct_rec acct_fields(int d, unsigned pid, char **save)
+{
+    acct_rec r = {d, pid, 1, 0, 1};
+    for (char *t; (t = strtok_r(NULL, " \t\n", save));) {
+        if (!strncmp(t, "mem=", 4))
+            r.mem = strtoull(t + 4, NULL, 10);
+        else if (!strncmp(t, "start=", 6))
+            r.start = strtoull(t + 6, NULL, 10);
+        else if (!strncmp(t, "running=", 8))
+            r.running = (unsigned)strtoul(t + 8, NULL, 10);
+    }
+    return r;
 }
 
 static void kv(char *tok, dev *d)
@@ -149,7 +185,7 @@ static void load(void)
     if (loaded && getenv("FAKE_NVML_LOAD_ONCE"))
         return;
     loaded = 1;
-    ndev = nprocs = init_fail = count_fail = nhangs = 0;
+    ndev = nprocs = naccts = init_fail = count_fail = nhangs = 0;
     const char *path = getenv("FAKE_NVML_CONFIG");
     FILE *f = path ? fopen(path, "r") : NULL;
     if (!f)
@@ -205,10 +241,32 @@ static void load(void)
                 else if (!strncmp(t, "sm=", 3))
                     sm = (unsigned)strtoul(t + 3, NULL, 10);
             }
-            if (!strcmp(w, "children"))
-                add_children(k, mem, sm);
-            else if (nprocs < 256)
+            if (!strcmp(w, "children")) {
+                unsigned kids[256];
+                for (int c = 0, n = children(kids, 256 - nprocs); c < n; c++)
+                    procs[nprocs++] = (gproc){k, kids[c], mem, sm};
+            } else if (nprocs < 256)
                 procs[nprocs++] = (gproc){k, pid, mem, sm};
+        } else if (!strcmp(w, "accounting")) {
+            char *i = strtok_r(NULL, " \t\n", &save), *v = strtok_r(NULL, " \t\n", &save);
+            int k = i ? (int)strtol(i, NULL, 10) : -1;
+            if (k >= 0 && k < ndev && v)
+                devs[k].acct_on = !strcmp(v, "on");
+        } else if (!strcmp(w, "acct") || !strcmp(w, "acct_children")) {
+            char *i = strtok_r(NULL, " \t\n", &save);
+            int k = i ? (int)strtol(i, NULL, 10) : 0;
+            if (!strcmp(w, "acct")) {
+                char *p = strtok_r(NULL, " \t\n", &save);
+                if (naccts < MAX_ACCT)
+                    accts[naccts++] = acct_fields(k, p ? (unsigned)strtoul(p, NULL, 10) : 0, &save);
+            } else {
+                acct_rec r = acct_fields(k, 0, &save);
+                unsigned kids[256];
+                for (int c = 0, n = children(kids, 256); c < n && naccts < MAX_ACCT; c++) {
+                    r.pid = kids[c];
+                    accts[naccts++] = r;
+                }
+            }
         } else if (!strcmp(w, "driver")) {
             char *v = strtok_r(NULL, " \t\n", &save);
             if (v)
@@ -583,5 +641,66 @@ EXPORT int nvmlDeviceGetProcessUtilization(nvmlDevice_t h, putil_t *out, unsigne
         out[n++] = (putil_t){0, now, 0, 0, 0, 0};
     *count = n;
     return OK;
+}
+EXPORT int nvmlDeviceGetAccountingMode(nvmlDevice_t h, int *mode)
+{
+    dev *d;
+    int rc = get(h, "acct", &d);
+    if (rc)
+        return rc;
+    *mode = d->acct_on ? 1 : 0;
+    return OK;
+}
+/* The index of the device behind a handle whose accounting is on, or an error (NOT_SUPPORTED
+ * when it is off) as a negative number. */
+static int acct_index(nvmlDevice_t h)
+{
+    dev *d;
+    int rc = get(h, "acct", &d);
+    if (rc)
+        return -rc;
+    return d->acct_on ? (int)((intptr_t)h - 1) : -NOT_SUPPORTED;
+}
+EXPORT int nvmlDeviceGetAccountingPids(nvmlDevice_t h, unsigned int *count, unsigned int *pids)
+{
+    int idx = acct_index(h);
+    if (idx < 0)
+        return -idx;
+    unsigned n = 0;
+    for (int i = 0; i < naccts; i++)
+        if (accts[i].dev == idx)
+            n++;
+    if (!pids || n > *count) {
+        *count = n;
+        return INSUFFICIENT;
+    }
+    n = 0;
+    for (int i = 0; i < naccts; i++)
+        if (accts[i].dev == idx)
+            pids[n++] = accts[i].pid;
+    *count = n;
+    return OK;
+}
+typedef struct {
+    unsigned int gpu_util, mem_util;
+    unsigned long long max_mem, time, start;
+    unsigned int running, reserved[5];
+} acct_stats_t;
+EXPORT int nvmlDeviceGetAccountingStats(nvmlDevice_t h, unsigned int pid, acct_stats_t *st)
+{
+    int idx = acct_index(h);
+    if (idx < 0)
+        return -idx;
+    for (int i = naccts - 1; i >= 0; i--) {
+        if (accts[i].dev != idx || accts[i].pid != pid)
+            continue;
+        memset(st, 0, sizeof *st);
+        st->max_mem = accts[i].mem;
+        st->start = accts[i].start;
+        st->running = accts[i].running;
+        st->time = accts[i].running ? 0 : 1000;
+        return OK;
+    }
+    return NOT_FOUND;
 }
 #endif

@@ -1,13 +1,16 @@
 /* test_gpu.c - the GPU front over its backends: NVIDIA (the fake NVML library) listed before
  * AMD/Intel (the fixture sys tree), no GPUs at all, and no cap on their number: 70 NVML GPUs
  * and a generated sys tree of 70 amdgpu cards, all listed and all counted in the tree's share;
- * NVML stuck mid-run while the AMD/Intel cards go on. */
+ * NVML stuck mid-run while the AMD/Intel cards go on; the tree's VRAM peak from NVML's
+ * accounting over two GPUs (the fake's acct_children: a child of the test), none without it. */
 #include "gpu_test.h"
 
 #include <fcntl.h>
 #include <ftw.h>
 #include <math.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* Makes the fake NVML's config from the template path (mkstemp's XXXXXX, replaced) with text,
@@ -48,6 +51,7 @@ static void cards_from_sysfs(void **state)
     rt_gpus_tree(g, only_me, NULL, pids, 2, 10.0, &u, &v, &used, 0, NULL);
     assert_true(u == 0 && used == 2);
     assert_int_equal(v, (1024 + 512 + 256) * 1024 * 1024ull);
+    assert_true(rt_gpus_tree_vram_peak(g) == RT_NULL_U64); /* no NVML: no accounting */
     rt_gpus_close(g);
     rt_roots_close(&r);
 }
@@ -67,8 +71,10 @@ static void no_gpus(void **state)
     int64_t used;
     rt_gpus_tree(g, only_me, NULL, NULL, 0, 1.0, &u, &v, &used, 0, NULL);
     assert_true(isnan(u) && v == RT_NULL_U64 && used == RT_NULL_I64);
+    assert_true(rt_gpus_tree_vram_peak(g) == RT_NULL_U64);
     rt_gpus_close(g);
     rt_gpus_close(NULL);
+    assert_true(rt_gpus_tree_vram_peak(NULL) == RT_NULL_U64);
     rt_roots_close(&r);
 }
 
@@ -223,6 +229,51 @@ static void nvml_stuck_cards_go_on(void **state)
     unlink(cfg);
 }
 
+/* rt_pid_in_tree for one child (user: its pid). */
+static bool is_child(void *user, int64_t pid)
+{
+    return pid == (int64_t)*(const pid_t *)user;
+}
+
+/* The tree's VRAM peak through the front: its processes on two NVIDIA GPUs with accounting on
+ * (the fake's acct_children: this test's child), summed; the AMD/Intel cards are not in it. */
+static void vram_peak_over_gpus(void **state)
+{
+    (void)state;
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        pause();
+        _exit(0);
+    }
+    char cfg[] = "/tmp/rt-gpu-cfg-XXXXXX";
+    fake_nvml_config(cfg, "gpus 3 name=G\naccounting 0 on\naccounting 1 on\nacct_children 0 mem=4096\n"
+                          "acct_children 1 mem=1024 running=0 start=1\nacct 1 1 mem=7\n");
+    rt_roots r;
+    gpu_fixture_roots(&r, true);
+    rt_gpus *g = rt_gpus_open(&r, FAKE_NVML_PATH, NULL);
+    size_t n;
+    rt_gpus_read(g, &n);
+    assert_int_equal(n, 5);
+    assert_true(rt_gpus_tree_vram_peak(g) == RT_NULL_U64); /* nothing asked yet */
+    double u;
+    uint64_t v;
+    int64_t used;
+    rt_gpus_tree(g, is_child, &child, NULL, 0, 10.0, &u, &v, &used, 0, NULL);
+    /* GPU 1's record ended before tracking began: another process's, not counted */
+    assert_int_equal(rt_gpus_tree_vram_peak(g), 4096);
+    write_text(cfg, "gpus 3 name=G\naccounting 0 on\naccounting 1 on\nacct_children 0 mem=8192\n"
+                    "acct_children 1 mem=1024\n");
+    rt_gpus_tree(g, is_child, &child, NULL, 0, 11.0, &u, &v, &used, 0, NULL);
+    assert_int_equal(rt_gpus_tree_vram_peak(g), 8192 + 1024);
+    rt_gpus_close(g);
+    rt_roots_close(&r);
+    unsetenv("FAKE_NVML_CONFIG");
+    unlink(cfg);
+    kill(child, SIGKILL);
+    assert_int_equal(waitpid(child, NULL, 0), child);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -230,6 +281,7 @@ int main(void)
         cmocka_unit_test(no_gpus),
         cmocka_unit_test(nvml_first_then_drm_beyond_64),
         cmocka_unit_test(seventy_drm_cards),
+        cmocka_unit_test(vram_peak_over_gpus),
         cmocka_unit_test(nvml_stuck_cards_go_on),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

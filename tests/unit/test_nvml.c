@@ -4,11 +4,16 @@
  * calls that fail mid-run (told once per GPU and kind), a failed count or handle, the strings
  * NVML gives; a list that says more than fits, samples that arrive between size and fetch, the
  * library left loaded in a forked child; and a driver that hangs mid-run or at the start: left
- * behind after the deadline, never waited for again, NVML not used again in the process. */
+ * behind after the deadline, never waited for again, NVML not used again in the process.
+ * Accounting: the tree's VRAM peak (one process, two on a GPU, two GPUs; a process that ends
+ * keeps its peak and is read until it has ended; a reused pid; an ended record of a pid from
+ * before tracking; pids out of the tree; the table's bound), and no peak without accounting
+ * (mode off, NOT_SUPPORTED, the symbols missing, a failing call), a hang while reading it. */
 #include "gpu_test.h"
 
 #include <dlfcn.h>
 #include <math.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -384,6 +389,182 @@ static void bus_ids_and_strings(void **state)
     assert_string_equal(out, "");
 }
 
+/* ---- accounting: the tree's VRAM peak ---------------------------------------------------------- */
+
+/* A tree of the pids [lo, hi). */
+typedef struct pid_range {
+    int64_t lo, hi;
+} pid_range;
+
+static bool in_range(void *user, int64_t pid)
+{
+    const pid_range *r = user;
+    return pid >= r->lo && pid < r->hi;
+}
+
+/* rt_nvml_tree on every GPU of nv with the tree [lo, hi); then the VRAM peak. */
+static uint64_t peak_after(rt_nvml *nv, int64_t lo, int64_t hi)
+{
+    pid_range r = {lo, hi};
+    for (size_t i = 0; i < rt_nvml_count(nv); i++) {
+        uint64_t v;
+        bool v_ok, on;
+        double u;
+        rt_nvml_tree(nv, i, in_range, &r, &v, &v_ok, &on, &u);
+    }
+    return rt_nvml_tree_vram_peak(nv);
+}
+
+/* A handle on the GPUs of the config text (log may be NULL), logged emptied. */
+static rt_nvml *open_cfg(const char *text, const rt_logger *log)
+{
+    config(text);
+    logged[0] = '\0';
+    rt_nvml *nv = rt_nvml_open(FAKE_NVML_PATH, log);
+    assert_true(rt_nvml_count(nv) > 0);
+    return nv;
+}
+
+static void acct_processes_summed(void **state)
+{
+    (void)state;
+    /* one process of the tree; pid 5 is not the tree's */
+    rt_nvml *nv = open_cfg("gpu uuid=GPU-1 name=A\naccounting 0 on\nacct 0 1000 mem=500\nacct 0 5 mem=9999\n", NULL);
+    assert_true(rt_nvml_tree_vram_peak(nv) == RT_NULL_U64); /* nothing asked yet */
+    assert_int_equal(peak_after(nv, 1000, 1090), 500);
+    rt_nvml_close(nv);
+    /* two on one GPU */
+    nv = open_cfg("gpu uuid=GPU-1 name=A\naccounting 0 on\nacct 0 1000 mem=500\nacct 0 1001 mem=300\n", NULL);
+    assert_int_equal(peak_after(nv, 1000, 1090), 800);
+    rt_nvml_close(nv);
+    /* two GPUs; the third's accounting is off, and the tree's process there not counted */
+    nv = open_cfg("gpus 3 name=G\naccounting 0 on\naccounting 1 on\nacct 0 1000 mem=500\nacct 1 1001 mem=300\n"
+                  "acct 1 1002 mem=20\nacct 2 1003 mem=7000\n",
+                  NULL);
+    assert_int_equal(peak_after(nv, 1000, 1090), 820);
+    rt_nvml_close(nv);
+    /* accounting on, nothing of the tree there: a known zero */
+    nv = open_cfg("gpu uuid=GPU-1 name=A\naccounting 0 on\nacct 0 5 mem=9999\n", NULL);
+    assert_int_equal(peak_after(nv, 1000, 1090), 0);
+    rt_nvml_close(nv);
+}
+
+/* A process's peak is the largest seen; once it has left the tree it is read again until the
+ * driver says it has ended, then kept as it was, also when the driver forgets it. */
+static void acct_process_ends(void **state)
+{
+    (void)state;
+    const char *gpu = "gpu uuid=GPU-1 name=A\naccounting 0 on\nacct 0 2000 mem=9\n";
+    char text[512];
+    rt_nvml *nv = open_cfg(gpu, NULL);
+    const struct {
+        const char *acct;
+        int64_t tree_hi; /* the tree is [1000, tree_hi) */
+        uint64_t want;
+    } steps[] = {
+        {"acct 0 1000 mem=500", 1001, 500},
+        {"acct 0 1000 mem=600", 1001, 600},
+        {"acct 0 1000 mem=400", 1001, 600},           /* a peak never drops */
+        {"acct 0 1000 mem=700", 1000, 700},           /* out of the tree, still running: read */
+        {"acct 0 1000 mem=800 running=0", 1000, 800}, /* its end, with its last peak */
+        {"acct 0 1000 mem=900 running=0", 1000, 800}, /* ended: not read again */
+        {"", 1000, 800},                              /* the driver forgot it: kept */
+    };
+    for (size_t k = 0; k < RT_ARRAY_LEN(steps); k++) {
+        snprintf(text, sizeof text, "%s%s\n", gpu, steps[k].acct);
+        config(text);
+        assert_int_equal(peak_after(nv, 1000, steps[k].tree_hi), steps[k].want);
+    }
+    rt_nvml_close(nv);
+}
+
+/* The microseconds since the epoch now, plus secs. */
+static unsigned long long epoch_us(int secs)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return ((unsigned long long)ts.tv_sec + (unsigned long long)secs) * 1000000ull +
+           (unsigned long long)ts.tv_nsec / 1000;
+}
+
+/* A pid is one process per start time; an ended record of a pid the tree has now counts only
+ * when that process started after tracking began (else it was another process's). */
+static void acct_pid_reuse(void **state)
+{
+    (void)state;
+    const char *gpu = "gpu uuid=GPU-1 name=A\naccounting 0 on\n";
+    char text[512];
+    rt_nvml *nv = open_cfg(gpu, NULL);
+    snprintf(text, sizeof text, "%sacct 0 1000 mem=500 start=10\n", gpu);
+    config(text);
+    assert_int_equal(peak_after(nv, 1000, 1001), 500);
+    snprintf(text, sizeof text, "%sacct 0 1000 mem=300 start=20\n", gpu); /* the pid again: another process */
+    config(text);
+    assert_int_equal(peak_after(nv, 1000, 1001), 800);
+    rt_nvml_close(nv);
+
+    snprintf(text, sizeof text, "%sacct 0 1000 mem=500 start=1 running=0\n", gpu); /* before tracking */
+    nv = open_cfg(text, NULL);
+    assert_int_equal(peak_after(nv, 1000, 1001), 0);
+    snprintf(text, sizeof text, "%sacct 0 1000 mem=500 start=%llu running=0\n", gpu, epoch_us(1)); /* after */
+    config(text);
+    assert_int_equal(peak_after(nv, 1000, 1001), 500);
+    rt_nvml_close(nv);
+}
+
+/* No accounting, no peak: the mode off, NOT_SUPPORTED, an old library without the entry points,
+ * no library; none of them told. A failing call is told once, and there is no peak either. */
+static void acct_unavailable(void **state)
+{
+    (void)state;
+    const char *off[] = {
+        "gpu uuid=GPU-1 name=A\nacct 0 1000 mem=500\n",
+        "gpu uuid=GPU-1 name=A\naccounting 0 off\nacct 0 1000 mem=500\n",
+        "gpu uuid=GPU-1 name=A\naccounting 0 on\nacct 0 1000 mem=500\nunsupported 0 acct\n",
+    };
+    for (size_t k = 0; k < RT_ARRAY_LEN(off); k++) {
+        rt_nvml *nv = open_cfg(off[k], &keeper);
+        assert_true(peak_after(nv, 1000, 1090) == RT_NULL_U64);
+        assert_string_equal(logged, "");
+        rt_nvml_close(nv);
+    }
+    config(off[2]);
+    rt_nvml *nv = rt_nvml_open(FAKE_NVML_MIN_PATH, NULL);
+    assert_int_equal(rt_nvml_count(nv), 1);
+    assert_true(peak_after(nv, 1000, 1090) == RT_NULL_U64);
+    rt_nvml_close(nv);
+    nv = rt_nvml_open("/nonexistent/libnvidia-ml.so.1", NULL);
+    assert_true(rt_nvml_tree_vram_peak(nv) == RT_NULL_U64);
+    rt_nvml_close(nv);
+    assert_true(rt_nvml_tree_vram_peak(NULL) == RT_NULL_U64);
+
+    nv = open_cfg("gpu uuid=GPU-1 name=A\naccounting 0 on\nacct 0 1000 mem=500\nfail 0 999 acct\n", &keeper);
+    for (int round = 0; round < 2; round++)
+        assert_true(peak_after(nv, 1000, 1090) == RT_NULL_U64);
+    assert_int_equal(logged_count("GPU GPU-1: NVML could not read its accounting (error 999)"), 1);
+    assert_int_equal(logged_count("\n"), 1);
+    rt_nvml_close(nv);
+}
+
+/* Past RT_NVML_ACCT_MAX processes, the largest peaks are kept. */
+static void acct_bounded(void **state)
+{
+    (void)state;
+    enum { N = RT_NVML_ACCT_MAX + 10 };
+    static char text[N * 40 + 64];
+    size_t n = (size_t)snprintf(text, sizeof text, "gpu uuid=GPU-1 name=A\naccounting 0 on\n");
+    for (int k = 1; k <= N; k++) /* pid 100000 + k, peak k */
+        n += (size_t)snprintf(text + n, sizeof text - n, "acct 0 %d mem=%d\n", 100000 + k, k);
+    assert_true(n < sizeof text);
+    setenv("FAKE_NVML_LOAD_ONCE", "1", 1); /* a config this long, read once */
+    rt_nvml *nv = open_cfg(text, NULL);
+    uint64_t want = (uint64_t)N * (N + 1) / 2 - (uint64_t)(N - RT_NVML_ACCT_MAX) * (N - RT_NVML_ACCT_MAX + 1) / 2;
+    assert_int_equal(peak_after(nv, 100000, 200000), want);
+    assert_int_equal(peak_after(nv, 100000, 200000), want); /* again: the same */
+    rt_nvml_close(nv);
+    unsetenv("FAKE_NVML_LOAD_ONCE");
+}
+
 /* In a child process (a hang leaves NVML unused in the process for good): a failed check
  * ends it with status 1. */
 #define CHILD_CHECK(c)                                                                                                \
@@ -555,6 +736,23 @@ static void hang_after_calls_child(void)
 
 CHILD_TEST(hang_after_calls)
 
+/* The driver hangs while the stats are read: the peak seen so far stays. */
+static void hang_in_accounting_child(void)
+{
+    /* a look: the mode, the pid list, then the stats: the second look's stats hang */
+    config("gpu uuid=GPU-1 name=A util=10\naccounting 0 on\nacct 0 1000 mem=500\nhang_after 5 acct\n");
+    logged[0] = '\0';
+    rt_nvml *nv = rt_nvml_open_timed(FAKE_NVML_PATH, &keeper, 5.0, 0.3);
+    CHILD_CHECK(peak_after(nv, 1000, 1001) == 500);
+    CHILD_CHECK(peak_after(nv, 1000, 1001) == 500);
+    CHILD_CHECK(logged_count("NVML did not answer within 0.3 s") == 1);
+    CHILD_CHECK(peak_after(nv, 1000, 1001) == 500);
+    let_go("gpu uuid=GPU-1 name=A\n");
+    rt_nvml_close(nv);
+}
+
+CHILD_TEST(hang_in_accounting)
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -566,7 +764,9 @@ int main(void)
         cmocka_unit_test(lists_overcount), cmocka_unit_test(samples_arrive_meanwhile),
         cmocka_unit_test(bus_ids_and_strings), cmocka_unit_test(forked_child), cmocka_unit_test(hang_mid_run),
         cmocka_unit_test(hang_at_start), cmocka_unit_test(hang_at_shutdown),
-        cmocka_unit_test(hang_after_calls),
+        cmocka_unit_test(hang_after_calls), cmocka_unit_test(acct_processes_summed),
+        cmocka_unit_test(acct_process_ends), cmocka_unit_test(acct_pid_reuse), cmocka_unit_test(acct_unavailable),
+        cmocka_unit_test(acct_bounded), cmocka_unit_test(hang_in_accounting),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -160,6 +160,11 @@ void rt_gpus_tree(rt_gpus *g, rt_pid_in_tree has, void *user, const int64_t *pid
         *gpus_used = used;
 }
 
+uint64_t rt_gpus_tree_vram_peak(const rt_gpus *g)
+{
+    return g ? rt_nvml_tree_vram_peak(g->nv) : RT_NULL_U64;
+}
+
 void rt_gpus_close(rt_gpus *g)
 {
     if (!g)

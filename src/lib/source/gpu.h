@@ -57,6 +57,15 @@ const rt_gpu *rt_gpus_read(rt_gpus *g, size_t *count);
 void rt_gpus_tree(rt_gpus *g, rt_pid_in_tree has, void *user, const int64_t *pids, size_t npids, double mono,
                   double *util_pct, uint64_t *vram_bytes, int64_t *gpus_used, int64_t main_pid, uint64_t *main_vram);
 
+/* The tree's VRAM peak in bytes as NVIDIA's accounting counts it, as of the last rt_gpus_tree
+ * call: per NVIDIA GPU whose accounting mode has been seen on (root turns it on: nvidia-smi
+ * -am 1), the sum of the largest maxMemoryUsage of each of the tree's processes there, exited
+ * ones included, summed over those GPUs (see rt_nvml_tree_vram_peak). An upper bound of what
+ * the tree held at once, the safe side for a request. RT_NULL_U64 when no GPU's accounting has
+ * been seen on (NVML absent, too old, the mode off or not supported) or g is NULL; AMD and
+ * Intel cards have no such figure and are not in it. Asks nothing of the driver. */
+uint64_t rt_gpus_tree_vram_peak(const rt_gpus *g);
+
 /* Frees the set, its devices and backends (NVML is shut down and unloaded, unless it stopped
  * answering: see rt_nvml_close). NULL is ignored. */
 void rt_gpus_close(rt_gpus *g);

@@ -1,6 +1,6 @@
 /* nvml.c - NVIDIA GPUs through NVML, the caller's side (see nvml.h): the library opened with dlopen (its dlerror
  * text kept, as libuv's dl.c keeps it) and every symbol resolved once; requests to the worker thread (nvml_worker.c),
- * each waited for with a deadline (a driver that never answers is left behind); and the API. */
+ * each waited for with a deadline (a stuck driver is left behind); the API; the tree's processes accounting saw. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <math.h>
@@ -18,14 +18,26 @@
 
 /* The kinds' names in messages, in K_* order. */
 static const char *const kind_name[K_N] = {"utilization", "memory", "temperature", "power draw", "clock",
-                                           "process list", "per-process utilization"};
+                                           "process list", "per-process utilization", "accounting"};
 
 /* What the caller knows of a GPU between requests. */
 typedef struct nvml_seen {
     bool read_fresh, tree_fresh; /* the latest poll's readings / lists not used yet */
     bool lost_told;
     unsigned int warned; /* bit k: kind k's failure told */
+    bool acct_seen; /* its accounting mode was on at some poll: its kept processes count */
+    uint64_t acct_sum; /* the sum of its kept processes' peaks */
 } nvml_seen;
+
+/* A process of the tree kept for the VRAM peak: GPU, pid and start (a reused pid is another
+ * process), the largest maxMemoryUsage seen, and whether it still ran at the last look (its
+ * stats are then read again, in or out of the tree, until it has ended). */
+typedef struct nvml_acct_ent {
+    size_t dev;
+    unsigned int pid;
+    unsigned long long start_us, max_bytes;
+    bool running;
+} nvml_acct_ent;
 
 struct rt_nvml {
     rt_logger log;
@@ -42,6 +54,10 @@ struct rt_nvml {
     size_t pids_cap;
     nvml_pid_val *best;
     size_t best_cap;
+    /* the tree's processes seen by accounting, sorted by GPU, pid and start; at most
+     * RT_NVML_ACCT_MAX entries */
+    nvml_acct_ent *acct;
+    size_t nacct, acct_cap;
 };
 
 /* Set once any request of any handle has missed its deadline: the driver is stuck, and a new
@@ -120,6 +136,9 @@ static bool load(rt_nvml *nv, nvml_worker *w, const char *path)
         RESOLVE(graphics_procs, "nvmlDeviceGetGraphicsRunningProcesses", NULL, NULL);
     }
     RESOLVE(proc_util, "nvmlDeviceGetProcessUtilization", NULL, NULL);
+    RESOLVE(acct_mode, "nvmlDeviceGetAccountingMode", NULL, NULL);
+    RESOLVE(acct_pids, "nvmlDeviceGetAccountingPids", NULL, NULL);
+    RESOLVE(acct_stats, "nvmlDeviceGetAccountingStats", NULL, NULL);
     return true;
 }
 /* ---- the caller's side: requests with a deadline --------------------------------------------- */
@@ -407,6 +426,133 @@ static double tree_util(rt_nvml *nv, const nvml_dev *d, rt_pid_in_tree has, void
     return sum > 100 ? 100 : sum;
 }
 
+/* ---- the tree's VRAM peak from accounting (the table on the caller's side: a stuck worker
+ * never touches it) ---------------------------------------------------------------------------- */
+
+/* The first entry at or after (dev, pid, start) in the sorted table. */
+static size_t acct_lower(const rt_nvml *nv, size_t dev, unsigned int pid, unsigned long long start)
+{
+    size_t lo = 0, hi = nv->nacct;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const nvml_acct_ent *e = &nv->acct[mid];
+        bool before = e->dev != dev ? e->dev < dev : e->pid != pid ? e->pid < pid : e->start_us < start;
+        if (before)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Whether entry k exists and is a process with this pid on GPU dev. */
+static bool acct_is(const rt_nvml *nv, size_t k, size_t dev, unsigned int pid)
+{
+    return k < nv->nacct && nv->acct[k].dev == dev && nv->acct[k].pid == pid;
+}
+
+/* Whether the table holds a process with this pid on GPU dev that still ran at the last look. */
+static bool acct_running(const rt_nvml *nv, size_t dev, unsigned int pid)
+{
+    for (size_t k = acct_lower(nv, dev, pid, 0); acct_is(nv, k, dev, pid); k++)
+        if (nv->acct[k].running)
+            return true;
+    return false;
+}
+
+/* Marks the processes with this pid on GPU dev, other than the one started at start, as ended:
+ * the driver no longer has their data (it keeps one process per pid, the latest). */
+static void acct_ended(rt_nvml *nv, size_t dev, unsigned int pid, unsigned long long start)
+{
+    for (size_t k = acct_lower(nv, dev, pid, 0); acct_is(nv, k, dev, pid); k++)
+        if (nv->acct[k].start_us != start)
+            nv->acct[k].running = false;
+}
+
+/* Removes entry k, its peak taken off its GPU's sum. */
+static void acct_remove(rt_nvml *nv, size_t k)
+{
+    nv->seen[nv->acct[k].dev].acct_sum -= nv->acct[k].max_bytes;
+    memmove(&nv->acct[k], &nv->acct[k + 1], (nv->nacct - k - 1) * sizeof *nv->acct);
+    nv->nacct--;
+}
+
+/* Keeps what pid's stats on GPU dev say (a peak NVML cannot give is none): a larger peak, and
+ * whether it runs, for a process already kept; a process not kept yet only when it has a peak,
+ * is in the tree now (in_tree) and either runs or started after tracking began (an ended
+ * process of a pid the tree reuses is not the tree's). The table is bounded: when it is full,
+ * the new process replaces the kept one with the smallest peak if its own is larger (the sum
+ * then leaves out the smallest peaks: a bound that errs low only past RT_NVML_ACCT_MAX). */
+static void acct_keep(rt_nvml *nv, size_t dev, unsigned int pid, const nvml_acct_stats *st, bool in_tree)
+{
+    acct_ended(nv, dev, pid, st->start_time_us);
+    bool known = st->max_memory_usage != NVML_VALUE_NOT_AVAILABLE;
+    size_t k = acct_lower(nv, dev, pid, st->start_time_us);
+    if (acct_is(nv, k, dev, pid) && nv->acct[k].start_us == st->start_time_us) {
+        nvml_acct_ent *e = &nv->acct[k];
+        if (known && st->max_memory_usage > e->max_bytes) {
+            nv->seen[dev].acct_sum += st->max_memory_usage - e->max_bytes;
+            e->max_bytes = st->max_memory_usage;
+        }
+        e->running = st->is_running != 0;
+        return;
+    }
+    if (!known || !in_tree || (!st->is_running && st->start_time_us < nv->w->start_us))
+        return;
+    if (nv->nacct == RT_NVML_ACCT_MAX) {
+        size_t least = 0;
+        for (size_t j = 1; j < nv->nacct; j++)
+            if (nv->acct[j].max_bytes < nv->acct[least].max_bytes)
+                least = j;
+        if (nv->acct[least].max_bytes >= st->max_memory_usage)
+            return;
+        acct_remove(nv, least);
+        k = acct_lower(nv, dev, pid, st->start_time_us);
+    }
+    if (nv->nacct == nv->acct_cap && rt_grow(&nv->acct, &nv->acct_cap, nv->nacct + 1, sizeof *nv->acct) < 0)
+        return;
+    memmove(&nv->acct[k + 1], &nv->acct[k], (nv->nacct - k) * sizeof *nv->acct);
+    nv->acct[k] = (nvml_acct_ent){dev, pid, st->start_time_us, st->max_memory_usage, st->is_running != 0};
+    nv->nacct++;
+    nv->seen[dev].acct_sum += st->max_memory_usage;
+}
+
+/* Updates the kept processes of GPU i from its accounting list of the latest poll: the stats
+ * of its pids that are in the tree, or that a kept process still running had, asked of the
+ * worker in one request (none when there are none to ask). Allocates only when more are asked
+ * than ever before, or the table grows. */
+static void acct_track(rt_nvml *nv, size_t i, rt_pid_in_tree has, void *user)
+{
+    nvml_worker *w = nv->w;
+    const nvml_dev *d = &w->dev[i];
+    if (!d->acct_on)
+        return;
+    nv->seen[i].acct_seen = true;
+    const unsigned int *pids = d->nacct ? w->acct_pids + d->acct_off : NULL;
+    w->nacct_ask = 0;
+    for (size_t k = 0; k < d->nacct; k++) {
+        if (!has(user, pids[k]) && !acct_running(nv, i, pids[k]))
+            continue;
+        if (w->nacct_ask == w->acct_ask_cap &&
+            rt_grow(&w->acct_ask, &w->acct_ask_cap, w->nacct_ask + 1, sizeof *w->acct_ask) < 0)
+            break; /* out of memory: the rest waits for the next look */
+        w->acct_ask[w->nacct_ask++] = (nvml_acct_ask){.pid = pids[k]};
+    }
+    if (w->nacct_ask == 0)
+        return;
+    w->acct_dev = i;
+    if (!ask(nv, JOB_ACCT, false, call_deadline(nv)))
+        return;
+    tell(nv);
+    for (size_t k = 0; k < w->nacct_ask; k++) {
+        const nvml_acct_ask *a = &w->acct_ask[k];
+        if (a->rc == NVML_SUCCESS)
+            acct_keep(nv, i, a->pid, &a->st, has(user, a->pid));
+        else if (a->rc == NVML_ERROR_NOT_FOUND)
+            acct_ended(nv, i, a->pid, NVML_VALUE_NOT_AVAILABLE);
+    }
+}
+
 bool rt_nvml_tree(rt_nvml *nv, size_t i, rt_pid_in_tree has, void *user, uint64_t *vram_bytes, bool *vram_ok,
                   bool *present, double *util_pct)
 {
@@ -416,7 +562,21 @@ bool rt_nvml_tree(rt_nvml *nv, size_t i, rt_pid_in_tree has, void *user, uint64_
     const nvml_dev *d = &nv->w->dev[i];
     *vram_ok = tree_vram(nv, d, has, user, vram_bytes, present) && d->lists_ok; /* a partial sum is null */
     *util_pct = tree_util(nv, d, has, user);
+    acct_track(nv, i, has, user); /* after: its request may find the GPU lost or the driver stuck */
     return true;
+}
+
+uint64_t rt_nvml_tree_vram_peak(const rt_nvml *nv)
+{
+    uint64_t sum = 0;
+    bool known = false;
+    for (size_t i = 0; nv && i < nv->ndev; i++) {
+        if (nv->seen[i].acct_seen) {
+            sum += nv->seen[i].acct_sum;
+            known = true;
+        }
+    }
+    return known ? sum : RT_NULL_U64;
 }
 
 /* rt_pid_in_tree for one process (user: its pid). */
@@ -440,5 +600,6 @@ void rt_nvml_close(rt_nvml *nv)
     free(nv->seen);
     free(nv->pids);
     free(nv->best);
+    free(nv->acct);
     free(nv);
 }

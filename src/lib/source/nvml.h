@@ -1,6 +1,6 @@
 /* nvml.h - NVIDIA GPUs through NVML, opened with dlopen at run time (no build dependency):
- * loading with the dlerror text kept, devices, their readings and the tree's share; every NVML
- * call on one worker thread, waited for with a deadline (a stuck driver is left behind). Not public. */
+ * loading with the dlerror text kept, devices, their readings, the tree's share and its VRAM peak
+ * (accounting); every NVML call on one worker thread, waited for with a deadline. Not public. */
 #ifndef RT_NVML_H
 #define RT_NVML_H
 
@@ -55,10 +55,28 @@ void rt_nvml_read(rt_nvml *nv, size_t i, rt_gpu *o);
  * *present: whether any of them is on the GPU; *util_pct: per process its highest sample in
  * the interval, summed and capped at 100. Returns false (nothing set) when the GPU is lost or
  * NVML missed a deadline. *vram_ok is false when neither list could be read (or out of
- * memory), *util_pct NaN when per-process samples are not supported. has is called on the calling thread only. Grows
- * buffers kept in nv only when longer lists than before are seen. */
+ * memory), *util_pct NaN when per-process samples are not supported. has is called on the
+ * calling thread only. When GPU i's accounting mode is on, also updates the processes kept
+ * for rt_nvml_tree_vram_peak (one more request to the worker, only when some of the GPU's
+ * accounting pids are the tree's or were). Grows buffers kept in nv only when longer lists
+ * than before are seen, and the kept processes up to RT_NVML_ACCT_MAX. */
 bool rt_nvml_tree(rt_nvml *nv, size_t i, rt_pid_in_tree has, void *user, uint64_t *vram_bytes, bool *vram_ok,
                   bool *present, double *util_pct);
+
+/* The most processes kept for the VRAM peak, all GPUs together (about 160 KiB). */
+#define RT_NVML_ACCT_MAX 4096
+
+/* The tree's VRAM peak as NVML's accounting counts it, as of the last rt_nvml_tree calls:
+ * per GPU whose accounting mode was on at some poll, the sum of the largest maxMemoryUsage
+ * (bytes) seen of each process of the tree on it (a process is a pid and its start time, so a
+ * reused pid is another process), summed over those GPUs. A process that was seen running is
+ * read again after it leaves the tree, until the driver says it has ended, and stays counted
+ * after (also when its GPU is lost, its accounting goes off, or NVML stops answering). The
+ * sum is an upper bound of what the tree held at once; it misses a process that used a GPU and
+ * left the tree between two calls, and past RT_NVML_ACCT_MAX processes only the largest peaks
+ * are kept. RT_NULL_U64 when no GPU's accounting mode was seen on: NVML absent, without the
+ * accounting entry points, the mode off, or NOT_SUPPORTED. NULL gives RT_NULL_U64. */
+uint64_t rt_nvml_tree_vram_peak(const rt_nvml *nv);
 
 /* The VRAM of process pid on GPU i, from the lists the last rt_nvml_tree of i used (call it
  * only after one that returned true). Returns false when the lists could not be read. */

@@ -20,6 +20,7 @@ enum {
     NVML_ERROR_GPU_IS_LOST = 15,
 };
 enum { NVML_TEMPERATURE_GPU = 0 };
+enum { NVML_FEATURE_DISABLED = 0, NVML_FEATURE_ENABLED = 1 }; /* nvmlEnableState_t */
 enum { NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
 #define NVML_VALUE_NOT_AVAILABLE (~0ULL)
 
@@ -50,6 +51,15 @@ typedef struct { /* nvmlProcessUtilizationSample_t */
     unsigned int sm_util, mem_util, enc_util, dec_util;
 } nvml_proc_util;
 
+typedef struct { /* nvmlAccountingStats_t: one process's life on a GPU, while accounting mode is on */
+    unsigned int gpu_utilization, memory_utilization;
+    unsigned long long max_memory_usage; /* bytes; NVML_VALUE_NOT_AVAILABLE when unsupported */
+    unsigned long long time_ms, start_time_us; /* start: CPU timestamp in microseconds */
+    unsigned int is_running;
+    unsigned int reserved[5];
+} nvml_acct_stats;
+_Static_assert(sizeof(nvml_acct_stats) == 56, "nvmlAccountingStats_t is 56 bytes");
+
 typedef nvml_ret (*nvml_list_fn)(nvml_device, unsigned int *, void *);
 
 typedef struct nvml_api {
@@ -75,12 +85,16 @@ typedef struct nvml_api {
     nvml_list_fn compute_procs, graphics_procs;
     bool procs_v2; /* the lists take nvml_proc_v2 (else nvml_proc_v1) */
     nvml_ret (*proc_util)(nvml_device, nvml_proc_util *, unsigned int *, unsigned long long);
+    /* accounting (optional, all three or none used): the mode, the pids with data, one's stats */
+    nvml_ret (*acct_mode)(nvml_device, int *);
+    nvml_ret (*acct_pids)(nvml_device, unsigned int *, unsigned int *);
+    nvml_ret (*acct_stats)(nvml_device, unsigned int, nvml_acct_stats *);
 } nvml_api;
 
 /* ---- the worker's state ------------------------------------------------------------------------ */
 
 /* The kinds of reading a poll makes, each told at most once per GPU when it fails. */
-enum { K_UTIL, K_MEMORY, K_TEMP, K_POWER, K_CLOCK, K_PROCS, K_PROCUTIL, K_N };
+enum { K_UTIL, K_MEMORY, K_TEMP, K_POWER, K_CLOCK, K_PROCS, K_PROCUTIL, K_ACCT, K_N };
 #define RC_NOT_CALLED (-1) /* the entry point is missing, or the GPU was lost before the call */
 
 /* The tree's share of SM time that a GPU's per-process samples can give. */
@@ -108,9 +122,21 @@ typedef struct nvml_dev {
     size_t proc_off, nproc, util_off, nutil;
     bool lists_ok;
     int tree_util; /* TU_* */
+    /* accounting at the latest lists: whether its mode is on, and then the pids it has data
+     * for (running or ended), entries [acct_off, acct_off + nacct) of the worker's acct_pids */
+    bool acct_on;
+    size_t acct_off, nacct;
 } nvml_dev;
 
-enum { JOB_INIT = 1, JOB_POLL, JOB_TREE, JOB_SHUTDOWN };
+/* One process's accounting stats asked of the worker: pid set by the caller, the rest by the
+ * worker (rc: NVML's answer, RC_NOT_CALLED when the GPU was lost before the call). */
+typedef struct nvml_acct_ask {
+    unsigned int pid;
+    nvml_ret rc;
+    nvml_acct_stats st;
+} nvml_acct_ask;
+
+enum { JOB_INIT = 1, JOB_POLL, JOB_TREE, JOB_ACCT, JOB_SHUTDOWN };
 
 /* The worker thread and all that NVML touches. Left behind, never freed, when a request misses
  * its deadline: the stuck call may return at any time and write here. */
@@ -128,6 +154,7 @@ typedef struct nvml_worker {
     nvml_api api;
     nvml_ret init_rc, count_rc;
     bool started; /* nvmlInit succeeded */
+    unsigned long long start_us; /* the wall clock (microseconds since the epoch) at discovery */
     nvml_dev *dev;
     size_t ndev, dev_cap;
     unsigned int *nohandle; /* the indices NVML gave no handle for at discovery */
@@ -138,6 +165,12 @@ typedef struct nvml_worker {
     size_t utilbuf_cap;
     nvml_pid_val *procs, *utils; /* every GPU's lists of the latest poll, one after the other */
     size_t nprocs, procs_cap, nutils, utils_cap;
+    unsigned int *acct_pids; /* every GPU's accounting pids of the latest poll, the same way */
+    size_t nacct_pids, acct_pids_cap;
+    /* JOB_ACCT: the stats of acct_ask[0..nacct_ask) on GPU acct_dev (written by the caller
+     * between requests, the answers by the worker) */
+    nvml_acct_ask *acct_ask;
+    size_t nacct_ask, acct_ask_cap, acct_dev;
     struct nvml_worker *next_left; /* in left_behind */
 } nvml_worker;
 

@@ -47,6 +47,7 @@ static void job_init(nvml_worker *w)
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     unsigned long long now_us = (unsigned long long)now.tv_sec * 1000000ull + (unsigned long long)now.tv_nsec / 1000;
+    w->start_us = now_us;
     for (unsigned int i = 0; i < n; i++) {
         nvml_device h;
         if (api->handle(i, &h) != NVML_SUCCESS) {
@@ -223,17 +224,75 @@ static void gather_util(nvml_worker *w, nvml_dev *d)
     d->tree_util = TU_SAMPLES;
 }
 
-/* Gathers every GPU's process lists and per-process samples (the worker's lists start over). */
+/* Whether d's accounting mode is on (all three accounting entry points there); NVML's answer
+ * is kept as K_ACCT's (told when it failed otherwise than as NOT_SUPPORTED). */
+static bool acct_enabled(const nvml_api *api, nvml_dev *d)
+{
+    if (!api->acct_mode || !api->acct_pids || !api->acct_stats || d->lost)
+        return false;
+    int mode = NVML_FEATURE_DISABLED;
+    return answered(d, K_ACCT, api->acct_mode(d->h, &mode)) && mode == NVML_FEATURE_ENABLED;
+}
+
+/* Appends the pids d's accounting has data for (running or ended) to w->acct_pids, when its
+ * mode is on; d->acct_on says whether the list was read. A list that grows between the size
+ * NVML asked for and the next call is asked again (three calls at most). */
+static void gather_acct(nvml_worker *w, nvml_dev *d)
+{
+    d->acct_on = false;
+    d->acct_off = w->nacct_pids;
+    d->nacct = 0;
+    if (!acct_enabled(&w->api, d))
+        return;
+    size_t want = 64;
+    for (int attempt = 0; attempt < 3; attempt++) {
+        if (rt_grow(&w->acct_pids, &w->acct_pids_cap, w->nacct_pids + want, sizeof *w->acct_pids) < 0)
+            return;
+        size_t room = w->acct_pids_cap - w->nacct_pids;
+        unsigned int n = room > 0xFFFFFFFFu ? 0xFFFFFFFFu : (unsigned int)room;
+        nvml_ret rc = w->api.acct_pids(d->h, &n, w->acct_pids + w->nacct_pids);
+        if (rc == NVML_ERROR_INSUFFICIENT_SIZE && attempt < 2) {
+            want = (size_t)n + 16;
+            continue;
+        }
+        if (!answered(d, K_ACCT, rc))
+            return; /* NOT_SUPPORTED: the mode went off meanwhile (untold); else told */
+        d->nacct = n <= room ? n : room; /* never past the buffer, whatever NVML says */
+        w->nacct_pids += d->nacct;
+        d->acct_on = true;
+        return;
+    }
+}
+
+/* Gathers every GPU's process lists, per-process samples and accounting pids (the worker's
+ * lists start over). */
 static void job_tree(nvml_worker *w)
 {
-    w->nprocs = w->nutils = 0;
+    w->nprocs = w->nutils = w->nacct_pids = 0;
     for (size_t i = 0; i < w->ndev; i++) {
         nvml_dev *d = &w->dev[i];
-        d->rc[K_PROCS] = d->rc[K_PROCUTIL] = RC_NOT_CALLED;
+        d->rc[K_PROCS] = d->rc[K_PROCUTIL] = d->rc[K_ACCT] = RC_NOT_CALLED;
         d->nproc = d->nutil = 0;
         d->lists_ok = false;
         gather_procs(w, d);
         gather_util(w, d);
+        gather_acct(w, d);
+    }
+}
+
+/* Reads the accounting stats the caller asked for, of GPU w->acct_dev; on a lost GPU, no
+ * further call. A pid without data (NOT_FOUND: it left the driver's buffer) is no failure. */
+static void job_acct(nvml_worker *w)
+{
+    nvml_dev *d = &w->dev[w->acct_dev];
+    for (size_t k = 0; k < w->nacct_ask; k++) {
+        nvml_acct_ask *a = &w->acct_ask[k];
+        a->rc = RC_NOT_CALLED;
+        if (d->lost)
+            continue;
+        a->rc = w->api.acct_stats(d->h, a->pid, &a->st);
+        if (a->rc != NVML_SUCCESS && a->rc != NVML_ERROR_NOT_FOUND)
+            answered(d, K_ACCT, a->rc);
     }
 }
 
@@ -252,6 +311,9 @@ static void run_job(nvml_worker *w, int job, bool tree)
         break;
     case JOB_TREE:
         job_tree(w);
+        break;
+    case JOB_ACCT:
+        job_acct(w);
         break;
     case JOB_SHUTDOWN:
         if (w->started && w->api.shutdown)
@@ -304,6 +366,8 @@ void rt_nvw_free(nvml_worker *w)
     free(w->utilbuf);
     free(w->procs);
     free(w->utils);
+    free(w->acct_pids);
+    free(w->acct_ask);
     free(w);
 }
 
