@@ -1,12 +1,15 @@
 /* bench_tree.c - what tracking a process tree costs: CPU per sample (whole machine plus the
  * tree) for trees of sleeping processes of several sizes, with PSS cached by its freshness
- * rule and with PSS re-read every sample, and the cost of tracking one process on a machine
- * crowded with unrelated processes. Prints figures; asserts nothing.
+ * rule and with PSS re-read every sample; for a tree whose processes allocate and free memory
+ * all the time (their fault counts outrun their RSS: each re-reads its peak RSS, VmHWM, every
+ * sample); and the cost of tracking one process on a machine crowded with unrelated
+ * processes. Prints figures; asserts nothing.
  *   bench-tree [SAMPLES]   (default 200) */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -48,6 +51,29 @@ static pid_t start_tree(int n)
     if (read(ready[0], &c, 1) != 1)
         exit(1);
     close(ready[0]);
+    return root;
+}
+
+/* Forks a root that forks n - 1 children, each (and the root) mapping, touching and unmapping
+ * 4 MiB every 2 ms: memory that comes and goes between samples. */
+static pid_t start_busy_tree(int n)
+{
+    pid_t root = fork();
+    if (root == 0) {
+        for (int i = 1; i < n; i++)
+            if (fork() == 0)
+                break;
+        for (;;) {
+            char *m = mmap(NULL, 4u << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (m != MAP_FAILED) {
+                for (size_t k = 0; k < 4u << 20; k += 4096)
+                    m[k] = 1;
+                munmap(m, 4u << 20);
+            }
+            usleep(2000);
+        }
+    }
+    usleep(200000); /* the children are forked and running */
     return root;
 }
 
@@ -116,6 +142,10 @@ int main(int argc, char **argv)
         measure(label, root, 0, samples);
         stop_tree(root);
     }
+    /* a tree whose memory comes and goes: the peak RSS (VmHWM) re-read for every process */
+    pid_t busy = start_busy_tree(20);
+    measure("tree of 20 allocating and freeing", busy, 30, samples);
+    stop_tree(busy);
     /* one tracked process, with and without 2000 unrelated processes on the machine */
     pid_t one = start_tree(1);
     measure("1 process, idle machine", one, 30, samples);

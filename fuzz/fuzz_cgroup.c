@@ -1,5 +1,5 @@
 /* fuzz_cgroup.c - libFuzzer target for the control-group parsers (cgroup.h): mountinfo's cgroup
- * mounts, /proc/PID/cgroup, keyed files, limits, cpu.max, pressure, io.stat, blkio and
+ * mounts, /proc/PID/cgroup, keyed files, memory.stat, limits, cpu.max, pressure, io.stat, blkio and
  * cgroup.procs. Any input must parse or be rejected without a crash or an out-of-bounds read. */
 #include <stddef.h>
 #include <stdint.h>
@@ -29,6 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const char *const keys[] = {"usage_usec", "nr_throttled", "oom_kill", "max", "hierarchical_memory_limit"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         rt_cg_keyed_u64(buf, size, keys[i], &a);
+    rt_cg_parse_memory_stat(buf, size, &a);
     rt_cg_parse_limit(buf, size, &a);
     if (rt_cg_parse_cpu_max(buf, size, &a, &b) == 0 && b == 0)
         abort();

@@ -1,5 +1,5 @@
 /* fuzz_procparse.c - libFuzzer target for the procfs parsers (/proc/stat, meminfo, diskstats,
- * net/dev, /proc/PID/{stat,io,smaps_rollup,schedstat}, children lists), DRM fdinfo and sysfs
+ * net/dev, /proc/PID/{stat,io,smaps_rollup,status,schedstat}, children lists), DRM fdinfo and sysfs
  * speed values: any input must parse or be rejected without a crash or an out-of-bounds read. */
 #include <stddef.h>
 #include <stdint.h>
@@ -37,6 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rt_pidio_parse(buf, size, &io);
     rt_rollup ro;
     rt_smaps_rollup_parse(buf, size, &ro);
+    rt_status_hwm_parse(buf, size, &a);
     rt_children_parse(buf, size, count_pid, &a);
     const char *q = buf; /* /proc/PID/schedstat: its first number */
     if (rt_parse_u64(&q, buf + size, &a) && (q <= buf || q > buf + size))

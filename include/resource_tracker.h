@@ -25,9 +25,9 @@ extern "C" {
 #endif
 
 #define RT_VERSION_MAJOR 0
-#define RT_VERSION_MINOR 8
+#define RT_VERSION_MINOR 9
 #define RT_VERSION_PATCH 0
-#define RT_VERSION "0.8.0"
+#define RT_VERSION "0.9.0"
 /* 0xMMmmpp: compare with rt_version_num() to learn whether the loaded library is as new as
  * the header a binding was written for. */
 #define RT_VERSION_NUM ((RT_VERSION_MAJOR << 16) | (RT_VERSION_MINOR << 8) | RT_VERSION_PATCH)
@@ -198,6 +198,20 @@ typedef struct rt_cgroup {
     uint64_t memory_max_events; /* times the group hit its memory limit (memory.events max,
                                  * memory.failcnt) */
     rt_psi pressure;           /* the group's (v2); all NaN without */
+    /* added in 0.9: what of the charge the kernel could not give back (see the memory need) */
+    double memory_reclaimable_mib; /* of memory_mib now, what the kernel can reclaim: page cache
+                                    * on the file LRU lists and reclaimable slab (memory.stat);
+                                    * NaN without memory.stat */
+    double memory_unreclaimable_peak_mib; /* the most of the charge the kernel could not
+                                    * reclaim (anonymous memory, shared memory and tmpfs,
+                                    * kernel memory) since tracking began: at each reading
+                                    * memory_mib - memory_reclaimable_mib, and after an interval
+                                    * in which the peak charge rose (a peak since the previous
+                                    * reading) that peak less the page cache at this reading
+                                    * (page cache the job added after such a peak within the
+                                    * same interval is taken as held at the peak). For an own
+                                    * group the first interval starts at an empty group; for
+                                    * another, at the first reading. NaN without memory.stat */
 } rt_cgroup;
 
 /* The tracked process tree: the root given with --pid or the wrapped command, every
@@ -252,6 +266,16 @@ typedef struct rt_process {
     const rt_cgroup *cgroup; /* NULL without one (or with cgroup reading turned off) */
     /* added in 0.8: gpu_tracker's split (never NULL) */
     const rt_process_part *main, *descendants, *combined;
+    /* added in 0.9 */
+    double rss_hwm_mib; /* the highest peak RSS of any one process of the tree, the kernel's own
+                         * high-water mark, so a peak between samples counts: VmHWM of the live
+                         * processes (re-read when one faulted in more pages than its RSS grew),
+                         * never below a sampled RSS of one of them, nor below the ru_maxrss of a
+                         * process the tracker reaped (which covers every child it reaped);
+                         * never decreasing */
+    uint64_t gpu_vram_peak_bytes; /* the tree's VRAM peak as NVML's accounting counts it (per
+                                   * GPU, the sum of its tree processes' maxMemoryUsage, kept
+                                   * after they exit): RT_NULL_U64 where accounting is off */
 } rt_process;
 
 typedef struct rt_sample {
@@ -350,6 +374,11 @@ typedef struct rt_job_cgroup_options {
     const char *sys_root;  /* NULL: /sys */
     rt_log_fn log;         /* NULL: messages are dropped */
     void *log_user;
+    /* added in 0.9 */
+    char *why;             /* NULL, or room for why_cap bytes: on RT_ERR_UNSUPPORTED, why no
+                            * group could be made, in a few words for people ("not root, and
+                            * no cgroup delegated to this user") */
+    size_t why_cap;
 } rt_job_cgroup_options;
 
 #define RT_JOB_CGROUP_OPTIONS_INIT {.struct_size = sizeof(rt_job_cgroup_options)}
@@ -587,6 +616,20 @@ typedef struct rt_record {
     rt_record_part main, descendants, combined;
     const rt_gpu *const *gpu;
     size_t gpu_n;
+    /* added in 0.9: what the memory need and the notes are made from (NaN without a tree, or
+     * when the file lacks it) */
+    double process_rss_hwm_mib;            /* rt_process.rss_hwm_mib */
+    double process_unreclaimable_peak_mib; /* the tree's group's memory_unreclaimable_peak_mib,
+                                            * when the group holds only the tree */
+    double process_gpu_vram_peak_mib;      /* rt_process.gpu_vram_peak_bytes in MiB */
+    double process_cancelled_write_bytes_total; /* written bytes whose writeback was cancelled
+                                            * (the file was deleted or truncated first), since
+                                            * tracking began */
+    double process_alive;                  /* 1 while the root runs, 0 after it exited */
+    double process_cgroup_exclusive;       /* the tree's group: 1 it holds only the tree (or is
+                                            * the job's own), 0 it holds other processes too;
+                                            * NaN without one */
+    double cgroup_pids;                    /* tasks in the tree's group now */
 } rt_record;
 /* rt_record has no struct_size: rt_stats_add and rt_report_add read a record of this header's
  * size. A caller that fills records itself (rather than through rt_record_from_sample, the
@@ -646,6 +689,42 @@ typedef struct rt_dist {
     double mean, peak, p50, p95;
 } rt_dist;
 
+/* What a run needed of memory or VRAM (0.9), and which figure said so. The memory need is the
+ * most the run held that the kernel could not reclaim: the largest of the figures known, in
+ * this order of preference when two are equal:
+ *   RT_NEED_CGROUP        the job cgroup's unreclaimable peak (anonymous, shared and tmpfs,
+ *                         kernel memory; page cache left out): the kernel's, between samples too
+ *   RT_NEED_PROCESS_PEAK  the highest peak RSS of one process (VmHWM, ru_maxrss): the kernel's
+ *   RT_NEED_RSS           the tree's RSS at a sample, shared pages once (the combined part;
+ *                         without it, the RSS peak of the recording): sampled
+ *   RT_NEED_PSS           the tree's PSS at a sample: sampled
+ * Page cache the kernel can reclaim is no need: a job streaming a file through the cache is
+ * not told to ask for the file's size. VRAM: NVML's accounting peak where it is on
+ * (RT_NEED_NVML_PEAK), else the sampled peak (RT_NEED_VRAM). */
+typedef enum rt_need_source {
+    RT_NEED_UNKNOWN = 0,      /* no figure: the need is unknown (mib NaN) */
+    RT_NEED_CGROUP = 1,
+    RT_NEED_PROCESS_PEAK = 2,
+    RT_NEED_RSS = 3,
+    RT_NEED_PSS = 4,
+    RT_NEED_NVML_PEAK = 5,
+    RT_NEED_VRAM = 6,
+} rt_need_source;
+
+typedef struct rt_need {
+    double mib;  /* NaN: unknown */
+    int source;  /* rt_need_source */
+    int sampled; /* 1: the need is a sampled figure (RT_NEED_RSS, RT_NEED_PSS, RT_NEED_VRAM) and no
+                  * cgroup figure covers the job between samples: a lower bound (a peak between
+                  * samples is not seen) */
+} rt_need;
+
+/* The source's name ("cgroup", "process_peak", "rss", "pss", "nvml_peak", "vram", "unknown")
+ * and a few words on it for people ("cgroup peak less page cache, kernel-counted", ...);
+ * static. */
+RT_API const char *rt_need_source_name(int source);
+RT_API const char *rt_need_source_text(int source);
+
 /* Library-owned, grows at its end. Totals are NaN when no record had the figure. */
 typedef struct rt_summary {
     uint64_t samples;
@@ -686,6 +765,19 @@ typedef struct rt_summary {
     rt_dist pressure_io_some_pct, pressure_io_full_pct;
     /* added in 0.8: the run in gpu_tracker's terms (never NULL; see rt_usage) */
     const struct rt_usage *usage;
+    /* added in 0.9 (NaN when no record had the figure) */
+    double process_rss_hwm_mib;            /* the highest peak RSS of one process (kernel) */
+    double process_unreclaimable_peak_mib; /* the job group's unreclaimable peak */
+    double process_gpu_vram_peak_mib;      /* NVML accounting's VRAM peak */
+    double process_cancelled_write_bytes;  /* of process_write_bytes, the bytes whose writeback
+                                            * the kernel cancelled (never stored) */
+    double process_cgroup_exclusive;       /* the tree's group: 1 it held only the tree in every
+                                            * record that had one, 0 it held other processes
+                                            * too; NaN: no group was read */
+    double left_behind;                    /* processes of the job still running at the last
+                                            * record, its root gone (NaN: the root still ran,
+                                            * or unknown) */
+    rt_need memory_need, vram_need;        /* what the run needed (see rt_need) */
 } rt_summary;
 
 /* ---- gpu_tracker's view of a run (0.8) --------------------------------------------------
@@ -777,6 +869,15 @@ typedef struct rt_recommendation {
     double cpu_quota_cores; /* the quota that held a run back (throttled in at least 10% of
                              * its periods): cpu is then above it; NaN when none did */
     double cpu_throttled_pct; /* that run's throttled periods, percent; NaN */
+    /* added in 0.9 */
+    double memory_need_mib;   /* the runs' highest memory need (rt_summary.memory_need); NaN:
+                               * unknown, and memory_mib is then RT_NULL_I64 unless a run was
+                               * OOM-killed at a known limit */
+    int memory_source;        /* rt_need_source of that need */
+    int memory_sampled;       /* 1: from samples only (a lower bound) */
+    double headroom_pct;      /* added to the needs: 10 + 10 / runs (20 for one run) */
+    double vram_need_mib;     /* the runs' highest VRAM need; NaN: unknown */
+    int vram_source;
 } rt_recommendation;
 
 #define RT_RECOMMENDATION_INIT {.struct_size = sizeof(rt_recommendation)}
@@ -784,7 +885,16 @@ typedef struct rt_recommendation {
 /* mib rounded up to 128, 256, 512, 1024 or 2048 MiB, above that to whole GiB (in MiB). */
 RT_API int64_t rt_round_memory_mib(double mib);
 
-/* Recommends from n runs of one job: the mean of their mean cores, the max of their peaks.
+/* Recommends from n runs of one job:
+ *  - cpu: max(1, round(the mean of the runs' mean cores)); above a CPU quota that throttled a
+ *    run in 10% or more of its periods (the quota rounded up, plus one);
+ *  - memory: the runs' highest memory need (never a mean: one run that needed more is one
+ *    that would die under less) plus headroom_pct, rounded up (rt_round_memory_mib); after an
+ *    OOM kill, never below that run's peak or limit plus 20%, rounded; RT_NULL_I64 when no
+ *    figure is known;
+ *  - gpu: the most GPUs a run used at once; vram: the highest VRAM need plus headroom, rounded;
+ *  - headroom_pct = 10 + 10 / n: 20% for one run, less as runs agree (the highest of many runs
+ *    already covers their spread).
  * Returns RT_OK, or RT_ERR_INVALID for n == 0, a NULL run or a run without a tracked tree. */
 RT_API rt_error rt_recommend(const rt_summary *const *runs, size_t n, rt_recommendation *out);
 
@@ -795,6 +905,56 @@ RT_API rt_error rt_recommend(const rt_summary *const *runs, size_t n, rt_recomme
  * Returns the length needed like snprintf (0 for an unknown scheduler). */
 typedef enum rt_scheduler { RT_SCHED_METAFLOW = 0, RT_SCHED_K8S = 1, RT_SCHED_SLURM = 2 } rt_scheduler;
 RT_API size_t rt_format_recommendation(const rt_recommendation *rec, rt_scheduler sched, char *buf, size_t cap);
+
+/* ---- notes a person can act on (0.9) ----------------------------------------------------
+ * One line each, made from the statistics: what went wrong, what was wasted, what may be
+ * missing. rt_summary_notes speaks of one run (the summary, the report, the history);
+ * rt_recommend_notes of a recommendation made from runs (recommend). */
+typedef enum rt_note_kind {
+    RT_NOTE_OOM_KILLED = 1,            /* the OOM killer killed tasks of the job */
+    RT_NOTE_ACCOUNTING_INCOMPLETE = 2, /* no cgroup of the job's own: some CPU and I/O unseen */
+    RT_NOTE_MEMORY_UNKNOWN = 3,        /* no memory figure at all */
+    RT_NOTE_MEMORY_SAMPLED = 4,        /* the memory need is a lower bound from samples */
+    RT_NOTE_MEMORY_OVERSIZED = 5,      /* the memory limit is far above the need */
+    RT_NOTE_GPU_IDLE = 6,              /* GPUs on the machine, none used by the job */
+    RT_NOTE_CPU_THROTTLED = 7,         /* a CPU quota throttled the job */
+    RT_NOTE_PRESSURE = 8,              /* tasks stalled waiting for CPU, memory or I/O */
+    RT_NOTE_LEFT_BEHIND = 9,           /* processes still ran after the command exited */
+    RT_NOTE_FEW_RUNS = 10,             /* a recommendation from few runs */
+} rt_note_kind;
+
+/* One note. This struct never grows. */
+typedef struct rt_note {
+    int kind;        /* rt_note_kind */
+    char text[320];  /* one line, no newline, UTF-8 (cut to fit) */
+} rt_note;
+
+#define RT_NOTES_MAX 12 /* the most notes either function gives */
+
+typedef struct rt_notes_options {
+    size_t struct_size;     /* sizeof(rt_notes_options) as the caller compiled it */
+    const char *cgroup_why; /* why the job had no cgroup of its own, in a few words (the tool:
+                             * "not root, and no cgroup delegated to this user", "--cgroup off");
+                             * NULL: not known */
+} rt_notes_options;
+
+#define RT_NOTES_OPTIONS_INIT {.struct_size = sizeof(rt_notes_options)}
+
+/* The kind's name: "oom_killed", "accounting_incomplete", "memory_unknown", "memory_sampled",
+ * "memory_oversized", "gpu_idle", "cpu_throttled", "pressure", "left_behind", "few_runs";
+ * "note" for another number. Static. */
+RT_API const char *rt_note_kind_name(int kind);
+
+/* The notes of one run into out[0..cap) (opts may be NULL). Returns how many were written (at
+ * most RT_NOTES_MAX; 0 for a NULL s). Without a tracked tree only the machine-wide notes
+ * (pressure, an OOM kill in the tracker's group) are given. */
+RT_API size_t rt_summary_notes(const rt_summary *s, const rt_notes_options *opts, rt_note *out, size_t cap);
+
+/* The notes of a recommendation rec made by rt_recommend from runs[0..n): few runs, a
+ * memory need that is unknown or a lower bound, an OOM kill or a CPU quota it stays above.
+ * Returns how many were written (at most RT_NOTES_MAX). */
+RT_API size_t rt_recommend_notes(const rt_summary *const *runs, size_t n, const rt_recommendation *rec,
+                                 rt_note *out, size_t cap);
 
 /* ---- the cheapest server: Spare Cores Keeper API (contracts §6) ----------------------- */
 
@@ -859,6 +1019,9 @@ typedef struct rt_report_info {
     const char *keeper_note;           /* e.g. why the lookup failed */
     double current_price_usd_per_hour; /* where the run ran; NaN: unknown */
     const char *current_instance;      /* "vendor:type" */
+    /* added in 0.9 */
+    const char *cgroup_why;            /* why the job had no cgroup of its own, for the notes
+                                        * (rt_notes_options.cgroup_why); NULL: not known */
 } rt_report_info;
 
 #define RT_REPORT_INFO_INIT {.struct_size = sizeof(rt_report_info), .exit_status = -1}
@@ -1101,6 +1264,13 @@ typedef enum rt_column {
     RT_COL_COMB_CORES = 75,
     RT_COL_COMB_THREADS = 76,
     RT_COL_COMB_GPU_VRAM_MIB = 77,
+    /* added in 0.9: what the memory need and the notes are made from (see rt_record) */
+    RT_COL_PROC_RSS_HWM_MIB = 78,               /* the highest peak RSS of one process (kernel) */
+    RT_COL_PROC_UNRECLAIMABLE_PEAK_MIB = 79,    /* the job group's, when it holds only the tree */
+    RT_COL_PROC_GPU_VRAM_PEAK_MIB = 80,         /* NVML accounting's VRAM peak */
+    RT_COL_PROC_CANCELLED_WRITE_BYTES_TOTAL = 81, /* since tracking began */
+    RT_COL_PROC_CGROUP_EXCLUSIVE = 82,          /* 1: the group holds only the tree; 0: others too */
+    RT_COL_CGROUP_PIDS = 83,                    /* tasks in the group now */
 } rt_column;
 
 /* How many columns this library has (columns 0 .. n-1), a column's name ("timestamp",

@@ -121,14 +121,28 @@ static inline bool oracle_psi(json_t *o, rt_jl_psi *psi)
     return true;
 }
 
+/* A member that is true, false, null or absent (1, 0, NaN, NaN); false for another type. */
+static inline bool oracle_flag(json_t *v, double *out)
+{
+    if (!v || json_is_null(v)) {
+        *out = NAN;
+        return true;
+    }
+    if (!json_is_boolean(v))
+        return false;
+    *out = json_is_true(v) ? 1 : 0;
+    return true;
+}
+
 /* The "cgroup" member of o (0.6): the process's, or the top-level one. */
 static inline bool oracle_cgroup(json_t *o, rt_jl_cgroup *cg)
 {
     static const char *const k[] = {"oom_kills", "memory_limit_mib", "memory_high_mib", "cpu_quota_cores",
                                     "cpu_periods", "cpu_throttled_periods", "cpu_throttled_secs", "pids_peak",
-                                    "pids_limit"};
+                                    "pids_limit", "pids", "memory_unreclaimable_peak_mib"};
     double *const d[] = {&cg->oom_kills, &cg->mem_limit, &cg->mem_high, &cg->quota, &cg->periods,
-                         &cg->throttled_periods, &cg->throttled_secs, &cg->pids_peak, &cg->pids_limit};
+                         &cg->throttled_periods, &cg->throttled_secs, &cg->pids_peak, &cg->pids_limit,
+                         &cg->pids, &cg->unreclaimable_peak};
     json_t *c;
     if (!oracle_object(o, "cgroup", &c))
         return false;
@@ -136,6 +150,9 @@ static inline bool oracle_cgroup(json_t *o, rt_jl_cgroup *cg)
     for (size_t n = 0; c && n < sizeof k / sizeof k[0]; n++)
         if (!oracle_num(json_object_get(c, k[n]), d[n]))
             return false;
+    if (c && (!oracle_flag(json_object_get(c, "own"), &cg->own) ||
+              !oracle_flag(json_object_get(c, "exclusive"), &cg->exclusive)))
+        return false;
     return !c || oracle_psi(c, &cg->psi);
 }
 
@@ -183,14 +200,17 @@ static inline bool oracle_walk(json_t *root, rt_jline *jl)
         static const char *const k[] = {"pid", "child_count", "cores_used", "utime_secs", "stime_secs",
                                         "cpu_secs_total", "pss_mib", "rss_mib", "rss_peak_mib", "read_bytes_total",
                                         "write_bytes_total", "gpu_utilization_pct", "gpu_vram_used_bytes",
-                                        "gpu_count_used"};
+                                        "gpu_count_used", "rss_hwm_mib", "gpu_vram_peak_bytes",
+                                        "cancelled_write_bytes_total"};
         double *const d[] = {&jl->p_pid, &jl->p_children, &jl->p_cores, &jl->p_utime, &jl->p_stime,
                              &jl->p_cpu_total, &jl->p_pss, &jl->p_rss, &jl->p_rss_peak, &jl->p_read_total,
-                             &jl->p_write_total, &jl->p_gpu_util, &jl->p_gpu_vram_bytes, &jl->p_gpu_count};
+                             &jl->p_write_total, &jl->p_gpu_util, &jl->p_gpu_vram_bytes, &jl->p_gpu_count,
+                             &jl->p_rss_hwm, &jl->p_vram_peak_bytes, &jl->p_cancelled_total};
         for (size_t n = 0; n < sizeof k / sizeof k[0]; n++)
             if (!oracle_num(json_object_get(o, k[n]), d[n]))
                 return false;
-        if (!oracle_num(json_object_get(o, "memory_peak_mib"), &jl->p_mem_peak) || !oracle_cgroup(o, &jl->cg))
+        if (!oracle_num(json_object_get(o, "memory_peak_mib"), &jl->p_mem_peak) || !oracle_cgroup(o, &jl->cg) ||
+            !oracle_flag(json_object_get(o, "alive"), &jl->p_alive))
             return false;
         static const char *const parts[3] = {"main", "descendants", "combined"};
         static const char *const pk[RT_JL_NPART] = {"total_rss_mib", "private_rss_mib", "shared_rss_mib",
@@ -246,7 +266,8 @@ static inline const char *same_cgroup(const rt_jl_cgroup *a, const rt_jl_cgroup 
 {
 #define SAME(f) if (!same_num(a->f, b->f)) return "cg." #f
     SAME(oom_kills); SAME(mem_limit); SAME(mem_high); SAME(quota); SAME(periods); SAME(throttled_periods);
-    SAME(throttled_secs); SAME(pids_peak); SAME(pids_limit);
+    SAME(throttled_secs); SAME(pids_peak); SAME(pids_limit); SAME(pids); SAME(unreclaimable_peak); SAME(own);
+    SAME(exclusive);
     for (size_t i = 0; i < 3; i++)
         for (size_t n = 0; n < 3; n++)
             SAME(psi.pct[i][n]);
@@ -263,7 +284,7 @@ static inline const char *jline_diff(const rt_jline *a, const rt_jline *b)
     SAME(gpu_vram_mib); SAME(gpu_vram_total_mib); SAME(p_pid); SAME(p_children); SAME(p_cores); SAME(p_utime);
     SAME(p_stime); SAME(p_cpu_total); SAME(p_pss); SAME(p_rss); SAME(p_rss_peak); SAME(p_read_total);
     SAME(p_write_total); SAME(p_gpu_util); SAME(p_gpu_vram_bytes); SAME(p_gpu_count);
-    SAME(p_mem_peak);
+    SAME(p_mem_peak); SAME(p_rss_hwm); SAME(p_vram_peak_bytes); SAME(p_cancelled_total); SAME(p_alive);
     for (size_t i = 0; i < 3; i++)
         for (size_t n = 0; n < 3; n++)
             SAME(psi.pct[i][n]);

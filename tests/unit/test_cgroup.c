@@ -128,6 +128,37 @@ static void keyed(void **state)
     assert_int_equal(rt_cg_keyed_u64(t, len, "a", &v), -1);
 }
 
+static void memory_stat(void **state)
+{
+    (void)state;
+    size_t len;
+    uint64_t v = 7;
+    /* v2: the file LRU lists and reclaimable slab; shmem (on the anon lists) is not reclaimable */
+    const char *t = BODY("anon 100\nfile 300\nshmem 50\ninactive_anon 60\nactive_anon 90\ninactive_file 120\n"
+                         "active_file 130\nslab_reclaimable 40\nslab_unreclaimable 9\n");
+    assert_int_equal(rt_cg_parse_memory_stat(t, len, &v), 0);
+    assert_int_equal(v, 120 + 130 + 40);
+    /* v1: the hierarchical total_* lines win over the group's own */
+    t = BODY("cache 10\nactive_file 1\ninactive_file 2\ntotal_inactive_file 300\ntotal_active_file 400\n");
+    assert_int_equal(rt_cg_parse_memory_stat(t, len, &v), 0);
+    assert_int_equal(v, 700);
+    /* a v2 before slab accounting: the LRU alone */
+    t = BODY("inactive_file 5\nactive_file 6\n");
+    assert_int_equal(rt_cg_parse_memory_stat(t, len, &v), 0);
+    assert_int_equal(v, 11);
+    /* without the file lists (or with one of them malformed): nothing known */
+    v = 7;
+    t = BODY("anon 100\nshmem 50\nslab_reclaimable 40\n");
+    assert_int_equal(rt_cg_parse_memory_stat(t, len, &v), -1);
+    t = BODY("inactive_file 5\nactive_file x\n");
+    assert_int_equal(rt_cg_parse_memory_stat(t, len, &v), -1);
+    t = BODY("inactive_file 18446744073709551615\nactive_file 1\n"); /* a sum past 2^64 */
+    assert_int_equal(rt_cg_parse_memory_stat(t, len, &v), -1);
+    t = BODY("");
+    assert_int_equal(rt_cg_parse_memory_stat(t, len, &v), -1);
+    assert_int_equal(v, 7);
+}
+
 static void limits(void **state)
 {
     (void)state;
@@ -344,6 +375,7 @@ static void group_v2(void **state)
     assert_int_equal(r.memory_high_bytes, 805306368ull);
     assert_int_equal(r.memory_bytes, 104857600ull);
     assert_int_equal(r.memory_peak_bytes, 209715200ull);
+    assert_int_equal(r.memory_reclaimable_bytes, 20971520ull + 10485760 + 1048576);
     assert_int_equal(r.oom_kills, 1);
     assert_int_equal(r.memory_max_events, 3);
     assert_int_equal(r.pids, 4);
@@ -388,6 +420,7 @@ static void group_v1(void **state)
     assert_true(r.memory_high_bytes == RT_NULL_U64);
     assert_int_equal(r.memory_bytes, 52428800);
     assert_int_equal(r.memory_peak_bytes, 67108864);
+    assert_int_equal(r.memory_reclaimable_bytes, 12582912 + 4194304);
     assert_int_equal(r.oom_kills, 2);
     assert_int_equal(r.memory_max_events, 57);
     assert_int_equal(r.pids, 2);
@@ -986,6 +1019,7 @@ int main(void)
         cmocka_unit_test(mounts_malformed),
         cmocka_unit_test(paths_parse),
         cmocka_unit_test(keyed),
+        cmocka_unit_test(memory_stat),
         cmocka_unit_test(limits),
         cmocka_unit_test(cpu_max),
         cmocka_unit_test(pressure),

@@ -31,6 +31,7 @@ typedef struct state {
     unsigned long long msome_us, mfull_us;               /* the machine's */
     unsigned long long mem, mem_peak, rbytes, wbytes;
     unsigned long long oom_kills;
+    unsigned long long cache; /* of mem, page cache on the file lists (memory.stat); ~0: none said */
     const char *procs; /* the group's cgroup.procs */
     bool no_split;     /* cpu.stat without user_usec/system_usec */
 } state;
@@ -67,6 +68,7 @@ static int setup(void **unused)
     st.rbytes = 1ull << 30;
     st.wbytes = 0;
     st.oom_kills = 1;
+    st.cache = 200ull << 20;
     st.procs = "100\n101\n102\n";
     return 0;
 }
@@ -144,6 +146,14 @@ static void write_all(void)
     snprintf(t, sizeof t, "%llu\n", st.mem_peak);
     put_group("memory", "memory.max_usage_in_bytes", t);
     put_group("memory", "memory.limit_in_bytes", "2147483648\n");
+    char mstat[128];
+    if (st.cache == ~0ull) {
+        put_group("memory", "memory.stat", ""); /* read through the kept descriptor: no figures */
+    } else {
+        snprintf(mstat, sizeof mstat, "total_cache %llu\ntotal_shmem 0\ntotal_inactive_file %llu\ntotal_active_file %llu\n",
+                 st.cache, st.cache / 2, st.cache - st.cache / 2);
+        put_group("memory", "memory.stat", mstat);
+    }
     put_group("memory", "memory.failcnt", "0\n");
     snprintf(t, sizeof t, "oom_kill_disable 0\nunder_oom 0\noom_kill %llu\n", st.oom_kills);
     put_group("memory", "memory.oom_control", t);
@@ -236,6 +246,65 @@ static void one_busy_second(void)
     st.throttled_ns += 200000000;
     st.gsome_us += 250000;
     st.msome_us += 500000;
+}
+
+/* The memory the group could not give back: at each reading the charge less the page cache;
+ * after a rise of the peak charge, that peak less the page cache now; never decreasing. With
+ * a pid the group's peak from before tracking began is not the job's. */
+static void unreclaimable_peak(void **unused)
+{
+    (void)unused;
+    write_layout("/job");
+    st.mem = 256ull << 20; /* of which 200 MiB cache: 56 held */
+    st.mem_peak = 512ull << 20; /* from before tracking: not counted */
+    rt_sampler *s = open_sampler(0);
+    double mono = 1e9;
+    const rt_sample *smp = next(s, &mono);
+    const rt_cgroup *g = smp->process->cgroup;
+    NEAR(g->memory_reclaimable_mib, 200.0);
+    NEAR(g->memory_unreclaimable_peak_mib, 56.0);
+    /* more held, the peak charge where it was */
+    st.mem = 300ull << 20;
+    smp = next(s, &mono);
+    NEAR(smp->process->cgroup->memory_unreclaimable_peak_mib, 100.0);
+    /* a spike between the readings: the peak charge rose to 900 MiB, the charge is back at 300
+     * MiB with 250 of cache: 650 held at the peak */
+    st.mem_peak = 900ull << 20;
+    st.cache = 250ull << 20;
+    smp = next(s, &mono);
+    NEAR(smp->process->cgroup->memory_unreclaimable_peak_mib, 650.0);
+    NEAR(smp->process->cgroup->memory_reclaimable_mib, 250.0);
+    /* a file streamed through the cache: the peak charge rises with the charge, all cache */
+    st.mem = st.mem_peak = 2000ull << 20;
+    st.cache = 1900ull << 20;
+    smp = next(s, &mono);
+    NEAR(smp->process->cgroup->memory_unreclaimable_peak_mib, 650.0);
+    /* shared memory (tmpfs) is no cache: it counts */
+    st.mem = st.mem_peak = 2800ull << 20;
+    st.cache = 1900ull << 20;
+    smp = next(s, &mono);
+    NEAR(smp->process->cgroup->memory_unreclaimable_peak_mib, 900.0);
+    /* cache dropped and a lower charge: never decreasing */
+    st.mem = 100ull << 20;
+    st.cache = 10ull << 20;
+    smp = next(s, &mono);
+    NEAR(smp->process->cgroup->memory_unreclaimable_peak_mib, 900.0);
+    /* memory.stat without its figures: nothing reclaimable known, the peak so far stays */
+    st.cache = ~0ull;
+    smp = next(s, &mono);
+    assert_true(isnan(smp->process->cgroup->memory_reclaimable_mib));
+    NEAR(smp->process->cgroup->memory_unreclaimable_peak_mib, 900.0);
+    /* the record takes it as the job's only while the group holds nothing but the tree */
+    rt_record rec;
+    rt_record_from_sample(smp, &rec);
+    NEAR(rec.process_unreclaimable_peak_mib, 900.0);
+    NEAR(rec.process_cgroup_exclusive, 1.0);
+    st.procs = "100\n101\n999\n";
+    smp = next(s, &mono);
+    rt_record_from_sample(smp, &rec);
+    assert_true(isnan(rec.process_unreclaimable_peak_mib));
+    NEAR(rec.process_cgroup_exclusive, 0.0);
+    rt_sampler_free(s);
 }
 
 /* The JSON line of smp in buf (of 16 KiB), asserted to fit. */
@@ -351,7 +420,8 @@ static void moved_counters(void **unused)
     /* the JSON names of the cgroup work */
     char buf[1 << 14];
     json_of(smp, buf);
-    assert_non_null(strstr(buf, ",\"memory_peak_mib\":768,\"cgroup\":{\"path\":\"/job\",\"version\":\"hybrid\","
+    assert_non_null(strstr(buf, ",\"memory_peak_mib\":768,\"rss_hwm_mib\":"));
+    assert_non_null(strstr(buf, ",\"gpu_vram_peak_bytes\":null,\"cgroup\":{\"path\":\"/job\",\"version\":\"hybrid\","
                                 "\"own\":false,\"exclusive\":true,\"cpu_secs_total\":6,"));
     assert_non_null(strstr(buf, "\"cpu_quota_cores\":1.5,\"cpu_period_secs\":0.1,\"memory_limit_mib\":2048,"
                                 "\"memory_high_mib\":null,\"pids_limit\":null,"));
@@ -417,7 +487,8 @@ static void root_group_is_no_group(void **unused)
     assert_non_null(smp->pressure);          /* the machine's pressure is read still */
     char buf[1 << 14];
     rt_format_sample(RT_FORMAT_JSON, smp, NULL, buf, sizeof buf);
-    assert_non_null(strstr(buf, "\"memory_peak_mib\":null,\"cgroup\":null,\"main\":{\"total_rss_mib\":"));
+    assert_non_null(strstr(buf, "\"memory_peak_mib\":null,\"rss_hwm_mib\":"));
+    assert_non_null(strstr(buf, "\"gpu_vram_peak_bytes\":null,\"cgroup\":null,\"main\":{\"total_rss_mib\":"));
     assert_non_null(strstr(buf, "\"gpu_vram_used_bytes\":null}},\"pressure\":{\"cpu\":{"));
     rt_sampler_free(s);
 }
@@ -873,6 +944,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(moved_counters, setup, teardown),
+        cmocka_unit_test_setup_teardown(unreclaimable_peak, setup, teardown),
         cmocka_unit_test_setup_teardown(unsplit_group_cpu, setup, teardown),
         cmocka_unit_test_setup_teardown(root_group_is_no_group, setup, teardown),
         cmocka_unit_test_setup_teardown(v2_fixture_group, setup, teardown),

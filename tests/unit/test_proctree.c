@@ -517,6 +517,26 @@ static void pidstat_parser(void **state)
     assert_int_equal(rt_smaps_rollup_parse("Rss: 4 kB\nSwap: 1 kB\n", 21, &r), -1);
 }
 
+static void status_hwm_parser(void **state)
+{
+    (void)state;
+    uint64_t v = 0;
+    /* as Linux 6.x prints it: VmPeak before VmHWM, a tab and padding before the number */
+    const char *st = "Name:\tpython3\nVmPeak:\t  812344 kB\nVmSize:\t  20000 kB\nVmHWM:\t  614400 kB\n"
+                     "VmRSS:\t    9000 kB\n";
+    assert_int_equal(rt_status_hwm_parse(st, strlen(st), &v), 0);
+    assert_int_equal(v, 614400);
+    /* a zombie or a kernel thread has no Vm lines */
+    const char *z = "Name:\tsh\nState:\tZ (zombie)\nThreads:\t1\n";
+    assert_int_equal(rt_status_hwm_parse(z, strlen(z), &v), -1);
+    /* the value cut off at the end of the read, and junk */
+    assert_int_equal(rt_status_hwm_parse("VmHWM:\t  ", 9, &v), -1);
+    assert_int_equal(rt_status_hwm_parse("VmHWM: x kB\n", 13, &v), -1);
+    /* the number ends at the buffer's end (not NUL-terminated past it) */
+    assert_int_equal(rt_status_hwm_parse("VmHWM: 12", 9, &v), 0);
+    assert_int_equal(v, 12);
+}
+
 static int64_t seen[8];
 static int nseen;
 static void collect(void *user, int64_t pid)
@@ -615,7 +635,7 @@ int main(void)
         cmocka_unit_test(pss_rereads_follow_the_family),
         cmocka_unit_test(peak_rss_and_cancelled_writes),
         cmocka_unit_test(pidstat_parser),
-        cmocka_unit_test(children_parser),
+        cmocka_unit_test(children_parser), cmocka_unit_test(status_hwm_parser),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -182,7 +182,8 @@ static void row_gives_the_record(void **state)
     rt_process p = {.pid = 77, .alive = 0, .child_count = RT_NULL_I64, .thread_count = 3, .cores_used = 0.3,
                     .utime_secs = 0.1, .stime_secs = 0.2, .cpu_secs_total = 9.75, .pss_mib = NAN, .rss_mib = 5,
                     .read_bytes = 4096, .write_bytes = 0, .gpu_utilization_pct = NAN,
-                    .gpu_vram_used_bytes = RT_NULL_U64, .gpu_count_used = RT_NULL_I64, .rss_peak_mib = 6};
+                    .gpu_vram_used_bytes = RT_NULL_U64, .gpu_count_used = RT_NULL_I64, .rss_peak_mib = 6,
+                    .rss_hwm_mib = 6.5, .gpu_vram_peak_bytes = RT_NULL_U64, .cancelled_write_bytes_total = 4096};
     rt_sample smp = {.timestamp_secs = 1.7e9, .interval_secs = 1, .cpu = &cpu, .memory = &mem, .gpu = gpus,
                      .gpu_count = 2, .disk_space_total_bytes = RT_NULL_U64, .disk_space_used_bytes = 5,
                      .disk_space_free_bytes = RT_NULL_U64, .process = &p};
@@ -194,15 +195,21 @@ static void row_gives_the_record(void **state)
     assert_true(row[RT_COL_PROC_ALIVE] == 0.0);
     assert_true(isnan(row[RT_COL_PROC_CHILDREN]));
     assert_true(row[RT_COL_GPU_USAGE] == 0.5);
-    for (int c = RT_COL_PROC_MEMORY_PEAK_MIB; c < RT_NCOLS; c++) /* no cgroup, no PSI */
+    for (int c = RT_COL_PROC_MEMORY_PEAK_MIB; c < RT_COL_PROC_RSS_HWM_MIB; c++) /* no cgroup, no PSI */
         assert_true(isnan(row[c]));
+    /* 0.9: the tree's own figures, and nothing of a group */
+    assert_true(row[RT_COL_PROC_RSS_HWM_MIB] == 6.5);
+    assert_true(row[RT_COL_PROC_CANCELLED_WRITE_BYTES_TOTAL] == 4096);
+    assert_true(isnan(row[RT_COL_PROC_GPU_VRAM_PEAK_MIB]) && isnan(row[RT_COL_PROC_UNRECLAIMABLE_PEAK_MIB]));
+    assert_true(isnan(row[RT_COL_PROC_CGROUP_EXCLUSIVE]) && isnan(row[RT_COL_CGROUP_PIDS]));
 
     /* the same with a cgroup (counters past a float's 24 bits) and pressure: the group's where
      * it has it (memory), else the machine's */
     rt_cgroup g = {.path = "/job", .version = "v2", .memory_peak_mib = 123.45, .pids_peak = 17,
                    .cpu_quota_cores = 1.5, .memory_limit_mib = 2048, .memory_high_mib = NAN,
                    .pids_limit = RT_NULL_I64, .cpu_periods = 123456789, .cpu_throttled_periods = 16777217,
-                   .cpu_throttled_secs = 3.000001, .oom_kills = 2};
+                   .cpu_throttled_secs = 3.000001, .oom_kills = 2, .exclusive = 1, .pids = 3,
+                   .memory_unreclaimable_peak_mib = 100.25};
     g.pressure.cpu = (rt_pressure){NAN, NAN, NAN, NAN, RT_NULL_U64, RT_NULL_U64};
     g.pressure.memory = (rt_pressure){1, 0.5, 2.25, 1.125, 10, 5};
     g.pressure.io = g.pressure.cpu;
@@ -222,7 +229,8 @@ static void row_gives_the_record(void **state)
                 {RT_COL_CGROUP_CPU_THROTTLED_SECS, 3.000001}, {RT_COL_CGROUP_PIDS_PEAK, 17},
                 {RT_COL_PRESSURE_CPU_SOME_PCT, 4.5}, {RT_COL_PRESSURE_MEMORY_SOME_PCT, 2.25},
                 {RT_COL_PRESSURE_MEMORY_FULL_PCT, 1.125}, {RT_COL_PRESSURE_IO_SOME_PCT, 0.75},
-                {RT_COL_PRESSURE_IO_FULL_PCT, 0.375}};
+                {RT_COL_PRESSURE_IO_FULL_PCT, 0.375}, {RT_COL_PROC_CGROUP_EXCLUSIVE, 1},
+                {RT_COL_CGROUP_PIDS, 3}, {RT_COL_PROC_UNRECLAIMABLE_PEAK_MIB, 100.25}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         assert_true(row[want[i].col] == want[i].v);
     assert_true(isnan(row[RT_COL_CGROUP_MEMORY_HIGH_MIB]) && isnan(row[RT_COL_CGROUP_PIDS_LIMIT]));

@@ -41,6 +41,7 @@ void rt_jline_process_reset(rt_jline *jl, bool present)
     jl->p_pid = jl->p_children = jl->p_cores = jl->p_utime = jl->p_stime = jl->p_cpu_total = NAN;
     jl->p_pss = jl->p_rss = jl->p_rss_peak = jl->p_read_total = jl->p_write_total = NAN;
     jl->p_gpu_util = jl->p_gpu_vram_bytes = jl->p_gpu_count = jl->p_mem_peak = NAN;
+    jl->p_rss_hwm = jl->p_vram_peak_bytes = jl->p_cancelled_total = jl->p_alive = NAN;
     for (size_t i = 0; i < 3; i++)
         for (size_t k = 0; k < RT_JL_NPART; k++)
             jl->part[i][k] = NAN;
@@ -52,6 +53,7 @@ void rt_jline_cgroup_reset(rt_jl_cgroup *cg, bool present)
     cg->present = present;
     cg->oom_kills = cg->mem_limit = cg->mem_high = cg->quota = cg->periods = NAN;
     cg->throttled_periods = cg->throttled_secs = cg->pids_peak = cg->pids_limit = NAN;
+    cg->pids = cg->unreclaimable_peak = cg->own = cg->exclusive = NAN;
     rt_jline_psi_reset(&cg->psi);
 }
 
@@ -186,6 +188,19 @@ static bool num_or_null(rt_js *j, double *out)
         return rt_js_number(j, out);
     if (t != RT_JS_BAD)
         fail(j, "a figure is neither a number nor null");
+    return false;
+}
+
+/* true, false or null into *out (1, 0, NaN). Other types fail with "not a flag". */
+static bool flag_or_null(rt_js *j, double *out)
+{
+    rt_js_type t = rt_js_peek(j);
+    if (t == RT_JS_NULL || t == RT_JS_TRUE || t == RT_JS_FALSE) {
+        *out = t == RT_JS_NULL ? NAN : t == RT_JS_TRUE ? 1 : 0;
+        return rt_js_skip(j);
+    }
+    if (t != RT_JS_BAD)
+        fail(j, "a flag is neither true, false nor null");
     return false;
 }
 
@@ -462,7 +477,8 @@ static bool scan_cgroup(rt_js *j, rt_jl_cgroup *cg)
     static const jkey names[] = {
         JK("cpu_quota_cores"), JK("memory_limit_mib"), JK("memory_high_mib"), JK("pids_limit"),
         JK("pids_peak"),       JK("cpu_periods"),      JK("cpu_throttled_periods"), JK("cpu_throttled_secs"),
-        JK("oom_kills"),       JK("pressure"),
+        JK("oom_kills"),       JK("pids"),             JK("memory_unreclaimable_peak_mib"),
+        JK("pressure"),        JK("own"),              JK("exclusive"),
     };
     rt_jline_cgroup_reset(cg, false);
     int o = open_or_null(j, '{', "cgroup is not an object");
@@ -472,16 +488,19 @@ static bool scan_cgroup(rt_js *j, rt_jl_cgroup *cg)
     double *const dst[] = {
         &cg->quota,     &cg->mem_limit, &cg->mem_high,          &cg->pids_limit,
         &cg->pids_peak, &cg->periods,   &cg->throttled_periods, &cg->throttled_secs,
-        &cg->oom_kills,
+        &cg->oom_kills, &cg->pids,      &cg->unreclaimable_peak,
     };
+    double *const flags[] = {&cg->own, &cg->exclusive};
     bool first = true;
     const char *k;
     size_t kl, hint = 0;
     int r;
     while ((r = rt_js_member(j, &first, &k, &kl)) == 1) {
         size_t i = which(k, kl, names, NKEYS(names), &hint);
-        bool ok = i < NKEYS(dst) ? num_or_null(j, dst[i]) : i == NKEYS(dst) ? scan_psi(j, &cg->psi)
-                                                                               : rt_js_skip(j);
+        bool ok = i < NKEYS(dst)               ? num_or_null(j, dst[i])
+                : i == NKEYS(dst)              ? scan_psi(j, &cg->psi)
+                : i < NKEYS(names)             ? flag_or_null(j, flags[i - NKEYS(dst) - 1])
+                                               : rt_js_skip(j);
         if (!ok)
             return false;
     }
@@ -508,8 +527,9 @@ static bool scan_process(rt_js *j, rt_jline *jl)
         JK("pid"),          JK("child_count"),      JK("cores_used"),        JK("utime_secs"),
         JK("stime_secs"),   JK("cpu_secs_total"),   JK("pss_mib"),           JK("rss_mib"),
         JK("rss_peak_mib"), JK("read_bytes_total"), JK("write_bytes_total"), JK("gpu_utilization_pct"),
-        JK("gpu_vram_used_bytes"), JK("gpu_count_used"), JK("memory_peak_mib"), JK("cgroup"),
-        JK("main"),         JK("descendants"),      JK("combined"),
+        JK("gpu_vram_used_bytes"), JK("gpu_count_used"), JK("memory_peak_mib"), JK("rss_hwm_mib"),
+        JK("gpu_vram_peak_bytes"), JK("cancelled_write_bytes_total"), JK("cgroup"),
+        JK("main"),         JK("descendants"),      JK("combined"),     JK("alive"),
     };
     rt_jline_process_reset(jl, false);
     int o = open_or_null(j, '{', "process is not an object");
@@ -520,6 +540,7 @@ static bool scan_process(rt_js *j, rt_jline *jl)
         &jl->p_pid,       &jl->p_children,   &jl->p_cores,      &jl->p_utime,       &jl->p_stime,
         &jl->p_cpu_total, &jl->p_pss,        &jl->p_rss,        &jl->p_rss_peak,    &jl->p_read_total,
         &jl->p_write_total, &jl->p_gpu_util, &jl->p_gpu_vram_bytes, &jl->p_gpu_count, &jl->p_mem_peak,
+        &jl->p_rss_hwm,   &jl->p_vram_peak_bytes, &jl->p_cancelled_total,
     };
     bool first = true;
     const char *k;
@@ -527,10 +548,11 @@ static bool scan_process(rt_js *j, rt_jline *jl)
     int r;
     while ((r = rt_js_member(j, &first, &k, &kl)) == 1) {
         size_t i = which(k, kl, names, NKEYS(names), &hint);
-        bool ok = i < NKEYS(dst)       ? num_or_null(j, dst[i])
-                : i == NKEYS(dst)      ? scan_cgroup(j, &jl->cg)
-                : i < NKEYS(names)     ? scan_part(j, jl->part[i - NKEYS(dst) - 1])
-                                       : rt_js_skip(j);
+        bool ok = i < NKEYS(dst)          ? num_or_null(j, dst[i])
+                : i == NKEYS(dst)         ? scan_cgroup(j, &jl->cg)
+                : i < NKEYS(dst) + 4      ? scan_part(j, jl->part[i - NKEYS(dst) - 1])
+                : i == NKEYS(dst) + 4     ? flag_or_null(j, &jl->p_alive)
+                                          : rt_js_skip(j);
         if (!ok)
             return false;
     }

@@ -123,6 +123,8 @@ typedef struct rt_jl_cgroup {
     bool present; /* the member was an object */
     double oom_kills, mem_limit, mem_high, quota, periods, throttled_periods, throttled_secs;
     double pids_peak, pids_limit;
+    /* 0.9: tasks now, the unreclaimable peak; own and exclusive (1 true, 0 false, NaN) */
+    double pids, unreclaimable_peak, own, exclusive;
     rt_jl_psi psi;
 } rt_jl_cgroup;
 
@@ -151,6 +153,9 @@ typedef struct rt_jline {
     double p_mem_peak;
     /* 0.8: process.main, .descendants, .combined (RT_JL_* figures; NaN without) */
     double part[3][RT_JL_NPART];
+    /* 0.9: the one-process peak RSS, the NVML VRAM peak (bytes), the cancelled writes' total,
+     * and whether the root was alive (1, 0, NaN) */
+    double p_rss_hwm, p_vram_peak_bytes, p_cancelled_total, p_alive;
     rt_jl_cgroup cg;
     rt_jl_psi psi;
     rt_jl_cgroup self_cg;

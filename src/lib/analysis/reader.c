@@ -181,7 +181,9 @@ void rt_reader_nan_record(rt_record *rec)
         &rec->cgroup_cpu_periods, &rec->cgroup_cpu_throttled_periods, &rec->cgroup_cpu_throttled_secs,
         &rec->cgroup_pids_peak, &rec->cgroup_pids_limit, &rec->pressure_cpu_some_pct,
         &rec->pressure_memory_some_pct, &rec->pressure_memory_full_pct, &rec->pressure_io_some_pct,
-        &rec->pressure_io_full_pct,
+        &rec->pressure_io_full_pct, &rec->process_rss_hwm_mib, &rec->process_unreclaimable_peak_mib,
+        &rec->process_gpu_vram_peak_mib, &rec->process_cancelled_write_bytes_total, &rec->process_alive,
+        &rec->process_cgroup_exclusive, &rec->cgroup_pids,
     };
     memset(rec, 0, sizeof *rec);
     for (size_t i = 0; i < RT_ARRAY_LEN(d); i++)
@@ -328,6 +330,7 @@ static void json_cgroup(const rt_jline *jl, rt_record *rec)
     rec->cgroup_cpu_throttled_secs = g->throttled_secs;
     rec->cgroup_pids_peak = g->pids_peak;
     rec->cgroup_pids_limit = g->pids_limit;
+    rec->cgroup_pids = g->pids;
 }
 
 /* Maps the scanned line r->jl (with r->jl_prev when have_prev) to rec, job name in job. */
@@ -393,6 +396,16 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
     rec->process_gpu_usage = jl->p_gpu_util / 100.0;
     rec->process_gpu_vram_mib = jl->p_gpu_vram_bytes / 1048576.0;
     rec->process_gpu_utilized = jl->p_gpu_count;
+    rec->process_rss_hwm_mib = jl->p_rss_hwm;
+    rec->process_gpu_vram_peak_mib = jl->p_vram_peak_bytes / 1048576.0;
+    rec->process_cancelled_write_bytes_total = jl->p_cancelled_total;
+    rec->process_alive = jl->p_alive;
+    if (jl->cg.present) { /* as record.c: the group's figures are the job's when it holds only the tree */
+        bool whole = jl->cg.own == 1 || jl->cg.exclusive == 1;
+        bool known = !isnan(jl->cg.own) || !isnan(jl->cg.exclusive);
+        rec->process_cgroup_exclusive = known ? (whole ? 1 : 0) : NAN;
+        rec->process_unreclaimable_peak_mib = whole ? jl->cg.unreclaimable_peak : NAN;
+    }
     json_parts(jl, rec);
 }
 

@@ -81,6 +81,8 @@ static void process_part(const rt_process *p, rt_record *r)
         r->process_cpu_secs_total = r->process_pss_mib = r->process_rss_mib = r->process_rss_peak_mib = NAN;
         r->process_read_bytes = r->process_write_bytes = NAN;
         r->process_gpu_usage = r->process_gpu_vram_mib = r->process_gpu_utilized = NAN;
+        r->process_rss_hwm_mib = r->process_gpu_vram_peak_mib = r->process_cancelled_write_bytes_total = NAN;
+        r->process_alive = NAN;
         return;
     }
     r->process_pid = (double)p->pid;
@@ -91,11 +93,15 @@ static void process_part(const rt_process *p, rt_record *r)
     r->process_pss_mib = p->pss_mib;
     r->process_rss_mib = p->rss_mib;
     r->process_rss_peak_mib = p->rss_peak_mib;
-    r->process_read_bytes = (double)p->read_bytes;
-    r->process_write_bytes = (double)p->write_bytes;
+    r->process_read_bytes = u64_or_nan(p->read_bytes); /* null when an I/O counter could not be read */
+    r->process_write_bytes = u64_or_nan(p->write_bytes);
     r->process_gpu_usage = isnan(p->gpu_utilization_pct) ? NAN : p->gpu_utilization_pct / 100.0;
     r->process_gpu_vram_mib = u64_or_nan(p->gpu_vram_used_bytes) / 1048576.0;
     r->process_gpu_utilized = i64_or_nan(p->gpu_count_used);
+    r->process_rss_hwm_mib = p->rss_hwm_mib;
+    r->process_gpu_vram_peak_mib = u64_or_nan(p->gpu_vram_peak_bytes) / 1048576.0;
+    r->process_cancelled_write_bytes_total = u64_or_nan(p->cancelled_write_bytes_total);
+    r->process_alive = p->alive ? 1 : 0;
 }
 
 /* The 0.6 figures: the group's limits and totals (the tree's group, else without one the
@@ -108,6 +114,12 @@ static void cgroup_part(const rt_sample *s, rt_record *r)
     const rt_cgroup *tree_g = p ? p->cgroup : NULL, *g = tree_g ? tree_g : s->cgroup;
     /* NaN without a cgroup (as the header has it; a caller's sample from before 0.6 leaves 0) */
     r->process_memory_peak_mib = tree_g ? p->memory_peak_mib : NAN;
+    /* like the peak charge, the group's unreclaimable peak is the job's only when the group
+     * holds nothing else */
+    bool whole = tree_g && (tree_g->own || tree_g->exclusive);
+    r->process_unreclaimable_peak_mib = whole ? tree_g->memory_unreclaimable_peak_mib : NAN;
+    r->process_cgroup_exclusive = tree_g ? (whole ? 1 : 0) : NAN;
+    r->cgroup_pids = g ? i64_or_nan(g->pids) : NAN;
     r->cgroup_oom_kills = g ? u64_or_nan(g->oom_kills) : NAN;
     r->cgroup_memory_limit_mib = g ? g->memory_limit_mib : NAN;
     r->cgroup_memory_high_mib = g ? g->memory_high_mib : NAN;

@@ -86,9 +86,15 @@ static const char *const col_names[RT_NCOLS] = {
     [RT_COL_COMB_CORES] = "combined_cores",
     [RT_COL_COMB_THREADS] = "combined_threads",
     [RT_COL_COMB_GPU_VRAM_MIB] = "combined_gpu_vram_mib",
+    [RT_COL_PROC_RSS_HWM_MIB] = "process_rss_hwm_mib",
+    [RT_COL_PROC_UNRECLAIMABLE_PEAK_MIB] = "process_unreclaimable_peak_mib",
+    [RT_COL_PROC_GPU_VRAM_PEAK_MIB] = "process_gpu_vram_peak_mib",
+    [RT_COL_PROC_CANCELLED_WRITE_BYTES_TOTAL] = "process_cancelled_write_bytes_total",
+    [RT_COL_PROC_CGROUP_EXCLUSIVE] = "process_cgroup_exclusive",
+    [RT_COL_CGROUP_PIDS] = "cgroup_pids",
 };
 
-/* The 0.6 and 0.8 columns: each one figure of the record, the same in both directions. */
+/* The 0.6, 0.8 and 0.9 columns: each one figure of the record, the same in both directions. */
 static const struct {
     int col;
     size_t off; /* of the double in rt_record */
@@ -126,6 +132,13 @@ static const struct {
     {RT_COL_COMB_CORES, offsetof(rt_record, combined.cores)},
     {RT_COL_COMB_THREADS, offsetof(rt_record, combined.threads)},
     {RT_COL_COMB_GPU_VRAM_MIB, offsetof(rt_record, combined.gpu_vram_mib)},
+    {RT_COL_PROC_RSS_HWM_MIB, offsetof(rt_record, process_rss_hwm_mib)},
+    {RT_COL_PROC_UNRECLAIMABLE_PEAK_MIB, offsetof(rt_record, process_unreclaimable_peak_mib)},
+    {RT_COL_PROC_GPU_VRAM_PEAK_MIB, offsetof(rt_record, process_gpu_vram_peak_mib)},
+    {RT_COL_PROC_CANCELLED_WRITE_BYTES_TOTAL, offsetof(rt_record, process_cancelled_write_bytes_total)},
+    {RT_COL_PROC_CGROUP_EXCLUSIVE, offsetof(rt_record, process_cgroup_exclusive)},
+    {RT_COL_CGROUP_PIDS, offsetof(rt_record, cgroup_pids)},
+    {RT_COL_PROC_ALIVE, offsetof(rt_record, process_alive)},
 };
 
 int rt_column_count(void)
@@ -204,7 +217,6 @@ void rt_row_from_sample(const rt_sample *s, double row[RT_NCOLS])
     if (!p)
         return; /* the columns of the tree stay NaN, as the record's */
     row[RT_COL_PROC_PID] = r.process_pid;
-    row[RT_COL_PROC_ALIVE] = p->alive ? 1.0 : 0.0;
     row[RT_COL_PROC_CHILDREN] = r.process_children;
     row[RT_COL_PROC_THREADS] = i64_or_nan(p->thread_count);
     row[RT_COL_PROC_UTIME] = p->utime_secs;

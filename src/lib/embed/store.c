@@ -50,6 +50,11 @@ static const unsigned char col_kind[RT_NCOLS] = {
     /* 0.6: MiB, counters and totals exact (periods pass 2^24 after ~19 days at 100 ms: that
      * block's column widens); the quota (cores) and the pressure percents floats */
     [RT_COL_PROC_MEMORY_PEAK_MIB] = COL_X,
+    /* 0.9: MiB and bytes exact */
+    [RT_COL_PROC_RSS_HWM_MIB] = COL_X,
+    [RT_COL_PROC_UNRECLAIMABLE_PEAK_MIB] = COL_X,
+    [RT_COL_PROC_GPU_VRAM_PEAK_MIB] = COL_X,
+    [RT_COL_PROC_CANCELLED_WRITE_BYTES_TOTAL] = COL_X,
     [RT_COL_CGROUP_OOM_KILLS] = COL_X,
     [RT_COL_CGROUP_MEMORY_LIMIT_MIB] = COL_X,
     [RT_COL_CGROUP_MEMORY_HIGH_MIB] = COL_X,

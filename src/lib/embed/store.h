@@ -12,7 +12,7 @@
 
 #include "resource_tracker.h"
 
-#define RT_NCOLS 78          /* RT_COL_COMB_GPU_VRAM_MIB + 1 */
+#define RT_NCOLS 84          /* RT_COL_CGROUP_PIDS + 1 */
 #define RT_STORE_BLOCK 4096u /* rows per block */
 
 typedef struct rt_store rt_store;

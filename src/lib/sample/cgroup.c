@@ -76,6 +76,7 @@ int rt_cg_part_open(rt_cg_part *p, rt_sample_ctx *c, const struct rt_job_cgroup 
     p->self = false;
     p->check_members = !p->own || root_only;
     p->pids_seen = RT_NULL_I64;
+    p->unreclaimable_peak = RT_NULL_U64;
     if (jg)
         p->group = rt_cg_group_of_job(jg, &c->log);
     else if (pid > 0)
@@ -115,6 +116,7 @@ void rt_cg_part_open_self(rt_cg_part *p, rt_sample_ctx *c)
     p->self = true;
     p->check_members = false;
     p->pids_seen = RT_NULL_I64;
+    p->unreclaimable_peak = RT_NULL_U64;
 }
 
 void rt_cg_part_snapshot(rt_cg_part *p, rt_sample_ctx *c, rt_proctree *tree, double mono)
@@ -178,6 +180,33 @@ static double user_share(const rt_cg_part *p)
     return NAN;
 }
 
+/* a - b, or 0 below. */
+static uint64_t less(uint64_t a, uint64_t b)
+{
+    return a > b ? a - b : 0;
+}
+
+/* Raises p->unreclaimable_peak with this reading: the charge now less what the kernel could
+ * reclaim of it, and, when the kernel's peak charge rose since the previous reading (a peak
+ * in between: an own group starts empty, so its first interval counts from nothing), that
+ * peak less the page cache now. The cache at the peak is not known: taking today's counts
+ * cache the job added after the peak as if it was held then (a lower figure), never cache it
+ * dropped (a reclaim, a deleted file) which only makes the figure larger. */
+static void raise_unreclaimable(rt_cg_part *p)
+{
+    const rt_cg_reading *r = &p->cur;
+    uint64_t cache = r->memory_reclaimable_bytes;
+    if (r->memory_bytes == RT_NULL_U64 || cache == RT_NULL_U64)
+        return;
+    uint64_t need = less(r->memory_bytes, cache);
+    uint64_t before = p->have_prev ? p->prev.memory_peak_bytes : p->own ? 0 : RT_NULL_U64;
+    if (r->memory_peak_bytes != RT_NULL_U64 && before != RT_NULL_U64 && r->memory_peak_bytes > before &&
+        less(r->memory_peak_bytes, cache) > need)
+        need = less(r->memory_peak_bytes, cache);
+    if (p->unreclaimable_peak == RT_NULL_U64 || need > p->unreclaimable_peak)
+        p->unreclaimable_peak = need;
+}
+
 const rt_tree_group *rt_cg_part_delta(rt_cg_part *p, double elapsed)
 {
     if (!p->have_cur)
@@ -193,6 +222,9 @@ const rt_tree_group *rt_cg_part_delta(rt_cg_part *p, double elapsed)
     o->cpu_secs_total = secs(cpu_ns, 1e9);
     o->memory_mib = mib(r->memory_bytes);
     o->memory_peak_mib = mib(r->memory_peak_bytes);
+    raise_unreclaimable(p);
+    o->memory_reclaimable_mib = mib(r->memory_reclaimable_bytes);
+    o->memory_unreclaimable_peak_mib = mib(p->unreclaimable_peak);
     o->pids = r->pids;
     o->pids_peak = r->pids_peak != RT_NULL_I64 ? r->pids_peak : p->pids_seen;
     o->read_bytes_total = rd;

@@ -25,6 +25,8 @@ typedef struct rt_cg_part {
     rt_cg_reading cur, prev, base; /* base: the first reading (subtracted in pid mode) */
     int64_t *pids;                 /* room for the exclusive check (pid mode) */
     int64_t pids_seen;             /* the most pids sampled (pids_peak without pids.peak) */
+    uint64_t unreclaimable_peak;   /* the most of the charge not reclaimable so far, bytes
+                                    * (rt_cgroup.memory_unreclaimable_peak_mib); RT_NULL_U64 */
     rt_cgroup out;
     rt_tree_group auth; /* what the tree part is handed */
 } rt_cg_part;

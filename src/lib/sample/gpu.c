@@ -35,6 +35,7 @@ uint64_t rt_gpu_part_tree(rt_gpu_part *p, rt_proctree *tree, double mono, rt_pro
     uint64_t main_vram;
     rt_gpus_tree(p->gpus, tree_has, tree, live, nlive, mono, &o->gpu_utilization_pct, &o->gpu_vram_used_bytes,
                  &o->gpu_count_used, o->pid, &main_vram);
+    o->gpu_vram_peak_bytes = rt_gpus_tree_vram_peak(p->gpus); /* NVML's accounting, where it is on */
     return main_vram;
 }
 

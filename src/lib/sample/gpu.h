@@ -19,7 +19,7 @@ int rt_gpu_part_open(rt_gpu_part *p, rt_sample_ctx *c, const char *nvml_library)
 /* Reads every device. */
 void rt_gpu_part_snapshot(rt_gpu_part *p);
 /* The tree's use of the GPUs over the interval ending at mono, into o's gpu_* fields (null
- * when no GPU could say). Returns the VRAM of the tree's root (o->pid) alone, RT_NULL_U64
+ * when no GPU could say; gpu_vram_peak_bytes null unless NVML's accounting is on). Returns the VRAM of the tree's root (o->pid) alone, RT_NULL_U64
  * when no GPU could say. */
 uint64_t rt_gpu_part_tree(rt_gpu_part *p, rt_proctree *tree, double mono, rt_process *o);
 void rt_gpu_part_close(rt_gpu_part *p);

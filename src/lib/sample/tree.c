@@ -224,6 +224,7 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
             o->gpu_utilization_pct = NAN;
             o->gpu_vram_used_bytes = RT_NULL_U64;
             o->gpu_count_used = RT_NULL_I64;
+            o->gpu_vram_peak_bytes = RT_NULL_U64;
             o->memory_peak_mib = peak_of(group);
             o->cgroup = group ? group->cgroup : NULL;
             mark_stretch(p, group, true);
@@ -262,9 +263,12 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
     o->swap_mib = t->pss_ok ? (double)t->swap_kib / 1024.0 : NAN;
     o->rss_mib = (double)t->rss_kib / 1024.0;
     o->rss_peak_mib = (double)t->rss_peak_kib / 1024.0; /* the tree keeps it: never decreasing */
+    o->rss_hwm_mib = (double)t->rss_hwm_kib / 1024.0;   /* so does this one */
     if (t->io_ok || group_io) {
-        o->read_bytes = drd;
-        o->write_bytes = dwr;
+        o->read_bytes = p->tot_rd - p->shown_rd;
+        o->write_bytes = p->tot_wr - p->shown_wr;
+        p->shown_rd = p->tot_rd;
+        p->shown_wr = p->tot_wr;
         o->read_bytes_total = p->tot_rd;
         o->write_bytes_total = p->tot_wr;
         o->cancelled_write_bytes_total = t->io_ok ? p->cancelled : RT_NULL_U64;

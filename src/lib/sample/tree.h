@@ -53,6 +53,9 @@ typedef struct rt_tree_part {
     uint64_t rd, wr, cancelled; /* the walk's storage I/O since tracking began */
     uint64_t tot_ut_ns, tot_st_ns; /* the reported CPU totals (the walk's, or the group's) */
     uint64_t tot_rd, tot_wr;       /* the reported I/O totals */
+    uint64_t shown_rd, shown_wr;   /* the totals as the last sample with I/O showed them: a
+                                    * sample after one whose I/O was null shows what grew
+                                    * since, so the intervals always add up to the totals */
     /* An exclusive stretch: readings in a row whose group held only the tree. Within one the
      * group counts (its growth since the stretch began, added to the totals reported then);
      * outside, the walk's own growth does, so what foreign processes did in the group while

@@ -133,7 +133,8 @@ static const field process_fields[] = {
     FU(rt_process, read_bytes_total),      FU(rt_process, write_bytes_total),
     FU(rt_process, cancelled_write_bytes_total), FN(rt_process, gpu_utilization_pct, 2),
     FU(rt_process, gpu_vram_used_bytes),    FI(rt_process, gpu_count_used),
-    FN(rt_process, memory_peak_mib, 3),
+    FN(rt_process, memory_peak_mib, 3),    FN(rt_process, rss_hwm_mib, 3),
+    FU(rt_process, gpu_vram_peak_bytes),
 };
 
 static const field part_fields[] = {
@@ -154,6 +155,7 @@ static const field cgroup_fields[] = {
     FU(rt_cgroup, cpu_periods),           FU(rt_cgroup, cpu_throttled_periods),
     FN(rt_cgroup, cpu_throttled_secs, 3), FN(rt_cgroup, cpu_throttled_pct, 2),
     FU(rt_cgroup, oom_kills),             FU(rt_cgroup, memory_max_events),
+    FN(rt_cgroup, memory_reclaimable_mib, 3), FN(rt_cgroup, memory_unreclaimable_peak_mib, 3),
 };
 
 static const field pressure_fields[] = {

@@ -40,10 +40,10 @@ static const char *const level_files[RT_CG_NHIER][LV_N] = {
 
 /* Files of the group itself. */
 enum {
-    F_V2_MEM_CUR, F_V2_MEM_PEAK, F_V2_MEM_EVENTS, F_V2_PIDS_CUR, F_V2_PIDS_PEAK, F_V2_IO,
+    F_V2_MEM_CUR, F_V2_MEM_PEAK, F_V2_MEM_STAT, F_V2_MEM_EVENTS, F_V2_PIDS_CUR, F_V2_PIDS_PEAK, F_V2_IO,
     F_V2_PSI_CPU, F_V2_PSI_MEM, F_V2_PSI_IO, /* in RT_PSI_* order */
     F_ACCT_USAGE, F_ACCT_USER, F_ACCT_SYS,
-    F_V1_MEM_USAGE, F_V1_MEM_PEAK, F_V1_OOM, F_V1_FAILCNT,
+    F_V1_MEM_USAGE, F_V1_MEM_PEAK, F_V1_MEM_STAT, F_V1_OOM, F_V1_FAILCNT,
     F_V1_BLKIO, F_V1_PIDS_CUR, F_V1_PIDS_PEAK,
     F_PROCS, F_N
 };
@@ -52,6 +52,7 @@ static const struct {
     const char *name;
 } own_files[F_PROCS] = {
     [F_V2_MEM_CUR] = {RT_CG_UNIFIED, "memory.current"}, [F_V2_MEM_PEAK] = {RT_CG_UNIFIED, "memory.peak"},
+    [F_V2_MEM_STAT] = {RT_CG_UNIFIED, "memory.stat"},
     [F_V2_MEM_EVENTS] = {RT_CG_UNIFIED, "memory.events"}, [F_V2_PIDS_CUR] = {RT_CG_UNIFIED, "pids.current"},
     [F_V2_PIDS_PEAK] = {RT_CG_UNIFIED, "pids.peak"}, [F_V2_IO] = {RT_CG_UNIFIED, "io.stat"},
     [F_V2_PSI_CPU] = {RT_CG_UNIFIED, "cpu.pressure"}, [F_V2_PSI_MEM] = {RT_CG_UNIFIED, "memory.pressure"},
@@ -60,6 +61,7 @@ static const struct {
     [F_ACCT_SYS] = {RT_CG_CPUACCT, "cpuacct.usage_sys"},
     [F_V1_MEM_USAGE] = {RT_CG_MEMORY, "memory.usage_in_bytes"},
     [F_V1_MEM_PEAK] = {RT_CG_MEMORY, "memory.max_usage_in_bytes"},
+    [F_V1_MEM_STAT] = {RT_CG_MEMORY, "memory.stat"},
     [F_V1_OOM] = {RT_CG_MEMORY, "memory.oom_control"}, [F_V1_FAILCNT] = {RT_CG_MEMORY, "memory.failcnt"},
     [F_V1_BLKIO] = {RT_CG_BLKIO, NULL}, /* the first of blkio_files */
     [F_V1_PIDS_CUR] = {RT_CG_PIDS, "pids.current"}, [F_V1_PIDS_PEAK] = {RT_CG_PIDS, "pids.peak"},
@@ -473,7 +475,7 @@ void rt_cg_group_read_at(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_reading
     }
     out->cpu_usage_ns = out->cpu_user_ns = out->cpu_system_ns = RT_NULL_U64;
     out->io_read_bytes = out->io_write_bytes = RT_NULL_U64;
-    out->memory_bytes = out->memory_peak_bytes = RT_NULL_U64;
+    out->memory_bytes = out->memory_peak_bytes = out->memory_reclaimable_bytes = RT_NULL_U64;
     out->pids = out->pids_peak = out->pids_limit = RT_NULL_I64;
     out->cpu_quota_usec = out->cpu_period_usec = RT_NULL_U64;
     out->memory_limit_bytes = out->memory_high_bytes = RT_NULL_U64;
@@ -502,6 +504,10 @@ void rt_cg_group_read_at(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_reading
     /* memory */
     out->memory_bytes = first_value(g, buf, F_V2_MEM_CUR, F_V1_MEM_USAGE);
     out->memory_peak_bytes = first_value(g, buf, F_V2_MEM_PEAK, F_V1_MEM_PEAK);
+    uint64_t reclaimable;
+    if ((rd(g->f[F_V2_MEM_STAT], buf) || rd(g->f[F_V1_MEM_STAT], buf)) &&
+        rt_cg_parse_memory_stat(buf->data, buf->len, &reclaimable) == 0)
+        out->memory_reclaimable_bytes = reclaimable;
     out->memory_limit_bytes = g->mem_limit;
     out->memory_high_bytes = g->mem_high;
     if (rd(g->f[F_V2_MEM_EVENTS], buf)) {

@@ -67,6 +67,13 @@ int rt_cg_open_dir(const rt_roots *roots, const rt_cg_mounts *mounts, rt_cg_hier
  * memory.oom_control). Returns 0, or -1 when the key is missing or its value is no number. */
 int rt_cg_keyed_u64(const char *buf, size_t len, const char *key, uint64_t *out);
 
+/* What the kernel can reclaim of a group's charge, from memory.stat: the page cache on the file
+ * LRU lists (active_file + inactive_file; v1's hierarchical total_active_file +
+ * total_inactive_file when present) plus reclaimable slab (v2's slab_reclaimable; v1 has none).
+ * Shared memory (tmpfs, memfd, /dev/shm) is on the anon lists and is not reclaimable without
+ * swap, so it is never counted here. Returns 0, or -1 when the file LRU lines are missing. */
+int rt_cg_parse_memory_stat(const char *buf, size_t len, uint64_t *reclaimable_bytes);
+
 /* A single-value file: a decimal number, or "max" (v2) / a value at or above 2^62 (v1's
  * "unlimited", PAGE_COUNTER_MAX rounded to pages) / "-1" (v1's cpu.cfs_quota_us) as
  * RT_NULL_U64. Returns 0 or -1 (no number, or more than one token). */
@@ -132,6 +139,8 @@ typedef struct rt_cg_reading {
     uint64_t cpu_usage_ns, cpu_user_ns, cpu_system_ns; /* cpu.stat usage_usec.. x1000, cpuacct.usage* */
     uint64_t io_read_bytes, io_write_bytes;
     uint64_t memory_bytes, memory_peak_bytes;
+    uint64_t memory_reclaimable_bytes; /* of memory_bytes, page cache and reclaimable slab
+                                        * (rt_cg_parse_memory_stat) */
     int64_t pids, pids_peak;
     /* limits: the tightest of the group and its ancestors up to the mount's root */
     uint64_t cpu_quota_usec, cpu_period_usec; /* quota RT_NULL_U64: none */

@@ -126,6 +126,23 @@ static void blkio_count_on_disks(const rt_job_cgroup *g, int gfd)
         close(rfd);
 }
 
+/* Why no group could be made, in a few words for people, from the last failure's error. */
+static const char *why_words(int err, int found)
+{
+    if (found == 0)
+        return "no cgroup hierarchy is mounted";
+    if (found < 0)
+        return "the tracker's own cgroup cannot be read";
+    switch (-err) {
+    case EACCES:
+    case EPERM: return "not root, and no cgroup delegated to this user";
+    case EROFS: return "the cgroup file system is read-only";
+    case ENOSPC:
+    case EAGAIN: return "the cgroup limits of the tracker's group are reached";
+    default: return "no cgroup hierarchy lets the tracker make one";
+    }
+}
+
 /* Makes the group in hierarchy h. Returns 0, or -errno (why set). */
 static int make_in(rt_job_cgroup *g, rt_cg_hier h, const rt_cg_paths *own, char *why, size_t why_cap)
 {
@@ -197,12 +214,14 @@ rt_error rt_job_cgroup_create(const rt_job_cgroup_options *opts, rt_job_cgroup *
     if (rc != RT_OK) {
         free(g);
         free(own);
+        if (rc != RT_ERR_INVALID && o.why && o.why_cap)
+            rt_copy_str(o.why, o.why_cap, "the proc or sys root cannot be opened");
         return rc == RT_ERR_INVALID ? rc : RT_ERR_UNSUPPORTED;
     }
     int found = rt_cg_locate(&g->roots, 0, &g->mounts, own);
     if (found <= 0)
         rt_copy_str(why, sizeof why, found < 0 ? "the caller's group cannot be read" : "no cgroup hierarchy is mounted");
-    int made = 0;
+    int made = 0, last_err = 0;
     for (int h = 0; found > 0 && h < RT_CG_NHIER; h++) {
         if (!own->has[h] || !g->mounts.dir[h][0])
             continue;
@@ -215,11 +234,16 @@ rt_error rt_job_cgroup_create(const rt_job_cgroup_options *opts, rt_job_cgroup *
             rt_copy_str(g->paths.path[h], RT_CG_PATH_MAX, g->paths.path[twin]);
             continue;
         }
-        made += make_in(g, (rt_cg_hier)h, own, why, sizeof why) == 0;
+        int e = make_in(g, (rt_cg_hier)h, own, why, sizeof why);
+        made += e == 0;
+        if (e < 0)
+            last_err = e;
     }
     free(own);
     if (!made) {
         rt_log(&g->log, RT_LOG_DEBUG, "cgroup: the job gets no group of its own: %s", why[0] ? why : "no hierarchy");
+        if (o.why && o.why_cap)
+            rt_copy_str(o.why, o.why_cap, why_words(last_err, found));
         rt_job_cgroup_free(g);
         return RT_ERR_UNSUPPORTED;
     }

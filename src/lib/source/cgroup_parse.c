@@ -228,6 +228,23 @@ int rt_cg_keyed_u64(const char *buf, size_t len, const char *key, uint64_t *out)
     return -1;
 }
 
+int rt_cg_parse_memory_stat(const char *buf, size_t len, uint64_t *reclaimable_bytes)
+{
+    uint64_t active, inactive, slab = 0;
+    if (rt_cg_keyed_u64(buf, len, "total_active_file", &active) < 0 ||
+        rt_cg_keyed_u64(buf, len, "total_inactive_file", &inactive) < 0) {
+        if (rt_cg_keyed_u64(buf, len, "active_file", &active) < 0 ||
+            rt_cg_keyed_u64(buf, len, "inactive_file", &inactive) < 0)
+            return -1;
+        if (rt_cg_keyed_u64(buf, len, "slab_reclaimable", &slab) < 0)
+            slab = 0; /* v1, or a v2 before slab accounting: none known */
+    }
+    if (active > UINT64_MAX - inactive || active + inactive > UINT64_MAX - slab)
+        return -1;
+    *reclaimable_bytes = active + inactive + slab;
+    return 0;
+}
+
 /* At or above this a v1 limit means none (PAGE_COUNTER_MAX in bytes is 2^63 rounded down to a
  * page, LONG_MAX for others). */
 #define V1_UNLIMITED (UINT64_C(1) << 62)

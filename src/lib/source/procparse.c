@@ -281,6 +281,12 @@ int rt_smaps_rollup_parse(const char *buf, size_t len, rt_rollup *out)
     return 0;
 }
 
+int rt_status_hwm_parse(const char *buf, size_t len, uint64_t *hwm_kib)
+{
+    static const line_key keys[1] = {{"VmHWM:", 6}};
+    return keyed_u64s(buf, len, keys, 1, hwm_kib) == 1u ? 0 : -1;
+}
+
 size_t rt_children_parse(const char *buf, size_t len, void (*cb)(void *user, int64_t pid), void *user)
 {
     const char *p = buf, *end = buf + len;

@@ -88,6 +88,10 @@ static proc *track(rt_proctree *t, int64_t pid)
     int iofd = rt_pt_open_rel(t, pid, "io");
     p->io_fd = iofd >= 0 ? iofd : -1;
     p->io_denied = iofd == -EACCES || iofd == -EPERM;
+    if (p->io_denied && rt_pt_exiting(t, pid)) { /* not another user's: in its exit (see io_gone) */
+        p->io_denied = false;
+        p->io_gone = true;
+    }
     int schedfd = rt_pt_open_rel(t, pid, "schedstat");
     p->sched_fd = schedfd >= 0 ? schedfd : -1;
     return p;
@@ -361,6 +365,7 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
     if (out->rss_kib > t->rss_peak_kib)
         t->rss_peak_kib = out->rss_kib;
     out->rss_peak_kib = t->rss_peak_kib;
+    out->rss_hwm_kib = t->rss_hwm_kib;
     out->root_own_ns = t->root_own_ns;
     return 0;
 }
@@ -411,6 +416,8 @@ int rt_proctree_reap(rt_proctree *t, int64_t pid, int *wstatus)
     /* its peak, even when no scan caught it (ru_maxrss is in KiB on Linux) */
     if (ru.ru_maxrss > 0 && (uint64_t)ru.ru_maxrss > t->rss_peak_kib)
         t->rss_peak_kib = (uint64_t)ru.ru_maxrss;
+    if (ru.ru_maxrss > 0 && (uint64_t)ru.ru_maxrss > t->rss_hwm_kib)
+        t->rss_hwm_kib = (uint64_t)ru.ru_maxrss; /* the most it, or any child it reaped, held */
     if (p)
         p->reaped = true;
     return 0;

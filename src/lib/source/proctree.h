@@ -29,6 +29,11 @@ typedef struct rt_tree_totals {
     uint64_t pss_kib, swap_kib, rss_kib;
     uint64_t rss_peak_kib; /* the highest rss_kib of any scan, and never below the ru_maxrss of
                               a child closed by rt_proctree_reap; never decreases */
+    uint64_t rss_hwm_kib;  /* the highest peak RSS of any one process of the tree as the kernel
+                              counts it: VmHWM of live processes (re-read when one faulted in more
+                              pages than its RSS grew), never below a sampled RSS of one process nor
+                              the ru_maxrss of a child closed by rt_proctree_reap (which includes
+                              every child it reaped); never decreases */
     bool pss_ok;
     int64_t processes, children, threads;
     int64_t running; /* of processes, those not zombies (exited, not yet reaped) */

@@ -37,6 +37,8 @@ typedef struct proc {
     rt_pidio io;
     bool io_ok;
     bool io_denied; /* its io could not be opened for want of permission (not: it vanished) */
+    bool io_gone;   /* refused in the middle of its exit (rt_pt_exiting): its last reading (none:
+                       zeros) stands, whoever reaps it gets its final counters */
     uint64_t rss_pages;
     uint64_t faults; /* minflt+majflt */
     bool pss_due;    /* its PSS may have moved with a relative's: re-read at the next PSS pass */
@@ -46,6 +48,9 @@ typedef struct proc {
     uint64_t private_kib, shared_kib; /* from the same rollup as pss_kib */
     bool split_ok;                    /* that rollup had them */
     uint64_t own_ns;                  /* own utime+stime (without cutime, cstime) */
+    uint64_t hwm_kib; /* its peak RSS (VmHWM) as last read, 0 before */
+    bool hwm_due;     /* it faulted in more pages than its RSS grew by: its RSS may have peaked
+                         between scans, so VmHWM is re-read at the next PSS pass */
     double pss_mono;
     bool pss_ok;
 } proc;
@@ -72,6 +77,7 @@ struct rt_proctree {
     uint64_t seq; /* orders readings and findings (see proctree_settle.c) */
     rt_tree_totals departed;
     uint64_t rss_peak_kib;
+    uint64_t rss_hwm_kib; /* the largest peak RSS of one process (see rt_tree_totals) */
     uint64_t root_own_ns; /* the root's own CPU as last read (RT_NULL_U64: not yet) */
     bool root_seen;
     double pss_max_age;
@@ -97,6 +103,10 @@ int rt_pt_read_stat(rt_proctree *t, proc *p, rt_pidstat *st);
 /* Reads p's kept stat file, then its I/O counters. Returns 0, or -1 when p is gone (also when
  * it was reaped between the two reads). */
 int rt_pt_read_stat_io(rt_proctree *t, proc *p, rt_pidstat *st, rt_pidio *io, bool *io_ok);
+/* Whether p is exiting: its memory is gone (its status has no VmHWM: the kernel released its
+ * mm, which makes its /proc files root's for the moment before it becomes a zombie) or its
+ * status no longer reads. */
+bool rt_pt_exiting(rt_proctree *t, int64_t pid);
 /* Reads the on-CPU time of p's main thread, or returns false. */
 bool rt_pt_read_run_ns(proc *p, uint64_t *run_ns);
 /* How stale p's PSS (and, for a sleeping process, its whole reading) may get. */

@@ -31,20 +31,39 @@ int rt_pt_read_stat(rt_proctree *t, proc *p, rt_pidstat *st)
     return 0;
 }
 
+bool rt_pt_exiting(rt_proctree *t, int64_t pid)
+{
+    int fd = rt_pt_open_rel(t, pid, "status");
+    if (fd < 0)
+        return true;
+    ssize_t n = rt_pread_single(fd, t->buf, sizeof t->buf);
+    close(fd);
+    uint64_t hwm;
+    return n <= 0 || rt_status_hwm_parse(t->buf, (size_t)n, &hwm) < 0;
+}
+
 /* Reads p's kept stat file, then its I/O counters into *io (*io_ok: whether they read).
  * Returns 0, or -1 when p is gone: its stat no longer reads, or it was reaped between the two
  * reads (the I/O file then answers ESRCH), so that it leaves the tree then, with no half
- * reading and no warning about its I/O. */
+ * reading and no warning about its I/O. A process refused in the middle of its exit (see
+ * exiting) keeps its last reading: whoever reaps it gets its final counters. */
 int rt_pt_read_stat_io(rt_proctree *t, proc *p, rt_pidstat *st, rt_pidio *io, bool *io_ok)
 {
     *io_ok = false;
     if (rt_pt_read_stat(t, p, st) < 0)
         return -1;
-    if (p->io_fd < 0)
-        return 0;
-    ssize_t n = rt_pread_single(p->io_fd, t->buf, sizeof t->buf);
+    ssize_t n = p->io_fd < 0 ? -EBADF : rt_pread_single(p->io_fd, t->buf, sizeof t->buf);
     if (n == -ESRCH)
         return -1;
+    if ((n == -EACCES || n == -EPERM) && rt_pt_exiting(t, p->pid))
+        p->io_gone = true;
+    if (p->io_gone) {
+        *io_ok = true;
+        *io = p->io; /* its last reading, or none (zeros: it was first seen in its exit) */
+        return 0;
+    }
+    if (p->io_fd < 0)
+        return 0;
     if (n == -EACCES || n == -EPERM)
         p->io_denied = true;
     *io_ok = n > 0 && rt_pidio_parse(t->buf, (size_t)n, io) == 0;
@@ -112,8 +131,10 @@ void rt_pt_observe(rt_proctree *t, proc *p, const rt_pidstat *st, const rt_pidio
      * a fresh page faults and grows it. Faults beyond the growth may have un-shared pages. */
     uint64_t faults = st->minflt + st->majflt;
     uint64_t grew = st->rss_pages > p->rss_pages ? st->rss_pages - p->rss_pages : 0;
-    if (faults < p->faults || faults - p->faults > grew)
+    if (faults < p->faults || faults - p->faults > grew) {
         *faulted = true;
+        p->hwm_due = true; /* pages came and went: its RSS may have peaked since the last scan */
+    }
     p->faults = faults;
     p->rss_pages = st->rss_pages;
     bool zombie = st->state == 'Z' || st->state == 'X';
@@ -164,6 +185,21 @@ static bool read_pss(rt_proctree *t, proc *p, double mono)
     return false;
 }
 
+/* Re-reads p's peak RSS (VmHWM of its status file: the kernel's own high-water mark, so a
+ * peak between scans is seen). Leaves it as it was when the file cannot be read or has no
+ * VmHWM (p exited: a zombie has none). */
+static void read_hwm(rt_proctree *t, proc *p)
+{
+    int fd = rt_pt_open_rel(t, p->pid, "status");
+    if (fd < 0)
+        return;
+    ssize_t n = rt_pread_single(fd, t->buf, sizeof t->buf);
+    close(fd);
+    uint64_t hwm;
+    if (n > 0 && rt_status_hwm_parse(t->buf, (size_t)n, &hwm) == 0 && hwm > p->hwm_kib)
+        p->hwm_kib = hwm;
+}
+
 /* What the PSS pass gathers of one part of the tree for its shared figure. */
 typedef struct split_acc {
     uint64_t pss_shared; /* the sum of Pss - private: the part's share of its shared pages */
@@ -188,7 +224,9 @@ static void split_end(rt_tree_split *s, const split_acc *a)
 }
 
 /* The PSS pass over the processes alive at this scan, adding their PSS and swap to out, and
- * their rollups and threads to the split into the root and its descendants. A process's
+ * their rollups and threads to the split into the root and its descendants; it also re-reads
+ * the peak RSS (VmHWM) of the processes that faulted in more pages than their RSS grew by and
+ * raises the tree's largest one-process peak (rss_hwm_kib). A process's
  * rollup is re-read when it is due (a relative joined, left or faulted: see
  * rt_pt_mark_family), when it has none yet, when its RSS changed since the last read, or when
  * it is rt_pt_max_age(p) old: never older than that at any scan. A process whose shared pages
@@ -213,6 +251,14 @@ void rt_pt_pss_pass(rt_proctree *t, double mono, rt_tree_totals *out)
             }
         }
         p->pss_due = false;
+        if (p->hwm_due && !p->zombie)
+            read_hwm(t, p);
+        p->hwm_due = false;
+        uint64_t one = p->rss_pages * (uint64_t)t->page_kib; /* its RSS now: never above its peak */
+        if (p->hwm_kib < one)
+            p->hwm_kib = one;
+        if (p->hwm_kib > t->rss_hwm_kib)
+            t->rss_hwm_kib = p->hwm_kib;
     }
     split_acc am = {0, 0}, ad = {0, 0}, ac = {0, 0};
     out->main = out->descendants = out->combined = (rt_tree_split){.mem_ok = true};

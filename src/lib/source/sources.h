@@ -184,6 +184,11 @@ typedef struct rt_rollup {
  * or -1 without a Pss line. */
 int rt_smaps_rollup_parse(const char *buf, size_t len, rt_rollup *out);
 
+/* The peak resident set of /proc/PID/status ("VmHWM:  123 kB": the most the process has held
+ * since it started, as the kernel counts it) into *hwm_kib. Returns 0, or -1 without that line
+ * (a zombie, a kernel thread) or with a malformed value. */
+int rt_status_hwm_parse(const char *buf, size_t len, uint64_t *hwm_kib);
+
 /* Parses a /proc/PID/task/TID/children list of pids, calling cb for each. Returns how many. */
 size_t rt_children_parse(const char *buf, size_t len, void (*cb)(void *user, int64_t pid), void *user);
 
