@@ -1,12 +1,12 @@
 """_analysis.py - what ResourceTracker computes from its samples, imported when first used:
 the combined metrics frame, stats() with the Python tracker's default statistics, the
 server_info with the C library's allocation guess, and recommend_resources (the library's
-rt_tracker_recommend for one run; the Python tracker's rule over aggregate_stats with history)."""
+rule, rt_recommend, for this run and any historical runs)."""
 
 from __future__ import annotations
 
 from ._native import text
-from .helpers import aggregate_stats, mean, round_memory
+from .helpers import mean
 from .tiny_data_frame import StatSpec, TinyDataFrame
 
 DEFAULT_STAT_SPECS = [
@@ -104,26 +104,29 @@ def server_info(t) -> dict | None:
 
 
 def recommend_resources(t, historical_stats: list[dict]) -> dict:
-    """ResourceTracker.recommend_resources."""
-    from ctypes import byref
+    """ResourceTracker.recommend_resources: the library's rule (rt_recommend) over this run and
+    the historical runs given as stats() dicts: cores from the mean of the runs' means, memory
+    from the highest need (this run's the kernel's peak where known, a historical run's its PSS
+    peak) plus headroom that shrinks as runs agree (20% for one run), GPUs the most used."""
+    from ctypes import POINTER, byref
 
     from ._native import NativeError
-    from ._native_more import lib, new_recommendation
+    from ._native_more import RT_NULL_I64, Summary, lib, new_recommendation, summary_of_stats
 
     t.wait_for_samples(n=1, timeout=t.interval * 5)
+    rec = new_recommendation()
     if not historical_stats:
-        rec = new_recommendation()
         err = lib.rt_tracker_recommend(t._native.tracker, byref(rec))
         if err:
             raise NativeError("rt_tracker_recommend", err, "no tracked process samples")
-        return {"cpu": int(rec.cpu), "memory": int(rec.memory_mib), "gpu": int(rec.gpu),
-                "vram": int(rec.vram_mib)}
-    combined = aggregate_stats([t.stats()] + list(historical_stats))
-    gpu = combined["process_gpu_usage"]
-    vram_max = combined["process_gpu_vram"]["max"]
-    return {
-        "cpu": max(1, round(combined["process_cpu_usage"]["mean"])),
-        "memory": round_memory(mb=combined["process_memory"]["max"] * 1.2 / 1024),
-        "gpu": max(1, round(gpu["max"])) if gpu["mean"] > 0 else 0,
-        "vram": round_memory(mb=vram_max * 1.2) if vram_max > 0 else 0,
-    }
+    else:
+        own = lib.rt_tracker_summary(t._native.tracker)
+        if not own or not own.contents.has_process:
+            raise NativeError("rt_tracker_summary", 2, "no tracked process samples")
+        past = [summary_of_stats(h) for h in historical_stats]
+        runs = (POINTER(Summary) * (1 + len(past)))(own, *[POINTER(Summary)(p) for p in past])
+        err = lib.rt_recommend(runs, len(runs), byref(rec))
+        if err:
+            raise NativeError("rt_recommend", err, "the runs have no tracked process")
+    memory = None if rec.memory_mib == RT_NULL_I64 else int(rec.memory_mib)
+    return {"cpu": int(rec.cpu), "memory": memory, "gpu": int(rec.gpu), "vram": int(rec.vram_mib)}

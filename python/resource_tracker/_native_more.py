@@ -38,6 +38,10 @@ class Dist(Structure):
     _fields_ = [("mean", c_double), ("peak", c_double), ("p50", c_double), ("p95", c_double)]
 
 
+class Need(Structure):
+    _fields_ = [("mib", c_double), ("source", c_int), ("sampled", c_int)]
+
+
 class Summary(Structure):
     _fields_ = [
         ("samples", c_uint64), ("start_secs", c_double), ("end_secs", c_double),
@@ -66,6 +70,11 @@ class Summary(Structure):
         ("pressure_io_full_pct", Dist),
         # added in 0.8: read only from a library of 0.8 or newer (gpu_tracker checks)
         ("usage", c_void_p),
+        # added in 0.9: what the run needed (rt_need) and what it is made from
+        ("process_rss_hwm_mib", c_double), ("process_unreclaimable_peak_mib", c_double),
+        ("process_gpu_vram_peak_mib", c_double), ("process_cancelled_write_bytes", c_double),
+        ("process_cgroup_exclusive", c_double), ("left_behind", c_double),
+        ("memory_need", Need), ("vram_need", Need),
     ]
 
 
@@ -76,15 +85,58 @@ class Recommendation(Structure):
         # added in 0.6; a 0.5 library fills only up to duration_secs (struct_size), so the
         # caller's defaults stay: see new_recommendation
         ("oom_killed", c_int), ("cpu_quota_cores", c_double), ("cpu_throttled_pct", c_double),
+        # added in 0.9: the need the memory was made from, its source, the headroom
+        ("memory_need_mib", c_double), ("memory_source", c_int), ("memory_sampled", c_int),
+        ("headroom_pct", c_double), ("vram_need_mib", c_double), ("vram_source", c_int),
     ]
 
 
 def new_recommendation(**fields) -> Recommendation:
-    """An rt_recommendation as RT_RECOMMENDATION_INIT, with the 0.6 figures null (NaN) rather
-    than ctypes' zeros: a quota of 0.0 cores would read as one that held a run back."""
-    fields.setdefault("cpu_quota_cores", NAN)
-    fields.setdefault("cpu_throttled_pct", NAN)
+    """An rt_recommendation as RT_RECOMMENDATION_INIT, with the 0.6 and 0.9 figures null (NaN)
+    rather than ctypes' zeros: a quota of 0.0 cores would read as one that held a run back."""
+    for name in ("cpu_quota_cores", "cpu_throttled_pct", "memory_need_mib", "headroom_pct", "vram_need_mib"):
+        fields.setdefault(name, NAN)
     return new(Recommendation, **fields)
+
+
+RT_NULL_I64 = -(1 << 63)
+NEED_PSS = 4  # rt_need_source RT_NEED_PSS
+
+
+def summary_of_stats(stats: dict) -> Summary:
+    """An rt_summary standing for a run known only by the Python tracker's stats() dict (its
+    peaks and means, sampled: the PSS peak is its memory), for rt_recommend over several runs:
+    every figure it lacks is null."""
+    s = Summary()
+    for name, ctype in Summary._fields_:
+        if ctype is c_double:
+            setattr(s, name, NAN)
+        elif ctype is Dist:
+            setattr(s, name, Dist(NAN, NAN, NAN, NAN))
+    for name in ("start_secs", "end_secs"):
+        setattr(s, name, NAN)
+    s.has_process = 1
+    s.samples = 1
+
+    def stat(key, field):
+        v = (stats.get(key) or {}).get(field)
+        return float(v) if isinstance(v, (int, float)) else NAN
+
+    s.duration_secs = stat("timestamp", "duration")
+    s.process_cores = Dist(stat("process_cpu_usage", "mean"), stat("process_cpu_usage", "max"), NAN, NAN)
+    pss = stat("process_memory", "max") / 1024  # the Python tracker's process_memory is kB
+    s.process_pss_mib = Dist(stat("process_memory", "mean") / 1024, pss, NAN, NAN)
+    gpu_mean, gpu_max = stat("process_gpu_usage", "mean"), stat("process_gpu_usage", "max")
+    s.process_gpu_usage = Dist(gpu_mean, gpu_max, NAN, NAN)
+    vram = stat("process_gpu_vram", "max")
+    s.process_gpu_vram_mib = Dist(stat("process_gpu_vram", "mean"), vram, NAN, NAN)
+    used = stat("process_gpu_utilized", "max")
+    if used != used and gpu_mean > 0:  # no count of GPUs used: the busy GPUs at the peak, as the seed
+        used = float(max(1, round(gpu_max)))
+    s.process_gpus_used = used
+    s.memory_need = Need(pss, NEED_PSS if pss == pss else 0, 1 if pss == pss else 0)
+    s.vram_need = Need(vram, 6 if vram == vram else 0, 1 if vram == vram else 0)
+    return s
 
 
 class KeeperOptions(Structure):
@@ -110,6 +162,8 @@ class ReportInfo(Structure):
         ("recommendation", POINTER(Recommendation)), ("cheapest", POINTER(Server)),
         ("keeper_note", c_char_p), ("current_price_usd_per_hour", c_double),
         ("current_instance", c_char_p),
+        # added in 0.9
+        ("cgroup_why", c_char_p),
     ]
 
 
@@ -120,6 +174,7 @@ _PROTOTYPES = {
     "rt_keeper_price": (c_int, [POINTER(KeeperOptions), c_char_p, c_char_p, c_char_p, POINTER(c_double)]),
     "rt_tracker_summary": (POINTER(Summary), [c_void_p]),
     "rt_tracker_recommend": (c_int, [c_void_p, POINTER(Recommendation)]),
+    "rt_recommend": (c_int, [POINTER(POINTER(Summary)), c_size_t, POINTER(Recommendation)]),
     "rt_tracker_report": (c_int, [c_void_p, POINTER(ReportInfo), c_int]),
 }
 

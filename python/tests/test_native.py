@@ -17,7 +17,7 @@ m = _native_more
 n = _native
 MIRRORS = {
     "rt_job": m.Job, "rt_host": m.Host, "rt_host_options": m.HostOptions, "rt_cloud": n.Cloud,
-    "rt_cloud_options": n.CloudOptions, "rt_dist": m.Dist, "rt_summary": m.Summary,
+    "rt_cloud_options": n.CloudOptions, "rt_dist": m.Dist, "rt_need": m.Need, "rt_summary": m.Summary,
     "rt_recommendation": m.Recommendation, "rt_keeper_options": m.KeeperOptions,
     "rt_server": m.Server, "rt_report_info": m.ReportInfo, "rt_tracker_options": n.TrackerOptions,
 }

@@ -130,6 +130,28 @@ def test_combined_metrics_stats_and_recommendation():
     assert hist["cpu"] >= 1 and hist["memory"] >= 128
 
 
+def test_recommendation_sees_a_peak_between_samples():
+    """A 300 MiB buffer held for 0.15 s between two samples: the PSS of the samples never
+    shows it, the kernel's peak RSS of the process does, and recommend_resources (the library's
+    one rule) asks for enough: 300 MiB x 1.2 rounded up, not the 128 of the sampled figure."""
+    import mmap
+
+    with ResourceTracker(interval=1.0) as t:
+        t.wait_for_samples(n=1, timeout=10)
+        time.sleep(0.3)  # between two samples (1 s apart)
+        m = mmap.mmap(-1, 300 << 20, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_POPULATE", 0x8000))
+        m[:: 1 << 12] = b"\x01" * ((300 << 20) >> 12)  # every page touched, even without MAP_POPULATE
+        time.sleep(0.15)
+        m.close()
+        t.wait_for_samples(n=3, timeout=10)
+        pss_peak = max(t.process_metrics["memory"]) / 1024  # kB in the Python tracker's frame
+        rec = t.recommend_resources()
+    assert pss_peak < 300, pss_peak  # the samples missed the buffer
+    assert rec["memory"] >= 512, rec  # 300 MiB x 1.2 = 360 -> 512
+    hist = t.recommend_resources(historical_stats=[{"process_memory": {"mean": 1000, "max": 2000}}])
+    assert hist["memory"] >= 512, hist  # the highest need of the runs: still this run's peak
+
+
 def test_server_and_cloud_info():
     t = ResourceTracker(interval=0.2)
     assert t.server_info["allocation"] is None or t.n_samples > 0

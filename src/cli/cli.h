@@ -271,7 +271,25 @@ typedef struct cli_run_result {
     const rt_host *host;      /* NULL when not read */
     const rt_cloud *cloud;    /* NULL when not known */
     const rt_summary *summary;
+    const char *cgroup_why;   /* why the job had no cgroup of its own (wrapper mode), for the
+                               * accounting note; NULL when it had one or it is not known */
 } cli_run_result;
+
+/* The scheduler whose words a run's answer is given in: the job's orchestrator (--orchestrator:
+ * slurm, kubernetes/k8s, metaflow), else the environment the tool runs in (SLURM_JOB_ID,
+ * KUBERNETES_SERVICE_HOST), else SLURM's (batch jobs). */
+rt_scheduler cli_scheduler_of(const rt_job *job);
+
+/* The scheduler's name for people ("SLURM", "Kubernetes", "Metaflow"). */
+const char *cli_scheduler_name(rt_scheduler s);
+
+/* The notes of a run (rt_summary_notes with the tool's reason for a missing cgroup) into
+ * out[RT_NOTES_MAX]; returns how many. */
+size_t cli_run_notes(const rt_summary *s, const char *cgroup_why, rt_note *out);
+
+/* The notes as a JSON array of {"kind", "text"} (a new reference; NULL when out of memory). */
+struct json_t;
+struct json_t *cli_notes_json(const rt_note *notes, size_t n);
 
 /* Prints the summary as aligned text (summary.c): run (job, command, exit status, times, host,
  * cloud: those of run, which may be NULL for a recorded file), the job's tree, the machine.

@@ -21,7 +21,9 @@
  * summary figures: the cgroup's OOM kills, limits, throttling, pids and pressure). An older
  * database gains the columns it lacks on its next write (ALTER TABLE inside the write
  * transaction, so writers still queue), and is read as it is until then: a column it lacks
- * reads as NULL (NaN). A database stamped with a higher version was made by a newer tool: it is
+ * reads as NULL (NaN). Schema version 3 added the 0.9 figures: the memory and VRAM needs with
+ * their sources, what they are made from, the end's leftovers, and the run's notes (JSON).
+ * A database stamped with a higher version was made by a newer tool: it is
  * read (by the column names this version knows) but never written, since its columns may no
  * longer mean what this version thinks. */
 #define _GNU_SOURCE
@@ -41,7 +43,7 @@
 #include "cli.h"
 #include "history_db.h"
 
-#define SCHEMA_VERSION 2
+#define SCHEMA_VERSION 3
 #define BUSY_TIMEOUT_MS 10000
 
 /* ---- the columns --------------------------------------------------------------------- */
@@ -49,10 +51,11 @@
 typedef enum col_src { SRC_RUN, SRC_JOB, SRC_HOST, SRC_CLOUD, SRC_SUM } col_src;
 
 /* Run-level columns that need code of their own (SRC_RUN; off holds which). */
-enum { X_START, X_END, X_VERSION, X_TAGS, X_COMMAND, X_PID, X_EXIT, X_SAMPLES, X_ALLOCATION, X_SUMMARY_JSON };
+enum { X_START, X_END, X_VERSION, X_TAGS, X_COMMAND, X_PID, X_EXIT, X_SAMPLES, X_ALLOCATION, X_SUMMARY_JSON, X_NOTES };
 
-/* One column of the runs table: its name, its type ('T' text, 'I' integer, 'R' real), and
- * where the value lives (the field at offset off in the rt_job, rt_host, rt_cloud or
+/* One column of the runs table: its name, its type ('T' text, 'I' integer, 'R' real; of the
+ * summary also 'N', an rt_need_source kept as its name, and 'B', an int flag kept as 0 or 1),
+ * and where the value lives (the field at offset off in the rt_job, rt_host, rt_cloud or
  * rt_summary of the run). */
 typedef struct col {
     const char *name;
@@ -66,6 +69,8 @@ typedef struct col {
 #define HOST(n, t, f) {n, t, SRC_HOST, offsetof(rt_host, f)}
 #define CLOUD(f) {"cloud_" #f, 'T', SRC_CLOUD, offsetof(rt_cloud, f)}
 #define SUM(f) {#f, 'R', SRC_SUM, offsetof(rt_summary, f)}
+#define NEED(n, f) {n "_mib", 'R', SRC_SUM, offsetof(rt_summary, f.mib)}, \
+        {n "_source", 'N', SRC_SUM, offsetof(rt_summary, f.source)}, {n "_sampled", 'B', SRC_SUM, offsetof(rt_summary, f.sampled)}
 #define DIST(f)                                                                                                        \
     {#f "_mean", 'R', SRC_SUM, offsetof(rt_summary, f.mean)}, {#f "_peak", 'R', SRC_SUM, offsetof(rt_summary, f.peak)}, \
         {#f "_p50", 'R', SRC_SUM, offsetof(rt_summary, f.p50)}, {#f "_p95", 'R', SRC_SUM, offsetof(rt_summary, f.p95)}
@@ -98,6 +103,10 @@ static const col cols[] = {
     SUM(cpu_quota_cores), SUM(cpu_periods), SUM(cpu_throttled_periods), SUM(cpu_throttled_secs), SUM(pids_peak),
     SUM(pids_limit), DIST(pressure_cpu_some_pct), DIST(pressure_memory_some_pct), DIST(pressure_memory_full_pct),
     DIST(pressure_io_some_pct), DIST(pressure_io_full_pct),
+    /* schema version 3: the 0.9 figures */
+    SUM(process_rss_hwm_mib), SUM(process_unreclaimable_peak_mib), SUM(process_gpu_vram_peak_mib),
+    SUM(process_cancelled_write_bytes), SUM(process_cgroup_exclusive), SUM(left_behind),
+    NEED("memory_need", memory_need), NEED("vram_need", vram_need), RUN("notes", 'T', X_NOTES),
 };
 #define NCOLS (sizeof cols / sizeof cols[0])
 
@@ -114,7 +123,7 @@ int history_put(char *buf, size_t cap, size_t *len, const char *s)
 /* The SQL type of column c. */
 static const char *col_type(const col *c)
 {
-    return c->type == 'T' ? " TEXT" : c->type == 'I' ? " INTEGER" : " REAL";
+    return c->type == 'T' || c->type == 'N' ? " TEXT" : c->type == 'I' || c->type == 'B' ? " INTEGER" : " REAL";
 }
 
 /* Writes into buf: head, then every column's name (with its SQL type when typed), joined by
@@ -218,6 +227,19 @@ static char *summary_json(const rt_summary *s)
     return buf;
 }
 
+/* The run's notes (rt_summary_notes, with the tool's reason for a missing cgroup) as a JSON
+ * array of {"kind", "text"}. Returns malloc'd text, or NULL without a summary or memory. */
+static char *run_notes(const cli_run_result *r)
+{
+    if (!r->summary)
+        return NULL;
+    rt_note notes[RT_NOTES_MAX];
+    json_t *a = cli_notes_json(notes, cli_run_notes(r->summary, r->cgroup_why, notes));
+    char *text = a ? json_dumps(a, JSON_COMPACT) : NULL;
+    json_decref(a);
+    return text;
+}
+
 /* Bind s, v or v at i, or NULL for a missing value (NULL, NaN or infinite, RT_NULL_I64). Return an SQLite
  * result code. */
 static int bind_text(sqlite3_stmt *st, int i, const char *s)
@@ -238,7 +260,7 @@ static int bind_int(sqlite3_stmt *st, int i, int64_t v)
 /* The value of a run-level column (SRC_RUN) bound at i. tags/command/sjson are the JSON texts
  * made beforehand. Returns an SQLite result code. */
 static int bind_run(sqlite3_stmt *st, int i, size_t which, const cli_run_result *r, const char *tags,
-                    const char *command, const char *sjson)
+                    const char *command, const char *sjson, const char *notes)
 {
     const rt_summary *s = r->summary;
     switch (which) {
@@ -253,13 +275,14 @@ static int bind_run(sqlite3_stmt *st, int i, size_t which, const cli_run_result 
     case X_ALLOCATION:
         return bind_text(st, i, s && s->allocation ? s->allocation : r->host ? r->host->allocation : NULL);
     case X_SUMMARY_JSON: return bind_text(st, i, sjson);
+    case X_NOTES: return bind_text(st, i, notes);
     default: return sqlite3_bind_null(st, i);
     }
 }
 
 /* Binds every column of the INSERT. Returns SQLITE_OK or the first error. */
 static int bind_all(sqlite3_stmt *st, const cli_run_result *r, const char *tags, const char *command,
-                    const char *sjson)
+                    const char *sjson, const char *notes)
 {
     int rc = SQLITE_OK;
     for (size_t k = 0; k < NCOLS && rc == SQLITE_OK; k++) {
@@ -271,13 +294,17 @@ static int bind_all(sqlite3_stmt *st, const cli_run_result *r, const char *tags,
                            : c->src == SRC_SUM   ? (const void *)r->summary
                                                  : NULL;
         if (c->src == SRC_RUN)
-            rc = bind_run(st, i, c->off, r, tags, command, sjson);
+            rc = bind_run(st, i, c->off, r, tags, command, sjson, notes);
         else if (!base || (c->src == SRC_JOB && c->off + sizeof(char *) > r->job->struct_size))
             rc = sqlite3_bind_null(st, i);
         else if (c->type == 'T')
             rc = bind_text(st, i, *(const char *const *)((const char *)base + c->off));
         else if (c->type == 'I')
             rc = bind_int(st, i, *(const int64_t *)((const char *)base + c->off));
+        else if (c->type == 'N')
+            rc = bind_text(st, i, rt_need_source_name(*(const int *)((const char *)base + c->off)));
+        else if (c->type == 'B')
+            rc = sqlite3_bind_int(st, i, *(const int *)((const char *)base + c->off) != 0);
         else
             rc = bind_real(st, i, *(const double *)((const char *)base + c->off));
     }
@@ -352,10 +379,11 @@ static int insert_run(sqlite3 *db, const cli_run_result *r)
     char *tags = r->job ? json_str_array(r->job->tags, r->job->tag_count) : NULL;
     char *command = json_str_array((const char *const *)r->command, SIZE_MAX);
     char *sjson = summary_json(r->summary);
+    char *notes = run_notes(r);
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
     if (rc == SQLITE_OK)
-        rc = bind_all(st, r, tags, command, sjson);
+        rc = bind_all(st, r, tags, command, sjson, notes);
     if (rc == SQLITE_OK) {
         rc = sqlite3_step(st);
         if (rc == SQLITE_DONE)
@@ -365,6 +393,7 @@ static int insert_run(sqlite3 *db, const cli_run_result *r)
     free(tags);
     free(command);
     free(sjson);
+    free(notes);
     return rc;
 }
 
@@ -499,14 +528,37 @@ bool history_next_row(sqlite3_stmt *st, int *rc)
     return step == SQLITE_ROW;
 }
 
-/* All doubles of s to NaN, the rest zero. */
+/* All doubles of s to NaN, the rest zero (needs unknown). */
 static void summary_clear(rt_summary *s)
 {
     memset(s, 0, sizeof *s);
     s->start_secs = s->end_secs = NAN;
     for (size_t i = 0; i < NCOLS; i++)
-        if (cols[i].src == SRC_SUM)
+        if (cols[i].src == SRC_SUM && cols[i].type == 'R')
             *(double *)((char *)s + cols[i].off) = NAN;
+}
+
+/* The rt_need_source called name (as rt_need_source_name says it), RT_NEED_UNKNOWN for another. */
+static int need_source_of(const char *name)
+{
+    for (int k = RT_NEED_CGROUP; name && k <= RT_NEED_VRAM; k++)
+        if (strcmp(rt_need_source_name(k), name) == 0)
+            return k;
+    return RT_NEED_UNKNOWN;
+}
+
+/* Column k of the row into the summary field of column c. */
+static void read_sum_col(sqlite3_stmt *st, int k, const col *c, rt_summary *s)
+{
+    if (sqlite3_column_type(st, k) == SQLITE_NULL)
+        return;
+    void *at = (char *)s + c->off;
+    if (c->type == 'N')
+        *(int *)at = need_source_of((const char *)sqlite3_column_text(st, k));
+    else if (c->type == 'B')
+        *(int *)at = sqlite3_column_int(st, k) != 0;
+    else
+        *(double *)at = sqlite3_column_double(st, k);
 }
 
 /* A copy of column i's text into a growing pool; returns the pool offset + 1, or 0 for NULL
@@ -620,8 +672,7 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
         for (size_t i = 0; i < NCOLS; i++) {
             if (cols[i].src != SRC_SUM)
                 continue;
-            if (sqlite3_column_type(st, k) != SQLITE_NULL)
-                *(double *)((char *)s + cols[i].off) = sqlite3_column_double(st, k);
+            read_sum_col(st, k, &cols[i], s);
             k++;
         }
         s->has_process = !isnan(s->process_cores.mean) || !isnan(s->process_pss_mib.peak) ||

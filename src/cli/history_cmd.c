@@ -1,6 +1,7 @@
 /* history_cmd.c - `resource-tracker history`: its arguments, and the runs of the history
  * database (history.c) printed newest first as an aligned table (EXIT marked OOM for a run
- * with an OOM kill in its cgroup) or, with --json, one JSON object per run and line. */
+ * with an OOM kill in its cgroup; the memory need and the kinds of the run's notes) or, with
+ * --json, one JSON object per run and line. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -21,8 +22,8 @@ static const char history_usage[] =
     "Lists the runs recorded with --history, newest first.\n"
     "  --job NAME       only the runs of this job\n"
     "  --last N         only the newest N runs\n"
-    "  --json           one JSON object per run and line (every column; tags, command and\n"
-    "                   summary as JSON), instead of the table\n"
+    "  --json           one JSON object per run and line (every column; tags, command, notes\n"
+    "                   and summary as JSON), instead of the table\n"
     "  --history FILE   the run history (default: TRACKER_HISTORY, else [history] path)\n";
 
 /* The value of option name at argv[*i] ("--name VALUE" or "--name=VALUE"), advancing *i past
@@ -73,11 +74,10 @@ static void fmt_duration(char *buf, size_t cap, double s)
         snprintf(buf, cap, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
 }
 
-/* The command column: the argv joined by spaces, cut at max bytes (at a UTF-8 boundary) with
- * "..."; "pid N" when a --pid was tracked, "-" for the machine. */
-static void fmt_command(char *buf, size_t cap, const char *json_text, sqlite3_int64 pid, bool has_pid)
+/* The strings of the JSON array json_text (its elements, or with member their member of that
+ * name) joined by sep into buf (as much as fits). Returns the length written. */
+static size_t join_json(char *buf, size_t cap, const char *json_text, const char *member, const char *sep)
 {
-    const size_t max = 50;
     size_t len = 0;
     buf[0] = '\0';
     json_t *a = json_text ? json_loads(json_text, 0, NULL) : NULL;
@@ -85,11 +85,20 @@ static void fmt_command(char *buf, size_t cap, const char *json_text, sqlite3_in
     json_t *v;
     json_array_foreach(a, i, v)
     {
-        const char *s = json_string_value(v);
-        if (s && ((i > 0 && history_put(buf, cap, &len, " ") < 0) || history_put(buf, cap, &len, s) < 0))
+        const char *s = json_string_value(member ? json_object_get(v, member) : v);
+        if (s && ((len && history_put(buf, cap, &len, sep) < 0) || history_put(buf, cap, &len, s) < 0))
             break;
     }
     json_decref(a);
+    return len;
+}
+
+/* The command column: the argv joined by spaces, cut at max bytes (at a UTF-8 boundary) with
+ * "..."; "pid N" when a --pid was tracked, "-" for the machine. */
+static void fmt_command(char *buf, size_t cap, const char *json_text, sqlite3_int64 pid, bool has_pid)
+{
+    const size_t max = 50;
+    size_t len = join_json(buf, cap, json_text, NULL, " ");
     if (len == 0 && has_pid)
         snprintf(buf, cap, "pid %lld", (long long)pid);
     else if (len == 0)
@@ -136,7 +145,8 @@ static int print_json_row(sqlite3_stmt *st)
         }
         case SQLITE_TEXT: {
             const char *t = (const char *)sqlite3_column_text(st, i);
-            bool is_json = !strcmp(name, "tags") || !strcmp(name, "command") || !strcmp(name, "summary_json");
+            bool is_json = !strcmp(name, "tags") || !strcmp(name, "command") || !strcmp(name, "summary_json") ||
+                           !strcmp(name, "notes");
             v = is_json ? json_loads(t, 0, NULL) : NULL;
             if (!v)
                 v = history_json_str_lossy(t);
@@ -160,7 +170,7 @@ static int print_json_row(sqlite3_stmt *st)
     return 0;
 }
 
-enum { TC_ID, TC_START, TC_JOB, TC_EXIT, TC_DURATION, TC_CORES, TC_PSS, TC_COMMAND, TC_N };
+enum { TC_ID, TC_START, TC_JOB, TC_EXIT, TC_DURATION, TC_CORES, TC_NEED, TC_NOTES, TC_COMMAND, TC_N };
 #define CELL 128
 
 /* Replaces in s, in place, what a terminal would act on rather than show: C0 controls, DEL,
@@ -176,6 +186,14 @@ static void printable(char *s)
             *p = '?';
         }
     }
+}
+
+/* The kinds of the notes (a JSON array of {"kind", "text"}) joined by commas into cell; "-"
+ * without any. */
+static void notes_cell(char *cell, const char *json_text)
+{
+    if (!join_json(cell, CELL, json_text, "kind", ","))
+        snprintf(cell, CELL, "-");
 }
 
 /* The cells of the table row for the row of st into cells. */
@@ -194,15 +212,19 @@ static void table_row(sqlite3_stmt *st, char cells[TC_N][CELL])
         snprintf(cells[TC_EXIT], CELL, "%d%s", sqlite3_column_int(st, ie), oom);
     fmt_duration(cells[TC_DURATION], CELL, col_real(st, col_index(st, "end_secs")) - start); /* the run's wall time */
     double cores = col_real(st, col_index(st, "process_cores_mean"));
+    double need = col_real(st, col_index(st, "memory_need_mib"));
     double pss = col_real(st, col_index(st, "process_pss_mib_peak"));
     if (!isfinite(cores))
         snprintf(cells[TC_CORES], CELL, "-");
     else
         snprintf(cells[TC_CORES], CELL, "%.2f", cores);
-    if (!isfinite(pss))
-        snprintf(cells[TC_PSS], CELL, "-");
+    if (isfinite(need))
+        snprintf(cells[TC_NEED], CELL, "%.0f MiB", need);
+    else if (isfinite(pss)) /* a run recorded before the need was: its PSS peak, said so */
+        snprintf(cells[TC_NEED], CELL, "%.0f MiB pss", pss);
     else
-        snprintf(cells[TC_PSS], CELL, "%.0f MiB", pss);
+        snprintf(cells[TC_NEED], CELL, "-");
+    notes_cell(cells[TC_NOTES], (const char *)sqlite3_column_text(st, col_index(st, "notes")));
     int ip = col_index(st, "pid");
     const unsigned char *cmd = sqlite3_column_text(st, col_index(st, "command"));
     fmt_command(cells[TC_COMMAND], CELL, (const char *)cmd, sqlite3_column_int64(st, ip),
@@ -214,9 +236,9 @@ static void table_row(sqlite3_stmt *st, char cells[TC_N][CELL])
 /* Prints the rows as an aligned table (numbers to the right). */
 static void print_table(char (*rows)[TC_N][CELL], size_t n)
 {
-    static const char *const head[TC_N] = {"ID", "START (UTC)", "JOB", "EXIT", "DURATION", "CORES", "PSS PEAK",
-                                           "COMMAND"};
-    static const bool right[TC_N] = {true, false, false, true, true, true, true, false};
+    static const char *const head[TC_N] = {"ID",    "START (UTC)", "JOB",   "EXIT",   "DURATION",
+                                           "CORES", "MEMORY NEED", "NOTES", "COMMAND"};
+    static const bool right[TC_N] = {true, false, false, true, true, true, true, false, false};
     int w[TC_N];
     for (int c = 0; c < TC_N; c++) {
         w[c] = (int)strlen(head[c]);

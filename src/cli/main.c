@@ -80,6 +80,8 @@ typedef struct run_state {
     bool left_behind;      /* processes of the job still run at the end: the group stays, and
                             * the library's word on that is not repeated as a warning */
     cli_exporters *ex;     /* Prometheus, the textfile, OTLP (export.c); NULL without any */
+    char cgroup_why[160];  /* why the command has no cgroup of its own ("" when it has one, or
+                            * without a command) */
     bool cloud_tried;      /* start_cloud was called (cloud may still be NULL: off or failed) */
 } run_state;
 
@@ -178,20 +180,27 @@ static void job_cgroup_log(void *user, rt_log_level level, const char *msg)
  * is said by the library at debug level only; another failure (no memory) is one warning. */
 static rt_job_cgroup *make_job_cgroup(const cli_options *o, run_state *rs)
 {
-    if (o->cgroup_off)
+    if (o->cgroup_off) {
+        snprintf(rs->cgroup_why, sizeof rs->cgroup_why, "--cgroup off");
         return NULL;
+    }
     rt_job_cgroup_options jo = RT_JOB_CGROUP_OPTIONS_INIT;
     jo.proc_root = o->proc_root;
     jo.sys_root = o->sys_root;
     jo.log = job_cgroup_log;
     jo.log_user = rs;
+    jo.why = rs->cgroup_why;
+    jo.why_cap = sizeof rs->cgroup_why;
     rt_job_cgroup *g = NULL;
     rt_error err = rt_job_cgroup_create(&jo, &g);
     if (err == RT_OK)
         return g;
-    if (err != RT_ERR_UNSUPPORTED) /* unsupported: the library said why, once, at debug level */
+    /* unsupported: the library said why at debug level; the summary's notes say it once */
+    if (err != RT_ERR_UNSUPPORTED) {
+        snprintf(rs->cgroup_why, sizeof rs->cgroup_why, "%s", rt_strerror(err));
         cli_say("warning: no cgroup of the job's own (%s): the command runs in the tracker's group",
                 rt_strerror(err));
+    }
     return NULL;
 }
 
@@ -306,7 +315,8 @@ static void finish_run(cli_options *o, run_state *rs, int status, double start_s
                           .end_secs = unix_now(),
                           .host = rs->host,
                           .cloud = rt_cloud_result(rs->cloud, 2.0),
-                          .summary = s};
+                          .summary = s,
+                          .cgroup_why = rs->cgroup_why[0] ? rs->cgroup_why : NULL};
     if (o->summary) {
         fputs("resource-tracker: summary of the run\n", stderr);
         if (cli_summary_print(stderr, s, &run, NULL, NULL) < 0)
@@ -404,6 +414,8 @@ static int track(cli_options *o)
                     strerror(e));
             return e == ENOENT ? 127 : 126;
         }
+        if (rs.jcg && !rs.jcg_entered)
+            snprintf(rs.cgroup_why, sizeof rs.cgroup_why, "the command could not be moved into the group made for it");
     }
     raise_nofile();
 

@@ -279,48 +279,26 @@ static void sched_line(const rt_recommendation *rec, rt_scheduler s, char *buf, 
 static const char *const sched_names[3] = {"Metaflow", "Kubernetes", "SLURM"};
 static const char *const sched_keys[3] = {"metaflow", "kubernetes", "slurm"};
 
-/* MiB for people: "7.9 GiB", "8 GiB", "512 MiB" ("?" for NaN). */
-static const char *mib_text(double mib, char *buf, size_t cap)
+/* Which figure drove the memory (and the cores), and why, one line each. */
+static void print_reasons(const rt_recommendation *rec, const rt_summary *const *runs, size_t n)
 {
-    if (!isfinite(mib))
-        snprintf(buf, cap, "?");
-    else if (mib < 1024)
-        snprintf(buf, cap, "%.0f MiB", mib);
-    else if (fabs(mib / 1024.0 - round(mib / 1024.0)) < 0.05)
-        snprintf(buf, cap, "%.0f GiB", mib / 1024.0);
+    char b1[32];
+    if (rec->memory_source != RT_NEED_UNKNOWN)
+        printf("memory from: %.1f MiB needed (%s%s) + %.0f%% headroom, rounded up%s\n", rec->memory_need_mib,
+               rt_need_source_text(rec->memory_source), rec->memory_sampled ? ": a lower bound" : "",
+               rec->headroom_pct, rec->oom_killed ? ", and above the OOM kill" : "");
     else
-        snprintf(buf, cap, "%.1f GiB", mib / 1024.0);
-    return buf;
-}
-
-/* Why the recommendation is above what the runs used, in plain words: a run the OOM killer
- * ended (the peak it reached and its limit), a CPU quota that held a run back. */
-static void print_cgroup_reasons(const rt_recommendation *rec, const rt_summary *const *runs, size_t n)
-{
-    char b1[32], b2[32], b3[32], lim[64];
-    if (rec->oom_killed) {
-        const rt_summary *k = NULL; /* the killed run that reached the most */
-        double kpeak = NAN;
-        for (size_t i = 0; i < n; i++) {
-            double peak = isnan(runs[i]->process_memory_peak_mib) ? runs[i]->process_pss_mib.peak
-                                                                   : runs[i]->process_memory_peak_mib;
-            if (runs[i]->oom_kills > 0 && (!k || peak > kpeak)) {
-                k = runs[i];
-                kpeak = peak;
-            }
+        printf("memory from: no figure (memory unknown)\n");
+    double cores = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(runs[i]->process_cores.mean)) {
+            cores += runs[i]->process_cores.mean;
+            k++;
         }
-        lim[0] = '\0';
-        if (k && !isnan(k->memory_limit_mib))
-            snprintf(lim, sizeof lim, " (limit %s)", mib_text(k->memory_limit_mib, b2, sizeof b2));
-        printf("the job was OOM-killed at %s%s: asking for %s\n", mib_text(kpeak, b1, sizeof b1), lim,
-               mib_text((double)rec->memory_mib, b3, sizeof b3));
-    }
-    if (!isnan(rec->cpu_quota_cores)) {
-        double q = rec->cpu_quota_cores;
-        snprintf(b1, sizeof b1, q == round(q) ? "%.0f" : "%.2f", q);
-        printf("the CPU quota of %s core%s held the job back: throttled in %.0f%% of periods; asking for %lld\n", b1,
-               q == 1 ? "" : "s", rec->cpu_throttled_pct, (long long)rec->cpu);
-    }
+    snprintf(b1, sizeof b1, "%.2f", k ? cores / (double)k : 0.0);
+    printf("cpu from: a mean of %s cores used%s, rounded (at least 1)%s\n", b1, n > 1 ? " (the runs' means averaged)" : "",
+           isnan(rec->cpu_quota_cores) ? "" : ", and above the CPU quota");
 }
 
 /* Writes the text report to stdout. Returns 0 or EXIT_FAIL when stdout failed. */
@@ -330,15 +308,26 @@ static int print_text(const rec_args *a, const rt_recommendation *rec, const loo
     char b1[64], b2[64], line[512];
     double hours = rec->duration_secs / 3600.0;
     printf("runs: %llu (mean duration %.1f s)\n", (unsigned long long)rec->runs, rec->duration_secs);
-    print_cgroup_reasons(rec, runs, nruns);
+    rt_note notes[RT_NOTES_MAX];
+    size_t nn = rt_recommend_notes(runs, nruns, rec, notes, RT_NOTES_MAX);
+    for (size_t i = 0; i < nn; i++) /* why it is above what the runs used: before the figures */
+        if (notes[i].kind == RT_NOTE_OOM_KILLED || notes[i].kind == RT_NOTE_CPU_THROTTLED)
+            printf("%s\n", notes[i].text);
     printf("cpu: %lld cores\n", (long long)rec->cpu);
-    printf("memory: %lld MiB (%.2f GiB)\n", (long long)rec->memory_mib, (double)rec->memory_mib / 1024.0);
+    if (rec->memory_mib == RT_NULL_I64)
+        printf("memory: unknown\n");
+    else
+        printf("memory: %lld MiB (%.2f GiB)\n", (long long)rec->memory_mib, (double)rec->memory_mib / 1024.0);
     printf("gpu: %lld\n", (long long)rec->gpu);
     printf("vram: %lld MiB (%.2f GiB)\n", (long long)rec->vram_mib, (double)rec->vram_mib / 1024.0);
+    print_reasons(rec, runs, nruns);
     for (int i = 0; i < 3; i++) {
         sched_line(rec, (rt_scheduler)i, line, sizeof line);
         printf("%s: %s\n", sched_names[i], line);
     }
+    for (size_t i = 0; i < nn; i++)
+        if (notes[i].kind != RT_NOTE_OOM_KILLED && notes[i].kind != RT_NOTE_CPU_THROTTLED)
+            printf("note: %s\n", notes[i].text);
     const rt_server *s = l->have_cheapest ? &l->cheapest : NULL;
     double cheap_cost = s ? s->price_usd_per_hour * hours : NAN;
     if (s) {
@@ -373,7 +362,8 @@ static void set_num(json_t *obj, const char *key, double v)
 }
 
 /* Writes the JSON object to stdout. Returns 0 or EXIT_FAIL. */
-static int print_json(const rec_args *a, const rt_recommendation *rec, const lookup *l)
+static int print_json(const rec_args *a, const rt_recommendation *rec, const lookup *l, const rt_summary *const *runs,
+                      size_t nruns)
 {
     char line[512];
     double hours = rec->duration_secs / 3600.0;
@@ -381,13 +371,21 @@ static int print_json(const rec_args *a, const rt_recommendation *rec, const loo
     json_object_set_new(root, "runs", json_integer((json_int_t)rec->runs));
     set_num(root, "duration_secs", rec->duration_secs);
     json_object_set_new(r, "cpu", json_integer(rec->cpu));
-    json_object_set_new(r, "memory_mib", json_integer(rec->memory_mib));
+    json_object_set_new(r, "memory_mib", rec->memory_mib == RT_NULL_I64 ? json_null() : json_integer(rec->memory_mib));
     json_object_set_new(r, "gpu", json_integer(rec->gpu));
     json_object_set_new(r, "vram_mib", json_integer(rec->vram_mib));
     json_object_set_new(r, "oom_killed", json_boolean(rec->oom_killed));
     set_num(r, "cpu_quota_cores", rec->cpu_quota_cores);
     set_num(r, "cpu_throttled_pct", rec->cpu_throttled_pct);
+    set_num(r, "memory_need_mib", rec->memory_need_mib);
+    json_object_set_new(r, "memory_source", json_string(rt_need_source_name(rec->memory_source)));
+    json_object_set_new(r, "memory_sampled", json_boolean(rec->memory_sampled));
+    set_num(r, "headroom_pct", rec->headroom_pct);
+    set_num(r, "vram_need_mib", rec->vram_need_mib);
+    json_object_set_new(r, "vram_source", json_string(rt_need_source_name(rec->vram_source)));
     json_object_set_new(root, "recommendation", r);
+    rt_note notes[RT_NOTES_MAX];
+    json_object_set_new(root, "notes", cli_notes_json(notes, rt_recommend_notes(runs, nruns, rec, notes, RT_NOTES_MAX)));
     for (int i = 0; i < 3; i++) {
         sched_line(rec, (rt_scheduler)i, line, sizeof line);
         json_object_set_new(sch, sched_keys[i], json_string(line));
@@ -495,7 +493,7 @@ int cli_recommend_main(cli_options *o)
         keeper_lookup(o, &a, &rec, &l);
         if (l.error[0])
             cli_say("server lookup failed: %s", l.error);
-        rc = a.json ? print_json(&a, &rec, &l) : print_text(&a, &rec, &l, runs, n);
+        rc = a.json ? print_json(&a, &rec, &l, runs, n) : print_text(&a, &rec, &l, runs, n);
     }
     for (size_t i = 0; stats && i < a.nfiles; i++)
         if (stats[i])

@@ -211,6 +211,7 @@ static int write_report(cli_options *o, const char *out, rt_report *rep, const r
         info.host = run->host;
         info.cloud = run->cloud;
         info.exit_status = run->exit_status;
+        info.cgroup_why = run->cgroup_why;
         size_t n = 0;
         for (char *const *w = run->command; w && *w && n < sizeof command - 1; w++) {
             int m = snprintf(command + n, sizeof command - n, "%s%s", n ? " " : "", *w);

@@ -273,6 +273,89 @@ static void exit_line(const out *o, int status)
     }
 }
 
+/* Prints text after head (already written: its width is used), broken at spaces so that no
+ * line passes WRAP columns; the lines after the first start with indent spaces. */
+#define WRAP 110
+static void wrapped(FILE *f, size_t used, size_t indent, const char *text)
+{
+    size_t col = used;
+    bool first = true; /* no word on this line yet */
+    for (const char *p = text; *p;) {
+        while (*p == ' ')
+            p++;
+        size_t word = strcspn(p, " ");
+        if (!word)
+            break;
+        if (!first && col + 1 + word > WRAP) {
+            fprintf(f, "\n%*s", (int)indent, "");
+            col = indent;
+            first = true;
+        }
+        if (!first) {
+            fputc(' ', f);
+            col++;
+        }
+        fwrite(p, 1, word, f);
+        col += word;
+        first = false;
+        p += word;
+    }
+    fputc('\n', f);
+}
+
+/* The answer first, three labelled lines and a line per further note: what the job used (CPU
+ * time, mean and peak cores, the memory need with the figure it came from), what to ask for
+ * next time (in the scheduler's words), and the notes. */
+static void answer_part(const out *o, const rt_summary *s, const cli_run_result *run)
+{
+    char a[64], b[64], c[64], d[64], sched[256];
+    if (s->has_process) {
+        const rt_need *m = &s->memory_need;
+        char memtxt[200];
+        if (m->source == RT_NEED_UNKNOWN)
+            snprintf(memtxt, sizeof memtxt, "memory unknown");
+        else
+            snprintf(memtxt, sizeof memtxt, "memory %s (%s%s)", mem(o, m->mib, d, sizeof d),
+                     rt_need_source_text(m->source), m->sampled ? ": a lower bound" : "");
+        char used[400];
+        snprintf(used, sizeof used, "%s CPU (mean %s cores, peak %s); %s", dur(o, s->process_cpu_secs, a, sizeof a),
+                 number(s->process_cores.mean, 2, "", b, sizeof b), number(s->process_cores.peak, 2, "", c, sizeof c),
+                 memtxt);
+        fprintf(o->f, "%-12s", "Used");
+        wrapped(o->f, 12, 12, used);
+        rt_recommendation rec = RT_RECOMMENDATION_INIT;
+        const rt_summary *runs[1] = {s};
+        if (rt_recommend(runs, 1, &rec) == RT_OK) {
+            rt_scheduler sc = cli_scheduler_of(run ? run->job : NULL);
+            size_t n = rt_format_recommendation(&rec, sc, sched, sizeof sched);
+            while (n > 0 && n < sizeof sched && sched[n - 1] == '\n')
+                sched[--n] = '\0';
+            char gpu[64] = "";
+            if (rec.gpu > 0)
+                snprintf(gpu, sizeof gpu, ", %lld GPU%s", (long long)rec.gpu, rec.gpu == 1 ? "" : "s");
+            if (rec.memory_mib == RT_NULL_I64)
+                snprintf(a, sizeof a, "memory unknown");
+            else
+                snprintf(a, sizeof a, "%lld MiB", (long long)rec.memory_mib);
+            fprintf(o->f, "%-12s%lld core%s, %s%s: %s (%s)\n", "Ask for", (long long)rec.cpu, rec.cpu == 1 ? "" : "s",
+                    a, gpu, sched, cli_scheduler_name(sc));
+        }
+    } else {
+        fprintf(o->f, "%-12smachine: mean %s busy cores, peak %s; memory used peak %s (no job was tracked)\n", "Used",
+                number(s->cpu_cores.mean, 2, "", a, sizeof a), number(s->cpu_cores.peak, 2, "", b, sizeof b),
+                mem(o, s->memory_used_mib.peak, c, sizeof c));
+        fprintf(o->f, "%-12s- (track a job: resource-tracker -- COMMAND, or --pid PID)\n", "Ask for");
+    }
+    rt_note notes[RT_NOTES_MAX];
+    size_t n = cli_run_notes(s, run ? run->cgroup_why : NULL, notes);
+    if (n == 0)
+        fprintf(o->f, "%-12snone\n", "Notes");
+    for (size_t i = 0; i < n; i++) { /* a note per item, broken to fit a terminal */
+        fprintf(o->f, "%-12s- ", i == 0 ? "Notes" : "");
+        wrapped(o->f, 14, 14, notes[i].text);
+    }
+}
+
 static void run_part(const out *o, const rt_summary *s, const cli_run_result *run)
 {
     char a[64], b[64];
@@ -315,7 +398,7 @@ static void run_part(const out *o, const rt_summary *s, const cli_run_result *ru
 
 static void process_part(const out *o, const rt_summary *s)
 {
-    char a[64], b[64];
+    char a[64], b[64], c[64];
     fprintf(o->f, "Job (the process tree)\n");
     if (!s->has_process) {
         line(o, "Tracked process", "none (the machine only)");
@@ -330,8 +413,22 @@ static void process_part(const out *o, const rt_summary *s)
         mem_line(o, "VRAM", &s->process_gpu_vram_mib, false);
         line(o, "GPUs used", "%s", number(s->process_gpus_used, 0, "", a, sizeof a));
     }
-    line(o, "Storage read / written", "%s / %s", bytes_text(s->process_read_bytes, a, sizeof a),
-         bytes_text(s->process_write_bytes, b, sizeof b));
+    if (!isnan(s->process_rss_hwm_mib))
+        line(o, "Peak RSS of a process", "%s (the kernel's high-water mark)", mem(o, s->process_rss_hwm_mib, a, sizeof a));
+    if (!isnan(s->process_unreclaimable_peak_mib))
+        line(o, "Memory held, peak", "%s (the job's cgroup, page cache left out)",
+             mem(o, s->process_unreclaimable_peak_mib, a, sizeof a));
+    /* bytes whose writeback the kernel cancelled (a file deleted or truncated first) were
+     * never written: said apart */
+    double cancelled = s->process_cancelled_write_bytes > 0 ? s->process_cancelled_write_bytes : 0;
+    double written = s->process_write_bytes - cancelled;
+    if (written < 0)
+        written = 0;
+    char cx[96] = "";
+    if (cancelled > 0)
+        snprintf(cx, sizeof cx, " (and %s cancelled before it reached storage)", bytes_text(cancelled, c, sizeof c));
+    line(o, "Storage read / written", "%s / %s%s", bytes_text(s->process_read_bytes, a, sizeof a),
+         isnan(s->process_write_bytes) ? "-" : bytes_text(written, b, sizeof b), cx);
 }
 
 /* A percentage for people: whole numbers from 10 on (and whole ones), one decimal below. */
@@ -376,7 +473,15 @@ static void limits_part(const out *o, const rt_summary *s)
     bool psi = pressure_text(s, p, sizeof p);
     if (!cg && !psi)
         return;
-    fprintf(o->f, s->has_process ? "Limits (the job's cgroup)\n" : "Limits (the cgroup the tracker ran in)\n");
+    /* never a heading that claims a cgroup the run did not have */
+    if (!cg)
+        fprintf(o->f, "Pressure (%s)\n", s->has_process ? "no cgroup of the job's: the machine's" : "the machine");
+    else if (!s->has_process)
+        fprintf(o->f, "Limits (the cgroup the tracker ran in)\n");
+    else if (s->process_cgroup_exclusive == 1)
+        fprintf(o->f, "Limits (the job's cgroup)\n");
+    else
+        fprintf(o->f, "Limits (the cgroup the job ran in, shared with other processes)\n");
     double peak = isnan(s->process_memory_peak_mib) ? s->process_rss_mib.peak : s->process_memory_peak_mib;
     if (s->oom_kills > 0) {
         char lim[80] = "", at[80] = "";
@@ -495,6 +600,7 @@ int cli_summary_print(FILE *f, const rt_summary *s, const cli_run_result *run, c
     if ((memory_unit && cli_memory_unit(memory_unit, &o.mem_bytes) < 0) ||
         (time_unit && cli_time_unit(time_unit, &o.time_secs) < 0))
         return -1;
+    answer_part(&o, s, run);
     run_part(&o, s, run);
     process_part(&o, s);
     parts_part(&o, s);

@@ -49,6 +49,11 @@ V2_COLUMNS = ["process_memory_peak_mib", "oom_kills", "oom_kill_secs", "memory_l
               "pids_limit"] + [f"pressure_{p}_pct_{s}" for p in ("cpu_some", "memory_some", "memory_full",
                                                                  "io_some", "io_full")
                                for s in ("mean", "peak", "p50", "p95")]
+# the columns schema version 3 (0.9) added: the needs, what they are made from, the notes
+V3_COLUMNS = ["process_rss_hwm_mib", "process_unreclaimable_peak_mib", "process_gpu_vram_peak_mib",
+              "process_cancelled_write_bytes", "process_cgroup_exclusive", "left_behind", "memory_need_mib",
+              "memory_need_source", "memory_need_sampled", "vram_need_mib", "vram_need_source", "vram_need_sampled",
+              "notes"]
 
 
 def make_v1(db, *old_runs):
@@ -203,7 +208,7 @@ def test_concurrent_writers_all_land(tmp_path, start):
     assert len(rows(db)) == n + (0 if start == "fresh" else 1)
     assert not os.path.exists(db + "-journal")
     if start == "version1":
-        assert schema(db)[0] == 2 and all(c in dict(schema(db)[1]) for c in V2_COLUMNS)
+        assert schema(db)[0] == 3 and all(c in dict(schema(db)[1]) for c in V2_COLUMNS + V3_COLUMNS)
 
 
 CRASH_WRITER = r"""
@@ -412,12 +417,12 @@ def test_version1_database_read_then_migrated(tmp_path):
     assert r.returncode == 0 and r.stderr == "", r.stderr
     fresh = str(tmp_path / "new.db")
     assert track(fresh, "true").returncode == 0
-    assert schema(db) == schema(fresh)  # version 2, the same columns in the same order
-    assert schema(db)[0] == 2
+    assert schema(db) == schema(fresh)  # version 3, the same columns in the same order
+    assert schema(db)[0] == 3
     got = rows(db)
     assert len(got) == 2
     assert {k: got[0][k] for k in old} == old  # the old run as it was
-    assert all(got[0][c] is None for c in V2_COLUMNS)
+    assert all(got[0][c] is None for c in V2_COLUMNS + V3_COLUMNS)
     assert got[1]["job_name"] == "train" and got[1]["exit_status"] == 0 and got[1]["samples"] >= 1
     r = history("--history", db, "--json")
     assert r.returncode == 0, r.stderr

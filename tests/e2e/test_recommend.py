@@ -175,7 +175,12 @@ def test_json_gpu_and_instance(keeper, run_file, needs_reader):
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert doc["recommendation"] == {"cpu": 3, "memory_mib": 12288, "gpu": 1, "vram_mib": 12288,
-                                     "oom_killed": False, "cpu_quota_cores": None, "cpu_throttled_pct": None}
+                                     "oom_killed": False, "cpu_quota_cores": None, "cpu_throttled_pct": None,
+                                     "memory_need_mib": 10000.0, "memory_source": "pss", "memory_sampled": False,
+                                     "headroom_pct": 20.0, "vram_need_mib": 10240.0, "vram_source": "vram"}
+    # the PSS is the largest figure; the job's cgroup (the template's) stood behind the samples;
+    # the one run it is made from is said
+    assert [n["kind"] for n in doc["notes"]] == ["few_runs"]
     assert doc["runs"] == 1
     assert doc["duration_secs"] == pytest.approx(60)
     assert doc["schedulers"]["slurm"] == "--cpus-per-task=3 --mem=12288M --gres=gpu:1"

@@ -69,6 +69,14 @@ static rt_summary make_summary(double k)
     s.pids_peak = s.pids_limit = NAN;
     s.pressure_cpu_some_pct = s.pressure_memory_some_pct = s.pressure_memory_full_pct = (rt_dist){NAN, NAN, NAN, NAN};
     s.pressure_io_some_pct = s.pressure_io_full_pct = (rt_dist){NAN, NAN, NAN, NAN};
+    /* 0.9: a process's peak above the PSS, no group, a few cancelled writes */
+    s.process_rss_hwm_mib = 350 * k;
+    s.process_unreclaimable_peak_mib = s.process_gpu_vram_peak_mib = NAN;
+    s.process_cancelled_write_bytes = 4096;
+    s.process_cgroup_exclusive = NAN;
+    s.left_behind = 0;
+    s.memory_need = (rt_need){350 * k, RT_NEED_PROCESS_PEAK, 0};
+    s.vram_need = (rt_need){NAN, RT_NEED_UNKNOWN, 0};
     return s;
 }
 
@@ -150,6 +158,8 @@ static void assert_cgroup(const rt_summary *a, const rt_summary *b)
     assert_dist(a->pressure_io_full_pct, b->pressure_io_full_pct);
 }
 
+static void sql_text(const char *path, const char *sql, char *buf, size_t cap);
+
 static void round_trip(void **state)
 {
     (void)state;
@@ -198,7 +208,22 @@ static void round_trip(void **state)
     assert_same(a->disk_space_total_bytes, 9);
     assert_cgroup(a, b); /* all NaN */
     assert_same(out[1].process_cores.mean, s[0].process_cores.mean);
+    /* 0.9: the need with its source, and what it is made from */
+    assert_same(a->process_rss_hwm_mib, b->process_rss_hwm_mib);
+    assert_same(a->process_unreclaimable_peak_mib, NAN);
+    assert_same(a->process_cancelled_write_bytes, 4096);
+    assert_same(a->process_cgroup_exclusive, NAN);
+    assert_same(a->left_behind, 0);
+    assert_same(a->memory_need.mib, b->memory_need.mib);
+    assert_int_equal(a->memory_need.source, RT_NEED_PROCESS_PEAK);
+    assert_int_equal(a->memory_need.sampled, 0);
+    assert_same(a->vram_need.mib, NAN);
+    assert_int_equal(a->vram_need.source, RT_NEED_UNKNOWN);
     free(out);
+    /* the notes, as JSON: no cgroup of its own */
+    char text[2048];
+    sql_text(path, "SELECT notes FROM runs WHERE id = 1", text, sizeof text);
+    assert_non_null(strstr(text, "\"kind\":\"accounting_incomplete\""));
 
     assert_int_equal(cli_history_summaries(path, "train", 1, &out, &n), 0);
     assert_int_equal(n, 1);
@@ -323,10 +348,10 @@ static void newer_schema(void **state)
     db_path(path, sizeof path, "newer.db");
     rt_summary s = make_summary(1);
     assert_int_equal(append(path, "train", 0, &s), 0);
-    sql_on(path, "PRAGMA user_version = 3");
+    sql_on(path, "PRAGMA user_version = 4");
     assert_int_equal(append(path, "train", 0, &s), -1);
     assert_int_equal(runs_of(path, "train"), 1);
-    sql_on(path, "PRAGMA user_version = 2"); /* ours again: written */
+    sql_on(path, "PRAGMA user_version = 3"); /* ours again: written */
     assert_int_equal(append(path, "train", 0, &s), 0);
     assert_int_equal(runs_of(path, "train"), 2);
 }
@@ -427,7 +452,7 @@ static void version1_migrates(void **state)
     set_cgroup(&s);
     assert_int_equal(append(path, "train", 0, &s), 0);
     sql_text(path, "PRAGMA user_version", text, sizeof text);
-    assert_string_equal(text, "2");
+    assert_string_equal(text, "3");
     assert_int_equal(append(fresh, "train", 0, &s), 0);
     columns_of(path, text, sizeof text);
     columns_of(fresh, want, sizeof want);

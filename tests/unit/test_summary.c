@@ -58,6 +58,13 @@ static rt_summary full(void)
     s.pids_peak = s.pids_limit = NAN;
     s.pressure_cpu_some_pct = s.pressure_memory_some_pct = s.pressure_memory_full_pct = none;
     s.pressure_io_some_pct = s.pressure_io_full_pct = none;
+    /* 0.9: a process's kernel peak above the sampled figures, no group */
+    s.process_rss_hwm_mib = 2100;
+    s.process_unreclaimable_peak_mib = s.process_gpu_vram_peak_mib = NAN;
+    s.process_cancelled_write_bytes = 0;
+    s.process_cgroup_exclusive = s.left_behind = NAN;
+    s.memory_need = (rt_need){2100, RT_NEED_PROCESS_PEAK, 0};
+    s.vram_need = (rt_need){NAN, RT_NEED_UNKNOWN, 0};
     return s;
 }
 
@@ -131,7 +138,7 @@ static void defaults(void **state)
     (void)state;
     rt_summary s = full();
     json_t *j = format_parse(&s, NULL, NULL);
-    assert_int_equal(json_object_size(j), 11);
+    assert_int_equal(json_object_size(j), 15);
     is_null(j, "cgroup");
     is_null(j, "pressure");
     is_null(j, "gpu_tracker"); /* a summary made by hand: no usage */
@@ -144,8 +151,14 @@ static void defaults(void **state)
 
     const json_t *p = json_object_get(j, "process");
     assert_true(json_is_object(p));
-    assert_int_equal(json_object_size(p), 10);
+    assert_int_equal(json_object_size(p), 16);
     is_null(p, "memory_peak_mib");
+    near(json_object_get(p, "rss_hwm_mib"), 2100, 0, "rss_hwm_mib");
+    is_null(p, "unreclaimable_peak_mib");
+    is_null(p, "gpu_vram_peak_mib");
+    near(json_object_get(p, "cancelled_write_bytes"), 0, 0, "cancelled_write_bytes");
+    is_null(p, "cgroup_exclusive");
+    is_null(p, "left_behind");
     near(json_object_get(p, "cpu_secs"), 7200, 0, "cpu_secs");
     check_dist(p, "cores", s.process_cores, 1, 0);
     check_dist(p, "pss_mib", s.process_pss_mib, 1, 0);
@@ -175,6 +188,33 @@ static void defaults(void **state)
                  {"disk_space_used_peak_bytes", 5e11}, {"disk_space_total_bytes", 1e12}};
     for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
         near(json_object_get(m, plain[i].key), plain[i].want, 0, plain[i].key);
+
+    /* the answer: the need and where it came from, the recommendation, the notes */
+    const json_t *need = json_object_get(j, "memory_need");
+    assert_int_equal(json_object_size(need), 3);
+    near(json_object_get(need, "need_mib"), 2100, 0, "need_mib");
+    assert_string_equal(json_string_value(json_object_get(need, "source")), "process_peak");
+    assert_true(json_is_false(json_object_get(need, "sampled")));
+    const json_t *vneed = json_object_get(j, "vram_need");
+    is_null(vneed, "need_mib");
+    assert_string_equal(json_string_value(json_object_get(vneed, "source")), "unknown");
+    const json_t *rec = json_object_get(j, "recommendation");
+    near(json_object_get(rec, "cpu"), 2, 0, "cpu");
+    near(json_object_get(rec, "memory_mib"), 3072, 0, "memory_mib"); /* 2100 x 1.2 = 2520 -> 3 GiB */
+    near(json_object_get(rec, "gpu"), 1, 0, "gpu");
+    near(json_object_get(rec, "headroom_pct"), 20, 0, "headroom_pct");
+    const json_t *notes = json_object_get(j, "notes");
+    assert_true(json_is_array(notes));
+    assert_int_equal(json_array_size(notes), 1); /* no group: the accounting may be incomplete */
+    assert_string_equal(json_string_value(json_object_get(json_array_get(notes, 0), "kind")), "accounting_incomplete");
+    json_decref(j);
+
+    /* in other units: the need's key says the unit */
+    j = format_parse(&s, "gigabytes", NULL);
+    near(json_object_get(json_object_get(j, "memory_need"), "need_gigabytes"), 2100 * 1.048576e-3, 1e-9,
+         "need_gigabytes");
+    near(json_object_get(json_object_get(j, "recommendation"), "memory_gigabytes"), 3072 * 1.048576e-3, 1e-9,
+         "memory_gigabytes");
     json_decref(j);
 }
 

@@ -292,8 +292,12 @@ static const char page_css[] =
     "table.dist tr:first-child th{text-align:right;color:#555}tr+tr{border-top:1px solid #eee}\n"
     "pre{background:#f5f7fa;border:1px solid #e1e4e8;padding:8px 10px;font-size:12px;white-space:pre-wrap}\n"
     "footer{color:#888;font-size:12px;margin-top:30px}\n"
+    "#answer{background:#f5f9fd;border:1px solid #cfe0f1;border-radius:6px;padding:8px 14px;margin:12px 0}\n"
+    "#answer h2{border:0;margin:4px 0 6px}#answer table{font-size:14px}#answer ul{margin:0;padding-left:18px}\n"
+    "#answer code{background:#fff;border:1px solid #e1e4e8;padding:0 4px;font-size:12px}\n"
     "@media print{body{max-width:none;padding:0;font-size:11px}"
-    "section{break-before:page;page-break-before:always}section#charts{break-before:auto;page-break-before:auto}"
+    "section{break-before:page;page-break-before:always}section#charts,section#answer{break-before:auto;"
+    "page-break-before:auto}"
     ".chart-block,table,pre{break-inside:avoid;page-break-inside:avoid}.chart{height:190px}"
     "h2,h3{break-after:avoid;page-break-after:avoid}.hint{display:none}}\n";
 
@@ -423,7 +427,9 @@ rt_error rt_report_write(const rt_report *r, const rt_report_info *info, int fd)
     rpt_hw_html(w, title);
     rpt_hw_lit(w, "</h1>\n");
     write_subtitle(w, &in);
-    rpt_hw_lit(w, "</header>\n<section id=\"charts\"><h2>Over time</h2>\n"
+    rpt_hw_lit(w, "</header>\n");
+    rpt_answer_section(w, &in);
+    rpt_hw_lit(w, "<section id=\"charts\"><h2>Over time</h2>\n"
               "<p class=\"note hint\">Drag to zoom (all charts follow), double-click to zoom out; the line is the "
               "mean of each point, the band the least and greatest value it stands for.</p>\n");
     if (expected == 0)

@@ -96,7 +96,9 @@ typedef char rpt_figure[64];
 const char *rpt_fmt_duration(rpt_figure f, double secs);
 const char *rpt_fmt_time(rpt_figure f, double unix_secs);
 
-/* The tables: the run's statistics, the recommendation, the run's facts. */
+/* The tables: the answer first (what the job used, what to ask for, the notes), the run's
+ * statistics, the recommendation, the run's facts. */
+void rpt_answer_section(rpt_hw *w, const rt_report_info *in);
 void rpt_summary_section(rpt_hw *w, const rt_summary *s);
 void rpt_recommendation_section(rpt_hw *w, const rt_report_info *in);
 void rpt_run_section(rpt_hw *w, const rt_report_info *in);

@@ -163,9 +163,82 @@ static void total_row(rpt_hw *w, const char *name, double v, fmt_fn fmt)
         row(w, name, fmt(f, v));
 }
 
+/* The answer first: what the job used (CPU time and cores, the memory need and the figure it
+ * came from), what to ask for next time (the recommendation, in each scheduler's words), and
+ * the run's notes. Nothing without a summary. */
+void rpt_answer_section(rpt_hw *w, const rt_report_info *in)
+{
+    const rt_summary *s = in->summary;
+    if (!s)
+        return;
+    rpt_figure a, b, c, d;
+    char line[512];
+    rpt_hw_lit(w, "<section id=\"answer\"><h2>The answer</h2>\n<table class=\"kv\">\n<tr><th>Used</th><td>");
+    if (s->has_process) {
+        const rt_need *m = &s->memory_need;
+        snprintf(line, sizeof line, "%s of CPU (mean %s cores, peak %s); ", rpt_fmt_duration(a, s->process_cpu_secs),
+                 fmt_cores(b, s->process_cores.mean), fmt_cores(c, s->process_cores.peak));
+        rpt_hw_html(w, line);
+        if (m->source == RT_NEED_UNKNOWN)
+            snprintf(line, sizeof line, "memory unknown (no memory figure)");
+        else
+            snprintf(line, sizeof line, "memory %s (%s%s)", fmt_mib(d, m->mib), rt_need_source_text(m->source),
+                     m->sampled ? ": a lower bound" : "");
+        rpt_hw_html(w, line);
+    } else {
+        snprintf(line, sizeof line, "the machine: mean %s busy cores, memory used peak %s (no job was tracked)",
+                 fmt_cores(a, s->cpu_cores.mean), fmt_mib(b, s->memory_used_mib.peak));
+        rpt_hw_html(w, line);
+    }
+    rpt_hw_lit(w, "</td></tr>\n");
+    const rt_recommendation *rec = in->recommendation;
+    if (rec && rec->struct_size >= sizeof *rec) {
+        rpt_hw_lit(w, "<tr><th>Ask for</th><td>");
+        char gpus[64] = "";
+        if (rec->gpu > 0)
+            snprintf(gpus, sizeof gpus, ", %lld GPU%s", (long long)rec->gpu, rec->gpu == 1 ? "" : "s");
+        snprintf(line, sizeof line, "%lld core%s, %s%s", (long long)rec->cpu, rec->cpu == 1 ? "" : "s",
+                 rec->memory_mib == RT_NULL_I64 ? "memory unknown" : fmt_mib(a, (double)rec->memory_mib), gpus);
+        rpt_hw_html(w, line);
+        static const rt_scheduler scheds[] = {RT_SCHED_SLURM, RT_SCHED_K8S, RT_SCHED_METAFLOW};
+        static const char *const names[] = {"SLURM", "Kubernetes", "Metaflow"};
+        for (size_t i = 0; i < RT_ARRAY_LEN(scheds); i++) {
+            size_t n = rt_format_recommendation(rec, scheds[i], line, sizeof line);
+            if (n == 0 || n >= sizeof line)
+                continue;
+            line[n - 1] = '\0'; /* its newline */
+            rpt_hw_lit(w, i ? " \xC2\xB7 " : "<br>");
+            rpt_hw_html(w, names[i]);
+            rpt_hw_lit(w, " <code>");
+            rpt_hw_html(w, line);
+            rpt_hw_lit(w, "</code>");
+        }
+        rpt_hw_lit(w, "</td></tr>\n");
+    }
+    rt_note notes[RT_NOTES_MAX];
+    rt_notes_options no = RT_NOTES_OPTIONS_INIT;
+    no.cgroup_why = in->cgroup_why;
+    size_t n = rt_summary_notes(s, &no, notes, RT_NOTES_MAX);
+    rpt_hw_lit(w, "<tr><th>Notes</th><td>");
+    if (n == 0)
+        rpt_hw_lit(w, "none");
+    else
+        rpt_hw_lit(w, "<ul>");
+    for (size_t i = 0; i < n; i++) {
+        rpt_hw_lit(w, "<li>");
+        rpt_hw_html(w, notes[i].text);
+        rpt_hw_lit(w, "</li>");
+    }
+    rpt_hw_lit(w, n ? "</ul></td></tr>\n</table></section>\n" : "</td></tr>\n</table></section>\n");
+}
+
 void rpt_summary_section(rpt_hw *w, const rt_summary *s)
 {
     rpt_figure f, g;
+    /* bytes whose writeback the kernel cancelled never reached storage: said apart */
+    double written = s->process_write_bytes - (s->process_cancelled_write_bytes > 0 ? s->process_cancelled_write_bytes : 0);
+    if (written < 0)
+        written = 0;
     rpt_hw_lit(w, "<section id=\"summary\"><h2>Summary</h2>\n<div class=\"cols\"><table class=\"dist\">\n"
               "<tr><th></th><th>mean</th><th>p50</th><th>p95</th><th>peak</th></tr>\n");
     if (s->has_process) {
@@ -199,8 +272,14 @@ void rpt_summary_section(rpt_hw *w, const rt_summary *s)
         {"job CPU time", s->process_cpu_secs, rpt_fmt_duration, true},
         {"job GPUs used (most at once)", s->process_gpus_used, fmt_count, true},
         {"job read from disk", s->process_read_bytes, fmt_bytes, true},
-        {"job written to disk", s->process_write_bytes, fmt_bytes, true},
-        {"job memory peak (cgroup)", s->process_memory_peak_mib, fmt_mib, true},
+        {"job written to disk", written, fmt_bytes, true},
+        {"job writes cancelled before storage", s->process_cancelled_write_bytes > 0 ? s->process_cancelled_write_bytes
+                                                                                     : NAN, fmt_bytes, true},
+        {"job memory need", s->memory_need.mib, fmt_mib, true},
+        {"job memory held, peak (cgroup, less page cache)", s->process_unreclaimable_peak_mib, fmt_mib, true},
+        {"job peak RSS of one process (kernel)", s->process_rss_hwm_mib, fmt_mib, true},
+        {"job memory peak (cgroup, page cache included)", s->process_memory_peak_mib, fmt_mib, true},
+        {"job VRAM peak (NVML accounting)", s->process_gpu_vram_peak_mib, fmt_mib, true},
         {"job memory limit", s->memory_limit_mib, fmt_mib, true},
         {"job memory.high", s->memory_high_mib, fmt_mib, true},
         {"job OOM kills", s->oom_kills, fmt_count, true},
@@ -244,7 +323,15 @@ void rpt_recommendation_section(rpt_hw *w, const rt_report_info *in)
     if (rec) {
         rpt_hw_lit(w, "<div class=\"cols\"><table class=\"kv\">\n");
         row_i64(w, "CPU cores", rec->cpu);
-        row(w, "memory", fmt_mib(f, (double)rec->memory_mib));
+        row(w, "memory", rec->memory_mib == RT_NULL_I64 ? "unknown" : fmt_mib(f, (double)rec->memory_mib));
+        if (rec->struct_size >= sizeof *rec && rec->memory_source != RT_NEED_UNKNOWN) {
+            char from[256];
+            rpt_figure g;
+            snprintf(from, sizeof from, "%s needed (%s%s) + %.0f%% headroom, rounded up", fmt_mib(g, rec->memory_need_mib),
+                     rt_need_source_text(rec->memory_source), rec->memory_sampled ? ": a lower bound" : "",
+                     rec->headroom_pct);
+            row(w, "memory from", from);
+        }
         row_i64(w, "GPUs", rec->gpu);
         if (rec->vram_mib > 0)
             row(w, "GPU memory", fmt_mib(f, (double)rec->vram_mib));

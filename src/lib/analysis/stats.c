@@ -11,6 +11,7 @@
 #include "../core/core.h"
 #include "allocation.h"
 #include "histogram.h"
+#include "need.h"
 #include "usage.h"
 
 #define JOB_NAME_CAP 256 /* the job name is kept up to 255 bytes */
@@ -61,6 +62,9 @@ static const field_map max_fields[] = {
     F(disk_space_total_bytes, disk_space_total_bytes),
     F(process_memory_peak_mib, process_memory_peak_mib),
     F(cgroup_pids_peak, pids_peak),
+    F(process_rss_hwm_mib, process_rss_hwm_mib),
+    F(process_unreclaimable_peak_mib, process_unreclaimable_peak_mib),
+    F(process_gpu_vram_peak_mib, process_gpu_vram_peak_mib),
 };
 
 /* Limits, whose lowest value is kept: record field -> summary field. */
@@ -73,12 +77,13 @@ static const field_map min_fields[] = {
 
 /* Counters since tracking began, totalled over the runs in a file (run_total): record field ->
  * summary field, in the order of rt_stats.totals. */
-enum { T_OOM, T_PERIODS, T_THROTTLED, T_THROTTLED_SECS, T_COUNT };
+enum { T_OOM, T_PERIODS, T_THROTTLED, T_THROTTLED_SECS, T_CANCELLED, T_COUNT };
 static const field_map total_fields[T_COUNT] = {
     F(cgroup_oom_kills, oom_kills),
     F(cgroup_cpu_periods, cpu_periods),
     F(cgroup_cpu_throttled_periods, cpu_throttled_periods),
     F(cgroup_cpu_throttled_secs, cpu_throttled_secs),
+    F(process_cancelled_write_bytes_total, process_cancelled_write_bytes),
 };
 
 #define NUM(base, off) (*(double *)((char *)(base) + (off)))
@@ -102,6 +107,8 @@ struct rt_stats {
     run_total totals[T_COUNT]; /* in the order of total_fields */
     double cpu_secs_sum;     /* the sum of process_cpu_secs, NaN: none */
     double rss_peak;         /* the largest process_rss_peak_mib seen, NaN: none */
+    double last_ts;          /* the latest timestamp of a record with a tree (NaN: none yet) */
+    double last_left;        /* what that record left running (see left_behind), NaN */
     rt_allocation alloc;     /* the dedicated/shared rule's sums */
     rt_usage_acc usage;      /* gpu_tracker's view */
     rt_hist hist[NDIST];     /* in the order of dist_fields */
@@ -145,7 +152,9 @@ rt_stats *rt_stats_new(void)
     }
     s->oom_kill_secs = NAN;
     st->cpu_total = (run_total){NAN, 0, NAN};
-    st->cpu_secs_sum = st->rss_peak = NAN;
+    st->cpu_secs_sum = st->rss_peak = st->last_ts = st->last_left = NAN;
+    s->process_cgroup_exclusive = NAN;
+    s->memory_need = s->vram_need = (rt_need){NAN, RT_NEED_UNKNOWN, 0};
     rt_usage_init(&st->usage);
     return st;
 }
@@ -220,6 +229,23 @@ static void add_cgroup(rt_stats *st, const rt_record *r)
     }
 }
 
+/* What a tree's record says of the job's end: with the root gone, the processes of the job
+ * still running (the group's tasks when the group holds only the tree, else the live
+ * descendants); NaN while the root runs or when unknown. The latest record's stands. */
+static void add_end(rt_stats *st, const rt_record *r)
+{
+    if (isnan(r->process_pid) || !isfinite(r->timestamp_secs))
+        return;
+    rt_min_known(&st->s.process_cgroup_exclusive, r->process_cgroup_exclusive);
+    if (!isnan(st->last_ts) && r->timestamp_secs < st->last_ts)
+        return;
+    st->last_ts = r->timestamp_secs;
+    double left = NAN;
+    if (r->process_alive == 0)
+        left = r->process_cgroup_exclusive == 1 && !isnan(r->cgroup_pids) ? r->cgroup_pids : r->process_children;
+    st->last_left = left;
+}
+
 void rt_stats_add(rt_stats *st, const rt_record *r)
 {
     if (!st || !r)
@@ -251,6 +277,7 @@ void rt_stats_add(rt_stats *st, const rt_record *r)
     add_cgroup(st, r);
     sum_in(&st->cpu_secs_sum, r->process_cpu_secs);
     max_in(&st->rss_peak, r->process_rss_peak_mib);
+    add_end(st, r);
     rt_allocation_add_record(&st->alloc, r);
     rt_usage_add(&st->usage, r, w);
 }
@@ -272,6 +299,8 @@ const rt_summary *rt_stats_summary(rt_stats *st)
     max_in(&s->process_rss_mib.peak, st->rss_peak);
     s->allocation = rt_allocation_guess(&st->alloc);
     s->usage = rt_usage_result(&st->usage);
+    s->left_behind = st->last_left;
+    rt_need_of(s, &s->memory_need, &s->vram_need);
     return s;
 }
 

@@ -128,6 +128,13 @@ static void process_part(rt_ob *o, const rt_summary *s, const unit *mem, const u
     num(o, "read_bytes", NULL, s->process_read_bytes, 0);
     num(o, "write_bytes", NULL, s->process_write_bytes, 0);
     num(o, "memory_peak", mem, s->process_memory_peak_mib, 0);
+    num(o, "rss_hwm", mem, s->process_rss_hwm_mib, 0);
+    num(o, "unreclaimable_peak", mem, s->process_unreclaimable_peak_mib, 0);
+    num(o, "gpu_vram_peak", mem, s->process_gpu_vram_peak_mib, 0);
+    num(o, "cancelled_write_bytes", NULL, s->process_cancelled_write_bytes, 0);
+    key(o, "cgroup_exclusive", NULL);
+    rt_ob_lit(o, isnan(s->process_cgroup_exclusive) ? "null," : s->process_cgroup_exclusive == 1 ? "true," : "false,");
+    num(o, "left_behind", NULL, s->left_behind, 0);
     o->len--;
     rt_ob_put(o, "},", 2);
 }
@@ -159,6 +166,43 @@ static void close_object(rt_ob *o)
 {
     o->len--;
     rt_ob_put(o, "}", 1);
+}
+
+/* ,"name":{"need<unit>":..,"source":"..","sampled":..}: a need (rt_need) of the run. */
+static void need_part(rt_ob *o, const char *name, const rt_need *n, const unit *mem)
+{
+    open_object(o, name, true);
+    num(o, "need", mem, n->mib, 0);
+    str(o, "source", rt_need_source_name(n->source));
+    key(o, "sampled", NULL);
+    rt_ob_lit(o, n->sampled ? "true," : "false,");
+    close_object(o);
+}
+
+/* ,"recommendation":{..} (rt_recommend of this run alone; null without a tracked tree) and
+ * ,"notes":[{"kind":..,"text":..},..] (rt_summary_notes). */
+static void answer_part(rt_ob *o, const rt_summary *s, const unit *mem)
+{
+    rt_recommendation rec = RT_RECOMMENDATION_INIT;
+    const rt_summary *runs[1] = {s};
+    if (open_object(o, "recommendation", s->has_process && rt_recommend(runs, 1, &rec) == RT_OK)) {
+        num(o, "cpu", NULL, (double)rec.cpu, 0);
+        num(o, "memory", mem, rec.memory_mib == RT_NULL_I64 ? NAN : (double)rec.memory_mib, 0);
+        num(o, "gpu", NULL, (double)rec.gpu, 0);
+        num(o, "vram", mem, (double)rec.vram_mib, 0);
+        num(o, "headroom_pct", NULL, rec.headroom_pct, 1);
+        close_object(o);
+    }
+    rt_note notes[RT_NOTES_MAX];
+    size_t n = rt_summary_notes(s, NULL, notes, RT_NOTES_MAX);
+    rt_ob_lit(o, ",\"notes\":[");
+    for (size_t i = 0; i < n; i++) {
+        rt_ob_lit(o, i ? ",{" : "{");
+        str(o, "kind", rt_note_kind_name(notes[i].kind));
+        str(o, "text", notes[i].text);
+        close_object(o);
+    }
+    rt_ob_put(o, "]", 1);
 }
 
 /* ,"cgroup":{...} (the limits and what they did over the run), or null without a cgroup. */
@@ -359,6 +403,9 @@ size_t rt_format_summary(const rt_summary *s, const char *memory_unit, const cha
     machine_part(&o, s, mem);
     cgroup_part(&o, s, mem, tm);
     pressure_part(&o, s);
+    need_part(&o, "memory_need", &s->memory_need, mem);
+    need_part(&o, "vram_need", &s->vram_need, mem);
+    answer_part(&o, s, mem);
     gpu_tracker_part(&o, s, mem, tm);
     rt_ob_lit(&o, "}\n");
     if (cap)

@@ -1,0 +1,83 @@
+/* need.c - what a run needed of memory and VRAM (rt_need): the largest of the kernel's peaks
+ * and the sampled figures of its statistics, with which figure it was, so that every answer
+ * (summary, recommendation, notes, report, history) says the same and can say why. */
+#include <math.h>
+
+#include "need.h"
+
+const char *rt_need_source_name(int source)
+{
+    switch (source) {
+    case RT_NEED_CGROUP: return "cgroup";
+    case RT_NEED_PROCESS_PEAK: return "process_peak";
+    case RT_NEED_RSS: return "rss";
+    case RT_NEED_PSS: return "pss";
+    case RT_NEED_NVML_PEAK: return "nvml_peak";
+    case RT_NEED_VRAM: return "vram";
+    default: return "unknown";
+    }
+}
+
+const char *rt_need_source_text(int source)
+{
+    switch (source) {
+    case RT_NEED_CGROUP: return "cgroup peak less page cache, kernel-counted";
+    case RT_NEED_PROCESS_PEAK: return "largest process's peak RSS, kernel-counted";
+    case RT_NEED_RSS: return "RSS peak of the samples";
+    case RT_NEED_PSS: return "PSS peak of the samples";
+    case RT_NEED_NVML_PEAK: return "VRAM peak, NVML's accounting";
+    case RT_NEED_VRAM: return "VRAM peak of the samples";
+    default: return "no memory figure";
+    }
+}
+
+/* One candidate figure. */
+typedef struct cand {
+    double mib;
+    int source;
+    int sampled;
+} cand;
+
+/* The largest known of c[0..n) (the first of equals: the candidates come in order of
+ * preference); unknown when none is known. */
+static rt_need largest(const cand *c, size_t n)
+{
+    rt_need out = {NAN, RT_NEED_UNKNOWN, 0};
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(c[i].mib) && c[i].mib >= 0 && !(c[i].mib <= out.mib)) {
+            out.mib = c[i].mib;
+            out.source = c[i].source;
+        }
+    return out;
+}
+
+void rt_need_of(const rt_summary *s, rt_need *memory, rt_need *vram)
+{
+    *memory = *vram = (rt_need){NAN, RT_NEED_UNKNOWN, 0};
+    if (!s || !s->has_process)
+        return;
+    /* the tree's RSS with shared pages once (gpu_tracker's combined part); a recording
+     * without the parts has only the sum of its processes' RSS (shared pages counted in each
+     * process: more, never less) */
+    double rss = s->usage ? s->usage->ram_peak[2].total_mib : NAN;
+    if (isnan(rss) && isnan(s->process_rss_hwm_mib))
+        rss = s->process_rss_mib.peak;
+    const cand mem[] = {
+        {s->process_unreclaimable_peak_mib, RT_NEED_CGROUP, 0},
+        {s->process_rss_hwm_mib, RT_NEED_PROCESS_PEAK, 0},
+        {rss, RT_NEED_RSS, 1},
+        {s->process_pss_mib.peak, RT_NEED_PSS, 1},
+    };
+    *memory = largest(mem, sizeof mem / sizeof mem[0]);
+    /* a sampled figure above the kernel's own: a lower bound, unless the job's cgroup (which
+     * sees the whole tree between samples) stands behind it; one process's peak does not cover
+     * several processes peaking together */
+    memory->sampled = (memory->source == RT_NEED_RSS || memory->source == RT_NEED_PSS) &&
+                      !isfinite(s->process_unreclaimable_peak_mib);
+    const cand gpu[] = {
+        {s->process_gpu_vram_peak_mib, RT_NEED_NVML_PEAK, 0},
+        {s->process_gpu_vram_mib.peak, RT_NEED_VRAM, 1},
+    };
+    *vram = largest(gpu, sizeof gpu / sizeof gpu[0]);
+    vram->sampled = vram->source == RT_NEED_VRAM;
+}

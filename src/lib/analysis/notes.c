@@ -1,0 +1,281 @@
+/* notes.c - notes a person can act on, one line each, made from a run's statistics (an OOM
+ * kill, accounting that may be incomplete, a memory need unknown or only sampled, a limit far
+ * above the need, idle GPUs, CPU throttling, pressure stalls, work left behind) and from a
+ * recommendation (few runs, and why it is above what the runs used). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/core.h"
+#include "need.h"
+
+/* A run throttled in at least this share of its quota periods (percent) was held back
+ * (recommend.c's rule too). */
+#define THROTTLED_PCT 10.0
+/* Pressure means (percent of the time) from which stalls are worth a note. */
+#define PRESSURE_CPU_PCT 20.0
+#define PRESSURE_MEMORY_PCT 10.0
+#define PRESSURE_IO_PCT 20.0
+/* A limit is far above the need from this factor and this many MiB above the recommendation. */
+#define OVERSIZED_FACTOR 2.0
+#define OVERSIZED_MIB 1024.0
+
+const char *rt_note_kind_name(int kind)
+{
+    static const char *const names[] = {
+        [RT_NOTE_OOM_KILLED] = "oom_killed",       [RT_NOTE_ACCOUNTING_INCOMPLETE] = "accounting_incomplete",
+        [RT_NOTE_MEMORY_UNKNOWN] = "memory_unknown", [RT_NOTE_MEMORY_SAMPLED] = "memory_sampled",
+        [RT_NOTE_MEMORY_OVERSIZED] = "memory_oversized", [RT_NOTE_GPU_IDLE] = "gpu_idle",
+        [RT_NOTE_CPU_THROTTLED] = "cpu_throttled",  [RT_NOTE_PRESSURE] = "pressure",
+        [RT_NOTE_LEFT_BEHIND] = "left_behind",      [RT_NOTE_FEW_RUNS] = "few_runs",
+    };
+    return kind > 0 && (size_t)kind < sizeof names / sizeof names[0] ? names[kind] : "note";
+}
+
+/* Where notes are written. */
+typedef struct notes {
+    rt_note *out;
+    size_t cap, n;
+} notes;
+
+/* Appends a note of kind (printf-style text, cut to fit without splitting a UTF-8 character). */
+static void add(notes *ns, int kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void add(notes *ns, int kind, const char *fmt, ...)
+{
+    if (ns->n >= ns->cap || ns->n >= RT_NOTES_MAX)
+        return;
+    rt_note *note = &ns->out[ns->n++];
+    note->kind = kind;
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vsnprintf(note->text, sizeof note->text, fmt, ap);
+    va_end(ap);
+    if (len < 0) {
+        note->text[0] = '\0';
+        return;
+    }
+    size_t end = strlen(note->text);
+    if ((size_t)len >= sizeof note->text) { /* cut: back over a split multi-byte character */
+        size_t k = end;
+        while (k > 0 && ((unsigned char)note->text[k - 1] & 0xC0) == 0x80)
+            k--;
+        if (k > 0 && ((unsigned char)note->text[k - 1] & 0x80)) {
+            unsigned char lead = (unsigned char)note->text[k - 1];
+            size_t want = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+            if (end - (k - 1) < want)
+                note->text[k - 1] = '\0';
+        }
+    }
+    for (char *c = note->text; *c; c++) /* one line */
+        if (*c == '\n' || *c == '\r')
+            *c = ' ';
+}
+
+/* MiB for people into b: "604 MiB", "8 GiB", "1.5 GiB" (whole GiB within 0.05 without a
+ * fraction), as the tool's recommend says them. */
+static const char *mib_text(double mib, char *b, size_t cap)
+{
+    if (!isfinite(mib))
+        snprintf(b, cap, "?");
+    else if (mib < 1024)
+        snprintf(b, cap, "%.0f MiB", mib);
+    else if (fabs(mib / 1024.0 - round(mib / 1024.0)) < 0.05)
+        snprintf(b, cap, "%.0f GiB", mib / 1024.0);
+    else
+        snprintf(b, cap, "%.1f GiB", mib / 1024.0);
+    return b;
+}
+
+/* Cores for people: "1", "1.5". */
+static const char *cores_text(double v, char *b, size_t cap)
+{
+    snprintf(b, cap, v == round(v) ? "%.0f" : "%.2f", v);
+    return b;
+}
+
+/* "s" unless n is 1. */
+static const char *plural(double n)
+{
+    return n == 1 ? "" : "s";
+}
+
+/* Seconds for people: "12.3 s", "4.0 min", "2.1 h". */
+static const char *secs_text(double s, char *b, size_t cap)
+{
+    if (!isfinite(s))
+        snprintf(b, cap, "?");
+    else if (s < 120)
+        snprintf(b, cap, "%.1f s", s);
+    else if (s < 7200)
+        snprintf(b, cap, "%.1f min", s / 60.0);
+    else
+        snprintf(b, cap, "%.1f h", s / 3600.0);
+    return b;
+}
+
+static void oom_note(notes *ns, const rt_summary *s)
+{
+    if (!(s->oom_kills > 0))
+        return;
+    char a[32], b[32], lim[64] = "";
+    if (!isnan(s->memory_limit_mib))
+        snprintf(lim, sizeof lim, " (limit %s)", mib_text(s->memory_limit_mib, b, sizeof b));
+    if (!s->has_process) {
+        add(ns, RT_NOTE_OOM_KILLED, "the OOM killer killed %.0f task%s in the cgroup the tracker ran in%s",
+            s->oom_kills, plural(s->oom_kills), lim);
+        return;
+    }
+    double peak = isnan(s->process_memory_peak_mib) ? s->memory_need.mib : s->process_memory_peak_mib;
+    char at[64] = "";
+    if (!isnan(peak))
+        snprintf(at, sizeof at, " at %s", mib_text(peak, a, sizeof a));
+    add(ns, RT_NOTE_OOM_KILLED, "the OOM killer killed %.0f task%s of the job%s%s: the next run needs more than that",
+        s->oom_kills, plural(s->oom_kills), at, lim);
+}
+
+static void accounting_note(notes *ns, const rt_summary *s, const rt_notes_options *o)
+{
+    if (!s->has_process || s->process_cgroup_exclusive == 1)
+        return;
+    const char *why = o && o->cgroup_why && *o->cgroup_why ? o->cgroup_why
+                      : s->process_cgroup_exclusive == 0 ? "the cgroup it ran in holds other processes too"
+                                                         : "no cgroup was read";
+    add(ns, RT_NOTE_ACCOUNTING_INCOMPLETE,
+        "accounting may be incomplete: no cgroup of the job's own (%s): CPU and I/O of children the kernel reaps for "
+        "a parent that ignores SIGCHLD are not counted",
+        why);
+}
+
+static void memory_notes(notes *ns, const rt_summary *s)
+{
+    char a[32], b[32], c[32];
+    const rt_need *m = &s->memory_need;
+    if (m->source == RT_NEED_UNKNOWN) {
+        add(ns, RT_NOTE_MEMORY_UNKNOWN, "memory unknown: the run has no memory figure (no PSS, RSS or cgroup peak)");
+        return;
+    }
+    if (m->sampled)
+        add(ns, RT_NOTE_MEMORY_SAMPLED,
+            "memory %s is a lower bound from samples (%s): a peak between samples is not seen; a cgroup with the memory "
+            "controller or a process the tracker may read gives the kernel's peak",
+            mib_text(m->mib, a, sizeof a), rt_need_source_text(m->source));
+    if (s->oom_kills > 0 || isnan(s->memory_limit_mib))
+        return;
+    double want = (double)rt_round_memory_mib(m->mib * 1.2);
+    if (s->memory_limit_mib >= OVERSIZED_FACTOR * want && s->memory_limit_mib - want >= OVERSIZED_MIB)
+        add(ns, RT_NOTE_MEMORY_OVERSIZED, "the memory limit of %s is %.0fx what the job needed (%s): %s would do",
+            mib_text(s->memory_limit_mib, a, sizeof a), floor(s->memory_limit_mib / fmax(m->mib, 1)),
+            mib_text(m->mib, b, sizeof b), mib_text(want, c, sizeof c));
+}
+
+static void gpu_note(notes *ns, const rt_summary *s)
+{
+    if (s->has_process && s->gpu_count > 0 && s->process_gpus_used == 0)
+        add(ns, RT_NOTE_GPU_IDLE, "%.0f GPU%s on the machine and the job used none: ask for none", s->gpu_count,
+            plural(s->gpu_count));
+}
+
+static void throttle_note(notes *ns, const rt_summary *s)
+{
+    double pct = s->cpu_periods > 0 ? 100.0 * s->cpu_throttled_periods / s->cpu_periods : NAN;
+    if (!(pct >= THROTTLED_PCT) || !(s->cpu_quota_cores > 0))
+        return;
+    char q[32], t[32];
+    add(ns, RT_NOTE_CPU_THROTTLED, "a CPU quota of %s core%s throttled %s in %.0f%% of its periods (%s held back)%s",
+        cores_text(s->cpu_quota_cores, q, sizeof q), plural(s->cpu_quota_cores),
+        s->has_process ? "the job" : "the cgroup the tracker ran in", pct,
+        secs_text(s->cpu_throttled_secs, t, sizeof t), s->has_process ? ": it wants more cores" : "");
+}
+
+static void pressure_note(notes *ns, const rt_summary *s)
+{
+    const struct {
+        const char *what;
+        double pct, from;
+    } r[] = {{"CPU", s->pressure_cpu_some_pct.mean, PRESSURE_CPU_PCT},
+             {"memory", s->pressure_memory_some_pct.mean, PRESSURE_MEMORY_PCT},
+             {"I/O", s->pressure_io_some_pct.mean, PRESSURE_IO_PCT}};
+    char text[200] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
+        if (!(r[i].pct >= r[i].from))
+            continue;
+        int k = snprintf(text + len, sizeof text - len, "%s%s %.0f%%", len ? ", for " : "", r[i].what, r[i].pct);
+        if (k > 0 && (size_t)k < sizeof text - len)
+            len += (size_t)k;
+    }
+    if (len)
+        add(ns, RT_NOTE_PRESSURE, "tasks waited for %s of the time (pressure stalls)", text);
+}
+
+static void left_note(notes *ns, const rt_summary *s)
+{
+    if (s->has_process && s->left_behind > 0)
+        add(ns, RT_NOTE_LEFT_BEHIND,
+            "%.0f process%s of the job still ran after the command exited (left behind; --wait-all waits for them)",
+            s->left_behind, s->left_behind == 1 ? "" : "es");
+}
+
+size_t rt_summary_notes(const rt_summary *s, const rt_notes_options *opts, rt_note *out, size_t cap)
+{
+    if (!s || !out)
+        return 0;
+    rt_notes_options o = RT_NOTES_OPTIONS_INIT;
+    if (opts && rt_struct_copy(&o, sizeof o, opts) < 0)
+        opts = NULL;
+    notes ns = {out, cap, 0};
+    oom_note(&ns, s);
+    accounting_note(&ns, s, opts ? &o : NULL);
+    if (s->has_process)
+        memory_notes(&ns, s);
+    gpu_note(&ns, s);
+    throttle_note(&ns, s);
+    pressure_note(&ns, s);
+    left_note(&ns, s);
+    return ns.n;
+}
+
+size_t rt_recommend_notes(const rt_summary *const *runs, size_t n, const rt_recommendation *rec, rt_note *out,
+                          size_t cap)
+{
+    if (!runs || !rec || !out || rec->struct_size < sizeof *rec)
+        return 0;
+    notes ns = {out, cap, 0};
+    char a[32], b[32], c[32];
+    if (n < 3)
+        add(&ns, RT_NOTE_FEW_RUNS,
+            "based on %zu run%s: %.0f%% headroom (10%% + 10%% / runs: less as more runs agree)", n, n == 1 ? "" : "s",
+            rec->headroom_pct);
+    if (rec->memory_source == RT_NEED_UNKNOWN)
+        add(&ns, RT_NOTE_MEMORY_UNKNOWN, "memory unknown: no run has a memory figure%s",
+            rec->memory_mib != RT_NULL_I64 ? " (the figure is the floor an OOM kill set)" : "");
+    else if (rec->memory_sampled)
+        add(&ns, RT_NOTE_MEMORY_SAMPLED,
+            "memory %s is a lower bound from samples (%s): a peak between samples is not seen",
+            mib_text(rec->memory_need_mib, a, sizeof a), rt_need_source_text(rec->memory_source));
+    if (rec->oom_killed) {
+        const rt_summary *k = NULL; /* the killed run that reached the most */
+        double kpeak = NAN;
+        for (size_t i = 0; i < n; i++) {
+            const rt_summary *s = runs[i];
+            double peak = isnan(s->process_memory_peak_mib) ? s->memory_need.mib : s->process_memory_peak_mib;
+            if (s->oom_kills > 0 && (!k || peak > kpeak || isnan(kpeak))) {
+                k = s;
+                kpeak = peak;
+            }
+        }
+        char lim[64] = "";
+        if (k && !isnan(k->memory_limit_mib))
+            snprintf(lim, sizeof lim, " (limit %s)", mib_text(k->memory_limit_mib, b, sizeof b));
+        add(&ns, RT_NOTE_OOM_KILLED, "the job was OOM-killed at %s%s: asking for %s", mib_text(kpeak, a, sizeof a), lim,
+            rec->memory_mib == RT_NULL_I64 ? "?" : mib_text((double)rec->memory_mib, c, sizeof c));
+    }
+    if (!isnan(rec->cpu_quota_cores))
+        add(&ns, RT_NOTE_CPU_THROTTLED,
+            "the CPU quota of %s core%s held the job back: throttled in %.0f%% of periods; asking for %lld",
+            cores_text(rec->cpu_quota_cores, a, sizeof a), plural(rec->cpu_quota_cores), rec->cpu_throttled_pct,
+            (long long)rec->cpu);
+    return ns.n;
+}
