@@ -504,7 +504,8 @@ static void limits_part(const out *o, const rt_summary *s)
     else if (!isnan(s->memory_limit_mib))
         line(o, "Memory limit", "%s", mem(o, s->memory_limit_mib, a, sizeof a));
     else if (!isnan(s->process_memory_peak_mib))
-        line(o, "Memory peak", "%s (no limit)", mem(o, s->process_memory_peak_mib, a, sizeof a));
+        line(o, "Memory peak", "%s (no limit; the charge, page cache included)",
+             mem(o, s->process_memory_peak_mib, a, sizeof a));
     if (!isnan(s->memory_high_mib))
         line(o, "Memory high", "throttled above %s", mem(o, s->memory_high_mib, a, sizeof a));
     if (!isnan(s->cpu_quota_cores)) {

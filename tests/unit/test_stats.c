@@ -586,6 +586,7 @@ static rt_summary cg_run(double pss, double kills, double throttled, double quot
     }
     rt_summary s = *rt_stats_summary(st);
     rt_stats_free(st);
+    s.usage = NULL; /* it lived in st */
     return s;
 }
 

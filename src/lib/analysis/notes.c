@@ -158,8 +158,8 @@ static void memory_notes(notes *ns, const rt_summary *s)
     }
     if (m->sampled)
         add(ns, RT_NOTE_MEMORY_SAMPLED,
-            "memory %s is a lower bound from samples (%s): a peak between samples is not seen; a cgroup with the memory "
-            "controller or a process the tracker may read gives the kernel's peak",
+            "memory %s is a lower bound from samples (%s): a peak between them is not seen (a cgroup of the "
+            "job's own with the memory controller would see it)",
             mib_text(m->mib, a, sizeof a), rt_need_source_text(m->source));
     if (s->oom_kills > 0 || isnan(s->memory_limit_mib))
         return;

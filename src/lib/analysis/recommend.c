@@ -58,10 +58,13 @@ static void cgroup_floors(const rt_summary *s, double need, double *mem, double 
  * before 0.9) from its figures by the same rule. */
 static void needs_of(const rt_summary *s, rt_need *mem, rt_need *vram)
 {
-    rt_need_of(s, mem, vram);
-    if (s->memory_need.source != RT_NEED_UNKNOWN && isfinite(s->memory_need.mib))
+    bool mem_known = s->memory_need.source != RT_NEED_UNKNOWN && isfinite(s->memory_need.mib);
+    bool vram_known = s->vram_need.source != RT_NEED_UNKNOWN && isfinite(s->vram_need.mib);
+    if (!mem_known || !vram_known) /* figures are looked at only for what the summary lacks */
+        rt_need_of(s, mem, vram);
+    if (mem_known)
         *mem = s->memory_need;
-    if (s->vram_need.source != RT_NEED_UNKNOWN && isfinite(s->vram_need.mib))
+    if (vram_known)
         *vram = s->vram_need;
 }
 
