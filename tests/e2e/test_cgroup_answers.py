@@ -159,3 +159,29 @@ def test_whole_machine_group_oom_is_the_neighbours_not_a_job(tmp_path):
     assert "Limits (the cgroup the tracker ran in)" in out, out
     assert re.search(r"OOM +1 task in the group killed by the OOM killer \(limit 8\.0 GiB\)", out), out
     assert "killed by the OOM killer at" not in out
+
+
+def test_no_memory_figure_is_memory_unknown(tmp_path):
+    """A recording with a tracked tree but no memory figure at all (no PSS, RSS, peak or cgroup):
+    the recommendation says memory unknown, with a note, never a number that looks measured,
+    and the schedulers' words ask for no memory."""
+    f = tmp_path / "nomem.jsonl"
+    f.write_text("".join(
+        json.dumps({"timestamp_secs": 1700000000 + i, "interval_secs": 1, "process": {
+            "pid": 42, "alive": True, "cores_used": 1.4, "cpu_secs_total": 1.4 * (i + 1), "pss_mib": None,
+            "rss_mib": None}}) + "\n" for i in range(5)))
+    out = ok(["recommend", str(f)])
+    assert "memory: unknown" in out and "memory from: no figure (memory unknown)" in out, out
+    assert "SLURM: --cpus-per-task=1\n" in out and "--mem" not in out, out
+    assert "note: memory unknown: no run has a memory figure" in out, out
+    doc = json.loads(ok(["recommend", "--json", str(f)]))
+    r = doc["recommendation"]
+    assert r["memory_mib"] is None and r["memory_source"] == "unknown" and r["memory_need_mib"] is None
+    assert "memory_unknown" in [n["kind"] for n in doc["notes"]]
+    s = summary_json(str(f))
+    assert s["memory_need"] == {"need_mib": None, "source": "unknown", "sampled": False}
+    assert s["recommendation"]["memory_mib"] is None
+    assert "memory_unknown" in [n["kind"] for n in s["notes"]]
+    text = ok(["summary", str(f)])
+    assert "Ask for     1 core, memory unknown: --cpus-per-task=1 (SLURM)" in text, text
+    assert "Used        7.00 s CPU (mean 1.40 cores, peak 1.40); memory unknown" in text, text

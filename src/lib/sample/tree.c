@@ -83,9 +83,9 @@ static bool group_counts(const rt_tree_part *p, const rt_tree_group *g)
 }
 
 /* The interval's CPU as counted into the reported totals: the walk's growth (dut, dst), or
- * within an exclusive stretch the group's growth since the stretch began, past what has been
- * reported since then, split by the group's user share (the walk's without one). Sets *cut
- * and *cst. */
+ * within an exclusive stretch the larger of the group's and the walk's growth since the
+ * stretch began, past what has been reported since then, split by the group's user share (the
+ * walk's without one). Sets *cut and *cst. */
 static void counted_cpu(rt_tree_part *p, const rt_tree_group *g, uint64_t dut, uint64_t dst, uint64_t *cut,
                         uint64_t *cst)
 {
@@ -93,7 +93,8 @@ static void counted_cpu(rt_tree_part *p, const rt_tree_group *g, uint64_t dut, u
     *cst = dst;
     if (!group_counts(p, g) || g->cpu_ns == RT_NULL_U64 || p->base_g_cpu == RT_NULL_U64)
         return;
-    uint64_t want = p->base_tot_cpu + rt_delta_u64(g->cpu_ns, p->base_g_cpu);
+    uint64_t dg = rt_delta_u64(g->cpu_ns, p->base_g_cpu), dw = rt_delta_u64(p->ut_ns + p->st_ns, p->base_walk_cpu);
+    uint64_t want = p->base_tot_cpu + (dg > dw ? dg : dw);
     uint64_t tot = p->tot_ut_ns + p->tot_st_ns;
     uint64_t d = want > tot ? want - tot : 0;
     double share = isnan(g->user_share) ? walk_user_share(p, dut, dst) : g->user_share;
@@ -140,6 +141,7 @@ static void mark_stretch(rt_tree_part *p, const rt_tree_group *g, bool from_star
     p->base_tot_wr = p->tot_wr;
     p->base_walk_rd = p->rd;
     p->base_walk_wr = p->wr;
+    p->base_walk_cpu = from_start ? 0 : p->ut_ns + p->st_ns;
 }
 
 /* A part's memory in MiB from the walk's split (NaN when a rollup was missing). */

@@ -6,7 +6,10 @@
  * ("exclusive": always so for the group made for a wrapped command), is the authority for the
  * totals, since it also counts what the walk cannot see (children that nobody reaped, or that
  * lived and died between two walks):
- *  - cpu_secs_total is the group's CPU since tracking began (never below an earlier total);
+ *  - cpu_secs_total is the larger of the group's CPU since tracking began and the walk's own
+ *    count (both are lower bounds: the group misses what a process did before it entered the
+ *    group, such as a wrapped command's moments between fork and exec, the walk misses
+ *    children nobody reaped), never below an earlier total;
  *    the interval's CPU is its growth, split into user and system as the group splits it
  *    (v2 cpu.stat, v1 cpuacct.usage_user/_sys), else as the tree's own walk split it, else
  *    all user; it is still held to the machine's busy cores (the carry below), and what
@@ -64,6 +67,7 @@ typedef struct rt_tree_part {
     uint64_t base_g_cpu, base_g_rd, base_g_wr;       /* the group's counters when it began */
     uint64_t base_tot_cpu, base_tot_rd, base_tot_wr; /* the reported totals then */
     uint64_t base_walk_rd, base_walk_wr;             /* the walk's I/O totals then */
+    uint64_t base_walk_cpu;                          /* the walk's CPU total then (ns) */
     double carry_ut_ns, carry_st_ns; /* CPU counted but not yet reported in an interval */
     double dropped_ns; /* carried CPU never shown: nothing of the tree ran any more */
     uint64_t prev_root_own; /* the root's own CPU (ns) at the previous reading; RT_NULL_U64 */
