@@ -201,7 +201,9 @@ typedef struct rt_cgroup {
     /* added in 0.9: what of the charge the kernel could not give back (see the memory need) */
     double memory_reclaimable_mib; /* of memory_mib now, what the kernel can reclaim: page cache
                                     * on the file LRU lists and reclaimable slab (memory.stat);
-                                    * NaN without memory.stat */
+                                    * NaN without memory.stat, and for a group that holds other
+                                    * processes than the tree (not exclusive; the tracker's own,
+                                    * sample->cgroup): no answer uses it there */
     double memory_unreclaimable_peak_mib; /* the most of the charge the kernel could not
                                     * reclaim (anonymous memory, shared memory and tmpfs,
                                     * kernel memory) since tracking began: at each reading
@@ -1090,13 +1092,13 @@ RT_API void rt_stream_free(rt_stream *st);
  * is started. After fork(2) the child holds a stopped copy: its tracker has no thread, keeps
  * the samples taken before the fork, and every call on it is safe (stop does nothing).
  *
- * Memory: about 330 bytes per kept sample (328 measured on a 24 GiB machine; at least 320, at
- * most 508 when every exact figure needs a double), in blocks of 4,096 samples allocated as
+ * Memory: about 350 bytes per kept sample (352 measured on a 24 GiB machine; at least 344, at
+ * most 548 when every exact figure needs a double), in blocks of 4,096 samples allocated as
  * the run grows, plus a fixed ~1.2 MiB (the statistics' histograms and the report's reduced
  * series). Figures are kept as floats where 24 bits are enough (ratios, counts, seconds in
  * the interval, pressure percents) and exactly (as doubles, or floats when the value is
  * exactly one) for times, bytes, MiB, pid, the CPU total and the cgroup's counters and limits.
- * The store keeps at least max_samples samples (default 604,800: a week at 1 s, about 200 MB)
+ * The store keeps at least max_samples samples (default 604,800: a week at 1 s, about 215 MB)
  * and at most max_samples rounded up to whole blocks plus one block (610,304 for the
  * default); past that the oldest block is dropped (reused),
  * while the statistics and the report keep covering every sample. Blocks hold

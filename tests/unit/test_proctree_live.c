@@ -1,7 +1,8 @@
 /* test_proctree_live.c - the process tree on real forked processes: PSS through fork and
  * copy-on-write (against the kernel's own smaps_rollup), and a short job never caught by a
  * scan whose reaping brings its peak RSS and cancelled writes; children reaped between two
- * readings of one scan. */
+ * readings of one scan; a buffer that lived between two scans of a live process, seen through
+ * its kernel-kept peak (VmHWM) while neither scan's RSS had it. */
 #include "unit.h"
 
 #include <errno.h>
@@ -264,12 +265,58 @@ static void reaped_between_reads(void **state)
     rt_roots_close(&r);
 }
 
+/* A live process maps, touches and frees 64 MiB between two scans: neither scan's RSS has it,
+ * its VmHWM does; a third scan after only a few faults keeps the peak. */
+static void peak_between_scans(void **state)
+{
+    (void)state;
+    int go[2], done[2];
+    assert_int_equal(pipe(go), 0);
+    assert_int_equal(pipe(done), 0);
+    pid_t c = fork();
+    if (c == 0) {
+        for (;;) {
+            read_byte(go[0]);
+            char *m = mmap(NULL, (size_t)COW_MIB << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (m == MAP_FAILED)
+                _exit(1);
+            touch_pages(m, (size_t)COW_MIB << 20, 1);
+            munmap(m, (size_t)COW_MIB << 20);
+            write_byte(done[1], 'd');
+        }
+    }
+    family = c;
+    rt_roots r;
+    rt_proctree *t = live_open(&r, c);
+    rt_tree_totals a, b;
+    assert_int_equal(rt_proctree_scan(t, 1.0, &a), 0);
+    assert_true(a.rss_hwm_kib >= a.rss_kib);
+    assert_true(a.rss_hwm_kib < (uint64_t)COW_MIB * 1024);
+    write_byte(go[1], 'g');
+    read_byte(done[0]);
+    memset(&b, 0, sizeof b);
+    assert_int_equal(rt_proctree_scan(t, 2.0, &b), 0);
+    assert_true(b.rss_kib < (uint64_t)COW_MIB * 1024); /* the buffer is gone */
+    assert_true(b.rss_hwm_kib >= (uint64_t)COW_MIB * 1024); /* the kernel's peak saw it */
+    uint64_t peak = b.rss_hwm_kib;
+    memset(&b, 0, sizeof b);
+    assert_int_equal(rt_proctree_scan(t, 3.0, &b), 0);
+    assert_true(b.rss_hwm_kib == peak); /* never decreasing */
+    rt_proctree_free(t);
+    rt_roots_close(&r);
+    close(go[0]);
+    close(go[1]);
+    close(done[0]);
+    close(done[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(pss_follows_fork_and_cow, kill_family),
         cmocka_unit_test_teardown(reaped_job_peak_and_cancelled, kill_family),
         cmocka_unit_test_teardown(reaped_between_reads, kill_family),
+        cmocka_unit_test_teardown(peak_between_scans, kill_family),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -124,9 +124,12 @@ void rt_cg_part_snapshot(rt_cg_part *p, rt_sample_ctx *c, rt_proctree *tree, dou
     p->have_cur = false;
     if (!p->group)
         return;
+    p->exclusive = p->self ? false : p->check_members ? tree && all_in_tree(p, c, tree) : true;
+    /* the unreclaimable memory is the job's only in a group that holds nothing else: memory.stat
+     * (a few tens of lines) is read only then */
+    rt_cg_group_read_memory_stat(p->group, p->exclusive);
     rt_cg_group_read_at(p->group, &c->rbuf, mono, &p->cur);
     p->have_cur = true;
-    p->exclusive = p->self ? false : p->check_members ? tree && all_in_tree(p, c, tree) : true;
     if (p->cur.pids != RT_NULL_I64 && (p->pids_seen == RT_NULL_I64 || p->cur.pids > p->pids_seen))
         p->pids_seen = p->cur.pids;
     if (!p->have_base) {

@@ -72,6 +72,7 @@ static const char *const blkio_files[] = {"blkio.throttle.io_service_bytes_recur
 
 struct rt_cg_group {
     bool in[RT_CG_NHIER];
+    bool no_mem_stat; /* memory.stat is not read (rt_cg_group_read_memory_stat) */
     int depth[RT_CG_NHIER];           /* levels open: the group, then its ancestors */
     int lv[RT_CG_NHIER][CG_DEPTH][LV_N]; /* level files, -1 where absent */
     int f[F_N];                       /* the group's own files, -1 where absent */
@@ -505,7 +506,7 @@ void rt_cg_group_read_at(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_reading
     out->memory_bytes = first_value(g, buf, F_V2_MEM_CUR, F_V1_MEM_USAGE);
     out->memory_peak_bytes = first_value(g, buf, F_V2_MEM_PEAK, F_V1_MEM_PEAK);
     uint64_t reclaimable;
-    if ((rd(g->f[F_V2_MEM_STAT], buf) || rd(g->f[F_V1_MEM_STAT], buf)) &&
+    if (!g->no_mem_stat && (rd(g->f[F_V2_MEM_STAT], buf) || rd(g->f[F_V1_MEM_STAT], buf)) &&
         rt_cg_parse_memory_stat(buf->data, buf->len, &reclaimable) == 0)
         out->memory_reclaimable_bytes = reclaimable;
     out->memory_limit_bytes = g->mem_limit;
@@ -565,6 +566,11 @@ long rt_cg_group_procs_at(rt_cg_group *g, int k, rt_buf *buf, int64_t *out, size
     if (fd < 0 || rt_read_fd_grow(fd, buf, RT_READ_TO_EOF) < 0)
         return -1;
     return rt_cg_parse_procs(buf->data, buf->len, out, cap);
+}
+
+void rt_cg_group_read_memory_stat(rt_cg_group *g, bool on)
+{
+    g->no_mem_stat = !on;
 }
 
 void rt_cg_group_free(rt_cg_group *g)

@@ -197,6 +197,11 @@ int rt_cg_group_memberships(const rt_cg_group *g);
 /* As rt_cg_group_procs, of the k-th distinct path (0: the one rt_cg_group_procs reads). */
 long rt_cg_group_procs_at(rt_cg_group *g, int k, rt_buf *buf, int64_t *out, size_t cap);
 
+/* Whether the reads that follow read memory.stat (on by default; off: memory_reclaimable_bytes
+ * is RT_NULL_U64), for a group whose unreclaimable memory no answer uses: the tracker's own,
+ * or one that holds other processes than the tracked tree. */
+void rt_cg_group_read_memory_stat(rt_cg_group *g, bool on);
+
 void rt_cg_group_free(rt_cg_group *g);
 
 /* The group a job cgroup made (cgroup_job.c) opened for reading; NULL when it cannot be. */

@@ -49,8 +49,9 @@ typedef struct proc {
     bool split_ok;                    /* that rollup had them */
     uint64_t own_ns;                  /* own utime+stime (without cutime, cstime) */
     uint64_t hwm_kib; /* its peak RSS (VmHWM) as last read, 0 before */
-    bool hwm_due;     /* it faulted in more pages than its RSS grew by: its RSS may have peaked
-                         between scans, so VmHWM is re-read at the next PSS pass */
+    bool hwm_due;     /* it faulted in more pages than its RSS grew by, enough to have passed
+                         hwm_kib: its RSS may have peaked between scans, so VmHWM is re-read at
+                         the next PSS pass */
     double pss_mono;
     bool pss_ok;
 } proc;
