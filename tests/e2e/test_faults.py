@@ -134,11 +134,16 @@ def tracking(args, env=None):
 def check_grid(ts, iv):
     """The samples' own timestamps ts (one run, no jump inside) sit on the grid of interval iv:
     each falls in a grid slot of its own (no burst: slots strictly increasing), most sit near
-    their slot's point, and few slots are skipped (no stall)."""
-    slots = [round((t - ts[0]) / iv) for t in ts]
+    their slot's point, and few slots are skipped (no stall). The grid's phase is the one of the
+    samples that fits most of them (not the first sample's own: under valgrind the first, cold
+    scan can end 40 ms after the point it was due at while the rest sit on the grid)."""
+    def fit(t0):
+        slots = [round((t - t0) / iv) for t in ts]
+        resid = sorted(abs(t - t0 - s * iv) for t, s in zip(ts, slots))
+        return resid[len(resid) // 2], slots
+    median, slots = min((fit(t0) for t0 in ts), key=lambda f: f[0])
     assert all(b > a for a, b in zip(slots, slots[1:])), f"two samples in one slot: {slots}"
-    resid = sorted(abs(t - ts[0] - s * iv) for t, s in zip(ts, slots))
-    assert resid[len(resid) // 2] < iv / 4, f"off the grid: median residual {resid[len(resid) // 2]:.3f}"
+    assert median < iv / 4, f"off the grid: median residual {median:.3f}"
     skipped = slots[-1] - slots[0] + 1 - len(slots)
     assert skipped <= max(2, len(slots) // 5), f"{skipped} grid slots without a sample: {slots}"
 

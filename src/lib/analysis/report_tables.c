@@ -207,7 +207,7 @@ void rpt_answer_section(rpt_hw *w, const rt_report_info *in)
             if (n == 0 || n >= sizeof line)
                 continue;
             line[n - 1] = '\0'; /* its newline */
-            rpt_hw_lit(w, i ? " \xC2\xB7 " : "<br>");
+            rpt_hw_lit(w, "<br>");
             rpt_hw_html(w, names[i]);
             rpt_hw_lit(w, " <code>");
             rpt_hw_html(w, line);
