@@ -157,6 +157,9 @@ c.sendall(b"%d" % n); c.close()
 def test_network_bytes_match_transfer(veth_pair):
     ns, iface, peer = veth_pair
     size = 8 * 1024 * 1024
+    def kernel_tx():
+        with open(f"/sys/class/net/{iface}/statistics/tx_bytes") as f:
+            return int(f.read())
     server = subprocess.Popen(["ip", "netns", "exec", ns, "/usr/bin/python3", "-c", SERVER, peer],
                               stdout=subprocess.PIPE, text=True)
     try:
@@ -167,14 +170,18 @@ def test_network_bytes_match_transfer(veth_pair):
                 c.sendall(b"\0" * size)
                 c.shutdown(socket.SHUT_WR)
                 assert int(c.recv(64)) == size
+        before = kernel_tx()
         samples = collect(["-i", "0.2"], work, settle=0.4)
+        after = kernel_tx()
     finally:
         server.kill()
         server.wait()
     nets = [next(n for n in s["network"] if n["interface"] == iface) for s in samples]
     tx = nets[-1]["tx_bytes_total"] - nets[0]["tx_bytes_total"]
-    # payload plus TCP/IP/Ethernet headers (about 66 bytes per segment of up to 64 KiB with GSO)
-    assert size <= tx <= size * 1.06 + 65536, tx
+    # the payload plus its TCP/IP/Ethernet headers, within what the kernel counted on the
+    # interface from before the tracker started to after it stopped (the headers' share is not
+    # fixed: with a slow receiver, under ASan, segments shrink and 7% of the bytes were headers)
+    assert size <= tx <= after - before, (tx, after - before)
     assert nets[0]["driver"] is None  # a veth pair has no device driver link in sysfs
     by_rate = sum(n["tx_bytes_per_sec"] * s["interval_secs"] for n, s in zip(nets[1:], samples[1:]))
     assert by_rate == pytest.approx(tx, rel=0.01)
