@@ -2,7 +2,8 @@
  * clock readings given on stdin, so the output is exact and repeatable.
  *   fixture-sample PROC_ROOT SYS_ROOT [STATVFS_FILE]
  * stdin lines "MONO REAL": the first takes the baseline reading and prints "ok"; each later one
- * takes a reading and prints the sample as a JSON line and then as a CSV row.
+ * takes a reading and prints the sample as a JSON line and then as a CSV row ($FIXTURE_VIEWS=1:
+ * every view of it instead, as views.c writes them, up to a line "== end").
  * STATVFS_FILE lines: "MOUNT_POINT<TAB>FRSIZE<TAB>BLOCKS<TAB>BFREE<TAB>BAVAIL".
  * $FIXTURE_PID: the root of a process tree in the fixture to track. NVML is never loaded
  * (the fixture's GPUs are its sysfs and fdinfo files). */
@@ -13,6 +14,7 @@
 
 #include "resource_tracker.h"
 #include "sample/replay.h"
+#include "views.h"
 
 static int fixture_statvfs(void *user, const char *mount_point, struct statvfs *out)
 {
@@ -69,6 +71,7 @@ int main(int argc, char **argv)
     }
     rt_job job = RT_JOB_INIT;
     job.job_name = "fixture";
+    const char *views = getenv("FIXTURE_VIEWS");
     static char out[1 << 16];
     double mono, real;
     bool first = true;
@@ -78,6 +81,8 @@ int main(int argc, char **argv)
         if (first) { /* the first reading only sets the baseline */
             first = false;
             printf("ok\n");
+        } else if (views && strcmp(views, "1") == 0) {
+            print_views(stdout, smp, &job);
         } else {
             for (int f = 0; f < 2; f++) {
                 size_t n = rt_format_sample(f ? RT_FORMAT_CSV : RT_FORMAT_JSON, smp, &job, out, sizeof out);

@@ -1,0 +1,61 @@
+/* golden_synthetic.c - test helper: every view (views.c) of the synthetic samples of
+ * synthetic.h, for tests/golden/synthetic.txt: the full sample, one without a process tree but
+ * with the machine's cgroup, one whose tree has no parts, no group and no pressure, and one
+ * that knows almost nothing. Each opens with a line "#### NAME". */
+#include <stdio.h>
+
+#include "synthetic.h"
+#include "views.h"
+
+static const char *const golden_tags[] = {"team=ml", "dup=first", "dup=second", "noeq", "quote=\"x\"\n"};
+
+int main(void)
+{
+    rt_job job = RT_JOB_INIT;
+    job.job_name = "train";
+    job.project_name = "proj";
+    job.stage_name = "fit";
+    job.task_name = "7";
+    job.team = "ml";
+    job.env = "prod";
+    job.language = "python";
+    job.orchestrator = "slurm";
+    job.executor = "node-1";
+    job.external_run_id = "run/42";
+    job.container_image = "img:1";
+    job.tags = golden_tags;
+    job.tag_count = sizeof golden_tags / sizeof golden_tags[0];
+
+    make_full();
+    puts("#### full");
+    print_views(stdout, &full, &job);
+
+    make_full();
+    full.process = NULL;
+    full.cgroup = &cg;
+    cg.own = 0;
+    cg.exclusive = 0;
+    puts("#### machine-cgroup");
+    print_views(stdout, &full, &job);
+
+    make_full();
+    proc.main = proc.descendants = proc.combined = NULL;
+    proc.cgroup = NULL;
+    full.pressure = NULL;
+    puts("#### bare-tree");
+    print_views(stdout, &full, &job);
+
+    make_full();
+    cpu = (rt_cpu){.utilization_pct = NAN, .per_core_pct = NULL, .core_count = 0, .utime_secs = NAN,
+                   .stime_secs = NAN, .process_count = RT_NULL_I64, .process_cores_used = NAN,
+                   .process_child_count = RT_NULL_I64};
+    mem.available_mib = mem.used_pct = mem.swap_used_pct = NAN;
+    full.network_count = full.disk_count = full.gpu_count = 0;
+    full.disk_space_total_bytes = full.disk_space_used_bytes = full.disk_space_free_bytes = RT_NULL_U64;
+    full.process = NULL;
+    full.pressure = NULL;
+    rt_job bare = RT_JOB_INIT;
+    puts("#### unknowns");
+    print_views(stdout, &full, &bare);
+    return 0;
+}

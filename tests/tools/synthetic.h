@@ -1,0 +1,82 @@
+/* synthetic.h - a full synthetic sample for tests (every member of every struct set, some
+ * nulls on purpose: a GPU that knows nothing, an interface without speed, pressure with
+ * full_avg10 unknown): make_full() fills the static storage below and `full`, which the test may
+ * then change. Shared by tests/unit/test_prom_format.c and tests/tools/golden_views.c; include it
+ * once per program. */
+#ifndef RT_TESTS_SYNTHETIC_H
+#define RT_TESTS_SYNTHETIC_H
+
+#include <math.h>
+
+#include "resource_tracker.h"
+
+static rt_cpu cpu;
+static double per_core[2] = {50, 75};
+static rt_memory mem;
+static rt_net_iface eth0, eth1;
+static const rt_net_iface *ifaces[2] = {&eth0, &eth1};
+static rt_disk sda;
+static const rt_disk *disks[1] = {&sda};
+static rt_gpu gpu0, gpu1;
+static const rt_kv gpu0_detail[2] = {{"driver", "nvidia"}, {"driver_version", "550.54.15"}};
+static const rt_gpu *gpus[2] = {&gpu0, &gpu1};
+static rt_process proc;
+static rt_process_part parts[3];
+static rt_cgroup cg;
+static rt_psi psi;
+static rt_sample full;
+
+static void make_full(void)
+{
+    cpu = (rt_cpu){.utilization_pct = 1.25, .per_core_pct = per_core, .core_count = 2, .utime_secs = 1,
+                   .stime_secs = 0.5, .process_count = 3, .process_cores_used = 0.5, .process_child_count = 1};
+    mem = (rt_memory){.total_mib = 2048, .free_mib = 512, .available_mib = 1024, .used_mib = 1000.5,
+                      .used_pct = 50, .buffers_mib = 10, .cached_mib = 20, .active_mib = 30, .inactive_mib = 40,
+                      .swap_total_mib = 100, .swap_used_mib = 1, .swap_used_pct = 1};
+    eth0 = (rt_net_iface){.interface = "eth0", .rx_bytes_total = 1000, .tx_bytes_total = 2000, .speed_mbps = RT_NULL_I64,
+                          .mtu = 1500};
+    eth1 = (rt_net_iface){.interface = "eth1", .rx_bytes_total = 3, .tx_bytes_total = 4, .speed_mbps = 1000,
+                          .mtu = 1500};
+    sda = (rt_disk){.device = "sda", .capacity_bytes = 1000000, .read_bytes_total = 18446744073709551000u,
+                    .write_bytes_total = 7};
+    gpu0 = (rt_gpu){.uuid = "GPU-aaaa", .name = "Fake A100", .host_id = "0000:3b:00.0", .utilization_pct = 42.5,
+                    .vram_total_bytes = 80000, .vram_used_bytes = 1234, .vram_used_pct = 1.5,
+                    .temperature_celsius = 61, .power_watts = 250.125, .frequency_mhz = 1410, .core_count = 108,
+                    .device_type = "GPU", .detail = gpu0_detail, .detail_count = 2};
+    gpu1 = (rt_gpu){.uuid = NULL, .name = NULL, .host_id = NULL, .utilization_pct = NAN, .vram_total_bytes = RT_NULL_U64,
+                    .vram_used_bytes = RT_NULL_U64, .vram_used_pct = NAN, .temperature_celsius = NAN,
+                    .power_watts = NAN, .frequency_mhz = NAN, .core_count = RT_NULL_I64};
+    psi.cpu = (rt_pressure){.some_avg10 = 1, .full_avg10 = NAN, .some_pct = 1, .full_pct = NAN,
+                            .some_total_usec = 1234567, .full_total_usec = RT_NULL_U64};
+    psi.memory = (rt_pressure){.some_total_usec = 5, .full_total_usec = 3};
+    psi.io = (rt_pressure){.some_total_usec = 2000000, .full_total_usec = 1000000};
+    cg = (rt_cgroup){.path = "/resource-tracker-1-1", .version = "v2", .own = 1, .exclusive = 1,
+                     .cpu_secs_total = 12.3456789, .memory_mib = 64, .memory_peak_mib = 128, .pids = 3, .pids_peak = 9,
+                     .read_bytes_total = 11, .write_bytes_total = 22, .cpu_quota_cores = 1.5, .cpu_period_secs = 0.1,
+                     .memory_limit_mib = 1024, .memory_high_mib = NAN, .pids_limit = 100, .cpu_periods = 50,
+                     .cpu_throttled_periods = 5, .cpu_throttled_secs = 0.25, .cpu_throttled_pct = 10,
+                     .oom_kills = 1, .memory_max_events = 2, .memory_reclaimable_mib = 16,
+                     .memory_unreclaimable_peak_mib = 100.25};
+    cg.pressure = psi;
+    proc = (rt_process){.pid = 42, .alive = 1, .child_count = 2, .thread_count = 7, .cores_used = 0.987654321,
+                        .utime_secs = 1, .stime_secs = 1, .cpu_secs_total = 12.3456789, .pss_mib = 1.5, .rss_mib = 2,
+                        .swap_mib = 0, .read_bytes_total = 4096, .write_bytes_total = 8192, .gpu_utilization_pct = 42.5,
+                        .gpu_vram_used_bytes = 1234, .gpu_count_used = 1, .rss_peak_mib = 3,
+                        .cancelled_write_bytes_total = 0, .memory_peak_mib = 4, .cgroup = &cg,
+                        .rss_hwm_mib = 3.5, .gpu_vram_peak_bytes = 4096};
+    parts[0] = (rt_process_part){.total_rss_mib = 1.5, .private_rss_mib = 1, .shared_rss_mib = 0.5, .cores_used = 0.25,
+                                 .thread_count = 2, .gpu_vram_used_bytes = 1000};
+    parts[1] = (rt_process_part){.total_rss_mib = 0.5, .private_rss_mib = NAN, .shared_rss_mib = NAN,
+                                 .cores_used = 0.737654321, .thread_count = 5, .gpu_vram_used_bytes = 234};
+    parts[2] = (rt_process_part){.total_rss_mib = 2, .private_rss_mib = 1.25, .shared_rss_mib = 0.75,
+                                 .cores_used = 0.987654321, .thread_count = 7, .gpu_vram_used_bytes = RT_NULL_U64};
+    proc.main = &parts[0];
+    proc.descendants = &parts[1];
+    proc.combined = &parts[2];
+    full = (rt_sample){.timestamp_secs = 1700000000.123, .interval_secs = 0.2, .cpu = &cpu, .memory = &mem,
+                       .network = ifaces, .network_count = 2, .disk = disks, .disk_count = 1, .gpu = gpus,
+                       .gpu_count = 2, .disk_space_total_bytes = 500, .disk_space_used_bytes = 300,
+                       .disk_space_free_bytes = 200, .process = &proc, .pressure = &psi, .cgroup = NULL};
+}
+
+#endif
