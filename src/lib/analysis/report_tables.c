@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "../core/core.h"
+#include "../core/job.h"
 #include "report_int.h"
 
 /* ---- readable figures ------------------------------------------------------------------ */
@@ -413,14 +414,8 @@ void rpt_run_section(rpt_hw *w, const rt_report_info *in)
     rpt_hw_lit(w, "<section id=\"run\"><h2>The run</h2>\n<div class=\"cols\"><div><h3>Job</h3><table class=\"kv\">\n");
     const rt_job *j = in->job;
     if (j && j->struct_size >= offsetof(rt_job, container_image) + sizeof j->container_image) {
-        const struct {
-            const char *name, *value;
-        } meta[] = {{"job", j->job_name}, {"project", j->project_name}, {"stage", j->stage_name},
-                    {"task", j->task_name}, {"team", j->team}, {"environment", j->env},
-                    {"language", j->language}, {"orchestrator", j->orchestrator}, {"executor", j->executor},
-                    {"external run id", j->external_run_id}, {"container image", j->container_image}};
-        for (size_t i = 0; i < RT_ARRAY_LEN(meta); i++)
-            row(w, meta[i].name, meta[i].value);
+        for (size_t i = 0; i < RT_JOB_NFIELDS; i++)
+            row(w, rt_job_field_word(i), rt_job_field(j, i));
         if (j->struct_size >= offsetof(rt_job, tag_count) + sizeof j->tag_count)
             for (size_t i = 0; i < j->tag_count && j->tags; i++)
                 row(w, "tag", j->tags[i]);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../core/core.h"
+#include "../core/job.h"
 #include "tracker_int.h"
 
 #define DEFAULT_MAX_SAMPLES 604800u /* a week at 1 s */
@@ -228,55 +229,6 @@ static void *tracker_thread(void *arg)
 
 /* ---- starting ------------------------------------------------------------------------------ */
 
-static const size_t job_fields[] = {
-    offsetof(rt_job, job_name),     offsetof(rt_job, project_name),    offsetof(rt_job, stage_name),
-    offsetof(rt_job, task_name),    offsetof(rt_job, team),            offsetof(rt_job, env),
-    offsetof(rt_job, language),     offsetof(rt_job, orchestrator),    offsetof(rt_job, executor),
-    offsetof(rt_job, external_run_id), offsetof(rt_job, container_image),
-};
-
-/* Copies job and its strings into t (one block of strings, one array of tags). */
-static rt_error copy_job(rt_tracker *t, const rt_job *src)
-{
-    rt_job j = RT_JOB_INIT;
-    if (rt_struct_copy(&j, sizeof j, src) < 0)
-        return RT_ERR_INVALID;
-    size_t len = 1;
-    for (size_t f = 0; f < RT_ARRAY_LEN(job_fields); f++) {
-        const char *s = *(const char **)((char *)&j + job_fields[f]);
-        len += s ? strlen(s) + 1 : 0;
-    }
-    for (size_t i = 0; j.tags && i < j.tag_count; i++)
-        len += j.tags[i] ? strlen(j.tags[i]) + 1 : 0;
-    t->job_strings = malloc(len);
-    t->job_tags = calloc(j.tag_count + 1, sizeof *t->job_tags);
-    if (!t->job_strings || !t->job_tags)
-        return RT_ERR_NOMEM;
-    char *w = t->job_strings;
-    for (size_t f = 0; f < RT_ARRAY_LEN(job_fields); f++) {
-        const char **slot = (const char **)((char *)&j + job_fields[f]);
-        if (*slot) {
-            size_t n = strlen(*slot) + 1;
-            memcpy(w, *slot, n);
-            *slot = w;
-            w += n;
-        }
-    }
-    size_t ntags = 0;
-    for (size_t i = 0; j.tags && i < j.tag_count; i++)
-        if (j.tags[i]) {
-            size_t n = strlen(j.tags[i]) + 1;
-            memcpy(w, j.tags[i], n);
-            t->job_tags[ntags++] = w;
-            w += n;
-        }
-    j.tags = t->job_tags;
-    j.tag_count = ntags;
-    j.struct_size = sizeof j;
-    t->job = j;
-    return RT_OK;
-}
-
 rt_error rt_tracker_start(const rt_tracker_options *opts, rt_tracker **out)
 {
     if (!out)
@@ -308,7 +260,7 @@ rt_error rt_tracker_start(const rt_tracker_options *opts, rt_tracker **out)
     rt_tracker *t = rt_tracker_new_stopped(o.max_samples);
     if (!t)
         return RT_ERR_NOMEM;
-    rt_error err = o.job ? copy_job(t, o.job) : RT_OK;
+    rt_error err = o.job ? rt_job_dup(o.job, &t->job, &t->job_block) : RT_OK;
     if (err == RT_OK)
         err = rt_stats_set_usage(t->stats, &uo);
     double mono0 = rt_mono_secs();
@@ -410,8 +362,7 @@ void rt_tracker_free(rt_tracker *t)
     rt_store_free(t->store);
     rt_stats_free(t->stats);
     rt_report_free(t->report);
-    free(t->job_strings);
-    free(t->job_tags);
+    free(t->job_block);
     free(t->saved_info);
     pthread_cond_destroy(&t->cv);
     pthread_mutex_destroy(&t->mu);

@@ -28,9 +28,8 @@ struct rt_tracker {
     uint64_t max_samples;
     double start_time;   /* Unix time of the baseline reading */
     double stop_time;    /* Unix time of rt_tracker_stop (the last sample's); 0 while running */
-    rt_job job;          /* copied, strings in job_strings */
-    char *job_strings;
-    const char **job_tags;
+    rt_job job;          /* copied: strings and tags in job_block (rt_job_dup) */
+    void *job_block;
     rt_log_fn log;
     void *log_user;
     rt_sample_fn on_sample;

@@ -4,28 +4,15 @@
 
 #include "labels.h"
 
-static const char *const meta_keys[] = {"job_name", "project_name", "stage_name", "task_name",
-                                        "team", "env", "language", "orchestrator",
-                                        "executor", "external_run_id", "container_image"};
-
-/* The metadata field i of job (in meta_keys order). */
-static const char *meta_value(const rt_job *job, size_t i)
-{
-    const char *const v[] = {job->job_name, job->project_name, job->stage_name, job->task_name,
-                             job->team, job->env, job->language, job->orchestrator,
-                             job->executor, job->external_run_id, job->container_image};
-    return v[i];
-}
-
 rt_error rt_labels_from_job(const rt_job *job, rt_labels *out)
 {
     memset(out, 0, sizeof *out);
     if (!job)
         return RT_OK;
-    size_t nmeta = sizeof meta_keys / sizeof meta_keys[0];
+    size_t nmeta = rt_job_field_count();
     size_t n = 0, bytes = 0;
     for (size_t i = 0; i < nmeta; i++) {
-        const char *v = meta_value(job, i);
+        const char *v = rt_job_field(job, i);
         if (v) {
             n++;
             bytes += strlen(v) + 1;
@@ -46,12 +33,12 @@ rt_error rt_labels_from_job(const rt_job *job, rt_labels *out)
     char *p = mem + n * sizeof(rt_kv);
     size_t k = 0;
     for (size_t i = 0; i < nmeta; i++) {
-        const char *v = meta_value(job, i);
+        const char *v = rt_job_field(job, i);
         if (!v)
             continue;
         size_t l = strlen(v) + 1;
         memcpy(p, v, l);
-        kv[k].key = meta_keys[i];
+        kv[k].key = rt_job_field_name(i);
         kv[k++].value = p;
         p += l;
     }

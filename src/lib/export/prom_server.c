@@ -17,6 +17,7 @@
 
 #include "prom_http.h"
 #include "prom_text.h"
+#include "../core/job.h"
 
 #define DEFAULT_MAX_CLIENTS 64
 #define DEFAULT_TIMEOUT_SECS 10.0
@@ -74,8 +75,8 @@ struct rt_prom_server {
     int have_job;
     rt_host host;
     int have_host;
-    const char **tags;
-    char *job_strings, *host_strings;
+    void *job_block; /* the job's strings and tags (rt_job_dup) */
+    char *host_strings;
     rt_cloud_discovery *cloud;
     pthread_mutex_t fmt_mu; /* the caller's side: host and hints while a body is formatted */
 };
@@ -536,36 +537,13 @@ static char *own_strings(const char **const *slots, size_t n)
     return block;
 }
 
-/* Copies the job (fields and tags) into srv. Returns RT_OK, RT_ERR_INVALID (struct_size too
- * small), RT_ERR_NOMEM. */
+/* Copies the job (fields and tags) into srv; NULL: none. Returns RT_OK, RT_ERR_INVALID
+ * (struct_size too small), RT_ERR_NOMEM. */
 static rt_error copy_job(rt_prom_server *srv, const rt_job *job)
 {
-    rt_job j = RT_JOB_INIT;
-    if (job && rt_struct_copy(&j, sizeof j, job) < 0)
-        return RT_ERR_INVALID;
-    j.struct_size = sizeof j;
-    size_t ntags = j.tags ? j.tag_count : 0;
-    const char **fields[] = {&j.job_name, &j.project_name, &j.stage_name, &j.task_name, &j.team, &j.env,
-                             &j.language, &j.orchestrator, &j.executor, &j.external_run_id, &j.container_image};
-    size_t nf = RT_ARRAY_LEN(fields);
-    srv->tags = calloc(ntags + 1, sizeof *srv->tags);
-    const char ***slots = calloc(nf + ntags, sizeof *slots);
-    if (srv->tags && slots) {
-        memcpy(slots, fields, sizeof fields);
-        for (size_t i = 0; i < ntags; i++) {
-            srv->tags[i] = j.tags[i];
-            slots[nf + i] = &srv->tags[i];
-        }
-        srv->job_strings = own_strings((const char **const *)slots, nf + ntags);
-    }
-    free(slots);
-    if (!srv->job_strings)
-        return RT_ERR_NOMEM;
-    j.tags = srv->tags;
-    j.tag_count = ntags;
-    srv->job = j;
-    srv->have_job = job != NULL;
-    return RT_OK;
+    rt_error err = rt_job_dup(job, &srv->job, &srv->job_block);
+    srv->have_job = err == RT_OK && job != NULL;
+    return err;
 }
 
 /* Makes a copy of host (NULL: none) the host of the next bodies. Called with fmt_mu held (or
@@ -663,8 +641,7 @@ static void release(rt_prom_server *srv)
     free(srv->pfds);
     free(srv->pfd_slot);
     pthread_mutex_destroy(&srv->fmt_mu);
-    free(srv->tags);
-    free(srv->job_strings);
+    free(srv->job_block);
     free(srv->host_strings);
     free(srv);
 }

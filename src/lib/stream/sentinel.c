@@ -156,16 +156,8 @@ static char *command_text(const char *const *argv)
  * make the API refuse the whole run). Returns false when out of memory. */
 static bool put_job(json_t *o, const rt_job *j)
 {
-    const struct {
-        const char *key, *val;
-    } f[] = {{"job_name", j->job_name},         {"project_name", j->project_name},
-             {"stage_name", j->stage_name},     {"task_name", j->task_name},
-             {"team", j->team},                 {"env", j->env},
-             {"language", j->language},         {"orchestrator", j->orchestrator},
-             {"executor", j->executor},         {"external_run_id", j->external_run_id},
-             {"container_image", j->container_image}};
-    for (size_t i = 0; i < RT_ARRAY_LEN(f); i++)
-        if (!put_str(o, f[i].key, f[i].val))
+    for (size_t i = 0; i < rt_job_field_count(); i++)
+        if (!put_str(o, rt_job_field_name(i), rt_job_field(j, i)))
             return false;
     if (!j->tags || j->tag_count == 0)
         return true;

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "../net/curl.h"
+#include "../core/job.h"
 #include "stream_int.h"
 
 #define DEFAULT_API_URL "https://api.sentinel.sparecores.net"
@@ -104,41 +105,23 @@ static bool own_str(rt_stream *st, const char **slot)
     return true;
 }
 
-/* Copies the job (strings and tags) and the host (strings) into st, every copy owned through
- * st->job_strs. Returns false on no memory (what was copied is freed with st). */
+/* Copies the job (strings and tags, into st->job_block) and the host (strings, owned through
+ * st->job_strs) into st. Returns false on no memory (what was copied is freed with st). */
 static bool copy_job_host(rt_stream *st, const rt_job *job, const rt_host *host)
 {
-    rt_job j = RT_JOB_INIT;
-    if (job && rt_struct_copy(&j, sizeof j, job) < 0)
+    if (rt_job_dup(job, &st->job, &st->job_block) != RT_OK)
         return false;
-    j.struct_size = sizeof j;
-    if (host) {
-        st->host = *host;
-        st->have_host = true;
-    }
-    const char **f[] = {&j.job_name,     &j.project_name,    &j.stage_name, &j.task_name,
-                        &j.team,         &j.env,             &j.language,   &j.orchestrator,
-                        &j.executor,     &j.external_run_id, &j.container_image};
+    if (!host)
+        return true;
+    st->host = *host;
+    st->have_host = true;
     const char **h[] = {&st->host.hostname, &st->host.host_id,   &st->host.ip, &st->host.cpu_model,
                         &st->host.gpu_model, &st->host.kernel,   &st->host.os, &st->host.allocation};
-    /* the job's strings, the tags and their array, the host's strings */
-    st->job_strs = calloc(RT_ARRAY_LEN(f) + j.tag_count + 1 + RT_ARRAY_LEN(h), sizeof *st->job_strs);
-    const char **tags = j.tag_count ? calloc(j.tag_count, sizeof *tags) : NULL;
-    if (!st->job_strs || (j.tag_count && !tags)) {
-        free(tags);
+    st->job_strs = calloc(RT_ARRAY_LEN(h), sizeof *st->job_strs);
+    if (!st->job_strs)
         return false;
-    }
     bool ok = true;
-    for (size_t i = 0; i < RT_ARRAY_LEN(f); i++)
-        ok = ok && own_str(st, f[i]);
-    for (size_t i = 0; i < j.tag_count; i++) {
-        tags[i] = j.tags[i];
-        ok = ok && own_str(st, &tags[i]);
-    }
-    st->job_strs[st->njob_strs++] = (char *)tags; /* freed with the strings */
-    j.tags = tags;
-    st->job = j;
-    for (size_t i = 0; host && i < RT_ARRAY_LEN(h); i++)
+    for (size_t i = 0; i < RT_ARRAY_LEN(h); i++)
         ok = ok && own_str(st, h[i]);
     return ok;
 }
@@ -295,6 +278,7 @@ static void stream_destroy(rt_stream *st)
     for (size_t i = 0; i < st->njob_strs; i++)
         free(st->job_strs[i]);
     free(st->job_strs);
+    free(st->job_block);
     free_strv(st->command);
     if (st->token)
         explicit_bzero(st->token, strlen(st->token));

@@ -59,7 +59,8 @@ struct rt_stream {
     rt_stream_net net;
     char *api_url, *token, *endpoint, *region, *spill_dir;
     rt_job job;
-    char **job_strs; /* the copied metadata strings and tags, freed at the end */
+    void *job_block; /* the job's copied strings and tags (rt_job_dup) */
+    char **job_strs; /* the host's copied strings, freed at the end */
     size_t njob_strs;
     char **command;
     rt_host host;
