@@ -106,3 +106,44 @@ def test_ctypes_binding_samples_the_machine():
     # a struct_size that cannot be: refused, nothing created
     opts.struct_size = 1
     assert lib.rt_sampler_new(ctypes.byref(opts), ctypes.byref(s)) == 2  # RT_ERR_INVALID
+
+
+PC_PROGRAM = r'''#include <stdio.h>
+#include "resource_tracker.h"
+int main(void)
+{
+    printf("%s %zu %s\n", rt_version(), rt_job_field_count(), rt_job_field_name(0));
+    return 0;
+}
+'''
+
+
+@pytest.mark.parametrize("link", ["shared", "static"])
+def test_installed_pkg_config(tmp_path, link):
+    """An installed library is found and linked through pkg-config alone (resource-tracker.pc),
+    shared and static, by a program outside the source tree."""
+    if SANITIZED or not shutil.which("pkg-config"):
+        pytest.skip("needs pkg-config and an uninstrumented build")
+    prefix = tmp_path / "prefix"
+    r = subprocess.run(["cmake", "--install", BUILD_DIR, "--prefix", str(prefix)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    pcdirs = [str(p.parent) for p in prefix.rglob("resource-tracker.pc")]
+    assert len(pcdirs) == 1, pcdirs
+    env = dict(os.environ, PKG_CONFIG_PATH=pcdirs[0])
+    args = ["pkg-config", "--cflags", "--libs", "resource-tracker"] + (["--static"] if link == "static" else [])
+    flags = subprocess.run(args, capture_output=True, text=True, env=env, check=True).stdout.split()
+    incs = [os.path.realpath(f[2:]) for f in flags if f.startswith("-I")]
+    assert incs == [str(prefix / "include")], flags
+    src = tmp_path / "app.c"
+    src.write_text(PC_PROGRAM)
+    exe = tmp_path / "app"
+    if link == "static":  # the archive, not the shared library beside it
+        flags = ["-l:libresource-tracker.a" if f == "-lresource-tracker" else f for f in flags]
+    r = subprocess.run(["cc", "-Wall", "-Werror", str(src), "-o", str(exe)] + flags, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    needed = subprocess.run(["readelf", "-d", str(exe)], capture_output=True, text=True, check=True).stdout
+    assert ("libresource-tracker.so" in needed) == (link == "shared"), needed
+    run_env = dict(os.environ, LD_LIBRARY_PATH=str(next(prefix.rglob("libresource-tracker.so")).parent))
+    out = subprocess.run([str(exe)], capture_output=True, text=True, env=run_env, timeout=30)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == f"{'.'.join(map(str, header_version()))} 11 job_name\n"
