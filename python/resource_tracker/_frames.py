@@ -5,7 +5,7 @@ converts only the samples taken since the last look."""
 
 from ctypes import c_double
 
-from ._native import COL, lib
+from ._native import column, lib
 
 _KB_PER_MIB = 1024.0
 _GIB = 1024.0 ** 3
@@ -15,17 +15,17 @@ _GIB = 1024.0 ** 3
 # floats, as its CSV reader (QUOTE_NONNUMERIC) gives them back.
 PROCESS_COLUMNS = [
     ("timestamp", "timestamp", 1.0, 3, None),
-    ("pid", "proc_pid", 1.0, "int", None),
-    ("children", "proc_children", 1.0, "int", None),
-    ("utime", "proc_utime", 1.0, 6, None),
-    ("stime", "proc_stime", 1.0, 6, None),
-    ("cpu_usage", "proc_cores", 1.0, 4, None),
-    ("memory", "proc_pss_mib", _KB_PER_MIB, "int", None),
-    ("read_bytes", "proc_read_bytes", 1.0, "int", None),
-    ("write_bytes", "proc_write_bytes", 1.0, "int", None),
-    ("gpu_usage", "proc_gpu_usage", 1.0, 4, 0.0),
-    ("gpu_vram", "proc_gpu_vram_mib", 1.0, 2, 0.0),
-    ("gpu_utilized", "proc_gpu_utilized", 1.0, "int", 0.0),
+    ("pid", "process_pid", 1.0, "int", None),
+    ("children", "process_children", 1.0, "int", None),
+    ("utime", "process_utime", 1.0, 6, None),
+    ("stime", "process_stime", 1.0, 6, None),
+    ("cpu_usage", "process_cores", 1.0, 4, None),
+    ("memory", "process_pss_mib", _KB_PER_MIB, "int", None),
+    ("read_bytes", "process_read_bytes", 1.0, "int", None),
+    ("write_bytes", "process_write_bytes", 1.0, "int", None),
+    ("gpu_usage", "process_gpu_usage", 1.0, 4, 0.0),
+    ("gpu_vram", "process_gpu_vram_mib", 1.0, 2, 0.0),
+    ("gpu_utilized", "process_gpu_utilized", 1.0, "int", 0.0),
 ]
 
 SYSTEM_COLUMNS = [
@@ -34,12 +34,12 @@ SYSTEM_COLUMNS = [
     ("utime", "cpu_utime", 1.0, 6, None),
     ("stime", "cpu_stime", 1.0, 6, None),
     ("cpu_usage", "cpu_cores", 1.0, 4, None),
-    ("memory_free", "mem_free_mib", _KB_PER_MIB, "int", None),
-    ("memory_used", "mem_used_mib", _KB_PER_MIB, "int", None),
-    ("memory_buffers", "mem_buffers_mib", _KB_PER_MIB, "int", None),
-    ("memory_cached", "mem_cached_mib", _KB_PER_MIB, "int", None),
-    ("memory_active", "mem_active_mib", _KB_PER_MIB, "int", None),
-    ("memory_inactive", "mem_inactive_mib", _KB_PER_MIB, "int", None),
+    ("memory_free", "memory_free_mib", _KB_PER_MIB, "int", None),
+    ("memory_used", "memory_used_mib", _KB_PER_MIB, "int", None),
+    ("memory_buffers", "memory_buffers_mib", _KB_PER_MIB, "int", None),
+    ("memory_cached", "memory_cached_mib", _KB_PER_MIB, "int", None),
+    ("memory_active", "memory_active_mib", _KB_PER_MIB, "int", None),
+    ("memory_inactive", "memory_inactive_mib", _KB_PER_MIB, "int", None),
     ("disk_read_bytes", "disk_read_bytes", 1.0, "int", None),
     ("disk_write_bytes", "disk_write_bytes", 1.0, "int", None),
     ("disk_space_total_gb", "disk_space_total_bytes", 1.0 / _GIB, 2, None),
@@ -89,13 +89,13 @@ def read_rows(handle, spec, first: int, n: int, children: bool = True) -> dict:
         if name == "children" and not children:
             out[name] = [None] * len(out.get("timestamp", []))
             continue
-        out[name] = _convert(read_column(handle, COL[col], first, n), factor, rounding, null)
+        out[name] = _convert(read_column(handle, column(col), first, n), factor, rounding, null)
     return out
 
 
 def alive_prefix(handle, first: int, n: int) -> int:
     """How many of samples first .. first+n-1 come before the tracked root exited."""
-    alive = read_column(handle, COL["proc_alive"], first, n)
+    alive = read_column(handle, column("process_alive"), first, n)
     for i, a in enumerate(alive):
         if a == 0.0:
             return i

@@ -47,25 +47,6 @@ RT_ERR_DISABLED = 8
 
 RT_SAVE_GZIP = 1
 
-# rt_column numbers (they never change)
-COL = {
-    "timestamp": 0, "interval": 1,
-    "cpu_runnable": 2, "cpu_utime": 3, "cpu_stime": 4, "cpu_cores": 5, "cpu_count": 6,
-    "mem_total_mib": 7, "mem_free_mib": 8, "mem_used_mib": 9, "mem_buffers_mib": 10,
-    "mem_cached_mib": 11, "mem_active_mib": 12, "mem_inactive_mib": 13,
-    "mem_available_mib": 14, "swap_used_mib": 15,
-    "disk_read_bytes": 16, "disk_write_bytes": 17, "disk_space_total_bytes": 18,
-    "disk_space_used_bytes": 19, "disk_space_free_bytes": 20,
-    "net_recv_bytes": 21, "net_sent_bytes": 22,
-    "gpu_usage": 23, "gpu_vram_mib": 24, "gpu_utilized": 25, "gpu_count": 26,
-    "gpu_vram_total_mib": 27,
-    "proc_pid": 28, "proc_alive": 29, "proc_children": 30, "proc_threads": 31,
-    "proc_utime": 32, "proc_stime": 33, "proc_cores": 34, "proc_cpu_secs_total": 35,
-    "proc_pss_mib": 36, "proc_rss_mib": 37, "proc_rss_peak_mib": 38, "proc_swap_mib": 39,
-    "proc_read_bytes": 40, "proc_write_bytes": 41, "proc_gpu_usage": 42,
-    "proc_gpu_vram_mib": 43, "proc_gpu_utilized": 44,
-}
-
 LOG_FN = CFUNCTYPE(None, c_void_p, c_int, c_char_p)
 SAMPLE_FN = CFUNCTYPE(None, c_void_p, c_void_p)
 
@@ -210,3 +191,18 @@ def out_handle():
     """A c_void_p for an out-parameter, and byref of it."""
     h = c_void_p()
     return h, byref(h)
+
+
+_columns = {}
+
+
+def column(name: str) -> int:
+    """The store column named name (rt_column_name's names: "process_pss_mib"), as the loaded
+    library numbers it: asked of rt_column_by_name once, so no number is kept here."""
+    c = _columns.get(name)
+    if c is None:
+        c = lib.rt_column_by_name(name.encode())
+        if c < 0:
+            raise KeyError(f"the library has no column {name!r}")
+        _columns[name] = c
+    return c

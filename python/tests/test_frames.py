@@ -2,7 +2,7 @@
 in the middle of a read (as a full store drops one every 4,096 samples): the frames come
 out whole, every column as long as the timestamps and each row one sample."""
 from resource_tracker import _frames
-from resource_tracker._native import COL
+from resource_tracker._native import column
 
 BLOCK = 4
 
@@ -30,7 +30,7 @@ class DroppingStore:
             return 0
         got = min(n, self.count - first)
         for k in range(got):
-            buf[k] = 1.0 if col == COL["proc_alive"] else (first + k) + col / 100
+            buf[k] = 1.0 if col == column("process_alive") else (first + k) + col / 100
         return got
 
 
@@ -46,8 +46,8 @@ def test_a_block_dropped_during_a_read_leaves_whole_frames(monkeypatch):
             assert set(lengths.values()) == {store.count - BLOCK}, (drop_at, lengths)
         # each row is one sample: the timestamp column's and utime's figures agree
         ts = cache.system["timestamp"]
-        assert ts[0] == round(BLOCK + COL["timestamp"] / 100, 3)
-        assert [round(u - COL["cpu_utime"] / 100) for u in cache.system["utime"]] == \
+        assert ts[0] == round(BLOCK + column("timestamp") / 100, 3)
+        assert [round(u - column("cpu_utime") / 100) for u in cache.system["utime"]] == \
             [round(t) for t in ts], drop_at
-        assert cache.process["pid"] == [float(round(i + COL["proc_pid"] / 100))
+        assert cache.process["pid"] == [float(round(i + column("process_pid") / 100))
                                         for i in range(BLOCK, store.count)]

@@ -86,10 +86,13 @@ def test_recommendation_is_filled_within_struct_size(tracker):
 
 def test_version_and_columns():
     assert n.lib.rt_version_num() >= n.MIN_VERSION_NUM
-    assert n.lib.rt_column_count() >= len(n.COL)
-    for name, col in n.COL.items():
-        assert n.lib.rt_column_name(col) is not None
-    assert n.lib.rt_column_by_name(b"timestamp") == 0
+    from resource_tracker import _frames
+    names = {c[1] for c in _frames.PROCESS_COLUMNS + _frames.SYSTEM_COLUMNS} | {"process_alive"}
+    for name in names:  # every column the package reads, by the library's own name
+        assert n.lib.rt_column_name(n.column(name)).decode() == name
+    assert n.column("timestamp") == 0
+    with pytest.raises(KeyError):
+        n.column("no_such_column")
 
 
 def _import_with(env_lib):

@@ -37,7 +37,7 @@ def test_process_cpu_matches_the_kernel():
     import multiprocessing
 
     from resource_tracker._frames import read_column
-    from resource_tracker._native import COL, lib
+    from resource_tracker._native import column, lib
 
     multiprocessing.active_children()  # reap what earlier tests' pools left, before `before`
     before = tree_cpu()
@@ -50,7 +50,7 @@ def test_process_cpu_matches_the_kernel():
     kernel = tree_cpu() - before
     h = t._native.tracker
     n = lib.rt_tracker_count(h)
-    total = read_column(h, COL["proc_cpu_secs_total"], n - 1, 1)[0]
+    total = read_column(h, column("process_cpu_secs_total"), n - 1, 1)[0]
     # /proc counts whole 10 ms ticks, each of utime, stime, cutime, cstime truncated: the
     # baseline can read up to 4 ticks low (the total gains them), the last sample as many
     # (it loses them); the CPU before the baseline and after the last sample (starting and
@@ -136,9 +136,9 @@ def test_recommendation_sees_a_peak_between_samples():
     one rule) asks for enough: 300 MiB x 1.2 rounded up, not the 128 of the sampled figure."""
     import mmap
 
-    with ResourceTracker(interval=1.0) as t:
-        t.wait_for_samples(n=1, timeout=10)
-        time.sleep(0.3)  # between two samples (1 s apart)
+    with ResourceTracker(interval=2.0) as t:
+        t.wait_for_samples(n=1, timeout=10)  # then at once: the next sample is 2 s away, room
+        # for the buffer to come and go even on a loaded machine (slow page faults)
         m = mmap.mmap(-1, 300 << 20, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_POPULATE", 0x8000))
         m[:: 1 << 12] = b"\x01" * ((300 << 20) >> 12)  # every page touched, even without MAP_POPULATE
         time.sleep(0.15)
