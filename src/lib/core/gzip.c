@@ -1,9 +1,7 @@
 /* gzip.c - gzip members through Debian's zlib without linking it: libz.so.1 is opened with
  * dlopen at the first use (a run that never streams does not map it), deflate builds one member
- * incrementally into a buffer that never passes its bound, inflate reads members back (tests).
- * Also the small dlopen helper the other optional libraries (libcurl, libcrypto) use. */
+ * incrementally into a buffer that never passes its bound, inflate reads members back (tests). */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -12,33 +10,12 @@
 
 #include <zlib.h> /* types and constants only: every function comes through dlsym */
 
+#include "dl.h"
 #include "gzip.h"
 
 #define RT_ZLIB_SONAME "libz.so.1"
 #define GZ_CHUNK (1u << 30)     /* the most input handed to zlib per call (avail_in is 32 bits) */
 #define GZ_BOUND_MARGIN 64      /* bytes added to zlib's bound: bits in flight, rounding */
-
-void *rt_dl_load(const char *soname, const rt_dl_sym *syms, size_t n, void *api, char *err, size_t errlen)
-{
-    void *dl = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-    if (!dl) {
-        const char *e = dlerror();
-        snprintf(err, errlen, "%s", e ? e : soname);
-        return NULL;
-    }
-    for (size_t i = 0; i < n; i++) {
-        dlerror(); /* clear */
-        void *p = dlsym(dl, syms[i].name);
-        if (!p) {
-            const char *e = dlerror();
-            snprintf(err, errlen, "%s", e ? e : syms[i].name);
-            dlclose(dl);
-            return NULL;
-        }
-        memcpy((char *)api + syms[i].offset, &p, sizeof p); /* a data pointer into a function pointer slot */
-    }
-    return dl;
-}
 
 /* The zlib functions used, as resolved from the loaded library. */
 typedef struct zlib_api {

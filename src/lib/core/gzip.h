@@ -35,17 +35,4 @@ void rt_gzip_free(rt_gzip *z);
  * rt_buf_free): the uploader's inline CSV at the end of a run, and the tests. */
 rt_error rt_gunzip(const void *data, size_t len, size_t max_out, rt_buf *out);
 
-/* ---- loading an optional shared library (zlib here; libcurl and libcrypto use it too) ---- */
-
-/* One function to resolve: its name, and where its pointer goes in the caller's table. */
-typedef struct rt_dl_sym {
-    const char *name;
-    size_t offset; /* offsetof(the table's type, the slot) */
-} rt_dl_sym;
-
-/* Opens soname (RTLD_NOW | RTLD_LOCAL) and stores each of the n symbols into the table api.
- * Returns the handle (the caller keeps or dlcloses it), or NULL with the dlerror text in err and
- * nothing left open. */
-void *rt_dl_load(const char *soname, const rt_dl_sym *syms, size_t n, void *api, char *err, size_t errlen);
-
 #endif

@@ -13,7 +13,7 @@
 
 #include <curl/curl.h> /* types and constants only: every function comes through dlsym */
 
-#include "../core/gzip.h" /* rt_dl_load */
+#include "../core/dl.h"
 #include "curl.h"
 
 #define RT_CURL_SONAME "libcurl.so.4"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/gzip.h" /* rt_dl_load */
+#include "../core/dl.h"
 #include "curl.h"
 #include "s3.h"
 

@@ -1,0 +1,28 @@
+/* dl.c - loading an optional shared library and resolving its functions into a table (dl.h). */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dl.h"
+
+void *rt_dl_load(const char *soname, const rt_dl_sym *syms, size_t n, void *api, char *err, size_t errlen)
+{
+    void *dl = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+    if (!dl) {
+        const char *e = dlerror();
+        snprintf(err, errlen, "%s", e ? e : soname);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        dlerror(); /* clear */
+        void *p = dlsym(dl, syms[i].name);
+        if (!p) {
+            const char *e = dlerror();
+            snprintf(err, errlen, "%s", e ? e : syms[i].name);
+            dlclose(dl);
+            return NULL;
+        }
+        memcpy((char *)api + syms[i].offset, &p, sizeof p); /* a data pointer into a function pointer slot */
+    }
+    return dl;
+}

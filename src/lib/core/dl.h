@@ -1,0 +1,19 @@
+/* dl.h - loading an optional shared library at run time (zlib, libcurl, libcrypto): open it,
+ * resolve a table of functions, or say why not. Internal to the library. */
+#ifndef RT_CORE_DL_H
+#define RT_CORE_DL_H
+
+#include <stddef.h>
+
+/* One function to resolve: its name, and where its pointer goes in the caller's table. */
+typedef struct rt_dl_sym {
+    const char *name;
+    size_t offset; /* offsetof(the table's type, the slot) */
+} rt_dl_sym;
+
+/* Opens soname (RTLD_NOW | RTLD_LOCAL) and stores each of the n symbols into the table api.
+ * Returns the handle (the caller keeps or dlcloses it), or NULL with the dlerror text in err and
+ * nothing left open. */
+void *rt_dl_load(const char *soname, const rt_dl_sym *syms, size_t n, void *api, char *err, size_t errlen);
+
+#endif
