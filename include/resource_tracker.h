@@ -783,13 +783,14 @@ typedef struct rt_summary {
 } rt_summary;
 
 /* ---- gpu_tracker's view of a run (0.8) --------------------------------------------------
- * The peaks and means gpu_tracker (seed 002) reports, from the same records: RAM and GPU RAM
- * of the machine and of the tree's parts (main, descendants, combined: see rt_process_part),
- * and utilization as a sum of percentages (100 per busy core or GPU) and as a hardware
- * percentage: the sum divided by the units expected to be used (expected_cores for main,
- * descendants and combined, default all cores; the machine's always by all its cores; GPUs
- * by the number chosen). Means are weighted by the seconds each record covers; each peak is
- * its own figure's (a part's peak total need not be its peak private plus peak shared). */
+ * The peaks and means gpu_tracker's Tracker reports (docs/contracts.md §8, §15), from the
+ * same records: RAM and GPU RAM of the machine and of the tree's parts (main, descendants,
+ * combined: see rt_process_part), and utilization as a sum of percentages (100 per busy core
+ * or GPU) and as a hardware percentage: the sum divided by the units expected to be used
+ * (expected_cores for main, descendants and combined, default all cores; the machine's always
+ * by all its cores; GPUs by the number chosen). Means are weighted by the seconds each record
+ * covers; each peak is its own figure's (a part's peak total need not be its peak private plus
+ * peak shared). */
 typedef struct rt_usage_pct {
     double max_sum_pct, max_hardware_pct, mean_sum_pct, mean_hardware_pct;
 } rt_usage_pct;
@@ -1305,7 +1306,8 @@ RT_API rt_error rt_tracker_recommend(rt_tracker *t, rt_recommendation *out);
 RT_API rt_error rt_tracker_report(rt_tracker *t, const rt_report_info *info, int fd);
 
 /* ---- saving and loading a run ----------------------------------------------------------
- * The snapshot layout of the Python resource-tracker (seed 004, metadata.version 1), as JSON:
+ * The snapshot layout of the Python resource-tracker 0.4 (its ResourceTracker.snapshot,
+ * metadata.version 1; docs/contracts.md §12), as JSON:
  *   {"metadata": {"version": 1, "resource_tracker": {"version", "implementation"}, "pid",
  *    "children", "interval", "start_time", "stop_time", "duration", ...},
  *    "server_info": ..., "cloud_info": ..., "process_metrics": [{row}, ...],
@@ -1313,7 +1315,7 @@ RT_API rt_error rt_tracker_report(rt_tracker *t, const rt_report_info *info, int
  * process_metrics and system_metrics hold the Python tracker's columns and units (kB, GiB,
  * seconds in the interval), so that its ResourceTracker.load reads the file; "columns" holds
  * every column of the store at full precision (NaN as null), which is what rt_tracker_load
- * reads back when present (else the seed's rows, converted). */
+ * reads back when present (else the Python tracker's rows, converted). */
 
 #define RT_SAVE_GZIP 1 /* gzip the JSON (the Python tracker's dump/load format) */
 
