@@ -552,7 +552,7 @@ RT_API void rt_writer_free(rt_writer *w);
  * RT_FORMAT_CSV this is one row without the header. job may be NULL. */
 RT_API size_t rt_format_sample(rt_format format, const rt_sample *sample, const rt_job *job, char *buf, size_t cap);
 
-/* Returns the CSV header line of contracts §3, with its newline (static storage). */
+/* Returns the CSV header line of docs/contracts.md §3, with its newline (static storage). */
 RT_API const char *rt_csv_header(void);
 
 /* ==========================================================================================
@@ -651,10 +651,10 @@ typedef struct rt_record {
 RT_API void rt_record_from_sample(const rt_sample *s, rt_record *out);
 
 /* ---- the reader: recorded runs, one record at a time, in constant memory --------------
- * Reads the tool's JSON lines and CSV (contracts §2, §3) and the Python resource-tracker's
- * CSV files (ProcessTracker, SystemTracker, and the combined process_* / system_* columns),
- * recognised by their first line. A malformed line is logged once as "FILE:LINE: problem"
- * (RT_LOG_WARN) and skipped. */
+ * Reads the tool's JSON lines and CSV (docs/contracts.md §2, §3) and the Python
+ * resource-tracker's CSV files (ProcessTracker, SystemTracker, and the combined process_* /
+ * system_* columns: docs/contracts.md §13), recognised by their first line. A malformed line is
+ * logged once as "FILE:LINE: problem" (RT_LOG_WARN) and skipped. */
 typedef struct rt_reader rt_reader;
 
 typedef struct rt_reader_options {
@@ -679,7 +679,7 @@ RT_API rt_error rt_reader_open_buffer(const char *name, const char *buf, size_t 
  * the end, or RT_ERR_IO when reading failed. */
 RT_API rt_error rt_reader_next(rt_reader *r, const rt_record **out);
 
-/* "json", "csv" (contracts §3), "python-process", "python-system" or "python-combined". */
+/* "json", "csv" (docs/contracts.md §3), "python-process", "python-system" or "python-combined". */
 RT_API const char *rt_reader_format(const rt_reader *r);
 
 /* Records returned so far, and malformed lines skipped so far. */
@@ -791,13 +791,14 @@ typedef struct rt_summary {
 } rt_summary;
 
 /* ---- gpu_tracker's view of a run (0.8) --------------------------------------------------
- * The peaks and means gpu_tracker (seed 002) reports, from the same records: RAM and GPU RAM
- * of the machine and of the tree's parts (main, descendants, combined: see rt_process_part),
- * and utilization as a sum of percentages (100 per busy core or GPU) and as a hardware
- * percentage: the sum divided by the units expected to be used (expected_cores for main,
- * descendants and combined, default all cores; the machine's always by all its cores; GPUs
- * by the number chosen). Means are weighted by the seconds each record covers; each peak is
- * its own figure's (a part's peak total need not be its peak private plus peak shared). */
+ * The peaks and means gpu_tracker's Tracker reports (docs/contracts.md §8, §15), from the
+ * same records: RAM and GPU RAM of the machine and of the tree's parts (main, descendants,
+ * combined: see rt_process_part), and utilization as a sum of percentages (100 per busy core
+ * or GPU) and as a hardware percentage: the sum divided by the units expected to be used
+ * (expected_cores for main, descendants and combined, default all cores; the machine's always
+ * by all its cores; GPUs by the number chosen). Means are weighted by the seconds each record
+ * covers; each peak is its own figure's (a part's peak total need not be its peak private plus
+ * peak shared). */
 typedef struct rt_usage_pct {
     double max_sum_pct, max_hardware_pct, mean_sum_pct, mean_hardware_pct;
 } rt_usage_pct;
@@ -966,7 +967,7 @@ RT_API size_t rt_summary_notes(const rt_summary *s, const rt_notes_options *opts
 RT_API size_t rt_recommend_notes(const rt_summary *const *runs, size_t n, const rt_recommendation *rec,
                                  rt_note *out, size_t cap);
 
-/* ---- the cheapest server: Spare Cores Keeper API (contracts §6) ----------------------- */
+/* ---- the cheapest server: Spare Cores Keeper API (docs/contracts.md §6) --------------- */
 
 typedef struct rt_keeper_options {
     size_t struct_size;  /* sizeof(rt_keeper_options) as the caller compiled it */
@@ -1041,7 +1042,7 @@ typedef struct rt_report_info {
 RT_API rt_error rt_report_write(const rt_report *r, const rt_report_info *info, int fd);
 
 /* ==========================================================================================
- * Streaming a run to the Sentinel API and S3 (contracts §5): register the run, upload the
+ * Streaming a run to the Sentinel API and S3 (docs/contracts.md §5): register the run, upload the
  * samples as gzipped CSV batches every upload interval, close the run at the end. All network
  * work is done on the stream's own thread: rt_stream_add never waits on the network. Nothing
  * is lost: a batch that fails is retried with backoff and kept (in memory up to a bound, then
@@ -1077,7 +1078,7 @@ typedef struct rt_stream_options {
  * RT_ERR_SYSTEM when the thread cannot be started (errno tells why: EAGAIN at a task limit). */
 RT_API rt_error rt_stream_start(const rt_stream_options *opts, rt_stream **out);
 
-/* Adds one sample to the current batch (its CSV row, contracts §3). Never blocks on the
+/* Adds one sample to the current batch (its CSV row, docs/contracts.md §3). Never blocks on the
  * network; O(row). RT_OK, or RT_ERR_NOMEM when even the spill failed (the row is counted lost). */
 RT_API rt_error rt_stream_add(rt_stream *st, const rt_sample *sample);
 
@@ -1313,7 +1314,8 @@ RT_API rt_error rt_tracker_recommend(rt_tracker *t, rt_recommendation *out);
 RT_API rt_error rt_tracker_report(rt_tracker *t, const rt_report_info *info, int fd);
 
 /* ---- saving and loading a run ----------------------------------------------------------
- * The snapshot layout of the Python resource-tracker (seed 004, metadata.version 1), as JSON:
+ * The snapshot layout of the Python resource-tracker 0.4 (its ResourceTracker.snapshot,
+ * metadata.version 1; docs/contracts.md §12), as JSON:
  *   {"metadata": {"version": 1, "resource_tracker": {"version", "implementation"}, "pid",
  *    "children", "interval", "start_time", "stop_time", "duration", ...},
  *    "server_info": ..., "cloud_info": ..., "process_metrics": [{row}, ...],
@@ -1321,7 +1323,7 @@ RT_API rt_error rt_tracker_report(rt_tracker *t, const rt_report_info *info, int
  * process_metrics and system_metrics hold the Python tracker's columns and units (kB, GiB,
  * seconds in the interval), so that its ResourceTracker.load reads the file; "columns" holds
  * every column of the store at full precision (NaN as null), which is what rt_tracker_load
- * reads back when present (else the seed's rows, converted). */
+ * reads back when present (else the Python tracker's rows, converted). */
 
 #define RT_SAVE_GZIP 1 /* gzip the JSON (the Python tracker's dump/load format) */
 
@@ -1434,8 +1436,8 @@ typedef struct rt_job_status {
     double cpu_secs;          /* CPU seconds of the tracked tree (cpu_secs_total); NaN: no tree */
     double memory_peak_bytes; /* the tree's peak memory (the cgroup's peak charge, else the
                                * peak RSS); NaN: no tree */
-    int64_t exit_status;      /* the tool's exit status (contracts §1); RT_NULL_I64 while the
-                               * job runs, or without a command */
+    int64_t exit_status;      /* the tool's exit status (docs/contracts.md §1); RT_NULL_I64
+                               * while the job runs, or without a command */
     uint64_t samples;         /* samples taken */
 } rt_job_status;
 

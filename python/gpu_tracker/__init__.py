@@ -1,6 +1,6 @@
-"""gpu_tracker - the gpu_tracker package's API (seed 002) on resource-tracker's C library:
-`from gpu_tracker import Tracker` works as with gpu_tracker, and code written for it runs
-unchanged. The tracking runs on a thread of this process (the library's tracker), not in a
+"""gpu_tracker - the gpu_tracker package's API (docs/contracts.md §14) on resource-tracker's
+C library: `from gpu_tracker import Tracker` works as with gpu_tracker, and code written for it
+runs unchanged. The tracking runs on a thread of this process (the library's tracker), not in a
 separate tracking process; see python/README.md for where it differs."""
 
 from .tracker import (  # noqa: F401

@@ -1,11 +1,12 @@
-"""tracker.py - gpu_tracker's Tracker (seed 002) on resource-tracker's C tracker: the library
-samples the process tree and the machine on a thread of this process and keeps gpu_tracker's
-view of the run (rt_usage: peaks and means of RAM and GPU RAM for the main process, its
-descendants and both; CPU and GPU utilization as sums of percentages and as shares of the
-hardware expected to be used), which stop() turns into gpu_tracker's data classes in the units
-asked for. While tracking, a thread rewrites resource_usage_file (JSON, not gpu_tracker's
-pickle) after the first sample and then every second (or sleep_time, when longer), so that an
-interrupted run leaves its figures behind; a completed run deletes it."""
+"""tracker.py - gpu_tracker's Tracker (gpu_tracker.tracker.Tracker; docs/contracts.md §14) on
+resource-tracker's C tracker: the library samples the process tree and the machine on a thread
+of this process and keeps gpu_tracker's view of the run (rt_usage: peaks and means of RAM and
+GPU RAM for the main process, its descendants and both; CPU and GPU utilization as sums of
+percentages and as shares of the hardware expected to be used), which stop() turns into
+gpu_tracker's data classes in the units asked for. While tracking, a thread rewrites
+resource_usage_file (JSON, not gpu_tracker's pickle) after the first sample and then every
+second (or sleep_time, when longer), so that an interrupted run leaves its figures behind; a
+completed run deletes it."""
 
 from __future__ import annotations
 

@@ -131,7 +131,8 @@ def summary_of_stats(stats: dict) -> Summary:
     vram = stat("process_gpu_vram", "max")
     s.process_gpu_vram_mib = Dist(stat("process_gpu_vram", "mean"), vram, NAN, NAN)
     used = stat("process_gpu_utilized", "max")
-    if used != used and gpu_mean > 0:  # no count of GPUs used: the busy GPUs at the peak, as the seed
+    if used != used and gpu_mean > 0:  # no count of GPUs used: the busy GPUs at the peak, as
+        # the Python resource-tracker 0.4 counts them
         used = float(max(1, round(gpu_max)))
     s.process_gpus_used = used
     s.memory_need = Need(pss, NEED_PSS if pss == pss else 0, 1 if pss == pss else 0)

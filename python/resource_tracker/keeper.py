@@ -1,4 +1,4 @@
-"""keeper.py - the Spare Cores Keeper API through the C library (contracts section 6): the
+"""keeper.py - the Spare Cores Keeper API through the C library (docs/contracts.md §6): the
 cheapest on-demand server that fits a recommendation, and the price of an instance type. The
 API's address comes from TRACKER_KEEPER_URL (default https://keeper.sparecores.net)."""
 

@@ -46,7 +46,8 @@ class ResourceTracker:
     Python tracker (python/README.md lists all): no subprocess (`method` is ignored); one
     timestamp per sample for both frames; `processes` counts runnable processes; a second
     stop() does nothing; recommend_server ignores the Keeper filters; snapshots carry an
-    extra "columns" member; the columns are the seeds' (`memory` in kB), not `memory_mib`.
+    extra "columns" member; the columns are the Python tracker 0.4's (`memory` in kB), not
+    0.5's `memory_mib`.
 
     Args:
         pid: Process ID to track. Defaults to the current process.
@@ -211,19 +212,19 @@ class ResourceTracker:
 
     @property
     def process_metrics(self) -> TinyDataFrame:
-        """The process tree's metrics (the seeds' ProcessTracker columns, not the newer
-        tracker's `memory_mib`...): timestamp, pid, children, utime, stime (CPU seconds in
-        the interval), cpu_usage (cores), memory (PSS, kB), read_bytes, write_bytes,
-        gpu_usage, gpu_vram (MiB), gpu_utilized. The rows end where the tracked root exited."""
+        """The process tree's metrics (the Python tracker 0.4's ProcessTracker columns, not
+        0.5's `memory_mib`...): timestamp, pid, children, utime, stime (CPU seconds in the
+        interval), cpu_usage (cores), memory (PSS, kB), read_bytes, write_bytes, gpu_usage,
+        gpu_vram (MiB), gpu_utilized. The rows end where the tracked root exited."""
         if "process_tracker" not in self.trackers:
             return TinyDataFrame(data=[])
         return TinyDataFrame(self._update().process)
 
     @property
     def system_metrics(self) -> TinyDataFrame:
-        """The machine's metrics (the seeds' SystemTracker columns): timestamp, processes
-        (runnable processes, /proc/stat procs_running), utime, stime, cpu_usage, memory_*
-        (kB), disk_read_bytes, disk_write_bytes, disk_space_*_gb (GiB), net_recv_bytes,
+        """The machine's metrics (the Python tracker 0.4's SystemTracker columns): timestamp,
+        processes (runnable processes, /proc/stat procs_running), utime, stime, cpu_usage,
+        memory_* (kB), disk_read_bytes, disk_write_bytes, disk_space_*_gb (GiB), net_recv_bytes,
         net_sent_bytes, gpu_usage, gpu_vram (MiB), gpu_utilized. Each row has the same
         timestamp as the process row of the same sample (one reading for both)."""
         if "system_tracker" not in self.trackers:

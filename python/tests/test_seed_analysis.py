@@ -1,8 +1,9 @@
-"""The analysis methods against the seed's (004) rules: server_info's allocation (None before a
-sample, then the C library's rt_summary.allocation, "unknown" when it cannot tell), stats()
-with the seed's default specs and shape, recommend_resources over historical stats by the
-seed's aggregate_stats rule, recommend_server's Keeper filters accepted and ignored, and
-report's integration and status_failed."""
+"""The analysis methods against the Python resource-tracker 0.4's rules (its API reference:
+docs/contracts.md §15): server_info's allocation (None before a sample, then the C library's
+rt_summary.allocation, "unknown" when it cannot tell), stats() with its default specs and
+shape, recommend_resources over historical stats by its aggregate_stats rule,
+recommend_server's Keeper filters accepted and ignored, and report's integration and
+status_failed. ("seed" in the names below means that peer.)"""
 import pytest
 
 from resource_tracker import ResourceTracker
@@ -31,7 +32,7 @@ def test_allocation_comes_from_the_library(tracker):
     system_only = ResourceTracker(interval=0.1, track_processes=False)
     system_only.wait_for_samples(1)
     system_only.stop()
-    assert system_only.server_info["allocation"] == "unknown"  # the seed: a failing check
+    assert system_only.server_info["allocation"] == "unknown"  # the Python tracker: a failing check
 
 
 def test_stats_default_specs_and_shape(tracker):

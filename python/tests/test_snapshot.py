@@ -1,6 +1,7 @@
 """Snapshots through the C library's save and load: dumps/loads and dump/load (gzip) give back
-equal frames, the seed's layout (metadata.version, the extra metadata, server_info and
-cloud_info as saved), from_snapshot of a dict, a real Python-tracker file, and bad input."""
+equal frames, the Python tracker 0.4's layout (docs/contracts.md §12: metadata.version, the
+extra metadata, server_info and cloud_info as saved), from_snapshot of a dict, a real
+Python-tracker file, and bad input."""
 import gzip
 import json
 import os

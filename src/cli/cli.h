@@ -1,5 +1,5 @@
 /* cli.h - the command line tool's settings: what the command line, the environment and the
- * TOML config file say, merged with the precedence of contracts §1 (command line >
+ * TOML config file say, merged with the precedence of docs/contracts.md §1 (command line >
  * environment > config file > built-in default). */
 #ifndef RT_CLI_H
 #define RT_CLI_H
@@ -11,7 +11,7 @@
 
 #include "resource_tracker.h"
 
-/* Job metadata fields, in contracts §4 order. */
+/* Job metadata fields, in docs/contracts.md §4 order. */
 enum {
     META_JOB_NAME, META_PROJECT_NAME, META_STAGE_NAME, META_TASK_NAME, META_TEAM, META_ENV, META_LANGUAGE,
     META_ORCHESTRATOR, META_EXECUTOR, META_EXTERNAL_RUN_ID, META_CONTAINER_IMAGE, META_COUNT
@@ -99,14 +99,15 @@ typedef struct cli_options {
     char **gpu_list;       /* --gpus: the GPUs whose utilization counts (owned); NULL: all */
     size_t ngpus;
 
-    /* library settings from the environment (contracts §4): the library reads none itself */
+    /* library settings from the environment (docs/contracts.md §4): the library reads none */
     const char *proc_root, *sys_root; /* TRACKER_PROC_ROOT, TRACKER_SYS_ROOT; NULL: default */
     const char *nvml_library;         /* TRACKER_NVML_LIBRARY */
     double pss_max_age_secs;          /* TRACKER_PSS_MAX_AGE; default 30 */
     bool cloud_disabled;              /* TRACKER_CLOUD_DISCOVERY=0 */
     const char *cloud_metadata_url;   /* TRACKER_CLOUD_METADATA_URL */
     const char *keeper_url;           /* TRACKER_KEEPER_URL; NULL: the library's default */
-    /* streaming to the Sentinel API and S3 (contracts §5); the rest is read only with a token */
+    /* streaming to the Sentinel API and S3 (docs/contracts.md §5); the rest is read only with
+     * a token */
     char *sentinel_token;       /* SENTINEL_API_TOKEN, taken out of the environment (cli_take_secret);
                                  * NULL (absent or empty): no connection at all. Owned, wiped when freed */
     const char *sentinel_url;   /* SENTINEL_API_URL; NULL: the library's default */

@@ -1,6 +1,6 @@
-/* options.c - the command line (contracts §1): flags, subcommands, the wrapped command, the
- * environment, and the merge of all layers with the config file. Usage errors become one
- * message for the caller to print; nothing here exits or starts anything. */
+/* options.c - the command line (docs/contracts.md §1): flags, subcommands, the wrapped
+ * command, the environment, and the merge of all layers with the config file. Usage errors
+ * become one message for the caller to print; nothing here exits or starts anything. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
@@ -440,9 +440,9 @@ static int parse_secs(const char *s, double max, double *out)
     return 0;
 }
 
-/* The streaming settings (contracts §4), read only when SENTINEL_API_TOKEN is set: without it
- * nothing of them matters and no connection is made. The spill directory follows the XDG base
- * directory rules. Returns 0, or -1 with "VARIABLE: problem" in err. */
+/* The streaming settings (docs/contracts.md §4), read only when SENTINEL_API_TOKEN is set:
+ * without it nothing of them matters and no connection is made. The spill directory follows
+ * the XDG base directory rules. Returns 0, or -1 with "VARIABLE: problem" in err. */
 static int stream_env(cli_options *o, char *err, size_t errlen)
 {
     cli_free_secret(o->sentinel_token);

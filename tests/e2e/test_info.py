@@ -178,7 +178,8 @@ def track_briefly(url, *flags, discovery=None):
 
 def test_plain_run_asks_no_metadata_service(standin):
     """Without a token, a summary, a report, a history or an exporter nothing uses where the
-    job runs: no connection at all (contracts §4). With --summary the services are asked."""
+    job runs: no connection at all (docs/contracts.md §4). With --summary the services are
+    asked."""
     s = standin("aws")
     track_briefly(s.url)
     time.sleep(0.2)

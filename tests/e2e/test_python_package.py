@@ -46,7 +46,7 @@ print(json.dumps({
     "tracked_cpu": sum(pm["utime"]) + sum(pm["stime"]),
     "max_cpu_usage": max(pm["cpu_usage"]),
     "own_cpu": (t1.user - t0.user) + (t1.system - t0.system),
-    "memory_kib": max(pm["memory"]),  # the seed's column: PSS in kB
+    "memory_kib": max(pm["memory"]),  # the Python tracker 0.4's column: PSS in kB
 }))
 """
 

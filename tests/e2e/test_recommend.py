@@ -1,5 +1,5 @@
 """`resource-tracker recommend`: the recommendation from recorded runs, the cheapest server from a
-local Keeper stand-in that enforces contracts section 6 (tests/stubs/keeper_server.py), the
+local Keeper stand-in that enforces docs/contracts.md §6 (tests/stubs/keeper_server.py), the
 query it saw (memory_min in GB), --instance cost and saving, Keeper down (a closed port) and
 stalling (never answers), and usage errors. Every run sets TRACKER_CLOUD_DISCOVERY=0 and
 TRACKER_KEEPER_URL to 127.0.0.1.

@@ -1,5 +1,5 @@
 """Tests of the Sentinel stand-in itself (tests/stubs/sentinel_server.py), with urllib: a valid
-register / refresh / finish passes and is logged; every shape contracts section 5 forbids is
+register / refresh / finish passes and is logged; every shape docs/contracts.md §5 forbids is
 refused with a 4xx that names the problem; the fault modes and the token file work."""
 import base64
 import calendar

@@ -1,4 +1,4 @@
-"""Streaming to the Sentinel API and S3 (contracts section 5) with real peers on 127.0.0.1: the
+"""Streaming to the Sentinel API and S3 (docs/contracts.md §5) with real peers on 127.0.0.1: the
 Sentinel stand-in (tests/stubs/sentinel_server.py) and s3rver behind the Signature V4 checker
 (tests/stubs/s3_sigv4.py). The tool runs in wrapper mode with a short TRACKER_UPLOAD_INTERVAL and
 writes its samples locally as CSV; the rows that reach S3 plus the rows sent inline must be the

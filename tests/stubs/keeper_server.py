@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A local stand-in for the Spare Cores Keeper API (contracts section 6) with a small catalog,
+"""A local stand-in for the Spare Cores Keeper API (docs/contracts.md §6) with a small catalog,
 strict about what the tracker may send: the X-Application-ID header, known parameter names only,
 each once, numeric values, memory_min and gpu_memory_total in GB (Keeper's GB is a GiB: it
 compares memory_amount >= GB * 1024, memory_amount in MiB) -- a value larger than the largest

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A local stand-in for the Sentinel API (contracts section 5) that enforces the contract strictly
+"""A local stand-in for the Sentinel API (docs/contracts.md §5) that enforces the contract strictly
 and records every call, with fault modes for the streaming tests. Standard library only.
 
     sentinel_server.py --token TOKEN [--log FILE] [--token-file FILE]

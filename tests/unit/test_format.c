@@ -91,7 +91,7 @@ static void csv_header_and_row(void **state)
     assert_int_equal(commas, 31);
     assert_true(strncmp(buf, "1700000000.123,3,0,0,1.25,", 26) == 0);
     assert_non_null(strstr(buf, ",,,,,,,,,,,\n")); /* empty process columns */
-    /* the timestamp always has 3 decimals (contracts §3), trailing zeros included */
+    /* the timestamp always has 3 decimals (docs/contracts.md §3), trailing zeros included */
     static const struct {
         double ts;
         const char *text;

@@ -146,7 +146,7 @@ static void register_full(void **state)
     assert_null(json_object_get(o, "pid"));
     assert_null(json_object_get(o, "run_id"));
     json_decref(o);
-    /* the exact text of the command, as contracts §5 shows it */
+    /* the exact text of the command, as docs/contracts.md §5 shows it */
     const char *const two[] = {"python", "train.py", NULL};
     rt_sentinel_run r2 = {.command = two};
     assert_int_equal(rt_sentinel_register_body(&r2, &b), RT_OK);

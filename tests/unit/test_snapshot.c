@@ -2,8 +2,9 @@
  * rt_tracker_load_buffer, rt_tracker_saved_info): a live run saved and loaded gives every
  * column bit for bit and the same summary, plain and gzipped; extra_json merged; a file the
  * Python resource-tracker wrote (tests/fixtures/snapshots) loaded with its own figures, and one
- * our library 0.5 wrote (45 columns: the later ones null); the seed's layout (kB, GiB, an object
- * of column lists); malformed input refused with its path logged and nothing leaked. */
+ * our library 0.5 wrote (45 columns: the later ones null); the Python tracker 0.4's layout
+ * (docs/contracts.md §12: kB, GiB, an object of column lists); malformed input refused with its
+ * path logged and nothing leaked. */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stddef.h>
@@ -526,8 +527,8 @@ static void lib05_fixture(void **state)
     rt_tracker_free(t);
 }
 
-/* the seed's layout: kB, GiB, read_bytes; system rows as an object of column lists; no
- * process rows (track_processes False) */
+/* the Python tracker 0.4's layout ("seed": the peer's API reference): kB, GiB, read_bytes;
+ * system rows as an object of column lists; no process rows (track_processes False) */
 static void seed_layout(void **state)
 {
     (void)state;
@@ -557,7 +558,7 @@ static void seed_layout(void **state)
     assert_int_equal(rt_tracker_summary(t)->samples, 3);
     rt_tracker_free(t);
 
-    /* process rows alone, the seed's names; the list is cut to the shorter one */
+    /* process rows alone, the Python tracker 0.4's names; the list is cut to the shorter one */
     const char *doc2 =
         "{\"metadata\":{\"version\":1,\"pid\":42,\"interval\":1},"
         "\"process_metrics\":[{\"timestamp\":1,\"pid\":42,\"memory\":10240,\"read_bytes\":7,\"utime\":0.5},"
@@ -689,9 +690,9 @@ static void malformed(void **state)
 }
 
 /* "columns" is read by the scanner, the rest by jansson: an escaped key, a newer library's
- * column, nulls, a duplicate "columns" (the last wins, as in jansson), the seed's rows beside it
- * ignored even when they do not parse as rows, the other members kept; a figure beyond a
- * float's range in a float column kept as infinite (no undefined conversion). */
+ * column, nulls, a duplicate "columns" (the last wins, as in jansson), the Python tracker's rows
+ * beside it ignored even when they do not parse as rows, the other members kept; a figure
+ * beyond a float's range in a float column kept as infinite (no undefined conversion). */
 static void columns_scanned(void **state)
 {
     (void)state;

@@ -1,6 +1,6 @@
-/* jsonline.c - the walk over one of the tool's JSON lines (contracts §2) that picks out the
- * figures the reader maps to an rt_record (rt_jline), skipping (but validating) everything
- * else; built on the tokenizer of jsonscan.c. */
+/* jsonline.c - the walk over one of the tool's JSON lines (docs/contracts.md §2) that picks
+ * out the figures the reader maps to an rt_record (rt_jline), skipping (but validating)
+ * everything else; built on the tokenizer of jsonscan.c. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <string.h>
@@ -470,8 +470,8 @@ static bool scan_psi(rt_js *j, rt_jl_psi *psi)
     return r == 0;
 }
 
-/* A "cgroup" object or null (contracts 0.6: the limits and what they did): the process's, or
- * the top-level one (the tracker's own group). */
+/* A "cgroup" object or null (docs/contracts.md §2, 0.6: the limits and what they did): the
+ * process's, or the top-level one (the tracker's own group). */
 static bool scan_cgroup(rt_js *j, rt_jl_cgroup *cg)
 {
     static const jkey names[] = {

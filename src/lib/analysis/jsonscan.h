@@ -71,7 +71,7 @@ size_t rt_js_unescape(const char *raw, size_t len, char *dst, size_t cap);
  * when loc is needed but (locale_t)0. */
 bool rt_decimal_to_double(const char *p, size_t n, locale_t loc, double *out);
 
-/* ---- one JSON line of the tool (contracts §2), as far as the reader uses it ------------ */
+/* ---- one JSON line of the tool (docs/contracts.md §2), as far as the reader uses it ---- */
 
 #define RT_JL_NAME 64      /* device and interface names kept for matching (longer: not kept) */
 #define RT_JL_POINT 256    /* mount points kept for de-duplication */

@@ -1,6 +1,6 @@
 /* keeper.c - the cheapest on-demand server for a recommendation, and the price of a known
- * instance type, from the Spare Cores Keeper API (contracts §6) over libcurl (net/curl.c); the
- * query builder and the reply parsers are pure functions (keeper.h).
+ * instance type, from the Spare Cores Keeper API (docs/contracts.md §6) over libcurl
+ * (net/curl.c); the query builder and the reply parsers are pure functions (keeper.h).
  *
  * Units of the query. Keeper's memory_min and gpu_memory_total are "GB" floats that it compares
  * as memory_amount >= GB * 1024 with memory_amount in MiB (sc-keeper api.py, search_servers;

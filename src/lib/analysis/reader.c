@@ -2,7 +2,7 @@
  * with the file: the tool's JSON lines and CSV, and the Python resource-tracker's CSV files.
  *
  * Formats, recognised by the first non-blank line:
- *  - "json": a line starting with '{' (contracts §2). Each line goes through jsonscan.c (a
+ *  - "json": a line starting with '{' (docs/contracts.md §2). Each line goes through jsonscan.c (a
  *    validating tokenizer, no allocation) and maps to a record as record.c maps a live sample:
  *    disk and network bytes in the interval are the difference of a device's *_total from the
  *    previous good record when it was listed there and the interval starts at it, else (a

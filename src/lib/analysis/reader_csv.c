@@ -1,16 +1,18 @@
 /* reader_csv.c - the reader's CSV side: a header recognised as the tool's CSV or one of the
  * Python resource-tracker's, its columns mapped through a table, and each row into a record.
  *
- *  - "csv": the header rt_csv_header() (contracts §3). Interval amounts as written; *_gb are
- *    GiB; process_utime + process_stime is the process's CPU seconds; process_memory_mib PSS.
+ *  - "csv": the header rt_csv_header() (docs/contracts.md §3). Interval amounts as written;
+ *    *_gb are GiB; process_utime + process_stime is the process's CPU seconds;
+ *    process_memory_mib PSS.
  *  - "python-process", "python-system", "python-combined": the Python resource-tracker's
  *    ProcessTracker and SystemTracker CSV, and get_combined_metrics() (system_ / process_
- *    prefixes). From its source (seed 004, diff_stats): utime, stime, read_bytes,
- *    write_bytes, disk_*_bytes and net_*_bytes are amounts in the interval; memory and
- *    memory_used are kB (KiB from /proc, PSS for the process): divided by 1024 for MiB;
- *    disk_space_*_gb are divided by 1024**3, so GiB; gpu_vram is MiB; cpu_usage and
- *    gpu_usage are fractional cores and GPUs. Its header cells are quoted (QUOTE_NONNUMERIC)
- *    and None is written as "", both read.
+ *    prefixes; docs/contracts.md §13). From the Python resource-tracker 0.4's source (its
+ *    tracker module's diff_stats): utime, stime, read_bytes, write_bytes, disk_*_bytes and
+ *    net_*_bytes are amounts in the interval; memory and memory_used are kB (KiB from
+ *    /proc, PSS for the process): divided by 1024 for MiB; disk_space_*_gb are divided by
+ *    1024**3, so GiB; gpu_vram is MiB; cpu_usage and gpu_usage are fractional cores and
+ *    GPUs. Its header cells are quoted (QUOTE_NONNUMERIC) and None is written as "", both
+ *    read.
  * Rows carry no interval: reader.c takes it from the timestamps. Figures a format lacks are
  * NaN (the CSVs have no core count, total memory, GPU count, RSS). */
 #define _GNU_SOURCE
@@ -36,7 +38,7 @@ typedef struct colmap {
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-/* The tool's CSV (contracts §3); "timestamp", read in every format, is in column_for. */
+/* The tool's CSV (docs/contracts.md §3); "timestamp", read in every format, is in column_for. */
 static const colmap tool_cols[] = {
     {"system_cpu_usage", C_CPU, 1},
     {"system_memory_used_mib", C_MEM, 1},

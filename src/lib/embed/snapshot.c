@@ -1,12 +1,12 @@
-/* snapshot.c - saving a run in the Python resource-tracker's snapshot layout (seed 004,
- * ResourceTracker.snapshot, metadata.version 1): rt_tracker_save writes the metadata (the
- * caller's extra_json merged in: its "metadata" members replace ours but "version", its other
- * members go to the top level), the kept rows as the seed's process_metrics / system_metrics
- * rows (its names and units: kB, GiB, seconds in the interval, so that the Python tracker's
- * load reads the file) and "columns": every store column at full precision (the shortest
- * decimal that reads back as the same double; NaN as null), which rt_tracker_load prefers.
- * The JSON is built by hand into a buffer flushed to fd (or to gzip) every 256 KiB. Also
- * rt_tracker_saved_info. */
+/* snapshot.c - saving a run in the Python resource-tracker 0.4's snapshot layout (its
+ * ResourceTracker.snapshot, metadata.version 1; docs/contracts.md §12): rt_tracker_save writes
+ * the metadata (the caller's extra_json merged in: its "metadata" members replace ours but
+ * "version", its other members go to the top level), the kept rows as that tracker's
+ * process_metrics / system_metrics rows (its names and units: kB, GiB, seconds in the
+ * interval, so that the Python tracker's load reads the file) and "columns": every store
+ * column at full precision (the shortest decimal that reads back as the same double; NaN as
+ * null), which rt_tracker_load prefers. The JSON is built by hand into a buffer flushed to fd
+ * (or to gzip) every 256 KiB. Also rt_tracker_saved_info. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <jansson.h>
@@ -130,7 +130,7 @@ static void w_int(wr *w, double v)
         w_short(w, isfinite(v) ? nearbyint(v) : v);
 }
 
-/* ---- the seed's rows -------------------------------------------------------------------------- */
+/* ---- the Python tracker 0.4's rows ----------------------------------------------------------- */
 
 /* F_KIB: MiB written as integer kB; F_GPU_*: as F_INT / F_DEC, but 0 for null (no GPU), as the
  * Python tracker writes it and its statistics expect; "columns" keeps the null */

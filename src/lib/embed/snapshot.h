@@ -8,7 +8,7 @@
 
 #define RT_SNAP_VERSION 1
 #define RT_SNAP_KIB_PER_MIB 1024.0
-#define RT_SNAP_GIB 1073741824.0 /* the seed's disk_space_*_gb: bytes / 1024**3 */
+#define RT_SNAP_GIB 1073741824.0 /* the Python tracker 0.4's disk_space_*_gb: bytes / 1024**3 */
 #define RT_SNAP_GB 1e9           /* the Python tracker 0.5's disk_space_*_gb: bytes / 1000**3 */
 
 /* The run's metadata as saved and loaded. */

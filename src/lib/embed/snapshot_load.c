@@ -2,10 +2,10 @@
  * (rt_tracker_load, rt_tracker_load_buffer): gzip recognised by its magic, the JSON through
  * jansson; the store's own "columns" when present (what rt_tracker_save writes, at full
  * precision), else the Python tracker's process_metrics / system_metrics rows (lists of row
- * objects or objects of column lists, the seed's names in kB and GiB or the 0.5 names in MiB
- * and GB) converted to the store's units. Every row is replayed through rt_tracker_add_row, so
- * a loaded run has the statistics, recommendation and report of a live one. Malformed input
- * is logged with the path to the problem and gives RT_ERR_PARSE. */
+ * objects or objects of column lists, the Python tracker 0.4's names in kB and GiB or 0.5's
+ * in MiB and GB: docs/contracts.md §12) converted to the store's units. Every row is replayed
+ * through rt_tracker_add_row, so a loaded run has the statistics, recommendation and report of
+ * a live one. Malformed input is logged with the path to the problem and gives RT_ERR_PARSE. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -139,7 +139,7 @@ static int section_get(const ld *l, const section *s, size_t i, const char *key,
 typedef struct in_field {
     int col;
     const char *key;     /* the Python tracker 0.5's name (MiB, GB, bytes, cores) */
-    const char *key_alt; /* the seed's (kB), or NULL */
+    const char *key_alt; /* the Python tracker 0.4's (kB), or NULL */
     double alt_factor;
 } in_field;
 
@@ -211,7 +211,7 @@ static rt_error rows_from_metrics(const ld *l, json_t *root, double interval, do
     if (rc != RT_OK)
         return rc;
     size_t n = ps.n && ss.n ? (ps.n < ss.n ? ps.n : ss.n) : ps.n + ss.n;
-    /* the seed's disk space is GiB; the Python tracker 0.5 (its names ending in _mib) GB */
+    /* the Python tracker 0.4's disk space is GiB; 0.5's (its names ending in _mib) GB */
     double disk_factor = section_has(&ss, "memory_free_mib") || section_has(&ss, "memory_used_mib") ? RT_SNAP_GB : RT_SNAP_GIB;
     double cpus = NAN, mem = NAN, gpus = NAN, vram = NAN;
     json_t *si = json_object_get(root, "server_info");

@@ -1,5 +1,5 @@
 /* csv.c - the CSV view of one sample: the 32 columns the Python and Rust trackers share
- * (contracts §3), per-interval amounts summed over disks, interfaces and GPUs. */
+ * (docs/contracts.md §3), per-interval amounts summed over disks, interfaces and GPUs. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdbool.h>
@@ -45,7 +45,7 @@ static double gib(uint64_t b)
 
 void rt_csv_sample(rt_ob *o, const rt_sample *s)
 {
-    rt_ob_fixed_all(o, s->timestamp_secs, 3, ""); /* contracts §3: 3 decimals, always */
+    rt_ob_fixed_all(o, s->timestamp_secs, 3, ""); /* docs/contracts.md §3: 3 decimals, always */
     rt_ob_put(o, ",", 1);
     if (s->cpu->process_count != RT_NULL_I64)
         rt_ob_i64(o, s->cpu->process_count);

@@ -1,5 +1,6 @@
-/* json.c - the JSON-lines view of one sample (contracts §2), and of the host and cloud facts
- * (`resource-tracker info`): members read from the structs through tables of offsets. */
+/* json.c - the JSON-lines view of one sample (docs/contracts.md §2), and of the host and cloud
+ * facts (`resource-tracker info`, docs/contracts.md §10): members read from the structs
+ * through tables of offsets. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stddef.h>

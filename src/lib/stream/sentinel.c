@@ -1,6 +1,7 @@
-/* sentinel.c - the Sentinel API of contracts §5 as pure functions: the JSON bodies of POST /runs
- * and POST /runs/{id}/finish built with jansson, the replies of /runs and refresh-credentials
- * read with jansson into bounded, header-safe fields, and an ISO 8601 time parser. */
+/* sentinel.c - the Sentinel API of docs/contracts.md §5 as pure functions: the JSON bodies of
+ * POST /runs and POST /runs/{id}/finish built with jansson, the replies of /runs and
+ * refresh-credentials read with jansson into bounded, header-safe fields, and an ISO 8601 time
+ * parser. */
 #define _DEFAULT_SOURCE /* gmtime_r, explicit_bzero */
 #include <jansson.h>
 #include <math.h>

@@ -1,6 +1,6 @@
-/* sentinel.h - the Sentinel API of contracts §5 as pure functions: the JSON bodies the tracker
- * sends and the replies it reads. No I/O here (the uploader in stream.c does the calls).
- * Internal to the library. */
+/* sentinel.h - the Sentinel API of docs/contracts.md §5 as pure functions: the JSON bodies the
+ * tracker sends and the replies it reads. No I/O here (the uploader in stream.c does the
+ * calls). Internal to the library. */
 #ifndef RT_SENTINEL_H
 #define RT_SENTINEL_H
 

@@ -1,5 +1,6 @@
-/* stream.c - the uploader of contracts §5, its public side: rt_stream_start/add/finish/free, the
- * options copied in, and the stream thread's loop and end (batch.c, spill.c, uploader.c do the rest).
+/* stream.c - the uploader of docs/contracts.md §5, its public side:
+ * rt_stream_start/add/finish/free, the options copied in, and the stream thread's loop and end
+ * (batch.c, spill.c, uploader.c do the rest).
  *
  * The design: rows go into a gzip member per batch under a short lock; one thread of its own
  * registers the run, closes a batch every upload interval, PUTs it to S3 as

@@ -1,6 +1,6 @@
-/* uploader.c - the stream thread's network work (contracts §5): register the run, refresh the S3
- * credentials, PUT batches with backoff, finish the run (URIs or the unsent rows inline), and
- * the real network calls (libcurl and the S3 helpers) behind rt_stream_net. */
+/* uploader.c - the stream thread's network work (docs/contracts.md §5): register the run,
+ * refresh the S3 credentials, PUT batches with backoff, finish the run (URIs or the unsent rows
+ * inline), and the real network calls (libcurl and the S3 helpers) behind rt_stream_net. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
