@@ -17,7 +17,7 @@
  *    database, and buys concurrency between readers and writers that one row per run does
  *    not need.
  * The file is created with SQLite's 0644 less the umask. The directory must be writable (the
- * journal is created beside the database). Schema: PRAGMA user_version 2 (2 added the 0.6
+ * journal is created beside the database). Schema: PRAGMA user_version 3 (2 added the 0.6
  * summary figures: the cgroup's OOM kills, limits, throttling, pids and pressure). An older
  * database gains the columns it lacks on its next write (ALTER TABLE inside the write
  * transaction, so writers still queue), and is read as it is until then: a column it lacks

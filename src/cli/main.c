@@ -577,7 +577,7 @@ static int info(const cli_options *o)
     if (o->nsub == 1 && (strcmp(o->sub_args[0], "--help") == 0 || strcmp(o->sub_args[0], "-h") == 0)) {
         fputs("Usage: resource-tracker info\n"
               "The host's facts (CPU model, cores, memory, GPUs, storage) and the cloud it runs on\n"
-              "(found from the metadata services within 3 s; TRACKER_CLOUD_DISCOVERY=0: none asked)\n"
+              "(found from the metadata services within 2 s; TRACKER_CLOUD_DISCOVERY=0: none asked)\n"
               "as one JSON object on stdout.\n",
               stdout);
         return 0;

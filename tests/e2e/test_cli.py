@@ -305,6 +305,9 @@ def test_docs_cover_every_option():
     for flag in flags:
         assert flag in man, f"{flag} missing from the man page"
         assert flag in readme, f"{flag} missing from the README"
+    # the man page's heading names the version the tool says it is
+    version = run(["--version"]).stdout.split()[-1]
+    assert re.search(r'^\.TH RESOURCE-TRACKER 1 "[^"]*" "resource-tracker ' + re.escape(version) + '"', man, re.M), version
 
 
 def test_library_settings_come_from_the_environment(tmp_path):
