@@ -10,6 +10,7 @@ the grid checks use the samples' own timestamps. Groups a test makes are removed
 blocks; tests that need root, a tmpfs or a writable cgroup skip with the reason elsewhere."""
 import contextlib
 import json
+import math
 import os
 import signal
 import subprocess
@@ -134,11 +135,14 @@ def tracking(args, env=None):
 def check_grid(ts, iv):
     """The samples' own timestamps ts (one run, no jump inside) sit on the grid of interval iv:
     each falls in a grid slot of its own (no burst: slots strictly increasing), most sit near
-    their slot's point, and few slots are skipped (no stall). The grid's phase is the one of the
-    samples that fits most of them (not the first sample's own: under valgrind the first, cold
-    scan can end 40 ms after the point it was due at while the rest sit on the grid)."""
+    their slot's point, and few slots are skipped (no stall). A sample is due at its slot's
+    point and may come late (the machine busy, a flood of signals to handle) but never early, so
+    a slot runs from a little before its point to most of an interval after it; a late sample
+    followed by one on time is no burst. The grid's phase is the one of the samples that fits
+    most of them (not the first sample's own: under valgrind the first, cold scan can end 40 ms
+    after the point it was due at while the rest sit on the grid)."""
     def fit(t0):
-        slots = [round((t - t0) / iv) for t in ts]
+        slots = [math.floor((t - t0) / iv + 0.2) for t in ts]
         resid = sorted(abs(t - t0 - s * iv) for t, s in zip(ts, slots))
         return resid[len(resid) // 2], slots
     median, slots = min((fit(t0) for t0 in ts), key=lambda f: f[0])
