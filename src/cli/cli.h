@@ -257,6 +257,31 @@ void cli_gpuview_check(char *const *gpus, size_t ngpus, const rt_sample *last);
 
 /* The subcommands (one file each). Each parses o->sub_args itself, reads what
  * cli_library_env set, and returns the tool's exit status (2 for a usage error). */
+/* lookup.c: the tool's clocks, CLOCK_MONOTONIC and CLOCK_REALTIME in seconds */
+double cli_mono_secs(void);
+double cli_real_secs(void);
+
+/* The whole Keeper lookup (both requests) of recommend and report finishes within this. */
+#define CLI_LOOKUP_SECS 5.0
+
+/* What cli_keeper_lookup found. An *_err of RT_ERR_DISABLED: that lookup was not asked. */
+typedef struct cli_lookup {
+    rt_error cheapest_err;      /* RT_OK, RT_ERR_NOT_FOUND (no server fits), or Keeper down */
+    rt_server cheapest;
+    rt_error price_err;         /* RT_OK, RT_ERR_NOT_FOUND (no price known), or Keeper down */
+    bool price_late;            /* not asked: no time was left for it */
+    double price;               /* USD per hour; NaN unknown */
+    char cheapest_warning[600]; /* the last warning each lookup logged, "" when none */
+    char price_warning[600];
+} cli_lookup;
+
+/* The cheapest server for rec (NULL: not asked) and the price of vendor:type in region (NULL
+ * vendor or type: not asked; NULL region: the lowest of all), CLI_LOOKUP_SECS at most in all,
+ * from Keeper at url (NULL: the default); the price is not asked when the first lookup found
+ * Keeper down or unusable. Messages go to log as well (NULL: only kept). */
+void cli_keeper_lookup(const char *url, rt_log_fn log, void *log_user, const rt_recommendation *rec,
+                       const char *vendor, const char *type, const char *region, cli_lookup *out);
+
 int cli_summary_main(cli_options *o);   /* summary.c */
 int cli_recommend_main(cli_options *o); /* recommend.c */
 int cli_report_main(cli_options *o);    /* report.c */

@@ -413,14 +413,6 @@ struct cli_exporters {
     bool finishing;
 };
 
-/* CLOCK_MONOTONIC / CLOCK_REALTIME now, in seconds. */
-static double clock_secs(clockid_t c)
-{
-    struct timespec t;
-    clock_gettime(c, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 int cli_export_start(const cli_options *o, rt_cloud_discovery *cloud, cli_exporters **out)
 {
     *out = NULL;
@@ -432,7 +424,7 @@ int cli_export_start(const cli_options *o, rt_cloud_discovery *cloud, cli_export
         return 0;
     }
     ex->job = &o->job;
-    ex->start_secs = clock_secs(CLOCK_REALTIME);
+    ex->start_secs = cli_real_secs();
     ex->cpu_secs = ex->peak_bytes = NAN;
     if (o->prom_on) {
         rt_prom_options po = RT_PROM_OPTIONS_INIT;
@@ -502,7 +494,7 @@ void cli_export_host(cli_exporters *ex, const cli_options *o, const rt_host *hos
  * failure is said once while running, and at the end. */
 static void write_textfile(cli_exporters *ex, bool end, int64_t exit_status)
 {
-    double now = clock_secs(CLOCK_REALTIME);
+    double now = cli_real_secs();
     rt_job_status st = RT_JOB_STATUS_INIT;
     st.start_secs = ex->start_secs;
     st.end_secs = end ? now : NAN;
@@ -540,7 +532,7 @@ void cli_export_sample(cli_exporters *ex, const rt_sample *s)
         if (isfinite(peak) && !(peak * 1048576.0 <= ex->peak_bytes))
             ex->peak_bytes = peak * 1048576.0;
     }
-    double mono = clock_secs(CLOCK_MONOTONIC);
+    double mono = cli_mono_secs();
     if (ex->samples == 1 || mono - ex->last_write_mono >= ex->every_secs) {
         ex->last_write_mono = mono;
         write_textfile(ex, false, RT_NULL_I64);

@@ -225,14 +225,6 @@ static int exit_status_of(int status)
     return EXIT_FAIL;
 }
 
-/* CLOCK_MONOTONIC now, in seconds. */
-static double mono_now(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-}
-
 /* Starts cloud discovery in the background as the environment asks; NULL when it is turned
  * off or cannot start (the run goes on without it). */
 static rt_cloud_discovery *start_cloud(const cli_options *o)
@@ -290,14 +282,6 @@ static rt_stream *start_stream(const cli_options *o, const rt_host *host, rt_clo
     return st;
 }
 
-/* Unix time now, in seconds. */
-static double unix_now(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-}
-
 /* The end of a run with --summary, --report or --history: the host's facts, the cloud (waiting
  * at most for discovery's own bound), then each of them. Failures here are warnings: the job's
  * exit status stands. */
@@ -312,7 +296,7 @@ static void finish_run(cli_options *o, run_state *rs, int status, double start_s
                           .pid = o->pid,
                           .exit_status = rs->child ? status : -1,
                           .start_secs = start_secs,
-                          .end_secs = unix_now(),
+                          .end_secs = cli_real_secs(),
                           .host = rs->host,
                           .cloud = rt_cloud_result(rs->cloud, 2.0),
                           .summary = s,
@@ -362,7 +346,7 @@ static int track(cli_options *o)
     }
 
     run_state rs = {0};
-    double spawned_at = 0, start_secs = unix_now();
+    double spawned_at = 0, start_secs = cli_real_secs();
     if (o->summary || o->report || o->history) {
         rs.stats = rt_stats_new();
         if (rs.stats && cli_gpuview_apply(o->expected_cores, o->gpu_list, o->ngpus, rs.stats) < 0)
@@ -404,7 +388,7 @@ static int track(cli_options *o)
             cli_say("warning: cannot become a child subreaper (%s): daemonized descendants may be missed",
                 strerror(errno));
         rs.wait_all = o->wait_all;
-        spawned_at = mono_now();
+        spawned_at = cli_mono_secs();
         rs.child = cli_spawn(o->command, &orig_mask, rs.jcg, &rs.jcg_entered, &e);
         if (rs.child < 0) {
             rt_job_cgroup_free(rs.jcg);
@@ -421,7 +405,7 @@ static int track(cli_options *o)
 
     /* The grid starts at the baseline reading: sample k at t0 + k*interval, with no drift,
      * as the kernel's periodic timer keeps absolute expiry times. */
-    double t0 = mono_now();
+    double t0 = cli_mono_secs();
     rt_sampler_options so = RT_SAMPLER_OPTIONS_INIT;
     so.log = cli_log;
     so.pid = rs.child ? rs.child : o->pid;

@@ -14,9 +14,6 @@
 
 #include "cli.h"
 
-/* The whole Keeper lookup (both requests) must finish within this. */
-#define LOOKUP_SECS 5.0
-
 static const char recommend_usage[] =
     "Usage: resource-tracker recommend FILE... [--json] [--instance VENDOR:TYPE]\n"
     "       resource-tracker recommend --job NAME [--last N] [--history FILE] [--json] [--instance VENDOR:TYPE]\n"
@@ -173,25 +170,6 @@ static int read_run(const char *path, rt_stats **out)
     return 0;
 }
 
-/* The last warning the library logged during the lookup: the reason it failed. */
-typedef struct lookup_log {
-    char msg[512];
-} lookup_log;
-
-static void keep_warning(void *user, rt_log_level level, const char *msg)
-{
-    lookup_log *l = user;
-    if (level >= RT_LOG_WARN)
-        snprintf(l->msg, sizeof l->msg, "%s", msg);
-}
-
-static double mono_secs(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /* What the Keeper lookup found. */
 typedef struct lookup {
     rt_server cheapest;
@@ -201,45 +179,30 @@ typedef struct lookup {
     char note[256];        /* e.g. no server fits; "" when none */
 } lookup;
 
-/* The cheapest server for rec and, with --instance, the instance's price: at most LOOKUP_SECS
- * in all. Failures are written into l->error (the first one only). */
+/* The cheapest server for rec and, with --instance, the instance's price: at most
+ * CLI_LOOKUP_SECS in all. Failures are written into l->error (the first one only): the last
+ * warning the library logged, else the error's name. */
 static void keeper_lookup(const cli_options *o, const rec_args *a, const rt_recommendation *rec, lookup *l)
 {
-    double deadline = mono_secs() + LOOKUP_SECS;
-    lookup_log log = {""};
-    rt_keeper_options ko = RT_KEEPER_OPTIONS_INIT;
-    ko.url = o->keeper_url;
-    ko.timeout_secs = LOOKUP_SECS;
-    ko.log = keep_warning;
-    ko.log_user = &log;
-    l->instance_price = NAN;
-    rt_server s = RT_SERVER_INIT;
-    rt_error e = rt_keeper_cheapest(&ko, rec, &s);
-    if (e == RT_OK) {
-        l->cheapest = s;
+    cli_lookup k;
+    cli_keeper_lookup(o->keeper_url, NULL, NULL, rec, a->instance ? a->vendor : NULL, a->instance ? a->type : NULL,
+                      a->region[0] ? a->region : NULL, &k);
+    l->instance_price = k.price;
+    if (k.cheapest_err == RT_OK) {
+        l->cheapest = k.cheapest;
         l->have_cheapest = true;
-    } else if (e == RT_ERR_NOT_FOUND) {
+    } else if (k.cheapest_err == RT_ERR_NOT_FOUND) {
         snprintf(l->note, sizeof l->note, "no on-demand server in Spare Cores Keeper fits the recommendation");
     } else {
-        snprintf(l->error, sizeof l->error, "%s", log.msg[0] ? log.msg : rt_strerror(e));
-        return; /* Keeper is down or unusable: do not wait on it twice */
-    }
-    if (!a->instance)
+        snprintf(l->error, sizeof l->error, "%s", k.cheapest_warning[0] ? k.cheapest_warning : rt_strerror(k.cheapest_err));
         return;
-    ko.timeout_secs = deadline - mono_secs();
-    if (ko.timeout_secs < 0.01) {
+    }
+    if (k.price_late)
         snprintf(l->error, sizeof l->error, "no time left for the price of %s", a->instance);
-        return;
-    }
-    log.msg[0] = '\0';
-    double p;
-    e = rt_keeper_price(&ko, a->vendor, a->type, a->region[0] ? a->region : NULL, &p);
-    if (e == RT_OK)
-        l->instance_price = p;
-    else if (e == RT_ERR_NOT_FOUND)
+    else if (k.price_err == RT_ERR_NOT_FOUND)
         snprintf(l->note, sizeof l->note, "Spare Cores Keeper knows no on-demand Linux price of %s", a->instance);
-    else
-        snprintf(l->error, sizeof l->error, "%s", log.msg[0] ? log.msg : rt_strerror(e));
+    else if (k.price_err != RT_OK && k.price_err != RT_ERR_DISABLED)
+        snprintf(l->error, sizeof l->error, "%s", k.price_warning[0] ? k.price_warning : rt_strerror(k.price_err));
 }
 
 /* Dollars to 4 significant digits (at least cents), trailing zeros beyond the cents trimmed:

@@ -112,51 +112,29 @@ __attribute__((format(printf, 3, 4))) static void note_add(char *note, size_t ca
     va_end(ap);
 }
 
-/* The whole Keeper lookup (both requests) must finish within this, as recommend's does. */
-#define LOOKUP_SECS 5.0
-
-/* Seconds since start on the monotonic clock. */
-static double since(const struct timespec *start)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - start->tv_sec) + (double)(t.tv_nsec - start->tv_nsec) / 1e9;
-}
-
-/* The Keeper lookups: the cheapest server for rec, and the price of --instance, LOOKUP_SECS
+/* The Keeper lookups: the cheapest server for rec, and the price of --instance, CLI_LOOKUP_SECS
  * at most in all; when the first finds Keeper down or unusable the second is not tried.
  * Failures become a note in the report (note[cap]), never an error. */
 static void keeper_lookups(cli_options *o, const char *vendor, const char *type, const char *region,
                            const rt_recommendation *rec, rt_server *cheapest, bool *have_cheapest, double *price,
                            char *note, size_t cap)
 {
-    struct timespec start;
-    clock_gettime(CLOCK_MONOTONIC, &start);
-    rt_keeper_options ko = RT_KEEPER_OPTIONS_INIT;
-    ko.url = o->keeper_url;
-    ko.log = cli_log;
-    ko.timeout_secs = LOOKUP_SECS;
-    bool down = false;
+    cli_lookup k;
+    cli_keeper_lookup(o->keeper_url, cli_log, NULL, rec, vendor, type, region, &k);
     if (rec) {
-        rt_error e = rt_keeper_cheapest(&ko, rec, cheapest);
-        *have_cheapest = e == RT_OK;
-        down = e != RT_OK && e != RT_ERR_NOT_FOUND;
-        if (e == RT_ERR_NOT_FOUND)
+        *cheapest = k.cheapest;
+        *have_cheapest = k.cheapest_err == RT_OK;
+        if (k.cheapest_err == RT_ERR_NOT_FOUND)
             note_add(note, cap, "No server on offer fits the recommendation.");
-        else if (down)
-            note_add(note, cap, "server lookup failed: %s.", rt_strerror(e));
+        else if (k.cheapest_err != RT_OK)
+            note_add(note, cap, "server lookup failed: %s.", rt_strerror(k.cheapest_err));
     }
-    if (!vendor || !type || down)
-        return;
-    ko.timeout_secs = LOOKUP_SECS - since(&start);
-    if (ko.timeout_secs < 0.01) {
+    if (k.price_late)
         note_add(note, cap, "No time left for the price of %s:%s.", vendor, type);
-        return;
-    }
-    rt_error e = rt_keeper_price(&ko, vendor, type, region, price);
-    if (e != RT_OK) {
-        *price = NAN;
-        note_add(note, cap, "price lookup of %s:%s failed: %s.", vendor, type, rt_strerror(e));
+    else if (k.price_err != RT_ERR_DISABLED) {
+        *price = k.price;
+        if (k.price_err != RT_OK)
+            note_add(note, cap, "price lookup of %s:%s failed: %s.", vendor, type, rt_strerror(k.price_err));
     }
 }
 

@@ -1,0 +1,75 @@
+/* lookup.c - the Spare Cores Keeper lookups that recommend and report make, under one deadline:
+ * the cheapest server for a recommendation and the price of a known instance, in CLI_LOOKUP_SECS
+ * at most in all; the price is not asked once the first lookup found Keeper down or unusable.
+ * Each caller words the outcome its own way. Also the tool's clocks in seconds. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+double cli_mono_secs(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+double cli_real_secs(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Keeps the last warning of a lookup in msg, and passes every message on to fwd (when set). */
+typedef struct capture {
+    rt_log_fn fwd;
+    void *fwd_user;
+    char *msg;
+    size_t cap;
+} capture;
+
+static void capture_log(void *user, rt_log_level level, const char *msg)
+{
+    capture *c = user;
+    if (level >= RT_LOG_WARN && c->msg)
+        snprintf(c->msg, c->cap, "%s", msg);
+    if (c->fwd)
+        c->fwd(c->fwd_user, level, msg);
+}
+
+void cli_keeper_lookup(const char *url, rt_log_fn log, void *log_user, const rt_recommendation *rec,
+                       const char *vendor, const char *type, const char *region, cli_lookup *out)
+{
+    memset(out, 0, sizeof *out);
+    out->cheapest = (rt_server)RT_SERVER_INIT;
+    out->cheapest_err = out->price_err = RT_ERR_DISABLED;
+    out->price = NAN;
+    double deadline = cli_mono_secs() + CLI_LOOKUP_SECS;
+    capture c = {log, log_user, out->cheapest_warning, sizeof out->cheapest_warning};
+    rt_keeper_options ko = RT_KEEPER_OPTIONS_INIT;
+    ko.url = url;
+    ko.timeout_secs = CLI_LOOKUP_SECS;
+    ko.log = capture_log;
+    ko.log_user = &c;
+    if (rec) {
+        out->cheapest_err = rt_keeper_cheapest(&ko, rec, &out->cheapest);
+        if (out->cheapest_err != RT_OK && out->cheapest_err != RT_ERR_NOT_FOUND)
+            return; /* Keeper is down or unusable: do not wait on it twice */
+    }
+    if (!vendor || !type)
+        return;
+    ko.timeout_secs = deadline - cli_mono_secs();
+    if (ko.timeout_secs < 0.01) {
+        out->price_late = true;
+        return;
+    }
+    c.msg = out->price_warning;
+    c.cap = sizeof out->price_warning;
+    out->price_err = rt_keeper_price(&ko, vendor, type, region, &out->price);
+    if (out->price_err != RT_OK)
+        out->price = NAN;
+}
