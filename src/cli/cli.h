@@ -257,11 +257,11 @@ void cli_gpuview_check(char *const *gpus, size_t ngpus, const rt_sample *last);
 
 /* The subcommands (one file each). Each parses o->sub_args itself, reads what
  * cli_library_env set, and returns the tool's exit status (2 for a usage error). */
-/* lookup.c: the tool's clocks, CLOCK_MONOTONIC and CLOCK_REALTIME in seconds */
+/* clock.c: the tool's clocks, CLOCK_MONOTONIC and CLOCK_REALTIME in seconds */
 double cli_mono_secs(void);
 double cli_real_secs(void);
 
-/* The whole Keeper lookup (both requests) of recommend and report finishes within this. */
+/* lookup.c: the whole Keeper lookup (both requests) of recommend and report finishes within this. */
 #define CLI_LOOKUP_SECS 5.0
 
 /* What cli_keeper_lookup found. An *_err of RT_ERR_DISABLED: that lookup was not asked. */

@@ -1,28 +1,13 @@
 /* lookup.c - the Spare Cores Keeper lookups that recommend and report make, under one deadline:
  * the cheapest server for a recommendation and the price of a known instance, in CLI_LOOKUP_SECS
  * at most in all; the price is not asked once the first lookup found Keeper down or unusable.
- * Each caller words the outcome its own way. Also the tool's clocks in seconds. */
+ * Each caller words the outcome its own way. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
-
-double cli_mono_secs(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-double cli_real_secs(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 /* Keeps the last warning of a lookup in msg, and passes every message on to fwd (when set). */
 typedef struct capture {

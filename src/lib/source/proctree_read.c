@@ -136,10 +136,14 @@ void rt_pt_observe(rt_proctree *t, proc *p, const rt_pidstat *st, const rt_pidio
         /* pages came and went: its RSS may have peaked since the last scan, by at most a
          * huge page per fault (a page table's worth of pages: page size / 8 entries); only a
          * peak above the one last read needs VmHWM read again */
-        uint64_t per_fault = (uint64_t)t->page_kib * 1024 / 8;
-        uint64_t could = (p->rss_pages + (faults - p->faults) * per_fault) * (uint64_t)t->page_kib;
-        if (faults < p->faults || could > p->hwm_kib)
-            p->hwm_due = true;
+        if (faults < p->faults) {
+            p->hwm_due = true; /* the counter went back: nothing to bound it by */
+        } else {
+            uint64_t per_fault = (uint64_t)t->page_kib * 1024 / 8;
+            uint64_t could = (p->rss_pages + (faults - p->faults) * per_fault) * (uint64_t)t->page_kib;
+            if (could > p->hwm_kib)
+                p->hwm_due = true;
+        }
     }
     p->faults = faults;
     p->rss_pages = st->rss_pages;

@@ -93,7 +93,7 @@ static bool copy_strv(const char *const *src, char ***out)
     return true;
 }
 
-/* Makes *slot a copy owned through st->job_strs. Returns false on no memory. */
+/* Makes *slot a copy owned through st->host_strs. Returns false on no memory. */
 static bool own_str(rt_stream *st, const char **slot)
 {
     if (!*slot)
@@ -101,13 +101,13 @@ static bool own_str(rt_stream *st, const char **slot)
     char *c = rt_strdup(*slot);
     if (!c)
         return false;
-    st->job_strs[st->njob_strs++] = c;
+    st->host_strs[st->nhost_strs++] = c;
     *slot = c;
     return true;
 }
 
 /* Copies the job (strings and tags, into st->job_block) and the host (strings, owned through
- * st->job_strs) into st. Returns false on no memory (what was copied is freed with st). */
+ * st->host_strs) into st. Returns false on no memory (what was copied is freed with st). */
 static bool copy_job_host(rt_stream *st, const rt_job *job, const rt_host *host)
 {
     if (rt_job_dup(job, &st->job, &st->job_block) != RT_OK)
@@ -118,8 +118,8 @@ static bool copy_job_host(rt_stream *st, const rt_job *job, const rt_host *host)
     st->have_host = true;
     const char **h[] = {&st->host.hostname, &st->host.host_id,   &st->host.ip, &st->host.cpu_model,
                         &st->host.gpu_model, &st->host.kernel,   &st->host.os, &st->host.allocation};
-    st->job_strs = calloc(RT_ARRAY_LEN(h), sizeof *st->job_strs);
-    if (!st->job_strs)
+    st->host_strs = calloc(RT_ARRAY_LEN(h), sizeof *st->host_strs);
+    if (!st->host_strs)
         return false;
     bool ok = true;
     for (size_t i = 0; i < RT_ARRAY_LEN(h); i++)
@@ -276,9 +276,9 @@ static void stream_destroy(rt_stream *st)
     for (size_t i = 0; i < st->nuris; i++)
         free(st->uris[i]);
     free(st->uris);
-    for (size_t i = 0; i < st->njob_strs; i++)
-        free(st->job_strs[i]);
-    free(st->job_strs);
+    for (size_t i = 0; i < st->nhost_strs; i++)
+        free(st->host_strs[i]);
+    free(st->host_strs);
     free(st->job_block);
     free_strv(st->command);
     if (st->token)

@@ -60,8 +60,8 @@ struct rt_stream {
     char *api_url, *token, *endpoint, *region, *spill_dir;
     rt_job job;
     void *job_block; /* the job's copied strings and tags (rt_job_dup) */
-    char **job_strs; /* the host's copied strings, freed at the end */
-    size_t njob_strs;
+    char **host_strs; /* the host's copied strings, freed at the end */
+    size_t nhost_strs;
     char **command;
     rt_host host;
     bool have_host;
