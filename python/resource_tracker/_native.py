@@ -109,11 +109,20 @@ _PROTOTYPES = {
     "rt_tracker_load_buffer": (c_int, [c_char_p, c_size_t, LOG_FN, c_void_p, POINTER(c_void_p)]),
     "rt_tracker_saved_info": (c_char_p, [c_void_p]),
     "rt_tracker_free": (None, [c_void_p]),
+    "rt_schema_field_count": (c_size_t, []),
+    "rt_schema_field_struct": (c_char_p, [c_size_t]),
+    "rt_schema_field_name": (c_char_p, [c_size_t]),
+    "rt_schema_field_type": (c_int, [c_size_t]),
+    "rt_schema_field_unit": (c_char_p, [c_size_t]),
+    "rt_schema_field_since": (c_char_p, [c_size_t]),
+    "rt_schema_field_help": (c_char_p, [c_size_t]),
 }
 
 
 # functions a library being built may lack: calling one raises, importing does not
-_OPTIONAL = {"rt_tracker_save", "rt_tracker_load", "rt_tracker_load_buffer", "rt_tracker_saved_info"}
+_OPTIONAL = {"rt_tracker_save", "rt_tracker_load", "rt_tracker_load_buffer", "rt_tracker_saved_info"} | {
+    name for name in _PROTOTYPES if name.startswith("rt_schema_")  # 0.9
+}
 
 
 def missing_function(name):
@@ -206,3 +215,25 @@ def column(name: str) -> int:
             raise KeyError(f"the library has no column {name!r}")
         _columns[name] = c
     return c
+
+
+_FIELD_TYPES = ("string", "u64", "i64", "double", "flag")
+
+
+def schema():
+    """Every figure of a sample as the library lists it (rt_schema_field_*, 0.9): a list of
+    dicts with struct ("process"), name ("rss_mib", its key in the JSON line), type ("double",
+    "u64", "i64", "string", "flag"), unit ("MiB"), since ("0.1") and help."""
+    out = []
+    for i in range(lib.rt_schema_field_count()):
+        out.append(
+            {
+                "struct": text(lib.rt_schema_field_struct(i)),
+                "name": text(lib.rt_schema_field_name(i)),
+                "type": _FIELD_TYPES[lib.rt_schema_field_type(i)],
+                "unit": text(lib.rt_schema_field_unit(i)),
+                "since": text(lib.rt_schema_field_since(i)),
+                "help": text(lib.rt_schema_field_help(i)),
+            }
+        )
+    return out

@@ -95,6 +95,21 @@ def test_version_and_columns():
         n.column("no_such_column")
 
 
+def test_schema_lists_every_figure():
+    fields = n.schema()
+    by_name = {(f["struct"], f["name"]): f for f in fields}
+    assert len(by_name) == len(fields)  # each once
+    rss = by_name[("process", "rss_mib")]
+    assert (rss["type"], rss["unit"], rss["since"]) == ("double", "MiB", "0.1")
+    assert by_name[("process_part", "total_rss_mib")]["since"] == "0.8"
+    assert by_name[("cgroup", "memory_unreclaimable_peak_mib")]["unit"] == "MiB"
+    assert by_name[("net_iface", "interface")]["type"] == "string"
+    assert by_name[("process", "alive")]["type"] == "flag"
+    assert {f["struct"] for f in fields} == {"sample", "cpu", "memory", "net_iface", "disk", "mount", "gpu",
+                                             "pressure", "cgroup", "process", "process_part", "host", "cloud"}
+    assert all(f["help"] for f in fields)
+
+
 def _import_with(env_lib):
     env = dict(os.environ, RESOURCE_TRACKER_LIBRARY=env_lib)
     return subprocess.run([sys.executable, "-c", "import resource_tracker"], env=env,

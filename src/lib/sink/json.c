@@ -1,12 +1,13 @@
 /* json.c - the JSON-lines view of one sample (docs/contracts.md §2), and of the host and cloud
  * facts (`resource-tracker info`, docs/contracts.md §10): members read from the structs
- * through tables of offsets. */
+ * through the schema's tables (core/schema.h), which give their keys, order and decimals. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stddef.h>
 #include <stdbool.h>
 
 #include "../core/core.h"
+#include "../core/schema.h"
 #include "sink.h"
 
 /* Each member is written as "key":value followed by a comma; jclose() takes the last comma back
@@ -73,126 +74,50 @@ static void jbool(rt_ob *o, const char *k, bool v)
     rt_ob_lit(o, v ? "true," : "false,");
 }
 
-/* The "cpu" member, per-core figures included. */
+static void jfields(rt_ob *o, const void *base, const rt_field *f, size_t n);
+
+/* The "cpu" member: its first field, the per-core figures, then the rest. */
 static void json_cpu(rt_ob *o, const rt_cpu *c)
 {
     rt_ob_lit(o, "\"cpu\":{");
-    jnum(o, "utilization_pct", c->utilization_pct, 4);
+    jfields(o, c, rt_schema_cpu.f, 1);
     rt_ob_lit(o, "\"per_core_pct\":[");
     for (size_t i = 0; i < c->core_count; i++) {
         rt_ob_fixed(o, c->per_core_pct[i], 2, "null");
         rt_ob_put(o, ",", 1);
     }
     jclose(o, ']');
-    jnum(o, "utime_secs", c->utime_secs, 2);
-    jnum(o, "stime_secs", c->stime_secs, 2);
-    ji64(o, "process_count", c->process_count);
-    jnum(o, "process_cores_used", c->process_cores_used, 4);
-    ji64(o, "process_child_count", c->process_child_count);
+    jfields(o, c, rt_schema_cpu.f + 1, rt_schema_cpu.n - 1);
     jclose(o, '}');
 }
 
-/* A member of a JSON object, read from a struct at its offset. */
-typedef enum { F_STR, F_U64, F_I64, F_NUM, F_BOOL } ftype;
-typedef struct field {
-    const char *name;
-    ftype type;
-    size_t off;
-    int dec; /* decimals of an F_NUM */
-} field;
-
-#define FS(st, m) {#m, F_STR, offsetof(st, m), 0}
-#define FU(st, m) {#m, F_U64, offsetof(st, m), 0}
-#define FI(st, m) {#m, F_I64, offsetof(st, m), 0}
-#define FN(st, m, d) {#m, F_NUM, offsetof(st, m), d}
-#define FB(st, m) {#m, F_BOOL, offsetof(st, m), 0}
-
-/* Writes the members fields[0..n) of the struct at base, without the braces. */
-static void jfields(rt_ob *o, const void *base, const field *f, size_t n)
+/* Writes the fields f[0..n) of the struct at base that the JSON line shows, without the
+ * braces. */
+static void jfields(rt_ob *o, const void *base, const rt_field *f, size_t n)
 {
     const char *b = base;
     for (size_t i = 0; i < n; i++) {
         const void *at = b + f[i].off;
+        if (f[i].jdec == RT_NO_JSON)
+            continue;
         switch (f[i].type) {
-        case F_STR: jstr(o, f[i].name, *(const char *const *)at); break;
-        case F_U64: ju64(o, f[i].name, *(const uint64_t *)at); break;
-        case F_I64: ji64(o, f[i].name, *(const int64_t *)at); break;
-        case F_NUM: jnum(o, f[i].name, *(const double *)at, f[i].dec); break;
-        case F_BOOL: jbool(o, f[i].name, *(const int *)at != 0); break;
+        case RT_FIELD_STRING: jstr(o, f[i].name, *(const char *const *)at); break;
+        case RT_FIELD_U64: ju64(o, f[i].name, *(const uint64_t *)at); break;
+        case RT_FIELD_I64: ji64(o, f[i].name, *(const int64_t *)at); break;
+        case RT_FIELD_DOUBLE: jnum(o, f[i].name, *(const double *)at, f[i].jdec); break;
+        case RT_FIELD_FLAG: jbool(o, f[i].name, *(const int *)at != 0); break;
         }
     }
 }
 
-static const field process_fields[] = {
-    FI(rt_process, pid),           FB(rt_process, alive),
-    FI(rt_process, child_count),   FI(rt_process, thread_count),
-    FN(rt_process, cores_used, 4), FN(rt_process, utime_secs, 3),
-    FN(rt_process, stime_secs, 3), FN(rt_process, cpu_secs_total, 3),
-    FN(rt_process, pss_mib, 3),    FN(rt_process, rss_mib, 3),
-    FN(rt_process, rss_peak_mib, 3), FN(rt_process, swap_mib, 3),
-    FN(rt_process, read_bytes_per_sec, 2), FN(rt_process, write_bytes_per_sec, 2),
-    FU(rt_process, read_bytes_total),      FU(rt_process, write_bytes_total),
-    FU(rt_process, cancelled_write_bytes_total), FN(rt_process, gpu_utilization_pct, 2),
-    FU(rt_process, gpu_vram_used_bytes),    FI(rt_process, gpu_count_used),
-    FN(rt_process, memory_peak_mib, 3),    FN(rt_process, rss_hwm_mib, 3),
-    FU(rt_process, gpu_vram_peak_bytes),
-};
-
-static const field part_fields[] = {
-    FN(rt_process_part, total_rss_mib, 3), FN(rt_process_part, private_rss_mib, 3),
-    FN(rt_process_part, shared_rss_mib, 3), FN(rt_process_part, cores_used, 4),
-    FI(rt_process_part, thread_count),     FU(rt_process_part, gpu_vram_used_bytes),
-};
-
-static const field cgroup_fields[] = {
-    FS(rt_cgroup, path),                  FS(rt_cgroup, version),
-    FB(rt_cgroup, own),                   FB(rt_cgroup, exclusive),
-    FN(rt_cgroup, cpu_secs_total, 3),     FN(rt_cgroup, memory_mib, 3),
-    FN(rt_cgroup, memory_peak_mib, 3),    FI(rt_cgroup, pids),
-    FI(rt_cgroup, pids_peak),             FU(rt_cgroup, read_bytes_total),
-    FU(rt_cgroup, write_bytes_total),     FN(rt_cgroup, cpu_quota_cores, 4),
-    FN(rt_cgroup, cpu_period_secs, 3),    FN(rt_cgroup, memory_limit_mib, 3),
-    FN(rt_cgroup, memory_high_mib, 3),    FI(rt_cgroup, pids_limit),
-    FU(rt_cgroup, cpu_periods),           FU(rt_cgroup, cpu_throttled_periods),
-    FN(rt_cgroup, cpu_throttled_secs, 3), FN(rt_cgroup, cpu_throttled_pct, 2),
-    FU(rt_cgroup, oom_kills),             FU(rt_cgroup, memory_max_events),
-    FN(rt_cgroup, memory_reclaimable_mib, 3), FN(rt_cgroup, memory_unreclaimable_peak_mib, 3),
-};
-
-static const field pressure_fields[] = {
-    FN(rt_pressure, some_avg10, 2),      FN(rt_pressure, full_avg10, 2),
-    FN(rt_pressure, some_pct, 2),        FN(rt_pressure, full_pct, 2),
-    FU(rt_pressure, some_total_usec),    FU(rt_pressure, full_total_usec),
-};
-
-static const field memory_fields[] = {
-    FN(rt_memory, total_mib, 3),      FN(rt_memory, free_mib, 3),      FN(rt_memory, available_mib, 3),
-    FN(rt_memory, used_mib, 3),       FN(rt_memory, used_pct, 2),      FN(rt_memory, buffers_mib, 3),
-    FN(rt_memory, cached_mib, 3),     FN(rt_memory, active_mib, 3),    FN(rt_memory, inactive_mib, 3),
-    FN(rt_memory, swap_total_mib, 3), FN(rt_memory, swap_used_mib, 3), FN(rt_memory, swap_used_pct, 2),
-};
-
-static const field iface_fields[] = {
-    FS(rt_net_iface, interface),           FS(rt_net_iface, mac_address),         FS(rt_net_iface, driver),
-    FS(rt_net_iface, operstate),           FI(rt_net_iface, speed_mbps),          FI(rt_net_iface, mtu),
-    FN(rt_net_iface, rx_bytes_per_sec, 2), FN(rt_net_iface, tx_bytes_per_sec, 2), FU(rt_net_iface, rx_bytes_total),
-    FU(rt_net_iface, tx_bytes_total),
-};
-
-static const field disk_fields[] = {
-    FS(rt_disk, device),                FS(rt_disk, model),                  FS(rt_disk, vendor),
-    FS(rt_disk, serial),                FS(rt_disk, device_type),            FU(rt_disk, capacity_bytes),
-    FN(rt_disk, read_bytes_per_sec, 2), FN(rt_disk, write_bytes_per_sec, 2), FU(rt_disk, read_bytes_total),
-    FU(rt_disk, write_bytes_total),
-};
-
-static const field mount_fields[] = {
-    FS(rt_mount, mount_point), FS(rt_mount, filesystem),      FU(rt_mount, total_bytes),
-    FU(rt_mount, used_bytes),  FU(rt_mount, available_bytes), FN(rt_mount, used_pct, 2),
-};
+/* Every field of the schema's table st. */
+static void jall(rt_ob *o, const void *base, const rt_fstruct *st)
+{
+    jfields(o, base, st->f, st->n);
+}
 
 /* "name":{members}, or "name":null for a NULL base. */
-static void jobject(rt_ob *o, const char *name, const void *base, const field *f, size_t n)
+static void jobject(rt_ob *o, const char *name, const void *base, const rt_fstruct *st)
 {
     key(o, name);
     if (!base) {
@@ -200,29 +125,25 @@ static void jobject(rt_ob *o, const char *name, const void *base, const field *f
         return;
     }
     rt_ob_put(o, "{", 1);
-    jfields(o, base, f, n);
+    jall(o, base, st);
     jclose(o, '}');
 }
 
 /* "name":[{members},...] over the n structs items[0..n) point to. */
-static void jarray(rt_ob *o, const char *name, const void *const *items, size_t n, const field *f, size_t nf)
+static void jarray(rt_ob *o, const char *name, const void *const *items, size_t n, const rt_fstruct *st)
 {
     key(o, name);
     rt_ob_put(o, "[", 1);
     for (size_t i = 0; i < n; i++) {
         rt_ob_put(o, "{", 1);
-        jfields(o, items[i], f, nf);
+        jall(o, items[i], st);
         jclose(o, '}');
     }
     jclose(o, ']');
 }
 
-static const field gpu_fields[] = {
-    FS(rt_gpu, uuid),                FS(rt_gpu, name),                FS(rt_gpu, device_type),
-    FS(rt_gpu, host_id),             FN(rt_gpu, utilization_pct, 2),  FU(rt_gpu, vram_total_bytes),
-    FU(rt_gpu, vram_used_bytes),     FN(rt_gpu, vram_used_pct, 2),    FN(rt_gpu, temperature_celsius, 1),
-    FN(rt_gpu, power_watts, 3),      FN(rt_gpu, frequency_mhz, 1),    FI(rt_gpu, core_count),
-};
+/* The GPU's identity: the fields before its "detail" object. */
+enum { GPU_IDENTITY = 4 };
 
 /* The "gpu" array: each GPU with its "detail" object between its identity and its figures. */
 static void json_gpus(rt_ob *o, const rt_sample *s)
@@ -231,12 +152,12 @@ static void json_gpus(rt_ob *o, const rt_sample *s)
     for (size_t i = 0; i < s->gpu_count; i++) {
         const rt_gpu *g = s->gpu[i];
         rt_ob_put(o, "{", 1);
-        jfields(o, g, gpu_fields, 4);
+        jfields(o, g, rt_schema_gpu.f, GPU_IDENTITY);
         rt_ob_lit(o, "\"detail\":{");
         for (size_t k = 0; k < g->detail_count; k++)
             jstr(o, g->detail[k].key, g->detail[k].value);
         jclose(o, '}');
-        jfields(o, g, gpu_fields + 4, RT_ARRAY_LEN(gpu_fields) - 4);
+        jfields(o, g, rt_schema_gpu.f + GPU_IDENTITY, rt_schema_gpu.n - GPU_IDENTITY);
         jclose(o, '}');
     }
     jclose(o, ']');
@@ -249,8 +170,8 @@ static void json_disks(rt_ob *o, const rt_sample *s)
     for (size_t i = 0; i < s->disk_count; i++) {
         const rt_disk *d = s->disk[i];
         rt_ob_put(o, "{", 1);
-        jfields(o, d, disk_fields, RT_ARRAY_LEN(disk_fields));
-        jarray(o, "mounts", (const void *const *)d->mounts, d->mount_count, mount_fields, RT_ARRAY_LEN(mount_fields));
+        jall(o, d, &rt_schema_disk);
+        jarray(o, "mounts", (const void *const *)d->mounts, d->mount_count, &rt_schema_mount);
         jclose(o, '}');
     }
     jclose(o, ']');
@@ -276,7 +197,7 @@ static void json_psi(rt_ob *o, const char *name, const rt_psi *ps)
     const char *names[] = {"cpu", "memory", "io"};
     const rt_pressure *each[] = {&ps->cpu, &ps->memory, &ps->io};
     for (size_t i = 0; i < RT_ARRAY_LEN(each); i++)
-        jobject(o, names[i], pressure_known(each[i]) ? each[i] : NULL, pressure_fields, RT_ARRAY_LEN(pressure_fields));
+        jobject(o, names[i], pressure_known(each[i]) ? each[i] : NULL, &rt_schema_pressure);
     jclose(o, '}');
 }
 
@@ -289,7 +210,7 @@ static void json_cgroup(rt_ob *o, const rt_cgroup *g)
         return;
     }
     rt_ob_put(o, "{", 1);
-    jfields(o, g, cgroup_fields, RT_ARRAY_LEN(cgroup_fields));
+    jall(o, g, &rt_schema_cgroup);
     json_psi(o, "pressure", &g->pressure);
     jclose(o, '}');
 }
@@ -304,23 +225,22 @@ static void json_process(rt_ob *o, const rt_process *p)
         return;
     }
     rt_ob_put(o, "{", 1);
-    jfields(o, p, process_fields, RT_ARRAY_LEN(process_fields));
+    jall(o, p, &rt_schema_process);
     json_cgroup(o, p->cgroup);
-    jobject(o, "main", p->main, part_fields, RT_ARRAY_LEN(part_fields));
-    jobject(o, "descendants", p->descendants, part_fields, RT_ARRAY_LEN(part_fields));
-    jobject(o, "combined", p->combined, part_fields, RT_ARRAY_LEN(part_fields));
+    jobject(o, "main", p->main, &rt_schema_part);
+    jobject(o, "descendants", p->descendants, &rt_schema_part);
+    jobject(o, "combined", p->combined, &rt_schema_part);
     jclose(o, '}');
 }
 
 void rt_json_sample(rt_ob *o, const rt_sample *s, const rt_job *job)
 {
     rt_ob_put(o, "{", 1);
-    jnum(o, "timestamp_secs", s->timestamp_secs, 3);
-    jnum(o, "interval_secs", s->interval_secs, 3);
+    jall(o, s, &rt_schema_sample); /* the time and the interval (the summed space is not shown) */
     jstr(o, "job_name", job ? job->job_name : NULL);
     json_cpu(o, s->cpu);
-    jobject(o, "memory", s->memory, memory_fields, RT_ARRAY_LEN(memory_fields));
-    jarray(o, "network", (const void *const *)s->network, s->network_count, iface_fields, RT_ARRAY_LEN(iface_fields));
+    jobject(o, "memory", s->memory, &rt_schema_memory);
+    jarray(o, "network", (const void *const *)s->network, s->network_count, &rt_schema_net_iface);
     json_disks(o, s);
     json_gpus(o, s);
     json_process(o, s->process);
@@ -333,25 +253,12 @@ void rt_json_sample(rt_ob *o, const rt_sample *s, const rt_job *job)
 
 /* ---- host and cloud ----------------------------------------------------------------------- */
 
-static const field host_fields[] = {
-    FS(rt_host, hostname),        FS(rt_host, host_id),        FS(rt_host, ip),
-    FI(rt_host, vcpus),           FS(rt_host, cpu_model),      FN(rt_host, memory_mib, 3),
-    FS(rt_host, gpu_model),       FI(rt_host, gpu_count),      FN(rt_host, gpu_memory_mib, 3),
-    FN(rt_host, storage_gb, 3),   FS(rt_host, kernel),         FS(rt_host, os),
-    FS(rt_host, allocation),
-};
-
-static const field cloud_fields[] = {
-    FS(rt_cloud, vendor_id), FS(rt_cloud, account_id),    FS(rt_cloud, region_id),
-    FS(rt_cloud, zone_id),   FS(rt_cloud, instance_type), FN(rt_cloud, discovery_secs, 3),
-};
-
 size_t rt_format_info(const rt_host *host, const rt_cloud *cloud, char *buf, size_t cap)
 {
     rt_ob o = {.buf = buf, .cap = cap};
     rt_ob_put(&o, "{", 1);
-    jobject(&o, "host", host, host_fields, RT_ARRAY_LEN(host_fields));
-    jobject(&o, "cloud", cloud, cloud_fields, RT_ARRAY_LEN(cloud_fields));
+    jobject(&o, "host", host, &rt_schema_host);
+    jobject(&o, "cloud", cloud, &rt_schema_cloud);
     jclose(&o, '}');
     o.len--; /* the newline instead of the comma */
     rt_ob_put(&o, "\n", 1);

@@ -1,0 +1,385 @@
+/* schema.c - the sample's schema (schema.h): one table per public sample struct, and the public
+ * listing of every figure's name, unit, type, version and help (rt_schema_field_*). Adding a
+ * figure to a sample is its member in the header, its line here and what the sampler fills in:
+ * the JSON line and the Prometheus families follow from this line. */
+#include <stdint.h>
+#include <string.h>
+
+#include "core.h"
+#include "schema.h"
+
+/* The type of a member, from its C type (size_t is uint64_t on the platforms we build for: a
+ * test holds every field's size to its type). */
+#define FTYPE(x)                                                                                                       \
+    _Generic((x), const char *: RT_FIELD_STRING, uint64_t: RT_FIELD_U64, int64_t: RT_FIELD_I64,                     \
+             double: RT_FIELD_DOUBLE, int: RT_FIELD_FLAG)
+
+/* One field: F(struct, member, unit, since, JSON decimals, help, optional view settings). */
+#define F(st, m, u, v, jd, h, ...)                                                                                     \
+    {.name = #m, .type = FTYPE(((st *)0)->m), .off = offsetof(st, m), .size = sizeof(((st *)0)->m), .unit = u,      \
+     .since = v, .jdec = jd, .help = h, __VA_ARGS__}
+
+/* Prometheus: a gauge or a counter at place s of its struct's families, named n, d decimals
+ * (doubles shown as they are); GL: a gauge family of several members, this one's series
+ * labelled k="val" (fh: the family's help, given on its first member). */
+#define PG(s, n, d) .prom = {.name = "resource_tracker_" n, .seq = s, .dec = d}
+#define PC(s, n, d) .prom = {.name = "resource_tracker_" n, .seq = s, .dec = d, .counter = 1}
+#define GL(s, n, k, val, fh) .prom = {.name = "resource_tracker_" n, .seq = s, .label = k, .value = val, .help = fh}
+
+#define TABLE(var, label, arr) const rt_fstruct var = {label, arr, RT_ARRAY_LEN(arr)}
+
+/* Doubles in seconds, ratios and cores go to Prometheus to the microsecond / 10^-6. */
+enum { FINE = 6 };
+
+/* ---- the machine -------------------------------------------------------------------------- */
+
+static const rt_field sample_fields[] = {
+    F(rt_sample, timestamp_secs, "s", "0.1", 3, "Unix time of the sample these figures come from.",
+      PG(0, "sample_timestamp_seconds", 3)),
+    F(rt_sample, interval_secs, "s", "0.1", 3, "Seconds the sample's interval lasted.",
+      PG(1, "sample_interval_seconds", FINE)),
+    F(rt_sample, disk_space_total_bytes, "bytes", "0.1", RT_NO_JSON,
+      "Space of the filesystems on the physical disks, summed.", PG(2, "filesystem_size_bytes", 0)),
+    F(rt_sample, disk_space_used_bytes, "bytes", "0.1", RT_NO_JSON,
+      "Space in use on the filesystems on the physical disks, summed.", PG(3, "filesystem_used_bytes", 0)),
+    F(rt_sample, disk_space_free_bytes, "bytes", "0.1", RT_NO_JSON,
+      "Space available to users on the filesystems on the physical disks, summed.",
+      PG(4, "filesystem_free_bytes", 0)),
+};
+
+static const rt_field cpu_fields[] = {
+    F(rt_cpu, utilization_pct, "cores", "0.1", 4,
+      "Busy logical cores of the machine over the last interval (0 to the core count).",
+      PG(0, "cpu_usage_cores", FINE)),
+    F(rt_cpu, core_count, "count", "0.1", RT_NO_JSON, "Online logical cores of the machine.",
+      PG(1, "cpu_cores", 0)),
+    F(rt_cpu, utime_secs, "s", "0.1", 2, "User and nice CPU seconds over all cores in the interval."),
+    F(rt_cpu, stime_secs, "s", "0.1", 2, "System CPU seconds over all cores in the interval."),
+    F(rt_cpu, process_count, "count", "0.1", 0, "Runnable processes on the machine.",
+      PG(2, "processes_running", 0)),
+    F(rt_cpu, process_cores_used, "cores", "0.1", 4, "The tracked tree's cores_used (NaN without a tree)."),
+    F(rt_cpu, process_child_count, "count", "0.1", 0, "The tracked tree's child_count (null without a tree)."),
+};
+
+static const rt_field memory_fields[] = {
+    F(rt_memory, total_mib, "MiB", "0.1", 3, "Memory of the machine.", PG(7, "memory_total_bytes", 0)),
+    F(rt_memory, free_mib, "MiB", "0.1", 3, "Memory not in use at all.", GL(1, "memory_bytes", "state", "free", 0)),
+    F(rt_memory, available_mib, "MiB", "0.1", 3, "Memory available to new work without swapping.",
+      GL(2, "memory_bytes", "state", "available", 0)),
+    F(rt_memory, used_mib, "MiB", "0.1", 3, "Memory in use: total less free, buffers and page cache.",
+      GL(0, "memory_bytes", "state", "used",
+         "Memory of the machine by state (used, free, available, buffers, cached, active, inactive).")),
+    F(rt_memory, used_pct, "%", "0.1", 2, "used_mib as a share of total_mib."),
+    F(rt_memory, buffers_mib, "MiB", "0.1", 3, "Block device buffers.", GL(3, "memory_bytes", "state", "buffers", 0)),
+    F(rt_memory, cached_mib, "MiB", "0.1", 3, "Page cache and reclaimable slab.",
+      GL(4, "memory_bytes", "state", "cached", 0)),
+    F(rt_memory, active_mib, "MiB", "0.1", 3, "Memory used recently.", GL(5, "memory_bytes", "state", "active", 0)),
+    F(rt_memory, inactive_mib, "MiB", "0.1", 3, "Memory not used recently.",
+      GL(6, "memory_bytes", "state", "inactive", 0)),
+    F(rt_memory, swap_total_mib, "MiB", "0.1", 3, "Swap space of the machine.", PG(8, "swap_total_bytes", 0)),
+    F(rt_memory, swap_used_mib, "MiB", "0.1", 3, "Swap space in use.", PG(9, "swap_used_bytes", 0)),
+    F(rt_memory, swap_used_pct, "%", "0.1", 2, "swap_used_mib as a share of swap_total_mib."),
+};
+
+static const rt_field net_iface_fields[] = {
+    F(rt_net_iface, interface, "", "0.1", 0, "The interface's name, e.g. eth0."),
+    F(rt_net_iface, mac_address, "", "0.1", 0, "Its MAC address (null when not reported)."),
+    F(rt_net_iface, driver, "", "0.1", 0, "Its kernel driver (null for a virtual interface without one)."),
+    F(rt_net_iface, operstate, "", "0.1", 0, "up, down, unknown, ... (null when not reported)."),
+    F(rt_net_iface, speed_mbps, "Mbit/s", "0.1", 0, "The link's speed (null when it reports none)."),
+    F(rt_net_iface, mtu, "bytes", "0.1", 0, "The interface's MTU."),
+    F(rt_net_iface, rx_bytes_per_sec, "bytes/s", "0.1", 2, "Bytes received per second over the interval."),
+    F(rt_net_iface, tx_bytes_per_sec, "bytes/s", "0.1", 2, "Bytes sent per second over the interval."),
+    F(rt_net_iface, rx_bytes_total, "bytes", "0.1", 0, "Bytes received on the interface since boot.",
+      PC(0, "network_receive_bytes", 0)),
+    F(rt_net_iface, tx_bytes_total, "bytes", "0.1", 0, "Bytes sent on the interface since boot.",
+      PC(1, "network_transmit_bytes", 0)),
+    F(rt_net_iface, rx_bytes, "bytes", "0.1", RT_NO_JSON, "Bytes received in the interval."),
+    F(rt_net_iface, tx_bytes, "bytes", "0.1", RT_NO_JSON, "Bytes sent in the interval."),
+};
+
+static const rt_field disk_fields[] = {
+    F(rt_disk, device, "", "0.1", 0, "The disk's kernel name, e.g. nvme0n1."),
+    F(rt_disk, model, "", "0.1", 0, "Its model (null when sysfs has none)."),
+    F(rt_disk, vendor, "", "0.1", 0, "Its vendor."),
+    F(rt_disk, serial, "", "0.1", 0, "Its serial number or WWID."),
+    F(rt_disk, device_type, "", "0.1", 0, "nvme, ssd or hdd (null when unknown)."),
+    F(rt_disk, capacity_bytes, "bytes", "0.1", 0, "Capacity of the disk.", PG(2, "disk_capacity_bytes", 0)),
+    F(rt_disk, read_bytes_per_sec, "bytes/s", "0.1", 2, "Bytes read per second over the interval."),
+    F(rt_disk, write_bytes_per_sec, "bytes/s", "0.1", 2, "Bytes written per second over the interval."),
+    F(rt_disk, read_bytes_total, "bytes", "0.1", 0, "Bytes read from the disk since boot.",
+      PC(0, "disk_read_bytes", 0)),
+    F(rt_disk, write_bytes_total, "bytes", "0.1", 0, "Bytes written to the disk since boot.",
+      PC(1, "disk_written_bytes", 0)),
+    F(rt_disk, read_bytes, "bytes", "0.1", RT_NO_JSON, "Bytes read in the interval (null when unknown)."),
+    F(rt_disk, write_bytes, "bytes", "0.1", RT_NO_JSON, "Bytes written in the interval (null when unknown)."),
+};
+
+static const rt_field mount_fields[] = {
+    F(rt_mount, mount_point, "", "0.1", 0, "Where the filesystem is mounted."),
+    F(rt_mount, filesystem, "", "0.1", 0, "Its type, e.g. ext4."),
+    F(rt_mount, total_bytes, "bytes", "0.1", 0, "Its size (null when statvfs failed)."),
+    F(rt_mount, used_bytes, "bytes", "0.1", 0, "Space in use."),
+    F(rt_mount, available_bytes, "bytes", "0.1", 0, "Space available to users."),
+    F(rt_mount, used_pct, "%", "0.1", 2, "used / (used + available), as df computes it."),
+};
+
+static const rt_field gpu_fields[] = {
+    F(rt_gpu, uuid, "", "0.1", 0, "The GPU's UUID (null when the driver has none)."),
+    F(rt_gpu, name, "", "0.1", 0, "Its model, e.g. NVIDIA A100-SXM4-80GB."),
+    F(rt_gpu, device_type, "", "0.1", 0, "GPU."),
+    F(rt_gpu, host_id, "", "0.1", 0, "Its PCI address."),
+    F(rt_gpu, utilization_pct, "%", "0.1", 2, "Busy share of the GPU (0 to 1).", PG(0, "gpu_utilization_ratio", 0)),
+    F(rt_gpu, vram_total_bytes, "bytes", "0.1", 0, "GPU memory.", PG(2, "gpu_memory_total_bytes", 0)),
+    F(rt_gpu, vram_used_bytes, "bytes", "0.1", 0, "GPU memory in use.", PG(1, "gpu_memory_used_bytes", 0)),
+    F(rt_gpu, vram_used_pct, "%", "0.1", 2, "vram_used_bytes as a share of vram_total_bytes."),
+    F(rt_gpu, temperature_celsius, "Celsius", "0.1", 1, "Temperature of the GPU.",
+      PG(3, "gpu_temperature_celsius", 3)),
+    F(rt_gpu, power_watts, "W", "0.1", 3, "Power the GPU draws.", PG(4, "gpu_power_watts", 3)),
+    F(rt_gpu, frequency_mhz, "MHz", "0.1", 1, "Its graphics clock."),
+    F(rt_gpu, core_count, "count", "0.1", 0, "Its cores (null when not reported)."),
+};
+
+static const rt_field pressure_fields[] = {
+    F(rt_pressure, some_avg10, "%", "0.6", 2, "The kernel's 10-second average of time some tasks waited."),
+    F(rt_pressure, full_avg10, "%", "0.6", 2, "The kernel's 10-second average of time all non-idle tasks waited."),
+    F(rt_pressure, some_pct, "%", "0.6", 2, "Time some tasks waited, as a share of the interval."),
+    F(rt_pressure, full_pct, "%", "0.6", 2, "Time all non-idle tasks waited, as a share of the interval."),
+    F(rt_pressure, some_total_usec, "usec", "0.6", 0, "The kernel's total of time some tasks waited."),
+    F(rt_pressure, full_total_usec, "usec", "0.6", 0, "The kernel's total of time all non-idle tasks waited."),
+};
+
+/* ---- the tracked tree and its group ------------------------------------------------------- */
+
+static const rt_field cgroup_fields[] = {
+    F(rt_cgroup, path, "", "0.6", 0, "The group's path in its hierarchy."),
+    F(rt_cgroup, version, "", "0.6", 0, "v2, v1 or hybrid."),
+    F(rt_cgroup, own, "", "0.6", 0, "Whether the tracker made the group for the command."),
+    F(rt_cgroup, exclusive, "", "0.6", 0, "Whether every process in the group belongs to the tracked tree."),
+    F(rt_cgroup, cpu_secs_total, "s", "0.6", 3,
+      "CPU seconds of everything that ran in the control group since tracking began.",
+      PC(0, "cgroup_cpu_seconds", FINE)),
+    F(rt_cgroup, memory_mib, "MiB", "0.6", 3, "Memory charged to the group (page cache included).",
+      PG(1, "cgroup_memory_bytes", 0)),
+    F(rt_cgroup, memory_peak_mib, "MiB", "0.6", 3, "The kernel's peak memory charge of the group.",
+      PG(2, "cgroup_memory_peak_bytes", 0)),
+    F(rt_cgroup, pids, "count", "0.6", 0, "Tasks in the group.", PG(3, "cgroup_pids", 0)),
+    F(rt_cgroup, pids_peak, "count", "0.6", 0, "The most tasks in the group.", PG(4, "cgroup_pids_peak", 0)),
+    F(rt_cgroup, read_bytes_total, "bytes", "0.6", 0, "Bytes the group read from storage.",
+      PC(5, "cgroup_read_bytes", 0)),
+    F(rt_cgroup, write_bytes_total, "bytes", "0.6", 0, "Bytes the group wrote to storage.",
+      PC(6, "cgroup_written_bytes", 0)),
+    F(rt_cgroup, cpu_quota_cores, "cores", "0.6", 4,
+      "The group's CPU limit in cores (quota / period), the tightest on its path.",
+      PG(7, "cgroup_cpu_quota_cores", FINE)),
+    F(rt_cgroup, cpu_period_secs, "s", "0.6", 3, "The period of the CPU quota.",
+      PG(8, "cgroup_cpu_period_seconds", FINE)),
+    F(rt_cgroup, memory_limit_mib, "MiB", "0.6", 3, "The group's memory limit.", PG(9, "cgroup_memory_limit_bytes", 0)),
+    F(rt_cgroup, memory_high_mib, "MiB", "0.6", 3, "The group's memory.high throttle limit.",
+      PG(10, "cgroup_memory_high_bytes", 0)),
+    F(rt_cgroup, pids_limit, "count", "0.6", 0, "The group's task limit.", PG(11, "cgroup_pids_limit", 0)),
+    F(rt_cgroup, cpu_periods, "count", "0.6", 0, "CPU quota periods elapsed.", PC(12, "cgroup_cpu_periods", 0)),
+    F(rt_cgroup, cpu_throttled_periods, "count", "0.6", 0, "CPU quota periods in which the group was throttled.",
+      PC(13, "cgroup_cpu_throttled_periods", 0)),
+    F(rt_cgroup, cpu_throttled_secs, "s", "0.6", 3, "Seconds the group's tasks were throttled by the CPU quota.",
+      PC(14, "cgroup_cpu_throttled_seconds", FINE)),
+    F(rt_cgroup, cpu_throttled_pct, "%", "0.6", 2, "Throttled periods in the interval, as a share of its periods."),
+    F(rt_cgroup, oom_kills, "count", "0.6", 0, "Tasks of the group the OOM killer killed.",
+      PC(15, "cgroup_oom_kills", 0)),
+    F(rt_cgroup, memory_max_events, "count", "0.6", 0, "Times the group hit its memory limit.",
+      PC(16, "cgroup_memory_max_events", 0)),
+    F(rt_cgroup, memory_reclaimable_mib, "MiB", "0.9", 3,
+      "Of the charge now, what the kernel can reclaim: page cache and reclaimable slab."),
+    F(rt_cgroup, memory_unreclaimable_peak_mib, "MiB", "0.9", 3,
+      "The most of the charge the kernel could not reclaim since tracking began."),
+};
+
+static const rt_field part_fields[] = {
+    F(rt_process_part, total_rss_mib, "MiB", "0.8", 3,
+      "Resident memory of the part (main: the tracked root; descendants: the rest of the tree; combined: both): "
+      "private plus shared.",
+      PG(0, "process_part_rss_bytes", 0)),
+    F(rt_process_part, private_rss_mib, "MiB", "0.8", 3,
+      "Private resident memory of the part (private clean and dirty pages, from smaps_rollup).",
+      PG(1, "process_part_private_rss_bytes", 0)),
+    F(rt_process_part, shared_rss_mib, "MiB", "0.8", 3,
+      "Shared resident memory of the part, counted once as far as the rollups tell.",
+      PG(2, "process_part_shared_rss_bytes", 0)),
+    F(rt_process_part, cores_used, "cores", "0.8", 4,
+      "The part's share of the tree's CPU seconds per second over the last interval.",
+      PG(3, "process_part_cpu_usage_cores", FINE)),
+    F(rt_process_part, thread_count, "count", "0.8", 0, "Threads of the part's live processes.",
+      PG(4, "process_part_threads", 0)),
+    F(rt_process_part, gpu_vram_used_bytes, "bytes", "0.8", 0, "GPU memory the part uses.",
+      PG(5, "process_part_gpu_memory_used_bytes", 0)),
+};
+
+static const rt_field process_fields[] = {
+    F(rt_process, pid, "pid", "0.1", 0, "The tracked root's process id."),
+    F(rt_process, alive, "", "0.1", 0, "1 while the tracked root runs, 0 after it exited.", PG(9, "process_alive", 0)),
+    F(rt_process, child_count, "count", "0.1", 0, "Live descendants of the tracked root.",
+      PG(8, "process_children", 0)),
+    F(rt_process, thread_count, "count", "0.1", 0, "Threads of the tree's live processes.",
+      PG(7, "process_threads", 0)),
+    F(rt_process, cores_used, "cores", "0.1", 4, "CPU seconds per second of the tracked tree over the last interval.",
+      PG(1, "process_cpu_usage_cores", FINE)),
+    F(rt_process, utime_secs, "s", "0.1", 3, "User CPU seconds of the tree in the interval."),
+    F(rt_process, stime_secs, "s", "0.1", 3, "System CPU seconds of the tree in the interval."),
+    F(rt_process, cpu_secs_total, "s", "0.1", 3,
+      "CPU seconds (user and system) of the tracked process tree since tracking began.",
+      PC(0, "process_cpu_seconds", FINE)),
+    F(rt_process, pss_mib, "MiB", "0.1", 3, "Proportional set size of the tree's live processes.",
+      PG(3, "process_pss_bytes", 0)),
+    F(rt_process, rss_mib, "MiB", "0.1", 3, "Resident memory of the tree's live processes.",
+      PG(2, "process_rss_bytes", 0)),
+    F(rt_process, rss_peak_mib, "MiB", "0.2", 3, "The highest resident memory of the tree.",
+      PG(5, "process_rss_peak_bytes", 0)),
+    F(rt_process, swap_mib, "MiB", "0.1", 3, "Swapped-out memory of the tree's live processes.",
+      PG(4, "process_swap_bytes", 0)),
+    F(rt_process, read_bytes_per_sec, "bytes/s", "0.1", 2, "Bytes the tree read from storage per second."),
+    F(rt_process, write_bytes_per_sec, "bytes/s", "0.1", 2, "Bytes the tree wrote to storage per second."),
+    F(rt_process, read_bytes_total, "bytes", "0.1", 0, "Bytes the tree read from storage since tracking began.",
+      PC(10, "process_read_bytes", 0)),
+    F(rt_process, write_bytes_total, "bytes", "0.1", 0, "Bytes the tree wrote to storage since tracking began.",
+      PC(11, "process_written_bytes", 0)),
+    F(rt_process, cancelled_write_bytes_total, "bytes", "0.2", 0,
+      "Of the bytes written, those whose writeback was cancelled (never reached storage).",
+      PC(12, "process_cancelled_written_bytes", 0)),
+    F(rt_process, gpu_utilization_pct, "%", "0.1", 2,
+      "GPU busy share of the tree (0 to 1 per GPU, summed over GPUs).", PG(13, "process_gpu_utilization_ratio", 0)),
+    F(rt_process, gpu_vram_used_bytes, "bytes", "0.1", 0, "GPU memory the tree uses.",
+      PG(14, "process_gpu_memory_used_bytes", 0)),
+    F(rt_process, gpu_count_used, "count", "0.1", 0, "GPUs the tree uses.", PG(15, "process_gpus_used", 0)),
+    F(rt_process, memory_peak_mib, "MiB", "0.6", 3, "The kernel's peak memory charge of the job's control group.",
+      PG(6, "process_memory_peak_bytes", 0)),
+    F(rt_process, rss_hwm_mib, "MiB", "0.9", 3,
+      "The highest peak RSS of any one process of the tree, the kernel's own high-water mark."),
+    F(rt_process, gpu_vram_peak_bytes, "bytes", "0.9", 0,
+      "The tree's VRAM peak as NVML's accounting counts it (null where accounting is off)."),
+    F(rt_process, read_bytes, "bytes", "0.1", RT_NO_JSON, "Bytes the tree read from storage in the interval."),
+    F(rt_process, write_bytes, "bytes", "0.1", RT_NO_JSON, "Bytes the tree wrote to storage in the interval."),
+};
+
+/* ---- host and cloud (resource-tracker info) ----------------------------------------------- */
+
+static const rt_field host_fields[] = {
+    F(rt_host, hostname, "", "0.1", 0, "The host's name."),
+    F(rt_host, host_id, "", "0.1", 0, "/etc/machine-id."),
+    F(rt_host, ip, "", "0.1", 0, "The address of the interface of the default route."),
+    F(rt_host, vcpus, "count", "0.1", 0, "Online logical CPUs."),
+    F(rt_host, cpu_model, "", "0.1", 0, "The CPU's model."),
+    F(rt_host, memory_mib, "MiB", "0.1", 3, "Memory of the machine."),
+    F(rt_host, gpu_model, "", "0.1", 0, "The GPUs' name (null without)."),
+    F(rt_host, gpu_count, "count", "0.1", 0, "GPUs of the machine."),
+    F(rt_host, gpu_memory_mib, "MiB", "0.1", 3, "VRAM over all GPUs."),
+    F(rt_host, storage_gb, "GB", "0.1", 3, "Capacity of the physical disks, in 10^9 bytes."),
+    F(rt_host, kernel, "", "0.1", 0, "The kernel's release."),
+    F(rt_host, os, "", "0.1", 0, "The operating system's name."),
+    F(rt_host, allocation, "", "0.9", 0, "dedicated or shared to the tracked job (null when not known)."),
+};
+
+static const rt_field cloud_fields[] = {
+    F(rt_cloud, vendor_id, "", "0.1", 0, "aws, gcp, azure, hcloud, upcloud, alicloud, ovh or vultr."),
+    F(rt_cloud, account_id, "", "0.1", 0, "The cloud account."),
+    F(rt_cloud, region_id, "", "0.1", 0, "The region."),
+    F(rt_cloud, zone_id, "", "0.1", 0, "The zone."),
+    F(rt_cloud, instance_type, "", "0.1", 0, "The instance type."),
+    F(rt_cloud, discovery_secs, "s", "0.1", 3, "How long discovery took."),
+};
+
+TABLE(rt_schema_sample, "sample", sample_fields);
+TABLE(rt_schema_cpu, "cpu", cpu_fields);
+TABLE(rt_schema_memory, "memory", memory_fields);
+TABLE(rt_schema_net_iface, "net_iface", net_iface_fields);
+TABLE(rt_schema_disk, "disk", disk_fields);
+TABLE(rt_schema_mount, "mount", mount_fields);
+TABLE(rt_schema_gpu, "gpu", gpu_fields);
+TABLE(rt_schema_pressure, "pressure", pressure_fields);
+TABLE(rt_schema_cgroup, "cgroup", cgroup_fields);
+TABLE(rt_schema_process, "process", process_fields);
+TABLE(rt_schema_part, "process_part", part_fields);
+TABLE(rt_schema_host, "host", host_fields);
+TABLE(rt_schema_cloud, "cloud", cloud_fields);
+
+size_t rt_schema_prom_order(const rt_fstruct *st, size_t order[RT_SCHEMA_MAX_FIELDS])
+{
+    size_t k = 0;
+    for (size_t i = 0; i < st->n && i < RT_SCHEMA_MAX_FIELDS; i++) {
+        int s = st->f[i].prom.name ? st->f[i].prom.seq : -1;
+        if (s >= 0 && s < RT_SCHEMA_MAX_FIELDS) {
+            order[s] = i;
+            k++;
+        }
+    }
+    return k; /* seq runs 0..k-1 in every table (test_schema holds it so) */
+}
+
+/* ---- the public listing ------------------------------------------------------------------- */
+
+static const rt_fstruct *const listed[] = {
+    &rt_schema_sample,   &rt_schema_cpu,      &rt_schema_memory,  &rt_schema_net_iface, &rt_schema_disk,
+    &rt_schema_mount,    &rt_schema_gpu,      &rt_schema_pressure, &rt_schema_cgroup,   &rt_schema_process,
+    &rt_schema_part,     &rt_schema_host,     &rt_schema_cloud,
+};
+
+/* Field i of the listing, with its struct in *st; NULL past the last. */
+static const rt_field *listed_field(size_t i, const rt_fstruct **st)
+{
+    for (size_t s = 0; s < RT_ARRAY_LEN(listed); s++) {
+        if (i < listed[s]->n) {
+            *st = listed[s];
+            return &listed[s]->f[i];
+        }
+        i -= listed[s]->n;
+    }
+    return NULL;
+}
+
+size_t rt_schema_field_count(void)
+{
+    size_t n = 0;
+    for (size_t s = 0; s < RT_ARRAY_LEN(listed); s++)
+        n += listed[s]->n;
+    return n;
+}
+
+const char *rt_schema_field_struct(size_t i)
+{
+    const rt_fstruct *st;
+    return listed_field(i, &st) ? st->name : NULL;
+}
+
+const char *rt_schema_field_name(size_t i)
+{
+    const rt_fstruct *st;
+    const rt_field *f = listed_field(i, &st);
+    return f ? f->name : NULL;
+}
+
+const char *rt_schema_field_unit(size_t i)
+{
+    const rt_fstruct *st;
+    const rt_field *f = listed_field(i, &st);
+    return f ? f->unit : NULL;
+}
+
+int rt_schema_field_type(size_t i)
+{
+    const rt_fstruct *st;
+    const rt_field *f = listed_field(i, &st);
+    return f ? (int)f->type : -1;
+}
+
+const char *rt_schema_field_since(size_t i)
+{
+    const rt_fstruct *st;
+    const rt_field *f = listed_field(i, &st);
+    return f ? f->since : NULL;
+}
+
+const char *rt_schema_field_help(size_t i)
+{
+    const rt_fstruct *st;
+    const rt_field *f = listed_field(i, &st);
+    return f ? f->help : NULL;
+}

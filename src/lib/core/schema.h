@@ -1,0 +1,63 @@
+/* schema.h - the sample's schema: every figure of the public sample structs listed once, in
+ * one table per struct, with its type (taken from the member itself), unit, the version that
+ * added it, its help text and how each view shows it. The JSON line (sink/json.c), the
+ * Prometheus families (export/prom_format.c) and the public listing (rt_schema_field_*) are
+ * made from these tables; a view writes by hand only what a table cannot say (arrays of
+ * structs, the GPU's detail object, label fan-out over the pressure resources).
+ * Internal to the library; the names, units and types are public through rt_schema_field_*. */
+#ifndef RT_CORE_SCHEMA_H
+#define RT_CORE_SCHEMA_H
+
+#include <stddef.h>
+
+#include "resource_tracker.h"
+
+/* A JSON decimals value meaning the figure is not in the JSON line (it is in other views). */
+enum { RT_NO_JSON = -1 };
+
+/* How the Prometheus view shows a figure. name NULL: not exported. Families follow each
+ * other by seq (0, 1, 2, ... within a struct's table; see rt_schema_prom_order); consecutive
+ * members with the same name make one family whose series carry label="value" (the
+ * machine's memory by state). The series' value comes from the figure's type and unit: MiB
+ * are written as bytes, percent as a ratio 0..1 (6 decimals), a flag as 1/0, other doubles
+ * with dec decimals, integers as they are. */
+typedef struct rt_fprom {
+    const char *name;          /* the family, "resource_tracker_..." */
+    int seq;                   /* its place among its struct's families */
+    int counter;               /* 1: a counter (series named ..._total) */
+    int dec;                   /* decimals of a double shown as it is */
+    const char *help;          /* the family's HELP where it is not the field's help */
+    const char *label, *value; /* the series' own label, for a family of several members */
+} rt_fprom;
+
+/* One member of a public struct. */
+typedef struct rt_field {
+    const char *name;  /* the member's name, which is its key in the JSON line */
+    rt_field_type type;
+    size_t off, size;  /* offsetof and sizeof the member */
+    const char *unit;  /* "MiB", "bytes", "bytes/s", "s", "cores", "%", "usec", ... ; "" none */
+    const char *since; /* the version that added it: "0.1", "0.6", ... */
+    int jdec;          /* decimals in the JSON line (doubles), or RT_NO_JSON */
+    const char *help;
+    rt_fprom prom;
+} rt_field;
+
+/* The table of one struct: its name without "rt_" ("process", "net_iface") and its fields, in the
+ * order of the JSON line. */
+typedef struct rt_fstruct {
+    const char *name;
+    const rt_field *f;
+    size_t n;
+} rt_fstruct;
+
+extern const rt_fstruct rt_schema_sample, rt_schema_cpu, rt_schema_memory, rt_schema_net_iface, rt_schema_disk,
+    rt_schema_mount, rt_schema_gpu, rt_schema_pressure, rt_schema_cgroup, rt_schema_process, rt_schema_part,
+    rt_schema_host, rt_schema_cloud;
+
+/* The largest table (for arrays sized by it). */
+#define RT_SCHEMA_MAX_FIELDS 40
+
+/* Fills order[0..k) with the indices of st's exported fields in family order and returns k. */
+size_t rt_schema_prom_order(const rt_fstruct *st, size_t order[RT_SCHEMA_MAX_FIELDS]);
+
+#endif

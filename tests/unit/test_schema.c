@@ -1,0 +1,245 @@
+/* test_schema.c - the sample's schema (core/schema.h) held to the header: every member of every
+ * public sample struct is in its table or named here as not a figure (pointers, arrays, their
+ * counts), with the size its type says; the Prometheus places run 0..k-1 and families are
+ * unique; units come from the documented list; and the public listing (rt_schema_field_*)
+ * gives every field with its struct, type, unit, version and help, and nothing past the end. */
+#include "unit.h"
+
+#include <string.h>
+
+#include "core/core.h"
+#include "core/schema.h"
+
+/* A member of a struct that is not a figure, with its place. */
+typedef struct other {
+    size_t off, size;
+} other;
+
+#define OTHER(st, m) {offsetof(st, m), sizeof(((st *)0)->m)}
+
+typedef struct checked {
+    const rt_fstruct *st;
+    size_t size; /* sizeof the struct */
+    other others[8];
+    size_t nothers;
+} checked;
+
+static const checked structs[] = {
+    {&rt_schema_sample,
+     sizeof(rt_sample),
+     {OTHER(rt_sample, cpu), OTHER(rt_sample, memory), OTHER(rt_sample, network), OTHER(rt_sample, network_count),
+      OTHER(rt_sample, disk), OTHER(rt_sample, disk_count), OTHER(rt_sample, gpu), OTHER(rt_sample, gpu_count)},
+     8},
+    {&rt_schema_cpu, sizeof(rt_cpu), {OTHER(rt_cpu, per_core_pct)}, 1},
+    {&rt_schema_memory, sizeof(rt_memory), {{0, 0}}, 0},
+    {&rt_schema_net_iface, sizeof(rt_net_iface), {{0, 0}}, 0},
+    {&rt_schema_disk, sizeof(rt_disk), {OTHER(rt_disk, mounts), OTHER(rt_disk, mount_count)}, 2},
+    {&rt_schema_mount, sizeof(rt_mount), {{0, 0}}, 0},
+    {&rt_schema_gpu, sizeof(rt_gpu), {OTHER(rt_gpu, detail), OTHER(rt_gpu, detail_count)}, 2},
+    {&rt_schema_pressure, sizeof(rt_pressure), {{0, 0}}, 0},
+    {&rt_schema_cgroup, sizeof(rt_cgroup), {OTHER(rt_cgroup, pressure)}, 1},
+    {&rt_schema_process,
+     sizeof(rt_process),
+     {OTHER(rt_process, cgroup), OTHER(rt_process, main), OTHER(rt_process, descendants),
+      OTHER(rt_process, combined)},
+     4},
+    {&rt_schema_part, sizeof(rt_process_part), {{0, 0}}, 0},
+    {&rt_schema_host, sizeof(rt_host), {{0, 0}}, 0},
+    {&rt_schema_cloud, sizeof(rt_cloud), {{0, 0}}, 0},
+};
+
+/* rt_sample's members added in 0.6 are pointers too. */
+static const other sample_more[] = {OTHER(rt_sample, process), OTHER(rt_sample, pressure), OTHER(rt_sample, cgroup)};
+
+static size_t type_size(rt_field_type t)
+{
+    switch (t) {
+    case RT_FIELD_STRING: return sizeof(const char *);
+    case RT_FIELD_U64: return sizeof(uint64_t);
+    case RT_FIELD_I64: return sizeof(int64_t);
+    case RT_FIELD_DOUBLE: return sizeof(double);
+    case RT_FIELD_FLAG: return sizeof(int);
+    }
+    return 0;
+}
+
+/* Marks [off, off + size) of a struct of n bytes as taken; fails on an overlap. */
+static void take(unsigned char *used, size_t n, size_t off, size_t size, const char *what)
+{
+    assert_true(off + size <= n);
+    for (size_t b = off; b < off + size; b++) {
+        if (used[b])
+            fail_msg("%s overlaps another member at byte %zu", what, b);
+        used[b] = 1;
+    }
+}
+
+/* Every byte of every struct is a listed figure, a named non-figure or padding: a run of
+ * untaken bytes is shorter than 8 and ends where an 8-byte member may start (or at the end),
+ * so a member added to the header and not to the schema fails here. */
+static void every_member_listed(void **state)
+{
+    (void)state;
+    for (size_t s = 0; s < RT_ARRAY_LEN(structs); s++) {
+        const checked *c = &structs[s];
+        unsigned char used[1024] = {0};
+        assert_true(c->size <= sizeof used);
+        for (size_t i = 0; i < c->st->n; i++) {
+            const rt_field *f = &c->st->f[i];
+            if (f->size != type_size(f->type))
+                fail_msg("%s.%s: %zu bytes for its type", c->st->name, f->name, f->size);
+            take(used, c->size, f->off, f->size, f->name);
+        }
+        for (size_t i = 0; i < c->nothers; i++)
+            take(used, c->size, c->others[i].off, c->others[i].size, "a non-figure");
+        if (c->st == &rt_schema_sample)
+            for (size_t i = 0; i < RT_ARRAY_LEN(sample_more); i++)
+                take(used, c->size, sample_more[i].off, sample_more[i].size, "a non-figure");
+        for (size_t b = 0; b < c->size;) {
+            if (used[b]) {
+                b++;
+                continue;
+            }
+            size_t e = b;
+            while (e < c->size && !used[e])
+                e++;
+            if (e - b >= 8 || (e % 8 != 0 && e != c->size))
+                fail_msg("%s: bytes %zu..%zu are in no table", c->st->name, b, e);
+            b = e;
+        }
+    }
+}
+
+static bool unit_known(const char *u)
+{
+    static const char *const units[] = {"MiB", "bytes", "bytes/s", "s",       "cores", "%",      "usec", "count",
+                                        "pid", "Celsius", "W",     "MHz",     "Mbit/s", "GB",    ""};
+    for (size_t i = 0; i < RT_ARRAY_LEN(units); i++)
+        if (strcmp(u, units[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Names unique within a struct, units known, versions no later than this one, decimals sane;
+ * strings and flags carry no unit. */
+static void fields_well_formed(void **state)
+{
+    (void)state;
+    for (size_t s = 0; s < RT_ARRAY_LEN(structs); s++) {
+        const rt_fstruct *st = structs[s].st;
+        assert_true(st->n <= RT_SCHEMA_MAX_FIELDS);
+        for (size_t i = 0; i < st->n; i++) {
+            const rt_field *f = &st->f[i];
+            if (!unit_known(f->unit))
+                fail_msg("%s.%s: unit '%s'", st->name, f->name, f->unit);
+            if ((f->type == RT_FIELD_STRING || f->type == RT_FIELD_FLAG) && f->unit[0])
+                fail_msg("%s.%s: a unit for a string or flag", st->name, f->name);
+            unsigned major, minor;
+            assert_int_equal(sscanf(f->since, "%u.%u", &major, &minor), 2);
+            assert_true(major * 100 + minor <= RT_VERSION_MAJOR * 100 + RT_VERSION_MINOR);
+            assert_true(f->jdec == RT_NO_JSON || (f->jdec >= 0 && f->jdec <= 9));
+            assert_non_null(f->help);
+            assert_true(strlen(f->help) > 3);
+            for (size_t j = 0; j < i; j++)
+                if (strcmp(st->f[j].name, f->name) == 0)
+                    fail_msg("%s.%s listed twice", st->name, f->name);
+        }
+    }
+}
+
+/* Places 0..k-1, once each; a family's members follow each other and all carry a label; a
+ * family's name is used by one struct only, and no name ends with a suffix Prometheus adds. */
+static void prom_places_and_families(void **state)
+{
+    (void)state;
+    const char *seen[256];
+    size_t nseen = 0;
+    for (size_t s = 0; s < RT_ARRAY_LEN(structs); s++) {
+        const rt_fstruct *st = structs[s].st;
+        int count[RT_SCHEMA_MAX_FIELDS] = {0};
+        size_t k = 0;
+        for (size_t i = 0; i < st->n; i++) {
+            const rt_fprom *p = &st->f[i].prom;
+            if (!p->name)
+                continue;
+            k++;
+            assert_true(p->seq >= 0 && p->seq < RT_SCHEMA_MAX_FIELDS);
+            count[p->seq]++;
+            assert_true(strncmp(p->name, "resource_tracker_", 17) == 0);
+            size_t n = strlen(p->name);
+            assert_false(n > 6 && strcmp(p->name + n - 6, "_total") == 0);
+            assert_false(n > 5 && strcmp(p->name + n - 5, "_info") == 0);
+            assert_true(st->f[i].type != RT_FIELD_STRING);
+        }
+        for (size_t q = 0; q < RT_SCHEMA_MAX_FIELDS; q++)
+            assert_int_equal(count[q], q < k ? 1 : 0);
+        size_t order[RT_SCHEMA_MAX_FIELDS];
+        assert_int_equal(rt_schema_prom_order(st, order), k);
+        for (size_t j = 0; j < k; j++) {
+            const rt_fprom *p = &st->f[order[j]].prom;
+            assert_int_equal(p->seq, (int)j);
+            bool same_prev = j > 0 && strcmp(st->f[order[j - 1]].prom.name, p->name) == 0;
+            bool same_next = j + 1 < k && strcmp(st->f[order[j + 1]].prom.name, p->name) == 0;
+            if (same_prev || same_next)
+                assert_non_null(p->label);
+            if (same_prev)
+                continue;
+            for (size_t x = 0; x < nseen; x++)
+                if (strcmp(seen[x], p->name) == 0)
+                    fail_msg("family %s made twice", p->name);
+            assert_true(nseen < RT_ARRAY_LEN(seen));
+            seen[nseen++] = p->name;
+        }
+    }
+}
+
+/* The public listing: every table's fields in turn, each with its struct, name, type, unit,
+ * version and help; NULL and -1 past the end. */
+static void public_listing(void **state)
+{
+    (void)state;
+    size_t total = 0;
+    for (size_t s = 0; s < RT_ARRAY_LEN(structs); s++)
+        total += structs[s].st->n;
+    assert_int_equal(rt_schema_field_count(), total);
+    bool rss = false, part = false;
+    for (size_t i = 0; i < total; i++) {
+        assert_non_null(rt_schema_field_struct(i));
+        assert_non_null(rt_schema_field_name(i));
+        assert_non_null(rt_schema_field_unit(i));
+        assert_non_null(rt_schema_field_since(i));
+        assert_non_null(rt_schema_field_help(i));
+        assert_in_range(rt_schema_field_type(i), RT_FIELD_STRING, RT_FIELD_FLAG);
+        if (strcmp(rt_schema_field_struct(i), "process") == 0 && strcmp(rt_schema_field_name(i), "rss_mib") == 0) {
+            rss = true;
+            assert_string_equal(rt_schema_field_unit(i), "MiB");
+            assert_int_equal(rt_schema_field_type(i), RT_FIELD_DOUBLE);
+            assert_string_equal(rt_schema_field_since(i), "0.1");
+        }
+        if (strcmp(rt_schema_field_struct(i), "process_part") == 0 &&
+            strcmp(rt_schema_field_name(i), "gpu_vram_used_bytes") == 0) {
+            part = true;
+            assert_int_equal(rt_schema_field_type(i), RT_FIELD_U64);
+            assert_string_equal(rt_schema_field_since(i), "0.8");
+        }
+    }
+    assert_true(rss && part);
+    assert_null(rt_schema_field_struct(total));
+    assert_null(rt_schema_field_name(total));
+    assert_null(rt_schema_field_unit(total));
+    assert_null(rt_schema_field_since(total));
+    assert_null(rt_schema_field_help(total));
+    assert_int_equal(rt_schema_field_type(total), -1);
+    assert_null(rt_schema_field_name((size_t)-1));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_member_listed),
+        cmocka_unit_test(fields_well_formed),
+        cmocka_unit_test(prom_places_and_families),
+        cmocka_unit_test(public_listing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
