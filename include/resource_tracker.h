@@ -278,6 +278,10 @@ typedef struct rt_process {
     uint64_t gpu_vram_peak_bytes; /* the tree's VRAM peak as NVML's accounting counts it (per
                                    * GPU, the sum of its tree processes' maxMemoryUsage, kept
                                    * after they exit): RT_NULL_U64 where accounting is off */
+    int64_t unread_count; /* processes the last walk found in the tree but could not open (out
+                           * of file descriptors, or refused): what they and their descendants
+                           * used is missing from this sample's figures, which are then lower
+                           * bounds; 0 when every process was read */
 } rt_process;
 
 typedef struct rt_sample {

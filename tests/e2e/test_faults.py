@@ -20,7 +20,7 @@ import uuid
 
 import pytest
 
-from conftest import BUILD_DIR, REPO, TRACKER, tracker_env
+from conftest import BUILD_DIR, REPO, TRACKER, VALGRIND, tracker_env
 from test_cgroup import LAYOUT, can_make, dir_of, groups_of, hierarchies, kill_group_procs, need_any, rmdir_tree
 
 PY = "/usr/bin/python3"
@@ -324,6 +324,45 @@ def test_proc_reads_fail(tmp_path):
     want = float(judge.read_text())
     got = samples[-1]["process"]["cpu_secs_total"]
     assert abs(got - want) <= 0.02 * want + 0.02, (got, want)
+
+
+# ---------------------------------------------------------------------------------------------
+# Descriptors run short: what the walk could not open is counted, never silently dropped.
+
+def fd_limited_run(limit, children, tmp_path):
+    """The tracker and a job of `children` sleeping children under RLIMIT_NOFILE limit (soft
+    and hard, so the tracker cannot raise it); returns (samples, stderr)."""
+    import resource
+
+    def lower():
+        if limit:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+
+    out = tmp_path / f"fd{limit}.jsonl"
+    job = f"for i in $(seq {children}); do sleep 4 & done; wait"
+    p = subprocess.run([TRACKER, "-i", "0.4", "-o", str(out), "--cgroup", "off", "--", "sh", "-c", job],
+                       env=tracker_env(), preexec_fn=lower, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    return [json.loads(l) for l in out.read_text().splitlines()], p.stderr
+
+
+@pytest.mark.skipif(VALGRIND, reason="valgrind keeps descriptors of its own within the limit")
+def test_unread_processes_counted(tmp_path):
+    """Under 200 descriptors with 300 children the walk cannot open every child's stat: each
+    child of the root is then either counted or in process.unread_count (child_count +
+    unread_count is the job's 300 while they all sleep, never more), the shortage is said
+    once, and without the limit nothing is unread."""
+    n = 300
+    samples, err = fd_limited_run(200, n, tmp_path)
+    procs = [s["process"] for s in samples]
+    assert any(p["unread_count"] > 0 for p in procs), procs
+    assert all(p["child_count"] + p["unread_count"] <= n for p in procs), procs
+    assert any(p["child_count"] + p["unread_count"] == n and p["unread_count"] > 0 for p in procs), \
+        [(p["child_count"], p["unread_count"]) for p in procs]
+    assert len([l for l in err.splitlines() if "out of file descriptors" in l]) == 1, err
+    samples, _ = fd_limited_run(0, n, tmp_path)
+    assert all(s["process"]["unread_count"] == 0 for s in samples)
+    assert max(s["process"]["child_count"] for s in samples) == n
 
 
 # ---------------------------------------------------------------------------------------------

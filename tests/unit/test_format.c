@@ -155,7 +155,7 @@ static void json_cgroup_and_pressure(void **state)
     size_t n = rt_format_sample(RT_FORMAT_JSON, &s, NULL, buf, sizeof buf);
     assert_true(n < sizeof buf);
     const char *want =
-        "\"gpu_count_used\":null,\"memory_peak_mib\":1536.25,\"rss_hwm_mib\":700.125,\"gpu_vram_peak_bytes\":null,"
+        "\"gpu_count_used\":null,\"memory_peak_mib\":1536.25,\"rss_hwm_mib\":700.125,\"gpu_vram_peak_bytes\":null,\"unread_count\":0,"
         "\"cgroup\":{\"path\":\"/resource-tracker-812-1\",\"version\":\"hybrid\",\"own\":true,\"exclusive\":true,"
         "\"cpu_secs_total\":12.346,\"memory_mib\":1024.5,\"memory_peak_mib\":1536.25,\"pids\":5,\"pids_peak\":9,"
         "\"read_bytes_total\":4096,\"write_bytes_total\":null,\"cpu_quota_cores\":1.5,\"cpu_period_secs\":0.1,"
@@ -177,7 +177,7 @@ static void json_cgroup_and_pressure(void **state)
     rt_format_sample(RT_FORMAT_JSON, &s, NULL, buf, sizeof buf);
     assert_non_null(
         strstr(buf, "\"gpu_count_used\":null,\"memory_peak_mib\":null,\"rss_hwm_mib\":700.125,"
-                    "\"gpu_vram_peak_bytes\":null,\"cgroup\":null,\"main\":null,"
+                    "\"gpu_vram_peak_bytes\":null,\"unread_count\":0,\"cgroup\":null,\"main\":null,"
                     "\"descendants\":null,\"combined\":null},\"pressure\":null,\"cgroup\":null}\n"));
     /* the whole machine: the tracker's own group as the top-level "cgroup", after "pressure" */
     s.process = NULL;

@@ -256,6 +256,10 @@ static const rt_field process_fields[] = {
       "The highest peak RSS of any one process of the tree, the kernel's own high-water mark."),
     F(rt_process, gpu_vram_peak_bytes, "bytes", "0.9", 0,
       "The tree's VRAM peak as NVML's accounting counts it (null where accounting is off)."),
+    F(rt_process, unread_count, "count", "0.9", 0,
+      "Processes the last walk found in the tree but could not open (out of file descriptors, or refused): "
+      "the tree's figures are lower bounds while it is above 0.",
+      PG(16, "process_unread", 0)),
     F(rt_process, read_bytes, "bytes", "0.1", RT_NO_JSON, "Bytes the tree read from storage in the interval."),
     F(rt_process, write_bytes, "bytes", "0.1", RT_NO_JSON, "Bytes the tree wrote to storage in the interval."),
 };

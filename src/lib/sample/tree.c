@@ -227,6 +227,7 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
             o->gpu_vram_used_bytes = RT_NULL_U64;
             o->gpu_count_used = RT_NULL_I64;
             o->gpu_vram_peak_bytes = RT_NULL_U64;
+            o->unread_count = t->unread;
             o->memory_peak_mib = peak_of(group);
             o->cgroup = group ? group->cgroup : NULL;
             mark_stretch(p, group, true);
@@ -257,6 +258,7 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
     o->alive = t->root_alive;
     o->child_count = t->children;
     o->thread_count = t->threads;
+    o->unread_count = t->unread;
     report_cpu(p, cut, cst, elapsed, machine);
     if (t->running == 0)
         drop_carry(p);

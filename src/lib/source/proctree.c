@@ -62,8 +62,11 @@ static void drop(rt_proctree *t, proc *p)
 static proc *track(rt_proctree *t, int64_t pid)
 {
     int sfd = rt_pt_open_rel(t, pid, "stat");
-    if (sfd < 0)
+    if (sfd < 0) {
+        if (sfd != -ENOENT && sfd != -ESRCH)
+            t->unread++; /* there, but not to be read: the totals miss it */
         return NULL;
+    }
     size_t idx;
     if (t->nfree) {
         idx = t->free_list[--t->nfree];
@@ -253,6 +256,7 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
 
     memset(out, 0, sizeof *out);
     out->root_alive = false;
+    t->unread = 0;
     t->nlive = 0;
     bool members_queued = t->root_only;
     for (size_t qi = 0;; qi++) {
@@ -367,6 +371,7 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
     out->rss_peak_kib = t->rss_peak_kib;
     out->rss_hwm_kib = t->rss_hwm_kib;
     out->root_own_ns = t->root_own_ns;
+    out->unread = t->unread;
     return 0;
 }
 

@@ -37,6 +37,9 @@ typedef struct rt_tree_totals {
     bool pss_ok;
     int64_t processes, children, threads;
     int64_t running; /* of processes, those not zombies (exited, not yet reaped) */
+    int64_t unread;  /* processes found this scan whose stat could not be opened (out of file
+                      * descriptors, or refused): neither they nor their descendants are in
+                      * the totals */
     bool root_alive;
     /* the split (see rt_tree_split); main is the root, or empty when it is not live */
     rt_tree_split main, descendants, combined;

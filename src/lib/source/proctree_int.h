@@ -83,6 +83,7 @@ struct rt_proctree {
     bool root_seen;
     double pss_max_age;
     bool warned_io, warned_fds;
+    int64_t unread; /* processes of this scan that could not be opened (rt_tree_totals.unread) */
     proc *walking; /* the process whose children are being read */
     char buf[8192];
     rt_buf list; /* children lists are read into this */
