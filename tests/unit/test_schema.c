@@ -15,7 +15,10 @@ typedef struct other {
     size_t off, size;
 } other;
 
-#define OTHER(st, m) {offsetof(st, m), sizeof(((st *)0)->m)}
+#define OTHER(st, m)                                                                                                   \
+    {                                                                                                                  \
+        offsetof(st, m), sizeof(((st *)0)->m)                                                                          \
+    }
 
 typedef struct checked {
     const rt_fstruct *st;
@@ -40,8 +43,7 @@ static const checked structs[] = {
     {&rt_schema_cgroup, sizeof(rt_cgroup), {OTHER(rt_cgroup, pressure)}, 1},
     {&rt_schema_process,
      sizeof(rt_process),
-     {OTHER(rt_process, cgroup), OTHER(rt_process, main), OTHER(rt_process, descendants),
-      OTHER(rt_process, combined)},
+     {OTHER(rt_process, cgroup), OTHER(rt_process, main), OTHER(rt_process, descendants), OTHER(rt_process, combined)},
      4},
     {&rt_schema_part, sizeof(rt_process_part), {{0, 0}}, 0},
     {&rt_schema_host, sizeof(rt_host), {{0, 0}}, 0},
@@ -110,14 +112,9 @@ static void every_member_listed(void **state)
     }
 }
 
-static bool unit_known(const char *u)
+static bool unit_known(rt_unit u)
 {
-    static const char *const units[] = {"MiB", "bytes", "bytes/s", "s",       "cores", "%",      "usec", "count",
-                                        "pid", "Celsius", "W",     "MHz",     "Mbit/s", "GB",    ""};
-    for (size_t i = 0; i < RT_ARRAY_LEN(units); i++)
-        if (strcmp(u, units[i]) == 0)
-            return true;
-    return false;
+    return (unsigned)u < U_COUNT_OF_UNITS && rt_unit_name(u) != NULL;
 }
 
 /* Names unique within a struct, units known, versions no later than this one, decimals sane;
@@ -131,8 +128,8 @@ static void fields_well_formed(void **state)
         for (size_t i = 0; i < st->n; i++) {
             const rt_field *f = &st->f[i];
             if (!unit_known(f->unit))
-                fail_msg("%s.%s: unit '%s'", st->name, f->name, f->unit);
-            if ((f->type == RT_FIELD_STRING || f->type == RT_FIELD_FLAG) && f->unit[0])
+                fail_msg("%s.%s: unit %d", st->name, f->name, (int)f->unit);
+            if ((f->type == RT_FIELD_STRING || f->type == RT_FIELD_FLAG) && f->unit != U_NONE)
                 fail_msg("%s.%s: a unit for a string or flag", st->name, f->name);
             unsigned major, minor;
             assert_int_equal(sscanf(f->since, "%u.%u", &major, &minor), 2);
@@ -230,6 +227,9 @@ static void public_listing(void **state)
     assert_null(rt_schema_field_since(total));
     assert_null(rt_schema_field_help(total));
     assert_int_equal(rt_schema_field_type(total), -1);
+    for (int u = 0; u < U_COUNT_OF_UNITS; u++) /* every unit has its word, and only those do */
+        assert_non_null(rt_unit_name((rt_unit)u));
+    assert_null(rt_unit_name(U_COUNT_OF_UNITS));
     assert_null(rt_schema_field_name((size_t)-1));
 }
 

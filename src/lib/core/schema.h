@@ -30,12 +30,35 @@ typedef struct rt_fprom {
     const char *label, *value; /* the series' own label, for a family of several members */
 } rt_fprom;
 
+/* The unit of a figure (rt_unit_name: its word in the public listing). */
+typedef enum rt_unit {
+    U_NONE,    /* strings and flags */
+    U_MIB,     /* MiB (2^20 bytes) */
+    U_BYTES,   /* bytes */
+    U_BYTES_S, /* bytes per second */
+    U_S,       /* seconds */
+    U_CORES,   /* logical cores (CPU seconds per second) */
+    U_PCT,     /* percent */
+    U_USEC,    /* microseconds */
+    U_COUNT,   /* a count of things */
+    U_PID,     /* a process id */
+    U_CELSIUS, /* degrees Celsius */
+    U_W,       /* watts */
+    U_MHZ,     /* MHz */
+    U_MBIT_S,  /* Mbit/s */
+    U_GB,      /* 10^9 bytes */
+    U_COUNT_OF_UNITS
+} rt_unit;
+
+/* "MiB", "%", ..., "" for U_NONE; NULL for no unit of this list. */
+const char *rt_unit_name(rt_unit u);
+
 /* One member of a public struct. */
 typedef struct rt_field {
-    const char *name;  /* the member's name, which is its key in the JSON line */
+    const char *name; /* the member's name, which is its key in the JSON line */
     rt_field_type type;
-    size_t off, size;  /* offsetof and sizeof the member */
-    const char *unit;  /* "MiB", "bytes", "bytes/s", "s", "cores", "%", "usec", ... ; "" none */
+    size_t off, size; /* offsetof and sizeof the member */
+    rt_unit unit;
     const char *since; /* the version that added it: "0.1", "0.6", ... */
     int jdec;          /* decimals in the JSON line (doubles), or RT_NO_JSON */
     const char *help;

@@ -147,9 +147,9 @@ static void put_field(rt_prom_out *f, const rt_kv *extra, size_t n, const void *
     switch (fd->type) {
     case RT_FIELD_DOUBLE: {
         double v = *(const double *)at;
-        if (strcmp(fd->unit, "MiB") == 0)
+        if (fd->unit == U_MIB)
             rt_prom_num(f, extra, n, v * 1048576.0, 0);
-        else if (strcmp(fd->unit, "%") == 0)
+        else if (fd->unit == U_PCT)
             rt_prom_num(f, extra, n, v / 100.0, DEC_FINE);
         else
             rt_prom_num(f, extra, n, v, fd->prom.dec);
@@ -157,7 +157,7 @@ static void put_field(rt_prom_out *f, const rt_kv *extra, size_t n, const void *
     }
     case RT_FIELD_U64: {
         uint64_t v = *(const uint64_t *)at;
-        if (strcmp(fd->unit, "usec") == 0) {
+        if (fd->unit == U_USEC) {
             if (v != RT_NULL_U64)
                 rt_prom_num(f, extra, n, (double)v / 1e6, DEC_FINE);
         } else {
@@ -195,7 +195,7 @@ static void put_families(rt_prom_out *f, const rt_fstruct *st, size_t from, size
     const char *family = NULL;
     for (size_t j = from; j < k && j < to; j++) {
         const rt_field *fd = &st->f[order[j]];
-        if (!family || strcmp(family, fd->prom.name) != 0)
+        if (!family || (family != fd->prom.name && strcmp(family, fd->prom.name) != 0))
             rt_prom_family(f, fd->prom.name, fd->prom.counter ? C : G, fd->prom.help ? fd->prom.help : fd->help);
         family = fd->prom.name;
         for (size_t i = 0; i < it.count; i++) {
