@@ -74,23 +74,6 @@ static void jbool(rt_ob *o, const char *k, bool v)
     rt_ob_lit(o, v ? "true," : "false,");
 }
 
-static void jfields(rt_ob *o, const void *base, const rt_field *f, size_t n);
-
-/* The "cpu" member: its first field, the per-core figures, then the rest. */
-static void json_cpu(rt_ob *o, const rt_cpu *c)
-{
-    rt_ob_lit(o, "\"cpu\":{");
-    jfields(o, c, rt_schema_cpu.f, 1);
-    rt_ob_lit(o, "\"per_core_pct\":[");
-    for (size_t i = 0; i < c->core_count; i++) {
-        rt_ob_fixed(o, c->per_core_pct[i], 2, "null");
-        rt_ob_put(o, ",", 1);
-    }
-    jclose(o, ']');
-    jfields(o, c, rt_schema_cpu.f + 1, rt_schema_cpu.n - 1);
-    jclose(o, '}');
-}
-
 /* Writes the fields f[0..n) of the struct at base that the JSON line shows, without the
  * braces. */
 static void jfields(rt_ob *o, const void *base, const rt_field *f, size_t n)
@@ -114,6 +97,21 @@ static void jfields(rt_ob *o, const void *base, const rt_field *f, size_t n)
 static void jall(rt_ob *o, const void *base, const rt_fstruct *st)
 {
     jfields(o, base, st->f, st->n);
+}
+
+/* The "cpu" member: its first field, the per-core figures, then the rest. */
+static void json_cpu(rt_ob *o, const rt_cpu *c)
+{
+    rt_ob_lit(o, "\"cpu\":{");
+    jfields(o, c, rt_schema_cpu.f, 1);
+    rt_ob_lit(o, "\"per_core_pct\":[");
+    for (size_t i = 0; i < c->core_count; i++) {
+        rt_ob_fixed(o, c->per_core_pct[i], 2, "null");
+        rt_ob_put(o, ",", 1);
+    }
+    jclose(o, ']');
+    jfields(o, c, rt_schema_cpu.f + 1, rt_schema_cpu.n - 1);
+    jclose(o, '}');
 }
 
 /* "name":{members}, or "name":null for a NULL base. */
