@@ -357,6 +357,24 @@ static void test_json_fields(void **state)
                     strncmp(rt_otlp_metric_name(i), "resource_tracker.", 17) == 0);
 }
 
+/* The metrics come from the schema's OTLP members and the hand-made ones, one numbering: no place
+ * taken twice, none skipped, members of one metric alike; 40 metrics, each named once. */
+static void test_plan(void **state)
+{
+    (void)state;
+    assert_string_equal(rt_otlp_plan_problem(), "");
+    size_t n = 0;
+    while (rt_otlp_metric_name(n))
+        n++;
+    assert_int_equal(n, 40);
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = i + 1; k < n; k++)
+            assert_string_not_equal(rt_otlp_metric_name(i), rt_otlp_metric_name(k));
+    assert_string_equal(rt_otlp_metric_name(0), "system.cpu.utilization");
+    assert_string_equal(rt_otlp_metric_name(4), "system.memory.usage");
+    assert_string_equal(rt_otlp_metric_name(39), "resource_tracker.cgroup.oom_kills");
+}
+
 /* A sample without anything (all null): a valid request with no metrics. */
 static void test_json_empty(void **state)
 {
@@ -1117,7 +1135,7 @@ static void test_add_cost(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_json_fields),        cmocka_unit_test(test_json_empty),
+        cmocka_unit_test(test_json_fields),        cmocka_unit_test(test_json_empty), cmocka_unit_test(test_plan),
         cmocka_unit_test(test_retry_after),        cmocka_unit_test(test_delivers_all_once),
         cmocka_unit_test(test_uncompressed),       cmocka_unit_test(test_503_retry_after),
         cmocka_unit_test(test_429_backoff_then_ok), cmocka_unit_test(test_retry_after_zero_backs_off),

@@ -190,6 +190,39 @@ static void prom_places_and_families(void **state)
     }
 }
 
+/* OTLP members: numbers only, a kind, and the UCUM unit their schema unit means (the exporter turns
+ * MiB into bytes and percent into a ratio; test_otlp checks the places). */
+static void otlp_members(void **state)
+{
+    (void)state;
+    static const struct {
+        rt_unit u;
+        const char *ucum;
+    } ucum[] = {{U_MIB, "By"}, {U_BYTES, "By"}, {U_S, "s"}, {U_PCT, "1"}, {U_CORES, "{cpu}"}};
+    size_t members = 0;
+    for (size_t s = 0; s < RT_ARRAY_LEN(structs); s++) {
+        const rt_fstruct *st = structs[s].st;
+        for (size_t i = 0; i < st->n; i++) {
+            const rt_field *f = &st->f[i];
+            if (!f->otlp.name)
+                continue;
+            members++;
+            assert_true(f->type != RT_FIELD_STRING);
+            assert_true(f->otlp.kind >= RT_OTLP_GAUGE && f->otlp.kind <= RT_OTLP_UPDOWN);
+            assert_non_null(f->otlp.unit);
+            assert_true(strncmp(f->otlp.name, "system.", 7) == 0 || strncmp(f->otlp.name, "process.", 8) == 0 ||
+                        strncmp(f->otlp.name, "resource_tracker.", 17) == 0);
+            assert_true((f->otlp.key == NULL) == (f->otlp.value == NULL));
+            for (size_t u = 0; u < RT_ARRAY_LEN(ucum); u++)
+                if (f->unit == ucum[u].u && strcmp(f->otlp.unit, ucum[u].ucum) != 0)
+                    fail_msg("%s.%s: unit %s shown as %s", st->name, f->name, rt_unit_name(f->unit), f->otlp.unit);
+            if (f->unit == U_COUNT)
+                assert_true(f->otlp.unit[0] == '{');
+        }
+    }
+    assert_int_equal(members, 34);
+}
+
 /* The public listing: every table's fields in turn, each with its struct, name, type, unit,
  * version and help; NULL and -1 past the end. */
 static void public_listing(void **state)
@@ -239,6 +272,7 @@ int main(void)
         cmocka_unit_test(every_member_listed),
         cmocka_unit_test(fields_well_formed),
         cmocka_unit_test(prom_places_and_families),
+        cmocka_unit_test(otlp_members),
         cmocka_unit_test(public_listing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

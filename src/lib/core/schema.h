@@ -1,9 +1,10 @@
 /* schema.h - the sample's schema: every figure of the public sample structs listed once, in
  * one table per struct, with its type (taken from the member itself), unit, the version that
  * added it, its help text and how each view shows it. The JSON line (sink/json.c), the
- * Prometheus families (export/prom_format.c) and the public listing (rt_schema_field_*) are
- * made from these tables; a view writes by hand only what a table cannot say (arrays of
- * structs, the GPU's detail object, label fan-out over the pressure resources).
+ * Prometheus families (export/prom_format.c), the OTLP metrics (export/otlp_json.c) and the
+ * public listing (rt_schema_field_*) are made from these tables; a view writes by hand only what
+ * a table cannot say (arrays of structs, the GPU's detail object, label fan-out over the
+ * pressure resources, OTLP metrics of several structs or of the devices).
  * Internal to the library; the names, units and types are public through rt_schema_field_*. */
 #ifndef RT_CORE_SCHEMA_H
 #define RT_CORE_SCHEMA_H
@@ -29,6 +30,21 @@ typedef struct rt_fprom {
     const char *help;          /* the family's HELP where it is not the field's help */
     const char *label, *value; /* the series' own label, for a family of several members */
 } rt_fprom;
+
+/* How the OTLP view shows a figure. name NULL: not exported. seq places the figure among all the
+ * OTLP metrics' members (one numbering over every table and the metrics the exporter makes by
+ * hand); consecutive members with the same name make one metric whose points carry key="value".
+ * The point's value comes from the figure's type and unit as in Prometheus: MiB as whole bytes,
+ * percent as a ratio, other doubles as they are, integers as integers; a GAUGE has no start time. */
+typedef enum rt_otlp_kind { RT_OTLP_GAUGE = 1, RT_OTLP_COUNTER, RT_OTLP_UPDOWN } rt_otlp_kind;
+
+typedef struct rt_fotlp {
+    const char *name; /* the metric, a semantic-convention name or resource_tracker.* */
+    int seq;
+    rt_otlp_kind kind;
+    const char *unit, *desc; /* UCUM unit; description (on the metric's first member) */
+    const char *key, *value; /* the points' attribute, for a metric of several members */
+} rt_fotlp;
 
 /* The unit of a figure (rt_unit_name: its word in the public listing). */
 typedef enum rt_unit {
@@ -63,6 +79,7 @@ typedef struct rt_field {
     int jdec;          /* decimals in the JSON line (doubles), or RT_NO_JSON */
     const char *help;
     rt_fprom prom;
+    rt_fotlp otlp;
 } rt_field;
 
 /* The table of one struct: its name without "rt_" ("process", "net_iface") and its fields, in the

@@ -351,8 +351,8 @@ static void build_resource(rt_otlp *ex, const rt_otlp_row *first)
         "cloud.provider", "cloud.account.id", "cloud.region", "cloud.availability_zone", "host.type"};
     for (size_t i = 0; i < RT_ARRAY_LEN(cloud_keys); i++)
         res_str(ex, cloud_keys[i], ex->cloud_vals[i]);
-    if (first && first->has_proc && first->pid > 0)
-        res_add(ex, (rt_otlp_attr){.key = "process.pid", .type = RT_OTLP_INT, .i = first->pid});
+    if (first && rt_otlp_row_pid(first) > 0)
+        res_add(ex, (rt_otlp_attr){.key = "process.pid", .type = RT_OTLP_INT, .i = rt_otlp_row_pid(first)});
     if (ex->command && ex->command[0]) {
         res_str(ex, "process.command", ex->command[0]);
         res_add(ex, (rt_otlp_attr){.key = "process.command_args", .type = RT_OTLP_STRS,

@@ -21,38 +21,32 @@ typedef struct rt_otlp_dev {
 } rt_otlp_dev;
 
 typedef struct rt_otlp_gpu {
-    const char *id;                  /* uuid, else the PCI address, else NULL (the index is used) */
-    double util_pct;                 /* 0..100; NaN */
-    uint64_t vram_used, vram_total;  /* RT_NULL_U64 */
+    const char *id;                 /* uuid, else the PCI address, else NULL (the index is used) */
+    double util_pct;                /* 0..100; NaN */
+    uint64_t vram_used, vram_total; /* RT_NULL_U64 */
 } rt_otlp_gpu;
 
-/* The figures of one sample the exporter sends (doubles NaN, integers RT_NULL_* when null), in
- * one allocation with its arrays and strings (free with free()). */
+/* The structs whose figures a row carries (the tree's three parts are one schema table, three
+ * times over). */
+enum {
+    RT_OT_SAMPLE,
+    RT_OT_CPU,
+    RT_OT_MEMORY,
+    RT_OT_PROCESS,
+    RT_OT_MAIN,
+    RT_OT_DESC,
+    RT_OT_COMB,
+    RT_OT_CGROUP,
+    RT_OT_TABLES
+};
+
+/* The figures of one sample the exporter sends, in one allocation with its arrays and strings
+ * (free with free()): of each struct of the sample (have: the sample had it; the cgroup is the
+ * tree's, else the tracker's own), the members the OTLP view names in the schema and those the
+ * metrics made by hand read, each in an 8-byte slot as its type (otlp_json.c's plan). */
 typedef struct rt_otlp_row {
     double ts, interval;
-    double cpu_cores;  /* busy cores (utilization_pct of rt_cpu) */
-    int64_t cores;     /* online cores; RT_NULL_I64 */
-    double utime, stime;
-    int64_t procs_running;
-    double mem_total, mem_free, mem_used, mem_cached, mem_buffers, mem_available; /* MiB */
-    double swap_total, swap_used;
-    uint64_t fs_used, fs_free;
-    /* the tracked tree (has_proc) */
-    int has_proc;
-    int64_t pid, children, threads;
-    double p_cores, p_cpu_total, p_rss, p_pss, p_swap, p_rss_peak, p_mem_peak; /* MiB */
-    uint64_t p_read_total, p_write_total, p_gpu_vram;
-    double p_gpu_util_pct;
-    /* its parts (has_parts): main, descendants, combined */
-    int has_parts;
-    double part_rss[3], part_private[3], part_shared[3], part_cores[3]; /* MiB, cores */
-    int64_t part_threads[3];
-    uint64_t part_vram[3];
-    /* the tree's cgroup, else the tracker's own (has_cg) */
-    int has_cg;
-    double cg_cpu_total, cg_mem, cg_mem_peak, cg_mem_limit, cg_quota, cg_throttled; /* MiB, s */
-    int64_t cg_pids;
-    uint64_t cg_oom;
+    bool have[RT_OT_TABLES];
     /* what the accumulation adds: the machine's CPU seconds by mode since the series began */
     double cpu_user_cum, cpu_system_cum;
     uint64_t start_ns; /* when tracking began: the start of every cumulative series of the tree */
@@ -60,7 +54,15 @@ typedef struct rt_otlp_row {
     size_t ndisk, nnet, ngpu;
     rt_otlp_dev *disk, *net;
     rt_otlp_gpu *gpu;
+    uint64_t *fig; /* the slots */
 } rt_otlp_row;
+
+/* The tracked tree's root in a row, 0 without a tree. */
+int64_t rt_otlp_row_pid(const rt_otlp_row *row);
+
+/* What is wrong with the numbering of the OTLP members (schema tables and the metrics made by
+ * hand): "" when nothing; the metrics then follow it. For the unit test. */
+const char *rt_otlp_plan_problem(void);
 
 /* A row holding sample's figures (copied: names included), or NULL on no memory. */
 rt_otlp_row *rt_otlp_row_new(const rt_sample *sample);
@@ -111,8 +113,7 @@ typedef struct rt_otlp_attr {
  * scope "resource-tracker" (version), a metric per name that has at least one data point, and a
  * data point per row (per device, state, direction) for each figure the row has: a null figure
  * has no point. Pure. Returns the length needed like snprintf. */
-size_t rt_otlp_format(const rt_otlp_attr *res, size_t nres, rt_otlp_row *const *rows, size_t n, char *buf,
-                      size_t cap);
+size_t rt_otlp_format(const rt_otlp_attr *res, size_t nres, rt_otlp_row *const *rows, size_t n, char *buf, size_t cap);
 
 /* The name of metric i of those rt_otlp_format may write (static), NULL past the last. */
 const char *rt_otlp_metric_name(size_t i);

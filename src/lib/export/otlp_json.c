@@ -1,19 +1,201 @@
 /* otlp_json.c - the OTLP exporter's pure part: a sample copied into a compact row, the cumulative
  * series carried from push to push, and the ExportMetricsServiceRequest in OTLP/JSON (lowerCamelCase
  * fields, 64-bit integers as decimal strings, enums as integers) with the semantic conventions'
- * metric names where they exist and resource_tracker.* for the rest. */
+ * metric names where they exist and resource_tracker.* for the rest. The metrics of one member
+ * each come from the schema (core/schema.c: name, kind, unit, description, attribute, place);
+ * those made of several structs' members or of the devices are made here, in the same order. */
 #define _GNU_SOURCE
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/schema.h"
 #include "../sink/sink.h"
 #include "otlp_int.h"
 
 #define MIB 1048576.0
 #define MAX_BASES 4096 /* disks and interfaces remembered; past it the table starts afresh */
+
+/* ---- the plan: which members a row carries, and the metrics in order ----------------------------- */
+
+/* The schema table of each struct a row carries. */
+static const rt_fstruct *const tables[RT_OT_TABLES] = {
+    [RT_OT_SAMPLE] = &rt_schema_sample,   [RT_OT_CPU] = &rt_schema_cpu,       [RT_OT_MEMORY] = &rt_schema_memory,
+    [RT_OT_PROCESS] = &rt_schema_process, [RT_OT_MAIN] = &rt_schema_part,     [RT_OT_DESC] = &rt_schema_part,
+    [RT_OT_COMB] = &rt_schema_part,       [RT_OT_CGROUP] = &rt_schema_cgroup,
+};
+
+/* The members the metrics made by hand read (besides the devices), found by name. */
+typedef enum input {
+    IN_CPU_BUSY,
+    IN_CORES,
+    IN_UTIME,
+    IN_STIME,
+    IN_MEM_USED,
+    IN_MEM_FREE,
+    IN_MEM_CACHED,
+    IN_MEM_BUFFERS,
+    IN_MEM_TOTAL,
+    IN_SWAP_USED,
+    IN_SWAP_TOTAL,
+    IN_P_CORES,
+    IN_P_PID,
+    N_INPUTS
+} input;
+
+static const struct {
+    int t;
+    const char *name;
+} inputs[N_INPUTS] = {
+    [IN_CPU_BUSY] = {RT_OT_CPU, "utilization_pct"},
+    [IN_CORES] = {RT_OT_CPU, "core_count"},
+    [IN_UTIME] = {RT_OT_CPU, "utime_secs"},
+    [IN_STIME] = {RT_OT_CPU, "stime_secs"},
+    [IN_MEM_USED] = {RT_OT_MEMORY, "used_mib"},
+    [IN_MEM_FREE] = {RT_OT_MEMORY, "free_mib"},
+    [IN_MEM_CACHED] = {RT_OT_MEMORY, "cached_mib"},
+    [IN_MEM_BUFFERS] = {RT_OT_MEMORY, "buffers_mib"},
+    [IN_MEM_TOTAL] = {RT_OT_MEMORY, "total_mib"},
+    [IN_SWAP_USED] = {RT_OT_MEMORY, "swap_used_mib"},
+    [IN_SWAP_TOTAL] = {RT_OT_MEMORY, "swap_total_mib"},
+    [IN_P_CORES] = {RT_OT_PROCESS, "cores_used"},
+    [IN_P_PID] = {RT_OT_PROCESS, "pid"},
+};
+
+struct pts;
+typedef struct hand {
+    int seq; /* its place among the members (the schema's numbering) */
+    const char *name, *unit, *desc;
+    rt_otlp_kind kind;
+    void (*emit)(struct pts *p, const rt_otlp_row *r);
+} hand;
+
+enum { N_HANDS = 11, MAX_MEMBERS = 64, MAX_METRICS = 48 };
+static const hand hands[N_HANDS]; /* the metrics made by hand, below */
+
+/* A metric: made by hand, or the members fi[0..n) of table t (RT_OT_MAIN: the three parts). */
+typedef struct mentry {
+    const hand *h;
+    int t;
+    size_t fi[4], n;
+} mentry;
+
+/* A member at its place: of table t, field i, or a hand-made metric. */
+typedef struct member {
+    int used, t;
+    size_t i;
+    const hand *h;
+} member;
+
+static struct plan {
+    int16_t slot[RT_OT_TABLES][RT_SCHEMA_MAX_FIELDS]; /* -1: not carried */
+    size_t nslots;
+    int16_t in[N_INPUTS];
+    rt_field_type in_type[N_INPUTS];
+    mentry m[MAX_METRICS];
+    size_t nm;
+    char problem[200];
+} plan;
+
+static pthread_once_t plan_once = PTHREAD_ONCE_INIT;
+
+static void plan_problem(const char *what, const char *name)
+{
+    if (!plan.problem[0])
+        snprintf(plan.problem, sizeof plan.problem, "%s: %s", what, name ? name : "(unnamed)");
+}
+
+static int16_t carry(int t, size_t i)
+{
+    if (plan.slot[t][i] < 0) {
+        if (tables[t]->f[i].type == RT_FIELD_STRING)
+            plan_problem("a string cannot be carried", tables[t]->f[i].name);
+        else
+            plan.slot[t][i] = (int16_t)plan.nslots++;
+    }
+    return plan.slot[t][i];
+}
+
+static void plan_build(void)
+{
+    memset(plan.slot, 0xff, sizeof plan.slot);
+    /* the members, by their place: a schema member (t, i) or a hand-made metric */
+    member at[MAX_MEMBERS] = {{0}};
+    for (int t = 0; t < RT_OT_TABLES; t++)
+        for (size_t i = 0; i < tables[t]->n && i < RT_SCHEMA_MAX_FIELDS; i++) {
+            const rt_fotlp *o = &tables[t]->f[i].otlp;
+            if (!o->name)
+                continue;
+            carry(t, i);
+            if (t == RT_OT_DESC || t == RT_OT_COMB)
+                continue; /* the parts are listed once, as main's */
+            if (o->seq < 0 || o->seq >= MAX_MEMBERS || at[o->seq].used)
+                plan_problem("a place taken twice or out of range", o->name);
+            else
+                at[o->seq] = (member){.used = 1, .t = t, .i = i};
+        }
+    for (size_t k = 0; k < N_HANDS; k++) {
+        const hand *h = &hands[k];
+        if (h->seq < 0 || h->seq >= MAX_MEMBERS || at[h->seq].used)
+            plan_problem("a place taken twice or out of range", h->name);
+        else
+            at[h->seq] = (member){.used = 1, .h = h};
+    }
+    for (int k = 0; k < N_INPUTS; k++) {
+        plan.in[k] = -1;
+        const rt_fstruct *st = tables[inputs[k].t];
+        for (size_t i = 0; i < st->n && i < RT_SCHEMA_MAX_FIELDS; i++)
+            if (strcmp(st->f[i].name, inputs[k].name) == 0) {
+                plan.in[k] = carry(inputs[k].t, i);
+                plan.in_type[k] = st->f[i].type;
+            }
+        if (plan.in[k] < 0)
+            plan_problem("an input not in the schema", inputs[k].name);
+    }
+    /* the places run 0, 1, 2, ...; consecutive members of one name make a metric */
+    size_t places = 0;
+    while (places < MAX_MEMBERS && at[places].used)
+        places++;
+    for (size_t s = places; s < MAX_MEMBERS; s++)
+        if (at[s].used)
+            plan_problem("a gap in the places before", at[s].h ? at[s].h->name : tables[at[s].t]->f[at[s].i].otlp.name);
+    for (size_t s = 0; s < places; s++) {
+        mentry *last = plan.nm ? &plan.m[plan.nm - 1] : NULL;
+        if (at[s].h) {
+            if (plan.nm < MAX_METRICS)
+                plan.m[plan.nm++] = (mentry){.h = at[s].h};
+            continue;
+        }
+        const rt_fotlp *o = &tables[at[s].t]->f[at[s].i].otlp;
+        if (last && !last->h && last->t == at[s].t && last->n < RT_ARRAY_LEN(last->fi) &&
+            strcmp(tables[last->t]->f[last->fi[0]].otlp.name, o->name) == 0) {
+            const rt_fotlp *first = &tables[last->t]->f[last->fi[0]].otlp;
+            if (o->kind != first->kind || strcmp(o->unit, first->unit) != 0 || !o->key || !first->key)
+                plan_problem("members of one metric differ in kind or unit, or lack an attribute", o->name);
+            last->fi[last->n++] = at[s].i;
+        } else if (plan.nm < MAX_METRICS) {
+            if (!o->unit || !o->desc || !o->kind)
+                plan_problem("a metric without unit, description or kind", o->name);
+            plan.m[plan.nm++] = (mentry){.t = at[s].t, .fi = {at[s].i}, .n = 1};
+        } else {
+            plan_problem("too many metrics", o->name);
+        }
+    }
+}
+
+static const struct plan *plan_get(void)
+{
+    pthread_once(&plan_once, plan_build);
+    return &plan;
+}
+
+const char *rt_otlp_plan_problem(void)
+{
+    return plan_get()->problem;
+}
 
 /* ---- the row ------------------------------------------------------------------------------------- */
 
@@ -24,7 +206,7 @@ static size_t str_bytes(const char *s)
 
 size_t rt_otlp_row_size(const rt_sample *s)
 {
-    size_t n = sizeof(rt_otlp_row);
+    size_t n = sizeof(rt_otlp_row) + plan_get()->nslots * sizeof(uint64_t);
     for (size_t i = 0; s->disk && i < s->disk_count; i++)
         n += s->disk[i] ? sizeof(rt_otlp_dev) + str_bytes(s->disk[i]->device) : 0;
     for (size_t i = 0; s->network && i < s->network_count; i++)
@@ -48,50 +230,56 @@ static const char *put_str(char **p, const char *s)
     return r;
 }
 
-static void copy_cgroup(rt_otlp_row *r, const rt_cgroup *c)
+/* The carried members of struct src (table t) into the row's slots. */
+static void carry_struct(rt_otlp_row *r, int t, const void *src)
 {
-    r->has_cg = c != NULL;
-    if (!c)
+    r->have[t] = src != NULL;
+    if (!src)
         return;
-    r->cg_cpu_total = c->cpu_secs_total;
-    r->cg_mem = c->memory_mib;
-    r->cg_mem_peak = c->memory_peak_mib;
-    r->cg_mem_limit = c->memory_limit_mib;
-    r->cg_quota = c->cpu_quota_cores;
-    r->cg_throttled = c->cpu_throttled_secs;
-    r->cg_pids = c->pids;
-    r->cg_oom = c->oom_kills;
+    const rt_fstruct *st = tables[t];
+    for (size_t i = 0; i < st->n && i < RT_SCHEMA_MAX_FIELDS; i++) {
+        int k = plan.slot[t][i];
+        if (k < 0)
+            continue;
+        const char *m = (const char *)src + st->f[i].off;
+        if (st->f[i].type == RT_FIELD_FLAG) {
+            int v;
+            memcpy(&v, m, sizeof v);
+            int64_t w = v;
+            memcpy(&r->fig[k], &w, sizeof w);
+        } else {
+            memcpy(&r->fig[k], m, sizeof r->fig[k]); /* doubles and 64-bit integers (test_schema) */
+        }
+    }
 }
 
-static void copy_process(rt_otlp_row *r, const rt_process *p)
+/* A carried member as a double: NaN when null or when the row lacks its struct. */
+static double fig_num(const rt_otlp_row *r, int t, int k, rt_field_type type)
 {
-    r->has_proc = p != NULL;
-    if (!p)
-        return;
-    r->pid = p->pid;
-    r->children = p->child_count;
-    r->threads = p->thread_count;
-    r->p_cores = p->cores_used;
-    r->p_cpu_total = p->cpu_secs_total;
-    r->p_rss = p->rss_mib;
-    r->p_pss = p->pss_mib;
-    r->p_swap = p->swap_mib;
-    r->p_rss_peak = p->rss_peak_mib;
-    r->p_mem_peak = p->memory_peak_mib;
-    r->p_read_total = p->read_bytes_total;
-    r->p_write_total = p->write_bytes_total;
-    r->p_gpu_vram = p->gpu_vram_used_bytes;
-    r->p_gpu_util_pct = p->gpu_utilization_pct;
-    const rt_process_part *parts[3] = {p->main, p->descendants, p->combined};
-    r->has_parts = parts[0] && parts[1] && parts[2];
-    for (int i = 0; r->has_parts && i < 3; i++) {
-        r->part_rss[i] = parts[i]->total_rss_mib;
-        r->part_private[i] = parts[i]->private_rss_mib;
-        r->part_shared[i] = parts[i]->shared_rss_mib;
-        r->part_cores[i] = parts[i]->cores_used;
-        r->part_threads[i] = parts[i]->thread_count;
-        r->part_vram[i] = parts[i]->gpu_vram_used_bytes;
+    if (!r->have[t] || k < 0)
+        return NAN;
+    double d;
+    int64_t i;
+    uint64_t u;
+    switch (type) {
+    case RT_FIELD_DOUBLE: memcpy(&d, &r->fig[k], sizeof d); return d;
+    case RT_FIELD_I64:
+    case RT_FIELD_FLAG: memcpy(&i, &r->fig[k], sizeof i); return i == RT_NULL_I64 ? NAN : (double)i;
+    case RT_FIELD_U64: memcpy(&u, &r->fig[k], sizeof u); return u == RT_NULL_U64 ? NAN : (double)u;
+    default: return NAN;
     }
+}
+
+/* What a hand-made metric reads. */
+static double in(const rt_otlp_row *r, input x)
+{
+    return fig_num(r, inputs[x].t, plan.in[x], plan.in_type[x]);
+}
+
+int64_t rt_otlp_row_pid(const rt_otlp_row *r)
+{
+    double pid = in(r, IN_P_PID);
+    return pid > 0 ? (int64_t)pid : 0;
 }
 
 rt_otlp_row *rt_otlp_row_new(const rt_sample *s)
@@ -102,28 +290,20 @@ rt_otlp_row *rt_otlp_row_new(const rt_sample *s)
     memset(r, 0, sizeof *r);
     r->ts = s->timestamp_secs;
     r->interval = s->interval_secs;
-    const rt_cpu *c = s->cpu;
-    r->cpu_cores = c ? c->utilization_pct : NAN;
-    r->cores = c && c->core_count ? (int64_t)c->core_count : RT_NULL_I64;
-    r->utime = c ? c->utime_secs : NAN;
-    r->stime = c ? c->stime_secs : NAN;
-    r->procs_running = c ? c->process_count : RT_NULL_I64;
-    const rt_memory *m = s->memory;
-    r->mem_total = m ? m->total_mib : NAN;
-    r->mem_free = m ? m->free_mib : NAN;
-    r->mem_used = m ? m->used_mib : NAN;
-    r->mem_cached = m ? m->cached_mib : NAN;
-    r->mem_buffers = m ? m->buffers_mib : NAN;
-    r->mem_available = m ? m->available_mib : NAN;
-    r->swap_total = m ? m->swap_total_mib : NAN;
-    r->swap_used = m ? m->swap_used_mib : NAN;
-    r->fs_used = s->disk_space_used_bytes;
-    r->fs_free = s->disk_space_free_bytes;
-    copy_process(r, s->process);
-    copy_cgroup(r, s->process ? s->process->cgroup : s->cgroup);
+    r->fig = (uint64_t *)(void *)(r + 1);
+    const rt_process *pr = s->process;
+    carry_struct(r, RT_OT_SAMPLE, s);
+    carry_struct(r, RT_OT_CPU, s->cpu);
+    carry_struct(r, RT_OT_MEMORY, s->memory);
+    carry_struct(r, RT_OT_PROCESS, pr);
+    bool parts = pr && pr->main && pr->descendants && pr->combined;
+    carry_struct(r, RT_OT_MAIN, parts ? pr->main : NULL);
+    carry_struct(r, RT_OT_DESC, parts ? pr->descendants : NULL);
+    carry_struct(r, RT_OT_COMB, parts ? pr->combined : NULL);
+    carry_struct(r, RT_OT_CGROUP, pr ? pr->cgroup : s->cgroup);
     r->cpu_user_cum = r->cpu_system_cum = NAN;
 
-    r->disk = (rt_otlp_dev *)(void *)(r + 1);
+    r->disk = (rt_otlp_dev *)(void *)(r->fig + plan.nslots);
     for (size_t i = 0; s->disk && i < s->disk_count; i++)
         r->ndisk += s->disk[i] != NULL;
     r->net = r->disk + r->ndisk;
@@ -137,22 +317,29 @@ rt_otlp_row *rt_otlp_row_new(const rt_sample *s)
     for (size_t i = 0; s->disk && i < s->disk_count; i++) {
         const rt_disk *d = s->disk[i];
         if (d)
-            r->disk[k++] = (rt_otlp_dev){.name = put_str(&p, d->device), .a = d->read_bytes_total,
-                                         .b = d->write_bytes_total, .ia = d->read_bytes, .ib = d->write_bytes};
+            r->disk[k++] = (rt_otlp_dev){.name = put_str(&p, d->device),
+                                         .a = d->read_bytes_total,
+                                         .b = d->write_bytes_total,
+                                         .ia = d->read_bytes,
+                                         .ib = d->write_bytes};
     }
     k = 0;
     for (size_t i = 0; s->network && i < s->network_count; i++) {
         const rt_net_iface *n = s->network[i];
         if (n)
-            r->net[k++] = (rt_otlp_dev){.name = put_str(&p, n->interface), .a = n->rx_bytes_total,
-                                        .b = n->tx_bytes_total, .ia = n->rx_bytes, .ib = n->tx_bytes};
+            r->net[k++] = (rt_otlp_dev){.name = put_str(&p, n->interface),
+                                        .a = n->rx_bytes_total,
+                                        .b = n->tx_bytes_total,
+                                        .ia = n->rx_bytes,
+                                        .ib = n->tx_bytes};
     }
     k = 0;
     for (size_t i = 0; s->gpu && i < s->gpu_count; i++) {
         const rt_gpu *g = s->gpu[i];
         if (g)
             r->gpu[k++] = (rt_otlp_gpu){.id = put_str(&p, g->uuid ? g->uuid : g->host_id),
-                                        .util_pct = g->utilization_pct, .vram_used = g->vram_used_bytes,
+                                        .util_pct = g->utilization_pct,
+                                        .vram_used = g->vram_used_bytes,
                                         .vram_total = g->vram_total_bytes};
     }
     return r;
@@ -243,12 +430,13 @@ rt_error rt_otlp_accumulate(rt_otlp_state *st, rt_otlp_row *const *rows, size_t 
         if (!st->start_ns)
             st->start_ns = unix_ns(r->ts - (r->interval > 0 ? r->interval : 0));
         r->start_ns = st->start_ns;
-        if (isfinite(r->utime)) {
-            st->cpu_user += r->utime;
+        double utime = in(r, IN_UTIME), stime = in(r, IN_STIME);
+        if (isfinite(utime)) {
+            st->cpu_user += utime;
             r->cpu_user_cum = st->cpu_user;
         }
-        if (isfinite(r->stime)) {
-            st->cpu_system += r->stime;
+        if (isfinite(stime)) {
+            st->cpu_system += stime;
             r->cpu_system_cum = st->cpu_system;
         }
         if (accumulate_devs(st, r, r->disk, r->ndisk, 0) != RT_OK ||
@@ -356,47 +544,35 @@ static double ratio(double x, double of)
 #define A1(k, v) ((attrs){.k1 = (k), .v1 = (v)})
 #define A2(k, v, l, w) ((attrs){.k1 = (k), .v1 = (v), .k2 = (l), .v2 = (w)})
 
-/* ---- the metrics, one emitter each ----------------------------------------------------------------- */
+/* ---- the metrics made by hand: figures of several members, or of the devices --------------------- */
 
 static void m_cpu_util(pts *p, const rt_otlp_row *r)
 {
-    pd(p, r, 0, A0, r->cores != RT_NULL_I64 ? ratio(r->cpu_cores, (double)r->cores) : NAN);
+    pd(p, r, 0, A0, ratio(in(r, IN_CPU_BUSY), in(r, IN_CORES)));
 }
 static void m_cpu_time(pts *p, const rt_otlp_row *r)
 {
     pd(p, r, r->start_ns, A1("cpu.mode", "user"), r->cpu_user_cum);
     pd(p, r, r->start_ns, A1("cpu.mode", "system"), r->cpu_system_cum);
 }
-static void m_procs(pts *p, const rt_otlp_row *r)
+static void m_cpu_count(pts *p, const rt_otlp_row *r)
 {
-    pi(p, r, r->start_ns, A1("process.status", "running"), r->procs_running);
-}
-
-static const char *const mem_states[] = {"used", "free", "cached", "buffers"};
-
-static void mem_each(pts *p, const rt_otlp_row *r, bool util)
-{
-    const double v[] = {r->mem_used, r->mem_free, r->mem_cached, r->mem_buffers};
-    for (size_t i = 0; i < RT_ARRAY_LEN(v); i++) {
-        attrs a = A1("system.memory.state", mem_states[i]);
-        if (util)
-            pd(p, r, 0, a, ratio(v[i], r->mem_total));
-        else
-            pmib(p, r, r->start_ns, a, v[i]);
-    }
-}
-static void m_mem_usage(pts *p, const rt_otlp_row *r)
-{
-    mem_each(p, r, false);
+    double n = in(r, IN_CORES); /* 0: not seen */
+    if (n > 0)
+        pi(p, r, r->start_ns, A0, (int64_t)n);
 }
 static void m_mem_util(pts *p, const rt_otlp_row *r)
 {
-    mem_each(p, r, true);
+    static const char *const states[] = {"used", "free", "cached", "buffers"};
+    const input v[] = {IN_MEM_USED, IN_MEM_FREE, IN_MEM_CACHED, IN_MEM_BUFFERS};
+    for (size_t i = 0; i < RT_ARRAY_LEN(v); i++)
+        pd(p, r, 0, A1("system.memory.state", states[i]), ratio(in(r, v[i]), in(r, IN_MEM_TOTAL)));
 }
 static void m_paging(pts *p, const rt_otlp_row *r)
 {
-    pmib(p, r, r->start_ns, A1("system.paging.state", "used"), r->swap_used);
-    pmib(p, r, r->start_ns, A1("system.paging.state", "free"), r->swap_total - r->swap_used);
+    double used = in(r, IN_SWAP_USED);
+    pmib(p, r, r->start_ns, A1("system.paging.state", "used"), used);
+    pmib(p, r, r->start_ns, A1("system.paging.state", "free"), in(r, IN_SWAP_TOTAL) - used);
 }
 static void m_disk_io(pts *p, const rt_otlp_row *r)
 {
@@ -414,12 +590,6 @@ static void m_net_io(pts *p, const rt_otlp_row *r)
         pu(p, r, d->start_ns, A2("network.interface.name", d->name, "network.io.direction", "transmit"), d->cum_b);
     }
 }
-static void m_fs(pts *p, const rt_otlp_row *r)
-{
-    pu(p, r, r->start_ns, A1("system.filesystem.state", "used"), r->fs_used);
-    pu(p, r, r->start_ns, A1("system.filesystem.state", "free"), r->fs_free);
-}
-
 /* Each GPU's figure what (0 utilization, 1 memory used, 2 memory total). */
 static void gpu_each(pts *p, const rt_otlp_row *r, int what)
 {
@@ -447,190 +617,115 @@ static void m_gpu_limit(pts *p, const rt_otlp_row *r)
     gpu_each(p, r, 2);
 }
 
-/* The tree's figures (none without a tree). */
 static void m_p_cpu_util(pts *p, const rt_otlp_row *r)
 {
-    if (!r->has_proc)
-        return;
-    pd(p, r, 0, A0, r->cores != RT_NULL_I64 ? ratio(r->p_cores, (double)r->cores) : NAN);
-}
-static void m_p_disk_io(pts *p, const rt_otlp_row *r)
-{
-    if (!r->has_proc)
-        return;
-    pu(p, r, r->start_ns, A1("disk.io.direction", "read"), r->p_read_total);
-    pu(p, r, r->start_ns, A1("disk.io.direction", "write"), r->p_write_total);
-}
-static void m_p_gpu_util(pts *p, const rt_otlp_row *r)
-{
-    if (!r->has_proc)
-        return;
-    pd(p, r, 0, A0, r->p_gpu_util_pct / 100.0);
+    pd(p, r, 0, A0, ratio(in(r, IN_P_CORES), in(r, IN_CORES)));
 }
 
-/* The tree's parts: a point per part, attribute resource_tracker.process.part. */
-typedef enum part_fig { P_RSS, P_PRIVATE, P_SHARED, P_CORES, P_THREADS, P_VRAM } part_fig;
+static const hand hands[N_HANDS] = {
+    {0, "system.cpu.utilization", "1", "Busy share of all logical CPUs (0..1)", RT_OTLP_GAUGE, m_cpu_util},
+    {1, "system.cpu.time", "s", "CPU seconds of the machine by mode since tracking began", RT_OTLP_COUNTER, m_cpu_time},
+    {2, "system.cpu.logical.count", "{cpu}", "Online logical CPUs", RT_OTLP_UPDOWN, m_cpu_count},
+    {9, "system.memory.utilization", "1", "Share of total memory by state", RT_OTLP_GAUGE, m_mem_util},
+    {10, "system.paging.usage", "By", "Swap space by state", RT_OTLP_UPDOWN, m_paging},
+    {11, "system.disk.io", "By", "Bytes read and written by each disk since its series began", RT_OTLP_COUNTER,
+     m_disk_io},
+    {12, "system.network.io", "By", "Bytes received and sent by each interface since its series began", RT_OTLP_COUNTER,
+     m_net_io},
+    {15, "hw.gpu.utilization", "1", "GPU utilization (0..1)", RT_OTLP_GAUGE, m_gpu_util},
+    {16, "hw.gpu.memory.usage", "By", "GPU memory in use", RT_OTLP_UPDOWN, m_gpu_mem},
+    {17, "hw.gpu.memory.limit", "By", "GPU memory in all", RT_OTLP_UPDOWN, m_gpu_limit},
+    {19, "process.cpu.utilization", "1", "The tree's CPU use as a share of all logical CPUs", RT_OTLP_GAUGE,
+     m_p_cpu_util},
+};
 
-static void part_each(pts *p, const rt_otlp_row *r, part_fig what)
+/* ---- the metrics of the schema's members ---------------------------------------------------------- */
+
+/* The point of member fi of table t, with attributes a. */
+static void member_point(pts *p, const rt_otlp_row *r, int t, size_t fi, attrs a, uint64_t start)
 {
-    static const char *const names[3] = {"main", "descendants", "combined"};
-    if (!r->has_proc || !r->has_parts)
-        return;
-    for (int i = 0; i < 3; i++) {
-        attrs a = A1("resource_tracker.process.part", names[i]);
-        switch (what) {
-        case P_RSS: pmib(p, r, r->start_ns, a, r->part_rss[i]); break;
-        case P_PRIVATE: pmib(p, r, r->start_ns, a, r->part_private[i]); break;
-        case P_SHARED: pmib(p, r, r->start_ns, a, r->part_shared[i]); break;
-        case P_CORES: pd(p, r, 0, a, r->part_cores[i]); break;
-        case P_THREADS: pi(p, r, r->start_ns, a, r->part_threads[i]); break;
-        case P_VRAM: pu(p, r, r->start_ns, a, r->part_vram[i]); break;
-        }
-    }
-}
-/* One emitter per figure of the parts. */
-#define PART_EMITTER(fn, fig)                                                                                       \
-    static void fn(pts *p, const rt_otlp_row *r)                                                                    \
-    {                                                                                                               \
-        part_each(p, r, fig);                                                                                       \
-    }
-PART_EMITTER(m_part_rss, P_RSS)
-PART_EMITTER(m_part_private, P_PRIVATE)
-PART_EMITTER(m_part_shared, P_SHARED)
-PART_EMITTER(m_part_cores, P_CORES)
-PART_EMITTER(m_part_threads, P_THREADS)
-PART_EMITTER(m_part_vram, P_VRAM)
-
-typedef enum kind { GAUGE, COUNTER, UPDOWN } kind;
-typedef enum vkind { V_DOUBLE, V_MIB, V_I64, V_U64 } vkind;
-typedef enum owner { MACHINE, TREE, CGROUP } owner;
-
-/* A metric: its emitter, or (emit NULL) the one figure of the row at offset `at`, of type v, a
- * point without attributes where the row has its owner (the tree, the cgroup). */
-typedef struct mspec {
-    const char *name, *unit, *desc;
-    kind k;
-    void (*emit)(pts *p, const rt_otlp_row *r);
-    size_t at;
-    vkind v;
-    owner of;
-} mspec;
-
-#define F(field, type, who) offsetof(rt_otlp_row, field), type, who
-#define E(fn) fn, 0, V_DOUBLE, MACHINE
-
-/* The point of a one-figure metric m for row r. */
-static void one_figure(pts *p, const mspec *m, const rt_otlp_row *r)
-{
-    if ((m->of == TREE && !r->has_proc) || (m->of == CGROUP && !r->has_cg))
-        return;
-    uint64_t start = m->k == GAUGE ? 0 : r->start_ns;
-    const char *f = (const char *)r + m->at;
-    double d;
+    const rt_field *f = &tables[t]->f[fi];
+    double v = fig_num(r, t, plan.slot[t][fi], f->type);
     int64_t i;
     uint64_t u;
-    switch (m->v) {
-    case V_DOUBLE:
-    case V_MIB:
-        memcpy(&d, f, sizeof d);
-        if (m->v == V_MIB)
-            pmib(p, r, start, A0, d);
+    switch (f->type) {
+    case RT_FIELD_DOUBLE:
+        if (f->unit == U_MIB)
+            pmib(p, r, start, a, v);
         else
-            pd(p, r, start, A0, d);
+            pd(p, r, start, a, f->unit == U_PCT ? v / 100.0 : v);
         break;
-    case V_I64:
-        memcpy(&i, f, sizeof i);
-        pi(p, r, start, A0, i);
+    case RT_FIELD_I64:
+    case RT_FIELD_FLAG:
+        memcpy(&i, &r->fig[plan.slot[t][fi]], sizeof i);
+        pi(p, r, start, a, i);
         break;
-    case V_U64:
-        memcpy(&u, f, sizeof u);
-        pu(p, r, start, A0, u);
+    case RT_FIELD_U64:
+        memcpy(&u, &r->fig[plan.slot[t][fi]], sizeof u);
+        pu(p, r, start, a, u);
         break;
+    default: break;
     }
 }
 
-static const mspec metrics[] = {
-    {"system.cpu.utilization", "1", "Busy share of all logical CPUs (0..1)", GAUGE, E(m_cpu_util)},
-    {"system.cpu.time", "s", "CPU seconds of the machine by mode since tracking began", COUNTER, E(m_cpu_time)},
-    {"system.cpu.logical.count", "{cpu}", "Online logical CPUs", UPDOWN, NULL, F(cores, V_I64, MACHINE)},
-    {"system.process.count", "{process}", "Runnable processes", UPDOWN, E(m_procs)},
-    {"system.memory.usage", "By", "Memory in use by state", UPDOWN, E(m_mem_usage)},
-    {"system.memory.limit", "By", "Total memory", UPDOWN, NULL, F(mem_total, V_MIB, MACHINE)},
-    {"system.memory.utilization", "1", "Share of total memory by state", GAUGE, E(m_mem_util)},
-    {"system.paging.usage", "By", "Swap space by state", UPDOWN, E(m_paging)},
-    {"system.disk.io", "By", "Bytes read and written by each disk since its series began", COUNTER, E(m_disk_io)},
-    {"system.network.io", "By", "Bytes received and sent by each interface since its series began", COUNTER,
-     E(m_net_io)},
-    {"system.filesystem.usage", "By", "Filesystem space of the disks' filesystems by state", UPDOWN, E(m_fs)},
-    {"hw.gpu.utilization", "1", "GPU utilization (0..1)", GAUGE, E(m_gpu_util)},
-    {"hw.gpu.memory.usage", "By", "GPU memory in use", UPDOWN, E(m_gpu_mem)},
-    {"hw.gpu.memory.limit", "By", "GPU memory in all", UPDOWN, E(m_gpu_limit)},
-    {"process.cpu.time", "s", "CPU seconds of the tracked tree since tracking began", COUNTER, NULL, F(p_cpu_total, V_DOUBLE, TREE)},
-    {"process.cpu.utilization", "1", "The tree's CPU use as a share of all logical CPUs", GAUGE, E(m_p_cpu_util)},
-    {"process.memory.usage", "By", "Resident memory of the tree", UPDOWN, NULL, F(p_rss, V_MIB, TREE)},
-    {"process.thread.count", "{thread}", "Threads of the tree", UPDOWN, NULL, F(threads, V_I64, TREE)},
-    {"process.disk.io", "By", "Storage bytes of the tree since tracking began", COUNTER, E(m_p_disk_io)},
-    {"resource_tracker.process.memory.pss", "By", "Proportional set size of the tree", UPDOWN, NULL, F(p_pss, V_MIB, TREE)},
-    {"resource_tracker.process.memory.swap", "By", "Swapped-out memory of the tree", UPDOWN, NULL, F(p_swap, V_MIB, TREE)},
-    {"resource_tracker.process.memory.rss_peak", "By", "The tree's highest resident memory so far", GAUGE,
-     NULL, F(p_rss_peak, V_MIB, TREE)},
-    {"resource_tracker.process.memory.peak", "By", "The kernel's peak memory charge of the job's cgroup", GAUGE,
-     NULL, F(p_mem_peak, V_MIB, TREE)},
-    {"resource_tracker.process.children", "{process}", "Live descendants of the tree's root", UPDOWN, NULL, F(children, V_I64, TREE)},
-    {"resource_tracker.process.gpu.utilization", "1", "Busy GPUs of the tree", GAUGE, E(m_p_gpu_util)},
-    {"resource_tracker.process.gpu.memory.usage", "By", "GPU memory of the tree", UPDOWN, NULL, F(p_gpu_vram, V_U64, TREE)},
-    {"resource_tracker.process.part.memory.usage", "By",
-     "Resident memory of a part of the tree (main: its root; descendants: the rest; combined: both)", UPDOWN,
-     E(m_part_rss)},
-    {"resource_tracker.process.part.memory.private", "By", "Private resident memory of a part of the tree", UPDOWN,
-     E(m_part_private)},
-    {"resource_tracker.process.part.memory.shared", "By", "Shared resident memory of a part, counted once", UPDOWN,
-     E(m_part_shared)},
-    {"resource_tracker.process.part.cpu.usage", "{cpu}", "A part's share of the tree's cores in the interval", GAUGE,
-     E(m_part_cores)},
-    {"resource_tracker.process.part.thread.count", "{thread}", "Threads of a part of the tree", UPDOWN,
-     E(m_part_threads)},
-    {"resource_tracker.process.part.gpu.memory.usage", "By", "GPU memory of a part of the tree", UPDOWN,
-     E(m_part_vram)},
-    {"resource_tracker.cgroup.cpu.time", "s", "CPU seconds of the cgroup since tracking began", COUNTER, NULL, F(cg_cpu_total, V_DOUBLE, CGROUP)},
-    {"resource_tracker.cgroup.memory.usage", "By", "Memory charged to the cgroup", UPDOWN, NULL, F(cg_mem, V_MIB, CGROUP)},
-    {"resource_tracker.cgroup.memory.peak", "By", "The cgroup's peak memory charge", GAUGE, NULL, F(cg_mem_peak, V_MIB, CGROUP)},
-    {"resource_tracker.cgroup.memory.limit", "By", "The cgroup's memory limit", UPDOWN, NULL, F(cg_mem_limit, V_MIB, CGROUP)},
-    {"resource_tracker.cgroup.cpu.quota", "{cpu}", "The cgroup's CPU quota in cores", GAUGE, NULL, F(cg_quota, V_DOUBLE, CGROUP)},
-    {"resource_tracker.cgroup.cpu.throttled_time", "s", "Seconds the cgroup was throttled since tracking began",
-     COUNTER, NULL, F(cg_throttled, V_DOUBLE, CGROUP)},
-    {"resource_tracker.cgroup.pids", "{process}", "Tasks in the cgroup", UPDOWN, NULL, F(cg_pids, V_I64, CGROUP)},
-    {"resource_tracker.cgroup.oom_kills", "{kill}", "Tasks the OOM killer killed in the cgroup since tracking began",
-     COUNTER, NULL, F(cg_oom, V_U64, CGROUP)},
-};
+/* The points of a schema metric for row r: each member's, for each part where the table is the
+ * parts'; none where the row lacks the struct. */
+static void members(pts *p, const mentry *e, const rt_otlp_row *r)
+{
+    static const char *const parts[3] = {"main", "descendants", "combined"};
+    const rt_fotlp *o = &tables[e->t]->f[e->fi[0]].otlp;
+    uint64_t start = o->kind == RT_OTLP_GAUGE ? 0 : r->start_ns;
+    int nt = e->t == RT_OT_MAIN ? 3 : 1;
+    for (int k = 0; k < nt; k++)
+        if (!r->have[e->t + k])
+            return;
+    for (int k = 0; k < nt; k++)
+        for (size_t j = 0; j < e->n; j++) {
+            const rt_fotlp *m = &tables[e->t]->f[e->fi[j]].otlp;
+            attrs a = nt == 3 ? A1("resource_tracker.process.part", parts[k]) : m->key ? A1(m->key, m->value) : A0;
+            member_point(p, r, e->t + k, e->fi[j], a, start);
+        }
+}
 
 const char *rt_otlp_metric_name(size_t i)
 {
-    return i < RT_ARRAY_LEN(metrics) ? metrics[i].name : NULL;
+    const struct plan *pl = plan_get();
+    if (i >= pl->nm)
+        return NULL;
+    return pl->m[i].h ? pl->m[i].h->name : tables[pl->m[i].t]->f[pl->m[i].fi[0]].otlp.name;
 }
 
-/* Writes metric m over the rows, or nothing when no row has a point of it. */
-static void metric(rt_ob *o, size_t *written, const mspec *m, rt_otlp_row *const *rows, size_t n)
+/* Writes metric e over the rows, or nothing when no row has a point of it. */
+static void metric(rt_ob *o, size_t *written, const mentry *e, rt_otlp_row *const *rows, size_t n)
 {
+    const char *name, *unit, *desc;
+    rt_otlp_kind kind;
+    if (e->h) {
+        name = e->h->name, unit = e->h->unit, desc = e->h->desc, kind = e->h->kind;
+    } else {
+        const rt_fotlp *f = &tables[e->t]->f[e->fi[0]].otlp;
+        name = f->name, unit = f->unit, desc = f->desc, kind = f->kind;
+    }
     size_t mark = o->len;
     char last = o->last;
     rt_ob_lit(o, *written ? ",{\"name\":" : "{\"name\":");
-    rt_ob_json_str(o, m->name);
+    rt_ob_json_str(o, name);
     rt_ob_lit(o, ",\"description\":");
-    rt_ob_json_str(o, m->desc);
+    rt_ob_json_str(o, desc);
     rt_ob_lit(o, ",\"unit\":");
-    rt_ob_json_str(o, m->unit);
-    if (m->k == GAUGE)
+    rt_ob_json_str(o, unit);
+    if (kind == RT_OTLP_GAUGE)
         rt_ob_lit(o, ",\"gauge\":{\"dataPoints\":[");
     else
-        rt_ob_lit(o, m->k == COUNTER ? ",\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":true,\"dataPoints\":["
-                                     : ",\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":false,\"dataPoints\":[");
+        rt_ob_lit(o, kind == RT_OTLP_COUNTER
+                         ? ",\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":true,\"dataPoints\":["
+                         : ",\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":false,\"dataPoints\":[");
     pts p = {.o = o};
     for (size_t i = 0; i < n; i++) {
-        if (m->emit)
-            m->emit(&p, rows[i]);
+        if (e->h)
+            e->h->emit(&p, rows[i]);
         else
-            one_figure(&p, m, rows[i]);
+            members(&p, e, rows[i]);
     }
     rt_ob_lit(o, "]}}");
     if (p.n == 0) { /* rolled back: the text past mark is overwritten or never counted */
@@ -666,8 +761,7 @@ static void resource_attr(rt_ob *o, const rt_otlp_attr *a)
     rt_ob_lit(o, "]}}}");
 }
 
-size_t rt_otlp_format(const rt_otlp_attr *res, size_t nres, rt_otlp_row *const *rows, size_t n, char *buf,
-                      size_t cap)
+size_t rt_otlp_format(const rt_otlp_attr *res, size_t nres, rt_otlp_row *const *rows, size_t n, char *buf, size_t cap)
 {
     rt_ob o = {.buf = buf, .cap = cap};
     rt_ob_lit(&o, "{\"resourceMetrics\":[{\"resource\":{\"attributes\":[");
@@ -680,8 +774,9 @@ size_t rt_otlp_format(const rt_otlp_attr *res, size_t nres, rt_otlp_row *const *
     rt_ob_json_str(&o, rt_version());
     rt_ob_lit(&o, "},\"metrics\":[");
     size_t written = 0;
-    for (size_t i = 0; i < RT_ARRAY_LEN(metrics); i++)
-        metric(&o, &written, &metrics[i], rows, n);
+    const struct plan *pl = plan_get();
+    for (size_t i = 0; i < pl->nm; i++)
+        metric(&o, &written, &pl->m[i], rows, n);
     rt_ob_lit(&o, "]}]}]}");
     if (cap)
         buf[o.len < cap ? o.len : cap - 1] = '\0';
