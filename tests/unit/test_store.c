@@ -6,6 +6,7 @@
 
 #include <math.h>
 
+#include "core/schema.h"
 #include "embed/store.h"
 #include "resource_tracker.h"
 
@@ -105,6 +106,34 @@ static void oldest_blocks_dropped(void **state)
     print_message("store: %.1f bytes per row (3 blocks of %u rows, exact MiB columns as doubles)\n",
                   (double)rt_store_bytes(s) / (3.0 * RT_STORE_BLOCK), RT_STORE_BLOCK);
     rt_store_free(s);
+}
+
+/* The columns that copy a sample member are the schema's fields: 15 of them, their names' units
+ * the fields' units (_mib MiB, _bytes bytes, utime/stime seconds), a count for the rest. */
+static void columns_of_the_schema(void **state)
+{
+    (void)state;
+    int n = 0;
+    for (int c = 0; c < RT_NCOLS; c++) {
+        const rt_field *f = rt_column_field(c);
+        if (!f)
+            continue;
+        n++;
+        const char *name = rt_column_name(c);
+        size_t len = strlen(name);
+        rt_unit want = len > 4 && strcmp(name + len - 4, "_mib") == 0     ? U_MIB
+                       : len > 6 && strcmp(name + len - 6, "_bytes") == 0 ? U_BYTES
+                       : strstr(name, "time")                             ? U_S
+                                                                          : U_COUNT;
+        if (f->unit != want)
+            fail_msg("column %s is %s.%s in %s", name, f->name, rt_unit_name(f->unit), rt_unit_name(want));
+        assert_true(f->type != RT_FIELD_STRING && f->type != RT_FIELD_FLAG);
+    }
+    assert_int_equal(n, 15);
+    assert_string_equal(rt_column_field(RT_COL_CPU_RUNNABLE)->name, "process_count");
+    assert_string_equal(rt_column_field(RT_COL_DISK_SPACE_FREE_BYTES)->name, "disk_space_free_bytes");
+    assert_null(rt_column_field(RT_COL_CPU_CORES)); /* the record's */
+    assert_null(rt_column_field(RT_NCOLS));
 }
 
 static void column_names(void **state)
@@ -306,6 +335,7 @@ int main(void)
         cmocka_unit_test(exact_and_float_columns),
         cmocka_unit_test(oldest_blocks_dropped),
         cmocka_unit_test(column_names),
+        cmocka_unit_test(columns_of_the_schema),
         cmocka_unit_test(row_gives_the_record),
         cmocka_unit_test(huge_pinned_and_overflowing),
     };

@@ -8,11 +8,7 @@
 #include "core.h"
 #include "schema.h"
 
-/* The type of a member, from its C type (size_t is uint64_t on the platforms we build for: a
- * test holds every field's size to its type). */
-#define FTYPE(x)                                                                                                       \
-    _Generic((x), const char *: RT_FIELD_STRING, uint64_t: RT_FIELD_U64, int64_t: RT_FIELD_I64,                     \
-             double: RT_FIELD_DOUBLE, int: RT_FIELD_FLAG)
+#define FTYPE(x) RT_FIELD_TYPE_OF(x)
 
 /* One field: F(struct, member, unit, since, JSON decimals, help, optional view settings). */
 #define F(st, m, u, v, jd, h, ...)                                                                                     \
@@ -361,6 +357,14 @@ size_t rt_schema_prom_order(const rt_fstruct *st, size_t order[RT_SCHEMA_MAX_FIE
         }
     }
     return k; /* seq runs 0..k-1 in every table (test_schema holds it so) */
+}
+
+const rt_field *rt_schema_at(const rt_fstruct *st, size_t off)
+{
+    for (size_t i = 0; st && i < st->n; i++)
+        if (st->f[i].off == off)
+            return &st->f[i];
+    return NULL;
 }
 
 /* ---- the public listing ------------------------------------------------------------------- */

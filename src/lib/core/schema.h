@@ -13,6 +13,12 @@
 
 #include "resource_tracker.h"
 
+/* The type of a member, from its C type (size_t is uint64_t on the platforms we build for: a
+ * test holds every field's size to its type). */
+#define RT_FIELD_TYPE_OF(x)                                                                                            \
+    _Generic((x), const char *: RT_FIELD_STRING, uint64_t: RT_FIELD_U64, int64_t: RT_FIELD_I64,                     \
+             double: RT_FIELD_DOUBLE, int: RT_FIELD_FLAG)
+
 /* A JSON decimals value meaning the figure is not in the JSON line (it is in other views). */
 enum { RT_NO_JSON = -1 };
 
@@ -93,6 +99,9 @@ typedef struct rt_fstruct {
 extern const rt_fstruct rt_schema_sample, rt_schema_cpu, rt_schema_memory, rt_schema_net_iface, rt_schema_disk,
     rt_schema_mount, rt_schema_gpu, rt_schema_pressure, rt_schema_cgroup, rt_schema_process, rt_schema_part,
     rt_schema_host, rt_schema_cloud;
+
+/* The field of table st at offset off (a member's offsetof), or NULL. */
+const rt_field *rt_schema_at(const rt_fstruct *st, size_t off);
 
 /* The largest table (for arrays sized by it). */
 #define RT_SCHEMA_MAX_FIELDS 40

@@ -17,6 +17,10 @@
 
 typedef struct rt_store rt_store;
 
+/* The schema's field column col is a copy of (its struct's member), or NULL for a column of the
+ * analysis record's figures (or out of range). */
+const struct rt_field *rt_column_field(int col);
+
 /* An empty store keeping at most max_rows rows (at least 2; rounded up to whole blocks, plus
  * one block so that dropping the oldest block never leaves fewer than max_rows), or NULL. */
 rt_store *rt_store_new(uint64_t max_rows);
