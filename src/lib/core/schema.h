@@ -103,6 +103,10 @@ extern const rt_fstruct rt_schema_sample, rt_schema_cpu, rt_schema_memory, rt_sc
 /* The field of table st at offset off (a member's offsetof), or NULL. */
 const rt_field *rt_schema_at(const rt_fstruct *st, size_t off);
 
+/* The member at m, of type type, as a double: NaN for a null (RT_NULL_I64, RT_NULL_U64, NaN) and
+ * for a string; a flag 1 or 0. */
+double rt_schema_num(rt_field_type type, const void *m);
+
 /* The largest table (for arrays sized by it). */
 #define RT_SCHEMA_MAX_FIELDS 40
 

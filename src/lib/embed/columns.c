@@ -169,16 +169,7 @@ static double member(const rt_sample *s, const column *c)
                                              : (const void *)s->process;
     if (!st)
         return NAN;
-    const char *m = (const char *)st + c->off;
-    double d;
-    int64_t i;
-    uint64_t u;
-    switch (c->type) {
-    case RT_FIELD_DOUBLE: memcpy(&d, m, sizeof d); return d;
-    case RT_FIELD_I64: memcpy(&i, m, sizeof i); return i == RT_NULL_I64 ? NAN : (double)i;
-    case RT_FIELD_U64: memcpy(&u, m, sizeof u); return u == RT_NULL_U64 ? NAN : (double)u;
-    default: return NAN;
-    }
+    return rt_schema_num(c->type, (const char *)st + c->off);
 }
 
 /* The figures the record has, taken from the record itself (so that rt_row_to_record gives back

@@ -241,15 +241,7 @@ static void carry_struct(rt_otlp_row *r, int t, const void *src)
         int k = plan.slot[t][i];
         if (k < 0)
             continue;
-        const char *m = (const char *)src + st->f[i].off;
-        if (st->f[i].type == RT_FIELD_FLAG) {
-            int v;
-            memcpy(&v, m, sizeof v);
-            int64_t w = v;
-            memcpy(&r->fig[k], &w, sizeof w);
-        } else {
-            memcpy(&r->fig[k], m, sizeof r->fig[k]); /* doubles and 64-bit integers (test_schema) */
-        }
+        memcpy(&r->fig[k], (const char *)src + st->f[i].off, st->f[i].size); /* at most 8 bytes (test_schema) */
     }
 }
 
@@ -258,16 +250,7 @@ static double fig_num(const rt_otlp_row *r, int t, int k, rt_field_type type)
 {
     if (!r->have[t] || k < 0)
         return NAN;
-    double d;
-    int64_t i;
-    uint64_t u;
-    switch (type) {
-    case RT_FIELD_DOUBLE: memcpy(&d, &r->fig[k], sizeof d); return d;
-    case RT_FIELD_I64:
-    case RT_FIELD_FLAG: memcpy(&i, &r->fig[k], sizeof i); return i == RT_NULL_I64 ? NAN : (double)i;
-    case RT_FIELD_U64: memcpy(&u, &r->fig[k], sizeof u); return u == RT_NULL_U64 ? NAN : (double)u;
-    default: return NAN;
-    }
+    return rt_schema_num(type, &r->fig[k]);
 }
 
 /* What a hand-made metric reads. */
@@ -656,10 +639,10 @@ static void member_point(pts *p, const rt_otlp_row *r, int t, size_t fi, attrs a
             pd(p, r, start, a, f->unit == U_PCT ? v / 100.0 : v);
         break;
     case RT_FIELD_I64:
-    case RT_FIELD_FLAG:
         memcpy(&i, &r->fig[plan.slot[t][fi]], sizeof i);
         pi(p, r, start, a, i);
         break;
+    case RT_FIELD_FLAG: pi(p, r, start, a, (int64_t)v); break;
     case RT_FIELD_U64:
         memcpy(&u, &r->fig[plan.slot[t][fi]], sizeof u);
         pu(p, r, start, a, u);
