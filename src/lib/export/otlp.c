@@ -33,33 +33,33 @@
 #include "labels.h"
 #include "otlp_int.h"
 
-#define BATCH_ROWS 512            /* the most samples one request carries */
+#define BATCH_ROWS 512              /* the most samples one request carries */
 #define BODY_MAX ((size_t)64 << 20) /* the most JSON one request is built from */
 #define REPLY_MAX ((size_t)1 << 20)
-#define RETRY_AFTER_CAP 60.0      /* the longest a Retry-After is honoured */
+#define RETRY_AFTER_CAP 60.0 /* the longest a Retry-After is honoured */
 #define BACKOFF_MIN 1.0
 #define BACKOFF_MAX 30.0
-#define MIN_REQUEST 0.05          /* the least time a request is given */
-#define OUTAGE_WARN_SECS 10.0     /* failing this long is warned about (a short blip is not) */
-#define CLOUD_WAIT 2.0            /* the most the first push waits for the cloud's result */
-#define CLOUD_STEP 0.05           /* how often it looks meanwhile */
-#define QUOTE_MAX 159             /* the most of a receiver's text a message quotes */
+#define MIN_REQUEST 0.05      /* the least time a request is given */
+#define OUTAGE_WARN_SECS 10.0 /* failing this long is warned about (a short blip is not) */
+#define CLOUD_WAIT 2.0        /* the most the first push waits for the cloud's result */
+#define CLOUD_STEP 0.05       /* how often it looks meanwhile */
+#define QUOTE_MAX 159         /* the most of a receiver's text a message quotes */
 
 typedef enum outcome { SENT, REFUSED, RETRY } outcome;
 
 /* The push being made: its body and how many samples it holds. */
 typedef struct pending {
-    rt_gzip *z;        /* owns data when gzipped */
-    char *raw;         /* owns data otherwise */
+    rt_gzip *z; /* owns data when gzipped */
+    char *raw;  /* owns data otherwise */
     const void *data;
     size_t len, rows;
     unsigned tries;
-    double retry_at;   /* monotonic; 0: now */
-    bool asked;        /* retry_at holds a Retry-After's pause (kept at the end) */
+    double retry_at; /* monotonic; 0: now */
+    bool asked;      /* retry_at holds a Retry-After's pause (kept at the end) */
 } pending;
 
 struct rt_otlp {
-    rt_logger lg;      /* the thread's messages: through otlp_log, to user_lg until rt_otlp_free */
+    rt_logger lg; /* the thread's messages: through otlp_log, to user_lg until rt_otlp_free */
     rt_logger user_lg;
     /* The caller's logger and cloud discovery are used only under caller_mu while caller_gone
      * is false; rt_otlp_finish sets it when it returns with the thread still running. */
@@ -68,9 +68,9 @@ struct rt_otlp {
     rt_otlp_fetch_fn fetch;
     void *fetch_user;
     char *url;
-    char **headers;    /* the user's, then Content-Type and Content-Encoding; NULL-terminated */
+    char **headers;       /* the user's, then Content-Type and Content-Encoding; NULL-terminated */
     size_t nuser_headers; /* of them, the user's (their values are redacted from messages) */
-    rt_kv *user_res;   /* the user's resource attributes, copied */
+    rt_kv *user_res;      /* the user's resource attributes, copied */
     size_t nuser_res;
     rt_labels labels;
     char **command;
@@ -79,13 +79,13 @@ struct rt_otlp {
     double interval, timeout, finish_timeout, t0;
     bool gzip;
     size_t max_queue;
-    size_t body_max;   /* under mu */
+    size_t body_max; /* under mu */
 
     pthread_t th;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     /* under mu */
-    rt_otlp_row **q;   /* a ring of max_queue rows */
+    rt_otlp_row **q; /* a ring of max_queue rows */
     size_t qhead, qlen;
     uint64_t added, delivered, dropped, rejected;
     unsigned requests;
@@ -98,13 +98,13 @@ struct rt_otlp {
     bool have_p;
     rt_otlp_state state;
     rt_otlp_attr *res;
-    char **res_strs;   /* strings made for res (resource_tracker.LABEL keys) */
+    char **res_strs; /* strings made for res (resource_tracker.LABEL keys) */
     size_t nres, nres_strs;
     bool res_built, failing, outage_warned, drop_warned, partial_warned, big_warned;
-    bool cloud_settled;    /* the cloud's result copied, or no longer waited for */
-    char *cloud_vals[5];   /* its provider, account, region, zone and instance type, copied */
-    double fail_since;     /* monotonic: the first failure of the current outage */
-    char last_why[256];    /* the last failure, for the end's message */
+    bool cloud_settled;  /* the cloud's result copied, or no longer waited for */
+    char *cloud_vals[5]; /* its provider, account, region, zone and instance type, copied */
+    double fail_since;   /* monotonic: the first failure of the current outage */
+    char last_why[256];  /* the last failure, for the end's message */
     char *json;
     size_t json_cap;
     unsigned seed;
@@ -351,12 +351,13 @@ static void build_resource(rt_otlp *ex, const rt_otlp_row *first)
         "cloud.provider", "cloud.account.id", "cloud.region", "cloud.availability_zone", "host.type"};
     for (size_t i = 0; i < RT_ARRAY_LEN(cloud_keys); i++)
         res_str(ex, cloud_keys[i], ex->cloud_vals[i]);
-    if (first && rt_otlp_row_pid(first) > 0)
-        res_add(ex, (rt_otlp_attr){.key = "process.pid", .type = RT_OTLP_INT, .i = rt_otlp_row_pid(first)});
+    int64_t pid = first ? rt_otlp_row_pid(first) : 0;
+    if (pid > 0)
+        res_add(ex, (rt_otlp_attr){.key = "process.pid", .type = RT_OTLP_INT, .i = pid});
     if (ex->command && ex->command[0]) {
         res_str(ex, "process.command", ex->command[0]);
-        res_add(ex, (rt_otlp_attr){.key = "process.command_args", .type = RT_OTLP_STRS,
-                                   .strs = (const char *const *)ex->command});
+        res_add(ex, (rt_otlp_attr){
+                        .key = "process.command_args", .type = RT_OTLP_STRS, .strs = (const char *const *)ex->command});
     }
     for (size_t i = 0; i < ex->labels.count; i++) {
         char key[256];
@@ -460,8 +461,10 @@ static bool build_pending(rt_otlp *ex)
             continue;
         }
         free(rows[off++]); /* one sample alone is too large */
-        refuse_unsent(ex, 1, len < max ? "out of memory" : "a sample alone makes a request larger than the most "
-                                                            "one may be (later ones like it are dropped silently)",
+        refuse_unsent(ex, 1,
+                      len < max ? "out of memory"
+                                : "a sample alone makes a request larger than the most "
+                                  "one may be (later ones like it are dropped silently)",
                       len >= max);
         if (off == n)
             return false;
@@ -552,9 +555,14 @@ static void check_partial(rt_otlp *ex, const rt_buf *body)
  * *retry_after the delay a Retry-After asked for (-1: none). */
 static outcome send_pending(rt_otlp *ex, double timeout, char *why, size_t whylen, double *retry_after)
 {
-    rt_fetch_request rq = {.method = "POST", .url = ex->url, .headers = (const char *const *)ex->headers,
-                           .body = ex->p.data, .body_len = ex->p.len, .timeout_secs = timeout,
-                           .max_body = REPLY_MAX, .reply_header = "Retry-After"};
+    rt_fetch_request rq = {.method = "POST",
+                           .url = ex->url,
+                           .headers = (const char *const *)ex->headers,
+                           .body = ex->p.data,
+                           .body_len = ex->p.len,
+                           .timeout_secs = timeout,
+                           .max_body = REPLY_MAX,
+                           .reply_header = "Retry-After"};
     rt_fetch_reply rp;
     char err[512] = "";
     rt_error e = ex->fetch(ex->fetch_user, &rq, &rp, err, sizeof err);
@@ -625,8 +633,8 @@ static void drain(rt_otlp *ex, double until, bool finishing)
             ex->p.tries++;
             /* Retry-After is a floor: "Retry-After: 0" from a receiver in trouble is no reason to
              * hammer it */
-            double wait = finishing ? backoff(ex, ex->p.tries, 0.25, 1.0)
-                                    : backoff(ex, ex->p.tries, BACKOFF_MIN, BACKOFF_MAX);
+            double wait =
+                finishing ? backoff(ex, ex->p.tries, 0.25, 1.0) : backoff(ex, ex->p.tries, BACKOFF_MIN, BACKOFF_MAX);
             wait = fmax(wait, ra);
             ex->p.retry_at = rt_mono_secs() + wait;
             ex->p.asked = ra >= 0;
@@ -646,8 +654,8 @@ static void drain(rt_otlp *ex, double until, bool finishing)
             ex->rejected += rows;
         pthread_mutex_unlock(&ex->mu);
         if (o == REFUSED)
-            rt_log(&ex->lg, RT_LOG_WARN, "otlp: the receiver refused a push of %zu samples (%s); it is dropped",
-                   rows, why);
+            rt_log(&ex->lg, RT_LOG_WARN, "otlp: the receiver refused a push of %zu samples (%s); it is dropped", rows,
+                   why);
         else if (ex->outage_warned)
             rt_log(&ex->lg, RT_LOG_INFO, "otlp: metrics are pushed again");
         if (o == REFUSED)
@@ -664,8 +672,10 @@ static void note_outage(rt_otlp *ex)
     if (!ex->failing || ex->outage_warned || lasted < OUTAGE_WARN_SECS)
         return;
     ex->outage_warned = true;
-    rt_log(&ex->lg, RT_LOG_WARN, "otlp: cannot push metrics for %.0f s (%s); retrying, samples are kept meanwhile "
-           "(at most %zu)", lasted, ex->last_why, ex->max_queue);
+    rt_log(&ex->lg, RT_LOG_WARN,
+           "otlp: cannot push metrics for %.0f s (%s); retrying, samples are kept meanwhile "
+           "(at most %zu)",
+           lasted, ex->last_why, ex->max_queue);
 }
 
 /* Warns once when the queue first overflowed. */

@@ -93,6 +93,11 @@ typedef struct member {
 static struct plan {
     int16_t slot[RT_OT_TABLES][RT_SCHEMA_MAX_FIELDS]; /* -1: not carried */
     size_t nslots;
+    struct copy {
+        size_t off, size; /* of the member in its struct */
+        int16_t slot;
+    } copy[RT_OT_TABLES * RT_SCHEMA_MAX_FIELDS]; /* the carried members, table by table */
+    size_t copy_end[RT_OT_TABLES];               /* table t's are copy[copy_end[t - 1] .. copy_end[t]) */
     int16_t in[N_INPUTS];
     rt_field_type in_type[N_INPUTS];
     mentry m[MAX_METRICS];
@@ -184,6 +189,13 @@ static void plan_build(void)
             plan_problem("too many metrics", o->name);
         }
     }
+    size_t n = 0; /* the copies a row makes, in table order */
+    for (int t = 0; t < RT_OT_TABLES; t++) {
+        for (size_t i = 0; i < tables[t]->n && i < RT_SCHEMA_MAX_FIELDS; i++)
+            if (plan.slot[t][i] >= 0)
+                plan.copy[n++] = (struct copy){tables[t]->f[i].off, tables[t]->f[i].size, plan.slot[t][i]};
+        plan.copy_end[t] = n;
+    }
 }
 
 static const struct plan *plan_get(void)
@@ -236,12 +248,12 @@ static void carry_struct(rt_otlp_row *r, int t, const void *src)
     r->have[t] = src != NULL;
     if (!src)
         return;
-    const rt_fstruct *st = tables[t];
-    for (size_t i = 0; i < st->n && i < RT_SCHEMA_MAX_FIELDS; i++) {
-        int k = plan.slot[t][i];
-        if (k < 0)
-            continue;
-        memcpy(&r->fig[k], (const char *)src + st->f[i].off, st->f[i].size); /* at most 8 bytes (test_schema) */
+    for (size_t c = t ? plan.copy_end[t - 1] : 0; c < plan.copy_end[t]; c++) {
+        const char *m = (const char *)src + plan.copy[c].off;
+        if (plan.copy[c].size == sizeof(uint64_t)) /* doubles and 64-bit integers; else a flag (test_schema) */
+            memcpy(&r->fig[plan.copy[c].slot], m, sizeof(uint64_t));
+        else
+            memcpy(&r->fig[plan.copy[c].slot], m, sizeof(int));
     }
 }
 
