@@ -143,7 +143,8 @@ static double mono(void)
  * a few figures varied as a run would (so that the JSON and gzip see realistic numbers). */
 static rt_tracker *filled(uint64_t rows)
 {
-    rt_tracker *t = rt_tracker_new_stopped(rows);
+    rt_tracker *t = NULL;
+    rt_tracker_new_stopped(rows, NULL, &t);
     rt_sampler_options so = RT_SAMPLER_OPTIONS_INIT;
     so.pid = getpid();
     so.nvml_library = "/nonexistent/libnvidia-ml.so.1";

@@ -216,24 +216,26 @@ int cli_export_merge(cli_options *opts, char *err, size_t errlen);
 /* Frees (and wipes: headers may hold credentials) what cli_export_merge allocated. */
 void cli_export_options_free(cli_options *opts);
 
-/* The exporters of one tracking run. */
-typedef struct cli_exporters cli_exporters;
-/* Starts what opts asks for of the Prometheus server and the textfile, before the command
- * starts (cloud may be NULL; it must outlive the exporters). Sets *out (NULL when no exporter
- * is asked for). Returns 0, or -1 after saying why when the server cannot listen (a usage
- * error: nothing else was started). */
-int cli_export_start(const cli_options *opts, rt_cloud_discovery *cloud, cli_exporters **out);
-/* Once the command runs: the host's facts (may be NULL) join the server's info, and the OTLP
- * exporter starts (a failure is a warning: the run goes on without it). NULL ex is allowed. */
-void cli_export_host(cli_exporters *ex, const cli_options *opts, const rt_host *host, rt_cloud_discovery *cloud);
-/* Hands one sample to each exporter (never waits on the network); NULL ex is allowed. */
-void cli_export_sample(cli_exporters *ex, const rt_sample *s);
-/* The end of the run, beside the Sentinel stream's: the textfile's last write (with the status
- * when has_status), the server stopped, and the OTLP exporter's last push started on a thread
- * (within TRACKER_FINISH_TIMEOUT, as the stream's end runs meanwhile). NULL ex is allowed. */
-void cli_export_end_start(cli_exporters *ex, bool has_status, int status);
-/* Waits for the last push to end, and frees ex (NULL allowed). */
-void cli_export_end_wait(cli_exporters *ex);
+/* Where a tracking run's samples go (sinks.c). */
+/* Starts the /metrics server opts asks for, before the command starts (cloud may be NULL; it
+ * must outlive the server), as a sink in *out (NULL when none is asked for, or out of memory:
+ * said). Returns 0, or -1 after saying why when it cannot listen (a usage error: nothing else
+ * was started). */
+int cli_sinks_prom(const cli_options *opts, rt_cloud_discovery *cloud, rt_sink **out);
+/* What a run's pipeline is made with besides the settings. */
+typedef struct cli_run_sinks {
+    rt_sink *prom;              /* cli_sinks_prom's; NULL: none */
+    int out_fd;                 /* where samples are written; -1: nowhere (--quiet) */
+    rt_stats *stats;            /* the run's answers read them at the end; NULL: none */
+    rt_report *report;
+    const rt_host *host;        /* NULL: not read */
+    rt_cloud_discovery *cloud;  /* NULL: none; must outlive the pipeline */
+    double start_secs;          /* Unix time the run started */
+} cli_run_sinks;
+/* The run's pipeline: the textfile, the server, the OTLP exporter, the stream, the statistics,
+ * the report and the output, as opts asks (those that cannot start are said and left out), the
+ * host's facts pushed to them. It owns in->prom from here. NULL when out of memory (said). */
+rt_pipeline *cli_sinks_pipeline(const cli_options *opts, const cli_run_sinks *in);
 
 /* gpu_tracker's view (gpuview.c). */
 /* A number of expected cores: above 0, at most 1e6. Each returns 0, or -1. */

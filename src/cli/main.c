@@ -3,8 +3,10 @@
  * command it runs until SIGINT or SIGTERM; with one (wrapper mode) it starts the command at
  * once (in a cgroup of its own where one can be made), passes terminating signals on, reaps
  * the whole tree as a child subreaper, and exits with the command's status after one last
- * sample for the partial interval (with --wait-all: once the whole job is over). A guardian
- * process (guardian.c) kills the job's group should the tracker itself be killed. */
+ * sample for the partial interval (with --wait-all: once the whole job is over). Each sample
+ * goes through one pipeline to the output, the exporters, the stream and the run's answers
+ * (sinks.c). A guardian process (guardian.c) kills the job's group should the tracker itself be
+ * killed. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -58,18 +60,24 @@ static struct timespec ts_of(double secs)
 }
 
 typedef struct run_state {
+    /* the clock and the signals: every signal acted on arrives through sfd */
+    int sfd, tfd;
+    sigset_t orig_mask; /* the mask before ours: the command's */
+    int out_fd;         /* where samples are written; -1: nowhere (--quiet) */
+    int guard_fd;       /* the guardian's pipe: the job's group is killed if we die; -1: none */
+    double start_secs;  /* Unix time of the start */
     rt_sampler *sampler; /* NULL if sampling could not start: the job still runs */
-    rt_writer *writer;   /* NULL with --quiet */
-    bool output_dead;
+    rt_pipeline *pipe;   /* where each sample goes (sinks.c); NULL: nowhere */
+    rt_sink *prom;       /* the /metrics server, started before the command, until the pipeline
+                          * takes it */
     pid_t child;       /* the wrapped command, 0 without one */
+    double spawned_at; /* CLOCK_MONOTONIC of its start */
     rt_cloud_discovery *cloud;
     bool child_done;
     int child_status;
     /* what --summary, --report and --history need, kept only when asked for */
     rt_stats *stats;
     rt_report *report;
-    const char *job_name;
-    rt_stream *stream; /* streaming to the Sentinel API and S3; NULL without a token */
     rt_host *host;     /* the host's facts, read once when streaming or the run's answers need them */
     rt_job_cgroup *jcg; /* the group made for the command; NULL without one */
     bool jcg_entered;   /* the command runs in jcg (it may have failed to enter: then it is not
@@ -79,41 +87,25 @@ typedef struct run_state {
     const rt_sample *last; /* the newest sample (the sampler owns it); NULL before the first */
     bool left_behind;      /* processes of the job still run at the end: the group stays, and
                             * the library's word on that is not repeated as a warning */
-    cli_exporters *ex;     /* Prometheus, the textfile, OTLP (export.c); NULL without any */
     char cgroup_why[160];  /* why the command has no cgroup of its own ("" when it has one, or
                             * without a command) */
     bool cloud_tried;      /* start_cloud was called (cloud may still be NULL: off or failed) */
 } run_state;
 
-/* Takes one sample and writes it. Returns false when output failed for good. */
+/* Takes one sample and hands it to the pipeline. Returns false when output failed for good
+ * (the only sink of the tool's pipeline whose add fails is the sample output). */
 static bool emit(run_state *rs)
 {
     const rt_sample *s;
     if (!rs->sampler || rt_sampler_sample(rs->sampler, &s) != RT_OK)
         return true;
     rs->last = s;
-    if (rs->stream)
-        rt_stream_add(rs->stream, s); /* never waits on the network */
-    cli_export_sample(rs->ex, s);     /* nor do the exporters */
-    if (rs->stats || rs->report) {
-        rt_record rec;
-        rt_record_from_sample(s, &rec);
-        rec.job_name = rs->job_name;
-        if (rs->stats)
-            rt_stats_add(rs->stats, &rec);
-        if (rs->report)
-            rt_report_add(rs->report, &rec);
-    }
-    if (!rs->writer || rs->output_dead)
+    if (!rs->pipe || rt_pipeline_add(rs->pipe, s) == RT_OK)
         return true;
-    if (rt_writer_write(rs->writer, s) != RT_OK) {
-        int e = errno;
-        rs->output_dead = true;
-        if (e != EPIPE)
-            cli_say("cannot write samples: %s", strerror(e));
-        return false;
-    }
-    return true;
+    int e = errno;
+    if (e != EPIPE)
+        cli_say("cannot write samples: %s", strerror(e));
+    return false;
 }
 
 /* Reaps every exited child: through the sampler (closing its books) or plainly. */
@@ -251,41 +243,10 @@ static rt_error read_host(const cli_options *o, rt_host **out)
     return rt_host_read(&ho, out);
 }
 
-/* Starts streaming the run (only called with a token) with the host's facts (may be NULL); the
- * cloud's result is asked by the stream itself before it registers. NULL when it cannot start
- * (one warning: the job goes on untouched). */
-static rt_stream *start_stream(const cli_options *o, const rt_host *host, rt_cloud_discovery *cloud)
-{
-    rt_stream_options so = RT_STREAM_OPTIONS_INIT;
-    so.api_url = o->sentinel_url;
-    so.token = o->sentinel_token;
-    so.upload_interval_secs = o->upload_interval;
-    so.finish_timeout_secs = o->finish_timeout;
-    so.s3_endpoint_url = o->s3_endpoint;
-    so.region = o->aws_region;
-    so.job = &o->job;
-    so.command = (const char *const *)o->command;
-    so.host = host;
-    so.cloud = cloud;
-    so.spill_dir = o->spill_dir;
-    so.log = cli_log;
-    rt_stream *st = NULL;
-    rt_error err = rt_stream_start(&so, &st); /* it copies what it needs of the host */
-    if (err == RT_ERR_SYSTEM) {
-        cli_say("warning: not streaming to the Sentinel API: cannot start its thread (%s)", strerror(errno));
-        return NULL;
-    }
-    if (err != RT_OK) {
-        cli_say("warning: not streaming to the Sentinel API: %s", rt_strerror(err));
-        return NULL;
-    }
-    return st;
-}
-
 /* The end of a run with --summary, --report or --history: the host's facts, the cloud (waiting
  * at most for discovery's own bound), then each of them. Failures here are warnings: the job's
  * exit status stands. */
-static void finish_run(cli_options *o, run_state *rs, int status, double start_secs)
+static void finish_run(cli_options *o, run_state *rs, int status)
 {
     if (!rs->host && read_host(o, &rs->host) != RT_OK)
         rs->host = NULL;
@@ -295,7 +256,7 @@ static void finish_run(cli_options *o, run_state *rs, int status, double start_s
                           .command = o->command,
                           .pid = o->pid,
                           .exit_status = rs->child ? status : -1,
-                          .start_secs = start_secs,
+                          .start_secs = rs->start_secs,
                           .end_secs = cli_real_secs(),
                           .host = rs->host,
                           .cloud = rt_cloud_result(rs->cloud, 2.0),
@@ -312,19 +273,20 @@ static void finish_run(cli_options *o, run_state *rs, int status, double start_s
         cli_report_run(o, o->report, rs->report, &run);
 }
 
-/* Tracks (and in wrapper mode runs) until the end; returns the tool's exit status. */
-static int track(cli_options *o)
+/* The output, and the signals: every one we act on arrives through a signalfd (in wrapper mode
+ * the terminating ones are passed on to the command), the sampling clock through a timerfd.
+ * Returns 0, or the tool's exit status after saying why. */
+static int open_run(const cli_options *o, run_state *rs)
 {
-    int out_fd = -1;
+    rs->out_fd = rs->sfd = rs->tfd = rs->guard_fd = -1;
+    rs->start_secs = cli_real_secs();
     if (!o->quiet) {
-        out_fd = open_output(o->output);
-        if (out_fd < 0)
+        rs->out_fd = open_output(o->output);
+        if (rs->out_fd < 0)
             return EXIT_USAGE; /* open_output said why */
     }
-    /* every signal we act on arrives through a signalfd; in wrapper mode the terminating
-     * ones are passed on to the command */
     static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
-    sigset_t mask, orig_mask;
+    sigset_t mask;
     sigemptyset(&mask);
     sigaddset(&mask, SIGINT);
     sigaddset(&mask, SIGTERM);
@@ -333,93 +295,115 @@ static int track(cli_options *o)
             sigaddset(&mask, forwarded[i]);
         sigaddset(&mask, SIGCHLD);
     }
-    if (sigprocmask(SIG_BLOCK, &mask, &orig_mask) < 0) {
+    if (sigprocmask(SIG_BLOCK, &mask, &rs->orig_mask) < 0) {
         cli_say("cannot block signals: %s", strerror(errno));
         return EXIT_FAIL;
     }
     signal(SIGPIPE, SIG_IGN);
-    int sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-    int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-    if (sfd < 0 || tfd < 0) {
+    rs->sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+    rs->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+    if (rs->sfd < 0 || rs->tfd < 0) {
         cli_say("cannot set up the sampling clock: %s", strerror(errno));
         return EXIT_FAIL;
     }
-
-    run_state rs = {0};
-    double spawned_at = 0, start_secs = cli_real_secs();
     if (o->summary || o->report || o->history) {
-        rs.stats = rt_stats_new();
-        if (rs.stats && cli_gpuview_apply(o->expected_cores, o->gpu_list, o->ngpus, rs.stats) < 0)
+        rs->stats = rt_stats_new();
+        if (rs->stats && cli_gpuview_apply(o->expected_cores, o->gpu_list, o->ngpus, rs->stats) < 0)
             cli_say("warning: out of memory: the summary counts every core and GPU");
-        rs.report = o->report ? rt_report_new() : NULL;
-        rs.job_name = o->job.job_name;
-        if (!rs.stats || (o->report && !rs.report))
+        rs->report = o->report ? rt_report_new() : NULL;
+        if (!rs->stats || (o->report && !rs->report))
             cli_say("warning: out of memory: no summary, report or history for this run");
     }
-    int guard_fd = -1; /* the guardian's pipe: the job's group is killed if we die */
+    return 0;
+}
+
+/* Frees what a run holds (the job's group after the sampler's last reading: one still in use
+ * stays). */
+static void close_run(run_state *rs)
+{
+    cli_guardian_release(rs->guard_fd);
+    rt_sink_free(rs->prom);
+    rt_pipeline_free(rs->pipe);
+    rt_stats_free(rs->stats);
+    rt_report_free(rs->report);
+    rt_host_free(rs->host);
+    rt_sampler_free(rs->sampler);
+    rt_job_cgroup_free(rs->jcg);
+    rt_cloud_free(rs->cloud);
+    if (rs->tfd >= 0)
+        close(rs->tfd);
+    if (rs->sfd >= 0)
+        close(rs->sfd);
+    if (rs->out_fd > STDERR_FILENO)
+        close(rs->out_fd);
+}
+
+/* In wrapper mode: the command's group and its guardian (forked while no thread runs), the
+ * /metrics server (a port that cannot be served is a usage error with nothing started), then
+ * the command, as a child subreaper's. Returns 0, or the tool's exit status after saying why. */
+static int start_job(const cli_options *o, run_state *rs)
+{
     if (o->command) {
-        rs.jcg = make_job_cgroup(o, &rs);
-        /* before we become a subreaper (the guardian must not be adopted by us), with no
-         * thread yet */
-        if (rs.jcg && getpid() != 1) /* as a namespace's init, our death ends the job anyway (and
-                                        * an orphaned guardian would be our child) */
-            guard_fd = cli_guardian_start(rs.jcg, out_fd > STDERR_FILENO ? out_fd : -1);
+        rs->jcg = make_job_cgroup(o, rs);
+        /* before we become a subreaper (the guardian must not be adopted by us), with no thread
+         * yet; as a namespace's init, our death ends the job anyway (and an orphaned guardian
+         * would be our child) */
+        if (rs->jcg && getpid() != 1)
+            rs->guard_fd = cli_guardian_start(rs->jcg, rs->out_fd > STDERR_FILENO ? rs->out_fd : -1);
     }
-    /* the exporters, after the guardian (forked while no thread runs) and before the command: a
-     * port that cannot be served is a usage error with nothing started (the host's facts join
-     * the server's info once read, after the start) */
     if (o->otlp_warning[0])
         cli_say("warning: %s", o->otlp_warning);
     if (o->prom_on || o->otlp_url || o->textfile_dir) {
-        rs.cloud = start_cloud(o);
-        rs.cloud_tried = true;
-        if (cli_export_start(o, rs.cloud, &rs.ex) < 0) {
-            cli_guardian_release(guard_fd);
-            rt_job_cgroup_free(rs.jcg);
-            rt_cloud_free(rs.cloud);
+        rs->cloud = start_cloud(o);
+        rs->cloud_tried = true;
+        if (cli_sinks_prom(o, rs->cloud, &rs->prom) < 0)
             return EXIT_USAGE;
-        }
     }
-    if (o->command) {
-        int e;
-        /* descendants that daemonize are re-parented to us and stay in the job (while the
-         * command lives; after it, with --wait-all) */
-        if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
-            cli_say("warning: cannot become a child subreaper (%s): daemonized descendants may be missed",
+    if (!o->command)
+        return 0;
+    /* descendants that daemonize are re-parented to us and stay in the job (while the command
+     * lives; after it, with --wait-all) */
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+        cli_say("warning: cannot become a child subreaper (%s): daemonized descendants may be missed",
                 strerror(errno));
-        rs.wait_all = o->wait_all;
-        spawned_at = cli_mono_secs();
-        rs.child = cli_spawn(o->command, &orig_mask, rs.jcg, &rs.jcg_entered, &e);
-        if (rs.child < 0) {
-            rt_job_cgroup_free(rs.jcg);
-            cli_guardian_release(guard_fd);
-            /* a name of any length: the reason always fits in the line */
-            cli_say("cannot run '%.256s%s': %s", o->command[0], strlen(o->command[0]) > 256 ? "..." : "",
-                    strerror(e));
-            return e == ENOENT ? 127 : 126;
-        }
-        if (rs.jcg && !rs.jcg_entered)
-            snprintf(rs.cgroup_why, sizeof rs.cgroup_why, "the command could not be moved into the group made for it");
+    rs->wait_all = o->wait_all;
+    rs->spawned_at = cli_mono_secs();
+    int e;
+    rs->child = cli_spawn(o->command, &rs->orig_mask, rs->jcg, &rs->jcg_entered, &e);
+    if (rs->child < 0) {
+        rs->child = 0;
+        /* a name of any length: the reason always fits in the line */
+        cli_say("cannot run '%.256s%s': %s", o->command[0], strlen(o->command[0]) > 256 ? "..." : "",
+                strerror(e));
+        return e == ENOENT ? 127 : 126;
     }
-    raise_nofile();
+    if (rs->jcg && !rs->jcg_entered)
+        snprintf(rs->cgroup_why, sizeof rs->cgroup_why, "the command could not be moved into the group made for it");
+    return 0;
+}
 
-    /* The grid starts at the baseline reading: sample k at t0 + k*interval, with no drift,
-     * as the kernel's periodic timer keeps absolute expiry times. */
+/* The sampler (its baseline reading is the grid's origin, t0), the host's facts and the cloud
+ * where something uses them, the pipeline, and the clock armed: sample k at t0 + k*interval, with
+ * no drift, as the kernel's periodic timer keeps absolute expiry times. Returns 0, or the tool's
+ * exit status after saying why (only without a command: a command runs on untracked). */
+static int start_sampling(cli_options *o, run_state *rs)
+{
     double t0 = cli_mono_secs();
     rt_sampler_options so = RT_SAMPLER_OPTIONS_INIT;
     so.log = cli_log;
-    so.pid = rs.child ? rs.child : o->pid;
-    so.own_children = rs.child != 0;
-    so.tree_start_mono_secs = spawned_at;
+    so.pid = rs->child ? rs->child : o->pid;
+    so.own_children = rs->child != 0;
+    so.tree_start_mono_secs = rs->spawned_at;
     so.proc_root = o->proc_root;
     so.sys_root = o->sys_root;
     so.nvml_library = o->nvml_library;
     so.pss_max_age_secs = o->pss_max_age_secs;
-    so.job_cgroup = rs.jcg_entered ? rs.jcg : NULL;
+    so.job_cgroup = rs->jcg_entered ? rs->jcg : NULL;
     so.cgroup_off = o->cgroup_off;
-    rt_error err = rt_sampler_new(&so, &rs.sampler);
+    rt_error err = rt_sampler_new(&so, &rs->sampler);
     if (err != RT_OK) {
-        if (!rs.child) {
+        rs->sampler = NULL;
+        if (!rs->child) {
             if (err == RT_ERR_NOT_FOUND && o->pid) {
                 cli_say("--pid: there is no process %ld", o->pid);
                 return EXIT_USAGE;
@@ -429,129 +413,147 @@ static int track(cli_options *o)
         }
         /* never disturb the job: it runs on untracked, and we still return its status */
         cli_say("warning: cannot start sampling (%s); running the command untracked", rt_strerror(err));
-        rs.sampler = NULL;
     }
     /* where the job runs: found in the background, never waited for; kept for the run. Only
      * asked when something uses it (the stream, the summary, report or history; the exporters
-     * asked above): a plain run makes no network connection at all */
-    if (!rs.cloud_tried && (o->sentinel_token || rs.stats))
-        rs.cloud = start_cloud(o);
-    if (o->sentinel_token || rs.ex) {
-        if (read_host(o, &rs.host) != RT_OK)
-            rs.host = NULL;
-    }
-    if (o->sentinel_token)
-        rs.stream = start_stream(o, rs.host, rs.cloud);
-    cli_export_host(rs.ex, o, rs.host, rs.cloud); /* the OTLP exporter starts here, with the host */
-    if (out_fd >= 0 && (err = rt_writer_new(o->format, out_fd, &o->job, &rs.writer)) != RT_OK) {
-        cli_say("cannot set up output: %s", rt_strerror(err));
-        rs.writer = NULL;
-    }
+     * asked in start_job): a plain run makes no network connection at all */
+    if (!rs->cloud_tried && (o->sentinel_token || rs->stats))
+        rs->cloud = start_cloud(o);
+    if ((o->sentinel_token || o->prom_on || o->otlp_url || o->textfile_dir) && read_host(o, &rs->host) != RT_OK)
+        rs->host = NULL;
+    cli_run_sinks in = {.prom = rs->prom,
+                        .out_fd = rs->out_fd,
+                        .stats = rs->stats,
+                        .report = rs->report,
+                        .host = rs->host,
+                        .cloud = rs->cloud,
+                        .start_secs = rs->start_secs};
+    rs->prom = NULL; /* the pipeline's from here */
+    rs->pipe = cli_sinks_pipeline(o, &in);
     struct itimerspec its = {.it_value = ts_of(t0 + o->interval), .it_interval = ts_of(o->interval)};
-    if (timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+    if (timerfd_settime(rs->tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
         cli_say("warning: cannot start the sampling clock: %s", strerror(errno));
+    return 0;
+}
 
-    int status = 0;
+/* Reads a bounded batch of signals (a flood never starves the sampling clock: the rest waits for
+ * the next turn of the loop). Returns true when tracking is to stop. */
+static bool on_signals(run_state *rs)
+{
     bool stop = false;
-    while (!stop) {
-        struct pollfd pfd[2] = {{.fd = tfd, .events = POLLIN}, {.fd = sfd, .events = POLLIN}};
-        int n = poll(pfd, 2, -1);
-        if (n < 0) {
+    struct signalfd_siginfo si;
+    for (int batch = 0; batch < 64 && read(rs->sfd, &si, sizeof si) == (ssize_t)sizeof si; batch++) {
+        int sig = (int)si.ssi_signo;
+        if (sig == SIGCHLD) {
+            reap_children(rs);
+        } else if (rs->child && !rs->child_done) {
+            kill(rs->child, sig); /* the command decides; we wait for it to exit */
+        } else if (rs->child) { /* the command is gone */
+            if (rs->wait_all)
+                rs->wait_signal = sig; /* a signal ends the wait; the rest runs on */
+            stop = true;
+        } else {
+            stop = true; /* SIGINT or SIGTERM without a command */
+        }
+        struct pollfd again = {.fd = rs->sfd, .events = POLLIN};
+        if (poll(&again, 1, 0) <= 0)
+            break;
+    }
+    return stop || (rs->child && rs->child_done && job_over(rs));
+}
+
+/* Samples on the clock until the end: a signal, the command's exit (with --wait-all: the
+ * job's), or an output gone without a command. Returns 0, or EXIT_FAIL when the loop failed. */
+static int sample_loop(run_state *rs)
+{
+    for (;;) {
+        struct pollfd pfd[2] = {{.fd = rs->tfd, .events = POLLIN}, {.fd = rs->sfd, .events = POLLIN}};
+        if (poll(pfd, 2, -1) < 0) {
             if (errno == EINTR)
                 continue;
             cli_say("poll: %s", strerror(errno));
-            status = EXIT_FAIL;
-            break;
+            return EXIT_FAIL;
         }
-        if (pfd[1].revents & POLLIN) {
-            struct signalfd_siginfo si;
-            /* a bounded batch: a flood of signals never starves the sampling clock (the rest
-             * waits for the next turn of the loop) */
-            for (int batch = 0; batch < 64 && read(sfd, &si, sizeof si) == (ssize_t)sizeof si; batch++) {
-                int sig = (int)si.ssi_signo;
-                if (sig == SIGCHLD) {
-                    reap_children(&rs);
-                } else if (rs.child && !rs.child_done) {
-                    kill(rs.child, sig); /* the command decides; we wait for it to exit */
-                } else if (rs.child) { /* the command is gone */
-                    if (rs.wait_all)
-                        rs.wait_signal = sig; /* a signal ends the wait; the rest runs on */
-                    stop = true;
-                } else {
-                    stop = true; /* SIGINT or SIGTERM without a command */
-                }
-                struct pollfd again = {.fd = sfd, .events = POLLIN};
-                if (poll(&again, 1, 0) <= 0)
-                    break;
-            }
-            if (rs.child && rs.child_done && job_over(&rs))
-                stop = true;
-            if (stop) {
-                emit(&rs); /* the partial last interval */
-                break;
-            }
+        if ((pfd[1].revents & POLLIN) && on_signals(rs)) {
+            emit(rs); /* the partial last interval */
+            return 0;
         }
         if (pfd[0].revents & POLLIN) {
             uint64_t expirations;
-            if (read(tfd, &expirations, sizeof expirations) != (ssize_t)sizeof expirations)
+            if (read(rs->tfd, &expirations, sizeof expirations) != (ssize_t)sizeof expirations)
                 continue;
-            if (!emit(&rs) && !rs.child)
-                break; /* output gone (e.g. the reading end of a pipe closed): nothing left to do */
-            if (rs.child && rs.child_done && job_over(&rs))
-                break; /* --wait-all: the job ended between two SIGCHLDs (its last process was
-                        * not our child); this sample was the last */
+            if (!emit(rs) && !rs->child)
+                return 0; /* output gone (e.g. the reading end of a pipe closed): nothing left to do */
+            if (rs->child && rs->child_done && job_over(rs))
+                return 0; /* --wait-all: the job ended between two SIGCHLDs (its last process was
+                           * not our child); this sample was the last */
         }
     }
-    if (rs.child && !rs.child_done) {
-        /* the loop failed (poll): the command runs on untracked until it ends, and its status
-         * is still ours to return (we must not exit before it: it dies with us, PDEATHSIG) */
+}
+
+/* The command's fate (after a failed loop it runs on untracked until it ends, and its status is
+ * still ours to return: we must not exit before it, it dies with us, PDEATHSIG), and what it left
+ * behind. Returns the tool's exit status (loop_status without a command). */
+static int end_job(run_state *rs, int loop_status)
+{
+    if (!rs->child)
+        return loop_status;
+    if (!rs->child_done) {
         int st = 0;
         pid_t w;
-        while ((w = waitpid(rs.child, &st, 0)) < 0 && errno == EINTR)
+        while ((w = waitpid(rs->child, &st, 0)) < 0 && errno == EINTR)
             ;
-        if (w == rs.child) {
-            rs.child_done = true;
-            rs.child_status = st;
+        if (w == rs->child) {
+            rs->child_done = true;
+            rs->child_status = st;
         }
     }
-    if (rs.child && rs.child_done) {
-        int64_t left = job_left(&rs);
-        rs.left_behind = left > 0;
-        if (left > 0 && rs.wait_signal)
-            cli_say("%lld process%s of the job still running (left behind: signal %d ended the wait)",
-                    (long long)left, left == 1 ? "" : "es", rs.wait_signal);
-        else if (left > 0)
-            cli_say("%lld process%s of the job still running (left behind; --wait-all waits for them)",
-                    (long long)left, left == 1 ? "" : "es");
+    if (!rs->child_done)
+        return EXIT_FAIL;
+    int64_t left = job_left(rs);
+    rs->left_behind = left > 0;
+    if (left > 0 && rs->wait_signal)
+        cli_say("%lld process%s of the job still running (left behind: signal %d ended the wait)",
+                (long long)left, left == 1 ? "" : "es", rs->wait_signal);
+    else if (left > 0)
+        cli_say("%lld process%s of the job still running (left behind; --wait-all waits for them)",
+                (long long)left, left == 1 ? "" : "es");
+    return exit_status_of(rs->child_status);
+}
+
+/* Tracks (and in wrapper mode runs) until the end; returns the tool's exit status. */
+static int track(cli_options *o)
+{
+    run_state rs = {0};
+    int status = open_run(o, &rs);
+    if (status == 0)
+        status = start_job(o, &rs);
+    if (status != 0) {
+        close_run(&rs);
+        return status;
     }
-    if (rs.child)
-        status = rs.child_done ? exit_status_of(rs.child_status) : EXIT_FAIL;
-    /* the job's fate is settled: from here on (the stream's end, the summary, the history),
-     * the tracker's death leaves what is left of the job alone */
-    cli_guardian_release(guard_fd);
-    /* the textfile's last word, the server's end, and the last OTLP push beside the stream's end
-     * (both within TRACKER_FINISH_TIMEOUT, at the same time) */
-    cli_export_end_start(rs.ex, rs.child != 0, status);
-    if (rs.stream) {
-        /* the last batch and the run's end, within TRACKER_FINISH_TIMEOUT; a clean stop of a
-         * run without a command is "finished"; what fails is said and never changes status */
-        rt_stream_finish(rs.stream, status, rs.child && status != 0);
-        rt_stream_free(rs.stream);
+    raise_nofile();
+    if ((status = start_sampling(o, &rs)) != 0) {
+        close_run(&rs);
+        return status;
     }
-    cli_export_end_wait(rs.ex);
+    status = end_job(&rs, sample_loop(&rs));
+    /* the job's fate is settled: from here on (the sinks' ends, the summary, the history), the
+     * tracker's death leaves what is left of the job alone */
+    cli_guardian_release(rs.guard_fd);
+    rs.guard_fd = -1;
+    /* the sinks' ends side by side: the textfile's last word, the server's end and the last OTLP
+     * push begin, then the stream's last batch and the run's end, each within
+     * TRACKER_FINISH_TIMEOUT; what fails is said and never changes the status */
+    rt_run_end end = RT_RUN_END_INIT;
+    end.exit_status = rs.child ? status : RT_NULL_I64;
+    end.failed = rs.child && status != 0;
+    rt_pipeline_finish(rs.pipe, &end);
+    rt_pipeline_free(rs.pipe); /* waits for the last OTLP push */
+    rs.pipe = NULL;
     if (rs.stats)
-        finish_run(o, &rs, status, start_secs);
-    rt_stats_free(rs.stats);
-    rt_report_free(rs.report);
-    rt_host_free(rs.host);
-    rt_writer_free(rs.writer);
-    rt_sampler_free(rs.sampler);
-    rt_job_cgroup_free(rs.jcg); /* after the sampler's last reading; one still in use stays */
-    rt_cloud_free(rs.cloud);
-    close(tfd);
-    close(sfd);
-    if (out_fd > STDERR_FILENO)
-        close(out_fd);
+        finish_run(o, &rs, status);
+    close_run(&rs);
     return status;
 }
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "views.h"
-#include "embed/store.h"
+#include "store/store.h"
 #include "export/otlp_int.h"
 
 static char buf[1 << 20];

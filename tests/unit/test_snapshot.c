@@ -232,7 +232,8 @@ static void roundtrip(int64_t pid, int flags)
 static void float_kept_at_bucket_edge(void **state)
 {
     (void)state;
-    rt_tracker *t = rt_tracker_new_stopped(0);
+    rt_tracker *t = NULL;
+    assert_int_equal(rt_tracker_new_stopped(0, NULL, &t), RT_OK);
     assert_non_null(t);
     t->pid = getpid();
     t->children = true;

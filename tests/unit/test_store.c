@@ -7,7 +7,7 @@
 #include <math.h>
 
 #include "core/schema.h"
-#include "embed/store.h"
+#include "store/store.h"
 #include "resource_tracker.h"
 
 static void fill(double row[RT_NCOLS], uint64_t i)

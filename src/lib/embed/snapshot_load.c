@@ -494,8 +494,8 @@ static rt_error load_json(const ld *l, const char *buf, size_t len, rt_tracker *
         rc = cols ? rows_from_columns(l, cols, cols_end, &rows, &n) : rows_from_metrics(l, root, m.interval, &rows, &n);
     rt_tracker *t = NULL;
     if (rc == RT_OK) {
-        t = rt_tracker_new_stopped(n > SNAP_DEFAULT_ROWS ? n : SNAP_DEFAULT_ROWS);
-        if (!t || !(t->saved_info = saved_info(root)))
+        rc = rt_tracker_new_stopped(n > SNAP_DEFAULT_ROWS ? n : SNAP_DEFAULT_ROWS, NULL, &t);
+        if (rc == RT_OK && !(t->saved_info = saved_info(root)))
             rc = RT_ERR_NOMEM;
     }
     if (rc == RT_OK) {

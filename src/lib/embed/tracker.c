@@ -1,6 +1,6 @@
 /* tracker.c - the embedded background tracker: a thread that samples a process tree and the
- * machine on a monotonic grid, keeps the samples in the store and feeds the statistics and the
- * report; the public calls that read them while it runs; stop, free, and fork safety (a forked
+ * machine on a monotonic grid, keeps the samples in the store and hands them through its
+ * pipeline to the statistics and the report; the public calls that read them while it runs; stop, free, and fork safety (a forked
  * child holds a stopped copy). Saving and loading a run live in snapshot.c. */
 #define _GNU_SOURCE
 #include <math.h>
@@ -14,6 +14,7 @@
 
 #include "../core/core.h"
 #include "../core/job.h"
+#include "../pipeline/pipeline.h"
 #include "tracker_int.h"
 
 #define DEFAULT_MAX_SAMPLES 604800u /* a week at 1 s */
@@ -102,62 +103,69 @@ static void live_remove(rt_tracker *t)
 
 /* ---- the store, the statistics and the report, one row at a time ---------------------------- */
 
-/* Under t->mu: the row into the store (-1 when it has no memory for it), the statistics and
- * the report (live: the sample the row was made of, whose GPU list the usage's choice of GPUs
- * reads; NULL for a loaded row), and a wake-up for the waiters. The statistics and the report get the row as the
- * store keeps it (ratios and counts as floats), so that a run saved and loaded again, whose
- * rows come back as kept, gives the same summary to the last digit and the same percentiles
- * (a double and its float can fall either side of a sketch's bucket edge). */
-static int add_row_locked(rt_tracker *t, const double row[RT_NCOLS], const rt_sample *live)
+/* Under t->mu: the row, made what the store keeps (rt_store_keep), into the store (-1 when it
+ * has no memory for it) and through the pipeline to the statistics and the report (live: the
+ * sample the row was made of, whose GPU list the usage's choice of GPUs reads; NULL for a loaded
+ * row), and a wake-up for the waiters. The statistics see the figures as the store keeps them
+ * (ratios and counts as floats), as the tool's do: a run saved and loaded again, whose rows come
+ * back as kept, gives the same summary to the last digit and the same percentiles (a double and
+ * its float can fall either side of a sketch's bucket edge). */
+static int add_row_locked(rt_tracker *t, double row[RT_NCOLS], const rt_sample *live)
 {
+    rt_store_keep(row);
     int rc = rt_store_append(t->store, row);
-    double kept[RT_NCOLS];
-    if (rc == 0 && rt_store_row(t->store, rt_store_count(t->store) - 1, kept) == 0)
-        row = kept;
-    rt_record rec;
-    rt_row_to_record(row, &rec);
-    rec.job_name = t->job.job_name;
-    if (live && live->gpu_count) { /* the GPUs one by one, for the usage's choice of GPUs */
-        rec.gpu = live->gpu;
-        rec.gpu_n = live->gpu_count;
-    }
-    rt_stats_add(t->stats, &rec);
-    rt_report_add(t->report, &rec);
+    rt_pipeline_add_row(t->pipe, live, row);
     pthread_cond_broadcast(&t->cv);
     return rc;
 }
 
 int rt_tracker_add_row(rt_tracker *t, const double row[RT_NCOLS])
 {
+    double kept[RT_NCOLS];
+    memcpy(kept, row, sizeof kept);
     pthread_mutex_lock(&t->mu);
-    int rc = add_row_locked(t, row, NULL);
+    int rc = add_row_locked(t, kept, NULL);
     pthread_mutex_unlock(&t->mu);
     return rc;
 }
 
-rt_tracker *rt_tracker_new_stopped(uint64_t max_samples)
+rt_error rt_tracker_new_stopped(uint64_t max_samples, const rt_job *job, rt_tracker **out)
 {
     pthread_once(&atfork_once, register_atfork);
+    *out = NULL;
     rt_tracker *t = calloc(1, sizeof *t);
     if (!t)
-        return NULL;
+        return RT_ERR_NOMEM;
     t->max_samples = max_samples ? max_samples : DEFAULT_MAX_SAMPLES;
     t->store = rt_store_new(t->max_samples);
     t->stats = rt_stats_new();
     t->report = rt_report_new();
-    if (!t->store || !t->stats || !t->report) {
+    rt_error err = t->store && t->stats && t->report ? RT_OK : RT_ERR_NOMEM;
+    if (err == RT_OK && job)
+        err = rt_job_dup(job, &t->job, &t->job_block);
+    if (err == RT_OK)
+        err = rt_pipeline_new(job, &t->pipe);
+    rt_sink *sink = NULL;
+    if (err == RT_OK && (err = rt_stats_sink_new(t->stats, &sink)) == RT_OK)
+        err = rt_pipeline_attach(t->pipe, sink);
+    if (err == RT_OK && (err = rt_report_sink_new(t->report, &sink)) == RT_OK)
+        err = rt_pipeline_attach(t->pipe, sink);
+    if (err != RT_OK) {
+        rt_pipeline_free(t->pipe);
         rt_store_free(t->store);
         rt_stats_free(t->stats);
         rt_report_free(t->report);
+        free(t->job_block);
         free(t);
-        return NULL;
+        return err;
     }
     init_sync(t);
     pthread_mutex_lock(&live_mu);
     t->next_live = live_head;
     live_head = t;
     pthread_mutex_unlock(&live_mu);
-    return t;
+    *out = t;
+    return RT_OK;
 }
 
 /* ---- the thread ------------------------------------------------------------------------------ */
@@ -257,12 +265,11 @@ rt_error rt_tracker_start(const rt_tracker_options *opts, rt_tracker **out)
     so.nvml_library = o.nvml_library;
     so.pss_max_age_secs = o.pss_max_age_secs;
 
-    rt_tracker *t = rt_tracker_new_stopped(o.max_samples);
-    if (!t)
-        return RT_ERR_NOMEM;
-    rt_error err = o.job ? rt_job_dup(o.job, &t->job, &t->job_block) : RT_OK;
-    if (err == RT_OK)
-        err = rt_stats_set_usage(t->stats, &uo);
+    rt_tracker *t = NULL;
+    rt_error err = rt_tracker_new_stopped(o.max_samples, o.job, &t);
+    if (err != RT_OK)
+        return err;
+    err = rt_stats_set_usage(t->stats, &uo);
     double mono0 = rt_mono_secs();
     if (err == RT_OK)
         err = rt_sampler_new(&so, &t->sampler);
@@ -359,6 +366,7 @@ void rt_tracker_free(rt_tracker *t)
     pthread_mutex_unlock(&t->mu);
     live_remove(t);
     rt_sampler_free(t->sampler); /* in a forked child: its own copy */
+    rt_pipeline_free(t->pipe); /* before the statistics and the report its sinks add to */
     rt_store_free(t->store);
     rt_stats_free(t->stats);
     rt_report_free(t->report);

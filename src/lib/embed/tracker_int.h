@@ -6,7 +6,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
-#include "store.h"
+#include "../store/store.h"
 
 struct rt_tracker {
     pthread_mutex_t mu;  /* guards everything below that the thread changes */
@@ -19,6 +19,7 @@ struct rt_tracker {
     rt_store *store;
     rt_stats *stats;
     rt_report *report;
+    rt_pipeline *pipe;   /* the samples' fan-out: to the statistics and the report */
     rt_summary summary_copy; /* what rt_tracker_summary hands out */
     rt_usage usage_copy;     /* and its usage */
     /* what the run was asked for, and when */
@@ -44,9 +45,11 @@ struct rt_tracker {
     unsigned waiters;    /* callers blocked in rt_tracker_wait / rt_tracker_stop: free waits them out */
 };
 
-/* A stopped tracker with an empty store (for rt_tracker_load): pid, children, interval,
- * start and stop times set by the caller afterwards. NULL when out of memory. */
-rt_tracker *rt_tracker_new_stopped(uint64_t max_samples);
+/* A stopped tracker with an empty store, its statistics and report fed by its pipeline, the
+ * records carrying job's job_name (job copied; may be NULL): for rt_tracker_start, which then
+ * starts the thread, and rt_tracker_load; pid, children, interval, start and stop times set by
+ * the caller afterwards. RT_OK and *out; RT_ERR_NOMEM; RT_ERR_INVALID (job's struct_size). */
+rt_error rt_tracker_new_stopped(uint64_t max_samples, const rt_job *job, rt_tracker **out);
 
 /* Adds one row as a sample: the store, the statistics and the report (takes the lock).
  * 0, or -1 when the store is out of memory (the statistics and the report still have it). */

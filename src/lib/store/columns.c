@@ -186,6 +186,19 @@ void rt_row_from_sample(const rt_sample *s, double row[RT_NCOLS])
     }
 }
 
+void rt_row_from_record(const rt_record *r, double row[RT_NCOLS])
+{
+    for (int c = 0; c < RT_NCOLS; c++) {
+        if (cols[c].from == REC_)
+            memcpy(&row[c], (const char *)r + cols[c].off, sizeof(double));
+        else
+            row[c] = NAN;
+    }
+    /* the interval's CPU seconds: the record's, all of it in utime */
+    row[RT_COL_PROC_UTIME] = r->process_cpu_secs;
+    row[RT_COL_PROC_STIME] = isnan(r->process_cpu_secs) ? NAN : 0;
+}
+
 void rt_row_to_record(const double row[RT_NCOLS], rt_record *r)
 {
     memset(r, 0, sizeof *r);

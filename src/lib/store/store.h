@@ -42,12 +42,18 @@ void rt_store_pin(rt_store *s, bool pin);
  * double; a block reserves address space for doubles, whose untouched pages take no memory). */
 size_t rt_store_bytes(const rt_store *s);
 void rt_store_free(rt_store *s);
+/* Each figure of row as the store keeps it, whatever block it goes to: a float column's figure
+ * rounded to a float (beyond a float's range: infinite), the rest unchanged. A row appended
+ * and read back is this row. */
+void rt_store_keep(double row[RT_NCOLS]);
 
 /* ---- columns.c ---------------------------------------------------------------------------- */
 
 /* One sample as a row (nulls as NaN; the tree's and its cgroup's columns NaN without a tracked
  * tree, the pressure columns then the machine's). */
 void rt_row_from_sample(const rt_sample *s, double row[RT_NCOLS]);
+/* A record as a row: its figures in their columns, NaN in the columns the record lacks. */
+void rt_row_from_record(const rt_record *r, double row[RT_NCOLS]);
 /* A row as the analysis record (as rt_record_from_sample would make of the sample). */
 void rt_row_to_record(const double row[RT_NCOLS], rt_record *r);
 

@@ -250,6 +250,13 @@ static float to_float(double v)
     return (float)v;
 }
 
+void rt_store_keep(double row[RT_NCOLS])
+{
+    for (int c = 0; c < RT_NCOLS; c++)
+        if (col_kind[c] == COL_F)
+            row[c] = to_float(row[c]);
+}
+
 int rt_store_append(rt_store *s, const double row[RT_NCOLS])
 {
     uint64_t at = s->count - s->first; /* position among the kept rows */

@@ -1,0 +1,188 @@
+/* pipeline.c - the one fan-out of samples: a pipeline holds sinks in order, makes each sample's
+ * record once (from the sample's row as the embedded tracker's store keeps it, so that the
+ * statistics see the same figures in the tool, in the embedded tracker and in a run read back),
+ * hands sample and record to every sink still taking them, pushes the host's facts to them, and
+ * ends and frees them in order. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/core.h"
+#include "../core/job.h"
+#include "pipeline.h"
+
+struct rt_pipeline {
+    rt_sink **sinks;
+    bool *done;   /* the sink failed an add: it gets nothing more */
+    size_t n, cap;
+    bool records; /* some sink reads records */
+    bool finished;
+    const rt_host *host;
+    const rt_cloud *cloud;
+    bool host_set;
+    rt_job job; /* for the records' job_name; strings in job_block */
+    void *job_block;
+};
+
+rt_error rt_pipeline_new(const rt_job *job, rt_pipeline **out)
+{
+    if (!out)
+        return RT_ERR_INVALID;
+    *out = NULL;
+    rt_pipeline *p = calloc(1, sizeof *p);
+    if (!p)
+        return RT_ERR_NOMEM;
+    rt_error err = rt_job_dup(job, &p->job, &p->job_block);
+    if (err != RT_OK) {
+        free(p);
+        return err;
+    }
+    *out = p;
+    return RT_OK;
+}
+
+static void sink_free(rt_sink *s)
+{
+    if (!s)
+        return;
+    if (s->ops.free)
+        s->ops.free(s->self);
+    free(s);
+}
+
+void rt_sink_free(rt_sink *sink)
+{
+    sink_free(sink);
+}
+
+rt_error rt_pipeline_attach(rt_pipeline *p, rt_sink *sink)
+{
+    if (!p || !sink) {
+        sink_free(sink);
+        return RT_ERR_INVALID;
+    }
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 8;
+        rt_sink **s = realloc(p->sinks, cap * sizeof *s);
+        if (s)
+            p->sinks = s;
+        bool *d = s ? realloc(p->done, cap * sizeof *d) : NULL;
+        if (d)
+            p->done = d;
+        if (!s || !d) {
+            sink_free(sink);
+            return RT_ERR_NOMEM;
+        }
+        p->cap = cap;
+    }
+    p->sinks[p->n] = sink;
+    p->done[p->n] = false;
+    p->n++;
+    if (sink->ops.reads_record)
+        p->records = true;
+    if (p->host_set && sink->ops.set_host)
+        sink->ops.set_host(sink->self, p->host, p->cloud);
+    return RT_OK;
+}
+
+void rt_pipeline_set_host(rt_pipeline *p, const rt_host *host, const rt_cloud *cloud)
+{
+    if (!p)
+        return;
+    p->host = host;
+    p->cloud = cloud;
+    p->host_set = true;
+    for (size_t i = 0; i < p->n; i++)
+        if (p->sinks[i]->ops.set_host)
+            p->sinks[i]->ops.set_host(p->sinks[i]->self, host, cloud);
+}
+
+/* Every sink still taking them gets sample and rec (rec only where it reads records; a sink
+ * that takes no records gets nothing when sample is NULL). */
+static rt_error fan_out(rt_pipeline *p, const rt_sample *sample, const rt_record *rec)
+{
+    rt_error first = RT_OK;
+    int first_errno = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        rt_sink *s = p->sinks[i];
+        if (p->done[i] || (!sample && !s->ops.reads_record))
+            continue;
+        rt_error e = s->ops.add(s->self, sample, s->ops.reads_record ? rec : NULL);
+        if (e != RT_OK) {
+            p->done[i] = true;
+            if (first == RT_OK) {
+                first = e;
+                first_errno = errno;
+            }
+        }
+    }
+    if (first != RT_OK)
+        errno = first_errno;
+    return first;
+}
+
+rt_error rt_pipeline_add_row(rt_pipeline *p, const rt_sample *sample, const double row[RT_NCOLS])
+{
+    rt_record rec;
+    rt_row_to_record(row, &rec);
+    rec.job_name = p->job.job_name;
+    if (sample && sample->gpu_count) { /* the GPUs one by one, for the usage's choice of GPUs */
+        rec.gpu = sample->gpu;
+        rec.gpu_n = sample->gpu_count;
+    }
+    return fan_out(p, sample, &rec);
+}
+
+rt_error rt_pipeline_add(rt_pipeline *p, const rt_sample *sample)
+{
+    if (!p || !sample || p->finished)
+        return RT_ERR_INVALID;
+    if (!p->records)
+        return fan_out(p, sample, NULL);
+    double row[RT_NCOLS];
+    rt_row_from_sample(sample, row);
+    rt_store_keep(row);
+    return rt_pipeline_add_row(p, sample, row);
+}
+
+rt_error rt_pipeline_add_record(rt_pipeline *p, const rt_record *rec)
+{
+    if (!p || !rec || p->finished)
+        return RT_ERR_INVALID;
+    if (!p->records)
+        return RT_OK;
+    double row[RT_NCOLS];
+    rt_row_from_record(rec, row);
+    rt_store_keep(row);
+    rt_record kept;
+    rt_row_to_record(row, &kept);
+    kept.job_name = rec->job_name ? rec->job_name : p->job.job_name;
+    kept.gpu = rec->gpu;
+    kept.gpu_n = rec->gpu_n;
+    return fan_out(p, NULL, &kept);
+}
+
+void rt_pipeline_finish(rt_pipeline *p, const rt_run_end *end)
+{
+    if (!p || p->finished)
+        return;
+    p->finished = true;
+    rt_run_end e = RT_RUN_END_INIT;
+    if (rt_struct_copy(&e, sizeof e, end) < 0) /* too small to read: the defaults */
+        e = (rt_run_end)RT_RUN_END_INIT;
+    for (size_t i = 0; i < p->n; i++)
+        if (p->sinks[i]->ops.finish)
+            p->sinks[i]->ops.finish(p->sinks[i]->self, &e);
+}
+
+void rt_pipeline_free(rt_pipeline *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->n; i++)
+        sink_free(p->sinks[i]);
+    free(p->sinks);
+    free(p->done);
+    free(p->job_block);
+    free(p);
+}

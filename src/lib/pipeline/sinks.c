@@ -1,0 +1,246 @@
+/* sinks.c - sinks of the caller's own functions (rt_sink_new), and the library's outputs as
+ * sinks: the writer, the Sentinel stream, the /metrics server, the OTLP exporter (its last push
+ * on a thread of its own, so that it runs beside the stream's end), the statistics and the
+ * report. Each adapter only calls its output's public functions. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "../core/core.h"
+#include "pipeline.h"
+
+rt_error rt_sink_new(const rt_sink_ops *ops, void *self, rt_sink **out)
+{
+    if (!out)
+        return RT_ERR_INVALID;
+    *out = NULL;
+    rt_sink_ops o = RT_SINK_OPS_INIT;
+    if (!ops || rt_struct_copy(&o, sizeof o, ops) < 0 || !o.add)
+        return RT_ERR_INVALID;
+    rt_sink *s = malloc(sizeof *s);
+    if (!s)
+        return RT_ERR_NOMEM;
+    s->ops = o;
+    s->self = self;
+    *out = s;
+    return RT_OK;
+}
+
+/* A sink of the library's own functions over obj; on failure free_obj(obj) (when given). */
+static rt_error own_sink(const rt_sink_ops *ops, void *obj, void (*free_obj)(void *), rt_sink **out)
+{
+    if (out)
+        *out = NULL;
+    if (!obj || !out) {
+        if (obj && free_obj)
+            free_obj(obj);
+        return RT_ERR_INVALID;
+    }
+    rt_error e = rt_sink_new(ops, obj, out);
+    if (e != RT_OK && free_obj)
+        free_obj(obj);
+    return e;
+}
+
+/* ---- the writer ----------------------------------------------------------------------------- */
+
+static rt_error writer_add(void *self, const rt_sample *s, const rt_record *rec)
+{
+    (void)rec;
+    return s ? rt_writer_write(self, s) : RT_OK;
+}
+
+static void writer_free(void *self)
+{
+    rt_writer_free(self);
+}
+
+rt_error rt_writer_sink_new(rt_writer *w, rt_sink **out)
+{
+    static const rt_sink_ops ops = {.struct_size = sizeof ops, .add = writer_add, .free = writer_free};
+    return own_sink(&ops, w, writer_free, out);
+}
+
+/* ---- the Sentinel stream ---------------------------------------------------------------------- */
+
+/* A row the stream could not keep is counted as lost by the stream itself: the sink goes on. */
+static rt_error stream_add(void *self, const rt_sample *s, const rt_record *rec)
+{
+    (void)rec;
+    if (s)
+        rt_stream_add(self, s);
+    return RT_OK;
+}
+
+static rt_error stream_finish(void *self, const rt_run_end *end)
+{
+    int code = end->exit_status == RT_NULL_I64 ? 0 : (int)end->exit_status;
+    return rt_stream_finish(self, code, end->failed);
+}
+
+static void stream_free(void *self)
+{
+    rt_stream_free(self);
+}
+
+rt_error rt_stream_sink_new(rt_stream *st, rt_sink **out)
+{
+    static const rt_sink_ops ops = {
+        .struct_size = sizeof ops, .add = stream_add, .finish = stream_finish, .free = stream_free};
+    return own_sink(&ops, st, stream_free, out);
+}
+
+/* ---- the /metrics server --------------------------------------------------------------------- */
+
+typedef struct prom_sink {
+    rt_prom_server *srv; /* NULL once the run ended */
+} prom_sink;
+
+/* Figures that could not be formatted leave the last ones served: the sink goes on. */
+static rt_error prom_add(void *self, const rt_sample *s, const rt_record *rec)
+{
+    (void)rec;
+    prom_sink *ps = self;
+    if (s && ps->srv)
+        rt_prom_publish(ps->srv, s);
+    return RT_OK;
+}
+
+static void prom_set_host(void *self, const rt_host *host, const rt_cloud *cloud)
+{
+    (void)cloud;
+    prom_sink *ps = self;
+    if (host && ps->srv)
+        rt_prom_set_host(ps->srv, host);
+}
+
+/* The run is over: nothing more to scrape. */
+static rt_error prom_finish(void *self, const rt_run_end *end)
+{
+    (void)end;
+    prom_sink *ps = self;
+    rt_prom_free(ps->srv);
+    ps->srv = NULL;
+    return RT_OK;
+}
+
+static void prom_free(void *self)
+{
+    prom_sink *ps = self;
+    rt_prom_free(ps->srv);
+    free(ps);
+}
+
+rt_error rt_prom_sink_new(rt_prom_server *srv, rt_sink **out)
+{
+    static const rt_sink_ops ops = {.struct_size = sizeof ops,
+                                    .add = prom_add,
+                                    .set_host = prom_set_host,
+                                    .finish = prom_finish,
+                                    .free = prom_free};
+    if (out)
+        *out = NULL;
+    if (!srv || !out) {
+        rt_prom_free(srv);
+        return RT_ERR_INVALID;
+    }
+    prom_sink *ps = calloc(1, sizeof *ps);
+    if (!ps) {
+        rt_prom_free(srv);
+        return RT_ERR_NOMEM;
+    }
+    ps->srv = srv;
+    return own_sink(&ops, ps, prom_free, out);
+}
+
+/* ---- the OTLP exporter ----------------------------------------------------------------------- */
+
+typedef struct otlp_sink {
+    rt_otlp *ex;
+    pthread_t finisher; /* the last push, beside the other sinks' ends */
+    bool finishing;
+} otlp_sink;
+
+/* A sample that could not be queued is one missing point: the sink goes on. */
+static rt_error otlp_add(void *self, const rt_sample *s, const rt_record *rec)
+{
+    (void)rec;
+    otlp_sink *os = self;
+    if (s)
+        rt_otlp_add(os->ex, s);
+    return RT_OK;
+}
+
+static void *otlp_finisher(void *arg)
+{
+    otlp_sink *os = arg;
+    rt_otlp_finish(os->ex); /* what could not be delivered is said by the exporter */
+    return NULL;
+}
+
+static rt_error otlp_finish(void *self, const rt_run_end *end)
+{
+    (void)end;
+    otlp_sink *os = self;
+    if (pthread_create(&os->finisher, NULL, otlp_finisher, os) == 0)
+        os->finishing = true;
+    else
+        rt_otlp_finish(os->ex); /* no thread: here, within the same bound */
+    return RT_OK;
+}
+
+static void otlp_free(void *self)
+{
+    otlp_sink *os = self;
+    if (os->finishing)
+        pthread_join(os->finisher, NULL);
+    rt_otlp_free(os->ex);
+    free(os);
+}
+
+rt_error rt_otlp_sink_new(rt_otlp *ex, rt_sink **out)
+{
+    static const rt_sink_ops ops = {
+        .struct_size = sizeof ops, .add = otlp_add, .finish = otlp_finish, .free = otlp_free};
+    if (out)
+        *out = NULL;
+    if (!ex || !out) {
+        rt_otlp_free(ex);
+        return RT_ERR_INVALID;
+    }
+    otlp_sink *os = calloc(1, sizeof *os);
+    if (!os) {
+        rt_otlp_free(ex);
+        return RT_ERR_NOMEM;
+    }
+    os->ex = ex;
+    return own_sink(&ops, os, otlp_free, out);
+}
+
+/* ---- the statistics and the report: the caller's, read after the run -------------------------- */
+
+static rt_error stats_add(void *self, const rt_sample *s, const rt_record *rec)
+{
+    (void)s;
+    rt_stats_add(self, rec);
+    return RT_OK;
+}
+
+rt_error rt_stats_sink_new(rt_stats *st, rt_sink **out)
+{
+    static const rt_sink_ops ops = {.struct_size = sizeof ops, .add = stats_add, .reads_record = 1};
+    return own_sink(&ops, st, NULL, out);
+}
+
+static rt_error report_add(void *self, const rt_sample *s, const rt_record *rec)
+{
+    (void)s;
+    rt_report_add(self, rec);
+    return RT_OK;
+}
+
+rt_error rt_report_sink_new(rt_report *r, rt_sink **out)
+{
+    static const rt_sink_ops ops = {.struct_size = sizeof ops, .add = report_add, .reads_record = 1};
+    return own_sink(&ops, r, NULL, out);
+}
