@@ -1091,7 +1091,8 @@ typedef struct rt_stream_options {
     const char *const *command;  /* the wrapped argv, NULL-terminated, or NULL; copied */
     const rt_host *host;         /* may be NULL; the fields are copied at rt_stream_start */
     rt_cloud_discovery *cloud;   /* may be NULL; the stream asks it for the result (within its
-                                  * 2 s bound) before registering; must outlive the stream */
+                                  * 2 s bound) before registering; the stream holds a reference
+                                  * of its own (0.10): the caller may free its handle at once */
     const char *spill_dir;       /* where batches go when memory is full or at a failed end;
                                   * NULL: $XDG_STATE_HOME/resource-tracker (~/.local/state/...) */
     size_t memory_limit_bytes;   /* gzip bytes kept in memory before spilling; 0: 8 MiB */
@@ -1406,8 +1407,8 @@ typedef struct rt_prom_options {
     const rt_job *job;          /* labels of every series; copied with its strings */
     const rt_host *host;        /* resource_tracker_info's host labels; copied; may be NULL */
     rt_cloud_discovery *cloud;  /* once it has a result, the cloud's labels join
-                                 * resource_tracker_info (never waited for); may be NULL; must
-                                 * outlive the server */
+                                 * resource_tracker_info (never waited for); may be NULL; the
+                                 * server holds a reference of its own (0.10) */
     size_t max_clients;         /* connections held at once; 0: 64. When all are taken, a new
                                  * connection replaces the one idle the longest */
     double client_timeout_secs; /* a request must arrive, and its reply be taken, within this;
@@ -1510,8 +1511,8 @@ typedef struct rt_otlp_options {
     const rt_host *host;          /* copied; may be NULL */
     rt_cloud_discovery *cloud;    /* may be NULL; its result (waited for before the first push,
                                    * at most 2 s from the start; copied) adds cloud.* attributes;
-                                   * must outlive the exporter: it is not used once
-                                   * rt_otlp_finish (or rt_otlp_free) returned */
+                                   * the exporter holds a reference of its own (0.10) and does
+                                   * not look at it once rt_otlp_finish returned */
     rt_log_fn log;                /* NULL: dropped; called from the exporter's thread */
     void *log_user;
 } rt_otlp_options;
@@ -1648,8 +1649,8 @@ RT_API rt_error rt_pipeline_new(const rt_job *job, rt_pipeline **out);
  * here, also when this fails (then it is freed at once). RT_OK; RT_ERR_INVALID; RT_ERR_NOMEM. */
 RT_API rt_error rt_pipeline_attach(rt_pipeline *p, rt_sink *sink);
 
-/* Gives every sink the host's facts and the cloud (either may be NULL), and every sink attached
- * later too: the pipeline keeps the pointers, which must stay valid until rt_pipeline_free. */
+/* Gives every sink attached so far the host's facts and the cloud (either may be NULL), which
+ * each copies: the pipeline keeps nothing of them (a sink attached later is not given them). */
 RT_API void rt_pipeline_set_host(rt_pipeline *p, const rt_host *host, const rt_cloud *cloud);
 
 /* Hands one sample to every sink still taking them (and its record to those that read it).

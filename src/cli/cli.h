@@ -218,7 +218,7 @@ void cli_export_options_free(cli_options *opts);
 
 /* Where a tracking run's samples go (sinks.c). */
 /* Starts the /metrics server opts asks for, before the command starts (cloud may be NULL; it
- * must outlive the server), as a sink in *out (NULL when none is asked for, or out of memory:
+ * a reference is kept), as a sink in *out (NULL when none is asked for, or out of memory:
  * said). Returns 0, or -1 after saying why when it cannot listen (a usage error: nothing else
  * was started). */
 int cli_sinks_prom(const cli_options *opts, rt_cloud_discovery *cloud, rt_sink **out);
@@ -229,7 +229,7 @@ typedef struct cli_run_sinks {
     rt_stats *stats;            /* the run's answers read them at the end; NULL: none */
     rt_report *report;
     const rt_host *host;        /* NULL: not read */
-    rt_cloud_discovery *cloud;  /* NULL: none; must outlive the pipeline */
+    rt_cloud_discovery *cloud;  /* NULL: none (the sinks keep references of their own) */
     double start_secs;          /* Unix time the run started */
 } cli_run_sinks;
 /* The run's pipeline: the textfile, the server, the OTLP exporter, the stream, the statistics,

@@ -1,15 +1,18 @@
 /* test_pipeline.c - the pipeline and its sinks: each sample to every sink in the order
  * attached, the record made once and only for the sinks that read it, a sink that fails gets
- * nothing more, the host pushed to sinks attached before and after, ends in order then frees;
+ * nothing more, the host pushed to the sinks attached (nothing kept), ends in order then frees;
  * the record as the store keeps it, so that statistics fed live, by the embedded tracker and
- * from a record read back see the same figures; the textfile sink; the argument checks. */
+ * from a record read back see the same figures; the textfile sink; exporters that keep their
+ * own reference to the cloud discovery (the caller frees its handle at once); the checks. */
 #include "unit.h"
 
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 
 #include "../tools/synthetic.h"
 #include "embed/tracker_int.h"
+#include "source/cloud.h"
 #include "store/store.h"
 
 /* A sink that logs what it is given into a shared text. */
@@ -95,10 +98,12 @@ static void order_records_failure_and_end(void **state)
     assert_int_equal(rt_pipeline_attach(p, probe_sink(&b, false)), RT_OK);
     rt_host host = {0};
     rt_pipeline_set_host(p, &host, NULL);
-    assert_int_equal(rt_pipeline_attach(p, probe_sink(&c, true)), RT_OK); /* gets the host at once */
+    assert_int_equal(rt_pipeline_attach(p, probe_sink(&c, true)), RT_OK); /* given nothing kept */
     assert_ptr_equal(a.host, &host);
+    assert_null(c.host);
+    assert_string_equal(log, "a:host b:host ");
+    rt_pipeline_set_host(p, &host, NULL);
     assert_ptr_equal(c.host, &host);
-    assert_string_equal(log, "a:host b:host c:host ");
 
     log[0] = '\0';
     assert_int_equal(rt_pipeline_add(p, &full), RT_OK);
@@ -357,6 +362,51 @@ static void textfile_sink(void **state)
     rmdir(dir);
 }
 
+/* The /metrics server and the OTLP exporter keep a reference of their own to the discovery: the
+ * caller's handle is freed once discovery ended (nothing else holds it then), and both still look
+ * at the result (ASan and valgrind see a use after free otherwise). */
+static void cloud_handle_freed_early(void **state)
+{
+    (void)state;
+    make_full();
+    rt_cloud_options co = RT_CLOUD_OPTIONS_INIT;
+    co.metadata_url = "http://127.0.0.1:1"; /* refused at once: discovery ends with no cloud */
+    rt_cloud_discovery *d = NULL;
+    assert_int_equal(rt_cloud_start(&co, &d), RT_OK);
+    rt_cloud_result(d, 5.0);
+    while (rt_cloud_refs(d) > 1) /* each probe drops its reference right after its answer */
+        sched_yield();
+    rt_prom_options po = RT_PROM_OPTIONS_INIT;
+    po.address = "127.0.0.1";
+    po.port = 0;
+    po.cloud = d;
+    rt_prom_server *srv = NULL;
+    assert_int_equal(rt_prom_start(&po, &srv), RT_OK);
+    rt_otlp_options oo = RT_OTLP_OPTIONS_INIT;
+    oo.url = "http://127.0.0.1:1/v1/metrics";
+    oo.cloud = d;
+    oo.finish_timeout_secs = 0.01;
+    oo.timeout_secs = 0.01;
+    rt_otlp *ex = NULL;
+    rt_error e = rt_otlp_start(&oo, &ex); /* RT_ERR_UNSUPPORTED without libcurl */
+    assert_int_equal(rt_cloud_refs(d), e == RT_OK ? 3 : 2); /* the caller's, the server's, the exporter's */
+    rt_cloud_free(d);
+    rt_pipeline *p = NULL;
+    assert_int_equal(rt_pipeline_new(NULL, &p), RT_OK);
+    rt_sink *s = NULL;
+    assert_int_equal(rt_prom_sink_new(srv, &s), RT_OK);
+    assert_int_equal(rt_pipeline_attach(p, s), RT_OK);
+    if (e == RT_OK) {
+        assert_int_equal(rt_otlp_sink_new(ex, &s), RT_OK);
+        assert_int_equal(rt_pipeline_attach(p, s), RT_OK);
+    }
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(rt_pipeline_add(p, &full), RT_OK); /* each publish looks at the cloud */
+    rt_run_end end = RT_RUN_END_INIT;
+    rt_pipeline_finish(p, &end);
+    rt_pipeline_free(p);
+}
+
 static void arguments(void **state)
 {
     (void)state;
@@ -410,6 +460,7 @@ int main(void)
         cmocka_unit_test(same_statistics_live_and_embedded),
         cmocka_unit_test(keep_is_what_the_store_keeps),
         cmocka_unit_test(textfile_sink),
+        cmocka_unit_test(cloud_handle_freed_early),
         cmocka_unit_test(arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,6 +32,7 @@
 #include "../net/s3.h" /* rt_s3_redact */
 #include "labels.h"
 #include "otlp_int.h"
+#include "../source/cloud.h"
 
 #define BATCH_ROWS 512              /* the most samples one request carries */
 #define BODY_MAX ((size_t)64 << 20) /* the most JSON one request is built from */
@@ -798,6 +799,7 @@ static void otlp_destroy(rt_otlp *ex)
     pthread_mutex_destroy(&ex->mu);
     pthread_mutex_destroy(&ex->caller_mu);
     pthread_cond_destroy(&ex->cv);
+    rt_cloud_free(ex->cloud);
     free(ex);
 }
 
@@ -887,7 +889,7 @@ rt_error rt_otlp_start_net(const rt_otlp_options *opts, rt_otlp_fetch_fn fetch, 
     ex->lg = (rt_logger){.fn = otlp_log, .user = ex};
     ex->fetch = fetch;
     ex->fetch_user = user;
-    ex->cloud = o.cloud;
+    ex->cloud = rt_cloud_ref(o.cloud); /* ours: the caller may free its handle */
     ex->interval = o.interval_secs > 0 ? o.interval_secs : 10.0;
     ex->timeout = o.timeout_secs > 0 ? o.timeout_secs : 10.0;
     ex->finish_timeout = o.finish_timeout_secs > 0 ? o.finish_timeout_secs : 10.0;

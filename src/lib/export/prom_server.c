@@ -18,6 +18,7 @@
 #include "prom_http.h"
 #include "prom_text.h"
 #include "../core/job.h"
+#include "../source/cloud.h"
 
 #define DEFAULT_MAX_CLIENTS 64
 #define DEFAULT_TIMEOUT_SECS 10.0
@@ -643,6 +644,7 @@ static void release(rt_prom_server *srv)
     pthread_mutex_destroy(&srv->fmt_mu);
     free(srv->job_block);
     free(srv->host_strings);
+    rt_cloud_free(srv->cloud);
     free(srv);
 }
 
@@ -666,7 +668,7 @@ rt_error rt_prom_start(const rt_prom_options *opts, rt_prom_server **out)
     srv->log = (rt_logger){o.log, o.log_user};
     srv->max_clients = o.max_clients ? o.max_clients : DEFAULT_MAX_CLIENTS;
     srv->timeout = o.client_timeout_secs > 0 ? o.client_timeout_secs : DEFAULT_TIMEOUT_SECS;
-    srv->cloud = o.cloud;
+    srv->cloud = rt_cloud_ref(o.cloud); /* ours: the caller may free its handle */
     atomic_init(&srv->stop, 0);
     atomic_init(&srv->logged, 0u);
     atomic_init(&srv->hint[0], INITIAL_BODY_HINT);

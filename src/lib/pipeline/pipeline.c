@@ -1,7 +1,8 @@
 /* pipeline.c - the one fan-out of samples: a pipeline holds sinks in order, makes each sample's
  * record once (from the sample's row as the embedded tracker's store keeps it, so that the
  * statistics see the same figures in the tool, in the embedded tracker and in a run read back),
- * hands sample and record to every sink still taking them, pushes the host's facts to them, and
+ * hands sample and record to every sink still taking them, pushes the host's facts to them (the
+ * sinks copy them; the pipeline keeps nothing of them), and
  * ends and frees them in order. */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,9 +18,6 @@ struct rt_pipeline {
     size_t n, cap;
     bool records; /* some sink reads records */
     bool finished;
-    const rt_host *host;
-    const rt_cloud *cloud;
-    bool host_set;
     rt_job job; /* for the records' job_name; strings in job_block */
     void *job_block;
 };
@@ -80,8 +78,6 @@ rt_error rt_pipeline_attach(rt_pipeline *p, rt_sink *sink)
     p->n++;
     if (sink->ops.reads_record)
         p->records = true;
-    if (p->host_set && sink->ops.set_host)
-        sink->ops.set_host(sink->self, p->host, p->cloud);
     return RT_OK;
 }
 
@@ -89,9 +85,6 @@ void rt_pipeline_set_host(rt_pipeline *p, const rt_host *host, const rt_cloud *c
 {
     if (!p)
         return;
-    p->host = host;
-    p->cloud = cloud;
-    p->host_set = true;
     for (size_t i = 0; i < p->n; i++)
         if (p->sinks[i]->ops.set_host)
             p->sinks[i]->ops.set_host(p->sinks[i]->self, host, cloud);

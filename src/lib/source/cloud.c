@@ -617,6 +617,18 @@ const rt_cloud *rt_cloud_result(rt_cloud_discovery *d, double wait_secs)
     return r;
 }
 
+rt_cloud_discovery *rt_cloud_ref(rt_cloud_discovery *d)
+{
+    if (d)
+        atomic_fetch_add(&d->refs, 1);
+    return d;
+}
+
+int rt_cloud_refs(rt_cloud_discovery *d)
+{
+    return atomic_load(&d->refs);
+}
+
 void rt_cloud_free(rt_cloud_discovery *d)
 {
     if (d)

@@ -1,11 +1,19 @@
 /* cloud.h - what each cloud vendor's metadata replies say, read by pure functions over a
- * reply body (the HTTP requests stay in cloud.c); each has unit tests and a fuzz target.
- * Not public. */
+ * reply body (the HTTP requests stay in cloud.c); each has unit tests and a fuzz target. And
+ * the discovery handle shared: a part of the library that looks at the result from a thread of
+ * its own holds a reference of its own, so the caller's handle need not outlive it. Not public. */
 #ifndef RT_CLOUD_H
 #define RT_CLOUD_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "resource_tracker.h"
+
+/* d with one more reference (NULL for NULL); rt_cloud_free drops one, the last frees. */
+rt_cloud_discovery *rt_cloud_ref(rt_cloud_discovery *d);
+/* The references d has now: the caller's, each running probe's and each holder's (for tests). */
+int rt_cloud_refs(rt_cloud_discovery *d);
 
 /* What one vendor's probe learnt. Each string is "" or a plausible identifier: 1 to 100
  * characters of letters, digits and "-_.:/" (garbage answers are dropped, never copied). */

@@ -36,6 +36,7 @@
 #include "../net/curl.h"
 #include "../core/job.h"
 #include "stream_int.h"
+#include "../source/cloud.h"
 
 #define DEFAULT_API_URL "https://api.sentinel.sparecores.net"
 #define REG_TRIES 5 /* registrations tried in the background before waiting for the end */
@@ -292,6 +293,7 @@ static void stream_destroy(rt_stream *st)
     pthread_mutex_destroy(&st->mu);
     pthread_mutex_destroy(&st->logmu);
     pthread_cond_destroy(&st->cv);
+    rt_cloud_free(st->cloud);
     free(st);
 }
 
@@ -339,7 +341,7 @@ rt_error rt_stream_start_net(const rt_stream_options *opts, const rt_stream_net 
     st->lg.fn = stream_log;
     st->lg.user = st;
     st->net = *net;
-    st->cloud = o.cloud;
+    st->cloud = rt_cloud_ref(o.cloud); /* ours: the caller may free its handle */
     st->interval = o.upload_interval_secs > 0 ? o.upload_interval_secs : 60.0;
     st->finish_timeout = o.finish_timeout_secs > 0 ? o.finish_timeout_secs : 10.0;
     st->net_timeout = fmin(fmax(st->finish_timeout / 2, 1), 30);
