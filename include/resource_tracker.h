@@ -1114,8 +1114,8 @@ typedef struct rt_summary_text_options {
 /* Writes the summary of s as aligned text, UTF-8, lines ending in a newline: the answer (what
  * the job used, what to ask for, the notes), the run (with run's facts; NULL run: a recorded
  * file, whose job, command, host and cloud are not known), the job's process tree,
- * gpu_tracker's parts, the cgroup's limits and pressure, the machine. Each line is handed to
- * write whole (a line longer than 1 KiB in pieces). opts may be NULL. Returns RT_OK;
+ * gpu_tracker's parts, the cgroup's limits and pressure, the machine. write is handed whole
+ * lines (a line, or a note broken over a few; more than 1 KiB in pieces). opts may be NULL. Returns RT_OK;
  * RT_ERR_INVALID for a NULL s or write, an unknown unit or scheduler, a struct_size smaller
  * than a size_t (nothing written); RT_ERR_IO when write failed (what came before stays
  * written). */
@@ -1152,7 +1152,8 @@ typedef struct rt_run_read_info {
  * a JSON document opening with "metadata"; anything else goes to the reader (rt_reader_open).
  * Malformed lines are skipped and logged, never fatal. info may be NULL. Returns RT_OK (at
  * least one sample read); RT_ERR_NOT_FOUND or RT_ERR_IO when the file cannot be opened;
- * RT_ERR_PARSE for no format known, a snapshot that does not load, or no valid sample at all;
+ * RT_ERR_PARSE for no format known or no valid sample at all (a snapshot that does not load:
+ * rt_tracker_load's error);
  * RT_ERR_IO when reading failed midway (info->opened 1: the statistics hold what came
  * before); RT_ERR_NOMEM; RT_ERR_INVALID (a NULL path, stats NULL with nstats > 0, a
  * struct_size smaller than a size_t). */
