@@ -4,13 +4,10 @@
  * (rt_run_read, with the tool's messages and exit statuses). */
 #define _GNU_SOURCE
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdbool.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 
