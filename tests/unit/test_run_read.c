@@ -43,6 +43,16 @@ static const char *temp_file(const char *name, const void *text, size_t len)
     return path;
 }
 
+/* Removes a temp_file and its directory. */
+static void remove_temp(const char *path)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", path);
+    *strrchr(dir, '/') = '\0';
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 static void every_kind(void **state)
 {
     (void)state;
@@ -116,6 +126,7 @@ static void malformed_and_truncated(void **state)
     assert_int_equal(info.skipped, 1);
     assert_non_null(strstr(b.last, "cut.jsonl:3:"));
     rt_stats_free(st);
+    remove_temp(path);
 }
 
 /* Each failure: its code, whether it came after the file opened, a message naming the file,
@@ -166,6 +177,7 @@ static void failures(void **state)
                 assert_int_equal(info.logged, 0);
             rt_stats_free(st);
         }
+        remove_temp(path);
     }
     rt_run_read_info info = {.struct_size = sizeof info};
     rt_stats *st = rt_stats_new();
