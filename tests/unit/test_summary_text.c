@@ -263,8 +263,12 @@ static void refused(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(recorded_run), cmocka_unit_test(facts), cmocka_unit_test(units_and_words),
-        cmocka_unit_test(width), cmocka_unit_test(short_and_failing_writes), cmocka_unit_test(to_fd),
+        cmocka_unit_test(recorded_run),
+        cmocka_unit_test(facts),
+        cmocka_unit_test(units_and_words),
+        cmocka_unit_test(width),
+        cmocka_unit_test(short_and_failing_writes),
+        cmocka_unit_test(to_fd),
         cmocka_unit_test(refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -30,7 +30,7 @@ static const struct {
 typedef struct out {
     rt_write_fn write;
     void *user;
-    rt_error err; /* RT_OK until a write failed; after that nothing more is written */
+    rt_error err;   /* RT_OK until a write failed; after that nothing more is written */
     char buf[1024]; /* the line being made; handed over at its newline (or when full) */
     size_t n;
     double mem_bytes; /* a forced memory unit's size in bytes; 0: readable automatic units */
@@ -280,13 +280,13 @@ static void answer_part(out *o, const rt_summary *s, const rt_run_facts *run)
                 snprintf(a, sizeof a, "memory unknown");
             else
                 snprintf(a, sizeof a, "%lld MiB", (long long)rec.memory_mib);
-            say(o, "%-12s%lld core%s, %s%s: %s (%s)\n", "Ask for", (long long)rec.cpu, rec.cpu == 1 ? "" : "s",
-                    a, gpu, sched, scheduler_name(sc));
+            say(o, "%-12s%lld core%s, %s%s: %s (%s)\n", "Ask for", (long long)rec.cpu, rec.cpu == 1 ? "" : "s", a, gpu,
+                sched, scheduler_name(sc));
         }
     } else {
         say(o, "%-12smachine: mean %s busy cores, peak %s; memory used peak %s (no job was tracked)\n", "Used",
-                number(s->cpu_cores.mean, 2, "", a, sizeof a), number(s->cpu_cores.peak, 2, "", b, sizeof b),
-                mem(o, s->memory_used_mib.peak, c, sizeof c));
+            number(s->cpu_cores.mean, 2, "", a, sizeof a), number(s->cpu_cores.peak, 2, "", b, sizeof b),
+            mem(o, s->memory_used_mib.peak, c, sizeof c));
         say(o, "%-12s- (track a job: resource-tracker -- COMMAND, or --pid PID)\n", "Ask for");
     }
     rt_note notes[RT_NOTES_MAX];
@@ -334,7 +334,8 @@ static void run_part(out *o, const rt_summary *s, const rt_run_facts *run)
                  mem(o, h->gpu_memory_mib, b, sizeof b));
     }
     if (run && run->cloud && run->cloud->vendor_id)
-        line(o, "Cloud", "%s %s %s %s", run->cloud->vendor_id, run->cloud->instance_type ? run->cloud->instance_type : "",
+        line(o, "Cloud", "%s %s %s %s", run->cloud->vendor_id,
+             run->cloud->instance_type ? run->cloud->instance_type : "",
              run->cloud->region_id ? run->cloud->region_id : "", run->cloud->zone_id ? run->cloud->zone_id : "");
     else if (run)
         line(o, "Cloud", "none found");
@@ -360,7 +361,8 @@ static void process_part(out *o, const rt_summary *s)
         line(o, "GPUs used", "%s", number(s->process_gpus_used, 0, "", a, sizeof a));
     }
     if (!isnan(s->process_rss_hwm_mib))
-        line(o, "Peak RSS of a process", "%s (the kernel's high-water mark)", mem(o, s->process_rss_hwm_mib, a, sizeof a));
+        line(o, "Peak RSS of a process", "%s (the kernel's high-water mark)",
+             mem(o, s->process_rss_hwm_mib, a, sizeof a));
     if (!isnan(s->process_unreclaimable_peak_mib))
         line(o, "Memory held, peak", "%s (the job's cgroup, page cache left out)",
              mem(o, s->process_unreclaimable_peak_mib, a, sizeof a));
@@ -477,7 +479,8 @@ static const char *pct_text(const rt_usage_pct *p, double den, char *b, size_t c
     snprintf(b, cap, "peak %s (%s of %s), mean %s (%s)", number(p->max_sum_pct, 1, "%", a[0], sizeof a[0]),
              number(p->max_hardware_pct, 1, "%", a[1], sizeof a[1]),
              number(den, isfinite(den) && den == round(den) ? 0 : 2, "", a[4], sizeof a[4]),
-             number(p->mean_sum_pct, 1, "%", a[2], sizeof a[2]), number(p->mean_hardware_pct, 1, "%", a[3], sizeof a[3]));
+             number(p->mean_sum_pct, 1, "%", a[2], sizeof a[2]),
+             number(p->mean_hardware_pct, 1, "%", a[3], sizeof a[3]));
     return b;
 }
 
@@ -540,18 +543,22 @@ static void machine_part(out *o, const rt_summary *s)
              bytes_text(s->disk_space_total_bytes, b, sizeof b));
 }
 
-
 rt_error rt_summary_write_text(const rt_summary *s, const rt_run_facts *run, const rt_summary_text_options *opts,
                                rt_write_fn write, void *user)
 {
     rt_summary_text_options op = RT_SUMMARY_TEXT_OPTIONS_INIT;
     rt_run_facts facts = RT_RUN_FACTS_INIT;
-    if (!s || !write || rt_struct_copy(&op, sizeof op, opts) < 0 || (run && rt_struct_copy(&facts, sizeof facts, run) < 0))
+    if (!s || !write || rt_struct_copy(&op, sizeof op, opts) < 0 ||
+        (run && rt_struct_copy(&facts, sizeof facts, run) < 0))
         return RT_ERR_INVALID;
     if (op.scheduler != RT_SCHED_METAFLOW && op.scheduler != RT_SCHED_K8S && op.scheduler != RT_SCHED_SLURM)
         return RT_ERR_INVALID;
-    out o = {.write = write, .user = user, .mem_name = op.memory_unit, .time_name = op.time_unit,
-             .scheduler = (rt_scheduler)op.scheduler, .width = op.width > 0 ? (size_t)op.width : WRAP};
+    out o = {.write = write,
+             .user = user,
+             .mem_name = op.memory_unit,
+             .time_name = op.time_unit,
+             .scheduler = (rt_scheduler)op.scheduler,
+             .width = op.width > 0 ? (size_t)op.width : WRAP};
     if (op.memory_unit) {
         for (size_t i = 0; i < RT_ARRAY_LEN(memory_units); i++)
             if (strcmp(op.memory_unit, memory_units[i].name) == 0)
