@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h> /* ssize_t */
 
 #ifdef __cplusplus
 extern "C" {
@@ -1070,6 +1071,94 @@ typedef struct rt_report_info {
 /* Writes the report, one self-contained HTML file that makes no request, to fd. Returns
  * RT_OK, RT_ERR_IO (errno set), RT_ERR_NOMEM or RT_ERR_INVALID. */
 RT_API rt_error rt_report_write(const rt_report *r, const rt_report_info *info, int fd);
+
+/* ---- a run for people, and any recorded run read back (0.9) ------------------------------
+ * rt_summary_write_text: the summary `resource-tracker summary` and --summary print.
+ * rt_run_read: a recorded run of any kind the library writes or reads (JSON lines, CSV, the
+ * Python resource-tracker's CSV files, a saved tracker snapshot), told apart by its content,
+ * fed to statistics and a report. */
+
+/* Where text goes: called with the len bytes at buf; returns how many it took (a short count
+ * is called again with the rest), or -1 when it failed (then nothing more is written). */
+typedef ssize_t (*rt_write_fn)(void *user, const void *buf, size_t len);
+
+/* What the one who ran a job knows of it that its statistics do not hold. The caller fills it
+ * (the pointers are only read during the call). */
+typedef struct rt_run_facts {
+    size_t struct_size;         /* sizeof(rt_run_facts) as the caller compiled it */
+    const rt_job *job;          /* NULL: none; its job_name is shown before the statistics' */
+    const char *const *command; /* the command's argv, NULL-terminated; NULL: none */
+    int64_t pid;                /* the process tracked (shown when there is no command); 0: none */
+    int exit_status;            /* -1: none (a --pid or the machine); above 128: killed by
+                                 * signal exit_status - 128 */
+    double start_secs;          /* Unix time; 0 or NaN: the first sample's */
+    double end_secs;            /* Unix time; 0 or NaN: the last sample's */
+    const rt_host *host;        /* NULL: not read */
+    const rt_cloud *cloud;      /* NULL (or no vendor_id): said to be "none found" */
+    const char *cgroup_why;     /* as rt_notes_options.cgroup_why; NULL: not known */
+} rt_run_facts;
+
+#define RT_RUN_FACTS_INIT {.struct_size = sizeof(rt_run_facts), .exit_status = -1}
+
+typedef struct rt_summary_text_options {
+    size_t struct_size;      /* sizeof(rt_summary_text_options) as the caller compiled it */
+    const char *memory_unit; /* gpu_tracker's names as rt_format_summary; NULL: B, KiB, MiB,
+                              * GiB, TiB as fits each figure */
+    const char *time_unit;   /* gpu_tracker's names; NULL: "12.34 s", "3 min 04.5 s", ... */
+    int scheduler;           /* rt_scheduler whose words the "Ask for" line takes */
+    int width;               /* the answer's lines break before this column; 0: 110 */
+} rt_summary_text_options;
+
+#define RT_SUMMARY_TEXT_OPTIONS_INIT {.struct_size = sizeof(rt_summary_text_options), .scheduler = RT_SCHED_SLURM}
+
+/* Writes the summary of s as aligned text, UTF-8, lines ending in a newline: the answer (what
+ * the job used, what to ask for, the notes), the run (with run's facts; NULL run: a recorded
+ * file, whose job, command, host and cloud are not known), the job's process tree,
+ * gpu_tracker's parts, the cgroup's limits and pressure, the machine. write is handed whole
+ * lines (a line, or a note broken over a few; more than 1 KiB in pieces). opts may be NULL. Returns RT_OK;
+ * RT_ERR_INVALID for a NULL s or write, an unknown unit or scheduler, a struct_size smaller
+ * than a size_t (nothing written); RT_ERR_IO when write failed (what came before stays
+ * written). */
+RT_API rt_error rt_summary_write_text(const rt_summary *s, const rt_run_facts *run,
+                                      const rt_summary_text_options *opts, rt_write_fn write, void *user);
+
+/* The same to a file descriptor (short writes and EINTR retried); RT_ERR_IO with errno set
+ * when a write failed, RT_ERR_INVALID for a negative fd. */
+RT_API rt_error rt_summary_write_text_fd(const rt_summary *s, const rt_run_facts *run,
+                                         const rt_summary_text_options *opts, int fd);
+
+typedef struct rt_run_read_options {
+    size_t struct_size; /* sizeof(rt_run_read_options) as the caller compiled it */
+    rt_log_fn log;      /* the reader's "FILE:LINE: problem" warnings and errors; NULL: dropped */
+    void *log_user;
+} rt_run_read_options;
+
+#define RT_RUN_READ_OPTIONS_INIT {.struct_size = sizeof(rt_run_read_options)}
+
+/* What rt_run_read found; the library fills it (the caller sets struct_size). */
+typedef struct rt_run_read_info {
+    size_t struct_size; /* caller sets sizeof(rt_run_read_info) */
+    const char *format; /* rt_reader_format's names, or "snapshot"; NULL until known (static) */
+    uint64_t records;   /* samples fed to the statistics */
+    uint64_t skipped;   /* malformed lines skipped (each logged as a warning) */
+    int opened;         /* 1 once the file was open and its kind known: a failure after that
+                         * is one while reading (a snapshot is read whole when it opens) */
+    int logged;         /* 1: message was handed to opts->log as well (the reader's own) */
+    char message[512];  /* why it failed, "FILE: problem" or "FILE:LINE: problem"; "" on RT_OK */
+} rt_run_read_info;
+
+/* Reads the recorded run at path ("-": stdin, never a snapshot) and feeds every sample to
+ * each of stats[0..nstats) and to report (NULL: none). A snapshot is known by gzip's magic or
+ * a JSON document opening with "metadata"; anything else goes to the reader (rt_reader_open).
+ * Malformed lines are skipped and logged, never fatal. info may be NULL. Returns RT_OK (at
+ * least one sample read); RT_ERR_NOT_FOUND or RT_ERR_IO when the file cannot be opened;
+ * RT_ERR_PARSE for no format known or no valid sample at all (a snapshot that does not load:
+ * rt_tracker_load's error);
+ * RT_ERR_IO when reading failed midway (info->opened 1: the statistics hold what came
+ * before); RT_ERR_NOMEM; RT_ERR_INVALID (a NULL path, stats NULL with nstats > 0, a
+ * struct_size smaller than a size_t). */
+RT_API rt_error rt_run_read(const char *path, const rt_run_read_options *opts, rt_stats *const *stats,
+                            size_t nstats, rt_report *report, rt_run_read_info *info);
 
 /* ==========================================================================================
  * Streaming a run to the Sentinel API and S3 (docs/contracts.md §5): register the run, upload the

@@ -26,11 +26,6 @@ rt_scheduler cli_scheduler_of(const rt_job *job)
     return RT_SCHED_SLURM;
 }
 
-const char *cli_scheduler_name(rt_scheduler s)
-{
-    return s == RT_SCHED_K8S ? "Kubernetes" : s == RT_SCHED_METAFLOW ? "Metaflow" : "SLURM";
-}
-
 size_t cli_run_notes(const rt_summary *s, const char *cgroup_why, rt_note *out)
 {
     rt_notes_options no = RT_NOTES_OPTIONS_INIT;

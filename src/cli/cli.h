@@ -308,9 +308,6 @@ typedef struct cli_run_result {
  * KUBERNETES_SERVICE_HOST), else SLURM's (batch jobs). */
 rt_scheduler cli_scheduler_of(const rt_job *job);
 
-/* The scheduler's name for people ("SLURM", "Kubernetes", "Metaflow"). */
-const char *cli_scheduler_name(rt_scheduler s);
-
 /* The notes of a run (rt_summary_notes with the tool's reason for a missing cgroup) into
  * out[RT_NOTES_MAX]; returns how many. */
 size_t cli_run_notes(const rt_summary *s, const char *cgroup_why, rt_note *out);
@@ -319,18 +316,16 @@ size_t cli_run_notes(const rt_summary *s, const char *cgroup_why, rt_note *out);
 struct json_t;
 struct json_t *cli_notes_json(const rt_note *notes, size_t n);
 
-/* Prints the summary as aligned text (summary.c): run (job, command, exit status, times, host,
- * cloud: those of run, which may be NULL for a recorded file), the job's tree, the machine.
+/* Prints the summary as aligned text (summary.c, through rt_summary_write_text): run (job,
+ * command, exit status, host, cloud: those of run, which may be NULL for a recorded file), the
+ * job's tree, the machine; the answer in the words of cli_scheduler_of(run's job).
  * memory_unit / time_unit: gpu_tracker's names, or NULL for readable automatic units. Returns
  * 0, or -1 for an unknown unit or a failed write. */
 int cli_summary_print(FILE *f, const rt_summary *s, const cli_run_result *run, const char *memory_unit,
                       const char *time_unit);
 
-/* The size of gpu_tracker's memory unit in bytes / time unit in seconds. 0, or -1 when unknown. */
-int cli_memory_unit(const char *name, double *bytes);
-int cli_time_unit(const char *name, double *secs);
-
-/* Reads the recorded run at path into each of the nst accumulators st (and rep when not NULL). Returns 0, or the exit
+/* Reads the recorded run at path (rt_run_read: JSON lines, CSV or a saved tracker snapshot) into
+ * each of the nst accumulators st (and rep when not NULL). Returns 0, or the exit
  * status after saying why: 2 when the file cannot be opened, is no known format or has no
  * valid sample; 1 when reading failed midway. Malformed lines are warned about, not fatal. */
 int cli_read_run(const char *path, rt_stats *const *st, size_t nst, rt_report *rep);

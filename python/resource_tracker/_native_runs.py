@@ -1,0 +1,62 @@
+"""_native_runs.py - the ctypes declarations of a recorded run read back and of the text
+summary (0.9): rt_run_read, rt_summary_write_text, the statistics they feed (rt_stats_*) and
+rt_format_summary; their structs mirror include/resource_tracker.h. A library older than 0.9
+lacks some: importing still works, calling one raises (as _native.py does for newer symbols).
+Imported when first used, by recorded.py."""
+
+from ctypes import CFUNCTYPE, POINTER, Structure, c_char, c_char_p, c_double, c_int, c_int64, c_size_t
+from ctypes import c_ssize_t, c_uint64, c_void_p
+
+from ._native import LOG_FN, lib, missing_function
+
+# rt_write_fn: ssize_t (*)(void *user, const void *buf, size_t len)
+WRITE_FN = CFUNCTYPE(c_ssize_t, c_void_p, c_void_p, c_size_t)
+
+# rt_scheduler
+SCHEDULERS = {"metaflow": 0, "kubernetes": 1, "k8s": 1, "slurm": 2}
+
+
+class RunFacts(Structure):
+    _fields_ = [
+        ("struct_size", c_size_t), ("job", c_void_p), ("command", POINTER(c_char_p)),
+        ("pid", c_int64), ("exit_status", c_int), ("start_secs", c_double), ("end_secs", c_double),
+        ("host", c_void_p), ("cloud", c_void_p), ("cgroup_why", c_char_p),
+    ]
+
+
+class SummaryTextOptions(Structure):
+    _fields_ = [
+        ("struct_size", c_size_t), ("memory_unit", c_char_p), ("time_unit", c_char_p),
+        ("scheduler", c_int), ("width", c_int),
+    ]
+
+
+class RunReadOptions(Structure):
+    _fields_ = [("struct_size", c_size_t), ("log", LOG_FN), ("log_user", c_void_p)]
+
+
+class RunReadInfo(Structure):
+    _fields_ = [
+        ("struct_size", c_size_t), ("format", c_char_p), ("records", c_uint64), ("skipped", c_uint64),
+        ("opened", c_int), ("logged", c_int), ("message", c_char * 512),
+    ]
+
+
+_PROTOTYPES = {
+    "rt_stats_new": (c_void_p, []),
+    "rt_stats_summary": (c_void_p, [c_void_p]),
+    "rt_stats_free": (None, [c_void_p]),
+    "rt_format_summary": (c_size_t, [c_void_p, c_char_p, c_char_p, c_char_p, c_size_t]),
+    "rt_run_read": (c_int, [c_char_p, POINTER(RunReadOptions), POINTER(c_void_p), c_size_t, c_void_p,
+                            POINTER(RunReadInfo)]),
+    "rt_summary_write_text": (c_int, [c_void_p, POINTER(RunFacts), POINTER(SummaryTextOptions), WRITE_FN,
+                                      c_void_p]),
+}
+
+for _name, (_restype, _argtypes) in _PROTOTYPES.items():
+    _fn = getattr(lib, _name, None)
+    if _fn is None:
+        setattr(lib, _name, missing_function(_name))
+        continue
+    _fn.restype = _restype
+    _fn.argtypes = _argtypes

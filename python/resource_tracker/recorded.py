@@ -1,0 +1,97 @@
+"""recorded.py - a recorded run read back by the C library, whatever its kind: the tool's JSON
+lines or CSV, the Python resource-tracker's CSV files, or a saved tracker snapshot
+(ResourceTracker.dump, rt_tracker_save), told apart by content (rt_run_read). Its statistics
+as the dict `resource-tracker summary --json` prints (summary), or as the text for people that
+`resource-tracker summary` prints (summary_text), byte for byte."""
+
+from __future__ import annotations
+
+import json
+import os
+from ctypes import byref, c_void_p, create_string_buffer, string_at
+
+
+def _read(path):
+    """(the native module, an rt_stats handle holding the run at path: free it with
+    rt_stats_free); the reader's warnings (malformed lines skipped, "FILE:LINE: problem") go to
+    the logger "resource_tracker.recorded"; raises NativeError naming the file (and the line,
+    where the reader knows it) when it cannot be read."""
+    from logging import getLogger
+
+    from . import _native_runs as nr
+    from ._native import LOG_FN, NativeError, new, text
+
+    logger = getLogger(__name__)
+
+    def log(_user, level, msg):
+        if level >= 2:  # RT_LOG_WARN, RT_LOG_ERROR (the error is raised too)
+            logger.warning("%s", text(msg))
+
+    log_fn = LOG_FN(log)
+    opts = new(nr.RunReadOptions, log=log_fn)
+    info = new(nr.RunReadInfo)
+    st = nr.lib.rt_stats_new()
+    if not st:
+        raise MemoryError("rt_stats_new")
+    err = nr.lib.rt_run_read(os.fsencode(path), byref(opts), (c_void_p * 1)(st), 1, None, byref(info))
+    if err:
+        nr.lib.rt_stats_free(st)
+        raise NativeError("rt_run_read", err, text(info.message) or None)
+    return nr, st
+
+
+def summary(path) -> dict:
+    """The statistics of the recorded run at path (any kind rt_run_read knows) as a dict: the
+    JSON object of `resource-tracker summary --json` (memory in MiB, times in seconds).
+    Malformed lines are skipped (the reader's warnings are not raised); a file that cannot be
+    read, is of no known kind or holds no valid sample raises NativeError, its message naming
+    the file."""
+    nr, st = _read(path)
+    try:
+        s = nr.lib.rt_stats_summary(st)
+        n = nr.lib.rt_format_summary(s, None, None, None, 0)
+        buf = create_string_buffer(n + 1)
+        n = nr.lib.rt_format_summary(s, None, None, buf, n + 1)
+        return json.loads(buf.raw[:n].decode("utf-8"))
+    finally:
+        nr.lib.rt_stats_free(st)
+
+
+def summary_text(path, memory_unit: str | None = None, time_unit: str | None = None,
+                 scheduler: str = "slurm", width: int | None = None) -> str:
+    """The summary of the recorded run at path as `resource-tracker summary FILE` prints it:
+    the answer (what the job used, what to ask for, the notes), the run, the job's process
+    tree, the cgroup's limits, the machine. memory_unit and time_unit: gpu_tracker's names
+    ("bytes", "kilobytes", "megabytes", "gigabytes", "terabytes"; "seconds", "minutes",
+    "hours", "days"), None for readable units; scheduler: whose words the "Ask for" line takes
+    ("slurm", "kubernetes", "metaflow"); width: the column the notes break before (110).
+    Raises ValueError for an unknown unit or scheduler, NativeError when the file cannot be
+    read (its message names the file)."""
+    from . import _native_runs as nr
+    from ._native import NativeError, encode, new
+
+    sched = nr.SCHEDULERS.get(str(scheduler).lower())
+    if sched is None:
+        raise ValueError(f"unknown scheduler {scheduler!r} (slurm, kubernetes, metaflow)")
+    opts = new(nr.SummaryTextOptions, memory_unit=encode(memory_unit), time_unit=encode(time_unit),
+               scheduler=sched, width=int(width or 0))
+    nr, st = _read(path)
+    chunks = []
+
+    def write(_user, buf, n):
+        chunks.append(string_at(buf, n))
+        return n
+
+    write_fn = nr.WRITE_FN(write)
+    try:
+        err = nr.lib.rt_summary_write_text(nr.lib.rt_stats_summary(st), None, byref(opts), write_fn, None)
+    finally:
+        nr.lib.rt_stats_free(st)
+    if err == 2:  # RT_ERR_INVALID: the options were checked before anything was written
+        raise ValueError(f"unknown unit: memory_unit={memory_unit!r}, time_unit={time_unit!r}")
+    if err:
+        raise NativeError("rt_summary_write_text", err)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+__all__ = ["summary", "summary_text"]

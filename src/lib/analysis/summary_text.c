@@ -1,0 +1,598 @@
+/* summary_text.c - a run's statistics as aligned text for people (rt_summary_write_text): the
+ * answer (what the job used, what to ask for next time, the notes), then the run, the job's
+ * tree, gpu_tracker's parts, the cgroup's limits and the machine, with units chosen for reading
+ * (like /usr/bin/time -v), written line by line through the caller's write callback. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../core/core.h"
+
+/* gpu_tracker's unit names and their sizes (decimal, as gpu_tracker counts them). */
+static const struct {
+    const char *name;
+    double bytes;
+} memory_units[] = {{"bytes", 1}, {"kilobytes", 1e3}, {"megabytes", 1e6}, {"gigabytes", 1e9}, {"terabytes", 1e12}};
+static const struct {
+    const char *name;
+    double secs;
+} time_units[] = {{"seconds", 1}, {"minutes", 60}, {"hours", 3600}, {"days", 86400}};
+
+#define WRAP 110 /* the width the answer's lines break at by default */
+
+/* A writer of lines through the caller's callback, with the units the figures are shown in. */
+typedef struct out {
+    rt_write_fn write;
+    void *user;
+    rt_error err;   /* RT_OK until a write failed; after that nothing more is written */
+    char buf[1024]; /* the line being made; handed over at its newline (or when full) */
+    size_t n;
+    double mem_bytes; /* a forced memory unit's size in bytes; 0: readable automatic units */
+    const char *mem_name;
+    double time_secs; /* a forced time unit; 0: automatic */
+    const char *time_name;
+    rt_scheduler scheduler; /* the words the "Ask for" line speaks */
+    size_t width;           /* the answer's lines break before this column */
+} out;
+
+/* Hands what o holds to the callback (short counts go on with the rest). */
+static void flush(out *o)
+{
+    size_t off = 0;
+    while (o->err == RT_OK && off < o->n) {
+        ssize_t k = o->write(o->user, o->buf + off, o->n - off);
+        if (k <= 0 || (size_t)k > o->n - off) {
+            o->err = RT_ERR_IO;
+            break;
+        }
+        off += (size_t)k;
+    }
+    o->n = 0;
+}
+
+static void put(out *o, const char *p, size_t len)
+{
+    while (len > 0 && o->err == RT_OK) {
+        if (o->n == sizeof o->buf)
+            flush(o);
+        size_t k = sizeof o->buf - o->n < len ? sizeof o->buf - o->n : len;
+        memcpy(o->buf + o->n, p, k);
+        o->n += k;
+        p += k;
+        len -= k;
+    }
+    if (o->n > 0 && o->buf[o->n - 1] == '\n')
+        flush(o);
+}
+
+static void say(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(out *o, const char *fmt, ...)
+{
+    char t[2048]; /* every line made here is shorter (its parts are bounded) */
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(t, sizeof t, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        put(o, t, (size_t)k < sizeof t ? (size_t)k : sizeof t - 1);
+}
+
+static const char *scheduler_name(rt_scheduler s)
+{
+    return s == RT_SCHED_K8S ? "Kubernetes" : s == RT_SCHED_METAFLOW ? "Metaflow" : "SLURM";
+}
+
+/* A printer for "  Label                      value" lines. */
+static void line(out *o, const char *label, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void line(out *o, const char *label, const char *fmt, ...)
+{
+    char v[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v, sizeof v, fmt, ap);
+    va_end(ap);
+    say(o, "  %-26s %s\n", label, v);
+}
+
+/* v with `decimals` decimals and the suffix (may be ""), into b: "-" when v is NaN or
+ * infinite, three significant digits when it is too large for fixed notation to be read. */
+static const char *number(double v, int decimals, const char *suffix, char *b, size_t cap)
+{
+    if (!isfinite(v))
+        snprintf(b, cap, "-");
+    else if (fabs(v) >= 1e12)
+        snprintf(b, cap, "%.3g%s", v, suffix);
+    else
+        snprintf(b, cap, "%.*f%s", decimals, v, suffix);
+    return b;
+}
+
+/* MiB as text into b: the forced unit, or B/KiB/MiB/GiB/TiB as fits; "-" for NaN. */
+static const char *mem(const out *o, double mib, char *b, size_t cap)
+{
+    char suffix[32];
+    if (!isfinite(mib))
+        return number(mib, 0, "", b, cap);
+    double bytes = mib * 1048576.0;
+    if (o->mem_bytes > 0) {
+        snprintf(suffix, sizeof suffix, " %s", o->mem_name);
+        return number(bytes / o->mem_bytes, 3, suffix, b, cap);
+    }
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    size_t u = 0;
+    while (fabs(bytes) >= 1024.0 && u + 1 < sizeof units / sizeof units[0]) {
+        bytes /= 1024.0;
+        u++;
+    }
+    /* 1023.96 KiB would show as "1024.0 KiB": one unit up instead */
+    if (u > 0 && u + 1 < sizeof units / sizeof units[0] && round(fabs(bytes) * 10) >= 10240) {
+        bytes /= 1024.0;
+        u++;
+    }
+    snprintf(suffix, sizeof suffix, " %s", units[u]);
+    return number(bytes, u == 0 ? 0 : 1, suffix, b, cap);
+}
+
+/* Bytes (a counter) as text, always readable binary units. */
+static const char *bytes_text(double bytes, char *b, size_t cap)
+{
+    out automatic = {0};
+    return mem(&automatic, bytes / 1048576.0, b, cap);
+}
+
+/* Seconds as text: the forced unit, or "1 h 02 min 03 s", "3 min 04.5 s", "12.34 s"
+ * (rounded before it is split, so never "2 min 60.0 s"), "-" for NaN. */
+static const char *dur(const out *o, double secs, char *b, size_t cap)
+{
+    char suffix[32];
+    if (!isfinite(secs))
+        return number(secs, 0, "", b, cap);
+    if (o->time_secs > 0) {
+        snprintf(suffix, sizeof suffix, " %s", o->time_name);
+        return number(secs / o->time_secs, 4, suffix, b, cap);
+    }
+    if (round(secs * 100) < 6000)
+        return number(secs, 2, " s", b, cap);
+    if (round(secs * 10) < 36000) {
+        double t = round(secs * 10) / 10;
+        snprintf(b, cap, "%d min %04.1f s", (int)(t / 60), fmod(t, 60));
+    } else if (secs < 86400) {
+        long t = (long)secs;
+        snprintf(b, cap, "%ld h %02ld min %02ld s", t / 3600, t / 60 % 60, t % 60);
+    } else if (secs < 1e12) {
+        long long t = (long long)secs;
+        snprintf(b, cap, "%lld d %02lld h %02lld min", t / 86400, t / 3600 % 24, t / 60 % 60);
+    } else {
+        number(secs, 0, " s", b, cap);
+    }
+    return b;
+}
+
+/* A Unix time as "YYYY-MM-DD HH:MM:SS UTC". */
+static const char *when(double t, char *b, size_t cap)
+{
+    time_t s = isfinite(t) && fabs(t) < 1e11 ? (time_t)t : 0; /* no overflow in the cast */
+    struct tm tm;
+    if (!isfinite(t) || fabs(t) >= 1e11 || !gmtime_r(&s, &tm) || !strftime(b, cap, "%Y-%m-%d %H:%M:%S UTC", &tm))
+        snprintf(b, cap, "-");
+    return b;
+}
+
+static void cores_line(out *o, const char *label, const rt_dist *d)
+{
+    if (isnan(d->peak))
+        return;
+    char a[32], b[32], c[32], e[32];
+    line(o, label, "mean %s  peak %s  p50 %s  p95 %s", number(d->mean, 2, "", a, sizeof a),
+         number(d->peak, 2, "", b, sizeof b), number(d->p50, 2, "", c, sizeof c), number(d->p95, 2, "", e, sizeof e));
+}
+
+static void mem_line(out *o, const char *label, const rt_dist *d, bool percentiles)
+{
+    if (isnan(d->peak))
+        return;
+    char a[64], b[64], c[64], e[64];
+    if (percentiles)
+        line(o, label, "mean %s  peak %s  p50 %s  p95 %s", mem(o, d->mean, a, sizeof a), mem(o, d->peak, b, sizeof b),
+             mem(o, d->p50, c, sizeof c), mem(o, d->p95, e, sizeof e));
+    else
+        line(o, label, "mean %s  peak %s", mem(o, d->mean, a, sizeof a), mem(o, d->peak, b, sizeof b));
+}
+
+/* The exit status in words: "0", "3", "137 (killed by signal 9, SIGKILL)". */
+static void exit_line(out *o, int status)
+{
+    if (status > 128 && status < 128 + 65) {
+        const char *name = sigabbrev_np(status - 128);
+        line(o, "Exit status", "%d (killed by signal %d%s%s)", status, status - 128, name ? ", SIG" : "",
+             name ? name : "");
+    } else {
+        line(o, "Exit status", "%d", status);
+    }
+}
+
+/* Writes text after a head already written (used columns wide), broken at spaces so that no
+ * line passes o->width columns; the lines after the first start with indent spaces. */
+static void wrapped(out *o, size_t used, size_t indent, const char *text)
+{
+    size_t col = used;
+    bool first = true; /* no word on this line yet */
+    for (const char *p = text; *p;) {
+        while (*p == ' ')
+            p++;
+        size_t word = strcspn(p, " ");
+        if (!word)
+            break;
+        if (!first && col + 1 + word > o->width) {
+            say(o, "\n%*s", (int)indent, "");
+            col = indent;
+            first = true;
+        }
+        if (!first) {
+            put(o, " ", 1);
+            col++;
+        }
+        put(o, p, word);
+        col += word;
+        first = false;
+        p += word;
+    }
+    put(o, "\n", 1);
+}
+
+/* The answer first, three labelled lines and a line per further note: what the job used (CPU
+ * time, mean and peak cores, the memory need with the figure it came from), what to ask for
+ * next time (in the scheduler's words), and the notes. */
+static void answer_part(out *o, const rt_summary *s, const rt_run_facts *run)
+{
+    char a[64], b[64], c[64], d[64], sched[256];
+    if (s->has_process) {
+        const rt_need *m = &s->memory_need;
+        char memtxt[200];
+        if (m->source == RT_NEED_UNKNOWN)
+            snprintf(memtxt, sizeof memtxt, "memory unknown");
+        else
+            snprintf(memtxt, sizeof memtxt, "memory %s (%s%s)", mem(o, m->mib, d, sizeof d),
+                     rt_need_source_text(m->source), m->sampled ? ": a lower bound" : "");
+        char used[400];
+        snprintf(used, sizeof used, "%s CPU (mean %s cores, peak %s); %s", dur(o, s->process_cpu_secs, a, sizeof a),
+                 number(s->process_cores.mean, 2, "", b, sizeof b), number(s->process_cores.peak, 2, "", c, sizeof c),
+                 memtxt);
+        say(o, "%-12s", "Used");
+        wrapped(o, 12, 12, used);
+        rt_recommendation rec = RT_RECOMMENDATION_INIT;
+        const rt_summary *runs[1] = {s};
+        if (rt_recommend(runs, 1, &rec) == RT_OK) {
+            rt_scheduler sc = o->scheduler;
+            size_t n = rt_format_recommendation(&rec, sc, sched, sizeof sched);
+            while (n > 0 && n < sizeof sched && sched[n - 1] == '\n')
+                sched[--n] = '\0';
+            char gpu[64] = "";
+            if (rec.gpu > 0)
+                snprintf(gpu, sizeof gpu, ", %lld GPU%s", (long long)rec.gpu, rec.gpu == 1 ? "" : "s");
+            if (rec.memory_mib == RT_NULL_I64)
+                snprintf(a, sizeof a, "memory unknown");
+            else
+                snprintf(a, sizeof a, "%lld MiB", (long long)rec.memory_mib);
+            say(o, "%-12s%lld core%s, %s%s: %s (%s)\n", "Ask for", (long long)rec.cpu, rec.cpu == 1 ? "" : "s", a, gpu,
+                sched, scheduler_name(sc));
+        }
+    } else {
+        say(o, "%-12smachine: mean %s busy cores, peak %s; memory used peak %s (no job was tracked)\n", "Used",
+            number(s->cpu_cores.mean, 2, "", a, sizeof a), number(s->cpu_cores.peak, 2, "", b, sizeof b),
+            mem(o, s->memory_used_mib.peak, c, sizeof c));
+        say(o, "%-12s- (track a job: resource-tracker -- COMMAND, or --pid PID)\n", "Ask for");
+    }
+    rt_note notes[RT_NOTES_MAX];
+    rt_notes_options no = RT_NOTES_OPTIONS_INIT;
+    no.cgroup_why = run ? run->cgroup_why : NULL;
+    size_t n = rt_summary_notes(s, &no, notes, RT_NOTES_MAX);
+    if (n == 0)
+        say(o, "%-12snone\n", "Notes");
+    for (size_t i = 0; i < n; i++) { /* a note per item, broken to fit a terminal */
+        say(o, "%-12s- ", i == 0 ? "Notes" : "");
+        wrapped(o, 14, 14, notes[i].text);
+    }
+}
+
+static void run_part(out *o, const rt_summary *s, const rt_run_facts *run)
+{
+    char a[64], b[64];
+    say(o, "Run\n");
+    if (s->job_name || (run && run->job && run->job->job_name))
+        line(o, "Job", "%s", run && run->job && run->job->job_name ? run->job->job_name : s->job_name);
+    if (run && run->command) {
+        char cmd[400] = "";
+        size_t n = 0;
+        for (const char *const *p = run->command; *p && n < sizeof cmd - 1; p++) {
+            int m = snprintf(cmd + n, sizeof cmd - n, "%s%s", p == run->command ? "" : " ", *p);
+            n = m < 0 ? n : n + (size_t)m;
+        }
+        line(o, "Command", "%s", cmd);
+    } else if (run && run->pid) {
+        line(o, "Process", "%lld", (long long)run->pid);
+    }
+    if (run && run->exit_status >= 0)
+        exit_line(o, run->exit_status);
+    /* the caller's times when it knows them, else the first and the last sample's */
+    line(o, "Started", "%s", when(run && run->start_secs > 0 ? run->start_secs : s->start_secs, a, sizeof a));
+    line(o, "Ended", "%s", when(run && run->end_secs > 0 ? run->end_secs : s->end_secs, b, sizeof b));
+    line(o, "Duration", "%s", dur(o, s->duration_secs, a, sizeof a));
+    line(o, "Samples", "%llu", (unsigned long long)s->samples);
+    if (run && run->host) {
+        const rt_host *h = run->host;
+        line(o, "Host", "%s, %lld vCPUs, %s, %s", h->hostname ? h->hostname : "-", (long long)h->vcpus,
+             mem(o, h->memory_mib, a, sizeof a), h->cpu_model ? h->cpu_model : "unknown CPU");
+        if (h->gpu_count > 0 && h->gpu_count != RT_NULL_I64)
+            line(o, "GPUs", "%lld x %s, %s", (long long)h->gpu_count, h->gpu_model ? h->gpu_model : "GPU",
+                 mem(o, h->gpu_memory_mib, b, sizeof b));
+    }
+    if (run && run->cloud && run->cloud->vendor_id)
+        line(o, "Cloud", "%s %s %s %s", run->cloud->vendor_id,
+             run->cloud->instance_type ? run->cloud->instance_type : "",
+             run->cloud->region_id ? run->cloud->region_id : "", run->cloud->zone_id ? run->cloud->zone_id : "");
+    else if (run)
+        line(o, "Cloud", "none found");
+    if (s->allocation)
+        line(o, "Machine", "%s to the job", s->allocation);
+}
+
+static void process_part(out *o, const rt_summary *s)
+{
+    char a[64], b[64], c[64];
+    say(o, "Job (the process tree)\n");
+    if (!s->has_process) {
+        line(o, "Tracked process", "none (the machine only)");
+        return;
+    }
+    line(o, "CPU time", "%s", dur(o, s->process_cpu_secs, a, sizeof a));
+    cores_line(o, "Cores", &s->process_cores);
+    mem_line(o, "PSS", &s->process_pss_mib, true);
+    mem_line(o, "RSS", &s->process_rss_mib, false);
+    if (s->process_gpus_used > 0 || s->process_gpu_usage.peak > 0) {
+        cores_line(o, "GPUs busy", &s->process_gpu_usage);
+        mem_line(o, "VRAM", &s->process_gpu_vram_mib, false);
+        line(o, "GPUs used", "%s", number(s->process_gpus_used, 0, "", a, sizeof a));
+    }
+    if (!isnan(s->process_rss_hwm_mib))
+        line(o, "Peak RSS of a process", "%s (the kernel's high-water mark)",
+             mem(o, s->process_rss_hwm_mib, a, sizeof a));
+    if (!isnan(s->process_unreclaimable_peak_mib))
+        line(o, "Memory held, peak", "%s (the job's cgroup, page cache left out)",
+             mem(o, s->process_unreclaimable_peak_mib, a, sizeof a));
+    /* bytes whose writeback the kernel cancelled (a file deleted or truncated first) were
+     * never written: said apart */
+    double cancelled = s->process_cancelled_write_bytes > 0 ? s->process_cancelled_write_bytes : 0;
+    double written = s->process_write_bytes - cancelled;
+    if (written < 0)
+        written = 0;
+    char cx[96] = "";
+    if (cancelled > 0)
+        snprintf(cx, sizeof cx, " (and %s cancelled before it reached storage)", bytes_text(cancelled, c, sizeof c));
+    line(o, "Storage read / written", "%s / %s%s", bytes_text(s->process_read_bytes, a, sizeof a),
+         isnan(s->process_write_bytes) ? "-" : bytes_text(written, b, sizeof b), cx);
+}
+
+/* A percentage for people: whole numbers from 10 on (and whole ones), one decimal below. */
+static const char *pct(double v, char *b, size_t cap)
+{
+    return number(v, v >= 10 || v == round(v) ? 0 : 1, "%", b, cap);
+}
+
+/* The pressure means in one line ("CPU 12% (some), memory 3% (some) / 1% (full), I/O 0%
+ * (some)"), only the ones present; false when none is. */
+static bool pressure_text(const rt_summary *s, char *b, size_t cap)
+{
+    const struct {
+        const char *name;
+        const rt_dist *some, *full;
+    } r[] = {{"CPU", &s->pressure_cpu_some_pct, NULL},
+             {"memory", &s->pressure_memory_some_pct, &s->pressure_memory_full_pct},
+             {"I/O", &s->pressure_io_some_pct, &s->pressure_io_full_pct}};
+    size_t n = 0;
+    b[0] = '\0';
+    for (size_t i = 0; i < sizeof r / sizeof r[0] && n < cap; i++) {
+        if (isnan(r[i].some->mean))
+            continue;
+        char a[32], c[32];
+        int k = snprintf(b + n, cap - n, "%s%s %s (some)", n ? ", " : "", r[i].name, pct(r[i].some->mean, a, sizeof a));
+        if (k > 0 && (size_t)k < cap - n && r[i].full && !isnan(r[i].full->mean)) {
+            n += (size_t)k;
+            k = snprintf(b + n, cap - n, " / %s (full)", pct(r[i].full->mean, c, sizeof c));
+        }
+        n = k < 0 ? n : n + (size_t)k;
+    }
+    return n > 0;
+}
+
+/* The job's cgroup in plain words: what its limits did (an OOM kill, CPU throttling), how near
+ * the job came to them, and the pressure it met. Nothing for a run without a cgroup or PSI. */
+static void limits_part(out *o, const rt_summary *s)
+{
+    char a[64], b[64], c[64], p[512];
+    bool cg = !isnan(s->oom_kills) || !isnan(s->memory_limit_mib) || !isnan(s->cpu_quota_cores) ||
+              !isnan(s->cpu_periods) || !isnan(s->pids_peak) || !isnan(s->pids_limit) || !isnan(s->memory_high_mib);
+    bool psi = pressure_text(s, p, sizeof p);
+    if (!cg && !psi)
+        return;
+    /* never a heading that claims a cgroup the run did not have */
+    if (!cg)
+        say(o, "Pressure (%s)\n", s->has_process ? "no cgroup of the job's: the machine's" : "the machine");
+    else if (!s->has_process)
+        say(o, "Limits (the cgroup the tracker ran in)\n");
+    else if (s->process_cgroup_exclusive == 1)
+        say(o, "Limits (the job's cgroup)\n");
+    else
+        say(o, "Limits (the cgroup the job ran in, shared with other processes)\n");
+    double peak = isnan(s->process_memory_peak_mib) ? s->process_rss_mib.peak : s->process_memory_peak_mib;
+    if (s->oom_kills > 0) {
+        char lim[80] = "", at[80] = "";
+        if (!isnan(s->memory_limit_mib))
+            snprintf(lim, sizeof lim, " (limit %s)", mem(o, s->memory_limit_mib, b, sizeof b));
+        if (!isnan(peak))
+            snprintf(at, sizeof at, " at %s", mem(o, peak, a, sizeof a));
+        snprintf(c, sizeof c, ", %.0f tasks killed", s->oom_kills);
+        if (s->has_process)
+            line(o, "OOM", "killed by the OOM killer%s%s%s", at, lim, s->oom_kills > 1 ? c : "");
+        else /* the tracker's own group: its neighbours', not a job's */
+            line(o, "OOM", "%.0f task%s in the group killed by the OOM killer%s", s->oom_kills,
+                 s->oom_kills == 1 ? "" : "s", lim);
+    } else if (!isnan(s->oom_kills)) {
+        line(o, "OOM", "no kill");
+    }
+    if (!isnan(s->memory_limit_mib) && !isnan(peak))
+        line(o, "Memory limit", "%s, peak %s (%.0f%%)", mem(o, s->memory_limit_mib, a, sizeof a),
+             mem(o, peak, b, sizeof b), s->memory_limit_mib > 0 ? 100.0 * peak / s->memory_limit_mib : 0.0);
+    else if (!isnan(s->memory_limit_mib))
+        line(o, "Memory limit", "%s", mem(o, s->memory_limit_mib, a, sizeof a));
+    else if (!isnan(s->process_memory_peak_mib))
+        line(o, "Memory peak", "%s (no limit; the charge, page cache included)",
+             mem(o, s->process_memory_peak_mib, a, sizeof a));
+    if (!isnan(s->memory_high_mib))
+        line(o, "Memory high", "throttled above %s", mem(o, s->memory_high_mib, a, sizeof a));
+    if (!isnan(s->cpu_quota_cores)) {
+        number(s->cpu_quota_cores, s->cpu_quota_cores == round(s->cpu_quota_cores) ? 0 : 2, "", b, sizeof b);
+        if (s->cpu_periods > 0)
+            line(o, "CPU quota", "CPU throttled in %s of periods (quota %s core%s), %s in all",
+                 pct(100.0 * s->cpu_throttled_periods / s->cpu_periods, a, sizeof a), b,
+                 s->cpu_quota_cores == 1 ? "" : "s", dur(o, s->cpu_throttled_secs, c, sizeof c));
+        else
+            line(o, "CPU quota", "%s core%s", b, s->cpu_quota_cores == 1 ? "" : "s");
+    }
+    if (!isnan(s->pids_peak) || !isnan(s->pids_limit))
+        line(o, "Tasks", "peak %s, limit %s", number(s->pids_peak, 0, "", a, sizeof a),
+             isnan(s->pids_limit) ? "none" : number(s->pids_limit, 0, "", b, sizeof b));
+    if (psi)
+        line(o, "Pressure (mean)", "%s", p);
+}
+
+/* "peak 99.8% (49.9% of 2), mean ..." of a sum and its hardware share, into b. */
+static const char *pct_text(const rt_usage_pct *p, double den, char *b, size_t cap)
+{
+    char a[5][32];
+    snprintf(b, cap, "peak %s (%s of %s), mean %s (%s)", number(p->max_sum_pct, 1, "%", a[0], sizeof a[0]),
+             number(p->max_hardware_pct, 1, "%", a[1], sizeof a[1]),
+             number(den, isfinite(den) && den == round(den) ? 0 : 2, "", a[4], sizeof a[4]),
+             number(p->mean_sum_pct, 1, "%", a[2], sizeof a[2]),
+             number(p->mean_hardware_pct, 1, "%", a[3], sizeof a[3]));
+    return b;
+}
+
+/* gpu_tracker's split of the job: its RAM peaks, CPU percentages (100 per busy core, and the
+ * share of the expected cores), thread peaks and the chosen GPUs' utilization. */
+static void parts_part(out *o, const rt_summary *s)
+{
+    const rt_usage *g = s->usage;
+    if (!s->has_process || !g || (isnan(g->cpu[2].max_sum_pct) && isnan(g->ram_peak[2].total_mib)))
+        return; /* no tree, or a file without its parts */
+    static const char *const names[3] = {"main", "descendants", "combined"};
+    char label[64], a[64], b[64], c[64], t[200];
+    say(o, "Parts (main: the root process; descendants; combined)\n");
+    for (int i = 0; i < 3; i++) {
+        if (isnan(g->ram_peak[i].total_mib))
+            continue;
+        snprintf(label, sizeof label, "RSS peak, %s", names[i]);
+        line(o, label, "%s (private %s, shared %s)", mem(o, g->ram_peak[i].total_mib, a, sizeof a),
+             mem(o, g->ram_peak[i].private_mib, b, sizeof b), mem(o, g->ram_peak[i].shared_mib, c, sizeof c));
+    }
+    for (int i = 0; i < 3; i++) {
+        if (isnan(g->cpu[i].max_sum_pct))
+            continue;
+        snprintf(label, sizeof label, "CPU, %s", names[i]);
+        line(o, label, "%s", pct_text(&g->cpu[i], g->expected_cores, t, sizeof t));
+    }
+    if (!isnan(g->cpu_system.max_sum_pct))
+        line(o, "CPU, machine", "%s", pct_text(&g->cpu_system, g->system_core_count, t, sizeof t));
+    if (!isnan(g->threads_peak[2]))
+        line(o, "Threads peak", "main %s, descendants %s, combined %s", number(g->threads_peak[0], 0, "", a, sizeof a),
+             number(g->threads_peak[1], 0, "", b, sizeof b), number(g->threads_peak[2], 0, "", c, sizeof c));
+    if (g->system_gpu_count > 0 && !isnan(g->gpu.max_sum_pct))
+        line(o, "GPUs", "%s", pct_text(&g->gpu, g->expected_gpus, t, sizeof t));
+}
+
+static void machine_part(out *o, const rt_summary *s)
+{
+    char a[64], b[64];
+    say(o, "Machine\n");
+    if (!isnan(s->cpu_count))
+        line(o, "Cores", "%s", number(s->cpu_count, 0, "", a, sizeof a));
+    cores_line(o, "Cores busy", &s->cpu_cores);
+    if (!isnan(s->memory_total_mib))
+        line(o, "Memory", "%s", mem(o, s->memory_total_mib, a, sizeof a));
+    mem_line(o, "Memory used", &s->memory_used_mib, true);
+    if (s->gpu_count > 0) {
+        line(o, "GPUs", "%s, %s VRAM", number(s->gpu_count, 0, "", b, sizeof b),
+             mem(o, s->gpu_vram_total_mib, a, sizeof a));
+        cores_line(o, "GPUs busy", &s->gpu_usage);
+        mem_line(o, "VRAM used", &s->gpu_vram_mib, false);
+    }
+    if (!isnan(s->disk_read_bytes))
+        line(o, "Storage read / written", "%s / %s", bytes_text(s->disk_read_bytes, a, sizeof a),
+             bytes_text(s->disk_write_bytes, b, sizeof b));
+    if (!isnan(s->net_recv_bytes))
+        line(o, "Network in / out", "%s / %s", bytes_text(s->net_recv_bytes, a, sizeof a),
+             bytes_text(s->net_sent_bytes, b, sizeof b));
+    if (!isnan(s->disk_space_used_peak_bytes))
+        line(o, "Disk space used (peak)", "%s of %s", bytes_text(s->disk_space_used_peak_bytes, a, sizeof a),
+             bytes_text(s->disk_space_total_bytes, b, sizeof b));
+}
+
+rt_error rt_summary_write_text(const rt_summary *s, const rt_run_facts *run, const rt_summary_text_options *opts,
+                               rt_write_fn write, void *user)
+{
+    rt_summary_text_options op = RT_SUMMARY_TEXT_OPTIONS_INIT;
+    rt_run_facts facts = RT_RUN_FACTS_INIT;
+    if (!s || !write || rt_struct_copy(&op, sizeof op, opts) < 0 ||
+        (run && rt_struct_copy(&facts, sizeof facts, run) < 0))
+        return RT_ERR_INVALID;
+    if (op.scheduler != RT_SCHED_METAFLOW && op.scheduler != RT_SCHED_K8S && op.scheduler != RT_SCHED_SLURM)
+        return RT_ERR_INVALID;
+    out o = {.write = write,
+             .user = user,
+             .mem_name = op.memory_unit,
+             .time_name = op.time_unit,
+             .scheduler = (rt_scheduler)op.scheduler,
+             .width = op.width > 0 ? (size_t)op.width : WRAP};
+    if (op.memory_unit) {
+        for (size_t i = 0; i < RT_ARRAY_LEN(memory_units); i++)
+            if (strcmp(op.memory_unit, memory_units[i].name) == 0)
+                o.mem_bytes = memory_units[i].bytes;
+        if (o.mem_bytes == 0)
+            return RT_ERR_INVALID;
+    }
+    if (op.time_unit) {
+        for (size_t i = 0; i < RT_ARRAY_LEN(time_units); i++)
+            if (strcmp(op.time_unit, time_units[i].name) == 0)
+                o.time_secs = time_units[i].secs;
+        if (o.time_secs == 0)
+            return RT_ERR_INVALID;
+    }
+    const rt_run_facts *r = run ? &facts : NULL;
+    answer_part(&o, s, r);
+    run_part(&o, s, r);
+    process_part(&o, s);
+    parts_part(&o, s);
+    limits_part(&o, s);
+    machine_part(&o, s);
+    flush(&o);
+    return o.err;
+}
+
+static ssize_t write_fd(void *user, const void *buf, size_t len)
+{
+    return rt_write_all(*(const int *)user, buf, len) == 0 ? (ssize_t)len : -1;
+}
+
+rt_error rt_summary_write_text_fd(const rt_summary *s, const rt_run_facts *run, const rt_summary_text_options *opts,
+                                  int fd)
+{
+    if (fd < 0)
+        return RT_ERR_INVALID;
+    return rt_summary_write_text(s, run, opts, write_fd, &fd);
+}

@@ -1,0 +1,275 @@
+/* test_summary_text.c - rt_summary_write_text (analysis/summary_text.c): the text of a recorded
+ * fixture run line by line, the facts of a tracking run (command, exit status by signal, host,
+ * cloud), forced units, the scheduler's words, the width the answer breaks at, a write callback
+ * that takes a byte at a time or fails midway, the fd variant, and the arguments refused. */
+#include "unit.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <sys/mman.h>
+
+#include "resource_tracker.h"
+
+/* A write callback into a growing string; fail_at > 0: the fail_at-th call fails; one_byte:
+ * takes one byte per call (a short count each time). */
+typedef struct sink {
+    char text[16384];
+    size_t len;
+    int calls;
+    int fail_at;
+    int one_byte;
+    int ragged; /* calls whose bytes did not end a line */
+} sink;
+
+static ssize_t to_sink(void *user, const void *buf, size_t len)
+{
+    sink *k = user;
+    k->calls++;
+    if (k->fail_at && k->calls >= k->fail_at)
+        return -1;
+    size_t n = k->one_byte ? 1 : len;
+    k->ragged += len == 0 || ((const char *)buf)[len - 1] != '\n';
+    assert_true(k->len + n < sizeof k->text);
+    memcpy(k->text + k->len, buf, n);
+    k->len += n;
+    k->text[k->len] = '\0';
+    return (ssize_t)n;
+}
+
+/* The statistics of a fixture run (free with rt_stats_free). */
+static rt_stats *fixture_stats(const char *rel)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", RT_FIXTURES, rel);
+    rt_stats *st = rt_stats_new();
+    assert_non_null(st);
+    assert_int_equal(rt_run_read(path, NULL, &st, 1, NULL, NULL), RT_OK);
+    return st;
+}
+
+static void recorded_run(void **state)
+{
+    (void)state;
+    rt_stats *st = fixture_stats("runs/tool.jsonl");
+    sink k = {0};
+    assert_int_equal(rt_summary_write_text(rt_stats_summary(st), NULL, NULL, to_sink, &k), RT_OK);
+    /* the answer first, in SLURM's words by default */
+    assert_non_null(strstr(k.text, "Used        6.00 s CPU (mean 2.00 cores, peak 3.00); memory 350.0 MiB (RSS peak "
+                                   "of the samples: a lower bound)\n"
+                                   "Ask for     2 cores, 512 MiB, 1 GPU: --cpus-per-task=2 --mem=512M --gres=gpu:1 "
+                                   "(SLURM)\n"));
+    assert_true(strncmp(k.text, "Used ", 5) == 0);
+    assert_non_null(strstr(k.text, "\nRun\n  Job                        fixture-job\n"
+                                   "  Started                    2023-11-14 22:13:20 UTC\n"
+                                   "  Ended                      2023-11-14 22:13:23 UTC\n"
+                                   "  Duration                   3.00 s\n  Samples                    3\n"));
+    assert_non_null(strstr(k.text, "  PSS                        mean 200.0 MiB  peak 300.0 MiB  p50 200.5 MiB  p95 "
+                                   "300.0 MiB\n"));
+    assert_non_null(strstr(k.text, "  Network in / out           5.9 KiB / 600 B\n"));
+    /* a recorded file: nothing of what only the one who ran it knows */
+    assert_null(strstr(k.text, "Cloud"));
+    assert_null(strstr(k.text, "Command"));
+    assert_null(strstr(k.text, "Exit status"));
+    assert_true(k.len > 0 && k.text[k.len - 1] == '\n');
+    /* whole lines at a time: a call per line, or per note broken over lines */
+    int lines = 0;
+    for (size_t i = 0; i < k.len; i++)
+        lines += k.text[i] == '\n';
+    assert_int_equal(k.ragged, 0);
+    assert_true(k.calls <= lines && k.calls >= lines - 2);
+    rt_stats_free(st);
+}
+
+static void facts(void **state)
+{
+    (void)state;
+    rt_stats *st = fixture_stats("runs/tool.jsonl");
+    const char *argv[] = {"python", "train.py", "--epochs", "3", NULL};
+    rt_job job = RT_JOB_INIT;
+    job.job_name = "nightly";
+    rt_host host = {.hostname = "node7", .vcpus = 16, .memory_mib = 65536, .cpu_model = "Xeon", .gpu_count = 0};
+    rt_run_facts run = RT_RUN_FACTS_INIT;
+    run.job = &job;
+    run.command = argv;
+    run.exit_status = 137;
+    run.host = &host;
+    run.start_secs = 1700000000; /* the caller's times before the samples' */
+    sink k = {0};
+    assert_int_equal(rt_summary_write_text(rt_stats_summary(st), &run, NULL, to_sink, &k), RT_OK);
+    assert_non_null(strstr(k.text, "  Job                        nightly\n"
+                                   "  Command                    python train.py --epochs 3\n"
+                                   "  Exit status                137 (killed by signal 9, SIGKILL)\n"
+                                   "  Started                    2023-11-14 22:13:20 UTC\n"));
+    assert_non_null(strstr(k.text, "  Host                       node7, 16 vCPUs, 64.0 GiB, Xeon\n"
+                                   "  Cloud                      none found\n"));
+    /* a pid without a command; a cloud found */
+    rt_cloud cloud = {.vendor_id = "aws", .instance_type = "m5.large", .region_id = "us-east-1", .zone_id = "a"};
+    run.command = NULL;
+    run.pid = 4242;
+    run.exit_status = -1;
+    run.cloud = &cloud;
+    run.start_secs = 0;
+    k = (sink){0};
+    assert_int_equal(rt_summary_write_text(rt_stats_summary(st), &run, NULL, to_sink, &k), RT_OK);
+    assert_non_null(strstr(k.text, "  Process                    4242\n"));
+    assert_null(strstr(k.text, "Exit status"));
+    assert_non_null(strstr(k.text, "  Cloud                      aws m5.large us-east-1 a\n"));
+    assert_non_null(strstr(k.text, "  Started                    2023-11-14 22:13:20 UTC\n"));
+    rt_stats_free(st);
+}
+
+static void units_and_words(void **state)
+{
+    (void)state;
+    rt_stats *st = fixture_stats("runs/tool.jsonl");
+    rt_summary_text_options o = RT_SUMMARY_TEXT_OPTIONS_INIT;
+    o.memory_unit = "gigabytes";
+    o.time_unit = "minutes";
+    o.scheduler = RT_SCHED_K8S;
+    sink k = {0};
+    assert_int_equal(rt_summary_write_text(rt_stats_summary(st), NULL, &o, to_sink, &k), RT_OK);
+    assert_non_null(strstr(k.text, "  Duration                   0.0500 minutes\n"));
+    assert_non_null(strstr(k.text, "  Memory                     8.389 gigabytes\n"));
+    assert_non_null(strstr(k.text, "(Kubernetes)\n"));
+    /* counters stay in readable units */
+    assert_non_null(strstr(k.text, "  Network in / out           5.9 KiB / 600 B\n"));
+    /* unknown names: refused before anything is written */
+    const char *bad[][2] = {{"gibibytes", NULL}, {NULL, "weeks"}, {"", NULL}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        o.memory_unit = bad[i][0];
+        o.time_unit = bad[i][1];
+        k = (sink){0};
+        assert_int_equal(rt_summary_write_text(rt_stats_summary(st), NULL, &o, to_sink, &k), RT_ERR_INVALID);
+        assert_int_equal(k.calls, 0);
+    }
+    o = (rt_summary_text_options)RT_SUMMARY_TEXT_OPTIONS_INIT;
+    o.scheduler = 7;
+    assert_int_equal(rt_summary_write_text(rt_stats_summary(st), NULL, &o, to_sink, &k), RT_ERR_INVALID);
+    rt_stats_free(st);
+}
+
+/* The notes break before the width asked for, and at 110 columns by default. */
+static void width(void **state)
+{
+    (void)state;
+    rt_stats *st = fixture_stats("runs/tool.jsonl");
+    for (int w = 0; w <= 60; w += 60) {
+        rt_summary_text_options o = RT_SUMMARY_TEXT_OPTIONS_INIT;
+        o.width = w;
+        sink k = {0};
+        assert_int_equal(rt_summary_write_text(rt_stats_summary(st), NULL, &o, to_sink, &k), RT_OK);
+        const char *notes = strstr(k.text, "Notes");
+        const char *end = strstr(k.text, "\nRun\n");
+        assert_non_null(notes);
+        assert_non_null(end);
+        size_t longest = 0;
+        int count = 0;
+        for (const char *p = notes; p < end; count++) {
+            const char *nl = strchr(p, '\n');
+            if ((size_t)(nl - p) > longest)
+                longest = (size_t)(nl - p);
+            p = nl + 1;
+        }
+        assert_true(longest <= (size_t)(w ? w : 110));
+        assert_true(longest > (size_t)(w ? w : 110) - 20);
+        assert_true(count >= (w ? 8 : 4));
+    }
+    rt_stats_free(st);
+}
+
+/* A callback that takes one byte at a time gets the same text; one that fails midway stops
+ * the writing: an error, and no call after the failed one. */
+static void short_and_failing_writes(void **state)
+{
+    (void)state;
+    rt_stats *st = fixture_stats("runs/cgroup-oom.jsonl");
+    const rt_summary *s = rt_stats_summary(st);
+    static sink whole, bytes, failing;
+    whole = (sink){0};
+    bytes = (sink){.one_byte = 1};
+    assert_int_equal(rt_summary_write_text(s, NULL, NULL, to_sink, &whole), RT_OK);
+    assert_int_equal(rt_summary_write_text(s, NULL, NULL, to_sink, &bytes), RT_OK);
+    assert_string_equal(bytes.text, whole.text);
+    assert_int_equal(bytes.calls, (int)whole.len);
+    for (int at = 1; at <= 5; at++) {
+        failing = (sink){.fail_at = at};
+        assert_int_equal(rt_summary_write_text(s, NULL, NULL, to_sink, &failing), RT_ERR_IO);
+        assert_int_equal(failing.calls, at);
+        assert_true(strncmp(whole.text, failing.text, failing.len) == 0); /* what came before stays */
+    }
+    rt_stats_free(st);
+}
+
+static void to_fd(void **state)
+{
+    (void)state;
+    rt_stats *st = fixture_stats("runs/tool.jsonl");
+    const rt_summary *s = rt_stats_summary(st);
+    sink k = {0};
+    assert_int_equal(rt_summary_write_text(s, NULL, NULL, to_sink, &k), RT_OK);
+    int fd = memfd_create("summary", MFD_CLOEXEC);
+    assert_true(fd >= 0);
+    assert_int_equal(rt_summary_write_text_fd(s, NULL, NULL, fd), RT_OK);
+    char back[16384];
+    ssize_t n = pread(fd, back, sizeof back - 1, 0);
+    assert_int_equal(n, (ssize_t)k.len);
+    back[n] = '\0';
+    assert_string_equal(back, k.text);
+    close(fd);
+    /* a closed descriptor: a failed write; a negative one: refused */
+    errno = 0;
+    assert_int_equal(rt_summary_write_text_fd(s, NULL, NULL, fd), RT_ERR_IO);
+    assert_int_equal(errno, EBADF);
+    assert_int_equal(rt_summary_write_text_fd(s, NULL, NULL, -1), RT_ERR_INVALID);
+    /* a full pipe's reader gone: EPIPE, no crash */
+    int p[2];
+    assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+    close(p[0]);
+    signal(SIGPIPE, SIG_IGN);
+    assert_int_equal(rt_summary_write_text_fd(s, NULL, NULL, p[1]), RT_ERR_IO);
+    close(p[1]);
+    rt_stats_free(st);
+}
+
+static void refused(void **state)
+{
+    (void)state;
+    rt_stats *st = fixture_stats("runs/tool.jsonl");
+    const rt_summary *s = rt_stats_summary(st);
+    sink k = {0};
+    assert_int_equal(rt_summary_write_text(NULL, NULL, NULL, to_sink, &k), RT_ERR_INVALID);
+    assert_int_equal(rt_summary_write_text(s, NULL, NULL, NULL, &k), RT_ERR_INVALID);
+    rt_summary_text_options o = {.struct_size = 0};
+    assert_int_equal(rt_summary_write_text(s, NULL, &o, to_sink, &k), RT_ERR_INVALID);
+    rt_run_facts run = {.struct_size = 0};
+    assert_int_equal(rt_summary_write_text(s, &run, NULL, to_sink, &k), RT_ERR_INVALID);
+    assert_int_equal(k.calls, 0);
+    /* an older caller's shorter options: the rest take their defaults */
+    o = (rt_summary_text_options)RT_SUMMARY_TEXT_OPTIONS_INIT;
+    o.struct_size = offsetof(rt_summary_text_options, scheduler);
+    o.scheduler = 99;
+    assert_int_equal(rt_summary_write_text(s, NULL, &o, to_sink, &k), RT_OK);
+    assert_non_null(strstr(k.text, "(SLURM)"));
+    /* an empty accumulator: dashes, no crash */
+    rt_stats *empty = rt_stats_new();
+    k = (sink){0};
+    assert_int_equal(rt_summary_write_text(rt_stats_summary(empty), NULL, NULL, to_sink, &k), RT_OK);
+    assert_non_null(strstr(k.text, "  Samples                    0\n"));
+    rt_stats_free(empty);
+    rt_stats_free(st);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(recorded_run),
+        cmocka_unit_test(facts),
+        cmocka_unit_test(units_and_words),
+        cmocka_unit_test(width),
+        cmocka_unit_test(short_and_failing_writes),
+        cmocka_unit_test(to_fd),
+        cmocka_unit_test(refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
