@@ -5,17 +5,20 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core.h"
 
-/* One blocked rt_clock_wait on a test clock (on the waiter's stack, listed under the clock's mu). */
+/* One blocked rt_clock_wait or rt_clock_poll on a test clock (on the waiter's stack, listed under
+ * the clock's mu). */
 typedef struct waiter {
     struct waiter *next, *prev;
-    pthread_cond_t *cv;
+    pthread_cond_t *cv; /* NULL: a poll, woken through wake_fd */
     pthread_mutex_t *mu;
+    int wake_fd;
     double until;
     unsigned woken; /* the step that last woke it */
     bool signalled; /* woken by rt_clock_broadcast: no longer blocked */
@@ -59,6 +62,33 @@ double rt_clock_now(rt_clock *c)
     return t;
 }
 
+/* Lists w (c->mu held). */
+static void list_add(rt_clock *c, waiter *w)
+{
+    w->woken = c->step;
+    w->next = c->list;
+    if (c->list)
+        c->list->prev = w;
+    c->list = w;
+    pthread_cond_broadcast(&c->changed);
+}
+
+/* Takes w off the list. Returns whether c's time has reached w's. */
+static bool list_remove(rt_clock *c, waiter *w)
+{
+    pthread_mutex_lock(&c->mu);
+    if (w->prev)
+        w->prev->next = w->next;
+    else
+        c->list = w->next;
+    if (w->next)
+        w->next->prev = w->prev;
+    bool reached = c->now >= w->until;
+    pthread_cond_broadcast(&c->changed);
+    pthread_mutex_unlock(&c->mu);
+    return reached;
+}
+
 bool rt_clock_wait(rt_clock *c, pthread_cond_t *cv, pthread_mutex_t *mu, double until)
 {
     if (!c) {
@@ -76,24 +106,32 @@ bool rt_clock_wait(rt_clock *c, pthread_cond_t *cv, pthread_mutex_t *mu, double 
         return true;
     }
     /* listed while mu is held: a step wakes it only holding mu, so only once it waits on cv */
-    waiter w = {.next = c->list, .cv = cv, .mu = mu, .until = until, .woken = c->step};
-    if (c->list)
-        c->list->prev = &w;
-    c->list = &w;
-    pthread_cond_broadcast(&c->changed);
+    waiter w = {.cv = cv, .mu = mu, .wake_fd = -1, .until = until};
+    list_add(c, &w);
     pthread_mutex_unlock(&c->mu);
     pthread_cond_wait(cv, mu);
+    return list_remove(c, &w);
+}
+
+int rt_clock_poll(rt_clock *c, struct pollfd *pfds, nfds_t n, double until, int wake_fd)
+{
+    if (!c) {
+        double ms = (until - rt_mono_secs()) * 1000.0 + 1.0; /* at most an hour: poll again then */
+        return poll(pfds, n, !(ms < 3600e3) ? 3600000 : ms < 0 ? 0 : (int)ms);
+    }
     pthread_mutex_lock(&c->mu);
-    if (w.prev)
-        w.prev->next = w.next;
-    else
-        c->list = w.next;
-    if (w.next)
-        w.next->prev = w.prev;
-    bool reached = c->now >= until;
-    pthread_cond_broadcast(&c->changed);
+    if (c->now >= until) {
+        pthread_mutex_unlock(&c->mu);
+        return poll(pfds, n, 0);
+    }
+    waiter w = {.wake_fd = wake_fd, .until = until};
+    list_add(c, &w);
     pthread_mutex_unlock(&c->mu);
-    return reached;
+    int r = poll(pfds, n, -1);
+    int e = errno;
+    list_remove(c, &w);
+    errno = e;
+    return r;
 }
 
 void rt_clock_broadcast(rt_clock *c, pthread_cond_t *cv)
@@ -161,6 +199,13 @@ void rt_clock_test_set(rt_clock *c, double t)
         for (waiter *w = c->list; w; w = w->next) {
             if (w->woken == c->step || w->until > c->now || w->signalled)
                 continue;
+            if (!w->cv) { /* a poll: its eventfd keeps the wake until it is read */
+                uint64_t one = 1;
+                ssize_t k = write(w->wake_fd, &one, sizeof one);
+                (void)k;
+                w->woken = c->step;
+                continue;
+            }
             if (pthread_mutex_trylock(w->mu) != 0) {
                 busy = true;
                 continue;

@@ -9,6 +9,7 @@
 #ifndef RT_CLOCK_H
 #define RT_CLOCK_H
 
+#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 
@@ -32,6 +33,11 @@ bool rt_clock_wait(rt_clock *c, pthread_cond_t *cv, pthread_mutex_t *mu, double 
  * (rt_clock_test_idle) while it is on its way out of the wait. Call it where the component would
  * broadcast cv (its mutex held, as usual). */
 void rt_clock_broadcast(rt_clock *c, pthread_cond_t *cv);
+
+/* poll(2) on pfds until one is ready or the time `until` of c comes (INFINITY: no bound); with a
+ * test clock, a step that reaches until wakes it by writing 1 to wake_fd (an eventfd among pfds,
+ * which the caller reads to reset). Returns what poll returns. */
+int rt_clock_poll(rt_clock *c, struct pollfd *pfds, nfds_t n, double until, int wake_fd);
 
 /* Sleeps until the time `until` of c (returns at once when it has come). */
 void rt_clock_sleep_until(rt_clock *c, double until);
