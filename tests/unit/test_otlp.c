@@ -3,9 +3,11 @@
  * left out), Retry-After parsing, and the live exporter against a fake network (otlp_int.h):
  * 503 with Retry-After then 200, a refused push, a receiver that hangs or echoes the headers'
  * values, a full queue, requests split under a size limit, a cloud discovery that does not
- * end; and the cost of rt_otlp_add. No test asserts how fast something was: waits poll the fake
- * network's counters within generous bounds. */
+ * end; and the cost of rt_otlp_add. The exporter runs on a test clock (unit_clock.h) that the
+ * test steps: no test sleeps to let time pass, and the counts asserted after a step are the ones
+ * the clock makes certain (the exporter's thread is blocked on it again when they are read). */
 #include "unit.h"
+#include "unit_clock.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -22,6 +24,7 @@
 
 #define MIB 1048576.0
 #define WAIT_SECS 30.0 /* the most a test waits for the exporter's thread to do something */
+#define T0 1000.0      /* the test clock's start */
 
 /* A header value the fake receiver echoes back in its replies (longer than a message's quote). */
 #define ECHOED "k3y-0123456789abcdefghijklmnopqrstuvwxyz"
@@ -434,6 +437,7 @@ static void test_retry_after(void **state)
 
 typedef struct fake {
     pthread_mutex_t mu;
+    rt_clock *clk;         /* the exporter's clock: the requests' times and a hang's length */
     int fail_first;        /* the first N requests answer fail_status */
     long fail_status;
     const char *retry_after; /* with them */
@@ -447,7 +451,7 @@ typedef struct fake {
     int order[4096];       /* samples delivered, in the order they arrived */
     int norder;
     size_t maxlen;         /* the largest JSON body accepted (before gzip) */
-    double at[MAXREQ];     /* monotonic time of each request */
+    double at[MAXREQ];     /* the clock's time of each request */
     double timeout[MAXREQ];
     bool gz[MAXREQ];
     int seen[4096];        /* samples (by timestamp) delivered in accepted requests */
@@ -520,7 +524,7 @@ static rt_error fake_fetch(void *user, const rt_fetch_request *req, rt_fetch_rep
     }
     f->nreq++;
     f->active++;
-    f->at[n] = rt_mono_secs();
+    double at = f->at[n] = rt_clock_now(f->clk);
     f->timeout[n] = req->timeout_secs;
     bool ct = false, auth = false;
     for (const char *const *h = req->headers; h && *h; h++) {
@@ -536,7 +540,7 @@ static rt_error fake_fetch(void *user, const rt_fetch_request *req, rt_fetch_rep
     bool fail = n < f->fail_first;
     pthread_mutex_unlock(&f->mu);
     if (hang) {
-        usleep((useconds_t)(req->timeout_secs * 1e6));
+        rt_clock_sleep_until(f->clk, at + req->timeout_secs); /* the whole timeout, on the clock */
         snprintf(err, errlen, "Timeout was reached");
         pthread_mutex_lock(&f->mu);
         f->active--;
@@ -617,6 +621,7 @@ static int warn_count(void)
 typedef struct live {
     fake f;
     rt_otlp *ex;
+    rt_clock *clk;
     synth x;
     int added;
 } live;
@@ -650,7 +655,8 @@ static void live_start_cloud(live *l, double interval, size_t max_queue, double 
     warns = 0;
     all_warns[0] = '\0';
     pthread_mutex_unlock(&log_mu);
-    assert_int_equal(rt_otlp_start_net(&o, fake_fetch, &l->f, &l->ex), RT_OK);
+    assert_non_null(l->clk = l->f.clk = rt_clock_test_new(T0));
+    assert_int_equal(rt_otlp_start_net(&o, fake_fetch, &l->f, l->clk, &l->ex), RT_OK);
 }
 
 static void live_start(live *l, double interval, size_t max_queue, double finish_timeout, int no_gzip)
@@ -658,12 +664,29 @@ static void live_start(live *l, double interval, size_t max_queue, double finish
     live_start_cloud(l, interval, max_queue, finish_timeout, no_gzip, NULL);
 }
 
-/* Frees the exporter (finishing it), then the fake network. */
+/* Frees the exporter (finishing it), then the fake network and the clock. */
 static void live_end(live *l)
 {
     rt_otlp_free(l->ex);
+    rt_clock_test_free(l->clk);
     pthread_cond_destroy(&l->f.ended);
     pthread_mutex_destroy(&l->f.mu);
+}
+
+/* Runs the exporter's clock on to T0 + t (its thread blocked on the clock again after). */
+static void live_run_to(live *l, double t)
+{
+    clock_run_to(l->clk, 1, T0 + t);
+}
+
+/* rt_otlp_finish, the clock running on by itself meanwhile (to each retry and to the deadline). */
+static rt_error live_finish(live *l)
+{
+    clock_driver d;
+    clock_drive_start(&d, l->clk, 2); /* the exporter's thread and this one */
+    rt_error e = rt_otlp_finish(l->ex);
+    clock_drive_stop(&d);
+    return e;
 }
 
 /* Requests the fake network has seen. */
@@ -675,14 +698,11 @@ static int fake_nreq(fake *f)
     return n;
 }
 
-/* Waits (polling, at most WAIT_SECS) until the fake network has seen n requests. */
-static void wait_nreq(fake *f, int n)
+static uint64_t live_rejected(live *l)
 {
-    double end = rt_mono_secs() + WAIT_SECS;
-    while (fake_nreq(f) < n && rt_mono_secs() < end)
-        usleep(10000);
-    if (fake_nreq(f) < n)
-        fail_msg("%d requests after %.0f s, not %d", fake_nreq(f), WAIT_SECS, n);
+    uint64_t n;
+    rt_otlp_counts(l->ex, NULL, NULL, NULL, &n, NULL);
+    return n;
 }
 
 /* Waits (at most WAIT_SECS) until no request is being answered. */
@@ -699,13 +719,11 @@ static void wait_idle(fake *f)
     assert_int_equal(active, 0);
 }
 
-static void live_add(live *l, int n, int us)
+static void live_add(live *l, int n)
 {
     for (int i = 0; i < n; i++) {
         synth_make(&l->x, l->added++, true);
         assert_int_equal(rt_otlp_add(l->ex, &l->x.s), RT_OK);
-        if (us)
-            usleep((useconds_t)us);
     }
 }
 
@@ -722,16 +740,21 @@ static void test_delivers_all_once(void **state)
     (void)state;
     live l = {0};
     live_start(&l, 0.1, 0, 5, 0);
-    live_add(&l, 15, 10000);
-    wait_nreq(&l.f, 1); /* a push before the end */
-    live_add(&l, 15, 10000);
-    assert_int_equal(rt_otlp_finish(l.ex), RT_OK);
+    live_add(&l, 15);
+    live_run_to(&l, 0.05);
+    assert_int_equal(fake_nreq(&l.f), 0); /* nothing before the first interval */
+    live_run_to(&l, 0.15);
+    assert_int_equal(fake_nreq(&l.f), 1); /* pushed at the interval, not only at the end */
+    live_add(&l, 15);
+    live_run_to(&l, 0.25);
+    assert_int_equal(fake_nreq(&l.f), 2);
+    assert_int_equal(live_finish(&l), RT_OK);
     uint64_t added, delivered, dropped, rejected;
     unsigned reqs;
     rt_otlp_counts(l.ex, &added, &delivered, &dropped, &rejected, &reqs);
     assert_int_equal(added, 30);
     assert_int_equal(delivered, 30);
-    assert_true(reqs >= 2); /* pushed every interval, not only at the end */
+    assert_int_equal(reqs, 2); /* nothing was left for the end */
     for (int i = 0; i < 30; i++)
         assert_int_equal(l.f.order[i], i); /* in order */
     assert_string_equal(l.f.bad, "");
@@ -747,13 +770,13 @@ static void test_uncompressed(void **state)
     (void)state;
     live l = {0};
     live_start(&l, 10, 0, 5, 1);
-    live_add(&l, 3, 0);
-    rt_otlp_free(l.ex); /* finishes */
+    live_add(&l, 3);
+    assert_int_equal(live_finish(&l), RT_OK); /* pushed at the end */
+    assert_int_equal(l.f.nreq, 1);
     assert_false(l.f.gz[0]);
     assert_string_equal(l.f.bad, "");
     assert_each_once(&l.f, 0, 3);
-    pthread_cond_destroy(&l.f.ended);
-    pthread_mutex_destroy(&l.f.mu);
+    live_end(&l);
 }
 
 static void test_503_retry_after(void **state)
@@ -764,13 +787,26 @@ static void test_503_retry_after(void **state)
     l.f.fail_status = 503;
     l.f.retry_after = "1";
     live_start(&l, 0.1, 0, 5, 0);
-    live_add(&l, 40, 50000); /* 2 s: the retries happen while samples come */
-    assert_int_equal(rt_otlp_finish(l.ex), RT_OK);
+    live_add(&l, 10);
+    live_run_to(&l, 0.15); /* the first push (at 0.1) fails: its retry is at 1.1 */
+    assert_int_equal(fake_nreq(&l.f), 1);
+    live_add(&l, 10);
+    live_run_to(&l, 1.05); /* the intervals meanwhile push nothing: the retry waits */
+    assert_int_equal(fake_nreq(&l.f), 1);
+    live_add(&l, 10);
+    live_run_to(&l, 1.15); /* the second fails: the backoff (1 to 2 s) is longer than Retry-After */
+    assert_int_equal(fake_nreq(&l.f), 2);
+    live_add(&l, 10);
+    live_run_to(&l, 2.05);
+    assert_int_equal(fake_nreq(&l.f), 2);
+    live_run_to(&l, 3.15); /* the third goes through (the first ten), then the queue in one more */
+    assert_int_equal(fake_nreq(&l.f), 4);
+    assert_int_equal(live_finish(&l), RT_OK);
     assert_string_equal(l.f.bad, "");
     assert_each_once(&l.f, 0, 40);
-    assert_true(l.f.nreq >= 3);
-    assert_true(l.f.at[1] - l.f.at[0] >= 0.99); /* Retry-After: 1 kept */
-    assert_true(l.f.at[2] - l.f.at[1] >= 0.99);
+    assert_int_equal(l.f.nreq, 4);
+    assert_true(l.f.at[1] - l.f.at[0] >= 1.0 - 1e-9); /* Retry-After: 1 kept */
+    assert_true(l.f.at[2] - l.f.at[1] >= 1.0 - 1e-9);
     assert_int_equal(warn_count(), 0); /* a short outage that lost nothing: not warned about */
     live_end(&l);
 }
@@ -782,11 +818,16 @@ static void test_429_backoff_then_ok(void **state)
     l.f.fail_first = 1;
     l.f.fail_status = 429; /* no Retry-After: the backoff (0.5..1 s) */
     live_start(&l, 0.1, 0, 5, 0);
-    live_add(&l, 5, 0);
-    usleep(600000); /* the first push failed; the second (now or at the end) goes through */
-    assert_int_equal(rt_otlp_finish(l.ex), RT_OK);
+    live_add(&l, 5);
+    live_run_to(&l, 0.15); /* the first push failed */
+    assert_int_equal(fake_nreq(&l.f), 1);
+    live_run_to(&l, 0.55); /* not retried before half a second */
+    assert_int_equal(fake_nreq(&l.f), 1);
+    live_run_to(&l, 1.15); /* retried within a second, and through */
+    assert_int_equal(fake_nreq(&l.f), 2);
+    assert_int_equal(live_finish(&l), RT_OK);
     assert_each_once(&l.f, 0, 5);
-    assert_true(l.f.nreq == 2);
+    assert_int_equal(l.f.nreq, 2);
     live_end(&l);
 }
 
@@ -799,24 +840,27 @@ static void test_outage_warned_once(void **state)
     l.f.fail_status = 502;
     l.f.retry_after = "1";
     live_start(&l, 0.1, 0, 1, 0);
-    double t0 = rt_mono_secs();
-    while (warn_count() == 0 && rt_mono_secs() < t0 + 10 + WAIT_SECS)
-        live_add(&l, 1, 500000); /* a sample every 0.5 s until the warning */
+    double t = 0;
+    for (; warn_count() == 0 && t < 20; t += 0.5) { /* a sample every 0.5 s until the warning */
+        live_add(&l, 1);
+        live_run_to(&l, t + 0.5);
+    }
     assert_int_equal(warn_count(), 1);
+    assert_true(t >= 10 && t <= 11.5); /* the first failure at 0.1; checked every interval */
     const char *num = strstr(last_warn, "cannot push metrics for ");
     assert_non_null(num);
     assert_true(atof(num + strlen("cannot push metrics for ")) >= 10);
     assert_non_null(strstr(last_warn, "HTTP 502"));
     /* backing off: each pause at least the Retry-After (1 s) and the backoff's lower half
-     * (0.5, 1, 2, 4 ... s); a late thread only makes them longer */
+     * (0.5, 1, 2, 4 ... s) */
     pthread_mutex_lock(&l.f.mu);
     int nreq = l.f.nreq;
-    assert_true(nreq >= 2);
+    assert_true(nreq >= 4 && nreq <= 6); /* 0.1, then pauses of 1, 1..2, 2..4, 4..8 s */
     for (int i = 0; i + 1 < nreq; i++)
-        if (l.f.at[i + 1] - l.f.at[i] < fmax(1.0, fmin(0.5 * ldexp(1.0, i), 15.0)) - 0.01)
+        if (l.f.at[i + 1] - l.f.at[i] < fmax(1.0, fmin(0.5 * ldexp(1.0, i), 15.0)) - 1e-9)
             fail_msg("the pause after try %d was %.3f s", i + 1, l.f.at[i + 1] - l.f.at[i]);
     pthread_mutex_unlock(&l.f.mu);
-    assert_int_equal(rt_otlp_finish(l.ex), RT_ERR_IO);
+    assert_int_equal(live_finish(&l), RT_ERR_IO);
     assert_int_equal(warn_count(), 2);
     char want[64];
     snprintf(want, sizeof want, "%d of %d samples were not delivered", l.added, l.added);
@@ -833,12 +877,18 @@ static void test_retry_after_zero_backs_off(void **state)
     l.f.fail_status = 503;
     l.f.retry_after = "0";
     live_start(&l, 0.1, 0, 5, 0);
-    live_add(&l, 4, 0);
-    usleep(1300000);
-    assert_int_equal(rt_otlp_finish(l.ex), RT_OK);
+    live_add(&l, 4);
+    live_run_to(&l, 0.55); /* the first push (at 0.1) failed; the backoff is 0.5 to 1 s */
+    assert_int_equal(fake_nreq(&l.f), 1);
+    live_run_to(&l, 1.15); /* the second failed: 1 to 2 s */
+    assert_int_equal(fake_nreq(&l.f), 2);
+    live_run_to(&l, 3.15);
+    assert_int_equal(fake_nreq(&l.f), 3);
+    assert_int_equal(live_finish(&l), RT_OK);
     assert_each_once(&l.f, 0, 4);
     assert_int_equal(l.f.nreq, 3);
-    assert_true(l.f.at[1] - l.f.at[0] >= 0.49); /* the first backoff: 0.5 to 1 s */
+    assert_true(l.f.at[1] - l.f.at[0] >= 0.5 - 1e-9);
+    assert_true(l.f.at[2] - l.f.at[1] >= 1.0 - 1e-9);
     live_end(&l);
 }
 
@@ -850,19 +900,20 @@ static void test_400_drops(void **state)
     l.f.fail_status = 400;
     l.f.fail_body = "bad request from Authorization: Bearer s3cret"; /* an echo: never logged */
     live_start(&l, 0.2, 0, 5, 0);
-    live_add(&l, 3, 0);
-    wait_nreq(&l.f, 1); /* the first push (at 0.2 s) is refused */
-    uint64_t refused = 0;
-    for (double end = rt_mono_secs() + WAIT_SECS; refused < 3 && rt_mono_secs() < end; usleep(10000))
-        rt_otlp_counts(l.ex, NULL, NULL, NULL, &refused, NULL);
-    live_add(&l, 2, 0);
-    assert_int_equal(rt_otlp_finish(l.ex), RT_ERR_IO);
+    live_add(&l, 3);
+    live_run_to(&l, 0.25); /* the first push (at 0.2) is refused */
+    assert_int_equal(fake_nreq(&l.f), 1);
+    assert_int_equal(live_rejected(&l), 3);
+    live_run_to(&l, 2.25); /* and never retried */
+    assert_int_equal(fake_nreq(&l.f), 1);
+    live_add(&l, 2);
+    assert_int_equal(live_finish(&l), RT_ERR_IO);
     uint64_t rejected, delivered;
     rt_otlp_counts(l.ex, NULL, &delivered, NULL, &rejected, NULL);
     assert_int_equal(rejected, 3);
     assert_int_equal(delivered, 2);
     assert_each_once(&l.f, 3, 5);
-    assert_int_equal(l.f.nreq, 2); /* never retried */
+    assert_int_equal(l.f.nreq, 2);
     assert_int_equal(warn_count(), 2); /* the refusal, and the end's count */
     assert_non_null(strstr(last_warn, "3 of 5") ? last_warn : NULL);
     live_end(&l);
@@ -874,11 +925,12 @@ static void test_partial_success_warns_once(void **state)
     live l = {0};
     l.f.partial = true;
     live_start(&l, 0.1, 0, 5, 0);
-    live_add(&l, 5, 30000);
-    wait_nreq(&l.f, 1);
-    live_add(&l, 5, 30000);
-    assert_int_equal(rt_otlp_finish(l.ex), RT_OK);
-    assert_true(l.f.nreq >= 2);
+    live_add(&l, 5);
+    live_run_to(&l, 0.15);
+    assert_int_equal(fake_nreq(&l.f), 1);
+    live_add(&l, 5);
+    assert_int_equal(live_finish(&l), RT_OK);
+    assert_int_equal(l.f.nreq, 2);
     assert_int_equal(warn_count(), 1);
     assert_non_null(strstr(last_warn, "rejected 3 data points"));
     live_end(&l);
@@ -887,26 +939,25 @@ static void test_partial_success_warns_once(void **state)
 static void test_hang_bounded(void **state)
 {
     (void)state;
-    static live l; /* the orphaned thread may still be in its request after the test: never freed */
-    memset(&l, 0, sizeof l);
+    live l = {0};
     l.f.hang_first = 1000;
     live_start(&l, 0.1, 0, 1.5, 0);
-    live_add(&l, 5, 0);
-    wait_nreq(&l.f, 1); /* a request is hanging (its timeout is 1 s) when the end comes */
-    double t0 = rt_mono_secs();
-    assert_int_equal(rt_otlp_finish(l.ex), RT_ERR_IO);
-    /* a hang guard (it ended), not a timing: the requests' own timeouts are the bound */
-    assert_true(rt_mono_secs() - t0 < 1.5 + 5);
+    live_add(&l, 5);
+    live_run_to(&l, 0.15); /* a request is hanging (its timeout is 1 s) when the end comes */
+    assert_int_equal(fake_nreq(&l.f), 1);
+    assert_int_equal(live_finish(&l), RT_ERR_IO);
+    /* the end kept to its deadline, the requests to their own timeouts */
+    assert_true(rt_clock_now(l.clk) <= T0 + 0.15 + 1.5 + 1e-9);
     pthread_mutex_lock(&l.f.mu);
+    assert_int_equal(l.f.nreq, 2); /* the one hanging (until 1.1), one more until the end */
     for (int i = 0; i < l.f.nreq; i++)
         assert_true(l.f.timeout[i] <= 1.0 + 1e-9);
+    assert_true(l.f.at[1] + l.f.timeout[1] <= T0 + 0.15 + 1.5 + 1e-9);
     pthread_mutex_unlock(&l.f.mu);
     assert_true(warn_count() >= 1);
     assert_non_null(strstr(last_warn, "not delivered"));
-    rt_otlp_free(l.ex);
-    /* the thread may still be in its request: it frees itself, logs nothing after the free, and
-     * makes no request past the end: wait for the fake network to be done with it */
     wait_idle(&l.f);
+    live_end(&l);
 }
 
 /* A receiver that echoes a header's value across the cut of the quote in a message, in a refusal's
@@ -929,10 +980,11 @@ static void test_echo_redacted(void **state)
     l.f.partial = true;
     l.f.partial_msg = emsg;
     live_start(&l, 0.1, 0, 5, 0);
-    live_add(&l, 2, 0);
-    wait_nreq(&l.f, 1);
-    live_add(&l, 2, 0);
-    assert_int_equal(rt_otlp_finish(l.ex), RT_ERR_IO); /* the first two were refused */
+    live_add(&l, 2);
+    live_run_to(&l, 0.15);
+    assert_int_equal(fake_nreq(&l.f), 1);
+    live_add(&l, 2);
+    assert_int_equal(live_finish(&l), RT_ERR_IO); /* the first two were refused */
     pthread_mutex_lock(&log_mu);
     assert_int_equal(warns, 3); /* the refusal, the partial success, the end's count */
     assert_non_null(strstr(all_warns, "HTTP 400: zzzzzzzzzz"));
@@ -954,8 +1006,8 @@ static void test_body_split(void **state)
     for (int k = 0; k < 2; k++) {
         memset(&l, 0, sizeof l);
         live_start(&l, 3600, 0, 10, 1);
-        live_add(&l, k + 1, 0);
-        assert_int_equal(rt_otlp_finish(l.ex), RT_OK);
+        live_add(&l, k + 1);
+        assert_int_equal(live_finish(&l), RT_OK);
         assert_int_equal(l.f.nreq, 1);
         len[k] = l.f.maxlen;
         live_end(&l);
@@ -967,8 +1019,8 @@ static void test_body_split(void **state)
     live_start(&l, 3600, 0, 10, 1); /* one batch of 40 to split */
     size_t max = one + 2 * per + per / 2; /* room for 3 samples, not 4 */
     rt_otlp_set_body_max(l.ex, max);
-    live_add(&l, 40, 0);
-    assert_int_equal(rt_otlp_finish(l.ex), RT_OK);
+    live_add(&l, 40);
+    assert_int_equal(live_finish(&l), RT_OK);
     uint64_t delivered, rejected, dropped;
     rt_otlp_counts(l.ex, NULL, &delivered, &dropped, &rejected, NULL);
     assert_int_equal(delivered, 40);
@@ -985,8 +1037,8 @@ static void test_body_split(void **state)
     memset(&l, 0, sizeof l);
     live_start(&l, 3600, 0, 10, 1);
     rt_otlp_set_body_max(l.ex, one / 2); /* no sample fits */
-    live_add(&l, 5, 0);
-    assert_int_equal(rt_otlp_finish(l.ex), RT_ERR_IO);
+    live_add(&l, 5);
+    assert_int_equal(live_finish(&l), RT_ERR_IO);
     rt_otlp_counts(l.ex, NULL, &delivered, NULL, &rejected, NULL);
     assert_int_equal(delivered, 0);
     assert_int_equal(rejected, 5);
@@ -1029,13 +1081,16 @@ static void test_cloud_not_awaited_past_finish(void **state)
     assert_int_equal(rt_cloud_start(&co, &d), RT_OK);
     live l = {0};
     live_start_cloud(&l, 0.05, 0, 1.5, 0, d);
-    live_add(&l, 3, 0);
-    usleep(100000); /* the first push is due: the thread waits for the cloud (at most 2 s) */
-    assert_int_equal(rt_otlp_finish(l.ex), RT_OK);
+    live_add(&l, 3);
+    live_run_to(&l, 0.1); /* the first push is due (0.05): the thread waits for the cloud (at most 2 s) */
+    assert_int_equal(fake_nreq(&l.f), 0);
+    assert_int_equal(live_finish(&l), RT_OK);
+    assert_true(rt_clock_now(l.clk) < T0 + 0.1 + 1.5); /* within its deadline, not waiting for the cloud */
     rt_otlp_free(l.ex);
     rt_cloud_free(d);
     close(fd);
     assert_each_once(&l.f, 0, 3);
+    rt_clock_test_free(l.clk);
     pthread_cond_destroy(&l.f.ended);
     pthread_mutex_destroy(&l.f.mu);
 }
@@ -1048,10 +1103,11 @@ static void test_queue_drops_oldest(void **state)
     l.f.fail_status = 503;
     l.f.retry_after = "1";
     live_start(&l, 0.05, 8, 5, 0);
-    live_add(&l, 1, 0);
-    wait_nreq(&l.f, 1); /* the first push (sample 0, at 0.05 s) failed; its retry is a second away */
-    live_add(&l, 20, 0);
-    assert_int_equal(rt_otlp_finish(l.ex), RT_ERR_IO);
+    live_add(&l, 1);
+    live_run_to(&l, 0.075); /* the first push (sample 0, at 0.05 s) failed; its retry is a second away */
+    assert_int_equal(fake_nreq(&l.f), 1);
+    live_add(&l, 20);
+    assert_int_equal(live_finish(&l), RT_ERR_IO);
     uint64_t dropped, delivered;
     rt_otlp_counts(l.ex, NULL, &delivered, &dropped, NULL, NULL);
     assert_int_equal(dropped, 12);
@@ -1070,28 +1126,28 @@ static void test_bad_options(void **state)
     (void)state;
     rt_otlp *ex = (rt_otlp *)1;
     rt_otlp_options o = RT_OTLP_OPTIONS_INIT;
-    assert_int_equal(rt_otlp_start_net(&o, fake_fetch, NULL, &ex), RT_ERR_INVALID);
+    assert_int_equal(rt_otlp_start_net(&o, fake_fetch, NULL, NULL, &ex), RT_ERR_INVALID);
     assert_null(ex);
     o.url = "ftp://x/v1/metrics";
-    assert_int_equal(rt_otlp_start_net(&o, fake_fetch, NULL, &ex), RT_ERR_INVALID);
+    assert_int_equal(rt_otlp_start_net(&o, fake_fetch, NULL, NULL, &ex), RT_ERR_INVALID);
     o.url = "http://127.0.0.1:9/v1/metrics";
     static const char *const bad1[] = {"NoColon", NULL};
     static const char *const bad2[] = {"X-A: b\r\nX-B: c", NULL};
     static const char *const bad3[] = {": empty name", NULL};
     o.headers = bad1;
-    assert_int_equal(rt_otlp_start_net(&o, fake_fetch, NULL, &ex), RT_ERR_INVALID);
+    assert_int_equal(rt_otlp_start_net(&o, fake_fetch, NULL, NULL, &ex), RT_ERR_INVALID);
     o.headers = bad2;
-    assert_int_equal(rt_otlp_start_net(&o, fake_fetch, NULL, &ex), RT_ERR_INVALID);
+    assert_int_equal(rt_otlp_start_net(&o, fake_fetch, NULL, NULL, &ex), RT_ERR_INVALID);
     o.headers = bad3;
-    assert_int_equal(rt_otlp_start_net(&o, fake_fetch, NULL, &ex), RT_ERR_INVALID);
+    assert_int_equal(rt_otlp_start_net(&o, fake_fetch, NULL, NULL, &ex), RT_ERR_INVALID);
     o.headers = NULL;
     o.interval_secs = -1;
-    assert_int_equal(rt_otlp_start_net(&o, fake_fetch, NULL, &ex), RT_ERR_INVALID);
+    assert_int_equal(rt_otlp_start_net(&o, fake_fetch, NULL, NULL, &ex), RT_ERR_INVALID);
     o.interval_secs = NAN;
-    assert_int_equal(rt_otlp_start_net(&o, fake_fetch, NULL, &ex), RT_ERR_INVALID);
+    assert_int_equal(rt_otlp_start_net(&o, fake_fetch, NULL, NULL, &ex), RT_ERR_INVALID);
     o.interval_secs = 0;
     o.struct_size = 1;
-    assert_int_equal(rt_otlp_start_net(&o, fake_fetch, NULL, &ex), RT_ERR_INVALID);
+    assert_int_equal(rt_otlp_start_net(&o, fake_fetch, NULL, NULL, &ex), RT_ERR_INVALID);
     assert_int_equal(rt_otlp_add(NULL, NULL), RT_ERR_INVALID);
     assert_int_equal(rt_otlp_finish(NULL), RT_ERR_INVALID);
     rt_otlp_free(NULL);
@@ -1100,7 +1156,7 @@ static void test_bad_options(void **state)
     fake f = {0};
     pthread_mutex_init(&f.mu, NULL);
     pthread_cond_init(&f.ended, NULL);
-    assert_int_equal(rt_otlp_start_net(&o, fake_fetch, &f, &ex), RT_OK);
+    assert_int_equal(rt_otlp_start_net(&o, fake_fetch, &f, NULL, &ex), RT_OK);
     assert_int_equal(rt_otlp_finish(ex), RT_OK);
     assert_int_equal(rt_otlp_finish(ex), RT_ERR_INVALID); /* once */
     rt_otlp_free(ex);
@@ -1126,7 +1182,7 @@ static void test_add_cost(void **state)
     double us = (rt_mono_secs() - t0) / N * 1e6;
     printf("otlp: rt_otlp_add %.2f us per call; a queued sample takes %zu bytes (+%zu for its queue slot) with 1 "
            "disk, 1 interface, 1 GPU\n", us, row, sizeof(void *));
-    assert_int_equal(rt_otlp_finish(l.ex), RT_OK); /* pushed at the end in batches of 512 */
+    assert_int_equal(live_finish(&l), RT_OK); /* pushed at the end in batches of 512 */
     assert_int_equal(l.f.nreq, (N + 511) / 512);
     assert_each_once(&l.f, 0, N);
     live_end(&l);

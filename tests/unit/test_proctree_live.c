@@ -87,6 +87,50 @@ static void assert_within_5pct(uint64_t measured, uint64_t truth)
         fail_msg("PSS %llu KiB, the kernel says %llu KiB", (unsigned long long)measured, (unsigned long long)truth);
 }
 
+/* The state letter of /proc/pid/stat ('S': asleep), 0 when it cannot be read. */
+static char proc_state(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY);
+    ssize_t k = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (k <= 0)
+        return 0;
+    buf[k] = '\0';
+    const char *p = strrchr(buf, ')');
+    return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* Waits (polling, 10 s at most: a guard) until parent and its kids children are all asleep
+ * (blocked in read() or pause(): their memory settled). */
+static void wait_asleep(pid_t parent, int kids)
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)parent, (int)parent);
+    for (int i = 0; i < 10000; i++, usleep(1000)) {
+        int fd = open(path, O_RDONLY);
+        ssize_t k = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+        if (fd >= 0)
+            close(fd);
+        if (k < 0 || proc_state(parent) != 'S')
+            continue;
+        buf[k] = '\0';
+        int n = 0, asleep = 0;
+        for (char *p = buf, *end; *p; p = end) {
+            long pid = strtol(p, &end, 10);
+            if (end == p)
+                break;
+            n++;
+            asleep += proc_state((pid_t)pid) == 'S';
+        }
+        if (n == kids && asleep == kids)
+            return;
+    }
+    fail_msg("the processes did not fall asleep within 10 s");
+}
+
 /* A parent holding 64 MiB forks 3 children that share it, then write their own copies while
  * it sleeps: neither step changes anyone's RSS, yet the tree's PSS goes 64 -> 64 -> 256 MiB. */
 static void pss_follows_fork_and_cow(void **state)
@@ -133,7 +177,7 @@ static void pss_follows_fork_and_cow(void **state)
 
     write_byte(cmd[1], 'f');
     read_byte(ack[0]);
-    usleep(50000); /* the children settle into read() */
+    wait_asleep(parent, 3); /* the children settle into read() */
     rt_proctree_scan(t, 2.0, &tt);
     assert_int_equal(tt.processes, 4);
     uint64_t truth = pss_now_kib(t);
@@ -144,7 +188,7 @@ static void pss_follows_fork_and_cow(void **state)
         write_byte(go[1], 'g');
     for (int i = 0; i < 3; i++)
         read_byte(ack[0]);
-    usleep(50000);
+    wait_asleep(parent, 3); /* into pause() */
     for (double mono = 3.0; mono <= 5.0; mono += 1.0) {
         rt_proctree_scan(t, mono, &tt);
         truth = pss_now_kib(t);

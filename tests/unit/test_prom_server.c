@@ -1,7 +1,9 @@
 /* test_prom_server.c - the /metrics server: its request parser (Accept and q-values, split
  * reads, malformed and oversized heads, keep-alive) and a live server on port 0 (GET, HEAD,
  * 404, 405, keep-alive, silent and never-reading clients, 1,000 connections, EMFILE, publishing
- * while scraping). Prints the cost of rt_prom_publish with a sample of this machine. */
+ * while scraping). Prints the cost of rt_prom_publish with a sample of this machine. The tests of
+ * the clients' timeouts run the server on a test clock (core/clock.h) that they step: none sleeps
+ * to let a timeout pass. */
 #include "unit.h"
 
 #include <arpa/inet.h>
@@ -9,12 +11,18 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 
+#include "core/clock.h"
 #include "export/prom_http.h"
+#include "sample/replay.h"
+
+#define T0 1000.0       /* the test clock's start */
+#define SETTLE_SECS 30.0 /* the most a test waits for the server to block on its clock */
 
 #define PROM_ACCEPT                                                                                     \
     "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"     \
@@ -216,6 +224,7 @@ static void parse_oversized(void **state)
 /* ---- a live server --------------------------------------------------------------------------- */
 
 static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t log_cv = PTHREAD_COND_INITIALIZER; /* signalled at every message */
 static char log_text[4096];
 
 static void on_log(void *user, rt_log_level level, const char *msg)
@@ -224,7 +233,22 @@ static void on_log(void *user, rt_log_level level, const char *msg)
     pthread_mutex_lock(&log_mu);
     size_t n = strlen(log_text);
     snprintf(log_text + n, sizeof log_text - n, "%s\n", msg);
+    pthread_cond_broadcast(&log_cv);
     pthread_mutex_unlock(&log_mu);
+}
+
+/* Waits (30 s at most: a guard) until what has been logged. */
+static int wait_logged(const char *what)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += 30;
+    pthread_mutex_lock(&log_mu);
+    while (!strstr(log_text, what) && pthread_cond_timedwait(&log_cv, &log_mu, &ts) == 0)
+        ;
+    int yes = strstr(log_text, what) != NULL;
+    pthread_mutex_unlock(&log_mu);
+    return yes;
 }
 
 static int logged(const char *what)
@@ -235,7 +259,8 @@ static int logged(const char *what)
     return yes;
 }
 
-static rt_prom_server *start(size_t max_clients, double timeout)
+/* A server on port 0 with clock (NULL: the real one). */
+static rt_prom_server *start_clock(size_t max_clients, double timeout, rt_clock *clock)
 {
     rt_prom_options o = RT_PROM_OPTIONS_INIT;
     o.port = 0;
@@ -243,7 +268,7 @@ static rt_prom_server *start(size_t max_clients, double timeout)
     o.client_timeout_secs = timeout;
     o.log = on_log;
     rt_prom_server *srv = NULL;
-    assert_int_equal(rt_prom_start(&o, &srv), RT_OK);
+    assert_int_equal(rt_prom_start_clock(&o, clock, &srv), RT_OK);
     assert_true(rt_prom_port(srv) > 0);
     return srv;
 }
@@ -328,6 +353,19 @@ static int closed_by_server(int fd)
         if (k <= 0)
             return 1;
     }
+}
+
+static rt_prom_server *start(size_t max_clients, double timeout)
+{
+    return start_clock(max_clients, timeout, NULL);
+}
+
+/* Waits until the server has done what it can (its thread blocked on the clock, waiting for a
+ * client or a deadline), then moves the clock on by secs. */
+static void settle_step(rt_clock *clk, double secs)
+{
+    assert_true(rt_clock_test_idle(clk, 1, SETTLE_SECS));
+    rt_clock_test_step(clk, secs);
 }
 
 /* Sends req on fd and reads the reply (its body dropped); returns its status (-1: none). */
@@ -437,8 +475,9 @@ static void publish_sample(void **state)
     rt_sampler *s = NULL;
     assert_int_equal(rt_sampler_new(&so, &s), RT_OK);
     const rt_sample *sample = NULL;
-    usleep(20000);
-    assert_int_equal(rt_sampler_sample(s, &sample), RT_OK);
+    /* each sample a second after the last on the clock the sampler is given: no waiting */
+    double mono = rt_mono_secs(), real = rt_real_secs();
+    assert_int_equal(rt_sampler_sample_at(s, mono + 1, real + 1, &sample), RT_OK);
     assert_int_equal(rt_prom_publish(srv, sample), RT_OK);
     assert_int_equal(rt_prom_publish(NULL, sample), RT_ERR_INVALID);
     assert_int_equal(rt_prom_set_host(srv, host), RT_OK); /* replaces the copy */
@@ -460,8 +499,7 @@ static void publish_sample(void **state)
     /* OpenMetrics: made from the text body on the server's thread, byte for byte the formatter's
      * own, kept for the next request, and made anew after the next publish (never a stale one) */
     for (int k = 0; k < 2; k++) {
-        usleep(20000);
-        assert_int_equal(rt_sampler_sample(s, &sample), RT_OK);
+        assert_int_equal(rt_sampler_sample_at(s, mono + 2 + k, real + 2 + k, &sample), RT_OK);
         assert_int_equal(rt_prom_publish(srv, sample), RT_OK);
         size_t n = rt_format_prometheus(sample, &job, host, NULL, 1, NULL, 0);
         char *want = malloc(n + 1);
@@ -487,18 +525,27 @@ static void publish_sample(void **state)
 static void silent_clients(void **state)
 {
     (void)state;
-    rt_prom_server *srv = start(0, 0.3);
+    rt_clock *clk = rt_clock_test_new(T0);
+    rt_prom_server *srv = start_clock(0, 0.3, clk);
     int quiet = dial(srv, 0), half = dial(srv, 0);
     send_str(half, "GET /metrics HTTP/1.1\r\nHo");
     int fd = dial(srv, 0);
     assert_int_equal(status_of(fd, "GET /metrics HTTP/1.1\r\n\r\n"), 200);
+    settle_step(clk, 0.29); /* not yet */
+    int other = dial(srv, 0); /* served meanwhile, and its request seen before the next step */
+    assert_int_equal(status_of(other, "GET /metrics HTTP/1.1\r\n\r\n"), 200);
+    struct pollfd p[3] = {{.fd = quiet, .events = POLLIN}, {.fd = half, .events = POLLIN}, {.fd = fd, .events = POLLIN}};
+    assert_int_equal(poll(p, 3, 0), 0); /* none closed */
+    settle_step(clk, 0.02); /* past the timeout */
     assert_true(closed_by_server(quiet));
     assert_true(closed_by_server(half));
     assert_true(closed_by_server(fd)); /* an idle keep-alive connection too */
     close(quiet);
     close(half);
     close(fd);
+    close(other);
     rt_prom_free(srv);
+    rt_clock_test_free(clk);
 }
 
 /* A client that asks for a big body and never reads does not stop others being served; it is
@@ -506,7 +553,8 @@ static void silent_clients(void **state)
 static void never_reading_client(void **state)
 {
     (void)state;
-    rt_prom_server *srv = start(0, 2);
+    rt_clock *clk = rt_clock_test_new(T0);
+    rt_prom_server *srv = start_clock(0, 2, clk);
     size_t n = 32u << 20;
     char *big = malloc(n);
     assert_non_null(big);
@@ -523,7 +571,8 @@ static void never_reading_client(void **state)
     setsockopt(pipe_fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
     for (int i = 0; i < 200; i++)
         send_str(pipe_fd, "GET /metrics HTTP/1.1\r\nAccept: application/openmetrics-text\r\n\r\n");
-    usleep(100000);
+    /* the server has done what it can with both (their socket buffers full) */
+    assert_true(rt_clock_test_idle(clk, 1, SETTLE_SECS));
     for (int i = 0; i < 3; i++) { /* others: the big body, whole, and the small one */
         int fd = dial(srv, 0);
         reply r;
@@ -541,7 +590,7 @@ static void never_reading_client(void **state)
     /* the lazy client gets less than the whole reply, then the close */
     size_t got = 0;
     char b[65536];
-    usleep(2500000); /* past the timeout */
+    settle_step(clk, 2.5); /* past the timeout */
     for (;;) {
         assert_true(wait_readable(lazy));
         ssize_t k = recv(lazy, b, sizeof b, 0);
@@ -554,21 +603,23 @@ static void never_reading_client(void **state)
     close(pipe_fd);
     free(big);
     rt_prom_free(srv);
+    rt_clock_test_free(clk);
 }
 
 /* With every slot taken, a new connection replaces the client idle the longest. */
 static void full_replaces_oldest(void **state)
 {
     (void)state;
-    rt_prom_server *srv = start(2, 0);
+    rt_clock *clk = rt_clock_test_new(T0);
+    rt_prom_server *srv = start_clock(2, 0, clk);
     int a = dial(srv, 0), b = dial(srv, 0);
     reply r;
     assert_int_equal(status_of(a, "GET /metrics HTTP/1.1\r\n\r\n"), 200);
-    usleep(20000);
+    settle_step(clk, 0.02);
     send_str(b, "GET /metrics HTTP/1.1\r\n\r\n"); /* b moved bytes last: a is the idlest */
     assert_int_equal(read_reply(b, 0, &r), 200);
     free(r.body);
-    usleep(20000);
+    settle_step(clk, 0.02);
     int c = dial(srv, 0);
     assert_int_equal(status_of(c, "GET /metrics HTTP/1.1\r\n\r\n"), 200);
     assert_true(closed_by_server(a));
@@ -577,6 +628,7 @@ static void full_replaces_oldest(void **state)
     close(b);
     close(c);
     rt_prom_free(srv);
+    rt_clock_test_free(clk);
 }
 
 /* Raises the soft limit of open files to at least want (up to the hard limit). */
@@ -637,10 +689,9 @@ static void out_of_descriptors(void **state)
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0); /* in the backlog */
     send_str(fd, "GET /metrics HTTP/1.1\r\n\r\n");
-    for (int i = 0; i < 3000 && !logged("cannot accept connections"); i++)
-        usleep(10000);
+    int said = wait_logged("cannot accept connections");
     assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
-    assert_true(logged("cannot accept connections"));
+    assert_true(said);
     reply r;
     assert_int_equal(read_reply(fd, 0, &r), 200);
     free(r.body);
@@ -669,7 +720,7 @@ static void *publisher(void *arg)
         if (e != RT_OK)
             return (void *)1;
         if (i % 16 == 0)
-            usleep(100);
+            sched_yield(); /* the scrapers' turn */
     }
     return NULL;
 }

@@ -296,7 +296,7 @@ static void fork_while_running(void **state)
             if (rt_tracker_running(t) != 0)
                 bad |= 1;
             uint64_t n = rt_tracker_count(t);
-            usleep(30000);
+            /* no sampling thread here: a wait for 5 more samples (0.05 s of them) returns at once */
             if (rt_tracker_count(t) != n || rt_tracker_wait(t, n + 5, 1.0) != n)
                 bad |= 2;
             if (rt_tracker_summary(t)->samples != n)
@@ -667,7 +667,8 @@ static void root_only_against_kernel(void **state)
     double after_start = stat_cpu(root);
     assert_int_equal(write(go[1], "g", 1), 1);
     assert_int_equal(read(ready[0], &c, 1), 1); /* the root burnt its 0.2 s; the child burns on */
-    usleep(300000);
+    uint64_t n = rt_tracker_count(t); /* while 6 samples are taken (0.3 s of them) */
+    assert_true(rt_tracker_wait(t, n + 6, 10.0) >= n + 6);
     double end_lo = stat_cpu(root);
     rt_tracker_stop(t);
     double end_hi = stat_cpu(root);

@@ -77,6 +77,7 @@ struct rt_otlp {
     char **command;
     char *hostname, *host_id;
     rt_cloud_discovery *cloud;
+    rt_clock *clock; /* NULL: the real one */
     double interval, timeout, finish_timeout, t0;
     bool gzip;
     size_t max_queue;
@@ -113,24 +114,12 @@ struct rt_otlp {
 
 /* ---- small helpers -------------------------------------------------------------------------------- */
 
-/* The absolute CLOCK_MONOTONIC time mono as a timespec (for pthread_cond_timedwait). */
-static struct timespec mono_ts(double mono)
-{
-    double whole;
-    double frac = modf(mono > 0 ? mono : 0, &whole);
-    struct timespec ts = {.tv_sec = (time_t)whole, .tv_nsec = (long)(frac * 1e9)};
-    if (ts.tv_nsec > 999999999L)
-        ts.tv_nsec = 999999999L;
-    return ts;
-}
-
-/* Waits on ex->cv (mu held) until the monotonic time until, or until stop becomes true. */
+/* Waits on ex->cv (mu held) until the time until of the exporter's clock, or until stop becomes
+ * true. */
 static void wait_until(rt_otlp *ex, double until, const bool *stop)
 {
-    struct timespec ts = mono_ts(until);
-    while (!*stop && rt_mono_secs() < until)
-        if (pthread_cond_timedwait(&ex->cv, &ex->mu, &ts) == ETIMEDOUT)
-            break;
+    while (!*stop && !rt_clock_wait(ex->clock, &ex->cv, &ex->mu, until))
+        ;
 }
 
 static void strv_free(char **v)
@@ -307,10 +296,10 @@ static bool cloud_look(rt_otlp *ex)
  * began (the end's deadline read at every step: rt_otlp_finish may come meanwhile). */
 static void await_cloud(rt_otlp *ex)
 {
-    double began = rt_mono_secs();
+    double began = rt_clock_now(ex->clock);
     while (!cloud_look(ex)) {
         pthread_mutex_lock(&ex->mu);
-        double now = rt_mono_secs();
+        double now = rt_clock_now(ex->clock);
         double lim = fmin(ex->t0 + CLOUD_WAIT, began + (end_of(ex) - began) / 4);
         bool stop = false;
         if (now < lim)
@@ -620,7 +609,7 @@ static void drain(rt_otlp *ex, double until, bool finishing)
                 continue; /* a batch that could not be built: the next one */
             return;
         }
-        double now = rt_mono_secs();
+        double now = rt_clock_now(ex->clock);
         if (now < ex->p.retry_at)
             return;
         double timeout = fmin(ex->timeout, until - now);
@@ -637,10 +626,10 @@ static void drain(rt_otlp *ex, double until, bool finishing)
             double wait =
                 finishing ? backoff(ex, ex->p.tries, 0.25, 1.0) : backoff(ex, ex->p.tries, BACKOFF_MIN, BACKOFF_MAX);
             wait = fmax(wait, ra);
-            ex->p.retry_at = rt_mono_secs() + wait;
+            ex->p.retry_at = rt_clock_now(ex->clock) + wait;
             ex->p.asked = ra >= 0;
             if (!ex->failing)
-                ex->fail_since = rt_mono_secs();
+                ex->fail_since = rt_clock_now(ex->clock);
             rt_copy_str(ex->last_why, sizeof ex->last_why, why);
             rt_log(&ex->lg, RT_LOG_DEBUG, "otlp: push try %u failed (%s); next in %.1f s", ex->p.tries, why, wait);
             ex->failing = true;
@@ -669,7 +658,7 @@ static void drain(rt_otlp *ex, double until, bool finishing)
 /* Warns once an outage has lasted OUTAGE_WARN_SECS (checked every interval, whatever the backoff). */
 static void note_outage(rt_otlp *ex)
 {
-    double lasted = rt_mono_secs() - ex->fail_since;
+    double lasted = rt_clock_now(ex->clock) - ex->fail_since;
     if (!ex->failing || ex->outage_warned || lasted < OUTAGE_WARN_SECS)
         return;
     ex->outage_warned = true;
@@ -706,14 +695,10 @@ static void finish_phase(rt_otlp *ex)
         ex->p.retry_at = 0;
     for (;;) {
         drain(ex, until, true);
-        double now = rt_mono_secs();
+        double now = rt_clock_now(ex->clock);
         if (!ex->have_p || now + MIN_REQUEST >= until || ex->p.retry_at >= until)
             break;
-        double pause = ex->p.retry_at - now;
-        if (pause > 0) {
-            struct timespec ts = {.tv_sec = (time_t)pause, .tv_nsec = (long)((pause - floor(pause)) * 1e9)};
-            nanosleep(&ts, NULL);
-        }
+        rt_clock_sleep_until(ex->clock, ex->p.retry_at);
     }
     note_drops(ex);
     pthread_mutex_lock(&ex->mu);
@@ -745,7 +730,7 @@ static void *otlp_main(void *arg)
         if (ex->finishing)
             break;
         pthread_mutex_unlock(&ex->mu);
-        double now = rt_mono_secs();
+        double now = rt_clock_now(ex->clock);
         bool tick = now >= next;
         if (tick)
             next += ex->interval * floor((now - next) / ex->interval + 1.0);
@@ -760,7 +745,7 @@ static void *otlp_main(void *arg)
     pthread_mutex_lock(&ex->mu);
     ex->done = true;
     bool orphaned = ex->orphaned;
-    pthread_cond_broadcast(&ex->cv);
+    rt_clock_broadcast(ex->clock, &ex->cv);
     pthread_mutex_unlock(&ex->mu);
     if (orphaned)
         otlp_destroy(ex);
@@ -858,7 +843,8 @@ static bool copy_options(rt_otlp *ex, const rt_otlp_options *o)
     return ex->q && ex->json;
 }
 
-rt_error rt_otlp_start_net(const rt_otlp_options *opts, rt_otlp_fetch_fn fetch, void *user, rt_otlp **out)
+rt_error rt_otlp_start_net(const rt_otlp_options *opts, rt_otlp_fetch_fn fetch, void *user, rt_clock *clock,
+                           rt_otlp **out)
 {
     if (!out)
         return RT_ERR_INVALID;
@@ -878,13 +864,10 @@ rt_error rt_otlp_start_net(const rt_otlp_options *opts, rt_otlp_fetch_fn fetch, 
     rt_otlp *ex = calloc(1, sizeof *ex);
     if (!ex)
         return RT_ERR_NOMEM;
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_mutex_init(&ex->mu, NULL);
     pthread_mutex_init(&ex->caller_mu, NULL);
-    pthread_cond_init(&ex->cv, &ca);
-    pthread_condattr_destroy(&ca);
+    rt_clock_cond_init(&ex->cv);
+    ex->clock = clock;
     ex->user_lg = (rt_logger){.fn = o.log, .user = o.log_user};
     ex->lg = (rt_logger){.fn = otlp_log, .user = ex};
     ex->fetch = fetch;
@@ -901,7 +884,7 @@ rt_error rt_otlp_start_net(const rt_otlp_options *opts, rt_otlp_fetch_fn fetch, 
         otlp_destroy(ex);
         return RT_ERR_NOMEM;
     }
-    ex->t0 = rt_mono_secs();
+    ex->t0 = rt_clock_now(ex->clock);
     int e = pthread_create(&ex->th, NULL, otlp_main, ex);
     if (e != 0) {
         otlp_destroy(ex);
@@ -928,7 +911,7 @@ rt_error rt_otlp_start(const rt_otlp_options *opts, rt_otlp **out)
     char err[256];
     if (rt_fetch_available(err, sizeof err) != RT_OK)
         return RT_ERR_UNSUPPORTED;
-    return rt_otlp_start_net(opts, curl_fetch, NULL, out);
+    return rt_otlp_start_net(opts, curl_fetch, NULL, NULL, out);
 }
 
 rt_error rt_otlp_finish(rt_otlp *ex)
@@ -941,8 +924,8 @@ rt_error rt_otlp_finish(rt_otlp *ex)
         return RT_ERR_INVALID;
     }
     ex->finishing = true;
-    ex->deadline = rt_mono_secs() + ex->finish_timeout;
-    pthread_cond_broadcast(&ex->cv);
+    ex->deadline = rt_clock_now(ex->clock) + ex->finish_timeout;
+    rt_clock_broadcast(ex->clock, &ex->cv);
     wait_until(ex, ex->deadline, &ex->done);
     rt_error r = ex->done ? ex->result : RT_ERR_IO;
     uint64_t undelivered = ex->added - ex->delivered;

@@ -4,6 +4,7 @@
 #ifndef RT_OTLP_INT_H
 #define RT_OTLP_INT_H
 
+#include "../core/clock.h"
 #include "../core/core.h"
 #include "../net/curl.h"
 
@@ -124,9 +125,11 @@ const char *rt_otlp_metric_name(size_t i);
 typedef rt_error (*rt_otlp_fetch_fn)(void *user, const rt_fetch_request *req, rt_fetch_reply *out, char *err,
                                      size_t errlen);
 
-/* rt_otlp_start with fetch (user its first argument) instead of libcurl; libcurl is then not
- * loaded. Same results as rt_otlp_start. */
-rt_error rt_otlp_start_net(const rt_otlp_options *opts, rt_otlp_fetch_fn fetch, void *user, rt_otlp **out);
+/* rt_otlp_start with fetch (user its first argument) instead of libcurl, and clock (NULL: the real
+ * one) for every wait, backoff and deadline; libcurl is then not loaded. Same results as
+ * rt_otlp_start. */
+rt_error rt_otlp_start_net(const rt_otlp_options *opts, rt_otlp_fetch_fn fetch, void *user, rt_clock *clock,
+                           rt_otlp **out);
 
 /* Counters for tests: samples added, delivered, dropped (the queue was full), rejected (a
  * push that was refused or given up), requests made. Any pointer may be NULL. Thread-safe. */

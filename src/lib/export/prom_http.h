@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "../core/clock.h"
 #include "../core/core.h"
 
 /* The most bytes a request head (request line, headers, the blank line) may take. */
@@ -55,5 +56,9 @@ rt_prom_parse rt_prom_parse_request(const char *buf, size_t len, rt_prom_request
  * RT_ERR_INVALID (NULL srv). */
 rt_error rt_prom_set_bodies(rt_prom_server *srv, const char *text, size_t text_len, const char *om,
                             size_t om_len);
+
+/* rt_prom_start with clock (NULL: the real one) for the clients' deadlines and the pauses after
+ * a failed accept. For tests, with a test clock. */
+rt_error rt_prom_start_clock(const rt_prom_options *opts, rt_clock *clock, rt_prom_server **out);
 
 #endif

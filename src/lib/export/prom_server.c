@@ -17,6 +17,7 @@
 
 #include "prom_http.h"
 #include "prom_text.h"
+#include "../core/clock.h"
 #include "../core/job.h"
 #include "../source/cloud.h"
 
@@ -62,6 +63,7 @@ struct rt_prom_server {
     rt_logger log;
     size_t max_clients;
     double timeout;
+    rt_clock *clock; /* the deadlines' and pauses' clock (NULL: the real one) */
     /* the server thread's own */
     client **clients;     /* max_clients slots, each allocated at its first connection */
     struct pollfd *pfds;  /* 2 + max_clients */
@@ -466,7 +468,7 @@ static void *server_main(void *arg)
 {
     rt_prom_server *srv = arg;
     while (!atomic_load(&srv->stop)) {
-        double now = rt_mono_secs();
+        double now = rt_clock_now(srv->clock);
         double until = expire_clients(srv, now, now + 3600);
         nfds_t n = 0;
         srv->pfds[n++] = (struct pollfd){.fd = srv->wake_fd, .events = POLLIN};
@@ -481,8 +483,7 @@ static void *server_main(void *arg)
             srv->pfd_slot[n] = i;
             srv->pfds[n++] = (struct pollfd){.fd = c->fd, .events = c->state == C_WRITE ? POLLOUT : POLLIN};
         }
-        double wait_ms = (until - now) * 1000.0 + 1.0;
-        int r = poll(srv->pfds, n, wait_ms < 0 ? 0 : wait_ms > 3600e3 ? 3600000 : (int)wait_ms);
+        int r = rt_clock_poll(srv->clock, srv->pfds, n, until, srv->wake_fd);
         if (r < 0) {
             if (errno != EINTR) {
                 if (first_time(srv, LOG_POLL))
@@ -491,7 +492,7 @@ static void *server_main(void *arg)
             }
             continue;
         }
-        now = rt_mono_secs();
+        now = rt_clock_now(srv->clock);
         if (srv->pfds[0].revents) {
             uint64_t v;
             ssize_t got = read(srv->wake_fd, &v, sizeof v); /* only resets it: stop is the flag */
@@ -650,6 +651,11 @@ static void release(rt_prom_server *srv)
 
 rt_error rt_prom_start(const rt_prom_options *opts, rt_prom_server **out)
 {
+    return rt_prom_start_clock(opts, NULL, out);
+}
+
+rt_error rt_prom_start_clock(const rt_prom_options *opts, rt_clock *clock, rt_prom_server **out)
+{
     if (!out)
         return RT_ERR_INVALID;
     *out = NULL;
@@ -669,6 +675,7 @@ rt_error rt_prom_start(const rt_prom_options *opts, rt_prom_server **out)
     srv->max_clients = o.max_clients ? o.max_clients : DEFAULT_MAX_CLIENTS;
     srv->timeout = o.client_timeout_secs > 0 ? o.client_timeout_secs : DEFAULT_TIMEOUT_SECS;
     srv->cloud = rt_cloud_ref(o.cloud); /* ours: the caller may free its handle */
+    srv->clock = clock;
     atomic_init(&srv->stop, 0);
     atomic_init(&srv->logged, 0u);
     atomic_init(&srv->hint[0], INITIAL_BODY_HINT);

@@ -43,27 +43,6 @@
 
 /* ---- time and the options copied in ------------------------------------------------------------ */
 
-/* secs (monotonic, or a duration) as a timespec. */
-static struct timespec to_timespec(double secs)
-{
-    struct timespec t;
-    t.tv_sec = (time_t)floor(secs);
-    t.tv_nsec = (long)((secs - floor(secs)) * 1e9);
-    if (t.tv_nsec >= 1000000000L) {
-        t.tv_sec++;
-        t.tv_nsec -= 1000000000L;
-    }
-    return t;
-}
-
-static void sleep_secs(double s)
-{
-    if (s > 0) {
-        struct timespec t = to_timespec(s);
-        nanosleep(&t, NULL);
-    }
-}
-
 static void free_strv(char **v)
 {
     if (!v)
@@ -169,20 +148,18 @@ static void finish_phase(rt_stream *st)
     /* the thread's own end, a little before rt_stream_finish stops waiting for it */
     deadline -= fmin(st->finish_timeout * 0.05, 0.25);
     double reserve = fmin(st->finish_timeout * 0.3, 2.0);
-    if (!st->registered && deadline - reserve - rt_mono_secs() > 0.05)
-        rt_upload_register(st, deadline - reserve - rt_mono_secs());
+    if (!st->registered && deadline - reserve - rt_clock_now(st->clock) > 0.05)
+        rt_upload_register(st, deadline - reserve - rt_clock_now(st->clock));
     bool finished = false;
     if (st->registered) {
         st->s3_next = 0;
         st->s3_backoff = 0;
-        while (st->pending && rt_mono_secs() < deadline - reserve) {
+        while (st->pending && rt_clock_now(st->clock) < deadline - reserve) {
             rt_upload_pending(st, deadline - reserve, 0.2, 1.0);
-            double wait = st->s3_next - rt_mono_secs();
-            double left = deadline - reserve - rt_mono_secs();
             if (st->pending)
-                sleep_secs(fmin(wait, left));
+                rt_clock_sleep_until(st->clock, fmin(st->s3_next, deadline - reserve));
         }
-        finished = rt_upload_finish(st, exit_code, failed, finished_unix, fmax(deadline - rt_mono_secs(), 0.05));
+        finished = rt_upload_finish(st, exit_code, failed, finished_unix, fmax(deadline - rt_clock_now(st->clock), 0.05));
     }
     uint64_t unsent = rt_batch_pending_rows(st);
     if (unsent) {
@@ -236,14 +213,12 @@ static void *stream_main(void *arg)
             wake = st->reg_next;
         if (st->registered && st->pending && st->s3_next < wake)
             wake = st->s3_next;
-        struct timespec ts = to_timespec(wake);
-        while (!st->finishing && rt_mono_secs() < wake)
-            if (pthread_cond_timedwait(&st->cv, &st->mu, &ts) == ETIMEDOUT)
-                break;
+        while (!st->finishing && !rt_clock_wait(st->clock, &st->cv, &st->mu, wake))
+            ;
         if (st->finishing)
             break;
         pthread_mutex_unlock(&st->mu);
-        double now = rt_mono_secs();
+        double now = rt_clock_now(st->clock);
         if (now >= next_close) {
             rt_batch_close_all(st);
             next_close += st->interval * floor((now - next_close) / st->interval + 1.0);
@@ -260,7 +235,7 @@ static void *stream_main(void *arg)
     pthread_mutex_lock(&st->mu);
     st->done = true;
     bool orphaned = st->orphaned;
-    pthread_cond_broadcast(&st->cv);
+    rt_clock_broadcast(st->clock, &st->cv);
     pthread_mutex_unlock(&st->mu);
     if (orphaned)
         stream_destroy(st);
@@ -313,7 +288,8 @@ static bool http_url(const char *u)
     return strncmp(u, "http://", 7) == 0 || strncmp(u, "https://", 8) == 0;
 }
 
-rt_error rt_stream_start_net(const rt_stream_options *opts, const rt_stream_net *net, rt_stream **out)
+rt_error rt_stream_start_net(const rt_stream_options *opts, const rt_stream_net *net, rt_clock *clock,
+                             rt_stream **out)
 {
     if (!out)
         return RT_ERR_INVALID;
@@ -329,13 +305,10 @@ rt_error rt_stream_start_net(const rt_stream_options *opts, const rt_stream_net 
     rt_stream *st = calloc(1, sizeof *st);
     if (!st)
         return RT_ERR_NOMEM;
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_mutex_init(&st->mu, NULL);
     pthread_mutex_init(&st->logmu, NULL);
-    pthread_cond_init(&st->cv, &ca);
-    pthread_condattr_destroy(&ca);
+    rt_clock_cond_init(&st->cv);
+    st->clock = clock;
     st->user_lg.fn = o.log;
     st->user_lg.user = o.log_user;
     st->lg.fn = stream_log;
@@ -363,7 +336,7 @@ rt_error rt_stream_start_net(const rt_stream_options *opts, const rt_stream_net 
         char stamp[32];
         strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
         snprintf(st->local_key, sizeof st->local_key, "local-%s-%ld", stamp, (long)getpid());
-        st->t0 = rt_mono_secs();
+        st->t0 = rt_clock_now(st->clock);
         st->cur = rt_batch_new(st);
     }
     if (!ok || !st->cur) {
@@ -389,7 +362,7 @@ rt_error rt_stream_start(const rt_stream_options *opts, rt_stream **out)
     char err[256];
     if (rt_fetch_available(err, sizeof err) != RT_OK)
         return RT_ERR_UNSUPPORTED;
-    return rt_stream_start_net(opts, &rt_stream_real_net, out);
+    return rt_stream_start_net(opts, &rt_stream_real_net, NULL, out);
 }
 
 rt_error rt_stream_finish(rt_stream *st, int exit_code, int failed)
@@ -405,13 +378,11 @@ rt_error rt_stream_finish(rt_stream *st, int exit_code, int failed)
     st->exit_code = exit_code;
     st->failed = failed != 0;
     st->finished_unix = rt_real_secs();
-    st->deadline = rt_mono_secs() + st->finish_timeout;
-    pthread_cond_broadcast(&st->cv);
+    st->deadline = rt_clock_now(st->clock) + st->finish_timeout;
+    rt_clock_broadcast(st->clock, &st->cv);
     /* the thread keeps to a time a little before the deadline; not a moment longer here */
-    struct timespec ts = to_timespec(st->deadline);
-    while (!st->done)
-        if (pthread_cond_timedwait(&st->cv, &st->mu, &ts) == ETIMEDOUT)
-            break;
+    while (!st->done && !rt_clock_wait(st->clock, &st->cv, &st->mu, st->deadline))
+        ;
     rt_error r = st->done ? st->result : RT_ERR_IO;
     pthread_mutex_unlock(&st->mu);
     return r;

@@ -7,6 +7,7 @@
 #include <pthread.h>
 
 #include "../analysis/allocation.h"
+#include "../core/clock.h"
 #include "../core/core.h"
 #include "../core/gzip.h"
 #include "../net/s3.h"
@@ -28,9 +29,11 @@ typedef struct rt_stream_net {
     void *user;
 } rt_stream_net;
 
-/* rt_stream_start with the network calls of net (copied) instead of libcurl's; libcurl is then
- * not loaded (zlib still is). Same results as rt_stream_start. */
-rt_error rt_stream_start_net(const rt_stream_options *opts, const rt_stream_net *net, rt_stream **out);
+/* rt_stream_start with the network calls of net (copied) instead of libcurl's, and clock (NULL:
+ * the real one) for every wait, backoff and deadline; libcurl is then not loaded (zlib still is).
+ * Same results as rt_stream_start. */
+rt_error rt_stream_start_net(const rt_stream_options *opts, const rt_stream_net *net, rt_clock *clock,
+                             rt_stream **out);
 
 /* Counters for tests: rows added, rows lost (not even spillable), batches closed, batches
  * uploaded, spill files written. Any pointer may be NULL. Thread-safe. */
@@ -66,6 +69,7 @@ struct rt_stream {
     rt_host host;
     bool have_host;
     rt_cloud_discovery *cloud;
+    rt_clock *clock; /* NULL: the real one */
     double interval, finish_timeout, net_timeout, t0;
     size_t mem_limit;
     char local_key[64]; /* names spill files before the run has an id */

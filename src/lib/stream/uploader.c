@@ -64,8 +64,8 @@ static bool api_post(rt_stream *st, const char *path, const char *body, size_t l
  * region when none was given. Failures are warned about once and retried with backoff. */
 void rt_upload_register(rt_stream *st, double timeout)
 {
-    double until = rt_mono_secs() + timeout; /* the cloud wait, POST and region ask all within it */
-    double waited = rt_mono_secs() - st->t0;
+    double until = rt_clock_now(st->clock) + timeout; /* the cloud wait, POST and region ask all within it */
+    double waited = rt_clock_now(st->clock) - st->t0;
     const rt_cloud *cloud = rt_cloud_result(st->cloud, waited < 2.0 ? fmin(2.0 - waited, timeout / 2) : 0.0);
     pthread_mutex_lock(&st->mu);
     const char *guess = rt_allocation_guess(&st->alloc);
@@ -80,7 +80,7 @@ void rt_upload_register(rt_stream *st, double timeout)
     bool ok = false;
     if (rt_sentinel_register_body(&run, &body) != RT_OK) {
         snprintf(why, sizeof why, "out of memory");
-    } else if (api_post(st, "/runs", body.data, body.len, until - rt_mono_secs(), &reply, why, sizeof why)) {
+    } else if (api_post(st, "/runs", body.data, body.len, until - rt_clock_now(st->clock), &reply, why, sizeof why)) {
         char perr[256] = "";
         rt_s3_target t;
         memset(&t, 0, sizeof t);
@@ -101,7 +101,7 @@ void rt_upload_register(rt_stream *st, double timeout)
         st->registered = true; /* rt_stream_add stops feeding the allocation guess */
         pthread_mutex_unlock(&st->mu);
         rt_log(&st->lg, RT_LOG_INFO, "stream: registered run %s", st->run_id);
-        double left = fmin(until - rt_mono_secs(), st->net_timeout);
+        double left = fmin(until - rt_clock_now(st->clock), st->net_timeout);
         if (!st->target.region[0] && left >= MIN_TIMEOUT) {
             st->net.find_region(st->net.user, &st->target, &st->creds, left);
         }
@@ -112,7 +112,7 @@ void rt_upload_register(rt_stream *st, double timeout)
         return;
     }
     st->reg_tries++;
-    st->reg_next = rt_mono_secs() + ldexp(1.0, (int)st->reg_tries);
+    st->reg_next = rt_clock_now(st->clock) + ldexp(1.0, (int)st->reg_tries);
     if (st->reg_tries == 1)
         rt_log(&st->lg, RT_LOG_WARN,
                "stream: cannot register the run at the Sentinel API (%s); tracking goes on, batches are kept in %s "
@@ -127,7 +127,7 @@ void rt_upload_register(rt_stream *st, double timeout)
 static void refresh_if_needed(rt_stream *st, double timeout)
 {
     double left = st->creds.expires_unix - rt_real_secs();
-    if (!(left < REFRESH_AHEAD_SECS) || rt_mono_secs() < st->refresh_next)
+    if (!(left < REFRESH_AHEAD_SECS) || rt_clock_now(st->clock) < st->refresh_next)
         return;
     char path[512], why[600] = "";
     rt_buf reply = {0};
@@ -145,7 +145,7 @@ static void refresh_if_needed(rt_stream *st, double timeout)
         explicit_bzero(&c, sizeof c);
     }
     free_secret_reply(&reply);
-    st->refresh_next = rt_mono_secs() + fmax(fmin(st->interval, 30), 1);
+    st->refresh_next = rt_clock_now(st->clock) + fmax(fmin(st->interval, 30), 1);
     if (ok) {
         rt_log(&st->lg, RT_LOG_INFO, "stream: upload credentials refreshed");
         st->refresh_warned = false;
@@ -176,7 +176,7 @@ static bool add_uri(rt_stream *st, const char *key)
 static bool upload_oldest(rt_stream *st, double timeout)
 {
     rt_batch *b = st->pending;
-    double until = rt_mono_secs() + timeout; /* the refresh and the PUT both within it */
+    double until = rt_clock_now(st->clock) + timeout; /* the refresh and the PUT both within it */
     refresh_if_needed(st, timeout);
     char key[1400], err[512] = "";
     rt_buf tmp;
@@ -190,7 +190,7 @@ static bool upload_oldest(rt_stream *st, double timeout)
         snprintf(err, sizeof err, "cannot read back %s", b->spill ? b->spill : "the batch");
         rt_buf_free(&tmp);
     } else {
-        e = st->net.put(st->net.user, &st->target, &st->creds, key, data, len, fmax(until - rt_mono_secs(), MIN_TIMEOUT), &status,
+        e = st->net.put(st->net.user, &st->target, &st->creds, key, data, len, fmax(until - rt_clock_now(st->clock), MIN_TIMEOUT), &status,
                         err, sizeof err);
         rt_buf_free(&tmp);
     }
@@ -224,7 +224,7 @@ static bool upload_oldest(rt_stream *st, double timeout)
 void rt_upload_pending(rt_stream *st, double until, double backoff_min, double backoff_max)
 {
     while (st->pending) {
-        double now = rt_mono_secs();
+        double now = rt_clock_now(st->clock);
         if (now >= until || now < st->s3_next)
             return;
         if (upload_oldest(st, fmin(until - now, st->net_timeout))) {
@@ -232,7 +232,7 @@ void rt_upload_pending(rt_stream *st, double until, double backoff_min, double b
             continue;
         }
         st->s3_backoff = st->s3_backoff > 0 ? fmin(st->s3_backoff * 2, backoff_max) : fmin(backoff_min, backoff_max);
-        st->s3_next = rt_mono_secs() + st->s3_backoff;
+        st->s3_next = rt_clock_now(st->clock) + st->s3_backoff;
         return;
     }
 }
