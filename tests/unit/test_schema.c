@@ -2,7 +2,8 @@
  * public sample struct is in its table or named here as not a figure (pointers, arrays, their
  * counts), with the size its type says; the Prometheus places run 0..k-1 and families are
  * unique; units come from the documented list; and the public listing (rt_schema_field_*)
- * gives every field with its struct, type, unit, version and help, and nothing past the end. */
+ * gives every field with its struct, type, unit, version and help, and nothing past the end;
+ * each field's name length and its place fit the reader's slots (analysis/jsonline.h). */
 #include "unit.h"
 
 #include <string.h>
@@ -140,6 +141,11 @@ static void fields_well_formed(void **state)
             for (size_t j = 0; j < i; j++)
                 if (strcmp(st->f[j].name, f->name) == 0)
                     fail_msg("%s.%s listed twice", st->name, f->name);
+            assert_int_equal(f->nlen, strlen(f->name));
+            /* the reader keeps a figure in the slot off / 4 of its struct (analysis/jsonline.h):
+             * every member 4-byte aligned and at least 4 bytes, so no two share a slot */
+            if (f->off % 4 != 0 || f->size < 4 || (f->off + f->size) > structs[s].size)
+                fail_msg("%s.%s: off %zu size %zu, no slot of its own", st->name, f->name, f->off, f->size);
         }
     }
 }
