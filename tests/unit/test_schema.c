@@ -3,7 +3,9 @@
  * counts), with the size its type says; the Prometheus places run 0..k-1 and families are
  * unique; units come from the documented list; and the public listing (rt_schema_field_*)
  * gives every field with its struct, type, unit, version and help, and nothing past the end;
- * each field's name length and its place fit the reader's slots (analysis/jsonline.h). */
+ * each field's name length and its place fit the reader's slots (analysis/jsonline.h); and the
+ * CSV's 32 columns (docs/contracts.md §3): each that shows one figure is held to its field,
+ * unit and decimals. */
 #include "unit.h"
 
 #include <string.h>
@@ -272,6 +274,154 @@ static void public_listing(void **state)
     assert_null(rt_schema_field_name((size_t)-1));
 }
 
+/* ---- the CSV's 32 columns (docs/contracts.md §3) held to the schema ------------------------- */
+
+/* A CSV column: its name and, for a column that shows one figure, the field (struct st, name)
+ * with its unit, the factor from that unit to the column's and the column's decimals (-1: an
+ * integer as it is). The other columns are sums over disks, interfaces or GPUs (csv.c). */
+typedef struct csv_col {
+    const char *name;
+    const rt_fstruct *st;
+    const char *field;
+    rt_unit unit;
+    double scale;
+    int dec;
+} csv_col;
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+static const csv_col csv_cols[] = {
+    {"timestamp", &rt_schema_sample, "timestamp_secs", U_S, 1, 3},
+    {"system_processes", &rt_schema_cpu, "process_count", U_COUNT, 1, -1},
+    {"system_utime", &rt_schema_cpu, "utime_secs", U_S, 1, 6},
+    {"system_stime", &rt_schema_cpu, "stime_secs", U_S, 1, 6},
+    {"system_cpu_usage", &rt_schema_cpu, "utilization_pct", U_CORES, 1, 4},
+    {"system_memory_free_mib", &rt_schema_memory, "free_mib", U_MIB, 1, 3},
+    {"system_memory_used_mib", &rt_schema_memory, "used_mib", U_MIB, 1, 3},
+    {"system_memory_buffers_mib", &rt_schema_memory, "buffers_mib", U_MIB, 1, 3},
+    {"system_memory_cached_mib", &rt_schema_memory, "cached_mib", U_MIB, 1, 3},
+    {"system_memory_active_mib", &rt_schema_memory, "active_mib", U_MIB, 1, 3},
+    {"system_memory_inactive_mib", &rt_schema_memory, "inactive_mib", U_MIB, 1, 3},
+    {.name = "system_disk_read_bytes"},
+    {.name = "system_disk_write_bytes"},
+    {"system_disk_space_total_gb", &rt_schema_sample, "disk_space_total_bytes", U_BYTES, 1 / GIB, 3},
+    {"system_disk_space_used_gb", &rt_schema_sample, "disk_space_used_bytes", U_BYTES, 1 / GIB, 3},
+    {"system_disk_space_free_gb", &rt_schema_sample, "disk_space_free_bytes", U_BYTES, 1 / GIB, 3},
+    {.name = "system_net_recv_bytes"},
+    {.name = "system_net_sent_bytes"},
+    {.name = "system_gpu_usage"},
+    {.name = "system_gpu_vram_mib"},
+    {.name = "system_gpu_utilized"},
+    {"process_pid", &rt_schema_process, "pid", U_PID, 1, -1},
+    {"process_children", &rt_schema_process, "child_count", U_COUNT, 1, -1},
+    {"process_utime", &rt_schema_process, "utime_secs", U_S, 1, 6},
+    {"process_stime", &rt_schema_process, "stime_secs", U_S, 1, 6},
+    {"process_cpu_usage", &rt_schema_process, "cores_used", U_CORES, 1, 4},
+    {"process_memory_mib", &rt_schema_process, "pss_mib", U_MIB, 1, 3},
+    {"process_disk_read_bytes", &rt_schema_process, "read_bytes", U_BYTES, 1, -1},
+    {"process_disk_write_bytes", &rt_schema_process, "write_bytes", U_BYTES, 1, -1},
+    {"process_gpu_usage", &rt_schema_process, "gpu_utilization_pct", U_PCT, 0.01, 4},
+    {"process_gpu_vram_mib", &rt_schema_process, "gpu_vram_used_bytes", U_BYTES, 1 / 1048576.0, 3},
+    {"process_gpu_utilized", &rt_schema_process, "gpu_count_used", U_COUNT, 1, -1},
+};
+
+static const rt_field *field_named(const rt_fstruct *st, const char *name)
+{
+    for (size_t i = 0; i < st->n; i++)
+        if (strcmp(st->f[i].name, name) == 0)
+            return &st->f[i];
+    return NULL;
+}
+
+/* Sets every number of table st in the struct at base to a value of its own (k counts them). */
+static void distinct_values(const rt_fstruct *st, void *base, unsigned *k)
+{
+    for (size_t i = 0; i < st->n; i++) {
+        const rt_field *f = &st->f[i];
+        char *m = (char *)base + f->off;
+        ++*k;
+        uint64_t u = *k * 1000000007ull;
+        int64_t v = (int64_t)u;
+        double d = *k * 10 + 0.123456789;
+        switch (f->type) {
+        case RT_FIELD_DOUBLE: memcpy(m, &d, sizeof d); break;
+        case RT_FIELD_U64: memcpy(m, &u, sizeof u); break;
+        case RT_FIELD_I64: memcpy(m, &v, sizeof v); break;
+        case RT_FIELD_FLAG: *(int *)m = 1; break;
+        default: break;
+        }
+    }
+}
+
+/* The header is the columns' names in order; every column that shows one figure is a field of
+ * the schema with the unit the column's name says, and the CSV row writes that field's value
+ * (each field set to a value of its own) with the column's decimals: a column cannot drift from
+ * its figure without this test failing. */
+static void csv_columns_are_schema_fields(void **state)
+{
+    (void)state;
+    char header[1024] = "";
+    for (size_t c = 0; c < RT_ARRAY_LEN(csv_cols); c++) {
+        strcat(header, csv_cols[c].name);
+        strcat(header, c + 1 < RT_ARRAY_LEN(csv_cols) ? "," : "\n");
+    }
+    assert_int_equal(RT_ARRAY_LEN(csv_cols), 32);
+    assert_string_equal(rt_csv_header(), header);
+
+    rt_sample s;
+    rt_cpu cpu;
+    rt_memory mem;
+    rt_process proc;
+    memset(&s, 0, sizeof s);
+    memset(&cpu, 0, sizeof cpu);
+    memset(&mem, 0, sizeof mem);
+    memset(&proc, 0, sizeof proc);
+    unsigned k = 0;
+    distinct_values(&rt_schema_sample, &s, &k);
+    distinct_values(&rt_schema_cpu, &cpu, &k);
+    distinct_values(&rt_schema_memory, &mem, &k);
+    distinct_values(&rt_schema_process, &proc, &k);
+    s.cpu = &cpu;
+    s.memory = &mem;
+    s.process = &proc;
+    char row[2048];
+    assert_true(rt_format_sample(RT_FORMAT_CSV, &s, NULL, row, sizeof row) < sizeof row);
+    char *cell = row;
+    for (size_t c = 0; c < RT_ARRAY_LEN(csv_cols); c++) {
+        const csv_col *col = &csv_cols[c];
+        char *end = cell + strcspn(cell, ",\n");
+        char got[128];
+        snprintf(got, sizeof got, "%.*s", (int)(end - cell), cell);
+        cell = *end ? end + 1 : end;
+        if (!col->st)
+            continue;
+        const rt_field *f = field_named(col->st, col->field);
+        if (!f)
+            fail_msg("CSV column %s: no field %s.%s", col->name, col->st->name, col->field);
+        if (f->unit != col->unit)
+            fail_msg("CSV column %s: %s.%s is in %s", col->name, col->st->name, col->field, rt_unit_name(f->unit));
+        const void *base = col->st == &rt_schema_sample   ? (const void *)&s
+                         : col->st == &rt_schema_cpu      ? (const void *)&cpu
+                         : col->st == &rt_schema_memory   ? (const void *)&mem
+                                                          : (const void *)&proc;
+        double v = rt_schema_num(f->type, (const char *)base + f->off) * col->scale;
+        char want[128];
+        if (col->dec < 0) {
+            snprintf(want, sizeof want, "%.0f", v);
+        } else {
+            snprintf(want, sizeof want, "%.*f", col->dec, v);
+            if (c > 0) { /* trailing zeros trimmed but in the timestamp */
+                size_t n = strlen(want);
+                while (n > 0 && want[n - 1] == '0')
+                    want[--n] = '\0';
+                if (n > 0 && want[n - 1] == '.')
+                    want[--n] = '\0';
+            }
+        }
+        if (strcmp(got, want) != 0)
+            fail_msg("CSV column %s: \"%s\", %s.%s gives \"%s\"", col->name, got, col->st->name, col->field, want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -280,6 +430,7 @@ int main(void)
         cmocka_unit_test(prom_places_and_families),
         cmocka_unit_test(otlp_members),
         cmocka_unit_test(public_listing),
+        cmocka_unit_test(csv_columns_are_schema_fields),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
