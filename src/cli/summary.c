@@ -15,34 +15,24 @@
 
 #include "cli.h"
 
-/* gpu_tracker's unit names and their sizes (decimal, as gpu_tracker counts them). */
-static const struct {
-    const char *name;
-    double bytes;
-} memory_units[] = {{"bytes", 1}, {"kilobytes", 1e3}, {"megabytes", 1e6}, {"gigabytes", 1e9}, {"terabytes", 1e12}};
-static const struct {
-    const char *name;
-    double secs;
-} time_units[] = {{"seconds", 1}, {"minutes", 60}, {"hours", 3600}, {"days", 86400}};
-
+/* gpu_tracker's unit names and their sizes: the library's (rt_memory_unit_bytes,
+ * rt_time_unit_secs). */
 int cli_memory_unit(const char *name, double *bytes)
 {
-    for (size_t i = 0; i < sizeof memory_units / sizeof memory_units[0]; i++)
-        if (strcmp(name, memory_units[i].name) == 0) {
-            *bytes = memory_units[i].bytes;
-            return 0;
-        }
-    return -1;
+    double b = rt_memory_unit_bytes(name);
+    if (b <= 0)
+        return -1;
+    *bytes = b;
+    return 0;
 }
 
 int cli_time_unit(const char *name, double *secs)
 {
-    for (size_t i = 0; i < sizeof time_units / sizeof time_units[0]; i++)
-        if (strcmp(name, time_units[i].name) == 0) {
-            *secs = time_units[i].secs;
-            return 0;
-        }
-    return -1;
+    double s = rt_time_unit_secs(name);
+    if (s <= 0)
+        return -1;
+    *secs = s;
+    return 0;
 }
 
 /* Whether path holds a saved tracker snapshot (rt_tracker_save, or the Python tracker's

@@ -5,13 +5,14 @@
  * gives every field with its struct, type, unit, version and help, and nothing past the end;
  * each field's name length and its place fit the reader's slots (analysis/jsonline.h); and the
  * CSV's 32 columns (docs/contracts.md §3): each that shows one figure is held to its field,
- * unit and decimals. */
+ * unit and decimals; gpu_tracker's units (core/units.h) and their public lookup. */
 #include "unit.h"
 
 #include <string.h>
 
 #include "core/core.h"
 #include "core/schema.h"
+#include "core/units.h"
 
 /* A member of a struct that is not a figure, with its place. */
 typedef struct other {
@@ -422,6 +423,43 @@ static void csv_columns_are_schema_fields(void **state)
     }
 }
 
+/* gpu_tracker's units (core/units.h) and their public lookup: sizes as gpu_tracker counts them,
+ * each unit's factor from MiB or seconds and its key suffix following from its size and name. */
+static void gpu_tracker_units(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        double size;
+    } mem[] = {{"bytes", 1}, {"kilobytes", 1e3}, {"megabytes", 1e6}, {"gigabytes", 1e9}, {"terabytes", 1e12}},
+      tm[] = {{"seconds", 1}, {"minutes", 60}, {"hours", 3600}, {"days", 86400}};
+    for (size_t i = 0; i < RT_ARRAY_LEN(mem); i++) {
+        assert_true(rt_memory_unit_bytes(mem[i].name) == mem[i].size);
+        assert_true(rt_time_unit_secs(mem[i].name) == 0);
+    }
+    for (size_t i = 0; i < RT_ARRAY_LEN(tm); i++) {
+        assert_true(rt_time_unit_secs(tm[i].name) == tm[i].size);
+        assert_true(rt_memory_unit_bytes(tm[i].name) == 0);
+    }
+    assert_true(rt_memory_unit_bytes(NULL) == 0 && rt_time_unit_secs(NULL) == 0);
+    assert_true(rt_memory_unit_bytes("Gigabytes") == 0 && rt_time_unit_secs("hour") == 0);
+    for (size_t i = 0; i < RT_GT_MEMORY_UNITS; i++) {
+        const rt_gt_unit *u = &rt_gt_memory_units[i];
+        assert_true(u->factor == 1048576.0 / u->size);
+        assert_true(u->suffix[0] == '_' && strcmp(u->suffix + 1, u->name) == 0);
+    }
+    for (size_t i = 0; i < RT_GT_TIME_UNITS; i++) {
+        const rt_gt_unit *u = &rt_gt_time_units[i];
+        assert_true(u->factor == 1.0 / u->size);
+        assert_true(u->suffix[0] == '_' && strcmp(u->suffix + 1, u->name) == 0);
+    }
+    assert_string_equal(RT_GT_DEFAULT_MEMORY->name, "gigabytes");
+    assert_string_equal(RT_GT_DEFAULT_TIME->name, "hours");
+    assert_string_equal(rt_binary_units[0], "B");
+    assert_string_equal(rt_binary_units[2], "MiB");
+    assert_string_equal(rt_binary_units[RT_BINARY_UNITS - 1], "PiB");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -431,6 +469,7 @@ int main(void)
         cmocka_unit_test(otlp_members),
         cmocka_unit_test(public_listing),
         cmocka_unit_test(csv_columns_are_schema_fields),
+        cmocka_unit_test(gpu_tracker_units),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
