@@ -895,6 +895,13 @@ RT_API rt_error rt_stats_set_usage(rt_stats *st, const rt_usage_options *opts);
 RT_API size_t rt_format_summary(const rt_summary *s, const char *memory_unit, const char *time_unit,
                                 char *buf, size_t cap);
 
+/* gpu_tracker's units (0.9), the ones rt_format_summary takes: the bytes in the memory unit
+ * called name ("bytes" 1, "kilobytes" 1e3, "megabytes" 1e6, "gigabytes" 1e9, "terabytes" 1e12:
+ * decimal, as gpu_tracker counts), or the seconds in the time unit ("seconds" 1, "minutes" 60,
+ * "hours" 3600, "days" 86400). Returns 0 for NULL or a name not listed. */
+RT_API double rt_memory_unit_bytes(const char *name);
+RT_API double rt_time_unit_secs(const char *name);
+
 /* ---- recommendations ------------------------------------------------------------------- */
 
 typedef struct rt_recommendation {

@@ -15,10 +15,7 @@
  * names, the same for the JSON and the text summary. */
 static bool units_known(const char *memory_unit, const char *time_unit)
 {
-    rt_stats *st = rt_stats_new();
-    bool known = st && rt_format_summary(rt_stats_summary(st), memory_unit, time_unit, NULL, 0) > 0;
-    rt_stats_free(st);
-    return known;
+    return (!memory_unit || rt_memory_unit_bytes(memory_unit) > 0) && (!time_unit || rt_time_unit_secs(time_unit) > 0);
 }
 
 int cli_read_run(const char *path, rt_stats *const *st, size_t nst, rt_report *rep)

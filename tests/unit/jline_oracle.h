@@ -1,8 +1,9 @@
 /* jline_oracle.h - for test_reader and fuzz_reader: the rt_jline of one JSON line as jansson
- * reads it (the reference the non-allocating scanner of analysis/jsonscan.c is checked
+ * reads it (the reference the non-allocating scanner of analysis/jsonline.c is checked
  * against), and a field-by-field comparison of two rt_jline. Same type rules as the scanner:
  * a record is an object with a numeric timestamp_secs; the members read must have their
- * types (or be null). Include after jsonscan.h. */
+ * types (or be null). The figures of a struct are the ones its schema table lists for the
+ * JSON line (core/schema.h), as the scanner reads them. */
 #ifndef RT_JLINE_ORACLE_H
 #define RT_JLINE_ORACLE_H
 
@@ -11,7 +12,8 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "analysis/jsonscan.h"
+#include "analysis/jsonline.h"
+#include "core/schema.h"
 
 /* *out = the number v (NaN for null or absent). Returns false for another type. */
 static inline bool oracle_num(json_t *v, double *out)
@@ -60,6 +62,8 @@ static inline bool oracle_object(json_t *o, const char *k, json_t **obj)
     return !*obj || json_is_object(*obj);
 }
 
+static inline bool oracle_figs(json_t *o, const rt_fstruct *st, double *v);
+
 static inline bool oracle_devs(json_t *root, rt_jline *jl, bool disk)
 {
     json_t *arr, *d;
@@ -73,15 +77,18 @@ static inline bool oracle_devs(json_t *root, rt_jline *jl, bool disk)
             return false;
         char name[RT_JL_NAME];
         bool is_str, whole;
-        double v[4];
-        static const char *const dk[] = {"read_bytes_total", "write_bytes_total", "read_bytes_per_sec",
-                                         "write_bytes_per_sec"};
-        static const char *const nk[] = {"rx_bytes_total", "tx_bytes_total", "rx_bytes_per_sec", "tx_bytes_per_sec"};
-        if (!oracle_str(json_object_get(d, disk ? "device" : "interface"), name, sizeof name, &is_str, &whole))
+        double f[RT_JL_SLOTS(rt_disk) > RT_JL_SLOTS(rt_net_iface) ? RT_JL_SLOTS(rt_disk) : RT_JL_SLOTS(rt_net_iface)];
+        rt_jline_nan(f, sizeof f / sizeof f[0]);
+        if (!oracle_str(json_object_get(d, disk ? "device" : "interface"), name, sizeof name, &is_str, &whole) ||
+            !oracle_figs(d, disk ? &rt_schema_disk : &rt_schema_net_iface, f))
             return false;
-        for (int k = 0; k < 4; k++)
-            if (!oracle_num(json_object_get(d, disk ? dk[k] : nk[k]), &v[k]))
-                return false;
+        double v[4] = {f[RT_JL_SLOT(rt_net_iface, rx_bytes_total)], f[RT_JL_SLOT(rt_net_iface, tx_bytes_total)],
+                       f[RT_JL_SLOT(rt_net_iface, rx_bytes_per_sec)], f[RT_JL_SLOT(rt_net_iface, tx_bytes_per_sec)]};
+        if (disk) {
+            double dv[4] = {f[RT_JL_SLOT(rt_disk, read_bytes_total)], f[RT_JL_SLOT(rt_disk, write_bytes_total)],
+                            f[RT_JL_SLOT(rt_disk, read_bytes_per_sec)], f[RT_JL_SLOT(rt_disk, write_bytes_per_sec)]};
+            memcpy(v, dv, sizeof v);
+        }
         if (disk) {
             json_t *mounts, *m;
             size_t mi;
@@ -90,12 +97,13 @@ static inline bool oracle_devs(json_t *root, rt_jline *jl, bool disk)
             json_array_foreach(mounts, mi, m) {
                 char point[RT_JL_POINT];
                 bool ps, pw;
-                double total, used;
+                double mv[RT_JL_SLOTS(rt_mount)];
+                rt_jline_nan(mv, RT_JL_SLOTS(rt_mount));
                 if (!json_is_object(m) || !oracle_str(json_object_get(m, "mount_point"), point, sizeof point, &ps, &pw) ||
-                    !oracle_num(json_object_get(m, "total_bytes"), &total) ||
-                    !oracle_num(json_object_get(m, "used_bytes"), &used))
+                    !oracle_figs(m, &rt_schema_mount, mv))
                     return false;
-                rt_jline_add_mount(jl, point, pw, total, used);
+                rt_jline_add_mount(jl, point, pw, mv[RT_JL_SLOT(rt_mount, total_bytes)],
+                                   mv[RT_JL_SLOT(rt_mount, used_bytes)]);
             }
         }
         rt_jline_add_dev(l, name, whole, v[0], v[1], v[2], v[3]);
@@ -106,18 +114,14 @@ static inline bool oracle_devs(json_t *root, rt_jline *jl, bool disk)
 /* A "pressure" member of o (0.6): the some/full shares and some_avg10 of cpu, memory, io. */
 static inline bool oracle_psi(json_t *o, rt_jl_psi *psi)
 {
-    static const char *const res[] = {"cpu", "memory", "io"}, *const k[] = {"some_pct", "full_pct", "some_avg10"};
+    static const char *const res[] = {"cpu", "memory", "io"};
     json_t *p, *r;
     rt_jline_psi_reset(psi);
     if (!oracle_object(o, "pressure", &p))
         return false;
-    for (size_t i = 0; p && i < 3; i++) {
-        if (!oracle_object(p, res[i], &r))
+    for (size_t i = 0; p && i < 3; i++)
+        if (!oracle_object(p, res[i], &r) || !oracle_figs(r, &rt_schema_pressure, psi->res[i]))
             return false;
-        for (size_t n = 0; r && n < 3; n++)
-            if (!oracle_num(json_object_get(r, k[n]), &psi->pct[i][n]))
-                return false;
-    }
     return true;
 }
 
@@ -134,26 +138,30 @@ static inline bool oracle_flag(json_t *v, double *out)
     return true;
 }
 
+/* The figures of table st in the object o (NULL: none) into their slots of v: each member the
+ * schema lists for the JSON line, a flag as true/false/null, any other figure as a number or
+ * null. */
+static inline bool oracle_figs(json_t *o, const rt_fstruct *st, double *v)
+{
+    for (size_t i = 0; o && i < st->n; i++) {
+        const rt_field *f = &st->f[i];
+        if (f->jdec == RT_NO_JSON || f->type == RT_FIELD_STRING)
+            continue;
+        json_t *x = json_object_get(o, f->name);
+        if (!(f->type == RT_FIELD_FLAG ? oracle_flag(x, &v[f->off / 4]) : oracle_num(x, &v[f->off / 4])))
+            return false;
+    }
+    return true;
+}
+
 /* The "cgroup" member of o (0.6): the process's, or the top-level one. */
 static inline bool oracle_cgroup(json_t *o, rt_jl_cgroup *cg)
 {
-    static const char *const k[] = {"oom_kills", "memory_limit_mib", "memory_high_mib", "cpu_quota_cores",
-                                    "cpu_periods", "cpu_throttled_periods", "cpu_throttled_secs", "pids_peak",
-                                    "pids_limit", "pids", "memory_unreclaimable_peak_mib"};
-    double *const d[] = {&cg->oom_kills, &cg->mem_limit, &cg->mem_high, &cg->quota, &cg->periods,
-                         &cg->throttled_periods, &cg->throttled_secs, &cg->pids_peak, &cg->pids_limit,
-                         &cg->pids, &cg->unreclaimable_peak};
     json_t *c;
     if (!oracle_object(o, "cgroup", &c))
         return false;
     rt_jline_cgroup_reset(cg, c != NULL);
-    for (size_t n = 0; c && n < sizeof k / sizeof k[0]; n++)
-        if (!oracle_num(json_object_get(c, k[n]), d[n]))
-            return false;
-    if (c && (!oracle_flag(json_object_get(c, "own"), &cg->own) ||
-              !oracle_flag(json_object_get(c, "exclusive"), &cg->exclusive)))
-        return false;
-    return !c || oracle_psi(c, &cg->psi);
+    return !c || (oracle_figs(c, &rt_schema_cgroup, cg->f) && oracle_psi(c, &cg->psi));
 }
 
 static inline bool oracle_walk(json_t *root, rt_jline *jl)
@@ -161,21 +169,19 @@ static inline bool oracle_walk(json_t *root, rt_jline *jl)
     json_t *o, *a, *e;
     size_t i;
     bool whole;
-    if (!oracle_num(json_object_get(root, "timestamp_secs"), &jl->timestamp) ||
-        !oracle_num(json_object_get(root, "interval_secs"), &jl->interval) ||
+    if (!oracle_figs(root, &rt_schema_sample, jl->top) ||
         !oracle_str(json_object_get(root, "job_name"), jl->job, sizeof jl->job, &jl->has_job, &whole))
         return false;
     if (!oracle_object(root, "cpu", &o))
         return false;
     if (o) {
-        if (!oracle_num(json_object_get(o, "utilization_pct"), &jl->cpu_util) || !oracle_array(o, "per_core_pct", &a))
+        if (!oracle_figs(o, &rt_schema_cpu, jl->cpu) || !oracle_array(o, "per_core_pct", &a))
             return false;
         jl->cpu_cores_listed = a ? (double)json_array_size(a) : NAN;
     }
     if (!oracle_object(root, "memory", &o))
         return false;
-    if (o && (!oracle_num(json_object_get(o, "used_mib"), &jl->mem_used) ||
-              !oracle_num(json_object_get(o, "total_mib"), &jl->mem_total)))
+    if (!oracle_figs(o, &rt_schema_memory, jl->mem))
         return false;
     if (!oracle_devs(root, jl, false) || !oracle_devs(root, jl, true))
         return false;
@@ -183,48 +189,31 @@ static inline bool oracle_walk(json_t *root, rt_jline *jl)
         return false;
     rt_jline_gpu_reset(jl, a != NULL);
     json_array_foreach(a, i, e) {
-        double u, used, total;
+        double v[RT_JL_SLOTS(rt_gpu)];
         char uuid[RT_JL_UUID];
         bool is_str, uuid_whole;
-        if (!json_is_object(e) || !oracle_num(json_object_get(e, "utilization_pct"), &u) ||
-            !oracle_num(json_object_get(e, "vram_used_bytes"), &used) ||
-            !oracle_num(json_object_get(e, "vram_total_bytes"), &total) ||
+        rt_jline_nan(v, RT_JL_SLOTS(rt_gpu));
+        if (!json_is_object(e) || !oracle_figs(e, &rt_schema_gpu, v) ||
             !oracle_str(json_object_get(e, "uuid"), uuid, sizeof uuid, &is_str, &uuid_whole))
             return false;
-        rt_jline_add_gpu(jl, uuid, uuid_whole, u, used, total);
+        rt_jline_add_gpu(jl, uuid, uuid_whole, v[RT_JL_SLOT(rt_gpu, utilization_pct)],
+                         v[RT_JL_SLOT(rt_gpu, vram_used_bytes)], v[RT_JL_SLOT(rt_gpu, vram_total_bytes)]);
     }
     if (!oracle_object(root, "process", &o))
         return false;
     rt_jline_process_reset(jl, o != NULL);
     if (o) {
-        static const char *const k[] = {"pid", "child_count", "cores_used", "utime_secs", "stime_secs",
-                                        "cpu_secs_total", "pss_mib", "rss_mib", "rss_peak_mib", "read_bytes_total",
-                                        "write_bytes_total", "gpu_utilization_pct", "gpu_vram_used_bytes",
-                                        "gpu_count_used", "rss_hwm_mib", "gpu_vram_peak_bytes",
-                                        "cancelled_write_bytes_total"};
-        double *const d[] = {&jl->p_pid, &jl->p_children, &jl->p_cores, &jl->p_utime, &jl->p_stime,
-                             &jl->p_cpu_total, &jl->p_pss, &jl->p_rss, &jl->p_rss_peak, &jl->p_read_total,
-                             &jl->p_write_total, &jl->p_gpu_util, &jl->p_gpu_vram_bytes, &jl->p_gpu_count,
-                             &jl->p_rss_hwm, &jl->p_vram_peak_bytes, &jl->p_cancelled_total};
-        for (size_t n = 0; n < sizeof k / sizeof k[0]; n++)
-            if (!oracle_num(json_object_get(o, k[n]), d[n]))
-                return false;
-        if (!oracle_num(json_object_get(o, "memory_peak_mib"), &jl->p_mem_peak) || !oracle_cgroup(o, &jl->cg) ||
-            !oracle_flag(json_object_get(o, "alive"), &jl->p_alive))
+        if (!oracle_figs(o, &rt_schema_process, jl->proc) || !oracle_cgroup(o, &jl->cg))
             return false;
-        static const char *const parts[3] = {"main", "descendants", "combined"};
-        static const char *const pk[RT_JL_NPART] = {"total_rss_mib", "private_rss_mib", "shared_rss_mib",
-                                                    "cores_used",    "thread_count",    "gpu_vram_used_bytes"};
-        for (size_t n = 0; n < 3; n++) {
+        static const char *const parts[RT_JL_NPARTS] = {"main", "descendants", "combined"};
+        for (size_t n = 0; n < RT_JL_NPARTS; n++) {
             json_t *po;
-            if (!oracle_object(o, parts[n], &po))
+            if (!oracle_object(o, parts[n], &po) || !oracle_figs(po, &rt_schema_part, jl->part[n]))
                 return false;
-            for (size_t f = 0; po && f < RT_JL_NPART; f++)
-                if (!oracle_num(json_object_get(po, pk[f]), &jl->part[n][f]))
-                    return false;
         }
     }
-    return oracle_psi(root, &jl->psi) && oracle_cgroup(root, &jl->self_cg) && !isnan(jl->timestamp);
+    return oracle_psi(root, &jl->psi) && oracle_cgroup(root, &jl->self_cg) &&
+           !isnan(RT_JL_TOP(jl, timestamp_secs));
 }
 
 /* Fills *jl from line[0..len) through jansson. Returns 0 when it is a record, 1 when jansson
@@ -261,36 +250,52 @@ static inline bool same_list(const rt_jl_list *a, const rt_jl_list *b)
     return true;
 }
 
+/* NULL when the slots a and b of table st's struct hold the same figures, else the name of the
+ * first field that differs. */
+static inline const char *same_figs(const rt_fstruct *st, const double *a, const double *b)
+{
+    for (size_t i = 0; i < st->n; i++)
+        if (!same_num(a[st->f[i].off / 4], b[st->f[i].off / 4]))
+            return st->f[i].name;
+    return NULL;
+}
+
+static inline const char *same_psi(const rt_jl_psi *a, const rt_jl_psi *b)
+{
+    const char *d = NULL;
+    for (size_t i = 0; i < 3 && !d; i++)
+        d = same_figs(&rt_schema_pressure, a->res[i], b->res[i]);
+    return d;
+}
+
 /* NULL when two "cgroup" members hold the same figures, else the name of the first that differs. */
 static inline const char *same_cgroup(const rt_jl_cgroup *a, const rt_jl_cgroup *b)
 {
-#define SAME(f) if (!same_num(a->f, b->f)) return "cg." #f
-    SAME(oom_kills); SAME(mem_limit); SAME(mem_high); SAME(quota); SAME(periods); SAME(throttled_periods);
-    SAME(throttled_secs); SAME(pids_peak); SAME(pids_limit); SAME(pids); SAME(unreclaimable_peak); SAME(own);
-    SAME(exclusive);
-    for (size_t i = 0; i < 3; i++)
-        for (size_t n = 0; n < 3; n++)
-            SAME(psi.pct[i][n]);
-#undef SAME
-    return a->present != b->present ? "cg.present" : NULL;
+    const char *d = same_figs(&rt_schema_cgroup, a->f, b->f);
+    if (!d)
+        d = same_psi(&a->psi, &b->psi);
+    return d ? d : a->present != b->present ? "cg.present" : NULL;
 }
 
 /* Returns NULL when a and b hold the same figures, else the name of the first that differs. */
 static inline const char *jline_diff(const rt_jline *a, const rt_jline *b)
 {
+    const char *d = same_figs(&rt_schema_sample, a->top, b->top);
+    if (!d)
+        d = same_figs(&rt_schema_cpu, a->cpu, b->cpu);
+    if (!d)
+        d = same_figs(&rt_schema_memory, a->mem, b->mem);
+    if (!d)
+        d = same_figs(&rt_schema_process, a->proc, b->proc);
+    for (size_t i = 0; i < RT_JL_NPARTS && !d; i++)
+        d = same_figs(&rt_schema_part, a->part[i], b->part[i]);
+    if (!d)
+        d = same_psi(&a->psi, &b->psi);
+    if (d)
+        return d;
 #define SAME(f) if (!same_num(a->f, b->f)) return #f
-    SAME(timestamp); SAME(interval); SAME(cpu_util); SAME(cpu_cores_listed); SAME(mem_used); SAME(mem_total);
-    SAME(rest_space_total); SAME(rest_space_used); SAME(gpu_count); SAME(gpu_usage); SAME(gpu_utilized);
-    SAME(gpu_vram_mib); SAME(gpu_vram_total_mib); SAME(p_pid); SAME(p_children); SAME(p_cores); SAME(p_utime);
-    SAME(p_stime); SAME(p_cpu_total); SAME(p_pss); SAME(p_rss); SAME(p_rss_peak); SAME(p_read_total);
-    SAME(p_write_total); SAME(p_gpu_util); SAME(p_gpu_vram_bytes); SAME(p_gpu_count);
-    SAME(p_mem_peak); SAME(p_rss_hwm); SAME(p_vram_peak_bytes); SAME(p_cancelled_total); SAME(p_alive);
-    for (size_t i = 0; i < 3; i++)
-        for (size_t n = 0; n < 3; n++)
-            SAME(psi.pct[i][n]);
-    for (size_t i = 0; i < 3; i++)
-        for (size_t n = 0; n < RT_JL_NPART; n++)
-            SAME(part[i][n]);
+    SAME(cpu_cores_listed); SAME(rest_space_total); SAME(rest_space_used); SAME(gpu_count); SAME(gpu_usage);
+    SAME(gpu_utilized); SAME(gpu_vram_mib); SAME(gpu_vram_total_mib);
     if (a->ngpu != b->ngpu)
         return "ngpu";
     for (size_t i = 0; i < a->ngpu; i++) {

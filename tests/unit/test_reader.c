@@ -1,5 +1,5 @@
 /* test_reader.c - the reader of recorded runs (analysis/reader.c) and its JSON scanner
- * (analysis/jsonscan.c): every format mapped field by field against the hand values of
+ * (analysis/jsonline.c): every format mapped field by field against the hand values of
  * tests/fixtures/runs, a replayed sample written in both formats and read back against
  * rt_record_from_sample, malformed lines counted and logged as FILE:LINE, unknown files, long
  * lines, and the scanner checked against jansson on every fixture line and many mutations. */
@@ -8,7 +8,8 @@
 #include <math.h>
 
 #include "resource_tracker.h"
-#include "analysis/jsonscan.h"
+#include "analysis/jsonline.h"
+#include "core/jsonscan.h"
 #include "analysis/reader_test.h"
 #include "jline_oracle.h"
 #include "unit_replay.h"

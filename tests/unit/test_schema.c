@@ -2,13 +2,17 @@
  * public sample struct is in its table or named here as not a figure (pointers, arrays, their
  * counts), with the size its type says; the Prometheus places run 0..k-1 and families are
  * unique; units come from the documented list; and the public listing (rt_schema_field_*)
- * gives every field with its struct, type, unit, version and help, and nothing past the end. */
+ * gives every field with its struct, type, unit, version and help, and nothing past the end;
+ * each field's name length and its place fit the reader's slots (analysis/jsonline.h); and the
+ * CSV's 32 columns (docs/contracts.md §3): each that shows one figure is held to its field,
+ * unit and decimals; gpu_tracker's units (core/units.h) and their public lookup. */
 #include "unit.h"
 
 #include <string.h>
 
 #include "core/core.h"
 #include "core/schema.h"
+#include "core/units.h"
 
 /* A member of a struct that is not a figure, with its place. */
 typedef struct other {
@@ -140,6 +144,11 @@ static void fields_well_formed(void **state)
             for (size_t j = 0; j < i; j++)
                 if (strcmp(st->f[j].name, f->name) == 0)
                     fail_msg("%s.%s listed twice", st->name, f->name);
+            assert_int_equal(f->nlen, strlen(f->name));
+            /* the reader keeps a figure in the slot off / 4 of its struct (analysis/jsonline.h):
+             * every member 4-byte aligned and at least 4 bytes, so no two share a slot */
+            if (f->off % 4 != 0 || f->size < 4 || (f->off + f->size) > structs[s].size)
+                fail_msg("%s.%s: off %zu size %zu, no slot of its own", st->name, f->name, f->off, f->size);
         }
     }
 }
@@ -266,6 +275,191 @@ static void public_listing(void **state)
     assert_null(rt_schema_field_name((size_t)-1));
 }
 
+/* ---- the CSV's 32 columns (docs/contracts.md §3) held to the schema ------------------------- */
+
+/* A CSV column: its name and, for a column that shows one figure, the field (struct st, name)
+ * with its unit, the factor from that unit to the column's and the column's decimals (-1: an
+ * integer as it is). The other columns are sums over disks, interfaces or GPUs (csv.c). */
+typedef struct csv_col {
+    const char *name;
+    const rt_fstruct *st;
+    const char *field;
+    rt_unit unit;
+    double scale;
+    int dec;
+} csv_col;
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+static const csv_col csv_cols[] = {
+    {"timestamp", &rt_schema_sample, "timestamp_secs", U_S, 1, 3},
+    {"system_processes", &rt_schema_cpu, "process_count", U_COUNT, 1, -1},
+    {"system_utime", &rt_schema_cpu, "utime_secs", U_S, 1, 6},
+    {"system_stime", &rt_schema_cpu, "stime_secs", U_S, 1, 6},
+    {"system_cpu_usage", &rt_schema_cpu, "utilization_pct", U_CORES, 1, 4},
+    {"system_memory_free_mib", &rt_schema_memory, "free_mib", U_MIB, 1, 3},
+    {"system_memory_used_mib", &rt_schema_memory, "used_mib", U_MIB, 1, 3},
+    {"system_memory_buffers_mib", &rt_schema_memory, "buffers_mib", U_MIB, 1, 3},
+    {"system_memory_cached_mib", &rt_schema_memory, "cached_mib", U_MIB, 1, 3},
+    {"system_memory_active_mib", &rt_schema_memory, "active_mib", U_MIB, 1, 3},
+    {"system_memory_inactive_mib", &rt_schema_memory, "inactive_mib", U_MIB, 1, 3},
+    {.name = "system_disk_read_bytes"},
+    {.name = "system_disk_write_bytes"},
+    {"system_disk_space_total_gb", &rt_schema_sample, "disk_space_total_bytes", U_BYTES, 1 / GIB, 3},
+    {"system_disk_space_used_gb", &rt_schema_sample, "disk_space_used_bytes", U_BYTES, 1 / GIB, 3},
+    {"system_disk_space_free_gb", &rt_schema_sample, "disk_space_free_bytes", U_BYTES, 1 / GIB, 3},
+    {.name = "system_net_recv_bytes"},
+    {.name = "system_net_sent_bytes"},
+    {.name = "system_gpu_usage"},
+    {.name = "system_gpu_vram_mib"},
+    {.name = "system_gpu_utilized"},
+    {"process_pid", &rt_schema_process, "pid", U_PID, 1, -1},
+    {"process_children", &rt_schema_process, "child_count", U_COUNT, 1, -1},
+    {"process_utime", &rt_schema_process, "utime_secs", U_S, 1, 6},
+    {"process_stime", &rt_schema_process, "stime_secs", U_S, 1, 6},
+    {"process_cpu_usage", &rt_schema_process, "cores_used", U_CORES, 1, 4},
+    {"process_memory_mib", &rt_schema_process, "pss_mib", U_MIB, 1, 3},
+    {"process_disk_read_bytes", &rt_schema_process, "read_bytes", U_BYTES, 1, -1},
+    {"process_disk_write_bytes", &rt_schema_process, "write_bytes", U_BYTES, 1, -1},
+    {"process_gpu_usage", &rt_schema_process, "gpu_utilization_pct", U_PCT, 0.01, 4},
+    {"process_gpu_vram_mib", &rt_schema_process, "gpu_vram_used_bytes", U_BYTES, 1 / 1048576.0, 3},
+    {"process_gpu_utilized", &rt_schema_process, "gpu_count_used", U_COUNT, 1, -1},
+};
+
+static const rt_field *field_named(const rt_fstruct *st, const char *name)
+{
+    for (size_t i = 0; i < st->n; i++)
+        if (strcmp(st->f[i].name, name) == 0)
+            return &st->f[i];
+    return NULL;
+}
+
+/* Sets every number of table st in the struct at base to a value of its own (k counts them). */
+static void distinct_values(const rt_fstruct *st, void *base, unsigned *k)
+{
+    for (size_t i = 0; i < st->n; i++) {
+        const rt_field *f = &st->f[i];
+        char *m = (char *)base + f->off;
+        ++*k;
+        uint64_t u = *k * 1000000007ull;
+        int64_t v = (int64_t)u;
+        double d = *k * 10 + 0.123456789;
+        switch (f->type) {
+        case RT_FIELD_DOUBLE: memcpy(m, &d, sizeof d); break;
+        case RT_FIELD_U64: memcpy(m, &u, sizeof u); break;
+        case RT_FIELD_I64: memcpy(m, &v, sizeof v); break;
+        case RT_FIELD_FLAG: *(int *)m = 1; break;
+        default: break;
+        }
+    }
+}
+
+/* The header is the columns' names in order; every column that shows one figure is a field of
+ * the schema with the unit the column's name says, and the CSV row writes that field's value
+ * (each field set to a value of its own) with the column's decimals: a column cannot drift from
+ * its figure without this test failing. */
+static void csv_columns_are_schema_fields(void **state)
+{
+    (void)state;
+    char header[1024] = "";
+    for (size_t c = 0; c < RT_ARRAY_LEN(csv_cols); c++) {
+        strcat(header, csv_cols[c].name);
+        strcat(header, c + 1 < RT_ARRAY_LEN(csv_cols) ? "," : "\n");
+    }
+    assert_int_equal(RT_ARRAY_LEN(csv_cols), 32);
+    assert_string_equal(rt_csv_header(), header);
+
+    rt_sample s;
+    rt_cpu cpu;
+    rt_memory mem;
+    rt_process proc;
+    memset(&s, 0, sizeof s);
+    memset(&cpu, 0, sizeof cpu);
+    memset(&mem, 0, sizeof mem);
+    memset(&proc, 0, sizeof proc);
+    unsigned k = 0;
+    distinct_values(&rt_schema_sample, &s, &k);
+    distinct_values(&rt_schema_cpu, &cpu, &k);
+    distinct_values(&rt_schema_memory, &mem, &k);
+    distinct_values(&rt_schema_process, &proc, &k);
+    s.cpu = &cpu;
+    s.memory = &mem;
+    s.process = &proc;
+    char row[2048];
+    assert_true(rt_format_sample(RT_FORMAT_CSV, &s, NULL, row, sizeof row) < sizeof row);
+    char *cell = row;
+    for (size_t c = 0; c < RT_ARRAY_LEN(csv_cols); c++) {
+        const csv_col *col = &csv_cols[c];
+        char *end = cell + strcspn(cell, ",\n");
+        char got[128];
+        snprintf(got, sizeof got, "%.*s", (int)(end - cell), cell);
+        cell = *end ? end + 1 : end;
+        if (!col->st)
+            continue;
+        const rt_field *f = field_named(col->st, col->field);
+        if (!f)
+            fail_msg("CSV column %s: no field %s.%s", col->name, col->st->name, col->field);
+        if (f->unit != col->unit)
+            fail_msg("CSV column %s: %s.%s is in %s", col->name, col->st->name, col->field, rt_unit_name(f->unit));
+        const void *base = col->st == &rt_schema_sample   ? (const void *)&s
+                         : col->st == &rt_schema_cpu      ? (const void *)&cpu
+                         : col->st == &rt_schema_memory   ? (const void *)&mem
+                                                          : (const void *)&proc;
+        double v = rt_schema_num(f->type, (const char *)base + f->off) * col->scale;
+        char want[128];
+        if (col->dec < 0) {
+            snprintf(want, sizeof want, "%.0f", v);
+        } else {
+            snprintf(want, sizeof want, "%.*f", col->dec, v);
+            if (c > 0) { /* trailing zeros trimmed but in the timestamp */
+                size_t n = strlen(want);
+                while (n > 0 && want[n - 1] == '0')
+                    want[--n] = '\0';
+                if (n > 0 && want[n - 1] == '.')
+                    want[--n] = '\0';
+            }
+        }
+        if (strcmp(got, want) != 0)
+            fail_msg("CSV column %s: \"%s\", %s.%s gives \"%s\"", col->name, got, col->st->name, col->field, want);
+    }
+}
+
+/* gpu_tracker's units (core/units.h) and their public lookup: sizes as gpu_tracker counts them,
+ * each unit's factor from MiB or seconds and its key suffix following from its size and name. */
+static void gpu_tracker_units(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        double size;
+    } mem[] = {{"bytes", 1}, {"kilobytes", 1e3}, {"megabytes", 1e6}, {"gigabytes", 1e9}, {"terabytes", 1e12}},
+      tm[] = {{"seconds", 1}, {"minutes", 60}, {"hours", 3600}, {"days", 86400}};
+    for (size_t i = 0; i < RT_ARRAY_LEN(mem); i++) {
+        assert_true(rt_memory_unit_bytes(mem[i].name) == mem[i].size);
+        assert_true(rt_time_unit_secs(mem[i].name) == 0);
+    }
+    for (size_t i = 0; i < RT_ARRAY_LEN(tm); i++) {
+        assert_true(rt_time_unit_secs(tm[i].name) == tm[i].size);
+        assert_true(rt_memory_unit_bytes(tm[i].name) == 0);
+    }
+    assert_true(rt_memory_unit_bytes(NULL) == 0 && rt_time_unit_secs(NULL) == 0);
+    assert_true(rt_memory_unit_bytes("Gigabytes") == 0 && rt_time_unit_secs("hour") == 0);
+    for (size_t i = 0; i < RT_GT_MEMORY_UNITS; i++) {
+        const rt_gt_unit *u = &rt_gt_memory_units[i];
+        assert_true(u->factor == 1048576.0 / u->size);
+        assert_true(u->suffix[0] == '_' && strcmp(u->suffix + 1, u->name) == 0);
+    }
+    for (size_t i = 0; i < RT_GT_TIME_UNITS; i++) {
+        const rt_gt_unit *u = &rt_gt_time_units[i];
+        assert_true(u->factor == 1.0 / u->size);
+        assert_true(u->suffix[0] == '_' && strcmp(u->suffix + 1, u->name) == 0);
+    }
+    assert_string_equal(RT_GT_DEFAULT_MEMORY->name, "gigabytes");
+    assert_string_equal(RT_GT_DEFAULT_TIME->name, "hours");
+    assert_string_equal(rt_binary_units[0], "B");
+    assert_string_equal(rt_binary_units[2], "MiB");
+    assert_string_equal(rt_binary_units[RT_BINARY_UNITS - 1], "PiB");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -274,6 +468,8 @@ int main(void)
         cmocka_unit_test(prom_places_and_families),
         cmocka_unit_test(otlp_members),
         cmocka_unit_test(public_listing),
+        cmocka_unit_test(csv_columns_are_schema_fields),
+        cmocka_unit_test(gpu_tracker_units),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

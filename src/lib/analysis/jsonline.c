@@ -1,12 +1,17 @@
 /* jsonline.c - the walk over one of the tool's JSON lines (docs/contracts.md §2) that picks
- * out the figures the reader maps to an rt_record (rt_jline), skipping (but validating)
- * everything else; built on the tokenizer of jsonscan.c. */
+ * out the figures the reader maps to an rt_record (rt_jline, jsonline.h), skipping (but
+ * validating) everything else; built on the tokenizer of core/jsonscan.c. A member that the
+ * schema (core/schema.c) lists for the JSON line is read by its name into its slot, typed by
+ * the schema (a flag as true/false/null, any other figure as a number or null); the nested
+ * objects and arrays are walked here by hand. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <string.h>
 
 #include "../core/core.h"
-#include "jsonscan.h"
+#include "../core/jsonscan.h"
+#include "../core/schema.h"
+#include "jsonline.h"
 
 /* Records the first problem of the walk (msg: static text). Returns false. */
 static bool fail(rt_js *j, const char *msg)
@@ -17,6 +22,12 @@ static bool fail(rt_js *j, const char *msg)
 }
 
 /* ---- rt_jline: shared by the scanner and the tests' jansson oracle ----------------------- */
+
+void rt_jline_nan(double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        v[i] = NAN;
+}
 
 void rt_jline_list_reset(rt_jl_list *l, bool present)
 {
@@ -38,38 +49,33 @@ void rt_jline_gpu_reset(rt_jline *jl, bool present)
 void rt_jline_process_reset(rt_jline *jl, bool present)
 {
     jl->has_process = present;
-    jl->p_pid = jl->p_children = jl->p_cores = jl->p_utime = jl->p_stime = jl->p_cpu_total = NAN;
-    jl->p_pss = jl->p_rss = jl->p_rss_peak = jl->p_read_total = jl->p_write_total = NAN;
-    jl->p_gpu_util = jl->p_gpu_vram_bytes = jl->p_gpu_count = jl->p_mem_peak = NAN;
-    jl->p_rss_hwm = jl->p_vram_peak_bytes = jl->p_cancelled_total = jl->p_alive = NAN;
-    for (size_t i = 0; i < 3; i++)
-        for (size_t k = 0; k < RT_JL_NPART; k++)
-            jl->part[i][k] = NAN;
+    rt_jline_nan(jl->proc, RT_ARRAY_LEN(jl->proc));
+    for (size_t i = 0; i < RT_JL_NPARTS; i++)
+        rt_jline_nan(jl->part[i], RT_ARRAY_LEN(jl->part[i]));
     rt_jline_cgroup_reset(&jl->cg, false);
 }
 
 void rt_jline_cgroup_reset(rt_jl_cgroup *cg, bool present)
 {
     cg->present = present;
-    cg->oom_kills = cg->mem_limit = cg->mem_high = cg->quota = cg->periods = NAN;
-    cg->throttled_periods = cg->throttled_secs = cg->pids_peak = cg->pids_limit = NAN;
-    cg->pids = cg->unreclaimable_peak = cg->own = cg->exclusive = NAN;
+    rt_jline_nan(cg->f, RT_ARRAY_LEN(cg->f));
     rt_jline_psi_reset(&cg->psi);
 }
 
 void rt_jline_psi_reset(rt_jl_psi *psi)
 {
     for (size_t i = 0; i < 3; i++)
-        psi->pct[i][0] = psi->pct[i][1] = psi->pct[i][2] = NAN;
+        rt_jline_nan(psi->res[i], RT_ARRAY_LEN(psi->res[i]));
 }
 
 void rt_jline_reset(rt_jline *jl)
 {
-    jl->timestamp = jl->interval = NAN;
+    rt_jline_nan(jl->top, RT_ARRAY_LEN(jl->top));
     jl->has_job = false;
     jl->job[0] = '\0';
-    jl->cpu_util = jl->cpu_cores_listed = NAN;
-    jl->mem_used = jl->mem_total = NAN;
+    rt_jline_nan(jl->cpu, RT_ARRAY_LEN(jl->cpu));
+    jl->cpu_cores_listed = NAN;
+    rt_jline_nan(jl->mem, RT_ARRAY_LEN(jl->mem));
     rt_jline_list_reset(&jl->disk, false);
     rt_jline_list_reset(&jl->net, false);
     jl->nmount = 0;
@@ -118,8 +124,7 @@ void rt_jline_add_mount(rt_jline *jl, const char *point, bool named, double tota
     m->used = used;
 }
 
-void rt_jline_add_gpu(rt_jline *jl, const char *uuid, bool named, double util_pct, double vram_used,
-                      double vram_total)
+void rt_jline_add_gpu(rt_jline *jl, const char *uuid, bool named, double util_pct, double vram_used, double vram_total)
 {
     if (jl->ngpu < RT_JL_MAX_GPU) {
         rt_jl_gpu *g = &jl->gpu[jl->ngpu++];
@@ -149,19 +154,22 @@ typedef struct jkey {
     const char *s;
     size_t n;
 } jkey;
-#define JK(x) {x, sizeof(x) - 1}
+#define JK(x)                                                                                                          \
+    {                                                                                                                  \
+        x, sizeof(x) - 1                                                                                               \
+    }
 #define NKEYS(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Whether the raw key k[0..n) is name (decoding escapes when there are any). */
-static bool key_is(const char *k, size_t n, const jkey *name)
+/* Whether the raw key k[0..n) is name[0..nn) (decoding escapes when there are any). */
+static bool key_is(const char *k, size_t n, const char *name, size_t nn)
 {
-    if (n == name->n && memcmp(k, name->s, n) == 0)
+    if (n == nn && memcmp(k, name, n) == 0)
         return true;
-    if (n <= name->n || !memchr(k, '\\', n))
+    if (n <= nn || !memchr(k, '\\', n))
         return false;
     char buf[64];
     size_t d = rt_js_unescape(k, n, buf, sizeof buf);
-    return d == name->n && memcmp(buf, name->s, d) == 0;
+    return d == nn && memcmp(buf, name, d) == 0;
 }
 
 /* The index in names[0..n) of the raw key k[0..kl), or n. The search starts at *hint (the
@@ -169,11 +177,26 @@ static bool key_is(const char *k, size_t n, const jkey *name)
 static size_t which(const char *k, size_t kl, const jkey *names, size_t n, size_t *hint)
 {
     for (size_t c = 0, i = *hint < n ? *hint : 0; c < n; c++, i = i + 1 < n ? i + 1 : 0)
-        if (key_is(k, kl, &names[i])) {
+        if (key_is(k, kl, names[i].s, names[i].n)) {
             *hint = i + 1;
             return i;
         }
     return n;
+}
+
+/* The field of table st (NULL: none) that the JSON line carries as a figure (a number or a
+ * flag) under the raw key k[0..kl), or NULL. The search starts at *hint as which()'s does. */
+static const rt_field *figure(const rt_fstruct *st, const char *k, size_t kl, size_t *hint)
+{
+    size_t n = st ? st->n : 0;
+    for (size_t c = 0, i = *hint < n ? *hint : 0; c < n; c++, i = i + 1 < n ? i + 1 : 0) {
+        const rt_field *f = &st->f[i];
+        if (key_is(k, kl, f->name, f->nlen)) {
+            *hint = i + 1;
+            return f->jdec == RT_NO_JSON || f->type == RT_FIELD_STRING ? NULL : f;
+        }
+    }
+    return NULL;
 }
 
 /* A number or null into *out (NaN for null). Other types fail with "not a number". */
@@ -242,25 +265,88 @@ static int open_or_null(rt_js *j, char c, const char *what)
     return rt_js_open(j, c) ? 1 : -1;
 }
 
-/* Reads the members of an open object: each named in names[0..n) as a number or null into
- * *dst[i], the rest skipped. */
-static bool number_members(rt_js *j, const jkey *names, double *const *dst, size_t n)
+/* A member named in a walk's hand[] list: reads the value of hand[i] into ctx. */
+typedef bool (*hand_fn)(rt_js *j, size_t i, void *ctx);
+
+/* Reads the members of an open object: a figure of table st (NULL: none) into its slot of v
+ * (the slots of st's struct), typed by the schema; a member named in hand[0..nh) through fn;
+ * the rest skipped (but validated). */
+static bool members(rt_js *j, const rt_fstruct *st, double *v, const jkey *hand, size_t nh, hand_fn fn, void *ctx)
 {
     bool first = true;
     const char *k;
-    size_t kl, hint = 0;
+    size_t kl, hint = 0, hhint = 0;
     int r;
     while ((r = rt_js_member(j, &first, &k, &kl)) == 1) {
-        size_t i = which(k, kl, names, n, &hint);
-        if (!(i < n ? num_or_null(j, dst[i]) : rt_js_skip(j)))
+        const rt_field *f = figure(st, k, kl, &hint);
+        size_t i = f || !nh ? nh : which(k, kl, hand, nh, &hhint);
+        bool ok = f        ? (f->type == RT_FIELD_FLAG ? flag_or_null : num_or_null)(j, &v[f->off / 4])
+                  : i < nh ? fn(j, i, ctx)
+                           : rt_js_skip(j);
+        if (!ok)
             return false;
     }
     return r == 0;
 }
 
-/* Counts the elements of per_core_pct (any values) into *count; NaN for null. */
-static bool count_elements(rt_js *j, double *count)
+/* The members of an object that may be null (the message what for another type): as
+ * members(). *present tells whether it was an object. */
+static bool object(rt_js *j, const char *what, bool *present, const rt_fstruct *st, double *v, const jkey *hand,
+                   size_t nh, hand_fn fn, void *ctx)
 {
+    int o = open_or_null(j, '{', what);
+    if (present)
+        *present = o == 1;
+    if (o <= 0)
+        return o == 0;
+    return members(j, st, v, hand, nh, fn, ctx);
+}
+
+/* The objects of an array that may be null (what: its message for another type; not_obj: for
+ * an element that is no object): each element's members as members() (its slots v, reset to
+ * NaN first, nv of them), then done(ctx) to keep it. *present tells whether it was an array. */
+static bool objects(rt_js *j, const char *what, const char *not_obj, bool *present, const rt_fstruct *st, double *v,
+                    size_t nv, const jkey *hand, size_t nh, hand_fn fn, void (*done)(void *ctx), void *ctx)
+{
+    int o = open_or_null(j, '[', what);
+    if (present)
+        *present = o == 1;
+    if (o <= 0)
+        return o == 0;
+    bool first = true;
+    int r;
+    while ((r = rt_js_element(j, &first)) == 1) {
+        if (rt_js_peek(j) != RT_JS_OBJECT)
+            return fail(j, not_obj);
+        rt_js_open(j, '{');
+        rt_jline_nan(v, nv);
+        if (!members(j, st, v, hand, nh, fn, ctx))
+            return false;
+        done(ctx);
+    }
+    return r == 0;
+}
+
+/* A name member of an element of a list (a disk, an interface, a mount, a GPU). */
+typedef struct named {
+    char *s;
+    size_t cap;
+    bool whole;
+} named;
+
+static bool read_name(rt_js *j, named *n)
+{
+    bool is_str;
+    return str_or_null(j, n->s, n->cap, &is_str, &n->whole);
+}
+
+/* ---- cpu -------------------------------------------------------------------------------- */
+
+/* per_core_pct: counts its elements (any values) into *count; NaN for null. */
+static bool count_elements(rt_js *j, size_t i, void *count_)
+{
+    double *count = count_;
+    (void)i;
     *count = NAN;
     int a = open_or_null(j, '[', "per_core_pct is not an array");
     if (a <= 0)
@@ -278,295 +364,215 @@ static bool count_elements(rt_js *j, double *count)
 
 static bool scan_cpu(rt_js *j, rt_jline *jl)
 {
-    static const jkey names[] = {JK("utilization_pct"), JK("per_core_pct")};
-    jl->cpu_util = jl->cpu_cores_listed = NAN;
-    int o = open_or_null(j, '{', "cpu is not an object");
-    if (o <= 0)
-        return o == 0;
-    bool first = true;
-    const char *k;
-    size_t kl, hint = 0;
-    int r;
-    while ((r = rt_js_member(j, &first, &k, &kl)) == 1) {
-        size_t i = which(k, kl, names, 2, &hint);
-        bool ok = i == 0 ? num_or_null(j, &jl->cpu_util) : i == 1 ? count_elements(j, &jl->cpu_cores_listed)
-                                                                  : rt_js_skip(j);
-        if (!ok)
-            return false;
-    }
-    return r == 0;
+    static const jkey hand[] = {JK("per_core_pct")};
+    rt_jline_nan(jl->cpu, RT_ARRAY_LEN(jl->cpu));
+    jl->cpu_cores_listed = NAN;
+    return object(j, "cpu is not an object", NULL, &rt_schema_cpu, jl->cpu, hand, NKEYS(hand), count_elements,
+                  &jl->cpu_cores_listed);
 }
 
 static bool scan_memory(rt_js *j, rt_jline *jl)
 {
-    static const jkey names[] = {JK("used_mib"), JK("total_mib")};
-    jl->mem_used = jl->mem_total = NAN;
-    int o = open_or_null(j, '{', "memory is not an object");
-    if (o <= 0)
-        return o == 0;
-    double *const dst[] = {&jl->mem_used, &jl->mem_total};
-    return number_members(j, names, dst, 2);
+    rt_jline_nan(jl->mem, RT_ARRAY_LEN(jl->mem));
+    return object(j, "memory is not an object", NULL, &rt_schema_memory, jl->mem, NULL, 0, NULL, NULL);
+}
+
+/* ---- disks, interfaces and mounts ------------------------------------------------------- */
+
+/* A mount of a disk being read. */
+typedef struct mount_walk {
+    rt_jline *jl;
+    double v[RT_JL_SLOTS(rt_mount)];
+    char point[RT_JL_POINT];
+    named name;
+} mount_walk;
+
+static bool mount_hand(rt_js *j, size_t i, void *ctx)
+{
+    (void)i;
+    return read_name(j, &((mount_walk *)ctx)->name);
+}
+
+static void mount_done(void *ctx)
+{
+    mount_walk *m = ctx;
+    rt_jline_add_mount(m->jl, m->point, m->name.whole, m->v[RT_JL_SLOT(rt_mount, total_bytes)],
+                       m->v[RT_JL_SLOT(rt_mount, used_bytes)]);
+    m->point[0] = '\0';
+    m->name.whole = false;
 }
 
 /* The "mounts" of one disk: appended to jl's mount list. */
 static bool scan_mounts(rt_js *j, rt_jline *jl)
 {
-    static const jkey names[] = {JK("mount_point"), JK("total_bytes"), JK("used_bytes")};
-    int o = open_or_null(j, '[', "mounts is not an array");
-    if (o <= 0)
-        return o == 0;
-    bool first = true;
-    int r;
-    while ((r = rt_js_element(j, &first)) == 1) {
-        if (rt_js_peek(j) != RT_JS_OBJECT)
-            return fail(j, "a mount is not an object");
-        rt_js_open(j, '{');
-        char point[RT_JL_POINT];
-        bool is_str, whole = false, f2 = true;
-        double total = NAN, used = NAN;
-        const char *k;
-        size_t kl, hint = 0;
-        int m;
-        point[0] = '\0';
-        while ((m = rt_js_member(j, &f2, &k, &kl)) == 1) {
-            size_t i = which(k, kl, names, 3, &hint);
-            bool ok = i == 0 ? str_or_null(j, point, sizeof point, &is_str, &whole)
-                    : i == 1 ? num_or_null(j, &total)
-                    : i == 2 ? num_or_null(j, &used)
-                             : rt_js_skip(j);
-            if (!ok)
-                return false;
-        }
-        if (m < 0)
-            return false;
-        rt_jline_add_mount(jl, point, whole, total, used);
+    static const jkey hand[] = {JK("mount_point")};
+    mount_walk m = {.jl = jl};
+    m.name = (named){m.point, sizeof m.point, false};
+    return objects(j, "mounts is not an array", "a mount is not an object", NULL, &rt_schema_mount, m.v,
+                   RT_ARRAY_LEN(m.v), hand, NKEYS(hand), mount_hand, mount_done, &m);
+}
+
+/* A disk or an interface being read (disk: with mounts). */
+typedef struct dev_walk {
+    rt_jline *jl;
+    bool disk, had_mounts;
+    double v[RT_JL_SLOTS(rt_disk) > RT_JL_SLOTS(rt_net_iface) ? RT_JL_SLOTS(rt_disk) : RT_JL_SLOTS(rt_net_iface)];
+    char name[RT_JL_NAME];
+    named nm;
+    size_t mount0; /* the mounts before this disk's */
+    double rest_t, rest_u;
+} dev_walk;
+
+static bool dev_hand(rt_js *j, size_t i, void *ctx)
+{
+    dev_walk *d = ctx;
+    if (i == 0)
+        return read_name(j, &d->nm);
+    if (d->had_mounts) { /* a repeated member: the last one counts */
+        d->jl->nmount = d->mount0;
+        d->jl->rest_space_total = d->rest_t;
+        d->jl->rest_space_used = d->rest_u;
     }
-    return r == 0;
+    d->had_mounts = true;
+    return scan_mounts(j, d->jl);
+}
+
+static void dev_done(void *ctx)
+{
+    dev_walk *d = ctx;
+    const double *v = d->v;
+    if (d->disk)
+        rt_jline_add_dev(&d->jl->disk, d->name, d->nm.whole, v[RT_JL_SLOT(rt_disk, read_bytes_total)],
+                         v[RT_JL_SLOT(rt_disk, write_bytes_total)], v[RT_JL_SLOT(rt_disk, read_bytes_per_sec)],
+                         v[RT_JL_SLOT(rt_disk, write_bytes_per_sec)]);
+    else
+        rt_jline_add_dev(&d->jl->net, d->name, d->nm.whole, v[RT_JL_SLOT(rt_net_iface, rx_bytes_total)],
+                         v[RT_JL_SLOT(rt_net_iface, tx_bytes_total)], v[RT_JL_SLOT(rt_net_iface, rx_bytes_per_sec)],
+                         v[RT_JL_SLOT(rt_net_iface, tx_bytes_per_sec)]);
+    /* ready for the next element */
+    d->name[0] = '\0';
+    d->nm.whole = d->had_mounts = false;
+    d->mount0 = d->jl->nmount;
+    d->rest_t = d->jl->rest_space_total;
+    d->rest_u = d->jl->rest_space_used;
 }
 
 /* The "disk" or "network" array (disk: with mounts). */
 static bool scan_devs(rt_js *j, rt_jline *jl, bool disk)
 {
-    static const jkey disk_names[] = {JK("device"), JK("read_bytes_total"), JK("write_bytes_total"),
-                                      JK("read_bytes_per_sec"), JK("write_bytes_per_sec"), JK("mounts")};
-    static const jkey net_names[] = {JK("interface"), JK("rx_bytes_total"), JK("tx_bytes_total"),
-                                     JK("rx_bytes_per_sec"), JK("tx_bytes_per_sec")};
+    static const jkey disk_hand[] = {JK("device"), JK("mounts")}, net_hand[] = {JK("interface")};
     rt_jl_list *l = disk ? &jl->disk : &jl->net;
     rt_jline_list_reset(l, false);
     if (disk) {
         jl->nmount = 0;
         jl->rest_space_total = jl->rest_space_used = NAN;
     }
-    int o = open_or_null(j, '[', disk ? "disk is not an array" : "network is not an array");
-    if (o <= 0)
-        return o == 0;
-    l->present = true;
-    bool first = true;
-    int r;
-    while ((r = rt_js_element(j, &first)) == 1) {
-        if (rt_js_peek(j) != RT_JS_OBJECT)
-            return fail(j, disk ? "a disk is not an object" : "an interface is not an object");
-        rt_js_open(j, '{');
-        char name[RT_JL_NAME];
-        bool is_str, whole = false, f2 = true, had_mounts = false;
-        double v[4] = {NAN, NAN, NAN, NAN};
-        size_t mount0 = jl->nmount;
-        double rest_t = jl->rest_space_total, rest_u = jl->rest_space_used;
-        const char *k;
-        size_t kl, hint = 0;
-        int m;
-        name[0] = '\0';
-        while ((m = rt_js_member(j, &f2, &k, &kl)) == 1) {
-            size_t i = disk ? which(k, kl, disk_names, 6, &hint) : which(k, kl, net_names, 5, &hint);
-            bool ok;
-            if (i == 0) {
-                ok = str_or_null(j, name, sizeof name, &is_str, &whole);
-            } else if (i <= 4) {
-                ok = num_or_null(j, &v[i - 1]);
-            } else if (i == 5 && disk) {
-                if (had_mounts) { /* a repeated member: the last one counts */
-                    jl->nmount = mount0;
-                    jl->rest_space_total = rest_t;
-                    jl->rest_space_used = rest_u;
-                }
-                had_mounts = true;
-                ok = scan_mounts(j, jl);
-            } else {
-                ok = rt_js_skip(j);
-            }
-            if (!ok)
-                return false;
-        }
-        if (m < 0)
-            return false;
-        rt_jline_add_dev(l, name, whole, v[0], v[1], v[2], v[3]);
-    }
-    return r == 0;
+    dev_walk d = {.jl = jl, .disk = disk, .mount0 = jl->nmount};
+    d.nm = (named){d.name, sizeof d.name, false};
+    d.rest_t = jl->rest_space_total;
+    d.rest_u = jl->rest_space_used;
+    return objects(j, disk ? "disk is not an array" : "network is not an array",
+                   disk ? "a disk is not an object" : "an interface is not an object", &l->present,
+                   disk ? &rt_schema_disk : &rt_schema_net_iface, d.v, RT_ARRAY_LEN(d.v), disk ? disk_hand : net_hand,
+                   disk ? NKEYS(disk_hand) : NKEYS(net_hand), dev_hand, dev_done, &d);
+}
+
+/* ---- GPUs ------------------------------------------------------------------------------- */
+
+typedef struct gpu_walk {
+    rt_jline *jl;
+    double v[RT_JL_SLOTS(rt_gpu)];
+    char uuid[RT_JL_UUID];
+    named nm;
+} gpu_walk;
+
+static bool gpu_hand(rt_js *j, size_t i, void *ctx)
+{
+    (void)i;
+    return read_name(j, &((gpu_walk *)ctx)->nm);
+}
+
+static void gpu_done(void *ctx)
+{
+    gpu_walk *g = ctx;
+    rt_jline_add_gpu(g->jl, g->uuid, g->nm.whole, g->v[RT_JL_SLOT(rt_gpu, utilization_pct)],
+                     g->v[RT_JL_SLOT(rt_gpu, vram_used_bytes)], g->v[RT_JL_SLOT(rt_gpu, vram_total_bytes)]);
+    g->uuid[0] = '\0';
+    g->nm.whole = false;
 }
 
 static bool scan_gpus(rt_js *j, rt_jline *jl)
 {
-    static const jkey names[] = {JK("utilization_pct"), JK("vram_used_bytes"), JK("vram_total_bytes"), JK("uuid")};
+    static const jkey hand[] = {JK("uuid")};
     rt_jline_gpu_reset(jl, false);
-    int o = open_or_null(j, '[', "gpu is not an array");
-    if (o <= 0)
-        return o == 0;
-    jl->gpu_present = true;
-    bool first = true;
-    int r;
-    while ((r = rt_js_element(j, &first)) == 1) {
-        if (rt_js_peek(j) != RT_JS_OBJECT)
-            return fail(j, "a GPU is not an object");
-        rt_js_open(j, '{');
-        double v[3] = {NAN, NAN, NAN};
-        char uuid[RT_JL_UUID];
-        bool is_str, whole = false, f2 = true;
-        const char *k;
-        size_t kl, hint = 0;
-        int m;
-        uuid[0] = '\0';
-        while ((m = rt_js_member(j, &f2, &k, &kl)) == 1) {
-            size_t i = which(k, kl, names, NKEYS(names), &hint);
-            bool ok = i < 3 ? num_or_null(j, &v[i]) : i == 3 ? str_or_null(j, uuid, sizeof uuid, &is_str, &whole)
-                                                            : rt_js_skip(j);
-            if (!ok)
-                return false;
-        }
-        if (m < 0)
-            return false;
-        rt_jline_add_gpu(jl, uuid, whole, v[0], v[1], v[2]);
-    }
-    return r == 0;
+    gpu_walk g = {.jl = jl};
+    g.nm = (named){g.uuid, sizeof g.uuid, false};
+    return objects(j, "gpu is not an array", "a GPU is not an object", &jl->gpu_present, &rt_schema_gpu, g.v,
+                   RT_ARRAY_LEN(g.v), hand, NKEYS(hand), gpu_hand, gpu_done, &g);
 }
 
-/* A "pressure" object (the machine's, or a group's) or null: the some/full percentages. */
+/* ---- pressure, cgroups and the tree ------------------------------------------------------ */
+
+/* One resource of a "pressure" object: the figures of rt_pressure. */
+static bool psi_hand(rt_js *j, size_t i, void *psi_)
+{
+    rt_jl_psi *psi = psi_;
+    rt_jline_nan(psi->res[i], RT_ARRAY_LEN(psi->res[i]));
+    return object(j, "a pressure figure is not an object", NULL, &rt_schema_pressure, psi->res[i], NULL, 0, NULL, NULL);
+}
+
+/* A "pressure" object (the machine's, or a group's) or null: cpu, memory and io. */
 static bool scan_psi(rt_js *j, rt_jl_psi *psi)
 {
-    static const jkey names[] = {JK("cpu"), JK("memory"), JK("io")};
-    static const jkey pct_names[] = {JK("some_pct"), JK("full_pct"), JK("some_avg10")};
+    static const jkey hand[] = {JK("cpu"), JK("memory"), JK("io")};
     rt_jline_psi_reset(psi);
-    int o = open_or_null(j, '{', "pressure is not an object");
-    if (o <= 0)
-        return o == 0;
-    bool first = true;
-    const char *k;
-    size_t kl, hint = 0;
-    int r;
-    while ((r = rt_js_member(j, &first, &k, &kl)) == 1) {
-        size_t i = which(k, kl, names, NKEYS(names), &hint);
-        if (i == NKEYS(names)) {
-            if (!rt_js_skip(j))
-                return false;
-            continue;
-        }
-        psi->pct[i][0] = psi->pct[i][1] = psi->pct[i][2] = NAN;
-        int p = open_or_null(j, '{', "a pressure figure is not an object");
-        if (p < 0)
-            return false;
-        double *const dst[] = {&psi->pct[i][0], &psi->pct[i][1], &psi->pct[i][2]};
-        if (p == 1 && !number_members(j, pct_names, dst, NKEYS(pct_names)))
-            return false;
-    }
-    return r == 0;
+    return object(j, "pressure is not an object", NULL, NULL, NULL, hand, NKEYS(hand), psi_hand, psi);
+}
+
+static bool cgroup_hand(rt_js *j, size_t i, void *cg)
+{
+    (void)i;
+    return scan_psi(j, &((rt_jl_cgroup *)cg)->psi);
 }
 
 /* A "cgroup" object or null (docs/contracts.md §2, 0.6: the limits and what they did): the
  * process's, or the top-level one (the tracker's own group). */
 static bool scan_cgroup(rt_js *j, rt_jl_cgroup *cg)
 {
-    static const jkey names[] = {
-        JK("cpu_quota_cores"), JK("memory_limit_mib"), JK("memory_high_mib"), JK("pids_limit"),
-        JK("pids_peak"),       JK("cpu_periods"),      JK("cpu_throttled_periods"), JK("cpu_throttled_secs"),
-        JK("oom_kills"),       JK("pids"),             JK("memory_unreclaimable_peak_mib"),
-        JK("pressure"),        JK("own"),              JK("exclusive"),
-    };
+    static const jkey hand[] = {JK("pressure")};
     rt_jline_cgroup_reset(cg, false);
-    int o = open_or_null(j, '{', "cgroup is not an object");
-    if (o <= 0)
-        return o == 0;
-    cg->present = true;
-    double *const dst[] = {
-        &cg->quota,     &cg->mem_limit, &cg->mem_high,          &cg->pids_limit,
-        &cg->pids_peak, &cg->periods,   &cg->throttled_periods, &cg->throttled_secs,
-        &cg->oom_kills, &cg->pids,      &cg->unreclaimable_peak,
-    };
-    double *const flags[] = {&cg->own, &cg->exclusive};
-    bool first = true;
-    const char *k;
-    size_t kl, hint = 0;
-    int r;
-    while ((r = rt_js_member(j, &first, &k, &kl)) == 1) {
-        size_t i = which(k, kl, names, NKEYS(names), &hint);
-        bool ok = i < NKEYS(dst)               ? num_or_null(j, dst[i])
-                : i == NKEYS(dst)              ? scan_psi(j, &cg->psi)
-                : i < NKEYS(names)             ? flag_or_null(j, flags[i - NKEYS(dst) - 1])
-                                               : rt_js_skip(j);
-        if (!ok)
-            return false;
-    }
-    return r == 0;
+    return object(j, "cgroup is not an object", &cg->present, &rt_schema_cgroup, cg->f, hand, NKEYS(hand), cgroup_hand,
+                  cg);
 }
 
-/* A part of the tree (0.8: process.main, .descendants, .combined) or null into part[]. */
-static bool scan_part(rt_js *j, double *part)
+/* process.cgroup, or a part of the tree (0.8: process.main, .descendants, .combined) or null. */
+static bool process_hand(rt_js *j, size_t i, void *jl_)
 {
-    static const jkey names[RT_JL_NPART] = {JK("total_rss_mib"), JK("private_rss_mib"), JK("shared_rss_mib"),
-                                            JK("cores_used"),    JK("thread_count"),    JK("gpu_vram_used_bytes")};
-    for (size_t k = 0; k < RT_JL_NPART; k++)
-        part[k] = NAN;
-    int o = open_or_null(j, '{', "a part of the process is not an object");
-    if (o <= 0)
-        return o == 0;
-    double *const dst[RT_JL_NPART] = {&part[0], &part[1], &part[2], &part[3], &part[4], &part[5]};
-    return number_members(j, names, dst, RT_JL_NPART);
+    rt_jline *jl = jl_;
+    if (i == 0)
+        return scan_cgroup(j, &jl->cg);
+    double *part = jl->part[i - 1];
+    rt_jline_nan(part, RT_ARRAY_LEN(jl->part[0]));
+    return object(j, "a part of the process is not an object", NULL, &rt_schema_part, part, NULL, 0, NULL, NULL);
 }
 
 static bool scan_process(rt_js *j, rt_jline *jl)
 {
-    static const jkey names[] = {
-        JK("pid"),          JK("child_count"),      JK("cores_used"),        JK("utime_secs"),
-        JK("stime_secs"),   JK("cpu_secs_total"),   JK("pss_mib"),           JK("rss_mib"),
-        JK("rss_peak_mib"), JK("read_bytes_total"), JK("write_bytes_total"), JK("gpu_utilization_pct"),
-        JK("gpu_vram_used_bytes"), JK("gpu_count_used"), JK("memory_peak_mib"), JK("rss_hwm_mib"),
-        JK("gpu_vram_peak_bytes"), JK("cancelled_write_bytes_total"), JK("cgroup"),
-        JK("main"),         JK("descendants"),      JK("combined"),     JK("alive"),
-    };
+    static const jkey hand[] = {JK("cgroup"), JK("main"), JK("descendants"), JK("combined")};
     rt_jline_process_reset(jl, false);
-    int o = open_or_null(j, '{', "process is not an object");
-    if (o <= 0)
-        return o == 0;
-    jl->has_process = true;
-    double *const dst[] = {
-        &jl->p_pid,       &jl->p_children,   &jl->p_cores,      &jl->p_utime,       &jl->p_stime,
-        &jl->p_cpu_total, &jl->p_pss,        &jl->p_rss,        &jl->p_rss_peak,    &jl->p_read_total,
-        &jl->p_write_total, &jl->p_gpu_util, &jl->p_gpu_vram_bytes, &jl->p_gpu_count, &jl->p_mem_peak,
-        &jl->p_rss_hwm,   &jl->p_vram_peak_bytes, &jl->p_cancelled_total,
-    };
-    bool first = true;
-    const char *k;
-    size_t kl, hint = 0;
-    int r;
-    while ((r = rt_js_member(j, &first, &k, &kl)) == 1) {
-        size_t i = which(k, kl, names, NKEYS(names), &hint);
-        bool ok = i < NKEYS(dst)          ? num_or_null(j, dst[i])
-                : i == NKEYS(dst)         ? scan_cgroup(j, &jl->cg)
-                : i < NKEYS(dst) + 4      ? scan_part(j, jl->part[i - NKEYS(dst) - 1])
-                : i == NKEYS(dst) + 4     ? flag_or_null(j, &jl->p_alive)
-                                          : rt_js_skip(j);
-        if (!ok)
-            return false;
-    }
-    return r == 0;
+    return object(j, "process is not an object", &jl->has_process, &rt_schema_process, jl->proc, hand, NKEYS(hand),
+                  process_hand, jl);
 }
 
-enum { K_TS, K_INTERVAL, K_JOB, K_CPU, K_MEMORY, K_NETWORK, K_DISK, K_GPU, K_PROCESS, K_PRESSURE, K_CGROUP, K_COUNT };
+/* ---- the line ---------------------------------------------------------------------------- */
 
-static bool scan_top_member(rt_js *j, rt_jline *jl, size_t key)
+enum { K_JOB, K_CPU, K_MEMORY, K_NETWORK, K_DISK, K_GPU, K_PROCESS, K_PRESSURE, K_CGROUP, K_COUNT };
+
+static bool top_hand(rt_js *j, size_t key, void *jl_)
 {
+    rt_jline *jl = jl_;
     bool whole;
     switch (key) {
-    case K_TS: return num_or_null(j, &jl->timestamp);
-    case K_INTERVAL: return num_or_null(j, &jl->interval);
     case K_JOB: return str_or_null(j, jl->job, sizeof jl->job, &jl->has_job, &whole);
     case K_CPU: return scan_cpu(j, jl);
     case K_MEMORY: return scan_memory(j, jl);
@@ -575,30 +581,21 @@ static bool scan_top_member(rt_js *j, rt_jline *jl, size_t key)
     case K_GPU: return scan_gpus(j, jl);
     case K_PROCESS: return scan_process(j, jl);
     case K_PRESSURE: return scan_psi(j, &jl->psi);
-    case K_CGROUP: return scan_cgroup(j, &jl->self_cg);
-    default: return rt_js_skip(j);
+    default: return scan_cgroup(j, &jl->self_cg);
     }
 }
 
 const char *rt_jline_scan(const char *line, size_t len, locale_t c_locale, rt_jline *jl)
 {
-    static const jkey names[K_COUNT] = {JK("timestamp_secs"), JK("interval_secs"), JK("job_name"),
-                                        JK("cpu"), JK("memory"), JK("network"), JK("disk"), JK("gpu"),
-                                        JK("process"), JK("pressure"), JK("cgroup")};
+    static const jkey hand[K_COUNT] = {JK("job_name"), JK("cpu"),     JK("memory"),   JK("network"), JK("disk"),
+                                       JK("gpu"),      JK("process"), JK("pressure"), JK("cgroup")};
     rt_js j = {.p = line, .end = line + len, .c_locale = c_locale};
     rt_jline_reset(jl);
     if (rt_js_peek(&j) != RT_JS_OBJECT || !rt_js_open(&j, '{'))
         return j.err ? j.err : "not a JSON object";
-    bool first = true;
-    const char *k;
-    size_t kl, hint = 0;
-    int r;
-    while ((r = rt_js_member(&j, &first, &k, &kl)) == 1)
-        if (!scan_top_member(&j, jl, which(k, kl, names, K_COUNT, &hint)))
-            return j.err ? j.err : "malformed";
-    if (r < 0 || !rt_js_at_end(&j))
+    if (!members(&j, &rt_schema_sample, jl->top, hand, K_COUNT, top_hand, jl) || !rt_js_at_end(&j))
         return j.err ? j.err : "malformed";
-    if (isnan(jl->timestamp))
+    if (isnan(RT_JL_TOP(jl, timestamp_secs)))
         return "no timestamp_secs";
     return NULL;
 }

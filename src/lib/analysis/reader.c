@@ -2,8 +2,9 @@
  * with the file: the tool's JSON lines and CSV, and the Python resource-tracker's CSV files.
  *
  * Formats, recognised by the first non-blank line:
- *  - "json": a line starting with '{' (docs/contracts.md §2). Each line goes through jsonscan.c (a
- *    validating tokenizer, no allocation) and maps to a record as record.c maps a live sample:
+ *  - "json": a line starting with '{' (docs/contracts.md §2). Each line goes through jsonline.c
+ *    (the schema's figures read by name, over a validating tokenizer, no allocation) and maps to
+ *    a record as record.c maps a live sample:
  *    disk and network bytes in the interval are the difference of a device's *_total from the
  *    previous good record when it was listed there and the interval starts at it, else (a
  *    counter that went back after a reboot, a gap) its *_per_sec x interval_secs; disk space
@@ -221,12 +222,12 @@ static void json_gpus(rt_reader *r, const rt_jline *jl, rt_record *rec, int k)
 /* The line's parts of the tree (0.8) into rec. */
 static void json_parts(const rt_jline *jl, rt_record *rec)
 {
-    rt_record_part *parts[3] = {&rec->main, &rec->descendants, &rec->combined};
-    for (size_t i = 0; i < 3; i++) {
-        const double *v = jl->part[i];
-        *parts[i] = (rt_record_part){v[RT_JL_TOTAL], v[RT_JL_PRIVATE], v[RT_JL_SHARED], v[RT_JL_CORES],
-                                     v[RT_JL_THREADS], v[RT_JL_VRAM] / 1048576.0};
-    }
+    rt_record_part *parts[RT_JL_NPARTS] = {&rec->main, &rec->descendants, &rec->combined};
+    for (size_t i = 0; i < RT_JL_NPARTS; i++)
+        *parts[i] = (rt_record_part){RT_JL_PART(jl, i, total_rss_mib),  RT_JL_PART(jl, i, private_rss_mib),
+                                     RT_JL_PART(jl, i, shared_rss_mib), RT_JL_PART(jl, i, cores_used),
+                                     RT_JL_PART(jl, i, thread_count),
+                                     RT_JL_PART(jl, i, gpu_vram_used_bytes) / 1048576.0};
 }
 
 /* ---- JSON --------------------------------------------------------------------------------- */
@@ -306,11 +307,12 @@ static void json_pressure(const rt_jline *jl, rt_record *rec)
                                {&rec->pressure_memory_some_pct, &rec->pressure_memory_full_pct},
                                {&rec->pressure_io_some_pct, &rec->pressure_io_full_pct}};
     for (size_t i = 0; i < 3; i++) {
-        bool group = jl->cg.present && (!isnan(jl->cg.psi.pct[i][0]) || !isnan(jl->cg.psi.pct[i][2]));
+        bool group = jl->cg.present &&
+                     (!isnan(RT_JL_PSI(&jl->cg.psi, i, some_pct)) || !isnan(RT_JL_PSI(&jl->cg.psi, i, some_avg10)));
         const rt_jl_psi *src = group ? &jl->cg.psi : &jl->psi;
-        *dst[i][0] = src->pct[i][0];
+        *dst[i][0] = RT_JL_PSI(src, i, some_pct);
         if (dst[i][1])
-            *dst[i][1] = src->pct[i][1];
+            *dst[i][1] = RT_JL_PSI(src, i, full_pct);
     }
 }
 
@@ -321,16 +323,16 @@ static void json_cgroup(const rt_jline *jl, rt_record *rec)
     const rt_jl_cgroup *g = jl->has_process && jl->cg.present ? &jl->cg : &jl->self_cg;
     if (!g->present)
         return;
-    rec->cgroup_oom_kills = g->oom_kills;
-    rec->cgroup_memory_limit_mib = g->mem_limit;
-    rec->cgroup_memory_high_mib = g->mem_high;
-    rec->cgroup_cpu_quota_cores = g->quota;
-    rec->cgroup_cpu_periods = g->periods;
-    rec->cgroup_cpu_throttled_periods = g->throttled_periods;
-    rec->cgroup_cpu_throttled_secs = g->throttled_secs;
-    rec->cgroup_pids_peak = g->pids_peak;
-    rec->cgroup_pids_limit = g->pids_limit;
-    rec->cgroup_pids = g->pids;
+    rec->cgroup_oom_kills = RT_JL_CG(g, oom_kills);
+    rec->cgroup_memory_limit_mib = RT_JL_CG(g, memory_limit_mib);
+    rec->cgroup_memory_high_mib = RT_JL_CG(g, memory_high_mib);
+    rec->cgroup_cpu_quota_cores = RT_JL_CG(g, cpu_quota_cores);
+    rec->cgroup_cpu_periods = RT_JL_CG(g, cpu_periods);
+    rec->cgroup_cpu_throttled_periods = RT_JL_CG(g, cpu_throttled_periods);
+    rec->cgroup_cpu_throttled_secs = RT_JL_CG(g, cpu_throttled_secs);
+    rec->cgroup_pids_peak = RT_JL_CG(g, pids_peak);
+    rec->cgroup_pids_limit = RT_JL_CG(g, pids_limit);
+    rec->cgroup_pids = RT_JL_CG(g, pids);
 }
 
 /* Maps the scanned line r->jl (with r->jl_prev when have_prev) to rec, job name in job. */
@@ -340,23 +342,24 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
     /* the interval, from the timestamps when the line has none; machine counters are
      * differenced only with the record the interval starts at (not across a skipped line, a
      * gap between two runs in one file, or timestamps out of order) */
-    double iv = jl->interval >= 0 && jl->interval <= MAX_INTERVAL ? jl->interval : NAN;
-    double since = pv ? jl->timestamp - r->prev_ts : NAN;
+    double interval = RT_JL_TOP(jl, interval_secs), ts = RT_JL_TOP(jl, timestamp_secs);
+    double iv = interval >= 0 && interval <= MAX_INTERVAL ? interval : NAN;
+    double since = pv ? ts - r->prev_ts : NAN;
     bool adjacent = pv && (isnan(iv) ? since > 0 : fabs(since - iv) <= 0.25 * iv + 0.005);
     if (isnan(iv))
         iv = since;
     const rt_jline *pc = adjacent ? pv : NULL;
     rt_reader_nan_record(rec);
-    rec->timestamp_secs = jl->timestamp;
+    rec->timestamp_secs = ts;
     rec->interval_secs = iv; /* NaN: from the timestamps, below */
     if (jl->has_job) {
         memcpy(job, jl->job, strlen(jl->job) + 1);
         rec->job_name = job;
     }
-    rec->cpu_cores = jl->cpu_util;
+    rec->cpu_cores = RT_JL_CPU(jl, utilization_pct);
     rec->cpu_count = jl->cpu_cores_listed > 0 ? jl->cpu_cores_listed : NAN;
-    rec->memory_used_mib = jl->mem_used;
-    rec->memory_total_mib = jl->mem_total;
+    rec->memory_used_mib = RT_JL_MEM(jl, used_mib);
+    rec->memory_total_mib = RT_JL_MEM(jl, total_mib);
     list_bytes(&jl->disk, pc ? &pc->disk : NULL, iv, &rec->disk_read_bytes, &rec->disk_write_bytes);
     list_bytes(&jl->net, pc ? &pc->net : NULL, iv, &rec->net_recv_bytes, &rec->net_sent_bytes);
     if (jl->disk.present)
@@ -377,34 +380,38 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
     json_cgroup(jl, rec);
     if (!jl->has_process)
         return;
-    rec->process_memory_peak_mib = jl->p_mem_peak;
-    bool new_tree = !isnan(jl->p_pid) && !isnan(r->last_pid) && jl->p_pid != r->last_pid;
+#define P(m) RT_JL_PROC(jl, m)
+    rec->process_memory_peak_mib = P(memory_peak_mib);
+    double pid = P(pid);
+    bool new_tree = !isnan(pid) && !isnan(r->last_pid) && pid != r->last_pid;
     if (new_tree)
         r->last_read = r->last_write = NAN;
-    if (!isnan(jl->p_pid))
-        r->last_pid = jl->p_pid;
-    rec->process_pid = jl->p_pid;
-    rec->process_children = jl->p_children;
-    rec->process_cores = jl->p_cores;
-    rec->process_cpu_secs = jl->p_utime + jl->p_stime;
-    rec->process_cpu_secs_total = jl->p_cpu_total;
-    rec->process_pss_mib = jl->p_pss;
-    rec->process_rss_mib = jl->p_rss;
-    rec->process_rss_peak_mib = jl->p_rss_peak;
-    rec->process_read_bytes = process_bytes(jl->p_read_total, &r->last_read, new_tree);
-    rec->process_write_bytes = process_bytes(jl->p_write_total, &r->last_write, new_tree);
-    rec->process_gpu_usage = jl->p_gpu_util / 100.0;
-    rec->process_gpu_vram_mib = jl->p_gpu_vram_bytes / 1048576.0;
-    rec->process_gpu_utilized = jl->p_gpu_count;
-    rec->process_rss_hwm_mib = jl->p_rss_hwm;
-    rec->process_gpu_vram_peak_mib = jl->p_vram_peak_bytes / 1048576.0;
-    rec->process_cancelled_write_bytes_total = jl->p_cancelled_total;
-    rec->process_alive = jl->p_alive;
+    if (!isnan(pid))
+        r->last_pid = pid;
+    rec->process_pid = pid;
+    rec->process_children = P(child_count);
+    rec->process_cores = P(cores_used);
+    rec->process_cpu_secs = P(utime_secs) + P(stime_secs);
+    rec->process_cpu_secs_total = P(cpu_secs_total);
+    rec->process_pss_mib = P(pss_mib);
+    rec->process_rss_mib = P(rss_mib);
+    rec->process_rss_peak_mib = P(rss_peak_mib);
+    rec->process_read_bytes = process_bytes(P(read_bytes_total), &r->last_read, new_tree);
+    rec->process_write_bytes = process_bytes(P(write_bytes_total), &r->last_write, new_tree);
+    rec->process_gpu_usage = P(gpu_utilization_pct) / 100.0;
+    rec->process_gpu_vram_mib = P(gpu_vram_used_bytes) / 1048576.0;
+    rec->process_gpu_utilized = P(gpu_count_used);
+    rec->process_rss_hwm_mib = P(rss_hwm_mib);
+    rec->process_gpu_vram_peak_mib = P(gpu_vram_peak_bytes) / 1048576.0;
+    rec->process_cancelled_write_bytes_total = P(cancelled_write_bytes_total);
+    rec->process_alive = P(alive);
+#undef P
     if (jl->cg.present) { /* as record.c: the group's figures are the job's when it holds only the tree */
-        bool whole = jl->cg.own == 1 || jl->cg.exclusive == 1;
-        bool known = !isnan(jl->cg.own) || !isnan(jl->cg.exclusive);
+        double own = RT_JL_CG(&jl->cg, own), exclusive = RT_JL_CG(&jl->cg, exclusive);
+        bool whole = own == 1 || exclusive == 1;
+        bool known = !isnan(own) || !isnan(exclusive);
         rec->process_cgroup_exclusive = known ? (whole ? 1 : 0) : NAN;
-        rec->process_unreclaimable_peak_mib = whole ? jl->cg.unreclaimable_peak : NAN;
+        rec->process_unreclaimable_peak_mib = whole ? RT_JL_CG(&jl->cg, memory_unreclaimable_peak_mib) : NAN;
     }
     json_parts(jl, rec);
 }
@@ -425,7 +432,7 @@ static int read_record(rt_reader *r, rt_record *rec, char *job)
         const char *bad;
         if (r->format == F_JSON) {
             bad = rt_jline_scan(line, n, r->c_locale, r->jl);
-            if (!bad && !rt_unix_time(r->jl->timestamp))
+            if (!bad && !rt_unix_time(RT_JL_TOP(r->jl, timestamp_secs)))
                 bad = "timestamp_secs is no Unix time in seconds";
             if (!bad) {
                 json_record(r, rec, job);

@@ -10,7 +10,8 @@
 #include <stdint.h>
 
 #include "../core/core.h"
-#include "jsonscan.h"
+#include "../core/jsonscan.h"
+#include "jsonline.h"
 
 #define MAX_COLS 256 /* CSV columns looked at (more are allowed, not read) */
 #define MAX_TIME 1e11 /* timestamps past year 5000 are no Unix time in seconds */

@@ -10,6 +10,7 @@
 
 #include "../core/core.h"
 #include "../core/job.h"
+#include "../core/units.h"
 #include "report_int.h"
 
 /* ---- readable figures ------------------------------------------------------------------ */
@@ -40,14 +41,12 @@ static const char *fmt_scaled(rpt_figure f, double v, const char *const *units, 
 
 static const char *fmt_bytes(rpt_figure f, double v)
 {
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    return fmt_scaled(f, v, units, RT_ARRAY_LEN(units));
+    return fmt_scaled(f, v, rt_binary_units, RT_BINARY_UNITS);
 }
 
 static const char *fmt_mib(rpt_figure f, double v)
 {
-    static const char *const units[] = {"MiB", "GiB", "TiB", "PiB"};
-    return fmt_scaled(f, v, units, RT_ARRAY_LEN(units));
+    return fmt_scaled(f, v, rt_binary_units + 2, RT_BINARY_UNITS - 2); /* from MiB up */
 }
 
 const char *rpt_fmt_duration(rpt_figure f, double secs)

@@ -13,16 +13,7 @@
 #include <unistd.h>
 
 #include "../core/core.h"
-
-/* gpu_tracker's unit names and their sizes (decimal, as gpu_tracker counts them). */
-static const struct {
-    const char *name;
-    double bytes;
-} memory_units[] = {{"bytes", 1}, {"kilobytes", 1e3}, {"megabytes", 1e6}, {"gigabytes", 1e9}, {"terabytes", 1e12}};
-static const struct {
-    const char *name;
-    double secs;
-} time_units[] = {{"seconds", 1}, {"minutes", 60}, {"hours", 3600}, {"days", 86400}};
+#include "../core/units.h"
 
 #define WRAP 110 /* the width the answer's lines break at by default */
 
@@ -124,18 +115,17 @@ static const char *mem(const out *o, double mib, char *b, size_t cap)
         snprintf(suffix, sizeof suffix, " %s", o->mem_name);
         return number(bytes / o->mem_bytes, 3, suffix, b, cap);
     }
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
     size_t u = 0;
-    while (fabs(bytes) >= 1024.0 && u + 1 < sizeof units / sizeof units[0]) {
+    while (fabs(bytes) >= 1024.0 && u + 1 < RT_BINARY_UNITS) {
         bytes /= 1024.0;
         u++;
     }
     /* 1023.96 KiB would show as "1024.0 KiB": one unit up instead */
-    if (u > 0 && u + 1 < sizeof units / sizeof units[0] && round(fabs(bytes) * 10) >= 10240) {
+    if (u > 0 && u + 1 < RT_BINARY_UNITS && round(fabs(bytes) * 10) >= 10240) {
         bytes /= 1024.0;
         u++;
     }
-    snprintf(suffix, sizeof suffix, " %s", units[u]);
+    snprintf(suffix, sizeof suffix, " %s", rt_binary_units[u]);
     return number(bytes, u == 0 ? 0 : 1, suffix, b, cap);
 }
 
@@ -560,18 +550,16 @@ rt_error rt_summary_write_text(const rt_summary *s, const rt_run_facts *run, con
              .scheduler = (rt_scheduler)op.scheduler,
              .width = op.width > 0 ? (size_t)op.width : WRAP};
     if (op.memory_unit) {
-        for (size_t i = 0; i < RT_ARRAY_LEN(memory_units); i++)
-            if (strcmp(op.memory_unit, memory_units[i].name) == 0)
-                o.mem_bytes = memory_units[i].bytes;
-        if (o.mem_bytes == 0)
+        const rt_gt_unit *u = rt_gt_unit_find(rt_gt_memory_units, RT_GT_MEMORY_UNITS, op.memory_unit);
+        if (!u)
             return RT_ERR_INVALID;
+        o.mem_bytes = u->size;
     }
     if (op.time_unit) {
-        for (size_t i = 0; i < RT_ARRAY_LEN(time_units); i++)
-            if (strcmp(op.time_unit, time_units[i].name) == 0)
-                o.time_secs = time_units[i].secs;
-        if (o.time_secs == 0)
+        const rt_gt_unit *u = rt_gt_unit_find(rt_gt_time_units, RT_GT_TIME_UNITS, op.time_unit);
+        if (!u)
             return RT_ERR_INVALID;
+        o.time_secs = u->size;
     }
     const rt_run_facts *r = run ? &facts : NULL;
     answer_part(&o, s, r);

@@ -12,8 +12,8 @@
 /* One field: F(struct, member, unit, since, JSON decimals, help, optional view settings). */
 #define F(st, m, u, v, jd, h, ...)                                                                                     \
     {                                                                                                                  \
-        .name = #m, .type = RT_FIELD_TYPE_OF(((st *)0)->m), .off = offsetof(st, m), .size = sizeof(((st *)0)->m),      \
-        .unit = u, .since = v, .jdec = jd, .help = h, __VA_ARGS__                                                      \
+        .name = #m, .nlen = sizeof(#m) - 1, .type = RT_FIELD_TYPE_OF(((st *)0)->m), .off = offsetof(st, m),            \
+        .size = sizeof(((st *)0)->m), .unit = u, .since = v, .jdec = jd, .help = h, __VA_ARGS__                        \
     }
 
 /* Prometheus: a gauge or a counter at place s of its struct's families, named n, d decimals

@@ -78,6 +78,7 @@ const char *rt_unit_name(rt_unit u);
 /* One member of a public struct. */
 typedef struct rt_field {
     const char *name; /* the member's name, which is its key in the JSON line */
+    size_t nlen;      /* strlen(name) */
     rt_field_type type;
     size_t off, size; /* offsetof and sizeof the member */
     rt_unit unit;

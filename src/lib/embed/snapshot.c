@@ -18,7 +18,7 @@
 
 #include "../core/core.h"
 #include "../core/gzip.h"
-#include "../sink/sink.h"
+#include "../core/ob.h"
 #include "snapshot.h"
 #include "tracker_int.h"
 

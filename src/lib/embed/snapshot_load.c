@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "../core/core.h"
-#include "../analysis/jsonscan.h"
+#include "../core/jsonscan.h"
 #include "../core/gzip.h"
 #include "snapshot.h"
 #include "tracker_int.h"
@@ -260,7 +260,7 @@ static rt_error rows_from_metrics(const ld *l, json_t *root, double interval, do
 /* ---- our own "columns", read by the scanner ------------------------------------------------- */
 
 /* jansson would build a tree of every number of the file (a week at 1 s: ~4.7 GB and 30 s for
- * 580 MB of JSON); the scanner (analysis/jsonscan.h, a subset of what jansson accepts) reads
+ * 580 MB of JSON); the scanner (core/jsonscan.h, a subset of what jansson accepts) reads
  * the columns straight into the rows, and jansson parses only the rest of the file. */
 
 /* The raw key of a member as text (cut at cap - 1 bytes: no column name is that long). */

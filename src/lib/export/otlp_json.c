@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "../core/schema.h"
-#include "../sink/sink.h"
+#include "../core/ob.h"
 #include "otlp_int.h"
 
 #define MIB 1048576.0

@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "../sink/sink.h"
+#include "../core/ob.h"
 #include "labels.h"
 
 typedef enum rt_prom_kind { RT_PROM_GAUGE, RT_PROM_COUNTER, RT_PROM_INFO } rt_prom_kind;

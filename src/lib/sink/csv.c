@@ -1,5 +1,7 @@
 /* csv.c - the CSV view of one sample: the 32 columns the Python and Rust trackers share
- * (docs/contracts.md §3), per-interval amounts summed over disks, interfaces and GPUs. */
+ * (docs/contracts.md §3), per-interval amounts summed over disks, interfaces and GPUs. The
+ * columns are fixed by that contract, so they are written here by hand; test_schema holds each
+ * column that shows one figure to its schema field (core/schema.c), unit and decimals. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdbool.h>

@@ -1,6 +1,6 @@
-/* sink.h - the sinks' shared internals: the output builder (ob.c) that the JSON (json.c) and
- * CSV (csv.c) views append into, keeping count past the buffer's end so callers learn the size
- * they need, and the two views the writer (writer.c) calls. Not public. */
+/* sink.h - the sinks' shared internals: the two views the writer (writer.c) calls, the JSON
+ * line (json.c) and the CSV row (csv.c), built with the output builder of core/ob.h. Not
+ * public. */
 #ifndef RT_SINK_H
 #define RT_SINK_H
 
@@ -8,24 +8,7 @@
 #include <stdint.h>
 
 #include "resource_tracker.h"
-
-typedef struct rt_ob {
-    char *buf;
-    size_t cap;
-    size_t len; /* bytes needed so far; may exceed cap */
-    char last;  /* the last byte put, even past cap */
-} rt_ob;
-
-void rt_ob_put(rt_ob *o, const char *s, size_t n);
-void rt_ob_lit(rt_ob *o, const char *s);
-void rt_ob_u64(rt_ob *o, uint64_t v);
-void rt_ob_i64(rt_ob *o, int64_t v);
-/* v with at most `decimals` decimals, trailing zeros trimmed; null_text when not finite. */
-void rt_ob_fixed(rt_ob *o, double v, int decimals, const char *null_text);
-/* The same with every one of the `decimals` decimals written (1.500, 2.000). */
-void rt_ob_fixed_all(rt_ob *o, double v, int decimals, const char *null_text);
-/* s as a JSON string (escaped, invalid UTF-8 replaced by U+FFFD), or null for NULL. */
-void rt_ob_json_str(rt_ob *o, const char *s);
+#include "../core/ob.h"
 
 void rt_json_sample(rt_ob *o, const rt_sample *s, const rt_job *job);
 void rt_csv_sample(rt_ob *o, const rt_sample *s);

@@ -1,6 +1,6 @@
 /* summary.c - a run's statistics (rt_summary) as one JSON object with a newline
- * (rt_format_summary), memory and time figures in gpu_tracker's units, into a caller's buffer
- * through the output builder (ob.c). */
+ * (rt_format_summary), memory and time figures in gpu_tracker's units (core/units.h), into a
+ * caller's buffer through the output builder (core/ob.c). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -8,44 +8,19 @@
 #include <string.h>
 
 #include "../core/core.h"
+#include "../core/units.h"
 #include "sink.h"
 
-/* A unit: its name, the key suffix, the factor from the summary's unit (MiB or seconds), and
- * the decimals shown. gpu_tracker's memory units are decimal: its RAM coefficients are
- * kilobytes 1e-3, megabytes 1e-6, gigabytes 1e-9, terabytes 1e-12 per byte (tracker.py,
- * _ram_unit2coefficient), so 1 MiB = 1048576 bytes = 1.048576 megabytes here too. */
-typedef struct unit {
-    const char *name, *suffix;
-    double factor;
-    int decimals;
-} unit;
+/* A unit: gpu_tracker's (core/units.h), or the summary's own MiB and seconds (no name). */
+typedef rt_gt_unit unit;
 
-static const unit memory_units[] = {
-    {"bytes", "_bytes", 1048576.0, 0},
-    {"kilobytes", "_kilobytes", 1048576.0 / 1e3, 3},
-    {"megabytes", "_megabytes", 1048576.0 / 1e6, 6},
-    {"gigabytes", "_gigabytes", 1048576.0 / 1e9, 9},
-    {"terabytes", "_terabytes", 1048576.0 / 1e12, 9},
-};
-static const unit mib = {NULL, "_mib", 1.0, 3};
-
-static const unit time_units[] = {
-    {"seconds", "_seconds", 1.0, 3},
-    {"minutes", "_minutes", 1.0 / 60, 6},
-    {"hours", "_hours", 1.0 / 3600, 9},
-    {"days", "_days", 1.0 / 86400, 9},
-};
-static const unit secs = {NULL, "_secs", 1.0, 3};
+static const unit mib = {NULL, "_mib", 1.0, 1.0, 3};
+static const unit secs = {NULL, "_secs", 1.0, 1.0, 3};
 
 /* The unit called name in table (n entries), fallback for NULL, or NULL when unknown. */
 static const unit *find_unit(const unit *table, size_t n, const unit *fallback, const char *name)
 {
-    if (!name)
-        return fallback;
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(table[i].name, name) == 0)
-            return &table[i];
-    return NULL;
+    return name ? rt_gt_unit_find(table, n, name) : fallback;
 }
 
 /* "name<suffix>": (suffix may be NULL). */
@@ -324,7 +299,7 @@ static void gpu_tracker_part(rt_ob *o, const rt_summary *s, const unit *mem, con
     const rt_usage *g = s->usage;
     if (!open_object(o, "gpu_tracker", s->has_process && g))
         return;
-    const unit *u = mem->name ? mem : &memory_units[3], *t = tm->name ? tm : &time_units[2];
+    const unit *u = mem->name ? mem : RT_GT_DEFAULT_MEMORY, *t = tm->name ? tm : RT_GT_DEFAULT_TIME;
     gt_ram(o, "max_ram", u, g, true, false);
     gt_ram(o, "mean_ram", u, g, false, false);
     gt_ram(o, "max_gpu_ram", u, g, true, true);
@@ -384,8 +359,8 @@ static void machine_part(rt_ob *o, const rt_summary *s, const unit *mem)
  * unknown unit (buf then holds ""). */
 size_t rt_format_summary(const rt_summary *s, const char *memory_unit, const char *time_unit, char *buf, size_t cap)
 {
-    const unit *mem = find_unit(memory_units, sizeof memory_units / sizeof memory_units[0], &mib, memory_unit);
-    const unit *tm = find_unit(time_units, sizeof time_units / sizeof time_units[0], &secs, time_unit);
+    const unit *mem = find_unit(rt_gt_memory_units, RT_GT_MEMORY_UNITS, &mib, memory_unit);
+    const unit *tm = find_unit(rt_gt_time_units, RT_GT_TIME_UNITS, &secs, time_unit);
     if (cap)
         buf[0] = '\0';
     if (!s || !mem || !tm)

@@ -1,5 +1,6 @@
-/* jsonscan.c - a validating JSON tokenizer that allocates nothing (see jsonscan.h); the walk
- * over one of the tool's JSON lines built on it is in jsonline.c. */
+/* jsonscan.c - a validating JSON tokenizer that allocates nothing (see jsonscan.h); the reader's
+ * walk over one of the tool's JSON lines (analysis/jsonline.c) and the snapshot's loader
+ * (embed/snapshot_load.c) are built on it. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -8,7 +9,7 @@
 
 #include "../../common/hex.h"
 #include "../../common/utf8.h"
-#include "../core/core.h"
+#include "core.h"
 #include "jsonscan.h"
 
 /* ---- the tokenizer ----------------------------------------------------------------------- */

@@ -1,6 +1,6 @@
-/* ob.c - the output builder the JSON and CSV views share: appends into a caller's fixed
- * buffer and keeps counting past its end (so callers learn the size they need, as with
- * snprintf); numbers are formatted by hand: fixed decimals, trailing zeros trimmed (or kept). */
+/* ob.c - the output builder (ob.h) the views, the exporters and the snapshot share: appends
+ * into a caller's fixed buffer and keeps counting past its end (so callers learn the size they
+ * need, as with snprintf); numbers are formatted by hand: fixed decimals, trailing zeros trimmed (or kept). */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdbool.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "../../common/utf8.h"
-#include "sink.h"
+#include "ob.h"
 
 void rt_ob_put(rt_ob *o, const char *s, size_t n)
 {

@@ -1,0 +1,28 @@
+/* ob.h - the output builder (ob.c) that the JSON and CSV views, the exporters and the store's
+ * snapshot append text into: a caller's fixed buffer, counting on past its end so callers learn
+ * the size they need (as with snprintf). Not public. */
+#ifndef RT_CORE_OB_H
+#define RT_CORE_OB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct rt_ob {
+    char *buf;
+    size_t cap;
+    size_t len; /* bytes needed so far; may exceed cap */
+    char last;  /* the last byte put, even past cap */
+} rt_ob;
+
+void rt_ob_put(rt_ob *o, const char *s, size_t n);
+void rt_ob_lit(rt_ob *o, const char *s);
+void rt_ob_u64(rt_ob *o, uint64_t v);
+void rt_ob_i64(rt_ob *o, int64_t v);
+/* v with at most `decimals` decimals, trailing zeros trimmed; null_text when not finite. */
+void rt_ob_fixed(rt_ob *o, double v, int decimals, const char *null_text);
+/* The same with every one of the `decimals` decimals written (1.500, 2.000). */
+void rt_ob_fixed_all(rt_ob *o, double v, int decimals, const char *null_text);
+/* s as a JSON string (escaped, invalid UTF-8 replaced by U+FFFD), or null for NULL. */
+void rt_ob_json_str(rt_ob *o, const char *s);
+
+#endif
