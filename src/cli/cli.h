@@ -11,23 +11,17 @@
 
 #include "resource_tracker.h"
 
-/* Job metadata fields, in docs/contracts.md §4 order. */
+/* Job metadata fields, in docs/contracts.md §4 order (their flags, variables and keys: the
+ * settings table, settings.h). */
 enum {
     META_JOB_NAME, META_PROJECT_NAME, META_STAGE_NAME, META_TASK_NAME, META_TEAM, META_ENV, META_LANGUAGE,
     META_ORCHESTRATOR, META_EXECUTOR, META_EXTERNAL_RUN_ID, META_CONTAINER_IMAGE, META_COUNT
 };
 
-typedef struct meta_field {
-    const char *flag;       /* long option without dashes, e.g. "job-name" */
-    const char *env;        /* e.g. "TRACKER_JOB_NAME" */
-    const char *config_key; /* key in [job], e.g. "name" */
-} meta_field;
-
-extern const meta_field cli_meta_fields[META_COUNT];
-
 typedef enum cli_command { CMD_TRACK, CMD_SUMMARY, CMD_RECOMMEND, CMD_REPORT, CMD_INFO, CMD_HISTORY } cli_command;
 
-/* One layer of settings (command line, or config file); *_set says whether it was given. */
+/* One layer of settings (command line, environment, or config file); *_set says whether it was
+ * given. What fills each member: the settings table (settings.h). */
 typedef struct cli_layer {
     long pid;
     bool pid_set;
@@ -72,7 +66,9 @@ typedef struct cli_pairs {
 typedef struct cli_options {
     cli_command cmd;
     cli_layer args;   /* from the command line */
+    cli_layer env;    /* from the environment (cli_merge reads it) */
     cli_layer file;   /* from the config file */
+    const struct cli_subcommand *sub; /* the subcommand asked for (cmd != CMD_TRACK) */
     char *config_path;
     bool config_explicit; /* given with -c: a missing file is an error */
     char **command;       /* wrapped command (argv, NULL-terminated), or NULL */
@@ -157,7 +153,7 @@ int cli_library_env(cli_options *opts, char *err, size_t errlen);
 void cli_options_free(cli_options *opts);
 void cli_layer_free(cli_layer *l);
 
-/* Helpers shared by the command line and the config reader. Each returns 0 or -1. */
+/* Helpers shared by the command line and the config reader (settings.c). Each returns 0 or -1. */
 int cli_parse_interval(const char *s, double *out);
 int cli_check_interval(double v);
 int cli_parse_pid(const char *s, long *out);
@@ -167,8 +163,7 @@ int cli_parse_cgroup(const char *s, bool *off);
 int cli_check_tag(const char *s);
 int cli_add_tag(cli_layer *l, const char *tag);
 
-/* The usage text for --help. */
-extern const char cli_usage[];
+/* The usage text for --help, made from the settings table: cli_usage_print (settings.h). */
 
 /* Writes "resource-tracker: MESSAGE" and a newline to stderr with one write(2) (say.c). */
 void cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "settings.h"
 
 #define MAX_GPUS 1024
 
@@ -24,7 +25,7 @@ int cli_parse_expected_cores(const char *s, double *out)
 
 int cli_check_expected_cores(double v)
 {
-    return isfinite(v) && v > 0 && v <= 1e6 ? 0 : -1;
+    return cli_setting_in_range(cli_setting_by_flag("expected-cores"), v) ? 0 : -1;
 }
 
 void cli_gpu_list_free(char **list, size_t n)
@@ -80,15 +81,14 @@ int cli_parse_gpu_list(const char *s, char ***out, size_t *n, const char **why)
 
 int cli_gpuview_merge(cli_options *o, char *err, size_t errlen)
 {
-    const cli_layer *a = &o->args, *f = &o->file;
-    o->expected_cores = a->expected_cores_set ? a->expected_cores : f->expected_cores_set ? f->expected_cores : 0;
-    const char *gpus = a->gpus ? a->gpus : f->gpus;
+    char where[32]; /* expected_cores is merged with the other settings (settings.c) */
+    const char *gpus = cli_setting_str(o, cli_setting_by_flag("gpus"), where, sizeof where);
     cli_gpu_list_free(o->gpu_list, o->ngpus);
     o->gpu_list = NULL;
     o->ngpus = 0;
     const char *why = NULL;
     if (gpus && cli_parse_gpu_list(gpus, &o->gpu_list, &o->ngpus, &why) < 0) {
-        snprintf(err, errlen, "%s: %s: '%s'", a->gpus ? "--gpus" : "[tracker] gpus", why, gpus);
+        snprintf(err, errlen, "%s: %s: '%s'", where, why, gpus);
         return -1;
     }
     return 0;
