@@ -68,7 +68,7 @@ typedef struct cli_options {
     cli_layer args;   /* from the command line */
     cli_layer env;    /* from the environment (cli_merge reads it) */
     cli_layer file;   /* from the config file */
-    const struct cli_subcommand *sub; /* the subcommand asked for (cmd != CMD_TRACK) */
+    const struct cli_subcommand *sub; /* the subcommand asked for (NULL: tracking) */
     char *config_path;
     bool config_explicit; /* given with -c: a missing file is an error */
     char **command;       /* wrapped command (argv, NULL-terminated), or NULL */
@@ -129,6 +129,24 @@ typedef struct cli_options {
                                  * (off, or the config file's URL instead); "" */
 } cli_options;
 
+/* The subcommands (options.c): name, the function that runs it (NULL: main.c's info), its
+ * lines in the usage text. cli_parse_args finds them here; main() runs them. */
+typedef struct cli_subcommand {
+    const char *name;
+    cli_command cmd;
+    int (*run)(cli_options *o);
+    const char *usage;
+} cli_subcommand;
+
+extern const cli_subcommand cli_subcommands[];
+extern const size_t cli_nsubcommands;
+
+/* The subcommand named name, or NULL. */
+const cli_subcommand *cli_subcommand_by_name(const char *name);
+
+/* Writes the whole --help text: the subcommands' usage and the settings table's options. */
+void cli_usage_print(FILE *f);
+
 /* Parses argv into opts->args and friends. On a usage error writes one line into err and
  * returns -1; returns 0 otherwise. Never exits. */
 int cli_parse_args(cli_options *opts, int argc, char **argv, char *err, size_t errlen);
@@ -163,7 +181,6 @@ int cli_parse_cgroup(const char *s, bool *off);
 int cli_check_tag(const char *s);
 int cli_add_tag(cli_layer *l, const char *tag);
 
-/* The usage text for --help, made from the settings table: cli_usage_print (settings.h). */
 
 /* Writes "resource-tracker: MESSAGE" and a newline to stderr with one write(2) (say.c). */
 void cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

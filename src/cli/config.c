@@ -1,6 +1,7 @@
 /* config.c - the TOML config file: each key of [job], [tracker], [history] and [export] is a
  * setting of the settings table (settings.h), read by its type. Every problem is reported as
- * FILE:LINE:COL with the known keys listed; nothing unknown is silently ignored. */
+ * FILE:LINE:COL with the known keys listed; nothing unknown is silently ignored. And the run
+ * history a subcommand reads (its flag, TRACKER_HISTORY, or the config file's). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -269,4 +270,20 @@ int cli_load_config(cli_options *o, char *err, size_t errlen)
     int rc = cli_parse_config(&o->file, path, buf, len, err, errlen);
     free(buf);
     return rc;
+}
+
+const char *cli_history_path(cli_options *o, const char *flag)
+{
+    if (flag && *flag) /* the subcommand's own --history: the command line */
+        return flag;
+    char err[1024];
+    if (cli_settings_env(&o->env, err, sizeof err) < 0 || (!o->env.history && cli_load_config(o, err, sizeof err) < 0)) {
+        cli_say("%s", err);
+        return NULL;
+    }
+    const char *path = cli_setting_str(o, cli_setting_by_flag("history"), NULL, 0);
+    if (path)
+        return path;
+    cli_say("no run history named: give --history FILE, set TRACKER_HISTORY, or set [history] path in the config");
+    return NULL;
 }

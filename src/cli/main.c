@@ -24,7 +24,6 @@
 
 #include "cli.h"
 #include "exec.h"
-#include "settings.h"
 #include "resource_tracker.h"
 
 /* Opens where samples go: stderr by default, stdout for "-", else the file (truncated; mode

@@ -1,6 +1,7 @@
-/* options.c - the command line (docs/contracts.md §1): flags, subcommands, the wrapped
- * command, the environment, and the merge of all layers with the config file. Usage errors
- * become one message for the caller to print; nothing here exits or starts anything. */
+/* options.c - the command line (docs/contracts.md §1): flags (read through the settings table,
+ * settings.c), the table of subcommands and the usage text, the wrapped command, the library's
+ * environment, and the merge of all layers with the config file. Usage errors become one
+ * message for the caller to print; nothing here exits or starts anything. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
@@ -30,6 +31,71 @@ static int set_str(char **slot, const char *v)
         snprintf(err, errlen, __VA_ARGS__);                                                                            \
         return -1;                                                                                                     \
     } while (0)
+
+const cli_subcommand cli_subcommands[] = {
+    {"summary", CMD_SUMMARY, cli_summary_main,
+     "  resource-tracker summary [--json] [--memory-unit U] [--time-unit U]\n"
+     "                           [--expected-cores N] [--gpus UUID,...] FILE...\n"
+     "                                                  statistics of recorded runs (JSON lines or CSV,\n"
+     "                                                  also the Python tracker's CSV)\n"},
+    {"recommend", CMD_RECOMMEND, cli_recommend_main,
+     "  resource-tracker recommend FILE... [--json] [--instance VENDOR:TYPE]\n"
+     "  resource-tracker recommend --job NAME [--last N] [--history FILE]\n"
+     "                                                  resources to ask for, and the cheapest server\n"},
+    {"report", CMD_REPORT, cli_report_main,
+     "  resource-tracker report FILE... -o OUT.html [--instance VENDOR:TYPE]\n"
+     "                                                  self-contained HTML report\n"},
+    {"history", CMD_HISTORY, cli_history_main,
+     "  resource-tracker history [--job NAME] [--last N] [--json] [--history FILE]\n"
+     "                                                  runs recorded with --history (newest first)\n"},
+    {"info", CMD_INFO, NULL, "  resource-tracker info                           host and cloud discovery as JSON\n"},
+};
+const size_t cli_nsubcommands = sizeof cli_subcommands / sizeof cli_subcommands[0];
+
+const cli_subcommand *cli_subcommand_by_name(const char *name)
+{
+    for (size_t i = 0; i < cli_nsubcommands; i++)
+        if (strcmp(cli_subcommands[i].name, name) == 0)
+            return &cli_subcommands[i];
+    return NULL;
+}
+
+void cli_usage_print(FILE *f)
+{
+    fputs("Usage:\n"
+          "  resource-tracker [OPTIONS]                      track the whole machine until SIGINT/SIGTERM\n"
+          "  resource-tracker [OPTIONS] --pid PID            also attribute usage to the process tree of PID\n"
+          "  resource-tracker [OPTIONS] [--] COMMAND [ARG...]\n"
+          "                                                  run COMMAND, track its tree, exit with its status\n",
+          f);
+    for (size_t i = 0; i < cli_nsubcommands; i++)
+        fputs(cli_subcommands[i].usage, f);
+    fputs("  (each subcommand has its own --help)\n"
+          "\n"
+          "Options:\n",
+          f);
+    cli_settings_help(f);
+    fputs("\n"
+          "\n"
+          "Streaming (only when SENTINEL_API_TOKEN is set; without it no connection is made):\n"
+          "  SENTINEL_API_TOKEN      register the run at the Sentinel API and upload gzipped CSV batches to S3\n"
+          "                          (taken out of the environment: the command does not inherit it)\n"
+          "  SENTINEL_API_URL        API base (default https://api.sentinel.sparecores.net)\n"
+          "  TRACKER_UPLOAD_INTERVAL seconds between batches, fractional allowed (default 60)\n"
+          "  TRACKER_FINISH_TIMEOUT  the most seconds the end of the run waits for uploads and the API (default 10)\n"
+          "  AWS_ENDPOINT_URL_S3     S3 endpoint (path style); AWS_REGION the bucket's region\n"
+          "  Batches that cannot be uploaded are kept in $XDG_STATE_HOME/resource-tracker\n"
+          "  (~/.local/state/resource-tracker) until they are sent.\n"
+          "\n"
+          "OTLP (with --otlp or an endpoint variable): OTEL_EXPORTER_OTLP_[METRICS_]ENDPOINT, _HEADERS\n"
+          "  (k=v,... percent-encoded), _COMPRESSION (gzip, none), _TIMEOUT (ms); OTEL_RESOURCE_ATTRIBUTES,\n"
+          "  OTEL_SERVICE_NAME. The last push waits at most TRACKER_FINISH_TIMEOUT seconds (default 10).\n"
+          "\n"
+          "Precedence: command line > environment > config file > built-in default.\n"
+          "Samples are written as one JSON object or CSV row per interval, flushed at once.\n"
+          "See resource-tracker(1) for the fields, the config file and the exit status.\n",
+          f);
+}
 
 int cli_parse_args(cli_options *o, int argc, char **argv, char *err, size_t errlen)
 {
@@ -253,22 +319,6 @@ int cli_library_env(cli_options *o, char *err, size_t errlen)
     /* streaming belongs to tracking runs: a subcommand is not refused over its settings (and
      * starts no command that could inherit the token) */
     return o->cmd == CMD_TRACK ? stream_env(o, err, errlen) : 0;
-}
-
-const char *cli_history_path(cli_options *o, const char *flag)
-{
-    if (flag && *flag) /* the subcommand's own --history: the command line */
-        return flag;
-    char err[1024];
-    if (cli_settings_env(&o->env, err, sizeof err) < 0 || (!o->env.history && cli_load_config(o, err, sizeof err) < 0)) {
-        cli_say("%s", err);
-        return NULL;
-    }
-    const char *path = cli_setting_str(o, cli_setting_by_flag("history"), NULL, 0);
-    if (path)
-        return path;
-    cli_say("no run history named: give --history FILE, set TRACKER_HISTORY, or set [history] path in the config");
-    return NULL;
 }
 
 void cli_layer_free(cli_layer *l)

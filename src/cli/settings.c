@@ -166,6 +166,75 @@ int cli_add_tag(cli_layer *l, const char *tag)
     return 0;
 }
 
+#define MAX_GPUS 1024
+
+int cli_parse_expected_cores(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end != '\0' || cli_check_expected_cores(v) < 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_check_expected_cores(double v)
+{
+    return cli_setting_in_range(cli_setting_by_flag("expected-cores"), v) ? 0 : -1;
+}
+
+void cli_gpu_list_free(char **list, size_t n)
+{
+    for (size_t i = 0; list && i < n; i++)
+        free(list[i]);
+    free(list);
+}
+
+int cli_parse_gpu_list(const char *s, char ***out, size_t *n, const char **why)
+{
+    *out = NULL;
+    *n = 0;
+    char **list = NULL;
+    size_t k = 0;
+    const char *p = s;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        const char *e = comma ? comma : p + strlen(p);
+        const char *b = p;
+        while (b < e && (*b == ' ' || *b == '\t'))
+            b++;
+        while (e > b && (e[-1] == ' ' || e[-1] == '\t'))
+            e--;
+        if (e == b) {
+            cli_gpu_list_free(list, k);
+            *why = "an empty GPU uuid in the list";
+            return -1;
+        }
+        if (k == MAX_GPUS) {
+            cli_gpu_list_free(list, k);
+            *why = "more than 1024 GPUs";
+            return -1;
+        }
+        char **grown = realloc(list, (k + 1) * sizeof *list);
+        char *one = grown ? strndup(b, (size_t)(e - b)) : NULL;
+        if (grown)
+            list = grown;
+        if (!one) {
+            cli_gpu_list_free(list, k);
+            *why = "out of memory";
+            return -1;
+        }
+        list[k++] = one;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    *out = list;
+    *n = k;
+    return 0;
+}
+
 const cli_setting *cli_setting_by_flag(const char *flag)
 {
     for (size_t i = 0; i < cli_nsettings; i++)
@@ -489,69 +558,4 @@ void cli_settings_sections(char *buf, size_t cap)
             return;
         at += (size_t)n;
     }
-}
-
-const cli_subcommand cli_subcommands[] = {
-    {"summary", CMD_SUMMARY, cli_summary_main,
-     "  resource-tracker summary [--json] [--memory-unit U] [--time-unit U]\n"
-     "                           [--expected-cores N] [--gpus UUID,...] FILE...\n"
-     "                                                  statistics of recorded runs (JSON lines or CSV,\n"
-     "                                                  also the Python tracker's CSV)\n"},
-    {"recommend", CMD_RECOMMEND, cli_recommend_main,
-     "  resource-tracker recommend FILE... [--json] [--instance VENDOR:TYPE]\n"
-     "  resource-tracker recommend --job NAME [--last N] [--history FILE]\n"
-     "                                                  resources to ask for, and the cheapest server\n"},
-    {"report", CMD_REPORT, cli_report_main,
-     "  resource-tracker report FILE... -o OUT.html [--instance VENDOR:TYPE]\n"
-     "                                                  self-contained HTML report\n"},
-    {"history", CMD_HISTORY, cli_history_main,
-     "  resource-tracker history [--job NAME] [--last N] [--json] [--history FILE]\n"
-     "                                                  runs recorded with --history (newest first)\n"},
-    {"info", CMD_INFO, NULL, "  resource-tracker info                           host and cloud discovery as JSON\n"},
-};
-const size_t cli_nsubcommands = sizeof cli_subcommands / sizeof cli_subcommands[0];
-
-const cli_subcommand *cli_subcommand_by_name(const char *name)
-{
-    for (size_t i = 0; i < cli_nsubcommands; i++)
-        if (strcmp(cli_subcommands[i].name, name) == 0)
-            return &cli_subcommands[i];
-    return NULL;
-}
-
-void cli_usage_print(FILE *f)
-{
-    fputs("Usage:\n"
-          "  resource-tracker [OPTIONS]                      track the whole machine until SIGINT/SIGTERM\n"
-          "  resource-tracker [OPTIONS] --pid PID            also attribute usage to the process tree of PID\n"
-          "  resource-tracker [OPTIONS] [--] COMMAND [ARG...]\n"
-          "                                                  run COMMAND, track its tree, exit with its status\n",
-          f);
-    for (size_t i = 0; i < cli_nsubcommands; i++)
-        fputs(cli_subcommands[i].usage, f);
-    fputs("  (each subcommand has its own --help)\n"
-          "\n"
-          "Options:\n",
-          f);
-    cli_settings_help(f);
-    fputs("\n"
-          "\n"
-          "Streaming (only when SENTINEL_API_TOKEN is set; without it no connection is made):\n"
-          "  SENTINEL_API_TOKEN      register the run at the Sentinel API and upload gzipped CSV batches to S3\n"
-          "                          (taken out of the environment: the command does not inherit it)\n"
-          "  SENTINEL_API_URL        API base (default https://api.sentinel.sparecores.net)\n"
-          "  TRACKER_UPLOAD_INTERVAL seconds between batches, fractional allowed (default 60)\n"
-          "  TRACKER_FINISH_TIMEOUT  the most seconds the end of the run waits for uploads and the API (default 10)\n"
-          "  AWS_ENDPOINT_URL_S3     S3 endpoint (path style); AWS_REGION the bucket's region\n"
-          "  Batches that cannot be uploaded are kept in $XDG_STATE_HOME/resource-tracker\n"
-          "  (~/.local/state/resource-tracker) until they are sent.\n"
-          "\n"
-          "OTLP (with --otlp or an endpoint variable): OTEL_EXPORTER_OTLP_[METRICS_]ENDPOINT, _HEADERS\n"
-          "  (k=v,... percent-encoded), _COMPRESSION (gzip, none), _TIMEOUT (ms); OTEL_RESOURCE_ATTRIBUTES,\n"
-          "  OTEL_SERVICE_NAME. The last push waits at most TRACKER_FINISH_TIMEOUT seconds (default 10).\n"
-          "\n"
-          "Precedence: command line > environment > config file > built-in default.\n"
-          "Samples are written as one JSON object or CSV row per interval, flushed at once.\n"
-          "See resource-tracker(1) for the fields, the config file and the exit status.\n",
-          f);
 }

@@ -3,7 +3,7 @@
  * a value of each type and the merge of the layers (command line > environment > config file >
  * built-in default, docs/contracts.md §1). The command line (options.c), the config file
  * (config.c), --help and the tests all walk this table; curl's tool_getparam.c aliases[] is the
- * model. And the table of subcommands. */
+ * model. The value parsers here use nothing of the tool's other files. */
 #ifndef RT_CLI_SETTINGS_H
 #define RT_CLI_SETTINGS_H
 
@@ -102,23 +102,5 @@ void cli_settings_keys(const char *section, char *buf, size_t cap);
 
 /* The TOML tables of the table, in order, as "[job], [tracker], ..." into buf. */
 void cli_settings_sections(char *buf, size_t cap);
-
-/* The subcommands: name, the function that runs it (NULL: main.c's info), its lines in the
- * usage text. */
-typedef struct cli_subcommand {
-    const char *name;
-    cli_command cmd;
-    int (*run)(cli_options *o);
-    const char *usage;
-} cli_subcommand;
-
-extern const cli_subcommand cli_subcommands[];
-extern const size_t cli_nsubcommands;
-
-/* The subcommand named name, or NULL. */
-const cli_subcommand *cli_subcommand_by_name(const char *name);
-
-/* Writes the whole --help text. */
-void cli_usage_print(FILE *f);
 
 #endif
