@@ -1,6 +1,7 @@
 /* cli.h - the command line tool's settings: what the command line, the environment and the
  * TOML config file say, merged with the precedence of docs/contracts.md §1 (command line >
- * environment > config file > built-in default). */
+ * environment > config file > built-in default). Each setting's flag, variable, key, type,
+ * range and help: the settings table (settings.h). */
 #ifndef RT_CLI_H
 #define RT_CLI_H
 
@@ -171,7 +172,8 @@ int cli_library_env(cli_options *opts, char *err, size_t errlen);
 void cli_options_free(cli_options *opts);
 void cli_layer_free(cli_layer *l);
 
-/* Helpers shared by the command line and the config reader (settings.c). Each returns 0 or -1. */
+/* Helpers shared by the command line and the config reader (settings.c); the interval's range is
+ * the settings table's. Each returns 0 or -1. */
 int cli_parse_interval(const char *s, double *out);
 int cli_check_interval(double v);
 int cli_parse_pid(const char *s, long *out);
@@ -247,8 +249,9 @@ void cli_export_end_start(cli_exporters *ex, bool has_status, int status);
 /* Waits for the last push to end, and frees ex (NULL allowed). */
 void cli_export_end_wait(cli_exporters *ex);
 
-/* gpu_tracker's view (gpuview.c). */
-/* A number of expected cores: above 0, at most 1e6. Each returns 0, or -1. */
+/* gpu_tracker's view (gpuview.c; the value parsers in settings.c). */
+/* A number of expected cores: in the range of --expected-cores in the settings table (above 0,
+ * at most 1e6). Each returns 0, or -1. */
 int cli_parse_expected_cores(const char *s, double *out);
 int cli_check_expected_cores(double v);
 /* Splits "UUID,UUID,..." (blanks around each trimmed; none may be empty; at most 1024) into

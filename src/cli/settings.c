@@ -1,7 +1,7 @@
 /* settings.c - the tool's one table of settings (settings.h): every flag, environment variable
  * and config key with its type, range, default and --help text; the parsers of a value of each
  * type; the environment layer; precedence (command line > environment > config file > default)
- * decided in cli_setting_from and nowhere else; the --help text; the table of subcommands. */
+ * decided in cli_setting_from; the option lines of --help. It calls no other file of the tool. */
 #define _GNU_SOURCE
 #include "settings.h"
 
