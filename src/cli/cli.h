@@ -1,6 +1,7 @@
 /* cli.h - the command line tool's settings: what the command line, the environment and the
  * TOML config file say, merged with the precedence of docs/contracts.md §1 (command line >
- * environment > config file > built-in default). */
+ * environment > config file > built-in default). Each setting's flag, variable, key, type,
+ * range and help: the settings table (settings.h). */
 #ifndef RT_CLI_H
 #define RT_CLI_H
 
@@ -11,23 +12,17 @@
 
 #include "resource_tracker.h"
 
-/* Job metadata fields, in docs/contracts.md §4 order. */
+/* Job metadata fields, in docs/contracts.md §4 order (their flags, variables and keys: the
+ * settings table, settings.h). */
 enum {
     META_JOB_NAME, META_PROJECT_NAME, META_STAGE_NAME, META_TASK_NAME, META_TEAM, META_ENV, META_LANGUAGE,
     META_ORCHESTRATOR, META_EXECUTOR, META_EXTERNAL_RUN_ID, META_CONTAINER_IMAGE, META_COUNT
 };
 
-typedef struct meta_field {
-    const char *flag;       /* long option without dashes, e.g. "job-name" */
-    const char *env;        /* e.g. "TRACKER_JOB_NAME" */
-    const char *config_key; /* key in [job], e.g. "name" */
-} meta_field;
-
-extern const meta_field cli_meta_fields[META_COUNT];
-
 typedef enum cli_command { CMD_TRACK, CMD_SUMMARY, CMD_RECOMMEND, CMD_REPORT, CMD_INFO, CMD_HISTORY } cli_command;
 
-/* One layer of settings (command line, or config file); *_set says whether it was given. */
+/* One layer of settings (command line, environment, or config file); *_set says whether it was
+ * given. What fills each member: the settings table (settings.h). */
 typedef struct cli_layer {
     long pid;
     bool pid_set;
@@ -72,7 +67,9 @@ typedef struct cli_pairs {
 typedef struct cli_options {
     cli_command cmd;
     cli_layer args;   /* from the command line */
+    cli_layer env;    /* from the environment (cli_merge reads it) */
     cli_layer file;   /* from the config file */
+    const struct cli_subcommand *sub; /* the subcommand asked for (NULL: tracking) */
     char *config_path;
     bool config_explicit; /* given with -c: a missing file is an error */
     char **command;       /* wrapped command (argv, NULL-terminated), or NULL */
@@ -133,6 +130,24 @@ typedef struct cli_options {
                                  * (off, or the config file's URL instead); "" */
 } cli_options;
 
+/* The subcommands (options.c): name, the function that runs it (NULL: main.c's info), its
+ * lines in the usage text. cli_parse_args finds them here; main() runs them. */
+typedef struct cli_subcommand {
+    const char *name;
+    cli_command cmd;
+    int (*run)(cli_options *o);
+    const char *usage;
+} cli_subcommand;
+
+extern const cli_subcommand cli_subcommands[];
+extern const size_t cli_nsubcommands;
+
+/* The subcommand named name, or NULL. */
+const cli_subcommand *cli_subcommand_by_name(const char *name);
+
+/* Writes the whole --help text: the subcommands' usage and the settings table's options. */
+void cli_usage_print(FILE *f);
+
 /* Parses argv into opts->args and friends. On a usage error writes one line into err and
  * returns -1; returns 0 otherwise. Never exits. */
 int cli_parse_args(cli_options *opts, int argc, char **argv, char *err, size_t errlen);
@@ -157,7 +172,8 @@ int cli_library_env(cli_options *opts, char *err, size_t errlen);
 void cli_options_free(cli_options *opts);
 void cli_layer_free(cli_layer *l);
 
-/* Helpers shared by the command line and the config reader. Each returns 0 or -1. */
+/* Helpers shared by the command line and the config reader (settings.c); the interval's range is
+ * the settings table's. Each returns 0 or -1. */
 int cli_parse_interval(const char *s, double *out);
 int cli_check_interval(double v);
 int cli_parse_pid(const char *s, long *out);
@@ -167,8 +183,6 @@ int cli_parse_cgroup(const char *s, bool *off);
 int cli_check_tag(const char *s);
 int cli_add_tag(cli_layer *l, const char *tag);
 
-/* The usage text for --help. */
-extern const char cli_usage[];
 
 /* Writes "resource-tracker: MESSAGE" and a newline to stderr with one write(2) (say.c). */
 void cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -237,8 +251,9 @@ typedef struct cli_run_sinks {
  * host's facts pushed to them. It owns in->prom from here. NULL when out of memory (said). */
 rt_pipeline *cli_sinks_pipeline(const cli_options *opts, const cli_run_sinks *in);
 
-/* gpu_tracker's view (gpuview.c). */
-/* A number of expected cores: above 0, at most 1e6. Each returns 0, or -1. */
+/* gpu_tracker's view (gpuview.c; the value parsers in settings.c). */
+/* A number of expected cores: in the range of --expected-cores in the settings table (above 0,
+ * at most 1e6). Each returns 0, or -1. */
 int cli_parse_expected_cores(const char *s, double *out);
 int cli_check_expected_cores(double v);
 /* Splits "UUID,UUID,..." (blanks around each trimmed; none may be empty; at most 1024) into

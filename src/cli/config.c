@@ -1,7 +1,7 @@
-/* config.c - the TOML config file: [job] (name, pid, metadata, tags), [tracker]
- * (interval_secs, format, output, quiet, summary, report, cgroup, wait_all, expected_cores, gpus),
- * [history] (path) and [export] (prometheus, prometheus_textfile, otlp, otlp_interval). Every problem is reported as
- * FILE:LINE:COL with the known keys listed; nothing unknown is silently ignored. */
+/* config.c - the TOML config file: each key of [job], [tracker], [history] and [export] is a
+ * setting of the settings table (settings.h), read by its type. Every problem is reported as
+ * FILE:LINE:COL with the known keys listed; nothing unknown is silently ignored. And the run
+ * history a subcommand reads (its flag, TRACKER_HISTORY, or the config file's). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "settings.h"
 #include "toml.h"
 
 #define MAX_CONFIG_BYTES (1u << 20)
@@ -24,29 +25,6 @@
             snprintf(err + n_, errlen - (size_t)n_, __VA_ARGS__);                                                      \
         return -1;                                                                                                     \
     } while (0)
-
-static const char *const tracker_keys[] = {"interval_secs", "format", "output", "quiet", "summary", "report", "cgroup",
-                                           "wait_all", "expected_cores", "gpus"};
-
-/* Writes the [job] keys, comma-separated, into buf (for "unknown key" messages). */
-static void known_job_keys(char *buf, size_t cap)
-{
-    size_t o = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < META_COUNT; i++) {
-        int n = snprintf(buf + o, cap - o, "%s%s", i ? ", " : "", cli_meta_fields[i].config_key);
-        if (n < 0 || (size_t)n >= cap - o)
-            return;
-        o += (size_t)n;
-        if (i == 0) {
-            n = snprintf(buf + o, cap - o, ", pid");
-            if (n < 0 || (size_t)n >= cap - o)
-                return;
-            o += (size_t)n;
-        }
-    }
-    snprintf(buf + o, cap - o, ", tags");
-}
 
 /* Whether the value of kv is a string. */
 static bool is_str(const toml_kv *kv)
@@ -91,101 +69,6 @@ static int parse_tags(cli_layer *out, const char *name, const toml_kv *kv, char 
     CONF_ERR(kv, "[job] tags must be an array of \"key=value\" strings or a table, not %s", toml_type_name(v->type));
 }
 
-/* The [job] table into out. Returns 0, or -1 with the problem and its place in err. */
-static int parse_job(cli_layer *out, const char *name, const toml_value *t, char *err, size_t errlen)
-{
-    for (size_t i = 0; i < t->u.tab.n; i++) {
-        const toml_kv *kv = &t->u.tab.kv[i];
-        if (strcmp(kv->key, "pid") == 0) {
-            if (kv->val->type != TOML_INTEGER || kv->val->u.i <= 0 || kv->val->u.i > INT_MAX)
-                CONF_ERR(kv, "[job] pid must be a positive integer (a process id)");
-            out->pid = (long)kv->val->u.i;
-            out->pid_set = true;
-            continue;
-        }
-        if (strcmp(kv->key, "tags") == 0) {
-            if (parse_tags(out, name, kv, err, errlen) < 0)
-                return -1;
-            continue;
-        }
-        int m = -1;
-        for (int k = 0; k < META_COUNT; k++)
-            if (strcmp(kv->key, cli_meta_fields[k].config_key) == 0)
-                m = k;
-        if (m < 0 || kv->key_len != strlen(kv->key)) {
-            char known[512];
-            known_job_keys(known, sizeof known);
-            CONF_ERR(kv, "unknown key '%s' in [job] (known keys: %s)", kv->key, known);
-        }
-        if (!is_str(kv))
-            CONF_ERR(kv, "[job] %s must be a string, not %s", kv->key, toml_type_name(kv->val->type));
-        free(out->meta[m]);
-        if (!(out->meta[m] = strdup(kv->val->u.str.s)))
-            CONF_ERR(kv, "out of memory");
-    }
-    return 0;
-}
-
-/* The [history] table into out. Returns 0, or -1 with the problem and its place in err. */
-static int parse_history(cli_layer *out, const char *name, const toml_value *t, char *err, size_t errlen)
-{
-    for (size_t i = 0; i < t->u.tab.n; i++) {
-        const toml_kv *kv = &t->u.tab.kv[i];
-        if (strcmp(kv->key, "path") != 0)
-            CONF_ERR(kv, "unknown key '%s' in [history] (known keys: path)", kv->key);
-        if (!is_str(kv) || kv->val->u.str.len == 0)
-            CONF_ERR(kv, "[history] path must be a file name");
-        free(out->history);
-        if (!(out->history = strdup(kv->val->u.str.s)))
-            CONF_ERR(kv, "out of memory");
-    }
-    return 0;
-}
-
-/* The [export] table into out. Returns 0, or -1 with the problem and its place in err. */
-static int parse_export(cli_layer *out, const char *name, const toml_value *t, char *err, size_t errlen)
-{
-    for (size_t i = 0; i < t->u.tab.n; i++) {
-        const toml_kv *kv = &t->u.tab.kv[i];
-        const toml_value *v = kv->val;
-        char **slot = strcmp(kv->key, "prometheus") == 0            ? &out->prometheus
-                      : strcmp(kv->key, "prometheus_textfile") == 0 ? &out->prometheus_textfile
-                      : strcmp(kv->key, "otlp") == 0                ? &out->otlp
-                                                                    : NULL;
-        if (slot) {
-            if (!is_str(kv) || v->u.str.len == 0)
-                CONF_ERR(kv, "[export] %s must be a non-empty string (%s)", kv->key,
-                         slot == &out->prometheus ? "\"ADDR:PORT\"" : slot == &out->otlp ? "a URL" : "a directory");
-            free(*slot);
-            if (!(*slot = strdup(v->u.str.s)))
-                CONF_ERR(kv, "out of memory");
-        } else if (strcmp(kv->key, "otlp_interval") == 0) {
-            double d = v->type == TOML_INTEGER ? (double)v->u.i : v->type == TOML_FLOAT ? v->u.f : -1;
-            if ((v->type != TOML_INTEGER && v->type != TOML_FLOAT) || cli_check_interval(d) < 0)
-                CONF_ERR(kv, "[export] otlp_interval must be a number of seconds from 0.01 to 86400");
-            out->otlp_interval = d;
-            out->otlp_interval_set = true;
-        } else {
-            CONF_ERR(kv, "unknown key '%s' in [export] (known keys: prometheus, prometheus_textfile, otlp, otlp_interval)",
-                     kv->key);
-        }
-    }
-    return 0;
-}
-
-/* The boolean [tracker] key named key in out (its value, and *set to its "given" mark), or NULL
- * when key is not one of them. */
-static bool *bool_key(cli_layer *out, const char *key, bool **set)
-{
-    if (strcmp(key, "quiet") == 0)
-        return *set = &out->quiet_set, &out->quiet;
-    if (strcmp(key, "summary") == 0)
-        return *set = &out->summary_set, &out->summary;
-    if (strcmp(key, "wait_all") == 0)
-        return *set = &out->wait_all_set, &out->wait_all;
-    return NULL;
-}
-
 /* [tracker] gpus: "UUID,UUID" or an array of uuid strings, kept as the comma list --gpus takes.
  * Returns 0, or -1 with the problem and its place in err. */
 static int parse_gpus(cli_layer *out, const char *name, const toml_kv *kv, char *err, size_t errlen)
@@ -226,68 +109,95 @@ static int parse_gpus(cli_layer *out, const char *name, const toml_kv *kv, char 
     return 0;
 }
 
-/* The [tracker] table into out. Returns 0, or -1 with the problem and its place in err. */
-static int parse_tracker(cli_layer *out, const char *name, const toml_value *t, char *err, size_t errlen)
+/* A number of kv (an integer or a float) for s. Returns 0 and *out, or -1. */
+static int toml_number(const cli_setting *s, const toml_kv *kv, double *out)
+{
+    const toml_value *v = kv->val;
+    double d = v->type == TOML_INTEGER ? (double)v->u.i : v->type == TOML_FLOAT ? v->u.f : -1;
+    if ((v->type != TOML_INTEGER && v->type != TOML_FLOAT) || !cli_setting_in_range(s, d))
+        return -1;
+    *out = d;
+    return 0;
+}
+
+/* The value of kv as setting s into out. Returns 0, or -1 with the problem and its place in err. */
+static int read_key(cli_layer *out, const char *name, const cli_setting *s, const toml_kv *kv, char *err,
+                    size_t errlen)
+{
+    const toml_value *v = kv->val;
+    char *base = (char *)out, must[128], why[512] = "";
+    bool bad = false;
+    switch (s->type) {
+    case CLI_T_PID:
+        if (v->type != TOML_INTEGER || v->u.i <= 0 || v->u.i > INT_MAX)
+            bad = true;
+        else
+            *(long *)(base + s->layer_off) = (long)v->u.i;
+        break;
+    case CLI_T_SECS:
+    case CLI_T_CORES:
+        bad = toml_number(s, kv, (double *)(base + s->layer_off)) < 0;
+        break;
+    case CLI_T_BOOL:
+        if (v->type != TOML_BOOL)
+            bad = true;
+        else
+            *(bool *)(base + s->layer_off) = v->u.b;
+        break;
+    case CLI_T_META:
+        if (!is_str(kv))
+            CONF_ERR(kv, "[%s] %s must be a string, not %s", s->section, kv->key, toml_type_name(v->type));
+        /* fall through */
+    case CLI_T_FORMAT:
+    case CLI_T_CGROUP:
+    case CLI_T_FILE:
+    case CLI_T_TEXT:
+        if (!is_str(kv) || cli_setting_read(s, out, v->u.str.s, false, why, sizeof why) < 0) {
+            if (strcmp(why, "out of memory") == 0 && is_str(kv))
+                CONF_ERR(kv, "out of memory");
+            bad = true;
+        }
+        break;
+    case CLI_T_GPUS:
+        return parse_gpus(out, name, kv, err, errlen);
+    case CLI_T_TAG:
+        return parse_tags(out, name, kv, err, errlen);
+    default:
+        break;
+    }
+    if (bad)
+        CONF_ERR(kv, "[%s] %s must be %s", s->section, s->key, cli_setting_what(s, true, must, sizeof must));
+    if (s->set_off != CLI_NONE)
+        *(bool *)(base + s->set_off) = true;
+    return 0;
+}
+
+/* The table [section] into out, each key through the settings table. Returns 0, or -1 with the
+ * problem and its place in err. */
+static int parse_section(cli_layer *out, const char *name, const char *section, const toml_value *t, char *err,
+                         size_t errlen)
 {
     for (size_t i = 0; i < t->u.tab.n; i++) {
         const toml_kv *kv = &t->u.tab.kv[i];
-        const toml_value *v = kv->val;
-        bool *flag, *flag_set = NULL;
-        if (strcmp(kv->key, "interval_secs") == 0) {
-            double d = v->type == TOML_INTEGER ? (double)v->u.i : v->type == TOML_FLOAT ? v->u.f : -1;
-            if ((v->type != TOML_INTEGER && v->type != TOML_FLOAT) || cli_check_interval(d) < 0)
-                CONF_ERR(kv, "[tracker] interval_secs must be a number of seconds from 0.01 to 86400");
-            out->interval = d;
-            out->interval_set = true;
-        } else if (strcmp(kv->key, "format") == 0) {
-            if (!is_str(kv) || cli_parse_format(v->u.str.s, &out->format) < 0)
-                CONF_ERR(kv, "[tracker] format must be \"json\" or \"csv\"");
-            out->format_set = true;
-        } else if (strcmp(kv->key, "output") == 0) {
-            if (!is_str(kv) || v->u.str.len == 0)
-                CONF_ERR(kv, "[tracker] output must be a file name (or \"-\" for stdout)");
-            free(out->output);
-            if (!(out->output = strdup(v->u.str.s)))
-                CONF_ERR(kv, "out of memory");
-            out->output_set = true;
-        } else if ((flag = bool_key(out, kv->key, &flag_set)) != NULL) {
-            if (v->type != TOML_BOOL)
-                CONF_ERR(kv, "[tracker] %s must be true or false", kv->key);
-            *flag = v->u.b;
-            *flag_set = true;
-        } else if (strcmp(kv->key, "cgroup") == 0) {
-            if (!is_str(kv) || cli_parse_cgroup(v->u.str.s, &out->cgroup_off) < 0)
-                CONF_ERR(kv, "[tracker] cgroup must be \"auto\" or \"off\"");
-            out->cgroup_set = true;
-        } else if (strcmp(kv->key, "expected_cores") == 0) {
-            double d = v->type == TOML_INTEGER ? (double)v->u.i : v->type == TOML_FLOAT ? v->u.f : -1;
-            if ((v->type != TOML_INTEGER && v->type != TOML_FLOAT) || cli_check_expected_cores(d) < 0)
-                CONF_ERR(kv, "[tracker] expected_cores must be a number of cores above 0");
-            out->expected_cores = d;
-            out->expected_cores_set = true;
-        } else if (strcmp(kv->key, "gpus") == 0) {
-            if (parse_gpus(out, name, kv, err, errlen) < 0)
-                return -1;
-        } else if (strcmp(kv->key, "report") == 0) {
-            if (!is_str(kv) || v->u.str.len == 0)
-                CONF_ERR(kv, "[tracker] report must be a file name");
-            free(out->report);
-            if (!(out->report = strdup(v->u.str.s)))
-                CONF_ERR(kv, "out of memory");
-        } else {
-            char known[256];
-            size_t at = 0;
-            known[0] = '\0';
-            for (size_t k = 0; k < sizeof tracker_keys / sizeof tracker_keys[0]; k++) {
-                int n = snprintf(known + at, sizeof known - at, "%s%s", k ? ", " : "", tracker_keys[k]);
-                if (n < 0 || (size_t)n >= sizeof known - at)
-                    break;
-                at += (size_t)n;
-            }
-            CONF_ERR(kv, "unknown key '%s' in [tracker] (known keys: %s)", kv->key, known);
+        const cli_setting *s = kv->key_len == strlen(kv->key) ? cli_setting_by_key(section, kv->key) : NULL;
+        if (!s) {
+            char known[512];
+            cli_settings_keys(section, known, sizeof known);
+            CONF_ERR(kv, "unknown key '%s' in [%s] (known keys: %s)", kv->key, section, known);
         }
+        if (read_key(out, name, s, kv, err, errlen) < 0)
+            return -1;
     }
     return 0;
+}
+
+/* Whether the settings table has keys in [key]. */
+static bool is_section(const char *key)
+{
+    for (size_t i = 0; i < cli_nsettings; i++)
+        if (cli_settings[i].section && strcmp(cli_settings[i].section, key) == 0)
+            return true;
+    return false;
 }
 
 int cli_parse_config(cli_layer *out, const char *name, const char *buf, size_t len, char *err, size_t errlen)
@@ -301,23 +211,18 @@ int cli_parse_config(cli_layer *out, const char *name, const char *buf, size_t l
     int rc = 0;
     for (size_t i = 0; i < root->u.tab.n && rc == 0; i++) {
         const toml_kv *kv = &root->u.tab.kv[i];
-        bool job = strcmp(kv->key, "job") == 0, tracker = strcmp(kv->key, "tracker") == 0;
-        bool history = strcmp(kv->key, "history") == 0, export = strcmp(kv->key, "export") == 0;
-        if ((job || tracker || history || export) && kv->val->type != TOML_TABLE) {
+        bool known = is_section(kv->key);
+        if (known && kv->val->type != TOML_TABLE) {
             snprintf(err, errlen, "%s:%d:%d: '%s' must be a table ([%s]), not %s", name, kv->line, kv->col, kv->key,
                      kv->key, toml_type_name(kv->val->type));
             rc = -1;
-        } else if (job) {
-            rc = parse_job(out, name, kv->val, err, errlen);
-        } else if (tracker) {
-            rc = parse_tracker(out, name, kv->val, err, errlen);
-        } else if (history) {
-            rc = parse_history(out, name, kv->val, err, errlen);
-        } else if (export) {
-            rc = parse_export(out, name, kv->val, err, errlen);
+        } else if (known) {
+            rc = parse_section(out, name, kv->key, kv->val, err, errlen);
         } else {
-            snprintf(err, errlen, "%s:%d:%d: unknown %s '%s' (known tables: [job], [tracker], [history], [export])", name, kv->line,
-                     kv->col, kv->val->type == TOML_TABLE ? "table" : "key", kv->key);
+            char tables[128];
+            cli_settings_sections(tables, sizeof tables);
+            snprintf(err, errlen, "%s:%d:%d: unknown %s '%s' (known tables: %s)", name, kv->line, kv->col,
+                     kv->val->type == TOML_TABLE ? "table" : "key", kv->key, tables);
             rc = -1;
         }
     }
@@ -365,4 +270,20 @@ int cli_load_config(cli_options *o, char *err, size_t errlen)
     int rc = cli_parse_config(&o->file, path, buf, len, err, errlen);
     free(buf);
     return rc;
+}
+
+const char *cli_history_path(cli_options *o, const char *flag)
+{
+    if (flag && *flag) /* the subcommand's own --history: the command line */
+        return flag;
+    char err[1024];
+    if (cli_settings_env(&o->env, err, sizeof err) < 0 || (!o->env.history && cli_load_config(o, err, sizeof err) < 0)) {
+        cli_say("%s", err);
+        return NULL;
+    }
+    const char *path = cli_setting_str(o, cli_setting_by_flag("history"), NULL, 0);
+    if (path)
+        return path;
+    cli_say("no run history named: give --history FILE, set TRACKER_HISTORY, or set [history] path in the config");
+    return NULL;
 }

@@ -14,6 +14,7 @@
 
 #include "../common/hex.h"
 #include "cli.h"
+#include "settings.h"
 
 #define USAGE_ERR(...)                                                                                                 \
     do {                                                                                                               \
@@ -250,10 +251,12 @@ static int otlp_settings(cli_options *o, const char *url, const char *from, bool
     const cli_layer *a = &o->args, *f = &o->file;
     const char *name = NULL;
     const char *iv = env_value("OTEL_METRIC_EXPORT_INTERVAL"); /* milliseconds */
+    const cli_setting *si = cli_setting_by_flag("otlp-interval");
     if (a->otlp_interval_set)
         o->otlp_interval = a->otlp_interval;
-    else if (iv && parse_ms(iv, 10, 86400e3, &o->otlp_interval) < 0)
-        USAGE_ERR("OTEL_METRIC_EXPORT_INTERVAL: not a number of milliseconds from 10 to 86400000: '%s'", iv);
+    else if (iv && parse_ms(iv, si->min * 1000, si->max * 1000, &o->otlp_interval) < 0)
+        USAGE_ERR("OTEL_METRIC_EXPORT_INTERVAL: not a number of milliseconds from %.10g to %.10g: '%s'", si->min * 1000,
+                  si->max * 1000, iv);
     else if (!iv && f->otlp_interval_set)
         o->otlp_interval = f->otlp_interval;
     if (metrics_url(url, exact, &o->otlp_url) < 0)
@@ -325,7 +328,7 @@ static int otlp_merge(cli_options *o, char *err, size_t errlen)
         url = base, from = "OTEL_EXPORTER_OTLP_ENDPOINT";
     else if (!url && f->otlp)
         url = f->otlp, from = "[export] otlp";
-    o->otlp_interval = 10.0;
+    o->otlp_interval = cli_setting_by_flag("otlp-interval")->def;
     o->otlp_warning[0] = '\0';
     if (!url) { /* no OTLP: nothing of OTEL_* is looked at */
         if (a->otlp_interval_set)
@@ -352,22 +355,21 @@ static int otlp_merge(cli_options *o, char *err, size_t errlen)
 
 int cli_export_merge(cli_options *o, char *err, size_t errlen)
 {
-    const cli_layer *a = &o->args, *f = &o->file;
-    const char *listen = a->prometheus ? a->prometheus : f->prometheus;
+    char where[64];
+    const char *listen = cli_setting_str(o, cli_setting_by_flag("prometheus"), where, sizeof where);
     o->prom_on = listen != NULL;
     if (listen && cli_parse_listen(listen, o->prom_addr, sizeof o->prom_addr, &o->prom_port) < 0)
-        USAGE_ERR("%s: '%s' is not ADDR:PORT (a numeric IPv4 address, [IPv6] or localhost, and a port 0-65535)",
-                  a->prometheus ? "--prometheus" : "[export] prometheus", listen);
-    o->textfile_dir = a->prometheus_textfile ? a->prometheus_textfile : f->prometheus_textfile;
+        USAGE_ERR("%s: '%s' is not ADDR:PORT (a numeric IPv4 address, [IPv6] or localhost, and a port 0-65535)", where,
+                  listen);
+    o->textfile_dir = cli_setting_str(o, cli_setting_by_flag("prometheus-textfile"), where, sizeof where);
     if (o->textfile_dir) {
-        const char *flag = a->prometheus_textfile ? "--prometheus-textfile" : "[export] prometheus_textfile";
         struct stat st;
         if (stat(o->textfile_dir, &st) < 0)
-            USAGE_ERR("%s: '%s': %s", flag, o->textfile_dir, strerror(errno));
+            USAGE_ERR("%s: '%s': %s", where, o->textfile_dir, strerror(errno));
         if (!S_ISDIR(st.st_mode))
-            USAGE_ERR("%s: '%s' is not a directory", flag, o->textfile_dir);
+            USAGE_ERR("%s: '%s' is not a directory", where, o->textfile_dir);
         if (access(o->textfile_dir, W_OK | X_OK) < 0)
-            USAGE_ERR("%s: '%s': %s", flag, o->textfile_dir, strerror(errno));
+            USAGE_ERR("%s: '%s': %s", where, o->textfile_dir, strerror(errno));
     }
     return otlp_merge(o, err, errlen);
 }

@@ -1,94 +1,23 @@
 /* gpuview.c - the settings of gpu_tracker's view of a run (rt_usage): --expected-cores N and
- * --gpus UUID,... ([tracker] expected_cores and gpus in the config file), parsed, merged and
- * handed to the statistics; and the same two options of `summary`. */
+ * --gpus UUID,... ([tracker] expected_cores and gpus in the config file; their values are read
+ * by settings.c), merged and handed to the statistics; and the same two options of `summary`. */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-
-#define MAX_GPUS 1024
-
-int cli_parse_expected_cores(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end != '\0' || cli_check_expected_cores(v) < 0)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-int cli_check_expected_cores(double v)
-{
-    return isfinite(v) && v > 0 && v <= 1e6 ? 0 : -1;
-}
-
-void cli_gpu_list_free(char **list, size_t n)
-{
-    for (size_t i = 0; list && i < n; i++)
-        free(list[i]);
-    free(list);
-}
-
-int cli_parse_gpu_list(const char *s, char ***out, size_t *n, const char **why)
-{
-    *out = NULL;
-    *n = 0;
-    char **list = NULL;
-    size_t k = 0;
-    const char *p = s;
-    for (;;) {
-        const char *comma = strchr(p, ',');
-        const char *e = comma ? comma : p + strlen(p);
-        const char *b = p;
-        while (b < e && (*b == ' ' || *b == '\t'))
-            b++;
-        while (e > b && (e[-1] == ' ' || e[-1] == '\t'))
-            e--;
-        if (e == b) {
-            cli_gpu_list_free(list, k);
-            *why = "an empty GPU uuid in the list";
-            return -1;
-        }
-        if (k == MAX_GPUS) {
-            cli_gpu_list_free(list, k);
-            *why = "more than 1024 GPUs";
-            return -1;
-        }
-        char **grown = realloc(list, (k + 1) * sizeof *list);
-        char *one = grown ? strndup(b, (size_t)(e - b)) : NULL;
-        if (grown)
-            list = grown;
-        if (!one) {
-            cli_gpu_list_free(list, k);
-            *why = "out of memory";
-            return -1;
-        }
-        list[k++] = one;
-        if (!comma)
-            break;
-        p = comma + 1;
-    }
-    *out = list;
-    *n = k;
-    return 0;
-}
+#include "settings.h"
 
 int cli_gpuview_merge(cli_options *o, char *err, size_t errlen)
 {
-    const cli_layer *a = &o->args, *f = &o->file;
-    o->expected_cores = a->expected_cores_set ? a->expected_cores : f->expected_cores_set ? f->expected_cores : 0;
-    const char *gpus = a->gpus ? a->gpus : f->gpus;
+    char where[32]; /* expected_cores is merged with the other settings (settings.c) */
+    const char *gpus = cli_setting_str(o, cli_setting_by_flag("gpus"), where, sizeof where);
     cli_gpu_list_free(o->gpu_list, o->ngpus);
     o->gpu_list = NULL;
     o->ngpus = 0;
     const char *why = NULL;
     if (gpus && cli_parse_gpu_list(gpus, &o->gpu_list, &o->ngpus, &why) < 0) {
-        snprintf(err, errlen, "%s: %s: '%s'", a->gpus ? "--gpus" : "[tracker] gpus", why, gpus);
+        snprintf(err, errlen, "%s: %s: '%s'", where, why, gpus);
         return -1;
     }
     return 0;

@@ -603,7 +603,7 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (o.help) {
-        fputs(cli_usage, stdout);
+        cli_usage_print(stdout);
         cli_options_free(&o);
         return 0;
     }
@@ -617,15 +617,8 @@ int main(int argc, char **argv)
         cli_options_free(&o);
         return EXIT_USAGE;
     }
-    if (o.cmd != CMD_TRACK) {
-        switch (o.cmd) {
-        case CMD_INFO: rc = info(&o); break;
-        case CMD_SUMMARY: rc = cli_summary_main(&o); break;
-        case CMD_RECOMMEND: rc = cli_recommend_main(&o); break;
-        case CMD_REPORT: rc = cli_report_main(&o); break;
-        case CMD_HISTORY: rc = cli_history_main(&o); break;
-        default: rc = EXIT_USAGE; break;
-        }
+    if (o.sub) { /* the subcommand table (settings.c); info is this file's */
+        rc = o.sub->run ? o.sub->run(&o) : info(&o);
         cli_options_free(&o);
         return rc;
     }

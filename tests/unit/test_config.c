@@ -82,6 +82,9 @@ static void errors(void **state)
     expect_error("[tracker]\ncgroup = 'on'\n", "conf.toml:2:1: [tracker] cgroup must be \"auto\" or \"off\"");
     expect_error("[tracker]\ncgroup = false\n", "conf.toml:2:1: [tracker] cgroup must be");
     expect_error("[tracker]\nwait_all = 'yes'\n", "conf.toml:2:1: [tracker] wait_all must be true or false");
+    /* a key with a NUL inside is not the key before it, in every table */
+    expect_error("[tracker]\n\"quiet\\u0000x\" = true\n", "conf.toml:2:1: unknown key 'quiet' in [tracker]");
+    expect_error("[job]\n\"pid\\u0000\" = 1\n", "conf.toml:2:1: unknown key 'pid' in [job]");
 }
 
 /* [export]: the four keys read; wrong types and unknown keys named with their place. */

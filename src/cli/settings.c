@@ -1,0 +1,561 @@
+/* settings.c - the tool's one table of settings (settings.h): every flag, environment variable
+ * and config key with its type, range, default and --help text; the parsers of a value of each
+ * type; the environment layer; precedence (command line > environment > config file > default)
+ * decided in cli_setting_from; the option lines of --help. It calls no other file of the tool. */
+#define _GNU_SOURCE
+#include "settings.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The range of every interval the tool takes (samples, OTLP pushes, uploads), in seconds. */
+#define INTERVAL_MIN 0.01
+#define INTERVAL_MAX 86400.0
+
+#define L(m) offsetof(cli_layer, m)
+#define M(m) offsetof(cli_options, m)
+#define NO CLI_NONE
+
+/* One job metadata setting: --FLAG NAME, TRACKER_VAR, [job] KEY. */
+#define META(i, flag, var, key)                                                                                        \
+    {flag, 0, "NAME", var, "job", key, CLI_T_META, 0, 0, 0, L(meta[i]), NO, M(meta[i]), NULL, NULL, false, NULL}
+
+const cli_setting cli_settings[] = {
+    {"pid", 'p', "PID", NULL, "job", "pid", CLI_T_PID, 0, 0, 0, L(pid), L(pid_set), M(pid),
+     "a process id (a positive integer)", "a positive integer (a process id)", false,
+     "root of the process tree to attribute usage to"},
+    {"interval", 'i', "SECS", NULL, "tracker", "interval_secs", CLI_T_SECS, INTERVAL_MIN, INTERVAL_MAX, 1, L(interval),
+     L(interval_set), M(interval), NULL, NULL, false, "seconds between samples, {min} to {max} (default {def})"},
+    {"config", 'c', "FILE", NULL, NULL, NULL, CLI_T_CONFIG, 0, 0, 0, NO, NO, NO, NULL, NULL, false,
+     "TOML config (default resource-tracker.toml; a missing default is ignored)"},
+    {"format", 'f', "FMT", NULL, "tracker", "format", CLI_T_FORMAT, 0, 0, RT_FORMAT_JSON, L(format), L(format_set),
+     M(format), "a format (json or csv)", "\"json\" or \"csv\"", false, "json (one object per line, default) or csv"},
+    {"output", 'o', "FILE", NULL, "tracker", "output", CLI_T_FILE, 0, 0, 0, L(output), L(output_set), M(output), NULL,
+     "a file name (or \"-\" for stdout)", false, "where samples go (default stderr; - is stdout)"},
+    {"quiet", 'q', NULL, NULL, "tracker", "quiet", CLI_T_BOOL, 0, 0, 0, L(quiet), L(quiet_set), M(quiet), NULL, NULL,
+     false, "no sample output"},
+    {"job-name", 0, "NAME", "TRACKER_JOB_NAME", "job", "name", CLI_T_META, 0, 0, 0, L(meta[META_JOB_NAME]), NO,
+     M(meta[META_JOB_NAME]), NULL, NULL, true,
+     "job metadata; also --project-name, --stage-name, --task-name, --team,\n"
+     "--env, --language, --orchestrator, --executor, --external-run-id,\n"
+     "--container-image (or TRACKER_JOB_NAME, TRACKER_PROJECT_NAME, ...)"},
+    META(META_PROJECT_NAME, "project-name", "TRACKER_PROJECT_NAME", "project_name"),
+    META(META_STAGE_NAME, "stage-name", "TRACKER_STAGE_NAME", "stage_name"),
+    META(META_TASK_NAME, "task-name", "TRACKER_TASK_NAME", "task_name"),
+    META(META_TEAM, "team", "TRACKER_TEAM", "team"),
+    META(META_ENV, "env", "TRACKER_ENV", "env"),
+    META(META_LANGUAGE, "language", "TRACKER_LANGUAGE", "language"),
+    META(META_ORCHESTRATOR, "orchestrator", "TRACKER_ORCHESTRATOR", "orchestrator"),
+    META(META_EXECUTOR, "executor", "TRACKER_EXECUTOR", "executor"),
+    META(META_EXTERNAL_RUN_ID, "external-run-id", "TRACKER_EXTERNAL_RUN_ID", "external_run_id"),
+    META(META_CONTAINER_IMAGE, "container-image", "TRACKER_CONTAINER_IMAGE", "container_image"),
+    {"tag", 0, "KEY=VALUE", NULL, "job", "tags", CLI_T_TAG, 0, 0, 0, NO, NO, NO, "KEY=VALUE", NULL, false,
+     "a tag for the run (repeatable)"},
+    {"summary", 0, NULL, NULL, "tracker", "summary", CLI_T_BOOL, 0, 0, 0, L(summary), L(summary_set), M(summary), NULL,
+     NULL, false, "print the run's summary to stderr at exit"},
+    {"report", 0, "FILE", NULL, "tracker", "report", CLI_T_FILE, 0, 0, 0, L(report), NO, M(report), NULL,
+     "a file name", false, "write the run's HTML report at exit"},
+    {"history", 0, "FILE", "TRACKER_HISTORY", "history", "path", CLI_T_FILE, 0, 0, 0, L(history), NO, M(history), NULL,
+     "a file name", false, "append the run's summary to this run history (SQLite; or TRACKER_HISTORY)"},
+    {"cgroup", 0, "auto|off", NULL, "tracker", "cgroup", CLI_T_CGROUP, 0, 0, 0, L(cgroup_off), L(cgroup_set),
+     M(cgroup_off), "a choice (auto or off)", "\"auto\" or \"off\"", false,
+     "auto (default): run the command in a cgroup of its own where one can be\n"
+     "made, and read the tracked tree's cgroup (limits, OOM kills, throttling,\n"
+     "pressure); off: make and read no cgroup"},
+    {"wait-all", 0, NULL, NULL, "tracker", "wait_all", CLI_T_BOOL, 0, 0, 0, L(wait_all), L(wait_all_set), M(wait_all),
+     NULL, NULL, false,
+     "after the command exits, go on until every process it started has\n"
+     "ended (default: exit with the command, saying how many were left)"},
+    {"prometheus", 0, "ADDR:PORT", NULL, "export", "prometheus", CLI_T_TEXT, 0, 0, 0, L(prometheus), NO, NO, NULL,
+     "a non-empty string (\"ADDR:PORT\")", false,
+     "serve /metrics (Prometheus text, or OpenMetrics) while tracking;\n"
+     "ADDR 127.0.0.1 when left out (:9101), 0.0.0.0 or [::] for every interface,\n"
+     "PORT 0 for a free one (said at the start)"},
+    {"prometheus-textfile", 0, "DIR", NULL, "export", "prometheus_textfile", CLI_T_TEXT, 0, 0, 0,
+     L(prometheus_textfile), NO, NO, NULL, "a non-empty string (a directory)", false,
+     "write DIR/resource_tracker_JOB.prom (node_exporter's textfile\n"
+     "collector) while the job runs and at its end, replaced atomically"},
+    {"otlp", 0, "URL", NULL, "export", "otlp", CLI_T_TEXT, 0, 0, 0, L(otlp), NO, NO, NULL, "a non-empty string (a URL)",
+     false,
+     "push metrics over OTLP/HTTP (JSON, gzip) to URL (/v1/metrics appended\n"
+     "unless there; or OTEL_EXPORTER_OTLP_ENDPOINT)"},
+    {"otlp-interval", 0, "SECS", NULL, "export", "otlp_interval", CLI_T_SECS, INTERVAL_MIN, INTERVAL_MAX, 10,
+     L(otlp_interval), L(otlp_interval_set), NO, NULL, NULL, false,
+     "seconds between OTLP pushes (default {def}; OTEL_METRIC_EXPORT_INTERVAL ms)"},
+    {"expected-cores", 0, "N", NULL, "tracker", "expected_cores", CLI_T_CORES, 0, 1e6, 0, L(expected_cores),
+     L(expected_cores_set), M(expected_cores), "a number of cores above 0", NULL, false,
+     "cores the job is expected to use: the summary's hardware percentages of\n"
+     "the command (main), its descendants and both divide by N (default: all)"},
+    {"gpus", 0, "UUID,...", NULL, "tracker", "gpus", CLI_T_GPUS, 0, 0, 0, L(gpus), NO, NO, NULL, NULL, false,
+     "GPUs whose utilization the summary's GPU percentages count (default: all)"},
+    {"help", 'h', NULL, NULL, NULL, NULL, CLI_T_HELP, 0, 0, 0, NO, NO, NO, NULL, NULL, false, "this text"},
+    {"version", 'V', NULL, NULL, NULL, NULL, CLI_T_VERSION, 0, 0, 0, NO, NO, NO, NULL, NULL, false, "the version"},
+    /* read from the environment only, with a token (options.c) */
+    {NULL, 0, NULL, "TRACKER_UPLOAD_INTERVAL", NULL, NULL, CLI_T_SECS, INTERVAL_MIN, INTERVAL_MAX, 60, NO, NO, NO, NULL,
+     NULL, false, NULL},
+};
+const size_t cli_nsettings = sizeof cli_settings / sizeof cli_settings[0];
+
+int cli_check_interval(double v)
+{
+    return cli_setting_in_range(cli_setting_by_flag("interval"), v) ? 0 : -1;
+}
+
+int cli_parse_interval(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end != '\0' || cli_check_interval(v) < 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_parse_pid(const char *s, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end != '\0' || v <= 0 || v > INT_MAX)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_parse_format(const char *s, rt_format *out)
+{
+    if (strcmp(s, "json") == 0 || strcmp(s, "jsonl") == 0)
+        *out = RT_FORMAT_JSON;
+    else if (strcmp(s, "csv") == 0)
+        *out = RT_FORMAT_CSV;
+    else
+        return -1;
+    return 0;
+}
+
+int cli_parse_cgroup(const char *s, bool *off)
+{
+    if (strcmp(s, "auto") == 0)
+        *off = false;
+    else if (strcmp(s, "off") == 0)
+        *off = true;
+    else
+        return -1;
+    return 0;
+}
+
+int cli_check_tag(const char *s)
+{
+    const char *eq = strchr(s, '=');
+    return (eq && eq != s) ? 0 : -1;
+}
+
+int cli_add_tag(cli_layer *l, const char *tag)
+{
+    char **t = realloc(l->tags, (l->ntags + 1) * sizeof *t);
+    if (!t)
+        return -1;
+    l->tags = t;
+    if (!(t[l->ntags] = strdup(tag)))
+        return -1;
+    l->ntags++;
+    return 0;
+}
+
+#define MAX_GPUS 1024
+
+int cli_parse_expected_cores(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end != '\0' || cli_check_expected_cores(v) < 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_check_expected_cores(double v)
+{
+    return cli_setting_in_range(cli_setting_by_flag("expected-cores"), v) ? 0 : -1;
+}
+
+void cli_gpu_list_free(char **list, size_t n)
+{
+    for (size_t i = 0; list && i < n; i++)
+        free(list[i]);
+    free(list);
+}
+
+int cli_parse_gpu_list(const char *s, char ***out, size_t *n, const char **why)
+{
+    *out = NULL;
+    *n = 0;
+    char **list = NULL;
+    size_t k = 0;
+    const char *p = s;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        const char *e = comma ? comma : p + strlen(p);
+        const char *b = p;
+        while (b < e && (*b == ' ' || *b == '\t'))
+            b++;
+        while (e > b && (e[-1] == ' ' || e[-1] == '\t'))
+            e--;
+        if (e == b) {
+            cli_gpu_list_free(list, k);
+            *why = "an empty GPU uuid in the list";
+            return -1;
+        }
+        if (k == MAX_GPUS) {
+            cli_gpu_list_free(list, k);
+            *why = "more than 1024 GPUs";
+            return -1;
+        }
+        char **grown = realloc(list, (k + 1) * sizeof *list);
+        char *one = grown ? strndup(b, (size_t)(e - b)) : NULL;
+        if (grown)
+            list = grown;
+        if (!one) {
+            cli_gpu_list_free(list, k);
+            *why = "out of memory";
+            return -1;
+        }
+        list[k++] = one;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    *out = list;
+    *n = k;
+    return 0;
+}
+
+const cli_setting *cli_setting_by_flag(const char *flag)
+{
+    for (size_t i = 0; i < cli_nsettings; i++)
+        if (cli_settings[i].flag && strcmp(cli_settings[i].flag, flag) == 0)
+            return &cli_settings[i];
+    return NULL;
+}
+
+const cli_setting *cli_setting_by_env(const char *env)
+{
+    for (size_t i = 0; i < cli_nsettings; i++)
+        if (cli_settings[i].env && strcmp(cli_settings[i].env, env) == 0)
+            return &cli_settings[i];
+    return NULL;
+}
+
+const cli_setting *cli_setting_by_key(const char *section, const char *key)
+{
+    for (size_t i = 0; i < cli_nsettings; i++) {
+        const cli_setting *s = &cli_settings[i];
+        if (s->section && strcmp(s->section, section) == 0 && strcmp(s->key, key) == 0)
+            return s;
+    }
+    return NULL;
+}
+
+const char *cli_setting_what(const cli_setting *s, bool toml, char *buf, size_t cap)
+{
+    const char *w = toml && s->must ? s->must : s->what;
+    if (w)
+        snprintf(buf, cap, "%s", w);
+    else if (s->type == CLI_T_SECS)
+        snprintf(buf, cap, "a number of seconds from %.10g to %.10g", s->min, s->max);
+    else
+        snprintf(buf, cap, "%s", s->type == CLI_T_BOOL ? "true or false" : toml ? "a non-empty string" : "a value");
+    return buf;
+}
+
+bool cli_setting_in_range(const cli_setting *s, double v)
+{
+    if (s->type == CLI_T_CORES)
+        return isfinite(v) && v > s->min && v <= s->max;
+    return isfinite(v) && v >= s->min && v <= s->max;
+}
+
+/* Replaces *slot with a heap copy of v. Returns 0 or -1 (no memory). */
+static int set_str(char **slot, const char *v)
+{
+    char *c = strdup(v);
+    if (!c)
+        return -1;
+    free(*slot);
+    *slot = c;
+    return 0;
+}
+
+/* The whole of text as a number (strtod's syntax). Returns 0, or -1. */
+static int parse_num(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end != '\0')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_setting_number(const cli_setting *s, const char *text, double *out)
+{
+    double v;
+    if (parse_num(text, &v) < 0 || !cli_setting_in_range(s, v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_setting_read(const cli_setting *s, cli_layer *l, const char *text, bool env, char *err, size_t errlen)
+{
+    char *base = (char *)l;
+    void *slot = s->layer_off == CLI_NONE ? NULL : base + s->layer_off;
+    char what[128];
+    bool bad = false;
+    double d = 0;
+    switch (s->type) {
+    case CLI_T_PID: {
+        long v;
+        if (cli_parse_pid(text, &v) < 0)
+            bad = true;
+        else
+            *(long *)slot = v;
+        break;
+    }
+    case CLI_T_SECS:
+    case CLI_T_CORES:
+        if (cli_setting_number(s, text, &d) < 0)
+            bad = true;
+        else if (slot)
+            *(double *)slot = d;
+        break;
+    case CLI_T_FORMAT:
+        bad = cli_parse_format(text, (rt_format *)slot) < 0;
+        break;
+    case CLI_T_CGROUP:
+        bad = cli_parse_cgroup(text, (bool *)slot) < 0;
+        break;
+    case CLI_T_BOOL:
+        *(bool *)slot = true;
+        break;
+    case CLI_T_FILE:
+    case CLI_T_TEXT:
+        if (!*text) {
+            snprintf(err, errlen, "the %s is empty", s->type == CLI_T_FILE ? "file name" : "value");
+            return -1;
+        }
+        /* fall through */
+    case CLI_T_META:
+        if (set_str((char **)slot, text) < 0)
+            goto nomem;
+        break;
+    case CLI_T_GPUS: {
+        char **list;
+        size_t count;
+        const char *why;
+        if (cli_parse_gpu_list(text, &list, &count, &why) < 0) {
+            snprintf(err, errlen, "%s: '%s'", why, text);
+            return -1;
+        }
+        cli_gpu_list_free(list, count);
+        if (set_str((char **)slot, text) < 0)
+            goto nomem;
+        break;
+    }
+    case CLI_T_TAG:
+        if (cli_check_tag(text) < 0)
+            bad = true;
+        else if (cli_add_tag(l, text) < 0)
+            goto nomem;
+        break;
+    default:
+        return 0;
+    }
+    if (bad) {
+        cli_setting_what(s, false, what, sizeof what);
+        if (env)
+            snprintf(err, errlen, "not %s: '%s'", what, text);
+        else
+            snprintf(err, errlen, "'%s' is not %s", text, what);
+        return -1;
+    }
+    if (s->set_off != CLI_NONE)
+        *(bool *)(base + s->set_off) = true;
+    return 0;
+nomem:
+    snprintf(err, errlen, "out of memory");
+    return -1;
+}
+
+int cli_settings_env(cli_layer *l, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < cli_nsettings; i++) {
+        const cli_setting *s = &cli_settings[i];
+        if (!s->env || s->layer_off == CLI_NONE)
+            continue;
+        const char *v = getenv(s->env);
+        if (!v || !*v)
+            continue;
+        char why[512];
+        if (cli_setting_read(s, l, v, true, why, sizeof why) < 0) {
+            snprintf(err, errlen, "%s: %s", s->env, why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Whether layer l gives s. */
+static bool given(const cli_layer *l, const cli_setting *s)
+{
+    const char *base = (const char *)l;
+    if (s->set_off != CLI_NONE)
+        return *(const bool *)(base + s->set_off);
+    return *(char *const *)(base + s->layer_off) != NULL;
+}
+
+int cli_setting_from(const cli_options *o, const cli_setting *s)
+{
+    if (s->layer_off == CLI_NONE)
+        return CLI_FROM_DEFAULT;
+    if (s->flag && given(&o->args, s))
+        return CLI_FROM_ARGS;
+    if (s->env && given(&o->env, s))
+        return CLI_FROM_ENV;
+    if (s->section && given(&o->file, s))
+        return CLI_FROM_FILE;
+    return CLI_FROM_DEFAULT;
+}
+
+/* The layer of o named by from. */
+static const cli_layer *layer_of(const cli_options *o, int from)
+{
+    return from == CLI_FROM_ARGS ? &o->args : from == CLI_FROM_ENV ? &o->env : &o->file;
+}
+
+const char *cli_setting_str(const cli_options *o, const cli_setting *s, char *where, size_t wcap)
+{
+    int from = cli_setting_from(o, s);
+    if (where && wcap) {
+        if (from == CLI_FROM_ARGS)
+            snprintf(where, wcap, "--%s", s->flag);
+        else if (from == CLI_FROM_ENV)
+            snprintf(where, wcap, "%s", s->env);
+        else if (from == CLI_FROM_FILE)
+            snprintf(where, wcap, "[%s] %s", s->section, s->key);
+        else
+            where[0] = '\0';
+    }
+    if (from == CLI_FROM_DEFAULT)
+        return NULL;
+    return *(char *const *)((const char *)layer_of(o, from) + s->layer_off);
+}
+
+void cli_settings_merge(cli_options *o)
+{
+    for (size_t i = 0; i < cli_nsettings; i++) {
+        const cli_setting *s = &cli_settings[i];
+        if (s->merged_off == CLI_NONE)
+            continue;
+        int from = cli_setting_from(o, s);
+        const char *src = from == CLI_FROM_DEFAULT ? NULL : (const char *)layer_of(o, from) + s->layer_off;
+        char *dst = (char *)o + s->merged_off;
+        switch (s->type) {
+        case CLI_T_PID: *(long *)dst = src ? *(const long *)src : (long)s->def; break;
+        case CLI_T_SECS:
+        case CLI_T_CORES: *(double *)dst = src ? *(const double *)src : s->def; break;
+        case CLI_T_FORMAT: *(rt_format *)dst = src ? *(const rt_format *)src : (rt_format)s->def; break;
+        case CLI_T_CGROUP:
+        case CLI_T_BOOL: *(bool *)dst = src ? *(const bool *)src : s->def != 0; break;
+        default: *(const char **)dst = src ? *(char *const *)src : NULL; break;
+        }
+    }
+}
+
+/* Writes text with {min}, {max} and {def} replaced by s's figures. */
+static void put_help(FILE *f, const cli_setting *s, const char *text, size_t n)
+{
+    static const char *const names[] = {"{min}", "{max}", "{def}"};
+    const double vals[] = {s->min, s->max, s->def};
+    size_t i = 0;
+    while (i < n) {
+        int k = -1;
+        for (int t = 0; t < 3 && text[i] == '{'; t++)
+            if (strncmp(text + i, names[t], 5) == 0)
+                k = t;
+        if (k >= 0) {
+            fprintf(f, "%.10g", vals[k]);
+            i += 5;
+        } else {
+            fputc(text[i++], f);
+        }
+    }
+}
+
+#define HELP_COL 26 /* where the option's text starts */
+
+void cli_settings_help(FILE *f)
+{
+    for (size_t i = 0; i < cli_nsettings; i++) {
+        const cli_setting *s = &cli_settings[i];
+        if (!s->help || !s->flag)
+            continue;
+        char left[64];
+        int n = snprintf(left, sizeof left, "  %c%c%s--%s%s%s", s->short_flag ? '-' : ' ',
+                         s->short_flag ? s->short_flag : ' ', s->short_flag ? ", " : "  ", s->flag, s->arg ? " " : "",
+                         s->arg ? s->arg : "");
+        fprintf(f, "%s%*s", left, n <= HELP_COL - 2 ? HELP_COL - n : 2, "");
+        for (const char *line = s->help;;) {
+            const char *nl = strchr(line, '\n');
+            put_help(f, s, line, nl ? (size_t)(nl - line) : strlen(line));
+            fputc('\n', f);
+            if (!nl)
+                break;
+            line = nl + 1;
+            fprintf(f, "%*s", HELP_COL, "");
+        }
+    }
+}
+
+void cli_settings_keys(const char *section, char *buf, size_t cap)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int lead = 1; lead >= 0; lead--) {
+        for (size_t i = 0; i < cli_nsettings; i++) {
+            const cli_setting *s = &cli_settings[i];
+            if (!s->section || strcmp(s->section, section) != 0 || s->lead != (lead == 1))
+                continue;
+            int n = snprintf(buf + at, cap - at, "%s%s", at ? ", " : "", s->key);
+            if (n < 0 || (size_t)n >= cap - at)
+                return;
+            at += (size_t)n;
+        }
+    }
+}
+
+void cli_settings_sections(char *buf, size_t cap)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < cli_nsettings; i++) {
+        const cli_setting *s = &cli_settings[i];
+        if (!s->section)
+            continue;
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = cli_settings[j].section && strcmp(cli_settings[j].section, s->section) == 0;
+        if (seen)
+            continue;
+        int n = snprintf(buf + at, cap - at, "%s[%s]", at ? ", " : "", s->section);
+        if (n < 0 || (size_t)n >= cap - at)
+            return;
+        at += (size_t)n;
+    }
+}

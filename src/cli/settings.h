@@ -1,0 +1,106 @@
+/* settings.h - the tool's one table of settings: each setting's flag, short flag, environment
+ * variable, TOML table and key, type, range, default and --help text, with the parsers that read
+ * a value of each type and the merge of the layers (command line > environment > config file >
+ * built-in default, docs/contracts.md §1). The command line (options.c), the config file
+ * (config.c), --help and the tests all walk this table; curl's tool_getparam.c aliases[] is the
+ * model. The value parsers here use nothing of the tool's other files. */
+#ifndef RT_CLI_SETTINGS_H
+#define RT_CLI_SETTINGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+/* How a setting's value is read and where it goes. */
+typedef enum cli_type {
+    CLI_T_PID,     /* a process id: long, 1..INT_MAX */
+    CLI_T_SECS,    /* seconds: double in [min, max] */
+    CLI_T_CORES,   /* a number of cores: double in (min, max] */
+    CLI_T_FORMAT,  /* json or csv: rt_format */
+    CLI_T_CGROUP,  /* auto or off: bool (true: off) */
+    CLI_T_BOOL,    /* a flag without value; true or false in TOML */
+    CLI_T_FILE,    /* a non-empty file name: char * */
+    CLI_T_TEXT,    /* a non-empty string: char * */
+    CLI_T_META,    /* a job metadata string: char * */
+    CLI_T_GPUS,    /* UUID,... (a TOML array too): char * as given */
+    CLI_T_TAG,     /* KEY=VALUE, repeatable: the layer's tags */
+    CLI_T_CONFIG,  /* -c FILE: the config file's path */
+    CLI_T_HELP,    /* -h */
+    CLI_T_VERSION, /* -V */
+} cli_type;
+
+#define CLI_NONE ((size_t)-1) /* an offset that is not there */
+
+typedef struct cli_setting {
+    const char *flag;  /* long option without dashes; NULL: none */
+    char short_flag;   /* 0: none */
+    const char *arg;   /* the value's name in --help ("SECS"); NULL: the flag takes no value */
+    const char *env;   /* the environment variable; NULL: none */
+    const char *section, *key; /* TOML table and key; NULL: not in the config file */
+    cli_type type;
+    double min, max;   /* CLI_T_SECS and CLI_T_CORES */
+    double def;        /* the built-in default of a number */
+    size_t layer_off;  /* the value in cli_layer; CLI_NONE: none */
+    size_t set_off;    /* its bool "given" mark in cli_layer; CLI_NONE: a NULL string says */
+    size_t merged_off; /* the merged value in cli_options; CLI_NONE: merged by its own code */
+    const char *what;  /* what a value must be, after "is not" ("a format (json or csv)"); NULL:
+                        * made from the type and range */
+    const char *must;  /* the same for the config file, after "must be"; NULL: what */
+    bool lead;         /* listed first among its table's keys in messages */
+    const char *help;  /* --help's text, '\n' between lines; NULL: not listed on its own */
+} cli_setting;
+
+extern const cli_setting cli_settings[];
+extern const size_t cli_nsettings;
+
+/* The setting whose long flag is flag / variable is env / TOML key is section.key; NULL when
+ * none. */
+const cli_setting *cli_setting_by_flag(const char *flag);
+const cli_setting *cli_setting_by_env(const char *env);
+const cli_setting *cli_setting_by_key(const char *section, const char *key);
+
+/* What a value of s must be ("a number of seconds from 0.01 to 86400"), for the command line
+ * and the environment (toml false) or the config file (toml true), into buf. Returns buf. */
+const char *cli_setting_what(const cli_setting *s, bool toml, char *buf, size_t cap);
+
+/* Whether v is in s's range. */
+bool cli_setting_in_range(const cli_setting *s, double v);
+
+/* Reads text as a number of s (CLI_T_SECS, CLI_T_CORES) in its range. Returns 0 and *out, or -1. */
+int cli_setting_number(const cli_setting *s, const char *text, double *out);
+
+/* Reads text (a flag's or a variable's value) as s's value into layer l (its *_set mark set).
+ * Returns 0; or -1 with the problem in err, after "WHERE: " ("--interval: " for a flag); with
+ * env, the message has the environment's shape "VAR: not WHAT: 'VALUE'". */
+int cli_setting_read(const cli_setting *s, cli_layer *l, const char *text, bool env, char *err, size_t errlen);
+
+/* Reads every variable of the table that is set and not empty into l. Returns 0, or -1 with
+ * "VAR: problem" in err. */
+int cli_settings_env(cli_layer *l, char *err, size_t errlen);
+
+/* Layers in order of precedence. */
+enum { CLI_FROM_ARGS, CLI_FROM_ENV, CLI_FROM_FILE, CLI_FROM_DEFAULT };
+
+/* Precedence, the one place it is decided: which layer of o (args, env, file) gives s, or
+ * CLI_FROM_DEFAULT. */
+int cli_setting_from(const cli_options *o, const cli_setting *s);
+
+/* The value of a string setting s after precedence (NULL: none given), and where it came from
+ * ("--prometheus", "TRACKER_HISTORY", "[export] prometheus") into where (may be NULL). */
+const char *cli_setting_str(const cli_options *o, const cli_setting *s, char *where, size_t wcap);
+
+/* Sets the merged value (merged_off) of every setting that has one. */
+void cli_settings_merge(cli_options *o);
+
+/* Writes --help's option list (the rows with help text, in table order). */
+void cli_settings_help(FILE *f);
+
+/* The table's keys of section, comma-separated, into buf (for "unknown key" messages). */
+void cli_settings_keys(const char *section, char *buf, size_t cap);
+
+/* The TOML tables of the table, in order, as "[job], [tracker], ..." into buf. */
+void cli_settings_sections(char *buf, size_t cap);
+
+#endif

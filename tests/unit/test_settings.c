@@ -1,0 +1,256 @@
+/* test_settings.c - walks the settings table (src/cli/settings.c): every setting has a flag, a
+ * variable or a key, none is named twice, every flag is in --help, every key is read by the config
+ * file, and a range is refused the same way (the same words) by flag, environment and TOML. */
+#include "unit.h"
+#include <stdlib.h>
+
+#include "cli.h"
+#include "settings.h"
+
+/* --help as a string (free it). */
+static char *help_text(void)
+{
+    static char *buf; /* static: the stream writes them after this returns (as gcc sees it) */
+    static size_t len;
+    buf = NULL;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    cli_usage_print(f);
+    fclose(f);
+    return buf;
+}
+
+static void every_setting_is_named_once(void **state)
+{
+    (void)state;
+    assert_true(cli_nsettings > 20);
+    for (size_t i = 0; i < cli_nsettings; i++) {
+        const cli_setting *s = &cli_settings[i];
+        if (!s->flag && !s->env && !s->section)
+            fail_msg("setting %zu has no flag, variable or key", i);
+        assert_true(!s->section == !s->key);
+        for (size_t j = 0; j < i; j++) {
+            const cli_setting *t = &cli_settings[j];
+            if (s->flag && t->flag && strcmp(s->flag, t->flag) == 0)
+                fail_msg("--%s twice", s->flag);
+            if (s->short_flag && s->short_flag == t->short_flag)
+                fail_msg("-%c twice", s->short_flag);
+            if (s->env && t->env && strcmp(s->env, t->env) == 0)
+                fail_msg("%s twice", s->env);
+            if (s->section && t->section && strcmp(s->section, t->section) == 0 && strcmp(s->key, t->key) == 0)
+                fail_msg("[%s] %s twice", s->section, s->key);
+        }
+        if (s->flag)
+            assert_ptr_equal(cli_setting_by_flag(s->flag), s);
+        if (s->section)
+            assert_ptr_equal(cli_setting_by_key(s->section, s->key), s);
+    }
+}
+
+/* Every flag is in the Options part of --help (the metadata flags in --job-name's text), with its
+ * short flag beside it; a setting with its own help text has its own line. */
+static void every_flag_is_in_help(void **state)
+{
+    (void)state;
+    char *help = help_text();
+    char *opts = strstr(help, "\nOptions:\n");
+    assert_non_null(opts);
+    char *end = strstr(opts, "\n\n\n");
+    assert_non_null(end);
+    *end = '\0';
+    for (size_t i = 0; i < cli_nsettings; i++) {
+        const cli_setting *s = &cli_settings[i];
+        if (!s->flag)
+            continue;
+        char want[96];
+        if (s->help && s->short_flag)
+            snprintf(want, sizeof want, "\n  -%c, --%s%s", s->short_flag, s->flag, s->arg ? " " : "");
+        else if (s->help)
+            snprintf(want, sizeof want, "\n      --%s%s", s->flag, s->arg ? " " : "");
+        else
+            snprintf(want, sizeof want, "--%s", s->flag);
+        if (!strstr(opts, want))
+            fail_msg("--help lacks '%s'", want);
+    }
+    free(help);
+}
+
+/* A good value of s as text for the command line (toml false) or the config file. */
+static const char *good_value(const cli_setting *s, bool toml, char *buf, size_t cap)
+{
+    switch (s->type) {
+    case CLI_T_PID: return "4242";
+    case CLI_T_SECS: snprintf(buf, cap, "%.17g", s->max); return buf;
+    case CLI_T_CORES: return "2";
+    case CLI_T_FORMAT: return toml ? "'csv'" : "csv";
+    case CLI_T_CGROUP: return toml ? "'off'" : "off";
+    case CLI_T_BOOL: return "true";
+    case CLI_T_TAG: return toml ? "['a=b']" : "a=b";
+    case CLI_T_GPUS: return toml ? "'GPU-1'" : "GPU-1";
+    default: return toml ? "'x'" : "x";
+    }
+}
+
+/* Every key of the table is read from the config file into the layer. */
+static void every_key_is_read(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < cli_nsettings; i++) {
+        const cli_setting *s = &cli_settings[i];
+        if (!s->section)
+            continue;
+        char doc[256], v[64], err[512];
+        snprintf(doc, sizeof doc, "[%s]\n%s = %s\n", s->section, s->key, good_value(s, true, v, sizeof v));
+        cli_layer l;
+        memset(&l, 0, sizeof l);
+        if (cli_parse_config(&l, "c.toml", doc, strlen(doc), err, sizeof err) < 0)
+            fail_msg("%s refused: %s", doc, err);
+        if (s->type == CLI_T_TAG)
+            assert_int_equal(l.ntags, 1);
+        else if (s->set_off != CLI_NONE)
+            assert_true(*(bool *)((char *)&l + s->set_off));
+        else
+            assert_non_null(*(char **)((char *)&l + s->layer_off));
+        cli_layer_free(&l);
+        /* and the command line's flag gives the same layer member */
+        if (!s->flag)
+            continue;
+        char flag[64], *argv[4] = {"rt", flag, NULL, NULL};
+        snprintf(flag, sizeof flag, "--%s", s->flag);
+        argv[2] = s->arg ? (char *)good_value(s, false, v, sizeof v) : NULL;
+        cli_options o;
+        memset(&o, 0, sizeof o);
+        if (cli_parse_args(&o, s->arg ? 3 : 2, argv, err, sizeof err) < 0)
+            fail_msg("%s refused: %s", flag, err);
+        if (s->type == CLI_T_TAG)
+            assert_int_equal(o.args.ntags, 1);
+        else if (s->set_off != CLI_NONE)
+            assert_true(*(bool *)((char *)&o.args + s->set_off));
+        else
+            assert_non_null(*(char **)((char *)&o.args + s->layer_off));
+        cli_options_free(&o);
+    }
+}
+
+/* Each setting with a range refuses the same values with the same words, whichever way it came:
+ * "--FLAG: 'V' is not WHAT", "FILE:L:C: [SECTION] KEY must be WHAT", "VAR: not WHAT: 'V'". */
+static void ranges_alike_everywhere(void **state)
+{
+    (void)state;
+    int ranged = 0;
+    for (size_t i = 0; i < cli_nsettings; i++) {
+        const cli_setting *s = &cli_settings[i];
+        if (s->type != CLI_T_SECS && s->type != CLI_T_CORES)
+            continue;
+        ranged++;
+        char what[128], what_toml[128];
+        cli_setting_what(s, false, what, sizeof what);
+        cli_setting_what(s, true, what_toml, sizeof what_toml);
+        assert_string_equal(what, what_toml);
+        if (s->type == CLI_T_SECS) {
+            char want[128];
+            snprintf(want, sizeof want, "from %.10g to %.10g", s->min, s->max);
+            assert_non_null(strstr(what, want));
+        }
+        char lo[64], hi[64], edge[64];
+        snprintf(lo, sizeof lo, "%.17g", s->type == CLI_T_CORES ? s->min : s->min / 2);
+        snprintf(hi, sizeof hi, "%.17g", s->max * 2);
+        snprintf(edge, sizeof edge, "%.17g", s->type == CLI_T_CORES ? s->max : s->min);
+        const char *bad[] = {lo, hi, "nan", "inf"};
+        double d;
+        assert_int_equal(cli_setting_number(s, edge, &d), 0);
+        for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+            char want[256], err[512];
+            assert_int_equal(cli_setting_number(s, bad[b], &d), -1);
+            if (s->flag) {
+                char flag[64], *argv[] = {"rt", flag, (char *)bad[b], NULL};
+                snprintf(flag, sizeof flag, "--%s", s->flag);
+                cli_options o;
+                memset(&o, 0, sizeof o);
+                assert_int_equal(cli_parse_args(&o, 3, argv, err, sizeof err), -1);
+                snprintf(want, sizeof want, "--%s: '%s' is not %s", s->flag, bad[b], what);
+                assert_string_equal(err, want);
+                cli_options_free(&o);
+            }
+            if (s->section && strcmp(bad[b], "nan") != 0 && strcmp(bad[b], "inf") != 0) {
+                char doc[256];
+                snprintf(doc, sizeof doc, "[%s]\n%s = %s\n", s->section, s->key, bad[b]);
+                cli_layer l;
+                memset(&l, 0, sizeof l);
+                assert_int_equal(cli_parse_config(&l, "c.toml", doc, strlen(doc), err, sizeof err), -1);
+                snprintf(want, sizeof want, "c.toml:2:1: [%s] %s must be %s", s->section, s->key, what);
+                assert_string_equal(err, want);
+                cli_layer_free(&l);
+            }
+            if (s->env && s->layer_off != CLI_NONE) {
+                setenv(s->env, bad[b], 1);
+                cli_layer l;
+                memset(&l, 0, sizeof l);
+                assert_int_equal(cli_settings_env(&l, err, sizeof err), -1);
+                snprintf(want, sizeof want, "%s: not %s: '%s'", s->env, what, bad[b]);
+                assert_string_equal(err, want);
+                cli_layer_free(&l);
+                unsetenv(s->env);
+            }
+        }
+    }
+    assert_true(ranged >= 4); /* --interval, --otlp-interval, --expected-cores, TRACKER_UPLOAD_INTERVAL */
+    /* the interval's helpers read the table's range */
+    const cli_setting *iv = cli_setting_by_flag("interval");
+    assert_int_equal(cli_check_interval(iv->min), 0);
+    assert_int_equal(cli_check_interval(iv->max), 0);
+    assert_int_equal(cli_check_interval(iv->max * 1.5), -1);
+}
+
+/* The command line > environment > config file > default, for every setting that has them. */
+static void precedence_for_every_setting(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < cli_nsettings; i++) {
+        const cli_setting *s = &cli_settings[i];
+        if (s->layer_off == CLI_NONE)
+            continue;
+        cli_options o;
+        memset(&o, 0, sizeof o);
+        assert_int_equal(cli_setting_from(&o, s), CLI_FROM_DEFAULT);
+        cli_layer *layers[] = {&o.file, &o.env, &o.args};
+        int from[] = {CLI_FROM_FILE, CLI_FROM_ENV, CLI_FROM_ARGS};
+        for (int l = 0; l < 3; l++) {
+            if ((l == 0 && !s->section) || (l == 1 && !s->env) || (l == 2 && !s->flag))
+                continue;
+            char *base = (char *)layers[l];
+            if (s->set_off != CLI_NONE)
+                *(bool *)(base + s->set_off) = true;
+            else
+                *(char **)(base + s->layer_off) = strdup("v");
+            assert_int_equal(cli_setting_from(&o, s), from[l]);
+        }
+        cli_options_free(&o);
+    }
+}
+
+/* Every subcommand is in the usage text and found by its name. */
+static void subcommands(void **state)
+{
+    (void)state;
+    char *help = help_text();
+    for (size_t i = 0; i < cli_nsubcommands; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "  resource-tracker %s ", cli_subcommands[i].name);
+        assert_non_null(strstr(help, want));
+        assert_ptr_equal(cli_subcommand_by_name(cli_subcommands[i].name), &cli_subcommands[i]);
+        assert_non_null(strstr(cli_subcommands[i].usage, want));
+    }
+    assert_null(cli_subcommand_by_name("track"));
+    free(help);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_setting_is_named_once), cmocka_unit_test(every_flag_is_in_help),
+        cmocka_unit_test(every_key_is_read),           cmocka_unit_test(ranges_alike_everywhere),
+        cmocka_unit_test(precedence_for_every_setting), cmocka_unit_test(subcommands),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
