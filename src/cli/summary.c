@@ -119,7 +119,7 @@ int cli_read_run(const char *path, rt_stats *const *st, size_t nst, rt_report *r
             rt_report_add(rep, rec);
     }
     uint64_t n = rt_reader_records(r), skipped = rt_reader_skipped(r);
-    rt_reader_close(r);
+    rt_reader_free(r);
     if (err != RT_OK) { /* a read error: the reader has said why */
         if (err != RT_ERR_IO)
             cli_say("%s: cannot read: %s", path, rt_strerror(err));
@@ -689,8 +689,8 @@ int cli_summary_main(cli_options *o)
     }
     int rc = 0;
     for (int i = optind; i < argc && rc == 0; i++) {
-        rt_stats *st = rt_stats_new();
-        if (!st || cli_gpuview_apply(expected, gpus, ngpus, st) < 0) {
+        rt_stats *st = NULL;
+        if (rt_stats_new_with(NULL, &st) != RT_OK || cli_gpuview_apply(expected, gpus, ngpus, st) < 0) {
             cli_say("out of memory");
             rt_stats_free(st);
             cli_gpu_list_free(gpus, ngpus);
@@ -701,8 +701,8 @@ int cli_summary_main(cli_options *o)
             const rt_summary *s = rt_stats_summary(st);
             if (json) {
                 char buf[16384];
-                size_t n = rt_format_summary(s, mu, tu, buf, sizeof buf);
-                if (n == 0 || n >= sizeof buf || fwrite(buf, 1, n, stdout) != n)
+                size_t n = 0;
+                if (rt_format_summary_json(s, mu, tu, buf, sizeof buf, &n) != RT_OK || n >= sizeof buf || fwrite(buf, 1, n, stdout) != n)
                     rc = EXIT_FAIL;
             } else {
                 if (argc - optind > 1)

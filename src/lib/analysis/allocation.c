@@ -13,6 +13,15 @@ rt_allocation *rt_allocation_new(void)
     return calloc(1, sizeof(rt_allocation));
 }
 
+rt_error rt_allocation_new_with(const rt_allocation_options *opts, rt_allocation **out)
+{
+    rt_allocation_options o = RT_ALLOCATION_OPTIONS_INIT;
+    if (!out || rt_struct_copy(&o, sizeof o, opts) < 0)
+        return RT_ERR_INVALID;
+    *out = rt_allocation_new();
+    return *out ? RT_OK : RT_ERR_NOMEM;
+}
+
 void rt_allocation_free(rt_allocation *a)
 {
     free(a);

@@ -35,6 +35,15 @@ rt_report *rt_report_new(void)
     return r;
 }
 
+rt_error rt_report_new_with(const rt_report_options *opts, rt_report **out)
+{
+    rt_report_options o = RT_REPORT_OPTIONS_INIT;
+    if (!out || rt_struct_copy(&o, sizeof o, opts) < 0)
+        return RT_ERR_INVALID;
+    *out = rt_report_new();
+    return *out ? RT_OK : RT_ERR_NOMEM;
+}
+
 void rt_report_free(rt_report *r)
 {
     if (!r)

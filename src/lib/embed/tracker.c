@@ -486,7 +486,19 @@ rt_error rt_tracker_recommend(rt_tracker *t, rt_recommendation *out)
     return rt_recommend(runs, 1, out);
 }
 
+static rt_error tracker_report(rt_tracker *t, const rt_report_info *info, int fd, rt_write_fn fn, void *user);
+
 rt_error rt_tracker_report(rt_tracker *t, const rt_report_info *info, int fd)
+{
+    return tracker_report(t, info, fd, NULL, NULL);
+}
+
+rt_error rt_tracker_report_cb(rt_tracker *t, const rt_report_info *info, rt_write_fn write, void *user)
+{
+    return write ? tracker_report(t, info, -1, write, user) : RT_ERR_INVALID;
+}
+
+static rt_error tracker_report(rt_tracker *t, const rt_report_info *info, int fd, rt_write_fn fn, void *user)
 {
     if (!t)
         return RT_ERR_INVALID;
@@ -505,7 +517,7 @@ rt_error rt_tracker_report(rt_tracker *t, const rt_report_info *info, int fd)
     }
     if (!i.job && t->job.struct_size)
         i.job = &t->job;
-    rt_error err = rt_report_write(t->report, &i, fd);
+    rt_error err = fn ? rt_report_write_cb(t->report, &i, fn, user) : rt_report_write(t->report, &i, fd);
     pthread_mutex_unlock(&t->mu);
     return err;
 }
