@@ -230,7 +230,7 @@ typedef struct rt_psi {
 } rt_psi;
 
 /* The control group of the tracked tree (0.6): in wrapper mode the group the tracker made for
- * the command (see rt_job_cgroup_create); with a pid, the group that process lives in (a
+ * the command (see rt_job_cgroup_new); with a pid, the group that process lives in (a
  * container, a SLURM step, a systemd unit). Counters are since tracking began; limits are the
  * tightest of the group and its ancestors (what the kernel enforces). NaN / RT_NULL_* where the
  * layout does not offer a figure. Grows at its end. */
@@ -370,9 +370,10 @@ typedef struct rt_sample {
                               * process->cgroup) */
 } rt_sample;
 
-/* The sample's schema (0.9): every figure of the structs above (and of rt_host and rt_cloud),
- * listed once; the JSON line and the Prometheus families are made from the same list, and a
- * binding reads names, units and types from here. Field i (0 .. rt_schema_field_count() - 1)
+/* The sample's schema (0.9). EXPERIMENTAL: the figures' names, units and types stay, but these
+ * calls may change in a minor version while the schema becomes one descriptor table per struct.
+ * Every figure of the structs above (and of rt_host and rt_cloud), listed once; the JSON line
+ * and the Prometheus families are made from the same list, and a binding reads names, units and types from here. Field i (0 .. rt_schema_field_count() - 1)
  * is the member rt_schema_field_name(i) of struct rt_<rt_schema_field_struct(i)> ("process",
  * "process_part", "net_iface", ...); the member's name is its key in the JSON line (a few,
  * the interval's byte counts and the summed filesystem space, are not in it). Its unit is one
@@ -786,7 +787,7 @@ typedef struct rt_reader_options {
 
 #define RT_READER_OPTIONS_INIT {.struct_size = sizeof(rt_reader_options)}
 
-/* Opens path ("-" is stdin). Returns RT_OK and *out (free with rt_reader_close),
+/* Opens path ("-" is stdin). Returns RT_OK and *out (free with rt_reader_free),
  * RT_ERR_NOT_FOUND / RT_ERR_IO when it cannot be opened, RT_ERR_PARSE when the first line is
  * no format the reader knows, RT_ERR_NOMEM, RT_ERR_INVALID. Every failure but the last two is
  * also logged (RT_LOG_ERROR) with the file's name and the reason, which is the last error
