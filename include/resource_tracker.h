@@ -372,8 +372,9 @@ typedef struct rt_sample {
 
 /* The sample's schema (0.9). EXPERIMENTAL: the figures' names, units and types stay, but these
  * calls may change in a minor version while the schema becomes one descriptor table per struct.
- * Every figure of the structs above (and of rt_host and rt_cloud), listed once; the JSON line
- * and the Prometheus families are made from the same list, and a binding reads names, units and types from here. Field i (0 .. rt_schema_field_count() - 1)
+ * Every figure of the structs above (and of rt_host and rt_cloud),
+ * listed once; the JSON line and the Prometheus families are made from the same list, and a
+ * binding reads names, units and types from here. Field i (0 .. rt_schema_field_count() - 1)
  * is the member rt_schema_field_name(i) of struct rt_<rt_schema_field_struct(i)> ("process",
  * "process_part", "net_iface", ...); the member's name is its key in the JSON line (a few,
  * the interval's byte counts and the summed filesystem space, are not in it). Its unit is one
@@ -569,7 +570,8 @@ typedef struct rt_allocation_options {
 #define RT_ALLOCATION_OPTIONS_INIT {.struct_size = sizeof(rt_allocation_options)}
 
 /* A new, empty accumulator (opts NULL for defaults). Returns RT_OK and *out (free with
- * rt_allocation_free), RT_ERR_INVALID (out NULL, struct_size too small), RT_ERR_NOMEM. */
+ * rt_allocation_free), RT_ERR_INVALID (out NULL, struct_size too small; last error),
+ * RT_ERR_NOMEM. */
 RT_API rt_error rt_allocation_new_with(const rt_allocation_options *opts, rt_allocation **out);
 /* Before 0.10: the accumulator, or NULL when out of memory. */
 RT_API rt_allocation *rt_allocation_new(void) RT_DEPRECATED("rt_allocation_new_with");
@@ -1157,7 +1159,8 @@ typedef struct rt_report_options {
 #define RT_REPORT_OPTIONS_INIT {.struct_size = sizeof(rt_report_options)}
 
 /* A new, empty collection (opts NULL for defaults). Returns RT_OK and *out (free with
- * rt_report_free), RT_ERR_INVALID (out NULL, struct_size too small), RT_ERR_NOMEM. */
+ * rt_report_free), RT_ERR_INVALID (out NULL, struct_size too small; last error),
+ * RT_ERR_NOMEM. */
 RT_API rt_error rt_report_new_with(const rt_report_options *opts, rt_report **out);
 /* Before 0.10: the collection, or NULL when out of memory. */
 RT_API rt_report *rt_report_new(void) RT_DEPRECATED("rt_report_new_with");

@@ -702,7 +702,8 @@ int cli_summary_main(cli_options *o)
             if (json) {
                 char buf[16384];
                 size_t n = 0;
-                if (rt_format_summary_json(s, mu, tu, buf, sizeof buf, &n) != RT_OK || n >= sizeof buf || fwrite(buf, 1, n, stdout) != n)
+                if (rt_format_summary_json(s, mu, tu, buf, sizeof buf, &n) != RT_OK || n >= sizeof buf ||
+                    fwrite(buf, 1, n, stdout) != n)
                     rc = EXIT_FAIL;
             } else {
                 if (argc - optind > 1)

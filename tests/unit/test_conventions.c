@@ -16,7 +16,7 @@
 typedef struct sink {
     char *buf;
     size_t len, cap;
-    size_t most;   /* takes at most this many bytes a call (0: all) */
+    size_t most;    /* takes at most this many bytes a call (0: all) */
     int fail_errno; /* non-zero: fails every call with this errno */
     size_t calls;
 } sink;
@@ -81,7 +81,8 @@ static void reader_open_sets_and_clears_the_last_error(void **state)
     assert_int_equal(rt_reader_open_buffer("junk.txt", junk, sizeof junk - 1, NULL, &r), RT_ERR_PARSE);
     assert_string_equal(rt_last_error_message(), "junk.txt:1: not a resource-tracker JSON lines or CSV file");
     /* a call that succeeds clears it */
-    const char run[] = "{\"timestamp_secs\": 1.0, \"interval_secs\": 1.0}\n{\"timestamp_secs\": 2.0, \"interval_secs\": 1.0}\n";
+    const char run[] =
+        "{\"timestamp_secs\": 1.0, \"interval_secs\": 1.0}\n{\"timestamp_secs\": 2.0, \"interval_secs\": 1.0}\n";
     assert_int_equal(rt_reader_open_buffer("run.jsonl", run, sizeof run - 1, NULL, &r), RT_OK);
     assert_string_equal(rt_last_error_message(), "");
     rt_reader_free(r);
@@ -110,7 +111,8 @@ static void last_error_is_the_threads_own(void **state)
 static void reader_errmsg_names_the_skipped_line(void **state)
 {
     (void)state;
-    const char run[] = "{\"timestamp_secs\": 1.0, \"interval_secs\": 1.0}\nnot json\n{\"timestamp_secs\": 3.0, \"interval_secs\": 1.0}\n";
+    const char run[] = "{\"timestamp_secs\": 1.0, \"interval_secs\": 1.0}\nnot json\n{\"timestamp_secs\": 3.0, "
+                       "\"interval_secs\": 1.0}\n";
     rt_reader *r = NULL;
     assert_int_equal(rt_reader_open_buffer("run.jsonl", run, sizeof run - 1, NULL, &r), RT_OK);
     assert_string_equal(rt_reader_errmsg(r), "");
@@ -174,6 +176,7 @@ static void new_with_constructors(void **state)
     rt_report_free(rep);
     ro.struct_size = 1;
     assert_int_equal(rt_report_new_with(&ro, &rep), RT_ERR_INVALID);
+    assert_string_equal(rt_last_error_message(), "rt_report_new_with: rt_report_options.struct_size is too small");
     assert_int_equal(rt_report_new_with(NULL, &rep), RT_OK);
     rt_report_free(rep);
 
@@ -183,6 +186,7 @@ static void new_with_constructors(void **state)
     assert_null(rt_allocation_guess(a));
     rt_allocation_free(a);
     assert_int_equal(rt_allocation_new_with(NULL, NULL), RT_ERR_INVALID);
+    assert_string_equal(rt_last_error_message(), "rt_allocation_new_with: out is NULL");
 
     /* the deprecated names still work */
     st = rt_stats_new();
@@ -286,7 +290,8 @@ static void report_cb_writes_what_the_fd_gets(void **state)
     (void)state;
     rt_report *rep = NULL;
     assert_int_equal(rt_report_new_with(NULL, &rep), RT_OK);
-    const char run[] = "{\"timestamp_secs\": 1.0, \"interval_secs\": 1.0}\n{\"timestamp_secs\": 2.0, \"interval_secs\": 1.0}\n";
+    const char run[] =
+        "{\"timestamp_secs\": 1.0, \"interval_secs\": 1.0}\n{\"timestamp_secs\": 2.0, \"interval_secs\": 1.0}\n";
     rt_reader *r = NULL;
     assert_int_equal(rt_reader_open_buffer("run.jsonl", run, sizeof run - 1, NULL, &r), RT_OK);
     const rt_record *rec;

@@ -6,7 +6,7 @@
 #include "core.h"
 
 typedef struct rt_out {
-    int fd;           /* used when fn is NULL */
+    int fd; /* used when fn is NULL */
     rt_write_fn fn;
     void *user;
 } rt_out;

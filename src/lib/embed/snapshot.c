@@ -448,7 +448,6 @@ static rt_error save(rt_tracker *t, const char *extra_json, int flags, rt_out ou
     return w.err;
 }
 
-
 const char *rt_tracker_saved_info(const rt_tracker *t)
 {
     return t ? t->saved_info : NULL;

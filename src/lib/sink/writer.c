@@ -1,5 +1,6 @@
 /* writer.c - a sample formatted into a caller's buffer (rt_format_sample), and the writer
- * that sends each sample to a file descriptor with one write(2), the CSV header first. */
+ * that sends each sample to a file descriptor with one write(2) (or to the caller's
+ * rt_write_fn in one call), the CSV header first. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdbool.h>
@@ -57,7 +58,8 @@ static rt_error writer_new(rt_format format, rt_out to, const rt_job *job, rt_wr
 {
     *out = NULL;
     rt_job j = RT_JOB_INIT;
-    if (!rt_out_ok(&to) || (format != RT_FORMAT_JSON && format != RT_FORMAT_CSV) || rt_struct_copy(&j, sizeof j, job) < 0)
+    if (!rt_out_ok(&to) || (format != RT_FORMAT_JSON && format != RT_FORMAT_CSV) ||
+        rt_struct_copy(&j, sizeof j, job) < 0)
         return RT_ERR_INVALID;
     rt_writer *w = calloc(1, sizeof *w);
     if (!w)

@@ -216,8 +216,10 @@ rt_error rt_host_new(const rt_host_options *opts, rt_host **out)
 {
     rt_err_clear();
     rt_error e = out ? rt_host_read(opts, out) : RT_ERR_INVALID;
-    const char *proc = opts && opts->struct_size >= offsetof(rt_host_options, sys_root) && opts->proc_root &&
-                               opts->proc_root[0] ? opts->proc_root : "/proc";
+    const char *proc =
+        opts && opts->struct_size >= offsetof(rt_host_options, sys_root) && opts->proc_root && opts->proc_root[0]
+            ? opts->proc_root
+            : "/proc";
     if (e == RT_ERR_INVALID)
         rt_err_set("rt_host_new: out NULL, struct_size too small or a root path too long");
     else if (e == RT_ERR_NOT_FOUND)
