@@ -175,7 +175,9 @@ static void new_with_constructors(void **state)
     assert_int_equal(rt_report_new_with(&ro, &rep), RT_OK);
     rt_report_free(rep);
     ro.struct_size = 1;
+    rep = (rt_report *)1;
     assert_int_equal(rt_report_new_with(&ro, &rep), RT_ERR_INVALID);
+    assert_null(rep);
     assert_string_equal(rt_last_error_message(), "rt_report_new_with: rt_report_options.struct_size is too small");
     assert_int_equal(rt_report_new_with(NULL, &rep), RT_OK);
     rt_report_free(rep);

@@ -17,6 +17,8 @@ rt_allocation *rt_allocation_new(void)
 rt_error rt_allocation_new_with(const rt_allocation_options *opts, rt_allocation **out)
 {
     rt_err_clear();
+    if (out)
+        *out = NULL;
     rt_allocation_options o = RT_ALLOCATION_OPTIONS_INIT;
     if (!out || rt_struct_copy(&o, sizeof o, opts) < 0) {
         rt_err_set("rt_allocation_new_with: %s",

@@ -39,6 +39,8 @@ rt_report *rt_report_new(void)
 rt_error rt_report_new_with(const rt_report_options *opts, rt_report **out)
 {
     rt_err_clear();
+    if (out)
+        *out = NULL;
     rt_report_options o = RT_REPORT_OPTIONS_INIT;
     if (!out || rt_struct_copy(&o, sizeof o, opts) < 0) {
         rt_err_set("rt_report_new_with: %s", !out ? "out is NULL" : "rt_report_options.struct_size is too small");

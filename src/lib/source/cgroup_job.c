@@ -194,10 +194,11 @@ static int make_in(rt_job_cgroup *g, rt_cg_hier h, const rt_cg_paths *own, char 
 rt_error rt_job_cgroup_new(const rt_job_cgroup_options *opts, rt_job_cgroup **out)
 {
     rt_err_clear();
+    if (out)
+        *out = NULL;
     rt_job_cgroup_options o = RT_JOB_CGROUP_OPTIONS_INIT;
     if (!out || rt_struct_copy(&o, sizeof o, opts) < 0)
         return RT_ERR_INVALID;
-    *out = NULL;
     rt_job_cgroup *g = calloc(1, sizeof *g);
     rt_cg_paths *own = malloc(sizeof *own);
     if (!g || !own) {
