@@ -37,7 +37,7 @@
  *  - The library reads no environment variable: the front end (the tool, a binding) turns
  *    TRACKER_* variables into options.
  *
- * Conventions (0.10; the names from before stay one minor version as deprecated aliases):
+ * Conventions (0.10; the names from before are deprecated aliases, see the last point):
  *  - Making a handle: `rt_error rt_X_new(..., rt_X **out)` makes it on the calling thread;
  *    `rt_X_start(...)` also starts a thread of its own; `rt_X_free(x)` releases it (NULL is
  *    allowed). On an error *out is NULL. Two verbs say what the argument is, as fopen and
@@ -45,15 +45,19 @@
  *    saved snapshot. Where the pointer-returning `_new` of an accumulator came first
  *    (rt_stats_new, rt_report_new, rt_allocation_new), the conforming form is `_new_with`,
  *    which also takes the options (NULL: the defaults).
- *  - Errors: every call that can fail returns rt_error (never -errno, never a 0 that means
- *    "failed"). The calls whose contract says "last error" clear the calling thread's last
- *    error message when they begin and set it when they fail (rt_last_error_message: the
- *    file and line, the option, the reason in words, as the log callback also hears it).
+ *  - Errors: a call that can fail returns rt_error, never -errno nor a 0 that means "failed"
+ *    (the two that did, rt_job_cgroup_enter and rt_format_summary, are deprecated). Only
+ *    formatters into a caller's buffer return the length needed, like snprintf, and getters
+ *    NULL or -1 where their contracts say. The calls whose contract says "last error" clear
+ *    the calling thread's last error message when they begin and set it when they fail
+ *    (rt_last_error_message: the file and line, the option, the reason in words, as the log
+ *    callback also hears it); a reader keeps its own (rt_reader_errmsg).
  *  - Output: every call that writes to a file descriptor has a `_cb` twin that hands the
  *    bytes to an rt_write_fn instead (a binding captures output without a temporary file).
  *  - Deprecated names are marked RT_DEPRECATED: the compiler warns where they are used,
  *    unless RT_NO_DEPRECATED_WARNINGS is defined before this header is included. They stay
- *    exported for the whole MAJOR version; their contracts are those of the new names. */
+ *    declared and exported, behaving as before, for the rest of the MAJOR version (the ABI
+ *    rules), and go with the next MAJOR. */
 #ifndef RESOURCE_TRACKER_H
 #define RESOURCE_TRACKER_H
 
