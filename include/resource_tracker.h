@@ -126,7 +126,8 @@ typedef void (*rt_log_fn)(void *user, rt_log_level level, const char *msg);
  * in one line for people ("run.jsonl:12: not a JSON object", "unknown memory unit \"mb\"").
  * Those calls clear it when they begin, so after one of them failed it is its own message, or
  * "" when it had nothing to add to rt_strerror. Never NULL; valid until the thread's next call
- * into the library. Other calls leave it as it was. */
+ * into the library. Read it only after such a call failed: other calls may leave it as it
+ * was or change it. */
 RT_API const char *rt_last_error_message(void);
 
 /* Where a `_cb` output call sends its bytes (0.10), instead of a file descriptor: called on
@@ -441,8 +442,9 @@ typedef struct rt_sampler_options {
 /* Creates a sampler and takes its first (baseline) reading. opts may be NULL for defaults.
  * Returns RT_OK and sets *out (free with rt_sampler_free), or an error: RT_ERR_INVALID (a
  * struct_size too small, a negative pid), RT_ERR_NOT_FOUND when the proc root lacks the CPU
- * statistics or opts->pid does not exist, RT_ERR_NOMEM. A source that finds nothing (no
- * disks, no network) is not an error: its part of the sample is empty. */
+ * statistics or opts->pid does not exist, RT_ERR_NOMEM; the last error says which (0.10). A
+ * source that finds nothing (no disks, no network) is not an error: its part of the sample is
+ * empty. */
 RT_API rt_error rt_sampler_new(const rt_sampler_options *opts, rt_sampler **out);
 
 /* Takes a reading now and sets *out to the sample covering the time since the previous one.
@@ -656,7 +658,8 @@ typedef struct rt_writer rt_writer;
 /* Creates a writer that writes each sample to fd with a single write(2) (so a reader sees
  * whole lines at once). The fd stays owned by the caller. job may be NULL; it is copied, but
  * the strings it points to must outlive the writer. Returns RT_OK and *out, or RT_ERR_NOMEM /
- * RT_ERR_INVALID (a bad format or fd, a job struct_size too small). */
+ * RT_ERR_INVALID (a bad format or fd, a job struct_size too small; the last error says which,
+ * 0.10). */
 RT_API rt_error rt_writer_new(rt_format format, int fd, const rt_job *job, rt_writer **out);
 /* The same handing each sample (the CSV header with the first) to write(user, ...) in one
  * call (0.10); write must not be NULL. */

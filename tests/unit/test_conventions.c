@@ -215,6 +215,34 @@ static void host_new_and_job_cgroup_join(void **state)
     assert_int_equal(rt_job_cgroup_join(NULL), RT_ERR_INVALID);
 }
 
+static void sampler_and_writer_say_why(void **state)
+{
+    (void)state;
+    rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
+    o.proc_root = "/nonexistent-proc";
+    rt_sampler *s = NULL;
+    assert_int_equal(rt_sampler_new(&o, &s), RT_ERR_NOT_FOUND);
+    assert_string_equal(rt_last_error_message(), "the proc root /nonexistent-proc cannot be opened");
+    o.proc_root = NULL;
+    o.pid = -3;
+    assert_int_equal(rt_sampler_new(&o, &s), RT_ERR_INVALID);
+    assert_string_equal(rt_last_error_message(), "rt_sampler_options: a negative pid");
+    char p[1024];
+    snprintf(p, sizeof p, "%s/server-nvme-lvm/proc", RT_FIXTURES);
+    o.proc_root = p;
+    o.pid = 999999999; /* no such process in the fixture */
+    assert_int_equal(rt_sampler_new(&o, &s), RT_ERR_NOT_FOUND);
+    assert_string_equal(rt_last_error_message(), "process 999999999 does not exist");
+    rt_writer *w = NULL;
+    assert_int_equal(rt_writer_new((rt_format)7, 1, NULL, &w), RT_ERR_INVALID);
+    assert_string_equal(rt_last_error_message(), "rt_writer_new: unknown format 7");
+    assert_int_equal(rt_writer_new(RT_FORMAT_JSON, -1, NULL, &w), RT_ERR_INVALID);
+    assert_string_equal(rt_last_error_message(), "rt_writer_new: a negative fd");
+    assert_int_equal(rt_writer_new(RT_FORMAT_JSON, 1, NULL, &w), RT_OK);
+    assert_string_equal(rt_last_error_message(), "");
+    rt_writer_free(w);
+}
+
 /* ---- the sized record -------------------------------------------------------------------- */
 
 static void record_from_sample_writes_no_more_than_asked(void **state)
@@ -371,6 +399,7 @@ int main(void)
         cmocka_unit_test(format_summary_json_says_which_unit),
         cmocka_unit_test(new_with_constructors),
         cmocka_unit_test(host_new_and_job_cgroup_join),
+        cmocka_unit_test(sampler_and_writer_say_why),
         cmocka_unit_test(record_from_sample_writes_no_more_than_asked),
         cmocka_unit_test(writer_cb_writes_what_the_fd_gets),
         cmocka_unit_test(report_cb_writes_what_the_fd_gets),

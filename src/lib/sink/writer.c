@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../core/core.h"
+#include "../core/lasterr.h"
 #include "../core/out.h"
 #include "sink.h"
 
@@ -47,6 +48,7 @@ rt_error rt_writer_new(rt_format format, int fd, const rt_job *job, rt_writer **
 rt_error rt_writer_new_cb(rt_format format, rt_write_fn write, void *user, const rt_job *job, rt_writer **out)
 {
     if (!write) {
+        rt_err_set("rt_writer_new_cb: write is NULL");
         if (out)
             *out = NULL;
         return RT_ERR_INVALID;
@@ -56,11 +58,19 @@ rt_error rt_writer_new_cb(rt_format format, rt_write_fn write, void *user, const
 
 static rt_error writer_new(rt_format format, rt_out to, const rt_job *job, rt_writer **out)
 {
+    rt_err_clear();
     *out = NULL;
     rt_job j = RT_JOB_INIT;
     if (!rt_out_ok(&to) || (format != RT_FORMAT_JSON && format != RT_FORMAT_CSV) ||
-        rt_struct_copy(&j, sizeof j, job) < 0)
+        rt_struct_copy(&j, sizeof j, job) < 0) {
+        if (!rt_out_ok(&to))
+            rt_err_set("rt_writer_new: a negative fd");
+        else if (format != RT_FORMAT_JSON && format != RT_FORMAT_CSV)
+            rt_err_set("rt_writer_new: unknown format %d", (int)format);
+        else
+            rt_err_set("rt_writer_new: rt_job.struct_size too small");
         return RT_ERR_INVALID;
+    }
     rt_writer *w = calloc(1, sizeof *w);
     if (!w)
         return RT_ERR_NOMEM;
