@@ -83,7 +83,8 @@ int main(int argc, char **argv)
 
     char buf[8192];
     const rt_summary *s = rt_tracker_summary(t);
-    if (rt_format_summary(s, NULL, NULL, buf, sizeof buf) < sizeof buf)
+    size_t n = 0;
+    if (rt_format_summary_json(s, NULL, NULL, buf, sizeof buf, &n) == RT_OK && n < sizeof buf)
         printf("summary: %s", buf);
     rt_recommendation rec = RT_RECOMMENDATION_INIT;
     if (rt_tracker_recommend(t, &rec) == RT_OK &&

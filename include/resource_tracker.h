@@ -2,6 +2,25 @@
  * Samples CPU, memory, disk, network and GPUs of a Linux machine and of a process tree, and
  * formats each sample as a JSON line or a CSV row. The resource-tracker tool uses only this.
  *
+ * Contents (the sections below, in order; search for the heading's words):
+ *   Versions, errors, the last error message, logging, deprecation ...... stable
+ *   Missing values ........................................................ stable
+ *   One sample (rt_sample and the structs it points to) ................... stable
+ *   The sample's schema (rt_schema_field_*) ........................ EXPERIMENTAL
+ *   The sampler ........................................................... stable
+ *   A cgroup of the job's own ............................................. stable
+ *   The host and the cloud it runs in (rt_host, rt_allocation, rt_cloud) .. stable
+ *   Job metadata (rt_job) ................................................. stable
+ *   Output: the writer (JSON lines, CSV) .................................. stable
+ *   Analysis of a run: records, the reader, statistics, needs, the
+ *     gpu_tracker view, recommendations, notes, Keeper, the HTML report ... stable
+ *   Streaming a run to the Sentinel API and S3 ............................ stable
+ *   Embedding: a background tracker, its columns, saving and loading ...... stable
+ *   Export: Prometheus /metrics, node_exporter textfile, OTLP/HTTP ........ stable
+ * Stable parts follow the ABI rules below. An EXPERIMENTAL part (its heading says so) may
+ * change or go in a minor version (0.x to 0.x+1): a binding looks each of its symbols up at
+ * load time and copes without it.
+ *
  * ABI rules (what a binding compiled against an older copy of this header may rely on):
  *  - The shared library's SONAME is libresource-tracker.so.MAJOR. Within one MAJOR version the
  *    ABI only grows: functions, enum values and error codes are added, never removed, renamed
@@ -12,14 +31,38 @@
  *  - Structs the caller fills (the *_options structs, rt_job) begin with `size_t struct_size`,
  *    which the caller sets to sizeof as it was compiled (the *_INIT macros do this). The
  *    library reads only the fields within struct_size and takes the default for the rest.
+ *  - Structs the library fills in the caller's memory take the caller's size: a struct_size
+ *    member the caller sets (rt_recommendation, rt_server) or a size argument (rt_record:
+ *    rt_record_from_sample_sized, rt_tracker_record). The library writes no byte past it.
  *  - The library reads no environment variable: the front end (the tool, a binding) turns
- *    TRACKER_* variables into options. */
+ *    TRACKER_* variables into options.
+ *
+ * Conventions (0.10; the names from before are deprecated aliases, see the last point):
+ *  - Making a handle: `rt_error rt_X_new(..., rt_X **out)` makes it on the calling thread;
+ *    `rt_X_start(...)` also starts a thread of its own; `rt_X_free(x)` releases it (NULL is
+ *    allowed). On an error *out is NULL. Two verbs say what the argument is, as fopen and
+ *    sqlite3_open do: `rt_reader_open` reads a recorded file or buffer, `rt_tracker_load` a
+ *    saved snapshot. Where the pointer-returning `_new` of an accumulator came first
+ *    (rt_stats_new, rt_report_new, rt_allocation_new), the conforming form is `_new_with`,
+ *    which also takes the options (NULL: the defaults).
+ *  - Errors: a call that can fail returns rt_error, never -errno nor a 0 that means "failed"
+ *    (the two that did, rt_job_cgroup_enter and rt_format_summary, are deprecated). Only
+ *    formatters into a caller's buffer return the length needed, like snprintf, and getters
+ *    NULL or -1 where their contracts say. The calls whose contract says "last error" clear
+ *    the calling thread's last error message when they begin and set it when they fail
+ *    (rt_last_error_message: the file and line, the option, the reason in words, as the log
+ *    callback also hears it); a reader keeps its own (rt_reader_errmsg).
+ *  - Output: every call that writes to a file descriptor has a `_cb` twin that hands the
+ *    bytes to an rt_write_fn instead (a binding captures output without a temporary file).
+ *  - Deprecated names are marked RT_DEPRECATED: the compiler warns where they are used,
+ *    unless RT_NO_DEPRECATED_WARNINGS is defined before this header is included. They stay
+ *    declared and exported, behaving as before, for the rest of the MAJOR version (the ABI
+ *    rules), and go with the next MAJOR. */
 #ifndef RESOURCE_TRACKER_H
 #define RESOURCE_TRACKER_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h> /* ssize_t */
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,6 +81,15 @@ extern "C" {
 #define RT_API __attribute__((visibility("default")))
 #else
 #define RT_API
+#endif
+
+/* Marks a name kept for bindings built before its replacement (see Conventions above). */
+#if defined(RT_BUILDING_LIBRARY) || defined(RT_NO_DEPRECATED_WARNINGS)
+#define RT_DEPRECATED(replacement)
+#elif defined(__GNUC__)
+#define RT_DEPRECATED(replacement) __attribute__((deprecated("use " replacement)))
+#else
+#define RT_DEPRECATED(replacement)
 #endif
 
 /* Error codes. The numbers never change; new codes are only added at the end. */
@@ -68,6 +120,21 @@ typedef enum rt_log_level { RT_LOG_DEBUG = 0, RT_LOG_INFO = 1, RT_LOG_WARN = 2, 
 /* The library never prints: it hands messages to this callback, if set. msg is valid only
  * during the call. The callback may be called from the cloud discovery's threads. */
 typedef void (*rt_log_fn)(void *user, rt_log_level level, const char *msg);
+
+/* The last error message of the calling thread (0.10; libgit2's git_error_last): what the
+ * last failing call among those whose contract says "last error" could say beyond its code,
+ * in one line for people ("run.jsonl:12: not a JSON object", "unknown memory unit \"mb\"").
+ * Those calls clear it when they begin, so after one of them failed it is its own message, or
+ * "" when it had nothing to add to rt_strerror. Never NULL; valid until the thread's next call
+ * into the library. Read it only after such a call failed: other calls may leave it as it
+ * was or change it. */
+RT_API const char *rt_last_error_message(void);
+
+/* Where a `_cb` output call sends its bytes (0.10), instead of a file descriptor: called on
+ * the caller's thread, in order, with len > 0. Returns how many bytes of buf it took (it is
+ * called again with the rest), or -1 to fail the output (errno, when set, is kept: the call
+ * returns RT_ERR_IO). A return of 0 also fails it (as EIO). */
+typedef long (*rt_write_fn)(void *user, const void *buf, size_t len);
 
 /* ------------------------------------------------------------------------------------------
  * Missing values. A figure the machine cannot report is "null": NaN for doubles,
@@ -168,7 +235,7 @@ typedef struct rt_psi {
 } rt_psi;
 
 /* The control group of the tracked tree (0.6): in wrapper mode the group the tracker made for
- * the command (see rt_job_cgroup_create); with a pid, the group that process lives in (a
+ * the command (see rt_job_cgroup_new); with a pid, the group that process lives in (a
  * container, a SLURM step, a systemd unit). Counters are since tracking began; limits are the
  * tightest of the group and its ancestors (what the kernel enforces). NaN / RT_NULL_* where the
  * layout does not offer a figure. Grows at its end. */
@@ -308,7 +375,9 @@ typedef struct rt_sample {
                               * process->cgroup) */
 } rt_sample;
 
-/* The sample's schema (0.9): every figure of the structs above (and of rt_host and rt_cloud),
+/* The sample's schema (0.9). EXPERIMENTAL: the figures' names, units and types stay, but these
+ * calls may change in a minor version while the schema becomes one descriptor table per struct.
+ * Every figure of the structs above (and of rt_host and rt_cloud),
  * listed once; the JSON line and the Prometheus families are made from the same list, and a
  * binding reads names, units and types from here. Field i (0 .. rt_schema_field_count() - 1)
  * is the member rt_schema_field_name(i) of struct rt_<rt_schema_field_struct(i)> ("process",
@@ -373,8 +442,9 @@ typedef struct rt_sampler_options {
 /* Creates a sampler and takes its first (baseline) reading. opts may be NULL for defaults.
  * Returns RT_OK and sets *out (free with rt_sampler_free), or an error: RT_ERR_INVALID (a
  * struct_size too small, a negative pid), RT_ERR_NOT_FOUND when the proc root lacks the CPU
- * statistics or opts->pid does not exist, RT_ERR_NOMEM. A source that finds nothing (no
- * disks, no network) is not an error: its part of the sample is empty. */
+ * statistics or opts->pid does not exist, RT_ERR_NOMEM; the last error says which (0.10). A
+ * source that finds nothing (no disks, no network) is not an error: its part of the sample is
+ * empty. */
 RT_API rt_error rt_sampler_new(const rt_sampler_options *opts, rt_sampler **out);
 
 /* Takes a reading now and sets *out to the sample covering the time since the previous one.
@@ -421,13 +491,20 @@ typedef struct rt_job_cgroup_options {
  * hierarchies (all that exist of them). Before that it removes empty groups of that name
  * whose tracker is gone (a tracker that was killed). Never moves the caller or any process.
  * Returns RT_OK and *out (free with rt_job_cgroup_free), RT_ERR_UNSUPPORTED when no hierarchy
- * lets it make a group (the reason is logged at RT_LOG_DEBUG), RT_ERR_NOMEM, RT_ERR_INVALID. */
-RT_API rt_error rt_job_cgroup_create(const rt_job_cgroup_options *opts, rt_job_cgroup **out);
+ * lets it make a group (the reason is logged at RT_LOG_DEBUG, and is the last error: "not
+ * root, and no cgroup delegated to this user"), RT_ERR_NOMEM, RT_ERR_INVALID. */
+RT_API rt_error rt_job_cgroup_new(const rt_job_cgroup_options *opts, rt_job_cgroup **out);
+/* The name before 0.10. */
+RT_API rt_error rt_job_cgroup_create(const rt_job_cgroup_options *opts, rt_job_cgroup **out)
+    RT_DEPRECATED("rt_job_cgroup_new");
 
 /* Moves the calling process into the group in every hierarchy: for the child between fork and
- * exec (async-signal-safe: write(2) to descriptors opened by rt_job_cgroup_create). Returns 0,
- * or -errno of the first hierarchy that refused (the others are still tried). */
-RT_API int rt_job_cgroup_enter(const rt_job_cgroup *g);
+ * exec (async-signal-safe: write(2) to descriptors opened by rt_job_cgroup_new; it sets no
+ * last error message). Returns RT_OK; RT_ERR_SYSTEM with errno of the first hierarchy that
+ * refused (the others are still tried); RT_ERR_INVALID for NULL. */
+RT_API rt_error rt_job_cgroup_join(const rt_job_cgroup *g);
+/* Before 0.10: as rt_job_cgroup_join, returning 0 or -errno. */
+RT_API int rt_job_cgroup_enter(const rt_job_cgroup *g) RT_DEPRECATED("rt_job_cgroup_join");
 
 /* The group's path in its hierarchy (the v2 one when made there), e.g. "/resource-tracker-812-1". */
 RT_API const char *rt_job_cgroup_path(const rt_job_cgroup *g);
@@ -479,8 +556,10 @@ typedef struct rt_host_options {
 
 /* Reads the host's facts (opts NULL for defaults). Missing facts are NULL / NaN /
  * RT_NULL_I64. Returns RT_OK and *out (free with rt_host_free), or RT_ERR_NOMEM,
- * RT_ERR_INVALID (struct_size too small) or RT_ERR_NOT_FOUND (no proc root). */
-RT_API rt_error rt_host_read(const rt_host_options *opts, rt_host **out);
+ * RT_ERR_INVALID (struct_size too small) or RT_ERR_NOT_FOUND (no proc root); last error. */
+RT_API rt_error rt_host_new(const rt_host_options *opts, rt_host **out);
+/* The name before 0.10. */
+RT_API rt_error rt_host_read(const rt_host_options *opts, rt_host **out) RT_DEPRECATED("rt_host_new");
 RT_API void rt_host_free(rt_host *h);
 
 /* Whether the machine looks dedicated to the tracked tree or shared with other work, from the
@@ -489,8 +568,19 @@ RT_API void rt_host_free(rt_host *h);
  * like for GPU time (0.1 GPU) and VRAM (1 GiB). */
 typedef struct rt_allocation rt_allocation;
 
-/* A new, empty accumulator (free with rt_allocation_free), or NULL when out of memory. */
-RT_API rt_allocation *rt_allocation_new(void);
+/* Options of the accumulator (0.10): none yet but the size, room to grow. */
+typedef struct rt_allocation_options {
+    size_t struct_size; /* sizeof(rt_allocation_options) as the caller compiled it */
+} rt_allocation_options;
+
+#define RT_ALLOCATION_OPTIONS_INIT {.struct_size = sizeof(rt_allocation_options)}
+
+/* A new, empty accumulator (opts NULL for defaults). Returns RT_OK and *out (free with
+ * rt_allocation_free), RT_ERR_INVALID (out NULL, struct_size too small; last error),
+ * RT_ERR_NOMEM. */
+RT_API rt_error rt_allocation_new_with(const rt_allocation_options *opts, rt_allocation **out);
+/* Before 0.10: the accumulator, or NULL when out of memory. */
+RT_API rt_allocation *rt_allocation_new(void) RT_DEPRECATED("rt_allocation_new_with");
 /* Adds one sample (one with a tracked process; others are ignored). */
 RT_API void rt_allocation_add(rt_allocation *a, const rt_sample *s);
 /* "dedicated" or "shared" (static strings), or NULL without samples. */
@@ -568,8 +658,13 @@ typedef struct rt_writer rt_writer;
 /* Creates a writer that writes each sample to fd with a single write(2) (so a reader sees
  * whole lines at once). The fd stays owned by the caller. job may be NULL; it is copied, but
  * the strings it points to must outlive the writer. Returns RT_OK and *out, or RT_ERR_NOMEM /
- * RT_ERR_INVALID (a bad format or fd, a job struct_size too small). */
+ * RT_ERR_INVALID (a bad format or fd, a job struct_size too small; the last error says which,
+ * 0.10). */
 RT_API rt_error rt_writer_new(rt_format format, int fd, const rt_job *job, rt_writer **out);
+/* The same handing each sample (the CSV header with the first) to write(user, ...) in one
+ * call (0.10); write must not be NULL. */
+RT_API rt_error rt_writer_new_cb(rt_format format, rt_write_fn write, void *user, const rt_job *job,
+                                 rt_writer **out);
 
 /* Formats and writes one sample (the CSV header first, once). Returns RT_OK, or RT_ERR_IO
  * with errno set when the write failed (EPIPE for a closed pipe). */
@@ -673,13 +768,18 @@ typedef struct rt_record {
     double cgroup_pids;                    /* tasks in the tree's group now */
 } rt_record;
 /* rt_record has no struct_size: rt_stats_add and rt_report_add read a record of this header's
- * size. A caller that fills records itself (rather than through rt_record_from_sample, the
+ * size. A caller that fills records itself (rather than through rt_record_from_sample_sized, the
  * reader or rt_tracker_record) must be built with this header, and set what it does not know
  * to NaN (and gpu to NULL, gpu_n to 0). */
 
-/* Fills *out from a sample (out is caller storage of this header's size; its job_name
- * points into the sample, or is NULL). */
-RT_API void rt_record_from_sample(const rt_sample *s, rt_record *out);
+/* Fills the record at out from a sample (0.10). out_size is the caller's storage,
+ * sizeof(rt_record) as it compiled it: the library writes no more than that, nor more than
+ * its own rt_record (a newer caller's tail is left as it was). job_name points into the
+ * sample, or is NULL. RT_OK; RT_ERR_INVALID (s or out NULL, out_size 0). */
+RT_API rt_error rt_record_from_sample_sized(const rt_sample *s, rt_record *out, size_t out_size);
+/* Before 0.10: fills the whole rt_record of the library's size, which overruns a caller
+ * built with an older, shorter header. */
+RT_API void rt_record_from_sample(const rt_sample *s, rt_record *out) RT_DEPRECATED("rt_record_from_sample_sized");
 
 /* ---- the reader: recorded runs, one record at a time, in constant memory --------------
  * Reads the tool's JSON lines and CSV (docs/contracts.md §2, §3) and the Python
@@ -696,10 +796,11 @@ typedef struct rt_reader_options {
 
 #define RT_READER_OPTIONS_INIT {.struct_size = sizeof(rt_reader_options)}
 
-/* Opens path ("-" is stdin). Returns RT_OK and *out (free with rt_reader_close),
+/* Opens path ("-" is stdin). Returns RT_OK and *out (free with rt_reader_free),
  * RT_ERR_NOT_FOUND / RT_ERR_IO when it cannot be opened, RT_ERR_PARSE when the first line is
  * no format the reader knows, RT_ERR_NOMEM, RT_ERR_INVALID. Every failure but the last two is
- * also logged (RT_LOG_ERROR) with the file's name and the reason. */
+ * also logged (RT_LOG_ERROR) with the file's name and the reason, which is the last error
+ * (and so for rt_reader_open_buffer). `_open`, not `_new`: it opens a file, as fopen. */
 RT_API rt_error rt_reader_open(const char *path, const rt_reader_options *opts, rt_reader **out);
 
 /* The same over a buffer in memory (name is used in messages; buf must outlive the reader). */
@@ -717,7 +818,15 @@ RT_API const char *rt_reader_format(const rt_reader *r);
 RT_API uint64_t rt_reader_records(const rt_reader *r);
 RT_API uint64_t rt_reader_skipped(const rt_reader *r);
 
-RT_API void rt_reader_close(rt_reader *r);
+/* The reader's own last problem (0.10; sqlite3_errmsg): "FILE:LINE: problem" of the last
+ * malformed line skipped, or the read error of rt_reader_next; "" when none. Valid until the
+ * next call on r. */
+RT_API const char *rt_reader_errmsg(const rt_reader *r);
+
+/* Closes the file and frees the reader (0.10). NULL is allowed. */
+RT_API void rt_reader_free(rt_reader *r);
+/* The name before 0.10. */
+RT_API void rt_reader_close(rt_reader *r) RT_DEPRECATED("rt_reader_free");
 
 /* ---- statistics, incrementally over records ------------------------------------------- */
 
@@ -873,9 +982,13 @@ typedef struct rt_usage_options {
 
 typedef struct rt_stats rt_stats;
 
-/* A new, empty accumulator (free with rt_stats_free), or NULL when out of memory. Its memory
- * does not grow with the number of records. */
-RT_API rt_stats *rt_stats_new(void);
+/* A new, empty accumulator, counting the summary's usage (rt_usage) as usage says (NULL: the
+ * defaults; see rt_stats_set_usage). Its memory does not grow with the number of records.
+ * Returns RT_OK and *out (free with rt_stats_free); RT_ERR_INVALID (out NULL, a struct_size
+ * too small, a negative expected_cores); RT_ERR_NOMEM. Last error (0.10). */
+RT_API rt_error rt_stats_new_with(const rt_usage_options *usage, rt_stats **out);
+/* Before 0.10: rt_stats_new_with(NULL, ...), the accumulator or NULL when out of memory. */
+RT_API rt_stats *rt_stats_new(void) RT_DEPRECATED("rt_stats_new_with");
 RT_API void rt_stats_add(rt_stats *st, const rt_record *rec);
 /* The statistics so far (never NULL for a non-NULL st; samples 0 before any record). Valid
  * until the next rt_stats_add or rt_stats_free. */
@@ -890,10 +1003,15 @@ RT_API rt_error rt_stats_set_usage(rt_stats *st, const rt_usage_options *opts);
 /* Formats the summary as one JSON object with a newline. memory_unit and time_unit are
  * gpu_tracker's names ("bytes", "kilobytes", "megabytes", "gigabytes", "terabytes";
  * "seconds", "minutes", "hours", "days"), or NULL for MiB and seconds; memory and time keys
- * end in the unit ("_mib", "_secs" by default, else "_gigabytes", "_hours", ...). Returns
- * the length needed like snprintf, or 0 for an unknown unit. */
+ * end in the unit ("_mib", "_secs" by default, else "_gigabytes", "_hours", ...). buf is
+ * NUL-terminated when cap > 0; *len (when not NULL) is the length needed, like snprintf's
+ * result (>= cap: buf was too small). Returns RT_OK; RT_ERR_INVALID for an unknown unit (the
+ * last error names it; *len 0) or a NULL s (0.10). */
+RT_API rt_error rt_format_summary_json(const rt_summary *s, const char *memory_unit, const char *time_unit,
+                                       char *buf, size_t cap, size_t *len);
+/* Before 0.10: the length needed, or 0 for an unknown unit. */
 RT_API size_t rt_format_summary(const rt_summary *s, const char *memory_unit, const char *time_unit,
-                                char *buf, size_t cap);
+                                char *buf, size_t cap) RT_DEPRECATED("rt_format_summary_json");
 
 /* gpu_tracker's units (0.9), the ones rt_format_summary takes: the bytes in the memory unit
  * called name ("bytes" 1, "kilobytes" 1e3, "megabytes" 1e6, "gigabytes" 1e9, "terabytes" 1e12:
@@ -1047,7 +1165,19 @@ RT_API rt_error rt_keeper_price(const rt_keeper_options *opts, const char *vendo
  * one-second spike in a day still shows. */
 typedef struct rt_report rt_report;
 
-RT_API rt_report *rt_report_new(void);
+/* Options of the report's collection (0.10): none yet but the size, room to grow. */
+typedef struct rt_report_options {
+    size_t struct_size; /* sizeof(rt_report_options) as the caller compiled it */
+} rt_report_options;
+
+#define RT_REPORT_OPTIONS_INIT {.struct_size = sizeof(rt_report_options)}
+
+/* A new, empty collection (opts NULL for defaults). Returns RT_OK and *out (free with
+ * rt_report_free), RT_ERR_INVALID (out NULL, struct_size too small; last error),
+ * RT_ERR_NOMEM. */
+RT_API rt_error rt_report_new_with(const rt_report_options *opts, rt_report **out);
+/* Before 0.10: the collection, or NULL when out of memory. */
+RT_API rt_report *rt_report_new(void) RT_DEPRECATED("rt_report_new_with");
 /* Adds one record. A record whose time or interval is beyond 1e11 s (past the year 5000, or
  * nonsense) is ignored. */
 RT_API void rt_report_add(rt_report *r, const rt_record *rec);
@@ -1078,6 +1208,8 @@ typedef struct rt_report_info {
 /* Writes the report, one self-contained HTML file that makes no request, to fd. Returns
  * RT_OK, RT_ERR_IO (errno set), RT_ERR_NOMEM or RT_ERR_INVALID. */
 RT_API rt_error rt_report_write(const rt_report *r, const rt_report_info *info, int fd);
+/* The same to write(user, ...) (0.10), in pieces of at most 64 KiB. */
+RT_API rt_error rt_report_write_cb(const rt_report *r, const rt_report_info *info, rt_write_fn write, void *user);
 
 /* ---- a run for people, and any recorded run read back (0.9) ------------------------------
  * rt_summary_write_text: the summary `resource-tracker summary` and --summary print.
@@ -1085,9 +1217,8 @@ RT_API rt_error rt_report_write(const rt_report *r, const rt_report_info *info, 
  * Python resource-tracker's CSV files, a saved tracker snapshot), told apart by its content,
  * fed to statistics and a report. */
 
-/* Where text goes: called with the len bytes at buf; returns how many it took (a short count
- * is called again with the rest), or -1 when it failed (then nothing more is written). */
-typedef ssize_t (*rt_write_fn)(void *user, const void *buf, size_t len);
+/* Text goes to an rt_write_fn (above): a short count is called again with the rest; -1 or 0
+ * fails the output (nothing more is written). */
 
 /* What the one who ran a job knows of it that its statistics do not hold. The caller fills it
  * (the pointers are only read during the call). */
@@ -1439,6 +1570,9 @@ RT_API rt_error rt_tracker_recommend(rt_tracker *t, rt_recommendation *out);
 /* Writes the report of the run so far to fd (see rt_report_write). info may be NULL; its
  * summary, recommendation and job, when NULL, are the tracker's own. */
 RT_API rt_error rt_tracker_report(rt_tracker *t, const rt_report_info *info, int fd);
+/* The same to write(user, ...) (0.10; see rt_report_write_cb). write runs with the tracker's
+ * lock held: it must not call rt_tracker_* on t. */
+RT_API rt_error rt_tracker_report_cb(rt_tracker *t, const rt_report_info *info, rt_write_fn write, void *user);
 
 /* ---- saving and loading a run ----------------------------------------------------------
  * The snapshot layout of the Python resource-tracker 0.4 (its ResourceTracker.snapshot,
@@ -1463,6 +1597,10 @@ RT_API rt_error rt_tracker_report(rt_tracker *t, const rt_report_info *info, int
  * RT_ERR_INVALID (t NULL, fd negative, unknown flags, extra_json no JSON object),
  * RT_ERR_UNSUPPORTED (gzip asked and no zlib), RT_ERR_IO (errno set), RT_ERR_NOMEM. */
 RT_API rt_error rt_tracker_save(rt_tracker *t, const char *extra_json, int flags, int fd);
+/* The same to write(user, ...) (0.10), in pieces; extra_json that is no JSON object is the
+ * last error (and so for rt_tracker_save). The tracker's lock is not held during write. */
+RT_API rt_error rt_tracker_save_cb(rt_tracker *t, const char *extra_json, int flags, rt_write_fn write,
+                                   void *user);
 
 /* A stopped tracker holding the samples of a snapshot (gzipped or not: recognised by its
  * first bytes), with its statistics, recommendation and report as for a live run. Bounds: a
@@ -1471,8 +1609,9 @@ RT_API rt_error rt_tracker_save(rt_tracker *t, const char *extra_json, int flags
  * then the store; a week at 1 s: ~1.1 GB in all, ~5 s); a file without it (the Python tracker's) is parsed whole by jansson,
  * which takes ~8 bytes of memory per byte of JSON. Returns RT_OK and *out; RT_ERR_INVALID
  * (path/out NULL, buf NULL with len); RT_ERR_NOT_FOUND / RT_ERR_IO (the file; errno set);
- * RT_ERR_PARSE (not a snapshot: the log, when given, says why); RT_ERR_UNSUPPORTED (gzipped,
- * and zlib could not be loaded); RT_ERR_NOMEM. */
+ * RT_ERR_PARSE (not a snapshot: the log, when given, says why, and so does the last error);
+ * RT_ERR_UNSUPPORTED (gzipped, and zlib could not be loaded); RT_ERR_NOMEM. `_load`, not
+ * `_new`: it reads a saved file back. */
 RT_API rt_error rt_tracker_load(const char *path, rt_log_fn log, void *log_user, rt_tracker **out);
 RT_API rt_error rt_tracker_load_buffer(const void *buf, size_t len, rt_log_fn log, void *log_user,
                                        rt_tracker **out);

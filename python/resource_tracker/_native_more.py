@@ -1,10 +1,28 @@
 """_native_more.py - the part of libresource-tracker's ctypes declarations that tracking does
 not need: the structs and calls of the host, the Keeper, the summary, the recommendation and
-the report, and two helpers of synchronous calls (a log collector, an in-memory fd). Imported
-when first used, so that importing and running a tracker compiles less (see _native.py)."""
+the report, and helpers of synchronous calls (a log collector, output captured through the
+library's rt_write_fn, or an in-memory fd from a library older than 0.10). Imported when first
+used, so that importing and running a tracker compiles less (see _native.py).
+
+Names of 0.10 (rt_host_new, the `_cb` outputs) are used when the loaded library has them,
+else the older names they replace."""
 
 import os
-from ctypes import POINTER, Structure, c_char, c_char_p, c_double, c_int, c_int64, c_size_t, c_uint64, c_void_p
+from ctypes import (
+    CFUNCTYPE,
+    POINTER,
+    Structure,
+    c_char,
+    c_char_p,
+    c_double,
+    c_int,
+    c_int64,
+    c_long,
+    c_size_t,
+    c_uint64,
+    c_void_p,
+    string_at,
+)
 from math import nan as NAN
 
 from ._native import LOG_FN, Cloud, lib, missing_function, new, text
@@ -168,7 +186,11 @@ class ReportInfo(Structure):
     ]
 
 
+# rt_write_fn: long (*)(void *user, const void *buf, size_t len)
+WRITE_FN = CFUNCTYPE(c_long, c_void_p, c_void_p, c_size_t)
+
 _PROTOTYPES = {
+    "rt_host_new": (c_int, [POINTER(HostOptions), POINTER(POINTER(Host))]),  # 0.10
     "rt_host_read": (c_int, [POINTER(HostOptions), POINTER(POINTER(Host))]),
     "rt_host_free": (None, [POINTER(Host)]),
     "rt_keeper_cheapest": (c_int, [POINTER(KeeperOptions), POINTER(Recommendation), POINTER(Server)]),
@@ -177,6 +199,9 @@ _PROTOTYPES = {
     "rt_tracker_recommend": (c_int, [c_void_p, POINTER(Recommendation)]),
     "rt_recommend": (c_int, [POINTER(POINTER(Summary)), c_size_t, POINTER(Recommendation)]),
     "rt_tracker_report": (c_int, [c_void_p, POINTER(ReportInfo), c_int]),
+    "rt_tracker_report_cb": (c_int, [c_void_p, POINTER(ReportInfo), WRITE_FN, c_void_p]),  # 0.10
+    "rt_tracker_save_cb": (c_int, [c_void_p, c_char_p, c_int, WRITE_FN, c_void_p]),  # 0.10
+    "rt_last_error_message": (c_char_p, []),  # 0.10
 }
 
 for _name, (_restype, _argtypes) in _PROTOTYPES.items():
@@ -200,6 +225,27 @@ class LogCollector:
 
     def last(self):
         return self.messages[-1] if self.messages else None
+
+
+def has(name):
+    """Whether the loaded library has the function (declared above or in _native.py)."""
+    return hasattr(getattr(lib, name), "argtypes")
+
+
+def capture(name, call_cb, call_fd):
+    """(result, the bytes written) of an output call: call_cb(write_fn) through the library's
+    `_cb` function name when it has it (0.10), else call_fd(fd) into an in-memory file."""
+    if not has(name):
+        return capture_fd(call_fd)
+    chunks = []
+
+    def write(_user, buf, n):
+        chunks.append(string_at(buf, n))
+        return n
+
+    fn = WRITE_FN(write)  # alive through the call
+    result = call_cb(fn)
+    return result, b"".join(chunks)
 
 
 def capture_fd(write):

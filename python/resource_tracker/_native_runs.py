@@ -5,12 +5,12 @@ lacks some: importing still works, calling one raises (as _native.py does for ne
 Imported when first used, by recorded.py."""
 
 from ctypes import CFUNCTYPE, POINTER, Structure, c_char, c_char_p, c_double, c_int, c_int64, c_size_t
-from ctypes import c_ssize_t, c_uint64, c_void_p
+from ctypes import c_long, c_uint64, c_void_p
 
 from ._native import LOG_FN, lib, missing_function
 
-# rt_write_fn: ssize_t (*)(void *user, const void *buf, size_t len)
-WRITE_FN = CFUNCTYPE(c_ssize_t, c_void_p, c_void_p, c_size_t)
+# rt_write_fn: long (*)(void *user, const void *buf, size_t len)
+WRITE_FN = CFUNCTYPE(c_long, c_void_p, c_void_p, c_size_t)
 
 # rt_scheduler
 SCHEDULERS = {"metaflow": 0, "kubernetes": 1, "k8s": 1, "slurm": 2}
@@ -43,7 +43,7 @@ class RunReadInfo(Structure):
 
 
 _PROTOTYPES = {
-    "rt_stats_new": (c_void_p, []),
+    "rt_stats_new_with": (c_int, [c_void_p, POINTER(c_void_p)]),
     "rt_stats_summary": (c_void_p, [c_void_p]),
     "rt_stats_free": (None, [c_void_p]),
     "rt_format_summary": (c_size_t, [c_void_p, c_char_p, c_char_p, c_char_p, c_size_t]),

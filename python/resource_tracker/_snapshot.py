@@ -10,7 +10,7 @@ import json
 import os
 
 from ._native import RT_ERR_NOT_FOUND, RT_SAVE_GZIP, NativeError, lib, out_handle, text
-from ._native_more import LogCollector, capture_fd
+from ._native_more import LogCollector, capture
 
 
 def _json_safe(obj):
@@ -41,17 +41,21 @@ def _extra_json(t) -> bytes:
     return json.dumps(_json_safe(extra)).encode()
 
 
-def _save(t, flags: int, fd: int) -> None:
+def _save(t, flags: int, fd: int = -1, fn=None) -> None:
+    """rt_tracker_save to fd, or rt_tracker_save_cb to fn (an rt_write_fn) when given."""
     if t._native.tracker is None:
         raise RuntimeError("Resource tracker was never started: nothing to save")
-    err = lib.rt_tracker_save(t._native.tracker, _extra_json(t), flags, fd)
+    if fn is not None:
+        err = lib.rt_tracker_save_cb(t._native.tracker, _extra_json(t), flags, fn, None)
+    else:
+        err = lib.rt_tracker_save(t._native.tracker, _extra_json(t), flags, fd)
     if err:
         raise NativeError("rt_tracker_save", err)
 
 
 def dumps(t) -> str:
     """ResourceTracker.dumps."""
-    _, data = capture_fd(lambda fd: _save(t, 0, fd))
+    _, data = capture("rt_tracker_save_cb", lambda fn: _save(t, 0, fn=fn), lambda fd: _save(t, 0, fd))
     return data.decode("utf-8")
 
 

@@ -30,9 +30,11 @@ def _read(path):
     log_fn = LOG_FN(log)
     opts = new(nr.RunReadOptions, log=log_fn)
     info = new(nr.RunReadInfo)
-    st = nr.lib.rt_stats_new()
-    if not st:
-        raise MemoryError("rt_stats_new")
+    handle = c_void_p()
+    err = nr.lib.rt_stats_new_with(None, byref(handle))
+    if err:
+        raise NativeError("rt_stats_new_with", err)
+    st = handle.value
     err = nr.lib.rt_run_read(os.fsencode(path), byref(opts), (c_void_p * 1)(st), 1, None, byref(info))
     if err:
         nr.lib.rt_stats_free(st)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from ctypes import byref, pointer
 
 from ._native import Cloud, NativeError, encode, lib, new
-from ._native_more import Host, Job, Recommendation, ReportInfo, Server, capture_fd
+from ._native_more import Host, Job, Recommendation, ReportInfo, Server, capture
 from .helpers import round_memory  # noqa: F401  (the Python tracker exports it from here)
 
 RT_NULL_I64 = -(2 ** 63)
@@ -90,7 +90,9 @@ def make_report(handle, host: Host | None, cloud: Cloud | None,
         info.cheapest = pointer(server)
     info.keeper_note = encode(keeper_note)
     info.current_instance = encode(current_instance)
-    err, html = capture_fd(lambda fd: lib.rt_tracker_report(handle, byref(info), fd))
+    err, html = capture("rt_tracker_report_cb",
+                        lambda fn: lib.rt_tracker_report_cb(handle, byref(info), fn, None),
+                        lambda fd: lib.rt_tracker_report(handle, byref(info), fd))
     del keep
     if err:
         raise NativeError("rt_tracker_report", err)

@@ -1,20 +1,22 @@
 """server_info.py - the machine's hardware (vCPUs, memory, GPUs) as the Python tracker's
-get_server_info reports it, read by the C library (rt_host_read: /proc, /sys and NVML)."""
+get_server_info reports it, read by the C library (rt_host_new, rt_host_read before 0.10: /proc,
+/sys and NVML)."""
 
 import os
 from ctypes import POINTER, byref
 
 from ._native import NativeError, lib, new, text
-from ._native_more import Host, HostOptions
+from ._native_more import Host, HostOptions, has
 
 
 def read_host():
-    """rt_host_read with default options: a POINTER(Host); free it with lib.rt_host_free."""
+    """rt_host_new with default options: a POINTER(Host); free it with lib.rt_host_free."""
     opts = new(HostOptions, nvml_library=os.environ.get("TRACKER_NVML_LIBRARY", "").encode() or None)
     host = POINTER(Host)()
-    err = lib.rt_host_read(byref(opts), byref(host))
+    name = "rt_host_new" if has("rt_host_new") else "rt_host_read"
+    err = getattr(lib, name)(byref(opts), byref(host))
     if err:
-        raise NativeError("rt_host_read", err)
+        raise NativeError(name, err)
     return host
 
 

@@ -105,3 +105,25 @@ def test_bad_input(tmp_path):
         ResourceTracker.load(str(tmp_path / "missing.json.gz"))
     with pytest.raises(RuntimeError, match="never started"):
         ResourceTracker(autostart=False).dumps()
+
+
+def test_output_through_the_write_callback(tracker, monkeypatch):
+    """A 0.10 library hands the snapshot and the report to a callback (no memfd); an older one
+    (without the _cb functions) gets the fd, with the same bytes."""
+    from resource_tracker import _native_more
+
+    if not _native_more.has("rt_tracker_save_cb"):
+        pytest.skip("library older than 0.10")
+    text = tracker.dumps()
+    html = str(tracker.report())
+
+    def no_fd(_write):
+        raise AssertionError("the fd path was taken")
+
+    monkeypatch.setattr(_native_more, "capture_fd", no_fd)
+    assert tracker.dumps() == text
+    assert str(tracker.report()) == html
+    monkeypatch.undo()
+    monkeypatch.setattr(_native_more, "has", lambda name: not name.endswith("_cb"))
+    assert tracker.dumps() == text
+    assert str(tracker.report()) == html

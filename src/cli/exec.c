@@ -150,7 +150,7 @@ pid_t cli_spawn(char **argv, const sigset_t *orig_mask, const rt_job_cgroup *jcg
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() != parent)
             _exit(127);
         if (jcg) { /* first of all: nothing the command does escapes the group */
-            int ce = rt_job_cgroup_enter(jcg);
+            int ce = rt_job_cgroup_join(jcg) == RT_OK ? 0 : -errno;
             if (write(pfd[1], &ce, sizeof ce) < 0) {
                 /* the parent sees EOF: the group is not taken as the job's */
             }

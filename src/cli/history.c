@@ -205,18 +205,18 @@ static char *json_str_array(const char *const *v, size_t n)
     return text;
 }
 
-/* The summary as JSON text from rt_format_summary. Returns malloc'd text, or NULL when there
- * is none (no summary, the formatter declined, out of memory). */
+/* The summary as JSON text from rt_format_summary_json. Returns malloc'd text, or NULL when
+ * there is none (no summary, the formatter declined, out of memory). */
 static char *summary_json(const rt_summary *s)
 {
     if (!s)
         return NULL;
     char probe[1];
-    size_t n = rt_format_summary(s, NULL, NULL, probe, sizeof probe);
-    if (n == 0)
+    size_t n = 0, again = 0;
+    if (rt_format_summary_json(s, NULL, NULL, probe, sizeof probe, &n) != RT_OK || n == 0)
         return NULL;
     char *buf = malloc(n + 1);
-    if (buf && rt_format_summary(s, NULL, NULL, buf, n + 1) != n) {
+    if (buf && (rt_format_summary_json(s, NULL, NULL, buf, n + 1, &again) != RT_OK || again != n)) {
         free(buf);
         return NULL;
     }

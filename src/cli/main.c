@@ -184,7 +184,7 @@ static rt_job_cgroup *make_job_cgroup(const cli_options *o, run_state *rs)
     jo.why = rs->cgroup_why;
     jo.why_cap = sizeof rs->cgroup_why;
     rt_job_cgroup *g = NULL;
-    rt_error err = rt_job_cgroup_create(&jo, &g);
+    rt_error err = rt_job_cgroup_new(&jo, &g);
     if (err == RT_OK)
         return g;
     /* unsupported: the library said why at debug level; the summary's notes say it once */
@@ -232,7 +232,7 @@ static rt_cloud_discovery *start_cloud(const cli_options *o)
     return d;
 }
 
-/* Reads the host's facts with the roots the environment names (rt_host_read's contract). */
+/* Reads the host's facts with the roots the environment names (rt_host_new's contract). */
 static rt_error read_host(const cli_options *o, rt_host **out)
 {
     rt_host_options ho = RT_HOST_OPTIONS_INIT;
@@ -240,7 +240,7 @@ static rt_error read_host(const cli_options *o, rt_host **out)
     ho.proc_root = o->proc_root;
     ho.sys_root = o->sys_root;
     ho.nvml_library = o->nvml_library;
-    return rt_host_read(&ho, out);
+    return rt_host_new(&ho, out);
 }
 
 /* The end of a run with --summary, --report or --history: the host's facts, the cloud (waiting
@@ -307,10 +307,11 @@ static int open_run(const cli_options *o, run_state *rs)
         return EXIT_FAIL;
     }
     if (o->summary || o->report || o->history) {
-        rs->stats = rt_stats_new();
-        if (rs->stats && cli_gpuview_apply(o->expected_cores, o->gpu_list, o->ngpus, rs->stats) < 0)
+        if (rt_stats_new_with(NULL, &rs->stats) == RT_OK &&
+            cli_gpuview_apply(o->expected_cores, o->gpu_list, o->ngpus, rs->stats) < 0)
             cli_say("warning: out of memory: the summary counts every core and GPU");
-        rs->report = o->report ? rt_report_new() : NULL;
+        if (o->report && rt_report_new_with(NULL, &rs->report) != RT_OK)
+            rs->report = NULL;
         if (!rs->stats || (o->report && !rs->report))
             cli_say("warning: out of memory: no summary, report or history for this run");
     }

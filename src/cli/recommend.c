@@ -149,8 +149,8 @@ static int parse_args(const cli_options *o, rec_args *a)
  * the exit status after saying why. */
 static int read_run(const char *path, rt_stats **out)
 {
-    rt_stats *st = rt_stats_new();
-    if (!st) {
+    rt_stats *st = NULL;
+    if (rt_stats_new_with(NULL, &st) != RT_OK) {
         cli_say("recommend: out of memory");
         return EXIT_FAIL;
     }

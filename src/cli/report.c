@@ -217,8 +217,10 @@ int cli_report_main(cli_options *o)
     a.files = calloc((size_t)o->nsub + 1, sizeof *a.files);
     rt_stats **stats = calloc((size_t)o->nsub + 1, sizeof *stats);
     const rt_summary **runs = calloc((size_t)o->nsub + 1, sizeof *runs);
-    rt_report *rep = rt_report_new();
-    rt_stats *all = rt_stats_new();
+    rt_report *rep = NULL;
+    rt_stats *all = NULL;
+    rt_report_new_with(NULL, &rep);
+    rt_stats_new_with(NULL, &all);
     int rc = EXIT_FAIL;
     if (!a.files || !stats || !runs || !rep || !all) {
         cli_say("report: out of memory");
@@ -230,7 +232,7 @@ int cli_report_main(cli_options *o)
         goto done;
     }
     for (int i = 0; i < a.nfiles; i++) {
-        if (!(stats[i] = rt_stats_new())) {
+        if (rt_stats_new_with(NULL, &stats[i]) != RT_OK) {
             cli_say("report: out of memory");
             goto done;
         }

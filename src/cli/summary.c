@@ -144,8 +144,8 @@ int cli_summary_main(cli_options *o)
     }
     int rc = 0;
     for (int i = optind; i < argc && rc == 0; i++) {
-        rt_stats *st = rt_stats_new();
-        if (!st || cli_gpuview_apply(expected, gpus, ngpus, st) < 0) {
+        rt_stats *st = NULL;
+        if (rt_stats_new_with(NULL, &st) != RT_OK || cli_gpuview_apply(expected, gpus, ngpus, st) < 0) {
             cli_say("out of memory");
             rt_stats_free(st);
             cli_gpu_list_free(gpus, ngpus);
@@ -156,8 +156,9 @@ int cli_summary_main(cli_options *o)
             const rt_summary *s = rt_stats_summary(st);
             if (json) {
                 char buf[16384];
-                size_t n = rt_format_summary(s, mu, tu, buf, sizeof buf);
-                if (n == 0 || n >= sizeof buf || fwrite(buf, 1, n, stdout) != n)
+                size_t n = 0;
+                if (rt_format_summary_json(s, mu, tu, buf, sizeof buf, &n) != RT_OK || n >= sizeof buf ||
+                    fwrite(buf, 1, n, stdout) != n)
                     rc = EXIT_FAIL;
             } else {
                 if (argc - optind > 1)

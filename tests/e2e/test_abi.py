@@ -147,3 +147,111 @@ def test_installed_pkg_config(tmp_path, link):
     out = subprocess.run([str(exe)], capture_output=True, text=True, env=run_env, timeout=30)
     assert out.returncode == 0, out.stderr
     assert out.stdout == f"{'.'.join(map(str, header_version()))} 11 job_name\n"
+
+
+# ---- 0.10: deprecated names beside their replacements ---------------------------------------
+
+DEPRECATED = {  # old name: its replacement (the header's RT_DEPRECATED)
+    "rt_job_cgroup_create": "rt_job_cgroup_new",
+    "rt_job_cgroup_enter": "rt_job_cgroup_join",
+    "rt_host_read": "rt_host_new",
+    "rt_allocation_new": "rt_allocation_new_with",
+    "rt_record_from_sample": "rt_record_from_sample_sized",
+    "rt_reader_close": "rt_reader_free",
+    "rt_stats_new": "rt_stats_new_with",
+    "rt_format_summary": "rt_format_summary_json",
+    "rt_report_new": "rt_report_new_with",
+}
+
+
+def exported_symbols():
+    out = subprocess.run(["nm", "-D", "--defined-only", LIB], capture_output=True, text=True, check=True).stdout
+    return {l.split()[-1] for l in out.splitlines() if l.split()}
+
+
+def test_deprecated_names_stay_exported_beside_their_replacements():
+    t = header_text()
+    marked = dict(re.findall(r"RT_API [^;(]*?\b(rt_\w+)\([^;]*?\)\s*RT_DEPRECATED\(\"(rt_\w+)\"\);", t))
+    assert marked == DEPRECATED  # a name deprecated (or undeprecated) is a decision: list it here
+    exported = exported_symbols()
+    for old, new in DEPRECATED.items():
+        assert old in exported and new in exported, (old, new)
+    # every fd output has its callback twin
+    for fd_call in re.findall(r"RT_API [^;(]*?\b(rt_\w+)\([^;]*\bint fd\b", t):
+        assert fd_call + "_cb" in exported, fd_call
+
+
+OLD_NAMES_PROGRAM = r'''#include <stdio.h>
+#include "resource_tracker.h"
+int main(void)
+{
+    rt_stats *st = rt_stats_new();
+    rt_report *rep = rt_report_new();
+    rt_allocation *a = rt_allocation_new();
+    char buf[16384];
+    size_t n = rt_format_summary(rt_stats_summary(st), NULL, NULL, buf, sizeof buf);
+    printf("%d %d\n", st && rep && a, n > 0 && n < sizeof buf);
+    rt_stats_free(st);
+    rt_report_free(rep);
+    rt_allocation_free(a);
+    rt_reader_close(NULL);
+    return 0;
+}
+'''
+
+
+@pytest.mark.skipif(SANITIZED, reason="links the uninstrumented way")
+def test_old_names_build_with_werror_when_silenced(tmp_path):
+    """A program on the old names: -Werror fails on the deprecation, RT_NO_DEPRECATED_WARNINGS
+    silences it, and the program links against the library and runs."""
+    if not shutil.which("cc"):
+        pytest.skip("no cc")
+    src = tmp_path / "old.c"
+    src.write_text(OLD_NAMES_PROGRAM)
+    exe = tmp_path / "old"
+    base = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-I", os.path.join(REPO, "include"), str(src),
+            "-o", str(exe), "-L", BUILD_DIR, "-lresource-tracker"]
+    r = subprocess.run(base, capture_output=True, text=True)
+    assert r.returncode != 0 and "use rt_stats_new_with" in r.stderr, r.stderr
+    r = subprocess.run(base + ["-DRT_NO_DEPRECATED_WARNINGS"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=30,
+                         env=dict(os.environ, LD_LIBRARY_PATH=BUILD_DIR))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "1 1\n"
+
+
+@pytest.mark.skipif(SANITIZED, reason="a sanitizer build's library does not load into Debian's uninstrumented python")
+def test_ctypes_callback_output_and_last_error():
+    """A binding captures the writer's output through rt_write_fn (no file descriptor) and
+    reads the last error message after a failing call."""
+    lib = ctypes.CDLL(LIB)
+    lib.rt_last_error_message.restype = ctypes.c_char_p
+    WRITE_FN = ctypes.CFUNCTYPE(ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
+    got = []
+
+    def write(_user, buf, n):
+        got.append(ctypes.string_at(buf, n))
+        return n
+
+    fn = WRITE_FN(write)
+    lib.rt_writer_new_cb.argtypes = [ctypes.c_int, WRITE_FN, ctypes.c_void_p, ctypes.c_void_p,
+                                     ctypes.POINTER(ctypes.c_void_p)]
+    lib.rt_sampler_new.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p)]
+    lib.rt_sampler_sample.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p)]
+    lib.rt_writer_write.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    lib.rt_writer_free.argtypes = [ctypes.c_void_p]
+    lib.rt_sampler_free.argtypes = [ctypes.c_void_p]
+    s, w, smp = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
+    assert lib.rt_sampler_new(None, ctypes.byref(s)) == 0
+    assert lib.rt_writer_new_cb(1, fn, None, None, ctypes.byref(w)) == 0  # CSV
+    assert lib.rt_sampler_sample(s, ctypes.byref(smp)) == 0
+    assert lib.rt_writer_write(w, smp) == 0
+    lib.rt_writer_free(w)
+    lib.rt_sampler_free(s)
+    text = b"".join(got).decode()
+    assert text.startswith("timestamp,") and text.count("\n") == 2, text[:200]
+    lib.rt_reader_open.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p)]
+    r = ctypes.c_void_p()
+    assert lib.rt_reader_open(b"/nonexistent/run.jsonl", None, ctypes.byref(r)) == 5  # RT_ERR_NOT_FOUND
+    assert lib.rt_last_error_message().startswith(b"/nonexistent/run.jsonl: cannot open")

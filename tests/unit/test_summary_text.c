@@ -22,7 +22,7 @@ typedef struct sink {
     int ragged; /* calls whose bytes did not end a line */
 } sink;
 
-static ssize_t to_sink(void *user, const void *buf, size_t len)
+static long to_sink(void *user, const void *buf, size_t len)
 {
     sink *k = user;
     k->calls++;
@@ -34,7 +34,7 @@ static ssize_t to_sink(void *user, const void *buf, size_t len)
     memcpy(k->text + k->len, buf, n);
     k->len += n;
     k->text[k->len] = '\0';
-    return (ssize_t)n;
+    return (long)n;
 }
 
 /* The statistics of a fixture run (free with rt_stats_free). */

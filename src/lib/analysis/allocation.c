@@ -6,11 +6,27 @@
 #include <stdlib.h>
 
 #include "../core/core.h"
+#include "../core/lasterr.h"
 #include "allocation.h"
 
 rt_allocation *rt_allocation_new(void)
 {
     return calloc(1, sizeof(rt_allocation));
+}
+
+rt_error rt_allocation_new_with(const rt_allocation_options *opts, rt_allocation **out)
+{
+    rt_err_clear();
+    if (out)
+        *out = NULL;
+    rt_allocation_options o = RT_ALLOCATION_OPTIONS_INIT;
+    if (!out || rt_struct_copy(&o, sizeof o, opts) < 0) {
+        rt_err_set("rt_allocation_new_with: %s",
+                   !out ? "out is NULL" : "rt_allocation_options.struct_size is too small");
+        return RT_ERR_INVALID;
+    }
+    *out = rt_allocation_new();
+    return *out ? RT_OK : RT_ERR_NOMEM;
 }
 
 void rt_allocation_free(rt_allocation *a)

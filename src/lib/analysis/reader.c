@@ -27,10 +27,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/lasterr.h"
 #include "reader_priv.h"
 #include "reader_test.h"
 
@@ -65,6 +67,8 @@ static void lines_init(rt_reader *r)
 static void malformed(rt_reader *r, uint64_t line, const char *what, bool no_nl)
 {
     r->skipped++;
+    snprintf(r->errmsg, sizeof r->errmsg, "%s:%llu: %s%s", r->name, (unsigned long long)line,
+             no_nl ? "truncated last line: " : "", what);
     if (r->shown < MAX_SHOWN)
         rt_log(&r->log, RT_LOG_WARN, "%s:%llu: %s%s", r->name, (unsigned long long)line,
                no_nl ? "truncated last line: " : "", what);
@@ -103,7 +107,8 @@ static int fill(rt_reader *r)
             continue;
         if (k < 0) {
             int err = errno;
-            rt_log(&r->log, RT_LOG_ERROR, "%s: cannot read: %s", r->name, strerror(err));
+            snprintf(r->errmsg, sizeof r->errmsg, "%s: cannot read: %s", r->name, strerror(err));
+            rt_log(&r->log, RT_LOG_ERROR, "%s", r->errmsg);
             errno = err;
             return -1;
         }
@@ -528,7 +533,7 @@ static rt_error detect(rt_reader *r)
     if (k < 0)
         return RT_ERR_IO;
     if (k == 0) {
-        rt_log(&r->log, RT_LOG_ERROR, "%s: empty, not a resource-tracker JSON lines or CSV file", r->name);
+        rt_err_log(&r->log, RT_LOG_ERROR, "%s: empty, not a resource-tracker JSON lines or CSV file", r->name);
         return RT_ERR_PARSE;
     }
     if (r->lineno == 1 && n >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) { /* a UTF-8 byte order mark */
@@ -551,8 +556,8 @@ static rt_error detect(rt_reader *r)
     }
     if (rt_reader_csv_header(r, line, n))
         return RT_OK;
-    rt_log(&r->log, RT_LOG_ERROR, "%s:%llu: not a resource-tracker JSON lines or CSV file", r->name,
-           (unsigned long long)r->lineno);
+    rt_err_log(&r->log, RT_LOG_ERROR, "%s:%llu: not a resource-tracker JSON lines or CSV file", r->name,
+               (unsigned long long)r->lineno);
     return RT_ERR_PARSE;
 }
 
@@ -561,6 +566,8 @@ static rt_error finish_open(rt_reader *r, rt_reader **out)
 {
     rt_error e = detect(r);
     if (e != RT_OK) {
+        if (e == RT_ERR_IO)
+            rt_err_set("%s", r->errmsg);
         rt_reader_close(r);
         return e;
     }
@@ -570,6 +577,7 @@ static rt_error finish_open(rt_reader *r, rt_reader **out)
 
 rt_error rt_reader_open(const char *path, const rt_reader_options *opts, rt_reader **out)
 {
+    rt_err_clear();
     if (!out)
         return RT_ERR_INVALID;
     *out = NULL;
@@ -585,7 +593,7 @@ rt_error rt_reader_open(const char *path, const rt_reader_options *opts, rt_read
         r->fd = open(path, O_RDONLY | O_CLOEXEC);
         if (r->fd < 0) {
             int err = errno;
-            rt_log(&r->log, RT_LOG_ERROR, "%s: cannot open: %s", path, strerror(err));
+            rt_err_log(&r->log, RT_LOG_ERROR, "%s: cannot open: %s", path, strerror(err));
             rt_reader_close(r);
             errno = err;
             return err == ENOENT || err == ENOTDIR ? RT_ERR_NOT_FOUND : RT_ERR_IO;
@@ -605,6 +613,7 @@ rt_error rt_reader_open(const char *path, const rt_reader_options *opts, rt_read
 rt_error rt_reader_open_buffer(const char *name, const char *buf, size_t len, const rt_reader_options *opts,
                                rt_reader **out)
 {
+    rt_err_clear();
     if (!out)
         return RT_ERR_INVALID;
     *out = NULL;
@@ -632,6 +641,16 @@ uint64_t rt_reader_records(const rt_reader *r)
 uint64_t rt_reader_skipped(const rt_reader *r)
 {
     return r ? r->skipped : 0;
+}
+
+const char *rt_reader_errmsg(const rt_reader *r)
+{
+    return r ? r->errmsg : "";
+}
+
+void rt_reader_free(rt_reader *r)
+{
+    rt_reader_close(r);
 }
 
 void rt_reader_close(rt_reader *r)

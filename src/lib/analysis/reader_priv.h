@@ -55,6 +55,7 @@ struct rt_reader {
     char uuids[2][RT_JL_MAX_GPU][RT_JL_UUID];
     bool started, have_cur, have_ahead;
     double prev_ts;
+    char errmsg[256]; /* the last problem (rt_reader_errmsg), "" none */
 };
 
 /* Whether t can be a Unix time in seconds. */

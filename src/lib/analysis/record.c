@@ -150,6 +150,16 @@ static void cgroup_part(const rt_sample *s, rt_record *r)
     }
 }
 
+rt_error rt_record_from_sample_sized(const rt_sample *s, rt_record *out, size_t out_size)
+{
+    if (!s || !out || out_size == 0)
+        return RT_ERR_INVALID;
+    rt_record rec;
+    rt_record_from_sample(s, &rec);
+    memcpy(out, &rec, out_size < sizeof rec ? out_size : sizeof rec);
+    return RT_OK;
+}
+
 void rt_record_from_sample(const rt_sample *s, rt_record *out)
 {
     memset(out, 0, sizeof *out);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../core/core.h"
+#include "../core/lasterr.h"
 #include "report_int.h"
 
 static void bucket_init(rpt_bucket *b, double t0, double t1, bool gap)
@@ -33,6 +34,20 @@ rt_report *rt_report_new(void)
     }
     r->oom_prev = r->thr_prev = r->mem_limit = r->cpu_quota = NAN;
     return r;
+}
+
+rt_error rt_report_new_with(const rt_report_options *opts, rt_report **out)
+{
+    rt_err_clear();
+    if (out)
+        *out = NULL;
+    rt_report_options o = RT_REPORT_OPTIONS_INIT;
+    if (!out || rt_struct_copy(&o, sizeof o, opts) < 0) {
+        rt_err_set("rt_report_new_with: %s", !out ? "out is NULL" : "rt_report_options.struct_size is too small");
+        return RT_ERR_INVALID;
+    }
+    *out = rt_report_new();
+    return *out ? RT_OK : RT_ERR_NOMEM;
 }
 
 void rt_report_free(rt_report *r)

@@ -26,16 +26,8 @@ extern const size_t rt_asset_dygraph_js_len, rt_asset_dygraph_css_len, rt_asset_
 
 static void rpt_hw_flush(rpt_hw *w)
 {
-    size_t off = 0;
-    while (!w->err && off < w->len) {
-        ssize_t n = write(w->fd, w->buf + off, w->len - off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            w->err = n < 0 ? errno : EIO;
-        else
-            off += (size_t)n;
-    }
+    if (!w->err && w->len > 0 && rt_out_write(&w->out, w->buf, w->len) < 0)
+        w->err = errno ? errno : EIO;
     w->len = 0;
 }
 
@@ -393,9 +385,21 @@ static void write_subtitle(rpt_hw *w, const rt_report_info *in)
     rpt_hw_lit(w, "</p>\n");
 }
 
+static rt_error report_write(const rt_report *r, const rt_report_info *info, rt_out out);
+
 rt_error rt_report_write(const rt_report *r, const rt_report_info *info, int fd)
 {
-    if (!r || fd < 0)
+    return fd < 0 ? RT_ERR_INVALID : report_write(r, info, RT_OUT_FD(fd));
+}
+
+rt_error rt_report_write_cb(const rt_report *r, const rt_report_info *info, rt_write_fn write, void *user)
+{
+    return !write ? RT_ERR_INVALID : report_write(r, info, RT_OUT_CB(write, user));
+}
+
+static rt_error report_write(const rt_report *r, const rt_report_info *info, rt_out out)
+{
+    if (!r)
         return RT_ERR_INVALID;
     rt_report_info in = RT_REPORT_INFO_INIT;
     in.current_price_usd_per_hour = NAN;
@@ -406,7 +410,7 @@ rt_error rt_report_write(const rt_report *r, const rt_report_info *info, int fd)
     rpt_hw *w = malloc(sizeof *w);
     if (!w)
         return RT_ERR_NOMEM;
-    w->fd = fd;
+    w->out = out;
     w->err = 0;
     w->len = 0;
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "resource_tracker.h"
+#include "../core/out.h"
 
 /* The series the charts draw, in the order of their data in the page. */
 enum {
@@ -77,9 +78,9 @@ void rpt_bucket_merge(rpt_bucket *dst, const rpt_bucket *src);
 
 /* ---- the page (report_html.c) and its tables (report_tables.c) ---------------------------- */
 
-/* The page's output: one buffer, flushed to fd when full. */
+/* The page's output: one buffer, flushed to the fd or callback when full. */
 typedef struct rpt_hw {
-    int fd;
+    rt_out out;
     int err; /* errno of the first failed write; later output is dropped */
     size_t len;
     char buf[1 << 16];

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../core/core.h"
+#include "../core/lasterr.h"
 #include "allocation.h"
 #include "histogram.h"
 #include "need.h"
@@ -168,6 +169,29 @@ rt_error rt_stats_set_usage(rt_stats *st, const rt_usage_options *opts)
         return RT_ERR_INVALID;
     return rt_usage_configure(&st->usage, o.expected_cores, o.gpu_uuids, o.gpu_uuid_count) == 0 ? RT_OK
                                                                                                  : RT_ERR_NOMEM;
+}
+
+rt_error rt_stats_new_with(const rt_usage_options *usage, rt_stats **out)
+{
+    rt_err_clear();
+    if (!out) {
+        rt_err_set("rt_stats_new_with: out is NULL");
+        return RT_ERR_INVALID;
+    }
+    *out = NULL;
+    rt_stats *st = rt_stats_new();
+    if (!st)
+        return RT_ERR_NOMEM;
+    rt_error e = usage ? rt_stats_set_usage(st, usage) : RT_OK;
+    if (e != RT_OK) {
+        if (e == RT_ERR_INVALID)
+            rt_err_set("rt_usage_options: struct_size too small, expected_cores negative or not finite, "
+                       "or gpu_uuids NULL with a count");
+        rt_stats_free(st);
+        return e;
+    }
+    *out = st;
+    return RT_OK;
 }
 
 /* Copies name into st->job_name, cut at 255 bytes without splitting a UTF-8 sequence. */

@@ -37,7 +37,7 @@ static void flush(out *o)
 {
     size_t off = 0;
     while (o->err == RT_OK && off < o->n) {
-        ssize_t k = o->write(o->user, o->buf + off, o->n - off);
+        long k = o->write(o->user, o->buf + off, o->n - off);
         if (k <= 0 || (size_t)k > o->n - off) {
             o->err = RT_ERR_IO;
             break;
@@ -572,9 +572,9 @@ rt_error rt_summary_write_text(const rt_summary *s, const rt_run_facts *run, con
     return o.err;
 }
 
-static ssize_t write_fd(void *user, const void *buf, size_t len)
+static long write_fd(void *user, const void *buf, size_t len)
 {
-    return rt_write_all(*(const int *)user, buf, len) == 0 ? (ssize_t)len : -1;
+    return rt_write_all(*(const int *)user, buf, len) == 0 ? (long)len : -1;
 }
 
 rt_error rt_summary_write_text_fd(const rt_summary *s, const rt_run_facts *run, const rt_summary_text_options *opts,

@@ -118,7 +118,7 @@ static rt_error read_records(const char *path, relay *lg, rt_stats *const *st, s
     }
     info->records = rt_reader_records(r);
     info->skipped = rt_reader_skipped(r);
-    rt_reader_close(r);
+    rt_reader_free(r);
     if (err != RT_OK) { /* a read error: the reader has said why, except for these */
         if (err != RT_ERR_IO || !info->message[0])
             why(info, "%s: cannot read: %s", path, rt_strerror(err));

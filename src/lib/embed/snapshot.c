@@ -18,7 +18,9 @@
 
 #include "../core/core.h"
 #include "../core/gzip.h"
+#include "../core/lasterr.h"
 #include "../core/ob.h"
+#include "../core/out.h"
 #include "snapshot.h"
 #include "tracker_int.h"
 
@@ -27,7 +29,7 @@
 
 typedef struct wr {
     rt_buf b;
-    int fd;
+    rt_out out;
     rt_gzip *z;   /* NULL: plain */
     rt_error err; /* the first failure; nothing more is written after it */
     int saved_errno;
@@ -36,7 +38,7 @@ typedef struct wr {
 /* Writes len bytes of p to the output: RT_OK, or RT_ERR_IO with w->saved_errno set. */
 static rt_error w_write(wr *w, const void *p, size_t len)
 {
-    if (rt_write_all(w->fd, p, len) == 0)
+    if (rt_out_write(&w->out, p, len) == 0)
         return RT_OK;
     w->saved_errno = errno;
     return RT_ERR_IO;
@@ -370,9 +372,23 @@ static void pin_rows(rt_tracker *t, bool pin, rows_src *src, rt_snap_meta *m)
     pthread_mutex_unlock(&t->mu);
 }
 
+static rt_error save(rt_tracker *t, const char *extra_json, int flags, rt_out out);
+
 rt_error rt_tracker_save(rt_tracker *t, const char *extra_json, int flags, int fd)
 {
-    if (!t || fd < 0 || (flags & ~RT_SAVE_GZIP))
+    rt_err_clear();
+    return fd < 0 ? RT_ERR_INVALID : save(t, extra_json, flags, RT_OUT_FD(fd));
+}
+
+rt_error rt_tracker_save_cb(rt_tracker *t, const char *extra_json, int flags, rt_write_fn write, void *user)
+{
+    rt_err_clear();
+    return !write ? RT_ERR_INVALID : save(t, extra_json, flags, RT_OUT_CB(write, user));
+}
+
+static rt_error save(rt_tracker *t, const char *extra_json, int flags, rt_out out)
+{
+    if (!t || (flags & ~RT_SAVE_GZIP))
         return RT_ERR_INVALID;
     json_t *extra = NULL;
     if (extra_json) {
@@ -380,12 +396,13 @@ rt_error rt_tracker_save(rt_tracker *t, const char *extra_json, int flags, int f
         extra = json_loads(extra_json, 0, &e);
         if (!json_is_object(extra)) {
             rt_logger lg = {t->log, t->log_user};
-            rt_log(&lg, RT_LOG_ERROR, "save: extra_json is not a JSON object (%s)", extra ? "another JSON value" : e.text);
+            rt_err_log(&lg, RT_LOG_ERROR, "save: extra_json is not a JSON object (%s)",
+                       extra ? "another JSON value" : e.text);
             json_decref(extra);
             return RT_ERR_INVALID;
         }
     }
-    wr w = {.fd = fd};
+    wr w = {.out = out};
     rt_buf_init(&w.b, SIZE_MAX / 2);
     if (flags & RT_SAVE_GZIP)
         w.err = rt_gzip_new(SIZE_MAX / 2, &w.z);
@@ -430,7 +447,6 @@ rt_error rt_tracker_save(rt_tracker *t, const char *extra_json, int flags, int f
         errno = w.saved_errno;
     return w.err;
 }
-
 
 const char *rt_tracker_saved_info(const rt_tracker *t)
 {

@@ -21,6 +21,7 @@
 #include "../core/core.h"
 #include "../core/jsonscan.h"
 #include "../core/gzip.h"
+#include "../core/lasterr.h"
 #include "snapshot.h"
 #include "tracker_int.h"
 
@@ -42,7 +43,7 @@ __attribute__((format(printf, 2, 3))) static rt_error bad(const ld *l, const cha
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    rt_log(&l->lg, RT_LOG_ERROR, "%s: %s", l->name, msg);
+    rt_err_log(&l->lg, RT_LOG_ERROR, "%s: %s", l->name, msg);
     return RT_ERR_PARSE;
 }
 
@@ -534,7 +535,7 @@ static rt_error load_plain_or_gzip(const ld *l, const void *buf, size_t len, rt_
     rt_buf plain;
     rt_error rc = rt_gunzip(buf, len, SNAP_MAX_JSON, &plain);
     if (rc == RT_ERR_UNSUPPORTED)
-        rt_log(&l->lg, RT_LOG_ERROR, "%s: gzipped, and zlib could not be loaded", l->name);
+        rt_err_log(&l->lg, RT_LOG_ERROR, "%s: gzipped, and zlib could not be loaded", l->name);
     else if (rc == RT_ERR_NOMEM && plain.len >= SNAP_MAX_JSON)
         rc = bad(l, "more than %zu bytes of JSON once uncompressed", SNAP_MAX_JSON);
     else if (rc == RT_ERR_PARSE || rc == RT_ERR_INVALID)
@@ -557,6 +558,7 @@ static rt_error load_any(ld *l, const void *buf, size_t len, rt_tracker **out)
 
 rt_error rt_tracker_load_buffer(const void *buf, size_t len, rt_log_fn log, void *log_user, rt_tracker **out)
 {
+    rt_err_clear();
     if (!out || (!buf && len))
         return RT_ERR_INVALID;
     *out = NULL;
@@ -568,6 +570,7 @@ rt_error rt_tracker_load_buffer(const void *buf, size_t len, rt_log_fn log, void
 
 rt_error rt_tracker_load(const char *path, rt_log_fn log, void *log_user, rt_tracker **out)
 {
+    rt_err_clear();
     if (!path || !out)
         return RT_ERR_INVALID;
     *out = NULL;
@@ -575,7 +578,7 @@ rt_error rt_tracker_load(const char *path, rt_log_fn log, void *log_user, rt_tra
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         int err = errno;
-        rt_log(&l.lg, RT_LOG_ERROR, "%s: %s", path, strerror(err));
+        rt_err_log(&l.lg, RT_LOG_ERROR, "%s: %s", path, strerror(err));
         errno = err;
         return err == ENOENT || err == ENOTDIR ? RT_ERR_NOT_FOUND : RT_ERR_IO;
     }
@@ -587,7 +590,7 @@ rt_error rt_tracker_load(const char *path, rt_log_fn log, void *log_user, rt_tra
     if (n == -EFBIG) {
         rc = bad(&l, "larger than %zu bytes", SNAP_MAX_FILE);
     } else if (n < 0) {
-        rt_log(&l.lg, RT_LOG_ERROR, "%s: %s", path, strerror((int)-n));
+        rt_err_log(&l.lg, RT_LOG_ERROR, "%s: %s", path, strerror((int)-n));
         rc = n == -ENOMEM ? RT_ERR_NOMEM : RT_ERR_IO;
         errno = (int)-n;
     } else {

@@ -138,9 +138,11 @@ rt_error rt_tracker_new_stopped(uint64_t max_samples, const rt_job *job, rt_trac
         return RT_ERR_NOMEM;
     t->max_samples = max_samples ? max_samples : DEFAULT_MAX_SAMPLES;
     t->store = rt_store_new(t->max_samples);
-    t->stats = rt_stats_new();
-    t->report = rt_report_new();
-    rt_error err = t->store && t->stats && t->report ? RT_OK : RT_ERR_NOMEM;
+    rt_error err = t->store ? RT_OK : RT_ERR_NOMEM;
+    if (err == RT_OK)
+        err = rt_stats_new_with(NULL, &t->stats);
+    if (err == RT_OK)
+        err = rt_report_new_with(NULL, &t->report);
     if (err == RT_OK && job)
         err = rt_job_dup(job, &t->job, &t->job_block);
     if (err == RT_OK)
@@ -494,7 +496,19 @@ rt_error rt_tracker_recommend(rt_tracker *t, rt_recommendation *out)
     return rt_recommend(runs, 1, out);
 }
 
+static rt_error tracker_report(rt_tracker *t, const rt_report_info *info, int fd, rt_write_fn fn, void *user);
+
 rt_error rt_tracker_report(rt_tracker *t, const rt_report_info *info, int fd)
+{
+    return tracker_report(t, info, fd, NULL, NULL);
+}
+
+rt_error rt_tracker_report_cb(rt_tracker *t, const rt_report_info *info, rt_write_fn write, void *user)
+{
+    return write ? tracker_report(t, info, -1, write, user) : RT_ERR_INVALID;
+}
+
+static rt_error tracker_report(rt_tracker *t, const rt_report_info *info, int fd, rt_write_fn fn, void *user)
 {
     if (!t)
         return RT_ERR_INVALID;
@@ -513,7 +527,7 @@ rt_error rt_tracker_report(rt_tracker *t, const rt_report_info *info, int fd)
     }
     if (!i.job && t->job.struct_size)
         i.job = &t->job;
-    rt_error err = rt_report_write(t->report, &i, fd);
+    rt_error err = fn ? rt_report_write_cb(t->report, &i, fn, user) : rt_report_write(t->report, &i, fd);
     pthread_mutex_unlock(&t->mu);
     return err;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/lasterr.h"
 #include "replay.h"
 #include "sampler_internal.h"
 
@@ -89,10 +90,13 @@ static rt_error take_reading(rt_sampler *s, double mono, double real)
 static rt_error sampler_new(const rt_sampler_options *opts, rt_statvfs_fn statvfs_fn, void *statvfs_user,
                             rt_sampler **out)
 {
+    rt_err_clear();
     *out = NULL;
     rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
-    if (rt_struct_copy(&o, sizeof o, opts) < 0 || o.pid < 0)
+    if (rt_struct_copy(&o, sizeof o, opts) < 0 || o.pid < 0) {
+        rt_err_set("rt_sampler_options: %s", o.pid < 0 ? "a negative pid" : "struct_size too small");
         return RT_ERR_INVALID;
+    }
     rt_sampler *s = calloc(1, sizeof *s);
     if (!s)
         return RT_ERR_NOMEM;
@@ -101,6 +105,8 @@ static rt_error sampler_new(const rt_sampler_options *opts, rt_statvfs_fn statvf
     c->log.user = o.log_user;
     rt_error err = rt_roots_open(&c->roots, o.proc_root, o.sys_root);
     if (err != RT_OK) {
+        rt_err_set(err == RT_ERR_NOT_FOUND ? "the proc root %s cannot be opened" : "a root path is too long (%s)",
+                   c->roots.proc);
         free(s);
         return err;
     }
@@ -111,6 +117,7 @@ static rt_error sampler_new(const rt_sampler_options *opts, rt_statvfs_fn statvf
     for (int r = 0; r < RT_PSI_N; r++)
         s->psi.fd[r] = -1;
     if (rt_cpu_part_open(&s->cpu, c) < 0) {
+        rt_err_set("%s/stat cannot be read", c->roots.proc);
         rt_sampler_free(s);
         return RT_ERR_NOT_FOUND;
     }
@@ -148,6 +155,7 @@ static rt_error sampler_new(const rt_sampler_options *opts, rt_statvfs_fn statvf
     if (o.own_children && o.tree_start_mono_secs > 0 && o.tree_start_mono_secs < now)
         s->prev_mono = o.tree_start_mono_secs;
     if (o.pid > 0 && !rt_proctree_root_known(s->tree.tree)) {
+        rt_err_set("process %lld does not exist", (long long)o.pid);
         rt_sampler_free(s);
         return RT_ERR_NOT_FOUND; /* no such process to track */
     }

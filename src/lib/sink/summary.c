@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../core/core.h"
+#include "../core/lasterr.h"
 #include "../core/units.h"
 #include "sink.h"
 
@@ -386,4 +387,30 @@ size_t rt_format_summary(const rt_summary *s, const char *memory_unit, const cha
     if (cap)
         buf[o.len < cap ? o.len : cap - 1] = '\0';
     return o.len;
+}
+
+rt_error rt_format_summary_json(const rt_summary *s, const char *memory_unit, const char *time_unit, char *buf,
+                                size_t cap, size_t *len)
+{
+    rt_err_clear();
+    if (len)
+        *len = 0;
+    if (cap)
+        buf[0] = '\0';
+    if (!find_unit(rt_gt_memory_units, RT_GT_MEMORY_UNITS, &mib, memory_unit)) {
+        rt_err_set("unknown memory unit \"%s\" (bytes, kilobytes, megabytes, gigabytes, terabytes)", memory_unit);
+        return RT_ERR_INVALID;
+    }
+    if (!find_unit(rt_gt_time_units, RT_GT_TIME_UNITS, &secs, time_unit)) {
+        rt_err_set("unknown time unit \"%s\" (seconds, minutes, hours, days)", time_unit);
+        return RT_ERR_INVALID;
+    }
+    if (!s) {
+        rt_err_set("rt_format_summary_json: the summary is NULL");
+        return RT_ERR_INVALID;
+    }
+    size_t n = rt_format_summary(s, memory_unit, time_unit, buf, cap);
+    if (len)
+        *len = n;
+    return RT_OK;
 }

@@ -1,5 +1,6 @@
 /* writer.c - a sample formatted into a caller's buffer (rt_format_sample), and the writer
- * that sends each sample to a file descriptor with one write(2), the CSV header first. */
+ * that sends each sample to a file descriptor with one write(2) (or to the caller's
+ * rt_write_fn in one call), the CSV header first. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdbool.h>
@@ -7,6 +8,8 @@
 #include <unistd.h>
 
 #include "../core/core.h"
+#include "../core/lasterr.h"
+#include "../core/out.h"
 #include "sink.h"
 
 size_t rt_format_sample(rt_format format, const rt_sample *sample, const rt_job *job, char *buf, size_t cap)
@@ -27,7 +30,7 @@ size_t rt_format_sample(rt_format format, const rt_sample *sample, const rt_job 
 
 struct rt_writer {
     rt_format format;
-    int fd;
+    rt_out out;
     rt_job job;
     bool have_job;
     bool header_done;
@@ -35,17 +38,44 @@ struct rt_writer {
     size_t cap;
 };
 
+static rt_error writer_new(rt_format format, rt_out to, const rt_job *job, rt_writer **out);
+
 rt_error rt_writer_new(rt_format format, int fd, const rt_job *job, rt_writer **out)
 {
+    return writer_new(format, RT_OUT_FD(fd), job, out);
+}
+
+rt_error rt_writer_new_cb(rt_format format, rt_write_fn write, void *user, const rt_job *job, rt_writer **out)
+{
+    if (!write) {
+        rt_err_set("rt_writer_new_cb: write is NULL");
+        if (out)
+            *out = NULL;
+        return RT_ERR_INVALID;
+    }
+    return writer_new(format, RT_OUT_CB(write, user), job, out);
+}
+
+static rt_error writer_new(rt_format format, rt_out to, const rt_job *job, rt_writer **out)
+{
+    rt_err_clear();
     *out = NULL;
     rt_job j = RT_JOB_INIT;
-    if (fd < 0 || (format != RT_FORMAT_JSON && format != RT_FORMAT_CSV) || rt_struct_copy(&j, sizeof j, job) < 0)
+    if (!rt_out_ok(&to) || (format != RT_FORMAT_JSON && format != RT_FORMAT_CSV) ||
+        rt_struct_copy(&j, sizeof j, job) < 0) {
+        if (!rt_out_ok(&to))
+            rt_err_set("rt_writer_new: a negative fd");
+        else if (format != RT_FORMAT_JSON && format != RT_FORMAT_CSV)
+            rt_err_set("rt_writer_new: unknown format %d", (int)format);
+        else
+            rt_err_set("rt_writer_new: rt_job.struct_size too small");
         return RT_ERR_INVALID;
+    }
     rt_writer *w = calloc(1, sizeof *w);
     if (!w)
         return RT_ERR_NOMEM;
     w->format = format;
-    w->fd = fd;
+    w->out = to;
     w->job = j;
     w->have_job = job != NULL;
     w->cap = 8192;
@@ -70,7 +100,7 @@ rt_error rt_writer_write(rt_writer *w, const rt_sample *sample)
             rt_json_sample(&o, sample, w->have_job ? &w->job : NULL);
         }
         if (o.len <= w->cap) {
-            rt_error e = rt_write_all(w->fd, w->buf, o.len) == 0 ? RT_OK : RT_ERR_IO;
+            rt_error e = rt_out_write(&w->out, w->buf, o.len) == 0 ? RT_OK : RT_ERR_IO;
             if (e == RT_OK)
                 w->header_done = true;
             return e;

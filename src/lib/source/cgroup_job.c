@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "../core/lasterr.h"
 
 #define NAME_PREFIX "resource-tracker-"
 
@@ -190,12 +191,14 @@ static int make_in(rt_job_cgroup *g, rt_cg_hier h, const rt_cg_paths *own, char 
     return 0;
 }
 
-rt_error rt_job_cgroup_create(const rt_job_cgroup_options *opts, rt_job_cgroup **out)
+rt_error rt_job_cgroup_new(const rt_job_cgroup_options *opts, rt_job_cgroup **out)
 {
+    rt_err_clear();
+    if (out)
+        *out = NULL;
     rt_job_cgroup_options o = RT_JOB_CGROUP_OPTIONS_INIT;
     if (!out || rt_struct_copy(&o, sizeof o, opts) < 0)
         return RT_ERR_INVALID;
-    *out = NULL;
     rt_job_cgroup *g = calloc(1, sizeof *g);
     rt_cg_paths *own = malloc(sizeof *own);
     if (!g || !own) {
@@ -214,8 +217,11 @@ rt_error rt_job_cgroup_create(const rt_job_cgroup_options *opts, rt_job_cgroup *
     if (rc != RT_OK) {
         free(g);
         free(own);
-        if (rc != RT_ERR_INVALID && o.why && o.why_cap)
-            rt_copy_str(o.why, o.why_cap, "the proc or sys root cannot be opened");
+        if (rc != RT_ERR_INVALID) {
+            rt_err_set("the proc or sys root cannot be opened");
+            if (o.why && o.why_cap)
+                rt_copy_str(o.why, o.why_cap, rt_last_error_message());
+        }
         return rc == RT_ERR_INVALID ? rc : RT_ERR_UNSUPPORTED;
     }
     int found = rt_cg_locate(&g->roots, 0, &g->mounts, own);
@@ -242,8 +248,9 @@ rt_error rt_job_cgroup_create(const rt_job_cgroup_options *opts, rt_job_cgroup *
     free(own);
     if (!made) {
         rt_log(&g->log, RT_LOG_DEBUG, "cgroup: the job gets no group of its own: %s", why[0] ? why : "no hierarchy");
+        rt_err_set("%s", why_words(last_err, found));
         if (o.why && o.why_cap)
-            rt_copy_str(o.why, o.why_cap, why_words(last_err, found));
+            rt_copy_str(o.why, o.why_cap, rt_last_error_message());
         rt_job_cgroup_free(g);
         return RT_ERR_UNSUPPORTED;
     }
@@ -254,6 +261,22 @@ rt_error rt_job_cgroup_create(const rt_job_cgroup_options *opts, rt_job_cgroup *
     rt_copy_str(g->path, sizeof g->path, g->paths.path[show]);
     *out = g;
     return RT_OK;
+}
+
+rt_error rt_job_cgroup_create(const rt_job_cgroup_options *opts, rt_job_cgroup **out)
+{
+    return rt_job_cgroup_new(opts, out);
+}
+
+rt_error rt_job_cgroup_join(const rt_job_cgroup *g)
+{
+    if (!g)
+        return RT_ERR_INVALID;
+    int e = rt_job_cgroup_enter(g);
+    if (e == 0)
+        return RT_OK;
+    errno = -e;
+    return RT_ERR_SYSTEM;
 }
 
 int rt_job_cgroup_enter(const rt_job_cgroup *g)

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "gpu.h"
+#include "../core/lasterr.h"
 #include "sources.h"
 
 typedef struct host_impl {
@@ -208,6 +210,21 @@ static char *primary_ip(const rt_roots *r)
     }
     freeifaddrs(ifs);
     return best_rank ? strdup(best) : NULL;
+}
+
+rt_error rt_host_new(const rt_host_options *opts, rt_host **out)
+{
+    rt_err_clear();
+    rt_error e = out ? rt_host_read(opts, out) : RT_ERR_INVALID;
+    const char *proc =
+        opts && opts->struct_size >= offsetof(rt_host_options, sys_root) && opts->proc_root && opts->proc_root[0]
+            ? opts->proc_root
+            : "/proc";
+    if (e == RT_ERR_INVALID)
+        rt_err_set("rt_host_new: out NULL, struct_size too small or a root path too long");
+    else if (e == RT_ERR_NOT_FOUND)
+        rt_err_set("the proc root %s cannot be opened", proc);
+    return e;
 }
 
 rt_error rt_host_read(const rt_host_options *opts, rt_host **out)

@@ -1,0 +1,43 @@
+/* lasterr.c - the calling thread's last error message (rt_last_error_message, libgit2's
+ * git_error_last): one thread-local line, set by the failing calls that can say more than
+ * their rt_error, read by the caller right after. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lasterr.h"
+
+static _Thread_local char last_msg[512];
+
+const char *rt_last_error_message(void)
+{
+    return last_msg;
+}
+
+void rt_err_clear(void)
+{
+    last_msg[0] = '\0';
+}
+
+static void set_v(const char *fmt, va_list ap)
+{
+    if (vsnprintf(last_msg, sizeof last_msg, fmt, ap) < 0)
+        last_msg[0] = '\0';
+}
+
+void rt_err_set(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    set_v(fmt, ap);
+    va_end(ap);
+}
+
+void rt_err_log(const rt_logger *lg, rt_log_level level, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    set_v(fmt, ap);
+    va_end(ap);
+    rt_log(lg, level, "%s", last_msg);
+}
