@@ -88,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
      * fuzz/regress/s3/secret-holds-blank found). Checked for secrets of 10 bytes or more (a
      * shorter one is replaced by a cut mark). */
     size_t sl = strlen(parts[2]);
-    rt_s3_redact(parts[0], parts[2]);
+    rt_redact(parts[0], parts[2]);
     if (sl >= 10 && !strchr(parts[2], 1)) {
         for (char *m = parts[0]; (m = strstr(m, "[redacted]")) != NULL; m += 10)
             memset(m, 1, 10);

@@ -69,9 +69,9 @@ extern "C" {
 #endif
 
 #define RT_VERSION_MAJOR 0
-#define RT_VERSION_MINOR 9
+#define RT_VERSION_MINOR 10
 #define RT_VERSION_PATCH 0
-#define RT_VERSION "0.9.0"
+#define RT_VERSION "0.10.0"
 /* 0xMMmmpp: compare with rt_version_num() to learn whether the loaded library is as new as
  * the header a binding was written for. */
 #define RT_VERSION_NUM ((RT_VERSION_MAJOR << 16) | (RT_VERSION_MINOR << 8) | RT_VERSION_PATCH)
@@ -1212,7 +1212,7 @@ RT_API rt_error rt_report_write(const rt_report *r, const rt_report_info *info, 
 RT_API rt_error rt_report_write_cb(const rt_report *r, const rt_report_info *info, rt_write_fn write, void *user);
 
 /* ---- a run for people, and any recorded run read back (0.9) ------------------------------
- * rt_summary_write_text: the summary `resource-tracker summary` and --summary print.
+ * rt_summary_write_text_cb: the summary `resource-tracker summary` and --summary print.
  * rt_run_read: a recorded run of any kind the library writes or reads (JSON lines, CSV, the
  * Python resource-tracker's CSV files, a saved tracker snapshot), told apart by its content,
  * fed to statistics and a report. */
@@ -1257,13 +1257,13 @@ typedef struct rt_summary_text_options {
  * RT_ERR_INVALID for a NULL s or write, an unknown unit or scheduler, a struct_size smaller
  * than a size_t (nothing written); RT_ERR_IO when write failed (what came before stays
  * written). */
-RT_API rt_error rt_summary_write_text(const rt_summary *s, const rt_run_facts *run,
-                                      const rt_summary_text_options *opts, rt_write_fn write, void *user);
+RT_API rt_error rt_summary_write_text_cb(const rt_summary *s, const rt_run_facts *run,
+                                         const rt_summary_text_options *opts, rt_write_fn write, void *user);
 
 /* The same to a file descriptor (short writes and EINTR retried); RT_ERR_IO with errno set
  * when a write failed, RT_ERR_INVALID for a negative fd. */
-RT_API rt_error rt_summary_write_text_fd(const rt_summary *s, const rt_run_facts *run,
-                                         const rt_summary_text_options *opts, int fd);
+RT_API rt_error rt_summary_write_text(const rt_summary *s, const rt_run_facts *run,
+                                      const rt_summary_text_options *opts, int fd);
 
 typedef struct rt_run_read_options {
     size_t struct_size; /* sizeof(rt_run_read_options) as the caller compiled it */

@@ -1,5 +1,5 @@
 """_native_runs.py - the ctypes declarations of a recorded run read back and of the text
-summary (0.9): rt_run_read, rt_summary_write_text, the statistics they feed (rt_stats_*) and
+summary (0.9): rt_run_read, rt_summary_write_text_cb, the statistics they feed (rt_stats_*) and
 rt_format_summary; their structs mirror include/resource_tracker.h. A library older than 0.9
 lacks some: importing still works, calling one raises (as _native.py does for newer symbols).
 Imported when first used, by recorded.py."""
@@ -49,7 +49,7 @@ _PROTOTYPES = {
     "rt_format_summary": (c_size_t, [c_void_p, c_char_p, c_char_p, c_char_p, c_size_t]),
     "rt_run_read": (c_int, [c_char_p, POINTER(RunReadOptions), POINTER(c_void_p), c_size_t, c_void_p,
                             POINTER(RunReadInfo)]),
-    "rt_summary_write_text": (c_int, [c_void_p, POINTER(RunFacts), POINTER(SummaryTextOptions), WRITE_FN,
+    "rt_summary_write_text_cb": (c_int, [c_void_p, POINTER(RunFacts), POINTER(SummaryTextOptions), WRITE_FN,
                                       c_void_p]),
 }
 

@@ -86,13 +86,13 @@ def summary_text(path, memory_unit: str | None = None, time_unit: str | None = N
 
     write_fn = nr.WRITE_FN(write)
     try:
-        err = nr.lib.rt_summary_write_text(nr.lib.rt_stats_summary(st), None, byref(opts), write_fn, None)
+        err = nr.lib.rt_summary_write_text_cb(nr.lib.rt_stats_summary(st), None, byref(opts), write_fn, None)
     finally:
         nr.lib.rt_stats_free(st)
     if err == 2:  # RT_ERR_INVALID: the options were checked before anything was written
         raise ValueError(f"unknown unit: memory_unit={memory_unit!r}, time_unit={time_unit!r}")
     if err:
-        raise NativeError("rt_summary_write_text", err)
+        raise NativeError("rt_summary_write_text_cb", err)
     return b"".join(chunks).decode("utf-8", "replace")
 
 

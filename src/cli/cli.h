@@ -303,6 +303,13 @@ int cli_summary_main(cli_options *o);   /* summary.c */
 int cli_recommend_main(cli_options *o); /* recommend.c */
 int cli_report_main(cli_options *o);    /* report.c */
 int cli_history_main(cli_options *o);   /* history.c */
+int cli_info_main(cli_options *o);      /* info.c */
+
+/* Where the tool runs (info.c): cloud discovery started in the background as the environment
+ * asks (NULL when it is turned off or cannot start: said), and the host's facts read with the
+ * roots the environment names (rt_host_new's contract). */
+rt_cloud_discovery *cli_start_cloud(const cli_options *opts);
+rt_error cli_read_host(const cli_options *opts, rt_host **out);
 
 /* What a tracking run leaves behind, for --summary, --report and --history at its end. */
 typedef struct cli_run_result {
@@ -331,7 +338,7 @@ size_t cli_run_notes(const rt_summary *s, const char *cgroup_why, rt_note *out);
 struct json_t;
 struct json_t *cli_notes_json(const rt_note *notes, size_t n);
 
-/* Prints the summary as aligned text (summary.c, through rt_summary_write_text): run (job,
+/* Prints the summary as aligned text (summary.c, through rt_summary_write_text_cb): run (job,
  * command, exit status, host, cloud: those of run, which may be NULL for a recorded file), the
  * job's tree, the machine; the answer in the words of cli_scheduler_of(run's job).
  * memory_unit / time_unit: gpu_tracker's names, or NULL for readable automatic units. Returns

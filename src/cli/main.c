@@ -89,7 +89,7 @@ typedef struct run_state {
                             * the library's word on that is not repeated as a warning */
     char cgroup_why[160];  /* why the command has no cgroup of its own ("" when it has one, or
                             * without a command) */
-    bool cloud_tried;      /* start_cloud was called (cloud may still be NULL: off or failed) */
+    bool cloud_tried;      /* cli_start_cloud was called (cloud may still be NULL: off or failed) */
 } run_state;
 
 /* Takes one sample and hands it to the pipeline. Returns false when output failed for good
@@ -217,38 +217,12 @@ static int exit_status_of(int status)
     return EXIT_FAIL;
 }
 
-/* Starts cloud discovery in the background as the environment asks; NULL when it is turned
- * off or cannot start (the run goes on without it). */
-static rt_cloud_discovery *start_cloud(const cli_options *o)
-{
-    rt_cloud_options co = RT_CLOUD_OPTIONS_INIT;
-    co.disabled = o->cloud_disabled;
-    co.metadata_url = o->cloud_metadata_url;
-    co.log = cli_log;
-    rt_cloud_discovery *d = NULL;
-    rt_error err = rt_cloud_start(&co, &d);
-    if (err != RT_OK && err != RT_ERR_DISABLED)
-        cli_say("warning: no cloud discovery: %s", rt_strerror(err));
-    return d;
-}
-
-/* Reads the host's facts with the roots the environment names (rt_host_new's contract). */
-static rt_error read_host(const cli_options *o, rt_host **out)
-{
-    rt_host_options ho = RT_HOST_OPTIONS_INIT;
-    ho.log = cli_log;
-    ho.proc_root = o->proc_root;
-    ho.sys_root = o->sys_root;
-    ho.nvml_library = o->nvml_library;
-    return rt_host_new(&ho, out);
-}
-
 /* The end of a run with --summary, --report or --history: the host's facts, the cloud (waiting
  * at most for discovery's own bound), then each of them. Failures here are warnings: the job's
  * exit status stands. */
 static void finish_run(cli_options *o, run_state *rs, int status)
 {
-    if (!rs->host && read_host(o, &rs->host) != RT_OK)
+    if (!rs->host && cli_read_host(o, &rs->host) != RT_OK)
         rs->host = NULL;
     const rt_summary *s = rt_stats_summary(rs->stats);
     cli_gpuview_check(o->gpu_list, o->ngpus, rs->last);
@@ -355,7 +329,7 @@ static int start_job(const cli_options *o, run_state *rs)
     if (o->otlp_warning[0])
         cli_say("warning: %s", o->otlp_warning);
     if (o->prom_on || o->otlp_url || o->textfile_dir) {
-        rs->cloud = start_cloud(o);
+        rs->cloud = cli_start_cloud(o);
         rs->cloud_tried = true;
         if (cli_sinks_prom(o, rs->cloud, &rs->prom) < 0)
             return EXIT_USAGE;
@@ -419,8 +393,8 @@ static int start_sampling(cli_options *o, run_state *rs)
      * asked when something uses it (the stream, the summary, report or history; the exporters
      * asked in start_job): a plain run makes no network connection at all */
     if (!rs->cloud_tried && (o->sentinel_token || rs->stats))
-        rs->cloud = start_cloud(o);
-    if ((o->sentinel_token || o->prom_on || o->otlp_url || o->textfile_dir) && read_host(o, &rs->host) != RT_OK)
+        rs->cloud = cli_start_cloud(o);
+    if ((o->sentinel_token || o->prom_on || o->otlp_url || o->textfile_dir) && cli_read_host(o, &rs->host) != RT_OK)
         rs->host = NULL;
     cli_run_sinks in = {.prom = rs->prom,
                         .out_fd = rs->out_fd,
@@ -558,41 +532,6 @@ static int track(cli_options *o)
     return status;
 }
 
-/* resource-tracker info: the host and the cloud as one JSON object on stdout. */
-static int info(const cli_options *o)
-{
-    if (o->nsub == 1 && (strcmp(o->sub_args[0], "--help") == 0 || strcmp(o->sub_args[0], "-h") == 0)) {
-        fputs("Usage: resource-tracker info\n"
-              "The host's facts (CPU model, cores, memory, GPUs, storage) and the cloud it runs on\n"
-              "(found from the metadata services within 2 s; TRACKER_CLOUD_DISCOVERY=0: none asked)\n"
-              "as one JSON object on stdout.\n",
-              stdout);
-        return 0;
-    }
-    if (o->nsub > 0) {
-        cli_say("info: unexpected argument '%s' (info takes none)", o->sub_args[0]);
-        return EXIT_USAGE;
-    }
-    rt_cloud_discovery *cd = start_cloud(o); /* runs while the host is read */
-    rt_host *host = NULL;
-    rt_error err = read_host(o, &host);
-    if (err != RT_OK) {
-        cli_say("cannot read the host's facts: %s", rt_strerror(err));
-        rt_cloud_free(cd);
-        return EXIT_FAIL;
-    }
-    const rt_cloud *cloud = rt_cloud_result(cd, 3.0);
-    rt_cloud none = {.discovery_secs = NAN}; /* discovery off: every field null */
-    char buf[8192];
-    size_t n = rt_format_info(host, cloud ? cloud : &none, buf, sizeof buf);
-    int rc = 0;
-    if (n >= sizeof buf || fwrite(buf, 1, n, stdout) != n || fflush(stdout) != 0)
-        rc = EXIT_FAIL;
-    rt_host_free(host);
-    rt_cloud_free(cd);
-    return rc;
-}
-
 int main(int argc, char **argv)
 {
     cli_options o = {0};
@@ -618,8 +557,8 @@ int main(int argc, char **argv)
         cli_options_free(&o);
         return EXIT_USAGE;
     }
-    if (o.sub) { /* the subcommand table (settings.c); info is this file's */
-        rc = o.sub->run ? o.sub->run(&o) : info(&o);
+    if (o.sub) { /* the subcommand table (options.c) */
+        rc = o.sub->run(&o);
         cli_options_free(&o);
         return rc;
     }

@@ -48,7 +48,7 @@ const cli_subcommand cli_subcommands[] = {
     {"history", CMD_HISTORY, cli_history_main,
      "  resource-tracker history [--job NAME] [--last N] [--json] [--history FILE]\n"
      "                                                  runs recorded with --history (newest first)\n"},
-    {"info", CMD_INFO, NULL, "  resource-tracker info                           host and cloud discovery as JSON\n"},
+    {"info", CMD_INFO, cli_info_main, "  resource-tracker info                           host and cloud discovery as JSON\n"},
 };
 const size_t cli_nsubcommands = sizeof cli_subcommands / sizeof cli_subcommands[0];
 

@@ -1,5 +1,5 @@
 /* summary.c - `resource-tracker summary FILE...` and the summary a tracking run prints at exit
- * (--summary): a run's statistics as the library's text for people (rt_summary_write_text) or
+ * (--summary): a run's statistics as the library's text for people (rt_summary_write_text_cb) or
  * JSON for scripts; and the reading of recorded runs that the other subcommands share
  * (rt_run_read, with the tool's messages and exit statuses). */
 #define _GNU_SOURCE
@@ -60,7 +60,7 @@ int cli_summary_print(FILE *f, const rt_summary *s, const cli_run_result *run, c
         facts.cloud = run->cloud;
         facts.cgroup_why = run->cgroup_why;
     }
-    if (rt_summary_write_text(s, run ? &facts : NULL, &to, write_file, f) != RT_OK)
+    if (rt_summary_write_text_cb(s, run ? &facts : NULL, &to, write_file, f) != RT_OK)
         return -1;
     return fflush(f) == 0 ? 0 : -1;
 }

@@ -94,14 +94,14 @@ static void regions_and_redaction(void **state)
     assert_false(rt_s3_valid_region(long_region));
 
     char text[256] = "token=SeCrEt-ToKeN-123456 and again SeCrEt-ToKeN-123456!";
-    rt_s3_redact(text, "SeCrEt-ToKeN-123456");
+    rt_redact(text, "SeCrEt-ToKeN-123456");
     assert_string_equal(text, "token=[redacted] and again [redacted]!");
     char shorter[64] = "k=abc;abc";
-    rt_s3_redact(shorter, "abc");
+    rt_redact(shorter, "abc");
     assert_null(strstr(shorter, "abc"));
-    rt_s3_redact(shorter, "");
-    rt_s3_redact(shorter, NULL);
-    rt_s3_redact(NULL, "x");
+    rt_redact(shorter, "");
+    rt_redact(shorter, NULL);
+    rt_redact(NULL, "x");
 }
 
 static void sha256(void **state)

@@ -1,4 +1,4 @@
-/* test_summary_text.c - rt_summary_write_text (analysis/summary_text.c): the text of a recorded
+/* test_summary_text.c - rt_summary_write_text_cb (analysis/summary_text.c): the text of a recorded
  * fixture run line by line, the facts of a tracking run (command, exit status by signal, host,
  * cloud), forced units, the scheduler's words, the width the answer breaks at, a write callback
  * that takes a byte at a time or fails midway, the fd variant, and the arguments refused. */
@@ -53,7 +53,7 @@ static void recorded_run(void **state)
     (void)state;
     rt_stats *st = fixture_stats("runs/tool.jsonl");
     sink k = {0};
-    assert_int_equal(rt_summary_write_text(rt_stats_summary(st), NULL, NULL, to_sink, &k), RT_OK);
+    assert_int_equal(rt_summary_write_text_cb(rt_stats_summary(st), NULL, NULL, to_sink, &k), RT_OK);
     /* the answer first, in SLURM's words by default */
     assert_non_null(strstr(k.text, "Used        6.00 s CPU (mean 2.00 cores, peak 3.00); memory 350.0 MiB (RSS peak "
                                    "of the samples: a lower bound)\n"
@@ -96,7 +96,7 @@ static void facts(void **state)
     run.host = &host;
     run.start_secs = 1700000000; /* the caller's times before the samples' */
     sink k = {0};
-    assert_int_equal(rt_summary_write_text(rt_stats_summary(st), &run, NULL, to_sink, &k), RT_OK);
+    assert_int_equal(rt_summary_write_text_cb(rt_stats_summary(st), &run, NULL, to_sink, &k), RT_OK);
     assert_non_null(strstr(k.text, "  Job                        nightly\n"
                                    "  Command                    python train.py --epochs 3\n"
                                    "  Exit status                137 (killed by signal 9, SIGKILL)\n"
@@ -111,7 +111,7 @@ static void facts(void **state)
     run.cloud = &cloud;
     run.start_secs = 0;
     k = (sink){0};
-    assert_int_equal(rt_summary_write_text(rt_stats_summary(st), &run, NULL, to_sink, &k), RT_OK);
+    assert_int_equal(rt_summary_write_text_cb(rt_stats_summary(st), &run, NULL, to_sink, &k), RT_OK);
     assert_non_null(strstr(k.text, "  Process                    4242\n"));
     assert_null(strstr(k.text, "Exit status"));
     assert_non_null(strstr(k.text, "  Cloud                      aws m5.large us-east-1 a\n"));
@@ -128,7 +128,7 @@ static void units_and_words(void **state)
     o.time_unit = "minutes";
     o.scheduler = RT_SCHED_K8S;
     sink k = {0};
-    assert_int_equal(rt_summary_write_text(rt_stats_summary(st), NULL, &o, to_sink, &k), RT_OK);
+    assert_int_equal(rt_summary_write_text_cb(rt_stats_summary(st), NULL, &o, to_sink, &k), RT_OK);
     assert_non_null(strstr(k.text, "  Duration                   0.0500 minutes\n"));
     assert_non_null(strstr(k.text, "  Memory                     8.389 gigabytes\n"));
     assert_non_null(strstr(k.text, "(Kubernetes)\n"));
@@ -140,12 +140,12 @@ static void units_and_words(void **state)
         o.memory_unit = bad[i][0];
         o.time_unit = bad[i][1];
         k = (sink){0};
-        assert_int_equal(rt_summary_write_text(rt_stats_summary(st), NULL, &o, to_sink, &k), RT_ERR_INVALID);
+        assert_int_equal(rt_summary_write_text_cb(rt_stats_summary(st), NULL, &o, to_sink, &k), RT_ERR_INVALID);
         assert_int_equal(k.calls, 0);
     }
     o = (rt_summary_text_options)RT_SUMMARY_TEXT_OPTIONS_INIT;
     o.scheduler = 7;
-    assert_int_equal(rt_summary_write_text(rt_stats_summary(st), NULL, &o, to_sink, &k), RT_ERR_INVALID);
+    assert_int_equal(rt_summary_write_text_cb(rt_stats_summary(st), NULL, &o, to_sink, &k), RT_ERR_INVALID);
     rt_stats_free(st);
 }
 
@@ -158,7 +158,7 @@ static void width(void **state)
         rt_summary_text_options o = RT_SUMMARY_TEXT_OPTIONS_INIT;
         o.width = w;
         sink k = {0};
-        assert_int_equal(rt_summary_write_text(rt_stats_summary(st), NULL, &o, to_sink, &k), RT_OK);
+        assert_int_equal(rt_summary_write_text_cb(rt_stats_summary(st), NULL, &o, to_sink, &k), RT_OK);
         const char *notes = strstr(k.text, "Notes");
         const char *end = strstr(k.text, "\nRun\n");
         assert_non_null(notes);
@@ -188,13 +188,13 @@ static void short_and_failing_writes(void **state)
     static sink whole, bytes, failing;
     whole = (sink){0};
     bytes = (sink){.one_byte = 1};
-    assert_int_equal(rt_summary_write_text(s, NULL, NULL, to_sink, &whole), RT_OK);
-    assert_int_equal(rt_summary_write_text(s, NULL, NULL, to_sink, &bytes), RT_OK);
+    assert_int_equal(rt_summary_write_text_cb(s, NULL, NULL, to_sink, &whole), RT_OK);
+    assert_int_equal(rt_summary_write_text_cb(s, NULL, NULL, to_sink, &bytes), RT_OK);
     assert_string_equal(bytes.text, whole.text);
     assert_int_equal(bytes.calls, (int)whole.len);
     for (int at = 1; at <= 5; at++) {
         failing = (sink){.fail_at = at};
-        assert_int_equal(rt_summary_write_text(s, NULL, NULL, to_sink, &failing), RT_ERR_IO);
+        assert_int_equal(rt_summary_write_text_cb(s, NULL, NULL, to_sink, &failing), RT_ERR_IO);
         assert_int_equal(failing.calls, at);
         assert_true(strncmp(whole.text, failing.text, failing.len) == 0); /* what came before stays */
     }
@@ -207,10 +207,10 @@ static void to_fd(void **state)
     rt_stats *st = fixture_stats("runs/tool.jsonl");
     const rt_summary *s = rt_stats_summary(st);
     sink k = {0};
-    assert_int_equal(rt_summary_write_text(s, NULL, NULL, to_sink, &k), RT_OK);
+    assert_int_equal(rt_summary_write_text_cb(s, NULL, NULL, to_sink, &k), RT_OK);
     int fd = memfd_create("summary", MFD_CLOEXEC);
     assert_true(fd >= 0);
-    assert_int_equal(rt_summary_write_text_fd(s, NULL, NULL, fd), RT_OK);
+    assert_int_equal(rt_summary_write_text(s, NULL, NULL, fd), RT_OK);
     char back[16384];
     ssize_t n = pread(fd, back, sizeof back - 1, 0);
     assert_int_equal(n, (ssize_t)k.len);
@@ -219,15 +219,15 @@ static void to_fd(void **state)
     close(fd);
     /* a closed descriptor: a failed write; a negative one: refused */
     errno = 0;
-    assert_int_equal(rt_summary_write_text_fd(s, NULL, NULL, fd), RT_ERR_IO);
+    assert_int_equal(rt_summary_write_text(s, NULL, NULL, fd), RT_ERR_IO);
     assert_int_equal(errno, EBADF);
-    assert_int_equal(rt_summary_write_text_fd(s, NULL, NULL, -1), RT_ERR_INVALID);
+    assert_int_equal(rt_summary_write_text(s, NULL, NULL, -1), RT_ERR_INVALID);
     /* a full pipe's reader gone: EPIPE, no crash */
     int p[2];
     assert_int_equal(pipe2(p, O_CLOEXEC), 0);
     close(p[0]);
     signal(SIGPIPE, SIG_IGN);
-    assert_int_equal(rt_summary_write_text_fd(s, NULL, NULL, p[1]), RT_ERR_IO);
+    assert_int_equal(rt_summary_write_text(s, NULL, NULL, p[1]), RT_ERR_IO);
     close(p[1]);
     rt_stats_free(st);
 }
@@ -238,23 +238,23 @@ static void refused(void **state)
     rt_stats *st = fixture_stats("runs/tool.jsonl");
     const rt_summary *s = rt_stats_summary(st);
     sink k = {0};
-    assert_int_equal(rt_summary_write_text(NULL, NULL, NULL, to_sink, &k), RT_ERR_INVALID);
-    assert_int_equal(rt_summary_write_text(s, NULL, NULL, NULL, &k), RT_ERR_INVALID);
+    assert_int_equal(rt_summary_write_text_cb(NULL, NULL, NULL, to_sink, &k), RT_ERR_INVALID);
+    assert_int_equal(rt_summary_write_text_cb(s, NULL, NULL, NULL, &k), RT_ERR_INVALID);
     rt_summary_text_options o = {.struct_size = 0};
-    assert_int_equal(rt_summary_write_text(s, NULL, &o, to_sink, &k), RT_ERR_INVALID);
+    assert_int_equal(rt_summary_write_text_cb(s, NULL, &o, to_sink, &k), RT_ERR_INVALID);
     rt_run_facts run = {.struct_size = 0};
-    assert_int_equal(rt_summary_write_text(s, &run, NULL, to_sink, &k), RT_ERR_INVALID);
+    assert_int_equal(rt_summary_write_text_cb(s, &run, NULL, to_sink, &k), RT_ERR_INVALID);
     assert_int_equal(k.calls, 0);
     /* an older caller's shorter options: the rest take their defaults */
     o = (rt_summary_text_options)RT_SUMMARY_TEXT_OPTIONS_INIT;
     o.struct_size = offsetof(rt_summary_text_options, scheduler);
     o.scheduler = 99;
-    assert_int_equal(rt_summary_write_text(s, NULL, &o, to_sink, &k), RT_OK);
+    assert_int_equal(rt_summary_write_text_cb(s, NULL, &o, to_sink, &k), RT_OK);
     assert_non_null(strstr(k.text, "(SLURM)"));
     /* an empty accumulator: dashes, no crash */
     rt_stats *empty = rt_stats_new();
     k = (sink){0};
-    assert_int_equal(rt_summary_write_text(rt_stats_summary(empty), NULL, NULL, to_sink, &k), RT_OK);
+    assert_int_equal(rt_summary_write_text_cb(rt_stats_summary(empty), NULL, NULL, to_sink, &k), RT_OK);
     assert_non_null(strstr(k.text, "  Samples                    0\n"));
     rt_stats_free(empty);
     rt_stats_free(st);

@@ -1,4 +1,4 @@
-/* summary_text.c - a run's statistics as aligned text for people (rt_summary_write_text): the
+/* summary_text.c - a run's statistics as aligned text for people (rt_summary_write_text_cb): the
  * answer (what the job used, what to ask for next time, the notes), then the run, the job's
  * tree, gpu_tracker's parts, the cgroup's limits and the machine, with units chosen for reading
  * (like /usr/bin/time -v), written line by line through the caller's write callback. */
@@ -533,8 +533,8 @@ static void machine_part(out *o, const rt_summary *s)
              bytes_text(s->disk_space_total_bytes, b, sizeof b));
 }
 
-rt_error rt_summary_write_text(const rt_summary *s, const rt_run_facts *run, const rt_summary_text_options *opts,
-                               rt_write_fn write, void *user)
+rt_error rt_summary_write_text_cb(const rt_summary *s, const rt_run_facts *run, const rt_summary_text_options *opts,
+                                  rt_write_fn write, void *user)
 {
     rt_summary_text_options op = RT_SUMMARY_TEXT_OPTIONS_INIT;
     rt_run_facts facts = RT_RUN_FACTS_INIT;
@@ -577,10 +577,10 @@ static long write_fd(void *user, const void *buf, size_t len)
     return rt_write_all(*(const int *)user, buf, len) == 0 ? (long)len : -1;
 }
 
-rt_error rt_summary_write_text_fd(const rt_summary *s, const rt_run_facts *run, const rt_summary_text_options *opts,
-                                  int fd)
+rt_error rt_summary_write_text(const rt_summary *s, const rt_run_facts *run, const rt_summary_text_options *opts,
+                               int fd)
 {
     if (fd < 0)
         return RT_ERR_INVALID;
-    return rt_summary_write_text(s, run, opts, write_fd, &fd);
+    return rt_summary_write_text_cb(s, run, opts, write_fd, &fd);
 }

@@ -104,6 +104,13 @@ typedef struct rt_logger {
 /* Formats and hands a message to the logger's callback, if any. */
 void rt_log(const rt_logger *lg, rt_log_level level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* ---- secrets kept out of messages ----------------------------------------------------------- */
+
+/* Replaces every occurrence of secret (when non-empty) in text with "[redacted]" (or as much of
+ * it as the secret is long), in place: a token, key or header value out of a message before it
+ * is logged. Pure. */
+void rt_redact(char *text, const char *secret);
+
 /* ---- small parsing helpers ---------------------------------------------------------------- */
 
 /* Parses an unsigned decimal at *p (skipping leading blanks), advancing *p past it. Returns

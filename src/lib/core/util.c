@@ -1,5 +1,6 @@
 /* util.c - small shared helpers: clocks, logging through the caller's callback, error
- * strings, and the tolerant number and string scanners every parser uses. */
+ * strings, the tolerant number and string scanners every parser uses, and secrets redacted out
+ * of messages (rt_redact: the OTLP exporter's headers, the stream's token and keys). */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <stdio.h>
@@ -209,4 +210,20 @@ bool rt_next_token(const char **pp, const char *end, const char **tok, size_t *l
     *len = (size_t)(p - s);
     *pp = p;
     return true;
+}
+
+void rt_redact(char *text, const char *secret)
+{
+    static const char mark[] = "[redacted]";
+    size_t sl = secret ? strlen(secret) : 0;
+    if (!text || sl == 0)
+        return;
+    for (char *p = text; (p = strstr(p, secret)) != NULL;) {
+        /* the mark is never longer than what it replaces when the secret has 10 bytes or more;
+         * a shorter secret is replaced by as much of the mark as fits */
+        size_t m = sl < sizeof mark - 1 ? sl : sizeof mark - 1;
+        memcpy(p, mark, m);
+        memmove(p + m, p + sl, strlen(p + sl) + 1);
+        p += m;
+    }
 }

@@ -29,7 +29,6 @@
 #include <time.h>
 
 #include "../core/gzip.h"
-#include "../net/s3.h" /* rt_s3_redact */
 #include "labels.h"
 #include "otlp_int.h"
 #include "../source/cloud.h"
@@ -498,7 +497,7 @@ static void redact_headers(const rt_otlp *ex, char *text)
         while (*v == ' ')
             v++;
         if (strlen(v) >= 4)
-            rt_s3_redact(text, v);
+            rt_redact(text, v);
     }
 }
 

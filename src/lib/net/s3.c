@@ -160,22 +160,6 @@ bool rt_s3_valid_region(const char *r)
     return true;
 }
 
-void rt_s3_redact(char *text, const char *secret)
-{
-    static const char mark[] = "[redacted]";
-    size_t sl = secret ? strlen(secret) : 0;
-    if (!text || sl == 0)
-        return;
-    for (char *p = text; (p = strstr(p, secret)) != NULL;) {
-        /* the mark is never longer than what it replaces when the secret has 10 bytes or more;
-         * a shorter secret is replaced by as much of the mark as fits */
-        size_t m = sl < sizeof mark - 1 ? sl : sizeof mark - 1;
-        memcpy(p, mark, m);
-        memmove(p + m, p + sl, strlen(p + sl) + 1);
-        p += m;
-    }
-}
-
 /* ---- SHA-256 from libcrypto --------------------------------------------------------------- */
 
 /* The libcrypto functions used (OpenSSL 3), typed without OpenSSL's headers. */
@@ -302,8 +286,8 @@ static void put_error(const rt_s3_credentials *c, const char *url, const char *w
     char msg[1536];
     if (snprintf(msg, sizeof msg, "PUT %s: %s", url, what) >= (int)sizeof msg)
         memcpy(msg + sizeof msg - 4, "...", 4); /* a long URL: the message cut short */
-    rt_s3_redact(msg, c->secret_key);
-    rt_s3_redact(msg, c->session_token);
+    rt_redact(msg, c->secret_key);
+    rt_redact(msg, c->session_token);
     snprintf(err, errlen, "%s", msg);
 }
 
@@ -368,8 +352,8 @@ rt_error rt_s3_put(const rt_s3_target *t, const rt_s3_credentials *c, const char
     /* an S3 error names a Code and a Message; AWS's SignatureDoesNotMatch also echoes the
      * canonical request (the token in it), which is why the whole body is redacted first */
     if (rep.body.data) {
-        rt_s3_redact(rep.body.data, c->secret_key);
-        rt_s3_redact(rep.body.data, c->session_token);
+        rt_redact(rep.body.data, c->secret_key);
+        rt_redact(rep.body.data, c->session_token);
     }
     char code[128], message[512], what[768];
     /* the body up to its first NUL: the part the redaction saw */

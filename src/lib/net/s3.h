@@ -51,10 +51,6 @@ bool rt_s3_object_uri(const rt_s3_target *t, const char *key, char *out, size_t 
 /* True when r looks like an AWS region name (lower case, digits, '-'; 1 to 63 bytes). Pure. */
 bool rt_s3_valid_region(const char *r);
 
-/* Replaces every occurrence of secret (when non-empty) in text with "[redacted]" (or as much of
- * it as the secret is long), in place. Pure. */
-void rt_s3_redact(char *text, const char *secret);
-
 /* Reads an S3 error reply body (buf[0..len), not NUL-terminated; XML such as
  * "<Error><Code>AccessDenied</Code><Message>Access Denied</Message>...</Error>"): the text of the
  * first <Code>...</Code> into code[ccap] and of the first <Message>...</Message> into msg[mcap]

@@ -20,10 +20,10 @@
  * are made of HTTP statuses and curl's or S3's words, and none should ever echo one. */
 static void redact(const rt_stream *st, char *msg)
 {
-    rt_s3_redact(msg, st->token);
-    rt_s3_redact(msg, st->creds.secret_key);
-    rt_s3_redact(msg, st->creds.session_token);
-    rt_s3_redact(msg, st->creds.access_key);
+    rt_redact(msg, st->token);
+    rt_redact(msg, st->creds.secret_key);
+    rt_redact(msg, st->creds.session_token);
+    rt_redact(msg, st->creds.access_key);
 }
 
 /* Frees a reply that held credentials, wiping it first. */
