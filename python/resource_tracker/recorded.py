@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from ctypes import byref, c_void_p, create_string_buffer, string_at
+from ctypes import byref, create_string_buffer, string_at
 
 
 def _read(path):
@@ -19,7 +19,7 @@ def _read(path):
     from logging import getLogger
 
     from . import _native_runs as nr
-    from ._native import LOG_FN, NativeError, new, text
+    from ._native import LOG_FN, NativeError, StatsHandle, new, out_handle, text
 
     logger = getLogger(__name__)
 
@@ -30,12 +30,11 @@ def _read(path):
     log_fn = LOG_FN(log)
     opts = new(nr.RunReadOptions, log=log_fn)
     info = new(nr.RunReadInfo)
-    handle = c_void_p()
-    err = nr.lib.rt_stats_new_with(None, byref(handle))
+    st, ref = out_handle(StatsHandle)
+    err = nr.lib.rt_stats_new_with(None, ref)
     if err:
         raise NativeError("rt_stats_new_with", err)
-    st = handle.value
-    err = nr.lib.rt_run_read(os.fsencode(path), byref(opts), (c_void_p * 1)(st), 1, None, byref(info))
+    err = nr.lib.rt_run_read(os.fsencode(path), byref(opts), ref, 1, None, byref(info))
     if err:
         nr.lib.rt_stats_free(st)
         raise NativeError("rt_run_read", err, text(info.message) or None)

@@ -1,11 +1,12 @@
 """The ctypes mirrors of the public header's structs against the C compiler's layout (sizeof
-and every field's offset), struct_size handling, and the library loader's order and error."""
+and every field's offset), struct_size handling, the library loader's order and error, handles
+typed by kind (one kind where another is expected: ArgumentError)."""
 import os
 import shutil
 import subprocess
 import sys
 import textwrap
-from ctypes import sizeof
+from ctypes import ArgumentError, byref, c_void_p, sizeof
 
 import pytest
 
@@ -66,7 +67,7 @@ def test_struct_size_is_set():
 def test_a_too_small_struct_size_is_refused():
     opts = n.new(n.TrackerOptions, pid=-1, interval_secs=1.0)
     opts.struct_size = 4
-    handle, ref = n.out_handle()
+    handle, ref = n.out_handle(n.TrackerHandle)
     assert n.lib.rt_tracker_start(n.byref(opts), ref) == n.RT_ERR_INVALID
     assert not handle.value
 
@@ -124,3 +125,33 @@ def test_loader_honours_the_environment(tmp_path):
         pytest.skip("a system libresource-tracker.so.0 is installed")
     assert "ImportError" in r.stderr
     assert "missing.so" in r.stderr and "RESOURCE_TRACKER_LIBRARY" in r.stderr
+
+
+def test_a_handle_of_another_kind_is_refused(tracker):
+    from resource_tracker import _native_runs as nr
+
+    stats, ref = n.out_handle(n.StatsHandle)
+    assert nr.lib.rt_stats_new_with(None, ref) == n.RT_OK and stats
+    try:
+        h = tracker._native.tracker
+        assert isinstance(h, n.TrackerHandle) and n.lib.rt_tracker_count(h) >= 3
+        # a stats handle, the same address bare or as an int, to a tracker call: refused
+        # before the library sees it
+        for wrong in (stats, stats.value, c_void_p(stats.value)):
+            with pytest.raises(ArgumentError, match="expected TrackerHandle"):
+                n.lib.rt_tracker_count(wrong)
+        with pytest.raises(ArgumentError):
+            m.lib.rt_tracker_summary(stats)
+        with pytest.raises(ArgumentError):
+            nr.lib.rt_stats_summary(h)  # and the other way round
+        with pytest.raises(ArgumentError):  # an out-pointer of another kind
+            nr.lib.rt_stats_new_with(None, byref(n.TrackerHandle()))
+        with pytest.raises(ArgumentError):
+            nr.lib.rt_run_read(b"run.jsonl", None, byref(h), 1, None, None)
+        with pytest.raises(ArgumentError):
+            n.lib.rt_cloud_free(h)
+        assert nr.lib.rt_stats_summary(stats).contents.samples == 0  # its own kind goes through
+        n.lib.rt_tracker_free(None)  # NULL is allowed where the header allows it
+    finally:
+        nr.lib.rt_stats_free(stats)
+
