@@ -147,6 +147,7 @@ _PROTOTYPES = {
     "rt_tracker_load_buffer": (c_int, [c_char_p, c_size_t, LOG_FN, c_void_p, POINTER(TrackerHandle)]),
     "rt_tracker_saved_info": (c_char_p, [TrackerHandle]),
     "rt_tracker_free": (None, [TrackerHandle]),
+    "rt_last_error_message": (c_char_p, []),  # 0.10
     "rt_schema_field_count": (c_size_t, []),
     "rt_schema_field_struct": (c_char_p, [c_size_t]),
     "rt_schema_field_name": (c_char_p, [c_size_t]),
@@ -158,7 +159,8 @@ _PROTOTYPES = {
 
 
 # functions a library being built may lack: calling one raises, importing does not
-_OPTIONAL = {"rt_tracker_save", "rt_tracker_load", "rt_tracker_load_buffer", "rt_tracker_saved_info"} | {
+_OPTIONAL = {"rt_tracker_save", "rt_tracker_load", "rt_tracker_load_buffer", "rt_tracker_saved_info",
+             "rt_last_error_message"} | {
     name for name in _PROTOTYPES if name.startswith("rt_schema_")  # 0.9
 }
 
@@ -213,15 +215,50 @@ def _load():
 lib = _load()
 
 
-class NativeError(RuntimeError):
-    """A call into libresource-tracker failed; .code is the rt_error code."""
+# The calls the package makes whose contract says "last error" (they clear the calling
+# thread's last error message when they begin and set it when they fail): a NativeError of one
+# of them carries rt_last_error_message. Another call may leave a message of an earlier one.
+SETS_LAST_ERROR = frozenset({
+    "rt_host_new", "rt_stats_new_with", "rt_format_summary_json",
+    "rt_tracker_save", "rt_tracker_save_cb", "rt_tracker_load", "rt_tracker_load_buffer",
+})
 
-    def __init__(self, what, code, detail=None):
+
+def last_error():
+    """The calling thread's last error message (rt_last_error_message, 0.10) as str; None when
+    it is empty or the library is older than 0.10. Meaningful only right after a failed call
+    of SETS_LAST_ERROR, on the same thread."""
+    if not hasattr(lib.rt_last_error_message, "argtypes"):
+        return None
+    return text(lib.rt_last_error_message()) or None
+
+
+_READ_NOW = object()
+
+
+class NativeError(RuntimeError):
+    """A call into libresource-tracker failed; .code is the rt_error code, .message the
+    library's last error message for the call ("run.json: not a snapshot: ..."), or None when
+    the call sets none (see SETS_LAST_ERROR) or the library is older than 0.10. The text is
+    "what: rt_strerror (detail; message)", each part there when known (message not repeated
+    when detail holds it).
+
+    message: by default read here (last_error(), when `what` is in SETS_LAST_ERROR), so make
+    no other library call between the failing one and this; a caller that must passes what
+    last_error() said right after the failure."""
+
+    def __init__(self, what, code, detail=None, message=_READ_NOW):
+        if message is _READ_NOW:
+            message = last_error() if what in SETS_LAST_ERROR else None
         msg = f"{what}: {lib.rt_strerror(code).decode()}"
-        if detail:
-            msg += f" ({detail})"
+        extra = [d for d in (detail, message) if d]
+        if detail and message and message in detail:
+            extra = [detail]
+        if extra:
+            msg += f" ({'; '.join(extra)})"
         super().__init__(msg)
         self.code = code
+        self.message = message or None
 
 
 def text(b):

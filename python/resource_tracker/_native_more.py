@@ -201,7 +201,6 @@ _PROTOTYPES = {
     "rt_tracker_report": (c_int, [TrackerHandle, POINTER(ReportInfo), c_int]),
     "rt_tracker_report_cb": (c_int, [TrackerHandle, POINTER(ReportInfo), WRITE_FN, c_void_p]),  # 0.10
     "rt_tracker_save_cb": (c_int, [TrackerHandle, c_char_p, c_int, WRITE_FN, c_void_p]),  # 0.10
-    "rt_last_error_message": (c_char_p, []),  # 0.10
 }
 
 for _name, (_restype, _argtypes) in _PROTOTYPES.items():

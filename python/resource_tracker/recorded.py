@@ -19,7 +19,7 @@ def _read(path):
     from logging import getLogger
 
     from . import _native_runs as nr
-    from ._native import LOG_FN, NativeError, StatsHandle, new, out_handle, text
+    from ._native import LOG_FN, NativeError, StatsHandle, last_error, new, out_handle, text
 
     logger = getLogger(__name__)
 
@@ -36,8 +36,12 @@ def _read(path):
         raise NativeError("rt_stats_new_with", err)
     err = nr.lib.rt_run_read(os.fsencode(path), byref(opts), ref, 1, None, byref(info))
     if err:
+        # the reason behind info.message ("cannot read the snapshot: ..."): rt_run_read opens
+        # the file with rt_tracker_load or rt_reader_open, which clear the last error and set
+        # it (only its own argument checks, which this call passes, come before them)
+        why = last_error()
         nr.lib.rt_stats_free(st)
-        raise NativeError("rt_run_read", err, text(info.message) or None)
+        raise NativeError("rt_run_read", err, text(info.message) or None, message=why)
     return nr, st
 
 

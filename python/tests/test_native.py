@@ -1,6 +1,7 @@
 """The ctypes mirrors of the public header's structs against the C compiler's layout (sizeof
 and every field's offset), struct_size handling, the library loader's order and error, handles
-typed by kind (one kind where another is expected: ArgumentError)."""
+typed by kind (one kind where another is expected: ArgumentError), and NativeError carrying
+the library's last error message."""
 import os
 import shutil
 import subprocess
@@ -155,3 +156,34 @@ def test_a_handle_of_another_kind_is_refused(tracker):
     finally:
         nr.lib.rt_stats_free(stats)
 
+
+def test_native_error_carries_the_last_error(tmp_path):
+    if not hasattr(n.lib.rt_last_error_message, "argtypes"):
+        pytest.skip("a library older than 0.10 (no rt_last_error_message)")
+    handle, ref = n.out_handle(n.TrackerHandle)
+    missing = str(tmp_path / "missing.json")
+    err = n.lib.rt_tracker_load(missing.encode(), n.LOG_FN(), None, ref)
+    e = n.NativeError("rt_tracker_load", err)
+    assert err == n.RT_ERR_NOT_FOUND and not handle
+    assert e.code == err and missing in e.message
+    assert str(e) == f"rt_tracker_load: {n.lib.rt_strerror(err).decode()} ({e.message})"
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"metadata": {"version": 1}, "columns": [')
+    err = n.lib.rt_tracker_load(str(broken).encode(), n.LOG_FN(), None, ref)
+    e = n.NativeError("rt_tracker_load", err, "a detail")
+    assert err == n.RT_ERR_PARSE and str(broken) in e.message and "not JSON" in e.message
+    assert str(e).endswith(f"(a detail; {e.message})")
+    # a call whose contract sets no last error: the text as before, no message of an earlier call
+    e = n.NativeError("rt_tracker_start", n.RT_ERR_INVALID)
+    assert e.message is None and str(e) == f"rt_tracker_start: {n.lib.rt_strerror(n.RT_ERR_INVALID).decode()}"
+    e = n.NativeError("rt_tracker_load", n.RT_ERR_PARSE, message=None)
+    assert e.message is None and "(" not in str(e)
+
+
+def test_native_error_without_rt_last_error_message(monkeypatch, tmp_path):
+    # a library older than 0.10: no message, the text as it was
+    monkeypatch.setattr(n.lib, "rt_last_error_message", n.missing_function("rt_last_error_message"))
+    handle, ref = n.out_handle(n.TrackerHandle)
+    err = n.lib.rt_tracker_load(str(tmp_path / "missing.json").encode(), n.LOG_FN(), None, ref)
+    e = n.NativeError("rt_tracker_load", err, "detail")
+    assert e.message is None and str(e) == f"rt_tracker_load: {n.lib.rt_strerror(err).decode()} (detail)"

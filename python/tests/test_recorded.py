@@ -91,6 +91,14 @@ def test_failures_name_the_file(tmp_path, caplog):
         header.write_text(src.readline())
     with pytest.raises(_native.NativeError, match="header.csv: no valid sample in the file"):
         recorded.summary(str(header))
+    # a broken snapshot: the reason (the library's last error) beside rt_run_read's message
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"metadata": {"version": 1}, "columns": [')
+    with pytest.raises(_native.NativeError) as e:
+        recorded.summary(str(broken))
+    assert e.value.code == _native.RT_ERR_PARSE and "broken.json: cannot read the snapshot" in str(e.value)
+    if hasattr(_native.lib.rt_last_error_message, "argtypes"):
+        assert "broken.json: not JSON" in e.value.message and e.value.message in str(e.value)
     # a malformed line is a warning on the package's logger, not an error
     caplog.clear()
     with caplog.at_level("WARNING", logger="resource_tracker.recorded"):
