@@ -1,8 +1,9 @@
 """_native_runs.py - the ctypes declarations of a recorded run read back and of the text
 summary (0.9): rt_run_read, rt_summary_write_text, the statistics they feed (rt_stats_*) and
-rt_format_summary; their structs mirror include/resource_tracker.h (rt_summary and rt_write_fn
-are _native_more.py's). A library older than 0.9 lacks some: importing still works, calling
-one raises (as _native.py does for newer symbols). Imported when first used, by recorded.py."""
+rt_format_summary_json (rt_format_summary before 0.10); their structs mirror
+include/resource_tracker.h (rt_summary and rt_write_fn are _native_more.py's). A library older
+than 0.9 lacks some: importing still works, calling one raises (as _native.py does for newer
+symbols). Imported when first used, by recorded.py."""
 
 from ctypes import POINTER, Structure, c_char, c_char_p, c_double, c_int, c_int64, c_size_t, c_uint64
 from ctypes import c_void_p
@@ -45,6 +46,8 @@ _PROTOTYPES = {
     "rt_stats_summary": (POINTER(Summary), [StatsHandle]),
     "rt_stats_free": (None, [StatsHandle]),
     "rt_format_summary": (c_size_t, [POINTER(Summary), c_char_p, c_char_p, c_char_p, c_size_t]),
+    "rt_format_summary_json": (c_int, [POINTER(Summary), c_char_p, c_char_p, c_char_p, c_size_t,
+                                       POINTER(c_size_t)]),  # 0.10
     "rt_run_read": (c_int, [c_char_p, POINTER(RunReadOptions), POINTER(StatsHandle), c_size_t, ReportHandle,
                             POINTER(RunReadInfo)]),
     "rt_summary_write_text": (c_int, [POINTER(Summary), POINTER(RunFacts), POINTER(SummaryTextOptions),

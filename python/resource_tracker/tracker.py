@@ -275,6 +275,22 @@ class ResourceTracker:
 
         return server_info(self)
 
+    def summary_text(self, memory_unit: str | None = None, time_unit: str | None = None,
+                     scheduler: str = "slurm", width: int | None = None) -> str:
+        """The run so far as text for people, as `resource-tracker summary` prints it (the C
+        library's rt_summary_write_text of the tracker's statistics): the answer (what the job
+        used, what to ask for, the notes), the run, the process tree, the cgroup's limits, the
+        machine. Once stopped (or loaded), the same text as recorded.summary_text of the file
+        dump() writes; its arguments are recorded.summary_text's.
+
+        Raises:
+            ValueError: an unknown unit or scheduler.
+            RuntimeError: when the tracker was never started.
+        """
+        from .recorded import tracker_summary_text
+
+        return tracker_summary_text(self, memory_unit, time_unit, scheduler, width)
+
     # ---- discovery -----------------------------------------------------------------------
 
     def _cloud(self, wait_secs: float) -> dict | None:
