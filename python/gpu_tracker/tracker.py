@@ -25,6 +25,7 @@ from resource_tracker._native import (
     RT_ERR_NOT_FOUND,
     SAMPLE_FN,
     NativeError,
+    TrackerHandle,
     TrackerOptions,
     lib,
     new,
@@ -199,15 +200,15 @@ def _machine_gpus(nvml_library: str | None) -> list[str]:
     cb = SAMPLE_FN(on_sample)
     opts = new(TrackerOptions, pid=-1, interval_secs=0.01, max_samples=2, pss_max_age_secs=30.0,
                nvml_library=nvml_library.encode() if nvml_library else None, on_sample=cb)
-    handle, ref = out_handle()
+    handle, ref = out_handle(TrackerHandle)
     err = lib.rt_tracker_start(byref(opts), ref)
     if err:
         raise NativeError("rt_tracker_start", err)
     try:
-        lib.rt_tracker_wait(handle.value, 1, 5.0)
-        lib.rt_tracker_stop(handle.value)
+        lib.rt_tracker_wait(handle, 1, 5.0)
+        lib.rt_tracker_stop(handle)
     finally:
-        lib.rt_tracker_free(handle.value)
+        lib.rt_tracker_free(handle)
     return sorted(set(found))
 
 
@@ -446,14 +447,14 @@ class Tracker:
                    expected_cores=float(self.n_expected_cores or 0), gpu_uuids=cast(arr, POINTER(c_char_p)),
                    gpu_uuid_count=len(uuids),
                    nvml_library=self._nvml_library.encode() if self._nvml_library else None)
-        handle, ref = out_handle()
+        handle, ref = out_handle(TrackerHandle)
         err = lib.rt_tracker_start(byref(opts), ref)
         if err == RT_ERR_NOT_FOUND and not own:
             self._warn(f"The target process of ID {self.process_id} ended before tracking could begin.")
             return
         if err:
             raise NativeError("rt_tracker_start", err)
-        self._native.tracker = handle.value
+        self._native.tracker = handle
         self._native.backup = _Backup(self._native, self.resource_usage_file, self._units(),
                                       max(1.0, self.sleep_time))
         self._native.backup.start()

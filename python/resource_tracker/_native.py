@@ -4,9 +4,12 @@
 small.
 
 The structs mirror include/resource_tracker.h field for field (the header's ABI rules: the
-options structs begin with struct_size, library-owned structs grow only at their end). Every
-call goes through ctypes.CDLL, which releases the GIL for the call's duration, so the long
-ones (rt_tracker_wait, rt_tracker_stop, the Keeper lookup) do not block other threads.
+options structs begin with struct_size, library-owned structs grow only at their end). Each
+kind of opaque handle has a ctypes type of its own (TrackerHandle, StatsHandle, ...: see
+Handle), so that a handle of one kind handed where another is expected raises
+ctypes.ArgumentError instead of reaching the library. Every call goes through ctypes.CDLL,
+which releases the GIL for the call's duration, so the long ones (rt_tracker_wait,
+rt_tracker_stop, the Keeper lookup) do not block other threads.
 
 The library is looked up, in order: the path in $RESOURCE_TRACKER_LIBRARY, the file
 libresource-tracker.so next to this package (an installed wheel), libresource-tracker.so.0
@@ -46,6 +49,41 @@ RT_ERR_SYSTEM = 7
 RT_ERR_DISABLED = 8
 
 RT_SAVE_GZIP = 1
+
+
+class Handle(c_void_p):
+    """An opaque handle of the library (an rt_tracker *, an rt_stats *, ...): each kind is a
+    subclass, which the prototypes name in their restype, argtypes and out-pointers. As an
+    argument a kind takes only itself or None (NULL): another kind of handle, a bare c_void_p
+    or an int raises ctypes.ArgumentError. False when NULL."""
+
+    __slots__ = ()
+
+    @classmethod
+    def from_param(cls, obj):
+        if obj is None or isinstance(obj, cls):
+            return obj
+        raise TypeError(f"expected {cls.__name__} or None, got {type(obj).__name__}")
+
+    def __repr__(self):
+        return f"{type(self).__name__}({hex(self.value) if self.value else 'NULL'})"
+
+
+class TrackerHandle(Handle):
+    """rt_tracker *: a background tracker, live or loaded (rt_tracker_start, rt_tracker_load)."""
+
+
+class CloudHandle(Handle):
+    """rt_cloud_discovery *: a cloud discovery running in the background (rt_cloud_start)."""
+
+
+class StatsHandle(Handle):
+    """rt_stats *: statistics of a run (rt_stats_new_with), fed by rt_run_read."""
+
+
+class ReportHandle(Handle):
+    """rt_report *: a report being fed (rt_report_new_with; rt_run_read's report argument)."""
+
 
 LOG_FN = CFUNCTYPE(None, c_void_p, c_int, c_char_p)
 SAMPLE_FN = CFUNCTYPE(None, c_void_p, c_void_p)
@@ -90,25 +128,26 @@ _PROTOTYPES = {
     "rt_strerror": (c_char_p, [c_int]),
     "rt_version": (c_char_p, []),
     "rt_version_num": (c_uint, []),
-    "rt_cloud_start": (c_int, [POINTER(CloudOptions), POINTER(c_void_p)]),
-    "rt_cloud_result": (POINTER(Cloud), [c_void_p, c_double]),
-    "rt_cloud_free": (None, [c_void_p]),
+    "rt_cloud_start": (c_int, [POINTER(CloudOptions), POINTER(CloudHandle)]),
+    "rt_cloud_result": (POINTER(Cloud), [CloudHandle, c_double]),
+    "rt_cloud_free": (None, [CloudHandle]),
     "rt_round_memory_mib": (c_int64, [c_double]),
-    "rt_tracker_start": (c_int, [POINTER(TrackerOptions), POINTER(c_void_p)]),
-    "rt_tracker_stop": (c_int, [c_void_p]),
-    "rt_tracker_running": (c_int, [c_void_p]),
-    "rt_tracker_count": (c_uint64, [c_void_p]),
-    "rt_tracker_first": (c_uint64, [c_void_p]),
-    "rt_tracker_wait": (c_uint64, [c_void_p, c_uint64, c_double]),
+    "rt_tracker_start": (c_int, [POINTER(TrackerOptions), POINTER(TrackerHandle)]),
+    "rt_tracker_stop": (c_int, [TrackerHandle]),
+    "rt_tracker_running": (c_int, [TrackerHandle]),
+    "rt_tracker_count": (c_uint64, [TrackerHandle]),
+    "rt_tracker_first": (c_uint64, [TrackerHandle]),
+    "rt_tracker_wait": (c_uint64, [TrackerHandle, c_uint64, c_double]),
     "rt_column_count": (c_int, []),
     "rt_column_name": (c_char_p, [c_int]),
     "rt_column_by_name": (c_int, [c_char_p]),
-    "rt_tracker_column": (c_size_t, [c_void_p, c_int, c_uint64, c_size_t, POINTER(c_double)]),
-    "rt_tracker_save": (c_int, [c_void_p, c_char_p, c_int, c_int]),
-    "rt_tracker_load": (c_int, [c_char_p, LOG_FN, c_void_p, POINTER(c_void_p)]),
-    "rt_tracker_load_buffer": (c_int, [c_char_p, c_size_t, LOG_FN, c_void_p, POINTER(c_void_p)]),
-    "rt_tracker_saved_info": (c_char_p, [c_void_p]),
-    "rt_tracker_free": (None, [c_void_p]),
+    "rt_tracker_column": (c_size_t, [TrackerHandle, c_int, c_uint64, c_size_t, POINTER(c_double)]),
+    "rt_tracker_save": (c_int, [TrackerHandle, c_char_p, c_int, c_int]),
+    "rt_tracker_load": (c_int, [c_char_p, LOG_FN, c_void_p, POINTER(TrackerHandle)]),
+    "rt_tracker_load_buffer": (c_int, [c_char_p, c_size_t, LOG_FN, c_void_p, POINTER(TrackerHandle)]),
+    "rt_tracker_saved_info": (c_char_p, [TrackerHandle]),
+    "rt_tracker_free": (None, [TrackerHandle]),
+    "rt_last_error_message": (c_char_p, []),  # 0.10
     "rt_schema_field_count": (c_size_t, []),
     "rt_schema_field_struct": (c_char_p, [c_size_t]),
     "rt_schema_field_name": (c_char_p, [c_size_t]),
@@ -120,7 +159,8 @@ _PROTOTYPES = {
 
 
 # functions a library being built may lack: calling one raises, importing does not
-_OPTIONAL = {"rt_tracker_save", "rt_tracker_load", "rt_tracker_load_buffer", "rt_tracker_saved_info"} | {
+_OPTIONAL = {"rt_tracker_save", "rt_tracker_load", "rt_tracker_load_buffer", "rt_tracker_saved_info",
+             "rt_last_error_message"} | {
     name for name in _PROTOTYPES if name.startswith("rt_schema_")  # 0.9
 }
 
@@ -175,15 +215,50 @@ def _load():
 lib = _load()
 
 
-class NativeError(RuntimeError):
-    """A call into libresource-tracker failed; .code is the rt_error code."""
+# The calls the package makes whose contract says "last error" (they clear the calling
+# thread's last error message when they begin and set it when they fail): a NativeError of one
+# of them carries rt_last_error_message. Another call may leave a message of an earlier one.
+SETS_LAST_ERROR = frozenset({
+    "rt_host_new", "rt_stats_new_with", "rt_format_summary_json",
+    "rt_tracker_save", "rt_tracker_save_cb", "rt_tracker_load", "rt_tracker_load_buffer",
+})
 
-    def __init__(self, what, code, detail=None):
+
+def last_error():
+    """The calling thread's last error message (rt_last_error_message, 0.10) as str; None when
+    it is empty or the library is older than 0.10. Meaningful only right after a failed call
+    of SETS_LAST_ERROR, on the same thread."""
+    if not hasattr(lib.rt_last_error_message, "argtypes"):
+        return None
+    return text(lib.rt_last_error_message()) or None
+
+
+_READ_NOW = object()
+
+
+class NativeError(RuntimeError):
+    """A call into libresource-tracker failed; .code is the rt_error code, .message the
+    library's last error message for the call ("run.json: not a snapshot: ..."), or None when
+    the call sets none (see SETS_LAST_ERROR) or the library is older than 0.10. The text is
+    "what: rt_strerror (detail; message)", each part there when known (message not repeated
+    when detail holds it).
+
+    message: by default read here (last_error(), when `what` is in SETS_LAST_ERROR), so make
+    no other library call between the failing one and this; a caller that must passes what
+    last_error() said right after the failure."""
+
+    def __init__(self, what, code, detail=None, message=_READ_NOW):
+        if message is _READ_NOW:
+            message = last_error() if what in SETS_LAST_ERROR else None
         msg = f"{what}: {lib.rt_strerror(code).decode()}"
-        if detail:
-            msg += f" ({detail})"
+        extra = [d for d in (detail, message) if d]
+        if detail and message and message in detail:
+            extra = [detail]
+        if extra:
+            msg += f" ({'; '.join(extra)})"
         super().__init__(msg)
         self.code = code
+        self.message = message or None
 
 
 def text(b):
@@ -196,9 +271,9 @@ def encode(s):
     return None if s is None else str(s).encode("utf-8")
 
 
-def out_handle():
-    """A c_void_p for an out-parameter, and byref of it."""
-    h = c_void_p()
+def out_handle(kind):
+    """A handle of kind (TrackerHandle, ...) for an out-parameter, and byref of it."""
+    h = kind()
     return h, byref(h)
 
 

@@ -25,7 +25,7 @@ from ctypes import (
 )
 from math import nan as NAN
 
-from ._native import LOG_FN, Cloud, lib, missing_function, new, text
+from ._native import LOG_FN, Cloud, TrackerHandle, lib, missing_function, new, text
 
 
 class Job(Structure):
@@ -195,13 +195,12 @@ _PROTOTYPES = {
     "rt_host_free": (None, [POINTER(Host)]),
     "rt_keeper_cheapest": (c_int, [POINTER(KeeperOptions), POINTER(Recommendation), POINTER(Server)]),
     "rt_keeper_price": (c_int, [POINTER(KeeperOptions), c_char_p, c_char_p, c_char_p, POINTER(c_double)]),
-    "rt_tracker_summary": (POINTER(Summary), [c_void_p]),
-    "rt_tracker_recommend": (c_int, [c_void_p, POINTER(Recommendation)]),
+    "rt_tracker_summary": (POINTER(Summary), [TrackerHandle]),
+    "rt_tracker_recommend": (c_int, [TrackerHandle, POINTER(Recommendation)]),
     "rt_recommend": (c_int, [POINTER(POINTER(Summary)), c_size_t, POINTER(Recommendation)]),
-    "rt_tracker_report": (c_int, [c_void_p, POINTER(ReportInfo), c_int]),
-    "rt_tracker_report_cb": (c_int, [c_void_p, POINTER(ReportInfo), WRITE_FN, c_void_p]),  # 0.10
-    "rt_tracker_save_cb": (c_int, [c_void_p, c_char_p, c_int, WRITE_FN, c_void_p]),  # 0.10
-    "rt_last_error_message": (c_char_p, []),  # 0.10
+    "rt_tracker_report": (c_int, [TrackerHandle, POINTER(ReportInfo), c_int]),
+    "rt_tracker_report_cb": (c_int, [TrackerHandle, POINTER(ReportInfo), WRITE_FN, c_void_p]),  # 0.10
+    "rt_tracker_save_cb": (c_int, [TrackerHandle, c_char_p, c_int, WRITE_FN, c_void_p]),  # 0.10
 }
 
 for _name, (_restype, _argtypes) in _PROTOTYPES.items():

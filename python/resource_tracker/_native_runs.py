@@ -1,16 +1,15 @@
 """_native_runs.py - the ctypes declarations of a recorded run read back and of the text
 summary (0.9): rt_run_read, rt_summary_write_text_cb, the statistics they feed (rt_stats_*) and
-rt_format_summary; their structs mirror include/resource_tracker.h. A library older than 0.9
-lacks some: importing still works, calling one raises (as _native.py does for newer symbols).
-Imported when first used, by recorded.py."""
+rt_format_summary_json (rt_format_summary before 0.10); their structs mirror
+include/resource_tracker.h (rt_summary and rt_write_fn are _native_more.py's). A library older
+than 0.9 lacks some: importing still works, calling one raises (as _native.py does for newer
+symbols). Imported when first used, by recorded.py."""
 
-from ctypes import CFUNCTYPE, POINTER, Structure, c_char, c_char_p, c_double, c_int, c_int64, c_size_t
-from ctypes import c_long, c_uint64, c_void_p
+from ctypes import POINTER, Structure, c_char, c_char_p, c_double, c_int, c_int64, c_size_t, c_uint64
+from ctypes import c_void_p
 
-from ._native import LOG_FN, lib, missing_function
-
-# rt_write_fn: long (*)(void *user, const void *buf, size_t len)
-WRITE_FN = CFUNCTYPE(c_long, c_void_p, c_void_p, c_size_t)
+from ._native import LOG_FN, ReportHandle, StatsHandle, lib, missing_function
+from ._native_more import WRITE_FN, Summary
 
 # rt_scheduler
 SCHEDULERS = {"metaflow": 0, "kubernetes": 1, "k8s": 1, "slurm": 2}
@@ -43,14 +42,16 @@ class RunReadInfo(Structure):
 
 
 _PROTOTYPES = {
-    "rt_stats_new_with": (c_int, [c_void_p, POINTER(c_void_p)]),
-    "rt_stats_summary": (c_void_p, [c_void_p]),
-    "rt_stats_free": (None, [c_void_p]),
-    "rt_format_summary": (c_size_t, [c_void_p, c_char_p, c_char_p, c_char_p, c_size_t]),
-    "rt_run_read": (c_int, [c_char_p, POINTER(RunReadOptions), POINTER(c_void_p), c_size_t, c_void_p,
+    "rt_stats_new_with": (c_int, [c_void_p, POINTER(StatsHandle)]),
+    "rt_stats_summary": (POINTER(Summary), [StatsHandle]),
+    "rt_stats_free": (None, [StatsHandle]),
+    "rt_format_summary": (c_size_t, [POINTER(Summary), c_char_p, c_char_p, c_char_p, c_size_t]),
+    "rt_format_summary_json": (c_int, [POINTER(Summary), c_char_p, c_char_p, c_char_p, c_size_t,
+                                       POINTER(c_size_t)]),  # 0.10
+    "rt_run_read": (c_int, [c_char_p, POINTER(RunReadOptions), POINTER(StatsHandle), c_size_t, ReportHandle,
                             POINTER(RunReadInfo)]),
-    "rt_summary_write_text_cb": (c_int, [c_void_p, POINTER(RunFacts), POINTER(SummaryTextOptions), WRITE_FN,
-                                      c_void_p]),
+    "rt_summary_write_text_cb": (c_int, [POINTER(Summary), POINTER(RunFacts), POINTER(SummaryTextOptions),
+                                      WRITE_FN, c_void_p]),
 }
 
 for _name, (_restype, _argtypes) in _PROTOTYPES.items():

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 
-from ._native import RT_ERR_NOT_FOUND, RT_SAVE_GZIP, NativeError, lib, out_handle, text
+from ._native import RT_ERR_NOT_FOUND, RT_SAVE_GZIP, NativeError, TrackerHandle, lib, out_handle, text
 from ._native_more import LogCollector, capture
 
 
@@ -74,11 +74,11 @@ def loads(cls, s):
     """ResourceTracker.loads: s a str or bytes."""
     data = s.encode("utf-8") if isinstance(s, str) else bytes(s)
     log = LogCollector()
-    handle, ref = out_handle()
+    handle, ref = out_handle(TrackerHandle)
     err = lib.rt_tracker_load_buffer(data, len(data), log.fn, None, ref)
     if err:
         raise ValueError(f"Not a resource tracker snapshot: {log.last() or text(lib.rt_strerror(err))}")
-    return _from_handle(cls, handle.value)
+    return _from_handle(cls, handle)
 
 
 def from_snapshot(cls, snap: dict):
@@ -89,14 +89,14 @@ def from_snapshot(cls, snap: dict):
 def load(cls, file: str):
     """ResourceTracker.load."""
     log = LogCollector()
-    handle, ref = out_handle()
+    handle, ref = out_handle(TrackerHandle)
     err = lib.rt_tracker_load(os.fsencode(file), log.fn, None, ref)
     if err == RT_ERR_NOT_FOUND:
         raise FileNotFoundError(file)
     if err:
         raise ValueError(f"{file}: not a resource tracker snapshot: "
                          f"{log.last() or text(lib.rt_strerror(err))}")
-    return _from_handle(cls, handle.value)
+    return _from_handle(cls, handle)
 
 
 def _from_handle(cls, handle):

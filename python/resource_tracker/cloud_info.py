@@ -4,10 +4,10 @@ asked at once, 2 s at most). The library reads no environment: TRACKER_CLOUD_DIS
 TRACKER_CLOUD_METADATA_URL are read here."""
 
 import os
-from ctypes import byref, c_void_p
+from ctypes import byref
 from time import time
 
-from ._native import RT_ERR_DISABLED, CloudOptions, NativeError, lib, new, text
+from ._native import RT_ERR_DISABLED, CloudHandle, CloudOptions, NativeError, lib, new, text
 
 UNKNOWN = "unknown"
 
@@ -18,19 +18,19 @@ def discovery_disabled() -> bool:
 
 
 def start_discovery():
-    """Starts discovery in the background: its handle (an int), or None when it is turned off.
+    """Starts discovery in the background: its handle (a CloudHandle), or None when it is turned off.
     Free the handle with lib.rt_cloud_free."""
     if discovery_disabled():
         return None
     url = os.environ.get("TRACKER_CLOUD_METADATA_URL") or None
     opts = new(CloudOptions, metadata_url=url.encode() if url else None)
-    handle = c_void_p()
+    handle = CloudHandle()
     err = lib.rt_cloud_start(byref(opts), byref(handle))
     if err == RT_ERR_DISABLED:
         return None
     if err:
         raise NativeError("rt_cloud_start", err, url)
-    return handle.value
+    return handle
 
 
 def discovery_result(handle, wait_secs: float):

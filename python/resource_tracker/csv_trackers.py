@@ -10,7 +10,7 @@ import sys
 from time import sleep, time
 
 from ._frames import INT_COLUMNS, PROCESS_COLUMNS, SYSTEM_COLUMNS, alive_prefix, read_rows
-from ._native import RT_ERR_NOT_FOUND, NativeError, TrackerOptions, byref, lib, new, out_handle
+from ._native import RT_ERR_NOT_FOUND, NativeError, TrackerHandle, TrackerOptions, byref, lib, new, out_handle
 
 
 def _csv_value(v, integer: bool):
@@ -46,13 +46,13 @@ class _CsvLoop:
         process exits (ProcessTracker) or forever (SystemTracker), or KeyboardInterrupt."""
         from .helpers import render_csv_row
 
-        handle, ref = out_handle()
+        handle, ref = out_handle(TrackerHandle)
         err = lib.rt_tracker_start(byref(self._options()), ref)
         if err == RT_ERR_NOT_FOUND:
             raise ProcessLookupError(f"No process with pid {getattr(self, 'pid', None)} to track")
         if err:
             raise NativeError("rt_tracker_start", err)
-        h = handle.value
+        h = handle
         out = open(output_file, "wb") if output_file else sys.stdout.buffer
         ints = INT_COLUMNS[self._kind]
         names = [c[0] for c in self._spec]

@@ -2,13 +2,14 @@
 lines or CSV, the Python resource-tracker's CSV files, or a saved tracker snapshot
 (ResourceTracker.dump, rt_tracker_save), told apart by content (rt_run_read). Its statistics
 as the dict `resource-tracker summary --json` prints (summary), or as the text for people that
-`resource-tracker summary` prints (summary_text), byte for byte."""
+`resource-tracker summary` prints (summary_text), byte for byte; the same text of a live
+ResourceTracker's statistics (tracker_summary_text, its summary_text method)."""
 
 from __future__ import annotations
 
 import json
 import os
-from ctypes import byref, c_void_p, create_string_buffer, string_at
+from ctypes import byref, c_size_t, create_string_buffer, string_at
 
 
 def _read(path):
@@ -19,7 +20,7 @@ def _read(path):
     from logging import getLogger
 
     from . import _native_runs as nr
-    from ._native import LOG_FN, NativeError, new, text
+    from ._native import LOG_FN, NativeError, StatsHandle, last_error, new, out_handle, text
 
     logger = getLogger(__name__)
 
@@ -30,15 +31,18 @@ def _read(path):
     log_fn = LOG_FN(log)
     opts = new(nr.RunReadOptions, log=log_fn)
     info = new(nr.RunReadInfo)
-    handle = c_void_p()
-    err = nr.lib.rt_stats_new_with(None, byref(handle))
+    st, ref = out_handle(StatsHandle)
+    err = nr.lib.rt_stats_new_with(None, ref)
     if err:
         raise NativeError("rt_stats_new_with", err)
-    st = handle.value
-    err = nr.lib.rt_run_read(os.fsencode(path), byref(opts), (c_void_p * 1)(st), 1, None, byref(info))
+    err = nr.lib.rt_run_read(os.fsencode(path), byref(opts), ref, 1, None, byref(info))
     if err:
+        # the reason behind info.message ("cannot read the snapshot: ..."): rt_run_read opens
+        # the file with rt_tracker_load or rt_reader_open, which clear the last error and set
+        # it (only its own argument checks, which this call passes, come before them)
+        why = last_error()
         nr.lib.rt_stats_free(st)
-        raise NativeError("rt_run_read", err, text(info.message) or None)
+        raise NativeError("rt_run_read", err, text(info.message) or None, message=why)
     return nr, st
 
 
@@ -50,13 +54,30 @@ def summary(path) -> dict:
     the file."""
     nr, st = _read(path)
     try:
-        s = nr.lib.rt_stats_summary(st)
+        return _summary_json(nr.lib.rt_stats_summary(st))
+    finally:
+        nr.lib.rt_stats_free(st)
+
+
+def _summary_json(s) -> dict:
+    """The dict of `resource-tracker summary --json` of an rt_summary (a POINTER(Summary)):
+    rt_format_summary_json (0.10), rt_format_summary before."""
+    from . import _native_runs as nr
+    from ._native import NativeError
+
+    if not hasattr(nr.lib.rt_format_summary_json, "argtypes"):
         n = nr.lib.rt_format_summary(s, None, None, None, 0)
         buf = create_string_buffer(n + 1)
         n = nr.lib.rt_format_summary(s, None, None, buf, n + 1)
         return json.loads(buf.raw[:n].decode("utf-8"))
-    finally:
-        nr.lib.rt_stats_free(st)
+    n = c_size_t()
+    err = nr.lib.rt_format_summary_json(s, None, None, None, 0, byref(n))
+    if not err:
+        buf = create_string_buffer(n.value + 1)
+        err = nr.lib.rt_format_summary_json(s, None, None, buf, n.value + 1, byref(n))
+    if err:
+        raise NativeError("rt_format_summary_json", err)
+    return json.loads(buf.raw[: n.value].decode("utf-8"))
 
 
 def summary_text(path, memory_unit: str | None = None, time_unit: str | None = None,
@@ -69,15 +90,33 @@ def summary_text(path, memory_unit: str | None = None, time_unit: str | None = N
     ("slurm", "kubernetes", "metaflow"); width: the column the notes break before (110).
     Raises ValueError for an unknown unit or scheduler, NativeError when the file cannot be
     read (its message names the file)."""
+    opts = _text_options(memory_unit, time_unit, scheduler, width)
+    nr, st = _read(path)
+    try:
+        return _write_text(nr.lib.rt_stats_summary(st), opts, memory_unit, time_unit)
+    finally:
+        nr.lib.rt_stats_free(st)
+
+
+def _text_options(memory_unit, time_unit, scheduler, width):
+    """The rt_summary_text_options of summary_text's arguments; ValueError for an unknown
+    scheduler."""
     from . import _native_runs as nr
-    from ._native import NativeError, encode, new
+    from ._native import encode, new
 
     sched = nr.SCHEDULERS.get(str(scheduler).lower())
     if sched is None:
         raise ValueError(f"unknown scheduler {scheduler!r} (slurm, kubernetes, metaflow)")
-    opts = new(nr.SummaryTextOptions, memory_unit=encode(memory_unit), time_unit=encode(time_unit),
+    return new(nr.SummaryTextOptions, memory_unit=encode(memory_unit), time_unit=encode(time_unit),
                scheduler=sched, width=int(width or 0))
-    nr, st = _read(path)
+
+
+def _write_text(s, opts, memory_unit, time_unit) -> str:
+    """rt_summary_write_text_cb of an rt_summary (a POINTER(Summary)) with no run facts (as for a
+    recorded file), as str; ValueError for an unknown unit."""
+    from . import _native_runs as nr
+    from ._native import NativeError
+
     chunks = []
 
     def write(_user, buf, n):
@@ -85,15 +124,23 @@ def summary_text(path, memory_unit: str | None = None, time_unit: str | None = N
         return n
 
     write_fn = nr.WRITE_FN(write)
-    try:
-        err = nr.lib.rt_summary_write_text_cb(nr.lib.rt_stats_summary(st), None, byref(opts), write_fn, None)
-    finally:
-        nr.lib.rt_stats_free(st)
+    err = nr.lib.rt_summary_write_text_cb(s, None, byref(opts), write_fn, None)
     if err == 2:  # RT_ERR_INVALID: the options were checked before anything was written
         raise ValueError(f"unknown unit: memory_unit={memory_unit!r}, time_unit={time_unit!r}")
     if err:
         raise NativeError("rt_summary_write_text_cb", err)
     return b"".join(chunks).decode("utf-8", "replace")
+
+
+def tracker_summary_text(t, memory_unit=None, time_unit=None, scheduler="slurm", width=None) -> str:
+    """ResourceTracker.summary_text: the text of the tracker's own statistics
+    (rt_tracker_summary), as summary_text prints the run saved by t.dump()."""
+    from ._native_more import lib
+
+    opts = _text_options(memory_unit, time_unit, scheduler, width)
+    if t._native.tracker is None:
+        raise RuntimeError("Resource tracker was never started: no summary")
+    return _write_text(lib.rt_tracker_summary(t._native.tracker), opts, memory_unit, time_unit)
 
 
 __all__ = ["summary", "summary_text"]

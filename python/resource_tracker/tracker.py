@@ -13,7 +13,8 @@ from time import time
 from weakref import finalize
 
 from ._frames import MetricsCache
-from ._native import RT_ERR_INVALID, RT_ERR_NOT_FOUND, NativeError, TrackerOptions, byref, lib, new, out_handle
+from ._native import (RT_ERR_INVALID, RT_ERR_NOT_FOUND, NativeError, TrackerHandle, TrackerOptions, byref, lib,
+                      new, out_handle)
 from ._version import __version__  # noqa: F401
 from .tiny_data_frame import TinyDataFrame
 
@@ -129,7 +130,7 @@ class ResourceTracker:
         opts = new(TrackerOptions, interval_secs=float(self.interval), pss_max_age_secs=30.0,
                    no_children=0 if self.children else 1,
                    pid=(0 if own else self.pid) if "process_tracker" in self.trackers else -1)
-        handle, ref = out_handle()
+        handle, ref = out_handle(TrackerHandle)
         err = lib.rt_tracker_start(byref(opts), ref)
         if err == RT_ERR_NOT_FOUND and not own:
             raise ProcessLookupError(f"No process with pid {self.pid} to track")
@@ -137,7 +138,7 @@ class ResourceTracker:
             raise ValueError(f"Invalid tracker options (interval={self.interval!r})")
         if err:
             raise NativeError("rt_tracker_start", err)
-        self._native.tracker = handle.value
+        self._native.tracker = handle
         self.start_time = time()
         self.stop_time = None
         if self.discover_cloud:
@@ -273,6 +274,22 @@ class ResourceTracker:
         from ._analysis import server_info
 
         return server_info(self)
+
+    def summary_text(self, memory_unit: str | None = None, time_unit: str | None = None,
+                     scheduler: str = "slurm", width: int | None = None) -> str:
+        """The run so far as text for people, as `resource-tracker summary` prints it (the C
+        library's rt_summary_write_text_cb of the tracker's statistics): the answer (what the job
+        used, what to ask for, the notes), the run, the process tree, the cgroup's limits, the
+        machine. Once stopped (or loaded), the same text as recorded.summary_text of the file
+        dump() writes; its arguments are recorded.summary_text's.
+
+        Raises:
+            ValueError: an unknown unit or scheduler.
+            RuntimeError: when the tracker was never started.
+        """
+        from .recorded import tracker_summary_text
+
+        return tracker_summary_text(self, memory_unit, time_unit, scheduler, width)
 
     # ---- discovery -----------------------------------------------------------------------
 

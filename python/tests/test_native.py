@@ -1,11 +1,13 @@
 """The ctypes mirrors of the public header's structs against the C compiler's layout (sizeof
-and every field's offset), struct_size handling, and the library loader's order and error."""
+and every field's offset), struct_size handling, the library loader's order and error, handles
+typed by kind (one kind where another is expected: ArgumentError), and NativeError carrying
+the library's last error message."""
 import os
 import shutil
 import subprocess
 import sys
 import textwrap
-from ctypes import sizeof
+from ctypes import ArgumentError, byref, c_void_p, sizeof
 
 import pytest
 
@@ -66,7 +68,7 @@ def test_struct_size_is_set():
 def test_a_too_small_struct_size_is_refused():
     opts = n.new(n.TrackerOptions, pid=-1, interval_secs=1.0)
     opts.struct_size = 4
-    handle, ref = n.out_handle()
+    handle, ref = n.out_handle(n.TrackerHandle)
     assert n.lib.rt_tracker_start(n.byref(opts), ref) == n.RT_ERR_INVALID
     assert not handle.value
 
@@ -124,3 +126,64 @@ def test_loader_honours_the_environment(tmp_path):
         pytest.skip("a system libresource-tracker.so.0 is installed")
     assert "ImportError" in r.stderr
     assert "missing.so" in r.stderr and "RESOURCE_TRACKER_LIBRARY" in r.stderr
+
+
+def test_a_handle_of_another_kind_is_refused(tracker):
+    from resource_tracker import _native_runs as nr
+
+    stats, ref = n.out_handle(n.StatsHandle)
+    assert nr.lib.rt_stats_new_with(None, ref) == n.RT_OK and stats
+    try:
+        h = tracker._native.tracker
+        assert isinstance(h, n.TrackerHandle) and n.lib.rt_tracker_count(h) >= 3
+        # a stats handle, the same address bare or as an int, to a tracker call: refused
+        # before the library sees it
+        for wrong in (stats, stats.value, c_void_p(stats.value)):
+            with pytest.raises(ArgumentError, match="expected TrackerHandle"):
+                n.lib.rt_tracker_count(wrong)
+        with pytest.raises(ArgumentError):
+            m.lib.rt_tracker_summary(stats)
+        with pytest.raises(ArgumentError):
+            nr.lib.rt_stats_summary(h)  # and the other way round
+        with pytest.raises(ArgumentError):  # an out-pointer of another kind
+            nr.lib.rt_stats_new_with(None, byref(n.TrackerHandle()))
+        with pytest.raises(ArgumentError):
+            nr.lib.rt_run_read(b"run.jsonl", None, byref(h), 1, None, None)
+        with pytest.raises(ArgumentError):
+            n.lib.rt_cloud_free(h)
+        assert nr.lib.rt_stats_summary(stats).contents.samples == 0  # its own kind goes through
+        n.lib.rt_tracker_free(None)  # NULL is allowed where the header allows it
+    finally:
+        nr.lib.rt_stats_free(stats)
+
+
+def test_native_error_carries_the_last_error(tmp_path):
+    if not hasattr(n.lib.rt_last_error_message, "argtypes"):
+        pytest.skip("a library older than 0.10 (no rt_last_error_message)")
+    handle, ref = n.out_handle(n.TrackerHandle)
+    missing = str(tmp_path / "missing.json")
+    err = n.lib.rt_tracker_load(missing.encode(), n.LOG_FN(), None, ref)
+    e = n.NativeError("rt_tracker_load", err)
+    assert err == n.RT_ERR_NOT_FOUND and not handle
+    assert e.code == err and missing in e.message
+    assert str(e) == f"rt_tracker_load: {n.lib.rt_strerror(err).decode()} ({e.message})"
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"metadata": {"version": 1}, "columns": [')
+    err = n.lib.rt_tracker_load(str(broken).encode(), n.LOG_FN(), None, ref)
+    e = n.NativeError("rt_tracker_load", err, "a detail")
+    assert err == n.RT_ERR_PARSE and str(broken) in e.message and "not JSON" in e.message
+    assert str(e).endswith(f"(a detail; {e.message})")
+    # a call whose contract sets no last error: the text as before, no message of an earlier call
+    e = n.NativeError("rt_tracker_start", n.RT_ERR_INVALID)
+    assert e.message is None and str(e) == f"rt_tracker_start: {n.lib.rt_strerror(n.RT_ERR_INVALID).decode()}"
+    e = n.NativeError("rt_tracker_load", n.RT_ERR_PARSE, message=None)
+    assert e.message is None and "(" not in str(e)
+
+
+def test_native_error_without_rt_last_error_message(monkeypatch, tmp_path):
+    # a library older than 0.10: no message, the text as it was
+    monkeypatch.setattr(n.lib, "rt_last_error_message", n.missing_function("rt_last_error_message"))
+    handle, ref = n.out_handle(n.TrackerHandle)
+    err = n.lib.rt_tracker_load(str(tmp_path / "missing.json").encode(), n.LOG_FN(), None, ref)
+    e = n.NativeError("rt_tracker_load", err, "detail")
+    assert e.message is None and str(e) == f"rt_tracker_load: {n.lib.rt_strerror(err).decode()} (detail)"

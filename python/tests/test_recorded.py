@@ -48,6 +48,16 @@ def test_dict_is_the_tools_json(path):
     assert recorded.summary(path) == json.loads(cli("--json", path))
 
 
+def test_dict_before_rt_format_summary_json(monkeypatch):
+    # a library older than 0.10 has only rt_format_summary: the same dict through it
+    from resource_tracker import _native_runs
+
+    path = os.path.join(RUNS, "tool.jsonl")
+    new = recorded.summary(path)
+    monkeypatch.setattr(_native_runs.lib, "rt_format_summary_json", _native.missing_function("x"))
+    assert recorded.summary(path) == new
+
+
 def test_units_scheduler_and_width():
     path = os.path.join(RUNS, "tool.jsonl")
     text = recorded.summary_text(path, memory_unit="gigabytes", time_unit="hours", scheduler="kubernetes")
@@ -72,6 +82,22 @@ def test_a_dumped_tracker_reads_back(tracker, tmp_path):
     assert recorded.summary_text(str(f)).encode() == cli(str(f))
 
 
+def test_a_live_trackers_text_is_its_dumps(tracker, tmp_path):
+    # ResourceTracker.summary_text: the tracker's own statistics, the text of its saved run
+    f = tmp_path / "run.json.gz"
+    tracker.dump(str(f))
+    assert tracker.summary_text() == recorded.summary_text(str(f))
+    assert tracker.summary_text().startswith("Used ")
+    kw = dict(memory_unit="megabytes", time_unit="minutes", scheduler="metaflow", width=70)
+    assert tracker.summary_text(**kw) == recorded.summary_text(str(f), **kw)
+    with pytest.raises(ValueError):
+        tracker.summary_text(time_unit="fortnights")
+    from resource_tracker import ResourceTracker
+
+    with pytest.raises(RuntimeError, match="never started"):
+        ResourceTracker(autostart=False).summary_text()
+
+
 def test_failures_name_the_file(tmp_path, caplog):
     missing = tmp_path / "missing.jsonl"
     with pytest.raises(_native.NativeError) as e:
@@ -91,6 +117,14 @@ def test_failures_name_the_file(tmp_path, caplog):
         header.write_text(src.readline())
     with pytest.raises(_native.NativeError, match="header.csv: no valid sample in the file"):
         recorded.summary(str(header))
+    # a broken snapshot: the reason (the library's last error) beside rt_run_read's message
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"metadata": {"version": 1}, "columns": [')
+    with pytest.raises(_native.NativeError) as e:
+        recorded.summary(str(broken))
+    assert e.value.code == _native.RT_ERR_PARSE and "broken.json: cannot read the snapshot" in str(e.value)
+    if hasattr(_native.lib.rt_last_error_message, "argtypes"):
+        assert "broken.json: not JSON" in e.value.message and e.value.message in str(e.value)
     # a malformed line is a warning on the package's logger, not an error
     caplog.clear()
     with caplog.at_level("WARNING", logger="resource_tracker.recorded"):
