@@ -1,6 +1,7 @@
 /* recorded.c - any recorded run read back (rt_run_read): a saved tracker snapshot (known by its
- * content) through rt_tracker_load, anything else through the reader, every sample fed to the
- * caller's statistics and report. It sits above both, which is why it lives with the tracker. */
+ * content) through rt_tracker_load, anything else through the reader, every record fed through a
+ * pipeline (its figures kept as a live sample's are) to the caller's statistics and report. It
+ * sits above both, which is why it lives with the tracker. */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stdbool.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "../core/core.h"
+#include "../pipeline/pipeline.h"
 
 /* The caller's log, and where the last error it was given is kept. */
 typedef struct relay {
@@ -63,9 +65,22 @@ static bool is_snapshot(const char *path)
     return strncmp(p, "\"metadata\"", 10) == 0;
 }
 
+/* A pipeline into the statistics and the report: the records read back are kept as a live
+ * sample's figures are, so the statistics see what they would have seen live. */
+static rt_error feeding(rt_stats *const *st, size_t nst, rt_report *rep, rt_pipeline **out)
+{
+    rt_error err = rt_pipeline_new(NULL, out);
+    rt_sink *s;
+    for (size_t i = 0; i < nst && err == RT_OK; i++)
+        if ((err = rt_stats_sink_new(st[i], &s)) == RT_OK)
+            err = rt_pipeline_attach(*out, s);
+    if (err == RT_OK && rep && (err = rt_report_sink_new(rep, &s)) == RT_OK)
+        err = rt_pipeline_attach(*out, s);
+    return err;
+}
+
 /* A snapshot's samples through the same statistics and report as a recorded run's. */
-static rt_error read_snapshot(const char *path, relay *lg, rt_stats *const *st, size_t nst, rt_report *rep,
-                              rt_run_read_info *info)
+static rt_error read_snapshot(const char *path, relay *lg, rt_pipeline *p, rt_run_read_info *info)
 {
     info->format = "snapshot";
     rt_tracker *t = NULL;
@@ -77,16 +92,17 @@ static rt_error read_snapshot(const char *path, relay *lg, rt_stats *const *st, 
     info->opened = 1;
     uint64_t first = rt_tracker_first(t), end = rt_tracker_count(t);
     rt_record rec;
-    for (uint64_t i = first; i < end; i++) {
+    for (uint64_t i = first; i < end && err == RT_OK; i++) {
         if (rt_tracker_record(t, i, &rec, sizeof rec) != RT_OK)
             continue;
-        for (size_t k = 0; k < nst; k++)
-            rt_stats_add(st[k], &rec);
-        if (rep)
-            rt_report_add(rep, &rec);
+        err = rt_pipeline_add_record(p, &rec);
         info->records++;
     }
     rt_tracker_free(t);
+    if (err != RT_OK) {
+        why(info, "%s: cannot read the snapshot: %s", path, rt_strerror(err));
+        return err;
+    }
     if (end == first) {
         why(info, "%s: no valid sample in the snapshot", path);
         return RT_ERR_PARSE;
@@ -94,8 +110,7 @@ static rt_error read_snapshot(const char *path, relay *lg, rt_stats *const *st, 
     return RT_OK;
 }
 
-static rt_error read_records(const char *path, relay *lg, rt_stats *const *st, size_t nst, rt_report *rep,
-                             rt_run_read_info *info)
+static rt_error read_records(const char *path, relay *lg, rt_pipeline *p, rt_run_read_info *info)
 {
     rt_reader_options ro = RT_READER_OPTIONS_INIT;
     ro.log = relay_log;
@@ -110,12 +125,8 @@ static rt_error read_records(const char *path, relay *lg, rt_stats *const *st, s
     info->opened = 1;
     info->format = rt_reader_format(r);
     const rt_record *rec;
-    while ((err = rt_reader_next(r, &rec)) == RT_OK && rec) {
-        for (size_t i = 0; i < nst; i++)
-            rt_stats_add(st[i], rec);
-        if (rep)
-            rt_report_add(rep, rec);
-    }
+    while ((err = rt_reader_next(r, &rec)) == RT_OK && rec && (err = rt_pipeline_add_record(p, rec)) == RT_OK)
+        ;
     info->records = rt_reader_records(r);
     info->skipped = rt_reader_skipped(r);
     rt_reader_free(r);
@@ -144,8 +155,13 @@ rt_error rt_run_read(const char *path, const rt_run_read_options *opts, rt_stats
         if (!stats[i])
             return RT_ERR_INVALID;
     relay lg = {.log = o.log, .user = o.log_user, .info = &got};
-    rt_error err = is_snapshot(path) ? read_snapshot(path, &lg, stats, nstats, report, &got)
-                                     : read_records(path, &lg, stats, nstats, report, &got);
+    rt_pipeline *p = NULL;
+    rt_error err = feeding(stats, nstats, report, &p);
+    if (err == RT_OK)
+        err = is_snapshot(path) ? read_snapshot(path, &lg, p, &got) : read_records(path, &lg, p, &got);
+    else
+        why(&got, "%s: cannot read: %s", path, rt_strerror(err));
+    rt_pipeline_free(p);
     if (err == RT_OK)
         got.message[0] = '\0';
     if (info) { /* only what the caller's struct holds */

@@ -149,6 +149,7 @@ rt_error rt_pipeline_add_record(rt_pipeline *p, const rt_record *rec)
     rt_store_keep(row);
     rt_record kept;
     rt_row_to_record(row, &kept);
+    kept.process_cpu_secs = rec->process_cpu_secs; /* a sum of kept figures: as it came */
     kept.job_name = rec->job_name ? rec->job_name : p->job.job_name;
     kept.gpu = rec->gpu;
     kept.gpu_n = rec->gpu_n;

@@ -194,9 +194,6 @@ void rt_row_from_record(const rt_record *r, double row[RT_NCOLS])
         else
             row[c] = NAN;
     }
-    /* the interval's CPU seconds: the record's, all of it in utime */
-    row[RT_COL_PROC_UTIME] = r->process_cpu_secs;
-    row[RT_COL_PROC_STIME] = isnan(r->process_cpu_secs) ? NAN : 0;
 }
 
 void rt_row_to_record(const double row[RT_NCOLS], rt_record *r)

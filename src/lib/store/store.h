@@ -52,7 +52,8 @@ void rt_store_keep(double row[RT_NCOLS]);
 /* One sample as a row (nulls as NaN; the tree's and its cgroup's columns NaN without a tracked
  * tree, the pressure columns then the machine's). */
 void rt_row_from_sample(const rt_sample *s, double row[RT_NCOLS]);
-/* A record as a row: its figures in their columns, NaN in the columns the record lacks. */
+/* A record as a row: its figures in their columns, NaN in the columns the record lacks (the
+ * interval's user and system CPU seconds among them: a record holds only their sum). */
 void rt_row_from_record(const rt_record *r, double row[RT_NCOLS]);
 /* A row as the analysis record (as rt_record_from_sample would make of the sample). */
 void rt_row_to_record(const double row[RT_NCOLS], rt_record *r);
