@@ -33,7 +33,10 @@
  *    library reads only the fields within struct_size and takes the default for the rest.
  *  - Structs the library fills in the caller's memory take the caller's size: a struct_size
  *    member the caller sets (rt_recommendation, rt_server) or a size argument (rt_record:
- *    rt_record_from_sample_sized, rt_tracker_record). The library writes no byte past it.
+ *    rt_record_from_sample_sized, rt_tracker_record). The library writes no byte past it. A
+ *    record the caller hands in takes its size too (rt_stats_add_sized, rt_report_add_sized,
+ *    rt_pipeline_add_record_sized): the library reads no byte past it, and its newer members
+ *    are null.
  *  - The library reads no environment variable: the front end (the tool, a binding) turns
  *    TRACKER_* variables into options.
  *
@@ -767,10 +770,14 @@ typedef struct rt_record {
                                             * NaN without one */
     double cgroup_pids;                    /* tasks in the tree's group now */
 } rt_record;
-/* rt_record has no struct_size: rt_stats_add and rt_report_add read a record of this header's
- * size. A caller that fills records itself (rather than through rt_record_from_sample_sized, the
- * reader or rt_tracker_record) must be built with this header, and set what it does not know
- * to NaN (and gpu to NULL, gpu_n to 0). */
+/* rt_record has no struct_size: where it crosses between caller and library, a size argument
+ * says how much of it the caller has, sizeof(rt_record) as the caller compiled it (0.10). The
+ * library writes into a caller's record (rt_record_from_sample_sized, rt_tracker_record) and
+ * reads one (rt_stats_add_sized, rt_report_add_sized, rt_pipeline_add_record_sized) no byte past
+ * that size. A record it reads is taken member by member: what lies wholly within the size is the
+ * caller's, the members past it (newer than the caller's header) are null: NaN, job_name and gpu
+ * NULL, gpu_n 0 (gpu and gpu_n count only together). A caller that fills records itself sets
+ * what it does not know to null the same way. */
 
 /* Fills the record at out from a sample (0.10). out_size is the caller's storage,
  * sizeof(rt_record) as it compiled it: the library writes no more than that, nor more than
@@ -989,13 +996,18 @@ typedef struct rt_stats rt_stats;
 RT_API rt_error rt_stats_new_with(const rt_usage_options *usage, rt_stats **out);
 /* Before 0.10: rt_stats_new_with(NULL, ...), the accumulator or NULL when out of memory. */
 RT_API rt_stats *rt_stats_new(void) RT_DEPRECATED("rt_stats_new_with");
-RT_API void rt_stats_add(rt_stats *st, const rt_record *rec);
+/* Adds one record of rec_size bytes, sizeof(rt_record) as the caller compiled it (0.10; see
+ * rt_record for what is read of it). A NULL st or rec, or a rec_size 0: nothing is added. */
+RT_API void rt_stats_add_sized(rt_stats *st, const rt_record *rec, size_t rec_size);
+/* Before 0.10: reads a whole rt_record of the library's size, past the end of a shorter record
+ * of a caller built with an older header. */
+RT_API void rt_stats_add(rt_stats *st, const rt_record *rec) RT_DEPRECATED("rt_stats_add_sized");
 /* The statistics so far (never NULL for a non-NULL st; samples 0 before any record). Valid
- * until the next rt_stats_add or rt_stats_free. */
+ * until the next rt_stats_add_sized or rt_stats_free. */
 RT_API const rt_summary *rt_stats_summary(rt_stats *st);
 RT_API void rt_stats_free(rt_stats *st);
 
-/* Sets how the summary's usage (rt_usage) counts, before the first rt_stats_add (0.8): the
+/* Sets how the summary's usage (rt_usage) counts, before the first record is added (0.8): the
  * uuids are copied. RT_OK, RT_ERR_INVALID (NULL, struct_size too small, a negative
  * expected_cores, records already added), RT_ERR_NOMEM. */
 RT_API rt_error rt_stats_set_usage(rt_stats *st, const rt_usage_options *opts);
@@ -1178,9 +1190,13 @@ typedef struct rt_report_options {
 RT_API rt_error rt_report_new_with(const rt_report_options *opts, rt_report **out);
 /* Before 0.10: the collection, or NULL when out of memory. */
 RT_API rt_report *rt_report_new(void) RT_DEPRECATED("rt_report_new_with");
-/* Adds one record. A record whose time or interval is beyond 1e11 s (past the year 5000, or
- * nonsense) is ignored. */
-RT_API void rt_report_add(rt_report *r, const rt_record *rec);
+/* Adds one record of rec_size bytes, sizeof(rt_record) as the caller compiled it (0.10; see
+ * rt_record for what is read of it). A record whose time or interval is beyond 1e11 s (past the
+ * year 5000, or nonsense) is ignored, and so is a NULL r or rec or a rec_size 0. */
+RT_API void rt_report_add_sized(rt_report *r, const rt_record *rec, size_t rec_size);
+/* Before 0.10: rt_report_add_sized with this header's sizeof(rt_record), past the end of a
+ * shorter record of a caller built with an older header. */
+RT_API void rt_report_add(rt_report *r, const rt_record *rec) RT_DEPRECATED("rt_report_add_sized");
 RT_API void rt_report_free(rt_report *r);
 
 /* What the report shows besides the charts; any pointer may be NULL (then left out). */
@@ -1841,8 +1857,8 @@ RT_API rt_error rt_sink_new(const rt_sink_ops *ops, void *self, rt_sink **out);
  *  - prom: each sample published; the host's facts set; the run's end stops serving.
  *  - otlp: each sample queued; the run's end starts the last push (rt_otlp_finish) on a thread of
  *    its own and freeing the sink waits for it (within the exporter's finish timeout).
- *  - stats, report: each record added (rt_stats_add, rt_report_add); a sample without a record
- *    is not counted. */
+ *  - stats, report: each record added (rt_stats_add_sized, rt_report_add_sized); a sample
+ *    without a record is not counted. */
 RT_API rt_error rt_writer_sink_new(rt_writer *w, rt_sink **out);
 RT_API rt_error rt_stream_sink_new(rt_stream *st, rt_sink **out);
 RT_API rt_error rt_prom_sink_new(rt_prom_server *srv, rt_sink **out);
@@ -1894,8 +1910,13 @@ RT_API void rt_pipeline_set_host(rt_pipeline *p, const rt_host *host, const rt_c
 RT_API rt_error rt_pipeline_add(rt_pipeline *p, const rt_sample *sample);
 
 /* Hands a record read back from a recorded run (rt_reader_next) to the sinks that read records,
- * its figures kept as a live sample's are; the rest get nothing. Returns as rt_pipeline_add. */
-RT_API rt_error rt_pipeline_add_record(rt_pipeline *p, const rt_record *rec);
+ * its figures kept as a live sample's are; the rest get nothing. rec_size is sizeof(rt_record)
+ * as the caller compiled it (see rt_record for what is read of it; the sinks get a whole record).
+ * Returns as rt_pipeline_add; RT_ERR_INVALID also for a rec_size 0. */
+RT_API rt_error rt_pipeline_add_record_sized(rt_pipeline *p, const rt_record *rec, size_t rec_size);
+/* The first form of 0.10: reads a whole rt_record of the library's size. */
+RT_API rt_error rt_pipeline_add_record(rt_pipeline *p, const rt_record *rec)
+    RT_DEPRECATED("rt_pipeline_add_record_sized");
 
 /* Ends the run for every sink, in the order attached: call once, after the last add. */
 RT_API void rt_pipeline_finish(rt_pipeline *p, const rt_run_end *end);

@@ -81,9 +81,9 @@ static rt_error read_snapshot(const char *path, relay *lg, rt_stats *const *st, 
         if (rt_tracker_record(t, i, &rec, sizeof rec) != RT_OK)
             continue;
         for (size_t k = 0; k < nst; k++)
-            rt_stats_add(st[k], &rec);
+            rt_stats_add_sized(st[k], &rec, sizeof rec);
         if (rep)
-            rt_report_add(rep, &rec);
+            rt_report_add_sized(rep, &rec, sizeof rec);
         info->records++;
     }
     rt_tracker_free(t);
@@ -112,9 +112,9 @@ static rt_error read_records(const char *path, relay *lg, rt_stats *const *st, s
     const rt_record *rec;
     while ((err = rt_reader_next(r, &rec)) == RT_OK && rec) {
         for (size_t i = 0; i < nst; i++)
-            rt_stats_add(st[i], rec);
+            rt_stats_add_sized(st[i], rec, sizeof *rec);
         if (rep)
-            rt_report_add(rep, rec);
+            rt_report_add_sized(rep, rec, sizeof *rec);
     }
     info->records = rt_reader_records(r);
     info->skipped = rt_reader_skipped(r);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../core/core.h"
+#include "../analysis/record.h"
 #include "../core/job.h"
 #include "pipeline.h"
 
@@ -140,6 +141,13 @@ rt_error rt_pipeline_add(rt_pipeline *p, const rt_sample *sample)
 
 rt_error rt_pipeline_add_record(rt_pipeline *p, const rt_record *rec)
 {
+    return rt_pipeline_add_record_sized(p, rec, sizeof *rec);
+}
+
+rt_error rt_pipeline_add_record_sized(rt_pipeline *p, const rt_record *caller_rec, size_t rec_size)
+{
+    rt_record tmp;
+    const rt_record *rec = rt_record_at_size(caller_rec, rec_size, &tmp);
     if (!p || !rec || p->finished)
         return RT_ERR_INVALID;
     if (!p->records)
