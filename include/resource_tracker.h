@@ -1362,6 +1362,16 @@ RT_API rt_error rt_stream_add(rt_stream *st, const rt_sample *sample);
  * finished at the API; RT_ERR_IO otherwise. Call once. */
 RT_API rt_error rt_stream_finish(rt_stream *st, int exit_code, int failed);
 
+/* The stream's last failure (0.10; as rt_otlp_errmsg): what its thread last could not do, in
+ * the words of its log message without the "stream: " ("cannot register the run at the
+ * Sentinel API (HTTP 503)", "upload of batch 000003 failed (HTTP 403: ...)", "cannot refresh the
+ * upload credentials (...)", "cannot spill batch ...", "cannot finish the run at the Sentinel
+ * API (...)"); "" when none so far. A later success does not clear it: after rt_stream_finish
+ * returned RT_ERR_IO it says why. Never the token nor the S3 keys. Copied under the stream's
+ * lock into storage of st, valid until the next rt_stream_errmsg on st or its rt_stream_free:
+ * call it from one thread at a time. "" for NULL. */
+RT_API const char *rt_stream_errmsg(rt_stream *st);
+
 /* Frees the stream (finishing it first with exit code 0 if rt_stream_finish was not called).
  * NULL is allowed. */
 RT_API void rt_stream_free(rt_stream *st);
@@ -1793,6 +1803,16 @@ RT_API rt_error rt_otlp_add(rt_otlp *ex, const rt_sample *sample);
  * thread. RT_OK when every sample added was delivered; RT_ERR_IO otherwise (logged: how many
  * samples were not). Call once. */
 RT_API rt_error rt_otlp_finish(rt_otlp *ex);
+
+/* The exporter's last failure (0.10; sqlite3_errmsg for a handle with a thread of its own): the
+ * last push that failed, as the receiver or libcurl put it ("HTTP 503", "HTTP 400: what the
+ * receiver said", "Couldn't connect to server", "Timeout was reached"), samples dropped (a full
+ * queue, a sample too large), or samples left undelivered at the end; "" when none so far. A
+ * later success does not clear it: after rt_otlp_finish returned RT_ERR_IO it says why. Never
+ * the values of the options' headers (redacted as in the log messages). Copied under the
+ * exporter's lock into storage of ex, valid until the next rt_otlp_errmsg on ex or its
+ * rt_otlp_free: call it from one thread at a time. "" for NULL. */
+RT_API const char *rt_otlp_errmsg(rt_otlp *ex);
 
 /* Frees the exporter (finishing it first if rt_otlp_finish was not called). NULL is allowed. */
 RT_API void rt_otlp_free(rt_otlp *ex);

@@ -21,6 +21,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,8 @@ struct rt_otlp {
     bool finishing, done, orphaned;
     double deadline;
     rt_error result;
+    char errmsg[256];     /* the last failure met, for rt_otlp_errmsg ("" when none) */
+    char errmsg_out[256]; /* the copy rt_otlp_errmsg hands out (the caller's, not under mu) */
 
     /* the thread's own */
     pending p;
@@ -113,6 +116,26 @@ struct rt_otlp {
 };
 
 /* ---- small helpers -------------------------------------------------------------------------------- */
+
+/* Keeps the words of a failure as the exporter's last (rt_otlp_errmsg), under mu (not held). */
+static void keep_failure(rt_otlp *ex, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void keep_failure(rt_otlp *ex, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pthread_mutex_lock(&ex->mu);
+    if (vsnprintf(ex->errmsg, sizeof ex->errmsg, fmt, ap) < 0)
+        ex->errmsg[0] = '\0';
+    pthread_mutex_unlock(&ex->mu);
+    va_end(ap);
+}
+
+/* A push failed for why (redacted already): the end's message and rt_otlp_errmsg say so. */
+static void push_failed(rt_otlp *ex, const char *why)
+{
+    rt_copy_str(ex->last_why, sizeof ex->last_why, why);
+    keep_failure(ex, "%s", why);
+}
 
 /* Waits on ex->cv (mu held) until the time until of the exporter's clock, or until stop becomes
  * true. */
@@ -397,6 +420,7 @@ static void refuse_unsent(rt_otlp *ex, size_t n, const char *why, bool once)
     if (once && ex->big_warned)
         return;
     ex->big_warned |= once;
+    keep_failure(ex, "samples dropped (%zu): %s", n, why);
     rt_log(&ex->lg, RT_LOG_WARN, "otlp: samples dropped (%zu): %s", n, why);
 }
 
@@ -630,7 +654,7 @@ static void drain(rt_otlp *ex, double until, bool finishing)
             ex->p.asked = ra >= 0;
             if (!ex->failing)
                 ex->fail_since = rt_clock_now(ex->clock);
-            rt_copy_str(ex->last_why, sizeof ex->last_why, why);
+            push_failed(ex, why);
             rt_log(&ex->lg, RT_LOG_DEBUG, "otlp: push try %u failed (%s); next in %.1f s", ex->p.tries, why, wait);
             ex->failing = true;
             return;
@@ -649,7 +673,7 @@ static void drain(rt_otlp *ex, double until, bool finishing)
         else if (ex->outage_warned)
             rt_log(&ex->lg, RT_LOG_INFO, "otlp: metrics are pushed again");
         if (o == REFUSED)
-            rt_copy_str(ex->last_why, sizeof ex->last_why, why);
+            push_failed(ex, why);
         ex->failing = false;
         ex->outage_warned = false;
     }
@@ -676,6 +700,7 @@ static void note_drops(rt_otlp *ex)
     pthread_mutex_unlock(&ex->mu);
     if (dropped && !ex->drop_warned) {
         ex->drop_warned = true;
+        keep_failure(ex, "the queue (%zu samples) was full: the oldest samples were dropped", ex->max_queue);
         rt_log(&ex->lg, RT_LOG_WARN,
                "otlp: the receiver does not take the samples fast enough: the queue (%zu samples) is full and the "
                "oldest are dropped",
@@ -932,6 +957,8 @@ rt_error rt_otlp_finish(rt_otlp *ex)
     bool late = !ex->done;
     pthread_mutex_unlock(&ex->mu);
     if (late) { /* the thread is still in a request that began before the end: it says nothing more */
+        keep_failure(ex, "%llu samples were not delivered (the receiver did not answer in time)",
+                     (unsigned long long)undelivered);
         rt_log(&ex->lg, RT_LOG_WARN, "otlp: %llu samples were not delivered (the receiver did not answer in time)",
                (unsigned long long)undelivered);
         caller_leaves(ex);
@@ -959,6 +986,16 @@ void rt_otlp_free(rt_otlp *ex)
     pthread_mutex_unlock(&ex->mu);
     pthread_join(ex->th, NULL);
     otlp_destroy(ex);
+}
+
+const char *rt_otlp_errmsg(rt_otlp *ex)
+{
+    if (!ex)
+        return "";
+    pthread_mutex_lock(&ex->mu);
+    memcpy(ex->errmsg_out, ex->errmsg, sizeof ex->errmsg_out);
+    pthread_mutex_unlock(&ex->mu);
+    return ex->errmsg_out;
 }
 
 void rt_otlp_set_body_max(rt_otlp *ex, size_t max)

@@ -413,6 +413,16 @@ void rt_stream_free(rt_stream *st)
     stream_destroy(st);
 }
 
+const char *rt_stream_errmsg(rt_stream *st)
+{
+    if (!st)
+        return "";
+    pthread_mutex_lock(&st->mu);
+    memcpy(st->errmsg_out, st->errmsg, sizeof st->errmsg_out);
+    pthread_mutex_unlock(&st->mu);
+    return st->errmsg_out;
+}
+
 void rt_stream_counts(rt_stream *st, uint64_t *rows, uint64_t *lost, unsigned *closed, unsigned *uploaded,
                       unsigned *spilled)
 {
