@@ -1703,6 +1703,14 @@ RT_API int rt_prom_port(const rt_prom_server *srv);
  * Returns RT_OK, RT_ERR_NOMEM (the previous figures stay), RT_ERR_INVALID (NULL). */
 RT_API rt_error rt_prom_publish(rt_prom_server *srv, const rt_sample *sample);
 
+/* The server's last failure (0.10; as rt_otlp_errmsg): "cannot accept connections (Too many open
+ * files)", "poll failed (...)", "out of memory for a client; connection refused", "out of
+ * memory formatting /metrics"; "" when none so far. A later success does not clear it. A
+ * client that is slow or sends a bad request is its own trouble, not the server's: not here.
+ * Copied under the server's lock into storage of srv, valid until the next rt_prom_errmsg on
+ * srv or its rt_prom_free: call it from one thread at a time. "" for NULL. */
+RT_API const char *rt_prom_errmsg(rt_prom_server *srv);
+
 /* Stops the thread, closes every connection and the socket, and frees. NULL is allowed. */
 RT_API void rt_prom_free(rt_prom_server *srv);
 

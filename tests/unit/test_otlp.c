@@ -3,7 +3,7 @@
  * left out), Retry-After parsing, and the live exporter against a fake network (otlp_int.h):
  * 503 with Retry-After then 200, a refused push, a receiver that hangs or echoes the headers'
  * values, a full queue, requests split under a size limit, a cloud discovery that does not
- * end; and the cost of rt_otlp_add. The exporter runs on a test clock (unit_clock.h) that the
+ * end, the last failure (rt_otlp_errmsg); and the cost of rt_otlp_add. The exporter runs on a test clock (unit_clock.h) that the
  * test steps: no test sleeps to let time pass, and the counts asserted after a step are the ones
  * the clock makes certain (the exporter's thread is blocked on it again when they are read). */
 #include "unit.h"

@@ -1,7 +1,7 @@
 /* test_prom_server.c - the /metrics server: its request parser (Accept and q-values, split
  * reads, malformed and oversized heads, keep-alive) and a live server on port 0 (GET, HEAD,
- * 404, 405, keep-alive, silent and never-reading clients, 1,000 connections, EMFILE, publishing
- * while scraping). Prints the cost of rt_prom_publish with a sample of this machine. The tests of
+ * 404, 405, keep-alive, silent and never-reading clients, 1,000 connections, EMFILE and the
+ * server's last failure (rt_prom_errmsg), publishing while scraping). Prints the cost of rt_prom_publish with a sample of this machine. The tests of
  * the clients' timeouts run the server on a test clock (core/clock.h) that they step: none sleeps
  * to let a timeout pass. */
 #include "unit.h"
@@ -699,6 +699,50 @@ static void out_of_descriptors(void **state)
     rt_prom_free(srv);
 }
 
+/* rt_prom_errmsg: "" until the server fails, then its last failure (accept out of descriptors),
+ * kept once it serves again. */
+static void errmsg_says_the_last_failure(void **state)
+{
+    (void)state;
+    rt_prom_server *srv = start(0, 0);
+    assert_string_equal(rt_prom_errmsg(srv), "");
+    assert_string_equal(rt_prom_errmsg(NULL), "");
+    int ok = dial(srv, 0);
+    assert_int_equal(status_of(ok, "GET /metrics HTTP/1.1\r\n\r\n"), 200);
+    assert_string_equal(rt_prom_errmsg(srv), "");
+    pthread_mutex_lock(&log_mu);
+    log_text[0] = '\0'; /* what earlier tests logged */
+    pthread_mutex_unlock(&log_mu);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    struct rlimit old, rl;
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+    int probe = dup(0); /* the lowest free descriptor: the limit goes just below it */
+    close(probe);
+    rl = old;
+    rl.rlim_cur = (rlim_t)probe;
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)rt_prom_port(srv))};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0); /* in the backlog */
+    send_str(fd, "GET /metrics HTTP/1.1\r\n\r\n");
+    int said = wait_logged("cannot accept connections"); /* said after it is kept */
+    char msg[256];
+    snprintf(msg, sizeof msg, "%s", rt_prom_errmsg(srv));
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+    assert_true(said);
+    char want[128];
+    snprintf(want, sizeof want, "cannot accept connections (%s)", strerror(EMFILE));
+    assert_string_equal(msg, want);
+    reply r;
+    assert_int_equal(read_reply(fd, 0, &r), 200); /* served once descriptors are back */
+    free(r.body);
+    assert_string_equal(rt_prom_errmsg(srv), want);
+    close(fd);
+    close(ok);
+    rt_prom_free(srv);
+}
+
 /* Publishing while clients scrape: every reply is one whole body of those published. */
 typedef struct race {
     rt_prom_server *srv;
@@ -827,6 +871,7 @@ int main(void)
         cmocka_unit_test(full_replaces_oldest),
         cmocka_unit_test(thousand_connections),
         cmocka_unit_test(out_of_descriptors),
+        cmocka_unit_test(errmsg_says_the_last_failure),
         cmocka_unit_test(publish_while_scraping),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,8 @@ struct rt_prom_server {
     /* the bodies served, exchanged under mu */
     pthread_mutex_t mu;
     prom_body *text, *om;
+    char errmsg[256];     /* under mu: the last failure met, for rt_prom_errmsg ("" when none) */
+    char errmsg_out[256]; /* the copy rt_prom_errmsg hands out (the caller's, not under mu) */
     atomic_size_t hint[2]; /* the last bodies' lengths: the first guess of the next */
     /* what the formatter labels series with (owned copies; the host under fmt_mu) */
     rt_job job;
@@ -88,6 +91,19 @@ struct rt_prom_server {
 static bool first_time(rt_prom_server *srv, unsigned kind)
 {
     return !(atomic_fetch_or(&srv->logged, kind) & kind);
+}
+
+/* Keeps the words of a failure as the server's last (rt_prom_errmsg), under mu (not held). */
+static void keep_failure(rt_prom_server *srv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void keep_failure(rt_prom_server *srv, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pthread_mutex_lock(&srv->mu);
+    if (vsnprintf(srv->errmsg, sizeof srv->errmsg, fmt, ap) < 0)
+        srv->errmsg[0] = '\0';
+    pthread_mutex_unlock(&srv->mu);
+    va_end(ap);
 }
 
 /* ---- bodies --------------------------------------------------------------------------------- */
@@ -191,6 +207,7 @@ static rt_error publish(rt_prom_server *srv, const rt_sample *sample)
     prom_body *text = body_format(srv, sample, cloud, 0);
     pthread_mutex_unlock(&srv->fmt_mu);
     if (!text) {
+        keep_failure(srv, "out of memory formatting /metrics");
         if (first_time(srv, LOG_NOMEM))
             rt_log(&srv->log, RT_LOG_WARN, "prometheus: out of memory formatting /metrics; the previous figures "
                    "stay");
@@ -417,6 +434,7 @@ static void accept_clients(rt_prom_server *srv, double now)
                 e == EHOSTDOWN || e == ENONET || e == EHOSTUNREACH || e == EOPNOTSUPP || e == ENETUNREACH)
                 continue; /* that connection's trouble, not the socket's */
             int fds = e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM;
+            keep_failure(srv, "cannot accept connections (%s)", strerror(e));
             if (first_time(srv, fds ? LOG_ACCEPT_FDS : LOG_ACCEPT))
                 rt_log(&srv->log, RT_LOG_WARN, "prometheus: cannot accept connections (%s); accepts pause briefly "
                        "whenever this happens", strerror(e));
@@ -426,6 +444,7 @@ static void accept_clients(rt_prom_server *srv, double now)
         client *c = slot_for_new(srv);
         if (!c) {
             close(fd);
+            keep_failure(srv, "out of memory for a client; connection refused");
             if (first_time(srv, LOG_NOMEM))
                 rt_log(&srv->log, RT_LOG_WARN, "prometheus: out of memory for a client; connection refused");
             continue;
@@ -486,6 +505,9 @@ static void *server_main(void *arg)
         int r = rt_clock_poll(srv->clock, srv->pfds, n, until, srv->wake_fd);
         if (r < 0) {
             if (errno != EINTR) {
+                int e = errno;
+                keep_failure(srv, "poll failed (%s)", strerror(e));
+                errno = e;
                 if (first_time(srv, LOG_POLL))
                     rt_log(&srv->log, RT_LOG_WARN, "prometheus: poll failed (%s)", strerror(errno));
                 usleep(10000);
@@ -732,6 +754,16 @@ rt_error rt_prom_publish(rt_prom_server *srv, const rt_sample *sample)
     if (!srv)
         return RT_ERR_INVALID;
     return publish(srv, sample);
+}
+
+const char *rt_prom_errmsg(rt_prom_server *srv)
+{
+    if (!srv)
+        return "";
+    pthread_mutex_lock(&srv->mu);
+    memcpy(srv->errmsg_out, srv->errmsg, sizeof srv->errmsg_out);
+    pthread_mutex_unlock(&srv->mu);
+    return srv->errmsg_out;
 }
 
 void rt_prom_free(rt_prom_server *srv)
