@@ -54,7 +54,9 @@
  *    NULL or -1 where their contracts say. The calls whose contract says "last error" clear
  *    the calling thread's last error message when they begin and set it when they fail
  *    (rt_last_error_message: the file and line, the option, the reason in words, as the log
- *    callback also hears it); a reader keeps its own (rt_reader_errmsg).
+ *    callback also hears it); a reader keeps its own (rt_reader_errmsg), and a handle with a
+ *    thread of its own the last failure that thread met (rt_otlp_errmsg, rt_stream_errmsg,
+ *    rt_prom_errmsg: sqlite3_errmsg for handles whose failures come later than any call).
  *  - Output: every call that writes to a file descriptor has a `_cb` twin that hands the
  *    bytes to an rt_write_fn instead (a binding captures output without a temporary file).
  *  - Deprecated names are marked RT_DEPRECATED: the compiler warns where they are used,

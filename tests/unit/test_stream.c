@@ -1,8 +1,8 @@
 /* test_stream.c - the uploader (stream.c) against a fake network (stream_int.h): batches and
  * their seqs, retries, spill files, the memory bound, credentials refresh, registration
- * failure, the last failure (rt_stream_errmsg), and the finish body (s3 URIs, or the rows that did not reach S3 inline). The stream runs
- * on a test clock (unit_clock.h) that the test steps between rows: nothing sleeps to let time
- * pass. */
+ * failure, the last failure (rt_stream_errmsg), and the finish body (s3 URIs, or the rows that
+ * did not reach S3 inline). The stream runs on a test clock (unit_clock.h) that the test steps
+ * between rows: nothing sleeps to let time pass. */
 #include "unit.h"
 #include "unit_clock.h"
 
