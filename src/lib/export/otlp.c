@@ -21,7 +21,6 @@
 #include <jansson.h>
 #include <math.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +29,7 @@
 #include <time.h>
 
 #include "../core/gzip.h"
+#include "../core/lasterr.h"
 #include "../net/s3.h" /* rt_s3_redact */
 #include "labels.h"
 #include "otlp_int.h"
@@ -95,8 +95,7 @@ struct rt_otlp {
     bool finishing, done, orphaned;
     double deadline;
     rt_error result;
-    char errmsg[256];     /* the last failure met, for rt_otlp_errmsg ("" when none) */
-    char errmsg_out[256]; /* the copy rt_otlp_errmsg hands out (the caller's, not under mu) */
+    rt_handle_err err; /* the last failure met, for rt_otlp_errmsg (its msg under mu) */
 
     /* the thread's own */
     pending p;
@@ -117,24 +116,11 @@ struct rt_otlp {
 
 /* ---- small helpers -------------------------------------------------------------------------------- */
 
-/* Keeps the words of a failure as the exporter's last (rt_otlp_errmsg), under mu (not held). */
-static void keep_failure(rt_otlp *ex, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void keep_failure(rt_otlp *ex, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    pthread_mutex_lock(&ex->mu);
-    if (vsnprintf(ex->errmsg, sizeof ex->errmsg, fmt, ap) < 0)
-        ex->errmsg[0] = '\0';
-    pthread_mutex_unlock(&ex->mu);
-    va_end(ap);
-}
-
 /* A push failed for why (redacted already): the end's message and rt_otlp_errmsg say so. */
 static void push_failed(rt_otlp *ex, const char *why)
 {
     rt_copy_str(ex->last_why, sizeof ex->last_why, why);
-    keep_failure(ex, "%s", why);
+    rt_handle_err_set(&ex->err, &ex->mu, "%s", why);
 }
 
 /* Waits on ex->cv (mu held) until the time until of the exporter's clock, or until stop becomes
@@ -420,7 +406,7 @@ static void refuse_unsent(rt_otlp *ex, size_t n, const char *why, bool once)
     if (once && ex->big_warned)
         return;
     ex->big_warned |= once;
-    keep_failure(ex, "samples dropped (%zu): %s", n, why);
+    rt_handle_err_set(&ex->err, &ex->mu, "samples dropped (%zu): %s", n, why);
     rt_log(&ex->lg, RT_LOG_WARN, "otlp: samples dropped (%zu): %s", n, why);
 }
 
@@ -700,7 +686,7 @@ static void note_drops(rt_otlp *ex)
     pthread_mutex_unlock(&ex->mu);
     if (dropped && !ex->drop_warned) {
         ex->drop_warned = true;
-        keep_failure(ex, "the queue (%zu samples) was full: the oldest samples were dropped", ex->max_queue);
+        rt_handle_err_set(&ex->err, &ex->mu, "the queue (%zu samples) was full: the oldest samples were dropped", ex->max_queue);
         rt_log(&ex->lg, RT_LOG_WARN,
                "otlp: the receiver does not take the samples fast enough: the queue (%zu samples) is full and the "
                "oldest are dropped",
@@ -957,7 +943,7 @@ rt_error rt_otlp_finish(rt_otlp *ex)
     bool late = !ex->done;
     pthread_mutex_unlock(&ex->mu);
     if (late) { /* the thread is still in a request that began before the end: it says nothing more */
-        keep_failure(ex, "%llu samples were not delivered (the receiver did not answer in time)",
+        rt_handle_err_set(&ex->err, &ex->mu, "%llu samples were not delivered (the receiver did not answer in time)",
                      (unsigned long long)undelivered);
         rt_log(&ex->lg, RT_LOG_WARN, "otlp: %llu samples were not delivered (the receiver did not answer in time)",
                (unsigned long long)undelivered);
@@ -990,12 +976,7 @@ void rt_otlp_free(rt_otlp *ex)
 
 const char *rt_otlp_errmsg(rt_otlp *ex)
 {
-    if (!ex)
-        return "";
-    pthread_mutex_lock(&ex->mu);
-    memcpy(ex->errmsg_out, ex->errmsg, sizeof ex->errmsg_out);
-    pthread_mutex_unlock(&ex->mu);
-    return ex->errmsg_out;
+    return ex ? rt_handle_err_get(&ex->err, &ex->mu) : "";
 }
 
 void rt_otlp_set_body_max(rt_otlp *ex, size_t max)

@@ -7,7 +7,6 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 #include "prom_http.h"
 #include "prom_text.h"
 #include "../core/clock.h"
+#include "../core/lasterr.h"
 #include "../core/job.h"
 #include "../source/cloud.h"
 
@@ -73,8 +73,7 @@ struct rt_prom_server {
     /* the bodies served, exchanged under mu */
     pthread_mutex_t mu;
     prom_body *text, *om;
-    char errmsg[256];     /* under mu: the last failure met, for rt_prom_errmsg ("" when none) */
-    char errmsg_out[256]; /* the copy rt_prom_errmsg hands out (the caller's, not under mu) */
+    rt_handle_err err; /* the last failure met, for rt_prom_errmsg (its msg under mu) */
     atomic_size_t hint[2]; /* the last bodies' lengths: the first guess of the next */
     /* what the formatter labels series with (owned copies; the host under fmt_mu) */
     rt_job job;
@@ -91,19 +90,6 @@ struct rt_prom_server {
 static bool first_time(rt_prom_server *srv, unsigned kind)
 {
     return !(atomic_fetch_or(&srv->logged, kind) & kind);
-}
-
-/* Keeps the words of a failure as the server's last (rt_prom_errmsg), under mu (not held). */
-static void keep_failure(rt_prom_server *srv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void keep_failure(rt_prom_server *srv, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    pthread_mutex_lock(&srv->mu);
-    if (vsnprintf(srv->errmsg, sizeof srv->errmsg, fmt, ap) < 0)
-        srv->errmsg[0] = '\0';
-    pthread_mutex_unlock(&srv->mu);
-    va_end(ap);
 }
 
 /* ---- bodies --------------------------------------------------------------------------------- */
@@ -207,7 +193,7 @@ static rt_error publish(rt_prom_server *srv, const rt_sample *sample)
     prom_body *text = body_format(srv, sample, cloud, 0);
     pthread_mutex_unlock(&srv->fmt_mu);
     if (!text) {
-        keep_failure(srv, "out of memory formatting /metrics");
+        rt_handle_err_set(&srv->err, &srv->mu, "out of memory formatting /metrics");
         if (first_time(srv, LOG_NOMEM))
             rt_log(&srv->log, RT_LOG_WARN, "prometheus: out of memory formatting /metrics; the previous figures "
                    "stay");
@@ -434,7 +420,7 @@ static void accept_clients(rt_prom_server *srv, double now)
                 e == EHOSTDOWN || e == ENONET || e == EHOSTUNREACH || e == EOPNOTSUPP || e == ENETUNREACH)
                 continue; /* that connection's trouble, not the socket's */
             int fds = e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM;
-            keep_failure(srv, "cannot accept connections (%s)", strerror(e));
+            rt_handle_err_set(&srv->err, &srv->mu, "cannot accept connections (%s)", strerror(e));
             if (first_time(srv, fds ? LOG_ACCEPT_FDS : LOG_ACCEPT))
                 rt_log(&srv->log, RT_LOG_WARN, "prometheus: cannot accept connections (%s); accepts pause briefly "
                        "whenever this happens", strerror(e));
@@ -444,7 +430,7 @@ static void accept_clients(rt_prom_server *srv, double now)
         client *c = slot_for_new(srv);
         if (!c) {
             close(fd);
-            keep_failure(srv, "out of memory for a client; connection refused");
+            rt_handle_err_set(&srv->err, &srv->mu, "out of memory for a client; connection refused");
             if (first_time(srv, LOG_NOMEM))
                 rt_log(&srv->log, RT_LOG_WARN, "prometheus: out of memory for a client; connection refused");
             continue;
@@ -506,7 +492,7 @@ static void *server_main(void *arg)
         if (r < 0) {
             if (errno != EINTR) {
                 int e = errno;
-                keep_failure(srv, "poll failed (%s)", strerror(e));
+                rt_handle_err_set(&srv->err, &srv->mu, "poll failed (%s)", strerror(e));
                 errno = e;
                 if (first_time(srv, LOG_POLL))
                     rt_log(&srv->log, RT_LOG_WARN, "prometheus: poll failed (%s)", strerror(errno));
@@ -758,12 +744,7 @@ rt_error rt_prom_publish(rt_prom_server *srv, const rt_sample *sample)
 
 const char *rt_prom_errmsg(rt_prom_server *srv)
 {
-    if (!srv)
-        return "";
-    pthread_mutex_lock(&srv->mu);
-    memcpy(srv->errmsg_out, srv->errmsg, sizeof srv->errmsg_out);
-    pthread_mutex_unlock(&srv->mu);
-    return srv->errmsg_out;
+    return srv ? rt_handle_err_get(&srv->err, &srv->mu) : "";
 }
 
 void rt_prom_free(rt_prom_server *srv)

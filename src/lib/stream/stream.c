@@ -415,12 +415,7 @@ void rt_stream_free(rt_stream *st)
 
 const char *rt_stream_errmsg(rt_stream *st)
 {
-    if (!st)
-        return "";
-    pthread_mutex_lock(&st->mu);
-    memcpy(st->errmsg_out, st->errmsg, sizeof st->errmsg_out);
-    pthread_mutex_unlock(&st->mu);
-    return st->errmsg_out;
+    return st ? rt_handle_err_get(&st->err, &st->mu) : "";
 }
 
 void rt_stream_counts(rt_stream *st, uint64_t *rows, uint64_t *lost, unsigned *closed, unsigned *uploaded,

@@ -10,6 +10,7 @@
 #include "../core/clock.h"
 #include "../core/core.h"
 #include "../core/gzip.h"
+#include "../core/lasterr.h"
 #include "../net/s3.h"
 
 /* ---- the seam for tests ------------------------------------------------------------------------ */
@@ -89,8 +90,7 @@ struct rt_stream {
     rt_error result;
     uint64_t rows, lost;
     unsigned closed, uploaded, spilled;
-    char errmsg[512];     /* the last failure met, for rt_stream_errmsg ("" when none) */
-    char errmsg_out[512]; /* the copy rt_stream_errmsg hands out (the caller's, not under mu) */
+    rt_handle_err err;    /* the last failure met, for rt_stream_errmsg (its msg under mu) */
     char row[8192]; /* the row being added (the sampling thread's only) */
 
     /* the stream thread's own; registered is also written under mu, as rt_stream_add reads it */

@@ -29,16 +29,14 @@ static void redact(const rt_stream *st, char *msg)
 
 void rt_upload_failed(rt_stream *st, const char *fmt, ...)
 {
-    char msg[sizeof st->errmsg];
+    char msg[sizeof st->err.msg];
     va_list ap;
     va_start(ap, fmt);
     if (vsnprintf(msg, sizeof msg, fmt, ap) < 0)
         msg[0] = '\0';
     va_end(ap);
     redact(st, msg);
-    pthread_mutex_lock(&st->mu);
-    memcpy(st->errmsg, msg, sizeof msg);
-    pthread_mutex_unlock(&st->mu);
+    rt_handle_err_set(&st->err, &st->mu, "%s", msg);
 }
 
 /* Frees a reply that held credentials, wiping it first. */
