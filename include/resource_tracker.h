@@ -33,7 +33,10 @@
  *    library reads only the fields within struct_size and takes the default for the rest.
  *  - Structs the library fills in the caller's memory take the caller's size: a struct_size
  *    member the caller sets (rt_recommendation, rt_server) or a size argument (rt_record:
- *    rt_record_from_sample_sized, rt_tracker_record). The library writes no byte past it.
+ *    rt_record_from_sample_sized, rt_tracker_record). The library writes no byte past it. A
+ *    record the caller hands in takes its size too (rt_stats_add_sized, rt_report_add_sized,
+ *    rt_pipeline_add_record): the library reads no byte past it, and its newer members
+ *    are null.
  *  - The library reads no environment variable: the front end (the tool, a binding) turns
  *    TRACKER_* variables into options.
  *
@@ -51,7 +54,9 @@
  *    NULL or -1 where their contracts say. The calls whose contract says "last error" clear
  *    the calling thread's last error message when they begin and set it when they fail
  *    (rt_last_error_message: the file and line, the option, the reason in words, as the log
- *    callback also hears it); a reader keeps its own (rt_reader_errmsg).
+ *    callback also hears it); a reader keeps its own (rt_reader_errmsg), and a handle with a
+ *    thread of its own the last failure that thread met (rt_otlp_errmsg, rt_stream_errmsg,
+ *    rt_prom_errmsg: sqlite3_errmsg for handles whose failures come later than any call).
  *  - Output: every call that writes to a file descriptor has a `_cb` twin that hands the
  *    bytes to an rt_write_fn instead (a binding captures output without a temporary file).
  *  - Deprecated names are marked RT_DEPRECATED: the compiler warns where they are used,
@@ -767,10 +772,14 @@ typedef struct rt_record {
                                             * NaN without one */
     double cgroup_pids;                    /* tasks in the tree's group now */
 } rt_record;
-/* rt_record has no struct_size: rt_stats_add and rt_report_add read a record of this header's
- * size. A caller that fills records itself (rather than through rt_record_from_sample_sized, the
- * reader or rt_tracker_record) must be built with this header, and set what it does not know
- * to NaN (and gpu to NULL, gpu_n to 0). */
+/* rt_record has no struct_size: where it crosses between caller and library, a size argument
+ * says how much of it the caller has, sizeof(rt_record) as the caller compiled it (0.10). The
+ * library writes into a caller's record (rt_record_from_sample_sized, rt_tracker_record) and
+ * reads one (rt_stats_add_sized, rt_report_add_sized, rt_pipeline_add_record) no byte past
+ * that size. A record it reads is taken member by member: what lies wholly within the size is the
+ * caller's, the members past it (newer than the caller's header) are null: NaN, job_name and gpu
+ * NULL, gpu_n 0 (gpu and gpu_n count only together). A caller that fills records itself sets
+ * what it does not know to null the same way. */
 
 /* Fills the record at out from a sample (0.10). out_size is the caller's storage,
  * sizeof(rt_record) as it compiled it: the library writes no more than that, nor more than
@@ -989,13 +998,18 @@ typedef struct rt_stats rt_stats;
 RT_API rt_error rt_stats_new_with(const rt_usage_options *usage, rt_stats **out);
 /* Before 0.10: rt_stats_new_with(NULL, ...), the accumulator or NULL when out of memory. */
 RT_API rt_stats *rt_stats_new(void) RT_DEPRECATED("rt_stats_new_with");
-RT_API void rt_stats_add(rt_stats *st, const rt_record *rec);
+/* Adds one record of rec_size bytes, sizeof(rt_record) as the caller compiled it (0.10; see
+ * rt_record for what is read of it). A NULL st or rec, or a rec_size 0: nothing is added. */
+RT_API void rt_stats_add_sized(rt_stats *st, const rt_record *rec, size_t rec_size);
+/* Before 0.10: reads a whole rt_record of the library's size, past the end of a shorter record
+ * of a caller built with an older header. */
+RT_API void rt_stats_add(rt_stats *st, const rt_record *rec) RT_DEPRECATED("rt_stats_add_sized");
 /* The statistics so far (never NULL for a non-NULL st; samples 0 before any record). Valid
- * until the next rt_stats_add or rt_stats_free. */
+ * until the next rt_stats_add_sized or rt_stats_free. */
 RT_API const rt_summary *rt_stats_summary(rt_stats *st);
 RT_API void rt_stats_free(rt_stats *st);
 
-/* Sets how the summary's usage (rt_usage) counts, before the first rt_stats_add (0.8): the
+/* Sets how the summary's usage (rt_usage) counts, before the first record is added (0.8): the
  * uuids are copied. RT_OK, RT_ERR_INVALID (NULL, struct_size too small, a negative
  * expected_cores, records already added), RT_ERR_NOMEM. */
 RT_API rt_error rt_stats_set_usage(rt_stats *st, const rt_usage_options *opts);
@@ -1178,9 +1192,13 @@ typedef struct rt_report_options {
 RT_API rt_error rt_report_new_with(const rt_report_options *opts, rt_report **out);
 /* Before 0.10: the collection, or NULL when out of memory. */
 RT_API rt_report *rt_report_new(void) RT_DEPRECATED("rt_report_new_with");
-/* Adds one record. A record whose time or interval is beyond 1e11 s (past the year 5000, or
- * nonsense) is ignored. */
-RT_API void rt_report_add(rt_report *r, const rt_record *rec);
+/* Adds one record of rec_size bytes, sizeof(rt_record) as the caller compiled it (0.10; see
+ * rt_record for what is read of it). A record whose time or interval is beyond 1e11 s (past the
+ * year 5000, or nonsense) is ignored, and so is a NULL r or rec or a rec_size 0. */
+RT_API void rt_report_add_sized(rt_report *r, const rt_record *rec, size_t rec_size);
+/* Before 0.10: rt_report_add_sized with this header's sizeof(rt_record), past the end of a
+ * shorter record of a caller built with an older header. */
+RT_API void rt_report_add(rt_report *r, const rt_record *rec) RT_DEPRECATED("rt_report_add_sized");
 RT_API void rt_report_free(rt_report *r);
 
 /* What the report shows besides the charts; any pointer may be NULL (then left out). */
@@ -1345,6 +1363,16 @@ RT_API rt_error rt_stream_add(rt_stream *st, const rt_sample *sample);
  * not be sent stays in the spill directory and is logged (how many rows). RT_OK when the run was
  * finished at the API; RT_ERR_IO otherwise. Call once. */
 RT_API rt_error rt_stream_finish(rt_stream *st, int exit_code, int failed);
+
+/* The stream's last failure (0.10; as rt_otlp_errmsg): what its thread last could not do, in
+ * the words of its log message without the "stream: " ("cannot register the run at the
+ * Sentinel API (HTTP 503)", "upload of batch 000003 failed (HTTP 403: ...)", "cannot refresh the
+ * upload credentials (...)", "cannot spill batch ...", "cannot finish the run at the Sentinel
+ * API (...)"); "" when none so far. A later success does not clear it: after rt_stream_finish
+ * returned RT_ERR_IO it says why. Never the token nor the S3 keys. Copied under the stream's
+ * lock into storage of st, valid until the next rt_stream_errmsg on st or its rt_stream_free:
+ * call it from one thread at a time. "" for NULL. */
+RT_API const char *rt_stream_errmsg(rt_stream *st);
 
 /* Frees the stream (finishing it first with exit code 0 if rt_stream_finish was not called).
  * NULL is allowed. */
@@ -1677,6 +1705,14 @@ RT_API int rt_prom_port(const rt_prom_server *srv);
  * Returns RT_OK, RT_ERR_NOMEM (the previous figures stay), RT_ERR_INVALID (NULL). */
 RT_API rt_error rt_prom_publish(rt_prom_server *srv, const rt_sample *sample);
 
+/* The server's last failure (0.10; as rt_otlp_errmsg): "cannot accept connections (Too many open
+ * files)", "poll failed (...)", "out of memory for a client; connection refused", "out of
+ * memory formatting /metrics"; "" when none so far. A later success does not clear it. A
+ * client that is slow or sends a bad request is its own trouble, not the server's: not here.
+ * Copied under the server's lock into storage of srv, valid until the next rt_prom_errmsg on
+ * srv or its rt_prom_free: call it from one thread at a time. "" for NULL. */
+RT_API const char *rt_prom_errmsg(rt_prom_server *srv);
+
 /* Stops the thread, closes every connection and the socket, and frees. NULL is allowed. */
 RT_API void rt_prom_free(rt_prom_server *srv);
 
@@ -1778,6 +1814,16 @@ RT_API rt_error rt_otlp_add(rt_otlp *ex, const rt_sample *sample);
  * samples were not). Call once. */
 RT_API rt_error rt_otlp_finish(rt_otlp *ex);
 
+/* The exporter's last failure (0.10; sqlite3_errmsg for a handle with a thread of its own): the
+ * last push that failed, as the receiver or libcurl put it ("HTTP 503", "HTTP 400: what the
+ * receiver said", "Couldn't connect to server", "Timeout was reached"), samples dropped (a full
+ * queue, a sample too large), or samples left undelivered at the end; "" when none so far. A
+ * later success does not clear it: after rt_otlp_finish returned RT_ERR_IO it says why. Never
+ * the values of the options' headers (redacted as in the log messages). Copied under the
+ * exporter's lock into storage of ex, valid until the next rt_otlp_errmsg on ex or its
+ * rt_otlp_free: call it from one thread at a time. "" for NULL. */
+RT_API const char *rt_otlp_errmsg(rt_otlp *ex);
+
 /* Frees the exporter (finishing it first if rt_otlp_finish was not called). NULL is allowed. */
 RT_API void rt_otlp_free(rt_otlp *ex);
 
@@ -1841,8 +1887,8 @@ RT_API rt_error rt_sink_new(const rt_sink_ops *ops, void *self, rt_sink **out);
  *  - prom: each sample published; the host's facts set; the run's end stops serving.
  *  - otlp: each sample queued; the run's end starts the last push (rt_otlp_finish) on a thread of
  *    its own and freeing the sink waits for it (within the exporter's finish timeout).
- *  - stats, report: each record added (rt_stats_add, rt_report_add); a sample without a record
- *    is not counted. */
+ *  - stats, report: each record added (rt_stats_add_sized, rt_report_add_sized); a sample
+ *    without a record is not counted. */
 RT_API rt_error rt_writer_sink_new(rt_writer *w, rt_sink **out);
 RT_API rt_error rt_stream_sink_new(rt_stream *st, rt_sink **out);
 RT_API rt_error rt_prom_sink_new(rt_prom_server *srv, rt_sink **out);
@@ -1894,8 +1940,10 @@ RT_API void rt_pipeline_set_host(rt_pipeline *p, const rt_host *host, const rt_c
 RT_API rt_error rt_pipeline_add(rt_pipeline *p, const rt_sample *sample);
 
 /* Hands a record read back from a recorded run (rt_reader_next) to the sinks that read records,
- * its figures kept as a live sample's are; the rest get nothing. Returns as rt_pipeline_add. */
-RT_API rt_error rt_pipeline_add_record(rt_pipeline *p, const rt_record *rec);
+ * its figures kept as a live sample's are; the rest get nothing. rec_size is sizeof(rt_record)
+ * as the caller compiled it (see rt_record for what is read of it; the sinks get a whole record).
+ * Returns as rt_pipeline_add; RT_ERR_INVALID also for a rec_size 0. */
+RT_API rt_error rt_pipeline_add_record(rt_pipeline *p, const rt_record *rec, size_t rec_size);
 
 /* Ends the run for every sink, in the order attached: call once, after the last add. */
 RT_API void rt_pipeline_finish(rt_pipeline *p, const rt_run_end *end);

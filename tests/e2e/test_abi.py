@@ -1,6 +1,7 @@
 """The public header as other languages bind it: the shared library exports exactly the
 functions the header marks RT_API, its SONAME carries the major version, the header compiles
-as C and C++, and Python's ctypes can drive a sampler through the library alone."""
+as C and C++, and Python's ctypes can drive a sampler through the library alone and hand in a
+record shorter than the library's."""
 import ctypes
 import os
 import re
@@ -161,6 +162,8 @@ DEPRECATED = {  # old name: its replacement (the header's RT_DEPRECATED)
     "rt_stats_new": "rt_stats_new_with",
     "rt_format_summary": "rt_format_summary_json",
     "rt_report_new": "rt_report_new_with",
+    "rt_stats_add": "rt_stats_add_sized",
+    "rt_report_add": "rt_report_add_sized",
 }
 
 
@@ -176,7 +179,7 @@ def test_deprecated_names_stay_exported_beside_their_replacements():
     exported = exported_symbols()
     for old, new in DEPRECATED.items():
         assert old in exported and new in exported, (old, new)
-    # every fd output has its callback twin
+    # every fd output has its callback twin, X and X_cb
     for fd_call in re.findall(r"RT_API [^;(]*?\b(rt_\w+)\([^;]*\bint fd\b", t):
         assert fd_call + "_cb" in exported, fd_call
 
@@ -255,3 +258,40 @@ def test_ctypes_callback_output_and_last_error():
     r = ctypes.c_void_p()
     assert lib.rt_reader_open(b"/nonexistent/run.jsonl", None, ctypes.byref(r)) == 5  # RT_ERR_NOT_FOUND
     assert lib.rt_last_error_message().startswith(b"/nonexistent/run.jsonl: cannot open")
+
+
+class OldRecord(ctypes.Structure):
+    """The first members of rt_record only: a record as a binding of an older header has it."""
+    _fields_ = [("timestamp_secs", ctypes.c_double), ("interval_secs", ctypes.c_double),
+                ("job_name", ctypes.c_char_p), ("cpu_cores", ctypes.c_double), ("cpu_count", ctypes.c_double)]
+
+
+@pytest.mark.skipif(SANITIZED, reason="a sanitizer build's library does not load into Debian's uninstrumented python")
+def test_ctypes_binding_hands_in_a_shorter_record():
+    """rt_stats_add_sized takes a binding's shorter rt_record at its size: its figures count, the
+    members it lacks are null (not whatever lies past it)."""
+    import json
+    lib = ctypes.CDLL(LIB)
+    lib.rt_stats_new_with.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p)]
+    lib.rt_stats_add_sized.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
+    lib.rt_stats_summary.argtypes = [ctypes.c_void_p]
+    lib.rt_stats_summary.restype = ctypes.c_void_p
+    lib.rt_format_summary_json.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                                           ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]
+    lib.rt_stats_free.argtypes = [ctypes.c_void_p]
+    st = ctypes.c_void_p()
+    assert lib.rt_stats_new_with(None, ctypes.byref(st)) == 0
+    # each record at the start of a larger buffer whose bytes past it read as large numbers
+    buf = ctypes.create_string_buffer(b"\x41" * 4096)
+    for i in range(3):
+        rec = OldRecord(1700000000.0 + i, 1.0, b"old", 1.5, 4.0)
+        ctypes.memmove(buf, ctypes.byref(rec), ctypes.sizeof(rec))
+        lib.rt_stats_add_sized(st, buf, ctypes.sizeof(OldRecord))
+    out = ctypes.create_string_buffer(65536)
+    n = ctypes.c_size_t()
+    assert lib.rt_format_summary_json(lib.rt_stats_summary(st), None, None, out, len(out), ctypes.byref(n)) == 0
+    lib.rt_stats_free(st)
+    s = json.loads(out.value)
+    assert s["samples"] == 3 and s["job_name"] == "old" and s["duration_secs"] == 3
+    assert s["machine"]["cpu_count"] == 4 and s["machine"]["cores"]["peak"] == 1.5
+    assert s["machine"]["memory_used_mib"]["peak"] is None and s["process"] is None

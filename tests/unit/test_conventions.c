@@ -1,8 +1,8 @@
 /* test_conventions.c - the header's conventions of 0.10: the thread's last error message (set
  * by the calls that say so, cleared when they begin), the reader's own message, the `_cb`
  * twins of the fd outputs (the same bytes as the fd; short takes; a failing callback), the
- * sized record (no byte past the caller's size), and the new-convention constructors beside
- * their deprecated names. */
+ * sized record (no byte past the caller's size, written or read: the members past it null), and
+ * the new-convention constructors beside their deprecated names. */
 #include "unit.h"
 
 #include <errno.h>
@@ -272,6 +272,158 @@ static void record_from_sample_writes_no_more_than_asked(void **state)
     rt_sampler_free(sm);
 }
 
+/* ---- a caller's record read at the caller's size ------------------------------------------- */
+
+/* How a record is handed in: the three readers of a caller's record. */
+typedef enum { BY_STATS, BY_REPORT, BY_PIPELINE } record_path;
+
+/* What the library made of recs[0..n) of size bytes each (taken at stride bytes apart): the
+ * summary's JSON (statistics and pipeline) or the report's page. */
+static char *made_of(record_path how, const unsigned char *recs, size_t stride, size_t n, size_t size)
+{
+    rt_stats *st = NULL;
+    rt_report *rep = NULL;
+    rt_pipeline *p = NULL;
+    assert_int_equal(rt_stats_new_with(NULL, &st), RT_OK);
+    assert_int_equal(rt_report_new_with(NULL, &rep), RT_OK);
+    if (how == BY_PIPELINE) {
+        rt_sink *sk = NULL;
+        assert_int_equal(rt_pipeline_new(NULL, &p), RT_OK);
+        assert_int_equal(rt_stats_sink_new(st, &sk), RT_OK);
+        assert_int_equal(rt_pipeline_attach(p, sk), RT_OK);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const rt_record *r = (const rt_record *)(const void *)(recs + i * stride);
+        if (how == BY_STATS)
+            rt_stats_add_sized(st, r, size);
+        else if (how == BY_REPORT)
+            rt_report_add_sized(rep, r, size);
+        else
+            assert_int_equal(rt_pipeline_add_record(p, r, size), RT_OK);
+    }
+    rt_pipeline_finish(p, NULL);
+    rt_pipeline_free(p);
+    sink k = {0};
+    if (how == BY_REPORT) {
+        rt_report_info info = RT_REPORT_INFO_INIT;
+        info.title = "sized";
+        assert_int_equal(rt_report_write_cb(rep, &info, collect, &k), RT_OK);
+    } else {
+        size_t len = 0;
+        char buf[1];
+        assert_int_equal(rt_format_summary_json(rt_stats_summary(st), NULL, NULL, buf, 0, &len), RT_OK);
+        k.buf = malloc(len + 1);
+        assert_non_null(k.buf);
+        assert_int_equal(rt_format_summary_json(rt_stats_summary(st), NULL, NULL, k.buf, len + 1, &k.len), RT_OK);
+    }
+    k.buf = realloc(k.buf, k.len + 1);
+    assert_non_null(k.buf);
+    k.buf[k.len] = '\0';
+    rt_stats_free(st);
+    rt_report_free(rep);
+    return k.buf;
+}
+
+static void record_read_at_the_callers_size(void **state)
+{
+    (void)state;
+    enum { N = 3 };
+    /* records of a tree that set the newer members too: the split of 0.8 and the 0.9 figures */
+    rt_record full[N], older[N];
+    for (size_t i = 0; i < N; i++) {
+        rt_record *r = &full[i];
+        memset(r, 0, sizeof *r);
+        r->timestamp_secs = 1700000000.0 + (double)i;
+        r->interval_secs = 1;
+        r->job_name = "sized";
+        r->cpu_cores = 1.5;
+        r->cpu_count = 4;
+        r->memory_used_mib = r->memory_total_mib = 1000;
+        r->process_pid = 7;
+        r->process_children = 2;
+        r->process_cores = 1 + (double)i;
+        r->process_cpu_secs = 1;
+        r->process_pss_mib = r->process_rss_mib = 100 + (double)i;
+        r->cgroup_pids = 3;
+        r->cgroup_oom_kills = 0;
+        r->cgroup_memory_limit_mib = 4096;
+        rt_record_part part = {50, 40, 10, 0.5, 4, 0};
+        r->main = r->descendants = r->combined = part;
+        r->process_rss_hwm_mib = 900;
+        r->process_unreclaimable_peak_mib = 800;
+        r->process_gpu_vram_peak_mib = 0;
+        r->process_cancelled_write_bytes_total = 0;
+        r->process_alive = i + 1 < N;
+        r->process_cgroup_exclusive = 1;
+        /* the same record as a caller of 0.6/0.7 has it, its newer members null, set by hand */
+        older[i] = *r;
+        rt_record_part nan_part = {NAN, NAN, NAN, NAN, NAN, NAN};
+        older[i].main = older[i].descendants = older[i].combined = nan_part;
+        older[i].gpu = NULL;
+        older[i].gpu_n = 0;
+        older[i].process_rss_hwm_mib = older[i].process_unreclaimable_peak_mib = NAN;
+        older[i].process_gpu_vram_peak_mib = older[i].process_cancelled_write_bytes_total = NAN;
+        older[i].process_alive = older[i].process_cgroup_exclusive = older[i].cgroup_pids = NAN;
+    }
+    const size_t old_size = offsetof(rt_record, main); /* the record of 0.6 and 0.7 */
+    /* the old records in a larger buffer, every byte past each one's size poisoned: read as a
+     * double it is a large number, as gpu a pointer nowhere, as gpu_n a huge count */
+    const size_t stride = sizeof(rt_record) + 16;
+    unsigned char *poisoned = malloc(N * stride);
+    assert_non_null(poisoned);
+    memset(poisoned, 0x41, N * stride);
+    /* and each in a heap block of exactly its size, for ASan and valgrind */
+    unsigned char *exact = malloc(N * old_size);
+    assert_non_null(exact);
+    for (size_t i = 0; i < N; i++) {
+        memcpy(poisoned + i * stride, &full[i], old_size);
+        memcpy(exact + i * old_size, &full[i], old_size);
+    }
+    for (record_path how = BY_STATS; how <= BY_PIPELINE; how++) {
+        char *want = made_of(how, (const unsigned char *)older, sizeof(rt_record), N, sizeof(rt_record));
+        char *whole = made_of(how, (const unsigned char *)full, sizeof(rt_record), N, sizeof(rt_record));
+        char *cut = made_of(how, poisoned, stride, N, old_size);
+        char *tight = made_of(how, exact, old_size, N, old_size);
+        assert_string_equal(cut, want);
+        assert_string_equal(tight, want);
+        if (how != BY_REPORT) /* the report draws nothing of the newer members */
+            assert_string_not_equal(whole, want); /* the newer members count when they are there */
+        /* a size cut inside a member leaves that member null too */
+        char *mid = made_of(how, poisoned, stride, N, old_size + 3);
+        assert_string_equal(mid, want);
+        /* a newer caller's larger record: the library reads its own part */
+        unsigned char *larger = malloc(N * stride);
+        assert_non_null(larger);
+        memset(larger, 0x41, N * stride);
+        for (size_t i = 0; i < N; i++)
+            memcpy(larger + i * stride, &full[i], sizeof(rt_record));
+        char *newer = made_of(how, larger, stride, N, stride);
+        assert_string_equal(newer, whole);
+        free(larger);
+        free(want);
+        free(whole);
+        free(cut);
+        free(tight);
+        free(mid);
+        free(newer);
+    }
+    /* a size 0 or a NULL record adds nothing */
+    rt_stats *st = NULL;
+    assert_int_equal(rt_stats_new_with(NULL, &st), RT_OK);
+    rt_stats_add_sized(st, &full[0], 0);
+    rt_stats_add_sized(st, NULL, sizeof full[0]);
+    assert_int_equal(rt_stats_summary(st)->samples, 0);
+    rt_stats_add_sized(st, &full[0], sizeof full[0]);
+    assert_int_equal(rt_stats_summary(st)->samples, 1);
+    rt_stats_free(st);
+    rt_pipeline *p = NULL;
+    assert_int_equal(rt_pipeline_new(NULL, &p), RT_OK);
+    assert_int_equal(rt_pipeline_add_record(p, &full[0], 0), RT_ERR_INVALID);
+    rt_pipeline_free(p);
+    free(poisoned);
+    free(exact);
+}
+
 /* ---- the `_cb` outputs -------------------------------------------------------------------- */
 
 static void writer_cb_writes_what_the_fd_gets(void **state)
@@ -401,6 +553,7 @@ int main(void)
         cmocka_unit_test(host_new_and_job_cgroup_join),
         cmocka_unit_test(sampler_and_writer_say_why),
         cmocka_unit_test(record_from_sample_writes_no_more_than_asked),
+        cmocka_unit_test(record_read_at_the_callers_size),
         cmocka_unit_test(writer_cb_writes_what_the_fd_gets),
         cmocka_unit_test(report_cb_writes_what_the_fd_gets),
         cmocka_unit_test(tracker_save_and_report_cb),

@@ -7,14 +7,14 @@
 
 #include <math.h>
 
-#include "analysis/reader_priv.h"
+#include "analysis/record.h"
 #include "resource_tracker.h"
 
 /* A record of a tree (pid 7) at ts covering 1 s, every figure null but those set after. */
 static rt_record rec_at(double ts)
 {
     rt_record r;
-    rt_reader_nan_record(&r);
+    rt_record_null(&r);
     r.timestamp_secs = ts;
     r.interval_secs = 1;
     r.process_pid = 7;

@@ -3,7 +3,7 @@
  * left out), Retry-After parsing, and the live exporter against a fake network (otlp_int.h):
  * 503 with Retry-After then 200, a refused push, a receiver that hangs or echoes the headers'
  * values, a full queue, requests split under a size limit, a cloud discovery that does not
- * end; and the cost of rt_otlp_add. The exporter runs on a test clock (unit_clock.h) that the
+ * end, the last failure (rt_otlp_errmsg); and the cost of rt_otlp_add. The exporter runs on a test clock (unit_clock.h) that the
  * test steps: no test sleeps to let time pass, and the counts asserted after a step are the ones
  * the clock makes certain (the exporter's thread is blocked on it again when they are read). */
 #include "unit.h"
@@ -1121,6 +1121,45 @@ static void test_queue_drops_oldest(void **state)
     live_end(&l);
 }
 
+/* rt_otlp_errmsg: "" until a push fails, then the receiver's words (its echo of a header's value
+ * redacted), kept after a later success; a transport failure in libcurl's words. */
+static void test_errmsg_says_the_last_failure(void **state)
+{
+    (void)state;
+    live l = {0};
+    l.f.fail_first = 1;
+    l.f.fail_status = 400;
+    l.f.fail_body = "bad request from Authorization: Bearer s3cret";
+    live_start(&l, 0.2, 0, 5, 0);
+    assert_string_equal(rt_otlp_errmsg(l.ex), "");
+    assert_string_equal(rt_otlp_errmsg(NULL), "");
+    live_add(&l, 3);
+    live_run_to(&l, 0.25); /* the first push (at 0.2) is refused */
+    assert_int_equal(fake_nreq(&l.f), 1);
+    const char *m = rt_otlp_errmsg(l.ex);
+    assert_true(strncmp(m, "HTTP 400: bad request from Authorization: ", 42) == 0);
+    assert_null(strstr(m, "s3cret"));
+    live_add(&l, 2);
+    live_run_to(&l, 0.45); /* the next goes through: the failure stays the last */
+    assert_int_equal(fake_nreq(&l.f), 2);
+    assert_true(strncmp(rt_otlp_errmsg(l.ex), "HTTP 400: ", 10) == 0);
+    assert_int_equal(live_finish(&l), RT_ERR_IO);
+    assert_true(strncmp(rt_otlp_errmsg(l.ex), "HTTP 400: ", 10) == 0);
+    live_end(&l);
+
+    live h = {0};
+    h.f.hang_first = 1; /* the first request takes its whole timeout (1 s), then fails */
+    live_start(&h, 0.1, 0, 5, 0);
+    live_add(&h, 2);
+    live_run_to(&h, 0.15);
+    assert_string_equal(rt_otlp_errmsg(h.ex), ""); /* still waiting for the answer */
+    live_run_to(&h, 1.15);
+    assert_string_equal(rt_otlp_errmsg(h.ex), "Timeout was reached");
+    assert_int_equal(live_finish(&h), RT_OK); /* retried and delivered */
+    assert_string_equal(rt_otlp_errmsg(h.ex), "Timeout was reached");
+    live_end(&h);
+}
+
 static void test_bad_options(void **state)
 {
     (void)state;
@@ -1200,6 +1239,7 @@ int main(void)
         cmocka_unit_test(test_queue_drops_oldest), cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_echo_redacted),      cmocka_unit_test(test_body_split),
         cmocka_unit_test(test_cloud_not_awaited_past_finish),
+        cmocka_unit_test(test_errmsg_says_the_last_failure),
         cmocka_unit_test(test_add_cost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -126,7 +126,7 @@ static void order_records_failure_and_end(void **state)
     log[0] = '\0';
     rt_record rec;
     rt_record_from_sample(&full, &rec);
-    assert_int_equal(rt_pipeline_add_record(p, &rec), RT_OK);
+    assert_int_equal(rt_pipeline_add_record(p, &rec, sizeof rec), RT_OK);
     assert_string_equal(log, "c:add ");
     assert_false(c.had_sample);
 
@@ -168,7 +168,7 @@ static rt_record piped(const rt_sample *s, const rt_record *rec)
     rt_pipeline *p = NULL;
     assert_int_equal(rt_pipeline_new(NULL, &p), RT_OK);
     assert_int_equal(rt_pipeline_attach(p, probe_sink(&c, true)), RT_OK);
-    assert_int_equal(s ? rt_pipeline_add(p, s) : rt_pipeline_add_record(p, rec), RT_OK);
+    assert_int_equal(s ? rt_pipeline_add(p, s) : rt_pipeline_add_record(p, rec, sizeof *rec), RT_OK);
     rt_pipeline_free(p);
     assert_true(c.had_record);
     return c.last;
@@ -426,7 +426,7 @@ static void arguments(void **state)
     assert_int_equal(rt_pipeline_new(NULL, NULL), RT_ERR_INVALID);
     assert_int_equal(rt_pipeline_attach(NULL, NULL), RT_ERR_INVALID);
     assert_int_equal(rt_pipeline_add(NULL, NULL), RT_ERR_INVALID);
-    assert_int_equal(rt_pipeline_add_record(NULL, NULL), RT_ERR_INVALID);
+    assert_int_equal(rt_pipeline_add_record(NULL, NULL, 0), RT_ERR_INVALID);
     rt_pipeline_set_host(NULL, NULL, NULL);
     rt_pipeline_finish(NULL, NULL);
     rt_pipeline_free(NULL);
@@ -448,7 +448,7 @@ static void arguments(void **state)
     rt_record rec;
     make_full();
     rt_record_from_sample(&full, &rec);
-    assert_int_equal(rt_pipeline_add_record(p, &rec), RT_OK); /* reads no records: nothing called */
+    assert_int_equal(rt_pipeline_add_record(p, &rec, sizeof rec), RT_OK); /* reads no records: nothing called */
     rt_pipeline_free(p);
 }
 

@@ -1,7 +1,7 @@
 /* test_prom_server.c - the /metrics server: its request parser (Accept and q-values, split
  * reads, malformed and oversized heads, keep-alive) and a live server on port 0 (GET, HEAD,
- * 404, 405, keep-alive, silent and never-reading clients, 1,000 connections, EMFILE, publishing
- * while scraping). Prints the cost of rt_prom_publish with a sample of this machine. The tests of
+ * 404, 405, keep-alive, silent and never-reading clients, 1,000 connections, EMFILE and the
+ * server's last failure (rt_prom_errmsg), publishing while scraping). Prints the cost of rt_prom_publish with a sample of this machine. The tests of
  * the clients' timeouts run the server on a test clock (core/clock.h) that they step: none sleeps
  * to let a timeout pass. */
 #include "unit.h"
@@ -671,11 +671,16 @@ static void thousand_connections(void **state)
 }
 
 /* accept failing with EMFILE: logged once, the server backs off and serves once descriptors
- * are back. */
+ * are back; rt_prom_errmsg says so, "" before, and still after. */
 static void out_of_descriptors(void **state)
 {
     (void)state;
     rt_prom_server *srv = start(0, 0);
+    assert_string_equal(rt_prom_errmsg(srv), "");
+    assert_string_equal(rt_prom_errmsg(NULL), "");
+    pthread_mutex_lock(&log_mu);
+    log_text[0] = '\0'; /* what earlier tests logged */
+    pthread_mutex_unlock(&log_mu);
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     assert_true(fd >= 0);
     struct rlimit old, rl;
@@ -689,12 +694,18 @@ static void out_of_descriptors(void **state)
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0); /* in the backlog */
     send_str(fd, "GET /metrics HTTP/1.1\r\n\r\n");
-    int said = wait_logged("cannot accept connections");
+    int said = wait_logged("cannot accept connections"); /* said after it is kept */
+    char msg[256];
+    snprintf(msg, sizeof msg, "%s", rt_prom_errmsg(srv));
     assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
     assert_true(said);
+    char want[128];
+    snprintf(want, sizeof want, "cannot accept connections (%s)", strerror(EMFILE));
+    assert_string_equal(msg, want);
     reply r;
     assert_int_equal(read_reply(fd, 0, &r), 200);
     free(r.body);
+    assert_string_equal(rt_prom_errmsg(srv), want);
     close(fd);
     rt_prom_free(srv);
 }

@@ -1,8 +1,8 @@
 /* test_stream.c - the uploader (stream.c) against a fake network (stream_int.h): batches and
  * their seqs, retries, spill files, the memory bound, credentials refresh, registration
- * failure, and the finish body (s3 URIs, or the rows that did not reach S3 inline). The stream runs
- * on a test clock (unit_clock.h) that the test steps between rows: nothing sleeps to let time
- * pass. */
+ * failure, the last failure (rt_stream_errmsg), and the finish body (s3 URIs, or the rows that
+ * did not reach S3 inline). The stream runs on a test clock (unit_clock.h) that the test steps
+ * between rows: nothing sleeps to let time pass. */
 #include "unit.h"
 #include "unit_clock.h"
 
@@ -28,6 +28,7 @@ typedef struct fake {
     int put_fail;           /* PUT answers 500 while > 0 (counted down); -1: always */
     int put_ok_first;       /* with put_fail -1: this many PUTs succeed first */
     bool put_hang;          /* PUT takes its whole timeout, then fails */
+    const char *put_err;    /* a failing PUT's words (NULL: "HTTP 500") */
     double finish_hang;     /* POST /finish takes this long (ignoring its timeout), then fails */
     bool finish_returned;   /* the hung POST /finish came back */
     pthread_cond_t returned; /* signalled (under mu) then */
@@ -130,7 +131,7 @@ static rt_error fake_put(void *user, const rt_s3_target *t, const rt_s3_credenti
     }
     if (fail) {
         *status = 500;
-        snprintf(err, errlen, "HTTP 500");
+        snprintf(err, errlen, "%s", f->put_err ? f->put_err : "HTTP 500");
         return RT_ERR_IO;
     }
     pthread_mutex_lock(&f->mu);
@@ -637,6 +638,36 @@ static void test_spill_fails_bounded(void **state)
 }
 
 /* No rows at all: the run is finished inline with the header alone; bad options refused. */
+/* rt_stream_errmsg: "" until something fails, then the last failure (a registration, an upload
+ * whose words echo the token: taken out), kept after later successes. */
+static void test_errmsg_says_the_last_failure(void **state)
+{
+    (void)state;
+    fixture x = {0};
+    x.f.register_fail = 1;
+    x.f.put_fail = 1;
+    x.f.put_err = "access denied to TOKEN-SECRET";
+    start(&x, 0.05, 0);
+    assert_string_equal(rt_stream_errmsg(x.st), "");
+    assert_string_equal(rt_stream_errmsg(NULL), "");
+    add_rows(&x, 10, 0.01); /* the first batch (0.05 s): registration fails */
+    assert_int_equal(x.f.registers, 1);
+    assert_string_equal(rt_stream_errmsg(x.st), "cannot register the run at the Sentinel API (HTTP 503)");
+    add_rows(&x, 250, 0.01); /* registered on the retry (2 s on); the first upload fails */
+    assert_int_equal(x.f.registers, 2);
+    const char *m = rt_stream_errmsg(x.st);
+    assert_true(strncmp(m, "upload of batch ", 16) == 0);
+    assert_non_null(strstr(m, " failed (HTTP 500: access denied to "));
+    assert_null(strstr(m, "TOKEN-SECRET"));
+    assert_int_equal(finish(&x, 0, 0), RT_OK);
+    assert_non_null(strstr(rt_stream_errmsg(x.st), " failed (HTTP 500: access denied to "));
+    rt_stream_free(x.st);
+    int seen[260] = {0};
+    check_objects(&x, seen);
+    assert_all_seen(seen, 260);
+    cleanup(&x);
+}
+
 static void test_empty_and_invalid(void **state)
 {
     (void)state;
@@ -678,6 +709,7 @@ int main(void)
         cmocka_unit_test(test_memory_bound),      cmocka_unit_test(test_refresh),
         cmocka_unit_test(test_hang_bounded),      cmocka_unit_test(test_empty_and_invalid),
         cmocka_unit_test(test_finish_stall_orphan), cmocka_unit_test(test_spill_fails_bounded),
+        cmocka_unit_test(test_errmsg_says_the_last_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -171,37 +171,6 @@ static bool blank(const char *s, size_t n)
     return true;
 }
 
-/* rec with every figure NaN, the rest zero (no job name). */
-void rt_reader_nan_record(rt_record *rec)
-{
-    double *d[] = {
-        &rec->timestamp_secs, &rec->interval_secs, &rec->cpu_cores, &rec->cpu_count, &rec->memory_used_mib,
-        &rec->memory_total_mib, &rec->disk_read_bytes, &rec->disk_write_bytes, &rec->net_recv_bytes,
-        &rec->net_sent_bytes, &rec->disk_space_total_bytes, &rec->disk_space_used_bytes, &rec->gpu_usage,
-        &rec->gpu_vram_mib, &rec->gpu_utilized, &rec->gpu_count, &rec->gpu_vram_total_mib, &rec->process_pid,
-        &rec->process_children, &rec->process_cores, &rec->process_cpu_secs, &rec->process_cpu_secs_total,
-        &rec->process_pss_mib, &rec->process_rss_mib, &rec->process_rss_peak_mib, &rec->process_read_bytes,
-        &rec->process_write_bytes, &rec->process_gpu_usage, &rec->process_gpu_vram_mib,
-        &rec->process_gpu_utilized, &rec->process_memory_peak_mib, &rec->cgroup_oom_kills,
-        &rec->cgroup_memory_limit_mib, &rec->cgroup_memory_high_mib, &rec->cgroup_cpu_quota_cores,
-        &rec->cgroup_cpu_periods, &rec->cgroup_cpu_throttled_periods, &rec->cgroup_cpu_throttled_secs,
-        &rec->cgroup_pids_peak, &rec->cgroup_pids_limit, &rec->pressure_cpu_some_pct,
-        &rec->pressure_memory_some_pct, &rec->pressure_memory_full_pct, &rec->pressure_io_some_pct,
-        &rec->pressure_io_full_pct, &rec->process_rss_hwm_mib, &rec->process_unreclaimable_peak_mib,
-        &rec->process_gpu_vram_peak_mib, &rec->process_cancelled_write_bytes_total, &rec->process_alive,
-        &rec->process_cgroup_exclusive, &rec->cgroup_pids,
-    };
-    memset(rec, 0, sizeof *rec);
-    for (size_t i = 0; i < RT_ARRAY_LEN(d); i++)
-        *d[i] = NAN;
-    rt_record_part *parts[3] = {&rec->main, &rec->descendants, &rec->combined};
-    for (size_t i = 0; i < 3; i++)
-        *parts[i] = (rt_record_part){NAN, NAN, NAN, NAN, NAN, NAN};
-    rec->job_name = NULL;
-    rec->gpu = NULL;
-    rec->gpu_n = 0;
-}
-
 /* The line's GPUs one by one into the reader's own list for record slot k (uuid and the
  * figures; the rest null), pointed at by rec. */
 static void json_gpus(rt_reader *r, const rt_jline *jl, rt_record *rec, int k)
@@ -354,7 +323,7 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
     if (isnan(iv))
         iv = since;
     const rt_jline *pc = adjacent ? pv : NULL;
-    rt_reader_nan_record(rec);
+    rt_record_null(rec);
     rec->timestamp_secs = ts;
     rec->interval_secs = iv; /* NaN: from the timestamps, below */
     if (jl->has_job) {

@@ -282,7 +282,7 @@ const char *rt_reader_csv_row(rt_reader *r, const char *line, size_t n, rt_recor
         return "no timestamp";
     if (!rt_unix_time(v[C_TS]))
         return "the timestamp is no Unix time in seconds";
-    rt_reader_nan_record(rec);
+    rt_record_null(rec);
     rec->timestamp_secs = v[C_TS];
     rec->cpu_cores = v[C_CPU];
     rec->memory_used_mib = v[C_MEM];

@@ -12,6 +12,7 @@
 #include "../core/core.h"
 #include "../core/jsonscan.h"
 #include "jsonline.h"
+#include "record.h"
 
 #define MAX_COLS 256 /* CSV columns looked at (more are allowed, not read) */
 #define MAX_TIME 1e11 /* timestamps past year 5000 are no Unix time in seconds */
@@ -73,10 +74,5 @@ bool rt_reader_csv_header(rt_reader *r, const char *line, size_t n);
 /* One CSV row into rec (interval NaN, no job name). Returns NULL, or what is wrong with it
  * (static text or r->msg, valid until the next row). */
 const char *rt_reader_csv_row(rt_reader *r, const char *line, size_t n, rt_record *rec);
-
-/* ---- reader.c ---- */
-
-/* rec with every figure NaN, the rest zero (no job name). */
-void rt_reader_nan_record(rt_record *rec);
 
 #endif

@@ -1,10 +1,12 @@
 /* record.c - one sample reduced to the flat figures the analysis uses (rt_record): what the
- * statistics and the report take, whether the sample was just taken or read back from a file. */
+ * statistics and the report take, whether the sample was just taken or read back from a file;
+ * the null record, and a caller's record read at the caller's size (record.h). */
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
 
 #include "../core/core.h"
+#include "record.h"
 
 static double u64_or_nan(uint64_t v)
 {
@@ -171,4 +173,71 @@ void rt_record_from_sample(const rt_sample *s, rt_record *out)
     cgroup_part(s, out);
     out->gpu = s->gpu_count ? s->gpu : NULL;
     out->gpu_n = s->gpu_count;
+}
+
+/* ---- the null record; a caller's record at its size ------------------------------------------- */
+
+#define D(m) offsetof(rt_record, m)
+#define PART(p)                                                                                                        \
+    D(p.total_rss_mib), D(p.private_rss_mib), D(p.shared_rss_mib), D(p.cores), D(p.threads), D(p.gpu_vram_mib)
+
+/* Every double of rt_record, in the order of the struct. */
+static const size_t figures[] = {
+    D(timestamp_secs), D(interval_secs), D(cpu_cores), D(cpu_count), D(memory_used_mib), D(memory_total_mib),
+    D(disk_read_bytes), D(disk_write_bytes), D(net_recv_bytes), D(net_sent_bytes), D(disk_space_total_bytes),
+    D(disk_space_used_bytes), D(gpu_usage), D(gpu_vram_mib), D(gpu_utilized), D(gpu_count),
+    D(gpu_vram_total_mib), D(process_pid), D(process_children), D(process_cores), D(process_cpu_secs),
+    D(process_cpu_secs_total), D(process_pss_mib), D(process_rss_mib), D(process_rss_peak_mib),
+    D(process_read_bytes), D(process_write_bytes), D(process_gpu_usage), D(process_gpu_vram_mib),
+    D(process_gpu_utilized), D(process_memory_peak_mib), D(cgroup_oom_kills), D(cgroup_memory_limit_mib),
+    D(cgroup_memory_high_mib), D(cgroup_cpu_quota_cores), D(cgroup_cpu_periods), D(cgroup_cpu_throttled_periods),
+    D(cgroup_cpu_throttled_secs), D(cgroup_pids_peak), D(cgroup_pids_limit), D(pressure_cpu_some_pct),
+    D(pressure_memory_some_pct), D(pressure_memory_full_pct), D(pressure_io_some_pct), D(pressure_io_full_pct),
+    PART(main), PART(descendants), PART(combined), D(process_rss_hwm_mib), D(process_unreclaimable_peak_mib),
+    D(process_gpu_vram_peak_mib), D(process_cancelled_write_bytes_total), D(process_alive),
+    D(process_cgroup_exclusive), D(cgroup_pids),
+};
+
+/* The table and the three other members are the whole struct (no padding on the platforms the
+ * library builds for). */
+_Static_assert(RT_ARRAY_LEN(figures) * sizeof(double) + sizeof(const char *) + sizeof(const rt_gpu *const *) +
+                       sizeof(size_t) ==
+                   sizeof(rt_record),
+               "rt_record gained a member: list it in figures[] (or handle it like gpu)");
+
+void rt_record_null(rt_record *rec)
+{
+    memset(rec, 0, sizeof *rec);
+    const double nan = NAN;
+    for (size_t i = 0; i < RT_ARRAY_LEN(figures); i++)
+        memcpy((char *)rec + figures[i], &nan, sizeof nan);
+    rec->job_name = NULL;
+    rec->gpu = NULL;
+    rec->gpu_n = 0;
+}
+
+/* Whether the member at off of n bytes lies wholly within size. */
+static bool within(size_t off, size_t n, size_t size)
+{
+    return off + n <= size;
+}
+
+const rt_record *rt_record_at_size(const rt_record *rec, size_t rec_size, rt_record *tmp)
+{
+    if (!rec || rec_size == 0)
+        return NULL;
+    if (rec_size >= sizeof *rec)
+        return rec;
+    rt_record_null(tmp);
+    const char *src = (const char *)rec;
+    for (size_t i = 0; i < RT_ARRAY_LEN(figures); i++)
+        if (within(figures[i], sizeof(double), rec_size))
+            memcpy((char *)tmp + figures[i], src + figures[i], sizeof(double));
+    if (within(D(job_name), sizeof tmp->job_name, rec_size))
+        memcpy(&tmp->job_name, src + D(job_name), sizeof tmp->job_name);
+    if (within(D(gpu), sizeof tmp->gpu, rec_size) && within(D(gpu_n), sizeof tmp->gpu_n, rec_size)) {
+        memcpy(&tmp->gpu, src + D(gpu), sizeof tmp->gpu);
+        memcpy(&tmp->gpu_n, src + D(gpu_n), sizeof tmp->gpu_n);
+    }
+    return tmp;
 }

@@ -8,6 +8,7 @@
 
 #include "../core/core.h"
 #include "../core/lasterr.h"
+#include "record.h"
 #include "report_int.h"
 
 static void bucket_init(rpt_bucket *b, double t0, double t1, bool gap)
@@ -152,6 +153,13 @@ static void add_marks(rt_report *r, const rt_record *rec, double t0, double t1, 
 
 void rt_report_add(rt_report *r, const rt_record *rec)
 {
+    rt_report_add_sized(r, rec, sizeof *rec);
+}
+
+void rt_report_add_sized(rt_report *r, const rt_record *caller_rec, size_t rec_size)
+{
+    rt_record tmp;
+    const rt_record *rec = rt_record_at_size(caller_rec, rec_size, &tmp);
     if (!r || !rec || !(fabs(rec->timestamp_secs) <= RPT_MAX_SECS)) /* NaN too */
         return;
     double iv = rec->interval_secs;

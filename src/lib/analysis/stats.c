@@ -13,6 +13,7 @@
 #include "allocation.h"
 #include "histogram.h"
 #include "need.h"
+#include "record.h"
 #include "usage.h"
 
 #define JOB_NAME_CAP 256 /* the job name is kept up to 255 bytes */
@@ -272,6 +273,13 @@ static void add_end(rt_stats *st, const rt_record *r)
 
 void rt_stats_add(rt_stats *st, const rt_record *r)
 {
+    rt_stats_add_sized(st, r, sizeof *r);
+}
+
+void rt_stats_add_sized(rt_stats *st, const rt_record *rec, size_t rec_size)
+{
+    rt_record tmp;
+    const rt_record *r = rt_record_at_size(rec, rec_size, &tmp);
     if (!st || !r)
         return;
     rt_summary *s = &st->s;

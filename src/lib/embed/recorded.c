@@ -95,7 +95,7 @@ static rt_error read_snapshot(const char *path, relay *lg, rt_pipeline *p, rt_ru
     for (uint64_t i = first; i < end && err == RT_OK; i++) {
         if (rt_tracker_record(t, i, &rec, sizeof rec) != RT_OK)
             continue;
-        err = rt_pipeline_add_record(p, &rec);
+        err = rt_pipeline_add_record(p, &rec, sizeof rec);
         info->records++;
     }
     rt_tracker_free(t);
@@ -125,7 +125,7 @@ static rt_error read_records(const char *path, relay *lg, rt_pipeline *p, rt_run
     info->opened = 1;
     info->format = rt_reader_format(r);
     const rt_record *rec;
-    while ((err = rt_reader_next(r, &rec)) == RT_OK && rec && (err = rt_pipeline_add_record(p, rec)) == RT_OK)
+    while ((err = rt_reader_next(r, &rec)) == RT_OK && rec && (err = rt_pipeline_add_record(p, rec, sizeof *rec)) == RT_OK)
         ;
     info->records = rt_reader_records(r);
     info->skipped = rt_reader_skipped(r);

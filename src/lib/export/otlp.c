@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "../core/gzip.h"
+#include "../core/lasterr.h"
 #include "labels.h"
 #include "otlp_int.h"
 #include "../source/cloud.h"
@@ -93,6 +94,7 @@ struct rt_otlp {
     bool finishing, done, orphaned;
     double deadline;
     rt_error result;
+    rt_handle_err err; /* the last failure met, for rt_otlp_errmsg (its msg under mu) */
 
     /* the thread's own */
     pending p;
@@ -112,6 +114,13 @@ struct rt_otlp {
 };
 
 /* ---- small helpers -------------------------------------------------------------------------------- */
+
+/* A push failed for why (redacted already): the end's message and rt_otlp_errmsg say so. */
+static void push_failed(rt_otlp *ex, const char *why)
+{
+    rt_copy_str(ex->last_why, sizeof ex->last_why, why);
+    rt_handle_err_set(&ex->err, &ex->mu, "%s", why);
+}
 
 /* Waits on ex->cv (mu held) until the time until of the exporter's clock, or until stop becomes
  * true. */
@@ -396,6 +405,7 @@ static void refuse_unsent(rt_otlp *ex, size_t n, const char *why, bool once)
     if (once && ex->big_warned)
         return;
     ex->big_warned |= once;
+    rt_handle_err_set(&ex->err, &ex->mu, "samples dropped (%zu): %s", n, why);
     rt_log(&ex->lg, RT_LOG_WARN, "otlp: samples dropped (%zu): %s", n, why);
 }
 
@@ -629,7 +639,7 @@ static void drain(rt_otlp *ex, double until, bool finishing)
             ex->p.asked = ra >= 0;
             if (!ex->failing)
                 ex->fail_since = rt_clock_now(ex->clock);
-            rt_copy_str(ex->last_why, sizeof ex->last_why, why);
+            push_failed(ex, why);
             rt_log(&ex->lg, RT_LOG_DEBUG, "otlp: push try %u failed (%s); next in %.1f s", ex->p.tries, why, wait);
             ex->failing = true;
             return;
@@ -648,7 +658,7 @@ static void drain(rt_otlp *ex, double until, bool finishing)
         else if (ex->outage_warned)
             rt_log(&ex->lg, RT_LOG_INFO, "otlp: metrics are pushed again");
         if (o == REFUSED)
-            rt_copy_str(ex->last_why, sizeof ex->last_why, why);
+            push_failed(ex, why);
         ex->failing = false;
         ex->outage_warned = false;
     }
@@ -675,6 +685,7 @@ static void note_drops(rt_otlp *ex)
     pthread_mutex_unlock(&ex->mu);
     if (dropped && !ex->drop_warned) {
         ex->drop_warned = true;
+        rt_handle_err_set(&ex->err, &ex->mu, "the queue (%zu samples) was full: the oldest samples were dropped", ex->max_queue);
         rt_log(&ex->lg, RT_LOG_WARN,
                "otlp: the receiver does not take the samples fast enough: the queue (%zu samples) is full and the "
                "oldest are dropped",
@@ -931,6 +942,8 @@ rt_error rt_otlp_finish(rt_otlp *ex)
     bool late = !ex->done;
     pthread_mutex_unlock(&ex->mu);
     if (late) { /* the thread is still in a request that began before the end: it says nothing more */
+        rt_handle_err_set(&ex->err, &ex->mu, "%llu samples were not delivered (the receiver did not answer in time)",
+                     (unsigned long long)undelivered);
         rt_log(&ex->lg, RT_LOG_WARN, "otlp: %llu samples were not delivered (the receiver did not answer in time)",
                (unsigned long long)undelivered);
         caller_leaves(ex);
@@ -958,6 +971,11 @@ void rt_otlp_free(rt_otlp *ex)
     pthread_mutex_unlock(&ex->mu);
     pthread_join(ex->th, NULL);
     otlp_destroy(ex);
+}
+
+const char *rt_otlp_errmsg(rt_otlp *ex)
+{
+    return ex ? rt_handle_err_get(&ex->err, &ex->mu) : "";
 }
 
 void rt_otlp_set_body_max(rt_otlp *ex, size_t max)

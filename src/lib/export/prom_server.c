@@ -18,6 +18,7 @@
 #include "prom_http.h"
 #include "prom_text.h"
 #include "../core/clock.h"
+#include "../core/lasterr.h"
 #include "../core/job.h"
 #include "../source/cloud.h"
 
@@ -72,6 +73,7 @@ struct rt_prom_server {
     /* the bodies served, exchanged under mu */
     pthread_mutex_t mu;
     prom_body *text, *om;
+    rt_handle_err err; /* the last failure met, for rt_prom_errmsg (its msg under mu) */
     atomic_size_t hint[2]; /* the last bodies' lengths: the first guess of the next */
     /* what the formatter labels series with (owned copies; the host under fmt_mu) */
     rt_job job;
@@ -191,6 +193,7 @@ static rt_error publish(rt_prom_server *srv, const rt_sample *sample)
     prom_body *text = body_format(srv, sample, cloud, 0);
     pthread_mutex_unlock(&srv->fmt_mu);
     if (!text) {
+        rt_handle_err_set(&srv->err, &srv->mu, "out of memory formatting /metrics");
         if (first_time(srv, LOG_NOMEM))
             rt_log(&srv->log, RT_LOG_WARN, "prometheus: out of memory formatting /metrics; the previous figures "
                    "stay");
@@ -417,6 +420,7 @@ static void accept_clients(rt_prom_server *srv, double now)
                 e == EHOSTDOWN || e == ENONET || e == EHOSTUNREACH || e == EOPNOTSUPP || e == ENETUNREACH)
                 continue; /* that connection's trouble, not the socket's */
             int fds = e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM;
+            rt_handle_err_set(&srv->err, &srv->mu, "cannot accept connections (%s)", strerror(e));
             if (first_time(srv, fds ? LOG_ACCEPT_FDS : LOG_ACCEPT))
                 rt_log(&srv->log, RT_LOG_WARN, "prometheus: cannot accept connections (%s); accepts pause briefly "
                        "whenever this happens", strerror(e));
@@ -426,6 +430,7 @@ static void accept_clients(rt_prom_server *srv, double now)
         client *c = slot_for_new(srv);
         if (!c) {
             close(fd);
+            rt_handle_err_set(&srv->err, &srv->mu, "out of memory for a client; connection refused");
             if (first_time(srv, LOG_NOMEM))
                 rt_log(&srv->log, RT_LOG_WARN, "prometheus: out of memory for a client; connection refused");
             continue;
@@ -486,6 +491,9 @@ static void *server_main(void *arg)
         int r = rt_clock_poll(srv->clock, srv->pfds, n, until, srv->wake_fd);
         if (r < 0) {
             if (errno != EINTR) {
+                int e = errno;
+                rt_handle_err_set(&srv->err, &srv->mu, "poll failed (%s)", strerror(e));
+                errno = e;
                 if (first_time(srv, LOG_POLL))
                     rt_log(&srv->log, RT_LOG_WARN, "prometheus: poll failed (%s)", strerror(errno));
                 usleep(10000);
@@ -732,6 +740,11 @@ rt_error rt_prom_publish(rt_prom_server *srv, const rt_sample *sample)
     if (!srv)
         return RT_ERR_INVALID;
     return publish(srv, sample);
+}
+
+const char *rt_prom_errmsg(rt_prom_server *srv)
+{
+    return srv ? rt_handle_err_get(&srv->err, &srv->mu) : "";
 }
 
 void rt_prom_free(rt_prom_server *srv)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../core/core.h"
+#include "../analysis/record.h"
 #include "../core/job.h"
 #include "pipeline.h"
 
@@ -138,8 +139,10 @@ rt_error rt_pipeline_add(rt_pipeline *p, const rt_sample *sample)
     return rt_pipeline_add_row(p, sample, row);
 }
 
-rt_error rt_pipeline_add_record(rt_pipeline *p, const rt_record *rec)
+rt_error rt_pipeline_add_record(rt_pipeline *p, const rt_record *caller_rec, size_t rec_size)
 {
+    rt_record tmp;
+    const rt_record *rec = rt_record_at_size(caller_rec, rec_size, &tmp);
     if (!p || !rec || p->finished)
         return RT_ERR_INVALID;
     if (!p->records)

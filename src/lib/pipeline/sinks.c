@@ -222,7 +222,7 @@ rt_error rt_otlp_sink_new(rt_otlp *ex, rt_sink **out)
 static rt_error stats_add(void *self, const rt_sample *s, const rt_record *rec)
 {
     (void)s;
-    rt_stats_add(self, rec);
+    rt_stats_add_sized(self, rec, sizeof *rec);
     return RT_OK;
 }
 
@@ -235,7 +235,7 @@ rt_error rt_stats_sink_new(rt_stats *st, rt_sink **out)
 static rt_error report_add(void *self, const rt_sample *s, const rt_record *rec)
 {
     (void)s;
-    rt_report_add(self, rec);
+    rt_report_add_sized(self, rec, sizeof *rec);
     return RT_OK;
 }
 

@@ -413,6 +413,11 @@ void rt_stream_free(rt_stream *st)
     stream_destroy(st);
 }
 
+const char *rt_stream_errmsg(rt_stream *st)
+{
+    return st ? rt_handle_err_get(&st->err, &st->mu) : "";
+}
+
 void rt_stream_counts(rt_stream *st, uint64_t *rows, uint64_t *lost, unsigned *closed, unsigned *uploaded,
                       unsigned *spilled)
 {

@@ -10,6 +10,7 @@
 #include "../core/clock.h"
 #include "../core/core.h"
 #include "../core/gzip.h"
+#include "../core/lasterr.h"
 #include "../net/s3.h"
 
 /* ---- the seam for tests ------------------------------------------------------------------------ */
@@ -89,6 +90,7 @@ struct rt_stream {
     rt_error result;
     uint64_t rows, lost;
     unsigned closed, uploaded, spilled;
+    rt_handle_err err;    /* the last failure met, for rt_stream_errmsg (its msg under mu) */
     char row[8192]; /* the row being added (the sampling thread's only) */
 
     /* the stream thread's own; registered is also written under mu, as rt_stream_add reads it */
@@ -148,6 +150,9 @@ extern const rt_stream_net rt_stream_real_net;
 void rt_upload_register(rt_stream *st, double timeout);
 /* PUTs pending batches, oldest first, until `until` (monotonic), with backoff after a failure. */
 void rt_upload_pending(rt_stream *st, double until, double backoff_min, double backoff_max);
+/* Keeps the words of a failure (the stream thread's) as the stream's last, for rt_stream_errmsg:
+ * every secret the stream holds taken out; under mu (not held). */
+void rt_upload_failed(rt_stream *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* POST /runs/{id}/finish. Returns true when the API took it. */
 bool rt_upload_finish(rt_stream *st, int exit_code, bool failed, double finished_unix, double timeout);
 

@@ -3,6 +3,7 @@
  * inline), and the real network calls (libcurl and the S3 helpers) behind rt_stream_net. */
 #define _GNU_SOURCE
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,18 @@ static void redact(const rt_stream *st, char *msg)
     rt_redact(msg, st->creds.secret_key);
     rt_redact(msg, st->creds.session_token);
     rt_redact(msg, st->creds.access_key);
+}
+
+void rt_upload_failed(rt_stream *st, const char *fmt, ...)
+{
+    char msg[sizeof st->err.msg];
+    va_list ap;
+    va_start(ap, fmt);
+    if (vsnprintf(msg, sizeof msg, fmt, ap) < 0)
+        msg[0] = '\0';
+    va_end(ap);
+    redact(st, msg);
+    rt_handle_err_set(&st->err, &st->mu, "%s", msg);
 }
 
 /* Frees a reply that held credentials, wiping it first. */
@@ -111,6 +124,7 @@ void rt_upload_register(rt_stream *st, double timeout)
             rt_log(&st->lg, RT_LOG_WARN, "stream: the run is registered now (run %s)", st->run_id);
         return;
     }
+    rt_upload_failed(st, "cannot register the run at the Sentinel API (%s)", why);
     st->reg_tries++;
     st->reg_next = rt_clock_now(st->clock) + ldexp(1.0, (int)st->reg_tries);
     if (st->reg_tries == 1)
@@ -149,7 +163,10 @@ static void refresh_if_needed(rt_stream *st, double timeout)
     if (ok) {
         rt_log(&st->lg, RT_LOG_INFO, "stream: upload credentials refreshed");
         st->refresh_warned = false;
-    } else if (!st->refresh_warned) {
+        return;
+    }
+    rt_upload_failed(st, "cannot refresh the upload credentials (%s)", why);
+    if (!st->refresh_warned) {
         rt_log(&st->lg, RT_LOG_WARN, "stream: cannot refresh the upload credentials (%s)", why);
         st->refresh_warned = true;
     }
@@ -208,6 +225,10 @@ static bool upload_oldest(rt_stream *st, double timeout)
     }
     b->tries++;
     redact(st, err);
+    if (status)
+        rt_upload_failed(st, "upload of batch %06u failed (HTTP %ld: %s)", b->seq, status, err);
+    else
+        rt_upload_failed(st, "upload of batch %06u failed (%s)", b->seq, err);
     if (!st->s3_warned) {
         if (status)
             rt_log(&st->lg, RT_LOG_WARN, "stream: upload of batch %06u failed (HTTP %ld: %s); retrying", b->seq,
@@ -280,6 +301,7 @@ bool rt_upload_finish(rt_stream *st, int exit_code, bool failed, double finished
     rt_buf_free(&body);
     rt_buf_free(&reply);
     if (!ok) {
+        rt_upload_failed(st, "cannot finish the run at the Sentinel API (%s)", why);
         rt_log(&st->lg, RT_LOG_WARN, "stream: cannot finish the run at the Sentinel API (%s)", why);
         return false;
     }
