@@ -14,9 +14,11 @@
  *   Output: the writer (JSON lines, CSV) .................................. stable
  *   Analysis of a run: records, the reader, statistics, needs, the
  *     gpu_tracker view, recommendations, notes, Keeper, the HTML report ... stable
+ *   A run for people (the text summary), any recorded run read back ....... stable
  *   Streaming a run to the Sentinel API and S3 ............................ stable
  *   Embedding: a background tracker, its columns, saving and loading ...... stable
  *   Export: Prometheus /metrics, node_exporter textfile, OTLP/HTTP ........ stable
+ *   Sinks and the pipeline: where samples go, one fan-out ........... EXPERIMENTAL
  * Stable parts follow the ABI rules below. An EXPERIMENTAL part (its heading says so) may
  * change or go in a minor version (0.x to 0.x+1): a binding looks each of its symbols up at
  * load time and copes without it.
@@ -1027,7 +1029,7 @@ RT_API rt_error rt_format_summary_json(const rt_summary *s, const char *memory_u
 RT_API size_t rt_format_summary(const rt_summary *s, const char *memory_unit, const char *time_unit,
                                 char *buf, size_t cap) RT_DEPRECATED("rt_format_summary_json");
 
-/* gpu_tracker's units (0.9), the ones rt_format_summary takes: the bytes in the memory unit
+/* gpu_tracker's units (0.10), the ones rt_format_summary takes: the bytes in the memory unit
  * called name ("bytes" 1, "kilobytes" 1e3, "megabytes" 1e6, "gigabytes" 1e9, "terabytes" 1e12:
  * decimal, as gpu_tracker counts), or the seconds in the time unit ("seconds" 1, "minutes" 60,
  * "hours" 3600, "days" 86400). Returns 0 for NULL or a name not listed. */
@@ -1229,7 +1231,7 @@ RT_API rt_error rt_report_write(const rt_report *r, const rt_report_info *info, 
 /* The same to write(user, ...) (0.10), in pieces of at most 64 KiB. */
 RT_API rt_error rt_report_write_cb(const rt_report *r, const rt_report_info *info, rt_write_fn write, void *user);
 
-/* ---- a run for people, and any recorded run read back (0.9) ------------------------------
+/* ---- a run for people, and any recorded run read back (0.10) -----------------------------
  * rt_summary_write_text_cb: the summary `resource-tracker summary` and --summary print.
  * rt_run_read: a recorded run of any kind the library writes or reads (JSON lines, CSV, the
  * Python resource-tracker's CSV files, a saved tracker snapshot), told apart by its content,

@@ -1,8 +1,8 @@
 """_native_runs.py - the ctypes declarations of a recorded run read back and of the text
-summary (0.9): rt_run_read, rt_summary_write_text_cb, the statistics they feed (rt_stats_*) and
+summary (0.10): rt_run_read, rt_summary_write_text_cb, the statistics they feed (rt_stats_*) and
 rt_format_summary_json (rt_format_summary before 0.10); their structs mirror
 include/resource_tracker.h (rt_summary and rt_write_fn are _native_more.py's). A library older
-than 0.9 lacks some: importing still works, calling one raises (as _native.py does for newer
+than 0.10 lacks some: importing still works, calling one raises (as _native.py does for newer
 symbols). Imported when first used, by recorded.py."""
 
 from ctypes import POINTER, Structure, c_char, c_char_p, c_double, c_int, c_int64, c_size_t, c_uint64
