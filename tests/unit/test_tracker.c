@@ -138,9 +138,9 @@ static double run_child_case(int no_children, double *kernel_lo, double *kernel_
 {
     rt_tracker_options o = opts_at(0.05);
     o.no_children = no_children;
+    rt_clock *c = rt_clock_test_new(100.0);
     double before = self_and_children();
-    rt_tracker *t;
-    assert_int_equal(rt_tracker_start(&o, &t), RT_OK);
+    rt_tracker *t = start_on(c, &o);
     double after_start = self_and_children();
     pid_t kid = fork();
     assert_true(kid >= 0);
@@ -150,13 +150,15 @@ static double run_child_case(int no_children, double *kernel_lo, double *kernel_
     }
     int st;
     assert_int_equal(waitpid(kid, &st, 0), kid);
-    rt_tracker_wait(t, rt_tracker_count(t) + 2, 5.0);
+    next_sample(c); /* two samples after the child was reaped */
+    next_sample(c);
     rt_tracker_stop(t);
     double end = self_and_children();
     double total = last_of(t, RT_COL_PROC_CPU_SECS_TOTAL);
     *kernel_lo = end - after_start;
     *kernel_hi = end - before;
     rt_tracker_free(t);
+    rt_clock_test_free(c);
     return total;
 }
 
@@ -178,16 +180,18 @@ static void machine_only_and_errors(void **state)
     (void)state;
     rt_tracker_options o = opts_at(0.01);
     o.pid = -1;
-    rt_tracker *t;
-    assert_int_equal(rt_tracker_start(&o, &t), RT_OK);
-    assert_true(rt_tracker_wait(t, 3, 10.0) >= 3);
+    rt_clock *clk = rt_clock_test_new(100.0);
+    rt_tracker *t = start_on(clk, &o);
+    clock_run_to(clk, 1, 100.03);
     rt_tracker_stop(t);
+    assert_int_equal(rt_tracker_count(t), 3);
     for (int c = RT_COL_PROC_PID; c <= RT_COL_PROC_GPU_UTILIZED; c++)
         assert_true(isnan(last_of(t, c)));
     assert_false(isnan(last_of(t, RT_COL_CPU_COUNT)));
     rt_recommendation rec = RT_RECOMMENDATION_INIT;
     assert_int_equal(rt_tracker_recommend(t, &rec), RT_ERR_INVALID); /* no tree */
     rt_tracker_free(t);
+    rt_clock_test_free(clk);
 
     o = opts_at(0.01);
     o.pid = 0x3fffff0; /* beyond pid_max */
@@ -453,12 +457,13 @@ static void summary_recommend_report(void **state)
 {
     (void)state;
     rt_tracker_options o = opts_at(0.02);
-    rt_tracker *t;
-    assert_int_equal(rt_tracker_start(&o, &t), RT_OK);
+    rt_clock *c = rt_clock_test_new(100.0);
+    rt_tracker *t = start_on(c, &o);
     assert_int_equal(rt_tracker_summary(t)->samples, rt_tracker_count(t));
     burn(0.1);
-    rt_tracker_wait(t, 5, 10.0);
+    clock_run_to(c, 1, 100.1);
     rt_tracker_stop(t);
+    assert_int_equal(rt_tracker_count(t), 5);
     const rt_summary *s = rt_tracker_summary(t);
     assert_int_equal(s->samples, rt_tracker_count(t));
     assert_true(s->has_process);
@@ -480,6 +485,7 @@ static void summary_recommend_report(void **state)
     close(fd);
     unlink(tmpl);
     rt_tracker_free(t);
+    rt_clock_test_free(c);
 }
 
 /* ---- the 0.6 columns: the machine's pressure and the process's own cgroup ------------------ */
@@ -665,18 +671,18 @@ static void free_while_waiting_and_two_stops(void **state)
         pthread_join(w2, NULL);
         assert_true(a1[0] >= 1 && a2[0] >= 1);
     }
-    rt_clock_test_free(c);
 
     static rt_tracker *volatile tp;
     tp = NULL;
     stop_in_cb = RT_OK;
     o.on_sample = stop_from_callback;
     o.on_sample_user = (void *)&tp;
-    assert_int_equal(rt_tracker_start(&o, &t), RT_OK);
+    t = start_on(c, &o);
     tp = t;
-    rt_tracker_wait(t, 3, 10.0);
+    next_sample(c);
     assert_true(rt_tracker_running(t));
     rt_tracker_free(t);
+    rt_clock_test_free(c);
     assert_int_equal(stop_in_cb, RT_ERR_INVALID);
     alarm(0);
 }
@@ -723,12 +729,14 @@ static void fork_from_log_callback(void **state)
     o.proc_root = dir;
     o.sys_root = dir;
     o.log = fork_in_log;
-    rt_tracker *t;
-    assert_int_equal(rt_tracker_start(&o, &t), RT_OK);
+    rt_clock *clk = rt_clock_test_new(100.0);
+    rt_tracker *t = start_on(clk, &o);
     out = fopen(path, "w");
     fputs("intr 0\n", out);
     fclose(out);
-    pid_t kid = 0; /* the first sample after the emptying logs, and forks (the alarm bounds the read) */
+    settle(clk);
+    rt_clock_test_set(clk, rt_clock_test_next(clk));
+    pid_t kid = 0; /* the sample logs, and forks (the alarm bounds the read) */
     assert_int_equal(read(forked_pipe[0], &kid, sizeof kid), sizeof kid);
     assert_true(kid > 0);
     close(forked_pipe[0]);
@@ -736,9 +744,13 @@ static void fork_from_log_callback(void **state)
     int st;
     assert_int_equal(waitpid(kid, &st, 0), kid);
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 7);
+    settle(clk);
     uint64_t c = rt_tracker_count(t);
-    assert_true(rt_tracker_wait(t, c + 2, 10.0) >= c + 2); /* the parent's tracker goes on */
+    next_sample(clk); /* the parent's tracker goes on */
+    next_sample(clk);
+    assert_int_equal(rt_tracker_count(t), c + 2);
     rt_tracker_free(t);
+    rt_clock_test_free(clk);
     unlink(path);
     rmdir(dir);
     alarm(0);
