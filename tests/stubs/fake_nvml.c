@@ -37,14 +37,18 @@
  *                        children
  *   driver VERSION / cuda N / init_fail
  * With $FAKE_NVML_LOAD_ONCE set, the config is read once (for benchmarks: no file read per call).
+ * fake_nvml_wait_hang (not NVML's) lets a test wait until a call hangs.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
@@ -339,14 +343,47 @@ static long *called(const char *call)
     return c < NCALLS ? &ncalled[c] : NULL;
 }
 
+/* The calls hanging now, for fake_nvml_wait_hang. */
+static pthread_mutex_t hang_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hang_cv = PTHREAD_COND_INITIALIZER;
+static int hanging;
+
+static void count_hanging(int d)
+{
+    pthread_mutex_lock(&hang_mu);
+    hanging += d;
+    pthread_cond_broadcast(&hang_cv);
+    pthread_mutex_unlock(&hang_mu);
+}
+
+/* For the tests (not NVML's): waits, at most secs of real time, until a call hangs. Returns
+ * whether one does. */
+EXPORT int fake_nvml_wait_hang(int secs)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += secs;
+    pthread_mutex_lock(&hang_mu);
+    int e = 0;
+    while (!hanging && e != ETIMEDOUT)
+        e = pthread_cond_timedwait(&hang_cv, &hang_mu, &ts);
+    int r = hanging > 0;
+    pthread_mutex_unlock(&hang_mu);
+    return r;
+}
+
 /* Counts a call of `call` (config loaded), and hangs there while the config says so. */
 static void enter(const char *call)
 {
     long *p = called(call), n = p ? ++*p : 0;
+    if (!hangs_now(call, n))
+        return;
+    count_hanging(1);
     while (hangs_now(call, n)) {
         usleep(20000);
         load();
     }
+    count_hanging(-1);
 }
 
 /* The error CODE that `call` answers on d by a fail directive, or 0. */
@@ -621,9 +658,11 @@ EXPORT int nvmlDeviceGetProcessUtilization(nvmlDevice_t h, putil_t *out, unsigne
     struct timeval tv;
     gettimeofday(&tv, NULL);
     unsigned long long now = (unsigned long long)tv.tv_sec * 1000000ull + (unsigned long long)tv.tv_usec;
+    if (now <= last) /* asked again within the microsecond: the samples are newer all the same */
+        now = last + 1;
     unsigned n = 0;
     for (int i = 0; i < nprocs; i++)
-        if (procs[i].dev == idx && now > last)
+        if (procs[i].dev == idx)
             n++;
     unsigned extra = *called("procutil") > d->samples_after ? d->extra_samples : 0;
     n += extra;
@@ -635,7 +674,7 @@ EXPORT int nvmlDeviceGetProcessUtilization(nvmlDevice_t h, putil_t *out, unsigne
     }
     n = 0;
     for (int i = 0; i < nprocs; i++)
-        if (procs[i].dev == idx && now > last)
+        if (procs[i].dev == idx)
             out[n++] = (putil_t){procs[i].pid, now, procs[i].sm, 0, 0, 0};
     while (extra--)
         out[n++] = (putil_t){0, now, 0, 0, 0, 0};

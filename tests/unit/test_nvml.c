@@ -4,7 +4,8 @@
  * calls that fail mid-run (told once per GPU and kind), a failed count or handle, the strings
  * NVML gives; a list that says more than fits, samples that arrive between size and fetch, the
  * library left loaded in a forked child; and a driver that hangs mid-run or at the start: left
- * behind after the deadline, never waited for again, NVML not used again in the process.
+ * behind after the deadline (on a test clock, stepped once the fake hangs), never waited for
+ * again, NVML not used again in the process.
  * Accounting: the tree's VRAM peak (one process, two on a GPU, two GPUs; a process that ends
  * keeps its peak and is read until it has ended; a reused pid; an ended record of a pid from
  * before tracking; pids out of the tree; the table's bound), and no peak without accounting
@@ -13,6 +14,7 @@
 
 #include <dlfcn.h>
 #include <math.h>
+#include <pthread.h>
 #include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -188,14 +190,12 @@ static bool in_tree(void *user, int64_t pid)
     return pid >= 1000 && pid < 1090;
 }
 
-/* A handle on the one GPU of the config text (log may be NULL), its start a little before
- * the samples asked next (the fake stamps its samples when asked). */
+/* A handle on the one GPU of the config text (log may be NULL). */
 static rt_nvml *open_one(const char *text, const rt_logger *log)
 {
     config(text);
     rt_nvml *nv = rt_nvml_open(FAKE_NVML_PATH, log);
     assert_int_equal(rt_nvml_count(nv), 1);
-    usleep(2000);
     return nv;
 }
 
@@ -636,12 +636,56 @@ static void forked_child(void **state)
     assert_null(dlopen(FAKE_NVML_PATH, RTLD_NOW | RTLD_NOLOAD)); /* the parent unloads it */
 }
 
-/* Waits (at most 10 s) until the fake has seen the config without its hang and the worker is
- * back from the stuck call: its late writes then happen under the test (and TSan's) eyes. */
+/* Writes the config without the hang and waits (at most 10 s) until the worker left behind is
+ * back from the stuck call and has ended: its late writes then happen under the test (and
+ * TSan's) eyes. */
 static void let_go(const char *text)
 {
     config(text);
-    usleep(300 * 1000);
+    CHILD_CHECK(rt_nvml_wait_left_behind(10.0));
+}
+
+/* The hang tests' deadlines run on a test clock, which moves only when a call hangs: a thread
+ * armed before the request that is to hang waits until the fake says a call hangs and the
+ * caller waits on the clock, then steps it to the caller's deadline. No request that answers
+ * can miss its deadline, however slow the machine, and none waits for time to pass. */
+static rt_clock *hang_clock;
+static int (*fake_wait_hang)(int secs);
+static pthread_t stepper;
+static bool stepped;
+
+/* In a child: the test clock, and the fake's own wait for a hang. */
+static rt_clock *hang_setup(void)
+{
+    void *fake = dlopen(FAKE_NVML_PATH, RTLD_NOW); /* the library then loads the same copy */
+    CHILD_CHECK(fake != NULL);
+    *(void **)&fake_wait_hang = dlsym(fake, "fake_nvml_wait_hang");
+    CHILD_CHECK(fake_wait_hang != NULL);
+    hang_clock = rt_clock_test_new(100.0);
+    CHILD_CHECK(hang_clock != NULL);
+    return hang_clock;
+}
+
+static void *step_to_deadline(void *arg)
+{
+    (void)arg;
+    stepped = fake_wait_hang(30) && rt_clock_test_idle(hang_clock, 1, 30.0);
+    if (stepped)
+        rt_clock_test_set(hang_clock, rt_clock_test_next(hang_clock));
+    return NULL;
+}
+
+static void arm(void)
+{
+    stepped = false;
+    CHILD_CHECK(pthread_create(&stepper, NULL, step_to_deadline, NULL) == 0);
+}
+
+/* After the request that hung: the clock was stepped to its deadline. */
+static void disarm(void)
+{
+    pthread_join(stepper, NULL);
+    CHILD_CHECK(stepped);
 }
 
 static void hang_mid_run_child(void)
@@ -649,7 +693,8 @@ static void hang_mid_run_child(void)
     const char *gpus = "gpu uuid=GPU-1 name=A util=10 mem_total=100 mem_used=5\npid 0 4242 mem=7 sm=30\n";
     config(gpus);
     logged[0] = '\0';
-    rt_nvml *nv = rt_nvml_open_timed(FAKE_NVML_PATH, &keeper, 5.0, 0.3);
+    rt_clock *c = hang_setup();
+    rt_nvml *nv = rt_nvml_open_timed(FAKE_NVML_PATH, &keeper, 5.0, 0.3, c);
     CHILD_CHECK(rt_nvml_count(nv) == 1);
     rt_gpu g;
     uint64_t v;
@@ -663,7 +708,9 @@ static void hang_mid_run_child(void)
     char text[512];
     snprintf(text, sizeof text, "%shang procs\n", gpus);
     config(text);
+    arm();
     rt_nvml_read(nv, 0, &g); /* the poll that gathers the lists hangs: past its deadline */
+    disarm();
     CHILD_CHECK(strcmp(g.uuid, "GPU-1") == 0 && isnan(g.utilization_pct) && g.vram_used_bytes == RT_NULL_U64);
     CHILD_CHECK(!rt_nvml_tree(nv, 0, everyone, NULL, &v, &v_ok, &on, &u));
     for (int i = 0; i < 3; i++) { /* no more waiting, and no more words */
@@ -676,7 +723,7 @@ static void hang_mid_run_child(void)
     let_go(gpus); /* the driver comes back: the worker ends without touching the handle */
     rt_nvml_close(nv);
     /* NVML is not loaded again in this process */
-    nv = rt_nvml_open_timed(FAKE_NVML_PATH, &keeper, 5.0, 0.3);
+    nv = rt_nvml_open_timed(FAKE_NVML_PATH, &keeper, 5.0, 0.3, c);
     CHILD_CHECK(!rt_nvml_ready(nv) && rt_nvml_count(nv) == 0);
     CHILD_CHECK(strstr(rt_nvml_error(nv), "earlier in this process") != NULL);
     rt_nvml_close(nv);
@@ -688,7 +735,10 @@ static void hang_at_start_child(void)
 {
     config("gpu uuid=GPU-1 name=A util=10\nhang init\n");
     logged[0] = '\0';
-    rt_nvml *nv = rt_nvml_open_timed(FAKE_NVML_PATH, &keeper, 0.3, 0.3);
+    rt_clock *c = hang_setup();
+    arm();
+    rt_nvml *nv = rt_nvml_open_timed(FAKE_NVML_PATH, &keeper, 0.3, 0.3, c);
+    disarm();
     CHILD_CHECK(!rt_nvml_ready(nv) && rt_nvml_count(nv) == 0);
     CHILD_CHECK(logged_count("NVML did not answer within 0.3 s; NVIDIA GPUs are not tracked from now on") == 1);
     rt_nvml_close(nv); /* does not wait for the stuck start */
@@ -703,7 +753,7 @@ static rt_nvml *child_handle(const char *text)
 {
     config(text);
     logged[0] = '\0';
-    rt_nvml *nv = rt_nvml_open_timed(FAKE_NVML_PATH, &keeper, 5.0, 0.3);
+    rt_nvml *nv = rt_nvml_open_timed(FAKE_NVML_PATH, &keeper, 5.0, 0.3, hang_setup());
     rt_gpu g;
     rt_nvml_read(nv, 0, &g);
     CHILD_CHECK(g.utilization_pct == 10);
@@ -715,7 +765,9 @@ static void hang_at_shutdown_child(void)
 {
     rt_nvml *nv = child_handle("gpu uuid=GPU-1 name=A util=10\n");
     config("gpu uuid=GPU-1 name=A util=10\nhang shutdown\n");
+    arm();
     rt_nvml_close(nv);
+    disarm();
     CHILD_CHECK(logged_count("NVML did not answer within 0.3 s") == 1);
 }
 
@@ -728,7 +780,9 @@ static void hang_after_calls_child(void)
     rt_gpu g;
     rt_nvml_read(nv, 0, &g);
     CHILD_CHECK(g.utilization_pct == 10); /* the second */
+    arm();
     rt_nvml_read(nv, 0, &g);
+    disarm();
     CHILD_CHECK(isnan(g.utilization_pct));
     CHILD_CHECK(logged_count("NVML did not answer") == 1);
     rt_nvml_close(nv);
@@ -742,9 +796,11 @@ static void hang_in_accounting_child(void)
     /* a look: the mode, the pid list, then the stats: the second look's stats hang */
     config("gpu uuid=GPU-1 name=A util=10\naccounting 0 on\nacct 0 1000 mem=500\nhang_after 5 acct\n");
     logged[0] = '\0';
-    rt_nvml *nv = rt_nvml_open_timed(FAKE_NVML_PATH, &keeper, 5.0, 0.3);
+    rt_nvml *nv = rt_nvml_open_timed(FAKE_NVML_PATH, &keeper, 5.0, 0.3, hang_setup());
     CHILD_CHECK(peak_after(nv, 1000, 1001) == 500);
+    arm();
     CHILD_CHECK(peak_after(nv, 1000, 1001) == 500);
+    disarm();
     CHILD_CHECK(logged_count("NVML did not answer within 0.3 s") == 1);
     CHILD_CHECK(peak_after(nv, 1000, 1001) == 500);
     let_go("gpu uuid=GPU-1 name=A\n");

@@ -2,7 +2,9 @@
  * total against the kernel's own (getrusage), children counted or not, the machine alone,
  * bad arguments, reading while it runs, a small store, the callback, fork while it runs, the
  * summary, recommendation and report of the run, and the machine's pressure and the process's
- * cgroup in the 0.6 columns. */
+ * cgroup in the 0.6 columns. The tests about when samples are taken (the grid, a late sample,
+ * the last sample at stop, fork at chosen points of the cycle) run it on a test clock
+ * (core/clock.h) that they step: none waits for time to pass. */
 #include "unit.h"
 
 #include <math.h>
@@ -12,8 +14,9 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "embed/tracker_int.h" /* the count of blocked callers */
+#include "embed/tracker_int.h" /* the count of blocked callers, rt_tracker_start_clock */
 #include "resource_tracker.h"
+#include "unit_clock.h"
 
 #define NO_NVML "/nonexistent/libnvidia-ml.so.1"
 
@@ -61,6 +64,30 @@ static rt_tracker_options opts_at(double interval)
     o.interval_secs = interval;
     o.nvml_library = NO_NVML;
     return o;
+}
+
+/* A tracker started with o on the test clock c. */
+static rt_tracker *start_on(rt_clock *c, const rt_tracker_options *o)
+{
+    rt_tracker *t = NULL;
+    assert_int_equal(rt_tracker_start_clock(o, c, &t), RT_OK);
+    return t;
+}
+
+/* Until the tracker's thread waits on c for its next sample (it is then done with the last). */
+static void settle(rt_clock *c)
+{
+    if (!rt_clock_test_idle(c, 1, CLOCK_SETTLE_SECS))
+        fail_msg("the tracker's thread did not wait on the clock within %.0f s", CLOCK_SETTLE_SECS);
+}
+
+/* Steps c to the tracker's next sample (the time its thread waits for) and waits until it is
+ * taken. */
+static void next_sample(rt_clock *c)
+{
+    settle(c);
+    rt_clock_test_set(c, rt_clock_test_next(c));
+    settle(c);
 }
 
 static double last_of(rt_tracker *t, int col)
@@ -111,9 +138,9 @@ static double run_child_case(int no_children, double *kernel_lo, double *kernel_
 {
     rt_tracker_options o = opts_at(0.05);
     o.no_children = no_children;
+    rt_clock *c = rt_clock_test_new(100.0);
     double before = self_and_children();
-    rt_tracker *t;
-    assert_int_equal(rt_tracker_start(&o, &t), RT_OK);
+    rt_tracker *t = start_on(c, &o);
     double after_start = self_and_children();
     pid_t kid = fork();
     assert_true(kid >= 0);
@@ -123,13 +150,15 @@ static double run_child_case(int no_children, double *kernel_lo, double *kernel_
     }
     int st;
     assert_int_equal(waitpid(kid, &st, 0), kid);
-    rt_tracker_wait(t, rt_tracker_count(t) + 2, 5.0);
+    next_sample(c); /* two samples after the child was reaped */
+    next_sample(c);
     rt_tracker_stop(t);
     double end = self_and_children();
     double total = last_of(t, RT_COL_PROC_CPU_SECS_TOTAL);
     *kernel_lo = end - after_start;
     *kernel_hi = end - before;
     rt_tracker_free(t);
+    rt_clock_test_free(c);
     return total;
 }
 
@@ -151,16 +180,18 @@ static void machine_only_and_errors(void **state)
     (void)state;
     rt_tracker_options o = opts_at(0.01);
     o.pid = -1;
-    rt_tracker *t;
-    assert_int_equal(rt_tracker_start(&o, &t), RT_OK);
-    assert_true(rt_tracker_wait(t, 3, 10.0) >= 3);
+    rt_clock *clk = rt_clock_test_new(100.0);
+    rt_tracker *t = start_on(clk, &o);
+    clock_run_to(clk, 1, 100.03);
     rt_tracker_stop(t);
+    assert_int_equal(rt_tracker_count(t), 3);
     for (int c = RT_COL_PROC_PID; c <= RT_COL_PROC_GPU_UTILIZED; c++)
         assert_true(isnan(last_of(t, c)));
     assert_false(isnan(last_of(t, RT_COL_CPU_COUNT)));
     rt_recommendation rec = RT_RECOMMENDATION_INIT;
     assert_int_equal(rt_tracker_recommend(t, &rec), RT_ERR_INVALID); /* no tree */
     rt_tracker_free(t);
+    rt_clock_test_free(clk);
 
     o = opts_at(0.01);
     o.pid = 0x3fffff0; /* beyond pid_max */
@@ -192,10 +223,11 @@ static void reading_while_running(void **state)
     job.tag_count = 1;
     rt_tracker_options o = opts_at(0.01);
     o.job = &job;
-    rt_tracker *t;
-    assert_int_equal(rt_tracker_start(&o, &t), RT_OK);
-    assert_int_equal(rt_tracker_wait(t, 1, 0), rt_tracker_count(t)); /* just a look */
-    assert_true(rt_tracker_wait(t, 5, 10.0) >= 5);
+    rt_clock *c = rt_clock_test_new(100.0);
+    rt_tracker *t = start_on(c, &o);
+    assert_int_equal(rt_tracker_wait(t, 1, 0), 0); /* just a look: none before the first is due */
+    clock_run_to(c, 1, 100.05);
+    assert_int_equal(rt_tracker_wait(t, 5, 0), 5);
     assert_int_equal(rt_tracker_first(t), 0);
     double ts[5], iv[5];
     assert_int_equal(rt_tracker_column(t, RT_COL_TIMESTAMP, 0, 5, ts), 5);
@@ -221,6 +253,7 @@ static void reading_while_running(void **state)
     uint64_t n = rt_tracker_count(t);
     assert_int_equal(rt_tracker_wait(t, n + 100, -1), n);
     rt_tracker_free(t);
+    rt_clock_test_free(c);
 }
 
 static void small_store_drops_oldest(void **state)
@@ -228,11 +261,12 @@ static void small_store_drops_oldest(void **state)
     (void)state;
     rt_tracker_options o = opts_at(0.01);
     o.max_samples = 4;
-    rt_tracker *t;
-    assert_int_equal(rt_tracker_start(&o, &t), RT_OK);
-    assert_true(rt_tracker_wait(t, 20, 30.0) >= 20);
-    rt_tracker_stop(t);
+    rt_clock *c = rt_clock_test_new(100.0);
+    rt_tracker *t = start_on(c, &o);
+    clock_run_to(c, 1, 100.2);
+    rt_tracker_stop(t); /* no time since the last: no last sample */
     uint64_t n = rt_tracker_count(t), first = rt_tracker_first(t);
+    assert_int_equal(n, 20);
     assert_true(first > 0);
     assert_true(n - first >= 4 && n - first <= 8);
     rt_record r;
@@ -243,6 +277,7 @@ static void small_store_drops_oldest(void **state)
     const rt_summary *s = rt_tracker_summary(t);
     assert_int_equal(s->samples, n); /* the statistics saw every sample */
     rt_tracker_free(t);
+    rt_clock_test_free(c);
 }
 
 static int calls;
@@ -268,26 +303,115 @@ static void callback_each_sample(void **state)
     rt_tracker_options o = opts_at(0.01);
     o.on_sample = on_sample;
     o.on_sample_user = (void *)&tp;
-    rt_tracker *t;
-    assert_int_equal(rt_tracker_start(&o, &t), RT_OK);
+    rt_clock *c = rt_clock_test_new(100.0);
+    rt_tracker *t = start_on(c, &o);
     tp = t;
-    rt_tracker_wait(t, 10, 10.0);
+    clock_run_to(c, 1, 100.1);
+    assert_int_equal(__atomic_load_n(&calls, __ATOMIC_SEQ_CST), 10);
+    rt_clock_test_step(c, 0.005);
     rt_tracker_stop(t);
     assert_int_equal(__atomic_load_n(&calls, __ATOMIC_SEQ_CST), (int)rt_tracker_count(t));
     assert_false(pthread_equal(cb_thread, pthread_self()));
     rt_tracker_free(t);
+    rt_clock_test_free(c);
 }
 
-/* Forks again and again while the tracker samples every 10 ms: each child holds a stopped
- * copy (running 0, a frozen count, stop and free work, nothing deadlocks); the parent goes on. */
+/* The grid, on a test clock at an interval of 0.5 s from 100: sample k falls due at 100 + k x
+ * 0.5, and not before; a late sample is taken once (the ticks it missed are skipped) and does
+ * not move the grid; stop takes a last sample when 10 ms or more passed since the last one,
+ * and then ends the run at its time. */
+static void grid_late_sample_and_stop(void **state)
+{
+    (void)state;
+    rt_tracker_options o = opts_at(0.5);
+    rt_clock *c = rt_clock_test_new(100.0);
+    rt_tracker *t = start_on(c, &o);
+    settle(c);
+    assert_true(rt_clock_test_next(c) == 100.5);
+    clock_run_to(c, 1, 100.499); /* just before it is due: none */
+    assert_int_equal(rt_tracker_count(t), 0);
+    assert_true(rt_clock_test_next(c) == 100.5);
+    clock_run_to(c, 1, 100.5); /* due: taken */
+    assert_int_equal(rt_tracker_count(t), 1);
+    assert_true(rt_clock_test_next(c) == 101.0);
+    rt_clock_test_set(c, 102.25); /* 1.25 s late: one sample, then 102.5 (101.5 and 102 skipped) */
+    settle(c);
+    assert_int_equal(rt_tracker_count(t), 2);
+    assert_true(rt_clock_test_next(c) == 102.5);
+    rt_clock_test_set(c, 102.6); /* 0.1 s late: the next is still at 103 */
+    settle(c);
+    assert_int_equal(rt_tracker_count(t), 3);
+    assert_true(rt_clock_test_next(c) == 103.0);
+    rt_clock_test_step(c, 0.005); /* stop 5 ms after a sample: no last one */
+    assert_int_equal(rt_tracker_stop(t), RT_OK);
+    assert_int_equal(rt_tracker_count(t), 3);
+    rt_tracker_free(t);
+
+    t = start_on(c, &o); /* from 102.605: due at 103.105 */
+    next_sample(c);
+    assert_int_equal(rt_tracker_count(t), 1);
+    rt_clock_test_step(c, 0.2); /* stop 0.2 s after a sample: a last one, which ends the run */
+    assert_int_equal(rt_tracker_stop(t), RT_OK);
+    assert_int_equal(rt_tracker_count(t), 2);
+    rt_record r;
+    assert_int_equal(rt_tracker_record(t, 1, &r, sizeof r), RT_OK);
+    assert_true(t->stop_time == r.timestamp_secs);
+    rt_tracker_free(t);
+    rt_clock_test_free(c);
+}
+
+/* The on_sample callback of fork_while_running: when asked, it parks the tracker's thread (the
+ * row in the store, no lock held) until the test lets it go. */
+static pthread_mutex_t park_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t park_cv = PTHREAD_COND_INITIALIZER;
+static enum { PASS, PARK, PARKED, GO } park;
+
+static void park_in_callback(void *user, const rt_sample *s)
+{
+    (void)user;
+    (void)s;
+    pthread_mutex_lock(&park_mu);
+    if (park == PARK) {
+        park = PARKED;
+        pthread_cond_broadcast(&park_cv);
+        while (park == PARKED)
+            pthread_cond_wait(&park_cv, &park_mu);
+        park = PASS;
+    }
+    pthread_mutex_unlock(&park_mu);
+}
+
+/* Forks again and again while the tracker samples every 10 ms (of a test clock), at three points
+ * of its cycle in turn: its thread waiting for the next sample; the next sample just due (the
+ * fork races the thread's waking and sampling: the fork handlers wait out a sample under way);
+ * its thread in the callback, the row in. Each child holds a stopped copy (running 0, a frozen
+ * count that is the parent's at the fork, whole statistics, stop and free work, nothing
+ * deadlocks); the parent goes on, one sample per step. */
 static void fork_while_running(void **state)
 {
     (void)state;
     rt_tracker_options o = opts_at(0.01);
-    rt_tracker *t;
-    assert_int_equal(rt_tracker_start(&o, &t), RT_OK);
-    rt_tracker_wait(t, 2, 10.0);
+    o.on_sample = park_in_callback;
+    park = PASS;
+    rt_clock *c = rt_clock_test_new(100.0);
+    rt_tracker *t = start_on(c, &o);
+    clock_run_to(c, 1, 100.02);
+    uint64_t n = rt_tracker_count(t);
+    assert_int_equal(n, 2);
     for (int i = 0; i < 30; i++) {
+        int where = i % 3;
+        if (where == 1) {
+            rt_clock_test_set(c, rt_clock_test_next(c));
+        } else if (where == 2) {
+            pthread_mutex_lock(&park_mu);
+            park = PARK;
+            pthread_mutex_unlock(&park_mu);
+            rt_clock_test_set(c, rt_clock_test_next(c));
+            pthread_mutex_lock(&park_mu);
+            while (park != PARKED)
+                pthread_cond_wait(&park_cv, &park_mu);
+            pthread_mutex_unlock(&park_mu);
+        }
         pid_t kid = fork();
         assert_true(kid >= 0);
         if (kid == 0) {
@@ -295,39 +419,51 @@ static void fork_while_running(void **state)
             int bad = 0;
             if (rt_tracker_running(t) != 0)
                 bad |= 1;
-            uint64_t n = rt_tracker_count(t);
-            /* no sampling thread here: a wait for 5 more samples (0.05 s of them) returns at once */
-            if (rt_tracker_count(t) != n || rt_tracker_wait(t, n + 5, 1.0) != n)
+            uint64_t m = rt_tracker_count(t);
+            /* no sampling thread here: a wait for 5 more samples returns at once */
+            if (rt_tracker_count(t) != m || rt_tracker_wait(t, m + 5, 1.0) != m)
                 bad |= 2;
-            if (rt_tracker_summary(t)->samples != n)
+            if (rt_tracker_summary(t)->samples != m)
                 bad |= 4;
             if (rt_tracker_stop(t) != RT_OK)
                 bad |= 8;
+            if (where == 0 ? m != n : where == 1 ? m != n && m != n + 1 : m != n + 1)
+                bad |= 16;
             rt_tracker_free(t);
             _exit(bad);
         }
         int st;
         assert_int_equal(waitpid(kid, &st, 0), kid);
         if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-            fail_msg("fork %d: child status 0x%x", i, st);
-        usleep(3000 + (i % 7) * 1000);
+            fail_msg("fork %d (point %d): child status 0x%x", i, where, st);
+        if (where == 2) {
+            pthread_mutex_lock(&park_mu);
+            park = GO;
+            pthread_cond_broadcast(&park_cv);
+            pthread_mutex_unlock(&park_mu);
+        }
+        settle(c);
+        n += where != 0;
+        assert_int_equal(rt_tracker_count(t), n);
     }
-    uint64_t n = rt_tracker_count(t);
     assert_true(rt_tracker_running(t));
-    assert_true(rt_tracker_wait(t, n + 3, 10.0) >= n + 3);
+    next_sample(c);
+    assert_int_equal(rt_tracker_count(t), n + 1);
     rt_tracker_free(t);
+    rt_clock_test_free(c);
 }
 
 static void summary_recommend_report(void **state)
 {
     (void)state;
     rt_tracker_options o = opts_at(0.02);
-    rt_tracker *t;
-    assert_int_equal(rt_tracker_start(&o, &t), RT_OK);
+    rt_clock *c = rt_clock_test_new(100.0);
+    rt_tracker *t = start_on(c, &o);
     assert_int_equal(rt_tracker_summary(t)->samples, rt_tracker_count(t));
     burn(0.1);
-    rt_tracker_wait(t, 5, 10.0);
+    clock_run_to(c, 1, 100.1);
     rt_tracker_stop(t);
+    assert_int_equal(rt_tracker_count(t), 5);
     const rt_summary *s = rt_tracker_summary(t);
     assert_int_equal(s->samples, rt_tracker_count(t));
     assert_true(s->has_process);
@@ -349,6 +485,7 @@ static void summary_recommend_report(void **state)
     close(fd);
     unlink(tmpl);
     rt_tracker_free(t);
+    rt_clock_test_free(c);
 }
 
 /* ---- the 0.6 columns: the machine's pressure and the process's own cgroup ------------------ */
@@ -500,35 +637,28 @@ static void stop_from_callback(void *user, const rt_sample *s)
         stop_in_cb = rt_tracker_stop(t); /* refused: it would join its own thread */
 }
 
-/* Until n callers are blocked in rt_tracker_wait / rt_tracker_stop (the tracker's own count). */
-static void until_waiters(rt_tracker *t, unsigned n)
-{
-    for (;;) {
-        pthread_mutex_lock(&t->mu);
-        unsigned w = t->waiters;
-        pthread_mutex_unlock(&t->mu);
-        if (w >= n)
-            return;
-        usleep(1000);
-    }
-}
-
 static void free_while_waiting_and_two_stops(void **state)
 {
     (void)state;
     alarm(30); /* a deadlock ends the test */
     rt_tracker_options o = opts_at(0.01);
     rt_tracker *t;
+    rt_clock *c = rt_clock_test_new(100.0);
     for (int free_at_once = 0; free_at_once < 2; free_at_once++) {
-        assert_int_equal(rt_tracker_start(&o, &t), RT_OK);
-        assert_true(rt_tracker_wait(t, 1, 10.0) >= 1);
+        t = start_on(c, &o);
+        next_sample(c);
         uint64_t a1[2] = {0, 0}, a2[2] = {0, 0};
         memcpy(a1 + 1, &t, sizeof t);
         memcpy(a2 + 1, &t, sizeof t);
         pthread_t w1, w2, s1, s2;
         pthread_create(&w1, NULL, wait_forever, a1);
         pthread_create(&w2, NULL, wait_forever, a2);
-        until_waiters(t, 2);
+        /* the thread and the two callers blocked in rt_tracker_wait all wait on the clock */
+        if (!rt_clock_test_idle(c, 3, CLOCK_SETTLE_SECS))
+            fail_msg("the two callers did not block in rt_tracker_wait");
+        pthread_mutex_lock(&t->mu);
+        assert_int_equal(t->waiters, 2);
+        pthread_mutex_unlock(&t->mu);
         if (!free_at_once) { /* two stops at once, the waiters released */
             pthread_create(&s1, NULL, stop_it, t);
             pthread_create(&s2, NULL, stop_it, t);
@@ -547,17 +677,19 @@ static void free_while_waiting_and_two_stops(void **state)
     stop_in_cb = RT_OK;
     o.on_sample = stop_from_callback;
     o.on_sample_user = (void *)&tp;
-    assert_int_equal(rt_tracker_start(&o, &t), RT_OK);
+    t = start_on(c, &o);
     tp = t;
-    rt_tracker_wait(t, 3, 10.0);
+    next_sample(c);
     assert_true(rt_tracker_running(t));
     rt_tracker_free(t);
+    rt_clock_test_free(c);
     assert_int_equal(stop_in_cb, RT_ERR_INVALID);
     alarm(0);
 }
 
 static pthread_t main_thread;
 static pid_t forked_kid; /* atomic */
+static int forked_pipe[2]; /* the kid's pid, written once it is forked */
 static void fork_in_log(void *user, rt_log_level level, const char *msg)
 {
     (void)user;
@@ -569,6 +701,8 @@ static void fork_in_log(void *user, rt_log_level level, const char *msg)
     if (kid == 0)
         _exit(7);
     __atomic_store_n(&forked_kid, kid, __ATOMIC_SEQ_CST);
+    if (write(forked_pipe[1], &kid, sizeof kid) != sizeof kid)
+        abort();
 }
 
 /* A log callback that forks while the tracker samples: the fork handlers do not wait for the
@@ -589,26 +723,34 @@ static void fork_from_log_callback(void **state)
     fclose(out);
     main_thread = pthread_self();
     __atomic_store_n(&forked_kid, 0, __ATOMIC_SEQ_CST);
+    assert_int_equal(pipe(forked_pipe), 0);
     rt_tracker_options o = opts_at(0.01);
     o.pid = -1;
     o.proc_root = dir;
     o.sys_root = dir;
     o.log = fork_in_log;
-    rt_tracker *t;
-    assert_int_equal(rt_tracker_start(&o, &t), RT_OK);
+    rt_clock *clk = rt_clock_test_new(100.0);
+    rt_tracker *t = start_on(clk, &o);
     out = fopen(path, "w");
     fputs("intr 0\n", out);
     fclose(out);
-    pid_t kid = 0;
-    for (int i = 0; i < 500 && !(kid = __atomic_load_n(&forked_kid, __ATOMIC_SEQ_CST)); i++)
-        usleep(10000);
+    settle(clk);
+    rt_clock_test_set(clk, rt_clock_test_next(clk));
+    pid_t kid = 0; /* the sample logs, and forks (the alarm bounds the read) */
+    assert_int_equal(read(forked_pipe[0], &kid, sizeof kid), sizeof kid);
     assert_true(kid > 0);
+    close(forked_pipe[0]);
+    close(forked_pipe[1]);
     int st;
     assert_int_equal(waitpid(kid, &st, 0), kid);
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 7);
+    settle(clk);
     uint64_t c = rt_tracker_count(t);
-    assert_true(rt_tracker_wait(t, c + 2, 10.0) >= c + 2); /* the parent's tracker goes on */
+    next_sample(clk); /* the parent's tracker goes on */
+    next_sample(clk);
+    assert_int_equal(rt_tracker_count(t), c + 2);
     rt_tracker_free(t);
+    rt_clock_test_free(clk);
     unlink(path);
     rmdir(dir);
     alarm(0);
@@ -697,6 +839,7 @@ int main(void)
         cmocka_unit_test(reading_while_running),
         cmocka_unit_test(small_store_drops_oldest),
         cmocka_unit_test(callback_each_sample),
+        cmocka_unit_test(grid_late_sample_and_stop),
         cmocka_unit_test(fork_while_running),
         cmocka_unit_test(summary_recommend_report),
         cmocka_unit_test(cgroup_and_pressure_columns),

@@ -1,7 +1,8 @@
 /* tracker.c - the embedded background tracker: a thread that samples a process tree and the
  * machine on a monotonic grid, keeps the samples in the store and hands them through its
- * pipeline to the statistics and the report; the public calls that read them while it runs; stop, free, and fork safety (a forked
- * child holds a stopped copy). Saving and loading a run live in snapshot.c. */
+ * pipeline to the statistics and the report; the public calls that read them while it runs; stop,
+ * free, and fork safety (a forked child holds a stopped copy). The grid and the waits read a
+ * clock (core/clock.h: the real one, or a test's). Saving and loading a run live in snapshot.c. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <pthread.h>
@@ -61,15 +62,12 @@ static void atfork_parent(void)
 static void init_sync(rt_tracker *t)
 {
     pthread_mutex_init(&t->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&t->cv, &ca);
-    pthread_condattr_destroy(&ca);
+    rt_clock_cond_init(&t->cv);
 }
 
 /* In the child: only the forking thread exists. Every tracker becomes a stopped copy with no
- * thread (stop and free will not join), keeping the samples taken before the fork. */
+ * thread (stop and free will not join), keeping the samples taken before the fork, on the real
+ * clock (a test clock's lock may have been held by a thread the child does not have). */
 static void atfork_child(void)
 {
     for (rt_tracker *t = live_head; t; t = t->next_live) {
@@ -81,6 +79,7 @@ static void atfork_child(void)
         t->stop_asked = true;
         t->sampling = false;
         t->waiters = 0; /* their threads are not in the child */
+        t->clock = NULL;
     }
     pthread_mutex_init(&live_mu, NULL);
 }
@@ -115,7 +114,7 @@ static int add_row_locked(rt_tracker *t, double row[RT_NCOLS], const rt_sample *
     rt_store_keep(row);
     int rc = rt_store_append(t->store, row);
     rt_pipeline_add_row(t->pipe, live, row);
-    pthread_cond_broadcast(&t->cv);
+    rt_clock_broadcast(t->clock, &t->cv);
     return rc;
 }
 
@@ -172,19 +171,9 @@ rt_error rt_tracker_new_stopped(uint64_t max_samples, const rt_job *job, rt_trac
 
 /* ---- the thread ------------------------------------------------------------------------------ */
 
-static struct timespec mono_ts(double secs)
-{
-    struct timespec ts;
-    ts.tv_sec = (time_t)secs;
-    ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
-    if (ts.tv_nsec >= 1000000000L)
-        ts.tv_sec++, ts.tv_nsec -= 1000000000L;
-    return ts;
-}
-
-/* Sample k is due at mono_start + k x interval. A late sample does not move the grid; ticks
- * missed while a sample ran late are skipped. The wait is a condition wait on CLOCK_MONOTONIC
- * to an absolute deadline (so that stop wakes it at once, however long the interval). */
+/* Sample k is due at mono_start + k x interval of t->clock. A late sample does not move the
+ * grid; ticks missed while a sample ran late are skipped. The wait is a condition wait to an
+ * absolute deadline (so that stop wakes it at once, however long the interval). */
 static void *tracker_thread(void *arg)
 {
     rt_tracker *t = arg;
@@ -194,12 +183,11 @@ static void *tracker_thread(void *arg)
     t->self = pthread_self();
     for (;;) {
         double due = t->mono_start + (double)k * t->interval_secs;
-        while (!t->stop_asked && rt_mono_secs() < due) {
-            struct timespec ts = mono_ts(due);
-            pthread_cond_timedwait(&t->cv, &t->mu, &ts);
-        }
+        bool reached = rt_clock_now(t->clock) >= due;
+        while (!t->stop_asked && !reached)
+            reached = rt_clock_wait(t->clock, &t->cv, &t->mu, due);
         bool last = t->stop_asked;
-        double now = rt_mono_secs();
+        double now = rt_clock_now(t->clock);
         if (last && now - t->mono_last < LAST_SAMPLE_MIN_SECS)
             break;
         t->sampling = true;
@@ -226,13 +214,13 @@ static void *tracker_thread(void *arg)
         }
         if (last)
             break;
-        uint64_t next = (uint64_t)((rt_mono_secs() - t->mono_start) / t->interval_secs) + 1;
+        uint64_t next = (uint64_t)((rt_clock_now(t->clock) - t->mono_start) / t->interval_secs) + 1;
         k = next > k + 1 ? next : k + 1;
     }
     t->running = false;
     if (t->stop_time == 0)
         t->stop_time = rt_real_secs();
-    pthread_cond_broadcast(&t->cv);
+    rt_clock_broadcast(t->clock, &t->cv);
     pthread_mutex_unlock(&t->mu);
     return NULL;
 }
@@ -240,6 +228,11 @@ static void *tracker_thread(void *arg)
 /* ---- starting ------------------------------------------------------------------------------ */
 
 rt_error rt_tracker_start(const rt_tracker_options *opts, rt_tracker **out)
+{
+    return rt_tracker_start_clock(opts, NULL, out);
+}
+
+rt_error rt_tracker_start_clock(const rt_tracker_options *opts, rt_clock *clock, rt_tracker **out)
 {
     if (!out)
         return RT_ERR_INVALID;
@@ -272,7 +265,7 @@ rt_error rt_tracker_start(const rt_tracker_options *opts, rt_tracker **out)
     if (err != RT_OK)
         return err;
     err = rt_stats_set_usage(t->stats, &uo);
-    double mono0 = rt_mono_secs();
+    double mono0 = rt_clock_now(clock);
     if (err == RT_OK)
         err = rt_sampler_new(&so, &t->sampler);
     if (err != RT_OK) {
@@ -287,6 +280,7 @@ rt_error rt_tracker_start(const rt_tracker_options *opts, rt_tracker **out)
     t->log_user = o.log_user;
     t->on_sample = o.on_sample;
     t->on_sample_user = o.on_sample_user;
+    t->clock = clock;
     t->mono_start = t->mono_last = mono0;
 
     /* the thread blocks every signal (they are the program's) and has a small stack */
@@ -339,7 +333,7 @@ rt_error rt_tracker_stop(rt_tracker *t)
         while (t->running)
             pthread_cond_wait(&t->cv, &t->mu);
         t->waiters--;
-        pthread_cond_broadcast(&t->cv);
+        rt_clock_broadcast(t->clock, &t->cv);
         pthread_mutex_unlock(&t->mu);
         return RT_OK;
     }
@@ -347,12 +341,12 @@ rt_error rt_tracker_stop(rt_tracker *t)
     t->stop_asked = true;
     t->waiters++;
     pthread_t th = t->thread;
-    pthread_cond_broadcast(&t->cv);
+    rt_clock_broadcast(t->clock, &t->cv);
     pthread_mutex_unlock(&t->mu);
     pthread_join(th, NULL);
     pthread_mutex_lock(&t->mu);
     t->waiters--;
-    pthread_cond_broadcast(&t->cv);
+    rt_clock_broadcast(t->clock, &t->cv);
     pthread_mutex_unlock(&t->mu);
     return RT_OK;
 }
@@ -426,22 +420,15 @@ uint64_t rt_tracker_wait(rt_tracker *t, uint64_t n, double timeout_secs)
 {
     if (!t)
         return 0;
-    double until = rt_mono_secs() + (timeout_secs > 0 ? timeout_secs : 0);
     pthread_mutex_lock(&t->mu);
     t->waiters++;
-    while (rt_store_count(t->store) < n && t->running && timeout_secs != 0) {
-        if (timeout_secs < 0) {
-            pthread_cond_wait(&t->cv, &t->mu);
-            continue;
-        }
-        if (rt_mono_secs() >= until)
+    double until = timeout_secs < 0 ? INFINITY : rt_clock_now(t->clock) + (timeout_secs > 0 ? timeout_secs : 0);
+    while (rt_store_count(t->store) < n && t->running && timeout_secs != 0)
+        if (rt_clock_wait(t->clock, &t->cv, &t->mu, until))
             break;
-        struct timespec ts = mono_ts(until);
-        pthread_cond_timedwait(&t->cv, &t->mu, &ts);
-    }
     uint64_t c = rt_store_count(t->store);
     t->waiters--;
-    pthread_cond_broadcast(&t->cv); /* rt_tracker_free may wait for this */
+    rt_clock_broadcast(t->clock, &t->cv); /* rt_tracker_free may wait for this */
     pthread_mutex_unlock(&t->mu);
     return c;
 }

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "../core/clock.h"
 #include "../store/store.h"
 
 struct rt_tracker {
@@ -38,7 +39,8 @@ struct rt_tracker {
     char *saved_info;    /* loaded trackers: {"metadata", "server_info", "cloud_info"} */
     struct rt_tracker *next_live; /* the list pthread_atfork walks (tracker.c) */
     /* tracker.c's own (the thread's clock; fork waits while the thread is in the sampler) */
-    double mono_start;   /* CLOCK_MONOTONIC of the baseline reading: the grid's origin */
+    rt_clock *clock;     /* the grid's and the waits' clock (NULL: the real one); borrowed */
+    double mono_start;   /* clock's time of the baseline reading: the grid's origin */
     double mono_last;    /* of the last reading */
     bool sampling;       /* the thread is reading (outside the lock) */
     pthread_t self;      /* the tracker's thread, as it set it itself (valid while running) */
@@ -50,6 +52,11 @@ struct rt_tracker {
  * starts the thread, and rt_tracker_load; pid, children, interval, start and stop times set by
  * the caller afterwards. RT_OK and *out; RT_ERR_NOMEM; RT_ERR_INVALID (job's struct_size). */
 rt_error rt_tracker_new_stopped(uint64_t max_samples, const rt_job *job, rt_tracker **out);
+
+/* rt_tracker_start with the thread's grid, its waits and rt_tracker_wait's timeout on clock
+ * (NULL: the real clock, as rt_tracker_start), which must outlive the tracker: for the tests,
+ * which step it. A forked child's copy goes back to the real clock (it waits on none). */
+rt_error rt_tracker_start_clock(const rt_tracker_options *opts, rt_clock *clock, rt_tracker **out);
 
 /* Adds one row as a sample: the store, the statistics and the report (takes the lock).
  * 0, or -1 when the store is out of memory (the statistics and the report still have it). */

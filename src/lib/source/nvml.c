@@ -155,15 +155,7 @@ static bool ask(rt_nvml *nv, int job, bool tree, double secs)
         nv->stuck = true; /* a forked child: the worker stayed in the parent */
         return false;
     }
-    struct timespec dl;
-    clock_gettime(CLOCK_MONOTONIC, &dl);
-    double whole = floor(secs);
-    dl.tv_sec += (time_t)whole;
-    dl.tv_nsec += (long)((secs - whole) * 1e9);
-    if (dl.tv_nsec >= 1000000000L) {
-        dl.tv_sec++;
-        dl.tv_nsec -= 1000000000L;
-    }
+    double until = rt_clock_now(w->clock) + secs;
     pthread_mutex_lock(&w->mu);
     w->job = job;
     w->job_tree = tree;
@@ -171,9 +163,9 @@ static bool ask(rt_nvml *nv, int job, bool tree, double secs)
     pthread_mutex_unlock(&w->mu);
     pthread_cond_signal(&w->ask_cv); /* unlocked: the worker wakes to a free mutex */
     pthread_mutex_lock(&w->mu);
-    int e = 0;
-    while (w->done != w->asked && e == 0) /* ETIMEDOUT, or (never seen) an error: given up */
-        e = pthread_cond_timedwait(&w->done_cv, &w->mu, &dl);
+    bool late = false;
+    while (w->done != w->asked && !late)
+        late = rt_clock_wait(w->clock, &w->done_cv, &w->mu, until);
     bool done = w->done == w->asked;
     if (!done)
         w->abandoned = true;
@@ -273,7 +265,8 @@ static void stop_worker(rt_nvml *nv)
 
 /* ---- the API ---------------------------------------------------------------------------------- */
 
-rt_nvml *rt_nvml_open_timed(const char *path, const rt_logger *log, double init_secs, double call_secs)
+rt_nvml *rt_nvml_open_timed(const char *path, const rt_logger *log, double init_secs, double call_secs,
+                            rt_clock *clock)
 {
     rt_nvml *nv = calloc(1, sizeof *nv);
     if (!nv)
@@ -292,6 +285,7 @@ rt_nvml *rt_nvml_open_timed(const char *path, const rt_logger *log, double init_
         free(nv);
         return NULL;
     }
+    w->clock = clock;
     if (!load(nv, w, path)) {
         rt_nvw_free(w);
         return nv;
@@ -333,7 +327,7 @@ rt_nvml *rt_nvml_open_timed(const char *path, const rt_logger *log, double init_
 
 rt_nvml *rt_nvml_open(const char *path, const rt_logger *log)
 {
-    return rt_nvml_open_timed(path, log, RT_NVML_INIT_DEADLINE_SECS, RT_NVML_CALL_DEADLINE_SECS);
+    return rt_nvml_open_timed(path, log, RT_NVML_INIT_DEADLINE_SECS, RT_NVML_CALL_DEADLINE_SECS, NULL);
 }
 
 bool rt_nvml_ready(const rt_nvml *nv)

@@ -4,6 +4,7 @@
 #ifndef RT_NVML_H
 #define RT_NVML_H
 
+#include "../core/clock.h"
 #include "gpu.h"
 
 /* How long the caller waits for NVML: to start and list its GPUs; and for one poll of every
@@ -27,8 +28,15 @@ typedef struct rt_nvml rt_nvml;
 rt_nvml *rt_nvml_open(const char *path, const rt_logger *log);
 
 /* rt_nvml_open with the deadlines given in seconds (init_secs to start, call_secs for every
- * later request, before the per-GPU part): for the tests. */
-rt_nvml *rt_nvml_open_timed(const char *path, const rt_logger *log, double init_secs, double call_secs);
+ * later request, before the per-GPU part) and measured on clock (NULL: the real one; a test
+ * clock must outlive the handle, and a worker left behind does not touch it): for the tests. */
+rt_nvml *rt_nvml_open_timed(const char *path, const rt_logger *log, double init_secs, double call_secs,
+                            rt_clock *clock);
+
+/* Waits (at most bound_secs of real time) until every worker left behind after a missed
+ * deadline, in this process, has come back from its stuck call and ended (it touches nothing
+ * more then). Returns whether they all have. For the tests: a driver that comes back late. */
+bool rt_nvml_wait_left_behind(double bound_secs);
 
 /* Whether the library loaded, has the required entry points (init, device count, handle by
  * index) and started. */

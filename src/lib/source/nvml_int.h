@@ -145,6 +145,7 @@ typedef struct nvml_worker {
     pthread_cond_t ask_cv, done_cv; /* done_cv on CLOCK_MONOTONIC */
     pthread_t thread;
     pid_t owner; /* the process that started the thread (a forked child has none) */
+    rt_clock *clock; /* the deadlines' (NULL: the real one); set before the thread starts */
     /* under mu: the request, its sequence numbers, and whether the caller gave up on it */
     unsigned long long asked, done;
     int job;
@@ -186,7 +187,8 @@ int rt_nvw_start(nvml_worker *w);
 void rt_nvw_free(nvml_worker *w);
 
 /* Leaves w behind after a missed deadline: its thread is detached (nothing waits on it again)
- * and w kept reachable, never freed, since the stuck call may return at any time and write there. */
+ * and w kept reachable, never freed, since the stuck call may return at any time and write there;
+ * counted for rt_nvml_wait_left_behind (nvml.h), which nvml_worker.c defines. */
 void rt_nvw_leave_behind(nvml_worker *w);
 
 #endif

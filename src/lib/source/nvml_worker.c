@@ -1,6 +1,6 @@
 /* nvml_worker.c - the NVML worker thread: the NVML calls of each request, run on it (they may
  * never return), and the thread's life: started with signals blocked, freed once it has ended,
- * or left behind for good when the caller gave up on a request. */
+ * or left behind for good when the caller gave up on a request (and counted when it ends). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -322,8 +322,11 @@ static void run_job(nvml_worker *w, int job, bool tree)
     }
 }
 
+static void left_ended(void);
+
 /* The worker thread: runs each request and says it is done, until the shutdown or until the
- * caller has given up on it (it then touches nothing the caller holds, and ends). */
+ * caller has given up on it (it then touches nothing the caller holds, its clock included, and
+ * ends). */
 static void *worker_main(void *arg)
 {
     nvml_worker *w = arg;
@@ -340,11 +343,13 @@ static void *worker_main(void *arg)
         if (!gone)
             w->done = w->asked;
         pthread_mutex_unlock(&w->mu);
-        if (gone)
+        if (gone) {
+            left_ended();
             return NULL;
+        }
         /* signalled unlocked, so the caller wakes to a free mutex; w stays until the caller has
          * joined this thread (shutdown) or for good (any other request) */
-        pthread_cond_signal(&w->done_cv);
+        rt_clock_broadcast(w->clock, &w->done_cv);
         if (job == JOB_SHUTDOWN)
             return NULL;
     }
@@ -402,9 +407,12 @@ int rt_nvw_start(nvml_worker *w)
     return 0;
 }
 
-/* The workers left behind, kept reachable: their memory is never freed. */
+/* The workers left behind, kept reachable: their memory is never freed. How many there are and
+ * how many of their threads have ended (either may be counted first). */
 static pthread_mutex_t left_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t left_cv = PTHREAD_COND_INITIALIZER; /* on CLOCK_REALTIME */
 static nvml_worker *left_behind;
+static unsigned long left_count, left_done;
 
 void rt_nvw_leave_behind(nvml_worker *w)
 {
@@ -412,5 +420,29 @@ void rt_nvw_leave_behind(nvml_worker *w)
     pthread_mutex_lock(&left_mu);
     w->next_left = left_behind;
     left_behind = w;
+    left_count++;
     pthread_mutex_unlock(&left_mu);
+}
+
+/* Counts, on the thread of a worker left behind, that it has come back and ends. */
+static void left_ended(void)
+{
+    pthread_mutex_lock(&left_mu);
+    left_done++;
+    pthread_cond_broadcast(&left_cv);
+    pthread_mutex_unlock(&left_mu);
+}
+
+bool rt_nvml_wait_left_behind(double bound_secs)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += (time_t)bound_secs;
+    pthread_mutex_lock(&left_mu);
+    int e = 0;
+    while (left_done < left_count && e != ETIMEDOUT)
+        e = pthread_cond_timedwait(&left_cv, &left_mu, &ts);
+    bool all = left_done >= left_count;
+    pthread_mutex_unlock(&left_mu);
+    return all;
 }
