@@ -172,6 +172,18 @@ def missing_function(name):
     return call
 
 
+def bind_optional(prototypes):
+    """Types each function of prototypes ({name: (restype, argtypes)}) on lib; one this library
+    lacks becomes missing_function(name), so importing works and calling it raises."""
+    for name, (restype, argtypes) in prototypes.items():
+        fn = getattr(lib, name, None)
+        if fn is None:
+            setattr(lib, name, missing_function(name))
+            continue
+        fn.restype = restype
+        fn.argtypes = argtypes
+
+
 def _candidates():
     env = os.environ.get("RESOURCE_TRACKER_LIBRARY")
     if env:

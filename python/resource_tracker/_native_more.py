@@ -25,7 +25,7 @@ from ctypes import (
 )
 from math import nan as NAN
 
-from ._native import LOG_FN, Cloud, TrackerHandle, lib, missing_function, new, text
+from ._native import LOG_FN, Cloud, TrackerHandle, bind_optional, lib, new, text
 
 
 class Job(Structure):
@@ -203,13 +203,7 @@ _PROTOTYPES = {
     "rt_tracker_save_cb": (c_int, [TrackerHandle, c_char_p, c_int, WRITE_FN, c_void_p]),  # 0.10
 }
 
-for _name, (_restype, _argtypes) in _PROTOTYPES.items():
-    _fn = getattr(lib, _name, None)
-    if _fn is None:
-        setattr(lib, _name, missing_function(_name))
-        continue
-    _fn.restype = _restype
-    _fn.argtypes = _argtypes
+bind_optional(_PROTOTYPES)
 
 
 class LogCollector:

@@ -8,7 +8,7 @@ symbols). Imported when first used, by recorded.py."""
 from ctypes import POINTER, Structure, c_char, c_char_p, c_double, c_int, c_int64, c_size_t, c_uint64
 from ctypes import c_void_p
 
-from ._native import LOG_FN, ReportHandle, StatsHandle, lib, missing_function
+from ._native import LOG_FN, ReportHandle, StatsHandle, bind_optional, lib
 from ._native_more import WRITE_FN, Summary
 
 # rt_scheduler
@@ -54,10 +54,4 @@ _PROTOTYPES = {
                                       WRITE_FN, c_void_p]),
 }
 
-for _name, (_restype, _argtypes) in _PROTOTYPES.items():
-    _fn = getattr(lib, _name, None)
-    if _fn is None:
-        setattr(lib, _name, missing_function(_name))
-        continue
-    _fn.restype = _restype
-    _fn.argtypes = _argtypes
+bind_optional(_PROTOTYPES)

@@ -15,16 +15,6 @@
 #include "cli.h"
 #include "settings.h"
 
-/* Replaces *slot with a heap copy of v. Returns 0 or -1 (no memory). */
-static int set_str(char **slot, const char *v)
-{
-    char *c = strdup(v);
-    if (!c)
-        return -1;
-    free(*slot);
-    *slot = c;
-    return 0;
-}
 
 #define USAGE_ERR(...)                                                                                                 \
     do {                                                                                                               \
@@ -145,7 +135,7 @@ int cli_parse_args(cli_options *o, int argc, char **argv, char *err, size_t errl
             o->version = true;
             return 0;
         case CLI_T_CONFIG:
-            if (set_str(&o->config_path, optarg) < 0)
+            if (cli_set_str(&o->config_path, optarg) < 0)
                 USAGE_ERR("out of memory");
             o->config_explicit = true;
             break;

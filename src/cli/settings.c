@@ -280,8 +280,7 @@ bool cli_setting_in_range(const cli_setting *s, double v)
     return isfinite(v) && v >= s->min && v <= s->max;
 }
 
-/* Replaces *slot with a heap copy of v. Returns 0 or -1 (no memory). */
-static int set_str(char **slot, const char *v)
+int cli_set_str(char **slot, const char *v)
 {
     char *c = strdup(v);
     if (!c)
@@ -352,7 +351,7 @@ int cli_setting_read(const cli_setting *s, cli_layer *l, const char *text, bool 
         }
         /* fall through */
     case CLI_T_META:
-        if (set_str((char **)slot, text) < 0)
+        if (cli_set_str((char **)slot, text) < 0)
             goto nomem;
         break;
     case CLI_T_GPUS: {
@@ -364,7 +363,7 @@ int cli_setting_read(const cli_setting *s, cli_layer *l, const char *text, bool 
             return -1;
         }
         cli_gpu_list_free(list, count);
-        if (set_str((char **)slot, text) < 0)
+        if (cli_set_str((char **)slot, text) < 0)
             goto nomem;
         break;
     }

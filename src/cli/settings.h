@@ -57,6 +57,9 @@ extern const size_t cli_nsettings;
 
 /* The setting whose long flag is flag / variable is env / TOML key is section.key; NULL when
  * none. */
+/* Replaces *slot with a heap copy of v (the old one freed). Returns 0 or -1 (no memory). */
+int cli_set_str(char **slot, const char *v);
+
 const cli_setting *cli_setting_by_flag(const char *flag);
 const cli_setting *cli_setting_by_env(const char *env);
 const cli_setting *cli_setting_by_key(const char *section, const char *key);

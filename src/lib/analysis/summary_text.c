@@ -13,14 +13,14 @@
 #include <unistd.h>
 
 #include "../core/core.h"
+#include "../core/out.h"
 #include "../core/units.h"
 
 #define WRAP 110 /* the width the answer's lines break at by default */
 
 /* A writer of lines through the caller's callback, with the units the figures are shown in. */
 typedef struct out {
-    rt_write_fn write;
-    void *user;
+    rt_out dst;     /* the caller's fd or callback */
     rt_error err;   /* RT_OK until a write failed; after that nothing more is written */
     char buf[1024]; /* the line being made; handed over at its newline (or when full) */
     size_t n;
@@ -32,18 +32,12 @@ typedef struct out {
     size_t width;           /* the answer's lines break before this column */
 } out;
 
-/* Hands what o holds to the callback (short counts go on with the rest). */
+/* Hands what o holds to the fd or the callback (rt_out_write: short counts go on with the
+ * rest). */
 static void flush(out *o)
 {
-    size_t off = 0;
-    while (o->err == RT_OK && off < o->n) {
-        long k = o->write(o->user, o->buf + off, o->n - off);
-        if (k <= 0 || (size_t)k > o->n - off) {
-            o->err = RT_ERR_IO;
-            break;
-        }
-        off += (size_t)k;
-    }
+    if (o->err == RT_OK && o->n > 0 && rt_out_write(&o->dst, o->buf, o->n) < 0)
+        o->err = RT_ERR_IO;
     o->n = 0;
 }
 
@@ -533,18 +527,18 @@ static void machine_part(out *o, const rt_summary *s)
              bytes_text(s->disk_space_total_bytes, b, sizeof b));
 }
 
-rt_error rt_summary_write_text_cb(const rt_summary *s, const rt_run_facts *run, const rt_summary_text_options *opts,
-                                  rt_write_fn write, void *user)
+/* The summary to dst (a callback or an fd: checked by the callers). */
+static rt_error write_text(const rt_summary *s, const rt_run_facts *run, const rt_summary_text_options *opts,
+                           rt_out dst)
 {
     rt_summary_text_options op = RT_SUMMARY_TEXT_OPTIONS_INIT;
     rt_run_facts facts = RT_RUN_FACTS_INIT;
-    if (!s || !write || rt_struct_copy(&op, sizeof op, opts) < 0 ||
+    if (!s || rt_struct_copy(&op, sizeof op, opts) < 0 ||
         (run && rt_struct_copy(&facts, sizeof facts, run) < 0))
         return RT_ERR_INVALID;
     if (op.scheduler != RT_SCHED_METAFLOW && op.scheduler != RT_SCHED_K8S && op.scheduler != RT_SCHED_SLURM)
         return RT_ERR_INVALID;
-    out o = {.write = write,
-             .user = user,
+    out o = {.dst = dst,
              .mem_name = op.memory_unit,
              .time_name = op.time_unit,
              .scheduler = (rt_scheduler)op.scheduler,
@@ -572,15 +566,14 @@ rt_error rt_summary_write_text_cb(const rt_summary *s, const rt_run_facts *run, 
     return o.err;
 }
 
-static long write_fd(void *user, const void *buf, size_t len)
+rt_error rt_summary_write_text_cb(const rt_summary *s, const rt_run_facts *run, const rt_summary_text_options *opts,
+                                  rt_write_fn write, void *user)
 {
-    return rt_write_all(*(const int *)user, buf, len) == 0 ? (long)len : -1;
+    return write ? write_text(s, run, opts, RT_OUT_CB(write, user)) : RT_ERR_INVALID;
 }
 
 rt_error rt_summary_write_text(const rt_summary *s, const rt_run_facts *run, const rt_summary_text_options *opts,
                                int fd)
 {
-    if (fd < 0)
-        return RT_ERR_INVALID;
-    return rt_summary_write_text_cb(s, run, opts, write_fd, &fd);
+    return fd >= 0 ? write_text(s, run, opts, RT_OUT_FD(fd)) : RT_ERR_INVALID;
 }
