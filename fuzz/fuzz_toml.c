@@ -1,6 +1,6 @@
 /* fuzz_toml.c - libFuzzer target for the TOML config reader and the config mapping, and for the
- * value parsers the command line and the TRACKER_* environment share with it (interval, pid,
- * format, cgroup, tag), --prometheus's ADDR:PORT and the OTEL_* lists: any input is read or rejected with a message, never a crash, leak or
+ * value parsers the command line and the TRACKER_* environment share with it (every number of
+ * the settings table, pid, format, cgroup, tag), --prometheus's ADDR:PORT and the OTEL_* lists: any input is read or rejected with a message, never a crash, leak or
  * out-of-bounds access. */
 #include <stddef.h>
 #include <stdint.h>
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "settings.h"
 #include "toml.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -36,8 +37,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     long pid;
     rt_format f;
     bool off;
-    if (cli_parse_interval(s, &d) == 0 && cli_check_interval(d) == 0 && !(d > 0))
-        abort();
+    for (size_t i = 0; i < cli_nsettings; i++) /* every number of the settings table */
+        if ((cli_settings[i].type == CLI_T_SECS || cli_settings[i].type == CLI_T_CORES) &&
+            cli_setting_number(&cli_settings[i], s, &d) == 0 && !cli_setting_in_range(&cli_settings[i], d))
+            abort();
     if (cli_parse_pid(s, &pid) == 0 && pid <= 0)
         abort();
     cli_parse_format(s, &f);

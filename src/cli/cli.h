@@ -174,7 +174,6 @@ void cli_layer_free(cli_layer *l);
 
 /* Helpers shared by the command line and the config reader (settings.c); the interval's range is
  * the settings table's. Each returns 0 or -1. */
-int cli_parse_interval(const char *s, double *out);
 int cli_check_interval(double v);
 int cli_parse_pid(const char *s, long *out);
 int cli_parse_format(const char *s, rt_format *out);
@@ -253,9 +252,8 @@ rt_pipeline *cli_sinks_pipeline(const cli_options *opts, const cli_run_sinks *in
 
 /* gpu_tracker's view (gpuview.c; the value parsers in settings.c). */
 /* A number of expected cores: in the range of --expected-cores in the settings table (above 0,
- * at most 1e6). Each returns 0, or -1. */
+ * at most 1e6). Returns 0, or -1. */
 int cli_parse_expected_cores(const char *s, double *out);
-int cli_check_expected_cores(double v);
 /* Splits "UUID,UUID,..." (blanks around each trimmed; none may be empty; at most 1024) into
  * *out (free with cli_gpu_list_free). Returns 0, or -1 with the problem in *why. */
 int cli_parse_gpu_list(const char *s, char ***out, size_t *n, const char **why);

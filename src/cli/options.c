@@ -15,7 +15,6 @@
 #include "cli.h"
 #include "settings.h"
 
-
 #define USAGE_ERR(...)                                                                                                 \
     do {                                                                                                               \
         snprintf(err, errlen, __VA_ARGS__);                                                                            \

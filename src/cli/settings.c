@@ -104,17 +104,6 @@ int cli_check_interval(double v)
     return cli_setting_in_range(cli_setting_by_flag("interval"), v) ? 0 : -1;
 }
 
-int cli_parse_interval(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end != '\0' || cli_check_interval(v) < 0)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 int cli_parse_pid(const char *s, long *out)
 {
     char *end;
@@ -170,18 +159,7 @@ int cli_add_tag(cli_layer *l, const char *tag)
 
 int cli_parse_expected_cores(const char *s, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end != '\0' || cli_check_expected_cores(v) < 0)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-int cli_check_expected_cores(double v)
-{
-    return cli_setting_in_range(cli_setting_by_flag("expected-cores"), v) ? 0 : -1;
+    return cli_setting_number(cli_setting_by_flag("expected-cores"), s, out);
 }
 
 void cli_gpu_list_free(char **list, size_t n)

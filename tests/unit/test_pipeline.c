@@ -15,10 +15,12 @@
 #include "source/cloud.h"
 #include "store/store.h"
 
+#define LOG_CAP 512 /* a test's shared log */
+
 /* A sink that logs what it is given into a shared text. */
 typedef struct probe {
     char name;
-    char *log;   /* shared by the probes of one test */
+    char *log;   /* shared by the probes of one test: LOG_CAP bytes */
     int adds;
     int fail_at; /* the add that fails (1-based); 0: none */
     const rt_host *host;
@@ -29,9 +31,8 @@ typedef struct probe {
 
 static void say(probe *p, const char *what)
 {
-    char b[32];
-    snprintf(b, sizeof b, "%c:%s ", p->name, what);
-    strcat(p->log, b);
+    size_t n = strlen(p->log);
+    snprintf(p->log + n, LOG_CAP - n, "%c:%s ", p->name, what);
 }
 
 static rt_error probe_add(void *self, const rt_sample *s, const rt_record *rec)
@@ -88,7 +89,7 @@ static void order_records_failure_and_end(void **state)
 {
     (void)state;
     make_full();
-    char log[512] = "";
+    char log[LOG_CAP] = "";
     probe a = {.name = 'a', .log = log}, b = {.name = 'b', .log = log, .fail_at = 2}, c = {.name = 'c', .log = log};
     rt_job job = RT_JOB_INIT;
     job.job_name = "train";
@@ -163,7 +164,7 @@ static void same_record(const rt_record *x, const rt_record *y, size_t skip_off)
 /* The record a pipeline hands a sink for sample s (or for a record read back: rec). */
 static rt_record piped(const rt_sample *s, const rt_record *rec)
 {
-    char log[256] = "";
+    char log[LOG_CAP] = "";
     probe c = {.name = 'c', .log = log};
     rt_pipeline *p = NULL;
     assert_int_equal(rt_pipeline_new(NULL, &p), RT_OK);

@@ -361,10 +361,11 @@ static void csv_columns_are_schema_fields(void **state)
 {
     (void)state;
     char header[1024] = "";
-    for (size_t c = 0; c < RT_ARRAY_LEN(csv_cols); c++) {
-        strcat(header, csv_cols[c].name);
-        strcat(header, c + 1 < RT_ARRAY_LEN(csv_cols) ? "," : "\n");
-    }
+    size_t at = 0;
+    for (size_t c = 0; c < RT_ARRAY_LEN(csv_cols) && at < sizeof header; c++)
+        at += (size_t)snprintf(header + at, sizeof header - at, "%s%s", csv_cols[c].name,
+                               c + 1 < RT_ARRAY_LEN(csv_cols) ? "," : "\n");
+    assert_true(at < sizeof header);
     assert_int_equal(RT_ARRAY_LEN(csv_cols), 32);
     assert_string_equal(rt_csv_header(), header);
 

@@ -15,7 +15,6 @@
 
 struct rt_pipeline {
     rt_sink **sinks;
-    bool *done;   /* the sink failed an add: it gets nothing more */
     size_t n, cap;
     bool records; /* some sink reads records */
     bool finished;
@@ -40,7 +39,7 @@ rt_error rt_pipeline_new(const rt_job *job, rt_pipeline **out)
     return RT_OK;
 }
 
-static void sink_free(rt_sink *s)
+void rt_sink_free(rt_sink *s)
 {
     if (!s)
         return;
@@ -49,34 +48,24 @@ static void sink_free(rt_sink *s)
     free(s);
 }
 
-void rt_sink_free(rt_sink *sink)
-{
-    sink_free(sink);
-}
-
 rt_error rt_pipeline_attach(rt_pipeline *p, rt_sink *sink)
 {
     if (!p || !sink) {
-        sink_free(sink);
+        rt_sink_free(sink);
         return RT_ERR_INVALID;
     }
     if (p->n == p->cap) {
         size_t cap = p->cap ? p->cap * 2 : 8;
         rt_sink **s = realloc(p->sinks, cap * sizeof *s);
-        if (s)
-            p->sinks = s;
-        bool *d = s ? realloc(p->done, cap * sizeof *d) : NULL;
-        if (d)
-            p->done = d;
-        if (!s || !d) {
-            sink_free(sink);
+        if (!s) {
+            rt_sink_free(sink);
             return RT_ERR_NOMEM;
         }
+        p->sinks = s;
         p->cap = cap;
     }
-    p->sinks[p->n] = sink;
-    p->done[p->n] = false;
-    p->n++;
+    sink->done = false;
+    p->sinks[p->n++] = sink;
     if (sink->ops.reads_record)
         p->records = true;
     return RT_OK;
@@ -99,11 +88,11 @@ static rt_error fan_out(rt_pipeline *p, const rt_sample *sample, const rt_record
     int first_errno = 0;
     for (size_t i = 0; i < p->n; i++) {
         rt_sink *s = p->sinks[i];
-        if (p->done[i] || (!sample && !s->ops.reads_record))
+        if (s->done || (!sample && !s->ops.reads_record))
             continue;
         rt_error e = s->ops.add(s->self, sample, s->ops.reads_record ? rec : NULL);
         if (e != RT_OK) {
-            p->done[i] = true;
+            s->done = true;
             if (first == RT_OK) {
                 first = e;
                 first_errno = errno;
@@ -177,9 +166,8 @@ void rt_pipeline_free(rt_pipeline *p)
     if (!p)
         return;
     for (size_t i = 0; i < p->n; i++)
-        sink_free(p->sinks[i]);
+        rt_sink_free(p->sinks[i]);
     free(p->sinks);
-    free(p->done);
     free(p->job_block);
     free(p);
 }

@@ -11,6 +11,7 @@
 struct rt_sink {
     rt_sink_ops ops;
     void *self;
+    bool done; /* its add failed: the pipeline gives it nothing more */
 };
 
 /* Hands a sample (or NULL for a row of a loaded run) with its row, already as the store keeps it

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/clock.h"
 #include "../net/http.h"
 #include "cloud.h"
 #include "sources.h"
@@ -555,11 +556,7 @@ rt_error rt_cloud_start(const rt_cloud_options *opts, rt_cloud_discovery **out)
         rt_copy_str(d->base_alibaba, sizeof d->base_alibaba, "http://100.100.100.200");
     }
     pthread_mutex_init(&d->mu, NULL);
-    pthread_condattr_t ca; /* waits measured on the monotonic clock: a clock jump moves no bound */
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&d->cv, &ca);
-    pthread_condattr_destroy(&ca);
+    rt_clock_cond_init(&d->cv); /* waits measured on the monotonic clock: a clock jump moves no bound */
     d->start = rt_mono_secs();
     d->deadline = d->start + DISCOVERY_SECS;
     atomic_init(&d->refs, 1); /* the caller's */
