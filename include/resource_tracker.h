@@ -495,8 +495,16 @@ typedef struct rt_job_cgroup_options {
 
 /* Makes an empty group named resource-tracker-PID-N below the caller's own group in every
  * hierarchy it may write to: the v2 tree, and the v1 cpu, cpuacct, memory, blkio and pids
- * hierarchies (all that exist of them). Before that it removes empty groups of that name
- * whose tracker is gone (a tracker that was killed). Never moves the caller or any process.
+ * hierarchies (all that exist of them). Never moves the caller or any process. The group
+ * carries the proof of a live owner (0.10): an exclusive flock(2) on its directory in each
+ * hierarchy, held on descriptors g keeps open (close-on-exec) until rt_job_cgroup_free, so
+ * also by a fork of the caller that holds them (the CLI's guardian) until it exits or execs.
+ * Before making it, it removes the empty groups of that name whose owner is provably gone
+ * (their lock is free: a tracker that was killed), in any PID namespace; it leaves alone
+ * those whose lock is held or cannot be judged, and those whose PID is a live process of the
+ * caller's PID namespace other than the caller (made before 0.10: no lock). A name already
+ * taken (a group left with processes, a live tracker's in another PID namespace) makes it try
+ * the next N.
  * Returns RT_OK and *out (free with rt_job_cgroup_free), RT_ERR_UNSUPPORTED when no hierarchy
  * lets it make a group (the reason is logged at RT_LOG_DEBUG, and is the last error: "not
  * root, and no cgroup delegated to this user"), RT_ERR_NOMEM, RT_ERR_INVALID. */
@@ -528,7 +536,8 @@ RT_API int64_t rt_job_cgroup_procs(const rt_job_cgroup *g);
 RT_API rt_error rt_job_cgroup_kill(rt_job_cgroup *g);
 
 /* Removes the group from every hierarchy (a group that still holds processes cannot be
- * removed: that is logged and it stays) and frees g. NULL is allowed. */
+ * removed: that is logged and it stays, without its owner's lock), then frees g. NULL is
+ * allowed. */
 RT_API void rt_job_cgroup_free(rt_job_cgroup *g);
 
 /* ------------------------------------------------------------------------------------------

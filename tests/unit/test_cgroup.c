@@ -6,7 +6,9 @@
 
 #include <errno.h>
 #include <math.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -631,8 +633,21 @@ static pid_t dead_pid(void)
     return p;
 }
 
-/* On a fake tree: stale groups of dead trackers are removed when empty, others stay; the new
- * directory has no cgroup.procs (not a cgroup), so nothing is made: one debug line says why. */
+/* Holds the owner's lock on the directory path (as a live tracker in another PID namespace
+ * would) on a descriptor of its own; returns it (close it to let go). */
+static int hold_lock(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+    return fd;
+}
+
+/* On a fake tree: stale groups of dead trackers are removed when empty and unlocked, others
+ * stay (one whose lock is held, a file of that name, one holding a file); a group named after
+ * the caller's own pid but not locked is not the caller's (a dead tracker that had the pid in
+ * another PID namespace): removed. The new directory has no cgroup.procs (not a cgroup), so
+ * nothing is made: one debug line says why. */
 static void job_fake_tree(void **state)
 {
     (void)state;
@@ -656,6 +671,14 @@ static void job_fake_tree(void **state)
     unit_put(sys, "fs/cgroup/user/resource-tracker-x-1/y", "");
     snprintf(path, sizeof path, "%s/%s", sys, stale_empty);
     assert_int_equal(mkdir(path, 0755), 0);
+    char locked[512], mine[512], plain[128];
+    snprintf(locked, sizeof locked, "%s/fs/cgroup/user/resource-tracker-%d-3", sys, (int)dead);
+    snprintf(mine, sizeof mine, "%s/fs/cgroup/user/resource-tracker-%d-999", sys, (int)getpid());
+    snprintf(plain, sizeof plain, "fs/cgroup/user/resource-tracker-%d-4", (int)dead);
+    assert_int_equal(mkdir(locked, 0755), 0);
+    assert_int_equal(mkdir(mine, 0755), 0);
+    unit_put(sys, plain, "");
+    int lock_fd = hold_lock(locked);
 
     logs l = {0};
     rt_job_cgroup_options o = RT_JOB_CGROUP_OPTIONS_INIT;
@@ -673,10 +696,19 @@ static void job_fake_tree(void **state)
     assert_int_equal(access(path, F_OK), 0);
     snprintf(path, sizeof path, "%s/%s", sys, alive);
     assert_int_equal(access(path, F_OK), 0);
+    assert_int_equal(access(locked, F_OK), 0); /* its owner lives */
+    assert_int_not_equal(access(mine, F_OK), 0);
+    snprintf(path, sizeof path, "%s/%s", sys, plain);
+    assert_int_equal(access(path, F_OK), 0);
     snprintf(path, sizeof path, "%s/fs/cgroup/user/resource-tracker-%d-1", sys, (int)getpid());
     assert_int_not_equal(access(path, F_OK), 0); /* the attempt left nothing */
-    /* removal logged at debug level, then the one line on why nothing was made */
-    assert_int_equal(l.n, 3);
+    /* two removals logged at debug level, the busy one that stays, then the one line on why
+     * nothing was made */
+    assert_int_equal(l.n, 4);
+    /* its owner gone, the locked one goes with the next start */
+    close(lock_fd);
+    assert_int_equal(rt_job_cgroup_create(&o, &jg), RT_ERR_UNSUPPORTED);
+    assert_int_not_equal(access(locked, F_OK), 0);
 
     /* no mounts at all: one line */
     unit_put(proc, "self/mountinfo", "28 1 259:2 / / rw - ext4 /dev/x rw\n");
@@ -1011,6 +1043,83 @@ static void job_live_stale(void **state)
     assert_int_not_equal(access(busy, F_OK), 0);
 }
 
+/* The N of a group's path ".../resource-tracker-P-N". */
+static unsigned name_n(const char *path)
+{
+    return (unsigned)strtoul(strrchr(path, '-') + 1, NULL, 10);
+}
+
+/* Ownership on the real cgroup file system: a group of a dead pid whose lock is held (a live
+ * tracker in another PID namespace) stays, empty, through the next create, and goes with the
+ * one after its lock is let go; the group made holds its own lock in every hierarchy (seen
+ * from another descriptor) until freed; a name taken by a locked group makes the next one be
+ * used, and the hierarchies already made under the taken name are removed again. */
+static void job_live_owner(void **state)
+{
+    (void)state;
+    rt_job_cgroup *jg = NULL;
+    if (rt_job_cgroup_create(NULL, &jg) != RT_OK)
+        skip();
+    char dirs[RT_CG_NHIER][1100], name[64], parent[1100], other[1200], taken[1200];
+    const char *path = rt_job_cgroup_path(jg);
+    unsigned n = name_n(path);
+    int nd = job_dirs(strrchr(path, '/') + 1, dirs, RT_CG_NHIER), pick = -1, made = 0;
+    for (int i = 0; i < nd; i++)
+        if (access(dirs[i], F_OK) == 0) {
+            if (pick < 0)
+                pick = i;
+            made++;
+            /* the owner's lock, in every hierarchy */
+            int fd = open(dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            assert_true(fd >= 0);
+            assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), -1);
+            assert_int_equal(errno, EWOULDBLOCK);
+            close(fd);
+        }
+    rt_job_cgroup_free(jg);
+    assert_true(pick >= 0);
+    memcpy(parent, dirs[pick], sizeof parent);
+    *strrchr(parent, '/') = '\0';
+
+    /* another namespace's live tracker: its pid means nothing here */
+    snprintf(name, sizeof name, "resource-tracker-%d-5", (int)dead_pid());
+    snprintf(other, sizeof other, "%s/%s", parent, name);
+    assert_int_equal(mkdir(other, 0755), 0);
+    int lock_fd = hold_lock(other);
+    assert_int_equal(rt_job_cgroup_create(NULL, &jg), RT_OK);
+    assert_int_equal(name_n(rt_job_cgroup_path(jg)), n + 1);
+    assert_int_equal(access(other, F_OK), 0);
+    rt_job_cgroup_free(jg);
+    close(lock_fd);
+    assert_int_equal(rt_job_cgroup_create(NULL, &jg), RT_OK);
+    assert_int_not_equal(access(other, F_OK), 0);
+    rt_job_cgroup_free(jg);
+
+    /* the next name (n + 3) taken and locked in one hierarchy: n + 4 is made, in as many as
+     * before, and nothing of n + 3 is left but the taken one */
+    snprintf(taken, sizeof taken, "%s/resource-tracker-%d-%u", parent, (int)getpid(), n + 3);
+    assert_int_equal(mkdir(taken, 0755), 0);
+    lock_fd = hold_lock(taken);
+    assert_int_equal(rt_job_cgroup_create(NULL, &jg), RT_OK);
+    path = rt_job_cgroup_path(jg);
+    assert_int_equal(name_n(path), n + 4);
+    char now[RT_CG_NHIER][1100], then[RT_CG_NHIER][1100];
+    snprintf(name, sizeof name, "resource-tracker-%d-%u", (int)getpid(), n + 3);
+    assert_int_equal(job_dirs(strrchr(path, '/') + 1, now, RT_CG_NHIER), nd);
+    assert_int_equal(job_dirs(name, then, RT_CG_NHIER), nd);
+    int made_now = 0;
+    for (int i = 0; i < nd; i++) {
+        made_now += access(now[i], F_OK) == 0;
+        if (i != pick && access(then[i], F_OK) == 0)
+            fail_msg("%s is left", then[i]);
+    }
+    assert_int_equal(made_now, made);
+    rt_job_cgroup_free(jg);
+    assert_int_equal(access(taken, F_OK), 0);
+    close(lock_fd);
+    assert_int_equal(rmdir(taken), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1035,6 +1144,7 @@ int main(void)
         cmocka_unit_test(job_live),
         cmocka_unit_test(job_live_layouts),
         cmocka_unit_test(job_live_stale),
+        cmocka_unit_test(job_live_owner),
         cmocka_unit_test(job_kill),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,8 @@
 /* cgroup_job.c - a cgroup of the job's own (the public rt_job_cgroup_*): made below the caller's
  * group in the v2 tree and the v1 cpu, cpuacct, memory, blkio and pids hierarchies, entered by
  * the command's child before exec, removed at the end (killed first by a guardian when the
- * tracker died); stale groups of dead trackers cleaned. */
+ * tracker died); stale groups of dead trackers cleaned, judged by ownership: each group's
+ * directory carries its owner's flock(2), which holds in every PID namespace. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,14 +27,31 @@ struct rt_job_cgroup {
     rt_cg_mounts mounts;
     rt_cg_paths paths;        /* the job group's path per hierarchy it was made in */
     int parent_fd[RT_CG_NHIER]; /* the parent's directory where this hierarchy made it, else -1 */
-    int dir_fd[RT_CG_NHIER];    /* the group's directory (also for a comounted twin) */
+    int dir_fd[RT_CG_NHIER];    /* the group's directory (also for a comounted twin), holding
+                                 * the owner's lock (see "Ownership" below) */
     int procs_fd[RT_CG_NHIER];  /* its cgroup.procs open for writing, where made */
     char name[64];
     char path[RT_CG_PATH_MAX];
 };
 
-/* The counter N of resource-tracker-PID-N: several groups in one process. */
+/* The counter N of resource-tracker-PID-N: several groups in one process, and the next name
+ * when one is taken. */
 static atomic_uint job_counter;
+
+/* How many names are tried when the one made is taken (a group of that name left with
+ * processes in it, or a live tracker's in another PID namespace with the same pid there). */
+#define NAME_TRIES 8
+
+/* Ownership. The pid in a group's name says nothing across PID namespaces (a live tracker in
+ * another one has another pid here, or one that is some other process here), so it is not the
+ * proof of a live owner: the proof is an exclusive flock(2) on the group's directory, taken on
+ * the descriptor the owner keeps open until it has removed the group (dir_fd). A lock belongs to
+ * the open file description, so the guardian (a fork holding the same descriptors) keeps it when
+ * the tracker is killed, and the kernel drops it only when the last holder is gone; it is seen
+ * from every PID and mount namespace (one inode per group in each hierarchy). Cleanup takes the
+ * lock itself before removing a group, so it never removes a group whose owner still holds it,
+ * and a group removed from under an owner between mkdir and its lock is seen by the owner
+ * (own_lock), which then tries the next name. */
 
 /* Parses "resource-tracker-P-N"; returns P, or 0 when name is not of that pattern. */
 static pid_t stale_pid(const char *name)
@@ -51,7 +70,12 @@ static pid_t stale_pid(const char *name)
     return (pid_t)pid;
 }
 
-/* Removes the empty groups of trackers that no longer exist from the directory dfd. */
+/* Removes from the directory dfd the groups named resource-tracker-P-N whose owner is provably
+ * gone: their lock can be taken (nobody holds it). Left alone: a group whose lock is held, one
+ * that cannot be opened or locked (its owner cannot be judged), and one whose P is a live
+ * process of this PID namespace other than the caller (a tracker before 0.10 took no lock: it
+ * may be one). A group with processes (or child groups) in it is never removed: the kernel
+ * refuses, and it stays. */
 static void remove_stale(int dfd, const char *where, const rt_logger *log)
 {
     int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -64,14 +88,43 @@ static void remove_stale(int dfd, const char *where, const rt_logger *log)
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         pid_t p = stale_pid(e->d_name);
-        if (p <= 0 || p == getpid() || kill(p, 0) == 0 || errno != ESRCH)
+        if (p <= 0 || (p != getpid() && (kill(p, 0) == 0 || errno != ESRCH)))
             continue;
+        int gfd = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (gfd < 0)
+            continue;
+        if (flock(gfd, LOCK_EX | LOCK_NB) < 0) { /* EWOULDBLOCK: its owner lives */
+            if (errno != EWOULDBLOCK)
+                rt_log(log, RT_LOG_DEBUG, "cgroup: %s/%s stays: its owner cannot be judged (%s)", where, e->d_name,
+                       strerror(errno));
+            close(gfd);
+            continue;
+        }
         if (unlinkat(dfd, e->d_name, AT_REMOVEDIR) == 0)
             rt_log(log, RT_LOG_DEBUG, "cgroup: removed the stale group %s/%s", where, e->d_name);
         else
             rt_log(log, RT_LOG_DEBUG, "cgroup: the stale group %s/%s stays: %s", where, e->d_name, strerror(errno));
+        close(gfd); /* the lock goes with it */
     }
     closedir(d);
+}
+
+/* Takes the owner's lock on the group just made (dfd, named name in pfd). Returns false when
+ * the group is not ours to keep: its lock is held (a cleanup judging it this moment, which
+ * removes it), or the name no longer leads to it (removed between mkdir and the lock). Where
+ * the file system takes no lock the group goes on without one: it then cannot be judged, so
+ * nobody removes it as stale. */
+static bool own_lock(int pfd, int dfd, const char *name, const rt_logger *log)
+{
+    if (flock(dfd, LOCK_EX | LOCK_NB) < 0) {
+        if (errno == EWOULDBLOCK)
+            return false;
+        rt_log(log, RT_LOG_DEBUG, "cgroup: %s cannot be locked (%s): no cleanup will judge it", name, strerror(errno));
+        return true;
+    }
+    struct stat mine, there;
+    return fstat(dfd, &mine) == 0 && fstatat(pfd, name, &there, AT_SYMLINK_NOFOLLOW) == 0 &&
+           mine.st_dev == there.st_dev && mine.st_ino == there.st_ino;
 }
 
 /* Asks the parent (v2) to hand its available controllers among cpu, memory, io and pids to its
@@ -144,7 +197,24 @@ static const char *why_words(int err, int found)
     }
 }
 
-/* Makes the group in hierarchy h. Returns 0, or -errno (why set). */
+/* Removes the group from every hierarchy it was made in, each while its lock is still held (so
+ * no cleanup judges it in between), then closes its descriptors; the group then has no
+ * hierarchy. A directory that still holds processes cannot be removed: logged, it stays. */
+static void unmake(rt_job_cgroup *g)
+{
+    for (int h = 0; h < RT_CG_NHIER; h++) {
+        if (g->parent_fd[h] >= 0 && unlinkat(g->parent_fd[h], g->name, AT_REMOVEDIR) < 0)
+            rt_log(&g->log, RT_LOG_DEBUG, "cgroup: %s%s stays (%s): it still holds processes", g->mounts.dir[h],
+                   g->paths.path[h], strerror(errno));
+        rt_close(&g->procs_fd[h]);
+        rt_close(&g->dir_fd[h]);
+        rt_close(&g->parent_fd[h]);
+    }
+    memset(&g->paths, 0, sizeof g->paths);
+}
+
+/* Makes the group in hierarchy h. Returns 0, or -errno (why set); -EEXIST when the name is
+ * taken (the caller tries the next one). */
 static int make_in(rt_job_cgroup *g, rt_cg_hier h, const rt_cg_paths *own, char *why, size_t why_cap)
 {
     int pfd = rt_cg_open_dir(&g->roots, &g->mounts, h, own->path[h]);
@@ -159,26 +229,36 @@ static int make_in(rt_job_cgroup *g, rt_cg_hier h, const rt_cg_paths *own, char 
     if (h == RT_CG_UNIFIED && !root)
         enable_controllers(pfd, &g->log);
     int err = 0;
-    const char *what = "";
+    const char *what = NULL; /* set once the directory is made: what of it failed */
     if (mkdirat(pfd, g->name, 0755) < 0)
         err = -errno;
+    else
+        what = "";
     int dfd = err ? -1 : openat(pfd, g->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0 && !own_lock(pfd, dfd, g->name, &g->log)) {
+        /* taken from under us: not ours to remove; the caller tries the next name */
+        close(dfd);
+        rt_pathf(why, why_cap, "%s%s/%s: taken", g->mounts.dir[h], root ? "" : parent, g->name);
+        close(pfd);
+        return -EEXIST;
+    }
     int wfd = dfd < 0 ? -1 : openat(dfd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
     if (!err && wfd < 0) {
         err = -errno;
         what = "/cgroup.procs";
+    } else if (!err && !rt_pathf(g->paths.path[h], RT_CG_PATH_MAX, "%s/%s", root ? "" : parent, g->name)) {
+        err = -ENAMETOOLONG;
+    }
+    if (err && what != NULL) { /* made but of no use: removed while still locked, then closed */
+        unlinkat(pfd, g->name, AT_REMOVEDIR);
+        if (wfd >= 0)
+            close(wfd);
         if (dfd >= 0)
             close(dfd);
-        unlinkat(pfd, g->name, AT_REMOVEDIR);
-    }
-    if (!err && !rt_pathf(g->paths.path[h], RT_CG_PATH_MAX, "%s/%s", root ? "" : parent, g->name)) {
-        err = -ENAMETOOLONG;
-        close(wfd);
-        close(dfd);
-        unlinkat(pfd, g->name, AT_REMOVEDIR);
     }
     if (err) {
-        rt_pathf(why, why_cap, "%s%s/%s%s: %s", g->mounts.dir[h], root ? "" : parent, g->name, what, strerror(-err));
+        rt_pathf(why, why_cap, "%s%s/%s%s: %s", g->mounts.dir[h], root ? "" : parent, g->name, what ? what : "",
+                 strerror(-err));
         close(pfd);
         return err;
     }
@@ -211,7 +291,6 @@ rt_error rt_job_cgroup_new(const rt_job_cgroup_options *opts, rt_job_cgroup **ou
     memset(g->parent_fd, 0xff, sizeof g->parent_fd);
     memset(g->dir_fd, 0xff, sizeof g->dir_fd);
     memset(g->procs_fd, 0xff, sizeof g->procs_fd);
-    rt_pathf(g->name, sizeof g->name, NAME_PREFIX "%ld-%u", (long)getpid(), atomic_fetch_add(&job_counter, 1) + 1);
     char why[RT_CG_PATH_MAX + 128] = "";
     rt_error rc = rt_roots_open(&g->roots, o.proc_root, o.sys_root);
     if (rc != RT_OK) {
@@ -228,22 +307,33 @@ rt_error rt_job_cgroup_new(const rt_job_cgroup_options *opts, rt_job_cgroup **ou
     if (found <= 0)
         rt_copy_str(why, sizeof why, found < 0 ? "the caller's group cannot be read" : "no cgroup hierarchy is mounted");
     int made = 0, last_err = 0;
-    for (int h = 0; found > 0 && h < RT_CG_NHIER; h++) {
-        if (!own->has[h] || !g->mounts.dir[h][0])
-            continue;
-        int twin = -1; /* comounted ("cpu,cpuacct"): one directory serves both */
-        for (int k = 0; k < h && twin < 0; k++)
-            if (strcmp(g->mounts.dir[k], g->mounts.dir[h]) == 0 && g->dir_fd[k] >= 0)
-                twin = k;
-        if (twin >= 0) {
-            g->paths.has[h] = true;
-            rt_copy_str(g->paths.path[h], RT_CG_PATH_MAX, g->paths.path[twin]);
-            continue;
+    for (int attempt = 0; found > 0 && attempt < NAME_TRIES; attempt++) {
+        rt_pathf(g->name, sizeof g->name, NAME_PREFIX "%ld-%u", (long)getpid(), atomic_fetch_add(&job_counter, 1) + 1);
+        made = 0;
+        last_err = 0;
+        for (int h = 0; h < RT_CG_NHIER && last_err != -EEXIST; h++) {
+            if (!own->has[h] || !g->mounts.dir[h][0])
+                continue;
+            int twin = -1; /* comounted ("cpu,cpuacct"): one directory serves both */
+            for (int k = 0; k < h && twin < 0; k++)
+                if (strcmp(g->mounts.dir[k], g->mounts.dir[h]) == 0 && g->dir_fd[k] >= 0)
+                    twin = k;
+            if (twin >= 0) {
+                g->paths.has[h] = true;
+                rt_copy_str(g->paths.path[h], RT_CG_PATH_MAX, g->paths.path[twin]);
+                continue;
+            }
+            int e = make_in(g, (rt_cg_hier)h, own, why, sizeof why);
+            made += e == 0;
+            if (e < 0)
+                last_err = e;
         }
-        int e = make_in(g, (rt_cg_hier)h, own, why, sizeof why);
-        made += e == 0;
-        if (e < 0)
-            last_err = e;
+        if (last_err != -EEXIST)
+            break;
+        /* one hierarchy has the name already: all of this name goes, the next name is tried */
+        rt_log(&g->log, RT_LOG_DEBUG, "cgroup: %s: the next name is tried", why);
+        unmake(g);
+        made = 0;
     }
     free(own);
     if (!made) {
@@ -403,16 +493,7 @@ void rt_job_cgroup_free(rt_job_cgroup *g)
 {
     if (!g)
         return;
-    for (int h = 0; h < RT_CG_NHIER; h++) {
-        rt_close(&g->procs_fd[h]);
-        rt_close(&g->dir_fd[h]);
-        if (g->parent_fd[h] < 0)
-            continue;
-        if (unlinkat(g->parent_fd[h], g->name, AT_REMOVEDIR) < 0)
-            rt_log(&g->log, RT_LOG_DEBUG, "cgroup: %s%s stays (%s): it still holds processes", g->mounts.dir[h],
-                   g->paths.path[h], strerror(errno));
-        rt_close(&g->parent_fd[h]);
-    }
+    unmake(g);
     rt_roots_close(&g->roots);
     free(g);
 }
