@@ -19,9 +19,9 @@ import subprocess
 
 import pytest
 
-from conftest import TIMEOUT_SCALE, TRACKER, tracker_env
-from test_cgroup import dir_of, groups_of, hierarchies, job_dirs, kill_group_procs, need_any, rmdir_tree, run_tracker
-from test_faults import guardian_of, marked, marked_env, wait_for
+from conftest import TIMEOUT_SCALE, TRACKER
+from test_cgroup import dir_of, groups_of, hierarchies, job_dirs, need_any, run_tracker
+from test_faults import cleanup, guardian_of, marked, marked_env, wait_for
 
 WAIT = 20 * TIMEOUT_SCALE
 
@@ -57,16 +57,11 @@ def empty(d):
         return f.read().strip() == ""
 
 
-def end_all(mark, dirs):
-    """SIGKILLs every marked process, then empties and removes the groups dirs."""
-    for pid in marked(mark):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    for d in dirs:
-        kill_group_procs(d)
-        rmdir_tree(d)
+def start_beside(dirs):
+    """Runs a tracker out here to its end (it exited 0); returns which of dirs are gone."""
+    r = run_tracker(["-q", "--", "true"])
+    assert r.returncode == 0, r.stderr
+    return [d for d in dirs if not os.path.isdir(d)]
 
 
 def free_pid():
@@ -96,7 +91,6 @@ def test_live_tracker_in_another_pid_namespace_keeps_its_empty_group(tmp_path):
     script = f"echo {k - 1} > /proc/sys/kernel/ns_last_pid && {inner}; exit $?"
     p = subprocess.Popen([unshare, "-p", "-f", "--mount-proc", "--kill-child", "sh", "-c", script], env=env,
                          stderr=subprocess.PIPE, text=True)
-    dirs = []
     try:
         path = first_path(out)
         assert os.path.basename(path).startswith(f"resource-tracker-{k}-"), path
@@ -105,9 +99,7 @@ def test_live_tracker_in_another_pid_namespace_keeps_its_empty_group(tmp_path):
         assert wait_for(lambda: (tmp_path / "ready").exists(), WAIT)
         assert wait_for(lambda: all(empty(d) for d in dirs), WAIT), dirs
         assert not os.path.exists(f"/proc/{k}")  # kill(pid, 0) here: ESRCH, the owner lives
-        r = run_tracker(["-q", "--", "true"])
-        assert r.returncode == 0, r.stderr
-        gone = [d for d in dirs if not os.path.isdir(d)]
+        gone = start_beside(dirs)
         assert gone == [], f"the live tracker's group was removed: {gone}"
         (tmp_path / "stop").touch()
         _, err = p.communicate(timeout=WAIT)
@@ -118,7 +110,7 @@ def test_live_tracker_in_another_pid_namespace_keeps_its_empty_group(tmp_path):
         if p.poll() is None:
             p.kill()
             p.wait()
-        end_all(mark, dirs)
+        cleanup(mark, k)
 
 
 def test_guardian_of_a_killed_tracker_owns_the_group(tmp_path):
@@ -130,7 +122,7 @@ def test_guardian_of_a_killed_tracker_owns_the_group(tmp_path):
     out = tmp_path / "g.jsonl"
     p = subprocess.Popen([TRACKER, "-i", "0.1", "-o", str(out), "--"] + moving_out_job(tmp_path), env=env,
                          stderr=subprocess.DEVNULL)
-    dirs, guard = [], []
+    guard = []
     try:
         path = first_path(out)
         dirs = [d for d in job_dirs(path) if os.path.isdir(d)]
@@ -142,9 +134,7 @@ def test_guardian_of_a_killed_tracker_owns_the_group(tmp_path):
         os.kill(guard[0], signal.SIGSTOP)
         p.kill()
         p.wait(timeout=WAIT)
-        r = run_tracker(["-q", "--", "true"])
-        assert r.returncode == 0, r.stderr
-        gone = [d for d in dirs if not os.path.isdir(d)]
+        gone = start_beside(dirs)
         assert gone == [], f"the guardian's group was removed: {gone}"
         os.kill(guard[0], signal.SIGCONT)
         assert wait_for(lambda: not guardian_of(mark), WAIT), marked(mark)
@@ -160,7 +150,7 @@ def test_guardian_of_a_killed_tracker_owns_the_group(tmp_path):
             p.kill()
             p.wait()
         (tmp_path / "stop").touch()
-        end_all(mark, dirs)
+        cleanup(mark, p.pid)
 
 
 def test_group_of_a_dead_owner_goes_once_empty(tmp_path):
@@ -172,7 +162,6 @@ def test_group_of_a_dead_owner_goes_once_empty(tmp_path):
     out = tmp_path / "d.jsonl"
     p = subprocess.Popen([TRACKER, "-i", "0.1", "-o", str(out), "--", "sh", "-c", "setsid sleep 300 & exec sleep 300"],
                          env=env, stderr=subprocess.DEVNULL)
-    dirs = []
     try:
         path = first_path(out)
         dirs = [d for d in job_dirs(path) if os.path.isdir(d)]
@@ -187,19 +176,14 @@ def test_group_of_a_dead_owner_goes_once_empty(tmp_path):
         # the command dies with the tracker (its parent-death signal); the grandchild stays
         assert wait_for(lambda: list(marked(mark).values()) == ["sleep"], WAIT), marked(mark)
         (orphan,) = marked(mark)
-        r = run_tracker(["-q", "--", "true"])
-        assert r.returncode == 0, r.stderr
-        gone = [d for d in dirs if not os.path.isdir(d)]
+        gone = start_beside(dirs)
         assert gone == [], f"a group with a process in it was removed: {gone}"
         assert list(marked(mark)) == [orphan]  # and nothing in it was killed
         os.kill(orphan, signal.SIGKILL)
         assert wait_for(lambda: not marked(mark) and all(empty(d) for d in dirs), WAIT), dirs
-        r = run_tracker(["-q", "--", "true"])
-        assert r.returncode == 0, r.stderr
-        left = [d for d in dirs if os.path.exists(d)]
-        assert left == [], left
+        assert start_beside(dirs) == dirs
     finally:
         if p.poll() is None:
             p.kill()
             p.wait()
-        end_all(mark, dirs)
+        cleanup(mark, p.pid)
