@@ -437,8 +437,14 @@ static int start_job(const cli_options *o, run_state *rs)
     if (o->prom_on || o->otlp_url || o->textfile_dir) {
         rs->cloud = cli_start_cloud(o);
         rs->cloud_tried = true;
-        if (cli_sinks_prom(o, rs->cloud, &rs->prom) < 0)
-            return EXIT_USAGE;
+        if (cli_sinks_prom(o, rs->cloud, &rs->prom) < 0) {
+            /* a port that cannot be served is a usage error; a server that cannot be had for want
+             * of a thread, memory or a descriptor is a missing part: the command runs all the same */
+            int e = errno;
+            if (!o->command || !(e == EAGAIN || e == ENOMEM || fds_short(e)))
+                return EXIT_USAGE;
+            cli_say("warning: no Prometheus metrics for this run (%s): the command runs all the same", strerror(e));
+        }
     }
     if (!o->command)
         return 0;

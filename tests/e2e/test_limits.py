@@ -122,7 +122,7 @@ def as_user(uid, nproc):
     return switch
 
 
-def unprivileged_run(nproc, cmd):
+def unprivileged_run(nproc, cmd, flags=()):
     """Runs `resource-tracker -o FILE -- cmd` as a uid of its own (no other process counts against
     its process limit) under RLIMIT_NPROC nproc; returns (CompletedProcess, samples)."""
     if os.geteuid() != 0:
@@ -132,7 +132,7 @@ def unprivileged_run(nproc, cmd):
     try:
         os.chmod(work, 0o777)
         out = os.path.join(work, "n.jsonl")
-        p = subprocess.run([TRACKER, "-i", "0.2", "-o", out, "--", *cmd], env=tracker_env(), cwd=work,
+        p = subprocess.run([TRACKER, "-i", "0.2", "-o", out, *flags, "--", *cmd], env=tracker_env(), cwd=work,
                            preexec_fn=as_user(uid, nproc), capture_output=True, text=True,
                            timeout=120 * TIMEOUT_SCALE)
         samples = [json.loads(l) for l in open(out).read().splitlines()] if os.path.exists(out) else []
@@ -172,3 +172,15 @@ def test_process_limit_leaves_no_child():
     warns = warnings_of(p.stderr)
     assert len(warns) == 1 and "cannot fork" in warns[0], p.stderr
     assert samples == []
+
+
+@pytest.mark.skipif(NO_UNPRIVILEGED, reason=WHY_NOT)
+def test_process_limit_leaves_no_thread_for_metrics():
+    """RLIMIT_NPROC 1 with --prometheus: no thread for the /metrics server is a missing part
+    (warned), not a usage error, and no child either: the command runs in the tracker's place,
+    its status the tool's; one warning for each."""
+    p, samples = unprivileged_run(1, ["sh", "-c", "exit 5"], flags=("--prometheus", "0"))
+    assert p.returncode == 5, p.stderr
+    warns = warnings_of(p.stderr)
+    assert len(warns) == 2, p.stderr
+    assert "no Prometheus metrics" in warns[0] and "cannot fork" in warns[1], p.stderr
