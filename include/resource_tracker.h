@@ -354,9 +354,10 @@ typedef struct rt_process {
                                    * GPU, the sum of its tree processes' maxMemoryUsage, kept
                                    * after they exit): RT_NULL_U64 where accounting is off */
     int64_t unread_count; /* processes the last walk found in the tree but could not open (out
-                           * of file descriptors, or refused): what they and their descendants
-                           * used is missing from this sample's figures, which are then lower
-                           * bounds; 0 when every process was read */
+                           * of file descriptors even for one file at a time, or refused): what
+                           * they and their new descendants used since their last reading is
+                           * missing from this sample's figures, which are then lower bounds;
+                           * 0 when every process was read */
 } rt_process;
 
 typedef struct rt_sample {

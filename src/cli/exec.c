@@ -1,6 +1,7 @@
 /* exec.c - starts the wrapped command (cli_spawn): forked, in the job's cgroup before anything
- * runs, with the signal mask and dispositions it would have had without us, and exec'd as
- * execvp does, but for binaries of a format the kernel cannot run (exec_command). */
+ * runs, with the signal mask, dispositions and open files limit it would have had without us,
+ * and exec'd as execvp does, but for binaries of a format the kernel cannot run (exec_command);
+ * or, where no child can be forked, in the tracker's own place (cli_exec_here). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -125,24 +126,48 @@ static int read_report(int fd, int *v)
     return n == (ssize_t)sizeof *v;
 }
 
-/* The child enters jcg between fork and exec and reports the result (0 or -errno) through
- * the pipe first, then the exec errno if exec fails. */
-pid_t cli_spawn(char **argv, const sigset_t *orig_mask, const rt_job_cgroup *jcg, bool *entered, int *exec_errno)
+/* The child's own word when exec failed and there is no report pipe: "resource-tracker: cannot
+ * run 'NAME': REASON" on stderr with only async-signal-safe calls (strerrordesc_np is a table
+ * lookup), and a shell's exit status. Never returns. */
+static void child_failed(const char *name, int e) __attribute__((noreturn));
+static void child_failed(const char *name, int e)
 {
-    int pfd[2];
+    const char *why = strerrordesc_np(e);
+    const char *parts[] = {"resource-tracker: cannot run '", name, "': ", why ? why : "unknown error", "\n"};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        size_t n = strnlen(parts[i], 256);
+        if (write(STDERR_FILENO, parts[i], n) < 0)
+            break;
+    }
+    _exit(e == ENOENT ? 127 : 126);
+}
+
+/* The child enters jcg between fork and exec and reports the result (0 or -errno) through
+ * the pipe first, then the exec errno if exec fails. Without a pipe (out of descriptors) it
+ * stays out of jcg (the caller could not know) and says itself why exec failed. */
+pid_t cli_spawn(char **argv, const sigset_t *orig_mask, const struct rlimit *nofile, const rt_job_cgroup *jcg,
+                bool *entered, int *exec_errno)
+{
+    int pfd[2] = {-1, -1};
     *exec_errno = 0;
     *entered = false;
     if (pipe2(pfd, O_CLOEXEC) < 0) {
-        *exec_errno = errno;
-        return -1;
+        if (errno != EMFILE && errno != ENFILE) {
+            *exec_errno = errno;
+            return -1;
+        }
+        pfd[0] = pfd[1] = -1; /* the command runs all the same */
+        jcg = NULL;
     }
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         *exec_errno = errno;
-        close(pfd[0]);
-        close(pfd[1]);
-        return -1;
+        if (pfd[0] >= 0) {
+            close(pfd[0]);
+            close(pfd[1]);
+        }
+        return -2;
     }
     if (pid == 0) {
         /* the command dies with the tracker (SIGKILL, a crash); its descendants in the group
@@ -155,15 +180,23 @@ pid_t cli_spawn(char **argv, const sigset_t *orig_mask, const rt_job_cgroup *jcg
                 /* the parent sees EOF: the group is not taken as the job's */
             }
         }
-        close(pfd[0]);
+        if (pfd[0] >= 0)
+            close(pfd[0]);
         signal(SIGPIPE, SIG_DFL);
+        if (nofile && setrlimit(RLIMIT_NOFILE, nofile) < 0) {
+            /* the command runs with the tracker's higher limit */
+        }
         sigprocmask(SIG_SETMASK, orig_mask, NULL);
         int e = exec_command(argv);
+        if (pfd[1] < 0)
+            child_failed(argv[0] ? argv[0] : "", e);
         if (write(pfd[1], &e, sizeof e) < 0) {
             /* the parent sees EOF and a 127 exit */
         }
         _exit(127);
     }
+    if (pfd[0] < 0)
+        return pid; /* a failed exec is the child's to say */
     close(pfd[1]);
     int e = 0;
     if (jcg) {
@@ -185,4 +218,17 @@ pid_t cli_spawn(char **argv, const sigset_t *orig_mask, const rt_job_cgroup *jcg
         return -1;
     }
     return pid;
+}
+
+int cli_exec_here(char **argv, const sigset_t *orig_mask, const struct rlimit *nofile)
+{
+    signal(SIGPIPE, SIG_DFL);
+    if (nofile && setrlimit(RLIMIT_NOFILE, nofile) < 0) {
+        /* the command runs with the tracker's higher limit */
+    }
+    if (prctl(PR_SET_CHILD_SUBREAPER, 0) < 0) {
+        /* not one, or it stays one: only orphans would notice */
+    }
+    sigprocmask(SIG_SETMASK, orig_mask, NULL);
+    return exec_command(argv);
 }

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -90,6 +91,7 @@ typedef struct run_state {
     char cgroup_why[160];  /* why the command has no cgroup of its own ("" when it has one, or
                             * without a command) */
     bool cloud_tried;      /* cli_start_cloud was called (cloud may still be NULL: off or failed) */
+    char untracked_why[128]; /* why the command must run in the tracker's place ("": it need not) */
 } run_state;
 
 /* Takes one sample and hands it to the pipeline. Returns false when output failed for good
@@ -196,15 +198,82 @@ static rt_job_cgroup *make_job_cgroup(const cli_options *o, run_state *rs)
     return NULL;
 }
 
-/* Lets the tracker keep one descriptor open per tracked file: soft limit up to the hard one.
- * Called after the command started, which keeps the limit it was given. */
+/* The open files limit the tracker was given (the command's, restored in it before exec), and
+ * whether it was read. */
+static struct rlimit nofile_given;
+static bool nofile_known;
+
+/* Lets the tracker keep one descriptor open per tracked file: soft limit up to the hard one, at
+ * the start of a run (the setup has all there is; the command gets back the limit it was given:
+ * nofile_given). Once: later calls do nothing. */
 static void raise_nofile(void)
 {
+    if (nofile_known)
+        return;
     struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return;
+    nofile_given = rl;
+    nofile_known = true;
+    if (rl.rlim_cur < rl.rlim_max) {
         rl.rlim_cur = rl.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &rl);
+        if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+            /* the walk reads what it cannot keep open one file at a time */
+        }
     }
+}
+
+/* Descriptors the tracker may still open: free numbers under the soft limit, counted where the
+ * limit is small (up to 4096); INT_MAX above it (the setup needs far fewer). */
+static int fds_free(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 4096)
+        return INT_MAX;
+    int n = 0;
+    for (int fd = 0; fd < (int)rl.rlim_cur; fd++)
+        n += fcntl(fd, F_GETFD) < 0 && errno == EBADF;
+    return n;
+}
+
+/* Descriptors kept for what a run needs after the job's cgroup: the command's report pipe, the
+ * guardian's socket pair, and the sampler's roots with a few files read one at a time. */
+#define FDS_AFTER_CGROUP 12
+/* What the sampler keeps open (its roots, the machine-wide files) with one more to read the
+ * tree's files through. */
+#define FDS_SAMPLER 12
+/* What making the job's cgroup opens for a moment on top of what it keeps. */
+#define FDS_CGROUP_TRANSIENT 3
+
+/* Whether a setup failure errno is a shortage of descriptors. */
+static bool fds_short(int e)
+{
+    return e == EMFILE || e == ENFILE;
+}
+
+/* make_job_cgroup within the descriptors there are: what the group keeps open (a few per
+ * hierarchy) must leave the rest of the run enough (FDS_AFTER_CGROUP), and a group that may
+ * have run short while it was made (it may lack hierarchies) is removed again. Without one for
+ * want of descriptors, one warning says so. */
+static rt_job_cgroup *job_cgroup_within_fds(const cli_options *o, run_state *rs)
+{
+    int before = fds_free();
+    if (o->cgroup_off || before == INT_MAX)
+        return make_job_cgroup(o, rs);
+    rt_job_cgroup *g = NULL;
+    if (before >= FDS_AFTER_CGROUP + FDS_CGROUP_TRANSIENT + 3) {
+        g = make_job_cgroup(o, rs);
+        if (!g || fds_free() >= FDS_AFTER_CGROUP + FDS_CGROUP_TRANSIENT)
+            return g; /* made in full, or not to be made for another reason (said) */
+        rt_job_cgroup_free(g);
+    }
+    struct rlimit rl = {0, 0};
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        rl.rlim_cur = 0;
+    snprintf(rs->cgroup_why, sizeof rs->cgroup_why, "too few file descriptors: a limit of %llu",
+             (unsigned long long)rl.rlim_cur);
+    cli_say("warning: no cgroup of the job's own (%s): the command runs in the tracker's group", rs->cgroup_why);
+    return NULL;
 }
 
 /* The tool's exit status for the command's wait status: its code, 128+N for signal N, else 1. */
@@ -254,8 +323,16 @@ static int open_run(const cli_options *o, run_state *rs)
 {
     rs->out_fd = rs->sfd = rs->tfd = rs->guard_fd = -1;
     rs->start_secs = cli_real_secs();
+    raise_nofile(); /* before any setup: it all gets what the hard limit allows */
     if (!o->quiet) {
         rs->out_fd = open_output(o->output);
+        if (rs->out_fd < 0 && o->command && fds_short(errno)) {
+            /* no samples can go anywhere: the command runs all the same (start_job) */
+            snprintf(rs->untracked_why, sizeof rs->untracked_why, "no descriptor for the output (%s)",
+                     strerror(errno));
+            sigprocmask(SIG_BLOCK, NULL, &rs->orig_mask); /* the mask the command is to get */
+            return 0;
+        }
         if (rs->out_fd < 0)
             return EXIT_USAGE; /* open_output said why */
     }
@@ -275,8 +352,16 @@ static int open_run(const cli_options *o, run_state *rs)
     }
     signal(SIGPIPE, SIG_IGN);
     rs->sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+    if (rs->sfd < 0 && o->command) {
+        /* no way to wait for the command's end and pass it signals: it runs in our place */
+        snprintf(rs->untracked_why, sizeof rs->untracked_why, "no descriptor for the signals (%s)",
+                 strerror(errno));
+        return 0;
+    }
     rs->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-    if (rs->sfd < 0 || rs->tfd < 0) {
+    if (rs->tfd < 0 && o->command) /* the command's end and status still come: a last sample */
+        cli_say("warning: no sampling clock (%s): one sample only, at the command's end", strerror(errno));
+    else if (rs->sfd < 0 || rs->tfd < 0) {
         cli_say("cannot set up the sampling clock: %s", strerror(errno));
         return EXIT_FAIL;
     }
@@ -313,13 +398,34 @@ static void close_run(run_state *rs)
         close(rs->out_fd);
 }
 
+/* The last resort of wrapper mode when the tracker cannot have a child or wait for one (no
+ * process, no descriptor to spare): the command replaces the tracker, untracked, so it still
+ * runs and its status is the tool's; why is said in one warning. Whatever was set up for the job
+ * is undone first (the guardian released, the group removed, the /metrics server stopped).
+ * Returns only when exec failed: the tool's exit status after saying why. */
+static int run_in_place(const cli_options *o, run_state *rs, const char *why)
+{
+    cli_say("warning: %s: the command runs in the tracker's place, untracked (no samples)", why);
+    cli_guardian_release(rs->guard_fd);
+    rs->guard_fd = -1;
+    rt_job_cgroup_free(rs->jcg);
+    rs->jcg = NULL;
+    rt_sink_free(rs->prom);
+    rs->prom = NULL;
+    int e = cli_exec_here(o->command, &rs->orig_mask, nofile_known ? &nofile_given : NULL);
+    cli_say("cannot run '%.256s%s': %s", o->command[0], strlen(o->command[0]) > 256 ? "..." : "", strerror(e));
+    return e == ENOENT ? 127 : 126;
+}
+
 /* In wrapper mode: the command's group and its guardian (forked while no thread runs), the
  * /metrics server (a port that cannot be served is a usage error with nothing started), then
  * the command, as a child subreaper's. Returns 0, or the tool's exit status after saying why. */
 static int start_job(const cli_options *o, run_state *rs)
 {
+    if (o->command && rs->untracked_why[0])
+        return run_in_place(o, rs, rs->untracked_why);
     if (o->command) {
-        rs->jcg = make_job_cgroup(o, rs);
+        rs->jcg = job_cgroup_within_fds(o, rs);
         /* before we become a subreaper (the guardian must not be adopted by us), with no thread
          * yet; as a namespace's init, our death ends the job anyway (and an orphaned guardian
          * would be our child) */
@@ -331,8 +437,14 @@ static int start_job(const cli_options *o, run_state *rs)
     if (o->prom_on || o->otlp_url || o->textfile_dir) {
         rs->cloud = cli_start_cloud(o);
         rs->cloud_tried = true;
-        if (cli_sinks_prom(o, rs->cloud, &rs->prom) < 0)
-            return EXIT_USAGE;
+        if (cli_sinks_prom(o, rs->cloud, &rs->prom) < 0) {
+            /* a port that cannot be served is a usage error; a server that cannot be had for want
+             * of a thread, memory or a descriptor is a missing part: the command runs all the same */
+            int e = errno;
+            if (!o->command || !(e == EAGAIN || e == ENOMEM || fds_short(e)))
+                return EXIT_USAGE;
+            cli_say("warning: no Prometheus metrics for this run (%s): the command runs all the same", strerror(e));
+        }
     }
     if (!o->command)
         return 0;
@@ -344,7 +456,13 @@ static int start_job(const cli_options *o, run_state *rs)
     rs->wait_all = o->wait_all;
     rs->spawned_at = cli_mono_secs();
     int e;
-    rs->child = cli_spawn(o->command, &rs->orig_mask, rs->jcg, &rs->jcg_entered, &e);
+    rs->child = cli_spawn(o->command, &rs->orig_mask, nofile_known ? &nofile_given : NULL, rs->jcg,
+                          &rs->jcg_entered, &e);
+    if (rs->child == -2) { /* no child to be had (the process limit): the command runs all the same */
+        char why[96];
+        snprintf(why, sizeof why, "cannot fork (%s)", strerror(e));
+        return run_in_place(o, rs, why);
+    }
     if (rs->child < 0) {
         rs->child = 0;
         /* a name of any length: the reason always fits in the line */
@@ -375,6 +493,7 @@ static int start_sampling(cli_options *o, run_state *rs)
     so.pss_max_age_secs = o->pss_max_age_secs;
     so.job_cgroup = rs->jcg_entered ? rs->jcg : NULL;
     so.cgroup_off = o->cgroup_off;
+    int fds = fds_free(); /* the sampler keeps a dozen files open and reads the tree's */
     rt_error err = rt_sampler_new(&so, &rs->sampler);
     if (err != RT_OK) {
         rs->sampler = NULL;
@@ -387,7 +506,13 @@ static int start_sampling(cli_options *o, run_state *rs)
             return EXIT_FAIL;
         }
         /* never disturb the job: it runs on untracked, and we still return its status */
-        cli_say("warning: cannot start sampling (%s); running the command untracked", rt_strerror(err));
+        struct rlimit rl;
+        if (fds < FDS_SAMPLER && getrlimit(RLIMIT_NOFILE, &rl) == 0)
+            cli_say("warning: cannot start sampling (too few file descriptors: a limit of %llu); running the "
+                    "command untracked",
+                    (unsigned long long)rl.rlim_cur);
+        else
+            cli_say("warning: cannot start sampling (%s); running the command untracked", rt_strerror(err));
     }
     /* where the job runs: found in the background, never waited for; kept for the run. Only
      * asked when something uses it (the stream, the summary, report or history; the exporters
@@ -406,7 +531,7 @@ static int start_sampling(cli_options *o, run_state *rs)
     rs->prom = NULL; /* the pipeline's from here */
     rs->pipe = cli_sinks_pipeline(o, &in);
     struct itimerspec its = {.it_value = ts_of(t0 + o->interval), .it_interval = ts_of(o->interval)};
-    if (timerfd_settime(rs->tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+    if (rs->tfd >= 0 && timerfd_settime(rs->tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
         cli_say("warning: cannot start the sampling clock: %s", strerror(errno));
     return 0;
 }

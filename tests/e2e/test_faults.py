@@ -348,21 +348,18 @@ def fd_limited_run(limit, children, tmp_path):
 
 @pytest.mark.skipif(VALGRIND, reason="valgrind keeps descriptors of its own within the limit")
 def test_unread_processes_counted(tmp_path):
-    """Under 200 descriptors with 300 children the walk cannot open every child's stat: each
-    child of the root is then either counted or in process.unread_count (child_count +
-    unread_count is the job's 300 while they all sleep, never more), the shortage is said
-    once, and without the limit nothing is unread."""
+    """Under 200 descriptors with 300 children the walk cannot keep every child's files open:
+    it reads those it cannot keep one file at a time, so every child is counted (child_count
+    reaches the job's 300), nothing is unread and nothing said; without the limit, the same.
+    (What is unread when not even one file can be opened: test_proctree_live's
+    short_of_descriptors; the job's CPU against the kernel's: test_limits.py.)"""
     n = 300
-    samples, err = fd_limited_run(200, n, tmp_path)
-    procs = [s["process"] for s in samples]
-    assert any(p["unread_count"] > 0 for p in procs), procs
-    assert all(p["child_count"] + p["unread_count"] <= n for p in procs), procs
-    assert any(p["child_count"] + p["unread_count"] == n and p["unread_count"] > 0 for p in procs), \
-        [(p["child_count"], p["unread_count"]) for p in procs]
-    assert len([l for l in err.splitlines() if "out of file descriptors" in l]) == 1, err
-    samples, _ = fd_limited_run(0, n, tmp_path)
-    assert all(s["process"]["unread_count"] == 0 for s in samples)
-    assert max(s["process"]["child_count"] for s in samples) == n
+    for limit in (200, 0):
+        samples, err = fd_limited_run(limit, n, tmp_path)
+        procs = [s["process"] for s in samples]
+        assert all(p["unread_count"] == 0 for p in procs), [p["unread_count"] for p in procs]
+        assert max(p["child_count"] for p in procs) == n, [p["child_count"] for p in procs]
+        assert "out of file descriptors" not in err, err
 
 
 # ---------------------------------------------------------------------------------------------

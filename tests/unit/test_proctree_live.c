@@ -2,13 +2,15 @@
  * copy-on-write (against the kernel's own smaps_rollup), and a short job never caught by a
  * scan whose reaping brings its peak RSS and cancelled writes; children reaped between two
  * readings of one scan; a buffer that lived between two scans of a live process, seen through
- * its kernel-kept peak (VmHWM) while neither scan's RSS had it. */
+ * its kernel-kept peak (VmHWM) while neither scan's RSS had it; a tree far larger than the
+ * descriptors there are, every process still counted (read one file at a time). */
 #include "unit.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/prctl.h>
 #include <linux/magic.h>
 #include <sys/statfs.h>
@@ -354,6 +356,85 @@ static void peak_between_scans(void **state)
     close(done[1]);
 }
 
+/* The checks of short_of_descriptors, in a child whose limit can be lowered for good: a tree of
+ * 1 + kids processes under a limit of 48 descriptors (soft and hard: none to raise) is counted
+ * in full, nothing unread; with every descriptor taken, the scan counts the processes it cannot
+ * read as unread, keeps their last readings (no total goes down) and says so once; with them
+ * back, all is read again. Returns 0, or the number of the check that failed. */
+static int check_short(pid_t root, int kids)
+{
+    struct rlimit rl = {48, 48};
+    if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return 1;
+    rt_roots r;
+    if (rt_roots_open(&r, "/proc", "/nonexistent") != RT_OK)
+        return 2;
+    int warnings = 0;
+    rt_logger log = {count_warning, &warnings};
+    rt_proctree *t = rt_proctree_new(&r, root, false, &log, sysconf(_SC_CLK_TCK), 30.0);
+    rt_tree_totals a, b;
+    for (int i = 0; i < 3; i++) {
+        if (rt_proctree_scan(t, 1.0 + i, &a) != 0 || a.processes != 1 + kids || a.children != kids ||
+            a.unread != 0 || !a.io_ok)
+            return 10 + i;
+    }
+    int held[64], nheld = 0;
+    while (nheld < 64 && (held[nheld] = dup(0)) >= 0)
+        nheld++;
+    if (rt_proctree_scan(t, 4.0, &b) != 0 || b.unread == 0 || b.utime_ns + b.stime_ns < a.utime_ns + a.stime_ns ||
+        b.processes != 1 + kids)
+        return 20;
+    if (rt_proctree_scan(t, 5.0, &b) != 0 || b.unread == 0 || warnings != 1)
+        return 21;
+    while (nheld > 0)
+        close(held[--nheld]);
+    if (rt_proctree_scan(t, 6.0, &b) != 0 || b.processes != 1 + kids || b.unread != 0)
+        return 30;
+    rt_proctree_free(t);
+    rt_roots_close(&r);
+    return 0;
+}
+
+/* 200 sleeping children under a limit of 48 descriptors (see check_short). */
+static void short_of_descriptors(void **state)
+{
+    (void)state;
+    enum { KIDS = 200 };
+    family = fork();
+    assert_true(family >= 0);
+    if (family == 0) {
+        for (int i = 0; i < KIDS; i++)
+            if (fork() == 0) {
+                prctl(PR_SET_PDEATHSIG, SIGKILL);
+                for (;;)
+                    pause();
+            }
+        for (;;)
+            pause();
+    }
+    char path[64], buf[8192];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)family, (int)family);
+    int n = 0;
+    for (int i = 0; i < 10000 && n < KIDS; i++, usleep(1000)) { /* all forked (10 s at most) */
+        int fd = open(path, O_RDONLY);
+        ssize_t k = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+        if (fd >= 0)
+            close(fd);
+        n = 0;
+        for (ssize_t j = 0; j < k; j++)
+            n += buf[j] == ' ';
+    }
+    assert_int_equal(n, KIDS);
+    pid_t checker = fork();
+    assert_true(checker >= 0);
+    if (checker == 0)
+        _exit(check_short(family, KIDS));
+    int st = 0;
+    assert_int_equal(waitpid(checker, &st, 0), checker);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -361,6 +442,7 @@ int main(void)
         cmocka_unit_test_teardown(reaped_job_peak_and_cancelled, kill_family),
         cmocka_unit_test_teardown(reaped_between_reads, kill_family),
         cmocka_unit_test_teardown(peak_between_scans, kill_family),
+        cmocka_unit_test_teardown(short_of_descriptors, kill_family),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -57,22 +57,28 @@ static void drop(rt_proctree *t, proc *p)
     release_slot(t, (size_t)(p - t->procs));
 }
 
-/* Starts tracking pid: takes a slot, opens its stat (required), io and schedstat files.
- * Returns the new entry, or NULL when pid is gone or on no memory. The caller checks identity. */
+/* Starts tracking pid: takes a slot and keeps its stat file open where the tree may keep one
+ * more descriptor (its io and schedstat files are opened at their first read, kept by the same
+ * rule). Returns the new entry, or NULL when pid is gone, cannot be opened (counted as unread),
+ * or on no memory. The caller checks identity. */
 static proc *track(rt_proctree *t, int64_t pid)
 {
-    int sfd = rt_pt_open_rel(t, pid, "stat");
-    if (sfd < 0) {
-        if (sfd != -ENOENT && sfd != -ESRCH)
+    int sfd = -1;
+    bool once;
+    int fd = rt_pt_fd(t, pid, &sfd, "stat", &once);
+    if (fd < 0) {
+        if (fd != -ENOENT && fd != -ESRCH)
             t->unread++; /* there, but not to be read: the totals miss it */
         return NULL;
     }
+    if (once)
+        close(fd); /* there: it is read by opening its files for each read */
     size_t idx;
     if (t->nfree) {
         idx = t->free_list[--t->nfree];
     } else {
         if (rt_grow(&t->procs, &t->procs_cap, t->nprocs + 1, sizeof *t->procs) < 0) {
-            close(sfd);
+            rt_close(&sfd);
             return NULL;
         }
         idx = t->nprocs++;
@@ -84,19 +90,10 @@ static proc *track(rt_proctree *t, int64_t pid)
     p->io_fd = p->sched_fd = -1;
     p->used = true;
     if (rt_pidmap_put(&t->index, pid, idx) < 0) {
-        close(sfd);
+        rt_close(&p->stat_fd);
         release_slot(t, idx);
         return NULL;
     }
-    int iofd = rt_pt_open_rel(t, pid, "io");
-    p->io_fd = iofd >= 0 ? iofd : -1;
-    p->io_denied = iofd == -EACCES || iofd == -EPERM;
-    if (p->io_denied && rt_pt_exiting(t, pid)) { /* not another user's: in its exit (see io_gone) */
-        p->io_denied = false;
-        p->io_gone = true;
-    }
-    int schedfd = rt_pt_open_rel(t, pid, "schedstat");
-    p->sched_fd = schedfd >= 0 ? schedfd : -1;
     return p;
 }
 
@@ -134,16 +131,25 @@ static int visit_task_entry(void *user, const char *name, unsigned char d_type)
 }
 
 /* Lists the thread ids in "<base>/task" (through the directory walker: no allocation),
- * calling cb for each. */
-static void list_threads(rt_proctree *t, const char *base, void (*cb)(rt_proctree *, int64_t, void *), void *user)
+ * calling cb for each. Returns false when the list could not be read (not: the process is
+ * gone). */
+static bool list_threads(rt_proctree *t, const char *base, void (*cb)(rt_proctree *, int64_t, void *), void *user)
 {
     char path[96];
     thread_walk w = {t, cb, user};
-    if (rt_pathf(path, sizeof path, "%s/task", base))
-        rt_dir_walk(t->roots->proc_fd, path, visit_task_entry, &w);
+    if (!rt_pathf(path, sizeof path, "%s/task", base))
+        return false;
+    int fd = rt_pt_open(t, path);
+    if (fd == -ENOENT || fd == -ESRCH)
+        return true;
+    if (fd < 0)
+        return false;
+    long n = rt_dir_walk_fd(fd, visit_task_entry, &w);
+    close(fd);
+    return n >= 0 || n == -ENOENT || n == -ESRCH;
 }
 
-/* Reads a kept children file from its start and queues every pid in it. */
+/* Reads a children file from its start and queues every pid in it. */
 static void read_children_fd(rt_proctree *t, int fd)
 {
     /* one read for a list under a page (a pid and its space take at most 8 characters) */
@@ -152,6 +158,8 @@ static void read_children_fd(rt_proctree *t, int fd)
         rt_children_parse(t->list.data, (size_t)n, push, t);
 }
 
+/* Queues the children of thread tid of p (its children file kept, or opened for this read); a
+ * list that cannot be opened leaves the walk short. */
 static void visit_thread(rt_proctree *t, int64_t tid, void *user)
 {
     proc *p = user;
@@ -160,36 +168,48 @@ static void visit_thread(rt_proctree *t, int64_t tid, void *user)
         if (p->threads[i].tid == tid)
             th = &p->threads[i];
     if (!th) {
-        if (rt_grow(&p->threads, &p->threads_cap, p->nthreads_fd + 1, sizeof *p->threads) < 0)
+        if (rt_grow(&p->threads, &p->threads_cap, p->nthreads_fd + 1, sizeof *p->threads) < 0) {
+            t->walk_short = true;
             return;
-        char rel[64];
-        snprintf(rel, sizeof rel, "task/%lld/children", (long long)tid);
-        int fd = rt_pt_open_rel(t, p->pid, rel);
-        if (fd < 0)
-            return;
+        }
         th = &p->threads[p->nthreads_fd++];
         th->tid = tid;
-        th->fd = fd;
+        th->fd = -1;
     }
     th->gen = t->gen;
-    read_children_fd(t, th->fd);
+    char rel[64];
+    snprintf(rel, sizeof rel, "task/%lld/children", (long long)tid);
+    bool once;
+    int fd = rt_pt_fd(t, p->pid, &th->fd, rel, &once);
+    if (fd < 0) {
+        if (fd != -ENOENT && fd != -ESRCH)
+            t->walk_short = true; /* there, but its children are not to be listed now */
+        return;
+    }
+    read_children_fd(t, fd);
+    if (once)
+        close(fd);
 }
 
 /* Pushes the children of every thread of p, and remembers them for p's quick path. A single
- * thread's children file is all there is (kept open); otherwise the thread list is read. */
-static void walk_children(rt_proctree *t, proc *p)
+ * thread's children file is all there is (kept open where it may be); otherwise the thread
+ * list is read. Returns false when a list could not be read: p's new children may be missing. */
+static bool walk_children(rt_proctree *t, proc *p)
 {
     p->nkids = 0;
     t->walking = p;
+    t->walk_short = false;
     if (p->nthreads <= 1) {
         visit_thread(t, p->pid, p);
     } else {
         char base[32];
         snprintf(base, sizeof base, "%lld", (long long)p->pid);
-        list_threads(t, base, visit_thread, p);
+        if (!list_threads(t, base, visit_thread, p))
+            t->walk_short = true;
     }
     close_threads(p, false, t->gen); /* threads that ended */
     t->walking = NULL;
+    return !t->walk_short;
 }
 
 /* Queues the children of the tracker's own thread tid (wrapper mode). */
@@ -198,9 +218,12 @@ static void own_child_thread(rt_proctree *t, int64_t tid, void *user)
     (void)user;
     char rel[64];
     snprintf(rel, sizeof rel, "self/task/%lld/children", (long long)tid);
-    int fd = rt_open_at(t->roots->proc_fd, rel);
-    if (fd < 0)
+    int fd = rt_pt_open(t, rel);
+    if (fd < 0) {
+        if (fd != -ENOENT && fd != -ESRCH)
+            t->walk_short = true;
         return;
+    }
     read_children_fd(t, fd);
     close(fd);
 }
@@ -249,14 +272,18 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
 {
     unsigned prev = t->gen++;
     t->qlen = 0;
+    t->unread = 0;
+    rt_pt_fd_budget(t);
     if (t->root > 0)
         push(t, t->root);
-    if (t->own_children && !t->root_only)
-        list_threads(t, "self", own_child_thread, NULL);
+    if (t->own_children && !t->root_only) {
+        t->walk_short = false;
+        if (!list_threads(t, "self", own_child_thread, NULL) || t->walk_short)
+            t->unread++; /* the tracker's own children (adopted orphans) may be missing */
+    }
 
     memset(out, 0, sizeof *out);
     out->root_alive = false;
-    t->unread = 0;
     t->nlive = 0;
     bool members_queued = t->root_only;
     for (size_t qi = 0;; qi++) {
@@ -282,8 +309,9 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
          * (spread by pid): what it does meanwhile is counted one scan later, never lost. */
         bool recent = !fresh && p->nthreads == 1 && mono >= p->full_mono && mono - p->full_mono < rt_pt_max_age(t, p);
         bool skip = recent && pid != t->root && p->idle_checks >= IDLE_SKIP_AFTER && ((t->gen ^ (unsigned)pid) & 1u);
-        uint64_t run_ns = p ? p->run_ns : 0;
-        bool have_run = skip || rt_pt_read_run_ns(p, &run_ns);
+        uint64_t run_ns = p->run_ns;
+        int run_rc = skip ? 0 : rt_pt_read_run_ns(t, p, &run_ns);
+        bool have_run = run_rc == 0;
         if (recent && have_run && run_ns == p->run_ns) {
             if (!skip) {
                 p->alive_seq = ++t->seq; /* its schedstat still reads */
@@ -295,14 +323,29 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
                 push(t, p->kids[k]);
             continue;
         }
-        if (!fresh && p->sched_fd >= 0 && !have_run) {
+        if (!fresh && run_rc == RT_PT_GONE) {
             p->gone_seq = ++t->seq;
             continue; /* gone */
         }
         rt_pidstat st;
         rt_pidio io = {0};
         bool io_ok;
-        if (rt_pt_read_stat_io(t, p, &st, &io, &io_ok) < 0) {
+        int rc = rt_pt_read_stat_io(t, p, &st, &io, &io_ok);
+        if (rc == RT_PT_UNREAD) {
+            /* there, but not to be read now: a member keeps its last reading (never a smaller
+             * total) and its children as last seen; the sample says the tree is short */
+            if (fresh) {
+                t->unread++;
+                drop(t, p);
+                continue;
+            }
+            rt_pt_unread(t, p);
+            p->gen = t->gen;
+            for (size_t k = 0; k < p->nkids && !t->root_only; k++)
+                push(t, p->kids[k]);
+            continue;
+        }
+        if (rc < 0) {
             if (fresh)
                 drop(t, p); /* vanished before we could look: its time is in its parent's */
             else
@@ -325,10 +368,12 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
         p->idle_checks = 0;
         bool changed = fresh, faulted = false; /* joined the tree, became a zombie, faulted */
         rt_pt_observe(t, p, &st, &io, io_ok, &changed, &faulted);
-        if (st.state != 'Z' && !t->root_only)
-            walk_children(t, p);
-        else
+        if (st.state != 'Z' && !t->root_only) {
+            if (!walk_children(t, p))
+                rt_pt_unread(t, p); /* its new children may be missing, and theirs */
+        } else {
             p->nkids = 0;
+        }
         if (changed || faulted)
             rt_pt_mark_family(t, p);
     }

@@ -10,16 +10,22 @@
 /* A process found asleep at this many checks in a row is checked every other scan only. */
 #define IDLE_SKIP_AFTER 8
 
+/* What a reading of a tracked process's file gives besides 0 (read): the process is gone, or
+ * it is there but its file could not be opened now (out of descriptors even for one file at a
+ * time, or refused): its last reading stands and the scan counts it as unread. */
+#define RT_PT_GONE (-1)
+#define RT_PT_UNREAD (-2)
+
 typedef struct thread_fd {
     int64_t tid;
-    int fd; /* task/TID/children */
+    int fd; /* task/TID/children, -1 while it is opened for each read (see rt_pt_fd) */
     unsigned gen;
 } thread_fd;
 
 typedef struct proc {
     int64_t pid, ppid;
     uint64_t starttime;
-    int stat_fd, io_fd, sched_fd;
+    int stat_fd, io_fd, sched_fd; /* kept open, or -1: opened for each read (see rt_pt_fd) */
     uint64_t run_ns;   /* on-CPU time of the main thread at the last full read */
     unsigned idle_checks; /* checks in a row that found it had not run (up to IDLE_SKIP_AFTER) */
     double full_mono;  /* when all its files were last read */
@@ -28,6 +34,7 @@ typedef struct proc {
     thread_fd *threads; /* children files, one per thread */
     size_t nthreads_fd, threads_cap;
     unsigned gen; /* scan generation when last seen alive */
+    unsigned unread_gen; /* the scan generation that counted it unread (rt_pt_unread) */
     bool used, reaped;
     uint64_t read_seq;  /* when its figures (stat) were read */
     uint64_t alive_seq; /* when it was last found not yet reaped */
@@ -39,6 +46,8 @@ typedef struct proc {
     bool io_denied; /* its io could not be opened for want of permission (not: it vanished) */
     bool io_gone;   /* refused in the middle of its exit (rt_pt_exiting): its last reading (none:
                        zeros) stands, whoever reaps it gets its final counters */
+    bool io_none, sched_none; /* it has no io (schedstat) file to open: a kernel without I/O
+                                 accounting (schedstats), or a fixture */
     uint64_t rss_pages;
     uint64_t faults; /* minflt+majflt */
     bool pss_due;    /* its PSS may have moved with a relative's: re-read at the next PSS pass */
@@ -83,7 +92,14 @@ struct rt_proctree {
     bool root_seen;
     double pss_max_age;
     bool warned_io, warned_fds;
-    int64_t unread; /* processes of this scan that could not be opened (rt_tree_totals.unread) */
+    /* descriptors: the tree keeps a file open between scans only while its number is below
+     * keep_below (the soft RLIMIT_NOFILE less a headroom for the rest of the process, worked
+     * out at each scan); past it each read opens and closes its file. can_raise: the soft limit
+     * is below the hard one (raised once the tree reaches keep_below) */
+    int keep_below;
+    bool can_raise;
+    bool walk_short; /* a children list of the process being walked could not be read */
+    int64_t unread; /* processes of this scan not fully read (rt_tree_totals.unread) */
     proc *walking; /* the process whose children are being read */
     char buf[8192];
     rt_buf list; /* children lists are read into this */
@@ -96,21 +112,43 @@ static inline proc *rt_pt_lookup(rt_proctree *t, int64_t pid)
     return i == RT_PIDMAP_NONE ? NULL : &t->procs[i];
 }
 
+/* Counts p (NULL: a process not tracked) as not fully read in this scan, once. */
+static inline void rt_pt_unread(rt_proctree *t, proc *p)
+{
+    if (p && p->unread_gen == t->gen)
+        return;
+    if (p)
+        p->unread_gen = t->gen;
+    t->unread++;
+}
+
 /* ---- proctree_read.c: the readings of one tracked process --------------------------------- */
 
-/* Opens "<pid>/<rel>" under the proc root. Returns the fd, or -errno. */
+/* Works out keep_below and can_raise from RLIMIT_NOFILE (at the start of each scan). */
+void rt_pt_fd_budget(rt_proctree *t);
+/* Opens path under the proc root; out of descriptors, raises the soft limit where the hard one
+ * allows and tries again, and says once that the tree is short of them. Returns the fd, or
+ * -errno. */
+int rt_pt_open(rt_proctree *t, const char *path);
+/* Opens "<pid>/<rel>" under the proc root (as rt_pt_open). Returns the fd, or -errno. */
 int rt_pt_open_rel(rt_proctree *t, int64_t pid, const char *rel);
-/* Reads p's kept stat file. Returns 0, or -1 when the process is gone. */
+/* The descriptor to read "<pid>/<rel>" through: *slot when it is kept open, else one opened
+ * now, left in *slot when the tree may keep one more (see keep_below), otherwise for this one
+ * read: *once is then set and the caller closes it after reading. Returns the fd, or -errno. */
+int rt_pt_fd(rt_proctree *t, int64_t pid, int *slot, const char *rel, bool *once);
+/* Reads p's stat file. Returns 0, RT_PT_GONE when the process is gone (or its pid is another
+ * process's now), or RT_PT_UNREAD when the file could not be opened. */
 int rt_pt_read_stat(rt_proctree *t, proc *p, rt_pidstat *st);
-/* Reads p's kept stat file, then its I/O counters. Returns 0, or -1 when p is gone (also when
- * it was reaped between the two reads). */
+/* Reads p's stat file, then its I/O counters. Returns 0, RT_PT_GONE when p is gone (also when
+ * it was reaped between the two reads), or RT_PT_UNREAD (as rt_pt_read_stat). */
 int rt_pt_read_stat_io(rt_proctree *t, proc *p, rt_pidstat *st, rt_pidio *io, bool *io_ok);
 /* Whether p is exiting: its memory is gone (its status has no VmHWM: the kernel released its
  * mm, which makes its /proc files root's for the moment before it becomes a zombie) or its
  * status no longer reads. */
 bool rt_pt_exiting(rt_proctree *t, int64_t pid);
-/* Reads the on-CPU time of p's main thread, or returns false. */
-bool rt_pt_read_run_ns(proc *p, uint64_t *run_ns);
+/* Reads the on-CPU time of p's main thread. Returns 0, RT_PT_GONE when its kept file no longer
+ * reads, or RT_PT_UNREAD when there is no figure now (the file could not be opened). */
+int rt_pt_read_run_ns(rt_proctree *t, proc *p, uint64_t *run_ns);
 /* How stale p's PSS (and, for a sleeping process, its whole reading) may get. */
 double rt_pt_max_age(const rt_proctree *t, const proc *p);
 /* Marks p's PSS to be re-read, with that of every process it may share pages with. */

@@ -1,33 +1,114 @@
 /* proctree_read.c - the readings of one tracked process of the process tree: its kept stat
  * and schedstat files, its I/O counters, its PSS and swap (re-read by the freshness rule of
- * the PSS pass), and which relatives' PSS may have moved with it. */
+ * the PSS pass), and which relatives' PSS may have moved with it; and the descriptors they are
+ * read through: kept open between scans while the limit leaves room, else opened for one read. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "proctree_int.h"
 
-/* Opens "<pid>/<rel>" under the proc root. Returns the fd, or -errno (warns once when out of
- * descriptors). */
-int rt_pt_open_rel(rt_proctree *t, int64_t pid, const char *rel)
+/* The descriptors the tree leaves to the rest of the process: an eighth of the limit, at least
+ * 16 (the sinks, the exporters' clients, the embedding program). */
+static int headroom(rlim_t soft)
 {
-    char path[96];
-    snprintf(path, sizeof path, "%lld/%s", (long long)pid, rel);
+    rlim_t h = soft / 8;
+    return h < 16 ? 16 : h > 4096 ? 4096 : (int)h;
+}
+
+void rt_pt_fd_budget(rt_proctree *t)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > INT_MAX / 2) {
+        t->keep_below = INT_MAX;
+        t->can_raise = false;
+        return;
+    }
+    int soft = (int)rl.rlim_cur;
+    t->keep_below = soft > headroom(rl.rlim_cur) ? soft - headroom(rl.rlim_cur) : 0;
+    t->can_raise = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > rl.rlim_cur;
+}
+
+/* Raises the soft RLIMIT_NOFILE to the hard one (once: can_raise is cleared) and works out the
+ * budget again. Returns whether it was raised. */
+static bool raise_soft(rt_proctree *t)
+{
+    if (!t->can_raise)
+        return false;
+    t->can_raise = false;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= rl.rlim_max)
+        return false;
+    rl.rlim_cur = rl.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return false;
+    rt_log(&t->log, RT_LOG_DEBUG, "process tree: raised the open files limit to the hard limit");
+    rt_pt_fd_budget(t);
+    t->can_raise = false;
+    return true;
+}
+
+int rt_pt_open(rt_proctree *t, const char *path)
+{
     int fd = rt_open_at(t->roots->proc_fd, path);
-    if (fd == -EMFILE || fd == -ENFILE) {
-        if (!t->warned_fds)
-            rt_log(&t->log, RT_LOG_WARN, "process tree: out of file descriptors; raise the open files limit");
+    if ((fd == -EMFILE || fd == -ENFILE) && raise_soft(t))
+        fd = rt_open_at(t->roots->proc_fd, path);
+    if ((fd == -EMFILE || fd == -ENFILE) && !t->warned_fds) {
         t->warned_fds = true;
+        rt_log(&t->log, RT_LOG_WARN,
+               "process tree: out of file descriptors even for one file at a time: what cannot be read is "
+               "counted in process.unread_count and the tree's figures are lower bounds; raise the open files limit");
     }
     return fd;
 }
 
-/* Reads the kept stat file. Returns 0, or -1 when the process is gone. */
+int rt_pt_open_rel(rt_proctree *t, int64_t pid, const char *rel)
+{
+    char path[96];
+    snprintf(path, sizeof path, "%lld/%s", (long long)pid, rel);
+    return rt_pt_open(t, path);
+}
+
+int rt_pt_fd(rt_proctree *t, int64_t pid, int *slot, const char *rel, bool *once)
+{
+    *once = false;
+    if (*slot >= 0)
+        return *slot;
+    int fd = rt_pt_open_rel(t, pid, rel);
+    if (fd < 0)
+        return fd;
+    if (fd < t->keep_below || (raise_soft(t) && fd < t->keep_below))
+        *slot = fd;
+    else
+        *once = true;
+    return fd;
+}
+
+/* What a failed open of a process's file means: gone, or there but not to be read now. */
+static int open_failed(int err)
+{
+    return err == -ENOENT || err == -ESRCH ? RT_PT_GONE : RT_PT_UNREAD;
+}
+
+/* Reads p's stat file, kept or opened for this read; one opened now must be the process first
+ * seen (its start time): a pid reused by another process is not p. */
 int rt_pt_read_stat(rt_proctree *t, proc *p, rt_pidstat *st)
 {
-    ssize_t n = rt_pread_single(p->stat_fd, t->buf, sizeof t->buf);
+    bool once, opened = p->stat_fd < 0;
+    int fd = rt_pt_fd(t, p->pid, &p->stat_fd, "stat", &once);
+    if (fd < 0)
+        return open_failed(fd);
+    ssize_t n = rt_pread_single(fd, t->buf, sizeof t->buf);
+    if (once)
+        close(fd);
     if (n <= 0 || rt_pidstat_parse(t->buf, (size_t)n, st) < 0)
-        return -1;
+        return RT_PT_GONE;
+    if (opened && p->starttime && st->starttime != p->starttime) {
+        rt_close(&p->stat_fd);
+        return RT_PT_GONE;
+    }
     return 0;
 }
 
@@ -42,19 +123,37 @@ bool rt_pt_exiting(rt_proctree *t, int64_t pid)
     return n <= 0 || rt_status_hwm_parse(t->buf, (size_t)n, &hwm) < 0;
 }
 
-/* Reads p's kept stat file, then its I/O counters into *io (*io_ok: whether they read).
- * Returns 0, or -1 when p is gone: its stat no longer reads, or it was reaped between the two
- * reads (the I/O file then answers ESRCH), so that it leaves the tree then, with no half
- * reading and no warning about its I/O. A process refused in the middle of its exit (see
- * exiting) keeps its last reading: whoever reaps it gets its final counters. */
+/* Reads p's stat file, then its I/O counters into *io (*io_ok: whether they read). Returns 0,
+ * RT_PT_UNREAD when the stat file could not be opened, or RT_PT_GONE when p is gone: its stat
+ * no longer reads, or it was reaped between the two reads (the I/O file then answers ESRCH, or
+ * is no longer there to open), so that it leaves the tree then, with no half reading and no
+ * warning about its I/O. A process refused in the middle of its exit (see exiting) keeps its
+ * last reading: whoever reaps it gets its final counters. */
 int rt_pt_read_stat_io(rt_proctree *t, proc *p, rt_pidstat *st, rt_pidio *io, bool *io_ok)
 {
     *io_ok = false;
-    if (rt_pt_read_stat(t, p, st) < 0)
-        return -1;
-    ssize_t n = p->io_fd < 0 ? -EBADF : rt_pread_single(p->io_fd, t->buf, sizeof t->buf);
+    int rc = rt_pt_read_stat(t, p, st);
+    if (rc < 0)
+        return rc;
+    ssize_t n = -EBADF; /* not to be read: refused before */
+    if (!p->io_gone && (p->io_fd >= 0 || (!p->io_denied && !p->io_none))) {
+        bool once;
+        int fd = rt_pt_fd(t, p->pid, &p->io_fd, "io", &once);
+        n = fd;
+        if (fd >= 0) {
+            n = rt_pread_single(fd, t->buf, sizeof t->buf);
+            if (once)
+                close(fd);
+        }
+    }
+    if (n == -ENOENT) { /* gone since its stat was read, or it has no io file */
+        rt_pidstat again;
+        if (rt_pt_read_stat(t, p, &again) != 0)
+            return RT_PT_GONE;
+        p->io_none = true;
+    }
     if (n == -ESRCH)
-        return -1;
+        return RT_PT_GONE;
     if ((n == -EACCES || n == -EPERM) && rt_pt_exiting(t, p->pid))
         p->io_gone = true;
     if (p->io_gone) {
@@ -62,23 +161,31 @@ int rt_pt_read_stat_io(rt_proctree *t, proc *p, rt_pidstat *st, rt_pidio *io, bo
         *io = p->io; /* its last reading, or none (zeros: it was first seen in its exit) */
         return 0;
     }
-    if (p->io_fd < 0)
-        return 0;
     if (n == -EACCES || n == -EPERM)
         p->io_denied = true;
     *io_ok = n > 0 && rt_pidio_parse(t->buf, (size_t)n, io) == 0;
     return 0;
 }
 
-/* Reads the on-CPU time of p's main thread (first field of schedstat), or returns false. */
-bool rt_pt_read_run_ns(proc *p, uint64_t *run_ns)
+/* Reads the on-CPU time of p's main thread (first field of schedstat). */
+int rt_pt_read_run_ns(rt_proctree *t, proc *p, uint64_t *run_ns)
 {
-    if (p->sched_fd < 0)
-        return false;
+    if (p->sched_none)
+        return RT_PT_UNREAD;
+    bool once, kept = p->sched_fd >= 0;
+    int fd = rt_pt_fd(t, p->pid, &p->sched_fd, "schedstat", &once);
+    if (fd == -ENOENT)
+        p->sched_none = true; /* none to open (or gone: then it leaves the tree anyway) */
+    if (fd < 0)
+        return RT_PT_UNREAD; /* gone, or no schedstat: the full read tells */
     char b[96];
-    ssize_t n = rt_pread_single(p->sched_fd, b, sizeof b);
+    ssize_t n = rt_pread_single(fd, b, sizeof b);
+    if (once)
+        close(fd);
     const char *q = b;
-    return n > 0 && rt_parse_u64(&q, b + n, run_ns);
+    if (n > 0 && rt_parse_u64(&q, b + n, run_ns))
+        return 0;
+    return kept ? RT_PT_GONE : RT_PT_UNREAD;
 }
 
 /* How stale p's PSS (and, for a sleeping process, its whole reading) may get: between 75%

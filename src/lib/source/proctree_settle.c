@@ -51,11 +51,16 @@ static void found_gone(rt_proctree *t, proc *p, unsigned prev)
 static void reread(rt_proctree *t, proc *r, unsigned prev)
 {
     uint64_t run_ns = r->run_ns;
-    bool have_run = rt_pt_read_run_ns(r, &run_ns); /* before the stat, as in the walk */
+    bool have_run = rt_pt_read_run_ns(t, r, &run_ns) == 0; /* before the stat, as in the walk */
     rt_pidstat st;
     rt_pidio io = {0};
     bool io_ok;
-    if (rt_pt_read_stat_io(t, r, &st, &io, &io_ok) < 0) {
+    int rc = rt_pt_read_stat_io(t, r, &st, &io, &io_ok);
+    if (rc == RT_PT_UNREAD) {
+        rt_pt_unread(t, r); /* not to be read now: its last reading stands */
+        return;
+    }
+    if (rc < 0) {
         found_gone(t, r, prev);
         return;
     }
@@ -91,11 +96,14 @@ void rt_pt_settle(rt_proctree *t, unsigned prev)
             if (!r || r->gen != t->gen || k->alive_seq > r->read_seq)
                 continue;
             rt_pidstat st;
-            if (rt_pt_read_stat(t, k, &st) == 0) {
+            int rc = rt_pt_read_stat(t, k, &st);
+            if (rc == 0) {
                 k->alive_seq = ++t->seq;
-            } else {
+            } else if (rc == RT_PT_GONE) {
                 found_gone(t, k, prev);
                 again = true;
+            } else {
+                rt_pt_unread(t, k); /* not to be read now: it stays as last read */
             }
         }
         if (!again)
