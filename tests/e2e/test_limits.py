@@ -40,11 +40,15 @@ def warnings_of(stderr):
 
 @pytest.mark.skipif(VALGRIND, reason="valgrind keeps 12 of the 16 descriptors for itself: the tracker "
                     "cannot even load its shared libraries")
-def test_16_descriptors_the_command_runs():
+def test_16_descriptors_the_command_runs(tmp_path):
     """Under `ulimit -n 16` (soft and hard) the command runs with the limit it was given and its
     status comes back; what the tracker could not set up is said, one warning each, naming the
-    descriptors."""
-    p = subprocess.run([TRACKER, "-i", "0.2", "-o", "-", "--", "sh", "-c", "ulimit -n >&2; exit 3"],
+    descriptors; and the job is still tracked: the whole machine's files and the tree's are
+    opened for each read, and the tree's CPU total is the kernel's (bash's `times`)."""
+    out = tmp_path / "s.jsonl"
+    busy = "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done"
+    p = subprocess.run([TRACKER, "-i", "0.2", "-o", str(out), "--", "bash", "-c",
+                        f"ulimit -n >&2; {busy}; ({busy}); times; exit 3"],
                        env=tracker_env(), preexec_fn=nofile(16), capture_output=True, text=True,
                        timeout=60 * TIMEOUT_SCALE, close_fds=True)
     assert p.returncode == 3, p.stderr
@@ -55,6 +59,14 @@ def test_16_descriptors_the_command_runs():
     assert warns and all("file descriptors" in w for w in warns), p.stderr
     assert len(warns) == len(set(warns)), p.stderr  # each said once
     assert set(lines) - {"16"} == set(warns), p.stderr  # nothing but the command's line and warnings
+    assert not any("sampling" in w for w in warns), p.stderr  # tracked, not run untracked
+    samples = [json.loads(l) for l in out.read_text().splitlines()]
+    assert samples, p.stderr
+    last = samples[-1]
+    assert last["process"]["unread_count"] == 0, last["process"]
+    assert last["cpu"]["utime_secs"] is not None and last["memory"]["total_mib"] > 0
+    # the tree's total against the kernel's: ticks of 10 ms each side, one tick of slack per figure
+    assert abs(last["process"]["cpu_secs_total"] - parse_times(p.stdout)) <= 0.05, (last["process"], p.stdout)
 
 
 @pytest.mark.skipif(VALGRIND, reason="under valgrind the soft limit at its start is the most the tracker "

@@ -38,6 +38,11 @@ int rt_read_i64_at(int dirfd, const char *path, int64_t *out);
 /* Opens path relative to dirfd read-only with O_CLOEXEC. Returns the fd or -errno. */
 int rt_open_at(int dirfd, const char *path);
 
+/* The descriptor number below which a descriptor may be kept open between readings: the soft
+ * RLIMIT_NOFILE less a headroom left to the rest of the process (an eighth of the limit, 16 to
+ * 4096); INT_MAX without a limit. Past it, files are opened for each read and closed. */
+int rt_fds_keep_below(void);
+
 /* Closes *fd if it is open and sets it to -1. */
 void rt_close(int *fd);
 

@@ -3,9 +3,11 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdbool.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "core.h"
@@ -64,6 +66,17 @@ int rt_open_at(int dirfd, const char *path)
         fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     } while (fd < 0 && errno == EINTR);
     return fd < 0 ? -errno : fd;
+}
+
+int rt_fds_keep_below(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > INT_MAX / 2)
+        return INT_MAX;
+    rlim_t h = rl.rlim_cur / 8;
+    int headroom = h < 16 ? 16 : h > 4096 ? 4096 : (int)h;
+    int soft = (int)rl.rlim_cur;
+    return soft > headroom ? soft - headroom : 0;
 }
 
 void rt_close(int *fd)

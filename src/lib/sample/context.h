@@ -16,11 +16,17 @@ typedef struct rt_sample_ctx {
     rt_buf rbuf;  /* reused by every part; its contents are valid until the next read */
 } rt_sample_ctx;
 
-/* Opens <proc root>/path to be kept open and re-read. Returns the fd, or -1 (logged). */
+/* A kept file's descriptor when descriptors are short: the file is opened for each read. */
+#define RT_CTX_REOPEN (-2)
+
+/* Opens <proc root>/path to be kept open and re-read. Returns the fd; RT_CTX_REOPEN when it
+ * opens but keeping it would eat into the descriptors left to the rest (rt_fds_keep_below), or
+ * the process is out of descriptors now; -1 when it cannot be opened (logged). */
 int rt_ctx_open_kept(rt_sample_ctx *c, const char *path);
 
-/* Reads the kept file fd whole into c->rbuf (mode: how its end is known). Returns the length,
- * or -1 (logged as "cannot read <what>") when fd is -1 or the read failed. */
-ssize_t rt_ctx_read_kept(rt_sample_ctx *c, int fd, rt_read_mode mode, const char *what);
+/* Reads the kept file fd (RT_CTX_REOPEN: <proc root>/path opened for this read and closed)
+ * whole into c->rbuf (mode: how its end is known). Returns the length, or -1 (logged as "cannot
+ * read <what>") when fd is -1 or the read failed. */
+ssize_t rt_ctx_read_kept(rt_sample_ctx *c, int fd, const char *path, rt_read_mode mode, const char *what);
 
 #endif

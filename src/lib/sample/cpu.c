@@ -10,7 +10,7 @@ int rt_cpu_part_open(rt_cpu_part *p, rt_sample_ctx *c)
 {
     p->fd = rt_ctx_open_kept(c, "stat");
     p->procs_running = RT_NULL_I64;
-    return p->fd < 0 ? -1 : 0;
+    return p->fd == -1 ? -1 : 0;
 }
 
 /* Grows the three per-core arrays to hold n cores. Returns 0 or -1 (unchanged). */
@@ -28,7 +28,7 @@ bool rt_cpu_part_snapshot(rt_cpu_part *p, rt_sample_ctx *c)
 {
     p->have_cur = false;
     p->procs_running = RT_NULL_I64;
-    ssize_t n = rt_ctx_read_kept(c, p->fd, RT_READ_SINGLE, "stat");
+    ssize_t n = rt_ctx_read_kept(c, p->fd, "stat", RT_READ_SINGLE, "stat");
     if (n < 0)
         return false;
     rt_stat st = {.cores = p->cur, .core_cap = p->cap};

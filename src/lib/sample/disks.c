@@ -151,7 +151,7 @@ static void rebuild_mounts(rt_disk_part *p, rt_sample_ctx *c)
     for (size_t d = 0; d < p->ndisks; d++)
         p->disks[d].mount_count = 0;
     p->mounts_dirty = false;
-    ssize_t n = rt_ctx_read_kept(c, p->mountinfo_fd, RT_READ_TO_EOF, "mountinfo");
+    ssize_t n = rt_ctx_read_kept(c, p->mountinfo_fd, "self/mountinfo", RT_READ_TO_EOF, "mountinfo");
     if (n < 0)
         return;
     cand_list cl = {0};
@@ -192,9 +192,12 @@ static void rebuild_mounts(rt_disk_part *p, rt_sample_ctx *c)
     }
 }
 
-/* Whether the kernel flagged a change of the mount table (POLLERR|POLLPRI on mountinfo). */
+/* Whether the kernel flagged a change of the mount table (POLLERR|POLLPRI on mountinfo); always
+ * when mountinfo is opened for each read (descriptors short). */
 static bool mountinfo_changed(const rt_disk_part *p)
 {
+    if (p->mountinfo_fd == RT_CTX_REOPEN)
+        return true; /* no descriptor to be told on: read again each time */
     if (p->mountinfo_fd < 0)
         return false;
     struct pollfd pf = {.fd = p->mountinfo_fd, .events = POLLPRI};
@@ -285,7 +288,7 @@ static void read_space(rt_disk_part *p)
 bool rt_disk_part_snapshot(rt_disk_part *p, rt_sample_ctx *c)
 {
     p->have_cur = false;
-    ssize_t n = rt_ctx_read_kept(c, p->diskstats_fd, RT_READ_SHORT_LINES, "diskstats");
+    ssize_t n = rt_ctx_read_kept(c, p->diskstats_fd, "diskstats", RT_READ_SHORT_LINES, "diskstats");
     if (n < 0) {
         p->space_total = p->space_used = p->space_free = RT_NULL_U64;
         return false;

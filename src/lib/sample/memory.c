@@ -11,7 +11,7 @@ void rt_mem_part_open(rt_mem_part *p, rt_sample_ctx *c)
 
 bool rt_mem_part_snapshot(rt_mem_part *p, rt_sample_ctx *c)
 {
-    ssize_t n = rt_ctx_read_kept(c, p->fd, RT_READ_SINGLE, "meminfo");
+    ssize_t n = rt_ctx_read_kept(c, p->fd, "meminfo", RT_READ_SINGLE, "meminfo");
     p->have_cur = n >= 0 && rt_meminfo_parse(c->rbuf.data, (size_t)n, &p->cur) == 0;
     return p->have_cur;
 }

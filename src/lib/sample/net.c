@@ -99,7 +99,7 @@ static void read_attrs(rt_iface_state *f)
 bool rt_net_part_snapshot(rt_net_part *p, rt_sample_ctx *c, double mono)
 {
     p->have_cur = false;
-    ssize_t n = rt_ctx_read_kept(c, p->fd, RT_READ_SHORT_LINES, "net/dev");
+    ssize_t n = rt_ctx_read_kept(c, p->fd, "net/dev", RT_READ_SHORT_LINES, "net/dev");
     if (n < 0)
         return false;
     size_t nnd = rt_netdev_parse(c->rbuf.data, (size_t)n, p->nd, p->nd_cap);

@@ -2,6 +2,7 @@
  * parsed with rt_cg_parse_pressure, the interval's share of stalled time from the growth of
  * the kernel's microsecond totals. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -47,7 +48,10 @@ void rt_psi_part_open(rt_psi_part *p, rt_sample_ctx *c)
 {
     for (int r = 0; r < RT_PSI_N; r++) {
         p->fd[r] = rt_open_at(c->roots.proc_fd, psi_files[r]);
-        if (p->fd[r] < 0) {
+        if (p->fd[r] == -EMFILE || p->fd[r] == -ENFILE || (p->fd[r] >= 0 && p->fd[r] >= rt_fds_keep_below())) {
+            rt_close(&p->fd[r]);
+            p->fd[r] = RT_CTX_REOPEN; /* descriptors short: opened for each read */
+        } else if (p->fd[r] < 0) {
             rt_log(&c->log, RT_LOG_DEBUG, "no %s/%s: %s", c->roots.proc, psi_files[r], strerror(-p->fd[r]));
             p->fd[r] = -1;
         }
@@ -59,12 +63,17 @@ bool rt_psi_part_snapshot(rt_psi_part *p, rt_sample_ctx *c)
     p->any = false;
     for (int r = 0; r < RT_PSI_N; r++) {
         p->have_cur[r] = false;
-        if (p->fd[r] < 0)
+        if (p->fd[r] == -1)
             continue;
-        ssize_t n = rt_read_fd_grow(p->fd[r], &c->rbuf, RT_READ_SINGLE);
+        int fd = p->fd[r], once = -1;
+        if (fd == RT_CTX_REOPEN && (fd = once = rt_open_at(c->roots.proc_fd, psi_files[r])) < 0)
+            continue; /* none for this read */
+        ssize_t n = rt_read_fd_grow(fd, &c->rbuf, RT_READ_SINGLE);
+        rt_close(&once);
         if (n < 0) { /* EOPNOTSUPP with psi=0: it will not change, stop asking */
             rt_log(&c->log, RT_LOG_DEBUG, "cannot read %s/%s: %s", c->roots.proc, psi_files[r], strerror((int)-n));
             rt_close(&p->fd[r]);
+            p->fd[r] = -1;
             continue;
         }
         p->have_cur[r] = rt_cg_parse_pressure(c->rbuf.data, (size_t)n, &p->cur[r]) == 0;

@@ -184,10 +184,13 @@ int rt_cg_locate(const rt_roots *roots, int64_t pid, rt_cg_mounts *mounts, rt_cg
 
 /* ---- opening a group -------------------------------------------------------------------------- */
 
-/* Opens name in dirfd read-only; -1 when it cannot be. */
+/* Opens name in dirfd read-only to be kept; -1 when it cannot be, or when keeping it would eat
+ * into the descriptors left to the rest (rt_fds_keep_below: the figure is then null). */
 static int open_file(int dirfd, const char *name)
 {
     int fd = rt_open_at(dirfd, name);
+    if (fd >= rt_fds_keep_below())
+        rt_close(&fd);
     return fd < 0 ? -1 : fd;
 }
 

@@ -10,25 +10,12 @@
 
 #include "proctree_int.h"
 
-/* The descriptors the tree leaves to the rest of the process: an eighth of the limit, at least
- * 16 (the sinks, the exporters' clients, the embedding program). */
-static int headroom(rlim_t soft)
-{
-    rlim_t h = soft / 8;
-    return h < 16 ? 16 : h > 4096 ? 4096 : (int)h;
-}
-
 void rt_pt_fd_budget(rt_proctree *t)
 {
     struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > INT_MAX / 2) {
-        t->keep_below = INT_MAX;
-        t->can_raise = false;
-        return;
-    }
-    int soft = (int)rl.rlim_cur;
-    t->keep_below = soft > headroom(rl.rlim_cur) ? soft - headroom(rl.rlim_cur) : 0;
-    t->can_raise = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > rl.rlim_cur;
+    t->keep_below = rt_fds_keep_below();
+    t->can_raise = t->keep_below != INT_MAX && getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+                   (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > rl.rlim_cur);
 }
 
 /* Raises the soft RLIMIT_NOFILE to the hard one (once: can_raise is cleared) and works out the
