@@ -26,6 +26,7 @@
 
 #include "cli.h"
 #include "exec.h"
+#include "outq.h"
 #include "resource_tracker.h"
 
 /* Opens where samples go: stderr by default, stdout for "-", else the file (truncated; mode
@@ -237,9 +238,11 @@ static void finish_run(cli_options *o, run_state *rs, int status)
                           .summary = s,
                           .cgroup_why = rs->cgroup_why[0] ? rs->cgroup_why : NULL};
     if (o->summary) {
-        fputs("resource-tracker: summary of the run\n", stderr);
-        if (cli_summary_print(stderr, s, &run, NULL, NULL) < 0)
+        FILE *err = cli_outq_stderr(); /* the output's queue when the samples go to stderr too */
+        fputs("resource-tracker: summary of the run\n", err);
+        if (cli_summary_print(err, s, &run, NULL, NULL) < 0)
             cli_say("warning: cannot print the summary");
+        cli_outq_stderr_done(err);
     }
     if (o->history)
         cli_history_append(o->history, &run);
@@ -520,6 +523,7 @@ static int track(cli_options *o)
     /* the sinks' ends side by side: the textfile's last word, the server's end and the last OTLP
      * push begin, then the stream's last batch and the run's end, each within
      * TRACKER_FINISH_TIMEOUT; what fails is said and never changes the status */
+    double out_by = cli_mono_secs() + o->finish_timeout; /* the output's reader is waited for beside them */
     rt_run_end end = RT_RUN_END_INIT;
     end.exit_status = rs.child ? status : RT_NULL_I64;
     end.failed = rs.child && status != 0;
@@ -528,6 +532,7 @@ static int track(cli_options *o)
     rs.pipe = NULL;
     if (rs.stats)
         finish_run(o, &rs, status);
+    cli_outq_run_end(out_by); /* what the reader has not taken by then is dropped, said once */
     close_run(&rs);
     return status;
 }
