@@ -1,5 +1,5 @@
 /* main.c - the resource-tracker tool: reads options and config, then samples on an absolute
- * monotonic grid (sample k at t0 + k*interval) and writes each sample at once. Without a
+ * monotonic grid (sample k at t0 + k*interval) and hands each sample on at once. Without a
  * command it runs until SIGINT or SIGTERM; with one (wrapper mode) it starts the command at
  * once (in a cgroup of its own where one can be made), passes terminating signals on, reaps
  * the whole tree as a child subreaper, and exits with the command's status after one last
