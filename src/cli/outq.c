@@ -1,7 +1,8 @@
 /* outq.c - the sample output's queue: whole lines in a preallocated ring under a bound, written
  * by a thread of their own (one write(2) per line while the reader keeps up, a backlog in one
- * go), so a reader that stalls never holds up sampling; at the end the reader is waited for up to
- * a deadline, and what it never took is counted as dropped. */
+ * go; to a pipe or terminal a line that finds the queue empty is written at once, without
+ * blocking), so a reader that stalls never holds up sampling; at the end the reader is waited
+ * for up to a deadline, and what it never took is counted as dropped. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -242,6 +243,29 @@ int cli_outq_push(cli_outq *q, const void *p, size_t n, bool sample)
         pthread_mutex_unlock(&q->mu);
         return 0;
     }
+    ssize_t k = -1;
+    if (q->used == 0 && q->mode != MODE_BLOCK) {
+        /* nothing queued, so the thread is not writing: a write that cannot block, here, saves
+         * waking it (the same one write of the line while the reader keeps up) */
+        struct iovec iov = {.iov_base = (void *)p, .iov_len = n};
+        k = put(q, &iov, 1);
+        if (k == (ssize_t)n) {
+            if (sample)
+                q->delivered++;
+            pthread_mutex_unlock(&q->mu);
+            return 0;
+        }
+        if (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            q->err = errno;
+            if (sample) {
+                q->samples--; /* not taken by a working output: as when the thread met the error */
+                q->err_told = true;
+            }
+            pthread_mutex_unlock(&q->mu);
+            errno = q->err;
+            return sample ? -1 : 0;
+        }
+    }
     size_t at = (q->head + q->used) % q->cap;
     size_t first = q->cap - at < n ? q->cap - at : n;
     memcpy(q->ring + at, p, first);
@@ -249,6 +273,8 @@ int cli_outq_push(cli_outq *q, const void *p, size_t n, bool sample)
     q->used += n;
     q->ent[(q->ent_head + q->ent_n) % q->ent_cap] = (uint32_t)n | (sample ? 0 : ENTRY_MSG);
     q->ent_n++;
+    if (k > 0) /* the start of it went: the thread writes the rest when there is room */
+        consume(q, (size_t)k);
     pthread_cond_broadcast(&q->cv);
     pthread_mutex_unlock(&q->mu);
     return 0;

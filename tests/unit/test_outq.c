@@ -60,12 +60,13 @@ static int drain_lines(int rfd, size_t n, int *next)
     return lines;
 }
 
-static void keeps_up_one_write_per_line(void **state)
+/* flags 0: the pusher writes a line that finds the queue empty; CLI_OUTQ_BLOCKING: the thread
+ * does (as for a regular file). */
+static void keeps_up(int flags)
 {
-    (void)state;
     int p[2];
     assert_int_equal(pipe2(p, O_CLOEXEC), 0);
-    cli_outq *q = cli_outq_new(p[1], 0, 0);
+    cli_outq *q = cli_outq_new(p[1], 0, flags);
     assert_non_null(q);
     char line[6000], got[65536];
     for (int i = 0; i < 20; i++) {
@@ -89,6 +90,18 @@ static void keeps_up_one_write_per_line(void **state)
     cli_outq_free(q);
     close(p[0]);
     close(p[1]);
+}
+
+static void keeps_up_one_write_per_line(void **state)
+{
+    (void)state;
+    keeps_up(0);
+}
+
+static void keeps_up_one_write_per_line_thread(void **state)
+{
+    (void)state;
+    keeps_up(CLI_OUTQ_BLOCKING);
 }
 
 /* Never read: pushes return at once; the end returns at its deadline; the lines in the pipe are
@@ -260,7 +273,8 @@ int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(keeps_up_one_write_per_line), cmocka_unit_test(never_read),
+        cmocka_unit_test(keeps_up_one_write_per_line), cmocka_unit_test(keeps_up_one_write_per_line_thread),
+        cmocka_unit_test(never_read),
         cmocka_unit_test(bound_drops_whole_samples),   cmocka_unit_test(slow_reader_gets_all),
         cmocka_unit_test(reader_gone),                 cmocka_unit_test(stuck_thread_left_behind),
     };
