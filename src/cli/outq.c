@@ -21,7 +21,7 @@
 #include "cli.h"
 #include "outq.h"
 
-#define MSG_ROOM (64u << 10) /* the tool's own lines may go this far past the bound */
+#define MSG_ROOM (64u << 10)  /* the tool's own lines may go this far past the bound */
 #define ENTRY_MSG 0x80000000u /* an entry's length with this bit: one of the tool's lines */
 #define ENTRY_MAX 0x7fffffffu
 

@@ -273,10 +273,13 @@ int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(keeps_up_one_write_per_line), cmocka_unit_test(keeps_up_one_write_per_line_thread),
+        cmocka_unit_test(keeps_up_one_write_per_line),
+        cmocka_unit_test(keeps_up_one_write_per_line_thread),
         cmocka_unit_test(never_read),
-        cmocka_unit_test(bound_drops_whole_samples),   cmocka_unit_test(slow_reader_gets_all),
-        cmocka_unit_test(reader_gone),                 cmocka_unit_test(stuck_thread_left_behind),
+        cmocka_unit_test(bound_drops_whole_samples),
+        cmocka_unit_test(slow_reader_gets_all),
+        cmocka_unit_test(reader_gone),
+        cmocka_unit_test(stuck_thread_left_behind),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
