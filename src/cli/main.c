@@ -1,5 +1,5 @@
 /* main.c - the resource-tracker tool: reads options and config, then samples on an absolute
- * monotonic grid (sample k at t0 + k*interval) and writes each sample at once. Without a
+ * monotonic grid (sample k at t0 + k*interval) and hands each sample on at once. Without a
  * command it runs until SIGINT or SIGTERM; with one (wrapper mode) it starts the command at
  * once (in a cgroup of its own where one can be made), passes terminating signals on, reaps
  * the whole tree as a child subreaper, and exits with the command's status after one last
@@ -27,6 +27,7 @@
 
 #include "cli.h"
 #include "exec.h"
+#include "outq.h"
 #include "resource_tracker.h"
 
 /* Opens where samples go: stderr by default, stdout for "-", else the file (truncated; mode
@@ -306,9 +307,11 @@ static void finish_run(cli_options *o, run_state *rs, int status)
                           .summary = s,
                           .cgroup_why = rs->cgroup_why[0] ? rs->cgroup_why : NULL};
     if (o->summary) {
-        fputs("resource-tracker: summary of the run\n", stderr);
-        if (cli_summary_print(stderr, s, &run, NULL, NULL) < 0)
+        FILE *err = cli_outq_stderr(); /* the output's queue when the samples go to stderr too */
+        fputs("resource-tracker: summary of the run\n", err);
+        if (cli_summary_print(err, s, &run, NULL, NULL) < 0)
             cli_say("warning: cannot print the summary");
+        cli_outq_stderr_done(err);
     }
     if (o->history)
         cli_history_append(o->history, &run);
@@ -645,6 +648,7 @@ static int track(cli_options *o)
     /* the sinks' ends side by side: the textfile's last word, the server's end and the last OTLP
      * push begin, then the stream's last batch and the run's end, each within
      * TRACKER_FINISH_TIMEOUT; what fails is said and never changes the status */
+    double out_by = cli_mono_secs() + o->finish_timeout; /* the output's reader is waited for beside them */
     rt_run_end end = RT_RUN_END_INIT;
     end.exit_status = rs.child ? status : RT_NULL_I64;
     end.failed = rs.child && status != 0;
@@ -653,6 +657,7 @@ static int track(cli_options *o)
     rs.pipe = NULL;
     if (rs.stats)
         finish_run(o, &rs, status);
+    cli_outq_run_end(out_by); /* what the reader has not taken by then is dropped, said once */
     close_run(&rs);
     return status;
 }

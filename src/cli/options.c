@@ -71,7 +71,8 @@ void cli_usage_print(FILE *f)
           "                          (taken out of the environment: the command does not inherit it)\n"
           "  SENTINEL_API_URL        API base (default https://api.sentinel.sparecores.net)\n"
           "  TRACKER_UPLOAD_INTERVAL seconds between batches, fractional allowed (default 60)\n"
-          "  TRACKER_FINISH_TIMEOUT  the most seconds the end of the run waits for uploads and the API (default 10)\n"
+          "  TRACKER_FINISH_TIMEOUT  the most seconds the end of the run waits for uploads and the API, and for\n"
+          "                          the reader of the samples (default 10)\n"
           "  AWS_ENDPOINT_URL_S3     S3 endpoint (path style); AWS_REGION the bucket's region\n"
           "  Batches that cannot be uploaded are kept in $XDG_STATE_HOME/resource-tracker\n"
           "  (~/.local/state/resource-tracker) until they are sent.\n"
@@ -81,7 +82,9 @@ void cli_usage_print(FILE *f)
           "  OTEL_SERVICE_NAME. The last push waits at most TRACKER_FINISH_TIMEOUT seconds (default 10).\n"
           "\n"
           "Precedence: command line > environment > config file > built-in default.\n"
-          "Samples are written as one JSON object or CSV row per interval, flushed at once.\n"
+          "Samples are written as one JSON object or CSV row per interval, flushed at once. A reader that\n"
+          "stalls never holds up sampling or the exit: past 8 MiB queued, samples are dropped (one warning\n"
+          "counts them), and the end waits for it at most TRACKER_FINISH_TIMEOUT seconds (default 10).\n"
           "See resource-tracker(1) for the fields, the config file and the exit status.\n",
           f);
 }

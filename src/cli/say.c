@@ -1,10 +1,12 @@
-/* say.c - the tool's messages: one line on stderr per message, written with one write(2), and
- * the log callback that hands the library's warnings to it. */
+/* say.c - the tool's messages: one line on stderr per message, written with one write(2) (or
+ * queued with the samples when they go to stderr too: outq.c), and the log callback that hands
+ * the library's warnings to it. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "outq.h"
 
 void cli_say(const char *fmt, ...)
 {
@@ -19,7 +21,10 @@ void cli_say(const char *fmt, ...)
         n = sizeof msg - 1;
     char line[2200];
     int m = snprintf(line, sizeof line, "resource-tracker: %.*s\n", n, msg);
-    if (m > 0 && write(STDERR_FILENO, line, (size_t)m < sizeof line ? (size_t)m : sizeof line - 1) < 0) {
+    if (m <= 0)
+        return;
+    size_t len = (size_t)m < sizeof line ? (size_t)m : sizeof line - 1;
+    if (!cli_outq_say(line, len) && write(STDERR_FILENO, line, len) < 0) {
         /* nowhere left to report */
     }
 }

@@ -2,7 +2,7 @@
  * (started before the command: a port that cannot be served is a usage error with nothing
  * started), then one pipeline holding the node_exporter textfile, the server, the OTLP exporter,
  * the Sentinel stream, the statistics and the report the run's answers read, and the sample
- * output, in that order (their ends run in that order too: the exporters' last pushes start
+ * output (through its queue, outq.c), in that order (their ends run in that order too: the exporters' last pushes start
  * before the stream's end waits). A sink that cannot start is a warning: the job runs on. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "outq.h"
 
 int cli_sinks_prom(const cli_options *o, rt_cloud_discovery *cloud, rt_sink **out)
 {
@@ -132,13 +133,27 @@ static rt_sink *stream_sink(const cli_options *o, const rt_host *host, rt_cloud_
     return s;
 }
 
-/* The sample output's sink (NULL with --quiet, or when it cannot be set up: said). */
+/* The sample output's sink (NULL with --quiet, or when it cannot be set up: said): each sample
+ * goes through the run's output queue (outq.c), which its own thread writes, so a reader that
+ * stalls never holds up sampling. Without that thread, straight to the descriptor (one warning). */
 static rt_sink *writer_sink(const cli_options *o, int out_fd)
 {
     if (out_fd < 0)
         return NULL;
     rt_writer *w = NULL;
-    rt_error err = rt_writer_new(o->format, out_fd, &o->job, &w);
+    rt_error err;
+    cli_outq *q = cli_outq_new(out_fd, 0, 0);
+    if (q) {
+        err = rt_writer_new_cb(o->format, cli_outq_write, q, &o->job, &w);
+        if (err == RT_OK)
+            cli_outq_run_set(q, cli_outq_is_stderr(out_fd)); /* cli_outq_run_end frees it */
+        else
+            cli_outq_free(q);
+    } else {
+        cli_say("warning: cannot start the output's thread (%s): a reader that stalls holds up sampling",
+                strerror(errno));
+        err = rt_writer_new(o->format, out_fd, &o->job, &w);
+    }
     rt_sink *s = NULL;
     if (err == RT_OK)
         err = rt_writer_sink_new(w, &s);
