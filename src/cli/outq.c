@@ -1,8 +1,10 @@
 /* outq.c - the sample output's queue: whole lines in a preallocated ring under a bound, written
  * by a thread of their own (one write(2) per line while the reader keeps up, a backlog in one
  * go; to a pipe or terminal a line that finds the queue empty is written at once, without
- * blocking), so a reader that stalls never holds up sampling; at the end the reader is waited
- * for up to a deadline, and what it never took is counted as dropped. */
+ * blocking, and the thread starts only when one would have blocked), so a reader that stalls
+ * never holds up sampling; at the end the reader is waited for up to a deadline, and what it
+ * never took is counted as dropped. A regular file on a local file system (and /dev/null) is
+ * written directly, one write(2) per line, with no thread: it never waits on a reader. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +16,7 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,7 +28,7 @@
 #define ENTRY_MSG 0x80000000u /* an entry's length with this bit: one of the tool's lines */
 #define ENTRY_MAX 0x7fffffffu
 
-enum { MODE_BLOCK, MODE_NONBLOCK, MODE_SOCKET };
+enum { MODE_BLOCK, MODE_NONBLOCK, MODE_SOCKET, MODE_DIRECT };
 
 struct cli_outq {
     pthread_mutex_t mu;
@@ -45,6 +48,7 @@ struct cli_outq {
     bool err_told; /* a push returned it */
     bool stop;     /* ending: write what is queued, then return */
     bool quit;     /* the deadline passed: return now */
+    bool started; /* the thread was started (MODE_BLOCK: at once; a pipe's: at its first wait) */
     bool thread_done, ended, stalled;
     cli_outq *next_left; /* in the list of queues whose thread was left behind */
 };
@@ -54,17 +58,45 @@ struct cli_outq {
 static cli_outq *left_behind;
 static pthread_mutex_t left_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* Whether a regular file on the file system of fd may hang a write on something other than the
+ * local disk: a network or FUSE file system (NFS, SMB/CIFS, Ceph, 9p, AFS, FUSE), or one that
+ * cannot be told. */
+static bool remote_fs(int fd)
+{
+    struct statfs sf;
+    if (fstatfs(fd, &sf) < 0)
+        return true;
+    switch ((unsigned long)sf.f_type) {
+    case 0x6969UL:     /* NFS */
+    case 0x517BUL:     /* SMB */
+    case 0xFF534D42UL: /* CIFS */
+    case 0xFE534D42UL: /* SMB2 */
+    case 0x00C36400UL: /* Ceph */
+    case 0x01021997UL: /* 9p */
+    case 0x5346414FUL: /* AFS */
+    case 0x6B414653UL: /* kAFS */
+    case 0x65735546UL: /* FUSE */
+    case 0x47504653UL: /* GPFS */
+    case 0x0BD00BD0UL: /* Lustre */
+        return true;
+    default: return false;
+    }
+}
+
 /* The queue's own descriptor of fd (close-on-exec; fd's open file description is shared with the
  * wrapped command, so its flags are never changed): a pipe, FIFO or terminal opened anew without
  * blocking (/dev/fd/N opens the same pipe or terminal as a new description); a stream socket as a
- * duplicate written with MSG_DONTWAIT; anything else (a regular file, a device) a duplicate that
- * may block. */
+ * duplicate written with MSG_DONTWAIT; a regular file on a local file system, or a character
+ * device that is no terminal (/dev/null), a duplicate written directly; anything else (a file on
+ * a network file system, a block device) a duplicate that may block, written by the thread. */
 static int own_fd(int fd, int flags, int *mode)
 {
     *mode = MODE_BLOCK;
     struct stat st;
     if (!(flags & CLI_OUTQ_BLOCKING) && fstat(fd, &st) == 0) {
-        if (S_ISFIFO(st.st_mode) || (S_ISCHR(st.st_mode) && isatty(fd))) {
+        if ((S_ISREG(st.st_mode) && !remote_fs(fd)) || (S_ISCHR(st.st_mode) && !isatty(fd)))
+            *mode = MODE_DIRECT;
+        else if (S_ISFIFO(st.st_mode) || (S_ISCHR(st.st_mode) && isatty(fd))) {
             char path[32];
             snprintf(path, sizeof path, "/dev/fd/%d", fd);
             int nfd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -161,6 +193,22 @@ static void *run(void *arg)
     return NULL;
 }
 
+/* Starts the thread (signals blocked in it: the tool's arrive through its signalfd). Returns 0,
+ * or the error. */
+static int start_thread(cli_outq *q)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int e = pthread_create(&q->thread, NULL, run, q);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (e == 0) {
+        q->started = true;
+        q->thread_done = false;
+    }
+    return e;
+}
+
 static void free_parts(cli_outq *q)
 {
     if (q->fd >= 0)
@@ -209,11 +257,10 @@ cli_outq *cli_outq_new(int fd, size_t bound, int flags)
     pthread_cond_init(&q->cv, &ca);
     pthread_condattr_destroy(&ca);
     pthread_mutex_init(&q->mu, NULL);
-    sigset_t all, old; /* the thread takes no signal: the tool's arrive through its signalfd */
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int e = pthread_create(&q->thread, NULL, run, q);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    q->thread_done = true; /* no thread yet */
+    /* only a queue that may block needs its thread from the start; a pipe's starts when a write
+     * would have blocked, a local file's never (a thread is one more task of the job's user) */
+    int e = q->mode == MODE_BLOCK ? start_thread(q) : 0;
     if (e != 0) {
         pthread_cond_destroy(&q->cv);
         pthread_mutex_destroy(&q->mu);
@@ -242,6 +289,33 @@ int cli_outq_push(cli_outq *q, const void *p, size_t n, bool sample)
             q->dropped_bound++;
         pthread_mutex_unlock(&q->mu);
         return 0;
+    }
+    if (q->mode == MODE_DIRECT) { /* a local file: written here, whole, as before the queue */
+        size_t off = 0;
+        while (off < n) {
+            ssize_t w = write(q->fd, (const char *)p + off, n - off);
+            if (w > 0)
+                off += (size_t)w;
+            else if (w < 0 && errno == EINTR)
+                continue;
+            else
+                break;
+        }
+        if (off == n) {
+            if (sample)
+                q->delivered++;
+            pthread_mutex_unlock(&q->mu);
+            return 0;
+        }
+        q->err = off < n && errno != 0 ? errno : EIO;
+        if (sample) {
+            q->samples--;
+            q->err_told = true;
+        }
+        int e = q->err;
+        pthread_mutex_unlock(&q->mu);
+        errno = e;
+        return sample ? -1 : 0;
     }
     ssize_t k = -1;
     if (q->used == 0 && q->mode != MODE_BLOCK) {
@@ -275,6 +349,9 @@ int cli_outq_push(cli_outq *q, const void *p, size_t n, bool sample)
     q->ent_n++;
     if (k > 0) /* the start of it went: the thread writes the rest when there is room */
         consume(q, (size_t)k);
+    if (!q->started && start_thread(q) != 0) {
+        /* no thread to wait for room: what is queued stays, and counts as dropped at the end */
+    }
     pthread_cond_broadcast(&q->cv);
     pthread_mutex_unlock(&q->mu);
     return 0;
@@ -353,7 +430,8 @@ void cli_outq_free(cli_outq *q)
         pthread_mutex_unlock(&left_mu);
         return;
     }
-    pthread_join(q->thread, NULL);
+    if (q->started)
+        pthread_join(q->thread, NULL);
     pthread_cond_destroy(&q->cv);
     pthread_mutex_destroy(&q->mu);
     free_parts(q);

@@ -33,8 +33,11 @@ typedef struct cli_outq_counts {
     bool stalled;       /* the deadline passed with lines still queued */
 } cli_outq_counts;
 
-/* Starts the queue and its thread for fd (the caller keeps fd; the queue writes through a
- * descriptor of its own, close-on-exec, and never changes fd's flags). bound: the most bytes of
+/* Starts the queue for fd (the caller keeps fd; the queue writes through a descriptor of its
+ * own, close-on-exec, and never changes fd's flags): a regular file on a local file system or
+ * /dev/null is written directly by cli_outq_push, with no thread; a pipe, FIFO, terminal or
+ * socket gets its thread when a write would first have blocked; anything else (a network file
+ * system's file, CLI_OUTQ_BLOCKING) at once. bound: the most bytes of
  * samples kept (0: CLI_OUTQ_BOUND); the tool's own lines may go 64 KiB past it. Returns the
  * queue, or NULL with errno (ENOMEM, or the thread could not start: EAGAIN). */
 cli_outq *cli_outq_new(int fd, size_t bound, int flags);

@@ -10,9 +10,23 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <dirent.h>
 #include <time.h>
 
 #include "outq.h"
+
+/* The number of threads of this process (its task directory's entries). */
+static int thread_count(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
 
 static double mono(void)
 {
@@ -269,6 +283,53 @@ static void stuck_thread_left_behind(void **state)
     close(p[1]);
 }
 
+/* A regular file on a local file system is written directly with no thread (one more task of the
+ * job's user would count against its RLIMIT_NPROC); a pipe's thread starts only once a write
+ * would have blocked. */
+static void threads_only_where_needed(void **state)
+{
+    (void)state;
+    int before = thread_count();
+    char path[] = "/tmp/test_outq_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    unlink(path);
+    cli_outq *q = cli_outq_new(fd, 0, 0);
+    assert_non_null(q);
+    char line[100];
+    for (int i = 0; i < 3; i++) {
+        line_of(line, sizeof line, i);
+        assert_int_equal(cli_outq_push(q, line, sizeof line, true), 0);
+    }
+    assert_int_equal(thread_count(), before);
+    cli_outq_counts c;
+    cli_outq_end(q, mono() + 1, &c);
+    assert_int_equal(c.samples, 3);
+    assert_int_equal(c.delivered, 3);
+    assert_int_equal(lseek(fd, 0, SEEK_END), 3 * (off_t)sizeof line);
+    cli_outq_free(q);
+    close(fd);
+
+    int p[2];
+    small_pipe(p);
+    q = cli_outq_new(p[1], 0, 0);
+    assert_non_null(q);
+    line_of(line, sizeof line, 0);
+    assert_int_equal(cli_outq_push(q, line, sizeof line, true), 0);
+    assert_int_equal(thread_count(), before); /* room in the pipe: written at once */
+    for (int i = 1; i < 100; i++) { /* past the pipe's page: a write would block */
+        line_of(line, sizeof line, i);
+        assert_int_equal(cli_outq_push(q, line, sizeof line, true), 0);
+    }
+    assert_int_equal(thread_count(), before + 1);
+    cli_outq_end(q, mono() + 0.2, &c);
+    assert_int_equal(c.samples, 100);
+    assert_int_equal(c.delivered + c.dropped, 100);
+    cli_outq_free(q);
+    close(p[0]);
+    close(p[1]);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -280,6 +341,7 @@ int main(void)
         cmocka_unit_test(slow_reader_gets_all),
         cmocka_unit_test(reader_gone),
         cmocka_unit_test(stuck_thread_left_behind),
+        cmocka_unit_test(threads_only_where_needed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
