@@ -439,8 +439,10 @@ static void test_nothing_in_s3_goes_inline(void **state)
     cleanup(&x);
 }
 
-/* Some batches in S3, then S3 gone: inline holds exactly the rest. */
-static void test_partial_inline_rest(void **state)
+/* Some batches in S3, then S3 gone: the finish names every uploaded object (data_source s3, as
+ * the Python tracker 0.5 sends it), never "inline" with only the rest; the rest stays spilled
+ * for a later delivery. S3 plus spilled: every row, once. */
+static void test_partial_s3_rest_spilled(void **state)
 {
     (void)state;
     fixture x = {0};
@@ -452,12 +454,87 @@ static void test_partial_inline_rest(void **state)
     rt_stream_free(x.st);
     int seen[60] = {0};
     assert_int_equal(check_objects(&x, seen), 2);
-    json_t *j = finish_json(&x, "inline");
-    const char *csv = json_string_value(json_object_get(j, "data_csv"));
-    count_rows(csv, strlen(csv), seen, 60); /* fails on a row also in S3 */
-    assert_all_seen(seen, 60);
+    json_t *j = finish_json(&x, "s3");
+    assert_null(json_object_get(j, "data_csv"));
+    json_t *uris = json_object_get(j, "data_uris");
+    assert_int_equal((int)json_array_size(uris), 2);
+    assert_string_equal(json_string_value(json_array_get(uris, 1)), "s3://bkt/pre/r1/000001.csv.gz");
     json_decref(j);
+    assert_true(spilled_rows(&x, seen) >= 1); /* fails on a row also in S3 */
+    assert_all_seen(seen, 60);
     cleanup(&x);
+}
+
+/* The spill file names in x->dir, sorted, into names (up to cap). Returns how many. */
+static int spill_names(fixture *x, char names[][256], int cap)
+{
+    DIR *d = opendir(x->dir);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) && n < cap;)
+        if (e->d_name[0] != '.')
+            snprintf(names[n++], 256, "%s", e->d_name);
+    closedir(d);
+    qsort(names, (size_t)n, 256, (int (*)(const void *, const void *))strcmp);
+    return n;
+}
+
+/* Spill files damaged by hand while the API is down (one truncated, one removed; batches live in
+ * their files only, memory bound 1 byte): each is skipped with a warning and counted, the
+ * batches behind them still go (to S3, keys without a gap; or inline, which does not fail as a
+ * whole), and the rows that arrive plus the rows counted damaged are the rows added. */
+static void damaged_case(bool s3_up)
+{
+    fixture x = {0};
+    x.f.register_fail = 1;
+    if (!s3_up)
+        x.f.put_fail = -1;
+    start(&x, 0.05, 1);
+    add_rows(&x, 100, 0.01); /* 1 s: registration failed once, about 19 batches spilled */
+    char names[64][256], path[600];
+    assert_true(spill_names(&x, names, 64) >= 4);
+    snprintf(path, sizeof path, "%s/%s", x.dir, names[0]);
+    assert_int_equal(truncate(path, 10), 0);
+    snprintf(path, sizeof path, "%s/%s", x.dir, names[2]);
+    assert_int_equal(unlink(path), 0);
+    add_rows(&x, 200, 0.01); /* registered on the retry, 2 s after the first */
+    assert_int_equal(finish(&x, 0, 0), RT_OK);
+    unsigned damaged;
+    uint64_t damaged_rows;
+    rt_stream_damaged(x.st, &damaged, &damaged_rows);
+    rt_stream_free(x.st);
+    assert_int_equal(damaged, 2);
+    assert_true(damaged_rows >= 2);
+    int seen[300] = {0};
+    if (s3_up) {
+        check_objects(&x, seen); /* keys 000000.. without a gap */
+        json_decref(finish_json(&x, "s3"));
+    } else {
+        assert_int_equal(x.f.nput, 0);
+        json_t *j = finish_json(&x, "inline");
+        const char *csv = json_string_value(json_object_get(j, "data_csv"));
+        count_rows(csv, strlen(csv), seen, 300);
+        json_decref(j);
+    }
+    int arrived = 0;
+    for (int i = 0; i < 300; i++)
+        arrived += seen[i];
+    assert_int_equal(arrived + (int)damaged_rows, 300);
+    /* the truncated file is kept aside, nothing else stays */
+    assert_int_equal(spill_names(&x, names, 64), 1);
+    assert_non_null(strstr(names[0], ".damaged"));
+    cleanup(&x);
+}
+
+static void test_damaged_spill_skipped_s3(void **state)
+{
+    (void)state;
+    damaged_case(true);
+}
+
+static void test_damaged_spill_skipped_inline(void **state)
+{
+    (void)state;
+    damaged_case(false);
 }
 
 /* The API never answers: one warning's worth of tries, no PUT, every row in the spill dir. */
@@ -704,7 +781,8 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_batches_reach_s3),  cmocka_unit_test(test_retries_keep_seq),
-        cmocka_unit_test(test_nothing_in_s3_goes_inline), cmocka_unit_test(test_partial_inline_rest),
+        cmocka_unit_test(test_nothing_in_s3_goes_inline), cmocka_unit_test(test_partial_s3_rest_spilled),
+        cmocka_unit_test(test_damaged_spill_skipped_s3), cmocka_unit_test(test_damaged_spill_skipped_inline),
         cmocka_unit_test(test_api_down_spills),   cmocka_unit_test(test_register_retry),
         cmocka_unit_test(test_memory_bound),      cmocka_unit_test(test_refresh),
         cmocka_unit_test(test_hang_bounded),      cmocka_unit_test(test_empty_and_invalid),

@@ -13,14 +13,16 @@
  * uploaded or sent inline. Before registration succeeds every closed batch is spilled at once.
  *
  * The end (rt_stream_finish, within finish_timeout_secs in all): the last batch is closed, the
- * pending ones retried until a reserve for the finish call is left, then POST /finish:
- *  - every batch in S3: data_source "s3" with the URIs of every uploaded object;
- *  - some or all batches not in S3: data_source "inline" with the CSV of the batches that did
- *    NOT reach S3 (header once, rows in seq order). The objects that did reach S3 are not named
- *    in the body then (§5 allows one data_source), but they lie under the run's own prefix
- *    {prefix}/{run_id}/ that the service handed out: the rows in S3 plus the inline rows are the
- *    rows written, each once (a PUT whose reply was lost may still have landed: then its rows
- *    are both in S3 and inline, the only duplicate possible).
+ * pending ones retried until a reserve for the finish call is left, then POST /finish as the
+ * Python tracker 0.5 sends it:
+ *  - any batch in S3: data_source "s3" with the URIs of every uploaded object (keys 000000..
+ *    without a gap: an object's seq is the count uploaded before it); the batches that could not
+ *    reach S3 by the deadline stay in the spill directory for a later delivery under the same
+ *    run, never sent inline as "only the rest";
+ *  - no batch in S3: data_source "inline" with the CSV of every batch (header once, rows in seq
+ *    order).
+ * A batch whose spill file is missing or damaged is skipped with one warning and counted, never
+ * blocking the batches behind it (the file is kept aside as NAME.damaged).
  * Whatever could not be sent stays in the spill directory, and one warning says how many rows.
  * Messages never hold the token or the S3 secrets: only HTTP statuses and curl's words. */
 #define _GNU_SOURCE
@@ -411,6 +413,16 @@ void rt_stream_free(rt_stream *st)
     pthread_mutex_unlock(&st->mu);
     pthread_join(st->th, NULL);
     stream_destroy(st);
+}
+
+void rt_stream_damaged(rt_stream *st, unsigned *batches, uint64_t *rows)
+{
+    pthread_mutex_lock(&st->mu);
+    if (batches)
+        *batches = st->damaged;
+    if (rows)
+        *rows = st->damaged_rows;
+    pthread_mutex_unlock(&st->mu);
 }
 
 const char *rt_stream_errmsg(rt_stream *st)

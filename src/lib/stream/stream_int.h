@@ -41,6 +41,10 @@ rt_error rt_stream_start_net(const rt_stream_options *opts, const rt_stream_net 
 void rt_stream_counts(rt_stream *st, uint64_t *rows, uint64_t *lost, unsigned *closed, unsigned *uploaded,
                       unsigned *spilled);
 
+/* Batches (and their rows) skipped because their spill file was missing or damaged. Any pointer
+ * may be NULL. Thread-safe. */
+void rt_stream_damaged(rt_stream *st, unsigned *batches, uint64_t *rows);
+
 /* ---- shared by the uploader's files ------------------------------------------------------------ */
 
 /* One batch: a gzip member of the CSV header and its rows. */
@@ -108,7 +112,10 @@ struct rt_stream {
     double s3_next, s3_backoff;
     bool s3_warned, spill_warned;
     char **uris;
-    size_t nuris, cap_uris;
+    size_t nuris, cap_uris; /* nuris: objects uploaded, the next object's seq */
+    bool finish_sent;       /* the API took the finish call */
+    unsigned damaged;       /* under mu: batches skipped, their spill file missing or damaged */
+    uint64_t damaged_rows;  /* under mu: their rows */
 };
 
 /* batch.c */

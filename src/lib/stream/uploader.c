@@ -187,9 +187,31 @@ static bool add_uri(rt_stream *st, const char *key)
     return true;
 }
 
-/* PUTs the oldest pending batch as {run_id}/{seq:06d}.csv.gz under the target's prefix. Returns
- * true when it was uploaded (and dropped); false after a failure (its tries counted, the first
- * failure of a row of them warned about). */
+/* Skips b, the oldest pending batch, whose spill file is missing or damaged (and not in memory):
+ * one warning naming the file, counted, the file moved aside to NAME.damaged (kept for a look,
+ * never read again), so that the batches behind it go on. */
+static void skip_damaged(rt_stream *st, rt_batch *b)
+{
+    char aside[4200];
+    bool moved = b->spill && rt_pathf(aside, sizeof aside, "%s.damaged", b->spill) && rename(b->spill, aside) == 0;
+    rt_log(&st->lg, RT_LOG_WARN, "stream: spill file %s is missing or damaged; its batch (%zu rows) is skipped%s",
+           b->spill ? b->spill : "(none)", b->rows, moved ? " and kept as .damaged" : "");
+    rt_upload_failed(st, "spill file %s is missing or damaged", b->spill ? b->spill : "(none)");
+    pthread_mutex_lock(&st->mu);
+    st->damaged++;
+    st->damaged_rows += b->rows;
+    pthread_mutex_unlock(&st->mu);
+    free(b->spill);
+    b->spill = NULL; /* moved or gone: rt_spill_drop removes nothing */
+    b->rows = 0;     /* counted as damaged, not as unsent */
+}
+
+/* PUTs the oldest pending batch as {run_id}/{seq:06d}.csv.gz under the target's prefix, seq being
+ * the count of objects uploaded so far (uploads go one at a time, oldest first, so the keys run
+ * 000000.. without a gap even when a damaged batch was skipped; a PUT retried after a lost reply
+ * writes the same key again). Returns true when it was uploaded (and dropped) or skipped as
+ * damaged; false after a failure (its tries counted, the first failure of a row of them warned
+ * about). */
 static bool upload_oldest(rt_stream *st, double timeout)
 {
     rt_batch *b = st->pending;
@@ -201,11 +223,13 @@ static bool upload_oldest(rt_stream *st, double timeout)
     size_t len;
     long status = 0;
     rt_error e = RT_ERR_IO;
-    if (!rt_pathf(key, sizeof key, "%s/%06u.csv.gz", st->run_id, b->seq)) {
+    if (!rt_pathf(key, sizeof key, "%s/%06zu.csv.gz", st->run_id, st->nuris)) {
         snprintf(err, sizeof err, "object key too long");
     } else if (!rt_spill_read(b, &tmp, &data, &len)) {
-        snprintf(err, sizeof err, "cannot read back %s", b->spill ? b->spill : "the batch");
         rt_buf_free(&tmp);
+        skip_damaged(st, b);
+        rt_spill_drop(st, rt_batch_pop(st));
+        return true;
     } else {
         e = st->net.put(st->net.user, &st->target, &st->creds, key, data, len, fmax(until - rt_clock_now(st->clock), MIN_TIMEOUT), &status,
                         err, sizeof err);
@@ -259,7 +283,9 @@ void rt_upload_pending(rt_stream *st, double until, double backoff_min, double b
 }
 
 /* The CSV of the pending batches (header once) into *out (NUL-terminated; the caller frees it).
- * Returns true, or false when a batch cannot be read back or the whole is too large. */
+ * A batch that cannot be read back (its spill file missing or damaged) is skipped with a warning
+ * and counted (dropped with the rest once the inline rows were taken). Returns true, or false
+ * when the whole is too large or memory runs out. */
 static bool inline_csv(rt_stream *st, rt_buf *out)
 {
     const char *hdr = rt_csv_header();
@@ -273,7 +299,12 @@ static bool inline_csv(rt_stream *st, rt_buf *out)
         bool ok = rt_spill_read(b, &tmp, &data, &len) && rt_gunzip(data, len, INLINE_MAX, &raw) == RT_OK;
         rt_buf_free(&tmp);
         const char *rows = ok ? memchr(raw.data, '\n', raw.len) : NULL; /* after the header */
-        ok = rows && rt_buf_append(out, rows + 1, raw.len - (size_t)(rows + 1 - raw.data)) == 0;
+        if (!rows) {
+            rt_buf_free(&raw);
+            skip_damaged(st, b);
+            continue;
+        }
+        ok = rt_buf_append(out, rows + 1, raw.len - (size_t)(rows + 1 - raw.data)) == 0;
         rt_buf_free(&raw);
         if (!ok)
             return false;
@@ -281,14 +312,16 @@ static bool inline_csv(rt_stream *st, rt_buf *out)
     return rt_buf_append(out, "", 1) == 0 && (out->len--, true); /* NUL-terminated */
 }
 
-/* POST /runs/{id}/finish: s3 with the URIs when nothing is pending, else inline with the pending
- * rows. Returns true when the API took it (inline batches are then dropped); false with one
+/* POST /runs/{id}/finish as the Python tracker 0.5 sends it: data_source "s3" with the URI of
+ * every uploaded object whenever any batch reached S3 (the batches still pending stay, to be
+ * spilled and delivered later under the same run), else "inline" with the rows of every
+ * batch. Returns true when the API took it (inline batches are then dropped); false with one
  * warning. */
 bool rt_upload_finish(rt_stream *st, int exit_code, bool failed, double finished_unix, double timeout)
 {
     rt_buf csv = {0}, body = {0}, reply = {0};
     char path[512], why[600] = "";
-    bool inl = st->pending || st->nuris == 0;
+    bool inl = st->nuris == 0;
     bool ok = !inl || inline_csv(st, &csv);
     if (!ok)
         snprintf(why, sizeof why, "cannot gather the rows to send inline");
@@ -306,6 +339,7 @@ bool rt_upload_finish(rt_stream *st, int exit_code, bool failed, double finished
         return false;
     }
     rt_log(&st->lg, RT_LOG_INFO, "stream: run %s finished (%s)", st->run_id, inl ? "data inline" : "data in S3");
+    st->finish_sent = true;
     while (inl && st->pending)
         rt_spill_drop(st, rt_batch_pop(st));
     return true;
