@@ -12,7 +12,12 @@
 #include <pthread.h>
 #include <time.h>
 
+#include <netinet/in.h>
+#include <stdatomic.h>
+#include <sys/socket.h>
+
 #include "core/gzip.h"
+#include "net/curl.h"
 #include "stream/stream_int.h"
 
 #define MAXPUT 256
@@ -745,6 +750,55 @@ static void test_errmsg_says_the_last_failure(void **state)
     cleanup(&x);
 }
 
+/* Moves the abort time (an _Atomic double) to now after 0.2 s, from another thread. */
+static void *abort_soon(void *arg)
+{
+    struct timespec ts = {0, 200 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    atomic_store((_Atomic double *)arg, rt_mono_secs());
+    return NULL;
+}
+
+/* A request in flight ends when another thread moves its abort time (rt_fetch_abort_at, libcurl's
+ * progress callback): a peer that takes the connection and never answers, a 30 s timeout, and
+ * the error is the abort, not curl's timeout. */
+static void test_fetch_abort_in_flight(void **state)
+{
+    (void)state;
+    char err[256];
+    if (rt_fetch_available(err, sizeof err) != RT_OK)
+        skip();
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t alen = sizeof a;
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(fd, 4), 0); /* the kernel completes the connection; nothing answers */
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &alen), 0);
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%u/x", (unsigned)ntohs(a.sin_port));
+    _Atomic double at = INFINITY;
+    rt_fetch_abort_at(&at);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, abort_soon, &at), 0);
+    rt_fetch_request rq = {.method = "PUT", .url = url, .body = "x", .body_len = 1, .timeout_secs = 30,
+                           .max_body = 100};
+    rt_fetch_reply rp;
+    assert_int_equal(rt_fetch(&rq, &rp, err, sizeof err), RT_ERR_IO);
+    rt_fetch_reply_free(&rp);
+    assert_string_equal(err, "aborted at the caller's deadline");
+    pthread_join(th, NULL);
+    /* already past: the next request ends at its first tick; NULL: no abort time again */
+    assert_int_equal(rt_fetch(&rq, &rp, err, sizeof err), RT_ERR_IO);
+    rt_fetch_reply_free(&rp);
+    assert_string_equal(err, "aborted at the caller's deadline");
+    rt_fetch_abort_at(NULL);
+    rq.timeout_secs = 0.3;
+    assert_int_equal(rt_fetch(&rq, &rp, err, sizeof err), RT_ERR_IO);
+    rt_fetch_reply_free(&rp);
+    assert_string_not_equal(err, "aborted at the caller's deadline");
+    close(fd);
+}
+
 static void test_empty_and_invalid(void **state)
 {
     (void)state;
@@ -783,6 +837,7 @@ int main(void)
         cmocka_unit_test(test_batches_reach_s3),  cmocka_unit_test(test_retries_keep_seq),
         cmocka_unit_test(test_nothing_in_s3_goes_inline), cmocka_unit_test(test_partial_s3_rest_spilled),
         cmocka_unit_test(test_damaged_spill_skipped_s3), cmocka_unit_test(test_damaged_spill_skipped_inline),
+        cmocka_unit_test(test_fetch_abort_in_flight),
         cmocka_unit_test(test_api_down_spills),   cmocka_unit_test(test_register_retry),
         cmocka_unit_test(test_memory_bound),      cmocka_unit_test(test_refresh),
         cmocka_unit_test(test_hang_bounded),      cmocka_unit_test(test_empty_and_invalid),

@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +137,18 @@ rt_error rt_stream_add(rt_stream *st, const rt_sample *sample)
 
 /* ---- the thread ---------------------------------------------------------------------------------- */
 
+/* How much before rt_stream_finish's deadline the thread ends, and the reserve it keeps for the
+ * finish call before that. */
+static double finish_margin(const rt_stream *st)
+{
+    return fmin(st->finish_timeout * 0.05, 0.25);
+}
+
+static double finish_reserve(const rt_stream *st)
+{
+    return fmin(st->finish_timeout * 0.3, 2.0);
+}
+
 /* The end: last batch closed, pending ones retried, the run finished, the rest spilled; all by
  * the deadline. Sets st->result. */
 static void finish_phase(rt_stream *st)
@@ -148,8 +161,9 @@ static void finish_phase(rt_stream *st)
     pthread_mutex_unlock(&st->mu);
     rt_batch_close_all(st);
     /* the thread's own end, a little before rt_stream_finish stops waiting for it */
-    deadline -= fmin(st->finish_timeout * 0.05, 0.25);
-    double reserve = fmin(st->finish_timeout * 0.3, 2.0);
+    deadline -= finish_margin(st);
+    double reserve = finish_reserve(st);
+    atomic_store(&st->abort_at, deadline); /* past the reserve's start: the phase keeps to its own times */
     if (!st->registered && deadline - reserve - rt_clock_now(st->clock) > 0.05)
         rt_upload_register(st, deadline - reserve - rt_clock_now(st->clock));
     bool finished = false;
@@ -204,6 +218,7 @@ static void stream_log(void *user, rt_log_level level, const char *msg)
 static void *stream_main(void *arg)
 {
     rt_stream *st = arg;
+    rt_fetch_abort_at(&st->abort_at); /* a request in flight when the finish starts ends in time */
     double next_close = st->t0 + st->interval;
     st->reg_next = next_close; /* the first registration: when the first batch is due */
     double backoff_max = fmin(fmax(st->interval, 5), 60);
@@ -239,6 +254,7 @@ static void *stream_main(void *arg)
     bool orphaned = st->orphaned;
     rt_clock_broadcast(st->clock, &st->cv);
     pthread_mutex_unlock(&st->mu);
+    rt_fetch_abort_at(NULL);
     if (orphaned)
         stream_destroy(st);
     return NULL;
@@ -311,6 +327,7 @@ rt_error rt_stream_start_net(const rt_stream_options *opts, const rt_stream_net 
     pthread_mutex_init(&st->logmu, NULL);
     rt_clock_cond_init(&st->cv);
     st->clock = clock;
+    atomic_init(&st->abort_at, INFINITY);
     st->user_lg.fn = o.log;
     st->user_lg.user = o.log_user;
     st->lg.fn = stream_log;
@@ -381,6 +398,8 @@ rt_error rt_stream_finish(rt_stream *st, int exit_code, int failed)
     st->failed = failed != 0;
     st->finished_unix = rt_real_secs();
     st->deadline = rt_clock_now(st->clock) + st->finish_timeout;
+    /* a request in flight ends where the finish phase keeps its reserve for the finish call */
+    atomic_store(&st->abort_at, st->deadline - finish_margin(st) - finish_reserve(st));
     rt_clock_broadcast(st->clock, &st->cv);
     /* the thread keeps to a time a little before the deadline; not a moment longer here */
     while (!st->done && !rt_clock_wait(st->clock, &st->cv, &st->mu, st->deadline))

@@ -76,6 +76,9 @@ struct rt_stream {
     rt_cloud_discovery *cloud;
     rt_clock *clock; /* NULL: the real one */
     double interval, finish_timeout, net_timeout, t0;
+    _Atomic double abort_at; /* the thread's requests end at this monotonic time (rt_fetch_abort_at):
+                              * INFINITY until rt_stream_finish sets where the finish call's reserve
+                              * begins; the finish phase moves it to its own end */
     size_t mem_limit;
     char local_key[64]; /* names spill files before the run has an id */
 
