@@ -331,6 +331,9 @@ static int spilled_rows(fixture *x, int *seen)
             continue;
         char path[512];
         snprintf(path, sizeof path, "%s/%s", x->dir, e->d_name);
+        size_t len = strlen(e->d_name);
+        if (len > 4 && (strcmp(e->d_name + len - 4, ".run") == 0 || strcmp(e->d_name + len - 5, ".lock") == 0))
+            continue; /* the run's record and lock (record.c) */
         assert_non_null(strstr(e->d_name, ".csv.gz"));
         int fd = open(path, O_RDONLY);
         rt_buf gz, raw = {0};
@@ -476,7 +479,7 @@ static int spill_names(fixture *x, char names[][256], int cap)
     DIR *d = opendir(x->dir);
     int n = 0;
     for (struct dirent *e; (e = readdir(d)) && n < cap;)
-        if (e->d_name[0] != '.')
+        if (e->d_name[0] != '.' && strstr(e->d_name, ".csv.gz"))
             snprintf(names[n++], 256, "%s", e->d_name);
     closedir(d);
     qsort(names, (size_t)n, 256, (int (*)(const void *, const void *))strcmp);

@@ -70,11 +70,11 @@ static bool private_dir(const char *path)
     return true;
 }
 
-/* The run's name in spill file names: its id (characters outside [A-Za-z0-9._-] made '_'), or
- * the local key before registration. */
+/* The run's name in spill file names: its local key (characters outside [A-Za-z0-9._-] made
+ * '_'), the same before and after registration, as its record's ({key}.run, record.c). */
 static void run_name(const rt_stream *st, char *out, size_t cap)
 {
-    const char *src = st->registered ? st->run_id : st->local_key;
+    const char *src = st->local_key;
     size_t i = 0;
     for (; src[i] && i + 1 < cap; i++) {
         char c = src[i];
@@ -196,6 +196,8 @@ void rt_spill_persist(rt_stream *st, bool everything)
             b->gz = NULL;
         }
     }
+    if (!st->record_on)
+        rt_record_save(st); /* a run with spill files has its record beside them */
     /* what could not be spilled stays in memory; past the bound new rows are counted lost (the
      * batches kept keep their seq, so none is skipped) until spilling or uploading frees room */
     bool full = st->mem_bytes > st->mem_limit;

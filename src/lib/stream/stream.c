@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "../net/curl.h"
@@ -177,6 +178,10 @@ static void finish_phase(rt_stream *st)
         }
         finished = rt_upload_finish(st, exit_code, failed, finished_unix, fmax(deadline - rt_clock_now(st->clock), 0.05));
     }
+    st->ended = true; /* what the record keeps for a later delivery */
+    st->end_code = exit_code;
+    st->end_failed = failed;
+    st->end_unix = finished_unix;
     uint64_t unsent = rt_batch_pending_rows(st);
     if (unsent) {
         rt_spill_persist(st, true);
@@ -196,10 +201,10 @@ static void finish_phase(rt_stream *st)
     pthread_mutex_unlock(&st->mu);
     if (lost)
         rt_log(&st->lg, RT_LOG_WARN, "stream: %llu rows could not be kept (out of memory)", (unsigned long long)lost);
+    rt_record_end(st); /* removed when all went, else kept (with the end) for a later delivery */
     st->result = finished ? RT_OK : RT_ERR_IO;
 }
 
-static void stream_destroy(rt_stream *st);
 
 /* The logger the thread's messages go through: hands them to the caller's callback until
  * rt_stream_free has returned (an orphaned thread must not call into what the caller freed). */
@@ -210,6 +215,25 @@ static void stream_log(void *user, rt_log_level level, const char *msg)
     if (!st->log_closed && st->user_lg.fn)
         st->user_lg.fn(st->user_lg.user, level, msg);
     pthread_mutex_unlock(&st->logmu);
+}
+
+/* Delivers the older runs recorded in the spill directory (not this one), stopping when the
+ * finish starts (its requests end then too: the thread's abort time). */
+static void deliver_others(rt_stream *st)
+{
+    rt_stream_options o = RT_STREAM_OPTIONS_INIT;
+    o.api_url = st->api_url;
+    o.token = st->token;
+    o.s3_endpoint_url = st->endpoint;
+    o.region = st->region;
+    o.spill_dir = st->spill_dir;
+    o.finish_timeout_secs = fmax(st->finish_timeout, 2 * st->net_timeout);
+    o.log = stream_log;
+    o.log_user = st;
+    unsigned delivered = 0, left = 0;
+    rt_deliver_all(&o, &st->net, st->local_key, &st->abort_at, &delivered, &left);
+    if (delivered)
+        rt_log(&st->lg, RT_LOG_INFO, "stream: delivered %u earlier run%s", delivered, delivered == 1 ? "" : "s");
 }
 
 /* The stream thread: closes a batch every interval, registers (REG_TRIES tries in the
@@ -245,6 +269,10 @@ static void *stream_main(void *arg)
         if (st->registered)
             rt_upload_pending(st, INFINITY, backoff_min, backoff_max);
         rt_spill_persist(st, false);
+        if (st->registered && !st->delivered_others) { /* the API is up: older runs left undelivered go now */
+            st->delivered_others = true;
+            deliver_others(st);
+        }
         pthread_mutex_lock(&st->mu);
     }
     pthread_mutex_unlock(&st->mu);
@@ -256,14 +284,17 @@ static void *stream_main(void *arg)
     pthread_mutex_unlock(&st->mu);
     rt_fetch_abort_at(NULL);
     if (orphaned)
-        stream_destroy(st);
+        rt_stream_destroy(st);
     return NULL;
 }
 
 /* ---- the public side ------------------------------------------------------------------------------ */
 
-static void stream_destroy(rt_stream *st)
+void rt_stream_destroy(rt_stream *st)
 {
+    if (st->record_fd >= 0)
+        close(st->record_fd);
+    free(st->reg_body);
     rt_batch_free(st->cur);
     rt_batch_free_list(st->full);
     rt_batch_free_list(st->pending);
@@ -327,6 +358,8 @@ rt_error rt_stream_start_net(const rt_stream_options *opts, const rt_stream_net 
     pthread_mutex_init(&st->logmu, NULL);
     rt_clock_cond_init(&st->cv);
     st->clock = clock;
+    st->record_fd = -1;
+    st->done_seq = -1;
     atomic_init(&st->abort_at, INFINITY);
     st->user_lg.fn = o.log;
     st->user_lg.user = o.log_user;
@@ -354,17 +387,20 @@ rt_error rt_stream_start_net(const rt_stream_options *opts, const rt_stream_net 
         gmtime_r(&now, &tm);
         char stamp[32];
         strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-        snprintf(st->local_key, sizeof st->local_key, "local-%s-%ld", stamp, (long)getpid());
+        unsigned rnd = 0; /* PIDs repeat across PID namespaces (containers): the key must not */
+        if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd)
+            rnd = (unsigned)rt_mono_secs() ^ (unsigned)(uintptr_t)st;
+        snprintf(st->local_key, sizeof st->local_key, "local-%s-%ld-%08x", stamp, (long)getpid(), rnd);
         st->t0 = rt_clock_now(st->clock);
         st->cur = rt_batch_new(st);
     }
     if (!ok || !st->cur) {
-        stream_destroy(st);
+        rt_stream_destroy(st);
         return RT_ERR_NOMEM;
     }
     int e = pthread_create(&st->th, NULL, stream_main, st);
     if (e != 0) { /* EAGAIN: a process or thread limit (a pids cgroup) */
-        stream_destroy(st);
+        rt_stream_destroy(st);
         errno = e;
         return RT_ERR_SYSTEM;
     }
@@ -431,7 +467,7 @@ void rt_stream_free(rt_stream *st)
     }
     pthread_mutex_unlock(&st->mu);
     pthread_join(st->th, NULL);
-    stream_destroy(st);
+    rt_stream_destroy(st);
 }
 
 void rt_stream_damaged(rt_stream *st, unsigned *batches, uint64_t *rows)

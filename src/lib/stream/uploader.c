@@ -72,14 +72,17 @@ static bool api_post(rt_stream *st, const char *path, const char *body, size_t l
     return false;
 }
 
-/* Registers the run (POST /runs), after the cloud's result (within its 2 s from the start) and
- * with the dedicated/shared guess from the samples so far. On success learns the bucket's
- * region when none was given. Failures are warned about once and retried with backoff. */
-void rt_upload_register(rt_stream *st, double timeout)
+rt_error rt_upload_register_body(rt_stream *st, double cloud_wait, rt_buf *out)
 {
-    double until = rt_clock_now(st->clock) + timeout; /* the cloud wait, POST and region ask all within it */
-    double waited = rt_clock_now(st->clock) - st->t0;
-    const rt_cloud *cloud = rt_cloud_result(st->cloud, waited < 2.0 ? fmin(2.0 - waited, timeout / 2) : 0.0);
+    memset(out, 0, sizeof *out);
+    if (st->reg_body) { /* a delivered run's, as it was recorded */
+        rt_buf_init(out, strlen(st->reg_body) + 4096);
+        if (rt_buf_append(out, st->reg_body, strlen(st->reg_body) + 1) < 0)
+            return RT_ERR_NOMEM;
+        out->len--;
+        return RT_OK;
+    }
+    const rt_cloud *cloud = st->cloud ? rt_cloud_result(st->cloud, cloud_wait) : NULL;
     pthread_mutex_lock(&st->mu);
     const char *guess = rt_allocation_guess(&st->alloc);
     pthread_mutex_unlock(&st->mu);
@@ -88,10 +91,20 @@ void rt_upload_register(rt_stream *st, double timeout)
                            .host = st->have_host ? &st->host : NULL,
                            .cloud = cloud,
                            .allocation = guess ? guess : (st->have_host ? st->host.allocation : NULL)};
+    return rt_sentinel_register_body(&run, out);
+}
+
+/* Registers the run (POST /runs), after the cloud's result (within its 2 s from the start) and
+ * with the dedicated/shared guess from the samples so far. On success learns the bucket's
+ * region when none was given. Failures are warned about once and retried with backoff. */
+void rt_upload_register(rt_stream *st, double timeout)
+{
+    double until = rt_clock_now(st->clock) + timeout; /* the cloud wait, POST and region ask all within it */
+    double waited = rt_clock_now(st->clock) - st->t0;
     rt_buf body = {0}, reply = {0};
     char why[600] = "";
     bool ok = false;
-    if (rt_sentinel_register_body(&run, &body) != RT_OK) {
+    if (rt_upload_register_body(st, waited < 2.0 ? fmin(2.0 - waited, timeout / 2) : 0.0, &body) != RT_OK) {
         snprintf(why, sizeof why, "out of memory");
     } else if (api_post(st, "/runs", body.data, body.len, until - rt_clock_now(st->clock), &reply, why, sizeof why)) {
         char perr[256] = "";
@@ -120,8 +133,10 @@ void rt_upload_register(rt_stream *st, double timeout)
         }
         if (!st->target.region[0])
             rt_copy_str(st->target.region, sizeof st->target.region, "eu-central-1");
-        if (st->reg_tries > 0)
+        if (st->reg_tries > 0 && !st->delivering)
             rt_log(&st->lg, RT_LOG_WARN, "stream: the run is registered now (run %s)", st->run_id);
+        if (st->record_on)
+            rt_record_save(st); /* before any PUT: a later delivery must not register it again */
         return;
     }
     rt_upload_failed(st, "cannot register the run at the Sentinel API (%s)", why);
@@ -174,7 +189,7 @@ static void refresh_if_needed(rt_stream *st, double timeout)
 
 /* Remembers the s3:// URI of an uploaded key (relative to the target's prefix). Returns false on
  * no memory. */
-static bool add_uri(rt_stream *st, const char *key)
+bool rt_upload_add_uri(rt_stream *st, const char *key)
 {
     char uri[2048];
     if (!rt_s3_object_uri(&st->target, key, uri, sizeof uri))
@@ -228,6 +243,9 @@ static bool upload_oldest(rt_stream *st, double timeout)
     } else if (!rt_spill_read(b, &tmp, &data, &len)) {
         rt_buf_free(&tmp);
         skip_damaged(st, b);
+        st->done_seq = b->seq;
+        if (st->record_on)
+            rt_record_save(st);
         rt_spill_drop(st, rt_batch_pop(st));
         return true;
     } else {
@@ -236,8 +254,11 @@ static bool upload_oldest(rt_stream *st, double timeout)
         rt_buf_free(&tmp);
     }
     if (e == RT_OK) {
-        if (!add_uri(st, key))
+        if (!rt_upload_add_uri(st, key))
             rt_log(&st->lg, RT_LOG_ERROR, "stream: out of memory remembering %s", key);
+        st->done_seq = b->seq;
+        if (st->record_on) /* the record says it went before its spill file goes */
+            rt_record_save(st);
         rt_spill_drop(st, rt_batch_pop(st));
         pthread_mutex_lock(&st->mu);
         st->uploaded++;
@@ -333,6 +354,11 @@ bool rt_upload_finish(rt_stream *st, int exit_code, bool failed, double finished
          api_post(st, path, body.data, body.len, timeout, &reply, why, sizeof why);
     rt_buf_free(&body);
     rt_buf_free(&reply);
+    if (!ok && strcmp(why, "HTTP 409") == 0 && st->delivering) {
+        /* a delivery cut short after the API took its finish: the run is finished there */
+        rt_log(&st->lg, RT_LOG_INFO, "stream: run %s was finished already", st->run_id);
+        ok = true;
+    }
     if (!ok) {
         rt_upload_failed(st, "cannot finish the run at the Sentinel API (%s)", why);
         rt_log(&st->lg, RT_LOG_WARN, "stream: cannot finish the run at the Sentinel API (%s)", why);
@@ -340,6 +366,10 @@ bool rt_upload_finish(rt_stream *st, int exit_code, bool failed, double finished
     }
     rt_log(&st->lg, RT_LOG_INFO, "stream: run %s finished (%s)", st->run_id, inl ? "data inline" : "data in S3");
     st->finish_sent = true;
+    if (inl && st->pending_tail)
+        st->done_seq = st->pending_tail->seq; /* sent: the record says so before the files go */
+    if (st->record_on)
+        rt_record_save(st);
     while (inl && st->pending)
         rt_spill_drop(st, rt_batch_pop(st));
     return true;
