@@ -285,16 +285,17 @@ def test_sigkill_mid_upload(tmp_path, peers):
     """SIGKILL of `upload` while a PUT hangs: the next upload delivers the run, no row lost or
     twice (a PUT that landed after the kill is written again under the same key, same bytes)."""
     local1, window1 = api_down_run(tmp_path)
-    api, s3 = peers(s3_extra=("--hang-secs", "0.6"))
+    assert len([n for n in leftovers(tmp_path) if n.endswith(".csv.gz")]) >= 2
+    api, s3 = peers(s3_extra=("--hang-secs", "2"))  # each PUT is held 2 s, then stored
     env = env_for(tmp_path, api.url, s3.url, TRACKER_FINISH_TIMEOUT="60")
     t = subprocess.Popen([TRACKER, "upload"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while len(s3.objects()) < 1 and time.monotonic() < deadline:
         time.sleep(0.05)
-    time.sleep(0.3)  # the next PUT is in flight
+    time.sleep(0.5)  # the next PUT is in flight (held), and lands after the kill
     t.kill()
-    t.communicate(timeout=30)
-    assert t.returncode == -signal.SIGKILL
+    so, se = t.communicate(timeout=30)
+    assert t.returncode == -signal.SIGKILL, (se, s3.objects())
     s3.control(hang_secs=0)
     p = upload(env)
     assert p.returncode == 0, p.stderr

@@ -166,9 +166,17 @@ static double last_written(const rt_stream *st, double record_mtime)
     return t;
 }
 
-/* Delivers the run of key (its lock held in fd), within the options' finish timeout. Returns
- * true when nothing of it is left. */
-static bool deliver_one(const rt_stream_options *o, const rt_stream_net *net, const char *key, int fd)
+/* The earlier of deadline and *stop (read anew: another thread moves it). */
+static double end_of(double deadline, const _Atomic double *stop)
+{
+    return stop ? fmin(deadline, atomic_load(stop)) : deadline;
+}
+
+/* Delivers the run of key (its lock held in fd), within the options' finish timeout, and not
+ * past *stop (NULL: no such time; a live run's finish: its requests end then too). Returns true
+ * when nothing of it is left. */
+static bool deliver_one(const rt_stream_options *o, const rt_stream_net *net, const char *key, int fd,
+                        const _Atomic double *stop)
 {
     rt_run_record r;
     double mtime = 0;
@@ -214,23 +222,24 @@ static bool deliver_one(const rt_stream_options *o, const rt_stream_net *net, co
     }
     double deadline = rt_clock_now(NULL) + st->finish_timeout;
     double reserve = fmin(st->finish_timeout * 0.3, 2.0);
-    if (!st->registered) {
+    if (!st->registered && end_of(deadline, stop) - reserve > rt_clock_now(NULL)) {
         st->reg_tries = 1; /* its warnings say "registration try failed", once each */
-        rt_upload_register(st, fmax(deadline - reserve - rt_clock_now(NULL), 0.05));
+        rt_upload_register(st, fmax(end_of(deadline, stop) - reserve - rt_clock_now(NULL), 0.05));
         if (st->registered)
             rt_log(&st->lg, RT_LOG_INFO, "deliver: run %s registered as %s", key, st->run_id);
     }
     if (st->registered) {
-        while (st->pending && rt_clock_now(NULL) < deadline - reserve) {
-            rt_upload_pending(st, deadline - reserve, 0.2, 1.0);
-            if (st->pending && st->s3_next < deadline - reserve)
-                rt_clock_sleep_until(NULL, st->s3_next);
+        double until;
+        while (st->pending && rt_clock_now(NULL) < (until = end_of(deadline, stop) - reserve)) {
+            rt_upload_pending(st, until, 0.2, 1.0);
+            if (st->pending && st->s3_next < until)
+                rt_clock_sleep_until(NULL, st->s3_next); /* at most 1 s */
             else if (st->pending)
                 break;
         }
-        if (!st->finish_sent)
+        if (!st->finish_sent && rt_clock_now(NULL) < end_of(deadline, stop))
             rt_upload_finish(st, st->end_code, st->end_failed, st->end_unix,
-                             fmax(deadline - rt_clock_now(NULL), 0.05));
+                             fmax(end_of(deadline, stop) - rt_clock_now(NULL), 0.05));
     }
     uint64_t rows = rt_batch_pending_rows(st);
     bool done = st->finish_sent && !st->pending;
@@ -284,7 +293,7 @@ rt_error rt_deliver_all(const rt_stream_options *o, const rt_stream_net *net, co
             (*left)++;
             continue;
         }
-        if (deliver_one(&oo, net, keys[i], fd))
+        if (deliver_one(&oo, net, keys[i], fd, stop))
             (*delivered)++;
         else
             (*left)++;

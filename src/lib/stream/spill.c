@@ -1,6 +1,7 @@
 /* spill.c - the uploader's spill files: a batch's gzip written atomically to
- * {spill_dir}/{run}-{seq:06d}.csv.gz, read back for upload, removed once sent; which batches are
- * spilled and when memory copies are dropped; the default spill directory. */
+ * {spill_dir}/{key}-{seq:06d}.csv.gz (key: the run's local key, as its record's: record.c), read
+ * back for upload, removed once sent; which batches are spilled and when memory copies are
+ * dropped; the default spill directory. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>

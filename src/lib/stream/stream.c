@@ -8,7 +8,8 @@
  *
  * Nothing is lost. A batch keeps its seq (given when it is closed, from 0, only to batches with
  * rows) until it is uploaded; one that failed once is written to a spill file
- * ({spill_dir}/{run}-{seq:06d}.csv.gz, the very gzip that would be uploaded) and stays in memory
+ * ({spill_dir}/{key}-{seq:06d}.csv.gz, the very gzip that would be uploaded; key: the run's local
+ * key, with its record {key}.run beside them for a later delivery: record.c, deliver.c) and stays in memory
  * while the batches held there stay under memory_limit_bytes; its file is removed once it is
  * uploaded or sent inline. Before registration succeeds every closed batch is spilled at once.
  *

@@ -1,6 +1,7 @@
-/* uploader.c - the stream thread's network work (docs/contracts.md §5): register the run,
- * refresh the S3 credentials, PUT batches with backoff, finish the run (URIs or the unsent rows
- * inline), and the real network calls (libcurl and the S3 helpers) behind rt_stream_net. */
+/* uploader.c - the network work of a stream's thread or a later delivery (docs/contracts.md §5):
+ * register the run, refresh the S3 credentials, PUT batches with backoff (a damaged spill file
+ * skipped), finish the run (every uploaded URI, or all rows inline when none reached S3), and
+ * the real network calls (libcurl and the S3 helpers) behind rt_stream_net. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdarg.h>
