@@ -318,3 +318,33 @@ def test_two_deliverers_at_once(tmp_path, peers):
     assert codes in ([0, 0], [0, 1]), outs
     check_run(api, "first", local1, 5, window1)
     assert leftovers(tmp_path) == []
+
+
+def test_sigkilled_run_delivered_later(tmp_path, peers):
+    """A live run SIGKILLed while S3 refuses its batches (registered, every batch spilled): a
+    later upload sends what was spilled under the same run and finishes it as failed, exit code
+    137; nothing twice, nothing that was not sampled, every spilled row delivered."""
+    api, s3 = peers(s3_extra=("--fail-first", "100000"))
+    env = env_for(tmp_path, api.url, s3.url)
+    out = tmp_path / "killed.csv"
+    t = subprocess.Popen([TRACKER, "-i", "0.1", "-f", "csv", "-o", str(out), "--job-name", "killed", "--",
+                          "sleep", "30"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while len([n for n in leftovers(tmp_path) if n.endswith(".csv.gz")]) < 3 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    t.kill()
+    t.communicate(timeout=30)
+    spilled = [r for p in sorted(spill_dir(tmp_path).glob("*.csv.gz"))
+               for r in csv_rows(gzip.decompress(p.read_bytes()).decode())]
+    local = local_rows(out)
+    s3.control(fail_first=0)
+    p = upload(env)
+    assert p.returncode == 0, p.stderr
+    (run_id, run), = runs_by_job(api)["killed"]
+    fin = run["finish"]
+    assert fin["exit_code"] == 137 and fin["run_status"] == "failed" and fin["data_source"] == "s3"
+    got = delivered_rows(api, run_id)
+    assert len(got) == len(set(got)) and set(got) <= set(local)
+    assert set(spilled) <= set(got)
+    print(f"\nSIGKILL with S3 down, delivered later: {len(got)} of {len(local)} rows (the open batch is lost)")
+    assert leftovers(tmp_path) == []

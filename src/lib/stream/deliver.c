@@ -253,6 +253,11 @@ static bool deliver_one(const rt_stream_options *o, const rt_stream_net *net, co
     return done;
 }
 
+static int cmp_key(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 rt_error rt_deliver_all(const rt_stream_options *o, const rt_stream_net *net, const char *skip_key,
                         const _Atomic double *stop, unsigned *delivered, unsigned *left)
 {
@@ -280,7 +285,8 @@ rt_error rt_deliver_all(const rt_stream_options *o, const rt_stream_net *net, co
         n++;
     }
     closedir(d);
-    qsort(keys, n, sizeof *keys, (int (*)(const void *, const void *))strcmp); /* the oldest first */
+    if (n)
+        qsort(keys, n, sizeof *keys, cmp_key); /* the oldest first (keys begin with their time) */
     for (size_t i = 0; i < n; i++) {
         if (skip_key && strcmp(keys[i], skip_key) == 0)
             continue;
