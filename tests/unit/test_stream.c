@@ -753,6 +753,66 @@ static void test_errmsg_says_the_last_failure(void **state)
     cleanup(&x);
 }
 
+/* A run record is written 0600 and read back field for field; a value holding a newline is
+ * refused; a file that is not a record is not read as one; the lock is taken once. */
+static void test_record_round_trip(void **state)
+{
+    (void)state;
+    char dir[64] = "/tmp/rt-record-XXXXXX";
+    unit_tmpdir(dir);
+    rt_run_record r, back;
+    memset(&r, 0, sizeof r);
+    r.reg_body = strdup("{\"job_name\":\"a b\"}");
+    snprintf(r.run_id, sizeof r.run_id, "run-1");
+    snprintf(r.target.bucket, sizeof r.target.bucket, "bkt");
+    snprintf(r.target.prefix, sizeof r.target.prefix, "runs/with space");
+    snprintf(r.creds.secret_key, sizeof r.creds.secret_key, "SK/+x");
+    r.creds.expires_unix = 1795000000.5;
+    r.uploaded = 7;
+    r.done_seq = 9;
+    r.ended = true;
+    r.exit_code = -3;
+    r.failed = true;
+    r.finished_unix = 1795000001.25;
+    r.finish_sent = true;
+    int fd = rt_record_lock(dir, "k1");
+    assert_true(fd >= 0);
+    assert_int_equal(rt_record_lock(dir, "k1"), -1); /* held: another taker is refused */
+    assert_true(rt_record_write(dir, "k1", &r));
+    char path[256];
+    snprintf(path, sizeof path, "%s/k1.run", dir);
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0600);
+    double mtime = 0;
+    assert_true(rt_record_load(dir, "k1", &back, &mtime));
+    assert_true(mtime > 0);
+    assert_string_equal(back.reg_body, r.reg_body);
+    assert_string_equal(back.run_id, "run-1");
+    assert_string_equal(back.target.prefix, "runs/with space");
+    assert_string_equal(back.creds.secret_key, "SK/+x");
+    assert_true(back.creds.expires_unix == r.creds.expires_unix);
+    assert_int_equal(back.uploaded, 7);
+    assert_int_equal(back.done_seq, 9);
+    assert_true(back.ended && back.failed && back.finish_sent);
+    assert_int_equal(back.exit_code, -3);
+    assert_true(back.finished_unix == r.finished_unix);
+    rt_record_clear(&back);
+    snprintf(r.run_id, sizeof r.run_id, "run\n2");
+    assert_false(rt_record_write(dir, "k1", &r)); /* the old record stays */
+    assert_true(rt_record_load(dir, "k1", &back, NULL));
+    assert_string_equal(back.run_id, "run-1");
+    rt_record_clear(&back);
+    rt_record_clear(&r);
+    FILE *f = fopen(path, "w");
+    fputs("not a record\n", f);
+    fclose(f);
+    assert_false(rt_record_load(dir, "k1", &back, NULL));
+    rt_record_remove(dir, "k1");
+    rt_record_unlock(dir, "k1", fd, true);
+    assert_true(rmdir(dir) == 0); /* nothing left: record, lock and temporary files gone */
+}
+
 /* Moves the abort time (an _Atomic double) to now after 0.2 s, from another thread. */
 static void *abort_soon(void *arg)
 {
@@ -840,7 +900,7 @@ int main(void)
         cmocka_unit_test(test_batches_reach_s3),  cmocka_unit_test(test_retries_keep_seq),
         cmocka_unit_test(test_nothing_in_s3_goes_inline), cmocka_unit_test(test_partial_s3_rest_spilled),
         cmocka_unit_test(test_damaged_spill_skipped_s3), cmocka_unit_test(test_damaged_spill_skipped_inline),
-        cmocka_unit_test(test_fetch_abort_in_flight),
+        cmocka_unit_test(test_fetch_abort_in_flight), cmocka_unit_test(test_record_round_trip),
         cmocka_unit_test(test_api_down_spills),   cmocka_unit_test(test_register_retry),
         cmocka_unit_test(test_memory_bound),      cmocka_unit_test(test_refresh),
         cmocka_unit_test(test_hang_bounded),      cmocka_unit_test(test_empty_and_invalid),
