@@ -1382,7 +1382,8 @@ RT_API void rt_stream_free(rt_stream *st);
 
 /* Delivers the runs left in the spill directory (0.10): a run that could not register or could
  * not send every batch keeps a record beside its spill files ({key}.run, 0600, with its
- * registration body or run id, what it uploaded and its end); each run whose lock no other
+ * registration body or run id, what it uploaded and its end; never a credential: a delivery asks
+ * for fresh upload credentials); each run whose lock no other
  * process holds (a live run, another deliverer: skipped, counted as left) is registered with
  * its recorded body when it never was, its batches uploaded in order, and finished with its
  * recorded exit status and time, each within opts->finish_timeout_secs. Uses opts' api_url,

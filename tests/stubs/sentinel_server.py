@@ -17,7 +17,8 @@ Every call needs `Authorization: Bearer TOKEN` (else 401), `Content-Type: applic
 header, a gzip body or a base64 body is refused (415/400). Chunked bodies are read.
 
     POST /runs                          -> 200 {run_id, upload_uri_prefix, upload_credentials}
-    POST /runs/{run_id}/refresh-credentials   (empty body)  -> 200 {upload_credentials}
+    POST /runs/{run_id}/refresh-credentials   (empty body)  -> 200 {upload_credentials}, also
+                                        after the finish (a later delivery of the run's last batches)
     POST /runs/{run_id}/finish          -> 200 {run_id, run_status}; a second finish is 409
 
 POST /runs takes one flat object with only the fields of section 5; it refuses (400) an unknown
@@ -464,7 +465,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 run = runs.get(run_id)
                 if run is None:
                     raise Refused(404, "no such run")
-                if run["finish"] is not None:
+                if run["finish"] is not None and parts[3] == "finish":
                     raise Refused(409, "the run is already finished")
                 if parts[3] == "refresh-credentials":
                     inject("fail_refresh")

@@ -201,7 +201,7 @@ static bool deliver_one(const rt_stream_options *o, const rt_stream_net *net, co
     rt_copy_str(st->target.endpoint, sizeof st->target.endpoint, st->endpoint ? st->endpoint : "");
     if (!st->target.region[0])
         rt_copy_str(st->target.region, sizeof st->target.region, st->region ? st->region : "eu-central-1");
-    st->creds = r.creds;
+    st->creds.expires_unix = 0; /* none kept on disk: fresh ones before the first PUT */
     st->done_seq = r.done_seq;
     st->finish_sent = r.finish_sent;
     bool ok = true;

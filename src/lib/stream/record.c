@@ -1,7 +1,8 @@
 /* record.c - the run record beside a run's spill files: {spill_dir}/{key}.run (0600, in the 0700
  * spill directory, rewritten atomically: a temporary file renamed into place) holds what a later
  * delivery needs to finish what the run could not: its POST /runs body while it is not
- * registered, else its run id, S3 target and upload credentials; how many objects it uploaded and
+ * registered, else its run id and S3 target (never a credential: a delivery asks for fresh ones,
+ * POST /runs/{id}/refresh-credentials); how many objects it uploaded and
  * the last batch (by local seq) that went; its end (exit status, failed, finished_at) once known;
  * whether the API took its finish call. {key}.lock is the run's lock (flock): the live run holds
  * it from its first record on, a deliverer takes it without waiting, so that one process at a
@@ -85,10 +86,7 @@ bool rt_record_write(const char *spill_dir, const char *key, const rt_run_record
         ok = ok && put_line(&b, "register", r->reg_body);
     if (r->run_id[0]) {
         ok = ok && put_line(&b, "run_id", r->run_id) && put_line(&b, "bucket", r->target.bucket) &&
-             put_line(&b, "prefix", r->target.prefix) && put_line(&b, "region", r->target.region) &&
-             put_line(&b, "access_key", r->creds.access_key) && put_line(&b, "secret_key", r->creds.secret_key) &&
-             put_line(&b, "session_token", r->creds.session_token) &&
-             put_fmt(&b, "expires", "%.17g", r->creds.expires_unix);
+             put_line(&b, "prefix", r->target.prefix) && put_line(&b, "region", r->target.region);
     }
     ok = ok && put_fmt(&b, "uploaded", "%zu", r->uploaded) && put_fmt(&b, "done_seq", "%lld", r->done_seq);
     if (r->ended)
@@ -170,14 +168,6 @@ bool rt_record_load(const char *spill_dir, const char *key, rt_run_record *r, do
             ok = rt_copy_str(r->target.prefix, sizeof r->target.prefix, v);
         else if (strcmp(line, "region") == 0)
             ok = rt_copy_str(r->target.region, sizeof r->target.region, v);
-        else if (strcmp(line, "access_key") == 0)
-            ok = rt_copy_str(r->creds.access_key, sizeof r->creds.access_key, v);
-        else if (strcmp(line, "secret_key") == 0)
-            ok = rt_copy_str(r->creds.secret_key, sizeof r->creds.secret_key, v);
-        else if (strcmp(line, "session_token") == 0)
-            ok = rt_copy_str(r->creds.session_token, sizeof r->creds.session_token, v);
-        else if (strcmp(line, "expires") == 0)
-            r->creds.expires_unix = strtod(v, NULL);
         else if (strcmp(line, "uploaded") == 0)
             r->uploaded = (size_t)strtoull(v, NULL, 10);
         else if (strcmp(line, "done_seq") == 0)
@@ -225,7 +215,6 @@ bool rt_record_save(rt_stream *st)
     } else {
         rt_copy_str(r.run_id, sizeof r.run_id, st->run_id);
         r.target = st->target;
-        r.creds = st->creds;
     }
     r.uploaded = st->nuris;
     r.done_seq = st->done_seq;

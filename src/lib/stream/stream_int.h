@@ -52,7 +52,7 @@ typedef struct rt_run_record {
     char *reg_body;          /* the POST /runs body while not registered (heap), else NULL */
     char run_id[256];        /* "" while not registered */
     rt_s3_target target;     /* bucket, prefix, region (the endpoint is the deliverer's setting) */
-    rt_s3_credentials creds;
+    rt_s3_credentials creds; /* never written: a delivery refreshes them */
     size_t uploaded;         /* objects uploaded: the next object's seq */
     long long done_seq;      /* the last batch (local seq) uploaded or skipped; -1: none */
     bool ended;              /* the run's end is known: */
