@@ -348,3 +348,22 @@ def test_sigkilled_run_delivered_later(tmp_path, peers):
     assert set(spilled) <= set(got)
     print(f"\nSIGKILL with S3 down, delivered later: {len(got)} of {len(local)} rows (the open batch is lost)")
     assert leftovers(tmp_path) == []
+
+
+def test_finish_refused_then_delivered(tmp_path, peers):
+    """Every batch reached S3 but the finish call failed: the run's record (no spill file) lets
+    upload finish it later with its own exit status and every object's URI."""
+    api, s3 = peers()
+    urllib.request.urlopen(urllib.request.Request(api.url + "/__control", json.dumps({"fail_finish": 1000}).encode(),
+                                                  method="POST"), timeout=30).read()
+    env = env_for(tmp_path, api.url, s3.url, TRACKER_FINISH_TIMEOUT="2")
+    p, local, window = track(tmp_path, env, "unfinished", ["sh", "-c", "sleep 1.2; exit 4"])
+    assert p.returncode == 4 and "cannot finish" in p.stderr
+    assert [n for n in leftovers(tmp_path) if n.endswith(".run")]
+    urllib.request.urlopen(urllib.request.Request(api.url + "/__control", json.dumps({"fail_finish": 0}).encode(),
+                                                  method="POST"), timeout=30).read()
+    p = upload(env)
+    assert p.returncode == 0, p.stderr
+    run_id, run = check_run(api, "unfinished", local, 4, window)
+    assert run["finish"]["data_source"] == "s3"
+    assert leftovers(tmp_path) == []

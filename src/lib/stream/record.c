@@ -8,8 +8,8 @@
  * it from its first record on, a deliverer takes it without waiting, so that one process at a
  * time sends a run.
  *
- * The record is written only while the run has spill files: a run whose batches all went never
- * writes one. One "name value" line each; values never hold a newline (the body is compact
+ * The record is written once the run has spill files, or at its end when something is left (its
+ * finish call, or batches): a run whose batches and finish all went never writes one. One "name value" line each; values never hold a newline (the body is compact
  * JSON, the others are header-safe). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -201,6 +201,10 @@ bool rt_record_save(rt_stream *st)
 {
     if (!st->record_on && !has_spill(st))
         return true;
+    if (st->record_fd < 0 && !rt_spill_dir_ready(st)) { /* as for spill files (said there) */
+        st->record_on = false;
+        return false;
+    }
     if (st->record_fd < 0 && (st->record_fd = rt_record_lock(st->spill_dir, st->local_key)) < 0) {
         rt_log(&st->lg, RT_LOG_WARN, "stream: cannot take the lock of run %s in %s", st->local_key, st->spill_dir);
         return false;
@@ -242,6 +246,9 @@ void rt_record_end(rt_stream *st)
             rt_record_remove(st->spill_dir, st->local_key);
         st->record_on = false;
     } else {
+        /* also without spill files: a run registered with every batch in S3 whose finish call
+         * failed, or one that never registered, is finished by a later delivery */
+        st->record_on = true;
         rt_record_save(st);
     }
     if (st->record_fd >= 0)

@@ -102,6 +102,11 @@ static bool write_all(int fd, const void *data, size_t len)
     return true;
 }
 
+bool rt_spill_dir_ready(const rt_stream *st)
+{
+    return make_dirs(st->spill_dir) && private_dir(st->spill_dir);
+}
+
 /* Writes b's gzip into its spill file (mode 0600, in a directory of ours alone: private_dir; a
  * temporary file of an unpredictable name, made with O_EXCL, renamed into place, so that a file
  * there is whole; b->spill then owns its path). Returns true when b has a spill file, false when

@@ -169,7 +169,8 @@ void rt_record_clear(rt_run_record *r);
  * a record already. Returns false when it could not (one warning). */
 bool rt_record_save(rt_stream *st);
 /* The end of a live or delivered run: removes its record and lock when nothing is left (the
- * finish taken and nothing pending), else writes the record; releases the lock. */
+ * finish taken and nothing pending), else writes the record (spill files or not); releases the
+ * lock. */
 void rt_record_end(rt_stream *st);
 
 /* deliver.c */
@@ -213,6 +214,9 @@ bool rt_spill_read(const rt_batch *b, rt_buf *tmp, const void **data, size_t *le
 void rt_spill_drop(rt_stream *st, rt_batch *b);
 /* Spills what must be spilled (all pending batches with everything) and keeps memory bounded. */
 void rt_spill_persist(rt_stream *st, bool everything);
+/* Makes the spill directory (0700) and tells whether it is ours alone (as rt_spill_batch
+ * requires: no planted link, our owner, writable by no one else). */
+bool rt_spill_dir_ready(const rt_stream *st);
 /* The default spill directory (heap; NULL on no memory). */
 char *rt_spill_default_dir(void);
 
