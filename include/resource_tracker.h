@@ -1390,6 +1390,20 @@ RT_API const char *rt_stream_errmsg(rt_stream *st);
  * NULL is allowed. */
 RT_API void rt_stream_free(rt_stream *st);
 
+/* Delivers the runs left in the spill directory (0.10): a run that could not register or could
+ * not send every batch keeps a record beside its spill files ({key}.run, 0600, with its
+ * registration body or run id, what it uploaded and its end; never a credential: a delivery asks
+ * for fresh upload credentials); each run whose lock no other
+ * process holds (a live run, another deliverer: skipped, counted as left) is registered with
+ * its recorded body when it never was, its batches uploaded in order, and finished with its
+ * recorded exit status and time, each within opts->finish_timeout_secs. Uses opts' api_url,
+ * token, s3_endpoint_url, region, spill_dir, finish_timeout_secs and log (called from the
+ * calling thread). *delivered and *left (may be NULL) count runs. RT_OK when none is left;
+ * RT_ERR_IO when some are (kept for a later try); RT_ERR_INVALID (no token);
+ * RT_ERR_UNSUPPORTED (libcurl or zlib cannot be loaded). A live stream does the same for older
+ * runs once its own run is registered. */
+RT_API rt_error rt_stream_deliver(const rt_stream_options *opts, unsigned *delivered, unsigned *left);
+
 /* ==========================================================================================
  * Embedding (0.5): a background tracker on a thread of the calling program, for a process
  * tree (the calling process by default) and the machine. It samples on a monotonic grid,

@@ -19,7 +19,7 @@ enum {
     META_ORCHESTRATOR, META_EXECUTOR, META_EXTERNAL_RUN_ID, META_CONTAINER_IMAGE, META_COUNT
 };
 
-typedef enum cli_command { CMD_TRACK, CMD_SUMMARY, CMD_RECOMMEND, CMD_REPORT, CMD_INFO, CMD_HISTORY } cli_command;
+typedef enum cli_command { CMD_TRACK, CMD_SUMMARY, CMD_RECOMMEND, CMD_REPORT, CMD_INFO, CMD_HISTORY, CMD_UPLOAD } cli_command;
 
 /* One layer of settings (command line, environment, or config file); *_set says whether it was
  * given. What fills each member: the settings table (settings.h). */
@@ -302,6 +302,7 @@ int cli_recommend_main(cli_options *o); /* recommend.c */
 int cli_report_main(cli_options *o);    /* report.c */
 int cli_history_main(cli_options *o);   /* history.c */
 int cli_info_main(cli_options *o);      /* info.c */
+int cli_upload_main(cli_options *o);    /* upload.c */
 
 /* Where the tool runs (info.c): cloud discovery started in the background as the environment
  * asks (NULL when it is turned off or cannot start: said), and the host's facts read with the

@@ -38,6 +38,8 @@ const cli_subcommand cli_subcommands[] = {
      "  resource-tracker history [--job NAME] [--last N] [--json] [--history FILE]\n"
      "                                                  runs recorded with --history (newest first)\n"},
     {"info", CMD_INFO, cli_info_main, "  resource-tracker info                           host and cloud discovery as JSON\n"},
+    {"upload", CMD_UPLOAD, cli_upload_main,
+     "  resource-tracker upload                         deliver the runs left in the spill directory\n"},
 };
 const size_t cli_nsubcommands = sizeof cli_subcommands / sizeof cli_subcommands[0];
 
@@ -310,7 +312,7 @@ int cli_library_env(cli_options *o, char *err, size_t errlen)
     }
     /* streaming belongs to tracking runs: a subcommand is not refused over its settings (and
      * starts no command that could inherit the token) */
-    return o->cmd == CMD_TRACK ? stream_env(o, err, errlen) : 0;
+    return o->cmd == CMD_TRACK || o->cmd == CMD_UPLOAD ? stream_env(o, err, errlen) : 0;
 }
 
 void cli_layer_free(cli_layer *l)

@@ -408,7 +408,8 @@ def test_modes_within_the_umask(tmp_path, umask):
     assert stat.S_IMODE(os.stat(out).st_mode) == allowed  # the umask decides, as for any tool
     spill = state / "resource-tracker"
     files = list(spill.iterdir())
-    assert files and all(f.name.endswith(".csv.gz") for f in files), files  # no temporary left
+    # no temporary left: batches, and the run's record and lock (a later delivery's)
+    assert files and all(f.name.endswith((".csv.gz", ".run", ".lock")) for f in files), files
     assert stat.S_IMODE(os.stat(spill).st_mode) == 0o700
     assert all(stat.S_IMODE(os.stat(f).st_mode) == 0o600 for f in files)
 

@@ -270,7 +270,9 @@ def test_refresh_and_unknown_runs(sentinel):
     assert s.call("/runs/nope/finish", finish_s3(s, "nope"))[0] == 404
     assert s.call("/elsewhere", {})[0] == 404
     assert s.call(f"/runs/{run_id}/finish", finish_s3(s, run_id))[0] == 200
-    assert s.call(f"/runs/{run_id}/refresh-credentials")[0] == 409
+    assert s.call(f"/runs/{run_id}/finish", finish_s3(s, run_id))[0] == 409
+    # credentials for a finished run's batches delivered later (docs/contracts.md §5)
+    assert s.call(f"/runs/{run_id}/refresh-credentials")[0] == 200
 
 
 def test_fail_register_and_runtime_control(sentinel):

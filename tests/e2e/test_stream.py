@@ -67,10 +67,11 @@ def peers(tmp_path):
     made = []
 
     def start(sentinel_flags=(), s3_extra=()):
-        api = Sentinel(tmp_path, *sentinel_flags)
-        made.append(api)
         s3 = s3mod.start(tmp_path, secret=SK, token=ST, buckets=(BUCKET,), access_key=AK, extra=s3_extra)
         made.append(s3)
+        # the stand-in checks each finish against the run's objects in S3 (--s3-url)
+        api = Sentinel(tmp_path, "--s3-url", s3.url, *sentinel_flags)
+        made.append(api)
         return api, s3
 
     yield start
@@ -119,9 +120,10 @@ def the_run(api):
     return next(iter(runs.items()))
 
 
-def check_delivery(api, s3, local, expect_source=None):
+def check_delivery(api, s3, local, expect_source=None, spilled=()):
     """The rows the finish call names (objects of data_uris, or data_csv) plus the run's objects in
-    S3 are the local rows, each once. Returns the finish body."""
+    S3 (plus spilled: the rows kept for a later delivery) are the local rows, each once. Returns
+    the finish body."""
     run_id, run = the_run(api)
     fin = run["finish"]
     assert fin is not None, "the run was not finished"
@@ -133,8 +135,9 @@ def check_delivery(api, s3, local, expect_source=None):
         assert fin["data_uris"] == [f"s3://{BUCKET}/{PREFIX}/{run_id}/{i:06d}.csv.gz" for i in range(len(objs))]
         inline = []
     else:
+        assert not objs, "inline while objects are in S3: inline must never mean only the rest"
         inline = csv_rows(fin["data_csv"])
-    got = [r for seq in sorted(objs) for r in objs[seq]] + inline
+    got = [r for seq in sorted(objs) for r in objs[seq]] + inline + list(spilled)
     assert len(got) == len(set(got)), "a row arrived twice"
     assert sorted(got) == sorted(local)
     return fin
@@ -259,7 +262,7 @@ def test_s3_fails_then_hangs(tmp_path, peers):
     assert t.returncode == 0
     local = local_rows(out)
     no_secrets(so, se, out.read_text())
-    check_delivery(api, s3, local)
+    check_delivery(api, s3, local, spilled=spilled_rows(tmp_path))
     print(f"\njitter during S3 faults at 0.1 s: {jitter(local, 0.1) * 1000:.1f} ms max")
 
 

@@ -6,7 +6,7 @@ and records every call, with fault modes for the streaming tests. Standard libra
         [--bucket B] [--prefix P] [--access-key AK] [--secret-key SK] [--session-token ST]
         [--cred-ttl SECS] [--rotate-token] [--expiry-field expiration|expires_at]
         [--fail-register N] [--fail-refresh N] [--fail-finish N] [--fail-status CODE]
-        [--stall-secs S]
+        [--stall-secs S] [--s3-url URL]
 
 Listens on 127.0.0.1, a free port, printed on stdout (one line). Stop it by its PID. Defaults:
 bucket "sentinel-test", prefix "runs/test" (may be ""), access key "ASIASENTINELTEST", secret
@@ -17,7 +17,8 @@ Every call needs `Authorization: Bearer TOKEN` (else 401), `Content-Type: applic
 header, a gzip body or a base64 body is refused (415/400). Chunked bodies are read.
 
     POST /runs                          -> 200 {run_id, upload_uri_prefix, upload_credentials}
-    POST /runs/{run_id}/refresh-credentials   (empty body)  -> 200 {upload_credentials}
+    POST /runs/{run_id}/refresh-credentials   (empty body)  -> 200 {upload_credentials}, also
+                                        after the finish (a later delivery of the run's last batches)
     POST /runs/{run_id}/finish          -> 200 {run_id, run_status}; a second finish is 409
 
 POST /runs takes one flat object with only the fields of section 5; it refuses (400) an unknown
@@ -35,6 +36,15 @@ a real date) and exactly one of: data_source "s3" + data_uris (a non-empty list 
 s3://BUCKET/PREFIX/RUN_ID/NNNNNN.csv.gz, the sequence numbers exactly 000000.. N-1, each once) or
 data_source "inline" + data_csv (a string whose first line is the section 3 CSV header). It
 refuses run_id in the body, unknown fields, nulls. Unknown run: 404.
+
+With --s3-url (the S3 stand-in, tests/stubs/s3_sigv4.py) finish also holds the live protocol as the
+Python tracker 0.5 sends it, against what is stored under the run's own PREFIX/RUN_ID/ at that
+moment (its GET /__objects): "s3" must name every object stored there (and only those); "inline"
+is refused while any object is stored there (the uploaded part would go unnamed: inline never
+means "only the rest"). So a run's rows are the rows of its S3 objects plus its inline rows.
+Objects PUT under a finished run's prefix later (its batches delivered after the deadline) are
+the run's too; GET /__runs/RUN_ID/rows answers {"s3": {key: [rows]}, "inline": [rows]} from the
+same store (a key's last bytes), for the tests' count of rows per run.
 
 Fault modes, set by flags at start or at run time with `POST /__control` (no auth, JSON object
 with any of these keys; replies the whole state; `GET /__control` reads it):
@@ -79,7 +89,10 @@ import re
 import sys
 import threading
 import time
+import urllib.parse
+import urllib.request
 import uuid
+import gzip
 
 CSV_HEADER = ("timestamp,system_processes,system_utime,system_stime,system_cpu_usage,"
               "system_memory_free_mib,system_memory_used_mib,system_memory_buffers_mib,system_memory_cached_mib,"
@@ -240,6 +253,10 @@ def check_finish(doc, run_id):
             seqs.append(int(m.group(1)))
         if sorted(seqs) != list(range(len(seqs))):
             raise Refused(400, f"data_uris: sequence numbers {sorted(seqs)} skip or repeat (want 0..{len(seqs) - 1})")
+        if opts.s3_url:
+            stored = {f"s3://{opts.bucket}/{k}" for k in stored_keys(run_id)}
+            if set(uris) != stored:
+                raise Refused(400, f"data_uris {sorted(uris)} are not the run's objects in S3 {sorted(stored)}")
     elif src == "inline":
         if "data_uris" in doc:
             raise Refused(400, "data_uris with data_source inline")
@@ -248,8 +265,49 @@ def check_finish(doc, run_id):
             raise Refused(400, "data_csv must be a string (the raw CSV text)")
         if csv.split("\n", 1)[0].rstrip("\r") != CSV_HEADER:
             raise Refused(400, "data_csv does not begin with the CSV header line (raw CSV, not base64)")
+        if opts.s3_url and stored_keys(run_id):
+            raise Refused(400, "data_source inline while the run has objects in S3: name them all with "
+                               "data_source s3 (inline never means only the rest)")
     else:
         raise Refused(400, "data_source must be s3 or inline")
+
+
+def s3_get(path):
+    with urllib.request.urlopen(opts.s3_url + path, timeout=30) as r:
+        return r.read()
+
+
+def run_prefix(run_id):
+    return f"{opts.prefix + '/' if opts.prefix else ''}{run_id}/"
+
+
+def stored_keys(run_id):
+    """The keys stored in the S3 stand-in under the run's own prefix (each once)."""
+    objs = json.loads(s3_get("/__objects"))
+    return sorted({o["key"] for o in objs if o["bucket"] == opts.bucket and o["key"].startswith(run_prefix(run_id))})
+
+
+def csv_rows(text):
+    lines = text.splitlines()
+    if not lines or lines[0] != CSV_HEADER:
+        raise Refused(500, "a stored batch does not begin with the CSV header")
+    return lines[1:]
+
+
+def run_rows(run_id):
+    """{"s3": {key: rows}, "inline": rows} of a run (404 when unknown)."""
+    with lock:
+        run = runs.get(run_id)
+        fin = run and run["finish"]
+    if run is None:
+        raise Refused(404, "no such run")
+    out = {"s3": {}, "inline": []}
+    for k in stored_keys(run_id):
+        data = s3_get("/__object/" + urllib.parse.quote(f"{opts.bucket}/{k}"))
+        out["s3"][k] = csv_rows(gzip.decompress(data).decode())
+    if fin and fin.get("data_source") == "inline":
+        out["inline"] = csv_rows(fin["data_csv"])
+    return out
 
 
 def decode_body(raw):
@@ -312,6 +370,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if self.path == "/__control":
             with lock:
                 return self.reply(200, dict(state))
+        m = re.fullmatch(r"/__runs/([^/]+)/rows", self.path)
+        if m and opts.s3_url:
+            try:
+                return self.reply(200, run_rows(m.group(1)))
+            except Refused as e:
+                return self.reply(e.status, {"detail": str(e)})
         self.api("GET")
 
     def do_POST(self):
@@ -401,7 +465,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 run = runs.get(run_id)
                 if run is None:
                     raise Refused(404, "no such run")
-                if run["finish"] is not None:
+                if run["finish"] is not None and parts[3] == "finish":
                     raise Refused(409, "the run is already finished")
                 if parts[3] == "refresh-credentials":
                     inject("fail_refresh")
@@ -436,6 +500,7 @@ def main():
     ap.add_argument("--fail-finish", type=int, default=0)
     ap.add_argument("--fail-status", type=int, default=503)
     ap.add_argument("--stall-secs", type=float, default=0)
+    ap.add_argument("--s3-url")
     opts = ap.parse_args()
     opts.prefix = opts.prefix.strip("/")
     state.update(fail_register=opts.fail_register, fail_refresh=opts.fail_refresh, fail_finish=opts.fail_finish,

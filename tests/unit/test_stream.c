@@ -12,7 +12,12 @@
 #include <pthread.h>
 #include <time.h>
 
+#include <netinet/in.h>
+#include <stdatomic.h>
+#include <sys/socket.h>
+
 #include "core/gzip.h"
+#include "net/curl.h"
 #include "stream/stream_int.h"
 
 #define MAXPUT 256
@@ -326,6 +331,9 @@ static int spilled_rows(fixture *x, int *seen)
             continue;
         char path[512];
         snprintf(path, sizeof path, "%s/%s", x->dir, e->d_name);
+        size_t len = strlen(e->d_name);
+        if (len > 4 && (strcmp(e->d_name + len - 4, ".run") == 0 || strcmp(e->d_name + len - 5, ".lock") == 0))
+            continue; /* the run's record and lock (record.c) */
         assert_non_null(strstr(e->d_name, ".csv.gz"));
         int fd = open(path, O_RDONLY);
         rt_buf gz, raw = {0};
@@ -439,8 +447,10 @@ static void test_nothing_in_s3_goes_inline(void **state)
     cleanup(&x);
 }
 
-/* Some batches in S3, then S3 gone: inline holds exactly the rest. */
-static void test_partial_inline_rest(void **state)
+/* Some batches in S3, then S3 gone: the finish names every uploaded object (data_source s3, as
+ * the Python tracker 0.5 sends it), never "inline" with only the rest; the rest stays spilled
+ * for a later delivery. S3 plus spilled: every row, once. */
+static void test_partial_s3_rest_spilled(void **state)
 {
     (void)state;
     fixture x = {0};
@@ -452,12 +462,87 @@ static void test_partial_inline_rest(void **state)
     rt_stream_free(x.st);
     int seen[60] = {0};
     assert_int_equal(check_objects(&x, seen), 2);
-    json_t *j = finish_json(&x, "inline");
-    const char *csv = json_string_value(json_object_get(j, "data_csv"));
-    count_rows(csv, strlen(csv), seen, 60); /* fails on a row also in S3 */
-    assert_all_seen(seen, 60);
+    json_t *j = finish_json(&x, "s3");
+    assert_null(json_object_get(j, "data_csv"));
+    json_t *uris = json_object_get(j, "data_uris");
+    assert_int_equal((int)json_array_size(uris), 2);
+    assert_string_equal(json_string_value(json_array_get(uris, 1)), "s3://bkt/pre/r1/000001.csv.gz");
     json_decref(j);
+    assert_true(spilled_rows(&x, seen) >= 1); /* fails on a row also in S3 */
+    assert_all_seen(seen, 60);
     cleanup(&x);
+}
+
+/* The spill file names in x->dir, sorted, into names (up to cap). Returns how many. */
+static int spill_names(fixture *x, char names[][256], int cap)
+{
+    DIR *d = opendir(x->dir);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) && n < cap;)
+        if (e->d_name[0] != '.' && strstr(e->d_name, ".csv.gz"))
+            snprintf(names[n++], 256, "%s", e->d_name);
+    closedir(d);
+    qsort(names, (size_t)n, 256, (int (*)(const void *, const void *))strcmp);
+    return n;
+}
+
+/* Spill files damaged by hand while the API is down (one truncated, one removed; batches live in
+ * their files only, memory bound 1 byte): each is skipped with a warning and counted, the
+ * batches behind them still go (to S3, keys without a gap; or inline, which does not fail as a
+ * whole), and the rows that arrive plus the rows counted damaged are the rows added. */
+static void damaged_case(bool s3_up)
+{
+    fixture x = {0};
+    x.f.register_fail = 1;
+    if (!s3_up)
+        x.f.put_fail = -1;
+    start(&x, 0.05, 1);
+    add_rows(&x, 100, 0.01); /* 1 s: registration failed once, about 19 batches spilled */
+    char names[64][256], path[600];
+    assert_true(spill_names(&x, names, 64) >= 4);
+    snprintf(path, sizeof path, "%s/%s", x.dir, names[0]);
+    assert_int_equal(truncate(path, 10), 0);
+    snprintf(path, sizeof path, "%s/%s", x.dir, names[2]);
+    assert_int_equal(unlink(path), 0);
+    add_rows(&x, 200, 0.01); /* registered on the retry, 2 s after the first */
+    assert_int_equal(finish(&x, 0, 0), RT_OK);
+    unsigned damaged;
+    uint64_t damaged_rows;
+    rt_stream_damaged(x.st, &damaged, &damaged_rows);
+    rt_stream_free(x.st);
+    assert_int_equal(damaged, 2);
+    assert_true(damaged_rows >= 2);
+    int seen[300] = {0};
+    if (s3_up) {
+        check_objects(&x, seen); /* keys 000000.. without a gap */
+        json_decref(finish_json(&x, "s3"));
+    } else {
+        assert_int_equal(x.f.nput, 0);
+        json_t *j = finish_json(&x, "inline");
+        const char *csv = json_string_value(json_object_get(j, "data_csv"));
+        count_rows(csv, strlen(csv), seen, 300);
+        json_decref(j);
+    }
+    int arrived = 0;
+    for (int i = 0; i < 300; i++)
+        arrived += seen[i];
+    assert_int_equal(arrived + (int)damaged_rows, 300);
+    /* the truncated file is kept aside, nothing else stays */
+    assert_int_equal(spill_names(&x, names, 64), 1);
+    assert_non_null(strstr(names[0], ".damaged"));
+    cleanup(&x);
+}
+
+static void test_damaged_spill_skipped_s3(void **state)
+{
+    (void)state;
+    damaged_case(true);
+}
+
+static void test_damaged_spill_skipped_inline(void **state)
+{
+    (void)state;
+    damaged_case(false);
 }
 
 /* The API never answers: one warning's worth of tries, no PUT, every row in the spill dir. */
@@ -668,6 +753,114 @@ static void test_errmsg_says_the_last_failure(void **state)
     cleanup(&x);
 }
 
+/* A run record is written 0600 and read back field for field (no credential is written); a value holding a newline is
+ * refused; a file that is not a record is not read as one; the lock is taken once. */
+static void test_record_round_trip(void **state)
+{
+    (void)state;
+    char dir[64] = "/tmp/rt-record-XXXXXX";
+    unit_tmpdir(dir);
+    rt_run_record r, back;
+    memset(&r, 0, sizeof r);
+    r.reg_body = strdup("{\"job_name\":\"a b\"}");
+    snprintf(r.run_id, sizeof r.run_id, "run-1");
+    snprintf(r.target.bucket, sizeof r.target.bucket, "bkt");
+    snprintf(r.target.prefix, sizeof r.target.prefix, "runs/with space");
+    snprintf(r.creds.secret_key, sizeof r.creds.secret_key, "SK/+x");
+    r.creds.expires_unix = 1795000000.5;
+    r.uploaded = 7;
+    r.done_seq = 9;
+    r.ended = true;
+    r.exit_code = -3;
+    r.failed = true;
+    r.finished_unix = 1795000001.25;
+    r.finish_sent = true;
+    int fd = rt_record_lock(dir, "k1");
+    assert_true(fd >= 0);
+    assert_int_equal(rt_record_lock(dir, "k1"), -1); /* held: another taker is refused */
+    assert_true(rt_record_write(dir, "k1", &r));
+    char path[256];
+    snprintf(path, sizeof path, "%s/k1.run", dir);
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0600);
+    double mtime = 0;
+    assert_true(rt_record_load(dir, "k1", &back, &mtime));
+    assert_true(mtime > 0);
+    assert_string_equal(back.reg_body, r.reg_body);
+    assert_string_equal(back.run_id, "run-1");
+    assert_string_equal(back.target.prefix, "runs/with space");
+    assert_string_equal(back.creds.secret_key, ""); /* never written */
+    assert_int_equal(back.uploaded, 7);
+    assert_int_equal(back.done_seq, 9);
+    assert_true(back.ended && back.failed && back.finish_sent);
+    assert_int_equal(back.exit_code, -3);
+    assert_true(back.finished_unix == r.finished_unix);
+    rt_record_clear(&back);
+    snprintf(r.run_id, sizeof r.run_id, "run\n2");
+    assert_false(rt_record_write(dir, "k1", &r)); /* the old record stays */
+    assert_true(rt_record_load(dir, "k1", &back, NULL));
+    assert_string_equal(back.run_id, "run-1");
+    rt_record_clear(&back);
+    rt_record_clear(&r);
+    FILE *f = fopen(path, "w");
+    fputs("not a record\n", f);
+    fclose(f);
+    assert_false(rt_record_load(dir, "k1", &back, NULL));
+    rt_record_remove(dir, "k1");
+    rt_record_unlock(dir, "k1", fd, true);
+    assert_true(rmdir(dir) == 0); /* nothing left: record, lock and temporary files gone */
+}
+
+/* Moves the abort time (an _Atomic double) to now after 0.2 s, from another thread. */
+static void *abort_soon(void *arg)
+{
+    struct timespec ts = {0, 200 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    atomic_store((_Atomic double *)arg, rt_mono_secs());
+    return NULL;
+}
+
+/* A request in flight ends when another thread moves its abort time (rt_fetch_abort_at, libcurl's
+ * progress callback): a peer that takes the connection and never answers, a 30 s timeout, and
+ * the error is the abort, not curl's timeout. */
+static void test_fetch_abort_in_flight(void **state)
+{
+    (void)state;
+    char err[256];
+    if (rt_fetch_available(err, sizeof err) != RT_OK)
+        skip();
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t alen = sizeof a;
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(fd, 4), 0); /* the kernel completes the connection; nothing answers */
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &alen), 0);
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%u/x", (unsigned)ntohs(a.sin_port));
+    _Atomic double at = INFINITY;
+    rt_fetch_abort_at(&at);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, abort_soon, &at), 0);
+    rt_fetch_request rq = {.method = "PUT", .url = url, .body = "x", .body_len = 1, .timeout_secs = 30,
+                           .max_body = 100};
+    rt_fetch_reply rp;
+    assert_int_equal(rt_fetch(&rq, &rp, err, sizeof err), RT_ERR_IO);
+    rt_fetch_reply_free(&rp);
+    assert_string_equal(err, "aborted at the caller's deadline");
+    pthread_join(th, NULL);
+    /* already past: the next request ends at its first tick; NULL: no abort time again */
+    assert_int_equal(rt_fetch(&rq, &rp, err, sizeof err), RT_ERR_IO);
+    rt_fetch_reply_free(&rp);
+    assert_string_equal(err, "aborted at the caller's deadline");
+    rt_fetch_abort_at(NULL);
+    rq.timeout_secs = 0.3;
+    assert_int_equal(rt_fetch(&rq, &rp, err, sizeof err), RT_ERR_IO);
+    rt_fetch_reply_free(&rp);
+    assert_string_not_equal(err, "aborted at the caller's deadline");
+    close(fd);
+}
+
 static void test_empty_and_invalid(void **state)
 {
     (void)state;
@@ -704,7 +897,9 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_batches_reach_s3),  cmocka_unit_test(test_retries_keep_seq),
-        cmocka_unit_test(test_nothing_in_s3_goes_inline), cmocka_unit_test(test_partial_inline_rest),
+        cmocka_unit_test(test_nothing_in_s3_goes_inline), cmocka_unit_test(test_partial_s3_rest_spilled),
+        cmocka_unit_test(test_damaged_spill_skipped_s3), cmocka_unit_test(test_damaged_spill_skipped_inline),
+        cmocka_unit_test(test_fetch_abort_in_flight), cmocka_unit_test(test_record_round_trip),
         cmocka_unit_test(test_api_down_spills),   cmocka_unit_test(test_register_retry),
         cmocka_unit_test(test_memory_bound),      cmocka_unit_test(test_refresh),
         cmocka_unit_test(test_hang_bounded),      cmocka_unit_test(test_empty_and_invalid),

@@ -1,11 +1,14 @@
 /* curl.c - HTTP(S) requests through Debian's libcurl without linking it: libcurl.so.4 is opened
  * with dlopen at the first request (its dlerror text kept, as nvml.c keeps NVML's), the few
  * functions used are resolved once per process, and each request is one easy handle with a
- * total deadline, no signals, a cap on the reply body, the system CA store and proxy settings. */
+ * total deadline, no signals, a cap on the reply body, the system CA store and proxy settings;
+ * a thread may set an abort time that another thread moves (rt_fetch_abort_at), checked at each
+ * of libcurl's progress ticks, so that a request already in flight ends when its caller must. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,6 +208,23 @@ static void free_headers(const curl_api *api, struct curl_slist *hdrs)
     api->slist_free_all(hdrs);
 }
 
+/* The calling thread's abort time (rt_fetch_abort_at), or NULL. */
+static _Thread_local const _Atomic double *abort_at;
+
+void rt_fetch_abort_at(const _Atomic double *deadline)
+{
+    abort_at = deadline;
+}
+
+/* libcurl's progress callback: non-zero (the transfer ends, CURLE_ABORTED_BY_CALLBACK) once the
+ * thread's abort time has passed. */
+static int on_progress(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+    (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+    const _Atomic double *at = user;
+    return rt_mono_secs() >= atomic_load_explicit(at, memory_order_relaxed);
+}
+
 rt_error rt_fetch(const rt_fetch_request *req, rt_fetch_reply *out, char *err, size_t errlen)
 {
     if (errlen)
@@ -270,6 +290,12 @@ rt_error rt_fetch(const rt_fetch_request *req, rt_fetch_reply *out, char *err, s
     SET(CURLOPT_TIMEOUT_MS, timeout_ms);
     SET(CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
     SET(CURLOPT_ERRORBUFFER, curl_err);
+    const _Atomic double *at = abort_at;
+    if (at) {
+        SET(CURLOPT_XFERINFOFUNCTION, on_progress);
+        SET(CURLOPT_XFERINFODATA, (void *)at);
+        SET(CURLOPT_NOPROGRESS, 0L);
+    }
     SET(CURLOPT_WRITEFUNCTION, on_data);
     SET(CURLOPT_WRITEDATA, &sk);
     SET(CURLOPT_USERAGENT, "resource-tracker/" RT_VERSION);
@@ -314,6 +340,10 @@ rt_error rt_fetch(const rt_fetch_request *req, rt_fetch_reply *out, char *err, s
     if (sk.no_memory) {
         snprintf(err, errlen, "out of memory for the reply body");
         return RT_ERR_NOMEM;
+    }
+    if (c == CURLE_ABORTED_BY_CALLBACK) {
+        snprintf(err, errlen, "aborted at the caller's deadline");
+        return RT_ERR_IO;
     }
     if (c != CURLE_OK) {
         snprintf(err, errlen, "%s", curl_err[0] ? curl_err : api->easy_strerror(c));

@@ -50,6 +50,13 @@ rt_error rt_fetch_get(const char *url, const char *const *headers, double timeou
 
 void rt_fetch_reply_free(rt_fetch_reply *r);
 
+/* Every rt_fetch the calling thread makes from now on (until called again; NULL: none) ends early,
+ * RT_ERR_IO "aborted at the caller's deadline", once rt_mono_secs() reaches *deadline: read
+ * without a lock (another thread may move it) at each of libcurl's progress ticks, which come
+ * often while data flows and about once a second while the peer is silent, so a request already
+ * in flight ends within about a second of it. deadline must outlive those requests. */
+void rt_fetch_abort_at(const _Atomic double *deadline);
+
 /* Loads libcurl (once per process) and tells whether it is usable: RT_OK, or
  * RT_ERR_UNSUPPORTED with the reason in err. */
 rt_error rt_fetch_available(char *err, size_t errlen);

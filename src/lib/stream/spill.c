@@ -1,6 +1,7 @@
 /* spill.c - the uploader's spill files: a batch's gzip written atomically to
- * {spill_dir}/{run}-{seq:06d}.csv.gz, read back for upload, removed once sent; which batches are
- * spilled and when memory copies are dropped; the default spill directory. */
+ * {spill_dir}/{key}-{seq:06d}.csv.gz (key: the run's local key, as its record's: record.c), read
+ * back for upload, removed once sent; which batches are spilled and when memory copies are
+ * dropped; the default spill directory. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -70,11 +71,11 @@ static bool private_dir(const char *path)
     return true;
 }
 
-/* The run's name in spill file names: its id (characters outside [A-Za-z0-9._-] made '_'), or
- * the local key before registration. */
+/* The run's name in spill file names: its local key (characters outside [A-Za-z0-9._-] made
+ * '_'), the same before and after registration, as its record's ({key}.run, record.c). */
 static void run_name(const rt_stream *st, char *out, size_t cap)
 {
-    const char *src = st->registered ? st->run_id : st->local_key;
+    const char *src = st->local_key;
     size_t i = 0;
     for (; src[i] && i + 1 < cap; i++) {
         char c = src[i];
@@ -99,6 +100,11 @@ static bool write_all(int fd, const void *data, size_t len)
         len -= (size_t)n;
     }
     return true;
+}
+
+bool rt_spill_dir_ready(const rt_stream *st)
+{
+    return make_dirs(st->spill_dir) && private_dir(st->spill_dir);
 }
 
 /* Writes b's gzip into its spill file (mode 0600, in a directory of ours alone: private_dir; a
@@ -196,6 +202,8 @@ void rt_spill_persist(rt_stream *st, bool everything)
             b->gz = NULL;
         }
     }
+    if (!st->record_on)
+        rt_record_save(st); /* a run with spill files has its record beside them */
     /* what could not be spilled stays in memory; past the bound new rows are counted lost (the
      * batches kept keep their seq, so none is skipped) until spilling or uploading frees room */
     bool full = st->mem_bytes > st->mem_limit;

@@ -8,29 +8,34 @@
  *
  * Nothing is lost. A batch keeps its seq (given when it is closed, from 0, only to batches with
  * rows) until it is uploaded; one that failed once is written to a spill file
- * ({spill_dir}/{run}-{seq:06d}.csv.gz, the very gzip that would be uploaded) and stays in memory
+ * ({spill_dir}/{key}-{seq:06d}.csv.gz, the very gzip that would be uploaded; key: the run's local
+ * key, with its record {key}.run beside them for a later delivery: record.c, deliver.c) and stays in memory
  * while the batches held there stay under memory_limit_bytes; its file is removed once it is
  * uploaded or sent inline. Before registration succeeds every closed batch is spilled at once.
  *
  * The end (rt_stream_finish, within finish_timeout_secs in all): the last batch is closed, the
- * pending ones retried until a reserve for the finish call is left, then POST /finish:
- *  - every batch in S3: data_source "s3" with the URIs of every uploaded object;
- *  - some or all batches not in S3: data_source "inline" with the CSV of the batches that did
- *    NOT reach S3 (header once, rows in seq order). The objects that did reach S3 are not named
- *    in the body then (§5 allows one data_source), but they lie under the run's own prefix
- *    {prefix}/{run_id}/ that the service handed out: the rows in S3 plus the inline rows are the
- *    rows written, each once (a PUT whose reply was lost may still have landed: then its rows
- *    are both in S3 and inline, the only duplicate possible).
+ * pending ones retried until a reserve for the finish call is left, then POST /finish as the
+ * Python tracker 0.5 sends it:
+ *  - any batch in S3: data_source "s3" with the URIs of every uploaded object (keys 000000..
+ *    without a gap: an object's seq is the count uploaded before it); the batches that could not
+ *    reach S3 by the deadline stay in the spill directory for a later delivery under the same
+ *    run, never sent inline as "only the rest";
+ *  - no batch in S3: data_source "inline" with the CSV of every batch (header once, rows in seq
+ *    order).
+ * A batch whose spill file is missing or damaged is skipped with one warning and counted, never
+ * blocking the batches behind it (the file is kept aside as NAME.damaged).
  * Whatever could not be sent stays in the spill directory, and one warning says how many rows.
  * Messages never hold the token or the S3 secrets: only HTTP statuses and curl's words. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "../net/curl.h"
@@ -134,6 +139,18 @@ rt_error rt_stream_add(rt_stream *st, const rt_sample *sample)
 
 /* ---- the thread ---------------------------------------------------------------------------------- */
 
+/* How much before rt_stream_finish's deadline the thread ends, and the reserve it keeps for the
+ * finish call before that. */
+static double finish_margin(const rt_stream *st)
+{
+    return fmin(st->finish_timeout * 0.05, 0.25);
+}
+
+static double finish_reserve(const rt_stream *st)
+{
+    return fmin(st->finish_timeout * 0.3, 2.0);
+}
+
 /* The end: last batch closed, pending ones retried, the run finished, the rest spilled; all by
  * the deadline. Sets st->result. */
 static void finish_phase(rt_stream *st)
@@ -146,8 +163,9 @@ static void finish_phase(rt_stream *st)
     pthread_mutex_unlock(&st->mu);
     rt_batch_close_all(st);
     /* the thread's own end, a little before rt_stream_finish stops waiting for it */
-    deadline -= fmin(st->finish_timeout * 0.05, 0.25);
-    double reserve = fmin(st->finish_timeout * 0.3, 2.0);
+    deadline -= finish_margin(st);
+    double reserve = finish_reserve(st);
+    atomic_store(&st->abort_at, deadline); /* past the reserve's start: the phase keeps to its own times */
     if (!st->registered && deadline - reserve - rt_clock_now(st->clock) > 0.05)
         rt_upload_register(st, deadline - reserve - rt_clock_now(st->clock));
     bool finished = false;
@@ -161,6 +179,10 @@ static void finish_phase(rt_stream *st)
         }
         finished = rt_upload_finish(st, exit_code, failed, finished_unix, fmax(deadline - rt_clock_now(st->clock), 0.05));
     }
+    st->ended = true; /* what the record keeps for a later delivery */
+    st->end_code = exit_code;
+    st->end_failed = failed;
+    st->end_unix = finished_unix;
     uint64_t unsent = rt_batch_pending_rows(st);
     if (unsent) {
         rt_spill_persist(st, true);
@@ -180,10 +202,10 @@ static void finish_phase(rt_stream *st)
     pthread_mutex_unlock(&st->mu);
     if (lost)
         rt_log(&st->lg, RT_LOG_WARN, "stream: %llu rows could not be kept (out of memory)", (unsigned long long)lost);
+    rt_record_end(st); /* removed when all went, else kept (with the end) for a later delivery */
     st->result = finished ? RT_OK : RT_ERR_IO;
 }
 
-static void stream_destroy(rt_stream *st);
 
 /* The logger the thread's messages go through: hands them to the caller's callback until
  * rt_stream_free has returned (an orphaned thread must not call into what the caller freed). */
@@ -196,12 +218,32 @@ static void stream_log(void *user, rt_log_level level, const char *msg)
     pthread_mutex_unlock(&st->logmu);
 }
 
+/* Delivers the older runs recorded in the spill directory (not this one), stopping when the
+ * finish starts (its requests end then too: the thread's abort time). */
+static void deliver_others(rt_stream *st)
+{
+    rt_stream_options o = RT_STREAM_OPTIONS_INIT;
+    o.api_url = st->api_url;
+    o.token = st->token;
+    o.s3_endpoint_url = st->endpoint;
+    o.region = st->region;
+    o.spill_dir = st->spill_dir;
+    o.finish_timeout_secs = fmax(st->finish_timeout, 2 * st->net_timeout);
+    o.log = stream_log;
+    o.log_user = st;
+    unsigned delivered = 0, left = 0;
+    rt_deliver_all(&o, &st->net, st->local_key, &st->abort_at, &delivered, &left);
+    if (delivered)
+        rt_log(&st->lg, RT_LOG_INFO, "stream: delivered %u earlier run%s", delivered, delivered == 1 ? "" : "s");
+}
+
 /* The stream thread: closes a batch every interval, registers (REG_TRIES tries in the
  * background), uploads and spills until rt_stream_finish, then runs the end. Frees st itself when
  * rt_stream_free gave up waiting for it (orphaned). */
 static void *stream_main(void *arg)
 {
     rt_stream *st = arg;
+    rt_fetch_abort_at(&st->abort_at); /* a request in flight when the finish starts ends in time */
     double next_close = st->t0 + st->interval;
     st->reg_next = next_close; /* the first registration: when the first batch is due */
     double backoff_max = fmin(fmax(st->interval, 5), 60);
@@ -228,6 +270,10 @@ static void *stream_main(void *arg)
         if (st->registered)
             rt_upload_pending(st, INFINITY, backoff_min, backoff_max);
         rt_spill_persist(st, false);
+        if (st->registered && !st->delivered_others) { /* the API is up: older runs left undelivered go now */
+            st->delivered_others = true;
+            deliver_others(st);
+        }
         pthread_mutex_lock(&st->mu);
     }
     pthread_mutex_unlock(&st->mu);
@@ -237,15 +283,19 @@ static void *stream_main(void *arg)
     bool orphaned = st->orphaned;
     rt_clock_broadcast(st->clock, &st->cv);
     pthread_mutex_unlock(&st->mu);
+    rt_fetch_abort_at(NULL);
     if (orphaned)
-        stream_destroy(st);
+        rt_stream_destroy(st);
     return NULL;
 }
 
 /* ---- the public side ------------------------------------------------------------------------------ */
 
-static void stream_destroy(rt_stream *st)
+void rt_stream_destroy(rt_stream *st)
 {
+    if (st->record_fd >= 0)
+        close(st->record_fd);
+    free(st->reg_body);
     rt_batch_free(st->cur);
     rt_batch_free_list(st->full);
     rt_batch_free_list(st->pending);
@@ -309,6 +359,9 @@ rt_error rt_stream_start_net(const rt_stream_options *opts, const rt_stream_net 
     pthread_mutex_init(&st->logmu, NULL);
     rt_clock_cond_init(&st->cv);
     st->clock = clock;
+    st->record_fd = -1;
+    st->done_seq = -1;
+    atomic_init(&st->abort_at, INFINITY);
     st->user_lg.fn = o.log;
     st->user_lg.user = o.log_user;
     st->lg.fn = stream_log;
@@ -335,17 +388,20 @@ rt_error rt_stream_start_net(const rt_stream_options *opts, const rt_stream_net 
         gmtime_r(&now, &tm);
         char stamp[32];
         strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-        snprintf(st->local_key, sizeof st->local_key, "local-%s-%ld", stamp, (long)getpid());
+        unsigned rnd = 0; /* PIDs repeat across PID namespaces (containers): the key must not */
+        if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd)
+            rnd = (unsigned)rt_mono_secs() ^ (unsigned)(uintptr_t)st;
+        snprintf(st->local_key, sizeof st->local_key, "local-%s-%ld-%08x", stamp, (long)getpid(), rnd);
         st->t0 = rt_clock_now(st->clock);
         st->cur = rt_batch_new(st);
     }
     if (!ok || !st->cur) {
-        stream_destroy(st);
+        rt_stream_destroy(st);
         return RT_ERR_NOMEM;
     }
     int e = pthread_create(&st->th, NULL, stream_main, st);
     if (e != 0) { /* EAGAIN: a process or thread limit (a pids cgroup) */
-        stream_destroy(st);
+        rt_stream_destroy(st);
         errno = e;
         return RT_ERR_SYSTEM;
     }
@@ -379,6 +435,8 @@ rt_error rt_stream_finish(rt_stream *st, int exit_code, int failed)
     st->failed = failed != 0;
     st->finished_unix = rt_real_secs();
     st->deadline = rt_clock_now(st->clock) + st->finish_timeout;
+    /* a request in flight ends where the finish phase keeps its reserve for the finish call */
+    atomic_store(&st->abort_at, st->deadline - finish_margin(st) - finish_reserve(st));
     rt_clock_broadcast(st->clock, &st->cv);
     /* the thread keeps to a time a little before the deadline; not a moment longer here */
     while (!st->done && !rt_clock_wait(st->clock, &st->cv, &st->mu, st->deadline))
@@ -410,7 +468,17 @@ void rt_stream_free(rt_stream *st)
     }
     pthread_mutex_unlock(&st->mu);
     pthread_join(st->th, NULL);
-    stream_destroy(st);
+    rt_stream_destroy(st);
+}
+
+void rt_stream_damaged(rt_stream *st, unsigned *batches, uint64_t *rows)
+{
+    pthread_mutex_lock(&st->mu);
+    if (batches)
+        *batches = st->damaged;
+    if (rows)
+        *rows = st->damaged_rows;
+    pthread_mutex_unlock(&st->mu);
 }
 
 const char *rt_stream_errmsg(rt_stream *st)

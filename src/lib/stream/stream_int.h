@@ -41,7 +41,26 @@ rt_error rt_stream_start_net(const rt_stream_options *opts, const rt_stream_net 
 void rt_stream_counts(rt_stream *st, uint64_t *rows, uint64_t *lost, unsigned *closed, unsigned *uploaded,
                       unsigned *spilled);
 
+/* Batches (and their rows) skipped because their spill file was missing or damaged. Any pointer
+ * may be NULL. Thread-safe. */
+void rt_stream_damaged(rt_stream *st, unsigned *batches, uint64_t *rows);
+
 /* ---- shared by the uploader's files ------------------------------------------------------------ */
+
+/* What a run's record holds (record.c). */
+typedef struct rt_run_record {
+    char *reg_body;          /* the POST /runs body while not registered (heap), else NULL */
+    char run_id[256];        /* "" while not registered */
+    rt_s3_target target;     /* bucket, prefix, region (the endpoint is the deliverer's setting) */
+    rt_s3_credentials creds; /* never written: a delivery refreshes them */
+    size_t uploaded;         /* objects uploaded: the next object's seq */
+    long long done_seq;      /* the last batch (local seq) uploaded or skipped; -1: none */
+    bool ended;              /* the run's end is known: */
+    int exit_code;
+    bool failed;
+    double finished_unix;
+    bool finish_sent;        /* the API took the finish call */
+} rt_run_record;
 
 /* One batch: a gzip member of the CSV header and its rows. */
 typedef struct rt_batch {
@@ -72,6 +91,9 @@ struct rt_stream {
     rt_cloud_discovery *cloud;
     rt_clock *clock; /* NULL: the real one */
     double interval, finish_timeout, net_timeout, t0;
+    _Atomic double abort_at; /* the thread's requests end at this monotonic time (rt_fetch_abort_at):
+                              * INFINITY until rt_stream_finish sets where the finish call's reserve
+                              * begins; the finish phase moves it to its own end */
     size_t mem_limit;
     char local_key[64]; /* names spill files before the run has an id */
 
@@ -108,8 +130,61 @@ struct rt_stream {
     double s3_next, s3_backoff;
     bool s3_warned, spill_warned;
     char **uris;
-    size_t nuris, cap_uris;
+    size_t nuris, cap_uris; /* nuris: objects uploaded, the next object's seq */
+    bool finish_sent;       /* the API took the finish call */
+    unsigned damaged;       /* under mu: batches skipped, their spill file missing or damaged */
+    uint64_t damaged_rows;  /* under mu: their rows */
+    /* the run record (record.c), the thread's own */
+    char *reg_body;         /* a delivered run's POST /runs body (sent as it is), or NULL */
+    int record_fd;          /* the run's lock, held from the first record on; -1 before */
+    bool record_on;         /* the run has a record on disk */
+    long long done_seq;     /* the last batch (local seq) uploaded or skipped; -1: none */
+    bool ended;             /* the run's end is known (end_* below) */
+    int end_code;
+    bool end_failed;
+    double end_unix;
+    bool delivering;        /* a later delivery (deliver.c), not a live run */
+    bool delivered_others;  /* the live run's pass over older runs was made */
 };
+
+/* record.c */
+
+/* {spill_dir}/{key}.{ext} into out. False when it does not fit. */
+bool rt_record_path(const char *spill_dir, const char *key, const char *ext, char *out, size_t cap);
+/* Takes the run's lock ({key}.lock, created 0600) without waiting. Returns its fd, or -1 when
+ * another process holds it (or it cannot be made). */
+int rt_record_lock(const char *spill_dir, const char *key);
+/* Closes the lock fd (-1 ignored); with remove, unlinks the lock file first (while held). */
+void rt_record_unlock(const char *spill_dir, const char *key, int fd, bool remove);
+/* Writes r as {key}.run atomically (0600). False on failure. Secrets in it are wiped from memory. */
+bool rt_record_write(const char *spill_dir, const char *key, const rt_run_record *r);
+/* Reads {key}.run into r (rt_record_clear it after) and its mtime (may be NULL). False when it is
+ * absent or not a record (r cleared). */
+bool rt_record_load(const char *spill_dir, const char *key, rt_run_record *r, double *mtime);
+/* Removes {key}.run. */
+void rt_record_remove(const char *spill_dir, const char *key);
+/* Frees and wipes r. */
+void rt_record_clear(rt_run_record *r);
+/* Writes st's record from its state (taking its lock at the first), when it has spill files or
+ * a record already. Returns false when it could not (one warning). */
+bool rt_record_save(rt_stream *st);
+/* The end of a live or delivered run: removes its record and lock when nothing is left (the
+ * finish taken and nothing pending), else writes the record (spill files or not); releases the
+ * lock. */
+void rt_record_end(rt_stream *st);
+
+/* deliver.c */
+
+/* Delivers the runs recorded in opts' spill directory (each within opts' finish timeout), but not
+ * skip_key's; stops starting one once rt_mono_secs() passes *stop (NULL: never). Counts runs
+ * delivered and left. RT_OK when none is left. */
+rt_error rt_deliver_all(const rt_stream_options *opts, const rt_stream_net *net, const char *skip_key,
+                        const _Atomic double *stop, unsigned *delivered, unsigned *left);
+
+/* stream.c */
+
+/* Frees st and all it holds (the thread is done or was never started). */
+void rt_stream_destroy(rt_stream *st);
 
 /* batch.c */
 
@@ -139,6 +214,9 @@ bool rt_spill_read(const rt_batch *b, rt_buf *tmp, const void **data, size_t *le
 void rt_spill_drop(rt_stream *st, rt_batch *b);
 /* Spills what must be spilled (all pending batches with everything) and keeps memory bounded. */
 void rt_spill_persist(rt_stream *st, bool everything);
+/* Makes the spill directory (0700) and tells whether it is ours alone (as rt_spill_batch
+ * requires: no planted link, our owner, writable by no one else). */
+bool rt_spill_dir_ready(const rt_stream *st);
 /* The default spill directory (heap; NULL on no memory). */
 char *rt_spill_default_dir(void);
 
@@ -150,6 +228,10 @@ extern const rt_stream_net rt_stream_real_net;
 void rt_upload_register(rt_stream *st, double timeout);
 /* PUTs pending batches, oldest first, until `until` (monotonic), with backoff after a failure. */
 void rt_upload_pending(rt_stream *st, double until, double backoff_min, double backoff_max);
+/* The POST /runs body of st (its reg_body when it has one) into *out. RT_OK or RT_ERR_NOMEM. */
+rt_error rt_upload_register_body(rt_stream *st, double cloud_wait, rt_buf *out);
+/* Remembers the s3:// URI of an uploaded key (relative to the target's prefix). False on no memory. */
+bool rt_upload_add_uri(rt_stream *st, const char *key);
 /* Keeps the words of a failure (the stream thread's) as the stream's last, for rt_stream_errmsg:
  * every secret the stream holds taken out; under mu (not held). */
 void rt_upload_failed(rt_stream *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

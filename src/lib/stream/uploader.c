@@ -1,6 +1,7 @@
-/* uploader.c - the stream thread's network work (docs/contracts.md §5): register the run,
- * refresh the S3 credentials, PUT batches with backoff, finish the run (URIs or the unsent rows
- * inline), and the real network calls (libcurl and the S3 helpers) behind rt_stream_net. */
+/* uploader.c - the network work of a stream's thread or a later delivery (docs/contracts.md §5):
+ * register the run, refresh the S3 credentials, PUT batches with backoff (a damaged spill file
+ * skipped), finish the run (every uploaded URI, or all rows inline when none reached S3), and
+ * the real network calls (libcurl and the S3 helpers) behind rt_stream_net. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdarg.h>
@@ -72,14 +73,17 @@ static bool api_post(rt_stream *st, const char *path, const char *body, size_t l
     return false;
 }
 
-/* Registers the run (POST /runs), after the cloud's result (within its 2 s from the start) and
- * with the dedicated/shared guess from the samples so far. On success learns the bucket's
- * region when none was given. Failures are warned about once and retried with backoff. */
-void rt_upload_register(rt_stream *st, double timeout)
+rt_error rt_upload_register_body(rt_stream *st, double cloud_wait, rt_buf *out)
 {
-    double until = rt_clock_now(st->clock) + timeout; /* the cloud wait, POST and region ask all within it */
-    double waited = rt_clock_now(st->clock) - st->t0;
-    const rt_cloud *cloud = rt_cloud_result(st->cloud, waited < 2.0 ? fmin(2.0 - waited, timeout / 2) : 0.0);
+    memset(out, 0, sizeof *out);
+    if (st->reg_body) { /* a delivered run's, as it was recorded */
+        rt_buf_init(out, strlen(st->reg_body) + 4096);
+        if (rt_buf_append(out, st->reg_body, strlen(st->reg_body) + 1) < 0)
+            return RT_ERR_NOMEM;
+        out->len--;
+        return RT_OK;
+    }
+    const rt_cloud *cloud = st->cloud ? rt_cloud_result(st->cloud, cloud_wait) : NULL;
     pthread_mutex_lock(&st->mu);
     const char *guess = rt_allocation_guess(&st->alloc);
     pthread_mutex_unlock(&st->mu);
@@ -88,10 +92,20 @@ void rt_upload_register(rt_stream *st, double timeout)
                            .host = st->have_host ? &st->host : NULL,
                            .cloud = cloud,
                            .allocation = guess ? guess : (st->have_host ? st->host.allocation : NULL)};
+    return rt_sentinel_register_body(&run, out);
+}
+
+/* Registers the run (POST /runs), after the cloud's result (within its 2 s from the start) and
+ * with the dedicated/shared guess from the samples so far. On success learns the bucket's
+ * region when none was given. Failures are warned about once and retried with backoff. */
+void rt_upload_register(rt_stream *st, double timeout)
+{
+    double until = rt_clock_now(st->clock) + timeout; /* the cloud wait, POST and region ask all within it */
+    double waited = rt_clock_now(st->clock) - st->t0;
     rt_buf body = {0}, reply = {0};
     char why[600] = "";
     bool ok = false;
-    if (rt_sentinel_register_body(&run, &body) != RT_OK) {
+    if (rt_upload_register_body(st, waited < 2.0 ? fmin(2.0 - waited, timeout / 2) : 0.0, &body) != RT_OK) {
         snprintf(why, sizeof why, "out of memory");
     } else if (api_post(st, "/runs", body.data, body.len, until - rt_clock_now(st->clock), &reply, why, sizeof why)) {
         char perr[256] = "";
@@ -120,8 +134,10 @@ void rt_upload_register(rt_stream *st, double timeout)
         }
         if (!st->target.region[0])
             rt_copy_str(st->target.region, sizeof st->target.region, "eu-central-1");
-        if (st->reg_tries > 0)
+        if (st->reg_tries > 0 && !st->delivering)
             rt_log(&st->lg, RT_LOG_WARN, "stream: the run is registered now (run %s)", st->run_id);
+        if (st->record_on)
+            rt_record_save(st); /* before any PUT: a later delivery must not register it again */
         return;
     }
     rt_upload_failed(st, "cannot register the run at the Sentinel API (%s)", why);
@@ -174,7 +190,7 @@ static void refresh_if_needed(rt_stream *st, double timeout)
 
 /* Remembers the s3:// URI of an uploaded key (relative to the target's prefix). Returns false on
  * no memory. */
-static bool add_uri(rt_stream *st, const char *key)
+bool rt_upload_add_uri(rt_stream *st, const char *key)
 {
     char uri[2048];
     if (!rt_s3_object_uri(&st->target, key, uri, sizeof uri))
@@ -187,9 +203,31 @@ static bool add_uri(rt_stream *st, const char *key)
     return true;
 }
 
-/* PUTs the oldest pending batch as {run_id}/{seq:06d}.csv.gz under the target's prefix. Returns
- * true when it was uploaded (and dropped); false after a failure (its tries counted, the first
- * failure of a row of them warned about). */
+/* Skips b, the oldest pending batch, whose spill file is missing or damaged (and not in memory):
+ * one warning naming the file, counted, the file moved aside to NAME.damaged (kept for a look,
+ * never read again), so that the batches behind it go on. */
+static void skip_damaged(rt_stream *st, rt_batch *b)
+{
+    char aside[4200];
+    bool moved = b->spill && rt_pathf(aside, sizeof aside, "%s.damaged", b->spill) && rename(b->spill, aside) == 0;
+    rt_log(&st->lg, RT_LOG_WARN, "stream: spill file %s is missing or damaged; its batch (%zu rows) is skipped%s",
+           b->spill ? b->spill : "(none)", b->rows, moved ? " and kept as .damaged" : "");
+    rt_upload_failed(st, "spill file %s is missing or damaged", b->spill ? b->spill : "(none)");
+    pthread_mutex_lock(&st->mu);
+    st->damaged++;
+    st->damaged_rows += b->rows;
+    pthread_mutex_unlock(&st->mu);
+    free(b->spill);
+    b->spill = NULL; /* moved or gone: rt_spill_drop removes nothing */
+    b->rows = 0;     /* counted as damaged, not as unsent */
+}
+
+/* PUTs the oldest pending batch as {run_id}/{seq:06d}.csv.gz under the target's prefix, seq being
+ * the count of objects uploaded so far (uploads go one at a time, oldest first, so the keys run
+ * 000000.. without a gap even when a damaged batch was skipped; a PUT retried after a lost reply
+ * writes the same key again). Returns true when it was uploaded (and dropped) or skipped as
+ * damaged; false after a failure (its tries counted, the first failure of a row of them warned
+ * about). */
 static bool upload_oldest(rt_stream *st, double timeout)
 {
     rt_batch *b = st->pending;
@@ -201,19 +239,27 @@ static bool upload_oldest(rt_stream *st, double timeout)
     size_t len;
     long status = 0;
     rt_error e = RT_ERR_IO;
-    if (!rt_pathf(key, sizeof key, "%s/%06u.csv.gz", st->run_id, b->seq)) {
+    if (!rt_pathf(key, sizeof key, "%s/%06zu.csv.gz", st->run_id, st->nuris)) {
         snprintf(err, sizeof err, "object key too long");
     } else if (!rt_spill_read(b, &tmp, &data, &len)) {
-        snprintf(err, sizeof err, "cannot read back %s", b->spill ? b->spill : "the batch");
         rt_buf_free(&tmp);
+        skip_damaged(st, b);
+        st->done_seq = b->seq;
+        if (st->record_on)
+            rt_record_save(st);
+        rt_spill_drop(st, rt_batch_pop(st));
+        return true;
     } else {
         e = st->net.put(st->net.user, &st->target, &st->creds, key, data, len, fmax(until - rt_clock_now(st->clock), MIN_TIMEOUT), &status,
                         err, sizeof err);
         rt_buf_free(&tmp);
     }
     if (e == RT_OK) {
-        if (!add_uri(st, key))
+        if (!rt_upload_add_uri(st, key))
             rt_log(&st->lg, RT_LOG_ERROR, "stream: out of memory remembering %s", key);
+        st->done_seq = b->seq;
+        if (st->record_on) /* the record says it went before its spill file goes */
+            rt_record_save(st);
         rt_spill_drop(st, rt_batch_pop(st));
         pthread_mutex_lock(&st->mu);
         st->uploaded++;
@@ -259,7 +305,9 @@ void rt_upload_pending(rt_stream *st, double until, double backoff_min, double b
 }
 
 /* The CSV of the pending batches (header once) into *out (NUL-terminated; the caller frees it).
- * Returns true, or false when a batch cannot be read back or the whole is too large. */
+ * A batch that cannot be read back (its spill file missing or damaged) is skipped with a warning
+ * and counted (dropped with the rest once the inline rows were taken). Returns true, or false
+ * when the whole is too large or memory runs out. */
 static bool inline_csv(rt_stream *st, rt_buf *out)
 {
     const char *hdr = rt_csv_header();
@@ -273,7 +321,12 @@ static bool inline_csv(rt_stream *st, rt_buf *out)
         bool ok = rt_spill_read(b, &tmp, &data, &len) && rt_gunzip(data, len, INLINE_MAX, &raw) == RT_OK;
         rt_buf_free(&tmp);
         const char *rows = ok ? memchr(raw.data, '\n', raw.len) : NULL; /* after the header */
-        ok = rows && rt_buf_append(out, rows + 1, raw.len - (size_t)(rows + 1 - raw.data)) == 0;
+        if (!rows) {
+            rt_buf_free(&raw);
+            skip_damaged(st, b);
+            continue;
+        }
+        ok = rt_buf_append(out, rows + 1, raw.len - (size_t)(rows + 1 - raw.data)) == 0;
         rt_buf_free(&raw);
         if (!ok)
             return false;
@@ -281,14 +334,16 @@ static bool inline_csv(rt_stream *st, rt_buf *out)
     return rt_buf_append(out, "", 1) == 0 && (out->len--, true); /* NUL-terminated */
 }
 
-/* POST /runs/{id}/finish: s3 with the URIs when nothing is pending, else inline with the pending
- * rows. Returns true when the API took it (inline batches are then dropped); false with one
+/* POST /runs/{id}/finish as the Python tracker 0.5 sends it: data_source "s3" with the URI of
+ * every uploaded object whenever any batch reached S3 (the batches still pending stay, to be
+ * spilled and delivered later under the same run), else "inline" with the rows of every
+ * batch. Returns true when the API took it (inline batches are then dropped); false with one
  * warning. */
 bool rt_upload_finish(rt_stream *st, int exit_code, bool failed, double finished_unix, double timeout)
 {
     rt_buf csv = {0}, body = {0}, reply = {0};
     char path[512], why[600] = "";
-    bool inl = st->pending || st->nuris == 0;
+    bool inl = st->nuris == 0;
     bool ok = !inl || inline_csv(st, &csv);
     if (!ok)
         snprintf(why, sizeof why, "cannot gather the rows to send inline");
@@ -300,12 +355,22 @@ bool rt_upload_finish(rt_stream *st, int exit_code, bool failed, double finished
          api_post(st, path, body.data, body.len, timeout, &reply, why, sizeof why);
     rt_buf_free(&body);
     rt_buf_free(&reply);
+    if (!ok && strcmp(why, "HTTP 409") == 0 && st->delivering) {
+        /* a delivery cut short after the API took its finish: the run is finished there */
+        rt_log(&st->lg, RT_LOG_INFO, "stream: run %s was finished already", st->run_id);
+        ok = true;
+    }
     if (!ok) {
         rt_upload_failed(st, "cannot finish the run at the Sentinel API (%s)", why);
         rt_log(&st->lg, RT_LOG_WARN, "stream: cannot finish the run at the Sentinel API (%s)", why);
         return false;
     }
     rt_log(&st->lg, RT_LOG_INFO, "stream: run %s finished (%s)", st->run_id, inl ? "data inline" : "data in S3");
+    st->finish_sent = true;
+    if (inl && st->pending_tail)
+        st->done_seq = st->pending_tail->seq; /* sent: the record says so before the files go */
+    if (st->record_on)
+        rt_record_save(st);
     while (inl && st->pending)
         rt_spill_drop(st, rt_batch_pop(st));
     return true;

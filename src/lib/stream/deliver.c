@@ -1,0 +1,335 @@
+/* deliver.c - the later delivery of runs left in the spill directory (docs/contracts.md §5): for
+ * each run record ({key}.run, record.c) whose lock no one holds, registers the run with its
+ * recorded body when it never was, uploads its spill files ({key}-{seq:06d}.csv.gz) in seq order
+ * (objects numbered on from those it uploaded), and finishes it with its recorded end (exit
+ * status, failed, finished_at). Called by rt_stream_deliver (`resource-tracker upload`) and by a
+ * live run's stream thread once its own run is registered.
+ *
+ * Exactly once: one deliverer at a time holds a run's lock (flock, taken without waiting, the
+ * record read again under it); the record says which batch went last before its spill file is
+ * removed, so a delivery cut short (SIGKILL) neither loses a batch nor sends one twice (a PUT
+ * repeated after a lost reply writes the same key with the same bytes). A run whose tracker died
+ * before its end (no end in its record) is finished as failed, exit code 137, at the last time
+ * its record or spill files were written. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../net/curl.h"
+#include "stream_int.h"
+
+#define DEFAULT_API_URL "https://api.sentinel.sparecores.net"
+#define BATCH_MAX ((size_t)256 << 20) /* the most raw CSV a spill file may hold */
+
+/* A bare stream for delivering one run: the options' network settings, no thread. NULL on no
+ * memory. */
+static rt_stream *bare_stream(const rt_stream_options *o, const rt_stream_net *net, const char *key)
+{
+    rt_stream *st = calloc(1, sizeof *st);
+    if (!st)
+        return NULL;
+    pthread_mutex_init(&st->mu, NULL);
+    pthread_mutex_init(&st->logmu, NULL);
+    rt_clock_cond_init(&st->cv);
+    st->record_fd = -1;
+    st->done_seq = -1;
+    atomic_init(&st->abort_at, INFINITY);
+    st->lg.fn = o->log;
+    st->lg.user = o->log_user;
+    st->net = *net;
+    st->finish_timeout = o->finish_timeout_secs > 0 ? o->finish_timeout_secs : 10.0;
+    st->net_timeout = fmin(fmax(st->finish_timeout / 2, 1), 30);
+    st->interval = 60;
+    st->token = rt_strdup(o->token);
+    st->api_url = rt_strdup(o->api_url && *o->api_url ? o->api_url : DEFAULT_API_URL);
+    st->endpoint = o->s3_endpoint_url && *o->s3_endpoint_url ? rt_strdup(o->s3_endpoint_url) : NULL;
+    st->region = o->region && *o->region ? rt_strdup(o->region) : NULL;
+    st->spill_dir = o->spill_dir && *o->spill_dir ? rt_strdup(o->spill_dir) : rt_spill_default_dir();
+    rt_copy_str(st->local_key, sizeof st->local_key, key);
+    if (!st->token || !st->api_url || !st->spill_dir) {
+        rt_stream_destroy(st);
+        return NULL;
+    }
+    size_t n = strlen(st->api_url);
+    while (n > 0 && st->api_url[n - 1] == '/')
+        st->api_url[--n] = '\0';
+    st->t0 = rt_clock_now(NULL) - 2.0; /* no cloud wait */
+    return st;
+}
+
+static int cmp_batch(const void *a, const void *b)
+{
+    unsigned x = (*(rt_batch *const *)a)->seq, y = (*(rt_batch *const *)b)->seq;
+    return x < y ? -1 : x > y;
+}
+
+/* Reads a spill file whole, checks it is a gzip of the CSV header and rows: rows counted into
+ * b->rows. False when it is missing or damaged. */
+static bool check_file(rt_batch *b)
+{
+    int fd = open(b->spill, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    rt_buf gz, raw = {0};
+    rt_buf_init(&gz, BATCH_MAX);
+    ssize_t n = rt_read_fd_grow(fd, &gz, RT_READ_TO_EOF);
+    close(fd);
+    bool ok = n > 0 && rt_gunzip(gz.data, gz.len, BATCH_MAX, &raw) == RT_OK && raw.len > 0;
+    const char *hdr = rt_csv_header();
+    size_t hl = strlen(hdr);
+    ok = ok && raw.len >= hl && memcmp(raw.data, hdr, hl) == 0 && ((char *)raw.data)[raw.len - 1] == '\n';
+    size_t rows = 0;
+    for (size_t i = hl; ok && i < raw.len; i++)
+        rows += ((char *)raw.data)[i] == '\n';
+    b->rows = rows;
+    b->gzlen = gz.len;
+    rt_buf_free(&gz);
+    rt_buf_free(&raw);
+    return ok;
+}
+
+/* The run's spill files with a seq past done_seq onto st's pending list, in seq order (those at
+ * or before it went already: removed; damaged ones skipped, counted, kept aside). */
+static void load_batches(rt_stream *st)
+{
+    DIR *d = opendir(st->spill_dir);
+    if (!d)
+        return;
+    size_t klen = strlen(st->local_key), n = 0, cap = 0;
+    rt_batch **v = NULL;
+    for (struct dirent *e; (e = readdir(d));) {
+        const char *name = e->d_name;
+        size_t len = strlen(name);
+        if (len != klen + 1 + 6 + 7 || strncmp(name, st->local_key, klen) != 0 || name[klen] != '-' ||
+            strcmp(name + len - 7, ".csv.gz") != 0)
+            continue;
+        char *end;
+        unsigned long seq = strtoul(name + klen + 1, &end, 10);
+        if (end != name + len - 7)
+            continue;
+        char path[4200];
+        if (!rt_pathf(path, sizeof path, "%s/%s", st->spill_dir, name))
+            continue;
+        if ((long long)seq <= st->done_seq) { /* went before a cut: its removal did not happen */
+            unlink(path);
+            continue;
+        }
+        rt_batch *b = calloc(1, sizeof *b);
+        if (!b || (n == cap && rt_grow(&v, &cap, n + 1, sizeof *v) < 0) || !(b->spill = rt_strdup(path))) {
+            rt_batch_free(b);
+            continue;
+        }
+        b->seq = (unsigned)seq;
+        v[n++] = b;
+    }
+    closedir(d);
+    if (n)
+        qsort(v, n, sizeof *v, cmp_batch);
+    for (size_t i = 0; i < n; i++) {
+        rt_batch *b = v[i];
+        if (!check_file(b)) {
+            char aside[4300];
+            bool moved = rt_pathf(aside, sizeof aside, "%s.damaged", b->spill) && rename(b->spill, aside) == 0;
+            rt_log(&st->lg, RT_LOG_WARN, "deliver: spill file %s is missing or damaged; it is skipped%s", b->spill,
+                   moved ? " and kept as .damaged" : "");
+            st->damaged++;
+            rt_batch_free(b);
+            continue;
+        }
+        if (st->pending_tail)
+            st->pending_tail->next = b;
+        else
+            st->pending = b;
+        st->pending_tail = b;
+        st->next_seq = b->seq + 1;
+    }
+    free(v);
+}
+
+/* Newest mtime of the run's files (its record's given), for a run that never ended. */
+static double last_written(const rt_stream *st, double record_mtime)
+{
+    double t = record_mtime;
+    for (const rt_batch *b = st->pending; b; b = b->next) {
+        struct stat sb;
+        if (stat(b->spill, &sb) == 0)
+            t = fmax(t, (double)sb.st_mtim.tv_sec + sb.st_mtim.tv_nsec / 1e9);
+    }
+    return t;
+}
+
+/* The earlier of deadline and *stop (read anew: another thread moves it). */
+static double end_of(double deadline, const _Atomic double *stop)
+{
+    return stop ? fmin(deadline, atomic_load(stop)) : deadline;
+}
+
+/* Delivers the run of key (its lock held in fd), within the options' finish timeout, and not
+ * past *stop (NULL: no such time; a live run's finish: its requests end then too). Returns true
+ * when nothing of it is left. */
+static bool deliver_one(const rt_stream_options *o, const rt_stream_net *net, const char *key, int fd,
+                        const _Atomic double *stop)
+{
+    rt_run_record r;
+    double mtime = 0;
+    if (!rt_record_load(o->spill_dir, key, &r, &mtime)) { /* delivered meanwhile, or not a record */
+        rt_record_unlock(o->spill_dir, key, fd, true);
+        return true;
+    }
+    rt_stream *st = bare_stream(o, net, key);
+    if (!st) {
+        rt_record_clear(&r);
+        rt_record_unlock(o->spill_dir, key, fd, false);
+        return false;
+    }
+    st->record_fd = fd;
+    st->record_on = true;
+    st->delivering = true;
+    st->reg_body = r.reg_body;
+    r.reg_body = NULL;
+    st->registered = !st->reg_body;
+    rt_copy_str(st->run_id, sizeof st->run_id, r.run_id);
+    st->target = r.target;
+    rt_copy_str(st->target.endpoint, sizeof st->target.endpoint, st->endpoint ? st->endpoint : "");
+    if (!st->target.region[0])
+        rt_copy_str(st->target.region, sizeof st->target.region, st->region ? st->region : "eu-central-1");
+    st->creds.expires_unix = 0; /* none kept on disk: fresh ones before the first PUT */
+    st->done_seq = r.done_seq;
+    st->finish_sent = r.finish_sent;
+    bool ok = true;
+    for (size_t i = 0; ok && st->registered && i < r.uploaded; i++) {
+        char k[1400];
+        ok = rt_pathf(k, sizeof k, "%s/%06zu.csv.gz", st->run_id, i) && rt_upload_add_uri(st, k);
+    }
+    load_batches(st);
+    st->ended = true;
+    st->end_code = r.ended ? r.exit_code : 137;
+    st->end_failed = r.ended ? r.failed : true;
+    st->end_unix = r.ended ? r.finished_unix : last_written(st, mtime);
+    rt_record_clear(&r);
+    if (!ok) {
+        rt_record_end(st);
+        rt_stream_destroy(st);
+        return false;
+    }
+    double deadline = rt_clock_now(NULL) + st->finish_timeout;
+    double reserve = fmin(st->finish_timeout * 0.3, 2.0);
+    if (!st->registered && end_of(deadline, stop) - reserve > rt_clock_now(NULL)) {
+        st->reg_tries = 1; /* its warnings say "registration try failed", once each */
+        rt_upload_register(st, fmax(end_of(deadline, stop) - reserve - rt_clock_now(NULL), 0.05));
+        if (st->registered)
+            rt_log(&st->lg, RT_LOG_INFO, "deliver: run %s registered as %s", key, st->run_id);
+    }
+    if (st->registered) {
+        double until;
+        while (st->pending && rt_clock_now(NULL) < (until = end_of(deadline, stop) - reserve)) {
+            rt_upload_pending(st, until, 0.2, 1.0);
+            if (st->pending && st->s3_next < until)
+                rt_clock_sleep_until(NULL, st->s3_next); /* at most 1 s */
+            else if (st->pending)
+                break;
+        }
+        if (!st->finish_sent && rt_clock_now(NULL) < end_of(deadline, stop))
+            rt_upload_finish(st, st->end_code, st->end_failed, st->end_unix,
+                             fmax(end_of(deadline, stop) - rt_clock_now(NULL), 0.05));
+    }
+    uint64_t rows = rt_batch_pending_rows(st);
+    bool done = st->finish_sent && !st->pending;
+    if (done)
+        rt_log(&st->lg, RT_LOG_INFO, "deliver: run %s (%s) delivered", key, st->run_id);
+    else
+        rt_log(&st->lg, RT_LOG_WARN, "deliver: run %s is not delivered yet (%llu rows left in %s; %s)", key,
+               (unsigned long long)rows, st->spill_dir, rt_handle_err_get(&st->err, &st->mu));
+    rt_record_end(st); /* releases the lock; removes the record when done */
+    rt_stream_destroy(st);
+    return done;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+rt_error rt_deliver_all(const rt_stream_options *o, const rt_stream_net *net, const char *skip_key,
+                        const _Atomic double *stop, unsigned *delivered, unsigned *left)
+{
+    *delivered = *left = 0;
+    char *dflt = NULL;
+    rt_stream_options oo = *o;
+    if (!oo.spill_dir || !*oo.spill_dir) {
+        if (!(dflt = rt_spill_default_dir()))
+            return RT_ERR_NOMEM;
+        oo.spill_dir = dflt;
+    }
+    DIR *d = opendir(oo.spill_dir);
+    if (!d) {
+        free(dflt);
+        return errno == ENOENT ? RT_OK : RT_ERR_IO;
+    }
+    char **keys = NULL;
+    size_t n = 0, cap = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len <= 4 || strcmp(e->d_name + len - 4, ".run") != 0 || e->d_name[0] == '.')
+            continue;
+        if ((n == cap && rt_grow(&keys, &cap, n + 1, sizeof *keys) < 0) || !(keys[n] = strndup(e->d_name, len - 4)))
+            break;
+        n++;
+    }
+    closedir(d);
+    if (n)
+        qsort(keys, n, sizeof *keys, cmp_key); /* the oldest first (keys begin with their time) */
+    for (size_t i = 0; i < n; i++) {
+        if (skip_key && strcmp(keys[i], skip_key) == 0)
+            continue;
+        if (stop && rt_mono_secs() >= atomic_load(stop)) {
+            (*left)++;
+            continue;
+        }
+        int fd = rt_record_lock(oo.spill_dir, keys[i]);
+        if (fd < 0) { /* a live run, or another deliverer: theirs */
+            (*left)++;
+            continue;
+        }
+        if (deliver_one(&oo, net, keys[i], fd, stop))
+            (*delivered)++;
+        else
+            (*left)++;
+    }
+    for (size_t i = 0; i < n; i++)
+        free(keys[i]);
+    free(keys);
+    free(dflt);
+    return *left ? RT_ERR_IO : RT_OK;
+}
+
+rt_error rt_stream_deliver(const rt_stream_options *opts, unsigned *delivered, unsigned *left)
+{
+    unsigned dd = 0, ll = 0;
+    if (delivered)
+        *delivered = 0;
+    if (left)
+        *left = 0;
+    if (!opts || opts->struct_size < sizeof(size_t) || !opts->token || !*opts->token)
+        return RT_ERR_INVALID;
+    rt_stream_options o = RT_STREAM_OPTIONS_INIT;
+    if (rt_struct_copy(&o, sizeof o, opts) < 0)
+        return RT_ERR_INVALID;
+    char err[256];
+    if (rt_fetch_available(err, sizeof err) != RT_OK || rt_gzip_available(err, sizeof err) != RT_OK)
+        return RT_ERR_UNSUPPORTED;
+    rt_error e = rt_deliver_all(&o, &rt_stream_real_net, NULL, NULL, &dd, &ll);
+    if (delivered)
+        *delivered = dd;
+    if (left)
+        *left = ll;
+    return e;
+}
