@@ -76,9 +76,9 @@ extern "C" {
 #endif
 
 #define RT_VERSION_MAJOR 0
-#define RT_VERSION_MINOR 10
+#define RT_VERSION_MINOR 11
 #define RT_VERSION_PATCH 0
-#define RT_VERSION "0.10.0"
+#define RT_VERSION "0.11.0"
 /* 0xMMmmpp: compare with rt_version_num() to learn whether the loaded library is as new as
  * the header a binding was written for. */
 #define RT_VERSION_NUM ((RT_VERSION_MAJOR << 16) | (RT_VERSION_MINOR << 8) | RT_VERSION_PATCH)
@@ -497,13 +497,13 @@ typedef struct rt_job_cgroup_options {
 /* Makes an empty group named resource-tracker-PID-N below the caller's own group in every
  * hierarchy it may write to: the v2 tree, and the v1 cpu, cpuacct, memory, blkio and pids
  * hierarchies (all that exist of them). Never moves the caller or any process. The group
- * carries the proof of a live owner (0.10): an exclusive flock(2) on its directory in each
+ * carries the proof of a live owner (0.11): an exclusive flock(2) on its directory in each
  * hierarchy, held on descriptors g keeps open (close-on-exec) until rt_job_cgroup_free, so
  * also by a fork of the caller that holds them (the CLI's guardian) until it exits or execs.
  * Before making it, it removes the empty groups of that name whose owner is provably gone
  * (their lock is free: a tracker that was killed), in any PID namespace; it leaves alone
  * those whose lock is held or cannot be judged, and those whose PID is a live process of the
- * caller's PID namespace other than the caller (made before 0.10: no lock). A name already
+ * caller's PID namespace other than the caller (made before 0.11: no lock). A name already
  * taken (a group left with processes, a live tracker's in another PID namespace) makes it try
  * the next N.
  * Returns RT_OK and *out (free with rt_job_cgroup_free), RT_ERR_UNSUPPORTED when no hierarchy
@@ -1390,7 +1390,7 @@ RT_API const char *rt_stream_errmsg(rt_stream *st);
  * NULL is allowed. */
 RT_API void rt_stream_free(rt_stream *st);
 
-/* Delivers the runs left in the spill directory (0.10): a run that could not register or could
+/* Delivers the runs left in the spill directory (0.11): a run that could not register or could
  * not send every batch keeps a record beside its spill files ({key}.run, 0600, with its
  * registration body or run id, what it uploaded and its end; never a credential: a delivery asks
  * for fresh upload credentials); each run whose lock no other

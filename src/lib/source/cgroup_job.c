@@ -73,7 +73,7 @@ static pid_t stale_pid(const char *name)
 /* Removes from the directory dfd the groups named resource-tracker-P-N whose owner is provably
  * gone: their lock can be taken (nobody holds it). Left alone: a group whose lock is held, one
  * that cannot be opened or locked (its owner cannot be judged), and one whose P is a live
- * process of this PID namespace other than the caller (a tracker before 0.10 took no lock: it
+ * process of this PID namespace other than the caller (a tracker before 0.11 took no lock: it
  * may be one). A group with processes (or child groups) in it is never removed: the kernel
  * refuses, and it stays. */
 static void remove_stale(int dfd, const char *where, const rt_logger *log)
