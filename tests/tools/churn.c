@@ -1,9 +1,13 @@
 /* churn.c - soak workload: a tree that never settles. N long-lived workers each start short-lived
  * children at a steady rate (some fork and wait for a grandchild, some double-fork, some touch a
- * few MiB, some do small file I/O, some spin, some start threads) and create/join threads.
+ * few MiB, some do small file I/O, some spin, some start threads) and create/join threads; with
+ * --grow, one more long-lived process grows and frees a large block over and over.
  *   churn [--seconds S] [--workers N] [--procs R] [--threads T] [--exit CODE] [--report SECS]
- *         [--dir DIR]
- * R and T are the whole tree's process and thread starts a second (defaults 100 and 200). Every
+ *         [--dir DIR] [--grow MIB] [--grow-every SECS]
+ * R and T are the whole tree's process and thread starts a second (defaults 100 and 200). With
+ * --grow MIB (default 0: none), every --grow-every seconds (default 10) a grower process maps MIB
+ * MiB and writes every page of it over about a second (so the tree's RSS really rises by MIB), holds
+ * it to half the period, then unmaps it (RSS falls back). Every
  * child exits with a status its parent can predict ((pid % 101) + 1) and the parent checks it.
  * Prints "churn: t=.. procs=.. threads=.. bad=.." every --report seconds (0: only at the end)
  * and "churn: done ..." with the rates achieved at the end, on stdout. Exits CODE (default 0)
@@ -31,6 +35,7 @@ struct shared {
     uint64_t threads; /* pthread_create() calls that succeeded */
     uint64_t bad;     /* children that exited with a status other than the one predicted */
     uint64_t errors;  /* fork/thread/file failures (counted, never fatal) */
+    uint64_t grows;   /* blocks the grower mapped, touched in full and unmapped */
 };
 
 static struct shared *g_sh;
@@ -271,6 +276,40 @@ static void worker(double end, double procs, double threads, unsigned id)
     _exit(0);
 }
 
+/* The grower: until `end`, every `every` seconds maps `mib` MiB, writes each page of it in ten
+ * steps over about a second, holds it until half the period, unmaps it; then exits 0. */
+static void grower(double end, double mib, double every)
+{
+    size_t n = (size_t)(mib * 1048576.0) & ~(size_t)4095;
+    double next = mono();
+    while (next < end) {
+        unsigned char *p = n ? mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
+        if (p == MAP_FAILED) {
+            bump(&g_sh->errors, 1);
+        } else {
+            for (int step = 0; step < 10; step++) {
+                for (size_t i = n / 10 * (size_t)step; i < (step == 9 ? n : n / 10 * (size_t)(step + 1)); i += 4096)
+                    p[i] = (unsigned char)(i >> 12);
+                struct timespec ts = {0, 100000000L};
+                nanosleep(&ts, NULL);
+            }
+            double hold = next + every / 2;
+            while (mono() < hold && mono() < end) {
+                struct timespec ts = {0, 50000000L};
+                nanosleep(&ts, NULL);
+            }
+            munmap(p, n);
+            bump(&g_sh->grows, 1);
+        }
+        next += every;
+        while (mono() < next && mono() < end) {
+            struct timespec ts = {0, 50000000L};
+            nanosleep(&ts, NULL);
+        }
+    }
+    _exit(0);
+}
+
 /* Parses a positive number for option `name`; exits 2 when it is not one. */
 static double num(const char *name, const char *s)
 {
@@ -286,7 +325,7 @@ static double num(const char *name, const char *s)
 
 int main(int argc, char **argv)
 {
-    double secs = 10, procs = 100, threads = 200, report = 0;
+    double secs = 10, procs = 100, threads = 200, report = 0, grow = 0, grow_every = 10;
     int workers = 4, code = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -307,6 +346,10 @@ int main(int argc, char **argv)
             code = (int)num(a, v);
         else if (!strcmp(a, "--report"))
             report = num(a, v);
+        else if (!strcmp(a, "--grow"))
+            grow = num(a, v);
+        else if (!strcmp(a, "--grow-every"))
+            grow_every = num(a, v);
         else if (!strcmp(a, "--dir"))
             g_dir = v;
         else {
@@ -314,8 +357,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (workers < 1 || workers > 256 || code > 255) {
-        fprintf(stderr, "churn: --workers 1..256, --exit 0..255\n");
+    if (workers < 1 || workers > 256 || code > 255 || grow_every <= 0) {
+        fprintf(stderr, "churn: --workers 1..256, --exit 0..255, --grow-every > 0\n");
         return 2;
     }
     g_sh = mmap(NULL, sizeof *g_sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -337,6 +380,17 @@ int main(int argc, char **argv)
             return 1;
         }
     }
+    int children = workers;
+    if (grow > 0) {
+        pid_t p = fork();
+        if (p == 0)
+            grower(end, grow, grow_every);
+        if (p < 0) {
+            perror("churn: fork");
+            return 1;
+        }
+        children++;
+    }
     double next_report = report > 0 ? start + report : end + 1;
     while (mono() < end) {
         double now = mono(), until = end < next_report ? end : next_report;
@@ -352,7 +406,7 @@ int main(int argc, char **argv)
         }
     }
     int failed = 0;
-    for (int w = 0; w < workers; w++) {
+    for (int w = 0; w < children; w++) {
         int st = 0;
         pid_t p;
         while ((p = wait(&st)) < 0 && errno == EINTR)
@@ -369,8 +423,9 @@ int main(int argc, char **argv)
     double took = mono() - start;
     uint64_t np = load(&g_sh->procs), nt = load(&g_sh->threads), bad = load(&g_sh->bad);
     printf("churn: done seconds=%.1f procs=%llu threads=%llu procs_per_sec=%.1f threads_per_sec=%.1f "
-           "bad=%llu errors=%llu workers_failed=%d\n",
+           "bad=%llu errors=%llu workers_failed=%d grows=%llu\n",
            took, (unsigned long long)np, (unsigned long long)nt, (double)np / took, (double)nt / took,
-           (unsigned long long)bad, (unsigned long long)load(&g_sh->errors), failed);
+           (unsigned long long)bad, (unsigned long long)load(&g_sh->errors), failed,
+           (unsigned long long)load(&g_sh->grows));
     return bad || failed ? 99 : code;
 }
