@@ -235,6 +235,10 @@ void cli_export_options_free(cli_options *opts);
  * said). Returns 0, or -1 after saying why when it cannot listen (a usage error: nothing else
  * was started). */
 int cli_sinks_prom(const cli_options *opts, rt_cloud_discovery *cloud, rt_sink **out);
+
+/* The streaming options the run's stream and `upload` share (sinks.c): the API, token, S3
+ * endpoint, region, spill directory, finish timeout and the tool's log, from opts. */
+void cli_stream_options(const cli_options *opts, rt_stream_options *so);
 /* What a run's pipeline is made with besides the settings. */
 typedef struct cli_run_sinks {
     rt_sink *prom;              /* cli_sinks_prom's; NULL: none */

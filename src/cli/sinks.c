@@ -97,6 +97,17 @@ static rt_sink *otlp_sink(const cli_options *o, const rt_host *host, rt_cloud_di
     return s;
 }
 
+void cli_stream_options(const cli_options *o, rt_stream_options *so)
+{
+    so->api_url = o->sentinel_url;
+    so->token = o->sentinel_token;
+    so->finish_timeout_secs = o->finish_timeout;
+    so->s3_endpoint_url = o->s3_endpoint;
+    so->region = o->aws_region;
+    so->spill_dir = o->spill_dir;
+    so->log = cli_log;
+}
+
 /* The stream's sink (only with a token), with the host's facts (may be NULL); the cloud's
  * result is asked by the stream itself before it registers. NULL when it cannot start (one
  * warning: the job goes on untouched). */
@@ -105,18 +116,12 @@ static rt_sink *stream_sink(const cli_options *o, const rt_host *host, rt_cloud_
     if (!o->sentinel_token)
         return NULL;
     rt_stream_options so = RT_STREAM_OPTIONS_INIT;
-    so.api_url = o->sentinel_url;
-    so.token = o->sentinel_token;
+    cli_stream_options(o, &so);
     so.upload_interval_secs = o->upload_interval;
-    so.finish_timeout_secs = o->finish_timeout;
-    so.s3_endpoint_url = o->s3_endpoint;
-    so.region = o->aws_region;
     so.job = &o->job;
     so.command = (const char *const *)o->command;
     so.host = host;
     so.cloud = cloud;
-    so.spill_dir = o->spill_dir;
-    so.log = cli_log;
     rt_stream *st = NULL;
     rt_error err = rt_stream_start(&so, &st); /* it copies what it needs of the host */
     if (err == RT_ERR_SYSTEM) {

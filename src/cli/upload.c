@@ -36,13 +36,7 @@ int cli_upload_main(cli_options *o)
         return EXIT_USAGE;
     }
     rt_stream_options so = RT_STREAM_OPTIONS_INIT;
-    so.api_url = o->sentinel_url;
-    so.token = o->sentinel_token;
-    so.finish_timeout_secs = o->finish_timeout;
-    so.s3_endpoint_url = o->s3_endpoint;
-    so.region = o->aws_region;
-    so.spill_dir = o->spill_dir;
-    so.log = cli_log;
+    cli_stream_options(o, &so);
     unsigned delivered = 0, left = 0;
     rt_error e = rt_stream_deliver(&so, &delivered, &left);
     if (e == RT_OK || e == RT_ERR_IO) {

@@ -13,18 +13,9 @@ import time
 import pytest
 
 from conftest import TIMEOUT_SCALE, TRACKER, VALGRIND, tracker_env
+from test_process import parse_times  # bash's `times`, summed
 
 PY = "/usr/bin/python3"
-
-
-def parse_times(stdout):
-    """Sum of the four figures bash's `times` prints (shell and children, user and system)."""
-    total = 0.0
-    for line in stdout.strip().splitlines()[-2:]:
-        for part in line.split():
-            m, s = part.rstrip("s").split("m")
-            total += int(m) * 60 + float(s)
-    return total
 
 
 def nofile(soft, hard=None):
