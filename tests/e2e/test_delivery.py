@@ -207,14 +207,21 @@ def test_api_down_then_next_run_delivers(tmp_path, peers):
 
 def test_upload_subcommand_delivers(tmp_path, peers):
     """`resource-tracker upload` does the same for cron or CI, and a second upload has nothing
-    left to do."""
+    left to do; temporary files of the run's that a kill left half written (a spill file's, the
+    record's) go with it, and another run's are left alone."""
     local1, window1 = api_down_run(tmp_path, "cronjob", 3)
+    key = [n for n in leftovers(tmp_path) if n.endswith(".run")][0][:-len(".run")]
+    stray = [f"{key}-000099.csv.gz.Ab12Cd", f"{key}.run.Xy34Zw"]
+    other = "local-someone-else-000001.csv.gz.Ab12Cd"
+    for n in stray + [other]:
+        (spill_dir(tmp_path) / n).write_bytes(b"\x1f\x8b half")
     api, s3 = peers()
     env = env_for(tmp_path, api.url, s3.url)
     p = upload(env)
     assert p.returncode == 0, p.stderr
     check_run(api, "cronjob", local1, 3, window1)
-    assert leftovers(tmp_path) == []
+    assert leftovers(tmp_path) == [other]
+    (spill_dir(tmp_path) / other).unlink()
     p = upload(env)
     assert p.returncode == 0 and p.stderr == ""
     assert len(api.doc()["runs"]) == 1

@@ -96,8 +96,23 @@ static bool check_file(rt_batch *b)
     return ok;
 }
 
+/* Whether name is a temporary file of run key's, left by a write that a kill cut short (a spill
+ * file's "<key>-NNNNNN.csv.gz.XXXXXX" or the record's "<key>.run.XXXXXX", as mkostemp makes
+ * them): its writer is gone, since the deliverer holds the run's lock. */
+static bool stray_temp(const char *name, const char *key, size_t klen)
+{
+    size_t len = strlen(name);
+    if (strncmp(name, key, klen) != 0)
+        return false;
+    const char *rest = name + klen;
+    if (len == klen + 1 + 6 + 8 + 6 && rest[0] == '-' && strncmp(rest + 7, ".csv.gz.", 8) == 0)
+        return strspn(rest + 1, "0123456789") == 6;
+    return len == klen + 5 + 6 && strncmp(rest, ".run.", 5) == 0;
+}
+
 /* The run's spill files with a seq past done_seq onto st's pending list, in seq order (those at
- * or before it went already: removed; damaged ones skipped, counted, kept aside). */
+ * or before it went already: removed; damaged ones skipped, counted, kept aside; temporary
+ * files of writes cut short removed). */
 static void load_batches(rt_stream *st)
 {
     DIR *d = opendir(st->spill_dir);
@@ -108,6 +123,11 @@ static void load_batches(rt_stream *st)
     for (struct dirent *e; (e = readdir(d));) {
         const char *name = e->d_name;
         size_t len = strlen(name);
+        char path[4200];
+        if (stray_temp(name, st->local_key, klen) && rt_pathf(path, sizeof path, "%s/%s", st->spill_dir, name)) {
+            unlink(path);
+            continue;
+        }
         if (len != klen + 1 + 6 + 7 || strncmp(name, st->local_key, klen) != 0 || name[klen] != '-' ||
             strcmp(name + len - 7, ".csv.gz") != 0)
             continue;
@@ -115,7 +135,6 @@ static void load_batches(rt_stream *st)
         unsigned long seq = strtoul(name + klen + 1, &end, 10);
         if (end != name + len - 7)
             continue;
-        char path[4200];
         if (!rt_pathf(path, sizeof path, "%s/%s", st->spill_dir, name))
             continue;
         if ((long long)seq <= st->done_seq) { /* went before a cut: its removal did not happen */
