@@ -27,6 +27,7 @@
 
 #include "cli.h"
 #include "exec.h"
+#include "fdlimit.h"
 #include "outq.h"
 #include "resource_tracker.h"
 
@@ -199,44 +200,6 @@ static rt_job_cgroup *make_job_cgroup(const cli_options *o, run_state *rs)
     return NULL;
 }
 
-/* The open files limit the tracker was given (the command's, restored in it before exec), and
- * whether it was read. */
-static struct rlimit nofile_given;
-static bool nofile_known;
-
-/* Lets the tracker keep one descriptor open per tracked file: soft limit up to the hard one, at
- * the start of a run (the setup has all there is; the command gets back the limit it was given:
- * nofile_given). Once: later calls do nothing. */
-static void raise_nofile(void)
-{
-    if (nofile_known)
-        return;
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
-        return;
-    nofile_given = rl;
-    nofile_known = true;
-    if (rl.rlim_cur < rl.rlim_max) {
-        rl.rlim_cur = rl.rlim_max;
-        if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
-            /* the walk reads what it cannot keep open one file at a time */
-        }
-    }
-}
-
-/* Descriptors the tracker may still open: free numbers under the soft limit, counted where the
- * limit is small (up to 4096); INT_MAX above it (the setup needs far fewer). */
-static int fds_free(void)
-{
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 4096)
-        return INT_MAX;
-    int n = 0;
-    for (int fd = 0; fd < (int)rl.rlim_cur; fd++)
-        n += fcntl(fd, F_GETFD) < 0 && errno == EBADF;
-    return n;
-}
-
 /* Descriptors kept for what a run needs after the job's cgroup: the command's report pipe, the
  * guardian's socket pair, and the sampler's roots with a few files read one at a time. */
 #define FDS_AFTER_CGROUP 12
@@ -246,25 +209,19 @@ static int fds_free(void)
 /* What making the job's cgroup opens for a moment on top of what it keeps. */
 #define FDS_CGROUP_TRANSIENT 3
 
-/* Whether a setup failure errno is a shortage of descriptors. */
-static bool fds_short(int e)
-{
-    return e == EMFILE || e == ENFILE;
-}
-
 /* make_job_cgroup within the descriptors there are: what the group keeps open (a few per
  * hierarchy) must leave the rest of the run enough (FDS_AFTER_CGROUP), and a group that may
  * have run short while it was made (it may lack hierarchies) is removed again. Without one for
  * want of descriptors, one warning says so. */
 static rt_job_cgroup *job_cgroup_within_fds(const cli_options *o, run_state *rs)
 {
-    int before = fds_free();
+    int before = cli_fds_free();
     if (o->cgroup_off || before == INT_MAX)
         return make_job_cgroup(o, rs);
     rt_job_cgroup *g = NULL;
     if (before >= FDS_AFTER_CGROUP + FDS_CGROUP_TRANSIENT + 3) {
         g = make_job_cgroup(o, rs);
-        if (!g || fds_free() >= FDS_AFTER_CGROUP + FDS_CGROUP_TRANSIENT)
+        if (!g || cli_fds_free() >= FDS_AFTER_CGROUP + FDS_CGROUP_TRANSIENT)
             return g; /* made in full, or not to be made for another reason (said) */
         rt_job_cgroup_free(g);
     }
@@ -326,10 +283,10 @@ static int open_run(const cli_options *o, run_state *rs)
 {
     rs->out_fd = rs->sfd = rs->tfd = rs->guard_fd = -1;
     rs->start_secs = cli_real_secs();
-    raise_nofile(); /* before any setup: it all gets what the hard limit allows */
+    cli_nofile_raise(); /* before any setup: it all gets what the hard limit allows */
     if (!o->quiet) {
         rs->out_fd = open_output(o->output);
-        if (rs->out_fd < 0 && o->command && fds_short(errno)) {
+        if (rs->out_fd < 0 && o->command && cli_fds_short(errno)) {
             /* no samples can go anywhere: the command runs all the same (start_job) */
             snprintf(rs->untracked_why, sizeof rs->untracked_why, "no descriptor for the output (%s)",
                      strerror(errno));
@@ -415,7 +372,7 @@ static int run_in_place(const cli_options *o, run_state *rs, const char *why)
     rs->jcg = NULL;
     rt_sink_free(rs->prom);
     rs->prom = NULL;
-    int e = cli_exec_here(o->command, &rs->orig_mask, nofile_known ? &nofile_given : NULL);
+    int e = cli_exec_here(o->command, &rs->orig_mask, cli_nofile_given());
     cli_say("cannot run '%.256s%s': %s", o->command[0], strlen(o->command[0]) > 256 ? "..." : "", strerror(e));
     return e == ENOENT ? 127 : 126;
 }
@@ -444,7 +401,7 @@ static int start_job(const cli_options *o, run_state *rs)
             /* a port that cannot be served is a usage error; a server that cannot be had for want
              * of a thread, memory or a descriptor is a missing part: the command runs all the same */
             int e = errno;
-            if (!o->command || !(e == EAGAIN || e == ENOMEM || fds_short(e)))
+            if (!o->command || !(e == EAGAIN || e == ENOMEM || cli_fds_short(e)))
                 return EXIT_USAGE;
             cli_say("warning: no Prometheus metrics for this run (%s): the command runs all the same", strerror(e));
         }
@@ -459,7 +416,7 @@ static int start_job(const cli_options *o, run_state *rs)
     rs->wait_all = o->wait_all;
     rs->spawned_at = cli_mono_secs();
     int e;
-    rs->child = cli_spawn(o->command, &rs->orig_mask, nofile_known ? &nofile_given : NULL, rs->jcg,
+    rs->child = cli_spawn(o->command, &rs->orig_mask, cli_nofile_given(), rs->jcg,
                           &rs->jcg_entered, &e);
     if (rs->child == -2) { /* no child to be had (the process limit): the command runs all the same */
         char why[96];
@@ -496,7 +453,7 @@ static int start_sampling(cli_options *o, run_state *rs)
     so.pss_max_age_secs = o->pss_max_age_secs;
     so.job_cgroup = rs->jcg_entered ? rs->jcg : NULL;
     so.cgroup_off = o->cgroup_off;
-    int fds = fds_free(); /* the sampler keeps a dozen files open and reads the tree's */
+    int fds = cli_fds_free(); /* the sampler keeps a dozen files open and reads the tree's */
     rt_error err = rt_sampler_new(&so, &rs->sampler);
     if (err != RT_OK) {
         rs->sampler = NULL;
@@ -635,7 +592,6 @@ static int track(cli_options *o)
         close_run(&rs);
         return status;
     }
-    raise_nofile();
     if ((status = start_sampling(o, &rs)) != 0) {
         close_run(&rs);
         return status;
