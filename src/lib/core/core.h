@@ -43,6 +43,11 @@ int rt_open_at(int dirfd, const char *path);
  * 4096); INT_MAX without a limit. Past it, files are opened for each read and closed. */
 int rt_fds_keep_below(void);
 
+/* rt_open_at for a descriptor to be kept open between readings: -EMFILE also when the
+ * descriptor would be at or past rt_fds_keep_below (it is closed: the caller reads the file by
+ * opening it each time, or goes without). */
+int rt_open_keep(int dirfd, const char *path);
+
 /* Closes *fd if it is open and sets it to -1. */
 void rt_close(int *fd);
 

@@ -79,6 +79,16 @@ int rt_fds_keep_below(void)
     return soft > headroom ? soft - headroom : 0;
 }
 
+int rt_open_keep(int dirfd, const char *path)
+{
+    int fd = rt_open_at(dirfd, path);
+    if (fd >= 0 && fd >= rt_fds_keep_below()) {
+        close(fd);
+        return -EMFILE;
+    }
+    return fd;
+}
+
 void rt_close(int *fd)
 {
     if (*fd >= 0) {

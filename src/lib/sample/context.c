@@ -10,15 +10,11 @@
 
 int rt_ctx_open_kept(rt_sample_ctx *c, const char *path)
 {
-    int fd = rt_open_at(c->roots.proc_fd, path);
+    int fd = rt_open_keep(c->roots.proc_fd, path);
     if (fd == -EMFILE || fd == -ENFILE)
         return RT_CTX_REOPEN; /* there may be one for each read later */
     if (fd < 0)
         rt_log(&c->log, RT_LOG_WARN, "cannot open %s/%s: %s", c->roots.proc, path, strerror(-fd));
-    if (fd >= rt_fds_keep_below()) {
-        close(fd);
-        return RT_CTX_REOPEN;
-    }
     return fd < 0 ? -1 : fd;
 }
 

@@ -47,9 +47,8 @@ void rt_pressure_fill(rt_pressure *out, const rt_cg_psi_raw *cur, const rt_cg_ps
 void rt_psi_part_open(rt_psi_part *p, rt_sample_ctx *c)
 {
     for (int r = 0; r < RT_PSI_N; r++) {
-        p->fd[r] = rt_open_at(c->roots.proc_fd, psi_files[r]);
-        if (p->fd[r] == -EMFILE || p->fd[r] == -ENFILE || (p->fd[r] >= 0 && p->fd[r] >= rt_fds_keep_below())) {
-            rt_close(&p->fd[r]);
+        p->fd[r] = rt_open_keep(c->roots.proc_fd, psi_files[r]);
+        if (p->fd[r] == -EMFILE || p->fd[r] == -ENFILE) {
             p->fd[r] = RT_CTX_REOPEN; /* descriptors short: opened for each read */
         } else if (p->fd[r] < 0) {
             rt_log(&c->log, RT_LOG_DEBUG, "no %s/%s: %s", c->roots.proc, psi_files[r], strerror(-p->fd[r]));

@@ -188,9 +188,7 @@ int rt_cg_locate(const rt_roots *roots, int64_t pid, rt_cg_mounts *mounts, rt_cg
  * into the descriptors left to the rest (rt_fds_keep_below: the figure is then null). */
 static int open_file(int dirfd, const char *name)
 {
-    int fd = rt_open_at(dirfd, name);
-    if (fd >= rt_fds_keep_below())
-        rt_close(&fd);
+    int fd = rt_open_keep(dirfd, name);
     return fd < 0 ? -1 : fd;
 }
 

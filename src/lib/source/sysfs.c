@@ -323,9 +323,7 @@ static int open_net_attr(const rt_roots *r, const char *name, const char *rel)
     char path[512];
     if (!rt_pathf(path, sizeof path, "class/net/%s/%s", name, rel))
         return -1;
-    int fd = rt_open_at(r->sys_fd, path);
-    if (fd >= rt_fds_keep_below())
-        rt_close(&fd); /* descriptors short: the figure is left out (null), never kept */
+    int fd = rt_open_keep(r->sys_fd, path); /* descriptors short: the figure is left out (null) */
     return fd < 0 ? -1 : fd;
 }
 
