@@ -1153,7 +1153,8 @@ RT_API size_t rt_recommend_notes(const rt_summary *const *runs, size_t n, const 
 
 typedef struct rt_keeper_options {
     size_t struct_size;  /* sizeof(rt_keeper_options) as the caller compiled it */
-    const char *url;     /* NULL: https://keeper.sparecores.net (TRACKER_KEEPER_URL) */
+    const char *url;     /* NULL: https://keeper.sparecores.net (TRACKER_KEEPER_URL); "off":
+                          * no lookup at all (RT_ERR_DISABLED, no log line) */
     double timeout_secs; /* the whole lookup; 0: 5 s */
     rt_log_fn log;
     void *log_user;
@@ -1176,7 +1177,8 @@ typedef struct rt_server {
 
 /* The cheapest on-demand server that fits rec. Returns RT_OK and fills *out, RT_ERR_NOT_FOUND
  * when none fits, RT_ERR_IO (with a log line) when the API is down, slow past the timeout or
- * replies nonsense, RT_ERR_UNSUPPORTED when no HTTPS client can be loaded. */
+ * replies nonsense, RT_ERR_UNSUPPORTED when no HTTPS client can be loaded, RT_ERR_DISABLED
+ * (nothing asked, nothing logged) when opts->url is "off". */
 RT_API rt_error rt_keeper_cheapest(const rt_keeper_options *opts, const rt_recommendation *rec, rt_server *out);
 
 /* The on-demand Linux price of one instance type (the lowest over regions, or the region's

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from ctypes import byref, c_double
 
-from ._native import encode, lib, new, text
+from ._native import RT_ERR_DISABLED, encode, lib, new, text
 from ._native_more import KeeperOptions, LogCollector, Recommendation, Server, new_recommendation
 
 
@@ -43,6 +43,8 @@ def cheapest(rec: dict) -> tuple[Server | None, str | None]:
     log = LogCollector()
     out = new(Server)
     err = lib.rt_keeper_cheapest(byref(_options(log)), byref(recommendation_struct(rec)), byref(out))
+    if err == RT_ERR_DISABLED:  # TRACKER_KEEPER_URL=off: nothing asked, nothing to note
+        return None, None
     if err:
         return None, log.last() or text(lib.rt_strerror(err))
     return out, None
@@ -79,5 +81,6 @@ def recommend_server(t, **kwargs) -> dict:
     rec = t.recommend_resources(historical_stats=kwargs.pop("historical_stats", []))
     server, note = cheapest(rec)
     if server is None:
-        raise RuntimeError(f"No server recommendation from the Keeper API: {note}")
+        why = note or "the Keeper lookups are off (TRACKER_KEEPER_URL=off)"
+        raise RuntimeError(f"No server recommendation from the Keeper API: {why}")
     return server_to_dict(server)

@@ -73,3 +73,17 @@ def test_report_browse_uses_the_browser(tmp_path):
     with open(path, encoding="utf-8") as f:
         assert "<html" in f.read().lower()
     os.unlink(path)
+
+
+def test_keeper_off(tracker, monkeypatch):
+    """TRACKER_KEEPER_URL=off: no lookup, and the reason says so rather than an error's name."""
+    from resource_tracker.keeper import cheapest, get_instance_price
+
+    monkeypatch.setenv("TRACKER_KEEPER_URL", "off")
+    assert cheapest({"cpu": 1, "memory": 128}) == (None, None)
+    assert get_recommended_cloud_servers(cpu=1, memory=128) == []
+    assert get_instance_price("aws", None, "m5.large") is None
+    with pytest.raises(RuntimeError, match="TRACKER_KEEPER_URL=off"):
+        tracker.recommend_server()
+    html = tracker.report()
+    assert "lookup failed" not in str(html)

@@ -55,6 +55,8 @@ typedef struct cli_layer {
     double expected_cores;
     bool expected_cores_set;
     char *gpus; /* UUID,... as given */
+    bool price_lookup_off; /* --no-price-lookup, [tracker] price_lookup = false */
+    bool price_lookup_off_set;
 } cli_layer;
 
 /* KEY=VALUE members of an OTEL_* list (export.c): the pairs point into store. */
@@ -102,7 +104,10 @@ typedef struct cli_options {
     double pss_max_age_secs;          /* TRACKER_PSS_MAX_AGE; default 30 */
     bool cloud_disabled;              /* TRACKER_CLOUD_DISCOVERY=0 */
     const char *cloud_metadata_url;   /* TRACKER_CLOUD_METADATA_URL */
-    const char *keeper_url;           /* TRACKER_KEEPER_URL; NULL: the library's default */
+    const char *keeper_url;           /* TRACKER_KEEPER_URL; NULL: the library's default; "off"
+                                       * (or --no-price-lookup, [tracker] price_lookup = false):
+                                       * no Keeper lookup at all */
+    bool price_lookup_off;            /* the merged --no-price-lookup */
     /* streaming to the Sentinel API and S3 (docs/contracts.md §5); the rest is read only with
      * a token */
     char *sentinel_token;       /* SENTINEL_API_TOKEN, taken out of the environment (cli_take_secret);

@@ -139,10 +139,11 @@ static int read_key(cli_layer *out, const char *name, const cli_setting *s, cons
         bad = toml_number(s, kv, (double *)(base + s->layer_off)) < 0;
         break;
     case CLI_T_BOOL:
+    case CLI_T_OFF: /* the key names the thing: false turns it off */
         if (v->type != TOML_BOOL)
             bad = true;
         else
-            *(bool *)(base + s->layer_off) = v->u.b;
+            *(bool *)(base + s->layer_off) = s->type == CLI_T_OFF ? !v->u.b : v->u.b;
         break;
     case CLI_T_META:
         if (!is_str(kv))

@@ -176,6 +176,8 @@ int cli_merge(cli_options *o, char *err, size_t errlen)
     if (cli_settings_env(&o->env, err, errlen) < 0)
         return -1;
     cli_settings_merge(o);
+    if (o->price_lookup_off)
+        o->keeper_url = "off";
     if (o->pid && o->command)
         USAGE_ERR("--pid and a command to run cannot be combined: the command's own tree is tracked");
     if (a->wait_all_set && !o->command) /* from the config file it applies to wrapped runs only */

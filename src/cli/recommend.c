@@ -39,6 +39,7 @@ typedef struct rec_args {
     const char **files;
     size_t nfiles;
     bool json;
+    bool no_price_lookup; /* --no-price-lookup: no Keeper lookup (as TRACKER_KEEPER_URL=off) */
     const char *instance; /* "VENDOR:TYPE" as given, or as the history knows it */
     char vendor[64], type[128], region[64];
     char from_history[200]; /* the instance found in the history, when --instance was not given */
@@ -73,6 +74,10 @@ static int parse_args(const cli_options *o, rec_args *a)
         }
         if (strcmp(s, "--json") == 0) {
             a->json = true;
+            continue;
+        }
+        if (strcmp(s, "--no-price-lookup") == 0) { /* as TRACKER_KEEPER_URL=off */
+            a->no_price_lookup = true;
             continue;
         }
         static const char *const valued[] = {"--instance", "--job", "--last", "--history"};
@@ -185,12 +190,14 @@ typedef struct lookup {
 static void keeper_lookup(const cli_options *o, const rec_args *a, const rt_recommendation *rec, lookup *l)
 {
     cli_lookup k;
-    cli_keeper_lookup(o->keeper_url, NULL, NULL, rec, a->instance ? a->vendor : NULL, a->instance ? a->type : NULL,
+    cli_keeper_lookup(a->no_price_lookup ? "off" : o->keeper_url, NULL, NULL, rec, a->instance ? a->vendor : NULL, a->instance ? a->type : NULL,
                       a->region[0] ? a->region : NULL, &k);
     l->instance_price = k.price;
     if (k.cheapest_err == RT_OK) {
         l->cheapest = k.cheapest;
         l->have_cheapest = true;
+    } else if (k.cheapest_err == RT_ERR_DISABLED) { /* asked for none (TRACKER_KEEPER_URL=off) */
+        return;
     } else if (k.cheapest_err == RT_ERR_NOT_FOUND) {
         snprintf(l->note, sizeof l->note, "no on-demand server in Spare Cores Keeper fits the recommendation");
     } else {

@@ -62,6 +62,8 @@ static int parse(cli_options *o, report_args *a)
         } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
             printf("%s\n", report_usage);
             return 1;
+        } else if (strcmp(arg, "--no-price-lookup") == 0) {
+            o->keeper_url = "off";
         } else if ((v = option_value(args, n, &i, "-o", &missing)) ||
                    (!missing && (v = option_value(args, n, &i, "--output", &missing)))) {
             if (!*v) {
@@ -114,7 +116,8 @@ __attribute__((format(printf, 3, 4))) static void note_add(char *note, size_t ca
 
 /* The Keeper lookups: the cheapest server for rec, and the price of --instance, CLI_LOOKUP_SECS
  * at most in all; when the first finds Keeper down or unusable the second is not tried.
- * Failures become a note in the report (note[cap]), never an error. */
+ * Failures become a note in the report (note[cap]), never an error, in the words the terminal
+ * got (the library's warning); none when the lookups are off (TRACKER_KEEPER_URL=off). */
 static void keeper_lookups(cli_options *o, const char *vendor, const char *type, const char *region,
                            const rt_recommendation *rec, rt_server *cheapest, bool *have_cheapest, double *price,
                            char *note, size_t cap)
@@ -126,15 +129,17 @@ static void keeper_lookups(cli_options *o, const char *vendor, const char *type,
         *have_cheapest = k.cheapest_err == RT_OK;
         if (k.cheapest_err == RT_ERR_NOT_FOUND)
             note_add(note, cap, "No server on offer fits the recommendation.");
-        else if (k.cheapest_err != RT_OK)
-            note_add(note, cap, "server lookup failed: %s.", rt_strerror(k.cheapest_err));
+        else if (k.cheapest_err != RT_OK && k.cheapest_err != RT_ERR_DISABLED) /* in the terminal's words */
+            note_add(note, cap, "The server lookup failed: %s.",
+                     k.cheapest_warning[0] ? k.cheapest_warning : rt_strerror(k.cheapest_err));
     }
     if (k.price_late)
         note_add(note, cap, "No time left for the price of %s:%s.", vendor, type);
     else if (k.price_err != RT_ERR_DISABLED) {
         *price = k.price;
         if (k.price_err != RT_OK)
-            note_add(note, cap, "price lookup of %s:%s failed: %s.", vendor, type, rt_strerror(k.price_err));
+            note_add(note, cap, "The price lookup of %s:%s failed: %s.", vendor, type,
+                     k.price_warning[0] ? k.price_warning : rt_strerror(k.price_err));
     }
 }
 

@@ -91,6 +91,10 @@ const cli_setting cli_settings[] = {
      "the command (main), its descendants and both divide by N (default: all)"},
     {"gpus", 0, "UUID,...", NULL, "tracker", "gpus", CLI_T_GPUS, 0, 0, 0, L(gpus), NO, NO, NULL, NULL, false,
      "GPUs whose utilization the summary's GPU percentages count (default: all)"},
+    {"no-price-lookup", 0, NULL, NULL, "tracker", "price_lookup", CLI_T_OFF, 0, 0, 0, L(price_lookup_off),
+     L(price_lookup_off_set), M(price_lookup_off), NULL, NULL, false,
+     "ask the Spare Cores Keeper API for no prices (the report's cheapest server\n"
+     "and cost): offline runs without a warning (or TRACKER_KEEPER_URL=off)"},
     {"help", 'h', NULL, NULL, NULL, NULL, CLI_T_HELP, 0, 0, 0, NO, NO, NO, NULL, NULL, false, "this text"},
     {"version", 'V', NULL, NULL, NULL, NULL, CLI_T_VERSION, 0, 0, 0, NO, NO, NO, NULL, NULL, false, "the version"},
     /* read from the environment only, with a token (options.c) */
@@ -247,7 +251,7 @@ const char *cli_setting_what(const cli_setting *s, bool toml, char *buf, size_t 
     else if (s->type == CLI_T_SECS)
         snprintf(buf, cap, "a number of seconds from %.10g to %.10g", s->min, s->max);
     else
-        snprintf(buf, cap, "%s", s->type == CLI_T_BOOL ? "true or false" : toml ? "a non-empty string" : "a value");
+        snprintf(buf, cap, "%s", s->type == CLI_T_BOOL || s->type == CLI_T_OFF ? "true or false" : toml ? "a non-empty string" : "a value");
     return buf;
 }
 
@@ -319,6 +323,7 @@ int cli_setting_read(const cli_setting *s, cli_layer *l, const char *text, bool 
         bad = cli_parse_cgroup(text, (bool *)slot) < 0;
         break;
     case CLI_T_BOOL:
+    case CLI_T_OFF:
         *(bool *)slot = true;
         break;
     case CLI_T_FILE:
@@ -449,7 +454,8 @@ void cli_settings_merge(cli_options *o)
         case CLI_T_CORES: *(double *)dst = src ? *(const double *)src : s->def; break;
         case CLI_T_FORMAT: *(rt_format *)dst = src ? *(const rt_format *)src : (rt_format)s->def; break;
         case CLI_T_CGROUP:
-        case CLI_T_BOOL: *(bool *)dst = src ? *(const bool *)src : s->def != 0; break;
+        case CLI_T_BOOL:
+        case CLI_T_OFF: *(bool *)dst = src ? *(const bool *)src : s->def != 0; break;
         default: *(const char **)dst = src ? *(char *const *)src : NULL; break;
         }
     }

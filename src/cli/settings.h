@@ -21,6 +21,8 @@ typedef enum cli_type {
     CLI_T_FORMAT,  /* json or csv: rt_format */
     CLI_T_CGROUP,  /* auto or off: bool (true: off) */
     CLI_T_BOOL,    /* a flag without value; true or false in TOML */
+    CLI_T_OFF,     /* a flag without value that turns a thing off (--no-X): bool true; in TOML the
+                    * thing's own key, true (on, the default) or false (off) */
     CLI_T_FILE,    /* a non-empty file name: char * */
     CLI_T_TEXT,    /* a non-empty string: char * */
     CLI_T_META,    /* a job metadata string: char * */

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../net/curl.h"
 #include "keeper.h"
@@ -235,6 +236,12 @@ rt_error rt_keeper_parse_prices(const char *buf, size_t len, const char *region,
 
 static const char *const keeper_headers[] = {"X-Application-ID: resource-tracker", "Accept: application/json", NULL};
 
+/* Whether url turns the lookups off: "off" (TRACKER_KEEPER_URL=off), in any case. */
+bool rt_keeper_url_off(const char *url)
+{
+    return url && strcasecmp(url, "off") == 0;
+}
+
 /* The caller's options with the defaults filled in; false for bad options. */
 static bool keeper_opts(const rt_keeper_options *opts, rt_keeper_options *o, rt_logger *lg)
 {
@@ -287,6 +294,8 @@ rt_error rt_keeper_cheapest(const rt_keeper_options *opts, const rt_recommendati
     if (!keeper_opts(opts, &o, &lg) || !rec || rec->struct_size < offsetof(rt_recommendation, runs) || rec->cpu < 1 ||
         !out || out->struct_size < sizeof(size_t))
         return RT_ERR_INVALID;
+    if (rt_keeper_url_off(o.url))
+        return RT_ERR_DISABLED; /* asked for nothing, and nothing said */
     if (rec->cpu > RT_KEEPER_MAX_VCPUS) {
         rt_log(&lg, RT_LOG_INFO, "no server in Keeper's range has %lld vCPUs", (long long)rec->cpu);
         return RT_ERR_NOT_FOUND;
@@ -325,6 +334,8 @@ rt_error rt_keeper_price(const rt_keeper_options *opts, const char *vendor_id, c
     if (!keeper_opts(opts, &o, &lg) || !vendor_id || !*vendor_id || !api_reference || !*api_reference ||
         !usd_per_hour)
         return RT_ERR_INVALID;
+    if (rt_keeper_url_off(o.url))
+        return RT_ERR_DISABLED;
     char v[3 * 64], t[3 * 128], url[4096];
     size_t blen = strlen(o.url);
     while (blen > 0 && o.url[blen - 1] == '/')

@@ -13,6 +13,9 @@
 #define RT_KEEPER_MAX_BODY (4u << 20)
 #define RT_KEEPER_DEFAULT_URL "https://keeper.sparecores.net"
 
+/* Whether a Keeper URL turns every lookup off ("off", in any case). */
+bool rt_keeper_url_off(const char *url);
+
 /* mib as Keeper's GB (GiB: Keeper compares memory_amount >= GB * 1024), written exactly as a
  * decimal ("3", "0.125", "1.5009765625") into buf[cap]. Returns false when it does not fit or
  * mib is negative. */
