@@ -324,7 +324,7 @@ static void percentile_bound(void **state)
                 p[i].w = weights == 0 ? 1 : weights == 1 ? 0.1 + 9.9 * uniform() : (uniform() < 0.01 ? 500 : 0.5);
                 total += p[i].w;
                 rt_record r = blank((double)i, p[i].w);
-                r.cpu_cores = p[i].v;
+                r.memory_used_mib = p[i].v; /* a level: each record as it is (a rate's short ones fold) */
                 rt_stats_add(st, &r);
             }
             const rt_summary *s = rt_stats_summary(st);
@@ -332,13 +332,72 @@ static void percentile_bound(void **state)
             for (size_t i = 0; i < N_RANDOM; i++)
                 if (p[i].v < 0)
                     p[i].v = 0;
-            check_bound(s->cpu_cores.p50, exact_percentile(p, N_RANDOM, total, 0.50));
-            check_bound(s->cpu_cores.p95, exact_percentile(p, N_RANDOM, total, 0.95));
-            assert_near(s->cpu_cores.peak, p[N_RANDOM - 1].v, 0);
+            check_bound(s->memory_used_mib.p50, exact_percentile(p, N_RANDOM, total, 0.50));
+            check_bound(s->memory_used_mib.p95, exact_percentile(p, N_RANDOM, total, 0.95));
+            assert_near(s->memory_used_mib.peak, p[N_RANDOM - 1].v, 0);
             assert_near(s->duration_secs, total, total * 1e-12);
             rt_stats_free(st);
         }
     }
+}
+
+/* Adds a record of interval iv in which the job used cores (and the machine as much). */
+static void add_cores(rt_stats *st, double *t, double iv, double cores)
+{
+    *t += iv;
+    rt_record r = blank(*t, iv);
+    r.process_cores = r.cpu_cores = cores;
+    r.combined.cores = cores;
+    r.cpu_count = 2;
+    rt_stats_add(st, &r);
+}
+
+/* A rate's short interval folds into its neighbour: the 2 ms after the job's end in which its
+ * last process was reaped (3 cores for 2 ms) is no peak of 3 cores; a short first interval
+ * folds into the next; a normal interval before a long stall stays its own; the mean is the
+ * same either way, and reading the summary changes nothing. */
+static void short_intervals_fold(void **state)
+{
+    (void)state;
+    rt_stats *st = rt_stats_new();
+    double t = 0;
+    add_cores(st, &t, 0.003, 4.0); /* the first tick, 3 ms after the start */
+    for (int i = 0; i < 5; i++)
+        add_cores(st, &t, 1.0, 0.5);
+    add_cores(st, &t, 0.002, 3.0); /* the last one, after the exit */
+    const rt_summary *s = rt_stats_summary(st);
+    double mean = (0.003 * 4 + 5 * 0.5 + 0.002 * 3) / (0.003 + 5 + 0.002);
+    assert_near(s->process_cores.mean, mean, 1e-9);
+    double first = (0.003 * 4 + 0.5) / 1.003; /* the first second with the 3 ms before it: the peak */
+    assert_true(first > (0.5 + 0.002 * 3) / 1.002);
+    assert_near(s->process_cores.peak, first, 1e-9);
+    assert_near(s->cpu_cores.peak, first, 1e-9);
+    assert_near(s->usage->cpu[2].max_sum_pct, 100 * first, 1e-7);
+    assert_near(s->usage->cpu_system.max_sum_pct, 100 * first, 1e-7);
+    assert_near(s->process_cores.p95, 0.5, 0.5 / 256 + 0.01);
+    /* read again: the same figures */
+    double peak = s->process_cores.peak, p95 = s->process_cores.p95;
+    s = rt_stats_summary(st);
+    assert_near(s->process_cores.peak, peak, 0);
+    assert_near(s->process_cores.p95, p95, 0);
+    assert_near(s->process_cores.mean, mean, 1e-9);
+    rt_stats_free(st);
+
+    /* a normal second at 2 cores, then a 30 s stall at 0.1: the second keeps its peak */
+    st = rt_stats_new();
+    t = 0;
+    add_cores(st, &t, 1.0, 0.2);
+    add_cores(st, &t, 1.0, 2.0);
+    add_cores(st, &t, 30.0, 0.1);
+    s = rt_stats_summary(st);
+    assert_near(s->process_cores.peak, 2.0, 0);
+    assert_near(s->usage->cpu[2].max_sum_pct, 200.0, 0);
+    /* and a short record in the middle folds into the one before it */
+    add_cores(st, &t, 0.1, 9.0);
+    add_cores(st, &t, 30.0, 0.1);
+    s = rt_stats_summary(st);
+    assert_near(s->process_cores.peak, (30 * 0.1 + 0.1 * 9) / 30.1 > 2.0 ? (30 * 0.1 + 0.1 * 9) / 30.1 : 2.0, 1e-9);
+    rt_stats_free(st);
 }
 
 /* Percentiles of the histogram directly, at several q, and at the range's ends. */
@@ -651,7 +710,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(empty),          cmocka_unit_test(weighted),         cmocka_unit_test(nan_handling),
         cmocka_unit_test(process_midway), cmocka_unit_test(allocation),       cmocka_unit_test(job_name),
-        cmocka_unit_test(percentile_bound), cmocka_unit_test(histogram_edges), cmocka_unit_test(speed),
+        cmocka_unit_test(percentile_bound), cmocka_unit_test(short_intervals_fold), cmocka_unit_test(histogram_edges), cmocka_unit_test(speed),
         cmocka_unit_test(two_runs),       cmocka_unit_test(negative_zero),    cmocka_unit_test(oom_killed_run),
         cmocka_unit_test(cgroup_nulls_and_first_record), cmocka_unit_test(cgroup_several_runs),
         cmocka_unit_test(recommend_cgroup),

@@ -11,6 +11,7 @@
 #include "../core/core.h"
 #include "../core/lasterr.h"
 #include "allocation.h"
+#include "fold.h"
 #include "histogram.h"
 #include "need.h"
 #include "record.h"
@@ -24,22 +25,29 @@ typedef struct field_map {
 } field_map;
 #define F(r, s) {offsetof(rt_record, r), offsetof(rt_summary, s)}
 
-/* The figures with a distribution: the record's field and the summary's rt_dist. */
-static const field_map dist_fields[] = {
-    F(process_cores, process_cores),
-    F(process_pss_mib, process_pss_mib),
-    F(process_rss_mib, process_rss_mib),
-    F(process_gpu_usage, process_gpu_usage),
-    F(process_gpu_vram_mib, process_gpu_vram_mib),
-    F(cpu_cores, cpu_cores),
-    F(memory_used_mib, memory_used_mib),
-    F(gpu_usage, gpu_usage),
-    F(gpu_vram_mib, gpu_vram_mib),
-    F(pressure_cpu_some_pct, pressure_cpu_some_pct),
-    F(pressure_memory_some_pct, pressure_memory_some_pct),
-    F(pressure_memory_full_pct, pressure_memory_full_pct),
-    F(pressure_io_some_pct, pressure_io_some_pct),
-    F(pressure_io_full_pct, pressure_io_full_pct),
+/* The figures with a distribution: the record's field and the summary's rt_dist, and whether
+ * it is a rate over the record's interval (a short interval is folded into its neighbour:
+ * fold.h) rather than a level read at the sample. */
+typedef struct dist_map {
+    size_t rec, sum;
+    bool rate;
+} dist_map;
+#define D(r, s, rate) {offsetof(rt_record, r), offsetof(rt_summary, s), rate}
+static const dist_map dist_fields[] = {
+    D(process_cores, process_cores, true),
+    D(process_pss_mib, process_pss_mib, false),
+    D(process_rss_mib, process_rss_mib, false),
+    D(process_gpu_usage, process_gpu_usage, false),
+    D(process_gpu_vram_mib, process_gpu_vram_mib, false),
+    D(cpu_cores, cpu_cores, true),
+    D(memory_used_mib, memory_used_mib, false),
+    D(gpu_usage, gpu_usage, false),
+    D(gpu_vram_mib, gpu_vram_mib, false),
+    D(pressure_cpu_some_pct, pressure_cpu_some_pct, true),
+    D(pressure_memory_some_pct, pressure_memory_some_pct, true),
+    D(pressure_memory_full_pct, pressure_memory_full_pct, true),
+    D(pressure_io_some_pct, pressure_io_some_pct, true),
+    D(pressure_io_full_pct, pressure_io_full_pct, true),
 };
 #define NDIST (sizeof dist_fields / sizeof dist_fields[0])
 
@@ -114,6 +122,7 @@ struct rt_stats {
     rt_allocation alloc;     /* the dedicated/shared rule's sums */
     rt_usage_acc usage;      /* gpu_tracker's view */
     rt_hist hist[NDIST];     /* in the order of dist_fields */
+    rt_fold held[NDIST];     /* a rate's latest value, not yet in its histogram (fold.h) */
 };
 
 /* *acc += x, where NaN is "no figure" (a NaN *acc becomes x). */
@@ -299,8 +308,13 @@ void rt_stats_add_sized(rt_stats *st, const rt_record *rec, size_t rec_size)
     if (isfinite(r->process_pid) || isfinite(r->process_cores))
         s->has_process = 1;
 
-    for (size_t i = 0; i < NDIST; i++)
-        rt_hist_add(&st->hist[i], CNUM(r, dist_fields[i].rec), w);
+    for (size_t i = 0; i < NDIST; i++) {
+        double x = CNUM(r, dist_fields[i].rec), rx, rw;
+        if (!dist_fields[i].rate)
+            rt_hist_add(&st->hist[i], x, w);
+        else if (rt_fold_add(&st->held[i], x, w, &rx, &rw))
+            rt_hist_add(&st->hist[i], rx, rw);
+    }
     for (size_t i = 0; i < COUNT(sum_fields); i++)
         sum_in(&NUM(s, sum_fields[i].sum), CNUM(r, sum_fields[i].rec));
     for (size_t i = 0; i < COUNT(max_fields); i++)
@@ -321,8 +335,26 @@ const rt_summary *rt_stats_summary(rt_stats *st)
     if (!st)
         return NULL;
     rt_summary *s = &st->s;
-    for (size_t i = 0; i < NDIST; i++)
-        rt_hist_dist(&st->hist[i], (rt_dist *)((char *)s + dist_fields[i].sum));
+    for (size_t i = 0; i < NDIST; i++) {
+        rt_hist *h = &st->hist[i];
+        rt_dist *d = (rt_dist *)((char *)s + dist_fields[i].sum);
+        const rt_fold *f = &st->held[i];
+        if (f->w <= 0) {
+            rt_hist_dist(h, d);
+            continue;
+        }
+        /* with the value held, then without it again, exactly as it was */
+        double weight = h->weight, weighted = h->weighted, peak = h->peak, least = h->least;
+        size_t b = rt_hist_bucket(f->x < 0 ? 0 : f->x);
+        double bw = h->w[b];
+        rt_hist_add(h, f->x, f->w);
+        rt_hist_dist(h, d);
+        h->weight = weight;
+        h->weighted = weighted;
+        h->peak = peak;
+        h->least = least;
+        h->w[b] = bw;
+    }
     /* the tool's files carry the exact total since tracking began (per run, when a file holds
      * several); else the intervals' sum */
     s->process_cpu_secs = isnan(st->cpu_total.cur) ? st->cpu_secs_sum : run_total_value(&st->cpu_total);

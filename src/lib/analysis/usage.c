@@ -19,6 +19,24 @@ static void mm_add(rt_meanmax *m, double v, double w)
         m->max = v;
 }
 
+/* mm_add for a rate over the record's interval: the peak is of folded intervals (fold.h) */
+static void mm_add_rate(rt_meanmax *m, double v, double w)
+{
+    if (isnan(v))
+        return;
+    m->wsum += v * w;
+    m->w += w;
+    double rx, rw;
+    if (rt_fold_add(&m->held, v, w, &rx, &rw) && (isnan(m->max) || rx > m->max))
+        m->max = rx;
+}
+
+/* The peak, the value held included. */
+static double mm_max(const rt_meanmax *m)
+{
+    return m->held.w > 0 && (isnan(m->max) || m->held.x > m->max) ? m->held.x : m->max;
+}
+
 static double mm_mean(const rt_meanmax *m)
 {
     return m->w > 0 ? m->wsum / m->w : NAN;
@@ -27,7 +45,7 @@ static double mm_mean(const rt_meanmax *m)
 static void mm_reset(rt_meanmax *m, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        m[i] = (rt_meanmax){0, 0, NAN};
+        m[i] = (rt_meanmax){.wsum = 0, .w = 0, .max = NAN};
 }
 
 /* *acc = max(*acc, v) where NaN is "none". */
@@ -143,13 +161,13 @@ void rt_usage_add(rt_usage_acc *a, const rt_record *r, double w)
         mm_add(&a->ram[i][2], part[i]->shared_rss_mib, w);
         mm_add(&a->gpu_ram[i], part[i]->gpu_vram_mib, w);
         double sum = part[i]->cores * 100.0;
-        mm_add(&a->cpu[i][0], sum, w);
-        mm_add(&a->cpu[i][1], den > 0 ? sum / den : NAN, w);
+        mm_add_rate(&a->cpu[i][0], sum, w);
+        mm_add_rate(&a->cpu[i][1], den > 0 ? sum / den : NAN, w);
         mm_add(&a->threads[i], part[i]->threads, w);
     }
     double sys = r->cpu_cores * 100.0;
-    mm_add(&a->cpu_system[0], sys, w);
-    mm_add(&a->cpu_system[1], r->cpu_count > 0 ? sys / r->cpu_count : NAN, w);
+    mm_add_rate(&a->cpu_system[0], sys, w);
+    mm_add_rate(&a->cpu_system[1], r->cpu_count > 0 ? sys / r->cpu_count : NAN, w);
     double gsum, gn;
     gpu_sum(a, r, &gsum, &gn);
     mm_add(&a->gpu[0], gsum, w);
@@ -158,9 +176,9 @@ void rt_usage_add(rt_usage_acc *a, const rt_record *r, double w)
 
 static void pct_out(rt_usage_pct *p, const rt_meanmax m[2])
 {
-    p->max_sum_pct = m[0].max;
+    p->max_sum_pct = mm_max(&m[0]);
     p->mean_sum_pct = mm_mean(&m[0]);
-    p->max_hardware_pct = m[1].max;
+    p->max_hardware_pct = mm_max(&m[1]);
     p->mean_hardware_pct = mm_mean(&m[1]);
 }
 

@@ -6,10 +6,13 @@
 #define RT_ANALYSIS_USAGE_H
 
 #include "../core/core.h"
+#include "fold.h"
 
-/* A figure's time-weighted sum and weight, and its peak (NaN: none yet). */
+/* A figure's time-weighted sum and weight, and its peak (NaN: none yet); a rate's latest value
+ * is held back for the peak (fold.h) and counted in it when the view is read. */
 typedef struct rt_meanmax {
     double wsum, w, max;
+    rt_fold held;
 } rt_meanmax;
 
 typedef struct rt_usage_acc {
