@@ -309,7 +309,7 @@ class Tracker:
     differs from gpu_tracker:
       - RAM comes from the kernel's smaps_rollup (private = Private_Clean + Private_Dirty;
         shared = pages other processes map too, counted once as far as the rollups tell: see
-        the README), read under the PSS freshness rule rather than by walking every mapping;
+        docs/accounting.md), read under the PSS freshness rule rather than by walking every mapping;
       - GPU RAM is the driver's bytes converted exactly (gpu_tracker reads nvidia-smi's MiB as
         megabytes); like gpu_tracker, gpu_uuids chooses only the GPUs whose utilization counts;
       - means are weighted by the seconds each sample covers;

@@ -17,14 +17,24 @@
 #include "cli.h"
 #include "history_db.h"
 
+/* --help: the same facts as docs/resource-tracker-history.1. */
 static const char history_usage[] =
     "Usage: resource-tracker history [--job NAME] [--last N] [--json] [--history FILE]\n"
-    "Lists the runs recorded with --history, newest first.\n"
+    "\n"
+    "Lists the runs recorded with --history (an SQLite file), newest first, as a table: id, start\n"
+    "(UTC), job, exit status (OOM for a run the OOM killer hit), duration, mean cores, memory need\n"
+    "and where it came from, the kinds of the run's notes, and the command.\n"
+    "\n"
+    "Options:\n"
     "  --job NAME       only the runs of this job\n"
     "  --last N         only the newest N runs\n"
     "  --json           one JSON object per run and line (every column; tags, command, notes\n"
     "                   and summary as JSON), instead of the table\n"
-    "  --history FILE   the run history (default: TRACKER_HISTORY, else [history] path)\n";
+    "  --history FILE   the run history (default: TRACKER_HISTORY, else [history] path)\n"
+    "  -h, --help       this text, exit 0\n"
+    "\n"
+    "Exit status: 0 listed (none recorded is an empty list); 1 the history cannot be read;\n"
+    "2 a usage error, or no history named.\n";
 
 /* The value of option name at argv[*i] ("--name VALUE" or "--name=VALUE"), advancing *i past
  * it. Returns the value, NULL when argv[*i] is another option, or sets *missing when the

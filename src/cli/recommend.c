@@ -14,26 +14,39 @@
 
 #include "cli.h"
 
+/* --help: the same facts as docs/resource-tracker-recommend.1. */
 static const char recommend_usage[] =
     "Usage: resource-tracker recommend FILE... [--json] [--instance VENDOR:TYPE]\n"
     "       resource-tracker recommend --job NAME [--last N] [--history FILE] [--json] [--instance VENDOR:TYPE]\n"
     "\n"
-    "Recommends cores (the mean used), memory and VRAM (the peak, +20%, rounded up) and GPUs for a job\n"
-    "from its recorded runs (JSON lines or CSV; several files are several runs of one job), prints them\n"
-    "as Metaflow, Kubernetes and SLURM requests, and looks up the cheapest on-demand server that fits\n"
-    "in the Spare Cores Keeper API (TRACKER_KEEPER_URL, default https://keeper.sparecores.net; 5 s at most).\n"
+    "Says what a job should ask for next time, from its recorded runs (JSON lines, CSV, the Python\n"
+    "resource-tracker's CSV or a snapshot; several files are several runs of one job) or from its\n"
+    "last runs in the run history: cores from the mean used (at least 1; above a CPU quota that\n"
+    "throttled it), memory from the highest memory need of the runs (the kernel's peaks where known)\n"
+    "plus a headroom of 10% + 10%/runs, rounded up to 128, 256, 512, 1024 or 2048 MiB, then whole\n"
+    "GiB (above the limit an OOM-killed run died at), GPUs the most used at once, VRAM as memory.\n"
+    "It says which figure drove the memory and the cores, and notes; prints the request as\n"
+    "Metaflow, Kubernetes and SLURM words, and looks up the cheapest on-demand server that fits in\n"
+    "the Spare Cores Keeper API (TRACKER_KEEPER_URL, default https://keeper.sparecores.net; 5 s at most).\n"
     "\n"
+    "Options:\n"
     "  --json                  one JSON object on stdout instead of text\n"
     "  --instance VENDOR:TYPE  the server the runs ran on (e.g. aws:t3.medium): its price, the run's\n"
     "                          cost there and the saving on the cheapest server (with --job, by\n"
     "                          default the server where the job's newest run ran, if known)\n"
     "  --job NAME              use the last runs of NAME in the run history instead of files\n"
-    "  --last N                how many of its last successful runs (default 5)\n"
+    "  --last N                how many of its last successful or OOM-killed runs (default 5)\n"
     "  --history FILE          the run history (default TRACKER_HISTORY, or [history] path in the config)\n"
+    "  --no-price-lookup       ask Keeper nothing (no cheapest server, no cost, no warning; as\n"
+    "                          TRACKER_KEEPER_URL=off)\n"
+    "  -h, --help              this text, exit 0\n"
     "\n"
     "When the lookup fails (Keeper down, refusing or slow) the resources are still printed, the reason\n"
     "goes to stderr as \"server lookup failed: REASON\" (and into \"server_lookup_error\" with --json),\n"
-    "and the exit status is 0. Exit status 2: a usage error, or a run without valid samples.\n";
+    "and the exit status is 0.\n"
+    "\n"
+    "Exit status: 0 printed; 1 the history cannot be read, or out of memory; 2 a usage error, a run\n"
+    "without valid samples or a tracked process, or no such job in the history.\n";
 
 typedef struct rec_args {
     const char **files;

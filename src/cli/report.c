@@ -24,6 +24,31 @@ typedef struct report_args {
 
 static const char report_usage[] = "usage: resource-tracker report FILE... -o OUT.html [--instance VENDOR:TYPE]";
 
+/* --help: the same facts as docs/resource-tracker-report.1. */
+static const char report_help[] =
+    "Usage: resource-tracker report FILE... -o OUT.html [--instance VENDOR:TYPE]\n"
+    "\n"
+    "Writes one self-contained HTML report (no request: the chart library is embedded) of one or\n"
+    "more recorded runs of a job: the answer first (what the job used, what to ask for next time in\n"
+    "the words of Metaflow, Kubernetes and SLURM, the notes, the exit status), then charts over time\n"
+    "of the job's and the machine's CPU, memory, GPU, disk and network (long runs reduced to about\n"
+    "2,000 points a series, with a min/max band), the summary, the cheapest cloud server that fits\n"
+    "and the run's cost there (Spare Cores Keeper API: TRACKER_KEEPER_URL, 5 s at most), host,\n"
+    "cloud, job and command. FILE is the tool's JSON lines or CSV, the Python resource-tracker's\n"
+    "CSV, or a saved snapshot (gzipped or not), told by its content; \"-\" is stdin. Several files\n"
+    "are several runs of one job. A tracking run writes the same page with --report FILE.\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output OUT.html   the file to write (required; \"-\" is stdout)\n"
+    "  --instance VENDOR:TYPE  the server the runs ran on (e.g. aws:m5.large): its price, the run's\n"
+    "                          cost there and the saving on the cheapest server\n"
+    "  --no-price-lookup       ask Keeper nothing (no cheapest server, no cost, no note; as\n"
+    "                          TRACKER_KEEPER_URL=off)\n"
+    "  -h, --help              this text, exit 0\n"
+    "\n"
+    "Exit status: 0 written (also when the server lookup fails: the page says why); 1 the report\n"
+    "could not be written; 2 a usage error, or a FILE that cannot be read or has no valid sample.\n";
+
 /* The value of option `name` at args[*i] ("--name VALUE", "--name=VALUE", or for a short
  * option "-o VALUE" / "-oVALUE"), advancing *i past it; NULL when args[*i] is not that option.
  * Sets *missing when it is but has no value. */
@@ -60,7 +85,7 @@ static int parse(cli_options *o, report_args *a)
             while (++i < n)
                 a->files[a->nfiles++] = args[i];
         } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-            printf("%s\n", report_usage);
+            fputs(report_help, stdout);
             return 1;
         } else if (strcmp(arg, "--no-price-lookup") == 0) {
             o->keeper_url = "off";

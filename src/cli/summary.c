@@ -67,14 +67,31 @@ int cli_summary_print(FILE *f, const rt_summary *s, const cli_run_result *run, c
 
 /* ---- the subcommand -------------------------------------------------------------------- */
 
+/* --help: the same facts as docs/resource-tracker-summary.1. */
 static const char summary_usage[] =
-    "usage: resource-tracker summary [--json] [--memory-unit UNIT] [--time-unit UNIT]\n"
+    "Usage: resource-tracker summary [--json] [--memory-unit UNIT] [--time-unit UNIT]\n"
     "                                [--expected-cores N] [--gpus UUID,...] FILE...\n"
-    "  UNIT for memory: bytes, kilobytes, megabytes, gigabytes, terabytes (powers of 1000);\n"
-    "  for time: seconds, minutes, hours, days. Without them text picks readable units and\n"
-    "  JSON uses MiB and seconds (its gpu_tracker member: gigabytes and hours, as gpu_tracker).\n"
-    "  --expected-cores N: the parts' hardware percentages divide by N (default: all cores);\n"
-    "  --gpus: the GPUs whose utilization counts (default: all; needs the JSON lines' GPU list).\n";
+    "\n"
+    "Prints the statistics of each recorded run (the tool's JSON lines or CSV, the Python\n"
+    "resource-tracker's CSV, or a saved snapshot, gzipped or not; \"-\" is stdin), the same text as\n"
+    "--summary at the end of a run: what the job used, what to ask for next time in the scheduler's\n"
+    "words, the notes, then the run, the job (CPU, cores, PSS, RSS, GPU: mean, peak, p50, p95), its\n"
+    "parts (main, descendants, combined), its cgroup's limits and the machine. Means and\n"
+    "percentiles are weighted by the time each sample covers.\n"
+    "\n"
+    "Options:\n"
+    "  --json                one JSON object per file instead of text (docs/contracts.md section 8)\n"
+    "  --memory-unit UNIT    bytes, kilobytes, megabytes, gigabytes, terabytes (powers of 1000)\n"
+    "  --time-unit UNIT      seconds, minutes, hours, days\n"
+    "                        (without them text picks readable units and JSON uses MiB and seconds;\n"
+    "                        its gpu_tracker member gigabytes and hours, as gpu_tracker)\n"
+    "  --expected-cores N    the parts' hardware percentages divide by N (default: all cores)\n"
+    "  --gpus UUID,...       the GPUs whose utilization counts (default: all; needs the JSON lines'\n"
+    "                        GPU list)\n"
+    "  -h, --help            this text, exit 0\n"
+    "\n"
+    "Exit status: 0 printed; 1 out of memory or a read that failed midway; 2 a usage error, or a\n"
+    "FILE that cannot be read or has no valid sample.\n";
 
 int cli_summary_main(cli_options *o)
 {

@@ -13,12 +13,22 @@ int cli_upload_main(cli_options *o)
 {
     if (o->nsub == 1 && (strcmp(o->sub_args[0], "--help") == 0 || strcmp(o->sub_args[0], "-h") == 0)) {
         fputs("Usage: resource-tracker upload\n"
-              "Delivers the runs left in the spill directory ($XDG_STATE_HOME/resource-tracker): registers\n"
-              "each run that never could (with its own metadata), uploads its batches in order and finishes\n"
-              "it with its own exit status and time; the rest of a run that was finished already goes to\n"
-              "S3 under its run. A run that a live tracker or another upload holds is left alone. Each run\n"
-              "gets TRACKER_FINISH_TIMEOUT seconds. Needs SENTINEL_API_TOKEN. Exit status 0 when nothing\n"
-              "is left, 1 when some runs are left for a later try.\n",
+              "\n"
+              "Delivers the runs left in the spill directory ($XDG_STATE_HOME/resource-tracker, else\n"
+              "~/.local/state/resource-tracker): registers each run that never could (with its own\n"
+              "metadata), uploads its batches in order and finishes it with its own exit status and time;\n"
+              "the rest of a run that was finished already goes to S3 under its run. A run that a live\n"
+              "tracker or another upload holds is left alone. A spill file that is missing or damaged is\n"
+              "skipped with a warning and kept as NAME.damaged. For cron, or CI after an outage.\n"
+              "\n"
+              "Options:\n"
+              "  -h, --help   this text, exit 0\n"
+              "\n"
+              "Environment: SENTINEL_API_TOKEN (needed), SENTINEL_API_URL, AWS_ENDPOINT_URL_S3, AWS_REGION,\n"
+              "XDG_STATE_HOME, TRACKER_FINISH_TIMEOUT (the seconds each run gets; default 10).\n"
+              "\n"
+              "Exit status: 0 nothing is left; 1 some runs are left for a later try (said on stderr);\n"
+              "2 a usage error, or SENTINEL_API_TOKEN not set.\n",
               stdout);
         return 0;
     }

@@ -292,7 +292,7 @@ def test_output_is_flushed_per_sample(tmp_path):
 
 
 def test_docs_cover_every_option():
-    """--help, the man page and the README name the same options."""
+    """--help, the man page and the docs (README.md and docs/*.md) name the same options."""
     import re
     from conftest import REPO
     help_text = run(["--help"]).stdout
@@ -300,11 +300,14 @@ def test_docs_cover_every_option():
     assert len(flags) >= 20
     with open(os.path.join(REPO, "docs", "resource-tracker.1")) as f:
         man = f.read().replace("\\-", "-")
-    with open(os.path.join(REPO, "README.md")) as f:
-        readme = f.read()
+    import glob
+    docs = ""
+    for name in [os.path.join(REPO, "README.md")] + sorted(glob.glob(os.path.join(REPO, "docs", "*.md"))):
+        with open(name) as f:
+            docs += f.read()
     for flag in flags:
         assert flag in man, f"{flag} missing from the man page"
-        assert flag in readme, f"{flag} missing from the README"
+        assert flag in docs, f"{flag} missing from README.md and docs/*.md"
     # the man page's heading names the version the tool says it is
     version = run(["--version"]).stdout.split()[-1]
     assert re.search(r'^\.TH RESOURCE-TRACKER 1 "[^"]*" "resource-tracker ' + re.escape(version) + '"', man, re.M), version

@@ -318,7 +318,7 @@ def test_hang_info(tmp_path):
     cfg = tmp_path / "nvml.cfg"
     set_cfg(cfg, f"{A100}\nhang count\n")
     env = tracker_env(TRACKER_NVML_LIBRARY=FAKE, FAKE_NVML_CONFIG=str(cfg))
-    p = subprocess.run([TRACKER, "info"], env=env, capture_output=True, text=True, timeout=60)
+    p = subprocess.run([TRACKER, "info", "--json"], env=env, capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     info = json.loads(p.stdout)
     assert info["host"]["gpu_count"] == 0

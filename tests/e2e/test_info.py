@@ -53,7 +53,7 @@ def info(url=None, discovery=True, extra=None, timeout=20):
     if discovery:
         env.pop("TRACKER_CLOUD_DISCOVERY", None)
         env["TRACKER_CLOUD_METADATA_URL"] = url
-    p = subprocess.run([TRACKER, "info"], capture_output=True, text=True, env=env, timeout=timeout)
+    p = subprocess.run([TRACKER, "info", "--json"], capture_output=True, text=True, env=env, timeout=timeout)
     assert p.returncode == 0, p.stderr
     return json.loads(p.stdout)
 

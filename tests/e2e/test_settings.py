@@ -1,7 +1,8 @@
 """The settings table (src/cli/settings.c) and the documents: --help is made from the table
 (test_settings.c holds every flag of the table to it), and here the man page's OPTIONS and the
-README's flag table name exactly the flags --help names, the config file's keys (as the tool lists
-them in its "unknown key" message) are in the man page's and the README's config examples, and a
+flag table of docs/usage.md name exactly the flags --help names (the README's table of the main
+flags names only flags --help names), the config file's keys (as the tool lists them in its
+"unknown key" message) are in the man page's and docs/output.md's config examples, and a
 number out of its range is refused with exit 2 and the same words, by flag, environment and TOML."""
 import os
 import re
@@ -27,13 +28,13 @@ def man_section(name):
     return part.replace("\\-", "-")
 
 
-def readme():
-    with open(os.path.join(REPO, "README.md")) as f:
+def doc(name):
+    with open(os.path.join(REPO, name)) as f:
         return f.read()
 
 
-def readme_flag_table():
-    rows = [l for l in readme().splitlines() if l.startswith("| `-")]
+def flag_table(name="docs/usage.md"):
+    rows = [l for l in doc(name).splitlines() if l.startswith("| `-")]
     return rows
 
 
@@ -44,12 +45,21 @@ def test_man_page_options_name_the_flags_of_help():
     assert man == flags, f"only in --help: {sorted(flags - man)}; only in the man page: {sorted(man - flags)}"
 
 
-def test_readme_flag_table_names_the_flags_of_help():
+def test_usage_flag_table_names_the_flags_of_help():
     flags, _ = help_flags()
     named = set()
-    for row in readme_flag_table():
+    for row in flag_table():
         named |= set(FLAG.findall(row.split("|")[1]))
-    assert named == flags, f"only in --help: {sorted(flags - named)}; only in the README: {sorted(named - flags)}"
+    assert named == flags, f"only in --help: {sorted(flags - named)}; only in docs/usage.md: {sorted(named - flags)}"
+
+
+def test_readme_main_flags_are_flags_of_help():
+    flags, _ = help_flags()
+    named = set()
+    for row in flag_table("README.md"):
+        named |= set(FLAG.findall(row.split("|")[1]))
+    assert len(named) >= 10
+    assert named <= flags, f"in the README's main flags but not in --help: {sorted(named - flags)}"
 
 
 def test_short_flags_agree():
@@ -74,14 +84,14 @@ def test_config_keys_are_documented(tmp_path):
     sections = re.findall(r"\[([a-z]+)\]", tables)
     assert sections == ["job", "tracker", "history", "export"]
     man = man_section("CONFIG FILE")
-    text = readme()
-    cfg = text.split("### Config file", 1)[1].split("```toml", 1)[1].split("```", 1)[0]
+    text = doc("docs/output.md")
+    cfg = text.split("## Config file", 1)[1].split("```toml", 1)[1].split("```", 1)[0]
     for sec in sections:
         keys = re.search(r"known keys: (.*)\)", known(f"[{sec}]\nzz_unknown = 1\n", tmp_path)).group(1).split(", ")
         assert keys
         for key in keys:
             assert re.search(rf"\b{key}\b", man), f"[{sec}] {key} not in the man page's CONFIG FILE"
-            assert re.search(rf"\b{key}\b", cfg), f"[{sec}] {key} not in the README's config file"
+            assert re.search(rf"\b{key}\b", cfg), f"[{sec}] {key} not in docs/output.md's config file"
 
 
 def test_interval_range_documented_as_help_says():
@@ -92,7 +102,7 @@ def test_interval_range_documented_as_help_says():
     for flag in ("--interval", "--otlp-interval"):  # both take the table's one range
         entry = man.split(f" {flag} ", 1)[1].split(".TP", 1)[0]
         assert rng in entry, flag
-    iv = [r for r in readme_flag_table() if r.startswith("| `--interval")]
+    iv = [r for r in flag_table() if r.startswith("| `--interval")]
     assert len(iv) == 1 and rng in iv[0]
 
 
