@@ -13,6 +13,8 @@ TRACKER = os.path.join(BUILD_DIR, "resource-tracker")
 SANITIZED = os.environ.get("RT_SANITIZED", "") not in ("", "0")
 VALGRIND = os.environ.get("RT_VALGRIND", "") not in ("", "0")
 TIMEOUT_SCALE = 10 if VALGRIND else 3 if SANITIZED else 1
+# RT_QUICK=1 (scripts/test --quick): the files that only re-check long runs (test_soak.py) skip
+QUICK = os.environ.get("RT_QUICK", "") not in ("", "0")
 
 # Nothing in the suite may reach a metadata service or the internet.
 os.environ["TRACKER_CLOUD_DISCOVERY"] = "0"

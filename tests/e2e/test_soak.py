@@ -54,6 +54,7 @@ pytestmark = [
     pytest.mark.skipif(getattr(conftest, "SANITIZED", False), reason="sanitizers change the tool's memory and CPU"),
     pytest.mark.skipif(getattr(conftest, "VALGRIND", False), reason="under valgrind the 0.05 s grid cannot be kept"),
     pytest.mark.skipif(not os.path.exists(CHURN), reason="build/churn not built"),
+    pytest.mark.skipif(getattr(conftest, "QUICK", False), reason="RT_QUICK: the 5-minute soak is left to the full suite"),
 ]
 
 
