@@ -490,7 +490,8 @@ void rpt_recommendation_section(rpt_hw *w, const rt_report_info *in)
         row(w, "server", server_name(name, sizeof name, sv));
         row_i64(w, "vCPUs", sv->vcpus);
         row(w, "memory", fmt_mib(f, sv->memory_mib));
-        row_i64(w, "GPUs", sv->gpu_count);
+        if (sv->gpu_count > 0)
+            row_i64(w, "GPUs", sv->gpu_count);
         if (isfinite(sv->price_usd_per_hour)) {
             char p[96];
             snprintf(p, sizeof p, "%s per hour (on demand)", fmt_usd(f, sv->price_usd_per_hour));
