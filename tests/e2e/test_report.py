@@ -318,7 +318,9 @@ def test_single_missing_value_bridged(recorded, tmp_path):
     mem = ru.charts(dom)[1]
     x, y, w, h = mem["plot"]
     px = ru.plot_pixels(image.open(tmp_path / "m.png"), mem["plot"])
-    red_cols = [i for i in range(w) if any(ru.is_red(px[j][i]) for j in range(h))]
+    def pss_red(p):  # the job PSS line's #d62728, not the RSS line's orange
+        return p[0] > 150 and p[1] < 90 and p[2] < 90
+    red_cols = [i for i in range(w) if any(pss_red(px[j][i]) for j in range(h))]
     assert red_cols, "the job's PSS is not drawn"
     missing = [i for i in range(red_cols[0], red_cols[-1] + 1) if i not in set(red_cols)]
     assert missing == [], f"the PSS line breaks at plot columns {missing[:5]}..."  # ... and not on the page
