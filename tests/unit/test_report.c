@@ -224,6 +224,7 @@ static void empty_report(void **state)
     char *html = write_text(r, NULL, NULL);
     assert_non_null(strstr(html, "data-charts-expected=\"0\""));
     assert_non_null(strstr(html, "No samples."));
+    assert_null(strstr(html, "id=\"run\"")); /* nothing known of the run: no section */
     assert_non_null(strstr(html, "</html>"));
     free(html);
     rt_report_free(r);

@@ -333,7 +333,8 @@ static int write_data(rpt_hw *w, const rt_report *r)
     return nchart;
 }
 
-/* the page's own styles: screen, and print (no chart cut across pages) */
+/* the page's own styles: screen, and print (no chart cut across pages; the charts' copies drawn
+ * at a page's width) */
 static const char page_css[] =
     "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#222;margin:0 auto;"
     "max-width:1200px;padding:12px 24px;background:#fff}\n"
@@ -344,7 +345,8 @@ static const char page_css[] =
     ".chart-block h3{display:inline-block;margin:0 12px 2px 0}.legend{display:inline-block;font-size:12px;color:#333}"
     "\n"
     ".legend .dygraph-legend-line{bottom:.3ex}\n"
-    ".chart{width:100%;height:220px;overflow:hidden}.chart-text{margin:4px 0 12px}\n"
+    ".chart{width:100%;height:220px;overflow:hidden}.chart-print{position:absolute;left:-10000px;top:0;width:680px;"
+    "height:220px}.chart-text{margin:4px 0 12px}\n"
     ".cols{display:flex;flex-wrap:wrap;gap:12px 32px;align-items:flex-start}.cols>*{min-width:0;max-width:100%}.wide{"
     "overflow-x:auto}\n"
     "table{border-collapse:collapse;font-size:13px}th,td{padding:3px 10px 3px 0;text-align:left;vertical-align:top}"
@@ -366,11 +368,12 @@ static const char page_css[] =
     "white-space:normal}table.dist td{padding-left:8px}}\n"
     "@media print{body{max-width:none;padding:0;font-size:11px}#answer,.chart-block,.chart-text,table,pre{"
     "break-inside:avoid;page-break-inside:avoid}h2,h3{break-after:avoid;page-break-after:avoid}.hint{display:none}"
-    ".chart{zoom:var(--pz,1)}}\n";
+    ".chart{display:none}.chart-print{position:static}}\n";
 
-/* the page's own script: builds the rows, draws the charts (the band's top edge stroked, so
- * that a spike one point wide shows), synchronizes them, and records on <body> how many were
- * drawn (data-charts-drawn) and on each chart its y range and plot area */
+/* the page's own script: builds the rows (a lone missing value bridged), draws the charts (the
+ * band's top edge stroked, so that a spike one point wide shows; the time axis in time since the
+ * start or in UTC clock time) and their copies for print, synchronizes them, and records on
+ * <body> how many were drawn (data-charts-drawn) and on each chart its y range and plot area */
 static const char page_js[] =
     "(function(){\n"
     "function si(v,u,sfx,tick){if(v===null||v===undefined||isNaN(v))return '\\u2014';var i=0,a=Math.abs(v);while("
@@ -407,7 +410,9 @@ static const char page_js[] =
     "kill ('+o[1]+')':'OOM kill',Math.min(t+3,a.x+a.w-60),a.y+12);n++;});}\n"
     " x.restore();div.setAttribute('data-marks',n);};}\n"
     "function at(a,i){return a[3*i]===null?null:[a[3*i],a[3*i+1],a[3*i+2]];}\n"
-    "var n=T.length,drawn=0,gs=[];\n"
+    "/* a copy of each chart drawn off the screen at a page's width is the one printed (Chromium does\n"
+    "   not print a canvas resized or drawn for the print) */\n"
+    "var n=T.length,drawn=0,gs=[],PW=680;\n"
     "CH.forEach(function(c){\n"
     " var rows=[],labels=['time'],colors=[],mx=-Infinity,bridged=0;\n"
     " c.s.forEach(function(s){labels.push(s[1]);colors.push(s[2]);});\n"
@@ -419,14 +424,18 @@ static const char page_js[] =
     "   r.push(v);if(v!==null&&v[2]>mx)mx=v[2];});rows.push(r);}\n"
     " var div=document.getElementById('c'+c.id),f=F[c.unit],L=level(c),pad=TE*24/Math.max(100,div.clientWidth-100);\n"
     " var xa=EL?{ticker:eticks,axisLabelFormatter:function(v){return el(v)},valueFormatter:function(v){return el(v,"
-    "1)},pixelsPerLabel:100,axisLabelWidth:90}:{pixelsPerLabel:80,axisLabelWidth:80};\n"
-    " var g=new Dygraph(div,rows,{labels:labels,colors:colors,customBars:true,fillAlpha:0.3,plotter:plotter,"
-    "strokeWidth:1.4,labelsKMG2:c.unit!='cores'&&c.unit!='gpus',labelsDiv:document.getElementById('l'+c.id),"
-    "legend:'always',labelsUTC:true,includeZero:true,connectSeparatedPoints:false,axisLabelFontSize:12,\n"
+    "1)},pixelsPerLabel:85,axisLabelWidth:84}:{pixelsPerLabel:80,axisLabelWidth:80};\n"
+    " var opts={labels:labels,colors:colors,customBars:true,fillAlpha:0.3,plotter:plotter,strokeWidth:1.4,"
+    "labelsKMG2:c.unit!='cores'&&c.unit!='gpus',labelsDiv:document.getElementById('l'+c.id),legend:'always',"
+    "labelsUTC:true,includeZero:true,connectSeparatedPoints:false,axisLabelFontSize:12,\n"
     "  xRangePad:EL?0:24,dateWindow:EL?[-pad,TE+pad/4]:null,underlayCallback:marks(c,div),"
     "valueRange:L!==null&&L>mx&&L<=2*mx?[0,L*1.08]:null,axes:{x:xa,y:{valueFormatter:function(v){return f(v)},"
     "axisLabelFormatter:function(v){return f(v,1)},axisLabelWidth:80}},\n"
-    "  plugins:[new Dygraph.Plugins.Crosshair({direction:'vertical'})]});\n"
+    "  plugins:[new Dygraph.Plugins.Crosshair({direction:'vertical'})]};\n"
+    " var g=new Dygraph(div,rows,opts),pd=document.getElementById('p'+c.id),pp=TE*24/(PW-100);\n"
+    " new Dygraph(pd,rows,Object.assign({},opts,{labelsDiv:null,legend:'never',plugins:[],underlayCallback:marks(c,"
+    "pd),\n"
+    "  dateWindow:EL?[-pp,TE+pp/4]:null}));\n"
     " div.setAttribute('data-series-max',mx);div.setAttribute('data-bridged',bridged);\n"
     " g.ready(function(){var a=g.getArea(),b=div.getBoundingClientRect(),y=g.yAxisRange();\n"
     "  div.setAttribute('data-ymax',y[1]);div.setAttribute('data-plot',[Math.round(b.left+window.scrollX+a.x),"
@@ -434,12 +443,6 @@ static const char page_js[] =
     "  drawn++;document.body.setAttribute('data-charts-drawn',drawn);});\n"
     " gs.push(g);});\n"
     "if(gs.length>1)Dygraph.synchronize(gs,{zoom:true,selection:true,range:false});\n"
-    "/* printed, a chart wider than a page's width is zoomed to fit it (a canvas resized or drawn for the\n"
-    "   print is not printed by Chromium) */\n"
-    "var PW=680;\n"
-    "function pz(){CH.forEach(function(c){var d=document.getElementById('c'+c.id);d.style.setProperty('--pz',"
-    "Math.min(1,PW/d.offsetWidth));});}\n"
-    "pz();window.addEventListener('resize',pz);\n"
     "})();\n";
 
 static void write_head(rpt_hw *w, const char *title, int expected, bool elapsed)
@@ -544,7 +547,8 @@ static rt_error report_write(const rt_report *r, const rt_report_info *info, rt_
         if (how != CHART_DRAWN)
             continue;
         rpt_hw_fmt(w, "<div class=\"chart-block\" id=\"b-%s\"><h3>%s</h3><div class=\"legend\" id=\"l%zu\"></div>"
-                  "<div class=\"chart\" id=\"c%zu\"></div></div>\n", charts[i].key, charts[i].title, k, k);
+                  "<div class=\"chart\" id=\"c%zu\"></div><div class=\"chart-print\" id=\"p%zu\"></div></div>\n",
+                  charts[i].key, charts[i].title, k, k, k);
         k++;
     }
     rpt_hw_lit(w, "</section>\n");

@@ -526,23 +526,49 @@ void rpt_recommendation_section(rpt_hw *w, const rt_report_info *in)
     rpt_hw_lit(w, "</section>\n");
 }
 
-/* the run: job metadata, command, exit status, host, cloud */
+/* the job's facts as rows (job metadata, tags, command, exit status); with w NULL, only whether
+ * there is one */
+static bool job_rows(rpt_hw *w, const rt_report_info *in)
+{
+    rpt_figure f;
+    bool any = false;
+    const rt_job *j = in->job;
+#define JOB_ROW(key, value)                                                                                     \
+    do {                                                                                                       \
+        const char *v_ = (value);                                                                               \
+        any |= v_ && *v_;                                                                                      \
+        if (w)                                                                                                 \
+            row(w, key, v_);                                                                                   \
+    } while (0)
+    if (j && j->struct_size >= offsetof(rt_job, container_image) + sizeof j->container_image) {
+        for (size_t i = 0; i < RT_JOB_NFIELDS; i++)
+            JOB_ROW(rt_job_field_word(i), rt_job_field(j, i));
+        if (j->struct_size >= offsetof(rt_job, tag_count) + sizeof j->tag_count)
+            for (size_t i = 0; i < j->tag_count && j->tags; i++)
+                JOB_ROW("tag", j->tags[i]);
+    }
+    JOB_ROW("command", in->command);
+    if (in->exit_status >= 0)
+        JOB_ROW("exit status", rpt_fmt_exit(f, in->exit_status));
+#undef JOB_ROW
+    return any;
+}
+
+/* the run: job metadata, command, exit status, host, cloud; nothing when none is known (a
+ * recorded file's report) */
 void rpt_run_section(rpt_hw *w, const rt_report_info *in)
 {
     rpt_figure f;
-    rpt_hw_lit(w, "<section id=\"run\"><h2>The run</h2>\n<div class=\"cols\"><div><h3>Job</h3><table class=\"kv\">\n");
-    const rt_job *j = in->job;
-    if (j && j->struct_size >= offsetof(rt_job, container_image) + sizeof j->container_image) {
-        for (size_t i = 0; i < RT_JOB_NFIELDS; i++)
-            row(w, rt_job_field_word(i), rt_job_field(j, i));
-        if (j->struct_size >= offsetof(rt_job, tag_count) + sizeof j->tag_count)
-            for (size_t i = 0; i < j->tag_count && j->tags; i++)
-                row(w, "tag", j->tags[i]);
+    const rt_cloud *c = in->cloud;
+    bool job = job_rows(NULL, in), cloud = c && (c->vendor_id || c->instance_type);
+    if (!job && !in->host && !cloud)
+        return;
+    rpt_hw_lit(w, "<section id=\"run\"><h2>The run</h2>\n<div class=\"cols\">");
+    if (job) {
+        rpt_hw_lit(w, "<div><h3>Job</h3><table class=\"kv\">\n");
+        job_rows(w, in);
+        rpt_hw_lit(w, "</table></div>\n");
     }
-    row(w, "command", in->command);
-    if (in->exit_status >= 0)
-        row(w, "exit status", rpt_fmt_exit(f, in->exit_status));
-    rpt_hw_lit(w, "</table></div>\n");
     if (in->host) {
         const rt_host *h = in->host;
         rpt_hw_lit(w, "<div><h3>Host</h3><table class=\"kv\">\n");
@@ -566,8 +592,7 @@ void rpt_run_section(rpt_hw *w, const rt_report_info *in)
         row(w, "allocation", h->allocation);
         rpt_hw_lit(w, "</table></div>\n");
     }
-    const rt_cloud *c = in->cloud;
-    if (c && (c->vendor_id || c->instance_type)) {
+    if (cloud) {
         rpt_hw_lit(w, "<div><h3>Cloud</h3><table class=\"kv\">\n");
         row(w, "vendor", c->vendor_id);
         row(w, "account", c->account_id);
