@@ -1208,7 +1208,10 @@ RT_API rt_error rt_report_new_with(const rt_report_options *opts, rt_report **ou
 RT_API rt_report *rt_report_new(void) RT_DEPRECATED("rt_report_new_with");
 /* Adds one record of rec_size bytes, sizeof(rt_record) as the caller compiled it (0.10; see
  * rt_record for what is read of it). A record whose time or interval is beyond 1e11 s (past the
- * year 5000, or nonsense) is ignored, and so is a NULL r or rec or a rec_size 0. */
+ * year 5000, or nonsense) is ignored, and so is a NULL r or rec or a rec_size 0. A record
+ * shorter than half the one before (the reading as the job ended) ends the last point instead
+ * of making one; the reading after the job's end (process_alive 0, nothing of its tree left,
+ * its memory 0) adds no memory or GPU level of the job. */
 RT_API void rt_report_add_sized(rt_report *r, const rt_record *rec, size_t rec_size);
 /* Before 0.10: rt_report_add_sized with this header's sizeof(rt_record), past the end of a
  * shorter record of a caller built with an older header. */
@@ -1237,8 +1240,11 @@ typedef struct rt_report_info {
 
 #define RT_REPORT_INFO_INIT {.struct_size = sizeof(rt_report_info), .exit_status = -1}
 
-/* Writes the report, one self-contained HTML file that makes no request, to fd. Returns
- * RT_OK, RT_ERR_IO (errno set), RT_ERR_NOMEM or RT_ERR_INVALID. */
+/* Writes the report, one self-contained HTML file that makes no request, to fd: the answer
+ * first (what the job used, its exit status, what to ask for, the cost, the notes), then the
+ * charts (a run under an hour in time since its start, a longer one in UTC clock time; a chart
+ * of zeros or of a flat level as one line of text), then the tables. Returns RT_OK,
+ * RT_ERR_IO (errno set), RT_ERR_NOMEM or RT_ERR_INVALID. */
 RT_API rt_error rt_report_write(const rt_report *r, const rt_report_info *info, int fd);
 /* The same to write(user, ...) (0.10), in pieces of at most 64 KiB. */
 RT_API rt_error rt_report_write_cb(const rt_report *r, const rt_report_info *info, rt_write_fn write, void *user);

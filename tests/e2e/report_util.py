@@ -75,7 +75,7 @@ def request_host(line):
     return target.split("/", 1)[0].rsplit(":", 1)[0]
 
 
-def render(html_path, png_path, width=1280, height=4000):
+def render(html_path, png_path, width=1280, height=4000, extra=()):
     """Renders html_path with headless Chromium behind a counting proxy (loopback included;
     every host name but 127.0.0.1 unresolvable, so nothing could leave even past the proxy).
     Returns (dom, requests): the DOM after the page's scripts, and the request lines the proxy
@@ -85,7 +85,7 @@ def render(html_path, png_path, width=1280, height=4000):
         args = [CHROMIUM] + _FLAGS + [
                 f"--proxy-server=http://127.0.0.1:{proxy.port}", "--proxy-bypass-list=<-loopback>",
                 "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1", f"--window-size={width},{height}",
-                "--virtual-time-budget=10000", f"--screenshot={png_path}", "--dump-dom",
+                "--virtual-time-budget=10000", f"--screenshot={png_path}", "--dump-dom", *extra,
                 "file://" + os.path.abspath(html_path)]
         p = subprocess.run(args, capture_output=True, text=True, timeout=120,
                            env=dict(os.environ, HOME=os.path.dirname(os.path.abspath(png_path))))
@@ -134,3 +134,80 @@ def plot_pixels(img, plot):
 def is_red(p):
     r, g, b = p
     return r > 150 and r - g > 25 and r - b > 25
+
+
+# ---- the page looked at: boxes of the answer's parts, axis labels, overflow, print ----------
+
+# Injected into a copy of a report (the page itself measures nothing): after the charts are drawn,
+# writes the boxes the tests look at into <pre id="rt-measure"> as JSON, page coordinates.
+_MEASURE = """<script>window.addEventListener('load',function(){setTimeout(function(){
+function box(e){var r=e.getBoundingClientRect();return [r.left+scrollX,r.top+scrollY,r.width,r.height];}
+function ink(e){var g=document.createRange();g.selectNodeContents(e);return box(g);}
+var out={viewport:[innerWidth,innerHeight],scrollWidth:document.documentElement.scrollWidth,
+ clientWidth:document.documentElement.clientWidth,ids:{},charts:[],texts:{}};
+['answer','answer-used','answer-exit','answer-ask','answer-cost','answer-notes'].forEach(function(id){
+ var e=document.getElementById(id);if(e)out.ids[id]=box(e);});
+document.querySelectorAll('.chart-text').forEach(function(e){out.texts[e.id]=e.textContent;});
+document.querySelectorAll('.chart').forEach(function(d){var c={id:d.id,block:box(d.parentNode),x:[],y:[]};
+ d.querySelectorAll('.dygraph-axis-label').forEach(function(l){
+  (l.classList.contains('dygraph-axis-label-x')?c.x:c.y).push({text:l.textContent,box:box(l),ink:ink(l),
+   fs:parseFloat(getComputedStyle(l).fontSize)});});
+ out.charts.push(c);});
+var p=document.createElement('pre');p.id='rt-measure';p.textContent=JSON.stringify(out);document.body.appendChild(p);
+},50);});</script>"""
+
+
+# Chromium's window is at least 500 px wide: a narrower page is looked at in a frame of that width,
+# whose measurements its parent copies out.
+_FRAME = """<!DOCTYPE html><html><body style="margin:0"><iframe id="f" src="{src}" style="width:{w}px;height:{h}px;border:0">
+</iframe><script>setInterval(function(){{try{{var p=document.getElementById('f').contentDocument.getElementById('rt-measure');
+if(p&&!document.getElementById('rt-measure')){{var q=document.createElement('pre');q.id='rt-measure';
+q.textContent=p.textContent;document.body.appendChild(q);}}}}catch(e){{}}}},50);</script></body></html>"""
+
+
+def measure(html_path, work_dir, width=1400, height=900):
+    """Renders a copy of the report with the measuring script at width x height (below 500 px in
+    a frame that wide); returns what it measured (see _MEASURE) and the screenshot's path (the
+    frame at the top left of a wider one)."""
+    import html as html_mod
+    import json
+    text = open(html_path, encoding="utf-8").read()
+    copy = os.path.join(work_dir, f"measured-{width}.html")
+    with open(copy, "w", encoding="utf-8") as f:
+        f.write(text.replace("</body>", _MEASURE + "</body>"))
+    png = os.path.join(work_dir, f"measured-{width}.png")
+    if width < 500:
+        frame = os.path.join(work_dir, f"frame-{width}.html")
+        with open(frame, "w", encoding="utf-8") as f:
+            f.write(_FRAME.format(src=os.path.basename(copy), w=width, h=height))
+        dom, _ = render(frame, png, 500, height, ["--allow-file-access-from-files"])
+    else:
+        dom, _ = render(copy, png, width, height)
+    m = re.search(r'<pre id="rt-measure">(.*?)</pre>', dom, re.S)
+    assert m, "the measuring script wrote nothing"
+    return json.loads(html_mod.unescape(m.group(1))), png
+
+
+def print_pdf(html_path, pdf_path, width=1400):
+    """Prints the page with headless Chromium (its default paper, no header or footer), the window
+    width x 900 (the width the charts were drawn at before printing)."""
+    args = [CHROMIUM] + _FLAGS + ["--host-resolver-rules=MAP * ~NOTFOUND", f"--window-size={width},900",
+                                  "--virtual-time-budget=10000", "--no-pdf-header-footer",
+                                  f"--print-to-pdf={pdf_path}", "file://" + os.path.abspath(html_path)]
+    p = subprocess.run(args, capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, HOME=os.path.dirname(os.path.abspath(pdf_path))))
+    assert p.returncode == 0 and os.path.getsize(pdf_path) > 0, p.stderr[-2000:]
+
+
+def pdf_pages(pdf_path):
+    """The pages of a PDF Chromium wrote: its /Type /Page objects (not /Pages)."""
+    with open(pdf_path, "rb") as f:
+        return len(re.findall(rb"/Type\s*/Page(?![s\w])", f.read()))
+
+
+def page_data(html):
+    """The report's data arrays T (seconds) and S (per series: low, mean, high per point)."""
+    import json
+    t = json.loads(re.search(r"var T=(\[.*?\]);", html).group(1))
+    s = json.loads(re.search(r"var S=(\[.*?\]);\nvar CH=", html, re.S).group(1))
+    return t, s

@@ -1,6 +1,7 @@
 """The HTML report, looked at: headless Chromium renders it to PNG and DOM, behind a proxy that
 counts every request the page makes. A synthetic day (86,400 one-second records with one
 one-second spike) and a real short stress-ng run; the report subcommand's usage errors."""
+import json
 import os
 import re
 import shutil
@@ -20,11 +21,11 @@ def pil():
     return pytest.importorskip("PIL.Image", reason="Pillow not installed (Debian package python3-pil)")
 
 
-def check_drawn(dom, img):
-    """Every chart drawn, and none blank: returns the charts' attributes."""
+def check_drawn(dom, img, least=4):
+    """Every chart drawn (at least `least`), and none blank: returns the charts' attributes."""
     body = ru.body_attrs(dom)
     expected = int(body["data-charts-expected"])
-    assert expected >= 4
+    assert expected >= least
     assert int(body["data-charts-drawn"]) == expected
     charts = ru.charts(dom)
     assert len(charts) == expected
@@ -98,17 +99,24 @@ def test_print_stylesheet(tmp_path):
     subprocess.run([DEMO, "synth", "600", "-1", str(html)], check=True, capture_output=True, timeout=60)
     text = html.read_text()
     media = text[text.index("@media print"):]
-    assert "break-inside:avoid" in media and "break-before:page" in media
+    media = media[:media.index("</style>")]
+    assert "break-inside:avoid" in media
+    assert "break-before:page" not in media  # no forced breaks: no nearly empty pages
     assert re.search(r"\.chart-block[^{]*\{[^}]*break-inside:avoid", text)
+    # a chart keeps its drawn height in print (else its time labels fall on the next chart's title)
+    assert not re.search(r"\.chart\{[^}]*height", media)
 
 
 def test_gpu_charts_only_with_gpus(tmp_path):
-    for extra, expected in (([], 5), (["--gpu"], 7)):
+    # the synthetic run: CPU, memory, disk I/O and network drawn; its disk space, flat within 1%, as text
+    for extra, expected in (([], 4), (["--gpu"], 6)):
         html = tmp_path / "r.html"
         subprocess.run([DEMO, "synth", "600", "-1", str(html)] + extra, check=True, capture_output=True, timeout=60)
         text = html.read_text()
         assert f'data-charts-expected="{expected}"' in text
-        assert ("GPU utilization" in text) == bool(extra)
+        for gpu_words in ("GPU utilization", "machine GPU (GPUs busy)", "<th>GPUs</th>", "<th>GPU memory</th>"):
+            assert (gpu_words in text) == bool(extra), gpu_words
+        assert '<p class="chart-text" id="t-space">Disk space used: between 93.1 GiB and 93.2 GiB throughout</p>' in text
 
 
 @needs_chromium
@@ -143,7 +151,7 @@ def test_real_run_report(tmp_path):
     dom, requests = ru.render(html, tmp_path / "run.png", 1280, 2400)
     text = html.read_text()
     check_self_contained(text, requests)
-    charts = check_drawn(dom, image.open(tmp_path / "run.png"))
+    charts = check_drawn(dom, image.open(tmp_path / "run.png"), 2)  # CPU, memory (others may be text)
     assert charts[0]["series_max"] > 0.5  # stress-ng kept about one core busy
     assert "stress" in text
     assert "server lookup failed" in text or "No recommendation" in text
@@ -228,3 +236,201 @@ def test_run_without_process_is_named(tmp_path, tmp_path_factory, run_file):
     p = report([run_file(), str(machine), "-o", str(out)], "http://127.0.0.1:9")
     assert p.returncode == 0, p.stderr
     assert f"No recommendation: {machine} has no tracked process tree." in out.read_text()
+
+
+# ---- the page looked at: the answer on the first screen, axes, charts only for what happened,
+# no broken or falling lines, print -------------------------------------------------------------
+
+from test_recommend import template_line  # noqa: E402
+
+
+def recorded_run(path, tpl, n=60, step=1.0, missing_pss=None):
+    """Writes n samples step seconds apart in the tool's shape: a job holding 1,000 MiB PSS
+    (1,100 MiB RSS) to its end, one core busy, nothing sent or received, the disk space the same
+    throughout; missing_pss: the index of a sample without PSS. The last sample is the tool's
+    reading a moment after the job ended (20 ms, the root gone, memory 0). Returns path."""
+    t0 = 1_790_000_000.0
+    with open(path, "w") as f:
+        for i in range(n + 1):
+            s = json.loads(json.dumps(tpl))
+            end = i == n
+            s["timestamp_secs"] = t0 + i * step + (0.02 - step if end else 0)
+            s["interval_secs"] = 0.02 if end else step
+            p = s["process"]
+            p.update(alive=not end, child_count=0, cores_used=1.0, cpu_secs_total=1.0 * step * (i + 1),
+                     pss_mib=0 if end else 1000.0, rss_mib=0 if end else 1100.0)
+            if i == missing_pss:
+                p["pss_mib"] = None
+            if isinstance(p.get("cgroup"), dict):
+                p["cgroup"]["pids"] = 0 if end else 1
+            s["cpu"]["process_cores_used"] = 1.0
+            for net in s.get("network") or []:
+                net["rx_bytes_per_sec"] = net["tx_bytes_per_sec"] = 0
+            for disk in s.get("disk") or []:
+                for m in disk.get("mounts") or []:
+                    m["used_bytes"] = 19_000_000_000
+            f.write(json.dumps(s) + "\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    """Reports from recorded files through `resource-tracker report`: a minute (one PSS missing)
+    and 80 minutes a minute apart; {name: (html path, text)}."""
+    tpl = template_line(tmp_path_factory)
+    d = tmp_path_factory.mktemp("recorded")
+    out = {}
+    for name, kw in (("minute", dict(n=60, step=1.0, missing_pss=30)), ("hours", dict(n=80, step=60.0))):
+        jsonl = recorded_run(d / f"{name}.jsonl", tpl, **kw)
+        html = d / f"{name}.html"
+        p = run(["report", str(jsonl), "-o", str(html)], timeout=120,
+                env=tracker_env(TRACKER_KEEPER_URL="http://127.0.0.1:9"))
+        assert p.returncode == 0, p.stderr
+        out[name] = (html, html.read_text())
+    return out
+
+
+def test_flat_and_zero_charts_are_text(recorded):
+    _, text = recorded["minute"]
+    assert '<p class="chart-text" id="t-network">Network: nothing sent or received</p>' in text
+    assert '<p class="chart-text" id="t-space">Disk space used: 17.7 GiB throughout</p>' in text
+    assert 'id="b-network"' not in text and 'id="b-space"' not in text  # no chart for them
+    assert 'id="b-cpu"' in text and 'id="b-memory"' in text
+
+
+def test_no_false_drop_at_the_end(recorded):
+    """The reading after the job ended (memory 0) is no point of the job's lines: the last point
+    holds the job's 1,000 MiB, and the short reading made no point of its own."""
+    for name, n in (("minute", 60), ("hours", 80)):
+        t, s = ru.page_data(recorded[name][1])
+        assert len(t) == n, name
+        pss, rss = s[2], s[3]  # RPT_JOB_PSS, RPT_JOB_RSS: low, mean, high per point
+        assert pss[-3:] == [1000, 1000, 1000] and rss[-3:] == [1100, 1100, 1100], name
+
+
+@needs_chromium
+def test_single_missing_value_bridged(recorded, tmp_path):
+    """One sample without PSS: the job's PSS line (red) runs on through it, no gap in any column
+    of the plot between its first and last point."""
+    image = pil()
+    html, text = recorded["minute"]
+    t, s = ru.page_data(text)
+    assert s[2][3 * 30] is None  # the point is missing in the data ...
+    dom, _ = ru.render(html, tmp_path / "m.png", 1400, 1400)
+    mem = ru.charts(dom)[1]
+    x, y, w, h = mem["plot"]
+    px = ru.plot_pixels(image.open(tmp_path / "m.png"), mem["plot"])
+    def pss_red(p):  # the job PSS line's #d62728, not the RSS line's orange
+        return p[0] > 150 and p[1] < 90 and p[2] < 90
+    red_cols = [i for i in range(w) if any(pss_red(px[j][i]) for j in range(h))]
+    assert red_cols, "the job's PSS is not drawn"
+    missing = [i for i in range(red_cols[0], red_cols[-1] + 1) if i not in set(red_cols)]
+    assert missing == [], f"the PSS line breaks at plot columns {missing[:5]}..."  # ... and not on the page
+
+
+def x_labels(chart):
+    return [l["text"] for l in sorted(chart["x"], key=lambda l: l["box"][0])]
+
+
+@needs_chromium
+def test_time_axis_elapsed_with_units_under_an_hour(recorded, tmp_path):
+    html, text = recorded["minute"]
+    assert 'data-time-axis="elapsed"' in text
+    m, _ = ru.measure(html, str(tmp_path))
+    for c in m["charts"]:
+        labels = x_labels(c)
+        assert labels[0] == "0 s", labels
+        assert all(re.fullmatch(r"\d+(\.\d)? s|\d+ min( \d+ s)?", l) for l in labels), labels
+        assert len(labels) >= 4
+
+
+@needs_chromium
+def test_time_axis_clock_beyond_an_hour(recorded, tmp_path):
+    html, text = recorded["hours"]
+    assert 'data-time-axis="clock"' in text and "Time of day, UTC." in text
+    m, _ = ru.measure(html, str(tmp_path))
+    labels = x_labels(m["charts"][0])
+    assert len(labels) >= 4 and all(re.fullmatch(r"\d\d:\d\d|\d\d [A-Z][a-z]{2}", l) for l in labels), labels
+
+
+def check_axis_labels(m):
+    """Every axis label on one line, with its unit on the y axis; neighbours apart; the time
+    labels inside their chart's block (never over the next chart's title)."""
+    assert m["charts"]
+    for c in m["charts"]:
+        for l in c["x"] + c["y"]:
+            assert l["box"][3] <= 1.6 * l["fs"], f"{c['id']}: label {l['text']!r} wraps ({l['box'][3]} px high)"
+        xs = sorted(c["x"], key=lambda l: l["ink"][0])  # the text's own box (a label's box is wider)
+        for a, b in zip(xs, xs[1:]):
+            assert a["ink"][0] + a["ink"][2] < b["ink"][0], f"{c['id']}: {a['text']!r} overlaps {b['text']!r}"
+        ys = sorted(c["y"], key=lambda l: l["ink"][1])
+        for a, b in zip(ys, ys[1:]):
+            assert a["ink"][1] + a["ink"][3] <= b["ink"][1], f"{c['id']}: {a['text']!r} overlaps {b['text']!r}"
+        for y in c["y"]:  # nor the time axis' first label
+            for x in c["x"]:
+                apart = (y["ink"][0] + y["ink"][2] <= x["ink"][0] or x["ink"][0] + x["ink"][2] <= y["ink"][0] or
+                         y["ink"][1] + y["ink"][3] <= x["ink"][1] or x["ink"][1] + x["ink"][3] <= y["ink"][1])
+                assert apart, f"{c['id']}: {y['text']!r} overlaps {x['text']!r}"
+        for l in c["y"]:
+            assert re.search(r"\d ?[A-Za-z]", l["text"]), f"{c['id']}: no unit in {l['text']!r}"
+        bottom = c["block"][1] + c["block"][3]
+        assert all(l["box"][1] + l["box"][3] <= bottom + 1 for l in c["x"]), c["id"]
+
+
+@needs_chromium
+@pytest.mark.parametrize("width", [1400, 420])
+def test_axis_labels_one_line_with_units(tmp_path, width):
+    html = tmp_path / "r.html"
+    subprocess.run([DEMO, "synth", "600", "-1", str(html), "--gpu"], check=True, capture_output=True, timeout=60)
+    m, _ = ru.measure(html, str(tmp_path), width)
+    assert len(m["charts"]) == 6
+    check_axis_labels(m)
+    rates = [l["text"] for c in m["charts"] for l in c["y"] if l["text"].endswith("/s")]
+    assert any(" KiB/s" in r for r in rates), rates
+
+
+@needs_chromium
+def test_first_screen_holds_the_answer(tmp_path):
+    """At 1400 x 900 the answer's parts (what the job used, the exit status, what to ask for, the
+    cost, the notes) end above 900 px; at 420 px nothing runs off the page's width."""
+    html = tmp_path / "r.html"
+    subprocess.run([DEMO, "synth", "600", "-1", str(html)], check=True, capture_output=True, timeout=60)
+    m, _ = ru.measure(html, str(tmp_path), 1400, 900)
+    for part in ("answer-used", "answer-exit", "answer-ask", "answer-cost", "answer-notes"):
+        assert part in m["ids"], part
+        left, top, w, h = m["ids"][part]
+        assert top + h <= 900, f"{part} ends at {top + h} px"
+    m, _ = ru.measure(html, str(tmp_path), 420, 900)
+    assert m["viewport"][0] == 420
+    assert m["scrollWidth"] <= m["clientWidth"], f"{m['scrollWidth']} px wide at {m['clientWidth']}"
+    check_axis_labels(m)
+
+
+def test_killed_job_exit_status_in_words(tmp_path):
+    """A job killed by SIGINT: the summary's words in the answer and in the run's table."""
+    html = tmp_path / "r.html"
+    p = run(["-q", "--report", str(html), "--", "sh", "-c", "kill -INT $$"], timeout=60,
+            env=tracker_env(TRACKER_KEEPER_URL="http://127.0.0.1:9"))
+    assert p.returncode == 130, p.stderr
+    text = html.read_text()
+    assert 'id="answer-exit"><b>130 (killed by signal 2, SIGINT)</b>' in text
+    assert "<th>exit status</th><td>130 (killed by signal 2, SIGINT)</td>" in text
+    assert "(failure)" not in text
+
+
+@needs_chromium
+@pytest.mark.parametrize("name", ["synth", "day"])
+def test_printed_pages(tmp_path, name):
+    """Printed: at most a page per two charts beyond the pages of the rest (the same page printed
+    with its charts left out)."""
+    html = tmp_path / "r.html"
+    args = ["600", "-1"] if name == "synth" else ["86400", "43200"]
+    subprocess.run([DEMO, "synth", *args, str(html)], check=True, capture_output=True, timeout=60)
+    text = html.read_text()
+    charts = int(re.search(r'data-charts-expected="(\d+)"', text).group(1))
+    bare = tmp_path / "bare.html"
+    bare.write_text(text.replace("</style>", "#charts{display:none}</style>", 1))
+    ru.print_pdf(html, tmp_path / "r.pdf")
+    ru.print_pdf(bare, tmp_path / "bare.pdf")
+    pages, rest = ru.pdf_pages(tmp_path / "r.pdf"), ru.pdf_pages(tmp_path / "bare.pdf")
+    assert 0 < rest <= pages <= rest + -(-charts // 2), (pages, rest, charts)

@@ -1,6 +1,7 @@
 /* test_report.c - the report (analysis/report.c, report_html.c): bounded buckets that keep a
- * one-record spike in a day, gaps, the page's size and chart count, HTML escaping of every
- * string, invalid UTF-8, an older caller's shorter info struct, and write errors. */
+ * one-record spike in a day, gaps, the job's last reading, the page's size and chart count,
+ * charts shown as text, the exit status in words, HTML escaping of every string, invalid
+ * UTF-8, an older caller's shorter info struct, and write errors. */
 #include "unit.h"
 
 #include <errno.h>
@@ -155,7 +156,12 @@ static void day_with_spike(void **state)
     size_t points = array_len(html, "T");
     assert_true(points >= 500 && points <= RPT_POINTS);
     assert_int_equal(array_len(html, "G"), points);
-    assert_non_null(strstr(html, "data-charts-expected=\"5\"")); /* CPU, memory, disk I/O, network, space */
+    assert_non_null(strstr(html, "data-charts-expected=\"2\"")); /* CPU, memory; the rest is text: */
+    assert_non_null(strstr(html, "<p class=\"chart-text\" id=\"t-disk\">Disk I/O: nothing read or written</p>"));
+    assert_non_null(strstr(html, "<p class=\"chart-text\" id=\"t-network\">Network: nothing sent or received</p>"));
+    assert_non_null(strstr(html, "<p class=\"chart-text\" id=\"t-space\">Disk space used: 953.7 MiB throughout</p>"));
+    assert_non_null(strstr(html, "data-time-axis=\"clock\"")); /* a day: clock time */
+    assert_non_null(strstr(html, ",EL=0;"));
     assert_null(strstr(html, "GPU utilization"));
     assert_non_null(strstr(html, "@media print"));
     assert_non_null(strstr(html, "@license")); /* dygraphs' licence header kept */
@@ -203,8 +209,10 @@ static void gpu_charts(void **state)
         rt_report_add(r, &x);
     }
     char *html = write_text(r, NULL, NULL);
-    assert_non_null(strstr(html, "data-charts-expected=\"7\""));
+    assert_non_null(strstr(html, "data-charts-expected=\"4\"")); /* CPU, memory, GPU, VRAM */
     assert_non_null(strstr(html, "GPU utilization"));
+    assert_non_null(strstr(html, "data-time-axis=\"elapsed\"")); /* 5 s: time since the start */
+    assert_non_null(strstr(html, ",EL=1;"));
     free(html);
     rt_report_free(r);
 }
@@ -216,6 +224,7 @@ static void empty_report(void **state)
     char *html = write_text(r, NULL, NULL);
     assert_non_null(strstr(html, "data-charts-expected=\"0\""));
     assert_non_null(strstr(html, "No samples."));
+    assert_null(strstr(html, "id=\"run\"")); /* nothing known of the run: no section */
     assert_non_null(strstr(html, "</html>"));
     free(html);
     rt_report_free(r);
@@ -255,7 +264,7 @@ static void strings_escaped(void **state)
     assert_non_null(strstr(html, "m5.large&lt;/td&gt;"));
     assert_non_null(strstr(html, "echo &lt;/script&gt;"));
     assert_non_null(strstr(html, "server lookup failed: &lt;timeout&gt;"));
-    assert_non_null(strstr(html, "3 (failure)"));
+    assert_non_null(strstr(html, "<th>exit status</th><td>3</td>"));
     free(html);
 
     /* a caller built against a shorter info struct: only the title is read */
@@ -364,6 +373,84 @@ static void absurd_times(void **state)
     rt_report_free(r);
 }
 
+
+/* The job's last reading, a moment after it ended (a short interval, its root gone and nothing of
+ * its tree left, memory 0): the end of the last bucket, and no memory level of the job. */
+static void job_end(void **state)
+{
+    (void)state;
+    rt_report *r = rt_report_new();
+    for (int i = 0; i < 5; i++) {
+        rt_record x = rec(1e9 + i, 1);
+        x.process_alive = 1;
+        x.process_children = 1;
+        rt_report_add(r, &x);
+    }
+    rt_record end = rec(1e9 + 4.012, 1);
+    end.interval_secs = 0.012;
+    end.process_alive = 0;
+    end.process_children = 0;
+    end.cgroup_pids = 0;
+    end.process_pss_mib = end.process_rss_mib = 0;
+    rt_report_add(r, &end);
+    assert_int_equal(r->n, 5);                  /* no point of its own */
+    assert_true(r->b[4].t1 == 1e9 + 4.012);     /* the last bucket ends with it */
+    assert_true(r->b[4].c[RPT_JOB_PSS].min == 100); /* no false drop to 0 */
+    assert_true(r->b[4].c[RPT_JOB_RSS].min == 120);
+    assert_true(fabs(r->b[4].c[RPT_JOB_CORES].weight - 1.012) < 1e-9); /* its CPU counts */
+
+    /* a tree that lives on past its root keeps its levels */
+    rt_record more = rec(1e9 + 5.012, 1);
+    more.process_alive = 0;
+    more.process_children = 2;
+    more.process_pss_mib = 50;
+    rt_report_add(r, &more);
+    assert_int_equal(r->n, 6);
+    assert_true(r->b[5].c[RPT_JOB_PSS].max == 50);
+    rt_report_free(r);
+}
+
+/* The exit status in the summary's words; no GPU row without a GPU. */
+static void exit_words_and_gpu_rows(void **state)
+{
+    (void)state;
+    rt_report *r = rt_report_new();
+    rt_record x = rec(1e9, 0.5);
+    rt_report_add(r, &x);
+    rt_summary s;
+    memset(&s, 0, sizeof s);
+    s.samples = 1;
+    s.duration_secs = 1;
+    s.has_process = 1;
+    s.start_secs = s.end_secs = NAN;
+    rt_dist zero = {0, 0, 0, 0};
+    s.process_cores = s.cpu_cores = s.memory_used_mib = s.gpu_usage = s.gpu_vram_mib = zero;
+    s.process_gpu_usage = s.process_gpu_vram_mib = zero;
+    s.process_read_bytes = 1024;
+    s.process_write_bytes = 2048;
+    s.gpu_count = 0;
+    s.gpu_vram_total_mib = 0;
+    rt_report_info info = RT_REPORT_INFO_INIT;
+    info.summary = &s;
+    info.exit_status = 130;
+    char *html = write_text(r, &info, NULL);
+    assert_non_null(strstr(html, "id=\"answer-exit\"><b>130 (killed by signal 2, SIGINT)</b>"));
+    assert_non_null(strstr(html, "<th>exit status</th><td>130 (killed by signal 2, SIGINT)</td>"));
+    assert_non_null(strstr(html, "<b>1.0 KiB / 2.0 KiB</b><span>storage read / written</span>"));
+    assert_null(strstr(html, "GPU (GPUs busy)"));
+    assert_null(strstr(html, "VRAM"));
+    assert_null(strstr(html, "<th>GPUs</th>"));
+    assert_null(strstr(html, "<th>GPU memory</th>"));
+    free(html);
+    s.gpu_count = 1;
+    info.exit_status = 0;
+    html = write_text(r, &info, NULL);
+    assert_non_null(strstr(html, "machine GPU (GPUs busy)"));
+    assert_non_null(strstr(html, "id=\"answer-exit\"><b>0</b>"));
+    free(html);
+    rt_report_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -371,6 +458,7 @@ int main(void)
         cmocka_unit_test(empty_report),   cmocka_unit_test(strings_escaped),   cmocka_unit_test(costs),
         cmocka_unit_test(write_errors), cmocka_unit_test(absurd_times),
         cmocka_unit_test(cgroup_marks), cmocka_unit_test(cgroup_marks_bounded),
+        cmocka_unit_test(job_end), cmocka_unit_test(exit_words_and_gpu_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -187,17 +187,27 @@ void rt_report_add_sized(rt_report *r, const rt_record *caller_rec, size_t rec_s
     };
     if (rec->gpu_count > 0)
         r->gpu_seen = true;
+    /* The reading after the job's end (its root exited, nothing of its tree left) finds its
+     * memory and GPUs at 0: that is no level the job had, and the job's lines would drop to 0
+     * at their last point. Its CPU and I/O over the interval are the job's and stay. */
+    if (rec->process_alive == 0 && !(rec->process_children > 0) && !(rec->cgroup_pids > 0) &&
+        !(rec->process_pss_mib > 0) && !(rec->process_rss_mib > 0))
+        v[RPT_JOB_PSS] = v[RPT_JOB_RSS] = v[RPT_JOB_GPU] = v[RPT_JOB_VRAM] = NAN;
     r->records++;
     add_marks(r, rec, t0, t1, weight);
 
     rpt_bucket *last = r->n ? &r->b[r->n - 1] : NULL;
-    if (!last || t1 < last->t1 || t1 - last->t0 > r->width) {
+    /* A record much shorter than the one before (the last reading, taken when the job ended a
+     * moment after a sample) is the end of the last bucket, not a point of its own. */
+    bool tail = last && !isnan(iv) && weight < 0.5 * r->last_weight && t1 >= last->t1 && t0 <= last->t1 + weight;
+    r->last_weight = weight;
+    if (!tail && (!last || t1 < last->t1 || t1 - last->t0 > r->width)) {
         if (r->n == RPT_CAP) {
             compact(r);
             last = &r->b[r->n - 1];
         }
     }
-    if (!last || t1 < last->t1 || t1 - last->t0 > r->width) {
+    if (!tail && (!last || t1 < last->t1 || t1 - last->t0 > r->width)) {
         /* a gap: time went back (another file), or a pause well past the interval */
         bool gap = last && (t1 < last->t1 || t0 - last->t1 > 3 * weight + r->width);
         last = &r->b[r->n++];

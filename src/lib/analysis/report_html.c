@@ -114,25 +114,35 @@ static void rpt_hw_secs(rpt_hw *w, double v)
 /* ---- charts ------------------------------------------------------------------------------ */
 
 typedef struct chart_def {
-    const char *title, *unit; /* unit: the page script's formatter: cores, gpus, mib, rate, bytes */
-    int series[4];            /* RPT_* indices, -1 ends */
+    const char *key, *title, *unit; /* unit: the page script's formatter: cores, gpus, mib, rate, bytes */
+    int series[4];                  /* RPT_* indices, -1 ends */
     const char *names[4];
     const char *colors[4];
     bool gpu_only;
     int marks; /* the cgroup's marks it shows: 0 none, 1 CPU (throttling, quota), 2 memory (OOM kills, limit) */
+    const char *zero; /* what a chart of zeros says instead, NULL: drawn anyway; "" a level:
+                       * one that never changed says "VALUE throughout" */
 } chart_def;
 
 static const chart_def charts[] = {
-    {"CPU", "cores", {RPT_JOB_CORES, RPT_CPU_CORES, -1, -1}, {"job", "machine"}, {"#d62728", "#1f77b4"}, false, 1},
-    {"Memory", "mib", {RPT_JOB_PSS, RPT_JOB_RSS, RPT_MEM_USED, -1}, {"job PSS", "job RSS", "machine used"},
-     {"#d62728", "#ff7f0e", "#1f77b4"}, false, 2},
-    {"GPU utilization", "gpus", {RPT_JOB_GPU, RPT_GPU, -1, -1}, {"job", "machine"}, {"#d62728", "#1f77b4"}, true, 0},
-    {"GPU memory (VRAM)", "mib", {RPT_JOB_VRAM, RPT_VRAM, -1, -1}, {"job", "machine"}, {"#d62728", "#1f77b4"}, true, 0},
-    {"Disk I/O", "rate", {RPT_JOB_READ, RPT_JOB_WRITE, RPT_DISK_READ, RPT_DISK_WRITE},
-     {"job read", "job write", "disk read", "disk write"}, {"#d62728", "#ff7f0e", "#1f77b4", "#2ca02c"}, false, 0},
-    {"Network", "rate", {RPT_NET_RECV, RPT_NET_SENT, -1, -1}, {"received", "sent"}, {"#1f77b4", "#2ca02c"}, false, 0},
-    {"Disk space used", "bytes", {RPT_DISK_SPACE, -1, -1, -1}, {"used"}, {"#9467bd"}, false, 0},
+    {"cpu", "CPU", "cores", {RPT_JOB_CORES, RPT_CPU_CORES, -1, -1}, {"job", "machine"}, {"#d62728", "#1f77b4"}, false, 1,
+     NULL},
+    {"memory", "Memory", "mib", {RPT_JOB_PSS, RPT_JOB_RSS, RPT_MEM_USED, -1}, {"job PSS", "job RSS", "machine used"},
+     {"#d62728", "#ff7f0e", "#1f77b4"}, false, 2, NULL},
+    {"gpu", "GPU utilization", "gpus", {RPT_JOB_GPU, RPT_GPU, -1, -1}, {"job", "machine"}, {"#d62728", "#1f77b4"}, true,
+     0, "every GPU idle"},
+    {"vram", "GPU memory (VRAM)", "mib", {RPT_JOB_VRAM, RPT_VRAM, -1, -1}, {"job", "machine"}, {"#d62728", "#1f77b4"},
+     true, 0, "none used"},
+    {"disk", "Disk I/O", "rate", {RPT_JOB_READ, RPT_JOB_WRITE, RPT_DISK_READ, RPT_DISK_WRITE},
+     {"job read", "job write", "disk read", "disk write"}, {"#d62728", "#ff7f0e", "#1f77b4", "#2ca02c"}, false, 0,
+     "nothing read or written"},
+    {"network", "Network", "rate", {RPT_NET_RECV, RPT_NET_SENT, -1, -1}, {"received", "sent"}, {"#1f77b4", "#2ca02c"},
+     false, 0, "nothing sent or received"},
+    {"space", "Disk space used", "bytes", {RPT_DISK_SPACE, -1, -1, -1}, {"used"}, {"#9467bd"}, false, 0, ""},
 };
+
+/* How a chart shows: not at all, as one line of text, or drawn. */
+typedef enum { CHART_NONE, CHART_TEXT, CHART_DRAWN } chart_how;
 
 /* Streams the points the page gets: buckets, pairs of them folded when there are more than
  * RPT_POINTS (never across a gap). Returns false after the last. */
@@ -162,16 +172,65 @@ static void present_series(const rt_report *r, bool present[RPT_SERIES])
             present[k] |= r->b[i].c[k].weight > 0;
 }
 
-/* whether chart i is drawn: it has a series with a rpt_figure (GPU charts: a GPU was seen) */
-static bool chart_shown(const rt_report *r, const bool present[RPT_SERIES], size_t i)
+/* How chart i shows: not at all without a figure (GPU charts: without a GPU); as a line of
+ * text (into text) when all its figures are 0, or for a level, when its least and greatest
+ * are within 1% ("Disk space used: 17.9 GiB throughout"); else drawn. */
+static chart_how chart_shown(const rt_report *r, const bool present[RPT_SERIES], size_t i, char *text, size_t size)
 {
-    if (charts[i].gpu_only && !r->gpu_seen)
-        return false;
-    for (int k = 0; k < 4 && charts[i].series[k] >= 0; k++)
-        if (present[charts[i].series[k]])
-            return true;
-    return false;
+    const chart_def *c = &charts[i];
+    if (c->gpu_only && !r->gpu_seen)
+        return CHART_NONE;
+    float lo = INFINITY, hi = -INFINITY;
+    bool any = false;
+    for (int k = 0; k < 4 && c->series[k] >= 0; k++) {
+        if (!present[c->series[k]])
+            continue;
+        any = true;
+        for (size_t j = 0; j < r->n; j++) {
+            const rpt_cell *cell = &r->b[j].c[c->series[k]];
+            if (cell->weight > 0) {
+                lo = fminf(lo, cell->min);
+                hi = fmaxf(hi, cell->max);
+            }
+        }
+    }
+    if (!any)
+        return CHART_NONE;
+    if (c->zero && *c->zero && lo == 0 && hi == 0) {
+        snprintf(text, size, "%s: %s", c->title, c->zero);
+        return CHART_TEXT;
+    }
+    if (c->zero && !*c->zero && hi - lo <= 0.01 * fabsf(hi)) { /* a line flat within 2 pixels */
+        rpt_figure a, b;
+        if (strcmp(rpt_fmt_bytes(a, lo), rpt_fmt_bytes(b, hi)) == 0)
+            snprintf(text, size, "%s: %s throughout", c->title, a);
+        else
+            snprintf(text, size, "%s: between %s and %s throughout", c->title, a, b);
+        return CHART_TEXT;
+    }
+    return CHART_DRAWN;
 }
+
+/* how many charts are drawn */
+static int charts_drawn(const rt_report *r, const bool present[RPT_SERIES])
+{
+    char text[160];
+    int n = 0;
+    for (size_t i = 0; i < RT_ARRAY_LEN(charts); i++)
+        n += chart_shown(r, present, i, text, sizeof text) == CHART_DRAWN;
+    return n;
+}
+
+/* where the time axis ends, in seconds after the first bucket's start */
+static double time_span(const rt_report *r)
+{
+    double t1 = 0;
+    for (size_t i = 0; i < r->n; i++)
+        t1 = fmax(t1, r->b[i].t1 - r->b[0].t0);
+    return t1;
+}
+
+#define RPT_ELAPSED_BELOW 3600 /* seconds: a run shorter reads in elapsed time */
 
 /* The cgroup's marks as script, times in seconds after t0: MK.oom ([time, kills] per OOM
  * kill), MK.thr ([start, end] per throttled stretch), MK.limit (MiB) and MK.quota (cores),
@@ -202,7 +261,9 @@ static void write_marks(rpt_hw *w, const rt_report *r, double t0)
 }
 
 /* The data and the chart definitions as script: T (seconds after T0, one per point), G (1
- * where a gap comes before the point), S[k] (low, mean, high per point, null when none). */
+ * where a gap comes before the point), S[k] (low, mean, high per point, null when none), CH
+ * (the charts drawn), MK (the marks), TE (the axis' end, seconds after T0) and EL (1: the
+ * time axis reads in time since the start, a run under an hour; 0: in UTC clock time). */
 static int write_data(rpt_hw *w, const rt_report *r)
 {
     bool present[RPT_SERIES];
@@ -246,9 +307,10 @@ static int write_data(rpt_hw *w, const rt_report *r)
     }
     rpt_hw_lit(w, "];\nvar CH=[");
     int nchart = 0;
+    char text[160];
     for (size_t i = 0; i < RT_ARRAY_LEN(charts); i++) {
         const chart_def *c = &charts[i];
-        if (!chart_shown(r, present, i))
+        if (chart_shown(r, present, i, text, sizeof text) != CHART_DRAWN)
             continue;
         rpt_hw_fmt(w, "%s\n{id:%d,title:\"%s\",unit:\"%s\",m:%d,s:[", nchart ? "," : "", nchart, c->title, c->unit,
                c->marks);
@@ -264,89 +326,126 @@ static int write_data(rpt_hw *w, const rt_report *r)
     }
     rpt_hw_lit(w, "];\n");
     write_marks(w, r, t0);
+    double span = time_span(r);
+    rpt_hw_lit(w, "var TE=");
+    rpt_hw_secs(w, span);
+    rpt_hw_fmt(w, ",EL=%d;\n", span < RPT_ELAPSED_BELOW);
     return nchart;
 }
 
-/* the page's own styles: screen, and print (no chart cut across pages) */
+/* the page's own styles: screen, and print (no chart cut across pages; the charts' copies drawn
+ * at a page's width) */
 static const char page_css[] =
     "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#222;margin:0 auto;"
-    "max-width:1200px;padding:16px 24px;background:#fff}\n"
-    "h1{font-size:24px;margin:8px 0 2px}h2{font-size:19px;border-bottom:2px solid #1f77b4;padding-bottom:3px;"
-    "margin:28px 0 10px}h3{font-size:15px;margin:14px 0 6px}\n"
-    ".sub{color:#555;margin:0 0 8px}.note{color:#666;font-size:12px;margin:4px 0}\n"
-    ".chart-block{margin:0 0 18px;break-inside:avoid;page-break-inside:avoid}\n"
-    ".chart-block h3{display:inline-block;margin:0 12px 2px 0}.legend{display:inline-block;font-size:12px;color:#333}\n"
+    "max-width:1200px;padding:12px 24px;background:#fff}\n"
+    "h1{font-size:22px;margin:4px 0 0}h2{font-size:19px;border-bottom:2px solid #1f77b4;padding-bottom:3px;"
+    "margin:24px 0 10px}h3{font-size:15px;margin:14px 0 6px}\n"
+    ".sub{color:#555;margin:0 0 6px}.note{color:#666;font-size:12px;margin:4px 0}\n"
+    ".chart-block{margin:0 0 14px;break-inside:avoid;page-break-inside:avoid}\n"
+    ".chart-block h3{display:inline-block;margin:0 12px 2px 0}.legend{display:inline-block;font-size:12px;color:#333}"
+    "\n"
     ".legend .dygraph-legend-line{bottom:.3ex}\n"
-    ".chart{width:100%;height:220px}\n"
-    ".cols{display:flex;flex-wrap:wrap;gap:12px 32px;align-items:flex-start}\n"
+    ".chart{width:100%;height:220px;overflow:hidden}.chart-print{position:absolute;left:-10000px;top:0;width:680px;"
+    "height:220px}.chart-text{margin:4px 0 12px}\n"
+    ".cols{display:flex;flex-wrap:wrap;gap:12px 32px;align-items:flex-start}.cols>*{min-width:0;max-width:100%}.wide{"
+    "overflow-x:auto}\n"
     "table{border-collapse:collapse;font-size:13px}th,td{padding:3px 10px 3px 0;text-align:left;vertical-align:top}"
-    "table.kv th{color:#555;font-weight:600;white-space:nowrap}table.dist td{text-align:right;padding-left:14px}"
+    "td{overflow-wrap:anywhere}\n"
+    "table.kv th{color:#555;font-weight:600;white-space:nowrap}table.dist td{text-align:right;padding-left:14px;"
+    "white-space:nowrap}\n"
     "table.dist tr:first-child th{text-align:right;color:#555}tr+tr{border-top:1px solid #eee}\n"
-    "pre{background:#f5f7fa;border:1px solid #e1e4e8;padding:8px 10px;font-size:12px;white-space:pre-wrap}\n"
+    "pre{background:#f5f7fa;border:1px solid #e1e4e8;padding:8px 10px;font-size:12px;white-space:pre-wrap;"
+    "overflow-wrap:anywhere}\n"
     "footer{color:#888;font-size:12px;margin-top:30px}\n"
-    "#answer{background:#f5f9fd;border:1px solid #cfe0f1;border-radius:6px;padding:8px 14px;margin:12px 0}\n"
-    "#answer h2{border:0;margin:4px 0 6px}#answer table{font-size:14px}#answer ul{margin:0;padding-left:18px}\n"
-    "#answer code{background:#fff;border:1px solid #e1e4e8;padding:0 4px;font-size:12px}\n"
-    "@media print{body{max-width:none;padding:0;font-size:11px}"
-    "section{break-before:page;page-break-before:always}section#charts,section#answer{break-before:auto;"
-    "page-break-before:auto}"
-    ".chart-block,table,pre{break-inside:avoid;page-break-inside:avoid}.chart{height:190px}"
-    "h2,h3{break-after:avoid;page-break-after:avoid}.hint{display:none}}\n";
+    "#answer{background:#f5f9fd;border:1px solid #cfe0f1;border-radius:6px;padding:6px 14px 8px;margin:10px 0}\n"
+    "#answer h2{border:0;font-size:17px;margin:2px 0 6px}#answer table{font-size:14px}#answer ul{margin:0;"
+    "padding-left:18px}\n"
+    "#answer code{background:#fff;border:1px solid #e1e4e8;padding:0 4px;font-size:12px;overflow-wrap:anywhere}\n"
+    ".figs{display:flex;flex-wrap:wrap;gap:6px 32px;margin:0 0 8px}.fig b{display:block;font-size:20px;"
+    "font-weight:600;line-height:1.3}\n"
+    ".fig span{color:#555;font-size:12px}.fig.bad b{color:#b00}\n"
+    "@media (max-width:600px){body{padding:10px 12px}.fig b{font-size:17px}.figs{gap:6px 20px}table.kv th{"
+    "white-space:normal}table.dist td{padding-left:8px}}\n"
+    "@media print{body{max-width:none;padding:0;font-size:11px}#answer,.chart-block,.chart-text,table,pre{"
+    "break-inside:avoid;page-break-inside:avoid}h2,h3{break-after:avoid;page-break-after:avoid}.hint{display:none}"
+    ".chart{display:none}.chart-print{position:static}}\n";
 
-/* the page's own script: builds the rows, draws the charts (the band's top edge stroked, so
- * that a spike one point wide shows), synchronizes them, and records on <body> how many were
- * drawn (data-charts-drawn) and on each chart its y range and plot area */
+/* the page's own script: builds the rows (a lone missing value bridged), draws the charts (the
+ * band's top edge stroked, so that a spike one point wide shows; the time axis in time since the
+ * start or in UTC clock time) and their copies for print, synchronizes them, and records on
+ * <body> how many were drawn (data-charts-drawn) and on each chart its y range and plot area */
 static const char page_js[] =
     "(function(){\n"
-    "function si(v,u,base,sfx){if(v===null||v===undefined||isNaN(v))return '\\u2014';var i=0,a=Math.abs(v);"
-    "while(a>=base&&i<u.length-1){a/=base;v/=base;i++;}return (Math.abs(v)>=100||i==0&&v==Math.round(v)?v.toFixed(0):"
-    "v.toPrecision(3))+' '+u[i]+sfx;}\n"
-    "var F={cores:function(v){return v===null?'\\u2014':v.toFixed(2)},gpus:function(v){return v===null?'\\u2014':"
-    "v.toFixed(2)},mib:function(v){return si(v,['MiB','GiB','TiB'],1024,'')},"
-    "rate:function(v){return si(v,['B','KiB','MiB','GiB','TiB'],1024,'/s')},"
-    "bytes:function(v){return si(v,['B','KiB','MiB','GiB','TiB','PiB'],1024,'')}};\n"
+    "function si(v,u,sfx,tick){if(v===null||v===undefined||isNaN(v))return '\\u2014';var i=0,a=Math.abs(v);while("
+    "a>=1024&&i<u.length-1){a/=1024;v/=1024;i++;}var t=Math.abs(v)>=100||i==0&&v==Math.round(v)?v.toFixed("
+    "0):v.toPrecision(3);return (tick?String(parseFloat(t)):t)+' '+u[i]+sfx;}\n"
+    "function count(one,many){return function(v,tick){if(v===null||v===undefined||isNaN(v))return '\\u2014';var "
+    "t=tick?String(parseFloat(v.toFixed(2))):v.toFixed(2);return t+' '+(t==='1'?one:many);};}\n"
+    "var M=['MiB','GiB','TiB'],B=['B','KiB','MiB','GiB','TiB','PiB'];\n"
+    "var F={cores:count('core','cores'),gpus:count('GPU','GPUs'),mib:function(v,t){return si(v,M,'',t)},"
+    "rate:function(v,t){return si(v,B,'/s',t)},bytes:function(v,t){return si(v,B,'',t)}};\n"
+    "function el(v,exact){var s=Math.abs(v)<1e-9?0:Math.abs(v),neg=v<-1e-9?'-':'';if(s<60)return neg+("
+    "exact?s.toFixed(s<10?1:0):String(parseFloat(s.toFixed(1))))+' s';var m=Math.floor(s/60+1e-9),r=Math.round("
+    "s-60*m);if(r>=60){m++;r=0;}return neg+m+' min'+(r?' '+r+' s':'');}\n"
+    "var STEPS=[0.1,0.2,0.5,1,2,5,10,15,30,60,120,300,600,900,1800,3600,7200];\n"
+    "function eticks(a,b,px,opt){var n=Math.max(1,Math.floor(px/opt('pixelsPerLabel'))),k=0;while(k<STEPS.length-1&&("
+    "b-a)/STEPS[k]>n)k++;var s=STEPS[k],out=[];for(var i=Math.ceil(a/s-1e-9);i*s<=b+1e-9;i++)out.push({v:i*s,"
+    "label:el(i*s)});return out;}\n"
+    "function X(t){return EL?t:new Date((T0+t)*1000);}\n"
     "function edge(e){var c=e.drawingContext,a=e.plotArea,p=e.points,pen=false;c.save();c.strokeStyle=e.color;"
     "c.globalAlpha=0.55;c.lineWidth=1;c.beginPath();for(var i=0;i<p.length;i++){var t=Math.min(p[i].y_top,"
-    "p[i].y_bottom);if(p[i].yval===null||isNaN(t)){pen=false;continue;}var y=a.h*t+a.y;if(pen)c.lineTo(p[i].canvasx,y);"
-    "else c.moveTo(p[i].canvasx,y);pen=true;}c.stroke();c.restore();}\n"
+    "p[i].y_bottom);if(p[i].yval===null||isNaN(t)){pen=false;continue;}var y=a.h*t+a.y;if(pen)c.lineTo(p[i].canvasx,"
+    "y);else c.moveTo(p[i].canvasx,y);pen=true;}c.stroke();c.restore();}\n"
     "var P=Dygraph.Plotters,plotter=[edge,P.errorPlotter,P.linePlotter];\n"
     "function level(c){return c.m==1?MK.quota:c.m==2?MK.limit:null;}\n"
-    "function marks(c,div){return function(x,a,g){var n=0,L=level(c);function X(t){return g.toDomXCoord(new Date((T0+t)*1000));}\n"
+    "function marks(c,div){return function(x,a,g){var n=0,L=level(c);function D(t){return g.toDomXCoord(X(t));}\n"
     " x.save();x.font='11px sans-serif';\n"
-    " if(c.m==1){x.fillStyle='rgba(148,103,189,0.22)';MK.thr.forEach(function(s){var x0=Math.max(X(s[0]),a.x),"
-    "x1=Math.min(X(s[1]),a.x+a.w);if(x1<a.x||x0>a.x+a.w)return;x.fillRect(x0,a.y,Math.max(x1-x0,1),a.h);n++;});}\n"
-    " if(L!==null){var y=g.toDomYCoord(L),lab=(c.m==1?'CPU quota ':'memory limit ')+F[c.unit](L);"
-    "if(y<a.y){y=a.y;lab+=' (above)';}x.strokeStyle='#555';x.fillStyle='#555';x.setLineDash([6,4]);x.beginPath();"
-    "x.moveTo(a.x,y);x.lineTo(a.x+a.w,y);x.stroke();x.setLineDash([]);x.fillText(lab,a.x+4,y>a.y+12?y-3:y+12);n++;}\n"
-    " if(c.m==2){x.strokeStyle='#c00';x.fillStyle='#c00';x.lineWidth=2;MK.oom.forEach(function(o){var t=X(o[0]);"
-    "if(t<a.x||t>a.x+a.w)return;x.beginPath();x.moveTo(t,a.y);x.lineTo(t,a.y+a.h);x.stroke();"
-    "x.fillText(o[1]>1?'OOM kill ('+o[1]+')':'OOM kill',Math.min(t+3,a.x+a.w-60),a.y+12);n++;});}\n"
+    " if(c.m==1){x.fillStyle='rgba(148,103,189,0.22)';MK.thr.forEach(function(s){var x0=Math.max(D(s[0]),a.x),"
+    "x1=Math.min(D(s[1]),a.x+a.w);if(x1<a.x||x0>a.x+a.w)return;x.fillRect(x0,a.y,Math.max(x1-x0,1),a.h);n++;});}\n"
+    " if(L!==null){var y=g.toDomYCoord(L),lab=(c.m==1?'CPU quota ':'memory limit ')+F[c.unit](L);if(y<a.y){y=a.y;"
+    "lab+=' (above)';}x.strokeStyle='#555';x.fillStyle='#555';x.setLineDash([6,4]);x.beginPath();x.moveTo(a.x,y);"
+    "x.lineTo(a.x+a.w,y);x.stroke();x.setLineDash([]);x.fillText(lab,a.x+4,y>a.y+12?y-3:y+12);n++;}\n"
+    " if(c.m==2){x.strokeStyle='#c00';x.fillStyle='#c00';x.lineWidth=2;MK.oom.forEach(function(o){var t=D(o[0]);if("
+    "t<a.x||t>a.x+a.w)return;x.beginPath();x.moveTo(t,a.y);x.lineTo(t,a.y+a.h);x.stroke();x.fillText(o[1]>1?'OOM "
+    "kill ('+o[1]+')':'OOM kill',Math.min(t+3,a.x+a.w-60),a.y+12);n++;});}\n"
     " x.restore();div.setAttribute('data-marks',n);};}\n"
-    "var n=T.length,drawn=0,gs=[];\n"
+    "function at(a,i){return a[3*i]===null?null:[a[3*i],a[3*i+1],a[3*i+2]];}\n"
+    "/* a copy of each chart drawn off the screen at a page's width is the one printed (Chromium does\n"
+    "   not print a canvas resized or drawn for the print) */\n"
+    "var n=T.length,drawn=0,gs=[],PW=680;\n"
     "CH.forEach(function(c){\n"
-    " var rows=[],labels=['time'],colors=[],mx=-Infinity;\n"
+    " var rows=[],labels=['time'],colors=[],mx=-Infinity,bridged=0;\n"
     " c.s.forEach(function(s){labels.push(s[1]);colors.push(s[2]);});\n"
-    " for(var i=0;i<n;i++){var d=new Date((T0+T[i])*1000);\n"
-    "  if(G[i]&&i>0){var gr=[new Date((T0+(T[i-1]+T[i])/2)*1000)];c.s.forEach(function(){gr.push(null)});rows.push(gr);}\n"
-    "  var r=[d];c.s.forEach(function(s){var a=S[s[0]];if(a[3*i]===null){r.push(null);return;}"
-    "r.push([a[3*i],a[3*i+1],a[3*i+2]]);if(a[3*i+2]>mx)mx=a[3*i+2];});rows.push(r);}\n"
-    " var div=document.getElementById('c'+c.id),f=F[c.unit],L=level(c);\n"
-    " var g=new Dygraph(div,rows,{labels:labels,colors:colors,customBars:true,fillAlpha:0.3,plotter:plotter,strokeWidth:1.4,"
-    "labelsKMG2:c.unit!='cores'&&c.unit!='gpus',labelsDiv:document.getElementById('l'+c.id),legend:'always',labelsUTC:true,includeZero:true,connectSeparatedPoints:false,"
-    "xRangePad:2,underlayCallback:marks(c,div),valueRange:L!==null&&L>mx&&L<=2*mx?[0,L*1.08]:null,axes:{x:{axisLabelWidth:66},y:{valueFormatter:f,axisLabelFormatter:f,axisLabelWidth:72}},"
-    "plugins:[new Dygraph.Plugins.Crosshair({direction:'vertical'})]});\n"
-    " div.setAttribute('data-series-max',mx);\n"
+    " for(var i=0;i<n;i++){\n"
+    "  if(G[i]&&i>0){var gr=[X((T[i-1]+T[i])/2)];c.s.forEach(function(){gr.push(null)});rows.push(gr);}\n"
+    "  var r=[X(T[i])];c.s.forEach(function(s){var a=S[s[0]],v=at(a,i);\n"
+    "   if(v===null&&i>0&&i<n-1&&!G[i]&&!G[i+1]&&a[3*i-3]!==null&&a[3*i+3]!==null){var f=(T[i]-T[i-1])/("
+    "T[i+1]-T[i-1]),p=at(a,i-1),q=at(a,i+1);v=[0,1,2].map(function(j){return p[j]+f*(q[j]-p[j]);});bridged++;}\n"
+    "   r.push(v);if(v!==null&&v[2]>mx)mx=v[2];});rows.push(r);}\n"
+    " var div=document.getElementById('c'+c.id),f=F[c.unit],L=level(c),pad=TE*24/Math.max(100,div.clientWidth-100);\n"
+    " var xa=EL?{ticker:eticks,axisLabelFormatter:function(v){return el(v)},valueFormatter:function(v){return el(v,"
+    "1)},pixelsPerLabel:85,axisLabelWidth:84}:{pixelsPerLabel:80,axisLabelWidth:80};\n"
+    " var opts={labels:labels,colors:colors,customBars:true,fillAlpha:0.3,plotter:plotter,strokeWidth:1.4,"
+    "labelsKMG2:c.unit!='cores'&&c.unit!='gpus',labelsDiv:document.getElementById('l'+c.id),legend:'always',"
+    "labelsUTC:true,includeZero:true,connectSeparatedPoints:false,axisLabelFontSize:12,\n"
+    "  xRangePad:EL?0:24,dateWindow:EL?[-pad,TE+pad/4]:null,underlayCallback:marks(c,div),"
+    "valueRange:L!==null&&L>mx&&L<=2*mx?[0,L*1.08]:null,axes:{x:xa,y:{valueFormatter:function(v){return f(v)},"
+    "axisLabelFormatter:function(v){return f(v,1)},axisLabelWidth:80}},\n"
+    "  plugins:[new Dygraph.Plugins.Crosshair({direction:'vertical'})]};\n"
+    " var g=new Dygraph(div,rows,opts),pd=document.getElementById('p'+c.id),pp=TE*24/(PW-100);\n"
+    " new Dygraph(pd,rows,Object.assign({},opts,{labelsDiv:null,legend:'never',plugins:[],underlayCallback:marks(c,"
+    "pd),\n"
+    "  dateWindow:EL?[-pp,TE+pp/4]:null}));\n"
+    " div.setAttribute('data-series-max',mx);div.setAttribute('data-bridged',bridged);\n"
     " g.ready(function(){var a=g.getArea(),b=div.getBoundingClientRect(),y=g.yAxisRange();\n"
     "  div.setAttribute('data-ymax',y[1]);div.setAttribute('data-plot',[Math.round(b.left+window.scrollX+a.x),"
     "Math.round(b.top+window.scrollY+a.y),Math.round(a.w),Math.round(a.h)].join(','));\n"
     "  drawn++;document.body.setAttribute('data-charts-drawn',drawn);});\n"
     " gs.push(g);});\n"
     "if(gs.length>1)Dygraph.synchronize(gs,{zoom:true,selection:true,range:false});\n"
-    "function fit(){gs.forEach(function(g){g.resize();});}\n"
-    "window.addEventListener('beforeprint',fit);window.addEventListener('afterprint',fit);\n"
     "})();\n";
 
-static void write_head(rpt_hw *w, const char *title, int expected)
+static void write_head(rpt_hw *w, const char *title, int expected, bool elapsed)
 {
     rpt_hw_lit(w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
               "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -362,10 +461,11 @@ static void write_head(rpt_hw *w, const char *title, int expected)
     rpt_hw_put(w, rt_asset_synchronizer_js, rt_asset_synchronizer_js_len);
     rpt_hw_lit(w, "\n</script>\n<script>\n");
     rpt_hw_put(w, rt_asset_crosshair_js, rt_asset_crosshair_js_len);
-    rpt_hw_fmt(w, "\n</script>\n</head>\n<body data-charts-expected=\"%d\" data-charts-drawn=\"0\">\n", expected);
+    rpt_hw_fmt(w, "\n</script>\n</head>\n<body data-charts-expected=\"%d\" data-charts-drawn=\"0\" data-time-axis=\"%s\">\n",
+               expected, elapsed ? "elapsed" : "clock");
 }
 
-/* the line under the title: when, how long, where, how it ended */
+/* the line under the title: when, how long, where (how it ended is in the answer) */
 static void write_subtitle(rpt_hw *w, const rt_report_info *in)
 {
     rpt_figure a, b;
@@ -380,8 +480,6 @@ static void write_subtitle(rpt_hw *w, const rt_report_info *in)
         rpt_hw_lit(w, " \xC2\xB7 on ");
         rpt_hw_html(w, in->host->hostname);
     }
-    if (in->exit_status >= 0)
-        rpt_hw_fmt(w, " \xC2\xB7 exit status %d", in->exit_status);
     rpt_hw_lit(w, "</p>\n");
 }
 
@@ -423,26 +521,34 @@ static rt_error report_write(const rt_report *r, const rt_report_info *info, rt_
         title = "resource-tracker run";
     bool present[RPT_SERIES];
     present_series(r, present);
-    int expected = 0;
-    for (size_t i = 0; i < RT_ARRAY_LEN(charts); i++)
-        expected += chart_shown(r, present, i);
-    write_head(w, title, expected);
+    int expected = charts_drawn(r, present);
+    bool elapsed = time_span(r) < RPT_ELAPSED_BELOW;
+    write_head(w, title, expected, elapsed);
     rpt_hw_lit(w, "<header><h1>");
     rpt_hw_html(w, title);
     rpt_hw_lit(w, "</h1>\n");
     write_subtitle(w, &in);
     rpt_hw_lit(w, "</header>\n");
     rpt_answer_section(w, &in);
-    rpt_hw_lit(w, "<section id=\"charts\"><h2>Over time</h2>\n"
-              "<p class=\"note hint\">Drag to zoom (all charts follow), double-click to zoom out; the line is the "
-              "mean of each point, the band the least and greatest value it stands for.</p>\n");
-    if (expected == 0)
+    rpt_hw_lit(w, "<section id=\"charts\"><h2>Over time</h2>\n<p class=\"note\">");
+    rpt_hw_lit(w, elapsed ? "Time since the start of the run." : "Time of day, UTC.");
+    rpt_hw_lit(w, "<span class=\"hint\"> Drag to zoom (all charts follow), double-click to zoom out; the line is the "
+              "mean of each point, the band the least and greatest value it stands for.</span></p>\n");
+    if (r->records == 0)
         rpt_hw_lit(w, "<p>No samples.</p>\n");
+    char text[160];
     for (size_t i = 0, k = 0; i < RT_ARRAY_LEN(charts); i++) { /* in write_data's order */
-        if (!chart_shown(r, present, i))
+        chart_how how = chart_shown(r, present, i, text, sizeof text);
+        if (how == CHART_TEXT) {
+            rpt_hw_fmt(w, "<p class=\"chart-text\" id=\"t-%s\">", charts[i].key);
+            rpt_hw_html(w, text);
+            rpt_hw_lit(w, "</p>\n");
+        }
+        if (how != CHART_DRAWN)
             continue;
-        rpt_hw_fmt(w, "<div class=\"chart-block\"><h3>%s</h3><div class=\"legend\" id=\"l%zu\"></div>"
-                  "<div class=\"chart\" id=\"c%zu\"></div></div>\n", charts[i].title, k, k);
+        rpt_hw_fmt(w, "<div class=\"chart-block\" id=\"b-%s\"><h3>%s</h3><div class=\"legend\" id=\"l%zu\"></div>"
+                  "<div class=\"chart\" id=\"c%zu\"></div><div class=\"chart-print\" id=\"p%zu\"></div></div>\n",
+                  charts[i].key, charts[i].title, k, k, k);
         k++;
     }
     rpt_hw_lit(w, "</section>\n");

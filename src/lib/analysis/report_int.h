@@ -64,6 +64,7 @@ struct rt_report {
     double width;  /* seconds a bucket may span; 0 until the first merge: one record each */
     uint64_t records;
     bool gpu_seen; /* some record had a GPU */
+    double last_weight; /* the seconds the latest record stood for; 0: none yet */
     /* the cgroup (0.6) */
     rpt_mark oom[RPT_MARKS];
     size_t n_oom;
@@ -96,6 +97,11 @@ void rpt_hw_html(rpt_hw *w, const char *s);
 typedef char rpt_figure[64];
 const char *rpt_fmt_duration(rpt_figure f, double secs);
 const char *rpt_fmt_time(rpt_figure f, double unix_secs);
+/* The exit status in the summary's words (summary_text.c): "0", "3", "130 (killed by signal 2,
+ * SIGINT)" for a status above 128 (128 + the signal's number). */
+const char *rpt_fmt_exit(rpt_figure f, int status);
+/* bytes in B, KiB, MiB, ... as fits: "17.9 GiB" */
+const char *rpt_fmt_bytes(rpt_figure f, double v);
 
 /* The tables: the answer first (what the job used, what to ask for, the notes), the run's
  * statistics, the recommendation, the run's facts. */

@@ -39,10 +39,11 @@ static const char *fmt_scaled(rpt_figure f, double v, const char *const *units, 
     return f;
 }
 
-static const char *fmt_bytes(rpt_figure f, double v)
+const char *rpt_fmt_bytes(rpt_figure f, double v)
 {
     return fmt_scaled(f, v, rt_binary_units, RT_BINARY_UNITS);
 }
+#define fmt_bytes rpt_fmt_bytes
 
 static const char *fmt_mib(rpt_figure f, double v)
 {
@@ -80,6 +81,17 @@ const char *rpt_fmt_time(rpt_figure f, double unix_secs)
     struct tm tm;
     if (!gmtime_r(&t, &tm) || strftime(f, sizeof(rpt_figure), "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
         return fmt_num(f, NAN, 0);
+    return f;
+}
+
+const char *rpt_fmt_exit(rpt_figure f, int status)
+{
+    const char *name = status > 128 && status < 128 + 65 ? sigabbrev_np(status - 128) : NULL;
+    if (status > 128 && status < 128 + 65)
+        snprintf(f, sizeof(rpt_figure), "%d (killed by signal %d%s%s)", status, status - 128, name ? ", SIG" : "",
+                 name ? name : "");
+    else
+        snprintf(f, sizeof(rpt_figure), "%d", status);
     return f;
 }
 
@@ -163,37 +175,146 @@ static void total_row(rpt_hw *w, const char *name, double v, fmt_fn fmt)
         row(w, name, fmt(f, v));
 }
 
-/* The answer first: what the job used (CPU time and cores, the memory need and the figure it
- * came from), what to ask for next time (the recommendation, in each scheduler's words), and
- * the run's notes. Nothing without a summary. */
+/* bytes the job wrote that reached storage: those whose writeback the kernel cancelled are
+ * said apart */
+static double job_written(const rt_summary *s)
+{
+    double w = s->process_write_bytes - (s->process_cancelled_write_bytes > 0 ? s->process_cancelled_write_bytes : 0);
+    return w < 0 ? 0 : w;
+}
+
+/* whether the run saw a GPU: without one, no GPU row is shown */
+static bool had_gpus(const rt_summary *s)
+{
+    return s && s->gpu_count > 0;
+}
+
+/* "vendor type (display name)" */
+static const char *server_name(char *buf, size_t size, const rt_server *sv)
+{
+    snprintf(buf, size, "%s %s%s%s%s", sv->vendor_id, sv->api_reference, *sv->display_name ? " (" : "",
+             sv->display_name, *sv->display_name ? ")" : "");
+    return buf;
+}
+
+/* What the run cost where it ran and would on the cheapest server that fits (USD; NaN: not
+ * known), over the run's seconds (the recommendation's when it has them). */
+typedef struct run_costs {
+    double secs, here, cheapest;
+} run_costs;
+
+static run_costs costs_of(const rt_report_info *in)
+{
+    run_costs c = {in->summary ? in->summary->duration_secs : NAN, NAN, NAN};
+    const rt_recommendation *rec = in->recommendation;
+    if (rec && isfinite(rec->duration_secs) && rec->duration_secs > 0)
+        c.secs = rec->duration_secs;
+    if (in->cheapest && isfinite(in->cheapest->price_usd_per_hour))
+        c.cheapest = in->cheapest->price_usd_per_hour * c.secs / 3600;
+    if (isfinite(in->current_price_usd_per_hour))
+        c.here = in->current_price_usd_per_hour * c.secs / 3600;
+    return c;
+}
+
+/* one figure of the answer: the value large, what it is under it */
+static void figure(rpt_hw *w, const char *id, const char *value, const char *what, bool bad)
+{
+    rpt_hw_lit(w, "<div class=\"fig");
+    rpt_hw_lit(w, bad ? " bad\"" : "\"");
+    if (id) {
+        rpt_hw_lit(w, " id=\"");
+        rpt_hw_lit(w, id);
+        rpt_hw_lit(w, "\"");
+    }
+    rpt_hw_lit(w, "><b>");
+    rpt_hw_html(w, value);
+    rpt_hw_lit(w, "</b><span>");
+    rpt_hw_html(w, what);
+    rpt_hw_lit(w, "</span></div>\n");
+}
+
+/* The answer's figures: what the job used (the summary's first lines: duration, CPU time,
+ * mean and peak cores, the memory need and the figure it came from, storage read and
+ * written), or the machine's without a job; and how the job ended. */
+static void answer_figures(rpt_hw *w, const rt_report_info *in)
+{
+    const rt_summary *s = in->summary;
+    rpt_figure a, b;
+    char v[160], what[160];
+    rpt_hw_lit(w, "<div class=\"figs\" id=\"answer-used\">\n");
+    figure(w, NULL, rpt_fmt_duration(a, s->duration_secs), "duration", false);
+    if (s->has_process) {
+        const rt_need *m = &s->memory_need;
+        figure(w, NULL, rpt_fmt_duration(a, s->process_cpu_secs), "CPU time", false);
+        snprintf(v, sizeof v, "%s / %s", fmt_cores(a, s->process_cores.mean), fmt_cores(b, s->process_cores.peak));
+        figure(w, NULL, v, "cores, mean / peak", false);
+        if (m->source == RT_NEED_UNKNOWN)
+            snprintf(what, sizeof what, "memory (no memory figure)");
+        else
+            snprintf(what, sizeof what, "memory: %s%s", rt_need_source_text(m->source),
+                     m->sampled ? ", a lower bound" : "");
+        figure(w, NULL, m->source == RT_NEED_UNKNOWN ? "unknown" : fmt_mib(a, m->mib), what, false);
+        snprintf(v, sizeof v, "%s / %s", fmt_bytes(a, s->process_read_bytes), fmt_bytes(b, job_written(s)));
+        figure(w, NULL, v, "storage read / written", false);
+    } else {
+        snprintf(v, sizeof v, "%s / %s", fmt_cores(a, s->cpu_cores.mean), fmt_cores(b, s->cpu_cores.peak));
+        figure(w, NULL, v, "machine cores busy, mean / peak (no job was tracked)", false);
+        figure(w, NULL, fmt_mib(a, s->memory_used_mib.peak), "machine memory used, peak", false);
+        snprintf(v, sizeof v, "%s / %s", fmt_bytes(a, s->disk_read_bytes), fmt_bytes(b, s->disk_write_bytes));
+        figure(w, NULL, v, "disks read / written", false);
+    }
+    if (in->exit_status >= 0)
+        figure(w, "answer-exit", rpt_fmt_exit(a, in->exit_status), "exit status", in->exit_status != 0);
+    rpt_hw_lit(w, "</div>\n");
+}
+
+/* The answer's cost: the run where it ran, the cheapest server that fits and the run there;
+ * else why they are not known (the lookup's note); nothing when neither. */
+static void answer_cost(rpt_hw *w, const rt_report_info *in)
+{
+    run_costs c = costs_of(in);
+    const rt_server *sv = in->cheapest;
+    if (!isfinite(c.here) && !sv && !in->keeper_note)
+        return;
+    rpt_figure a, b, m;
+    char line[640], name[400];
+    rpt_hw_lit(w, "<tr id=\"answer-cost\"><th>Cost</th><td>");
+    if (isfinite(c.here)) {
+        snprintf(line, sizeof line, "%s this run%s%s (%s per hour)", fmt_usd(a, c.here), in->current_instance ? " on " : "",
+                 in->current_instance ? in->current_instance : "", fmt_usd(b, in->current_price_usd_per_hour));
+        rpt_hw_html(w, line);
+    }
+    if (sv) {
+        rpt_hw_lit(w, isfinite(c.here) ? "<br>" : "");
+        snprintf(line, sizeof line, "cheapest server that fits: %s, %lld vCPUs, %s", server_name(name, sizeof name, sv),
+                 (long long)sv->vcpus, fmt_mib(m, sv->memory_mib));
+        rpt_hw_html(w, line);
+        if (isfinite(c.cheapest)) {
+            snprintf(line, sizeof line, ": %s per hour, %s this run", fmt_usd(a, sv->price_usd_per_hour),
+                     fmt_usd(b, c.cheapest));
+            rpt_hw_html(w, line);
+        }
+    }
+    if (!isfinite(c.here) && !sv)
+        rpt_hw_html(w, in->keeper_note);
+    rpt_hw_lit(w, "</td></tr>\n");
+}
+
+/* The answer first, on the first screen: what the job used, how it ended, what to ask for next
+ * time (in each scheduler's words), the cost, and the run's notes. Nothing without a summary. */
 void rpt_answer_section(rpt_hw *w, const rt_report_info *in)
 {
     const rt_summary *s = in->summary;
     if (!s)
         return;
-    rpt_figure a, b, c, d;
+    rpt_figure a;
     char line[512];
-    rpt_hw_lit(w, "<section id=\"answer\"><h2>The answer</h2>\n<table class=\"kv\">\n<tr><th>Used</th><td>");
-    if (s->has_process) {
-        const rt_need *m = &s->memory_need;
-        snprintf(line, sizeof line, "%s of CPU (mean %s cores, peak %s); ", rpt_fmt_duration(a, s->process_cpu_secs),
-                 fmt_cores(b, s->process_cores.mean), fmt_cores(c, s->process_cores.peak));
-        rpt_hw_html(w, line);
-        if (m->source == RT_NEED_UNKNOWN)
-            snprintf(line, sizeof line, "memory unknown (no memory figure)");
-        else
-            snprintf(line, sizeof line, "memory %s (%s%s)", fmt_mib(d, m->mib), rt_need_source_text(m->source),
-                     m->sampled ? ": a lower bound" : "");
-        rpt_hw_html(w, line);
-    } else {
-        snprintf(line, sizeof line, "the machine: mean %s busy cores, memory used peak %s (no job was tracked)",
-                 fmt_cores(a, s->cpu_cores.mean), fmt_mib(b, s->memory_used_mib.peak));
-        rpt_hw_html(w, line);
-    }
-    rpt_hw_lit(w, "</td></tr>\n");
+    rpt_hw_lit(w, "<section id=\"answer\"><h2>The answer</h2>\n");
+    answer_figures(w, in);
+    rpt_hw_lit(w, "<table class=\"kv\">\n");
     const rt_recommendation *rec = in->recommendation;
     if (rec && rec->struct_size >= sizeof *rec) {
-        rpt_hw_lit(w, "<tr><th>Ask for</th><td>");
+        rpt_hw_lit(w, "<tr id=\"answer-ask\"><th>Ask for</th><td>");
         char gpus[64] = "";
         if (rec->gpu > 0)
             snprintf(gpus, sizeof gpus, ", %lld GPU%s", (long long)rec->gpu, rec->gpu == 1 ? "" : "s");
@@ -215,11 +336,12 @@ void rpt_answer_section(rpt_hw *w, const rt_report_info *in)
         }
         rpt_hw_lit(w, "</td></tr>\n");
     }
+    answer_cost(w, in);
     rt_note notes[RT_NOTES_MAX];
     rt_notes_options no = RT_NOTES_OPTIONS_INIT;
     no.cgroup_why = in->cgroup_why;
     size_t n = rt_summary_notes(s, &no, notes, RT_NOTES_MAX);
-    rpt_hw_lit(w, "<tr><th>Notes</th><td>");
+    rpt_hw_lit(w, "<tr id=\"answer-notes\"><th>Notes</th><td>");
     if (n == 0)
         rpt_hw_lit(w, "none");
     else
@@ -235,71 +357,74 @@ void rpt_answer_section(rpt_hw *w, const rt_report_info *in)
 void rpt_summary_section(rpt_hw *w, const rt_summary *s)
 {
     rpt_figure f, g;
-    /* bytes whose writeback the kernel cancelled never reached storage: said apart */
-    double written = s->process_write_bytes - (s->process_cancelled_write_bytes > 0 ? s->process_cancelled_write_bytes : 0);
-    if (written < 0)
-        written = 0;
-    rpt_hw_lit(w, "<section id=\"summary\"><h2>Summary</h2>\n<div class=\"cols\"><table class=\"dist\">\n"
+    double written = job_written(s);
+    bool gpus = had_gpus(s);
+    rpt_hw_lit(w, "<section id=\"summary\"><h2>Summary</h2>\n<div class=\"cols\"><div class=\"wide\"><table class=\"dist\">\n"
               "<tr><th></th><th>mean</th><th>p50</th><th>p95</th><th>peak</th></tr>\n");
     if (s->has_process) {
         dist_row(w, "job CPU (cores)", &s->process_cores, fmt_cores);
         dist_row(w, "job memory (PSS)", &s->process_pss_mib, fmt_mib);
         dist_row(w, "job memory (RSS)", &s->process_rss_mib, fmt_mib);
-        dist_row(w, "job GPU (GPUs busy)", &s->process_gpu_usage, fmt_cores);
-        dist_row(w, "job VRAM", &s->process_gpu_vram_mib, fmt_mib);
+        if (gpus) {
+            dist_row(w, "job GPU (GPUs busy)", &s->process_gpu_usage, fmt_cores);
+            dist_row(w, "job VRAM", &s->process_gpu_vram_mib, fmt_mib);
+        }
     }
     dist_row(w, "machine CPU (cores)", &s->cpu_cores, fmt_cores);
     dist_row(w, "machine memory used", &s->memory_used_mib, fmt_mib);
-    dist_row(w, "machine GPU (GPUs busy)", &s->gpu_usage, fmt_cores);
-    dist_row(w, "machine VRAM", &s->gpu_vram_mib, fmt_mib);
+    if (gpus) {
+        dist_row(w, "machine GPU (GPUs busy)", &s->gpu_usage, fmt_cores);
+        dist_row(w, "machine VRAM", &s->gpu_vram_mib, fmt_mib);
+    }
     dist_row(w, "CPU pressure (some)", &s->pressure_cpu_some_pct, fmt_pct);
     dist_row(w, "memory pressure (some)", &s->pressure_memory_some_pct, fmt_pct);
     dist_row(w, "memory pressure (full)", &s->pressure_memory_full_pct, fmt_pct);
     dist_row(w, "I/O pressure (some)", &s->pressure_io_some_pct, fmt_pct);
     dist_row(w, "I/O pressure (full)", &s->pressure_io_full_pct, fmt_pct);
-    rpt_hw_lit(w, "</table>\n<table class=\"kv\">\n");
+    rpt_hw_lit(w, "</table></div>\n<table class=\"kv\">\n");
     row(w, "start", rpt_fmt_time(f, s->start_secs));
     row(w, "end", rpt_fmt_time(f, s->end_secs));
     row(w, "duration", rpt_fmt_duration(f, s->duration_secs));
     snprintf(f, sizeof f, "%llu", (unsigned long long)s->samples);
     row(w, "samples", f);
+    enum { ONLY_JOB = 1, ONLY_GPU = 2 };
     const struct {
         const char *name;
         double v;
         fmt_fn fmt;
-        bool job; /* shown only with a tracked tree */
+        int only; /* ONLY_JOB: shown with a tracked tree; ONLY_GPU: when the run saw a GPU */
     } totals[] = {
-        {"job CPU time", s->process_cpu_secs, rpt_fmt_duration, true},
-        {"job GPUs used (most at once)", s->process_gpus_used, fmt_count, true},
-        {"job read from disk", s->process_read_bytes, fmt_bytes, true},
-        {"job written to disk", written, fmt_bytes, true},
+        {"job CPU time", s->process_cpu_secs, rpt_fmt_duration, ONLY_JOB},
+        {"job GPUs used (most at once)", s->process_gpus_used, fmt_count, ONLY_JOB | ONLY_GPU},
+        {"job read from disk", s->process_read_bytes, fmt_bytes, ONLY_JOB},
+        {"job written to disk", written, fmt_bytes, ONLY_JOB},
         {"job writes cancelled before storage", s->process_cancelled_write_bytes > 0 ? s->process_cancelled_write_bytes
-                                                                                     : NAN, fmt_bytes, true},
-        {"job memory need", s->memory_need.mib, fmt_mib, true},
-        {"job memory held, peak (cgroup, less page cache)", s->process_unreclaimable_peak_mib, fmt_mib, true},
-        {"job peak RSS of one process (kernel)", s->process_rss_hwm_mib, fmt_mib, true},
-        {"job memory peak (cgroup, page cache included)", s->process_memory_peak_mib, fmt_mib, true},
-        {"job VRAM peak (NVML accounting)", s->process_gpu_vram_peak_mib, fmt_mib, true},
-        {"job memory limit", s->memory_limit_mib, fmt_mib, true},
-        {"job memory.high", s->memory_high_mib, fmt_mib, true},
-        {"job OOM kills", s->oom_kills, fmt_count, true},
-        {"job CPU quota (cores)", s->cpu_quota_cores, fmt_cores, true},
+                                                                                     : NAN, fmt_bytes, ONLY_JOB},
+        {"job memory need", s->memory_need.mib, fmt_mib, ONLY_JOB},
+        {"job memory held, peak (cgroup, less page cache)", s->process_unreclaimable_peak_mib, fmt_mib, ONLY_JOB},
+        {"job peak RSS of one process (kernel)", s->process_rss_hwm_mib, fmt_mib, ONLY_JOB},
+        {"job memory peak (cgroup, page cache included)", s->process_memory_peak_mib, fmt_mib, ONLY_JOB},
+        {"job VRAM peak (NVML accounting)", s->process_gpu_vram_peak_mib, fmt_mib, ONLY_JOB | ONLY_GPU},
+        {"job memory limit", s->memory_limit_mib, fmt_mib, ONLY_JOB},
+        {"job memory.high", s->memory_high_mib, fmt_mib, ONLY_JOB},
+        {"job OOM kills", s->oom_kills, fmt_count, ONLY_JOB},
+        {"job CPU quota (cores)", s->cpu_quota_cores, fmt_cores, ONLY_JOB},
         {"job CPU throttled (periods)", s->cpu_periods > 0 ? 100 * s->cpu_throttled_periods / s->cpu_periods : NAN,
-         fmt_pct, true},
-        {"job CPU throttled (time)", s->cpu_throttled_secs, rpt_fmt_duration, true},
-        {"job tasks (peak)", s->pids_peak, fmt_count, true},
-        {"job tasks (limit)", s->pids_limit, fmt_count, true},
-        {"machine cores", s->cpu_count, fmt_count, false},
-        {"machine memory", s->memory_total_mib, fmt_mib, false},
-        {"GPUs", s->gpu_count, fmt_count, false},
-        {"GPU memory", s->gpu_vram_total_mib, fmt_mib, false},
-        {"disk read", s->disk_read_bytes, fmt_bytes, false},
-        {"disk written", s->disk_write_bytes, fmt_bytes, false},
-        {"network received", s->net_recv_bytes, fmt_bytes, false},
-        {"network sent", s->net_sent_bytes, fmt_bytes, false},
+         fmt_pct, ONLY_JOB},
+        {"job CPU throttled (time)", s->cpu_throttled_secs, rpt_fmt_duration, ONLY_JOB},
+        {"job tasks (peak)", s->pids_peak, fmt_count, ONLY_JOB},
+        {"job tasks (limit)", s->pids_limit, fmt_count, ONLY_JOB},
+        {"machine cores", s->cpu_count, fmt_count, 0},
+        {"machine memory", s->memory_total_mib, fmt_mib, 0},
+        {"GPUs", s->gpu_count, fmt_count, ONLY_GPU},
+        {"GPU memory", s->gpu_vram_total_mib, fmt_mib, ONLY_GPU},
+        {"disk read", s->disk_read_bytes, fmt_bytes, 0},
+        {"disk written", s->disk_write_bytes, fmt_bytes, 0},
+        {"network received", s->net_recv_bytes, fmt_bytes, 0},
+        {"network sent", s->net_sent_bytes, fmt_bytes, 0},
     };
     for (size_t i = 0; i < RT_ARRAY_LEN(totals); i++)
-        if (s->has_process || !totals[i].job)
+        if ((s->has_process || !(totals[i].only & ONLY_JOB)) && (gpus || !(totals[i].only & ONLY_GPU)))
             total_row(w, totals[i].name, totals[i].v, totals[i].fmt);
     if (isfinite(s->disk_space_used_peak_bytes)) {
         char both[160];
@@ -319,7 +444,7 @@ void rpt_recommendation_section(rpt_hw *w, const rt_report_info *in)
         return;
     rpt_figure f;
     rpt_hw_lit(w, "<section id=\"recommendation\"><h2>Recommendation</h2>\n");
-    double duration = in->summary ? in->summary->duration_secs : NAN;
+    run_costs cost = costs_of(in);
     if (rec) {
         rpt_hw_lit(w, "<div class=\"cols\"><table class=\"kv\">\n");
         row_i64(w, "CPU cores", rec->cpu);
@@ -332,7 +457,8 @@ void rpt_recommendation_section(rpt_hw *w, const rt_report_info *in)
                      rec->headroom_pct);
             row(w, "memory from", from);
         }
-        row_i64(w, "GPUs", rec->gpu);
+        if (rec->gpu > 0 || had_gpus(in->summary))
+            row_i64(w, "GPUs", rec->gpu);
         if (rec->vram_mib > 0)
             row(w, "GPU memory", fmt_mib(f, (double)rec->vram_mib));
         snprintf(f, sizeof f, "%llu", (unsigned long long)rec->runs);
@@ -356,26 +482,21 @@ void rpt_recommendation_section(rpt_hw *w, const rt_report_info *in)
                 rpt_hw_html(w, line);
         }
         rpt_hw_lit(w, "</pre></div></div>\n");
-        if (isfinite(rec->duration_secs) && rec->duration_secs > 0)
-            duration = rec->duration_secs;
     }
     const rt_server *sv = in->cheapest;
-    double cheap_cost = NAN;
     if (sv) {
         rpt_hw_lit(w, "<h3>Cheapest server that fits</h3>\n<table class=\"kv\">\n");
         char name[400];
-        snprintf(name, sizeof name, "%s %s%s%s%s", sv->vendor_id, sv->api_reference, *sv->display_name ? " (" : "",
-                 sv->display_name, *sv->display_name ? ")" : "");
-        row(w, "server", name);
+        row(w, "server", server_name(name, sizeof name, sv));
         row_i64(w, "vCPUs", sv->vcpus);
         row(w, "memory", fmt_mib(f, sv->memory_mib));
-        row_i64(w, "GPUs", sv->gpu_count);
+        if (sv->gpu_count > 0)
+            row_i64(w, "GPUs", sv->gpu_count);
         if (isfinite(sv->price_usd_per_hour)) {
             char p[96];
             snprintf(p, sizeof p, "%s per hour (on demand)", fmt_usd(f, sv->price_usd_per_hour));
             row(w, "price", p);
-            cheap_cost = sv->price_usd_per_hour * duration / 3600;
-            row(w, "this run there", fmt_usd(f, cheap_cost));
+            row(w, "this run there", fmt_usd(f, cost.cheapest));
         }
         rpt_hw_lit(w, "</table>\n");
     }
@@ -386,13 +507,12 @@ void rpt_recommendation_section(rpt_hw *w, const rt_report_info *in)
             char p[96];
             snprintf(p, sizeof p, "%s per hour (on demand)", fmt_usd(f, in->current_price_usd_per_hour));
             row(w, "price", p);
-            double cost = in->current_price_usd_per_hour * duration / 3600;
-            row(w, "this run", fmt_usd(f, cost));
-            if (isfinite(cheap_cost) && isfinite(cost) && cost > 0) {
+            row(w, "this run", fmt_usd(f, cost.here));
+            if (isfinite(cost.cheapest) && isfinite(cost.here) && cost.here > 0) {
                 char s[128];
                 rpt_figure g;
-                snprintf(s, sizeof s, "%s per run (%.0f%%)", fmt_usd(g, cost - cheap_cost),
-                         100 * (cost - cheap_cost) / cost);
+                snprintf(s, sizeof s, "%s per run (%.0f%%)", fmt_usd(g, cost.here - cost.cheapest),
+                         100 * (cost.here - cost.cheapest) / cost.here);
                 row(w, "saving on the cheapest server", s);
             }
         }
@@ -406,25 +526,49 @@ void rpt_recommendation_section(rpt_hw *w, const rt_report_info *in)
     rpt_hw_lit(w, "</section>\n");
 }
 
-/* the run: job metadata, command, exit status, host, cloud */
+/* the job's facts as rows (job metadata, tags, command, exit status); with w NULL, only whether
+ * there is one */
+static bool job_rows(rpt_hw *w, const rt_report_info *in)
+{
+    rpt_figure f;
+    bool any = false;
+    const rt_job *j = in->job;
+#define JOB_ROW(key, value)                                                                                     \
+    do {                                                                                                       \
+        const char *v_ = (value);                                                                               \
+        any |= v_ && *v_;                                                                                      \
+        if (w)                                                                                                 \
+            row(w, key, v_);                                                                                   \
+    } while (0)
+    if (j && j->struct_size >= offsetof(rt_job, container_image) + sizeof j->container_image) {
+        for (size_t i = 0; i < RT_JOB_NFIELDS; i++)
+            JOB_ROW(rt_job_field_word(i), rt_job_field(j, i));
+        if (j->struct_size >= offsetof(rt_job, tag_count) + sizeof j->tag_count)
+            for (size_t i = 0; i < j->tag_count && j->tags; i++)
+                JOB_ROW("tag", j->tags[i]);
+    }
+    JOB_ROW("command", in->command);
+    if (in->exit_status >= 0)
+        JOB_ROW("exit status", rpt_fmt_exit(f, in->exit_status));
+#undef JOB_ROW
+    return any;
+}
+
+/* the run: job metadata, command, exit status, host, cloud; nothing when none is known (a
+ * recorded file's report) */
 void rpt_run_section(rpt_hw *w, const rt_report_info *in)
 {
     rpt_figure f;
-    rpt_hw_lit(w, "<section id=\"run\"><h2>The run</h2>\n<div class=\"cols\"><div><h3>Job</h3><table class=\"kv\">\n");
-    const rt_job *j = in->job;
-    if (j && j->struct_size >= offsetof(rt_job, container_image) + sizeof j->container_image) {
-        for (size_t i = 0; i < RT_JOB_NFIELDS; i++)
-            row(w, rt_job_field_word(i), rt_job_field(j, i));
-        if (j->struct_size >= offsetof(rt_job, tag_count) + sizeof j->tag_count)
-            for (size_t i = 0; i < j->tag_count && j->tags; i++)
-                row(w, "tag", j->tags[i]);
+    const rt_cloud *c = in->cloud;
+    bool job = job_rows(NULL, in), cloud = c && (c->vendor_id || c->instance_type);
+    if (!job && !in->host && !cloud)
+        return;
+    rpt_hw_lit(w, "<section id=\"run\"><h2>The run</h2>\n<div class=\"cols\">");
+    if (job) {
+        rpt_hw_lit(w, "<div><h3>Job</h3><table class=\"kv\">\n");
+        job_rows(w, in);
+        rpt_hw_lit(w, "</table></div>\n");
     }
-    row(w, "command", in->command);
-    if (in->exit_status >= 0) {
-        snprintf(f, sizeof f, "%d%s", in->exit_status, in->exit_status == 0 ? " (success)" : " (failure)");
-        row(w, "exit status", f);
-    }
-    rpt_hw_lit(w, "</table></div>\n");
     if (in->host) {
         const rt_host *h = in->host;
         rpt_hw_lit(w, "<div><h3>Host</h3><table class=\"kv\">\n");
@@ -435,9 +579,10 @@ void rpt_run_section(rpt_hw *w, const rt_report_info *in)
         row(w, "CPU", h->cpu_model);
         total_row(w, "memory", h->memory_mib, fmt_mib);
         row(w, "GPU", h->gpu_model);
-        if (h->gpu_count > 0)
+        if (h->gpu_count > 0 && h->gpu_count != RT_NULL_I64)
             row_i64(w, "GPUs", h->gpu_count);
-        total_row(w, "GPU memory", h->gpu_memory_mib, fmt_mib);
+        if (h->gpu_count > 0 && h->gpu_count != RT_NULL_I64)
+            total_row(w, "GPU memory", h->gpu_memory_mib, fmt_mib);
         if (isfinite(h->storage_gb)) {
             snprintf(f, sizeof f, "%.0f GB", h->storage_gb);
             row(w, "storage", f);
@@ -447,8 +592,7 @@ void rpt_run_section(rpt_hw *w, const rt_report_info *in)
         row(w, "allocation", h->allocation);
         rpt_hw_lit(w, "</table></div>\n");
     }
-    const rt_cloud *c = in->cloud;
-    if (c && (c->vendor_id || c->instance_type)) {
+    if (cloud) {
         rpt_hw_lit(w, "<div><h3>Cloud</h3><table class=\"kv\">\n");
         row(w, "vendor", c->vendor_id);
         row(w, "account", c->account_id);
