@@ -12,6 +12,7 @@
 #include "../core/job.h"
 #include "../core/units.h"
 #include "report_int.h"
+#include "words.h"
 
 /* ---- readable figures ------------------------------------------------------------------ */
 
@@ -86,13 +87,7 @@ const char *rpt_fmt_time(rpt_figure f, double unix_secs)
 
 const char *rpt_fmt_exit(rpt_figure f, int status)
 {
-    const char *name = status > 128 && status < 128 + 65 ? sigabbrev_np(status - 128) : NULL;
-    if (status > 128 && status < 128 + 65)
-        snprintf(f, sizeof(rpt_figure), "%d (killed by signal %d%s%s)", status, status - 128, name ? ", SIG" : "",
-                 name ? name : "");
-    else
-        snprintf(f, sizeof(rpt_figure), "%d", status);
-    return f;
+    return rt_exit_words(f, sizeof(rpt_figure), status);
 }
 
 static const char *fmt_usd(rpt_figure f, double v)

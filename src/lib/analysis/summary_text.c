@@ -15,6 +15,7 @@
 #include "../core/core.h"
 #include "../core/out.h"
 #include "../core/units.h"
+#include "words.h"
 
 #define WRAP 110 /* the width the answer's lines break at by default */
 
@@ -192,13 +193,8 @@ static void mem_line(out *o, const char *label, const rt_dist *d, bool percentil
 /* The exit status in words: "0", "3", "137 (killed by signal 9, SIGKILL)". */
 static void exit_line(out *o, int status)
 {
-    if (status > 128 && status < 128 + 65) {
-        const char *name = sigabbrev_np(status - 128);
-        line(o, "Exit status", "%d (killed by signal %d%s%s)", status, status - 128, name ? ", SIG" : "",
-             name ? name : "");
-    } else {
-        line(o, "Exit status", "%d", status);
-    }
+    char w[64];
+    line(o, "Exit status", "%s", rt_exit_words(w, sizeof w, status));
 }
 
 /* Writes text after a head already written (used columns wide), broken at spaces so that no
