@@ -89,6 +89,8 @@ void cli_status_start(const cli_options *o, bool live)
     st.fd = fd >= 0 ? fd : STDERR_FILENO;
     st.job = o->command || o->pid;
     st.start = st.next = cli_mono_secs();
+    st.cores_peak = st.mib_peak = 0;
+    st.gpu_seen = st.drawn = false;
     st.live = true;
     pthread_mutex_unlock(&st.mu);
 }
