@@ -1,8 +1,10 @@
 /* status.c - the human view of a tracking run on the terminal (status.h): the view a run gets,
  * the start line (what is tracked, the interval, where samples go, how to stop), and the status
  * line (elapsed time, cores and memory now and at their peak, GPU once one was seen) redrawn in
- * place at most once a second from the sample just taken: no file read, no allocation. The
- * tool's other lines erase it first (cli_status_say); the summary comes after cli_status_end. */
+ * place at most once a second from the sample just taken: no file read, no allocation (and not
+ * while a program of the job has the terminal in raw or no-echo mode: an editor's screen is
+ * left alone). The tool's other lines erase it first (cli_status_say); the summary comes after
+ * cli_status_end. */
 #define _GNU_SOURCE
 #include "status.h"
 
@@ -45,20 +47,28 @@ cli_view cli_view_resolve(const cli_options *o)
     return !o->output && !format_given && isatty(STDERR_FILENO) ? CLI_VIEW_HUMAN : CLI_VIEW_SAMPLES;
 }
 
-/* The command as typed (quoted when it has blanks), cut to about 60 characters, into buf. */
+/* The command as typed (an argument with blanks quoted), on one line (control characters
+ * shown as spaces), cut to about 60 characters (at a character's start), into buf. */
 static void command_text(char *const *argv, char *buf, size_t cap)
 {
     size_t at = 0;
     buf[0] = '\0';
     for (size_t i = 0; argv[i] && at < cap; i++) {
-        bool quote = strpbrk(argv[i], " \t'") != NULL || !argv[i][0];
+        bool quote = strpbrk(argv[i], " \t\n'") != NULL || !argv[i][0];
         int n = snprintf(buf + at, cap - at, "%s%s%s%s", i ? " " : "", quote ? "\"" : "", argv[i], quote ? "\"" : "");
         if (n < 0)
             break;
         at += (size_t)n;
     }
-    if (at > 60 && cap > 64)
-        memcpy(buf + 57, "...", 4);
+    for (char *c = buf; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = ' ';
+    size_t cut = 57;
+    if (at > 60 && cap > 64) {
+        while (cut > 0 && ((unsigned char)buf[cut] & 0xC0) == 0x80)
+            cut--;
+        memcpy(buf + cut, "...", 4);
+    }
 }
 
 void cli_status_start(const cli_options *o, bool live)
@@ -89,7 +99,7 @@ void cli_status_start(const cli_options *o, bool live)
     st.fd = fd >= 0 ? fd : STDERR_FILENO;
     st.job = o->command || o->pid;
     st.start = st.next = cli_mono_secs();
-    st.cores_peak = st.mib_peak = 0;
+    st.cores_peak = st.mib_peak = NAN; /* none yet */
     st.gpu_seen = st.drawn = false;
     st.live = true;
     pthread_mutex_unlock(&st.mu);
@@ -109,6 +119,16 @@ static const char *mem_text(double mib, char *buf, size_t cap)
     return buf;
 }
 
+/* A number of cores as "1.25"; "-" when unknown. */
+static const char *cores_text(double cores, char *buf, size_t cap)
+{
+    if (isfinite(cores))
+        snprintf(buf, cap, "%.2f", cores);
+    else
+        snprintf(buf, cap, "-");
+    return buf;
+}
+
 /* The terminal's width in columns (80 when it does not say). */
 static int term_width(int fd)
 {
@@ -116,6 +136,37 @@ static int term_width(int fd)
     if (ioctl(fd, TIOCGWINSZ, &ws) < 0 || ws.ws_col == 0)
         return 80;
     return ws.ws_col;
+}
+
+/* " | GPU 45%, 2.1 GiB": the job's GPU use (p; NULL: the machine's, the GPUs' mean utilization
+ * and their memory used) into buf; " | GPU -" without a figure (no made-up zero). */
+static void gpu_text(const rt_process *p, const rt_sample *s, char *buf, size_t cap)
+{
+    double util = NAN, vram = NAN;
+    if (p) {
+        util = p->gpu_utilization_pct;
+        if (p->gpu_vram_used_bytes != RT_NULL_U64)
+            vram = (double)p->gpu_vram_used_bytes;
+    } else if (s->gpu_count > 0) {
+        util = vram = 0;
+        for (size_t i = 0; i < s->gpu_count; i++) {
+            util += s->gpu[i]->utilization_pct / (double)s->gpu_count;
+            vram += s->gpu[i]->vram_used_bytes == RT_NULL_U64 ? NAN : (double)s->gpu[i]->vram_used_bytes;
+        }
+    }
+    char v[32];
+    if (isfinite(util))
+        snprintf(buf, cap, " | GPU %.0f%%, %s", util, mem_text(vram / 1048576.0, v, sizeof v));
+    else
+        snprintf(buf, cap, " | GPU -");
+}
+
+/* Whether a program of the job has the terminal to itself now (an editor, a pager, a password
+ * prompt: line editing or echo turned off): then no status line is drawn into its screen. */
+static bool screen_taken(int fd)
+{
+    struct termios t;
+    return tcgetattr(fd, &t) == 0 && (!(t.c_lflag & ICANON) || !(t.c_lflag & ECHO));
 }
 
 void cli_status_sample(const rt_sample *s)
@@ -137,34 +188,16 @@ void cli_status_sample(const rt_sample *s)
     st.next = now + REDRAW_SECS;
     long secs = (long)(now - st.start);
     char mnow[32], mpeak[32], gpu[64] = "";
-    if (st.gpu_seen) {
-        double util = NAN, vram = 0;
-        if (p) {
-            util = p->gpu_utilization_pct;
-            vram = p->gpu_vram_used_bytes == RT_NULL_U64 ? NAN : (double)p->gpu_vram_used_bytes;
-        } else if (s->gpu_count > 0) {
-            util = 0;
-            for (size_t i = 0; i < s->gpu_count; i++) {
-                util += s->gpu[i]->utilization_pct / (double)s->gpu_count;
-                vram += (double)s->gpu[i]->vram_used_bytes;
-            }
-        }
-        char v[32];
-        if (isfinite(util))
-            snprintf(gpu, sizeof gpu, " | GPU %.0f%% %s", util, mem_text(vram / 1048576.0, v, sizeof v));
-        else
-            snprintf(gpu, sizeof gpu, " | GPU -"); /* no figure: no made-up zero */
-    }
-    const char *whose = st.job ? "job" : "machine";
-    char cnow[24];
-    if (isfinite(cores))
-        snprintf(cnow, sizeof cnow, "%.2f", cores);
+    if (st.gpu_seen)
+        gpu_text(p, s, gpu, sizeof gpu);
+    char cnow[24], cpeak[24], when[32];
+    if (secs < 3600)
+        snprintf(when, sizeof when, "%ld:%02ld", secs / 60, secs % 60);
     else
-        snprintf(cnow, sizeof cnow, "-");
-    int n = snprintf(st.line, sizeof st.line, ERASE "resource-tracker: %ld:%02ld:%02ld | %s cores %s (peak %.2f) | %s memory %s (peak %s)%s",
-                     secs / 3600, secs / 60 % 60, secs % 60, whose, cnow, st.cores_peak, whose,
-                     mem_text(mib, mnow, sizeof mnow), mem_text(st.mib_peak > 0 ? st.mib_peak : NAN, mpeak, sizeof mpeak),
-                     gpu);
+        snprintf(when, sizeof when, "%ld:%02ld:%02ld", secs / 3600, secs / 60 % 60, secs % 60);
+    int n = snprintf(st.line, sizeof st.line, ERASE "resource-tracker %s | %s %s cores, %s | peak %s cores, %s%s", when,
+                     st.job ? "job" : "machine", cores_text(cores, cnow, sizeof cnow), mem_text(mib, mnow, sizeof mnow),
+                     cores_text(st.cores_peak, cpeak, sizeof cpeak), mem_text(st.mib_peak, mpeak, sizeof mpeak), gpu);
     if (n < 0)
         return;
     size_t len = (size_t)n < sizeof st.line ? (size_t)n : sizeof st.line - 1;
@@ -173,7 +206,7 @@ void cli_status_sample(const rt_sample *s)
     size_t fit = sizeof ERASE - 1 + (size_t)(term_width(st.fd) - 1);
     if (len > fit)
         len = fit;
-    if (write(st.fd, st.line, len) > 0)
+    if (!screen_taken(st.fd) && write(st.fd, st.line, len) > 0)
         st.drawn = true;
     pthread_mutex_unlock(&st.mu);
 }
