@@ -19,6 +19,12 @@ enum {
     META_ORCHESTRATOR, META_EXECUTOR, META_EXTERNAL_RUN_ID, META_CONTAINER_IMAGE, META_COUNT
 };
 
+/* What a tracking run shows on the terminal (--view, [tracker] view, TRACKER_VIEW): auto (the
+ * human view when samples would go to a terminal: no -o, no --format, not -q, stderr a tty),
+ * human (a start line, a status line on a tty, the summary; no sample lines on stderr), or
+ * samples (JSON lines or CSV rows on stderr or -o, as before the view existed). */
+typedef enum cli_view { CLI_VIEW_AUTO, CLI_VIEW_HUMAN, CLI_VIEW_SAMPLES } cli_view;
+
 typedef enum cli_command { CMD_TRACK, CMD_SUMMARY, CMD_RECOMMEND, CMD_REPORT, CMD_INFO, CMD_HISTORY, CMD_UPLOAD } cli_command;
 
 /* One layer of settings (command line, environment, or config file); *_set says whether it was
@@ -34,6 +40,8 @@ typedef struct cli_layer {
     bool output_set;
     bool quiet;
     bool quiet_set;
+    cli_view view;
+    bool view_set;
     char *meta[META_COUNT];
     char **tags; /* "key=value" */
     size_t ntags;
@@ -84,7 +92,8 @@ typedef struct cli_options {
     double interval;
     rt_format format;
     const char *output; /* NULL: stderr; "-": stdout */
-    bool quiet;
+    bool quiet;          /* nothing on the terminal (-o FILE is still written) */
+    cli_view view;       /* as given; cli_view_resolve says what auto becomes */
     const char *meta[META_COUNT];
     const char **tags;
     size_t ntags;
@@ -184,6 +193,8 @@ int cli_parse_pid(const char *s, long *out);
 int cli_parse_format(const char *s, rt_format *out);
 /* "auto" sets *off to false, "off" to true; anything else returns -1. */
 int cli_parse_cgroup(const char *s, bool *off);
+/* "auto", "human" or "samples" into *out; anything else returns -1. */
+int cli_parse_view(const char *s, cli_view *out);
 int cli_check_tag(const char *s);
 int cli_add_tag(cli_layer *l, const char *tag);
 
@@ -209,6 +220,17 @@ cli_path_kind cli_path_look(const char *path);
 int cli_path_refused(const char *path);
 /* Why such a path is refused, for messages. */
 const char *cli_refused_why(void);
+/* The one line that says why a file given with --flag cannot be written (into buf): "--FLAG:
+ * refusing 'PATH': WHY" for a refused symlink (refused), else "--FLAG: cannot open 'PATH':
+ * strerror(err)". Returns buf. */
+const char *cli_path_message(char *buf, size_t cap, const char *flag, const char *path, bool refused, int err);
+/* Checks, creating nothing, that the run will be able to write the file path given with
+ * --flag: kind CLI_WRITE_FILE, a file that exists and is writable, or whose directory exists
+ * and is writable; CLI_WRITE_FILE_BESIDE, the same and its directory writable even when the
+ * file exists (SQLite's journal is created beside it). "-" (stdout) and NULL pass. Returns 0,
+ * or -1 with cli_path_message's line in err. */
+typedef enum { CLI_WRITE_FILE, CLI_WRITE_FILE_BESIDE } cli_write_kind;
+int cli_path_check(const char *flag, const char *path, cli_write_kind kind, char *err, size_t errlen);
 /* Takes the secret in environment variable name: a heap copy (NULL when unset or empty); the
  * variable's value is wiped in place and removed from the environment (the wrapped command does
  * not inherit it), and while a secret is held the process is not dumpable (no core dump, its

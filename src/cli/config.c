@@ -151,6 +151,7 @@ static int read_key(cli_layer *out, const char *name, const cli_setting *s, cons
         /* fall through */
     case CLI_T_FORMAT:
     case CLI_T_CGROUP:
+    case CLI_T_VIEW:
     case CLI_T_FILE:
     case CLI_T_TEXT:
         if (!is_str(kv) || cli_setting_read(s, out, v->u.str.s, false, why, sizeof why) < 0) {

@@ -29,6 +29,7 @@
 #include "exec.h"
 #include "fdlimit.h"
 #include "outq.h"
+#include "status.h"
 #include "resource_tracker.h"
 
 /* Opens where samples go: stderr by default, stdout for "-", else the file (truncated; mode
@@ -42,10 +43,12 @@ static int open_output(const char *path)
         return STDOUT_FILENO;
     bool refused = false;
     int fd = cli_open_create(path, O_WRONLY | O_CREAT | O_TRUNC, 0666, &refused);
-    if (refused)
-        cli_say("--output: refusing '%s': %s", path, cli_refused_why());
-    else if (fd < 0)
-        cli_say("--output: cannot open '%s': %s", path, strerror(errno));
+    if (fd < 0) {
+        int e = errno;
+        char msg[1024];
+        cli_say("%s", cli_path_message(msg, sizeof msg, "output", path, refused, e));
+        errno = e;
+    }
     return fd;
 }
 
@@ -66,7 +69,9 @@ typedef struct run_state {
     /* the clock and the signals: every signal acted on arrives through sfd */
     int sfd, tfd;
     sigset_t orig_mask; /* the mask before ours: the command's */
-    int out_fd;         /* where samples are written; -1: nowhere (--quiet) */
+    int out_fd;         /* where samples are written; -1: nowhere (--quiet, or the human view
+                         * without -o) */
+    bool human;         /* the human view (status.c): start line, status line, summary */
     int guard_fd;       /* the guardian's pipe: the job's group is killed if we die; -1: none */
     double start_secs;  /* Unix time of the start */
     rt_sampler *sampler; /* NULL if sampling could not start: the job still runs */
@@ -104,6 +109,8 @@ static bool emit(run_state *rs)
     if (!rs->sampler || rt_sampler_sample(rs->sampler, &s) != RT_OK)
         return true;
     rs->last = s;
+    if (rs->human)
+        cli_status_sample(s); /* from this sample's figures: nothing read, nothing allocated */
     if (!rs->pipe || rt_pipeline_add(rs->pipe, s) == RT_OK)
         return true;
     int e = errno;
@@ -263,7 +270,7 @@ static void finish_run(cli_options *o, run_state *rs, int status)
                           .cloud = rt_cloud_result(rs->cloud, 2.0),
                           .summary = s,
                           .cgroup_why = rs->cgroup_why[0] ? rs->cgroup_why : NULL};
-    if (o->summary) {
+    if (o->summary || rs->human) { /* once, also with both */
         FILE *err = cli_outq_stderr(); /* the output's queue when the samples go to stderr too */
         fputs("resource-tracker: summary of the run\n", err);
         if (cli_summary_print(err, s, &run, NULL, NULL) < 0)
@@ -284,7 +291,9 @@ static int open_run(const cli_options *o, run_state *rs)
     rs->out_fd = rs->sfd = rs->tfd = rs->guard_fd = -1;
     rs->start_secs = cli_real_secs();
     cli_nofile_raise(); /* before any setup: it all gets what the hard limit allows */
-    if (!o->quiet) {
+    rs->human = cli_view_resolve(o) == CLI_VIEW_HUMAN;
+    /* -o FILE is written in every view, -q or not; stderr gets samples in the samples view only */
+    if (o->output || (!o->quiet && !rs->human)) {
         rs->out_fd = open_output(o->output);
         if (rs->out_fd < 0 && o->command && cli_fds_short(errno)) {
             /* no samples can go anywhere: the command runs all the same (start_job) */
@@ -325,7 +334,7 @@ static int open_run(const cli_options *o, run_state *rs)
         cli_say("cannot set up the sampling clock: %s", strerror(errno));
         return EXIT_FAIL;
     }
-    if (o->summary || o->report || o->history) {
+    if (o->summary || o->report || o->history || rs->human) {
         if (rt_stats_new_with(NULL, &rs->stats) == RT_OK &&
             cli_gpuview_apply(o->expected_cores, o->gpu_list, o->ngpus, rs->stats) < 0)
             cli_say("warning: out of memory: the summary counts every core and GPU");
@@ -406,6 +415,8 @@ static int start_job(const cli_options *o, run_state *rs)
             cli_say("warning: no Prometheus metrics for this run (%s): the command runs all the same", strerror(e));
         }
     }
+    if (rs->human) /* the command's own output comes after it */
+        cli_status_start(o, isatty(STDERR_FILENO));
     if (!o->command)
         return 0;
     /* descendants that daemonize are re-parented to us and stay in the job (while the command
@@ -476,8 +487,9 @@ static int start_sampling(cli_options *o, run_state *rs)
     }
     /* where the job runs: found in the background, never waited for; kept for the run. Only
      * asked when something uses it (the stream, the summary, report or history; the exporters
-     * asked in start_job): a plain run makes no network connection at all */
-    if (!rs->cloud_tried && (o->sentinel_token || rs->stats))
+     * asked in start_job): a plain run makes no network connection at all, nor does the human
+     * view's summary without --summary (it has no cloud line) */
+    if (!rs->cloud_tried && (o->sentinel_token || o->summary || o->report || o->history))
         rs->cloud = cli_start_cloud(o);
     if ((o->sentinel_token || o->prom_on || o->otlp_url || o->textfile_dir) && cli_read_host(o, &rs->host) != RT_OK)
         rs->host = NULL;
@@ -597,6 +609,7 @@ static int track(cli_options *o)
         return status;
     }
     status = end_job(&rs, sample_loop(&rs));
+    cli_status_end(); /* the status line erased: what follows is lines of their own */
     /* the job's fate is settled: from here on (the sinks' ends, the summary, the history), the
      * tracker's death leaves what is left of the job alone */
     cli_guardian_release(rs.guard_fd);

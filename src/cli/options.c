@@ -84,9 +84,13 @@ void cli_usage_print(FILE *f)
           "  OTEL_SERVICE_NAME. The last push waits at most TRACKER_FINISH_TIMEOUT seconds (default 10).\n"
           "\n"
           "Precedence: command line > environment > config file > built-in default.\n"
-          "Samples are written as one JSON object or CSV row per interval, flushed at once. A reader that\n"
-          "stalls never holds up sampling or the exit: past 8 MiB queued, samples are dropped (one warning\n"
-          "counts them), and the end waits for it at most TRACKER_FINISH_TIMEOUT seconds (default 10).\n"
+          "On a terminal (stderr a tty, and none of -o, --format, -q given) a run shows the human view: a\n"
+          "start line, a status line redrawn in place and the summary at the end; its samples are not kept\n"
+          "(-o FILE keeps them; --view samples prints them). Otherwise, and always for programs reading\n"
+          "stderr, samples are written as one JSON object or CSV row per interval, flushed at once. A\n"
+          "reader that stalls never holds up sampling or the exit: past 8 MiB queued, samples are dropped\n"
+          "(one warning counts them), and the end waits for it at most TRACKER_FINISH_TIMEOUT seconds\n"
+          "(default 10).\n"
           "See resource-tracker(1) for the fields, the config file and the exit status.\n",
           f);
 }
@@ -184,9 +188,9 @@ int cli_merge(cli_options *o, char *err, size_t errlen)
         USAGE_ERR("--wait-all needs a command to run: it waits for the command's whole job");
     /* files written at the end are refused now, before anything starts, when they are links
      * planted in a shared directory (secure.c) */
-    if (o->report && cli_path_refused(o->report))
+    if (o->cmd != CMD_TRACK && o->report && cli_path_refused(o->report))
         USAGE_ERR("--report: refusing '%s': %s", o->report, cli_refused_why());
-    if (o->history && cli_path_refused(o->history))
+    if (o->cmd != CMD_TRACK && o->history && cli_path_refused(o->history))
         USAGE_ERR("--history: refusing '%s': %s", o->history, cli_refused_why());
     /* tags: the file's, then the command line's; a later tag with the same key replaces */
     free(o->tags);
@@ -210,6 +214,14 @@ int cli_merge(cli_options *o, char *err, size_t errlen)
     rt_job *j = &o->job;
     const char **m = o->meta;
     if (cli_export_merge(o, err, errlen) < 0 || cli_gpuview_merge(o, err, errlen) < 0)
+        return -1;
+    /* every file a tracking run will write, checked before anything starts (a job of hours must
+     * not lose its report at the end): the same line as a bad -o, nothing created (the
+     * textfile's directory: cli_export_merge) */
+    if (o->cmd == CMD_TRACK &&
+        (cli_path_check("output", o->output, CLI_WRITE_FILE, err, errlen) < 0 ||
+         cli_path_check("report", o->report, CLI_WRITE_FILE, err, errlen) < 0 ||
+         cli_path_check("history", o->history, CLI_WRITE_FILE_BESIDE, err, errlen) < 0))
         return -1;
     *j = (rt_job){sizeof(rt_job),       m[META_JOB_NAME],        m[META_PROJECT_NAME],  m[META_STAGE_NAME],
                   m[META_TASK_NAME],    m[META_TEAM],            m[META_ENV],           m[META_LANGUAGE],

@@ -1,12 +1,14 @@
 /* say.c - the tool's messages: one line on stderr per message, written with one write(2) (or
- * queued with the samples when they go to stderr too: outq.c), and the log callback that hands
- * the library's warnings to it. */
+ * queued with the samples when they go to stderr too: outq.c; or, in the human view, after
+ * erasing the status line: status.c), and the log callback that hands the library's warnings
+ * to it. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "outq.h"
+#include "status.h"
 
 void cli_say(const char *fmt, ...)
 {
@@ -24,7 +26,7 @@ void cli_say(const char *fmt, ...)
     if (m <= 0)
         return;
     size_t len = (size_t)m < sizeof line ? (size_t)m : sizeof line - 1;
-    if (!cli_outq_say(line, len) && write(STDERR_FILENO, line, len) < 0) {
+    if (!cli_outq_say(line, len) && !cli_status_say(line, len) && write(STDERR_FILENO, line, len) < 0) {
         /* nowhere left to report */
     }
 }

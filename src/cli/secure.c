@@ -1,10 +1,12 @@
 /* secure.c - the tool's files and secrets: files it creates are opened without following a
  * symlink planted in a shared (sticky, world-writable) directory (the kernel's protected_symlinks
  * rule, kept in user space for the last path component), and the API token is taken out of the
- * environment the wrapped command inherits, wiped when freed, and kept out of core dumps. */
+ * environment the wrapped command inherits, wiped when freed, and kept out of core dumps. The
+ * paths a run will write are checked before it starts, creating nothing (cli_path_check). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -140,4 +142,63 @@ void cli_free_secret(char *secret)
         return;
     explicit_bzero(secret, strlen(secret));
     free(secret);
+}
+
+const char *cli_path_message(char *buf, size_t cap, const char *flag, const char *path, bool refused, int err)
+{
+    if (refused)
+        snprintf(buf, cap, "--%s: refusing '%s': %s", flag, path, cli_refused_why());
+    else
+        snprintf(buf, cap, "--%s: cannot open '%s': %s", flag, path, strerror(err));
+    return buf;
+}
+
+/* Whether we (the euid) may create files in the directory dir: 0, or an errno. */
+static int dir_writable(const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) < 0)
+        return errno;
+    if (!S_ISDIR(st.st_mode))
+        return ENOTDIR;
+    return faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) < 0 ? errno : 0;
+}
+
+/* Whether path can be written as kind asks: 0, or an errno. Nothing is created. */
+static int path_writable(const char *path, cli_write_kind kind)
+{
+    struct stat st;
+    bool exists = stat(path, &st) == 0;
+    if (!exists && errno != ENOENT)
+        return errno; /* a component is no directory, or cannot be searched */
+    if (exists && S_ISDIR(st.st_mode))
+        return EISDIR;
+    if (exists && faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) < 0)
+        return errno;
+    if (exists && kind == CLI_WRITE_FILE)
+        return 0;
+    /* the directory it is (to be) created in */
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    size_t n = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
+    if (n >= sizeof dir)
+        return ENAMETOOLONG;
+    if (n == 0)
+        dir[n++] = '.';
+    else
+        memcpy(dir, path, n);
+    dir[n] = '\0';
+    return dir_writable(dir);
+}
+
+int cli_path_check(const char *flag, const char *path, cli_write_kind kind, char *err, size_t errlen)
+{
+    if (!path || strcmp(path, "-") == 0)
+        return 0;
+    bool refused = cli_path_refused(path);
+    int e = refused ? EACCES : path_writable(path, kind);
+    if (e == 0)
+        return 0;
+    cli_path_message(err, errlen, flag, path, refused, e);
+    return -1;
 }

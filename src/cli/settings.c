@@ -34,9 +34,18 @@ const cli_setting cli_settings[] = {
     {"format", 'f', "FMT", NULL, "tracker", "format", CLI_T_FORMAT, 0, 0, RT_FORMAT_JSON, L(format), L(format_set),
      M(format), "a format (json or csv)", "\"json\" or \"csv\"", false, "json (one object per line, default) or csv"},
     {"output", 'o', "FILE", NULL, "tracker", "output", CLI_T_FILE, 0, 0, 0, L(output), L(output_set), M(output), NULL,
-     "a file name (or \"-\" for stdout)", false, "where samples go (default stderr; - is stdout)"},
+     "a file name (or \"-\" for stdout)", false,
+     "write the samples to FILE (- is stdout); without it, samples go to\n"
+     "stderr in the samples view and are not kept in the human view"},
     {"quiet", 'q', NULL, NULL, "tracker", "quiet", CLI_T_BOOL, 0, 0, 0, L(quiet), L(quiet_set), M(quiet), NULL, NULL,
-     false, "no sample output"},
+     false, "nothing on the terminal (no samples, start or status line; the\n"
+     "summary only with --summary); -o FILE is still written"},
+    {"view", 0, "VIEW", "TRACKER_VIEW", "tracker", "view", CLI_T_VIEW, 0, 0, CLI_VIEW_AUTO, L(view), L(view_set),
+     M(view), "a view (auto, human or samples)", "\"auto\", \"human\" or \"samples\"", false,
+     "auto (default): human when stderr is a terminal and none of -o,\n"
+     "--format, -q is given, else samples; human: a start line, a status\n"
+     "line on a terminal and the summary at the end, no sample lines on\n"
+     "stderr; samples: JSON lines (or CSV) on stderr or -o"},
     {"job-name", 0, "NAME", "TRACKER_JOB_NAME", "job", "name", CLI_T_META, 0, 0, 0, L(meta[META_JOB_NAME]), NO,
      M(meta[META_JOB_NAME]), NULL, NULL, true,
      "job metadata; also --project-name, --stage-name, --task-name, --team,\n"
@@ -136,6 +145,19 @@ int cli_parse_cgroup(const char *s, bool *off)
         *off = false;
     else if (strcmp(s, "off") == 0)
         *off = true;
+    else
+        return -1;
+    return 0;
+}
+
+int cli_parse_view(const char *s, cli_view *out)
+{
+    if (strcmp(s, "auto") == 0)
+        *out = CLI_VIEW_AUTO;
+    else if (strcmp(s, "human") == 0)
+        *out = CLI_VIEW_HUMAN;
+    else if (strcmp(s, "samples") == 0)
+        *out = CLI_VIEW_SAMPLES;
     else
         return -1;
     return 0;
@@ -322,6 +344,9 @@ int cli_setting_read(const cli_setting *s, cli_layer *l, const char *text, bool 
     case CLI_T_CGROUP:
         bad = cli_parse_cgroup(text, (bool *)slot) < 0;
         break;
+    case CLI_T_VIEW:
+        bad = cli_parse_view(text, (cli_view *)slot) < 0;
+        break;
     case CLI_T_BOOL:
     case CLI_T_OFF:
         *(bool *)slot = true;
@@ -453,6 +478,7 @@ void cli_settings_merge(cli_options *o)
         case CLI_T_SECS:
         case CLI_T_CORES: *(double *)dst = src ? *(const double *)src : s->def; break;
         case CLI_T_FORMAT: *(rt_format *)dst = src ? *(const rt_format *)src : (rt_format)s->def; break;
+        case CLI_T_VIEW: *(cli_view *)dst = src ? *(const cli_view *)src : (cli_view)s->def; break;
         case CLI_T_CGROUP:
         case CLI_T_BOOL:
         case CLI_T_OFF: *(bool *)dst = src ? *(const bool *)src : s->def != 0; break;

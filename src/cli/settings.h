@@ -20,6 +20,7 @@ typedef enum cli_type {
     CLI_T_CORES,   /* a number of cores: double in (min, max] */
     CLI_T_FORMAT,  /* json or csv: rt_format */
     CLI_T_CGROUP,  /* auto or off: bool (true: off) */
+    CLI_T_VIEW,    /* auto, human or samples: cli_view */
     CLI_T_BOOL,    /* a flag without value; true or false in TOML */
     CLI_T_OFF,     /* a flag without value that turns a thing off (--no-X): bool true; in TOML the
                     * thing's own key, true (on, the default) or false (off) */

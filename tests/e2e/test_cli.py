@@ -24,7 +24,7 @@ CSV_HEADER = ("timestamp,system_processes,system_utime,system_stime,system_cpu_u
 def test_help_and_version():
     r = run(["--help"])
     assert r.returncode == 0
-    for flag in ("--pid", "--interval", "--config", "--format", "--output", "--quiet", "--job-name", "--tag",
+    for flag in ("--pid", "--interval", "--config", "--format", "--output", "--quiet", "--view", "--job-name", "--tag",
                  "--container-image", "--cgroup", "--wait-all", "--prometheus", "--prometheus-textfile", "--otlp",
                  "--otlp-interval", "OTEL_EXPORTER_OTLP_ENDPOINT", "summary", "recommend", "report", "info"):
         assert flag in r.stdout

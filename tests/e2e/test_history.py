@@ -252,10 +252,9 @@ def test_writer_killed_mid_transaction_loses_nothing(tmp_path, first):
 
 
 def unusable(tmp_path):
+    """Paths SQLite cannot create or write: refused before the command starts (test_terminal.py
+    holds the line's words)."""
     yield "a directory", str(tmp_path)
-    junk = tmp_path / "junk.db"
-    junk.write_bytes(b"garbage, not SQLite\n" * 500)
-    yield "garbage content", str(junk)
     yield "a missing directory", str(tmp_path / "no" / "such" / "dir" / "h.db")
     if os.geteuid() != 0:  # root writes anywhere
         ro = tmp_path / "ro"
@@ -264,15 +263,27 @@ def unusable(tmp_path):
         yield "a read-only directory", str(ro / "h.db")
 
 
-def test_unusable_database_is_one_warning_not_a_failed_job(tmp_path):
+def test_uncreatable_database_is_a_usage_error_before_the_job(tmp_path):
+    ran = tmp_path / "ran"
     for what, path in unusable(tmp_path):
-        r = track(path, "sh", "-c", "exit 3")
-        assert r.returncode == 3, what
+        r = track(path, "sh", "-c", f"touch {ran}; exit 3")
+        assert r.returncode == 2, what
         lines = r.stderr.splitlines()
-        assert len(lines) == 1, (what, r.stderr)
-        assert "warning" in lines[0] and "history" in lines[0] and path in lines[0], (what, lines)
-        r = track(path, "true")
-        assert r.returncode == 0, what
+        assert len(lines) == 1 and "--history" in lines[0] and path in lines[0], (what, lines)
+        assert not ran.exists(), what
+
+
+def test_unusable_database_is_one_warning_not_a_failed_job(tmp_path):
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"garbage, not SQLite\n" * 500)
+    path = str(junk)  # writable, so it passes the check at the start; not a database
+    r = track(path, "sh", "-c", "exit 3")
+    assert r.returncode == 3
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1, r.stderr
+    assert "warning" in lines[0] and "history" in lines[0] and path in lines[0], lines
+    r = track(path, "true")
+    assert r.returncode == 0
 
 
 def recommend_stub():

@@ -69,9 +69,15 @@ def test_summary_report_and_history_at_exit(services, tmp_path):
 
 
 def test_answers_never_change_the_exit_status(tmp_path):
-    """Unwritable report and history, Keeper down: warnings, and the job's own status."""
-    r = run(["-q", "-i", "0.1", "--summary", "--report", str(tmp_path / "no" / "dir" / "r.html"),
-             "--history", str(tmp_path), "--", "/bin/sh", "-c", "exit 7"], timeout=60)
+    """A report whose directory is gone by the end, a history that is no database, Keeper down:
+    warnings, and the job's own status (paths that cannot be written already at the start are
+    refused before the command: test_terminal.py)."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"garbage, not SQLite\n" * 500)
+    r = run(["-q", "-i", "0.1", "--summary", "--report", str(gone / "r.html"),
+             "--history", str(junk), "--", "/bin/sh", "-c", f"rm -r {gone}; exit 7"], timeout=60)
     assert r.returncode == 7, r.stderr
     assert "r.html" in r.stderr
     assert sum("history" in l for l in r.stderr.splitlines()) == 1

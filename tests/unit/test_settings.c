@@ -84,6 +84,7 @@ static const char *good_value(const cli_setting *s, bool toml, char *buf, size_t
     case CLI_T_CORES: return "2";
     case CLI_T_FORMAT: return toml ? "'csv'" : "csv";
     case CLI_T_CGROUP: return toml ? "'off'" : "off";
+    case CLI_T_VIEW: return toml ? "'human'" : "human";
     case CLI_T_BOOL:
     case CLI_T_OFF: return "true";
     case CLI_T_TAG: return toml ? "['a=b']" : "a=b";

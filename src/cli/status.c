@@ -1,0 +1,250 @@
+/* status.c - the human view of a tracking run on the terminal (status.h): the view a run gets,
+ * the start line (what is tracked, the interval, where samples go, how to stop), and the status
+ * line (elapsed time, cores and memory now and at their peak, GPU once one was seen) redrawn in
+ * place at most once a second from the sample just taken: no file read, no allocation (and not
+ * while a program of the job has the terminal in raw or no-echo mode: an editor's screen is
+ * left alone). The tool's other lines erase it first (cli_status_say); the summary comes after
+ * cli_status_end. */
+#define _GNU_SOURCE
+#include "status.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "settings.h"
+
+#define ERASE "\r\033[K" /* to the line's start, and erase to its end */
+#define REDRAW_SECS 1.0
+
+/* The one status line of the process (one run per process). */
+static struct {
+    pthread_mutex_t mu; /* the terminal's line: drawn, and the tool's lines that erase it */
+    bool live;          /* drawn on each second's sample */
+    bool drawn;         /* something of it is on the terminal now */
+    int fd;             /* the terminal, written without blocking (a stopped terminal never holds
+                         * up sampling: a line that cannot go is skipped) */
+    bool job;           /* figures of the tracked tree, else of the machine */
+    double start, next; /* CLOCK_MONOTONIC: the start, the next drawing's earliest time */
+    double cores_peak, mib_peak;
+    bool gpu_seen;
+    char line[512];
+} st = {.mu = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+
+cli_view cli_view_resolve(const cli_options *o)
+{
+    if (o->quiet)
+        return CLI_VIEW_SAMPLES;
+    if (o->view != CLI_VIEW_AUTO)
+        return o->view;
+    bool format_given = cli_setting_from(o, cli_setting_by_flag("format")) != CLI_FROM_DEFAULT;
+    return !o->output && !format_given && isatty(STDERR_FILENO) ? CLI_VIEW_HUMAN : CLI_VIEW_SAMPLES;
+}
+
+/* The command as typed (an argument with blanks quoted), on one line (control characters
+ * shown as spaces), cut to about 60 characters (at a character's start), into buf. */
+static void command_text(char *const *argv, char *buf, size_t cap)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; argv[i] && at < cap; i++) {
+        bool quote = strpbrk(argv[i], " \t\n'") != NULL || !argv[i][0];
+        int n = snprintf(buf + at, cap - at, "%s%s%s%s", i ? " " : "", quote ? "\"" : "", argv[i], quote ? "\"" : "");
+        if (n < 0)
+            break;
+        at += (size_t)n;
+    }
+    for (char *c = buf; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = ' ';
+    size_t cut = 57;
+    if (at > 60 && cap > 64) {
+        while (cut > 0 && ((unsigned char)buf[cut] & 0xC0) == 0x80)
+            cut--;
+        memcpy(buf + cut, "...", 4);
+    }
+}
+
+void cli_status_start(const cli_options *o, bool live)
+{
+    char what[160], to[600], cmd[128];
+    if (o->command) {
+        command_text(o->command, cmd, sizeof cmd);
+        snprintf(what, sizeof what, "tracking `%s` and the processes it starts", cmd);
+    } else if (o->pid) {
+        snprintf(what, sizeof what, "tracking PID %ld's process tree", o->pid);
+    } else {
+        snprintf(what, sizeof what, "tracking the whole machine (no command given)");
+    }
+    if (!o->output)
+        snprintf(to, sizeof to, "samples not kept (-o FILE keeps them)");
+    else if (strcmp(o->output, "-") == 0)
+        snprintf(to, sizeof to, "samples to stdout");
+    else
+        snprintf(to, sizeof to, "samples to %.500s", o->output);
+    cli_say("%s, every %.10g s; %s; %s", what, o->interval, to,
+            o->command ? "Ctrl-C stops the command" : o->pid ? "Ctrl-C stops tracking and prints the summary"
+                                                             : "Ctrl-C stops and prints the summary");
+    if (!live)
+        return;
+    /* a descriptor of the terminal's own that does not block; else stderr itself */
+    int fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    pthread_mutex_lock(&st.mu);
+    st.fd = fd >= 0 ? fd : STDERR_FILENO;
+    st.job = o->command || o->pid;
+    st.start = st.next = cli_mono_secs();
+    st.cores_peak = st.mib_peak = NAN; /* none yet */
+    st.gpu_seen = st.drawn = false;
+    st.live = true;
+    pthread_mutex_unlock(&st.mu);
+}
+
+/* A memory figure in MiB as "512 MiB" or "1.2 GiB"; "-" when unknown. */
+static const char *mem_text(double mib, char *buf, size_t cap)
+{
+    if (!isfinite(mib))
+        snprintf(buf, cap, "-");
+    else if (mib < 10)
+        snprintf(buf, cap, "%.1f MiB", mib);
+    else if (mib < 1024)
+        snprintf(buf, cap, "%.0f MiB", mib);
+    else
+        snprintf(buf, cap, "%.1f GiB", mib / 1024);
+    return buf;
+}
+
+/* A number of cores as "1.25"; "-" when unknown. */
+static const char *cores_text(double cores, char *buf, size_t cap)
+{
+    if (isfinite(cores))
+        snprintf(buf, cap, "%.2f", cores);
+    else
+        snprintf(buf, cap, "-");
+    return buf;
+}
+
+/* The terminal's width in columns (80 when it does not say). */
+static int term_width(int fd)
+{
+    struct winsize ws;
+    if (ioctl(fd, TIOCGWINSZ, &ws) < 0 || ws.ws_col == 0)
+        return 80;
+    return ws.ws_col;
+}
+
+/* " | GPU 45%, 2.1 GiB": the job's GPU use (p; NULL: the machine's, the GPUs' mean utilization
+ * and their memory used) into buf; " | GPU -" without a figure (no made-up zero). */
+static void gpu_text(const rt_process *p, const rt_sample *s, char *buf, size_t cap)
+{
+    double util = NAN, vram = NAN;
+    if (p) {
+        util = p->gpu_utilization_pct;
+        if (p->gpu_vram_used_bytes != RT_NULL_U64)
+            vram = (double)p->gpu_vram_used_bytes;
+    } else if (s->gpu_count > 0) {
+        util = vram = 0;
+        for (size_t i = 0; i < s->gpu_count; i++) {
+            util += s->gpu[i]->utilization_pct / (double)s->gpu_count;
+            vram += s->gpu[i]->vram_used_bytes == RT_NULL_U64 ? NAN : (double)s->gpu[i]->vram_used_bytes;
+        }
+    }
+    char v[32];
+    if (isfinite(util))
+        snprintf(buf, cap, " | GPU %.0f%%, %s", util, mem_text(vram / 1048576.0, v, sizeof v));
+    else
+        snprintf(buf, cap, " | GPU -");
+}
+
+/* Whether a program of the job has the terminal to itself now (an editor, a pager, a password
+ * prompt: line editing or echo turned off): then no status line is drawn into its screen. */
+static bool screen_taken(int fd)
+{
+    struct termios t;
+    return tcgetattr(fd, &t) == 0 && (!(t.c_lflag & ICANON) || !(t.c_lflag & ECHO));
+}
+
+void cli_status_sample(const rt_sample *s)
+{
+    if (!st.live) /* read without the lock: set before sampling starts, cleared by this thread */
+        return;
+    const rt_process *p = st.job ? s->process : NULL;
+    double cores = p ? p->cores_used : s->cpu ? s->cpu->utilization_pct : NAN;
+    double mib = p ? (isfinite(p->pss_mib) ? p->pss_mib : p->rss_mib) : s->memory ? s->memory->used_mib : NAN;
+    if (isfinite(cores) && !(cores <= st.cores_peak))
+        st.cores_peak = cores;
+    if (isfinite(mib) && !(mib <= st.mib_peak))
+        st.mib_peak = mib;
+    if (s->gpu_count > 0)
+        st.gpu_seen = true;
+    double now = cli_mono_secs();
+    if (now < st.next)
+        return;
+    st.next = now + REDRAW_SECS;
+    long secs = (long)(now - st.start);
+    char mnow[32], mpeak[32], gpu[64] = "";
+    if (st.gpu_seen)
+        gpu_text(p, s, gpu, sizeof gpu);
+    char cnow[24], cpeak[24], when[32];
+    if (secs < 3600)
+        snprintf(when, sizeof when, "%ld:%02ld", secs / 60, secs % 60);
+    else
+        snprintf(when, sizeof when, "%ld:%02ld:%02ld", secs / 3600, secs / 60 % 60, secs % 60);
+    int n = snprintf(st.line, sizeof st.line, ERASE "resource-tracker %s | %s %s cores, %s | peak %s cores, %s%s", when,
+                     st.job ? "job" : "machine", cores_text(cores, cnow, sizeof cnow), mem_text(mib, mnow, sizeof mnow),
+                     cores_text(st.cores_peak, cpeak, sizeof cpeak), mem_text(st.mib_peak, mpeak, sizeof mpeak), gpu);
+    if (n < 0)
+        return;
+    size_t len = (size_t)n < sizeof st.line ? (size_t)n : sizeof st.line - 1;
+    pthread_mutex_lock(&st.mu);
+    /* shorter than the terminal: a line as wide as it would wrap (or scroll) on some terminals */
+    size_t fit = sizeof ERASE - 1 + (size_t)(term_width(st.fd) - 1);
+    if (len > fit)
+        len = fit;
+    if (!screen_taken(st.fd) && write(st.fd, st.line, len) > 0)
+        st.drawn = true;
+    pthread_mutex_unlock(&st.mu);
+}
+
+void cli_status_end(void)
+{
+    pthread_mutex_lock(&st.mu);
+    if (st.live && st.drawn && write(st.fd, ERASE, sizeof ERASE - 1) < 0) {
+        /* nothing more to do: the summary follows on a line of its own anyway */
+    }
+    st.drawn = false;
+    st.live = false;
+    if (st.fd > STDERR_FILENO)
+        close(st.fd);
+    st.fd = -1;
+    pthread_mutex_unlock(&st.mu);
+}
+
+bool cli_status_say(const char *line, size_t n)
+{
+    pthread_mutex_lock(&st.mu);
+    if (!st.live) {
+        pthread_mutex_unlock(&st.mu);
+        return false;
+    }
+    char buf[2400];
+    size_t at = 0;
+    if (st.drawn) {
+        memcpy(buf, ERASE, sizeof ERASE - 1);
+        at = sizeof ERASE - 1;
+        st.drawn = false;
+    }
+    if (n > sizeof buf - at)
+        n = sizeof buf - at;
+    memcpy(buf + at, line, n);
+    if (write(STDERR_FILENO, buf, at + n) < 0) {
+        /* nowhere left to report */
+    }
+    pthread_mutex_unlock(&st.mu);
+    return true;
+}

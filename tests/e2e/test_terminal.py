@@ -1,0 +1,228 @@
+"""The tool on a terminal (docs/contracts.md §1, the view): run under a pseudo-terminal, the
+human view says one start line, redraws one status line in place (never scrolling, shorter
+than the terminal) and ends with the summary, and no sample line reaches the terminal; with
+stderr a pipe the samples view stays what programs read; -q -o FILE writes FILE; and every path
+the run will write is checked before the command starts (exit 2, one line, nothing run)."""
+import fcntl
+import json
+import os
+import pty
+import re
+import select
+import signal
+import struct
+import subprocess
+import termios
+import time
+
+import pytest
+
+from conftest import TIMEOUT_SCALE, TRACKER, run, tracker_env
+
+ERASE = "\r\x1b[K"
+START = "resource-tracker: tracking "
+SUMMARY = "resource-tracker: summary of the run"
+
+
+def pty_run(args, cols=100, env=None, stop_when=None, timeout=30):
+    """Runs the tracker with stdin, stdout and stderr on a pseudo-terminal cols wide. With
+    stop_when (a function of the output so far), SIGINT is sent once it is true. Returns the
+    exit status and everything the terminal got (its \\n made \\r\\n by the line discipline)."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, cols, 0, 0))
+    p = subprocess.Popen([TRACKER, *args], stdin=slave, stdout=slave, stderr=slave, env=env or tracker_env(),
+                         start_new_session=True)
+    os.close(slave)
+    out = b""
+    deadline = time.monotonic() + timeout * TIMEOUT_SCALE
+    signalled = False
+    try:
+        while time.monotonic() < deadline:
+            if stop_when and not signalled and stop_when(out.decode(errors="replace")):
+                p.send_signal(signal.SIGINT)
+                signalled = True
+            ready, _, _ = select.select([master], [], [], 0.1)
+            if not ready:
+                if p.poll() is not None and not select.select([master], [], [], 0.2)[0]:
+                    break
+                continue
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: every holder of the terminal's other end has gone
+                break
+            if not chunk:
+                break
+            out += chunk
+        rc = p.wait(timeout=10 * TIMEOUT_SCALE)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        os.close(master)
+    return rc, out.decode(errors="replace")
+
+
+def status_draws(text):
+    """The status line's drawings: what follows each ERASE up to the next \\r or \\n."""
+    return [re.split(r"[\r\n]", part, maxsplit=1)[0] for part in text.split(ERASE)[1:]]
+
+
+def assert_human_run(text, cols):
+    assert text.startswith(START), text[:300]
+    start_line, rest = text.split("\r\n", 1)
+    assert len(start_line) < 400
+    assert "Ctrl-C" in start_line and "every 0.2 s" in start_line, start_line
+    assert '{"' not in text and "timestamp," not in text, text[:2000]  # no JSON line nor CSV header
+    assert text.count(SUMMARY) == 1, text
+    live, summary = rest.split(SUMMARY, 1)
+    # the status line is one line rewritten in place: no newline between its drawings, each one
+    # shorter than the terminal, and erased before the summary
+    assert "\n" not in live, repr(live)
+    draws = [d for d in status_draws(live) if d]
+    assert len(draws) >= 2, repr(live)
+    for d in draws:
+        assert len(d) < cols, (len(d), d)
+        assert d.startswith("resource-tracker ")
+    assert live.endswith(ERASE), repr(live[-200:])
+    assert "Exit status" in summary or "Machine" in summary, summary
+    return start_line, draws
+
+
+@pytest.mark.parametrize("cols,extra", [(100, []), (40, ["--summary"])])
+def test_human_view_on_a_terminal(cols, extra):
+    """The start line, several redrawings of one status line (cut to a narrow terminal too),
+    no sample line, and the summary once (also when --summary asks for it)."""
+    rc, text = pty_run(["-i", "0.2", *extra, "--", "sleep", "3"], cols=cols)
+    assert rc == 0, text
+    start_line, draws = assert_human_run(text, cols)
+    assert "`sleep 3`" in start_line and "samples not kept (-o FILE keeps them)" in start_line, start_line
+    assert "Ctrl-C stops the command" in start_line
+    if cols >= 100:
+        assert any(re.search(r"\| job [\d.]+ cores, [\d.]+ [MG]iB \| peak [\d.]+ cores, [\d.]+ [MG]iB", d) for d in draws), draws
+
+
+def test_whole_machine_on_a_terminal_says_so():
+    """No command on a terminal: the start line says the whole machine is tracked and how to stop;
+    SIGINT ends it with the summary."""
+    rc, text = pty_run(["-i", "0.2"], stop_when=lambda t: len(status_draws(t)) >= 2)
+    assert rc == 0, text
+    start_line, draws = assert_human_run(text, 100)
+    assert "the whole machine (no command given)" in start_line, start_line
+    assert "Ctrl-C stops and prints the summary" in start_line, start_line
+    assert any("| machine " in d for d in draws), draws
+
+
+def test_view_samples_on_a_terminal_prints_json_lines():
+    rc, text = pty_run(["-i", "0.2", "--view", "samples", "--", "sleep", "1"])
+    assert rc == 0, text
+    lines = [l for l in text.split("\r\n") if l]
+    assert len(lines) >= 3 and all(l.startswith('{"') for l in lines), text[:1000]
+    assert START not in text and ERASE not in text
+
+
+def test_human_view_with_output_file_on_a_terminal(tmp_path):
+    out = tmp_path / "s.jsonl"
+    rc, text = pty_run(["-i", "0.2", "--view", "human", "-o", str(out), "--", "sleep", "1"])
+    assert rc == 0, text
+    assert f"samples to {out}" in text.split("\r\n", 1)[0], text[:300]
+    assert '{"' not in text and text.count(SUMMARY) == 1
+    assert len([json.loads(l) for l in out.read_text().splitlines()]) >= 3
+
+
+def test_quiet_on_a_terminal_prints_nothing_and_writes_the_file(tmp_path):
+    out = tmp_path / "q.jsonl"
+    rc, text = pty_run(["-q", "-i", "0.2", "-o", str(out), "--", "sleep", "0.7"])
+    assert rc == 0 and text == "", repr(text)
+    samples = [json.loads(l) for l in out.read_text().splitlines()]
+    assert len(samples) >= 2 and "cpu" in samples[0]
+
+
+def test_quiet_with_output_writes_the_file(tmp_path):
+    """-q -o FILE: quiet means nothing on the terminal; the samples still go to FILE."""
+    out = tmp_path / "q.jsonl"
+    r = run(["-q", "-i", "0.1", "-o", str(out), "--", "true"])
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    samples = [json.loads(l) for l in out.read_text().splitlines()]
+    assert samples and "cpu" in samples[0]
+
+
+def keys_of(stderr):
+    return [tuple(json.loads(l)) for l in stderr.splitlines()]
+
+
+def test_stderr_a_pipe_is_the_samples_view():
+    """Not a terminal: auto is the samples view (the golden tests hold the exact bytes): the
+    same lines with the same keys as --view samples; human writes the start line and the
+    summary and no sample line, also when asked for in the environment or the config file."""
+    args = ["-i", "0.1", "--", "sleep", "0.55"]
+    auto = run(args)
+    samples = run(["--view", "samples", *args])
+    env = run(args, env=tracker_env(TRACKER_VIEW="samples"))
+    assert auto.returncode == samples.returncode == env.returncode == 0
+    assert keys_of(auto.stderr) and keys_of(auto.stderr) == keys_of(samples.stderr) == keys_of(env.stderr)
+    human = run(args, env=tracker_env(TRACKER_VIEW="human"))
+    assert human.returncode == 0 and human.stderr.startswith(START), human.stderr
+    assert '{"' not in human.stderr and "\r" not in human.stderr and human.stderr.count(SUMMARY) == 1
+
+
+def test_view_in_the_config_file_and_bad_values(tmp_path):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[tracker]\nview = "human"\n')
+    r = run(["-c", str(cfg), "-i", "0.1", "--", "true"])
+    assert r.returncode == 0 and r.stderr.startswith(START) and SUMMARY in r.stderr, r.stderr
+    # the command line wins over the file
+    r = run(["-c", str(cfg), "--view", "samples", "-i", "0.1", "--", "true"])
+    assert r.returncode == 0 and r.stderr.startswith('{"'), r.stderr
+    for args, env, words in ((["--view", "tty"], {}, ["--view", "'tty'", "auto, human or samples"]),
+                             ([], {"TRACKER_VIEW": "loud"}, ["TRACKER_VIEW", "'loud'"])):
+        r = run([*args, "--", "true"], env=tracker_env(**env))
+        assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, r.stderr
+        for w in words:
+            assert w in r.stderr, (w, r.stderr)
+    cfg.write_text('[tracker]\nview = "loud"\n')
+    r = run(["-c", str(cfg), "--", "true"])
+    assert r.returncode == 2 and "view" in r.stderr and '"samples"' in r.stderr, r.stderr
+
+
+def unwritable_paths(tmp_path):
+    """(flag, path, what) the run cannot write: each refused before the command starts."""
+    missing = tmp_path / "no" / "such"
+    yield "--report", str(missing / "r.html"), "No such file or directory"
+    yield "--history", str(missing / "h.db"), "No such file or directory"
+    yield "--history", str(tmp_path), "Is a directory"
+    yield "--prometheus-textfile", str(missing), "No such file or directory"
+    yield "--output", str(missing / "o.jsonl"), "No such file or directory"
+    if os.geteuid() != 0:  # root writes anywhere
+        ro = tmp_path / "ro"
+        ro.mkdir(exist_ok=True)
+        os.chmod(ro, 0o555)
+        yield "--report", str(ro / "r.html"), "Permission denied"
+        yield "--history", str(ro / "h.db"), "Permission denied"
+        yield "--prometheus-textfile", str(ro), "Permission denied"
+
+
+def test_paths_the_run_writes_are_checked_before_the_command(tmp_path):
+    marker = tmp_path / "ran"
+    for flag, path, why in unwritable_paths(tmp_path):
+        r = run([flag, path, "-q", "--", "sh", "-c", f"touch {marker}"])
+        assert r.returncode == 2, (flag, path, r.stderr)
+        lines = r.stderr.splitlines()
+        assert len(lines) == 1, (flag, r.stderr)
+        assert flag in lines[0] and f"'{path}'" in lines[0] and why in lines[0], lines[0]
+        assert not marker.exists(), (flag, path)  # the command never ran
+        assert flag == "--history" and path == str(tmp_path) or not os.path.exists(path), path  # nothing left behind
+    # from the config file too (named by the flag, as a bad -o is)
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f'[tracker]\nreport = "{tmp_path}/no/such/r.html"\n')
+    r = run(["-c", str(cfg), "--", "sh", "-c", f"touch {marker}"])
+    assert r.returncode == 2 and "--report: cannot open" in r.stderr and not marker.exists(), r.stderr
+
+
+def test_writable_paths_pass_the_check(tmp_path):
+    """An existing file, a new file in a writable directory: the run goes on and writes them."""
+    hist = tmp_path / "h.db"
+    for _ in range(2):  # created, then appended to
+        r = run(["-q", "-i", "0.1", "--history", str(hist), "--report", str(tmp_path / "r.html"),
+                 "--prometheus-textfile", str(tmp_path), "--", "true"])
+        assert r.returncode == 0, r.stderr
+    assert hist.stat().st_size > 0 and (tmp_path / "r.html").stat().st_size > 0

@@ -1,0 +1,229 @@
+/* test_status.c - the human view's lines (status.c), with stderr a pipe: the start line, the
+ * status line drawn from a sample (erased and redrawn in place, cut to the width, at most once
+ * a second), a line of the tool's that erases it first, the erasing at the end; on a
+ * pseudo-terminal its width, the GPU's figures and a job's raw-mode screen left alone; and which
+ * view a run gets. */
+#include "unit.h"
+
+#include <math.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+
+#include "cli.h"
+#include "status.h"
+
+#define ERASE "\r\033[K"
+
+/* stderr made the write end of a pipe: returns its read end (non-blocking); *saved: stderr. */
+static int stderr_to_pipe(int *saved)
+{
+    int p[2];
+    assert_int_equal(pipe2(p, O_NONBLOCK), 0);
+    *saved = dup(STDERR_FILENO);
+    assert_true(*saved >= 0);
+    assert_int_equal(dup2(p[1], STDERR_FILENO), STDERR_FILENO);
+    close(p[1]);
+    return p[0];
+}
+
+static void stderr_back(int saved)
+{
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+}
+
+/* Everything written to the pipe so far, into a static buffer. */
+static const char *drain(int fd)
+{
+    static char buf[8192];
+    size_t at = 0;
+    ssize_t n;
+    while (at < sizeof buf - 1 && (n = read(fd, buf + at, sizeof buf - 1 - at)) > 0)
+        at += (size_t)n;
+    buf[at] = '\0';
+    return buf;
+}
+
+static void lines_of_a_run(void **state)
+{
+    (void)state;
+    rt_cpu cpu = {.utilization_pct = 1.75, .core_count = 2};
+    rt_memory mem = {.used_mib = 2048};
+    rt_process proc = {.cores_used = 1.5, .pss_mib = 512, .rss_mib = 600};
+    rt_sample s = {.cpu = &cpu, .memory = &mem, .process = &proc};
+    char *cmd[] = {"sleep", "3", NULL};
+    cli_options o;
+    memset(&o, 0, sizeof o);
+    o.command = cmd;
+    o.interval = 0.5;
+    int saved, rd = stderr_to_pipe(&saved);
+
+    cli_status_start(&o, true);
+    cli_status_sample(&s); /* drawn: the first sample */
+    proc.cores_used = 0.25;
+    cli_status_sample(&s); /* not drawn: within the second; its peak kept */
+    cli_say("warning: %s", "something");
+    cli_status_end();
+    cli_say("after");
+    const char *out = drain(rd);
+    stderr_back(saved);
+
+    const char *want_start = "resource-tracker: tracking `sleep 3` and the processes it starts, every 0.5 s; samples "
+                             "not kept (-o FILE keeps them); Ctrl-C stops the command\n";
+    assert_memory_equal(out, want_start, strlen(want_start));
+    out += strlen(want_start);
+    /* the status line, in 79 columns at most (a pipe has no width: 80 taken) */
+    const char *line = "resource-tracker 0:00 | job 1.50 cores, 512 MiB | peak 1.50 cores, 512 MiB";
+    assert_memory_equal(out, ERASE, 4);
+    assert_memory_equal(out + 4, line, strlen(line));
+    out += 4 + strlen(line);
+    /* the tool's line erases it first; the end erases nothing more (already erased), and after
+     * it lines are written plainly */
+    assert_string_equal(out, ERASE "resource-tracker: warning: something\nresource-tracker: after\n");
+    close(rd);
+}
+
+static void peak_and_redraw(void **state)
+{
+    (void)state;
+    rt_cpu cpu = {.utilization_pct = 1.75, .core_count = 2};
+    rt_memory mem = {.used_mib = 2048};
+    rt_sample s = {.cpu = &cpu, .memory = &mem};
+    cli_options o;
+    memset(&o, 0, sizeof o);
+    o.interval = 1;
+    int saved, rd = stderr_to_pipe(&saved);
+    cli_status_start(&o, true);
+    cli_status_sample(&s);
+    cpu.utilization_pct = 0.5;
+    mem.used_mib = NAN; /* unknown: "-", and the peak stays */
+    usleep(1100 * 1000); /* a second later: drawn again */
+    cli_status_sample(&s);
+    cli_status_end();
+    const char *out = drain(rd);
+    stderr_back(saved);
+    assert_non_null(strstr(out, "tracking the whole machine (no command given), every 1 s"));
+    assert_non_null(strstr(out, "Ctrl-C stops and prints the summary\n"));
+    assert_non_null(strstr(out, ERASE "resource-tracker 0:00 | machine 1.75 cores, 2.0 GiB | peak 1.75 cores, 2.0 GiB"
+                                      ERASE));
+    assert_non_null(strstr(out, ERASE "resource-tracker 0:01 | machine 0.50 cores, - | peak 1.75 cores, 2.0 GiB" ERASE));
+    /* erased at the end, and nothing after it */
+    size_t n = strlen(out);
+    assert_true(n > 4 && strcmp(out + n - 4, ERASE) == 0);
+    close(rd);
+}
+
+/* A terminal 60 columns wide as stderr (its other end returned, non-blocking). */
+static int stderr_to_terminal(int *saved, unsigned short cols)
+{
+    int m = posix_openpt(O_RDWR | O_NOCTTY);
+    assert_true(m >= 0);
+    assert_int_equal(grantpt(m), 0);
+    assert_int_equal(unlockpt(m), 0);
+    int s = open(ptsname(m), O_RDWR | O_NOCTTY);
+    assert_true(s >= 0);
+    struct winsize ws = {.ws_row = 24, .ws_col = cols};
+    assert_int_equal(ioctl(s, TIOCSWINSZ, &ws), 0);
+    struct termios t;
+    assert_int_equal(tcgetattr(s, &t), 0);
+    t.c_oflag &= ~(tcflag_t)OPOST; /* the bytes as written */
+    assert_int_equal(tcsetattr(s, TCSANOW, &t), 0);
+    *saved = dup(STDERR_FILENO);
+    assert_int_equal(dup2(s, STDERR_FILENO), STDERR_FILENO);
+    close(s);
+    fcntl(m, F_SETFL, O_NONBLOCK);
+    return m;
+}
+
+static void gpu_and_width_on_a_terminal(void **state)
+{
+    (void)state;
+    rt_gpu g1 = {.utilization_pct = 30, .vram_used_bytes = 1u << 30}, g2 = {.utilization_pct = 50, .vram_used_bytes = 0};
+    const rt_gpu *gpus[] = {&g1, &g2};
+    rt_cpu cpu = {.utilization_pct = 1};
+    rt_memory mem = {.used_mib = 100};
+    rt_sample s = {.cpu = &cpu, .memory = &mem, .gpu = gpus, .gpu_count = 2};
+    cli_options o;
+    memset(&o, 0, sizeof o);
+    o.interval = 1;
+    int saved, m = stderr_to_terminal(&saved, 150);
+    cli_status_start(&o, true);
+    cli_status_sample(&s);
+    cli_status_end();
+    const char *out = drain(m);
+    assert_non_null(strstr(out, ERASE "resource-tracker 0:00 | machine 1.00 cores, 100 MiB | peak 1.00 cores, 100 MiB"
+                                      " | GPU 40%, 1.0 GiB" ERASE));
+    /* narrow: cut to one column less than the terminal */
+    close(m);
+    stderr_back(saved);
+    m = stderr_to_terminal(&saved, 30);
+    cli_status_start(&o, true);
+    cli_status_sample(&s);
+    cli_status_end();
+    out = drain(m);
+    stderr_back(saved);
+    assert_non_null(strstr(out, ERASE "resource-tracker 0:00 | machi" ERASE));
+    /* a program of the job with the terminal in raw mode: nothing drawn into its screen */
+    close(m);
+    m = stderr_to_terminal(&saved, 150);
+    struct termios t;
+    tcgetattr(STDERR_FILENO, &t);
+    t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+    tcsetattr(STDERR_FILENO, TCSANOW, &t);
+    cli_status_start(&o, true);
+    cli_status_sample(&s);
+    cli_status_end();
+    out = drain(m);
+    stderr_back(saved);
+    assert_null(strstr(out, "resource-tracker 0:00"));
+    assert_non_null(strstr(out, "tracking the whole machine"));
+    close(m);
+}
+
+static void not_live_writes_no_status(void **state)
+{
+    (void)state;
+    rt_cpu cpu = {.utilization_pct = 1};
+    rt_sample s = {.cpu = &cpu};
+    cli_options o;
+    memset(&o, 0, sizeof o);
+    o.pid = 42;
+    o.interval = 2;
+    o.output = "run.jsonl";
+    int saved, rd = stderr_to_pipe(&saved);
+    cli_status_start(&o, false); /* stderr no terminal: the start line only */
+    cli_status_sample(&s);
+    cli_status_end();
+    const char *out = drain(rd);
+    stderr_back(saved);
+    assert_string_equal(out, "resource-tracker: tracking PID 42's process tree, every 2 s; samples to run.jsonl; "
+                             "Ctrl-C stops tracking and prints the summary\n");
+    close(rd);
+}
+
+static void which_view(void **state)
+{
+    (void)state;
+    cli_options o;
+    memset(&o, 0, sizeof o);
+    int saved, rd = stderr_to_pipe(&saved); /* stderr no terminal */
+    assert_int_equal(cli_view_resolve(&o), CLI_VIEW_SAMPLES);
+    o.view = CLI_VIEW_HUMAN;
+    assert_int_equal(cli_view_resolve(&o), CLI_VIEW_HUMAN);
+    o.quiet = true; /* nothing on the terminal, whatever the view */
+    assert_int_equal(cli_view_resolve(&o), CLI_VIEW_SAMPLES);
+    stderr_back(saved);
+    close(rd);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(lines_of_a_run),
+        cmocka_unit_test(peak_and_redraw),
+        cmocka_unit_test(gpu_and_width_on_a_terminal),
+        cmocka_unit_test(not_live_writes_no_status),
+        cmocka_unit_test(which_view),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
