@@ -76,9 +76,9 @@ extern "C" {
 #endif
 
 #define RT_VERSION_MAJOR 0
-#define RT_VERSION_MINOR 11
+#define RT_VERSION_MINOR 12
 #define RT_VERSION_PATCH 0
-#define RT_VERSION "0.11.0"
+#define RT_VERSION "0.12.0"
 /* 0xMMmmpp: compare with rt_version_num() to learn whether the loaded library is as new as
  * the header a binding was written for. */
 #define RT_VERSION_NUM ((RT_VERSION_MAJOR << 16) | (RT_VERSION_MINOR << 8) | RT_VERSION_PATCH)
@@ -1283,6 +1283,8 @@ typedef struct rt_summary_text_options {
     const char *time_unit;   /* gpu_tracker's names; NULL: "12.34 s", "3 min 04.5 s", ... */
     int scheduler;           /* rt_scheduler whose words the "Ask for" line takes */
     int width;               /* the answer's lines break before this column; 0: 110 */
+    int brief;               /* (0.12) nonzero: the answer and one line of the run only (how long it
+                              * ran, its exit status): the end of the tool's view on a terminal */
 } rt_summary_text_options;
 
 #define RT_SUMMARY_TEXT_OPTIONS_INIT {.struct_size = sizeof(rt_summary_text_options), .scheduler = RT_SCHED_SLURM}
@@ -1290,7 +1292,8 @@ typedef struct rt_summary_text_options {
 /* Writes the summary of s as aligned text, UTF-8, lines ending in a newline: the answer (what
  * the job used, what to ask for, the notes), the run (with run's facts; NULL run: a recorded
  * file, whose job, command, host and cloud are not known), the job's process tree,
- * gpu_tracker's parts, the cgroup's limits and pressure, the machine. write is handed whole
+ * gpu_tracker's parts, the cgroup's limits and pressure, the machine (with opts->brief: the
+ * answer and a line "Ran DURATION, exit status N" only). write is handed whole
  * lines (a line, or a note broken over a few; more than 1 KiB in pieces). opts may be NULL. Returns RT_OK;
  * RT_ERR_INVALID for a NULL s or write, an unknown unit or scheduler, a struct_size smaller
  * than a size_t (nothing written); RT_ERR_IO when write failed (what came before stays

@@ -26,7 +26,7 @@ class RunFacts(Structure):
 class SummaryTextOptions(Structure):
     _fields_ = [
         ("struct_size", c_size_t), ("memory_unit", c_char_p), ("time_unit", c_char_p),
-        ("scheduler", c_int), ("width", c_int),
+        ("scheduler", c_int), ("width", c_int), ("brief", c_int),
     ]
 
 

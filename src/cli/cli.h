@@ -372,9 +372,10 @@ struct json_t *cli_notes_json(const rt_note *notes, size_t n);
  * command, exit status, host, cloud: those of run, which may be NULL for a recorded file), the
  * job's tree, the machine; the answer in the words of cli_scheduler_of(run's job).
  * memory_unit / time_unit: gpu_tracker's names, or NULL for readable automatic units. Returns
- * 0, or -1 for an unknown unit or a failed write. */
+ * 0, or -1 for an unknown unit or a failed write. brief: the answer and one line of the run only
+ * (the end of the human view without --summary). */
 int cli_summary_print(FILE *f, const rt_summary *s, const cli_run_result *run, const char *memory_unit,
-                      const char *time_unit);
+                      const char *time_unit, bool brief);
 
 /* Reads the recorded run at path (rt_run_read: JSON lines, CSV or a saved tracker snapshot) into
  * each of the nst accumulators st (and rep when not NULL). Returns 0, or the exit

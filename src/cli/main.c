@@ -270,11 +270,17 @@ static void finish_run(cli_options *o, run_state *rs, int status)
                           .cloud = rt_cloud_result(rs->cloud, 2.0),
                           .summary = s,
                           .cgroup_why = rs->cgroup_why[0] ? rs->cgroup_why : NULL};
-    if (o->summary || rs->human) { /* once, also with both */
+    if (o->summary || rs->human) { /* once, also with both; the human view's alone is brief */
         FILE *err = cli_outq_stderr(); /* the output's queue when the samples go to stderr too */
+        bool brief = !o->summary;
         fputs("resource-tracker: summary of the run\n", err);
-        if (cli_summary_print(err, s, &run, NULL, NULL) < 0)
+        if (cli_summary_print(err, s, &run, NULL, NULL, brief) < 0)
             cli_say("warning: cannot print the summary");
+        else if (brief && o->output && strcmp(o->output, "-") != 0)
+            fprintf(err, "%-12sresource-tracker summary %s; resource-tracker report %s -o run.html\n", "More", o->output,
+                    o->output);
+        else if (brief)
+            fprintf(err, "%-12s--summary (the tree, its parts, limits, the machine); --report FILE (charts)\n", "More");
         cli_outq_stderr_done(err);
     }
     if (o->history)

@@ -85,12 +85,12 @@ void cli_usage_print(FILE *f)
           "\n"
           "Precedence: command line > environment > config file > built-in default.\n"
           "On a terminal (stderr a tty, and none of -o, --format, -q given) a run shows the human view: a\n"
-          "start line, a status line redrawn in place and the summary at the end; its samples are not kept\n"
-          "(-o FILE keeps them; --view samples prints them). Otherwise, and always for programs reading\n"
-          "stderr, samples are written as one JSON object or CSV row per interval, flushed at once. A\n"
-          "reader that stalls never holds up sampling or the exit: past 8 MiB queued, samples are dropped\n"
-          "(one warning counts them), and the end waits for it at most TRACKER_FINISH_TIMEOUT seconds\n"
-          "(default 10).\n"
+          "start line, a status line redrawn in place and the summary's answer at the end; its samples\n"
+          "are not kept (-o FILE keeps them; --view samples prints them). Otherwise, and always for\n"
+          "programs reading stderr, samples are written as one JSON object or CSV row per interval,\n"
+          "flushed at once. A reader that stalls never holds up sampling or the exit: past 8 MiB queued,\n"
+          "samples are dropped (one warning counts them), and the end waits for it at most\n"
+          "TRACKER_FINISH_TIMEOUT seconds (default 10).\n"
           "See resource-tracker(1) for the fields, the config file and the exit status.\n",
           f);
 }

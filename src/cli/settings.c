@@ -44,8 +44,9 @@ const cli_setting cli_settings[] = {
      M(view), "a view (auto, human or samples)", "\"auto\", \"human\" or \"samples\"", false,
      "auto (default): human when stderr is a terminal and none of -o,\n"
      "--format, -q is given, else samples; human: a start line, a status\n"
-     "line on a terminal and the summary at the end, no sample lines on\n"
-     "stderr; samples: JSON lines (or CSV) on stderr or -o"},
+     "line on a terminal and the summary's answer at the end (all of it\n"
+     "with --summary), no sample lines on stderr; samples: JSON lines (or\n"
+     "CSV) on stderr or -o"},
     {"job-name", 0, "NAME", "TRACKER_JOB_NAME", "job", "name", CLI_T_META, 0, 0, 0, L(meta[META_JOB_NAME]), NO,
      M(meta[META_JOB_NAME]), NULL, NULL, true,
      "job metadata; also --project-name, --stage-name, --task-name, --team,\n"

@@ -44,9 +44,10 @@ static ssize_t write_file(void *user, const void *buf, size_t len)
 }
 
 int cli_summary_print(FILE *f, const rt_summary *s, const cli_run_result *run, const char *memory_unit,
-                      const char *time_unit)
+                      const char *time_unit, bool brief)
 {
     rt_summary_text_options to = RT_SUMMARY_TEXT_OPTIONS_INIT;
+    to.brief = brief;
     to.memory_unit = memory_unit;
     to.time_unit = time_unit;
     to.scheduler = cli_scheduler_of(run ? run->job : NULL);
@@ -180,7 +181,7 @@ int cli_summary_main(cli_options *o)
             } else {
                 if (argc - optind > 1)
                     printf("%s== %s\n", i > optind ? "\n" : "", argv[i]);
-                if (cli_summary_print(stdout, s, NULL, mu, tu) < 0)
+                if (cli_summary_print(stdout, s, NULL, mu, tu, false) < 0)
                     rc = EXIT_FAIL;
             }
         }

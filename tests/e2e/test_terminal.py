@@ -67,7 +67,7 @@ def status_draws(text):
     return [re.split(r"[\r\n]", part, maxsplit=1)[0] for part in text.split(ERASE)[1:]]
 
 
-def assert_human_run(text, cols):
+def assert_human_run(text, cols, full=False):
     assert text.startswith(START), text[:300]
     start_line, rest = text.split("\r\n", 1)
     assert len(start_line) < 400
@@ -84,7 +84,15 @@ def assert_human_run(text, cols):
         assert len(d) < cols, (len(d), d)
         assert d.startswith("resource-tracker ")
     assert live.endswith(ERASE), repr(live[-200:])
-    assert "Exit status" in summary or "Machine" in summary, summary
+    # the answer first; alone (brief, a line of the run and where the rest is) unless --summary
+    lines = summary.strip("\r\n").split("\r\n")
+    assert lines[0].startswith("Used ") and any(l.startswith("Ask for ") for l in lines), summary
+    if full:
+        assert "Machine" in summary and "Job (the process tree)" in summary and "More " not in summary, summary
+    else:
+        assert lines[-1].startswith("More ") and "--summary" in lines[-1], summary
+        assert lines[-2].startswith("Ran ") and "Machine" not in summary, summary
+        assert len(lines) <= 10, summary
     return start_line, draws
 
 
@@ -94,7 +102,9 @@ def test_human_view_on_a_terminal(cols, extra):
     no sample line, and the summary once (also when --summary asks for it)."""
     rc, text = pty_run(["-i", "0.2", *extra, "--", "sleep", "3"], cols=cols)
     assert rc == 0, text
-    start_line, draws = assert_human_run(text, cols)
+    start_line, draws = assert_human_run(text, cols, full=bool(extra))
+    if not extra:
+        assert re.search(r"\r\nRan +3\.\d+ s, exit status 0\r\n", text), text[-600:]
     assert "`sleep 3`" in start_line and "samples not kept (-o FILE keeps them)" in start_line, start_line
     assert "Ctrl-C stops the command" in start_line
     if cols >= 100:
@@ -126,6 +136,7 @@ def test_human_view_with_output_file_on_a_terminal(tmp_path):
     assert rc == 0, text
     assert f"samples to {out}" in text.split("\r\n", 1)[0], text[:300]
     assert '{"' not in text and text.count(SUMMARY) == 1
+    assert f"resource-tracker summary {out}; resource-tracker report {out} -o run.html" in text, text[-400:]
     assert len([json.loads(l) for l in out.read_text().splitlines()]) >= 3
 
 

@@ -149,6 +149,38 @@ static void units_and_words(void **state)
     rt_stats_free(st);
 }
 
+/* brief: the answer and one line of the run (its exit status in words when known), nothing of
+ * the sections after it. */
+static void brief(void **state)
+{
+    (void)state;
+    rt_stats *st = fixture_stats("runs/tool.jsonl");
+    rt_summary_text_options o = RT_SUMMARY_TEXT_OPTIONS_INIT;
+    o.brief = 1;
+    rt_run_facts run = RT_RUN_FACTS_INIT;
+    run.exit_status = 137;
+    sink k = {0};
+    assert_int_equal(rt_summary_write_text_cb(rt_stats_summary(st), &run, &o, to_sink, &k), RT_OK);
+    assert_true(strncmp(k.text, "Used        ", 12) == 0);
+    assert_non_null(strstr(k.text, "\nAsk for     "));
+    assert_non_null(strstr(k.text, "\nNotes       "));
+    assert_non_null(strstr(k.text, "\nRan         3.00 s, exit status 137 (killed by signal 9, SIGKILL)\n"));
+    assert_null(strstr(k.text, "\nRun\n"));
+    assert_null(strstr(k.text, "Machine"));
+    /* without an exit status (a PID's tree, the machine): how long only */
+    run.exit_status = -1;
+    k = (sink){0};
+    assert_int_equal(rt_summary_write_text_cb(rt_stats_summary(st), &run, &o, to_sink, &k), RT_OK);
+    assert_non_null(strstr(k.text, "\nRan         3.00 s\n"));
+    /* and the whole summary without it */
+    o.brief = 0;
+    k = (sink){0};
+    assert_int_equal(rt_summary_write_text_cb(rt_stats_summary(st), &run, &o, to_sink, &k), RT_OK);
+    assert_non_null(strstr(k.text, "\nRun\n"));
+    assert_null(strstr(k.text, "\nRan "));
+    rt_stats_free(st);
+}
+
 /* The notes break before the width asked for, and at 110 columns by default. */
 static void width(void **state)
 {
@@ -266,7 +298,7 @@ int main(void)
         cmocka_unit_test(recorded_run),
         cmocka_unit_test(facts),
         cmocka_unit_test(units_and_words),
-        cmocka_unit_test(width),
+        cmocka_unit_test(width), cmocka_unit_test(brief),
         cmocka_unit_test(short_and_failing_writes),
         cmocka_unit_test(to_fd),
         cmocka_unit_test(refused),

@@ -553,6 +553,16 @@ static rt_error write_text(const rt_summary *s, const rt_run_facts *run, const r
     }
     const rt_run_facts *r = run ? &facts : NULL;
     answer_part(&o, s, r);
+    if (op.brief) {
+        char a[64], b[64];
+        if (r && r->exit_status >= 0)
+            say(&o, "%-12s%s, exit status %s\n", "Ran", dur(&o, s->duration_secs, a, sizeof a),
+                rt_exit_words(b, sizeof b, r->exit_status));
+        else
+            say(&o, "%-12s%s\n", "Ran", dur(&o, s->duration_secs, a, sizeof a));
+        flush(&o);
+        return o.err;
+    }
     run_part(&o, s, r);
     process_part(&o, s);
     parts_part(&o, s);
