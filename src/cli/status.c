@@ -1,10 +1,14 @@
 /* status.c - the human view of a tracking run on the terminal (status.h): the view a run gets,
  * the start line (what is tracked, the interval, where samples go, how to stop), and the status
- * line (elapsed time, cores and memory now and at their peak, GPU once one was seen) redrawn in
- * place at most once a second from the sample just taken: no file read, no allocation (and not
- * while a program of the job has the terminal in raw or no-echo mode: an editor's screen is
- * left alone). The tool's other lines erase it first (cli_status_say); the summary comes after
- * cli_status_end. */
+ * line (elapsed time, cores and memory now and at their peak, GPU once one was seen) redrawn at
+ * most once a second from the sample just taken: no file read, no allocation (and not while a
+ * program of the job has the terminal in raw or no-echo mode: an editor's screen is left alone).
+ * As apt's progress bar: the terminal's last row is kept for the line (a scroll region of the
+ * rows above it, where the job's own output scrolls, never mixed with the line), each drawing
+ * one write (the kernel keeps a write to a terminal whole: the job's output comes before or
+ * after it, never inside); the end gives the row back. A terminal of under 4 rows gets the line
+ * redrawn in place ("\r", erase), erased before the tool's other lines (cli_status_say). The
+ * summary comes after cli_status_end. */
 #define _GNU_SOURCE
 #include "status.h"
 
@@ -34,8 +38,15 @@ static struct {
     double start, next; /* CLOCK_MONOTONIC: the start, the next drawing's earliest time */
     double cores_peak, mib_peak;
     bool gpu_seen;
+    int rows;           /* the terminal's rows when its last row was kept for the line; 0: none kept
+                         * (drawn in place) */
+    bool taken;         /* a program of the job had the screen at the last drawing's time */
     char line[512];
+    char out[700];      /* a drawing as written: the moves around the line */
 } st = {.mu = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+
+#define SAVE "\0337"    /* DECSC: the cursor (and its attributes) saved */
+#define RESTORE "\0338" /* DECRC */
 
 cli_view cli_view_resolve(const cli_options *o)
 {
@@ -161,6 +172,24 @@ static void gpu_text(const rt_process *p, const rt_sample *s, char *buf, size_t 
         snprintf(buf, cap, " | GPU -");
 }
 
+/* The terminal's rows (0 when it does not say). */
+static int term_rows(int fd)
+{
+    struct winsize ws;
+    return ioctl(fd, TIOCGWINSZ, &ws) < 0 ? 0 : ws.ws_row;
+}
+
+/* Keeps the last of rows rows for the line: a scroll region of the rows above (setting it moves
+ * the cursor home: saved and restored around it). A newline first, then the cursor back up: a
+ * cursor on the last row would be left outside the region, where output no longer scrolls. */
+static void keep_last_row(int rows)
+{
+    char b[64];
+    int n = snprintf(b, sizeof b, "\n" SAVE "\033[1;%dr" RESTORE "\033[1A", rows - 1);
+    if (n > 0 && write(st.fd, b, (size_t)n) == n)
+        st.rows = rows;
+}
+
 /* Whether a program of the job has the terminal to itself now (an editor, a pager, a password
  * prompt: line editing or echo turned off): then no status line is drawn into its screen. */
 static bool screen_taken(int fd)
@@ -206,15 +235,39 @@ void cli_status_sample(const rt_sample *s)
     size_t fit = sizeof ERASE - 1 + (size_t)(term_width(st.fd) - 1);
     if (len > fit)
         len = fit;
-    if (!screen_taken(st.fd) && write(st.fd, st.line, len) > 0)
+    if (screen_taken(st.fd)) {
+        st.taken = true;
+        pthread_mutex_unlock(&st.mu);
+        return;
+    }
+    int rows = term_rows(st.fd);
+    if (rows >= 4 && (rows != st.rows || st.taken)) /* first, resized, or after an editor's screen */
+        keep_last_row(rows);
+    st.taken = false;
+    if (st.rows >= 4 && st.rows == rows) {
+        /* on the kept row, the cursor where the job's output goes left as it was */
+        int m = snprintf(st.out, sizeof st.out, SAVE "\033[%d;1H%.*s" RESTORE, rows, (int)(len - 1),
+                         st.line + 1); /* the line's "\r" is the move's */
+        if (m > 0 && (size_t)m < sizeof st.out && write(st.fd, st.out, (size_t)m) > 0)
+            st.drawn = true;
+    } else if (write(st.fd, st.line, len) > 0) {
         st.drawn = true;
+    }
     pthread_mutex_unlock(&st.mu);
 }
 
 void cli_status_end(void)
 {
     pthread_mutex_lock(&st.mu);
-    if (st.live && st.drawn && write(st.fd, ERASE, sizeof ERASE - 1) < 0) {
+    if (st.live && st.rows >= 4) {
+        /* the kept row erased and given back (the whole screen scrolls again) */
+        char b[64];
+        int n = snprintf(b, sizeof b, SAVE "\033[%d;1H\033[2K\033[r" RESTORE, st.rows);
+        if (n > 0 && write(st.fd, b, (size_t)n) < 0) {
+            /* a terminal gone: nothing to give back */
+        }
+        st.rows = 0;
+    } else if (st.live && st.drawn && write(st.fd, ERASE, sizeof ERASE - 1) < 0) {
         /* nothing more to do: the summary follows on a line of its own anyway */
     }
     st.drawn = false;
@@ -234,7 +287,7 @@ bool cli_status_say(const char *line, size_t n)
     }
     char buf[2400];
     size_t at = 0;
-    if (st.drawn) {
+    if (st.drawn && st.rows == 0) { /* drawn in place: erased first (on its kept row it stays) */
         memcpy(buf, ERASE, sizeof ERASE - 1);
         at = sizeof ERASE - 1;
         st.drawn = false;

@@ -20,13 +20,14 @@ cli_view cli_view_resolve(const cli_options *o);
  * cli_status_sample. Call once, before the command starts. */
 void cli_status_start(const cli_options *o, bool live);
 
-/* Hands the newest sample to the status line: its peaks kept, and the line redrawn in place
- * ("\r", the line cut to the terminal's width, erase to the end) when a second has passed
- * since the last drawing. Reads nothing but s and the clock, allocates nothing; does nothing
+/* Hands the newest sample to the status line: its peaks kept, and the line drawn (on the
+ * terminal's last row, kept for it; in place on a terminal of under 4 rows; cut to the
+ * terminal's width) when a second has passed since the last drawing. Reads nothing but s and the clock, allocates nothing; does nothing
  * unless cli_status_start(live) was called. */
 void cli_status_sample(const rt_sample *s);
 
-/* Erases the status line for good (before the summary); nothing more is drawn. */
+/* Erases the status line for good and gives its row back (before the summary); nothing more
+ * is drawn. */
 void cli_status_end(void);
 
 /* For cli_say: writes the tool's line (n bytes) to stderr, the status line erased first (it is

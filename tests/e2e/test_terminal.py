@@ -1,6 +1,8 @@
-"""The tool on a terminal (docs/contracts.md §1, the view): run under a pseudo-terminal, the
-human view says one start line, redraws one status line in place (never scrolling, shorter
-than the terminal) and ends with the summary, and no sample line reaches the terminal; with
+"""The tool on a terminal (docs/contracts.md §1, the view): run under a pseudo-terminal and read
+through a terminal emulator (pyte), the human view says one start line, keeps the terminal's
+last row for one status line (shorter than the terminal; the job's output scrolls above it,
+never mixed with it; the row given back at the end; in place on a terminal of under 4 rows) and
+ends with the summary, and no sample line reaches the terminal; with
 stderr a pipe the samples view stays what programs read; -q -o FILE writes FILE; and every path
 the run will write is checked before the command starts (exit 2, one line, nothing run)."""
 import fcntl
@@ -17,6 +19,8 @@ import time
 
 import pytest
 
+pyte = pytest.importorskip("pyte", reason="python3-pyte (scripts/install-deps --test) emulates the terminal")
+
 from conftest import TIMEOUT_SCALE, TRACKER, run, tracker_env
 
 ERASE = "\r\x1b[K"
@@ -24,12 +28,15 @@ START = "resource-tracker: tracking "
 SUMMARY = "resource-tracker: summary of the run"
 
 
-def pty_run(args, cols=100, env=None, stop_when=None, timeout=30):
+ROWS = 24
+
+
+def pty_run(args, cols=100, env=None, stop_when=None, timeout=30, rows=ROWS):
     """Runs the tracker with stdin, stdout and stderr on a pseudo-terminal cols wide. With
     stop_when (a function of the output so far), SIGINT is sent once it is true. Returns the
     exit status and everything the terminal got (its \\n made \\r\\n by the line discipline)."""
     master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, cols, 0, 0))
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
     p = subprocess.Popen([TRACKER, *args], stdin=slave, stdout=slave, stderr=slave, env=env or tracker_env(),
                          start_new_session=True)
     os.close(slave)
@@ -62,12 +69,30 @@ def pty_run(args, cols=100, env=None, stop_when=None, timeout=30):
     return rc, out.decode(errors="replace")
 
 
-def status_draws(text):
-    """The status line's drawings: what follows each ERASE up to the next \\r or \\n."""
-    return [re.split(r"[\r\n]", part, maxsplit=1)[0] for part in text.split(ERASE)[1:]]
+def draw_move(rows=ROWS):
+    """A drawing of the status line: the cursor to the kept last row, the line erased."""
+    return f"\x1b[{rows};1H\x1b[K"
 
 
-def assert_human_run(text, cols, full=False):
+def status_draws(text, rows=ROWS):
+    """How many times the status line was drawn on its kept row."""
+    return text.count(draw_move(rows))
+
+
+def emulate(text, cols, rows=ROWS):
+    """Feeds what the terminal got to an emulated terminal (pyte). Returns the screen's rows at
+    the end, and after each drawing of the status line (the whole screen, as a person saw it)."""
+    screen = pyte.Screen(cols, rows)
+    stream = pyte.Stream(screen)
+    seen = []
+    for part in re.split(r"(?<=\x1b8)", text):
+        stream.feed(part)
+        if draw_move(rows) in part:
+            seen.append([r.rstrip() for r in screen.display])
+    return [r.rstrip() for r in screen.display], seen
+
+
+def assert_human_run(text, cols, full=False, rows=ROWS):
     assert text.startswith(START), text[:300]
     start_line, rest = text.split("\r\n", 1)
     assert len(start_line) < 400
@@ -75,15 +100,18 @@ def assert_human_run(text, cols, full=False):
     assert '{"' not in text and "timestamp," not in text, text[:2000]  # no JSON line nor CSV header
     assert text.count(SUMMARY) == 1, text
     live, summary = rest.split(SUMMARY, 1)
-    # the status line is one line rewritten in place: no newline between its drawings, each one
-    # shorter than the terminal, and erased before the summary
-    assert "\n" not in live, repr(live)
-    draws = [d for d in status_draws(live) if d]
-    assert len(draws) >= 2, repr(live)
-    for d in draws:
-        assert len(d) < cols, (len(d), d)
-        assert d.startswith("resource-tracker ")
-    assert live.endswith(ERASE), repr(live[-200:])
+    # the last row kept for the line (a scroll region of the rows above) and given back before
+    # the summary; every drawing on that row, shorter than the terminal; nothing else there
+    assert f"\x1b[1;{rows - 1}r" in live and live.rstrip("\r\n").endswith("\x1b[r\x1b8"), repr(live[-200:])
+    end, seen = emulate(text, cols, rows)
+    assert len(seen) >= 2, repr(live)
+    draws = []
+    for screen in seen:
+        d = screen[rows - 1]
+        assert d.startswith("resource-tracker ") and len(d) < cols, (len(d), d)
+        assert not any("resource-tracker 0:" in r for r in screen[:rows - 1]), screen
+        draws.append(d)
+    assert not any("resource-tracker 0:" in r for r in end), end  # erased at the end
     # the answer first; alone (brief, a line of the run and where the rest is) unless --summary
     lines = summary.strip("\r\n").split("\r\n")
     assert lines[0].startswith("Used ") and any(l.startswith("Ask for ") for l in lines), summary
@@ -114,7 +142,7 @@ def test_human_view_on_a_terminal(cols, extra):
 def test_whole_machine_on_a_terminal_says_so():
     """No command on a terminal: the start line says the whole machine is tracked and how to stop;
     SIGINT ends it with the summary."""
-    rc, text = pty_run(["-i", "0.2"], stop_when=lambda t: len(status_draws(t)) >= 2)
+    rc, text = pty_run(["-i", "0.2"], stop_when=lambda t: status_draws(t) >= 2)
     assert rc == 0, text
     start_line, draws = assert_human_run(text, 100)
     assert "the whole machine (no command given)" in start_line, start_line
@@ -122,12 +150,37 @@ def test_whole_machine_on_a_terminal_says_so():
     assert any("| machine " in d for d in draws), draws
 
 
+def test_job_output_scrolls_above_the_status_line():
+    """A job that prints a line every 0.25 s while the line is drawn every second: each of its
+    lines stays whole on a row of its own, above the status line, at every drawing and at the
+    end (the old in-place line glued its text to whatever the job printed next)."""
+    job = "for i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo \"line $i of the job\"; sleep 0.25; done"
+    rc, text = pty_run(["-i", "0.2", "--", "sh", "-c", job])
+    assert rc == 0, text
+    assert_human_run(text, 100)
+    end, seen = emulate(text, 100)
+    want = [f"line {i} of the job" for i in range(1, 13)]
+    assert [r for r in end if r.startswith("line ")] == want, end
+    for screen in seen:  # what a person saw at each drawing
+        job_rows = [r for r in screen[:ROWS - 1] if "of the job" in r]
+        assert job_rows == want[:len(job_rows)], screen
+
+
+def test_a_terminal_of_three_rows_gets_the_line_in_place():
+    """Too few rows to keep one: the line is redrawn in place ("\\r", erase), no scroll region."""
+    rc, text = pty_run(["-i", "0.2", "--", "sleep", "2.5"], rows=3)
+    assert rc == 0, text
+    assert "\x1b[1;" not in text and "\x1b7" not in text, repr(text[:400])
+    live = text.split("\r\n", 1)[1].split(SUMMARY, 1)[0]
+    assert "\n" not in live and live.count(ERASE) >= 2 and live.endswith(ERASE), repr(live)
+
+
 def test_view_samples_on_a_terminal_prints_json_lines():
     rc, text = pty_run(["-i", "0.2", "--view", "samples", "--", "sleep", "1"])
     assert rc == 0, text
     lines = [l for l in text.split("\r\n") if l]
     assert len(lines) >= 3 and all(l.startswith('{"') for l in lines), text[:1000]
-    assert START not in text and ERASE not in text
+    assert START not in text and ERASE not in text and "\x1b7" not in text
 
 
 def test_human_view_with_output_file_on_a_terminal(tmp_path):
