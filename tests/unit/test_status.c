@@ -114,7 +114,7 @@ static void peak_and_redraw(void **state)
 }
 
 /* A terminal 60 columns wide as stderr (its other end returned, non-blocking). */
-static int stderr_to_terminal(int *saved, unsigned short cols)
+static int stderr_to_terminal(int *saved, unsigned short cols, unsigned short rows)
 {
     int m = posix_openpt(O_RDWR | O_NOCTTY);
     assert_true(m >= 0);
@@ -122,7 +122,7 @@ static int stderr_to_terminal(int *saved, unsigned short cols)
     assert_int_equal(unlockpt(m), 0);
     int s = open(ptsname(m), O_RDWR | O_NOCTTY);
     assert_true(s >= 0);
-    struct winsize ws = {.ws_row = 24, .ws_col = cols};
+    struct winsize ws = {.ws_row = rows, .ws_col = cols};
     assert_int_equal(ioctl(s, TIOCSWINSZ, &ws), 0);
     struct termios t;
     assert_int_equal(tcgetattr(s, &t), 0);
@@ -146,26 +146,39 @@ static void gpu_and_width_on_a_terminal(void **state)
     cli_options o;
     memset(&o, 0, sizeof o);
     o.interval = 1;
-    int saved, m = stderr_to_terminal(&saved, 150);
+    int saved, m = stderr_to_terminal(&saved, 150, 24);
     cli_status_start(&o, true);
     cli_status_sample(&s);
     cli_status_end();
     const char *out = drain(m);
-    assert_non_null(strstr(out, ERASE "resource-tracker 0:00 | machine 1.00 cores, 100 MiB | peak 1.00 cores, 100 MiB"
-                                      " | GPU 40%, 1.0 GiB" ERASE));
+    /* the last row kept (rows 1-23 scroll), drawn there with the cursor saved and restored, given back */
+    assert_non_null(strstr(out, "\n\0337\033[1;23r\0338\033[1A"
+                                "\0337\033[24;1H\033[Kresource-tracker 0:00 | machine 1.00 cores, 100 MiB | peak 1.00 "
+                                "cores, 100 MiB | GPU 40%, 1.0 GiB\0338"
+                                "\0337\033[24;1H\033[2K\033[r\0338"));
     /* narrow: cut to one column less than the terminal */
     close(m);
     stderr_back(saved);
-    m = stderr_to_terminal(&saved, 30);
+    m = stderr_to_terminal(&saved, 30, 24);
+    cli_status_start(&o, true);
+    cli_status_sample(&s);
+    cli_status_end();
+    out = drain(m);
+    stderr_back(saved);
+    assert_non_null(strstr(out, "\033[24;1H\033[Kresource-tracker 0:00 | machi\0338"));
+    /* a terminal of 3 rows: in place, erased at the end */
+    close(m);
+    m = stderr_to_terminal(&saved, 30, 3);
     cli_status_start(&o, true);
     cli_status_sample(&s);
     cli_status_end();
     out = drain(m);
     stderr_back(saved);
     assert_non_null(strstr(out, ERASE "resource-tracker 0:00 | machi" ERASE));
+    assert_null(strstr(out, "\0337"));
     /* a program of the job with the terminal in raw mode: nothing drawn into its screen */
     close(m);
-    m = stderr_to_terminal(&saved, 150);
+    m = stderr_to_terminal(&saved, 150, 24);
     struct termios t;
     tcgetattr(STDERR_FILENO, &t);
     t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
