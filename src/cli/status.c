@@ -140,13 +140,14 @@ static const char *cores_text(double cores, char *buf, size_t cap)
     return buf;
 }
 
-/* The terminal's width in columns (80 when it does not say). */
-static int term_width(int fd)
+/* The terminal's columns (80 when it does not say) and rows (0 when it does not say): one query. */
+static void term_size(int fd, int *cols, int *rows)
 {
     struct winsize ws;
-    if (ioctl(fd, TIOCGWINSZ, &ws) < 0 || ws.ws_col == 0)
-        return 80;
-    return ws.ws_col;
+    if (ioctl(fd, TIOCGWINSZ, &ws) < 0)
+        ws.ws_col = ws.ws_row = 0;
+    *cols = ws.ws_col ? ws.ws_col : 80;
+    *rows = ws.ws_row;
 }
 
 /* " | GPU 45%, 2.1 GiB": the job's GPU use (p; NULL: the machine's, the GPUs' mean utilization
@@ -170,13 +171,6 @@ static void gpu_text(const rt_process *p, const rt_sample *s, char *buf, size_t 
         snprintf(buf, cap, " | GPU %.0f%%, %s", util, mem_text(vram / 1048576.0, v, sizeof v));
     else
         snprintf(buf, cap, " | GPU -");
-}
-
-/* The terminal's rows (0 when it does not say). */
-static int term_rows(int fd)
-{
-    struct winsize ws;
-    return ioctl(fd, TIOCGWINSZ, &ws) < 0 ? 0 : ws.ws_row;
 }
 
 /* Keeps the last of rows rows for the line: a scroll region of the rows above (setting it moves
@@ -224,35 +218,33 @@ void cli_status_sample(const rt_sample *s)
         snprintf(when, sizeof when, "%ld:%02ld", secs / 60, secs % 60);
     else
         snprintf(when, sizeof when, "%ld:%02ld:%02ld", secs / 3600, secs / 60 % 60, secs % 60);
-    int n = snprintf(st.line, sizeof st.line, ERASE "resource-tracker %s | %s %s cores, %s | peak %s cores, %s%s", when,
+    int n = snprintf(st.line, sizeof st.line, "resource-tracker %s | %s %s cores, %s | peak %s cores, %s%s", when,
                      st.job ? "job" : "machine", cores_text(cores, cnow, sizeof cnow), mem_text(mib, mnow, sizeof mnow),
                      cores_text(st.cores_peak, cpeak, sizeof cpeak), mem_text(st.mib_peak, mpeak, sizeof mpeak), gpu);
     if (n < 0)
         return;
     size_t len = (size_t)n < sizeof st.line ? (size_t)n : sizeof st.line - 1;
     pthread_mutex_lock(&st.mu);
+    int cols, rows;
+    term_size(st.fd, &cols, &rows);
     /* shorter than the terminal: a line as wide as it would wrap (or scroll) on some terminals */
-    size_t fit = sizeof ERASE - 1 + (size_t)(term_width(st.fd) - 1);
-    if (len > fit)
-        len = fit;
+    if (len > (size_t)(cols - 1))
+        len = (size_t)(cols - 1);
     if (screen_taken(st.fd)) {
         st.taken = true;
         pthread_mutex_unlock(&st.mu);
         return;
     }
-    int rows = term_rows(st.fd);
     if (rows >= 4 && (rows != st.rows || st.taken)) /* first, resized, or after an editor's screen */
         keep_last_row(rows);
     st.taken = false;
-    if (st.rows >= 4 && st.rows == rows) {
-        /* on the kept row, the cursor where the job's output goes left as it was */
-        int m = snprintf(st.out, sizeof st.out, SAVE "\033[%d;1H%.*s" RESTORE, rows, (int)(len - 1),
-                         st.line + 1); /* the line's "\r" is the move's */
-        if (m > 0 && (size_t)m < sizeof st.out && write(st.fd, st.out, (size_t)m) > 0)
-            st.drawn = true;
-    } else if (write(st.fd, st.line, len) > 0) {
+    int m;
+    if (st.rows >= 4 && st.rows == rows) /* on the kept row; the cursor, where the job's output goes, as it was */
+        m = snprintf(st.out, sizeof st.out, SAVE "\033[%d;1H\033[K%.*s" RESTORE, rows, (int)len, st.line);
+    else /* in place */
+        m = snprintf(st.out, sizeof st.out, ERASE "%.*s", (int)len, st.line);
+    if (m > 0 && (size_t)m < sizeof st.out && write(st.fd, st.out, (size_t)m) > 0)
         st.drawn = true;
-    }
     pthread_mutex_unlock(&st.mu);
 }
 

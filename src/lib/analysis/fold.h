@@ -4,7 +4,8 @@
  * neighbour (the time-weighted mean of both): the peaks and percentiles of rates (cores, stall
  * shares) are then of intervals of the run's own length, not of a few milliseconds' noise (a
  * process's last reaped millisecond read as 0.34 cores). Means are the same either way. Used
- * by the statistics (stats.c, usage.c). Not public. */
+ * by the statistics (stats.c, usage.c); the report's buckets take the same measure of short
+ * (rt_fold_short). Not public. */
 #ifndef RT_ANALYSIS_FOLD_H
 #define RT_ANALYSIS_FOLD_H
 
@@ -17,6 +18,13 @@ typedef struct rt_fold {
     bool seen;   /* a value was ever added */
 } rt_fold;
 
+/* Whether a record standing for w seconds is short beside one standing for before: less than
+ * half of it (the statistics' fold here, and the report's buckets, report.c). */
+static inline bool rt_fold_short(double w, double before)
+{
+    return w < 0.5 * before;
+}
+
 /* Adds x standing for w seconds (x not finite or w not above 0: ignored). Returns true when it
  * releases the value held before into *rx, *rw (then x is held in its place); false when x was
  * folded or is the first. */
@@ -24,7 +32,7 @@ static inline bool rt_fold_add(rt_fold *f, double x, double w, double *rx, doubl
 {
     if (!isfinite(x) || !(w > 0))
         return false;
-    if (f->w > 0 && (w < 0.5 * f->w || (f->first && f->w < 0.5 * w))) {
+    if (f->w > 0 && (rt_fold_short(w, f->w) || (f->first && rt_fold_short(f->w, w)))) {
         f->x = (f->x * f->w + x * w) / (f->w + w);
         f->w += w;
         f->first = false;

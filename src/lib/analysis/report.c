@@ -8,6 +8,7 @@
 
 #include "../core/core.h"
 #include "../core/lasterr.h"
+#include "fold.h"
 #include "record.h"
 #include "report_int.h"
 
@@ -199,7 +200,7 @@ void rt_report_add_sized(rt_report *r, const rt_record *caller_rec, size_t rec_s
     rpt_bucket *last = r->n ? &r->b[r->n - 1] : NULL;
     /* A record much shorter than the one before (the last reading, taken when the job ended a
      * moment after a sample) is the end of the last bucket, not a point of its own. */
-    bool tail = last && !isnan(iv) && weight < 0.5 * r->last_weight && t1 >= last->t1 && t0 <= last->t1 + weight;
+    bool tail = last && !isnan(iv) && rt_fold_short(weight, r->last_weight) && t1 >= last->t1 && t0 <= last->t1 + weight;
     r->last_weight = weight;
     if (!tail && (!last || t1 < last->t1 || t1 - last->t0 > r->width)) {
         if (r->n == RPT_CAP) {
