@@ -1652,6 +1652,9 @@ RT_API rt_error rt_tracker_report_cb(rt_tracker *t, const rt_report_info *info, 
  * reads back when present (else the Python tracker's rows, converted). */
 
 #define RT_SAVE_GZIP 1 /* gzip the JSON (the Python tracker's dump/load format) */
+#define RT_SAVE_PY05 2 /* (0.13) the rows with the Python tracker 0.5's names and units (memory_mib
+                        * and memory_*_mib in MiB, disk_read_bytes / disk_write_bytes for the
+                        * process, gpu_vram_mib, disk_space_*_gb in GB of 1000**3 bytes) */
 
 /* Writes the kept samples to fd. extra_json, when not NULL, is a JSON object whose members
  * are added at the top level (e.g. "server_info", "cloud_info"), its "metadata" member's

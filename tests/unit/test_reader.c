@@ -312,6 +312,34 @@ static void test_python_fixtures(void **state)
     assert_int_equal(lg.n, 0);
 }
 
+/* The Python tracker 0.5's CSV files (its names, MiB, GB): the same figures as the 0.4 ones. */
+static void test_python05_fixtures(void **state)
+{
+    (void)state;
+    rt_record recs[4];
+    logs lg = {0};
+    const char *fmt;
+    assert_int_equal(read_all(fx("python05-process.csv"), recs, 4, &lg, &fmt, NULL), 3);
+    assert_string_equal(fmt, "python-process");
+    for (int i = 1; i <= 3; i++) {
+        check_process(&recs[i - 1], i);
+        assert_nan(recs[i - 1].memory_used_mib);
+    }
+    assert_int_equal(read_all(fx("python05-system.csv"), recs, 4, &lg, &fmt, NULL), 3);
+    assert_string_equal(fmt, "python-system");
+    for (int i = 1; i <= 3; i++) {
+        check_common(&recs[i - 1], i);
+        check_no_process(&recs[i - 1]);
+    }
+    assert_int_equal(read_all(fx("python05-combined.csv"), recs, 4, &lg, &fmt, NULL), 3);
+    assert_string_equal(fmt, "python-combined");
+    for (int i = 1; i <= 3; i++) {
+        check_common(&recs[i - 1], i);
+        check_process(&recs[i - 1], i);
+    }
+    assert_int_equal(lg.n, 0);
+}
+
 /* ---- malformed input ---------------------------------------------------------------------- */
 
 static void test_malformed_json(void **state)
@@ -1050,7 +1078,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_fixture),      cmocka_unit_test(test_csv_fixture),
         cmocka_unit_test(test_json_cgroup_fixture), cmocka_unit_test(test_json_cgroup_members),
-        cmocka_unit_test(test_python_fixtures),   cmocka_unit_test(test_malformed_json),
+        cmocka_unit_test(test_python_fixtures),   cmocka_unit_test(test_python05_fixtures),
+        cmocka_unit_test(test_malformed_json),
         cmocka_unit_test(test_malformed_csv),     cmocka_unit_test(test_unknown_and_empty),
         cmocka_unit_test(test_many_malformed),    cmocka_unit_test(test_long_line),
         cmocka_unit_test(test_intervals),         cmocka_unit_test(test_replayed_sample),

@@ -285,6 +285,63 @@ static void roundtrip_machine_only(void **state)
     roundtrip(-1, RT_SAVE_GZIP);
 }
 
+/* RT_SAVE_PY05: the rows with the Python tracker 0.5's names and units; the rows alone (no
+ * "columns") load back to the same memory and disk space figures, to the rows' rounding. */
+static void save_py05_rows(void **state)
+{
+    (void)state;
+    rt_tracker *t = live_run(0);
+    size_t len;
+    char *p = save_to_mem(t, NULL, RT_SAVE_PY05 | RT_SAVE_GZIP, &len);
+    json_t *j = parse_saved(p, len);
+    json_t *sys = json_object_get(j, "system_metrics"), *proc = json_object_get(j, "process_metrics");
+    uint64_t n = rt_tracker_count(t);
+    assert_int_equal(json_array_size(sys), n);
+    assert_int_equal(json_array_size(proc), n);
+    double *col = calloc(n, sizeof *col), *space = calloc(n, sizeof *space);
+    assert_non_null(col);
+    assert_non_null(space);
+    rt_tracker_column(t, RT_COL_MEM_FREE_MIB, 0, n, col);
+    rt_tracker_column(t, RT_COL_DISK_SPACE_TOTAL_BYTES, 0, n, space);
+    for (size_t i = 0; i < n; i++) {
+        json_t *row = json_array_get(sys, i);
+        assert_null(json_object_get(row, "memory_free"));
+        assert_true(fabs(json_number_value(json_object_get(row, "memory_free_mib")) - col[i]) <= 0.00005 + 1e-9);
+        assert_true(fabs(json_number_value(json_object_get(row, "disk_space_total_gb")) - space[i] / 1e9) <= 0.005 + 1e-9);
+        assert_non_null(json_object_get(row, "gpu_vram_mib"));
+    }
+    rt_tracker_column(t, RT_COL_PROC_PSS_MIB, 0, n, col);
+    for (size_t i = 0; i < n; i++) {
+        json_t *row = json_array_get(proc, i);
+        assert_null(json_object_get(row, "memory"));
+        assert_null(json_object_get(row, "read_bytes"));
+        assert_non_null(json_object_get(row, "disk_read_bytes"));
+        assert_true(fabs(json_number_value(json_object_get(row, "memory_mib")) - col[i]) <= 0.00005 + 1e-9);
+    }
+    /* the rows alone */
+    json_object_del(j, "columns");
+    char *rows_only = json_dumps(j, JSON_COMPACT);
+    assert_non_null(rows_only);
+    rt_tracker *u = load_mem(rows_only, strlen(rows_only));
+    double *back = calloc(n, sizeof *back);
+    assert_non_null(back);
+    assert_int_equal(rt_tracker_count(u) - rt_tracker_first(u), n);
+    rt_tracker_column(u, RT_COL_PROC_PSS_MIB, rt_tracker_first(u), n, back);
+    for (size_t i = 0; i < n; i++)
+        assert_true(fabs(back[i] - col[i]) <= 0.00005 + 1e-9);
+    rt_tracker_column(u, RT_COL_DISK_SPACE_TOTAL_BYTES, rt_tracker_first(u), n, back);
+    for (size_t i = 0; i < n; i++)
+        assert_true(fabs(back[i] - space[i]) <= 0.005e9 + 1);
+    free(back);
+    free(rows_only);
+    free(col);
+    free(space);
+    json_decref(j);
+    free(p);
+    rt_tracker_free(u);
+    rt_tracker_free(t);
+}
+
 /* a file on disk, through rt_tracker_load */
 static void save_load_file(void **state)
 {
@@ -721,7 +778,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(columns_scanned),
-        cmocka_unit_test(roundtrip_plain), cmocka_unit_test(roundtrip_gzip),
+        cmocka_unit_test(roundtrip_plain), cmocka_unit_test(roundtrip_gzip), cmocka_unit_test(save_py05_rows),
         cmocka_unit_test(roundtrip_machine_only), cmocka_unit_test(save_load_file),
         cmocka_unit_test(float_kept_at_bucket_edge),
         cmocka_unit_test(extra_json), cmocka_unit_test(python_fixture), cmocka_unit_test(lib05_fixture),

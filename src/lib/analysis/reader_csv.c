@@ -12,7 +12,11 @@
  *    /proc, PSS for the process): divided by 1024 for MiB; disk_space_*_gb are divided by
  *    1024**3, so GiB; gpu_vram is MiB; cpu_usage and gpu_usage are fractional cores and
  *    GPUs. Its header cells are quoted (QUOTE_NONNUMERIC) and None is written as "", both
- *    read.
+ *    read. The Python resource-tracker 0.5's names are read too (memory_mib and
+ *    memory_used_mib in MiB, disk_read_bytes / disk_write_bytes for the process,
+ *    gpu_vram_mib; a file with them has disk_space_*_gb in GB of 1000**3 bytes); its
+ *    combined metrics share the tool's names and are told from the tool's CSV by their
+ *    quoted header (the tool never quotes it).
  * Rows carry no interval: reader.c takes it from the timestamps. Figures a format lacks are
  * NaN (the CSVs have no core count, total memory, GPU count, RSS). */
 #define _GNU_SOURCE
@@ -37,6 +41,7 @@ typedef struct colmap {
 } colmap;
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
+#define GB 1e9 /* the Python tracker 0.5's disk_space_*_gb */
 
 /* The tool's CSV (docs/contracts.md §3); "timestamp", read in every format, is in column_for. */
 static const colmap tool_cols[] = {
@@ -68,6 +73,7 @@ static const colmap tool_cols[] = {
 static const colmap py_system_cols[] = {
     {"cpu_usage", C_CPU, 1},
     {"memory_used", C_MEM, 1.0 / 1024},
+    {"memory_used_mib", C_MEM, 1}, /* 0.5 */
     {"disk_read_bytes", C_DISK_R, 1},
     {"disk_write_bytes", C_DISK_W, 1},
     {"disk_space_total_gb", C_SPACE_T, GIB},
@@ -76,6 +82,7 @@ static const colmap py_system_cols[] = {
     {"net_sent_bytes", C_NET_S, 1},
     {"gpu_usage", C_GPU, 1},
     {"gpu_vram", C_GPU_VRAM, 1},
+    {"gpu_vram_mib", C_GPU_VRAM, 1}, /* 0.5 */
     {"gpu_utilized", C_GPU_UTIL, 1},
 };
 
@@ -91,6 +98,11 @@ static const colmap py_process_cols[] = {
     {"write_bytes", C_P_WRITE, 1},
     {"gpu_usage", C_P_GPU, 1},
     {"gpu_vram", C_P_GPU_VRAM, 1},
+    /* 0.5's names */
+    {"memory_mib", C_P_PSS, 1},
+    {"disk_read_bytes", C_P_READ, 1},
+    {"disk_write_bytes", C_P_WRITE, 1},
+    {"gpu_vram_mib", C_P_GPU_VRAM, 1},
     {"gpu_utilized", C_P_GPU_UTIL, 1},
 };
 
@@ -221,13 +233,19 @@ bool rt_reader_csv_header(rt_reader *r, const char *line, size_t n)
 {
     if (!has_column(line, n, "timestamp"))
         return false;
-    if (has_column(line, n, "system_memory_used_mib"))
+    bool v05 = false; /* the Python tracker 0.5's names: its disk space is GB */
+    if (has_column(line, n, "system_memory_used_mib") && n > 0 && line[0] == '"')
+        r->format = F_PY_COMBINED, v05 = true;
+    else if (has_column(line, n, "system_memory_used_mib"))
         r->format = F_CSV;
-    else if (has_column(line, n, "system_memory_used") || has_column(line, n, "process_memory"))
-        r->format = F_PY_COMBINED;
+    else if (has_column(line, n, "system_memory_used") || has_column(line, n, "process_memory") ||
+             has_column(line, n, "process_memory_mib"))
+        r->format = F_PY_COMBINED, v05 = has_column(line, n, "process_memory_mib");
     else if (has_column(line, n, "memory_used") && has_column(line, n, "cpu_usage"))
         r->format = F_PY_SYSTEM;
-    else if (has_column(line, n, "pid") && has_column(line, n, "memory"))
+    else if (has_column(line, n, "memory_used_mib") && has_column(line, n, "cpu_usage"))
+        r->format = F_PY_SYSTEM, v05 = true;
+    else if (has_column(line, n, "pid") && (has_column(line, n, "memory") || has_column(line, n, "memory_mib")))
         r->format = F_PY_PROCESS;
     else
         return false;
@@ -243,6 +261,8 @@ bool rt_reader_csv_header(rt_reader *r, const char *line, size_t n)
         if (r->ncols < MAX_COLS) {
             r->target[r->ncols] = (unsigned char)(m ? m->target : C_NONE);
             r->scale[r->ncols] = m ? m->scale : 1;
+            if (v05 && m && (m->target == C_SPACE_T || m->target == C_SPACE_U))
+                r->scale[r->ncols] = GB;
         }
         r->ncols++;
     }

@@ -3,7 +3,8 @@
  * the metadata (the caller's extra_json merged in: its "metadata" members replace ours but
  * "version", its other members go to the top level), the kept rows as that tracker's
  * process_metrics / system_metrics rows (its names and units: kB, GiB, seconds in the
- * interval, so that the Python tracker's load reads the file) and "columns": every store
+ * interval, so that the Python tracker's load reads the file; with RT_SAVE_PY05 0.5's names
+ * and units: memory_mib, MiB, GB) and "columns": every store
  * column at full precision (the shortest decimal that reads back as the same double; NaN as
  * null), which rt_tracker_load prefers. The JSON is built by hand into a buffer flushed to fd
  * (or to gzip) every 256 KiB. Also rt_tracker_saved_info. */
@@ -180,6 +181,45 @@ static const field SYS_FIELDS[] = {
     {"net_sent_bytes", RT_COL_NET_SENT_BYTES, F_INT, 0, 1},
     {"gpu_usage", RT_COL_GPU_USAGE, F_GPU_DEC, 4, 1},
     {"gpu_vram", RT_COL_GPU_VRAM_MIB, F_GPU_DEC, 4, 1},
+    {"gpu_utilized", RT_COL_GPU_UTILIZED, F_GPU_INT, 0, 1},
+};
+
+/* The same rows with the Python tracker 0.5's names and units (RT_SAVE_PY05): memory and VRAM
+ * in MiB with 4 decimals, disk space in GB of 1000**3 bytes, the process' disk_*_bytes. */
+static const field PROC_FIELDS_05[] = {
+    {"pid", RT_COL_PROC_PID, F_INT, 0, 1},
+    {"children", RT_COL_PROC_CHILDREN, F_INT, 0, 1},
+    {"utime", RT_COL_PROC_UTIME, F_DEC, 6, 1},
+    {"stime", RT_COL_PROC_STIME, F_DEC, 6, 1},
+    {"cpu_usage", RT_COL_PROC_CORES, F_DEC, 4, 1},
+    {"memory_mib", RT_COL_PROC_PSS_MIB, F_DEC, 4, 1},
+    {"disk_read_bytes", RT_COL_PROC_READ_BYTES, F_INT, 0, 1},
+    {"disk_write_bytes", RT_COL_PROC_WRITE_BYTES, F_INT, 0, 1},
+    {"gpu_usage", RT_COL_PROC_GPU_USAGE, F_GPU_DEC, 4, 1},
+    {"gpu_vram_mib", RT_COL_PROC_GPU_VRAM_MIB, F_GPU_DEC, 4, 1},
+    {"gpu_utilized", RT_COL_PROC_GPU_UTILIZED, F_GPU_INT, 0, 1},
+};
+
+static const field SYS_FIELDS_05[] = {
+    {"processes", RT_COL_CPU_RUNNABLE, F_INT, 0, 1},
+    {"utime", RT_COL_CPU_UTIME, F_DEC, 6, 1},
+    {"stime", RT_COL_CPU_STIME, F_DEC, 6, 1},
+    {"cpu_usage", RT_COL_CPU_CORES, F_DEC, 4, 1},
+    {"memory_free_mib", RT_COL_MEM_FREE_MIB, F_DEC, 4, 1},
+    {"memory_used_mib", RT_COL_MEM_USED_MIB, F_DEC, 4, 1},
+    {"memory_buffers_mib", RT_COL_MEM_BUFFERS_MIB, F_DEC, 4, 1},
+    {"memory_cached_mib", RT_COL_MEM_CACHED_MIB, F_DEC, 4, 1},
+    {"memory_active_mib", RT_COL_MEM_ACTIVE_MIB, F_DEC, 4, 1},
+    {"memory_inactive_mib", RT_COL_MEM_INACTIVE_MIB, F_DEC, 4, 1},
+    {"disk_read_bytes", RT_COL_DISK_READ_BYTES, F_INT, 0, 1},
+    {"disk_write_bytes", RT_COL_DISK_WRITE_BYTES, F_INT, 0, 1},
+    {"disk_space_total_gb", RT_COL_DISK_SPACE_TOTAL_BYTES, F_DEC, 2, RT_SNAP_GB},
+    {"disk_space_used_gb", RT_COL_DISK_SPACE_USED_BYTES, F_DEC, 2, RT_SNAP_GB},
+    {"disk_space_free_gb", RT_COL_DISK_SPACE_FREE_BYTES, F_DEC, 2, RT_SNAP_GB},
+    {"net_recv_bytes", RT_COL_NET_RECV_BYTES, F_INT, 0, 1},
+    {"net_sent_bytes", RT_COL_NET_SENT_BYTES, F_INT, 0, 1},
+    {"gpu_usage", RT_COL_GPU_USAGE, F_GPU_DEC, 4, 1},
+    {"gpu_vram_mib", RT_COL_GPU_VRAM_MIB, F_GPU_DEC, 4, 1},
     {"gpu_utilized", RT_COL_GPU_UTILIZED, F_GPU_INT, 0, 1},
 };
 
@@ -388,7 +428,7 @@ rt_error rt_tracker_save_cb(rt_tracker *t, const char *extra_json, int flags, rt
 
 static rt_error save(rt_tracker *t, const char *extra_json, int flags, rt_out out)
 {
-    if (!t || (flags & ~RT_SAVE_GZIP))
+    if (!t || (flags & ~(RT_SAVE_GZIP | RT_SAVE_PY05)))
         return RT_ERR_INVALID;
     json_t *extra = NULL;
     if (extra_json) {
@@ -423,9 +463,11 @@ static rt_error save(rt_tracker *t, const char *extra_json, int flags, rt_out ou
         if (extra)
             w_members(&w, extra, reserved);
         w_lit(&w, ",\"process_metrics\":");
-        w_rows(&w, &src, m.pid ? src.n : 0, PROC_FIELDS, RT_ARRAY_LEN(PROC_FIELDS));
+        bool v05 = (flags & RT_SAVE_PY05) != 0;
+        w_rows(&w, &src, m.pid ? src.n : 0, v05 ? PROC_FIELDS_05 : PROC_FIELDS,
+               v05 ? RT_ARRAY_LEN(PROC_FIELDS_05) : RT_ARRAY_LEN(PROC_FIELDS));
         w_lit(&w, ",\"system_metrics\":");
-        w_rows(&w, &src, src.n, SYS_FIELDS, RT_ARRAY_LEN(SYS_FIELDS));
+        w_rows(&w, &src, src.n, v05 ? SYS_FIELDS_05 : SYS_FIELDS, v05 ? RT_ARRAY_LEN(SYS_FIELDS_05) : RT_ARRAY_LEN(SYS_FIELDS));
         w_lit(&w, ",\"columns\":");
         w_columns(&w, &src);
         w_lit(&w, "}\n");

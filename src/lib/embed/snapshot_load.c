@@ -221,6 +221,10 @@ static rt_error rows_from_metrics(const ld *l, json_t *root, double interval, do
         num_member(si, "memory_mib", &mem);
         num_member(si, "gpu_count", &gpus);
         num_member(si, "gpu_memory_mib", &vram);
+        if (mem != mem) /* the Python tracker 0.4's names */
+            num_member(si, "memory_mb", &mem);
+        if (vram != vram)
+            num_member(si, "gpu_memory_mb", &vram);
     }
     double *rows = n ? malloc(n * sizeof(double) * RT_NCOLS) : NULL;
     if (n && !rows)
