@@ -12,12 +12,12 @@ from .tiny_data_frame import StatSpec, TinyDataFrame
 DEFAULT_STAT_SPECS = [
     StatSpec(column="process_cpu_usage", agg=mean, round=2),
     StatSpec(column="process_cpu_usage", agg=max, round=2),
-    StatSpec(column="process_memory", agg=mean, round=2),
-    StatSpec(column="process_memory", agg=max, round=2),
+    StatSpec(column="process_memory_mib", agg=mean, round=2),
+    StatSpec(column="process_memory_mib", agg=max, round=2),
     StatSpec(column="process_gpu_usage", agg=mean, round=2),
     StatSpec(column="process_gpu_usage", agg=max, round=2),
-    StatSpec(column="process_gpu_vram", agg=mean, round=2),
-    StatSpec(column="process_gpu_vram", agg=max, round=2),
+    StatSpec(column="process_gpu_vram_mib", agg=mean, round=2),
+    StatSpec(column="process_gpu_vram_mib", agg=max, round=2),
     StatSpec(column="process_gpu_utilized", agg=mean, round=2),
     StatSpec(column="process_gpu_utilized", agg=max, round=2),
     StatSpec(column="system_disk_space_used_gb", agg=max, round=2),
@@ -28,7 +28,7 @@ DEFAULT_STAT_SPECS = [
 
 
 def combined_metrics(t, bytes: bool, human_names: bool, system_prefix: str | None,
-                     process_prefix: str | None) -> TinyDataFrame:
+                     process_prefix: str | None, offset: int | None = None) -> TinyDataFrame:
     """ResourceTracker.get_combined_metrics."""
     from .column_maps import BYTE_MAPPING, HUMAN_NAMES_MAPPING
 
@@ -37,7 +37,10 @@ def combined_metrics(t, bytes: bool, human_names: bool, system_prefix: str | Non
     n = min(len(process), len(system))
     if n == 0:
         return TinyDataFrame(data=[])
-    process, system = process[:n], system[:n]
+    start = offset if offset is not None and offset > 0 else 0
+    if start >= n:
+        return TinyDataFrame(data=[])
+    process, system = process[start:n], system[start:n]
     if bytes:
         for frame in (system, process):
             for col, factor in BYTE_MAPPING.items():

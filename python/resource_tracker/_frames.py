@@ -1,18 +1,18 @@
-"""_frames.py - the C tracker's store columns as the Python tracker's process and system
-metrics: which store column feeds which of its columns, in its units (kB, GiB, seconds in the
-interval), rounded as it rounds, read in batches with rt_tracker_column; and a cache that
-converts only the samples taken since the last look."""
+"""_frames.py - the C tracker's store columns as the Python tracker 0.5's process and system
+metrics: which store column feeds which of its columns, in its units (MiB, GB of 1000**3
+bytes, seconds in the interval), rounded as it rounds, read in batches with
+rt_tracker_column; and a cache that converts only the samples taken since the last look."""
 
 from ctypes import c_double
 
 from ._native import column, lib
 
-_KB_PER_MIB = 1024.0
-_GIB = 1024.0 ** 3
+_GB = 1000.0 ** 3
 
 # (name, store column, factor, rounding: "int", digits, or None, value for null)
-# Integer columns are whole numbers in the Python tracker's CSV; the frames hold them as
-# floats, as its CSV reader (QUOTE_NONNUMERIC) gives them back.
+# Integer columns are whole numbers in the Python tracker's CSV and ints in the frames, as
+# its 0.5 CSV reader gives them back. Memory and VRAM are MiB with
+# 4 decimals and disk space GB (bytes / 1000**3) with 2, as 0.5 writes them.
 PROCESS_COLUMNS = [
     ("timestamp", "timestamp", 1.0, 3, None),
     ("pid", "process_pid", 1.0, "int", None),
@@ -20,12 +20,12 @@ PROCESS_COLUMNS = [
     ("utime", "process_utime", 1.0, 6, None),
     ("stime", "process_stime", 1.0, 6, None),
     ("cpu_usage", "process_cores", 1.0, 4, None),
-    ("memory", "process_pss_mib", _KB_PER_MIB, "int", None),
-    ("read_bytes", "process_read_bytes", 1.0, "int", None),
-    ("write_bytes", "process_write_bytes", 1.0, "int", None),
+    ("memory_mib", "process_pss_mib", 1.0, 4, None),
+    ("disk_read_bytes", "process_read_bytes", 1.0, "int", None),
+    ("disk_write_bytes", "process_write_bytes", 1.0, "int", None),
     ("gpu_usage", "process_gpu_usage", 1.0, 4, 0.0),
-    ("gpu_vram", "process_gpu_vram_mib", 1.0, 2, 0.0),
-    ("gpu_utilized", "process_gpu_utilized", 1.0, "int", 0.0),
+    ("gpu_vram_mib", "process_gpu_vram_mib", 1.0, 4, 0.0),
+    ("gpu_utilized", "process_gpu_utilized", 1.0, "int", 0),
 ]
 
 SYSTEM_COLUMNS = [
@@ -34,22 +34,22 @@ SYSTEM_COLUMNS = [
     ("utime", "cpu_utime", 1.0, 6, None),
     ("stime", "cpu_stime", 1.0, 6, None),
     ("cpu_usage", "cpu_cores", 1.0, 4, None),
-    ("memory_free", "memory_free_mib", _KB_PER_MIB, "int", None),
-    ("memory_used", "memory_used_mib", _KB_PER_MIB, "int", None),
-    ("memory_buffers", "memory_buffers_mib", _KB_PER_MIB, "int", None),
-    ("memory_cached", "memory_cached_mib", _KB_PER_MIB, "int", None),
-    ("memory_active", "memory_active_mib", _KB_PER_MIB, "int", None),
-    ("memory_inactive", "memory_inactive_mib", _KB_PER_MIB, "int", None),
+    ("memory_free_mib", "memory_free_mib", 1.0, 4, None),
+    ("memory_used_mib", "memory_used_mib", 1.0, 4, None),
+    ("memory_buffers_mib", "memory_buffers_mib", 1.0, 4, None),
+    ("memory_cached_mib", "memory_cached_mib", 1.0, 4, None),
+    ("memory_active_mib", "memory_active_mib", 1.0, 4, None),
+    ("memory_inactive_mib", "memory_inactive_mib", 1.0, 4, None),
     ("disk_read_bytes", "disk_read_bytes", 1.0, "int", None),
     ("disk_write_bytes", "disk_write_bytes", 1.0, "int", None),
-    ("disk_space_total_gb", "disk_space_total_bytes", 1.0 / _GIB, 2, None),
-    ("disk_space_used_gb", "disk_space_used_bytes", 1.0 / _GIB, 2, None),
-    ("disk_space_free_gb", "disk_space_free_bytes", 1.0 / _GIB, 2, None),
+    ("disk_space_total_gb", "disk_space_total_bytes", 1.0 / _GB, 2, None),
+    ("disk_space_used_gb", "disk_space_used_bytes", 1.0 / _GB, 2, None),
+    ("disk_space_free_gb", "disk_space_free_bytes", 1.0 / _GB, 2, None),
     ("net_recv_bytes", "net_recv_bytes", 1.0, "int", None),
     ("net_sent_bytes", "net_sent_bytes", 1.0, "int", None),
     ("gpu_usage", "gpu_usage", 1.0, 4, 0.0),
-    ("gpu_vram", "gpu_vram_mib", 1.0, 2, 0.0),
-    ("gpu_utilized", "gpu_utilized", 1.0, "int", 0.0),
+    ("gpu_vram_mib", "gpu_vram_mib", 1.0, 4, 0.0),
+    ("gpu_utilized", "gpu_utilized", 1.0, "int", 0),
 ]
 
 INT_COLUMNS = {
@@ -74,7 +74,7 @@ def _convert(values, factor, rounding, null):
         if v != v:  # NaN: null
             out.append(null)
         elif rounding == "int":
-            out.append(float(round(v * factor)))
+            out.append(int(round(v * factor)))
         elif rounding is None:
             out.append(v * factor)
         else:

@@ -123,7 +123,8 @@ NEED_PSS = 4  # rt_need_source RT_NEED_PSS
 
 def summary_of_stats(stats: dict) -> Summary:
     """An rt_summary standing for a run known only by the Python tracker's stats() dict (its
-    peaks and means, sampled: the PSS peak is its memory), for rt_recommend over several runs:
+    peaks and means, sampled: the PSS peak is its memory; 0.5's keys, process_memory_mib in
+    MiB, or 0.4's, process_memory in kB), for rt_recommend over several runs:
     every figure it lacks is null."""
     s = Summary()
     for name, ctype in Summary._fields_:
@@ -142,12 +143,16 @@ def summary_of_stats(stats: dict) -> Summary:
 
     s.duration_secs = stat("timestamp", "duration")
     s.process_cores = Dist(stat("process_cpu_usage", "mean"), stat("process_cpu_usage", "max"), NAN, NAN)
-    pss = stat("process_memory", "max") / 1024  # the Python tracker's process_memory is kB
-    s.process_pss_mib = Dist(stat("process_memory", "mean") / 1024, pss, NAN, NAN)
+    if "process_memory_mib" in stats:  # the Python tracker 0.5's stats(): MiB
+        pss, pss_mean = stat("process_memory_mib", "max"), stat("process_memory_mib", "mean")
+    else:  # 0.4's process_memory: kB
+        pss, pss_mean = stat("process_memory", "max") / 1024, stat("process_memory", "mean") / 1024
+    s.process_pss_mib = Dist(pss_mean, pss, NAN, NAN)
     gpu_mean, gpu_max = stat("process_gpu_usage", "mean"), stat("process_gpu_usage", "max")
     s.process_gpu_usage = Dist(gpu_mean, gpu_max, NAN, NAN)
-    vram = stat("process_gpu_vram", "max")
-    s.process_gpu_vram_mib = Dist(stat("process_gpu_vram", "mean"), vram, NAN, NAN)
+    vram_key = "process_gpu_vram_mib" if "process_gpu_vram_mib" in stats else "process_gpu_vram"
+    vram = stat(vram_key, "max")
+    s.process_gpu_vram_mib = Dist(stat(vram_key, "mean"), vram, NAN, NAN)
     used = stat("process_gpu_utilized", "max")
     if used != used and gpu_mean > 0:  # no count of GPUs used: the busy GPUs at the peak, as
         # the Python resource-tracker 0.4 counts them

@@ -1,8 +1,10 @@
 """_snapshot.py - saving and loading a ResourceTracker's run, imported when first used: the
 Python tracker's snapshot layout (metadata, server_info, cloud_info, process_metrics,
-system_metrics; metadata.version 1) written and read by the C library (rt_tracker_save,
-rt_tracker_load*), as a dict, a JSON string or a gzipped JSON file. Our snapshots carry one
-extra member, "columns": the C store's columns at full precision, which a load prefers."""
+system_metrics; metadata.version 1) written by the C library with 0.5's names and units
+(rt_tracker_save with RT_SAVE_PY05) and read by it (rt_tracker_load*: 0.4's names in kB and
+0.5's), as a dict, a JSON string or a gzipped JSON file. Our snapshots carry one extra
+member, "columns": the C store's columns at full precision, which a load prefers. A 0.4
+snapshot's server_info (memory_mb, gpu_memory_mb) loads with 0.5's keys."""
 
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ import os
 
 from ._native import RT_ERR_NOT_FOUND, RT_SAVE_GZIP, NativeError, TrackerHandle, lib, out_handle, text
 from ._native_more import LogCollector, capture
+
+RT_SAVE_PY05 = 2  # the rows with the Python tracker 0.5's names and units (library 0.13)
 
 
 def _json_safe(obj):
@@ -46,9 +50,9 @@ def _save(t, flags: int, fd: int = -1, fn=None) -> None:
     if t._native.tracker is None:
         raise RuntimeError("Resource tracker was never started: nothing to save")
     if fn is not None:
-        err = lib.rt_tracker_save_cb(t._native.tracker, _extra_json(t), flags, fn, None)
+        err = lib.rt_tracker_save_cb(t._native.tracker, _extra_json(t), flags | RT_SAVE_PY05, fn, None)
     else:
-        err = lib.rt_tracker_save(t._native.tracker, _extra_json(t), flags, fd)
+        err = lib.rt_tracker_save(t._native.tracker, _extra_json(t), flags | RT_SAVE_PY05, fd)
     if err:
         raise NativeError("rt_tracker_save", err)
 
@@ -102,6 +106,7 @@ def load(cls, file: str):
 def _from_handle(cls, handle):
     """A stopped tracker of class cls holding a loaded run (the handle is its from now)."""
     saved = json.loads(text(lib.rt_tracker_saved_info(handle)) or "{}")
+    _server_info_05(saved.get("server_info"))
     meta = saved.get("metadata") or {}
     t = cls(pid=meta.get("pid") or 0, children=meta.get("children", True),
             interval=meta.get("interval") or 1, method=meta.get("method"), autostart=False,
@@ -109,9 +114,20 @@ def _from_handle(cls, handle):
             track_system=meta.get("track_system", True),
             discover_server=meta.get("discover_server", True),
             discover_cloud=meta.get("discover_cloud", True))
-    t.autostart = meta.get("autostart", True)
+    t.autostart = meta.get("autostart", False)
     t._native.tracker = handle
     t._saved = saved
     t.start_time = meta.get("start_time")
     t.stop_time = meta.get("stop_time")
     return t
+
+
+def _server_info_05(info) -> None:
+    """A loaded server_info with the Python tracker 0.5's keys: 0.4's memory_mb and
+    gpu_memory_mb (both MiB) renamed memory_mib and gpu_memory_mib, in place."""
+    if not isinstance(info, dict):
+        return
+    for old, new in (("memory_mb", "memory_mib"), ("gpu_memory_mb", "gpu_memory_mib")):
+        if old in info:
+            value = info.pop(old)
+            info.setdefault(new, value)

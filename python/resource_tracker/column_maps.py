@@ -1,7 +1,7 @@
 """column_maps.py - the column names of the metrics frames: human-readable names, the factors
 that turn a column into bytes, and the server allocation checks, as the Python
-resource-tracker documents them (process memory and the system's memory in kB, VRAM in MiB,
-disk space in GiB)."""
+resource-tracker 0.5 documents them (memory and VRAM in MiB, disk space in GB of 1000**3
+bytes)."""
 
 # column name -> human-readable name (get_combined_metrics(human_names=True))
 HUMAN_NAMES_MAPPING = {
@@ -11,12 +11,12 @@ HUMAN_NAMES_MAPPING = {
     "utime": "CPU time (user)",
     "stime": "CPU time (system)",
     "cpu_usage": "CPU usage",
-    "memory_free": "free memory",
-    "memory_used": "used memory",
-    "memory_buffers": "memory buffers",
-    "memory_cached": "memory page/file cached",
-    "memory_active": "active memory",
-    "memory_inactive": "inactive memory",
+    "memory_free_mib": "free memory",
+    "memory_used_mib": "used memory",
+    "memory_buffers_mib": "memory buffers",
+    "memory_cached_mib": "memory page/file cached",
+    "memory_active_mib": "active memory",
+    "memory_inactive_mib": "inactive memory",
     "disk_read_bytes": "disk read",
     "disk_write_bytes": "disk write",
     "disk_space_total_gb": "disk space total",
@@ -25,33 +25,30 @@ HUMAN_NAMES_MAPPING = {
     "net_recv_bytes": "inbound network traffic",
     "net_sent_bytes": "outbound network traffic",
     "gpu_usage": "GPU usage",
-    "gpu_vram": "VRAM used",
+    "gpu_vram_mib": "VRAM used",
     "gpu_utilized": "GPUs in use",
-    # the tracked process tree
+    # the tracked process tree (disk_read_bytes ... as above)
     "pid": "PID",
     "children": "children",
-    "memory": "memory usage",
-    "read_bytes": "disk read",
-    "write_bytes": "disk write",
+    "memory_mib": "memory usage",
 }
 
-_KIB = 1024
 _MIB = 1024 * 1024
-_GIB = 1024 * 1024 * 1024
+_GB = 1000 * 1000 * 1000
 
 # column name -> factor to bytes (get_combined_metrics(bytes=True))
 BYTE_MAPPING = {
-    "memory": _KIB,
-    "memory_free": _KIB,
-    "memory_used": _KIB,
-    "memory_buffers": _KIB,
-    "memory_cached": _KIB,
-    "memory_active": _KIB,
-    "memory_inactive": _KIB,
-    "gpu_vram": _MIB,
-    "disk_space_total_gb": _GIB,
-    "disk_space_used_gb": _GIB,
-    "disk_space_free_gb": _GIB,
+    "memory_mib": _MIB,
+    "memory_free_mib": _MIB,
+    "memory_used_mib": _MIB,
+    "memory_buffers_mib": _MIB,
+    "memory_cached_mib": _MIB,
+    "memory_active_mib": _MIB,
+    "memory_inactive_mib": _MIB,
+    "gpu_vram_mib": _MIB,
+    "disk_space_total_gb": _GB,
+    "disk_space_used_gb": _GB,
+    "disk_space_free_gb": _GB,
 }
 
 # The Python tracker's rules for "shared" (kept for reference and for code that reads them):
@@ -59,7 +56,20 @@ BYTE_MAPPING = {
 # package takes the guess from the C library's rule instead (rt_allocation, see server_info).
 SERVER_ALLOCATION_CHECKS = [
     {"process_column": "cpu_usage", "system_column": "cpu_usage", "percent": 1.25, "absolute": 0.25},
-    {"process_column": "memory", "system_column": "memory_used", "percent": 1.5, "absolute": 512 * 1024},
+    {"process_column": "memory_mib", "system_column": "memory_used_mib", "percent": 1.5, "absolute": 512 * 1024},
     {"process_column": "gpu_usage", "system_column": "gpu_usage", "percent": 1.25, "absolute": 0.2},
-    {"process_column": "gpu_vram", "system_column": "gpu_vram", "percent": 1.25, "absolute": 512},
+    {"process_column": "gpu_vram_mib", "system_column": "gpu_vram_mib", "percent": 1.25, "absolute": 512},
 ]
+
+# The columns of the Python tracker's report charts (get_combined_metrics(bytes=True,
+# human_names=True) names); our report is the C library's, this is kept for code that reads it.
+REPORT_CSV_MAPPING = {
+    "cpu": ["Timestamp", "Process CPU usage", "System CPU usage"],
+    "mem": ["Timestamp", "Process memory usage", "System used memory"],
+    "disk": ["Timestamp", "Process disk read", "System disk read", "Process disk write", "System disk write"],
+    "disk_space": ["Timestamp", "System disk space used"],
+    "net": ["Timestamp", "System inbound network traffic", "System outbound network traffic"],
+    "gpu_usage": ["Timestamp", "Process GPU usage", "System GPU usage"],
+    "gpu_utilized": ["Timestamp", "Process GPUs in use", "System GPUs in use"],
+    "gpu_vram_mib": ["Timestamp", "Process VRAM used", "System VRAM used"],
+}

@@ -1,5 +1,5 @@
 """csv_trackers.py - ProcessTracker and SystemTracker: blocking loops that write one CSV row
-per interval (the Python tracker's columns, strings quoted: QUOTE_NONNUMERIC) to stdout or a
+per interval (the Python tracker 0.5's columns, strings quoted: QUOTE_NONNUMERIC) to stdout or a
 file, on a C tracker (rt_tracker_wait for each next sample); PidTracker, the deprecated name
 of ProcessTracker."""
 
@@ -85,8 +85,10 @@ class _CsvLoop:
 class ProcessTracker(_CsvLoop):
     """Tracks a process (and by default its descendants), writing a CSV row every interval
     seconds to stdout or output_file until the process exits. Columns: timestamp, pid,
-    children, utime, stime (CPU seconds in the interval), cpu_usage (cores), memory (PSS in
-    kB), read_bytes, write_bytes (in the interval), gpu_usage, gpu_vram (MiB), gpu_utilized.
+    children, utime, stime (CPU seconds in the interval), cpu_usage (cores), memory_mib (PSS
+    in MiB), disk_read_bytes, disk_write_bytes (in the interval), gpu_usage, gpu_vram_mib,
+    gpu_utilized (the Python tracker 0.5's; 0.4 wrote memory in kB, read_bytes, write_bytes,
+    gpu_vram).
 
     Args:
         pid: Process ID to track. Defaults to the current process.
@@ -131,10 +133,12 @@ class PidTracker(ProcessTracker):
 class SystemTracker(_CsvLoop):
     """Tracks the whole machine, writing a CSV row every interval seconds to stdout or
     output_file. Columns: timestamp, processes (runnable), utime, stime (CPU seconds in the
-    interval), cpu_usage (cores), memory_free, memory_used, memory_buffers, memory_cached,
-    memory_active, memory_inactive (kB), disk_read_bytes, disk_write_bytes (in the interval),
-    disk_space_total_gb, disk_space_used_gb, disk_space_free_gb (GiB), net_recv_bytes,
-    net_sent_bytes (in the interval), gpu_usage, gpu_vram (MiB), gpu_utilized.
+    interval), cpu_usage (cores), memory_free_mib, memory_used_mib, memory_buffers_mib,
+    memory_cached_mib, memory_active_mib, memory_inactive_mib (MiB), disk_read_bytes,
+    disk_write_bytes (in the interval), disk_space_total_gb, disk_space_used_gb,
+    disk_space_free_gb (GB of 1000**3 bytes), net_recv_bytes, net_sent_bytes (in the
+    interval), gpu_usage, gpu_vram_mib, gpu_utilized (the Python tracker 0.5's; 0.4 wrote
+    memory_* in kB, disk space in GiB, gpu_vram).
 
     Args:
         start_time: Unix time to start at. Defaults to now.

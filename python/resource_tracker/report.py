@@ -36,16 +36,17 @@ class Report(str):
 
 
 def host_from_server_info(info: dict | None) -> Host | None:
-    """An rt_host of a server_info dict (a loaded run's), or None."""
+    """An rt_host of a server_info dict (a loaded run's: 0.5's memory_mib and gpu_memory_mib,
+    or 0.4's memory_mb and gpu_memory_mb), or None."""
     if not info:
         return None
     names = info.get("gpu_names") or []
     return Host(
         vcpus=int(info.get("vcpus") or 0) or RT_NULL_I64,
-        memory_mib=float(info.get("memory_mb") or NAN),
+        memory_mib=float(info.get("memory_mib") or info.get("memory_mb") or NAN),
         gpu_model=encode(info.get("gpu_name") or (names[0] if names else None)),
         gpu_count=int(info.get("gpu_count") or 0),
-        gpu_memory_mib=float(info.get("gpu_memory_mb") or 0.0),
+        gpu_memory_mib=float(info.get("gpu_memory_mib") or info.get("gpu_memory_mb") or 0.0),
         storage_gb=NAN,
         os=encode(info.get("os")),
         allocation=encode(info.get("allocation")),
@@ -99,11 +100,13 @@ def make_report(handle, host: Host | None, cloud: Cloud | None,
     return Report(html.decode("utf-8", "replace"))
 
 
-def tracker_report(t, integration: str, historical_stats: list[dict], status_failed: bool) -> Report:
+def tracker_report(t, integration: str, historical_stats: list[dict], status_failed: bool,
+                   integration_version: str | None = None) -> Report:
     """ResourceTracker.report: the recommendation of recommend_resources(historical_stats),
     the cheapest server for it (a failing lookup is noted in the report), the price of the
-    instance the run is on, the host with the allocation guess; integration other than
-    "standalone" shown as the job's orchestrator; status_failed as exit status 1."""
+    instance the run is on (a failing lookup leaves it out), the host with the allocation
+    guess; integration other than "standalone" shown as the job's orchestrator (followed by
+    integration_version when given); status_failed as exit status 1."""
     from ._analysis import allocation
     from .keeper import cheapest, get_instance_price, recommendation_struct
 
@@ -136,6 +139,8 @@ def tracker_report(t, integration: str, historical_stats: list[dict], status_fai
         else:
             host = host_from_server_info(t.server_info)
         orchestrator = integration if integration and integration != "standalone" else None
+        if orchestrator and integration_version:
+            orchestrator = f"{orchestrator} {integration_version}"
         return make_report(t._native.tracker, host, cloud_from_cloud_info(cloud), rec_struct,
                            server, note, status_failed, price, instance, orchestrator)
     finally:

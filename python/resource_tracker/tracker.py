@@ -44,11 +44,11 @@ class ResourceTracker:
     A thread of this process (the C library's tracker) samples every `interval` seconds;
     the samples are read through `process_metrics`, `system_metrics` and
     `get_combined_metrics()` while it runs or after `stop()`. Where it differs from the
-    Python tracker (python/README.md lists all): no subprocess (`method` is ignored); one
+    Python tracker 0.5 (python/README.md lists all): no subprocess (`method` is ignored); one
     timestamp per sample for both frames; `processes` counts runnable processes; a second
     stop() does nothing; recommend_server ignores the Keeper filters; snapshots carry an
-    extra "columns" member; the columns are the Python tracker 0.4's (`memory` in kB), not
-    0.5's `memory_mib`.
+    extra "columns" member; streaming to Sentinel goes through the C library's stream. The
+    columns, units and defaults are 0.5's (`memory_mib`, `autostart=False`).
 
     Args:
         pid: Process ID to track. Defaults to the current process.
@@ -56,21 +56,28 @@ class ResourceTracker:
         interval: Sampling interval in seconds. Defaults to 1.
         method: Accepted for compatibility and ignored: no subprocess is needed, the
             tracking runs on a thread of the C library.
-        autostart: Whether to start tracking immediately. Defaults to True.
+        autostart: Whether to start tracking immediately. Defaults to False (0.4: True);
+            `with ResourceTracker() as t:` starts it.
         track_processes: Whether to track the process tree. Defaults to True.
         track_system: Whether to report the system-wide metrics. Defaults to True.
         discover_server: Whether to report the server's specs (server_info). Defaults to True.
         discover_cloud: Whether to discover the cloud environment in the background at
             startup (honours TRACKER_CLOUD_DISCOVERY=0). Defaults to True.
+        sentinel_token: Sentinel API token to stream the metrics with; None: the environment
+            variable SENTINEL_API_TOKEN; streaming is off without a token.
+        upload_interval: Seconds between two uploads while streaming. Defaults to 60.
+        streaming_metadata: The run's metadata sent to Sentinel (project_name, job_name,
+            tags...). Defaults to None.
 
     Example:
 
         >>> from resource_tracker.dummy_workloads import cpu_single, cpu_multi
-        >>> tracker = ResourceTracker()
+        >>> tracker = ResourceTracker(autostart=True)
         >>> cpu_single()
         >>> tracker.recommend_resources()  # doctest: +SKIP
         {'cpu': 1, 'memory': 128, 'gpu': 0, 'vram': 0}
         >>> tracker = ResourceTracker()
+        >>> tracker.start()
         >>> while tracker.n_samples == 0:
         ...     cpu_multi(duration=0.25, ncores=2)
         >>> tracker.recommend_resources()  # doctest: +SKIP
@@ -80,6 +87,11 @@ class ResourceTracker:
         >>> tracker.stop()
         >>> tracker.running
         False
+        >>> with ResourceTracker(interval=0.1) as t:
+        ...     t.running
+        True
+        >>> t.running, t.sentinel_result
+        (False, None)
     """
 
     _server_info: dict | None = None
@@ -91,11 +103,14 @@ class ResourceTracker:
         children: bool = True,
         interval: float = 1,
         method: str | None = None,
-        autostart: bool = True,
+        autostart: bool = False,
         track_processes: bool = True,
         track_system: bool = True,
         discover_server: bool = True,
         discover_cloud: bool = True,
+        sentinel_token: str | None = None,
+        upload_interval: float = 60,
+        streaming_metadata: dict | None = None,
     ):
         self.pid = os.getpid() if pid is None else int(pid)
         self.children = children
@@ -109,6 +124,12 @@ class ResourceTracker:
             self.trackers.append("system_tracker")
         self.discover_server = discover_server
         self.discover_cloud = discover_cloud
+        self.sentinel_token = sentinel_token
+        self.upload_interval = upload_interval
+        self.streaming_metadata = streaming_metadata
+        self._streaming = None  # a TrackerStream (_stream.py) while streaming, else None
+        self._sentinel_result = None
+        self._stream_finished = False
         self._native = _Native()
         self._finalizer = finalize(self, self._native.close)
         self._cache = MetricsCache(children)
@@ -130,8 +151,17 @@ class ResourceTracker:
         opts = new(TrackerOptions, interval_secs=float(self.interval), pss_max_age_secs=30.0,
                    no_children=0 if self.children else 1,
                    pid=(0 if own else self.pid) if "process_tracker" in self.trackers else -1)
+        token = self.sentinel_token or os.environ.get("SENTINEL_API_TOKEN")
+        if token:
+            from ._stream import TrackerStream
+
+            self._streaming = TrackerStream(self, token, self.upload_interval, self.streaming_metadata)
+            self._streaming.attach(opts)  # sets opts.on_sample / on_sample_user to the C stream
         handle, ref = out_handle(TrackerHandle)
         err = lib.rt_tracker_start(byref(opts), ref)
+        if err and self._streaming is not None:
+            self._streaming.close()
+            self._streaming = None
         if err == RT_ERR_NOT_FOUND and not own:
             raise ProcessLookupError(f"No process with pid {self.pid} to track")
         if err == RT_ERR_INVALID:
@@ -149,13 +179,41 @@ class ResourceTracker:
             except Exception as e:  # never fail the tracking for the discovery
                 _log_warning(f"Cloud discovery failed to start: {e}")
 
-    def stop(self):
-        """Stops the tracker's thread after one last sample. Stopping again does nothing (the
+    def stop(self, exit_code: int = 0, run_status=None):
+        """Stops the tracker's thread after one last sample; while streaming, ends the
+        Sentinel run with exit_code and run_status (sentinel_api.RunStatus; None: finished)
+        and keeps what it answered as sentinel_result. Stopping again does nothing (the
         Python tracker's second stop() moves stop_time; ours keeps the first)."""
+        if run_status is None:
+            run_status = _run_status("finished")
         if self._native.tracker is not None:
             lib.rt_tracker_stop(self._native.tracker)
         if getattr(self, "stop_time", None) is None:
             self.stop_time = time()
+        if self._streaming is not None and not self._stream_finished:
+            self._stream_finished = True
+            try:
+                self._sentinel_result = self._streaming.finish(exit_code, run_status)
+            except Exception as e:  # the run's data is kept; never fail the stop for it
+                _log_warning(f"Streaming finalization failed: {e}")
+
+    def cleanup(self):
+        """Stops the tracker and ends what it started (the stream); removes the temporary
+        files it made (this tracker makes none: its samples live in the C library's memory,
+        which stays readable). Exceptions are suppressed."""
+        from contextlib import suppress
+
+        with suppress(Exception):
+            self.stop()
+        with suppress(Exception):
+            if self._streaming is not None:
+                self._streaming.close()
+
+    @property
+    def sentinel_result(self) -> dict | None:
+        """What Sentinel answered when the streamed run was finished (by stop()); None when
+        not streaming or not stopped yet."""
+        return self._sentinel_result
 
     @property
     def running(self) -> bool:
@@ -164,12 +222,21 @@ class ResourceTracker:
         return self._native.tracker is not None and lib.rt_tracker_running(self._native.tracker) == 1
 
     def __enter__(self):
+        """Starts tracking (unless already started) and returns the tracker."""
+        self.autostart = True
         if not self.running and not hasattr(self, "stop_time"):
             self.start()
         return self
 
-    def __exit__(self, *exc):
-        self.stop()
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        """Stops: with exit_code=1 and RunStatus.failed when the block raised (the exception
+        is never suppressed), else finished."""
+        if not self.running:
+            return False
+        if exc_type is not None:
+            self.stop(exit_code=1, run_status=_run_status("failed"))
+        else:
+            self.stop(exit_code=0, run_status=_run_status("finished"))
         return False
 
     def wait_for_samples(self, n: int = 1, timeout: float = 5):
@@ -213,48 +280,53 @@ class ResourceTracker:
 
     @property
     def process_metrics(self) -> TinyDataFrame:
-        """The process tree's metrics (the Python tracker 0.4's ProcessTracker columns, not
-        0.5's `memory_mib`...): timestamp, pid, children, utime, stime (CPU seconds in the
-        interval), cpu_usage (cores), memory (PSS, kB), read_bytes, write_bytes, gpu_usage,
-        gpu_vram (MiB), gpu_utilized. The rows end where the tracked root exited."""
+        """The process tree's metrics (the Python tracker 0.5's ProcessTracker columns):
+        timestamp, pid, children, utime, stime (CPU seconds in the interval), cpu_usage
+        (cores), memory_mib (PSS, MiB), disk_read_bytes, disk_write_bytes, gpu_usage,
+        gpu_vram_mib, gpu_utilized. The rows end where the tracked root exited."""
         if "process_tracker" not in self.trackers:
             return TinyDataFrame(data=[])
         return TinyDataFrame(self._update().process)
 
     @property
     def system_metrics(self) -> TinyDataFrame:
-        """The machine's metrics (the Python tracker 0.4's SystemTracker columns): timestamp,
+        """The machine's metrics (the Python tracker 0.5's SystemTracker columns): timestamp,
         processes (runnable processes, /proc/stat procs_running), utime, stime, cpu_usage,
-        memory_* (kB), disk_read_bytes, disk_write_bytes, disk_space_*_gb (GiB), net_recv_bytes,
-        net_sent_bytes, gpu_usage, gpu_vram (MiB), gpu_utilized. Each row has the same
-        timestamp as the process row of the same sample (one reading for both)."""
+        memory_free_mib, memory_used_mib, memory_buffers_mib, memory_cached_mib,
+        memory_active_mib, memory_inactive_mib (MiB), disk_read_bytes, disk_write_bytes,
+        disk_space_total_gb, disk_space_used_gb, disk_space_free_gb (GB of 1000**3 bytes),
+        net_recv_bytes, net_sent_bytes, gpu_usage, gpu_vram_mib, gpu_utilized. Each row has the
+        same timestamp as the process row of the same sample (one reading for both)."""
         if "system_tracker" not in self.trackers:
             return TinyDataFrame(data=[])
         return TinyDataFrame(self._update().system)
 
     def get_combined_metrics(self, bytes: bool = False, human_names: bool = False,
                              system_prefix: str | None = None,
-                             process_prefix: str | None = None) -> TinyDataFrame:
+                             process_prefix: str | None = None,
+                             offset: int | None = None) -> TinyDataFrame:
         """The system and process metrics side by side (one row per sample): the system's
         columns prefixed "system_" ("System " with human_names), the process's "process_"
         ("Process "), one timestamp (the system's and the process's samples are one reading).
 
         Args:
-            bytes: convert memory (kB), VRAM (MiB) and disk space (GiB) columns to bytes.
+            bytes: convert the memory and VRAM columns (*_mib) and disk space (*_gb, GB) to
+                bytes (column_maps.BYTE_MAPPING).
             human_names: human-readable column names (column_maps.HUMAN_NAMES_MAPPING).
             system_prefix, process_prefix: other prefixes.
+            offset: skip the first offset rows (the rows read before, for incremental reads).
         """
         from ._analysis import combined_metrics
 
-        return combined_metrics(self, bytes, human_names, system_prefix, process_prefix)
+        return combined_metrics(self, bytes, human_names, system_prefix, process_prefix, offset)
 
     def stats(self, specs=None) -> dict:
         """Statistics of the combined metrics: {column: {agg_name: value}}.
 
         Args:
             specs: StatSpec list; None: the Python tracker's defaults (_analysis.DEFAULT_STAT_SPECS:
-                mean and max of process_cpu_usage, process_memory, process_gpu_usage,
-                process_gpu_vram, process_gpu_utilized; max of system_disk_space_used_gb; sum
+                mean and max of process_cpu_usage, process_memory_mib, process_gpu_usage,
+                process_gpu_vram_mib, process_gpu_utilized; max of system_disk_space_used_gb; sum
                 of system_net_recv_bytes and system_net_sent_bytes; timestamp "duration":
                 last - first timestamp + interval, as the first sample covers an interval too).
 
@@ -344,15 +416,17 @@ class ResourceTracker:
         return recommend_server(self, **kwargs)
 
     def report(self, integration: str = "standalone",
-               historical_stats: list[dict] = [], status_failed: bool = False):
+               historical_stats: list[dict] = [], status_failed: bool = False,
+               integration_version: str | None = None):
         """The HTML report of the run (a Report: a str with save() and browse()), made by the
         C library (not the Python tracker's template) with the host, the cloud, the
         recommendation (of historical_stats too) and the cheapest server. A failing Keeper
-        lookup is noted in the report, never an error. integration other than "standalone"
-        shows as the job's orchestrator; status_failed as exit status 1."""
+        or price lookup is noted in the report, never an error. integration other than
+        "standalone" shows as the job's orchestrator (with integration_version after it);
+        status_failed as exit status 1."""
         from .report import tracker_report
 
-        return tracker_report(self, integration, historical_stats, status_failed)
+        return tracker_report(self, integration, historical_stats, status_failed, integration_version)
 
     # ---- snapshots ---------------------------------------------------------------------------
 
@@ -408,6 +482,15 @@ def __getattr__(name):
 
         return DEFAULT_STAT_SPECS
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _run_status(name: str):
+    """sentinel_api.RunStatus[name], or name itself while that module is absent."""
+    try:
+        from .sentinel_api import RunStatus
+    except ImportError:
+        return name
+    return RunStatus[name]
 
 
 def _log_warning(msg: str) -> None:

@@ -45,7 +45,7 @@ def pytest_unconfigure(config):
 def tracker():
     from resource_tracker import ResourceTracker
 
-    t = ResourceTracker(interval=0.2)
+    t = ResourceTracker(autostart=True, interval=0.2)
     t.wait_for_samples(3)
     t.stop()
     return t

@@ -13,12 +13,12 @@ import pytest
 from resource_tracker import PidTracker, ProcessTracker
 from resource_tracker.tiny_data_frame import TinyDataFrame
 
-PROCESS_HEADER = ('"timestamp","pid","children","utime","stime","cpu_usage","memory",'
-                  '"read_bytes","write_bytes","gpu_usage","gpu_vram","gpu_utilized"')
-SYSTEM_HEADER = ('"timestamp","processes","utime","stime","cpu_usage","memory_free","memory_used",'
-                 '"memory_buffers","memory_cached","memory_active","memory_inactive",'
+PROCESS_HEADER = ('"timestamp","pid","children","utime","stime","cpu_usage","memory_mib",'
+                  '"disk_read_bytes","disk_write_bytes","gpu_usage","gpu_vram_mib","gpu_utilized"')
+SYSTEM_HEADER = ('"timestamp","processes","utime","stime","cpu_usage","memory_free_mib","memory_used_mib",'
+                 '"memory_buffers_mib","memory_cached_mib","memory_active_mib","memory_inactive_mib",'
                  '"disk_read_bytes","disk_write_bytes","disk_space_total_gb","disk_space_used_gb",'
-                 '"disk_space_free_gb","net_recv_bytes","net_sent_bytes","gpu_usage","gpu_vram",'
+                 '"disk_space_free_gb","net_recv_bytes","net_sent_bytes","gpu_usage","gpu_vram_mib",'
                  '"gpu_utilized"')
 BURN = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.8: pass\n"
 
@@ -39,7 +39,7 @@ def test_process_tracker_writes_csv_until_the_process_exits(tmp_path):
     df = TinyDataFrame(csv_file_path=str(out))
     assert set(df["pid"]) == {float(child.pid)}
     assert sum(df["utime"]) + sum(df["stime"]) > 0.5
-    assert all(m > 0 for m in df["memory"])
+    assert all(m > 0 for m in df["memory_mib"])
     with open(out, newline="") as f:
         rows = list(csv.reader(f))
     assert rows[1][1] == str(child.pid)  # an integer column is written as one

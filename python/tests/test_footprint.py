@@ -21,7 +21,7 @@ def rss():
                 return int(line.split()[1])
 before = rss()
 import resource_tracker
-t = resource_tracker.ResourceTracker(interval=0.02)
+t = resource_tracker.ResourceTracker(autostart=True, interval=0.02)
 t.wait_for_samples(40, timeout=30)
 len(t.process_metrics)
 added = rss() - before

@@ -60,7 +60,7 @@ def test_report_browse_uses_the_browser(tmp_path):
     browser.write_text(f'#!/bin/sh\necho "$1" > {record}\n')
     browser.chmod(browser.stat().st_mode | stat.S_IEXEC)
     code = ("from resource_tracker import ResourceTracker\n"
-            "t = ResourceTracker(interval=0.2)\n"
+            "t = ResourceTracker(autostart=True, interval=0.2)\n"
             "t.wait_for_samples(1)\n"
             "t.stop()\n"
             "r = t.report()\n"

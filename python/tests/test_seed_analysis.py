@@ -1,9 +1,10 @@
-"""The analysis methods against the Python resource-tracker 0.4's rules (its API reference:
-docs/contracts.md §15): server_info's allocation (None before a sample, then the C library's
-rt_summary.allocation, "unknown" when it cannot tell), stats() with its default specs and
-shape, recommend_resources over historical stats by its aggregate_stats rule,
-recommend_server's Keeper filters accepted and ignored, and report's integration and
-status_failed. ("seed" in the names below means that peer.)"""
+"""The analysis methods against the Python resource-tracker's rules (0.4's API reference:
+docs/contracts.md §15, with 0.5's names): server_info's allocation (None before a sample, then
+the C library's rt_summary.allocation, "unknown" when it cannot tell), stats() with 0.5's
+default specs and shape, recommend_resources over historical stats (0.5's stats or 0.4's, in
+kB) by its aggregate_stats rule, recommend_server's Keeper filters accepted and ignored, and
+report's integration, integration_version and status_failed. ("seed" in the names below
+means that peer.)"""
 import pytest
 
 from resource_tracker import ResourceTracker
@@ -14,9 +15,9 @@ from resource_tracker.tiny_data_frame import StatSpec
 
 SEED_DEFAULT_STATS = [
     ("process_cpu_usage", "mean"), ("process_cpu_usage", "max"),
-    ("process_memory", "mean"), ("process_memory", "max"),
+    ("process_memory_mib", "mean"), ("process_memory_mib", "max"),
     ("process_gpu_usage", "mean"), ("process_gpu_usage", "max"),
-    ("process_gpu_vram", "mean"), ("process_gpu_vram", "max"),
+    ("process_gpu_vram_mib", "mean"), ("process_gpu_vram_mib", "max"),
     ("process_gpu_utilized", "mean"), ("process_gpu_utilized", "max"),
     ("system_disk_space_used_gb", "max"), ("system_net_recv_bytes", "sum"),
     ("system_net_sent_bytes", "sum"), ("timestamp", "duration"),
@@ -29,7 +30,7 @@ def test_allocation_comes_from_the_library(tracker):
     assert expected in ("dedicated", "shared")
     assert tracker.server_info["allocation"] == expected
     assert ResourceTracker.loads(tracker.dumps()).server_info["allocation"] == expected
-    system_only = ResourceTracker(interval=0.1, track_processes=False)
+    system_only = ResourceTracker(autostart=True, interval=0.1, track_processes=False)
     system_only.wait_for_samples(1)
     system_only.stop()
     assert system_only.server_info["allocation"] == "unknown"  # the Python tracker: a failing check
@@ -65,6 +66,15 @@ def test_recommend_resources_with_history_follows_the_seed_rule(tracker):
     # gpu: the largest max rounded (the mean is > 0), vram: the largest max x 1.2 rounded up
     assert rec == {"cpu": max(1, round((own["process_cpu_usage"]["mean"] + 3.4) / 2)),
                    "memory": 5120, "gpu": 2, "vram": 4096}
+    # the same run's stats as 0.5 names them (MiB)
+    past05 = {
+        "process_cpu_usage": past["process_cpu_usage"],
+        "process_memory_mib": {"mean": 1_000_000 / 1024, "max": 4_000_000 / 1024},
+        "process_gpu_usage": past["process_gpu_usage"],
+        "process_gpu_vram_mib": past["process_gpu_vram"],
+        "timestamp": past["timestamp"],
+    }
+    assert tracker.recommend_resources(historical_stats=[past05]) == rec
 
 
 def test_recommend_server_ignores_the_keeper_filters(tracker):
@@ -79,3 +89,5 @@ def test_report_integration_and_status(tracker):
     metaflow = tracker.report(integration="metaflow", status_failed=True)
     assert "orchestrator" in metaflow and "metaflow" in metaflow
     assert "<th>exit status</th><td>1</td>" in metaflow  # the summary's words: "1", no "(failure)"
+    versioned = tracker.report(integration="Metaflow", integration_version="2.19.38")
+    assert "Metaflow 2.19.38" in versioned

@@ -1,4 +1,4 @@
-"""A script written for the Python resource-tracker (in the spirit of its README and
+"""A script written for the Python resource-tracker 0.5 (in the spirit of its README and
 examples/standalone.py: start, work, look at the frames, stop, statistics, recommendations,
 report, snapshot round trip, the CSV trackers, the discovery helpers) runs unchanged on this
 package, in a fresh interpreter, against the local Keeper stand-in of conftest.py."""
@@ -18,7 +18,7 @@ SCRIPT = textwrap.dedent('''
     from resource_tracker.tiny_data_frame import TinyDataFrame
 
     out = sys.argv[1]
-    tracker = ResourceTracker(interval=0.2)
+    tracker = ResourceTracker(autostart=True, interval=0.2)
     print(tracker.process_metrics)
     while tracker.n_samples == 0:
         sleep(0.05)
@@ -37,10 +37,10 @@ SCRIPT = textwrap.dedent('''
     combined = tracker.get_combined_metrics()
     assert isinstance(combined, TinyDataFrame) and len(combined) == tracker.n_samples
     avg_cpu = sum(pm["utime"]) / len(pm["utime"])
-    peak_kb = max(pm["memory"])
-    assert peak_kb > 64 * 1024, peak_kb
+    peak_mib = max(pm["memory_mib"])
+    assert peak_mib > 64, peak_mib
     stats = tracker.stats()
-    print(stats["process_cpu_usage"]["mean"], stats["process_memory"]["max"],
+    print(stats["process_cpu_usage"]["mean"], stats["process_memory_mib"]["max"],
           stats["timestamp"]["duration"])
     rec = tracker.recommend_resources()
     assert rec["memory"] >= 128 and rec["cpu"] >= 1
@@ -58,14 +58,14 @@ SCRIPT = textwrap.dedent('''
     snap = tracker.snapshot()
     assert snap["metadata"]["version"] == 1
     copy = ResourceTracker.from_snapshot(json.loads(json.dumps(snap)))
-    assert copy.stats()["process_memory"] == stats["process_memory"]
+    assert copy.stats()["process_memory_mib"] == stats["process_memory_mib"]
     assert copy.recommend_resources() == rec
 
     with ResourceTracker(interval=0.2) as t:
         t.wait_for_samples(2)
     print("context", t.n_samples, t.server_info["allocation"] in ("dedicated", "shared"))
 
-    print(get_server_info()["vcpus"], get_cloud_info()["vendor"])
+    print(get_server_info()["memory_mib"], get_cloud_info()["vendor"])
     # the CSV trackers loop until killed: run them as the Python tracker's users do
     from multiprocessing import Process
     loops = [Process(target=SystemTracker, daemon=True,
@@ -82,7 +82,7 @@ SCRIPT = textwrap.dedent('''
 ''')
 
 
-def test_a_script_written_for_the_seed_runs_unchanged(tmp_path):
+def test_a_script_written_for_0_5_runs_unchanged(tmp_path):
     script = tmp_path / "standalone.py"
     script.write_text(SCRIPT)
     env = dict(os.environ, BROWSER="true")

@@ -1,7 +1,8 @@
 """Snapshots through the C library's save and load: dumps/loads and dump/load (gzip) give back
-equal frames, the Python tracker 0.4's layout (docs/contracts.md §12: metadata.version, the
-extra metadata, server_info and cloud_info as saved), from_snapshot of a dict, a real
-Python-tracker file, and bad input."""
+equal frames, the Python tracker's layout (docs/contracts.md §12: metadata.version, the extra
+metadata, server_info and cloud_info as saved) with 0.5's rows (memory_mib ...), from_snapshot
+of a dict, a real Python-tracker 0.5 file, a 0.4 snapshot (kB, memory_mb) loading with 0.5's
+names and units, and bad input."""
 import gzip
 import json
 import os
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def tracker():
-    t = ResourceTracker(interval=0.2, method="fork")
+    t = ResourceTracker(autostart=True, interval=0.2, method="fork")
     t.wait_for_samples(3)
     t.stop()
     return t
@@ -46,6 +47,37 @@ def test_snapshot_layout(tracker):
     assert snap["cloud_info"]["vendor"] == "unknown"
     assert len(snap["process_metrics"]) == tracker.n_samples
     assert set(snap["process_metrics"][0]) >= {"timestamp", "pid", "cpu_usage"}
+    # the Python tracker 0.5's rows: its names, MiB
+    assert list(snap["process_metrics"][0]) == tracker.process_metrics.columns
+    assert list(snap["system_metrics"][0]) == tracker.system_metrics.columns
+    assert "memory_mib" in snap["process_metrics"][0] and "memory_used_mib" in snap["system_metrics"][0]
+    assert [r["memory_mib"] for r in snap["process_metrics"]] == tracker.process_metrics["memory_mib"]
+    assert snap["server_info"]["memory_mib"] > 0 and "memory_mb" not in snap["server_info"]
+
+
+def test_a_0_4_snapshot_loads_with_0_5_names(tracker):
+    """The rows renamed and converted as 0.4 wrote them (kB, GiB, memory_mb), without our
+    "columns": loaded, the frames have 0.5's names in MiB and server_info 0.5's keys."""
+    snap = tracker.snapshot()
+    del snap["columns"]
+    kib = {"memory_mib": "memory", "disk_read_bytes": "read_bytes",
+           "disk_write_bytes": "write_bytes", "gpu_vram_mib": "gpu_vram"}
+    snap["process_metrics"] = [
+        {kib.get(k, k): (round(v * 1024) if k == "memory_mib" else v) for k, v in row.items()}
+        for row in snap["process_metrics"]]
+    snap["system_metrics"] = [
+        {(k[:-4] if k.startswith("memory_") else "gpu_vram" if k == "gpu_vram_mib" else k):
+         (round(v * 1024) if k.startswith("memory_") else v) for k, v in row.items()}
+        for row in snap["system_metrics"]]
+    info = snap["server_info"]
+    info["memory_mb"], info["gpu_memory_mb"] = info.pop("memory_mib"), info.pop("gpu_memory_mib")
+    old = ResourceTracker.from_snapshot(snap)
+    assert old.process_metrics.columns == tracker.process_metrics.columns
+    assert old.process_metrics["memory_mib"] == pytest.approx(tracker.process_metrics["memory_mib"], abs=1e-3)
+    assert old.system_metrics["memory_used_mib"] == pytest.approx(
+        tracker.system_metrics["memory_used_mib"], abs=1e-3)
+    assert old.server_info["memory_mib"] == tracker.server_info["memory_mib"]
+    assert "memory_mb" not in old.server_info
 
 
 def test_dumps_loads(tracker):
@@ -94,6 +126,7 @@ def test_the_python_trackers_file():
         [r["timestamp"] for r in raw["process_metrics"]], abs=2e-3)
     assert t.interval == raw["metadata"]["interval"]
     assert t.server_info["vcpus"] == raw["server_info"]["vcpus"]
+    assert t.process_metrics["memory_mib"] == pytest.approx([r["memory_mib"] for r in raw["process_metrics"]])
     assert t.stats()["process_cpu_usage"]["max"] > 0
     assert set(t.recommend_resources()) == {"cpu", "memory", "gpu", "vram"}
 

@@ -13,13 +13,14 @@ import pytest
 from resource_tracker import ResourceTracker
 from resource_tracker.tiny_data_frame import TinyDataFrame
 
-PROCESS_COLUMNS = ["timestamp", "pid", "children", "utime", "stime", "cpu_usage", "memory",
-                   "read_bytes", "write_bytes", "gpu_usage", "gpu_vram", "gpu_utilized"]
-SYSTEM_COLUMNS = ["timestamp", "processes", "utime", "stime", "cpu_usage", "memory_free",
-                  "memory_used", "memory_buffers", "memory_cached", "memory_active",
-                  "memory_inactive", "disk_read_bytes", "disk_write_bytes", "disk_space_total_gb",
+# the Python resource-tracker 0.5's columns (MiB, GB)
+PROCESS_COLUMNS = ["timestamp", "pid", "children", "utime", "stime", "cpu_usage", "memory_mib",
+                   "disk_read_bytes", "disk_write_bytes", "gpu_usage", "gpu_vram_mib", "gpu_utilized"]
+SYSTEM_COLUMNS = ["timestamp", "processes", "utime", "stime", "cpu_usage", "memory_free_mib",
+                  "memory_used_mib", "memory_buffers_mib", "memory_cached_mib", "memory_active_mib",
+                  "memory_inactive_mib", "disk_read_bytes", "disk_write_bytes", "disk_space_total_gb",
                   "disk_space_used_gb", "disk_space_free_gb", "net_recv_bytes", "net_sent_bytes",
-                  "gpu_usage", "gpu_vram", "gpu_utilized"]
+                  "gpu_usage", "gpu_vram_mib", "gpu_utilized"]
 
 BURN = "import time\nt = time.process_time()\nwhile time.process_time() - t < {secs}: pass\n"
 
@@ -41,7 +42,7 @@ def test_process_cpu_matches_the_kernel():
 
     multiprocessing.active_children()  # reap what earlier tests' pools left, before `before`
     before = tree_cpu()
-    t = ResourceTracker(interval=0.2, discover_cloud=False)
+    t = ResourceTracker(autostart=True, interval=0.2, discover_cloud=False)
     child = subprocess.Popen([sys.executable, "-c", BURN.format(secs=1.0)])
     os.waitpid(child.pid, 0)  # reaped here: its time moves to RUSAGE_CHILDREN and to our cutime
     child.returncode = 0
@@ -65,20 +66,20 @@ def test_process_cpu_matches_the_kernel():
 
 
 def test_memory_shows_a_200mb_buffer():
-    t = ResourceTracker(interval=0.2)
+    t = ResourceTracker(autostart=True, interval=0.2)
     t.wait_for_samples(1)
-    base = t.process_metrics["memory"][-1]
+    base = t.process_metrics["memory_mib"][-1]
     buf = bytearray(b"\x01") * (200 * 1024 * 1024)  # written: resident
     n = t.n_samples
     t.wait_for_samples(n + 2)
-    peak = max(t.process_metrics["memory"])
+    peak = max(t.process_metrics["memory_mib"])
     del buf
     t.stop()
-    assert peak - base >= 190 * 1024, (base, peak)  # kB
+    assert peak - base >= 190, (base, peak)  # MiB
 
 
 def test_system_columns_are_sane():
-    t = ResourceTracker(interval=0.2)
+    t = ResourceTracker(autostart=True, interval=0.2)
     t.wait_for_samples(2)
     t.stop()
     s = t.system_metrics
@@ -87,22 +88,22 @@ def test_system_columns_are_sane():
     ncpu = os.cpu_count()
     for row in s:
         assert 0 <= row["cpu_usage"] <= ncpu + 0.01
-        assert row["memory_used"] > 0 and row["memory_free"] > 0
+        assert row["memory_used_mib"] > 0 and row["memory_free_mib"] > 0
         assert row["utime"] >= 0 and row["stime"] >= 0
         assert row["disk_space_total_gb"] >= row["disk_space_used_gb"] >= 0
         assert row["net_recv_bytes"] >= 0 and row["disk_read_bytes"] >= 0
         assert row["gpu_usage"] >= 0
     with open("/proc/meminfo") as f:
         total_kb = int(f.readline().split()[1])
-    assert s["memory_used"][0] + s["memory_free"][0] <= total_kb
+    assert s["memory_used_mib"][0] + s["memory_free_mib"][0] <= total_kb / 1024
     p = t.process_metrics
-    assert set(p["pid"]) == {float(os.getpid())}
-    assert all(m > 0 for m in p["memory"])
+    assert set(p["pid"]) == {os.getpid()} and all(type(v) is int for v in p["pid"])
+    assert all(m > 0 for m in p["memory_mib"])
     assert p["timestamp"] == s["timestamp"][: len(p)]
 
 
 def test_combined_metrics_stats_and_recommendation():
-    t = ResourceTracker(interval=0.2)
+    t = ResourceTracker(autostart=True, interval=0.2)
     t.wait_for_samples(3)
     t.stop()
     n = t.n_samples
@@ -112,13 +113,16 @@ def test_combined_metrics_stats_and_recommendation():
                          + ["process_" + x for x in PROCESS_COLUMNS[1:]])
     b = t.get_combined_metrics(bytes=True, human_names=True)
     assert len(b.columns) == len(c.columns) and "Process memory usage" in b.columns
-    assert b["Process memory usage"] == [v * 1024 for v in c["process_memory"]]
-    assert b["System disk space used"] == [v * 1024 ** 3 for v in c["system_disk_space_used_gb"]]
+    assert b["Process memory usage"] == [v * 1024 ** 2 for v in c["process_memory_mib"]]
+    assert b["System disk space used"] == [v * 1000 ** 3 for v in c["system_disk_space_used_gb"]]
+    assert "Process CPU time (user)" in b.columns and "System CPU time (user)" in b.columns
+    assert t.get_combined_metrics(offset=1).to_dict() == c[1:].to_dict()
+    assert len(t.get_combined_metrics(offset=n)) == 0
     custom = t.get_combined_metrics(system_prefix="s.", process_prefix="p.")
     assert "s.cpu_usage" in custom.columns and "p.cpu_usage" in custom.columns
     stats = t.stats()
-    assert set(stats) == {"process_cpu_usage", "process_memory", "process_gpu_usage",
-                          "process_gpu_vram", "process_gpu_utilized", "system_disk_space_used_gb",
+    assert set(stats) == {"process_cpu_usage", "process_memory_mib", "process_gpu_usage",
+                          "process_gpu_vram_mib", "process_gpu_utilized", "system_disk_space_used_gb",
                           "system_net_recv_bytes", "system_net_sent_bytes", "timestamp"}
     assert set(stats["process_cpu_usage"]) == {"mean", "max"}
     assert stats["timestamp"]["duration"] == pytest.approx(
@@ -144,30 +148,30 @@ def test_recommendation_sees_a_peak_between_samples():
         time.sleep(0.15)
         m.close()
         t.wait_for_samples(n=3, timeout=10)
-        pss_peak = max(t.process_metrics["memory"]) / 1024  # kB in the Python tracker's frame
+        pss_peak = max(t.process_metrics["memory_mib"])
         rec = t.recommend_resources()
     assert pss_peak < 300, pss_peak  # the samples missed the buffer
     assert rec["memory"] >= 512, rec  # 300 MiB x 1.2 = 360 -> 512
-    hist = t.recommend_resources(historical_stats=[{"process_memory": {"mean": 1000, "max": 2000}}])
+    hist = t.recommend_resources(historical_stats=[{"process_memory_mib": {"mean": 1, "max": 2}}])
     assert hist["memory"] >= 512, hist  # the highest need of the runs: still this run's peak
 
 
 def test_server_and_cloud_info():
-    t = ResourceTracker(interval=0.2)
+    t = ResourceTracker(autostart=True, interval=0.2)
     assert t.server_info["allocation"] is None or t.n_samples > 0
     t.wait_for_samples(1)
     info = t.server_info
-    assert info["vcpus"] == os.cpu_count() and info["memory_mb"] > 0
+    assert info["vcpus"] == os.cpu_count() and info["memory_mib"] > 0
     assert info["allocation"] in ("dedicated", "shared")
     assert t.cloud_info["vendor"] == "unknown"  # TRACKER_CLOUD_DISCOVERY=0
     t.stop()
-    quiet = ResourceTracker(discover_server=False, discover_cloud=False, interval=0.2)
+    quiet = ResourceTracker(autostart=True, discover_server=False, discover_cloud=False, interval=0.2)
     assert quiet.server_info is None and quiet.cloud_info is None
     quiet.stop()
 
 
 def test_errors():
-    t = ResourceTracker(interval=0.2, method="spawn")  # method: accepted, ignored
+    t = ResourceTracker(autostart=True, interval=0.2, method="spawn")  # method: accepted, ignored
     with pytest.raises(RuntimeError, match="already running"):
         t.start()
     t.stop()
@@ -176,7 +180,7 @@ def test_errors():
     assert t.stop_time == first_stop and not t.running
     with pytest.raises(RuntimeError, match="already stopped"):
         t.start()
-    slow = ResourceTracker(interval=30)
+    slow = ResourceTracker(autostart=True, interval=30)
     with pytest.raises(RuntimeError, match="Timed out"):
         slow.wait_for_samples(1, timeout=0.3)
     slow.stop()
@@ -185,7 +189,98 @@ def test_errors():
     with pytest.raises(RuntimeError, match="No metrics"):
         ResourceTracker(autostart=False).stats()
     with pytest.raises(ProcessLookupError):
-        ResourceTracker(pid=2 ** 22 + 12345)
+        ResourceTracker(autostart=True, pid=2 ** 22 + 12345)
+
+
+def test_the_0_5_signature_and_defaults():
+    import inspect
+
+    params = inspect.signature(ResourceTracker).parameters
+    assert list(params) == ["pid", "children", "interval", "method", "autostart", "track_processes",
+                            "track_system", "discover_server", "discover_cloud", "sentinel_token",
+                            "upload_interval", "streaming_metadata"]
+    assert params["autostart"].default is False and params["upload_interval"].default == 60
+    assert list(inspect.signature(ResourceTracker.stop).parameters) == ["self", "exit_code", "run_status"]
+    assert list(inspect.signature(ResourceTracker.report).parameters)[1:] == [
+        "integration", "historical_stats", "status_failed", "integration_version"]
+    t = ResourceTracker(interval=0.2)  # 0.5: not started
+    assert not t.running and t._streaming is None and t.sentinel_result is None
+    t.start()
+    t.wait_for_samples(1)
+    t.stop(exit_code=3)
+    assert not t.running and t.sentinel_result is None
+    t.cleanup()  # stopped already: nothing to do, nothing raised
+    assert t.n_samples >= 1  # the samples stay readable
+
+
+def test_context_manager_reraises_and_stops():
+    with pytest.raises(ZeroDivisionError):
+        with ResourceTracker(interval=0.2) as t:
+            assert t.running and t.autostart
+            1 / 0
+    assert not t.running
+
+
+class FakeStream:
+    """Stands in for _stream.TrackerStream (helper module of the streaming): records the calls
+    the tracker makes."""
+
+    made = []
+
+    def __init__(self, tracker, token, upload_interval, metadata):
+        self.calls = [("init", token, upload_interval, metadata)]
+        self.tracker = tracker
+        FakeStream.made.append(self)
+
+    def attach(self, opts):
+        self.calls.append(("attach", type(opts).__name__, self.tracker.running))
+
+    def finish(self, exit_code, run_status):
+        self.calls.append(("finish", exit_code, run_status))
+        return {"run_id": "r-1", "exit_code": exit_code}
+
+    def close(self):
+        self.calls.append(("close",))
+
+
+def test_streaming_hook(monkeypatch):
+    """With a token (the argument, else SENTINEL_API_TOKEN) start() makes a TrackerStream and
+    attaches it to the C tracker's options before starting; stop() finishes it once (exit code
+    and run status: failed when a with block raised) and keeps its answer as sentinel_result;
+    cleanup() closes it. Without a token nothing of it is made."""
+    import types
+
+    from resource_tracker import tracker as tracker_module
+
+    fake = types.ModuleType("resource_tracker._stream")
+    fake.TrackerStream = FakeStream
+    monkeypatch.setitem(sys.modules, "resource_tracker._stream", fake)
+    monkeypatch.delenv("SENTINEL_API_TOKEN", raising=False)
+    FakeStream.made = []
+    with pytest.raises(KeyError):
+        with ResourceTracker(interval=0.2, sentinel_token="tok", upload_interval=5,
+                             streaming_metadata={"job_name": "j"}) as t:
+            t.wait_for_samples(1)
+            raise KeyError("boom")
+    (st,) = FakeStream.made
+    assert t._streaming is st
+    failed = tracker_module._run_status("failed")
+    assert st.calls == [("init", "tok", 5, {"job_name": "j"}), ("attach", "TrackerOptions", False),
+                        ("finish", 1, failed)]
+    assert t.sentinel_result == {"run_id": "r-1", "exit_code": 1}
+    t.stop()  # finished once only
+    t.cleanup()
+    assert st.calls[3:] == [("close",)]
+
+    monkeypatch.setenv("SENTINEL_API_TOKEN", "from-env")
+    u = ResourceTracker(interval=0.2, autostart=True)
+    u.stop()
+    assert FakeStream.made[1].calls[0] == ("init", "from-env", 60, None)
+    assert FakeStream.made[1].calls[2] == ("finish", 0, tracker_module._run_status("finished"))
+    monkeypatch.delenv("SENTINEL_API_TOKEN")
+    v = ResourceTracker(interval=0.2, autostart=True)
+    v.stop()
+    assert len(FakeStream.made) == 2 and v._streaming is None and v.sentinel_result is None
 
 
 def test_not_started_and_context_manager():
@@ -198,12 +293,12 @@ def test_not_started_and_context_manager():
 
 
 def test_track_system_or_processes_only():
-    s = ResourceTracker(track_processes=False, interval=0.2)
+    s = ResourceTracker(autostart=True, track_processes=False, interval=0.2)
     s.wait_for_samples(1)
     s.stop()
     assert len(s.process_metrics) == 0 and len(s.system_metrics) >= 1
     assert len(s.get_combined_metrics()) == 0
-    p = ResourceTracker(track_system=False, interval=0.2)
+    p = ResourceTracker(autostart=True, track_system=False, interval=0.2)
     p.wait_for_samples(1)
     p.stop()
     assert len(p.system_metrics) == 0 and len(p.process_metrics) >= 1
@@ -212,7 +307,7 @@ def test_track_system_or_processes_only():
 def test_another_process_without_children():
     child = subprocess.Popen([sys.executable, "-c", BURN.format(secs=0.6)])
     try:
-        t = ResourceTracker(pid=child.pid, children=False, interval=0.2)
+        t = ResourceTracker(autostart=True, pid=child.pid, children=False, interval=0.2)
         child.wait()
         time.sleep(0.5)
         t.stop()
@@ -226,7 +321,7 @@ def test_another_process_without_children():
 
 
 def test_fork_child_holds_a_stopped_copy():
-    t = ResourceTracker(interval=0.2)
+    t = ResourceTracker(autostart=True, interval=0.2)
     t.wait_for_samples(1)
     pid = os.fork()
     if pid == 0:
@@ -248,7 +343,7 @@ def test_fork_child_holds_a_stopped_copy():
 
 
 def test_garbage_collection_frees_the_tracker():
-    t = ResourceTracker(interval=0.2)
+    t = ResourceTracker(autostart=True, interval=0.2)
     fin = t._finalizer
     assert fin.alive
     del t
