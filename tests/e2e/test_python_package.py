@@ -46,7 +46,7 @@ print(json.dumps({
     "tracked_cpu": sum(pm["utime"]) + sum(pm["stime"]),
     "max_cpu_usage": max(pm["cpu_usage"]),
     "own_cpu": (t1.user - t0.user) + (t1.system - t0.system),
-    "memory_kib": max(pm["memory"]),  # the Python tracker 0.4's column: PSS in kB
+    "memory_mib": max(pm["memory_mib"]),  # the Python tracker 0.5's column: PSS in MiB
 }))
 """
 
@@ -100,7 +100,7 @@ def _check_installed(vpy, tmp_path):
     assert out["tracked_cpu"] > 0.5 * out["own_cpu"], out
     assert out["tracked_cpu"] <= out["own_cpu"] + 0.01 * out["n_samples"] + 0.05, out
     assert out["max_cpu_usage"] > 0.3, out
-    assert out["memory_kib"] > 1024, out
+    assert out["memory_mib"] > 1, out
 
     r = _pip(vpy, "uninstall", "-y", "resource-tracker")
     assert "Successfully uninstalled resource-tracker" in r.stdout

@@ -175,10 +175,12 @@ def test_malformed_lines_are_reported_and_skipped(recorded, tmp_path):
 RUNS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "runs")
 
 
-@pytest.mark.parametrize("name", ["tool.jsonl", "tool.csv", "python-process.csv", "python-combined.csv"])
+@pytest.mark.parametrize("name", ["tool.jsonl", "tool.csv", "python-process.csv", "python-combined.csv",
+                                  "python05-process.csv", "python05-combined.csv"])
 def test_fixture_statistics_by_hand(name):
     """The hand-made recordings of tests/fixtures/runs (see its README): three one-second
-    samples with the tree at 1, 2, 3 cores and 100, 200, 300 MiB PSS."""
+    samples with the tree at 1, 2, 3 cores and 100, 200, 300 MiB PSS (python05-*: the same run
+    in the Python resource-tracker 0.5's names and units)."""
     (s,) = summary_json(os.path.join(RUNS, name))
     assert s["samples"] == 3
     assert s["duration_secs"] == 3
@@ -193,7 +195,7 @@ def test_fixture_statistics_by_hand(name):
     if name == "tool.jsonl":
         assert s["job_name"] == "fixture-job"
         assert p["rss_mib"]["peak"] == 350
-    if name == "python-process.csv":
+    if name.endswith("-process.csv"):
         assert s["machine"]["cores"]["peak"] is None
     else:
         m = s["machine"]
@@ -203,8 +205,9 @@ def test_fixture_statistics_by_hand(name):
         assert m["gpu_usage"]["peak"] == 0.5
 
 
-def test_python_system_tracker_has_no_tree():
-    (s,) = summary_json(os.path.join(RUNS, "python-system.csv"))
+@pytest.mark.parametrize("name", ["python-system.csv", "python05-system.csv"])
+def test_python_system_tracker_has_no_tree(name):
+    (s,) = summary_json(os.path.join(RUNS, name))
     assert s["process"] is None
     assert s["machine"]["memory_used_mib"]["mean"] == 2000
 
