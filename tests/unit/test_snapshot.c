@@ -616,9 +616,11 @@ static void seed_layout(void **state)
     assert_int_equal(rt_tracker_summary(t)->samples, 3);
     rt_tracker_free(t);
 
-    /* process rows alone, the Python tracker 0.4's names; the list is cut to the shorter one */
+    /* process rows alone, the Python tracker 0.4's names (and its server_info's memory_mb,
+     * gpu_memory_mb); the list is cut to the shorter one */
     const char *doc2 =
         "{\"metadata\":{\"version\":1,\"pid\":42,\"interval\":1},"
+        "\"server_info\":{\"vcpus\":4,\"memory_mb\":8000.5,\"gpu_count\":1,\"gpu_memory_mb\":16384},"
         "\"process_metrics\":[{\"timestamp\":1,\"pid\":42,\"memory\":10240,\"read_bytes\":7,\"utime\":0.5},"
         "{\"timestamp\":2,\"pid\":42,\"memory\":20480,\"read_bytes\":8,\"utime\":0.25}]}";
     t = load_mem(doc2, strlen(doc2));
@@ -629,6 +631,10 @@ static void seed_layout(void **state)
     assert_true(c[0] == 7 && c[1] == 8);
     rt_tracker_column(t, RT_COL_PROC_CPU_SECS_TOTAL, 0, 2, c);
     assert_true(c[0] == 0.5 && c[1] == 0.75);
+    rt_tracker_column(t, RT_COL_MEM_TOTAL_MIB, 0, 2, c);
+    assert_true(c[0] == 8000.5 && c[1] == 8000.5);
+    rt_tracker_column(t, RT_COL_GPU_VRAM_TOTAL_MIB, 0, 2, c);
+    assert_true(c[0] == 16384);
     rt_tracker_free(t);
 
     const char *doc3 = "{\"metadata\":{\"version\":1,\"pid\":5,\"interval\":1},"
