@@ -151,6 +151,14 @@ class ResourceTracker:
         opts = new(TrackerOptions, interval_secs=float(self.interval), pss_max_age_secs=30.0,
                    no_children=0 if self.children else 1,
                    pid=(0 if own else self.pid) if "process_tracker" in self.trackers else -1)
+        if self.discover_cloud and self._native.cloud is None:
+            # started first, so that a stream's registration shares this discovery
+            try:
+                from .cloud_info import start_discovery
+
+                self._native.cloud = start_discovery()
+            except Exception as e:  # never fail the tracking for the discovery
+                _log_warning(f"Cloud discovery failed to start: {e}")
         token = self.sentinel_token or os.environ.get("SENTINEL_API_TOKEN")
         if token:
             from ._stream import TrackerStream
@@ -171,13 +179,6 @@ class ResourceTracker:
         self._native.tracker = handle
         self.start_time = time()
         self.stop_time = None
-        if self.discover_cloud:
-            try:
-                from .cloud_info import start_discovery
-
-                self._native.cloud = start_discovery()
-            except Exception as e:  # never fail the tracking for the discovery
-                _log_warning(f"Cloud discovery failed to start: {e}")
 
     def stop(self, exit_code: int = 0, run_status=None):
         """Stops the tracker's thread after one last sample; while streaming, ends the
