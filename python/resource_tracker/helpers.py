@@ -1,6 +1,8 @@
 """helpers.py - small helpers: mean (without the statistics module's import cost),
-round_memory (the C library's rt_round_memory_mib), aggregate_stats over runs, and one CSV row
-as the Python tracker writes it (QUOTE_NONNUMERIC)."""
+round_memory (the C library's rt_round_memory_mib), aggregate_stats over runs, one CSV row
+as the Python tracker writes it (QUOTE_NONNUMERIC), the Python tracker 0.5's cleanup_files
+and cleanup_processes, and its is_psutil_available, is_procfs_available and
+get_tracker_implementation (from _tracker_choice.py, imported when first asked for)."""
 
 from __future__ import annotations
 
@@ -97,3 +99,44 @@ def render_csv_row(row, quoting: int | None = None) -> bytes:
     csv.writer(buf, quoting=csv.QUOTE_NONNUMERIC if quoting is None else quoting,
                lineterminator="\n").writerow(row)
     return buf.getvalue().encode("utf-8")
+
+
+def __getattr__(name):
+    """0.5's is_psutil_available, is_procfs_available and get_tracker_implementation, which
+    live in _tracker_choice.py (imported when first asked for)."""
+    if name in ("is_psutil_available", "is_procfs_available", "get_tracker_implementation"):
+        from . import _tracker_choice
+
+        return getattr(_tracker_choice, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def cleanup_files(files) -> None:
+    """Removes each of the files, ignoring any error (a file already gone).
+
+    >>> cleanup_files(["/nonexistent/file"])
+    """
+    import os
+
+    for f in files:
+        try:
+            os.unlink(f)
+        except Exception:
+            pass
+
+
+def cleanup_processes(processes) -> None:
+    """Ends each multiprocessing.Process: terminate, then kill when it still lives after 1 s,
+    then close; errors ignored."""
+    for p in processes:
+        for end in ("terminate", "kill"):
+            try:
+                if p.is_alive():
+                    getattr(p, end)()
+                    p.join(timeout=1.0)
+            except Exception:
+                pass
+        try:
+            p.close()
+        except Exception:
+            pass

@@ -349,3 +349,22 @@ def test_garbage_collection_frees_the_tracker():
     del t
     gc.collect()
     assert not fin.alive
+
+
+def test_the_0_5_helpers(tmp_path):
+    """helpers' public 0.5 functions: files and processes cleaned up, errors ignored."""
+    import multiprocessing
+
+    from resource_tracker import helpers
+
+    f = tmp_path / "x.csv"
+    f.write_text("1")
+    helpers.cleanup_files([str(f), str(tmp_path / "missing")])
+    assert not f.exists()
+    p = multiprocessing.get_context("fork").Process(target=time.sleep, args=(30,), daemon=True)
+    p.start()
+    helpers.cleanup_processes([p, object()])
+    with pytest.raises(ValueError):  # closed
+        p.is_alive()
+    with pytest.raises(AttributeError):
+        helpers.no_such_helper
