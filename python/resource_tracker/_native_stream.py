@@ -5,7 +5,7 @@ used: only a tracker that streams needs it."""
 
 from ctypes import POINTER, Structure, c_char_p, c_double, c_int, c_size_t, c_void_p
 
-from ._native import LOG_FN, Handle, bind_optional, lib
+from ._native import LOG_FN, Handle, bind_optional
 from ._native_more import Host, Job
 
 
