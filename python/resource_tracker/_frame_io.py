@@ -49,18 +49,24 @@ def _typed_rows(text: str, records: list[dict]) -> list[dict]:
     QUOTE_NONNUMERIC (every string quoted: to_csv's default), quoted values stay strings
     even when they look like numbers, so a frame round-trips; otherwise (strings unquoted)
     each value is judged by its text alone, as the Python tracker 0.5 does."""
-    quoted = _quoted_flags(text, len(records))
-    for i, row in enumerate(records):
-        flags = quoted[i] if quoted is not None else ()
-        for j, (key, value) in enumerate(row.items()):
-            if isinstance(value, str) and not (j < len(flags) and flags[j]):
-                row[key] = _number(value)
+    typed = _nonnumeric_rows(text, len(records))
+    if typed is None:
+        for row in records:
+            for key, value in row.items():
+                if value.__class__ is str:
+                    row[key] = _number(value)
+        return records
+    for row, values in zip(records, typed):
+        for (key, raw), value in zip(row.items(), values):
+            if value.__class__ is float:  # unquoted: a number; an int when its text is one
+                digits = raw[1:] if raw[:1] in ("-", "+") else raw
+                row[key] = int(raw) if digits.isdigit() and digits.isascii() else value
     return records
 
 
-def _quoted_flags(text: str, n_rows: int) -> list[list[bool]] | None:
-    """For each data row, which fields were quoted, when the whole text parses as
-    QUOTE_NONNUMERIC (unquoted fields are numbers) with n_rows data rows; else None."""
+def _nonnumeric_rows(text: str, n_rows: int) -> list[list] | None:
+    """The data rows as QUOTE_NONNUMERIC reads them (quoted fields str, the others float),
+    when the whole text parses so with n_rows data rows; else None."""
     import csv
     from io import StringIO
 
@@ -68,9 +74,7 @@ def _quoted_flags(text: str, n_rows: int) -> list[list[bool]] | None:
         rows = [r for r in csv.reader(StringIO(text, newline=""), quoting=csv.QUOTE_NONNUMERIC) if r]
     except (ValueError, csv.Error):  # an unquoted string: not written with QUOTE_NONNUMERIC
         return None
-    if len(rows) != n_rows + 1:
-        return None
-    return [[isinstance(v, str) for v in r] for r in rows[1:]]
+    return rows[1:] if len(rows) == n_rows + 1 else None
 
 
 _DIGITS = frozenset("0123456789")
