@@ -152,3 +152,55 @@ def test_resource_tracker_streams(peers):
     assert run["register"]["job_name"] == "via-tracker" and run["finish"]["run_status"] == "failed"
     assert len(rows_of(api, run_id)) == t.n_samples
     t.cleanup()
+
+
+def test_stream_dropped_while_tracking(peers):
+    """A stream garbage-collected while its tracker still runs stops the tracker first (its thread
+    calls rt_stream_add on the stream), then finishes the run (exit code 0) and frees it."""
+    import gc
+
+    api, _ = peers
+    native = SimpleNamespace(tracker=None, cloud=None)
+    stream = TrackerStream(SimpleNamespace(_native=native, discover_cloud=False), TOKEN, 0.1, {"job_name": "gc"})
+    opts = new(TrackerOptions, interval_secs=0.02, pss_max_age_secs=30.0)
+    assert stream.attach(opts)
+    handle, ref = out_handle(TrackerHandle)
+    assert lib.rt_tracker_start(byref(opts), ref) == 0
+    native.tracker = handle
+    try:
+        lib.rt_tracker_wait(handle, 5, 30.0)
+        del stream
+        gc.collect()
+        assert lib.rt_tracker_running(handle) == 0
+        run_id, run = the_run(api)
+        assert (run["finish"]["exit_code"], run["finish"]["run_status"]) == (0, "finished")
+        assert len(rows_of(api, run_id)) == lib.rt_tracker_count(handle)
+    finally:
+        native.tracker = None
+        lib.rt_tracker_free(handle)
+
+
+def test_stream_left_open_at_exit(peers, tmp_path):
+    """A program that ends without finishing its stream still finishes the run at exit."""
+    import subprocess
+    import sys
+
+    api, _ = peers
+    code = (
+        "from ctypes import byref\n"
+        "from types import SimpleNamespace\n"
+        "from resource_tracker._native import TrackerHandle, TrackerOptions, lib, new, out_handle\n"
+        "from resource_tracker._stream import TrackerStream\n"
+        "native = SimpleNamespace(tracker=None, cloud=None)\n"
+        f"s = TrackerStream(SimpleNamespace(_native=native, discover_cloud=False), {TOKEN!r}, 0.1, None)\n"
+        "opts = new(TrackerOptions, interval_secs=0.02, pss_max_age_secs=30.0)\n"
+        "assert s.attach(opts)\n"
+        "h, ref = out_handle(TrackerHandle)\n"
+        "assert lib.rt_tracker_start(byref(opts), ref) == 0\n"
+        "native.tracker = h\n"
+        "lib.rt_tracker_wait(h, 5, 30.0)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    run_id, run = the_run(api)
+    assert run["finish"]["run_status"] == "finished" and len(rows_of(api, run_id)) >= 5
