@@ -1,6 +1,8 @@
 """keeper.py - the Spare Cores Keeper API through the C library (docs/contracts.md §6): the
-cheapest on-demand server that fits a recommendation, and the price of an instance type. The
-API's address comes from TRACKER_KEEPER_URL (default https://keeper.sparecores.net)."""
+cheapest on-demand server that fits a recommendation, and the price of an instance type; and
+keeper_request, the Python tracker 0.5's GET of any Keeper path (urllib: the C library asks
+only those two questions). The API's address comes from TRACKER_KEEPER_URL (default
+https://keeper.sparecores.net; "off": no request at all)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,31 @@ from ._native_more import KeeperOptions, LogCollector, Recommendation, Server, n
 def _options(log: LogCollector) -> KeeperOptions:
     return new(KeeperOptions, url=encode(os.environ.get("TRACKER_KEEPER_URL") or None),
                log=log.fn)
+
+
+DEFAULT_KEEPER_URL = "https://keeper.sparecores.net"
+
+
+def keeper_request(path: str, timeout: float = 2, endpoint: str = DEFAULT_KEEPER_URL):
+    """GET endpoint + path from the Keeper API (headers X-Application-ID: resource-tracker and
+    Accept: application/json) and its JSON reply (a dict or a list), or None when the request
+    or the decoding fails. endpoint left at its default: TRACKER_KEEPER_URL when set. With
+    TRACKER_KEEPER_URL=off (any case) nothing is asked: None."""
+    env = (os.environ.get("TRACKER_KEEPER_URL") or "").strip()
+    if env.lower() == "off":
+        return None
+    if endpoint == DEFAULT_KEEPER_URL and env:
+        endpoint = env
+    from json import loads
+    from urllib.request import Request, urlopen
+
+    url = endpoint.rstrip("/") + "/" + path.lstrip("/")
+    request = Request(url, headers={"X-Application-ID": "resource-tracker", "Accept": "application/json"})
+    try:
+        with urlopen(request, timeout=timeout) as response:
+            return loads(response.read().decode("utf-8"))
+    except Exception:  # down, slow, an HTTP error, not JSON: no answer
+        return None
 
 
 def recommendation_struct(rec: dict) -> Recommendation:

@@ -2,10 +2,33 @@
 Python resource-tracker's interface: built from a dict of lists, a list of row dicts or a CSV
 file; columns, rows, slices, printing, renaming, CSV output and per-column statistics; and
 StatSpec, one statistic to compute on a column. Reading and writing CSV, printing and the
-statistics are in _frame_io.py, imported when first used."""
+statistics are in _frame_io.py, imported when first used.
+
+The names the reading calls, DictReader (csv), urlopen (urllib.request) and sleep (time), are
+globals of this module, looked up here at each read (tests may replace them); csv and
+urllib.request are imported when first asked for (PEP 562), so importing the package stays small."""
 
 from __future__ import annotations
 
+from time import sleep
+
+_LAZY_GLOBALS = {"DictReader": "csv", "urlopen": "urllib.request"}
+
+
+def __getattr__(name: str):
+    """DictReader and urlopen, imported when first asked for and kept as globals."""
+    if name not in _LAZY_GLOBALS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(_LAZY_GLOBALS[name]), name)
+    globals()[name] = value
+    return value
+
+
+def _global(name: str):
+    g = globals()
+    return g[name] if name in g else __getattr__(name)
 
 
 class StatSpec(tuple):
@@ -44,8 +67,11 @@ class TinyDataFrame:
     Args:
         data: a dict of lists (column name -> values) or a list of row dicts (columns in the
             order first seen).
-        csv_file_path: a CSV file with a header, strings quoted (QUOTE_NONNUMERIC): numbers
-            come back as floats.
+        csv_file_path: a CSV file with a header (a path, or an http(s) URL read with urlopen).
+            Each value comes back as an int when it is an integer literal ("1", "-7"), else a
+            float when it is a number ("1.0", "3.14"), else the string; in a file written with
+            strings quoted and numbers not (QUOTE_NONNUMERIC, as to_csv writes it), a quoted
+            value stays a string even when it looks like a number.
         retries: how many more times to try reading the file when it fails.
         retry_delay: seconds before the first retry, doubled after each.
 
@@ -86,7 +112,8 @@ class TinyDataFrame:
         if csv_file_path is not None:
             from ._frame_io import read_csv
 
-            data = read_csv(csv_file_path, retries, retry_delay)
+            data = read_csv(csv_file_path, retries, retry_delay, reader=_global("DictReader"),
+                            opener=_global("urlopen"), wait=sleep)
         self.columns: list[str] = []
         self._data: list[list] = []
         if isinstance(data, dict):

@@ -1,5 +1,8 @@
 """TinyDataFrame and StatSpec: construction (dict of lists, list of dicts, CSV file with
-retries), indexing, assignment, head/tail, printing, renaming, CSV output and statistics."""
+retries), indexing, assignment, head/tail, printing, renaming, CSV output and statistics;
+the CSV values' types (int, float, string) on a round trip, from files written with and without
+quoting, and a CSV read from an http URL (a server on loopback)."""
+import http.server
 import threading
 
 import pytest
@@ -84,8 +87,65 @@ def test_csv_round_trip(tmp_path):
     path = tmp_path / "f.csv"
     assert df.to_csv(str(path)) is None
     back = TinyDataFrame(csv_file_path=str(path))
-    assert back.columns == df.columns and back["y"] == [10.0, 20.0, 30.0]
-    assert back.to_dict()[0] == {"name": "a", "x": 1.0, "y": 10.0}
+    assert back.columns == df.columns and back["y"] == [10, 20, 30]
+    assert back.to_dict()[0] == {"name": "a", "x": 1.0, "y": 10}
+    assert [type(v) for v in back[0].values()] == [str, float, int]
+
+
+def types(df, col):
+    return [type(v).__name__ for v in df[col]]
+
+
+def test_csv_value_types(tmp_path):
+    # written by to_csv (strings quoted): a quoted value stays a string, numbers keep their type
+    df = TinyDataFrame({"id": ["007", "1.5", "x"], "n": [-7, 0, 12345678901234567890],
+                        "f": [1.0, -0.5, float("inf")], "s": ["a,b", 'q"q', ""]})
+    path = tmp_path / "t.csv"
+    df.to_csv(str(path))
+    back = TinyDataFrame(csv_file_path=path)  # a PathLike too
+    assert back == df
+    assert types(back, "id") == ["str"] * 3 and types(back, "n") == ["int"] * 3
+    assert types(back, "f") == ["float"] * 3
+    # strings unquoted (quote_strings=False, or another writer): judged by the text alone
+    path.write_text("a,b,c\n1,1.0,x\n-7,3.14,\n+2,1e3,1_000\n 5,nan,\u0663\n")
+    back = TinyDataFrame(csv_file_path=str(path))
+    assert back["a"] == [1, -7, 2, " 5"] and types(back, "a") == ["int", "int", "int", "str"]
+    assert back["b"][:3] == [1.0, 3.14, 1000.0] and types(back, "b") == ["float"] * 4
+    assert back["c"] == ["x", "", "1_000", "\u0663"]
+    # a short row: the missing values are None
+    path.write_text('"a","b"\n1\n')
+    assert TinyDataFrame(csv_file_path=str(path))[0] == {"a": 1, "b": None}
+
+
+def test_csv_from_http_url(tmp_path):
+    body = b'"name","count","score"\n"Alice",10,9.5\n"7",3,7.25\n'
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            ok = self.path == "/data.csv"
+            self.send_response(200 if ok else 404)
+            self.send_header("Content-Length", str(len(body) if ok else 0))
+            self.end_headers()
+            if ok:
+                self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        df = TinyDataFrame(csv_file_path=url + "/data.csv")
+        assert df.to_dict() == [{"name": "Alice", "count": 10, "score": 9.5},
+                                {"name": "7", "count": 3, "score": 7.25}]
+        with pytest.raises(RuntimeError, match="after 2 attempts"):
+            TinyDataFrame(csv_file_path=url + "/missing.csv", retries=1, retry_delay=0)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
 
 
 def test_csv_retries(tmp_path):
