@@ -24,8 +24,10 @@ METAFLOW = os.path.realpath(os.environ.get("RT_METAFLOW_SOURCE", os.path.join(SH
 if not os.path.isdir(os.path.join(PEER, "tests")):
     pytest.skip(f"the Python tracker's suite is not present ({PEER})", allow_module_level=True)
 
-# The whole suite at 71286ad: 154 tests in 12 files.
+# The whole suite at 71286ad: 154 tests in 12 files; test_streaming.py's 28 are not collected
+# with ours (it imports the peer's StreamingManager at its top: see below).
 PEER_TESTS = 154
+NOT_COLLECTED = {"test_streaming.py": 28}
 
 # Tests of the peer's Python streaming machinery (its StreamingManager: a thread that
 # re-reads the CSV the tracker writes, gzips batches and PUTs them with its own SigV4). They
@@ -59,6 +61,13 @@ EXEMPT.update({f"test_tracker_streaming.py::{name}": STREAMING_INTERNALS for nam
     "test_streaming_start_failure_degrades_gracefully", "test_streaming_stop_failure_degrades_gracefully",
     "test_stop_no_args_backward_compatible", "test_upload_batch_uses_csv_update_fn",
     "test_stop_with_uploads_sends_data_uris", "test_sentinel_result_property")})
+# They check 0.5's wire format where the Sentinel API's contract (docs/contracts.md section 5,
+# held by tests/stubs/sentinel_server.py) differs: tags as a JSON object (the contract: a list
+# of "k=v"), the inline finish body gzipped (the contract: plain JSON, no Content-Encoding). Both
+# patch resource_tracker.sentinel_api.urlopen to read the request.
+WIRE = "asserts the Python tracker 0.5's request body where the Sentinel contract (docs/contracts.md §5) differs"
+EXEMPT["test_sentinel_api.py::test_register_run_with_metadata"] = WIRE + ": tags as an object, not k=v strings"
+EXEMPT["test_sentinel_api.py::test_finish_run_with_inline_csv"] = WIRE + ": a gzipped finish body, not plain JSON"
 # Needs the internet: GET https://keeper.sparecores.net/healthcheck (fails with the peer's own
 # package here too; the stand-in Keeper has no /healthcheck).
 EXEMPT["test_keeper.py::test_keeper_request"] = "asks the real Keeper for /healthcheck (internet)"
@@ -107,12 +116,16 @@ def peer_results(tmp_path_factory):
     junit = os.path.join(tmp, "junit.xml")
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--rootdir", PEER,
+         "--continue-on-collection-errors",
          f"--junitxml={junit}", os.path.join(PEER, "tests")],
         cwd=tmp, env=_env(tmp, extra), capture_output=True, text=True, timeout=900)
     assert os.path.exists(junit), proc.stdout[-3000:] + proc.stderr[-3000:]
     results = {}
     for case in ET.parse(junit).getroot().iter("testcase"):
-        name = f"{case.get('classname', '').split('.')[-1]}.py::{case.get('name')}"
+        if not case.get("classname"):  # a file that could not be collected
+            name = case.get("name").split(".")[-1] + ".py"
+        else:
+            name = f"{case.get('classname').split('.')[-1]}.py::{case.get('name')}"
         outcome, message = "passed", ""
         for child in case:
             if child.tag in ("failure", "error", "skipped"):
@@ -126,14 +139,16 @@ def peer_results(tmp_path_factory):
 def test_the_whole_suite_is_collected(peer_results):
     results, proc = peer_results
     # a module that fails to import shows as one "collection failure", its tests not at all
-    broken = [n for n, (o, m) in results.items() if o == "error" and "collection" in m]
-    assert not broken, broken
-    assert len(results) == PEER_TESTS, (len(results), proc.stdout[-3000:])
+    broken = {n for n, (o, m) in results.items() if "::" not in n}
+    assert broken == set(NOT_COLLECTED), (broken, proc.stdout[-3000:])
+    tests = [n for n in results if "::" in n]
+    assert len(tests) + sum(NOT_COLLECTED.values()) == PEER_TESTS, (len(tests), proc.stdout[-3000:])
 
 
 def test_every_test_passes_but_the_exempt(peer_results):
     results, proc = peer_results
-    failing = {n: m for n, (o, m) in results.items() if o != "passed" and n.split("[")[0] not in EXEMPT}
+    failing = {n: m for n, (o, m) in results.items()
+               if "::" in n and o != "passed" and n.split("[")[0] not in EXEMPT}
     assert not failing, "\n".join(f"{n}: {m}" for n, m in sorted(failing.items()))
 
 
@@ -141,7 +156,11 @@ def test_the_exempt_are_named_exactly(peer_results):
     # every exempt name is a test of the suite (a rename upstream cannot hide a test)
     results, _ = peer_results
     names = {n.split("[")[0] for n in results}
-    assert set(EXEMPT) <= names, sorted(set(EXEMPT) - names)
+    listed = {n for n in EXEMPT if n.split("::")[0] not in NOT_COLLECTED}
+    assert listed <= names, sorted(listed - names)
+    # the uncollected file's tests are all exempt, each by name
+    for f, count in NOT_COLLECTED.items():
+        assert sum(n.startswith(f + "::") for n in EXEMPT) == count
 
 
 def _run_example(tmp_path, name, *args):
