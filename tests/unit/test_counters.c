@@ -1,7 +1,8 @@
 /* test_counters.c - the counters read now (rt_counters, sample/counters*.c): a process tree
  * and a machine from fixture trees (every figure against the files by hand), and the kernel's
  * own accounting on forked children: CPU seconds against times(2) while a child runs, as a
- * zombie and after it is reaped; bytes written and fsynced against their count. */
+ * zombie and after it is reaped; bytes written and fsynced against their count; GPUs through
+ * the fake NVML library. */
 #include "unit.h"
 
 #include <fcntl.h>
@@ -253,6 +254,41 @@ static void test_tree_kernel_io(void **state)
     rt_counters_free(c);
 }
 
+/* GPUs through the fake NVML library: the machine's busy GPUs, VRAM and the GPUs in use, and
+ * this process's share. */
+static void test_gpus_fake_nvml(void **state)
+{
+    (void)state;
+    char cfg[] = "/tmp/rt-counters-nvml-XXXXXX";
+    int fd = mkstemp(cfg);
+    assert_true(fd >= 0);
+    char text[256];
+    int n = snprintf(text, sizeof text,
+                     "gpu util=50 mem_total=%llu mem_used=%llu\ngpu util=0 mem_total=%llu mem_used=%llu\n"
+                     "pid 0 %d mem=%llu sm=30\n",
+                     1000ull << 20, 300ull << 20, 1000ull << 20, 100ull << 20, (int)getpid(), 64ull << 20);
+    assert_int_equal(write(fd, text, (size_t)n), n);
+    close(fd);
+    setenv("FAKE_NVML_CONFIG", cfg, 1);
+    rt_counters_options o = RT_COUNTERS_OPTIONS_INIT;
+    o.nvml_library = FAKE_NVML_PATH;
+    rt_counters *c = NULL;
+    assert_int_equal(rt_counters_new(&o, &c), RT_OK);
+    const rt_system_counters *s;
+    assert_int_equal(rt_counters_system(c, &s), RT_OK);
+    assert_true(fabs(s->gpu_usage - 0.5) < 1e-9);
+    assert_true(fabs(s->gpu_vram_mib - 400) < 1e-9);
+    assert_int_equal(s->gpu_utilized, 1);
+    rt_tree_counters t = {.struct_size = sizeof t};
+    assert_int_equal(rt_counters_tree(c, getpid(), 1, &t), RT_OK);
+    assert_true(fabs(t.gpu_usage - 0.3) < 1e-9);
+    assert_true(fabs(t.gpu_vram_mib - 64) < 1e-9);
+    assert_int_equal(t.gpu_utilized, 1);
+    rt_counters_free(c);
+    unsetenv("FAKE_NVML_CONFIG");
+    unlink(cfg);
+}
+
 /* The live machine: what every reading must hold. */
 static void test_system_live(void **state)
 {
@@ -275,7 +311,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tree_fixture),   cmocka_unit_test(test_system_fixture),
         cmocka_unit_test(test_tree_kernel_cpu), cmocka_unit_test(test_tree_kernel_io),
-        cmocka_unit_test(test_system_live),
+        cmocka_unit_test(test_gpus_fake_nvml), cmocka_unit_test(test_system_live),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
