@@ -138,15 +138,16 @@ static void test_system_fixture(void **state)
     rt_counters_free(NULL);
 }
 
+static volatile unsigned long sink; /* keeps the burning loop from being optimized away */
+
 /* Burns about secs of CPU in user mode. */
 static void burn(double secs)
 {
     struct tms t0, t;
     times(&t0);
-    volatile unsigned long x = 0;
     do {
         for (int i = 0; i < 100000; i++)
-            x += (unsigned long)i;
+            sink += (unsigned long)i;
         times(&t);
     } while ((double)(t.tms_utime + t.tms_stime - t0.tms_utime - t0.tms_stime) / tck() < secs);
 }
