@@ -530,7 +530,9 @@ typedef struct rt_tree_counters {
 /* Reads the tree rooted at pid now: with children non-zero, the root and every descendant
  * (found through the children lists of every thread), else the root alone. Each process is
  * read before its children, so a child reaped during the walk is counted once at most (never
- * in both its own and its parent's figures). out->struct_size must be set. Returns RT_OK;
+ * in both its own and its parent's figures); a listed child counts only when its stat names a
+ * member as its parent (a pid taken meanwhile by another process is not the tree's). No
+ * reading is kept between calls, except the GPU backend's own. out->struct_size must be set. Returns RT_OK;
  * RT_ERR_NOT_FOUND when pid is not there (out then holds the timestamp and pid, the rest
  * null); RT_ERR_INVALID for pid <= 0, NULL, or a struct_size too small; RT_ERR_NOMEM. */
 RT_API rt_error rt_counters_tree(rt_counters *c, int64_t pid, int children, rt_tree_counters *out);

@@ -91,6 +91,31 @@ static void test_tree_fixture(void **state)
     rt_counters_free(c);
 }
 
+/* A listed child whose stat names a parent outside the tree (its pid was taken by another
+ * process after it went, or it was reparented away) is not the tree's; nor its children. */
+static void test_tree_foreign_pid(void **state)
+{
+    (void)state;
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/rt-counters-XXXXXX");
+    unit_tmpdir(dir);
+    char proc[128];
+    snprintf(proc, sizeof proc, "%s/proc", dir);
+    unit_copy_fixture("proctree/proc", proc);
+    unit_put(proc, "101/stat",
+             "101 (other) S 7 101 101 0 -1 4194560 100 0 0 0 300 30 0 0 20 0 2 0 9999 12345678 5000 "
+             "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n");
+    rt_counters *c = open_on(proc, "/nonexistent");
+    rt_tree_counters t = {.struct_size = sizeof t};
+    assert_int_equal(rt_counters_tree(c, 100, 1, &t), RT_OK);
+    assert_int_equal(t.child_count, 2); /* 102 and its zombie 104: not 101 nor its child 103 */
+    assert_true(fabs(t.utime_secs - (210 + 8 + 4) / tck()) < 1e-9);
+    assert_true(fabs(t.pss_mib - (2000 + 600) / 1024.0) < 1e-9);
+    assert_int_equal(t.read_bytes, 100000 + 102000 + 104000);
+    rt_counters_free(c);
+    unit_rmtree(dir);
+}
+
 /* The vm-virtio machine: /proc/stat, meminfo, diskstats, net/dev by hand. */
 static void test_system_fixture(void **state)
 {
@@ -294,7 +319,8 @@ static void test_gpus_fake_nvml(void **state)
 static void test_system_live(void **state)
 {
     (void)state;
-    rt_counters *c = open_on(NULL, NULL);
+    rt_counters *c = NULL;
+    assert_int_equal(rt_counters_new(NULL, &c), RT_OK); /* the defaults: /proc, /sys, NVML */
     const rt_system_counters *s = NULL;
     assert_int_equal(rt_counters_system(c, &s), RT_OK);
     assert_true(s->pid_count >= 1);
@@ -310,7 +336,8 @@ static void test_system_live(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tree_fixture),   cmocka_unit_test(test_system_fixture),
+        cmocka_unit_test(test_tree_fixture),   cmocka_unit_test(test_tree_foreign_pid),
+        cmocka_unit_test(test_system_fixture),
         cmocka_unit_test(test_tree_kernel_cpu), cmocka_unit_test(test_tree_kernel_io),
         cmocka_unit_test(test_gpus_fake_nvml), cmocka_unit_test(test_system_live),
     };

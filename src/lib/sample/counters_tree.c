@@ -102,6 +102,10 @@ static bool read_process(rt_counters *c, size_t i, bool children, rt_tree_counte
     ssize_t n = read_single(c, pid, "stat");
     if (n < 0 || rt_pidstat_parse(c->buf, (size_t)n, &st) < 0)
         return false;
+    /* a descendant's parent is a member: else the child listed has gone and its pid is another
+     * process's now (or it was reparented out of the tree), which is not the tree's */
+    if (i > 0 && rt_pidmap_get(&c->seen, st.ppid) == RT_PIDMAP_NONE)
+        return false;
     ticks[0] += st.utime + (children ? st.cutime : 0);
     ticks[1] += st.stime + (children ? st.cstime : 0);
     bool unread = false;
@@ -115,10 +119,13 @@ static bool read_process(rt_counters *c, size_t i, bool children, rt_tree_counte
     }
     rt_rollup r;
     n = read_single(c, pid, "smaps_rollup");
-    if (n >= 0 && rt_smaps_rollup_parse(c->buf, (size_t)n, &r) == 0)
+    if (n >= 0 && rt_smaps_rollup_parse(c->buf, (size_t)n, &r) == 0) {
         *pss_kib += r.pss_kib;
-    else if (st.state != 'Z') /* a zombie holds no memory */
-        unread = true, *pss_ok = *pss_ok && i > 0;
+    } else if (st.state != 'Z') { /* a zombie holds no memory */
+        unread = true;
+        if (i == 0)
+            *pss_ok = false; /* the root's own memory is not known */
+    }
     if (unread)
         o->unread_count++;
     if (children)
