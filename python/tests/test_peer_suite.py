@@ -87,6 +87,7 @@ def _env(tmp, extra_path=()):
     shim = os.path.join(bin_dir, "python")
     if not os.path.exists(shim):
         os.symlink(sys.executable, shim)
+    # a closed local port: nothing registers, so no upload credentials, so no S3 request
     dead = f"http://127.0.0.1:{_free_port()}"
     env = dict(os.environ)
     paths = [os.path.join(REPO, "python"), *extra_path]
@@ -97,13 +98,12 @@ def _env(tmp, extra_path=()):
         "ARTIFACT_DIR": os.path.join(tmp, "artifacts"),
         "TRACKER_CLOUD_DISCOVERY": "0",
         "SENTINEL_API_URL": dead,
-        "AWS_ENDPOINT_URL_S3": dead,
         "BROWSER": "true",
         "USERNAME": "ci",
         "METAFLOW_HOME": os.path.join(tmp, "mfhome"),
         "METAFLOW_DATASTORE_SYSROOT_LOCAL": tmp,
     })
-    for name in ("SENTINEL_API_TOKEN", "METAFLOW_PROFILE", "METAFLOW_CARD_LOCALROOT"):
+    for name in ("SENTINEL_API_TOKEN", "AWS_ENDPOINT_URL_S3", "METAFLOW_PROFILE", "METAFLOW_CARD_LOCALROOT"):
         env.pop(name, None)
     return env
 
