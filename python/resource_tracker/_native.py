@@ -34,8 +34,8 @@ from ctypes import (
     sizeof,
 )
 
-# the oldest library with the embedding API (0.5.0, as RT_VERSION_NUM)
-MIN_VERSION_NUM = 0x000500
+# the oldest library with what the package calls (0.13.0: rt_counters, RT_SAVE_PY05; as RT_VERSION_NUM)
+MIN_VERSION_NUM = 0x000D00
 
 # rt_error codes
 RT_OK = 0
@@ -204,7 +204,7 @@ def _load():
             continue
         missing = [name for name in _PROTOTYPES if not hasattr(lib, name) and name not in _OPTIONAL]
         if missing:
-            errors.append(f"{path}: lacks {', '.join(missing[:3])} (older than 0.5.0?)")
+            errors.append(f"{path}: lacks {', '.join(missing[:3])} (older than 0.13.0?)")
             continue
         for name, (restype, argtypes) in _PROTOTYPES.items():
             if not hasattr(lib, name):
@@ -214,11 +214,11 @@ def _load():
             fn.restype = restype
             fn.argtypes = argtypes
         if lib.rt_version_num() < MIN_VERSION_NUM:
-            errors.append(f"{path}: version {lib.rt_version().decode()} is older than 0.5.0")
+            errors.append(f"{path}: version {lib.rt_version().decode()} is older than 0.13.0")
             continue
         return lib
     raise ImportError(
-        "resource_tracker needs the C library libresource-tracker (0.5.0 or newer), which was not "
+        "resource_tracker needs the C library libresource-tracker (0.13.0 or newer), which was not "
         "found: set RESOURCE_TRACKER_LIBRARY to its path, install it on the library path, or "
         "install the package's wheel that carries it. Tried: " + "; ".join(errors)
     )

@@ -1,3 +1,3 @@
-"""_version.py - the package's version (the C library it binds is 0.5.0 or newer)."""
+"""_version.py - the package's version (the C library it binds is 0.13.0 or newer)."""
 
-__version__ = "0.8.0"
+__version__ = "0.9.0"
