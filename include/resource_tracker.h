@@ -1202,7 +1202,8 @@ RT_API int64_t rt_round_memory_mib(double mib);
 RT_API rt_error rt_recommend(const rt_summary *const *runs, size_t n, rt_recommendation *out);
 
 /* The recommendation in a scheduler's words, one line with a newline:
- * RT_SCHED_METAFLOW  @resources(cpu=2, memory=3072, gpu=1)
+ * RT_SCHED_METAFLOW  @resources(cpu=2, memory=3222, gpu=1)   (0.13: memory in MB, as Metaflow
+ *                    asks: 3072 MiB is 3221.2 MB, rounded up)
  * RT_SCHED_K8S       resources: {requests: {cpu: "2", memory: "3072Mi", nvidia.com/gpu: 1}}
  * RT_SCHED_SLURM     --cpus-per-task=2 --mem=3072M --gres=gpu:1
  * Returns the length needed like snprintf (0 for an unknown scheduler). */

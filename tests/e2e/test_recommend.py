@@ -152,7 +152,7 @@ def test_text_and_query(keeper, run_file, needs_reader):
     assert f["memory"] == "3072 MiB (3.00 GiB)"  # peak PSS 2500 x 1.2 = 3000 -> 3072
     assert f["gpu"] == "0"
     assert f["vram"].startswith("0 MiB")
-    assert f["Metaflow"] == "@resources(cpu=2, memory=3072)"
+    assert f["Metaflow"] == "@resources(cpu=2, memory=3222)"
     assert f["Kubernetes"] == 'resources: {requests: {cpu: "2", memory: "3072Mi"}}'
     assert f["SLURM"] == "--cpus-per-task=2 --mem=3072M"
     # the 3 GiB box fits 3072 MiB exactly: memory_min=3 lets it in

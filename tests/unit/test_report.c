@@ -307,7 +307,7 @@ static void costs(void **state)
     info.current_instance = "aws:m5.large";
     info.current_price_usd_per_hour = 0.1;
     char *html = write_text(r, &info, NULL);
-    assert_non_null(strstr(html, "@resources(cpu=2, memory=3072)"));
+    assert_non_null(strstr(html, "@resources(cpu=2, memory=3222)"));
     assert_non_null(strstr(html, "--cpus-per-task=2 --mem=3072M"));
     assert_non_null(strstr(html, "<td>$0.0200</td>")); /* 2 h on the cheapest */
     assert_non_null(strstr(html, "<td>$0.2000</td>")); /* 2 h where it ran */

@@ -134,8 +134,9 @@ size_t rt_format_recommendation(const rt_recommendation *rec, rt_scheduler sched
     case RT_SCHED_METAFLOW:
         if (rec->gpu > 0)
             snprintf(gpu, sizeof gpu, ", gpu=%lld", g);
-        if (known)
-            snprintf(mem, sizeof mem, ", memory=%lld", mib);
+        if (known) /* Metaflow's memory is MB: Kubernetes gets it as "<n>M" (10^6 bytes), AWS Batch
+                    * as MiB; MB rounded up never asks for less than the MiB recommended */
+            snprintf(mem, sizeof mem, ", memory=%lld", (mib * 1048576LL + 999999) / 1000000);
         n = snprintf(buf, cap, "@resources(cpu=%lld%s%s)\n", cpu, mem, gpu);
         break;
     case RT_SCHED_K8S:
