@@ -181,3 +181,23 @@ def test_card_with_history_from_another_version(artifact, monkeypatch):
                                  "resource_tracker_data")
     assert "1000 MiB" in html and "Process CPU usage" in html
     assert 'id="mf-resources">@resources(cpu=' in html
+
+
+def test_card_with_a_stalling_keeper(artifact, monkeypatch):
+    """a Keeper that accepts and never answers: the lookup gives up (its bounded timeout, far under
+    the 45 s Metaflow gives a card) and the card says so in a line, with everything else"""
+    import signal
+
+    stub = subprocess.Popen([sys.executable, os.path.join(REPO, "tests", "stubs", "keeper_server.py"), "--stall"],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(stub.stdout.readline())
+        monkeypatch.setenv("TRACKER_KEEPER_URL", f"http://127.0.0.1:{port}")
+        html = card_html.render_card(FakeTask(artifact), "resource_tracker_data")
+    finally:
+        os.kill(stub.pid, signal.SIGTERM)
+        stub.wait(10)
+        stub.stdout.close()
+    assert f"Spare Cores Keeper at http://127.0.0.1:{port}: " in html
+    assert "Cheapest server that fits" not in html
+    assert 'id="mf-resources">@resources(cpu=' in html and html.count('class="bar"') == 9
