@@ -8,7 +8,6 @@ tracker cannot start (still succeeds, with an error artifact and card)."""
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import textwrap
@@ -118,13 +117,8 @@ READER = textwrap.dedent('''\
 ''')
 
 
-def _dead_url():
-    """A loopback URL that refuses at once (a port bound, noted and closed)."""
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return f"http://127.0.0.1:{port}"
+# a Keeper that refuses at once (as python/conftest.py's default): the failing run's card says so
+DEAD_KEEPER = "http://127.0.0.1:9"
 
 
 class Flows:
@@ -171,7 +165,7 @@ def flows(tmp_path_factory):
     f = Flows(tmp_path_factory.mktemp("metaflow"))
     for i in range(7):
         failing = i == 5
-        extra = {"RTCHECK_FAIL": "1", "TRACKER_KEEPER_URL": _dead_url()} if failing else {}
+        extra = {"RTCHECK_FAIL": "1", "TRACKER_KEEPER_URL": DEAD_KEEPER} if failing else {}
         r = f.flow("run", **extra)
         assert r.returncode == (1 if failing else 0), r.stdout[-3000:] + r.stderr[-3000:]
     r = f.run("reader.py")
@@ -275,7 +269,7 @@ def test_card_of_the_failed_step(flows):
     assert "exit status" in html
     # the Keeper refused: the card says so (in the answer and under the recommendation) and has the rest
     assert "Cheapest server that fits" not in html
-    assert re.search(r"Spare Cores Keeper at http://127\.0\.0\.1:\d+: ", html)
+    assert f"Spare Cores Keeper at {DEAD_KEEPER}: " in html
     dom, requests = ru.render(path, os.path.join(flows.root, "failed.png"), 1280, 5000)
     _check_card(html, dom, requests, os.path.join(flows.root, "failed.png"))
 
