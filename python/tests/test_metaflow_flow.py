@@ -67,7 +67,7 @@ FLOW = textwrap.dedent('''\
             subprocess.run([sys.executable, "-c", "import time\\nt = time.process_time()\\n"
                             "while time.process_time() - t < 0.5: pass"], check=True)
             t = time.process_time()
-            while time.process_time() - t < 2.0:
+            while time.process_time() - t < 3.5:
                 pass
             buf = bytearray(b"\\x01") * (500 << 20)
             time.sleep(1.6)
@@ -185,7 +185,9 @@ def test_import_metaflow_does_not_load_the_tracker(tmp_path):
 
 
 def test_artifact_against_the_kernel(flows):
-    """every run's CPU within 2% of the kernel's (the step's own process and its child, os.times),
+    """every run's CPU within 2% of the kernel's (the step's own process and its child, os.times;
+    the tracker's window, task_pre_step to task_post_step, also holds Metaflow's own 30-50 ms
+    around the step's code and the sampling thread's, about 1% of the 4 s burnt here),
     the memory peak within 5% of the kernel's (VmHWM: the task process's resident peak, which the
     500 MiB held dominate; the tracker's figure is the tree's PSS, sampled while it was held)"""
     for run in flows.runs:
