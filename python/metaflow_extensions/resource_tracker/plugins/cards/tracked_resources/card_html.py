@@ -361,8 +361,8 @@ def _render(pathspec, data) -> str:
         return error_page(pathspec, False, "The tracking artifact is not a resource-tracker record.", repr(data)[:2000])
     failed = bool(data.get("step_failed"))
     if data.get("error") or not data.get("tracker"):
-        return error_page(pathspec, failed, "The resource tracker failed, so no data was collected.",
-                          data.get("error"))
+        return error_page(pathspec, failed, "The resource tracker collected no data for this step (it did not "
+                                            "start, or the step ended before its first sample):", data.get("error"))
     from resource_tracker import ResourceTracker
 
     notes = []
