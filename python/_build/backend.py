@@ -2,7 +2,8 @@
 
 pip runs it in-tree (pyproject.toml: requires = [], backend-path = ["_build"]), so
 `pip install ./python` needs neither an index nor setuptools. The wheel holds the package
-files and the C library as resource_tracker/libresource-tracker.so: either the file named by
+files (resource_tracker, gpu_tracker, and the metaflow_extensions namespace package with the
+Metaflow step decorator and card) and the C library as resource_tracker/libresource-tracker.so: either the file named by
 RESOURCE_TRACKER_LIBRARY (or --config-settings library=PATH), or one built with cmake from the
 repository's sources (python/.., or the _csrc/ copy inside an sdist) in a temporary directory.
 """
@@ -24,6 +25,9 @@ PROJECT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # pyt
 PACKAGE = "resource_tracker"
 # gpu_tracker-compatible module on the same C library (python/gpu_tracker), shipped beside it
 EXTRA_PACKAGES = ("gpu_tracker",)
+# namespace packages (no __init__.py, by their owners' rules): metaflow_extensions holds the
+# Metaflow step decorator and card, found by Metaflow through top_level.txt and RECORD
+NAMESPACE_PACKAGES = ("metaflow_extensions",)
 LIBRARY_NAME = "libresource-tracker.so"
 CMAKE_TARGET = "resource-tracker-shared"
 # What the C build needs from the repository (CMakeLists.txt names these even for one target);
@@ -200,6 +204,11 @@ def _package_files():
         if not os.path.exists(os.path.join(pkg, "__init__.py")):
             raise BuildError(f"no package at {pkg}")
         files += list(_walk(pkg, PROJECT_DIR))
+    for name in NAMESPACE_PACKAGES:
+        pkg = os.path.join(PROJECT_DIR, name)
+        if os.path.exists(os.path.join(pkg, "__init__.py")) or not os.path.isdir(pkg):
+            raise BuildError(f"{pkg} must be a namespace package (a directory without __init__.py)")
+        files += list(_walk(pkg, PROJECT_DIR))
     return files
 
 
@@ -251,7 +260,7 @@ def _write_wheel(wheel_directory, files, extra=()):
             wheel.add(arcname, data)
         wheel.add(f"{dist_info}/METADATA", _metadata_text().encode("utf-8"))
         wheel.add(f"{dist_info}/WHEEL", _wheel_text(tag).encode("utf-8"))
-        wheel.add(f"{dist_info}/top_level.txt", "".join(f"{p}\n" for p in (PACKAGE,) + EXTRA_PACKAGES).encode())
+        wheel.add(f"{dist_info}/top_level.txt", "".join(f"{p}\n" for p in (PACKAGE,) + EXTRA_PACKAGES + NAMESPACE_PACKAGES).encode())
     finally:
         wheel.close(dist_info)
     return name
@@ -310,7 +319,7 @@ def build_sdist(sdist_directory, config_settings=None):
     _, stem, version = _names()
     top = f"{stem}-{version}"
     members = []
-    for rel in ("pyproject.toml", "README.md", "_build", PACKAGE, *EXTRA_PACKAGES, "tests"):
+    for rel in ("pyproject.toml", "README.md", "_build", PACKAGE, *EXTRA_PACKAGES, *NAMESPACE_PACKAGES, "tests"):
         path = os.path.join(PROJECT_DIR, rel)
         if os.path.exists(path):
             members += [(p, f"{top}/{r}") for p, r in _walk(path, PROJECT_DIR)]

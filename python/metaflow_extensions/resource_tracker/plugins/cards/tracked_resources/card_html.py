@@ -1,0 +1,405 @@
+"""card_html.py - the HTML of the tracked_resources Metaflow card, from the step's artifact: the C
+library's report of the step (ResourceTracker.report(integration="Metaflow"): charts over time,
+the recommendation, the cheapest server and the cost when the Keeper lookup answers, or one line
+saying why it did not) with a Metaflow section of its own put under the report's title: the
+step's status (Finished or Failed), its usage (process and system CPU, memory, GPU), the
+recommendation as Metaflow's @resources (memory in MB, Metaflow's unit), and the last successful
+runs of the step as a chart (inline SVG) and a table. One self-contained page: inline styles,
+scripts and SVG, no request leaves it. render_card never raises: what cannot be made is left out
+with a note, and without the report the section stands on a page of its own."""
+
+import html
+import math
+import traceback
+
+MIB_TO_MB = 1048576 / 1000000  # Metaflow's @resources memory is MB (Kubernetes "M": 10^6 bytes)
+
+_STYLE = """<style>
+#metaflow{border:1px solid #d7dde5;border-radius:6px;padding:4px 14px 10px;margin:12px 0}
+#metaflow h2{border:0;margin:6px 0 6px;font-size:18px}
+#metaflow .status{display:inline-block;padding:1px 9px;border-radius:10px;font-size:13px;font-weight:600;
+ vertical-align:2px;margin-left:8px;color:#fff;background:#2ca02c}
+#metaflow .status.failed{background:#c62828}
+#metaflow pre.resources{font-size:14px;display:inline-block;margin:4px 0;padding:6px 12px}
+#metaflow .hist{display:flex;flex-wrap:wrap;gap:10px 24px;margin:6px 0 10px}
+#metaflow .hist svg{max-width:100%;height:auto;font:11px system-ui,sans-serif}
+#metaflow table.runs td,#metaflow table.runs th{text-align:right;padding:3px 0 3px 14px;white-space:nowrap}
+#metaflow table.runs td:first-child,#metaflow table.runs th:first-child{text-align:left;padding-left:0}
+#metaflow table.runs tr.this td{font-weight:600}
+</style>
+"""
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<style>
+body{{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#222;margin:0 auto;max-width:1200px;
+padding:12px 24px}}h1{{font-size:22px}}table{{border-collapse:collapse;font-size:13px}}
+th,td{{padding:3px 10px 3px 0;text-align:left;vertical-align:top}}.note{{color:#666;font-size:12px;margin:4px 0}}
+pre{{background:#f5f7fa;border:1px solid #e1e4e8;padding:8px 10px;font-size:12px;white-space:pre-wrap}}
+table.kv th{{color:#555;font-weight:600}}
+</style>
+{style}</head>
+<body>
+<header><h1>{title}</h1></header>
+{body}
+</body>
+</html>
+"""
+
+
+def esc(value) -> str:
+    return html.escape(str(value), quote=True)
+
+
+# ---- figures out of the artifact, whichever column names (0.4's kB or 0.5's MiB) it has ----------
+
+def _num(value):
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) else None
+
+
+def _stat(stats, column, agg):
+    try:
+        return _num(stats[column][agg])
+    except (KeyError, TypeError):
+        return None
+
+
+def stat_memory_mib(stats, agg="max"):
+    """A stats() dict's process memory in MiB: process_memory_mib (0.5) or process_memory (kB)."""
+    v = _stat(stats, "process_memory_mib", agg)
+    if v is not None:
+        return v
+    v = _stat(stats, "process_memory", agg)
+    return v / 1024 if v is not None else None
+
+
+def stat_vram_mib(stats, agg="max"):
+    v = _stat(stats, "process_gpu_vram_mib", agg)
+    return v if v is not None else _stat(stats, "process_gpu_vram", agg)
+
+
+def column(frame, *names):
+    """The first of the columns named that the frame has, as a list of numbers (None missing)."""
+    try:
+        cols = list(frame.columns)
+    except Exception:
+        return None
+    for name in names:
+        if name in cols:
+            return [_num(v) for v in frame[name]]
+    return None
+
+
+def mean_max(values):
+    vals = [v for v in values or [] if v is not None]
+    if not vals:
+        return None, None
+    return sum(vals) / len(vals), max(vals)
+
+
+def resources_line(rec) -> str:
+    """A recommend_resources dict (memory in MiB) as Metaflow's @resources, memory in MB."""
+    cpu = int(rec.get("cpu") or 1)
+    parts = [f"cpu={cpu}"]
+    mib = _num(rec.get("memory"))
+    if mib:
+        parts.append(f"memory={int(math.ceil(mib * MIB_TO_MB - 1e-9))}")
+    gpu = int(rec.get("gpu") or 0)
+    if gpu > 0:
+        parts.append(f"gpu={gpu}")
+    return "@resources(" + ", ".join(parts) + ")"
+
+
+def _library_line(rec) -> str:
+    """The same recommendation as the C library words it for Metaflow (memory in MiB), which the
+    card's copy of the report replaces by resources_line (one unit on the card)."""
+    line = f"@resources(cpu={int(rec.get('cpu') or 1)}"
+    mib = _num(rec.get("memory"))
+    if mib:
+        line += f", memory={int(mib)}"
+    if int(rec.get("gpu") or 0) > 0:
+        line += f", gpu={int(rec.get('gpu'))}"
+    return line + ")"
+
+
+def fmt(v, digits=2, unit=""):
+    if v is None:
+        return "\u2014"
+    text = f"{v:.{digits}f}" if abs(v) < 1000 else f"{v:,.0f}"
+    return text + unit
+
+
+def fmt_mib(v):
+    if v is None:
+        return "\u2014"
+    return f"{v / 1024:.2f} GiB" if v >= 1024 else f"{v:.0f} MiB"
+
+
+def fmt_secs(v):
+    if v is None:
+        return "\u2014"
+    if v < 60:
+        return f"{v:.1f} s"
+    m, s = divmod(int(round(v)), 60)
+    return f"{m} min {s} s" if m < 60 else f"{m // 60} h {m % 60} min"
+
+
+# ---- the history chart: one SVG per figure, a bar per run, oldest first, this run last -----------
+
+def _bar_chart(chart_id, title, bars, fmt_value, width=360, height=170):
+    """bars: [(label, value or None, is_this_run, failed)]; an SVG document fragment."""
+    top, bottom, left, right = 36, 30, 6, 6
+    plot_h = height - top - bottom
+    n = max(len(bars), 1)
+    slot = (width - left - right) / n
+    vmax = max([v for _, v, _, _ in bars if v is not None] or [0]) or 1.0
+    out = [f'<svg id="{chart_id}" class="hist-chart" xmlns="http://www.w3.org/2000/svg" width="{width}" '
+           f'height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label="{esc(title)}" '
+           f'data-bars="{sum(1 for b in bars if b[1] is not None)}">',
+           f'<text x="{left}" y="14" font-weight="600" fill="#222">{esc(title)}</text>',
+           f'<line x1="{left}" y1="{top + plot_h}" x2="{width - right}" y2="{top + plot_h}" stroke="#999"/>']
+    for i, (label, value, this, failed) in enumerate(bars):
+        x = left + i * slot + slot * 0.15
+        w = slot * 0.7
+        if value is not None:
+            h = max(plot_h * value / vmax, 1.0)
+            color = "#c62828" if failed else ("#d62728" if this else "#1f77b4")
+            out.append(f'<rect class="bar" x="{x:.1f}" y="{top + plot_h - h:.1f}" width="{w:.1f}" height="{h:.1f}" '
+                       f'fill="{color}" fill-opacity="{0.95 if this else 0.7}"><title>{esc(label)}: '
+                       f'{esc(fmt_value(value))}</title></rect>')
+            out.append(f'<text x="{x + w / 2:.1f}" y="{top + plot_h - h - 3:.1f}" text-anchor="middle" '
+                       f'fill="#333">{esc(fmt_value(value))}</text>')
+        out.append(f'<text x="{x + w / 2:.1f}" y="{height - 16}" text-anchor="middle" fill="#555">'
+                   f'{esc(label)}</text>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+def history_rows(stats, hist, run_ids, failed, run_id):
+    """[(label, duration s, cpu mean, cpu peak, memory peak MiB, gpu peak, vram peak MiB, this, failed)]
+    oldest first, this run last."""
+    rows = []
+    for i, s in reversed(list(enumerate(hist))):
+        rid = run_ids[i] if i < len(run_ids) else f"run -{i + 1}"
+        rows.append((f"run {rid}", s, False, False))
+    rows.append((f"this run ({run_id})" if run_id else "this run", stats or {}, True, failed))
+    return [(label, _stat(s, "timestamp", "duration"), _stat(s, "process_cpu_usage", "mean"),
+             _stat(s, "process_cpu_usage", "max"), stat_memory_mib(s), _stat(s, "process_gpu_usage", "max"),
+             stat_vram_mib(s), this, bad) for label, s, this, bad in rows]
+
+
+def history_html(rows, n_hist):
+    # the bars' labels: how many runs before this one (the table names them)
+    short = [("this" if r[7] else f"\u2212{len(rows) - 1 - i}", r) for i, r in enumerate(rows)]
+    charts = [
+        _bar_chart("mf-hist-cpu", "CPU cores used (mean)", [(lab, r[2], r[7], r[8]) for lab, r in short],
+                   lambda v: f"{v:.2f}"),
+        _bar_chart("mf-hist-memory", "Memory peak", [(lab, r[4], r[7], r[8]) for lab, r in short], fmt_mib),
+        _bar_chart("mf-hist-duration", "Duration", [(lab, r[1], r[7], r[8]) for lab, r in short], fmt_secs),
+    ]
+    out = [f'<h3>This step in the last {n_hist} successful run{"s" if n_hist != 1 else ""} and this one</h3>'
+           '<p class="note">\u22121 is the run before this one, \u22122 the one before it, and so on.</p>'
+           if n_hist else '<h3>This step over its runs</h3>']
+    if n_hist == 0:
+        out.append('<p class="note">No earlier successful run of this step with tracking data '
+                   '(the history is read when the step ends, in the namespace it runs in).</p>')
+    out.append('<div class="hist" id="mf-history">' + "".join(charts) + "</div>")
+    out.append('<div class="wide"><table class="runs" id="mf-history-table"><tr><th>run</th><th>duration</th>'
+               '<th>CPU cores, mean</th><th>CPU cores, peak</th><th>memory peak</th><th>GPUs, peak</th>'
+               '<th>VRAM peak</th></tr>')
+    for label, dur, cm, cp, mem, gp, vr, this, _bad in reversed(rows):
+        mark = ' class="this"' if this else ""
+        out.append(f'<tr{mark}><td>{esc(label)}</td><td>{fmt_secs(dur)}</td>'
+                   f'<td>{fmt(cm)}</td><td>{fmt(cp)}</td><td>{fmt_mib(mem)}</td><td>{fmt(gp)}</td>'
+                   f'<td>{fmt_mib(vr) if vr else "0"}</td></tr>')
+    out.append("</table></div>")
+    return "\n".join(out)
+
+
+# ---- the section ---------------------------------------------------------------------------------
+
+def usage_html(tracker, stats):
+    """The step's usage: process tree and system CPU, memory, GPU (a kv table)."""
+    pm, sm = tracker.process_metrics, tracker.system_metrics
+    cpu_time = None
+    ut, st = column(pm, "utime"), column(pm, "stime")
+    if ut is not None and st is not None:
+        cpu_time = sum(v for v in ut + st if v is not None)
+    p_mean, p_max = _stat(stats, "process_cpu_usage", "mean"), _stat(stats, "process_cpu_usage", "max")
+    s_mean, s_max = mean_max(column(sm, "cpu_usage"))
+    used = column(sm, "memory_used_mib")
+    if used is None:
+        used = [v / 1024 if v is not None else None for v in (column(sm, "memory_used") or [])]
+    _, used_max = mean_max(used)
+    vcpus = None
+    try:
+        vcpus = (tracker.server_info or {}).get("vcpus")
+    except Exception:
+        pass
+    rows = [
+        ("duration", fmt_secs(_stat(stats, "timestamp", "duration"))),
+        ("Process CPU usage", f"{fmt(p_mean)} cores mean of the samples, {fmt(p_max)} peak (the step's process "
+                              f"and its children; {fmt(cpu_time)} CPU seconds)"),
+        ("System CPU usage", f"{fmt(s_mean)} cores mean of the samples, {fmt(s_max)} peak (the whole machine"
+                             + (f", {vcpus} vCPUs)" if vcpus else ")")),
+        ("process memory", f"{fmt_mib(stat_memory_mib(stats, 'max'))} peak, "
+                           f"{fmt_mib(stat_memory_mib(stats, 'mean'))} mean (PSS of the process tree)"),
+        ("system memory used", f"{fmt_mib(used_max)} peak"),
+    ]
+    gpu = _stat(stats, "process_gpu_usage", "max")
+    if gpu:
+        rows.append(("process GPU usage", f"{fmt(gpu)} GPUs peak, {fmt_mib(stat_vram_mib(stats))} VRAM peak"))
+    return ('<table class="kv" id="mf-usage">'
+            + "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in rows) + "</table>")
+
+
+def section_html(pathspec, failed, interval, versions, usage, rec, rec_runs, history, notes):
+    status = '<span class="status failed">Failed</span>' if failed else '<span class="status">Finished</span>'
+    out = [_STYLE, '<section id="metaflow">',
+           f'<h2>Metaflow step <code>{esc(pathspec)}</code>{status}</h2>',
+           f'<p class="note">Tracked by resource-tracker {esc(versions[0])} from <code>Metaflow</code>'
+           f'{" " + esc(versions[1]) if versions[1] else ""} (<code>@track_resources</code>, a sample every '
+           f'{esc(interval)} s, in the step\'s own process).'
+           + (" The step failed: the figures are those up to the failure." if failed else "") + "</p>"]
+    if usage:
+        out.append(usage)
+    if rec is not None:
+        runs = f"this run and {rec_runs} earlier" if rec_runs else "this run"
+        out.append(f'<h3>Recommended for the next run</h3><pre class="resources" id="mf-resources">'
+                   f'{esc(resources_line(rec))}</pre>'
+                   f'<p class="note">From {runs} by the rule of the recommendation below (cores from the mean, '
+                   f'memory from the peak need with headroom); memory in MB as Metaflow\'s @resources takes it '
+                   f'({esc(fmt(_num(rec.get("memory")), 0))} MiB).</p>')
+    if history:
+        out.append(history)
+    for note in notes:
+        out.append(f'<p class="note mf-note">{esc(note)}</p>')
+    out.append("</section>\n")
+    return "\n".join(out)
+
+
+def _versions():
+    rt = mf = ""
+    try:
+        from resource_tracker import __version__ as rt
+    except Exception:
+        pass
+    try:
+        from metaflow import __version__ as mf
+    except Exception:
+        pass
+    return str(rt), str(mf)
+
+
+def inject(report: str, section: str, pathspec: str, rec) -> str:
+    """The report with the section under its header, its title the step's pathspec and its
+    Metaflow line in MB."""
+    generic = "resource-tracker run"
+    report = report.replace(f"<title>{generic} ", f"<title>{esc(pathspec)} ", 1)
+    report = report.replace(f"<h1>{generic}</h1>", f"<h1>{esc(pathspec)}</h1>", 1)
+    if rec is not None:
+        report = report.replace(_library_line(rec), resources_line(rec))
+    for anchor in ("</header>\n", "</header>"):
+        at = report.find(anchor)
+        if at >= 0:
+            at += len(anchor)
+            return report[:at] + section + report[at:]
+    at = report.find(">", report.find("<body"))
+    if at >= 0:
+        return report[:at + 1] + section + report[at + 1:]
+    return section + report
+
+
+def page(title, body) -> str:
+    return _PAGE.format(title=esc(title), style=_STYLE, body=body)
+
+
+def error_page(pathspec, failed, what, error=None) -> str:
+    """The card when there is no tracking data: why, and the error's details when known."""
+    status = '<span class="status failed">Failed</span>' if failed else ""
+    body = [f'<section id="metaflow"><h2>Metaflow step <code>{esc(pathspec)}</code>{status}</h2>',
+            f'<p>{esc(what)}</p>']
+    if isinstance(error, dict):
+        body.append('<table class="kv">'
+                    f'<tr><th>error type</th><td>{esc(error.get("error_type", ""))}</td></tr>'
+                    f'<tr><th>error message</th><td>{esc(error.get("error_message", ""))}</td></tr></table>')
+        if error.get("traceback") and error.get("traceback") != "-":
+            body.append(f'<pre>{esc(error["traceback"])}</pre>')
+    elif error is not None:
+        body.append(f"<pre>{esc(error)}</pre>")
+    rt, mf = _versions()
+    body.append(f'<p class="note">resource-tracker {esc(rt)} from <code>Metaflow</code> {esc(mf)}.</p></section>')
+    return page(f"{pathspec} \u2014 resource-tracker", "\n".join(body))
+
+
+def render_card(task, artifact_name) -> str:
+    """The card's HTML for a client Task (never raises)."""
+    pathspec = str(getattr(task, "pathspec", "") or "")
+    try:
+        data = getattr(task.data, artifact_name)
+    except Exception as e:
+        return error_page(pathspec, False, f"The step has no artifact {artifact_name!r}: it was not tracked "
+                                           f"or did not get as far as storing it.", f"{type(e).__name__}: {e}")
+    try:
+        return _render(pathspec, data)
+    except Exception:
+        failed = bool(data.get("step_failed")) if isinstance(data, dict) else False
+        return error_page(pathspec, failed, "The card could not be made from the tracking data.",
+                          traceback.format_exc())
+
+
+def _render(pathspec, data) -> str:
+    if not isinstance(data, dict):
+        return error_page(pathspec, False, "The tracking artifact is not a resource-tracker record.", repr(data)[:2000])
+    failed = bool(data.get("step_failed"))
+    if data.get("error") or not data.get("tracker"):
+        return error_page(pathspec, failed, "The resource tracker collected no data for this step (it did not "
+                                            "start, or the step ended before its first sample):", data.get("error"))
+    from resource_tracker import ResourceTracker
+
+    notes = []
+    tracker = ResourceTracker.from_snapshot(data["tracker"])
+    hist = [s for s in (data.get("historical_stats") or []) if isinstance(s, dict)]
+    run_ids = [str(r) for r in (data.get("historical_runs") or [])]
+    parts = pathspec.split("/")
+    run_id = parts[1] if len(parts) > 1 else None
+    try:
+        interval = tracker.interval
+    except Exception:
+        interval = "?"
+    stats = usage = rec = report = None
+    try:
+        stats = tracker.stats()
+        usage = usage_html(tracker, stats)
+    except Exception as e:
+        notes.append(f"The step's usage could not be summed up: {type(e).__name__}: {e}")
+    try:
+        rec = tracker.recommend_resources(historical_stats=hist)
+    except Exception as e:
+        notes.append(f"No recommendation with the history ({type(e).__name__}: {e}); from this run alone.")
+        try:
+            rec, hist = tracker.recommend_resources(), []
+        except Exception as e2:
+            notes.append(f"No recommendation: {type(e2).__name__}: {e2}")
+    history = None
+    try:
+        history = history_html(history_rows(stats, hist, run_ids, failed, run_id), len(hist))
+    except Exception as e:
+        notes.append(f"The history could not be drawn: {type(e).__name__}: {e}")
+    try:
+        report = str(tracker.report(integration="Metaflow", historical_stats=hist, status_failed=failed))
+    except Exception as e:
+        notes.append(f"The report of the step (charts over time, the cheapest server) could not be made: "
+                     f"{type(e).__name__}: {e}")
+    section = section_html(pathspec, failed, interval, _versions(), usage, rec, len(hist), history, notes)
+    if report:
+        return inject(report, section, pathspec, rec)
+    return page(f"{pathspec} \u2014 resource-tracker", section)

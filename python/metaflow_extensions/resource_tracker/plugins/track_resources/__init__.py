@@ -1,0 +1,1 @@
+"""The @track_resources step decorator (track_resources_decorator.py)."""

@@ -1,0 +1,203 @@
+"""The Metaflow extension without running a flow: the layout Metaflow demands of
+metaflow_extensions (namespace packages), the wheel carrying it (top_level.txt, RECORD) and
+Metaflow finding the decorator and the card in the installed wheel; the card's HTML
+(card_html.py, loaded by path: it needs no Metaflow) from good, failed and broken artifacts,
+never raising, with no request leaving it."""
+import importlib.util
+import os
+import subprocess
+import sys
+import types
+import zipfile
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+PYTHON_DIR = os.path.join(REPO, "python")
+EXT = os.path.join(PYTHON_DIR, "metaflow_extensions")
+PLUGINS = os.path.join(EXT, "resource_tracker", "plugins")
+CARD_DIR = os.path.join(PLUGINS, "cards", "tracked_resources")
+METAFLOW = os.environ.get("RT_METAFLOW_SOURCE") or os.path.join(os.path.dirname(REPO), "shared", "testdata",
+                                                                   "metaflow")
+sys.path.insert(0, os.path.join(REPO, "tests", "e2e"))
+import report_util as ru  # noqa: E402
+
+
+def _card_html():
+    spec = importlib.util.spec_from_file_location("rt_card_html", os.path.join(CARD_DIR, "card_html.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+card_html = _card_html()
+
+
+def test_namespace_layout():
+    """Metaflow refuses an __init__.py in metaflow_extensions/ and treats plugins/cards/ as a
+    namespace of card packages: neither may have one."""
+    assert not os.path.exists(os.path.join(EXT, "__init__.py"))
+    assert not os.path.exists(os.path.join(PLUGINS, "cards", "__init__.py"))
+    assert os.path.isfile(os.path.join(PLUGINS, "mfextinit_resource_tracker.py"))
+    assert os.path.isfile(os.path.join(CARD_DIR, "__init__.py"))
+
+
+def _wheel(tmp_path):
+    sys.path.insert(0, os.path.join(PYTHON_DIR, "_build"))
+    try:
+        import backend
+    finally:
+        sys.path.pop(0)
+    lib = os.environ.get("RESOURCE_TRACKER_LIBRARY")
+    if not lib or not os.path.isfile(lib):
+        pytest.skip("no built library to put in the wheel (RESOURCE_TRACKER_LIBRARY)")
+    name = backend.build_wheel(str(tmp_path / "dist"), {"library": lib})
+    return str(tmp_path / "dist" / name)
+
+
+def test_wheel_carries_the_extension(tmp_path):
+    whl = _wheel(tmp_path)
+    with zipfile.ZipFile(whl) as z:
+        names = z.namelist()
+        (top,) = [n for n in names if n.endswith(".dist-info/top_level.txt")]
+        assert "metaflow_extensions" in z.read(top).decode().split()
+        (record,) = [n for n in names if n.endswith(".dist-info/RECORD")]
+        recorded = {line.split(",")[0] for line in z.read(record).decode().splitlines()}
+    for rel in ("metaflow_extensions/resource_tracker/plugins/mfextinit_resource_tracker.py",
+                "metaflow_extensions/resource_tracker/plugins/track_resources/track_resources_decorator.py",
+                "metaflow_extensions/resource_tracker/plugins/cards/tracked_resources/__init__.py",
+                "metaflow_extensions/resource_tracker/plugins/cards/tracked_resources/card_html.py"):
+        assert rel in names and rel in recorded, rel
+    assert "metaflow_extensions/__init__.py" not in names
+    assert "metaflow_extensions/resource_tracker/plugins/cards/__init__.py" not in names
+
+
+@pytest.mark.skipif(not os.path.isfile(os.path.join(METAFLOW, "metaflow", "__init__.py")),
+                    reason=f"no Metaflow source at {METAFLOW} (set RT_METAFLOW_SOURCE)")
+def test_metaflow_finds_the_installed_wheel(tmp_path):
+    """the wheel unpacked as pip installs it (its dist-info beside): Metaflow names it an installed
+    extension package and binds track_resources and the card type"""
+    whl = _wheel(tmp_path)
+    site = tmp_path / "site"
+    with zipfile.ZipFile(whl) as z:
+        z.extractall(site)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("METAFLOW_")}
+    env.update(PYTHONPATH=f"{site}{os.pathsep}{METAFLOW}", USERNAME="ci", METAFLOW_HOME=str(tmp_path / "mf"),
+               METAFLOW_DEBUG_EXT="1", PYTHONDONTWRITEBYTECODE="1")
+    env.pop("RESOURCE_TRACKER_LIBRARY", None)  # the wheel's own library
+    code = ("from metaflow import track_resources\n"
+            "from metaflow.plugins import CARDS\n"
+            "print(track_resources.args[0].__module__)\n"
+            "print([c.type for c in CARDS if c.type == 'tracked_resources'])\n")
+    r = subprocess.run(["/usr/bin/python3", "-c", code], env=env, cwd=str(tmp_path), capture_output=True,
+                       text=True, timeout=120)
+    if r.returncode != 0 and "No module named 'requests'" in r.stderr:
+        pytest.skip("Metaflow needs python3-requests (scripts/install-deps --test)")
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.split("\n")[:2] == [
+        "metaflow_extensions.resource_tracker.plugins.track_resources.track_resources_decorator",
+        "['tracked_resources']"], r.stdout
+    assert "Found extension package 'resource-tracker'" in r.stderr or \
+        "Found extension package 'resource_tracker'" in r.stderr, r.stderr[-3000:]
+
+
+# ---- the card's HTML ------------------------------------------------------------------------
+
+class FakeTask:
+    """What the card reads of a client Task: pathspec and data.<artifact>."""
+
+    def __init__(self, artifact=None, name="resource_tracker_data", pathspec="DemoFlow/17/train/3"):
+        self.pathspec = pathspec
+        self.data = types.SimpleNamespace()
+        if artifact is not None:
+            setattr(self.data, name, artifact)
+
+
+@pytest.fixture(scope="module")
+def artifact(tracker):
+    return {"step_failed": False, "tracker": tracker.snapshot(),
+            "historical_stats": [tracker.stats(), tracker.stats()], "historical_runs": ["12", "9"]}
+
+
+def test_card_of_a_tracked_step(artifact, monkeypatch):
+    monkeypatch.setenv("TRACKER_KEEPER_URL", "off")
+    html = card_html.render_card(FakeTask(artifact), "resource_tracker_data")
+    assert html.startswith("<!DOCTYPE html>") and len(html) > 100_000
+    # the section sits under the report's header, which names the step
+    assert html.index("<h1>DemoFlow/17/train/3</h1>") < html.index('<section id="metaflow">') < \
+        html.index('id="answer"')
+    assert "Process CPU usage" in html and "System CPU usage" in html and "from <code>Metaflow</code>" in html
+    assert '<span class="status">Finished</span>' in html and "Failed" not in html
+    assert 'id="mf-resources">@resources(cpu=' in html
+    assert html.count('class="bar"') == 9  # three charts, the two earlier runs and this one
+    assert "<td>run 12</td>" in html and "<td>run 9</td>" in html
+    assert ru.external_urls(html) == []
+
+
+def test_card_of_a_failed_step(artifact, monkeypatch):
+    monkeypatch.setenv("TRACKER_KEEPER_URL", "off")
+    html = card_html.render_card(FakeTask(dict(artifact, step_failed=True, historical_stats=[])), "resource_tracker_data")
+    assert '<span class="status failed">Failed</span>' in html and "exit status" in html
+    assert html.count('class="bar"') == 3
+
+
+def test_memory_in_mb_one_unit_on_the_card():
+    assert card_html.resources_line({"cpu": 2, "memory": 1024, "gpu": 0}) == "@resources(cpu=2, memory=1074)"
+    assert card_html.resources_line({"cpu": 1, "memory": 3072, "gpu": 1}) == \
+        "@resources(cpu=1, memory=3222, gpu=1)"
+    report = "<html><body><header><h1>resource-tracker run</h1></header><pre>@resources(cpu=2, memory=1024)\n" \
+             "</pre><code>@resources(cpu=2, memory=1024)</code></body></html>"
+    out = card_html.inject(report, "<section>S</section>", "F/1/s/2", {"cpu": 2, "memory": 1024, "gpu": 0})
+    assert "memory=1024" not in out and out.count("@resources(cpu=2, memory=1074)") == 2
+    assert out.index("<h1>F/1/s/2</h1>") < out.index("<section>S</section>")
+
+
+@pytest.mark.parametrize("artifact", [
+    None,  # no artifact at all
+    "not a dict",
+    {},
+    {"error": {"error_type": "ValueError", "error_message": "<b>bad</b>", "traceback": "Traceback <x>"},
+     "step_failed": True},
+    {"error": "a bare string"},
+    {"step_failed": False, "tracker": {"metadata": "garbage"}},
+    {"step_failed": True, "tracker": {"metadata": {}, "process_metrics": {}, "system_metrics": {}}},
+])
+def test_card_never_raises(artifact):
+    html = card_html.render_card(FakeTask(artifact), "resource_tracker_data")
+    assert html.startswith("<!DOCTYPE html>") and "DemoFlow/17/train/3" in html
+    assert "<b>bad</b>" not in html and "<x>" not in html  # escaped
+    assert ru.external_urls(html) == []
+    if isinstance(artifact, dict) and artifact.get("step_failed"):
+        assert "Failed" in html
+
+
+def test_card_with_history_from_another_version(artifact, monkeypatch):
+    """history stats with 0.5's column names (memory in MiB) or unknown ones still make a card"""
+    monkeypatch.setenv("TRACKER_KEEPER_URL", "off")
+    hist = [{"process_cpu_usage": {"mean": 1.5, "max": 2.0}, "process_memory_mib": {"mean": 900.0, "max": 1000.0},
+             "timestamp": {"duration": 30.0}}, {"something": {"else": 1}}]
+    html = card_html.render_card(FakeTask(dict(artifact, historical_stats=hist, historical_runs=["5", "4"])),
+                                 "resource_tracker_data")
+    assert "1000 MiB" in html and "Process CPU usage" in html
+    assert 'id="mf-resources">@resources(cpu=' in html
+
+
+def test_card_with_a_stalling_keeper(artifact, monkeypatch):
+    """a Keeper that accepts and never answers: the lookup gives up (its bounded timeout, far under
+    the 45 s Metaflow gives a card) and the card says so in a line, with everything else"""
+    import signal
+
+    stub = subprocess.Popen([sys.executable, os.path.join(REPO, "tests", "stubs", "keeper_server.py"), "--stall"],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(stub.stdout.readline())
+        monkeypatch.setenv("TRACKER_KEEPER_URL", f"http://127.0.0.1:{port}")
+        html = card_html.render_card(FakeTask(artifact), "resource_tracker_data")
+    finally:
+        os.kill(stub.pid, signal.SIGTERM)
+        stub.wait(10)
+        stub.stdout.close()
+    assert f"Spare Cores Keeper at http://127.0.0.1:{port}: " in html
+    assert "Cheapest server that fits" not in html
+    assert 'id="mf-resources">@resources(cpu=' in html and html.count('class="bar"') == 9
