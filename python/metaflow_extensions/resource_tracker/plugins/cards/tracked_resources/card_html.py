@@ -118,18 +118,6 @@ def resources_line(rec) -> str:
     return "@resources(" + ", ".join(parts) + ")"
 
 
-def _library_line(rec) -> str:
-    """The same recommendation as the C library words it for Metaflow (memory in MiB), which the
-    card's copy of the report replaces by resources_line (one unit on the card)."""
-    line = f"@resources(cpu={int(rec.get('cpu') or 1)}"
-    mib = _num(rec.get("memory"))
-    if mib:
-        line += f", memory={int(mib)}"
-    if int(rec.get("gpu") or 0) > 0:
-        line += f", gpu={int(rec.get('gpu'))}"
-    return line + ")"
-
-
 def fmt(v, digits=2, unit=""):
     if v is None:
         return "\u2014"
@@ -299,14 +287,12 @@ def _versions():
     return str(rt), str(mf)
 
 
-def inject(report: str, section: str, pathspec: str, rec) -> str:
-    """The report with the section under its header, its title the step's pathspec and its
-    Metaflow line in MB."""
+def inject(report: str, section: str, pathspec: str, rec=None) -> str:
+    """The report with the section under its header and its title the step's pathspec (the
+    report's own Metaflow line is in MB too: rt_format_recommendation, 0.13)."""
     generic = "resource-tracker run"
     report = report.replace(f"<title>{generic} ", f"<title>{esc(pathspec)} ", 1)
     report = report.replace(f"<h1>{generic}</h1>", f"<h1>{esc(pathspec)}</h1>", 1)
-    if rec is not None:
-        report = report.replace(_library_line(rec), resources_line(rec))
     for anchor in ("</header>\n", "</header>"):
         at = report.find(anchor)
         if at >= 0:
