@@ -3,7 +3,8 @@
 package: every test that passes with that project's own package on this machine passes with
 ours, except the tests listed below with their reason (they patch or read that project's private
 streaming internals, or need the internet). Its examples/standalone.py and examples/benchmark.py
-run unchanged to their end. The peer's tests run in a child pytest from a temporary directory
+run unchanged to their end, and its examples/metaflow/*.py with real Metaflow (../shared/testdata/
+metaflow) as far as they go offline. The peer's tests run in a child pytest from a temporary directory
 (they write there), on loopback only: the Keeper is the local stand-in of conftest.py, the
 Sentinel API and S3 a closed local port. Skips when ../shared/testdata/peers is not present."""
 import os
@@ -187,3 +188,62 @@ def test_benchmark_example_runs(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = [l for l in proc.stdout.splitlines() if l.startswith(("PSUtil", "ProcFS", "Speedup"))]
     assert len(lines) == 3, proc.stdout
+
+
+def _metaflow_or_skip():
+    if not os.path.isdir(os.path.join(METAFLOW, "metaflow")):
+        pytest.skip(f"Metaflow's source is not present ({METAFLOW})")
+    try:
+        import requests  # noqa: F401  (Metaflow imports it on every run)
+    except ImportError:
+        pytest.skip("Metaflow needs python3-requests (scripts/install-deps --test)")
+
+
+def _run_flow(tmp_path, name):
+    env = _env(str(tmp_path), [METAFLOW])
+    return subprocess.run([sys.executable, os.path.join(PEER, "examples", "metaflow", name), "--no-pylint",
+                           "run"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600), env
+
+
+def _cards(tmp_path, flow):
+    root = tmp_path / ".metaflow" / "mf.cards" / flow
+    return [p.read_text(encoding="utf-8") for p in root.rglob("tracked_resources-*.html")] if root.exists() else []
+
+
+def test_metaflow_minimal_examples(tmp_path):
+    _metaflow_or_skip()
+    proc, _ = _run_flow(tmp_path, "1-minimal.py")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    cards = _cards(tmp_path, "MinimalFlow")
+    assert len(cards) == 1 and "Finished" in cards[0] and "@resources(" in cards[0]
+    proc, _ = _run_flow(tmp_path, "1-minimal-failed.py")
+    assert proc.returncode != 0
+    cards = _cards(tmp_path, "MinimalFailedFlow")
+    assert len(cards) == 1 and "Failed" in cards[0]
+
+
+def test_metaflow_multi_cpu_example_counts_the_pool(tmp_path):
+    """2-multi-cpu.py's step maps over a Pool(6): the children's CPU is the step's."""
+    _metaflow_or_skip()
+    proc, env = _run_flow(tmp_path, "2-multi-cpu.py")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    reader = ("from metaflow import Flow\nfrom resource_tracker import ResourceTracker\n"
+              "d = Flow('MultiCpuFlow').latest_run['do_heavy_computation'].task.data.resource_tracker_data\n"
+              "t = ResourceTracker.from_snapshot(d['tracker'])\n"
+              "print(max(t.process_metrics['cpu_usage']), max(t.process_metrics['children']))\n")
+    out = subprocess.run([sys.executable, "-c", reader], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr[-3000:]
+    peak_cores, children = map(float, out.stdout.split())
+    assert children >= 6 and peak_cores > 1.2, out.stdout
+
+
+@pytest.mark.parametrize("name", ["3-gpu.py", "4-gbm.py"])
+def test_metaflow_pypi_examples_stop_before_any_step(tmp_path, name):
+    """They ask for @pypi packages (numba, xgboost): Metaflow refuses @pypi without
+    --environment=pypi, which downloads; they stop there, as with the peer's own package."""
+    _metaflow_or_skip()
+    proc, _ = _run_flow(tmp_path, name)
+    assert proc.returncode != 0
+    assert "pypi" in (proc.stdout + proc.stderr).lower()
+    assert not (tmp_path / ".metaflow" / "mf.cards").exists()
