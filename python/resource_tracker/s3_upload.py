@@ -13,27 +13,17 @@ import hmac
 import os
 from logging import getLogger
 
+from ._lazy import lazy_globals
+
 logger = getLogger(__name__)
 
 DEFAULT_REGION = "eu-central-1"
 bucket_region_cache: dict[str, str] = {}
 
 
-def __getattr__(name: str):
-    """urlopen and Request (urllib.request), imported when first asked for and kept as
-    globals: the calls look them up here, so tests may replace them."""
-    if name in ("urlopen", "Request"):
-        import urllib.request
-
-        value = getattr(urllib.request, name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def _global(name: str):
-    g = globals()
-    return g[name] if name in g else __getattr__(name)
+# urlopen and Request (urllib.request), imported when first asked for and kept as globals:
+# the calls look them up here (tests may replace them), and importing this module stays light
+__getattr__, _global = lazy_globals(globals(), {"urlopen": "urllib.request", "Request": "urllib.request"})
 
 
 def _parse_s3_uri(s3_uri: str) -> tuple[str, str]:

@@ -14,28 +14,17 @@ import os
 from enum import Enum
 from logging import getLogger
 
+from ._lazy import lazy_globals
+
 DEFAULT_SENTINEL_URL = "https://api.sentinel.sparecores.net"
 DEFAULT_TIMEOUT = 30
 
 logger = getLogger(__name__)
 
 
-def __getattr__(name: str):
-    """urlopen and Request (urllib.request), imported when first asked for and kept as
-    globals: the calls look them up here (tests may replace them), and importing this module
-    for RunStatus stays light."""
-    if name in ("urlopen", "Request"):
-        import urllib.request
-
-        value = getattr(urllib.request, name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def _global(name: str):
-    g = globals()
-    return g[name] if name in g else __getattr__(name)
+# urlopen and Request (urllib.request), imported when first asked for and kept as globals:
+# the calls look them up here (tests may replace them), and importing this module stays light
+__getattr__, _global = lazy_globals(globals(), {"urlopen": "urllib.request", "Request": "urllib.request"})
 
 
 class RunStatus(Enum):

@@ -12,23 +12,10 @@ from __future__ import annotations
 
 from time import sleep
 
-_LAZY_GLOBALS = {"DictReader": "csv", "urlopen": "urllib.request"}
+from ._lazy import lazy_globals
 
-
-def __getattr__(name: str):
-    """DictReader and urlopen, imported when first asked for and kept as globals."""
-    if name not in _LAZY_GLOBALS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(_LAZY_GLOBALS[name]), name)
-    globals()[name] = value
-    return value
-
-
-def _global(name: str):
-    g = globals()
-    return g[name] if name in g else __getattr__(name)
+# DictReader and urlopen, imported when first asked for and kept as globals
+__getattr__, _global = lazy_globals(globals(), {"DictReader": "csv", "urlopen": "urllib.request"})
 
 
 class StatSpec(tuple):
