@@ -88,6 +88,16 @@ _handle = None
 _handle_pid = None
 
 
+def _after_fork_in_child():
+    """A child forked while another thread held the lock gets a free one (and, by its pid, a
+    handle of its own at its first call)."""
+    global _lock
+    _lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def _counters():
     """The process's handle (made at the first call; again in a forked child). Call with _lock
     held."""

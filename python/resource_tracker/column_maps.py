@@ -54,6 +54,8 @@ BYTE_MAPPING = {
 # The Python tracker's rules for "shared" (kept for reference and for code that reads them):
 # the machine's mean above the tree's times percent, or above the tree's plus absolute. This
 # package takes the guess from the C library's rule instead (rt_allocation, see server_info).
+# The memory row's absolute is 0.5's as it stands (512 * 1024, its comment says 512 MiB: a kB
+# figure left from 0.4 next to the MiB columns), kept so that code reading it sees 0.5's table.
 SERVER_ALLOCATION_CHECKS = [
     {"process_column": "cpu_usage", "system_column": "cpu_usage", "percent": 1.25, "absolute": 0.25},
     {"process_column": "memory_mib", "system_column": "memory_used_mib", "percent": 1.5, "absolute": 512 * 1024},

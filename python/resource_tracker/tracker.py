@@ -148,7 +148,13 @@ class ResourceTracker:
                 "Resource tracker already stopped. Create a new instance instead of trying to restart it."
             )
         own = self.pid == os.getpid()
-        opts = new(TrackerOptions, interval_secs=float(self.interval), pss_max_age_secs=30.0,
+        # what rt_tracker_start would refuse, refused before a stream registers a run for it
+        interval = float(self.interval)
+        if interval != 0 and not 0.01 <= interval <= 86400:
+            raise ValueError(f"Invalid tracker options (interval={self.interval!r}: from 0.01 to 86400 s)")
+        if not own and "process_tracker" in self.trackers and not os.path.exists(f"/proc/{self.pid}"):
+            raise ProcessLookupError(f"No process with pid {self.pid} to track")
+        opts = new(TrackerOptions, interval_secs=interval, pss_max_age_secs=30.0,
                    no_children=0 if self.children else 1,
                    pid=(0 if own else self.pid) if "process_tracker" in self.trackers else -1)
         if self.discover_cloud and self._native.cloud is None:

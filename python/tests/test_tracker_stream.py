@@ -3,9 +3,7 @@ local Sentinel and SigV4 S3 stand-ins (sentinel_standins.py). The tracker's on_s
 function rt_stream_add itself (no Python per sample); the run is registered with the metadata
 as the contract wants it, every sample the tracker kept reaches S3 or the inline finish once,
 the finish carries the exit code and status, and with the API down the result says why and the
-rows stay in the spill directory. The last test drives it through ResourceTracker(sentinel_token=...)
-and skips until tracker.py has that hook."""
-import inspect
+rows stay in the spill directory. The last test drives it through ResourceTracker(sentinel_token=...)."""
 import json
 import socket
 from ctypes import byref, c_void_p, cast
@@ -136,8 +134,6 @@ def test_attach_refuses_quietly(env, caplog):
     assert "Streaming to the Sentinel API is off" in caplog.text
 
 
-@pytest.mark.skipif("sentinel_token" not in inspect.signature(ResourceTracker).parameters,
-                    reason="needs the tracker hook")
 def test_resource_tracker_streams(peers):
     from resource_tracker.sentinel_api import RunStatus
 
@@ -204,3 +200,15 @@ def test_stream_left_open_at_exit(peers, tmp_path):
     assert out.returncode == 0, out.stderr
     run_id, run = the_run(api)
     assert run["finish"]["run_status"] == "finished" and len(rows_of(api, run_id)) >= 5
+
+
+def test_bad_options_register_no_run(peers):
+    """An interval the library refuses, or a pid that is gone, fails start() before a stream
+    registers a run at Sentinel for a tracking that never happens."""
+    for kwargs, exc in (({"interval": -1}, ValueError), ({"pid": 2 ** 22 + 7}, ProcessLookupError)):
+        t = ResourceTracker(sentinel_token=TOKEN, **kwargs)
+        with pytest.raises(exc):
+            t.start()
+        assert getattr(t, "_streaming", None) is None
+    api, _ = peers
+    assert api.doc()["requests"] == []

@@ -64,15 +64,19 @@ class ResourceTrackerDecorator(StepDecorator):
         self.card_id = "resource_tracker_" + step_name
         if not _flag(self.attributes["create_card"]):
             return
-        if any(getattr(d, "name", None) == "card" and (getattr(d, "attributes", None) or {}).get("id") == self.card_id
-               for d in decorators):
-            return
-        from metaflow.plugins.cards.card_decorator import CardDecorator
+        try:
+            if any(getattr(d, "name", None) == "card" and (getattr(d, "attributes", None) or {}).get("id")
+                   == self.card_id for d in decorators):
+                return
+            from metaflow.plugins.cards.card_decorator import CardDecorator
 
-        card = CardDecorator(attributes={"type": CARD_TYPE, "id": self.card_id,
-                                         "options": {"artifact_name": self._artifact_name()}})
-        if hasattr(card, "external_init"):  # what Metaflow does for the decorators it found itself
-            card.external_init()
+            card = CardDecorator(attributes={"type": CARD_TYPE, "id": self.card_id,
+                                             "options": {"artifact_name": self._artifact_name()}})
+            if hasattr(card, "external_init"):  # what Metaflow does for the decorators it found itself
+                card.external_init()
+        except Exception as e:  # another Metaflow's card API: the step runs, without our card
+            self._log(f"the card was not added: {type(e).__name__}: {e}")
+            return
         # Metaflow's step_init loop walks this very list: the card's own step_init runs next
         decorators.append(card)
 
@@ -133,12 +137,17 @@ class ResourceTrackerDecorator(StepDecorator):
 
     # ---- stopping and storing --------------------------------------------------------------------
 
-    def _stop(self):
+    def _stop(self, failed=False):
         tracker = self._tracker
         if tracker is None:
             return None
         try:
-            tracker.stop()
+            if failed:  # a run streamed to Sentinel (SENTINEL_API_TOKEN set) ends as failed
+                from resource_tracker.sentinel_api import RunStatus
+
+                tracker.stop(exit_code=1, run_status=RunStatus.failed)
+            else:
+                tracker.stop()
         except Exception as e:
             if self._error is None:
                 self._error = _error_details(e, "the resource tracker did not stop")
@@ -148,7 +157,7 @@ class ResourceTrackerDecorator(StepDecorator):
         name = self._artifact_name()
         self._stored = True
         try:
-            tracker = self._stop()
+            tracker = self._stop(failed)
             if self._error is None and tracker is not None and tracker.n_samples == 0:
                 self._error = {"error_type": "ValueError", "traceback": "-",
                                "error_message": f"no sample was taken in the {time() - self._start_time:.2f} s "

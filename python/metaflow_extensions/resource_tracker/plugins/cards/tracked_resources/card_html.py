@@ -353,8 +353,13 @@ def _render(pathspec, data) -> str:
 
     notes = []
     tracker = ResourceTracker.from_snapshot(data["tracker"])
-    hist = [s for s in (data.get("historical_stats") or []) if isinstance(s, dict)]
-    run_ids = [str(r) for r in (data.get("historical_runs") or [])]
+    # the stats and the run ids of the history go in pairs: a bad entry drops its own id only
+    raw_hist = data.get("historical_stats") or []
+    raw_ids = data.get("historical_runs") or []
+    pairs = [(s, str(raw_ids[i]) if i < len(raw_ids) else f"run -{i + 1}")
+             for i, s in enumerate(raw_hist) if isinstance(s, dict)]
+    hist = [s for s, _ in pairs]
+    run_ids = [r for _, r in pairs]
     parts = pathspec.split("/")
     run_id = parts[1] if len(parts) > 1 else None
     try:
@@ -372,7 +377,7 @@ def _render(pathspec, data) -> str:
     except Exception as e:
         notes.append(f"No recommendation with the history ({type(e).__name__}: {e}); from this run alone.")
         try:
-            rec, hist = tracker.recommend_resources(), []
+            rec = tracker.recommend_resources()  # the history's charts and table stay
         except Exception as e2:
             notes.append(f"No recommendation: {type(e2).__name__}: {e2}")
     history = None
