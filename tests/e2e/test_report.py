@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -407,9 +408,12 @@ def test_first_screen_holds_the_answer(tmp_path):
 
 
 def test_killed_job_exit_status_in_words(tmp_path):
-    """A job killed by SIGINT: the summary's words in the answer and in the run's table."""
+    """A job killed by SIGINT: the summary's words in the answer and in the run's table. The job
+    sets SIGINT's default action first: a suite started in the background of a shell without job
+    control inherits SIGINT ignored, which a wrapper passes on and sh cannot undo."""
     html = tmp_path / "r.html"
-    p = run(["-q", "--report", str(html), "--", "sh", "-c", "kill -INT $$"], timeout=60,
+    job = "import os, signal; signal.signal(signal.SIGINT, signal.SIG_DFL); os.kill(os.getpid(), signal.SIGINT)"
+    p = run(["-q", "--report", str(html), "--", sys.executable, "-c", job], timeout=60,
             env=tracker_env(TRACKER_KEEPER_URL="http://127.0.0.1:9"))
     assert p.returncode == 130, p.stderr
     text = html.read_text()
