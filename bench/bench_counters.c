@@ -3,6 +3,7 @@
  * without its descendants, and per rt_counters_system call. Prints figures; asserts nothing.
  *   bench-counters [CALLS]   (default 2000) */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,12 +20,12 @@ static double cpu_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-static void tree_cost(rt_counters *c, int kids, int children, int calls)
+static void tree_cost(rt_counters *c, int kids, int children, long calls)
 {
     rt_tree_counters t = {.struct_size = sizeof t};
     rt_counters_tree(c, getpid(), children, &t); /* warm up */
     double t0 = cpu_ns();
-    for (int i = 0; i < calls; i++)
+    for (long i = 0; i < calls; i++)
         rt_counters_tree(c, getpid(), children, &t);
     printf("rt_counters_tree, %3d children, %-10s %8.1f us CPU per call\n", kids,
            children ? "the tree:" : "root only:", (cpu_ns() - t0) / calls / 1e3);
@@ -32,9 +33,16 @@ static void tree_cost(rt_counters *c, int kids, int children, int calls)
 
 int main(int argc, char **argv)
 {
-    int calls = argc > 1 ? atoi(argv[1]) : 2000;
-    if (calls <= 0)
-        calls = 2000;
+    long calls = 2000;
+    if (argc > 1) {
+        char *end;
+        errno = 0;
+        calls = strtol(argv[1], &end, 10);
+        if (errno || end == argv[1] || *end || calls < 1 || calls > 10000000) {
+            fprintf(stderr, "usage: bench-counters [CALLS: 1 to 10000000, default 2000]\n");
+            return 2;
+        }
+    }
     rt_counters_options o = RT_COUNTERS_OPTIONS_INIT;
     rt_counters *c;
     if (rt_counters_new(&o, &c) != RT_OK)
@@ -55,7 +63,7 @@ int main(int argc, char **argv)
     const rt_system_counters *s;
     rt_counters_system(c, &s);
     double t0 = cpu_ns();
-    for (int i = 0; i < calls; i++)
+    for (long i = 0; i < calls; i++)
         rt_counters_system(c, &s);
     printf("rt_counters_system (%zu disks, %zu mounts)  %8.1f us CPU per call\n", s->disk_count, s->mount_count,
            (cpu_ns() - t0) / calls / 1e3);

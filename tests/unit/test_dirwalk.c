@@ -1,6 +1,6 @@
 /* test_dirwalk.c - the directory walker: a directory larger than one getdents buffer listed
- * whole, "." and ".." left out, stopping early, a missing path, a file, d_type values, and a
- * kept-open directory fd walked twice. */
+ * whole, "." and ".." left out, stopping early, a missing path, a file, d_type values, a
+ * kept-open directory fd walked twice, and the walk of numbered entries only (rt_dir_walk_ids). */
 #include "unit.h"
 
 #include <dirent.h>
@@ -165,12 +165,59 @@ static void kept_open_fd_walked_again(void **state)
     close(fd);
 }
 
+typedef struct {
+    int64_t count, small_sum, max, stop_after;
+} id_state;
+
+static int note_id(void *user, int64_t id)
+{
+    id_state *w = user;
+    w->count++;
+    if (id < 1000)
+        w->small_sum += id;
+    if (id > w->max)
+        w->max = id;
+    return w->stop_after && w->count >= w->stop_after;
+}
+
+static void numbered_entries_only(void **state)
+{
+    (void)state;
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/rt-dirwalk-ids-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+    assert_true(dfd >= 0);
+    /* ids, and names that only look like them: a sign, a suffix, a space, a letter, too large */
+    const char *names[] = {"1", "42", "007", "9223372036854775807", "-3", "12a", "1 ", "x1",
+                           "9223372036854775808", "99999999999999999999"};
+    const size_t n = sizeof names / sizeof *names;
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(mkdirat(dfd, names[i], 0700), 0);
+    id_state all = {0};
+    assert_int_equal(rt_dir_walk_ids(AT_FDCWD, dir, note_id, &all), (long)n); /* entries read */
+    assert_int_equal(all.count, 4);
+    assert_int_equal(all.small_sum, 1 + 42 + 7);
+    assert_true(all.max == INT64_MAX);
+    id_state again = {0};
+    assert_int_equal(rt_dir_walk_ids_fd(dfd, note_id, &again), (long)n);
+    assert_int_equal(again.count, 4);
+    id_state first = {.stop_after = 1};
+    assert_true(rt_dir_walk_ids_fd(dfd, note_id, &first) > 0);
+    assert_int_equal(first.count, 1);
+    assert_int_equal(rt_dir_walk_ids(AT_FDCWD, "/nonexistent-rt-dirwalk", note_id, &all), -ENOENT);
+    for (size_t i = 0; i < n; i++)
+        unlinkat(dfd, names[i], AT_REMOVEDIR);
+    close(dfd);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(lists_every_entry), cmocka_unit_test(stops_when_told),
         cmocka_unit_test(relative_to_dirfd), cmocka_unit_test(errors),
-        cmocka_unit_test(kept_open_fd_walked_again),
+        cmocka_unit_test(kept_open_fd_walked_again), cmocka_unit_test(numbered_entries_only),
     };
     return cmocka_run_group_tests(tests, make_tree, remove_tree);
 }

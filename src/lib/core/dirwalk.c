@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core.h"
 #include "dirwalk.h"
 
 /* The kernel's record (linux_dirent64), declared here so no libc extension is needed. */
@@ -53,4 +54,33 @@ long rt_dir_walk(int dirfd, const char *path, rt_dir_fn cb, void *user)
     long n = rt_dir_walk_fd(fd, cb, user);
     close(fd);
     return n;
+}
+
+typedef struct id_walk {
+    rt_id_fn cb;
+    void *user;
+} id_walk;
+
+/* rt_dir_fn over any directory: hands on the entries named by a decimal number. */
+static int visit_id(void *user, const char *name, unsigned char d_type)
+{
+    (void)d_type;
+    const id_walk *w = user;
+    const char *q = name;
+    uint64_t id;
+    if (rt_parse_u64(&q, q + strlen(q), &id) && *q == '\0' && id <= INT64_MAX)
+        return w->cb(w->user, (int64_t)id);
+    return 0;
+}
+
+long rt_dir_walk_ids(int dirfd, const char *path, rt_id_fn cb, void *user)
+{
+    id_walk w = {cb, user};
+    return rt_dir_walk(dirfd, path, visit_id, &w);
+}
+
+long rt_dir_walk_ids_fd(int fd, rt_id_fn cb, void *user)
+{
+    id_walk w = {cb, user};
+    return rt_dir_walk_fd(fd, visit_id, &w);
 }

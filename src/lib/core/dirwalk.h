@@ -3,6 +3,8 @@
 #ifndef RT_DIRWALK_H
 #define RT_DIRWALK_H
 
+#include <stdint.h>
+
 /* Bytes of the stack buffer one getdents64 call fills; a larger directory takes more calls. */
 #define RT_DIR_WALK_BUF 4096
 
@@ -20,5 +22,14 @@ long rt_dir_walk(int dirfd, const char *path, rt_dir_fn cb, void *user);
 /* As rt_dir_walk over an open directory fd, which stays open and is walked from its start
  * (the fd's offset is rewound first), so a kept-open directory can be listed again. */
 long rt_dir_walk_fd(int fd, rt_dir_fn cb, void *user);
+
+/* Called once per entry whose name is a decimal number (a pid in /proc, a thread id in
+ * PID/task); returning non-zero stops the walk. */
+typedef int (*rt_id_fn)(void *user, int64_t id);
+
+/* As rt_dir_walk / rt_dir_walk_fd, handing cb only the entries named by a number, as that
+ * number. Returns the number of entries read (numbered or not), or -errno as rt_dir_walk. */
+long rt_dir_walk_ids(int dirfd, const char *path, rt_id_fn cb, void *user);
+long rt_dir_walk_ids_fd(int fd, rt_id_fn cb, void *user);
 
 #endif

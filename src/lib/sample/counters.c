@@ -69,14 +69,11 @@ rt_gpus *rt_counters_gpus(rt_counters *c)
     return c->gpus;
 }
 
-/* rt_dir_walk callback over the proc root: counts the entries that are process ids. */
-static int count_pid(void *user, const char *name, unsigned char d_type)
+/* rt_dir_walk_ids callback over the proc root: counts the process ids. */
+static int count_pid(void *user, int64_t pid)
 {
-    (void)d_type;
-    const char *q = name;
-    uint64_t v;
-    if (rt_parse_u64(&q, q + strlen(q), &v) && *q == '\0')
-        ++*(int64_t *)user;
+    (void)pid;
+    ++*(int64_t *)user;
     return 0;
 }
 
@@ -84,7 +81,7 @@ static int count_pid(void *user, const char *name, unsigned char d_type)
 static bool read_cpu(rt_counters *c, rt_system_counters *o)
 {
     int64_t n = 0;
-    if (rt_dir_walk(c->ctx.roots.proc_fd, ".", count_pid, &n) >= 0)
+    if (rt_dir_walk_ids(c->ctx.roots.proc_fd, ".", count_pid, &n) >= 0)
         o->pid_count = n;
     ssize_t len = rt_ctx_read_kept(&c->ctx, c->stat_fd, "stat", RT_READ_SINGLE, "stat");
     rt_stat st = {0};

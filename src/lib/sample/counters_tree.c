@@ -60,15 +60,11 @@ typedef struct task_walk {
     int64_t pid;
 } task_walk;
 
-/* rt_dir_walk callback over <pid>/task: the children of each thread. */
-static int visit_task(void *user, const char *name, unsigned char d_type)
+/* rt_dir_walk_ids callback over <pid>/task: the children of each thread. */
+static int visit_task(void *user, int64_t tid)
 {
-    (void)d_type;
     task_walk *w = user;
-    const char *q = name;
-    uint64_t tid;
-    if (rt_parse_u64(&q, q + strlen(q), &tid) && *q == '\0')
-        read_children(w->c, w->pid, (int64_t)tid);
+    read_children(w->c, w->pid, tid);
     return 0;
 }
 
@@ -82,7 +78,7 @@ static void list_children(rt_counters *c, int64_t pid, int64_t threads)
     char path[64];
     task_walk w = {c, pid};
     if (rt_pathf(path, sizeof path, "%lld/task", (long long)pid))
-        rt_dir_walk(c->ctx.roots.proc_fd, path, visit_task, &w);
+        rt_dir_walk_ids(c->ctx.roots.proc_fd, path, visit_task, &w);
 }
 
 /* rt_pid_in_tree over the walk's members. */

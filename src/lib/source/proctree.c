@@ -118,15 +118,11 @@ typedef struct thread_walk {
     void *user;
 } thread_walk;
 
-/* rt_dir_walk callback over <pid>/task: hands on the entries that are thread ids. */
-static int visit_task_entry(void *user, const char *name, unsigned char d_type)
+/* rt_dir_walk_ids callback over <pid>/task: hands on each thread id. */
+static int visit_task_entry(void *user, int64_t tid)
 {
-    (void)d_type;
     thread_walk *w = user;
-    const char *q = name;
-    uint64_t tid;
-    if (rt_parse_u64(&q, q + strlen(q), &tid) && *q == '\0')
-        w->cb(w->t, (int64_t)tid, w->user);
+    w->cb(w->t, tid, w->user);
     return 0;
 }
 
@@ -144,7 +140,7 @@ static bool list_threads(rt_proctree *t, const char *base, void (*cb)(rt_proctre
         return true;
     if (fd < 0)
         return false;
-    long n = rt_dir_walk_fd(fd, visit_task_entry, &w);
+    long n = rt_dir_walk_ids_fd(fd, visit_task_entry, &w);
     close(fd);
     return n >= 0 || n == -ENOENT || n == -ESRCH;
 }
