@@ -173,6 +173,7 @@ void rt_record_from_sample(const rt_sample *s, rt_record *out)
     cgroup_part(s, out);
     out->gpu = s->gpu_count ? s->gpu : NULL;
     out->gpu_n = s->gpu_count;
+    out->phases = s->phases;
 }
 
 /* ---- the null record; a caller's record at its size ------------------------------------------- */
@@ -201,7 +202,7 @@ static const size_t figures[] = {
 /* The table and the three other members are the whole struct (no padding on the platforms the
  * library builds for). */
 _Static_assert(RT_ARRAY_LEN(figures) * sizeof(double) + sizeof(const char *) + sizeof(const rt_gpu *const *) +
-                       sizeof(size_t) ==
+                       sizeof(size_t) + sizeof(const rt_phases *) ==
                    sizeof(rt_record),
                "rt_record gained a member: list it in figures[] (or handle it like gpu)");
 
@@ -214,6 +215,7 @@ void rt_record_null(rt_record *rec)
     rec->job_name = NULL;
     rec->gpu = NULL;
     rec->gpu_n = 0;
+    rec->phases = NULL;
 }
 
 /* Whether the member at off of n bytes lies wholly within size. */
@@ -239,5 +241,7 @@ const rt_record *rt_record_at_size(const rt_record *rec, size_t rec_size, rt_rec
         memcpy(&tmp->gpu, src + D(gpu), sizeof tmp->gpu);
         memcpy(&tmp->gpu_n, src + D(gpu_n), sizeof tmp->gpu_n);
     }
+    if (within(D(phases), sizeof tmp->phases, rec_size))
+        memcpy(&tmp->phases, src + D(phases), sizeof tmp->phases);
     return tmp;
 }

@@ -2,8 +2,8 @@
  * record once (from the sample's row as the embedded tracker's store keeps it, so that the
  * statistics see the same figures in the tool, in the embedded tracker and in a run read back),
  * hands sample and record to every sink still taking them, pushes the host's facts to them (the
- * sinks copy them; the pipeline keeps nothing of them), and
- * ends and frees them in order. */
+ * sinks copy them; the pipeline keeps nothing of them), carries the job's phase marks to them
+ * with the next sample (rt_sample.phases, rt_record.phases), and ends and frees them in order. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +11,7 @@
 #include "../core/core.h"
 #include "../analysis/record.h"
 #include "../core/job.h"
+#include "../phase/phase.h"
 #include "pipeline.h"
 
 struct rt_pipeline {
@@ -20,6 +21,7 @@ struct rt_pipeline {
     bool finished;
     rt_job job; /* for the records' job_name; strings in job_block */
     void *job_block;
+    rt_phase_state *phases; /* NULL until the first mark */
 };
 
 rt_error rt_pipeline_new(const rt_job *job, rt_pipeline **out)
@@ -104,7 +106,17 @@ static rt_error fan_out(rt_pipeline *p, const rt_sample *sample, const rt_record
     return first;
 }
 
-rt_error rt_pipeline_add_row(rt_pipeline *p, const rt_sample *sample, const double row[RT_NCOLS])
+/* The sample as the sinks see it: with the phases when the run has had a mark (copy holds it). */
+static const rt_sample *with_phases(const rt_sample *sample, const rt_phases *ph, rt_sample *copy)
+{
+    if (!sample || !ph)
+        return sample;
+    *copy = *sample;
+    copy->phases = ph;
+    return copy;
+}
+
+static rt_error add_row(rt_pipeline *p, const rt_sample *sample, const double row[RT_NCOLS], const rt_phases *ph)
 {
     rt_record rec;
     rt_row_to_record(row, &rec);
@@ -113,19 +125,33 @@ rt_error rt_pipeline_add_row(rt_pipeline *p, const rt_sample *sample, const doub
         rec.gpu = sample->gpu;
         rec.gpu_n = sample->gpu_count;
     }
-    return fan_out(p, sample, &rec);
+    rec.phases = ph;
+    rt_sample copy;
+    rt_error err = fan_out(p, with_phases(sample, ph, &copy), &rec);
+    rt_phase_state_carried(p->phases);
+    return err;
+}
+
+rt_error rt_pipeline_add_row(rt_pipeline *p, const rt_sample *sample, const double row[RT_NCOLS])
+{
+    return add_row(p, sample, row, rt_phase_state_view(p->phases));
 }
 
 rt_error rt_pipeline_add(rt_pipeline *p, const rt_sample *sample)
 {
     if (!p || !sample || p->finished)
         return RT_ERR_INVALID;
-    if (!p->records)
-        return fan_out(p, sample, NULL);
+    const rt_phases *ph = rt_phase_state_view(p->phases);
+    if (!p->records) {
+        rt_sample copy;
+        rt_error err = fan_out(p, with_phases(sample, ph, &copy), NULL);
+        rt_phase_state_carried(p->phases);
+        return err;
+    }
     double row[RT_NCOLS];
     rt_row_from_sample(sample, row);
     rt_store_keep(row);
-    return rt_pipeline_add_row(p, sample, row);
+    return add_row(p, sample, row, ph);
 }
 
 rt_error rt_pipeline_add_record(rt_pipeline *p, const rt_record *caller_rec, size_t rec_size)
@@ -145,6 +171,7 @@ rt_error rt_pipeline_add_record(rt_pipeline *p, const rt_record *caller_rec, siz
     kept.job_name = rec->job_name ? rec->job_name : p->job.job_name;
     kept.gpu = rec->gpu;
     kept.gpu_n = rec->gpu_n;
+    kept.phases = rec->phases;
     return fan_out(p, NULL, &kept);
 }
 
@@ -153,6 +180,7 @@ void rt_pipeline_finish(rt_pipeline *p, const rt_run_end *end)
     if (!p || p->finished)
         return;
     p->finished = true;
+    rt_phase_state_end(p->phases);
     rt_run_end e = RT_RUN_END_INIT;
     if (rt_struct_copy(&e, sizeof e, end) < 0) /* too small to read: the defaults */
         e = (rt_run_end)RT_RUN_END_INIT;
@@ -169,5 +197,35 @@ void rt_pipeline_free(rt_pipeline *p)
         rt_sink_free(p->sinks[i]);
     free(p->sinks);
     free(p->job_block);
+    rt_phase_state_free(p->phases);
     free(p);
+}
+
+rt_error rt_pipeline_mark(rt_pipeline *p, const rt_phase_mark *m)
+{
+    if (!p || !m || p->finished)
+        return RT_ERR_INVALID;
+    if (!p->phases && !(p->phases = rt_phase_state_new()))
+        return RT_ERR_NOMEM;
+    return rt_phase_state_mark(p->phases, m);
+}
+
+void rt_pipeline_mark_refused(rt_pipeline *p, int why, uint64_t n)
+{
+    if (!p || n == 0)
+        return;
+    if (!p->phases && !(p->phases = rt_phase_state_new()))
+        return;
+    rt_phase_state_refused(p->phases, why, n);
+}
+
+rt_error rt_pipeline_phase_counts(const rt_pipeline *p, rt_phase_counts *out, size_t out_size)
+{
+    if (!p || !out)
+        return RT_ERR_INVALID;
+    rt_phase_counts c = {0};
+    if (p->phases)
+        c = *rt_phase_state_counts(p->phases);
+    memcpy(out, &c, out_size < sizeof c ? out_size : sizeof c);
+    return RT_OK;
 }
