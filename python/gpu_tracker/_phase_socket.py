@@ -17,41 +17,44 @@ _ENV = "TRACKER_PHASE_SOCKET"
 _MAX_NAME = 255  # bytes of UTF-8, the protocol's limit
 _MAX_PENDING = 64 * 1024  # bytes kept for a full socket before marks are dropped
 
+_RETRY_NS = 1_000_000_000  # after a failed connect, marks are dropped for a second before the next try
+
 _lock = threading.Lock()
-_state: dict = {}  # "sock": the connected socket, or None once it proved unusable; "pending": bytes
+# "address": the socket's address (None: no socket), read from the environment on first use;
+# "sock": the connection, reused for every mark and made again when the tracker closed it (it
+# closes a connection idle for a minute); "pending": bytes a full socket did not take yet
+# (whole lines, but for the first when "partial"); "retry_at": when to try connecting again.
+_state: dict = {}
 
 
 def _reset() -> None:
-    """Forget the connection (after a fork, or for a test that changed the variable)."""
+    """Forget the address and close the connection: after a fork (the child must not share the
+    parent's stream: a line could interleave with the parent's, and the tracker takes the
+    sender's pid from the connection), or for a test that changed the variable."""
     global _lock
     sock = _state.get("sock")
     _state.clear()
     _lock = threading.Lock()
     if sock is not None:
         try:
-            sock.close()
+            sock.close()  # in a child, its copy only
         except OSError:
             pass
 
 
-def _child_after_fork() -> None:
-    # the child must not share the parent's stream: a line could interleave with the parent's
-    _state.clear()
-    globals()["_lock"] = threading.Lock()
+os.register_at_fork(after_in_child=_reset)
 
 
-os.register_at_fork(after_in_child=_child_after_fork)
-
-
-def _connect():
+def _address() -> str | None:
     address = os.environ.get(_ENV)
     if not address:
         return None
-    if address.startswith("@"):
-        address = "\0" + address[1:]
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
+    return "\0" + address[1:] if address.startswith("@") else address
+
+
+def _connect(address: str):
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC | socket.SOCK_NONBLOCK)
     try:
-        sock.setblocking(False)
         sock.connect(address)
     except OSError:
         sock.close()
@@ -71,34 +74,57 @@ def _name_bytes(name: str) -> bytes | None:
     return data or None
 
 
+def _drop_partial_line() -> None:
+    # what is left of a line begun on a closed connection would be garbage on a new one
+    if _state.get("partial"):
+        pending = _state.get("pending", b"")
+        _state["pending"] = pending[pending.find(b"\n") + 1:]
+        _state["partial"] = False
+
+
+def _send_locked(address: str, line: bytes) -> None:
+    for _attempt in range(2):
+        sock = _state.get("sock")
+        if sock is None:
+            if _monotonic_ns() < _state.get("retry_at", 0):
+                return
+            sock = _connect(address)
+            if sock is None:
+                _state["retry_at"] = _monotonic_ns() + _RETRY_NS
+                return
+            _state["sock"] = sock
+            _drop_partial_line()
+        out = _state.get("pending", b"") + line
+        try:
+            sent = sock.send(out, socket.MSG_DONTWAIT | socket.MSG_NOSIGNAL)
+        except BlockingIOError:
+            sent = 0
+        except OSError:  # the tracker closed the connection: once more on a new one
+            sock.close()
+            _state["sock"] = None
+            continue
+        rest = out[sent:]
+        if len(rest) > _MAX_PENDING:  # the tracker reads none: drop this mark, keep the others
+            rest = rest[: len(rest) - len(line)]
+        began = out[sent - 1:sent] != b"\n" if sent else _state.get("partial", False)
+        _state["pending"] = rest
+        _state["partial"] = bool(rest) and began  # the socket took part of rest's first line
+        return
+
+
 def send(verb: str, name: str) -> None:
     """Write "VERB NAME\\tt=NS\\n" to the phase socket, if there is one; never raises."""
     try:
-        if _state.get("sock", True) is None:
-            return  # no socket, or it failed before
+        if "address" not in _state:
+            _state["address"] = _address()
+        address = _state["address"]
+        if address is None:
+            return
         data = _name_bytes(name)
         if data is None:
             return
         line = verb.encode() + b" " + data + b"\tt=" + str(_monotonic_ns()).encode() + b"\n"
         with _lock:
-            if "sock" not in _state:
-                _state["sock"] = _connect()
-                _state["pending"] = b""
-            sock = _state["sock"]
-            if sock is None:
-                return
-            out = _state["pending"] + line
-            try:
-                sent = sock.send(out, socket.MSG_DONTWAIT | socket.MSG_NOSIGNAL)
-            except BlockingIOError:
-                sent = 0
-            except OSError:  # the tracker went away
-                _state["sock"] = None
-                sock.close()
-                return
-            rest = out[sent:]
-            if len(rest) > _MAX_PENDING:  # keep whole lines only: drop the newest
-                rest = rest[: len(rest) - len(line)]
-            _state["pending"] = rest
+            _send_locked(address, line)
     except Exception:  # noqa: BLE001  (a mark must never break the job)
         pass

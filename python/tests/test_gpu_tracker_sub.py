@@ -402,7 +402,9 @@ def test_pickles_written_by_gpu_tracker(statistic):
 # ---- the phase socket -------------------------------------------------------------------
 
 
-def read_lines(server, n):
+def read_lines(server, n, keep=None):
+    """The next n lines on a new connection, closed after them unless kept in the list `keep`."""
+    server.settimeout(30)
     conn, _ = server.accept()
     conn.settimeout(30)
     data = b""
@@ -410,7 +412,10 @@ def read_lines(server, n):
         chunk = conn.recv(4096)
         assert chunk, data
         data += chunk
-    conn.close()
+    if keep is None:
+        conn.close()
+    else:
+        keep.append(conn)
     return data.decode().splitlines()
 
 
@@ -453,3 +458,33 @@ def test_phase_socket_unreachable(tmp_path, monkeypatch, clock, pids):
         pass
     with open(tmp_path / "s.csv", newline="") as f:
         assert len(list(csv.DictReader(f))) == 2
+
+
+def test_phase_socket_reconnects_and_forks(tmp_path, monkeypatch):
+    """The tracker closes a connection idle for a minute: the next mark comes on a new one; a
+    forked child marks on a connection of its own (the tracker takes the pid from it)."""
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        server.bind(str(tmp_path / "p.sock"))
+        server.listen(4)
+        monkeypatch.setenv("TRACKER_PHASE_SOCKET", str(tmp_path / "p.sock"))
+        _phase_socket._reset()
+        _phase_socket.send("start", "one")
+        assert [line.split("\t")[0] for line in read_lines(server, 1)] == ["start one"]  # then closed
+        _phase_socket.send("stop", "one")
+        _phase_socket.send("start", "two")
+        kept = []
+        assert [line.split("\t")[0] for line in read_lines(server, 2, kept)] == ["stop one", "start two"]
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover (the child)
+            try:
+                _phase_socket.send("start", "child")
+            finally:
+                os._exit(0)
+        assert os.waitpid(pid, 0)[1] == 0
+        assert [line.split("\t")[0] for line in read_lines(server, 1)] == ["start child"]
+        _phase_socket.send("stop", "two")  # the parent's connection is still its own
+        assert kept[0].recv(4096).startswith(b"stop two\t")
+        kept[0].close()
+    finally:
+        server.close()
