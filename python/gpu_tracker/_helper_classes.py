@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import errno
 import os
 import pickle
 import sqlite3
@@ -60,6 +61,10 @@ def _summary_stats(data):
     stats = pd.DataFrame(figures, index=_SUMMARY_STATS, columns=data.columns, dtype="float64")
     stats.loc["std"] = data.std(ddof=0)
     return stats
+
+
+def _no_such_file(path: str) -> FileNotFoundError:
+    return FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
 
 
 def _sql_name(name: str) -> str:
@@ -150,7 +155,7 @@ class _DataProxy:
         """The file's frame `what` ('static', 'timepoints' or 'marks'), read on first use."""
         if what not in self._frames:
             if not os.path.isfile(self._file_name):
-                raise FileNotFoundError(f"No such file: {self._file_name}")
+                raise _no_such_file(self._file_name)
             self._frames[what] = self._read_frame(what)
         return self._frames[what]
 
@@ -232,7 +237,7 @@ class _DataProxy:
                 )
         for file in files:
             if not os.path.isfile(file):
-                raise FileNotFoundError(f"No such file: {file}")
+                raise _no_such_file(file)
         self._combine(files)
 
     def _combine(self, files: list[str]) -> None:

@@ -270,6 +270,12 @@ def test_invalid_sub_tracking_files(tmp_path):
     with pytest.raises(ValueError) as e:
         gput.SubTrackingAnalyzer(None, str(tmp_path / "bad.csv")).read_static_data()
     assert "no tracking file" in str(e.value)
+    for ext in ("csv", "sqlite"):
+        missing = str(tmp_path / f"missing.{ext}")
+        with pytest.raises(FileNotFoundError) as e:
+            gput.SubTrackingAnalyzer(missing, missing).load_code_block_names()
+        assert str(e.value) == f"[Errno 2] No such file or directory: '{missing}'"
+        assert not os.path.exists(missing)  # reading never makes a file
 
 
 @pytest.mark.parametrize("ext", ["csv", "sqlite"])
