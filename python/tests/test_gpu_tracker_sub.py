@@ -368,6 +368,16 @@ def test_comparison_errors(tmp_path):
     assert str(results).endswith("Code Block Resource Usage:\nCode Block Compute Time:\n")
 
 
+def test_pickles_of_numpy_2_load(tmp_path):
+    """Results pickled under numpy 2 name its numpy._core modules; under numpy 1 they are numpy.core."""
+    data = pickle.dumps(results_with(["X"], 3.0), protocol=0)
+    assert b"numpy.core" in data or b"numpy._core" in data
+    path = tmp_path / "np2.pkl"
+    path.write_bytes(data.replace(b"numpy.core", b"numpy._core"))
+    results = gput.TrackingComparison({"A": str(path), "B": str(path)}).compare("mean")
+    assert results.to_json()["code_block_compute_time"] == {"X": {"A": 3.0, "B": 3.0}}
+
+
 def test_pickles_name_the_classes_of_sub_tracker(tmp_path):
     data = pickle.dumps(results_with(["X"], 1.0))
     assert b"gpu_tracker.sub_tracker" in data and b"SubTrackingResults" in data and b"CodeBlockResults" in data
