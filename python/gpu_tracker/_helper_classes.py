@@ -135,10 +135,13 @@ class _DataProxy:
 
     def write_static_data(self, row: dict) -> None:
         """Write a tracking file's static data (its units and capacities), which starts the
-        file: FileExistsError if it exists, unless overwrite (which removes it)."""
+        file: FileExistsError if it exists, unless overwrite (which removes it). Its first
+        timepoint then starts the table, also when this process wrote an earlier file of
+        that name (gpu_tracker writes the timepoints from a new process each time)."""
         self._make_room()
         self._write_static(row)
         _DataProxy._files_w_static_data.add(self._file_name)
+        _DataProxy._files_w_data.discard(self._file_name)
 
     def _start_table(self, row: dict) -> None:
         raise NotImplementedError

@@ -247,6 +247,10 @@ def test_tracking_file_layouts(tmp_path):
     con.close()
     with pytest.raises(FileExistsError):
         _DataProxy.create(tracking).write_static_data(STATIC)
+    pytest.importorskip("pandas")
+    for ext in ("csv", "sqlite"):  # a second session on the same file, in the same process
+        tracking, _ = write_session(tmp_path, ext)
+        assert gput.SubTrackingAnalyzer(tracking, None).load_timepoints([(0.0, 100.0)]).shape == (10, 22)
 
 
 def test_invalid_sub_tracking_files(tmp_path):
