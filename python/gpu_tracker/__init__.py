@@ -1,7 +1,8 @@
 """gpu_tracker - the gpu_tracker package's API (docs/contracts.md §14) on resource-tracker's
 C library: `from gpu_tracker import Tracker` works as with gpu_tracker, and code written for it
 runs unchanged. The tracking runs on a thread of this process (the library's tracker), not in a
-separate tracking process; see python/README.md for where it differs."""
+separate tracking process; see python/README.md for where it differs. Sub-tracking
+(`SubTracker`, `sub_track`, `SubTrackingAnalyzer`, `TrackingComparison`) is sub_tracker.py."""
 
 from .tracker import (  # noqa: F401
     ComputeTime,
@@ -13,6 +14,15 @@ from .tracker import (  # noqa: F401
     ResourceUsage,
     RSSValues,
     Tracker,
+)
+from .sub_tracker import (  # noqa: F401
+    CodeBlockResults,
+    ComparisonResults,
+    SubTracker,
+    SubTrackingAnalyzer,
+    SubTrackingResults,
+    TrackingComparison,
+    sub_track,
 )
 
 from resource_tracker._version import __version__  # noqa: E402,F401  (the C library's package)
