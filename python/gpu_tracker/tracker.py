@@ -290,11 +290,15 @@ class _TrackingFile:
 
 
 class _RowWriter(threading.Thread):
-    """Writes every sample of the C tracker to the tracking file as a gpu_tracker timepoint row,
-    in batches as the samples come (waiting in the library, GIL released), and the last ones
-    once the tracker stopped: the Tracker sets stop_event before rt_tracker_stop and joins
-    after it. A file that cannot be written stops the rows, never the tracking (a warning
-    says why, unless logs are disabled). It holds no reference to the Tracker."""
+    """Writes every sample of the C tracker to the tracking file as a gpu_tracker timepoint row:
+    the samples taken since the last write, at most once a second (each write opens the file,
+    and SQLite's commit syncs it: a row at a time would cost several times the sample), waiting
+    in the library (GIL released); the last ones once the tracker stopped (the Tracker sets
+    stop_event before rt_tracker_stop and joins after it). A file that cannot be written stops
+    the rows, never the tracking (a warning says why, unless logs are disabled). It holds no
+    reference to the Tracker."""
+
+    EVERY = 1.0  # seconds between two writes at least
 
     def __init__(self, native, out: _TrackingFile, scale: dict, warn):
         super().__init__(name="gpu_tracker-tracking-file", daemon=True)
@@ -311,6 +315,7 @@ class _RowWriter(threading.Thread):
                 return
             if done:
                 return
+            self.stop_event.wait(self.EVERY)
 
     def write(self, handle, n) -> bool:
         first = max(self.next, lib.rt_tracker_first(handle))

@@ -126,6 +126,12 @@ def test_csv_layout_and_rows(tmp_path):
         t0 = time.time()
         with t:
             time.sleep(0.65)
+            for _ in range(100):  # rows are written while tracking, not only at stop
+                if path.read_bytes().count(b"\r\n") > 3:
+                    break
+                time.sleep(0.1)
+            else:
+                raise AssertionError("no row written while tracking")
         t1 = time.time()
     finally:
         release(kid)
