@@ -45,22 +45,23 @@ class BuildError(RuntimeError):
 # ---- metadata -------------------------------------------------------------------------------
 
 def _project_table():
-    """The [project] table of pyproject.toml (tomllib where there is one, else string keys)."""
+    """The [project] table of pyproject.toml (tomllib where there is one, else its string keys
+    and [project.scripts] as "scripts")."""
     path = os.path.join(PROJECT_DIR, "pyproject.toml")
     try:
         import tomllib
         with open(path, "rb") as f:
             return tomllib.load(f).get("project", {})
     except ImportError:
-        table, inside = {}, False
+        table, inside = {}, None
         with open(path, encoding="utf-8") as f:
             for line in f:
                 line = line.strip()
                 if line.startswith("["):
-                    inside = line == "[project]"
-                m = re.match(r'([A-Za-z0-9_-]+)\s*=\s*"([^"]*)"', line) if inside else None
+                    inside = {"[project]": table, "[project.scripts]": table.setdefault("scripts", {})}.get(line)
+                m = re.match(r'([A-Za-z0-9_-]+)\s*=\s*"([^"]*)"', line) if inside is not None else None
                 if m:
-                    table[m.group(1)] = m.group(2)
+                    inside[m.group(1)] = m.group(2)
         return table
 
 
@@ -104,6 +105,14 @@ def _metadata_text():
         with open(readme, encoding="utf-8") as f:
             body = f.read()
     return "\n".join(lines) + "\n\n" + body
+
+
+def _entry_points_text():
+    """entry_points.txt: [project.scripts] as console scripts (pip writes their commands)."""
+    scripts = _project_table().get("scripts") or {}
+    if not scripts:
+        return ""
+    return "[console_scripts]\n" + "".join(f"{name} = {target}\n" for name, target in scripts.items())
 
 
 def _platform_tag():
@@ -260,6 +269,8 @@ def _write_wheel(wheel_directory, files, extra=()):
             wheel.add(arcname, data)
         wheel.add(f"{dist_info}/METADATA", _metadata_text().encode("utf-8"))
         wheel.add(f"{dist_info}/WHEEL", _wheel_text(tag).encode("utf-8"))
+        if _entry_points_text():
+            wheel.add(f"{dist_info}/entry_points.txt", _entry_points_text().encode("utf-8"))
         wheel.add(f"{dist_info}/top_level.txt", "".join(f"{p}\n" for p in (PACKAGE,) + EXTRA_PACKAGES + NAMESPACE_PACKAGES).encode())
     finally:
         wheel.close(dist_info)
@@ -287,6 +298,9 @@ def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
         f.write(_metadata_text())
     with open(os.path.join(dist_info, "WHEEL"), "w", encoding="utf-8") as f:
         f.write(_wheel_text(f"py3-none-{_platform_tag()}"))
+    if _entry_points_text():
+        with open(os.path.join(dist_info, "entry_points.txt"), "w", encoding="utf-8") as f:
+            f.write(_entry_points_text())
     return os.path.basename(dist_info)
 
 

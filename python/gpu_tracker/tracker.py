@@ -6,16 +6,20 @@ percentages and as shares of the hardware expected to be used), which stop() tur
 gpu_tracker's data classes in the units asked for. While tracking, a thread rewrites
 resource_usage_file (JSON, not gpu_tracker's pickle) after the first sample and then every
 second (or sleep_time, when longer), so that an interrupted run leaves its figures behind; a
-completed run deletes it."""
+completed run deletes it. With tracking_file, every sample is also written as one of
+gpu_tracker 5's timepoint rows, to CSV or SQLite in its layout (the static data first, from the
+constructor), by a second thread that reads the samples out of the library's store."""
 
 from __future__ import annotations
 
+import csv
 import dataclasses as dclass
 import enum
 import json
 import logging
 import math
 import os
+import sqlite3
 import threading
 import uuid
 import weakref
@@ -23,6 +27,7 @@ from ctypes import POINTER, Structure, byref, c_char_p, c_double, c_size_t, c_vo
 
 from resource_tracker._native import (
     RT_ERR_NOT_FOUND,
+    column,
     SAMPLE_FN,
     NativeError,
     TrackerHandle,
@@ -186,9 +191,11 @@ def _pct(p: _Pct) -> ProcessingUnitPercentages:
                                      _num(p.mean_hardware_pct))
 
 
-def _machine_gpus(nvml_library: str | None) -> list[str]:
-    """The uuids of the machine's GPUs, from one sample of a short-lived machine-only tracker."""
+def _machine(nvml_library: str | None) -> tuple[list[str], dict[str, float]]:
+    """The uuids of the machine's GPUs and its static figures (memory_total_mib, cpu_count,
+    gpu_count, gpu_vram_total_mib), from one sample of a short-lived machine-only tracker."""
     found: list[str] = []
+    figures: dict[str, float] = {}
 
     def on_sample(_user, sample):
         s = cast(sample, POINTER(_Sample)).contents
@@ -207,9 +214,149 @@ def _machine_gpus(nvml_library: str | None) -> list[str]:
     try:
         lib.rt_tracker_wait(handle, 1, 5.0)
         lib.rt_tracker_stop(handle)
+        last = lib.rt_tracker_count(handle) - 1
+        for name in ("memory_total_mib", "cpu_count", "gpu_count", "gpu_vram_total_mib"):
+            v = c_double(math.nan)
+            lib.rt_tracker_column(handle, column(name), last, 1, byref(v))
+            figures[name] = v.value
     finally:
         lib.rt_tracker_free(handle)
-    return sorted(set(found))
+    return sorted(set(found)), figures
+
+
+# ---- the tracking file: gpu_tracker 5's static data and timepoint rows ------------------------
+
+# the static data's fields and the timepoint row's, in gpu_tracker's order
+_STATIC_FIELDS = ("ram_unit", "gpu_ram_unit", "time_unit", "ram_system_capacity", "gpu_ram_system_capacity",
+                  "system_core_count", "n_expected_cores", "system_gpu_count", "n_expected_gpus")
+_ROW_FIELDS = (
+    "main_ram", "descendants_ram", "combined_ram", "system_ram", "main_gpu_ram", "descendants_gpu_ram",
+    "combined_gpu_ram", "system_gpu_ram", "gpu_sum_utilization_percent", "gpu_hardware_utilization_percent",
+    "main_n_threads", "descendants_n_threads", "combined_n_threads", "cpu_system_sum_utilization_percent",
+    "cpu_system_hardware_utilization_percent", "cpu_main_sum_utilization_percent",
+    "cpu_main_hardware_utilization_percent", "cpu_descendants_sum_utilization_percent",
+    "cpu_descendants_hardware_utilization_percent", "cpu_combined_sum_utilization_percent",
+    "cpu_combined_hardware_utilization_percent", "timestamp",
+)
+# the store's columns a row is made of (rt_column_name's names)
+_ROW_COLUMNS = (
+    "timestamp", "cpu_cores", "memory_used_mib", "gpu_usage", "gpu_vram_mib", "process_children",
+    "main_total_rss_mib", "main_cores", "main_threads", "main_gpu_vram_mib",
+    "descendants_total_rss_mib", "descendants_cores", "descendants_threads", "descendants_gpu_vram_mib",
+    "combined_total_rss_mib", "combined_cores", "combined_threads", "combined_gpu_vram_mib",
+)
+_SQL_TYPES = {str: "VARCHAR", int: "INTEGER", float: "FLOAT"}  # the DDL gpu_tracker's SQLAlchemy writes
+
+
+class _TrackingFile:
+    """One tracking file in gpu_tracker 5's layout. CSV (excel dialect, lines end in \\r\\n):
+    the static data's header and values, then the timepoints' header and one line a timepoint,
+    each value as str() writes it. SQLite: the tables static_data (one row) and data, each
+    created with column types taken from its first row's Python types. Both are appended to
+    file-open by file-open, so that the file is whole between two writes."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.sqlite = path.endswith(".sqlite")
+        self.has_rows = False
+
+    def write_static(self, values: dict) -> None:
+        self._write("static_data", values.keys(), [list(values.values())], create=True)
+
+    def write_rows(self, rows: list[list]) -> None:
+        if not os.path.isfile(self.path):
+            raise FileNotFoundError(f"The file {self.path} was removed in the middle of writing data to it.")
+        self._write("data", _ROW_FIELDS, rows, create=not self.has_rows)
+        self.has_rows = True
+
+    def _write(self, table, names, rows, create):
+        if self.sqlite:
+            con = sqlite3.connect(self.path)
+            try:
+                if create:
+                    cols = ", \n\t".join(f"{n} {_SQL_TYPES[type(v)]}" for n, v in zip(names, rows[0]))
+                    con.execute(f"CREATE TABLE {table} (\n\t{cols}\n)")
+                marks = ",".join("?" * len(rows[0]))
+                con.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
+                con.commit()
+            finally:
+                con.close()
+            return
+        with open(self.path, "a", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            if create:
+                w.writerow(names)
+            w.writerows(rows)
+
+
+class _RowWriter(threading.Thread):
+    """Writes every sample of the C tracker to the tracking file as a gpu_tracker timepoint row:
+    the samples taken since the last write, at most once a second (each write opens the file,
+    and SQLite's commit syncs it: a row at a time would cost several times the sample), waiting
+    in the library (GIL released); the last ones once the tracker stopped (the Tracker sets
+    stop_event before rt_tracker_stop and joins after it). A file that cannot be written stops
+    the rows, never the tracking (a warning says why, unless logs are disabled). It holds no
+    reference to the Tracker."""
+
+    EVERY = 1.0  # seconds between two writes at least
+
+    def __init__(self, native, out: _TrackingFile, scale: dict, warn):
+        super().__init__(name="gpu_tracker-tracking-file", daemon=True)
+        self.native, self.out, self.scale, self.warn = native, out, scale, warn
+        self.stop_event = threading.Event()
+        self.next = 0
+
+    def run(self):
+        handle = self.native.tracker
+        while handle is not None:
+            done = self.stop_event.is_set() and not lib.rt_tracker_running(handle)
+            n = lib.rt_tracker_wait(handle, self.next + 1, 0.0 if done else 0.5)
+            if n > self.next and not self.write(handle, n):
+                return
+            if done:
+                return
+            self.stop_event.wait(self.EVERY)
+
+    def write(self, handle, n) -> bool:
+        first = max(self.next, lib.rt_tracker_first(handle))
+        count = n - first
+        cols = {}
+        for name in _ROW_COLUMNS:
+            buf = (c_double * count)()
+            got = lib.rt_tracker_column(handle, column(name), first, count, buf)
+            cols[name] = buf[:got]
+        count = min(len(v) for v in cols.values())
+        self.next = first + count
+        rows = [self.row({k: v[i] for k, v in cols.items()}) for i in range(count)]
+        try:
+            if rows:
+                self.out.write_rows(rows)
+        except Exception as e:  # a file that cannot be written never stops the tracking
+            self.warn(f"The tracking file {self.out.path} could not be written: {e}")
+            return False
+        return True
+
+    def row(self, c: dict) -> list:
+        """One sample as gpu_tracker's timepoint row: RAM in ram_unit, GPU RAM in gpu_ram_unit,
+        utilization as sums of percentages and as those sums over the units expected; thread
+        counts are ints, and so is a CPU sum over no process (gpu_tracker's sum of nothing)."""
+        k = self.scale
+        ram, gram = k["ram"], k["gpu_ram"]
+        no_desc = _count(c["process_children"]) == 0
+        row = [_num(c["main_total_rss_mib"]) * ram, _num(c["descendants_total_rss_mib"]) * ram,
+               _num(c["combined_total_rss_mib"]) * ram, _num(c["memory_used_mib"]) * ram,
+               _num(c["main_gpu_vram_mib"]) * gram, _num(c["descendants_gpu_vram_mib"]) * gram,
+               _num(c["combined_gpu_vram_mib"]) * gram, _num(c["gpu_vram_mib"]) * gram]
+        gpu = _num(c["gpu_usage"]) * 100.0
+        row += [gpu, gpu / k["gpus"] if k["gpus"] else 0.0]
+        row += [_count(c["main_threads"]), _count(c["descendants_threads"]), _count(c["combined_threads"])]
+        system = _num(c["cpu_cores"]) * 100.0
+        row += [system, system / k["system_cores"] if k["system_cores"] else 0.0]
+        for part in ("main", "descendants", "combined"):
+            total = 0 if part == "descendants" and no_desc else _num(c[f"{part}_cores"]) * 100.0
+            row += [total, total / k["cores"] if k["cores"] else 0.0]
+        row.append(_num(c["timestamp"]))
+        return row
 
 
 class _Native:
@@ -217,12 +364,13 @@ class _Native:
     weakref.finalize of the Tracker (from whatever thread drops it last, or the collector's):
     the backup thread is stopped and joined first, then the C tracker is freed."""
 
-    __slots__ = ("tracker", "keep", "backup")
+    __slots__ = ("tracker", "keep", "backup", "writer")
 
     def __init__(self):
         self.tracker = None
         self.keep = []
         self.backup = None
+        self.writer = None
 
     def stop_backup(self):
         b, self.backup = self.backup, None
@@ -231,8 +379,19 @@ class _Native:
             if b is not threading.current_thread():
                 b.join()
 
+    def stop_writer(self):
+        """Stops the C tracker (its last sample) and lets the row writer write the rest."""
+        w, self.writer = self.writer, None
+        if w is not None:
+            w.stop_event.set()
+        if self.tracker is not None:
+            lib.rt_tracker_stop(self.tracker)
+        if w is not None and w is not threading.current_thread():
+            w.join()
+
     def close(self):
         self.stop_backup()
+        self.stop_writer()
         t, self.tracker = self.tracker, None
         if t is not None:
             lib.rt_tracker_free(t)
@@ -321,10 +480,18 @@ class Tracker:
       - gpu_brand is checked ("nvidia", "amd" or None) but the library reads NVIDIA GPUs
         through NVML and AMD GPUs through the kernel's DRM files either way;
       - when tracking the calling process, the library's own sampling thread is one of main's
-        threads and its (small) CPU time is part of main's.
+        threads and its (small) CPU time is part of main's;
+      - tracking_file gets one row per sample of the library's grid (the first one sleep_time
+        after start, the last one at stop) rather than one per gpu_tracker loop; its
+        per-row GPU utilization is the sum over all the machine's GPUs even when gpu_uuids
+        chooses some (the store keeps the machine's sum), while resource_usage counts the
+        chosen ones only.
 
     Raises:
-        ValueError: invalid units, sleep_time, n_expected_cores, gpu_uuids or gpu_brand.
+        ValueError: invalid sleep_time (below 0.1 seconds, as gpu_tracker, or above a day), units,
+            tracking_file name (neither .csv nor .sqlite), gpu_brand, gpu_uuids or n_expected_cores.
+        FileExistsError: tracking_file exists and overwrite is False (the static data is written
+            by the constructor, as gpu_tracker does).
     """
 
     class State(enum.Enum):
@@ -348,16 +515,40 @@ class Tracker:
         n_join_attempts: int = 5,
         join_timeout: float = 10.0,
         gpu_brand: str | None = None,
+        tracking_file: str | None = None,
+        overwrite: bool = False,
     ):
+        # gpu_tracker's checks, in its order: sleep_time, the units, the tracking file's name,
+        # the GPU brand, the GPU uuids; then ours (n_expected_cores); then the static data
+        if not isinstance(sleep_time, (int, float)) or sleep_time < 0.1:
+            raise ValueError(f"Sleep time of {sleep_time} is invalid. Must be at least 0.1 seconds.")
+        if sleep_time > 86400:
+            raise ValueError(f"Sleep time of {sleep_time} is invalid. Must be at most 86400 seconds (a day).")
         _check_unit(ram_unit, _RAM_UNITS, "RAM")
         _check_unit(gpu_ram_unit, _RAM_UNITS, "GPU RAM")
         _check_unit(time_unit, _TIME_UNITS, "time")
-        if not (isinstance(sleep_time, (int, float)) and 0.01 <= sleep_time <= 86400):
-            raise ValueError(f"Sleep time of {sleep_time} is invalid. Must be at least 0.01 seconds (and at most a day).")
-        if n_expected_cores is not None and not (isinstance(n_expected_cores, (int, float)) and n_expected_cores > 0):
-            raise ValueError(f"n_expected_cores of {n_expected_cores} is invalid. Must be a number above 0.")
+        if tracking_file is not None and not os.fspath(tracking_file).endswith((".csv", ".sqlite")):
+            raise ValueError(
+                f'Invalid file name: "{tracking_file}". Valid file extensions are ".csv" and ".sqlite".')
         if gpu_brand is not None and gpu_brand not in ("nvidia", "amd"):
             raise ValueError(f'"{gpu_brand}" is not a valid GPU brand. Supported values are "nvidia" and "amd".')
+        self._nvml_library = os.environ.get("TRACKER_NVML_LIBRARY") or None
+        machine = None
+        self.gpu_uuids = None
+        if gpu_uuids is not None:
+            gpu_uuids = set(gpu_uuids)
+            if not gpu_uuids:
+                raise ValueError(
+                    "gpu_uuids is not None but the set is empty. Please provide a set of at least one GPU UUID."
+                )
+            machine = _machine(self._nvml_library)
+            available = machine[0]
+            for u in sorted(gpu_uuids):
+                if u not in available:
+                    raise ValueError(f"GPU UUID of {u} is not valid. Available UUIDs are: {', '.join(available)}")
+            self.gpu_uuids = gpu_uuids
+        if n_expected_cores is not None and not (isinstance(n_expected_cores, (int, float)) and n_expected_cores > 0):
+            raise ValueError(f"n_expected_cores of {n_expected_cores} is invalid. Must be a number above 0.")
         self.sleep_time = float(sleep_time)
         self.ram_unit, self.gpu_ram_unit, self.time_unit = ram_unit, gpu_ram_unit, time_unit
         self.n_expected_cores = n_expected_cores
@@ -366,22 +557,15 @@ class Tracker:
         self.n_join_attempts = n_join_attempts
         self.join_timeout = join_timeout
         self.gpu_brand = gpu_brand
-        self._nvml_library = os.environ.get("TRACKER_NVML_LIBRARY") or None
-        self.gpu_uuids = None
-        if gpu_uuids is not None:
-            gpu_uuids = set(gpu_uuids)
-            if not gpu_uuids:
-                raise ValueError(
-                    "gpu_uuids is not None but the set is empty. Please provide a set of at least one GPU UUID."
-                )
-            available = _machine_gpus(self._nvml_library)
-            for u in sorted(gpu_uuids):
-                if u not in available:
-                    raise ValueError(f"GPU UUID of {u} is not valid. Available UUIDs are: {', '.join(available)}")
-            self.gpu_uuids = gpu_uuids
         self.resource_usage_file = (
             resource_usage_file if resource_usage_file is not None else f".gpu-tracker_{uuid.uuid1()}.json"
         )
+        self.tracking_file = tracking_file
+        self.overwrite = overwrite
+        self._tracking_file = None
+        self._scale = None
+        if tracking_file is not None:
+            self._open_tracking_file(machine or _machine(self._nvml_library))
         self.resource_usage: ResourceUsage | None = None
         self.state = Tracker.State.NEW
         self._native = _Native()
@@ -409,7 +593,7 @@ class Tracker:
         t = self._native.tracker
         self._native.stop_backup()  # before the last figures: one summary at a time
         if t is not None:
-            lib.rt_tracker_stop(t)  # one last sample; the thread joins within it
+            self._native.stop_writer()  # one last sample (the thread joins within it), the last rows
             self.resource_usage = _resource_usage(t, *self._units())
         else:  # the process was gone before tracking began
             self.resource_usage = _empty_usage(*self._units())
@@ -458,6 +642,30 @@ class Tracker:
         self._native.backup = _Backup(self._native, self.resource_usage_file, self._units(),
                                       max(1.0, self.sleep_time))
         self._native.backup.start()
+        if self._tracking_file is not None:
+            self._native.writer = _RowWriter(self._native, self._tracking_file, self._scale, self._warn)
+            self._native.writer.start()
+
+    def _open_tracking_file(self, machine) -> None:
+        """Checks tracking_file against overwrite and writes its static data (gpu_tracker does
+        both in its constructor): an existing file is FileExistsError unless overwrite."""
+        uuids, fig = machine
+        path = os.fspath(self.tracking_file)
+        if os.path.isfile(path):
+            if not self.overwrite:
+                raise FileExistsError(f"File {path} already exists. Set overwrite to True to overwrite the existing file.")
+            os.remove(path)
+        ram = _RAM_UNITS[self.ram_unit] * _MIB
+        gram = _RAM_UNITS[self.gpu_ram_unit] * _MIB
+        cores = _count(fig["cpu_count"]) or (os.cpu_count() or 0)
+        expected = self.n_expected_cores if self.n_expected_cores is not None else cores
+        gpus = max(_count(fig["gpu_count"]), len(uuids))
+        expected_gpus = len(self.gpu_uuids) if self.gpu_uuids else gpus
+        self._scale = {"ram": ram, "gpu_ram": gram, "system_cores": cores, "cores": expected, "gpus": expected_gpus}
+        self._tracking_file = _TrackingFile(path)
+        self._tracking_file.write_static(dict(zip(_STATIC_FIELDS, (
+            self.ram_unit, self.gpu_ram_unit, self.time_unit, _num(fig["memory_total_mib"]) * ram,
+            _num(fig["gpu_vram_total_mib"]) * gram, cores, expected, gpus, expected_gpus))))
 
     # ---- the figures -----------------------------------------------------------------------
 

@@ -56,6 +56,8 @@ def test_arguments_and_their_errors(tmp_path):
         ({"gpu_brand": "intel"}, '"intel" is not a valid GPU brand. Supported values are "nvidia" and "amd".'),
         ({"gpu_uuids": set()}, "gpu_uuids is not None but the set is empty."),
         ({"sleep_time": 0.001}, "Sleep time of 0.001 is invalid."),
+        # gpu_tracker's floor, 0.1 s, since issue 27 (0.01 s before)
+        ({"sleep_time": 0.05}, "Sleep time of 0.05 is invalid. Must be at least 0.1 seconds."),
         ({"n_expected_cores": 0}, "n_expected_cores of 0 is invalid."),
     ):
         with pytest.raises(ValueError) as e:

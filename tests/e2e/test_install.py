@@ -157,6 +157,7 @@ def test_contents(deb, root):
     assert r.returncode == 0, r.stderr
     files = {line.split()[5].lstrip(".") for line in r.stdout.splitlines()}
     assert "/usr/bin/resource-tracker" in files
+    assert "/usr/bin/gpu-tracker" in files
     lib = libdir(root)
     version = tool_version(TRACKER)
     real = os.path.join(lib, f"libresource-tracker.so.{version}")
@@ -178,7 +179,7 @@ def test_contents(deb, root):
         src = sorted(os.path.basename(p) for p in glob.glob(os.path.join(REPO, "python", pkg, "*.py")))
         assert sorted(os.listdir(os.path.join(root, "usr/lib/python3/dist-packages", pkg))) == src
     # nothing else: no tests, test helpers, fake libraries, benchmarks, bytecode
-    allowed = ("/usr/bin/resource-tracker", "/usr/include/resource_tracker.h", "/usr/share/man/man1/",
+    allowed = ("/usr/bin/resource-tracker", "/usr/bin/gpu-tracker", "/usr/include/resource_tracker.h", "/usr/share/man/man1/",
                "/usr/lib/python3/dist-packages/", lib[len(root):] + "/")
     for f in files:
         if not f.endswith("/"):
@@ -237,6 +238,21 @@ def test_installed_python_package_tracks(root):
     assert int(rows) > 0
 
 
+def test_installed_gpu_tracker_command_runs(root, tmp_path):
+    """/usr/bin/gpu-tracker (gpu_tracker's command) runs the root's package: a command tracked,
+    its tracker printed as JSON"""
+    pytest.importorskip("docopt", reason="python3-docopt (scripts/install-deps --test)")
+    env = dict(os.environ, PYTHONPATH=os.path.join(root, "usr/lib/python3/dist-packages"),
+               LD_LIBRARY_PATH=libdir(root), PYTHONDONTWRITEBYTECODE="1", TRACKER_CLOUD_DISCOVERY="0")
+    env.pop("RESOURCE_TRACKER_LIBRARY", None)
+    r = sh([os.path.join(root, "usr/bin/gpu-tracker"), "-e", "sleep 0.3", "--st=0.1", "-f", "json"],
+           env=env, cwd=str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    first, rest = r.stdout.split("\n", 1)
+    assert first == "Resource tracking complete. Process completed with status code: 0", r.stdout
+    assert json.loads(rest)["compute_time"]["unit"] == "hours"
+
+
 def test_cmake_install_destdir(tmp_path):
     """`cmake --install` with a DESTDIR and the prefix /usr: the same places as the package"""
     r = sh(["cmake", "--install", BUILD_DIR, "--prefix", "/usr"], env=dict(os.environ, DESTDIR=str(tmp_path)))
@@ -250,6 +266,7 @@ def test_cmake_install_destdir(tmp_path):
         assert (usr / "share/man/man1" / page).is_file(), page
     for pkg in PYTHON_PACKAGES:
         assert (usr / "lib/python3/dist-packages" / pkg / "__init__.py").is_file(), pkg
+    assert os.access(usr / "bin/gpu-tracker", os.X_OK)
 
 
 def test_install_deps_sets():
@@ -262,6 +279,9 @@ def test_install_deps_sets():
     assert {"cmake", "libjansson-dev", "libsqlite3-dev", "libjs-dygraphs"} <= plain
     assert not plain & set(TEST_TOOLS), plain & set(TEST_TOOLS)
     assert plain < both and set(TEST_TOOLS) <= both
+    # gpu_tracker 5's suite and the gpu-tracker command (python/tests/test_peer_gpu_tracker.py)
+    assert {"python3-pandas", "python3-sqlalchemy", "python3-pytest-mock", "python3-deepdiff", "python3-docopt",
+            "python3-tqdm"} <= both - plain
 
 
 if __name__ == "__main__":

@@ -110,6 +110,20 @@ def _check_installed(vpy, tmp_path):
     assert r.returncode != 0 and "ModuleNotFoundError" in r.stderr
 
 
+def _check_gpu_tracker_command(vpy, tmp_path):
+    """pip wrote the console script gpu-tracker, which runs gpu_tracker.__main__ (docopt, not in
+    the venv, from the system's python3-docopt through PYTHONPATH, alone)."""
+    docopt = pytest.importorskip("docopt", reason="python3-docopt (scripts/install-deps --test)")
+    only = tmp_path / "docopt-only"
+    only.mkdir()
+    os.symlink(docopt.__file__, only / os.path.basename(docopt.__file__))
+    cmd = os.path.join(os.path.dirname(vpy), "gpu-tracker")
+    r = subprocess.run([cmd, "-v"], capture_output=True, text=True, timeout=60,
+                       env=_clean_env(PYTHONPATH=str(only)), cwd=str(tmp_path))
+    with open(os.path.join(PACKAGE_DIR, "resource_tracker", "_version.py")) as f:
+        assert r.returncode == 0 and r.stdout.strip() and r.stdout.strip() in f.read(), r.stdout + r.stderr
+
+
 def test_install_builds_library_with_cmake(tmp_path):
     """pip install --no-index ./python: the backend builds the library with cmake."""
     vpy = _venv(tmp_path / "venv")
@@ -139,7 +153,10 @@ def test_install_bundles_given_library_and_wheel_layout(tmp_path):
         rows = [l.split(",") for l in z.read(record).decode().splitlines()]
         assert {r[0] for r in rows} == set(names)
         assert all(r[1].startswith("sha256=") for r in rows if r[0] != record)
+        (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+        assert z.read(entry_points).decode() == "[console_scripts]\ngpu-tracker = gpu_tracker.__main__:main\n"
     _pip(vpy, "install", "--no-index", whl)
+    _check_gpu_tracker_command(vpy, tmp_path)
     _check_installed(vpy, tmp_path)
 
 
