@@ -53,12 +53,7 @@ import sys
 
 from . import Tracker, __version__
 
-try:
-    from .sub_tracker import SubTrackingAnalyzer, TrackingComparison
-except ModuleNotFoundError as e:  # pragma: no cover  (a tree without sub_tracker.py yet)
-    if e.name != f"{__package__}.sub_tracker":
-        raise
-    SubTrackingAnalyzer = TrackingComparison = None
+from .sub_tracker import SubTrackingAnalyzer, TrackingComparison
 
 _FORMATS = ("json", "text", "pickle")
 

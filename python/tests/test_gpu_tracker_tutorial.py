@@ -7,8 +7,8 @@ comparison), then the `gpu-tracker sub-track` shell cells 110-119 (combine, anal
 to a pickle, compare). Each cell runs as a notebook runs it: one namespace, the value of a cell
 ending in an expression printed. The notebook's example_module needs torch and CUDA; the
 stand-in here holds 64 MiB of touched memory for 0.7 s. In an empty temporary directory (the
-cells use relative paths, and overwrite=False refuses existing files). Needs gpu_tracker's
-sub-tracking (gpu_tracker.sub_tracker) and pandas; skips without them."""
+cells use relative paths, and overwrite=False refuses existing files). Needs pandas; skips
+without it."""
 import importlib.util
 import json
 import os
@@ -23,8 +23,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 DATA = os.path.join(HERE, "data", "gpu_tracker_tutorial")
 
-if not os.path.isfile(os.path.join(REPO, "python", "gpu_tracker", "sub_tracker.py")):
-    pytest.skip("this tree's gpu_tracker has no sub_tracker module yet", allow_module_level=True)
 for _name in ("pandas", "docopt"):
     if importlib.util.find_spec(_name) is None:
         pytest.skip(f"the tutorial needs {_name} (scripts/install-deps --test)", allow_module_level=True)

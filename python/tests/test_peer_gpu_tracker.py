@@ -7,8 +7,7 @@ test_sub_tracker's 19, test_tracker's 3), 101 exempt, of 210. The peer's tests u
 to the working directory (tests/data/...) and write files there, so they run in a child pytest
 from a temporary directory holding a `tests` symlink to the shared folder, on Debian's pandas,
 SQLAlchemy, pytest-mock, deepdiff, docopt and tqdm (scripts/install-deps --test), with no
-compatibility layer. Skips when the suite or those packages are not present, and while this
-tree has no gpu_tracker.sub_tracker (issue 27's sub-tracking part)."""
+compatibility layer. Skips when the suite or those packages are not present."""
 import importlib.util
 import os
 import subprocess
@@ -27,8 +26,6 @@ if not os.path.isdir(os.path.join(PEER, "tests")):
 for _name in ("pandas", "sqlalchemy", "pytest_mock", "deepdiff", "docopt", "tqdm"):
     if importlib.util.find_spec(_name) is None:
         pytest.skip(f"gpu_tracker's suite needs {_name} (scripts/install-deps --test)", allow_module_level=True)
-if not os.path.isfile(os.path.join(REPO, "python", "gpu_tracker", "sub_tracker.py")):
-    pytest.skip("this tree's gpu_tracker has no sub_tracker module yet", allow_module_level=True)
 
 PEER_TESTS = 210
 TARGET_PASSED = 109  # test_cli 87 + test_sub_tracker 19 + test_tracker 3
