@@ -93,6 +93,8 @@ class Summary(Structure):
         ("process_gpu_vram_peak_mib", c_double), ("process_cancelled_write_bytes", c_double),
         ("process_cgroup_exclusive", c_double), ("left_behind", c_double),
         ("memory_need", Need), ("vram_need", Need),
+        # 0.14: the phases (rt_phase_summary pointers) and the counts of marks
+        ("phases", c_void_p), ("phase_count", c_size_t), ("phase_counts", c_void_p),
     ]
 
 
