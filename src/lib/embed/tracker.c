@@ -78,6 +78,7 @@ static void atfork_child(void)
         t->thread_started = false;
         t->stop_asked = true;
         t->sampling = false;
+        atomic_store(&t->marks_open, 0); /* the child's marks are not this run's */
         t->waiters = 0; /* their threads are not in the child */
         t->clock = NULL;
     }
@@ -173,7 +174,9 @@ rt_error rt_tracker_new_stopped(uint64_t max_samples, const rt_job *job, rt_trac
 
 /* Sample k is due at mono_start + k x interval of t->clock. A late sample does not move the
  * grid; ticks missed while a sample ran late are skipped. The wait is a condition wait to an
- * absolute deadline (so that stop wakes it at once, however long the interval). */
+ * absolute deadline (so that stop wakes it at once, however long the interval). Once the run
+ * has had a phase mark, the wait also ends every phase_check_secs to take the queued marks
+ * (marks.c), and they are taken before each sample too, so no sample overtakes a mark. */
 static void *tracker_thread(void *arg)
 {
     rt_tracker *t = arg;
@@ -184,8 +187,16 @@ static void *tracker_thread(void *arg)
     for (;;) {
         double due = t->mono_start + (double)k * t->interval_secs;
         bool reached = rt_clock_now(t->clock) >= due;
-        while (!t->stop_asked && !reached)
-            reached = rt_clock_wait(t->clock, &t->cv, &t->mu, due);
+        while (!t->stop_asked && !reached) {
+            bool phases = rt_tracker_marks_used(t);
+            double until = phases ? fmin(due, rt_clock_now(t->clock) + t->phase_check_secs) : due;
+            reached = rt_clock_wait(t->clock, &t->cv, &t->mu, until);
+            if (reached && until < due) {
+                rt_tracker_marks_drain_locked(t);
+                reached = rt_clock_now(t->clock) >= due;
+            }
+        }
+        rt_tracker_marks_drain_locked(t);
         bool last = t->stop_asked;
         double now = rt_clock_now(t->clock);
         if (last && now - t->mono_last < LAST_SAMPLE_MIN_SECS)
@@ -242,7 +253,10 @@ rt_error rt_tracker_start_clock(const rt_tracker_options *opts, rt_clock *clock,
         return RT_ERR_INVALID;
     if (o.interval_secs == 0)
         o.interval_secs = 1.0;
+    if (o.phase_check_secs == 0)
+        o.phase_check_secs = 0.01;
     if (!(o.interval_secs >= 0.01 && o.interval_secs <= 86400) || o.max_samples == 1 || o.pid < -1 ||
+        !(o.phase_check_secs > 0 && o.phase_check_secs <= 86400) ||
         !(o.pss_max_age_secs >= 0) || !(o.expected_cores >= 0) || !isfinite(o.expected_cores) ||
         (o.gpu_uuid_count && !o.gpu_uuids))
         return RT_ERR_INVALID;
@@ -268,6 +282,9 @@ rt_error rt_tracker_start_clock(const rt_tracker_options *opts, rt_clock *clock,
     double mono0 = rt_clock_now(clock);
     if (err == RT_OK)
         err = rt_sampler_new(&so, &t->sampler);
+    /* a tracker of the caller's own process stamps the caller's exact CPU at each mark */
+    if (err == RT_OK)
+        err = rt_tracker_marks_open(t, so.pid == (int64_t)getpid(), !so.root_only);
     if (err != RT_OK) {
         rt_tracker_free(t);
         return err;
@@ -275,6 +292,7 @@ rt_error rt_tracker_start_clock(const rt_tracker_options *opts, rt_clock *clock,
     t->pid = so.pid;
     t->children = so.pid > 0 && !o.no_children;
     t->interval_secs = o.interval_secs;
+    t->phase_check_secs = o.phase_check_secs;
     t->start_time = rt_real_secs();
     t->log = o.log;
     t->log_user = o.log_user;
@@ -337,6 +355,7 @@ rt_error rt_tracker_stop(rt_tracker *t)
         pthread_mutex_unlock(&t->mu);
         return RT_OK;
     }
+    atomic_store(&t->marks_open, 0); /* marks from now on are refused; those queued are taken */
     t->thread_started = false; /* this caller joins (a waiter too: free waits for the join) */
     t->stop_asked = true;
     t->waiters++;
@@ -362,6 +381,7 @@ void rt_tracker_free(rt_tracker *t)
     pthread_mutex_unlock(&t->mu);
     live_remove(t);
     rt_sampler_free(t->sampler); /* in a forked child: its own copy */
+    rt_tracker_marks_close(t);
     rt_pipeline_free(t->pipe); /* before the statistics and the report its sinks add to */
     rt_store_free(t->store);
     rt_stats_free(t->stats);

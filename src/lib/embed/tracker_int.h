@@ -4,6 +4,7 @@
 #define RT_EMBED_TRACKER_INT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "../core/clock.h"
@@ -45,7 +46,29 @@ struct rt_tracker {
     bool sampling;       /* the thread is reading (outside the lock) */
     pthread_t self;      /* the tracker's thread, as it set it itself (valid while running) */
     unsigned waiters;    /* callers blocked in rt_tracker_wait / rt_tracker_stop: free waits them out */
+    /* phases (marks.c) */
+    struct rt_mark_ring *ring; /* the queue of rt_tracker_phase_start/stop (NULL: loaded) */
+    atomic_int marks_open;     /* the calls queue marks: running, in the process that started it */
+    int64_t owner_pid;         /* that process */
+    bool stamp_cpu;            /* the tree's root is that process: marks stamp its exact CPU */
+    bool stamp_children;       /* ... with the children it reaped (descendants tracked) */
+    int64_t stamp_base_ns;     /* the stamp at rt_tracker_start */
+    double phase_check_secs;   /* how often the thread takes marks once there was one */
 };
+
+/* ---- marks.c: the phase marks of an embedded tracker --------------------------------------- */
+
+/* Makes t's ring of marks and its stamp's base (rt_tracker_start, before the thread): RT_OK,
+ * RT_ERR_NOMEM. */
+rt_error rt_tracker_marks_open(rt_tracker *t, bool stamp_cpu, bool stamp_children);
+/* Whether the run has had a mark (the thread then checks every phase_check_secs). */
+bool rt_tracker_marks_used(const rt_tracker *t);
+/* On the tracker's thread with t->mu held: takes the marks queued now, reads the tree once for
+ * them (the lock released meanwhile, t->sampling set) and hands them to the pipeline, with
+ * the refusals counted since the last drain. */
+void rt_tracker_marks_drain_locked(rt_tracker *t);
+/* Frees the ring (rt_tracker_free). */
+void rt_tracker_marks_close(rt_tracker *t);
 
 /* A stopped tracker with an empty store, its statistics and report fed by its pipeline, the
  * records carrying job's job_name (job copied; may be NULL): for rt_tracker_start, which then
