@@ -107,7 +107,6 @@ static rt_error push(rt_tracker *t, int kind, const char *name)
         atomic_fetch_add_explicit(&r->malformed, 1, memory_order_relaxed);
         return RT_ERR_INVALID;
     }
-    int64_t cpu = t->stamp_cpu ? stamp_now(t->stamp_children) : -1;
     uint64_t pos = atomic_load_explicit(&r->head, memory_order_relaxed);
     mark_slot *slot;
     uint64_t lap;
@@ -126,10 +125,11 @@ static rt_error push(rt_tracker *t, int kind, const char *name)
             pos = atomic_load_explicit(&r->head, memory_order_relaxed); /* taken: try the next */
         }
     }
+    /* stamped once the slot is ours: a full ring costs no CPU reading */
+    slot->cpu_ns = t->stamp_cpu ? stamp_now(t->stamp_children) : -1;
     slot->kind = kind;
     slot->pid = t->owner_pid;
     slot->real = real;
-    slot->cpu_ns = cpu;
     memcpy(slot->name, name, n);
     slot->name[n] = '\0';
     atomic_store_explicit(&slot->turn, lap + 1, memory_order_release);
