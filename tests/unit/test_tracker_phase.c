@@ -6,6 +6,7 @@
  * the ring every phase_check_secs once a mark came, without a sample (on a test clock). */
 #include "unit.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <sys/resource.h>
@@ -286,6 +287,91 @@ static void drains_ring_full_and_bad_names(void **state)
     rt_clock_test_free(c);
 }
 
+/* The saved run (rt_tracker_save to a temporary file), read back whole (malloc'd). */
+static char *saved(rt_tracker *t, const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(rt_tracker_save(t, NULL, 0, fd), RT_OK);
+    close(fd);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *buf = calloc(1, (size_t)n + 1);
+    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    return buf;
+}
+
+static void snapshot_keeps_marks(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/rt-phase-snap-XXXXXX";
+    int tmp = mkstemp(path);
+    assert_true(tmp >= 0);
+    close(tmp);
+    rt_clock *c = rt_clock_test_new(1000.0);
+    rt_tracker_options o = opts_at(1.0);
+    rt_tracker *t = NULL;
+    assert_int_equal(rt_tracker_start_clock(&o, c, &t), RT_OK);
+    settle(c);
+    next_wake(c); /* sample 0, no mark */
+    char *none = saved(t, path);
+    assert_null(strstr(none, "\"phases\"")); /* a run without marks saves none */
+    free(none);
+    assert_int_equal(rt_tracker_phase_start(t, "load \"data\""), RT_OK);
+    assert_int_equal(rt_tracker_phase_start(t, ""), RT_ERR_INVALID);
+    next_wake(c); /* sample 1 carries the start */
+    assert_int_equal(rt_tracker_count(t), 2);
+    assert_int_equal(rt_tracker_phase_stop(t, "load \"data\""), RT_OK);
+    assert_int_equal(rt_tracker_phase_start(t, "train"), RT_OK);
+    next_wake(c); /* a drain (phase_check_secs: 0.01) takes them */
+    while (rt_tracker_count(t) < 3)
+        next_wake(c); /* sample 2 carries the stop and the start */
+    assert_int_equal(rt_tracker_stop(t), RT_OK);
+    rt_phase_counts live = counts_of(t);
+    assert_int_equal(live.accepted, 3);
+    assert_int_equal(live.malformed, 1);
+    char *text = saved(t, path);
+    assert_non_null(strstr(text, "\"phases\":{\"names\":[\"load \\\"data\\\"\",\"train\"]"));
+    free(text);
+
+    rt_tracker *back = NULL;
+    assert_int_equal(rt_tracker_load(path, NULL, NULL, &back), RT_OK);
+    rt_phase_counts got = counts_of(back);
+    assert_int_equal(got.accepted, live.accepted);
+    assert_int_equal(got.malformed, live.malformed);
+    assert_int_equal(back->marks.n, t->marks.n);
+    for (size_t i = 0; i < t->marks.n; i++) {
+        const rt_mark_entry *a = &t->marks.e[i], *b = &back->marks.e[i];
+        assert_int_equal(a->kind, b->kind);
+        assert_string_equal(t->marks.names[a->name], back->marks.names[b->name]);
+        assert_int_equal(a->before, b->before); /* before the same sample */
+        assert_true(a->timestamp == b->timestamp);
+        assert_int_equal(a->cpu_source, b->cpu_source);
+        assert_true(a->cpu == b->cpu || (isnan(a->cpu) && isnan(b->cpu)));
+        assert_int_equal(a->pid, b->pid);
+    }
+    assert_int_equal(t->marks.e[0].before, 1);
+    assert_int_equal(t->marks.e[1].before, 2);
+    assert_int_equal(t->marks.e[2].before, 2);
+    /* saved again, the loaded run gives the same file */
+    char *again = saved(back, path), *first = saved(t, path);
+    char *pa = strstr(again, "\"phases\""), *pb = strstr(first, "\"phases\"");
+    assert_non_null(pa);
+    assert_non_null(pb);
+    assert_int_equal(strcspn(pa, "}"), strcspn(pb, "}"));
+    assert_true(strncmp(pa, pb, strcspn(pb, "}")) == 0);
+    free(again);
+    free(first);
+    rt_tracker_free(back);
+    rt_tracker_free(t);
+    rt_clock_test_free(c);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -293,6 +379,7 @@ int main(void)
         cmocka_unit_test(marks_from_threads),
         cmocka_unit_test(forked_child_refused),
         cmocka_unit_test(drains_ring_full_and_bad_names),
+        cmocka_unit_test(snapshot_keeps_marks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

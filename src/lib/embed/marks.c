@@ -15,7 +15,11 @@
  * carries RT_PHASE_CPU_MARKER: stamp - the stamp at start + the tree's other processes' CPU
  * (the peek's walk total less the root's own and reaped time, in ticks) read at the drain. Both
  * ends of a phase marked by this process therefore share the source, and their difference is
- * the process's exact CPU within it plus the others' (to within phase_check_secs). */
+ * the process's exact CPU within it plus the others' (to within phase_check_secs).
+ *
+ * The marks taken are also kept (up to RT_MARK_LOG_MAX, names interned) with the index of the
+ * sample they came before, for the snapshot (snapshot.c saves them, snapshot_load.c marks them
+ * again before the same rows). */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdlib.h>
@@ -87,6 +91,39 @@ void rt_tracker_marks_close(rt_tracker *t)
 {
     free(t->ring);
     t->ring = NULL;
+    for (size_t i = 0; i < t->marks.nnames; i++)
+        free(t->marks.names[i]);
+    free(t->marks.names);
+    free(t->marks.e);
+    t->marks = (rt_mark_log){0};
+}
+
+/* The index of name in the log's names, added when new; -1 when there is no room. */
+static long intern(rt_mark_log *l, const char *name)
+{
+    for (size_t i = l->nnames; i-- > 0;)
+        if (strcmp(l->names[i], name) == 0)
+            return (long)i;
+    if (!l->names && !(l->names = calloc(RT_PHASE_MAX_NAMES, sizeof *l->names)))
+        return -1;
+    if (l->nnames >= RT_PHASE_MAX_NAMES || !(l->names[l->nnames] = strdup(name)))
+        return -1;
+    return (long)l->nnames++;
+}
+
+rt_error rt_tracker_mark_locked(rt_tracker *t, const rt_phase_mark *m)
+{
+    rt_error err = rt_pipeline_mark(t->pipe, m);
+    rt_mark_log *l = &t->marks;
+    if (err != RT_OK || l->n >= RT_MARK_LOG_MAX)
+        return err;
+    long name = intern(l, m->name);
+    if (name < 0 || rt_grow(&l->e, &l->cap, l->n + 1, sizeof *l->e) < 0)
+        return err; /* not kept for the snapshot: the statistics have it */
+    l->e[l->n++] = (rt_mark_entry){m->kind, m->cpu_source, (unsigned)name, m->pid, m->timestamp_secs,
+                                   m->cpu_secs_total, m->read_bytes_total, m->write_bytes_total, m->rss_mib,
+                                   m->memory_peak_mib, m->reading_lag_secs, rt_store_count(t->store)};
+    return err;
 }
 
 bool rt_tracker_marks_used(const rt_tracker *t)
@@ -200,7 +237,7 @@ void rt_tracker_marks_drain_locked(rt_tracker *t)
             m.cpu_secs_total = ok ? (double)(slot->cpu_ns - t->stamp_base_ns) / 1e9 + others : NAN;
             m.cpu_source = ok ? RT_PHASE_CPU_MARKER : RT_PHASE_CPU_NONE;
         }
-        rt_pipeline_mark(t->pipe, &m); /* a refusal is counted there */
+        rt_tracker_mark_locked(t, &m); /* a refusal is counted in the pipeline */
         atomic_store_explicit(&slot->turn, r->tail / RING_SLOTS * 2 + 2, memory_order_release);
     }
 }

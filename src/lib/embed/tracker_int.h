@@ -10,6 +10,24 @@
 #include "../core/clock.h"
 #include "../store/store.h"
 
+/* A mark the run took, as the snapshot saves it (marks.c keeps them, under the tracker's lock). */
+typedef struct rt_mark_entry {
+    int kind, cpu_source;
+    unsigned name;   /* index into the log's names */
+    int64_t pid;
+    double timestamp, cpu, read_bytes, write_bytes, rss_mib, memory_peak_mib, lag;
+    uint64_t before; /* the index of the sample it came before (the store's count then) */
+} rt_mark_entry;
+
+#define RT_MARK_LOG_MAX 262144u /* marks kept for the snapshot (the statistics take every one) */
+
+typedef struct rt_mark_log {
+    rt_mark_entry *e;
+    size_t n, cap;
+    char **names; /* RT_PHASE_MAX_NAMES slots, allocated at the first mark; never moved */
+    size_t nnames;
+} rt_mark_log;
+
 struct rt_tracker {
     pthread_mutex_t mu;  /* guards everything below that the thread changes */
     pthread_cond_t cv;   /* signalled after each sample and when the thread ends */
@@ -54,6 +72,7 @@ struct rt_tracker {
     bool stamp_children;       /* ... with the children it reaped (descendants tracked) */
     int64_t stamp_base_ns;     /* the stamp at rt_tracker_start */
     double phase_check_secs;   /* how often the thread takes marks once there was one */
+    rt_mark_log marks;         /* the marks taken (under mu), for the snapshot */
 };
 
 /* ---- marks.c: the phase marks of an embedded tracker --------------------------------------- */
@@ -67,7 +86,10 @@ bool rt_tracker_marks_used(const rt_tracker *t);
  * them (the lock released meanwhile, t->sampling set) and hands them to the pipeline, with
  * the refusals counted since the last drain. */
 void rt_tracker_marks_drain_locked(rt_tracker *t);
-/* Frees the ring (rt_tracker_free). */
+/* Under t->mu: hands m to the pipeline and, when it takes it, keeps it for the snapshot (before
+ * the next sample to come). Returns what rt_pipeline_mark returns. */
+rt_error rt_tracker_mark_locked(rt_tracker *t, const rt_phase_mark *m);
+/* Frees the ring and the marks kept (rt_tracker_free). */
 void rt_tracker_marks_close(rt_tracker *t);
 
 /* A stopped tracker with an empty store, its statistics and report fed by its pipeline, the
