@@ -6,6 +6,8 @@
  *    each call timed alone (CLOCK_MONOTONIC around it, ~25 ns of its own included): median,
  *    p99 and max over all calls, and the mean per call of whole batches; then without the CPU
  *    stamps (a tracker of the machine alone), and the ring-full path (every call refused);
+ *  - the tracker's side: one rt_sampler_peek (the reading a drain takes for its marks) of this
+ *    process alone and with 20 sleeping children, CPU per peek;
  *  - the protocol write (docs/contracts.md §18): a one-shot socket + connect + send + close of
  *    one line to a listening unix stream socket whose poller thread is asleep in poll(2) (marks
  *    spaced 1 ms apart), as a wrapped program's mark; and the same line on a kept connection.
@@ -20,7 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -226,6 +230,46 @@ static void protocol(size_t marks)
     free(lat);
 }
 
+static double cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* CPU per rt_sampler_peek of this process's tree with kids sleeping children. */
+static void peeks(int kids, int n)
+{
+    pid_t pids[64];
+    for (int i = 0; i < kids; i++) {
+        pids[i] = fork();
+        if (pids[i] == 0) {
+            pause();
+            _exit(0);
+        }
+    }
+    rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
+    o.pid = getpid();
+    o.nvml_library = "/nonexistent/libnvidia-ml.so.1";
+    rt_sampler *s = NULL;
+    const rt_sample *smp;
+    if (rt_sampler_new(&o, &s) == RT_OK && rt_sampler_sample(s, &smp) == RT_OK) {
+        rt_phase_mark m = RT_PHASE_MARK_INIT;
+        double c0 = cpu_ns();
+        for (int i = 0; i < n; i++)
+            rt_sampler_peek(s, &m);
+        double per = (cpu_ns() - c0) / n;
+        printf("tracker side: rt_sampler_peek, this process and %2d children: %7.2f µs CPU per peek (%d peeks; "
+               "source %d)\n",
+               kids, per / 1e3, n, m.cpu_source);
+    }
+    rt_sampler_free(s);
+    for (int i = 0; i < kids; i++) {
+        kill(pids[i], SIGKILL);
+        waitpid(pids[i], NULL, 0);
+    }
+}
+
 int main(int argc, char **argv)
 {
     long calls = 200000;
@@ -263,6 +307,8 @@ int main(int argc, char **argv)
     free(lat);
     rt_tracker_free(t);
 
+    peeks(0, 2000);
+    peeks(20, 2000);
     protocol(calls >= 200000 ? 2000 : (size_t)calls / 100);
     return 0;
 }
