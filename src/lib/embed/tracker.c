@@ -161,6 +161,7 @@ rt_error rt_tracker_new_stopped(uint64_t max_samples, const rt_job *job, rt_trac
         free(t);
         return err;
     }
+    rt_buf_init(&t->phase_names, (size_t)1 << 20); /* 1024 names of 255 bytes at most */
     init_sync(t);
     pthread_mutex_lock(&live_mu);
     t->next_live = live_head;
@@ -382,6 +383,9 @@ void rt_tracker_free(rt_tracker *t)
     live_remove(t);
     rt_sampler_free(t->sampler); /* in a forked child: its own copy */
     rt_tracker_marks_close(t);
+    free(t->phase_copy);
+    free(t->phase_ptrs);
+    rt_buf_free(&t->phase_names);
     rt_pipeline_free(t->pipe); /* before the statistics and the report its sinks add to */
     rt_store_free(t->store);
     rt_stats_free(t->stats);
@@ -480,6 +484,41 @@ rt_error rt_tracker_record(rt_tracker *t, uint64_t index, rt_record *out, size_t
     return RT_OK;
 }
 
+void rt_tracker_copy_phases(rt_tracker *t, rt_summary *s)
+{
+    if (s->phase_counts) {
+        t->phase_counts_copy = *s->phase_counts;
+        s->phase_counts = &t->phase_counts_copy;
+    }
+    size_t n = s->phase_count;
+    if (!n || !s->phases)
+        return;
+    size_t cap = t->phase_cap;
+    if ((n > cap && (rt_grow(&t->phase_copy, &cap, n, sizeof *t->phase_copy) < 0 ||
+                     rt_grow(&t->phase_ptrs, &t->phase_cap, n, sizeof *t->phase_ptrs) < 0))) {
+        s->phases = NULL;
+        s->phase_count = 0;
+        return;
+    }
+    t->phase_names.len = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = s->phases[i]->name ? s->phases[i]->name : "";
+        if (rt_buf_append(&t->phase_names, name, strlen(name) + 1) < 0) {
+            s->phases = NULL;
+            s->phase_count = 0;
+            return;
+        }
+    }
+    const char *names = t->phase_names.data;
+    for (size_t i = 0; i < n; i++) {
+        t->phase_copy[i] = *s->phases[i];
+        t->phase_copy[i].name = s->phases[i]->name ? names : NULL;
+        names += strlen(names) + 1;
+        t->phase_ptrs[i] = &t->phase_copy[i];
+    }
+    s->phases = (const rt_phase_summary *const *)t->phase_ptrs;
+}
+
 const rt_summary *rt_tracker_summary(rt_tracker *t)
 {
     if (!t)
@@ -488,6 +527,7 @@ const rt_summary *rt_tracker_summary(rt_tracker *t)
     t->summary_copy = *rt_stats_summary(t->stats);
     t->usage_copy = *t->summary_copy.usage; /* the stats' own changes with the next sample */
     t->summary_copy.usage = &t->usage_copy;
+    rt_tracker_copy_phases(t, &t->summary_copy);
     pthread_mutex_unlock(&t->mu);
     return &t->summary_copy;
 }
