@@ -1619,7 +1619,8 @@ typedef struct rt_tracker_options {
 RT_API rt_error rt_tracker_start(const rt_tracker_options *opts, rt_tracker **out);
 
 /* Stops the thread after one last sample covering the time since the previous one (when at
- * least 10 ms passed), so that the totals reach the moment of the call. Returns at once when
+ * least 10 ms passed, or phase marks wait for a sample), so that the totals reach the moment
+ * of the call. Returns at once when
  * already stopped (or a loaded or forked copy); a second caller while one stops waits until
  * the thread ended. RT_OK; RT_ERR_INVALID for NULL or when called on the tracker's own thread
  * (from a callback). */

@@ -287,6 +287,26 @@ static void drains_ring_full_and_bad_names(void **state)
     rt_clock_test_free(c);
 }
 
+/* A mark just before stop, within 10 ms of the last sample, still gets a last sample to ride. */
+static void stop_takes_a_last_sample_for_marks(void **state)
+{
+    (void)state;
+    rt_clock *c = rt_clock_test_new(1000.0);
+    rt_tracker_options o = opts_at(1.0);
+    rt_tracker *t = NULL;
+    assert_int_equal(rt_tracker_start_clock(&o, c, &t), RT_OK);
+    attach_keeper(t);
+    next_wake(c);
+    assert_int_equal(rt_tracker_count(t), 1);
+    assert_int_equal(rt_tracker_phase_start(t, "end"), RT_OK);
+    assert_int_equal(rt_tracker_stop(t), RT_OK); /* no time passed on the clock since */
+    assert_int_equal(rt_tracker_count(t), 2);
+    assert_int_equal(nseen, 1);
+    assert_string_equal(seen[0].name, "end");
+    rt_tracker_free(t);
+    rt_clock_test_free(c);
+}
+
 /* The saved run (rt_tracker_save to a temporary file), read back whole (malloc'd). */
 static char *saved(rt_tracker *t, const char *path)
 {
@@ -418,6 +438,7 @@ int main(void)
         cmocka_unit_test(drains_ring_full_and_bad_names),
         cmocka_unit_test(snapshot_keeps_marks),
         cmocka_unit_test(summary_copies_phases),
+        cmocka_unit_test(stop_takes_a_last_sample_for_marks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

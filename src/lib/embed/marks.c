@@ -242,6 +242,7 @@ void rt_tracker_marks_drain_locked(rt_tracker *t)
             m.cpu_source = ok ? RT_PHASE_CPU_MARKER : RT_PHASE_CPU_NONE;
         }
         rt_tracker_mark_locked(t, &m); /* a refusal is counted in the pipeline */
+        t->marks_pending = true;
         atomic_store_explicit(&slot->turn, r->tail / RING_SLOTS * 2 + 2, memory_order_release);
     }
 }

@@ -200,8 +200,8 @@ static void *tracker_thread(void *arg)
         rt_tracker_marks_drain_locked(t);
         bool last = t->stop_asked;
         double now = rt_clock_now(t->clock);
-        if (last && now - t->mono_last < LAST_SAMPLE_MIN_SECS)
-            break;
+        if (last && now - t->mono_last < LAST_SAMPLE_MIN_SECS && !t->marks_pending)
+            break; /* (marks waiting for a sample get their last one however short) */
         t->sampling = true;
         pthread_mutex_unlock(&t->mu);
         const rt_sample *s = NULL;
@@ -211,6 +211,7 @@ static void *tracker_thread(void *arg)
         t->sampling = false;
         t->mono_last = now;
         bool kept = add_row_locked(t, row, s) == 0;
+        t->marks_pending = false;
         uint64_t count = rt_store_count(t->store);
         if (last)
             t->stop_time = row[RT_COL_TIMESTAMP];

@@ -73,6 +73,7 @@ struct rt_tracker {
     bool stamp_children;       /* ... with the children it reaped (descendants tracked) */
     int64_t stamp_base_ns;     /* the stamp at rt_tracker_start */
     double phase_check_secs;   /* how often the thread takes marks once there was one */
+    bool marks_pending;        /* marks went to the pipeline since the last sample */
     rt_mark_log marks;         /* the marks taken (under mu), for the snapshot */
     /* rt_tracker_summary's copy of the phases (the statistics' own change with each sample) */
     rt_phase_summary *phase_copy;
