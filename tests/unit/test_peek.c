@@ -189,7 +189,8 @@ static void peek_counts_a_reaped_child(void **state)
     const rt_sample *smp;
     assert_int_equal(rt_sampler_sample(s, &smp), RT_OK);
     rt_phase_mark before = peek(s);
-    assert_true(before.cpu_source == RT_PHASE_CPU_TICKS || before.cpu_source == RT_PHASE_CPU_GROUP);
+    /* the live /proc: the processes' own CPU clocks, unless the group holds only this process */
+    assert_true(before.cpu_source == RT_PHASE_CPU_SCHEDSTAT || before.cpu_source == RT_PHASE_CPU_GROUP);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
@@ -203,9 +204,49 @@ static void peek_counts_a_reaped_child(void **state)
     /* 0.3 s in ticks (10 ms truncation each) */
     assert_true(after.cpu_secs_total - before.cpu_secs_total >= 0.25);
     assert_true(after.rss_mib > 0);
-    /* and the sample that follows agrees (it may have counted a little more since) */
+    /* and the sample that follows agrees, to the ticks' truncation (the clocks' basis is the
+     * samples' at the first peek) */
     assert_int_equal(rt_sampler_sample(s, &smp), RT_OK);
-    assert_true(smp->process->cpu_secs_total >= after.cpu_secs_total - 1e-9);
+    assert_true(fabs(smp->process->cpu_secs_total - after.cpu_secs_total) < 0.05);
+    rt_sampler_free(s);
+}
+
+static double process_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Live: the CPU this process burns between two peeks is the kernel's to well within a tick
+ * (stat ticks would be off by up to 20 ms: 40% of 50 ms). */
+static void peek_is_exact_for_a_live_process(void **state)
+{
+    (void)state;
+    rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
+    o.pid = getpid();
+    o.nvml_library = "/nonexistent/libnvidia-ml.so.1";
+    rt_sampler *s = NULL;
+    assert_int_equal(rt_sampler_new(&o, &s), RT_OK);
+    for (int round = 0; round < 3; round++) {
+        double c0 = process_cpu();
+        rt_phase_mark a = peek(s);
+        burn(0.05);
+        rt_phase_mark b = peek(s);
+        double c1 = process_cpu();
+        if (a.cpu_source == RT_PHASE_CPU_GROUP)
+            skip(); /* this process alone in its group: the group's counter is exact too */
+        assert_int_equal(a.cpu_source, RT_PHASE_CPU_SCHEDSTAT);
+        assert_int_equal(b.cpu_source, RT_PHASE_CPU_SCHEDSTAT);
+        double d = b.cpu_secs_total - a.cpu_secs_total;
+        if (!(d > 0.045 && d <= c1 - c0 + 1e-6))
+            fail_msg("round %d: peeks %.6f s apart, the kernel's %.6f s around them", round, d, c1 - c0);
+        const rt_sample *smp; /* a sample in between changes nothing of the peeks' counter */
+        assert_int_equal(rt_sampler_sample(s, &smp), RT_OK);
+        rt_phase_mark after = peek(s);
+        assert_true(after.cpu_secs_total >= b.cpu_secs_total);
+        assert_true(fabs(after.cpu_secs_total - smp->process->cpu_secs_total) < 0.1);
+    }
     rt_sampler_free(s);
 }
 
@@ -215,6 +256,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(peek_reads_on_the_samples_basis, setup, teardown),
         cmocka_unit_test_setup_teardown(peek_changes_nothing_the_next_sample_reports, setup, teardown),
         cmocka_unit_test(peek_counts_a_reaped_child),
+        cmocka_unit_test(peek_is_exact_for_a_live_process),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

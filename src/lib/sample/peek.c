@@ -12,15 +12,22 @@
  *    count it: the total reported when the group's exclusive stretch began plus the group's
  *    growth since. Equal to rt_process.cpu_secs_total at a sample unless the walk saw more
  *    than the group (what ran before entering it).
- *  - RT_PHASE_CPU_TICKS, otherwise: the total reported at the last sample plus the growth of
- *    the walk's sum since (each live process's utime + stime + what it reaped, from
- *    /proc/PID/stat in clock ticks, plus the departed account): the samples' own basis, so
- *    equal to the next sample's total when nothing was born or went in between; a process
- *    born since the last sample is not seen yet, one gone since is not counted (its time
- *    reappears in its reaper's or at the next sample), so a reading is a lower bound.
- *  - (RT_PHASE_CPU_MARKER is the embedded tracker's, tracker.c.)
- * The sampler has no schedstat source: per-thread run times miss the threads that ended, so
- * they are no cumulative counter; exact CPU comes from the group or the marker. */
+ *  - RT_PHASE_CPU_SCHEDSTAT, otherwise with the live /proc: the light walk with each process's
+ *    own time read from the kernel's per-process CPU clock (clock_getcpuclockid: the run time
+ *    schedstat shows per thread, summed over every thread of the process, ended ones too, to
+ *    the nanosecond) plus what it reaped (stat ticks) and the departed account, less an offset
+ *    fixed at the run's first such reading (the ticks basis's total then), so that it reads
+ *    close to the samples' totals; exact for the time of live processes, so a phase of a
+ *    process that reaps nothing is exact whatever its length. A process born since the last
+ *    sample is not seen yet, one gone since is not counted (its time reappears in its
+ *    reaper's or at the next sample): a reading is a lower bound.
+ *  - RT_PHASE_CPU_TICKS, where a clock cannot be read (a fixture's proc root, another pid
+ *    namespace's, a process gone mid-reading): the total reported at the last sample plus the
+ *    growth of the walk's sum since (each live process's utime + stime + what it reaped, from
+ *    /proc/PID/stat in clock ticks, 10 ms truncation each, plus the departed account): the
+ *    samples' own basis, equal to the next sample's total when nothing was born or went.
+ *  - (RT_PHASE_CPU_MARKER is the embedded tracker's, embed/marks.c.)
+ * Two marks of different sources cannot be compared (the analysis then pro-rates). */
 #define _GNU_SOURCE
 #include <math.h>
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../core/dirwalk.h"
@@ -431,11 +432,24 @@ static ssize_t peek_read(rt_proctree *t, const proc *p, int kept, const char *re
     return n;
 }
 
+/* The own CPU (ns) of pid from the kernel's per-process CPU clock; false when it cannot be read. */
+static bool process_clock_ns(int64_t pid, uint64_t *ns)
+{
+    clockid_t id;
+    struct timespec ts;
+    if (clock_getcpuclockid((pid_t)pid, &id) != 0 || clock_gettime(id, &ts) != 0)
+        return false;
+    *ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    return true;
+}
+
 int rt_proctree_peek(rt_proctree *t, rt_tree_peek *out)
 {
     memset(out, 0, sizeof *out);
     out->io_ok = true;
-    out->root_ns = RT_NULL_U64;
+    out->root_ns = out->root_exact_ns = RT_NULL_U64;
+    out->exact_ok = strcmp(t->roots->proc, "/proc") == 0;
+    out->exact_ns = t->departed.utime_ns + t->departed.stime_ns;
     out->utime_ns = t->departed.utime_ns;
     out->stime_ns = t->departed.stime_ns;
     out->read_bytes = t->departed.read_bytes;
@@ -460,8 +474,17 @@ int rt_proctree_peek(rt_proctree *t, rt_tree_peek *out)
         out->utime_ns += ut_ns;
         out->stime_ns += st_ns;
         out->rss_kib += st.rss_pages * (uint64_t)t->page_kib;
-        if (p->pid == t->root)
+        uint64_t own = 0, reaped = t->root_only ? 0 : st.cutime + st.cstime;
+        uint64_t exact = (uint64_t)((double)reaped * t->ns_per_tick + 0.5);
+        if (out->exact_ok && process_clock_ns(p->pid, &own))
+            exact += own;
+        else
+            out->exact_ok = false;
+        out->exact_ns += exact;
+        if (p->pid == t->root) {
             out->root_ns = ut_ns + st_ns;
+            out->root_exact_ns = exact;
+        }
         rt_pidio io = p->io;
         bool io_read = false;
         if (!p->io_gone && !p->io_none && (p->io_fd >= 0 || !p->io_denied)) {

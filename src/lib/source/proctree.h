@@ -78,6 +78,12 @@ typedef struct rt_tree_peek {
                                        * what it reaped unless the root alone is tracked);
                                        * RT_NULL_U64 when the root was not read */
     int64_t read, missed;             /* processes read now, and not (gone since the scan) */
+    /* the same CPU with each process's own time from the kernel's per-process CPU clock (ns,
+     * every thread, ended ones too: clock_getcpuclockid) instead of its stat ticks; what it
+     * reaped (and the departed account) as above. Only with the live /proc (the clocks are of
+     * this pid namespace's processes): exact_ok false otherwise, or when one clock failed */
+    bool exact_ok;
+    uint64_t exact_ns, root_exact_ns; /* the tree's; the root's (RT_NULL_U64: not read) */
 } rt_tree_peek;
 
 /* Reads the tree's counters now into out without changing anything the next scan computes (no
