@@ -1598,6 +1598,11 @@ typedef struct rt_tracker_options {
     double expected_cores;        /* 0: all cores */
     const char *const *gpu_uuids; /* copied; the GPUs whose utilization counts */
     size_t gpu_uuid_count;        /* 0: all */
+    /* added in 0.14: phases (rt_tracker_phase_start/stop) */
+    double phase_check_secs; /* how often the thread takes the queued marks (with one reading of
+                              * the tree for them all) once the run has had a mark: 0 gives
+                              * 0.01 s; up to 86400. A run without marks keeps its wait: its first
+                              * mark is taken at the next sample at the latest */
 } rt_tracker_options;
 
 #define RT_TRACKER_OPTIONS_INIT {.struct_size = sizeof(rt_tracker_options), .pss_max_age_secs = 30.0}
@@ -1614,7 +1619,8 @@ typedef struct rt_tracker_options {
 RT_API rt_error rt_tracker_start(const rt_tracker_options *opts, rt_tracker **out);
 
 /* Stops the thread after one last sample covering the time since the previous one (when at
- * least 10 ms passed), so that the totals reach the moment of the call. Returns at once when
+ * least 10 ms passed, or phase marks wait for a sample), so that the totals reach the moment
+ * of the call. Returns at once when
  * already stopped (or a loaded or forked copy); a second caller while one stops waits until
  * the thread ended. RT_OK; RT_ERR_INVALID for NULL or when called on the tracker's own thread
  * (from a callback). */
@@ -2230,6 +2236,13 @@ typedef struct rt_phase_summary {
  * name NULL, empty, over 255 bytes, bad UTF-8 or with a control character: counted as
  * malformed); RT_ERR_NOMEM (the queue is full: dropped and counted); RT_ERR_DISABLED (the
  * tracker is stopped, was loaded, or is a forked child's copy). */
+/* The CPU a mark carries (cpu_secs_total): when the tracker tracks the calling process (pid 0
+ * or its own pid), RT_PHASE_CPU_MARKER: the caller's own CPU time stamped at the call
+ * (CLOCK_PROCESS_CPUTIME_ID, plus RUSAGE_CHILDREN unless no_children: the children it reaped),
+ * less the same at rt_tracker_start, plus the CPU of the tree's other processes (the
+ * descendants, live and departed: stat ticks) read when the thread takes the mark, so a
+ * single-process job's phase CPU is exact to the nanosecond; otherwise the tree's reading when
+ * the thread takes it (rt_sampler_peek's sources). */
 RT_API rt_error rt_tracker_phase_start(rt_tracker *t, const char *name);
 RT_API rt_error rt_tracker_phase_stop(rt_tracker *t, const char *name);
 

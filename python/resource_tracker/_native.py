@@ -147,6 +147,8 @@ _PROTOTYPES = {
     "rt_tracker_load_buffer": (c_int, [c_char_p, c_size_t, LOG_FN, c_void_p, POINTER(TrackerHandle)]),
     "rt_tracker_saved_info": (c_char_p, [TrackerHandle]),
     "rt_tracker_free": (None, [TrackerHandle]),
+    "rt_tracker_phase_start": (c_int, [TrackerHandle, c_char_p]),  # 0.14, experimental
+    "rt_tracker_phase_stop": (c_int, [TrackerHandle, c_char_p]),  # 0.14, experimental
     "rt_last_error_message": (c_char_p, []),  # 0.10
     "rt_schema_field_count": (c_size_t, []),
     "rt_schema_field_struct": (c_char_p, [c_size_t]),
@@ -160,7 +162,7 @@ _PROTOTYPES = {
 
 # functions a library being built may lack: calling one raises, importing does not
 _OPTIONAL = {"rt_tracker_save", "rt_tracker_load", "rt_tracker_load_buffer", "rt_tracker_saved_info",
-             "rt_last_error_message"} | {
+             "rt_last_error_message", "rt_tracker_phase_start", "rt_tracker_phase_stop"} | {
     name for name in _PROTOTYPES if name.startswith("rt_schema_")  # 0.9
 }
 

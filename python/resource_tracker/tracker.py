@@ -38,6 +38,24 @@ class _Native:
             self.cloud = None
 
 
+class _Phase:
+    """What ResourceTracker.phase returns: marks the start on entry and the stop on exit."""
+
+    __slots__ = ("_tracker", "_name")
+
+    def __init__(self, tracker, name):
+        self._tracker = tracker
+        self._name = name
+
+    def __enter__(self):
+        self._tracker._mark(lib.rt_tracker_phase_start, self._name)
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        self._tracker._mark(lib.rt_tracker_phase_stop, self._name)
+        return False
+
+
 class ResourceTracker:
     """Tracks the resource usage of a process tree and of the machine in the background.
 
@@ -245,6 +263,43 @@ class ResourceTracker:
         else:
             self.stop(exit_code=0, run_status=_run_status("finished"))
         return False
+
+    def phase(self, name: str):
+        """A context manager that marks a phase of the job, `name`, while its block runs (the
+        library's rt_tracker_phase_start/stop, 0.14): phases nest, may overlap across threads,
+        and are matched by name (the block's exit closes the latest open phase of its name).
+        A mark costs about a microsecond and never blocks; its CPU reading is this process's
+        own, exact. The phases go with the samples to the run's summary, report and snapshot.
+        Best effort: a tracker that is not running, a forked child's copy, a library without
+        phases or a full queue leave the block unmarked, and the block runs anyway.
+
+        Raises:
+            ValueError: name is not 1 to 255 bytes of UTF-8 without control characters.
+
+        >>> t = ResourceTracker(interval=0.05)
+        >>> with t:
+        ...     with t.phase("load"):
+        ...         data = list(range(1000))
+        """
+        if not isinstance(name, str):
+            raise TypeError(f"phase name must be a str, not {type(name).__name__}")
+        return _Phase(self, name)
+
+    def _mark(self, fn, name: str) -> None:
+        """Marks name with fn (rt_tracker_phase_start or _stop) when the tracker can take it."""
+        data = name.encode("utf-8", "surrogatepass")
+        bad = not 1 <= len(data) <= 255 or any(b < 0x20 or b == 0x7F for b in data)
+        if not bad:
+            try:
+                data.decode("utf-8")  # no lone surrogates
+            except UnicodeDecodeError:
+                bad = True
+        if bad:
+            raise ValueError(f"not a phase name: {name!r} (1 to 255 bytes of UTF-8 without control characters)")
+        handle = self._native.tracker
+        if handle is None or not hasattr(fn, "argtypes"):
+            return  # not started, or a library without phases (older than 0.14)
+        fn(handle, data)  # refusals (stopped, forked, a full queue) are the library's to count
 
     def wait_for_samples(self, n: int = 1, timeout: float = 5):
         """Waits until at least n samples were collected.

@@ -6,7 +6,9 @@
  * interval, so that the Python tracker's load reads the file; with RT_SAVE_PY05 0.5's names
  * and units: memory_mib, MiB, GB) and "columns": every store
  * column at full precision (the shortest decimal that reads back as the same double; NaN as
- * null), which rt_tracker_load prefers. The JSON is built by hand into a buffer flushed to fd
+ * null), which rt_tracker_load prefers; and, when the run had phase marks, "phases": the
+ * marks taken (each with the index among the saved rows of the sample it came before) and the
+ * refusals that happened before the pipeline. The JSON is built by hand into a buffer flushed to fd
  * (or to gzip) every 256 KiB. Also rt_tracker_saved_info. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,6 +24,7 @@
 #include "../core/lasterr.h"
 #include "../core/ob.h"
 #include "../core/out.h"
+#include "../pipeline/pipeline.h"
 #include "snapshot.h"
 #include "tracker_int.h"
 
@@ -394,6 +397,74 @@ static void w_metadata(wr *w, const rt_snap_meta *m, json_t *extra)
     w_lit(w, "}");
 }
 
+/* The run's phase marks (marks.c's log, copied under the lock), after a comma: {"names": [...],
+ * "marks": [[kind, name index, timestamp, pid, cpu_secs_total, cpu_source, read_bytes_total,
+ * write_bytes_total, rss_mib, memory_peak_mib, reading_lag_secs, before], ...], "refused":
+ * {...}}, before the index among the saved rows (first: the first saved row's index) of the
+ * sample the mark came before. Nothing when the run had no mark. */
+static void w_phases(wr *w, rt_tracker *t, uint64_t first)
+{
+    pthread_mutex_lock(&t->mu);
+    size_t n = t->marks.n, nn = t->marks.nnames;
+    rt_mark_entry *e = n ? malloc(n * sizeof *e) : NULL;
+    if (e)
+        memcpy(e, t->marks.e, n * sizeof *e);
+    char *const *names = t->marks.names; /* the slots never move, the strings never change */
+    rt_phase_counts c = {0};
+    rt_pipeline_phase_counts(t->pipe, &c, sizeof c);
+    pthread_mutex_unlock(&t->mu);
+    if (!n && !c.too_long && !c.malformed && !c.flood && !c.dropped && !c.refused)
+        return;
+    if (n && !e) {
+        w->err = w->err == RT_OK ? RT_ERR_NOMEM : w->err;
+        return;
+    }
+    json_t *arr = json_array();
+    for (size_t i = 0; arr && i < nn; i++)
+        if (json_array_append_new(arr, json_string(names[i])) < 0) {
+            json_decref(arr);
+            arr = NULL;
+        }
+    if (!arr && w->err == RT_OK)
+        w->err = RT_ERR_NOMEM;
+    w_lit(w, ",\"phases\":{\"names\":");
+    w_json(w, arr);
+    json_decref(arr);
+    w_lit(w, ",\"marks\":[");
+    for (size_t i = 0; i < n; i++) {
+        const rt_mark_entry *m = &e[i];
+        char head[64];
+        snprintf(head, sizeof head, "%s[%d,%u,", i ? "," : "", m->kind, m->name);
+        w_lit(w, head);
+        w_short(w, m->timestamp);
+        w_lit(w, ",");
+        w_int(w, m->pid == RT_NULL_I64 ? NAN : (double)m->pid);
+        w_lit(w, ",");
+        w_short(w, m->cpu);
+        snprintf(head, sizeof head, ",%d,", m->cpu_source);
+        w_lit(w, head);
+        w_short(w, m->read_bytes);
+        w_lit(w, ",");
+        w_short(w, m->write_bytes);
+        w_lit(w, ",");
+        w_short(w, m->rss_mib);
+        w_lit(w, ",");
+        w_short(w, m->memory_peak_mib);
+        w_lit(w, ",");
+        w_short(w, m->lag);
+        snprintf(head, sizeof head, ",%llu]", (unsigned long long)(m->before > first ? m->before - first : 0));
+        w_lit(w, head);
+    }
+    char tail[256];
+    snprintf(tail, sizeof tail,
+             "],\"refused\":{\"too_long\":%llu,\"malformed\":%llu,\"flood\":%llu,\"dropped\":%llu,"
+             "\"refused\":%llu}}",
+             (unsigned long long)c.too_long, (unsigned long long)c.malformed, (unsigned long long)c.flood,
+             (unsigned long long)c.dropped, (unsigned long long)c.refused);
+    w_lit(w, tail);
+    free(e);
+}
+
 /* The run's metadata and its kept rows, the store pinned (pin true) or unpinned, under the lock. */
 static void pin_rows(rt_tracker *t, bool pin, rows_src *src, rt_snap_meta *m)
 {
@@ -453,7 +524,7 @@ static rt_error save(rt_tracker *t, const char *extra_json, int flags, rt_out ou
     if (w.err == RT_OK) {
         pin_rows(t, true, &src, &m);
         static const char *const reserved[] = {"metadata", "server_info", "cloud_info", "process_metrics",
-                                               "system_metrics", "columns", NULL};
+                                               "system_metrics", "columns", "phases", NULL};
         w_lit(&w, "{\"metadata\":");
         w_metadata(&w, &m, extra);
         w_lit(&w, ",\"server_info\":");
@@ -468,6 +539,7 @@ static rt_error save(rt_tracker *t, const char *extra_json, int flags, rt_out ou
                v05 ? RT_ARRAY_LEN(PROC_FIELDS_05) : RT_ARRAY_LEN(PROC_FIELDS));
         w_lit(&w, ",\"system_metrics\":");
         w_rows(&w, &src, src.n, v05 ? SYS_FIELDS_05 : SYS_FIELDS, v05 ? RT_ARRAY_LEN(SYS_FIELDS_05) : RT_ARRAY_LEN(SYS_FIELDS));
+        w_phases(&w, t, src.first);
         w_lit(&w, ",\"columns\":");
         w_columns(&w, &src);
         w_lit(&w, "}\n");

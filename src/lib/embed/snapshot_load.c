@@ -5,7 +5,9 @@
  * objects or objects of column lists, the Python tracker 0.4's names in kB and GiB or 0.5's
  * in MiB and GB: docs/contracts.md §12) converted to the store's units. Every row is replayed
  * through rt_tracker_add_row, so a loaded run has the statistics, recommendation and report of
- * a live one. Malformed input is logged with the path to the problem and gives RT_ERR_PARSE. */
+ * a live one; the marks of "phases" (what rt_tracker_save keeps of a run's phases) are handed to
+ * the pipeline again before the same rows, so the phases reach the statistics and the report as
+ * they did live. Malformed input is logged with the path to the problem and gives RT_ERR_PARSE. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +24,7 @@
 #include "../core/jsonscan.h"
 #include "../core/gzip.h"
 #include "../core/lasterr.h"
+#include "../pipeline/pipeline.h"
 #include "snapshot.h"
 #include "tracker_int.h"
 
@@ -475,6 +478,85 @@ static char *saved_info(json_t *root)
     return s;
 }
 
+/* The saved phases (see w_phases in snapshot.c): checks their shape; RT_OK (also without
+ * them: *marks NULL), or RT_ERR_PARSE (logged). */
+static rt_error phases_check(const ld *l, json_t *ph, json_t **names, json_t **marks, json_t **refused)
+{
+    *names = *marks = *refused = NULL;
+    if (!ph || json_is_null(ph))
+        return RT_OK;
+    *names = json_object_get(ph, "names");
+    *marks = json_object_get(ph, "marks");
+    *refused = json_object_get(ph, "refused");
+    if (!json_is_object(ph) || !json_is_array(*names) || !json_is_array(*marks))
+        return bad(l, "phases: not an object with \"names\" and \"marks\" lists");
+    for (size_t i = 0; i < json_array_size(*names); i++)
+        if (!json_is_string(json_array_get(*names, i)))
+            return bad(l, "phases.names[%zu]: not a string", i);
+    uint64_t before = 0;
+    for (size_t i = 0; i < json_array_size(*marks); i++) {
+        json_t *m = json_array_get(*marks, i);
+        json_t *kind = json_array_get(m, 0), *name = json_array_get(m, 1), *b = json_array_get(m, 11);
+        if (!json_is_array(m) || json_array_size(m) != 12 || !json_is_integer(kind) || !json_is_integer(name) ||
+            json_integer_value(name) < 0 || (size_t)json_integer_value(name) >= json_array_size(*names) ||
+            !json_is_integer(b) || json_integer_value(b) < 0 || (uint64_t)json_integer_value(b) < before)
+            return bad(l, "phases.marks[%zu]: not [kind, name, ..., before] in order", i);
+        before = (uint64_t)json_integer_value(b);
+        for (size_t k = 2; k < 11; k++)
+            if (!json_is_number(json_array_get(m, k)) && !json_is_null(json_array_get(m, k)))
+                return bad(l, "phases.marks[%zu][%zu]: not a number", i, k);
+    }
+    if (*refused && !json_is_object(*refused))
+        return bad(l, "phases.refused: not an object");
+    return RT_OK;
+}
+
+/* A number of a saved mark (null: NaN). */
+static double mark_num(json_t *m, size_t k)
+{
+    json_t *v = json_array_get(m, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* Hands the saved mark i to t's pipeline (and keeps it for a later save). */
+static void mark_again(rt_tracker *t, json_t *names, json_t *marks, size_t i)
+{
+    json_t *a = json_array_get(marks, i);
+    rt_phase_mark m = RT_PHASE_MARK_INIT;
+    m.kind = (int)json_integer_value(json_array_get(a, 0));
+    m.name = json_string_value(json_array_get(names, (size_t)json_integer_value(json_array_get(a, 1))));
+    m.timestamp_secs = mark_num(a, 2);
+    double pid = mark_num(a, 3);
+    m.pid = isfinite(pid) ? (int64_t)pid : RT_NULL_I64;
+    m.cpu_secs_total = mark_num(a, 4);
+    double src = mark_num(a, 5);
+    m.cpu_source = isfinite(src) ? (int)src : RT_PHASE_CPU_NONE;
+    m.read_bytes_total = mark_num(a, 6);
+    m.write_bytes_total = mark_num(a, 7);
+    m.rss_mib = mark_num(a, 8);
+    m.memory_peak_mib = mark_num(a, 9);
+    m.reading_lag_secs = mark_num(a, 10);
+    pthread_mutex_lock(&t->mu);
+    rt_tracker_mark_locked(t, &m); /* a refusal is counted again, as it was live */
+    pthread_mutex_unlock(&t->mu);
+}
+
+/* The refusals saved (those the pipeline cannot count again from the marks) to t's pipeline. */
+static void refused_again(rt_tracker *t, json_t *refused)
+{
+    static const struct {
+        const char *key;
+        int why;
+    } kinds[] = {{"too_long", RT_PHASE_REFUSED_TOO_LONG}, {"malformed", RT_PHASE_REFUSED_MALFORMED},
+                 {"flood", RT_PHASE_REFUSED_FLOOD},       {"dropped", RT_PHASE_REFUSED_DROPPED},
+                 {"refused", RT_PHASE_REFUSED_CONNECTION}};
+    for (size_t i = 0; refused && i < RT_ARRAY_LEN(kinds); i++) {
+        json_t *v = json_object_get(refused, kinds[i].key);
+        if (json_is_integer(v) && json_integer_value(v) > 0)
+            rt_pipeline_mark_refused(t->pipe, kinds[i].why, (uint64_t)json_integer_value(v));
+    }
+}
+
 static rt_error load_json(const ld *l, const char *buf, size_t len, rt_tracker **out)
 {
     char *head = NULL;
@@ -495,6 +577,9 @@ static rt_error load_json(const ld *l, const char *buf, size_t len, rt_tracker *
         rc = bad(l, "not a JSON object");
     if (rc == RT_OK)
         rc = read_meta(l, json_object_get(root, "metadata"), &m);
+    json_t *names = NULL, *marks = NULL, *refused = NULL;
+    if (rc == RT_OK)
+        rc = phases_check(l, json_object_get(root, "phases"), &names, &marks, &refused);
     if (rc == RT_OK)
         rc = cols ? rows_from_columns(l, cols, cols_end, &rows, &n) : rows_from_metrics(l, root, m.interval, &rows, &n);
     rt_tracker *t = NULL;
@@ -512,9 +597,16 @@ static rt_error load_json(const ld *l, const char *buf, size_t len, rt_tracker *
         t->interval_secs = m.interval;
         t->start_time = isfinite(m.start) ? m.start : n ? rows[RT_COL_TIMESTAMP] - m.interval : 0;
         t->stop_time = isfinite(m.stop) ? m.stop : n ? rows[(n - 1) * RT_NCOLS + RT_COL_TIMESTAMP] : t->start_time;
-        for (size_t i = 0; i < n && rc == RT_OK; i++)
+        size_t k = 0, nm = json_array_size(marks); /* 0 for NULL */
+        refused_again(t, refused);
+        for (size_t i = 0; i < n && rc == RT_OK; i++) {
+            for (; k < nm && (uint64_t)json_integer_value(json_array_get(json_array_get(marks, k), 11)) <= i; k++)
+                mark_again(t, names, marks, k);
             if (rt_tracker_add_row(t, rows + i * RT_NCOLS) < 0)
                 rc = RT_ERR_NOMEM;
+        }
+        for (; k < nm && rc == RT_OK; k++)
+            mark_again(t, names, marks, k); /* after the last sample */
     }
     if (rc != RT_OK) {
         rt_tracker_free(t);

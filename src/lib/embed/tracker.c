@@ -78,6 +78,7 @@ static void atfork_child(void)
         t->thread_started = false;
         t->stop_asked = true;
         t->sampling = false;
+        atomic_store(&t->marks_open, 0); /* the child's marks are not this run's */
         t->waiters = 0; /* their threads are not in the child */
         t->clock = NULL;
     }
@@ -160,6 +161,7 @@ rt_error rt_tracker_new_stopped(uint64_t max_samples, const rt_job *job, rt_trac
         free(t);
         return err;
     }
+    rt_buf_init(&t->phase_names, (size_t)1 << 20); /* 1024 names of 255 bytes at most */
     init_sync(t);
     pthread_mutex_lock(&live_mu);
     t->next_live = live_head;
@@ -173,7 +175,9 @@ rt_error rt_tracker_new_stopped(uint64_t max_samples, const rt_job *job, rt_trac
 
 /* Sample k is due at mono_start + k x interval of t->clock. A late sample does not move the
  * grid; ticks missed while a sample ran late are skipped. The wait is a condition wait to an
- * absolute deadline (so that stop wakes it at once, however long the interval). */
+ * absolute deadline (so that stop wakes it at once, however long the interval). Once the run
+ * has had a phase mark, the wait also ends every phase_check_secs to take the queued marks
+ * (marks.c), and they are taken before each sample too, so no sample overtakes a mark. */
 static void *tracker_thread(void *arg)
 {
     rt_tracker *t = arg;
@@ -184,12 +188,20 @@ static void *tracker_thread(void *arg)
     for (;;) {
         double due = t->mono_start + (double)k * t->interval_secs;
         bool reached = rt_clock_now(t->clock) >= due;
-        while (!t->stop_asked && !reached)
-            reached = rt_clock_wait(t->clock, &t->cv, &t->mu, due);
+        while (!t->stop_asked && !reached) {
+            bool phases = rt_tracker_marks_used(t);
+            double until = phases ? fmin(due, rt_clock_now(t->clock) + t->phase_check_secs) : due;
+            reached = rt_clock_wait(t->clock, &t->cv, &t->mu, until);
+            if (reached && until < due) {
+                rt_tracker_marks_drain_locked(t);
+                reached = rt_clock_now(t->clock) >= due;
+            }
+        }
+        rt_tracker_marks_drain_locked(t);
         bool last = t->stop_asked;
         double now = rt_clock_now(t->clock);
-        if (last && now - t->mono_last < LAST_SAMPLE_MIN_SECS)
-            break;
+        if (last && now - t->mono_last < LAST_SAMPLE_MIN_SECS && !t->marks_pending)
+            break; /* (marks waiting for a sample get their last one however short) */
         t->sampling = true;
         pthread_mutex_unlock(&t->mu);
         const rt_sample *s = NULL;
@@ -199,6 +211,7 @@ static void *tracker_thread(void *arg)
         t->sampling = false;
         t->mono_last = now;
         bool kept = add_row_locked(t, row, s) == 0;
+        t->marks_pending = false;
         uint64_t count = rt_store_count(t->store);
         if (last)
             t->stop_time = row[RT_COL_TIMESTAMP];
@@ -242,7 +255,10 @@ rt_error rt_tracker_start_clock(const rt_tracker_options *opts, rt_clock *clock,
         return RT_ERR_INVALID;
     if (o.interval_secs == 0)
         o.interval_secs = 1.0;
+    if (o.phase_check_secs == 0)
+        o.phase_check_secs = 0.01;
     if (!(o.interval_secs >= 0.01 && o.interval_secs <= 86400) || o.max_samples == 1 || o.pid < -1 ||
+        !(o.phase_check_secs > 0 && o.phase_check_secs <= 86400) ||
         !(o.pss_max_age_secs >= 0) || !(o.expected_cores >= 0) || !isfinite(o.expected_cores) ||
         (o.gpu_uuid_count && !o.gpu_uuids))
         return RT_ERR_INVALID;
@@ -268,6 +284,9 @@ rt_error rt_tracker_start_clock(const rt_tracker_options *opts, rt_clock *clock,
     double mono0 = rt_clock_now(clock);
     if (err == RT_OK)
         err = rt_sampler_new(&so, &t->sampler);
+    /* a tracker of the caller's own process stamps the caller's exact CPU at each mark */
+    if (err == RT_OK)
+        err = rt_tracker_marks_open(t, so.pid == (int64_t)getpid(), !so.root_only);
     if (err != RT_OK) {
         rt_tracker_free(t);
         return err;
@@ -275,6 +294,7 @@ rt_error rt_tracker_start_clock(const rt_tracker_options *opts, rt_clock *clock,
     t->pid = so.pid;
     t->children = so.pid > 0 && !o.no_children;
     t->interval_secs = o.interval_secs;
+    t->phase_check_secs = o.phase_check_secs;
     t->start_time = rt_real_secs();
     t->log = o.log;
     t->log_user = o.log_user;
@@ -337,6 +357,7 @@ rt_error rt_tracker_stop(rt_tracker *t)
         pthread_mutex_unlock(&t->mu);
         return RT_OK;
     }
+    atomic_store(&t->marks_open, 0); /* marks from now on are refused; those queued are taken */
     t->thread_started = false; /* this caller joins (a waiter too: free waits for the join) */
     t->stop_asked = true;
     t->waiters++;
@@ -362,6 +383,10 @@ void rt_tracker_free(rt_tracker *t)
     pthread_mutex_unlock(&t->mu);
     live_remove(t);
     rt_sampler_free(t->sampler); /* in a forked child: its own copy */
+    rt_tracker_marks_close(t);
+    free(t->phase_copy);
+    free(t->phase_ptrs);
+    rt_buf_free(&t->phase_names);
     rt_pipeline_free(t->pipe); /* before the statistics and the report its sinks add to */
     rt_store_free(t->store);
     rt_stats_free(t->stats);
@@ -460,6 +485,41 @@ rt_error rt_tracker_record(rt_tracker *t, uint64_t index, rt_record *out, size_t
     return RT_OK;
 }
 
+void rt_tracker_copy_phases(rt_tracker *t, rt_summary *s)
+{
+    if (s->phase_counts) {
+        t->phase_counts_copy = *s->phase_counts;
+        s->phase_counts = &t->phase_counts_copy;
+    }
+    size_t n = s->phase_count;
+    if (!n || !s->phases)
+        return;
+    size_t cap = t->phase_cap;
+    if ((n > cap && (rt_grow(&t->phase_copy, &cap, n, sizeof *t->phase_copy) < 0 ||
+                     rt_grow(&t->phase_ptrs, &t->phase_cap, n, sizeof *t->phase_ptrs) < 0))) {
+        s->phases = NULL;
+        s->phase_count = 0;
+        return;
+    }
+    t->phase_names.len = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = s->phases[i]->name ? s->phases[i]->name : "";
+        if (rt_buf_append(&t->phase_names, name, strlen(name) + 1) < 0) {
+            s->phases = NULL;
+            s->phase_count = 0;
+            return;
+        }
+    }
+    const char *names = t->phase_names.data;
+    for (size_t i = 0; i < n; i++) {
+        t->phase_copy[i] = *s->phases[i];
+        t->phase_copy[i].name = s->phases[i]->name ? names : NULL;
+        names += strlen(names) + 1;
+        t->phase_ptrs[i] = &t->phase_copy[i];
+    }
+    s->phases = (const rt_phase_summary *const *)t->phase_ptrs;
+}
+
 const rt_summary *rt_tracker_summary(rt_tracker *t)
 {
     if (!t)
@@ -468,6 +528,7 @@ const rt_summary *rt_tracker_summary(rt_tracker *t)
     t->summary_copy = *rt_stats_summary(t->stats);
     t->usage_copy = *t->summary_copy.usage; /* the stats' own changes with the next sample */
     t->summary_copy.usage = &t->usage_copy;
+    rt_tracker_copy_phases(t, &t->summary_copy);
     pthread_mutex_unlock(&t->mu);
     return &t->summary_copy;
 }

@@ -4,10 +4,30 @@
 #define RT_EMBED_TRACKER_INT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "../core/clock.h"
+#include "../core/core.h"
 #include "../store/store.h"
+
+/* A mark the run took, as the snapshot saves it (marks.c keeps them, under the tracker's lock). */
+typedef struct rt_mark_entry {
+    int kind, cpu_source;
+    unsigned name;   /* index into the log's names */
+    int64_t pid;
+    double timestamp, cpu, read_bytes, write_bytes, rss_mib, memory_peak_mib, lag;
+    uint64_t before; /* the index of the sample it came before (the store's count then) */
+} rt_mark_entry;
+
+#define RT_MARK_LOG_MAX 262144u /* marks kept for the snapshot (the statistics take every one) */
+
+typedef struct rt_mark_log {
+    rt_mark_entry *e;
+    size_t n, cap;
+    char **names; /* RT_PHASE_MAX_NAMES slots, allocated at the first mark; never moved */
+    size_t nnames;
+} rt_mark_log;
 
 struct rt_tracker {
     pthread_mutex_t mu;  /* guards everything below that the thread changes */
@@ -45,7 +65,40 @@ struct rt_tracker {
     bool sampling;       /* the thread is reading (outside the lock) */
     pthread_t self;      /* the tracker's thread, as it set it itself (valid while running) */
     unsigned waiters;    /* callers blocked in rt_tracker_wait / rt_tracker_stop: free waits them out */
+    /* phases (marks.c) */
+    struct rt_mark_ring *ring; /* the queue of rt_tracker_phase_start/stop (NULL: loaded) */
+    atomic_int marks_open;     /* the calls queue marks: running, in the process that started it */
+    int64_t owner_pid;         /* that process */
+    bool stamp_cpu;            /* the tree's root is that process: marks stamp its exact CPU */
+    bool stamp_children;       /* ... with the children it reaped (descendants tracked) */
+    int64_t stamp_base_ns;     /* the stamp at rt_tracker_start */
+    double phase_check_secs;   /* how often the thread takes marks once there was one */
+    bool marks_pending;        /* marks went to the pipeline since the last sample */
+    rt_mark_log marks;         /* the marks taken (under mu), for the snapshot */
+    /* rt_tracker_summary's copy of the phases (the statistics' own change with each sample) */
+    rt_phase_summary *phase_copy;
+    const rt_phase_summary **phase_ptrs;
+    size_t phase_cap;
+    rt_buf phase_names;
+    rt_phase_counts phase_counts_copy;
 };
+
+/* ---- marks.c: the phase marks of an embedded tracker --------------------------------------- */
+
+/* Makes t's ring of marks and its stamp's base (rt_tracker_start, before the thread): RT_OK,
+ * RT_ERR_NOMEM. */
+rt_error rt_tracker_marks_open(rt_tracker *t, bool stamp_cpu, bool stamp_children);
+/* Whether the run has had a mark (the thread then checks every phase_check_secs). */
+bool rt_tracker_marks_used(const rt_tracker *t);
+/* On the tracker's thread with t->mu held: takes the marks queued now, reads the tree once for
+ * them (the lock released meanwhile, t->sampling set) and hands them to the pipeline, with
+ * the refusals counted since the last drain. */
+void rt_tracker_marks_drain_locked(rt_tracker *t);
+/* Under t->mu: hands m to the pipeline and, when it takes it, keeps it for the snapshot (before
+ * the next sample to come). Returns what rt_pipeline_mark returns. */
+rt_error rt_tracker_mark_locked(rt_tracker *t, const rt_phase_mark *m);
+/* Frees the ring and the marks kept (rt_tracker_free). */
+void rt_tracker_marks_close(rt_tracker *t);
 
 /* A stopped tracker with an empty store, its statistics and report fed by its pipeline, the
  * records carrying job's job_name (job copied; may be NULL): for rt_tracker_start, which then
@@ -57,6 +110,11 @@ rt_error rt_tracker_new_stopped(uint64_t max_samples, const rt_job *job, rt_trac
  * (NULL: the real clock, as rt_tracker_start), which must outlive the tracker: for the tests,
  * which step it. A forked child's copy goes back to the real clock (it waits on none). */
 rt_error rt_tracker_start_clock(const rt_tracker_options *opts, rt_clock *clock, rt_tracker **out);
+
+/* Under t->mu: points s's phases and phase counts (the statistics', which change with each
+ * sample) at the tracker's own copy of them, names included, which stays as it is until the
+ * next call (rt_tracker_summary's); without room, s has no phases (its counts still copied). */
+void rt_tracker_copy_phases(rt_tracker *t, rt_summary *s);
 
 /* Adds one row as a sample: the store, the statistics and the report (takes the lock).
  * 0, or -1 when the store is out of memory (the statistics and the report still have it). */

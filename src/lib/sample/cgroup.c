@@ -263,6 +263,13 @@ const rt_tree_group *rt_cg_part_delta(rt_cg_part *p, double elapsed)
     return a;
 }
 
+uint64_t rt_cg_part_peek_cpu(rt_cg_part *p, rt_sample_ctx *c)
+{
+    if (!p->group || !p->have_cur || p->self || !p->exclusive)
+        return RT_NULL_U64;
+    return since(p, rt_cg_group_read_cpu(p->group, &c->rbuf), p->base.cpu_usage_ns);
+}
+
 void rt_cg_part_commit(rt_cg_part *p)
 {
     if (!p->have_cur)

@@ -51,6 +51,10 @@ void rt_cg_part_snapshot(rt_cg_part *p, rt_sample_ctx *c, rt_proctree *tree, dou
 /* Fills p->out for an interval of elapsed seconds and p->auth for the tree part. Returns
  * &p->auth, or NULL without a group or a reading (the tree part then stands alone). */
 const rt_tree_group *rt_cg_part_delta(rt_cg_part *p, double elapsed);
+/* For a phase's mark: the group's CPU since tracking began read now (one file; the same basis
+ * as rt_tree_group.cpu_ns), when the last reading found the group exclusive; RT_NULL_U64
+ * otherwise (no group, a shared one, not read). Changes nothing the next delta computes. */
+uint64_t rt_cg_part_peek_cpu(rt_cg_part *p, rt_sample_ctx *c);
 /* Makes the reading the previous one. */
 void rt_cg_part_commit(rt_cg_part *p);
 void rt_cg_part_close(rt_cg_part *p);

@@ -194,15 +194,6 @@ rt_error rt_sampler_reap(rt_sampler *s, int64_t pid, int *wstatus)
     return rt_proctree_reap(s->tree.tree, pid, wstatus) == 0 ? RT_OK : RT_ERR_NOT_FOUND;
 }
 
-/* A stand-in until the peek reads the tree (issue 27, part C1): the readings stay unknown, so
- * the analysis pro-rates the samples' figures. */
-rt_error rt_sampler_peek(rt_sampler *s, rt_phase_mark *m)
-{
-    if (!s || !m || m->struct_size < sizeof *m || !s->has_tree)
-        return RT_ERR_INVALID;
-    return RT_ERR_IO;
-}
-
 void rt_sampler_free(rt_sampler *s)
 {
     if (!s)

@@ -315,6 +315,42 @@ void rt_tree_part_commit(rt_tree_part *p)
         p->prev_root_own = p->cur.root_own_ns;
 }
 
+void rt_tree_part_peek(rt_tree_part *p, const rt_tree_peek *k, uint64_t group_cpu_ns, rt_tree_reading *out)
+{
+    const rt_tree_totals *q = &p->prev;
+    double ticks = (double)(p->tot_ut_ns + p->tot_st_ns) + (double)rt_delta_u64(k->utime_ns, q->utime_ns) +
+                   (double)rt_delta_u64(k->stime_ns, q->stime_ns);
+    if (p->stretch && group_cpu_ns != RT_NULL_U64 && p->base_g_cpu != RT_NULL_U64) {
+        /* the group's exact counter, as counted_cpu bases it (its growth since the stretch
+         * began on the totals reported then): one cumulative counter while the stretch lasts */
+        out->cpu_source = RT_PHASE_CPU_GROUP;
+        out->cpu_ns = (double)p->base_tot_cpu + (double)rt_delta_u64(group_cpu_ns, p->base_g_cpu);
+    } else if (k->exact_ok) {
+        if (!p->peek_have_offset) {
+            p->peek_offset_ns = (double)k->exact_ns - ticks;
+            p->peek_have_offset = true;
+        }
+        out->cpu_source = RT_PHASE_CPU_SCHEDSTAT;
+        out->cpu_ns = (double)k->exact_ns - p->peek_offset_ns;
+    } else {
+        out->cpu_source = RT_PHASE_CPU_TICKS;
+        out->cpu_ns = ticks;
+    }
+    if (k->exact_ok && k->root_exact_ns != RT_NULL_U64)
+        out->others_ns = k->exact_ns > k->root_exact_ns ? (double)(k->exact_ns - k->root_exact_ns) : 0.0;
+    else
+        out->others_ns = k->root_ns == RT_NULL_U64 ? NAN
+                         : k->utime_ns + k->stime_ns > k->root_ns ? (double)(k->utime_ns + k->stime_ns - k->root_ns)
+                                                                   : 0.0;
+    if (k->io_ok) {
+        out->read_bytes = (double)p->tot_rd + (double)rt_delta_u64(k->read_bytes, q->read_bytes);
+        out->write_bytes = (double)p->tot_wr + (double)rt_delta_u64(k->write_bytes, q->write_bytes);
+    } else {
+        out->read_bytes = out->write_bytes = NAN;
+    }
+    out->rss_mib = (double)k->rss_kib / 1024.0;
+}
+
 void rt_tree_part_close(rt_tree_part *p)
 {
     rt_proctree_free(p->tree);

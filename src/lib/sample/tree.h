@@ -74,6 +74,10 @@ typedef struct rt_tree_part {
     double root_sum_ns, walk_sum_ns; /* the root's own and the walk's CPU growth, summed */
     rt_process_part parts[3]; /* main, descendants, combined */
     rt_process out;
+    /* the peek's own (no sample reads them): the exact walk's offset from the samples' basis,
+     * fixed at its first reading so that its totals are one counter (rt_tree_part_peek) */
+    double peek_offset_ns;
+    bool peek_have_offset;
 } rt_tree_part;
 
 /* Starts tracking the tree of root (0: none) and, with own_children, the caller's children.
@@ -88,6 +92,26 @@ void rt_tree_part_snapshot(rt_tree_part *p, double mono);
  * sample (NULL: none; see the rules at the top). */
 void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, rt_gpu_part *gpus, double mono,
                         const rt_tree_group *group);
+/* The tree's counters at a phase's mark (rt_sampler_peek), from a light reading of the tree
+ * (rt_proctree_peek) and its group's CPU now; NaN where unknown. */
+typedef struct rt_tree_reading {
+    double cpu_ns;     /* cumulative, see cpu_source */
+    int cpu_source;    /* RT_PHASE_CPU_GROUP: base_tot_cpu + the group's growth since the
+                        * exclusive stretch began; RT_PHASE_CPU_SCHEDSTAT: the exact walk
+                        * (rt_tree_peek.exact_ns) less an offset fixed at its first reading (the
+                        * ticks basis's total then); RT_PHASE_CPU_TICKS: the reported total at
+                        * the last sample + the walk's growth since; RT_PHASE_CPU_NONE */
+    double others_ns;  /* the light walk's total less the root's (the exact walk's when it read,
+                        * else ticks): the CPU of the tree's other processes, live and departed;
+                        * NaN when the root was not read */
+    double read_bytes, write_bytes; /* the reported totals + the walk's growth since */
+    double rss_mib;
+} rt_tree_reading;
+
+/* Fills out from the light reading k and group_cpu_ns (rt_cg_part_peek_cpu; RT_NULL_U64:
+ * none), on the basis of the last sample's totals; changes nothing a sample reads (only the
+ * exact walk's offset, set once). */
+void rt_tree_part_peek(rt_tree_part *p, const rt_tree_peek *k, uint64_t group_cpu_ns, rt_tree_reading *out);
 /* Makes the counted reading the previous one. */
 void rt_tree_part_commit(rt_tree_part *p);
 void rt_tree_part_close(rt_tree_part *p);

@@ -541,6 +541,16 @@ void rt_cg_group_read_at(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_reading
             rt_cg_parse_pressure(buf->data, buf->len, &out->psi[i]);
 }
 
+uint64_t rt_cg_group_read_cpu(rt_cg_group *g, rt_buf *buf)
+{
+    uint64_t ns = RT_NULL_U64;
+    if (g->in[RT_CG_UNIFIED] && rd(g->lv[RT_CG_UNIFIED][0][V2_CPU_STAT], buf))
+        ns = times_1000(key_or_null(buf, "usage_usec"));
+    if (ns == RT_NULL_U64)
+        ns = rd_limit(g->f[F_ACCT_USAGE], buf);
+    return ns;
+}
+
 long rt_cg_group_procs(rt_cg_group *g, rt_buf *buf, int64_t *out, size_t cap)
 {
     return rt_cg_group_procs_at(g, 0, buf, out, cap);

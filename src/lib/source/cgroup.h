@@ -182,6 +182,11 @@ void rt_cg_group_read(rt_cg_group *g, rt_buf *buf, rt_cg_reading *out);
  * the counters, throttling, OOM events and pressure are read every time. */
 void rt_cg_group_read_at(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_reading *out);
 
+/* The group's CPU usage counter alone, now (the same file and rule as rt_cg_group_read's
+ * cpu_usage_ns: v2 cpu.stat usage_usec x 1000, else v1 cpuacct.usage): one pread, for a phase's
+ * mark. RT_NULL_U64 when it cannot be read. */
+uint64_t rt_cg_group_read_cpu(rt_cg_group *g, rt_buf *buf);
+
 /* The pids in the group (cgroup.procs of the v2 tree, else of the first v1 hierarchy): up to
  * cap into out, returns how many there are, or -1 when it cannot be read. */
 long rt_cg_group_procs(rt_cg_group *g, rt_buf *buf, int64_t *out, size_t cap);

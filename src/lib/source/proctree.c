@@ -3,7 +3,8 @@
  * reused pid is never mistaken for the tracked process), and keeps exact totals:
  * live processes count own plus reaped-children time, processes that leave the tree are
  * closed into a "departed" account, and children the tracker reaps are closed with the
- * kernel's own rusage. Here: the entries, the walk, the scan and reaping. What one process's
+ * kernel's own rusage. Here: the entries, the walk, the scan, the peek (a light reading for a
+ * phase's mark) and reaping. What one process's
  * readings are is in proctree_read.c; how a scan counts each process's time exactly once,
  * although its readings are taken one after another, is in proctree_settle.c. */
 #define _GNU_SOURCE
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../core/dirwalk.h"
@@ -414,6 +416,89 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
     out->root_own_ns = t->root_own_ns;
     out->unread = t->unread;
     return 0;
+}
+
+/* Reads "<pid>/<rel>" of p through its kept descriptor *kept, or one opened for this read only
+ * (a stat file so opened must be p's: its start time); into t->buf. Returns the length, or -1. */
+static ssize_t peek_read(rt_proctree *t, const proc *p, int kept, const char *rel)
+{
+    if (kept >= 0)
+        return rt_pread_single(kept, t->buf, sizeof t->buf);
+    int fd = rt_pt_open_rel(t, p->pid, rel);
+    if (fd < 0)
+        return -1;
+    ssize_t n = rt_pread_single(fd, t->buf, sizeof t->buf);
+    close(fd);
+    return n;
+}
+
+/* The own CPU (ns) of pid from the kernel's per-process CPU clock; false when it cannot be read. */
+static bool process_clock_ns(int64_t pid, uint64_t *ns)
+{
+    clockid_t id;
+    struct timespec ts;
+    if (clock_getcpuclockid((pid_t)pid, &id) != 0 || clock_gettime(id, &ts) != 0)
+        return false;
+    *ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    return true;
+}
+
+int rt_proctree_peek(rt_proctree *t, rt_tree_peek *out)
+{
+    memset(out, 0, sizeof *out);
+    out->io_ok = true;
+    out->root_ns = out->root_exact_ns = RT_NULL_U64;
+    out->exact_ok = strcmp(t->roots->proc, "/proc") == 0;
+    out->exact_ns = t->departed.utime_ns + t->departed.stime_ns;
+    out->utime_ns = t->departed.utime_ns;
+    out->stime_ns = t->departed.stime_ns;
+    out->read_bytes = t->departed.read_bytes;
+    out->write_bytes = t->departed.write_bytes;
+    for (size_t i = 0; i < t->nprocs; i++) {
+        const proc *p = &t->procs[i];
+        if (!p->used || p->gen != t->gen || p->reaped)
+            continue;
+        rt_pidstat st;
+        ssize_t n = peek_read(t, p, p->stat_fd, "stat");
+        if (n <= 0 || rt_pidstat_parse(t->buf, (size_t)n, &st) < 0 ||
+            (p->stat_fd < 0 && p->starttime && st.starttime != p->starttime)) {
+            out->missed++; /* gone since the scan (see the header) */
+            continue;
+        }
+        uint64_t ut = st.utime + (t->root_only ? 0 : st.cutime), stm = st.stime + (t->root_only ? 0 : st.cstime);
+        uint64_t ut_ns = (uint64_t)((double)ut * t->ns_per_tick + 0.5);
+        uint64_t st_ns = (uint64_t)((double)stm * t->ns_per_tick + 0.5);
+        /* never below what the scan read (a reading in between two states of an exit) */
+        ut_ns = ut_ns > p->ut_ns ? ut_ns : p->ut_ns;
+        st_ns = st_ns > p->st_ns ? st_ns : p->st_ns;
+        out->utime_ns += ut_ns;
+        out->stime_ns += st_ns;
+        out->rss_kib += st.rss_pages * (uint64_t)t->page_kib;
+        uint64_t own = 0, reaped = t->root_only ? 0 : st.cutime + st.cstime;
+        uint64_t exact = (uint64_t)((double)reaped * t->ns_per_tick + 0.5);
+        if (out->exact_ok && process_clock_ns(p->pid, &own))
+            exact += own;
+        else
+            out->exact_ok = false;
+        out->exact_ns += exact;
+        if (p->pid == t->root) {
+            out->root_ns = ut_ns + st_ns;
+            out->root_exact_ns = exact;
+        }
+        rt_pidio io = p->io;
+        bool io_read = false;
+        if (!p->io_gone && !p->io_none && (p->io_fd >= 0 || !p->io_denied)) {
+            n = peek_read(t, p, p->io_fd, "io");
+            io_read = n > 0 && rt_pidio_parse(t->buf, (size_t)n, &io) == 0;
+        }
+        if (!io_read)
+            io = p->io; /* its last reading stands */
+        out->io_ok = out->io_ok && (io_read || p->io_gone);
+        out->read_bytes += io.read_bytes > p->io.read_bytes ? io.read_bytes : p->io.read_bytes;
+        out->write_bytes += io.write_bytes > p->io.write_bytes ? io.write_bytes : p->io.write_bytes;
+        out->read++;
+    }
+    return out->read > 0 || t->departed.utime_ns + t->departed.stime_ns > 0 ? 0 : -1;
 }
 
 int rt_proctree_reap(rt_proctree *t, int64_t pid, int *wstatus)

@@ -65,6 +65,34 @@ void rt_proctree_set_root_only(rt_proctree *t);
  * when PSS is re-read: see rt_proctree_scan in proctree.c for the rule). Returns 0. */
 int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out);
 
+/* A light reading of the tree now, for a phase's mark (rt_sampler_peek): the processes the
+ * last scan found, each read once more through its kept stat and io files (no walk for new
+ * children, no smaps, no status), and the departed account as it stands. */
+typedef struct rt_tree_peek {
+    uint64_t utime_ns, stime_ns;      /* as rt_tree_totals' (own plus reaped children; the root
+                                       * alone: its own), ticks as ns */
+    uint64_t read_bytes, write_bytes; /* as rt_tree_totals' */
+    bool io_ok;                       /* every process's I/O read now (else its last reading) */
+    uint64_t rss_kib;                 /* of the processes read */
+    uint64_t root_ns;                 /* the root's utime + stime as the tree counts them (with
+                                       * what it reaped unless the root alone is tracked);
+                                       * RT_NULL_U64 when the root was not read */
+    int64_t read, missed;             /* processes read now, and not (gone since the scan) */
+    /* the same CPU with each process's own time from the kernel's per-process CPU clock (ns,
+     * every thread, ended ones too: clock_getcpuclockid) instead of its stat ticks; what it
+     * reaped (and the departed account) as above. Only with the live /proc (the clocks are of
+     * this pid namespace's processes): exact_ok false otherwise, or when one clock failed */
+    bool exact_ok;
+    uint64_t exact_ns, root_exact_ns; /* the tree's; the root's (RT_NULL_U64: not read) */
+} rt_tree_peek;
+
+/* Reads the tree's counters now into out without changing anything the next scan computes (no
+ * descriptor kept, no reading stored). What it misses: processes born since the last scan, and
+ * a process gone since then (not counted: its time is in its reaper's counters when a process
+ * of the tree reaped it, and the next scan books the rest), so its totals are lower bounds of
+ * what a scan would say. Returns 0, or -1 when no process could be read and none departed. */
+int rt_proctree_peek(rt_proctree *t, rt_tree_peek *out);
+
 /* Reaps the zombie child pid of the calling process (found with waitid(WNOWAIT)), closing its
  * books with its final I/O counters and the kernel's rusage (its ru_maxrss raises the peak
  * RSS). Sets *wstatus. Returns 0, or -1 when pid was not a zombie child. */
