@@ -112,6 +112,7 @@ class TrackerOptions(Structure):
         ("on_sample", SAMPLE_FN), ("on_sample_user", c_void_p),
         # added in 0.8 (a 0.7 library reads only up to on_sample_user: struct_size)
         ("expected_cores", c_double), ("gpu_uuids", POINTER(c_char_p)), ("gpu_uuid_count", c_size_t),
+        ("phase_check_secs", c_double),  # 0.14
     ]
 
 
