@@ -19,6 +19,7 @@ import time
 import typing
 
 from . import _phase_socket
+from . import tracker as _tracker
 from ._helper_classes import _START, _STOP, _SUMMARY_STATS, _DataProxy, _load_pickle, _pandas, _summary_stats
 
 if typing.TYPE_CHECKING:  # the results hold pandas objects; pandas is imported where they are made
@@ -79,11 +80,20 @@ class SubTracker:
     def __enter__(self) -> SubTracker:
         self._mark(_START)
         _phase_socket.send("start", self.code_block_name)
+        _phase(True, self.code_block_name)
         return self
 
     def __exit__(self, *_) -> None:
+        _phase(False, self.code_block_name)
         _phase_socket.send("stop", self.code_block_name)
         self._mark(_STOP)
+
+
+def _phase(start: bool, name: str) -> None:
+    """The block as a phase of this process's running Trackers (their C trackers' phases)."""
+    data = _phase_socket._name_bytes(name)
+    if data is not None:
+        _tracker.mark_phase(start, data)
 
 
 def sub_track(

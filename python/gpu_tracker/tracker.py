@@ -359,6 +359,25 @@ class _RowWriter(threading.Thread):
         return row
 
 
+# The C trackers of this process's started Trackers: a SubTracker's block is also a phase of
+# each (rt_tracker_phase_start/stop), under _running_lock so that no tracker is freed while
+# it is marked.
+_running_lock = threading.Lock()
+_running: set = set()
+
+
+def mark_phase(start: bool, name: bytes) -> None:
+    """Marks name (valid phase-name bytes) as a phase's start or stop in every C tracker this
+    process's Trackers run; never raises (a library older than 0.14 has no phases)."""
+    fn = lib.rt_tracker_phase_start if start else lib.rt_tracker_phase_stop
+    if not _running or not hasattr(fn, "argtypes"):
+        return
+    with _running_lock:
+        for native in _running:
+            if native.tracker is not None:
+                fn(native.tracker, name)  # refusals are the library's to count
+
+
 class _Native:
     """The C tracker, what it must outlive (the uuid array), and the backup thread. Freed by
     weakref.finalize of the Tracker (from whatever thread drops it last, or the collector's):
@@ -392,7 +411,9 @@ class _Native:
     def close(self):
         self.stop_backup()
         self.stop_writer()
-        t, self.tracker = self.tracker, None
+        with _running_lock:
+            _running.discard(self)
+            t, self.tracker = self.tracker, None
         if t is not None:
             lib.rt_tracker_free(t)
 
@@ -639,6 +660,8 @@ class Tracker:
         if err:
             raise NativeError("rt_tracker_start", err)
         self._native.tracker = handle
+        with _running_lock:
+            _running.add(self._native)
         self._native.backup = _Backup(self._native, self.resource_usage_file, self._units(),
                                       max(1.0, self.sleep_time))
         self._native.backup.start()

@@ -508,3 +508,37 @@ def test_phase_socket_reconnects_and_forks(tmp_path, monkeypatch):
         kept[0].close()
     finally:
         server.close()
+
+
+def _phase_names(native_tracker):
+    """The phases of a C tracker's summary so far, by name."""
+    from ctypes import POINTER, c_char_p, cast
+
+    import resource_tracker._native_more  # noqa: F401  (types rt_tracker_summary)
+    from resource_tracker._native import lib
+
+    s = lib.rt_tracker_summary(native_tracker).contents
+    if not s.phases:
+        return []
+    firsts = cast(s.phases, POINTER(POINTER(c_char_p)))  # rt_phase_summary begins with its name
+    return [firsts[i][0].decode() for i in range(s.phase_count)]
+
+
+def test_block_is_a_phase_of_the_running_tracker(tmp_path):
+    """A SubTracker's block is also a phase of this process's running Tracker (its C tracker):
+    the library's summary lists it by name with its calls, and a Tracker that stopped takes no
+    more marks."""
+    tracker = gput.Tracker(sleep_time=0.1)
+    tracker.start()
+    try:
+        for _ in range(2):
+            with gput.SubTracker(code_block_name="load data", sub_tracking_file=str(tmp_path / "s.csv")):
+                sum(range(200_000))
+        from resource_tracker._native import lib
+
+        native = tracker._native.tracker
+        lib.rt_tracker_wait(native, lib.rt_tracker_count(native) + 2, 5.0)  # the marks ride on samples
+        lib_summary_names = _phase_names(native)
+    finally:
+        tracker.stop()
+    assert lib_summary_names == ["load data"]
