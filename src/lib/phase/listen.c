@@ -8,6 +8,7 @@
  * so is dropped too, so a flood leaves no phase open and no stray stop). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,8 @@ typedef struct drop_slot {
 
 struct rt_phase_listener {
     int lfd, epfd, evfd; /* the socket, the epoll set the caller polls, the "lines wait" bell */
+    int spare;           /* held for the moment descriptors run out: a connection is then
+                          * accepted with it and closed (refused), not left to ring forever */
     char *path;          /* the socket's file (NULL: abstract) */
     dev_t dev;
     ino_t ino;
@@ -92,6 +95,7 @@ rt_error rt_phase_listener_new(const rt_phase_listener_options *caller, rt_phase
     if (!l)
         return RT_ERR_NOMEM;
     l->lfd = l->epfd = l->evfd = -1;
+    l->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
     l->rate = o.rate_per_sec > 0 ? o.rate_per_sec : 1000.0;
     l->burst = o.burst > 0 ? o.burst : 1000.0;
     l->tokens = l->burst;
@@ -329,7 +333,18 @@ static void accept_all(rt_phase_listener *l, size_t *left, size_t *handed, rt_ph
         if (fd < 0) {
             if (errno == EINTR || errno == ECONNABORTED)
                 continue;
-            return; /* EAGAIN: none left; out of descriptors: they wait in the backlog */
+            if ((errno == EMFILE || errno == ENFILE) && l->spare >= 0) {
+                close(l->spare); /* out of descriptors: the first in the backlog is refused */
+                fd = accept4(l->lfd, NULL, NULL, SOCK_CLOEXEC);
+                if (fd >= 0) {
+                    close(fd);
+                    l->counts.refused++;
+                }
+                l->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+                if (fd >= 0)
+                    continue;
+            }
+            return; /* EAGAIN: none left */
         }
         struct ucred cr;
         socklen_t crlen = sizeof cr;
@@ -411,6 +426,8 @@ void rt_phase_listener_free(rt_phase_listener *l)
         close(l->epfd);
     if (l->evfd >= 0)
         close(l->evfd);
+    if (l->spare >= 0)
+        close(l->spare);
     struct stat st;
     if (l->path && lstat(l->path, &st) == 0 && st.st_dev == l->dev && st.st_ino == l->ino)
         unlink(l->path); /* ours still, not another tracker's that took the name since */
