@@ -7,6 +7,7 @@
  * refusals; and the run's last word on refused marks. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,7 @@
 #include "marks.h"
 
 #define BATCH 64 /* marks one drain takes (a flood never starves the clock) */
-#define FINAL_MAX 4096 /* marks the end of the run still takes, at most */
+#define FINAL_TURNS 1024 /* drains the end of the run (and each sample after it) takes, at most */
 
 typedef struct held {
     rt_phase_mark m;
@@ -137,7 +138,7 @@ static void forward_refusals(cli_marks *m, rt_pipeline *pipe)
     m->forwarded = c;
 }
 
-/* One drain of at most BATCH marks; returns how many came. */
+/* One drain of at most BATCH lines; returns how many marks came. */
 static size_t drain_once(cli_marks *m, rt_sampler *s, rt_pipeline *pipe, double not_before)
 {
     m->n = 0;
@@ -180,11 +181,11 @@ void cli_marks_drain(cli_marks *m, rt_sampler *s, rt_pipeline *pipe, double not_
 {
     if (!m)
         return;
-    size_t total = 0, got;
-    do {
-        got = drain_once(m, s, pipe, not_before);
-        total += got;
-    } while (all && got == BATCH && total < FINAL_MAX);
+    struct pollfd p = {.fd = rt_phase_listener_poll_fd(m->l), .events = POLLIN};
+    size_t turns = 0;
+    do
+        drain_once(m, s, pipe, not_before);
+    while (all && ++turns < FINAL_TURNS && poll(&p, 1, 0) == 1);
 }
 
 void cli_marks_say(const rt_pipeline *pipe)

@@ -23,7 +23,7 @@ int cli_marks_fd(const cli_marks *m);
 /* The address in TRACKER_PHASE_SOCKET. */
 const char *cli_marks_address(const cli_marks *m);
 
-/* Takes up to 64 waiting marks (all: until none wait, at most 4096), reads the tree once
+/* Takes up to 64 waiting lines (all: until none wait, at most 1024 times that), reads the tree once
  * (rt_sampler_peek; s may be NULL) for them, and hands them to pipe (NULL: dropped) at times
  * not before not_before (the last sample's), with the listener's new refusals. NULL m: nothing. */
 void cli_marks_drain(cli_marks *m, rt_sampler *s, rt_pipeline *pipe, double not_before, bool all);

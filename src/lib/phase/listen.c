@@ -261,7 +261,8 @@ static int take_line(rt_phase_listener *l, const conn *c, const char *line, size
     return 1;
 }
 
-/* Hands the complete lines waiting in c's buffer, at most *left of them (SIZE_MAX: no bound).
+/* Takes the complete lines waiting in c's buffer, at most *left of them (SIZE_MAX: no bound),
+ * each handed to fn or refused.
  * Returns whether a complete line still waits there. */
 static bool take_lines(rt_phase_listener *l, conn *c, size_t *left, size_t *handed, rt_phase_mark_fn fn,
                        void *user)
@@ -278,15 +279,16 @@ static bool take_lines(rt_phase_listener *l, conn *c, size_t *left, size_t *hand
             if (c->len < sizeof c->buf)
                 return false; /* a line still coming */
             l->counts.too_long++; /* 512 bytes and no end in sight */
+            if (*left > 0)
+                (*left)--;
             c->discard = true;
             c->len = 0;
             return false;
         } else {
             if (*left == 0)
                 return true;
-            int n = take_line(l, c, c->buf, (size_t)(lf - c->buf) + 1, fn, user);
-            *handed += (size_t)n;
-            *left -= (size_t)n;
+            *handed += (size_t)take_line(l, c, c->buf, (size_t)(lf - c->buf) + 1, fn, user);
+            (*left)--; /* a line refused counts too: a flood of bad lines is bounded as well */
         }
         size_t used = (size_t)(lf - c->buf) + 1;
         memmove(c->buf, lf + 1, c->len - used);
@@ -375,6 +377,8 @@ static void accept_all(rt_phase_listener *l, size_t *left, size_t *handed, rt_ph
     }
 }
 
+/* At most max_marks lines are taken (a refused line counts), so at most max_marks marks are
+ * handed; what is left keeps the poll descriptor readable. */
 size_t rt_phase_listener_drain(rt_phase_listener *l, size_t max_marks, rt_phase_mark_fn fn, void *user)
 {
     if (!l)
