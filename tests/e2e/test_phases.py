@@ -256,3 +256,18 @@ def test_nested_tracker_owns_its_jobs_marks(tmp_path):
     assert outer != inner_addr
     # the inner tracker counted the stop; the outer one had no mark
     assert p.stderr.count("phase marks: 1 stop of no open phase") == 1, p.stderr
+
+
+def test_history_keeps_the_phases(tmp_path):
+    db = str(tmp_path / "runs.db")
+    p = subprocess.run([TRACKER, "-q", "--history", db, "--job-name", "ph", "--", "sh", "-c",
+                        f"{TRACKER} phase start a; {TRACKER} phase stop a; {TRACKER} phase stop b"],
+                       capture_output=True, text=True, timeout=60 * TIMEOUT_SCALE, env=tracker_env())
+    assert p.returncode == 0, p.stderr
+    r = run(["history", "--json", "--history", db])
+    assert r.returncode == 0, r.stderr
+    (row,) = [json.loads(l) for l in r.stdout.splitlines()]
+    phases_of(row["summary"])  # (skips while the summary has no phases member)
+    assert [(ph["name"], ph["calls"]) for ph in row["phases"]] == [("a", 1)]
+    assert row["phase_marks"]["accepted"] == 2 and row["phase_marks"]["unknown_stop"] == 1
+    assert row["phases"] == row["summary"]["phases"]
