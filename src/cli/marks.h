@@ -9,8 +9,10 @@
 
 typedef struct cli_marks cli_marks;
 
-/* Descriptors the marks may hold: the socket, its epoll set and bell, a spare, 64 connections. */
-#define CLI_MARKS_FDS 68
+/* Descriptors the marks keep: the socket, its epoll set and bell, a spare. Connections (at most
+ * 64, each for as long as its sender keeps it) are taken while descriptors last: past them the
+ * spare refuses one (counted). */
+#define CLI_MARKS_FDS 4
 
 /* Listens (a private directory's socket, else the abstract namespace) and sets
  * TRACKER_PHASE_SOCKET for the command to inherit. NULL when it cannot (one warning said why;
