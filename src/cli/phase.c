@@ -21,7 +21,7 @@ static const char phase_usage[] =
     "\n"
     "Marks the start or the end of the phase NAME in the resource-tracker that runs this job:\n"
     "its summary, report and JSON lines then give each phase's time, CPU, memory, GPU and I/O.\n"
-    "Run it anywhere inside the job (a script, a program's system() call, a child process).\n"
+    "Run it anywhere inside the job (a script, a command a program runs, a child process).\n"
     "A stop closes the most recent open phase of its NAME; phases nest and overlap freely.\n"
     "NAME: 1 to 255 bytes of UTF-8 without control characters (spaces allowed).\n"
     "\n"
