@@ -362,6 +362,22 @@ static void drain_bounded(void **state)
     rt_phase_listener_free(l);
 }
 
+/* One-shot senders queued while the tracker was busy: a bounded drain takes what it may and
+ * leaves the rest in the backlog, so none is refused for want of a connection slot. */
+static void backlog_bounded(void **state)
+{
+    (void)state;
+    rt_phase_listener *l = listener(path, 0, 0);
+    for (int i = 0; i < 100; i++)
+        one_shot(path, "start q\n");
+    got g = {0};
+    for (int turns = 0; g.n < 100 && turns < 100 && readable(l, 1000); turns++)
+        assert_true(rt_phase_listener_drain(l, 10, collect, &g) <= 10);
+    assert_int_equal(g.n, 100);
+    assert_int_equal(counts(l).refused, 0);
+    rt_phase_listener_free(l);
+}
+
 static void connections_capped(void **state)
 {
     (void)state;
@@ -421,6 +437,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(sender_time, setup, teardown),
         cmocka_unit_test_setup_teardown(flood_pair_aware, setup, teardown),
         cmocka_unit_test_setup_teardown(drain_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(backlog_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(connections_capped, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_addresses, setup, teardown),
     };

@@ -330,7 +330,7 @@ static bool read_conn(rt_phase_listener *l, conn *c, size_t *left, size_t *hande
 static void accept_all(rt_phase_listener *l, size_t *left, size_t *handed, rt_phase_mark_fn fn, void *user,
                        bool *waits)
 {
-    for (;;) {
+    while (*left > 0) { /* past the bound the backlog waits (the socket stays readable) */
         int fd = accept4(l->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             if (errno == EINTR || errno == ECONNABORTED)
