@@ -25,7 +25,7 @@ enum {
  * samples (JSON lines or CSV rows on stderr or -o, as before the view existed). */
 typedef enum cli_view { CLI_VIEW_AUTO, CLI_VIEW_HUMAN, CLI_VIEW_SAMPLES } cli_view;
 
-typedef enum cli_command { CMD_TRACK, CMD_SUMMARY, CMD_RECOMMEND, CMD_REPORT, CMD_INFO, CMD_HISTORY, CMD_UPLOAD } cli_command;
+typedef enum cli_command { CMD_TRACK, CMD_SUMMARY, CMD_RECOMMEND, CMD_REPORT, CMD_INFO, CMD_HISTORY, CMD_UPLOAD, CMD_PHASE } cli_command;
 
 /* One layer of settings (command line, environment, or config file); *_set says whether it was
  * given. What fills each member: the settings table (settings.h). */
@@ -334,6 +334,7 @@ int cli_report_main(cli_options *o);    /* report.c */
 int cli_history_main(cli_options *o);   /* history.c */
 int cli_info_main(cli_options *o);      /* info.c */
 int cli_upload_main(cli_options *o);    /* upload.c */
+int cli_phase_main(cli_options *o);     /* phase.c */
 
 /* Where the tool runs (info.c): cloud discovery started in the background as the environment
  * asks (NULL when it is turned off or cannot start: said), and the host's facts read with the

@@ -17,12 +17,14 @@
  *    database, and buys concurrency between readers and writers that one row per run does
  *    not need.
  * The file is created with SQLite's 0644 less the umask. The directory must be writable (the
- * journal is created beside the database). Schema: PRAGMA user_version 3 (2 added the 0.6
+ * journal is created beside the database). Schema: PRAGMA user_version 4 (2 added the 0.6
  * summary figures: the cgroup's OOM kills, limits, throttling, pids and pressure). An older
  * database gains the columns it lacks on its next write (ALTER TABLE inside the write
  * transaction, so writers still queue), and is read as it is until then: a column it lacks
  * reads as NULL (NaN). Schema version 3 added the 0.9 figures: the memory and VRAM needs with
  * their sources, what they are made from, the end's leftovers, and the run's notes (JSON).
+ * Schema version 4 (0.14) added the run's phases and its counts of phase marks: the summary
+ * JSON's `phases` and `phase_marks` members as JSON text (NULL for a run without marks).
  * A database stamped with a higher version was made by a newer tool: it is
  * read (by the column names this version knows) but never written, since its columns may no
  * longer mean what this version thinks. */
@@ -43,7 +45,7 @@
 #include "cli.h"
 #include "history_db.h"
 
-#define SCHEMA_VERSION 3
+#define SCHEMA_VERSION 4
 #define BUSY_TIMEOUT_MS 10000
 
 /* ---- the columns --------------------------------------------------------------------- */
@@ -51,7 +53,7 @@
 typedef enum col_src { SRC_RUN, SRC_JOB, SRC_HOST, SRC_CLOUD, SRC_SUM } col_src;
 
 /* Run-level columns that need code of their own (SRC_RUN; off holds which). */
-enum { X_START, X_END, X_VERSION, X_TAGS, X_COMMAND, X_PID, X_EXIT, X_SAMPLES, X_ALLOCATION, X_SUMMARY_JSON, X_NOTES };
+enum { X_START, X_END, X_VERSION, X_TAGS, X_COMMAND, X_PID, X_EXIT, X_SAMPLES, X_ALLOCATION, X_SUMMARY_JSON, X_NOTES, X_PHASES, X_PHASE_MARKS };
 
 /* One column of the runs table: its name, its type ('T' text, 'I' integer, 'R' real; of the
  * summary also 'N', an rt_need_source kept as its name, and 'B', an int flag kept as 0 or 1),
@@ -107,6 +109,8 @@ static const col cols[] = {
     SUM(process_rss_hwm_mib), SUM(process_unreclaimable_peak_mib), SUM(process_gpu_vram_peak_mib),
     SUM(process_cancelled_write_bytes), SUM(process_cgroup_exclusive), SUM(left_behind),
     NEED("memory_need", memory_need), NEED("vram_need", vram_need), RUN("notes", 'T', X_NOTES),
+    /* schema version 4: the 0.14 phases, as the summary's JSON has them (NULL: no mark came) */
+    RUN("phases", 'T', X_PHASES), RUN("phase_marks", 'T', X_PHASE_MARKS),
 };
 #define NCOLS (sizeof cols / sizeof cols[0])
 
@@ -227,6 +231,19 @@ static char *summary_json(const rt_summary *s)
     return buf;
 }
 
+/* The member name of the summary's JSON text sjson as compact JSON text; NULL when sjson is
+ * NULL, the member is missing or null, or out of memory. Malloc'd. */
+static char *summary_member(const char *sjson, const char *name)
+{
+    if (!sjson)
+        return NULL;
+    json_t *o = json_loads(sjson, 0, NULL);
+    json_t *v = json_object_get(o, name);
+    char *text = v && !json_is_null(v) ? json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY) : NULL;
+    json_decref(o);
+    return text;
+}
+
 /* The run's notes (rt_summary_notes, with the tool's reason for a missing cgroup) as a JSON
  * array of {"kind", "text"}. Returns malloc'd text, or NULL without a summary or memory. */
 static char *run_notes(const cli_run_result *r)
@@ -257,32 +274,37 @@ static int bind_int(sqlite3_stmt *st, int i, int64_t v)
     return v == RT_NULL_I64 ? sqlite3_bind_null(st, i) : sqlite3_bind_int64(st, i, v);
 }
 
-/* The value of a run-level column (SRC_RUN) bound at i. tags/command/sjson are the JSON texts
- * made beforehand. Returns an SQLite result code. */
-static int bind_run(sqlite3_stmt *st, int i, size_t which, const cli_run_result *r, const char *tags,
-                    const char *command, const char *sjson, const char *notes)
+/* The JSON texts of a run made before its INSERT (each NULL when missing). */
+typedef struct run_texts {
+    const char *tags, *command, *sjson, *notes, *phases, *phase_marks;
+} run_texts;
+
+/* The value of a run-level column (SRC_RUN) bound at i, the JSON texts from x. Returns an SQLite
+ * result code. */
+static int bind_run(sqlite3_stmt *st, int i, size_t which, const cli_run_result *r, const run_texts *x)
 {
     const rt_summary *s = r->summary;
     switch (which) {
     case X_START: return bind_real(st, i, r->start_secs);
     case X_END: return bind_real(st, i, r->end_secs);
     case X_VERSION: return bind_text(st, i, rt_version());
-    case X_TAGS: return bind_text(st, i, tags);
-    case X_COMMAND: return bind_text(st, i, command);
+    case X_TAGS: return bind_text(st, i, x->tags);
+    case X_COMMAND: return bind_text(st, i, x->command);
     case X_PID: return r->pid > 0 ? sqlite3_bind_int64(st, i, r->pid) : sqlite3_bind_null(st, i);
     case X_EXIT: return r->exit_status >= 0 ? sqlite3_bind_int(st, i, r->exit_status) : sqlite3_bind_null(st, i);
     case X_SAMPLES: return s ? sqlite3_bind_int64(st, i, (sqlite3_int64)s->samples) : sqlite3_bind_null(st, i);
     case X_ALLOCATION:
         return bind_text(st, i, s && s->allocation ? s->allocation : r->host ? r->host->allocation : NULL);
-    case X_SUMMARY_JSON: return bind_text(st, i, sjson);
-    case X_NOTES: return bind_text(st, i, notes);
+    case X_SUMMARY_JSON: return bind_text(st, i, x->sjson);
+    case X_NOTES: return bind_text(st, i, x->notes);
+    case X_PHASES: return bind_text(st, i, x->phases);
+    case X_PHASE_MARKS: return bind_text(st, i, x->phase_marks);
     default: return sqlite3_bind_null(st, i);
     }
 }
 
 /* Binds every column of the INSERT. Returns SQLITE_OK or the first error. */
-static int bind_all(sqlite3_stmt *st, const cli_run_result *r, const char *tags, const char *command,
-                    const char *sjson, const char *notes)
+static int bind_all(sqlite3_stmt *st, const cli_run_result *r, const run_texts *x)
 {
     int rc = SQLITE_OK;
     for (size_t k = 0; k < NCOLS && rc == SQLITE_OK; k++) {
@@ -294,7 +316,7 @@ static int bind_all(sqlite3_stmt *st, const cli_run_result *r, const char *tags,
                            : c->src == SRC_SUM   ? (const void *)r->summary
                                                  : NULL;
         if (c->src == SRC_RUN)
-            rc = bind_run(st, i, c->off, r, tags, command, sjson, notes);
+            rc = bind_run(st, i, c->off, r, x);
         else if (!base || (c->src == SRC_JOB && c->off + sizeof(char *) > r->job->struct_size))
             rc = sqlite3_bind_null(st, i);
         else if (c->type == 'T')
@@ -380,10 +402,12 @@ static int insert_run(sqlite3 *db, const cli_run_result *r)
     char *command = json_str_array((const char *const *)r->command, SIZE_MAX);
     char *sjson = summary_json(r->summary);
     char *notes = run_notes(r);
+    char *phases = summary_member(sjson, "phases"), *phase_marks = summary_member(sjson, "phase_marks");
+    run_texts x = {tags, command, sjson, notes, phases, phase_marks};
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
     if (rc == SQLITE_OK)
-        rc = bind_all(st, r, tags, command, sjson, notes);
+        rc = bind_all(st, r, &x);
     if (rc == SQLITE_OK) {
         rc = sqlite3_step(st);
         if (rc == SQLITE_DONE)
@@ -394,6 +418,8 @@ static int insert_run(sqlite3 *db, const cli_run_result *r)
     free(command);
     free(sjson);
     free(notes);
+    free(phases);
+    free(phase_marks);
     return rc;
 }
 

@@ -3,7 +3,9 @@
  * command it runs until SIGINT or SIGTERM; with one (wrapper mode) it starts the command at
  * once (in a cgroup of its own where one can be made), passes terminating signals on, reaps
  * the whole tree as a child subreaper, and exits with the command's status after one last
- * sample for the partial interval (with --wait-all: once the whole job is over). Each sample
+ * sample for the partial interval (with --wait-all: once the whole job is over). The command's
+ * phase marks (TRACKER_PHASE_SOCKET: marks.c) are drained as they come and before each sample,
+ * and ride with the next sample. Each sample
  * goes through one pipeline to the output, the exporters, the stream and the run's answers
  * (sinks.c). A guardian process (guardian.c) kills the job's group should the tracker itself be
  * killed. */
@@ -28,6 +30,7 @@
 #include "cli.h"
 #include "exec.h"
 #include "fdlimit.h"
+#include "marks.h"
 #include "outq.h"
 #include "status.h"
 #include "resource_tracker.h"
@@ -99,12 +102,16 @@ typedef struct run_state {
                             * without a command) */
     bool cloud_tried;      /* cli_start_cloud was called (cloud may still be NULL: off or failed) */
     char untracked_why[128]; /* why the command must run in the tracker's place ("": it need not) */
+    cli_marks *marks;        /* the command's phase marks (TRACKER_PHASE_SOCKET); NULL: none */
 } run_state;
 
 /* Takes one sample and hands it to the pipeline. Returns false when output failed for good
  * (the only sink of the tool's pipeline whose add fails is the sample output). */
 static bool emit(run_state *rs)
 {
+    /* the marks that came before this reading go with it (all of them once the command ended) */
+    cli_marks_drain(rs->marks, rs->sampler, rs->pipe, rs->last ? rs->last->timestamp_secs : rs->start_secs,
+                    rs->child_done);
     const rt_sample *s;
     if (!rs->sampler || rt_sampler_sample(rs->sampler, &s) != RT_OK)
         return true;
@@ -213,7 +220,8 @@ static rt_job_cgroup *make_job_cgroup(const cli_options *o, run_state *rs)
 /* What the sampler keeps open (its roots, the machine-wide files) with one more to read the
  * tree's files through. */
 #define FDS_SAMPLER 12
-/* What making the job's cgroup opens for a moment on top of what it keeps. */
+/* What making the job's cgroup opens for a moment on top of what it keeps. (The phase marks'
+ * listener, made after the group and before the command, keeps CLI_MARKS_FDS more.) */
 #define FDS_CGROUP_TRANSIENT 3
 
 /* make_job_cgroup within the descriptors there are: what the group keeps open (a few per
@@ -357,6 +365,7 @@ static int open_run(const cli_options *o, run_state *rs)
 static void close_run(run_state *rs)
 {
     cli_guardian_release(rs->guard_fd);
+    cli_marks_free(rs->marks, false);
     rt_sink_free(rs->prom);
     rt_pipeline_free(rs->pipe);
     rt_stats_free(rs->stats);
@@ -431,11 +440,20 @@ static int start_job(const cli_options *o, run_state *rs)
         cli_say("warning: cannot become a child subreaper (%s): daemonized descendants may be missed",
                 strerror(errno));
     rs->wait_all = o->wait_all;
+    /* the phase marks' socket, named in the command's environment (a nested tracker's replaces
+     * the outer one's: the inner tracker owns its job's marks) */
+    int fds = cli_fds_free();
+    if (fds != INT_MAX && fds < FDS_AFTER_CGROUP + CLI_MARKS_FDS)
+        cli_say("warning: no phase marks for this run (too few file descriptors)");
+    else
+        rs->marks = cli_marks_start();
     rs->spawned_at = cli_mono_secs();
     int e;
     rs->child = cli_spawn(o->command, &rs->orig_mask, cli_nofile_given(), rs->jcg,
                           &rs->jcg_entered, &e);
     if (rs->child == -2) { /* no child to be had (the process limit): the command runs all the same */
+        cli_marks_free(rs->marks, true); /* untracked: no socket advertised */
+        rs->marks = NULL;
         char why[96];
         snprintf(why, sizeof why, "cannot fork (%s)", strerror(e));
         return run_in_place(o, rs, why);
@@ -545,13 +563,18 @@ static bool on_signals(run_state *rs)
 static int sample_loop(run_state *rs)
 {
     for (;;) {
-        struct pollfd pfd[2] = {{.fd = rs->tfd, .events = POLLIN}, {.fd = rs->sfd, .events = POLLIN}};
-        if (poll(pfd, 2, -1) < 0) {
+        struct pollfd pfd[3] = {{.fd = rs->tfd, .events = POLLIN},
+                                {.fd = rs->sfd, .events = POLLIN},
+                                {.fd = cli_marks_fd(rs->marks), .events = POLLIN}};
+        if (poll(pfd, 3, -1) < 0) {
             if (errno == EINTR)
                 continue;
             cli_say("poll: %s", strerror(errno));
             return EXIT_FAIL;
         }
+        if (pfd[2].revents & POLLIN) /* a bounded batch: the rest waits for the next turn */
+            cli_marks_drain(rs->marks, rs->sampler, rs->pipe,
+                            rs->last ? rs->last->timestamp_secs : rs->start_secs, false);
         if ((pfd[1].revents & POLLIN) && on_signals(rs)) {
             emit(rs); /* the partial last interval */
             return 0;
@@ -615,6 +638,8 @@ static int track(cli_options *o)
         return status;
     }
     status = end_job(&rs, sample_loop(&rs));
+    cli_marks_free(rs.marks, false); /* the socket goes with the job */
+    rs.marks = NULL;
     cli_status_end(); /* the status line erased: what follows is lines of their own */
     /* the job's fate is settled: from here on (the sinks' ends, the summary, the history), the
      * tracker's death leaves what is left of the job alone */
@@ -628,6 +653,7 @@ static int track(cli_options *o)
     end.exit_status = rs.child ? status : RT_NULL_I64;
     end.failed = rs.child && status != 0;
     rt_pipeline_finish(rs.pipe, &end);
+    cli_marks_say(rs.pipe); /* marks refused, phases left open: one line, the status stands */
     rt_pipeline_free(rs.pipe); /* waits for the last OTLP push */
     rs.pipe = NULL;
     if (rs.stats)
@@ -656,6 +682,11 @@ int main(int argc, char **argv)
         printf("resource-tracker %s\n", rt_version());
         cli_options_free(&o);
         return 0;
+    }
+    if (o.cmd == CMD_PHASE) { /* inside a job: before any setting could refuse it (phase.c) */
+        rc = o.sub->run(&o);
+        cli_options_free(&o);
+        return rc;
     }
     if (cli_library_env(&o, err, sizeof err) < 0) {
         cli_say("%s", err);

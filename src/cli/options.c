@@ -40,6 +40,8 @@ const cli_subcommand cli_subcommands[] = {
     {"info", CMD_INFO, cli_info_main, "  resource-tracker info                           host and cloud discovery as JSON\n"},
     {"upload", CMD_UPLOAD, cli_upload_main,
      "  resource-tracker upload                         deliver the runs left in the spill directory\n"},
+    {"phase", CMD_PHASE, cli_phase_main,
+     "  resource-tracker phase start|stop NAME [-v]     inside a tracked job: mark a phase (exits 0)\n"},
 };
 const size_t cli_nsubcommands = sizeof cli_subcommands / sizeof cli_subcommands[0];
 

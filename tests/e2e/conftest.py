@@ -79,7 +79,7 @@ if VALGRIND:
                         raise RuntimeError(f"valgrind: tracker {self.pid} never opened its signalfd")
                     time.sleep(0.05)
 
-    _SUBCOMMANDS = {x for name in ("summary", "recommend", "report", "history", "info", "upload") for x in (name, name.encode())}
+    _SUBCOMMANDS = {x for name in ("summary", "recommend", "report", "history", "info", "upload", "phase") for x in (name, name.encode())}
 
     def _has_signalfd(pid):
         try:

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import REPO, run
 
-SUBCOMMANDS = ("summary", "recommend", "report", "history", "info", "upload")
+SUBCOMMANDS = ("summary", "recommend", "report", "history", "info", "upload", "phase")
 README_MAX_LINES = 300
 README_MAX_BYTES = 15_000
 

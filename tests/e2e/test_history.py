@@ -54,6 +54,8 @@ V3_COLUMNS = ["process_rss_hwm_mib", "process_unreclaimable_peak_mib", "process_
               "process_cancelled_write_bytes", "process_cgroup_exclusive", "left_behind", "memory_need_mib",
               "memory_need_source", "memory_need_sampled", "vram_need_mib", "vram_need_source", "vram_need_sampled",
               "notes"]
+# the columns schema version 4 (0.14) added: the phases and the counts of phase marks
+V4_COLUMNS = ["phases", "phase_marks"]
 
 
 def make_v1(db, *old_runs):
@@ -208,7 +210,7 @@ def test_concurrent_writers_all_land(tmp_path, start):
     assert len(rows(db)) == n + (0 if start == "fresh" else 1)
     assert not os.path.exists(db + "-journal")
     if start == "version1":
-        assert schema(db)[0] == 3 and all(c in dict(schema(db)[1]) for c in V2_COLUMNS + V3_COLUMNS)
+        assert schema(db)[0] == 4 and all(c in dict(schema(db)[1]) for c in V2_COLUMNS + V3_COLUMNS + V4_COLUMNS)
 
 
 CRASH_WRITER = r"""
@@ -428,12 +430,14 @@ def test_version1_database_read_then_migrated(tmp_path):
     assert r.returncode == 0 and r.stderr == "", r.stderr
     fresh = str(tmp_path / "new.db")
     assert track(fresh, "true").returncode == 0
-    assert schema(db) == schema(fresh)  # version 3, the same columns in the same order
-    assert schema(db)[0] == 3
+    assert schema(db) == schema(fresh)  # version 4, the same columns in the same order
+    assert schema(db)[0] == 4
+    assert [c for c, _ in schema(db)[1][-2:]] == V4_COLUMNS
     got = rows(db)
     assert len(got) == 2
     assert {k: got[0][k] for k in old} == old  # the old run as it was
-    assert all(got[0][c] is None for c in V2_COLUMNS + V3_COLUMNS)
+    assert all(got[0][c] is None for c in V2_COLUMNS + V3_COLUMNS + V4_COLUMNS)
+    assert got[1]["phases"] is None and got[1]["phase_marks"] is None  # a run without marks
     assert got[1]["job_name"] == "train" and got[1]["exit_status"] == 0 and got[1]["samples"] >= 1
     r = history("--history", db, "--json")
     assert r.returncode == 0, r.stderr

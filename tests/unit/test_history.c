@@ -4,7 +4,10 @@
  * its next write; unusable databases fail with -1 and leave the job alone. */
 #include "unit.h"
 #include <math.h>
+#include <fcntl.h>
 #include <sys/wait.h>
+
+#include <jansson.h>
 
 #include "cli.h"
 #include "sqlite_dl.h"
@@ -348,10 +351,10 @@ static void newer_schema(void **state)
     db_path(path, sizeof path, "newer.db");
     rt_summary s = make_summary(1);
     assert_int_equal(append(path, "train", 0, &s), 0);
-    sql_on(path, "PRAGMA user_version = 4");
+    sql_on(path, "PRAGMA user_version = 5");
     assert_int_equal(append(path, "train", 0, &s), -1);
     assert_int_equal(runs_of(path, "train"), 1);
-    sql_on(path, "PRAGMA user_version = 3"); /* ours again: written */
+    sql_on(path, "PRAGMA user_version = 4"); /* ours again: written */
     assert_int_equal(append(path, "train", 0, &s), 0);
     assert_int_equal(runs_of(path, "train"), 2);
 }
@@ -452,7 +455,11 @@ static void version1_migrates(void **state)
     set_cgroup(&s);
     assert_int_equal(append(path, "train", 0, &s), 0);
     sql_text(path, "PRAGMA user_version", text, sizeof text);
-    assert_string_equal(text, "3");
+    assert_string_equal(text, "4");
+    columns_of(path, text, sizeof text); /* version 4's columns at the end */
+    size_t tl = strlen(text), sl = strlen(",phases TEXT,phase_marks TEXT");
+    assert_true(tl > sl);
+    assert_string_equal(text + tl - sl, ",phases TEXT,phase_marks TEXT");
     assert_int_equal(append(fresh, "train", 0, &s), 0);
     columns_of(path, text, sizeof text);
     columns_of(fresh, want, sizeof want);
@@ -473,6 +480,45 @@ static void version1_migrates(void **state)
     assert_int_equal(rec.memory_mib, rt_round_memory_mib(8192 * 1.2));
     assert_int_equal(rec.cpu, 3);
     free(out);
+}
+
+/* Schema version 4: the run's phases and mark counts, taken from the summary's JSON (NULL for a
+ * run without marks), and `history --json` gives them as JSON, not as strings. */
+static void phases_columns(void **state)
+{
+    (void)state;
+    char path[512], out[512], text[8192];
+    db_path(path, sizeof path, "phases.db");
+    db_path(out, sizeof out, "phases.out");
+    rt_summary s = make_summary(1);
+    assert_int_equal(append(path, "train", 0, &s), 0);
+    sql_text(path, "SELECT coalesce(phases, 'null') || ' ' || coalesce(phase_marks, 'null') FROM runs", text,
+             sizeof text);
+    assert_string_equal(text, "null null"); /* no mark came: NULL, as the summary's null */
+    sql_on(path, "UPDATE runs SET phases = '[{\"name\":\"train\",\"calls\":2}]', "
+                 "phase_marks = '{\"accepted\":4,\"unknown_stop\":1}'");
+    char *args[] = {"--json", "--history", path, NULL};
+    cli_options o = {0};
+    o.sub_args = args;
+    o.nsub = 3;
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO), fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(saved >= 0 && fd >= 0);
+    dup2(fd, STDOUT_FILENO);
+    int rc = cli_history_main(&o);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    close(fd);
+    assert_int_equal(rc, 0);
+    json_t *row = json_load_file(out, JSON_DISABLE_EOF_CHECK, NULL);
+    assert_non_null(row);
+    json_t *ph = json_object_get(row, "phases"), *pm = json_object_get(row, "phase_marks");
+    assert_true(json_is_array(ph));
+    assert_string_equal(json_string_value(json_object_get(json_array_get(ph, 0), "name")), "train");
+    assert_true(json_is_object(pm));
+    assert_int_equal(json_integer_value(json_object_get(pm, "unknown_stop")), 1);
+    json_decref(row);
 }
 
 /* An infinite figure is stored as NULL (comes back NaN), like NaN. */
@@ -541,6 +587,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(infinite_figures),
         cmocka_unit_test(cgroup_round_trip),
         cmocka_unit_test(version1_migrates),
+        cmocka_unit_test(phases_columns),
         cmocka_unit_test(loader_missing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

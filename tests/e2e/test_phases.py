@@ -1,0 +1,273 @@
+"""Phase marks of a wrapped command (docs/contracts.md §18), judged by the kernel's own
+accounting: a /usr/bin/python3 job marks a 2 s CPU phase, a 2 s phase holding 500 MiB (touched)
+and a 0.3 s CPU phase, through `resource-tracker phase` (a subprocess) and through the direct
+socket snippet of §18, and takes its own truth: getrusage SELF+CHILDREN and time.monotonic
+around each phase, VmRSS at the end of the hold. The figures come from `summary --json` of the
+run's JSON lines (phases by name, §8). Also: the variable reaches the job (and a grandchild's
+marks count), the job's exit status is never changed by bad marks (an unknown stop, a phase
+left open, a 600-byte line, a control character, a flood of 20,000 marks), each is counted and
+said in one line at the end, no socket file is left behind, and `phase` exits 0 without a
+tracker. The precision tests skip under valgrind and the sanitizers, where the `phase`
+commands' (and the tracker's) own slowness falls inside the phases."""
+import json
+import os
+import re
+import stat
+import subprocess
+import textwrap
+
+import pytest
+
+from conftest import SANITIZED, TIMEOUT_SCALE, TRACKER, VALGRIND, run, tracker_env
+
+PY = "/usr/bin/python3"
+SLOW = VALGRIND or SANITIZED
+
+# The job: argv mode (tool | socket), the tracker, the truth file, the phases to run (cpu: 2 s
+# of CPU; mem: 500 MiB held 2 s; short: 0.3 s of CPU), the exit status to end with.
+JOB = textwrap.dedent(r'''
+    import json, os, resource, socket, subprocess, sys, time
+    mode, tracker, out, phases, status = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+
+    def direct(verb, name):  # the snippet of docs/contracts.md §18
+        addr = os.environ.get("TRACKER_PHASE_SOCKET")
+        if not addr:
+            return
+        if addr.startswith("@"):
+            addr = "\0" + addr[1:]
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.setblocking(False)
+        try:
+            s.connect(addr)
+            s.send(f"{verb} {name}\tt={time.monotonic_ns()}\n".encode())
+        except OSError:
+            pass
+        finally:
+            s.close()
+
+    def mark(verb, name):
+        if mode == "tool":
+            subprocess.run([tracker, "phase", verb, name], check=True)
+        else:
+            direct(verb, name)
+
+    def cpu():
+        a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
+
+    def burn(secs):
+        t0, x = time.process_time(), 0
+        while time.process_time() - t0 < secs:
+            for i in range(1000):
+                x += i
+        return x
+
+    def vmrss_mib():
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+
+    truth = {"socket": os.environ.get("TRACKER_PHASE_SOCKET")}
+    for name in filter(None, phases.split(",")):
+        time.sleep(0.5)
+        mark("start", name)
+        c0, m0 = cpu(), time.monotonic()
+        t = {}
+        if name == "mem":
+            a = bytearray(b"\x01") * (500 << 20)  # touched: bytearray(n) alone would not raise RSS
+            time.sleep(2.0)
+            t["rss_mib"] = vmrss_mib()
+        else:
+            burn(2.0 if name == "cpu" else 0.3)
+        mark("stop", name)
+        t["cpu_secs"], t["duration_secs"] = cpu() - c0, time.monotonic() - m0
+        truth[name] = t
+        a = None
+    time.sleep(0.3)
+    with open(out, "w") as f:
+        json.dump(truth, f)
+    sys.exit(status)
+''')
+
+
+def tracked(tmp_path, interval, mode, phases, extra=(), status=0):
+    """Runs the job under the tracker; returns (its truth, the summary's JSON object, stderr)."""
+    job, truth, out = tmp_path / "job.py", tmp_path / "truth.json", tmp_path / "run.jsonl"
+    job.write_text(JOB)
+    p = subprocess.run([TRACKER, "-i", str(interval), "-o", str(out), *extra, "--", PY, str(job), mode, TRACKER,
+                        str(truth), ",".join(phases), str(status)],
+                       capture_output=True, text=True, timeout=120 * TIMEOUT_SCALE, env=tracker_env())
+    assert p.returncode == status, p.stderr
+    with open(truth) as f:
+        t = json.load(f)
+    assert t["socket"], "TRACKER_PHASE_SOCKET did not reach the job"
+    assert not os.path.exists(t["socket"]), "the socket file was left behind"
+    s = run(["summary", "--json", str(out)])
+    assert s.returncode == 0, s.stderr
+    (summary,) = [json.loads(l) for l in s.stdout.splitlines()]
+    return t, summary, p.stderr
+
+
+def phases_of(summary):
+    if "phases" not in summary:  # the summary's phases member (§8) is another part of issue 27
+        pytest.skip("this build's summary has no phases member yet")
+    assert isinstance(summary["phases"], list), summary["phases"]
+    return {ph["name"]: ph for ph in summary["phases"]}
+
+
+def within(got, want, rel):
+    assert got is not None and abs(got - want) <= rel * want, f"{got} not within {rel:.0%} of {want}"
+
+
+@pytest.mark.skipif(SLOW, reason="under valgrind or a sanitizer the phase commands' own start falls inside the phases")
+@pytest.mark.parametrize("interval,mode,extra", [
+    ("0.1", "tool", ()),
+    ("1", "tool", ()),
+    ("0.1", "socket", ()),
+    ("1", "socket", ("--cgroup", "off")),
+], ids=["i0.1-tool", "i1-tool", "i0.1-socket", "i1-socket-cgroup-off"])
+def test_phase_figures_match_the_kernel(tmp_path, interval, mode, extra):
+    truth, summary, _ = tracked(tmp_path, interval, mode, ["cpu", "mem"], extra)
+    ph = phases_of(summary)
+    assert list(ph) == ["cpu", "mem"]  # in first-start order
+    for name in ("cpu", "mem"):
+        assert ph[name]["calls"] == 1
+        within(ph[name]["duration_secs"], truth[name]["duration_secs"], 0.02)
+    within(ph["cpu"]["cpu_secs"], truth["cpu"]["cpu_secs"], 0.02)
+    within(ph["mem"]["rss_peak_mib"], truth["mem"]["rss_mib"], 0.05)
+    marks = summary["phase_marks"]
+    assert marks["accepted"] == 4
+    assert all(v == 0 for k, v in marks.items() if k != "accepted"), marks
+
+
+@pytest.mark.skipif(SLOW, reason="under valgrind or a sanitizer the tracker's own slowness falls inside the phase")
+@pytest.mark.parametrize("extra", [(), ("--cgroup", "off")], ids=["cgroup", "cgroup-off"])
+def test_short_phase_within_one_interval(tmp_path, extra):
+    # 0.3 s of CPU inside one 1 s interval: exact only through the readings at its marks
+    truth, summary, _ = tracked(tmp_path, "1", "socket", ["short"], extra)
+    ph = phases_of(summary)
+    within(ph["short"]["cpu_secs"], truth["short"]["cpu_secs"], 0.02)
+    within(ph["short"]["duration_secs"], truth["short"]["duration_secs"], 0.02)
+
+
+# The job of the error paths: bad marks of every kind, a grandchild's marks, then exit 7.
+BAD = textwrap.dedent(r'''
+    import os, socket, subprocess, sys
+    tracker = sys.argv[1]
+    addr = os.environ["TRACKER_PHASE_SOCKET"]
+    def send(data):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect("\0" + addr[1:] if addr.startswith("@") else addr)
+        s.sendall(data)
+        s.close()
+    phase = lambda *a: subprocess.run([tracker, "phase", *a], check=True)
+    phase("stop", "nope")                       # a stop of no open phase
+    phase("start", "left")                      # never stopped
+    send(b"start " + b"x" * 600 + b"\n")        # a line too long
+    phase("start", "a\x01b")                    # a control character
+    # a grandchild marks through the tool
+    subprocess.run(["sh", "-c", f'sh -c "{tracker} phase start g; {tracker} phase stop g"'], check=True)
+    send(b"start f\nstop f\n" * 10000)          # a flood: 20,000 marks on one connection
+    sys.exit(7)
+''')
+
+
+def test_bad_marks_are_counted_and_never_change_the_status(tmp_path):
+    job, out = tmp_path / "bad.py", tmp_path / "run.jsonl"
+    job.write_text(BAD)
+    p = subprocess.run([TRACKER, "-i", "0.1", "-o", str(out), "--", PY, str(job), TRACKER],
+                       capture_output=True, text=True, timeout=120 * TIMEOUT_SCALE, env=tracker_env())
+    assert p.returncode == 7, p.stderr
+    (line,) = [l for l in p.stderr.splitlines() if "phase marks:" in l]
+    counts = {what: int(n) for n, what in re.findall(r"(\d+) ([a-z][a-z ()0-9]*?)(?:,|$)", line.split("phase marks: ")[1])}
+    assert counts.pop("stop of no open phase") == 1, line  # the grandchild's stop g was taken
+    assert counts.pop("phase open at the end") == 1, line
+    assert counts.pop("line too long") == 1, line
+    assert counts.pop("malformed") == 1, line
+    flood = counts.pop("dropped (flood)")
+    assert flood > 0 and flood % 2 == 0, line  # each start dropped took its stop with it
+    assert counts == {}, line
+    samples = [json.loads(l) for l in open(out)]
+    assert samples and samples[-1]["process"]["alive"] in (0, False)
+    s = run(["summary", "--json", str(out)])
+    assert s.returncode == 0, s.stderr
+    (summary,) = [json.loads(l) for l in s.stdout.splitlines()]
+    ph = phases_of(summary)
+    marks = summary["phase_marks"]
+    assert marks["unknown_stop"] == 1 and marks["unterminated"] == 1
+    assert marks["too_long"] == 1 and marks["malformed"] == 1 and marks["flood"] == flood
+    # every line sent is counted once: 20,000 of the flood, 2 of the grandchild, 4 others
+    assert sum(v for k, v in marks.items() if k != "unterminated") == 20006, marks
+    assert ph["g"]["calls"] == 1 and ph["left"]["unterminated"] == 1
+    assert ph["f"]["calls"] == (marks["accepted"] - 3) // 2  # 3: left's start, g's start and stop
+
+
+def test_the_job_sees_its_socket_and_a_grandchild_marks(tmp_path):
+    # checked in the job: a socket of the user's alone while it runs; gone after
+    script = textwrap.dedent(r'''
+        import os, stat, sys
+        addr = os.environ["TRACKER_PHASE_SOCKET"]
+        if not addr.startswith("@"):
+            st, d = os.lstat(addr), os.lstat(os.path.dirname(addr))
+            assert stat.S_ISSOCK(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o600, oct(st.st_mode)
+            assert stat.S_IMODE(d.st_mode) == 0o700 and d.st_uid == os.geteuid(), oct(d.st_mode)
+        print(addr)
+    ''')
+    p = subprocess.run([TRACKER, "-q", "--", "sh", "-c",
+                        f'{PY} -c "$1" && sh -c "sh -c \\"{TRACKER} phase stop x\\""; exit 3', "sh", script],
+                       capture_output=True, text=True, timeout=60 * TIMEOUT_SCALE, env=tracker_env())
+    assert p.returncode == 3, p.stderr
+    addr = p.stdout.strip()
+    assert addr
+    assert not os.path.exists(addr)
+    # the grandchild's stop reached the tracker: counted (no phase x was open)
+    assert "warning: phase marks: 1 stop of no open phase" in p.stderr, p.stderr
+
+
+def test_phase_without_a_tracker_exits_0(tmp_path):
+    env = tracker_env()
+    r = run(["phase", "start", "x"], env=env)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+    gone = str(tmp_path / "gone.sock")
+    env["TRACKER_PHASE_SOCKET"] = gone  # no one listening: still 0, silent unless -v
+    r = run(["phase", "stop", "x"], env=env)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+    r = run(["phase", "stop", "x", "-v"], env=env)
+    assert r.returncode == 0 and r.stderr.count("\n") == 1 and "mark not sent" in r.stderr, r.stderr
+    # a setting the job's environment holds that would stop a tracking run does not stop it
+    r = run(["phase", "start", "x"], env=dict(env, TRACKER_PSS_MAX_AGE="nonsense"))
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("args", [["phase"], ["phase", "start"], ["phase", "begin", "x"],
+                                  ["phase", "start", "x", "y"], ["phase", "--bogus", "start", "x"]])
+def test_phase_usage_errors_exit_2(args):
+    r = run(args)
+    assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1, r.stderr
+
+
+def test_nested_tracker_owns_its_jobs_marks(tmp_path):
+    inner = f'{TRACKER} -q -- sh -c \'echo "$TRACKER_PHASE_SOCKET"; {TRACKER} phase stop inner\''
+    p = subprocess.run([TRACKER, "-q", "--", "sh", "-c", f'echo "$TRACKER_PHASE_SOCKET"; {inner}'],
+                       capture_output=True, text=True, timeout=60 * TIMEOUT_SCALE, env=tracker_env())
+    assert p.returncode == 0, p.stderr
+    outer, inner_addr = p.stdout.split()
+    assert outer != inner_addr
+    # the inner tracker counted the stop; the outer one had no mark
+    assert p.stderr.count("phase marks: 1 stop of no open phase") == 1, p.stderr
+
+
+def test_history_keeps_the_phases(tmp_path):
+    db = str(tmp_path / "runs.db")
+    p = subprocess.run([TRACKER, "-q", "--history", db, "--job-name", "ph", "--", "sh", "-c",
+                        f"{TRACKER} phase start a; {TRACKER} phase stop a; {TRACKER} phase stop b"],
+                       capture_output=True, text=True, timeout=60 * TIMEOUT_SCALE, env=tracker_env())
+    assert p.returncode == 0, p.stderr
+    r = run(["history", "--json", "--history", db])
+    assert r.returncode == 0, r.stderr
+    (row,) = [json.loads(l) for l in r.stdout.splitlines()]
+    phases_of(row["summary"])  # (skips while the summary has no phases member)
+    assert [(ph["name"], ph["calls"]) for ph in row["phases"]] == [("a", 1)]
+    assert row["phase_marks"]["accepted"] == 2 and row["phase_marks"]["unknown_stop"] == 1
+    assert row["phases"] == row["summary"]["phases"]
