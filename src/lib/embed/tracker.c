@@ -15,6 +15,7 @@
 
 #include "../core/core.h"
 #include "../core/job.h"
+#include "../analysis/phases.h"
 #include "../pipeline/pipeline.h"
 #include "tracker_int.h"
 
@@ -365,6 +366,7 @@ void rt_tracker_free(rt_tracker *t)
     rt_pipeline_free(t->pipe); /* before the statistics and the report its sinks add to */
     rt_store_free(t->store);
     rt_stats_free(t->stats);
+    rt_phase_copy_free(t->phase_copy);
     rt_report_free(t->report);
     free(t->job_block);
     free(t->saved_info);
@@ -468,6 +470,7 @@ const rt_summary *rt_tracker_summary(rt_tracker *t)
     t->summary_copy = *rt_stats_summary(t->stats);
     t->usage_copy = *t->summary_copy.usage; /* the stats' own changes with the next sample */
     t->summary_copy.usage = &t->usage_copy;
+    rt_phase_copy_into(&t->phase_copy, &t->summary_copy);
     pthread_mutex_unlock(&t->mu);
     return &t->summary_copy;
 }

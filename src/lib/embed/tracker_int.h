@@ -23,6 +23,7 @@ struct rt_tracker {
     rt_pipeline *pipe;   /* the samples' fan-out: to the statistics and the report */
     rt_summary summary_copy; /* what rt_tracker_summary hands out */
     rt_usage usage_copy;     /* and its usage */
+    struct rt_phase_copy *phase_copy; /* and its phases (analysis/phases.h) */
     /* what the run was asked for, and when */
     int64_t pid;         /* the root's pid; 0 without a tracked tree */
     bool children;       /* descendants tracked */
