@@ -332,6 +332,148 @@ static void summary_json(void **state)
     rt_stats_free(r.st);
 }
 
+/* ---- written as JSON lines, read back ---- */
+
+typedef struct membuf {
+    char *p;
+    size_t n, cap;
+} membuf;
+
+static long to_mem(void *user, const void *buf, size_t len)
+{
+    membuf *m = user;
+    if (m->n + len > m->cap) {
+        m->cap = (m->n + len) * 2;
+        m->p = realloc(m->p, m->cap);
+        assert_non_null(m->p);
+    }
+    memcpy(m->p + m->n, buf, len);
+    m->n += len;
+    return (long)len;
+}
+
+static void same_figure(double a, double b, const char *what)
+{
+    if (isnan(a) && isnan(b))
+        return;
+    if (!(fabs(a - b) <= 1e-6 * (1 + fabs(a))))
+        fail_msg("%s: live %.9g, read back %.9g", what, a, b);
+}
+
+static void read_back(void **state)
+{
+    (void)state;
+    make_full();
+    sda.read_bytes_total = 1000; /* the synthetic sample's 2^64-ish total is out of a reader's range */
+    membuf mb = {0};
+    rt_writer *w = NULL;
+    assert_int_equal(rt_writer_new_cb(RT_FORMAT_JSON, to_mem, &mb, NULL, &w), RT_OK);
+    rt_stats *live = NULL, *back = NULL;
+    assert_int_equal(rt_stats_new_with(NULL, &live), RT_OK);
+    assert_int_equal(rt_stats_new_with(NULL, &back), RT_OK);
+    rt_sink *ws = NULL, *ss = NULL;
+    assert_int_equal(rt_writer_sink_new(w, &ws), RT_OK);
+    assert_int_equal(rt_stats_sink_new(live, &ss), RT_OK);
+    rt_pipeline *p = NULL;
+    assert_int_equal(rt_pipeline_new(NULL, &p), RT_OK);
+    assert_int_equal(rt_pipeline_attach(p, ws), RT_OK);
+    assert_int_equal(rt_pipeline_attach(p, ss), RT_OK);
+    /* ten 1 s samples, the tree's CPU growing by 0.1 s more each second; phases at odd times */
+    const struct {
+        double t;
+        int kind;
+        const char *name;
+    } marks[] = {{1002.25, RT_PHASE_START, "load \"data\""}, {1002.75, RT_PHASE_STOP, "load \"data\""},
+                 {1003.1, RT_PHASE_START, "train"},          {1004.5, RT_PHASE_START, "step"},
+                 {1004.8, RT_PHASE_STOP, "step"},            {1005.5, RT_PHASE_START, "step"},
+                 {1007.3, RT_PHASE_STOP, "step"},            {1008.2, RT_PHASE_START, "été"}};
+    size_t next = 0;
+    double total = 0;
+    for (int i = 1; i <= 10; i++) {
+        double t = 1000 + i;
+        while (next < sizeof marks / sizeof marks[0] && marks[next].t <= t) {
+            rt_phase_mark m = RT_PHASE_MARK_INIT;
+            m.kind = marks[next].kind;
+            m.name = marks[next].name;
+            m.timestamp_secs = marks[next].t;
+            m.pid = 99;
+            if (next % 3 != 2) { /* some with readings, some without */
+                m.cpu_source = RT_PHASE_CPU_GROUP;
+                m.cpu_secs_total = total + 0.1 * i * (marks[next].t - (t - 1));
+                m.read_bytes_total = 1000.0 * next;
+                m.write_bytes_total = 10.0 * next;
+                m.rss_mib = 50 + next;
+                m.reading_lag_secs = 0.000012;
+            }
+            assert_int_equal(rt_pipeline_mark(p, &m), RT_OK);
+            next++;
+        }
+        full.timestamp_secs = t;
+        full.interval_secs = 1;
+        proc.utime_secs = 0.1 * i;
+        proc.stime_secs = 0;
+        total += 0.1 * i;
+        proc.cpu_secs_total = total;
+        proc.cores_used = 0.1 * i;
+        proc.rss_mib = 100 + 10 * i;
+        proc.pss_mib = 90 + 10 * i;
+        proc.read_bytes = 1000;
+        proc.write_bytes = 10;
+        proc.read_bytes_total = 1000u * (unsigned)i;
+        proc.write_bytes_total = 10u * (unsigned)i;
+        assert_int_equal(rt_pipeline_add(p, &full), RT_OK);
+    }
+    rt_run_end end = RT_RUN_END_INIT;
+    rt_pipeline_finish(p, &end);
+    rt_pipeline_free(p);
+    /* the lines before the first mark have no phases member: as before phases */
+    assert_null(memmem(mb.p, (size_t)(strchr(mb.p, '\n') - mb.p), "\"phases\"", 8));
+    assert_non_null(memmem(mb.p, mb.n, ",\"phases\":{\"open\":[\"train\"],\"marks\":[{\"event\":\"start\",\"name\":\"step\",", 60));
+
+    rt_reader *rd = NULL;
+    assert_int_equal(rt_reader_open_buffer("run.jsonl", mb.p, mb.n, NULL, &rd), RT_OK);
+    const rt_record *rec;
+    while (rt_reader_next(rd, &rec) == RT_OK && rec)
+        rt_stats_add_sized(back, rec, sizeof *rec);
+    if (rt_reader_skipped(rd))
+        fail_msg("%s", rt_reader_errmsg(rd));
+    rt_reader_free(rd);
+
+    const rt_summary *a = rt_stats_summary(live), *b = rt_stats_summary(back);
+    assert_int_equal(a->phase_count, 4);
+    assert_int_equal(b->phase_count, a->phase_count);
+    for (size_t i = 0; i < a->phase_count; i++) {
+        const rt_phase_summary *x = a->phases[i], *y = b->phases[i];
+        assert_string_equal(x->name, y->name);
+        assert_int_equal(x->calls, y->calls);
+        assert_int_equal(x->unterminated, y->unterminated);
+        assert_int_equal(x->samples, y->samples);
+        assert_int_equal(x->empty_calls, y->empty_calls);
+        assert_int_equal(x->cpu_exact, y->cpu_exact);
+        const double fx[] = {x->duration_secs, x->call_min_secs, x->cpu_secs, x->cores_mean, x->cores_peak,
+                             x->rss_peak_mib, x->pss_peak_mib, x->memory_need.mib, x->read_bytes, x->write_bytes,
+                             x->first_start_secs};
+        const double fy[] = {y->duration_secs, y->call_min_secs, y->cpu_secs, y->cores_mean, y->cores_peak,
+                             y->rss_peak_mib, y->pss_peak_mib, y->memory_need.mib, y->read_bytes, y->write_bytes,
+                             y->first_start_secs};
+        for (size_t k = 0; k < sizeof fx / sizeof fx[0]; k++) {
+            char what[64];
+            snprintf(what, sizeof what, "%s figure %zu", x->name, k);
+            same_figure(fx[k], fy[k], what);
+        }
+    }
+    const rt_phase_summary *st = find(a, "step");
+    assert_int_equal(st->calls, 2);
+    NEAR(st->duration_secs, 0.3 + 1.8);
+    assert_int_equal(find(a, "été")->unterminated, 1);
+    assert_int_equal(find(b, "train")->unterminated, 1);
+    assert_int_equal(b->phase_counts->accepted, 8);
+    assert_int_equal(b->phase_counts->unterminated, 2);
+    rt_stats_free(live);
+    rt_stats_free(back);
+    free(mb.p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -340,6 +482,7 @@ int main(void)
         cmocka_unit_test(nested_recursive_unterminated),
         cmocka_unit_test(through_pipeline),
         cmocka_unit_test(summary_json),
+        cmocka_unit_test(read_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -55,7 +55,8 @@ static const checked structs[] = {
 };
 
 /* rt_sample's members added in 0.6 are pointers too. */
-static const other sample_more[] = {OTHER(rt_sample, process), OTHER(rt_sample, pressure), OTHER(rt_sample, cgroup)};
+static const other sample_more[] = {OTHER(rt_sample, process), OTHER(rt_sample, pressure), OTHER(rt_sample, cgroup),
+                                     OTHER(rt_sample, phases)}; /* phases: written by hand (json.c) */
 
 static size_t type_size(rt_field_type t)
 {
