@@ -1237,6 +1237,7 @@ typedef enum rt_note_kind {
     RT_NOTE_PRESSURE = 8,              /* tasks stalled waiting for CPU, memory or I/O */
     RT_NOTE_LEFT_BEHIND = 9,           /* processes still ran after the command exited */
     RT_NOTE_FEW_RUNS = 10,             /* a recommendation from few runs */
+    RT_NOTE_PHASE_MARKS = 11,          /* (0.14) phase marks were refused, or phases left open */
 } rt_note_kind;
 
 /* One note. This struct never grows. */
@@ -1257,8 +1258,8 @@ typedef struct rt_notes_options {
 #define RT_NOTES_OPTIONS_INIT {.struct_size = sizeof(rt_notes_options)}
 
 /* The kind's name: "oom_killed", "accounting_incomplete", "memory_unknown", "memory_sampled",
- * "memory_oversized", "gpu_idle", "cpu_throttled", "pressure", "left_behind", "few_runs";
- * "note" for another number. Static. */
+ * "memory_oversized", "gpu_idle", "cpu_throttled", "pressure", "left_behind", "few_runs",
+ * "phase_marks"; "note" for another number. Static. */
 RT_API const char *rt_note_kind_name(int kind);
 
 /* The notes of one run into out[0..cap) (opts may be NULL). Returns how many were written (at

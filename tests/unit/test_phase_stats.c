@@ -9,6 +9,7 @@
 #include "unit.h"
 
 #include <math.h>
+#include <stdbool.h>
 
 #include "../tools/synthetic.h"
 #include "analysis/record.h"
@@ -474,6 +475,61 @@ static void read_back(void **state)
     free(mb.p);
 }
 
+/* The text summary's Phases block and the note of refused marks. */
+static void text_and_note(void **state)
+{
+    (void)state;
+    run r;
+    exactness_run(&r, RT_PHASE_CPU_GROUP);
+    mk(&r, RT_PHASE_START, "left open", 105.5, RT_PHASE_CPU_NONE, 0, 0, 0);
+    r.counts.unknown_stop = 2;
+    r.counts.flood = 5;
+    rec(&r, 106, 1, 1, 100, 520, 0, 0);
+    const rt_summary *s = rt_stats_summary(r.st);
+    membuf mb = {0};
+    assert_int_equal(rt_summary_write_text_cb(s, NULL, NULL, to_mem, &mb), RT_OK);
+    to_mem(&mb, "", 1);
+    if (!strstr(mb.p, "Phases (by name, in the order they first started)\n"
+                      "  long                       1 call, 2.00 s, CPU 4.00 s, cores mean 2.00 peak 2.20, memory peak 520.0 MiB\n"
+                      "  short                      1 call, 0.30 s, CPU 0.27 s, cores mean 0.90 peak 0.90, memory peak 260.0 MiB\n"
+                      "  left open                  1 call (open at the end), 0.50 s, CPU 0.50 s (pro-rated)"))
+    {
+        fprintf(stderr, "%s", mb.p);
+        fail();
+    }
+    rt_note notes[RT_NOTES_MAX];
+    size_t n = rt_summary_notes(s, NULL, notes, RT_NOTES_MAX);
+    bool seen = false;
+    for (size_t i = 0; i < n; i++)
+        if (notes[i].kind == RT_NOTE_PHASE_MARKS) {
+            seen = true;
+            assert_string_equal(notes[i].text, "7 phase marks refused (2 a stop with no open phase of its name, 5 over "
+                                               "the rate limit); 1 phase left open at the end, closed there");
+        }
+    assert_true(seen);
+    assert_string_equal(rt_note_kind_name(RT_NOTE_PHASE_MARKS), "phase_marks");
+    free(mb.p);
+    rt_stats_free(r.st);
+
+    /* no mark: no block, no note */
+    run_new(&r);
+    rt_record x;
+    rt_record_null(&x);
+    x.timestamp_secs = 1;
+    x.process_pid = 1;
+    rt_stats_add_sized(r.st, &x, sizeof x);
+    s = rt_stats_summary(r.st);
+    mb = (membuf){0};
+    assert_int_equal(rt_summary_write_text_cb(s, NULL, NULL, to_mem, &mb), RT_OK);
+    to_mem(&mb, "", 1);
+    assert_null(strstr(mb.p, "Phases"));
+    n = rt_summary_notes(s, NULL, notes, RT_NOTES_MAX);
+    for (size_t i = 0; i < n; i++)
+        assert_int_not_equal(notes[i].kind, RT_NOTE_PHASE_MARKS);
+    free(mb.p);
+    rt_stats_free(r.st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -483,6 +539,7 @@ int main(void)
         cmocka_unit_test(through_pipeline),
         cmocka_unit_test(summary_json),
         cmocka_unit_test(read_back),
+        cmocka_unit_test(text_and_note),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
