@@ -530,6 +530,106 @@ static void text_and_note(void **state)
     rt_stats_free(r.st);
 }
 
+/* The report: a band per call on every chart (MK.ph, names escaped for script), bounded (a
+ * name's spans merge past the cap, the count kept), and the per-phase table; none of it for a
+ * run without phases. */
+static void report(void **state)
+{
+    (void)state;
+    rt_report *rp = NULL;
+    assert_int_equal(rt_report_new_with(NULL, &rp), RT_OK);
+    rt_stats *st = NULL;
+    assert_int_equal(rt_stats_new_with(NULL, &st), RT_OK);
+    run r;
+    memset(&r, 0, sizeof r);
+    r.st = st;
+    const char *evil = "a</script><b>\"q\\\xe2\x80\xa8";
+    double t = 1000;
+    for (int i = 0; i < 1500; i++) { /* 3000 calls of "step" inside "train" */
+        if (i == 0)
+            mk(&r, RT_PHASE_START, "train", t + 0.1, RT_PHASE_CPU_NONE, 0, 0, 0);
+        if (i == 1)
+            mk(&r, RT_PHASE_START, evil, t + 0.1, RT_PHASE_CPU_NONE, 0, 0, 0);
+        if (i == 2)
+            mk(&r, RT_PHASE_STOP, evil, t + 0.1, RT_PHASE_CPU_NONE, 0, 0, 0);
+        mk(&r, RT_PHASE_START, "step", t + 0.2, RT_PHASE_CPU_NONE, 0, 0, 0);
+        mk(&r, RT_PHASE_STOP, "step", t + 0.4, RT_PHASE_CPU_NONE, 0, 0, 0);
+        mk(&r, RT_PHASE_START, "step", t + 0.6, RT_PHASE_CPU_NONE, 0, 0, 0);
+        mk(&r, RT_PHASE_STOP, "step", t + 0.8, RT_PHASE_CPU_NONE, 0, 0, 0);
+        t += 1;
+        for (size_t k = 0; k < r.n; k++)
+            r.ptrs[k] = &r.marks[k];
+        rt_record x;
+        rt_record_null(&x);
+        x.timestamp_secs = t;
+        x.interval_secs = 1;
+        x.process_pid = 1;
+        x.process_cores = 0.5;
+        x.process_cpu_secs = 0.5;
+        x.process_rss_mib = 100;
+        r.ph = (rt_phases){.marks = r.ptrs, .mark_count = r.n, .counts = &r.counts};
+        x.phases = &r.ph;
+        rt_report_add_sized(rp, &x, sizeof x);
+        rt_stats_add_sized(st, &x, sizeof x);
+        r.n = 0;
+    }
+    rt_report_info info = RT_REPORT_INFO_INIT;
+    info.summary = rt_stats_summary(st);
+    assert_int_equal(find(info.summary, "step")->calls, 3000);
+    membuf mb = {0};
+    assert_int_equal(rt_report_write_cb(rp, &info, to_mem, &mb), RT_OK);
+    to_mem(&mb, "", 1);
+    char *ph = strstr(mb.p, ",ph:[[");
+    assert_non_null(ph);
+    assert_non_null(strstr(ph, "],pn:[\"train\",\"step\",\"a\\u003c/script\\u003e\\u003cb\\u003e\\\"q\\\\\\u2028\"]};"));
+    /* the spans: at most the cap (and the open train), their calls adding up to every call */
+    unsigned long calls = 0, spans = 0;
+    for (char *q = ph + 5; *q == '['; spans++) {
+        double a, b;
+        unsigned name, depth, count;
+        int used = 0;
+        assert_int_equal(sscanf(q, "[%lf,%lf,%u,%u,%u]%n", &a, &b, &name, &depth, &count, &used), 5);
+        if (name == 1) {
+            calls += count;
+            assert_int_equal(depth, 1); /* inside train */
+        }
+        q += used;
+        if (*q == ',')
+            q++;
+    }
+    assert_true(spans <= 512 + 1);
+    assert_int_equal(calls, 3000);
+    assert_non_null(strstr(mb.p, "<table class=\"dist\" id=\"phase-table\">"));
+    assert_non_null(strstr(mb.p, "<tr><th>step</th><td>3000</td><td>10 min 0 s</td>"));
+    assert_non_null(strstr(mb.p, "<tr><th>train</th><td>1 (open at end)</td>"));
+    assert_non_null(strstr(mb.p, "<tr><th>a&lt;/script&gt;&lt;b&gt;&quot;q\\\xe2\x80\xa8</th>"));
+    free(mb.p);
+    rt_report_free(rp);
+    rt_stats_free(st);
+
+    /* no phases: no bands, no table */
+    assert_int_equal(rt_report_new_with(NULL, &rp), RT_OK);
+    assert_int_equal(rt_stats_new_with(NULL, &st), RT_OK);
+    rt_record x;
+    rt_record_null(&x);
+    x.timestamp_secs = 5;
+    x.interval_secs = 1;
+    x.process_pid = 1;
+    x.process_cores = 1;
+    rt_report_add_sized(rp, &x, sizeof x);
+    rt_stats_add_sized(st, &x, sizeof x);
+    info.summary = rt_stats_summary(st);
+    mb = (membuf){0};
+    assert_int_equal(rt_report_write_cb(rp, &info, to_mem, &mb), RT_OK);
+    to_mem(&mb, "", 1);
+    assert_null(strstr(mb.p, ",ph:["));
+    assert_non_null(strstr(mb.p, ",quota:null};"));
+    assert_null(strstr(mb.p, "phase-table"));
+    free(mb.p);
+    rt_report_free(rp);
+    rt_stats_free(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -540,6 +640,7 @@ int main(void)
         cmocka_unit_test(summary_json),
         cmocka_unit_test(read_back),
         cmocka_unit_test(text_and_note),
+        cmocka_unit_test(report),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
