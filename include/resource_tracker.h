@@ -1885,9 +1885,11 @@ RT_API void rt_prom_free(rt_prom_server *srv);
  * counters (counters end in _total and never go back within a run), units in the names
  * (_bytes, _seconds, _cores, _ratio, _celsius, _watts), the job's labels on every series, one
  * series per disk, interface and GPU (labelled device, interface, gpu); host and cloud, when
- * not NULL, label resource_tracker_info, which is always there (with version). sample may be
- * NULL (only resource_tracker_info). Returns the length needed like snprintf (buf
- * NUL-terminated when cap > 0). */
+ * not NULL, label resource_tracker_info, which is always there (with version). While a phase
+ * is open at the sample (sample->phases, 0.14), the tree's and its parts' series are labelled
+ * phase="NAME" with the innermost one's name (as it is: the /metrics server caps the values at
+ * 64 names, later ones "other"). sample may be NULL (only resource_tracker_info). Returns the
+ * length needed like snprintf (buf NUL-terminated when cap > 0). */
 RT_API size_t rt_format_prometheus(const rt_sample *sample, const rt_job *job, const rt_host *host,
                                    const rt_cloud *cloud, int openmetrics, char *buf, size_t cap);
 

@@ -12,6 +12,7 @@
 #include "../core/core.h"
 #include "../core/jsonscan.h"
 #include "../core/schema.h"
+#include "../phase/phase.h"
 #include "jsonline.h"
 
 /* Records the first problem of the walk (msg: static text). Returns false. */
@@ -586,7 +587,7 @@ static bool ph_name(rt_js *j, char *dst, bool *ok)
     bool is_str, whole;
     if (!str_or_null(j, dst, RT_JL_PH_NAME, &is_str, &whole))
         return false;
-    *ok = is_str && whole && dst[0];
+    *ok = is_str && whole && rt_phase_name_ok(dst, strlen(dst)); /* the rule every way in checks */
     return true;
 }
 
