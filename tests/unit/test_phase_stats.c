@@ -12,6 +12,7 @@
 #include <stdbool.h>
 
 #include "../tools/synthetic.h"
+#include "analysis/phases.h"
 #include "analysis/record.h"
 
 #define NEAR(a, b) assert_true(fabs((a) - (b)) < 1e-9)
@@ -630,6 +631,34 @@ static void report(void **state)
     rt_stats_free(st);
 }
 
+/* The embedded tracker's copy of a summary (rt_tracker_summary): its phases stay as they were
+ * when the statistics go on. */
+static void holder_copy(void **state)
+{
+    (void)state;
+    run r;
+    exactness_run(&r, RT_PHASE_CPU_GROUP);
+    mk(&r, RT_PHASE_START, "later", 105.5, RT_PHASE_CPU_NONE, 0, 0, 0);
+    rec(&r, 106, 1, 1, 100, 520, 0, 0);
+    rt_summary copy = *rt_stats_summary(r.st);
+    rt_phase_copy *keep = NULL;
+    rt_phase_copy_into(&keep, &copy);
+    assert_int_equal(copy.phase_count, 3);
+    for (int i = 0; i < 5; i++) /* the statistics go on, names and all */
+        rec(&r, 107 + i, 1, 1, 100, 520, 0, 0);
+    mk(&r, RT_PHASE_START, "more", 111.5, RT_PHASE_CPU_NONE, 0, 0, 0);
+    rec(&r, 112, 1, 1, 100, 520, 0, 0);
+    assert_int_equal(rt_stats_summary(r.st)->phase_count, 4);
+    assert_int_equal(copy.phase_count, 3);
+    assert_string_equal(copy.phases[2]->name, "later");
+    NEAR(copy.phases[2]->duration_secs, 0.5);
+    assert_int_equal(copy.phase_counts->accepted, 5);
+    rt_phase_copy_into(&keep, &copy); /* again: the copy of the copy holds */
+    assert_string_equal(copy.phases[0]->name, "long");
+    rt_phase_copy_free(keep);
+    rt_stats_free(r.st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -641,6 +670,7 @@ int main(void)
         cmocka_unit_test(read_back),
         cmocka_unit_test(text_and_note),
         cmocka_unit_test(report),
+        cmocka_unit_test(holder_copy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
