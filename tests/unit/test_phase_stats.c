@@ -334,6 +334,42 @@ static void summary_json(void **state)
     rt_stats_free(r.st);
 }
 
+/* The JSON line's phases member, to the byte; absent without phases. */
+static void line_member(void **state)
+{
+    (void)state;
+    make_full();
+    static char buf[1 << 16];
+    rt_format_sample(RT_FORMAT_JSON, &full, NULL, buf, sizeof buf);
+    assert_null(strstr(buf, "phases"));
+    rt_phase_mark m = RT_PHASE_MARK_INIT;
+    m.kind = RT_PHASE_STOP;
+    m.name = "load \"x\"";
+    m.timestamp_secs = 1700000000.1234567;
+    m.pid = 42;
+    m.cpu_source = RT_PHASE_CPU_SCHEDSTAT;
+    m.cpu_secs_total = 1.5;
+    m.read_bytes_total = 4096;
+    m.rss_mib = 12.3456;
+    m.reading_lag_secs = 0.000021;
+    const rt_phase_mark *marks[1] = {&m};
+    const char *open[2] = {"outer", "inner"};
+    rt_phase_counts c = {.accepted = 3, .flood = 2};
+    rt_phases ph = {.marks = marks, .mark_count = 1, .open = open, .open_count = 2, .counts = &c};
+    full.phases = &ph;
+    rt_format_sample(RT_FORMAT_JSON, &full, NULL, buf, sizeof buf);
+    full.phases = NULL;
+    const char *want = ",\"phases\":{\"open\":[\"outer\",\"inner\"],\"marks\":[{\"event\":\"stop\",\"name\":\"load "
+                       "\\\"x\\\"\",\"timestamp_secs\":1700000000.123457,\"pid\":42,\"cpu_secs_total\":1.5,"
+                       "\"cpu_source\":\"schedstat\",\"read_bytes_total\":4096,\"write_bytes_total\":null,"
+                       "\"rss_mib\":12.346,\"memory_peak_mib\":null,\"reading_lag_secs\":0.000021}],\"counts\":{"
+                       "\"accepted\":3,\"unknown_stop\":0,\"unterminated\":0,\"too_long\":0,\"malformed\":0,"
+                       "\"flood\":2,\"dropped\":0,\"too_many_names\":0,\"too_deep\":0,\"refused\":0}}}\n";
+    const char *got = strstr(buf, ",\"phases\":");
+    if (!got || strcmp(got, want) != 0)
+        fail_msg("got %s", got ? got : buf);
+}
+
 /* ---- written as JSON lines, read back ---- */
 
 typedef struct membuf {
@@ -667,6 +703,7 @@ int main(void)
         cmocka_unit_test(nested_recursive_unterminated),
         cmocka_unit_test(through_pipeline),
         cmocka_unit_test(summary_json),
+        cmocka_unit_test(line_member),
         cmocka_unit_test(read_back),
         cmocka_unit_test(text_and_note),
         cmocka_unit_test(report),
