@@ -448,7 +448,7 @@ void rpt_phase_section(rpt_hw *w, const rt_summary *s)
     rpt_hw_lit(w, "<section id=\"phases\"><h2>Phases</h2>\n<p class=\"note\">By name, in the order each first "
               "started; a name's figures are over all its calls. CPU marked ~ is pro-rated from the samples (no "
               "reading at both marks of every call).</p>\n<div class=\"wide\"><table class=\"dist\" id=\"phase-table\">\n"
-              "<tr><th>phase</th><th>calls</th><th>duration</th><th>CPU</th><th>cores mean</th><th>cores peak</th>"
+              "<tr><th style=\"text-align:left\">phase</th><th>calls</th><th>duration</th><th>CPU</th><th>cores mean</th><th>cores peak</th>"
               "<th>memory need</th><th>memory peak</th>");
     if (gpus)
         rpt_hw_lit(w, "<th>GPU mean</th><th>GPU peak</th><th>VRAM mean</th><th>VRAM peak</th>");
