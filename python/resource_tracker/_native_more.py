@@ -93,6 +93,9 @@ class Summary(Structure):
         ("process_gpu_vram_peak_mib", c_double), ("process_cancelled_write_bytes", c_double),
         ("process_cgroup_exclusive", c_double), ("left_behind", c_double),
         ("memory_need", Need), ("vram_need", Need),
+        # added in 0.14: the job's phases (rt_phase_summary pointers) and the counts of marks;
+        # NULL, 0 and NULL in a summary made here
+        ("phases", c_void_p), ("phase_count", c_size_t), ("phase_counts", c_void_p),
     ]
 
 
