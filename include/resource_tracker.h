@@ -1237,6 +1237,7 @@ typedef enum rt_note_kind {
     RT_NOTE_PRESSURE = 8,              /* tasks stalled waiting for CPU, memory or I/O */
     RT_NOTE_LEFT_BEHIND = 9,           /* processes still ran after the command exited */
     RT_NOTE_FEW_RUNS = 10,             /* a recommendation from few runs */
+    RT_NOTE_PHASE_MARKS = 11,          /* (0.14) phase marks were refused, or phases left open */
 } rt_note_kind;
 
 /* One note. This struct never grows. */
@@ -1257,8 +1258,8 @@ typedef struct rt_notes_options {
 #define RT_NOTES_OPTIONS_INIT {.struct_size = sizeof(rt_notes_options)}
 
 /* The kind's name: "oom_killed", "accounting_incomplete", "memory_unknown", "memory_sampled",
- * "memory_oversized", "gpu_idle", "cpu_throttled", "pressure", "left_behind", "few_runs";
- * "note" for another number. Static. */
+ * "memory_oversized", "gpu_idle", "cpu_throttled", "pressure", "left_behind", "few_runs",
+ * "phase_marks"; "note" for another number. Static. */
 RT_API const char *rt_note_kind_name(int kind);
 
 /* The notes of one run into out[0..cap) (opts may be NULL). Returns how many were written (at
@@ -1890,9 +1891,11 @@ RT_API void rt_prom_free(rt_prom_server *srv);
  * counters (counters end in _total and never go back within a run), units in the names
  * (_bytes, _seconds, _cores, _ratio, _celsius, _watts), the job's labels on every series, one
  * series per disk, interface and GPU (labelled device, interface, gpu); host and cloud, when
- * not NULL, label resource_tracker_info, which is always there (with version). sample may be
- * NULL (only resource_tracker_info). Returns the length needed like snprintf (buf
- * NUL-terminated when cap > 0). */
+ * not NULL, label resource_tracker_info, which is always there (with version). While a phase
+ * is open at the sample (sample->phases, 0.14), the tree's and its parts' series are labelled
+ * phase="NAME" with the innermost one's name (as it is: the /metrics server caps the values at
+ * 64 names, later ones "other"). sample may be NULL (only resource_tracker_info). Returns the
+ * length needed like snprintf (buf NUL-terminated when cap > 0). */
 RT_API size_t rt_format_prometheus(const rt_sample *sample, const rt_job *job, const rt_host *host,
                                    const rt_cloud *cloud, int openmetrics, char *buf, size_t cap);
 

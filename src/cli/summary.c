@@ -173,11 +173,15 @@ int cli_summary_main(cli_options *o)
         if (rc == 0) {
             const rt_summary *s = rt_stats_summary(st);
             if (json) {
-                char buf[16384];
+                char small[16384], *buf = small; /* a run with many phases needs more: asked for */
                 size_t n = 0;
-                if (rt_format_summary_json(s, mu, tu, buf, sizeof buf, &n) != RT_OK || n >= sizeof buf ||
-                    fwrite(buf, 1, n, stdout) != n)
+                if (rt_format_summary_json(s, mu, tu, buf, sizeof small, &n) == RT_OK && n >= sizeof small &&
+                    (buf = malloc(n + 1)) && rt_format_summary_json(s, mu, tu, buf, n + 1, &n) != RT_OK)
+                    n = 0;
+                if (!buf || n == 0 || fwrite(buf, 1, n, stdout) != n)
                     rc = EXIT_FAIL;
+                if (buf != small)
+                    free(buf);
             } else {
                 if (argc - optind > 1)
                     printf("%s== %s\n", i > optind ? "\n" : "", argv[i]);

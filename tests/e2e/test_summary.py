@@ -291,3 +291,84 @@ def test_a_plain_json_snapshot_and_a_broken_one(tmp_path):
     r = run(["summary", str(broken)])
     assert r.returncode == 2
     assert "broken.json" in r.stderr and "snapshot" in r.stderr
+
+
+def with_phases(lines, marks, flood=0):
+    """The lines with the JSON-lines member `phases` (docs/contracts.md §2) as the tool writes
+    it: each mark (event, name, t, readings or None) on the first line at or after its time,
+    the open phases and the counts on every line from the first mark on."""
+    out, open_, k, n = [], [], 0, 0
+    for l in lines:
+        ms = []
+        while k < len(marks) and marks[k][2] <= l["timestamp_secs"]:
+            ev, name, t, cpu = marks[k]
+            ms.append({"event": ev, "name": name, "timestamp_secs": t, "pid": 1,
+                       "cpu_secs_total": cpu, "cpu_source": "group" if cpu is not None else "none",
+                       "read_bytes_total": None, "write_bytes_total": None, "rss_mib": None,
+                       "memory_peak_mib": None, "reading_lag_secs": None})
+            if ev == "start":
+                open_.append(name)
+            else:
+                open_.reverse(); open_.remove(name); open_.reverse()
+            k += 1
+            n += 1
+        l = dict(l)
+        if n:
+            l["phases"] = {"open": list(open_), "marks": ms,
+                           "counts": {"accepted": n, "unknown_stop": 0, "unterminated": 0, "too_long": 0,
+                                      "malformed": 0, "flood": flood, "dropped": 0, "too_many_names": 0,
+                                      "too_deep": 0, "refused": 0}}
+        out.append(json.dumps(l))
+    return "\n".join(out) + "\n"
+
+
+def test_phases_of_a_recorded_file(recorded, tmp_path):
+    """A recorded run whose lines carry phases (0.14): summary --json lists each phase by name with
+    its figures (CPU from the readings at its marks, exact), the counts and a note; the text
+    summary a Phases block; the report bands and a table; many phases still make one object."""
+    lines = [json.loads(l) for l in open(recorded["json"])]
+    assert len(lines) >= 8
+    a, b = lines[2], lines[6]
+    t0 = lines[0]["timestamp_secs"]
+    marks = [("start", "busy part", a["timestamp_secs"], a["process"]["cpu_secs_total"]),
+             ("start", "inner", a["timestamp_secs"] + 0.01, None),
+             ("stop", "inner", a["timestamp_secs"] + 0.03, None),
+             ("stop", "busy part", b["timestamp_secs"], b["process"]["cpu_secs_total"]),
+             ("start", "left open", b["timestamp_secs"] + 0.05, None)]
+    path = tmp_path / "phases.jsonl"
+    path.write_text(with_phases(lines, marks, flood=4))
+    (s,) = summary_json(str(path))
+    names = [p["name"] for p in s["phases"]]
+    assert names == ["busy part", "inner", "left open"]
+    p = s["phases"][0]
+    assert p["calls"] == 1 and p["unterminated"] == 0
+    assert close(p["duration_secs"], b["timestamp_secs"] - a["timestamp_secs"], abs_=1e-6)
+    assert p["cpu_exact"] is True
+    assert close(p["cpu_secs"], b["process"]["cpu_secs_total"] - a["process"]["cpu_secs_total"], abs_=1e-6)
+    assert p["samples"] == 5  # the lines at its start and stop included
+    assert close(p["rss_peak_mib"], max(l["process"]["rss_mib"] for l in lines[2:7]), abs_=1e-3)
+    assert s["phases"][1]["samples"] == 0 and s["phases"][1]["empty_calls"] == 1
+    assert s["phases"][1]["cpu_exact"] is False
+    assert s["phases"][2]["unterminated"] == 1
+    assert close(s["phases"][2]["duration_secs"], lines[-1]["timestamp_secs"] - b["timestamp_secs"] - 0.05, abs_=1e-6)
+    assert s["phase_marks"]["accepted"] == 5 and s["phase_marks"]["flood"] == 4
+    assert s["phase_marks"]["unterminated"] == 1
+    assert [n["kind"] for n in s["notes"]].count("phase_marks") == 1
+    # the same run without the member: both null
+    (plain,) = summary_json(recorded["json"])
+    assert plain["phases"] is None and plain["phase_marks"] is None
+    # the text summary and the report
+    r = run(["summary", str(path)])
+    assert r.returncode == 0, r.stderr
+    assert "Phases (by name" in r.stdout and "  busy part " in r.stdout
+    html = tmp_path / "r.html"
+    r = run(["report", str(path), "-o", str(html), "--no-price-lookup"])
+    assert r.returncode == 0, r.stderr
+    page = html.read_text()
+    assert 'id="phase-table"' in page and ',pn:["busy part","inner","left open"]' in page
+    # hundreds of phases: a summary longer than any fixed buffer
+    many = [(ev, f"phase {i:04d}", t0 + 0.001 * i + (0.0005 if ev == "stop" else 0), None)
+            for i in range(400) for ev in ("start", "stop")]
+    path.write_text(with_phases(lines, many))
+    (s,) = summary_json(str(path))
+    assert len(s["phases"]) == 400 and s["phase_marks"]["accepted"] == 800

@@ -362,6 +362,47 @@ static void test_json_fields(void **state)
 
 /* The metrics come from the schema's OTLP members and the hand-made ones, one numbering: no place
  * taken twice, none skipped, members of one metric alike; 40 metrics, each named once. */
+/* The tree's and its parts' points carry resource_tracker.phase while a phase is open (the
+ * row's, captured at add time), the machine's never. */
+static void test_phase_attribute(void **state)
+{
+    (void)state;
+    synth xs[2];
+    synth_make(&xs[0], 0, true);
+    synth_make(&xs[1], 1, true);
+    rt_otlp_row *rows[2];
+    for (int i = 0; i < 2; i++)
+        assert_non_null(rows[i] = rt_otlp_row_new(&xs[i].s));
+    rows[0]->phase = "train \"x\"";
+    rt_otlp_state st = {0};
+    assert_int_equal(rt_otlp_accumulate(&st, rows, 2), RT_OK);
+    size_t need = rt_otlp_format(NULL, 0, rows, 2, NULL, 0);
+    char *buf = malloc(need + 1);
+    assert_int_equal(rt_otlp_format(NULL, 0, rows, 2, buf, need + 1), need);
+    json_t *j = json_loads(buf, 0, NULL);
+    assert_non_null(j);
+    json_t *dp = points_of(metric_named(j, "process.memory.usage"), "By", 1, 0);
+    assert_string_equal(attr_of(point_at(dp, 0, NULL, NULL), "resource_tracker.phase"), "train \"x\"");
+    assert_null(attr_of(point_at(dp, 1, NULL, NULL), "resource_tracker.phase")); /* none open */
+    dp = points_of(metric_named(j, "resource_tracker.process.part.memory.usage"), "By", 1, 0);
+    json_t *p = point_at(dp, 0, "resource_tracker.process.part", "main");
+    assert_string_equal(attr_of(p, "resource_tracker.phase"), "train \"x\"");
+    dp = points_of(metric_named(j, "process.cpu.time"), "s", 1, 1);
+    assert_string_equal(attr_of(point_at(dp, 0, NULL, NULL), "resource_tracker.phase"), "train \"x\"");
+    dp = points_of(metric_named(j, "process.disk.io"), "By", 1, 1); /* a member with an attribute of its own */
+    p = point_at(dp, 0, "disk.io.direction", "read");
+    assert_string_equal(attr_of(p, "resource_tracker.phase"), "train \"x\"");
+    dp = points_of(metric_named(j, "process.cpu.utilization"), "1", 0, 0);
+    assert_string_equal(attr_of(point_at(dp, 0, NULL, NULL), "resource_tracker.phase"), "train \"x\"");
+    dp = points_of(metric_named(j, "system.memory.usage"), "By", 1, 0);
+    assert_null(attr_of(point_at(dp, 0, "system.memory.state", "used"), "resource_tracker.phase"));
+    json_decref(j);
+    free(buf);
+    free(rows[0]);
+    free(rows[1]);
+    rt_otlp_state_free(&st);
+}
+
 static void test_plan(void **state)
 {
     (void)state;
@@ -1230,7 +1271,8 @@ static void test_add_cost(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_json_fields),        cmocka_unit_test(test_json_empty), cmocka_unit_test(test_plan),
+        cmocka_unit_test(test_json_fields),
+        cmocka_unit_test(test_phase_attribute),        cmocka_unit_test(test_json_empty), cmocka_unit_test(test_plan),
         cmocka_unit_test(test_retry_after),        cmocka_unit_test(test_delivers_all_once),
         cmocka_unit_test(test_uncompressed),       cmocka_unit_test(test_503_retry_after),
         cmocka_unit_test(test_429_backoff_then_ok), cmocka_unit_test(test_retry_after_zero_backs_off),

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 
 #include "export/labels.h"
+#include "export/phase_label.h"
 #include "export/prom_text.h"
 
 #include "../tools/synthetic.h"
@@ -331,6 +332,49 @@ static void escaping(void **state)
     assert_int_equal(l.count, 0);
 }
 
+/* The `phase` label (0.14): the innermost open phase on the tree's and its parts' series only,
+ * none when no phase is open; the server's value capped at 64 names ("other" past them). */
+static void phase_label(void **state)
+{
+    (void)state;
+    make_full();
+    const char *open[] = {"train", "step \"x\""};
+    rt_phases ph = {.open = open, .open_count = 2};
+    full.phases = &ph;
+    const char *t = fmt(&full, NULL, NULL, NULL, 0);
+    assert_line(t, "resource_tracker_process_rss_bytes{phase=\"step \\\"x\\\"\"} 2097152");
+    assert_line(t, "resource_tracker_process_part_rss_bytes{part=\"main\",phase=\"step \\\"x\\\"\"} 1572864");
+    assert_line(t, "resource_tracker_memory_total_bytes 2147483648"); /* the machine's: never */
+    assert_null(strstr(t, "phase=\"train\""));                     /* only the innermost */
+    ph.open_count = 0; /* phases marked, none open: no label */
+    t = fmt(&full, NULL, NULL, NULL, 0);
+    assert_null(strstr(t, "phase="));
+    assert_line(t, "resource_tracker_process_rss_bytes 2097152");
+    full.phases = NULL;
+
+    /* the server's values: the first 64 names, then "other"; the same name keeps its value */
+    rt_phase_label pl = {0};
+    char name[32];
+    const char *one[1] = {name};
+    rt_phases p1 = {.open = one, .open_count = 1};
+    rt_sample s = full;
+    s.phases = &p1;
+    for (int i = 0; i < 70; i++) {
+        snprintf(name, sizeof name, "n%d", i);
+        const char *v = rt_phase_label_of(&pl, &s);
+        if (i < RT_PHASE_LABEL_NAMES)
+            assert_string_equal(v, name);
+        else
+            assert_string_equal(v, "other");
+    }
+    snprintf(name, sizeof name, "n3");
+    assert_string_equal(rt_phase_label_of(&pl, &s), "n3");
+    assert_int_equal(pl.n, RT_PHASE_LABEL_NAMES);
+    s.phases = NULL;
+    assert_null(rt_phase_label_of(&pl, &s));
+    rt_phase_label_free(&pl);
+}
+
 static void openmetrics(void **state)
 {
     (void)state;
@@ -632,7 +676,7 @@ int main(void)
         cmocka_unit_test(every_family),      cmocka_unit_test(nulls_left_out),
         cmocka_unit_test(escaping),          cmocka_unit_test(openmetrics), cmocka_unit_test(openmetrics_of_text),
         cmocka_unit_test(snprintf_contract), cmocka_unit_test(textfile_content),
-        cmocka_unit_test(textfile_atomic),
+        cmocka_unit_test(textfile_atomic),   cmocka_unit_test(phase_label),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -138,7 +138,9 @@ static void defaults(void **state)
     (void)state;
     rt_summary s = full();
     json_t *j = format_parse(&s, NULL, NULL);
-    assert_int_equal(json_object_size(j), 15);
+    assert_int_equal(json_object_size(j), 17);
+    is_null(j, "phases"); /* no mark: both null */
+    is_null(j, "phase_marks");
     is_null(j, "cgroup");
     is_null(j, "pressure");
     is_null(j, "gpu_tracker"); /* a summary made by hand: no usage */

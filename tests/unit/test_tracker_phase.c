@@ -393,43 +393,6 @@ static void snapshot_keeps_marks(void **state)
     unlink(path);
 }
 
-/* rt_tracker_summary's copy of the phases is the tracker's own: the statistics' list may change
- * (or go) after the call, the copy stays. */
-static void summary_copies_phases(void **state)
-{
-    (void)state;
-    rt_tracker *t = NULL;
-    assert_int_equal(rt_tracker_new_stopped(0, NULL, &t), RT_OK);
-    char n1[] = "load", n2[] = "train";
-    rt_phase_summary a = {.name = n1, .calls = 2, .cpu_secs = 1.5}, b = {.name = n2, .calls = 1};
-    const rt_phase_summary *list[] = {&a, &b};
-    rt_phase_counts counts = {.accepted = 6, .malformed = 1};
-    rt_summary s = {0};
-    s.phases = list;
-    s.phase_count = 2;
-    s.phase_counts = &counts;
-    for (int round = 0; round < 2; round++) {
-        rt_summary c = s;
-        rt_tracker_copy_phases(t, &c);
-        memset(n1, 'x', 4); /* the statistics' own change */
-        a.calls = 99;
-        counts.accepted = 99;
-        assert_int_equal(c.phase_count, 2);
-        assert_ptr_not_equal(c.phases, s.phases);
-        assert_string_equal(c.phases[0]->name, round ? "xxxx" : "load");
-        assert_string_equal(c.phases[1]->name, "train");
-        assert_int_equal(c.phases[0]->calls, round ? 99 : 2);
-        assert_true(c.phases[0]->cpu_secs == 1.5);
-        assert_int_equal(c.phase_counts->accepted, round ? 99 : 6);
-        assert_int_equal(c.phase_counts->malformed, 1);
-    }
-    rt_summary none = {0};
-    rt_tracker_copy_phases(t, &none);
-    assert_null(none.phases);
-    assert_null(none.phase_counts);
-    rt_tracker_free(t);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -438,7 +401,6 @@ int main(void)
         cmocka_unit_test(forked_child_refused),
         cmocka_unit_test(drains_ring_full_and_bad_names),
         cmocka_unit_test(snapshot_keeps_marks),
-        cmocka_unit_test(summary_copies_phases),
         cmocka_unit_test(stop_takes_a_last_sample_for_marks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,11 +6,13 @@
  * objects and arrays are walked here by hand. */
 #define _GNU_SOURCE
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/core.h"
 #include "../core/jsonscan.h"
 #include "../core/schema.h"
+#include "../phase/phase.h"
 #include "jsonline.h"
 
 /* Records the first problem of the walk (msg: static text). Returns false. */
@@ -84,6 +86,10 @@ void rt_jline_reset(rt_jline *jl)
     rt_jline_process_reset(jl, false);
     rt_jline_psi_reset(&jl->psi);
     rt_jline_cgroup_reset(&jl->self_cg, false);
+    if (jl->ph) {
+        jl->ph->present = false;
+        jl->ph->n = jl->ph->n_open = 0;
+    }
 }
 
 void rt_jline_add_dev(rt_jl_list *l, const char *name, bool named, double ta, double tb, double ra, double rb)
@@ -564,9 +570,184 @@ static bool scan_process(rt_js *j, rt_jline *jl)
                   process_hand, jl);
 }
 
+/* ---- the phases (0.14) ------------------------------------------------------------------- */
+
+void rt_jline_phases_free(rt_jl_phases *ph)
+{
+    if (!ph)
+        return;
+    free(ph->marks);
+    free(ph->ptrs);
+    free(ph);
+}
+
+/* A string member into dst[RT_JL_PH_NAME]; *ok false when it is no string or too long. */
+static bool ph_name(rt_js *j, char *dst, bool *ok)
+{
+    bool is_str, whole;
+    if (!str_or_null(j, dst, RT_JL_PH_NAME, &is_str, &whole))
+        return false;
+    *ok = is_str && whole && rt_phase_name_ok(dst, strlen(dst)); /* the rule every way in checks */
+    return true;
+}
+
+/* One element of "marks": kept when it has an event, a name and a timestamp. */
+static bool ph_mark(rt_js *j, rt_jl_phases *ph)
+{
+    if (rt_js_peek(j) != RT_JS_OBJECT)
+        return fail(j, "a phase mark is not an object");
+    rt_js_open(j, '{');
+    rt_jl_mark tmp = {.m = RT_PHASE_MARK_INIT};
+    rt_jl_mark *k = ph->n < ph->cap ? &ph->marks[ph->n] : &tmp;
+    *k = tmp;
+    char word[16];
+    bool has_name = false, is_str, whole;
+    double pid = NAN;
+    bool first = true;
+    const char *key;
+    size_t kl;
+    int r;
+    while ((r = rt_js_member(j, &first, &key, &kl)) == 1) {
+        bool ok;
+#define IS(name) key_is(key, kl, name, sizeof(name) - 1)
+        if (IS("event")) {
+            ok = str_or_null(j, word, sizeof word, &is_str, &whole);
+            k->m.kind = strcmp(word, "start") == 0 ? RT_PHASE_START : strcmp(word, "stop") == 0 ? RT_PHASE_STOP : 0;
+        } else if (IS("name")) {
+            ok = ph_name(j, k->name, &has_name);
+        } else if (IS("timestamp_secs")) {
+            ok = num_or_null(j, &k->m.timestamp_secs);
+        } else if (IS("pid")) {
+            ok = num_or_null(j, &pid);
+        } else if (IS("cpu_secs_total")) {
+            ok = num_or_null(j, &k->m.cpu_secs_total);
+        } else if (IS("cpu_source")) {
+            static const char *const src[] = {"none", "group", "schedstat", "ticks", "marker"};
+            ok = str_or_null(j, word, sizeof word, &is_str, &whole);
+            for (int i = 0; i < (int)NKEYS(src); i++)
+                if (strcmp(word, src[i]) == 0)
+                    k->m.cpu_source = i;
+        } else if (IS("read_bytes_total")) {
+            ok = num_or_null(j, &k->m.read_bytes_total);
+        } else if (IS("write_bytes_total")) {
+            ok = num_or_null(j, &k->m.write_bytes_total);
+        } else if (IS("rss_mib")) {
+            ok = num_or_null(j, &k->m.rss_mib);
+        } else if (IS("memory_peak_mib")) {
+            ok = num_or_null(j, &k->m.memory_peak_mib);
+        } else if (IS("reading_lag_secs")) {
+            ok = num_or_null(j, &k->m.reading_lag_secs);
+        } else {
+            ok = rt_js_skip(j);
+        }
+#undef IS
+        if (!ok)
+            return false;
+    }
+    if (r != 0)
+        return false;
+    k->m.pid = pid >= -9.2e18 && pid <= 9.2e18 ? (int64_t)pid : RT_NULL_I64;
+    if (isnan(k->m.cpu_secs_total))
+        k->m.cpu_source = RT_PHASE_CPU_NONE;
+    if (k != &tmp && k->m.kind && has_name && isfinite(k->m.timestamp_secs))
+        ph->n++;
+    return true;
+}
+
+/* "phases":{"open":[..],"marks":[..],"counts":{..}} or null. */
+static bool scan_phases(rt_js *j, rt_jline *jl)
+{
+    int o = open_or_null(j, '{', "phases is not an object");
+    if (o <= 0)
+        return o == 0;
+    rt_jl_phases *ph = jl->ph;
+    if (!ph && !(ph = jl->ph = calloc(1, sizeof *ph)))
+        return fail(j, "out of memory");
+    ph->present = true;
+    ph->n = ph->n_open = 0;
+    memset(&ph->counts, 0, sizeof ph->counts);
+    bool first = true;
+    const char *key;
+    size_t kl;
+    int r;
+    while ((r = rt_js_member(j, &first, &key, &kl)) == 1) {
+        bool ok = true, efirst = true;
+        int e;
+        if (key_is(key, kl, "open", 4)) {
+            if ((e = open_or_null(j, '[', "phases.open is not an array")) < 0)
+                return false;
+            while (e == 1 && (e = rt_js_element(j, &efirst)) == 1) {
+                bool has_name = false;
+                char *dst = ph->open[ph->n_open < RT_JL_MAX_OPEN ? ph->n_open : RT_JL_MAX_OPEN - 1];
+                if (!ph_name(j, dst, &has_name))
+                    return false;
+                if (has_name && ph->n_open < RT_JL_MAX_OPEN)
+                    ph->n_open++;
+            }
+            ok = e == 0;
+        } else if (key_is(key, kl, "marks", 5)) {
+            if ((e = open_or_null(j, '[', "phases.marks is not an array")) < 0)
+                return false;
+            while (e == 1 && (e = rt_js_element(j, &efirst)) == 1) {
+                if (ph->n == ph->cap && ph->cap < RT_JL_MAX_MARKS) {
+                    size_t cap = ph->cap ? ph->cap * 4 : 16;
+                    cap = cap > RT_JL_MAX_MARKS ? RT_JL_MAX_MARKS : cap;
+                    rt_jl_mark *m = realloc(ph->marks, cap * sizeof *m);
+                    if (m)
+                        ph->marks = m;
+                    const rt_phase_mark **p = realloc(ph->ptrs, cap * sizeof *p);
+                    if (p)
+                        ph->ptrs = p;
+                    if (m && p)
+                        ph->cap = cap;
+                }
+                if (!ph_mark(j, ph))
+                    return false;
+            }
+            ok = e == 0;
+        } else if (key_is(key, kl, "counts", 6)) {
+            if ((e = open_or_null(j, '{', "phases.counts is not an object")) < 0)
+                return false;
+            static const jkey names[] = {JK("accepted"),  JK("unknown_stop"), JK("unterminated"),   JK("too_long"),
+                                         JK("malformed"), JK("flood"),        JK("dropped"),        JK("too_many_names"),
+                                         JK("too_deep"),  JK("refused")};
+            uint64_t *slot[] = {&ph->counts.accepted,  &ph->counts.unknown_stop, &ph->counts.unterminated,
+                                &ph->counts.too_long,  &ph->counts.malformed,    &ph->counts.flood,
+                                &ph->counts.dropped,   &ph->counts.too_many_names, &ph->counts.too_deep,
+                                &ph->counts.refused};
+            const char *ck;
+            size_t ckl, hint = 0;
+            while (e == 1 && (e = rt_js_member(j, &efirst, &ck, &ckl)) == 1) {
+                size_t i = which(ck, ckl, names, NKEYS(names), &hint);
+                double v = NAN;
+                if (!(i < NKEYS(names) ? num_or_null(j, &v) : rt_js_skip(j)))
+                    return false;
+                if (i < NKEYS(names) && v >= 0 && v < 1.8e19)
+                    *slot[i] = (uint64_t)v;
+            }
+            ok = e == 0;
+        } else {
+            ok = rt_js_skip(j);
+        }
+        if (!ok)
+            return false;
+    }
+    if (r != 0)
+        return false;
+    for (size_t i = 0; i < ph->n; i++) {
+        ph->marks[i].m.name = ph->marks[i].name;
+        ph->ptrs[i] = &ph->marks[i].m;
+    }
+    for (size_t i = 0; i < ph->n_open; i++)
+        ph->open_ptrs[i] = ph->open[i];
+    ph->view = (rt_phases){.marks = (const rt_phase_mark *const *)ph->ptrs, .mark_count = ph->n,
+                           .open = (const char *const *)ph->open_ptrs, .open_count = ph->n_open, .counts = &ph->counts};
+    return true;
+}
+
 /* ---- the line ---------------------------------------------------------------------------- */
 
-enum { K_JOB, K_CPU, K_MEMORY, K_NETWORK, K_DISK, K_GPU, K_PROCESS, K_PRESSURE, K_CGROUP, K_COUNT };
+enum { K_JOB, K_CPU, K_MEMORY, K_NETWORK, K_DISK, K_GPU, K_PROCESS, K_PRESSURE, K_CGROUP, K_PHASES, K_COUNT };
 
 static bool top_hand(rt_js *j, size_t key, void *jl_)
 {
@@ -581,6 +762,7 @@ static bool top_hand(rt_js *j, size_t key, void *jl_)
     case K_GPU: return scan_gpus(j, jl);
     case K_PROCESS: return scan_process(j, jl);
     case K_PRESSURE: return scan_psi(j, &jl->psi);
+    case K_PHASES: return scan_phases(j, jl);
     default: return scan_cgroup(j, &jl->self_cg);
     }
 }
@@ -588,7 +770,8 @@ static bool top_hand(rt_js *j, size_t key, void *jl_)
 const char *rt_jline_scan(const char *line, size_t len, locale_t c_locale, rt_jline *jl)
 {
     static const jkey hand[K_COUNT] = {JK("job_name"), JK("cpu"),     JK("memory"),   JK("network"), JK("disk"),
-                                       JK("gpu"),      JK("process"), JK("pressure"), JK("cgroup")};
+                                       JK("gpu"),      JK("process"), JK("pressure"), JK("cgroup"),
+                                       JK("phases")};
     rt_js j = {.p = line, .end = line + len, .c_locale = c_locale};
     rt_jline_reset(jl);
     if (rt_js_peek(&j) != RT_JS_OBJECT || !rt_js_open(&j, '{'))

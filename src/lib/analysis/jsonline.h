@@ -71,6 +71,32 @@ typedef struct rt_jl_cgroup {
     rt_jl_psi psi;
 } rt_jl_cgroup;
 
+/* The "phases" member (0.14): the marks and open phases of a line, names kept (at most 255 bytes:
+ * a longer one is no phase's name, and its mark is skipped), at most RT_JL_MAX_MARKS marks (the
+ * rest skipped) and RT_JL_MAX_OPEN open names. view is what the record points to. */
+#define RT_JL_PH_NAME 256
+#define RT_JL_MAX_MARKS 4096
+#define RT_JL_MAX_OPEN 256
+typedef struct rt_jl_mark {
+    rt_phase_mark m;
+    char name[RT_JL_PH_NAME];
+} rt_jl_mark;
+
+typedef struct rt_jl_phases {
+    bool present;        /* the line had a "phases" object */
+    size_t n, cap;       /* marks kept, and room */
+    rt_jl_mark *marks;
+    const rt_phase_mark **ptrs;
+    size_t n_open;
+    char open[RT_JL_MAX_OPEN][RT_JL_PH_NAME];
+    const char *open_ptrs[RT_JL_MAX_OPEN];
+    rt_phase_counts counts;
+    rt_phases view;
+} rt_jl_phases;
+
+/* Frees what a line's phases hold (NULL allowed). */
+void rt_jline_phases_free(rt_jl_phases *ph);
+
 typedef struct rt_jline {
     double top[RT_JL_SLOTS(rt_sample)]; /* timestamp_secs, interval_secs */
     bool has_job;
@@ -97,6 +123,9 @@ typedef struct rt_jline {
      * whole-machine runs) */
     rt_jl_psi psi;
     rt_jl_cgroup self_cg;
+    /* 0.14: the job's phases; NULL until a line has them (made by rt_jline_scan: set it NULL
+     * before the first scan, free it with rt_jline_phases_free) */
+    rt_jl_phases *ph;
 } rt_jline;
 
 /* The figure m of the line's sample, cpu, memory, tree, part i of the tree, or a cgroup. */

@@ -30,6 +30,7 @@ const char *rt_note_kind_name(int kind)
         [RT_NOTE_MEMORY_OVERSIZED] = "memory_oversized", [RT_NOTE_GPU_IDLE] = "gpu_idle",
         [RT_NOTE_CPU_THROTTLED] = "cpu_throttled",  [RT_NOTE_PRESSURE] = "pressure",
         [RT_NOTE_LEFT_BEHIND] = "left_behind",      [RT_NOTE_FEW_RUNS] = "few_runs",
+        [RT_NOTE_PHASE_MARKS] = "phase_marks",
     };
     return kind > 0 && (size_t)kind < sizeof names / sizeof names[0] ? names[kind] : "note";
 }
@@ -218,6 +219,47 @@ static void left_note(notes *ns, const rt_summary *s)
             s->left_behind, s->left_behind == 1 ? "" : "es");
 }
 
+/* Phase marks refused (how many and why), and phases still open at the end (closed there). */
+static void phase_note(notes *ns, const rt_summary *s)
+{
+    const rt_phase_counts *c = s->phase_counts;
+    if (!c)
+        return;
+    const struct {
+        uint64_t n;
+        const char *why;
+    } k[] = {{c->unknown_stop, "a stop with no open phase of its name"},
+             {c->too_long, "a line over 512 bytes"},
+             {c->malformed, "malformed (bad verb or name)"},
+             {c->flood, "over the rate limit"},
+             {c->dropped, "no room to queue"},
+             {c->too_many_names, "past 1024 names"},
+             {c->too_deep, "256 phases already open"},
+             {c->refused, "a refused connection"}};
+    char text[320];
+    size_t len = 0;
+    uint64_t total = 0;
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        if (!k[i].n)
+            continue;
+        total += k[i].n;
+        int w = snprintf(text + len, sizeof text - len, "%s%llu %s", len ? ", " : "", (unsigned long long)k[i].n,
+                         k[i].why);
+        if (w > 0)
+            len += (size_t)w < sizeof text - len ? (size_t)w : sizeof text - len - 1;
+    }
+    if (total && c->unterminated)
+        add(ns, RT_NOTE_PHASE_MARKS, "%llu phase mark%s refused (%s); %llu phase%s left open at the end, closed there",
+            (unsigned long long)total, total == 1 ? "" : "s", text, (unsigned long long)c->unterminated,
+            c->unterminated == 1 ? "" : "s");
+    else if (total)
+        add(ns, RT_NOTE_PHASE_MARKS, "%llu phase mark%s refused (%s)", (unsigned long long)total,
+            total == 1 ? "" : "s", text);
+    else if (c->unterminated)
+        add(ns, RT_NOTE_PHASE_MARKS, "%llu phase%s left open at the end, closed there",
+            (unsigned long long)c->unterminated, c->unterminated == 1 ? "" : "s");
+}
+
 size_t rt_summary_notes(const rt_summary *s, const rt_notes_options *opts, rt_note *out, size_t cap)
 {
     if (!s || !out)
@@ -234,6 +276,7 @@ size_t rt_summary_notes(const rt_summary *s, const rt_notes_options *opts, rt_no
     throttle_note(&ns, s);
     pressure_note(&ns, s);
     left_note(&ns, s);
+    phase_note(&ns, s);
     return ns.n;
 }
 

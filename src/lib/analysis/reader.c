@@ -324,6 +324,7 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
         iv = since;
     const rt_jline *pc = adjacent ? pv : NULL;
     rt_record_null(rec);
+    rec->phases = jl->ph && jl->ph->present ? &jl->ph->view : NULL; /* the line's own (0.14) */
     rec->timestamp_secs = ts;
     rec->interval_secs = iv; /* NaN: from the timestamps, below */
     if (jl->has_job) {
@@ -516,6 +517,10 @@ static rt_error detect(rt_reader *r)
         r->format = F_JSON;
         r->jl = malloc(sizeof *r->jl);
         r->jl_prev = malloc(sizeof *r->jl_prev);
+        if (r->jl) /* the phases are made at the first line with some */
+            r->jl->ph = NULL;
+        if (r->jl_prev)
+            r->jl_prev->ph = NULL;
         if (!r->jl || !r->jl_prev)
             return RT_ERR_NOMEM;
         r->pending = line;
@@ -631,6 +636,10 @@ void rt_reader_close(rt_reader *r)
     if (r->c_locale != (locale_t)0)
         freelocale(r->c_locale);
     free(r->buf);
+    if (r->jl)
+        rt_jline_phases_free(r->jl->ph);
+    if (r->jl_prev)
+        rt_jline_phases_free(r->jl_prev->ph);
     free(r->jl);
     free(r->jl_prev);
     free(r->name);

@@ -1,7 +1,9 @@
 /* report.c - collects a run's records for the report's charts in constant memory: time
  * buckets holding, per series, a time-weighted mean and the min and max of what they stand
  * for; past RPT_CAP buckets, neighbours merge pairwise (so a one-second spike survives as a max).
- * And the cgroup's marks: OOM kills, stretches of CPU throttling, the memory limit and quota. */
+ * And the cgroup's marks: OOM kills, stretches of CPU throttling, the memory limit and quota;
+ * and the job's phases: a span per call (bounded: past the cap a name's spans merge pairwise). */
+#define _GNU_SOURCE /* strdup */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +58,10 @@ void rt_report_free(rt_report *r)
 {
     if (!r)
         return;
+    if (r->ph)
+        for (size_t i = 0; i < r->ph->n_names; i++)
+            free(r->ph->names[i]);
+    free(r->ph);
     free(r->b);
     free(r);
 }
@@ -152,6 +158,86 @@ static void add_marks(rt_report *r, const rt_record *rec, double t0, double t1, 
         rt_min_known(&r->cpu_quota, rec->cgroup_cpu_quota_cores);
 }
 
+/* ---- the phases' bands (0.14) ---- */
+
+static uint32_t phase_hash(const char *s)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* The name's index (kept when new); RPT_PHASE_NAMES past the cap ("other"). */
+static uint16_t phase_name(rpt_phases *p, const char *name)
+{
+    for (size_t i = 0; i < p->n_names; i++)
+        if (strcmp(p->names[i], name) == 0)
+            return (uint16_t)i;
+    if (p->n_names < RPT_PHASE_NAMES && (p->names[p->n_names] = strdup(name)))
+        return (uint16_t)p->n_names++;
+    p->other = true;
+    return RPT_PHASE_NAMES;
+}
+
+/* Past the cap: each name's spans merge pairwise (in the order kept), so about half remain. */
+static void phase_compact(rpt_phases *p)
+{
+    long last[RPT_PHASE_NAMES + 1];
+    for (size_t i = 0; i <= RPT_PHASE_NAMES; i++)
+        last[i] = -1;
+    size_t k = 0;
+    for (size_t i = 0; i < p->n_spans; i++) {
+        rpt_pspan s = p->spans[i];
+        long j = last[s.name];
+        if (j >= 0) {
+            rpt_pspan *d = &p->spans[j];
+            d->t0 = fmin(d->t0, s.t0);
+            d->t1 = fmax(d->t1, s.t1);
+            d->count += s.count;
+            if (s.depth < d->depth)
+                d->depth = s.depth;
+            last[s.name] = -1;
+            continue;
+        }
+        p->spans[k] = s;
+        last[s.name] = (long)k++;
+    }
+    p->n_spans = k;
+}
+
+static void add_phases(rt_report *r, const rt_phases *ph, double t1)
+{
+    if (!r->ph && !(r->ph = calloc(1, sizeof *r->ph)))
+        return;
+    rpt_phases *p = r->ph;
+    for (size_t i = 0; i < ph->mark_count; i++) {
+        const rt_phase_mark *m = ph->marks[i];
+        if (!m->name || !(fabs(m->timestamp_secs) <= RPT_MAX_SECS))
+            continue;
+        uint32_t h = phase_hash(m->name);
+        if (m->kind == RT_PHASE_START) {
+            if (p->n_open < RPT_PHASE_OPEN) {
+                uint16_t depth = (uint16_t)p->n_open;
+                p->open[p->n_open++] = (rpt_popen){m->timestamp_secs, h, phase_name(p, m->name), depth};
+            }
+            continue;
+        }
+        size_t j = p->n_open;
+        while (j > 0 && p->open[j - 1].hash != h)
+            j--;
+        if (j == 0)
+            continue;
+        rpt_popen o = p->open[j - 1];
+        memmove(&p->open[j - 1], &p->open[j], (p->n_open - j) * sizeof o);
+        p->n_open--;
+        if (p->n_spans == RPT_PHASE_SPANS)
+            phase_compact(p);
+        p->spans[p->n_spans++] = (rpt_pspan){o.t0, fmax(o.t0, m->timestamp_secs), o.name, o.depth, 1};
+    }
+    p->last_t = t1;
+}
+
 void rt_report_add(rt_report *r, const rt_record *rec)
 {
     rt_report_add_sized(r, rec, sizeof *rec);
@@ -196,6 +282,8 @@ void rt_report_add_sized(rt_report *r, const rt_record *caller_rec, size_t rec_s
         v[RPT_JOB_PSS] = v[RPT_JOB_RSS] = v[RPT_JOB_GPU] = v[RPT_JOB_VRAM] = NAN;
     r->records++;
     add_marks(r, rec, t0, t1, weight);
+    if (rec->phases)
+        add_phases(r, rec->phases, t1);
 
     rpt_bucket *last = r->n ? &r->b[r->n - 1] : NULL;
     /* A record much shorter than the one before (the last reading, taken when the job ended a

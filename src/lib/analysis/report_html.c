@@ -232,6 +232,79 @@ static double time_span(const rt_report *r)
 
 #define RPT_ELAPSED_BELOW 3600 /* seconds: a run shorter reads in elapsed time */
 
+/* s as a JavaScript string literal inside <script>: quotes and backslashes escaped, and < > &,
+ * control characters and U+2028/U+2029 as \u escapes (so no "</script>" can end the script);
+ * invalid UTF-8 as U+FFFD. */
+static void rpt_hw_js_str(rpt_hw *w, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = strlen(s);
+    rpt_hw_put(w, "\"", 1);
+    while (n > 0) {
+        size_t k = rt_utf8_len(p, n);
+        if (k == 0) {
+            rpt_hw_lit(w, "\\ufffd");
+            k = 1;
+        } else if (k == 1) {
+            if (*p == '"' || *p == '\\') {
+                rpt_hw_put(w, "\\", 1);
+                rpt_hw_put(w, (const char *)p, 1);
+            } else if (*p < 0x20 || *p == 0x7f || *p == '<' || *p == '>' || *p == '&') {
+                rpt_hw_fmt(w, "\\u%04x", *p);
+            } else {
+                rpt_hw_put(w, (const char *)p, 1);
+            }
+        } else if (k == 3 && p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9)) {
+            rpt_hw_lit(w, p[2] == 0xA8 ? "\\u2028" : "\\u2029");
+        } else {
+            rpt_hw_put(w, (const char *)p, k);
+        }
+        p += k;
+        n -= k;
+    }
+    rpt_hw_put(w, "\"", 1);
+}
+
+/* One phase span as script: [start, end, name index, depth, calls]. */
+static void write_span(rpt_hw *w, bool first, double t0, double a, double b, unsigned name, unsigned depth,
+                       unsigned count)
+{
+    rpt_hw_lit(w, first ? "[" : ",[");
+    rpt_hw_secs(w, a - t0);
+    rpt_hw_put(w, ",", 1);
+    rpt_hw_secs(w, b - t0);
+    rpt_hw_fmt(w, ",%u,%u,%u]", name, depth, count);
+}
+
+/* The phases (0.14) as script: ,ph:[[start,end,name,depth,calls],..] (the calls still open run
+ * to the last record) and ,pn:["name",..] ("other" last when names past the cap came); nothing
+ * when the run had none. */
+static void write_phases(rpt_hw *w, const rt_report *r, double t0)
+{
+    const rpt_phases *p = r->ph;
+    if (!p || (!p->n_spans && !p->n_open))
+        return;
+    rpt_hw_lit(w, ",ph:[");
+    for (size_t i = 0; i < p->n_spans; i++)
+        write_span(w, i == 0, t0, p->spans[i].t0, p->spans[i].t1, p->spans[i].name, p->spans[i].depth,
+                   p->spans[i].count);
+    for (size_t i = 0; i < p->n_open; i++)
+        write_span(w, i == 0 && !p->n_spans, t0, p->open[i].t0, fmax(p->open[i].t0, p->last_t), p->open[i].name,
+                   p->open[i].depth, 1);
+    rpt_hw_lit(w, "],pn:[");
+    for (size_t i = 0; i < p->n_names; i++) {
+        if (i)
+            rpt_hw_put(w, ",", 1);
+        rpt_hw_js_str(w, p->names[i]);
+    }
+    if (p->other) {
+        for (size_t i = p->n_names; i < RPT_PHASE_NAMES; i++) /* "other" at its index */
+            rpt_hw_lit(w, i ? ",null" : "null");
+        rpt_hw_lit(w, ",\"other\"");
+    }
+    rpt_hw_put(w, "]", 1);
+}
+
 /* The cgroup's marks as script, times in seconds after t0: MK.oom ([time, kills] per OOM
  * kill), MK.thr ([start, end] per throttled stretch), MK.limit (MiB) and MK.quota (cores),
  * null when none. */
@@ -257,6 +330,7 @@ static void write_marks(rpt_hw *w, const rt_report *r, double t0)
     rpt_hw_num(w, r->mem_limit);
     rpt_hw_lit(w, ",quota:");
     rpt_hw_num(w, r->cpu_quota);
+    write_phases(w, r, t0);
     rpt_hw_lit(w, "};\n");
 }
 
@@ -398,8 +472,14 @@ static const char page_js[] =
     "y);else c.moveTo(p[i].canvasx,y);pen=true;}c.stroke();c.restore();}\n"
     "var P=Dygraph.Plotters,plotter=[edge,P.errorPlotter,P.linePlotter];\n"
     "function level(c){return c.m==1?MK.quota:c.m==2?MK.limit:null;}\n"
+    "var PC=['#1f77b4','#2ca02c','#d62728','#9467bd','#8c564b','#e377c2','#7f7f7f','#bcbd22','#17becf','#ff7f0e'];\n"
     "function marks(c,div){return function(x,a,g){var n=0,L=level(c);function D(t){return g.toDomXCoord(X(t));}\n"
     " x.save();x.font='11px sans-serif';\n"
+    " if(MK.ph)MK.ph.forEach(function(s){var x0=Math.max(D(s[0]),a.x),x1=Math.min(D(s[1]),a.x+a.w);if(x1<a.x||x0>"
+    "a.x+a.w)return;var col=PC[s[2]%PC.length],d=Math.min(s[3],4),top=a.y+4*d,lab=(MK.pn[s[2]]||'other')+(s[4]>1?"
+    "' \\u00d7'+s[4]:'');x.globalAlpha=d?0.10:0.14;x.fillStyle=col;x.fillRect(x0,top,Math.max(x1-x0,1),a.h-4*d);"
+    "x.globalAlpha=0.8;x.fillRect(x0,top,1,a.h-4*d);x.globalAlpha=1;if(x1-x0>x.measureText(lab).width+6)x.fillText("
+    "lab,x0+3,top+11+11*d);n++;});\n"
     " if(c.m==1){x.fillStyle='rgba(148,103,189,0.22)';MK.thr.forEach(function(s){var x0=Math.max(D(s[0]),a.x),"
     "x1=Math.min(D(s[1]),a.x+a.w);if(x1<a.x||x0>a.x+a.w)return;x.fillRect(x0,a.y,Math.max(x1-x0,1),a.h);n++;});}\n"
     " if(L!==null){var y=g.toDomYCoord(L),lab=(c.m==1?'CPU quota ':'memory limit ')+F[c.unit](L);if(y<a.y){y=a.y;"
@@ -554,6 +634,8 @@ static rt_error report_write(const rt_report *r, const rt_report_info *info, rt_
     rpt_hw_lit(w, "</section>\n");
     if (in.summary)
         rpt_summary_section(w, in.summary);
+    if (in.summary)
+        rpt_phase_section(w, in.summary);
     rpt_recommendation_section(w, &in);
     rpt_run_section(w, &in);
     rpt_hw_lit(w, "<footer>resource-tracker " RT_VERSION "; charts: dygraphs 2.2.1 (MIT licence), embedded.</footer>\n"

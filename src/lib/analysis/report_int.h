@@ -58,6 +58,37 @@ typedef struct rpt_span {
     double t0, t1; /* Unix time: a stretch of records whose throttled periods rose */
 } rpt_span;
 
+/* The job's phases (0.14): each call a shaded, labelled band on every chart. Spans kept at most
+ * (past it, the spans of each name merge pairwise, the count saying how many calls a band
+ * stands for), names kept by index (past RPT_PHASE_NAMES: "other"), calls open at once. */
+#define RPT_PHASE_SPANS 512
+#define RPT_PHASE_NAMES 64
+#define RPT_PHASE_OPEN 256
+
+typedef struct rpt_pspan {
+    double t0, t1;   /* Unix time: the call's start and stop (merged: the first start, last stop) */
+    uint16_t name;   /* index in names (RPT_PHASE_NAMES: other) */
+    uint16_t depth;  /* phases open when it started */
+    uint32_t count;  /* calls it stands for */
+} rpt_pspan;
+
+typedef struct rpt_popen {
+    double t0;
+    uint32_t hash;   /* of its full name: a stop closes the most recent call of its name */
+    uint16_t name, depth;
+} rpt_popen;
+
+typedef struct rpt_phases {
+    char *names[RPT_PHASE_NAMES];
+    size_t n_names;
+    bool other;      /* a name past the cap was seen */
+    rpt_pspan spans[RPT_PHASE_SPANS];
+    size_t n_spans;
+    rpt_popen open[RPT_PHASE_OPEN];
+    size_t n_open;
+    double last_t;   /* the latest record's time: open calls are drawn up to it */
+} rpt_phases;
+
 struct rt_report {
     rpt_bucket *b; /* RPT_CAP buckets, allocated once */
     size_t n;
@@ -72,6 +103,7 @@ struct rt_report {
     size_t n_thr;
     double oom_prev, thr_prev; /* the last oom_kills / cpu_throttled_periods seen, NaN: none */
     double mem_limit, cpu_quota; /* the lowest seen, NaN: none */
+    rpt_phases *ph; /* NULL until a record carries phases (0.14) */
 };
 
 /* Folds bucket src into dst (dst keeps its start and gap flag). */
@@ -109,5 +141,7 @@ void rpt_answer_section(rpt_hw *w, const rt_report_info *in);
 void rpt_summary_section(rpt_hw *w, const rt_summary *s);
 void rpt_recommendation_section(rpt_hw *w, const rt_report_info *in);
 void rpt_run_section(rpt_hw *w, const rt_report_info *in);
+/* The per-phase table (0.14), only when the run had phases. */
+void rpt_phase_section(rpt_hw *w, const rt_summary *s);
 
 #endif

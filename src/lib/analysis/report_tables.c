@@ -432,6 +432,62 @@ void rpt_summary_section(rpt_hw *w, const rt_summary *s)
 }
 
 /* the recommendation, the cheapest server and the run's costs */
+/* One cell of the phase table. */
+static void cell(rpt_hw *w, const char *text)
+{
+    rpt_hw_lit(w, "<td>");
+    rpt_hw_html(w, text);
+    rpt_hw_lit(w, "</td>");
+}
+
+void rpt_phase_section(rpt_hw *w, const rt_summary *s)
+{
+    if (!s->phase_count)
+        return;
+    bool gpus = had_gpus(s);
+    rpt_hw_lit(w, "<section id=\"phases\"><h2>Phases</h2>\n<p class=\"note\">By name, in the order each first "
+              "started; a name's figures are over all its calls. CPU marked ~ is pro-rated from the samples (no "
+              "reading at both marks of every call).</p>\n<div class=\"wide\"><table class=\"dist\" id=\"phase-table\">\n"
+              "<tr><th style=\"text-align:left\">phase</th><th>calls</th><th>duration</th><th>CPU</th><th>cores mean</th><th>cores peak</th>"
+              "<th>memory need</th><th>memory peak</th>");
+    if (gpus)
+        rpt_hw_lit(w, "<th>GPU mean</th><th>GPU peak</th><th>VRAM mean</th><th>VRAM peak</th>");
+    rpt_hw_lit(w, "<th>read</th><th>written</th></tr>\n");
+    for (size_t i = 0; i < s->phase_count; i++) {
+        const rt_phase_summary *p = s->phases[i];
+        rpt_figure f;
+        rpt_hw_lit(w, "<tr><th>");
+        rpt_hw_html(w, p->name);
+        rpt_hw_lit(w, "</th>");
+        snprintf(f, sizeof f, "%llu%s", (unsigned long long)p->calls, p->unterminated ? " (open at end)" : "");
+        cell(w, f);
+        cell(w, rpt_fmt_duration(f, p->duration_secs));
+        rpt_fmt_duration(f, p->cpu_secs);
+        if (!p->cpu_exact && isfinite(p->cpu_secs)) {
+            size_t n = strlen(f);
+            snprintf(f + n, sizeof f - n, " ~");
+        }
+        cell(w, f);
+        cell(w, fmt_cores(f, p->cores_mean));
+        cell(w, fmt_cores(f, p->cores_peak));
+        cell(w, fmt_mib(f, p->memory_need.mib));
+        double peak = p->rss_peak_mib;
+        if (isnan(peak) || p->memory_peak_mib > peak)
+            peak = p->memory_peak_mib;
+        cell(w, fmt_mib(f, peak));
+        if (gpus) {
+            cell(w, fmt_cores(f, p->gpu_usage_mean));
+            cell(w, fmt_cores(f, p->gpu_usage_peak));
+            cell(w, fmt_mib(f, p->gpu_vram_mean_mib));
+            cell(w, fmt_mib(f, p->gpu_vram_peak_mib));
+        }
+        cell(w, fmt_bytes(f, p->read_bytes));
+        cell(w, fmt_bytes(f, p->write_bytes));
+        rpt_hw_lit(w, "</tr>\n");
+    }
+    rpt_hw_lit(w, "</table></div></section>\n");
+}
+
 void rpt_recommendation_section(rpt_hw *w, const rt_report_info *in)
 {
     const rt_recommendation *rec = in->recommendation;

@@ -14,6 +14,7 @@
 #include "fold.h"
 #include "histogram.h"
 #include "need.h"
+#include "phases.h"
 #include "record.h"
 #include "usage.h"
 
@@ -123,6 +124,7 @@ struct rt_stats {
     rt_usage_acc usage;      /* gpu_tracker's view */
     rt_hist hist[NDIST];     /* in the order of dist_fields */
     rt_fold held[NDIST];     /* a rate's latest value, not yet in its histogram (fold.h) */
+    rt_phase_stats *phases;  /* the job's phases (phases.c): NULL until a record carries some */
 };
 
 /* *acc += x, where NaN is "no figure" (a NaN *acc becomes x). */
@@ -326,6 +328,8 @@ void rt_stats_add_sized(rt_stats *st, const rt_record *rec, size_t rec_size)
     add_end(st, r);
     rt_allocation_add_record(&st->alloc, r);
     rt_usage_add(&st->usage, r, w);
+    if (r->phases && (st->phases || (st->phases = rt_phase_stats_new())))
+        rt_phase_stats_add(st->phases, r);
 }
 
 /* The distributions, CPU seconds, RSS peak and allocation from the accumulated state: a
@@ -365,12 +369,15 @@ const rt_summary *rt_stats_summary(rt_stats *st)
     s->usage = rt_usage_result(&st->usage);
     s->left_behind = st->last_left;
     rt_need_of(s, &s->memory_need, &s->vram_need);
+    rt_phase_stats_result(st->phases, s);
     return s;
 }
 
 void rt_stats_free(rt_stats *st)
 {
-    if (st)
+    if (st) {
         rt_usage_free(&st->usage);
+        rt_phase_stats_free(st->phases);
+    }
     free(st);
 }

@@ -359,6 +359,36 @@ static void process_part(out *o, const rt_summary *s)
          isnan(s->process_write_bytes) ? "-" : bytes_text(written, b, sizeof b), cx);
 }
 
+/* "Phases": one line per name (calls, duration, CPU, cores, peak memory), only when there are
+ * some. */
+static void phases_part(out *o, const rt_summary *s)
+{
+    if (!s->phase_count)
+        return;
+    say(o, "Phases (by name, in the order they first started)\n");
+    for (size_t i = 0; i < s->phase_count; i++) {
+        const rt_phase_summary *p = s->phases[i];
+        char a[64], b[64], c[32], d[32], e[64], label[48];
+        double peak = p->memory_need.mib;
+        if (isnan(peak) || p->rss_peak_mib > peak)
+            peak = p->rss_peak_mib;
+        /* the name cut to the label's width, not splitting a UTF-8 character */
+        size_t n = strlen(p->name);
+        if (n > 26) {
+            n = 25;
+            while (n > 0 && ((unsigned char)p->name[n] & 0xC0) == 0x80)
+                n--;
+        }
+        snprintf(label, sizeof label, "%.*s%s", (int)n, p->name, n < strlen(p->name) ? "~" : "");
+        line(o, label, "%llu call%s%s, %s, CPU %s%s, cores mean %s peak %s, memory peak %s",
+             (unsigned long long)p->calls, p->calls == 1 ? "" : "s",
+             p->unterminated ? " (open at the end)" : "", dur(o, p->duration_secs, a, sizeof a),
+             dur(o, p->cpu_secs, b, sizeof b), p->cpu_exact ? "" : " (pro-rated)",
+             number(p->cores_mean, 2, "", c, sizeof c), number(p->cores_peak, 2, "", d, sizeof d),
+             mem(o, peak, e, sizeof e));
+    }
+}
+
 /* A percentage for people: whole numbers from 10 on (and whole ones), one decimal below. */
 static const char *pct(double v, char *b, size_t cap)
 {
@@ -565,6 +595,7 @@ static rt_error write_text(const rt_summary *s, const rt_run_facts *run, const r
     }
     run_part(&o, s, r);
     process_part(&o, s);
+    phases_part(&o, s);
     parts_part(&o, s);
     limits_part(&o, s);
     machine_part(&o, s);

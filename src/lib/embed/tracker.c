@@ -15,6 +15,7 @@
 
 #include "../core/core.h"
 #include "../core/job.h"
+#include "../analysis/phases.h"
 #include "../pipeline/pipeline.h"
 #include "tracker_int.h"
 
@@ -384,12 +385,10 @@ void rt_tracker_free(rt_tracker *t)
     live_remove(t);
     rt_sampler_free(t->sampler); /* in a forked child: its own copy */
     rt_tracker_marks_close(t);
-    free(t->phase_copy);
-    free(t->phase_ptrs);
-    rt_buf_free(&t->phase_names);
     rt_pipeline_free(t->pipe); /* before the statistics and the report its sinks add to */
     rt_store_free(t->store);
     rt_stats_free(t->stats);
+    rt_phase_copy_free(t->phase_copy);
     rt_report_free(t->report);
     free(t->job_block);
     free(t->saved_info);
@@ -485,41 +484,6 @@ rt_error rt_tracker_record(rt_tracker *t, uint64_t index, rt_record *out, size_t
     return RT_OK;
 }
 
-void rt_tracker_copy_phases(rt_tracker *t, rt_summary *s)
-{
-    if (s->phase_counts) {
-        t->phase_counts_copy = *s->phase_counts;
-        s->phase_counts = &t->phase_counts_copy;
-    }
-    size_t n = s->phase_count;
-    if (!n || !s->phases)
-        return;
-    size_t cap = t->phase_cap;
-    if ((n > cap && (rt_grow(&t->phase_copy, &cap, n, sizeof *t->phase_copy) < 0 ||
-                     rt_grow(&t->phase_ptrs, &t->phase_cap, n, sizeof *t->phase_ptrs) < 0))) {
-        s->phases = NULL;
-        s->phase_count = 0;
-        return;
-    }
-    t->phase_names.len = 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *name = s->phases[i]->name ? s->phases[i]->name : "";
-        if (rt_buf_append(&t->phase_names, name, strlen(name) + 1) < 0) {
-            s->phases = NULL;
-            s->phase_count = 0;
-            return;
-        }
-    }
-    const char *names = t->phase_names.data;
-    for (size_t i = 0; i < n; i++) {
-        t->phase_copy[i] = *s->phases[i];
-        t->phase_copy[i].name = s->phases[i]->name ? names : NULL;
-        names += strlen(names) + 1;
-        t->phase_ptrs[i] = &t->phase_copy[i];
-    }
-    s->phases = (const rt_phase_summary *const *)t->phase_ptrs;
-}
-
 const rt_summary *rt_tracker_summary(rt_tracker *t)
 {
     if (!t)
@@ -528,7 +492,7 @@ const rt_summary *rt_tracker_summary(rt_tracker *t)
     t->summary_copy = *rt_stats_summary(t->stats);
     t->usage_copy = *t->summary_copy.usage; /* the stats' own changes with the next sample */
     t->summary_copy.usage = &t->usage_copy;
-    rt_tracker_copy_phases(t, &t->summary_copy);
+    rt_phase_copy_into(&t->phase_copy, &t->summary_copy);
     pthread_mutex_unlock(&t->mu);
     return &t->summary_copy;
 }

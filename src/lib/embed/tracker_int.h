@@ -43,6 +43,7 @@ struct rt_tracker {
     rt_pipeline *pipe;   /* the samples' fan-out: to the statistics and the report */
     rt_summary summary_copy; /* what rt_tracker_summary hands out */
     rt_usage usage_copy;     /* and its usage */
+    struct rt_phase_copy *phase_copy; /* and its phases (analysis/phases.h) */
     /* what the run was asked for, and when */
     int64_t pid;         /* the root's pid; 0 without a tracked tree */
     bool children;       /* descendants tracked */
@@ -75,12 +76,6 @@ struct rt_tracker {
     double phase_check_secs;   /* how often the thread takes marks once there was one */
     bool marks_pending;        /* marks went to the pipeline since the last sample */
     rt_mark_log marks;         /* the marks taken (under mu), for the snapshot */
-    /* rt_tracker_summary's copy of the phases (the statistics' own change with each sample) */
-    rt_phase_summary *phase_copy;
-    const rt_phase_summary **phase_ptrs;
-    size_t phase_cap;
-    rt_buf phase_names;
-    rt_phase_counts phase_counts_copy;
 };
 
 /* ---- marks.c: the phase marks of an embedded tracker --------------------------------------- */
@@ -110,11 +105,6 @@ rt_error rt_tracker_new_stopped(uint64_t max_samples, const rt_job *job, rt_trac
  * (NULL: the real clock, as rt_tracker_start), which must outlive the tracker: for the tests,
  * which step it. A forked child's copy goes back to the real clock (it waits on none). */
 rt_error rt_tracker_start_clock(const rt_tracker_options *opts, rt_clock *clock, rt_tracker **out);
-
-/* Under t->mu: points s's phases and phase counts (the statistics', which change with each
- * sample) at the tracker's own copy of them, names included, which stays as it is until the
- * next call (rt_tracker_summary's); without room, s has no phases (its counts still copied). */
-void rt_tracker_copy_phases(rt_tracker *t, rt_summary *s);
 
 /* Adds one row as a sample: the store, the statistics and the report (takes the lock).
  * 0, or -1 when the store is out of memory (the statistics and the report still have it). */

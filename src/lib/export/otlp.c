@@ -32,6 +32,7 @@
 #include "../core/lasterr.h"
 #include "labels.h"
 #include "otlp_int.h"
+#include "phase_label.h"
 #include "../source/cloud.h"
 
 #define BATCH_ROWS 512              /* the most samples one request carries */
@@ -95,6 +96,7 @@ struct rt_otlp {
     double deadline;
     rt_error result;
     rt_handle_err err; /* the last failure met, for rt_otlp_errmsg (its msg under mu) */
+    rt_phase_label phase; /* the phase attribute's values (0.14): rows point at them */
 
     /* the thread's own */
     pending p;
@@ -220,6 +222,7 @@ rt_error rt_otlp_add(rt_otlp *ex, const rt_sample *sample)
         return RT_ERR_NOMEM;
     rt_otlp_row *old = NULL;
     pthread_mutex_lock(&ex->mu);
+    row->phase = rt_phase_label_of(&ex->phase, sample); /* the innermost open phase, now */
     if (ex->finishing) {
         pthread_mutex_unlock(&ex->mu);
         free(row);
@@ -795,6 +798,7 @@ static void otlp_destroy(rt_otlp *ex)
     pthread_mutex_destroy(&ex->caller_mu);
     pthread_cond_destroy(&ex->cv);
     rt_cloud_free(ex->cloud);
+    rt_phase_label_free(&ex->phase); /* after the rows that point at its names */
     free(ex);
 }
 

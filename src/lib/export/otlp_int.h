@@ -56,6 +56,9 @@ typedef struct rt_otlp_row {
     rt_otlp_dev *disk, *net;
     rt_otlp_gpu *gpu;
     uint64_t *fig; /* the slots */
+    const char *phase; /* the innermost phase open at the sample (the exporter's capped value,
+                        * phase_label.h, valid as long as the exporter), the tree's points'
+                        * attribute resource_tracker.phase; NULL: none open (0.14) */
 } rt_otlp_row;
 
 /* The tracked tree's root in a row, 0 without a tree. */

@@ -612,9 +612,21 @@ static void m_gpu_limit(pts *p, const rt_otlp_row *r)
     gpu_each(p, r, 2);
 }
 
+/* a with the row's phase as one more attribute (the tree's points; nothing when none is open) */
+static attrs with_phase(attrs a, const rt_otlp_row *r)
+{
+    if (!r->phase)
+        return a;
+    if (!a.k1)
+        return A1("resource_tracker.phase", r->phase);
+    a.k2 = "resource_tracker.phase";
+    a.v2 = r->phase;
+    return a;
+}
+
 static void m_p_cpu_util(pts *p, const rt_otlp_row *r)
 {
-    pd(p, r, 0, A0, ratio(in(r, IN_P_CORES), in(r, IN_CORES)));
+    pd(p, r, 0, with_phase(A0, r), ratio(in(r, IN_P_CORES), in(r, IN_CORES)));
 }
 
 static const hand hands[N_HANDS] = {
@@ -678,6 +690,8 @@ static void members(pts *p, const mentry *e, const rt_otlp_row *r)
         for (size_t j = 0; j < e->n; j++) {
             const rt_fotlp *m = &tables[e->t]->f[e->fi[j]].otlp;
             attrs a = nt == 3 ? A1("resource_tracker.process.part", parts[k]) : m->key ? A1(m->key, m->value) : A0;
+            if (e->t == RT_OT_PROCESS || nt == 3) /* the tree's and its parts' points */
+                a = with_phase(a, r);
             member_point(p, r, e->t + k, e->fi[j], a, start);
         }
 }

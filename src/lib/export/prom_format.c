@@ -9,6 +9,7 @@
 
 #include "../../common/utf8.h"
 #include "../core/schema.h"
+#include "phase_label.h"
 #include "prom_text.h"
 
 /* ---- the family writer (prom_text.h) ------------------------------------------------------ */
@@ -182,10 +183,11 @@ typedef struct items {
     const char *key;          /* the label naming each item; NULL: none */
     name_fn name_of;          /* its value, from the item */
     const char *const *names; /* or, when set, names[i] */
+    const char *phase;        /* the label phase="..." on every series (0.14); NULL: none */
 } items;
 
 /* One item and no label. */
-#define ONE(p) ((items){(const void *const *)&(p), 1, NULL, NULL, NULL})
+#define ONE(p) ((items){(const void *const *)&(p), 1, NULL, NULL, NULL, NULL})
 
 /* The families of st whose places are in [from, to), in order, each with a series per item. */
 static void put_families(rt_prom_out *f, const rt_fstruct *st, size_t from, size_t to, items it)
@@ -202,7 +204,7 @@ static void put_families(rt_prom_out *f, const rt_fstruct *st, size_t from, size
             if (!it.at[i])
                 continue;
             char idx[24];
-            rt_kv kv[2];
+            rt_kv kv[3];
             size_t n = 0;
             if (it.key) {
                 kv[n] = (rt_kv){it.key, it.names ? it.names[i] : it.name_of(it.at[i])};
@@ -214,6 +216,8 @@ static void put_families(rt_prom_out *f, const rt_fstruct *st, size_t from, size
             }
             if (fd->prom.label)
                 kv[n++] = (rt_kv){fd->prom.label, fd->prom.value};
+            if (it.phase)
+                kv[n++] = (rt_kv){"phase", it.phase};
             put_field(f, kv, n, it.at[i], fd);
         }
     }
@@ -285,12 +289,13 @@ static void put_gpu_info(rt_prom_out *f, const rt_sample *s)
 
 /* ---- the tracked tree and its group ------------------------------------------------------- */
 
-/* The tree's parts (rt_process_part), a series each labelled part="main|descendants|combined". */
-static void put_parts(rt_prom_out *f, const rt_process *p)
+/* The tree's parts (rt_process_part), a series each labelled part="main|descendants|combined"
+ * (and phase="..." while one is open). */
+static void put_parts(rt_prom_out *f, const rt_process *p, const char *phase)
 {
     static const char *const names[3] = {"main", "descendants", "combined"};
     const rt_process_part *parts[3] = {p->main, p->descendants, p->combined};
-    put_all(f, &rt_schema_part, (items){(const void *const *)parts, 3, "part", NULL, names});
+    put_all(f, &rt_schema_part, (items){(const void *const *)parts, 3, "part", NULL, names, phase});
 }
 
 /* The group's info (path, version, own, exclusive), figures and pressure. */
@@ -330,28 +335,31 @@ static void put_info(rt_prom_out *f, const rt_host *host, const rt_cloud *cloud)
  * machine's disks and interfaces) the summed filesystem space. */
 enum { SAMPLE_TIME_END = 2 };
 
-/* Everything of one sample, after the info metric. */
-static void put_sample(rt_prom_out *f, const rt_sample *s)
+/* Everything of one sample, after the info metric; the tree's series labelled phase="..." when
+ * phase is set. */
+static void put_sample(rt_prom_out *f, const rt_sample *s, const char *phase)
 {
     put_families(f, &rt_schema_sample, 0, SAMPLE_TIME_END, ONE(s));
     if (s->cpu)
         put_all(f, &rt_schema_cpu, ONE(s->cpu));
     if (s->memory)
         put_all(f, &rt_schema_memory, ONE(s->memory));
-    put_all(f, &rt_schema_disk, (items){(const void *const *)s->disk, s->disk_count, "device", disk_name, NULL});
+    put_all(f, &rt_schema_disk, (items){(const void *const *)s->disk, s->disk_count, "device", disk_name, NULL, NULL});
     put_all(f, &rt_schema_net_iface,
-            (items){(const void *const *)s->network, s->network_count, "interface", iface_name, NULL});
+            (items){(const void *const *)s->network, s->network_count, "interface", iface_name, NULL, NULL});
     put_families(f, &rt_schema_sample, SAMPLE_TIME_END, RT_SCHEMA_MAX_FIELDS, ONE(s));
     if (s->pressure)
         put_psi(f, s->pressure, "resource_tracker_pressure_some_seconds", "resource_tracker_pressure_full_seconds",
                 "the machine");
     if (s->gpu_count) {
         put_gpu_info(f, s);
-        put_all(f, &rt_schema_gpu, (items){(const void *const *)s->gpu, s->gpu_count, "gpu", gpu_name, NULL});
+        put_all(f, &rt_schema_gpu, (items){(const void *const *)s->gpu, s->gpu_count, "gpu", gpu_name, NULL, NULL});
     }
     if (s->process) {
-        put_all(f, &rt_schema_process, ONE(s->process));
-        put_parts(f, s->process);
+        items tree = ONE(s->process);
+        tree.phase = phase;
+        put_all(f, &rt_schema_process, tree);
+        put_parts(f, s->process, phase);
     }
     const rt_cgroup *g = s->process ? s->process->cgroup : s->cgroup;
     if (g)
@@ -402,6 +410,12 @@ void rt_prom_openmetrics_of(const char *text, size_t len, rt_ob *o)
 size_t rt_format_prometheus(const rt_sample *sample, const rt_job *job, const rt_host *host, const rt_cloud *cloud,
                             int openmetrics, char *buf, size_t cap)
 {
+    return rt_prom_format_phase(sample, job, host, cloud, openmetrics, rt_phase_innermost(sample), buf, cap);
+}
+
+size_t rt_prom_format_phase(const rt_sample *sample, const rt_job *job, const rt_host *host, const rt_cloud *cloud,
+                            int openmetrics, const char *phase, char *buf, size_t cap)
+{
     rt_ob o = {.buf = buf, .cap = cap};
     rt_labels labels;
     /* out of memory: the figures still go out, without the job's labels (nothing to report
@@ -411,7 +425,7 @@ size_t rt_format_prometheus(const rt_sample *sample, const rt_job *job, const rt
     rt_prom_out f = {.o = &o, .labels = &labels, .openmetrics = openmetrics != 0};
     put_info(&f, host, cloud);
     if (sample)
-        put_sample(&f, sample);
+        put_sample(&f, sample, phase);
     if (f.openmetrics)
         rt_ob_lit(&o, "# EOF\n");
     rt_labels_free(&labels);

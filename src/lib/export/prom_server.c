@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "phase_label.h"
 #include "prom_http.h"
 #include "prom_text.h"
 #include "../core/clock.h"
@@ -84,6 +85,7 @@ struct rt_prom_server {
     char *host_strings;
     rt_cloud_discovery *cloud;
     pthread_mutex_t fmt_mu; /* the caller's side: host and hints while a body is formatted */
+    rt_phase_label phase;   /* the phase label's values so far (under fmt_mu; 0.14) */
 };
 
 /* Whether a message of this kind is to be logged: true the first time only. */
@@ -164,15 +166,16 @@ static void bodies_install(rt_prom_server *srv, prom_body *text, prom_body *om)
 
 /* Formats sample (NULL: only resource_tracker_info) in the text format or OpenMetrics into a
  * new body, sized from the last one's length. NULL when out of memory. */
-static prom_body *body_format(rt_prom_server *srv, const rt_sample *sample, const rt_cloud *cloud, int om)
+static prom_body *body_format(rt_prom_server *srv, const rt_sample *sample, const rt_cloud *cloud, int om,
+                              const char *phase)
 {
     size_t cap = atomic_load(&srv->hint[om]);
     for (int attempt = 0; attempt < 3; attempt++) {
         prom_body *b = body_new(cap);
         if (!b)
             return NULL;
-        size_t n = rt_format_prometheus(sample, srv->have_job ? &srv->job : NULL, srv->have_host ? &srv->host : NULL,
-                                        cloud, om, b->data, cap);
+        size_t n = rt_prom_format_phase(sample, srv->have_job ? &srv->job : NULL, srv->have_host ? &srv->host : NULL,
+                                        cloud, om, phase, b->data, cap);
         if (n < cap) {
             b->len = n;
             atomic_store(&srv->hint[om], n + n / 16 + 256); /* room for the body to grow a little */
@@ -190,7 +193,7 @@ static rt_error publish(rt_prom_server *srv, const rt_sample *sample)
 {
     const rt_cloud *cloud = srv->cloud ? rt_cloud_result(srv->cloud, 0) : NULL;
     pthread_mutex_lock(&srv->fmt_mu); /* the server's thread never takes it */
-    prom_body *text = body_format(srv, sample, cloud, 0);
+    prom_body *text = body_format(srv, sample, cloud, 0, rt_phase_label_of(&srv->phase, sample));
     pthread_mutex_unlock(&srv->fmt_mu);
     if (!text) {
         rt_handle_err_set(&srv->err, &srv->mu, "out of memory formatting /metrics");
@@ -651,6 +654,7 @@ static void release(rt_prom_server *srv)
     free(srv->pfds);
     free(srv->pfd_slot);
     pthread_mutex_destroy(&srv->fmt_mu);
+    rt_phase_label_free(&srv->phase);
     free(srv->job_block);
     free(srv->host_strings);
     rt_cloud_free(srv->cloud);

@@ -48,4 +48,9 @@ void rt_prom_label_value(rt_ob *o, const char *s);
  * of the cost: the /metrics server formats the text body per sample and this one per request. */
 void rt_prom_openmetrics_of(const char *text, size_t len, rt_ob *o);
 
+/* rt_format_prometheus with the tree's and its parts' series labelled phase="phase" (NULL: no
+ * label; 0.14): the /metrics server's way, with its capped value (phase_label.h). */
+size_t rt_prom_format_phase(const rt_sample *sample, const rt_job *job, const rt_host *host, const rt_cloud *cloud,
+                            int openmetrics, const char *phase, char *buf, size_t cap);
+
 #endif

@@ -231,6 +231,63 @@ static void json_process(rt_ob *o, const rt_process *p)
     jclose(o, '}');
 }
 
+/* The name of a mark's cpu_source in the line (rt_phase_cpu_source). */
+const char *rt_phase_cpu_source_name(int source)
+{
+    static const char *const names[] = {"none", "group", "schedstat", "ticks", "marker"};
+    return source >= 0 && source < (int)(sizeof names / sizeof names[0]) ? names[source] : "none";
+}
+
+/* "phases":{"open":[..],"marks":[{..},..],"counts":{..}} (0.14), nothing when ph is NULL (a run
+ * before its first mark: the line is as it was before phases). */
+static void json_phases(rt_ob *o, const rt_phases *ph)
+{
+    if (!ph)
+        return;
+    key(o, "phases");
+    rt_ob_lit(o, "{\"open\":[");
+    for (size_t i = 0; i < ph->open_count; i++) {
+        rt_ob_json_str(o, ph->open[i]);
+        rt_ob_put(o, ",", 1);
+    }
+    jclose(o, ']');
+    key(o, "marks");
+    rt_ob_put(o, "[", 1);
+    for (size_t i = 0; i < ph->mark_count; i++) {
+        const rt_phase_mark *m = ph->marks[i];
+        rt_ob_put(o, "{", 1);
+        jstr(o, "event", m->kind == RT_PHASE_START ? "start" : "stop");
+        jstr(o, "name", m->name);
+        jnum(o, "timestamp_secs", m->timestamp_secs, 6);
+        ji64(o, "pid", m->pid);
+        jnum(o, "cpu_secs_total", m->cpu_source ? m->cpu_secs_total : NAN, 6);
+        jstr(o, "cpu_source", rt_phase_cpu_source_name(m->cpu_source));
+        jnum(o, "read_bytes_total", m->read_bytes_total, 0);
+        jnum(o, "write_bytes_total", m->write_bytes_total, 0);
+        jnum(o, "rss_mib", m->rss_mib, 3);
+        jnum(o, "memory_peak_mib", m->memory_peak_mib, 3);
+        jnum(o, "reading_lag_secs", m->reading_lag_secs, 6);
+        jclose(o, '}');
+    }
+    jclose(o, ']');
+    key(o, "counts");
+    rt_ob_put(o, "{", 1);
+    static const rt_phase_counts zero;
+    const rt_phase_counts *c = ph->counts ? ph->counts : &zero;
+    ju64(o, "accepted", c->accepted);
+    ju64(o, "unknown_stop", c->unknown_stop);
+    ju64(o, "unterminated", c->unterminated);
+    ju64(o, "too_long", c->too_long);
+    ju64(o, "malformed", c->malformed);
+    ju64(o, "flood", c->flood);
+    ju64(o, "dropped", c->dropped);
+    ju64(o, "too_many_names", c->too_many_names);
+    ju64(o, "too_deep", c->too_deep);
+    ju64(o, "refused", c->refused);
+    jclose(o, '}');
+    jclose(o, '}');
+}
+
 void rt_json_sample(rt_ob *o, const rt_sample *s, const rt_job *job)
 {
     rt_ob_put(o, "{", 1);
@@ -244,6 +301,7 @@ void rt_json_sample(rt_ob *o, const rt_sample *s, const rt_job *job)
     json_process(o, s->process);
     json_psi(o, "pressure", s->pressure);
     json_cgroup(o, s->cgroup); /* the tracker's own group (whole machine only) */
+    json_phases(o, s->phases);
     jclose(o, '}');
     o->len--; /* no comma after the sample: a newline */
     rt_ob_put(o, "\n", 1);

@@ -11,6 +11,8 @@
 #include "../core/ob.h"
 
 void rt_json_sample(rt_ob *o, const rt_sample *s, const rt_job *job);
+/* The JSON line's name of a mark's cpu_source ("none", "group", "schedstat", "ticks", "marker"). */
+const char *rt_phase_cpu_source_name(int source);
 void rt_csv_sample(rt_ob *o, const rt_sample *s);
 
 #endif

@@ -333,6 +333,77 @@ static void gpu_tracker_part(rt_ob *o, const rt_summary *s, const unit *mem, con
     close_object(o);
 }
 
+/* "name<suffix>":{"mean":..,"peak":..}, then a comma; converted by u as num. */
+static void mean_peak(rt_ob *o, const char *name, const unit *u, double mean, double peak, int dec)
+{
+    key(o, name, u ? u->suffix : NULL);
+    rt_ob_put(o, "{", 1);
+    num(o, "mean", NULL, u ? mean * u->factor : mean, u ? u->decimals : dec);
+    num(o, "peak", NULL, u ? peak * u->factor : peak, u ? u->decimals : dec);
+    o->len--;
+    rt_ob_put(o, "},", 2);
+}
+
+/* ,"phases":[{..},..] (one object per name, in the order each first started; rt_phase_summary)
+ * and ,"phase_marks":{..} (the counts of marks): both null when the run had no mark. */
+static void phases_part(rt_ob *o, const rt_summary *s, const unit *mem, const unit *tm)
+{
+    const rt_phase_counts *c = s->phase_counts;
+    rt_ob_lit(o, ",\"phases\":");
+    if (!c) {
+        rt_ob_lit(o, "null,\"phase_marks\":null");
+        return;
+    }
+    rt_ob_put(o, "[", 1);
+    for (size_t i = 0; i < s->phase_count; i++) {
+        const rt_phase_summary *p = s->phases[i];
+        rt_ob_lit(o, i ? ",{" : "{");
+        str(o, "name", p->name);
+        num(o, "calls", NULL, (double)p->calls, 0);
+        num(o, "unterminated", NULL, (double)p->unterminated, 0);
+        num(o, "duration", tm, p->duration_secs, 0);
+        key(o, "call", tm->suffix);
+        rt_ob_put(o, "{", 1);
+        num(o, "min", NULL, p->call_min_secs * tm->factor, tm->decimals);
+        num(o, "max", NULL, p->call_max_secs * tm->factor, tm->decimals);
+        num(o, "mean", NULL, p->call_mean_secs * tm->factor, tm->decimals);
+        o->len--;
+        rt_ob_put(o, "},", 2);
+        num(o, "samples", NULL, (double)p->samples, 0);
+        num(o, "empty_calls", NULL, (double)p->empty_calls, 0);
+        num(o, "cpu", tm, p->cpu_secs, 0);
+        key(o, "cpu_exact", NULL);
+        rt_ob_lit(o, p->cpu_exact ? "true," : "false,");
+        mean_peak(o, "cores", NULL, p->cores_mean, p->cores_peak, 4);
+        num(o, "rss_peak", mem, p->rss_peak_mib, 0);
+        num(o, "pss_peak", mem, p->pss_peak_mib, 0);
+        num(o, "memory_peak", mem, p->memory_peak_mib, 0);
+        o->len--; /* need_part writes its own leading comma */
+        need_part(o, "memory_need", &p->memory_need, mem);
+        rt_ob_put(o, ",", 1);
+        mean_peak(o, "gpu_usage", NULL, p->gpu_usage_mean, p->gpu_usage_peak, 4);
+        mean_peak(o, "gpu_vram", mem, p->gpu_vram_mean_mib, p->gpu_vram_peak_mib, 0);
+        num(o, "read_bytes", NULL, p->read_bytes, 0);
+        num(o, "write_bytes", NULL, p->write_bytes, 0);
+        num(o, "first_start_secs", NULL, p->first_start_secs, 3);
+        close_object(o);
+    }
+    rt_ob_lit(o, "],\"phase_marks\":{");
+    const struct {
+        const char *name;
+        uint64_t n;
+    } k[] = {{"accepted", c->accepted}, {"unknown_stop", c->unknown_stop}, {"unterminated", c->unterminated},
+             {"too_long", c->too_long}, {"malformed", c->malformed},       {"flood", c->flood},
+             {"dropped", c->dropped},   {"too_many_names", c->too_many_names}, {"too_deep", c->too_deep},
+             {"refused", c->refused}};
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        key(o, k[i].name, NULL);
+        rt_ob_u64(o, k[i].n);
+        rt_ob_put(o, ",", 1);
+    }
+    close_object(o);
+}
+
 static void machine_part(rt_ob *o, const rt_summary *s, const unit *mem)
 {
     key(o, "machine", NULL);
@@ -383,6 +454,7 @@ size_t rt_format_summary(const rt_summary *s, const char *memory_unit, const cha
     need_part(&o, "vram_need", &s->vram_need, mem);
     answer_part(&o, s, mem);
     gpu_tracker_part(&o, s, mem, tm);
+    phases_part(&o, s, mem, tm);
     rt_ob_lit(&o, "}\n");
     if (cap)
         buf[o.len < cap ? o.len : cap - 1] = '\0';
