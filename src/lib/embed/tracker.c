@@ -162,7 +162,6 @@ rt_error rt_tracker_new_stopped(uint64_t max_samples, const rt_job *job, rt_trac
         free(t);
         return err;
     }
-    rt_buf_init(&t->phase_names, (size_t)1 << 20); /* 1024 names of 255 bytes at most */
     init_sync(t);
     pthread_mutex_lock(&live_mu);
     t->next_live = live_head;
