@@ -1,3 +1,3 @@
-"""_version.py - the package's version (the C library it binds is 0.13.0 or newer)."""
+"""_version.py - the package's version (the C library it binds is 0.13.0 or newer; phases need 0.14.0)."""
 
-__version__ = "0.9.0"
+__version__ = "0.10.0"
