@@ -12,9 +12,10 @@ import importlib.util
 import os
 import subprocess
 import sys
-import xml.etree.ElementTree as ET
 
 import pytest
+
+import peer_junit
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -79,20 +80,7 @@ def peer_results(tmp_path_factory):
          f"--junitxml={junit}", "tests"],
         cwd=tmp, env=_env(tmp), capture_output=True, text=True, timeout=900)
     assert os.path.exists(junit), proc.stdout[-3000:] + proc.stderr[-3000:]
-    results = {}
-    for case in ET.parse(junit).getroot().iter("testcase"):
-        if not case.get("classname"):  # a file that could not be collected
-            name = case.get("name").split(".")[-1] + ".py"
-        else:
-            name = f"{case.get('classname').split('.')[-1]}.py::{case.get('name')}"
-        outcome, message = "passed", ""
-        for child in case:
-            if child.tag in ("failure", "error", "skipped"):
-                outcome = {"failure": "failed", "error": "error", "skipped": "skipped"}[child.tag]
-                message = (child.get("message") or "")[:300]
-                break
-        results[name] = (outcome, message)
-    return results, proc
+    return peer_junit.outcomes(junit), proc
 
 
 def test_the_whole_suite_is_collected(peer_results):
