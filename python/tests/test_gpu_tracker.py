@@ -14,6 +14,8 @@ import time
 
 import pytest
 
+from holders import holder, release
+
 from gpu_tracker import ProcessingUnitPercentages, ResourceUsage, Tracker
 from gpu_tracker.tracker import ComputeTime, CPUUtilization, GPUUtilization, MaxGPURAM, MaxRAM, RSSValues
 
@@ -23,28 +25,6 @@ BUILD = os.environ.get("RT_BUILD_DIR", os.path.join(REPO, "build"))
 FAKE_NVML = os.path.join(BUILD, "libfake-nvml.so")
 GIB = 1 << 30
 
-HOLD = textwrap.dedent("""
-    import sys, time
-    mine = bytearray(int(sys.argv[1]))
-    mine[::4096] = b"\\x01" * (len(mine) // 4096)
-    print("ready", flush=True)
-    sys.stdin.readline()
-""")
-
-
-def holder(nbytes):
-    """A child process holding nbytes of its own memory, once it says "ready"; ends on a line."""
-    p = subprocess.Popen([sys.executable, "-c", HOLD, str(nbytes)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         text=True)
-    assert p.stdout.readline().strip() == "ready"
-    return p
-
-
-def release(p):
-    p.stdin.write("\n")
-    p.stdin.close()
-    p.wait(10)
-    p.stdout.close()
 
 
 def test_arguments_and_their_errors(tmp_path):

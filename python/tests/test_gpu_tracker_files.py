@@ -10,12 +10,11 @@ import io
 import logging
 import os
 import sqlite3
-import subprocess
-import sys
-import textwrap
 import time
 
 import pytest
+
+from holders import holder, release
 
 from gpu_tracker import Tracker
 
@@ -49,27 +48,6 @@ DATA_SQL = ("CREATE TABLE data (\n\tmain_ram FLOAT, \n\tdescendants_ram FLOAT, \
             "FLOAT, \n\tcpu_combined_sum_utilization_percent FLOAT, \n\tcpu_combined_hardware_utilization_percent "
             "FLOAT, \n\ttimestamp FLOAT\n)")
 
-HOLD = textwrap.dedent("""
-    import sys, time
-    mine = bytearray(int(sys.argv[1]))
-    mine[::4096] = b"\\x01" * (len(mine) // 4096)
-    print("ready", flush=True)
-    sys.stdin.readline()
-""")
-
-
-def holder(nbytes):
-    p = subprocess.Popen([sys.executable, "-c", HOLD, str(nbytes)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         text=True)
-    assert p.stdout.readline().strip() == "ready"
-    return p
-
-
-def release(p):
-    p.stdin.write("\n")
-    p.stdin.close()
-    p.wait(10)
-    p.stdout.close()
 
 
 def mem_total_bytes():
