@@ -2168,7 +2168,8 @@ typedef struct rt_phase_mark {
     double read_bytes_total, write_bytes_total; /* as rt_process's read/write totals */
     double rss_mib;          /* the tree's resident memory at the reading */
     double memory_peak_mib;  /* the job group's peak since the previous mark, where the kernel
-                              * resets it per reader (cgroup v2 memory.peak); NaN otherwise */
+                              * resets it per reader (cgroup v2 memory.peak): not read in 0.14
+                              * (NaN); a caller's own figure is used as given */
     double reading_lag_secs; /* the reading's time less the mark's (>= 0): the bound on its
                               * error; NaN without a reading */
 } rt_phase_mark;
@@ -2238,7 +2239,14 @@ typedef struct rt_phase_summary {
  * calling process's own CPU is stamped at the call). RT_OK (queued); RT_ERR_INVALID (t NULL, a
  * name NULL, empty, over 255 bytes, bad UTF-8 or with a control character: counted as
  * malformed); RT_ERR_NOMEM (the queue is full: dropped and counted); RT_ERR_DISABLED (the
- * tracker is stopped, was loaded, or is a forked child's copy). */
+ * tracker is stopped, was loaded, or is a forked child's copy). Async-signal-safe on Linux: it
+ * makes system calls (clock_gettime, getrusage) and atomic operations only. But a call that
+ * never returns (a signal handler that leaves it by siglongjmp, a thread cancelled
+ * asynchronously in it) keeps its place in the queue: the marks after it wait behind it and
+ * are dropped once the queue is full. A mark made while rt_tracker_stop runs may be lost though
+ * RT_OK was returned; the calls must not race rt_tracker_free. Once the run has had a mark, the
+ * tracker's thread wakes every phase_check_secs (10 ms) to take marks: about 100 wake-ups a
+ * second, a few µs each. */
 /* The CPU a mark carries (cpu_secs_total): when the tracker tracks the calling process (pid 0
  * or its own pid), RT_PHASE_CPU_MARKER: the caller's own CPU time stamped at the call
  * (CLOCK_PROCESS_CPUTIME_ID, plus RUSAGE_CHILDREN unless no_children: the children it reaped),
@@ -2250,8 +2258,8 @@ RT_API rt_error rt_tracker_phase_start(rt_tracker *t, const char *name);
 RT_API rt_error rt_tracker_phase_stop(rt_tracker *t, const char *name);
 
 /* Reads the tracked tree's cumulative counters now into m's readings (cpu_secs_total and
- * cpu_source, read/write totals, rss_mib, memory_peak_mib where the kernel offers it,
- * reading_lag_secs from m->timestamp_secs), cheaply (no PSS, no GPU) and without changing what
+ * cpu_source, read/write totals, rss_mib, reading_lag_secs from m->timestamp_secs; 0.14 leaves
+ * memory_peak_mib NaN), cheaply (no PSS, no GPU) and without changing what
  * the next rt_sampler_sample computes. RT_OK; RT_ERR_INVALID (NULL, struct_size too small, no
  * tracked tree); RT_ERR_IO (nothing could be read: the readings stay NaN). */
 RT_API rt_error rt_sampler_peek(rt_sampler *s, rt_phase_mark *m);

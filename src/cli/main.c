@@ -111,7 +111,7 @@ static bool emit(run_state *rs)
 {
     /* the marks that came before this reading go with it (all of them once the command ended) */
     cli_marks_drain(rs->marks, rs->sampler, rs->pipe, rs->last ? rs->last->timestamp_secs : rs->start_secs,
-                    rs->child_done);
+                    rs->child_done ? CLI_MARKS_ALL : CLI_MARKS_SAMPLE);
     const rt_sample *s;
     if (!rs->sampler || rt_sampler_sample(rs->sampler, &s) != RT_OK)
         return true;
@@ -574,7 +574,7 @@ static int sample_loop(run_state *rs)
         }
         if (pfd[2].revents & POLLIN) /* a bounded batch: the rest waits for the next turn */
             cli_marks_drain(rs->marks, rs->sampler, rs->pipe,
-                            rs->last ? rs->last->timestamp_secs : rs->start_secs, false);
+                            rs->last ? rs->last->timestamp_secs : rs->start_secs, CLI_MARKS_BATCH);
         if ((pfd[1].revents & POLLIN) && on_signals(rs)) {
             emit(rs); /* the partial last interval */
             return 0;

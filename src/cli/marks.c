@@ -19,7 +19,6 @@
 #include "marks.h"
 
 #define BATCH 64 /* marks one drain takes (a flood never starves the clock) */
-#define FINAL_TURNS 1024 /* drains the end of the run (and each sample after it) takes, at most */
 
 typedef struct held {
     rt_phase_mark m;
@@ -177,7 +176,7 @@ static size_t drain_once(cli_marks *m, rt_sampler *s, rt_pipeline *pipe, double 
     return got;
 }
 
-void cli_marks_drain(cli_marks *m, rt_sampler *s, rt_pipeline *pipe, double not_before, bool all)
+void cli_marks_drain(cli_marks *m, rt_sampler *s, rt_pipeline *pipe, double not_before, size_t most)
 {
     if (!m)
         return;
@@ -185,7 +184,7 @@ void cli_marks_drain(cli_marks *m, rt_sampler *s, rt_pipeline *pipe, double not_
     size_t turns = 0;
     do
         drain_once(m, s, pipe, not_before);
-    while (all && ++turns < FINAL_TURNS && poll(&p, 1, 0) == 1);
+    while (++turns < most && poll(&p, 1, 0) == 1);
 }
 
 void cli_marks_say(const rt_pipeline *pipe)

@@ -25,10 +25,17 @@ int cli_marks_fd(const cli_marks *m);
 /* The address in TRACKER_PHASE_SOCKET. */
 const char *cli_marks_address(const cli_marks *m);
 
-/* Takes up to 64 waiting lines (all: until none wait, at most 1024 times that), reads the tree once
- * (rt_sampler_peek; s may be NULL) for them, and hands them to pipe (NULL: dropped) at times
+/* How many batches of 64 lines a drain takes at most: one per turn of the loop (the rest waits),
+ * before a sample (1024 lines: more than the flood limit lets through in a second), at the end
+ * (and before each sample once the command ended). */
+#define CLI_MARKS_BATCH 1
+#define CLI_MARKS_SAMPLE 16
+#define CLI_MARKS_ALL 1024
+
+/* Takes waiting lines 64 at a time until none wait or most batches were taken, reading the tree
+ * once for each batch (rt_sampler_peek; s may be NULL), and hands them to pipe (NULL: dropped) at times
  * not before not_before (the last sample's), with the listener's new refusals. NULL m: nothing. */
-void cli_marks_drain(cli_marks *m, rt_sampler *s, rt_pipeline *pipe, double not_before, bool all);
+void cli_marks_drain(cli_marks *m, rt_sampler *s, rt_pipeline *pipe, double not_before, size_t most);
 
 /* After the pipeline's finish: one warning line when marks were refused or phases left open. */
 void cli_marks_say(const rt_pipeline *pipe);

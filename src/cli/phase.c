@@ -144,12 +144,13 @@ int cli_phase_main(cli_options *o)
     const char *addr = getenv("TRACKER_PHASE_SOCKET");
     if (!addr || !addr[0])
         return 0; /* no tracker: the script runs the same */
-    /* the line: a LF or CR in the name would end it early, so it is sent as SUB (0x1a), which the
-     * tracker refuses like any control character (counted malformed, one mark) */
+    /* the line: a control character in the name (a LF or CR would end the line early, a TAB
+     * the name) is sent as SUB (0x1a), which the tracker refuses like any control character
+     * (counted malformed, one mark) */
     char line[NAME_SENT_MAX + 64];
     size_t n = (size_t)snprintf(line, sizeof line, "%s ", words[0]);
     for (const char *p = words[1]; *p && n < 6 + NAME_SENT_MAX; p++)
-        line[n++] = (*p == '\n' || *p == '\r') ? '\x1a' : *p;
+        line[n++] = ((unsigned char)*p < 0x20 || *p == 0x7f) ? '\x1a' : *p;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     n += (size_t)snprintf(line + n, sizeof line - n, "\tt=%llu\n",

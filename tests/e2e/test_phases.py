@@ -145,7 +145,14 @@ def test_short_phase_within_one_interval(tmp_path, extra):
     # 0.3 s of CPU inside one 1 s interval: exact only through the readings at its marks
     truth, summary, _ = tracked(tmp_path, "1", "socket", ["short"], extra)
     ph = phases_of(summary)
-    within(ph["short"]["cpu_secs"], truth["short"]["cpu_secs"], 0.02)
+    # the tracker reads the counters when it takes a mark, reading_lag_secs after it (its own
+    # wake-up, in the JSON line): the job, one busy core, runs on meanwhile. Within 2 %, plus
+    # at most that lag's CPU at each end, which the tracker states for every mark
+    lags = [m["reading_lag_secs"] for line in open(tmp_path / "run.jsonl")
+            for m in json.loads(line).get("phases", {}).get("marks", []) if m["name"] == "short"]
+    assert len(lags) == 2 and all(0 <= lag < 0.1 for lag in lags), lags
+    want = truth["short"]["cpu_secs"]
+    assert abs(ph["short"]["cpu_secs"] - want) <= 0.02 * want + sum(lags), (ph["short"]["cpu_secs"], want, lags)
     within(ph["short"]["duration_secs"], truth["short"]["duration_secs"], 0.02)
 
 
@@ -164,6 +171,7 @@ BAD = textwrap.dedent(r'''
     phase("start", "left")                      # never stopped
     send(b"start " + b"x" * 600 + b"\n")        # a line too long
     phase("start", "a\x01b")                    # a control character
+    phase("start", "a\tb")                      # a TAB: not a phase "a"
     # a grandchild marks through the tool
     subprocess.run(["sh", "-c", f'sh -c "{tracker} phase start g; {tracker} phase stop g"'], check=True)
     send(b"start f\nstop f\n" * 10000)          # a flood: 20,000 marks on one connection
@@ -182,7 +190,7 @@ def test_bad_marks_are_counted_and_never_change_the_status(tmp_path):
     assert counts.pop("stop of no open phase") == 1, line  # the grandchild's stop g was taken
     assert counts.pop("phase open at the end") == 1, line
     assert counts.pop("line too long") == 1, line
-    assert counts.pop("malformed") == 1, line
+    assert counts.pop("malformed") == 2, line
     flood = counts.pop("dropped (flood)")
     assert flood > 0 and flood % 2 == 0, line  # each start dropped took its stop with it
     assert counts == {}, line
@@ -194,10 +202,11 @@ def test_bad_marks_are_counted_and_never_change_the_status(tmp_path):
     ph = phases_of(summary)
     marks = summary["phase_marks"]
     assert marks["unknown_stop"] == 1 and marks["unterminated"] == 1
-    assert marks["too_long"] == 1 and marks["malformed"] == 1 and marks["flood"] == flood
-    # every line sent is counted once: 20,000 of the flood, 2 of the grandchild, 4 others
-    assert sum(v for k, v in marks.items() if k != "unterminated") == 20006, marks
+    assert marks["too_long"] == 1 and marks["malformed"] == 2 and marks["flood"] == flood
+    # every line sent is counted once: 20,000 of the flood, 2 of the grandchild, 5 others
+    assert sum(v for k, v in marks.items() if k != "unterminated") == 20007, marks
     assert ph["g"]["calls"] == 1 and ph["left"]["unterminated"] == 1
+    assert set(ph) == {"f", "g", "left"}, ph  # no phase of the bad names, nor "a" of "a<TAB>b"
     assert ph["f"]["calls"] == (marks["accepted"] - 3) // 2  # 3: left's start, g's start and stop
 
 

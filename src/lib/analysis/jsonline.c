@@ -678,7 +678,8 @@ static bool scan_phases(rt_js *j, rt_jline *jl)
                 return false;
             while (e == 1 && (e = rt_js_element(j, &efirst)) == 1) {
                 bool has_name = false;
-                char *dst = ph->open[ph->n_open < RT_JL_MAX_OPEN ? ph->n_open : RT_JL_MAX_OPEN - 1];
+                char past[sizeof ph->open[0]]; /* a name past the cap is read and let go */
+                char *dst = ph->n_open < RT_JL_MAX_OPEN ? ph->open[ph->n_open] : past;
                 if (!ph_name(j, dst, &has_name))
                     return false;
                 if (has_name && ph->n_open < RT_JL_MAX_OPEN)

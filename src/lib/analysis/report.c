@@ -223,8 +223,9 @@ static void add_phases(rt_report *r, const rt_phases *ph, double t1)
             }
             continue;
         }
-        size_t j = p->n_open;
-        while (j > 0 && p->open[j - 1].hash != h)
+        size_t j = p->n_open; /* the latest open call of this name (names past the cap: by hash) */
+        while (j > 0 && (p->open[j - 1].hash != h ||
+                         (p->open[j - 1].name < RPT_PHASE_NAMES && strcmp(p->names[p->open[j - 1].name], m->name) != 0)))
             j--;
         if (j == 0)
             continue;

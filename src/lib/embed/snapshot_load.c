@@ -523,14 +523,15 @@ static void mark_again(rt_tracker *t, json_t *names, json_t *marks, size_t i)
 {
     json_t *a = json_array_get(marks, i);
     rt_phase_mark m = RT_PHASE_MARK_INIT;
-    m.kind = (int)json_integer_value(json_array_get(a, 0));
+    json_int_t kind = json_integer_value(json_array_get(a, 0));
+    m.kind = kind == RT_PHASE_START || kind == RT_PHASE_STOP ? (int)kind : 0; /* 0: refused, malformed */
     m.name = json_string_value(json_array_get(names, (size_t)json_integer_value(json_array_get(a, 1))));
     m.timestamp_secs = mark_num(a, 2);
     double pid = mark_num(a, 3);
-    m.pid = isfinite(pid) ? (int64_t)pid : RT_NULL_I64;
+    m.pid = pid >= 1 && pid <= 4194304.0 * 1024 ? (int64_t)pid : RT_NULL_I64; /* a number a pid can be */
     m.cpu_secs_total = mark_num(a, 4);
     double src = mark_num(a, 5);
-    m.cpu_source = isfinite(src) ? (int)src : RT_PHASE_CPU_NONE;
+    m.cpu_source = src >= RT_PHASE_CPU_NONE && src <= RT_PHASE_CPU_MARKER ? (int)src : RT_PHASE_CPU_NONE;
     m.read_bytes_total = mark_num(a, 6);
     m.write_bytes_total = mark_num(a, 7);
     m.rss_mib = mark_num(a, 8);

@@ -48,6 +48,8 @@ struct rt_phase_listener {
     int lfd, epfd, evfd; /* the socket, the epoll set the caller polls, the "lines wait" bell */
     int spare;           /* held for the moment descriptors run out: a connection is then
                           * accepted with it and closed (refused), not left to ring forever */
+    bool paused;         /* out of descriptors with no spare: the socket is out of the epoll set
+                          * (the backlog waits) until a drain can take a spare again */
     char *path;          /* the socket's file (NULL: abstract) */
     dev_t dev;
     ino_t ino;
@@ -335,7 +337,14 @@ static void accept_all(rt_phase_listener *l, size_t *left, size_t *handed, rt_ph
         if (fd < 0) {
             if (errno == EINTR || errno == ECONNABORTED)
                 continue;
-            if ((errno == EMFILE || errno == ENFILE) && l->spare >= 0) {
+            if ((errno == EMFILE || errno == ENFILE) && l->spare < 0) {
+                /* no spare to refuse one with: stop listening for now rather than let the
+                 * caller's poll spin on a socket nothing can be taken from */
+                if (epoll_ctl(l->epfd, EPOLL_CTL_DEL, l->lfd, NULL) == 0)
+                    l->paused = true;
+                return;
+            }
+            if (errno == EMFILE || errno == ENFILE) {
                 close(l->spare); /* out of descriptors: the first in the backlog is refused */
                 fd = accept4(l->lfd, NULL, NULL, SOCK_CLOEXEC);
                 if (fd >= 0) {
@@ -351,7 +360,7 @@ static void accept_all(rt_phase_listener *l, size_t *left, size_t *handed, rt_ph
         struct ucred cr;
         socklen_t crlen = sizeof cr;
         int64_t pid = RT_NULL_I64;
-        bool allowed = true;
+        bool allowed = false; /* whose it is unknown: refused */
         if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) == 0 && crlen == sizeof cr) {
             pid = cr.pid > 0 ? cr.pid : RT_NULL_I64;
             allowed = cr.uid == 0 || cr.uid == getuid() || cr.uid == geteuid();
@@ -393,6 +402,11 @@ size_t rt_phase_listener_drain(rt_phase_listener *l, size_t max_marks, rt_phase_
     for (size_t i = l->n_conns; i-- > 0;)
         if (now - l->conns[i]->last_mono > IDLE_SECS)
             conn_close(l, i);
+    if (l->paused && (l->spare >= 0 || (l->spare = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)) {
+        struct epoll_event lev = {.events = EPOLLIN, .data.ptr = &l->lfd};
+        if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->lfd, &lev) == 0)
+            l->paused = false; /* descriptors again: listening again */
+    }
     /* lines a bounded drain left in the buffers first, then what the kernel has */
     for (size_t i = 0; i < l->n_conns && left > 0; i++)
         if (take_lines(l, l->conns[i], &left, &handed, fn, user))
