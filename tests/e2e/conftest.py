@@ -52,7 +52,7 @@ if VALGRIND:
     TRACKER = os.path.join(tempfile.mkdtemp(prefix="valgrind-", dir=BUILD_DIR), "resource-tracker")
     with open(TRACKER, "w") as _f:
         # valgrind by its full path: a test may run the tracker with a PATH of its own
-        _f.write(f"#!/bin/sh\nexec {shutil.which('valgrind') or 'valgrind'} -q --error-exitcode=99 "
+        _f.write(f"#!/bin/sh\nexec {shutil.which('valgrind') or 'valgrind'} -q --vgdb=no --error-exitcode=99 "
                  "--leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite --track-fds=no --num-callers=40 "
                  f"--suppressions={REPO}/tests/valgrind.supp --log-file={REPORT_DIR}/valgrind.%p "
                  f'{REAL_TRACKER} "$@"\n')
