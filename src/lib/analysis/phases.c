@@ -118,21 +118,13 @@ rt_phase_stats *rt_phase_stats_new(void)
     return ps;
 }
 
-static uint32_t hash_name(const char *s)
-{
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
 /* The name's index; new is set when it was interned now. -1: no room. */
 static long intern(rt_phase_stats *ps, const char *name, bool *fresh)
 {
     *fresh = false;
     if (!ps->slots && !(ps->slots = calloc(HASH_SLOTS, sizeof *ps->slots)))
         return -1;
-    uint32_t i = hash_name(name) & (HASH_SLOTS - 1);
+    uint32_t i = rt_phase_name_hash(name) & (HASH_SLOTS - 1);
     for (; ps->slots[i]; i = (i + 1) & (HASH_SLOTS - 1))
         if (strcmp(ps->names[ps->slots[i] - 1].name, name) == 0)
             return (long)ps->slots[i] - 1;

@@ -10,6 +10,7 @@
 
 #include "../core/core.h"
 #include "../core/lasterr.h"
+#include "../phase/phase.h"
 #include "fold.h"
 #include "record.h"
 #include "report_int.h"
@@ -160,14 +161,6 @@ static void add_marks(rt_report *r, const rt_record *rec, double t0, double t1, 
 
 /* ---- the phases' bands (0.14) ---- */
 
-static uint32_t phase_hash(const char *s)
-{
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
 /* The name's index (kept when new); RPT_PHASE_NAMES past the cap ("other"). */
 static uint16_t phase_name(rpt_phases *p, const char *name)
 {
@@ -215,7 +208,7 @@ static void add_phases(rt_report *r, const rt_phases *ph, double t1)
         const rt_phase_mark *m = ph->marks[i];
         if (!m->name || !(fabs(m->timestamp_secs) <= RPT_MAX_SECS))
             continue;
-        uint32_t h = phase_hash(m->name);
+        uint32_t h = rt_phase_name_hash(m->name);
         if (m->kind == RT_PHASE_START) {
             if (p->n_open < RPT_PHASE_OPEN) {
                 uint16_t depth = (uint16_t)p->n_open;

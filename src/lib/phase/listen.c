@@ -184,14 +184,6 @@ static size_t conn_index(const rt_phase_listener *l, const conn *c)
     return SIZE_MAX;
 }
 
-static uint32_t hash_name(const char *s)
-{
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
 /* The slot of name in the table of dropped starts (insert: made when new); NULL when absent or
  * no room. */
 static drop_slot *drop_find(rt_phase_listener *l, const char *name, bool insert)
@@ -200,7 +192,7 @@ static drop_slot *drop_find(rt_phase_listener *l, const char *name, bool insert)
         if (!insert || !(l->drops = calloc(DROP_SLOTS, sizeof *l->drops)))
             return NULL;
     }
-    uint32_t i = hash_name(name) & (DROP_SLOTS - 1);
+    uint32_t i = rt_phase_name_hash(name) & (DROP_SLOTS - 1);
     for (; l->drops[i].name; i = (i + 1) & (DROP_SLOTS - 1))
         if (strcmp(l->drops[i].name, name) == 0)
             return &l->drops[i];

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "resource_tracker.h"
 
@@ -18,6 +19,10 @@
 /* Whether name (n bytes, not NUL-terminated) is a phase's name: 1..255 bytes of valid UTF-8
  * (no overlong forms, no surrogates) without control characters (below 0x20, 0x7f). */
 bool rt_phase_name_ok(const char *name, size_t n);
+
+/* A name's hash (FNV-1a), for the tables that look names up: the state's, the listener's, the
+ * statistics' and the report's. */
+uint32_t rt_phase_name_hash(const char *name);
 
 typedef struct rt_phase_state rt_phase_state;
 

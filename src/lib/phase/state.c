@@ -71,7 +71,7 @@ rt_phase_state *rt_phase_state_new(void)
     return calloc(1, sizeof(rt_phase_state));
 }
 
-static uint32_t hash_name(const char *s)
+uint32_t rt_phase_name_hash(const char *s)
 {
     uint32_t h = 2166136261u; /* FNV-1a */
     for (; *s; s++)
@@ -84,7 +84,7 @@ static long intern(rt_phase_state *st, const char *name)
 {
     if (!st->slots && !(st->slots = calloc(HASH_SLOTS, sizeof *st->slots)))
         return -1;
-    uint32_t i = hash_name(name) & (HASH_SLOTS - 1);
+    uint32_t i = rt_phase_name_hash(name) & (HASH_SLOTS - 1);
     for (; st->slots[i]; i = (i + 1) & (HASH_SLOTS - 1))
         if (strcmp(st->names[st->slots[i] - 1], name) == 0)
             return (long)st->slots[i] - 1;
@@ -111,7 +111,7 @@ static long lookup(const rt_phase_state *st, const char *name)
 {
     if (!st->slots)
         return -1;
-    for (uint32_t i = hash_name(name) & (HASH_SLOTS - 1); st->slots[i]; i = (i + 1) & (HASH_SLOTS - 1))
+    for (uint32_t i = rt_phase_name_hash(name) & (HASH_SLOTS - 1); st->slots[i]; i = (i + 1) & (HASH_SLOTS - 1))
         if (strcmp(st->names[st->slots[i] - 1], name) == 0)
             return (long)st->slots[i] - 1;
     return -1;
