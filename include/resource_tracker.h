@@ -21,6 +21,7 @@
  *   Export: Prometheus /metrics, node_exporter textfile, OTLP/HTTP ........ stable
  *   Sinks and the pipeline: where samples go, one fan-out ........... EXPERIMENTAL
  *   Phases of a job: named stretches marked by the job ............... EXPERIMENTAL
+ *   Energy and carbon: measured, sampled or estimated, and the job's share  EXPERIMENTAL
  * Stable parts follow the ABI rules below. An EXPERIMENTAL part (its heading says so) may
  * change or go in a minor version (0.x to 0.x+1): a binding looks each of its symbols up at
  * load time and copes without it.
@@ -225,6 +226,13 @@ typedef struct rt_gpu {
     double vram_used_pct;
     double temperature_celsius, power_watts, frequency_mhz;
     int64_t core_count;      /* RT_NULL_I64 when not reported */
+    /* added in 0.15 ("Energy and carbon"): the seconds since tracking began that the GPU's
+     * clocks were held down by its power cap (software power cap, hardware power brake) and by
+     * heat (software and hardware thermal slowdown), as DCGM's job statistics count them:
+     * NVML's violation counters where the driver keeps them, else the throttle reasons seen at
+     * each reading times the interval before it; NaN where the GPU reports neither (AMD,
+     * Intel, an old driver). Its energy is the sample's energy domain of kind "gpu". */
+    double power_throttled_secs, thermal_throttled_secs;
 } rt_gpu;
 
 /* Pressure stall information of one resource (0.6): the share of time some (or all, "full")
@@ -386,6 +394,9 @@ typedef struct rt_sample {
     /* added in 0.14: the job's phases ("Phases of a job"): the marks since the previous sample
      * and the phases open at this reading; NULL before the run's first mark */
     const struct rt_phases *phases;
+    /* added in 0.15: the energy of the machine and of the tree over the interval ("Energy and
+     * carbon"); NULL when energy reading is off (rt_sampler_options.energy_off) */
+    const struct rt_energy *energy;
 } rt_sample;
 
 /* The sample's schema (0.9). EXPERIMENTAL: the figures' names, units and types stay, but these
@@ -448,6 +459,12 @@ typedef struct rt_sampler_options {
                                              * (wrapper mode, with own_children): read as the
                                              * tree's own, its counters the tree's totals */
     int cgroup_off; /* non-zero: no cgroup is read at all (--cgroup off) */
+    /* added in 0.15 */
+    int energy_off; /* non-zero: no energy counter is read and nothing is estimated
+                     * (--energy off): rt_sample.energy is NULL */
+    double cpu_tdp_watts; /* the CPU's thermal design power per package for the estimate where
+                           * no counter can be read (--cpu-tdp); 0: the model table's, else
+                           * the per-core rule (see "Energy and carbon") */
 } rt_sampler_options;
 
 #define RT_SAMPLER_OPTIONS_INIT {.struct_size = sizeof(rt_sampler_options), .pss_max_age_secs = 30.0}
@@ -900,6 +917,16 @@ typedef struct rt_record {
     /* added in 0.14: as rt_sample.phases (NULL before the run's first mark, and past a caller's
      * rec_size) */
     const struct rt_phases *phases;
+    /* added in 0.15 ("Energy and carbon"): rt_sample.energy's figures (NaN, NULL where the
+     * sample had no energy, and in files without them) */
+    double energy_joules;            /* the machine's, in the interval */
+    double process_energy_joules;    /* the tree's share, in the interval */
+    const char *energy_method, *process_energy_method; /* "measured", "sampled", "estimated" */
+    double idle_power_watts;         /* the machine's floor so far */
+    double gpu_power_throttled_secs, gpu_thermal_throttled_secs; /* since tracking began,
+                                      * summed over the GPUs that report them */
+    const struct rt_energy *energy;  /* the sample's (or the reader's, with its domains);
+                                      * NULL without */
 } rt_record;
 /* rt_record has no struct_size: where it crosses between caller and library, a size argument
  * says how much of it the caller has, sizeof(rt_record) as the caller compiled it (0.10). The
@@ -1071,6 +1098,18 @@ typedef struct rt_summary {
     const struct rt_phase_summary *const *phases;
     size_t phase_count;
     const struct rt_phase_counts *phase_counts;
+    /* added in 0.15 ("Energy and carbon"); NaN and NULL when no record had energy */
+    double energy_joules, process_energy_joules; /* the machine's and the tree's, over the run */
+    const char *energy_method, *process_energy_method; /* the least exact of the run's records */
+    rt_dist power_watts, process_power_watts;    /* over the intervals (peak: the highest) */
+    double idle_power_watts;     /* the machine's floor: the least interval power of the run */
+    double gpu_power_throttled_secs, gpu_thermal_throttled_secs; /* over the run, all GPUs */
+    const char *energy_model;    /* the estimate's model in words (the last record's); NULL */
+    const char *energy_missing;  /* what could not be read and how to grant it; NULL */
+    /* carbon: the energy times the grid's intensity (rt_stats_set_grid); NaN when the
+     * intensity is unknown (never a world average), or without energy */
+    double co2e_grams, process_co2e_grams;
+    const struct rt_grid *grid;  /* the intensity used; NULL: unknown */
 } rt_summary;
 
 /* ---- gpu_tracker's view of a run (0.8) --------------------------------------------------
@@ -2327,6 +2366,96 @@ RT_API rt_error rt_phase_listener_counts(const rt_phase_listener *l, rt_phase_co
 
 /* Closes every connection and the socket (a path is removed). NULL allowed. */
 RT_API void rt_phase_listener_free(rt_phase_listener *l);
+
+/* ==========================================================================================
+ * Energy and carbon (0.15; experimental: may change in a minor version)
+ *
+ * Energy is read where the hardware counts it and every figure names how it was obtained:
+ *   "measured"   a hardware energy counter: powercap RAPL (intel-rapl, amd-rapl), the perf
+ *                power PMU, hwmon energy*_input (amdgpu, i915, xe), NVML's total energy;
+ *   "sampled"    a power reading times the time (hwmon power*_average or power1_input,
+ *                NVML's power draw on a GPU without the counter), the mean of the interval's
+ *                two readings;
+ *   "estimated"  a model, where no counter can be read (a virtual machine, a root-only
+ *                energy_uj): the CPU's thermal design power from a table of models, or a
+ *                per-core figure, scaled by the CPU time used (docs/energy.md states the model
+ *                and its expected error).
+ * A figure with no method is absent (NaN, NULL), never a number without its method.
+ *
+ * The job's share (docs/energy.md): in each interval a CPU domain's energy (package, its core
+ * and uncore parts, DRAM, the estimate) is split by the tree's share of the machine's busy CPU
+ * time; a GPU's by the tree's share of that GPU (all of it when only the tree's processes use
+ * it; else its share of the per-process utilization, else of the VRAM used). The machine's
+ * idle floor, the least power it drew over an interval of the run, is stated apart. */
+
+typedef struct rt_energy_domain {
+    const char *name;   /* unique in the sample and stable over the run: "package-0",
+                         * "core-0", "uncore-0", "dram-0" (per package, its id), "psys",
+                         * "platform-0" (hwmon power meters), "gpu-0" (the index in
+                         * rt_sample.gpu), "cpu" (the estimate) */
+    const char *kind;   /* "package", "core", "uncore", "dram", "psys", "platform", "gpu", "cpu" */
+    const char *source; /* "intel-rapl", "amd-rapl", "perf", "hwmon", "nvml", "model" */
+    const char *method; /* "measured", "sampled" or "estimated" (never NULL) */
+    const char *device; /* a gpu domain's GPU: its uuid, else host_id; NULL for others */
+    int in_total;       /* 1: counted in rt_energy.energy_joules (see there) */
+    double energy_joules;       /* in the interval; NaN: not read this time (the first
+                                 * reading, a failed read) */
+    double energy_joules_total; /* since tracking began (a failed read adds nothing) */
+    double power_watts;         /* mean power over the interval; NaN with energy_joules */
+    double process_share;       /* the tree's share of the interval's energy, 0..1; NaN
+                                 * without a tree, or when the share cannot be told */
+    double process_energy_joules, process_energy_joules_total; /* the tree's part */
+} rt_energy_domain;
+
+typedef struct rt_energy {
+    const rt_energy_domain *const *domain;
+    size_t domain_count;
+    /* the machine: a platform meter's figure (psys, an ACPI power meter) where there is one,
+     * else the sum of the packages, DRAM and GPUs (each counted once: a package's core and
+     * uncore parts are inside it); the domains summed have in_total 1 */
+    double energy_joules, energy_joules_total, power_watts;
+    const char *method;  /* the least exact method of the domains summed (measured, then
+                          * sampled, then estimated); NULL: no figure */
+    /* the tracked tree's share: the domains' process figures summed (NaN without a tree) */
+    double process_energy_joules, process_energy_joules_total, process_power_watts;
+    const char *process_method;
+    double idle_power_watts; /* the machine's floor: the least power_watts of an interval so far
+                              * (NaN before the first); the estimate's is the model's idle */
+    const char *model;   /* the estimate's model in words (e.g. "AMD EPYC: not in the TDP
+                          * table; 4.0 W per busy logical core"); NULL when nothing is estimated */
+    const char *missing; /* what could not be read and how to grant it (one sentence: the
+                          * files, the udev rule or chmod line); NULL when nothing is missing */
+} rt_energy;
+
+/* A grid's carbon intensity: grams of CO2-equivalent per kWh of electricity used there. The
+ * table shipped with the library (data/grid-intensity.csv: its source and year in its first
+ * lines) holds countries by ISO 3166-1 alpha-2 code ("FR"), some sub-national zones ("US-CA",
+ * as the table names them) and the cloud regions of the vendors rt_cloud names, each mapped to
+ * the zone it draws from ("aws:eu-west-3"). A value the user gives has source "given". */
+typedef struct rt_grid {
+    size_t struct_size;  /* sizeof(rt_grid) as the caller compiled it */
+    double g_per_kwh;    /* NaN or <= 0: unknown */
+    const char *zone;    /* the zone or region asked for, as the table spells it; NULL */
+    const char *name;    /* the zone's name in words ("France"); NULL */
+    const char *source;  /* "Ember yearly electricity data, 2023" (the table's), "given" */
+    int year;            /* the table's year for the zone; 0: not known */
+} rt_grid;
+
+#define RT_GRID_INIT {.struct_size = sizeof(rt_grid)}
+
+/* Looks zone up in the shipped table: a country code, a zone, or "vendor:region" (rt_cloud's
+ * vendor_id and region_id), case-insensitive. Returns RT_OK with out filled (static strings),
+ * RT_ERR_NOT_FOUND (out's g_per_kwh NaN, the rest NULL; last error names the zone),
+ * RT_ERR_INVALID (NULL arguments, struct_size too small). */
+RT_API rt_error rt_grid_lookup(const char *zone, rt_grid *out);
+
+/* The carbon of a summary: every later rt_stats_summary gives co2e_grams from the energy and
+ * grid->g_per_kwh (copied; NULL or an unknown intensity: carbon unknown). */
+RT_API rt_error rt_stats_set_grid(rt_stats *st, const rt_grid *grid);
+
+/* Grams of CO2e of joules at g_per_kwh (joules / 3.6e6 * g_per_kwh); NaN when either is
+ * unknown (NaN, or an intensity <= 0). */
+RT_API double rt_co2e_grams(double joules, double g_per_kwh);
 
 #ifdef __cplusplus
 }

@@ -66,6 +66,19 @@ void rt_gpus_tree(rt_gpus *g, rt_pid_in_tree has, void *user, const int64_t *pid
  * Intel cards have no such figure and are not in it. Asks nothing of the driver. */
 uint64_t rt_gpus_tree_vram_peak(const rt_gpus *g);
 
+/* The energy of device i (in rt_gpus_read's order) as of the last rt_gpus_read (0.15): returns 1
+ * and sets *joules to a running total that only grows (its origin is the first reading: 0
+ * there) from the device's own energy counter (NVML's total energy in mJ, hwmon
+ * energy1_input in uJ), or returns 0 when the device has no such counter or this reading
+ * failed (then its power_watts, when known, is what the caller multiplies by time). */
+int rt_gpus_energy(const rt_gpus *g, size_t i, double *joules);
+
+/* The tracked tree's share of device i over the interval of the last rt_gpus_tree call, 0..1:
+ * 1 when every process using it (NVML's process lists, DRM clients) is the tree's and the tree
+ * has one there; else the tree's part of the per-process utilization; else of the VRAM used
+ * by processes; 0 when the tree has nothing there; NaN when it cannot be told. */
+double rt_gpus_tree_share(const rt_gpus *g, size_t i);
+
 /* Frees the set, its devices and backends (NVML is shut down and unloaded, unless it stopped
  * answering: see rt_nvml_close). NULL is ignored. */
 void rt_gpus_close(rt_gpus *g);
