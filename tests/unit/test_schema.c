@@ -54,9 +54,9 @@ static const checked structs[] = {
     {&rt_schema_cloud, sizeof(rt_cloud), {{0, 0}}, 0},
 };
 
-/* rt_sample's members added in 0.6 and 0.14 are pointers too. */
+/* rt_sample's members added in 0.6, 0.14 and 0.15 are pointers too. */
 static const other sample_more[] = {OTHER(rt_sample, process), OTHER(rt_sample, pressure), OTHER(rt_sample, cgroup),
-                                    OTHER(rt_sample, phases)};
+                                    OTHER(rt_sample, phases), OTHER(rt_sample, energy)};
 
 static size_t type_size(rt_field_type t)
 {

@@ -174,6 +174,8 @@ void rt_record_from_sample(const rt_sample *s, rt_record *out)
     out->gpu = s->gpu_count ? s->gpu : NULL;
     out->gpu_n = s->gpu_count;
     out->phases = s->phases;
+    out->energy_joules = out->process_energy_joules = out->idle_power_watts = NAN;
+    out->gpu_power_throttled_secs = out->gpu_thermal_throttled_secs = NAN;
 }
 
 /* ---- the null record; a caller's record at its size ------------------------------------------- */
@@ -196,13 +198,15 @@ static const size_t figures[] = {
     D(pressure_memory_some_pct), D(pressure_memory_full_pct), D(pressure_io_some_pct), D(pressure_io_full_pct),
     PART(main), PART(descendants), PART(combined), D(process_rss_hwm_mib), D(process_unreclaimable_peak_mib),
     D(process_gpu_vram_peak_mib), D(process_cancelled_write_bytes_total), D(process_alive),
-    D(process_cgroup_exclusive), D(cgroup_pids),
+    D(process_cgroup_exclusive), D(cgroup_pids), D(energy_joules), D(process_energy_joules), D(idle_power_watts),
+    D(gpu_power_throttled_secs), D(gpu_thermal_throttled_secs),
 };
 
-/* The table and the three other members are the whole struct (no padding on the platforms the
- * library builds for). */
+/* The table and the other members (the pointers and gpu_n) are the whole struct (no padding on
+ * the platforms the library builds for). */
 _Static_assert(RT_ARRAY_LEN(figures) * sizeof(double) + sizeof(const char *) + sizeof(const rt_gpu *const *) +
-                       sizeof(size_t) + sizeof(const rt_phases *) ==
+                       sizeof(size_t) + sizeof(const rt_phases *) + 2 * sizeof(const char *) +
+                       sizeof(const rt_energy *) ==
                    sizeof(rt_record),
                "rt_record gained a member: list it in figures[] (or handle it like gpu)");
 
@@ -216,6 +220,8 @@ void rt_record_null(rt_record *rec)
     rec->gpu = NULL;
     rec->gpu_n = 0;
     rec->phases = NULL;
+    rec->energy_method = rec->process_energy_method = NULL;
+    rec->energy = NULL;
 }
 
 /* Whether the member at off of n bytes lies wholly within size. */
@@ -243,5 +249,11 @@ const rt_record *rt_record_at_size(const rt_record *rec, size_t rec_size, rt_rec
     }
     if (within(D(phases), sizeof tmp->phases, rec_size))
         memcpy(&tmp->phases, src + D(phases), sizeof tmp->phases);
+    if (within(D(energy_method), sizeof tmp->energy_method, rec_size))
+        memcpy(&tmp->energy_method, src + D(energy_method), sizeof tmp->energy_method);
+    if (within(D(process_energy_method), sizeof tmp->process_energy_method, rec_size))
+        memcpy(&tmp->process_energy_method, src + D(process_energy_method), sizeof tmp->process_energy_method);
+    if (within(D(energy), sizeof tmp->energy, rec_size))
+        memcpy(&tmp->energy, src + D(energy), sizeof tmp->energy);
     return tmp;
 }
