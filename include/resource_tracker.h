@@ -2420,7 +2420,7 @@ typedef struct rt_energy {
     double process_energy_joules, process_energy_joules_total, process_power_watts;
     const char *process_method;
     double idle_power_watts; /* the machine's floor: the least power_watts of an interval so far
-                              * (NaN before the first); the estimate's is the model's idle */
+                              * (NaN before the first) */
     const char *model;   /* the estimate's model in words (e.g. "AMD EPYC: not in the TDP
                           * table; 4.0 W per busy logical core"); NULL when nothing is estimated */
     const char *missing; /* what could not be read and how to grant it (one sentence: the

@@ -1,7 +1,8 @@
 /* sampler.c - the sampler's lifecycle: options, opening the parts, and the order of one
  * reading: every part takes its snapshot, then computes its delta into the sample, then
  * commits its reading as the previous one. The parts themselves live in cpu.c, memory.c,
- * disks.c, net.c, gpu.c, pressure.c, cgroup.c and tree.c; no allocation in the steady state.
+ * disks.c, net.c, gpu.c, pressure.c, cgroup.c, tree.c and energy.c; no allocation in the
+ * steady state.
  * Without a tree, the cgroup part reads the group the tracker itself runs in. */
 #define _GNU_SOURCE
 #include <math.h>
@@ -27,6 +28,7 @@ static rt_error take_reading(rt_sampler *s, double mono, double real)
     /* snapshot: the machine's CPU first, the tree right after it (the tree's CPU is held to
      * the machine's over the same interval) */
     bool any = rt_cpu_part_snapshot(&s->cpu, c);
+    rt_energy_part_snapshot(&s->energy, mono); /* the CPU's energy over the CPU's interval */
     if (s->has_tree) {
         rt_tree_part_snapshot(&s->tree, mono);
         rt_cg_part_snapshot(&s->cg, c, s->tree.tree, mono); /* right after the walk it is checked against */
@@ -73,6 +75,7 @@ static rt_error take_reading(rt_sampler *s, double mono, double real)
         const rt_tree_group *own = rt_cg_part_delta(&s->cg, elapsed);
         o->cgroup = own ? own->cgroup : NULL;
     }
+    o->energy = rt_energy_part_delta(&s->energy, elapsed, &s->cpu.out, &s->gpu, o->process);
 
     /* commit */
     rt_cpu_part_commit(&s->cpu);
@@ -128,6 +131,10 @@ static rt_error sampler_new(const rt_sampler_options *opts, rt_statvfs_fn statvf
     rt_net_part_open(&s->net, c);
     rt_psi_part_open(&s->psi, c);
     if (rt_gpu_part_open(&s->gpu, c, o.nvml_library) < 0) {
+        rt_sampler_free(s);
+        return RT_ERR_NOMEM;
+    }
+    if (!o.energy_off && rt_energy_part_open(&s->energy, c, &s->gpu, o.cpu_tdp_watts) < 0) {
         rt_sampler_free(s);
         return RT_ERR_NOMEM;
     }
@@ -202,6 +209,7 @@ void rt_sampler_free(rt_sampler *s)
     if (s->has_tree)
         rt_tree_part_close(&s->tree);
     rt_psi_part_close(&s->psi);
+    rt_energy_part_close(&s->energy); /* before the GPUs it borrows */
     rt_gpu_part_close(&s->gpu);
     rt_net_part_close(&s->net);
     rt_disk_part_close(&s->disks);

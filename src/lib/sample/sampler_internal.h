@@ -7,6 +7,7 @@
 #include "context.h"
 #include "cpu.h"
 #include "disks.h"
+#include "energy.h"
 #include "gpu.h"
 #include "memory.h"
 #include "net.h"
@@ -20,6 +21,7 @@ struct rt_sampler {
     rt_disk_part disks;
     rt_net_part net;
     rt_gpu_part gpu;
+    rt_energy_part energy; /* on unless energy_off */
     rt_tree_part tree;
     bool has_tree;
     rt_psi_part psi; /* the machine's pressure */
