@@ -166,9 +166,12 @@ static int zone_cmp(const void *pa, const void *pb)
     a += la;
     b += lb;
     while (*a == ':' && *b == ':') {
-        unsigned long x = strtoul(a + 1, (char **)&a, 10), y = strtoul(b + 1, (char **)&b, 10);
+        char *sa, *sb;
+        unsigned long x = strtoul(a + 1, &sa, 10), y = strtoul(b + 1, &sb, 10);
         if (x != y)
             return x < y ? -1 : 1;
+        a = sa;
+        b = sb;
     }
     return (*a == ':') - (*b == ':');
 }
@@ -259,7 +262,8 @@ static void find_powercap(rt_energy_src *e)
 {
     zone_list z = {0};
     rt_dir_walk(e->roots->sys_fd, "class/powercap", zone_entry, &z);
-    qsort(z.name, z.n, sizeof *z.name, zone_cmp);
+    if (z.n)
+        qsort(z.name, z.n, sizeof *z.name, zone_cmp);
     for (size_t i = 0; i < z.n; i++)
         add_zone(e, z.name[i]);
     free(z.name);
