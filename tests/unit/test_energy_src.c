@@ -236,11 +236,12 @@ static void amd_rapl_prefix(void **state)
     fx f;
     copy_case(&f, "amd");
     char cmd[512];
-    snprintf(cmd, sizeof cmd,
-             "cd %s/sys && mv devices/virtual/powercap/intel-rapl devices/virtual/powercap/amd-rapl && "
-             "mv devices/virtual/powercap/amd-rapl/intel-rapl:0 devices/virtual/powercap/amd-rapl/amd-rapl:0 && "
-             "rm class/powercap/* && ln -s ../../devices/virtual/powercap/amd-rapl/amd-rapl:0 class/powercap/amd-rapl:0",
-             f.dir);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd %s/sys && mv devices/virtual/powercap/intel-rapl devices/virtual/powercap/amd-rapl && "
+        "mv devices/virtual/powercap/amd-rapl/intel-rapl:0 devices/virtual/powercap/amd-rapl/amd-rapl:0 && "
+        "rm class/powercap/* && ln -s ../../devices/virtual/powercap/amd-rapl/amd-rapl:0 class/powercap/amd-rapl:0",
+        f.dir);
     unit_system(cmd);
     open_src(&f);
     assert_int_equal(rt_energy_src_count(f.e), 1);

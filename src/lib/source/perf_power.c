@@ -75,7 +75,7 @@ int rt_perf_cpulist(const char *text, size_t len, int *cpus, size_t cap)
 static const struct {
     const char *event, *kind;
 } events[] = {
-    {"energy-pkg", "package"}, {"energy-ram", "dram"}, {"energy-cores", "core"},
+    {"energy-pkg", "package"}, {"energy-ram", "dram"},  {"energy-cores", "core"},
     {"energy-gpu", "uncore"},  {"energy-psys", "psys"},
 };
 

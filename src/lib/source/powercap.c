@@ -18,13 +18,13 @@ enum { VIA_POWERCAP, VIA_PERF, VIA_HWMON_ENERGY, VIA_HWMON_POWER };
 
 typedef struct energy_ctr {
     rt_energy_counter pub;
-    int how;         /* VIA_* */
-    int fd;          /* energy_uj, the perf event, or the hwmon file, kept open */
-    uint64_t range;  /* the counter wraps to 0 past this (max_energy_range_uj); 0: no wrap */
-    uint64_t last;   /* the last good reading */
+    int how;        /* VIA_* */
+    int fd;         /* energy_uj, the perf event, or the hwmon file, kept open */
+    uint64_t range; /* the counter wraps to 0 past this (max_energy_range_uj); 0: no wrap */
+    uint64_t last;  /* the last good reading */
     bool have_last;
-    uint64_t total;  /* raw units since open (uJ, or perf counts) */
-    double scale;    /* perf: joules per count */
+    uint64_t total; /* raw units since open (uJ, or perf counts) */
+    double scale;   /* perf: joules per count */
 } energy_ctr;
 
 #define MAX_DENIED 32
@@ -424,8 +424,8 @@ static void find_hwmon(rt_energy_src *e)
             fd = hwmon_open(e, h.num[i], "power1_input");
         if (fd < 0)
             continue;
-        energy_ctr *c = add(e, cname, "platform", "hwmon", how == VIA_HWMON_ENERGY ? "measured" : "sampled", -1, false,
-                            how, fd);
+        energy_ctr *c =
+            add(e, cname, "platform", "hwmon", how == VIA_HWMON_ENERGY ? "measured" : "sampled", -1, false, how, fd);
         if (!c)
             break;
         platforms++;
