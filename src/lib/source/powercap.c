@@ -459,6 +459,8 @@ rt_energy_src *rt_energy_src_open(const rt_roots *roots, const rt_logger *log)
         }
     }
     find_hwmon(e);
+    for (size_t i = 0; i < e->n; i++)
+        rt_log(log, RT_LOG_DEBUG, "energy: %s (%s, %s)", e->c[i].pub.name, e->c[i].pub.source, e->c[i].pub.method);
     return e;
 }
 
