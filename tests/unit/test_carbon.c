@@ -1,5 +1,6 @@
 /* test_carbon.c - the grid intensity table's lookup (rt_grid_lookup: a country, a cloud region
- * mapped to its zone, case, an unknown zone) and rt_co2e_grams by hand. */
+ * mapped to its zone, case, an unknown zone), rt_co2e_grams by hand, and the tool's choice of a
+ * run's grid (cli_grid_choose: the user's intensity, zone, the cloud region, else unknown). */
 #include "unit.h"
 
 #include <math.h>
@@ -7,6 +8,7 @@
 /* a within eps of b (this cmocka has no assert_double_equal) */
 #define assert_near(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
 
+#include "cli.h"
 #include "resource_tracker.h"
 
 static void country(void **state)
@@ -98,11 +100,43 @@ static void every_region_resolves(void **state)
     }
 }
 
+/* The tool's one choice of the grid: given intensity > given zone > the cloud's region > unknown. */
+static void tool_chooses_the_grid(void **state)
+{
+    (void)state;
+    rt_cloud aws = {.vendor_id = "aws", .region_id = "eu-north-1"}; /* Stockholm: SE */
+    rt_cloud mars = {.vendor_id = "aws", .region_id = "mars-1"};
+    rt_grid g;
+    cli_grid_choose(&g, "FR", 300, &aws);
+    assert_true(g.g_per_kwh == 300);
+    assert_string_equal(g.source, "given");
+    assert_int_equal(g.struct_size, sizeof g);
+    cli_grid_choose(&g, "FR", 0, &aws);
+    assert_true(g.g_per_kwh == 56);
+    assert_string_equal(g.zone, "FR");
+    cli_grid_choose(&g, NULL, 0, &aws);
+    assert_string_equal(g.zone, "aws:eu-north-1");
+    assert_string_equal(g.name, "Sweden");
+    /* unknown: no world average */
+    cli_grid_choose(&g, NULL, 0, &mars);
+    assert_true(isnan(g.g_per_kwh));
+    assert_null(g.zone);
+    assert_null(g.source);
+    cli_grid_choose(&g, NULL, NAN, NULL);
+    assert_true(isnan(g.g_per_kwh));
+    cli_grid_choose(&g, NULL, -3, NULL);
+    assert_true(isnan(g.g_per_kwh));
+    /* the user's zone is not silently replaced by the cloud's: an unknown one stays unknown */
+    cli_grid_choose(&g, "XX", 0, &aws);
+    assert_true(isnan(g.g_per_kwh));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(country),      cmocka_unit_test(region_maps_to_zone), cmocka_unit_test(any_case),
         cmocka_unit_test(unknown),      cmocka_unit_test(co2e_by_hand),       cmocka_unit_test(every_region_resolves),
+        cmocka_unit_test(tool_chooses_the_grid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
