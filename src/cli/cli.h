@@ -65,6 +65,14 @@ typedef struct cli_layer {
     char *gpus; /* UUID,... as given */
     bool price_lookup_off; /* --no-price-lookup, [tracker] price_lookup = false */
     bool price_lookup_off_set;
+    /* energy and carbon: --energy, --cpu-tdp, --grid-zone, --grid-intensity; [tracker] */
+    bool energy_off;
+    bool energy_set;
+    double cpu_tdp;
+    bool cpu_tdp_set;
+    char *grid_zone; /* a zone of the table, as given */
+    double grid_intensity;
+    bool grid_intensity_set;
 } cli_layer;
 
 /* KEY=VALUE members of an OTEL_* list (export.c): the pairs point into store. */
@@ -106,6 +114,11 @@ typedef struct cli_options {
     double expected_cores; /* --expected-cores: the parts' hardware share's denominator; 0: all */
     char **gpu_list;       /* --gpus: the GPUs whose utilization counts (owned); NULL: all */
     size_t ngpus;
+    bool energy_off;       /* --energy off: no energy read or estimated */
+    double cpu_tdp;        /* --cpu-tdp: the CPU's TDP per package for the estimate; 0: the model's */
+    const char *grid_zone; /* --grid-zone: where the electricity comes from; NULL: the cloud region */
+    double grid_intensity; /* --grid-intensity: g CO2e per kWh; 0: from the zone */
+    rt_grid grid;          /* the run's grid (cli_grid_of_run): g_per_kwh NaN while unknown */
 
     /* library settings from the environment (docs/contracts.md §4): the library reads none */
     const char *proc_root, *sys_root; /* TRACKER_PROC_ROOT, TRACKER_SYS_ROOT; NULL: default */
@@ -294,6 +307,16 @@ void cli_gpu_list_free(char **list, size_t n);
 int cli_gpuview_merge(cli_options *opts, char *err, size_t errlen);
 /* Sets how st's usage counts (before its first record). Returns 0, or -1. */
 int cli_gpuview_apply(double expected_cores, char *const *gpus, size_t ngpus, rt_stats *st);
+
+/* The grid's carbon intensity (grid.c), chosen in one place: g_per_kwh > 0 (source "given"),
+ * else zone looked up in the table, else the cloud's "vendor:region" (zone NULL), else unknown
+ * (g_per_kwh NaN, the rest NULL). cli_grid_of_run: the run's, from o's merged settings, into
+ * o->grid (returned). */
+void cli_grid_choose(rt_grid *out, const char *zone, double g_per_kwh, const rt_cloud *cloud);
+const rt_grid *cli_grid_of_run(cli_options *o, const rt_cloud *cloud);
+/* A subcommand's --grid-zone or --grid-intensity (flag without dashes) value: into *zone (value
+ * itself) or *g_per_kwh. Returns 0, or -1 after saying "CMD: --FLAG: 'VALUE' is not ...". */
+int cli_grid_option(const char *cmd, const char *flag, const char *value, const char **zone, double *g_per_kwh);
 /* Warns, one line each, of chosen GPUs that are not among the GPUs of the run's last sample
  * (NULL: none taken, nothing said). */
 void cli_gpuview_check(char *const *gpus, size_t ngpus, const rt_sample *last);

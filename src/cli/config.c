@@ -125,7 +125,7 @@ static int read_key(cli_layer *out, const char *name, const cli_setting *s, cons
                     size_t errlen)
 {
     const toml_value *v = kv->val;
-    char *base = (char *)out, must[128], why[512] = "";
+    char *base = (char *)out, must[320], why[512] = "";
     bool bad = false;
     switch (s->type) {
     case CLI_T_PID:
@@ -136,6 +136,7 @@ static int read_key(cli_layer *out, const char *name, const cli_setting *s, cons
         break;
     case CLI_T_SECS:
     case CLI_T_CORES:
+    case CLI_T_ABOVE:
         bad = toml_number(s, kv, (double *)(base + s->layer_off)) < 0;
         break;
     case CLI_T_BOOL:
@@ -154,6 +155,7 @@ static int read_key(cli_layer *out, const char *name, const cli_setting *s, cons
     case CLI_T_VIEW:
     case CLI_T_FILE:
     case CLI_T_TEXT:
+    case CLI_T_ZONE:
         if (!is_str(kv) || cli_setting_read(s, out, v->u.str.s, false, why, sizeof why) < 0) {
             if (strcmp(why, "out of memory") == 0 && is_str(kv))
                 CONF_ERR(kv, "out of memory");
@@ -167,6 +169,9 @@ static int read_key(cli_layer *out, const char *name, const cli_setting *s, cons
     default:
         break;
     }
+    if (bad && s->type == CLI_T_ZONE && is_str(kv)) /* which zone, of the hundreds */
+        CONF_ERR(kv, "[%s] %s: '%s' is not %s", s->section, s->key, v->u.str.s,
+                 cli_setting_what(s, true, must, sizeof must));
     if (bad)
         CONF_ERR(kv, "[%s] %s must be %s", s->section, s->key, cli_setting_what(s, true, must, sizeof must));
     if (s->set_off != CLI_NONE)

@@ -266,6 +266,11 @@ static void finish_run(cli_options *o, run_state *rs, int status)
 {
     if (!rs->host && cli_read_host(o, &rs->host) != RT_OK)
         rs->host = NULL;
+    const rt_cloud *cloud = rt_cloud_result(rs->cloud, 2.0);
+    cli_grid_of_run(o, cloud); /* the carbon's grid: the user's, else the cloud region's */
+#if 0 /* merge: rt_stats_set_grid comes with the outputs branch */
+    rt_stats_set_grid(rs->stats, &o->grid);
+#endif
     const rt_summary *s = rt_stats_summary(rs->stats);
     cli_gpuview_check(o->gpu_list, o->ngpus, rs->last);
     cli_run_result run = {.job = &o->job,
@@ -275,7 +280,7 @@ static void finish_run(cli_options *o, run_state *rs, int status)
                           .start_secs = rs->start_secs,
                           .end_secs = cli_real_secs(),
                           .host = rs->host,
-                          .cloud = rt_cloud_result(rs->cloud, 2.0),
+                          .cloud = cloud,
                           .summary = s,
                           .cgroup_why = rs->cgroup_why[0] ? rs->cgroup_why : NULL};
     if (o->summary || rs->human) { /* once, also with both; the human view's alone is brief */
@@ -488,6 +493,8 @@ static int start_sampling(cli_options *o, run_state *rs)
     so.pss_max_age_secs = o->pss_max_age_secs;
     so.job_cgroup = rs->jcg_entered ? rs->jcg : NULL;
     so.cgroup_off = o->cgroup_off;
+    so.energy_off = o->energy_off;
+    so.cpu_tdp_watts = o->cpu_tdp;
     int fds = cli_fds_free(); /* the sampler keeps a dozen files open and reads the tree's */
     rt_error err = rt_sampler_new(&so, &rs->sampler);
     if (err != RT_OK) {

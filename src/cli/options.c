@@ -340,6 +340,7 @@ void cli_layer_free(cli_layer *l)
     free(l->prometheus_textfile);
     free(l->otlp);
     free(l->gpus);
+    free(l->grid_zone);
     for (int i = 0; i < META_COUNT; i++)
         free(l->meta[i]);
     for (size_t i = 0; i < l->ntags; i++)

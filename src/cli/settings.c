@@ -15,6 +15,16 @@
 #define INTERVAL_MIN 0.01
 #define INTERVAL_MAX 86400.0
 
+/* The most watts (--cpu-tdp) and grams per kWh (--grid-intensity) the tool takes. */
+#define WATTS_MAX 10000.0
+#define G_PER_KWH_MAX 10000.0
+
+/* Where the grid intensity table is installed (CMakeLists.txt), for the zone's message. */
+#ifndef RT_DATA_DIR
+#define RT_DATA_DIR "/usr/local/share/resource-tracker"
+#endif
+#define ZONES_HOW "to list them: grep -v '^#' " RT_DATA_DIR "/grid-intensity.csv | cut -d, -f1"
+
 #define L(m) offsetof(cli_layer, m)
 #define M(m) offsetof(cli_options, m)
 #define NO CLI_NONE
@@ -105,6 +115,26 @@ const cli_setting cli_settings[] = {
      L(price_lookup_off_set), M(price_lookup_off), NULL, NULL, false,
      "ask the Spare Cores Keeper API for no prices (the report's cheapest server\n"
      "and cost): offline runs without a warning (or TRACKER_KEEPER_URL=off)"},
+    {"energy", 0, "auto|off", "TRACKER_ENERGY", "tracker", "energy", CLI_T_CGROUP, 0, 0, 0, L(energy_off),
+     L(energy_set), M(energy_off), "a choice (auto or off)", "\"auto\" or \"off\"", false,
+     "auto (default): the energy the machine's counters measure (RAPL, GPUs,\n"
+     "power meters), else an estimate from a CPU power model, labelled so;\n"
+     "off: no energy and no carbon figures"},
+    {"cpu-tdp", 0, "WATTS", "TRACKER_CPU_TDP", "tracker", "cpu_tdp", CLI_T_ABOVE, 0, WATTS_MAX, 0, L(cpu_tdp),
+     L(cpu_tdp_set), M(cpu_tdp), "a number of watts above 0, at most 10000", NULL, false,
+     "the CPU's thermal design power per package, for the energy estimate\n"
+     "where no counter can be read (default: the CPU model's from a table)"},
+    {"grid-zone", 0, "ZONE", "TRACKER_GRID_ZONE", "tracker", "grid_zone", CLI_T_ZONE, 0, 0, 0, L(grid_zone), NO,
+     M(grid_zone), "a zone of the grid intensity table (a country code such as FR, or vendor:region such as "
+     "aws:eu-west-3; " ZONES_HOW ")", NULL, false,
+     "where the electricity comes from, for the carbon figures: a country\n"
+     "code (FR) or a cloud region (aws:eu-west-3); default: the cloud region\n"
+     "discovery finds, else carbon unknown"},
+    {"grid-intensity", 0, "G", "TRACKER_GRID_INTENSITY", "tracker", "grid_intensity", CLI_T_ABOVE, 0, G_PER_KWH_MAX,
+     0, L(grid_intensity), L(grid_intensity_set), M(grid_intensity),
+     "a number of grams of CO2e per kWh above 0, at most 10000", NULL, false,
+     "the grid's carbon intensity, grams of CO2e per kWh (wins over\n"
+     "--grid-zone)"},
     {"help", 'h', NULL, NULL, NULL, NULL, CLI_T_HELP, 0, 0, 0, NO, NO, NO, NULL, NULL, false, "this text"},
     {"version", 'V', NULL, NULL, NULL, NULL, CLI_T_VERSION, 0, 0, 0, NO, NO, NO, NULL, NULL, false, "the version"},
     /* read from the environment only, with a token (options.c) */
@@ -280,7 +310,7 @@ const char *cli_setting_what(const cli_setting *s, bool toml, char *buf, size_t 
 
 bool cli_setting_in_range(const cli_setting *s, double v)
 {
-    if (s->type == CLI_T_CORES)
+    if (s->type == CLI_T_CORES || s->type == CLI_T_ABOVE)
         return isfinite(v) && v > s->min && v <= s->max;
     return isfinite(v) && v >= s->min && v <= s->max;
 }
@@ -320,7 +350,7 @@ int cli_setting_read(const cli_setting *s, cli_layer *l, const char *text, bool 
 {
     char *base = (char *)l;
     void *slot = s->layer_off == CLI_NONE ? NULL : base + s->layer_off;
-    char what[128];
+    char what[320];
     bool bad = false;
     double d = 0;
     switch (s->type) {
@@ -334,6 +364,7 @@ int cli_setting_read(const cli_setting *s, cli_layer *l, const char *text, bool 
     }
     case CLI_T_SECS:
     case CLI_T_CORES:
+    case CLI_T_ABOVE:
         if (cli_setting_number(s, text, &d) < 0)
             bad = true;
         else if (slot)
@@ -363,6 +394,14 @@ int cli_setting_read(const cli_setting *s, cli_layer *l, const char *text, bool 
         if (cli_set_str((char **)slot, text) < 0)
             goto nomem;
         break;
+    case CLI_T_ZONE: {
+        rt_grid g = RT_GRID_INIT;
+        if (rt_grid_lookup(text, &g) != RT_OK)
+            bad = true;
+        else if (cli_set_str((char **)slot, text) < 0)
+            goto nomem;
+        break;
+    }
     case CLI_T_GPUS: {
         char **list;
         size_t count;
@@ -477,7 +516,8 @@ void cli_settings_merge(cli_options *o)
         switch (s->type) {
         case CLI_T_PID: *(long *)dst = src ? *(const long *)src : (long)s->def; break;
         case CLI_T_SECS:
-        case CLI_T_CORES: *(double *)dst = src ? *(const double *)src : s->def; break;
+        case CLI_T_CORES:
+        case CLI_T_ABOVE: *(double *)dst = src ? *(const double *)src : s->def; break;
         case CLI_T_FORMAT: *(rt_format *)dst = src ? *(const rt_format *)src : (rt_format)s->def; break;
         case CLI_T_VIEW: *(cli_view *)dst = src ? *(const cli_view *)src : (cli_view)s->def; break;
         case CLI_T_CGROUP:

@@ -19,7 +19,7 @@ typedef enum cli_type {
     CLI_T_SECS,    /* seconds: double in [min, max] */
     CLI_T_CORES,   /* a number of cores: double in (min, max] */
     CLI_T_FORMAT,  /* json or csv: rt_format */
-    CLI_T_CGROUP,  /* auto or off: bool (true: off) */
+    CLI_T_CGROUP,  /* auto or off: bool (true: off); --cgroup, --energy */
     CLI_T_VIEW,    /* auto, human or samples: cli_view */
     CLI_T_BOOL,    /* a flag without value; true or false in TOML */
     CLI_T_OFF,     /* a flag without value that turns a thing off (--no-X): bool true; in TOML the
@@ -29,6 +29,8 @@ typedef enum cli_type {
     CLI_T_META,    /* a job metadata string: char * */
     CLI_T_GPUS,    /* UUID,... (a TOML array too): char * as given */
     CLI_T_TAG,     /* KEY=VALUE, repeatable: the layer's tags */
+    CLI_T_ABOVE,   /* a number: double in (min, max] (watts, grams per kWh) */
+    CLI_T_ZONE,    /* a zone of the grid intensity table (rt_grid_lookup): char * as given */
     CLI_T_CONFIG,  /* -c FILE: the config file's path */
     CLI_T_HELP,    /* -h */
     CLI_T_VERSION, /* -V */

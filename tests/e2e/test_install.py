@@ -178,8 +178,11 @@ def test_contents(deb, root):
         assert f"/usr/lib/python3/dist-packages/{pkg}/__init__.py" in files
         src = sorted(os.path.basename(p) for p in glob.glob(os.path.join(REPO, "python", pkg, "*.py")))
         assert sorted(os.listdir(os.path.join(root, "usr/lib/python3/dist-packages", pkg))) == src
+    for data in ("cpu-tdp.csv", "grid-intensity.csv"):  # the tables compiled into the library, as data
+        assert f"/usr/share/resource-tracker/{data}" in files, data
     # nothing else: no tests, test helpers, fake libraries, benchmarks, bytecode
     allowed = ("/usr/bin/resource-tracker", "/usr/bin/gpu-tracker", "/usr/include/resource_tracker.h", "/usr/share/man/man1/",
+               "/usr/share/resource-tracker/",
                "/usr/lib/python3/dist-packages/", lib[len(root):] + "/")
     for f in files:
         if not f.endswith("/"):
@@ -264,6 +267,8 @@ def test_cmake_install_destdir(tmp_path):
     assert glob.glob(str(usr / "lib/**/pkgconfig/resource-tracker.pc"), recursive=True)
     for page in MAN_PAGES:
         assert (usr / "share/man/man1" / page).is_file(), page
+    for data in ("cpu-tdp.csv", "grid-intensity.csv"):
+        assert (usr / "share/resource-tracker" / data).is_file(), data
     for pkg in PYTHON_PACKAGES:
         assert (usr / "lib/python3/dist-packages" / pkg / "__init__.py").is_file(), pkg
     assert os.access(usr / "bin/gpu-tracker", os.X_OK)

@@ -81,7 +81,9 @@ static const char *good_value(const cli_setting *s, bool toml, char *buf, size_t
     switch (s->type) {
     case CLI_T_PID: return "4242";
     case CLI_T_SECS: snprintf(buf, cap, "%.17g", s->max); return buf;
-    case CLI_T_CORES: return "2";
+    case CLI_T_CORES:
+    case CLI_T_ABOVE: return "2";
+    case CLI_T_ZONE: return toml ? "'FR'" : "FR";
     case CLI_T_FORMAT: return toml ? "'csv'" : "csv";
     case CLI_T_CGROUP: return toml ? "'off'" : "off";
     case CLI_T_VIEW: return toml ? "'human'" : "human";
@@ -142,7 +144,7 @@ static void ranges_alike_everywhere(void **state)
     int ranged = 0;
     for (size_t i = 0; i < cli_nsettings; i++) {
         const cli_setting *s = &cli_settings[i];
-        if (s->type != CLI_T_SECS && s->type != CLI_T_CORES)
+        if (s->type != CLI_T_SECS && s->type != CLI_T_CORES && s->type != CLI_T_ABOVE)
             continue;
         ranged++;
         char what[128], what_toml[128];
@@ -155,9 +157,9 @@ static void ranges_alike_everywhere(void **state)
             assert_non_null(strstr(what, want));
         }
         char lo[64], hi[64], edge[64];
-        snprintf(lo, sizeof lo, "%.17g", s->type == CLI_T_CORES ? s->min : s->min / 2);
+        snprintf(lo, sizeof lo, "%.17g", s->type != CLI_T_SECS ? s->min : s->min / 2);
         snprintf(hi, sizeof hi, "%.17g", s->max * 2);
-        snprintf(edge, sizeof edge, "%.17g", s->type == CLI_T_CORES ? s->max : s->min);
+        snprintf(edge, sizeof edge, "%.17g", s->type != CLI_T_SECS ? s->max : s->min);
         const char *bad[] = {lo, hi, "nan", "inf"};
         double d;
         assert_int_equal(cli_setting_number(s, edge, &d), 0);
@@ -196,7 +198,8 @@ static void ranges_alike_everywhere(void **state)
             }
         }
     }
-    assert_true(ranged >= 4); /* --interval, --otlp-interval, --expected-cores, TRACKER_UPLOAD_INTERVAL */
+    assert_true(ranged >= 6); /* --interval, --otlp-interval, --expected-cores, TRACKER_UPLOAD_INTERVAL,
+                               * --cpu-tdp, --grid-intensity */
     /* the interval's helpers read the table's range */
     const cli_setting *iv = cli_setting_by_flag("interval");
     assert_int_equal(cli_check_interval(iv->min), 0);

@@ -24,7 +24,9 @@ typedef struct rt_cpu_power {
 } rt_cpu_power;
 
 /* Reads <proc>/cpuinfo and fills out: tdp_given > 0 is the user's TDP per package (rule
- * "given"); else the table's TDP for the model name (rule "table"); else the per-core rule.
+ * "given"; the per-core rule when nothing tells the threads per package: no table row, no
+ * "siblings", no "processor" lines); else the table's TDP for the model name (rule "table");
+ * else the per-core rule.
  * Returns 0 (out always filled, also without a cpuinfo). Allocates nothing it keeps. */
 int rt_cpu_power_model(const rt_roots *r, double tdp_given, rt_cpu_power *out);
 
