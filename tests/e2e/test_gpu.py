@@ -51,7 +51,8 @@ def test_device_fields(tmp_path):
                    "serial": "1324021000123", "power_limit_watts": "400.0", "max_sm_clock_mhz": "1410",
                    "max_memory_clock_mhz": "1593"},
         "utilization_pct": 40, "vram_total_bytes": 85899345920, "vram_used_bytes": 1073741824, "vram_used_pct": 1.25,
-        "temperature_celsius": 55, "power_watts": 210.5, "frequency_mhz": 1410, "core_count": 6912}
+        "temperature_celsius": 55, "power_watts": 210.5, "frequency_mhz": 1410, "core_count": 6912,
+        "power_throttled_secs": 0, "thermal_throttled_secs": 0}  # the violation counters, from the first sample
     assert s["gpu"][1]["name"] == "NVIDIA H100 80GB HBM3" and s["gpu"][1]["core_count"] == 16896
     assert p.stderr == ""
 
@@ -118,13 +119,42 @@ def test_gpu_lost_mid_run(tmp_path):
     assert err.count("fallen off the bus") == 1
 
 
+def test_throttled_seconds(tmp_path):
+    """The GPUs' time at power and thermal limits in the JSON line: GPU 0 from NVML's violation
+    counters (their growth since the first sample, rewritten mid-run), GPU 1 (counters not
+    supported) from the throttle reasons times the interval: none set, so 0, not null."""
+    cfg = tmp_path / "nvml.cfg"
+    stop = tmp_path / "stop"
+    cfg.write_text(f"{A100} viol_power_ns=1000000000 viol_thermal_ns=5\n{H100} reasons=0x1\nunsupported 1 violation\n")
+    out = tmp_path / "s.jsonl"
+    env = tracker_env(TRACKER_NVML_LIBRARY=FAKE, FAKE_NVML_CONFIG=str(cfg))
+    job = [PY, "-c", "import os, sys, time\nfor _ in range(1200):\n    if os.path.exists(sys.argv[1]): break\n"
+                     "    time.sleep(0.05)", str(stop)]
+    p = subprocess.Popen([TRACKER, "-i", "0.1", "-o", str(out), "--", *job], env=env, stderr=subprocess.PIPE,
+                         text=True)
+    try:
+        wait_for(lambda: out.exists() and out.read_text().count("\n") >= 1, "a first sample")
+        set_cfg(cfg, f"{A100} viol_power_ns=2500000000 viol_thermal_ns=250000005\n{H100} reasons=0x1\n"
+                     "unsupported 1 violation\n")
+        wait_for(lambda: '"power_throttled_secs":1.5' in out.read_text(), "the counters' growth")
+    finally:
+        stop.write_text("")
+        _, err = p.communicate(timeout=60)
+    assert p.returncode == 0, err
+    samples = [json.loads(l) for l in out.read_text().splitlines()]
+    first, last = samples[0]["gpu"], samples[-1]["gpu"]
+    assert first[0]["power_throttled_secs"] == 0 and first[0]["thermal_throttled_secs"] == 0
+    assert last[0]["power_throttled_secs"] == 1.5 and last[0]["thermal_throttled_secs"] == 0.25
+    assert last[1]["power_throttled_secs"] == 0 and last[1]["thermal_throttled_secs"] == 0  # GpuIdle only
+
+
 def test_missing_symbols_null_their_fields(tmp_path):
     p = run_with(f"{A100}\n", tmp_path, ["sleep", "0.4"], lib=FAKE_MIN)
     assert p.returncode == 0, p.stderr
     g = samples_of(p)[0]["gpu"][0]
     assert g["name"] == "NVIDIA A100-SXM4-80GB" and g["vram_total_bytes"] == 85899345920
     for k in ("uuid", "host_id", "utilization_pct", "temperature_celsius", "power_watts", "frequency_mhz",
-              "core_count"):
+              "core_count", "power_throttled_secs", "thermal_throttled_secs"):
         assert g[k] is None, k
     assert g["detail"] == {"driver": "nvidia"}
     pr = samples_of(p)[0]["process"]

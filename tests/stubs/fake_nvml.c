@@ -1,18 +1,24 @@
 /* fake_nvml.c - a stand-in for libnvidia-ml.so.1 for the tests: the NVML entry points the
  * tracker uses, answering from a config file that the test writes (and may rewrite while the
  * tracker runs). Built twice: complete, and with FAKE_NVML_MINIMAL only the entry points an
- * old driver would have, to check that a missing symbol only nulls the fields it feeds; and
+ * old driver would have (no energy counter, throttle reasons or violation counters either), to
+ * check that a missing symbol only nulls the fields it feeds; and
  * with FAKE_NVML_NO_INIT without nvmlInit, to check that a library lacking it is refused.
  *
  * $FAKE_NVML_CONFIG, one directive per line:
  *   gpu KEY=VALUE...     a device: uuid name (underscores read as spaces) bus util mem_total
- *                        mem_used temp power_mw clock cores cc serial power_limit_mw
+ *                        mem_used temp power_mw clock cores cc serial power_limit_mw, and
+ *                        energy_mj (the total energy counter, mJ), reasons (the clocks'
+ *                        throttle reasons bitmask, e.g. 0x24), viol_power_ns viol_thermal_ns
+ *                        (the power and thermal violation counters, ns); a test makes the
+ *                        counters grow by rewriting the config
  *   gpus N KEY=VALUE...  N such devices (at most 256 in all), uuid and bus numbered: the
  *                        uuid gets "-I" appended (GPU-fake-I when none is given), bus is
  *                        00000000:XX:00.0 with XX the device's index in hex
  *   unsupported I CALL.. calls on device I answer NVML_ERROR_NOT_SUPPORTED (util memory temp
- *                        power clock procs procutil name uuid pci acct; acct: the three
- *                        accounting calls)
+ *                        power clock procs procutil name uuid pci acct energy reasons
+ *                        violation; acct: the three accounting calls; violation: both
+ *                        policies)
  *   lost I               device I answers NVML_ERROR_GPU_IS_LOST to everything
  *   fail I CODE CALL..   calls on device I answer error CODE (the calls of `unsupported`, and
  *                        handle: nvmlDeviceGetHandleByIndex)
@@ -59,6 +65,7 @@ typedef struct {
     char uuid[80], name[96], bus[32], serial[32], cc[8];
     unsigned util, temp, power_mw, clock, cores, power_limit_mw;
     unsigned long long mem_total, mem_used;
+    unsigned long long energy_mj, reasons, viol_ns[2]; /* viol_ns: power, thermal */
     char unsupported[256];
     char failing[256]; /* " CALL=CODE" for each failing call */
     int lost, overcount, acct_on;
@@ -100,7 +107,8 @@ static struct {
 static int nhangs;
 static const char *const calls[] = {"init",   "count", "handle", "driver",   "shutdown", "name",  "uuid",
                                     "serial", "pci",   "cc",     "cores",    "power",    "clock", "util",
-                                    "memory", "temp",  "procs",  "procutil", "acct"};
+                                    "memory", "temp",  "procs",  "procutil", "acct",
+                                    "energy", "reasons", "violation"};
 enum { NCALLS = sizeof calls / sizeof calls[0] };
 static long ncalled[NCALLS]; /* kept across loads */
 
@@ -180,6 +188,14 @@ static void kv(char *tok, dev *d)
         d->mem_total = strtoull(v, NULL, 10);
     else if (!strcmp(k, "mem_used"))
         d->mem_used = strtoull(v, NULL, 10);
+    else if (!strcmp(k, "energy_mj"))
+        d->energy_mj = strtoull(v, NULL, 10);
+    else if (!strcmp(k, "reasons"))
+        d->reasons = strtoull(v, NULL, 0);
+    else if (!strcmp(k, "viol_power_ns"))
+        d->viol_ns[0] = strtoull(v, NULL, 10);
+    else if (!strcmp(k, "viol_thermal_ns"))
+        d->viol_ns[1] = strtoull(v, NULL, 10);
 }
 
 /* Re-reads the config: every call sees the test's latest word. */
@@ -741,5 +757,42 @@ EXPORT int nvmlDeviceGetAccountingStats(nvmlDevice_t h, unsigned int pid, acct_s
         return OK;
     }
     return NOT_FOUND;
+}
+EXPORT int nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t h, unsigned long long *mj)
+{
+    dev *d;
+    int rc = get(h, "energy", &d);
+    if (rc)
+        return rc;
+    *mj = d->energy_mj;
+    return OK;
+}
+/* The older name only (drivers before 535 have no nvmlDeviceGetCurrentClocksEventReasons):
+ * the tracker's fallback to it is what this checks. */
+EXPORT int nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t h, unsigned long long *reasons)
+{
+    dev *d;
+    int rc = get(h, "reasons", &d);
+    if (rc)
+        return rc;
+    *reasons = d->reasons;
+    return OK;
+}
+typedef struct {
+    unsigned long long reference_time, violation_time; /* us (CPU timestamp), ns */
+} violation_t;
+EXPORT int nvmlDeviceGetViolationStatus(nvmlDevice_t h, int policy, violation_t *v)
+{
+    dev *d;
+    int rc = get(h, "violation", &d);
+    if (rc)
+        return rc;
+    if (policy != 0 && policy != 1) /* NVML_PERF_POLICY_POWER, NVML_PERF_POLICY_THERMAL */
+        return NOT_SUPPORTED;
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    v->reference_time = (unsigned long long)tv.tv_sec * 1000000ull + (unsigned long long)tv.tv_usec;
+    v->violation_time = d->viol_ns[policy];
+    return OK;
 }
 #endif

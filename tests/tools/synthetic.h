@@ -42,10 +42,12 @@ static void make_full(void)
     gpu0 = (rt_gpu){.uuid = "GPU-aaaa", .name = "Fake A100", .host_id = "0000:3b:00.0", .utilization_pct = 42.5,
                     .vram_total_bytes = 80000, .vram_used_bytes = 1234, .vram_used_pct = 1.5,
                     .temperature_celsius = 61, .power_watts = 250.125, .frequency_mhz = 1410, .core_count = 108,
-                    .device_type = "GPU", .detail = gpu0_detail, .detail_count = 2};
+                    .device_type = "GPU", .detail = gpu0_detail, .detail_count = 2, .power_throttled_secs = 12.5,
+                    .thermal_throttled_secs = 0.0625};
     gpu1 = (rt_gpu){.uuid = NULL, .name = NULL, .host_id = NULL, .utilization_pct = NAN, .vram_total_bytes = RT_NULL_U64,
                     .vram_used_bytes = RT_NULL_U64, .vram_used_pct = NAN, .temperature_celsius = NAN,
-                    .power_watts = NAN, .frequency_mhz = NAN, .core_count = RT_NULL_I64};
+                    .power_watts = NAN, .frequency_mhz = NAN, .core_count = RT_NULL_I64,
+                    .power_throttled_secs = NAN, .thermal_throttled_secs = NAN};
     psi.cpu = (rt_pressure){.some_avg10 = 1, .full_avg10 = NAN, .some_pct = 1, .full_pct = NAN,
                             .some_total_usec = 1234567, .full_total_usec = RT_NULL_U64};
     psi.memory = (rt_pressure){.some_total_usec = 5, .full_total_usec = 3};

@@ -17,13 +17,18 @@ typedef struct drm_card {
     rt_gpu_facts facts;
     long number; /* N of cardN: the listing order */
     /* attribute files kept open, -1 when absent */
-    int busy_fd, vram_used_fd, vram_total_fd, temp_fd, power_fd, freq_fd;
+    int busy_fd, vram_used_fd, vram_total_fd, temp_fd, power_fd, freq_fd, energy_fd;
     double freq_to_mhz; /* Hz files: 1e-6; MHz files: 1 */
+    /* hwmon energy1_input (0.15): the counter at the last reading that gave it (uJ), the
+     * running total since the first, and whether the latest reading gave it */
+    bool energy_seen, energy_now;
+    uint64_t energy_last_uj, energy_total_uj;
     /* the tree's share over the last interval (rt_drm_tree) */
     double busy; /* the busiest engine's fraction of the interval */
     uint64_t vram;
     uint64_t main_vram; /* of it, the clients reached through the root's fds */
     bool present;
+    bool timed; /* a client seen at the previous call too: busy covers an interval */
 } drm_card;
 
 /* The tree's DRM clients, to turn engine counters into utilization between samples. */
@@ -131,7 +136,9 @@ static void add_card(rt_drm *d, const char *card)
     drm_card *c = &d->card[d->ncard++];
     rt_gpu_facts_init(&c->facts);
     c->number = strtol(card + 4, NULL, 10);
-    c->busy_fd = c->vram_used_fd = c->vram_total_fd = c->temp_fd = c->power_fd = c->freq_fd = -1;
+    c->busy_fd = c->vram_used_fd = c->vram_total_fd = c->temp_fd = c->power_fd = c->freq_fd = c->energy_fd = -1;
+    c->energy_seen = c->energy_now = false;
+    c->energy_last_uj = c->energy_total_uj = 0;
     rt_gpu_facts *f = &c->facts;
     /* the PCI address: the device's uevent names it; else the last part of the link */
     char *uevent = read_card_str(d, card, "device/uevent");
@@ -179,6 +186,8 @@ static void add_card(rt_drm *d, const char *card)
             rt_pathf(rel, sizeof rel, "%s/power1_input", hw);
             c->power_fd = open_attr(d, card, rel);
         }
+        rt_pathf(rel, sizeof rel, "%s/energy1_input", hw); /* i915, xe: the card's; amdgpu: rarely */
+        c->energy_fd = open_attr(d, card, rel);
         rt_pathf(rel, sizeof rel, "%s/freq1_input", hw);
         c->freq_fd = open_attr(d, card, rel);
         c->freq_to_mhz = 1e-6; /* hwmon frequencies are in Hz */
@@ -235,7 +244,7 @@ static bool read_u64_fd(rt_drm *d, int fd, uint64_t *out)
 
 void rt_drm_read(rt_drm *d, size_t i, rt_gpu *o)
 {
-    const drm_card *c = &d->card[i];
+    drm_card *c = &d->card[i];
     rt_gpu_facts_out(&c->facts, o);
     uint64_t v, t;
     if (read_u64_fd(d, c->busy_fd, &v) && v <= 100)
@@ -253,6 +262,21 @@ void rt_drm_read(rt_drm *d, size_t i, rt_gpu *o)
         o->power_watts = (double)v / 1e6; /* microwatts */
     if (read_u64_fd(d, c->freq_fd, &v))
         o->frequency_mhz = (double)v * c->freq_to_mhz;
+    c->energy_now = read_u64_fd(d, c->energy_fd, &v);
+    if (c->energy_now) {
+        if (c->energy_seen) /* backwards: the counter was reset, and counts again from 0 */
+            c->energy_total_uj += v >= c->energy_last_uj ? v - c->energy_last_uj : v;
+        c->energy_seen = true;
+        c->energy_last_uj = v;
+    }
+}
+
+int rt_drm_energy(const rt_drm *d, size_t i, double *joules)
+{
+    if (!d || i >= d->ncard || !d->card[i].energy_now)
+        return 0;
+    *joules = (double)d->card[i].energy_total_uj / 1e6;
+    return 1;
 }
 
 void rt_drm_close(rt_drm *d)
@@ -268,6 +292,7 @@ void rt_drm_close(rt_drm *d)
         rt_close(&c->temp_fd);
         rt_close(&c->power_fd);
         rt_close(&c->freq_fd);
+        rt_close(&c->energy_fd);
     }
     free(d->card);
     free(d->seen);
@@ -473,6 +498,7 @@ static void account(void *user, const rt_drm_client *c)
             card->main_vram += c->vram_bytes;
     }
     if (s && d->mono > s->mono) {
+        card->timed = true;
         double dt_ns = (d->mono - s->mono) * 1e9;
         for (size_t e = 0; e < c->nengines; e++) {
             const rt_drm_engine *now = &c->engines[e];
@@ -509,7 +535,7 @@ void rt_drm_tree(rt_drm *d, const int64_t *pids, size_t npids, double mono)
     for (size_t i = 0; i < d->ncard; i++) {
         d->card[i].busy = 0;
         d->card[i].vram = d->card[i].main_vram = 0;
-        d->card[i].present = false;
+        d->card[i].present = d->card[i].timed = false;
     }
     if (d->ncard == 0)
         return;
@@ -537,6 +563,11 @@ void rt_drm_tree_card(const rt_drm *d, size_t i, double *util_pct, uint64_t *vra
     *util_pct = c->busy * 100.0 > 100 ? 100 : c->busy * 100.0;
     *vram_bytes = c->vram;
     *present = c->present;
+}
+
+bool rt_drm_tree_card_timed(const rt_drm *d, size_t i)
+{
+    return d->card[i].timed;
 }
 
 void rt_drm_set_main(rt_drm *d, int64_t pid)

@@ -47,9 +47,16 @@ rt_drm *rt_drm_open(const rt_roots *roots);
 size_t rt_drm_count(const rt_drm *d);
 
 /* Fills o for card i (i < rt_drm_count): static facts (borrowed from d) and the readings the
- * card's files give (busy percent, VRAM, hwmon temperature, power and frequency); null where
- * a file is missing. */
+ * card's files give (busy percent, VRAM, hwmon temperature, power and frequency, and the
+ * energy counter for rt_drm_energy); null where a file is missing (the throttled seconds
+ * always: the kernel does not count them). */
 void rt_drm_read(rt_drm *d, size_t i, rt_gpu *o);
+
+/* The energy of card i as of the last rt_drm_read of it (0.15): returns 1 and sets *joules to
+ * the running total since its first reading (0 there) of its hwmon energy1_input (uJ; i915
+ * and xe have it, amdgpu rarely; a counter that goes backwards was reset and counts again
+ * from 0); returns 0 when the card has no such file, that reading failed, or d is NULL. */
+int rt_drm_energy(const rt_drm *d, size_t i, double *joules);
 
 /* Calls fn for each DRM client among pid's open files (an fd on /dev/dri whose fdinfo parses).
  * Returns the number of clients, or -errno when pid's fd directory cannot be listed. c is
@@ -65,6 +72,10 @@ void rt_drm_tree(rt_drm *d, const int64_t *pids, size_t npids, double mono);
 
 /* The last rt_drm_tree's figures for card i: *util_pct (0..100), *vram_bytes, *present. */
 void rt_drm_tree_card(const rt_drm *d, size_t i, double *util_pct, uint64_t *vram_bytes, bool *present);
+
+/* Whether the last rt_drm_tree's busy figure of card i covers an interval: some client of the
+ * tree there was seen at the call before too (at first sight a client's engines give 0). */
+bool rt_drm_tree_card_timed(const rt_drm *d, size_t i);
 
 /* The tree's root (0: none): from the next rt_drm_tree on, the VRAM of the clients reached
  * through its fds is also kept apart, for rt_drm_tree_card_main. */

@@ -59,6 +59,7 @@ void rt_gpu_facts_out(const rt_gpu_facts *f, rt_gpu *o)
     o->detail_count = f->ndetail;
     o->core_count = f->core_count;
     o->utilization_pct = o->vram_used_pct = o->temperature_celsius = o->power_watts = o->frequency_mhz = NAN;
+    o->power_throttled_secs = o->thermal_throttled_secs = NAN;
     o->vram_total_bytes = o->vram_used_bytes = RT_NULL_U64;
 }
 
@@ -69,6 +70,8 @@ struct rt_gpus {
     rt_drm *drm;
     size_t nnv, ndrm; /* devices of each: out[0..nnv) NVML, then DRM */
     rt_gpu *out;
+    bool read; /* out holds a reading */
+    double *share; /* the tree's share of each device at the last rt_gpus_tree */
 };
 
 rt_gpus *rt_gpus_open(const rt_roots *roots, const char *nvml_path, const rt_logger *log)
@@ -86,10 +89,13 @@ rt_gpus *rt_gpus_open(const rt_roots *roots, const char *nvml_path, const rt_log
     g->ndrm = rt_drm_count(g->drm);
     if (g->nnv + g->ndrm) {
         g->out = calloc(g->nnv + g->ndrm, sizeof *g->out);
-        if (!g->out) {
+        g->share = malloc((g->nnv + g->ndrm) * sizeof *g->share);
+        if (!g->out || !g->share) {
             rt_gpus_close(g);
             return NULL;
         }
+        for (size_t i = 0; i < g->nnv + g->ndrm; i++)
+            g->share[i] = NAN;
     }
     return g;
 }
@@ -104,7 +110,26 @@ const rt_gpu *rt_gpus_read(rt_gpus *g, size_t *count)
     for (size_t i = 0; i < g->ndrm; i++)
         rt_drm_read(g->drm, i, &g->out[g->nnv + i]);
     *count = g->nnv + g->ndrm;
+    g->read = true;
     return g->out;
+}
+
+/* The tree's share of DRM card i (k among the DRM cards) from what the card's own files say
+ * (the clients of other processes are not read): its busiest engine over the card's busy
+ * percent when that covers an interval, else its VRAM over the card's VRAM in use, at most 1;
+ * 0 without a client there; NaN when the card says neither (or has not been read). */
+static double drm_share(const rt_gpus *g, size_t i, size_t k, double util, uint64_t vram, bool on)
+{
+    if (!on && !(util > 0))
+        return 0.0;
+    const rt_gpu *o = &g->out[i];
+    if (!g->read)
+        return NAN;
+    if (o->utilization_pct > 0 && !isnan(util) && rt_drm_tree_card_timed(g->drm, k))
+        return util >= o->utilization_pct ? 1.0 : util / o->utilization_pct;
+    if (o->vram_used_bytes != RT_NULL_U64 && o->vram_used_bytes > 0)
+        return vram >= o->vram_used_bytes ? 1.0 : (double)vram / (double)o->vram_used_bytes;
+    return NAN;
 }
 
 void rt_gpus_tree(rt_gpus *g, rt_pid_in_tree has, void *user, const int64_t *pids, size_t npids, double mono,
@@ -129,14 +154,17 @@ void rt_gpus_tree(rt_gpus *g, rt_pid_in_tree has, void *user, const int64_t *pid
         uint64_t v;
         bool on, v_ok = true;
         uint64_t m = 0;
+        g->share[i] = NAN;
         if (i < g->nnv) {
             if (!rt_nvml_tree(g->nv, i, has, user, &v, &v_ok, &on, &u))
                 continue; /* lost */
+            g->share[i] = rt_nvml_tree_share(g->nv, i, has, user);
             if (v_ok && main_pid > 0 && !rt_nvml_pid_vram(g->nv, i, main_pid, &m))
                 m = 0;
         } else {
             rt_drm_tree_card(g->drm, i - g->nnv, &u, &v, &on);
             m = rt_drm_tree_card_main(g->drm, i - g->nnv);
+            g->share[i] = drm_share(g, i, i - g->nnv, u, v, on);
         }
         if (!isnan(u)) {
             util += u;
@@ -160,6 +188,18 @@ void rt_gpus_tree(rt_gpus *g, rt_pid_in_tree has, void *user, const int64_t *pid
         *gpus_used = used;
 }
 
+int rt_gpus_energy(const rt_gpus *g, size_t i, double *joules)
+{
+    if (!g || i >= g->nnv + g->ndrm)
+        return 0;
+    return i < g->nnv ? rt_nvml_energy(g->nv, i, joules) : rt_drm_energy(g->drm, i - g->nnv, joules);
+}
+
+double rt_gpus_tree_share(const rt_gpus *g, size_t i)
+{
+    return g && i < g->nnv + g->ndrm ? g->share[i] : NAN;
+}
+
 uint64_t rt_gpus_tree_vram_peak(const rt_gpus *g)
 {
     return g ? rt_nvml_tree_vram_peak(g->nv) : RT_NULL_U64;
@@ -172,5 +212,6 @@ void rt_gpus_close(rt_gpus *g)
     rt_nvml_close(g->nv);
     rt_drm_close(g->drm);
     free(g->out);
+    free(g->share);
     free(g);
 }

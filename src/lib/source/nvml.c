@@ -17,8 +17,18 @@
 /* ---- the caller's state ------------------------------------------------------------------------ */
 
 /* The kinds' names in messages, in K_* order. */
-static const char *const kind_name[K_N] = {"utilization", "memory", "temperature", "power draw", "clock",
-                                           "process list", "per-process utilization", "accounting"};
+static const char *const kind_name[K_N] = {"utilization",
+                                           "memory",
+                                           "temperature",
+                                           "power draw",
+                                           "clock",
+                                           "process list",
+                                           "per-process utilization",
+                                           "accounting",
+                                           "energy counter",
+                                           "throttle reasons",
+                                           "power violation time",
+                                           "thermal violation time"};
 
 /* What the caller knows of a GPU between requests. */
 typedef struct nvml_seen {
@@ -27,6 +37,18 @@ typedef struct nvml_seen {
     unsigned int warned; /* bit k: kind k's failure told */
     bool acct_seen; /* its accounting mode was on at some poll: its kept processes count */
     uint64_t acct_sum; /* the sum of its kept processes' peaks */
+    /* energy (0.15): the counter at the last reading that gave it, the running total since the
+     * first one, and whether the latest reading gave it */
+    bool energy_seen, energy_now;
+    unsigned long long energy_last_mj, energy_total_mj;
+    /* throttling (0.15), power then thermal: the violation counter at the last reading that
+     * gave it and the total since the first; whether the counter or else the reasons were
+     * ever read; the seconds the reasons added up */
+    bool viol_seen[2], reasons_seen;
+    unsigned long long viol_last_ns[2], viol_total_ns[2];
+    double reasons_secs[2];
+    bool read_seen; /* a reading was taken: read_mono is its time */
+    double read_mono;
 } nvml_seen;
 
 /* A process of the tree kept for the VRAM peak: GPU, pid and start (a reused pid is another
@@ -46,6 +68,7 @@ struct rt_nvml {
     bool stuck; /* a request missed its deadline (or the handle crossed a fork): no more requests */
     bool tree_wanted; /* rt_nvml_tree has been asked: every poll gathers the process lists */
     double init_secs, call_secs;
+    double poll_mono; /* the time of the latest poll, on the deadlines' clock */
     nvml_worker *w; /* NULL without a worker thread */
     size_t ndev;
     nvml_seen *seen;
@@ -139,6 +162,9 @@ static bool load(rt_nvml *nv, nvml_worker *w, const char *path)
     RESOLVE(acct_mode, "nvmlDeviceGetAccountingMode", NULL, NULL);
     RESOLVE(acct_pids, "nvmlDeviceGetAccountingPids", NULL, NULL);
     RESOLVE(acct_stats, "nvmlDeviceGetAccountingStats", NULL, NULL);
+    RESOLVE(energy, "nvmlDeviceGetTotalEnergyConsumption", NULL, NULL);
+    RESOLVE(reasons, "nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons", NULL);
+    RESOLVE(violation, "nvmlDeviceGetViolationStatus", NULL, NULL);
     return true;
 }
 /* ---- the caller's side: requests with a deadline --------------------------------------------- */
@@ -228,6 +254,8 @@ static bool take_fresh(rt_nvml *nv, size_t i, bool tree)
         bool with_tree = tree || nv->tree_wanted;
         if (!ask(nv, tree ? JOB_TREE : JOB_POLL, with_tree, call_deadline(nv)))
             return false;
+        if (!tree)
+            nv->poll_mono = rt_clock_now(nv->w->clock);
         for (size_t j = 0; j < nv->ndev; j++) {
             nv->seen[j].read_fresh |= !tree;
             nv->seen[j].tree_fresh |= with_tree;
@@ -345,12 +373,55 @@ size_t rt_nvml_count(const rt_nvml *nv)
     return nv ? nv->ndev : 0;
 }
 
+/* How far a counter went from last to now; one that went backwards was reset (the driver
+ * reloaded) and counted again from 0. */
+static unsigned long long counter_delta(unsigned long long now, unsigned long long last)
+{
+    return now >= last ? now - last : now;
+}
+
+/* Takes GPU i's energy counter and throttling of the latest poll (d) into the running totals,
+ * and sets o's throttled seconds: the violation counter's time since its first reading where
+ * the driver gives it, else the throttle reasons seen at each reading times the time since
+ * the previous one; NaN where neither was ever read. */
+static void take_energy(rt_nvml *nv, size_t i, const nvml_dev *d, rt_gpu *o)
+{
+    static const int viol_kind[2] = {K_VIOL_POWER, K_VIOL_THERMAL};
+    static const unsigned long long mask[2] = {NVML_REASONS_POWER, NVML_REASONS_THERMAL};
+    nvml_seen *s = &nv->seen[i];
+    double dt = s->read_seen && nv->poll_mono > s->read_mono ? nv->poll_mono - s->read_mono : 0.0;
+    s->read_seen = true;
+    s->read_mono = nv->poll_mono;
+    if (d->rc[K_ENERGY] == NVML_SUCCESS) {
+        if (s->energy_seen)
+            s->energy_total_mj += counter_delta(d->energy_mj, s->energy_last_mj);
+        s->energy_seen = s->energy_now = true;
+        s->energy_last_mj = d->energy_mj;
+    }
+    bool reasons = d->rc[K_REASONS] == NVML_SUCCESS;
+    s->reasons_seen |= reasons;
+    double *out[2] = {&o->power_throttled_secs, &o->thermal_throttled_secs};
+    for (int k = 0; k < 2; k++) {
+        if (reasons && (d->reasons & mask[k]))
+            s->reasons_secs[k] += dt;
+        if (d->rc[viol_kind[k]] == NVML_SUCCESS) {
+            if (s->viol_seen[k])
+                s->viol_total_ns[k] += counter_delta(d->viol[k].violation_time, s->viol_last_ns[k]);
+            s->viol_seen[k] = true;
+            s->viol_last_ns[k] = d->viol[k].violation_time;
+        }
+        *out[k] = s->viol_seen[k] ? (double)s->viol_total_ns[k] / 1e9 : s->reasons_seen ? s->reasons_secs[k] : NAN;
+    }
+}
+
 void rt_nvml_read(rt_nvml *nv, size_t i, rt_gpu *o)
 {
     const nvml_dev *d = &nv->w->dev[i];
     rt_gpu_facts_out(&d->facts, o);
+    nv->seen[i].energy_now = false;
     if (!take_fresh(nv, i, false))
         return;
+    take_energy(nv, i, d, o);
     if (d->rc[K_UTIL] == NVML_SUCCESS)
         o->utilization_pct = d->util;
     if (d->rc[K_MEMORY] == NVML_SUCCESS) {
@@ -558,6 +629,75 @@ bool rt_nvml_tree(rt_nvml *nv, size_t i, rt_pid_in_tree has, void *user, uint64_
     *util_pct = tree_util(nv, d, has, user);
     acct_track(nv, i, has, user); /* after: its request may find the GPU lost or the driver stuck */
     return true;
+}
+
+int rt_nvml_energy(const rt_nvml *nv, size_t i, double *joules)
+{
+    if (!nv || i >= nv->ndev || !nv->seen[i].energy_now)
+        return 0;
+    *joules = (double)nv->seen[i].energy_total_mj / 1000.0;
+    return 1;
+}
+
+double rt_nvml_tree_share(rt_nvml *nv, size_t i, rt_pid_in_tree has, void *user)
+{
+    const nvml_dev *d = &nv->w->dev[i];
+    /* the processes in the lists, each once: whether the tree has one, whether all are its */
+    const nvml_pid_val *e = d->nproc ? nv->w->procs + d->proc_off : NULL;
+    size_t n = 0;
+    bool mine = false, others = false;
+    uint64_t vram_all = 0, vram_mine = 0;
+    for (size_t k = 0; k < d->nproc; k++) {
+        size_t j = 0;
+        while (j < n && nv->pids[j] != e[k].pid)
+            j++;
+        if (j < n)
+            continue;
+        if (n == nv->pids_cap && rt_grow(&nv->pids, &nv->pids_cap, n + 1, sizeof *nv->pids) < 0)
+            return NAN;
+        nv->pids[n++] = e[k].pid;
+        bool in = has(user, e[k].pid);
+        mine |= in;
+        others |= !in;
+        if (e[k].val != NVML_VALUE_NOT_AVAILABLE) {
+            vram_all += e[k].val;
+            if (in)
+                vram_mine += e[k].val;
+        }
+    }
+    if (d->lists_ok && mine && !others)
+        return 1.0;
+    /* the per-process samples: each process's highest, the tree's sum over everyone's */
+    double util_all = 0, util_mine = 0;
+    if (d->tree_util == TU_SAMPLES) {
+        const nvml_pid_val *u = d->nutil ? nv->w->utils + d->util_off : NULL;
+        size_t np = 0;
+        for (size_t k = 0; k < d->nutil; k++) {
+            size_t j = 0;
+            while (j < np && nv->best[j].pid != u[k].pid)
+                j++;
+            if (j == np) {
+                if (np == nv->best_cap && rt_grow(&nv->best, &nv->best_cap, np + 1, sizeof *nv->best) < 0)
+                    return NAN;
+                nv->best[np++] = (nvml_pid_val){u[k].pid, 0};
+            }
+            if (u[k].val > nv->best[j].val)
+                nv->best[j].val = u[k].val;
+        }
+        for (size_t j = 0; j < np; j++) {
+            util_all += (double)nv->best[j].val;
+            if (has(user, nv->best[j].pid))
+                util_mine += (double)nv->best[j].val;
+        }
+        mine |= util_mine > 0;
+    }
+    if (util_all > 0)
+        return util_mine / util_all;
+    if (d->lists_ok && vram_all > 0)
+        return (double)vram_mine / (double)vram_all;
+    if (!mine && (d->lists_ok || d->tree_util != TU_UNKNOWN))
+        return 0.0;
+    return NAN;
 }
 
 uint64_t rt_nvml_tree_vram_peak(const rt_nvml *nv)

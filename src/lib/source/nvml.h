@@ -51,7 +51,8 @@ const char *rt_nvml_error(const rt_nvml *nv);
 size_t rt_nvml_count(const rt_nvml *nv);
 
 /* Fills o for GPU i (i < rt_nvml_count): static facts (borrowed from nv) and the readings the
- * driver gave at the latest poll; the others are null, and all of them once the GPU has fallen
+ * driver gave at the latest poll (with the throttled seconds since the first poll: see
+ * rt_gpu, and the energy counter for rt_nvml_energy); the others are null, and all of them once the GPU has fallen
  * off the bus or NVML missed a deadline. When GPU i's reading of the latest poll was already
  * used, polls every GPU first (one request to the worker; with the tree's process lists too
  * once rt_nvml_tree has been asked). A call that fails is told once per GPU and kind. */
@@ -70,6 +71,21 @@ void rt_nvml_read(rt_nvml *nv, size_t i, rt_gpu *o);
  * than before are seen, and the kept processes up to RT_NVML_ACCT_MAX. */
 bool rt_nvml_tree(rt_nvml *nv, size_t i, rt_pid_in_tree has, void *user, uint64_t *vram_bytes, bool *vram_ok,
                   bool *present, double *util_pct);
+
+/* The energy of GPU i as of the last rt_nvml_read of it (0.15): returns 1 and sets *joules to
+ * the running total since its first reading (0 there) of NVML's total energy counter (mJ; a
+ * counter that goes backwards, the driver reloaded, counts again from 0); returns 0 when the
+ * driver has no counter (before Volta, or an old library), that reading failed, or nv is NULL. */
+int rt_nvml_energy(const rt_nvml *nv, size_t i, double *joules);
+
+/* The tree's share of GPU i over the interval, from the lists the last rt_nvml_tree of i used
+ * (call it only after one that returned true), 0..1: 1 when the process lists hold the tree's
+ * processes and no other; else the tree's part of the per-process samples (each process's
+ * highest, the tree's sum over everyone's) when any process has a sample above 0; else the
+ * tree's part of the VRAM the listed processes use; 0 when the tree has no process there and
+ * no sample; NaN when the lists and the samples could not be read, or out of memory. Grows
+ * the buffers rt_nvml_tree uses only when longer lists than before are seen. */
+double rt_nvml_tree_share(rt_nvml *nv, size_t i, rt_pid_in_tree has, void *user);
 
 /* The most processes kept for the VRAM peak, all GPUs together (about 160 KiB). */
 #define RT_NVML_ACCT_MAX 4096

@@ -22,6 +22,14 @@ enum {
 enum { NVML_TEMPERATURE_GPU = 0 };
 enum { NVML_FEATURE_DISABLED = 0, NVML_FEATURE_ENABLED = 1 }; /* nvmlEnableState_t */
 enum { NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
+enum { NVML_PERF_POLICY_POWER = 0, NVML_PERF_POLICY_THERMAL = 1 }; /* nvmlPerfPolicyType_t */
+/* nvmlClocksThrottleReasons (nvmlClocksEventReasons since R535): the clocks held down by the
+ * power cap (software power scaling, the hardware power brake) and by heat (software and
+ * hardware thermal slowdown). HwSlowdown (0x8) alone is left out: NVML says it may be heat,
+ * the power brake, a power draw too high or a clock change; drivers that know which set 0x40
+ * or 0x80 beside it. */
+#define NVML_REASONS_POWER (0x4ull | 0x80ull)    /* SwPowerCap | HwPowerBrakeSlowdown */
+#define NVML_REASONS_THERMAL (0x20ull | 0x40ull) /* SwThermalSlowdown | HwThermalSlowdown */
 #define NVML_VALUE_NOT_AVAILABLE (~0ULL)
 
 typedef struct nvml_device_st *nvml_device;
@@ -60,6 +68,11 @@ typedef struct { /* nvmlAccountingStats_t: one process's life on a GPU, while ac
 } nvml_acct_stats;
 _Static_assert(sizeof(nvml_acct_stats) == 56, "nvmlAccountingStats_t is 56 bytes");
 
+typedef struct { /* nvmlViolationTime_t */
+    unsigned long long reference_time; /* CPU timestamp, microseconds */
+    unsigned long long violation_time; /* nanoseconds */
+} nvml_violation;
+
 typedef nvml_ret (*nvml_list_fn)(nvml_device, unsigned int *, void *);
 
 typedef struct nvml_api {
@@ -89,12 +102,17 @@ typedef struct nvml_api {
     nvml_ret (*acct_mode)(nvml_device, int *);
     nvml_ret (*acct_pids)(nvml_device, unsigned int *, unsigned int *);
     nvml_ret (*acct_stats)(nvml_device, unsigned int, nvml_acct_stats *);
+    /* energy and throttling (optional, each on its own; 0.15) */
+    nvml_ret (*energy)(nvml_device, unsigned long long *); /* mJ since the driver loaded */
+    nvml_ret (*reasons)(nvml_device, unsigned long long *);
+    nvml_ret (*violation)(nvml_device, int, nvml_violation *);
 } nvml_api;
 
 /* ---- the worker's state ------------------------------------------------------------------------ */
 
 /* The kinds of reading a poll makes, each told at most once per GPU when it fails. */
-enum { K_UTIL, K_MEMORY, K_TEMP, K_POWER, K_CLOCK, K_PROCS, K_PROCUTIL, K_ACCT, K_N };
+enum { K_UTIL, K_MEMORY, K_TEMP, K_POWER, K_CLOCK, K_PROCS, K_PROCUTIL, K_ACCT,
+       K_ENERGY, K_REASONS, K_VIOL_POWER, K_VIOL_THERMAL, K_N };
 #define RC_NOT_CALLED (-1) /* the entry point is missing, or the GPU was lost before the call */
 
 /* The tree's share of SM time that a GPU's per-process samples can give. */
@@ -117,6 +135,8 @@ typedef struct nvml_dev {
     nvml_ret rc[K_N];
     unsigned int util, temp, power_mw, clock_mhz;
     nvml_memory mem;
+    unsigned long long energy_mj, reasons;
+    nvml_violation viol[2]; /* NVML_PERF_POLICY_POWER, NVML_PERF_POLICY_THERMAL */
     /* the latest process lists: entries [proc_off, proc_off + nproc) of the worker's procs,
      * the per-process samples [util_off, util_off + nutil) of its utils */
     size_t proc_off, nproc, util_off, nutil;

@@ -125,6 +125,15 @@ static void poll_dev(const nvml_api *api, nvml_dev *d)
         answered(d, K_POWER, api->power(d->h, &d->power_mw));
     if (!d->lost && api->clock)
         answered(d, K_CLOCK, api->clock(d->h, NVML_CLOCK_GRAPHICS, &d->clock_mhz));
+    if (!d->lost && api->energy)
+        answered(d, K_ENERGY, api->energy(d->h, &d->energy_mj));
+    if (!d->lost && api->violation) {
+        answered(d, K_VIOL_POWER, api->violation(d->h, NVML_PERF_POLICY_POWER, &d->viol[0]));
+        if (!d->lost)
+            answered(d, K_VIOL_THERMAL, api->violation(d->h, NVML_PERF_POLICY_THERMAL, &d->viol[1]));
+    }
+    if (!d->lost && api->reasons)
+        answered(d, K_REASONS, api->reasons(d->h, &d->reasons));
 }
 
 /* Calls a process list into w->procbuf, growing it if the list is longer. Returns the number
