@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 #include "resource_tracker.h"
 #include "sample/replay.h"
@@ -52,7 +53,9 @@ static void write_counters(void)
 /* A powercap zone: <sys>/class/powercap/<zone>/{name,energy_uj,max_energy_range_uj,enabled}. */
 static void zone(const char *z, const char *name, unsigned long long uj)
 {
-    char rel[256], text[64];
+    char rel[256], text[64], cmd[512];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/class/powercap/%s'", sys, z);
+    unit_system(cmd);
     snprintf(rel, sizeof rel, "class/powercap/%s/name", z);
     snprintf(text, sizeof text, "%s\n", name);
     unit_put(sys, rel, text);
@@ -120,18 +123,23 @@ static void measured_domains_and_share(void **state)
     zone("intel-rapl:0:1", "dram", 200000);
     zone("intel-rapl:1", "package-1", 7000000);
     rt_sampler *s = open_sampler(100, 0);
-    double mono = 1e9;
-    const rt_sample *smp = step(s, &mono, 0, 0, 0);
+    /* the first interval about 1 s after the baseline (taken on the real clock), the packages
+     * drawing some 100 W: more than any interval below, so it is not the floor */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double mono = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+    set_uj("intel-rapl:0", 1000000 + 100000000);
+    const rt_sample *smp = step(s, &mono, 1.0, 0, 0);
     assert_non_null(smp->energy);
     const rt_energy *e = smp->energy;
-    assert_true(isnan(e->energy_joules)); /* the first reading: no interval */
+    NEAR(e->energy_joules, 100.0);
     assert_null(e->model);                /* nothing estimated */
     long tck = sysconf(_SC_CLK_TCK);
     assert_int_equal(tck, 100);
 
     /* 2 s: package-0 12.5 J, its core 4 J, DRAM 3.25 J, package-1 20 J; the machine's one
      * core busy 80 of 200 ticks, the tree 40 of them: its share 0.5 */
-    set_uj("intel-rapl:0", 1000000 + 12500000);
+    set_uj("intel-rapl:0", 101000000 + 12500000);
     set_uj("intel-rapl:0:0", 500000 + 4000000);
     set_uj("intel-rapl:0:1", 200000 + 3250000);
     set_uj("intel-rapl:1", 7000000 + 20000000);
@@ -167,13 +175,13 @@ static void measured_domains_and_share(void **state)
     e = smp->energy;
     assert_true(isnan(domain(e, "package-0")->energy_joules));
     NEAR(domain(e, "package-1")->energy_joules, 1.0);
-    NEAR(domain(e, "package-0")->energy_joules_total, 12.5);
-    set_uj("intel-rapl:0", 1000000 + 12500000 + 9000000);
+    NEAR(domain(e, "package-0")->energy_joules_total, 112.5);
+    set_uj("intel-rapl:0", 101000000 + 12500000 + 9000000);
     smp = step(s, &mono, 1.0, 100, 0);
     e = smp->energy;
     NEAR(domain(e, "package-0")->energy_joules, 9.0);
     NEAR(domain(e, "package-0")->power_watts, 4.5); /* over the 2 s since its last good read */
-    NEAR(domain(e, "package-0")->energy_joules_total, 21.5);
+    NEAR(domain(e, "package-0")->energy_joules_total, 121.5);
     /* the idle floor: the least machine power of a whole interval (not the one with a failed
      * read, nor the catch-up after it) */
     NEAR(e->idle_power_watts, (12.5 + 3.25 + 20.0) / 2);
