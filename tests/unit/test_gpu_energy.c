@@ -181,8 +181,10 @@ static double nvml_share(const char *text)
     uint64_t v;
     bool v_ok, on;
     double u;
+    assert_true(isnan(rt_nvml_tree_share(nv, 0))); /* no rt_nvml_tree yet */
     assert_true(rt_nvml_tree(nv, 0, only_me, NULL, &v, &v_ok, &on, &u));
-    double share = rt_nvml_tree_share(nv, 0, only_me, NULL);
+    double share = rt_nvml_tree_share(nv, 0);
+    assert_true(isnan(rt_nvml_tree_share(nv, 1)) && isnan(rt_nvml_tree_share(NULL, 0)));
     rt_nvml_close(nv);
     return share;
 }

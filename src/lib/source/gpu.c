@@ -158,7 +158,7 @@ void rt_gpus_tree(rt_gpus *g, rt_pid_in_tree has, void *user, const int64_t *pid
         if (i < g->nnv) {
             if (!rt_nvml_tree(g->nv, i, has, user, &v, &v_ok, &on, &u))
                 continue; /* lost */
-            g->share[i] = rt_nvml_tree_share(g->nv, i, has, user);
+            g->share[i] = rt_nvml_tree_share(g->nv, i);
             if (v_ok && main_pid > 0 && !rt_nvml_pid_vram(g->nv, i, main_pid, &m))
                 m = 0;
         } else {

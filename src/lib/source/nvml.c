@@ -47,6 +47,7 @@ typedef struct nvml_seen {
     bool viol_seen[2], reasons_seen;
     unsigned long long viol_last_ns[2], viol_total_ns[2];
     double reasons_secs[2];
+    double share; /* the tree's share at the last rt_nvml_tree (NaN: none) */
     bool read_seen; /* a reading was taken: read_mono is its time */
     double read_mono;
 } nvml_seen;
@@ -350,6 +351,8 @@ rt_nvml *rt_nvml_open_timed(const char *path, const rt_logger *log, double init_
         return NULL;
     }
     nv->ndev = w->ndev;
+    for (size_t i = 0; i < nv->ndev; i++)
+        nv->seen[i].share = NAN; /* no rt_nvml_tree yet */
     return nv;
 }
 
@@ -618,30 +621,9 @@ static void acct_track(rt_nvml *nv, size_t i, rt_pid_in_tree has, void *user)
     }
 }
 
-bool rt_nvml_tree(rt_nvml *nv, size_t i, rt_pid_in_tree has, void *user, uint64_t *vram_bytes, bool *vram_ok,
-                  bool *present, double *util_pct)
+/* The tree's share of d from the latest lists and samples (see rt_nvml_tree_share). */
+static double tree_share(rt_nvml *nv, const nvml_dev *d, rt_pid_in_tree has, void *user)
 {
-    nv->tree_wanted = true;
-    if (!take_fresh(nv, i, true))
-        return false;
-    const nvml_dev *d = &nv->w->dev[i];
-    *vram_ok = tree_vram(nv, d, has, user, vram_bytes, present) && d->lists_ok; /* a partial sum is null */
-    *util_pct = tree_util(nv, d, has, user);
-    acct_track(nv, i, has, user); /* after: its request may find the GPU lost or the driver stuck */
-    return true;
-}
-
-int rt_nvml_energy(const rt_nvml *nv, size_t i, double *joules)
-{
-    if (!nv || i >= nv->ndev || !nv->seen[i].energy_now)
-        return 0;
-    *joules = (double)nv->seen[i].energy_total_mj / 1000.0;
-    return 1;
-}
-
-double rt_nvml_tree_share(rt_nvml *nv, size_t i, rt_pid_in_tree has, void *user)
-{
-    const nvml_dev *d = &nv->w->dev[i];
     /* the processes in the lists, each once: whether the tree has one, whether all are its */
     const nvml_pid_val *e = d->nproc ? nv->w->procs + d->proc_off : NULL;
     size_t n = 0;
@@ -698,6 +680,34 @@ double rt_nvml_tree_share(rt_nvml *nv, size_t i, rt_pid_in_tree has, void *user)
     if (!mine && (d->lists_ok || d->tree_util != TU_UNKNOWN))
         return 0.0;
     return NAN;
+}
+
+bool rt_nvml_tree(rt_nvml *nv, size_t i, rt_pid_in_tree has, void *user, uint64_t *vram_bytes, bool *vram_ok,
+                  bool *present, double *util_pct)
+{
+    nv->tree_wanted = true;
+    nv->seen[i].share = NAN;
+    if (!take_fresh(nv, i, true))
+        return false;
+    const nvml_dev *d = &nv->w->dev[i];
+    *vram_ok = tree_vram(nv, d, has, user, vram_bytes, present) && d->lists_ok; /* a partial sum is null */
+    *util_pct = tree_util(nv, d, has, user);
+    nv->seen[i].share = tree_share(nv, d, has, user);
+    acct_track(nv, i, has, user); /* after: its request may find the GPU lost or the driver stuck */
+    return true;
+}
+
+int rt_nvml_energy(const rt_nvml *nv, size_t i, double *joules)
+{
+    if (!nv || i >= nv->ndev || !nv->seen[i].energy_now)
+        return 0;
+    *joules = (double)nv->seen[i].energy_total_mj / 1000.0;
+    return 1;
+}
+
+double rt_nvml_tree_share(const rt_nvml *nv, size_t i)
+{
+    return nv && i < nv->ndev ? nv->seen[i].share : NAN;
 }
 
 uint64_t rt_nvml_tree_vram_peak(const rt_nvml *nv)

@@ -78,14 +78,14 @@ bool rt_nvml_tree(rt_nvml *nv, size_t i, rt_pid_in_tree has, void *user, uint64_
  * driver has no counter (before Volta, or an old library), that reading failed, or nv is NULL. */
 int rt_nvml_energy(const rt_nvml *nv, size_t i, double *joules);
 
-/* The tree's share of GPU i over the interval, from the lists the last rt_nvml_tree of i used
- * (call it only after one that returned true), 0..1: 1 when the process lists hold the tree's
+/* The tree's share of GPU i over the interval, as of the last rt_nvml_tree of it (taken from
+ * its lists before it asked anything more), 0..1: 1 when the process lists hold the tree's
  * processes and no other; else the tree's part of the per-process samples (each process's
  * highest, the tree's sum over everyone's) when any process has a sample above 0; else the
  * tree's part of the VRAM the listed processes use; 0 when the tree has no process there and
- * no sample; NaN when the lists and the samples could not be read, or out of memory. Grows
- * the buffers rt_nvml_tree uses only when longer lists than before are seen. */
-double rt_nvml_tree_share(rt_nvml *nv, size_t i, rt_pid_in_tree has, void *user);
+ * no sample; NaN when the lists and the samples could not be read, out of memory, before any
+ * rt_nvml_tree of i or after one that returned false, or nv is NULL. Asks nothing of NVML. */
+double rt_nvml_tree_share(const rt_nvml *nv, size_t i);
 
 /* The most processes kept for the VRAM peak, all GPUs together (about 160 KiB). */
 #define RT_NVML_ACCT_MAX 4096

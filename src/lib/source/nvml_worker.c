@@ -109,7 +109,8 @@ static bool answered(nvml_dev *d, int k, nvml_ret rc)
     return rc == NVML_SUCCESS;
 }
 
-/* Reads d's gauges; on a lost GPU, no further call. */
+/* Reads d's gauges and counters (the throttle reasons only where a violation counter could not
+ * be read); on a lost GPU, no further call. */
 static void poll_dev(const nvml_api *api, nvml_dev *d)
 {
     for (int k = 0; k < K_N; k++)
@@ -127,12 +128,13 @@ static void poll_dev(const nvml_api *api, nvml_dev *d)
         answered(d, K_CLOCK, api->clock(d->h, NVML_CLOCK_GRAPHICS, &d->clock_mhz));
     if (!d->lost && api->energy)
         answered(d, K_ENERGY, api->energy(d->h, &d->energy_mj));
+    bool both = false; /* both violation counters read: the throttle reasons are not needed */
     if (!d->lost && api->violation) {
-        answered(d, K_VIOL_POWER, api->violation(d->h, NVML_PERF_POLICY_POWER, &d->viol[0]));
-        if (!d->lost)
-            answered(d, K_VIOL_THERMAL, api->violation(d->h, NVML_PERF_POLICY_THERMAL, &d->viol[1]));
+        both = answered(d, K_VIOL_POWER, api->violation(d->h, NVML_PERF_POLICY_POWER, &d->viol[0]));
+        both = !d->lost && answered(d, K_VIOL_THERMAL, api->violation(d->h, NVML_PERF_POLICY_THERMAL, &d->viol[1])) &&
+               both;
     }
-    if (!d->lost && api->reasons)
+    if (!d->lost && api->reasons && !both)
         answered(d, K_REASONS, api->reasons(d->h, &d->reasons));
 }
 
