@@ -1774,6 +1774,15 @@ typedef enum rt_column {
     RT_COL_PROC_CANCELLED_WRITE_BYTES_TOTAL = 81, /* since tracking began */
     RT_COL_PROC_CGROUP_EXCLUSIVE = 82,          /* 1: the group holds only the tree; 0: others too */
     RT_COL_CGROUP_PIDS = 83,                    /* tasks in the group now */
+    /* added in 0.15: rt_record's energy figures ("Energy and carbon") */
+    RT_COL_ENERGY_JOULES = 84,                  /* the machine's, in the interval */
+    RT_COL_PROC_ENERGY_JOULES = 85,             /* the tree's share, in the interval */
+    RT_COL_ENERGY_METHOD = 86,                  /* of the machine's: 1 measured, 2 sampled,
+                                                 * 3 estimated; NaN: no figure */
+    RT_COL_PROC_ENERGY_METHOD = 87,             /* of the tree's, the same way */
+    RT_COL_IDLE_POWER_WATTS = 88,               /* the machine's floor so far */
+    RT_COL_GPU_POWER_THROTTLED_SECS = 89,       /* since tracking began, over the GPUs */
+    RT_COL_GPU_THERMAL_THROTTLED_SECS = 90,
 } rt_column;
 
 /* How many columns this library has (columns 0 .. n-1), a column's name ("timestamp",
