@@ -408,7 +408,7 @@ typedef struct rt_sample {
  * "process_part", "net_iface", ...); the member's name is its key in the JSON line (a few,
  * the interval's byte counts and the summed filesystem space, are not in it). Its unit is one
  * of "MiB", "bytes", "bytes/s", "s", "cores", "%", "usec", "count", "pid", "Celsius", "W",
- * "MHz", "Mbit/s", "GB" (10^9 bytes), or "" (strings, flags); since is the version that
+ * "MHz", "Mbit/s", "GB" (10^9 bytes), "J" (0.15), or "" (strings, flags); since is the version that
  * added it. Past the last: NULL, and -1 for the type. The order is fixed within a version;
  * later versions add fields. */
 typedef enum rt_field_type {
