@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../core/core.h"
+#include "../core/methods.h"
 #include "record.h"
 
 static double u64_or_nan(uint64_t v)
@@ -150,27 +151,6 @@ static void cgroup_part(const rt_sample *s, rt_record *r)
         if (full[i])
             *full[i] = src ? src->full_pct : NAN;
     }
-}
-
-const char *rt_energy_method_static(const char *m)
-{
-    static const char *const names[] = {"measured", "sampled", "estimated"};
-    for (size_t i = 0; m && i < RT_ARRAY_LEN(names); i++)
-        if (strcmp(m, names[i]) == 0)
-            return names[i];
-    return NULL;
-}
-
-int rt_energy_method_rank(const char *m)
-{
-    m = rt_energy_method_static(m);
-    return !m ? 0 : m[0] == 'm' ? 1 : m[0] == 's' ? 2 : 3;
-}
-
-const char *rt_energy_method_of_rank(int rank)
-{
-    static const char *const names[] = {"measured", "sampled", "estimated"};
-    return rank >= 1 && rank <= 3 ? rt_energy_method_static(names[rank - 1]) : NULL;
 }
 
 /* The 0.15 figures: the sample's energy (a figure only with its method), and the GPUs' throttle

@@ -17,11 +17,4 @@ void rt_record_null(rt_record *rec);
  * together). NULL for a NULL rec or a rec_size 0. */
 const rt_record *rt_record_at_size(const rt_record *rec, size_t rec_size, rt_record *tmp);
 
-/* The energy methods (rt_energy): the static string "measured", "sampled" or "estimated" equal to
- * m, NULL for anything else; its rank, 1 (measured, the most exact) to 3 (estimated), 0 for
- * none; and the static string of a rank (NULL for 0 and past 3). */
-const char *rt_energy_method_static(const char *m);
-int rt_energy_method_rank(const char *m);
-const char *rt_energy_method_of_rank(int rank);
-
 #endif

@@ -10,6 +10,7 @@
 
 #include "../core/core.h"
 #include "../core/lasterr.h"
+#include "../core/methods.h"
 #include "allocation.h"
 #include "fold.h"
 #include "histogram.h"

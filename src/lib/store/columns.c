@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "../analysis/record.h"
+#include "../core/methods.h"
 #include "../core/schema.h"
 #include "store.h"
 
