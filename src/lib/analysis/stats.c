@@ -261,8 +261,11 @@ static void add_energy(rt_stats *st, const rt_record *r, double iv, bool has_int
     if (!e || (!isnan(st->energy_ts) && !(r->timestamp_secs >= st->energy_ts)))
         return;
     st->energy_ts = r->timestamp_secs;
-    st->has_model = keep_text(st->model, sizeof st->model, e->model) != NULL;
-    st->has_missing = keep_text(st->missing, sizeof st->missing, e->missing) != NULL;
+    /* rewritten only when they change (a summary copy handed out keeps pointing at them) */
+    if (!e->model || !st->has_model || strncmp(st->model, e->model, sizeof st->model - 1) != 0)
+        st->has_model = keep_text(st->model, sizeof st->model, e->model) != NULL;
+    if (!e->missing || !st->has_missing || strncmp(st->missing, e->missing, sizeof st->missing - 1) != 0)
+        st->has_missing = keep_text(st->missing, sizeof st->missing, e->missing) != NULL;
 }
 
 rt_error rt_stats_set_usage(rt_stats *st, const rt_usage_options *opts)
