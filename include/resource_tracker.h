@@ -79,9 +79,9 @@ extern "C" {
 #endif
 
 #define RT_VERSION_MAJOR 0
-#define RT_VERSION_MINOR 14
+#define RT_VERSION_MINOR 15
 #define RT_VERSION_PATCH 0
-#define RT_VERSION "0.14.0"
+#define RT_VERSION "0.15.0"
 /* 0xMMmmpp: compare with rt_version_num() to learn whether the loaded library is as new as
  * the header a binding was written for. */
 #define RT_VERSION_NUM ((RT_VERSION_MAJOR << 16) | (RT_VERSION_MINOR << 8) | RT_VERSION_PATCH)
@@ -408,7 +408,7 @@ typedef struct rt_sample {
  * "process_part", "net_iface", ...); the member's name is its key in the JSON line (a few,
  * the interval's byte counts and the summed filesystem space, are not in it). Its unit is one
  * of "MiB", "bytes", "bytes/s", "s", "cores", "%", "usec", "count", "pid", "Celsius", "W",
- * "MHz", "Mbit/s", "GB" (10^9 bytes), or "" (strings, flags); since is the version that
+ * "MHz", "Mbit/s", "GB" (10^9 bytes), "J" (0.15), or "" (strings, flags); since is the version that
  * added it. Past the last: NULL, and -1 for the type. The order is fixed within a version;
  * later versions add fields. */
 typedef enum rt_field_type {
@@ -1774,6 +1774,15 @@ typedef enum rt_column {
     RT_COL_PROC_CANCELLED_WRITE_BYTES_TOTAL = 81, /* since tracking began */
     RT_COL_PROC_CGROUP_EXCLUSIVE = 82,          /* 1: the group holds only the tree; 0: others too */
     RT_COL_CGROUP_PIDS = 83,                    /* tasks in the group now */
+    /* added in 0.15: rt_record's energy figures ("Energy and carbon") */
+    RT_COL_ENERGY_JOULES = 84,                  /* the machine's, in the interval */
+    RT_COL_PROC_ENERGY_JOULES = 85,             /* the tree's share, in the interval */
+    RT_COL_ENERGY_METHOD = 86,                  /* of the machine's: 1 measured, 2 sampled,
+                                                 * 3 estimated; NaN: no figure */
+    RT_COL_PROC_ENERGY_METHOD = 87,             /* of the tree's, the same way */
+    RT_COL_IDLE_POWER_WATTS = 88,               /* the machine's floor so far */
+    RT_COL_GPU_POWER_THROTTLED_SECS = 89,       /* since tracking began, over the GPUs */
+    RT_COL_GPU_THERMAL_THROTTLED_SECS = 90,
 } rt_column;
 
 /* How many columns this library has (columns 0 .. n-1), a column's name ("timestamp",
@@ -2404,7 +2413,8 @@ typedef struct rt_energy_domain {
     double power_watts;         /* mean power over the interval; NaN with energy_joules */
     double process_share;       /* the tree's share of the interval's energy, 0..1; NaN
                                  * without a tree, or when the share cannot be told */
-    double process_energy_joules, process_energy_joules_total; /* the tree's part */
+    double process_energy_joules, process_energy_joules_total; /* the tree's part: in the
+                                 * interval, and since tracking began (NaN until a share is known) */
 } rt_energy_domain;
 
 typedef struct rt_energy {

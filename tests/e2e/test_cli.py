@@ -18,7 +18,8 @@ CSV_HEADER = ("timestamp,system_processes,system_utime,system_stime,system_cpu_u
               "system_net_recv_bytes,system_net_sent_bytes,system_gpu_usage,system_gpu_vram_mib,system_gpu_utilized,"
               "process_pid,process_children,process_utime,process_stime,process_cpu_usage,process_memory_mib,"
               "process_disk_read_bytes,process_disk_write_bytes,process_gpu_usage,process_gpu_vram_mib,"
-              "process_gpu_utilized")
+              "process_gpu_utilized,"
+              "system_energy_joules,system_energy_method,process_energy_joules,process_energy_method")
 
 
 def test_help_and_version():
@@ -233,7 +234,7 @@ def test_csv_header_once_and_columns(tmp_path):
     rows = list(csv.DictReader(io.StringIO(text)))
     assert len(rows) >= 4
     for i, r in enumerate(rows):
-        assert len(r) == 32 and None not in r
+        assert len(r) == 36 and None not in r
         assert r["process_pid"] == "" and r["process_memory_mib"] == ""
         assert re.fullmatch(r"\d{10}\.\d{3}", r["timestamp"]), r["timestamp"]  # 3 decimals, always
         # the last row's partial interval (SIGTERM came right after a sample) may be too short

@@ -101,7 +101,12 @@ CSV_HEADER = ("timestamp,system_processes,system_utime,system_stime,system_cpu_u
               "system_net_recv_bytes,system_net_sent_bytes,system_gpu_usage,system_gpu_vram_mib,system_gpu_utilized,"
               "process_pid,process_children,process_utime,process_stime,process_cpu_usage,process_memory_mib,"
               "process_disk_read_bytes,process_disk_write_bytes,process_gpu_usage,process_gpu_vram_mib,"
-              "process_gpu_utilized")
+              "process_gpu_utilized")  # the 32 shared columns; the tool adds its own after them (0.15)
+
+
+def csv_header_ok(line):
+    """Whether a CSV header line begins with the 32 shared columns (more may follow)."""
+    return line == CSV_HEADER or line.startswith(CSV_HEADER + ",")
 
 JOB_FIELDS = ["job_name", "project_name", "stage_name", "task_name", "team", "env", "language", "orchestrator",
               "executor", "external_run_id", "container_image"]
@@ -263,7 +268,7 @@ def check_finish(doc, run_id):
         csv = doc.get("data_csv")
         if not isinstance(csv, str):
             raise Refused(400, "data_csv must be a string (the raw CSV text)")
-        if csv.split("\n", 1)[0].rstrip("\r") != CSV_HEADER:
+        if not csv_header_ok(csv.split("\n", 1)[0].rstrip("\r")):
             raise Refused(400, "data_csv does not begin with the CSV header line (raw CSV, not base64)")
         if opts.s3_url and stored_keys(run_id):
             raise Refused(400, "data_source inline while the run has objects in S3: name them all with "
@@ -289,7 +294,7 @@ def stored_keys(run_id):
 
 def csv_rows(text):
     lines = text.splitlines()
-    if not lines or lines[0] != CSV_HEADER:
+    if not lines or not csv_header_ok(lines[0]):
         raise Refused(500, "a stored batch does not begin with the CSV header")
     return lines[1:]
 

@@ -1,7 +1,8 @@
 /* golden_synthetic.c - test helper: every view (views.c) of the synthetic samples of
  * synthetic.h, for tests/golden/synthetic.txt: the full sample, one without a process tree but
  * with the machine's cgroup, one whose tree has no parts, no group and no pressure, and one
- * that knows almost nothing. Each opens with a line "#### NAME". */
+ * that knows almost nothing (no energy either). Each opens with a line "#### NAME". */
+#include <math.h>
 #include <stdio.h>
 
 #include "synthetic.h"
@@ -35,6 +36,11 @@ int main(void)
     full.cgroup = &cg;
     cg.own = 0;
     cg.exclusive = 0;
+    energy.process_energy_joules = energy.process_energy_joules_total = energy.process_power_watts = NAN;
+    energy.process_method = NULL; /* no tree: no share of the energy */
+    dom_pkg.process_share = dom_pkg.process_energy_joules = dom_pkg.process_energy_joules_total = NAN;
+    dom_dram.process_share = dom_dram.process_energy_joules = dom_dram.process_energy_joules_total = NAN;
+    dom_gpu.process_share = dom_gpu.process_energy_joules = dom_gpu.process_energy_joules_total = NAN;
     puts("#### machine-cgroup");
     print_views(stdout, &full, &job);
 
@@ -54,6 +60,7 @@ int main(void)
     full.disk_space_total_bytes = full.disk_space_used_bytes = full.disk_space_free_bytes = RT_NULL_U64;
     full.process = NULL;
     full.pressure = NULL;
+    full.energy = NULL;
     rt_job bare = RT_JOB_INIT;
     puts("#### unknowns");
     print_views(stdout, &full, &bare);

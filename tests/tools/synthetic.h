@@ -1,6 +1,6 @@
 /* synthetic.h - a full synthetic sample for tests (every member of every struct set, some
  * nulls on purpose: a GPU that knows nothing, an interface without speed, pressure with
- * full_avg10 unknown): make_full() fills the static storage below and `full`, which the test may
+ * full_avg10 unknown; energy: a measured package and DRAM, a sampled GPU): make_full() fills the static storage below and `full`, which the test may
  * then change. Shared by tests/unit/test_prom_format.c and tests/tools/golden_views.c; include it
  * once per program. */
 #ifndef RT_TESTS_SYNTHETIC_H
@@ -24,6 +24,9 @@ static rt_process proc;
 static rt_process_part parts[3];
 static rt_cgroup cg;
 static rt_psi psi;
+static rt_energy_domain dom_pkg, dom_dram, dom_gpu;
+static const rt_energy_domain *doms[3] = {&dom_pkg, &dom_dram, &dom_gpu};
+static rt_energy energy;
 static rt_sample full;
 
 static void make_full(void)
@@ -43,7 +46,7 @@ static void make_full(void)
                     .vram_total_bytes = 80000, .vram_used_bytes = 1234, .vram_used_pct = 1.5,
                     .temperature_celsius = 61, .power_watts = 250.125, .frequency_mhz = 1410, .core_count = 108,
                     .device_type = "GPU", .detail = gpu0_detail, .detail_count = 2, .power_throttled_secs = 12.5,
-                    .thermal_throttled_secs = 0.0625};
+                    .thermal_throttled_secs = 0.25};
     gpu1 = (rt_gpu){.uuid = NULL, .name = NULL, .host_id = NULL, .utilization_pct = NAN, .vram_total_bytes = RT_NULL_U64,
                     .vram_used_bytes = RT_NULL_U64, .vram_used_pct = NAN, .temperature_celsius = NAN,
                     .power_watts = NAN, .frequency_mhz = NAN, .core_count = RT_NULL_I64,
@@ -78,7 +81,27 @@ static void make_full(void)
     full = (rt_sample){.timestamp_secs = 1700000000.123, .interval_secs = 0.2, .cpu = &cpu, .memory = &mem,
                        .network = ifaces, .network_count = 2, .disk = disks, .disk_count = 1, .gpu = gpus,
                        .gpu_count = 2, .disk_space_total_bytes = 500, .disk_space_used_bytes = 300,
-                       .disk_space_free_bytes = 200, .process = &proc, .pressure = &psi, .cgroup = NULL};
+                       .disk_space_free_bytes = 200, .process = &proc, .pressure = &psi, .cgroup = NULL,
+                       .energy = &energy};
+    /* energy over the 0.2 s interval: a measured package and its DRAM (the tree's share 0.4 of
+     * the busy CPU time), and GPU 0's power times the time (the tree has it alone) */
+    dom_pkg = (rt_energy_domain){.name = "package-0", .kind = "package", .source = "intel-rapl",
+                                 .method = "measured", .in_total = 1, .energy_joules = 30.5,
+                                 .energy_joules_total = 1220.5, .power_watts = 152.5, .process_share = 0.4,
+                                 .process_energy_joules = 12.2, .process_energy_joules_total = 488.2};
+    dom_dram = (rt_energy_domain){.name = "dram-0", .kind = "dram", .source = "intel-rapl", .method = "measured",
+                                  .in_total = 1, .energy_joules = 4.25, .energy_joules_total = 170.25,
+                                  .power_watts = 21.25, .process_share = 0.4, .process_energy_joules = 1.7,
+                                  .process_energy_joules_total = 68.1};
+    dom_gpu = (rt_energy_domain){.name = "gpu-0", .kind = "gpu", .source = "nvml", .method = "sampled",
+                                 .device = "GPU-aaaa", .in_total = 1, .energy_joules = 50.025,
+                                 .energy_joules_total = 2001, .power_watts = 250.125, .process_share = 1,
+                                 .process_energy_joules = 50.025, .process_energy_joules_total = 2001};
+    energy = (rt_energy){.domain = doms, .domain_count = 3, .energy_joules = 84.775, .energy_joules_total = 3391.75,
+                         .power_watts = 423.875, .method = "sampled", .process_energy_joules = 63.925,
+                         .process_energy_joules_total = 2557.3, .process_power_watts = 319.625,
+                         .process_method = "sampled", .idle_power_watts = 180.5, .model = NULL,
+                         .missing = "no platform meter (hwmon \"power_meter\")"};
 }
 
 #endif

@@ -167,6 +167,14 @@ static void view_record(FILE *out, const rt_sample *s)
     F(process_alive);
     F(process_cgroup_exclusive);
     F(cgroup_pids);
+    F(energy_joules);
+    F(process_energy_joules);
+    fprintf(out, "energy_method=%s\n", r.energy_method ? r.energy_method : "null");
+    fprintf(out, "process_energy_method=%s\n", r.process_energy_method ? r.process_energy_method : "null");
+    F(idle_power_watts);
+    F(gpu_power_throttled_secs);
+    F(gpu_thermal_throttled_secs);
+    fprintf(out, "energy_domains=%zu\n", r.energy ? r.energy->domain_count : (size_t)0);
 #undef F
 }
 

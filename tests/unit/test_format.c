@@ -78,9 +78,10 @@ static void csv_header_and_row(void **state)
     int commas = 0;
     for (const char *p = h; *p; p++)
         commas += *p == ',';
-    assert_int_equal(commas, 31); /* 32 columns */
+    assert_int_equal(commas, 35); /* the 32 shared columns, then the 4 of energy (0.15) */
     assert_true(strncmp(h, "timestamp,system_processes,", 27) == 0);
-    assert_non_null(strstr(h, ",process_gpu_utilized\n"));
+    assert_non_null(strstr(h, ",process_gpu_utilized,system_energy_joules,system_energy_method,"
+                              "process_energy_joules,process_energy_method\n"));
     rt_sample s = blank_sample();
     char buf[512];
     size_t n = rt_format_sample(RT_FORMAT_CSV, &s, NULL, buf, sizeof buf);
@@ -88,9 +89,19 @@ static void csv_header_and_row(void **state)
     commas = 0;
     for (const char *p = buf; *p; p++)
         commas += *p == ',';
-    assert_int_equal(commas, 31);
+    assert_int_equal(commas, 35);
     assert_true(strncmp(buf, "1700000000.123,3,0,0,1.25,", 26) == 0);
-    assert_non_null(strstr(buf, ",,,,,,,,,,,\n")); /* empty process columns */
+    assert_non_null(strstr(buf, ",,,,,,,,,,,,,,,\n")); /* empty process and energy columns */
+    /* energy: each figure with its method; a figure without a method is no figure */
+    rt_energy e = {.energy_joules = 123.4567891, .method = "measured", .process_energy_joules = 40.5,
+                   .process_method = "estimated"};
+    s.energy = &e;
+    rt_format_sample(RT_FORMAT_CSV, &s, NULL, buf, sizeof buf);
+    assert_non_null(strstr(buf, ",,,,,,,,,,,,123.456789,measured,40.5,estimated\n"));
+    e.process_method = NULL;
+    rt_format_sample(RT_FORMAT_CSV, &s, NULL, buf, sizeof buf);
+    assert_non_null(strstr(buf, ",123.456789,measured,,\n"));
+    s.energy = NULL;
     /* the timestamp always has 3 decimals (docs/contracts.md §3), trailing zeros included */
     static const struct {
         double ts;
@@ -191,12 +202,12 @@ static void json_cgroup_and_pressure(void **state)
     assert_non_null(strstr(buf, "\"oom_kills\":1,\"memory_max_events\":3,\"memory_reclaimable_mib\":512.25,"
                                 "\"memory_unreclaimable_peak_mib\":null,\"pressure\":{\"cpu\":{\"some_avg10\":1.5,"));
     assert_non_null(strstr(buf, "\"full_total_usec\":null}}}}\n"));
-    /* CSV is unchanged: 32 columns */
+    /* CSV is unchanged: 32 columns and the 4 of energy */
     n = rt_format_sample(RT_FORMAT_CSV, &s, NULL, buf, sizeof buf);
     int commas = 0;
     for (size_t i = 0; i < n; i++)
         commas += buf[i] == ',';
-    assert_int_equal(commas, 31);
+    assert_int_equal(commas, 35);
 }
 
 static void writer_header_once(void **state)

@@ -150,6 +150,7 @@ static void same_record(const rt_record *x, const rt_record *y, size_t skip_off)
     a.job_name = b.job_name = NULL;
     a.gpu = b.gpu = NULL;
     a.gpu_n = b.gpu_n = 0;
+    a.energy = b.energy = NULL; /* the embedded tracker keeps rows: the figures, not the domains */
     const double *da = (const double *)&a, *db = (const double *)&b;
     for (size_t i = 0; i < sizeof a / sizeof(double); i++) {
         if (i * sizeof(double) == skip_off)
@@ -203,6 +204,8 @@ static void record_as_the_store_keeps_it(void **state)
             fail_msg("record member at byte %zu: %.17g from %.17g", off, dl[i], dd[i]);
     }
     assert_ptr_equal(live.gpu, full.gpu); /* the GPUs one by one, for the usage's choice */
+    assert_ptr_equal(live.energy, full.energy); /* the energy's domains and notes (0.15) */
+    assert_non_null(live.energy_method);
     assert_int_equal(live.gpu_n, full.gpu_count);
 
     /* the embedded tracker: its store's row read back is the very record */

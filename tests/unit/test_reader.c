@@ -2,7 +2,8 @@
  * (analysis/jsonline.c): every format mapped field by field against the hand values of
  * tests/fixtures/runs, a replayed sample written in both formats and read back against
  * rt_record_from_sample, malformed lines counted and logged as FILE:LINE, unknown files, long
- * lines, and the scanner checked against jansson on every fixture line and many mutations. */
+ * lines, the scanner checked against jansson on every fixture line and many mutations, and a
+ * sample's energy (0.15) written as a JSON line and as CSV and read back into the record. */
 #include "unit.h"
 
 #include <math.h>
@@ -429,7 +430,7 @@ static void test_many_malformed(void **state)
     assert_null(rec);
     assert_int_equal(rt_reader_skipped(r), 25);
     assert_int_equal(lg.n, 21);
-    assert_string_equal(lg.text[0], "many.csv:2: 2 columns where the header has 32");
+    assert_string_equal(lg.text[0], "many.csv:2: 2 columns where the header has 36");
     assert_string_equal(lg.text[20], "many.csv: further malformed lines are not shown");
     rt_reader_close(r);
 }
@@ -916,6 +917,125 @@ static void test_replayed_sample(void **state)
     }
 }
 
+/* ---- energy (0.15) ------------------------------------------------------------------------- */
+
+static void same_str(const char *got, const char *want, const char *what)
+{
+    if ((got == NULL) != (want == NULL) || (got && strcmp(got, want) != 0))
+        fail_msg("%s: read %s, written %s", what, got ? got : "NULL", want ? want : "NULL");
+}
+
+/* A sample with energy (a measured package, its dram, a sampled GPU) and a GPU that reports
+ * its throttle time, written as a JSON line and as CSV, read back: the record is the sample's,
+ * the reader's rt_energy has its domains, and the methods are the static strings. */
+static void test_energy_round_trip(void **state)
+{
+    (void)state;
+    rt_cpu cpu = {.utilization_pct = 1.5, .core_count = 0, .process_count = 2, .utime_secs = 1, .stime_secs = 0.5,
+                  .process_cores_used = NAN, .process_child_count = RT_NULL_I64};
+    rt_memory mem = {.total_mib = 100, .used_mib = 50, .available_mib = NAN};
+    rt_gpu g0 = {.uuid = "GPU-1", .utilization_pct = 50, .vram_total_bytes = 1 << 20, .vram_used_bytes = 1 << 19,
+                 .temperature_celsius = NAN, .power_watts = 200, .frequency_mhz = NAN, .core_count = RT_NULL_I64,
+                 .power_throttled_secs = 1.5, .thermal_throttled_secs = 0.25};
+    rt_gpu g1 = g0;
+    g1.uuid = "GPU-2";
+    g1.power_throttled_secs = g1.thermal_throttled_secs = NAN; /* reports none */
+    const rt_gpu *gpus[] = {&g0, &g1};
+    rt_energy_domain pkg = {.name = "package-0", .kind = "package", .source = "intel-rapl", .method = "measured",
+                            .in_total = 1, .energy_joules = 30.125, .energy_joules_total = 300.5, .power_watts = 15.0625,
+                            .process_share = 0.25, .process_energy_joules = 7.53125,
+                            .process_energy_joules_total = 70.25};
+    rt_energy_domain dram = {.name = "dram-0", .kind = "dram", .source = "intel-rapl", .method = "measured",
+                             .in_total = 1, .energy_joules = 4, .energy_joules_total = 40, .power_watts = 2,
+                             .process_share = 0.25, .process_energy_joules = 1, .process_energy_joules_total = 10};
+    rt_energy_domain gpu = {.name = "gpu-0", .kind = "gpu", .source = "nvml", .method = "sampled", .device = "GPU-1",
+                            .in_total = 1, .energy_joules = 400, .energy_joules_total = 4000, .power_watts = 200,
+                            .process_share = NAN, .process_energy_joules = NAN, .process_energy_joules_total = NAN};
+    const rt_energy_domain *doms[] = {&pkg, &dram, &gpu};
+    rt_energy e = {.domain = doms, .domain_count = 3, .energy_joules = 434.125, .energy_joules_total = 4340.5,
+                   .power_watts = 217.0625, .method = "sampled", .process_energy_joules = 8.53125,
+                   .process_energy_joules_total = 80.25, .process_power_watts = 4.265625, .process_method = "measured",
+                   .idle_power_watts = 150.5, .model = NULL, .missing = "chmod a+r /sys/class/powercap/*/energy_uj"};
+    char method_copy[] = "sampled"; /* the sample's strings are not the static ones */
+    e.method = method_copy;
+    rt_sample smp = {.timestamp_secs = 1.7e9, .interval_secs = 2, .cpu = &cpu, .memory = &mem, .gpu = gpus,
+                     .gpu_count = 2, .disk_space_total_bytes = RT_NULL_U64, .disk_space_used_bytes = RT_NULL_U64,
+                     .disk_space_free_bytes = RT_NULL_U64, .energy = &e};
+    rt_record want;
+    rt_record_from_sample(&smp, &want);
+    assert_string_equal(want.energy_method, "sampled");
+    assert_true(want.energy_method != method_copy); /* the static string */
+    assert_true(want.gpu_power_throttled_secs == 1.5 && want.gpu_thermal_throttled_secs == 0.25);
+    static char buf[1 << 14];
+    for (int f = 0; f < 2; f++) {
+        size_t n = 0;
+        if (f == 1)
+            n = (size_t)snprintf(buf, sizeof buf, "%s", rt_csv_header());
+        n += rt_format_sample(f ? RT_FORMAT_CSV : RT_FORMAT_JSON, &smp, NULL, buf + n, sizeof buf - n);
+        assert_true(n < sizeof buf);
+        rt_reader *r;
+        const rt_record *got;
+        assert_int_equal(rt_reader_open_buffer(f ? "e.csv" : "e.jsonl", buf, n, NULL, &r), RT_OK);
+        assert_int_equal(rt_reader_next(r, &got), RT_OK);
+        assert_non_null(got);
+        near(got->energy_joules, want.energy_joules, 0, "energy_joules");
+        near(got->process_energy_joules, want.process_energy_joules, 0, "process_energy_joules");
+        assert_ptr_equal(got->energy_method, want.energy_method); /* the same static strings */
+        assert_ptr_equal(got->process_energy_method, want.process_energy_method);
+        if (f == 1) { /* the CSV has the joules and methods only */
+            assert_nan(got->idle_power_watts);
+            assert_null(got->energy);
+            rt_reader_close(r);
+            continue;
+        }
+        near(got->idle_power_watts, 150.5, 0, "idle");
+        near(got->gpu_power_throttled_secs, 1.5, 0, "gpu_power_throttled");
+        near(got->gpu_thermal_throttled_secs, 0.25, 0, "gpu_thermal_throttled");
+        const rt_energy *ge = got->energy;
+        assert_non_null(ge);
+        assert_ptr_equal(ge->method, want.energy_method);
+        near(ge->energy_joules_total, e.energy_joules_total, 0, "energy_joules_total");
+        near(ge->power_watts, e.power_watts, 0.0005, "power_watts"); /* 3 decimals */
+        near(ge->process_energy_joules_total, e.process_energy_joules_total, 0, "process_total");
+        near(ge->process_power_watts, e.process_power_watts, 0.0005, "process_power");
+        assert_null(ge->model);
+        same_str(ge->missing, e.missing, "missing");
+        assert_int_equal(ge->domain_count, 3);
+        for (size_t i = 0; i < 3; i++) {
+            const rt_energy_domain *a = ge->domain[i], *b = doms[i];
+            same_str(a->name, b->name, "name");
+            same_str(a->kind, b->kind, "kind");
+            same_str(a->source, b->source, "source");
+            same_str(a->method, b->method, "method");
+            same_str(a->device, b->device, "device");
+            assert_int_equal(a->in_total, b->in_total);
+            near(a->energy_joules, b->energy_joules, 0, "domain energy");
+            near(a->energy_joules_total, b->energy_joules_total, 0, "domain total");
+            near(a->power_watts, b->power_watts, 0.0005, "domain power");
+            near(a->process_share, b->process_share, 0, "domain share");
+            near(a->process_energy_joules, b->process_energy_joules, 0, "domain process");
+            near(a->process_energy_joules_total, b->process_energy_joules_total, 0, "domain process total");
+        }
+        rt_reader_close(r);
+    }
+    /* without energy: none in the record, from either format */
+    smp.energy = NULL;
+    for (int f = 0; f < 2; f++) {
+        size_t n = f ? (size_t)snprintf(buf, sizeof buf, "%s", rt_csv_header()) : 0;
+        n += rt_format_sample(f ? RT_FORMAT_CSV : RT_FORMAT_JSON, &smp, NULL, buf + n, sizeof buf - n);
+        assert_null(f ? NULL : strstr(buf, "\"energy\""));
+        rt_reader *r;
+        const rt_record *got;
+        assert_int_equal(rt_reader_open_buffer("none", buf, n, NULL, &r), RT_OK);
+        assert_int_equal(rt_reader_next(r, &got), RT_OK);
+        assert_non_null(got);
+        assert_nan(got->energy_joules);
+        assert_null(got->energy_method);
+        assert_null(got->energy);
+        rt_reader_close(r);
+    }
+}
+
 /* ---- the scanner against jansson ---------------------------------------------------------- */
 
 typedef struct diffstats {
@@ -1087,6 +1207,7 @@ int main(void)
         cmocka_unit_test(test_machine_counters),
         cmocka_unit_test(test_process_counters),  cmocka_unit_test(test_out_of_range),
         cmocka_unit_test(test_chunk_boundaries),  cmocka_unit_test(test_stdin),
+        cmocka_unit_test(test_energy_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

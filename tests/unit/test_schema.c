@@ -52,6 +52,8 @@ static const checked structs[] = {
     {&rt_schema_part, sizeof(rt_process_part), {{0, 0}}, 0},
     {&rt_schema_host, sizeof(rt_host), {{0, 0}}, 0},
     {&rt_schema_cloud, sizeof(rt_cloud), {{0, 0}}, 0},
+    {&rt_schema_energy, sizeof(rt_energy), {OTHER(rt_energy, domain), OTHER(rt_energy, domain_count)}, 2},
+    {&rt_schema_energy_domain, sizeof(rt_energy_domain), {{0, 0}}, 0},
 };
 
 /* rt_sample's members added in 0.6, 0.14 and 0.15 are pointers too. */

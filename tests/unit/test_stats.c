@@ -1,7 +1,8 @@
 /* test_stats.c - statistics over records (analysis/stats.c, histogram.c): hand-computed means,
  * percentiles, totals and maxima on small sequences, NaN handling, the percentile error bound
  * against exact sorted percentiles on random data, the time to absorb a day of records, and
- * the 0.6 cgroup figures (OOM kills, throttling, several runs) with the recommendations on them. */
+ * the 0.6 cgroup figures (OOM kills, throttling, several runs) with the recommendations on them,
+ * and the 0.15 energy figures (sums, the least exact method, power, idle floor, carbon). */
 #include "unit.h"
 
 #include <math.h>
@@ -9,6 +10,7 @@
 
 #include "resource_tracker.h"
 #include "analysis/histogram.h"
+#include "analysis/record.h"
 
 /* got within eps of want (this cmocka has no assert_double_equal) */
 #define assert_near(got, want, eps) near_((got), (want), (eps), #got, __LINE__)
@@ -705,6 +707,94 @@ static void negative_zero(void **state)
     rt_stats_free(st);
 }
 
+/* A record of iv seconds at ts with the machine's and the tree's joules and their methods. */
+static rt_record energy_rec(double ts, double iv, double j, const char *m, double pj, const char *pm, double idle)
+{
+    rt_record r;
+    rt_record_null(&r);
+    r.timestamp_secs = ts;
+    r.interval_secs = iv;
+    r.energy_joules = j;
+    r.energy_method = m;
+    r.process_energy_joules = pj;
+    r.process_energy_method = pm;
+    r.idle_power_watts = idle;
+    return r;
+}
+
+static void energy_figures(void **state)
+{
+    (void)state;
+    rt_stats *st = rt_stats_new();
+    assert_non_null(st);
+    const rt_summary *s = rt_stats_summary(st);
+    assert_nan(s->energy_joules);
+    assert_null(s->energy_method);
+    assert_dist_nan(&s->power_watts);
+    char model[32] = "model one", missing[32] = "chmod a+r energy_uj";
+    rt_energy e1 = {.model = model, .missing = missing};
+    rt_record r = energy_rec(10, 10, 100, "measured", 40, "sampled", 8);
+    r.energy = &e1;
+    r.gpu_power_throttled_secs = 1;
+    r.gpu_thermal_throttled_secs = 2;
+    rt_stats_add(st, &r);
+    r = energy_rec(20, 10, 300, "sampled", 60, "estimated", 6);
+    r.energy = &e1;
+    r.gpu_power_throttled_secs = 3;
+    r.gpu_thermal_throttled_secs = 4;
+    rt_stats_add(st, &r);
+    r = energy_rec(30, 10, NAN, NULL, NAN, NULL, NAN); /* no energy: nothing changes */
+    rt_stats_add(st, &r);
+    strcpy(model, "changed");  /* the records' strings may go: the summary keeps its copy */
+    missing[0] = '\0';
+    s = rt_stats_summary(st);
+    assert_near(s->energy_joules, 400, 1e-9);
+    assert_near(s->process_energy_joules, 100, 1e-9);
+    assert_string_equal(s->energy_method, "sampled");
+    assert_string_equal(s->process_energy_method, "estimated");
+    assert_near(s->power_watts.mean, 20, 1e-9); /* 10 W and 30 W over 10 s each */
+    assert_near(s->power_watts.peak, 30, 1e-9);
+    assert_near(s->process_power_watts.mean, 5, 1e-9);
+    assert_near(s->process_power_watts.peak, 6, 1e-9);
+    assert_near(s->idle_power_watts, 6, 0);
+    assert_near(s->gpu_power_throttled_secs, 3, 0);
+    assert_near(s->gpu_thermal_throttled_secs, 4, 0);
+    assert_string_equal(s->energy_model, "model one");
+    assert_string_equal(s->energy_missing, "chmod a+r energy_uj");
+    assert_nan(s->co2e_grams); /* no grid: unknown, never a world average */
+    assert_null(s->grid);
+    rt_stats_free(st);
+
+    /* carbon by hand: 7.2e6 J = 2 kWh at 300 g/kWh = 600 g; the tree's 3.6e6 J = 300 g */
+    st = rt_stats_new();
+    r = energy_rec(10, 10, 7.2e6, "estimated", 3.6e6, "estimated", NAN);
+    rt_stats_add(st, &r);
+    char zone[8] = "FR";
+    rt_grid g = RT_GRID_INIT;
+    g.g_per_kwh = 300;
+    g.zone = zone;
+    g.source = "given";
+    assert_int_equal(rt_stats_set_grid(st, &g), RT_OK);
+    zone[0] = 'X';
+    s = rt_stats_summary(st);
+    assert_near(s->co2e_grams, 600, 1e-9);
+    assert_near(s->process_co2e_grams, 300, 1e-9);
+    assert_non_null(s->grid);
+    assert_string_equal(s->grid->zone, "FR");
+    assert_string_equal(s->grid->source, "given");
+    assert_near(s->grid->g_per_kwh, 300, 0);
+    g.g_per_kwh = NAN; /* an unknown intensity: carbon unknown */
+    assert_int_equal(rt_stats_set_grid(st, &g), RT_OK);
+    s = rt_stats_summary(st);
+    assert_nan(s->co2e_grams);
+    assert_nan(s->process_co2e_grams);
+    assert_null(s->grid);
+    assert_int_equal(rt_stats_set_grid(st, NULL), RT_OK);
+    assert_nan(rt_stats_summary(st)->co2e_grams);
+    assert_int_equal(rt_stats_set_grid(NULL, &g), RT_ERR_INVALID);
+    rt_stats_free(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -713,7 +803,7 @@ int main(void)
         cmocka_unit_test(percentile_bound), cmocka_unit_test(short_intervals_fold), cmocka_unit_test(histogram_edges), cmocka_unit_test(speed),
         cmocka_unit_test(two_runs),       cmocka_unit_test(negative_zero),    cmocka_unit_test(oom_killed_run),
         cmocka_unit_test(cgroup_nulls_and_first_record), cmocka_unit_test(cgroup_several_runs),
-        cmocka_unit_test(recommend_cgroup),
+        cmocka_unit_test(recommend_cgroup), cmocka_unit_test(energy_figures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -138,7 +138,8 @@ static void defaults(void **state)
     (void)state;
     rt_summary s = full();
     json_t *j = format_parse(&s, NULL, NULL);
-    assert_int_equal(json_object_size(j), 17);
+    assert_int_equal(json_object_size(j), 18);
+    is_null(j, "energy"); /* no energy figure */
     is_null(j, "phases"); /* no mark: both null */
     is_null(j, "phase_marks");
     is_null(j, "cgroup");
@@ -409,12 +410,71 @@ static void huge_numbers(void **state)
     json_decref(j);
 }
 
+/* The run's energy (0.15): figures with their methods, power, notes, throttle time, and carbon
+ * with its grid, or null when the intensity is unknown. */
+static void energy_members(void **state)
+{
+    (void)state;
+    rt_summary s = full();
+    s.energy_joules = 7.2e6;
+    s.energy_method = "sampled";
+    s.process_energy_joules = 3.6e6;
+    s.process_energy_method = "estimated";
+    s.power_watts = dist(2000, 2500, 1900, 2400);
+    s.process_power_watts = dist(1000, 1200, 950, 1150);
+    s.idle_power_watts = 180;
+    s.energy_model = "Fake CPU: 4.0 W per busy logical core";
+    s.energy_missing = NULL;
+    s.gpu_power_throttled_secs = 12.5;
+    s.gpu_thermal_throttled_secs = NAN;
+    s.co2e_grams = 600;
+    s.process_co2e_grams = 300;
+    rt_grid g = RT_GRID_INIT;
+    g.g_per_kwh = 300;
+    g.zone = "FR";
+    g.source = "given";
+    s.grid = &g;
+    json_t *j = format_parse(&s, NULL, "hours");
+    json_t *e = json_object_get(j, "energy");
+    assert_true(json_is_object(e));
+    assert_int_equal(json_object_size(e), 12);
+    near(json_object_get(e, "joules"), 7.2e6, 0, "joules");
+    assert_string_equal(json_string_value(json_object_get(e, "method")), "sampled");
+    near(json_object_get(e, "process_joules"), 3.6e6, 0, "process_joules");
+    assert_string_equal(json_string_value(json_object_get(e, "process_method")), "estimated");
+    check_dist(e, "power_watts", s.power_watts, 1, 0);
+    check_dist(e, "process_power_watts", s.process_power_watts, 1, 0);
+    near(json_object_get(e, "idle_power_watts"), 180, 0, "idle");
+    assert_string_equal(json_string_value(json_object_get(e, "model")), s.energy_model);
+    is_null(e, "missing");
+    near(json_object_get(e, "gpu_power_throttled_hours"), 12.5 / 3600, 1e-3, "power throttled");
+    is_null(e, "gpu_thermal_throttled_hours");
+    json_t *c = json_object_get(e, "carbon");
+    assert_true(json_is_object(c));
+    assert_int_equal(json_object_size(c), 7);
+    near(json_object_get(c, "co2e_grams"), 600, 0, "co2e");
+    near(json_object_get(c, "process_co2e_grams"), 300, 0, "process co2e");
+    near(json_object_get(c, "g_per_kwh"), 300, 0, "g_per_kwh");
+    assert_string_equal(json_string_value(json_object_get(c, "zone")), "FR");
+    is_null(c, "name");
+    assert_string_equal(json_string_value(json_object_get(c, "source")), "given");
+    is_null(c, "year");
+    json_decref(j);
+
+    s.grid = NULL; /* unknown intensity */
+    s.co2e_grams = s.process_co2e_grams = NAN;
+    j = format_parse(&s, NULL, NULL);
+    is_null(json_object_get(j, "energy"), "carbon");
+    json_decref(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(defaults), cmocka_unit_test(cgroup_members), cmocka_unit_test(no_process),
         cmocka_unit_test(units),
         cmocka_unit_test(unknown_units), cmocka_unit_test(truncation), cmocka_unit_test(huge_numbers),
+        cmocka_unit_test(energy_members),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

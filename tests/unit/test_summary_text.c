@@ -1,7 +1,8 @@
 /* test_summary_text.c - rt_summary_write_text_cb (analysis/summary_text.c): the text of a recorded
  * fixture run line by line, the facts of a tracking run (command, exit status by signal, host,
  * cloud), forced units, the scheduler's words, the width the answer breaks at, a write callback
- * that takes a byte at a time or fails midway, the fd variant, and the arguments refused. */
+ * that takes a byte at a time or fails midway, the fd variant, the arguments refused, and the
+ * energy and carbon lines (0.15). */
 #include "unit.h"
 
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <sys/mman.h>
 
 #include "resource_tracker.h"
+#include "analysis/record.h"
 
 /* A write callback into a growing string; fail_at > 0: the fail_at-th call fails; one_byte:
  * takes one byte per call (a short count each time). */
@@ -292,6 +294,52 @@ static void refused(void **state)
     rt_stats_free(st);
 }
 
+/* The energy and carbon lines among the first ones (brief too), only when the run had energy. */
+static void energy_lines(void **state)
+{
+    (void)state;
+    rt_stats *st = rt_stats_new();
+    assert_non_null(st);
+    for (int i = 1; i <= 2; i++) {
+        rt_record r;
+        rt_record_null(&r);
+        r.timestamp_secs = 1700000000 + 10 * i;
+        r.interval_secs = 10;
+        r.process_pid = 42;
+        r.process_cores = 1;
+        r.energy_joules = 3.6e6;
+        r.energy_method = i == 1 ? "measured" : "sampled";
+        r.process_energy_joules = 1.8e6;
+        r.process_energy_method = "estimated";
+        r.idle_power_watts = 180.4;
+        rt_stats_add(st, &r);
+    }
+    rt_summary_text_options o = RT_SUMMARY_TEXT_OPTIONS_INIT;
+    o.brief = 1;
+    sink k = {0};
+    assert_int_equal(rt_summary_write_text_cb(rt_stats_summary(st), NULL, &o, to_sink, &k), RT_OK);
+    assert_non_null(strstr(k.text, "\nEnergy      3.6 MJ (estimated; machine 7.2 MJ sampled, idle floor 180 W)\n"
+                                   "Carbon      unknown (set --grid-zone or --grid-intensity)\nRan "));
+    rt_grid g = RT_GRID_INIT;
+    g.g_per_kwh = 56;
+    g.zone = "FR";
+    g.source = "Ember yearly electricity data, 2023";
+    g.year = 2023;
+    assert_int_equal(rt_stats_set_grid(st, &g), RT_OK);
+    k = (sink){0};
+    assert_int_equal(rt_summary_write_text_cb(rt_stats_summary(st), NULL, NULL, to_sink, &k), RT_OK);
+    /* the job's 3.6e6 J = 1 kWh at 56 g/kWh = 56 g */
+    assert_non_null(strstr(k.text, "\nCarbon      56.0 g CO2e (FR, 56 g/kWh, Ember yearly electricity data, 2023)\n"));
+    rt_stats_free(st);
+
+    st = fixture_stats("runs/tool.jsonl"); /* no energy: no such line */
+    k = (sink){0};
+    assert_int_equal(rt_summary_write_text_cb(rt_stats_summary(st), NULL, NULL, to_sink, &k), RT_OK);
+    assert_null(strstr(k.text, "Energy"));
+    assert_null(strstr(k.text, "Carbon"));
+    rt_stats_free(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -301,7 +349,7 @@ int main(void)
         cmocka_unit_test(width), cmocka_unit_test(brief),
         cmocka_unit_test(short_and_failing_writes),
         cmocka_unit_test(to_fd),
-        cmocka_unit_test(refused),
+        cmocka_unit_test(refused), cmocka_unit_test(energy_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

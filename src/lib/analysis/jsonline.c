@@ -11,6 +11,7 @@
 
 #include "../core/core.h"
 #include "../core/jsonscan.h"
+#include "../core/methods.h"
 #include "../core/schema.h"
 #include "../phase/phase.h"
 #include "jsonline.h"
@@ -46,6 +47,7 @@ void rt_jline_gpu_reset(rt_jline *jl, bool present)
     jl->gpu_utilized = 0;
     jl->gpu_known = false;
     jl->ngpu = 0;
+    jl->gpu_power_throttled = jl->gpu_thermal_throttled = NAN;
 }
 
 void rt_jline_process_reset(rt_jline *jl, bool present)
@@ -90,6 +92,8 @@ void rt_jline_reset(rt_jline *jl)
         jl->ph->present = false;
         jl->ph->n = jl->ph->n_open = 0;
     }
+    if (jl->en)
+        jl->en->present = false;
 }
 
 void rt_jline_add_dev(rt_jl_list *l, const char *name, bool named, double ta, double tb, double ra, double rb)
@@ -503,6 +507,9 @@ static void gpu_done(void *ctx)
     gpu_walk *g = ctx;
     rt_jline_add_gpu(g->jl, g->uuid, g->nm.whole, g->v[RT_JL_SLOT(rt_gpu, utilization_pct)],
                      g->v[RT_JL_SLOT(rt_gpu, vram_used_bytes)], g->v[RT_JL_SLOT(rt_gpu, vram_total_bytes)]);
+    g->jl->gpu_power_throttled = rt_add_known(g->jl->gpu_power_throttled, g->v[RT_JL_SLOT(rt_gpu, power_throttled_secs)]);
+    g->jl->gpu_thermal_throttled =
+        rt_add_known(g->jl->gpu_thermal_throttled, g->v[RT_JL_SLOT(rt_gpu, thermal_throttled_secs)]);
     g->uuid[0] = '\0';
     g->nm.whole = false;
 }
@@ -746,9 +753,139 @@ static bool scan_phases(rt_js *j, rt_jline *jl)
     return true;
 }
 
+/* ---- the energy (0.15) -------------------------------------------------------------------- */
+
+/* A string member into dst[cap]: *has true when it was a string that fit. */
+static bool en_text(rt_js *j, char *dst, size_t cap, bool *has)
+{
+    bool is_str, whole;
+    if (!str_or_null(j, dst, cap, &is_str, &whole))
+        return false;
+    *has = is_str && whole;
+    return true;
+}
+
+/* A method word into *rank (0 for null or a word that is none of the three). */
+static bool en_method(rt_js *j, int *rank)
+{
+    char w[RT_JL_WORD];
+    bool has;
+    if (!en_text(j, w, sizeof w, &has))
+        return false;
+    *rank = has ? rt_energy_method_rank(w) : 0;
+    return true;
+}
+
+static void domain_clear(rt_jl_domain *d)
+{
+    d->has_name = d->has_kind = d->has_source = d->has_device = false;
+    d->method = 0;
+}
+
+static bool domain_hand(rt_js *j, size_t i, void *ctx)
+{
+    rt_jl_domain *d = &((rt_jl_energy *)ctx)->cur;
+    switch (i) {
+    case 0: return en_text(j, d->name, sizeof d->name, &d->has_name);
+    case 1: return en_text(j, d->kind, sizeof d->kind, &d->has_kind);
+    case 2: return en_text(j, d->source, sizeof d->source, &d->has_source);
+    case 3: return en_method(j, &d->method);
+    default: return en_text(j, d->device, sizeof d->device, &d->has_device);
+    }
+}
+
+static void domain_done(void *ctx)
+{
+    rt_jl_energy *en = ctx;
+    if (en->n < RT_JL_MAX_DOMAIN)
+        en->dom[en->n++] = en->cur;
+    domain_clear(&en->cur);
+}
+
+static bool energy_hand(rt_js *j, size_t i, void *ctx)
+{
+    static const jkey dhand[] = {JK("name"), JK("kind"), JK("source"), JK("method"), JK("device")};
+    rt_jl_energy *en = ctx;
+    switch (i) {
+    case 0: return en_method(j, &en->method);
+    case 1: return en_method(j, &en->process_method);
+    case 2: return en_text(j, en->model, sizeof en->model, &en->has_model);
+    case 3: return en_text(j, en->missing, sizeof en->missing, &en->has_missing);
+    default:
+        en->n = 0;
+        domain_clear(&en->cur);
+        return objects(j, "energy.domain is not an array", "an energy domain is not an object", NULL,
+                       &rt_schema_energy_domain, en->cur.f, RT_ARRAY_LEN(en->cur.f), dhand, NKEYS(dhand), domain_hand,
+                       domain_done, en);
+    }
+}
+
+#define EN_F(en, m) ((en)->f[RT_JL_SLOT(rt_energy, m)])
+#define DOM_F(d, m) ((d)->f[RT_JL_SLOT(rt_energy_domain, m)])
+
+/* en->view from what was read: a figure only with its method. */
+static void energy_view(rt_jl_energy *en)
+{
+    for (size_t i = 0; i < en->n; i++) {
+        const rt_jl_domain *d = &en->dom[i];
+        en->dview[i] = (rt_energy_domain){
+            .name = d->has_name ? d->name : NULL,
+            .kind = d->has_kind ? d->kind : NULL,
+            .source = d->has_source ? d->source : NULL,
+            .method = rt_energy_method_of_rank(d->method),
+            .device = d->has_device ? d->device : NULL,
+            .in_total = DOM_F(d, in_total) == 1,
+            .energy_joules = DOM_F(d, energy_joules),
+            .energy_joules_total = DOM_F(d, energy_joules_total),
+            .power_watts = DOM_F(d, power_watts),
+            .process_share = DOM_F(d, process_share),
+            .process_energy_joules = DOM_F(d, process_energy_joules),
+            .process_energy_joules_total = DOM_F(d, process_energy_joules_total),
+        };
+        en->dptr[i] = &en->dview[i];
+    }
+    en->view = (rt_energy){
+        .domain = en->dptr,
+        .domain_count = en->n,
+        .energy_joules = EN_F(en, energy_joules),
+        .energy_joules_total = EN_F(en, energy_joules_total),
+        .power_watts = EN_F(en, power_watts),
+        .method = rt_energy_method_of_rank(en->method),
+        .process_energy_joules = EN_F(en, process_energy_joules),
+        .process_energy_joules_total = EN_F(en, process_energy_joules_total),
+        .process_power_watts = EN_F(en, process_power_watts),
+        .process_method = rt_energy_method_of_rank(en->process_method),
+        .idle_power_watts = EN_F(en, idle_power_watts),
+        .model = en->has_model ? en->model : NULL,
+        .missing = en->has_missing ? en->missing : NULL,
+    };
+}
+
+/* "energy":{figures,"domain":[..]} or null. */
+static bool scan_energy(rt_js *j, rt_jline *jl)
+{
+    static const jkey hand[] = {JK("method"), JK("process_method"), JK("model"), JK("missing"), JK("domain")};
+    int o = open_or_null(j, '{', "energy is not an object");
+    if (o <= 0)
+        return o == 0;
+    rt_jl_energy *en = jl->en;
+    if (!en && !(en = jl->en = malloc(sizeof *en)))
+        return fail(j, "out of memory");
+    en->present = true;
+    rt_jline_nan(en->f, RT_ARRAY_LEN(en->f));
+    en->method = en->process_method = 0;
+    en->has_model = en->has_missing = false;
+    en->n = 0;
+    domain_clear(&en->cur);
+    if (!members(j, &rt_schema_energy, en->f, hand, NKEYS(hand), energy_hand, en))
+        return false;
+    energy_view(en);
+    return true;
+}
+
 /* ---- the line ---------------------------------------------------------------------------- */
 
-enum { K_JOB, K_CPU, K_MEMORY, K_NETWORK, K_DISK, K_GPU, K_PROCESS, K_PRESSURE, K_CGROUP, K_PHASES, K_COUNT };
+enum { K_JOB, K_CPU, K_MEMORY, K_NETWORK, K_DISK, K_GPU, K_PROCESS, K_PRESSURE, K_CGROUP, K_PHASES, K_ENERGY, K_COUNT };
 
 static bool top_hand(rt_js *j, size_t key, void *jl_)
 {
@@ -764,6 +901,7 @@ static bool top_hand(rt_js *j, size_t key, void *jl_)
     case K_PROCESS: return scan_process(j, jl);
     case K_PRESSURE: return scan_psi(j, &jl->psi);
     case K_PHASES: return scan_phases(j, jl);
+    case K_ENERGY: return scan_energy(j, jl);
     default: return scan_cgroup(j, &jl->self_cg);
     }
 }
@@ -772,7 +910,7 @@ const char *rt_jline_scan(const char *line, size_t len, locale_t c_locale, rt_jl
 {
     static const jkey hand[K_COUNT] = {JK("job_name"), JK("cpu"),     JK("memory"),   JK("network"), JK("disk"),
                                        JK("gpu"),      JK("process"), JK("pressure"), JK("cgroup"),
-                                       JK("phases")};
+                                       JK("phases"),   JK("energy")};
     rt_js j = {.p = line, .end = line + len, .c_locale = c_locale};
     rt_jline_reset(jl);
     if (rt_js_peek(&j) != RT_JS_OBJECT || !rt_js_open(&j, '{'))

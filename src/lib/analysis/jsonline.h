@@ -97,6 +97,33 @@ typedef struct rt_jl_phases {
 /* Frees what a line's phases hold (NULL allowed). */
 void rt_jline_phases_free(rt_jl_phases *ph);
 
+/* The "energy" member (0.15): its figures in rt_energy's slots, its strings and its domains (at
+ * most RT_JL_MAX_DOMAIN; the rest skipped), and view, the rt_energy a record points to (its
+ * methods the static strings). Made by rt_jline_scan at the first line with energy. */
+#define RT_JL_MAX_DOMAIN 64
+#define RT_JL_EN_TEXT 1024 /* the model and missing notes are cut to this many bytes, less one */
+#define RT_JL_WORD 32      /* a domain's kind and source */
+typedef struct rt_jl_domain {
+    double f[RT_JL_SLOTS(rt_energy_domain)];
+    char name[RT_JL_NAME], kind[RT_JL_WORD], source[RT_JL_WORD], device[RT_JL_UUID];
+    bool has_name, has_kind, has_source, has_device; /* a whole string was given */
+    int method;                                       /* 1 measured, 2 sampled, 3 estimated; 0 */
+} rt_jl_domain;
+
+typedef struct rt_jl_energy {
+    bool present; /* the line had an "energy" object */
+    double f[RT_JL_SLOTS(rt_energy)];
+    int method, process_method;
+    char model[RT_JL_EN_TEXT], missing[RT_JL_EN_TEXT];
+    bool has_model, has_missing;
+    size_t n;         /* domains kept */
+    rt_jl_domain cur; /* the domain being read */
+    rt_jl_domain dom[RT_JL_MAX_DOMAIN];
+    rt_energy_domain dview[RT_JL_MAX_DOMAIN];
+    const rt_energy_domain *dptr[RT_JL_MAX_DOMAIN];
+    rt_energy view;
+} rt_jl_energy;
+
 typedef struct rt_jline {
     double top[RT_JL_SLOTS(rt_sample)]; /* timestamp_secs, interval_secs */
     bool has_job;
@@ -114,6 +141,7 @@ typedef struct rt_jline {
     bool gpu_known;
     size_t ngpu; /* entries in gpu[] (the first RT_JL_MAX_GPU GPUs) */
     rt_jl_gpu gpu[RT_JL_MAX_GPU];
+    double gpu_power_throttled, gpu_thermal_throttled; /* 0.15: summed over the GPUs (NaN: none) */
     /* the tracked tree (NaN without), its parts (0.8) and its cgroup (0.6) */
     bool has_process;
     double proc[RT_JL_SLOTS(rt_process)];
@@ -126,6 +154,9 @@ typedef struct rt_jline {
     /* 0.14: the job's phases; NULL until a line has them (made by rt_jline_scan: set it NULL
      * before the first scan, free it with rt_jline_phases_free) */
     rt_jl_phases *ph;
+    /* 0.15: the energy; NULL until a line has it (made by rt_jline_scan: set it NULL before the
+     * first scan, free it with free()) */
+    rt_jl_energy *en;
 } rt_jline;
 
 /* The figure m of the line's sample, cpu, memory, tree, part i of the tree, or a cgroup. */

@@ -325,6 +325,17 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
     const rt_jline *pc = adjacent ? pv : NULL;
     rt_record_null(rec);
     rec->phases = jl->ph && jl->ph->present ? &jl->ph->view : NULL; /* the line's own (0.14) */
+    if (jl->en && jl->en->present) { /* the line's own (0.15): a figure only with its method */
+        const rt_energy *e = &jl->en->view;
+        rec->energy = e;
+        rec->energy_method = e->method;
+        rec->process_energy_method = e->process_method;
+        rec->energy_joules = e->method ? e->energy_joules : NAN;
+        rec->process_energy_joules = e->process_method ? e->process_energy_joules : NAN;
+        rec->idle_power_watts = e->idle_power_watts;
+    }
+    rec->gpu_power_throttled_secs = jl->gpu_power_throttled;
+    rec->gpu_thermal_throttled_secs = jl->gpu_thermal_throttled;
     rec->timestamp_secs = ts;
     rec->interval_secs = iv; /* NaN: from the timestamps, below */
     if (jl->has_job) {
@@ -517,10 +528,10 @@ static rt_error detect(rt_reader *r)
         r->format = F_JSON;
         r->jl = malloc(sizeof *r->jl);
         r->jl_prev = malloc(sizeof *r->jl_prev);
-        if (r->jl) /* the phases are made at the first line with some */
-            r->jl->ph = NULL;
+        if (r->jl) /* the phases and the energy are made at the first line with some */
+            r->jl->ph = NULL, r->jl->en = NULL;
         if (r->jl_prev)
-            r->jl_prev->ph = NULL;
+            r->jl_prev->ph = NULL, r->jl_prev->en = NULL;
         if (!r->jl || !r->jl_prev)
             return RT_ERR_NOMEM;
         r->pending = line;
@@ -636,10 +647,14 @@ void rt_reader_close(rt_reader *r)
     if (r->c_locale != (locale_t)0)
         freelocale(r->c_locale);
     free(r->buf);
-    if (r->jl)
+    if (r->jl) {
         rt_jline_phases_free(r->jl->ph);
-    if (r->jl_prev)
+        free(r->jl->en);
+    }
+    if (r->jl_prev) {
         rt_jline_phases_free(r->jl_prev->ph);
+        free(r->jl_prev->en);
+    }
     free(r->jl);
     free(r->jl_prev);
     free(r->name);

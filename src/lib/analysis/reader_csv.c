@@ -17,6 +17,9 @@
  *    gpu_vram_mib; a file with them has disk_space_*_gb in GB of 1000**3 bytes); its
  *    combined metrics share the tool's names and are told from the tool's CSV by their
  *    quoted header (the tool never quotes it).
+ *    From 0.15 the tool's CSV may have the energy columns after the 32 shared ones
+ *    (system_energy_joules, system_energy_method, process_energy_joules,
+ *    process_energy_method): read when present, a figure only with its method's word.
  * Rows carry no interval: reader.c takes it from the timestamps. Figures a format lacks are
  * NaN (the CSVs have no core count, total memory, GPU count, RSS). */
 #define _GNU_SOURCE
@@ -25,13 +28,14 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../core/methods.h"
 #include "reader_priv.h"
 
 /* What a CSV column feeds. */
 typedef enum col {
     C_NONE, C_TS, C_CPU, C_MEM, C_DISK_R, C_DISK_W, C_SPACE_T, C_SPACE_U, C_NET_R, C_NET_S, C_GPU, C_GPU_VRAM,
     C_GPU_UTIL, C_P_PID, C_P_CHILDREN, C_P_UTIME, C_P_STIME, C_P_CORES, C_P_PSS, C_P_READ, C_P_WRITE, C_P_GPU,
-    C_P_GPU_VRAM, C_P_GPU_UTIL, C_COUNT
+    C_P_GPU_VRAM, C_P_GPU_UTIL, C_ENERGY, C_ENERGY_METHOD, C_P_ENERGY, C_P_ENERGY_METHOD, C_COUNT
 } col;
 
 typedef struct colmap {
@@ -67,6 +71,11 @@ static const colmap tool_cols[] = {
     {"process_gpu_usage", C_P_GPU, 1},
     {"process_gpu_vram_mib", C_P_GPU_VRAM, 1},
     {"process_gpu_utilized", C_P_GPU_UTIL, 1},
+    /* 0.15: after the 32 shared columns, read when present; a method is a word */
+    {"system_energy_joules", C_ENERGY, 1},
+    {"system_energy_method", C_ENERGY_METHOD, 1},
+    {"process_energy_joules", C_P_ENERGY, 1},
+    {"process_energy_method", C_P_ENERGY_METHOD, 1},
 };
 
 /* The Python SystemTracker's columns (also after "system_" in the combined metrics). */
@@ -283,7 +292,24 @@ const char *rt_reader_csv_row(rt_reader *r, const char *line, size_t n, rt_recor
         more = next_cell(&p, e, &cs, &ce, &quoted);
         if (more < 0)
             return "malformed quoted cell";
-        if (ncol < MAX_COLS && ncol < r->ncols && r->target[ncol] != C_NONE) {
+        bool method = ncol < MAX_COLS && ncol < r->ncols &&
+                      (r->target[ncol] == C_ENERGY_METHOD || r->target[ncol] == C_P_ENERGY_METHOD);
+        if (method) { /* a word: measured, sampled or estimated (empty: none) as its rank */
+            char w[16];
+            size_t wn = (size_t)(ce - cs);
+            int rank = 0;
+            if (wn > 0 && wn < sizeof w) {
+                memcpy(w, cs, wn);
+                w[wn] = '\0';
+                rank = rt_energy_method_rank(w);
+            }
+            if (wn > 0 && rank == 0) {
+                snprintf(r->msg, sizeof r->msg, "column %zu is no energy method (measured, sampled, estimated)",
+                         ncol + 1);
+                return r->msg;
+            }
+            v[r->target[ncol]] = rank ? rank : NAN;
+        } else if (ncol < MAX_COLS && ncol < r->ncols && r->target[ncol] != C_NONE) {
             double x;
             if (!cell_number(cs, (size_t)(ce - cs), r->c_locale, &x)) {
                 int cl = ce - cs > 24 ? 24 : (int)(ce - cs);
@@ -325,5 +351,9 @@ const char *rt_reader_csv_row(rt_reader *r, const char *line, size_t n, rt_recor
     rec->process_gpu_usage = v[C_P_GPU];
     rec->process_gpu_vram_mib = v[C_P_GPU_VRAM];
     rec->process_gpu_utilized = v[C_P_GPU_UTIL];
+    rec->energy_method = isnan(v[C_ENERGY_METHOD]) ? NULL : rt_energy_method_of_rank((int)v[C_ENERGY_METHOD]);
+    rec->process_energy_method = isnan(v[C_P_ENERGY_METHOD]) ? NULL : rt_energy_method_of_rank((int)v[C_P_ENERGY_METHOD]);
+    rec->energy_joules = rec->energy_method ? v[C_ENERGY] : NAN;
+    rec->process_energy_joules = rec->process_energy_method ? v[C_P_ENERGY] : NAN;
     return NULL;
 }

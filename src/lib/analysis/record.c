@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../core/core.h"
+#include "../core/methods.h"
 #include "record.h"
 
 static double u64_or_nan(uint64_t v)
@@ -152,6 +153,24 @@ static void cgroup_part(const rt_sample *s, rt_record *r)
     }
 }
 
+/* The 0.15 figures: the sample's energy (a figure only with its method), and the GPUs' throttle
+ * seconds summed over those that report them (NaN when none does). */
+static void energy_part(const rt_sample *s, rt_record *r)
+{
+    const rt_energy *e = s->energy;
+    r->energy = e;
+    r->energy_method = e ? rt_energy_method_static(e->method) : NULL;
+    r->process_energy_method = e ? rt_energy_method_static(e->process_method) : NULL;
+    r->energy_joules = r->energy_method ? e->energy_joules : NAN;
+    r->process_energy_joules = r->process_energy_method ? e->process_energy_joules : NAN;
+    r->idle_power_watts = e ? e->idle_power_watts : NAN;
+    r->gpu_power_throttled_secs = r->gpu_thermal_throttled_secs = NAN;
+    for (size_t i = 0; i < s->gpu_count; i++) {
+        r->gpu_power_throttled_secs = rt_add_known(r->gpu_power_throttled_secs, s->gpu[i]->power_throttled_secs);
+        r->gpu_thermal_throttled_secs = rt_add_known(r->gpu_thermal_throttled_secs, s->gpu[i]->thermal_throttled_secs);
+    }
+}
+
 rt_error rt_record_from_sample_sized(const rt_sample *s, rt_record *out, size_t out_size)
 {
     if (!s || !out || out_size == 0)
@@ -174,8 +193,7 @@ void rt_record_from_sample(const rt_sample *s, rt_record *out)
     out->gpu = s->gpu_count ? s->gpu : NULL;
     out->gpu_n = s->gpu_count;
     out->phases = s->phases;
-    out->energy_joules = out->process_energy_joules = out->idle_power_watts = NAN;
-    out->gpu_power_throttled_secs = out->gpu_thermal_throttled_secs = NAN;
+    energy_part(s, out);
 }
 
 /* ---- the null record; a caller's record at its size ------------------------------------------- */

@@ -10,6 +10,7 @@
 
 #include "../core/core.h"
 #include "../core/lasterr.h"
+#include "../core/methods.h"
 #include "allocation.h"
 #include "fold.h"
 #include "histogram.h"
@@ -60,6 +61,8 @@ static const field_map sum_fields[] = {
     F(disk_write_bytes, disk_write_bytes),
     F(net_recv_bytes, net_recv_bytes),
     F(net_sent_bytes, net_sent_bytes),
+    F(energy_joules, energy_joules),
+    F(process_energy_joules, process_energy_joules),
 };
 
 /* Figures whose largest value is kept: record field -> summary field. */
@@ -84,18 +87,28 @@ static const field_map min_fields[] = {
     F(cgroup_memory_high_mib, memory_high_mib),
     F(cgroup_cpu_quota_cores, cpu_quota_cores),
     F(cgroup_pids_limit, pids_limit),
+    F(idle_power_watts, idle_power_watts), /* the machine's floor: the least seen */
 };
 
 /* Counters since tracking began, totalled over the runs in a file (run_total): record field ->
  * summary field, in the order of rt_stats.totals. */
-enum { T_OOM, T_PERIODS, T_THROTTLED, T_THROTTLED_SECS, T_CANCELLED, T_COUNT };
+enum { T_OOM, T_PERIODS, T_THROTTLED, T_THROTTLED_SECS, T_CANCELLED, T_GPU_POWER, T_GPU_THERMAL, T_COUNT };
 static const field_map total_fields[T_COUNT] = {
     F(cgroup_oom_kills, oom_kills),
     F(cgroup_cpu_periods, cpu_periods),
     F(cgroup_cpu_throttled_periods, cpu_throttled_periods),
     F(cgroup_cpu_throttled_secs, cpu_throttled_secs),
     F(process_cancelled_write_bytes_total, process_cancelled_write_bytes),
+    F(gpu_power_throttled_secs, gpu_power_throttled_secs),
+    F(gpu_thermal_throttled_secs, gpu_thermal_throttled_secs),
 };
+
+/* The power distributions (0.15): the machine's and the tree's energy over each record's
+ * interval, as rates folded like the others; in this order. */
+enum { P_MACHINE, P_PROCESS, P_COUNT };
+
+#define ENERGY_TEXT_CAP 512 /* the estimate's model and the missing note are kept up to 511 bytes */
+#define GRID_TEXT_CAP 128   /* the grid's zone, name and source likewise */
 
 #define NUM(base, off) (*(double *)((char *)(base) + (off)))
 #define CNUM(base, off) (*(const double *)((const char *)(base) + (off)))
@@ -108,8 +121,8 @@ typedef struct run_total {
     double pid;    /* the pid of the tree those totals are of, NaN: unknown */
 } run_total;
 
-/* All state is plain data of a fixed size (14 histograms of RT_HIST_BUCKETS = 5250 buckets, about
- * 574 KiB in all), allocated once by rt_stats_new: nothing grows with the number of records, and
+/* All state is plain data of a fixed size (16 histograms of RT_HIST_BUCKETS = 5250 buckets, about
+ * 656 KiB in all), allocated once by rt_stats_new: nothing grows with the number of records, and
  * rt_stats_add allocates nothing (about 50 ns a record). */
 struct rt_stats {
     rt_summary s;            /* samples, start/end/duration, totals and maxima kept current */
@@ -125,6 +138,16 @@ struct rt_stats {
     rt_hist hist[NDIST];     /* in the order of dist_fields */
     rt_fold held[NDIST];     /* a rate's latest value, not yet in its histogram (fold.h) */
     rt_phase_stats *phases;  /* the job's phases (phases.c): NULL until a record carries some */
+    /* 0.15: energy */
+    rt_hist power[P_COUNT];  /* the power distributions */
+    rt_fold power_held[P_COUNT];
+    int method_rank, process_method_rank; /* the least exact seen (record.h's ranks), 0: none */
+    double energy_ts;        /* the latest timestamp of a record with energy (NaN: none yet) */
+    char model[ENERGY_TEXT_CAP], missing[ENERGY_TEXT_CAP]; /* that record's energy->model, ->missing */
+    bool has_model, has_missing;
+    rt_grid grid;            /* rt_stats_set_grid's copy, its strings in the buffers below */
+    bool grid_known;         /* its intensity is known */
+    char grid_zone[GRID_TEXT_CAP], grid_name[GRID_TEXT_CAP], grid_source[GRID_TEXT_CAP];
 };
 
 /* *acc += x, where NaN is "no figure" (a NaN *acc becomes x). */
@@ -169,7 +192,80 @@ rt_stats *rt_stats_new(void)
     s->process_cgroup_exclusive = NAN;
     s->memory_need = s->vram_need = (rt_need){NAN, RT_NEED_UNKNOWN, 0};
     rt_usage_init(&st->usage);
+    s->energy_joules = s->process_energy_joules = NAN; /* (sum_fields) */
+    s->gpu_power_throttled_secs = s->gpu_thermal_throttled_secs = NAN;
+    s->idle_power_watts = NAN;
+    s->co2e_grams = s->process_co2e_grams = NAN;
+    st->energy_ts = NAN;
     return st;
+}
+
+/* Copies src (NULL: none) into buf of cap bytes, cut without splitting a UTF-8 sequence; returns
+ * buf, or NULL for a NULL src. */
+static const char *keep_text(char *buf, size_t cap, const char *src)
+{
+    if (!src)
+        return NULL;
+    size_t n = strnlen(src, cap);
+    if (n >= cap) {
+        n = cap - 1;
+        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
+            n--;
+    }
+    memcpy(buf, src, n);
+    buf[n] = '\0';
+    return buf;
+}
+
+rt_error rt_stats_set_grid(rt_stats *st, const rt_grid *grid)
+{
+    if (!st || (grid && grid->struct_size < offsetof(rt_grid, g_per_kwh) + sizeof(double)))
+        return RT_ERR_INVALID;
+    rt_grid g = RT_GRID_INIT;
+    g.g_per_kwh = NAN;
+    if (grid && rt_struct_copy(&g, sizeof g, grid) < 0)
+        return RT_ERR_INVALID;
+    g.struct_size = sizeof g;
+    g.zone = keep_text(st->grid_zone, sizeof st->grid_zone, g.zone);
+    g.name = keep_text(st->grid_name, sizeof st->grid_name, g.name);
+    g.source = keep_text(st->grid_source, sizeof st->grid_source, g.source);
+    st->grid = g;
+    st->grid_known = grid && isfinite(g.g_per_kwh) && g.g_per_kwh > 0;
+    return RT_OK;
+}
+
+/* Grams of CO2e of joules at g_per_kwh; NaN when either is unknown (as rt_co2e_grams). */
+static double co2e(double joules, double g_per_kwh)
+{
+    if (!isfinite(joules) || !isfinite(g_per_kwh) || g_per_kwh <= 0)
+        return NAN;
+    return joules / 3.6e6 * g_per_kwh;
+}
+
+/* The energy of one record: the methods (the least exact seen), the power distributions, and
+ * the model and missing notes of the latest record with energy. */
+static void add_energy(rt_stats *st, const rt_record *r, double iv, bool has_interval)
+{
+    int rank = rt_energy_method_rank(r->energy_method), prank = rt_energy_method_rank(r->process_energy_method);
+    if (rank > st->method_rank)
+        st->method_rank = rank;
+    if (prank > st->process_method_rank)
+        st->process_method_rank = prank;
+    const double joules[P_COUNT] = {rank ? r->energy_joules : NAN, prank ? r->process_energy_joules : NAN};
+    for (size_t i = 0; i < P_COUNT; i++) {
+        double rx, rw;
+        if (has_interval && !isnan(joules[i]) && rt_fold_add(&st->power_held[i], joules[i] / iv, iv, &rx, &rw))
+            rt_hist_add(&st->power[i], rx, rw);
+    }
+    const rt_energy *e = r->energy;
+    if (!e || (!isnan(st->energy_ts) && !(r->timestamp_secs >= st->energy_ts)))
+        return;
+    st->energy_ts = r->timestamp_secs;
+    /* rewritten only when they change (a summary copy handed out keeps pointing at them) */
+    if (!e->model || !st->has_model || strncmp(st->model, e->model, sizeof st->model - 1) != 0)
+        st->has_model = keep_text(st->model, sizeof st->model, e->model) != NULL;
+    if (!e->missing || !st->has_missing || strncmp(st->missing, e->missing, sizeof st->missing - 1) != 0)
+        st->has_missing = keep_text(st->missing, sizeof st->missing, e->missing) != NULL;
 }
 
 rt_error rt_stats_set_usage(rt_stats *st, const rt_usage_options *opts)
@@ -330,6 +426,43 @@ void rt_stats_add_sized(rt_stats *st, const rt_record *rec, size_t rec_size)
     rt_usage_add(&st->usage, r, w);
     if (r->phases && (st->phases || (st->phases = rt_phase_stats_new())))
         rt_phase_stats_add(st->phases, r);
+    add_energy(st, r, iv, has_interval);
+}
+
+/* d from histogram h and the value f holds back (a rate's latest, not yet in h): h with it, then
+ * without it again, exactly as it was. */
+static void dist_with_held(rt_hist *h, const rt_fold *f, rt_dist *d)
+{
+    if (f->w <= 0) {
+        rt_hist_dist(h, d);
+        return;
+    }
+    double weight = h->weight, weighted = h->weighted, peak = h->peak, least = h->least;
+    size_t b = rt_hist_bucket(f->x < 0 ? 0 : f->x);
+    double bw = h->w[b];
+    rt_hist_add(h, f->x, f->w);
+    rt_hist_dist(h, d);
+    h->weight = weight;
+    h->weighted = weighted;
+    h->peak = peak;
+    h->least = least;
+    h->w[b] = bw;
+}
+
+/* The summary's energy: the methods, power, the notes, and the carbon at the grid's intensity. */
+static void energy_summary(rt_stats *st)
+{
+    rt_summary *s = &st->s;
+    s->energy_method = rt_energy_method_of_rank(st->method_rank);
+    s->process_energy_method = rt_energy_method_of_rank(st->process_method_rank);
+    dist_with_held(&st->power[P_MACHINE], &st->power_held[P_MACHINE], &s->power_watts);
+    dist_with_held(&st->power[P_PROCESS], &st->power_held[P_PROCESS], &s->process_power_watts);
+    s->energy_model = st->has_model ? st->model : NULL;
+    s->energy_missing = st->has_missing ? st->missing : NULL;
+    s->grid = st->grid_known ? &st->grid : NULL;
+    double g = st->grid_known ? st->grid.g_per_kwh : NAN;
+    s->co2e_grams = co2e(s->energy_joules, g);
+    s->process_co2e_grams = co2e(s->process_energy_joules, g);
 }
 
 /* The distributions, CPU seconds, RSS peak and allocation from the accumulated state: a
@@ -341,23 +474,7 @@ const rt_summary *rt_stats_summary(rt_stats *st)
     rt_summary *s = &st->s;
     for (size_t i = 0; i < NDIST; i++) {
         rt_hist *h = &st->hist[i];
-        rt_dist *d = (rt_dist *)((char *)s + dist_fields[i].sum);
-        const rt_fold *f = &st->held[i];
-        if (f->w <= 0) {
-            rt_hist_dist(h, d);
-            continue;
-        }
-        /* with the value held, then without it again, exactly as it was */
-        double weight = h->weight, weighted = h->weighted, peak = h->peak, least = h->least;
-        size_t b = rt_hist_bucket(f->x < 0 ? 0 : f->x);
-        double bw = h->w[b];
-        rt_hist_add(h, f->x, f->w);
-        rt_hist_dist(h, d);
-        h->weight = weight;
-        h->weighted = weighted;
-        h->peak = peak;
-        h->least = least;
-        h->w[b] = bw;
+        dist_with_held(h, &st->held[i], (rt_dist *)((char *)s + dist_fields[i].sum));
     }
     /* the tool's files carry the exact total since tracking began (per run, when a file holds
      * several); else the intervals' sum */
@@ -370,6 +487,7 @@ const rt_summary *rt_stats_summary(rt_stats *st)
     s->left_behind = st->last_left;
     rt_need_of(s, &s->memory_need, &s->vram_need);
     rt_phase_stats_result(st->phases, s);
+    energy_summary(st);
     return s;
 }
 

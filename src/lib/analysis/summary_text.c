@@ -1,6 +1,6 @@
 /* summary_text.c - a run's statistics as aligned text for people (rt_summary_write_text_cb): the
- * answer (what the job used, what to ask for next time, the notes), then the run, the job's
- * tree, gpu_tracker's parts, the cgroup's limits and the machine, with units chosen for reading
+ * answer (what the job used, what to ask for next time, the notes, the energy and carbon), then
+ * the run, the job's tree, gpu_tracker's parts, the cgroup's limits and the machine, with units chosen for reading
  * (like /usr/bin/time -v), written line by line through the caller's write callback. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -279,6 +279,73 @@ static void answer_part(out *o, const rt_summary *s, const rt_run_facts *run)
         say(o, "%-12s- ", i == 0 ? "Notes" : "");
         wrapped(o, 14, 14, notes[i].text);
     }
+}
+
+/* Joules as text: J, kJ, MJ or GJ with three significant digits at most; "-" for NaN. */
+static const char *joules_text(double j, char *b, size_t cap)
+{
+    static const char *const units[] = {"J", "kJ", "MJ", "GJ", "TJ"};
+    if (!isfinite(j))
+        return number(j, 0, "", b, cap);
+    size_t u = 0;
+    while (fabs(j) >= 999.95 && u + 1 < RT_ARRAY_LEN(units)) {
+        j /= 1000.0;
+        u++;
+    }
+    char suffix[8];
+    snprintf(suffix, sizeof suffix, " %s", units[u]);
+    return number(j, fabs(j) >= 99.95 ? 0 : 1, suffix, b, cap);
+}
+
+/* Grams of CO2e as text: g, kg or t. */
+static const char *grams_text(double g, char *b, size_t cap)
+{
+    if (isfinite(g) && fabs(g) >= 999.95e3)
+        return number(g / 1e6, 2, " t", b, cap);
+    if (isfinite(g) && fabs(g) >= 999.95)
+        return number(g / 1e3, 2, " kg", b, cap);
+    return number(g, fabs(g) >= 99.95 ? 0 : 1, " g", b, cap);
+}
+
+/* The first lines' energy and carbon (0.15), only when the run had an energy figure: the job's
+ * energy with its method, the machine's and its idle floor; the job's CO2e (else the machine's)
+ * with the grid it came from, or what to set when the intensity is unknown. */
+static void energy_lines(out *o, const rt_summary *s)
+{
+    if (!s->energy_method && !s->process_energy_method)
+        return;
+    char a[64], b[64], c[64], text[600];
+    bool job = s->process_energy_method != NULL;
+    char idle[80] = "";
+    if (isfinite(s->idle_power_watts))
+        snprintf(idle, sizeof idle, ", idle floor %s", number(s->idle_power_watts, 0, " W", c, sizeof c));
+    if (job && s->energy_method)
+        snprintf(text, sizeof text, "%s (%s; machine %s %s%s)", joules_text(s->process_energy_joules, a, sizeof a),
+                 s->process_energy_method, joules_text(s->energy_joules, b, sizeof b), s->energy_method, idle);
+    else if (job)
+        snprintf(text, sizeof text, "%s (%s)", joules_text(s->process_energy_joules, a, sizeof a),
+                 s->process_energy_method);
+    else
+        snprintf(text, sizeof text, "machine %s (%s%s)", joules_text(s->energy_joules, a, sizeof a), s->energy_method,
+                 idle);
+    say(o, "%-12s", "Energy");
+    wrapped(o, 12, 12, text);
+    const rt_grid *g = s->grid;
+    double grams = job ? s->process_co2e_grams : s->co2e_grams;
+    if (!g || !isfinite(grams)) {
+        say(o, "%-12sunknown (set --grid-zone or --grid-intensity)\n", "Carbon");
+        return;
+    }
+    char year[16] = "";
+    if (g->year > 0) /* unless the source names it already ("Ember ..., 2023") */
+        snprintf(year, sizeof year, " %d", g->year);
+    if (g->source && year[0] && strstr(g->source, year + 1))
+        year[0] = '\0';
+    snprintf(text, sizeof text, "%s CO2e%s (%s%s%s g/kWh, %s%s)", grams_text(grams, a, sizeof a),
+             job ? "" : " of the machine", g->zone ? g->zone : "", g->zone ? ", " : "",
+             number(g->g_per_kwh, 0, "", b, sizeof b), g->source ? g->source : "source unknown", year);
+    say(o, "%-12s", "Carbon");
+    wrapped(o, 12, 12, text);
 }
 
 static void run_part(out *o, const rt_summary *s, const rt_run_facts *run)
@@ -583,6 +650,7 @@ static rt_error write_text(const rt_summary *s, const rt_run_facts *run, const r
     }
     const rt_run_facts *r = run ? &facts : NULL;
     answer_part(&o, s, r);
+    energy_lines(&o, s);
     if (op.brief) {
         char a[64], b[64];
         if (r && r->exit_status >= 0)

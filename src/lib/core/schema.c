@@ -310,6 +310,47 @@ static const rt_field process_fields[] = {
     F(rt_process, write_bytes, U_BYTES, "0.1", RT_NO_JSON, "Bytes the tree wrote to storage in the interval."),
 };
 
+/* ---- energy (0.15) ----------------------------------------------------------------------- */
+
+static const rt_field energy_domain_fields[] = {
+    F(rt_energy_domain, name, U_NONE, "0.15", 0,
+      "The domain's name, unique in the sample: package-0, core-0, uncore-0, dram-0, psys, platform-0, gpu-0, cpu."),
+    F(rt_energy_domain, kind, U_NONE, "0.15", 0, "package, core, uncore, dram, psys, platform, gpu or cpu."),
+    F(rt_energy_domain, source, U_NONE, "0.15", 0, "intel-rapl, amd-rapl, perf, hwmon, nvml or model."),
+    F(rt_energy_domain, method, U_NONE, "0.15", 0,
+      "measured (a hardware counter), sampled (power times time) or estimated (a model)."),
+    F(rt_energy_domain, device, U_NONE, "0.15", 0, "A gpu domain's GPU: its uuid, else its PCI address (null for others)."),
+    F(rt_energy_domain, in_total, U_NONE, "0.15", 0, "Whether the domain is counted in the machine's energy."),
+    F(rt_energy_domain, energy_joules, U_J, "0.15", 6,
+      "Energy of the domain in the interval (null when not read this time)."),
+    F(rt_energy_domain, energy_joules_total, U_J, "0.15", 6, "Energy of the domain since tracking began."),
+    F(rt_energy_domain, power_watts, U_W, "0.15", 3, "Mean power of the domain over the interval."),
+    F(rt_energy_domain, process_share, U_NONE, "0.15", 4,
+      "The tracked tree's share of the domain's energy in the interval, 0 to 1 (null without a tree)."),
+    F(rt_energy_domain, process_energy_joules, U_J, "0.15", 6, "The tracked tree's part of the interval's energy."),
+    F(rt_energy_domain, process_energy_joules_total, U_J, "0.15", 6,
+      "The tracked tree's part of the domain's energy since tracking began."),
+};
+
+static const rt_field energy_fields[] = {
+    F(rt_energy, energy_joules, U_J, "0.15", 6,
+      "Energy of the machine in the interval: a platform meter, else its packages, DRAM and GPUs summed."),
+    F(rt_energy, energy_joules_total, U_J, "0.15", 6, "Energy of the machine since tracking began."),
+    F(rt_energy, power_watts, U_W, "0.15", 3, "Mean power of the machine over the interval."),
+    F(rt_energy, method, U_NONE, "0.15", 0,
+      "The least exact method of the domains summed: measured, sampled or estimated (null: no figure)."),
+    F(rt_energy, process_energy_joules, U_J, "0.15", 6,
+      "The tracked tree's share of the machine's energy in the interval (null without a tree)."),
+    F(rt_energy, process_energy_joules_total, U_J, "0.15", 6, "The tracked tree's energy since tracking began."),
+    F(rt_energy, process_power_watts, U_W, "0.15", 3, "The tracked tree's mean power over the interval."),
+    F(rt_energy, process_method, U_NONE, "0.15", 0, "The least exact method of the tree's figures."),
+    F(rt_energy, idle_power_watts, U_W, "0.15", 3,
+      "The machine's floor: the least power of an interval so far (the model's idle when estimated)."),
+    F(rt_energy, model, U_NONE, "0.15", 0, "The estimate's model in words (null when nothing is estimated)."),
+    F(rt_energy, missing, U_NONE, "0.15", 0,
+      "What could not be read and how to grant it (null when nothing is missing)."),
+};
+
 /* ---- host and cloud (resource-tracker info) ----------------------------------------------- */
 
 static const rt_field host_fields[] = {
@@ -350,6 +391,8 @@ TABLE(rt_schema_process, "process", process_fields);
 TABLE(rt_schema_part, "process_part", part_fields);
 TABLE(rt_schema_host, "host", host_fields);
 TABLE(rt_schema_cloud, "cloud", cloud_fields);
+TABLE(rt_schema_energy, "energy", energy_fields);
+TABLE(rt_schema_energy_domain, "energy_domain", energy_domain_fields);
 
 size_t rt_schema_prom_order(const rt_fstruct *st, size_t order[RT_SCHEMA_MAX_FIELDS])
 {
@@ -392,7 +435,7 @@ double rt_schema_num(rt_field_type type, const void *m)
 static const rt_fstruct *const listed[] = {
     &rt_schema_sample, &rt_schema_cpu,  &rt_schema_memory,   &rt_schema_net_iface, &rt_schema_disk,
     &rt_schema_mount,  &rt_schema_gpu,  &rt_schema_pressure, &rt_schema_cgroup,    &rt_schema_process,
-    &rt_schema_part,   &rt_schema_host, &rt_schema_cloud,
+    &rt_schema_part,   &rt_schema_host, &rt_schema_cloud,    &rt_schema_energy,    &rt_schema_energy_domain,
 };
 
 /* Field i of the listing, with its struct in *st; NULL past the last. */
@@ -442,6 +485,7 @@ const char *rt_unit_name(rt_unit u)
         [U_NONE] = "",           [U_MIB] = "MiB", [U_BYTES] = "bytes", [U_BYTES_S] = "bytes/s", [U_S] = "s",
         [U_CORES] = "cores",     [U_PCT] = "%",   [U_USEC] = "usec",   [U_COUNT] = "count",     [U_PID] = "pid",
         [U_CELSIUS] = "Celsius", [U_W] = "W",     [U_MHZ] = "MHz",     [U_MBIT_S] = "Mbit/s",   [U_GB] = "GB",
+        [U_J] = "J",
     };
     return (unsigned)u < RT_ARRAY_LEN(names) ? names[u] : NULL;
 }

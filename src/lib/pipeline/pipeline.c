@@ -126,6 +126,7 @@ static rt_error add_row(rt_pipeline *p, const rt_sample *sample, const double ro
         rec.gpu_n = sample->gpu_count;
     }
     rec.phases = ph;
+    rec.energy = sample ? sample->energy : NULL; /* the domains and notes (0.15): the row has the figures */
     rt_sample copy;
     rt_error err = fan_out(p, with_phases(sample, ph, &copy), &rec);
     rt_phase_state_carried(p->phases);
@@ -172,6 +173,7 @@ rt_error rt_pipeline_add_record(rt_pipeline *p, const rt_record *caller_rec, siz
     kept.gpu = rec->gpu;
     kept.gpu_n = rec->gpu_n;
     kept.phases = rec->phases;
+    kept.energy = rec->energy;
     return fan_out(p, NULL, &kept);
 }
 

@@ -51,7 +51,7 @@ static void domain_init(rt_energy_domain *d, rt_energy_track *t, const char *kin
     d->in_total = 0;
     d->energy_joules = d->power_watts = d->process_share = d->process_energy_joules = NAN;
     d->energy_joules_total = 0;
-    d->process_energy_joules_total = 0;
+    d->process_energy_joules_total = NAN; /* until a share is known */
     t->last_j = t->last_mono = t->prev_w = t->cur_j = t->cur_w = NAN;
 }
 
@@ -61,6 +61,7 @@ int rt_energy_part_open(rt_energy_part *p, rt_sample_ctx *c, rt_gpu_part *g, dou
     p->on = true;
     p->idle_w = NAN;
     p->out.idle_power_watts = NAN;
+    p->out.process_energy_joules_total = NAN;
     p->gpus = g->gpus;
     p->src = rt_energy_src_open(&c->roots, &c->log);
     if (!p->src)
@@ -253,7 +254,8 @@ const rt_energy *rt_energy_part_delta(rt_energy_part *p, double elapsed, const r
         d->process_share = share;
         d->process_energy_joules = !isnan(share) && !isnan(e) ? share * e : NAN;
         if (!isnan(d->process_energy_joules)) {
-            d->process_energy_joules_total += d->process_energy_joules;
+            d->process_energy_joules_total = d->process_energy_joules +
+                                             (isnan(d->process_energy_joules_total) ? 0 : d->process_energy_joules_total);
             ptotal += d->process_energy_joules;
             pany = true;
             if (method_rank(d->method) > prank)
@@ -276,11 +278,11 @@ const rt_energy *rt_energy_part_delta(rt_energy_part *p, double elapsed, const r
     if (proc) {
         o->process_energy_joules = pany ? ptotal : NAN;
         if (pany)
-            o->process_energy_joules_total += ptotal;
+            o->process_energy_joules_total = ptotal + (isnan(o->process_energy_joules_total) ? 0 : o->process_energy_joules_total);
         o->process_power_watts = pany && elapsed > 0 ? ptotal / elapsed : NAN;
         o->process_method = method_of_rank(prank);
     } else {
-        o->process_energy_joules = o->process_energy_joules_total = o->process_power_watts = NAN;
+        o->process_energy_joules = o->process_power_watts = NAN;
         o->process_method = NULL;
     }
     /* the floor from whole intervals only: a failed read or the catch-up after it is not one */

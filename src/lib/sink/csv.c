@@ -1,5 +1,6 @@
 /* csv.c - the CSV view of one sample: the 32 columns the Python and Rust trackers share
- * (docs/contracts.md §3), per-interval amounts summed over disks, interfaces and GPUs. The
+ * (docs/contracts.md §3), per-interval amounts summed over disks, interfaces and GPUs, then the
+ * tool's own columns (0.15: the energy of the machine and of the tree with their methods). The
  * columns are fixed by that contract, so they are written here by hand; test_schema holds each
  * column that shows one figure to its schema field (core/schema.c), unit and decimals. */
 #define _GNU_SOURCE
@@ -7,6 +8,7 @@
 #include <stdbool.h>
 
 #include "../core/core.h"
+#include "../core/methods.h"
 #include "sink.h"
 
 static const char csv_header[] =
@@ -17,7 +19,8 @@ static const char csv_header[] =
     "system_net_recv_bytes,system_net_sent_bytes,system_gpu_usage,system_gpu_vram_mib,system_gpu_utilized,"
     "process_pid,process_children,process_utime,process_stime,process_cpu_usage,process_memory_mib,"
     "process_disk_read_bytes,process_disk_write_bytes,process_gpu_usage,process_gpu_vram_mib,"
-    "process_gpu_utilized\n";
+    "process_gpu_utilized,"
+    "system_energy_joules,system_energy_method,process_energy_joules,process_energy_method\n";
 
 const char *rt_csv_header(void)
 {
@@ -43,6 +46,27 @@ static void cu64(rt_ob *o, uint64_t v)
 static double gib(uint64_t b)
 {
     return b == RT_NULL_U64 ? NAN : (double)b / (1024.0 * 1024.0 * 1024.0);
+}
+
+/* A CSV cell holding a word (empty for NULL; the methods need no quoting). */
+static void cword(rt_ob *o, const char *w)
+{
+    rt_ob_put(o, ",", 1);
+    if (w)
+        rt_ob_lit(o, w);
+}
+
+/* The energy columns and the row's newline: the machine's and the tree's joules in the interval,
+ * each with its method (a figure only with its method); empty cells without energy. */
+static void csv_energy(rt_ob *o, const rt_energy *e)
+{
+    const char *m = e ? rt_energy_method_static(e->method) : NULL;
+    const char *pm = e ? rt_energy_method_static(e->process_method) : NULL;
+    cnum(o, m ? e->energy_joules : NAN, 6);
+    cword(o, m);
+    cnum(o, pm ? e->process_energy_joules : NAN, 6);
+    cword(o, pm);
+    rt_ob_put(o, "\n", 1);
 }
 
 void rt_csv_sample(rt_ob *o, const rt_sample *s)
@@ -100,7 +124,8 @@ void rt_csv_sample(rt_ob *o, const rt_sample *s)
         rt_ob_i64(o, utilized);
     const rt_process *p = s->process;
     if (!p) { /* process columns: empty without a tracked process */
-        rt_ob_lit(o, ",,,,,,,,,,,\n");
+        rt_ob_lit(o, ",,,,,,,,,,,");
+        csv_energy(o, s->energy);
         return;
     }
     rt_ob_put(o, ",", 1);
@@ -118,5 +143,5 @@ void rt_csv_sample(rt_ob *o, const rt_sample *s)
     rt_ob_put(o, ",", 1);
     if (p->gpu_count_used != RT_NULL_I64)
         rt_ob_i64(o, p->gpu_count_used);
-    rt_ob_put(o, "\n", 1);
+    csv_energy(o, s->energy);
 }

@@ -288,6 +288,18 @@ static void json_phases(rt_ob *o, const rt_phases *ph)
     jclose(o, '}');
 }
 
+/* "energy":{figures,"domain":[{..},..]} (0.15), nothing when e is NULL (energy off). */
+static void json_energy(rt_ob *o, const rt_energy *e)
+{
+    if (!e)
+        return;
+    key(o, "energy");
+    rt_ob_put(o, "{", 1);
+    jall(o, e, &rt_schema_energy);
+    jarray(o, "domain", (const void *const *)e->domain, e->domain_count, &rt_schema_energy_domain);
+    jclose(o, '}');
+}
+
 void rt_json_sample(rt_ob *o, const rt_sample *s, const rt_job *job)
 {
     rt_ob_put(o, "{", 1);
@@ -302,6 +314,7 @@ void rt_json_sample(rt_ob *o, const rt_sample *s, const rt_job *job)
     json_psi(o, "pressure", s->pressure);
     json_cgroup(o, s->cgroup); /* the tracker's own group (whole machine only) */
     json_phases(o, s->phases);
+    json_energy(o, s->energy);
     jclose(o, '}');
     o->len--; /* no comma after the sample: a newline */
     rt_ob_put(o, "\n", 1);

@@ -404,6 +404,45 @@ static void phases_part(rt_ob *o, const rt_summary *s, const unit *mem, const un
     close_object(o);
 }
 
+/* ,"energy":{..} (0.15): the run's energy with its methods, power, the idle floor, the notes, the
+ * GPUs' throttle time and "carbon" ({..}, or null when the grid's intensity is unknown); null
+ * when the run had no energy figure, no note and no GPU throttle time. */
+static void energy_part(rt_ob *o, const rt_summary *s, const unit *tm)
+{
+    bool any = s->energy_method || s->process_energy_method || s->energy_model || s->energy_missing ||
+               s->gpu_power_throttled_secs > 0 || s->gpu_thermal_throttled_secs > 0;
+    if (!open_object(o, "energy", any))
+        return;
+    num(o, "joules", NULL, s->energy_joules, 3);
+    str(o, "method", s->energy_method);
+    num(o, "process_joules", NULL, s->process_energy_joules, 3);
+    str(o, "process_method", s->process_energy_method);
+    dist(o, "power_watts", NULL, &s->power_watts, 3);
+    dist(o, "process_power_watts", NULL, &s->process_power_watts, 3);
+    num(o, "idle_power_watts", NULL, s->idle_power_watts, 3);
+    str(o, "model", s->energy_model);
+    str(o, "missing", s->energy_missing);
+    num(o, "gpu_power_throttled", tm, s->gpu_power_throttled_secs, 0);
+    num(o, "gpu_thermal_throttled", tm, s->gpu_thermal_throttled_secs, 0);
+    const rt_grid *g = s->grid;
+    key(o, "carbon", NULL);
+    if (!g || !(g->g_per_kwh > 0)) {
+        rt_ob_lit(o, "null,");
+    } else {
+        rt_ob_put(o, "{", 1);
+        num(o, "co2e_grams", NULL, s->co2e_grams, 3);
+        num(o, "process_co2e_grams", NULL, s->process_co2e_grams, 3);
+        num(o, "g_per_kwh", NULL, g->g_per_kwh, 1);
+        str(o, "zone", g->zone);
+        str(o, "name", g->name);
+        str(o, "source", g->source);
+        num(o, "year", NULL, g->year > 0 ? (double)g->year : NAN, 0);
+        o->len--;
+        rt_ob_put(o, "},", 2);
+    }
+    close_object(o);
+}
+
 static void machine_part(rt_ob *o, const rt_summary *s, const unit *mem)
 {
     key(o, "machine", NULL);
@@ -455,6 +494,7 @@ size_t rt_format_summary(const rt_summary *s, const char *memory_unit, const cha
     answer_part(&o, s, mem);
     gpu_tracker_part(&o, s, mem, tm);
     phases_part(&o, s, mem, tm);
+    energy_part(&o, s, tm);
     rt_ob_lit(&o, "}\n");
     if (cap)
         buf[o.len < cap ? o.len : cap - 1] = '\0';

@@ -7,13 +7,15 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "../core/methods.h"
 #include "../core/schema.h"
 #include "store.h"
 
 /* Where a column's figure comes from: a member of rt_record (both directions: the record read
  * back from a row is the record the sample made), or a member of one of the sample's structs
- * that the record does not carry (the schema's field: its type says what null is). */
-typedef enum src { REC_ = 0, SRC_SAMPLE, SRC_CPU, SRC_MEMORY, SRC_PROCESS } src;
+ * that the record does not carry (the schema's field: its type says what null is), or an energy
+ * method of the record (a string member kept as its rank: 1 measured, 2 sampled, 3 estimated). */
+typedef enum src { REC_ = 0, SRC_SAMPLE, SRC_CPU, SRC_MEMORY, SRC_PROCESS, SRC_METHOD } src;
 
 typedef struct column {
     const char *name;
@@ -126,6 +128,15 @@ static const column cols[RT_NCOLS] = {
         REC(process_cancelled_write_bytes_total, "process_cancelled_write_bytes_total"),
     [RT_COL_PROC_CGROUP_EXCLUSIVE] = REC(process_cgroup_exclusive, "process_cgroup_exclusive"),
     [RT_COL_CGROUP_PIDS] = REC(cgroup_pids, "cgroup_pids"),
+    [RT_COL_ENERGY_JOULES] = REC(energy_joules, "energy_joules"),
+    [RT_COL_PROC_ENERGY_JOULES] = REC(process_energy_joules, "process_energy_joules"),
+    [RT_COL_ENERGY_METHOD] = {.name = "energy_method", .from = SRC_METHOD, .off = offsetof(rt_record, energy_method)},
+    [RT_COL_PROC_ENERGY_METHOD] = {.name = "process_energy_method",
+                                   .from = SRC_METHOD,
+                                   .off = offsetof(rt_record, process_energy_method)},
+    [RT_COL_IDLE_POWER_WATTS] = REC(idle_power_watts, "idle_power_watts"),
+    [RT_COL_GPU_POWER_THROTTLED_SECS] = REC(gpu_power_throttled_secs, "gpu_power_throttled_secs"),
+    [RT_COL_GPU_THERMAL_THROTTLED_SECS] = REC(gpu_thermal_throttled_secs, "gpu_thermal_throttled_secs"),
 };
 
 static const rt_fstruct *const src_table[] = {[SRC_SAMPLE] = &rt_schema_sample,
@@ -135,7 +146,7 @@ static const rt_fstruct *const src_table[] = {[SRC_SAMPLE] = &rt_schema_sample,
 
 const rt_field *rt_column_field(int c)
 {
-    if (c < 0 || c >= RT_NCOLS || cols[c].from == REC_)
+    if (c < 0 || c >= RT_NCOLS || cols[c].from == REC_ || cols[c].from == SRC_METHOD)
         return NULL;
     return rt_schema_at(src_table[cols[c].from], cols[c].off);
 }
@@ -172,6 +183,15 @@ static double member(const rt_sample *s, const column *c)
     return rt_schema_num(c->type, (const char *)st + c->off);
 }
 
+/* A method member of the record as its rank (NaN: none). */
+static double method_rank(const rt_record *r, const column *c)
+{
+    const char *m;
+    memcpy(&m, (const char *)r + c->off, sizeof m);
+    int rank = rt_energy_method_rank(m);
+    return rank ? rank : NAN;
+}
+
 /* The figures the record has, taken from the record itself (so that rt_row_to_record gives back
  * exactly what rt_record_from_sample gave), and the rest from the sample. */
 void rt_row_from_sample(const rt_sample *s, double row[RT_NCOLS])
@@ -181,6 +201,8 @@ void rt_row_from_sample(const rt_sample *s, double row[RT_NCOLS])
     for (int c = 0; c < RT_NCOLS; c++) {
         if (cols[c].from == REC_)
             memcpy(&row[c], (const char *)&r + cols[c].off, sizeof(double));
+        else if (cols[c].from == SRC_METHOD)
+            row[c] = method_rank(&r, &cols[c]);
         else
             row[c] = member(s, &cols[c]);
     }
@@ -191,6 +213,8 @@ void rt_row_from_record(const rt_record *r, double row[RT_NCOLS])
     for (int c = 0; c < RT_NCOLS; c++) {
         if (cols[c].from == REC_)
             memcpy(&row[c], (const char *)r + cols[c].off, sizeof(double));
+        else if (cols[c].from == SRC_METHOD)
+            row[c] = method_rank(r, &cols[c]);
         else
             row[c] = NAN;
     }
@@ -203,6 +227,10 @@ void rt_row_to_record(const double row[RT_NCOLS], rt_record *r)
     for (int c = 0; c < RT_NCOLS; c++)
         if (cols[c].from == REC_)
             memcpy((char *)r + cols[c].off, &row[c], sizeof(double));
+        else if (cols[c].from == SRC_METHOD) {
+            const char *m = row[c] == row[c] ? rt_energy_method_of_rank((int)row[c]) : NULL;
+            memcpy((char *)r + cols[c].off, &m, sizeof m);
+        }
     /* as rt_record_from_sample: utime + stime of the interval (NaN without a tree) */
     r->process_cpu_secs = row[RT_COL_PROC_UTIME] + row[RT_COL_PROC_STIME];
 }

@@ -76,6 +76,10 @@ static const unsigned char col_kind[RT_NCOLS] = {
     [RT_COL_COMB_PRIVATE_RSS_MIB] = COL_X,
     [RT_COL_COMB_SHARED_RSS_MIB] = COL_X,
     [RT_COL_COMB_GPU_VRAM_MIB] = COL_X,
+    /* 0.15: joules exact (a counter's microjoules); the methods, the watts and the throttle
+     * seconds floats */
+    [RT_COL_ENERGY_JOULES] = COL_X,
+    [RT_COL_PROC_ENERGY_JOULES] = COL_X,
 };
 /* A set of columns: bit c of word c / 64. */
 typedef struct colmask {
