@@ -188,9 +188,7 @@ int cli_summary_main(cli_options *o)
             cli_gpu_list_free(gpus, ngpus);
             return EXIT_FAIL;
         }
-#if 0 /* merge: rt_stats_set_grid comes with the outputs branch */
         rt_stats_set_grid(st, &grid);
-#endif
         rc = cli_read_run(argv[i], &st, 1, NULL);
         if (rc == 0) {
             const rt_summary *s = rt_stats_summary(st);
