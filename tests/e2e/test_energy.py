@@ -202,3 +202,43 @@ def test_energy_off_writes_none(tmp_path):
     with open(out) as f:
         lines = [json.loads(l) for l in f if l.strip()]
     assert lines and all("energy" not in l for l in lines)
+
+
+def test_gpu_energy_and_the_jobs_share(tmp_path):
+    """GPU 0 (NVML's energy counter, the job's processes alone on it) goes wholly to the job, to
+    the millijoule of the counter's growth; GPU 1 (no counter: its power draw times the time)
+    is sampled, and none of it is the job's (no process of the job there)."""
+    from test_gpu import A100, FAKE, H100, PY, set_cfg, wait_for
+    cfg = tmp_path / "nvml.cfg"
+    stop = tmp_path / "stop"
+    head = f"{A100} energy_mj=1000000\n{H100} power_mw=150000\nunsupported 1 energy\nchildren 0 mem=1048576 sm=50\n"
+    cfg.write_text(head)
+    out = tmp_path / "s.jsonl"
+    env = tracker_env(TRACKER_NVML_LIBRARY=FAKE, FAKE_NVML_CONFIG=str(cfg))
+    job = [PY, "-c", "import os, sys, time\nfor _ in range(1200):\n    if os.path.exists(sys.argv[1]): break\n"
+                     "    time.sleep(0.05)", str(stop)]
+    p = subprocess.Popen([TRACKER, "--cgroup", "off", "-i", "0.1", "-o", str(out), "--", *job], env=env,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: out.exists() and out.read_text().count("\n") >= 2, "two samples")
+        set_cfg(cfg, head.replace("energy_mj=1000000", "energy_mj=1250500"))
+        wait_for(lambda: '"energy_joules_total":250.5' in out.read_text(), "the counter's growth")
+        time.sleep(0.3)
+    finally:
+        stop.write_text("")
+        _, err = p.communicate(timeout=60 * TIMEOUT_SCALE)
+    assert p.returncode == 0, err
+    lines = [json.loads(l) for l in out.read_text().splitlines() if l.strip()]
+    e = lines[-1]["energy"]
+    g0, g1 = domain(e, "gpu-0"), domain(e, "gpu-1")
+    assert (g0["method"], g0["source"], g0["device"]) == ("measured", "nvml", "GPU-11111111-2222-3333-4444-555555555555")
+    assert g0["energy_joules_total"] == 250.5
+    assert g0["process_energy_joules_total"] == 250.5  # the job alone on it: all of it
+    assert (g1["method"], g1["source"]) == ("sampled", "nvml")
+    # 150 W all along: the power times the time the lines cover
+    covered = sum(l["interval_secs"] for l in lines)
+    assert g1["energy_joules_total"] == pytest.approx(150.0 * covered, abs=150.0 * 0.001 * len(lines))
+    assert g1["process_energy_joules_total"] == 0
+    assert e["method"] == "estimated"  # the CPU's estimate is in the machine's total
+    parts = sum(d["process_energy_joules_total"] for d in e["domain"] if d["process_energy_joules_total"] is not None)
+    assert e["process_energy_joules_total"] == pytest.approx(parts, abs=1e-3)
