@@ -108,7 +108,11 @@ def test_schema_lists_every_figure():
     assert by_name[("net_iface", "interface")]["type"] == "string"
     assert by_name[("process", "alive")]["type"] == "flag"
     assert {f["struct"] for f in fields} == {"sample", "cpu", "memory", "net_iface", "disk", "mount", "gpu",
-                                             "pressure", "cgroup", "process", "process_part", "host", "cloud"}
+                                             "pressure", "cgroup", "process", "process_part", "host", "cloud",
+                                             "energy", "energy_domain"}
+    j = by_name[("energy", "energy_joules")]  # 0.15
+    assert (j["type"], j["unit"], j["since"]) == ("double", "J", "0.15")
+    assert by_name[("energy_domain", "method")]["type"] == "string"
     assert all(f["help"] for f in fields)
 
 

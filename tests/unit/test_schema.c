@@ -4,8 +4,9 @@
  * unique; units come from the documented list; and the public listing (rt_schema_field_*)
  * gives every field with its struct, type, unit, version and help, and nothing past the end;
  * each field's name length and its place fit the reader's slots (analysis/jsonline.h); and the
- * CSV's 32 columns (docs/contracts.md §3): each that shows one figure is held to its field,
- * unit and decimals; gpu_tracker's units (core/units.h) and their public lookup. */
+ * CSV's 32 shared columns and the 4 of energy after them (docs/contracts.md §3): each that shows
+ * one figure is held to its field, unit and decimals; gpu_tracker's units (core/units.h) and
+ * their public lookup. */
 #include "unit.h"
 
 #include <string.h>
@@ -326,7 +327,13 @@ static const csv_col csv_cols[] = {
     {"process_gpu_usage", &rt_schema_process, "gpu_utilization_pct", U_PCT, 0.01, 4},
     {"process_gpu_vram_mib", &rt_schema_process, "gpu_vram_used_bytes", U_BYTES, 1 / 1048576.0, 3},
     {"process_gpu_utilized", &rt_schema_process, "gpu_count_used", U_COUNT, 1, -1},
+    /* 0.15: the tool's own columns after the 32 shared ones */
+    {"system_energy_joules", &rt_schema_energy, "energy_joules", U_J, 1, 6},
+    {.name = "system_energy_method"},
+    {"process_energy_joules", &rt_schema_energy, "process_energy_joules", U_J, 1, 6},
+    {.name = "process_energy_method"},
 };
+#define CSV_SHARED 32
 
 static const rt_field *field_named(const rt_fstruct *st, const char *name)
 {
@@ -369,25 +376,31 @@ static void csv_columns_are_schema_fields(void **state)
         at += (size_t)snprintf(header + at, sizeof header - at, "%s%s", csv_cols[c].name,
                                c + 1 < RT_ARRAY_LEN(csv_cols) ? "," : "\n");
     assert_true(at < sizeof header);
-    assert_int_equal(RT_ARRAY_LEN(csv_cols), 32);
+    assert_int_equal(RT_ARRAY_LEN(csv_cols), CSV_SHARED + 4);
     assert_string_equal(rt_csv_header(), header);
 
     rt_sample s;
     rt_cpu cpu;
     rt_memory mem;
     rt_process proc;
+    rt_energy en;
     memset(&s, 0, sizeof s);
     memset(&cpu, 0, sizeof cpu);
     memset(&mem, 0, sizeof mem);
     memset(&proc, 0, sizeof proc);
+    memset(&en, 0, sizeof en);
     unsigned k = 0;
     distinct_values(&rt_schema_sample, &s, &k);
     distinct_values(&rt_schema_cpu, &cpu, &k);
     distinct_values(&rt_schema_memory, &mem, &k);
     distinct_values(&rt_schema_process, &proc, &k);
+    distinct_values(&rt_schema_energy, &en, &k);
+    en.method = "measured";
+    en.process_method = "estimated";
     s.cpu = &cpu;
     s.memory = &mem;
     s.process = &proc;
+    s.energy = &en;
     char row[2048];
     assert_true(rt_format_sample(RT_FORMAT_CSV, &s, NULL, row, sizeof row) < sizeof row);
     char *cell = row;
@@ -407,6 +420,7 @@ static void csv_columns_are_schema_fields(void **state)
         const void *base = col->st == &rt_schema_sample   ? (const void *)&s
                          : col->st == &rt_schema_cpu      ? (const void *)&cpu
                          : col->st == &rt_schema_memory   ? (const void *)&mem
+                         : col->st == &rt_schema_energy   ? (const void *)&en
                                                           : (const void *)&proc;
         double v = rt_schema_num(f->type, (const char *)base + f->off) * col->scale;
         char want[128];
@@ -425,6 +439,10 @@ static void csv_columns_are_schema_fields(void **state)
         if (strcmp(got, want) != 0)
             fail_msg("CSV column %s: \"%s\", %s.%s gives \"%s\"", col->name, got, col->st->name, col->field, want);
     }
+    /* the methods as words, each after its figure */
+    size_t n = strlen(row);
+    assert_true(n > 10 && strcmp(row + n - 10, "estimated\n") == 0);
+    assert_non_null(strstr(row, ",measured,"));
 }
 
 /* gpu_tracker's units (core/units.h) and their public lookup: sizes as gpu_tracker counts them,
