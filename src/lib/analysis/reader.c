@@ -186,6 +186,7 @@ static void json_gpus(rt_reader *r, const rt_jline *jl, rt_record *rec, int k)
         o->vram_total_bytes = isfinite(g->total) && g->total >= 0 && g->total < 1.8e19 ? (uint64_t)g->total
                                                                                        : RT_NULL_U64;
         o->vram_used_pct = o->temperature_celsius = o->power_watts = o->frequency_mhz = NAN;
+        o->power_throttled_secs = o->thermal_throttled_secs = NAN; /* not read back (0.15) */
         o->core_count = RT_NULL_I64;
         r->gpu_ptrs[k][i] = o;
     }
