@@ -297,14 +297,21 @@ static const char *joules_text(double j, char *b, size_t cap)
     return number(j, fabs(j) >= 99.95 ? 0 : 1, suffix, b, cap);
 }
 
-/* Grams of CO2e as text: g, kg or t. */
+/* Grams of CO2e as text: µg, mg, g, kg or t, three significant digits (a short job's carbon
+ * is milligrams: never rounded to a "0.0 g" that reads as none). */
 static const char *grams_text(double g, char *b, size_t cap)
 {
-    if (isfinite(g) && fabs(g) >= 999.95e3)
-        return number(g / 1e6, 2, " t", b, cap);
-    if (isfinite(g) && fabs(g) >= 999.95)
-        return number(g / 1e3, 2, " kg", b, cap);
-    return number(g, fabs(g) >= 99.95 ? 0 : 1, " g", b, cap);
+    static const struct {
+        double scale;
+        const char *unit;
+    } u[] = {{1e6, " t"}, {1e3, " kg"}, {1.0, " g"}, {1e-3, " mg"}, {1e-6, " µg"}};
+    if (!isfinite(g) || g == 0)
+        return number(g, 0, " g", b, cap);
+    size_t i = 0;
+    while (i + 1 < RT_ARRAY_LEN(u) && fabs(g) < u[i].scale * 0.9995)
+        i++;
+    double v = g / u[i].scale;
+    return number(v, fabs(v) >= 99.95 ? 0 : fabs(v) >= 9.995 ? 1 : 2, u[i].unit, b, cap);
 }
 
 /* The first lines' energy and carbon (0.15), only when the run had an energy figure: the job's
@@ -338,8 +345,8 @@ static void energy_lines(out *o, const rt_summary *s)
     }
     char year[16] = "";
     if (g->year > 0) /* unless the source names it already ("Ember ..., 2023") */
-        snprintf(year, sizeof year, " %d", g->year);
-    if (g->source && year[0] && strstr(g->source, year + 1))
+        snprintf(year, sizeof year, ", %d", g->year);
+    if (g->source && year[0] && strstr(g->source, year + 2))
         year[0] = '\0';
     snprintf(text, sizeof text, "%s CO2e%s (%s%s%s g/kWh, %s%s)", grams_text(grams, a, sizeof a),
              job ? "" : " of the machine", g->zone ? g->zone : "", g->zone ? ", " : "",
