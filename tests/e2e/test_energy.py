@@ -242,3 +242,38 @@ def test_gpu_energy_and_the_jobs_share(tmp_path):
     assert e["method"] == "estimated"  # the CPU's estimate is in the machine's total
     parts = sum(d["process_energy_joules_total"] for d in e["domain"] if d["process_energy_joules_total"] is not None)
     assert e["process_energy_joules_total"] == pytest.approx(parts, abs=1e-3)
+
+
+def test_summary_energy_and_carbon(tmp_path):
+    """The run's energy in the summary's first lines and its JSON, and its carbon: a given intensity
+    (exactly joules / 3.6e6 x g/kWh), a zone of the shipped table for a recorded file, and
+    "unknown" (never a world average) when neither is set."""
+    out = str(tmp_path / "out.jsonl")
+    r = run(["--cgroup", "off", "-i", "0.2", "-q", "-o", out, "--summary", "--grid-intensity", "400", "--",
+             sys.executable, "-c", BURN.format(secs=0.5)], timeout=60)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines() + r.stderr.splitlines()
+    energy = [l for l in lines if l.startswith("Energy ")]
+    carbon = [l for l in lines if l.startswith("Carbon ")]
+    assert energy and "estimated" in energy[0] and "machine" in energy[0], lines
+    assert carbon and "CO2e" in carbon[0] and "400 g/kWh, given" in carbon[0], carbon
+
+    def summary(*extra):
+        p = run(["summary", "--json", *extra, out], timeout=60)
+        assert p.returncode == 0, p.stderr
+        return json.loads(p.stdout)["energy"]
+
+    e = summary()
+    recorded = energy_lines(out)
+    assert e["process_joules"] == pytest.approx(sum(l["energy"]["process_energy_joules"] or 0 for l in recorded),
+                                                abs=1e-3)
+    assert e["method"] == "estimated" and e["process_method"] == "estimated"
+    assert e["carbon"] is None  # a recorded file without a grid: unknown
+    e = summary("--grid-intensity", "400")
+    assert e["carbon"]["process_co2e_grams"] == pytest.approx(e["process_joules"] / 3.6e6 * 400, abs=2e-6)
+    assert e["carbon"]["source"] == "given"
+    e = summary("--grid-zone", "fr")
+    assert (e["carbon"]["zone"], e["carbon"]["name"]) == ("FR", "France")
+    assert e["carbon"]["co2e_grams"] == pytest.approx(e["joules"] / 3.6e6 * e["carbon"]["g_per_kwh"], abs=2e-6)
+    p = run(["summary", out], timeout=60)
+    assert "Carbon      unknown (set --grid-zone or --grid-intensity)" in p.stdout, p.stdout

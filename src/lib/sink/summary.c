@@ -430,8 +430,8 @@ static void energy_part(rt_ob *o, const rt_summary *s, const unit *tm)
         rt_ob_lit(o, "null,");
     } else {
         rt_ob_put(o, "{", 1);
-        num(o, "co2e_grams", NULL, s->co2e_grams, 3);
-        num(o, "process_co2e_grams", NULL, s->process_co2e_grams, 3);
+        num(o, "co2e_grams", NULL, s->co2e_grams, 6); /* micrograms: a short job's carbon is not 0 */
+        num(o, "process_co2e_grams", NULL, s->process_co2e_grams, 6);
         num(o, "g_per_kwh", NULL, g->g_per_kwh, 1);
         str(o, "zone", g->zone);
         str(o, "name", g->name);
