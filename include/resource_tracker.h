@@ -2429,8 +2429,9 @@ typedef struct rt_energy {
     /* the tracked tree's share: the domains' process figures summed (NaN without a tree) */
     double process_energy_joules, process_energy_joules_total, process_power_watts;
     const char *process_method;
-    double idle_power_watts; /* the machine's floor: the least power_watts of an interval so far
-                              * (NaN before the first) */
+    double idle_power_watts; /* the machine's floor: the least power_watts of a whole interval so
+                              * far (every summed domain read over it), the estimate's part taken
+                              * at the model's idle power; NaN before the first */
     const char *model;   /* the estimate's model in words (e.g. "AMD EPYC: not in the TDP
                           * table; 4.0 W per busy logical core"); NULL when nothing is estimated */
     const char *missing; /* what could not be read and how to grant it (one sentence: the

@@ -229,6 +229,10 @@ static void estimate_without_counters(void **state)
     NEAR(d->energy_joules, d->power_watts * 2.0);
     NEAR(d->process_share, 0.5);
     NEAR(e->process_energy_joules, d->energy_joules * 0.5);
+    /* the per-core rule (docs/energy.md): 3.5 W a busy logical core, 30% of it idle; the floor
+     * is the model's idle, not the least power seen */
+    NEAR(d->power_watts, 1.05 + 0.5 * (3.5 - 1.05));
+    NEAR(e->idle_power_watts, 1.05);
     assert_string_equal(e->process_method, "estimated");
     rt_sampler_free(s);
 }

@@ -215,7 +215,8 @@ const rt_energy *rt_energy_part_delta(rt_energy_part *p, double elapsed, const r
     }
     rt_energy *o = &p->out;
     int rank = 0, prank = 0;
-    double total = 0, ptotal = 0;
+    double total = 0, ptotal = 0, floor_w = 0; /* floor_w: this interval's machine power, the
+                                                * estimate's part at the model's idle */
     bool any = false, pany = false, whole = elapsed > 0; /* whole: every summed domain read over
                                                           * just this interval */
     for (size_t i = 0; i < p->n; i++) {
@@ -264,6 +265,8 @@ const rt_energy *rt_energy_part_delta(rt_energy_part *p, double elapsed, const r
         if (d->in_total && (isnan(e) || fabs(secs - elapsed) > 1e-6))
             whole = false;
         if (d->in_total && !isnan(e)) {
+            floor_w += t->src < 0 && t->gpu < 0 ? rt_cpu_power_watts(&p->model, 0, (double)cpu->core_count)
+                                                : e / elapsed;
             total += e;
             any = true;
             if (method_rank(d->method) > rank)
@@ -286,8 +289,8 @@ const rt_energy *rt_energy_part_delta(rt_energy_part *p, double elapsed, const r
         o->process_method = NULL;
     }
     /* the floor from whole intervals only: a failed read or the catch-up after it is not one */
-    if (whole && !isnan(o->power_watts) && (isnan(p->idle_w) || o->power_watts < p->idle_w))
-        p->idle_w = o->power_watts;
+    if (whole && !isnan(floor_w) && (isnan(p->idle_w) || floor_w < p->idle_w))
+        p->idle_w = floor_w;
     o->idle_power_watts = p->idle_w;
     return o;
 }
