@@ -157,7 +157,7 @@ def test_json_lines_to_stdout_and_sigint_final_sample(tracker_factory):
     assert len(samples) >= 3  # the final sample for the partial interval
     for s in samples:
         assert set(s) == {"timestamp_secs", "interval_secs", "job_name", "cpu", "memory", "network", "disk", "gpu",
-                          "process", "pressure", "cgroup"}
+                          "process", "pressure", "cgroup", "energy"}
         # the whole machine: the group the tracker runs in (none in the root group everywhere)
         assert s["cgroup"] is None or (s["cgroup"]["own"] is False and s["cgroup"]["exclusive"] is False)
         if os.path.exists("/proc/pressure/cpu"):  # the machine's pressure stall information
