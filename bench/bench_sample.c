@@ -2,7 +2,11 @@
  * CPU microseconds per sample (reading + computing, and formatting the JSON line) over many
  * back-to-back samples, and the process's peak RSS; then what the cgroup part adds to a
  * tracked process (a sleeping child in a job group of its own, and the same child by pid),
- * against the same sampler with cgroup reading off. Prints figures; asserts nothing.
+ * against the same sampler with cgroup reading off; then what energy reading adds to a
+ * whole-machine sample (the same sampler with energy on and off, interleaved): on this machine
+ * (no counters: the CPU estimate), and with $BENCH_ENERGY_SYS (a sys root with RAPL zones, e.g.
+ * tests/fixtures/energy/intel-server/sys) and $BENCH_FAKE_NVML (the fake NVML, given two GPUs
+ * with energy counters). Prints figures; asserts nothing.
  *   bench-sample [SAMPLES]   (default 2000) */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -111,6 +115,40 @@ static void bench_cgroup(long n)
     rt_job_cgroup_free(jg);
 }
 
+/* CPU microseconds per sample that energy reading adds: samplers alike but for energy_off,
+ * measured in alternating rounds (the machine's noise falls on both alike). */
+static void bench_energy(long n, const char *sys_root, const char *nvml, const char *what)
+{
+    rt_sampler *on = NULL, *off = NULL;
+    rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
+    o.sys_root = sys_root;
+    o.nvml_library = nvml;
+    o.cgroup_off = 1;
+    if (rt_sampler_new(&o, &on) != RT_OK)
+        return;
+    o.energy_off = 1;
+    if (rt_sampler_new(&o, &off) != RT_OK) {
+        rt_sampler_free(on);
+        return;
+    }
+    const rt_sample *smp;
+    for (int i = 0; i < 50; i++) {
+        rt_sampler_sample(on, &smp);
+        rt_sampler_sample(off, &smp);
+    }
+    double t_on = 0, t_off = 0;
+    for (int r = 0; r < 10; r++) {
+        t_on += us_per_sample(on, n / 10);
+        t_off += us_per_sample(off, n / 10);
+    }
+    rt_sampler_sample(on, &smp);
+    size_t domains = smp->energy ? smp->energy->domain_count : 0;
+    printf("energy (%s; %zu domains): cpu_us_per_sample on %.2f, off %.2f, added %.2f\n", what, domains, t_on / 10,
+           t_off / 10, (t_on - t_off) / 10);
+    rt_sampler_free(on);
+    rt_sampler_free(off);
+}
+
 int main(int argc, char **argv)
 {
     long n = argc > 1 ? strtol(argv[1], NULL, 10) : 2000;
@@ -143,5 +181,19 @@ int main(int argc, char **argv)
     printf("peak_rss_kib: %ld\n", ru.ru_maxrss);
     rt_sampler_free(s);
     bench_cgroup(n / 5 > 0 ? n / 5 : 1);
+    bench_energy(n, NULL, "/nonexistent/libnvidia-ml.so.1", "this machine");
+    const char *esys = getenv("BENCH_ENERGY_SYS"), *fake = getenv("BENCH_FAKE_NVML");
+    if (esys && fake) {
+        char cfg[] = "/tmp/bench-nvml-XXXXXX";
+        int fd = mkstemp(cfg);
+        if (fd >= 0) {
+            dprintf(fd, "gpus 2 util=50 mem_total=85899345920 mem_used=1073741824 power_mw=250000 energy_mj=1000000\n");
+            close(fd);
+            setenv("FAKE_NVML_CONFIG", cfg, 1);
+            setenv("FAKE_NVML_LOAD_ONCE", "1", 1);
+            bench_energy(n, esys, fake, "4 RAPL counters and 2 NVML GPUs with energy counters");
+            unlink(cfg);
+        }
+    }
     return 0;
 }
