@@ -8,24 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/methods.h"
 #include "energy.h"
 
-static const char M_MEASURED[] = "measured", M_SAMPLED[] = "sampled", M_ESTIMATED[] = "estimated";
-
-/* 1 measured, 2 sampled, 3 estimated, 0 none: the larger is the less exact. */
-static int method_rank(const char *m)
-{
-    if (!m)
-        return 0;
-    if (m[0] == 'm')
-        return 1;
-    return m[0] == 's' ? 2 : 3;
-}
-
-static const char *method_of_rank(int r)
-{
-    return r == 1 ? M_MEASURED : r == 2 ? M_SAMPLED : r == 3 ? M_ESTIMATED : NULL;
-}
+#define M_MEASURED rt_energy_method_of_rank(1)
+#define M_SAMPLED rt_energy_method_of_rank(2)
+#define M_ESTIMATED rt_energy_method_of_rank(3)
 
 /* Whether a domain of this kind is a part of the CPU: split by the tree's share of CPU time. */
 static bool cpu_kind(const char *kind)
@@ -259,8 +247,8 @@ const rt_energy *rt_energy_part_delta(rt_energy_part *p, double elapsed, const r
                                              (isnan(d->process_energy_joules_total) ? 0 : d->process_energy_joules_total);
             ptotal += d->process_energy_joules;
             pany = true;
-            if (method_rank(d->method) > prank)
-                prank = method_rank(d->method);
+            if (rt_energy_method_rank(d->method) > prank)
+                prank = rt_energy_method_rank(d->method);
         }
         if (d->in_total && (isnan(e) || fabs(secs - elapsed) > 1e-6))
             whole = false;
@@ -269,21 +257,21 @@ const rt_energy *rt_energy_part_delta(rt_energy_part *p, double elapsed, const r
                                                 : e / elapsed;
             total += e;
             any = true;
-            if (method_rank(d->method) > rank)
-                rank = method_rank(d->method);
+            if (rt_energy_method_rank(d->method) > rank)
+                rank = rt_energy_method_rank(d->method);
         }
     }
     o->energy_joules = any ? total : NAN;
     if (any)
         o->energy_joules_total += total;
     o->power_watts = any && elapsed > 0 ? total / elapsed : NAN;
-    o->method = method_of_rank(rank);
+    o->method = rt_energy_method_of_rank(rank);
     if (proc) {
         o->process_energy_joules = pany ? ptotal : NAN;
         if (pany)
             o->process_energy_joules_total = ptotal + (isnan(o->process_energy_joules_total) ? 0 : o->process_energy_joules_total);
         o->process_power_watts = pany && elapsed > 0 ? ptotal / elapsed : NAN;
-        o->process_method = method_of_rank(prank);
+        o->process_method = rt_energy_method_of_rank(prank);
     } else {
         o->process_energy_joules = o->process_power_watts = NAN;
         o->process_method = NULL;
