@@ -2426,7 +2426,8 @@ typedef struct rt_energy {
     double energy_joules, energy_joules_total, power_watts;
     const char *method;  /* the least exact method of the domains summed (measured, then
                           * sampled, then estimated); NULL: no figure */
-    /* the tracked tree's share: the domains' process figures summed (NaN without a tree) */
+    /* the tracked tree's share: the process figures of the packages, DRAM, GPUs and the estimate
+     * summed (a core or uncore part is inside its package; NaN without a tree) */
     double process_energy_joules, process_energy_joules_total, process_power_watts;
     const char *process_method;
     double idle_power_watts; /* the machine's floor: the least power_watts of a whole interval so

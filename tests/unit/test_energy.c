@@ -160,9 +160,9 @@ static void measured_domains_and_share(void **state)
     NEAR(p0->process_share, 0.5);
     NEAR(p0->process_energy_joules, 6.25);
     NEAR(c0->process_energy_joules, 2.0);
-    /* the tree's: its share of every CPU domain (the core zone is inside its package but has
-     * its own figure: the sum is over package, core, DRAM) */
-    NEAR(e->process_energy_joules, 0.5 * (12.5 + 4.0 + 3.25 + 20.0));
+    /* the tree's: its share of the packages and DRAM (the core zone is inside its package: its
+     * own figure, not added again) */
+    NEAR(e->process_energy_joules, 0.5 * (12.5 + 3.25 + 20.0));
     assert_string_equal(e->process_method, "measured");
     NEAR(e->idle_power_watts, e->power_watts);
 

@@ -133,11 +133,9 @@ static int build(rt_energy_part *p, const rt_gpu_part *g)
             (platform < 0 || (strcmp(p->dom[platform].kind, "platform") && !strcmp(p->dom[i].kind, "platform"))))
             platform = (int)i;
     for (size_t i = 0; i < p->n; i++) {
-        const rt_energy_track *t = &p->track[i];
-        if (platform >= 0)
-            p->dom[i].in_total = (int)i == platform;
-        else
-            p->dom[i].in_total = t->src >= 0 ? rt_energy_src_counter(p->src, (size_t)t->src)->in_total : 1;
+        rt_energy_track *t = &p->track[i];
+        t->part = t->src >= 0 ? rt_energy_src_counter(p->src, (size_t)t->src)->in_total : true;
+        p->dom[i].in_total = platform >= 0 ? (int)i == platform : t->part;
         p->ptrs[i] = &p->dom[i];
     }
     p->out.domain = p->ptrs;
@@ -245,10 +243,12 @@ const rt_energy *rt_energy_part_delta(rt_energy_part *p, double elapsed, const r
         if (!isnan(d->process_energy_joules)) {
             d->process_energy_joules_total = d->process_energy_joules +
                                              (isnan(d->process_energy_joules_total) ? 0 : d->process_energy_joules_total);
-            ptotal += d->process_energy_joules;
-            pany = true;
-            if (rt_energy_method_rank(d->method) > prank)
-                prank = rt_energy_method_rank(d->method);
+            if (t->part) { /* a core or uncore part is inside its package: counted there */
+                ptotal += d->process_energy_joules;
+                pany = true;
+                if (rt_energy_method_rank(d->method) > prank)
+                    prank = rt_energy_method_rank(d->method);
+            }
         }
         if (d->in_total && (isnan(e) || fabs(secs - elapsed) > 1e-6))
             whole = false;

@@ -17,6 +17,9 @@ typedef struct rt_energy_track {
     int gpu;            /* the GPU's index; -1: not a GPU */
     bool counter;       /* an energy counter (measured): else power readings (sampled) or
                          * the model (estimated) */
+    bool part;          /* one of the machine's parts that do not overlap (packages, DRAM,
+                         * GPUs, the estimate; not a package's core and uncore, not a platform
+                         * meter): the tree's total sums these */
     double last_j;      /* the counter at the last good reading (NaN: none yet) */
     double last_mono;   /* when that reading was taken */
     double prev_w;      /* the power at the previous reading (sampled), NaN: none */
