@@ -268,6 +268,7 @@ static void nulls_left_out(void **state)
     s.process = &p;
     s.pressure = &ps;
     s.gpu_count = 0;
+    s.energy = NULL; /* energy off */
     s.disk_space_total_bytes = s.disk_space_used_bytes = s.disk_space_free_bytes = RT_NULL_U64;
     const char *t = fmt(&s, NULL, NULL, NULL, 0);
     check_structure(t, 0);
@@ -283,6 +284,8 @@ static void nulls_left_out(void **state)
     assert_null(strstr(t, "gpu"));
     assert_null(strstr(t, "cgroup"));
     assert_null(strstr(t, "process_part"));
+    assert_null(strstr(t, "energy"));
+    assert_null(strstr(t, "power_watts"));
     assert_line(t, "resource_tracker_process_rss_bytes 2097152"); /* no labels: no braces */
     assert_line(t, "resource_tracker_memory_bytes{state=\"used\"} 1049100288");
 
@@ -334,6 +337,77 @@ static void escaping(void **state)
 
 /* The `phase` label (0.14): the innermost open phase on the tree's and its parts' series only,
  * none when no phase is open; the server's value capped at 64 names ("other" past them). */
+/* The energy families (0.15): each domain's counter and power with its method, the machine's and
+ * the tree's; a figure without its method leaves no line; the GPUs' throttled seconds. */
+static void energy_families(void **state)
+{
+    (void)state;
+    make_full();
+    const char *t = fmt(&full, NULL, NULL, NULL, 0);
+    check_structure(t, 0);
+#define PKG "domain=\"package-0\",kind=\"package\",source=\"intel-rapl\",method=\"measured\""
+#define DRAM "domain=\"dram-0\",kind=\"dram\",source=\"intel-rapl\",method=\"measured\""
+#define GPU0 "domain=\"gpu-0\",kind=\"gpu\",source=\"nvml\",method=\"sampled\",gpu=\"GPU-aaaa\""
+    assert_line(t, "# TYPE resource_tracker_energy_joules_total counter");
+    assert_line(t, "resource_tracker_energy_joules_total{" PKG "} 1220.5");
+    assert_line(t, "resource_tracker_energy_joules_total{" DRAM "} 170.25");
+    assert_line(t, "resource_tracker_energy_joules_total{" GPU0 "} 2001");
+    assert_line(t, "# TYPE resource_tracker_power_watts gauge");
+    assert_line(t, "resource_tracker_power_watts{" PKG "} 152.5");
+    assert_line(t, "resource_tracker_power_watts{" DRAM "} 21.25");
+    assert_line(t, "resource_tracker_power_watts{" GPU0 "} 250.125");
+    assert_line(t, "# TYPE resource_tracker_machine_energy_joules_total counter");
+    assert_line(t, "resource_tracker_machine_energy_joules_total{method=\"sampled\"} 3391.75");
+    assert_line(t, "resource_tracker_machine_power_watts{method=\"sampled\"} 423.875");
+    assert_line(t, "resource_tracker_machine_idle_power_watts{method=\"sampled\"} 180.5");
+    assert_line(t, "# TYPE resource_tracker_process_energy_joules_total counter");
+    assert_line(t, "resource_tracker_process_energy_joules_total{method=\"sampled\"} 2557.3");
+    assert_line(t, "resource_tracker_process_power_watts{method=\"sampled\"} 319.625");
+    assert_line(t, "# TYPE resource_tracker_process_domain_energy_joules_total counter");
+    assert_line(t, "resource_tracker_process_domain_energy_joules_total{" PKG "} 488.2");
+    assert_line(t, "resource_tracker_process_domain_energy_joules_total{" DRAM "} 68.1");
+    assert_line(t, "resource_tracker_process_domain_energy_joules_total{" GPU0 "} 2001");
+    assert_line(t, "# TYPE resource_tracker_gpu_power_throttled_seconds_total counter");
+    assert_line(t, "resource_tracker_gpu_power_throttled_seconds_total{gpu=\"GPU-aaaa\"} 12.5");
+    assert_line(t, "resource_tracker_gpu_thermal_throttled_seconds_total{gpu=\"GPU-aaaa\"} 0.25");
+    assert_null(strstr(t, "throttled_seconds_total{gpu=\"1\"}")); /* NaN: no line */
+
+    /* no number without its method: a domain without one and a machine without one leave no line;
+     * a domain not read this time (NaN) neither */
+    dom_dram.method = NULL;
+    dom_pkg.power_watts = NAN;
+    energy.method = NULL;
+    energy.process_method = NULL;
+    t = fmt(&full, NULL, NULL, NULL, 0);
+    check_structure(t, 0);
+    assert_null(strstr(t, "dram-0"));
+    assert_null(strstr(t, "resource_tracker_power_watts{" PKG "}"));
+    assert_line(t, "resource_tracker_energy_joules_total{" PKG "} 1220.5");
+    assert_null(strstr(t, "machine_"));
+    assert_null(strstr(t, "resource_tracker_process_energy_joules"));
+    assert_null(strstr(t, "resource_tracker_process_power_watts"));
+
+    /* the tree's energy carries the phase label; the machine's never does */
+    make_full();
+    const char *open[] = {"train"};
+    rt_phases ph = {.open = open, .open_count = 1};
+    full.phases = &ph;
+    t = fmt(&full, NULL, NULL, NULL, 0);
+    assert_line(t, "resource_tracker_process_energy_joules_total{method=\"sampled\",phase=\"train\"} 2557.3");
+    assert_line(t, "resource_tracker_process_domain_energy_joules_total{" PKG ",phase=\"train\"} 488.2");
+    assert_line(t, "resource_tracker_energy_joules_total{" PKG "} 1220.5");
+    assert_line(t, "resource_tracker_machine_energy_joules_total{method=\"sampled\"} 3391.75");
+    full.phases = NULL;
+    /* OpenMetrics: the same families, counters' TYPE without _total */
+    t = fmt(&full, NULL, NULL, NULL, 1);
+    check_structure(t, 1);
+    assert_line(t, "# TYPE resource_tracker_energy_joules counter");
+    assert_line(t, "resource_tracker_energy_joules_total{" PKG "} 1220.5");
+#undef PKG
+#undef DRAM
+#undef GPU0
+}
+
 static void phase_label(void **state)
 {
     (void)state;
@@ -676,7 +750,7 @@ int main(void)
         cmocka_unit_test(every_family),      cmocka_unit_test(nulls_left_out),
         cmocka_unit_test(escaping),          cmocka_unit_test(openmetrics), cmocka_unit_test(openmetrics_of_text),
         cmocka_unit_test(snprintf_contract), cmocka_unit_test(textfile_content),
-        cmocka_unit_test(textfile_atomic),   cmocka_unit_test(phase_label),
+        cmocka_unit_test(textfile_atomic),   cmocka_unit_test(phase_label), cmocka_unit_test(energy_families),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
