@@ -628,12 +628,15 @@ static void textfile_content(void **state)
     assert_non_null(strstr(t, "resource_tracker_job_last_update_time_seconds{" JL "} 1"));
     assert_null(strstr(t, "end_time"));
     assert_null(strstr(t, "exit_status"));
+    assert_null(strstr(t, "energy")); /* INIT's NULL method: no energy line */
 
     /* ended: replaced, with its end and status; the umask is honoured */
     umask(077);
     st.end_secs = 1700000003;
     st.exit_status = 3;
     st.cpu_secs = NAN; /* no tree: no line */
+    st.energy_joules = 2557.3; /* 0.15: the tree's energy with its method */
+    st.energy_method = "sampled";
     assert_int_equal(rt_prom_textfile_write(dir, "my job/1", &job, &st, NULL, 0), RT_OK);
     assert_int_equal(stat(want, &sb), 0);
     assert_int_equal(sb.st_mode & 07777, 0600);
@@ -643,6 +646,16 @@ static void textfile_content(void **state)
     assert_line(t, "resource_tracker_job_exit_status{" JL "} 3");
     assert_line(t, "resource_tracker_job_running{" JL "} 0");
     assert_null(strstr(t, "cpu_seconds"));
+    assert_line(t, "# TYPE resource_tracker_job_energy_joules gauge");
+    assert_line(t, "resource_tracker_job_energy_joules{" JL ",method=\"sampled\"} 2557.3");
+    /* a caller built against 0.14's struct: accepted, its (absent) energy not read */
+    st.struct_size = offsetof(rt_job_status, samples) + sizeof st.samples;
+    assert_int_equal(rt_prom_textfile_write(dir, "my job/1", &job, &st, NULL, 0), RT_OK);
+    t = slurp(want);
+    assert_null(strstr(t, "energy"));
+    st.struct_size = offsetof(rt_job_status, samples); /* too small */
+    assert_int_equal(rt_prom_textfile_write(dir, "my job/1", &job, &st, NULL, 0), RT_ERR_INVALID);
+    st.struct_size = sizeof st;
     umask(old);
     char names[1024];
     assert_string_equal(listing(dir, names, sizeof names), "resource_tracker_my_job_1.prom ");
