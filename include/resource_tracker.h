@@ -1961,6 +1961,11 @@ typedef struct rt_job_status {
     int64_t exit_status;      /* the tool's exit status (docs/contracts.md §1); RT_NULL_I64
                                * while the job runs, or without a command */
     uint64_t samples;         /* samples taken */
+    /* added in 0.15 ("Energy and carbon"): the tracked tree's energy since tracking began
+     * (rt_energy's process_energy_joules_total) and its method ("measured", "sampled",
+     * "estimated"); a NULL method (RT_JOB_STATUS_INIT's) or a NaN: no figure */
+    double energy_joules;
+    const char *energy_method;
 } rt_job_status;
 
 #define RT_JOB_STATUS_INIT {.struct_size = sizeof(rt_job_status)}
@@ -1972,8 +1977,10 @@ typedef struct rt_job_status {
  * over the target, so a reader sees the old file or the new one, and a symlink at the target
  * is replaced, never followed. The file and the directory are synced (fsync) only for the
  * status of an ended job (end_secs set): the writes while it runs cost no disk flush. The full path goes to path (pathlen
- * bytes) when not NULL. Returns RT_OK; RT_ERR_IO with errno set (nothing left behind);
- * RT_ERR_INVALID (NULL dir or status, struct_size too small, a path too long); RT_ERR_NOMEM. */
+ * bytes) when not NULL. The tree's energy (0.15) is resource_tracker_job_energy_joules{method}
+ * where the status has it (a struct_size that covers it). Returns RT_OK; RT_ERR_IO with errno set
+ * (nothing left behind); RT_ERR_INVALID (NULL dir or status, struct_size smaller than rt_job_status
+ * of 0.14, a path too long); RT_ERR_NOMEM. */
 RT_API rt_error rt_prom_textfile_write(const char *dir, const char *name, const rt_job *job,
                                        const rt_job_status *status, char *path, size_t pathlen);
 

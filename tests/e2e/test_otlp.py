@@ -162,6 +162,37 @@ def check_cpu_time(entries, samples, kernel):
     assert int(starts.pop()) <= int(pts[0]["timeUnixNano"])
 
 
+def attrs_of(p):
+    return {a["key"]: a["value"]["stringValue"] for a in p.get("attributes", [])}
+
+
+def check_energy(entries, samples):
+    """hw.energy: a point per domain and sample, its method and source as attributes, equal to the
+    sample's energy_joules_total (this VM: the estimated cpu domain); hw.host.energy and the tree's
+    resource_tracker.process.energy carry the method too."""
+    by_ns = {sample_ns(s): s for s in samples if s.get("energy")}
+    assert by_ns, "no sample had energy"
+    pts = points(entries, "hw.energy")
+    assert pts
+    for p in pts:
+        a = attrs_of(p)
+        s = by_ns[int(p["timeUnixNano"])]
+        (dom,) = [d for d in s["energy"]["domain"] if d["name"] == a["hw.name"]]
+        assert a["resource_tracker.energy.method"] == dom["method"] in ("measured", "sampled", "estimated")
+        assert a["resource_tracker.energy.source"] == dom["source"]
+        assert a["hw.type"] in ("cpu", "memory", "gpu", "enclosure")
+        assert abs(p["asDouble"] - dom["energy_joules_total"]) <= 1e-6 + 1e-9 * dom["energy_joules_total"]
+    assert {int(p["timeUnixNano"]) for p in pts} == {n for n, s in by_ns.items() if s["energy"]["domain"]}
+    for name, key, method in (("hw.host.energy", "energy_joules_total", "method"),
+                              ("resource_tracker.process.energy", "process_energy_joules_total", "process_method")):
+        got = points(entries, name)
+        assert got, name
+        for p in got:
+            e = by_ns[int(p["timeUnixNano"])]["energy"]
+            assert attrs_of(p)["resource_tracker.energy.method"] == e[method]
+            assert abs(p["asDouble"] - e[key]) <= 1e-6 + 1e-9 * e[key], (name, p, e[key])
+
+
 @pytest.mark.parametrize("how", ["flag", "env"])
 def test_every_sample_once(tmp_path, receiver, how):
     rcv = receiver("--require-header", f"X-Api-Key={SECRET}")
@@ -216,6 +247,7 @@ def test_every_sample_once(tmp_path, receiver, how):
             seen.setdefault(part, set()).add(ts)
         assert set(seen) == {"main", "descendants", "combined"}, (name, seen.keys())
         assert seen["combined"] == set(by_ns), name
+    check_energy(entries, samples)
 
 
 def test_503_retry_after_nothing_lost(tmp_path, receiver):

@@ -358,6 +358,11 @@ def test_node_exporter_reads_the_textfile(tmp_path):
         assert abs((end - start) - duration) <= 0.002
         peak = one(after, "resource_tracker_job_memory_peak_bytes", **job)
         assert peak > 1 << 20  # a python interpreter
+        # 0.15: the tree's energy with its method, the last sample's that had one (this VM: estimated)
+        had = [s["energy"] for s in lines if (s.get("energy") or {}).get("process_method")]
+        assert had, "no sample had the tree's energy"
+        energy = one(after, "resource_tracker_job_energy_joules", method=had[-1]["process_method"], **job)
+        assert abs(energy - had[-1]["process_energy_joules_total"]) <= 1e-6 + 1e-9 * energy
         assert sorted(os.listdir(tdir)) == ["resource_tracker_e2e-prom.prom"]  # no temporary file left
     finally:
         if t is not None and t.poll() is None:

@@ -22,6 +22,8 @@
 #include "core/gzip.h"
 #include "export/otlp_int.h"
 
+#include "../tools/synthetic.h"
+
 #define MIB 1048576.0
 #define WAIT_SECS 30.0 /* the most a test waits for the exporter's thread to do something */
 #define T0 1000.0      /* the test clock's start */
@@ -356,7 +358,7 @@ static void test_json_fields(void **state)
 
     for (size_t i = 0; rt_otlp_metric_name(i); i++)
         assert_true(strncmp(rt_otlp_metric_name(i), "system.", 7) == 0 || strncmp(rt_otlp_metric_name(i), "process.",
-                    8) == 0 || strncmp(rt_otlp_metric_name(i), "hw.gpu.", 7) == 0 ||
+                    8) == 0 || strncmp(rt_otlp_metric_name(i), "hw.", 3) == 0 ||
                     strncmp(rt_otlp_metric_name(i), "resource_tracker.", 17) == 0);
 }
 
@@ -410,13 +412,139 @@ static void test_plan(void **state)
     size_t n = 0;
     while (rt_otlp_metric_name(n))
         n++;
-    assert_int_equal(n, 40);
+    assert_int_equal(n, 48);
     for (size_t i = 0; i < n; i++)
         for (size_t k = i + 1; k < n; k++)
             assert_string_not_equal(rt_otlp_metric_name(i), rt_otlp_metric_name(k));
     assert_string_equal(rt_otlp_metric_name(0), "system.cpu.utilization");
     assert_string_equal(rt_otlp_metric_name(4), "system.memory.usage");
     assert_string_equal(rt_otlp_metric_name(39), "resource_tracker.cgroup.oom_kills");
+    assert_string_equal(rt_otlp_metric_name(40), "hw.energy");
+    assert_string_equal(rt_otlp_metric_name(47), "resource_tracker.gpu.throttle.time");
+}
+
+/* ---- energy (0.15) ----------------------------------------------------------------------------- */
+
+/* The request of one row of s (its phase: phase), parsed. */
+static json_t *one_row(const rt_sample *s, const char *phase)
+{
+    rt_otlp_row *r = rt_otlp_row_new(s);
+    assert_non_null(r);
+    assert_true(rt_otlp_row_size(s) >= sizeof *r);
+    r->phase = phase;
+    rt_otlp_state st = {0};
+    assert_int_equal(rt_otlp_accumulate(&st, &r, 1), RT_OK);
+    size_t need = rt_otlp_format(NULL, 0, &r, 1, NULL, 0);
+    char *buf = malloc(need + 1);
+    assert_int_equal(rt_otlp_format(NULL, 0, &r, 1, buf, need + 1), need);
+    json_t *j = json_loads(buf, 0, NULL);
+    assert_non_null(j);
+    free(buf);
+    free(r);
+    rt_otlp_state_free(&st);
+    return j;
+}
+
+/* The point of dp whose attribute key is val, checking that it has every attribute of the list
+ * (key, value, ..., NULL) and its value is v. */
+static json_t *point_is(json_t *dp, const char *key, const char *val, double v, ...)
+{
+    size_t i;
+    json_t *p;
+    json_array_foreach(dp, i, p)
+    {
+        const char *a = attr_of(p, key);
+        if (!a || strcmp(a, val) != 0)
+            continue;
+        va_list ap;
+        va_start(ap, v);
+        for (const char *k; (k = va_arg(ap, const char *)) != NULL;) {
+            const char *want = va_arg(ap, const char *), *have = attr_of(p, k);
+            if (!have || strcmp(have, want) != 0)
+                fail_msg("%s=%s: %s is %s, not %s", key, val, k, have ? have : "absent", want);
+        }
+        va_end(ap);
+        if (fabs(value_of(p) - v) > 1e-9)
+            fail_msg("%s=%s: %.9g, not %.9g", key, val, value_of(p), v);
+        return p;
+    }
+    fail_msg("no point %s=%s", key, val);
+    return NULL;
+}
+
+#define METHOD "resource_tracker.energy.method"
+#define SOURCE "resource_tracker.energy.source"
+
+/* hw.energy and hw.power per domain (hw.id, hw.type, hw.name, the method and source), the
+ * machine's hw.host.*, the tree's energy and power and its part per domain, the GPUs' throttled
+ * seconds; no point without its method; the phase on the tree's points only. */
+static void test_energy(void **state)
+{
+    (void)state;
+    make_full();
+    json_t *j = one_row(&full, NULL);
+    unsigned long long t0 = 1699999999923000000ull; /* tracking began: the sample's time less its interval */
+    json_t *dp = points_of(metric_named(j, "hw.energy"), "J", 1, 1);
+    assert_int_equal(json_array_size(dp), 3);
+    json_t *p = point_is(dp, "hw.id", "package-0", 1220.5, "hw.type", "cpu", "hw.name", "package-0", METHOD,
+                         "measured", SOURCE, "intel-rapl", NULL);
+    assert_int_equal(digits(json_object_get(p, "startTimeUnixNano")), t0);
+    point_is(dp, "hw.id", "dram-0", 170.25, "hw.type", "memory", METHOD, "measured", NULL);
+    point_is(dp, "hw.id", "GPU-aaaa", 2001, "hw.type", "gpu", "hw.name", "gpu-0", METHOD, "sampled", SOURCE, "nvml",
+             NULL);
+    dp = points_of(metric_named(j, "hw.power"), "W", 0, 0);
+    p = point_is(dp, "hw.id", "package-0", 152.5, METHOD, "measured", NULL);
+    assert_null(json_object_get(p, "startTimeUnixNano"));
+    point_is(dp, "hw.id", "GPU-aaaa", 250.125, "hw.type", "gpu", NULL);
+    point_is(points_of(metric_named(j, "hw.host.energy"), "J", 1, 1), METHOD, "sampled", 3391.75, "hw.id", "host",
+             NULL);
+    point_is(points_of(metric_named(j, "hw.host.power"), "W", 0, 0), METHOD, "sampled", 423.875, NULL);
+    point_is(points_of(metric_named(j, "resource_tracker.process.energy"), "J", 1, 1), METHOD, "sampled", 2557.3,
+             NULL);
+    point_is(points_of(metric_named(j, "resource_tracker.process.power"), "W", 0, 0), METHOD, "sampled", 319.625,
+             NULL);
+    dp = points_of(metric_named(j, "resource_tracker.process.domain.energy"), "J", 1, 1);
+    point_is(dp, "hw.id", "package-0", 488.2, METHOD, "measured", NULL);
+    point_is(dp, "hw.id", "dram-0", 68.1, NULL);
+    dp = points_of(metric_named(j, "resource_tracker.gpu.throttle.time"), "s", 1, 1);
+    assert_int_equal(json_array_size(dp), 2); /* the second GPU knows nothing: no point */
+    point_is(dp, "resource_tracker.gpu.throttle.reason", "power", 12.5, "hw.id", "GPU-aaaa", NULL);
+    point_is(dp, "resource_tracker.gpu.throttle.reason", "thermal", 0.25, "hw.id", "GPU-aaaa", NULL);
+    assert_null(attr_of(json_array_get(dp, 0), "resource_tracker.phase"));
+    json_decref(j);
+
+    /* a phase: on the tree's points, never the machine's */
+    j = one_row(&full, "train");
+    point_is(points_of(metric_named(j, "resource_tracker.process.energy"), "J", 1, 1), "resource_tracker.phase",
+             "train", 2557.3, METHOD, "sampled", NULL);
+    point_is(points_of(metric_named(j, "resource_tracker.process.domain.energy"), "J", 1, 1), "hw.id", "package-0",
+             488.2, "resource_tracker.phase", "train", NULL);
+    assert_null(attr_of(json_array_get(points_of(metric_named(j, "hw.energy"), "J", 1, 1), 0),
+                        "resource_tracker.phase"));
+    json_decref(j);
+
+    /* no number without its method; a domain not read (NaN) has no point */
+    dom_dram.method = NULL;
+    dom_pkg.power_watts = NAN;
+    energy.method = NULL;
+    energy.process_method = NULL;
+    j = one_row(&full, NULL);
+    dp = points_of(metric_named(j, "hw.energy"), "J", 1, 1);
+    assert_int_equal(json_array_size(dp), 2);
+    assert_int_equal(json_array_size(points_of(metric_named(j, "hw.power"), "W", 0, 0)), 1);
+    assert_null(metric_named(j, "hw.host.energy"));
+    assert_null(metric_named(j, "hw.host.power"));
+    assert_null(metric_named(j, "resource_tracker.process.energy"));
+    json_decref(j);
+
+    /* energy off: no energy metric at all */
+    make_full();
+    full.energy = NULL;
+    j = one_row(&full, NULL);
+    for (size_t i = 0; rt_otlp_metric_name(i); i++)
+        if (strstr(rt_otlp_metric_name(i), "energy") || strstr(rt_otlp_metric_name(i), "power"))
+            assert_null(metric_named(j, rt_otlp_metric_name(i)));
+    json_decref(j);
 }
 
 /* A sample without anything (all null): a valid request with no metrics. */
@@ -1273,6 +1401,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_fields),
         cmocka_unit_test(test_phase_attribute),        cmocka_unit_test(test_json_empty), cmocka_unit_test(test_plan),
+        cmocka_unit_test(test_energy),
         cmocka_unit_test(test_retry_after),        cmocka_unit_test(test_delivers_all_once),
         cmocka_unit_test(test_uncompressed),       cmocka_unit_test(test_503_retry_after),
         cmocka_unit_test(test_429_backoff_then_ok), cmocka_unit_test(test_retry_after_zero_backs_off),

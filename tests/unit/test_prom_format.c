@@ -268,6 +268,7 @@ static void nulls_left_out(void **state)
     s.process = &p;
     s.pressure = &ps;
     s.gpu_count = 0;
+    s.energy = NULL; /* energy off */
     s.disk_space_total_bytes = s.disk_space_used_bytes = s.disk_space_free_bytes = RT_NULL_U64;
     const char *t = fmt(&s, NULL, NULL, NULL, 0);
     check_structure(t, 0);
@@ -283,6 +284,8 @@ static void nulls_left_out(void **state)
     assert_null(strstr(t, "gpu"));
     assert_null(strstr(t, "cgroup"));
     assert_null(strstr(t, "process_part"));
+    assert_null(strstr(t, "energy"));
+    assert_null(strstr(t, "power_watts"));
     assert_line(t, "resource_tracker_process_rss_bytes 2097152"); /* no labels: no braces */
     assert_line(t, "resource_tracker_memory_bytes{state=\"used\"} 1049100288");
 
@@ -334,6 +337,77 @@ static void escaping(void **state)
 
 /* The `phase` label (0.14): the innermost open phase on the tree's and its parts' series only,
  * none when no phase is open; the server's value capped at 64 names ("other" past them). */
+/* The energy families (0.15): each domain's counter and power with its method, the machine's and
+ * the tree's; a figure without its method leaves no line; the GPUs' throttled seconds. */
+static void energy_families(void **state)
+{
+    (void)state;
+    make_full();
+    const char *t = fmt(&full, NULL, NULL, NULL, 0);
+    check_structure(t, 0);
+#define PKG "domain=\"package-0\",kind=\"package\",source=\"intel-rapl\",method=\"measured\""
+#define DRAM "domain=\"dram-0\",kind=\"dram\",source=\"intel-rapl\",method=\"measured\""
+#define GPU0 "domain=\"gpu-0\",kind=\"gpu\",source=\"nvml\",method=\"sampled\",gpu=\"GPU-aaaa\""
+    assert_line(t, "# TYPE resource_tracker_energy_joules_total counter");
+    assert_line(t, "resource_tracker_energy_joules_total{" PKG "} 1220.5");
+    assert_line(t, "resource_tracker_energy_joules_total{" DRAM "} 170.25");
+    assert_line(t, "resource_tracker_energy_joules_total{" GPU0 "} 2001");
+    assert_line(t, "# TYPE resource_tracker_power_watts gauge");
+    assert_line(t, "resource_tracker_power_watts{" PKG "} 152.5");
+    assert_line(t, "resource_tracker_power_watts{" DRAM "} 21.25");
+    assert_line(t, "resource_tracker_power_watts{" GPU0 "} 250.125");
+    assert_line(t, "# TYPE resource_tracker_machine_energy_joules_total counter");
+    assert_line(t, "resource_tracker_machine_energy_joules_total{method=\"sampled\"} 3391.75");
+    assert_line(t, "resource_tracker_machine_power_watts{method=\"sampled\"} 423.875");
+    assert_line(t, "resource_tracker_machine_idle_power_watts{method=\"sampled\"} 180.5");
+    assert_line(t, "# TYPE resource_tracker_process_energy_joules_total counter");
+    assert_line(t, "resource_tracker_process_energy_joules_total{method=\"sampled\"} 2557.3");
+    assert_line(t, "resource_tracker_process_power_watts{method=\"sampled\"} 319.625");
+    assert_line(t, "# TYPE resource_tracker_process_domain_energy_joules_total counter");
+    assert_line(t, "resource_tracker_process_domain_energy_joules_total{" PKG "} 488.2");
+    assert_line(t, "resource_tracker_process_domain_energy_joules_total{" DRAM "} 68.1");
+    assert_line(t, "resource_tracker_process_domain_energy_joules_total{" GPU0 "} 2001");
+    assert_line(t, "# TYPE resource_tracker_gpu_power_throttled_seconds_total counter");
+    assert_line(t, "resource_tracker_gpu_power_throttled_seconds_total{gpu=\"GPU-aaaa\"} 12.5");
+    assert_line(t, "resource_tracker_gpu_thermal_throttled_seconds_total{gpu=\"GPU-aaaa\"} 0.25");
+    assert_null(strstr(t, "throttled_seconds_total{gpu=\"1\"}")); /* NaN: no line */
+
+    /* no number without its method: a domain without one and a machine without one leave no line;
+     * a domain not read this time (NaN) neither */
+    dom_dram.method = NULL;
+    dom_pkg.power_watts = NAN;
+    energy.method = NULL;
+    energy.process_method = NULL;
+    t = fmt(&full, NULL, NULL, NULL, 0);
+    check_structure(t, 0);
+    assert_null(strstr(t, "dram-0"));
+    assert_null(strstr(t, "resource_tracker_power_watts{" PKG "}"));
+    assert_line(t, "resource_tracker_energy_joules_total{" PKG "} 1220.5");
+    assert_null(strstr(t, "machine_"));
+    assert_null(strstr(t, "resource_tracker_process_energy_joules"));
+    assert_null(strstr(t, "resource_tracker_process_power_watts"));
+
+    /* the tree's energy carries the phase label; the machine's never does */
+    make_full();
+    const char *open[] = {"train"};
+    rt_phases ph = {.open = open, .open_count = 1};
+    full.phases = &ph;
+    t = fmt(&full, NULL, NULL, NULL, 0);
+    assert_line(t, "resource_tracker_process_energy_joules_total{method=\"sampled\",phase=\"train\"} 2557.3");
+    assert_line(t, "resource_tracker_process_domain_energy_joules_total{" PKG ",phase=\"train\"} 488.2");
+    assert_line(t, "resource_tracker_energy_joules_total{" PKG "} 1220.5");
+    assert_line(t, "resource_tracker_machine_energy_joules_total{method=\"sampled\"} 3391.75");
+    full.phases = NULL;
+    /* OpenMetrics: the same families, counters' TYPE without _total */
+    t = fmt(&full, NULL, NULL, NULL, 1);
+    check_structure(t, 1);
+    assert_line(t, "# TYPE resource_tracker_energy_joules counter");
+    assert_line(t, "resource_tracker_energy_joules_total{" PKG "} 1220.5");
+#undef PKG
+#undef DRAM
+#undef GPU0
+}
+
 static void phase_label(void **state)
 {
     (void)state;
@@ -554,12 +628,15 @@ static void textfile_content(void **state)
     assert_non_null(strstr(t, "resource_tracker_job_last_update_time_seconds{" JL "} 1"));
     assert_null(strstr(t, "end_time"));
     assert_null(strstr(t, "exit_status"));
+    assert_null(strstr(t, "energy")); /* INIT's NULL method: no energy line */
 
     /* ended: replaced, with its end and status; the umask is honoured */
     umask(077);
     st.end_secs = 1700000003;
     st.exit_status = 3;
     st.cpu_secs = NAN; /* no tree: no line */
+    st.energy_joules = 2557.3; /* 0.15: the tree's energy with its method */
+    st.energy_method = "sampled";
     assert_int_equal(rt_prom_textfile_write(dir, "my job/1", &job, &st, NULL, 0), RT_OK);
     assert_int_equal(stat(want, &sb), 0);
     assert_int_equal(sb.st_mode & 07777, 0600);
@@ -569,6 +646,16 @@ static void textfile_content(void **state)
     assert_line(t, "resource_tracker_job_exit_status{" JL "} 3");
     assert_line(t, "resource_tracker_job_running{" JL "} 0");
     assert_null(strstr(t, "cpu_seconds"));
+    assert_line(t, "# TYPE resource_tracker_job_energy_joules gauge");
+    assert_line(t, "resource_tracker_job_energy_joules{" JL ",method=\"sampled\"} 2557.3");
+    /* a caller built against 0.14's struct: accepted, its (absent) energy not read */
+    st.struct_size = offsetof(rt_job_status, samples) + sizeof st.samples;
+    assert_int_equal(rt_prom_textfile_write(dir, "my job/1", &job, &st, NULL, 0), RT_OK);
+    t = slurp(want);
+    assert_null(strstr(t, "energy"));
+    st.struct_size = offsetof(rt_job_status, samples); /* too small */
+    assert_int_equal(rt_prom_textfile_write(dir, "my job/1", &job, &st, NULL, 0), RT_ERR_INVALID);
+    st.struct_size = sizeof st;
     umask(old);
     char names[1024];
     assert_string_equal(listing(dir, names, sizeof names), "resource_tracker_my_job_1.prom ");
@@ -676,7 +763,7 @@ int main(void)
         cmocka_unit_test(every_family),      cmocka_unit_test(nulls_left_out),
         cmocka_unit_test(escaping),          cmocka_unit_test(openmetrics), cmocka_unit_test(openmetrics_of_text),
         cmocka_unit_test(snprintf_contract), cmocka_unit_test(textfile_content),
-        cmocka_unit_test(textfile_atomic),   cmocka_unit_test(phase_label),
+        cmocka_unit_test(textfile_atomic),   cmocka_unit_test(phase_label), cmocka_unit_test(energy_families),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -148,10 +148,12 @@ static const rt_field gpu_fields[] = {
     F(rt_gpu, core_count, U_COUNT, "0.1", 0, "Its cores (null when not reported)."),
     F(rt_gpu, power_throttled_secs, U_S, "0.15", 3,
       "Seconds since tracking began that its clocks were held down by its power cap (NVML's power violation "
-      "counter, else the power throttle reasons times the interval; null on AMD, Intel and old drivers)."),
+      "counter, else the power throttle reasons times the interval; null on AMD, Intel and old drivers).",
+      PC(5, "gpu_power_throttled_seconds", FINE)),
     F(rt_gpu, thermal_throttled_secs, U_S, "0.15", 3,
       "Seconds since tracking began that its clocks were held down by heat (NVML's thermal violation counter, "
-      "else the thermal throttle reasons times the interval; null on AMD, Intel and old drivers)."),
+      "else the thermal throttle reasons times the interval; null on AMD, Intel and old drivers).",
+      PC(6, "gpu_thermal_throttled_seconds", FINE)),
 };
 
 static const rt_field pressure_fields[] = {

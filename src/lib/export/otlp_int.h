@@ -25,7 +25,23 @@ typedef struct rt_otlp_gpu {
     const char *id;                 /* uuid, else the PCI address, else NULL (the index is used) */
     double util_pct;                /* 0..100; NaN */
     uint64_t vram_used, vram_total; /* RT_NULL_U64 */
+    double power_thr, thermal_thr;  /* seconds throttled since tracking began (0.15); NaN */
 } rt_otlp_gpu;
+
+/* An energy domain (0.15): its names (copied) and its figures since tracking began. */
+typedef struct rt_otlp_edom {
+    const char *name, *kind, *source, *method, *device; /* device: a GPU's uuid/address; NULL */
+    double joules_total, watts, p_joules_total;         /* NaN: not known */
+} rt_otlp_edom;
+
+/* The sample's energy (0.15): the machine's and the tree's, with their methods (copied; NULL:
+ * no figure), and the domains. */
+typedef struct rt_otlp_energy {
+    double joules_total, watts, p_joules_total, p_watts;
+    const char *method, *p_method;
+    size_t ndom;
+    rt_otlp_edom *dom;
+} rt_otlp_energy;
 
 /* The structs whose figures a row carries (the tree's three parts are one schema table, three
  * times over). */
@@ -55,6 +71,8 @@ typedef struct rt_otlp_row {
     size_t ndisk, nnet, ngpu;
     rt_otlp_dev *disk, *net;
     rt_otlp_gpu *gpu;
+    rt_otlp_energy energy; /* all null without the sample's energy (have_energy 0) */
+    bool have_energy;
     uint64_t *fig; /* the slots */
     const char *phase; /* the innermost phase open at the sample (the exporter's capped value,
                         * phase_label.h, valid as long as the exporter), the tree's points'

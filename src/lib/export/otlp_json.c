@@ -73,7 +73,7 @@ typedef struct hand {
     void (*emit)(struct pts *p, const rt_otlp_row *r);
 } hand;
 
-enum { N_HANDS = 11, MAX_MEMBERS = 64, MAX_METRICS = 48 };
+enum { N_HANDS = 19, MAX_MEMBERS = 64, MAX_METRICS = 64 };
 static const hand hands[N_HANDS]; /* the metrics made by hand, below */
 
 /* A metric: made by hand, or the members fi[0..n) of table t (RT_OT_MAIN: the three parts). */
@@ -227,6 +227,16 @@ size_t rt_otlp_row_size(const rt_sample *s)
         const rt_gpu *g = s->gpu[i];
         n += g ? sizeof(rt_otlp_gpu) + str_bytes(g->uuid ? g->uuid : g->host_id) : 0;
     }
+    const rt_energy *e = s->energy;
+    if (e) {
+        n += str_bytes(e->method) + str_bytes(e->process_method);
+        for (size_t i = 0; e->domain && i < e->domain_count; i++) {
+            const rt_energy_domain *d = e->domain[i];
+            if (d)
+                n += sizeof(rt_otlp_edom) + str_bytes(d->name) + str_bytes(d->kind) + str_bytes(d->source) +
+                     str_bytes(d->method) + str_bytes(d->device);
+        }
+    }
     return n;
 }
 
@@ -307,7 +317,11 @@ rt_otlp_row *rt_otlp_row_new(const rt_sample *s)
     r->gpu = (rt_otlp_gpu *)(void *)(r->net + r->nnet);
     for (size_t i = 0; s->gpu && i < s->gpu_count; i++)
         r->ngpu += s->gpu[i] != NULL;
-    char *p = (char *)(r->gpu + r->ngpu);
+    const rt_energy *e = s->energy;
+    r->energy.dom = (rt_otlp_edom *)(void *)(r->gpu + r->ngpu);
+    for (size_t i = 0; e && e->domain && i < e->domain_count; i++)
+        r->energy.ndom += e->domain[i] != NULL;
+    char *p = (char *)(r->energy.dom + r->energy.ndom);
     size_t k = 0;
     for (size_t i = 0; s->disk && i < s->disk_count; i++) {
         const rt_disk *d = s->disk[i];
@@ -335,7 +349,32 @@ rt_otlp_row *rt_otlp_row_new(const rt_sample *s)
             r->gpu[k++] = (rt_otlp_gpu){.id = put_str(&p, g->uuid ? g->uuid : g->host_id),
                                         .util_pct = g->utilization_pct,
                                         .vram_used = g->vram_used_bytes,
-                                        .vram_total = g->vram_total_bytes};
+                                        .vram_total = g->vram_total_bytes,
+                                        .power_thr = g->power_throttled_secs,
+                                        .thermal_thr = g->thermal_throttled_secs};
+    }
+    r->have_energy = e != NULL;
+    r->energy.joules_total = r->energy.watts = r->energy.p_joules_total = r->energy.p_watts = NAN;
+    if (e) {
+        r->energy.joules_total = e->energy_joules_total;
+        r->energy.watts = e->power_watts;
+        r->energy.p_joules_total = e->process_energy_joules_total;
+        r->energy.p_watts = e->process_power_watts;
+        r->energy.method = put_str(&p, e->method);
+        r->energy.p_method = put_str(&p, e->process_method);
+    }
+    k = 0;
+    for (size_t i = 0; e && e->domain && i < e->domain_count; i++) {
+        const rt_energy_domain *d = e->domain[i];
+        if (d)
+            r->energy.dom[k++] = (rt_otlp_edom){.name = put_str(&p, d->name),
+                                                .kind = put_str(&p, d->kind),
+                                                .source = put_str(&p, d->source),
+                                                .method = put_str(&p, d->method),
+                                                .device = put_str(&p, d->device),
+                                                .joules_total = d->energy_joules_total,
+                                                .watts = d->power_watts,
+                                                .p_joules_total = d->process_energy_joules_total};
     }
     return r;
 }
@@ -457,9 +496,11 @@ typedef struct pts {
     size_t n;
 } pts;
 
-/* Up to two attributes of a data point (key NULL: none). */
+/* The attributes of a data point: kv[0..n), then up to two more (key NULL: none). */
 typedef struct attrs {
     const char *k1, *v1, *k2, *v2;
+    const rt_kv *kv;
+    size_t n;
 } attrs;
 
 static void kv_str(rt_ob *o, const char *k, const char *v)
@@ -476,9 +517,18 @@ static void point_open(pts *p, const rt_otlp_row *r, uint64_t start_ns, attrs a)
 {
     rt_ob *o = p->o;
     rt_ob_lit(o, p->n++ ? ",{" : "{");
-    if (a.k1) {
+    if (a.k1 || a.n) {
         rt_ob_lit(o, "\"attributes\":[");
-        kv_str(o, a.k1, a.v1);
+        for (size_t i = 0; i < a.n; i++) {
+            if (i)
+                rt_ob_lit(o, ",");
+            kv_str(o, a.kv[i].key, a.kv[i].value);
+        }
+        if (a.k1) {
+            if (a.n)
+                rt_ob_lit(o, ",");
+            kv_str(o, a.k1, a.v1);
+        }
         if (a.k2) {
             rt_ob_lit(o, ",");
             kv_str(o, a.k2, a.v2);
@@ -617,8 +667,11 @@ static attrs with_phase(attrs a, const rt_otlp_row *r)
 {
     if (!r->phase)
         return a;
-    if (!a.k1)
-        return A1("resource_tracker.phase", r->phase);
+    if (!a.k1) {
+        a.k1 = "resource_tracker.phase";
+        a.v1 = r->phase;
+        return a;
+    }
     a.k2 = "resource_tracker.phase";
     a.v2 = r->phase;
     return a;
@@ -627,6 +680,101 @@ static attrs with_phase(attrs a, const rt_otlp_row *r)
 static void m_p_cpu_util(pts *p, const rt_otlp_row *r)
 {
     pd(p, r, 0, with_phase(A0, r), ratio(in(r, IN_P_CORES), in(r, IN_CORES)));
+}
+
+/* ---- energy (0.15): the hardware semantic conventions' hw.energy, hw.power, hw.host.* -------- */
+
+#define K_METHOD "resource_tracker.energy.method"
+#define K_SOURCE "resource_tracker.energy.source"
+
+/* The semantic conventions' hw.type of a domain's kind: the CPU's domains "cpu", DRAM "memory", a
+ * GPU "gpu", a meter of the whole machine (psys, platform) "enclosure". */
+static const char *hw_type(const char *kind)
+{
+    if (!strcmp(kind, "dram"))
+        return "memory";
+    if (!strcmp(kind, "gpu"))
+        return "gpu";
+    if (!strcmp(kind, "psys") || !strcmp(kind, "platform"))
+        return "enclosure";
+    return "cpu"; /* package, core, uncore, cpu (the estimate) */
+}
+
+/* A domain's attributes into kv (5): hw.id (a GPU's: its id as hw.gpu.* have it, else the domain's
+ * name), hw.type, hw.name (the domain's name), the method and the source. 0 for a domain that
+ * lacks a name, kind or method (no point: never a number without its method). */
+static size_t dom_attrs(const rt_otlp_edom *d, rt_kv kv[5])
+{
+    if (!d->name || !d->kind || !d->method)
+        return 0;
+    kv[0] = (rt_kv){"hw.id", d->device && !strcmp(d->kind, "gpu") ? d->device : d->name};
+    kv[1] = (rt_kv){"hw.type", hw_type(d->kind)};
+    kv[2] = (rt_kv){"hw.name", d->name};
+    kv[3] = (rt_kv){K_METHOD, d->method};
+    kv[4] = (rt_kv){K_SOURCE, d->source ? d->source : ""};
+    return 5;
+}
+
+/* Each domain's figure what (0 energy, 1 power, 2 the tree's energy: with the phase). */
+static void dom_each(pts *p, const rt_otlp_row *r, int what)
+{
+    for (size_t i = 0; i < r->energy.ndom; i++) {
+        const rt_otlp_edom *d = &r->energy.dom[i];
+        rt_kv kv[5];
+        attrs a = {.kv = kv, .n = dom_attrs(d, kv)};
+        if (!a.n)
+            continue;
+        if (what == 0)
+            pd(p, r, r->start_ns, a, d->joules_total);
+        else if (what == 1)
+            pd(p, r, 0, a, d->watts);
+        else
+            pd(p, r, r->start_ns, with_phase(a, r), d->p_joules_total);
+    }
+}
+static void m_energy(pts *p, const rt_otlp_row *r)
+{
+    dom_each(p, r, 0);
+}
+static void m_power(pts *p, const rt_otlp_row *r)
+{
+    dom_each(p, r, 1);
+}
+static void m_p_dom_energy(pts *p, const rt_otlp_row *r)
+{
+    dom_each(p, r, 2);
+}
+static void m_host_energy(pts *p, const rt_otlp_row *r)
+{
+    if (r->energy.method)
+        pd(p, r, r->start_ns, A2("hw.id", "host", K_METHOD, r->energy.method), r->energy.joules_total);
+}
+static void m_host_power(pts *p, const rt_otlp_row *r)
+{
+    if (r->energy.method)
+        pd(p, r, 0, A2("hw.id", "host", K_METHOD, r->energy.method), r->energy.watts);
+}
+static void m_p_energy(pts *p, const rt_otlp_row *r)
+{
+    if (r->energy.p_method)
+        pd(p, r, r->start_ns, with_phase(A1(K_METHOD, r->energy.p_method), r), r->energy.p_joules_total);
+}
+static void m_p_power(pts *p, const rt_otlp_row *r)
+{
+    if (r->energy.p_method)
+        pd(p, r, 0, with_phase(A1(K_METHOD, r->energy.p_method), r), r->energy.p_watts);
+}
+/* Each GPU's seconds at its power cap and too hot, since tracking began. */
+static void m_gpu_throttle(pts *p, const rt_otlp_row *r)
+{
+    for (size_t i = 0; i < r->ngpu; i++) {
+        const rt_otlp_gpu *g = &r->gpu[i];
+        char idx[24];
+        snprintf(idx, sizeof idx, "gpu%zu", i);
+        const char *id = g->id ? g->id : idx;
+        pd(p, r, r->start_ns, A2("hw.id", id, "resource_tracker.gpu.throttle.reason", "power"), g->power_thr);
+        pd(p, r, r->start_ns, A2("hw.id", id, "resource_tracker.gpu.throttle.reason", "thermal"), g->thermal_thr);
+    }
 }
 
 static const hand hands[N_HANDS] = {
@@ -644,6 +792,19 @@ static const hand hands[N_HANDS] = {
     {17, "hw.gpu.memory.limit", "By", "GPU memory in all", RT_OTLP_UPDOWN, m_gpu_limit},
     {19, "process.cpu.utilization", "1", "The tree's CPU use as a share of all logical CPUs", RT_OTLP_GAUGE,
      m_p_cpu_util},
+    {45, "hw.energy", "J", "Energy of each domain since tracking began (domains overlap: a package holds its core "
+     "and uncore)", RT_OTLP_COUNTER, m_energy},
+    {46, "hw.power", "W", "Mean power of each domain over the sample's interval", RT_OTLP_GAUGE, m_power},
+    {47, "hw.host.energy", "J", "Energy of the machine since tracking began", RT_OTLP_COUNTER, m_host_energy},
+    {48, "hw.host.power", "W", "Mean power of the machine over the sample's interval", RT_OTLP_GAUGE, m_host_power},
+    {49, "resource_tracker.process.energy", "J", "The tracked tree's energy since tracking began", RT_OTLP_COUNTER,
+     m_p_energy},
+    {50, "resource_tracker.process.power", "W", "The tracked tree's mean power over the sample's interval",
+     RT_OTLP_GAUGE, m_p_power},
+    {51, "resource_tracker.process.domain.energy", "J", "The tracked tree's part of each domain's energy since "
+     "tracking began", RT_OTLP_COUNTER, m_p_dom_energy},
+    {52, "resource_tracker.gpu.throttle.time", "s", "Seconds each GPU's clocks were held down since tracking began, "
+     "by reason (power cap, heat)", RT_OTLP_COUNTER, m_gpu_throttle},
 };
 
 /* ---- the metrics of the schema's members ---------------------------------------------------------- */

@@ -287,6 +287,92 @@ static void put_gpu_info(rt_prom_out *f, const rt_sample *s)
     }
 }
 
+/* ---- energy (0.15) ------------------------------------------------------------------------ */
+
+/* Joules to the microjoule, watts to the milliwatt (as the JSON line). */
+enum { DEC_J = 6, DEC_W = 3 };
+
+/* The labels of domain d: domain, kind, source, method, gpu (a GPU's domain: its uuid, else its
+ * PCI address, as the gpu families' label), then phase when set. Returns their count. */
+static size_t domain_labels(const rt_energy_domain *d, const char *phase, rt_kv kv[6])
+{
+    size_t n = 0;
+    kv[n++] = (rt_kv){"domain", d->name};
+    kv[n++] = (rt_kv){"kind", d->kind};
+    kv[n++] = (rt_kv){"source", d->source};
+    kv[n++] = (rt_kv){"method", d->method};
+    if (d->device)
+        kv[n++] = (rt_kv){"gpu", d->device};
+    if (phase)
+        kv[n++] = (rt_kv){"phase", phase};
+    return n;
+}
+
+/* One family over the domains: the figure at offset off of each (a double), with dec decimals;
+ * tree: the tree's series (phase label). A domain without its method leaves no line. */
+static void put_domains(rt_prom_out *f, const rt_energy *e, const char *name, rt_prom_kind kind, const char *help,
+                        size_t off, int dec, const char *phase)
+{
+    rt_prom_family(f, name, kind, help);
+    for (size_t i = 0; e->domain && i < e->domain_count; i++) {
+        const rt_energy_domain *d = e->domain[i];
+        if (!d || !d->name || !d->method)
+            continue;
+        rt_kv kv[6];
+        size_t n = domain_labels(d, phase, kv);
+        double v;
+        memcpy(&v, (const char *)d + off, sizeof v);
+        rt_prom_num(f, kv, n, v, dec);
+    }
+}
+
+/* One figure labelled method="..." (and phase); no line without a method. */
+static void put_method_num(rt_prom_out *f, const char *name, rt_prom_kind kind, const char *help, const char *method,
+                           const char *phase, double v, int dec)
+{
+    rt_prom_family(f, name, kind, help);
+    if (!method)
+        return;
+    rt_kv kv[2] = {{"method", method}, {"phase", phase}};
+    rt_prom_num(f, kv, phase ? 2 : 1, v, dec);
+}
+
+/* The machine's energy: each domain's counter and power, then the machine's total, power and
+ * idle floor. */
+static void put_energy(rt_prom_out *f, const rt_energy *e)
+{
+    put_domains(f, e, "resource_tracker_energy_joules", C,
+                "Energy of the domain since tracking began (package, core, uncore, dram, psys, platform, gpu, cpu; "
+                "domains overlap: a package holds its core and uncore, a platform meter the whole machine).",
+                offsetof(rt_energy_domain, energy_joules_total), DEC_J, NULL);
+    put_domains(f, e, "resource_tracker_power_watts", G, "Mean power of the domain over the last interval.",
+                offsetof(rt_energy_domain, power_watts), DEC_W, NULL);
+    put_method_num(f, "resource_tracker_machine_energy_joules", C,
+                   "Energy of the machine since tracking began: a platform meter, else its packages, DRAM and GPUs "
+                   "(method: the least exact of them).",
+                   e->method, NULL, e->energy_joules_total, DEC_J);
+    put_method_num(f, "resource_tracker_machine_power_watts", G, "Mean power of the machine over the last interval.",
+                   e->method, NULL, e->power_watts, DEC_W);
+    put_method_num(f, "resource_tracker_machine_idle_power_watts", G,
+                   "The machine's floor: the least power of an interval so far (the model's idle when estimated).",
+                   e->method, NULL, e->idle_power_watts, DEC_W);
+}
+
+/* The tracked tree's energy: its total and power, then its part of each domain. */
+static void put_process_energy(rt_prom_out *f, const rt_energy *e, const char *phase)
+{
+    put_method_num(f, "resource_tracker_process_energy_joules", C,
+                   "The tracked tree's energy since tracking began: its share of each domain, summed.",
+                   e->process_method, phase, e->process_energy_joules_total, DEC_J);
+    put_method_num(f, "resource_tracker_process_power_watts", G,
+                   "The tracked tree's mean power over the last interval.", e->process_method, phase,
+                   e->process_power_watts, DEC_W);
+    put_domains(f, e, "resource_tracker_process_domain_energy_joules", C,
+                "The tracked tree's part of the domain's energy since tracking began (its share of the busy CPU "
+                "time for CPU domains, of the GPU for a GPU's).",
+                offsetof(rt_energy_domain, process_energy_joules_total), DEC_J, phase);
+}
+
 /* ---- the tracked tree and its group ------------------------------------------------------- */
 
 /* The tree's parts (rt_process_part), a series each labelled part="main|descendants|combined"
@@ -355,11 +441,15 @@ static void put_sample(rt_prom_out *f, const rt_sample *s, const char *phase)
         put_gpu_info(f, s);
         put_all(f, &rt_schema_gpu, (items){(const void *const *)s->gpu, s->gpu_count, "gpu", gpu_name, NULL, NULL});
     }
+    if (s->energy)
+        put_energy(f, s->energy);
     if (s->process) {
         items tree = ONE(s->process);
         tree.phase = phase;
         put_all(f, &rt_schema_process, tree);
         put_parts(f, s->process, phase);
+        if (s->energy)
+            put_process_energy(f, s->energy, phase);
     }
     const rt_cgroup *g = s->process ? s->process->cgroup : s->cgroup;
     if (g)

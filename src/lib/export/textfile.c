@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,13 @@ static void textfile_body(rt_ob *o, const rt_labels *labels, const rt_job_status
     rt_prom_family(&f, "resource_tracker_job_last_update_time_seconds", RT_PROM_GAUGE,
                    "Unix time this file was written.");
     rt_prom_num(&f, NULL, 0, now, 3);
+    /* 0.15: the tree's energy with its method, where the caller's struct has them */
+    if (st->struct_size >= offsetof(rt_job_status, energy_method) + sizeof st->energy_method && st->energy_method) {
+        rt_prom_family(&f, "resource_tracker_job_energy_joules", RT_PROM_GAUGE,
+                       "Energy of the job's process tree since tracking began (its share of the machine's).");
+        rt_kv kv = {"method", st->energy_method};
+        rt_prom_num(&f, &kv, 1, st->energy_joules, 6);
+    }
 }
 
 /* Creates a new temporary file in dfd named after target (a name the textfile collector skips:
@@ -104,7 +112,8 @@ static int replace_file(int dfd, const char *target, const char *body, size_t le
 rt_error rt_prom_textfile_write(const char *dir, const char *name, const rt_job *job, const rt_job_status *status,
                                 char *path, size_t pathlen)
 {
-    if (!dir || !*dir || !status || status->struct_size < sizeof(rt_job_status))
+    /* the struct as 0.14 had it, up to samples, is the least a caller may give */
+    if (!dir || !*dir || !status || status->struct_size < offsetof(rt_job_status, samples) + sizeof(uint64_t))
         return RT_ERR_INVALID;
     char file[NAME_MAX + 1];
     const char *nm = name && *name ? name : "job";

@@ -19,6 +19,8 @@ typedef struct textfile {
     double start_secs, every_secs, last_write_mono;
     uint64_t samples;
     double cpu_secs, peak_bytes;
+    double energy_j;      /* the tree's energy so far (0.15); NaN */
+    char energy_method[16]; /* its method; "": none */
     bool warned;
     rt_logger log;
 } textfile;
@@ -36,6 +38,8 @@ static void write_file(textfile *tf, bool end, int64_t exit_status)
     st.memory_peak_bytes = tf->peak_bytes;
     st.exit_status = exit_status;
     st.samples = tf->samples;
+    st.energy_joules = tf->energy_j;
+    st.energy_method = tf->energy_method[0] ? tf->energy_method : NULL;
     char path[4096];
     rt_error e = rt_prom_textfile_write(tf->dir, tf->name, &tf->job, &st, path, sizeof path);
     if (e == RT_OK)
@@ -60,6 +64,12 @@ static rt_error textfile_add(void *self, const rt_sample *s, const rt_record *re
         double peak = isfinite(p->memory_peak_mib) ? p->memory_peak_mib : p->rss_peak_mib;
         if (isfinite(peak) && !(peak * 1048576.0 <= tf->peak_bytes))
             tf->peak_bytes = peak * 1048576.0;
+    }
+    const rt_energy *e = s->energy;
+    if (e && e->process_method && isfinite(e->process_energy_joules_total) &&
+        strlen(e->process_method) < sizeof tf->energy_method) { /* a null figure keeps the last known */
+        tf->energy_j = e->process_energy_joules_total;
+        memcpy(tf->energy_method, e->process_method, strlen(e->process_method) + 1);
     }
     double mono = rt_mono_secs();
     if (tf->samples == 1 || mono - tf->last_write_mono >= tf->every_secs) {
@@ -112,7 +122,7 @@ rt_error rt_textfile_sink_new(const rt_textfile_options *opts, rt_sink **out)
     }
     tf->every_secs = o.every_secs > 0 ? o.every_secs : 5.0;
     tf->start_secs = o.start_secs > 0 ? o.start_secs : rt_real_secs();
-    tf->cpu_secs = tf->peak_bytes = NAN;
+    tf->cpu_secs = tf->peak_bytes = tf->energy_j = NAN;
     tf->log = (rt_logger){o.log, o.log_user};
     e = rt_sink_new(&ops, tf, out);
     if (e != RT_OK)
