@@ -268,9 +268,7 @@ static void finish_run(cli_options *o, run_state *rs, int status)
         rs->host = NULL;
     const rt_cloud *cloud = rt_cloud_result(rs->cloud, 2.0);
     cli_grid_of_run(o, cloud); /* the carbon's grid: the user's, else the cloud region's */
-#if 0 /* merge: rt_stats_set_grid comes with the outputs branch */
     rt_stats_set_grid(rs->stats, &o->grid);
-#endif
     const rt_summary *s = rt_stats_summary(rs->stats);
     cli_gpuview_check(o->gpu_list, o->ngpus, rs->last);
     cli_run_result run = {.job = &o->job,
