@@ -108,7 +108,9 @@ def test_schema_lists_every_figure():
     assert by_name[("net_iface", "interface")]["type"] == "string"
     assert by_name[("process", "alive")]["type"] == "flag"
     assert {f["struct"] for f in fields} == {"sample", "cpu", "memory", "net_iface", "disk", "mount", "gpu",
-                                             "pressure", "cgroup", "process", "process_part", "host", "cloud"}
+                                             "pressure", "cgroup", "process", "process_part", "host", "cloud",
+                                             "energy", "energy_domain"}  # 0.15
+    assert by_name[("energy_domain", "energy_joules")]["since"] == "0.15"
     assert all(f["help"] for f in fields)
 
 
