@@ -2472,6 +2472,12 @@ RT_API rt_error rt_grid_lookup(const char *zone, rt_grid *out);
  * grid->g_per_kwh (copied; NULL or an unknown intensity: carbon unknown). */
 RT_API rt_error rt_stats_set_grid(rt_stats *st, const rt_grid *grid);
 
+/* The same for a tracker's statistics (live or loaded; 0.15): every later rt_tracker_summary
+ * and rt_tracker_report gives the carbon at grid->g_per_kwh (copied, with its strings; NULL or
+ * an unknown intensity: carbon unknown). Thread-safe against the tracker's thread. RT_OK,
+ * RT_ERR_INVALID (t NULL, grid's struct_size too small). */
+RT_API rt_error rt_tracker_set_grid(rt_tracker *t, const rt_grid *grid);
+
 /* Grams of CO2e of joules at g_per_kwh (joules / 3.6e6 * g_per_kwh); NaN when either is
  * unknown (NaN, or an intensity <= 0). */
 RT_API double rt_co2e_grams(double joules, double g_per_kwh);

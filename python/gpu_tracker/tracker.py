@@ -36,6 +36,7 @@ from resource_tracker._native import (
     new,
     out_handle,
 )
+from resource_tracker._energy import energy_of, grid_of, set_grid
 from resource_tracker._native_more import lib as _lib_more  # declares rt_tracker_summary
 
 _MIN_VERSION_NUM = 0x000800  # rt_usage came with 0.8.0
@@ -130,13 +131,20 @@ class ComputeTime:
 
 @dclass.dataclass
 class ResourceUsage:
-    """The resource usage of a tracked run."""
+    """The resource usage of a tracked run.
+
+    energy (not in gpu_tracker, so not a dataclass field: to_json(), str(), == and the fields
+    stay gpu_tracker's): the run's energy from the C library 0.15, the dict of
+    ResourceTracker.stats(energy=True)["energy"] (the machine's and the job's joules with their
+    methods, power, idle floor, the GPUs' power and thermal throttle seconds, carbon with
+    TRACKER_GRID_ZONE or TRACKER_GRID_INTENSITY); None without energy or with an older library."""
 
     max_ram: MaxRAM
     max_gpu_ram: MaxGPURAM
     cpu_utilization: CPUUtilization
     gpu_utilization: GPUUtilization
     compute_time: ComputeTime
+    energy = None  # no annotation: an attribute, not a field (see above)
 
 
 # ---- the library's rt_usage ---------------------------------------------------------------
@@ -424,12 +432,13 @@ def _resource_usage(handle, ram_unit, gpu_ram_unit, time_unit, n_expected_cores)
     if not s or not s.contents.usage:
         return _empty_usage(ram_unit, gpu_ram_unit, time_unit, n_expected_cores)
     u = cast(s.contents.usage, POINTER(_Usage)).contents
+    energy = energy_of(s)  # before the figures below: read from the same summary copy
     ram = _RAM_UNITS[ram_unit] * _MIB
     gram = _RAM_UNITS[gpu_ram_unit] * _MIB
     parts = [RSSValues(_num(r.total_mib) * ram, _num(r.private_mib) * ram, _num(r.shared_mib) * ram) for r in u.ram_peak]
     cores = _count(u.system_core_count)
     expected = n_expected_cores if n_expected_cores is not None else cores
-    return ResourceUsage(
+    usage = ResourceUsage(
         max_ram=MaxRAM(ram_unit, _num(u.ram_capacity_mib) * ram, _num(u.ram_system_peak_mib) * ram,
                        parts[0], parts[1], parts[2]),
         max_gpu_ram=MaxGPURAM(gpu_ram_unit, _num(u.gpu_ram_capacity_mib) * gram, _num(u.gpu_ram_system_peak_mib) * gram,
@@ -441,6 +450,8 @@ def _resource_usage(handle, ram_unit, gpu_ram_unit, time_unit, n_expected_cores)
         gpu_utilization=GPUUtilization(_count(u.system_gpu_count), _count(u.expected_gpus), _pct(u.gpu)),
         compute_time=ComputeTime(time_unit, _num(u.duration_secs) * _TIME_UNITS[time_unit]),
     )
+    usage.energy = energy
+    return usage
 
 
 def _empty_usage(ram_unit, gpu_ram_unit, time_unit, n_expected_cores) -> ResourceUsage:
@@ -660,6 +671,7 @@ class Tracker:
         if err:
             raise NativeError("rt_tracker_start", err)
         self._native.tracker = handle
+        set_grid(handle, grid_of(None, None))  # TRACKER_GRID_ZONE / _INTENSITY: the carbon's grid
         with _running_lock:
             _running.add(self._native)
         self._native.backup = _Backup(self._native, self.resource_usage_file, self._units(),

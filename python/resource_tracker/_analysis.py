@@ -1,6 +1,6 @@
 """_analysis.py - what ResourceTracker computes from its samples, imported when first used:
-the combined metrics frame, stats() with the Python tracker's default statistics, the
-server_info with the C library's allocation guess, and recommend_resources (the library's
+the combined metrics frame, stats() with the Python tracker's default statistics (and the
+library's energy with stats(energy=True)), the server_info with the C library's allocation guess, and recommend_resources (the library's
 rule, rt_recommend, for this run and any historical runs)."""
 
 from __future__ import annotations
@@ -70,6 +70,18 @@ def stats(t, specs: list[StatSpec] | None) -> dict:
     if "duration" in result.get("timestamp", {}):
         result["timestamp"]["duration"] += t.interval
     return result
+
+
+def energy_stats(t) -> dict | None:
+    """stats(energy=True)'s "energy": the C library's (0.15) energy of the run so far, the grid
+    handed first (a loaded run's statistics have none of their own)."""
+    from ._energy import energy_of, set_grid
+    from ._native_more import lib  # declares rt_tracker_summary
+
+    if t._native.tracker is None:
+        return None
+    set_grid(t._native.tracker, getattr(t, "_grid", None))
+    return energy_of(lib.rt_tracker_summary(t._native.tracker))
 
 
 def allocation(t) -> str | None:

@@ -95,6 +95,22 @@ class Summary(Structure):
         ("memory_need", Need), ("vram_need", Need),
         # 0.14: the phases (rt_phase_summary pointers) and the counts of marks
         ("phases", c_void_p), ("phase_count", c_size_t), ("phase_counts", c_void_p),
+        # 0.15: energy and carbon; read only from a library of 0.15 or newer (_energy.py checks)
+        ("energy_joules", c_double), ("process_energy_joules", c_double),
+        ("energy_method", c_char_p), ("process_energy_method", c_char_p),
+        ("power_watts", Dist), ("process_power_watts", Dist), ("idle_power_watts", c_double),
+        ("gpu_power_throttled_secs", c_double), ("gpu_thermal_throttled_secs", c_double),
+        ("energy_model", c_char_p), ("energy_missing", c_char_p),
+        ("co2e_grams", c_double), ("process_co2e_grams", c_double), ("grid", c_void_p),
+    ]
+
+
+class Grid(Structure):
+    """rt_grid (0.15): a grid's carbon intensity, g CO2e per kWh, and where the figure came from."""
+
+    _fields_ = [
+        ("struct_size", c_size_t), ("g_per_kwh", c_double), ("zone", c_char_p), ("name", c_char_p),
+        ("source", c_char_p), ("year", c_int),
     ]
 
 
@@ -208,6 +224,8 @@ _PROTOTYPES = {
     "rt_tracker_report": (c_int, [TrackerHandle, POINTER(ReportInfo), c_int]),
     "rt_tracker_report_cb": (c_int, [TrackerHandle, POINTER(ReportInfo), WRITE_FN, c_void_p]),  # 0.10
     "rt_tracker_save_cb": (c_int, [TrackerHandle, c_char_p, c_int, WRITE_FN, c_void_p]),  # 0.10
+    "rt_grid_lookup": (c_int, [c_char_p, POINTER(Grid)]),  # 0.15
+    "rt_tracker_set_grid": (c_int, [TrackerHandle, POINTER(Grid)]),  # 0.15
 }
 
 bind_optional(_PROTOTYPES)

@@ -86,6 +86,13 @@ class ResourceTracker:
         upload_interval: Seconds between two uploads while streaming. Defaults to 60.
         streaming_metadata: The run's metadata sent to Sentinel (project_name, job_name,
             tags...). Defaults to None.
+        grid_zone: Where the electricity comes from, for the run's carbon (C library 0.15):
+            a country code ("FR") or "vendor:region" ("aws:eu-west-3") of the library's
+            table; ValueError when it is not there. None: TRACKER_GRID_ZONE, else unknown.
+        grid_intensity: The grid's carbon intensity in g CO2e per kWh (wins over grid_zone);
+            None: TRACKER_GRID_INTENSITY, else from the zone. The carbon is in
+            stats(energy=True) and the report; unknown (None) without a grid, never a
+            world average.
 
     Example:
 
@@ -129,6 +136,9 @@ class ResourceTracker:
         sentinel_token: str | None = None,
         upload_interval: float = 60,
         streaming_metadata: dict | None = None,
+        *,
+        grid_zone: str | None = None,
+        grid_intensity: float | None = None,
     ):
         self.pid = os.getpid() if pid is None else int(pid)
         self.children = children
@@ -152,6 +162,12 @@ class ResourceTracker:
         self._finalizer = finalize(self, self._native.close)
         self._cache = MetricsCache(children)
         self._saved = None  # a loaded run's {"metadata", "server_info", "cloud_info"}
+        self._grid = None  # the carbon's rt_grid (_energy.py), None: unknown
+        if grid_zone is not None or grid_intensity is not None or os.environ.get("TRACKER_GRID_ZONE") \
+                or os.environ.get("TRACKER_GRID_INTENSITY"):
+            from ._energy import grid_of
+
+            self._grid = grid_of(grid_zone, grid_intensity)
         if autostart:
             self.start()
 
@@ -201,6 +217,10 @@ class ResourceTracker:
         if err:
             raise NativeError("rt_tracker_start", err)
         self._native.tracker = handle
+        if self._grid is not None:
+            from ._energy import set_grid
+
+            set_grid(handle, self._grid)
         self.start_time = time()
         self.stop_time = None
 
@@ -382,7 +402,7 @@ class ResourceTracker:
 
         return combined_metrics(self, bytes, human_names, system_prefix, process_prefix, offset)
 
-    def stats(self, specs=None) -> dict:
+    def stats(self, specs=None, energy: bool = False) -> dict:
         """Statistics of the combined metrics: {column: {agg_name: value}}.
 
         Args:
@@ -391,13 +411,27 @@ class ResourceTracker:
                 process_gpu_vram_mib, process_gpu_utilized; max of system_disk_space_used_gb; sum
                 of system_net_recv_bytes and system_net_sent_bytes; timestamp "duration":
                 last - first timestamp + interval, as the first sample covers an interval too).
+            energy: True adds "energy" (not in the Python tracker, so off by default): the run's
+                energy from the C library 0.15, as `summary --json`'s "energy" member with the
+                figures unrounded: joules and method of the machine, process_joules and
+                process_method of the job's share ("measured", "sampled" or "estimated"; a
+                figure without its method is None), power_watts and process_power_watts
+                ({mean, peak, p50, p95}), idle_power_watts, model, missing, the GPUs' throttle
+                seconds, and carbon ({co2e_grams, process_co2e_grams, g_per_kwh, zone, name,
+                source, year}; None when no grid is known: see grid_zone). "energy" is None
+                when the run has no energy figure or the library is older than 0.15.
 
         Raises:
             RuntimeError: when no sample was collected yet.
         """
         from ._analysis import stats
 
-        return stats(self, specs)
+        result = stats(self, specs)
+        if energy:
+            from ._analysis import energy_stats
+
+            result["energy"] = energy_stats(self)
+        return result
 
     @property
     def server_info(self) -> dict | None:

@@ -196,9 +196,13 @@ def test_the_0_5_signature_and_defaults():
     import inspect
 
     params = inspect.signature(ResourceTracker).parameters
-    assert list(params) == ["pid", "children", "interval", "method", "autostart", "track_processes",
-                            "track_system", "discover_server", "discover_cloud", "sentinel_token",
-                            "upload_interval", "streaming_metadata"]
+    assert list(params)[:12] == ["pid", "children", "interval", "method", "autostart", "track_processes",
+                                 "track_system", "discover_server", "discover_cloud", "sentinel_token",
+                                 "upload_interval", "streaming_metadata"]
+    # the package's own (0.11: the carbon's grid), keyword-only after 0.5's, so 0.5's calls stand
+    assert list(params)[12:] == ["grid_zone", "grid_intensity"]
+    assert all(params[p].kind is inspect.Parameter.KEYWORD_ONLY and params[p].default is None
+               for p in list(params)[12:])
     assert params["autostart"].default is False and params["upload_interval"].default == 60
     assert list(inspect.signature(ResourceTracker.stop).parameters) == ["self", "exit_code", "run_status"]
     assert list(inspect.signature(ResourceTracker.report).parameters)[1:] == [

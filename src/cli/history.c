@@ -17,7 +17,7 @@
  *    database, and buys concurrency between readers and writers that one row per run does
  *    not need.
  * The file is created with SQLite's 0644 less the umask. The directory must be writable (the
- * journal is created beside the database). Schema: PRAGMA user_version 4 (2 added the 0.6
+ * journal is created beside the database). Schema: PRAGMA user_version 5 (2 added the 0.6
  * summary figures: the cgroup's OOM kills, limits, throttling, pids and pressure). An older
  * database gains the columns it lacks on its next write (ALTER TABLE inside the write
  * transaction, so writers still queue), and is read as it is until then: a column it lacks
@@ -25,6 +25,10 @@
  * their sources, what they are made from, the end's leftovers, and the run's notes (JSON).
  * Schema version 4 (0.14) added the run's phases and its counts of phase marks: the summary
  * JSON's `phases` and `phase_marks` members as JSON text (NULL for a run without marks).
+ * Schema version 5 (0.15) added the run's energy and carbon: the machine's and the job's
+ * energy with their methods (a figure is NULL without one), the power, the idle floor, the
+ * GPUs' throttle time, the grams of CO2e and the grid's intensity, zone and source (NULL when
+ * the intensity was unknown). Read back as a summary, the grid stays NULL.
  * A database stamped with a higher version was made by a newer tool: it is
  * read (by the column names this version knows) but never written, since its columns may no
  * longer mean what this version thinks. */
@@ -45,7 +49,7 @@
 #include "cli.h"
 #include "history_db.h"
 
-#define SCHEMA_VERSION 4
+#define SCHEMA_VERSION 5
 #define BUSY_TIMEOUT_MS 10000
 
 /* ---- the columns --------------------------------------------------------------------- */
@@ -53,10 +57,14 @@
 typedef enum col_src { SRC_RUN, SRC_JOB, SRC_HOST, SRC_CLOUD, SRC_SUM } col_src;
 
 /* Run-level columns that need code of their own (SRC_RUN; off holds which). */
-enum { X_START, X_END, X_VERSION, X_TAGS, X_COMMAND, X_PID, X_EXIT, X_SAMPLES, X_ALLOCATION, X_SUMMARY_JSON, X_NOTES, X_PHASES, X_PHASE_MARKS };
+enum {
+    X_START, X_END, X_VERSION, X_TAGS, X_COMMAND, X_PID, X_EXIT, X_SAMPLES, X_ALLOCATION, X_SUMMARY_JSON, X_NOTES,
+    X_PHASES, X_PHASE_MARKS, X_GRID_G, X_GRID_ZONE, X_GRID_SOURCE
+};
 
 /* One column of the runs table: its name, its type ('T' text, 'I' integer, 'R' real; of the
- * summary also 'N', an rt_need_source kept as its name, and 'B', an int flag kept as 0 or 1),
+ * summary also 'N', an rt_need_source kept as its name, 'B', an int flag kept as 0 or 1, and
+ * 'M', an energy method's name: "measured", "sampled" or "estimated"),
  * and where the value lives (the field at offset off in the rt_job, rt_host, rt_cloud or
  * rt_summary of the run). */
 typedef struct col {
@@ -73,6 +81,7 @@ typedef struct col {
 #define SUM(f) {#f, 'R', SRC_SUM, offsetof(rt_summary, f)}
 #define NEED(n, f) {n "_mib", 'R', SRC_SUM, offsetof(rt_summary, f.mib)}, \
         {n "_source", 'N', SRC_SUM, offsetof(rt_summary, f.source)}, {n "_sampled", 'B', SRC_SUM, offsetof(rt_summary, f.sampled)}
+#define METHOD(f) {#f, 'M', SRC_SUM, offsetof(rt_summary, f)}
 #define DIST(f)                                                                                                        \
     {#f "_mean", 'R', SRC_SUM, offsetof(rt_summary, f.mean)}, {#f "_peak", 'R', SRC_SUM, offsetof(rt_summary, f.peak)}, \
         {#f "_p50", 'R', SRC_SUM, offsetof(rt_summary, f.p50)}, {#f "_p95", 'R', SRC_SUM, offsetof(rt_summary, f.p95)}
@@ -111,6 +120,11 @@ static const col cols[] = {
     NEED("memory_need", memory_need), NEED("vram_need", vram_need), RUN("notes", 'T', X_NOTES),
     /* schema version 4: the 0.14 phases, as the summary's JSON has them (NULL: no mark came) */
     RUN("phases", 'T', X_PHASES), RUN("phase_marks", 'T', X_PHASE_MARKS),
+    /* schema version 5: the 0.15 energy and carbon (a figure is NULL without its method) */
+    SUM(energy_joules), METHOD(energy_method), SUM(process_energy_joules), METHOD(process_energy_method),
+    DIST(power_watts), DIST(process_power_watts), SUM(idle_power_watts), SUM(gpu_power_throttled_secs),
+    SUM(gpu_thermal_throttled_secs), SUM(co2e_grams), SUM(process_co2e_grams), RUN("grid_g_per_kwh", 'R', X_GRID_G),
+    RUN("grid_zone", 'T', X_GRID_ZONE), RUN("grid_source", 'T', X_GRID_SOURCE),
 };
 #define NCOLS (sizeof cols / sizeof cols[0])
 
@@ -127,7 +141,7 @@ int history_put(char *buf, size_t cap, size_t *len, const char *s)
 /* The SQL type of column c. */
 static const char *col_type(const col *c)
 {
-    return c->type == 'T' || c->type == 'N' ? " TEXT" : c->type == 'I' || c->type == 'B' ? " INTEGER" : " REAL";
+    return c->type == 'T' || c->type == 'N' || c->type == 'M' ? " TEXT" : c->type == 'I' || c->type == 'B' ? " INTEGER" : " REAL";
 }
 
 /* Writes into buf: head, then every column's name (with its SQL type when typed), joined by
@@ -284,6 +298,7 @@ typedef struct run_texts {
 static int bind_run(sqlite3_stmt *st, int i, size_t which, const cli_run_result *r, const run_texts *x)
 {
     const rt_summary *s = r->summary;
+    const rt_grid *g = s && s->grid && s->grid->g_per_kwh > 0 ? s->grid : NULL; /* NULL: unknown */
     switch (which) {
     case X_START: return bind_real(st, i, r->start_secs);
     case X_END: return bind_real(st, i, r->end_secs);
@@ -299,8 +314,22 @@ static int bind_run(sqlite3_stmt *st, int i, size_t which, const cli_run_result 
     case X_NOTES: return bind_text(st, i, x->notes);
     case X_PHASES: return bind_text(st, i, x->phases);
     case X_PHASE_MARKS: return bind_text(st, i, x->phase_marks);
+    case X_GRID_G: return bind_real(st, i, g ? g->g_per_kwh : NAN);
+    case X_GRID_ZONE: return bind_text(st, i, g ? g->zone : NULL);
+    case X_GRID_SOURCE: return bind_text(st, i, g ? g->source : NULL);
     default: return sqlite3_bind_null(st, i);
     }
+}
+
+/* Whether the summary field at off is an energy figure (or its carbon) whose method s lacks:
+ * stored as NULL, never a number without its method. */
+static bool without_method(const rt_summary *s, size_t off)
+{
+    if (off == offsetof(rt_summary, energy_joules) || off == offsetof(rt_summary, co2e_grams))
+        return !s->energy_method;
+    if (off == offsetof(rt_summary, process_energy_joules) || off == offsetof(rt_summary, process_co2e_grams))
+        return !s->process_energy_method;
+    return false;
 }
 
 /* Binds every column of the INSERT. Returns SQLITE_OK or the first error. */
@@ -317,9 +346,10 @@ static int bind_all(sqlite3_stmt *st, const cli_run_result *r, const run_texts *
                                                  : NULL;
         if (c->src == SRC_RUN)
             rc = bind_run(st, i, c->off, r, x);
-        else if (!base || (c->src == SRC_JOB && c->off + sizeof(char *) > r->job->struct_size))
+        else if (!base || (c->src == SRC_JOB && c->off + sizeof(char *) > r->job->struct_size) ||
+                 (c->src == SRC_SUM && without_method(r->summary, c->off)))
             rc = sqlite3_bind_null(st, i);
-        else if (c->type == 'T')
+        else if (c->type == 'T' || c->type == 'M')
             rc = bind_text(st, i, *(const char *const *)((const char *)base + c->off));
         else if (c->type == 'I')
             rc = bind_int(st, i, *(const int64_t *)((const char *)base + c->off));
@@ -573,6 +603,16 @@ static int need_source_of(const char *name)
     return RT_NEED_UNKNOWN;
 }
 
+/* The energy method called name, as the library's static string; NULL for another. */
+static const char *method_of(const char *name)
+{
+    static const char *const methods[] = {"measured", "sampled", "estimated"};
+    for (size_t k = 0; name && k < sizeof methods / sizeof methods[0]; k++)
+        if (strcmp(methods[k], name) == 0)
+            return methods[k];
+    return NULL;
+}
+
 /* Column k of the row into the summary field of column c. */
 static void read_sum_col(sqlite3_stmt *st, int k, const col *c, rt_summary *s)
 {
@@ -581,6 +621,8 @@ static void read_sum_col(sqlite3_stmt *st, int k, const col *c, rt_summary *s)
     void *at = (char *)s + c->off;
     if (c->type == 'N')
         *(int *)at = need_source_of((const char *)sqlite3_column_text(st, k));
+    else if (c->type == 'M')
+        *(const char **)at = method_of((const char *)sqlite3_column_text(st, k));
     else if (c->type == 'B')
         *(int *)at = sqlite3_column_int(st, k) != 0;
     else
@@ -701,6 +743,10 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
             read_sum_col(st, k, &cols[i], s);
             k++;
         }
+        if (!s->energy_method) /* never a figure without its method */
+            s->energy_joules = s->co2e_grams = NAN;
+        if (!s->process_energy_method)
+            s->process_energy_joules = s->process_co2e_grams = NAN;
         s->has_process = !isnan(s->process_cores.mean) || !isnan(s->process_pss_mib.peak) ||
                          !isnan(s->process_cpu_secs);
         nv++;

@@ -1,7 +1,7 @@
 /* history_cmd.c - `resource-tracker history`: its arguments, and the runs of the history
  * database (history.c) printed newest first as an aligned table (EXIT marked OOM for a run
- * with an OOM kill in its cgroup; the memory need and the kinds of the run's notes) or, with
- * --json, one JSON object per run and line. */
+ * with an OOM kill in its cgroup; the memory need, the job's energy marked ~ when estimated,
+ * and the kinds of the run's notes) or, with --json, one JSON object per run and line. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -23,7 +23,8 @@ static const char history_usage[] =
     "\n"
     "Lists the runs recorded with --history (an SQLite file), newest first, as a table: id, start\n"
     "(UTC), job, exit status (OOM for a run the OOM killer hit), duration, mean cores, memory need\n"
-    "and where it came from, the kinds of the run's notes, and the command.\n"
+    "and where it came from, the job's energy (J, kJ, MJ; ending in ~ when estimated from a model,\n"
+    "bare when read from the hardware), the kinds of the run's notes, and the command.\n"
     "\n"
     "Options:\n"
     "  --job NAME       only the runs of this job\n"
@@ -180,7 +181,7 @@ static int print_json_row(sqlite3_stmt *st)
     return 0;
 }
 
-enum { TC_ID, TC_START, TC_JOB, TC_EXIT, TC_DURATION, TC_CORES, TC_NEED, TC_NOTES, TC_COMMAND, TC_N };
+enum { TC_ID, TC_START, TC_JOB, TC_EXIT, TC_DURATION, TC_CORES, TC_NEED, TC_ENERGY, TC_NOTES, TC_COMMAND, TC_N };
 #define CELL 128
 
 /* Replaces in s, in place, what a terminal would act on rather than show: C0 controls, DEL,
@@ -196,6 +197,32 @@ static void printable(char *s)
             *p = '?';
         }
     }
+}
+
+/* The energy cell: joules j in J, kJ, MJ, GJ or TJ with 3 significant digits ("1.13 kJ"), then
+ * "~" when method is "estimated" (a model); bare when measured or sampled (the hardware's);
+ * "-" without a figure or without its method (never a number without one). */
+static void energy_cell(char *cell, double j, const char *method)
+{
+    static const char *const unit[] = {"J", "kJ", "MJ", "GJ", "TJ"};
+    if (!isfinite(j) || j < 0 || !method || (strcmp(method, "measured") && strcmp(method, "sampled") &&
+                                             strcmp(method, "estimated"))) {
+        snprintf(cell, CELL, "-");
+        return;
+    }
+    size_t u = 0;
+    while (j >= 999.5 && u + 1 < sizeof unit / sizeof unit[0]) {
+        j /= 1000;
+        u++;
+    }
+    const char *mark = strcmp(method, "estimated") == 0 ? "~" : "";
+    snprintf(cell, CELL, j < 9.995 ? "%.2f %s%s" : j < 99.95 ? "%.1f %s%s" : "%.0f %s%s", j, unit[u], mark);
+}
+
+/* The text of column i of the row of st; NULL when NULL or when there is no such column (i < 0). */
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+    return i < 0 ? NULL : (const char *)sqlite3_column_text(st, i);
 }
 
 /* The kinds of the notes (a JSON array of {"kind", "text"}) joined by commas into cell; "-"
@@ -234,6 +261,8 @@ static void table_row(sqlite3_stmt *st, char cells[TC_N][CELL])
         snprintf(cells[TC_NEED], CELL, "%.0f MiB pss", pss);
     else
         snprintf(cells[TC_NEED], CELL, "-");
+    energy_cell(cells[TC_ENERGY], col_real(st, col_index(st, "process_energy_joules")),
+                col_text(st, col_index(st, "process_energy_method")));
     notes_cell(cells[TC_NOTES], (const char *)sqlite3_column_text(st, col_index(st, "notes")));
     int ip = col_index(st, "pid");
     const unsigned char *cmd = sqlite3_column_text(st, col_index(st, "command"));
@@ -246,9 +275,9 @@ static void table_row(sqlite3_stmt *st, char cells[TC_N][CELL])
 /* Prints the rows as an aligned table (numbers to the right). */
 static void print_table(char (*rows)[TC_N][CELL], size_t n)
 {
-    static const char *const head[TC_N] = {"ID",    "START (UTC)", "JOB",   "EXIT",   "DURATION",
-                                           "CORES", "MEMORY NEED", "NOTES", "COMMAND"};
-    static const bool right[TC_N] = {true, false, false, true, true, true, true, false, false};
+    static const char *const head[TC_N] = {"ID",    "START (UTC)", "JOB",    "EXIT",  "DURATION",
+                                           "CORES", "MEMORY NEED", "ENERGY", "NOTES", "COMMAND"};
+    static const bool right[TC_N] = {true, false, false, true, true, true, true, true, false, false};
     int w[TC_N];
     for (int c = 0; c < TC_N; c++) {
         w[c] = (int)strlen(head[c]);

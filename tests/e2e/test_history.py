@@ -3,7 +3,8 @@ appends one row, `history` lists the runs, concurrent writers all land, a writer
 mid-transaction loses nothing stored, an unusable database is one warning and never a failed
 job, and `recommend --job` recommends from the last successful runs. A version-1 database (0.5's,
 without the 0.6 cgroup figures) is read as it is and gains the columns on its next write; an
-OOM-killed, throttled run keeps its floors through the history."""
+OOM-killed, throttled run keeps its floors through the history. A run records its energy with
+its methods and its carbon (schema 5), and a version-4 database is upgraded keeping its rows."""
 import json
 import os
 import signal
@@ -56,6 +57,11 @@ V3_COLUMNS = ["process_rss_hwm_mib", "process_unreclaimable_peak_mib", "process_
               "notes"]
 # the columns schema version 4 (0.14) added: the phases and the counts of phase marks
 V4_COLUMNS = ["phases", "phase_marks"]
+# the columns schema version 5 (0.15) added: the energy with its methods, power, carbon, the grid
+V5_COLUMNS = (["energy_joules", "energy_method", "process_energy_joules", "process_energy_method"]
+              + [f"{p}_{s}" for p in ("power_watts", "process_power_watts") for s in ("mean", "peak", "p50", "p95")]
+              + ["idle_power_watts", "gpu_power_throttled_secs", "gpu_thermal_throttled_secs", "co2e_grams",
+                 "process_co2e_grams", "grid_g_per_kwh", "grid_zone", "grid_source"])
 
 
 def make_v1(db, *old_runs):
@@ -210,7 +216,8 @@ def test_concurrent_writers_all_land(tmp_path, start):
     assert len(rows(db)) == n + (0 if start == "fresh" else 1)
     assert not os.path.exists(db + "-journal")
     if start == "version1":
-        assert schema(db)[0] == 4 and all(c in dict(schema(db)[1]) for c in V2_COLUMNS + V3_COLUMNS + V4_COLUMNS)
+        assert schema(db)[0] == 5 and all(c in dict(schema(db)[1])
+                                          for c in V2_COLUMNS + V3_COLUMNS + V4_COLUMNS + V5_COLUMNS)
 
 
 CRASH_WRITER = r"""
@@ -430,13 +437,13 @@ def test_version1_database_read_then_migrated(tmp_path):
     assert r.returncode == 0 and r.stderr == "", r.stderr
     fresh = str(tmp_path / "new.db")
     assert track(fresh, "true").returncode == 0
-    assert schema(db) == schema(fresh)  # version 4, the same columns in the same order
-    assert schema(db)[0] == 4
-    assert [c for c, _ in schema(db)[1][-2:]] == V4_COLUMNS
+    assert schema(db) == schema(fresh)  # version 5, the same columns in the same order
+    assert schema(db)[0] == 5
+    assert [c for c, _ in schema(db)[1][-len(V4_COLUMNS + V5_COLUMNS):]] == V4_COLUMNS + V5_COLUMNS
     got = rows(db)
     assert len(got) == 2
     assert {k: got[0][k] for k in old} == old  # the old run as it was
-    assert all(got[0][c] is None for c in V2_COLUMNS + V3_COLUMNS + V4_COLUMNS)
+    assert all(got[0][c] is None for c in V2_COLUMNS + V3_COLUMNS + V4_COLUMNS + V5_COLUMNS)
     assert got[1]["phases"] is None and got[1]["phase_marks"] is None  # a run without marks
     assert got[1]["job_name"] == "train" and got[1]["exit_status"] == 0 and got[1]["samples"] >= 1
     r = history("--history", db, "--json")
@@ -496,3 +503,106 @@ def test_recommend_from_history_keeps_oom_and_quota_floors(tmp_path):
     assert "setup" in lines[2] and "OOM" not in lines[2]
     o = json.loads(history("--history", db, "--json", "--last", "1").stdout)
     assert o["oom_kills"] == 1 and o["summary"]["cgroup"]["oom_kills"] == 1
+
+
+def test_run_records_its_energy_and_carbon(tmp_path):
+    """A run with --history records its energy with the methods (this VM has no counter: the
+    CPU estimate, "estimated"), and with --grid-intensity 400 its carbon: the job's grams are
+    its kWh times 400, as the run's summary says; `history` shows the job's energy marked ~
+    (estimated) and --json carries the figures with their methods."""
+    db = str(tmp_path / "runs.db")
+    r = track(db, PY, "-c", "sum(range(3000000))", extra=["-i", "0.2", "--grid-intensity", "400"])
+    assert r.returncode == 0, r.stderr
+    (got,) = rows(db)
+    summary = json.loads(got["summary_json"])["energy"]
+    methods = {"measured", "sampled", "estimated"}
+    assert got["energy_method"] in methods and got["process_energy_method"] in methods
+    assert got["energy_method"] == summary["method"]
+    assert got["process_energy_method"] == summary["process_method"]
+    assert got["process_energy_joules"] > 0 and got["energy_joules"] >= got["process_energy_joules"]
+    assert round(got["energy_joules"], 3) == summary["joules"]
+    assert round(got["process_energy_joules"], 3) == summary["process_joules"]
+    assert got["grid_g_per_kwh"] == 400 and got["grid_source"] == "given" and got["grid_zone"] is None
+    assert got["process_co2e_grams"] == pytest.approx(got["process_energy_joules"] / 3.6e6 * 400, rel=1e-12)
+    assert got["co2e_grams"] == pytest.approx(got["energy_joules"] / 3.6e6 * 400, rel=1e-12)
+    carbon = summary["carbon"]
+    assert carbon["g_per_kwh"] == 400
+    assert round(got["process_co2e_grams"], 3) == carbon["process_co2e_grams"]
+    assert got["power_watts_mean"] > 0 and got["idle_power_watts"] > 0
+
+    r = history("--history", db)
+    assert r.returncode == 0, r.stderr
+    head, line = r.stdout.splitlines()
+    assert "ENERGY" in head.split()
+    cell = line[:head.index("ENERGY") + len("ENERGY")].split()[-1]  # the column is right-aligned
+    unit = cell.rstrip("~")
+    assert unit in ("J", "kJ", "MJ") and cell.endswith("~") == (got["process_energy_method"] == "estimated")
+    r = history("--history", db, "--json")
+    assert r.returncode == 0, r.stderr
+    o = json.loads(r.stdout)
+    assert o["process_energy_joules"] == got["process_energy_joules"]
+    assert o["process_energy_method"] == got["process_energy_method"]
+    assert o["process_co2e_grams"] == got["process_co2e_grams"] and o["grid_g_per_kwh"] == 400
+
+    # --energy off: nothing recorded, the table says "-", never a number without its method
+    r = track(db, "true", extra=["--energy", "off"])
+    assert r.returncode == 0, r.stderr
+    last = rows(db)[-1]
+    assert all(last[c] is None for c in V5_COLUMNS), {c: last[c] for c in V5_COLUMNS}
+    r = history("--history", db, "--last", "1")
+    head, line = r.stdout.splitlines()
+    assert line[:head.index("ENERGY") + len("ENERGY")].split()[-1] == "-"
+
+
+def test_version4_database_upgraded_keeping_its_rows(tmp_path):
+    """0.14's database (schema 4): `history` lists it as it is (no energy: "-"), and the next run
+    adds the 0.15 columns at the end (the same table as a new database's), stamps version 5,
+    keeps the old rows as they were and records the new run's energy."""
+    fresh = str(tmp_path / "new.db")
+    assert track(fresh, "true").returncode == 0
+    v5 = schema(fresh)
+    assert v5[0] == 5 and [c for c, _ in v5[1][-len(V5_COLUMNS):]] == V5_COLUMNS
+    v4_cols = v5[1][:-len(V5_COLUMNS)]
+    db = str(tmp_path / "old.db")
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE runs (id INTEGER PRIMARY KEY AUTOINCREMENT, "
+                + ", ".join(f"{c} {t}" for c, t in v4_cols[1:]) + ")")
+    con.execute("CREATE INDEX runs_job ON runs (job_name, exit_status, id)")
+    con.execute("PRAGMA user_version = 4")
+    old = [{"job_name": "train", "exit_status": 0, "samples": 10, "start_secs": 1000.0, "end_secs": 1060.0,
+            "duration_secs": 60.0, "process_cores_mean": 1.5, "process_pss_mib_peak": 3000.0,
+            "tool_version": "0.14.0", "phases": '[{"name":"load"}]', "memory_need_mib": 3100.0},
+           {"job_name": "train", "exit_status": 1, "samples": 3, "tool_version": "0.14.0", "notes": "[]"}]
+    for o in old:
+        con.execute(f"INSERT INTO runs ({', '.join(o)}) VALUES ({', '.join('?' for _ in o)})", list(o.values()))
+    con.commit()
+    con.close()
+    before = schema(db)
+
+    r = history("--history", db)
+    assert r.returncode == 0, r.stderr
+    head, *lines = r.stdout.splitlines()
+    end = head.index("ENERGY") + len("ENERGY")
+    assert [l[:end].split()[-1] for l in lines] == ["-", "-"]
+    assert schema(db) == before  # reading wrote nothing
+
+    r = track(db, PY, "-c", "pass")
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert schema(db) == v5
+    got = rows(db)
+    assert len(got) == 3
+    for o, g in zip(old, got):
+        assert {k: g[k] for k in o} == o  # the old rows as they were
+        assert all(g[c] is None for c in V5_COLUMNS)
+    assert got[2]["process_energy_method"] in ("measured", "sampled", "estimated")
+    assert got[2]["process_energy_joules"] > 0 and got[2]["grid_g_per_kwh"] is None  # no grid given
+    assert got[2]["co2e_grams"] is None and got[2]["process_co2e_grams"] is None
+
+    # a database stamped 6 (a newer tool's) is still refused: not written, one warning
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA user_version = 6")
+    con.commit()
+    con.close()
+    r = track(db, "true")
+    assert r.returncode == 0
+    assert "newer resource-tracker" in r.stderr and len(rows(db)) == 3

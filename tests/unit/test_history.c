@@ -1,7 +1,8 @@
 /* test_history.c - the run history: what cli_history_append stores comes back whole from
  * cli_history_summaries (NaN stays NaN, the 0.6 cgroup figures too), only a job's successful
  * runs, newest first, at most the last N; a version-1 database is read as it is and migrated on
- * its next write; unusable databases fail with -1 and leave the job alone. */
+ * its next write; the 0.15 energy comes back with its methods (a figure without one stored as
+ * NULL); unusable databases fail with -1 and leave the job alone. */
 #include "unit.h"
 #include <math.h>
 #include <fcntl.h>
@@ -351,10 +352,10 @@ static void newer_schema(void **state)
     db_path(path, sizeof path, "newer.db");
     rt_summary s = make_summary(1);
     assert_int_equal(append(path, "train", 0, &s), 0);
-    sql_on(path, "PRAGMA user_version = 5");
+    sql_on(path, "PRAGMA user_version = 6");
     assert_int_equal(append(path, "train", 0, &s), -1);
     assert_int_equal(runs_of(path, "train"), 1);
-    sql_on(path, "PRAGMA user_version = 4"); /* ours again: written */
+    sql_on(path, "PRAGMA user_version = 5"); /* ours again: written */
     assert_int_equal(append(path, "train", 0, &s), 0);
     assert_int_equal(runs_of(path, "train"), 2);
 }
@@ -455,11 +456,13 @@ static void version1_migrates(void **state)
     set_cgroup(&s);
     assert_int_equal(append(path, "train", 0, &s), 0);
     sql_text(path, "PRAGMA user_version", text, sizeof text);
-    assert_string_equal(text, "4");
-    columns_of(path, text, sizeof text); /* version 4's columns at the end */
-    size_t tl = strlen(text), sl = strlen(",phases TEXT,phase_marks TEXT");
+    assert_string_equal(text, "5");
+    columns_of(path, text, sizeof text); /* version 4's and 5's columns at the end */
+    char *v4 = strstr(text, ",phases TEXT,phase_marks TEXT,energy_joules REAL,energy_method TEXT,");
+    assert_non_null(v4);
+    size_t tl = strlen(text), sl = strlen(",grid_g_per_kwh REAL,grid_zone TEXT,grid_source TEXT");
     assert_true(tl > sl);
-    assert_string_equal(text + tl - sl, ",phases TEXT,phase_marks TEXT");
+    assert_string_equal(text + tl - sl, ",grid_g_per_kwh REAL,grid_zone TEXT,grid_source TEXT");
     assert_int_equal(append(fresh, "train", 0, &s), 0);
     columns_of(path, text, sizeof text);
     columns_of(fresh, want, sizeof want);
@@ -519,6 +522,87 @@ static void phases_columns(void **state)
     assert_true(json_is_object(pm));
     assert_int_equal(json_integer_value(json_object_get(pm, "unknown_stop")), 1);
     json_decref(row);
+}
+
+/* Schema version 5: the run's energy with its methods, power, idle floor, GPU throttle time and
+ * carbon with the grid come back whole; a figure whose method is missing is stored as NULL
+ * (never a number without its method), and so is the grid when its intensity was unknown. */
+static void energy_columns(void **state)
+{
+    (void)state;
+    char path[512], text[512];
+    db_path(path, sizeof path, "energy.db");
+    rt_grid grid = RT_GRID_INIT;
+    grid.g_per_kwh = 400;
+    grid.zone = "FR";
+    grid.source = "given";
+    rt_summary s = make_summary(1);
+    s.energy_joules = 7200;
+    s.energy_method = "measured";
+    s.process_energy_joules = 3600;
+    s.process_energy_method = "estimated";
+    s.power_watts = (rt_dist){120, 180, 110, 170};
+    s.process_power_watts = (rt_dist){60, 90, NAN, 85};
+    s.idle_power_watts = 40;
+    s.gpu_power_throttled_secs = 3;
+    s.gpu_thermal_throttled_secs = NAN;
+    s.co2e_grams = 0.8;
+    s.process_co2e_grams = 0.4;
+    s.grid = &grid;
+    assert_int_equal(append(path, "train", 0, &s), 0);
+    rt_summary t = make_summary(2); /* a figure without its method, no grid */
+    t.energy_joules = 5;
+    t.energy_method = NULL;
+    t.co2e_grams = 1;
+    t.process_energy_joules = 2;
+    t.process_energy_method = "sampled";
+    t.process_co2e_grams = NAN;
+    t.power_watts = t.process_power_watts = (rt_dist){NAN, NAN, NAN, NAN};
+    t.idle_power_watts = t.gpu_power_throttled_secs = t.gpu_thermal_throttled_secs = NAN;
+    assert_int_equal(append(path, "train", 0, &t), 0);
+
+    sql_text(path, "SELECT grid_g_per_kwh || ' ' || grid_zone || ' ' || grid_source FROM runs WHERE id = 1", text,
+             sizeof text);
+    assert_string_equal(text, "400.0 FR given");
+    sql_text(path,
+             "SELECT coalesce(energy_joules, 'null') || ' ' || coalesce(co2e_grams, 'null') || ' ' ||"
+             " coalesce(grid_g_per_kwh, 'null') || ' ' || coalesce(grid_source, 'null') FROM runs WHERE id = 2",
+             text, sizeof text);
+    assert_string_equal(text, "null null null null");
+
+    rt_summary *out;
+    size_t n;
+    assert_int_equal(cli_history_summaries(path, "train", 5, &out, &n), 0);
+    assert_int_equal(n, 2);
+    const rt_summary *a = &out[1]; /* the first run (newest first) */
+    assert_same(a->energy_joules, 7200);
+    assert_string_equal(a->energy_method, "measured");
+    assert_same(a->process_energy_joules, 3600);
+    assert_string_equal(a->process_energy_method, "estimated");
+    assert_dist(a->power_watts, s.power_watts);
+    assert_dist(a->process_power_watts, s.process_power_watts);
+    assert_same(a->idle_power_watts, 40);
+    assert_same(a->gpu_power_throttled_secs, 3);
+    assert_same(a->gpu_thermal_throttled_secs, NAN);
+    assert_same(a->co2e_grams, 0.8);
+    assert_same(a->process_co2e_grams, 0.4);
+    assert_null(a->grid);
+    const rt_summary *b = &out[0];
+    assert_same(b->energy_joules, NAN);
+    assert_null(b->energy_method);
+    assert_same(b->co2e_grams, NAN);
+    assert_same(b->process_energy_joules, 2);
+    assert_string_equal(b->process_energy_method, "sampled");
+    assert_same(b->idle_power_watts, NAN);
+    free(out);
+
+    /* a method another writer spelled otherwise: the figure is not believed */
+    sql_on(path, "UPDATE runs SET process_energy_method = 'guessed' WHERE id = 2");
+    assert_int_equal(cli_history_summaries(path, "train", 1, &out, &n), 0);
+    assert_int_equal(n, 1);
+    assert_null(out[0].process_energy_method);
+    assert_same(out[0].process_energy_joules, NAN);
+    free(out);
 }
 
 /* An infinite figure is stored as NULL (comes back NaN), like NaN. */
@@ -588,6 +672,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(cgroup_round_trip),
         cmocka_unit_test(version1_migrates),
         cmocka_unit_test(phases_columns),
+        cmocka_unit_test(energy_columns),
         cmocka_unit_test(loader_missing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -557,6 +557,40 @@ static bool group_is_mine(const char *dir)
  * second sample on (the baseline is the first reading) and the summary has their statistics;
  * in a memory group of its own, the group's peak charge is a column and in the summary. The
  * columns give the same figures as the records. */
+/* rt_tracker_set_grid (0.15): the tracker's summary carries the carbon at the grid's intensity
+ * (the grid copied with its strings), unknown again with NULL; a NULL tracker is invalid. */
+static void grid_gives_carbon(void **state)
+{
+    (void)state;
+    rt_tracker_options o = opts_at(0.02);
+    rt_clock *c = rt_clock_test_new(100.0);
+    rt_tracker *t = start_on(c, &o);
+    burn(0.1);
+    clock_run_to(c, 1, 100.1);
+    rt_tracker_stop(t);
+    char zone[8] = "XY";
+    rt_grid g = RT_GRID_INIT;
+    g.g_per_kwh = 400;
+    g.zone = zone;
+    g.source = "given";
+    assert_int_equal(rt_tracker_set_grid(NULL, &g), RT_ERR_INVALID);
+    assert_int_equal(rt_tracker_set_grid(t, &g), RT_OK);
+    zone[0] = '\0'; /* copied: the caller's buffer is its own */
+    const rt_summary *s = rt_tracker_summary(t);
+    assert_non_null(s->grid);
+    assert_true(s->grid->g_per_kwh == 400);
+    assert_string_equal(s->grid->zone, "XY");
+    assert_non_null(s->process_energy_method); /* the estimate, where no counter can be read */
+    assert_true(s->process_energy_joules > 0);
+    assert_true(s->process_co2e_grams == rt_co2e_grams(s->process_energy_joules, 400));
+    assert_true(s->co2e_grams == rt_co2e_grams(s->energy_joules, 400));
+    assert_int_equal(rt_tracker_set_grid(t, NULL), RT_OK);
+    s = rt_tracker_summary(t);
+    assert_true(isnan(s->process_co2e_grams) && isnan(s->co2e_grams));
+    rt_tracker_free(t);
+    rt_clock_test_free(c);
+}
+
 static void cgroup_and_pressure_columns(void **state)
 {
     (void)state;
@@ -842,6 +876,7 @@ int main(void)
         cmocka_unit_test(grid_late_sample_and_stop),
         cmocka_unit_test(fork_while_running),
         cmocka_unit_test(summary_recommend_report),
+        cmocka_unit_test(grid_gives_carbon),
         cmocka_unit_test(cgroup_and_pressure_columns),
         cmocka_unit_test(free_while_waiting_and_two_stops),
         cmocka_unit_test(fork_from_log_callback),

@@ -496,6 +496,16 @@ const rt_summary *rt_tracker_summary(rt_tracker *t)
     return &t->summary_copy;
 }
 
+rt_error rt_tracker_set_grid(rt_tracker *t, const rt_grid *grid)
+{
+    if (!t)
+        return RT_ERR_INVALID;
+    pthread_mutex_lock(&t->mu);
+    rt_error err = rt_stats_set_grid(t->stats, grid);
+    pthread_mutex_unlock(&t->mu);
+    return err;
+}
+
 rt_error rt_tracker_recommend(rt_tracker *t, rt_recommendation *out)
 {
     if (!t || !out)
