@@ -277,17 +277,13 @@ int cli_report_main(cli_options *o)
     }
     rt_grid grid;
     cli_grid_choose(&grid, a.grid_zone, a.grid_intensity, NULL); /* a recorded run: the user's only */
-#if 0 /* merge: rt_stats_set_grid comes with the outputs branch */
     rt_stats_set_grid(all, &grid);
-#endif
     for (int i = 0; i < a.nfiles; i++) {
         if (rt_stats_new_with(NULL, &stats[i]) != RT_OK) {
             cli_say("report: out of memory");
             goto done;
         }
-#if 0 /* merge: rt_stats_set_grid comes with the outputs branch */
         rt_stats_set_grid(stats[i], &grid);
-#endif
         rt_stats *into[2] = {stats[i], all};
         int r = cli_read_run(a.files[i], into, 2, rep);
         if (r != 0) {
