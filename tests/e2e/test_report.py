@@ -229,6 +229,13 @@ def test_cheapest_and_price_in_the_page(tmp_path, keeper, run_file):
     assert "upcloud DEV-2xCPU-3GB (Developer 2xCPU-3GB)" in text
     assert "$0.1920 per hour (on demand)" in text
     assert [r["path"] for r in k.requests()] == ["/servers", "/server/aws/m5.xlarge/prices"]
+    # the run's energy there (0.15): the stand-in's EPYC 7543 (225 W / 64 threads), 2 vCPUs for the
+    # recommendation's 60 s with the run's 96 CPU seconds (recommend's test works the same figure)
+    busy = 225 / 64
+    want = 60 * 2 * 0.3 * busy + 96 * 0.7 * busy
+    words = f"{want:.3g} J (estimated: AMD EPYC 7543, 225 W TDP / 64 threads)"
+    assert f'<span id="answer-cheapest-energy">energy of this run there: {words}</span>' in text
+    assert f"<tr><th>energy of this run there</th><td>{words}</td></tr>" in text
 
 
 def test_run_without_process_is_named(tmp_path, tmp_path_factory, run_file):

@@ -211,6 +211,23 @@ static run_costs costs_of(const rt_report_info *in)
     return c;
 }
 
+static const char *fmt_joules(rpt_figure f, double j);
+
+/* The run's energy on the cheapest server (0.15): "363 J (estimated: AMD EPYC 7543, 225 W TDP /
+ * 64 threads)" into buf; "" when its CPU is not in the TDP table or the run's CPU time is not
+ * known (a caller's rt_server from before 0.15 has no CPU: nothing). */
+static const char *cheapest_energy(char *buf, size_t size, const rt_report_info *in, double secs)
+{
+    buf[0] = '\0';
+    rt_server_energy e = RT_SERVER_ENERGY_INIT;
+    if (in->cheapest && in->summary &&
+        rt_server_energy_estimate(in->cheapest, in->summary->process_cpu_secs, secs, &e) == RT_OK) {
+        rpt_figure f;
+        snprintf(buf, size, "%s (%s)", fmt_joules(f, e.energy_joules), e.words);
+    }
+    return buf;
+}
+
 /* one figure of the answer: the value large, what it is under it */
 static void figure(rpt_hw *w, const char *id, const char *value, const char *what, bool bad)
 {
@@ -288,6 +305,12 @@ static void answer_cost(rpt_hw *w, const rt_report_info *in)
             snprintf(line, sizeof line, ": %s per hour, %s this run", fmt_usd(a, sv->price_usd_per_hour),
                      fmt_usd(b, c.cheapest));
             rpt_hw_html(w, line);
+        }
+        char e[400];
+        if (*cheapest_energy(e, sizeof e, in, c.secs)) {
+            rpt_hw_lit(w, "<br><span id=\"answer-cheapest-energy\">energy of this run there: ");
+            rpt_hw_html(w, e);
+            rpt_hw_lit(w, "</span>");
         }
     }
     if (!isfinite(c.here) && !sv)
@@ -645,6 +668,8 @@ void rpt_recommendation_section(rpt_hw *w, const rt_report_info *in)
             row(w, "price", p);
             row(w, "this run there", fmt_usd(f, cost.cheapest));
         }
+        char e[400];
+        row(w, "energy of this run there", cheapest_energy(e, sizeof e, in, cost.secs));
         rpt_hw_lit(w, "</table>\n");
     }
     if (in->current_instance || isfinite(in->current_price_usd_per_hour)) {
