@@ -1334,6 +1334,12 @@ typedef struct rt_server {
     double memory_mib;
     int64_t gpu_count;
     double price_usd_per_hour; /* NaN when unknown */
+    /* added in 0.15: Keeper's facts of the server's primary CPU, "" when it has none: the
+     * manufacturer ("Intel"), the product line ("Xeon") and the model number ("8375C"); the
+     * energy of a run there (rt_server_energy_estimate) comes from them */
+    char cpu_manufacturer[64];
+    char cpu_family[64];
+    char cpu_model[128];
 } rt_server;
 
 #define RT_SERVER_INIT {.struct_size = sizeof(rt_server)}
@@ -2481,6 +2487,31 @@ RT_API rt_error rt_tracker_set_grid(rt_tracker *t, const rt_grid *grid);
 /* Grams of CO2e of joules at g_per_kwh (joules / 3.6e6 * g_per_kwh); NaN when either is
  * unknown (NaN, or an intensity <= 0). */
 RT_API double rt_co2e_grams(double joules, double g_per_kwh);
+
+/* The energy a run would take on another server (0.15): the estimate's CPU power model
+ * (docs/energy.md) for the server's CPU (rt_server.cpu_family and cpu_model, Keeper's) found in
+ * the TDP table, over the run's duration on the server's vCPUs with the run's CPU time:
+ *   watts = vcpus x idle_watts + (cpu_secs / duration_secs) x (busy_watts - idle_watts)
+ * (busy cores held to 0..vcpus), energy = watts x duration_secs; method "estimated". */
+typedef struct rt_server_energy {
+    size_t struct_size;      /* caller sets sizeof(rt_server_energy) */
+    double energy_joules;    /* NaN: not known */
+    const char *method;      /* "estimated" (static); NULL when not known */
+    double tdp_watts;        /* per package, from the table */
+    int threads_per_package;
+    double busy_watts, idle_watts; /* per logical core in the model */
+    char cpu[160];           /* the CPU as named: "Intel Xeon 8375C" */
+    char words[256];         /* "estimated: Intel Xeon 8375C, 265 W TDP / 64 threads" */
+} rt_server_energy;
+
+#define RT_SERVER_ENERGY_INIT {.struct_size = sizeof(rt_server_energy)}
+
+/* Fills out with the energy of a run of cpu_secs CPU seconds over duration_secs on sv.
+ * Returns RT_OK; RT_ERR_NOT_FOUND (energy NaN, method NULL, the rest 0 or "") when the CPU is
+ * not in the table, or the CPU time or duration is not known (NaN, negative, a duration of 0)
+ * or the server's vCPUs are; RT_ERR_INVALID for NULL arguments or a struct_size too small. */
+RT_API rt_error rt_server_energy_estimate(const rt_server *sv, double cpu_secs, double duration_secs,
+                                          rt_server_energy *out);
 
 #ifdef __cplusplus
 }

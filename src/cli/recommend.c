@@ -28,7 +28,8 @@ static const char recommend_usage[] =
     "It says which figure drove the memory and the cores, and notes; prints the request as\n"
     "Metaflow (memory in MB, rounded up), Kubernetes and SLURM words, and looks up the cheapest\n"
     "on-demand server that fits in the Spare Cores Keeper API (TRACKER_KEEPER_URL, default\n"
-    "https://keeper.sparecores.net; 5 s at most).\n"
+    "https://keeper.sparecores.net; 5 s at most), with the energy of a run there when its CPU is in\n"
+    "the TDP table (estimated, the model named).\n"
     "\n"
     "Options:\n"
     "  --json                  one JSON object on stdout instead of text\n"
@@ -226,6 +227,42 @@ static void keeper_lookup(const cli_options *o, const rec_args *a, const rt_reco
         snprintf(l->error, sizeof l->error, "%s", k.price_warning[0] ? k.price_warning : rt_strerror(k.price_err));
 }
 
+/* The run's mean CPU seconds over the runs that know theirs; NaN when none does. */
+static double mean_cpu_secs(const rt_summary *const *runs, size_t n)
+{
+    double sum = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(runs[i]->process_cpu_secs) && runs[i]->process_cpu_secs >= 0) {
+            sum += runs[i]->process_cpu_secs;
+            k++;
+        }
+    return k ? sum / (double)k : NAN;
+}
+
+/* The energy of a run (its mean CPU time and duration) on the cheapest server, when its CPU is
+ * in the TDP table; false when not known (nothing is shown). */
+static bool cheapest_energy(const lookup *l, const rt_recommendation *rec, const rt_summary *const *runs, size_t n,
+                            rt_server_energy *e)
+{
+    *e = (rt_server_energy)RT_SERVER_ENERGY_INIT;
+    return l->have_cheapest &&
+           rt_server_energy_estimate(&l->cheapest, mean_cpu_secs(runs, n), rec->duration_secs, e) == RT_OK;
+}
+
+/* joules with 3 significant digits in J, kJ, MJ or GJ: "1.9 kJ" */
+static const char *joules_words(double j, char *buf, size_t cap)
+{
+    static const char *const units[] = {"J", "kJ", "MJ", "GJ"};
+    size_t u = 0;
+    while (fabs(j) >= 1000 && u + 1 < sizeof units / sizeof units[0]) {
+        j /= 1000;
+        u++;
+    }
+    snprintf(buf, cap, "%.3g %s", j, units[u]);
+    return buf;
+}
+
 /* Dollars to 4 significant digits (at least cents), trailing zeros beyond the cents trimmed:
  * "$0.0052", "$0.00008667", "$5.672", "$1234.50". */
 static const char *usd(double v, char *buf, size_t cap)
@@ -321,6 +358,9 @@ static int print_text(const rec_args *a, const rt_recommendation *rec, const loo
                s->gpu_count == RT_NULL_I64 ? "?" : (snprintf(b2, sizeof b2, "%lld", (long long)s->gpu_count), b2),
                usd(s->price_usd_per_hour, b1, sizeof b1));
         printf("cost of the run there: %s\n", usd(cheap_cost, b1, sizeof b1));
+        rt_server_energy e;
+        if (cheapest_energy(l, rec, runs, nruns, &e))
+            printf("energy on the cheapest server: %s (%s)\n", joules_words(e.energy_joules, b1, sizeof b1), e.words);
     }
     if (a->instance && !isnan(l->instance_price)) {
         double cost = l->instance_price * hours;
@@ -388,6 +428,26 @@ static int print_json(const rec_args *a, const rt_recommendation *rec, const loo
         json_object_set_new(c, "gpu_count", s->gpu_count == RT_NULL_I64 ? json_null() : json_integer(s->gpu_count));
         set_num(c, "price_usd_per_hour", s->price_usd_per_hour);
         set_num(c, "run_cost_usd", cheap_cost);
+        json_object_set_new(c, "cpu_manufacturer", s->cpu_manufacturer[0] ? json_string(s->cpu_manufacturer) : json_null());
+        json_object_set_new(c, "cpu_family", s->cpu_family[0] ? json_string(s->cpu_family) : json_null());
+        json_object_set_new(c, "cpu_model", s->cpu_model[0] ? json_string(s->cpu_model) : json_null());
+        rt_server_energy e;
+        if (cheapest_energy(l, rec, runs, nruns, &e)) { /* 0.15: the run's energy there */
+            json_t *ej = json_object();
+            set_num(ej, "joules", e.energy_joules);
+            json_object_set_new(ej, "method", json_string(e.method));
+            json_object_set_new(ej, "cpu", json_string(e.cpu));
+            set_num(ej, "tdp_watts", e.tdp_watts);
+            json_object_set_new(ej, "threads_per_package", json_integer(e.threads_per_package));
+            set_num(ej, "busy_watts", e.busy_watts);
+            set_num(ej, "idle_watts", e.idle_watts);
+            set_num(ej, "cpu_secs", mean_cpu_secs(runs, nruns));
+            set_num(ej, "duration_secs", rec->duration_secs);
+            json_object_set_new(ej, "words", json_string(e.words));
+            json_object_set_new(c, "energy", ej);
+        } else {
+            json_object_set_new(c, "energy", json_null());
+        }
         json_object_set_new(root, "cheapest", c);
     } else {
         json_object_set_new(root, "cheapest", json_null());

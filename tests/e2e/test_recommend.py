@@ -199,6 +199,13 @@ def test_json_gpu_and_instance(keeper, run_file, needs_reader):
     assert servers["query"]["gpu_min"] == ["1"] and servers["query"]["vcpus_min"] == ["3"]
     assert prices["path"] == "/server/aws/g5.12xlarge/prices"
     assert prices["headers"].get("X-Application-ID") == "resource-tracker"
+    # its CPU as Keeper names it (a model number, "8259CL": the table's "Platinum 8259CL", 165 W
+    # for 48 threads): 3.2 cores x 60 s = 192 CPU seconds over 60 s on its 4 vCPUs
+    assert (c["cpu_manufacturer"], c["cpu_family"], c["cpu_model"]) == ("Intel", "Xeon", "8259CL")
+    busy = 165 / 48
+    idle = 0.3 * busy
+    assert c["energy"]["joules"] == pytest.approx(60 * 4 * idle + 192 * (busy - idle))
+    assert c["energy"]["words"] == "estimated: Intel Xeon 8259CL, 165 W TDP / 48 threads"
 
 
 def test_instance_text_and_several_runs(keeper, run_file, needs_reader):
@@ -403,3 +410,47 @@ def test_free_instance_has_no_percentage(run_file, needs_reader):
     assert r.returncode == 0 and r.stderr == "", r.stderr
     saving = fields(r.stdout)["saving on the cheapest server"]
     assert saving.startswith("$-") and "nan" not in saving.lower(), saving
+
+
+# ---- the energy of the run on the cheapest server (0.15) ------------------------------------
+
+
+def summary_of(path):
+    return json.loads(subprocess.run([TRACKER, "summary", "--json", path], capture_output=True, text=True,
+                                     timeout=30, env=tracker_env(TRACKER_CLOUD_DISCOVERY="0")).stdout)
+
+
+def test_energy_on_the_cheapest_server(keeper, run_file, needs_reader):
+    """Its CPU in the TDP table (the stand-in's upcloud box: AMD EPYC 7543, 225 W for 64 threads):
+    the run's energy there by hand from the run's own CPU time and duration, in text and JSON."""
+    k = keeper()
+    path = run_file()  # 1.6 cores for 60 s
+    s = summary_of(path)
+    cpu, secs = s["process"]["cpu_secs"], s["duration_secs"]
+    busy = 225 / 64  # W per busy logical core: the TDP per thread
+    idle = 0.3 * busy  # the model's idle floor per logical core
+    want = secs * 2 * idle + cpu * (busy - idle)  # 2 vCPUs idle, the CPU seconds above idle
+    assert want == pytest.approx(362.8125)  # 60 s x 2 x 1.0546875 W + 96 s x 2.4609375 W
+    r = recommend([path], k.url)
+    assert r.returncode == 0, r.stderr
+    f = fields(r.stdout)
+    assert f["energy on the cheapest server"] == \
+        f"{want:.3g} J (estimated: AMD EPYC 7543, 225 W TDP / 64 threads)"
+    doc = json.loads(recommend([path, "--json"], k.url).stdout)
+    e = doc["cheapest"]["energy"]
+    assert e["joules"] == pytest.approx(want, rel=1e-9) and e["method"] == "estimated"
+    assert (e["tdp_watts"], e["threads_per_package"], e["cpu"]) == (225, 64, "AMD EPYC 7543")
+
+
+def test_no_energy_for_an_unknown_cpu(keeper, run_file, needs_reader):
+    """The cheapest server's CPU is not in the table (the stand-in's g2-standard-4: a Xeon 8273CL):
+    no energy line, energy null in JSON, the CPU still named."""
+    k = keeper()
+    path = run_file(cores=3.2, pss_mib=10000.0, gpus=1, vram_mib=20000.0)  # 20 GB of VRAM: the 24 GB L4
+    r = recommend([path], k.url)
+    assert r.returncode == 0, r.stderr
+    f = fields(r.stdout)
+    assert f["cheapest server"].startswith("gcp g2-standard-4")
+    assert "energy on the cheapest server" not in f
+    c = json.loads(recommend([path, "--json"], k.url).stdout)["cheapest"]
+    assert c["api_reference"] == "g2-standard-4" and c["cpu_model"] == "8273CL" and c["energy"] is None

@@ -229,6 +229,13 @@ def test_cheapest_and_price_in_the_page(tmp_path, keeper, run_file):
     assert "upcloud DEV-2xCPU-3GB (Developer 2xCPU-3GB)" in text
     assert "$0.1920 per hour (on demand)" in text
     assert [r["path"] for r in k.requests()] == ["/servers", "/server/aws/m5.xlarge/prices"]
+    # the run's energy there (0.15): the stand-in's EPYC 7543 (225 W / 64 threads), 2 vCPUs for the
+    # recommendation's 60 s with the run's 96 CPU seconds (recommend's test works the same figure)
+    busy = 225 / 64
+    want = 60 * 2 * 0.3 * busy + 96 * 0.7 * busy
+    words = f"{want:.3g} J (estimated: AMD EPYC 7543, 225 W TDP / 64 threads)"
+    assert f'<span id="answer-cheapest-energy">energy of this run there: {words}</span>' in text
+    assert f"<tr><th>energy of this run there</th><td>{words}</td></tr>" in text
 
 
 def test_run_without_process_is_named(tmp_path, tmp_path_factory, run_file):
@@ -438,3 +445,137 @@ def test_printed_pages(tmp_path, name):
     ru.print_pdf(bare, tmp_path / "bare.pdf")
     pages, rest = ru.pdf_pages(tmp_path / "r.pdf"), ru.pdf_pages(tmp_path / "bare.pdf")
     assert 0 < rest <= pages <= rest + -(-charts // 2), (pages, rest, charts)
+
+
+# ---- energy (0.15): the answer's energy line and the power chart ------------------------------
+
+from test_energy import BURN, Meter, make_zone  # noqa: E402
+
+
+def page_data(text):
+    """The page's embedded data: S (per series, low/mean/high per point, flattened) and the power
+    chart's definition (its title and the series indices it draws, by name)."""
+    s = re.search(r"var S=(\[.*?\]);\nvar CH=", text, re.S)
+    assert s, "no series in the page"
+    series = json.loads(s.group(1))
+    m = re.search(r'\{id:(\d+),title:"(Power[^"]*)",unit:"watts",m:0,s:\[(.*?)\]\}', text)
+    power = None
+    if m:
+        power = {"id": int(m.group(1)), "title": m.group(2),
+                 "series": {name: int(k) for k, name in re.findall(r'\[(\d+),"([^"]+)","#[0-9a-f]+"\]', m.group(3))}}
+    return series, power
+
+
+def record_powers(jsonl, key):
+    """Each record's power in W: its energy (machine: energy_joules, job: process_energy_joules)
+    over its interval, where it has one with its method."""
+    out = []
+    for line in open(jsonl):
+        d = json.loads(line)
+        e = d.get("energy")
+        method = e and e.get("method" if key == "energy_joules" else "process_method")
+        if e and method and e.get(key) is not None and d.get("interval_secs"):
+            out.append(e[key] / d["interval_secs"])
+    return out
+
+
+def fmt_joules(j):
+    for unit in ("J", "kJ", "MJ"):
+        if abs(j) < 1000:
+            break
+        j /= 1000
+    return f"{j:.3g} {unit}"
+
+
+def answer_energy(text):
+    m = re.search(r'<tr id="answer-energy"><th>Energy</th><td>(.*?)</td></tr>', text, re.S)
+    assert m, "no energy line in the answer"
+    return m.group(1)
+
+
+def check_power_chart(text, dom, jsonl, method):
+    series, power = page_data(text)
+    assert power and power["title"] == f"Power ({method})", power
+    assert set(power["series"]) == {"job", "machine"}
+    for name, key in (("machine", "energy_joules"), ("job", "process_energy_joules")):
+        want = record_powers(jsonl, key)
+        assert len(want) >= 3
+        got = series[power["series"][name]]
+        lows, means, highs = got[0::3], got[1::3], got[2::3]
+        known = [v for v in highs if v is not None]
+        assert known, name
+        # every record's power is on the chart: the least and greatest are the records' own
+        assert max(known) == pytest.approx(max(want), rel=1e-5), name
+        assert min(v for v in lows if v is not None) == pytest.approx(min(want), rel=1e-5), name
+        # each point's mean within its band (the band's ends are kept as floats: 1e-5 apart at most)
+        assert all(lo - 1e-5 * abs(lo) <= m <= hi + 1e-5 * abs(hi) for lo, m, hi in zip(lows, means, highs)
+                   if m is not None)
+    # drawn by the page's script: the chart's greatest value is the machine's greatest power
+    drawn = {c["id"]: c for c in ru.charts(dom)}
+    assert drawn[f"c{power['id']}"]["series_max"] == pytest.approx(max(record_powers(jsonl, "energy_joules")),
+                                                                        rel=1e-5)
+    assert f'<h3>Power ({method})</h3>' in text
+    return series, power
+
+
+@needs_chromium
+def test_energy_estimated(tmp_path):
+    """A machine without counters (an empty sys root, as on this VM): the CPU estimate, its method on
+    the answer's line and on the chart's title; CO2e unknown with how to set a grid, then known
+    from a zone."""
+    jsonl = tmp_path / "run.jsonl"
+    sys_root = tmp_path / "sys"
+    sys_root.mkdir()
+    p = run(["--cgroup", "off", "-i", "0.2", "-q", "-o", str(jsonl), "--", sys.executable, "-c",
+             BURN.format(secs=1.0)], env=tracker_env(TRACKER_SYS_ROOT=str(sys_root)), timeout=60)
+    assert p.returncode == 0, p.stderr
+    summary = json.loads(run(["summary", "--json", str(jsonl)], timeout=60).stdout)["energy"]
+    assert summary["method"] == "estimated"
+    html = tmp_path / "r.html"
+    p = report([str(jsonl), "-o", str(html)], "off")
+    assert p.returncode == 0, p.stderr
+    text = html.read_text()
+    line = answer_energy(text)
+    assert line.startswith(f"job {fmt_joules(summary['process_joules'])} (estimated), "
+                           f"machine {fmt_joules(summary['joules'])} (estimated)<br>"), line
+    assert "CO2e: unknown" in line and "--grid-zone" in line and "--grid-intensity" in line
+    assert 'id="answer-energy-model">estimated: ' in line
+    dom, _ = ru.render(html, tmp_path / "r.png", 1280, 2400)
+    check_power_chart(text, dom, jsonl, "estimated")
+    # a zone: the carbon with its grid (France in the shipped table)
+    p = report([str(jsonl), "-o", str(html), "--grid-zone", "FR"], "off")
+    assert p.returncode == 0, p.stderr
+    line = answer_energy(html.read_text())
+    assert "CO2e: job " in line and "FR (France): " in line and "g/kWh" in line and "unknown" not in line
+
+
+@needs_chromium
+def test_energy_measured(tmp_path):
+    """A package counter advancing at 30 W (a powercap fixture): the chart's power is the records'
+    (measured), the answer's energy the summary's, the CO2e at a given intensity computed by hand."""
+    sys_root = str(tmp_path / "sys")
+    meter = Meter(make_zone(sys_root, "intel-rapl:0", "package-0"), watts=30.0)
+    meter.start()
+    jsonl = tmp_path / "run.jsonl"
+    try:
+        p = run(["--cgroup", "off", "-i", "0.2", "-q", "-o", str(jsonl), "--", sys.executable, "-c",
+                 BURN.format(secs=1.0)], env=tracker_env(TRACKER_SYS_ROOT=sys_root), timeout=60)
+        assert p.returncode == 0, p.stderr
+    finally:
+        meter.stop()
+    summary = json.loads(run(["summary", "--json", str(jsonl)], timeout=60).stdout)["energy"]
+    assert summary["method"] == "measured"
+    html = tmp_path / "r.html"
+    p = report([str(jsonl), "-o", str(html), "--grid-intensity", "100"], "off")
+    assert p.returncode == 0, p.stderr
+    text = html.read_text()
+    line = answer_energy(text)
+    assert line.startswith(f"job {fmt_joules(summary['process_joules'])} (measured), "
+                           f"machine {fmt_joules(summary['joules'])} (measured)<br>"), line
+    grams = summary["joules"] / 3.6e6 * 100
+    assert f"machine {grams * 1000:.3g} mg" in line, (grams, line)
+    assert "100 g/kWh" in line and "answer-energy-model" not in line
+    dom, _ = ru.render(html, tmp_path / "r.png", 1280, 2400)
+    series, power = check_power_chart(text, dom, jsonl, "measured")
+    machine = [v for v in series[power["series"]["machine"]][1::3] if v is not None]
+    assert sum(machine) / len(machine) == pytest.approx(30.0, rel=0.25)  # the meter's 30 W, give or take its steps

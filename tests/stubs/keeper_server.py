@@ -29,26 +29,30 @@ lock = threading.Lock()
 seen = []
 
 
-def server(vendor, api_ref, name, vcpus, mem_mib, gpus, gpu_mem_mib, price):
+def server(vendor, api_ref, name, vcpus, mem_mib, gpus, gpu_mem_mib, price, cpu=(None, None, None)):
+    """cpu: Keeper's cpu_manufacturer, cpu_family and cpu_model of the primary CPU ("Intel", "Xeon",
+    "8375C": the model is the model number, the family the product line), each null when unknown."""
     return {"vendor_id": vendor, "server_id": api_ref, "name": api_ref, "api_reference": api_ref,
             "display_name": name, "description": None, "family": None, "vcpus": vcpus, "hypervisor": "KVM",
-            "cpu_allocation": "Dedicated", "cpu_cores": vcpus, "cpu_manufacturer": "Intel",
-            "memory_amount": mem_mib, "gpu_count": gpus, "gpu_memory_min": gpu_mem_mib // gpus if gpus else None,
+            "cpu_allocation": "Dedicated", "cpu_cores": vcpus, "cpu_manufacturer": cpu[0], "cpu_family": cpu[1],
+            "cpu_model": cpu[2], "memory_amount": mem_mib, "gpu_count": gpus, "gpu_memory_min": gpu_mem_mib // gpus if gpus else None,
             "gpu_memory_total": gpu_mem_mib if gpus else None, "status": "active",
             "min_price": round(price * 0.4, 6), "min_price_spot": round(price * 0.4, 6),
             "min_price_ondemand": price, "vendor": {"vendor_id": vendor, "name": vendor.upper()}}
 
 
+# CPUs: some in the tracker's TDP table (data/cpu-tdp.csv: Platinum 8259CL, 8175M, EPYC 7543,
+# 7B12, 7R32), some not (a Xeon 8273CL, a Skylake without a model number)
 CATALOG = [
-    server("aws", "t3.micro", "t3.micro", 2, 1024, 0, 0, 0.0104),
-    server("hcloud", "cx22", "CX22", 2, 4096, 0, 0, 0.006),
-    server("upcloud", "DEV-2xCPU-3GB", "Developer 2xCPU-3GB", 2, 3072, 0, 0, 0.0052),
-    server("aws", "t3.medium", "t3.medium", 2, 4096, 0, 0, 0.0416),
-    server("gcp", "e2-standard-4", "e2-standard-4", 4, 16384, 0, 0, 0.134),
-    server("aws", "m5.xlarge", "m5.xlarge", 4, 16384, 0, 0, 0.192),
-    server("aws", "g4dn.xlarge", "g4dn.xlarge", 4, 16384, 1, 15360, 0.526),
-    server("gcp", "g2-standard-4", "g2-standard-4", 4, 16384, 1, 24576, 0.7069),
-    server("aws", "g5.12xlarge", "g5.12xlarge", 48, 196608, 4, 98304, 5.672),
+    server("aws", "t3.micro", "t3.micro", 2, 1024, 0, 0, 0.0104, ("Intel", "Xeon", "8259CL")),
+    server("hcloud", "cx22", "CX22", 2, 4096, 0, 0, 0.006, ("Intel", "Xeon", None)),
+    server("upcloud", "DEV-2xCPU-3GB", "Developer 2xCPU-3GB", 2, 3072, 0, 0, 0.0052, ("AMD", "EPYC", "7543")),
+    server("aws", "t3.medium", "t3.medium", 2, 4096, 0, 0, 0.0416, ("Intel", "Xeon", "8175M")),
+    server("gcp", "e2-standard-4", "e2-standard-4", 4, 16384, 0, 0, 0.134, ("AMD", "EPYC", "7B12")),
+    server("aws", "m5.xlarge", "m5.xlarge", 4, 16384, 0, 0, 0.192, ("Intel", "Xeon", "8259CL")),
+    server("aws", "g4dn.xlarge", "g4dn.xlarge", 4, 16384, 1, 15360, 0.526, ("Intel", "Xeon", "8259CL")),
+    server("gcp", "g2-standard-4", "g2-standard-4", 4, 16384, 1, 24576, 0.7069, ("Intel", "Xeon", "8273CL")),
+    server("aws", "g5.12xlarge", "g5.12xlarge", 48, 196608, 4, 98304, 5.672, ("AMD", "EPYC", "7R32")),
 ]
 MAX_MEM_GB = max(s["memory_amount"] for s in CATALOG) / 1024
 MAX_VRAM_GB = max(s["gpu_memory_total"] or 0 for s in CATALOG) / 1024

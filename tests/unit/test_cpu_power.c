@@ -192,11 +192,35 @@ static void per_core_is_typical(void **state)
     assert_true(v[n / 4] <= 3.5 && 3.5 <= v[3 * n / 4]);
 }
 
+/* A part named by a catalog (Keeper's cpu_family, cpu_model): the full name, family + model, or
+ * the model number alone; not in the table, or nothing named: -1 and nothing filled. */
+static void by_part(void **state)
+{
+    (void)state;
+    rt_cpu_power m;
+    assert_int_equal(rt_cpu_power_of_part("Xeon", "8375C", &m), 0); /* the last word of "Platinum 8375C" */
+    assert_string_equal(m.rule, "table");
+    assert_string_equal(m.model, "Xeon 8375C");
+    assert_true(m.tdp_watts == 265 && m.threads_per_package == 64);
+    assert_near(m.busy_watts, 4.140625, 1e-12);
+    assert_near(m.idle_watts, 1.2421875, 1e-12);
+    assert_int_equal(rt_cpu_power_of_part("EPYC", "7543", &m), 0); /* "EPYC 7543" as the table spells it */
+    assert_true(m.tdp_watts == 225 && m.threads_per_package == 64);
+    assert_int_equal(rt_cpu_power_of_part(NULL, "Xeon Platinum 8375C", &m), 0); /* a full name */
+    assert_true(m.tdp_watts == 265);
+    assert_int_equal(rt_cpu_power_of_part("Xeon", "8273CL", &m), -1); /* not in the table */
+    assert_true(m.rule == NULL && m.busy_watts == 0);
+    assert_int_equal(rt_cpu_power_of_part("Xeon", NULL, &m), -1);
+    assert_int_equal(rt_cpu_power_of_part("", "", &m), -1);
+    assert_int_equal(rt_cpu_power_of_part("Xeon", "v4", &m), -1); /* the last word of many rows */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(table_lookup), cmocka_unit_test(rule_table),  cmocka_unit_test(rule_given),
         cmocka_unit_test(rule_per_core), cmocka_unit_test(no_cpuinfo), cmocka_unit_test(per_core_is_typical),
+        cmocka_unit_test(by_part),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

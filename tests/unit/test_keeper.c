@@ -120,7 +120,36 @@ static void parse_servers_real(void **state)
     assert_int_equal(servers(list, &r, &s), RT_OK);
     assert_string_equal(s.api_reference, "g4dn.xlarge");
     assert_string_equal(s.display_name, ""); /* none given */
+    assert_string_equal(s.cpu_model, "");    /* none given (0.15) */
     assert_int_equal(s.gpu_count, 1);
+
+    /* the primary CPU as Keeper names it (0.15); null as "" */
+    r = rec_of(2, 3072, 0, 0);
+    list = "[{\"vendor_id\":\"aws\",\"api_reference\":\"m6i.large\",\"vcpus\":2,\"memory_amount\":8192,"
+           "\"cpu_manufacturer\":\"Intel\",\"cpu_family\":\"Xeon\",\"cpu_model\":\"8375C\",\"min_price_ondemand\":0.096},"
+           "{\"vendor_id\":\"hcloud\",\"api_reference\":\"cx22\",\"vcpus\":2,\"memory_amount\":4096,"
+           "\"cpu_manufacturer\":\"Intel\",\"cpu_family\":null,\"cpu_model\":null,\"min_price_ondemand\":0.1}]";
+    assert_int_equal(servers(list, &r, &s), RT_OK);
+    assert_string_equal(s.cpu_manufacturer, "Intel");
+    assert_string_equal(s.cpu_family, "Xeon");
+    assert_string_equal(s.cpu_model, "8375C");
+    rt_server_energy e = RT_SERVER_ENERGY_INIT;
+    /* 265 W / 64 threads: 4.140625 W busy, 1.2421875 W idle; 60 s on 2 vCPUs with 30 CPU seconds */
+    assert_int_equal(rt_server_energy_estimate(&s, 30, 60, &e), RT_OK);
+    assert_true(fabs(e.energy_joules - (60 * 2 * 1.2421875 + 30 * (4.140625 - 1.2421875))) < 1e-9);
+    assert_string_equal(e.method, "estimated");
+    assert_string_equal(e.words, "estimated: Intel Xeon 8375C, 265 W TDP / 64 threads");
+    assert_int_equal(rt_server_energy_estimate(&s, NAN, 60, &e), RT_ERR_NOT_FOUND); /* CPU time unknown */
+    assert_true(isnan(e.energy_joules) && e.method == NULL);
+    assert_int_equal(rt_server_energy_estimate(&s, 30, 0, &e), RT_ERR_NOT_FOUND);
+    list = "[{\"vendor_id\":\"hcloud\",\"api_reference\":\"cx22\",\"vcpus\":2,\"memory_amount\":4096,"
+           "\"cpu_manufacturer\":\"Intel\",\"cpu_family\":null,\"cpu_model\":null,\"min_price_ondemand\":0.1}]";
+    assert_int_equal(servers(list, &r, &s), RT_OK);
+    assert_string_equal(s.cpu_family, "");
+    assert_string_equal(s.cpu_model, "");
+    assert_int_equal(rt_server_energy_estimate(&s, 30, 60, &e), RT_ERR_NOT_FOUND); /* no model: not shown */
+    assert_int_equal(rt_server_energy_estimate(NULL, 30, 60, &e), RT_ERR_INVALID);
+    r = rec_of(4, 16384, 1, 16384);
     list = "[" SRV("a", "small", "s", 2, 16384, 1, "0.1") "]";
     assert_int_equal(servers(list, &r, &s), RT_ERR_NOT_FOUND);
     assert_int_equal(servers("[]", &r, &s), RT_ERR_NOT_FOUND);

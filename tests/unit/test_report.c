@@ -217,6 +217,49 @@ static void gpu_charts(void **state)
     rt_report_free(r);
 }
 
+/* The power chart (0.15): each record's energy over its interval, the machine's and the job's, its
+ * title naming the least exact method; a figure without its method is no point; a level as text. */
+static void power_chart(void **state)
+{
+    (void)state;
+    rt_report *r = rt_report_new();
+    for (int i = 0; i < 4; i++) {
+        rt_record x = rec(1e9 + 0.5 * i, 0.5);
+        x.interval_secs = 0.5;
+        x.energy_joules = i == 2 ? 20 : 10; /* 20 W, one 40 W interval */
+        x.process_energy_joules = 5;       /* 10 W */
+        x.energy_method = x.process_energy_method = "measured";
+        rt_report_add(r, &x);
+    }
+    rt_record odd = rec(1e9 + 2, 0.5); /* a figure without its method: absent */
+    odd.interval_secs = 0.5;
+    odd.energy_joules = 1e6;
+    rt_report_add(r, &odd);
+    char *html = write_text(r, NULL, NULL);
+    assert_non_null(strstr(html, "title:\"Power (measured)\",unit:\"watts\""));
+    assert_non_null(strstr(html, "<h3>Power (measured)</h3>"));
+    /* per point low, mean, high: the machine's 20, 20, 40, 20 W; the job's 10 W; the odd one null */
+    char want[128];
+    snprintf(want, sizeof want, "\n[20,20,20,20,20,20,40,40,40,20,20,20,null,null,null],\n[10,10,10,10,10,10,10,10,10,"
+                                "10,10,10,null,null,null]]");
+    assert_non_null(strstr(html, want));
+    free(html);
+    rt_report_free(r);
+
+    /* one estimated record makes the chart estimated; a flat level is one line of text */
+    r = rt_report_new();
+    for (int i = 0; i < 3; i++) {
+        rt_record x = rec(1e9 + i, 0.5);
+        x.energy_joules = 7;
+        x.energy_method = i == 1 ? "estimated" : "sampled";
+        rt_report_add(r, &x);
+    }
+    html = write_text(r, NULL, NULL);
+    assert_non_null(strstr(html, "id=\"t-power\">Power (estimated): 7 W throughout</p>"));
+    free(html);
+    rt_report_free(r);
+}
+
 static void empty_report(void **state)
 {
     (void)state;
@@ -458,7 +501,7 @@ int main(void)
         cmocka_unit_test(empty_report),   cmocka_unit_test(strings_escaped),   cmocka_unit_test(costs),
         cmocka_unit_test(write_errors), cmocka_unit_test(absurd_times),
         cmocka_unit_test(cgroup_marks), cmocka_unit_test(cgroup_marks_bounded),
-        cmocka_unit_test(job_end), cmocka_unit_test(exit_words_and_gpu_rows),
+        cmocka_unit_test(job_end), cmocka_unit_test(exit_words_and_gpu_rows), cmocka_unit_test(power_chart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

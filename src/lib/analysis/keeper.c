@@ -136,6 +136,13 @@ static int server_entry(const json_t *o, const rt_recommendation *rec, rt_server
     s->memory_mib = mem;
     s->gpu_count = isnan(gpus) ? RT_NULL_I64 : (int64_t)floor(gpus); /* whole GPUs */
     s->price_usd_per_hour = price;
+    static const char *const cpu_keys[] = {"cpu_manufacturer", "cpu_family", "cpu_model"};
+    char *cpu_fields[] = {s->cpu_manufacturer, s->cpu_family, s->cpu_model};
+    size_t cpu_caps[] = {sizeof s->cpu_manufacturer, sizeof s->cpu_family, sizeof s->cpu_model};
+    for (size_t i = 0; i < 3; i++) { /* null or absent: "" */
+        const json_t *v = json_object_get(o, cpu_keys[i]);
+        copy_text(cpu_fields[i], cpu_caps[i], json_is_string(v) ? json_string_value(v) : "");
+    }
     if (isnan(price))
         return 0;
     if (rec) {

@@ -232,6 +232,34 @@ static void add_phases(rt_report *r, const rt_phases *ph, double t1)
     p->last_t = t1;
 }
 
+static const char *const method_words[] = {NULL, "measured", "sampled", "estimated"};
+
+const char *rpt_method_word(int rank)
+{
+    return rank > 0 && rank < (int)RT_ARRAY_LEN(method_words) ? method_words[rank] : NULL;
+}
+
+/* The rank of a method word (0: none or unknown) */
+static int method_rank(const char *m)
+{
+    for (int i = 1; m && i < (int)RT_ARRAY_LEN(method_words); i++)
+        if (strcmp(m, method_words[i]) == 0)
+            return i;
+    return 0;
+}
+
+/* A record's energy as power over its interval (NaN without its method: a figure without one
+ * is absent); the least exact method kept. */
+static double power_of(rt_report *r, double joules, const char *method, double iv)
+{
+    int rank = method_rank(method);
+    if (!rank || isnan(iv) || !isfinite(joules))
+        return NAN;
+    if (rank > r->power_method)
+        r->power_method = rank;
+    return joules / iv;
+}
+
 void rt_report_add(rt_report *r, const rt_record *rec)
 {
     rt_report_add_sized(r, rec, sizeof *rec);
@@ -265,6 +293,8 @@ void rt_report_add_sized(rt_report *r, const rt_record *caller_rec, size_t rec_s
         [RPT_NET_RECV] = rate(rec->net_recv_bytes, iv),
         [RPT_NET_SENT] = rate(rec->net_sent_bytes, iv),
         [RPT_DISK_SPACE] = rec->disk_space_used_bytes,
+        [RPT_POWER] = power_of(r, rec->energy_joules, rec->energy_method, iv),
+        [RPT_JOB_POWER] = power_of(r, rec->process_energy_joules, rec->process_energy_method, iv),
     };
     if (rec->gpu_count > 0)
         r->gpu_seen = true;

@@ -139,7 +139,30 @@ static const chart_def charts[] = {
     {"network", "Network", "rate", {RPT_NET_RECV, RPT_NET_SENT, -1, -1}, {"received", "sent"}, {"#1f77b4", "#2ca02c"},
      false, 0, "nothing sent or received"},
     {"space", "Disk space used", "bytes", {RPT_DISK_SPACE, -1, -1, -1}, {"used"}, {"#9467bd"}, false, 0, ""},
+    /* 0.15: its title names the method (chart_title), the least exact of its records' */
+    {"power", "Power", "watts", {RPT_JOB_POWER, RPT_POWER, -1, -1}, {"job", "machine"}, {"#d62728", "#1f77b4"},
+     false, 0, ""},
 };
+
+/* The chart's title as the page shows it: the power chart's with its method ("Power
+ * (estimated)"). */
+static const char *chart_title(const rt_report *r, size_t i, char *buf, size_t size)
+{
+    const char *m = strcmp(charts[i].unit, "watts") == 0 ? rpt_method_word(r->power_method) : NULL;
+    if (!m)
+        return charts[i].title;
+    snprintf(buf, size, "%s (%s)", charts[i].title, m);
+    return buf;
+}
+
+/* A level in the chart's unit, for its line of text: bytes, or watts */
+static const char *fmt_level(rpt_figure f, const char *unit, double v)
+{
+    if (strcmp(unit, "watts") != 0)
+        return rpt_fmt_bytes(f, v);
+    snprintf(f, sizeof(rpt_figure), fabs(v) >= 1000 ? "%.3g kW" : "%.3g W", fabs(v) >= 1000 ? v / 1000 : v);
+    return f;
+}
 
 /* How a chart shows: not at all, as one line of text, or drawn. */
 typedef enum { CHART_NONE, CHART_TEXT, CHART_DRAWN } chart_how;
@@ -196,16 +219,18 @@ static chart_how chart_shown(const rt_report *r, const bool present[RPT_SERIES],
     }
     if (!any)
         return CHART_NONE;
+    char tbuf[64];
+    const char *title = chart_title(r, i, tbuf, sizeof tbuf);
     if (c->zero && *c->zero && lo == 0 && hi == 0) {
-        snprintf(text, size, "%s: %s", c->title, c->zero);
+        snprintf(text, size, "%.40s: %s", title, c->zero);
         return CHART_TEXT;
     }
     if (c->zero && !*c->zero && hi - lo <= 0.01 * fabsf(hi)) { /* a line flat within 2 pixels */
         rpt_figure a, b;
-        if (strcmp(rpt_fmt_bytes(a, lo), rpt_fmt_bytes(b, hi)) == 0)
-            snprintf(text, size, "%s: %s throughout", c->title, a);
+        if (strcmp(fmt_level(a, c->unit, lo), fmt_level(b, c->unit, hi)) == 0)
+            snprintf(text, size, "%.40s: %.40s throughout", title, a);
         else
-            snprintf(text, size, "%s: between %s and %s throughout", c->title, a, b);
+            snprintf(text, size, "%.40s: between %.40s and %.40s throughout", title, a, b);
         return CHART_TEXT;
     }
     return CHART_DRAWN;
@@ -386,8 +411,9 @@ static int write_data(rpt_hw *w, const rt_report *r)
         const chart_def *c = &charts[i];
         if (chart_shown(r, present, i, text, sizeof text) != CHART_DRAWN)
             continue;
-        rpt_hw_fmt(w, "%s\n{id:%d,title:\"%s\",unit:\"%s\",m:%d,s:[", nchart ? "," : "", nchart, c->title, c->unit,
-               c->marks);
+        char title[64];
+        rpt_hw_fmt(w, "%s\n{id:%d,title:\"%s\",unit:\"%s\",m:%d,s:[", nchart ? "," : "", nchart,
+                   chart_title(r, i, title, sizeof title), c->unit, c->marks);
         bool first = true;
         for (int k = 0; k < 4 && c->series[k] >= 0; k++) {
             if (!present[c->series[k]])
@@ -457,7 +483,9 @@ static const char page_js[] =
     "t=tick?String(parseFloat(v.toFixed(2))):v.toFixed(2);return t+' '+(t==='1'?one:many);};}\n"
     "var M=['MiB','GiB','TiB'],B=['B','KiB','MiB','GiB','TiB','PiB'];\n"
     "var F={cores:count('core','cores'),gpus:count('GPU','GPUs'),mib:function(v,t){return si(v,M,'',t)},"
-    "rate:function(v,t){return si(v,B,'/s',t)},bytes:function(v,t){return si(v,B,'',t)}};\n"
+    "rate:function(v,t){return si(v,B,'/s',t)},bytes:function(v,t){return si(v,B,'',t)},watts:function(v,t){if("
+    "v===null||v===undefined||isNaN(v))return '\\u2014';var k=Math.abs(v)>=1000,a=k?v/1000:v,s=t?String("
+    "parseFloat(a.toPrecision(3))):a.toPrecision(3);return s+(k?' kW':' W');}};\n"
     "function el(v,exact){var s=Math.abs(v)<1e-9?0:Math.abs(v),neg=v<-1e-9?'-':'';if(s<60)return neg+("
     "exact?s.toFixed(s<10?1:0):String(parseFloat(s.toFixed(1))))+' s';var m=Math.floor(s/60+1e-9),r=Math.round("
     "s-60*m);if(r>=60){m++;r=0;}return neg+m+' min'+(r?' '+r+' s':'');}\n"
@@ -506,7 +534,7 @@ static const char page_js[] =
     " var xa=EL?{ticker:eticks,axisLabelFormatter:function(v){return el(v)},valueFormatter:function(v){return el(v,"
     "1)},pixelsPerLabel:85,axisLabelWidth:84}:{pixelsPerLabel:80,axisLabelWidth:80};\n"
     " var opts={labels:labels,colors:colors,customBars:true,fillAlpha:0.3,plotter:plotter,strokeWidth:1.4,"
-    "labelsKMG2:c.unit!='cores'&&c.unit!='gpus',labelsDiv:document.getElementById('l'+c.id),legend:'always',"
+    "labelsKMG2:c.unit!='cores'&&c.unit!='gpus'&&c.unit!='watts',labelsDiv:document.getElementById('l'+c.id),legend:'always',"
     "labelsUTC:true,includeZero:true,connectSeparatedPoints:false,axisLabelFontSize:12,\n"
     "  xRangePad:EL?0:24,dateWindow:EL?[-pad,TE+pad/4]:null,underlayCallback:marks(c,div),"
     "valueRange:L!==null&&L>mx&&L<=2*mx?[0,L*1.08]:null,axes:{x:xa,y:{valueFormatter:function(v){return f(v)},"
@@ -626,9 +654,10 @@ static rt_error report_write(const rt_report *r, const rt_report_info *info, rt_
         }
         if (how != CHART_DRAWN)
             continue;
+        char ctitle[64];
         rpt_hw_fmt(w, "<div class=\"chart-block\" id=\"b-%s\"><h3>%s</h3><div class=\"legend\" id=\"l%zu\"></div>"
                   "<div class=\"chart\" id=\"c%zu\"></div><div class=\"chart-print\" id=\"p%zu\"></div></div>\n",
-                  charts[i].key, charts[i].title, k, k, k);
+                  charts[i].key, chart_title(r, i, ctitle, sizeof ctitle), k, k, k);
         k++;
     }
     rpt_hw_lit(w, "</section>\n");

@@ -19,6 +19,7 @@ enum {
     RPT_DISK_READ, RPT_DISK_WRITE, RPT_JOB_READ, RPT_JOB_WRITE, /* bytes/s */
     RPT_NET_RECV, RPT_NET_SENT,               /* bytes/s */
     RPT_DISK_SPACE,                           /* bytes */
+    RPT_POWER, RPT_JOB_POWER,                 /* watts (0.15): the machine's, the job's share */
     RPT_SERIES
 };
 
@@ -104,7 +105,12 @@ struct rt_report {
     double oom_prev, thr_prev; /* the last oom_kills / cpu_throttled_periods seen, NaN: none */
     double mem_limit, cpu_quota; /* the lowest seen, NaN: none */
     rpt_phases *ph; /* NULL until a record carries phases (0.14) */
+    int power_method; /* the least exact method of the power series' records (0.15): 0 none,
+                       * 1 measured, 2 sampled, 3 estimated (rpt_method_word) */
 };
+
+/* The word of a power_method rank: "measured", "sampled", "estimated"; NULL for 0. */
+const char *rpt_method_word(int rank);
 
 /* Folds bucket src into dst (dst keeps its start and gap flag). */
 void rpt_bucket_merge(rpt_bucket *dst, const rpt_bucket *src);

@@ -211,6 +211,23 @@ static run_costs costs_of(const rt_report_info *in)
     return c;
 }
 
+static const char *fmt_joules(rpt_figure f, double j);
+
+/* The run's energy on the cheapest server (0.15): "363 J (estimated: AMD EPYC 7543, 225 W TDP /
+ * 64 threads)" into buf; "" when its CPU is not in the TDP table or the run's CPU time is not
+ * known (a caller's rt_server from before 0.15 has no CPU: nothing). */
+static const char *cheapest_energy(char *buf, size_t size, const rt_report_info *in, double secs)
+{
+    buf[0] = '\0';
+    rt_server_energy e = RT_SERVER_ENERGY_INIT;
+    if (in->cheapest && in->summary &&
+        rt_server_energy_estimate(in->cheapest, in->summary->process_cpu_secs, secs, &e) == RT_OK) {
+        rpt_figure f;
+        snprintf(buf, size, "%s (%s)", fmt_joules(f, e.energy_joules), e.words);
+    }
+    return buf;
+}
+
 /* one figure of the answer: the value large, what it is under it */
 static void figure(rpt_hw *w, const char *id, const char *value, const char *what, bool bad)
 {
@@ -289,9 +306,110 @@ static void answer_cost(rpt_hw *w, const rt_report_info *in)
                      fmt_usd(b, c.cheapest));
             rpt_hw_html(w, line);
         }
+        char e[400];
+        if (*cheapest_energy(e, sizeof e, in, c.secs)) {
+            rpt_hw_lit(w, "<br><span id=\"answer-cheapest-energy\">energy of this run there: ");
+            rpt_hw_html(w, e);
+            rpt_hw_lit(w, "</span>");
+        }
     }
     if (!isfinite(c.here) && !sv)
         rpt_hw_html(w, in->keeper_note);
+    rpt_hw_lit(w, "</td></tr>\n");
+}
+
+/* joules as J, kJ, MJ or GJ with 3 significant digits */
+static const char *fmt_joules(rpt_figure f, double j)
+{
+    static const char *const u[] = {"J", "kJ", "MJ", "GJ"};
+    size_t k = 0;
+    while (isfinite(j) && fabs(j) >= 1000 && k + 1 < RT_ARRAY_LEN(u)) {
+        j /= 1000;
+        k++;
+    }
+    if (!isfinite(j))
+        return fmt_num(f, j, 0);
+    snprintf(f, sizeof(rpt_figure), "%.3g %s", j, u[k]);
+    return f;
+}
+
+/* grams of CO2e as mg (under 0.1 g), g or kg (t past a million grams), 3 significant digits */
+static const char *fmt_grams(rpt_figure f, double g)
+{
+    if (!isfinite(g))
+        return fmt_num(f, g, 0);
+    if (fabs(g) >= 1e6)
+        snprintf(f, sizeof(rpt_figure), "%.3g t", g / 1e6);
+    else if (fabs(g) >= 1000)
+        snprintf(f, sizeof(rpt_figure), "%.3g kg", g / 1000);
+    else if (g != 0 && fabs(g) < 0.1)
+        snprintf(f, sizeof(rpt_figure), "%.3g mg", g * 1000);
+    else
+        snprintf(f, sizeof(rpt_figure), "%.3g g", g);
+    return f;
+}
+
+/* "1.23 kJ (estimated)" into buf, "" when the figure has no method */
+static const char *energy_words(char *buf, size_t size, double joules, const char *method)
+{
+    rpt_figure a;
+    buf[0] = '\0';
+    if (method && isfinite(joules))
+        snprintf(buf, size, "%s (%s)", fmt_joules(a, joules), method);
+    return buf;
+}
+
+/* The answer's energy (0.15), on the first screen: the job's and the machine's with their
+ * methods; their CO2e and the grid it came from, or "unknown" and how to set a grid; the
+ * estimate's model and what could not be read, in small type. Nothing when no record had
+ * energy. */
+static void answer_energy(rpt_hw *w, const rt_summary *s)
+{
+    char job[96], machine[96], line[640];
+    energy_words(job, sizeof job, s->process_energy_joules, s->process_energy_method);
+    energy_words(machine, sizeof machine, s->energy_joules, s->energy_method);
+    if (!job[0] && !machine[0])
+        return;
+    rpt_figure a, b;
+    rpt_hw_lit(w, "<tr id=\"answer-energy\"><th>Energy</th><td>");
+    snprintf(line, sizeof line, "%s%s%s%s%s", job[0] ? "job " : "", job, job[0] && machine[0] ? ", " : "",
+             machine[0] ? "machine " : "", machine);
+    rpt_hw_html(w, line);
+    rpt_hw_lit(w, "<br><span id=\"answer-co2e\">");
+    const rt_grid *g = s->grid;
+    bool known = g && isfinite(g->g_per_kwh) && g->g_per_kwh > 0 &&
+                 (isfinite(s->process_co2e_grams) || isfinite(s->co2e_grams));
+    if (known) {
+        char where[400];
+        /* "FR (France): 56 g/kWh, Ember yearly electricity data, 2023"; a given one: "40 g/kWh, given" */
+        snprintf(where, sizeof where, "%.40s%s%.60s%s%s%.0f g/kWh%s%.200s", g->zone ? g->zone : "",
+                 g->zone && g->name ? " (" : "", g->name ? g->name : "", g->zone && g->name ? ")" : "",
+                 g->zone || g->name ? ": " : "", g->g_per_kwh, g->source ? "; " : "", g->source ? g->source : "");
+        if (g->year > 0) {
+            size_t n = strlen(where);
+            snprintf(where + n, sizeof where - n, ", %d", g->year);
+        }
+        snprintf(line, sizeof line, "CO2e: %s%s%s%s%s (grid %s)", isfinite(s->process_co2e_grams) ? "job " : "",
+                 isfinite(s->process_co2e_grams) ? fmt_grams(a, s->process_co2e_grams) : "",
+                 isfinite(s->process_co2e_grams) && isfinite(s->co2e_grams) ? ", " : "",
+                 isfinite(s->co2e_grams) ? "machine " : "", isfinite(s->co2e_grams) ? fmt_grams(b, s->co2e_grams) : "",
+                 where);
+    } else {
+        snprintf(line, sizeof line, "CO2e: unknown (no grid intensity: set where the electricity came from with "
+                                    "--grid-zone, e.g. FR or aws:eu-west-3, or its g/kWh with --grid-intensity)");
+    }
+    rpt_hw_html(w, line);
+    rpt_hw_lit(w, "</span>");
+    if (s->energy_model) {
+        rpt_hw_lit(w, "<br><span class=\"note\" id=\"answer-energy-model\">estimated: ");
+        rpt_hw_html(w, s->energy_model);
+        rpt_hw_lit(w, "</span>");
+    }
+    if (s->energy_missing) {
+        rpt_hw_lit(w, "<br><span class=\"note\" id=\"answer-energy-missing\">");
+        rpt_hw_html(w, s->energy_missing);
+        rpt_hw_lit(w, "</span>");
+    }
     rpt_hw_lit(w, "</td></tr>\n");
 }
 
@@ -331,6 +449,7 @@ void rpt_answer_section(rpt_hw *w, const rt_report_info *in)
         }
         rpt_hw_lit(w, "</td></tr>\n");
     }
+    answer_energy(w, s);
     answer_cost(w, in);
     rt_note notes[RT_NOTES_MAX];
     rt_notes_options no = RT_NOTES_OPTIONS_INIT;
@@ -549,6 +668,8 @@ void rpt_recommendation_section(rpt_hw *w, const rt_report_info *in)
             row(w, "price", p);
             row(w, "this run there", fmt_usd(f, cost.cheapest));
         }
+        char e[400];
+        row(w, "energy of this run there", cheapest_energy(e, sizeof e, in, cost.secs));
         rpt_hw_lit(w, "</table>\n");
     }
     if (in->current_instance || isfinite(in->current_price_usd_per_hour)) {

@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cpu_tdp.h"
@@ -123,6 +124,21 @@ static const char *model_words(const rt_cpu_power *m, char *buf, size_t cap)
     return buf;
 }
 
+/* Fills out's figures from its rule and tdp_watts for threads per package: busy_watts the TDP per
+ * thread, idle_watts IDLE_FRACTION of it, the error band and the words. */
+static void set_tdp(rt_cpu_power *out, const char *name, int threads)
+{
+    out->threads_per_package = threads;
+    out->busy_watts = out->tdp_watts / threads;
+    out->idle_watts = out->busy_watts * IDLE_FRACTION;
+    out->error_low_pct = -40;
+    out->error_high_pct = 50;
+    snprintf(out->words, sizeof out->words,
+             "%s: TDP %.4g W %s, %d threads; %.3g W per busy logical core, %.3g W idle; expect %+.0f%% to %+.0f%%",
+             name, out->tdp_watts, strcmp(out->rule, "given") == 0 ? "given" : "from the table", threads,
+             out->busy_watts, out->idle_watts, out->error_low_pct, out->error_high_pct);
+}
+
 int rt_cpu_power_model(const rt_roots *r, double tdp_given, rt_cpu_power *out)
 {
     memset(out, 0, sizeof *out);
@@ -167,15 +183,44 @@ int rt_cpu_power_model(const rt_roots *r, double tdp_given, rt_cpu_power *out)
                  out->busy_watts, out->idle_watts, out->error_low_pct, out->error_high_pct);
         return 0;
     }
-    out->threads_per_package = threads;
-    out->busy_watts = out->tdp_watts / threads;
-    out->idle_watts = out->busy_watts * IDLE_FRACTION;
-    out->error_low_pct = -40;
-    out->error_high_pct = 50;
-    snprintf(out->words, sizeof out->words,
-             "%s: TDP %.4g W %s, %d threads; %.3g W per busy logical core, %.3g W idle; expect %+.0f%% to %+.0f%%",
-             name, out->tdp_watts, strcmp(out->rule, "given") == 0 ? "given" : "from the table", threads,
-             out->busy_watts, out->idle_watts, out->error_low_pct, out->error_high_pct);
+    set_tdp(out, name, threads);
+    return 0;
+}
+
+/* The one row whose pattern's last word is word (case-insensitive); NULL for none or several. */
+static const rt_cpu_tdp_row *row_by_last_word(const char *word)
+{
+    const rt_cpu_tdp_row *found = NULL;
+    for (size_t i = 0; i < rt_cpu_tdp_count; i++) {
+        const char *p = rt_cpu_tdp[i].pattern, *sp = strrchr(p, ' ');
+        if (strcasecmp(sp ? sp + 1 : p, word) != 0)
+            continue;
+        if (found)
+            return NULL;
+        found = &rt_cpu_tdp[i];
+    }
+    return found;
+}
+
+int rt_cpu_power_of_part(const char *family, const char *model, rt_cpu_power *out)
+{
+    memset(out, 0, sizeof *out);
+    family = family ? family : "";
+    model = model ? model : "";
+    snprintf(out->model, sizeof out->model, "%s%s%s", family, *family && *model ? " " : "", model);
+    const rt_cpu_tdp_row *row = *model ? rt_cpu_tdp_find(model) : NULL;
+    if (!row && out->model[0])
+        row = rt_cpu_tdp_find(out->model);
+    if (!row && strpbrk(model, "0123456789") && !strchr(model, ' '))
+        row = row_by_last_word(model);
+    if (!row || !(row->threads >= 1) || !(row->tdp_watts > 0)) {
+        memset(out, 0, sizeof *out);
+        return -1;
+    }
+    char name[64];
+    out->rule = "table";
+    out->tdp_watts = row->tdp_watts;
+    set_tdp(out, model_words(out, name, sizeof name), (int)row->threads);
     return 0;
 }
 

@@ -30,6 +30,14 @@ typedef struct rt_cpu_power {
  * Returns 0 (out always filled, also without a cpuinfo). Allocates nothing it keeps. */
 int rt_cpu_power_model(const rt_roots *r, double tdp_given, rt_cpu_power *out);
 
+/* The model of a CPU named by a catalog rather than /proc/cpuinfo (Spare Cores Keeper's
+ * cpu_family and cpu_model of a server: "Xeon", "8375C"; either may be NULL or ""): the table's
+ * row for model itself ("Xeon Platinum 8375C"), else for "family model", else the one row whose
+ * pattern's last word is model (a model number with a digit: "8375C" -> "Platinum 8375C").
+ * Returns 0 with out filled as under rule "table" (out->model: "family model"), -1 when the
+ * part is not in the table (out zeroed). Reads no file; allocates nothing. */
+int rt_cpu_power_of_part(const char *family, const char *model, rt_cpu_power *out);
+
 /* The model's CPU power in watts for busy_cores busy logical cores of cores online:
  * cores * idle_watts + busy_cores * (busy_watts - idle_watts), busy_cores held to 0..cores;
  * NaN when either is NaN. */
