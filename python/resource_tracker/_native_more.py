@@ -193,6 +193,8 @@ class Server(Structure):
         ("struct_size", c_size_t), ("vendor_id", c_char * 64), ("api_reference", c_char * 128),
         ("display_name", c_char * 128), ("vcpus", c_int64), ("memory_mib", c_double),
         ("gpu_count", c_int64), ("price_usd_per_hour", c_double),
+        # added in 0.15: Keeper's facts of the server's CPU
+        ("cpu_manufacturer", c_char * 64), ("cpu_family", c_char * 64), ("cpu_model", c_char * 128),
     ]
 
 
