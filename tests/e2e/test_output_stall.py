@@ -84,9 +84,23 @@ def wait_for(cond, what):
 
 def wait_full(fd):
     """Until the pipe of fd is full, its reader stalled while the tracker samples on: within two
-    pages of its size (a page partly read, and the last one partly written, are lost to it)."""
+    pages of its size (a page partly read, and the last one partly written, are lost to it), or,
+    where a line is longer than a page (a line written whole takes pages of its own, so the pipe's
+    slots run out before its bytes do), holding the same bytes for a second while the tracker
+    samples every 10 ms."""
     size = fcntl.fcntl(fd, F_GETPIPE_SZ)
-    wait_for(lambda: queued(fd) >= size - 8192, "the pipe filled up")
+    last = [-1, time.monotonic()]
+
+    def full():
+        n = queued(fd)
+        if n >= size - 8192:
+            return True
+        if n != last[0]:
+            last[:] = [n, time.monotonic()]
+            return False
+        return n > 4096 and time.monotonic() - last[1] >= 1.0 * max(1, TIMEOUT_SCALE // 2)
+
+    wait_for(full, "the pipe filled up")
 
 
 def check_counts(got, err):
