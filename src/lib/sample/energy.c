@@ -277,7 +277,7 @@ const rt_energy *rt_energy_part_delta(rt_energy_part *p, double elapsed, const r
         o->process_method = NULL;
     }
     /* the floor from whole intervals only: a failed read or the catch-up after it is not one */
-    if (whole && !isnan(floor_w) && (isnan(p->idle_w) || floor_w < p->idle_w))
+    if (whole && any && !isnan(floor_w) && (isnan(p->idle_w) || floor_w < p->idle_w))
         p->idle_w = floor_w;
     o->idle_power_watts = p->idle_w;
     return o;
