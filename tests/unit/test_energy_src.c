@@ -420,7 +420,7 @@ static int unreadable_as_nobody(const char *name, bool pmu)
             bad |= 1 << 2;
         if (!strstr(m, "CVE-2020-8694"))
             bad |= 1 << 3;
-        if (!pmu || atoi(paranoid) <= 0) {
+        if (!pmu || strtol(paranoid, NULL, 10) <= 0) {
             if (!strstr(m, "no perf power PMU") || strstr(m, "sysctl"))
                 bad |= 1 << 4;
         } else {

@@ -745,7 +745,7 @@ static void energy_figures(void **state)
     rt_stats_add(st, &r);
     r = energy_rec(30, 10, NAN, NULL, NAN, NULL, NAN); /* no energy: nothing changes */
     rt_stats_add(st, &r);
-    strcpy(model, "changed");  /* the records' strings may go: the summary keeps its copy */
+    snprintf(model, sizeof model, "changed"); /* the records' strings may go: the summary keeps its copy */
     missing[0] = '\0';
     s = rt_stats_summary(st);
     assert_near(s->energy_joules, 400, 1e-9);

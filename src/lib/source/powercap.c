@@ -198,6 +198,15 @@ static void note_denied(rt_energy_src *e, const char *zone, const char *name)
         e->several_prefixes = true;
 }
 
+
+/* The package number at the start of s ("0" of "0-die-1"); -1 when there is none. */
+static int package_id(const char *s)
+{
+    const char *p = s, *end = s + strlen(s);
+    uint64_t v;
+    return rt_parse_u64(&p, end, &v) && p != s && v < 4096 ? (int)v : -1;
+}
+
 /* Adds the zone's counter unless it is not an energy domain we know, or a counter of that
  * name (the same package's domain through another interface) is already there. */
 static void add_zone(rt_energy_src *e, const char *zone)
@@ -210,7 +219,7 @@ static void add_zone(rt_energy_src *e, const char *zone)
     bool in_total = false;
     if (strncmp(zname, "package-", 8) == 0) {
         kind = "package";
-        package = atoi(zname + 8); /* "package-N" or "package-N-die-M" */
+        package = package_id(zname + 8); /* "package-N" or "package-N-die-M" */
         in_total = true;
         if (!rt_copy_str(name, sizeof name, zname))
             return;
@@ -226,7 +235,7 @@ static void add_zone(rt_energy_src *e, const char *zone)
         const char *suffix = "";
         if (cut && strchr(zone, ':') != cut && rt_copy_trim(parent, sizeof parent, zone, (size_t)(cut - zone)) &&
             zone_name(e, parent, pname, sizeof pname) && strncmp(pname, "package-", 8) == 0) {
-            package = atoi(pname + 8);
+            package = package_id(pname + 8);
             suffix = pname + 7;
         }
         if (!rt_pathf(name, sizeof name, "%s%s", kind, suffix))
