@@ -2507,9 +2507,10 @@ typedef struct rt_server_energy {
 #define RT_SERVER_ENERGY_INIT {.struct_size = sizeof(rt_server_energy)}
 
 /* Fills out with the energy of a run of cpu_secs CPU seconds over duration_secs on sv.
- * Returns RT_OK; RT_ERR_NOT_FOUND (energy NaN, method NULL, the rest 0 or "") when the CPU is
- * not in the table, or the CPU time or duration is not known (NaN, negative, a duration of 0)
- * or the server's vCPUs are; RT_ERR_INVALID for NULL arguments or a struct_size too small. */
+ * Returns RT_OK; RT_ERR_NOT_FOUND (energy, TDP and watts NaN, method NULL, the rest 0 or "")
+ * when the CPU is not in the table, or the CPU time or duration is not known (NaN, negative, a
+ * duration of 0) or the server's vCPUs are; RT_ERR_INVALID for NULL arguments or a struct_size
+ * too small. */
 RT_API rt_error rt_server_energy_estimate(const rt_server *sv, double cpu_secs, double duration_secs,
                                           rt_server_energy *out);
 

@@ -181,6 +181,8 @@ static void measured_domains_and_share(void **state)
     e = smp->energy;
     NEAR(domain(e, "package-0")->energy_joules, 9.0);
     NEAR(domain(e, "package-0")->power_watts, 4.5); /* over the 2 s since its last good read */
+    NEAR(e->power_watts, 4.5);                      /* so the machine's: not its 9 J over 1 s */
+    NEAR(e->energy_joules, 9.0);
     NEAR(domain(e, "package-0")->energy_joules_total, 121.5);
     /* the idle floor: the least machine power of a whole interval (not the one with a failed
      * read, nor the catch-up after it) */

@@ -203,6 +203,8 @@ const rt_energy *rt_energy_part_delta(rt_energy_part *p, double elapsed, const r
     int rank = 0, prank = 0;
     double total = 0, ptotal = 0, floor_w = 0; /* floor_w: this interval's machine power, the
                                                 * estimate's part at the model's idle */
+    double watts = 0, pwatts = 0; /* the domains' own powers summed: a catch-up after a failed
+                                   * read spans more than this interval */
     bool any = false, pany = false, whole = elapsed > 0; /* whole: every summed domain read over
                                                           * just this interval */
     for (size_t i = 0; i < p->n; i++) {
@@ -245,6 +247,7 @@ const rt_energy *rt_energy_part_delta(rt_energy_part *p, double elapsed, const r
                                              (isnan(d->process_energy_joules_total) ? 0 : d->process_energy_joules_total);
             if (t->part) { /* a core or uncore part is inside its package: counted there */
                 ptotal += d->process_energy_joules;
+                pwatts += share * d->power_watts;
                 pany = true;
                 if (rt_energy_method_rank(d->method) > prank)
                     prank = rt_energy_method_rank(d->method);
@@ -256,6 +259,7 @@ const rt_energy *rt_energy_part_delta(rt_energy_part *p, double elapsed, const r
             floor_w += t->src < 0 && t->gpu < 0 ? rt_cpu_power_watts(&p->model, 0, (double)cpu->core_count)
                                                 : e / elapsed;
             total += e;
+            watts += d->power_watts;
             any = true;
             if (rt_energy_method_rank(d->method) > rank)
                 rank = rt_energy_method_rank(d->method);
@@ -264,13 +268,13 @@ const rt_energy *rt_energy_part_delta(rt_energy_part *p, double elapsed, const r
     o->energy_joules = any ? total : NAN;
     if (any)
         o->energy_joules_total += total;
-    o->power_watts = any && elapsed > 0 ? total / elapsed : NAN;
+    o->power_watts = any && elapsed > 0 ? watts : NAN;
     o->method = rt_energy_method_of_rank(rank);
     if (proc) {
         o->process_energy_joules = pany ? ptotal : NAN;
         if (pany)
             o->process_energy_joules_total = ptotal + (isnan(o->process_energy_joules_total) ? 0 : o->process_energy_joules_total);
-        o->process_power_watts = pany && elapsed > 0 ? ptotal / elapsed : NAN;
+        o->process_power_watts = pany && elapsed > 0 ? pwatts : NAN;
         o->process_method = rt_energy_method_of_rank(prank);
     } else {
         o->process_energy_joules = o->process_power_watts = NAN;
