@@ -113,6 +113,26 @@ static void weighted(void **state)
     rt_stats_free(st);
 }
 
+/* A short record folds into its neighbour, and only into it: after a long first interval and a
+ * short second (a slow start), the run's later intervals stay apart, so the peak is theirs (the
+ * fold once compared each record with the window it had grown, and folded the whole run). */
+static void fold_only_into_the_neighbour(void **state)
+{
+    (void)state;
+    rt_stats *st = rt_stats_new();
+    const double cores[] = {0.9, 0.9, 1.0, 1.5, 1.0, 1.0}, iv[] = {0.186, 0.039, 0.1, 0.1, 0.1, 0.1};
+    double t = 100;
+    for (int i = 0; i < 6; i++) {
+        t += iv[i];
+        rt_record r = blank(t, iv[i]);
+        r.cpu_cores = cores[i];
+        rt_stats_add(st, &r);
+    }
+    const rt_summary *s = rt_stats_summary(st);
+    assert_near(s->cpu_cores.peak, 1.5, 0);
+    rt_stats_free(st);
+}
+
 /* Records without an interval count one second; NaN figures are left out of the mean. */
 static void nan_handling(void **state)
 {
@@ -798,7 +818,7 @@ static void energy_figures(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(empty),          cmocka_unit_test(weighted),         cmocka_unit_test(nan_handling),
+        cmocka_unit_test(empty),          cmocka_unit_test(weighted), cmocka_unit_test(fold_only_into_the_neighbour),         cmocka_unit_test(nan_handling),
         cmocka_unit_test(process_midway), cmocka_unit_test(allocation),       cmocka_unit_test(job_name),
         cmocka_unit_test(percentile_bound), cmocka_unit_test(short_intervals_fold), cmocka_unit_test(histogram_edges), cmocka_unit_test(speed),
         cmocka_unit_test(two_runs),       cmocka_unit_test(negative_zero),    cmocka_unit_test(oom_killed_run),

@@ -14,6 +14,8 @@
 
 typedef struct rt_fold {
     double x, w; /* the value held and the seconds it stands for; w 0: none */
+    double last; /* the seconds the latest record added stands for alone: a record is short
+                  * beside its neighbour, not beside a window that folding has grown */
     bool first;  /* the value held is the run's first */
     bool seen;   /* a value was ever added */
 } rt_fold;
@@ -32,9 +34,10 @@ static inline bool rt_fold_add(rt_fold *f, double x, double w, double *rx, doubl
 {
     if (!isfinite(x) || !(w > 0))
         return false;
-    if (f->w > 0 && (rt_fold_short(w, f->w) || (f->first && rt_fold_short(f->w, w)))) {
+    if (f->w > 0 && (rt_fold_short(w, f->last) || (f->first && rt_fold_short(f->last, w)))) {
         f->x = (f->x * f->w + x * w) / (f->w + w);
         f->w += w;
+        f->last = w;
         f->first = false;
         return false;
     }
@@ -47,6 +50,7 @@ static inline bool rt_fold_add(rt_fold *f, double x, double w, double *rx, doubl
     f->seen = true;
     f->x = x;
     f->w = w;
+    f->last = w;
     return out;
 }
 
