@@ -27,6 +27,23 @@ def weighted_percentile(values, weights, q):
     return pairs[-1][0]
 
 
+def folded(values, weights):
+    """A rate's intervals as the statistics count them (src/lib/analysis/fold.h): a record shorter
+    than half its neighbour before it (or a first record shorter than half the next) is folded
+    into that neighbour, their time-weighted mean. Returns (values, weights) of the windows."""
+    out, held = [], None  # held: [x, w, last, first]
+    for x, w in zip(values, weights):
+        if held and (w < 0.5 * held[2] or (held[3] and held[2] < 0.5 * w)):
+            held = [(held[0] * held[1] + x * w) / (held[1] + w), held[1] + w, w, False]
+            continue
+        if held:
+            out.append((held[0], held[1]))
+        held = [x, w, w, not out and held is None]
+    if held:
+        out.append((held[0], held[1]))
+    return [x for x, _ in out], [w for _, w in out]
+
+
 def close(a, b, rel=0.006, abs_=0.002):
     return abs(a - b) <= max(abs_, rel * abs(b))
 
@@ -64,9 +81,10 @@ def test_jsonl_summary_matches_the_file(recorded):
     assert close(p["cpu_secs"], lines[-1]["process"]["cpu_secs_total"])
     assert p["cpu_secs"] > 0.2  # a busy second, less what a loaded machine leaves it
     assert close(p["cores"]["mean"], sum(c * x for c, x in zip(cores, w)) / sum(w), abs_=0.01)
-    assert close(p["cores"]["peak"], max(cores))
+    fc, fw = folded(cores, w)  # a short interval (a slow start under valgrind) is its neighbour's
+    assert close(p["cores"]["peak"], max(fc))
     for q, key in ((0.5, "p50"), (0.95, "p95")):
-        assert close(p["cores"][key], weighted_percentile(cores, w, q), abs_=0.01), key
+        assert close(p["cores"][key], weighted_percentile(fc, fw, q), abs_=0.01), key
     pss = [l["process"]["pss_mib"] for l in lines]
     assert close(p["pss_mib"]["peak"], max(pss))
     assert p["pss_mib"]["peak"] > 64
