@@ -79,9 +79,9 @@ extern "C" {
 #endif
 
 #define RT_VERSION_MAJOR 0
-#define RT_VERSION_MINOR 15
+#define RT_VERSION_MINOR 16
 #define RT_VERSION_PATCH 0
-#define RT_VERSION "0.15.0"
+#define RT_VERSION "0.16.0"
 /* 0xMMmmpp: compare with rt_version_num() to learn whether the loaded library is as new as
  * the header a binding was written for. */
 #define RT_VERSION_NUM ((RT_VERSION_MAJOR << 16) | (RT_VERSION_MINOR << 8) | RT_VERSION_PATCH)
@@ -368,6 +368,10 @@ typedef struct rt_process {
                            * they and their new descendants used since their last reading is
                            * missing from this sample's figures, which are then lower bounds;
                            * 0 when every process was read */
+    /* added in 0.16 */
+    double vms_mib; /* virtual memory of the tree's live processes summed (VmSize, the vsize of
+                     * /proc/PID/stat): what Snakemake's max_vms and Nextflow's vmem count; 0
+                     * when none is alive */
 } rt_process;
 
 typedef struct rt_sample {
@@ -397,6 +401,10 @@ typedef struct rt_sample {
     /* added in 0.15: the energy of the machine and of the tree over the interval ("Energy and
      * carbon"); NULL when energy reading is off (rt_sampler_options.energy_off) */
     const struct rt_energy *energy;
+    /* added in 0.16: what the job was given where it runs ("Where the job runs"):
+     * rt_sampler_options.request as the sampler copied it, the same on every sample; NULL
+     * when none was given */
+    const struct rt_request *request;
 } rt_sample;
 
 /* The sample's schema (0.9). EXPERIMENTAL: the figures' names, units and types stay, but these
@@ -465,6 +473,10 @@ typedef struct rt_sampler_options {
     double cpu_tdp_watts; /* the CPU's thermal design power per package for the estimate where
                            * no counter can be read (--cpu-tdp); 0: the model table's, else
                            * the per-core rule (see "Energy and carbon") */
+    /* added in 0.16 */
+    const struct rt_request *request; /* what the job was given where it runs (rt_place_detect,
+                                       * or the caller's own): copied with its strings, carried
+                                       * on every sample (rt_sample.request); NULL: none */
 } rt_sampler_options;
 
 #define RT_SAMPLER_OPTIONS_INIT {.struct_size = sizeof(rt_sampler_options), .pss_max_age_secs = 30.0}
@@ -927,6 +939,12 @@ typedef struct rt_record {
                                       * summed over the GPUs that report them */
     const struct rt_energy *energy;  /* the sample's (or the reader's, with its domains);
                                       * NULL without */
+    /* added in 0.16 ("Where the job runs") */
+    const struct rt_request *request; /* the sample's, or the reader's from a line that holds
+                                       * one (a JSON line file has it on its run's first line);
+                                       * NULL without */
+    double process_vms_mib;           /* rt_process.vms_mib (NaN without a tree, or when the
+                                       * file lacks it) */
 } rt_record;
 /* rt_record has no struct_size: where it crosses between caller and library, a size argument
  * says how much of it the caller has, sizeof(rt_record) as the caller compiled it (0.10). The
@@ -1110,6 +1128,21 @@ typedef struct rt_summary {
      * intensity is unknown (never a world average), or without energy */
     double co2e_grams, process_co2e_grams;
     const struct rt_grid *grid;  /* the intensity used; NULL: unknown */
+    /* added in 0.16 ("Where the job runs"): what the job was given and how much of it it used,
+     * the way SLURM's seff counts. Each requested figure is the request's (rt_stats_set_request,
+     * else the first record that carried one) where it says it, else the job's cgroup limit
+     * (the lowest quota, memory.max), else for a GitHub Actions runner the machine's; NaN with a
+     * NULL *_from when nothing said it. */
+    const struct rt_request *request; /* the request used; NULL: none */
+    double requested_cpu_cores, requested_memory_mib, requested_gpus;
+    double time_limit_secs;           /* NaN: no limit known */
+    const char *requested_cpu_from, *requested_memory_from, *requested_gpus_from, *time_limit_from;
+    double cpu_efficiency_pct;    /* CPU time / (requested cores x duration) x 100 */
+    double memory_efficiency_pct; /* memory need (memory_need) / requested memory x 100 */
+    double gpu_efficiency_pct;    /* the tree's mean GPU usage / requested GPUs x 100 (NaN for 0
+                                   * GPUs requested) */
+    double time_limit_used_pct;   /* (the run's end - the job's start) / the time limit x 100 */
+    double process_vms_peak_mib;  /* the tree's highest sampled vms_mib */
 } rt_summary;
 
 /* ---- gpu_tracker's view of a run (0.8) --------------------------------------------------
@@ -1277,6 +1310,10 @@ typedef enum rt_note_kind {
     RT_NOTE_LEFT_BEHIND = 9,           /* processes still ran after the command exited */
     RT_NOTE_FEW_RUNS = 10,             /* a recommendation from few runs */
     RT_NOTE_PHASE_MARKS = 11,          /* (0.14) phase marks were refused, or phases left open */
+    RT_NOTE_CPU_OVER_REQUESTED = 12,   /* (0.16) the job used far fewer cores than it asked for */
+    RT_NOTE_MEMORY_OVER_REQUESTED = 13, /* (0.16) the job needed far less memory than it asked for */
+    RT_NOTE_GPU_UNUSED = 14,           /* (0.16) GPUs asked for and left unused */
+    RT_NOTE_TIME_LIMIT = 15,           /* (0.16) the job came near its time limit */
 } rt_note_kind;
 
 /* One note. This struct never grows. */
@@ -1298,7 +1335,8 @@ typedef struct rt_notes_options {
 
 /* The kind's name: "oom_killed", "accounting_incomplete", "memory_unknown", "memory_sampled",
  * "memory_oversized", "gpu_idle", "cpu_throttled", "pressure", "left_behind", "few_runs",
- * "phase_marks"; "note" for another number. Static. */
+ * "phase_marks", "cpu_over_requested", "memory_over_requested", "gpu_unused", "time_limit";
+ * "note" for another number. Static. */
 RT_API const char *rt_note_kind_name(int kind);
 
 /* The notes of one run into out[0..cap) (opts may be NULL). Returns how many were written (at
@@ -2513,6 +2551,97 @@ typedef struct rt_server_energy {
  * too small. */
 RT_API rt_error rt_server_energy_estimate(const rt_server *sv, double cpu_secs, double duration_secs,
                                           rt_server_energy *out);
+
+/* ------------------------------------------------------------------------------------------
+ * Where the job runs (0.16; experimental: may change in a minor version)
+ *
+ * What a job was given where it runs, and who it is there: SLURM (its variables; the time
+ * limit from `scontrol show job` or `squeue` when one is on the PATH), Kubernetes (the downward
+ * API variables a pod spec sets), GitHub Actions (the runner: the machine is the job's). The
+ * job's own cgroup limits come with the samples (rt_cgroup); the statistics join both into the
+ * requested figures and efficiencies of rt_summary, and the notes say what was over-requested.
+ * docs/where.md names every variable read. */
+
+/* What the job was given. A figure counts only with its *_from set: NULL means not said (the
+ * figure is then 0 or NaN and not used). Strings are static or owned by whoever filled it. */
+typedef struct rt_request {
+    size_t struct_size;       /* sizeof(rt_request) as the caller compiled it */
+    const char *place;        /* "slurm", "kubernetes", "github-actions"; NULL: none of them */
+    double cpu_cores;         /* cores given to the job */
+    double memory_mib;        /* memory given to the job */
+    double gpus;              /* GPUs given (0 said: none) */
+    double time_limit_secs;   /* the job's wall-time limit */
+    double job_start_secs;    /* Unix time the job began, which the limit counts from; 0 or NaN:
+                               * the run's start */
+    const char *cpu_from, *memory_from, *gpus_from, *time_limit_from; /* what said each: the
+                               * variable ("SLURM_CPUS_PER_TASK"), the command ("scontrol"), "runner" */
+} rt_request;
+
+#define RT_REQUEST_INIT {.struct_size = sizeof(rt_request)}
+
+typedef struct rt_place rt_place;
+
+typedef struct rt_place_options {
+    size_t struct_size;        /* sizeof(rt_place_options) as the caller compiled it */
+    const char *const *envp;   /* the environment read, "NAME=value" strings, NULL-terminated;
+                                * NULL: the process's own */
+    int no_query;              /* non-zero: run no command (scontrol, squeue) */
+    double query_timeout_secs; /* the most a command may take, then it is killed; 0: 2 s */
+    rt_log_fn log;             /* one warning per value that could not be read; NULL: dropped */
+    void *log_user;
+} rt_place_options;
+
+#define RT_PLACE_OPTIONS_INIT {.struct_size = sizeof(rt_place_options)}
+
+/* Finds where the job runs and what it was given, from the environment (and the commands the
+ * place offers). Never fails for what it finds: a malformed value is one warning and not said.
+ * RT_OK (a place with no request when nothing was found), RT_ERR_NOMEM, RT_ERR_INVALID. */
+RT_API rt_error rt_place_detect(const rt_place_options *opts, rt_place **out);
+/* What was found; never NULL, owned by p. */
+RT_API const rt_request *rt_place_request(const rt_place *p);
+/* The job's identity there as metadata (owned by p, never NULL): job_name, orchestrator
+ * ("slurm", "kubernetes", "github-actions"), external_run_id, and tags "key=value" (user,
+ * account, partition, cluster, array_task, namespace, pod, node, workflow, repository,
+ * run_attempt, ...; docs/where.md). Fields the place does not say are NULL. */
+RT_API const rt_job *rt_place_job(const rt_place *p);
+RT_API void rt_place_free(rt_place *p);
+
+/* The request every later rt_stats_summary uses (copied with its strings; NULL: none, then the
+ * first record that carries one is used). RT_OK, RT_ERR_INVALID (st NULL, struct_size too
+ * small), RT_ERR_NOMEM. */
+RT_API rt_error rt_stats_set_request(rt_stats *st, const rt_request *req);
+/* The same for a tracker's statistics (live or loaded). Thread-safe against its thread. */
+RT_API rt_error rt_tracker_set_request(rt_tracker *t, const rt_request *req);
+
+/* ---- a run's summary for CI and workflow engines (0.16) ---------------------------------- */
+
+typedef struct rt_markdown_options {
+    size_t struct_size;   /* sizeof(rt_markdown_options) as the caller compiled it */
+    int scheduler;        /* rt_scheduler whose words the request line takes */
+    size_t chart_points;  /* the most points of the CPU and memory chart; 0: 200 */
+    size_t max_bytes;     /* the whole text's bound; past it the chart, then the tables are left
+                           * out (the answer is always written); 0: 1 MiB less 4 KiB */
+} rt_markdown_options;
+
+#define RT_MARKDOWN_OPTIONS_INIT {.struct_size = sizeof(rt_markdown_options), .scheduler = RT_SCHED_SLURM}
+
+/* Writes the run as GitHub-flavoured Markdown (what $GITHUB_STEP_SUMMARY renders): a heading,
+ * the answer (used, ask for, efficiency), a table, the notes, and a Mermaid xychart-beta of the
+ * job's cores and memory over time from r's buckets (at most chart_points). info as
+ * rt_report_write. RT_OK, RT_ERR_INVALID, RT_ERR_IO, RT_ERR_NOMEM. */
+RT_API rt_error rt_report_write_markdown_cb(const rt_report *r, const rt_report_info *info,
+                                            const rt_markdown_options *opts, rt_write_fn write, void *user);
+
+/* The formats of workflow engines' own accounting files. */
+typedef enum rt_workflow_format {
+    RT_WORKFLOW_SNAKEMAKE = 0, /* a `benchmark:` TSV: its header line and one row */
+    RT_WORKFLOW_NEXTFLOW = 1,  /* a trace: its header line (Nextflow's field names) and one row */
+} rt_workflow_format;
+
+/* Writes s (with run's facts: NULL allowed) in a workflow engine's format, header line
+ * included. RT_OK, RT_ERR_INVALID (NULL s or write, an unknown format), RT_ERR_IO. */
+RT_API rt_error rt_summary_write_workflow(const rt_summary *s, const rt_run_facts *run, int format,
+                                          rt_write_fn write, void *user);
 
 #ifdef __cplusplus
 }

@@ -68,9 +68,38 @@ int cli_summary_print(FILE *f, const rt_summary *s, const cli_run_result *run, c
 
 /* ---- the subcommand -------------------------------------------------------------------- */
 
+enum { SUMMARY_TEXT, SUMMARY_JSON, SUMMARY_MARKDOWN, SUMMARY_SNAKEMAKE, SUMMARY_NEXTFLOW };
+
+/* --format's value as SUMMARY_*, -1 for an unknown one. */
+static int summary_format_of(const char *name)
+{
+    static const char *const names[] = {"text", "json", "markdown", "snakemake", "nextflow"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* A recorded run as Markdown (from its report's buckets) or a workflow engine's file, to f. */
+static rt_error summary_write_other(int format, const rt_report *rep, const rt_summary *s, FILE *f)
+{
+    rt_error e;
+    if (format == SUMMARY_MARKDOWN) {
+        rt_report_info info = RT_REPORT_INFO_INIT;
+        info.summary = s;
+        rt_markdown_options mo = RT_MARKDOWN_OPTIONS_INIT;
+        mo.scheduler = cli_scheduler_of(NULL);
+        e = rt_report_write_markdown_cb(rep, &info, &mo, write_file, f);
+    } else {
+        e = rt_summary_write_workflow(s, NULL, format == SUMMARY_SNAKEMAKE ? RT_WORKFLOW_SNAKEMAKE : RT_WORKFLOW_NEXTFLOW,
+                                      write_file, f);
+    }
+    return e;
+}
+
 /* --help: the same facts as docs/resource-tracker-summary.1. */
 static const char summary_usage[] =
-    "Usage: resource-tracker summary [--json] [--memory-unit UNIT] [--time-unit UNIT]\n"
+    "Usage: resource-tracker summary [--json | --format FORMAT] [--memory-unit UNIT] [--time-unit UNIT]\n"
     "                                [--expected-cores N] [--gpus UUID,...]\n"
     "                                [--grid-zone ZONE] [--grid-intensity G] FILE...\n"
     "\n"
@@ -83,6 +112,9 @@ static const char summary_usage[] =
     "\n"
     "Options:\n"
     "  --json                one JSON object per file instead of text (docs/contracts.md section 8)\n"
+    "  --format FORMAT       text (the default), json (as --json), markdown (what a CI job summary\n"
+    "                        shows: GitHub's $GITHUB_STEP_SUMMARY), snakemake (a benchmark: TSV),\n"
+    "                        nextflow (a trace header and row)\n"
     "  --memory-unit UNIT    bytes, kilobytes, megabytes, gigabytes, terabytes (powers of 1000)\n"
     "  --time-unit UNIT      seconds, minutes, hours, days\n"
     "                        (without them text picks readable units and JSON uses MiB and seconds;\n"
@@ -102,6 +134,7 @@ static const char summary_usage[] =
 int cli_summary_main(cli_options *o)
 {
     static const struct option longopts[] = {{"json", no_argument, NULL, 'j'},
+                                             {"format", required_argument, NULL, 'f'},
                                              {"memory-unit", required_argument, NULL, 'm'},
                                              {"time-unit", required_argument, NULL, 't'},
                                              {"expected-cores", required_argument, NULL, 'e'},
@@ -110,7 +143,7 @@ int cli_summary_main(cli_options *o)
                                              {"grid-intensity", required_argument, NULL, 'G'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
-    bool json = false;
+    int format = SUMMARY_TEXT;
     const char *mu = NULL, *tu = NULL, *why = NULL;
     double expected = 0;
     char **gpus = NULL;
@@ -123,7 +156,14 @@ int cli_summary_main(cli_options *o)
     optind = 1;
     while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'j': json = true; break;
+        case 'j': format = SUMMARY_JSON; break;
+        case 'f':
+            if ((format = summary_format_of(optarg)) < 0) {
+                cli_say("summary: --format: '%s' is not a format (text, json, markdown, snakemake, nextflow)", optarg);
+                cli_gpu_list_free(gpus, ngpus);
+                return EXIT_USAGE;
+            }
+            break;
         case 'm':
             if (!units_known(optarg, NULL)) {
                 cli_say("summary: --memory-unit: '%s' is not a unit (bytes, kilobytes, megabytes, gigabytes, terabytes)",
@@ -189,10 +229,23 @@ int cli_summary_main(cli_options *o)
             return EXIT_FAIL;
         }
         rt_stats_set_grid(st, &grid);
-        rc = cli_read_run(argv[i], &st, 1, NULL);
+        rt_report *rep = NULL;
+        if (format == SUMMARY_MARKDOWN && rt_report_new_with(NULL, &rep) != RT_OK) {
+            cli_say("out of memory");
+            rt_stats_free(st);
+            cli_gpu_list_free(gpus, ngpus);
+            return EXIT_FAIL;
+        }
+        rc = cli_read_run(argv[i], &st, 1, rep);
         if (rc == 0) {
             const rt_summary *s = rt_stats_summary(st);
-            if (json) {
+            if (format == SUMMARY_MARKDOWN || format == SUMMARY_SNAKEMAKE || format == SUMMARY_NEXTFLOW) {
+                rt_error e = summary_write_other(format, rep, s, stdout);
+                if (e != RT_OK) {
+                    cli_say("summary: %s: %s", argv[i], rt_last_error_message()[0] ? rt_last_error_message() : rt_strerror(e));
+                    rc = EXIT_FAIL;
+                }
+            } else if (format == SUMMARY_JSON) {
                 char small[16384], *buf = small; /* a run with many phases needs more: asked for */
                 size_t n = 0;
                 if (rt_format_summary_json(s, mu, tu, buf, sizeof small, &n) == RT_OK && n >= sizeof small &&
@@ -209,6 +262,7 @@ int cli_summary_main(cli_options *o)
                     rc = EXIT_FAIL;
             }
         }
+        rt_report_free(rep);
         rt_stats_free(st);
     }
     cli_gpu_list_free(gpus, ngpus);

@@ -57,9 +57,9 @@ static const checked structs[] = {
     {&rt_schema_energy_domain, sizeof(rt_energy_domain), {{0, 0}}, 0},
 };
 
-/* rt_sample's members added in 0.6, 0.14 and 0.15 are pointers too. */
+/* rt_sample's members added in 0.6, 0.14, 0.15 and 0.16 are pointers too. */
 static const other sample_more[] = {OTHER(rt_sample, process), OTHER(rt_sample, pressure), OTHER(rt_sample, cgroup),
-                                    OTHER(rt_sample, phases), OTHER(rt_sample, energy)};
+                                    OTHER(rt_sample, phases), OTHER(rt_sample, energy), OTHER(rt_sample, request)};
 
 static size_t type_size(rt_field_type t)
 {

@@ -85,7 +85,7 @@ static void process_part(const rt_process *p, rt_record *r)
         r->process_read_bytes = r->process_write_bytes = NAN;
         r->process_gpu_usage = r->process_gpu_vram_mib = r->process_gpu_utilized = NAN;
         r->process_rss_hwm_mib = r->process_gpu_vram_peak_mib = r->process_cancelled_write_bytes_total = NAN;
-        r->process_alive = NAN;
+        r->process_alive = r->process_vms_mib = NAN;
         return;
     }
     r->process_pid = (double)p->pid;
@@ -105,6 +105,7 @@ static void process_part(const rt_process *p, rt_record *r)
     r->process_gpu_vram_peak_mib = u64_or_nan(p->gpu_vram_peak_bytes) / 1048576.0;
     r->process_cancelled_write_bytes_total = u64_or_nan(p->cancelled_write_bytes_total);
     r->process_alive = p->alive ? 1 : 0;
+    r->process_vms_mib = p->vms_mib;
 }
 
 /* The 0.6 figures: the group's limits and totals (the tree's group, else without one the
@@ -194,6 +195,7 @@ void rt_record_from_sample(const rt_sample *s, rt_record *out)
     out->gpu_n = s->gpu_count;
     out->phases = s->phases;
     energy_part(s, out);
+    out->request = s->request;
 }
 
 /* ---- the null record; a caller's record at its size ------------------------------------------- */
@@ -217,14 +219,14 @@ static const size_t figures[] = {
     PART(main), PART(descendants), PART(combined), D(process_rss_hwm_mib), D(process_unreclaimable_peak_mib),
     D(process_gpu_vram_peak_mib), D(process_cancelled_write_bytes_total), D(process_alive),
     D(process_cgroup_exclusive), D(cgroup_pids), D(energy_joules), D(process_energy_joules), D(idle_power_watts),
-    D(gpu_power_throttled_secs), D(gpu_thermal_throttled_secs),
+    D(gpu_power_throttled_secs), D(gpu_thermal_throttled_secs), D(process_vms_mib),
 };
 
 /* The table and the other members (the pointers and gpu_n) are the whole struct (no padding on
  * the platforms the library builds for). */
 _Static_assert(RT_ARRAY_LEN(figures) * sizeof(double) + sizeof(const char *) + sizeof(const rt_gpu *const *) +
                        sizeof(size_t) + sizeof(const rt_phases *) + 2 * sizeof(const char *) +
-                       sizeof(const rt_energy *) ==
+                       sizeof(const rt_energy *) + sizeof(const rt_request *) ==
                    sizeof(rt_record),
                "rt_record gained a member: list it in figures[] (or handle it like gpu)");
 
@@ -240,6 +242,7 @@ void rt_record_null(rt_record *rec)
     rec->phases = NULL;
     rec->energy_method = rec->process_energy_method = NULL;
     rec->energy = NULL;
+    rec->request = NULL;
 }
 
 /* Whether the member at off of n bytes lies wholly within size. */
@@ -273,5 +276,7 @@ const rt_record *rt_record_at_size(const rt_record *rec, size_t rec_size, rt_rec
         memcpy(&tmp->process_energy_method, src + D(process_energy_method), sizeof tmp->process_energy_method);
     if (within(D(energy), sizeof tmp->energy, rec_size))
         memcpy(&tmp->energy, src + D(energy), sizeof tmp->energy);
+    if (within(D(request), sizeof tmp->request, rec_size))
+        memcpy(&tmp->request, src + D(request), sizeof tmp->request);
     return tmp;
 }

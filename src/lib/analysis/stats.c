@@ -11,7 +11,9 @@
 #include "../core/core.h"
 #include "../core/lasterr.h"
 #include "../core/methods.h"
+#include "../core/request.h"
 #include "allocation.h"
+#include "efficiency.h"
 #include "fold.h"
 #include "histogram.h"
 #include "need.h"
@@ -79,6 +81,7 @@ static const field_map max_fields[] = {
     F(process_rss_hwm_mib, process_rss_hwm_mib),
     F(process_unreclaimable_peak_mib, process_unreclaimable_peak_mib),
     F(process_gpu_vram_peak_mib, process_gpu_vram_peak_mib),
+    F(process_vms_mib, process_vms_peak_mib),
 };
 
 /* Limits, whose lowest value is kept: record field -> summary field. */
@@ -148,6 +151,9 @@ struct rt_stats {
     rt_grid grid;            /* rt_stats_set_grid's copy, its strings in the buffers below */
     bool grid_known;         /* its intensity is known */
     char grid_zone[GRID_TEXT_CAP], grid_name[GRID_TEXT_CAP], grid_source[GRID_TEXT_CAP];
+    /* 0.16: what the job was given: rt_stats_set_request's copy, else the first record's */
+    rt_request_copy request;
+    bool request_given;      /* set by rt_stats_set_request: the records' are not taken */
 };
 
 /* *acc += x, where NaN is "no figure" (a NaN *acc becomes x). */
@@ -266,6 +272,21 @@ static void add_energy(rt_stats *st, const rt_record *r, double iv, bool has_int
         st->has_model = keep_text(st->model, sizeof st->model, e->model) != NULL;
     if (!e->missing || !st->has_missing || strncmp(st->missing, e->missing, sizeof st->missing - 1) != 0)
         st->has_missing = keep_text(st->missing, sizeof st->missing, e->missing) != NULL;
+}
+
+rt_error rt_stats_set_request(rt_stats *st, const rt_request *req)
+{
+    rt_err_clear();
+    if (!st) {
+        rt_err_set("rt_stats_set_request: st is NULL");
+        return RT_ERR_INVALID;
+    }
+    if (rt_request_keep(&st->request, req) < 0) {
+        rt_err_set("rt_stats_set_request: struct_size too small");
+        return RT_ERR_INVALID;
+    }
+    st->request_given = req != NULL;
+    return RT_OK;
 }
 
 rt_error rt_stats_set_usage(rt_stats *st, const rt_usage_options *opts)
@@ -427,6 +448,8 @@ void rt_stats_add_sized(rt_stats *st, const rt_record *rec, size_t rec_size)
     if (r->phases && (st->phases || (st->phases = rt_phase_stats_new())))
         rt_phase_stats_add(st->phases, r);
     add_energy(st, r, iv, has_interval);
+    if (r->request && !st->request_given && !st->request.set)
+        rt_request_keep(&st->request, r->request);
 }
 
 /* d from histogram h and the value f holds back (a rate's latest, not yet in h): h with it, then
@@ -488,6 +511,7 @@ const rt_summary *rt_stats_summary(rt_stats *st)
     rt_need_of(s, &s->memory_need, &s->vram_need);
     rt_phase_stats_result(st->phases, s);
     energy_summary(st);
+    rt_efficiency_of(s, st->request.set ? &st->request.r : NULL);
     return s;
 }
 

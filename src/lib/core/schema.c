@@ -308,6 +308,9 @@ static const rt_field process_fields[] = {
       "Processes the last walk found in the tree but could not open (out of file descriptors, or refused): "
       "the tree's figures are lower bounds while it is above 0.",
       PG(16, "process_unread", 0)),
+    F(rt_process, vms_mib, U_MIB, "0.16", 3,
+      "Virtual memory of the tree's live processes summed (VmSize): what Snakemake's max_vms and Nextflow's "
+      "vmem count."),
     F(rt_process, read_bytes, U_BYTES, "0.1", RT_NO_JSON, "Bytes the tree read from storage in the interval."),
     F(rt_process, write_bytes, U_BYTES, "0.1", RT_NO_JSON, "Bytes the tree wrote to storage in the interval."),
 };

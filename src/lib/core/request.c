@@ -1,0 +1,68 @@
+/* request.c - copies of an rt_request that own their strings (request.h). */
+#define _POSIX_C_SOURCE 200809L /* strnlen */
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "core.h"
+#include "request.h"
+
+/* src into buf (cap bytes), cut without splitting a UTF-8 sequence; NULL for a NULL or empty src. */
+static const char *keep(char *buf, size_t cap, const char *src)
+{
+    if (!src || !*src)
+        return NULL;
+    size_t n = strnlen(src, cap);
+    if (n >= cap) {
+        n = cap - 1;
+        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
+            n--;
+    }
+    memcpy(buf, src, n);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* A figure and its source: kept when both say something sensible, else not said. */
+static void figure(double *v, const char **from, char *buf, size_t cap)
+{
+    *from = keep(buf, cap, *from);
+    if (!*from || !isfinite(*v) || *v < 0) {
+        *v = 0;
+        *from = NULL;
+    }
+}
+
+int rt_request_keep(rt_request_copy *dst, const rt_request *src)
+{
+    memset(dst, 0, sizeof *dst);
+    dst->r.struct_size = sizeof dst->r;
+    if (!src)
+        return 0;
+    if (src->struct_size < offsetof(rt_request, time_limit_from) + sizeof(const char *))
+        return -1;
+    if (rt_struct_copy(&dst->r, sizeof dst->r, src) < 0)
+        return -1;
+    rt_request *r = &dst->r;
+    r->struct_size = sizeof *r;
+    r->place = keep(dst->place, sizeof dst->place, r->place);
+    figure(&r->cpu_cores, &r->cpu_from, dst->cpu_from, sizeof dst->cpu_from);
+    figure(&r->memory_mib, &r->memory_from, dst->memory_from, sizeof dst->memory_from);
+    figure(&r->gpus, &r->gpus_from, dst->gpus_from, sizeof dst->gpus_from);
+    figure(&r->time_limit_secs, &r->time_limit_from, dst->time_limit_from, sizeof dst->time_limit_from);
+    if (!isfinite(r->job_start_secs) || r->job_start_secs <= 0)
+        r->job_start_secs = 0;
+    if (r->cpu_cores == 0) /* no cores is not a request */
+        r->cpu_from = NULL;
+    if (r->memory_mib == 0)
+        r->memory_from = NULL;
+    if (r->time_limit_secs == 0)
+        r->time_limit_from = NULL;
+    dst->set = true;
+    return 0;
+}
+
+bool rt_request_any(const rt_request *req)
+{
+    return req && (req->place || req->cpu_from || req->memory_from || req->gpus_from || req->time_limit_from);
+}
