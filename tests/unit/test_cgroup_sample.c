@@ -421,7 +421,8 @@ static void moved_counters(void **unused)
     char buf[1 << 14];
     json_of(smp, buf);
     assert_non_null(strstr(buf, ",\"memory_peak_mib\":768,\"rss_hwm_mib\":"));
-    assert_non_null(strstr(buf, ",\"gpu_vram_peak_bytes\":null,\"unread_count\":0,\"cgroup\":{\"path\":\"/job\",\"version\":\"hybrid\","
+    assert_non_null(strstr(buf, ",\"gpu_vram_peak_bytes\":null,\"unread_count\":0,\"vms_mib\":58.869,")); /* 5 x 12345678 bytes */
+    assert_non_null(strstr(buf, ",\"cgroup\":{\"path\":\"/job\",\"version\":\"hybrid\","
                                 "\"own\":false,\"exclusive\":true,\"cpu_secs_total\":6,"));
     assert_non_null(strstr(buf, "\"cpu_quota_cores\":1.5,\"cpu_period_secs\":0.1,\"memory_limit_mib\":2048,"
                                 "\"memory_high_mib\":null,\"pids_limit\":null,"));
@@ -488,7 +489,8 @@ static void root_group_is_no_group(void **unused)
     char buf[1 << 14];
     rt_format_sample(RT_FORMAT_JSON, smp, NULL, buf, sizeof buf);
     assert_non_null(strstr(buf, "\"memory_peak_mib\":null,\"rss_hwm_mib\":"));
-    assert_non_null(strstr(buf, "\"gpu_vram_peak_bytes\":null,\"unread_count\":0,\"cgroup\":null,\"main\":{\"total_rss_mib\":"));
+    assert_non_null(strstr(buf, "\"gpu_vram_peak_bytes\":null,\"unread_count\":0,\"vms_mib\":58.869,")); /* 5 x 12345678 bytes */
+    assert_non_null(strstr(buf, ",\"cgroup\":null,\"main\":{\"total_rss_mib\":"));
     assert_non_null(strstr(buf, "\"gpu_vram_used_bytes\":null}},\"pressure\":{\"cpu\":{"));
     rt_sampler_free(s);
 }

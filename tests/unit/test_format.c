@@ -147,7 +147,7 @@ static void json_cgroup_and_pressure(void **state)
     rt_sample s = blank_sample();
     rt_process p = {.pid = 42, .alive = 1, .gpu_utilization_pct = NAN, .gpu_vram_used_bytes = RT_NULL_U64,
                     .gpu_count_used = RT_NULL_I64, .memory_peak_mib = 1536.25, .rss_hwm_mib = 700.125,
-                    .gpu_vram_peak_bytes = RT_NULL_U64};
+                    .gpu_vram_peak_bytes = RT_NULL_U64, .vms_mib = 2048.1234};
     rt_cgroup g = {.path = "/resource-tracker-812-1", .version = "hybrid", .own = 1, .exclusive = 1,
                    .cpu_secs_total = 12.3456, .memory_mib = 1024.5, .memory_peak_mib = 1536.25, .pids = 5,
                    .pids_peak = 9, .read_bytes_total = 4096, .write_bytes_total = RT_NULL_U64,
@@ -167,7 +167,7 @@ static void json_cgroup_and_pressure(void **state)
     assert_true(n < sizeof buf);
     const char *want =
         "\"gpu_count_used\":null,\"memory_peak_mib\":1536.25,\"rss_hwm_mib\":700.125,\"gpu_vram_peak_bytes\":null,\"unread_count\":0,"
-        "\"cgroup\":{\"path\":\"/resource-tracker-812-1\",\"version\":\"hybrid\",\"own\":true,\"exclusive\":true,"
+        "\"vms_mib\":2048.123,\"cgroup\":{\"path\":\"/resource-tracker-812-1\",\"version\":\"hybrid\",\"own\":true,\"exclusive\":true,"
         "\"cpu_secs_total\":12.346,\"memory_mib\":1024.5,\"memory_peak_mib\":1536.25,\"pids\":5,\"pids_peak\":9,"
         "\"read_bytes_total\":4096,\"write_bytes_total\":null,\"cpu_quota_cores\":1.5,\"cpu_period_secs\":0.1,"
         "\"memory_limit_mib\":null,\"memory_high_mib\":null,\"pids_limit\":null,\"cpu_periods\":100,"
@@ -188,7 +188,7 @@ static void json_cgroup_and_pressure(void **state)
     rt_format_sample(RT_FORMAT_JSON, &s, NULL, buf, sizeof buf);
     assert_non_null(
         strstr(buf, "\"gpu_count_used\":null,\"memory_peak_mib\":null,\"rss_hwm_mib\":700.125,"
-                    "\"gpu_vram_peak_bytes\":null,\"unread_count\":0,\"cgroup\":null,\"main\":null,"
+                    "\"gpu_vram_peak_bytes\":null,\"unread_count\":0,\"vms_mib\":2048.123,\"cgroup\":null,\"main\":null,"
                     "\"descendants\":null,\"combined\":null},\"pressure\":null,\"cgroup\":null}\n"));
     /* the whole machine: the tracker's own group as the top-level "cgroup", after "pressure" */
     s.process = NULL;

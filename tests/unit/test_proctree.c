@@ -469,6 +469,7 @@ static void pidstat_parser(void **state)
     assert_int_equal(st.num_threads, 4);
     assert_int_equal(st.starttime, 123456);
     assert_int_equal(st.rss_pages, 77);
+    assert_int_equal(st.vsize_bytes, 999); /* field 23, in bytes */
     assert_int_equal(st.minflt, 10); /* own faults, not the children's (5 and 6) */
     assert_int_equal(st.majflt, 3);
     const char *trunc = "42 (x) R 1 42 42 0 -1 4194304 10 0 0 0 7 3";

@@ -266,6 +266,7 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
     o->pss_mib = t->pss_ok ? (double)t->pss_kib / 1024.0 : NAN;
     o->swap_mib = t->pss_ok ? (double)t->swap_kib / 1024.0 : NAN;
     o->rss_mib = (double)t->rss_kib / 1024.0;
+    o->vms_mib = (double)t->vms_bytes / 1048576.0;
     o->rss_peak_mib = (double)t->rss_peak_kib / 1024.0; /* the tree keeps it: never decreasing */
     o->rss_hwm_mib = (double)t->rss_hwm_kib / 1024.0;   /* so does this one */
     if (t->io_ok || group_io) {

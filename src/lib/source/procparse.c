@@ -222,6 +222,7 @@ int rt_pidstat_parse(const char *buf, size_t len, rt_pidstat *out)
     out->cstime = f[14];
     out->num_threads = (int64_t)f[17];
     out->starttime = f[19];
+    out->vsize_bytes = f[20];
     out->rss_pages = f[21];
     out->minflt = f[7];
     out->majflt = f[9];

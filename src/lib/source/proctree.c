@@ -252,6 +252,7 @@ static void add_observed(rt_proctree *t, const proc *p, rt_tree_totals *out)
     out->stime_ns += p->st_ns;
     add_io(out, &p->io);
     out->rss_kib += p->rss_pages * (uint64_t)t->page_kib;
+    out->vms_bytes += p->vsize_bytes;
     out->threads += p->nthreads > 0 ? p->nthreads : 0;
     if (p->pid != t->root)
         out->children++;

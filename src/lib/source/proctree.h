@@ -27,6 +27,7 @@ typedef struct rt_tree_totals {
                                          writeback (counted like write_bytes) */
     bool io_ok;                       /* every live process's I/O counters were readable */
     uint64_t pss_kib, swap_kib, rss_kib;
+    uint64_t vms_bytes;    /* virtual memory (stat's vsize) of the live processes summed */
     uint64_t rss_peak_kib; /* the highest rss_kib of any scan, and never below the ru_maxrss of
                               a child closed by rt_proctree_reap; never decreases */
     uint64_t rss_hwm_kib;  /* the highest peak RSS of any one process of the tree as the kernel

@@ -49,6 +49,7 @@ typedef struct proc {
     bool io_none, sched_none; /* it has no io (schedstat) file to open: a kernel without I/O
                                  accounting (schedstats), or a fixture */
     uint64_t rss_pages;
+    uint64_t vsize_bytes; /* its virtual memory as last read (stat's vsize) */
     uint64_t faults; /* minflt+majflt */
     bool pss_due;    /* its PSS may have moved with a relative's: re-read at the next PSS pass */
     bool zombie;

@@ -241,6 +241,7 @@ void rt_pt_observe(rt_proctree *t, proc *p, const rt_pidstat *st, const rt_pidio
     }
     p->faults = faults;
     p->rss_pages = st->rss_pages;
+    p->vsize_bytes = st->vsize_bytes;
     bool zombie = st->state == 'Z' || st->state == 'X';
     if (zombie != p->zombie)
         *changed = true; /* its memory went back: its sharers' PSS grew */

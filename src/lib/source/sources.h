@@ -151,6 +151,7 @@ typedef struct rt_pidstat {
     uint64_t utime, stime, cutime, cstime;
     int64_t num_threads;
     uint64_t starttime; /* ticks after boot: with the pid, the identity of a process */
+    uint64_t vsize_bytes; /* virtual memory size (field 23), bytes: 0 for a zombie */
     uint64_t rss_pages;
     uint64_t minflt, majflt; /* page faults of all its threads (fields 10 and 12); a copy-on-write
                                 break is one, so they move when RSS does not */
