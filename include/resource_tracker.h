@@ -1827,6 +1827,8 @@ typedef enum rt_column {
     RT_COL_IDLE_POWER_WATTS = 88,               /* the machine's floor so far */
     RT_COL_GPU_POWER_THROTTLED_SECS = 89,       /* since tracking began, over the GPUs */
     RT_COL_GPU_THERMAL_THROTTLED_SECS = 90,
+    /* added in 0.16 */
+    RT_COL_PROC_VMS_MIB = 91,                   /* the tree's virtual memory now (rt_process.vms_mib) */
 } rt_column;
 
 /* How many columns this library has (columns 0 .. n-1), a column's name ("timestamp",

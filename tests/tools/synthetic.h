@@ -68,7 +68,7 @@ static void make_full(void)
                         .swap_mib = 0, .read_bytes_total = 4096, .write_bytes_total = 8192, .gpu_utilization_pct = 42.5,
                         .gpu_vram_used_bytes = 1234, .gpu_count_used = 1, .rss_peak_mib = 3,
                         .cancelled_write_bytes_total = 0, .memory_peak_mib = 4, .cgroup = &cg,
-                        .rss_hwm_mib = 3.5, .gpu_vram_peak_bytes = 4096};
+                        .rss_hwm_mib = 3.5, .gpu_vram_peak_bytes = 4096, .vms_mib = 1234.5};
     parts[0] = (rt_process_part){.total_rss_mib = 1.5, .private_rss_mib = 1, .shared_rss_mib = 0.5, .cores_used = 0.25,
                                  .thread_count = 2, .gpu_vram_used_bytes = 1000};
     parts[1] = (rt_process_part){.total_rss_mib = 0.5, .private_rss_mib = NAN, .shared_rss_mib = NAN,

@@ -63,6 +63,7 @@ static rt_summary full(void)
     s.process_unreclaimable_peak_mib = s.process_gpu_vram_peak_mib = NAN;
     s.process_cancelled_write_bytes = 0;
     s.process_cgroup_exclusive = s.left_behind = NAN;
+    s.process_vms_peak_mib = 3072.25; /* 0.16 */
     s.memory_need = (rt_need){2100, RT_NEED_PROCESS_PEAK, 0};
     s.vram_need = (rt_need){NAN, RT_NEED_UNKNOWN, 0};
     return s;
@@ -154,7 +155,7 @@ static void defaults(void **state)
 
     const json_t *p = json_object_get(j, "process");
     assert_true(json_is_object(p));
-    assert_int_equal(json_object_size(p), 16);
+    assert_int_equal(json_object_size(p), 17);
     is_null(p, "memory_peak_mib");
     near(json_object_get(p, "rss_hwm_mib"), 2100, 0, "rss_hwm_mib");
     is_null(p, "unreclaimable_peak_mib");
@@ -162,6 +163,7 @@ static void defaults(void **state)
     near(json_object_get(p, "cancelled_write_bytes"), 0, 0, "cancelled_write_bytes");
     is_null(p, "cgroup_exclusive");
     is_null(p, "left_behind");
+    near(json_object_get(p, "vms_peak_mib"), 3072.25, 0, "vms_peak_mib");
     near(json_object_get(p, "cpu_secs"), 7200, 0, "cpu_secs");
     check_dist(p, "cores", s.process_cores, 1, 0);
     check_dist(p, "pss_mib", s.process_pss_mib, 1, 0);

@@ -80,6 +80,8 @@ static const unsigned char col_kind[RT_NCOLS] = {
      * seconds floats */
     [RT_COL_ENERGY_JOULES] = COL_X,
     [RT_COL_PROC_ENERGY_JOULES] = COL_X,
+    /* 0.16: MiB exact (a sum of byte counts of pages: a float while below 16 GiB) */
+    [RT_COL_PROC_VMS_MIB] = COL_X,
 };
 /* A set of columns: bit c of word c / 64. */
 typedef struct colmask {
