@@ -48,6 +48,7 @@ typedef struct cli_layer {
     bool summary; /* --summary, [tracker] summary */
     bool summary_set;
     char *report;  /* --report FILE, [tracker] report */
+    char *benchmark; /* --benchmark FILE, TRACKER_BENCHMARK, [tracker] benchmark */
     char *history; /* --history FILE, [history] path */
     bool cgroup_off; /* --cgroup off, [tracker] cgroup = "off" (auto otherwise) */
     bool cgroup_set;
@@ -108,6 +109,7 @@ typedef struct cli_options {
     rt_job job;
     bool summary;        /* print the summary to stderr at exit */
     const char *report;  /* write the HTML report here at exit; NULL: none */
+    const char *benchmark; /* write Snakemake's benchmark file here at exit; NULL: none */
     const char *history; /* append the run to this history database; NULL: none */
     bool cgroup_off;     /* --cgroup off: make no group for the command and read none */
     bool wait_all;       /* --wait-all: after the command, wait until the whole job is over */
@@ -411,6 +413,11 @@ int cli_read_run(const char *path, rt_stats *const *st, size_t nst, rt_report *r
  * recommendation and the Keeper lookup as `report` does. Failures are one warning; returns 0
  * or -1. */
 int cli_report_run(cli_options *o, const char *path, rt_report *rep, const cli_run_result *run);
+
+/* Writes the run as Snakemake's benchmark file at path (workflow.c: --benchmark): to path.tmp,
+ * then renamed over path. Never fails the job: a path that cannot be written is one warning.
+ * Returns 0, or -1 after warning. */
+int cli_benchmark_write(const char *path, const cli_run_result *run);
 
 /* Appends the run to the history database at path (history.c). Never fails the job: a
  * database that cannot be opened or written is one warning. Returns 0, or -1 after warning. */

@@ -259,7 +259,7 @@ static int exit_status_of(int status)
     return EXIT_FAIL;
 }
 
-/* The end of a run with --summary, --report or --history: the host's facts, the cloud (waiting
+/* The end of a run with --summary, --report, --history or --benchmark: the host's facts, the cloud (waiting
  * at most for discovery's own bound), then each of them. Failures here are warnings: the job's
  * exit status stands. */
 static void finish_run(cli_options *o, run_state *rs, int status)
@@ -298,6 +298,8 @@ static void finish_run(cli_options *o, run_state *rs, int status)
         cli_history_append(o->history, &run);
     if (o->report && rs->report)
         cli_report_run(o, o->report, rs->report, &run);
+    if (o->benchmark)
+        cli_benchmark_write(o->benchmark, &run);
 }
 
 /* The output, and the signals: every one we act on arrives through a signalfd (in wrapper mode
@@ -351,7 +353,7 @@ static int open_run(const cli_options *o, run_state *rs)
         cli_say("cannot set up the sampling clock: %s", strerror(errno));
         return EXIT_FAIL;
     }
-    if (o->summary || o->report || o->history || rs->human) {
+    if (o->summary || o->report || o->history || o->benchmark || rs->human) {
         if (rt_stats_new_with(NULL, &rs->stats) == RT_OK &&
             cli_gpuview_apply(o->expected_cores, o->gpu_list, o->ngpus, rs->stats) < 0)
             cli_say("warning: out of memory: the summary counts every core and GPU");

@@ -335,6 +335,7 @@ void cli_layer_free(cli_layer *l)
 {
     free(l->output);
     free(l->report);
+    free(l->benchmark);
     free(l->history);
     free(l->prometheus);
     free(l->prometheus_textfile);

@@ -78,6 +78,10 @@ const cli_setting cli_settings[] = {
      NULL, false, "print the run's summary to stderr at exit"},
     {"report", 0, "FILE", NULL, "tracker", "report", CLI_T_FILE, 0, 0, 0, L(report), NO, M(report), NULL,
      "a file name", false, "write the run's HTML report at exit"},
+    {"benchmark", 0, "FILE", "TRACKER_BENCHMARK", "tracker", "benchmark", CLI_T_FILE, 0, 0, 0, L(benchmark), NO,
+     M(benchmark), NULL, "a file name", false,
+     "write Snakemake's benchmark file (its TSV: s, h:m:s, max_rss, ...) at\n"
+     "exit, replacing FILE (docs/workflows.md)"},
     {"history", 0, "FILE", "TRACKER_HISTORY", "history", "path", CLI_T_FILE, 0, 0, 0, L(history), NO, M(history), NULL,
      "a file name", false, "append the run's summary to this run history (SQLite; or TRACKER_HISTORY)"},
     {"cgroup", 0, "auto|off", NULL, "tracker", "cgroup", CLI_T_CGROUP, 0, 0, 0, L(cgroup_off), L(cgroup_set),
