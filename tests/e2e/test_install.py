@@ -287,6 +287,9 @@ def test_install_deps_sets():
     # gpu_tracker 5's suite and the gpu-tracker command (python/tests/test_peer_gpu_tracker.py)
     assert {"python3-pandas", "python3-sqlalchemy", "python3-pytest-mock", "python3-deepdiff", "python3-docopt",
             "python3-tqdm"} <= both - plain
+    # Debian's snakemake reads our benchmark files (tests/e2e/test_workflow.py), with pygments for
+    # its --report
+    assert {"snakemake", "python3-pygments"} <= both - plain
 
 
 if __name__ == "__main__":
