@@ -101,6 +101,10 @@ static const char *mib_text(double mib, char *b, size_t cap)
 static const char *cores_text(double v, char *b, size_t cap)
 {
     snprintf(b, cap, v == round(v) ? "%.0f" : "%.2f", v);
+    size_t n = strlen(b);
+    if (strchr(b, '.'))
+        while (n > 1 && b[n - 1] == '0') /* "0.90": "0.9" */
+            b[--n] = '\0';
     return b;
 }
 
