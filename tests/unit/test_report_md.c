@@ -8,23 +8,13 @@
 
 #include "resource_tracker.h"
 
+/* One second of a job using job_cores and about 100 MiB (PSS), no GPU, no energy. */
 static rt_record rec(double t, double job_cores)
 {
-    rt_record r;
-    memset(&r, 0, sizeof r);
-    r.timestamp_secs = t;
-    r.interval_secs = 1;
-    r.cpu_cores = 0.6;
-    r.process_cores = job_cores;
-    r.process_alive = 1;
-    r.process_pss_mib = 100 + fmod(t, 7);
-    r.process_rss_mib = 120;
-    r.memory_used_mib = 1000;
-    r.gpu_usage = r.gpu_vram_mib = 0;
-    r.process_gpu_usage = r.process_gpu_vram_mib = NAN;
-    r.process_cpu_secs = NAN;
-    r.energy_joules = r.process_energy_joules = NAN;
-    return r;
+    return (rt_record){.timestamp_secs = t, .interval_secs = 1, .cpu_cores = 0.6, .process_cores = job_cores,
+                       .process_alive = 1, .process_pss_mib = 100 + fmod(t, 7), .process_rss_mib = 120,
+                       .memory_used_mib = 1000, .process_gpu_usage = NAN, .process_gpu_vram_mib = NAN,
+                       .process_cpu_secs = NAN, .energy_joules = NAN, .process_energy_joules = NAN};
 }
 
 /* A run of n one-second records fed to a report and statistics. */
