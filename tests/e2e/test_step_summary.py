@@ -59,7 +59,7 @@ def test_two_runs_append_two_blocks_that_parse(tmp_path):
     text = path.read_text()
     assert text.startswith("# the workflow's own words\n\n" + HEADING + 'build \\| \\`test\\` "x"\n')
     assert text.count(HEADING) == 2
-    assert text.count("```mermaid\nxychart-beta\n") == 4
+    assert text.count("}}}}%%\nxychart-beta\n") == 4
     first_block = text.split(HEADING)[1]
     assert "**Used:**" in first_block and "**Ask for:**" in first_block
     assert "| CPU time |" in first_block and "| exit status | 0 |" in first_block

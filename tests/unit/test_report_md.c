@@ -97,7 +97,7 @@ static void ten_hours_bounded(void **state)
     rt_report_info info = RT_REPORT_INFO_INIT;
     info.summary = rt_stats_summary(x.st);
     text t = md(&x, &info, 0, 0);
-    assert_int_equal(count(t.s, "```mermaid\nxychart-beta\n"), 2);
+    assert_int_equal(count(t.s, "}}}}%%\nxychart-beta\n"), 2);
     const char *c1 = strstr(t.s, "```mermaid");
     const char *c2 = strstr(c1 + 1, "```mermaid");
     assert_true(line_points(c1) <= 200 && line_points(c1) >= 100);

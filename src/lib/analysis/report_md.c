@@ -332,7 +332,7 @@ static void figures_table(md_part *p, const rt_summary *s, const rt_report_info 
             row(p, "memory need", v);
         }
         if (known(s->process_rss_mib.peak))
-            row(p, "peak RSS (the tree's)", mib_text(a, s->process_rss_mib.peak));
+            row(p, "RSS peak (the processes' summed)", mib_text(a, s->process_rss_mib.peak));
         if (known(s->process_read_bytes))
             row(p, "storage read / written",
                 pair(v, sizeof v, rpt_fmt_bytes(a, s->process_read_bytes), rpt_fmt_bytes(b, written < 0 ? 0 : written)));
@@ -427,7 +427,9 @@ static void chart(md_part *p, const rt_report *r, int k, double scale, const cha
     for (size_t i = 0; i < r->n; i++)
         if (r->b[i].c[k].weight > 0 && r->b[i].c[k].sum / r->b[i].c[k].weight * scale > peak)
             peak = r->b[i].c[k].sum / r->b[i].c[k].weight * scale;
-    md_lit(p, "```mermaid\nxychart-beta\n    title \"");
+    /* a wide, low chart and a line that shows on GitHub's light and dark pages alike */
+    md_lit(p, "```mermaid\n%%{init: {\"xyChart\": {\"width\": 900, \"height\": 300}, \"themeVariables\": "
+              "{\"xyChart\": {\"plotColorPalette\": \"#2f81f7\"}}}}%%\nxychart-beta\n    title \"");
     if (job) {
         mermaid_label(p, job, 60);
         md_lit(p, ": ");
@@ -451,9 +453,9 @@ static void chart(md_part *p, const rt_report *r, int k, double scale, const cha
     md_lit(p, "]\n```\n\n");
 }
 
-/* The job's cores, and its memory (PSS, else RSS) on a chart of its own (xychart has one y
- * axis); the machine's without a job (a job without a memory figure: no memory chart).
- * Nothing without records. */
+/* The job's cores, and its memory on a chart of its own (xychart has one y axis): PSS (shared
+ * pages counted once, as the need counts them), else RSS (the processes' summed); the machine's
+ * without a job (a job without a memory figure: no memory chart). Nothing without records. */
 static void charts(md_part *p, const rt_report *r, const rt_report_info *in, size_t points)
 {
     if (!r || r->n == 0)
