@@ -183,3 +183,22 @@ def test_the_checker_catches_a_broken_block(tmp_path):
     none = tmp_path / "none.md"
     none.write_text("no chart\n")
     assert mermaid_check(none, expect_ok=False).returncode == 1
+
+
+@pytest.mark.parametrize("how", ["flag", "env", "toml"])
+def test_a_bad_value_is_a_usage_error(tmp_path, how):
+    path = tmp_path / "summary.md"
+    args, env = [], gha_env(path)
+    if how == "flag":
+        args, words = ["--step-summary", "maybe"], "--step-summary: 'maybe' is not a choice (auto or off)"
+    elif how == "env":
+        env["TRACKER_STEP_SUMMARY"] = "no"
+        words = "TRACKER_STEP_SUMMARY: not a choice (auto or off): 'no'"
+    else:
+        conf = tmp_path / "rt.toml"
+        conf.write_text("[tracker]\nstep_summary = 3\n")
+        args, words = ["-c", str(conf)], '[tracker] step_summary must be true, false, "auto" or "off"'
+    r = run([*args, "--", "true"], env=env)
+    assert r.returncode == 2
+    assert words in r.stderr
+    assert not path.exists()
