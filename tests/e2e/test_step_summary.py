@@ -202,3 +202,31 @@ def test_a_bad_value_is_a_usage_error(tmp_path, how):
     assert r.returncode == 2
     assert words in r.stderr
     assert not path.exists()
+
+
+def test_what_the_job_was_given_is_in_the_markdown(tmp_path):
+    """A recording whose lines carry a request (SLURM's 8 cores, 16 GiB, a 1-hour limit): the
+    answer's efficiency line and the table say each figure with what said it; the notes say
+    what was over-requested."""
+    import json
+    rec, given = tmp_path / "run.jsonl", tmp_path / "given.jsonl"
+    r = run(["-q", "-i", "0.1", "-o", str(rec), "--job-name", "train", "--", *WORK], timeout=60)
+    assert r.returncode == 0, r.stderr
+    req = {"place": "slurm", "cpu_cores": 8, "memory_mib": 16384, "gpus": None, "time_limit_secs": 3600,
+           "job_start_secs": None, "cpu_from": "SLURM_CPUS_PER_TASK", "memory_from": "SLURM_MEM_PER_NODE",
+           "gpus_from": None, "time_limit_from": "scontrol"}
+    tail = ',"request":' + json.dumps(req, separators=(",", ":")) + "}"
+    given.write_text("".join(line[:-1] + tail + "\n" for line in rec.read_text().splitlines()))
+    s = run(["summary", "--format", "markdown", str(given)])
+    assert s.returncode == 0, s.stderr
+    md = s.stdout
+    eff = [line for line in md.splitlines() if line.startswith("**Efficiency:**")]
+    assert len(eff) == 1
+    assert re.match(r"\*\*Efficiency:\*\* CPU \d+% of 8 cores \(SLURM\\_CPUS\\_PER\\_TASK\), memory \d+% of 16 GiB "
+                    r"\(SLURM\\_MEM\\_PER\\_NODE\), time limit \d+% of 60 min \(scontrol\)  $", eff[0]), eff[0]
+    assert "| cores given | 8 cores (SLURM\\_CPUS\\_PER\\_TASK) |" in md
+    assert "| memory given | 16.0 GiB (SLURM\\_MEM\\_PER\\_NODE) |" in md
+    assert "| time limit | 1 h 0 min 0 s (scontrol) |" in md
+    assert "GPUs given" not in md and "nan" not in md
+    notes = md.split("**Notes:**", 1)[1].split("<details", 1)[0]
+    assert len([line for line in notes.splitlines() if line.startswith("- ")]) >= 2

@@ -213,8 +213,8 @@ static void efficiency(void **state)
     s.time_limit_from = "scontrol";
     s.time_limit_used_pct = 95;
     t = md(&x, &info, 0, 0);
-    assert_non_null(strstr(t.s, "**Efficiency:** CPU 45% of 4 cores (SLURM\\_CPUS\\_PER\\_TASK); memory 6.0% of 8.0 GiB "
-                                "(SLURM\\_MEM\\_PER\\_NODE); time limit 95% of 1 h 0 min 0 s (scontrol)  \n"));
+    assert_non_null(strstr(t.s, "**Efficiency:** CPU 45% of 4 cores (SLURM\\_CPUS\\_PER\\_TASK), memory 6% of 8 GiB "
+                                "(SLURM\\_MEM\\_PER\\_NODE), time limit 95% of 60 min (scontrol)  \n"));
     assert_null(strstr(t.s, "GPU"));
     assert_non_null(strstr(t.s, "| cores given | 4 cores (SLURM\\_CPUS\\_PER\\_TASK) |"));
     assert_null(strstr(t.s, "nan"));

@@ -1,8 +1,8 @@
 /* report_md.c - a run as GitHub-flavoured Markdown, what a CI job summary shows
- * (rt_report_write_markdown_cb): a heading, the answer (the summary text's first lines and the
- * efficiency against what the job was given), a table of the main figures, the recommendation
- * in the schedulers' words, the notes, and Mermaid xychart-beta charts of the job's cores and
- * memory from the report's buckets. Bounded: at most chart_points points a chart, and past
+ * (rt_report_write_markdown_cb): a heading, the answer (the summary text's first lines: used,
+ * ask for, the efficiency against what the job was given, energy), a table of the main figures,
+ * the recommendation in the schedulers' words, the notes, and Mermaid xychart-beta charts of the
+ * job's cores and memory from the report's buckets. Bounded: at most chart_points points a chart, and past
  * max_bytes the charts, then the tables are left out (the answer always stays). */
 #define _GNU_SOURCE
 #include <limits.h>
@@ -110,13 +110,6 @@ static const char *mib_text(rpt_figure f, double mib)
     return rpt_fmt_bytes(f, mib * 1048576.0);
 }
 
-/* "12%" (whole from 10 on), "4.5%"; */
-static const char *pct_text(rpt_figure f, double v)
-{
-    snprintf(f, sizeof(rpt_figure), v >= 10 ? "%.0f%%" : "%.1f%%", v);
-    return f;
-}
-
 /* A figure that counts: finite. */
 static bool known(double v)
 {
@@ -155,10 +148,11 @@ static void answer_line(md_part *p, const char *label, const char *value)
 }
 
 /* The answer's lines the summary text writes first (what the job used, what to ask for, its
- * energy and carbon, how long it ran), each as answer_line; the notes are written apart. */
+ * efficiency against what it was given, its energy and carbon, how long it ran), each as
+ * answer_line; the notes are written apart. */
 static rt_error answer_lines(md_part *p, const rt_summary *s, const rt_report_info *in, int scheduler)
 {
-    static const char *const keep[] = {"Used", "Ask for", "Energy", "Carbon", "Ran"};
+    static const char *const keep[] = {"Used", "Ask for", "Efficiency", "Energy", "Carbon", "Ran"};
     md_part text = {0};
     rt_buf_init(&text.b, MD_PART_MAX);
     rt_summary_text_options to = RT_SUMMARY_TEXT_OPTIONS_INIT;
@@ -191,58 +185,6 @@ static rt_error answer_lines(md_part *p, const rt_summary *s, const rt_report_in
     if (nomem)
         return RT_ERR_NOMEM;
     return e == RT_ERR_IO ? RT_OK : e; /* a failed capture is nomem, said above */
-}
-
-/* One part of the efficiency line: "CPU 45% of 4 cores (SLURM_CPUS_PER_TASK)"; the requested
- * figure alone when the efficiency is not known; nothing when neither is. */
-static void efficiency_part(md_part *p, int *parts, const char *what, double pct, const char *given,
-                            const char *from)
-{
-    if (!known(pct) && !from)
-        return;
-    rpt_figure f;
-    md_lit(p, (*parts)++ ? "; " : "");
-    md_text(p, what);
-    if (known(pct)) {
-        md_lit(p, " ");
-        md_text(p, pct_text(f, pct));
-        md_lit(p, " of");
-    } else {
-        md_lit(p, ": given");
-    }
-    md_lit(p, " ");
-    md_text(p, given);
-    if (from) {
-        md_lit(p, " (");
-        md_text(p, from);
-        md_lit(p, ")");
-    }
-}
-
-/* "**Efficiency:** CPU 45% of 4 cores (SLURM_CPUS_PER_TASK); memory ...; GPU ...; time limit
- * ...", seff's figures against what the job was given; nothing when none is known. */
-static void efficiency_line(md_part *p, const rt_summary *s)
-{
-    md_part line = {0};
-    rt_buf_init(&line.b, MD_PART_MAX);
-    rpt_figure a;
-    char given[96];
-    int parts = 0;
-    snprintf(given, sizeof given, "%.4g core%s", s->requested_cpu_cores, s->requested_cpu_cores == 1 ? "" : "s");
-    efficiency_part(&line, &parts, "CPU", s->cpu_efficiency_pct, given, s->requested_cpu_from);
-    efficiency_part(&line, &parts, "memory", s->memory_efficiency_pct, mib_text(a, s->requested_memory_mib),
-                    s->requested_memory_from);
-    snprintf(given, sizeof given, "%.4g GPU%s", s->requested_gpus, s->requested_gpus == 1 ? "" : "s");
-    efficiency_part(&line, &parts, "GPU", s->gpu_efficiency_pct, given, s->requested_gpus_from);
-    efficiency_part(&line, &parts, "time limit", s->time_limit_used_pct, rpt_fmt_duration(a, s->time_limit_secs),
-                    s->time_limit_from);
-    if (parts && !line.nomem) {
-        md_lit(p, "**Efficiency:** ");
-        md_put(p, line.b.data, line.b.len);
-        md_lit(p, "  \n");
-    }
-    p->nomem |= line.nomem;
-    rt_buf_free(&line.b);
 }
 
 /* "### resource-tracker: NAME": the title, else the job's name, else the command, else "a run". */
@@ -509,7 +451,6 @@ rt_error rt_report_write_markdown_cb(const rt_report *r, const rt_report_info *i
     heading(&head, &in);
     if (s) {
         e = answer_lines(&head, s, &in, mo.scheduler);
-        efficiency_line(&head, s);
         md_lit(&head, "\n");
         notes_list(&notes, s, &in);
         figures_table(&tables, s, &in);
