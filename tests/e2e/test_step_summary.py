@@ -51,13 +51,13 @@ def warnings(stderr):
 def test_two_runs_append_two_blocks_that_parse(tmp_path):
     path = tmp_path / "summary.md"
     path.write_text("# the workflow's own words\n")
-    first = track(path, "--job-name", 'build | `test` "x"')
+    first = track(path, "--job-name", 'build | `test` "x" 训练;%#')
     assert first.returncode == 0, first.stderr
     second = track(path, cmd=["sh", "-c", "python3 -c 'sum(range(3000000))'; exit 3"])
     assert second.returncode == 3, second.stderr
     assert not warnings(first.stderr + second.stderr)
-    text = path.read_text()
-    assert text.startswith("# the workflow's own words\n\n" + HEADING + 'build \\| \\`test\\` "x"\n')
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("# the workflow's own words\n\n" + HEADING + 'build \\| \\`test\\` "x" 训练;%\\#\n')
     assert text.count(HEADING) == 2
     assert text.count("}}}}%%\nxychart-beta\n") == 4
     first_block = text.split(HEADING)[1]
