@@ -59,9 +59,12 @@ void cli_step_summary(const cli_options *o, const rt_report *rep, const cli_run_
     const char *path = cli_step_summary_path(o);
     if (!path || !run->summary)
         return;
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+    /* O_NONBLOCK: a FIFO nobody reads is an error (ENXIO), not a tracker that never exits;
+     * the writes themselves block as usual */
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
+    int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
     struct stat st;
-    FILE *f = fd >= 0 && fstat(fd, &st) == 0 ? fdopen(fd, "a") : NULL;
+    FILE *f = fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0 && fstat(fd, &st) == 0 ? fdopen(fd, "a") : NULL;
     if (!f) {
         cli_say("warning: GITHUB_STEP_SUMMARY: cannot append to %s: %s", path, strerror(errno));
         if (fd >= 0)

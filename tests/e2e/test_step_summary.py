@@ -3,7 +3,7 @@ GITHUB_ACTIONS=true and GITHUB_STEP_SUMMARY naming a file, a tracking run of a r
 appends its Markdown (twice for two runs, nothing truncated), whose Mermaid charts Mermaid's own
 parser (tests/stubs/mermaid-check.js, npm's mermaid under jsdom) accepts; --step-summary off,
 TRACKER_STEP_SUMMARY=off and [tracker] step_summary = false write nothing; an unwritable file
-(a directory, a read-only one, a full device) is one warning with the exit status and the
+(a directory, a read-only one, a FIFO nobody reads, a full device) is one warning with the exit status and the
 samples untouched; a file near GitHub's 1 MiB is never pushed past it; `summary --format
 markdown` prints the same block for the recorded run; the checker catches a broken block."""
 import os
@@ -107,12 +107,16 @@ def unwritable(tmp_path, kind):
         return p
     if kind == "missing-dir":
         return tmp_path / "no" / "such.md"
+    if kind == "fifo":  # nobody reads it: an error, never a tracker waiting for a reader
+        p = tmp_path / "fifo"
+        os.mkfifo(p)
+        return p
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full")
     return "/dev/full"
 
 
-@pytest.mark.parametrize("kind", ["directory", "read-only", "missing-dir", "full"])
+@pytest.mark.parametrize("kind", ["directory", "read-only", "missing-dir", "fifo", "full"])
 def test_unwritable_file_is_one_warning(tmp_path, kind):
     path = unwritable(tmp_path, kind)
     out = tmp_path / "samples.jsonl"
