@@ -2634,10 +2634,19 @@ typedef struct rt_markdown_options {
 
 #define RT_MARKDOWN_OPTIONS_INIT {.struct_size = sizeof(rt_markdown_options), .scheduler = RT_SCHED_SLURM}
 
-/* Writes the run as GitHub-flavoured Markdown (what $GITHUB_STEP_SUMMARY renders): a heading,
- * the answer (used, ask for, efficiency), a table, the notes, and a Mermaid xychart-beta of the
- * job's cores and memory over time from r's buckets (at most chart_points). info as
- * rt_report_write. RT_OK, RT_ERR_INVALID, RT_ERR_IO, RT_ERR_NOMEM. */
+/* Writes the run as GitHub-flavoured Markdown (what $GITHUB_STEP_SUMMARY renders): a heading
+ * "### resource-tracker: NAME" (info's title, else the job's name, else the command), the answer
+ * (the summary text's lines: used, ask for in opts->scheduler's words, energy, carbon, ran; an
+ * efficiency line of rt_summary's *_efficiency_pct with the requested figures and their *_from,
+ * a figure left out where it is NaN), a table of the main figures, the recommendation in each
+ * scheduler's words (info's, else the run's own), the notes as a list, and Mermaid xychart-beta
+ * charts of the job's cores and memory (PSS, else RSS; the machine's without a job) over time
+ * from r's buckets, merged to at most chart_points points a chart. Job names, commands and notes
+ * are escaped (Markdown, HTML, Mermaid's labels). Past max_bytes the charts, then the tables are
+ * left out and a line says so; the answer is always written, even past it. info as
+ * rt_report_write (NULL or without samples: the heading and "No samples."); r NULL: no charts.
+ * The text is made whole before the first call of write. RT_OK, RT_ERR_INVALID (NULL write, an
+ * unknown scheduler, a struct_size too small), RT_ERR_IO, RT_ERR_NOMEM. */
 RT_API rt_error rt_report_write_markdown_cb(const rt_report *r, const rt_report_info *info,
                                             const rt_markdown_options *opts, rt_write_fn write, void *user);
 

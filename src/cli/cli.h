@@ -69,6 +69,8 @@ typedef struct cli_layer {
     /* energy and carbon: --energy, --cpu-tdp, --grid-zone, --grid-intensity; [tracker] */
     bool energy_off;
     bool energy_set;
+    bool step_summary_off; /* --step-summary off, TRACKER_STEP_SUMMARY=off, [tracker] step_summary = false */
+    bool step_summary_set;
     double cpu_tdp;
     bool cpu_tdp_set;
     char *grid_zone; /* a zone of the table, as given */
@@ -117,6 +119,7 @@ typedef struct cli_options {
     char **gpu_list;       /* --gpus: the GPUs whose utilization counts (owned); NULL: all */
     size_t ngpus;
     bool energy_off;       /* --energy off: no energy read or estimated */
+    bool step_summary_off; /* --step-summary off: nothing appended to $GITHUB_STEP_SUMMARY */
     double cpu_tdp;        /* --cpu-tdp: the CPU's TDP per package for the estimate; 0: the model's */
     const char *grid_zone; /* --grid-zone: where the electricity comes from; NULL: the cloud region */
     double grid_intensity; /* --grid-intensity: g CO2e per kWh; 0: from the zone */
@@ -418,6 +421,14 @@ int cli_report_run(cli_options *o, const char *path, rt_report *rep, const cli_r
  * then renamed over path. Never fails the job: a path that cannot be written is one warning.
  * Returns 0, or -1 after warning. */
 int cli_benchmark_write(const char *path, const cli_run_result *run);
+/* GitHub Actions' job summary (step_summary.c): the file the run's Markdown is appended to
+ * (GITHUB_ACTIONS=true, GITHUB_STEP_SUMMARY set and not empty, --step-summary not off), else
+ * NULL. */
+const char *cli_step_summary_path(const cli_options *o);
+/* Appends the run (its summary, rep's charts) to that file as Markdown, keeping the file under
+ * GitHub's 1 MiB a step (past it a one-line note or nothing, with a warning). A file that cannot
+ * be written is one warning; nothing else changes. */
+void cli_step_summary(const cli_options *o, const rt_report *rep, const cli_run_result *run);
 
 /* Appends the run to the history database at path (history.c). Never fails the job: a
  * database that cannot be opened or written is one warning. Returns 0, or -1 after warning. */

@@ -146,6 +146,13 @@ static int read_key(cli_layer *out, const char *name, const cli_setting *s, cons
         else
             *(bool *)(base + s->layer_off) = s->type == CLI_T_OFF ? !v->u.b : v->u.b;
         break;
+    case CLI_T_SWITCH: /* true or false too: the key names the thing */
+        if (v->type == TOML_BOOL) {
+            *(bool *)(base + s->layer_off) = !v->u.b;
+            break;
+        }
+        bad = !is_str(kv) || cli_setting_read(s, out, v->u.str.s, false, why, sizeof why) < 0;
+        break;
     case CLI_T_META:
         if (!is_str(kv))
             CONF_ERR(kv, "[%s] %s must be a string, not %s", s->section, kv->key, toml_type_name(v->type));

@@ -300,6 +300,8 @@ static void finish_run(cli_options *o, run_state *rs, int status)
         cli_report_run(o, o->report, rs->report, &run);
     if (o->benchmark)
         cli_benchmark_write(o->benchmark, &run);
+    if (rs->report && cli_step_summary_path(o))
+        cli_step_summary(o, rs->report, &run);
 }
 
 /* The output, and the signals: every one we act on arrives through a signalfd (in wrapper mode
@@ -353,13 +355,14 @@ static int open_run(const cli_options *o, run_state *rs)
         cli_say("cannot set up the sampling clock: %s", strerror(errno));
         return EXIT_FAIL;
     }
-    if (o->summary || o->report || o->history || o->benchmark || rs->human) {
+    bool step = cli_step_summary_path(o) != NULL; /* GitHub Actions' job summary: a report's charts */
+    if (o->summary || o->report || o->history || o->benchmark || rs->human || step) {
         if (rt_stats_new_with(NULL, &rs->stats) == RT_OK &&
             cli_gpuview_apply(o->expected_cores, o->gpu_list, o->ngpus, rs->stats) < 0)
             cli_say("warning: out of memory: the summary counts every core and GPU");
-        if (o->report && rt_report_new_with(NULL, &rs->report) != RT_OK)
+        if ((o->report || step) && rt_report_new_with(NULL, &rs->report) != RT_OK)
             rs->report = NULL;
-        if (!rs->stats || (o->report && !rs->report))
+        if (!rs->stats || ((o->report || step) && !rs->report))
             cli_say("warning: out of memory: no summary, report or history for this run");
     }
     return 0;

@@ -124,6 +124,12 @@ const cli_setting cli_settings[] = {
      "auto (default): the energy the machine's counters measure (RAPL, GPUs,\n"
      "power meters), else an estimate from a CPU power model, labelled so;\n"
      "off: no energy and no carbon figures"},
+    {"step-summary", 0, "auto|off", "TRACKER_STEP_SUMMARY", "tracker", "step_summary", CLI_T_SWITCH, 0, 0, 0,
+     L(step_summary_off), L(step_summary_set), M(step_summary_off), "a choice (auto or off)",
+     "true, false, \"auto\" or \"off\"", false,
+     "auto (default): on GitHub Actions (GITHUB_ACTIONS=true), append the\n"
+     "run's summary as Markdown (its answer, a table, the notes, charts of\n"
+     "CPU and memory) to the file $GITHUB_STEP_SUMMARY names; off: never"},
     {"cpu-tdp", 0, "WATTS", "TRACKER_CPU_TDP", "tracker", "cpu_tdp", CLI_T_ABOVE, 0, WATTS_MAX, 0, L(cpu_tdp),
      L(cpu_tdp_set), M(cpu_tdp), "a number of watts above 0, at most 10000", NULL, false,
      "the CPU's thermal design power per package, for the energy estimate\n"
@@ -378,6 +384,7 @@ int cli_setting_read(const cli_setting *s, cli_layer *l, const char *text, bool 
         bad = cli_parse_format(text, (rt_format *)slot) < 0;
         break;
     case CLI_T_CGROUP:
+    case CLI_T_SWITCH:
         bad = cli_parse_cgroup(text, (bool *)slot) < 0;
         break;
     case CLI_T_VIEW:
@@ -525,6 +532,7 @@ void cli_settings_merge(cli_options *o)
         case CLI_T_FORMAT: *(rt_format *)dst = src ? *(const rt_format *)src : (rt_format)s->def; break;
         case CLI_T_VIEW: *(cli_view *)dst = src ? *(const cli_view *)src : (cli_view)s->def; break;
         case CLI_T_CGROUP:
+        case CLI_T_SWITCH:
         case CLI_T_BOOL:
         case CLI_T_OFF: *(bool *)dst = src ? *(const bool *)src : s->def != 0; break;
         default: *(const char **)dst = src ? *(char *const *)src : NULL; break;

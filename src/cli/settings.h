@@ -21,6 +21,8 @@ typedef enum cli_type {
     CLI_T_FORMAT,  /* json or csv: rt_format */
     CLI_T_CGROUP,  /* auto or off: bool (true: off); --cgroup, --energy */
     CLI_T_VIEW,    /* auto, human or samples: cli_view */
+    CLI_T_SWITCH,  /* auto or off as CLI_T_CGROUP; in TOML also true (auto) or false (off):
+                    * --step-summary */
     CLI_T_BOOL,    /* a flag without value; true or false in TOML */
     CLI_T_OFF,     /* a flag without value that turns a thing off (--no-X): bool true; in TOML the
                     * thing's own key, true (on, the default) or false (off) */

@@ -86,6 +86,7 @@ static const char *good_value(const cli_setting *s, bool toml, char *buf, size_t
     case CLI_T_ZONE: return toml ? "'FR'" : "FR";
     case CLI_T_FORMAT: return toml ? "'csv'" : "csv";
     case CLI_T_CGROUP: return toml ? "'off'" : "off";
+    case CLI_T_SWITCH: return toml ? "false" : "off";
     case CLI_T_VIEW: return toml ? "'human'" : "human";
     case CLI_T_BOOL:
     case CLI_T_OFF: return "true";

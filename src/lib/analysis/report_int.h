@@ -140,6 +140,8 @@ const char *rpt_fmt_time(rpt_figure f, double unix_secs);
 const char *rpt_fmt_exit(rpt_figure f, int status);
 /* bytes in B, KiB, MiB, ... as fits: "17.9 GiB" */
 const char *rpt_fmt_bytes(rpt_figure f, double v);
+/* joules as J, kJ, MJ or GJ with 3 significant digits: "363 J" */
+const char *rpt_fmt_joules(rpt_figure f, double j);
 
 /* The tables: the answer first (what the job used, what to ask for, the notes), the run's
  * statistics, the recommendation, the run's facts. */

@@ -212,7 +212,7 @@ static run_costs costs_of(const rt_report_info *in)
     return c;
 }
 
-static const char *fmt_joules(rpt_figure f, double j);
+#define fmt_joules rpt_fmt_joules
 
 /* The run's energy on the cheapest server (0.15): "363 J (estimated: AMD EPYC 7543, 225 W TDP /
  * 64 threads)" into buf; "" when its CPU is not in the TDP table or the run's CPU time is not
@@ -320,7 +320,7 @@ static void answer_cost(rpt_hw *w, const rt_report_info *in)
 }
 
 /* joules as J, kJ, MJ or GJ with 3 significant digits */
-static const char *fmt_joules(rpt_figure f, double j)
+const char *rpt_fmt_joules(rpt_figure f, double j)
 {
     static const char *const u[] = {"J", "kJ", "MJ", "GJ"};
     size_t k = 0;
