@@ -22,6 +22,10 @@ os.environ["TRACKER_KEEPER_URL"] = "http://127.0.0.1:9"
 os.environ.pop("SENTINEL_API_TOKEN", None)
 for _k in [k for k in os.environ if k.startswith("OTEL_")]:  # an OTLP endpoint would turn pushes on
     del os.environ[_k]
+# Where the job runs (--place auto) is told by these: the suite's runs are the same on a SLURM node,
+# in a pod or on a GitHub runner as anywhere (test_place.py sets its own)
+for _k in [k for k in os.environ if k.startswith(("SLURM_", "SLURMD_")) or k in ("KUBERNETES_SERVICE_HOST", "GITHUB_ACTIONS")]:
+    del os.environ[_k]
 
 import json
 import shutil
