@@ -8,6 +8,7 @@ at 95% of its time limit get their notes."""
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import time
 
@@ -99,16 +100,23 @@ def notes_block(stderr):
 
 def test_slurm_metadata_reaches_the_outputs(slurm, tmp_path):
     slurm.scontrol_answers("01:00:00", time.time() - 60)
-    out = tmp_path / "run.jsonl"
-    r = track(["-i", "0.2", "-o", str(out), "--summary", "--tag", "user=bob"], slurm.env(), "sleep 0.5")
+    out, db = tmp_path / "run.jsonl", tmp_path / "runs.db"
+    r = track(["-i", "0.2", "-o", str(out), "--summary", "--history", str(db), "--tag", "user=bob"], slurm.env(),
+              "sleep 0.5")
     assert r.returncode == 0, r.stderr
+    with sqlite3.connect(db) as con:
+        row = con.execute("SELECT job_name, orchestrator, external_run_id, tags FROM runs").fetchone()
+    assert row[:3] == ("train", "slurm", "4242")
+    tags = json.loads(row[3])  # the user's tag wins by key; the place's others are added
+    assert "user=bob" in tags and "user=alice" not in tags
+    assert {"account=physics", "partition=gpu", "cluster=hal", "node=node07", "step=0"} <= set(tags)
     assert "warning" not in r.stderr, r.stderr
     assert slurm.asked() == [f"{slurm.bin}/scontrol show job -o 4242"]
     samples = lines_of(out)
     assert samples and all(s.get("job_name") == "train" for s in samples)
     assert summary_json(out)["job_name"] == "train"
     assert re.search(r"^\s+Job\s+train$", r.stderr, re.M), r.stderr
-    # the user's own name wins; so does the user's tag of the same key (in the history's run)
+    # the user's own name wins
     r = track(["-i", "0.2", "-o", str(out), "--job-name", "mine"], slurm.env(), "true")
     assert r.returncode == 0, r.stderr
     assert {s.get("job_name") for s in lines_of(out)} == {"mine"}
