@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "cli.h"
 #include "source/place.h"
 
 /* ---- a logger that keeps what it was told ---------------------------------------------------- */
@@ -629,6 +630,62 @@ static void github_env(void **state)
     rt_place_free(p);
 }
 
+/* ---- the tool's merge (src/cli/place.c) ------------------------------------------------------ */
+
+static void cli_merges_under_the_user(void **state)
+{
+    (void)state;
+    char *old_path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+    setenv("PATH", "/nonexistent", 1);
+    /* a run on a real SLURM node: its own variables out of the way */
+    static const char *const theirs[] = {"SLURM_JOB_ACCOUNT", "SLURM_CLUSTER_NAME", "SLURMD_NODENAME", "SLURM_STEP_ID",
+                                         "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID", "SLURM_JOB_END_TIME",
+                                         "SLURM_CPUS_PER_TASK"};
+    for (size_t i = 0; i < sizeof theirs / sizeof theirs[0]; i++)
+        unsetenv(theirs[i]);
+    setenv("SLURM_JOB_ID", "31", 1);
+    setenv("SLURM_JOB_NAME", "train", 1);
+    setenv("SLURM_JOB_USER", "alice", 1);
+    setenv("SLURM_JOB_PARTITION", "gpu", 1);
+    setenv("SLURM_CPUS_ON_NODE", "6", 1);
+    const char *tags[] = {"user=bob", "kind=test"};
+    cli_options o = {0};
+    o.job = (rt_job)RT_JOB_INIT;
+    o.job.project_name = "proj";
+    o.job.tags = tags;
+    o.job.tag_count = 2;
+    cli_place_apply(&o);
+    assert_non_null(o.request);
+    assert_string_equal(o.request->place, "slurm");
+    assert_float_equal(o.request->cpu_cores, 6, 0);
+    assert_string_equal(o.job.job_name, "train");
+    assert_string_equal(o.job.project_name, "proj");
+    assert_string_equal(o.job.orchestrator, "slurm");
+    assert_string_equal(o.job.external_run_id, "31");
+    assert_int_equal(o.job.tag_count, 3); /* the user's two, and the place's partition */
+    assert_string_equal(o.job.tags[0], "user=bob");
+    assert_string_equal(o.job.tags[1], "kind=test");
+    assert_string_equal(o.job.tags[2], "partition=gpu");
+    cli_place_free(&o);
+    assert_null(o.request);
+    /* --place off: nothing */
+    cli_options off = {0};
+    off.job = (rt_job)RT_JOB_INIT;
+    off.place_off = true;
+    cli_place_apply(&off);
+    assert_null(off.request);
+    assert_null(off.job.job_name);
+    cli_place_free(&off);
+    unsetenv("SLURM_JOB_ID");
+    unsetenv("SLURM_JOB_NAME");
+    unsetenv("SLURM_JOB_USER");
+    unsetenv("SLURM_JOB_PARTITION");
+    unsetenv("SLURM_CPUS_ON_NODE");
+    if (old_path)
+        setenv("PATH", old_path, 1);
+    free(old_path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -647,6 +704,7 @@ int main(void)
         cmocka_unit_test(k8s_quantities),
         cmocka_unit_test(k8s_env),
         cmocka_unit_test(github_env),
+        cmocka_unit_test(cli_merges_under_the_user),
     };
     return cmocka_run_group_tests(tests, setup, teardown_bin);
 }
