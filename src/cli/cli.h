@@ -73,6 +73,8 @@ typedef struct cli_layer {
     bool step_summary_set;
     double cpu_tdp;
     bool cpu_tdp_set;
+    bool place_off; /* --place off, TRACKER_PLACE, [tracker] place = "off" (auto otherwise) */
+    bool place_set;
     char *grid_zone; /* a zone of the table, as given */
     double grid_intensity;
     bool grid_intensity_set;
@@ -124,6 +126,11 @@ typedef struct cli_options {
     const char *grid_zone; /* --grid-zone: where the electricity comes from; NULL: the cloud region */
     double grid_intensity; /* --grid-intensity: g CO2e per kWh; 0: from the zone */
     rt_grid grid;          /* the run's grid (cli_grid_of_run): g_per_kwh NaN while unknown */
+    bool place_off;        /* --place off: where the job runs is not looked for */
+    struct rt_place *place; /* where the job runs (cli_place_apply; owned); NULL: off or not looked for */
+    const rt_request *request; /* what the job was given there (the place's); NULL: none */
+    const char **place_tags;   /* the job's tags: the user's, then the place's keys the user did not
+                                * give (owned; the strings are the user's and the place's) */
 
     /* library settings from the environment (docs/contracts.md §4): the library reads none */
     const char *proc_root, *sys_root; /* TRACKER_PROC_ROOT, TRACKER_SYS_ROOT; NULL: default */
@@ -368,6 +375,14 @@ int cli_phase_main(cli_options *o);     /* phase.c */
  * asks (NULL when it is turned off or cannot start: said), and the host's facts read with the
  * roots the environment names (rt_host_new's contract). */
 rt_cloud_discovery *cli_start_cloud(const cli_options *opts);
+
+/* Where the job runs (place.c), for a tracking run: unless --place off, finds the place
+ * (rt_place_detect: its warnings said through cli_log, once each) and fills the job metadata the
+ * user did not give from it (a field the user set wins; a tag the user gave wins by key), and
+ * sets opts->request. Never fails the run: out of memory is one warning and no place. */
+void cli_place_apply(cli_options *opts);
+/* Frees what cli_place_apply kept (cli_options_free calls it). */
+void cli_place_free(cli_options *opts);
 rt_error cli_read_host(const cli_options *opts, rt_host **out);
 
 /* What a tracking run leaves behind, for --summary, --report and --history at its end. */

@@ -360,6 +360,8 @@ static int open_run(const cli_options *o, run_state *rs)
         if (rt_stats_new_with(NULL, &rs->stats) == RT_OK &&
             cli_gpuview_apply(o->expected_cores, o->gpu_list, o->ngpus, rs->stats) < 0)
             cli_say("warning: out of memory: the summary counts every core and GPU");
+        if (rs->stats && o->request && rt_stats_set_request(rs->stats, o->request) != RT_OK)
+            cli_say("warning: out of memory: the summary has no request");
         if ((o->report || step) && rt_report_new_with(NULL, &rs->report) != RT_OK)
             rs->report = NULL;
         if (!rs->stats || ((o->report || step) && !rs->report))
@@ -498,6 +500,7 @@ static int start_sampling(cli_options *o, run_state *rs)
     so.cgroup_off = o->cgroup_off;
     so.energy_off = o->energy_off;
     so.cpu_tdp_watts = o->cpu_tdp;
+    so.request = o->request;
     int fds = cli_fds_free(); /* the sampler keeps a dozen files open and reads the tree's */
     rt_error err = rt_sampler_new(&so, &rs->sampler);
     if (err != RT_OK) {
@@ -636,6 +639,9 @@ static int end_job(run_state *rs, int loop_status)
 static int track(cli_options *o)
 {
     run_state rs = {0};
+    /* where the job runs: before anything starts (its query's child is reaped by its pid before
+     * SIGCHLD is ours), so that the job's metadata it fills reaches every output */
+    cli_place_apply(o);
     int status = open_run(o, &rs);
     if (status == 0)
         status = start_job(o, &rs);

@@ -361,5 +361,6 @@ void cli_options_free(cli_options *o)
     cli_export_options_free(o);
     cli_gpu_list_free(o->gpu_list, o->ngpus);
     cli_free_secret(o->sentinel_token);
+    cli_place_free(o);
     memset(o, 0, sizeof *o);
 }

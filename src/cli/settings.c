@@ -130,6 +130,11 @@ const cli_setting cli_settings[] = {
      "auto (default): on GitHub Actions (GITHUB_ACTIONS=true), append the\n"
      "run's summary as Markdown (its answer, a table, the notes, charts of\n"
      "CPU and memory) to the file $GITHUB_STEP_SUMMARY names; off: never"},
+    {"place", 0, "auto|off", "TRACKER_PLACE", "tracker", "place", CLI_T_CGROUP, 0, 0, 0, L(place_off), L(place_set),
+     M(place_off), "a choice (auto or off)", "\"auto\" or \"off\"", false,
+     "auto (default): find where the job runs (SLURM, Kubernetes, GitHub\n"
+     "Actions) and what it was given there (cores, memory, GPUs, time limit;\n"
+     "docs/where.md), and fill the job metadata not given; off: read none"},
     {"cpu-tdp", 0, "WATTS", "TRACKER_CPU_TDP", "tracker", "cpu_tdp", CLI_T_ABOVE, 0, WATTS_MAX, 0, L(cpu_tdp),
      L(cpu_tdp_set), M(cpu_tdp), "a number of watts above 0, at most 10000", NULL, false,
      "the CPU's thermal design power per package, for the energy estimate\n"

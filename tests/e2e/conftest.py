@@ -24,6 +24,10 @@ for _k in [k for k in os.environ if k.startswith("OTEL_")]:  # an OTLP endpoint 
     del os.environ[_k]
 # on GitHub Actions every tracking run would append its Markdown to the job's real summary
 os.environ.pop("GITHUB_STEP_SUMMARY", None)
+# Where the job runs (--place auto) is told by these: the suite's runs are the same on a SLURM node,
+# in a pod or on a GitHub runner as anywhere (test_place.py sets its own)
+for _k in [k for k in os.environ if k.startswith(("SLURM_", "SLURMD_")) or k in ("KUBERNETES_SERVICE_HOST", "GITHUB_ACTIONS")]:
+    del os.environ[_k]
 
 import json
 import shutil

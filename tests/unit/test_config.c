@@ -62,7 +62,7 @@ static void expect_error(const char *doc, const char *want)
 static void errors(void **state)
 {
     (void)state;
-    expect_error("[tracker]\nintervall = 1\n", "conf.toml:2:1: unknown key 'intervall' in [tracker] (known keys: interval_secs, format, output, quiet, view, summary, report, benchmark, cgroup, wait_all, expected_cores, gpus, price_lookup, energy, step_summary, cpu_tdp, grid_zone, grid_intensity)");
+    expect_error("[tracker]\nintervall = 1\n", "conf.toml:2:1: unknown key 'intervall' in [tracker] (known keys: interval_secs, format, output, quiet, view, summary, report, benchmark, cgroup, wait_all, expected_cores, gpus, price_lookup, energy, step_summary, place, cpu_tdp, grid_zone, grid_intensity)");
     expect_error("[job]\nnmae = 'x'\n", "conf.toml:2:1: unknown key 'nmae' in [job] (known keys: name, pid, project_name");
     expect_error("[jobs]\n", "conf.toml:1:1: unknown table 'jobs' (known tables: [job], [tracker], [history], [export])");
     expect_error("interval_secs = 1\n", "unknown key 'interval_secs'");
