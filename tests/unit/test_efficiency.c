@@ -141,6 +141,14 @@ static void cgroup_limits_then_runner(void **state)
     assert_string_equal(s->requested_cpu_from, "runner");
     near(s->requested_cpu_cores, 16);
     near(s->cpu_efficiency_pct, 100.0 / 16);
+    char runner[200];
+    rt_efficiency_words(s, runner, sizeof runner); /* 100 MiB of 2 GiB; 1 core of 16: a share under 1% is not 0% */
+    assert_string_equal(runner, "CPU 6% of 16 cores (runner), memory 5% of 2 GiB (MEMORY_REQUEST)");
+    rt_stats_free(st);
+    q.memory_mib = 65536;
+    s = summary_of(&st, r, 4, &q);
+    rt_efficiency_words(s, runner, sizeof runner);
+    assert_string_equal(runner, "CPU 6% of 16 cores (runner), memory <1% of 64 GiB (MEMORY_REQUEST)");
     rt_stats_free(st);
 
     /* no place, no request, no limit: nothing said, no efficiency */

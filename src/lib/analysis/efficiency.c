@@ -72,12 +72,14 @@ void rt_efficiency_of(rt_summary *s, const rt_request *req)
     }
 }
 
-/* Appends "WHAT PCT% of AMOUNT (FROM)" to buf at *n, ", " before all but the first; cut at cap. */
+/* Appends "WHAT PCT% of AMOUNT (FROM)" ("<1%" for a share above 0 that rounds to 0) to buf at *n, ", " before all but the first; cut at cap. */
 static void part(char *buf, size_t cap, size_t *n, const char *what, double pct, const char *amount, const char *from)
 {
     if (*n + 1 >= cap)
         return;
-    int k = snprintf(buf + *n, cap - *n, "%s%s %.0f%% of %s (%s)", *n ? ", " : "", what, pct, amount, from);
+    char p[16]; /* a share under 1% is not 0% */
+    snprintf(p, sizeof p, pct > 0 && pct < 0.5 ? "<1%%" : "%.0f%%", pct);
+    int k = snprintf(buf + *n, cap - *n, "%s%s %s of %s (%s)", *n ? ", " : "", what, p, amount, from);
     if (k > 0)
         *n += (size_t)k < cap - *n ? (size_t)k : cap - *n - 1;
 }
