@@ -243,7 +243,7 @@ static void time_limit_note(notes *ns, const rt_summary *s)
     char a[32], b[32];
     double used = s->time_limit_used_pct / 100.0 * s->time_limit_secs;
     add(ns, RT_NOTE_TIME_LIMIT, "the job used %.0f%% of its time limit (%s of %s, %s): ask for more time",
-        floor(s->time_limit_used_pct), secs_text(used, a, sizeof a), secs_text(s->time_limit_secs, b, sizeof b),
+        round(s->time_limit_used_pct), secs_text(used, a, sizeof a), secs_text(s->time_limit_secs, b, sizeof b),
         s->time_limit_from);
 }
 
