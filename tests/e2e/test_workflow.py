@@ -236,15 +236,17 @@ def test_benchmark_unwritable_is_one_warning_and_the_status_stands(tmp_path):
     assert r.returncode == 3
     assert r.stderr.count("--benchmark") == 1, r.stderr
     assert "warning: --benchmark: cannot write" in r.stderr
-    # a link planted at FILE.tmp is not written through
+    # files of the user's beside FILE are never written: FILE.tmp kept as it is, a link at FILE
+    # replaced (not followed), no temporary file left
     target = tmp_path / "target"
     target.write_text("keep\n")
-    os.symlink(target, tmp_path / "b.tsv.tmp")
+    (tmp_path / "b.tsv.tmp").write_text("mine\n")
+    os.symlink(target, tmp_path / "b.tsv")
     r = run(["-q", "--benchmark", str(tmp_path / "b.tsv"), "--", "true"])
-    assert r.returncode == 0
-    assert r.stderr.count("warning: --benchmark") == 1, r.stderr
-    assert target.read_text() == "keep\n"
-    assert not (tmp_path / "b.tsv").exists()
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert target.read_text() == "keep\n" and (tmp_path / "b.tsv.tmp").read_text() == "mine\n"
+    assert not os.path.islink(tmp_path / "b.tsv") and read_tsv(tmp_path / "b.tsv")[1] == HEADER
+    assert sorted(os.listdir(tmp_path)) == ["b.tsv", "b.tsv.tmp", "target"]
 
 
 def test_benchmark_from_the_environment_and_the_config_file(tmp_path):
