@@ -22,6 +22,9 @@
  *   Sinks and the pipeline: where samples go, one fan-out ........... EXPERIMENTAL
  *   Phases of a job: named stretches marked by the job ............... EXPERIMENTAL
  *   Energy and carbon: measured, sampled or estimated, and the job's share  EXPERIMENTAL
+ *   Where the job runs: SLURM, Kubernetes, GitHub Actions (rt_place) .. EXPERIMENTAL
+ *     (rt_request, which samples and summaries point to, is stable)
+ *   A run's summary for CI and workflow engines (Markdown, Snakemake) . EXPERIMENTAL
  * Stable parts follow the ABI rules below. An EXPERIMENTAL part (its heading says so) may
  * change or go in a minor version (0.x to 0.x+1): a binding looks each of its symbols up at
  * load time and copes without it.
@@ -2562,7 +2565,9 @@ RT_API rt_error rt_server_energy_estimate(const rt_server *sv, double cpu_secs, 
                                           rt_server_energy *out);
 
 /* ------------------------------------------------------------------------------------------
- * Where the job runs (0.16; experimental: may change in a minor version)
+ * Where the job runs (0.16; experimental: may change in a minor version, except rt_request,
+ * which rt_sample, rt_record and rt_summary point to: it follows the stable rules, growing only
+ * at its end)
  *
  * What a job was given where it runs, and who it is there: SLURM (its variables; the time
  * limit from `scontrol show job` or `squeue` when one is on the PATH), Kubernetes (the downward
@@ -2622,7 +2627,7 @@ RT_API rt_error rt_stats_set_request(rt_stats *st, const rt_request *req);
 /* The same for a tracker's statistics (live or loaded). Thread-safe against its thread. */
 RT_API rt_error rt_tracker_set_request(rt_tracker *t, const rt_request *req);
 
-/* ---- a run's summary for CI and workflow engines (0.16) ---------------------------------- */
+/* ---- a run's summary for CI and workflow engines (0.16; experimental) --------------------- */
 
 typedef struct rt_markdown_options {
     size_t struct_size;   /* sizeof(rt_markdown_options) as the caller compiled it */

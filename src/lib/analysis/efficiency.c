@@ -77,11 +77,17 @@ static void part(char *buf, size_t cap, size_t *n, const char *what, double pct,
 {
     if (*n + 1 >= cap)
         return;
-    char p[16]; /* a share under 1% is not 0% */
-    snprintf(p, sizeof p, pct > 0 && pct < 0.5 ? "<1%%" : "%.0f%%", pct);
-    int k = snprintf(buf + *n, cap - *n, "%s%s %s of %s (%s)", *n ? ", " : "", what, p, amount, from);
+    char p[16];
+    int k = snprintf(buf + *n, cap - *n, "%s%s %s of %s (%s)", *n ? ", " : "", what, rt_share_text(pct, p, sizeof p),
+                     amount, from);
     if (k > 0)
         *n += (size_t)k < cap - *n ? (size_t)k : cap - *n - 1;
+}
+
+const char *rt_share_text(double pct, char *b, size_t cap)
+{
+    snprintf(b, cap, pct > 0 && pct < 0.5 ? "<1%%" : "%.0f%%", pct); /* a share under 1% is not 0% */
+    return b;
 }
 
 size_t rt_efficiency_words(const rt_summary *s, char *buf, size_t cap)
@@ -92,8 +98,8 @@ size_t rt_efficiency_words(const rt_summary *s, char *buf, size_t cap)
     size_t n = 0;
     char a[48];
     if (isfinite(s->cpu_efficiency_pct)) {
-        snprintf(a, sizeof a, s->requested_cpu_cores == round(s->requested_cpu_cores) ? "%.0f core%s" : "%.2f core%s",
-                 s->requested_cpu_cores, s->requested_cpu_cores == 1 ? "" : "s");
+        double c = round(s->requested_cpu_cores * 100) / 100; /* 1.5 cores, 0.25 cores, 8 cores */
+        snprintf(a, sizeof a, "%g core%s", c, c == 1 ? "" : "s");
         part(buf, cap, &n, "CPU", s->cpu_efficiency_pct, a, s->requested_cpu_from);
     }
     if (isfinite(s->memory_efficiency_pct)) {

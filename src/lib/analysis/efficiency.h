@@ -16,4 +16,7 @@ void rt_efficiency_of(rt_summary *s, const rt_request *req);
  * (0: nothing known, buf ""). */
 size_t rt_efficiency_words(const rt_summary *s, char *buf, size_t cap);
 
+/* A share in percent for people into b: "6%", and "<1%" for one above 0 that rounds to 0. */
+const char *rt_share_text(double pct, char *b, size_t cap);
+
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../core/core.h"
+#include "efficiency.h"
 #include "need.h"
 
 /* A run throttled in at least this share of its quota periods (percent) was held back
@@ -175,9 +176,9 @@ static bool memory_request_note(notes *ns, const rt_summary *s, const rt_recomme
         !(rec->memory_mib > 0) || !(s->requested_memory_mib >= 2.0 * (double)rec->memory_mib) || s->oom_kills > 0)
         return false;
     char a[32], b[32], c[32];
-    char pct[16]; /* a share under 1% is not 0% */
-    snprintf(pct, sizeof pct, s->memory_efficiency_pct < 0.5 ? "<1%%" : "%.0f%%", s->memory_efficiency_pct);
-    add(ns, RT_NOTE_MEMORY_OVER_REQUESTED, "the job used %s of the memory it asked for (%s of %s, %s): %s would do", pct,
+    char pct[16];
+    add(ns, RT_NOTE_MEMORY_OVER_REQUESTED, "the job used %s of the memory it asked for (%s of %s, %s): %s would do",
+        rt_share_text(s->memory_efficiency_pct, pct, sizeof pct),
         mib_text(s->memory_need.mib, a, sizeof a), mib_text(s->requested_memory_mib, b, sizeof b),
         s->requested_memory_from, mib_text((double)rec->memory_mib, c, sizeof c));
     return true;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../common/utf8.h"
 #include "../core/core.h"
 #include "../core/lasterr.h"
 #include "../core/out.h"
@@ -113,11 +114,20 @@ static void snakemake_row(line *l, const rt_summary *s, const rt_run_facts *run)
 static const char nf_header[] = "name\tstatus\texit\tstart\tcomplete\tduration\trealtime\t%cpu\tpeak_rss\tpeak_vmem\t"
                                 "rchar\twchar\tread_bytes\twrite_bytes\n";
 
-/* A name in a TSV cell: tabs and line breaks become spaces. */
+/* A name in a TSV cell (its first 1 KiB, cut between UTF-8 characters): tabs and line breaks
+ * become spaces. */
 static void nf_text(line *l, const char *v)
 {
     size_t from = l->n;
-    add(l, "%.1024s", v && *v ? v : "-");
+    if (!v || !*v)
+        v = "-";
+    size_t n = strnlen(v, 1025);
+    if (n > 1024) { /* cut before a character the bound would split */
+        n = 1024;
+        while (n > 0 && ((unsigned char)v[n] & 0xC0) == 0x80)
+            n--;
+    }
+    add(l, "%.*s", (int)n, v);
     for (size_t i = from; i < l->n && !l->full; i++)
         if (l->b[i] == '\t' || l->b[i] == '\n' || l->b[i] == '\r')
             l->b[i] = ' ';
@@ -134,6 +144,11 @@ static void nf_name(line *l, const rt_summary *s, const rt_run_facts *run)
             int m = snprintf(cmd + n, sizeof cmd - n, "%s%s", p == run->command ? "" : " ", *p);
             n = m < 0 ? n : n + (size_t)m < sizeof cmd ? n + (size_t)m : sizeof cmd - 1;
         }
+        size_t k = n; /* a character the bound split goes whole */
+        while (k > 0 && ((unsigned char)cmd[k - 1] & 0xC0) == 0x80)
+            k--;
+        if (k > 0 && ((unsigned char)cmd[k - 1] & 0x80) && !rt_utf8_len((const unsigned char *)cmd + k - 1, n - (k - 1)))
+            cmd[k - 1] = '\0';
         job = cmd;
     }
     nf_text(l, job);

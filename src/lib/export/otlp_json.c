@@ -784,7 +784,10 @@ static void m_gpu_throttle(pts *p, const rt_otlp_row *r)
 static void requested(pts *p, const rt_otlp_row *r, const char *from, double v)
 {
     if (r->req.set && from)
-        pd(p, r, 0, A2("resource_tracker.request.from", from, "resource_tracker.place", r->req.r.place), v);
+        pd(p, r, 0,
+           r->req.r.place ? A2("resource_tracker.request.from", from, "resource_tracker.place", r->req.r.place)
+                          : A1("resource_tracker.request.from", from),
+           v);
 }
 static void m_req_cpu(pts *p, const rt_otlp_row *r)
 {
