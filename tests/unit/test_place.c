@@ -6,6 +6,8 @@
  * nonsense. */
 #include "unit.h"
 
+#include <errno.h>
+
 #include <math.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -491,6 +493,33 @@ static void query_failures(void **state)
     int st = 0;
     assert_int_equal(waitpid(mine, &st, 0), mine);
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 7);
+    /* answers and exits, but a child it left holds the pipe: a timeout all the same, the child
+     * killed with the group (not left running), no figure from a half-read answer */
+    char bgfile[300], put[600];
+    snprintf(bgfile, sizeof bgfile, "%s/bgpid", bindir);
+    snprintf(put, sizeof put, "sleep 30 &\necho $! > %s\necho 'JobId=4242 TimeLimit=1:00:00'\nexit 0\n", bgfile);
+    put_script("scontrol", put);
+    p = slurm_query(0.3);
+    assert_null(rt_place_request(p)->time_limit_from);
+    assert_int_equal(nwarn, 1);
+    assert_non_null(strstr(lastwarn, "killed"));
+    rt_place_free(p);
+    char bgtext[32] = "";
+    FILE *bf = fopen(bgfile, "r");
+    assert_non_null(bf);
+    assert_non_null(fgets(bgtext, sizeof bgtext, bf));
+    fclose(bf);
+    pid_t bg = (pid_t)strtol(bgtext, NULL, 10);
+    assert_true(bg > 0);
+    bool gone = false; /* killed, then reaped by init: gone within a few seconds */
+    for (int i = 0; i < 200 && !gone; i++) {
+        gone = kill(bg, 0) < 0 && errno == ESRCH;
+        if (!gone)
+            usleep(20000);
+    }
+    if (!gone)
+        kill(bg, SIGKILL);
+    assert_true(gone);
     /* a job id that is not one: not asked, one warning */
     put_script("scontrol", "echo 'JobId=1 TimeLimit=1:00:00'\n");
     const char *const env[] = {"SLURM_JOB_ID=12;rm", pathvar, NULL};
@@ -515,6 +544,65 @@ static void run_output_bounded(void **state)
     const char *const missing[] = {"no-such-command-here", NULL};
     assert_int_equal(rt_place_run(missing, env, 5, out, sizeof out, why, sizeof why), 1);
     drop_script("chatty");
+}
+
+/* srun -n N without --cpus-per-task: each task's share of the node's figures; a task other than
+ * a step's first asks no command */
+static void slurm_task_share(void **state)
+{
+    (void)state;
+    const char *const env[] = {"SLURM_JOB_ID=1",       "SLURM_CPUS_ON_NODE=8",          "SLURM_MEM_PER_NODE=16384",
+                               "SLURM_JOB_GPUS=0,1,2,3", "SLURM_STEP_TASKS_PER_NODE=2(x3),4", "SLURM_NODEID=3",
+                               "SLURM_LOCALID=1",      NULL};
+    rt_place *p = detect(env, 1, 0);
+    const rt_request *r = rt_place_request(p);
+    assert_float_equal(r->cpu_cores, 2, 0); /* node 3: the 4 tasks of the entry after 2(x3) */
+    assert_string_equal(r->cpu_from, "SLURM_CPUS_ON_NODE / 4 tasks");
+    assert_float_equal(r->memory_mib, 4096, 0);
+    assert_string_equal(r->memory_from, "SLURM_MEM_PER_NODE / 4 tasks");
+    assert_float_equal(r->gpus, 1, 0);
+    assert_string_equal(r->gpus_from, "SLURM_JOB_GPUS / 4 tasks");
+    rt_place_free(p);
+    /* a per-task figure stays; memory per CPU follows the cores it multiplies */
+    const char *const env2[] = {"SLURM_JOB_ID=1", "SLURM_CPUS_PER_TASK=2", "SLURM_CPUS_ON_NODE=8",
+                                "SLURM_MEM_PER_CPU=1000", "SLURM_STEP_TASKS_PER_NODE=4", "SLURM_LOCALID=0", NULL};
+    p = detect(env2, 1, 0);
+    r = rt_place_request(p);
+    assert_float_equal(r->cpu_cores, 2, 0);
+    assert_string_equal(r->cpu_from, "SLURM_CPUS_PER_TASK");
+    assert_float_equal(r->memory_mib, 2000, 0);
+    assert_string_equal(r->memory_from, "SLURM_MEM_PER_CPU");
+    rt_place_free(p);
+    const char *const env3[] = {"SLURM_JOB_ID=1", "SLURM_CPUS_ON_NODE=8", "SLURM_MEM_PER_CPU=1000",
+                                "SLURM_STEP_TASKS_PER_NODE=2", "SLURM_LOCALID=0", NULL};
+    p = detect(env3, 1, 0);
+    r = rt_place_request(p);
+    assert_float_equal(r->cpu_cores, 4, 0);
+    assert_float_equal(r->memory_mib, 4000, 0);
+    assert_string_equal(r->memory_from, "SLURM_MEM_PER_CPU / 2 tasks");
+    rt_place_free(p);
+    /* a batch script (no SLURM_LOCALID), or a form that cannot be read: the node's figures */
+    const char *const env4[] = {"SLURM_JOB_ID=1", "SLURM_CPUS_ON_NODE=8", "SLURM_STEP_TASKS_PER_NODE=4", NULL};
+    const char *const env5[] = {"SLURM_JOB_ID=1", "SLURM_CPUS_ON_NODE=8", "SLURM_STEP_TASKS_PER_NODE=4(y2)",
+                                "SLURM_LOCALID=0", NULL};
+    const char *const *plain[] = {env4, env5};
+    for (size_t i = 0; i < 2; i++) {
+        p = detect(plain[i], 1, 0);
+        assert_float_equal(rt_place_request(p)->cpu_cores, 8, 0);
+        assert_string_equal(rt_place_request(p)->cpu_from, "SLURM_CPUS_ON_NODE");
+        rt_place_free(p);
+    }
+    /* the second task of a step asks nothing (one query a step, not a thousand) */
+    put_script("scontrol", "echo 'JobId=1 TimeLimit=1:00:00'\n");
+    const char *const env6[] = {"SLURM_JOB_ID=1", "SLURM_PROCID=1", pathvar, NULL};
+    p = detect(env6, 0, 5);
+    assert_null(rt_place_request(p)->time_limit_from);
+    rt_place_free(p);
+    const char *const env7[] = {"SLURM_JOB_ID=1", "SLURM_PROCID=0", pathvar, NULL};
+    p = detect(env7, 0, 5);
+    assert_string_equal(rt_place_request(p)->time_limit_from, "scontrol");
+    rt_place_free(p);
+    drop_script("scontrol");
 }
 
 /* ---- Kubernetes --------------------------------------------------------------------------- */
@@ -693,6 +781,7 @@ int main(void)
         cmocka_unit_test(slurm_full),
         cmocka_unit_test(slurm_fallbacks),
         cmocka_unit_test(slurm_gpu_forms),
+        cmocka_unit_test(slurm_task_share),
         cmocka_unit_test(slurm_malformed),
         cmocka_unit_test(slurm_durations),
         cmocka_unit_test(slurm_answers),

@@ -288,6 +288,81 @@ static void slurm_gpus(place_ctx *c)
     }
 }
 
+/* The tasks of this srun step on this node: SLURM_STEP_TASKS_PER_NODE in SLURM's form
+ * ("2(x3),1": 2 tasks on each of the first 3 nodes, 1 on the 4th), the entry of this node
+ * (SLURM_NODEID). 1 outside a task of a step (no SLURM_LOCALID: a batch script has the node's
+ * whole share), or when it cannot be read. */
+static double local_tasks(const place_ctx *c)
+{
+    const char *v = ev(c, "SLURM_STEP_TASKS_PER_NODE"), *nid = ev(c, "SLURM_NODEID");
+    double node = 0;
+    if (!ev(c, "SLURM_LOCALID") || !v || (nid && parse_whole(nid, 1e6, &node) < 0))
+        return 1;
+    double first = 0; /* the index of the entry's first node */
+    while (*v) {
+        char *end;
+        errno = 0;
+        unsigned long tasks = strtoul(v, &end, 10), repeat = 1;
+        if (end == v || errno)
+            return 1;
+        if (strncmp(end, "(x", 2) == 0) {
+            const char *r = end + 2;
+            repeat = strtoul(r, &end, 10);
+            if (end == r || *end != ')' || repeat == 0)
+                return 1;
+            end++;
+        }
+        if (*end != ',' && *end != '\0')
+            return 1; /* not SLURM's form: not read */
+        if (node < first + (double)repeat)
+            return tasks > 0 ? (double)tasks : 1;
+        first += (double)repeat;
+        if (*end == '\0')
+            return 1;
+        v = end + 1;
+    }
+    return 1;
+}
+
+/* A step of several tasks on this node (srun -n N without --cpus-per-task): a task's share of
+ * the node's figures (the node's cores, memory, GPUs divided by its tasks), said so in *_from. */
+static void slurm_task_share(place_ctx *c)
+{
+    double n = local_tasks(c);
+    if (!(n > 1))
+        return;
+    rt_request *r = &c->p->req;
+    static const char *const node_wide[] = {"SLURM_CPUS_ON_NODE", "SLURM_MEM_PER_NODE", "SLURM_GPUS_ON_NODE",
+                                            "SLURM_GPUS_PER_NODE", "SLURM_JOB_GPUS", "SLURM_STEP_GPUS",
+                                            "CUDA_VISIBLE_DEVICES"};
+    struct {
+        double *v;
+        const char **from;
+    } f[] = {{&r->cpu_cores, &r->cpu_from}, {&r->memory_mib, &r->memory_from}, {&r->gpus, &r->gpus_from}};
+    bool cpu_divided = false;
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+        const char *from = *f[i].from;
+        bool wide = false;
+        for (size_t k = 0; from && k < sizeof node_wide / sizeof node_wide[0]; k++)
+            wide |= strcmp(from, node_wide[k]) == 0;
+        /* memory per CPU follows the cores it was multiplied by */
+        wide |= i == 1 && from && strcmp(from, "SLURM_MEM_PER_CPU") == 0 && cpu_divided;
+        if (!wide)
+            continue;
+        char *text = NULL;
+        if (asprintf(&text, "%s / %.0f tasks", from, n) < 0) {
+            c->p->nomem = true;
+            continue;
+        }
+        const char *kept = own(c->p, text);
+        if (!kept)
+            continue;
+        *f[i].v /= n;
+        *f[i].from = kept;
+        cpu_divided |= i == 0;
+    }
+}
+
 /* Whether id looks like a SLURM job id (digits, an array's "123_4", a het job's "123+1"). */
 static bool job_id_ok(const char *id)
 {
@@ -314,6 +389,9 @@ static void slurm_time(place_ctx *c, const char *id)
         }
     }
     if (c->opts && c->opts->no_query)
+        return;
+    const char *procid = ev(c, "SLURM_PROCID");
+    if (procid && strcmp(procid, "0") != 0) /* one query a step (its first task), not one per task */
         return;
     if (!job_id_ok(id)) {
         warn_value(c, "SLURM_JOB_ID", id, "not a job id (asked of neither scontrol nor squeue)");
@@ -361,6 +439,7 @@ static void slurm(place_ctx *c, const char *id)
     slurm_cores(c);
     slurm_memory(c);
     slurm_gpus(c);
+    slurm_task_share(c);
     slurm_time(c, id);
     rt_job *j = &p->job;
     j->orchestrator = "slurm";

@@ -312,7 +312,15 @@ int rt_place_run(const char *const *argv, const char *const *envp, double timeou
         out[len] = '\0';
     close(fds[0]);
     int status = 0;
-    int killed = reap_by(pid, timed_out ? 0 : deadline, &status);
+    int killed;
+    if (timed_out) {
+        /* no answer in time: the whole group goes, even when the command itself has ended and
+         * a child it left holds the pipe (its unreaped leader keeps the group's id ours) */
+        kill(-pid, SIGKILL);
+        killed = reap_by(pid, 0, &status) < 0 ? -1 : 1;
+    } else {
+        killed = reap_by(pid, deadline, &status);
+    }
     if (killed < 0) {
         snprintf(why, whylen, "could not be waited for: %s", strerror(errno));
         return -1;
