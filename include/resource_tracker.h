@@ -2010,6 +2010,10 @@ typedef struct rt_job_status {
      * "estimated"); a NULL method (RT_JOB_STATUS_INIT's) or a NaN: no figure */
     double energy_joules;
     const char *energy_method;
+    /* added in 0.16 ("Where the job runs"): what the job was given (NULL: nothing said); the
+     * file then has each requested figure and the efficiencies so far (CPU seconds / (cores x
+     * duration), peak memory / memory, time since the job began / its time limit) */
+    const struct rt_request *request;
 } rt_job_status;
 
 #define RT_JOB_STATUS_INIT {.struct_size = sizeof(rt_job_status)}
@@ -2022,7 +2026,10 @@ typedef struct rt_job_status {
  * is replaced, never followed. The file and the directory are synced (fsync) only for the
  * status of an ended job (end_secs set): the writes while it runs cost no disk flush. The full path goes to path (pathlen
  * bytes) when not NULL. The tree's energy (0.15) is resource_tracker_job_energy_joules{method}
- * where the status has it (a struct_size that covers it). Returns RT_OK; RT_ERR_IO with errno set
+ * where the status has it (a struct_size that covers it); what the job was given (0.16) is
+ * resource_tracker_job_requested_{cpu_cores,memory_bytes,gpus}{from},
+ * resource_tracker_job_time_limit_seconds{from} and
+ * resource_tracker_job_efficiency_ratio{resource="cpu"|"memory"|"time_limit"}. Returns RT_OK; RT_ERR_IO with errno set
  * (nothing left behind); RT_ERR_INVALID (NULL dir or status, struct_size smaller than rt_job_status
  * of 0.14, a path too long); RT_ERR_NOMEM. */
 RT_API rt_error rt_prom_textfile_write(const char *dir, const char *name, const rt_job *job,

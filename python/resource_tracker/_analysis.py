@@ -84,6 +84,17 @@ def energy_stats(t) -> dict | None:
     return energy_of(lib.rt_tracker_summary(t._native.tracker))
 
 
+def efficiency_stats(t) -> dict | None:
+    """stats(efficiency=True)'s "efficiency": what the job was given where it runs and how much
+    of it the run used so far (the C library 0.16's, _place.py)."""
+    from ._native_more import lib  # declares rt_tracker_summary
+    from ._place import efficiency_of
+
+    if t._native.tracker is None:
+        return None
+    return efficiency_of(lib.rt_tracker_summary(t._native.tracker))
+
+
 def allocation(t) -> str | None:
     """The C library's guess (rt_summary.allocation): None before any sample, "dedicated" or
     "shared", "unknown" when it cannot tell (no tracked process samples)."""

@@ -102,6 +102,15 @@ class Summary(Structure):
         ("gpu_power_throttled_secs", c_double), ("gpu_thermal_throttled_secs", c_double),
         ("energy_model", c_char_p), ("energy_missing", c_char_p),
         ("co2e_grams", c_double), ("process_co2e_grams", c_double), ("grid", c_void_p),
+        # 0.16: what the job was given (an rt_request, _place.py) and the efficiencies; read only
+        # from a library of 0.16 or newer (_place.py checks)
+        ("request", c_void_p), ("requested_cpu_cores", c_double), ("requested_memory_mib", c_double),
+        ("requested_gpus", c_double), ("time_limit_secs", c_double),
+        ("requested_cpu_from", c_char_p), ("requested_memory_from", c_char_p),
+        ("requested_gpus_from", c_char_p), ("time_limit_from", c_char_p),
+        ("cpu_efficiency_pct", c_double), ("memory_efficiency_pct", c_double),
+        ("gpu_efficiency_pct", c_double), ("time_limit_used_pct", c_double),
+        ("process_vms_peak_mib", c_double),
     ]
 
 

@@ -221,6 +221,9 @@ class ResourceTracker:
             from ._energy import set_grid
 
             set_grid(handle, self._grid)
+        from ._place import set_place
+
+        set_place(handle)  # what SLURM, Kubernetes or a GitHub runner gave the job (0.16)
         self.start_time = time()
         self.stop_time = None
 
@@ -402,7 +405,7 @@ class ResourceTracker:
 
         return combined_metrics(self, bytes, human_names, system_prefix, process_prefix, offset)
 
-    def stats(self, specs=None, energy: bool = False) -> dict:
+    def stats(self, specs=None, energy: bool = False, efficiency: bool = False) -> dict:
         """Statistics of the combined metrics: {column: {agg_name: value}}.
 
         Args:
@@ -420,6 +423,11 @@ class ResourceTracker:
                 seconds, and carbon ({co2e_grams, process_co2e_grams, g_per_kwh, zone, name,
                 source, year}; None when no grid is known: see grid_zone). "energy" is None
                 when the run has no energy figure or the library is older than 0.15.
+            efficiency: True adds "efficiency" (C library 0.16): what the job was given where it
+                runs (SLURM, Kubernetes, a GitHub Actions runner, else its cgroup's limits) and how
+                much of it it used, as `summary --json`'s "efficiency" member with the figures
+                unrounded (cpu_pct, memory_pct, gpu_pct, time_limit_pct, the requested figures
+                with what said each); None when nothing said what the job was given.
 
         Raises:
             RuntimeError: when no sample was collected yet.
@@ -431,6 +439,10 @@ class ResourceTracker:
             from ._analysis import energy_stats
 
             result["energy"] = energy_stats(self)
+        if efficiency:
+            from ._analysis import efficiency_stats
+
+            result["efficiency"] = efficiency_stats(self)
         return result
 
     @property

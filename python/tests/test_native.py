@@ -109,10 +109,12 @@ def test_schema_lists_every_figure():
     assert by_name[("process", "alive")]["type"] == "flag"
     assert {f["struct"] for f in fields} == {"sample", "cpu", "memory", "net_iface", "disk", "mount", "gpu",
                                              "pressure", "cgroup", "process", "process_part", "host", "cloud",
-                                             "energy", "energy_domain"}
+                                             "energy", "energy_domain", "request"}
     j = by_name[("energy", "energy_joules")]  # 0.15
     assert (j["type"], j["unit"], j["since"]) == ("double", "J", "0.15")
     assert by_name[("energy_domain", "method")]["type"] == "string"
+    q = by_name[("request", "memory_mib")]  # 0.16
+    assert (q["type"], q["unit"], q["since"]) == ("double", "MiB", "0.16")
     assert all(f["help"] for f in fields)
 
 

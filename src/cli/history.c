@@ -29,6 +29,10 @@
  * energy with their methods (a figure is NULL without one), the power, the idle floor, the
  * GPUs' throttle time, the grams of CO2e and the grid's intensity, zone and source (NULL when
  * the intensity was unknown). Read back as a summary, the grid stays NULL.
+ * Schema version 6 (0.16) added where the job ran and what it was given: the place, the
+ * requested cores, memory, GPUs and time limit with what said each, the CPU, memory, GPU and
+ * time-limit efficiencies, and the tree's virtual memory peak. Read back as a summary, the
+ * place and the *_from texts stay NULL (the figures come back).
  * A database stamped with a higher version was made by a newer tool: it is
  * read (by the column names this version knows) but never written, since its columns may no
  * longer mean what this version thinks. */
@@ -49,7 +53,7 @@
 #include "cli.h"
 #include "history_db.h"
 
-#define SCHEMA_VERSION 5
+#define SCHEMA_VERSION 6
 #define BUSY_TIMEOUT_MS 10000
 
 /* ---- the columns --------------------------------------------------------------------- */
@@ -59,7 +63,8 @@ typedef enum col_src { SRC_RUN, SRC_JOB, SRC_HOST, SRC_CLOUD, SRC_SUM } col_src;
 /* Run-level columns that need code of their own (SRC_RUN; off holds which). */
 enum {
     X_START, X_END, X_VERSION, X_TAGS, X_COMMAND, X_PID, X_EXIT, X_SAMPLES, X_ALLOCATION, X_SUMMARY_JSON, X_NOTES,
-    X_PHASES, X_PHASE_MARKS, X_GRID_G, X_GRID_ZONE, X_GRID_SOURCE
+    X_PHASES, X_PHASE_MARKS, X_GRID_G, X_GRID_ZONE, X_GRID_SOURCE, X_PLACE, X_CPU_FROM, X_MEMORY_FROM, X_GPUS_FROM,
+    X_TIME_LIMIT_FROM
 };
 
 /* One column of the runs table: its name, its type ('T' text, 'I' integer, 'R' real; of the
@@ -125,6 +130,12 @@ static const col cols[] = {
     DIST(power_watts), DIST(process_power_watts), SUM(idle_power_watts), SUM(gpu_power_throttled_secs),
     SUM(gpu_thermal_throttled_secs), SUM(co2e_grams), SUM(process_co2e_grams), RUN("grid_g_per_kwh", 'R', X_GRID_G),
     RUN("grid_zone", 'T', X_GRID_ZONE), RUN("grid_source", 'T', X_GRID_SOURCE),
+    /* schema version 6: the 0.16 place, request and efficiencies */
+    RUN("place", 'T', X_PLACE), SUM(requested_cpu_cores), RUN("requested_cpu_from", 'T', X_CPU_FROM),
+    SUM(requested_memory_mib), RUN("requested_memory_from", 'T', X_MEMORY_FROM), SUM(requested_gpus),
+    RUN("requested_gpus_from", 'T', X_GPUS_FROM), SUM(time_limit_secs), RUN("time_limit_from", 'T', X_TIME_LIMIT_FROM),
+    SUM(cpu_efficiency_pct), SUM(memory_efficiency_pct), SUM(gpu_efficiency_pct), SUM(time_limit_used_pct),
+    SUM(process_vms_peak_mib),
 };
 #define NCOLS (sizeof cols / sizeof cols[0])
 
@@ -317,6 +328,11 @@ static int bind_run(sqlite3_stmt *st, int i, size_t which, const cli_run_result 
     case X_GRID_G: return bind_real(st, i, g ? g->g_per_kwh : NAN);
     case X_GRID_ZONE: return bind_text(st, i, g ? g->zone : NULL);
     case X_GRID_SOURCE: return bind_text(st, i, g ? g->source : NULL);
+    case X_PLACE: return bind_text(st, i, s && s->request ? s->request->place : NULL);
+    case X_CPU_FROM: return bind_text(st, i, s ? s->requested_cpu_from : NULL);
+    case X_MEMORY_FROM: return bind_text(st, i, s ? s->requested_memory_from : NULL);
+    case X_GPUS_FROM: return bind_text(st, i, s ? s->requested_gpus_from : NULL);
+    case X_TIME_LIMIT_FROM: return bind_text(st, i, s ? s->time_limit_from : NULL);
     default: return sqlite3_bind_null(st, i);
     }
 }

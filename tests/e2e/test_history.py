@@ -62,6 +62,10 @@ V5_COLUMNS = (["energy_joules", "energy_method", "process_energy_joules", "proce
               + [f"{p}_{s}" for p in ("power_watts", "process_power_watts") for s in ("mean", "peak", "p50", "p95")]
               + ["idle_power_watts", "gpu_power_throttled_secs", "gpu_thermal_throttled_secs", "co2e_grams",
                  "process_co2e_grams", "grid_g_per_kwh", "grid_zone", "grid_source"])
+# the columns schema version 6 (0.16) added: where the job ran, what it was given, its efficiencies
+V6_COLUMNS = ["place", "requested_cpu_cores", "requested_cpu_from", "requested_memory_mib", "requested_memory_from",
+              "requested_gpus", "requested_gpus_from", "time_limit_secs", "time_limit_from", "cpu_efficiency_pct",
+              "memory_efficiency_pct", "gpu_efficiency_pct", "time_limit_used_pct", "process_vms_peak_mib"]
 
 
 def make_v1(db, *old_runs):
@@ -216,8 +220,8 @@ def test_concurrent_writers_all_land(tmp_path, start):
     assert len(rows(db)) == n + (0 if start == "fresh" else 1)
     assert not os.path.exists(db + "-journal")
     if start == "version1":
-        assert schema(db)[0] == 5 and all(c in dict(schema(db)[1])
-                                          for c in V2_COLUMNS + V3_COLUMNS + V4_COLUMNS + V5_COLUMNS)
+        assert schema(db)[0] == 6 and all(c in dict(schema(db)[1])
+                                          for c in V2_COLUMNS + V3_COLUMNS + V4_COLUMNS + V5_COLUMNS + V6_COLUMNS)
 
 
 CRASH_WRITER = r"""
@@ -437,9 +441,10 @@ def test_version1_database_read_then_migrated(tmp_path):
     assert r.returncode == 0 and r.stderr == "", r.stderr
     fresh = str(tmp_path / "new.db")
     assert track(fresh, "true").returncode == 0
-    assert schema(db) == schema(fresh)  # version 5, the same columns in the same order
-    assert schema(db)[0] == 5
-    assert [c for c, _ in schema(db)[1][-len(V4_COLUMNS + V5_COLUMNS):]] == V4_COLUMNS + V5_COLUMNS
+    assert schema(db) == schema(fresh)  # version 6, the same columns in the same order
+    assert schema(db)[0] == 6
+    assert [c for c, _ in schema(db)[1][-len(V4_COLUMNS + V5_COLUMNS + V6_COLUMNS):]] == (V4_COLUMNS + V5_COLUMNS
+                                                                                          + V6_COLUMNS)
     got = rows(db)
     assert len(got) == 2
     assert {k: got[0][k] for k in old} == old  # the old run as it was
@@ -556,13 +561,13 @@ def test_run_records_its_energy_and_carbon(tmp_path):
 
 def test_version4_database_upgraded_keeping_its_rows(tmp_path):
     """0.14's database (schema 4): `history` lists it as it is (no energy: "-"), and the next run
-    adds the 0.15 columns at the end (the same table as a new database's), stamps version 5,
+    adds the 0.15 and 0.16 columns at the end (the same table as a new database's), stamps version 6,
     keeps the old rows as they were and records the new run's energy."""
     fresh = str(tmp_path / "new.db")
     assert track(fresh, "true").returncode == 0
-    v5 = schema(fresh)
-    assert v5[0] == 5 and [c for c, _ in v5[1][-len(V5_COLUMNS):]] == V5_COLUMNS
-    v4_cols = v5[1][:-len(V5_COLUMNS)]
+    v6 = schema(fresh)
+    assert v6[0] == 6 and [c for c, _ in v6[1][-len(V5_COLUMNS + V6_COLUMNS):]] == V5_COLUMNS + V6_COLUMNS
+    v4_cols = v6[1][:-len(V5_COLUMNS + V6_COLUMNS)]
     db = str(tmp_path / "old.db")
     con = sqlite3.connect(db)
     con.execute("CREATE TABLE runs (id INTEGER PRIMARY KEY AUTOINCREMENT, "
@@ -588,19 +593,19 @@ def test_version4_database_upgraded_keeping_its_rows(tmp_path):
 
     r = track(db, PY, "-c", "pass")
     assert r.returncode == 0 and r.stderr == "", r.stderr
-    assert schema(db) == v5
+    assert schema(db) == v6
     got = rows(db)
     assert len(got) == 3
     for o, g in zip(old, got):
         assert {k: g[k] for k in o} == o  # the old rows as they were
-        assert all(g[c] is None for c in V5_COLUMNS)
+        assert all(g[c] is None for c in V5_COLUMNS + V6_COLUMNS)
     assert got[2]["process_energy_method"] in ("measured", "sampled", "estimated")
     assert got[2]["process_energy_joules"] > 0 and got[2]["grid_g_per_kwh"] is None  # no grid given
     assert got[2]["co2e_grams"] is None and got[2]["process_co2e_grams"] is None
 
-    # a database stamped 6 (a newer tool's) is still refused: not written, one warning
+    # a database stamped 7 (a newer tool's) is still refused: not written, one warning
     con = sqlite3.connect(db)
-    con.execute("PRAGMA user_version = 6")
+    con.execute("PRAGMA user_version = 7")
     con.commit()
     con.close()
     r = track(db, "true")

@@ -1,7 +1,8 @@
 /* golden_synthetic.c - test helper: every view (views.c) of the synthetic samples of
  * synthetic.h, for tests/golden/synthetic.txt: the full sample, one without a process tree but
  * with the machine's cgroup, one whose tree has no parts, no group and no pressure, and one
- * that knows almost nothing (no energy either). Each opens with a line "#### NAME". */
+ * that knows almost nothing (no energy either). Each opens with a line "#### NAME". The full
+ * sample carries what the job was given (0.16), with a figure not said (the GPUs). */
 #include <math.h>
 #include <stdio.h>
 
@@ -9,6 +10,17 @@
 #include "views.h"
 
 static const char *const golden_tags[] = {"team=ml", "dup=first", "dup=second", "noeq", "quote=\"x\"\n"};
+
+static const rt_request golden_request = {.struct_size = sizeof(rt_request),
+                                          .place = "slurm",
+                                          .cpu_cores = 4,
+                                          .memory_mib = 16384,
+                                          .gpus = 2, /* not said: no gpus_from */
+                                          .time_limit_secs = 7200,
+                                          .job_start_secs = 1699999000.5,
+                                          .cpu_from = "SLURM_CPUS_PER_TASK",
+                                          .memory_from = "SLURM_MEM_PER_NODE",
+                                          .time_limit_from = "scontrol"};
 
 int main(void)
 {
@@ -28,6 +40,7 @@ int main(void)
     job.tag_count = sizeof golden_tags / sizeof golden_tags[0];
 
     make_full();
+    full.request = &golden_request;
     puts("#### full");
     print_views(stdout, &full, &job);
 

@@ -352,10 +352,10 @@ static void newer_schema(void **state)
     db_path(path, sizeof path, "newer.db");
     rt_summary s = make_summary(1);
     assert_int_equal(append(path, "train", 0, &s), 0);
-    sql_on(path, "PRAGMA user_version = 6");
+    sql_on(path, "PRAGMA user_version = 7");
     assert_int_equal(append(path, "train", 0, &s), -1);
     assert_int_equal(runs_of(path, "train"), 1);
-    sql_on(path, "PRAGMA user_version = 5"); /* ours again: written */
+    sql_on(path, "PRAGMA user_version = 6"); /* ours again: written */
     assert_int_equal(append(path, "train", 0, &s), 0);
     assert_int_equal(runs_of(path, "train"), 2);
 }
@@ -456,13 +456,15 @@ static void version1_migrates(void **state)
     set_cgroup(&s);
     assert_int_equal(append(path, "train", 0, &s), 0);
     sql_text(path, "PRAGMA user_version", text, sizeof text);
-    assert_string_equal(text, "5");
-    columns_of(path, text, sizeof text); /* version 4's and 5's columns at the end */
+    assert_string_equal(text, "6");
+    columns_of(path, text, sizeof text); /* version 4's, 5's and 6's columns at the end */
     char *v4 = strstr(text, ",phases TEXT,phase_marks TEXT,energy_joules REAL,energy_method TEXT,");
     assert_non_null(v4);
-    size_t tl = strlen(text), sl = strlen(",grid_g_per_kwh REAL,grid_zone TEXT,grid_source TEXT");
+    assert_non_null(strstr(text, ",grid_g_per_kwh REAL,grid_zone TEXT,grid_source TEXT,place TEXT,"));
+    const char *v6_end = ",time_limit_used_pct REAL,process_vms_peak_mib REAL";
+    size_t tl = strlen(text), sl = strlen(v6_end);
     assert_true(tl > sl);
-    assert_string_equal(text + tl - sl, ",grid_g_per_kwh REAL,grid_zone TEXT,grid_source TEXT");
+    assert_string_equal(text + tl - sl, v6_end);
     assert_int_equal(append(fresh, "train", 0, &s), 0);
     columns_of(path, text, sizeof text);
     columns_of(fresh, want, sizeof want);

@@ -303,7 +303,7 @@ static void notes_each_kind(void **state)
     t.cpu_throttled_periods = 40;
     t.cpu_throttled_secs = 12.5;
     assert_non_null(strstr(find(n, notes_of(&t, NULL, n), RT_NOTE_CPU_THROTTLED)->text,
-                           "1.50 cores throttled the job in 40% of its periods (12.5 s held back)"));
+                           "1.5 cores throttled the job in 40% of its periods (12.5 s held back)"));
     t.cpu_throttled_periods = 5;
     assert_null(find(n, notes_of(&t, NULL, n), RT_NOTE_CPU_THROTTLED));
 

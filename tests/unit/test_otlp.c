@@ -412,7 +412,7 @@ static void test_plan(void **state)
     size_t n = 0;
     while (rt_otlp_metric_name(n))
         n++;
-    assert_int_equal(n, 48);
+    assert_int_equal(n, 52);
     for (size_t i = 0; i < n; i++)
         for (size_t k = i + 1; k < n; k++)
             assert_string_not_equal(rt_otlp_metric_name(i), rt_otlp_metric_name(k));

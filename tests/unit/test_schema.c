@@ -55,6 +55,7 @@ static const checked structs[] = {
     {&rt_schema_cloud, sizeof(rt_cloud), {{0, 0}}, 0},
     {&rt_schema_energy, sizeof(rt_energy), {OTHER(rt_energy, domain), OTHER(rt_energy, domain_count)}, 2},
     {&rt_schema_energy_domain, sizeof(rt_energy_domain), {{0, 0}}, 0},
+    {&rt_schema_request, sizeof(rt_request), {OTHER(rt_request, struct_size)}, 1},
 };
 
 /* rt_sample's members added in 0.6, 0.14, 0.15 and 0.16 are pointers too. */

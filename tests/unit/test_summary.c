@@ -138,8 +138,9 @@ static void defaults(void **state)
     (void)state;
     rt_summary s = full();
     json_t *j = format_parse(&s, NULL, NULL);
-    assert_int_equal(json_object_size(j), 18);
+    assert_int_equal(json_object_size(j), 19);
     is_null(j, "energy"); /* no energy figure */
+    is_null(j, "efficiency"); /* nothing said what the job was given */
     is_null(j, "phases"); /* no mark: both null */
     is_null(j, "phase_marks");
     is_null(j, "cgroup");

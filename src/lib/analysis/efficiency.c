@@ -3,6 +3,7 @@
  * the machine (the runner is the job's); then CPU, memory, GPU and time-limit efficiency as
  * seff and jobstats count them. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../core/request.h"
@@ -69,4 +70,47 @@ void rt_efficiency_of(rt_summary *s, const rt_request *req)
         if (isfinite(start) && s->end_secs >= start)
             s->time_limit_used_pct = pct(s->end_secs - start, s->time_limit_secs);
     }
+}
+
+/* Appends "WHAT PCT% of AMOUNT (FROM)" to buf at *n, ", " before all but the first; cut at cap. */
+static void part(char *buf, size_t cap, size_t *n, const char *what, double pct, const char *amount, const char *from)
+{
+    if (*n + 1 >= cap)
+        return;
+    int k = snprintf(buf + *n, cap - *n, "%s%s %.0f%% of %s (%s)", *n ? ", " : "", what, pct, amount, from);
+    if (k > 0)
+        *n += (size_t)k < cap - *n ? (size_t)k : cap - *n - 1;
+}
+
+size_t rt_efficiency_words(const rt_summary *s, char *buf, size_t cap)
+{
+    if (!cap)
+        return 0;
+    buf[0] = '\0';
+    size_t n = 0;
+    char a[48];
+    if (isfinite(s->cpu_efficiency_pct)) {
+        snprintf(a, sizeof a, s->requested_cpu_cores == round(s->requested_cpu_cores) ? "%.0f core%s" : "%.2f core%s",
+                 s->requested_cpu_cores, s->requested_cpu_cores == 1 ? "" : "s");
+        part(buf, cap, &n, "CPU", s->cpu_efficiency_pct, a, s->requested_cpu_from);
+    }
+    if (isfinite(s->memory_efficiency_pct)) {
+        double m = s->requested_memory_mib;
+        if (m < 1024)
+            snprintf(a, sizeof a, "%.0f MiB", m);
+        else
+            snprintf(a, sizeof a, fabs(m / 1024 - round(m / 1024)) < 0.05 ? "%.0f GiB" : "%.1f GiB", m / 1024);
+        part(buf, cap, &n, "memory", s->memory_efficiency_pct, a, s->requested_memory_from);
+    }
+    if (isfinite(s->gpu_efficiency_pct)) {
+        snprintf(a, sizeof a, "%.0f GPU%s", s->requested_gpus, s->requested_gpus == 1 ? "" : "s");
+        part(buf, cap, &n, "GPU", s->gpu_efficiency_pct, a, s->requested_gpus_from);
+    }
+    if (isfinite(s->time_limit_used_pct)) {
+        double t = s->time_limit_secs;
+        snprintf(a, sizeof a, t < 120 ? "%.0f s" : t < 7200 ? "%.0f min" : "%.1f h",
+                 t < 120 ? t : t < 7200 ? t / 60 : t / 3600);
+        part(buf, cap, &n, "time limit", s->time_limit_used_pct, a, s->time_limit_from);
+    }
+    return n;
 }

@@ -94,6 +94,7 @@ void rt_jline_reset(rt_jline *jl)
     }
     if (jl->en)
         jl->en->present = false;
+    jl->rq_present = false;
 }
 
 void rt_jline_add_dev(rt_jl_list *l, const char *name, bool named, double ta, double tb, double ra, double rb)
@@ -883,9 +884,53 @@ static bool scan_energy(rt_js *j, rt_jline *jl)
     return true;
 }
 
+/* ---- what the job was given (0.16) -------------------------------------------------------- */
+
+static bool request_hand(rt_js *j, size_t i, void *jl_)
+{
+    rt_jline *jl = jl_;
+    return en_text(j, jl->rq_text[i], sizeof jl->rq_text[i], &jl->rq_has[i]);
+}
+
+#define RQ_F(jl, m) ((jl)->rq_f[RT_JL_SLOT(rt_request, m)])
+
+/* "request":{..} or null, into jl->rq (a figure not said without its *_from, as request.h keeps it). */
+static bool scan_request(rt_js *j, rt_jline *jl)
+{
+    static const jkey hand[] = {JK("place"), JK("cpu_from"), JK("memory_from"), JK("gpus_from"), JK("time_limit_from")};
+    rt_jline_nan(jl->rq_f, RT_ARRAY_LEN(jl->rq_f));
+    for (size_t i = 0; i < NKEYS(hand); i++)
+        jl->rq_has[i] = false;
+    if (!object(j, "request is not an object", &jl->rq_present, &rt_schema_request, jl->rq_f, hand, NKEYS(hand),
+                request_hand, jl))
+        return false;
+    if (!jl->rq_present)
+        return true;
+    const char *t[5];
+    for (size_t i = 0; i < 5; i++)
+        t[i] = jl->rq_has[i] ? jl->rq_text[i] : NULL;
+    rt_request r = {
+        .struct_size = sizeof r,
+        .place = t[0],
+        .cpu_cores = RQ_F(jl, cpu_cores),
+        .memory_mib = RQ_F(jl, memory_mib),
+        .gpus = RQ_F(jl, gpus),
+        .time_limit_secs = RQ_F(jl, time_limit_secs),
+        .job_start_secs = RQ_F(jl, job_start_secs),
+        .cpu_from = t[1],
+        .memory_from = t[2],
+        .gpus_from = t[3],
+        .time_limit_from = t[4],
+    };
+    rt_request_keep(&jl->rq, &r);
+    jl->rq_present = rt_request_any(&jl->rq.r);
+    return true;
+}
+
 /* ---- the line ---------------------------------------------------------------------------- */
 
-enum { K_JOB, K_CPU, K_MEMORY, K_NETWORK, K_DISK, K_GPU, K_PROCESS, K_PRESSURE, K_CGROUP, K_PHASES, K_ENERGY, K_COUNT };
+enum { K_JOB, K_CPU, K_MEMORY, K_NETWORK, K_DISK, K_GPU, K_PROCESS, K_PRESSURE, K_CGROUP, K_PHASES, K_ENERGY, K_REQUEST,
+       K_COUNT };
 
 static bool top_hand(rt_js *j, size_t key, void *jl_)
 {
@@ -902,6 +947,7 @@ static bool top_hand(rt_js *j, size_t key, void *jl_)
     case K_PRESSURE: return scan_psi(j, &jl->psi);
     case K_PHASES: return scan_phases(j, jl);
     case K_ENERGY: return scan_energy(j, jl);
+    case K_REQUEST: return scan_request(j, jl);
     default: return scan_cgroup(j, &jl->self_cg);
     }
 }
@@ -910,7 +956,7 @@ const char *rt_jline_scan(const char *line, size_t len, locale_t c_locale, rt_jl
 {
     static const jkey hand[K_COUNT] = {JK("job_name"), JK("cpu"),     JK("memory"),   JK("network"), JK("disk"),
                                        JK("gpu"),      JK("process"), JK("pressure"), JK("cgroup"),
-                                       JK("phases"),   JK("energy")};
+                                       JK("phases"),   JK("energy"),  JK("request")};
     rt_js j = {.p = line, .end = line + len, .c_locale = c_locale};
     rt_jline_reset(jl);
     if (rt_js_peek(&j) != RT_JS_OBJECT || !rt_js_open(&j, '{'))

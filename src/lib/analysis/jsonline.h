@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../core/request.h"
 #include "resource_tracker.h"
 
 /* The figures of one public struct type as read from a line: one double per 4 bytes of the
@@ -157,6 +158,13 @@ typedef struct rt_jline {
     /* 0.15: the energy; NULL until a line has it (made by rt_jline_scan: set it NULL before the
      * first scan, free it with free()) */
     rt_jl_energy *en;
+    /* 0.16: the "request" member (what the job was given), kept as request.h's copy; the
+     * figures read into rq_f first (rt_request's slots) */
+    bool rq_present;
+    double rq_f[RT_JL_SLOTS(rt_request)];
+    char rq_text[5][RT_REQUEST_TEXT_CAP]; /* place, cpu_from, memory_from, gpus_from, time_limit_from */
+    bool rq_has[5];
+    rt_request_copy rq;
 } rt_jline;
 
 /* The figure m of the line's sample, cpu, memory, tree, part i of the tree, or a cgroup. */

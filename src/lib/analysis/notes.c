@@ -1,7 +1,8 @@
 /* notes.c - notes a person can act on, one line each, made from a run's statistics (an OOM
  * kill, accounting that may be incomplete, a memory need unknown or only sampled, a limit far
- * above the need, idle GPUs, CPU throttling, pressure stalls, work left behind) and from a
- * recommendation (few runs, and why it is above what the runs used). */
+ * above the need, idle GPUs, CPU throttling, pressure stalls, work left behind; 0.16: cores,
+ * memory or GPUs asked for and not used, a time limit nearly hit) and from a recommendation (few
+ * runs, and why it is above what the runs used). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -21,6 +22,11 @@
 /* A limit is far above the need from this factor and this many MiB above the recommendation. */
 #define OVERSIZED_FACTOR 2.0
 #define OVERSIZED_MIB 1024.0
+/* Asked for and not used (0.16): an efficiency below this percent, with the recommendation at
+ * most half (memory) or a core below (CPU) what was asked for, is worth a note. */
+#define OVER_REQUESTED_PCT 50.0
+/* A run that used this share of its time limit came near it (percent). */
+#define TIME_LIMIT_PCT 90.0
 
 const char *rt_note_kind_name(int kind)
 {
@@ -30,7 +36,9 @@ const char *rt_note_kind_name(int kind)
         [RT_NOTE_MEMORY_OVERSIZED] = "memory_oversized", [RT_NOTE_GPU_IDLE] = "gpu_idle",
         [RT_NOTE_CPU_THROTTLED] = "cpu_throttled",  [RT_NOTE_PRESSURE] = "pressure",
         [RT_NOTE_LEFT_BEHIND] = "left_behind",      [RT_NOTE_FEW_RUNS] = "few_runs",
-        [RT_NOTE_PHASE_MARKS] = "phase_marks",
+        [RT_NOTE_PHASE_MARKS] = "phase_marks",      [RT_NOTE_CPU_OVER_REQUESTED] = "cpu_over_requested",
+        [RT_NOTE_MEMORY_OVER_REQUESTED] = "memory_over_requested", [RT_NOTE_GPU_UNUSED] = "gpu_unused",
+        [RT_NOTE_TIME_LIMIT] = "time_limit",
     };
     return kind > 0 && (size_t)kind < sizeof names / sizeof names[0] ? names[kind] : "note";
 }
@@ -93,6 +101,10 @@ static const char *mib_text(double mib, char *b, size_t cap)
 static const char *cores_text(double v, char *b, size_t cap)
 {
     snprintf(b, cap, v == round(v) ? "%.0f" : "%.2f", v);
+    size_t n = strlen(b);
+    if (strchr(b, '.'))
+        while (n > 1 && b[n - 1] == '0') /* "0.90": "0.9" */
+            b[--n] = '\0';
     return b;
 }
 
@@ -149,7 +161,28 @@ static void accounting_note(notes *ns, const rt_summary *s, const rt_notes_optio
         why);
 }
 
-static void memory_notes(notes *ns, const rt_summary *s)
+/* Whether a requested figure came from what the job asked for (a scheduler's request), not
+ * from a cgroup limit or the machine of a runner. */
+static bool asked_for(const char *from)
+{
+    return from && strncmp(from, "cgroup ", 7) != 0 && strcmp(from, "runner") != 0;
+}
+
+/* Memory asked for and not used: the notes' answer to "used 6% of the memory requested". */
+static bool memory_request_note(notes *ns, const rt_summary *s, const rt_recommendation *rec)
+{
+    if (!asked_for(s->requested_memory_from) || !(s->memory_efficiency_pct < OVER_REQUESTED_PCT) ||
+        !(rec->memory_mib > 0) || !(s->requested_memory_mib >= 2.0 * (double)rec->memory_mib) || s->oom_kills > 0)
+        return false;
+    char a[32], b[32], c[32];
+    add(ns, RT_NOTE_MEMORY_OVER_REQUESTED, "the job used %.0f%% of the memory it asked for (%s of %s, %s): %s would do",
+        s->memory_efficiency_pct < 1 ? ceil(s->memory_efficiency_pct) : round(s->memory_efficiency_pct),
+        mib_text(s->memory_need.mib, a, sizeof a), mib_text(s->requested_memory_mib, b, sizeof b),
+        s->requested_memory_from, mib_text((double)rec->memory_mib, c, sizeof c));
+    return true;
+}
+
+static void memory_notes(notes *ns, const rt_summary *s, const rt_recommendation *rec)
 {
     char a[32], b[32], c[32];
     const rt_need *m = &s->memory_need;
@@ -162,7 +195,7 @@ static void memory_notes(notes *ns, const rt_summary *s)
             "memory %s is a lower bound from samples (%s): a peak between them is not seen (a cgroup of the "
             "job's own with the memory controller would see it)",
             mib_text(m->mib, a, sizeof a), rt_need_source_text(m->source));
-    if (s->oom_kills > 0 || isnan(s->memory_limit_mib))
+    if (memory_request_note(ns, s, rec) || s->oom_kills > 0 || isnan(s->memory_limit_mib))
         return;
     double want = (double)rt_round_memory_mib(m->mib * 1.2);
     if (s->memory_limit_mib >= OVERSIZED_FACTOR * want && s->memory_limit_mib - want >= OVERSIZED_MIB)
@@ -171,8 +204,52 @@ static void memory_notes(notes *ns, const rt_summary *s)
             mib_text(m->mib, b, sizeof b), mib_text(want, c, sizeof c));
 }
 
+/* Cores asked for and not used (the request's, or a cgroup quota's). */
+static void cpu_request_note(notes *ns, const rt_summary *s, const rt_recommendation *rec)
+{
+    const char *from = s->requested_cpu_from;
+    if (!from || strcmp(from, "runner") == 0 || !(s->cpu_efficiency_pct < OVER_REQUESTED_PCT) || rec->cpu <= 0 ||
+        !(s->requested_cpu_cores >= (double)rec->cpu + 1))
+        return;
+    char a[32], b[32];
+    add(ns, RT_NOTE_CPU_OVER_REQUESTED,
+        "the job used %s of the %s core%s it %s (CPU efficiency %.0f%%, %s): %lld core%s would do",
+        cores_text(round(s->process_cores.mean * 100) / 100, a, sizeof a), cores_text(s->requested_cpu_cores, b, sizeof b),
+        plural(s->requested_cpu_cores), asked_for(from) ? "asked for" : "was given", s->cpu_efficiency_pct, from,
+        (long long)rec->cpu, plural((double)rec->cpu));
+}
+
+/* GPUs asked for and left unused (the most the job used at once against the request); true
+ * when a note was given. */
+static bool gpu_request_note(notes *ns, const rt_summary *s)
+{
+    if (!(s->requested_gpus > 0) || isnan(s->process_gpus_used) || !(s->process_gpus_used < s->requested_gpus))
+        return false;
+    if (s->process_gpus_used == 0)
+        add(ns, RT_NOTE_GPU_UNUSED, "the job asked for %.0f GPU%s (%s) and used none: ask for none", s->requested_gpus,
+            plural(s->requested_gpus), s->requested_gpus_from);
+    else
+        add(ns, RT_NOTE_GPU_UNUSED, "the job asked for %.0f GPUs (%s) and used at most %.0f at once: ask for %.0f",
+            s->requested_gpus, s->requested_gpus_from, s->process_gpus_used, s->process_gpus_used);
+    return true;
+}
+
+/* A time limit nearly hit: the next run may be killed by it. */
+static void time_limit_note(notes *ns, const rt_summary *s)
+{
+    if (!(s->time_limit_used_pct >= TIME_LIMIT_PCT))
+        return;
+    char a[32], b[32];
+    double used = s->time_limit_used_pct / 100.0 * s->time_limit_secs;
+    add(ns, RT_NOTE_TIME_LIMIT, "the job used %.0f%% of its time limit (%s of %s, %s): ask for more time",
+        floor(s->time_limit_used_pct), secs_text(used, a, sizeof a), secs_text(s->time_limit_secs, b, sizeof b),
+        s->time_limit_from);
+}
+
 static void gpu_note(notes *ns, const rt_summary *s)
 {
+    if (s->has_process && gpu_request_note(ns, s))
+        return;
     if (s->has_process && s->gpu_count > 0 && s->process_gpus_used == 0)
         add(ns, RT_NOTE_GPU_IDLE, "%.0f GPU%s on the machine and the job used none: ask for none", s->gpu_count,
             plural(s->gpu_count));
@@ -268,10 +345,16 @@ size_t rt_summary_notes(const rt_summary *s, const rt_notes_options *opts, rt_no
     if (opts && rt_struct_copy(&o, sizeof o, opts) < 0)
         opts = NULL;
     notes ns = {out, cap, 0};
+    rt_recommendation rec = {.struct_size = sizeof rec};
+    if (!s->has_process || rt_recommend(&s, 1, &rec) != RT_OK)
+        rec.cpu = 0, rec.memory_mib = 0;
     oom_note(&ns, s);
+    time_limit_note(&ns, s);
     accounting_note(&ns, s, opts ? &o : NULL);
-    if (s->has_process)
-        memory_notes(&ns, s);
+    if (s->has_process) {
+        memory_notes(&ns, s, &rec);
+        cpu_request_note(&ns, s, &rec);
+    }
     gpu_note(&ns, s);
     throttle_note(&ns, s);
     pressure_note(&ns, s);

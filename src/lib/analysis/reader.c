@@ -326,6 +326,7 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
     const rt_jline *pc = adjacent ? pv : NULL;
     rt_record_null(rec);
     rec->phases = jl->ph && jl->ph->present ? &jl->ph->view : NULL; /* the line's own (0.14) */
+    rec->request = jl->rq_present ? &jl->rq.r : NULL; /* the line's own (0.16) */
     if (jl->en && jl->en->present) { /* the line's own (0.15): a figure only with its method */
         const rt_energy *e = &jl->en->view;
         rec->energy = e;

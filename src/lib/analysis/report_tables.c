@@ -11,6 +11,7 @@
 #include "../core/core.h"
 #include "../core/job.h"
 #include "../core/units.h"
+#include "efficiency.h"
 #include "report_int.h"
 #include "words.h"
 
@@ -447,6 +448,12 @@ void rpt_answer_section(rpt_hw *w, const rt_report_info *in)
             rpt_hw_html(w, line);
             rpt_hw_lit(w, "</code>");
         }
+        rpt_hw_lit(w, "</td></tr>\n");
+    }
+    char eff[400]; /* 0.16: against what the job was given where it ran */
+    if (rt_efficiency_words(s, eff, sizeof eff) > 0) {
+        rpt_hw_lit(w, "<tr id=\"answer-efficiency\"><th>Efficiency</th><td>");
+        rpt_hw_html(w, eff);
         rpt_hw_lit(w, "</td></tr>\n");
     }
     answer_energy(w, s);

@@ -15,6 +15,7 @@
 #include "../core/core.h"
 #include "../core/out.h"
 #include "../core/units.h"
+#include "efficiency.h"
 #include "words.h"
 
 #define WRAP 110 /* the width the answer's lines break at by default */
@@ -268,6 +269,11 @@ static void answer_part(out *o, const rt_summary *s, const rt_run_facts *run)
             number(s->cpu_cores.mean, 2, "", a, sizeof a), number(s->cpu_cores.peak, 2, "", b, sizeof b),
             mem(o, s->memory_used_mib.peak, c, sizeof c));
         say(o, "%-12s- (track a job: resource-tracker -- COMMAND, or --pid PID)\n", "Ask for");
+    }
+    char eff[400];
+    if (rt_efficiency_words(s, eff, sizeof eff) > 0) { /* 0.16: against what the job was given */
+        say(o, "%-12s", "Efficiency");
+        wrapped(o, 12, 12, eff);
     }
     rt_note notes[RT_NOTES_MAX];
     rt_notes_options no = RT_NOTES_OPTIONS_INIT;

@@ -356,6 +356,22 @@ static const rt_field energy_fields[] = {
       "What could not be read and how to grant it (null when nothing is missing)."),
 };
 
+/* ---- what the job was given (0.16) ---------------------------------------------------------
+ * The JSON line writes it by hand (a figure is null when its *_from is); listed for its names. */
+
+static const rt_field request_fields[] = {
+    F(rt_request, place, U_NONE, "0.16", 0, "Where the job runs: slurm, kubernetes or github-actions (null: none)."),
+    F(rt_request, cpu_cores, U_CORES, "0.16", 4, "Cores the job was given (null: not said)."),
+    F(rt_request, memory_mib, U_MIB, "0.16", 3, "Memory the job was given (null: not said)."),
+    F(rt_request, gpus, U_COUNT, "0.16", 0, "GPUs the job was given (null: not said)."),
+    F(rt_request, time_limit_secs, U_S, "0.16", 3, "The job's wall-time limit (null: none known)."),
+    F(rt_request, job_start_secs, U_S, "0.16", 3, "Unix time the job began, which the time limit counts from."),
+    F(rt_request, cpu_from, U_NONE, "0.16", 0, "What said the cores: a variable's name, a command, runner."),
+    F(rt_request, memory_from, U_NONE, "0.16", 0, "What said the memory."),
+    F(rt_request, gpus_from, U_NONE, "0.16", 0, "What said the GPUs."),
+    F(rt_request, time_limit_from, U_NONE, "0.16", 0, "What said the time limit: scontrol, squeue or a variable."),
+};
+
 /* ---- host and cloud (resource-tracker info) ----------------------------------------------- */
 
 static const rt_field host_fields[] = {
@@ -398,6 +414,7 @@ TABLE(rt_schema_host, "host", host_fields);
 TABLE(rt_schema_cloud, "cloud", cloud_fields);
 TABLE(rt_schema_energy, "energy", energy_fields);
 TABLE(rt_schema_energy_domain, "energy_domain", energy_domain_fields);
+TABLE(rt_schema_request, "request", request_fields);
 
 size_t rt_schema_prom_order(const rt_fstruct *st, size_t order[RT_SCHEMA_MAX_FIELDS])
 {
@@ -441,6 +458,7 @@ static const rt_fstruct *const listed[] = {
     &rt_schema_sample, &rt_schema_cpu,  &rt_schema_memory,   &rt_schema_net_iface, &rt_schema_disk,
     &rt_schema_mount,  &rt_schema_gpu,  &rt_schema_pressure, &rt_schema_cgroup,    &rt_schema_process,
     &rt_schema_part,   &rt_schema_host, &rt_schema_cloud,    &rt_schema_energy,    &rt_schema_energy_domain,
+    &rt_schema_request,
 };
 
 /* Field i of the listing, with its struct in *st; NULL past the last. */

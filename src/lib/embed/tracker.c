@@ -506,6 +506,16 @@ rt_error rt_tracker_set_grid(rt_tracker *t, const rt_grid *grid)
     return err;
 }
 
+rt_error rt_tracker_set_request(rt_tracker *t, const rt_request *req)
+{
+    if (!t)
+        return RT_ERR_INVALID;
+    pthread_mutex_lock(&t->mu);
+    rt_error err = rt_stats_set_request(t->stats, req);
+    pthread_mutex_unlock(&t->mu);
+    return err;
+}
+
 rt_error rt_tracker_recommend(rt_tracker *t, rt_recommendation *out)
 {
     if (!t || !out)

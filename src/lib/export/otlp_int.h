@@ -6,6 +6,7 @@
 
 #include "../core/clock.h"
 #include "../core/core.h"
+#include "../core/request.h"
 #include "../net/curl.h"
 
 /* ---- a queued sample ------------------------------------------------------------------------- */
@@ -73,6 +74,7 @@ typedef struct rt_otlp_row {
     rt_otlp_gpu *gpu;
     rt_otlp_energy energy; /* all null without the sample's energy (have_energy 0) */
     bool have_energy;
+    rt_request_copy req; /* what the job was given (0.16): req.set false without */
     uint64_t *fig; /* the slots */
     const char *phase; /* the innermost phase open at the sample (the exporter's capped value,
                         * phase_label.h, valid as long as the exporter), the tree's points'

@@ -73,7 +73,7 @@ typedef struct hand {
     void (*emit)(struct pts *p, const rt_otlp_row *r);
 } hand;
 
-enum { N_HANDS = 19, MAX_MEMBERS = 64, MAX_METRICS = 64 };
+enum { N_HANDS = 23, MAX_MEMBERS = 64, MAX_METRICS = 64 };
 static const hand hands[N_HANDS]; /* the metrics made by hand, below */
 
 /* A metric: made by hand, or the members fi[0..n) of table t (RT_OT_MAIN: the three parts). */
@@ -353,6 +353,8 @@ rt_otlp_row *rt_otlp_row_new(const rt_sample *s)
                                         .power_thr = g->power_throttled_secs,
                                         .thermal_thr = g->thermal_throttled_secs};
     }
+    if (s->request)
+        rt_request_keep(&r->req, s->request);
     r->have_energy = e != NULL;
     r->energy.joules_total = r->energy.watts = r->energy.p_joules_total = r->energy.p_watts = NAN;
     if (e) {
@@ -777,6 +779,30 @@ static void m_gpu_throttle(pts *p, const rt_otlp_row *r)
     }
 }
 
+/* ---- what the job was given (0.16): each figure where it was said, with what said it ---------- */
+
+static void requested(pts *p, const rt_otlp_row *r, const char *from, double v)
+{
+    if (r->req.set && from)
+        pd(p, r, 0, A2("resource_tracker.request.from", from, "resource_tracker.place", r->req.r.place), v);
+}
+static void m_req_cpu(pts *p, const rt_otlp_row *r)
+{
+    requested(p, r, r->req.r.cpu_from, r->req.r.cpu_cores);
+}
+static void m_req_mem(pts *p, const rt_otlp_row *r)
+{
+    requested(p, r, r->req.r.memory_from, r->req.r.memory_mib * 1048576.0);
+}
+static void m_req_gpu(pts *p, const rt_otlp_row *r)
+{
+    requested(p, r, r->req.r.gpus_from, r->req.r.gpus);
+}
+static void m_time_limit(pts *p, const rt_otlp_row *r)
+{
+    requested(p, r, r->req.r.time_limit_from, r->req.r.time_limit_secs);
+}
+
 static const hand hands[N_HANDS] = {
     {0, "system.cpu.utilization", "1", "Busy share of all logical CPUs (0..1)", RT_OTLP_GAUGE, m_cpu_util},
     {1, "system.cpu.time", "s", "CPU seconds of the machine by mode since tracking began", RT_OTLP_COUNTER, m_cpu_time},
@@ -805,6 +831,10 @@ static const hand hands[N_HANDS] = {
      "tracking began", RT_OTLP_COUNTER, m_p_dom_energy},
     {52, "resource_tracker.gpu.throttle.time", "s", "Seconds each GPU's clocks were held down since tracking began, "
      "by reason (power cap, heat)", RT_OTLP_COUNTER, m_gpu_throttle},
+    {53, "resource_tracker.request.cpu", "{cpu}", "Cores the job was given where it runs", RT_OTLP_GAUGE, m_req_cpu},
+    {54, "resource_tracker.request.memory", "By", "Memory the job was given where it runs", RT_OTLP_GAUGE, m_req_mem},
+    {55, "resource_tracker.request.gpu", "{gpu}", "GPUs the job was given where it runs", RT_OTLP_GAUGE, m_req_gpu},
+    {56, "resource_tracker.time_limit", "s", "The job's wall-time limit where it runs", RT_OTLP_GAUGE, m_time_limit},
 };
 
 /* ---- the metrics of the schema's members ---------------------------------------------------------- */

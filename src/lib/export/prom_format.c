@@ -423,6 +423,36 @@ enum { SAMPLE_TIME_END = 2 };
 
 /* Everything of one sample, after the info metric; the tree's series labelled phase="..." when
  * phase is set. */
+/* ---- what the job was given (0.16) ------------------------------------------------------- */
+
+/* One figure of the request labelled place and from; no line when it was not said. */
+static void put_requested(rt_prom_out *f, const char *name, const char *help, const rt_request *r, const char *from,
+                          double v, int dec)
+{
+    rt_prom_family(f, name, G, help);
+    if (!from)
+        return;
+    rt_kv kv[2] = {{"from", from}, {"place", r->place}};
+    rt_prom_num(f, kv, r->place ? 2 : 1, v, dec);
+}
+
+/* What the job was given where it runs: the efficiency is a query away, e.g.
+ * rate(resource_tracker_process_cpu_seconds_total[5m]) / resource_tracker_requested_cpu_cores. */
+static void put_request(rt_prom_out *f, const rt_request *r)
+{
+    put_requested(f, "resource_tracker_requested_cpu_cores", "Cores the job was given where it runs.", r, r->cpu_from,
+                  r->cpu_cores, DEC_FINE);
+    put_requested(f, "resource_tracker_requested_memory_bytes", "Memory the job was given where it runs.", r,
+                  r->memory_from, r->memory_mib * 1048576.0, 0);
+    put_requested(f, "resource_tracker_requested_gpus", "GPUs the job was given where it runs.", r, r->gpus_from,
+                  r->gpus, 0);
+    put_requested(f, "resource_tracker_time_limit_seconds", "The job's wall-time limit where it runs.", r,
+                  r->time_limit_from, r->time_limit_secs, 3);
+    put_requested(f, "resource_tracker_job_start_timestamp_seconds",
+                  "Unix time the job began where it runs (its time limit counts from it).", r,
+                  r->job_start_secs > 0 && r->time_limit_from ? r->time_limit_from : NULL, r->job_start_secs, 3);
+}
+
 static void put_sample(rt_prom_out *f, const rt_sample *s, const char *phase)
 {
     put_families(f, &rt_schema_sample, 0, SAMPLE_TIME_END, ONE(s));
@@ -454,6 +484,8 @@ static void put_sample(rt_prom_out *f, const rt_sample *s, const char *phase)
     const rt_cgroup *g = s->process ? s->process->cgroup : s->cgroup;
     if (g)
         put_cgroup(f, g);
+    if (s->request)
+        put_request(f, s->request);
 }
 
 /* Whether [s, s + n) ends with the NUL-terminated sfx. */

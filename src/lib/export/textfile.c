@@ -17,6 +17,55 @@
 
 #include "prom_text.h"
 
+/* One requested figure labelled from (no line when not said). */
+static void requested(rt_prom_out *f, const char *name, const char *help, const char *from, double v, int dec)
+{
+    rt_prom_family(f, name, RT_PROM_GAUGE, help);
+    if (!from)
+        return;
+    rt_kv kv = {"from", from};
+    rt_prom_num(f, &kv, 1, v, dec);
+}
+
+/* used / given, NaN unless both are known and given above 0. */
+static double ratio(double used, double given)
+{
+    return isfinite(used) && isfinite(given) && given > 0 ? used / given : NAN;
+}
+
+/* What the job was given (0.16) and the efficiencies so far, as seff counts them. */
+static void request_body(rt_prom_out *f, const rt_job_status *st, double now)
+{
+    const rt_request *r = st->request;
+    requested(f, "resource_tracker_job_requested_cpu_cores", "Cores the job was given where it runs.", r->cpu_from,
+              r->cpu_cores, 6);
+    requested(f, "resource_tracker_job_requested_memory_bytes", "Memory the job was given where it runs.",
+              r->memory_from, r->memory_mib * 1048576.0, 0);
+    requested(f, "resource_tracker_job_requested_gpus", "GPUs the job was given where it runs.", r->gpus_from, r->gpus,
+              0);
+    requested(f, "resource_tracker_job_time_limit_seconds", "The job's wall-time limit where it runs.",
+              r->time_limit_from, r->time_limit_secs, 3);
+    double end = isfinite(st->end_secs) ? st->end_secs : now;
+    double began = r->job_start_secs > 0 ? r->job_start_secs : st->start_secs;
+    const struct {
+        const char *resource;
+        double v;
+    } eff[] = {
+        {"cpu", r->cpu_from ? ratio(st->cpu_secs, r->cpu_cores * st->duration_secs) : NAN},
+        {"memory", r->memory_from ? ratio(st->memory_peak_bytes, r->memory_mib * 1048576.0) : NAN},
+        {"time_limit", r->time_limit_from ? ratio(end - began, r->time_limit_secs) : NAN},
+    };
+    rt_prom_family(f, "resource_tracker_job_efficiency_ratio", RT_PROM_GAUGE,
+                   "What the job used of what it was given so far: CPU seconds / (cores x duration), peak memory / "
+                   "memory, time since the job began / its time limit.");
+    for (size_t i = 0; i < RT_ARRAY_LEN(eff); i++) {
+        if (!isfinite(eff[i].v))
+            continue;
+        rt_kv kv = {"resource", eff[i].resource};
+        rt_prom_num(f, &kv, 1, eff[i].v, 6);
+    }
+}
+
 /* The gauges of a status, in the text format 0.0.4. */
 static void textfile_body(rt_ob *o, const rt_labels *labels, const rt_job_status *st, double now)
 {
@@ -53,6 +102,8 @@ static void textfile_body(rt_ob *o, const rt_labels *labels, const rt_job_status
         rt_kv kv = {"method", st->energy_method};
         rt_prom_num(&f, &kv, 1, st->energy_joules, 6);
     }
+    if (st->struct_size >= offsetof(rt_job_status, request) + sizeof st->request && st->request)
+        request_body(&f, st, now);
 }
 
 /* Creates a new temporary file in dfd named after target (a name the textfile collector skips:

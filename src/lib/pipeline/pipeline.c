@@ -127,6 +127,7 @@ static rt_error add_row(rt_pipeline *p, const rt_sample *sample, const double ro
     }
     rec.phases = ph;
     rec.energy = sample ? sample->energy : NULL; /* the domains and notes (0.15): the row has the figures */
+    rec.request = sample ? sample->request : NULL; /* what the job was given (0.16): not in the row */
     rt_sample copy;
     rt_error err = fan_out(p, with_phases(sample, ph, &copy), &rec);
     rt_phase_state_carried(p->phases);
@@ -174,6 +175,7 @@ rt_error rt_pipeline_add_record(rt_pipeline *p, const rt_record *caller_rec, siz
     kept.gpu_n = rec->gpu_n;
     kept.phases = rec->phases;
     kept.energy = rec->energy;
+    kept.request = rec->request;
     return fan_out(p, NULL, &kept);
 }
 

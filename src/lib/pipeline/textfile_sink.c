@@ -10,6 +10,7 @@
 
 #include "../core/core.h"
 #include "../core/job.h"
+#include "../core/request.h"
 #include "pipeline.h"
 
 typedef struct textfile {
@@ -21,6 +22,7 @@ typedef struct textfile {
     double cpu_secs, peak_bytes;
     double energy_j;      /* the tree's energy so far (0.15); NaN */
     char energy_method[16]; /* its method; "": none */
+    rt_request_copy request; /* what the job was given (0.16): the first sample's */
     bool warned;
     rt_logger log;
 } textfile;
@@ -40,6 +42,7 @@ static void write_file(textfile *tf, bool end, int64_t exit_status)
     st.samples = tf->samples;
     st.energy_joules = tf->energy_j;
     st.energy_method = tf->energy_method[0] ? tf->energy_method : NULL;
+    st.request = tf->request.set ? &tf->request.r : NULL;
     char path[4096];
     rt_error e = rt_prom_textfile_write(tf->dir, tf->name, &tf->job, &st, path, sizeof path);
     if (e == RT_OK)
@@ -57,6 +60,8 @@ static rt_error textfile_add(void *self, const rt_sample *s, const rt_record *re
     if (!s)
         return RT_OK;
     tf->samples++;
+    if (s->request && !tf->request.set)
+        rt_request_keep(&tf->request, s->request);
     const rt_process *p = s->process;
     if (p) {
         if (isfinite(p->cpu_secs_total)) /* a null figure does not wipe the last known one */

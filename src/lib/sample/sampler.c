@@ -138,6 +138,12 @@ static rt_error sampler_new(const rt_sampler_options *opts, rt_statvfs_fn statvf
         rt_sampler_free(s);
         return RT_ERR_NOMEM;
     }
+    if (rt_request_keep(&s->request, o.request) < 0) {
+        rt_err_set("rt_sampler_options.request: struct_size too small");
+        rt_sampler_free(s);
+        return RT_ERR_INVALID;
+    }
+    s->sample.request = s->request.set && rt_request_any(&s->request.r) ? &s->request.r : NULL;
     if (o.pid > 0 || o.own_children) {
         s->has_tree = true;
         if (rt_tree_part_open(&s->tree, c, o.pid, o.own_children != 0, o.pss_max_age_secs) < 0) {

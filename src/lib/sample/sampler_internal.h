@@ -3,6 +3,7 @@
 #ifndef RT_SAMPLER_INTERNAL_H
 #define RT_SAMPLER_INTERNAL_H
 
+#include "../core/request.h"
 #include "cgroup.h"
 #include "context.h"
 #include "cpu.h"
@@ -30,6 +31,7 @@ struct rt_sampler {
     double prev_mono; /* the previous reading's time, or where the first interval starts */
     bool have_prev_time;
     rt_sample sample;
+    rt_request_copy request; /* rt_sampler_options.request's copy (0.16); set: on every sample */
 };
 
 #endif

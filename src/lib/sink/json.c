@@ -300,6 +300,27 @@ static void json_energy(rt_ob *o, const rt_energy *e)
     jclose(o, '}');
 }
 
+/* "request":{..} (0.16): what the job was given where it runs, a figure null when not said;
+ * nothing when r is NULL. Written by hand: a figure's null comes from its *_from. */
+static void json_request(rt_ob *o, const rt_request *r)
+{
+    if (!r)
+        return;
+    key(o, "request");
+    rt_ob_put(o, "{", 1);
+    jstr(o, "place", r->place);
+    jnum(o, "cpu_cores", r->cpu_from ? r->cpu_cores : NAN, 4);
+    jnum(o, "memory_mib", r->memory_from ? r->memory_mib : NAN, 3);
+    jnum(o, "gpus", r->gpus_from ? r->gpus : NAN, 0);
+    jnum(o, "time_limit_secs", r->time_limit_from ? r->time_limit_secs : NAN, 3);
+    jnum(o, "job_start_secs", r->job_start_secs > 0 ? r->job_start_secs : NAN, 3);
+    jstr(o, "cpu_from", r->cpu_from);
+    jstr(o, "memory_from", r->memory_from);
+    jstr(o, "gpus_from", r->gpus_from);
+    jstr(o, "time_limit_from", r->time_limit_from);
+    jclose(o, '}');
+}
+
 void rt_json_sample(rt_ob *o, const rt_sample *s, const rt_job *job)
 {
     rt_ob_put(o, "{", 1);
@@ -315,6 +336,7 @@ void rt_json_sample(rt_ob *o, const rt_sample *s, const rt_job *job)
     json_cgroup(o, s->cgroup); /* the tracker's own group (whole machine only) */
     json_phases(o, s->phases);
     json_energy(o, s->energy);
+    json_request(o, s->request);
     jclose(o, '}');
     o->len--; /* no comma after the sample: a newline */
     rt_ob_put(o, "\n", 1);

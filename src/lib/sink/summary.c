@@ -443,6 +443,33 @@ static void energy_part(rt_ob *o, const rt_summary *s, const unit *tm)
     close_object(o);
 }
 
+/* ,"efficiency":{..} (0.16): what the job was given (the request, else its cgroup limits, else a
+ * runner's machine) and how much of it it used, as seff counts; null when nothing said what
+ * the job was given. */
+static void efficiency_part(rt_ob *o, const rt_summary *s, const unit *mem, const unit *tm)
+{
+    bool any = s->request || s->requested_cpu_from || s->requested_memory_from || s->requested_gpus_from ||
+               s->time_limit_from;
+    if (!open_object(o, "efficiency", any))
+        return;
+    str(o, "place", s->request ? s->request->place : NULL);
+    num(o, "cpu_pct", NULL, s->cpu_efficiency_pct, 2);
+    num(o, "memory_pct", NULL, s->memory_efficiency_pct, 2);
+    num(o, "gpu_pct", NULL, s->gpu_efficiency_pct, 2);
+    num(o, "time_limit_pct", NULL, s->time_limit_used_pct, 2);
+    num(o, "requested_cpu_cores", NULL, s->requested_cpu_cores, 4);
+    str(o, "requested_cpu_from", s->requested_cpu_from);
+    num(o, "requested_memory", mem, s->requested_memory_mib, 0);
+    str(o, "requested_memory_from", s->requested_memory_from);
+    num(o, "requested_gpus", NULL, s->requested_gpus, 0);
+    str(o, "requested_gpus_from", s->requested_gpus_from);
+    num(o, "time_limit", tm, s->time_limit_secs, 0);
+    str(o, "time_limit_from", s->time_limit_from);
+    double start = s->request && s->request->job_start_secs > 0 ? s->request->job_start_secs : NAN;
+    num(o, "job_start_secs", NULL, start, 3);
+    close_object(o);
+}
+
 static void machine_part(rt_ob *o, const rt_summary *s, const unit *mem)
 {
     key(o, "machine", NULL);
@@ -495,6 +522,7 @@ size_t rt_format_summary(const rt_summary *s, const char *memory_unit, const cha
     gpu_tracker_part(&o, s, mem, tm);
     phases_part(&o, s, mem, tm);
     energy_part(&o, s, tm);
+    efficiency_part(&o, s, mem, tm);
     rt_ob_lit(&o, "}\n");
     if (cap)
         buf[o.len < cap ? o.len : cap - 1] = '\0';
