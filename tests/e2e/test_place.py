@@ -228,7 +228,6 @@ def note_kinds(summary):
     return [n.get("kind") for n in summary.get("notes") or []]
 
 
-@pytest.mark.xfail(reason="needs the lead's request line", strict=False)
 def test_memory_over_requested_note(slurm, tmp_path):
     # about 73 MiB needed of 1200 MB asked for: 6%
     slurm.scontrol_answers("01:00:00", time.time() - 60)
@@ -247,7 +246,6 @@ def test_memory_over_requested_note(slurm, tmp_path):
     assert "SLURM_MEM_PER_NODE" in live
 
 
-@pytest.mark.xfail(reason="needs the lead's request line", strict=False)
 def test_time_limit_note(slurm, tmp_path):
     # started 9.5 minutes ago with a 10-minute limit: at 95% by the end of the run
     slurm.scontrol_answers("00:10:00", time.time() - 570)
