@@ -210,17 +210,7 @@ rt_stats *rt_stats_new(void)
  * buf, or NULL for a NULL src. */
 static const char *keep_text(char *buf, size_t cap, const char *src)
 {
-    if (!src)
-        return NULL;
-    size_t n = strnlen(src, cap);
-    if (n >= cap) {
-        n = cap - 1;
-        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
-            n--;
-    }
-    memcpy(buf, src, n);
-    buf[n] = '\0';
-    return buf;
+    return rt_copy_cut(buf, cap, src);
 }
 
 rt_error rt_stats_set_grid(rt_stats *st, const rt_grid *grid)
@@ -326,16 +316,7 @@ rt_error rt_stats_new_with(const rt_usage_options *usage, rt_stats **out)
 /* Copies name into st->job_name, cut at 255 bytes without splitting a UTF-8 sequence. */
 static void keep_job_name(rt_stats *st, const char *name)
 {
-    size_t n = strnlen(name, JOB_NAME_CAP);
-    if (n >= JOB_NAME_CAP) {
-        n = JOB_NAME_CAP - 1;
-        /* back over a multi-byte sequence the cut may have split (and its lead byte) */
-        while (n > 0 && ((unsigned char)name[n] & 0xC0) == 0x80)
-            n--;
-    }
-    memcpy(st->job_name, name, n);
-    st->job_name[n] = '\0';
-    st->s.job_name = st->job_name;
+    st->s.job_name = rt_copy_cut(st->job_name, sizeof st->job_name, name);
 }
 
 /* Absorbs a record's counter since tracking began into *t. A total below the run's largest,

@@ -147,6 +147,10 @@ bool rt_pathf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format
 /* Copies the string src into dst[cap]; returns false (dst empty) when it does not fit. */
 bool rt_copy_str(char *dst, size_t cap, const char *src);
 
+/* Copies src into dst[cap] (cap > 0), cut to fit without splitting a UTF-8 sequence; returns
+ * dst, or NULL (dst untouched) for a NULL src. */
+const char *rt_copy_cut(char *dst, size_t cap, const char *src);
+
 /* Returns a heap copy of s (NULL stays NULL), or NULL on allocation failure. */
 char *rt_strdup(const char *s);
 

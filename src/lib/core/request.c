@@ -10,17 +10,7 @@
 /* src into buf (cap bytes), cut without splitting a UTF-8 sequence; NULL for a NULL or empty src. */
 static const char *keep(char *buf, size_t cap, const char *src)
 {
-    if (!src || !*src)
-        return NULL;
-    size_t n = strnlen(src, cap);
-    if (n >= cap) {
-        n = cap - 1;
-        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
-            n--;
-    }
-    memcpy(buf, src, n);
-    buf[n] = '\0';
-    return buf;
+    return src && *src ? rt_copy_cut(buf, cap, src) : NULL;
 }
 
 /* A figure and its source: kept when both say something sensible, else not said. */

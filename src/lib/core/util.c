@@ -156,6 +156,21 @@ bool rt_pathf(char *buf, size_t cap, const char *fmt, ...)
     return n >= 0 && (size_t)n < cap;
 }
 
+const char *rt_copy_cut(char *dst, size_t cap, const char *src)
+{
+    if (!src)
+        return NULL;
+    size_t n = strnlen(src, cap);
+    if (n >= cap) {
+        n = cap - 1;
+        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80) /* back over a split sequence */
+            n--;
+    }
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+    return dst;
+}
+
 bool rt_copy_str(char *dst, size_t cap, const char *src)
 {
     size_t n = strlen(src);
