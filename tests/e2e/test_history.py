@@ -600,7 +600,8 @@ def test_version4_database_upgraded_keeping_its_rows(tmp_path):
         assert {k: g[k] for k in o} == o  # the old rows as they were
         assert all(g[c] is None for c in V5_COLUMNS + V6_COLUMNS)
     assert got[2]["process_energy_method"] in ("measured", "sampled", "estimated")
-    assert got[2]["process_energy_joules"] > 0 and got[2]["grid_g_per_kwh"] is None  # no grid given
+    # a figure with its method (0 when the short run had no CPU in a sampled interval, as under ASan)
+    assert got[2]["process_energy_joules"] >= 0 and got[2]["grid_g_per_kwh"] is None  # no grid given
     assert got[2]["co2e_grams"] is None and got[2]["process_co2e_grams"] is None
 
     # a database stamped 7 (a newer tool's) is still refused: not written, one warning
