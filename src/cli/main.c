@@ -707,12 +707,18 @@ int main(int argc, char **argv)
         cli_options_free(&o);
         return EXIT_USAGE;
     }
+    if (o.sub && cli_static_check(&o, err, sizeof err) < 0) {
+        cli_say("%s", err);
+        cli_options_free(&o);
+        return EXIT_USAGE;
+    }
     if (o.sub) { /* the subcommand table (options.c) */
         rc = o.sub->run(&o);
         cli_options_free(&o);
         return rc;
     }
-    if (cli_load_config(&o, err, sizeof err) < 0 || cli_merge(&o, err, sizeof err) < 0) {
+    if (cli_load_config(&o, err, sizeof err) < 0 || cli_merge(&o, err, sizeof err) < 0 ||
+        cli_static_check(&o, err, sizeof err) < 0) {
         cli_say("%s", err);
         cli_options_free(&o);
         return EXIT_USAGE;
