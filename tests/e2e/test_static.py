@@ -109,22 +109,28 @@ def in_root(root, args, env=None, timeout=120):
 
 
 def elf_segments(path):
-    """The types of an ELF64 little-endian file's program headers."""
+    """{type: memory size} of an ELF64 little-endian file's program headers."""
     with open(path, "rb") as f:
         data = f.read(1 << 16)
     assert data[:4] == b"\x7fELF" and data[4] == 2 and data[5] == 1, "not a 64-bit little-endian ELF file"
     phoff, = struct.unpack_from("<Q", data, 0x20)
     phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
-    return [struct.unpack_from("<I", data, phoff + i * phentsize)[0] for i in range(phnum)]
+    out = {}
+    for i in range(phnum):
+        at = phoff + i * phentsize
+        out[struct.unpack_from("<I", data, at)[0]] = struct.unpack_from("<Q", data, at + 0x28)[0]  # p_type, p_memsz
+    return out
 
 
-PT_DYNAMIC, PT_INTERP = 2, 3
+PT_DYNAMIC, PT_INTERP, PT_GNU_STACK = 2, 3, 0x6474E551
 
 
 def test_binary_needs_no_loader_nor_library(static_tracker):
-    """no program interpreter (ld.so), no dynamic section (no library named), and it runs"""
+    """no program interpreter (ld.so), no dynamic section (no library named), threads' stacks of
+    glibc's 8 MiB (musl's default is 128 KiB: its PT_GNU_STACK sets it), and it runs"""
     segs = elf_segments(static_tracker)
     assert PT_INTERP not in segs and PT_DYNAMIC not in segs, segs
+    assert segs.get(PT_GNU_STACK, 0) >= 8 << 20, segs
     if shutil.which("file"):
         out = subprocess.run(["file", "-L", static_tracker], capture_output=True, text=True).stdout
         assert "statically linked" in out, out
@@ -161,6 +167,9 @@ def test_tracks_a_real_job_in_an_empty_root(root):
     text = in_root(root, ["/resource-tracker", "summary", "/run.jsonl"])
     assert text.returncode == 0 and "Memory used" in text.stdout, text.stdout + text.stderr
 
+    rec = in_root(root, ["/resource-tracker", "recommend", "--json", "/run.jsonl"])
+    assert rec.returncode == 0 and json.loads(rec.stdout), rec.stderr
+
     rep = in_root(root, ["/resource-tracker", "report", "/run.jsonl", "-o", "/report.html"])
     assert rep.returncode == 0, rep.stderr
     html = (root / "report.html").read_text()
@@ -181,12 +190,13 @@ def test_csv_in_an_empty_root(root):
 
 
 def test_history_flag_is_a_usage_error(root):
-    """--history needs SQLite, which a static binary cannot load: exit 2 before the job starts"""
+    """--history needs SQLite, which a static binary cannot load: exit 2 before the job starts; the
+    history, upload and recommend --job subcommands too"""
     r = in_root(root, ["/resource-tracker", "--history", "/h.db", "-o", "/run.jsonl", "--", "/job", "1", "1"])
     assert r.returncode == 2, r.stderr
     assert "static build" in r.stderr and "SQLite" in r.stderr, r.stderr
     assert r.stdout == "" and not (root / "run.jsonl").exists() and not (root / "h.db").exists()
-    for sub in (["history"], ["upload"]):
+    for sub in (["history"], ["upload"], ["recommend", "--job", "nightly"]):
         r = in_root(root, ["/resource-tracker"] + sub)
         assert r.returncode == 2 and "static build" in r.stderr, (sub, r.stderr)
 
