@@ -693,7 +693,11 @@ int main(int argc, char **argv)
         return 0;
     }
     if (o.version) {
+#ifdef RT_STATIC_BUILD /* said where users look first (docs/install.md) */
+        printf("resource-tracker %s (static build: loads no libcurl, SQLite, zlib or NVML)\n", rt_version());
+#else
         printf("resource-tracker %s\n", rt_version());
+#endif
         cli_options_free(&o);
         return 0;
     }
