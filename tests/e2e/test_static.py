@@ -3,9 +3,9 @@ target. Built here once per session (or taken from RT_STATIC_BUILD_DIR), then ru
 root -- a directory holding only the binary, a job and the mount points of /proc and /sys, the
 host's bound there in a mount namespace of its own, entered with chroot -- on a real job (a static
 program built here that touches 64 MiB and burns CPU, then says what getrusage counted): its
-samples as JSON lines and CSV, the summary and the report of them, and that what it cannot load
-(SQLite, libcurl, zlib) is said plainly: a usage error when asked for on the command line, one
-warning when only the environment asks. Skipped, saying why, without musl-gcc (Debian's
+samples as JSON lines and CSV, the summary, recommend and the report of them, and that what it
+cannot load (SQLite, libcurl, zlib, NVML) is said plainly: a usage error when asked for on the
+command line, one warning when only the environment asks or an NVIDIA driver is there. Skipped, saying why, without musl-gcc (Debian's
 musl-tools), jansson's source or a way to enter a root; and under the sanitizers and valgrind
 (this build is its own, uninstrumented)."""
 import gzip
@@ -92,15 +92,16 @@ def root(tmp_path, static_tracker, job):
     return r
 
 
-def in_root(root, args, env=None, timeout=120):
+def in_root(root, args, env=None, timeout=120, then=""):
     """Runs args (paths inside root) in root, in a mount namespace of its own holding the host's
-    /proc and /sys (a user namespace too when not root), with only env in the environment."""
+    /proc and /sys (a user namespace too when not root), with only env in the environment; then:
+    shell commands run before entering ($0 is the root)."""
     if not shutil.which("unshare") or not shutil.which("chroot"):
         pytest.skip("unshare or chroot not found (util-linux, coreutils)")
     ns = ["unshare", "--mount", "--propagation", "private"]
     if os.geteuid() != 0:
         ns[1:1] = ["--user", "--map-root-user"]
-    script = 'mount --rbind /proc "$0/proc" && mount --rbind /sys "$0/sys" && exec chroot "$0" "$@"'
+    script = f'mount --rbind /proc "$0/proc" && mount --rbind /sys "$0/sys" && {then or "true"} && exec chroot "$0" "$@"'
     r = subprocess.run(ns + ["sh", "-c", script, str(root)] + args, capture_output=True, text=True,
                        timeout=timeout, env={**ENV, **(env or {})})
     if r.returncode != 0 and "unshare failed" in r.stderr:
@@ -224,3 +225,20 @@ def test_gzipped_input_says_why(root):
         z.write(f.read())
     s = in_root(root, ["/resource-tracker", "summary", "/run.jsonl.gz"])
     assert s.returncode != 0 and "static build" in s.stderr and "libz" in s.stderr, s.stderr
+
+
+def test_nvidia_driver_is_one_warning(root):
+    """where an NVIDIA driver is (its /proc/driver/nvidia/version, a stand-in mounted over the
+    bound /proc in the root's namespace), one warning that this build cannot load NVML; the job
+    runs and its status is kept. Without the driver the same run says nothing of NVML."""
+    if os.geteuid() != 0 or not os.path.isdir("/proc/driver"):
+        pytest.skip("mounting a stand-in driver file over /proc/driver needs root and /proc/driver")
+    args = ["/resource-tracker", "-i", "0.2", "-o", "/run.jsonl", "--", "/job", "1", "300"]
+    plain = in_root(root, args)
+    assert plain.returncode == 3 and "NVML" not in plain.stderr, plain.stderr
+    driver = ('mount -t tmpfs rt-stand-in "$0/proc/driver" && mkdir "$0/proc/driver/nvidia" && '
+              'echo "NVRM version: stand-in" > "$0/proc/driver/nvidia/version"')
+    r = in_root(root, args, then=driver)
+    assert r.returncode == 3, r.stderr
+    said = [l for l in r.stderr.splitlines() if "NVML" in l]
+    assert len(said) == 1 and "static build" in said[0] and "warning" in said[0], r.stderr
