@@ -39,8 +39,10 @@ int cli_static_check(cli_options *o, char *err, size_t errlen)
         cli_say("warning: TRACKER_HISTORY: " STATIC_ONLY "SQLite: the run is not recorded in %s", o->history);
         o->history = NULL;
     }
-    if (o->otlp_url) {
-        cli_say("warning: OTEL_EXPORTER_OTLP_ENDPOINT: " STATIC_ONLY "libcurl: no OTLP metrics are pushed");
+    if (o->otlp_url) { /* the metrics' own variable first, as export.c takes them */
+        const char *m = getenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT");
+        cli_say("warning: %s: " STATIC_ONLY "libcurl: no OTLP metrics are pushed",
+                m && *m ? "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT" : "OTEL_EXPORTER_OTLP_ENDPOINT");
         free(o->otlp_url);
         o->otlp_url = NULL;
         o->otlp_warning[0] = '\0';
