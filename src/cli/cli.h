@@ -212,6 +212,11 @@ int cli_library_env(cli_options *opts, char *err, size_t errlen);
 
 /* Frees everything the options own. */
 void cli_options_free(cli_options *opts);
+/* What the static build refuses or leaves off before anything starts (static_build.c): a subcommand
+ * or a flag or config setting that needs a library it cannot load: -1 with the reason in err (a
+ * usage error); such a setting from the environment: one warning, and the setting cleared. The
+ * dynamic build: always 0. */
+int cli_static_check(cli_options *opts, char *err, size_t errlen);
 void cli_layer_free(cli_layer *l);
 
 /* Helpers shared by the command line and the config reader (settings.c); the interval's range is

@@ -132,7 +132,11 @@ static int read_report(int fd, int *v)
 static void child_failed(const char *name, int e) __attribute__((noreturn));
 static void child_failed(const char *name, int e)
 {
+#ifdef __GLIBC__
     const char *why = strerrordesc_np(e);
+#else
+    const char *why = strerror(e); /* musl (the static build): a lookup in its fixed table too */
+#endif
     const char *parts[] = {"resource-tracker: cannot run '", name, "': ", why ? why : "unknown error", "\n"};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         size_t n = strnlen(parts[i], 256);

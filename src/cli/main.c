@@ -693,7 +693,11 @@ int main(int argc, char **argv)
         return 0;
     }
     if (o.version) {
+#ifdef RT_STATIC_BUILD /* said where users look first (docs/install.md) */
+        printf("resource-tracker %s (static build: loads no libcurl, SQLite, zlib or NVML)\n", rt_version());
+#else
         printf("resource-tracker %s\n", rt_version());
+#endif
         cli_options_free(&o);
         return 0;
     }
@@ -707,12 +711,18 @@ int main(int argc, char **argv)
         cli_options_free(&o);
         return EXIT_USAGE;
     }
+    if (o.sub && cli_static_check(&o, err, sizeof err) < 0) {
+        cli_say("%s", err);
+        cli_options_free(&o);
+        return EXIT_USAGE;
+    }
     if (o.sub) { /* the subcommand table (options.c) */
         rc = o.sub->run(&o);
         cli_options_free(&o);
         return rc;
     }
-    if (cli_load_config(&o, err, sizeof err) < 0 || cli_merge(&o, err, sizeof err) < 0) {
+    if (cli_load_config(&o, err, sizeof err) < 0 || cli_merge(&o, err, sizeof err) < 0 ||
+        cli_static_check(&o, err, sizeof err) < 0) {
         cli_say("%s", err);
         cli_options_free(&o);
         return EXIT_USAGE;

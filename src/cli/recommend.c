@@ -162,6 +162,13 @@ static int parse_args(const cli_options *o, rec_args *a)
         cli_say("recommend: no recorded run given (FILE... or --job NAME; see --help)");
         return -1;
     }
+#ifdef RT_STATIC_BUILD /* the run history is SQLite's: docs/install.md */
+    if (a->job) {
+        cli_say("recommend: --job: this static build of resource-tracker cannot load SQLite (the run history): "
+                "use the dynamically linked build for it (docs/install.md), or give recorded FILEs");
+        return -1;
+    }
+#endif
     return 0;
 }
 

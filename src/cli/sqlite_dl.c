@@ -51,6 +51,10 @@ static const struct {
 
 static void load(void)
 {
+#ifdef RT_STATIC_BUILD /* no loader to load it with (docs/install.md) */
+    snprintf(load_error, sizeof load_error, "this static build of resource-tracker cannot load %s (SQLite)", soname);
+    return;
+#endif
     void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         const char *e = dlerror();

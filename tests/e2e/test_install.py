@@ -275,7 +275,8 @@ def test_cmake_install_destdir(tmp_path):
 
 
 def test_install_deps_sets():
-    """the plain set (the README's first command) holds no test tool; --test adds them"""
+    """the plain set (the README's first command) holds no test tool; --test adds them, and the
+    static build's tools (--static) too"""
     script = os.path.join(REPO, "scripts", "install-deps")
     plain = sh([script, "--list"])
     both = sh([script, "--list", "--test"])
@@ -290,6 +291,12 @@ def test_install_deps_sets():
     # Debian's snakemake reads our benchmark files (tests/e2e/test_workflow.py), with pygments for
     # its --report
     assert {"snakemake", "python3-pygments"} <= both - plain
+    # the static build's (scripts/build-static): --static alone, and with --test
+    static = sh([script, "--list", "--static"])
+    assert static.returncode == 0, static.stderr
+    static = set(static.stdout.split())
+    assert {"musl-tools", "dpkg-dev"} <= static - plain and {"musl-tools", "dpkg-dev"} <= both
+    assert not static & set(TEST_TOOLS), static & set(TEST_TOOLS)
 
 
 if __name__ == "__main__":

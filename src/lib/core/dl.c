@@ -1,4 +1,5 @@
-/* dl.c - loading an optional shared library and resolving its functions into a table (dl.h). */
+/* dl.c - loading an optional shared library and resolving its functions into a table (dl.h); in
+ * the static build, saying that it cannot. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
@@ -7,6 +8,11 @@
 
 void *rt_dl_load(const char *soname, const rt_dl_sym *syms, size_t n, void *api, char *err, size_t errlen)
 {
+#ifdef RT_STATIC_BUILD
+    (void)soname, (void)syms, (void)n, (void)api;
+    snprintf(err, errlen, "%s", RT_DL_STATIC_WHY);
+    return NULL;
+#else
     void *dl = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
     if (!dl) {
         const char *e = dlerror();
@@ -25,4 +31,5 @@ void *rt_dl_load(const char *soname, const rt_dl_sym *syms, size_t n, void *api,
         memcpy((char *)api + syms[i].offset, &p, sizeof p); /* a data pointer into a function pointer slot */
     }
     return dl;
+#endif
 }

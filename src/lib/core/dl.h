@@ -1,9 +1,14 @@
 /* dl.h - loading an optional shared library at run time (zlib, libcurl, libcrypto): open it,
- * resolve a table of functions, or say why not. Internal to the library. */
+ * resolve a table of functions, or say why not (in the static build: that it cannot). Internal to
+ * the library. */
 #ifndef RT_CORE_DL_H
 #define RT_CORE_DL_H
 
 #include <stddef.h>
+
+/* Why nothing is loaded in the static build (cmake -DRT_STATIC=ON, docs/install.md): it has no
+ * dynamic loader, so rt_dl_load (and NVML's loading) fail at once with these words. */
+#define RT_DL_STATIC_WHY "this static build of resource-tracker cannot load shared libraries"
 
 /* One function to resolve: its name, and where its pointer goes in the caller's table. */
 typedef struct rt_dl_sym {

@@ -631,8 +631,11 @@ static rt_error load_plain_or_gzip(const ld *l, const void *buf, size_t len, rt_
         return load_json(l, buf, len, out);
     rt_buf plain;
     rt_error rc = rt_gunzip(buf, len, SNAP_MAX_JSON, &plain);
-    if (rc == RT_ERR_UNSUPPORTED)
-        rt_err_log(&l->lg, RT_LOG_ERROR, "%s: gzipped, and zlib could not be loaded", l->name);
+    if (rc == RT_ERR_UNSUPPORTED) {
+        char why[320] = "";
+        rt_gzip_available(why, sizeof why);
+        rt_err_log(&l->lg, RT_LOG_ERROR, "%s: gzipped, and zlib could not be loaded: %s", l->name, why);
+    }
     else if (rc == RT_ERR_NOMEM && plain.len >= SNAP_MAX_JSON)
         rc = bad(l, "more than %zu bytes of JSON once uncompressed", SNAP_MAX_JSON);
     else if (rc == RT_ERR_PARSE || rc == RT_ERR_INVALID)

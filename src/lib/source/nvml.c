@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/dl.h" /* RT_DL_STATIC_WHY */
 #include "nvml_int.h"
 
 /* ---- the caller's state ------------------------------------------------------------------------ */
@@ -117,6 +118,16 @@ static bool load(rt_nvml *nv, nvml_worker *w, const char *path)
 {
     nvml_api *api = &w->api;
     const char *lib = path && *path ? path : "libnvidia-ml.so.1";
+#ifdef RT_STATIC_BUILD
+    /* no loader: said as a warning where an NVIDIA driver is there (its GPUs go untracked), else
+     * only in the debug log, as on any machine without one */
+    snprintf(nv->err, sizeof nv->err, "%s", RT_DL_STATIC_WHY);
+    bool driver = access("/proc/driver/nvidia/version", F_OK) == 0;
+    rt_log(&nv->log, driver ? RT_LOG_WARN : RT_LOG_DEBUG, "NVML (%s) not loaded: %s; NVIDIA GPUs are not tracked", lib,
+           nv->err);
+    w->dl = NULL;
+    return false;
+#endif
     w->dl = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
     if (!w->dl) {
         const char *e = dlerror();
