@@ -170,6 +170,10 @@ typedef struct rt_cpu {
     int64_t process_count;      /* runnable processes (procs_running) */
     double process_cores_used;  /* = process->cores_used; NaN without a tracked process */
     int64_t process_child_count; /* = process->child_count; RT_NULL_I64 without one */
+    /* added in 0.17: every process on the machine (the numbered entries of /proc, as ps, the
+     * Python tracker's `processes` column and the Rust tool's cpu.process_count count them);
+     * RT_NULL_I64 when /proc cannot be listed */
+    int64_t all_process_count;
 } rt_cpu;
 
 typedef struct rt_memory {

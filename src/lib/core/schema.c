@@ -63,6 +63,8 @@ static const rt_field cpu_fields[] = {
       OT(3, UPDOWN, "system.process.count", "{process}", "Runnable processes", ATTR("process.status", "running"))),
     F(rt_cpu, process_cores_used, U_CORES, "0.1", 4, "The tracked tree's cores_used (NaN without a tree)."),
     F(rt_cpu, process_child_count, U_COUNT, "0.1", 0, "The tracked tree's child_count (null without a tree)."),
+    F(rt_cpu, all_process_count, U_COUNT, "0.17", 0,
+      "Every process on the machine (the numbered entries of /proc), as ps and the Python tracker count them."),
 };
 
 static const rt_field memory_fields[] = {
@@ -72,7 +74,7 @@ static const rt_field memory_fields[] = {
       OT(5, UPDOWN, "system.memory.usage", "By", 0, ATTR("system.memory.state", "free"))),
     F(rt_memory, available_mib, U_MIB, "0.1", 3, "Memory available to new work without swapping.",
       GL(2, "memory_bytes", "state", "available", 0)),
-    F(rt_memory, used_mib, U_MIB, "0.1", 3, "Memory in use: total less free, buffers and page cache.",
+    F(rt_memory, used_mib, U_MIB, "0.1", 3, "Memory in use: total less available (MemAvailable), as procps 4's free and psutil.",
       GL(0, "memory_bytes", "state", "used",
          "Memory of the machine by state (used, free, available, buffers, cached, active, inactive)."),
       OT(4, UPDOWN, "system.memory.usage", "By", "Memory in use by state", ATTR("system.memory.state", "used"))),
