@@ -4,7 +4,7 @@
  *  - "csv": the header rt_csv_header() (docs/contracts.md §3). Interval amounts as written;
  *    *_gb are GB of 10^9 bytes (from 0.17, as both peers write them; 0.16 and before wrote
  *    GiB under the same header, which nothing in the file tells, so such a file's disk space
- *    reads 7.4% high); process_utime + process_stime is the process's CPU seconds;
+ *    reads 6.9% low); process_utime + process_stime is the process's CPU seconds;
  *    process_memory_mib PSS.
  *  - "python-process", "python-system", "python-combined": the Python resource-tracker's
  *    ProcessTracker and SystemTracker CSV, and get_combined_metrics() (system_ / process_
