@@ -167,7 +167,8 @@ def test_json_lines_to_stdout_and_sigint_final_sample(tracker_factory):
         assert s["job_name"] == "e2e"
         assert s["gpu"] == [] and s["process"] is None
         assert set(s["cpu"]) == {"utilization_pct", "per_core_pct", "utime_secs", "stime_secs", "process_count",
-                                 "process_cores_used", "process_child_count"}
+                                 "process_cores_used", "process_child_count", "all_process_count"}
+        assert s["cpu"]["all_process_count"] >= 1  # every process, the tracker among them
         assert s["cpu"]["process_cores_used"] is None and s["cpu"]["process_child_count"] is None
         assert set(s["memory"]) == {"total_mib", "free_mib", "available_mib", "used_mib", "used_pct", "buffers_mib",
                                     "cached_mib", "active_mib", "inactive_mib", "swap_total_mib", "swap_used_mib",
