@@ -242,6 +242,17 @@ typedef struct rt_gpu {
     double power_throttled_secs, thermal_throttled_secs;
 } rt_gpu;
 
+/* The GPUs' use by a set of processes over the interval (0.17: rt_sample.gpu_processes, every
+ * process on the machine). NVIDIA: from NVML's process lists, as for a tracked tree; AMD and
+ * Intel: the card's own figures (busy percent, VRAM in use). May gain fields at its end. */
+typedef struct rt_gpu_use {
+    double utilization_pct;   /* percent of one GPU, summed over GPUs (200: two busy GPUs); NaN
+                               * when no GPU could say */
+    uint64_t vram_used_bytes; /* RT_NULL_U64 when no GPU could say */
+    int64_t gpu_count_used;   /* GPUs with a process on them (or busy); RT_NULL_I64 when no
+                               * GPU could say */
+} rt_gpu_use;
+
 /* Pressure stall information of one resource (0.6): the share of time some (or all, "full")
  * runnable tasks waited for it. Machine-wide from /proc/pressure, per group from a cgroup v2
  * group's *.pressure files. NaN / RT_NULL_U64 where the kernel reports nothing ("full" of the
@@ -412,6 +423,10 @@ typedef struct rt_sample {
      * rt_sampler_options.request as the sampler copied it, the same on every sample; NULL
      * when none was given */
     const struct rt_request *request;
+    /* added in 0.17: every process's use of the GPUs, as the Rust tool's cpu.process_gpu_*
+     * without --pid (and the CSV's process GPU columns): filled without a tracked tree; NULL
+     * with one (see process->gpu_*) or on a machine without GPUs */
+    const struct rt_gpu_use *gpu_processes;
 } rt_sample;
 
 /* The sample's schema (0.9). EXPERIMENTAL: the figures' names, units and types stay, but these

@@ -56,11 +56,14 @@ static const checked structs[] = {
     {&rt_schema_energy, sizeof(rt_energy), {OTHER(rt_energy, domain), OTHER(rt_energy, domain_count)}, 2},
     {&rt_schema_energy_domain, sizeof(rt_energy_domain), {{0, 0}}, 0},
     {&rt_schema_request, sizeof(rt_request), {OTHER(rt_request, struct_size)}, 1},
+    {&rt_schema_gpu_use, sizeof(rt_gpu_use), {{0, 0}}, 0},
 };
 
-/* rt_sample's members added in 0.6, 0.14, 0.15 and 0.16 are pointers too. */
-static const other sample_more[] = {OTHER(rt_sample, process), OTHER(rt_sample, pressure), OTHER(rt_sample, cgroup),
-                                    OTHER(rt_sample, phases), OTHER(rt_sample, energy), OTHER(rt_sample, request)};
+/* rt_sample's members added in 0.6, 0.14, 0.15, 0.16 and 0.17 are pointers too. */
+static const other sample_more[] = {OTHER(rt_sample, process),      OTHER(rt_sample, pressure),
+                                    OTHER(rt_sample, cgroup),       OTHER(rt_sample, phases),
+                                    OTHER(rt_sample, energy),       OTHER(rt_sample, request),
+                                    OTHER(rt_sample, gpu_processes)};
 
 static size_t type_size(rt_field_type t)
 {

@@ -418,6 +418,14 @@ TABLE(rt_schema_energy, "energy", energy_fields);
 TABLE(rt_schema_energy_domain, "energy_domain", energy_domain_fields);
 TABLE(rt_schema_request, "request", request_fields);
 
+static const rt_field gpu_use_fields[] = {
+    F(rt_gpu_use, utilization_pct, U_PCT, "0.17", 2,
+      "Percent of one GPU the processes kept busy, summed over the GPUs (NVIDIA: their SM samples; AMD, Intel: the card's)."),
+    F(rt_gpu_use, vram_used_bytes, U_BYTES, "0.17", 0, "VRAM the processes hold (AMD, Intel: the card's in use)."),
+    F(rt_gpu_use, gpu_count_used, U_COUNT, "0.17", 0, "GPUs with a process on them, or busy."),
+};
+TABLE(rt_schema_gpu_use, "gpu_use", gpu_use_fields);
+
 size_t rt_schema_prom_order(const rt_fstruct *st, size_t order[RT_SCHEMA_MAX_FIELDS])
 {
     size_t k = 0;
@@ -460,7 +468,7 @@ static const rt_fstruct *const listed[] = {
     &rt_schema_sample, &rt_schema_cpu,  &rt_schema_memory,   &rt_schema_net_iface, &rt_schema_disk,
     &rt_schema_mount,  &rt_schema_gpu,  &rt_schema_pressure, &rt_schema_cgroup,    &rt_schema_process,
     &rt_schema_part,   &rt_schema_host, &rt_schema_cloud,    &rt_schema_energy,    &rt_schema_energy_domain,
-    &rt_schema_request,
+    &rt_schema_request, &rt_schema_gpu_use,
 };
 
 /* Field i of the listing, with its struct in *st; NULL past the last. */

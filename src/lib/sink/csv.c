@@ -72,6 +72,17 @@ static void csv_energy(rt_ob *o, const rt_energy *e)
     rt_ob_put(o, "\n", 1);
 }
 
+/* The three process GPU cells: fractional GPUs busy, MiB of VRAM, GPUs used (each empty when
+ * unknown). */
+static void csv_gpu_use(rt_ob *o, double util_pct, uint64_t vram, int64_t used)
+{
+    cnum(o, util_pct / 100.0, 4);
+    cnum(o, vram == RT_NULL_U64 ? NAN : (double)vram / 1048576.0, 3);
+    rt_ob_put(o, ",", 1);
+    if (used != RT_NULL_I64)
+        rt_ob_i64(o, used);
+}
+
 void rt_csv_sample(rt_ob *o, const rt_sample *s)
 {
     rt_ob_fixed_all(o, s->timestamp_secs, 3, ""); /* docs/contracts.md §3: 3 decimals, always */
@@ -130,8 +141,14 @@ void rt_csv_sample(rt_ob *o, const rt_sample *s)
     if (known)
         rt_ob_i64(o, utilized);
     const rt_process *p = s->process;
-    if (!p) { /* process columns: empty without a tracked process */
-        rt_ob_lit(o, ",,,,,,,,,,,");
+    if (!p) { /* process columns: empty without a tracked process, but the GPU ones: every
+               * process on the GPUs (0.17: as the Rust tool fills them without --pid) */
+        rt_ob_lit(o, ",,,,,,,,");
+        const rt_gpu_use *a = s->gpu_processes;
+        if (a)
+            csv_gpu_use(o, a->utilization_pct, a->vram_used_bytes, a->gpu_count_used);
+        else
+            rt_ob_lit(o, ",,,");
         csv_energy(o, s->energy);
         return;
     }
@@ -145,10 +162,6 @@ void rt_csv_sample(rt_ob *o, const rt_sample *s)
     cnum(o, p->pss_mib, 3);
     cu64(o, p->read_bytes);
     cu64(o, p->write_bytes);
-    cnum(o, p->gpu_utilization_pct / 100.0, 4);
-    cnum(o, p->gpu_vram_used_bytes == RT_NULL_U64 ? NAN : (double)p->gpu_vram_used_bytes / 1048576.0, 3);
-    rt_ob_put(o, ",", 1);
-    if (p->gpu_count_used != RT_NULL_I64)
-        rt_ob_i64(o, p->gpu_count_used);
+    csv_gpu_use(o, p->gpu_utilization_pct, p->gpu_vram_used_bytes, p->gpu_count_used);
     csv_energy(o, s->energy);
 }
