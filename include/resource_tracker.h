@@ -213,6 +213,11 @@ typedef struct rt_disk {
     uint64_t read_bytes, write_bytes;             /* in this interval */
     const rt_mount *const *mounts; /* filesystems on this disk, its partitions or volumes on it */
     size_t mount_count;
+    /* added in 0.17: 1 for a virtual device (device-mapper, md, zram, nbd: under sysfs's
+     * devices/virtual), listed as the Rust tool lists it, with the filesystems mounted from it;
+     * the machine's I/O sums (the CSV's, the summary's) leave it out, its bytes being counted
+     * on the physical disks beneath it (or being memory, for zram). 0 for a physical disk */
+    int is_virtual;
 } rt_disk;
 
 /* A key and a value, e.g. a GPU's driver facts. This pair never grows. */

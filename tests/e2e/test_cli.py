@@ -178,10 +178,18 @@ def test_json_lines_to_stdout_and_sigint_final_sample(tracker_factory):
                               "rx_bytes_per_sec", "tx_bytes_per_sec", "rx_bytes_total", "tx_bytes_total"}
             assert n["interface"] != "lo"
             assert n["rx_bytes_per_sec"] >= 0 and n["tx_bytes_per_sec"] >= 0
+        # the devices of /sys/block but loop and ram, by name (as the Rust tool lists them), the
+        # virtual ones (under /sys/devices/virtual: zram, dm, md) flagged
+        assert [d["device"] for d in s["disk"]] == sorted(d["device"] for d in s["disk"])
+        if os.path.isdir("/sys/block"):
+            listed = {n.replace("!", "/") for n in os.listdir("/sys/block") if not n.startswith(("loop", "ram"))}
+            assert {d["device"] for d in s["disk"]} <= listed
         for d in s["disk"]:
             assert set(d) == {"device", "model", "vendor", "serial", "device_type", "capacity_bytes",
                               "read_bytes_per_sec", "write_bytes_per_sec", "read_bytes_total", "write_bytes_total",
-                              "mounts"}
+                              "is_virtual", "mounts"}
+            link = os.path.realpath(f"/sys/block/{d['device'].replace('/', '!')}")
+            assert d["is_virtual"] == ("/devices/virtual/" in link)
             for m in d["mounts"]:
                 assert set(m) == {"mount_point", "filesystem", "total_bytes", "used_bytes", "available_bytes",
                                   "used_pct"}

@@ -59,11 +59,17 @@ def py_is_partition(name):
 
 def py_disk_bytes():
     """(read, written) over diskstats' devices that are not partitions, sectors of
-    /sys/block/NAME/queue/hw_sector_size (512 without)."""
+    /sys/block/NAME/queue/hw_sector_size (512 without). The Python tracker adds the virtual
+    devices too (loop, zram, and dm or md, whose bytes are then counted twice: on the volume
+    and on its disk); ours counts each byte once, on the physical disks (docs/output.md): so
+    here the virtual devices (under /sys/devices/virtual) are left out."""
     rd = wr = 0
     with open("/proc/diskstats") as f:
         for line in f:
             p = line.split()
+            link = os.path.realpath(f"/sys/block/{p[2].replace('/', '!')}") if len(p) >= 14 else ""
+            if "/devices/virtual/" in link:
+                continue
             if len(p) >= 14 and not py_is_partition(p[2]):
                 try:
                     with open(f"/sys/block/{p[2]}/queue/hw_sector_size") as s:

@@ -124,6 +124,8 @@ static const rt_field disk_fields[] = {
       PC(1, "disk_written_bytes", 0)),
     F(rt_disk, read_bytes, U_BYTES, "0.1", RT_NO_JSON, "Bytes read in the interval (null when unknown)."),
     F(rt_disk, write_bytes, U_BYTES, "0.1", RT_NO_JSON, "Bytes written in the interval (null when unknown)."),
+    F(rt_disk, is_virtual, U_NONE, "0.17", 0,
+      "1 for a virtual device (dm, md, zram), left out of the machine's I/O sums; 0 for a physical disk."),
 };
 
 static const rt_field mount_fields[] = {

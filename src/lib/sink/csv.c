@@ -98,10 +98,11 @@ void rt_csv_sample(rt_ob *o, const rt_sample *s)
     cnum(o, s->memory->cached_mib, 3);
     cnum(o, s->memory->active_mib, 3);
     cnum(o, s->memory->inactive_mib, 3);
-    /* sums over disks and interfaces; with none there is a true zero: nothing was moved */
+    /* sums over physical disks (a virtual one's bytes are theirs, or memory) and interfaces;
+     * with none there is a true zero: nothing was moved */
     uint64_t rd = 0, wr = 0, rx = 0, tx = 0;
     for (size_t i = 0; i < s->disk_count; i++)
-        if (s->disk[i]->read_bytes != RT_NULL_U64) {
+        if (s->disk[i]->read_bytes != RT_NULL_U64 && !s->disk[i]->is_virtual) {
             rd += s->disk[i]->read_bytes;
             wr += s->disk[i]->write_bytes;
         }
