@@ -56,7 +56,12 @@ def test_server_layout(tmp_path):
     assert mounts["sdb"] == ["/data"] and mounts["sdc"] == ["/data"]
     assert mounts["nvme1n1"] == ["/srv"]
     assert mounts["sdd"] == ["/media/usb stick"]
-    assert set(mounts) == {"nvme0n1", "nvme1n1", "sda", "sdb", "sdc", "sdd", "sr0"}  # no dm, md, loop, zram
+    # 0.17: the virtual devices listed too (not loop), as the Rust tool lists them, each with
+    # the filesystem mounted from it; sorted by name
+    assert mounts["dm-0"] == ["/"] and mounts["dm-1"] == ["/home"] and mounts["md0"] == ["/data"]
+    assert mounts["zram0"] == []
+    assert list(mounts) == ["dm-0", "dm-1", "md0", "nvme0n1", "nvme1n1", "sda", "sdb", "sdc", "sdd", "sr0", "zram0"]
+    assert {d["device"] for d in s["disk"] if d["is_virtual"]} == {"dm-0", "dm-1", "md0", "zram0"}
     types = {d["device"]: d["device_type"] for d in s["disk"]}
     assert types["nvme0n1"] == "nvme" and types["sda"] == "hdd" and types["sdb"] == "ssd"
 

@@ -117,8 +117,8 @@ def test_csv_summary_matches_the_file(recorded):
     assert close(p["pss_mib"]["peak"], max(float(r["process_memory_mib"]) for r in rows))
     assert p["write_bytes"] == sum(int(r["process_disk_write_bytes"]) for r in rows)
     assert s["machine"]["net_recv_bytes"] == sum(int(r["system_net_recv_bytes"]) for r in rows)
-    gib = 1024 ** 3
-    assert close(s["machine"]["disk_space_used_peak_bytes"] / gib,
+    gb = 1e9  # the CSV's GB (0.17: 10^9 bytes, as both peers)
+    assert close(s["machine"]["disk_space_used_peak_bytes"] / gb,
                  max(float(r["system_disk_space_used_gb"]) for r in rows), abs_=0.002)
 
 

@@ -100,7 +100,8 @@ typedef struct rt_fstruct {
 
 extern const rt_fstruct rt_schema_sample, rt_schema_cpu, rt_schema_memory, rt_schema_net_iface, rt_schema_disk,
     rt_schema_mount, rt_schema_gpu, rt_schema_pressure, rt_schema_cgroup, rt_schema_process, rt_schema_part,
-    rt_schema_host, rt_schema_cloud, rt_schema_energy, rt_schema_energy_domain, rt_schema_request;
+    rt_schema_host, rt_schema_cloud, rt_schema_energy, rt_schema_energy_domain, rt_schema_request,
+    rt_schema_gpu_use;
 
 /* The field of table st at offset off (a member's offsetof), or NULL. */
 const rt_field *rt_schema_at(const rt_fstruct *st, size_t off);
