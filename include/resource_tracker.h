@@ -1003,7 +1003,9 @@ RT_API rt_error rt_reader_open_buffer(const char *name, const char *buf, size_t 
  * the end, or RT_ERR_IO when reading failed. */
 RT_API rt_error rt_reader_next(rt_reader *r, const rt_record **out);
 
-/* "json", "csv" (docs/contracts.md §3), "python-process", "python-system" or "python-combined". */
+/* "json", "csv" (docs/contracts.md §3), "python-process", "python-system" or "python-combined";
+ * "json-rs" (0.17) for the Rust resource-tracker's JSON lines (ours with --format json-rs) once
+ * a line of them was read. */
 RT_API const char *rt_reader_format(const rt_reader *r);
 
 /* Records returned so far, and malformed lines skipped so far. */

@@ -3,7 +3,7 @@ real job: every object's keys in serde_json's order (sorted by bytes), the types
 resource-tracker 0.1.14's structs have (integers where it has integer types), actual_interval_ms
 left out of the first line only, the tree's figures under cpu in its units, held to what the
 kernel and the job itself say (its CPU seconds from its own times(), its pid, the memory it
-touched); the same format through the config file and TRACKER_FORMAT; a bad name exits 2."""
+touched), and read back by `summary`; the same format through the config file and TRACKER_FORMAT; a bad name exits 2."""
 import json
 import os
 import sys
@@ -122,6 +122,13 @@ def test_real_job_in_the_rust_tools_shape(tmp_path):
     assert own > 0.5
     assert abs(cpu_secs - own) <= 0.1 * own + 0.05, (cpu_secs, own)
     assert rss_max >= 64, rss_max  # whole MiB: the 64 MiB it touched
+    # the summary reads the Rust tool's lines back: the job's CPU seconds and memory
+    r = run(["summary", "--json", str(out)])
+    assert r.returncode == 0, r.stderr
+    summ = json.loads(r.stdout)
+    assert summ["samples"] == len(lines) and summ["job_name"] == "rs-e2e", summ
+    assert abs(summ["process"]["cpu_secs"] - cpu_secs) < 0.02, (summ["process"], cpu_secs)
+    assert summ["process"]["rss_mib"]["peak"] == rss_max
 
 
 def test_config_and_environment(tmp_path):

@@ -2,8 +2,8 @@
  * serde_json writes them; the Rust view's tables in serde_json's key order, each member naming a
  * figure of our schema of a type it can show; a synthetic sample written whole, byte for byte,
  * as the Rust resource-tracker 0.1.14 writes its Sample (names, nesting, types, units, null vs
- * default); and the writer's state: actual_interval_ms left out of the first sample and the
- * cgroup's per-interval CPU from the second on. */
+ * default); the writer's state: actual_interval_ms left out of the first sample and the
+ * cgroup's per-interval CPU from the second on; and the reader taking such lines back. */
 #include "unit.h"
 
 #include <math.h>
@@ -129,7 +129,7 @@ static void machine(fixture *x)
                             .inactive_mib = 4, .swap_total_mib = 0, .swap_used_mib = 0, .swap_used_pct = 0};
     x->iface = (rt_net_iface){.interface = "eth0", .mac_address = NULL, .driver = "virtio_net", .operstate = "up",
                               .speed_mbps = RT_NULL_I64, .mtu = 1500, .rx_bytes_per_sec = 1024,
-                              .tx_bytes_per_sec = 0.5, .rx_bytes_total = 18446744073709551000u,
+                              .tx_bytes_per_sec = 0.5, .rx_bytes_total = 9007199254740993u, /* 2^53 + 1 */
                               .tx_bytes_total = 7};
     x->ifaces[0] = &x->iface;
     x->mount = (rt_mount){.mount_point = "/", .filesystem = "ext4", .total_bytes = 1000, .used_bytes = 250,
@@ -192,7 +192,8 @@ static void whole_machine_line(void **state)
         "\"process_gpu_utilized\":null,\"process_gpu_vram_mib\":null,\"process_pss_mib\":null,"
         "\"process_rss_mib\":null,\"process_stime_secs\":null,\"process_utime_secs\":null,\"stime_secs\":0.05,"
         "\"utilization_pct\":0.25,\"utime_secs\":0.2},"
-        "\"disk\":[{\"capacity_bytes\":null,\"device\":\"nvme0n1\",\"device_type\":\"nvme\",\"model\":\"Disk \\\"X\\\"\","
+        "\"disk\":[{\"capacity_bytes\":null,\"device\":\"nvme0n1\",\"device_type\":\"nvme\","
+        "\"model\":\"Disk \\\"X\\\"\","
         "\"mounts\":[{\"available_bytes\":0,\"filesystem\":\"ext4\",\"mount_point\":\"/\",\"total_bytes\":1000,"
         "\"used_bytes\":250,\"used_pct\":25.0}],\"read_bytes_per_sec\":0.0,\"read_bytes_total\":1,\"serial\":null,"
         "\"vendor\":null,\"write_bytes_per_sec\":4096.125,\"write_bytes_total\":2}],"
@@ -205,7 +206,7 @@ static void whole_machine_line(void **state)
         "\"inactive_mib\":4,\"swap_total_mib\":0,\"swap_used_mib\":0,\"swap_used_pct\":0.0,\"total_mib\":16384,"
         "\"used_mib\":8384,\"used_pct\":51.17},"
         "\"network\":[{\"driver\":\"virtio_net\",\"interface\":\"eth0\",\"mac_address\":null,\"mtu\":1500,"
-        "\"operstate\":\"up\",\"rx_bytes_per_sec\":1024.0,\"rx_bytes_total\":18446744073709551000,"
+        "\"operstate\":\"up\",\"rx_bytes_per_sec\":1024.0,\"rx_bytes_total\":9007199254740993,"
         "\"speed_mbps\":null,\"tx_bytes_per_sec\":0.5,\"tx_bytes_total\":7}],"
         "\"resource-tracker-version\":\"" RT_VERSION "\",\"timestamp_secs\":1700000000,\"tracked_pid\":null}\n";
     assert_string_equal(line(&x.s, NULL, &st), want);
@@ -269,9 +270,11 @@ static void writer_keeps_state(void **state)
     char *third = strchr(second, '\n') + 1;
     const char *want1 = "{\"cpu\":{\"cgroup_usage_secs\":null,\"cgroup_utilization_pct\":null,";
     assert_memory_equal(out, want1, strlen(want1));
-    const char *want2 = "{\"actual_interval_ms\":500,\"cpu\":{\"cgroup_usage_secs\":2.5,\"cgroup_utilization_pct\":5.0,";
+    const char *want2 = "{\"actual_interval_ms\":500,\"cpu\":{\"cgroup_usage_secs\":2.5,"
+                        "\"cgroup_utilization_pct\":5.0,";
     assert_memory_equal(second, want2, strlen(want2));
-    const char *want3 = "{\"actual_interval_ms\":500,\"cpu\":{\"cgroup_usage_secs\":0.0,\"cgroup_utilization_pct\":0.0,";
+    const char *want3 = "{\"actual_interval_ms\":500,\"cpu\":{\"cgroup_usage_secs\":0.0,"
+                        "\"cgroup_utilization_pct\":0.0,";
     assert_memory_equal(third, want3, strlen(want3));
     /* the public formatter keeps no state: the interval is there, the cgroup's change is not */
     char buf[8192];
@@ -284,12 +287,57 @@ static void writer_keeps_state(void **state)
     assert_int_equal(rt_writer_new_cb((rt_format)3, collect, NULL, NULL, &w), RT_ERR_INVALID);
 }
 
+/* The reader takes the Rust tool's lines back (0.17): the interval from actual_interval_ms, the
+ * tree's figures from cpu.process_* in our units, its bytes of the interval; the format's name. */
+static void read_back(void **state)
+{
+    (void)state;
+    fixture x;
+    machine(&x);
+    with_tree(&x);
+    rt_writer *w;
+    out_len = 0;
+    assert_int_equal(rt_writer_new_cb(RT_FORMAT_JSON_RS, collect, NULL, NULL, &w), RT_OK);
+    assert_int_equal(rt_writer_write(w, &x.s), RT_OK);
+    x.s.timestamp_secs += 2;
+    x.s.interval_secs = 2;
+    assert_int_equal(rt_writer_write(w, &x.s), RT_OK);
+    rt_writer_free(w);
+    rt_reader *r;
+    assert_int_equal(rt_reader_open_buffer("run.jsonl", out, out_len, NULL, &r), RT_OK);
+    const rt_record *rec;
+    assert_int_equal(rt_reader_next(r, &rec), RT_OK);
+    assert_non_null(rec);
+    assert_string_equal(rt_reader_format(r), "json-rs");
+    assert_true(rec->process_pid == 4242);
+    assert_true(fabs(rec->process_cpu_secs - 1.5) < 1e-9);
+    assert_true(rec->process_pss_mib == 99); /* whole MiB, as written */
+    assert_true(rec->process_read_bytes == 4096);
+    assert_true(fabs(rec->process_gpu_usage - 0.5) < 1e-9);
+    assert_true(fabs(rec->process_gpu_vram_mib - 3) < 1e-9);
+    assert_int_equal(rt_reader_next(r, &rec), RT_OK);
+    assert_non_null(rec);
+    assert_true(fabs(rec->interval_secs - 2) < 1e-9); /* actual_interval_ms */
+    assert_true(rec->timestamp_secs == 1700000002);
+    assert_int_equal(rt_reader_next(r, &rec), RT_OK);
+    assert_null(rec);
+    rt_reader_free(r);
+    /* our own line is still "json" */
+    char buf[8192];
+    size_t n = rt_format_sample(RT_FORMAT_JSON, &x.s, NULL, buf, sizeof buf);
+    assert_int_equal(rt_reader_open_buffer("ours.jsonl", buf, n, NULL, &r), RT_OK);
+    assert_int_equal(rt_reader_next(r, &rec), RT_OK);
+    assert_non_null(rec);
+    assert_string_equal(rt_reader_format(r), "json");
+    rt_reader_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(shortest_floats), cmocka_unit_test(tables_follow_schema),
         cmocka_unit_test(whole_machine_line), cmocka_unit_test(tree_line),
-        cmocka_unit_test(writer_keeps_state),
+        cmocka_unit_test(writer_keeps_state), cmocka_unit_test(read_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

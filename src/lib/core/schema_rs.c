@@ -13,7 +13,10 @@
         .name = key, .st = &rt_schema_##t, .off = offsetof(ty, m), .type = RS_##wt, .conv = RS_##cv, .option = opt     \
     }
 /* A member the sink writes by hand. */
-#define HAND(key) {.name = key, .type = RS_HAND}
+#define HAND(key)                                                                                                      \
+    {                                                                                                                  \
+        .name = key, .type = RS_HAND                                                                                   \
+    }
 
 #define OBJECT(var, label, arr) const rt_rs_object var = {label, arr, RT_ARRAY_LEN(arr)}
 

@@ -145,8 +145,8 @@ static void rs_close(rt_ob *o, char ch)
 static void rs_object(rt_ob *o, const rs_ctx *c, const rt_rs_object *t);
 
 /* "name":[{..},..] of the n items of struct table ist, each written by table t. */
-static void rs_array(rt_ob *o, const rs_ctx *c, const rt_rs_object *t, const rt_fstruct *ist,
-                     const void *const *items, size_t n)
+static void rs_array(rt_ob *o, const rs_ctx *c, const rt_rs_object *t, const rt_fstruct *ist, const void *const *items,
+                     size_t n)
 {
     rt_ob_put(o, "[", 1);
     for (size_t i = 0; i < n; i++) {
