@@ -188,7 +188,8 @@ static void rs_hand(rt_ob *o, const rs_ctx *c, const char *name)
         if ((c->st && !c->st->started) || !(s->interval_secs >= 0) || !isfinite(s->interval_secs))
             return; /* left out of the first sample, as serde's skip_serializing_if does */
         rs_key(o, name);
-        rt_ob_u64(o, (uint64_t)(s->interval_secs * 1000.0 + 1e-6)); /* whole ms, truncated */
+        double ms = s->interval_secs * 1000.0 + 1e-6; /* whole ms, truncated */
+        rs_int(o, &(rt_field){.type = RT_FIELD_DOUBLE}, &ms, 0);
     } else if (strcmp(name, "resource-tracker-version") == 0) {
         rs_key(o, name);
         rt_ob_json_str(o, RT_VERSION);
