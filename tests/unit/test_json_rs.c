@@ -85,6 +85,13 @@ static void tables_follow_schema(void **state)
                 assert_ptr_equal(ob, &rt_rs_cpu); /* the state keeps rt_rs_cpu's */
                 assert_true(i < RT_RS_PREV);
             }
+            if (f->alt) { /* the fallback shows a figure of the same type and unit */
+                const rt_field *af = rt_schema_at(f->alt, f->alt_off);
+                if (!af)
+                    fail_msg("%s.%s: no figure of %s at %zu", ob->name, f->name, f->alt->name, f->alt_off);
+                assert_int_equal(af->type, sf->type);
+                assert_int_equal(af->unit, sf->unit);
+            }
             if (f->conv == RS_TO_MIB)
                 assert_int_equal(sf->unit, U_BYTES);
             if (f->conv == RS_PER_100)
@@ -113,6 +120,7 @@ typedef struct fixture {
     const rt_gpu *gpus[1];
     rt_process process;
     rt_cgroup cgroup;
+    rt_gpu_use gpu_processes;
     rt_sample s;
 } fixture;
 
@@ -123,7 +131,8 @@ static void machine(fixture *x)
     x->cores[1] = NAN;
     x->cpu = (rt_cpu){.utilization_pct = 0.25, .per_core_pct = x->cores, .core_count = 2, .utime_secs = 0.2,
                       .stime_secs = 0.05, .process_count = 3, .process_cores_used = NAN,
-                      .process_child_count = RT_NULL_I64};
+                      .process_child_count = RT_NULL_I64,
+                      .all_process_count = 74};
     x->memory = (rt_memory){.total_mib = 16384.99, .free_mib = 1000.5, .available_mib = 8000.25, .used_mib = 8384.75,
                             .used_pct = 51.17, .buffers_mib = 10, .cached_mib = 2048.9, .active_mib = 3,
                             .inactive_mib = 4, .swap_total_mib = 0, .swap_used_mib = 0, .swap_used_pct = 0};
@@ -147,9 +156,10 @@ static void machine(fixture *x)
                       .vram_used_bytes = 40, .vram_used_pct = 50, .temperature_celsius = 61.9,
                       .power_watts = 300.25, .frequency_mhz = NAN, .core_count = 16896};
     x->gpus[0] = &x->gpu;
+    x->gpu_processes = (rt_gpu_use){.utilization_pct = 150, .vram_used_bytes = 1572864, .gpu_count_used = 2};
     x->s = (rt_sample){.timestamp_secs = 1700000000.987, .interval_secs = 1.0425, .cpu = &x->cpu,
                        .memory = &x->memory, .network = x->ifaces, .network_count = 1, .disk = x->disks,
-                       .disk_count = 1, .gpu = x->gpus, .gpu_count = 1};
+                       .disk_count = 1, .gpu = x->gpus, .gpu_count = 1, .gpu_processes = &x->gpu_processes};
 }
 
 /* The same machine tracking a tree in its own cgroup. */
@@ -163,6 +173,7 @@ static void with_tree(fixture *x)
                               .write_bytes = RT_NULL_U64, .gpu_utilization_pct = 50, .gpu_vram_used_bytes = 3145728,
                               .gpu_count_used = 1, .cgroup = &x->cgroup};
     x->s.process = &x->process;
+    x->s.gpu_processes = NULL; /* the sampler fills it without a tree only */
 }
 
 static const char *line(const rt_sample *s, const rt_job *job, const rt_rs_state *st)
@@ -175,7 +186,8 @@ static const char *line(const rt_sample *s, const rt_job *job, const rt_rs_state
     return buf;
 }
 
-/* The whole line, written out from the Rust tool's structs (its src/metrics at 3825a8c): keys
+/* The whole line, written out from the Rust tool's structs (the whole machine: every process's
+ * GPU use in the process GPU members, as the Rust tool fills them without --pid) (its src/metrics at 3825a8c): keys
  * sorted at every level, integers where it has integer types (MiB truncated), Options null and
  * plain values at their default when ours is null, the detail map sorted. */
 static void whole_machine_line(void **state)
@@ -187,9 +199,9 @@ static void whole_machine_line(void **state)
     rt_json_rs_start(&st);
     const char *want =
         "{\"cpu\":{\"cgroup_usage_secs\":null,\"cgroup_utilization_pct\":null,\"per_core_pct\":[12.5,null],"
-        "\"process_child_count\":null,\"process_cores_used\":null,\"process_count\":3,"
-        "\"process_disk_read_bytes\":null,\"process_disk_write_bytes\":null,\"process_gpu_usage\":null,"
-        "\"process_gpu_utilized\":null,\"process_gpu_vram_mib\":null,\"process_pss_mib\":null,"
+        "\"process_child_count\":null,\"process_cores_used\":null,\"process_count\":74,"
+        "\"process_disk_read_bytes\":null,\"process_disk_write_bytes\":null,\"process_gpu_usage\":1.5,"
+        "\"process_gpu_utilized\":2,\"process_gpu_vram_mib\":1.5,\"process_pss_mib\":null,"
         "\"process_rss_mib\":null,\"process_stime_secs\":null,\"process_utime_secs\":null,\"stime_secs\":0.05,"
         "\"utilization_pct\":0.25,\"utime_secs\":0.2},"
         "\"disk\":[{\"capacity_bytes\":null,\"device\":\"nvme0n1\",\"device_type\":\"nvme\","
@@ -225,7 +237,7 @@ static void tree_line(void **state)
     const char *l = line(&x.s, &job, NULL);
     const char *want_cpu =
         "{\"actual_interval_ms\":1042,\"cpu\":{\"cgroup_usage_secs\":null,\"cgroup_utilization_pct\":null,"
-        "\"per_core_pct\":[12.5,null],\"process_child_count\":2,\"process_cores_used\":1.5,\"process_count\":3,"
+        "\"per_core_pct\":[12.5,null],\"process_child_count\":2,\"process_cores_used\":1.5,\"process_count\":74,"
         "\"process_disk_read_bytes\":4096,\"process_disk_write_bytes\":null,\"process_gpu_usage\":0.5,"
         "\"process_gpu_utilized\":1,\"process_gpu_vram_mib\":3.0,\"process_pss_mib\":99,\"process_rss_mib\":120,"
         "\"process_stime_secs\":0.25,\"process_utime_secs\":1.25,";

@@ -5,7 +5,8 @@
  *  - "json": a line starting with '{' (docs/contracts.md §2). Each line goes through jsonline.c
  *    (the schema's figures read by name, over a validating tokenizer, no allocation) and maps to
  *    a record as record.c maps a live sample:
- *    disk and network bytes in the interval are the difference of a device's *_total from the
+ *    disk (physical: not is_virtual, 0.17) and network bytes in the interval are the
+ *    difference of a device's *_total from the
  *    previous good record when it was listed there and the interval starts at it, else (a
  *    counter that went back after a reboot, a gap) its *_per_sec x interval_secs; disk space
  *    sums total/used_bytes over the mounts listed under the disks, each mount point once (the sampler lists one mount per distinct filesystem,
