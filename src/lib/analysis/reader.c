@@ -245,7 +245,8 @@ static void list_bytes(const rt_jl_list *l, const rt_jl_list *prev, double inter
     *b = rt_add_known(*b, counter_bytes(NAN, NULL, l->rest_rate_b, interval));
 }
 
-/* Filesystem space over the distinct mount points (NaN when none had figures). */
+/* Filesystem space over the distinct mount points (NaN when none had figures); the mounts
+ * without a point (ZFS pools with no dataset mounted, 0.17) each count. */
 static void disk_space(const rt_jline *jl, double *total, double *used)
 {
     *total = jl->rest_space_total;
@@ -255,7 +256,7 @@ static void disk_space(const rt_jline *jl, double *total, double *used)
         if (isnan(m->total))
             continue;
         bool dup = false;
-        for (size_t k = 0; m->named && k < i && !dup; k++)
+        for (size_t k = 0; m->named && m->point[0] && k < i && !dup; k++) /* "": a pool not mounted */
             dup = jl->mount[k].named && strcmp(jl->mount[k].point, m->point) == 0;
         if (dup)
             continue;

@@ -3,7 +3,9 @@
  * steady sample reads diskstats once and calls statvfs once per filesystem. Listed (0.17, as
  * the Rust tool, sorted by name): every whole block device but loop and ram, the virtual ones
  * (dm, md, zram) flagged; a filesystem is listed under the device it is mounted from and the physical disks
- * beneath it, and the space sums count each filesystem on a physical disk once. */
+ * beneath it, and the space sums count each filesystem on a physical disk once. ZFS pools (zfs.c)
+ * are listed beside the disks as "zfs:<pool>" with the pool's space as their one mount; the
+ * space sums count each pool once (its datasets, mounted without a block device, never are). */
 #define _GNU_SOURCE
 #include <math.h>
 #include <poll.h>
@@ -159,6 +161,14 @@ static void rebuild_mounts(rt_disk_part *p, rt_sample_ctx *c)
     ssize_t n = rt_ctx_read_kept(c, p->mountinfo_fd, "self/mountinfo", RT_READ_TO_EOF, "mountinfo");
     if (n < 0)
         return;
+    free(p->zfs_mountinfo);
+    p->zfs_mountinfo = NULL;
+    p->zfs_mountinfo_len = 0;
+    if (!p->zfs_off && rt_zfs_loaded(&c->roots) && (p->zfs_mountinfo = malloc((size_t)n + 1)) != NULL) {
+        memcpy(p->zfs_mountinfo, c->rbuf.data, (size_t)n);
+        p->zfs_mountinfo[n] = '\0';
+        p->zfs_mountinfo_len = (size_t)n;
+    }
     cand_list cl = {0};
     rt_mountinfo_parse(c->rbuf.data, (size_t)n, collect_mount, &cl);
     bool oom = cl.oom;
@@ -300,6 +310,76 @@ static void read_space(rt_disk_part *p)
     p->space_free = any ? avail : RT_NULL_U64;
 }
 
+/* ---- ZFS pools --------------------------------------------------------------------------- */
+
+/* qsort comparison of two pools by name. */
+static int pool_by_name(const void *a, const void *b)
+{
+    return strcmp(((const rt_zpool *)a)->name, ((const rt_zpool *)b)->name);
+}
+
+/* Stops running zpool for good, saying why once. */
+static void zfs_give_up(rt_disk_part *p, rt_sample_ctx *c, const char *why)
+{
+    p->zfs_off = true;
+    p->npools = 0;
+    rt_log(&c->log, RT_LOG_WARN, "zfs: `zpool list` %s; ZFS pools are left out of the samples", why);
+}
+
+/* Where the ZFS module is loaded: the pools from zpool (bounded by half the time since the
+ * previous reading, 0.25 to 2 s), each with its shallowest mount, added to the space sums. */
+static void read_pools(rt_disk_part *p, rt_sample_ctx *c)
+{
+    double now = rt_mono_secs(), since = p->zfs_last_mono > 0 ? now - p->zfs_last_mono : 0;
+    p->zfs_last_mono = now;
+    p->npools = 0;
+    if (p->zfs_off || !rt_zfs_loaded(&c->roots))
+        return;
+    /* half the interval, at most 2 s (the Rust tool's bound), at least 0.25 s (the Python
+     * tracker's) so a reading right after another (a phase mark's) does not cut a healthy zpool */
+    double timeout = since > 0 ? since / 2 : 0.5;
+    timeout = timeout > 2 ? 2 : timeout < 0.25 ? 0.25 : timeout;
+    char out[16384], why[200];
+    int rc = rt_zpool_list_run(timeout, out, sizeof out, why, sizeof why);
+    if (rc != 0) {
+        zfs_give_up(p, c, rc == 1 ? "cannot be run: zpool is not on the PATH" : why);
+        return;
+    }
+    size_t len = strlen(out), bad = 0;
+    size_t n = rt_zpool_list_parse(out, len, p->zpools, p->zpools_cap, &bad);
+    if (n > p->zpools_cap) {
+        if (rt_grow(&p->zpools, &p->zpools_cap, n, sizeof *p->zpools) < 0) {
+            zfs_give_up(p, c, "answered more pools than memory holds");
+            return;
+        }
+        n = rt_zpool_list_parse(out, len, p->zpools, p->zpools_cap, &bad);
+    }
+    if (bad) {
+        zfs_give_up(p, c, "gave an answer that is not a list of pools");
+        return;
+    }
+    if (rt_grow(&p->pools, &p->pools_cap, n ? n : 1, sizeof *p->pools) < 0) {
+        zfs_give_up(p, c, "answered more pools than memory holds");
+        return;
+    }
+    qsort(p->zpools, n, sizeof *p->zpools, pool_by_name);
+    if (n && p->space_total == RT_NULL_U64)
+        p->space_total = p->space_used = p->space_free = 0;
+    for (size_t i = 0; i < n; i++) {
+        const rt_zpool *z = &p->zpools[i];
+        rt_pool_state *st = &p->pools[i];
+        rt_pathf(st->device, sizeof st->device, "zfs:%s", z->name);
+        rt_zfs_pool_mount(p->zfs_mountinfo, p->zfs_mountinfo_len, z->name, st->mount_point, sizeof st->mount_point);
+        st->size = z->size;
+        st->allocated = z->allocated;
+        st->free = z->free;
+        p->space_total += z->size;
+        p->space_used += z->allocated;
+        p->space_free += z->free;
+    }
+    p->npools = n;
+}
+
 bool rt_disk_part_snapshot(rt_disk_part *p, rt_sample_ctx *c)
 {
     p->have_cur = false;
@@ -325,6 +405,9 @@ bool rt_disk_part_snapshot(rt_disk_part *p, rt_sample_ctx *c)
     if (p->mounts_dirty || mountinfo_changed(p))
         rebuild_mounts(p, c);
     read_space(p);
+    read_pools(p, c);
+    if (rt_grow(&p->list, &p->list_cap, p->ndisks + p->npools + 1, sizeof *p->list) < 0)
+        p->npools = 0; /* the disks' pointers fit: their array was grown before */
     /* each disk's line in this parse: usually where it was last time */
     for (size_t d = 0; d < p->ndisks; d++) {
         rt_disk_state *st = &p->disks[d];
@@ -342,6 +425,8 @@ bool rt_disk_part_snapshot(rt_disk_part *p, rt_sample_ctx *c)
     p->have_cur = true;
     return true;
 }
+
+static void list_pools(rt_disk_part *p, double elapsed);
 
 void rt_disk_part_delta(rt_disk_part *p, double elapsed)
 {
@@ -381,6 +466,34 @@ void rt_disk_part_delta(rt_disk_part *p, double elapsed)
                               : NAN;
         }
     }
+    list_pools(p, elapsed);
+}
+
+/* Fills the pools' disk structs and merges them with the disks (both sorted) into p->list. */
+static void list_pools(rt_disk_part *p, double elapsed)
+{
+    for (size_t i = 0; i < p->npools; i++) {
+        rt_pool_state *st = &p->pools[i];
+        st->mount = (rt_mount){.mount_point = st->mount_point, .filesystem = "zfs", .total_bytes = st->size,
+                               .used_bytes = st->allocated, .available_bytes = st->free,
+                               .used_pct = (double)st->allocated / (double)st->size * 100.0};
+        st->mount_ptr = &st->mount;
+        /* no I/O of its own: its devices carry it (listed as disks themselves) */
+        double rate = elapsed > 0 ? 0.0 : NAN;
+        st->out = (rt_disk){.device = st->device, .capacity_bytes = st->size, .read_bytes_per_sec = rate,
+                            .write_bytes_per_sec = rate, .mounts = &st->mount_ptr, .mount_count = 1, .is_virtual = 1};
+    }
+    p->nlist = 0;
+    if (p->list_cap < p->ndisks + p->npools)
+        return; /* never grown (no memory): nothing listed rather than too much */
+    size_t i = 0, k = 0, n = 0;
+    while (i < p->ndisks || k < p->npools) {
+        if (k == p->npools || (i < p->ndisks && strcmp(p->out[i].device, p->pools[k].device) <= 0))
+            p->list[n++] = &p->out[i++];
+        else
+            p->list[n++] = &p->pools[k++].out;
+    }
+    p->nlist = n;
 }
 
 void rt_disk_part_commit(rt_disk_part *p)
@@ -409,4 +522,8 @@ void rt_disk_part_close(rt_disk_part *p)
     free(p->mount_ptrs);
     free(p->mount_fs);
     free(p->ds);
+    free(p->zfs_mountinfo);
+    free(p->zpools);
+    free(p->pools);
+    free(p->list);
 }

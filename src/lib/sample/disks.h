@@ -1,6 +1,7 @@
 /* disks.h - the sampler's disk part: whole physical disks from /proc/diskstats and sysfs,
  * the filesystems mounted on them (mountinfo, re-read only when the kernel flags a change)
- * with their space (statvfs), and bytes read and written per interval. */
+ * with their space (statvfs), and bytes read and written per interval; ZFS pools (zfs.c) listed
+ * beside them as disks "zfs:<pool>", as the Rust tool lists them. */
 #ifndef RT_SAMPLE_DISKS_H
 #define RT_SAMPLE_DISKS_H
 
@@ -29,6 +30,16 @@ typedef struct rt_fs_state {
     bool on_physical;            /* some of its disks are physical (the space sums count it) */
 } rt_fs_state;
 
+/* One ZFS pool listed as a disk "zfs:<pool>" (zfs.c): its space is its one mount's. */
+typedef struct rt_pool_state {
+    char device[4 + sizeof(((rt_zpool *)0)->name)]; /* "zfs:<pool>" */
+    char mount_point[4096];                         /* "" when no dataset of it is mounted */
+    uint64_t size, allocated, free;
+    rt_disk out;
+    rt_mount mount;
+    const rt_mount *mount_ptr;
+} rt_pool_state;
+
 typedef struct rt_disk_part {
     int diskstats_fd, mountinfo_fd;
     rt_statvfs_fn statvfs_fn; /* NULL: statvfs(3) */
@@ -50,6 +61,20 @@ typedef struct rt_disk_part {
     size_t *mount_fs; /* for each mount slot, its fs index */
     size_t mounts_cap, mount_ptrs_cap, mount_fs_cap;
     uint64_t space_total, space_used, space_free; /* RT_NULL_U64 when no statvfs worked */
+    /* ZFS pools (0.17), only where the kernel module is loaded: zpool run at each snapshot
+     * within half the time since the previous one (0.25 to 2 s; 0.5 s at the first); after one
+     * failure (not found, an error, no answer in time, an answer not understood) warned once
+     * and never run again by this sampler */
+    bool zfs_off;
+    double zfs_last_mono;
+    char *zfs_mountinfo; /* a copy of mountinfo's text while the module is loaded */
+    size_t zfs_mountinfo_len;
+    rt_zpool *zpools;
+    size_t zpools_cap;
+    rt_pool_state *pools;
+    size_t npools, pools_cap;
+    const rt_disk **list; /* the disks and the pools, sorted by name: what the sample points to */
+    size_t nlist, list_cap;
 } rt_disk_part;
 
 /* Opens diskstats and mountinfo (missing files leave the disks empty). */
@@ -57,7 +82,8 @@ void rt_disk_part_open(rt_disk_part *p, rt_sample_ctx *c);
 /* Reads diskstats (rediscovering the disks when the device list changed), mountinfo when it
  * changed, and every filesystem's space. Returns whether diskstats could be read. */
 bool rt_disk_part_snapshot(rt_disk_part *p, rt_sample_ctx *c);
-/* Fills the disk and mount structs for an interval of elapsed seconds (rates null at 0). */
+/* Fills the disk and mount structs for an interval of elapsed seconds (rates null at 0), and
+ * p->list: the disks and the ZFS pools sorted by name. */
 void rt_disk_part_delta(rt_disk_part *p, double elapsed);
 /* Makes the current sector counts the previous ones. */
 void rt_disk_part_commit(rt_disk_part *p);

@@ -51,8 +51,8 @@ static rt_error take_reading(rt_sampler *s, double mono, double real)
     rt_net_part_delta(&s->net, elapsed);
     o->cpu = &s->cpu.out;
     o->memory = &s->mem.out;
-    o->disk = s->disks.out_ptrs;
-    o->disk_count = s->disks.have_cur ? s->disks.ndisks : 0;
+    o->disk = s->disks.list;
+    o->disk_count = s->disks.have_cur ? s->disks.nlist : 0;
     o->disk_space_total_bytes = s->disks.space_total;
     o->disk_space_used_bytes = s->disks.space_used;
     o->disk_space_free_bytes = s->disks.space_free;

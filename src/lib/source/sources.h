@@ -134,6 +134,34 @@ int rt_disks_capacity(const rt_roots *r, uint64_t *bytes, size_t *disks, size_t 
 size_t rt_block_resolve_disks(const rt_roots *r, unsigned major, unsigned minor, const char *source,
                               void (*cb)(void *user, const char *disk), void *user);
 
+/* ---- ZFS pools (zfs.c) ------------------------------------------------------------------ */
+
+/* One line of `zpool list -Hp -o name,size,allocated,free`: bytes, exact (-p). */
+typedef struct rt_zpool {
+    char name[256]; /* ZFS's longest name is 255 bytes */
+    uint64_t size, allocated, free;
+} rt_zpool;
+
+/* Whether the ZFS kernel module is loaded: <proc root>/spl/kstat/zfs exists (it holds a
+ * directory per imported pool). A single faccessat: no command is run on other machines. */
+bool rt_zfs_loaded(const rt_roots *r);
+
+/* Parses zpool's answer: tab-separated "name size allocated free" lines (fields past the fourth
+ * ignored, as both peers do). A line with fewer fields, a number that is not a whole decimal or
+ * no newline at its end (the answer cut short) is skipped and counted in *bad (may be NULL); a
+ * pool of size 0 or with a "-" figure (one that cannot say) is left out without counting. Returns the pools parsed, which may exceed cap (only cap were stored). Pure. */
+size_t rt_zpool_list_parse(const char *buf, size_t len, rt_zpool *out, size_t cap, size_t *bad);
+
+/* Runs `zpool list -Hp -o name,size,allocated,free` (zpool found on the PATH; never a shell)
+ * with rt_place_run: stdout into out[cap], killed and reaped past timeout_secs. Returns 0 when
+ * it exited 0, 1 when zpool is not on the PATH, -1 with why set otherwise. */
+int rt_zpool_list_run(double timeout_secs, char *out, size_t cap, char *why, size_t whylen);
+
+/* The mount point of pool's shallowest zfs dataset in mountinfo (the fewest '/'-separated
+ * levels in the mount source; the first of equals) into out[cap]. Returns false (out empty)
+ * when the pool has no zfs mount there (or its path does not fit). Pure. */
+bool rt_zfs_pool_mount(const char *mountinfo, size_t len, const char *pool, char *out, size_t cap);
+
 /* ---- sysfs: network interfaces ---------------------------------------------------------- */
 
 typedef struct rt_netif_info {
