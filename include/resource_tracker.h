@@ -216,7 +216,8 @@ typedef struct rt_disk {
     /* added in 0.17: 1 for a virtual device (device-mapper, md, zram, nbd: under sysfs's
      * devices/virtual), listed as the Rust tool lists it, with the filesystems mounted from it;
      * the machine's I/O sums (the CSV's, the summary's) leave it out, its bytes being counted
-     * on the physical disks beneath it (or being memory, for zram). 0 for a physical disk */
+     * on the physical disks beneath it (or being memory, for zram). Also 1 for a ZFS pool,
+     * "zfs:<pool>" (no I/O of its own, one mount: the pool's space). 0 for a physical disk */
     int is_virtual;
 } rt_disk;
 
@@ -404,11 +405,13 @@ typedef struct rt_sample {
     const rt_memory *memory;
     const rt_net_iface *const *network; /* non-loopback interfaces */
     size_t network_count;
-    const rt_disk *const *disk; /* whole physical disks */
+    const rt_disk *const *disk; /* whole disks, sorted by name (0.17: the virtual block devices
+                                 * and the ZFS pools, "zfs:<pool>", too; see is_virtual) */
     size_t disk_count;
     const rt_gpu *const *gpu; /* empty without GPUs */
     size_t gpu_count;
-    /* Filesystem space summed over the distinct filesystems listed under the disks. */
+    /* Filesystem space summed over the distinct filesystems on the physical disks, and (0.17)
+     * each ZFS pool once: its size, allocated and free as `zpool list` gives them. */
     uint64_t disk_space_total_bytes, disk_space_used_bytes, disk_space_free_bytes;
     const rt_process *process; /* NULL without a tracked process */
     /* added in 0.6 */
