@@ -606,7 +606,9 @@ typedef struct rt_disk_counters {
     uint64_t read_bytes, write_bytes; /* since boot (diskstats sectors of 512 bytes) */
 } rt_disk_counters;
 
-/* One filesystem on those disks (as rt_mount lists them), from statvfs(3). */
+/* One filesystem on those disks (as rt_mount lists them), from statvfs(3); or (0.17) a ZFS
+ * pool, its mount_point "zfs:<pool>" as the Python tracker keys it, its figures zpool's
+ * size, allocated and free. */
 typedef struct rt_mount_space {
     const char *mount_point;
     uint64_t total_bytes, used_bytes, free_bytes; /* free: what an unprivileged user may
@@ -628,7 +630,7 @@ typedef struct rt_system_counters {
     double memory_active_mib, memory_inactive_mib; /* Active, Inactive */
     const rt_disk_counters *const *disks; /* whole physical disks */
     size_t disk_count;
-    const rt_mount_space *const *mounts;  /* filesystems mounted on them */
+    const rt_mount_space *const *mounts;  /* filesystems mounted on them; ZFS pools (0.17) */
     size_t mount_count;
     uint64_t net_rx_bytes, net_tx_bytes; /* since boot, summed over the interfaces but the
                                           * loopback */

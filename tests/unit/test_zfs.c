@@ -268,6 +268,31 @@ static void no_module(void **state)
     rt_sampler_free(s);
 }
 
+/* The counters API (the Python package's get_system_stats) keys a pool "zfs:<pool>" among
+ * the filesystems, as the Python tracker 0.5 keys it in its disk_spaces. */
+static void counters_pools(void **state)
+{
+    (void)state;
+    use_zpool("two");
+    unit_copy_fixture("zfs-pools/proc", proc);
+    rt_counters_options o = RT_COUNTERS_OPTIONS_INIT;
+    o.proc_root = proc;
+    o.sys_root = "/nonexistent-sys";
+    o.gpu_off = 1;
+    rt_counters *c = NULL;
+    assert_int_equal(rt_counters_new(&o, &c), RT_OK);
+    const rt_system_counters *sc;
+    assert_int_equal(rt_counters_system(c, &sc), RT_OK);
+    assert_int_equal(sc->mount_count, 2);
+    assert_string_equal(sc->mounts[0]->mount_point, "zfs:rpool");
+    assert_string_equal(sc->mounts[1]->mount_point, "zfs:tank");
+    const rt_mount_space *t = sc->mounts[1];
+    assert_true(t->total_bytes == 7971459301376ull && t->used_bytes == 2391437790412ull &&
+                t->free_bytes == 5580021510964ull);
+    assert_int_equal(sc->disk_count, 3); /* the physical disks: no pool among them */
+    rt_counters_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -280,6 +305,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(garbage_zpool, setup, teardown),
         cmocka_unit_test_setup_teardown(missing_zpool, setup, teardown),
         cmocka_unit_test_setup_teardown(no_module, setup, teardown),
+        cmocka_unit_test_setup_teardown(counters_pools, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -122,8 +122,8 @@ static void read_disks(rt_counters *c, rt_system_counters *o)
         return;
     if (rt_grow(&c->disk_out, &c->disk_cap, p->ndisks, sizeof *c->disk_out) < 0 ||
         rt_grow(&c->disk_ptrs, &c->disk_ptrs_cap, p->ndisks, sizeof *c->disk_ptrs) < 0 ||
-        rt_grow(&c->mount_out, &c->mount_cap, p->nfs, sizeof *c->mount_out) < 0 ||
-        rt_grow(&c->mount_ptrs, &c->mount_ptrs_cap, p->nfs, sizeof *c->mount_ptrs) < 0)
+        rt_grow(&c->mount_out, &c->mount_cap, p->nfs + p->npools, sizeof *c->mount_out) < 0 ||
+        rt_grow(&c->mount_ptrs, &c->mount_ptrs_cap, p->nfs + p->npools, sizeof *c->mount_ptrs) < 0)
         return; /* no memory: no disks this time */
     size_t k = 0;
     for (size_t i = 0; i < p->ndisks; i++) {
@@ -149,8 +149,16 @@ static void read_disks(rt_counters *c, rt_system_counters *o)
                                                                            : 0;
         c->mount_ptrs[i] = m;
     }
+    /* the ZFS pools (0.17), each once, named as the Python tracker keys them: "zfs:<pool>" */
+    for (size_t i = 0; i < p->npools; i++) {
+        const rt_pool_state *z = &p->pools[i];
+        rt_mount_space *m = &c->mount_out[p->nfs + i];
+        *m = (rt_mount_space){.mount_point = z->device, .total_bytes = z->size, .used_bytes = z->allocated,
+                              .free_bytes = z->free};
+        c->mount_ptrs[p->nfs + i] = m;
+    }
     o->mounts = c->mount_ptrs;
-    o->mount_count = p->nfs;
+    o->mount_count = p->nfs + p->npools;
 }
 
 static void read_net(rt_counters *c, rt_system_counters *o)
