@@ -107,3 +107,27 @@ def test_zpool_that_does_not_answer(tmp_path, kind, why):
         with open(tmp_path / "zpool.pid") as f:
             pid = int(f.read())
         assert not os.path.exists(f"/proc/{pid}")  # killed and reaped, not left running or a zombie
+
+
+def test_summary_counts_pools(tmp_path):
+    """The summary read back from the JSON lines counts each pool's space once, a pool with no
+    dataset mounted (mount_point "") too: two such pools are two, not one mount point."""
+    out, err = run_tool(tmp_path, "two", "json", 3)
+    want_total, want_used = RPOOL[0] + TANK[0], RPOOL[1] + TANK[1]
+    for name, text in (("mounted", out), ("unmounted", out.replace('"/home"', '""').replace('"/tank"', '""'))):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text(text)
+        p = subprocess.run([TRACKER, "summary", "--json", str(path)], capture_output=True, text=True,
+                           env=tracker_env(), timeout=60)
+        assert p.returncode == 0, p.stderr
+        s = json.loads(p.stdout)
+        found = {}
+
+        def walk(o):
+            if isinstance(o, dict):
+                for k, v in o.items():
+                    if k in ("disk_space_total_bytes", "disk_space_used_peak_bytes"):
+                        found[k] = v
+                    walk(v)
+        walk(s)
+        assert found == {"disk_space_total_bytes": want_total, "disk_space_used_peak_bytes": want_used}, name
