@@ -28,7 +28,7 @@ def run_tool(tmp_path, zpool, fmt, lines):
     if zpool:
         shutil.copy(os.path.join(CASE, "bin", "zpool-" + zpool), bin_dir / "zpool")
     env = tracker_env(TRACKER_PROC_ROOT=os.path.join(CASE, "proc"), TRACKER_SYS_ROOT=str(tmp_path / "no-sys"),
-                      PATH=f"{bin_dir}:/usr/bin:/bin", ZPOOL_PIDFILE=str(tmp_path / "zpool.pid"))
+                      PATH=f"{bin_dir}:/usr/bin:/bin", SOME_TOKEN="not for zpool")
     p = subprocess.Popen([TRACKER, "-i", "0.2", "-f", fmt, "-o", "-"], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, env=env)
     try:
@@ -104,7 +104,7 @@ def test_zpool_that_does_not_answer(tmp_path, kind, why):
     for row in rows:
         assert row["system_disk_space_total_gb"] == ""  # no filesystem left to count
     if kind == "hang":
-        with open(tmp_path / "zpool.pid") as f:
+        with open(tmp_path / "bin" / "zpool.pid") as f:
             pid = int(f.read())
         assert not os.path.exists(f"/proc/{pid}")  # killed and reaped, not left running or a zombie
 

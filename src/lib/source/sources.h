@@ -152,8 +152,8 @@ bool rt_zfs_loaded(const rt_roots *r);
  * pool of size 0 or with a "-" figure (one that cannot say) is left out without counting. Returns the pools parsed, which may exceed cap (only cap were stored). Pure. */
 size_t rt_zpool_list_parse(const char *buf, size_t len, rt_zpool *out, size_t cap, size_t *bad);
 
-/* Runs `zpool list -Hp -o name,size,allocated,free` (zpool found on the PATH; never a shell)
- * with rt_place_run: stdout into out[cap], killed and reaped past timeout_secs. Returns 0 when
+/* Runs `zpool list -Hp -o name,size,allocated,free` (zpool found on the PATH; never a shell;
+ * its environment PATH and LC_ALL=C only) with rt_place_run: stdout into out[cap], killed and reaped past timeout_secs. Returns 0 when
  * it exited 0, 1 when zpool is not on the PATH, -1 with why set otherwise. */
 int rt_zpool_list_run(double timeout_secs, char *out, size_t cap, char *why, size_t whylen);
 

@@ -1,10 +1,12 @@
 /* zfs.c - ZFS pools' space, as the Rust tool 0.1.14 and the Python tracker 0.5 take it: only
  * where the kernel module is loaded (<proc root>/spl/kstat/zfs, a directory per imported pool),
  * `zpool list -Hp -o name,size,allocated,free` run through the bounded runner of place_query.c
- * (posix_spawn, never a shell; a pipe; killed and reaped past its deadline), its tab-separated
+ * (posix_spawn, never a shell; a pipe; killed and reaped past its deadline; only PATH and
+ * LC_ALL=C in its environment), its tab-separated
  * answer parsed (a pure function), and each pool's shallowest zfs mount found in mountinfo. */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -81,7 +83,13 @@ size_t rt_zpool_list_parse(const char *buf, size_t len, rt_zpool *out, size_t ca
 int rt_zpool_list_run(double timeout_secs, char *out, size_t cap, char *why, size_t whylen)
 {
     static const char *const argv[] = {"zpool", "list", "-Hp", "-o", "name,size,allocated,free", NULL};
-    return rt_place_run(argv, NULL, timeout_secs, out, cap, why, whylen);
+    /* its environment: the PATH and the C locale only (no token of ours reaches it) */
+    const char *path = getenv("PATH");
+    char pathvar[4096];
+    if (!rt_pathf(pathvar, sizeof pathvar, "PATH=%s", path ? path : "/usr/local/sbin:/usr/sbin:/sbin:/usr/bin:/bin"))
+        return 1; /* a PATH too long to pass on: as if zpool were not on it */
+    const char *const envp[] = {pathvar, "LC_ALL=C", NULL};
+    return rt_place_run(argv, envp, timeout_secs, out, cap, why, whylen);
 }
 
 typedef struct pool_mount {
