@@ -78,6 +78,9 @@ typedef struct cli_layer {
     char *grid_zone; /* a zone of the table, as given */
     double grid_intensity;
     bool grid_intensity_set;
+    /* the config file's unknown keys and tables, one "FILE:LINE:COL: ..." line each (config.c);
+     * a config written for a newer version still loads, and the tool says what it left out */
+    char *warnings;
 } cli_layer;
 
 /* KEY=VALUE members of an OTEL_* list (export.c): the pairs point into store. */
@@ -216,6 +219,9 @@ void cli_layer_free(cli_layer *l);
 int cli_check_interval(double v);
 int cli_parse_pid(const char *s, long *out);
 int cli_parse_format(const char *s, rt_format *out);
+/* A boolean in an environment variable: true or false (the Rust tool's words, any case), 1 or 0,
+ * yes or no, on or off into *out; anything else returns -1. */
+int cli_parse_bool_word(const char *s, bool *out);
 /* "auto" sets *off to false, "off" to true; anything else returns -1. */
 int cli_parse_cgroup(const char *s, bool *off);
 /* "auto", "human" or "samples" into *out; anything else returns -1. */

@@ -1,7 +1,9 @@
 /* config.c - the TOML config file: each key of [job], [tracker], [history] and [export] is a
  * setting of the settings table (settings.h), read by its type. Every problem is reported as
- * FILE:LINE:COL with the known keys listed; nothing unknown is silently ignored. And the run
- * history a subcommand reads (its flag, TRACKER_HISTORY, or the config file's). */
+ * FILE:LINE:COL: a malformed file or a known key with a bad value is an error; an unknown key
+ * or table is a warning with the known ones listed (the Rust tool ignores them, so a config
+ * written for a newer version still loads), never silently ignored. And the run history a
+ * subcommand reads (its flag, TRACKER_HISTORY, or the config file's). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -186,8 +188,23 @@ static int read_key(cli_layer *out, const char *name, const cli_setting *s, cons
     return 0;
 }
 
-/* The table [section] into out, each key through the settings table. Returns 0, or -1 with the
- * problem and its place in err. */
+/* Adds one warning line, "NAME:LINE:COL: what", to out->warnings. Returns 0, or -1 (out of memory). */
+static int warn_line(cli_layer *out, const char *name, const toml_kv *kv, const char *what)
+{
+    size_t had = out->warnings ? strlen(out->warnings) : 0;
+    char head[64];
+    int hn = snprintf(head, sizeof head, ":%d:%d: ", kv->line, kv->col);
+    size_t need = had + strlen(name) + (size_t)hn + strlen(what) + 2;
+    char *w = realloc(out->warnings, need);
+    if (!w)
+        return -1;
+    snprintf(w + had, need - had, "%s%s%s\n", name, head, what);
+    out->warnings = w;
+    return 0;
+}
+
+/* The table [section] into out, each key through the settings table; an unknown key is a
+ * warning. Returns 0, or -1 with the problem and its place in err. */
 static int parse_section(cli_layer *out, const char *name, const char *section, const toml_value *t, char *err,
                          size_t errlen)
 {
@@ -195,9 +212,12 @@ static int parse_section(cli_layer *out, const char *name, const char *section, 
         const toml_kv *kv = &t->u.tab.kv[i];
         const cli_setting *s = kv->key_len == strlen(kv->key) ? cli_setting_by_key(section, kv->key) : NULL;
         if (!s) {
-            char known[512];
+            char known[512], what[1024];
             cli_settings_keys(section, known, sizeof known);
-            CONF_ERR(kv, "unknown key '%s' in [%s] (known keys: %s)", kv->key, section, known);
+            snprintf(what, sizeof what, "unknown key '%s' in [%s] left out (known keys: %s)", kv->key, section, known);
+            if (warn_line(out, name, kv, what) < 0)
+                CONF_ERR(kv, "out of memory");
+            continue;
         }
         if (read_key(out, name, s, kv, err, errlen) < 0)
             return -1;
@@ -233,11 +253,14 @@ int cli_parse_config(cli_layer *out, const char *name, const char *buf, size_t l
         } else if (known) {
             rc = parse_section(out, name, kv->key, kv->val, err, errlen);
         } else {
-            char tables[128];
+            char tables[128], what[512];
             cli_settings_sections(tables, sizeof tables);
-            snprintf(err, errlen, "%s:%d:%d: unknown %s '%s' (known tables: %s)", name, kv->line, kv->col,
+            snprintf(what, sizeof what, "unknown %s '%s' left out (known tables: %s)",
                      kv->val->type == TOML_TABLE ? "table" : "key", kv->key, tables);
-            rc = -1;
+            if (warn_line(out, name, kv, what) < 0) {
+                snprintf(err, errlen, "%s: out of memory", name);
+                rc = -1;
+            }
         }
     }
     toml_free(root);
@@ -283,6 +306,14 @@ int cli_load_config(cli_options *o, char *err, size_t errlen)
     close(fd);
     int rc = cli_parse_config(&o->file, path, buf, len, err, errlen);
     free(buf);
+    if (rc == 0 && o->file.warnings) { /* each line once, even when a subcommand reads the file again */
+        for (char *line = o->file.warnings, *nl; *line; line = nl + 1) {
+            nl = strchr(line, '\n');
+            cli_say("warning: %.*s", (int)(nl - line), line);
+        }
+        free(o->file.warnings);
+        o->file.warnings = NULL;
+    }
     return rc;
 }
 

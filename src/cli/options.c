@@ -347,6 +347,7 @@ void cli_layer_free(cli_layer *l)
     for (size_t i = 0; i < l->ntags; i++)
         free(l->tags[i]);
     free(l->tags);
+    free(l->warnings);
     memset(l, 0, sizeof *l);
 }
 

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* The range of every interval the tool takes (samples, OTLP pushes, uploads), in seconds. */
 #define INTERVAL_MIN 0.01
@@ -43,13 +44,15 @@ const cli_setting cli_settings[] = {
      "TOML config (default resource-tracker.toml; a missing default is ignored)"},
     {"format", 'f', "FMT", NULL, "tracker", "format", CLI_T_FORMAT, 0, 0, RT_FORMAT_JSON, L(format), L(format_set),
      M(format), "a format (json or csv)", "\"json\" or \"csv\"", false, "json (one object per line, default) or csv"},
-    {"output", 'o', "FILE", NULL, "tracker", "output", CLI_T_FILE, 0, 0, 0, L(output), L(output_set), M(output), NULL,
+    {"output", 'o', "FILE", "TRACKER_OUTPUT", "tracker", "output", CLI_T_FILE, 0, 0, 0, L(output), L(output_set), M(output), NULL,
      "a file name (or \"-\" for stdout)", false,
      "write the samples to FILE (- is stdout); without it, samples go to\n"
-     "stderr in the samples view and are not kept in the human view"},
-    {"quiet", 'q', NULL, NULL, "tracker", "quiet", CLI_T_BOOL, 0, 0, 0, L(quiet), L(quiet_set), M(quiet), NULL, NULL,
+     "stderr in the samples view and are not kept in the human view (or\n"
+     "TRACKER_OUTPUT)"},
+    {"quiet", 'q', NULL, "TRACKER_QUIET", "tracker", "quiet", CLI_T_BOOL, 0, 0, 0, L(quiet), L(quiet_set), M(quiet), NULL, NULL,
      false, "nothing on the terminal (no samples, start or status line; the\n"
-     "summary only with --summary); -o FILE is still written"},
+     "summary only with --summary); -o FILE is still written (or\n"
+     "TRACKER_QUIET=true)"},
     {"view", 0, "VIEW", "TRACKER_VIEW", "tracker", "view", CLI_T_VIEW, 0, 0, CLI_VIEW_AUTO, L(view), L(view_set),
      M(view), "a view (auto, human or samples)", "\"auto\", \"human\" or \"samples\"", false,
      "auto (default): human when stderr is a terminal and none of -o,\n"
@@ -57,7 +60,7 @@ const cli_setting cli_settings[] = {
      "line on a terminal and the summary's answer at the end (all of it\n"
      "with --summary), no sample lines on stderr; samples: JSON lines (or\n"
      "CSV) on stderr or -o"},
-    {"job-name", 0, "NAME", "TRACKER_JOB_NAME", "job", "name", CLI_T_META, 0, 0, 0, L(meta[META_JOB_NAME]), NO,
+    {"job-name", 'n', "NAME", "TRACKER_JOB_NAME", "job", "name", CLI_T_META, 0, 0, 0, L(meta[META_JOB_NAME]), NO,
      M(meta[META_JOB_NAME]), NULL, NULL, true,
      "job metadata; also --project-name, --stage-name, --task-name, --team,\n"
      "--env, --language, --orchestrator, --executor, --external-run-id,\n"
@@ -183,6 +186,18 @@ int cli_parse_format(const char *s, rt_format *out)
     else
         return -1;
     return 0;
+}
+
+int cli_parse_bool_word(const char *s, bool *out)
+{
+    static const char *const yes[] = {"true", "1", "yes", "on"}, *const no[] = {"false", "0", "no", "off"};
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
+        if (strcasecmp(s, yes[i]) == 0 || strcasecmp(s, no[i]) == 0) {
+            *out = strcasecmp(s, yes[i]) == 0;
+            return 0;
+        }
+    }
+    return -1;
 }
 
 int cli_parse_cgroup(const char *s, bool *off)
@@ -397,7 +412,14 @@ int cli_setting_read(const cli_setting *s, cli_layer *l, const char *text, bool 
         break;
     case CLI_T_BOOL:
     case CLI_T_OFF:
-        *(bool *)slot = true;
+        /* a flag on the command line; in the environment (TRACKER_QUIET) a word, as the Rust
+         * tool takes it (true or false), or 1/0, yes/no, on/off */
+        if (!env)
+            *(bool *)slot = true;
+        else if (cli_parse_bool_word(text, (bool *)slot) < 0)
+            bad = true;
+        else if (s->type == CLI_T_OFF)
+            *(bool *)slot = !*(bool *)slot;
         break;
     case CLI_T_FILE:
     case CLI_T_TEXT:

@@ -1,5 +1,6 @@
 /* test_config.c - the config file's keys: every metadata key, tags in both shapes, types and
- * ranges checked, unknown keys and tables named with FILE:LINE:COL and the known keys. */
+ * ranges checked, errors named with FILE:LINE:COL; unknown keys and tables are warnings naming
+ * FILE:LINE:COL and the known keys, the rest of the file still read. */
 #include "unit.h"
 #include <unistd.h>
 
@@ -62,10 +63,6 @@ static void expect_error(const char *doc, const char *want)
 static void errors(void **state)
 {
     (void)state;
-    expect_error("[tracker]\nintervall = 1\n", "conf.toml:2:1: unknown key 'intervall' in [tracker] (known keys: interval_secs, format, output, quiet, view, summary, report, benchmark, cgroup, wait_all, expected_cores, gpus, price_lookup, energy, step_summary, place, cpu_tdp, grid_zone, grid_intensity)");
-    expect_error("[job]\nnmae = 'x'\n", "conf.toml:2:1: unknown key 'nmae' in [job] (known keys: name, pid, project_name");
-    expect_error("[jobs]\n", "conf.toml:1:1: unknown table 'jobs' (known tables: [job], [tracker], [history], [export])");
-    expect_error("interval_secs = 1\n", "unknown key 'interval_secs'");
     expect_error("[tracker]\ninterval_secs = 0\n", "conf.toml:2:1: [tracker] interval_secs must be a number of seconds from 0.01 to 86400");
     expect_error("[tracker]\ninterval_secs = '1'\n", "interval_secs must be a number");
     expect_error("[tracker]\nformat = 'xml'\n", "format must be \"json\" or \"csv\"");
@@ -83,11 +80,53 @@ static void errors(void **state)
     expect_error("[tracker]\ncgroup = false\n", "conf.toml:2:1: [tracker] cgroup must be");
     expect_error("[tracker]\nwait_all = 'yes'\n", "conf.toml:2:1: [tracker] wait_all must be true or false");
     /* a key with a NUL inside is not the key before it, in every table */
-    expect_error("[tracker]\n\"quiet\\u0000x\" = true\n", "conf.toml:2:1: unknown key 'quiet' in [tracker]");
-    expect_error("[job]\n\"pid\\u0000\" = 1\n", "conf.toml:2:1: unknown key 'pid' in [job]");
 }
 
-/* [export]: the four keys read; wrong types and unknown keys named with their place. */
+/* Expects doc to load, with a warning holding want, and the known keys around it read. */
+static void expect_warning(const char *doc, const char *want)
+{
+    cli_layer l;
+    char err[512] = "";
+    if (parse(doc, &l, err, sizeof err) != 0)
+        fail_msg("refused: %s (%s)", doc, err);
+    if (!l.warnings || !strstr(l.warnings, want))
+        fail_msg("warnings '%s' lack '%s'", l.warnings ? l.warnings : "(none)", want);
+    cli_layer_free(&l);
+}
+
+/* Unknown keys and tables: one warning line each with FILE:LINE:COL and the known keys, and
+ * every known key of the file still read (a config written for a newer version loads). */
+static void unknown_keys_warn(void **state)
+{
+    (void)state;
+    expect_warning("[tracker]\nintervall = 1\n", "conf.toml:2:1: unknown key 'intervall' in [tracker] left out (known keys: interval_secs, format, output, quiet, view, summary, report, benchmark, cgroup, wait_all, expected_cores, gpus, price_lookup, energy, step_summary, place, cpu_tdp, grid_zone, grid_intensity)");
+    expect_warning("[job]\nnmae = 'x'\n", "conf.toml:2:1: unknown key 'nmae' in [job] left out (known keys: name, pid, project_name");
+    expect_warning("[jobs]\n", "conf.toml:1:1: unknown table 'jobs' left out (known tables: [job], [tracker], [history], [export])");
+    expect_warning("interval_secs = 1\n", "conf.toml:1:1: unknown key 'interval_secs' left out");
+    /* a key with a NUL inside is not the key before it, in every table */
+    expect_warning("[tracker]\n\"quiet\\u0000x\" = true\n", "conf.toml:2:1: unknown key 'quiet' in [tracker]");
+    expect_warning("[job]\n\"pid\\u0000\" = 1\n", "conf.toml:2:1: unknown key 'pid' in [job]");
+    expect_warning("[export]\nprom = 'x'\n", "conf.toml:2:1: unknown key 'prom' in [export] left out (known keys: prometheus, prometheus_textfile");
+    /* the rest is read: known keys before and after, two warnings in order */
+    cli_layer l;
+    char err[512];
+    assert_int_equal(parse("[tracker]\ninterval_secs = 2\nsentinel_batch = 5\nformat = 'csv'\n[sentinel]\nurl = 'x'\n"
+                           "[job]\nname = 'j'\n", &l, err, sizeof err), 0);
+    assert_true(l.interval_set && l.interval == 2);
+    assert_true(l.format_set && l.format == RT_FORMAT_CSV);
+    assert_string_equal(l.meta[META_JOB_NAME], "j");
+    assert_string_equal(l.warnings, "conf.toml:3:1: unknown key 'sentinel_batch' in [tracker] left out (known keys: "
+                                    "interval_secs, format, output, quiet, view, summary, report, benchmark, cgroup, "
+                                    "wait_all, expected_cores, gpus, price_lookup, energy, step_summary, place, "
+                                    "cpu_tdp, grid_zone, grid_intensity)\n"
+                                    "conf.toml:5:1: unknown table 'sentinel' left out (known tables: [job], [tracker], "
+                                    "[history], [export])\n");
+    cli_layer_free(&l);
+    /* a known key with a bad value next to an unknown one is still an error */
+    expect_error("[tracker]\nfoo = 1\ninterval_secs = 0\n", "conf.toml:3:1: [tracker] interval_secs must be");
+}
+
+/* [export]: the four keys read; wrong types named with their place. */
 static void export_keys(void **state)
 {
     (void)state;
@@ -103,7 +142,6 @@ static void export_keys(void **state)
     expect_error("[export]\nprometheus = 9101\n", "conf.toml:2:1: [export] prometheus must be a non-empty string (\"ADDR:PORT\")");
     expect_error("[export]\notlp = ''\n", "conf.toml:2:1: [export] otlp must be a non-empty string (a URL)");
     expect_error("[export]\notlp_interval = 0\n", "conf.toml:2:1: [export] otlp_interval must be a number of seconds");
-    expect_error("[export]\nprom = 'x'\n", "conf.toml:2:1: unknown key 'prom' in [export] (known keys: prometheus, prometheus_textfile");
     expect_error("export = 1\n", "'export' must be a table");
 }
 
@@ -156,7 +194,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(full_config), cmocka_unit_test(tags_as_table_and_integer_interval),
-        cmocka_unit_test(errors), cmocka_unit_test(load_files), cmocka_unit_test(cgroup_keys), cmocka_unit_test(export_keys),
+        cmocka_unit_test(errors), cmocka_unit_test(unknown_keys_warn), cmocka_unit_test(load_files), cmocka_unit_test(cgroup_keys), cmocka_unit_test(export_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -158,6 +158,42 @@ static void precedence(void **state)
     cli_options_free(&o);
 }
 
+/* The Rust tool's spellings: -n NAME, TRACKER_OUTPUT, TRACKER_QUIET (true or false as it takes
+ * them, and 1/0, yes/no, on/off in any case); anything else in TRACKER_QUIET is refused. */
+static void rust_tool_spellings(void **state)
+{
+    (void)state;
+    cli_options o;
+    char err[256];
+    assert_int_equal(parse_argv(&o, err, sizeof err, 3, "rt", "-n", "nightly"), 0);
+    assert_string_equal(o.args.meta[META_JOB_NAME], "nightly");
+    cli_options_free(&o);
+    static const char *const on[] = {"true", "TRUE", "1", "yes", "On"}, *const off[] = {"false", "False", "0", "no", "OFF"};
+    for (size_t i = 0; i < sizeof on / sizeof on[0]; i++) {
+        for (int want = 1; want >= 0; want--) {
+            assert_int_equal(parse_argv(&o, err, sizeof err, 1, "rt"), 0);
+            setenv("TRACKER_QUIET", want ? on[i] : off[i], 1);
+            setenv("TRACKER_OUTPUT", "env.jsonl", 1);
+            assert_int_equal(cli_merge(&o, err, sizeof err), 0);
+            assert_int_equal(o.quiet, want);
+            assert_string_equal(o.output, "env.jsonl");
+            cli_options_free(&o);
+        }
+    }
+    /* the command line wins over both */
+    assert_int_equal(parse_argv(&o, err, sizeof err, 3, "rt", "-o", "cli.jsonl"), 0);
+    assert_int_equal(cli_merge(&o, err, sizeof err), 0);
+    assert_string_equal(o.output, "cli.jsonl");
+    cli_options_free(&o);
+    setenv("TRACKER_QUIET", "maybe", 1);
+    assert_int_equal(parse_argv(&o, err, sizeof err, 1, "rt"), 0);
+    assert_int_equal(cli_merge(&o, err, sizeof err), -1);
+    assert_string_equal(err, "TRACKER_QUIET: not true or false: 'maybe'");
+    cli_options_free(&o);
+    unsetenv("TRACKER_QUIET");
+    unsetenv("TRACKER_OUTPUT");
+}
+
 /* --prometheus's ADDR:PORT: loopback unless told otherwise; IPv6 bracketed; ports 0-65535. */
 static void listen_values(void **state)
 {
@@ -320,7 +356,7 @@ int main(void)
         cmocka_unit_test(flags), cmocka_unit_test(bad_values), cmocka_unit_test(commands_and_subcommands),
         cmocka_unit_test(precedence), cmocka_unit_test(pid_with_command_rejected),
         cmocka_unit_test(cgroup_and_wait_all), cmocka_unit_test(listen_values), cmocka_unit_test(otel_lists),
-        cmocka_unit_test(otlp_settings),
+        cmocka_unit_test(otlp_settings), cmocka_unit_test(rust_tool_spellings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
