@@ -1,15 +1,17 @@
 """The Rust resource-tracker's Sentinel unit tests of src/sentinel/mod.rs and run.rs (the
-#[cfg(test)] modules at 3825a8c; s3.rs and upload.rs: test_rust_sentinel_s3.py) re-expressed as request shapes against our stream: the tool runs
-a real job with SENTINEL_API_TOKEN set and the requests it sends are checked. Each test has the
-Rust test's name; where a Rust test checks an internal helper (base64, date arithmetic, a shared
-buffer) with no request to look at, it has no counterpart here (listed at the end of this file).
+#[cfg(test)] modules at 3825a8c; s3.rs and upload.rs: test_rust_sentinel_s3.py) re-expressed as
+request shapes against our stream: the tool runs a real job with SENTINEL_API_TOKEN set and the
+requests it sends are checked. Each test has the Rust test's name; where a Rust test checks an
+internal helper (base64, date arithmetic, a shared buffer) with no request to look at, it has no
+counterpart (listed at the end of test_rust_sentinel_s3.py). Peers and helpers:
+rust_sentinel_util.py.
 
 Two peers, both on 127.0.0.1: the suite's strict Sentinel stand-in (tests/stubs/sentinel_server.py)
 with the S3 Signature V4 checker in its in-memory store mode (tests/stubs/s3_sigv4.py --store,
 no s3rver needed), which refuse any shape docs/contracts.md §5 forbids; and, where a Rust test
 scripts a reply the stand-in does not give (a realistic RunFinishResponse, an upload prefix that
 is not s3://, an expiry with +00:00) or reads the request headers of a PUT, a scripted peer of
-this file that plays both the API and S3 and records every request, as the Rust tests' mock TCP
+rust_sentinel_util.py that plays both the API and S3 and records every request, as the Rust tests' mock TCP
 servers do. Where ours is deliberately different the test asserts ours and says "Rust:" and why."""
 import calendar
 import gzip
@@ -21,7 +23,7 @@ import time
 
 import pytest
 
-from rust_sentinel_peers import (  # noqa: F401 (the fixtures are used by name)
+from rust_sentinel_util import (  # noqa: F401 (the fixtures are used by name)
     BUCKET, PREFIX, RUST_ARGV, FINISH_INLINE, FINISH_S3, ISO_Z, TOKEN, TIMEOUT_SCALE, TRACKER, creds,
     closed_port, csv_data_rows, finish_of, inline_run, peer, s3_run, spilled, started_standin, stream_env,
     track, tracker_env)

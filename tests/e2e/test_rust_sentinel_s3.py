@@ -1,7 +1,7 @@
 """The Rust resource-tracker's Sentinel unit tests of src/sentinel/s3.rs and upload.rs (the
 #[cfg(test)] modules at 3825a8c) re-expressed as request shapes against our stream: the S3 PUTs
 (their headers, signature scope, keys, region) and the batches (gzip CSV, never empty, delivered
-once through failures). Peers and helpers: rust_sentinel_peers.py; mod.rs and run.rs:
+once through failures). Peers and helpers: rust_sentinel_util.py; mod.rs and run.rs:
 test_rust_sentinel.py. Where ours is deliberately different the test asserts ours and says
 "Rust:" and why."""
 import gzip
@@ -9,9 +9,8 @@ import json
 import re
 import subprocess
 
-import pytest
 
-from rust_sentinel_peers import (  # noqa: F401 (the fixtures are used by name)
+from rust_sentinel_util import (  # noqa: F401 (the fixtures are used by name)
     AK, BUCKET, ST, TIMEOUT_SCALE, TRACKER, closed_port, creds, csv_data_rows, finish_of, peer, s3_run, spilled,
     started_standin, stream_env, track)
 
@@ -62,14 +61,9 @@ def test_parse_valid_s3_uri(tmp_path, peer):
     assert [x[0] for x in pr.puts()][:1] == ["/my-bucket/path/to/r1/000000.csv.gz"]
 
 
-@pytest.mark.parametrize("prefix", ["https://bucket/path", "invalid-not-an-s3-uri"])
-def test_parse_https_uri_is_error(tmp_path, peer, prefix):
-    """T-S3-02 (and upload.rs's T-STR-05, an upload prefix that is no URI at all): an upload prefix
-    that is not s3:// is refused: nothing is PUT anywhere, the job's status is kept, the tool does
-    not crash. Rust: the batches are skipped and the run finished inline. Ours takes such a reply
-    as a failed registration (one warning naming the reason) and keeps every row in the spill
-    directory for `resource-tracker upload`, as when the API is down: nothing is lost and no run
-    is finished under an address the tool cannot use."""
+def refused_prefix(tmp_path, peer, prefix):
+    """A run whose registration reply has this upload prefix: nothing PUT, no finish, the job's
+    status kept, the reason in the one warning, every row in the spill directory."""
     pr = peer(register={"run_id": "r1", "upload_uri_prefix": prefix, "upload_credentials": creds()})
     p, local = track(tmp_path, stream_env(tmp_path, pr.url, pr.url), ["sh", "-c", "sleep 0.3; exit 6"])
     assert p.returncode == 6, p.stderr
@@ -79,17 +73,39 @@ def test_parse_https_uri_is_error(tmp_path, peer, prefix):
     assert sorted(rows) == sorted(local) and local
 
 
-@pytest.mark.parametrize("prefix", ["s3://bucket-only", "s3://bucket-only/"])
-def test_parse_missing_slash_is_error(tmp_path, peer, prefix):
-    """Rust (and its test_parse_empty_key_is_error): s3://BUCKET and s3://BUCKET/ are errors, the
-    batches skipped. Ours: an upload prefix of a bucket alone is a valid one (docs/contracts.md §5:
-    the objects are then RUN_ID/SEQ.csv.gz at the bucket's root), so they are uploaded there and
-    the finish names them."""
+def test_parse_https_uri_is_error(tmp_path, peer):
+    """T-S3-02: an upload prefix that is not s3:// is refused: nothing is PUT anywhere, the job's
+    status is kept, the tool does not crash. Rust: the batches are skipped and the run finished
+    inline. Ours takes such a reply as a failed registration (one warning naming the reason) and
+    keeps every row in the spill directory for `resource-tracker upload`, as when the API is
+    down: nothing is lost and no run is finished under an address the tool cannot use."""
+    refused_prefix(tmp_path, peer, "https://bucket/path")
+
+
+def test_upload_thread_processes_batch_with_invalid_uri(tmp_path, peer):
+    """T-STR-05: an upload prefix that is no URI at all: as test_parse_https_uri_is_error (Rust:
+    the batch is serialized, compressed, skipped, and the thread ends cleanly)."""
+    refused_prefix(tmp_path, peer, "invalid-not-an-s3-uri")
+
+
+def bucket_only(tmp_path, peer, prefix):
     pr = peer(register={"run_id": "r1", "upload_uri_prefix": prefix, "upload_credentials": creds()})
     p, _ = track(tmp_path, stream_env(tmp_path, pr.url, pr.url), ["sleep", "0.3"])
     assert p.returncode == 0, p.stderr
     assert [x[0] for x in pr.puts()] == ["/bucket-only/r1/000000.csv.gz"]
     assert json.loads(pr.api("/finish")[0][2])["data_uris"] == ["s3://bucket-only/r1/000000.csv.gz"]
+
+
+def test_parse_empty_key_is_error(tmp_path, peer):
+    """T-S3-03. Rust: s3://BUCKET/ is an error, the batches skipped. Ours: an upload prefix of a
+    bucket alone is a valid one (docs/contracts.md §5: the objects are then RUN_ID/SEQ.csv.gz at
+    the bucket's root), so they are uploaded there and the finish names them."""
+    bucket_only(tmp_path, peer, "s3://bucket-only/")
+
+
+def test_parse_missing_slash_is_error(tmp_path, peer):
+    """Rust: s3://BUCKET is an error. Ours: as test_parse_empty_key_is_error."""
+    bucket_only(tmp_path, peer, "s3://bucket-only")
 
 
 def test_detect_region_from_mock_server(tmp_path, peer):
@@ -215,6 +231,20 @@ def test_upload_thread_resets_consecutive_failures(tmp_path):
         api.stop()
 
 
+def test_upload_thread_refreshes_expiring_credentials(tmp_path):
+    """T-UPL-INT-02 uses the real API; here the stand-in: credentials that expire within 300 s are
+    refreshed before an upload, and the uploads and the finish go on (s3 route)."""
+    api = started_standin(tmp_path, "--cred-ttl", "100")
+    try:
+        p, local = track(tmp_path, stream_env(tmp_path, api.url, api.s3.url), ["sleep", "0.8"])
+        assert p.returncode == 0 and p.stderr == "", p.stderr
+        assert api.run()[1]["refreshes"] >= 1
+        assert finish_of(api)[1]["json"]["data_source"] == "s3"
+        assert [r for t in objects_text(api) for r in csv_data_rows(t)] == local
+    finally:
+        api.stop()
+
+
 def test_upload_roundtrip_real_api(s3_run):
     """T-UPL-INT-01 uses the real API and bucket; here the stand-in and the S3 checker: the batch
     reaches S3 and the run is finished by the s3 route naming it."""
@@ -230,5 +260,6 @@ def test_upload_roundtrip_real_api(s3_run):
 # test_now_iso8601_parses, test_base64_encode_rfc4648_vectors, test_base64_encode_csv_roundtrip,
 # test_slice_is_empty_helper; s3.rs's test_format_amz_date_known_timestamp,
 # test_epoch_to_utc_unix_epoch, test_epoch_to_utc_known_date; upload.rs's
-# test_batch_uploader_new_shares_buffer. Their observable effects are checked above (finished_at
+# test_batch_uploader_new_shares_buffer and test_samples_to_csv_empty_slice (no batch without
+# rows is ever made: test_upload_thread_skips_empty_batch_then_processes). Their observable effects are checked above (finished_at
 # and X-Amz-Date formats, expiry parsing, no base64 anywhere).
