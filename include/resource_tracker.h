@@ -814,7 +814,10 @@ RT_API const char *rt_job_field(const rt_job *job, size_t i);
 /* ------------------------------------------------------------------------------------------
  * Output: JSON lines (one object per sample) or CSV (header once, one row per sample). */
 
-typedef enum rt_format { RT_FORMAT_JSON = 0, RT_FORMAT_CSV = 1 } rt_format;
+/* RT_FORMAT_JSON_RS (0.17): the JSON line of the Rust resource-tracker 0.1.14 (its sample's
+ * names, nesting, key order, types and units; docs/output.md "The Rust tool's JSON lines").
+ * Values are only ever added at the end. */
+typedef enum rt_format { RT_FORMAT_JSON = 0, RT_FORMAT_CSV = 1, RT_FORMAT_JSON_RS = 2 } rt_format;
 
 typedef struct rt_writer rt_writer;
 
@@ -838,7 +841,10 @@ RT_API void rt_writer_free(rt_writer *w);
 
 /* Formats one sample into buf (NUL-terminated, with the trailing newline). Returns the length
  * it needs, excluding the NUL, like snprintf: a result >= cap means buf was too small. With
- * RT_FORMAT_CSV this is one row without the header. job may be NULL. */
+ * RT_FORMAT_CSV this is one row without the header. job may be NULL. It keeps no state: with
+ * RT_FORMAT_JSON_RS, actual_interval_ms comes from the sample's interval (a writer leaves it out
+ * of its first sample, as the Rust tool does) and the per-interval cgroup figures, which need
+ * the previous sample, are null (a writer has them from its second sample on). */
 RT_API size_t rt_format_sample(rt_format format, const rt_sample *sample, const rt_job *job, char *buf, size_t cap);
 
 /* Returns the CSV header line of docs/contracts.md §3, with its newline (static storage). */

@@ -42,8 +42,9 @@ const cli_setting cli_settings[] = {
      L(interval_set), M(interval), NULL, NULL, false, "seconds between samples, {min} to {max} (default {def})"},
     {"config", 'c', "FILE", NULL, NULL, NULL, CLI_T_CONFIG, 0, 0, 0, NO, NO, NO, NULL, NULL, false,
      "TOML config (default resource-tracker.toml; a missing default is ignored)"},
-    {"format", 'f', "FMT", NULL, "tracker", "format", CLI_T_FORMAT, 0, 0, RT_FORMAT_JSON, L(format), L(format_set),
-     M(format), "a format (json or csv)", "\"json\" or \"csv\"", false, "json (one object per line, default) or csv"},
+    {"format", 'f', "FMT", "TRACKER_FORMAT", "tracker", "format", CLI_T_FORMAT, 0, 0, RT_FORMAT_JSON, L(format),
+     L(format_set), M(format), "a format (json, csv or json-rs)", "\"json\", \"csv\" or \"json-rs\"", false,
+     "json (one object per line, default), csv, or json-rs (the Rust\nresource-tracker 0.1.14's JSON lines)"},
     {"output", 'o', "FILE", "TRACKER_OUTPUT", "tracker", "output", CLI_T_FILE, 0, 0, 0, L(output), L(output_set), M(output), NULL,
      "a file name (or \"-\" for stdout)", false,
      "write the samples to FILE (- is stdout); without it, samples go to\n"
@@ -183,6 +184,8 @@ int cli_parse_format(const char *s, rt_format *out)
         *out = RT_FORMAT_JSON;
     else if (strcmp(s, "csv") == 0)
         *out = RT_FORMAT_CSV;
+    else if (strcmp(s, "json-rs") == 0)
+        *out = RT_FORMAT_JSON_RS;
     else
         return -1;
     return 0;

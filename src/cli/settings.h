@@ -18,7 +18,7 @@ typedef enum cli_type {
     CLI_T_PID,     /* a process id: long, 1..INT_MAX */
     CLI_T_SECS,    /* seconds: double in [min, max] */
     CLI_T_CORES,   /* a number of cores: double in (min, max] */
-    CLI_T_FORMAT,  /* json or csv: rt_format */
+    CLI_T_FORMAT,  /* json, csv or json-rs: rt_format */
     CLI_T_CGROUP,  /* auto or off: bool (true: off); --cgroup, --energy */
     CLI_T_VIEW,    /* auto, human or samples: cli_view */
     CLI_T_SWITCH,  /* auto or off as CLI_T_CGROUP; in TOML also true (auto) or false (off):

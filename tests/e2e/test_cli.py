@@ -188,9 +188,11 @@ def test_json_lines_to_stdout_and_sigint_final_sample(tracker_factory):
     assert rc == 0, err
     samples = t.samples()
     assert len(samples) >= 3  # the final sample for the partial interval
+    version = run(["--version"]).stdout.split()[-1]  # the first key of every line (0.17)
     for s in samples:
-        assert set(s) == {"timestamp_secs", "interval_secs", "job_name", "cpu", "memory", "network", "disk", "gpu",
-                          "process", "pressure", "cgroup", "energy"}
+        assert set(s) == {"resource-tracker-version", "timestamp_secs", "interval_secs", "job_name", "cpu", "memory",
+                          "network", "disk", "gpu", "process", "pressure", "cgroup", "energy"}
+        assert next(iter(s)) == "resource-tracker-version" and s["resource-tracker-version"] == version
         # the whole machine: the group the tracker runs in (none in the root group everywhere)
         assert s["cgroup"] is None or (s["cgroup"]["own"] is False and s["cgroup"]["exclusive"] is False)
         if os.path.exists("/proc/pressure/cpu"):  # the machine's pressure stall information

@@ -1,6 +1,7 @@
 """Every view of a sample held byte for byte to its golden file (tests/golden/): the JSON line,
 the CSV row, the Prometheus text and OpenMetrics bodies, the OTLP/JSON body, the embedded
-tracker's store row and the analysis record, of each captured fixture (replayed through
+tracker's store row and the analysis record (and, from 0.17, the Rust tool's JSON line of
+`--format json-rs`), of each captured fixture (replayed through
 build/fixture-sample) and of the synthetic samples (build/golden-synthetic: a full sample with
 pressure, groups, parts and GPU details, and three with parts missing). The views are written
 from the sample's structs by separate code today; these files are what a change to that code
@@ -48,7 +49,7 @@ def test_synthetic_views():
 
 def test_every_view_in_every_file():
     """A golden file holds each view of each of its samples, so none can drop out unseen."""
-    views = ["json", "csv", "prometheus", "openmetrics", "otlp", "store", "record", "end"]
+    views = ["json", "json-rs", "csv", "prometheus", "openmetrics", "otlp", "store", "record", "end"]
     for name in CASES + ["synthetic"]:
         with open(os.path.join(GOLDEN, name + ".txt")) as f:
             heads = [l[3:].strip() for l in f if l.startswith("== ")]

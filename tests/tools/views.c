@@ -1,6 +1,6 @@
 /* views.c - test helper: every view the library makes of one sample, printed one after the
  * other so that a test can hold them byte for byte to a committed golden file (tests/golden/):
- * the JSON line and the CSV row (rt_format_sample), the Prometheus text and OpenMetrics bodies
+ * the JSON line, the Rust tool's JSON line (0.17) and the CSV row (rt_format_sample), the Prometheus text and OpenMetrics bodies
  * (rt_format_prometheus), the OTLP/JSON body of the sample as the one row of a push, the
  * embedded tracker's store row (rt_row_from_sample, by column name) and the analysis record
  * (rt_record_from_sample). Each view opens with a line "== NAME". The library's version is
@@ -181,6 +181,7 @@ static void view_record(FILE *out, const rt_sample *s)
 void print_views(FILE *out, const rt_sample *s, const rt_job *job)
 {
     view_format(out, "json", RT_FORMAT_JSON, s, job);
+    view_format(out, "json-rs", RT_FORMAT_JSON_RS, s, job);
     view_format(out, "csv", RT_FORMAT_CSV, s, job);
     view_prom(out, "prometheus", 0, s, job);
     view_prom(out, "openmetrics", 1, s, job);

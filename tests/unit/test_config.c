@@ -65,7 +65,7 @@ static void errors(void **state)
     (void)state;
     expect_error("[tracker]\ninterval_secs = 0\n", "conf.toml:2:1: [tracker] interval_secs must be a number of seconds from 0.01 to 86400");
     expect_error("[tracker]\ninterval_secs = '1'\n", "interval_secs must be a number");
-    expect_error("[tracker]\nformat = 'xml'\n", "format must be \"json\" or \"csv\"");
+    expect_error("[tracker]\nformat = 'xml'\n", "format must be \"json\", \"csv\" or \"json-rs\"");
     expect_error("[tracker]\nquiet = 'yes'\n", "quiet must be true or false");
     expect_error("[tracker]\noutput = ''\n", "output must be a file name");
     expect_error("[job]\npid = -3\n", "pid must be a positive integer");

@@ -124,7 +124,8 @@ static void json_row_and_truncation(void **state)
     char buf[2048];
     size_t n = rt_format_sample(RT_FORMAT_JSON, &s, &job, buf, sizeof buf);
     assert_true(n < sizeof buf);
-    const char *head = "{\"timestamp_secs\":1700000000.123,\"interval_secs\":1,\"job_name\":\"train \\\"v2\\\"\",";
+    const char *head = "{\"resource-tracker-version\":\"" RT_VERSION "\",\"timestamp_secs\":1700000000.123,"
+                       "\"interval_secs\":1,\"job_name\":\"train \\\"v2\\\"\",";
     assert_memory_equal(buf, head, strlen(head));
     assert_non_null(strstr(buf, "\"available_mib\":null"));
     assert_non_null(strstr(buf, "\"gpu\":[],\"process\":null,\"pressure\":null,\"cgroup\":null}\n"));

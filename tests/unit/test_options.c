@@ -52,7 +52,7 @@ static void bad_values(void **state)
     expect_usage_error("--interval: 'abc'", 3, "rt", "--interval", "abc");
     expect_usage_error("--interval: '86401'", 3, "rt", "-i", "86401");
     expect_usage_error("--interval: 'nan'", 3, "rt", "-i", "nan");
-    expect_usage_error("--format: 'xml' is not a format (json or csv)", 3, "rt", "-f", "xml");
+    expect_usage_error("--format: 'xml' is not a format (json, csv or json-rs)", 3, "rt", "-f", "xml");
     expect_usage_error("--pid: '-5' is not a process id", 3, "rt", "-p", "-5");
     expect_usage_error("--pid: '12x'", 3, "rt", "--pid", "12x");
     expect_usage_error("--tag: 'novalue' is not KEY=VALUE", 3, "rt", "--tag", "novalue");

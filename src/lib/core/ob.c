@@ -1,10 +1,12 @@
 /* ob.c - the output builder (ob.h) the views, the exporters and the snapshot share: appends
  * into a caller's fixed buffer and keeps counting past its end (so callers learn the size they
- * need, as with snprintf); numbers are formatted by hand: fixed decimals, trailing zeros trimmed (or kept). */
+ * need, as with snprintf); numbers are formatted by hand: fixed decimals, trailing zeros trimmed
+ * (or kept), or the shortest digits that read back as the same double. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../common/utf8.h"
@@ -145,4 +147,70 @@ void rt_ob_json_str(rt_ob *o, const char *s)
         }
     }
     rt_ob_put(o, "\"", 1);
+}
+
+/* The fewest significant digits (at most 17) that read back as v > 0: the digits into d (no
+ * point), their count returned, the decimal exponent of the first digit into *exp10. */
+static int shortest_digits(double v, char d[24], int *exp10)
+{
+    char e[40];
+    int p = 1;
+    for (; p < 17; p++) {
+        snprintf(e, sizeof e, "%.*e", p - 1, v);
+        if (strtod(e, NULL) == v)
+            break;
+    }
+    if (p == 17)
+        snprintf(e, sizeof e, "%.16e", v);
+    int n = 0;
+    const char *c = e;
+    for (; *c && *c != 'e'; c++)
+        if (*c >= '0' && *c <= '9' && n < 23)
+            d[n++] = *c;
+    while (n > 1 && d[n - 1] == '0')
+        n--;
+    d[n] = '\0';
+    *exp10 = *c == 'e' ? (int)strtol(c + 1, NULL, 10) : 0;
+    return n;
+}
+
+void rt_ob_shortest(rt_ob *o, double v, const char *null_text)
+{
+    if (!isfinite(v)) {
+        rt_ob_lit(o, null_text);
+        return;
+    }
+    if (signbit(v))
+        rt_ob_put(o, "-", 1);
+    v = fabs(v);
+    if (v == 0) {
+        rt_ob_lit(o, "0.0");
+        return;
+    }
+    char d[24], ex[16];
+    int x, n = shortest_digits(v, d, &x);
+    int kk = x + 1; /* 10^(kk-1) <= v < 10^kk */
+    if (kk >= n && kk <= 16) {  /* 1234e3 -> 1234000.0 */
+        rt_ob_put(o, d, (size_t)n);
+        for (int i = n; i < kk; i++)
+            rt_ob_put(o, "0", 1);
+        rt_ob_put(o, ".0", 2);
+    } else if (kk > 0 && kk <= 16) { /* 1234e-2 -> 12.34 */
+        rt_ob_put(o, d, (size_t)kk);
+        rt_ob_put(o, ".", 1);
+        rt_ob_put(o, d + kk, (size_t)(n - kk));
+    } else if (kk > -5 && kk <= 0) { /* 1234e-6 -> 0.001234 */
+        rt_ob_put(o, "0.", 2);
+        for (int i = kk; i < 0; i++)
+            rt_ob_put(o, "0", 1);
+        rt_ob_put(o, d, (size_t)n);
+    } else { /* 1e30, 1.234e33, 1e-7 */
+        rt_ob_put(o, d, 1);
+        if (n > 1) {
+            rt_ob_put(o, ".", 1);
+            rt_ob_put(o, d + 1, (size_t)(n - 1));
+        }
+        int m = snprintf(ex, sizeof ex, "e%d", kk - 1);
+        rt_ob_put(o, ex, (size_t)m);
+    }
 }

@@ -22,6 +22,10 @@ void rt_ob_i64(rt_ob *o, int64_t v);
 void rt_ob_fixed(rt_ob *o, double v, int decimals, const char *null_text);
 /* The same with every one of the `decimals` decimals written (1.500, 2.000). */
 void rt_ob_fixed_all(rt_ob *o, double v, int decimals, const char *null_text);
+/* v as serde_json writes an f64 (0.17, the Rust tool's JSON line): the fewest significant digits
+ * that read back as v, "X.0" for a whole number below 10^16, 0.000ddd down to 10^-5, else
+ * d.ddde-N / de N (1e-7, 1.5e16); null_text when not finite. */
+void rt_ob_shortest(rt_ob *o, double v, const char *null_text);
 /* s as a JSON string (escaped, invalid UTF-8 replaced by U+FFFD), or null for NULL. */
 void rt_ob_json_str(rt_ob *o, const char *s);
 

@@ -109,6 +109,49 @@ const rt_field *rt_schema_at(const rt_fstruct *st, size_t off);
  * for a string; a flag 1 or 0. */
 double rt_schema_num(rt_field_type type, const void *m);
 
+/* ---- the Rust tool's view (0.17, schema_rs.c) ---------------------------------------------
+ * The JSON line of the Rust resource-tracker 0.1.14 (`--format json-rs`, sink/json_rs.c) is an
+ * annotation of the tables above: one table per object of the Rust tool's sample, each member
+ * naming the schema figure it shows (by table and offset), how serde_json writes it and how its
+ * unit converts. serde_json (without preserve_order) writes every object's keys sorted by their
+ * bytes: each table is in that order (test_schema holds it so). A member the tables cannot say
+ * (arrays and objects, the version, the interval, the job's name) is RS_HAND: the sink writes it
+ * at its place in the table. */
+typedef enum rt_rs_type {
+    RS_HAND = 0, /* written by the sink by its name */
+    RS_INT,      /* an integer (u64, u32, i64, i32): a double figure is truncated */
+    RS_FLOAT,    /* an f64: the shortest text that reads back as the same double, as serde_json
+                  * writes it (1.0, 0.25, 1e-7); NaN is null */
+    RS_STR,      /* a String */
+} rt_rs_type;
+
+typedef enum rt_rs_conv {
+    RS_SAME = 0, /* the figure as it is */
+    RS_PER_100,  /* a percent as a fraction (a GPU's busy share: 50 % is 0.5 GPU) */
+    RS_TO_MIB,   /* bytes as MiB */
+    RS_DELTA,    /* a cumulative figure's change since the previous sample (never below 0) */
+    RS_RATE,     /* that change per second of the interval */
+} rt_rs_conv;
+
+typedef struct rt_rs_field {
+    const char *name;     /* its key in the Rust tool's object */
+    const rt_fstruct *st; /* the schema table of the figure it shows (NULL for RS_HAND) */
+    size_t off;           /* the figure's member (offsetof) in st's struct */
+    rt_rs_type type;
+    rt_rs_conv conv;
+    int option; /* 1: an Option in the Rust struct, null when ours is null (or its struct is
+                 * absent); 0: a plain value, its default (0, "") when ours is null; an f64 NaN
+                 * is null either way, as serde_json writes it */
+} rt_rs_field;
+
+typedef struct rt_rs_object {
+    const char *name; /* the Rust struct: Sample, CpuMetrics, ... */
+    const rt_rs_field *f;
+    size_t n;
+} rt_rs_object;
+
+extern const rt_rs_object rt_rs_sample, rt_rs_cpu, rt_rs_memory, rt_rs_network, rt_rs_disk, rt_rs_mount, rt_rs_gpu;
+
 /* The largest table (for arrays sized by it). */
 #define RT_SCHEMA_MAX_FIELDS 40
 

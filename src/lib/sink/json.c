@@ -324,6 +324,7 @@ static void json_request(rt_ob *o, const rt_request *r)
 void rt_json_sample(rt_ob *o, const rt_sample *s, const rt_job *job)
 {
     rt_ob_put(o, "{", 1);
+    jstr(o, "resource-tracker-version", RT_VERSION); /* first (0.17), the Rust tool's key */
     jall(o, s, &rt_schema_sample); /* the time and the interval (the summed space is not shown) */
     jstr(o, "job_name", job ? job->job_name : NULL);
     json_cpu(o, s->cpu);

@@ -1,6 +1,7 @@
 /* writer.c - a sample formatted into a caller's buffer (rt_format_sample), and the writer
  * that sends each sample to a file descriptor with one write(2) (or to the caller's
- * rt_write_fn in one call), the CSV header first. */
+ * rt_write_fn in one call), the CSV header first; for the Rust tool's JSON line it keeps what
+ * that line needs of the samples before (sink.h's rt_rs_state). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdbool.h>
@@ -19,6 +20,8 @@ size_t rt_format_sample(rt_format format, const rt_sample *sample, const rt_job 
     bool have_job = job && rt_struct_copy(&j, sizeof j, job) == 0;
     if (format == RT_FORMAT_CSV)
         rt_csv_sample(&o, sample);
+    else if (format == RT_FORMAT_JSON_RS)
+        rt_json_rs_sample(&o, sample, have_job ? &j : NULL, NULL);
     else
         rt_json_sample(&o, sample, have_job ? &j : NULL);
     if (cap)
@@ -34,11 +37,17 @@ struct rt_writer {
     rt_job job;
     bool have_job;
     bool header_done;
+    rt_rs_state rs; /* RT_FORMAT_JSON_RS */
     char *buf;
     size_t cap;
 };
 
 static rt_error writer_new(rt_format format, rt_out to, const rt_job *job, rt_writer **out);
+
+static bool format_known(rt_format format)
+{
+    return format == RT_FORMAT_JSON || format == RT_FORMAT_CSV || format == RT_FORMAT_JSON_RS;
+}
 
 rt_error rt_writer_new(rt_format format, int fd, const rt_job *job, rt_writer **out)
 {
@@ -61,11 +70,11 @@ static rt_error writer_new(rt_format format, rt_out to, const rt_job *job, rt_wr
     rt_err_clear();
     *out = NULL;
     rt_job j = RT_JOB_INIT;
-    if (!rt_out_ok(&to) || (format != RT_FORMAT_JSON && format != RT_FORMAT_CSV) ||
+    if (!rt_out_ok(&to) || !format_known(format) ||
         rt_struct_copy(&j, sizeof j, job) < 0) {
         if (!rt_out_ok(&to))
             rt_err_set("rt_writer_new: a negative fd");
-        else if (format != RT_FORMAT_JSON && format != RT_FORMAT_CSV)
+        else if (!format_known(format))
             rt_err_set("rt_writer_new: unknown format %d", (int)format);
         else
             rt_err_set("rt_writer_new: rt_job.struct_size too small");
@@ -78,6 +87,7 @@ static rt_error writer_new(rt_format format, rt_out to, const rt_job *job, rt_wr
     w->out = to;
     w->job = j;
     w->have_job = job != NULL;
+    rt_json_rs_start(&w->rs);
     w->cap = 8192;
     w->buf = malloc(w->cap);
     if (!w->buf) {
@@ -96,6 +106,8 @@ rt_error rt_writer_write(rt_writer *w, const rt_sample *sample)
             if (!w->header_done)
                 rt_ob_lit(&o, rt_csv_header());
             rt_csv_sample(&o, sample);
+        } else if (w->format == RT_FORMAT_JSON_RS) {
+            rt_json_rs_sample(&o, sample, w->have_job ? &w->job : NULL, &w->rs);
         } else {
             rt_json_sample(&o, sample, w->have_job ? &w->job : NULL);
         }
@@ -103,6 +115,8 @@ rt_error rt_writer_write(rt_writer *w, const rt_sample *sample)
             rt_error e = rt_out_write(&w->out, w->buf, o.len) == 0 ? RT_OK : RT_ERR_IO;
             if (e == RT_OK)
                 w->header_done = true;
+            if (e == RT_OK && w->format == RT_FORMAT_JSON_RS)
+                rt_json_rs_next(&w->rs, sample);
             return e;
         }
         if (o.len > WRITER_MAX)

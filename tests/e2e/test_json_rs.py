@@ -1,0 +1,144 @@
+"""The Rust tool's JSON lines (`--format json-rs`, docs/contracts.md §2 "The Rust tool's line") on a
+real job: every object's keys in serde_json's order (sorted by bytes), the types the Rust
+resource-tracker 0.1.14's structs have (integers where it has integer types), actual_interval_ms
+left out of the first line only, the tree's figures under cpu in its units, held to what the
+kernel and the job itself say (its CPU seconds from its own times(), its pid, the memory it
+touched); the same format through the config file and TRACKER_FORMAT; a bad name exits 2."""
+import json
+import os
+import sys
+
+from conftest import run, tracker_env
+
+# The Rust tool's Sample at 3825a8c (src/metrics/*.rs): each member's JSON type ("int" for its
+# u64/u32/i64/i32, "float" for f64, "str" for String), "?" for an Option (null allowed).
+CPU = {"cgroup_usage_secs": "float?", "cgroup_utilization_pct": "float?", "per_core_pct": "list",
+       "process_child_count": "int?", "process_cores_used": "float?", "process_count": "int",
+       "process_disk_read_bytes": "int?", "process_disk_write_bytes": "int?", "process_gpu_usage": "float?",
+       "process_gpu_utilized": "int?", "process_gpu_vram_mib": "float?", "process_pss_mib": "int?",
+       "process_rss_mib": "int?", "process_stime_secs": "float?", "process_utime_secs": "float?",
+       "stime_secs": "float", "utilization_pct": "float", "utime_secs": "float"}
+MEMORY = {k: "int" for k in ("active_mib", "available_mib", "buffers_mib", "cached_mib", "free_mib", "inactive_mib",
+                             "swap_total_mib", "swap_used_mib", "total_mib", "used_mib")}
+MEMORY.update(swap_used_pct="float", used_pct="float")
+NETWORK = {"driver": "str?", "interface": "str", "mac_address": "str?", "mtu": "int?", "operstate": "str?",
+           "rx_bytes_per_sec": "float", "rx_bytes_total": "int", "speed_mbps": "int?", "tx_bytes_per_sec": "float",
+           "tx_bytes_total": "int"}
+MOUNT = {"available_bytes": "int", "filesystem": "str", "mount_point": "str", "total_bytes": "int", "used_bytes": "int",
+         "used_pct": "float"}
+DISK = {"capacity_bytes": "int?", "device": "str", "device_type": "str?", "model": "str?", "mounts": "list",
+        "read_bytes_per_sec": "float", "read_bytes_total": "int", "serial": "str?", "vendor": "str?",
+        "write_bytes_per_sec": "float", "write_bytes_total": "int"}
+SAMPLE = {"actual_interval_ms": "int", "cpu": "dict", "disk": "list", "gpu": "list", "job_name": "str?",
+          "memory": "dict", "network": "list", "resource-tracker-version": "str", "timestamp_secs": "int",
+          "tracked_pid": "int?"}
+
+# A job that touches 64 MiB, burns CPU for about 0.8 s, then writes its pid and its own CPU
+# seconds (times(): user, system) to a file.
+JOB = r"""
+import os, sys, time
+buf = bytearray(64 << 20)
+for i in range(0, len(buf), 4096):
+    buf[i] = 1
+t = time.monotonic()
+n = 0
+while time.monotonic() - t < 0.8:
+    n += 1
+time.sleep(0.3)
+tm = os.times()
+with open(sys.argv[1], "w") as f:
+    f.write(f"{os.getpid()} {tm.user} {tm.system}")
+time.sleep(0.3)
+"""
+
+
+def pairs(items):
+    """object_pairs_hook: the keys in the order written, and no key twice."""
+    keys = [k for k, _ in items]
+    assert len(keys) == len(set(keys)), keys
+    return ("obj", keys, dict(items))
+
+
+def check(node, spec, where):
+    """Holds a decoded object to spec: its keys sorted by their bytes as serde_json writes a map,
+    exactly spec's, each of spec's type."""
+    tag, keys, obj = node
+    assert tag == "obj", where
+    assert keys == sorted(keys, key=lambda k: k.encode()), (where, keys)
+    want = set(spec) - ({"actual_interval_ms"} if "actual_interval_ms" not in obj else set())
+    assert set(keys) == want, (where, set(keys) ^ want)
+    for k, t in spec.items():
+        if k not in obj:
+            continue
+        v = obj[k]
+        if t.endswith("?") and v is None:
+            continue
+        base = t.rstrip("?")
+        kinds = {"int": int, "float": float, "str": str, "list": list, "dict": tuple}
+        if base == "float" and v is None:
+            continue  # serde_json writes an f64 NaN as null
+        assert isinstance(v, kinds[base]) and not isinstance(v, bool), (where, k, v)
+    return obj
+
+
+def decode(line):
+    return json.loads(line, object_pairs_hook=pairs)
+
+
+def test_real_job_in_the_rust_tools_shape(tmp_path):
+    out, facts = tmp_path / "run.jsonl", tmp_path / "facts"
+    r = run(["-i", "0.25", "-f", "json-rs", "-o", str(out), "--job-name", "rs-e2e", "--",
+             sys.executable, "-c", JOB, str(facts)], timeout=60)
+    assert r.returncode == 0, r.stderr
+    lines = out.read_text().splitlines()
+    assert len(lines) >= 4, lines
+    pid, user, system = facts.read_text().split()
+    cpu_secs = rss_max = 0
+    for i, line in enumerate(lines):
+        s = check(decode(line), SAMPLE, f"line {i}")
+        assert ("actual_interval_ms" in s) == (i > 0), (i, line[:60])
+        if i > 0:
+            assert 0 < s["actual_interval_ms"] < 10000
+        assert s["resource-tracker-version"] == run(["--version"]).stdout.split()[-1]
+        assert s["job_name"] == "rs-e2e"
+        assert s["tracked_pid"] == int(pid)
+        cpu = check(s["cpu"], CPU, "cpu")
+        assert all(isinstance(c, float) for c in cpu["per_core_pct"])
+        mem = check(s["memory"], MEMORY, "memory")
+        assert 0 < mem["used_mib"] <= mem["total_mib"] and mem["free_mib"] <= mem["total_mib"]
+        for n in s["network"]:
+            check(n, NETWORK, "network")
+        for d in s["disk"]:
+            disk = check(d, DISK, "disk")
+            for m in disk["mounts"]:
+                check(m, MOUNT, "mount")
+        cpu_secs += (cpu["process_utime_secs"] or 0) + (cpu["process_stime_secs"] or 0)
+        rss_max = max(rss_max, cpu["process_rss_mib"] or 0)
+        assert cpu["process_pss_mib"] <= cpu["process_rss_mib"] + 1
+        assert cpu["process_disk_read_bytes"] is not None and cpu["process_disk_read_bytes"] >= 0
+    # the tree's CPU seconds of the intervals add up to what the job's own times() said (it
+    # ran 0.3 s idle after reading them, so nothing of its later CPU is left out)
+    own = float(user) + float(system)
+    assert own > 0.5
+    assert abs(cpu_secs - own) <= 0.1 * own + 0.05, (cpu_secs, own)
+    assert rss_max >= 64, rss_max  # whole MiB: the 64 MiB it touched
+
+
+def test_config_and_environment(tmp_path):
+    (tmp_path / "rt.toml").write_text('[tracker]\nformat = "json-rs"\n')
+    r = run(["-c", str(tmp_path / "rt.toml"), "-i", "0.2", "-o", "-", "--", "sleep", "0.5"], timeout=30)
+    assert r.returncode == 0, r.stderr
+    first = decode(r.stdout.splitlines()[0])
+    assert first[1][0] == "cpu" and "actual_interval_ms" not in first[2]  # sorted keys, the first line
+    r = run(["-i", "0.2", "-o", "-", "--", "sleep", "0.5"], timeout=30, env=tracker_env(TRACKER_FORMAT="json-rs"))
+    assert r.returncode == 0, r.stderr
+    assert all(decode(l)[1][-2:] == ["timestamp_secs", "tracked_pid"] for l in r.stdout.splitlines())
+    # our own JSON line opens with the version, under the Rust tool's key
+    r = run(["-i", "0.2", "-o", "-", "--", "sleep", "0.3"], timeout=30)
+    assert decode(r.stdout.splitlines()[0])[1][:2] == ["resource-tracker-version", "timestamp_secs"]
+    for args, env in ((["-f", "json_rs"], {}), ([], {"TRACKER_FORMAT": "rust"})):
+        r = run(args + ["--", "true"], env=tracker_env(**env))
+        assert r.returncode == 2 and "json-rs" in r.stderr, r.stderr
+    (tmp_path / "bad.toml").write_text('[tracker]\nformat = "jsonrs"\n')
+    r = run(["-c", str(tmp_path / "bad.toml"), "--", "true"])
+    assert r.returncode == 2 and "bad.toml:2:" in r.stderr and "json-rs" in r.stderr, r.stderr

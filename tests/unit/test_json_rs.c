@@ -1,0 +1,295 @@
+/* test_json_rs.c - the Rust tool's JSON line (sink/json_rs.c, core/schema_rs.c): f64s written as
+ * serde_json writes them; the Rust view's tables in serde_json's key order, each member naming a
+ * figure of our schema of a type it can show; a synthetic sample written whole, byte for byte,
+ * as the Rust resource-tracker 0.1.14 writes its Sample (names, nesting, types, units, null vs
+ * default); and the writer's state: actual_interval_ms left out of the first sample and the
+ * cgroup's per-interval CPU from the second on. */
+#include "unit.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "core/schema.h"
+#include "sink/sink.h"
+
+static const char *sh(double v)
+{
+    static char buf[64];
+    rt_ob o = {.buf = buf, .cap = sizeof buf - 1};
+    rt_ob_shortest(&o, v, "null");
+    buf[o.len] = '\0';
+    return buf;
+}
+
+/* serde_json's f64 text (ryu): the shortest digits that read back, ".0" on whole numbers below
+ * 10^16, plain decimals down to 10^-5, an exponent beyond. */
+static void shortest_floats(void **state)
+{
+    (void)state;
+    assert_string_equal(sh(0), "0.0");
+    assert_string_equal(sh(-0.0), "-0.0");
+    assert_string_equal(sh(1), "1.0");
+    assert_string_equal(sh(100), "100.0");
+    assert_string_equal(sh(0.1), "0.1");
+    assert_string_equal(sh(0.1 + 0.2), "0.30000000000000004");
+    assert_string_equal(sh(-2.5), "-2.5");
+    assert_string_equal(sh(1.98), "1.98");
+    assert_string_equal(sh(19.91855302941119), "19.91855302941119");
+    assert_string_equal(sh(1e15), "1000000000000000.0");
+    assert_string_equal(sh(1e16), "1e16");
+    assert_string_equal(sh(1.5e16), "1.5e16");
+    assert_string_equal(sh(123456.789), "123456.789");
+    assert_string_equal(sh(0.00001), "0.00001");
+    assert_string_equal(sh(0.000123), "0.000123");
+    assert_string_equal(sh(1e-6), "1e-6");
+    assert_string_equal(sh(1.5e-7), "1.5e-7");
+    assert_string_equal(sh(5e-324), "5e-324");
+    assert_string_equal(sh(1.7976931348623157e308), "1.7976931348623157e308");
+    assert_string_equal(sh(NAN), "null");
+    assert_string_equal(sh(INFINITY), "null");
+}
+
+static const rt_rs_object *const objects[] = {&rt_rs_sample, &rt_rs_cpu,   &rt_rs_memory, &rt_rs_network,
+                                              &rt_rs_disk,   &rt_rs_mount, &rt_rs_gpu};
+
+/* Every table in serde_json's order (a map's keys sorted by their bytes), every member naming a
+ * figure of our schema that its Rust type can show. */
+static void tables_follow_schema(void **state)
+{
+    (void)state;
+    for (size_t t = 0; t < RT_ARRAY_LEN(objects); t++) {
+        const rt_rs_object *ob = objects[t];
+        assert_true(ob->n > 0);
+        for (size_t i = 0; i < ob->n; i++) {
+            const rt_rs_field *f = &ob->f[i];
+            if (i > 0 && strcmp(ob->f[i - 1].name, f->name) >= 0)
+                fail_msg("%s: %s before %s", ob->name, ob->f[i - 1].name, f->name);
+            if (f->type == RS_HAND) {
+                assert_null(f->st);
+                continue;
+            }
+            const rt_field *sf = rt_schema_at(f->st, f->off);
+            if (!sf)
+                fail_msg("%s.%s: no figure of %s at %zu", ob->name, f->name, f->st->name, f->off);
+            switch (f->type) {
+            case RS_STR: assert_int_equal(sf->type, RT_FIELD_STRING); break;
+            case RS_INT:
+            case RS_FLOAT:
+                if (sf->type == RT_FIELD_STRING || sf->type == RT_FIELD_FLAG)
+                    fail_msg("%s.%s shows %s, not a number", ob->name, f->name, sf->name);
+                break;
+            default: fail_msg("%s.%s: type %d", ob->name, f->name, (int)f->type);
+            }
+            if (f->conv == RS_DELTA || f->conv == RS_RATE) {
+                assert_ptr_equal(ob, &rt_rs_cpu); /* the state keeps rt_rs_cpu's */
+                assert_true(i < RT_RS_PREV);
+            }
+            if (f->conv == RS_TO_MIB)
+                assert_int_equal(sf->unit, U_BYTES);
+            if (f->conv == RS_PER_100)
+                assert_int_equal(sf->unit, U_PCT);
+        }
+    }
+    /* the members the Rust tool writes in MiB show our MiB figures */
+    for (size_t i = 0; i < rt_rs_memory.n; i++)
+        if (strstr(rt_rs_memory.f[i].name, "_mib"))
+            assert_int_equal(rt_schema_at(rt_rs_memory.f[i].st, rt_rs_memory.f[i].off)->unit, U_MIB);
+}
+
+/* A machine with two cores, one interface, one disk with one filesystem and one GPU. */
+typedef struct fixture {
+    double cores[2];
+    rt_cpu cpu;
+    rt_memory memory;
+    rt_net_iface iface;
+    const rt_net_iface *ifaces[1];
+    rt_mount mount;
+    const rt_mount *mounts[1];
+    rt_disk disk;
+    const rt_disk *disks[1];
+    rt_kv detail[3];
+    rt_gpu gpu;
+    const rt_gpu *gpus[1];
+    rt_process process;
+    rt_cgroup cgroup;
+    rt_sample s;
+} fixture;
+
+static void machine(fixture *x)
+{
+    memset(x, 0, sizeof *x);
+    x->cores[0] = 12.5;
+    x->cores[1] = NAN;
+    x->cpu = (rt_cpu){.utilization_pct = 0.25, .per_core_pct = x->cores, .core_count = 2, .utime_secs = 0.2,
+                      .stime_secs = 0.05, .process_count = 3, .process_cores_used = NAN,
+                      .process_child_count = RT_NULL_I64};
+    x->memory = (rt_memory){.total_mib = 16384.99, .free_mib = 1000.5, .available_mib = 8000.25, .used_mib = 8384.75,
+                            .used_pct = 51.17, .buffers_mib = 10, .cached_mib = 2048.9, .active_mib = 3,
+                            .inactive_mib = 4, .swap_total_mib = 0, .swap_used_mib = 0, .swap_used_pct = 0};
+    x->iface = (rt_net_iface){.interface = "eth0", .mac_address = NULL, .driver = "virtio_net", .operstate = "up",
+                              .speed_mbps = RT_NULL_I64, .mtu = 1500, .rx_bytes_per_sec = 1024,
+                              .tx_bytes_per_sec = 0.5, .rx_bytes_total = 18446744073709551000u,
+                              .tx_bytes_total = 7};
+    x->ifaces[0] = &x->iface;
+    x->mount = (rt_mount){.mount_point = "/", .filesystem = "ext4", .total_bytes = 1000, .used_bytes = 250,
+                          .available_bytes = RT_NULL_U64, .used_pct = 25};
+    x->mounts[0] = &x->mount;
+    x->disk = (rt_disk){.device = "nvme0n1", .model = "Disk \"X\"", .device_type = "nvme",
+                        .capacity_bytes = RT_NULL_U64, .read_bytes_per_sec = 0, .write_bytes_per_sec = 4096.125,
+                        .read_bytes_total = 1, .write_bytes_total = 2, .mounts = x->mounts, .mount_count = 1};
+    x->disks[0] = &x->disk;
+    x->detail[0] = (rt_kv){"pci_device_id", "0x2330"};
+    x->detail[1] = (rt_kv){"driver_version", "550.54"};
+    x->detail[2] = (rt_kv){"cuda", "12.4"};
+    x->gpu = (rt_gpu){.uuid = NULL, .name = "H100", .device_type = "GPU", .host_id = "0000:3b:00.0",
+                      .detail = x->detail, .detail_count = 3, .utilization_pct = 87.5, .vram_total_bytes = 80,
+                      .vram_used_bytes = 40, .vram_used_pct = 50, .temperature_celsius = 61.9,
+                      .power_watts = 300.25, .frequency_mhz = NAN, .core_count = 16896};
+    x->gpus[0] = &x->gpu;
+    x->s = (rt_sample){.timestamp_secs = 1700000000.987, .interval_secs = 1.0425, .cpu = &x->cpu,
+                       .memory = &x->memory, .network = x->ifaces, .network_count = 1, .disk = x->disks,
+                       .disk_count = 1, .gpu = x->gpus, .gpu_count = 1};
+}
+
+/* The same machine tracking a tree in its own cgroup. */
+static void with_tree(fixture *x)
+{
+    x->cpu.process_cores_used = 1.5;
+    x->cpu.process_child_count = 2;
+    x->cgroup = (rt_cgroup){.path = "/rt", .version = "v2", .cpu_secs_total = 10};
+    x->process = (rt_process){.pid = 4242, .alive = 1, .child_count = 2, .cores_used = 1.5, .utime_secs = 1.25,
+                              .stime_secs = 0.25, .pss_mib = 99.9, .rss_mib = 120.2, .read_bytes = 4096,
+                              .write_bytes = RT_NULL_U64, .gpu_utilization_pct = 50, .gpu_vram_used_bytes = 3145728,
+                              .gpu_count_used = 1, .cgroup = &x->cgroup};
+    x->s.process = &x->process;
+}
+
+static const char *line(const rt_sample *s, const rt_job *job, const rt_rs_state *st)
+{
+    static char buf[8192];
+    rt_ob o = {.buf = buf, .cap = sizeof buf - 1};
+    rt_json_rs_sample(&o, s, job, st);
+    assert_true(o.len < sizeof buf);
+    buf[o.len] = '\0';
+    return buf;
+}
+
+/* The whole line, written out from the Rust tool's structs (its src/metrics at 3825a8c): keys
+ * sorted at every level, integers where it has integer types (MiB truncated), Options null and
+ * plain values at their default when ours is null, the detail map sorted. */
+static void whole_machine_line(void **state)
+{
+    (void)state;
+    fixture x;
+    machine(&x);
+    rt_rs_state st;
+    rt_json_rs_start(&st);
+    const char *want =
+        "{\"cpu\":{\"cgroup_usage_secs\":null,\"cgroup_utilization_pct\":null,\"per_core_pct\":[12.5,null],"
+        "\"process_child_count\":null,\"process_cores_used\":null,\"process_count\":3,"
+        "\"process_disk_read_bytes\":null,\"process_disk_write_bytes\":null,\"process_gpu_usage\":null,"
+        "\"process_gpu_utilized\":null,\"process_gpu_vram_mib\":null,\"process_pss_mib\":null,"
+        "\"process_rss_mib\":null,\"process_stime_secs\":null,\"process_utime_secs\":null,\"stime_secs\":0.05,"
+        "\"utilization_pct\":0.25,\"utime_secs\":0.2},"
+        "\"disk\":[{\"capacity_bytes\":null,\"device\":\"nvme0n1\",\"device_type\":\"nvme\",\"model\":\"Disk \\\"X\\\"\","
+        "\"mounts\":[{\"available_bytes\":0,\"filesystem\":\"ext4\",\"mount_point\":\"/\",\"total_bytes\":1000,"
+        "\"used_bytes\":250,\"used_pct\":25.0}],\"read_bytes_per_sec\":0.0,\"read_bytes_total\":1,\"serial\":null,"
+        "\"vendor\":null,\"write_bytes_per_sec\":4096.125,\"write_bytes_total\":2}],"
+        "\"gpu\":[{\"core_count\":16896,\"detail\":{\"cuda\":\"12.4\",\"driver_version\":\"550.54\","
+        "\"pci_device_id\":\"0x2330\"},\"device_type\":\"GPU\",\"frequency_mhz\":0,\"host_id\":\"0000:3b:00.0\","
+        "\"name\":\"H100\",\"power_watts\":300.25,\"temperature_celsius\":61,\"utilization_pct\":87.5,\"uuid\":\"\","
+        "\"vram_total_bytes\":80,\"vram_used_bytes\":40,\"vram_used_pct\":50.0}],"
+        "\"job_name\":null,"
+        "\"memory\":{\"active_mib\":3,\"available_mib\":8000,\"buffers_mib\":10,\"cached_mib\":2048,\"free_mib\":1000,"
+        "\"inactive_mib\":4,\"swap_total_mib\":0,\"swap_used_mib\":0,\"swap_used_pct\":0.0,\"total_mib\":16384,"
+        "\"used_mib\":8384,\"used_pct\":51.17},"
+        "\"network\":[{\"driver\":\"virtio_net\",\"interface\":\"eth0\",\"mac_address\":null,\"mtu\":1500,"
+        "\"operstate\":\"up\",\"rx_bytes_per_sec\":1024.0,\"rx_bytes_total\":18446744073709551000,"
+        "\"speed_mbps\":null,\"tx_bytes_per_sec\":0.5,\"tx_bytes_total\":7}],"
+        "\"resource-tracker-version\":\"" RT_VERSION "\",\"timestamp_secs\":1700000000,\"tracked_pid\":null}\n";
+    assert_string_equal(line(&x.s, NULL, &st), want);
+}
+
+/* With a tree: its figures under cpu in the Rust tool's units (whole MiB, bytes of the
+ * interval, a GPU's busy share as a fraction, VRAM in MiB), tracked_pid and the job's name. */
+static void tree_line(void **state)
+{
+    (void)state;
+    fixture x;
+    machine(&x);
+    with_tree(&x);
+    rt_job job = RT_JOB_INIT;
+    job.job_name = "train";
+    const char *l = line(&x.s, &job, NULL);
+    const char *want_cpu =
+        "{\"actual_interval_ms\":1042,\"cpu\":{\"cgroup_usage_secs\":null,\"cgroup_utilization_pct\":null,"
+        "\"per_core_pct\":[12.5,null],\"process_child_count\":2,\"process_cores_used\":1.5,\"process_count\":3,"
+        "\"process_disk_read_bytes\":4096,\"process_disk_write_bytes\":null,\"process_gpu_usage\":0.5,"
+        "\"process_gpu_utilized\":1,\"process_gpu_vram_mib\":3.0,\"process_pss_mib\":99,\"process_rss_mib\":120,"
+        "\"process_stime_secs\":0.25,\"process_utime_secs\":1.25,";
+    assert_memory_equal(l, want_cpu, strlen(want_cpu));
+    assert_non_null(strstr(l, ",\"job_name\":\"train\",\"memory\":{"));
+    assert_non_null(strstr(l, "\"timestamp_secs\":1700000000,\"tracked_pid\":4242}\n"));
+}
+
+static char out[32768];
+static size_t out_len;
+
+static long collect(void *user, const void *buf, size_t len)
+{
+    (void)user;
+    if (out_len + len >= sizeof out)
+        return -1;
+    memcpy(out + out_len, buf, len);
+    out_len += len;
+    out[out_len] = '\0';
+    return (long)len;
+}
+
+/* The writer leaves actual_interval_ms out of its first sample only, and gives the cgroup's CPU
+ * seconds of the interval and its cores from the second sample on. */
+static void writer_keeps_state(void **state)
+{
+    (void)state;
+    fixture x;
+    machine(&x);
+    with_tree(&x);
+    rt_writer *w;
+    out_len = 0;
+    assert_int_equal(rt_writer_new_cb(RT_FORMAT_JSON_RS, collect, NULL, NULL, &w), RT_OK);
+    assert_int_equal(rt_writer_write(w, &x.s), RT_OK);
+    x.cgroup.cpu_secs_total = 12.5;
+    x.s.interval_secs = 0.5;
+    assert_int_equal(rt_writer_write(w, &x.s), RT_OK);
+    x.cgroup.cpu_secs_total = 12; /* a counter going back: no negative change */
+    assert_int_equal(rt_writer_write(w, &x.s), RT_OK);
+    rt_writer_free(w);
+    char *second = strchr(out, '\n') + 1;
+    char *third = strchr(second, '\n') + 1;
+    const char *want1 = "{\"cpu\":{\"cgroup_usage_secs\":null,\"cgroup_utilization_pct\":null,";
+    assert_memory_equal(out, want1, strlen(want1));
+    const char *want2 = "{\"actual_interval_ms\":500,\"cpu\":{\"cgroup_usage_secs\":2.5,\"cgroup_utilization_pct\":5.0,";
+    assert_memory_equal(second, want2, strlen(want2));
+    const char *want3 = "{\"actual_interval_ms\":500,\"cpu\":{\"cgroup_usage_secs\":0.0,\"cgroup_utilization_pct\":0.0,";
+    assert_memory_equal(third, want3, strlen(want3));
+    /* the public formatter keeps no state: the interval is there, the cgroup's change is not */
+    char buf[8192];
+    size_t n = rt_format_sample(RT_FORMAT_JSON_RS, &x.s, NULL, buf, sizeof buf);
+    assert_true(n < sizeof buf);
+    const char *want4 = "{\"actual_interval_ms\":500,\"cpu\":{\"cgroup_usage_secs\":null,";
+    assert_memory_equal(buf, want4, strlen(want4));
+    char small[16];
+    assert_int_equal(rt_format_sample(RT_FORMAT_JSON_RS, &x.s, NULL, small, sizeof small), n);
+    assert_int_equal(rt_writer_new_cb((rt_format)3, collect, NULL, NULL, &w), RT_ERR_INVALID);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(shortest_floats), cmocka_unit_test(tables_follow_schema),
+        cmocka_unit_test(whole_machine_line), cmocka_unit_test(tree_line),
+        cmocka_unit_test(writer_keeps_state),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
