@@ -170,6 +170,10 @@ typedef struct rt_cpu {
     int64_t process_count;      /* runnable processes (procs_running) */
     double process_cores_used;  /* = process->cores_used; NaN without a tracked process */
     int64_t process_child_count; /* = process->child_count; RT_NULL_I64 without one */
+    /* added in 0.17: every process on the machine (the numbered entries of /proc, as ps, the
+     * Python tracker's `processes` column and the Rust tool's cpu.process_count count them);
+     * RT_NULL_I64 when /proc cannot be listed */
+    int64_t all_process_count;
 } rt_cpu;
 
 typedef struct rt_memory {
@@ -209,6 +213,11 @@ typedef struct rt_disk {
     uint64_t read_bytes, write_bytes;             /* in this interval */
     const rt_mount *const *mounts; /* filesystems on this disk, its partitions or volumes on it */
     size_t mount_count;
+    /* added in 0.17: 1 for a virtual device (device-mapper, md, zram, nbd: under sysfs's
+     * devices/virtual), listed as the Rust tool lists it, with the filesystems mounted from it;
+     * the machine's I/O sums (the CSV's, the summary's) leave it out, its bytes being counted
+     * on the physical disks beneath it (or being memory, for zram). 0 for a physical disk */
+    int is_virtual;
 } rt_disk;
 
 /* A key and a value, e.g. a GPU's driver facts. This pair never grows. */
@@ -237,6 +246,17 @@ typedef struct rt_gpu {
      * Intel, an old driver). Its energy is the sample's energy domain of kind "gpu". */
     double power_throttled_secs, thermal_throttled_secs;
 } rt_gpu;
+
+/* The GPUs' use by a set of processes over the interval (0.17: rt_sample.gpu_processes, every
+ * process on the machine). NVIDIA: from NVML's process lists, as for a tracked tree; AMD and
+ * Intel: the card's own figures (busy percent, VRAM in use). May gain fields at its end. */
+typedef struct rt_gpu_use {
+    double utilization_pct;   /* percent of one GPU, summed over GPUs (200: two busy GPUs); NaN
+                               * when no GPU could say */
+    uint64_t vram_used_bytes; /* RT_NULL_U64 when no GPU could say */
+    int64_t gpu_count_used;   /* GPUs with a process on them (or busy); RT_NULL_I64 when no
+                               * GPU could say */
+} rt_gpu_use;
 
 /* Pressure stall information of one resource (0.6): the share of time some (or all, "full")
  * runnable tasks waited for it. Machine-wide from /proc/pressure, per group from a cgroup v2
@@ -408,6 +428,10 @@ typedef struct rt_sample {
      * rt_sampler_options.request as the sampler copied it, the same on every sample; NULL
      * when none was given */
     const struct rt_request *request;
+    /* added in 0.17: every process's use of the GPUs, as the Rust tool's cpu.process_gpu_*
+     * without --pid (and the CSV's process GPU columns): filled without a tracked tree; NULL
+     * with one (see process->gpu_*) or on a machine without GPUs */
+    const struct rt_gpu_use *gpu_processes;
 } rt_sample;
 
 /* The sample's schema (0.9). EXPERIMENTAL: the figures' names, units and types stay, but these
@@ -1003,7 +1027,9 @@ RT_API rt_error rt_reader_open_buffer(const char *name, const char *buf, size_t 
  * the end, or RT_ERR_IO when reading failed. */
 RT_API rt_error rt_reader_next(rt_reader *r, const rt_record **out);
 
-/* "json", "csv" (docs/contracts.md §3), "python-process", "python-system" or "python-combined". */
+/* "json", "csv" (docs/contracts.md §3), "python-process", "python-system" or "python-combined";
+ * "json-rs" (0.17) for the Rust resource-tracker's JSON lines (ours with --format json-rs) once
+ * a line of them was read. */
 RT_API const char *rt_reader_format(const rt_reader *r);
 
 /* Records returned so far, and malformed lines skipped so far. */

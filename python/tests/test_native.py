@@ -109,12 +109,16 @@ def test_schema_lists_every_figure():
     assert by_name[("process", "alive")]["type"] == "flag"
     assert {f["struct"] for f in fields} == {"sample", "cpu", "memory", "net_iface", "disk", "mount", "gpu",
                                              "pressure", "cgroup", "process", "process_part", "host", "cloud",
-                                             "energy", "energy_domain", "request"}
+                                             "energy", "energy_domain", "request", "gpu_use"}
     j = by_name[("energy", "energy_joules")]  # 0.15
     assert (j["type"], j["unit"], j["since"]) == ("double", "J", "0.15")
     assert by_name[("energy_domain", "method")]["type"] == "string"
     q = by_name[("request", "memory_mib")]  # 0.16
     assert (q["type"], q["unit"], q["since"]) == ("double", "MiB", "0.16")
+    g = by_name[("gpu_use", "vram_used_bytes")]  # 0.17: every process's use of the GPUs
+    assert (g["type"], g["unit"], g["since"]) == ("u64", "bytes", "0.17")
+    assert by_name[("cpu", "all_process_count")]["since"] == "0.17"
+    assert by_name[("disk", "is_virtual")]["type"] == "flag"
     assert all(f["help"] for f in fields)
 
 

@@ -202,7 +202,8 @@ def test_json_lines_to_stdout_and_sigint_final_sample(tracker_factory):
         assert s["job_name"] == "e2e"
         assert s["gpu"] == [] and s["process"] is None
         assert set(s["cpu"]) == {"utilization_pct", "per_core_pct", "utime_secs", "stime_secs", "process_count",
-                                 "process_cores_used", "process_child_count"}
+                                 "process_cores_used", "process_child_count", "all_process_count"}
+        assert s["cpu"]["all_process_count"] >= 1  # every process, the tracker among them
         assert s["cpu"]["process_cores_used"] is None and s["cpu"]["process_child_count"] is None
         assert set(s["memory"]) == {"total_mib", "free_mib", "available_mib", "used_mib", "used_pct", "buffers_mib",
                                     "cached_mib", "active_mib", "inactive_mib", "swap_total_mib", "swap_used_mib",
@@ -212,10 +213,18 @@ def test_json_lines_to_stdout_and_sigint_final_sample(tracker_factory):
                               "rx_bytes_per_sec", "tx_bytes_per_sec", "rx_bytes_total", "tx_bytes_total"}
             assert n["interface"] != "lo"
             assert n["rx_bytes_per_sec"] >= 0 and n["tx_bytes_per_sec"] >= 0
+        # the devices of /sys/block but loop and ram, by name (as the Rust tool lists them), the
+        # virtual ones (under /sys/devices/virtual: zram, dm, md) flagged
+        assert [d["device"] for d in s["disk"]] == sorted(d["device"] for d in s["disk"])
+        if os.path.isdir("/sys/block"):
+            listed = {n.replace("!", "/") for n in os.listdir("/sys/block") if not n.startswith(("loop", "ram"))}
+            assert {d["device"] for d in s["disk"]} <= listed
         for d in s["disk"]:
             assert set(d) == {"device", "model", "vendor", "serial", "device_type", "capacity_bytes",
                               "read_bytes_per_sec", "write_bytes_per_sec", "read_bytes_total", "write_bytes_total",
-                              "mounts"}
+                              "is_virtual", "mounts"}
+            link = os.path.realpath(f"/sys/block/{d['device'].replace('/', '!')}")
+            assert d["is_virtual"] == ("/devices/virtual/" in link)
             for m in d["mounts"]:
                 assert set(m) == {"mount_point", "filesystem", "total_bytes", "used_bytes", "available_bytes",
                                   "used_pct"}

@@ -194,6 +194,32 @@ def test_whole_machine_mode_lists_gpus(tmp_path):
     assert len(s["gpu"]) == 1 and s["process"] is None
 
 
+def test_whole_machine_mode_process_gpu_columns(tmp_path):
+    """Without a tracked process the CSV's process GPU columns hold every process on the GPUs
+    (as the Rust tool fills them without --pid): pid 1 on both GPUs, another pid on the first;
+    the other process columns stay empty. With a tracked process they are the tree's alone."""
+    cfg = tmp_path / "nvml.cfg"
+    cfg.write_text(f"{A100}\n{H100}\npid 0 1 mem=1048576 sm=20\npid 0 4242 mem=2097152 sm=30\n"
+                   "pid 1 1 mem=5242880 sm=90\n")
+    env = tracker_env(TRACKER_NVML_LIBRARY=FAKE, FAKE_NVML_CONFIG=str(cfg))
+    p = subprocess.Popen([TRACKER, "-i", "0.1", "-f", "csv", "-o", "-"], env=env, stdout=subprocess.PIPE, text=True)
+    lines = [p.stdout.readline() for _ in range(4)]
+    p.terminate()
+    p.wait(timeout=10)
+    rows = list(csv.DictReader(io.StringIO("".join(lines))))
+    assert len(rows) == 3
+    for r in rows:
+        assert float(r["process_gpu_vram_mib"]) == pytest.approx(8.0)  # 1 + 2 + 5 MiB
+        assert r["process_gpu_utilized"] == "2"  # both GPUs have a process
+        assert float(r["process_gpu_usage"]) == pytest.approx(1.4)  # 20 + 30 + 90 percent
+        assert [r[c] for c in ("process_pid", "process_children", "process_utime", "process_memory_mib",
+                               "process_disk_write_bytes")] == [""] * 5
+    # a tracked process: its own share only (nothing of it is on the GPUs)
+    p = run_with(cfg.read_text(), tmp_path, ["sleep", "0.4"], fmt="csv")
+    rows = list(csv.DictReader(io.StringIO(p.stdout)))
+    assert rows and all(float(r["process_gpu_vram_mib"]) == 0 and r["process_gpu_utilized"] == "0" for r in rows)
+
+
 # ---- NVML failing or hanging: the tracker goes on, the job's status is passed through ----------
 
 def set_cfg(cfg, text):

@@ -3,12 +3,17 @@ real job: every object's keys in serde_json's order (sorted by bytes), the types
 resource-tracker 0.1.14's structs have (integers where it has integer types), actual_interval_ms
 left out of the first line only, the tree's figures under cpu in its units, held to what the
 kernel and the job itself say (its CPU seconds from its own times(), its pid, the memory it
-touched); the same format through the config file and TRACKER_FORMAT; a bad name exits 2."""
+touched), and read back by `summary`; the GPUs through the fake NVML, whole machine and tracked
+tree, in the Rust tool's units; the same format through the config file and TRACKER_FORMAT; a bad name exits 2."""
 import json
 import os
+import subprocess
 import sys
 
-from conftest import run, tracker_env
+import pytest
+
+from conftest import TRACKER, run, tracker_env
+from test_gpu import A100, FAKE, H100
 
 # The Rust tool's Sample at 3825a8c (src/metrics/*.rs): each member's JSON type ("int" for its
 # u64/u32/i64/i32, "float" for f64, "str" for String), "?" for an Option (null allowed).
@@ -122,6 +127,13 @@ def test_real_job_in_the_rust_tools_shape(tmp_path):
     assert own > 0.5
     assert abs(cpu_secs - own) <= 0.1 * own + 0.05, (cpu_secs, own)
     assert rss_max >= 64, rss_max  # whole MiB: the 64 MiB it touched
+    # the summary reads the Rust tool's lines back: the job's CPU seconds and memory
+    r = run(["summary", "--json", str(out)])
+    assert r.returncode == 0, r.stderr
+    summ = json.loads(r.stdout)
+    assert summ["samples"] == len(lines) and summ["job_name"] == "rs-e2e", summ
+    assert abs(summ["process"]["cpu_secs"] - cpu_secs) < 0.02, (summ["process"], cpu_secs)
+    assert summ["process"]["rss_mib"]["peak"] == rss_max
 
 
 def test_config_and_environment(tmp_path):
@@ -142,3 +154,47 @@ def test_config_and_environment(tmp_path):
     (tmp_path / "bad.toml").write_text('[tracker]\nformat = "jsonrs"\n')
     r = run(["-c", str(tmp_path / "bad.toml"), "--", "true"])
     assert r.returncode == 2 and "bad.toml:2:" in r.stderr and "json-rs" in r.stderr, r.stderr
+
+
+GPU = {"core_count": "int?", "detail": "dict", "device_type": "str", "frequency_mhz": "int", "host_id": "str",
+       "name": "str", "power_watts": "float", "temperature_celsius": "int", "utilization_pct": "float", "uuid": "str",
+       "vram_total_bytes": "int", "vram_used_bytes": "int", "vram_used_pct": "float"}
+
+
+def test_gpus_through_the_fake_nvml(tmp_path):
+    """The GPUs in the Rust tool's shape (integer temperature and clock, the detail map sorted);
+    without a tracked tree the process GPU members hold every process on the GPUs (as the Rust
+    tool fills them without --pid: 1 + 2 + 5 MiB, 20 + 30 + 90 % = 1.4 GPUs, both GPUs); with a
+    tree, its own share (nothing of it is on the GPUs: 0)."""
+    if not os.path.exists(FAKE):
+        pytest.skip("the fake NVML is not built")
+    cfg = tmp_path / "nvml.cfg"
+    cfg.write_text(f"{A100}\n{H100}\npid 0 1 mem=1048576 sm=20\npid 0 4242 mem=2097152 sm=30\n"
+                   "pid 1 1 mem=5242880 sm=90\n")
+    env = tracker_env(TRACKER_NVML_LIBRARY=FAKE, FAKE_NVML_CONFIG=str(cfg))
+    p = subprocess.Popen([TRACKER, "-i", "0.1", "-f", "json-rs", "-o", "-"], env=env, stdout=subprocess.PIPE, text=True)
+    lines = [p.stdout.readline() for _ in range(3)]
+    p.terminate()
+    p.wait(timeout=10)
+    for line in lines:
+        s = check(decode(line), SAMPLE, "sample")
+        assert s["tracked_pid"] is None
+        cpu = check(s["cpu"], CPU, "cpu")
+        assert cpu["process_gpu_vram_mib"] == pytest.approx(8.0)
+        assert cpu["process_gpu_usage"] == pytest.approx(1.4)
+        assert cpu["process_gpu_utilized"] == 2
+        assert cpu["process_pss_mib"] is None and cpu["process_utime_secs"] is None
+        gpus = [check(g, GPU, "gpu") for g in s["gpu"]]
+        assert [g["uuid"] for g in gpus] == ["GPU-11111111-2222-3333-4444-555555555555", "GPU-22222222"]
+        a100 = gpus[0]
+        assert (a100["temperature_celsius"], a100["frequency_mhz"], a100["core_count"]) == (55, 1410, 6912)
+        assert a100["utilization_pct"] == 40.0 and a100["power_watts"] == 210.5
+        assert a100["vram_total_bytes"] == 85899345920 and a100["vram_used_bytes"] == 1073741824
+        _, keys, _ = s["gpu"][0][2]["detail"]
+        assert keys == sorted(keys, key=lambda k: k.encode()) and keys, keys
+    r = run(["-i", "0.2", "-f", "json-rs", "-o", "-", "--", "sleep", "0.5"],
+            env=tracker_env(TRACKER_NVML_LIBRARY=FAKE, FAKE_NVML_CONFIG=str(cfg)))
+    assert r.returncode == 0, r.stderr
+    for line in r.stdout.splitlines():
+        cpu = decode(line)[2]["cpu"][2]
+        assert (cpu["process_gpu_vram_mib"], cpu["process_gpu_utilized"]) == (0.0, 0), cpu

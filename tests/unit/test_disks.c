@@ -121,7 +121,7 @@ static void disk_appears_and_leaves(void **state)
              " 104       0 cciss/c0d0 1000 10 100512 500 2000 20 200000 800 0 900 1300\n");
     rt_sampler_sample_at(s, 1003.0, 1.7e9 + 3, &smp);
     assert_int_equal(smp->disk_count, 4);
-    assert_string_equal(smp->disk[2]->device, "sdc"); /* in diskstats order */
+    assert_string_equal(smp->disk[3]->device, "sdc"); /* by name: cciss/c0d0 sda sdb sdc */
     const rt_disk *sda = find_disk(smp, "sda"), *sdc = find_disk(smp, "sdc");
     const rt_disk *cc = find_disk(smp, "cciss/c0d0");
     assert_non_null(sda);
@@ -235,9 +235,14 @@ static void vm_virtio(void **state)
     rt_sampler *s = open_case("vm-virtio", "any");
     const rt_sample *smp;
     rt_sampler_sample_at(s, 1001.0, 1.7e9 + 1, &smp);
-    /* loop and zram devices are not disks; the bind mount of part of / is not listed again */
-    assert_int_equal(smp->disk_count, 1);
+    /* loop devices are not listed, zram is, flagged virtual (as the Rust tool lists it), with
+     * nothing mounted; the bind mount of part of / is not listed again */
+    assert_int_equal(smp->disk_count, 2);
     assert_string_equal(smp->disk[0]->device, "vda");
+    assert_false(smp->disk[0]->is_virtual);
+    assert_string_equal(smp->disk[1]->device, "zram0");
+    assert_true(smp->disk[1]->is_virtual);
+    assert_int_equal(smp->disk[1]->mount_count, 0);
     assert_int_equal(smp->disk[0]->mount_count, 1);
     assert_string_equal(smp->disk[0]->mounts[0]->mount_point, "/");
     assert_int_equal(smp->disk_space_total_bytes, 1000 * 4096);
@@ -247,7 +252,7 @@ static void vm_virtio(void **state)
     snprintf(t1, sizeof t1, "cp '%s/vm-virtio/t1/proc/diskstats' '%s/diskstats'", RT_FIXTURES, proc);
     unit_system(t1);
     rt_sampler_sample_at(s, 1002.022, 1.7e9 + 2, &smp);
-    assert_int_equal(smp->disk_count, 1);
+    assert_int_equal(smp->disk_count, 2); /* vda, zram0 */
     assert_true(smp->disk[0]->write_bytes > 0);
     assert_true(fabs(smp->interval_secs - 1.022) < 1e-9);
     assert_true(smp->disk[0]->write_bytes_per_sec == (double)smp->disk[0]->write_bytes / smp->interval_secs);
@@ -260,8 +265,21 @@ static void server_nvme_lvm(void **state)
     rt_sampler *s = open_case("server-nvme-lvm", "any");
     const rt_sample *smp;
     rt_sampler_sample_at(s, 1002.0, 1.7e9 + 2, &smp);
-    assert_int_equal(smp->disk_count, 7);
+    /* 7 physical disks and 4 virtual devices (dm-0, dm-1, md0, zram0; not loop0), by name */
+    assert_int_equal(smp->disk_count, 11);
+    static const char *const names[] = {"dm-0", "dm-1", "md0",  "nvme0n1", "nvme1n1", "sda",
+                                        "sdb",  "sdc",  "sdd", "sr0",     "zram0"};
+    for (size_t i = 0; i < 11; i++) {
+        assert_string_equal(smp->disk[i]->device, names[i]);
+        assert_int_equal(smp->disk[i]->is_virtual, i < 3 || i == 10);
+    }
     check_mounts(smp);
+    /* a volume's filesystem under its own device too, as the Rust tool lists it */
+    assert_int_equal(find_disk(smp, "dm-0")->mount_count, 1);
+    assert_string_equal(find_disk(smp, "dm-0")->mounts[0]->mount_point, "/");
+    assert_string_equal(find_disk(smp, "dm-1")->mounts[0]->mount_point, "/home");
+    assert_string_equal(find_disk(smp, "md0")->mounts[0]->mount_point, "/data");
+    assert_int_equal(find_disk(smp, "zram0")->mount_count, 0);
     const rt_disk *nv = find_disk(smp, "nvme0n1"), *sda = find_disk(smp, "sda");
     assert_int_equal(nv->mount_count, 4);
     const char *want[] = {"/", "/boot", "/boot/efi", "/home"};

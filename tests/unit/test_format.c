@@ -64,7 +64,8 @@ static rt_sample blank_sample(void)
     s.timestamp_secs = 1700000000.1234;
     s.interval_secs = 1.0;
     cpu.utilization_pct = 1.25;
-    cpu.process_count = 3;
+    cpu.process_count = 1;     /* runnable */
+    cpu.all_process_count = 3; /* every process: the CSV's processes column */
     memory.total_mib = 100;
     memory.available_mib = NAN;
     s.disk_space_total_bytes = s.disk_space_used_bytes = s.disk_space_free_bytes = RT_NULL_U64;
@@ -113,6 +114,32 @@ static void csv_header_and_row(void **state)
         rt_format_sample(RT_FORMAT_CSV, &s, NULL, buf, sizeof buf);
         assert_true(strncmp(buf, stamps[i].text, strlen(stamps[i].text)) == 0);
     }
+    /* disk space in 10^9 bytes, used = total - available (the space kept for root counts as
+     * used), as the Python tracker and the Rust tool write them */
+    s.timestamp_secs = 1700000000.0;
+    s.disk_space_total_bytes = 270550000000ull;
+    s.disk_space_used_bytes = 20000000000ull; /* used blocks: not what the column shows */
+    s.disk_space_free_bytes = 83000000000ull;
+    rt_format_sample(RT_FORMAT_CSV, &s, NULL, buf, sizeof buf);
+    assert_non_null(strstr(buf, ",270.55,187.55,83,"));
+    s.disk_space_free_bytes = RT_NULL_U64; /* no free figure: used unknown too */
+    rt_format_sample(RT_FORMAT_CSV, &s, NULL, buf, sizeof buf);
+    assert_non_null(strstr(buf, ",270.55,,,"));
+    /* the I/O sums count the physical disks only: a volume's bytes are its disk's already */
+    s.disk_space_free_bytes = 83000000000ull;
+    rt_disk sda = {.device = "sda", .read_bytes = 4096, .write_bytes = 8192};
+    rt_disk dm0 = {.device = "dm-0", .read_bytes = 4096, .write_bytes = 8192, .is_virtual = 1};
+    rt_disk zram = {.device = "zram0", .read_bytes = 100, .write_bytes = 100, .is_virtual = 1};
+    const rt_disk *disks[] = {&dm0, &sda, &zram};
+    s.disk = disks;
+    s.disk_count = 3;
+    rt_format_sample(RT_FORMAT_CSV, &s, NULL, buf, sizeof buf);
+    assert_non_null(strstr(buf, ",4096,8192,270.55,187.55,83,"));
+    s.disk = NULL;
+    s.disk_count = 0;
+    s.cpu = &(rt_cpu){.all_process_count = RT_NULL_I64, .process_count = 5};
+    rt_format_sample(RT_FORMAT_CSV, &s, NULL, buf, sizeof buf);
+    assert_true(strncmp(buf, "1700000000.000,,", 16) == 0); /* never the runnable count instead */
 }
 
 static void json_row_and_truncation(void **state)

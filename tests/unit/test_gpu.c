@@ -2,7 +2,8 @@
  * AMD/Intel (the fixture sys tree), no GPUs at all, and no cap on their number: 70 NVML GPUs
  * and a generated sys tree of 70 amdgpu cards, all listed and all counted in the tree's share;
  * NVML stuck mid-run while the AMD/Intel cards go on; the tree's VRAM peak from NVML's
- * accounting over two GPUs (the fake's acct_children: a child of the test), none without it. */
+ * accounting over two GPUs (the fake's acct_children: a child of the test), none without it;
+ * every process's use (no tracked tree): NVML's lists whole, the DRM cards' own figures. */
 #include "gpu_test.h"
 
 #include <fcntl.h>
@@ -53,6 +54,45 @@ static void cards_from_sysfs(void **state)
     assert_int_equal(v, (1024 + 512 + 256) * 1024 * 1024ull);
     assert_true(rt_gpus_tree_vram_peak(g) == RT_NULL_U64); /* no NVML: no accounting */
     rt_gpus_close(g);
+    rt_roots_close(&r);
+}
+
+/* rt_gpus_all: NVIDIA from every process in NVML's lists (not only the tree's), the DRM cards
+ * from their own busy percent and VRAM in use (the Intel card says neither: left out). */
+static void every_process(void **state)
+{
+    (void)state;
+    char cfg[] = "/tmp/rt-gpu-cfg-XXXXXX";
+    fake_nvml_config(cfg, "gpus 2 name=G util=1 mem_total=100 mem_used=1\npid 0 1 mem=4096 sm=30\n"
+                          "pid 0 2 mem=1024 sm=10\n");
+    rt_roots r;
+    gpu_fixture_roots(&r, true);
+    rt_gpus *g = rt_gpus_open(&r, FAKE_NVML_PATH, NULL);
+    double u;
+    uint64_t v;
+    int64_t used;
+    rt_gpus_all(g, &u, &v, &used); /* before any reading: the DRM cards cannot say yet */
+    assert_true(u == 40 && v == 5120 && used == 1);
+    size_t n;
+    const rt_gpu *d = rt_gpus_read(g, &n);
+    assert_int_equal(n, 4);
+    assert_true(d[2].utilization_pct == 87.0 && d[2].vram_used_bytes != RT_NULL_U64);
+    rt_gpus_all(g, &u, &v, &used);
+    assert_true(u == 40 + 87); /* GPU 1 has no process, the Intel card no figure */
+    assert_true(v == 5120 + d[2].vram_used_bytes);
+    assert_int_equal(used, 2);
+    rt_gpus_close(g);
+    rt_roots_close(&r);
+    unsetenv("FAKE_NVML_CONFIG");
+    unlink(cfg);
+    /* no GPUs: nothing known */
+    gpu_fixture_roots(&r, false);
+    g = rt_gpus_open(&r, "/nonexistent/libnvidia-ml.so.1", NULL);
+    rt_gpus_all(g, &u, &v, &used);
+    assert_true(isnan(u) && v == RT_NULL_U64 && used == RT_NULL_I64);
+    rt_gpus_close(g);
+    rt_gpus_all(NULL, &u, &v, &used);
+    assert_true(isnan(u));
     rt_roots_close(&r);
 }
 
@@ -278,6 +318,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cards_from_sysfs),
         cmocka_unit_test(no_gpus),
+        cmocka_unit_test(every_process),
         cmocka_unit_test(nvml_first_then_drm_beyond_64),
         cmocka_unit_test(seventy_drm_cards),
         cmocka_unit_test(vram_peak_over_gpus),

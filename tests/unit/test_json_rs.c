@@ -2,8 +2,8 @@
  * serde_json writes them; the Rust view's tables in serde_json's key order, each member naming a
  * figure of our schema of a type it can show; a synthetic sample written whole, byte for byte,
  * as the Rust resource-tracker 0.1.14 writes its Sample (names, nesting, types, units, null vs
- * default); and the writer's state: actual_interval_ms left out of the first sample and the
- * cgroup's per-interval CPU from the second on. */
+ * default); the writer's state: actual_interval_ms left out of the first sample and the
+ * cgroup's per-interval CPU from the second on; and the reader taking such lines back. */
 #include "unit.h"
 
 #include <math.h>
@@ -85,6 +85,13 @@ static void tables_follow_schema(void **state)
                 assert_ptr_equal(ob, &rt_rs_cpu); /* the state keeps rt_rs_cpu's */
                 assert_true(i < RT_RS_PREV);
             }
+            if (f->alt) { /* the fallback shows a figure of the same type and unit */
+                const rt_field *af = rt_schema_at(f->alt, f->alt_off);
+                if (!af)
+                    fail_msg("%s.%s: no figure of %s at %zu", ob->name, f->name, f->alt->name, f->alt_off);
+                assert_int_equal(af->type, sf->type);
+                assert_int_equal(af->unit, sf->unit);
+            }
             if (f->conv == RS_TO_MIB)
                 assert_int_equal(sf->unit, U_BYTES);
             if (f->conv == RS_PER_100)
@@ -113,6 +120,7 @@ typedef struct fixture {
     const rt_gpu *gpus[1];
     rt_process process;
     rt_cgroup cgroup;
+    rt_gpu_use gpu_processes;
     rt_sample s;
 } fixture;
 
@@ -123,13 +131,14 @@ static void machine(fixture *x)
     x->cores[1] = NAN;
     x->cpu = (rt_cpu){.utilization_pct = 0.25, .per_core_pct = x->cores, .core_count = 2, .utime_secs = 0.2,
                       .stime_secs = 0.05, .process_count = 3, .process_cores_used = NAN,
-                      .process_child_count = RT_NULL_I64};
+                      .process_child_count = RT_NULL_I64,
+                      .all_process_count = 74};
     x->memory = (rt_memory){.total_mib = 16384.99, .free_mib = 1000.5, .available_mib = 8000.25, .used_mib = 8384.75,
                             .used_pct = 51.17, .buffers_mib = 10, .cached_mib = 2048.9, .active_mib = 3,
                             .inactive_mib = 4, .swap_total_mib = 0, .swap_used_mib = 0, .swap_used_pct = 0};
     x->iface = (rt_net_iface){.interface = "eth0", .mac_address = NULL, .driver = "virtio_net", .operstate = "up",
                               .speed_mbps = RT_NULL_I64, .mtu = 1500, .rx_bytes_per_sec = 1024,
-                              .tx_bytes_per_sec = 0.5, .rx_bytes_total = 18446744073709551000u,
+                              .tx_bytes_per_sec = 0.5, .rx_bytes_total = 9007199254740993u, /* 2^53 + 1 */
                               .tx_bytes_total = 7};
     x->ifaces[0] = &x->iface;
     x->mount = (rt_mount){.mount_point = "/", .filesystem = "ext4", .total_bytes = 1000, .used_bytes = 250,
@@ -147,9 +156,10 @@ static void machine(fixture *x)
                       .vram_used_bytes = 40, .vram_used_pct = 50, .temperature_celsius = 61.9,
                       .power_watts = 300.25, .frequency_mhz = NAN, .core_count = 16896};
     x->gpus[0] = &x->gpu;
+    x->gpu_processes = (rt_gpu_use){.utilization_pct = 150, .vram_used_bytes = 1572864, .gpu_count_used = 2};
     x->s = (rt_sample){.timestamp_secs = 1700000000.987, .interval_secs = 1.0425, .cpu = &x->cpu,
                        .memory = &x->memory, .network = x->ifaces, .network_count = 1, .disk = x->disks,
-                       .disk_count = 1, .gpu = x->gpus, .gpu_count = 1};
+                       .disk_count = 1, .gpu = x->gpus, .gpu_count = 1, .gpu_processes = &x->gpu_processes};
 }
 
 /* The same machine tracking a tree in its own cgroup. */
@@ -163,6 +173,7 @@ static void with_tree(fixture *x)
                               .write_bytes = RT_NULL_U64, .gpu_utilization_pct = 50, .gpu_vram_used_bytes = 3145728,
                               .gpu_count_used = 1, .cgroup = &x->cgroup};
     x->s.process = &x->process;
+    x->s.gpu_processes = NULL; /* the sampler fills it without a tree only */
 }
 
 static const char *line(const rt_sample *s, const rt_job *job, const rt_rs_state *st)
@@ -175,7 +186,8 @@ static const char *line(const rt_sample *s, const rt_job *job, const rt_rs_state
     return buf;
 }
 
-/* The whole line, written out from the Rust tool's structs (its src/metrics at 3825a8c): keys
+/* The whole line, written out from the Rust tool's structs (the whole machine: every process's
+ * GPU use in the process GPU members, as the Rust tool fills them without --pid) (its src/metrics at 3825a8c): keys
  * sorted at every level, integers where it has integer types (MiB truncated), Options null and
  * plain values at their default when ours is null, the detail map sorted. */
 static void whole_machine_line(void **state)
@@ -187,12 +199,13 @@ static void whole_machine_line(void **state)
     rt_json_rs_start(&st);
     const char *want =
         "{\"cpu\":{\"cgroup_usage_secs\":null,\"cgroup_utilization_pct\":null,\"per_core_pct\":[12.5,null],"
-        "\"process_child_count\":null,\"process_cores_used\":null,\"process_count\":3,"
-        "\"process_disk_read_bytes\":null,\"process_disk_write_bytes\":null,\"process_gpu_usage\":null,"
-        "\"process_gpu_utilized\":null,\"process_gpu_vram_mib\":null,\"process_pss_mib\":null,"
+        "\"process_child_count\":null,\"process_cores_used\":null,\"process_count\":74,"
+        "\"process_disk_read_bytes\":null,\"process_disk_write_bytes\":null,\"process_gpu_usage\":1.5,"
+        "\"process_gpu_utilized\":2,\"process_gpu_vram_mib\":1.5,\"process_pss_mib\":null,"
         "\"process_rss_mib\":null,\"process_stime_secs\":null,\"process_utime_secs\":null,\"stime_secs\":0.05,"
         "\"utilization_pct\":0.25,\"utime_secs\":0.2},"
-        "\"disk\":[{\"capacity_bytes\":null,\"device\":\"nvme0n1\",\"device_type\":\"nvme\",\"model\":\"Disk \\\"X\\\"\","
+        "\"disk\":[{\"capacity_bytes\":null,\"device\":\"nvme0n1\",\"device_type\":\"nvme\","
+        "\"model\":\"Disk \\\"X\\\"\","
         "\"mounts\":[{\"available_bytes\":0,\"filesystem\":\"ext4\",\"mount_point\":\"/\",\"total_bytes\":1000,"
         "\"used_bytes\":250,\"used_pct\":25.0}],\"read_bytes_per_sec\":0.0,\"read_bytes_total\":1,\"serial\":null,"
         "\"vendor\":null,\"write_bytes_per_sec\":4096.125,\"write_bytes_total\":2}],"
@@ -205,7 +218,7 @@ static void whole_machine_line(void **state)
         "\"inactive_mib\":4,\"swap_total_mib\":0,\"swap_used_mib\":0,\"swap_used_pct\":0.0,\"total_mib\":16384,"
         "\"used_mib\":8384,\"used_pct\":51.17},"
         "\"network\":[{\"driver\":\"virtio_net\",\"interface\":\"eth0\",\"mac_address\":null,\"mtu\":1500,"
-        "\"operstate\":\"up\",\"rx_bytes_per_sec\":1024.0,\"rx_bytes_total\":18446744073709551000,"
+        "\"operstate\":\"up\",\"rx_bytes_per_sec\":1024.0,\"rx_bytes_total\":9007199254740993,"
         "\"speed_mbps\":null,\"tx_bytes_per_sec\":0.5,\"tx_bytes_total\":7}],"
         "\"resource-tracker-version\":\"" RT_VERSION "\",\"timestamp_secs\":1700000000,\"tracked_pid\":null}\n";
     assert_string_equal(line(&x.s, NULL, &st), want);
@@ -224,7 +237,7 @@ static void tree_line(void **state)
     const char *l = line(&x.s, &job, NULL);
     const char *want_cpu =
         "{\"actual_interval_ms\":1042,\"cpu\":{\"cgroup_usage_secs\":null,\"cgroup_utilization_pct\":null,"
-        "\"per_core_pct\":[12.5,null],\"process_child_count\":2,\"process_cores_used\":1.5,\"process_count\":3,"
+        "\"per_core_pct\":[12.5,null],\"process_child_count\":2,\"process_cores_used\":1.5,\"process_count\":74,"
         "\"process_disk_read_bytes\":4096,\"process_disk_write_bytes\":null,\"process_gpu_usage\":0.5,"
         "\"process_gpu_utilized\":1,\"process_gpu_vram_mib\":3.0,\"process_pss_mib\":99,\"process_rss_mib\":120,"
         "\"process_stime_secs\":0.25,\"process_utime_secs\":1.25,";
@@ -269,9 +282,11 @@ static void writer_keeps_state(void **state)
     char *third = strchr(second, '\n') + 1;
     const char *want1 = "{\"cpu\":{\"cgroup_usage_secs\":null,\"cgroup_utilization_pct\":null,";
     assert_memory_equal(out, want1, strlen(want1));
-    const char *want2 = "{\"actual_interval_ms\":500,\"cpu\":{\"cgroup_usage_secs\":2.5,\"cgroup_utilization_pct\":5.0,";
+    const char *want2 = "{\"actual_interval_ms\":500,\"cpu\":{\"cgroup_usage_secs\":2.5,"
+                        "\"cgroup_utilization_pct\":5.0,";
     assert_memory_equal(second, want2, strlen(want2));
-    const char *want3 = "{\"actual_interval_ms\":500,\"cpu\":{\"cgroup_usage_secs\":0.0,\"cgroup_utilization_pct\":0.0,";
+    const char *want3 = "{\"actual_interval_ms\":500,\"cpu\":{\"cgroup_usage_secs\":0.0,"
+                        "\"cgroup_utilization_pct\":0.0,";
     assert_memory_equal(third, want3, strlen(want3));
     /* the public formatter keeps no state: the interval is there, the cgroup's change is not */
     char buf[8192];
@@ -284,12 +299,57 @@ static void writer_keeps_state(void **state)
     assert_int_equal(rt_writer_new_cb((rt_format)3, collect, NULL, NULL, &w), RT_ERR_INVALID);
 }
 
+/* The reader takes the Rust tool's lines back (0.17): the interval from actual_interval_ms, the
+ * tree's figures from cpu.process_* in our units, its bytes of the interval; the format's name. */
+static void read_back(void **state)
+{
+    (void)state;
+    fixture x;
+    machine(&x);
+    with_tree(&x);
+    rt_writer *w;
+    out_len = 0;
+    assert_int_equal(rt_writer_new_cb(RT_FORMAT_JSON_RS, collect, NULL, NULL, &w), RT_OK);
+    assert_int_equal(rt_writer_write(w, &x.s), RT_OK);
+    x.s.timestamp_secs += 2;
+    x.s.interval_secs = 2;
+    assert_int_equal(rt_writer_write(w, &x.s), RT_OK);
+    rt_writer_free(w);
+    rt_reader *r;
+    assert_int_equal(rt_reader_open_buffer("run.jsonl", out, out_len, NULL, &r), RT_OK);
+    const rt_record *rec;
+    assert_int_equal(rt_reader_next(r, &rec), RT_OK);
+    assert_non_null(rec);
+    assert_string_equal(rt_reader_format(r), "json-rs");
+    assert_true(rec->process_pid == 4242);
+    assert_true(fabs(rec->process_cpu_secs - 1.5) < 1e-9);
+    assert_true(rec->process_pss_mib == 99); /* whole MiB, as written */
+    assert_true(rec->process_read_bytes == 4096);
+    assert_true(fabs(rec->process_gpu_usage - 0.5) < 1e-9);
+    assert_true(fabs(rec->process_gpu_vram_mib - 3) < 1e-9);
+    assert_int_equal(rt_reader_next(r, &rec), RT_OK);
+    assert_non_null(rec);
+    assert_true(fabs(rec->interval_secs - 2) < 1e-9); /* actual_interval_ms */
+    assert_true(rec->timestamp_secs == 1700000002);
+    assert_int_equal(rt_reader_next(r, &rec), RT_OK);
+    assert_null(rec);
+    rt_reader_free(r);
+    /* our own line is still "json" */
+    char buf[8192];
+    size_t n = rt_format_sample(RT_FORMAT_JSON, &x.s, NULL, buf, sizeof buf);
+    assert_int_equal(rt_reader_open_buffer("ours.jsonl", buf, n, NULL, &r), RT_OK);
+    assert_int_equal(rt_reader_next(r, &rec), RT_OK);
+    assert_non_null(rec);
+    assert_string_equal(rt_reader_format(r), "json");
+    rt_reader_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(shortest_floats), cmocka_unit_test(tables_follow_schema),
         cmocka_unit_test(whole_machine_line), cmocka_unit_test(tree_line),
-        cmocka_unit_test(writer_keeps_state),
+        cmocka_unit_test(writer_keeps_state), cmocka_unit_test(read_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 /* test_memory.c - the sampler's memory part (sample/memory.c) through the replay API on a
- * hand-written meminfo: kB as MiB, used = total - free - buffers - (cached + SReclaimable),
- * and missing lines as null, never zero. */
+ * hand-written meminfo: kB as MiB, used = total - MemAvailable (without MemAvailable: total -
+ * free - buffers - (cached + SReclaimable)), and missing lines as null, never zero. */
 #include "unit.h"
 
 #include <math.h>
@@ -67,7 +67,7 @@ static void full_meminfo(void **state)
     NEAR(m->cached_mib, 4096.0 + 256.0); /* Cached + SReclaimable, as free(1) */
     NEAR(m->active_mib, 6144.0);         /* not Active(anon) */
     NEAR(m->inactive_mib, 3072.0);
-    NEAR(m->used_mib, 16384.0 - 1024.0 - 512.0 - (4096.0 + 256.0));
+    NEAR(m->used_mib, 16384.0 - 8192.0); /* total - available, not total - free - buffers - cached */
     NEAR(m->used_pct, m->used_mib / 16384.0 * 100.0);
     NEAR(m->swap_total_mib, 2048.0);
     NEAR(m->swap_used_mib, 512.0);
@@ -119,7 +119,7 @@ static void missing_lines_are_null(void **state)
     assert_true(m->swap_used_pct == 0.0);
     rt_sampler_free(s);
 
-    /* no Buffers: used cannot be computed, so it is null, not a guess */
+    /* no MemAvailable and no Buffers: used cannot be computed, so it is null, not a guess */
     m = sample_of("MemTotal: 1024 kB\nMemFree: 512 kB\nCached: 0 kB\n", &s);
     assert_true(isnan(m->buffers_mib));
     assert_true(isnan(m->used_mib));
@@ -148,6 +148,11 @@ static void odd_values_clamped(void **state)
     assert_true(m->used_pct == 0.0);
     assert_true(m->swap_used_mib == 0.0);
     assert_true(m->swap_used_pct == 0.0);
+    rt_sampler_free(s);
+    /* MemAvailable above MemTotal (never seen, but a figure is no promise): used 0 */
+    m = sample_of("MemTotal: 1024 kB\nMemFree: 512 kB\nMemAvailable: 2048 kB\n", &s);
+    assert_true(m->used_mib == 0.0);
+    assert_true(m->used_pct == 0.0);
     rt_sampler_free(s);
 }
 

@@ -1,7 +1,8 @@
 /* test_net.c - the sampler's network part (sample/net.c) through the replay API on the
  * captured fixtures (proc copied to a temp dir and rewritten in place, sys as captured):
  * interfaces appearing and disappearing without losing the others' counters, loopback left
- * out, sysfs attributes, rates over the given elapsed time and null at 0. */
+ * out, sysfs attributes, rates over the given elapsed time and null at 0, the list sorted by
+ * name whatever net/dev's order. */
 #include "unit.h"
 
 #include <math.h>
@@ -133,6 +134,34 @@ static void interface_comes_and_goes(void **state)
     rt_sampler_free(s);
 }
 
+/* net/dev lists interfaces in the order they were registered; the sample lists them sorted
+ * by name (as the Rust tool), and keeps each one's counters through a re-sort. */
+static void sorted_by_name(void **state)
+{
+    (void)state;
+    rt_sampler *s = open_case("awkward");
+    const char *a[] = {"wlan0 10 20", "lo 1 1", "eth1 30 40", "br-x 50 60", "eth0 70 80", "Docker 90 100"};
+    put_netdev(a, 6);
+    const rt_sample *smp;
+    rt_sampler_sample_at(s, 1001.0, 1.7e9 + 1, &smp);
+    static const char *const want[] = {"Docker", "br-x", "eth0", "eth1", "wlan0"}; /* bytes: 'D' < 'b' */
+    assert_int_equal(smp->network_count, 5);
+    for (size_t i = 0; i < 5; i++)
+        assert_string_equal(smp->network[i]->interface, want[i]);
+    /* eth10 appears (between eth1 and wlan0), br-x goes: the others keep their counters */
+    const char *b[] = {"wlan0 11 20", "lo 1 1", "eth1 33 40", "eth0 77 80", "Docker 99 100", "eth10 5 5"};
+    put_netdev(b, 6);
+    rt_sampler_sample_at(s, 1002.0, 1.7e9 + 2, &smp);
+    static const char *const want2[] = {"Docker", "eth0", "eth1", "eth10", "wlan0"};
+    static const uint64_t rx2[] = {9, 7, 3, 0, 1};
+    assert_int_equal(smp->network_count, 5);
+    for (size_t i = 0; i < 5; i++) {
+        assert_string_equal(smp->network[i]->interface, want2[i]);
+        assert_int_equal(smp->network[i]->rx_bytes, rx2[i]);
+    }
+    rt_sampler_free(s);
+}
+
 static void rates_and_zero_elapsed(void **state)
 {
     (void)state;
@@ -198,6 +227,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(interface_comes_and_goes, setup, teardown),
+        cmocka_unit_test_setup_teardown(sorted_by_name, setup, teardown),
         cmocka_unit_test_setup_teardown(rates_and_zero_elapsed, setup, teardown),
         cmocka_unit_test_setup_teardown(captured_machines, setup, teardown),
     };

@@ -69,9 +69,12 @@ static void resolve(void **state)
     (void)state;
     rt_roots r = open_case("server-nvme-lvm");
     names n = {0};
-    /* LVM volume on a partition */
+    /* LVM volume on a partition: the volume's own device first (listed, virtual), then the
+     * one physical disk beneath it */
     assert_int_equal(rt_block_resolve_disks(&r, 253, 0, "/dev/mapper/vg0-root", add, &n), 1);
-    assert_string_equal(n.v[0], "nvme0n1");
+    assert_int_equal(n.n, 2);
+    assert_string_equal(n.v[0], "dm-0");
+    assert_string_equal(n.v[1], "nvme0n1");
     /* a volume spanning two disks */
     n = (names){0};
     assert_int_equal(rt_block_resolve_disks(&r, 253, 1, NULL, add, &n), 2);
@@ -85,6 +88,7 @@ static void resolve(void **state)
     /* a mapper name when there is no usable device number */
     n = (names){0};
     assert_int_equal(rt_block_resolve_disks(&r, 0, 99, "/dev/mapper/vg0-root", add, &n), 1);
+    assert_string_equal(n.v[0], "dm-0");
     /* a loop device and tmpfs resolve to nothing */
     n = (names){0};
     assert_int_equal(rt_block_resolve_disks(&r, 7, 0, "/dev/loop0", add, &n), 0);

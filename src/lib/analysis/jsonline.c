@@ -452,7 +452,9 @@ static void dev_done(void *ctx)
 {
     dev_walk *d = ctx;
     const double *v = d->v;
-    if (d->disk)
+    if (d->disk && v[RT_JL_SLOT(rt_disk, is_virtual)] > 0)
+        ; /* a virtual device (0.17): its bytes are counted on the disks beneath it */
+    else if (d->disk)
         rt_jline_add_dev(&d->jl->disk, d->name, d->nm.whole, v[RT_JL_SLOT(rt_disk, read_bytes_total)],
                          v[RT_JL_SLOT(rt_disk, write_bytes_total)], v[RT_JL_SLOT(rt_disk, read_bytes_per_sec)],
                          v[RT_JL_SLOT(rt_disk, write_bytes_per_sec)]);

@@ -198,4 +198,9 @@ void rt_jline_add_gpu(rt_jline *jl, const char *uuid, bool named, double util_pc
  * why the line is not a record (bad JSON, a member of the wrong type, no timestamp). */
 const char *rt_jline_scan(const char *line, size_t len, locale_t c_locale, rt_jline *jl);
 
+/* The Rust tool's JSON line (0.17, jsonline_rs.c): when line is one (it has "tracked_pid"), puts
+ * into *jl (already scanned by rt_jline_scan) its interval and the tracked tree's figures, and
+ * returns true; false for any other line (jl untouched). */
+bool rt_jline_rs(const char *line, size_t len, locale_t c_locale, rt_jline *jl);
+
 #endif

@@ -5,7 +5,8 @@
  *  - "json": a line starting with '{' (docs/contracts.md §2). Each line goes through jsonline.c
  *    (the schema's figures read by name, over a validating tokenizer, no allocation) and maps to
  *    a record as record.c maps a live sample:
- *    disk and network bytes in the interval are the difference of a device's *_total from the
+ *    disk (physical: not is_virtual, 0.17) and network bytes in the interval are the
+ *    difference of a device's *_total from the
  *    previous good record when it was listed there and the interval starts at it, else (a
  *    counter that went back after a reboot, a gap) its *_per_sec x interval_secs; disk space
  *    sums total/used_bytes over the mounts listed under the disks, each mount point once (the sampler lists one mount per distinct filesystem,
@@ -13,6 +14,8 @@
  *    process's read/write bytes are the difference of its *_total from the previous record
  *    that had one (a total null for a while is not counted twice), or its total when there
  *    was none, or the pid changed or the total went back (tracking counts from zero).
+ *    The Rust tool's line (`--format json-rs`, 0.17) is read the same way, its interval and its
+ *    tree's figures (under "cpu") added by jsonline_rs.c; its tree's bytes are the interval's.
  *  - "csv", "python-process", "python-system", "python-combined": the tool's and the Python
  *    resource-tracker's CSV files, read by reader_csv.c.
  * CSV rows carry no interval: it is the difference
@@ -386,6 +389,10 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
     rec->process_rss_peak_mib = P(rss_peak_mib);
     rec->process_read_bytes = process_bytes(P(read_bytes_total), &r->last_read, new_tree);
     rec->process_write_bytes = process_bytes(P(write_bytes_total), &r->last_write, new_tree);
+    if (isnan(P(read_bytes_total)) && isnan(P(write_bytes_total))) { /* the Rust tool's line: the interval's */
+        rec->process_read_bytes = P(read_bytes);
+        rec->process_write_bytes = P(write_bytes);
+    }
     rec->process_gpu_usage = P(gpu_utilization_pct) / 100.0;
     rec->process_gpu_vram_mib = P(gpu_vram_used_bytes) / 1048576.0;
     rec->process_gpu_utilized = P(gpu_count_used);
@@ -421,6 +428,8 @@ static int read_record(rt_reader *r, rt_record *rec, char *job)
         const char *bad;
         if (r->format == F_JSON) {
             bad = rt_jline_scan(line, n, r->c_locale, r->jl);
+            if (!bad && isnan(RT_JL_TOP(r->jl, interval_secs)) && rt_jline_rs(line, n, r->c_locale, r->jl))
+                r->rs = true;
             if (!bad && !rt_unix_time(RT_JL_TOP(r->jl, timestamp_secs)))
                 bad = "timestamp_secs is no Unix time in seconds";
             if (!bad) {
@@ -618,6 +627,8 @@ rt_error rt_reader_open_buffer(const char *name, const char *buf, size_t len, co
 
 const char *rt_reader_format(const rt_reader *r)
 {
+    if (r && r->format == F_JSON && r->rs)
+        return "json-rs";
     return r ? fmt_names[r->format] : NULL;
 }
 

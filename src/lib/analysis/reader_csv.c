@@ -2,7 +2,9 @@
  * Python resource-tracker's, its columns mapped through a table, and each row into a record.
  *
  *  - "csv": the header rt_csv_header() (docs/contracts.md §3). Interval amounts as written;
- *    *_gb are GiB; process_utime + process_stime is the process's CPU seconds;
+ *    *_gb are GB of 10^9 bytes (from 0.17, as both peers write them; 0.16 and before wrote
+ *    GiB under the same header, which nothing in the file tells, so such a file's disk space
+ *    reads 6.9% low); process_utime + process_stime is the process's CPU seconds;
  *    process_memory_mib PSS.
  *  - "python-process", "python-system", "python-combined": the Python resource-tracker's
  *    ProcessTracker and SystemTracker CSV, and get_combined_metrics() (system_ / process_
@@ -53,8 +55,8 @@ static const colmap tool_cols[] = {
     {"system_memory_used_mib", C_MEM, 1},
     {"system_disk_read_bytes", C_DISK_R, 1},
     {"system_disk_write_bytes", C_DISK_W, 1},
-    {"system_disk_space_total_gb", C_SPACE_T, GIB},
-    {"system_disk_space_used_gb", C_SPACE_U, GIB},
+    {"system_disk_space_total_gb", C_SPACE_T, GB},
+    {"system_disk_space_used_gb", C_SPACE_U, GB},
     {"system_net_recv_bytes", C_NET_R, 1},
     {"system_net_sent_bytes", C_NET_S, 1},
     {"system_gpu_usage", C_GPU, 1},

@@ -29,7 +29,7 @@ static void machine_part(const rt_sample *s, rt_record *r)
     /* as in the CSV: with no disk or interface nothing was moved, a true zero */
     r->disk_read_bytes = r->disk_write_bytes = r->net_recv_bytes = r->net_sent_bytes = 0;
     for (size_t i = 0; i < s->disk_count; i++)
-        if (s->disk[i]->read_bytes != RT_NULL_U64) {
+        if (s->disk[i]->read_bytes != RT_NULL_U64 && !s->disk[i]->is_virtual) { /* each byte once */
             r->disk_read_bytes += (double)s->disk[i]->read_bytes;
             r->disk_write_bytes += (double)s->disk[i]->write_bytes;
         }

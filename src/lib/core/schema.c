@@ -63,6 +63,8 @@ static const rt_field cpu_fields[] = {
       OT(3, UPDOWN, "system.process.count", "{process}", "Runnable processes", ATTR("process.status", "running"))),
     F(rt_cpu, process_cores_used, U_CORES, "0.1", 4, "The tracked tree's cores_used (NaN without a tree)."),
     F(rt_cpu, process_child_count, U_COUNT, "0.1", 0, "The tracked tree's child_count (null without a tree)."),
+    F(rt_cpu, all_process_count, U_COUNT, "0.17", 0,
+      "Every process on the machine (the numbered entries of /proc), as ps and the Python tracker count them."),
 };
 
 static const rt_field memory_fields[] = {
@@ -72,7 +74,7 @@ static const rt_field memory_fields[] = {
       OT(5, UPDOWN, "system.memory.usage", "By", 0, ATTR("system.memory.state", "free"))),
     F(rt_memory, available_mib, U_MIB, "0.1", 3, "Memory available to new work without swapping.",
       GL(2, "memory_bytes", "state", "available", 0)),
-    F(rt_memory, used_mib, U_MIB, "0.1", 3, "Memory in use: total less free, buffers and page cache.",
+    F(rt_memory, used_mib, U_MIB, "0.1", 3, "Memory in use: total less available (MemAvailable), as procps 4's free and psutil.",
       GL(0, "memory_bytes", "state", "used",
          "Memory of the machine by state (used, free, available, buffers, cached, active, inactive)."),
       OT(4, UPDOWN, "system.memory.usage", "By", "Memory in use by state", ATTR("system.memory.state", "used"))),
@@ -122,6 +124,8 @@ static const rt_field disk_fields[] = {
       PC(1, "disk_written_bytes", 0)),
     F(rt_disk, read_bytes, U_BYTES, "0.1", RT_NO_JSON, "Bytes read in the interval (null when unknown)."),
     F(rt_disk, write_bytes, U_BYTES, "0.1", RT_NO_JSON, "Bytes written in the interval (null when unknown)."),
+    F(rt_disk, is_virtual, U_NONE, "0.17", 0,
+      "1 for a virtual device (dm, md, zram), left out of the machine's I/O sums; 0 for a physical disk."),
 };
 
 static const rt_field mount_fields[] = {
@@ -416,6 +420,14 @@ TABLE(rt_schema_energy, "energy", energy_fields);
 TABLE(rt_schema_energy_domain, "energy_domain", energy_domain_fields);
 TABLE(rt_schema_request, "request", request_fields);
 
+static const rt_field gpu_use_fields[] = {
+    F(rt_gpu_use, utilization_pct, U_PCT, "0.17", 2,
+      "Percent of one GPU the processes kept busy, summed over the GPUs (NVIDIA: their SM samples; AMD, Intel: the card's)."),
+    F(rt_gpu_use, vram_used_bytes, U_BYTES, "0.17", 0, "VRAM the processes hold (AMD, Intel: the card's in use)."),
+    F(rt_gpu_use, gpu_count_used, U_COUNT, "0.17", 0, "GPUs with a process on them, or busy."),
+};
+TABLE(rt_schema_gpu_use, "gpu_use", gpu_use_fields);
+
 size_t rt_schema_prom_order(const rt_fstruct *st, size_t order[RT_SCHEMA_MAX_FIELDS])
 {
     size_t k = 0;
@@ -458,7 +470,7 @@ static const rt_fstruct *const listed[] = {
     &rt_schema_sample, &rt_schema_cpu,  &rt_schema_memory,   &rt_schema_net_iface, &rt_schema_disk,
     &rt_schema_mount,  &rt_schema_gpu,  &rt_schema_pressure, &rt_schema_cgroup,    &rt_schema_process,
     &rt_schema_part,   &rt_schema_host, &rt_schema_cloud,    &rt_schema_energy,    &rt_schema_energy_domain,
-    &rt_schema_request,
+    &rt_schema_request, &rt_schema_gpu_use,
 };
 
 /* Field i of the listing, with its struct in *st; NULL past the last. */

@@ -100,7 +100,8 @@ typedef struct rt_fstruct {
 
 extern const rt_fstruct rt_schema_sample, rt_schema_cpu, rt_schema_memory, rt_schema_net_iface, rt_schema_disk,
     rt_schema_mount, rt_schema_gpu, rt_schema_pressure, rt_schema_cgroup, rt_schema_process, rt_schema_part,
-    rt_schema_host, rt_schema_cloud, rt_schema_energy, rt_schema_energy_domain, rt_schema_request;
+    rt_schema_host, rt_schema_cloud, rt_schema_energy, rt_schema_energy_domain, rt_schema_request,
+    rt_schema_gpu_use;
 
 /* The field of table st at offset off (a member's offsetof), or NULL. */
 const rt_field *rt_schema_at(const rt_fstruct *st, size_t off);
@@ -142,6 +143,9 @@ typedef struct rt_rs_field {
     int option; /* 1: an Option in the Rust struct, null when ours is null (or its struct is
                  * absent); 0: a plain value, its default (0, "") when ours is null; an f64 NaN
                  * is null either way, as serde_json writes it */
+    const rt_fstruct *alt; /* where st's struct is absent (no tracked tree), the figure of this
+                            * table at alt_off instead (the machine's processes), or NULL */
+    size_t alt_off;
 } rt_rs_field;
 
 typedef struct rt_rs_object {

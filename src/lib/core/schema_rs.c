@@ -12,8 +12,17 @@
     {                                                                                                                  \
         .name = key, .st = &rt_schema_##t, .off = offsetof(ty, m), .type = RS_##wt, .conv = RS_##cv, .option = opt     \
     }
+/* The same, with the figure m2 of struct ty2 (schema table t2) where ty's struct is absent. */
+#define RS_OR(key, t, ty, m, t2, ty2, m2, wt, cv, opt)                                                                 \
+    {                                                                                                                  \
+        .name = key, .st = &rt_schema_##t, .off = offsetof(ty, m), .type = RS_##wt, .conv = RS_##cv, .option = opt,    \
+        .alt = &rt_schema_##t2, .alt_off = offsetof(ty2, m2)                                                           \
+    }
 /* A member the sink writes by hand. */
-#define HAND(key) {.name = key, .type = RS_HAND}
+#define HAND(key)                                                                                                      \
+    {                                                                                                                  \
+        .name = key, .type = RS_HAND                                                                                   \
+    }
 
 #define OBJECT(var, label, arr) const rt_rs_object var = {label, arr, RT_ARRAY_LEN(arr)}
 
@@ -32,20 +41,25 @@ static const rt_rs_field sample_rs[] = {
     RS("tracked_pid", process, rt_process, pid, INT, SAME, 1),
 };
 
-/* CpuMetrics: the machine's figures, the tracked tree's (null without one) and the cgroup's
- * per-interval CPU (the tracker's own group, or the tree's). */
+/* CpuMetrics: the machine's figures, the tracked tree's (null without one; its GPU figures
+ * without one are every process's, as the Rust tool fills them without --pid), and the
+ * cgroup's per-interval CPU (the tracker's own group, or the tree's). process_count is every
+ * process (the Rust tool counts the numbered entries of /proc, whatever its comment says). */
 static const rt_rs_field cpu_rs[] = {
     RS("cgroup_usage_secs", cgroup, rt_cgroup, cpu_secs_total, FLOAT, DELTA, 1),
     RS("cgroup_utilization_pct", cgroup, rt_cgroup, cpu_secs_total, FLOAT, RATE, 1),
     HAND("per_core_pct"),
     RS("process_child_count", cpu, rt_cpu, process_child_count, INT, SAME, 1),
     RS("process_cores_used", cpu, rt_cpu, process_cores_used, FLOAT, SAME, 1),
-    RS("process_count", cpu, rt_cpu, process_count, INT, SAME, 0),
+    RS("process_count", cpu, rt_cpu, all_process_count, INT, SAME, 0),
     RS("process_disk_read_bytes", process, rt_process, read_bytes, INT, SAME, 1),
     RS("process_disk_write_bytes", process, rt_process, write_bytes, INT, SAME, 1),
-    RS("process_gpu_usage", process, rt_process, gpu_utilization_pct, FLOAT, PER_100, 1),
-    RS("process_gpu_utilized", process, rt_process, gpu_count_used, INT, SAME, 1),
-    RS("process_gpu_vram_mib", process, rt_process, gpu_vram_used_bytes, FLOAT, TO_MIB, 1),
+    RS_OR("process_gpu_usage", process, rt_process, gpu_utilization_pct, gpu_use, rt_gpu_use, utilization_pct, FLOAT,
+          PER_100, 1),
+    RS_OR("process_gpu_utilized", process, rt_process, gpu_count_used, gpu_use, rt_gpu_use, gpu_count_used, INT, SAME,
+          1),
+    RS_OR("process_gpu_vram_mib", process, rt_process, gpu_vram_used_bytes, gpu_use, rt_gpu_use, vram_used_bytes,
+          FLOAT, TO_MIB, 1),
     RS("process_pss_mib", process, rt_process, pss_mib, INT, SAME, 1),
     RS("process_rss_mib", process, rt_process, rss_mib, INT, SAME, 1),
     RS("process_stime_secs", process, rt_process, stime_secs, FLOAT, SAME, 1),

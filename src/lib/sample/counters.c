@@ -128,8 +128,8 @@ static void read_disks(rt_counters *c, rt_system_counters *o)
     size_t k = 0;
     for (size_t i = 0; i < p->ndisks; i++) {
         const rt_disk_state *d = &p->disks[i];
-        if (!d->have_cur)
-            continue;
+        if (!d->have_cur || d->is_virtual)
+            continue; /* the physical disks only: each byte counted once */
         rt_disk_counters *dc = &c->disk_out[k];
         dc->device = d->info.name;
         dc->read_bytes = d->cur_read * 512u;

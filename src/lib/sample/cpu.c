@@ -1,15 +1,17 @@
 /* cpu.c - the sampler's CPU part (see cpu.h): per-core ticks of /proc/stat, read through a
  * kept-open file, matched core by core (cores come and go with hotplug) and turned into
- * busy fractions; every machine-wide figure is the sum over the cores. */
+ * busy fractions; every machine-wide figure is the sum over the cores. The count of all
+ * processes (the numbered entries of /proc) is read beside it. */
 #include <math.h>
 #include <stdlib.h>
 
+#include "../core/dirwalk.h"
 #include "cpu.h"
 
 int rt_cpu_part_open(rt_cpu_part *p, rt_sample_ctx *c)
 {
     p->fd = rt_ctx_open_kept(c, "stat");
-    p->procs_running = RT_NULL_I64;
+    p->procs_running = p->all_processes = RT_NULL_I64;
     return p->fd == -1 ? -1 : 0;
 }
 
@@ -24,10 +26,29 @@ static int grow_cores(rt_cpu_part *p, size_t n)
     return 0;
 }
 
+/* rt_dir_walk_ids callback: counts one process. */
+static int count_pid(void *user, int64_t id)
+{
+    (void)id;
+    ++*(int64_t *)user;
+    return 0;
+}
+
+/* Every process on the machine: the numbered entries of the proc root; RT_NULL_I64 when it
+ * cannot be listed. */
+static int64_t count_processes(const rt_sample_ctx *c)
+{
+    int64_t n = 0;
+    if (c->roots.proc_fd < 0 || rt_dir_walk_ids(c->roots.proc_fd, ".", count_pid, &n) < 0)
+        return RT_NULL_I64;
+    return n;
+}
+
 bool rt_cpu_part_snapshot(rt_cpu_part *p, rt_sample_ctx *c)
 {
     p->have_cur = false;
     p->procs_running = RT_NULL_I64;
+    p->all_processes = count_processes(c);
     ssize_t n = rt_ctx_read_kept(c, p->fd, "stat", RT_READ_SINGLE, "stat");
     if (n < 0)
         return false;
@@ -67,6 +88,7 @@ void rt_cpu_part_delta(rt_cpu_part *p, const rt_sample_ctx *c)
     rt_cpu *o = &p->out;
     o->utilization_pct = o->utime_secs = o->stime_secs = NAN;
     o->process_count = p->procs_running;
+    o->all_process_count = p->all_processes;
     o->per_core_pct = p->per_core;
     o->core_count = p->have_cur ? p->ncur : 0;
     if (!p->have_cur || !p->have_prev)

@@ -13,6 +13,7 @@ typedef struct rt_cpu_part {
     double *per_core;          /* cap entries: the sample's per_core_pct */
     bool have_cur, have_prev;
     int64_t procs_running;     /* RT_NULL_I64 when not reported */
+    int64_t all_processes;     /* numbered entries of /proc; RT_NULL_I64 when not listed */
     rt_cpu out;
 } rt_cpu_part;
 

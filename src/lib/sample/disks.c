@@ -1,6 +1,9 @@
 /* disks.c - the sampler's disk part (see disks.h). Disks are rediscovered only when the
  * names in diskstats change, mounts only when the kernel flags mountinfo (POLLPRI), so a
- * steady sample reads diskstats once and calls statvfs once per filesystem. */
+ * steady sample reads diskstats once and calls statvfs once per filesystem. Listed (0.17, as
+ * the Rust tool, sorted by name): every whole block device but loop and ram, the virtual ones
+ * (dm, md, zram) flagged; a filesystem is listed under the device it is mounted from and the physical disks
+ * beneath it, and the space sums count each filesystem on a physical disk once. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <poll.h>
@@ -110,8 +113,10 @@ static void add_fs_disk(void *user, const char *disk)
         for (size_t k = 0; k < dc->fs->ndisks; k++)
             if (dc->fs->disks[k] == i)
                 return;
-        if (rt_grow(&dc->fs->disks, &dc->fs->disks_cap, dc->fs->ndisks + 1, sizeof *dc->fs->disks) == 0)
+        if (rt_grow(&dc->fs->disks, &dc->fs->disks_cap, dc->fs->ndisks + 1, sizeof *dc->fs->disks) == 0) {
             dc->fs->disks[dc->fs->ndisks++] = i;
+            dc->fs->on_physical |= !dc->p->disks[i].is_virtual;
+        }
         return;
     }
 }
@@ -168,9 +173,9 @@ static void rebuild_mounts(rt_disk_part *p, rt_sample_ctx *c)
         memset(f, 0, sizeof *f);
         disk_collect dc = {p, f};
         rt_block_resolve_disks(&c->roots, cl.v[i].major, cl.v[i].minor, cl.v[i].source, add_fs_disk, &dc);
-        if (f->ndisks == 0) {
+        if (!f->on_physical) {
             free(f->disks);
-            continue; /* not on a physical disk we list */
+            continue; /* not on a physical disk we list (a zram device's, say) */
         }
         f->mount_point = strdup(cl.v[i].mount_point);
         f->fstype = strdup(cl.v[i].fstype);
@@ -206,13 +211,21 @@ static bool mountinfo_changed(const rt_disk_part *p)
 
 /* ---- disks ------------------------------------------------------------------------------------ */
 
-/* Rebuilds the disk list from the current diskstats parse, keeping the state of disks that
- * stay; a new disk starts from its current counters (nothing counted before we saw it). */
+/* qsort comparison of two disks by name. */
+static int by_name(const void *a, const void *b)
+{
+    const rt_disk_state *x = a, *y = b;
+    return strcmp(x->info.name, y->info.name);
+}
+
+/* Rebuilds the disk list from the current diskstats parse, sorted by name (as the Rust tool),
+ * keeping the state of disks that stay; a new disk starts from its current counters (nothing
+ * counted before we saw it). The mounts are laid out again after it (mounts_dirty). */
 static void rediscover_disks(rt_disk_part *p, rt_sample_ctx *c)
 {
     size_t count = 0;
     for (size_t i = 0; i < p->nds; i++)
-        if (rt_block_is_physical_disk(&c->roots, p->ds[i].name))
+        if (rt_block_is_listed(&c->roots, p->ds[i].name))
             count++;
     rt_disk_state *nd = calloc(count ? count : 1, sizeof *nd);
     rt_disk *od = calloc(count ? count : 1, sizeof *od);
@@ -226,7 +239,7 @@ static void rediscover_disks(rt_disk_part *p, rt_sample_ctx *c)
     }
     size_t k = 0;
     for (size_t i = 0; i < p->nds && k < count; i++) {
-        if (!rt_block_is_physical_disk(&c->roots, p->ds[i].name))
+        if (!rt_block_is_listed(&c->roots, p->ds[i].name))
             continue;
         rt_disk_state *d = &nd[k];
         bool reused = false;
@@ -242,10 +255,12 @@ static void rediscover_disks(rt_disk_part *p, rt_sample_ctx *c)
                 continue;
             d->prev_read = p->ds[i].sectors_read;
             d->prev_written = p->ds[i].sectors_written;
+            d->is_virtual = !rt_block_is_physical_disk(&c->roots, p->ds[i].name);
         }
         op[k] = &od[k];
         k++;
     }
+    qsort(nd, k, sizeof *nd, by_name);
     for (size_t j = 0; j < p->ndisks; j++)
         rt_disk_info_free(&p->disks[j].info);
     free(p->disks);
@@ -341,6 +356,7 @@ void rt_disk_part_delta(rt_disk_part *p, double elapsed)
         o->serial = st->info.serial;
         o->device_type = st->info.device_type;
         o->capacity_bytes = st->info.capacity_bytes;
+        o->is_virtual = st->is_virtual;
         if (st->have_cur) {
             o->read_bytes_total = st->cur_read * 512u;
             o->write_bytes_total = st->cur_written * 512u;

@@ -18,6 +18,7 @@ typedef struct rt_disk_state {
     uint64_t prev_read, prev_written;   /* sectors at the previous reading */
     uint64_t cur_read, cur_written;     /* sectors at the current reading */
     size_t mount_first, mount_count;    /* its slice of the mount pointer array */
+    bool is_virtual;                    /* not a physical disk (rt_block_is_physical_disk) */
 } rt_disk_state;
 
 typedef struct rt_fs_state {
@@ -25,6 +26,7 @@ typedef struct rt_fs_state {
     size_t *disks; /* indexes into the disk array */
     size_t ndisks, disks_cap;
     uint64_t total, used, avail; /* bytes, from the latest statvfs; RT_NULL_U64 when it failed */
+    bool on_physical;            /* some of its disks are physical (the space sums count it) */
 } rt_fs_state;
 
 typedef struct rt_disk_part {

@@ -39,6 +39,14 @@ uint64_t rt_gpu_part_tree(rt_gpu_part *p, rt_proctree *tree, double mono, rt_pro
     return main_vram;
 }
 
+const rt_gpu_use *rt_gpu_part_all(rt_gpu_part *p)
+{
+    if (p->count == 0)
+        return NULL;
+    rt_gpus_all(p->gpus, &p->all.utilization_pct, &p->all.vram_used_bytes, &p->all.gpu_count_used);
+    return &p->all;
+}
+
 void rt_gpu_part_close(rt_gpu_part *p)
 {
     rt_gpus_close(p->gpus);

@@ -1,5 +1,7 @@
 /* memory.c - the sampler's memory part (see memory.h): meminfo's kB figures as MiB, with
- * used = total - free - buffers - cached (cached including reclaimable slab), as free(1). */
+ * used = total - available, as procps 4's free(1), psutil, the Python tracker 0.5 and the Rust
+ * tool compute it (before MemAvailable, Linux 3.14: available = free + buffers + cached, cached
+ * including reclaimable slab, as the Python tracker falls back). */
 #include <math.h>
 
 #include "memory.h"
@@ -39,9 +41,11 @@ void rt_mem_part_delta(rt_mem_part *p)
     o->cached_mib = isnan(cached) ? NAN : cached + (isnan(srecl) ? 0.0 : srecl);
     o->active_mib = mib_of(m, RT_MEM_ACTIVE);
     o->inactive_mib = mib_of(m, RT_MEM_INACTIVE);
-    if (!isnan(o->free_mib) && !isnan(o->buffers_mib) && !isnan(o->cached_mib)) {
-        double used = o->total_mib - o->free_mib - o->buffers_mib - o->cached_mib;
-        o->used_mib = used < 0 ? 0 : used;
+    double avail = o->available_mib;
+    if (isnan(avail) && !isnan(o->free_mib) && !isnan(o->buffers_mib) && !isnan(o->cached_mib))
+        avail = o->free_mib + o->buffers_mib + o->cached_mib;
+    if (!isnan(o->total_mib) && !isnan(avail)) {
+        o->used_mib = o->total_mib > avail ? o->total_mib - avail : 0;
         o->used_pct = o->total_mib > 0 ? o->used_mib / o->total_mib * 100.0 : NAN;
     }
     o->swap_total_mib = mib_of(m, RT_MEM_SWAP_TOTAL);

@@ -1,5 +1,7 @@
 /* net.c - the sampler's network part (see net.h). Interfaces are rediscovered only when the
- * names in net/dev change; an interface that stays keeps its state and kept-open files. */
+ * names in net/dev change; an interface that stays keeps its state and kept-open files. They
+ * are listed sorted by name, byte by byte (0.17: as the Rust tool lists them; net/dev's own
+ * order is the order they were registered in). */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdlib.h>
@@ -12,8 +14,15 @@ void rt_net_part_open(rt_net_part *p, rt_sample_ctx *c)
     p->fd = rt_ctx_open_kept(c, "net/dev");
 }
 
-/* Rebuilds the interface list from the current parse; loopback is left out, a new interface
- * starts from its current counters. */
+/* qsort comparison of two interfaces by name. */
+static int by_name(const void *a, const void *b)
+{
+    const rt_iface_state *x = a, *y = b;
+    return strcmp(x->info.name, y->info.name);
+}
+
+/* Rebuilds the interface list from the current parse, sorted by name; loopback is left out, a
+ * new interface starts from its current counters. */
 static void rediscover(rt_net_part *p, rt_sample_ctx *c)
 {
     size_t n = p->nnd ? p->nnd : 1;
@@ -54,6 +63,7 @@ static void rediscover(rt_net_part *p, rt_sample_ctx *c)
         op[k] = &oi[k];
         k++;
     }
+    qsort(ni, k, sizeof *ni, by_name); /* each keeps its nd_index into this parse */
     for (size_t j = 0; j < p->nifaces; j++)
         rt_netif_info_free(&p->ifaces[j].info);
     free(p->ifaces);

@@ -64,6 +64,7 @@ static rt_error take_reading(rt_sampler *s, double mono, double real)
     s->cpu.out.process_child_count = RT_NULL_I64;
     o->process = NULL;
     o->cgroup = NULL;
+    o->gpu_processes = NULL;
     o->pressure = rt_psi_part_delta(&s->psi, elapsed);
     if (s->has_tree) {
         const rt_tree_group *group = rt_cg_part_delta(&s->cg, elapsed);
@@ -74,6 +75,7 @@ static rt_error take_reading(rt_sampler *s, double mono, double real)
     } else {
         const rt_tree_group *own = rt_cg_part_delta(&s->cg, elapsed);
         o->cgroup = own ? own->cgroup : NULL;
+        o->gpu_processes = rt_gpu_part_all(&s->gpu);
     }
     o->energy = rt_energy_part_delta(&s->energy, elapsed, &s->cpu.out, &s->gpu, o->process);
 

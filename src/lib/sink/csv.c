@@ -1,6 +1,8 @@
 /* csv.c - the CSV view of one sample: the 32 columns the Python and Rust trackers share
- * (docs/contracts.md §3), per-interval amounts summed over disks, interfaces and GPUs, then the
- * tool's own columns (0.15: the energy of the machine and of the tree with their methods). The
+ * (docs/contracts.md §3), with their meanings (0.17): `processes` every process, disk space in
+ * 10^9 bytes with used = total - available; per-interval amounts summed over disks, interfaces
+ * and GPUs, then the tool's own columns (0.15: the energy of the machine and of the tree with
+ * their methods). The
  * columns are fixed by that contract, so they are written here by hand; test_schema holds each
  * column that shows one figure to its schema field (core/schema.c), unit and decimals. */
 #define _GNU_SOURCE
@@ -42,10 +44,11 @@ static void cu64(rt_ob *o, uint64_t v)
         rt_ob_u64(o, v);
 }
 
-/* Bytes as GiB; NaN for RT_NULL_U64. */
-static double gib(uint64_t b)
+/* Bytes as GB (10^9 bytes, as the Python tracker and the Rust tool write them); NaN for
+ * RT_NULL_U64. */
+static double gb(uint64_t b)
 {
-    return b == RT_NULL_U64 ? NAN : (double)b / (1024.0 * 1024.0 * 1024.0);
+    return b == RT_NULL_U64 ? NAN : (double)b / 1e9;
 }
 
 /* A CSV cell holding a word (empty for NULL; the methods need no quoting). */
@@ -69,12 +72,23 @@ static void csv_energy(rt_ob *o, const rt_energy *e)
     rt_ob_put(o, "\n", 1);
 }
 
+/* The three process GPU cells: fractional GPUs busy, MiB of VRAM, GPUs used (each empty when
+ * unknown). */
+static void csv_gpu_use(rt_ob *o, double util_pct, uint64_t vram, int64_t used)
+{
+    cnum(o, util_pct / 100.0, 4);
+    cnum(o, vram == RT_NULL_U64 ? NAN : (double)vram / 1048576.0, 3);
+    rt_ob_put(o, ",", 1);
+    if (used != RT_NULL_I64)
+        rt_ob_i64(o, used);
+}
+
 void rt_csv_sample(rt_ob *o, const rt_sample *s)
 {
     rt_ob_fixed_all(o, s->timestamp_secs, 3, ""); /* docs/contracts.md §3: 3 decimals, always */
     rt_ob_put(o, ",", 1);
-    if (s->cpu->process_count != RT_NULL_I64)
-        rt_ob_i64(o, s->cpu->process_count);
+    if (s->cpu->all_process_count != RT_NULL_I64)
+        rt_ob_i64(o, s->cpu->all_process_count);
     cnum(o, s->cpu->utime_secs, 6);
     cnum(o, s->cpu->stime_secs, 6);
     cnum(o, s->cpu->utilization_pct, 4);
@@ -84,10 +98,11 @@ void rt_csv_sample(rt_ob *o, const rt_sample *s)
     cnum(o, s->memory->cached_mib, 3);
     cnum(o, s->memory->active_mib, 3);
     cnum(o, s->memory->inactive_mib, 3);
-    /* sums over disks and interfaces; with none there is a true zero: nothing was moved */
+    /* sums over physical disks (a virtual one's bytes are theirs, or memory) and interfaces;
+     * with none there is a true zero: nothing was moved */
     uint64_t rd = 0, wr = 0, rx = 0, tx = 0;
     for (size_t i = 0; i < s->disk_count; i++)
-        if (s->disk[i]->read_bytes != RT_NULL_U64) {
+        if (s->disk[i]->read_bytes != RT_NULL_U64 && !s->disk[i]->is_virtual) {
             rd += s->disk[i]->read_bytes;
             wr += s->disk[i]->write_bytes;
         }
@@ -97,9 +112,13 @@ void rt_csv_sample(rt_ob *o, const rt_sample *s)
     }
     cu64(o, rd);
     cu64(o, wr);
-    cnum(o, gib(s->disk_space_total_bytes), 3);
-    cnum(o, gib(s->disk_space_used_bytes), 3);
-    cnum(o, gib(s->disk_space_free_bytes), 3);
+    /* used = total - available, as both peers take it (statvfs's f_blocks - f_bavail): the
+     * space root's reserve counts as used, so used + free = total */
+    uint64_t tot = s->disk_space_total_bytes, fr = s->disk_space_free_bytes;
+    uint64_t used = tot == RT_NULL_U64 || fr == RT_NULL_U64 ? RT_NULL_U64 : tot > fr ? tot - fr : 0;
+    cnum(o, gb(tot), 3);
+    cnum(o, gb(used), 3);
+    cnum(o, gb(fr), 3);
     cu64(o, rx);
     cu64(o, tx);
     /* GPU: sums over the machine's GPUs (fractional GPUs busy, MiB used, GPUs busy); with
@@ -123,8 +142,14 @@ void rt_csv_sample(rt_ob *o, const rt_sample *s)
     if (known)
         rt_ob_i64(o, utilized);
     const rt_process *p = s->process;
-    if (!p) { /* process columns: empty without a tracked process */
-        rt_ob_lit(o, ",,,,,,,,,,,");
+    if (!p) { /* process columns: empty without a tracked process, but the GPU ones: every
+               * process on the GPUs (0.17: as the Rust tool fills them without --pid) */
+        rt_ob_lit(o, ",,,,,,,,");
+        const rt_gpu_use *a = s->gpu_processes;
+        if (a)
+            csv_gpu_use(o, a->utilization_pct, a->vram_used_bytes, a->gpu_count_used);
+        else
+            rt_ob_lit(o, ",,,");
         csv_energy(o, s->energy);
         return;
     }
@@ -138,10 +163,6 @@ void rt_csv_sample(rt_ob *o, const rt_sample *s)
     cnum(o, p->pss_mib, 3);
     cu64(o, p->read_bytes);
     cu64(o, p->write_bytes);
-    cnum(o, p->gpu_utilization_pct / 100.0, 4);
-    cnum(o, p->gpu_vram_used_bytes == RT_NULL_U64 ? NAN : (double)p->gpu_vram_used_bytes / 1048576.0, 3);
-    rt_ob_put(o, ",", 1);
-    if (p->gpu_count_used != RT_NULL_I64)
-        rt_ob_i64(o, p->gpu_count_used);
+    csv_gpu_use(o, p->gpu_utilization_pct, p->gpu_vram_used_bytes, p->gpu_count_used);
     csv_energy(o, s->energy);
 }

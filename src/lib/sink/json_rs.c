@@ -45,6 +45,8 @@ static const void *rs_base(const rs_ctx *c, const rt_fstruct *t)
         return c->s->process;
     if (t == &rt_schema_cgroup)
         return rs_cgroup(c->s);
+    if (t == &rt_schema_gpu_use)
+        return c->s->gpu_processes;
     return NULL;
 }
 
@@ -104,19 +106,25 @@ static void rs_member(rt_ob *o, const rs_ctx *c, const rt_rs_object *t, size_t i
     const rt_rs_field *f = &t->f[i];
     const rt_field *sf = rt_schema_at(f->st, f->off);
     const char *base = rs_base(c, f->st);
+    size_t off = f->off;
+    if (!base && f->alt) { /* the machine's processes where there is no tree */
+        sf = rt_schema_at(f->alt, f->alt_off);
+        base = rs_base(c, f->alt);
+        off = f->alt_off;
+    }
     rs_key(o, f->name);
     if (!sf || !base) {
         rt_ob_lit(o, f->option ? "null" : f->type == RS_STR ? "\"\"" : f->type == RS_FLOAT ? "0.0" : "0");
     } else if (f->type == RS_STR) {
-        const char *v = *(const char *const *)(base + f->off);
+        const char *v = *(const char *const *)(base + off);
         if (v || f->option)
             rt_ob_json_str(o, v);
         else
             rt_ob_lit(o, "\"\"");
     } else if (f->type == RS_INT && f->conv == RS_SAME) {
-        rs_int(o, sf, base + f->off, f->option);
+        rs_int(o, sf, base + off, f->option);
     } else {
-        double v = rt_schema_num(sf->type, base + f->off);
+        double v = rt_schema_num(sf->type, base + off);
         if (f->conv == RS_PER_100)
             v /= 100.0;
         else if (f->conv == RS_TO_MIB)
@@ -145,8 +153,8 @@ static void rs_close(rt_ob *o, char ch)
 static void rs_object(rt_ob *o, const rs_ctx *c, const rt_rs_object *t);
 
 /* "name":[{..},..] of the n items of struct table ist, each written by table t. */
-static void rs_array(rt_ob *o, const rs_ctx *c, const rt_rs_object *t, const rt_fstruct *ist,
-                     const void *const *items, size_t n)
+static void rs_array(rt_ob *o, const rs_ctx *c, const rt_rs_object *t, const rt_fstruct *ist, const void *const *items,
+                     size_t n)
 {
     rt_ob_put(o, "[", 1);
     for (size_t i = 0; i < n; i++) {
@@ -188,7 +196,8 @@ static void rs_hand(rt_ob *o, const rs_ctx *c, const char *name)
         if ((c->st && !c->st->started) || !(s->interval_secs >= 0) || !isfinite(s->interval_secs))
             return; /* left out of the first sample, as serde's skip_serializing_if does */
         rs_key(o, name);
-        rt_ob_u64(o, (uint64_t)(s->interval_secs * 1000.0 + 1e-6)); /* whole ms, truncated */
+        double ms = s->interval_secs * 1000.0 + 1e-6; /* whole ms, truncated */
+        rs_int(o, &(rt_field){.type = RT_FIELD_DOUBLE}, &ms, 0);
     } else if (strcmp(name, "resource-tracker-version") == 0) {
         rs_key(o, name);
         rt_ob_json_str(o, RT_VERSION);

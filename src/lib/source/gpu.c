@@ -188,6 +188,59 @@ void rt_gpus_tree(rt_gpus *g, rt_pid_in_tree has, void *user, const int64_t *pid
         *gpus_used = used;
 }
 
+/* rt_pid_in_tree for rt_gpus_all: every process is in. */
+static bool every_pid(void *user, int64_t pid)
+{
+    (void)user;
+    (void)pid;
+    return true;
+}
+
+void rt_gpus_all(rt_gpus *g, double *util_pct, uint64_t *vram_bytes, int64_t *gpus_used)
+{
+    *util_pct = NAN;
+    *vram_bytes = RT_NULL_U64;
+    *gpus_used = RT_NULL_I64;
+    if (!g || g->nnv + g->ndrm == 0)
+        return;
+    double util = 0;
+    uint64_t vram = 0;
+    int64_t used = 0;
+    bool util_known = false, vram_known = false;
+    for (size_t i = 0; i < g->nnv + g->ndrm; i++) {
+        double u = NAN;
+        uint64_t v = RT_NULL_U64;
+        bool on = false, v_ok = true;
+        if (i < g->nnv) {
+            if (!rt_nvml_tree(g->nv, i, every_pid, NULL, &v, &v_ok, &on, &u))
+                continue; /* lost */
+        } else if (g->read) {
+            u = g->out[i].utilization_pct;
+            v = g->out[i].vram_used_bytes;
+            v_ok = v != RT_NULL_U64;
+            on = v_ok && v > 0;
+        } else {
+            continue;
+        }
+        if (!isnan(u)) {
+            util += u;
+            util_known = true;
+            on = on || u > 0;
+        }
+        if (v_ok) {
+            vram += v;
+            vram_known = true;
+        }
+        used += on;
+    }
+    if (util_known)
+        *util_pct = util;
+    if (vram_known)
+        *vram_bytes = vram;
+    if (util_known || vram_known)
+        *gpus_used = used;
+}
+
 int rt_gpus_energy(const rt_gpus *g, size_t i, double *joules)
 {
     if (!g || i >= g->nnv + g->ndrm)

@@ -57,6 +57,14 @@ const rt_gpu *rt_gpus_read(rt_gpus *g, size_t *count);
 void rt_gpus_tree(rt_gpus *g, rt_pid_in_tree has, void *user, const int64_t *pids, size_t npids, double mono,
                   double *util_pct, uint64_t *vram_bytes, int64_t *gpus_used, int64_t main_pid, uint64_t *main_vram);
 
+/* Every process's use of the GPUs over the interval since the previous call (0.17, for a
+ * sample without a tracked tree, as the Rust tool fills its process GPU figures then): NVIDIA
+ * GPUs from NVML's process lists as rt_gpus_tree with every process in the tree; DRM cards
+ * from their own figures as of the last rt_gpus_read (busy percent, VRAM in use; in use when
+ * their VRAM in use is above 0 or they are busy). Fields as rt_gpus_tree's. Not to be mixed
+ * with rt_gpus_tree on one set (they share NVML's interval). */
+void rt_gpus_all(rt_gpus *g, double *util_pct, uint64_t *vram_bytes, int64_t *gpus_used);
+
 /* The tree's VRAM peak in bytes as NVIDIA's accounting counts it, as of the last rt_gpus_tree
  * call: per NVIDIA GPU whose accounting mode has been seen on (root turns it on: nvidia-smi
  * -am 1), the sum of the largest maxMemoryUsage of each of the tree's processes there, exited

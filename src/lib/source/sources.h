@@ -109,20 +109,28 @@ typedef struct rt_disk_info {
  * a sys root, falls back on the name. */
 bool rt_block_is_physical_disk(const rt_roots *r, const char *name);
 
+/* Decides whether the block device called name is one a sample lists (0.17, as the Rust tool
+ * lists them): every whole device of the sys root's block directory but loop* and ram*, so the
+ * physical disks and the virtual ones built on them or on memory (device-mapper, md, zram,
+ * nbd). Without a sys root, falls back on the name (a physical disk's, or zram, dm-, md). */
+bool rt_block_is_listed(const rt_roots *r, const char *name);
+
 /* Reads model, vendor, serial, type and capacity of disk name. Returns 0 or -1 (no memory);
  * missing attributes stay NULL. Free with rt_disk_info_free. */
 int rt_disk_info_read(const rt_roots *r, const char *name, rt_disk_info *out);
 void rt_disk_info_free(rt_disk_info *d);
 
-/* Adds up the capacity of the whole physical disks listed in <proc>/diskstats (the disks a
- * sample lists): *bytes over the *known disks whose size sysfs gives, of *disks in all.
+/* Adds up the capacity of the whole physical disks listed in <proc>/diskstats (the physical
+ * disks a sample lists; not the virtual ones on them): *bytes over the *known disks whose size sysfs gives, of *disks in all.
  * Returns 0, or -1 when diskstats cannot be read (all zero). */
 int rt_disks_capacity(const rt_roots *r, uint64_t *bytes, size_t *disks, size_t *known);
 
 /* Resolves the block device major:minor (or, failing that, the mount source such as
  * "/dev/sda1" or "/dev/mapper/vg-lv") to the whole disks it lives on, through partitions and
  * the slaves of device-mapper and md devices. Calls cb with each disk name found (possibly
- * several for a volume spanning disks). Returns the number of disks found. */
+ * several for a volume spanning disks), and first with the device itself when it is a listed
+ * virtual device (rt_block_is_listed: dm-0 for /dev/mapper/vg-lv, md0; as the Rust tool lists
+ * a mount under its source's device). Returns the number of physical disks found. */
 size_t rt_block_resolve_disks(const rt_roots *r, unsigned major, unsigned minor, const char *source,
                               void (*cb)(void *user, const char *disk), void *user);
 

@@ -73,6 +73,18 @@ bool rt_block_is_physical_disk(const rt_roots *r, const char *name)
     return strstr(target, "/virtual/") == NULL;
 }
 
+bool rt_block_is_listed(const rt_roots *r, const char *name)
+{
+    if (strncmp(name, "loop", 4) == 0 || strncmp(name, "ram", 3) == 0)
+        return false;
+    if (r->sys_fd < 0)
+        return name_looks_like_disk(name) || strncmp(name, "zram", 4) == 0 || strncmp(name, "dm-", 3) == 0 ||
+               strncmp(name, "md", 2) == 0;
+    char sname[128], path[256], target[1024];
+    sysfs_name(sname, sizeof sname, name);
+    return rt_pathf(path, sizeof path, "block/%s", sname) && readlink_at(r->sys_fd, path, target, sizeof target) >= 0;
+}
+
 /* Reads the sysfs attribute at path, trimmed; returns a heap string, or NULL when it is
  * absent, unreadable or empty. */
 static char *read_trimmed(const rt_roots *r, const char *path)
@@ -225,6 +237,8 @@ static size_t resolve_name(const rt_roots *r, const char *name, int depth, disk_
     }
     if (r->sys_fd < 0)
         return 0;
+    if (depth == 0 && rt_block_is_listed(r, name))
+        cb(user, name); /* the mount's own (virtual) device, listed too */
     char sname[128], path[512], target[1024];
     sysfs_name(sname, sizeof sname, name);
     /* A partition: its directory sits inside its disk's directory. */
