@@ -253,13 +253,14 @@ def test_upload_roundtrip_real_api(s3_run):
     assert fin["json"]["data_uris"] and all(u.startswith("s3://") for u in fin["json"]["data_uris"])
 
 
-# Not ported (no request to look at; internal helpers of the Rust code): run.rs's
+# Not ported here (no request to look at; internal helpers of the Rust code): run.rs's
 # test_days_since_epoch_known_dates, test_days_since_epoch_invalid_inputs,
 # test_parse_iso8601_secs_known, test_parse_iso8601_secs_too_few_components,
-# test_unix_secs_to_iso8601_known_values, test_unix_secs_to_iso8601_leap_day,
-# test_now_iso8601_parses, test_base64_encode_rfc4648_vectors, test_base64_encode_csv_roundtrip,
-# test_slice_is_empty_helper; s3.rs's test_format_amz_date_known_timestamp,
-# test_epoch_to_utc_unix_epoch, test_epoch_to_utc_known_date; upload.rs's
+# test_unix_secs_to_iso8601_known_values, test_unix_secs_to_iso8601_leap_day (their vectors are
+# checked against our parser in tests/unit/test_sentinel.c, rust_date_vectors), test_now_iso8601_parses,
+# test_base64_encode_rfc4648_vectors, test_base64_encode_csv_roundtrip, test_slice_is_empty_helper;
+# s3.rs's test_format_amz_date_known_timestamp, test_epoch_to_utc_unix_epoch,
+# test_epoch_to_utc_known_date (the X-Amz-Date format: test_sig_v4_golden_value); upload.rs's
 # test_batch_uploader_new_shares_buffer and test_samples_to_csv_empty_slice (no batch without
-# rows is ever made: test_upload_thread_skips_empty_batch_then_processes). Their observable effects are checked above (finished_at
-# and X-Amz-Date formats, expiry parsing, no base64 anywhere).
+# rows is ever made: test_upload_thread_skips_empty_batch_then_processes). Their observable
+# effects are checked above (finished_at and X-Amz-Date formats, expiry parsing, no base64 anywhere).
