@@ -617,12 +617,36 @@ static void iso8601(void **state)
     }
 }
 
+/* The Rust resource-tracker's date tests (src/sentinel/run.rs at 3825a8c: days_since_epoch,
+ * parse_iso8601_secs, unix_secs_to_iso8601) as vectors of ours: the same answers, except that
+ * ours reads times before 1970 (the Rust helper refuses them) as the general parser it is. */
+static void rust_date_vectors(void **state)
+{
+    (void)state;
+    assert_true(rt_iso8601_parse("1970-01-01T00:00:00Z") == 0);
+    assert_true(rt_iso8601_parse("1970-01-02T00:00:00Z") == 86400);
+    assert_true(rt_iso8601_parse("2026-04-01T00:00:00Z") == 20544.0 * 86400);
+    assert_true(rt_iso8601_parse("2026-04-01T00:00:00+00:00") == rt_iso8601_parse("2026-04-01T00:00:00Z"));
+    assert_true(rt_iso8601_parse("2000-01-01T00:00:00Z") == 946684800);
+    assert_true(rt_iso8601_parse("2026-04-01T12:34:56Z") == 1775046896);
+    assert_true(rt_iso8601_parse("2013-05-24T00:00:00Z") == 1369353600);
+    assert_true(rt_iso8601_parse("2026-04-03T15:30:45Z") == 20546.0 * 86400 + 15 * 3600 + 30 * 60 + 45);
+    assert_true(rt_iso8601_parse("2000-02-29T12:00:00Z") == 951825600);
+    const char *bad[] = {"1970-00-01T00:00:00Z", "1970-13-01T00:00:00Z", "1970-01-00T00:00:00Z",
+                         "1970-01-32T00:00:00Z", "2026-04-01", "not-a-date"};
+    for (size_t i = 0; i < RT_ARRAY_LEN(bad); i++)
+        if (!isnan(rt_iso8601_parse(bad[i])))
+            fail_msg("accepted \"%s\"", bad[i]);
+    assert_true(rt_iso8601_parse("1969-12-31T00:00:00Z") == -86400); /* Rust: None (before 1970) */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(register_full),       cmocka_unit_test(register_absent), cmocka_unit_test(register_utf8),
         cmocka_unit_test(finish_bodies),       cmocka_unit_test(parse_register_good),
         cmocka_unit_test(parse_register_hostile), cmocka_unit_test(parse_refresh), cmocka_unit_test(iso8601),
+        cmocka_unit_test(rust_date_vectors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
