@@ -39,7 +39,7 @@ def test_awkward_cases(tmp_path):
     disks = {d["device"]: d for d in s["disk"]}
     assert disks["sda"]["write_bytes_per_sec"] == 1048576  # 14-field line
     assert disks["sdb"]["read_bytes_per_sec"] == 0  # counter went backwards: 0, never negative
-    assert disks["sdc"]["capacity_bytes"] == 0  # a disk reporting 0 sectors is still listed
+    assert disks["sdc"]["capacity_bytes"] is None  # a disk reporting 0 sectors is still listed, size unknown
     assert "cciss/c0d0" in disks and disks["cciss/c0d0"]["mounts"][0]["mount_point"] == "/var"
     assert "ram0" not in disks
     nets = {n["interface"]: n for n in s["network"]}

@@ -117,6 +117,8 @@ int rt_disk_info_read(const rt_roots *r, const char *name, rt_disk_info *out)
     char sname[128], path[256];
     sysfs_name(sname, sizeof sname, name);
     out->capacity_bytes = disk_capacity(r, name);
+    if (out->capacity_bytes == 0) /* no size (an unconfigured zram, a reader without media): none, as the Rust tool says */
+        out->capacity_bytes = RT_NULL_U64;
     out->model = read_attr(r, sname, "device/model");
     out->vendor = read_attr(r, sname, "device/vendor");
     if (!out->vendor)
