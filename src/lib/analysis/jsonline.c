@@ -448,11 +448,20 @@ static bool dev_hand(rt_js *j, size_t i, void *ctx)
     return scan_mounts(j, d->jl);
 }
 
+/* Whether a disk named so is virtual, for a line without is_virtual (the Rust tool's, which lists
+ * them too): device-mapper, md, zram and nbd devices and ZFS pools, as the sampler flags them. */
+static bool virtual_by_name(const char *n)
+{
+    return strncmp(n, "dm-", 3) == 0 || (strncmp(n, "md", 2) == 0 && n[2] >= '0' && n[2] <= '9') ||
+           strncmp(n, "zram", 4) == 0 || strncmp(n, "nbd", 3) == 0 || strncmp(n, "zfs:", 4) == 0;
+}
+
 static void dev_done(void *ctx)
 {
     dev_walk *d = ctx;
     const double *v = d->v;
-    if (d->disk && v[RT_JL_SLOT(rt_disk, is_virtual)] > 0)
+    double virt = d->disk ? v[RT_JL_SLOT(rt_disk, is_virtual)] : 0;
+    if (d->disk && (virt > 0 || (isnan(virt) && virtual_by_name(d->name))))
         ; /* a virtual device (0.17): its bytes are counted on the disks beneath it */
     else if (d->disk)
         rt_jline_add_dev(&d->jl->disk, d->name, d->nm.whole, v[RT_JL_SLOT(rt_disk, read_bytes_total)],

@@ -80,7 +80,9 @@ static void rs_int(rt_ob *o, const rt_field *sf, const void *m, int option)
     double d = rt_schema_num(sf->type, m);
     if (!isfinite(d))
         rt_ob_lit(o, option ? "null" : "0");
-    else if (d >= 0 && d < 1.8e19)
+    else if (d >= 1.8e19)
+        rt_ob_u64(o, UINT64_MAX); /* beyond u64: its largest, never an undefined conversion */
+    else if (d >= 0)
         rt_ob_u64(o, (uint64_t)d); /* truncated, as the Rust tool's integer divisions */
     else
         rt_ob_i64(o, d > -9.2e18 ? (int64_t)d : INT64_MIN);

@@ -86,7 +86,8 @@ int rt_zpool_list_run(double timeout_secs, char *out, size_t cap, char *why, siz
     /* its environment: the PATH and the C locale only (no token of ours reaches it) */
     const char *path = getenv("PATH");
     char pathvar[4096];
-    if (!rt_pathf(pathvar, sizeof pathvar, "PATH=%s", path ? path : "/usr/local/sbin:/usr/sbin:/sbin:/usr/bin:/bin"))
+    /* zpool lives in /usr/sbin or /sbin, which a user's PATH often lacks: both are searched last */
+    if (!rt_pathf(pathvar, sizeof pathvar, "PATH=%s:/usr/sbin:/sbin", path ? path : "/usr/local/sbin:/usr/bin:/bin"))
         return 1; /* a PATH too long to pass on: as if zpool were not on it */
     const char *const envp[] = {pathvar, "LC_ALL=C", NULL};
     return rt_place_run(argv, envp, timeout_secs, out, cap, why, whylen);
