@@ -337,5 +337,5 @@ def test_regular_file_one_write_per_sample(tmp_path):
     assert r.returncode == 7, r.stderr
     lines = out.read_bytes().split(b"\n")[:-1]
     assert len(lines) >= 3
-    writes = [int(m.group(1)) for m in re.finditer(r'write\(\d+, "\{\\"timestamp_secs.*\) = (\d+)$', log.read_text(), re.M)]
+    writes = [int(m.group(1)) for m in re.finditer(r'write\(\d+, "\{\\"resource-tracker-version.*\) = (\d+)$', log.read_text(), re.M)]
     assert writes == [len(l) + 1 for l in lines]
