@@ -94,7 +94,9 @@ def test_jsonl_summary_matches_the_file(recorded):
     assert p["write_bytes"] == lines[-1]["process"]["write_bytes_total"]
     m = s["machine"]
     assert m["cpu_count"] == os.cpu_count()
-    assert close(m["cores"]["peak"], max(l["cpu"]["utilization_pct"] for l in lines if l["cpu"]["utilization_pct"] is not None))
+    # the machine's cores fold as the tree's do: a short interval (valgrind's slow start) is its neighbour's
+    mw = [(l["cpu"]["utilization_pct"], l["interval_secs"]) for l in lines if l["cpu"]["utilization_pct"] is not None]
+    assert close(m["cores"]["peak"], max(folded([c for c, _ in mw], [x for _, x in mw])[0]))
     assert close(m["memory_used_mib"]["peak"], max(l["memory"]["used_mib"] for l in lines))
     assert close(m["memory_total_mib"], lines[0]["memory"]["total_mib"])
     assert s["allocation"] in ("dedicated", "shared")
