@@ -84,3 +84,17 @@ long rt_dir_walk_ids_fd(int fd, rt_id_fn cb, void *user)
     id_walk w = {cb, user};
     return rt_dir_walk_fd(fd, visit_id, &w);
 }
+
+/* rt_dir_count_ids's callback: counts one numbered entry. */
+static int count_id(void *user, int64_t id)
+{
+    (void)id;
+    ++*(int64_t *)user;
+    return 0;
+}
+
+int64_t rt_dir_count_ids(int dirfd, const char *path)
+{
+    int64_t n = 0;
+    return dirfd < 0 || rt_dir_walk_ids(dirfd, path, count_id, &n) < 0 ? -1 : n;
+}

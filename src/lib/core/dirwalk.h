@@ -32,4 +32,8 @@ typedef int (*rt_id_fn)(void *user, int64_t id);
 long rt_dir_walk_ids(int dirfd, const char *path, rt_id_fn cb, void *user);
 long rt_dir_walk_ids_fd(int fd, rt_id_fn cb, void *user);
 
+/* The number of entries of dirfd/path named by a number (of the proc root: every process), or
+ * -1 when it cannot be listed. */
+int64_t rt_dir_count_ids(int dirfd, const char *path);
+
 #endif

@@ -69,19 +69,11 @@ rt_gpus *rt_counters_gpus(rt_counters *c)
     return c->gpus;
 }
 
-/* rt_dir_walk_ids callback over the proc root: counts the process ids. */
-static int count_pid(void *user, int64_t pid)
-{
-    (void)pid;
-    ++*(int64_t *)user;
-    return 0;
-}
-
 /* The CPU seconds since boot and the process count. Returns whether /proc/stat was read. */
 static bool read_cpu(rt_counters *c, rt_system_counters *o)
 {
-    int64_t n = 0;
-    if (rt_dir_walk_ids(c->ctx.roots.proc_fd, ".", count_pid, &n) >= 0)
+    int64_t n = rt_dir_count_ids(c->ctx.roots.proc_fd, ".");
+    if (n >= 0)
         o->pid_count = n;
     ssize_t len = rt_ctx_read_kept(&c->ctx, c->stat_fd, "stat", RT_READ_SINGLE, "stat");
     rt_stat st = {0};

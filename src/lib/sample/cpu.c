@@ -26,29 +26,12 @@ static int grow_cores(rt_cpu_part *p, size_t n)
     return 0;
 }
 
-/* rt_dir_walk_ids callback: counts one process. */
-static int count_pid(void *user, int64_t id)
-{
-    (void)id;
-    ++*(int64_t *)user;
-    return 0;
-}
-
-/* Every process on the machine: the numbered entries of the proc root; RT_NULL_I64 when it
- * cannot be listed. */
-static int64_t count_processes(const rt_sample_ctx *c)
-{
-    int64_t n = 0;
-    if (c->roots.proc_fd < 0 || rt_dir_walk_ids(c->roots.proc_fd, ".", count_pid, &n) < 0)
-        return RT_NULL_I64;
-    return n;
-}
-
 bool rt_cpu_part_snapshot(rt_cpu_part *p, rt_sample_ctx *c)
 {
     p->have_cur = false;
     p->procs_running = RT_NULL_I64;
-    p->all_processes = count_processes(c);
+    int64_t procs = rt_dir_count_ids(c->roots.proc_fd, "."); /* every process: the proc root's numbers */
+    p->all_processes = procs < 0 ? RT_NULL_I64 : procs;
     ssize_t n = rt_ctx_read_kept(c, p->fd, "stat", RT_READ_SINGLE, "stat");
     if (n < 0)
         return false;
