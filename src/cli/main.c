@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/core/bridge.h"
 #include "cli.h"
 #include "exec.h"
 #include "fdlimit.h"
@@ -135,6 +136,8 @@ static void reap_children(run_state *rs)
         if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
             return;
         int status = 0;
+        if (rt_bridge_reap(si.si_pid)) /* the static build's helper, not the job's (core/bridge.h) */
+            continue;
         if (!rs->sampler || rt_sampler_reap(rs->sampler, si.si_pid, &status) != RT_OK) {
             if (waitpid(si.si_pid, &status, WNOHANG) <= 0)
                 return;
@@ -694,7 +697,8 @@ int main(int argc, char **argv)
     }
     if (o.version) {
 #ifdef RT_STATIC_BUILD /* said where users look first (docs/install.md) */
-        printf("resource-tracker %s (static build: loads no libcurl, SQLite, zlib or NVML)\n", rt_version());
+        printf("resource-tracker %s (static build: the machine's own libcurl and SQLite through a helper; no NVML)\n",
+               rt_version());
 #else
         printf("resource-tracker %s\n", rt_version());
 #endif

@@ -13,6 +13,9 @@
 #include <time.h>
 
 #include "cli.h"
+#ifdef RT_STATIC_BUILD
+#include "sqlite_dl.h"
+#endif
 
 /* --help: the same facts as docs/resource-tracker-recommend.1. */
 static const char recommend_usage[] =
@@ -162,10 +165,11 @@ static int parse_args(const cli_options *o, rec_args *a)
         cli_say("recommend: no recorded run given (FILE... or --job NAME; see --help)");
         return -1;
     }
-#ifdef RT_STATIC_BUILD /* the run history is SQLite's: docs/install.md */
-    if (a->job) {
-        cli_say("recommend: --job: this static build of resource-tracker cannot load SQLite (the run history): "
-                "use the dynamically linked build for it (docs/install.md), or give recorded FILEs");
+#ifdef RT_STATIC_BUILD /* the run history is the machine's own SQLite's: docs/install.md */
+    char why[300];
+    if (a->job && cli_sqlite_load(why, sizeof why) < 0) {
+        cli_say("recommend: --job: this static build of resource-tracker uses the machine's own SQLite (the run "
+                "history), and here it %s (docs/install.md); or give recorded FILEs", why);
         return -1;
     }
 #endif

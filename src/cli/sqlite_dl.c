@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sqlite_bridge.h"
 #include "sqlite_dl.h"
 
 cli_sqlite cli_sq;
@@ -41,6 +42,7 @@ static const struct {
     {"sqlite3_column_int64", offsetof(cli_sqlite, column_int64)},
     {"sqlite3_column_name", offsetof(cli_sqlite, column_name)},
     {"sqlite3_column_text", offsetof(cli_sqlite, column_text)},
+    {"sqlite3_column_bytes", offsetof(cli_sqlite, column_bytes)},
     {"sqlite3_column_type", offsetof(cli_sqlite, column_type)},
     {"sqlite3_errcode", offsetof(cli_sqlite, errcode)},
     {"sqlite3_errmsg", offsetof(cli_sqlite, errmsg)},
@@ -51,8 +53,14 @@ static const struct {
 
 static void load(void)
 {
-#ifdef RT_STATIC_BUILD /* no loader to load it with (docs/install.md) */
-    snprintf(load_error, sizeof load_error, "this static build of resource-tracker cannot load %s (SQLite)", soname);
+#ifdef RT_STATIC_BUILD /* no loader here: a helper loads the target's SQLite (sqlite_bridge.h) */
+    char why[sizeof load_error - 40];
+    if (cli_sqlite_bridge_install(&cli_sq, why, sizeof why) == 0)
+        return;
+    if (strncmp(why, "cannot load ", 12) == 0) /* the helper's own words */
+        snprintf(load_error, sizeof load_error, "%s", why);
+    else
+        snprintf(load_error, sizeof load_error, "cannot load %s: %s", soname, why);
     return;
 #endif
     void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);

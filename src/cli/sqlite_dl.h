@@ -29,6 +29,7 @@ typedef struct cli_sqlite {
     sqlite3_int64 (*column_int64)(sqlite3_stmt *, int);
     const char *(*column_name)(sqlite3_stmt *, int);
     const unsigned char *(*column_text)(sqlite3_stmt *, int);
+    int (*column_bytes)(sqlite3_stmt *, int);
     int (*column_type)(sqlite3_stmt *, int);
     int (*errcode)(sqlite3 *);
     const char *(*errmsg)(sqlite3 *);
@@ -66,6 +67,7 @@ void cli_sqlite_use(const char *soname);
 #define sqlite3_column_int64 cli_sq.column_int64
 #define sqlite3_column_name cli_sq.column_name
 #define sqlite3_column_text cli_sq.column_text
+#define sqlite3_column_bytes cli_sq.column_bytes
 #define sqlite3_column_type cli_sq.column_type
 #define sqlite3_errcode cli_sq.errcode
 #define sqlite3_errmsg cli_sq.errmsg

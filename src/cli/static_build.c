@@ -1,16 +1,47 @@
 /* static_build.c - what the static build says before anything starts (cmake -DRT_STATIC=ON,
- * docs/install.md): it has no dynamic loader, so libcurl (streaming, OTLP, price lookups), SQLite
- * (the run history) and zlib cannot be loaded. A feature that needs one, asked for on the command
- * line or in the config file, or a subcommand that is nothing but such a feature, is a usage error
- * (exit 2); one set only in the environment (which a whole machine or CI may set for every run) is
+ * docs/install.md): it has no dynamic loader of its own, so libcurl (streaming, OTLP, uploads,
+ * price lookups) and SQLite (the run history) are the target machine's, reached through the
+ * loader helper (core/bridge.h), which needs the target's glibc and the library. A feature that
+ * needs one the target lacks, asked for on the command line or in the config file, or a
+ * subcommand that is nothing but such a feature, is a usage error (exit 2) naming what is
+ * missing; one set only in the environment (which a whole machine or CI may set for every run) is
  * said once as a warning and left off, and the job runs. In the dynamic build: nothing. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
+#ifdef RT_STATIC_BUILD
+#include "../lib/core/bridge.h"
+#include "sqlite_dl.h"
+#endif
 
-#define STATIC_ONLY "this static build of resource-tracker cannot load "
-#define DYNAMIC_HINT "use the dynamically linked build for it (docs/install.md)"
+#define STATIC_ONLY "this static build of resource-tracker uses the machine's own "
+#define DYNAMIC_HINT "docs/install.md"
+
+#ifdef RT_STATIC_BUILD
+/* Whether the target's libcurl can be had (asked of a helper once); why not in why. */
+static bool have_curl(char *why, size_t cap)
+{
+    static int known; /* 0 unknown, 1 yes, -1 no */
+    static char reason[300];
+    if (!known) {
+        char e[260];
+        known = rt_bridge_probe("curl", e, sizeof e) == 0 ? 1 : -1;
+        if (strncmp(e, "cannot load ", 12) == 0) /* the helper's own words */
+            snprintf(reason, sizeof reason, "%s", e);
+        else
+            snprintf(reason, sizeof reason, "cannot load libcurl.so.4: %s", e);
+    }
+    snprintf(why, cap, "%s", reason);
+    return known > 0;
+}
+
+static bool have_sqlite(char *why, size_t cap)
+{
+    return cli_sqlite_load(why, cap) == 0;
+}
+#endif
 
 int cli_static_check(cli_options *o, char *err, size_t errlen)
 {
@@ -18,38 +49,43 @@ int cli_static_check(cli_options *o, char *err, size_t errlen)
     (void)o, (void)err, (void)errlen;
     return 0;
 #else
-    if (o->cmd == CMD_HISTORY || o->cmd == CMD_UPLOAD) {
-        snprintf(err, errlen, "%s: " STATIC_ONLY "%s: " DYNAMIC_HINT, o->cmd == CMD_HISTORY ? "history" : "upload",
-                 o->cmd == CMD_HISTORY ? "SQLite (the run history)" : "libcurl (the uploads)");
+    char why[300];
+    if ((o->cmd == CMD_HISTORY && !have_sqlite(why, sizeof why)) ||
+        (o->cmd == CMD_UPLOAD && !have_curl(why, sizeof why))) {
+        snprintf(err, errlen, "%s: " STATIC_ONLY "%s, and here it %s (" DYNAMIC_HINT ")",
+                 o->cmd == CMD_HISTORY ? "history" : "upload",
+                 o->cmd == CMD_HISTORY ? "SQLite (the run history)" : "libcurl (the uploads)", why);
         return -1;
     }
     if (o->cmd != CMD_TRACK)
         return 0;
-    if (o->args.history || o->file.history) {
-        snprintf(err, errlen, "%s: " STATIC_ONLY "SQLite (the run history): " DYNAMIC_HINT,
-                 o->args.history ? "--history" : "[history] path");
+    if ((o->args.history || o->file.history) && !have_sqlite(why, sizeof why)) {
+        snprintf(err, errlen, "%s: " STATIC_ONLY "SQLite (the run history), and here it %s (" DYNAMIC_HINT ")",
+                 o->args.history ? "--history" : "[history] path", why);
         return -1;
     }
-    if (o->args.otlp || o->file.otlp) {
-        snprintf(err, errlen, "%s: " STATIC_ONLY "libcurl (OTLP pushes): " DYNAMIC_HINT,
-                 o->args.otlp ? "--otlp" : "[export] otlp");
+    if ((o->args.otlp || o->file.otlp) && !have_curl(why, sizeof why)) {
+        snprintf(err, errlen, "%s: " STATIC_ONLY "libcurl (OTLP pushes), and here it %s (" DYNAMIC_HINT ")",
+                 o->args.otlp ? "--otlp" : "[export] otlp", why);
         return -1;
     }
-    if (o->history) {
-        cli_say("warning: TRACKER_HISTORY: " STATIC_ONLY "SQLite: the run is not recorded in %s", o->history);
+    if (o->history && !have_sqlite(why, sizeof why)) {
+        cli_say("warning: TRACKER_HISTORY: " STATIC_ONLY "SQLite, and here it %s: the run is not recorded in %s", why,
+                o->history);
         o->history = NULL;
     }
-    if (o->otlp_url) { /* the metrics' own variable first, as export.c takes them */
+    if (o->otlp_url && !have_curl(why, sizeof why)) { /* the metrics' own variable first, as export.c takes them */
         const char *m = getenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT");
-        cli_say("warning: %s: " STATIC_ONLY "libcurl: no OTLP metrics are pushed",
-                m && *m ? "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT" : "OTEL_EXPORTER_OTLP_ENDPOINT");
+        cli_say("warning: %s: " STATIC_ONLY "libcurl, and here it %s: no OTLP metrics are pushed",
+                m && *m ? "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT" : "OTEL_EXPORTER_OTLP_ENDPOINT", why);
         free(o->otlp_url);
         o->otlp_url = NULL;
         o->otlp_warning[0] = '\0';
     }
-    if (o->sentinel_token) {
-        cli_say("warning: SENTINEL_API_TOKEN: " STATIC_ONLY "libcurl: not streaming to the Sentinel API (the "
-                "samples go only where -o says)");
+    if (o->sentinel_token && !have_curl(why, sizeof why)) {
+        cli_say("warning: SENTINEL_API_TOKEN: " STATIC_ONLY "libcurl, and here it %s: not streaming to the Sentinel "
+                "API (the samples go only where -o says)",
+                why);
         cli_free_secret(o->sentinel_token);
         o->sentinel_token = NULL;
     }

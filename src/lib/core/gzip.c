@@ -1,5 +1,6 @@
 /* gzip.c - gzip members through Debian's zlib without linking it: libz.so.1 is opened with
- * dlopen at the first use (a run that never streams does not map it), deflate builds one member
+ * dlopen at the first use (a run that never streams does not map it; the static build links a
+ * zlib built for musl instead), deflate builds one member
  * incrementally into a buffer that never passes its bound, inflate reads members back (tests). */
 #define _GNU_SOURCE
 #include <limits.h>
@@ -8,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <zlib.h> /* types and constants only: every function comes through dlsym */
+#include <zlib.h> /* types and constants only: every function comes through dlsym (the static
+                   * build links zlib itself) */
 
 #include "dl.h"
 #include "gzip.h"
@@ -39,6 +41,11 @@ static struct {
 
 static void zlib_load_once(void)
 {
+#ifdef RT_STATIC_BUILD /* zlib is linked in (scripts/build-static builds it for musl) */
+    zlib.api = (zlib_api){deflateInit2_, deflate, deflateEnd, deflateBound, inflateInit2_, inflate, inflateReset, inflateEnd};
+    zlib.dl = &zlib.api;
+    return;
+#endif
     static const rt_dl_sym syms[] = {
         {"deflateInit2_", offsetof(zlib_api, deflate_init2)}, {"deflate", offsetof(zlib_api, deflate)},
         {"deflateEnd", offsetof(zlib_api, deflate_end)},      {"deflateBound", offsetof(zlib_api, deflate_bound)},

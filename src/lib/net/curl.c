@@ -16,8 +16,10 @@
 
 #include <curl/curl.h> /* types and constants only: every function comes through dlsym */
 
+#include "../core/bridge.h"
 #include "../core/dl.h"
 #include "curl.h"
+#include "fetch_wire.h"
 
 #define RT_CURL_SONAME "libcurl.so.4"
 
@@ -63,6 +65,16 @@ static void *load_api(const char *soname, curl_api *api, char *err, size_t errle
 
 static void load_once(void)
 {
+#ifdef RT_STATIC_BUILD /* no loader here: the helper loads the target's libcurl (core/bridge.h) */
+    char why[sizeof lib.err - 40];
+    if (rt_bridge_probe("curl", why, sizeof why) == 0)
+        lib.ready = true;
+    else if (strncmp(why, "cannot load ", 12) == 0) /* the helper's own words */
+        snprintf(lib.err, sizeof lib.err, "%s", why);
+    else
+        snprintf(lib.err, sizeof lib.err, "cannot load " RT_CURL_SONAME ": %s", why);
+    return;
+#endif
     lib.dl = load_api(RT_CURL_SONAME, &lib.api, lib.err, sizeof lib.err);
     if (!lib.dl)
         return;
@@ -79,7 +91,11 @@ rt_error rt_fetch_available(char *err, size_t errlen)
     pthread_once(&lib.once, load_once);
     if (lib.ready)
         return RT_OK;
+#ifdef RT_STATIC_BUILD
+    snprintf(err, errlen, "%s", lib.err);
+#else
     snprintf(err, errlen, "cannot load %s (%s)", RT_CURL_SONAME, lib.err);
+#endif
     return RT_ERR_UNSUPPORTED;
 }
 
@@ -225,6 +241,33 @@ static int on_progress(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_of
     return rt_mono_secs() >= atomic_load_explicit(at, memory_order_relaxed);
 }
 
+/* The reply is awaited until the request's timeout and a margin, or the thread's abort time,
+ * whichever comes first (the helper then ends its transfer when its socket closes). */
+rt_error rt_fetch_bridged(const rt_fetch_request *req, rt_fetch_reply *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    rt_wire q, a;
+    rt_wire_init(&q);
+    rt_wire_init(&a);
+    rt_wire_put_i64(&q, RT_BRIDGE_FETCH);
+    rt_fetch_wire_put_request(&q, req);
+    rt_error rc = RT_ERR_IO;
+    rt_bridge b;
+    if (q.bad) {
+        snprintf(err, errlen, "request too large for the helper (over %d headers or 1 GiB)", RT_FETCH_WIRE_HEADERS);
+        rc = RT_ERR_INVALID;
+    } else if (rt_bridge_start(&b, err, errlen) < 0) {
+        rc = RT_ERR_UNSUPPORTED;
+    } else {
+        if (rt_bridge_call(&b, &q, &a, rt_mono_secs() + req->timeout_secs + 10, abort_at, err, errlen) == 0)
+            rc = rt_fetch_wire_get_reply(&a, out, err, errlen);
+        rt_bridge_stop(&b);
+    }
+    rt_wire_free(&q); /* wiped: a token or a key was in it */
+    rt_wire_free(&a);
+    return rc;
+}
+
 rt_error rt_fetch(const rt_fetch_request *req, rt_fetch_reply *out, char *err, size_t errlen)
 {
     if (errlen)
@@ -241,6 +284,9 @@ rt_error rt_fetch(const rt_fetch_request *req, rt_fetch_reply *out, char *err, s
     rt_error rc = rt_fetch_available(err, errlen);
     if (rc != RT_OK)
         return rc;
+#ifdef RT_STATIC_BUILD
+    return rt_fetch_bridged(req, out, err, errlen);
+#endif
     const curl_api *api = &lib.api;
     /* the body may reach max_body bytes; its buffer holds one more for the NUL */
     size_t max = req->max_body < SIZE_MAX ? req->max_body + 1 : SIZE_MAX;

@@ -43,6 +43,11 @@ typedef struct rt_fetch_reply {
  * RT_OK. Free out with rt_fetch_reply_free whatever the result. Thread-safe. */
 rt_error rt_fetch(const rt_fetch_request *req, rt_fetch_reply *out, char *err, size_t errlen);
 
+/* rt_fetch made by a loader helper of its own (core/bridge.h) with the libcurl it loads: the
+ * static build's rt_fetch, once rt_fetch_available said yes; the tests'. Results as rt_fetch, and
+ * RT_ERR_UNSUPPORTED when no helper could start; the abort time of rt_fetch_abort_at holds. */
+rt_error rt_fetch_bridged(const rt_fetch_request *req, rt_fetch_reply *out, char *err, size_t errlen);
+
 /* The common case: GET url with headers, the status in *status and the body in *body (free with
  * rt_buf_free, whatever the result). Errors as rt_fetch. */
 rt_error rt_fetch_get(const char *url, const char *const *headers, double timeout_secs, size_t max_body,

@@ -1,17 +1,14 @@
 /* s3.c - one S3 object PUT signed with AWS Signature V4 by libcurl itself (CURLOPT_AWS_SIGV4),
- * the payload's SHA-256 from libcrypto (dlopen'd libcrypto.so.3, mapped by libcurl already);
- * s3:// URIs, object URLs with encoded keys, and the bucket's region. Secrets never reach err. */
+ * the payload's SHA-256 from libcrypto (s3_sha256.c); s3:// URIs, object URLs with encoded keys,
+ * and the bucket's region. Secrets never reach err. */
 #define _GNU_SOURCE
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/dl.h"
 #include "curl.h"
 #include "s3.h"
 
-#define RT_CRYPTO_SONAME "libcrypto.so.3"
 #define S3_DEFAULT_REGION "eu-central-1"
 #define S3_MAX_REPLY (64 * 1024) /* an S3 reply to a PUT is a short XML document at most */
 
@@ -158,52 +155,6 @@ bool rt_s3_valid_region(const char *r)
         if (!((r[i] >= 'a' && r[i] <= 'z') || (r[i] >= '0' && r[i] <= '9') || r[i] == '-'))
             return false;
     return true;
-}
-
-/* ---- SHA-256 from libcrypto --------------------------------------------------------------- */
-
-/* The libcrypto functions used (OpenSSL 3), typed without OpenSSL's headers. */
-typedef struct crypto_api {
-    int (*digest)(const void *, size_t, unsigned char *, unsigned int *, const void *, void *); /* EVP_Digest */
-    const void *(*sha256)(void);                                                              /* EVP_sha256 */
-} crypto_api;
-
-static struct {
-    pthread_once_t once;
-    void *dl;
-    crypto_api api;
-    char err[256];
-} crypto = {.once = PTHREAD_ONCE_INIT};
-
-static void crypto_load_once(void)
-{
-    static const rt_dl_sym syms[] = {{"EVP_Digest", offsetof(crypto_api, digest)},
-                                     {"EVP_sha256", offsetof(crypto_api, sha256)}};
-    crypto.dl = rt_dl_load(RT_CRYPTO_SONAME, syms, RT_ARRAY_LEN(syms), &crypto.api, crypto.err, sizeof crypto.err);
-}
-
-rt_error rt_s3_sha256_hex(const void *data, size_t len, char hex[65], char *err, size_t errlen)
-{
-    hex[0] = '\0';
-    pthread_once(&crypto.once, crypto_load_once);
-    if (!crypto.dl) {
-        snprintf(err, errlen, "cannot load %s (%s)", RT_CRYPTO_SONAME, crypto.err);
-        return RT_ERR_UNSUPPORTED;
-    }
-    unsigned char md[32];
-    unsigned int mdlen = 0;
-    static const unsigned char none = 0;
-    if (crypto.api.digest(len ? data : &none, len, md, &mdlen, crypto.api.sha256(), NULL) != 1 || mdlen != 32) {
-        snprintf(err, errlen, "SHA-256 failed in %s", RT_CRYPTO_SONAME);
-        return RT_ERR_UNSUPPORTED;
-    }
-    static const char digits[] = "0123456789abcdef";
-    for (size_t i = 0; i < 32; i++) {
-        hex[2 * i] = digits[md[i] >> 4];
-        hex[2 * i + 1] = digits[md[i] & 15];
-    }
-    hex[64] = '\0';
-    return RT_OK;
 }
 
 /* ---- requests ------------------------------------------------------------------------------ */

@@ -1,0 +1,389 @@
+/* bridge.c - starting, asking and stopping the static tool's loader helper (bridge.h): its image
+ * (linked into the static binary by cmake/bridge-image.S) is copied once into a memory file
+ * (memfd; a deleted temporary file on kernels before 3.17), reopened read-only so that the kernel
+ * lets it run, and each helper is that file executed through the target's own dynamic loader,
+ * with its end of a socket pair as descriptor 3. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <stdint.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bridge.h"
+
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U /* Linux 6.3: say that it runs, where memfds are noexec by default */
+#endif
+
+/* The helper's image, where the static build links one in (weak: absent elsewhere). */
+extern const unsigned char rt_bridge_image_start[] __attribute__((weak));
+extern const unsigned char rt_bridge_image_end[] __attribute__((weak));
+
+/* The glibc loader the embedded helper names (PT_INTERP), for the message when it is missing. */
+#if defined(__x86_64__)
+#define LOADER "/lib64/ld-linux-x86-64.so.2"
+#elif defined(__aarch64__)
+#define LOADER "/lib/ld-linux-aarch64.so.1"
+#else
+#define LOADER "glibc's dynamic loader"
+#endif
+
+static const char *program; /* rt_bridge_use_program */
+
+static struct {
+    pthread_mutex_t lock;
+    int fd;         /* the read-only copy to execute; -1 until made */
+    char err[4200]; /* why it could not be made */
+} image = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+
+/* The helpers started and not yet reaped: the tool's own reaping of its children (a child
+ * subreaper's, which takes every exited child) leaves them to rt_bridge_reap, so that a helper is
+ * never taken for a process of the job. Registered under the lock held across the fork, before
+ * the child can end. */
+#define MAX_LIVE 64
+static struct {
+    pthread_mutex_t lock;
+    pid_t pid[MAX_LIVE];
+    int status[MAX_LIVE]; /* when reaped by rt_bridge_reap before its owner asked */
+    bool reaped[MAX_LIVE];
+    bool abandoned[MAX_LIVE]; /* its owner waits no more: the slot is freed when it is reaped */
+    int n;
+} live = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Reaps pid, a registered helper, if it has ended: its slot freed and its status in *status.
+ * Returns 1 (reaped: now or before), 0 (still running), -1 (not a registered helper). Under
+ * live.lock. */
+static int reap_locked(pid_t pid, int *status)
+{
+    for (int i = 0; i < live.n; i++) {
+        if (live.pid[i] != pid)
+            continue;
+        int st = 0;
+        if (!live.reaped[i]) {
+            pid_t r;
+            while ((r = waitpid(pid, &st, WNOHANG)) < 0 && errno == EINTR)
+                ;
+            if (r == 0)
+                return 0;
+        } else {
+            st = live.status[i];
+        }
+        if (status)
+            *status = st;
+        live.n--;
+        live.pid[i] = live.pid[live.n];
+        live.status[i] = live.status[live.n];
+        live.reaped[i] = live.reaped[live.n];
+        live.abandoned[i] = live.abandoned[live.n];
+        return 1;
+    }
+    return -1;
+}
+
+int rt_bridge_reap(int64_t pid)
+{
+    /* under the lock even when none seems to run: a helper being started registers under it */
+    pthread_mutex_lock(&live.lock);
+    int found = 0;
+    for (int i = 0; i < live.n; i++) {
+        if (live.pid[i] != (pid_t)pid)
+            continue;
+        found = 1;
+        if (live.abandoned[i]) { /* nobody asks for its status */
+            reap_locked((pid_t)pid, NULL);
+            break;
+        }
+        pid_t r;
+        int st = 0;
+        while ((r = waitpid((pid_t)pid, &st, WNOHANG)) < 0 && errno == EINTR)
+            ;
+        if (r == (pid_t)pid) { /* kept for its owner, who frees the slot */
+            live.reaped[i] = true;
+            live.status[i] = st;
+        }
+        break;
+    }
+    pthread_mutex_unlock(&live.lock);
+    return found;
+}
+
+/* Waits up to ms milliseconds for the registered helper pid to end and reaps it (its status in
+ * *status). Returns whether it has ended; one still running stays registered, abandoned: the
+ * tool's reaping (rt_bridge_reap) takes it when it ends. */
+static bool await_end(pid_t pid, int ms, int *status)
+{
+    for (int i = 0;; i++) {
+        pthread_mutex_lock(&live.lock);
+        int r = reap_locked(pid, status);
+        if (r == 0 && i >= ms)
+            for (int k = 0; k < live.n; k++)
+                if (live.pid[k] == pid)
+                    live.abandoned[k] = true;
+        pthread_mutex_unlock(&live.lock);
+        if (r != 0)
+            return r > 0;
+        if (i >= ms)
+            return false;
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+}
+
+void rt_bridge_use_program(const char *path)
+{
+    program = path;
+}
+
+bool rt_bridge_present(void)
+{
+    return program || (rt_bridge_image_start && (uintptr_t)rt_bridge_image_end > (uintptr_t)rt_bridge_image_start);
+}
+
+/* A read-only descriptor of the file at path (close-on-exec), the writable one closed. */
+static int reopen_ro(int fd, const char *path)
+{
+    int ro = open(path, O_RDONLY | O_CLOEXEC);
+    int e = errno;
+    close(fd);
+    errno = e;
+    return ro;
+}
+
+/* Makes image.fd: the embedded image in an executable, read-only file. Under image.lock. */
+static int make_image(void)
+{
+    if (image.fd >= 0)
+        return 0;
+    size_t n = (size_t)((uintptr_t)rt_bridge_image_end - (uintptr_t)rt_bridge_image_start);
+    char path[4096];
+    int fd = memfd_create("resource-tracker-bridge", MFD_CLOEXEC | MFD_EXEC);
+    if (fd < 0 && errno == EINVAL)
+        fd = memfd_create("resource-tracker-bridge", MFD_CLOEXEC);
+    if (fd >= 0) {
+        if (rt_write_all(fd, rt_bridge_image_start, n) < 0 || !rt_pathf(path, sizeof path, "/proc/self/fd/%d", fd)) {
+            snprintf(image.err, sizeof image.err, "cannot write the helper into memory: %s", strerror(errno));
+            close(fd);
+            return -1;
+        }
+        /* a file open for writing cannot be executed (ETXTBSY): a read-only one is */
+        if ((image.fd = reopen_ro(fd, path)) < 0) {
+            snprintf(image.err, sizeof image.err, "cannot reopen the helper's memory file: %s", strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    /* no memfd (Linux before 3.17): a temporary file, deleted once open read-only */
+    const char *dir = getenv("TMPDIR");
+    if (!rt_pathf(path, sizeof path, "%s/resource-tracker-bridge-XXXXXX", dir && *dir ? dir : "/tmp") ||
+        (fd = mkostemp(path, O_CLOEXEC)) < 0) {
+        snprintf(image.err, sizeof image.err, "cannot make a file for the helper in %s: %s", dir && *dir ? dir : "/tmp",
+                 strerror(errno));
+        return -1;
+    }
+    if (fchmod(fd, 0700) < 0 || rt_write_all(fd, rt_bridge_image_start, n) < 0 || (fd = reopen_ro(fd, path)) < 0) {
+        snprintf(image.err, sizeof image.err, "cannot write the helper to %s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        unlink(path);
+        return -1;
+    }
+    unlink(path);
+    image.fd = fd;
+    return 0;
+}
+
+int rt_bridge_start(rt_bridge *b, char *err, size_t errlen)
+{
+    b->pid = -1;
+    b->fd = -1;
+    if (!rt_bridge_present()) {
+        snprintf(err, errlen, "this build holds no loader helper");
+        return -1;
+    }
+    int img = -1;
+    if (!program) {
+        pthread_mutex_lock(&image.lock);
+        int r = make_image();
+        img = image.fd;
+        if (r < 0)
+            snprintf(err, errlen, "%s", image.err);
+        pthread_mutex_unlock(&image.lock);
+        if (r < 0)
+            return -1;
+    }
+    int sv[2], ep[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+        snprintf(err, errlen, "cannot make the helper's socket: %s", strerror(errno));
+        return -1;
+    }
+    if (pipe2(ep, O_CLOEXEC) < 0) {
+        snprintf(err, errlen, "cannot make a pipe: %s", strerror(errno));
+        close(sv[0]), close(sv[1]);
+        return -1;
+    }
+    /* every signal blocked across the fork: the child runs no handler of ours; the helper
+     * unblocks them itself once it runs */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    char *const argv[] = {"resource-tracker-bridge", NULL};
+    extern char **environ;
+    pthread_mutex_lock(&live.lock);
+    pid_t pid = live.n < MAX_LIVE ? fork() : (errno = EAGAIN, -1);
+    if (pid == 0) {
+        setpgid(0, 0); /* a group of its own: a terminal's ^C for the job does not end a transfer */
+        /* the image and the error pipe out of descriptor 3's way before the socket takes it */
+        int exe = img == 3 ? fcntl(3, F_DUPFD_CLOEXEC, 4) : img;
+        int errfd = ep[1] == 3 ? fcntl(3, F_DUPFD_CLOEXEC, 4) : ep[1];
+        if ((program || exe >= 0) && errfd >= 0 && (sv[1] == 3 ? fcntl(3, F_SETFD, 0) == 0 : dup2(sv[1], 3) == 3)) {
+            if (program)
+                execve(program, argv, environ);
+            else
+                fexecve(exe, argv, environ);
+        }
+        int e = errno;
+        ssize_t w = write(errfd, &e, sizeof e);
+        (void)w;
+        _exit(127);
+    }
+    int fork_errno = errno;
+    if (pid > 0) {
+        live.reaped[live.n] = live.abandoned[live.n] = false;
+        live.pid[live.n] = pid;
+        live.n++;
+    }
+    pthread_mutex_unlock(&live.lock);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    close(sv[1]);
+    close(ep[1]);
+    if (pid < 0) {
+        snprintf(err, errlen, "cannot start the helper: %s", strerror(fork_errno));
+        close(sv[0]), close(ep[0]);
+        return -1;
+    }
+    int e = 0;
+    ssize_t k;
+    while ((k = read(ep[0], &e, sizeof e)) < 0 && errno == EINTR)
+        ;
+    close(ep[0]);
+    if (k > 0) { /* exec failed: the child has ended (or is about to) */
+        await_end(pid, 1000, NULL);
+        close(sv[0]);
+        if (e == ENOENT && !program)
+            snprintf(err, errlen, "no glibc on this machine to load it with (%s)", LOADER);
+        else
+            snprintf(err, errlen, "cannot run the helper: %s", strerror(e));
+        return -1;
+    }
+    b->pid = pid;
+    b->fd = sv[0];
+    return 0;
+}
+
+static void stop_within(rt_bridge *b, int ms);
+
+/* What became of a helper that stopped answering: its exit, when it has ended. */
+static void ended(pid_t pid, char *why, size_t cap)
+{
+    int st = 0;
+    if (!await_end(pid, 200, &st))
+        return;
+    if (WIFEXITED(st))
+        snprintf(why, cap, "exit status %d%s", WEXITSTATUS(st),
+                 WEXITSTATUS(st) == 127 ? ": its libraries could not be loaded (glibc older than 2.17?)" : "");
+    else if (WIFSIGNALED(st))
+        snprintf(why, cap, "killed by signal %d", WTERMSIG(st));
+}
+
+int rt_bridge_call(rt_bridge *b, rt_wire *req, rt_wire *rep, double deadline, const _Atomic double *stop, char *err,
+                   size_t errlen)
+{
+    if (b->fd < 0) {
+        snprintf(err, errlen, "the helper is not running");
+        return -1;
+    }
+    const char *step = "send to";
+    if (rt_wire_send(b->fd, req) == 0) {
+        step = "hear from";
+        if (rt_wire_recv(b->fd, rep, deadline, stop) == 0)
+            return 0;
+    }
+    int e = errno;
+    pid_t pid = b->pid;
+    if (e == ETIMEDOUT) {
+        snprintf(err, errlen,
+                 stop && rt_mono_secs() >= atomic_load(stop) ? "aborted at the caller's deadline"
+                                                             : "the helper did not answer in time");
+        stop_within(b, 0); /* the caller's time is up: the helper ends on its own */
+        return -1;
+    }
+    shutdown(b->fd, SHUT_RDWR); /* stopped, its end awaited below for the message */
+    close(b->fd);
+    b->fd = -1;
+    b->pid = -1;
+    char why[160] = "";
+    if (e == EPIPE || e == ECONNRESET)
+        ended(pid, why, sizeof why);
+    else
+        await_end(pid, 200, NULL);
+    snprintf(err, errlen, "cannot %s the helper: %s%s%s", step, e == EPIPE ? "it ended" : strerror(e),
+             why[0] ? ", " : "", why);
+    return -1;
+}
+
+/* Closes b's socket and waits up to ms milliseconds for the helper to end (see rt_bridge_stop). */
+static void stop_within(rt_bridge *b, int ms)
+{
+    if (b->fd < 0)
+        return;
+    shutdown(b->fd, SHUT_RDWR);
+    close(b->fd);
+    b->fd = -1;
+    if (b->pid > 0)
+        await_end(b->pid, ms, NULL);
+    b->pid = -1;
+}
+
+void rt_bridge_stop(rt_bridge *b)
+{
+    /* an idle helper ends at once on the closed socket (within a millisecond or two); one in a
+     * transfer within a second: not waited for past 200 ms (the tool's reaping takes it then) */
+    stop_within(b, 200);
+}
+
+int rt_bridge_probe(const char *what, char *err, size_t errlen)
+{
+    rt_bridge b;
+    if (rt_bridge_start(&b, err, errlen) < 0)
+        return -1;
+    rt_wire req, rep;
+    rt_wire_init(&req);
+    rt_wire_init(&rep);
+    rt_wire_put_i64(&req, RT_BRIDGE_LOAD);
+    rt_wire_put_str(&req, what);
+    int rc = -1;
+    if (rt_bridge_call(&b, &req, &rep, rt_mono_secs() + 30, NULL, err, errlen) == 0) {
+        int64_t ok = rt_wire_get_i64(&rep);
+        const char *why = rt_wire_get_bytes(&rep, NULL);
+        if (rep.bad)
+            snprintf(err, errlen, "the helper's answer is malformed");
+        else if (!ok)
+            snprintf(err, errlen, "%s", why ? why : "not loaded");
+        else
+            rc = 0;
+    }
+    rt_bridge_stop(&b);
+    rt_wire_free(&req);
+    rt_wire_free(&rep);
+    return rc;
+}
