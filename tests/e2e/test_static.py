@@ -11,20 +11,23 @@ musl-tools), jansson's source or a way to enter a root; and under the sanitizers
 import gzip
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
+import time
 
 import pytest
 
 from conftest import REPO, SANITIZED, VALGRIND
+from test_stream import check_delivery, local_rows, no_secrets, peers, stream_env, the_run  # noqa: F401 (peers: a fixture)
 
 pytestmark = pytest.mark.skipif(SANITIZED or VALGRIND,
                                 reason="the static build is its own uninstrumented build: nothing to check under "
                                        "the sanitizers or valgrind")
 
 # The job: touches MIB mebibytes, runs ROUNDS million steps of arithmetic, prints the CPU seconds
-# (user + system) the kernel counted for it, exits 3.
+# (user + system) the kernel counted for it, exits 3 (or its third argument).
 JOB_C = r"""
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +46,7 @@ int main(int argc, char **argv)
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     printf("%.3f\n", ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
-    return 3;
+    return argc > 3 ? (int)strtol(argv[3], NULL, 10) : 3;
 }
 """
 JOB_MIB = 64
@@ -191,20 +194,22 @@ def test_csv_in_an_empty_root(root):
 
 
 def test_history_flag_is_a_usage_error(root):
-    """--history needs SQLite, which a static binary cannot load: exit 2 before the job starts; the
-    history, upload and recommend --job subcommands too"""
+    """--history needs SQLite, the machine's own, which a root without glibc cannot give: exit 2
+    before the job starts, naming what is missing; the history, upload and recommend --job
+    subcommands too"""
     r = in_root(root, ["/resource-tracker", "--history", "/h.db", "-o", "/run.jsonl", "--", "/job", "1", "1"])
     assert r.returncode == 2, r.stderr
-    assert "static build" in r.stderr and "SQLite" in r.stderr, r.stderr
+    assert "static build" in r.stderr and "SQLite" in r.stderr and "no glibc" in r.stderr, r.stderr
     assert r.stdout == "" and not (root / "run.jsonl").exists() and not (root / "h.db").exists()
     for sub in (["history"], ["upload"], ["recommend", "--job", "nightly"]):
         r = in_root(root, ["/resource-tracker"] + sub)
-        assert r.returncode == 2 and "static build" in r.stderr, (sub, r.stderr)
+        assert r.returncode == 2 and "static build" in r.stderr and "no glibc" in r.stderr, (sub, r.stderr)
 
 
 def test_environment_asks_are_one_warning_each(root):
-    """the Sentinel token, an OTLP endpoint and TRACKER_HISTORY from the environment: one warning
-    each that this build cannot load libcurl or SQLite; the job runs and its status is kept"""
+    """the Sentinel token, an OTLP endpoint and TRACKER_HISTORY from the environment, in a root
+    without glibc: one warning each that libcurl or SQLite cannot be had here; the job runs and its
+    status is kept"""
     env = {"SENTINEL_API_TOKEN": "t0ken", "SENTINEL_API_URL": "http://127.0.0.1:9",
            "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9", "TRACKER_HISTORY": "/h.db"}
     r = in_root(root, ["/resource-tracker", "-i", "0.2", "-o", "/run.jsonl", "--", "/job", "1", "300"], env=env)
@@ -212,19 +217,194 @@ def test_environment_asks_are_one_warning_each(root):
     warnings = [l for l in r.stderr.splitlines() if "warning" in l]
     for what in ("SENTINEL_API_TOKEN", "OTEL_EXPORTER_OTLP_ENDPOINT", "TRACKER_HISTORY"):
         said = [l for l in warnings if what in l]
-        assert len(said) == 1 and "static build" in said[0], (what, r.stderr)
+        assert len(said) == 1 and "static build" in said[0] and "no glibc" in said[0], (what, r.stderr)
     assert len(warnings) == 3, r.stderr
     assert (root / "run.jsonl").stat().st_size > 0 and not (root / "h.db").exists()
 
 
-def test_gzipped_input_says_why(root):
-    """a gzipped run file needs zlib: the summary says this build cannot load it, and fails"""
-    r = in_root(root, ["/resource-tracker", "-i", "0.2", "-o", "/run.jsonl", "--", "/job", "1", "100"])
+def test_gzipped_snapshot_is_read(root):
+    """zlib is linked in: a saved snapshot, gzipped (the Python tracker's, tests/fixtures/snapshots),
+    is summarized in the empty root as the dynamic build summarizes it on the host"""
+    fixture = os.path.join(REPO, "tests", "fixtures", "snapshots", "python-tracker.json.gz")
+    shutil.copy2(fixture, root / "snap.json.gz")
+    zipped = in_root(root, ["/resource-tracker", "summary", "--json", "/snap.json.gz"])
+    assert zipped.returncode == 0, zipped.stderr
+    got = json.loads(zipped.stdout)
+    assert got["samples"] >= 2, got
+    from conftest import TRACKER
+    if os.path.exists(TRACKER):
+        d = subprocess.run([TRACKER, "summary", "--json", fixture], capture_output=True, text=True, timeout=60)
+        assert d.returncode == 0 and json.loads(d.stdout) == got, d.stderr
+
+
+# ---- the loader helper: the target's own libcurl and SQLite ----------------------------------------
+
+def helper_path(static_tracker):
+    return os.path.join(os.path.dirname(static_tracker), "resource-tracker-bridge")
+
+
+def test_helper_needs_glibc_2_17_and_is_inside(static_tracker):
+    """the helper the static binary runs through the target's loader asks for no glibc symbol
+    version newer than 2.17, names only glibc's own libraries and x86-64's loader, and its bytes
+    are inside the static binary (nothing else is shipped)"""
+    helper = helper_path(static_tracker)
+    if not os.path.exists(helper):
+        pytest.skip("no loader helper in this static build (it is built on x86-64 only)")
+    if not shutil.which("objdump") or not shutil.which("readelf"):
+        pytest.skip("objdump or readelf not found (binutils)")
+    syms = subprocess.run(["objdump", "-T", helper], capture_output=True, text=True, check=True).stdout
+    versions = {tuple(int(x) for x in v.split(".")) for v in re.findall(r"GLIBC_([0-9.]+)\)", syms)}
+    assert versions and max(versions) <= (2, 17), sorted(versions)
+    dyn = subprocess.run(["readelf", "-d", "-l", helper], capture_output=True, text=True, check=True).stdout
+    needed = set(re.findall(r"Shared library: \[([^]]+)\]", dyn))
+    assert needed <= {"libc.so.6", "libdl.so.2", "libpthread.so.0", "libm.so.6"}, needed
+    assert "/lib64/ld-linux-x86-64.so.2" in dyn
+    with open(helper, "rb") as f, open(static_tracker, "rb") as g:
+        assert f.read() in g.read()
+
+
+def libs_of(path):
+    """The files ldd says path loads (the loader too), as ldd names them, and path."""
+    out = subprocess.run(["ldd", path], capture_output=True, text=True, check=True).stdout
+    return set(re.findall(r"(/\S+) \(0x", out)) | {path}
+
+
+@pytest.fixture
+def glibc_root(root, static_tracker):
+    """The empty root, plus glibc's loader and libraries, libsqlite3 and libcurl with everything
+    they load, at their paths (the host's directory links, sonames and real files): a bare machine
+    that has the libraries but no resource-tracker install."""
+    helper = helper_path(static_tracker)
+    if not os.path.exists(helper) or not shutil.which("ldd"):
+        pytest.skip("no loader helper in this static build, or no ldd")
+    for d in ("lib", "lib64"):  # merged /usr (Debian 12): /lib is a link to usr/lib
+        if os.path.islink("/" + d):
+            os.symlink(os.readlink("/" + d), root / d)
+    want = libs_of(helper) - {helper} | {"/lib64/ld-linux-x86-64.so.2"}
+    for name in ("libsqlite3.so.0", "libcurl.so.4"):
+        found = [os.path.join(d, name) for d in ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu")
+                 if os.path.exists(os.path.join(d, name))]
+        if not found:
+            pytest.skip(f"{name} not installed here")
+        want |= libs_of(found[0])
+    for path in sorted(want):
+        # the name as the loader looks it up (a link, kept as one), then the file it leads to
+        for p in (os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path)),
+                  os.path.realpath(path)):
+            dest = root / p.lstrip("/")
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            if os.path.lexists(dest):
+                continue
+            if os.path.islink(p):
+                os.symlink(os.readlink(p), dest)
+            else:
+                shutil.copy2(p, dest)
+    return root
+
+
+def test_history_through_the_machines_sqlite(glibc_root):
+    """--history in a root holding glibc and libsqlite3 but no install: two runs recorded through
+    the helper, listed by `history`, recommended from by `recommend --job`, and the database is
+    the one the dynamic build reads"""
+    root = glibc_root
+    for status in ("0", "3"):
+        r = in_root(root, ["/resource-tracker", "-q", "--history", "/h.db", "-n", "nightly", "-o", "/run.jsonl",
+                           "--", "/job", "16", "200", status])
+        assert r.returncode == int(status), r.stderr
+        assert "warning" not in r.stderr, r.stderr
+    h = in_root(root, ["/resource-tracker", "history", "--history", "/h.db", "--json"])
+    assert h.returncode == 0, h.stderr
+    runs = [json.loads(line) for line in h.stdout.splitlines()]
+    assert len(runs) == 2 and all(x["job_name"] == "nightly" for x in runs), runs
+    rec = in_root(root, ["/resource-tracker", "recommend", "--json", "--history", "/h.db", "--job", "nightly",
+                         "--no-price-lookup"])
+    assert rec.returncode == 0, rec.stderr
+    assert json.loads(rec.stdout)
+    from conftest import TRACKER
+    if os.path.exists(TRACKER):
+        d = subprocess.run([TRACKER, "history", "--history", str(root / "h.db"), "--json"], capture_output=True,
+                           text=True, timeout=60)
+        assert d.returncode == 0 and [json.loads(line) for line in d.stdout.splitlines()] == runs, d.stderr
+
+
+def test_missing_sqlite_is_named(glibc_root):
+    """glibc there, libsqlite3 not: --history exits 2 naming libsqlite3.so.0, nothing started"""
+    root = glibc_root
+    for p in root.rglob("libsqlite3.so*"):
+        p.unlink()
+    r = in_root(root, ["/resource-tracker", "--history", "/h.db", "-o", "/run.jsonl", "--", "/job", "1", "1"])
+    assert r.returncode == 2 and "libsqlite3.so.0" in r.stderr, r.stderr
+    assert not (root / "run.jsonl").exists() and not (root / "h.db").exists()
+
+
+def bridges():
+    """Pids of running loader helpers (their argv[0])."""
+    out = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if f.read().split(b"\0")[0] == b"resource-tracker-bridge":
+                    out.append(int(pid))
+        except OSError:
+            pass
+    return out
+
+
+def test_streams_through_the_machines_libcurl(glibc_root, tmp_path, peers):
+    """SENTINEL_API_TOKEN in a root holding glibc and libcurl: the run is registered, its rows
+    reach S3 gzipped (zlib linked in) and the finish names them, every local row once, the job's
+    status kept and no secret printed; no helper is left running"""
+    root = glibc_root
+    api, s3 = peers()
+    env = stream_env(tmp_path, api.url, s3.url, XDG_STATE_HOME="/state")
+    env = {k: v for k, v in env.items() if k.startswith(("SENTINEL_", "AWS_", "TRACKER_", "XDG_"))}
+    r = in_root(root, ["/resource-tracker", "-i", "0.1", "-f", "csv", "-o", "/local.csv", "--job-name", "streamjob",
+                       "--", "/job", "1", "1500"], env=env)
     assert r.returncode == 3, r.stderr
-    with open(root / "run.jsonl", "rb") as f, gzip.open(root / "run.jsonl.gz", "wb") as z:
-        z.write(f.read())
-    s = in_root(root, ["/resource-tracker", "summary", "/run.jsonl.gz"])
-    assert s.returncode != 0 and "static build" in s.stderr and "libz" in s.stderr, s.stderr
+    assert r.stderr == "", r.stderr
+    no_secrets(r.stdout, r.stderr, (root / "local.csv").read_text())
+    fin = check_delivery(api, s3, local_rows(root / "local.csv"), "s3")
+    assert fin["exit_code"] == 3
+    assert not s3.rejections()
+    assert bridges() == []
+
+
+def test_helpers_are_not_the_jobs(glibc_root, tmp_path, peers):
+    """helpers started during the run (a batch every 0.3 s) are the tool's children, reaped as such:
+    none is counted as a process of the job, whose CPU time stays what the kernel counted for it
+    and whose peak memory stays its own 2 MiB (a helper holding libcurl is several times that)"""
+    root = glibc_root
+    api, s3 = peers()
+    env = stream_env(tmp_path, api.url, s3.url, XDG_STATE_HOME="/state", TRACKER_UPLOAD_INTERVAL="0.3")
+    env = {k: v for k, v in env.items() if k.startswith(("SENTINEL_", "AWS_", "TRACKER_", "XDG_"))}
+    r = in_root(root, ["/resource-tracker", "-i", "0.1", "-o", "/run.jsonl", "--", "/job", "2", "2500"], env=env)
+    assert r.returncode == 3 and r.stderr == "", r.stderr
+    job_cpu = float(r.stdout.split()[-1])
+    samples = [json.loads(line) for line in (root / "run.jsonl").read_text().splitlines()]
+    fin = the_run(api)[1]["finish"]
+    assert fin and len(fin.get("data_uris") or []) >= 2, fin  # helpers ran during the job
+    tracked = max(s["process"]["cpu_secs_total"] for s in samples)
+    assert job_cpu * 0.85 - 0.02 <= tracked <= job_cpu * 1.15 + 0.05, (job_cpu, tracked)
+    peak = max(s["process"]["rss_peak_mib"] for s in samples)
+    assert peak < 6, peak
+
+
+def test_hanging_s3_ends_with_the_run(glibc_root, tmp_path, peers):
+    """S3 hangs for good: the run still ends within its finish timeout, the rows go inline, and the
+    helper in the hanging transfer does not outlive the tool"""
+    root = glibc_root
+    api, s3 = peers(s3_extra=("--hang-secs", "60"))
+    env = stream_env(tmp_path, api.url, s3.url, XDG_STATE_HOME="/state", TRACKER_FINISH_TIMEOUT="2")
+    env = {k: v for k, v in env.items() if k.startswith(("SENTINEL_", "AWS_", "TRACKER_", "XDG_"))}
+    r = in_root(root, ["/resource-tracker", "-i", "0.1", "-f", "csv", "-o", "/local.csv", "--", "/job", "1", "300"],
+                env=env, timeout=60)
+    assert r.returncode == 3, r.stderr
+    check_delivery(api, s3, local_rows(root / "local.csv"), "inline")
+    for _ in range(30):  # a helper sees its socket close within a second of libcurl's progress
+        if not bridges():
+            break
+        time.sleep(0.1)
+    assert bridges() == []
 
 
 def test_nvidia_driver_is_one_warning(root):
