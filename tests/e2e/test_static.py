@@ -369,6 +369,23 @@ def test_streams_through_the_machines_libcurl(glibc_root, tmp_path, peers):
     assert bridges() == []
 
 
+def test_otlp_through_the_machines_libcurl(glibc_root, tmp_path):
+    """--otlp in a root holding glibc and libcurl: the strict OTLP receiver accepts gzipped pushes
+    (zlib inside, libcurl the machine's), the last one after the job, with the job's status kept"""
+    from test_otlp import Receiver
+    root = glibc_root
+    rcv = Receiver(tmp_path)
+    try:
+        r = in_root(root, ["/resource-tracker", "-i", "0.2", "-o", "/run.jsonl", "--otlp", rcv.url,
+                           "--otlp-interval", "0.3", "--", "/job", "1", "2500"], env={"TRACKER_KEEPER_URL": "off"})
+        assert r.returncode == 3 and r.stderr == "", r.stderr
+        accepted = rcv.accepted()
+        assert accepted and all(e["encoding"] == "gzip" for e in accepted), rcv.entries()
+        assert len(accepted) == len(rcv.entries())  # nothing refused
+    finally:
+        rcv.stop()
+
+
 def test_helpers_are_not_the_jobs(glibc_root, tmp_path, peers):
     """helpers started during the run (a batch every 0.3 s) are the tool's children, reaped as such:
     none is counted as a process of the job, whose CPU time stays what the kernel counted for it
