@@ -53,6 +53,10 @@ void rt_bridge_sqlite_serve(rt_wire *q, rt_wire *a)
     int64_t op = rt_wire_get_i64(q);
     char why[300];
     if (cli_sqlite_load(why, sizeof why) < 0) { /* each helper loads it at its first call */
+        if (op == SQB_ERRMSG || op == SQB_ERRSTR) { /* their answer is a text: the reason */
+            rt_wire_put_str(a, why);
+            return;
+        }
         rt_wire_put_i64(a, SQLITE_CANTOPEN);
         if (op == SQB_OPEN)
             rt_wire_put_i64(a, 0);

@@ -139,7 +139,10 @@ static void reap_children(run_state *rs)
         if (rt_bridge_reap(si.si_pid)) /* the static build's helper, not the job's (core/bridge.h) */
             continue;
         if (!rs->sampler || rt_sampler_reap(rs->sampler, si.si_pid, &status) != RT_OK) {
-            if (waitpid(si.si_pid, &status, WNOHANG) <= 0)
+            pid_t r = waitpid(si.si_pid, &status, WNOHANG);
+            if (r < 0 && errno == ECHILD)
+                continue; /* reaped meanwhile (a helper by its owner): the others still wait */
+            if (r <= 0)
                 return;
         }
         if (si.si_pid == rs->child) {
@@ -163,7 +166,9 @@ static bool job_over(const run_state *rs)
     }
     siginfo_t si;
     memset(&si, 0, sizeof si);
-    return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD;
+    if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD)
+        return true;
+    return rt_bridge_only_helpers_left(); /* the static build's helpers are the tool's, not the job's */
 }
 
 /* Processes of the job still running after the end: the group's, else the live descendants

@@ -91,6 +91,8 @@ static int b_open_v2(const char *path, sqlite3 **db, int flags, const char *vfs)
     rt_wire_put_i64(&q, flags);
     int rc = SQLITE_CANTOPEN;
     pthread_mutex_lock(&bq.lock);
+    if (bq.open == 0 && bq.b.fd < 0) /* a new session: an old failure is no reason any more */
+        bq.err[0] = '\0';
     if (bq.open == 0 && bq.b.fd < 0 && rt_bridge_start(&bq.b, bq.err, sizeof bq.err) < 0) {
         pthread_mutex_unlock(&bq.lock);
         rt_wire_free(&q);
@@ -446,16 +448,20 @@ static const char *b_errmsg(sqlite3 *db)
 
 static const char *b_errstr(int code)
 {
-    static _Thread_local char text[320];
+    static _Thread_local char text[336];
     rt_wire q, a;
     begin(&q, &a, SQB_ERRSTR);
     rt_wire_free(&a);
     rt_wire_put_i64(&q, code);
     char fail[64];
     snprintf(fail, sizeof fail, "SQLite result code %d", code);
-    if (bq.b.fd < 0) { /* no helper (every database closed): the number, plainly */
+    if (bq.b.fd < 0) { /* no helper (every database closed, or none could start): the number,
+                        * and why no helper runs when one failed */
         rt_wire_free(&q);
-        snprintf(text, sizeof text, "%s", fail);
+        if (bq.err[0])
+            snprintf(text, sizeof text, "%s (%s)", fail, bq.err);
+        else
+            snprintf(text, sizeof text, "%s", fail);
         return text;
     }
     return call_str(&q, text, sizeof text, fail);

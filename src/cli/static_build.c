@@ -26,7 +26,7 @@ static bool have_curl(char *why, size_t cap)
     static int known; /* 0 unknown, 1 yes, -1 no */
     static char reason[300];
     if (!known) {
-        char e[260];
+        char e[260] = "";
         known = rt_bridge_probe("curl", e, sizeof e) == 0 ? 1 : -1;
         if (strncmp(e, "cannot load ", 12) == 0) /* the helper's own words */
             snprintf(reason, sizeof reason, "%s", e);

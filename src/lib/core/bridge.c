@@ -4,6 +4,7 @@
  * lets it run, and each helper is that file executed through the target's own dynamic loader,
  * with its end of a socket pair as descriptor 3. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -91,13 +92,36 @@ static int reap_locked(pid_t pid, int *status)
     return -1;
 }
 
+/* Frees the slots of abandoned helpers that have ended (reaped here, or gone: ECHILD), so that
+ * a run without the tool's reaping loop (a subcommand, the library) never fills the registry
+ * nor keeps their zombies. Under live.lock. */
+static void sweep_locked(void)
+{
+    for (int i = 0; i < live.n; i++) {
+        if (!live.abandoned[i])
+            continue;
+        pid_t r;
+        while ((r = waitpid(live.pid[i], NULL, WNOHANG)) < 0 && errno == EINTR)
+            ;
+        if (r == 0)
+            continue;
+        live.n--;
+        live.pid[i] = live.pid[live.n];
+        live.status[i] = live.status[live.n];
+        live.reaped[i] = live.reaped[live.n];
+        live.abandoned[i] = live.abandoned[live.n];
+        i--;
+    }
+}
+
 int rt_bridge_reap(int64_t pid)
 {
     /* under the lock even when none seems to run: a helper being started registers under it */
     pthread_mutex_lock(&live.lock);
     int found = 0;
     for (int i = 0; i < live.n; i++) {
-        if (live.pid[i] != (pid_t)pid)
+        /* a slot already reaped holds a pid that may be another process's by now */
+        if (live.pid[i] != (pid_t)pid || live.reaped[i])
             continue;
         found = 1;
         if (live.abandoned[i]) { /* nobody asks for its status */
@@ -118,6 +142,59 @@ int rt_bridge_reap(int64_t pid)
     return found;
 }
 
+bool rt_bridge_is_helper(int64_t pid)
+{
+    pthread_mutex_lock(&live.lock);
+    bool yes = false;
+    for (int i = 0; i < live.n && !yes; i++)
+        yes = live.pid[i] == (pid_t)pid && !live.reaped[i];
+    pthread_mutex_unlock(&live.lock);
+    return yes;
+}
+
+/* Whether the children file at path lists only helpers. */
+static bool children_are_helpers(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return true; /* a thread gone meanwhile has no children */
+    char buf[4096];
+    ssize_t n = rt_pread_all(fd, buf, sizeof buf);
+    close(fd);
+    if (n < 0 || (size_t)n >= sizeof buf - 1)
+        return false; /* unread, or too many to be helpers alone */
+    for (char *p = buf, *end; *p; p = end) {
+        long long pid = strtoll(p, &end, 10);
+        if (end == p)
+            break;
+        if (!rt_bridge_is_helper(pid))
+            return false;
+    }
+    return true;
+}
+
+bool rt_bridge_only_helpers_left(void)
+{
+    pthread_mutex_lock(&live.lock);
+    int n = live.n;
+    pthread_mutex_unlock(&live.lock);
+    if (n == 0)
+        return false;
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return false;
+    bool only = true;
+    struct dirent *e;
+    while (only && (e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char path[64];
+        only = rt_pathf(path, sizeof path, "/proc/self/task/%s/children", e->d_name) && children_are_helpers(path);
+    }
+    closedir(d);
+    return only;
+}
+
 /* Waits up to ms milliseconds for the registered helper pid to end and reaps it (its status in
  * *status). Returns whether it has ended; one still running stays registered, abandoned: the
  * tool's reaping (rt_bridge_reap) takes it when it ends. */
@@ -126,6 +203,7 @@ static bool await_end(pid_t pid, int ms, int *status)
     for (int i = 0;; i++) {
         pthread_mutex_lock(&live.lock);
         int r = reap_locked(pid, status);
+        sweep_locked();
         if (r == 0 && i >= ms)
             for (int k = 0; k < live.n; k++)
                 if (live.pid[k] == pid)
@@ -239,6 +317,7 @@ int rt_bridge_start(rt_bridge *b, char *err, size_t errlen)
     char *const argv[] = {"resource-tracker-bridge", NULL};
     extern char **environ;
     pthread_mutex_lock(&live.lock);
+    sweep_locked();
     pid_t pid = live.n < MAX_LIVE ? fork() : (errno = EAGAIN, -1);
     if (pid == 0) {
         setpgid(0, 0); /* a group of its own: a terminal's ^C for the job does not end a transfer */

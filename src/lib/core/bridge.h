@@ -50,6 +50,15 @@ void rt_bridge_stop(rt_bridge *b);
  * job, to be left out of its accounting. 0 for any other pid. Thread-safe. */
 int rt_bridge_reap(int64_t pid);
 
+/* Whether pid is a running helper (started here, not yet reaped): the process tree's walk of
+ * the tool's own children leaves helpers out of the job. Thread-safe. */
+bool rt_bridge_is_helper(int64_t pid);
+
+/* With --wait-all and no job group, the job is over when the tool has no child left: whether
+ * every child it has (every thread's, in /proc/self/task/T/children) is a helper. False when
+ * no helper runs (the caller's own answer stands) or a list cannot be read. */
+bool rt_bridge_only_helpers_left(void);
+
 /* Starts a helper, asks it to load what ("curl" or "sqlite"), stops it. Returns 0, or -1 with
  * the reason in err (the helper's dlerror text, or why no helper could start). */
 int rt_bridge_probe(const char *what, char *err, size_t errlen);

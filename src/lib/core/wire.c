@@ -4,6 +4,7 @@
 #include <math.h>
 #include <poll.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -26,10 +27,38 @@ void rt_wire_free(rt_wire *w)
     w->bad = false;
 }
 
+/* Appends n bytes. The buffer grows by a copy whose old block is wiped before it is freed
+ * (realloc would leave a token written early in freed memory). */
 static void put(rt_wire *w, const void *p, size_t n)
 {
-    if (!w->bad && rt_buf_append(&w->b, p, n) < 0)
+    rt_buf *b = &w->b;
+    if (w->bad)
+        return;
+    if (n > b->max - b->len - 1) {
         w->bad = true;
+        return;
+    }
+    size_t need = b->len + n + 1;
+    if (need > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < need)
+            cap = cap > b->max / 2 ? b->max : cap * 2;
+        char *q = malloc(cap);
+        if (!q) {
+            w->bad = true;
+            return;
+        }
+        if (b->data) {
+            memcpy(q, b->data, b->len);
+            explicit_bzero(b->data, b->cap);
+            free(b->data);
+        }
+        b->data = q;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = '\0';
 }
 
 static void put_le(rt_wire *w, char tag, uint64_t v, size_t n)

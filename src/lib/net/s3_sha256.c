@@ -39,6 +39,8 @@ rt_error rt_s3_sha256_hex(const void *data, size_t len, char hex[65], char *err,
                 snprintf(err, errlen, "%s", text);
             else if (n == 64)
                 memcpy(hex, text, 65), rc = RT_OK;
+            else
+                snprintf(err, errlen, "the helper's SHA-256 answer is malformed");
         }
         rt_bridge_stop(&b);
     }

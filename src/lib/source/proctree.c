@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/bridge.h"
 #include "../core/dirwalk.h"
 #include "proctree_int.h"
 
@@ -211,6 +212,14 @@ static bool walk_children(rt_proctree *t, proc *p)
 }
 
 /* Queues the children of the tracker's own thread tid (wrapper mode). */
+/* Queues one of the tracker's own children: an adopted orphan of the job, not a loader helper
+ * of the static build (core/bridge.h), which is the tool's. */
+static void push_own(void *user, int64_t pid)
+{
+    if (!rt_bridge_is_helper(pid))
+        push(user, pid);
+}
+
 static void own_child_thread(rt_proctree *t, int64_t tid, void *user)
 {
     (void)user;
@@ -222,7 +231,9 @@ static void own_child_thread(rt_proctree *t, int64_t tid, void *user)
             t->walk_short = true;
         return;
     }
-    read_children_fd(t, fd);
+    ssize_t n = rt_read_fd_grow(fd, &t->list, RT_READ_SHORT_LINES);
+    if (n > 0)
+        rt_children_parse(t->list.data, (size_t)n, push_own, t);
     close(fd);
 }
 
