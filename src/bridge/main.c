@@ -30,7 +30,9 @@
 #define FD 3
 
 #ifdef RT_BRIDGE_OWN_START /* the static build's helper (CMakeLists.txt); the tests' is plain */
-/* The entry point: glibc's own x86-64 one, calling __libc_start_main@GLIBC_2.2.5 (see above). */
+/* The entry point: glibc's own x86-64 one, calling __libc_start_main@GLIBC_2.2.5 (see above)
+ * with no init function: glibc before 2.34 then runs none of this program's own constructors,
+ * and it has none. */
 __asm__(".text\n"
         ".globl _start\n"
         ".type _start,@function\n"
