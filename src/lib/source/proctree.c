@@ -211,7 +211,6 @@ static bool walk_children(rt_proctree *t, proc *p)
     return !t->walk_short;
 }
 
-/* Queues the children of the tracker's own thread tid (wrapper mode). */
 /* Queues one of the tracker's own children: an adopted orphan of the job, not a loader helper
  * of the static build (core/bridge.h), which is the tool's. */
 static void push_own(void *user, int64_t pid)
@@ -220,6 +219,7 @@ static void push_own(void *user, int64_t pid)
         push(user, pid);
 }
 
+/* Queues the children of the tracker's own thread tid (wrapper mode). */
 static void own_child_thread(rt_proctree *t, int64_t tid, void *user)
 {
     (void)user;
