@@ -169,7 +169,9 @@ static void *mark_many(void *arg)
 }
 
 /* Several threads mark at once: every mark is taken or counted (a dropped start makes its stop
- * an unknown one), none is malformed. */
+ * an unknown one; a dropped stop leaves its phase open, and once 256 are open a start is refused
+ * as too deep, which a loaded machine reaches: the ring fills while the tracker's thread waits
+ * for a core), none is malformed. */
 static void marks_from_threads(void **state)
 {
     (void)state;
@@ -187,7 +189,7 @@ static void marks_from_threads(void **state)
     assert_int_equal(rt_tracker_stop(t), RT_OK);
     rt_phase_counts c = counts_of(t);
     assert_int_equal(c.malformed, 0);
-    assert_int_equal(c.accepted + c.dropped + c.unknown_stop, 2 * THREADS * PAIRS);
+    assert_int_equal(c.accepted + c.dropped + c.unknown_stop + c.too_deep + c.too_many_names, 2 * THREADS * PAIRS);
     assert_true(c.accepted > 0);
     rt_tracker_free(t);
 }
