@@ -437,8 +437,13 @@ static const char *call_str(rt_wire *q, char *out, size_t cap, const char *fail)
 static const char *b_errmsg(sqlite3 *db)
 {
     bq_db *d = (bq_db *)db;
-    if (!d) /* no handle: why the helper could not open one, else SQLite's word */
-        return bq.err[0] ? bq.err : "out of memory";
+    if (!d) { /* no handle: why the helper could not open one, else SQLite's word */
+        static _Thread_local char why[sizeof bq.err];
+        pthread_mutex_lock(&bq.lock);
+        snprintf(why, sizeof why, "%s", bq.err[0] ? bq.err : "out of memory");
+        pthread_mutex_unlock(&bq.lock);
+        return why;
+    }
     rt_wire q, a;
     begin(&q, &a, SQB_ERRMSG);
     rt_wire_free(&a);
@@ -455,13 +460,18 @@ static const char *b_errstr(int code)
     rt_wire_put_i64(&q, code);
     char fail[64];
     snprintf(fail, sizeof fail, "SQLite result code %d", code);
-    if (bq.b.fd < 0) { /* no helper (every database closed, or none could start): the number,
-                        * and why no helper runs when one failed */
-        rt_wire_free(&q);
+    pthread_mutex_lock(&bq.lock);
+    bool none = bq.b.fd < 0;
+    if (none) { /* no helper (every database closed, or none could start): the number, and why
+                 * no helper runs when one failed */
         if (bq.err[0])
             snprintf(text, sizeof text, "%s (%s)", fail, bq.err);
         else
             snprintf(text, sizeof text, "%s", fail);
+    }
+    pthread_mutex_unlock(&bq.lock);
+    if (none) {
+        rt_wire_free(&q);
         return text;
     }
     return call_str(&q, text, sizeof text, fail);

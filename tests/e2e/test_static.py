@@ -353,7 +353,9 @@ def bridges():
             with open(f"/proc/{pid}/environ", "rb") as f:
                 if MARK.encode() in f.read().split(b"\0"):
                     out.append(int(pid))
-        except OSError:
+        except PermissionError:  # a helper not looked at must not pass for none running
+            raise
+        except OSError:  # gone meanwhile
             pass
     return out
 

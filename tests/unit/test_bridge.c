@@ -110,7 +110,7 @@ typedef struct sender {
 static void *send_thread(void *arg)
 {
     sender *s = arg;
-    s->rc = rt_wire_send(s->fd, s->w);
+    s->rc = rt_wire_send(s->fd, s->w, INFINITY, NULL);
     return NULL;
 }
 
@@ -164,9 +164,23 @@ static void wire_over_a_socket(void **state)
     close(sv[0]);
     assert_int_equal(rt_wire_recv(sv[1], &in, rt_mono_secs() + 5, NULL), -1);
     assert_int_equal(errno, EPIPE);
-    /* and a send to a closed peer: EPIPE, no signal */
-    assert_int_equal(rt_wire_send(sv[1], &out), -1);
+    /* and a send to a closed peer: EPIPE, no signal (SIGPIPE's default action for the send,
+     * which would end this test without MSG_NOSIGNAL) */
+    void (*was)(int) = signal(SIGPIPE, SIG_DFL);
+    assert_int_equal(rt_wire_send(sv[1], &out, INFINITY, NULL), -1);
     assert_int_equal(errno, EPIPE);
+    signal(SIGPIPE, was);
+    close(sv[1]);
+
+    /* a reader that never reads: the send gives up at its deadline, then at the stop time */
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+    t0 = rt_mono_secs();
+    assert_int_equal(rt_wire_send(sv[0], &out, t0 + 0.05, NULL), -1);
+    assert_int_equal(errno, ETIMEDOUT);
+    stop = rt_mono_secs() - 1;
+    assert_int_equal(rt_wire_send(sv[0], &out, INFINITY, &stop), -1);
+    assert_int_equal(errno, ETIMEDOUT);
+    close(sv[0]);
     close(sv[1]);
     rt_wire_free(&out);
     rt_wire_free(&in);

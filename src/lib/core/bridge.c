@@ -152,12 +152,17 @@ bool rt_bridge_is_helper(int64_t pid)
     return yes;
 }
 
-/* Whether the children file at path lists only helpers. */
-static bool children_are_helpers(const char *path)
+/* Whether the children file of the tool's thread tid lists only helpers. */
+static bool children_are_helpers(const char *tid)
 {
+    char path[64];
+    if (!rt_pathf(path, sizeof path, "/proc/self/task/%s/children", tid))
+        return false;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return true; /* a thread gone meanwhile has no children */
+    if (fd < 0) { /* a thread gone meanwhile has no children; a list unread may hold the job's */
+        char dir[48];
+        return rt_pathf(dir, sizeof dir, "/proc/self/task/%s", tid) && access(dir, F_OK) < 0 && errno == ENOENT;
+    }
     char buf[4096];
     ssize_t n = rt_pread_all(fd, buf, sizeof buf);
     close(fd);
@@ -188,8 +193,7 @@ bool rt_bridge_only_helpers_left(void)
     while (only && (e = readdir(d))) {
         if (e->d_name[0] < '0' || e->d_name[0] > '9')
             continue;
-        char path[64];
-        only = rt_pathf(path, sizeof path, "/proc/self/task/%s/children", e->d_name) && children_are_helpers(path);
+        only = children_are_helpers(e->d_name);
     }
     closedir(d);
     return only;
@@ -325,6 +329,14 @@ int rt_bridge_start(rt_bridge *b, char *err, size_t errlen)
         int exe = img == 3 ? fcntl(3, F_DUPFD_CLOEXEC, 4) : img;
         int errfd = ep[1] == 3 ? fcntl(3, F_DUPFD_CLOEXEC, 4) : ep[1];
         if ((program || exe >= 0) && errfd >= 0 && (sv[1] == 3 ? fcntl(3, F_SETFD, 0) == 0 : dup2(sv[1], 3) == 3)) {
+            /* not the tool's stdin and stdout: a helper left in a transfer past the tool's end
+             * would hold the reader of its output waiting (stderr kept, for its one-line words) */
+            int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+            if (nul >= 0) {
+                dup2(nul, 0), dup2(nul, 1);
+                if (nul > 1)
+                    close(nul);
+            }
             if (program)
                 execve(program, argv, environ);
             else
@@ -392,7 +404,7 @@ int rt_bridge_call(rt_bridge *b, rt_wire *req, rt_wire *rep, double deadline, co
         return -1;
     }
     const char *step = "send to";
-    if (rt_wire_send(b->fd, req) == 0) {
+    if (rt_wire_send(b->fd, req, deadline, stop) == 0) {
         step = "hear from";
         if (rt_wire_recv(b->fd, rep, deadline, stop) == 0)
             return 0;

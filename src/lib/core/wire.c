@@ -157,7 +157,30 @@ const char *rt_wire_get_bytes(rt_wire *w, size_t *n)
     return p;
 }
 
-int rt_wire_send(int fd, rt_wire *w)
+/* Waits until fd is ready for events (POLLIN or POLLOUT), the deadline (or *stop) passing
+ * first. Returns 1 when ready, 0 to look again (interrupted, or *stop checked), -1 with errno
+ * (ETIMEDOUT at the deadline or *stop, else poll's). */
+static int wait_ready(int fd, short events, double deadline, const _Atomic double *stop)
+{
+    double now = rt_mono_secs(), until = deadline;
+    if (stop && atomic_load_explicit(stop, memory_order_relaxed) < until)
+        until = atomic_load_explicit(stop, memory_order_relaxed);
+    if (now >= until) {
+        errno = ETIMEDOUT;
+        return -1;
+    }
+    double wait = until - now;
+    int ms = stop ? 100 : isinf(wait) ? -1 : wait > 60 ? 60000 : (int)ceil(wait * 1000);
+    if (stop && wait < 0.1)
+        ms = (int)ceil(wait * 1000);
+    struct pollfd pf = {.fd = fd, .events = events};
+    int r = poll(&pf, 1, ms);
+    if (r < 0 && errno != EINTR)
+        return -1;
+    return r > 0;
+}
+
+int rt_wire_send(int fd, rt_wire *w, double deadline, const _Atomic double *stop)
 {
     if (w->bad || w->b.len > RT_WIRE_MAX) {
         errno = ENOMEM;
@@ -170,8 +193,13 @@ int rt_wire_send(int fd, rt_wire *w)
     struct msghdr m = {.msg_iov = v, .msg_iovlen = 2};
     size_t left = 4 + w->b.len;
     while (left > 0) {
-        ssize_t k = sendmsg(fd, &m, MSG_NOSIGNAL);
-        if (k < 0 && errno == EINTR)
+        int r = wait_ready(fd, POLLOUT, deadline, stop);
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            continue;
+        ssize_t k = sendmsg(fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (k < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
         if (k <= 0)
             return -1;
@@ -193,22 +221,10 @@ static int read_full(int fd, void *p, size_t n, double deadline, const _Atomic d
 {
     size_t got = 0;
     while (got < n) {
-        double now = rt_mono_secs(), until = deadline;
-        if (stop && atomic_load_explicit(stop, memory_order_relaxed) < until)
-            until = atomic_load_explicit(stop, memory_order_relaxed);
-        if (now >= until) {
-            errno = ETIMEDOUT;
+        int r = wait_ready(fd, POLLIN, deadline, stop);
+        if (r < 0)
             return -1;
-        }
-        double wait = until - now;
-        int ms = stop ? 100 : isinf(wait) ? -1 : wait > 60 ? 60000 : (int)ceil(wait * 1000);
-        if (stop && wait < 0.1)
-            ms = (int)ceil(wait * 1000);
-        struct pollfd pf = {.fd = fd, .events = POLLIN};
-        int r = poll(&pf, 1, ms);
-        if (r < 0 && errno != EINTR)
-            return -1;
-        if (r <= 0)
+        if (r == 0)
             continue;
         ssize_t k = read(fd, (char *)p + got, n - got);
         if (k < 0 && (errno == EINTR || errno == EAGAIN))

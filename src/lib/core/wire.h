@@ -40,9 +40,11 @@ double rt_wire_get_f64(rt_wire *w);
  * NULL for 'n' and for a bad message. The pointer lives as long as the message. */
 const char *rt_wire_get_bytes(rt_wire *w, size_t *n);
 
-/* Sends the payload of w on fd as one message. Returns 0, or -1 with errno (EPIPE when the
- * other side is gone; ENOMEM when w is bad). Uses send(MSG_NOSIGNAL) on a socket. */
-int rt_wire_send(int fd, rt_wire *w);
+/* Sends the payload of w on fd as one message, waiting for room until the monotonic time
+ * deadline or *stop as rt_wire_recv does (a reader that stopped reading does not hold the sender
+ * past them). Returns 0, or -1 with errno (EPIPE when the other side is gone; ETIMEDOUT; ENOMEM
+ * when w is bad). Uses sendmsg(MSG_NOSIGNAL | MSG_DONTWAIT) on a socket. */
+int rt_wire_send(int fd, rt_wire *w, double deadline, const _Atomic double *stop);
 
 /* Receives one message from fd into w (reset first), waiting until the monotonic time deadline
  * (rt_mono_secs; INFINITY: no limit) or, when stop is not NULL, until *stop has passed (checked
