@@ -15,6 +15,7 @@ import re
 import shutil
 import struct
 import subprocess
+import tempfile
 import time
 
 import pytest
@@ -463,3 +464,46 @@ def test_nvidia_driver_is_one_warning(root):
     assert r.returncode == 3, r.stderr
     said = [l for l in r.stderr.splitlines() if "NVML" in l]
     assert len(said) == 1 and "static build" in said[0] and "warning" in said[0], r.stderr
+
+
+def test_helper_not_readable_by_the_users_other_processes(static_tracker):
+    """The loader helper holds the token and S3 keys in its requests: an exec resets the tool's own
+    non-dumpable setting, so the helper sets it again. Run by an unprivileged user (--history:
+    helpers for the history's session), each helper seen runs as that user while its
+    /proc/PID/environ (and mem) belongs to root: not readable by the job or any other process of
+    the user, nor written to a core dump"""
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        pytest.skip("needs root and setpriv (util-linux) to run the tool as another user")
+    if not os.path.exists("/lib64/ld-linux-x86-64.so.2"):
+        pytest.skip("no glibc loader on this machine for the helper")
+    with tempfile.TemporaryDirectory(dir="/tmp") as d:  # pytest's own is root's alone
+        os.chmod(d, 0o777)
+        tool = os.path.join(d, "resource-tracker")
+        shutil.copy2(static_tracker, tool)
+        seen = helpers_seen_as_nobody(tool, d)
+    assert seen, "no helper seen in five runs"
+    assert all(v == (65534, 0, 0) for v in seen.values()), seen
+
+
+def helpers_seen_as_nobody(tool, d):
+    """{pid: (its uid, /proc/PID/environ's owner, /proc/PID/mem's owner)} of the helpers seen
+    while tool runs as nobody with a history in d."""
+    seen = {}
+    for attempt in range(5):  # a helper lives tens of milliseconds: looked for until one is seen
+        db = os.path.join(d, f"h{attempt}.db")
+        p = subprocess.Popen(["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", tool,
+                              "-q", "--history", str(db), "--", "sleep", "0.5"],
+                             env={**ENV, **marked({})}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        while p.poll() is None:
+            for pid in bridges():
+                if pid not in seen:
+                    try:
+                        with open(f"/proc/{pid}/status") as f:
+                            uid = next(int(l.split()[1]) for l in f if l.startswith("Uid:"))
+                        seen[pid] = (uid, os.stat(f"/proc/{pid}/environ").st_uid, os.stat(f"/proc/{pid}/mem").st_uid)
+                    except OSError:
+                        pass
+        assert p.wait() == 0, p.stderr.read()
+        if seen:
+            break
+    return seen
