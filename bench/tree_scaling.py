@@ -1,0 +1,267 @@
+#!/usr/bin/python3
+"""Benchmark, prints figures and asserts nothing: what tracking a job costs as its tree grows,
+this tool beside the peers in one run (issue 31's table). Jobs: trees of 1, 200, 1,000 and
+10,000 sleeping processes (forks of one small holder, each paused) and a fork storm (a holder
+forking children that live 1 to 50 ms, 20 alive at a time, about 2,000 over 10 s). Trackers,
+each alone against each job at -i 0.1 and -i 1:
+  tool-group   resource-tracker wrapping the job (its own cgroup where one can be made)
+  tool-pid     resource-tracker --pid ROOT --cgroup off (the tree walked, no group)
+  machine      resource-tracker with no job to attribute (the whole-machine part alone)
+  top          top -b -d SECS (every process of the machine; one column set)
+  pidstat      pidstat -h -u -r -d -T ALL -p ROOT's tree (its -p takes a list), SECS >= 1 only
+  python       the Python tracker 0.5's ProcessTracker (with --python-tracker-src DIR or
+               $PYTHON_TRACKER_SRC: a checkout's src/), where it keeps up
+  vmstat       vmstat -n 1 (whole machine, 1 s only: its interval is whole seconds)
+For each: CPU per sample in µs (the on-CPU time, schedstat, of the tracker's own threads and of
+any process it started, over the samples it should have taken in the window; the walk's cost is
+so amortized over the samples it serves) and its peak RSS in KiB (VmHWM; for the Python tracker
+the largest of its processes). A tracker that took fewer than 80% of its samples is marked
+"behind".
+Usage: /usr/bin/python3 bench/tree_scaling.py [--sizes 1,200,1000,10000] [--storm]
+       [--intervals 0.1,1] [--seconds N] [--trackers tool-group,tool-pid,...]
+       [--python-tracker-src DIR] [--tracker build/resource-tracker]
+"""
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# the job: argv[1] = "tree N" or "storm"; it writes its pid's readiness to argv[2] once the tree
+# is complete, and lives until SIGTERM (tree) or argv[3] seconds (storm)
+HOLDER = r"""
+import os, random, signal, sys, time
+kind, ready = sys.argv[1], sys.argv[2]
+def done(*_):
+    os.killpg(0, signal.SIGKILL) if kind == "tree" else None
+    os._exit(0)
+os.setpgid(0, 0)
+if kind == "tree":
+    n = int(sys.argv[3])
+    for _ in range(n - 1):
+        if os.fork() == 0:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            while True:
+                signal.pause()
+    signal.signal(signal.SIGTERM, done)
+    open(ready, "w").write(str(os.getpid()))
+    while True:
+        signal.pause()
+else:
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+    open(ready, "w").write(str(os.getpid()))
+    end = time.time() + float(sys.argv[3])
+    alive, started = 0, 0
+    while time.time() < end:
+        while alive < 20:
+            life = random.uniform(0.001, 0.05)
+            if os.fork() == 0:
+                t = time.time() + life
+                while time.time() < t:
+                    pass
+                os._exit(0)
+            alive += 1
+            started += 1
+        os.wait()
+        alive -= 1
+    while alive:
+        os.wait()
+        alive -= 1
+    print("storm_children", started, file=sys.stderr)
+"""
+
+
+def tasks_ns(pid):
+    """On-CPU ns of every thread of pid (schedstat's first field), 0 when it is gone."""
+    total = 0
+    try:
+        for t in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{t}/schedstat") as f:
+                    total += int(f.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                pass
+    except OSError:
+        pass
+    return total
+
+
+def reaped_ns(pid):
+    """The CPU of pid's reaped children (cutime + cstime of /proc/PID/stat), in ns."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            s = f.read()
+        v = s[s.rindex(")") + 2:].split()
+        return (int(v[13]) + int(v[14])) * 1e9 / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def hwm_kib(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def descendants(pid):
+    """pid's descendants now (through /proc/*/stat's ppid)."""
+    kids = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    s = f.read()
+                kids.setdefault(int(s[s.rindex(")") + 2:].split()[1]), []).append(int(d))
+            except (OSError, ValueError):
+                pass
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        for c in kids.get(p, []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def wait_ready(path, proc, limit=300):
+    t = time.time()
+    while time.time() - t < limit:
+        if os.path.exists(path) and os.path.getsize(path):
+            with open(path) as f:
+                return int(f.read())
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    raise RuntimeError("the job did not start")
+
+
+def run_one(a, tracker, job, secs, d):
+    """One tracker against one job: (cpu µs per sample, peak RSS KiB, samples taken or None)."""
+    ready = os.path.join(d, "ready")
+    if os.path.exists(ready):
+        os.unlink(ready)
+    holder = [sys.executable, "-c", HOLDER]
+    jobargs = ["tree", ready, str(job)] if job != "storm" else ["storm", ready, str(a.seconds + 30)]
+    out = os.path.join(d, "out")
+    env = dict(os.environ, TRACKER_CLOUD_DISCOVERY="0", TRACKER_KEEPER_URL="off")
+    interval = f"{secs:g}"
+    procs, job_proc, root = [], None, None
+    if tracker == "tool-group":
+        tp = subprocess.Popen([a.tracker, "-i", interval, "-f", "csv", "-o", out, "--"] + holder + jobargs,
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        root = wait_ready(ready, tp)
+        procs = [tp]
+    else:
+        job_proc = subprocess.Popen(holder + jobargs, stderr=subprocess.DEVNULL)
+        root = wait_ready(ready, job_proc)
+        if tracker == "tool-pid":
+            procs = [subprocess.Popen([a.tracker, "-i", interval, "-f", "csv", "-o", out, "-p", str(root),
+                                       "--cgroup", "off"], env=env, stderr=subprocess.DEVNULL)]
+        elif tracker == "machine":
+            procs = [subprocess.Popen([a.tracker, "-i", interval, "-f", "csv", "-o", out], env=env,
+                                      stderr=subprocess.DEVNULL)]
+        elif tracker == "top":
+            procs = [subprocess.Popen(["top", "-b", "-d", interval], stdout=subprocess.DEVNULL)]
+        elif tracker == "pidstat":
+            pids = ",".join(str(p) for p in [root] + descendants(root))
+            procs = [subprocess.Popen(["pidstat", "-h", "-u", "-r", "-d", "-p", pids, interval],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+        elif tracker == "vmstat":
+            procs = [subprocess.Popen(["vmstat", "-n", interval], stdout=subprocess.DEVNULL)]
+        elif tracker == "python":
+            code = ("import sys; sys.path.insert(0, sys.argv[1]);"
+                    "from resource_tracker.tracker import ProcessTracker;"
+                    "ProcessTracker(pid=int(sys.argv[2]), interval=float(sys.argv[3]), output_file=sys.argv[4])")
+            procs = [subprocess.Popen([sys.executable, "-c", code, a.python_tracker_src, str(root), interval, out],
+                                      stderr=subprocess.DEVNULL)]
+    time.sleep(max(1.5, 2 * secs))  # start-up and the first full walk left out of the window
+    mine = lambda: [p.pid for p in procs] + ([] if tracker in ("tool-group",) else
+                                              [c for p in procs for c in descendants(p.pid)])
+    counted = tracker.startswith("tool") or tracker in ("machine", "python")
+    lines0 = _lines(out) if counted else None
+    # the Python tracker starts a short-lived nvidia-smi each sample: its reaped children count
+    reaped = lambda: sum(reaped_ns(p.pid) for p in procs) if tracker == "python" else 0
+    ns0 = sum(tasks_ns(p) for p in mine()) + reaped()
+    t0 = time.time()
+    peak = 0
+    while time.time() - t0 < a.seconds:
+        time.sleep(0.5)
+        peak = max([peak] + [hwm_kib(p) for p in mine()])
+    ns1 = sum(tasks_ns(p) for p in mine()) + reaped()
+    elapsed = time.time() - t0
+    lines1 = _lines(out) if counted else None
+    for p in procs:
+        p.send_signal(signal.SIGINT if tracker.startswith("tool") or tracker == "machine" else signal.SIGTERM)
+    if job_proc is not None:
+        job_proc.send_signal(signal.SIGTERM)
+    elif root:
+        try:
+            os.kill(root, signal.SIGTERM)
+        except OSError:
+            pass
+    for p in procs + ([job_proc] if job_proc else []):
+        try:
+            p.wait(30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+    expected = elapsed / secs
+    taken = (lines1 - lines0) if lines0 is not None and lines1 is not None else None
+    if os.path.exists(out):
+        os.unlink(out)
+    return (ns1 - ns0) / 1000 / expected, peak, taken, expected
+
+
+def _lines(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read().count(b"\n")
+    except OSError:
+        return None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="1,200,1000,10000")
+    ap.add_argument("--storm", action="store_true", default=True)
+    ap.add_argument("--no-storm", dest="storm", action="store_false")
+    ap.add_argument("--intervals", default="0.1,1")
+    ap.add_argument("--seconds", type=float, default=10)
+    ap.add_argument("--trackers", default="machine,tool-group,tool-pid,top,pidstat,python,vmstat")
+    ap.add_argument("--python-tracker-src", default=os.environ.get("PYTHON_TRACKER_SRC"))
+    ap.add_argument("--tracker", default=os.path.join(REPO, "build", "resource-tracker"))
+    a = ap.parse_args()
+    jobs = [int(s) for s in a.sizes.split(",") if s] + (["storm"] if a.storm else [])
+    trackers = [t for t in a.trackers.split(",") if t]
+    skip = {"top": shutil.which("top") is None, "pidstat": shutil.which("pidstat") is None,
+            "vmstat": shutil.which("vmstat") is None, "python": not a.python_tracker_src}
+    for t in trackers:
+        if skip.get(t):
+            print(f"# {t}: not here (pidstat: Debian's sysstat; python: --python-tracker-src)")
+    print(f"{'job':>7s} {'interval':>8s} {'tracker':>10s} {'cpu_us/sample':>14s} {'peak_rss_kib':>12s}  samples")
+    with tempfile.TemporaryDirectory() as d:
+        for job in jobs:
+            for secs in [float(s) for s in a.intervals.split(",") if s]:
+                for t in trackers:
+                    if skip.get(t) or (t in ("pidstat", "vmstat") and secs < 1) or (t == "vmstat" and job != jobs[0]):
+                        continue
+                    if t == "pidstat" and job == "storm":
+                        continue  # its -p list is fixed at its start: a storm's children are not in it
+                    cpu, rss, taken, expected = run_one(a, t, job, secs, d)
+                    note = "" if taken is None else f"{taken}/{expected:.0f}" + (
+                        " behind" if taken < 0.8 * expected else "")
+                    print(f"{job!s:>7s} {secs:8g} {t:>10s} {cpu:14.1f} {rss:12d}  {note}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
