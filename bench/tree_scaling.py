@@ -200,15 +200,14 @@ def run_one(a, tracker, job, secs, d):
     ns1 = sum(tasks_ns(p) for p in mine()) + reaped()
     elapsed = time.time() - t0
     lines1 = _lines(out) if counted else None
+    # the whole job first (its holder leads a process group of its own): no process of it
+    # outlives the run, and the tool's own group is left empty for it to remove
+    try:
+        os.killpg(root, signal.SIGKILL)
+    except OSError:
+        pass
     for p in procs:
         p.send_signal(signal.SIGINT if tracker.startswith("tool") or tracker == "machine" else signal.SIGTERM)
-    if job_proc is not None:
-        job_proc.send_signal(signal.SIGTERM)
-    elif root:
-        try:
-            os.kill(root, signal.SIGTERM)
-        except OSError:
-            pass
     for p in procs + ([job_proc] if job_proc else []):
         try:
             p.wait(30)
