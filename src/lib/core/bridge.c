@@ -62,6 +62,25 @@ static struct {
     int n;
 } live = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+/* Frees slot i (the last one moves into it). Under live.lock. */
+static void free_slot_locked(int i)
+{
+    live.n--;
+    live.pid[i] = live.pid[live.n];
+    live.status[i] = live.status[live.n];
+    live.reaped[i] = live.reaped[live.n];
+    live.abandoned[i] = live.abandoned[live.n];
+}
+
+/* waitpid(pid, status, WNOHANG), again when interrupted. */
+static pid_t wait_nohang(pid_t pid, int *status)
+{
+    pid_t r;
+    while ((r = waitpid(pid, status, WNOHANG)) < 0 && errno == EINTR)
+        ;
+    return r;
+}
+
 /* Reaps pid, a registered helper, if it has ended: its slot freed and its status in *status.
  * Returns 1 (reaped: now or before), 0 (still running), -1 (not a registered helper). Under
  * live.lock. */
@@ -72,21 +91,14 @@ static int reap_locked(pid_t pid, int *status)
             continue;
         int st = 0;
         if (!live.reaped[i]) {
-            pid_t r;
-            while ((r = waitpid(pid, &st, WNOHANG)) < 0 && errno == EINTR)
-                ;
-            if (r == 0)
+            if (wait_nohang(pid, &st) == 0)
                 return 0;
         } else {
             st = live.status[i];
         }
         if (status)
             *status = st;
-        live.n--;
-        live.pid[i] = live.pid[live.n];
-        live.status[i] = live.status[live.n];
-        live.reaped[i] = live.reaped[live.n];
-        live.abandoned[i] = live.abandoned[live.n];
+        free_slot_locked(i);
         return 1;
     }
     return -1;
@@ -100,16 +112,9 @@ static void sweep_locked(void)
     for (int i = 0; i < live.n; i++) {
         if (!live.abandoned[i])
             continue;
-        pid_t r;
-        while ((r = waitpid(live.pid[i], NULL, WNOHANG)) < 0 && errno == EINTR)
-            ;
-        if (r == 0)
+        if (wait_nohang(live.pid[i], NULL) == 0)
             continue;
-        live.n--;
-        live.pid[i] = live.pid[live.n];
-        live.status[i] = live.status[live.n];
-        live.reaped[i] = live.reaped[live.n];
-        live.abandoned[i] = live.abandoned[live.n];
+        free_slot_locked(i);
         i--;
     }
 }
@@ -128,11 +133,8 @@ int rt_bridge_reap(int64_t pid)
             reap_locked((pid_t)pid, NULL);
             break;
         }
-        pid_t r;
         int st = 0;
-        while ((r = waitpid((pid_t)pid, &st, WNOHANG)) < 0 && errno == EINTR)
-            ;
-        if (r == (pid_t)pid) { /* kept for its owner, who frees the slot */
+        if (wait_nohang((pid_t)pid, &st) == (pid_t)pid) { /* kept for its owner, who frees the slot */
             live.reaped[i] = true;
             live.status[i] = st;
         }

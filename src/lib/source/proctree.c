@@ -149,12 +149,12 @@ static bool list_threads(rt_proctree *t, const char *base, void (*cb)(rt_proctre
 }
 
 /* Reads a children file from its start and queues every pid in it. */
-static void read_children_fd(rt_proctree *t, int fd)
+static void read_children_fd(rt_proctree *t, int fd, void (*queue)(void *, int64_t))
 {
     /* one read for a list under a page (a pid and its space take at most 8 characters) */
     ssize_t n = rt_read_fd_grow(fd, &t->list, RT_READ_SHORT_LINES);
     if (n > 0)
-        rt_children_parse(t->list.data, (size_t)n, push, t);
+        rt_children_parse(t->list.data, (size_t)n, queue, t);
 }
 
 /* Queues the children of thread tid of p (its children file kept, or opened for this read); a
@@ -185,7 +185,7 @@ static void visit_thread(rt_proctree *t, int64_t tid, void *user)
             t->walk_short = true; /* there, but its children are not to be listed now */
         return;
     }
-    read_children_fd(t, fd);
+    read_children_fd(t, fd, push);
     if (once)
         close(fd);
 }
@@ -231,9 +231,7 @@ static void own_child_thread(rt_proctree *t, int64_t tid, void *user)
             t->walk_short = true;
         return;
     }
-    ssize_t n = rt_read_fd_grow(fd, &t->list, RT_READ_SHORT_LINES);
-    if (n > 0)
-        rt_children_parse(t->list.data, (size_t)n, push_own, t);
+    read_children_fd(t, fd, push_own);
     close(fd);
 }
 
