@@ -1,13 +1,21 @@
 /* test_cpu.c - the sampler's CPU part (sample/cpu.c) through the replay API on a hand-written
  * /proc/stat: machine figures from the per-core lines alone (whatever the aggregate line
  * says), cores without a tick, hotplug matched by core id, counters going backwards, and
- * more cores than first seen. */
+ * more cores than first seen. The count of every process (all_process_count): walked again
+ * whenever /proc/stat's `processes` or /proc/loadavg's tasks or last pid moved, carried while
+ * none did, walked every sample without them; its walk budget (the part itself); and the
+ * hidepid check of mountinfo. */
 #include "unit.h"
 
+#include <dirent.h>
 #include <math.h>
+#include <signal.h>
+#include <sys/wait.h>
 
 #include "resource_tracker.h"
+#include "sample/cpu.h"
 #include "sample/replay.h"
+#include "sample/sampler_internal.h"
 
 static char dir[64];
 
@@ -270,6 +278,293 @@ static void more_cores_than_first_seen(void **state)
     rt_sampler_free(s);
 }
 
+/* ---- the count of every process ------------------------------------------------------------ */
+
+/* Writes <dir>/stat (one core, `processes` forks unless 0: no such line) and, unless threads
+ * is 0, <dir>/loadavg with threads tasks and last_pid. */
+static void write_counters(unsigned long forks, unsigned long threads, unsigned long last_pid)
+{
+    char text[512];
+    snprintf(text, sizeof text,
+             "cpu  10 0 10 100 0 0 0 0 0 0\ncpu0 10 0 10 100 0 0 0 0 0 0\nintr 1 2\nctxt 99\nbtime 1\n"
+             "%s%lu\nprocs_running 1\nprocs_blocked 0\n",
+             forks ? "processes " : "no_processes_line ", forks);
+    unit_put(dir, "stat", text);
+    if (threads) {
+        snprintf(text, sizeof text, "0.10 0.20 0.30 1/%lu %lu\n", threads, last_pid);
+        unit_put(dir, "loadavg", text);
+    }
+}
+
+/* Makes (or removes) the numbered entry <dir>/pid. */
+static void process(const char *pid, bool there)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", dir, pid);
+    if (there)
+        assert_int_equal(mkdir(path, 0755), 0);
+    else
+        assert_int_equal(rmdir(path), 0);
+}
+
+/* The sample's count at mono t. */
+static int64_t count_at(rt_sampler *s, double t)
+{
+    const rt_sample *smp;
+    assert_int_equal(rt_sampler_sample_at(s, t, 1.7e9 + t, &smp), RT_OK);
+    return smp->cpu->all_process_count;
+}
+
+/* Counted exactly through every kind of change the counters show: a fork of a process, of a
+ * thread (no new entry), a release without a fork, a pid allocated; carried (no walk) while
+ * nothing moved, which shows here as an entry added behind the counters' back staying uncounted
+ * until they move. */
+static void process_count_follows_counters(void **state)
+{
+    (void)state;
+    write_counters(1000, 50, 400);
+    process("1", true);
+    process("42", true);
+    process("self", true); /* not a number: never a process */
+    rt_sampler *s = open_sampler();
+    assert_int_equal(count_at(s, 1000), 2);
+    /* nothing moved: the count is carried; an entry the counters do not show is not seen */
+    process("77", true);
+    assert_int_equal(count_at(s, 1001), 2);
+    assert_int_equal(count_at(s, 1002), 2);
+    /* a fork (processes and tasks up): counted again, exactly */
+    write_counters(1001, 51, 401);
+    assert_int_equal(count_at(s, 1003), 3);
+    /* a release without a fork (tasks down, processes as they were): counted again */
+    process("42", false);
+    write_counters(1001, 50, 401);
+    assert_int_equal(count_at(s, 1004), 2);
+    /* a process forked and another released in the same interval (tasks as they were): the
+     * fork counter alone shows it */
+    process("1", false);
+    process("88", true);
+    write_counters(1002, 50, 402);
+    assert_int_equal(count_at(s, 1005), 2);
+    /* a thread forked (no new entry): counted again, the same */
+    write_counters(1003, 51, 403);
+    assert_int_equal(count_at(s, 1006), 2);
+    /* the last pid alone moved (a fork in a pid namespace below, as the reader's cursor shows): again */
+    process("99", true);
+    write_counters(1003, 51, 404);
+    assert_int_equal(count_at(s, 1007), 3);
+    /* the tasks alone moved (a thread released) */
+    process("99", false);
+    write_counters(1003, 50, 404);
+    assert_int_equal(count_at(s, 1008), 2);
+    rt_sampler_free(s);
+}
+
+/* Without /proc/loadavg, or without the `processes` line, nothing vouches for an old count:
+ * every sample walks (what every sample did before the counters were read). */
+static void process_count_walked_without_counters(void **state)
+{
+    (void)state;
+    for (int kind = 0; kind < 2; kind++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/loadavg", dir);
+        unlink(path);
+        write_counters(kind == 0 ? 1000 : 0, kind == 0 ? 0 : 50, 400); /* no loadavg; no `processes` */
+        process("1", true);
+        rt_sampler *s = open_sampler();
+        assert_int_equal(count_at(s, 1000), 1);
+        process("2", true); /* the counters (where there are any) as they were */
+        assert_int_equal(count_at(s, 1001), 2);
+        process("3", true);
+        assert_int_equal(count_at(s, 1002), 3);
+        rt_sampler_free(s);
+        process("1", false);
+        process("2", false);
+        process("3", false);
+    }
+}
+
+/* A loadavg that cannot be parsed is as none: every sample walks. */
+static void process_count_bad_loadavg(void **state)
+{
+    (void)state;
+    write_counters(1000, 50, 400);
+    unit_put(dir, "loadavg", "0.10 0.20 0.30 1-50 400\n");
+    process("1", true);
+    rt_sampler *s = open_sampler();
+    assert_int_equal(count_at(s, 1000), 1);
+    process("2", true);
+    assert_int_equal(count_at(s, 1001), 2);
+    rt_sampler_free(s);
+}
+
+/* The part on dir with its own context (the budget's fields are the part's). */
+typedef struct part_env {
+    rt_sample_ctx c;
+    rt_cpu_part p;
+} part_env;
+
+static void part_open(part_env *e)
+{
+    memset(e, 0, sizeof *e);
+    assert_int_equal(rt_roots_open(&e->c.roots, dir, "/nonexistent"), RT_OK);
+    e->c.clk_tck = 100;
+    rt_buf_init(&e->c.rbuf, 1u << 20);
+    assert_int_equal(rt_cpu_part_open(&e->p, &e->c), 0);
+    assert_false(e->p.walk_always); /* a fixture, not procfs: nothing hidden */
+    assert_true(e->p.loadavg_fd >= 0);
+}
+
+static void part_close(part_env *e)
+{
+    rt_cpu_part_close(&e->p);
+    rt_buf_free(&e->c.rbuf);
+    rt_roots_close(&e->c.roots);
+}
+
+/* The walk's budget: with the bucket empty, a count the counters say moved is carried (and
+ * counted as deferred) instead of walked; once there is budget, the next sample walks and is
+ * exact again. Unchanged counters never walk, budget or not. */
+static void process_count_budget(void **state)
+{
+    (void)state;
+    write_counters(1000, 50, 400);
+    process("1", true);
+    part_env e;
+    part_open(&e);
+    assert_true(e.p.walk_share == RT_CPU_WALK_SHARE && e.p.walk_burst == RT_CPU_WALK_BURST_SECS);
+    assert_true(rt_cpu_part_snapshot(&e.p, &e.c));
+    assert_int_equal(e.p.all_processes, 1);
+    assert_int_equal(e.p.walks, 1);
+    assert_true(e.p.walk_tokens < RT_CPU_WALK_BURST_SECS); /* the walk was charged */
+    assert_true(rt_cpu_part_snapshot(&e.p, &e.c));
+    assert_int_equal(e.p.walks, 1); /* nothing moved: no walk */
+    /* no budget left, none to come */
+    e.p.walk_share = 0;
+    e.p.walk_tokens = 0;
+    process("2", true);
+    write_counters(1001, 51, 401);
+    assert_true(rt_cpu_part_snapshot(&e.p, &e.c));
+    assert_int_equal(e.p.walks, 1);
+    assert_int_equal(e.p.walks_deferred, 1);
+    assert_int_equal(e.p.all_processes, 1); /* carried: stale, as the budget allows */
+    assert_true(rt_cpu_part_snapshot(&e.p, &e.c));
+    assert_int_equal(e.p.walks_deferred, 2); /* still measured against the walk's counters */
+    /* budget again: walked, exact, and charged */
+    e.p.walk_tokens = 1;
+    assert_true(rt_cpu_part_snapshot(&e.p, &e.c));
+    assert_int_equal(e.p.walks, 2);
+    assert_int_equal(e.p.all_processes, 2);
+    assert_true(e.p.walk_tokens < 1);
+    e.p.walk_tokens = 0;
+    assert_true(rt_cpu_part_snapshot(&e.p, &e.c)); /* as the walk left them: nothing to spend */
+    assert_int_equal(e.p.walks, 2);
+    assert_int_equal(e.p.walks_deferred, 2);
+    /* the bucket fills at walk_share of the time passed, up to walk_burst */
+    e.p.walk_share = 1.0;
+    e.p.walk_burst = 0.5;
+    e.p.walk_tokens = -1e-9;
+    usleep(2000); /* 2 ms at a whole core: 2 ms of walking */
+    process("3", true);
+    write_counters(1002, 52, 402);
+    assert_true(rt_cpu_part_snapshot(&e.p, &e.c));
+    assert_int_equal(e.p.walks, 3);
+    assert_int_equal(e.p.all_processes, 3);
+    assert_true(e.p.walk_tokens <= 0.5);
+    part_close(&e);
+}
+
+/* hidepid=invisible or ptraceable (the listing follows credentials) or a procfs mount that is
+ * not there: walked every sample; hidepid off or noaccess (a listing shows every process), or
+ * no option: the counters vouch. Only the proc root's own device counts. */
+static void hidepid_from_mountinfo(void **state)
+{
+    (void)state;
+#define MOUNTS(opts)                                                                                     \
+    "22 1 0:5 / /dev rw - devtmpfs udev rw,size=1k\n"                                                    \
+    "23 1 0:21 / /proc rw,nosuid,nodev,noexec,relatime shared:12 - proc proc " opts "\n"                 \
+    "24 1 0:30 / /other/proc rw - proc proc rw,hidepid=invisible\n"
+    static const struct {
+        const char *text;
+        bool hides;
+    } cases[] = {{MOUNTS("rw"), false},
+                 {MOUNTS("rw,hidepid=off"), false},
+                 {MOUNTS("rw,hidepid=0"), false},
+                 {MOUNTS("rw,hidepid=noaccess"), false},
+                 {MOUNTS("rw,hidepid=1,gid=4"), false},
+                 {MOUNTS("rw,hidepid=invisible"), true},
+                 {MOUNTS("rw,hidepid=2"), true},
+                 {MOUNTS("rw,hidepid=ptraceable,subset=pid"), true},
+                 {MOUNTS("rw,gid=4,hidepid=4"), true}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        assert_int_equal(rt_mountinfo_hides_pids(cases[i].text, strlen(cases[i].text), "0:21"), cases[i].hides);
+    const char *text = MOUNTS("rw");
+#undef MOUNTS
+    assert_true(rt_mountinfo_hides_pids(text, strlen(text), "0:30")); /* that mount hides */
+    assert_true(rt_mountinfo_hides_pids(text, strlen(text), "0:99")); /* not there: take no chance */
+    assert_true(rt_mountinfo_hides_pids(text, strlen(text), "0:5"));  /* not a procfs */
+    assert_true(rt_mountinfo_hides_pids("", 0, "0:21"));
+}
+
+/* The live /proc's numbered entries now, or -1. */
+static int64_t live_count(void)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return -1;
+    int64_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += e->d_name[0] >= '1' && e->d_name[0] <= '9';
+    closedir(d);
+    return n;
+}
+
+/* On the live /proc (no hidepid): the counters are read, and a sample's count is the listing's
+ * whenever the listing was the same right before and right after it; a child started between
+ * two samples is counted. */
+static void process_count_live(void **state)
+{
+    (void)state;
+    rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
+    o.sys_root = "/nonexistent";
+    rt_sampler *s = NULL;
+    assert_int_equal(rt_sampler_new_replay(&o, NULL, NULL, &s), RT_OK);
+    if (s->cpu.walk_always) { /* this /proc hides pids: every sample walks, nothing to check here */
+        rt_sampler_free(s);
+        skip();
+    }
+    assert_true(s->cpu.loadavg_fd >= 0);
+    s->cpu.walk_share = 1.0; /* no budget in the way on a busy test machine */
+    s->cpu.walk_burst = s->cpu.walk_tokens = 1.0;
+    int agreed = 0;
+    for (int i = 0; i < 200 && agreed < 3; i++) {
+        pid_t child = 0;
+        if (i % 2) {
+            child = fork();
+            assert_true(child >= 0);
+            if (child == 0) {
+                pause();
+                _exit(0);
+            }
+        }
+        int64_t before = live_count();
+        const rt_sample *smp;
+        assert_int_equal(rt_sampler_sample_at(s, 1000.0 + i, 1.7e9 + i, &smp), RT_OK);
+        int64_t got = smp->cpu->all_process_count, after = live_count();
+        if (before == after) {
+            assert_int_equal(got, before);
+            agreed++;
+        }
+        if (child > 0) {
+            kill(child, SIGKILL);
+            waitpid(child, NULL, 0);
+        }
+    }
+    assert_true(agreed > 0);
+    assert_true(s->cpu.key_valid);
+    rt_sampler_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -278,6 +573,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(hotplug_by_core_id, setup, teardown),
         cmocka_unit_test_setup_teardown(backwards_never_negative, setup, teardown),
         cmocka_unit_test_setup_teardown(more_cores_than_first_seen, setup, teardown),
+        cmocka_unit_test_setup_teardown(process_count_follows_counters, setup, teardown),
+        cmocka_unit_test_setup_teardown(process_count_walked_without_counters, setup, teardown),
+        cmocka_unit_test_setup_teardown(process_count_bad_loadavg, setup, teardown),
+        cmocka_unit_test_setup_teardown(process_count_budget, setup, teardown),
+        cmocka_unit_test(hidepid_from_mountinfo),
+        cmocka_unit_test(process_count_live),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* test_dirwalk.c - the directory walker: a directory larger than one getdents buffer listed
  * whole, "." and ".." left out, stopping early, a missing path, a file, d_type values, a
- * kept-open directory fd walked twice, and the walk of numbered entries only (rt_dir_walk_ids). */
+ * kept-open directory fd walked twice, and the walk of numbered entries only (rt_dir_walk_ids)
+ * and their count (rt_dir_count_ids, rt_dir_count_ids_fd). */
 #include "unit.h"
 
 #include <dirent.h>
@@ -205,6 +206,19 @@ static void numbered_entries_only(void **state)
     id_state first = {.stop_after = 1};
     assert_true(rt_dir_walk_ids_fd(dfd, note_id, &first) > 0);
     assert_int_equal(first.count, 1);
+    /* the count, by path and over the kept fd (after a walk stopped half way), and again after
+     * an entry came and one went */
+    assert_int_equal(rt_dir_count_ids(dfd, "."), 4);
+    assert_int_equal(rt_dir_count_ids_fd(dfd), 4);
+    assert_int_equal(mkdirat(dfd, "5", 0700), 0);
+    assert_int_equal(unlinkat(dfd, "42", AT_REMOVEDIR), 0);
+    assert_int_equal(mkdirat(dfd, "6", 0700), 0);
+    assert_int_equal(rt_dir_count_ids_fd(dfd), 5);
+    assert_int_equal(unlinkat(dfd, "5", AT_REMOVEDIR), 0);
+    assert_int_equal(unlinkat(dfd, "6", AT_REMOVEDIR), 0);
+    assert_int_equal(mkdirat(dfd, "42", 0700), 0);
+    assert_int_equal(rt_dir_count_ids_fd(-1), -1);
+    assert_int_equal(rt_dir_count_ids(dfd, "nonexistent"), -1);
     assert_int_equal(rt_dir_walk_ids(AT_FDCWD, "/nonexistent-rt-dirwalk", note_id, &all), -ENOENT);
     for (size_t i = 0; i < n; i++)
         unlinkat(dfd, names[i], AT_REMOVEDIR);

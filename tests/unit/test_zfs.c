@@ -3,7 +3,9 @@
  * shallowest mount, the module's presence from <proc>/spl/kstat/zfs, and the sampler on the
  * zfs-pools fixture (the kernel module's layout) with a stand-in zpool first on the PATH: two
  * pools listed as disks in name order with their space in the sums; a zpool that hangs, fails,
- * prints garbage or is missing warns once and never stalls or breaks a sample. */
+ * prints garbage or is missing warns once and never stalls or breaks a sample; the module asked
+ * after at each sample only while it is loaded (else on a mount change or every
+ * RT_ZFS_PROBE_SECS). */
 #include "unit.h"
 #include <signal.h>
 
@@ -11,6 +13,7 @@
 
 #include "resource_tracker.h"
 #include "source/sources.h"
+#include "sample/sampler_internal.h"
 #include "unit_replay.h"
 
 static char dir[64], proc[128], bin[128];
@@ -290,6 +293,50 @@ static void no_module(void **state)
     rt_sampler_free(s);
 }
 
+/* The module's presence is asked at each sample while it is loaded, else again when the mounts
+ * change (an imported pool mounts its datasets) or RT_ZFS_PROBE_SECS after the last asking, not
+ * every sample (a failed procfs lookup each time); once loaded, its pools are listed, and once
+ * gone they are left out at the next sample. */
+static void module_loaded_later(void **state)
+{
+    (void)state;
+    use_zpool("two");
+    unit_copy_fixture("zfs-pools/proc", proc);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "mv '%s/spl' '%s/spl-later'", proc, dir);
+    unit_system(cmd);
+    log_count lc = {0};
+    rt_sampler *s = open_zfs(&lc);
+    const rt_sample *smp;
+    assert_int_equal(rt_sampler_sample_at(s, 1001.0, 1.7e9 + 1, &smp), RT_OK);
+    assert_null(find_disk(smp, "zfs:tank"));
+    assert_false(s->disks.zfs_loaded);
+    double asked = s->disks.zfs_probe_mono;
+    assert_true(asked > 0);
+    snprintf(cmd, sizeof cmd, "mv '%s/spl-later' '%s/spl'", dir, proc); /* the module loads */
+    unit_system(cmd);
+    assert_int_equal(rt_sampler_sample_at(s, 1002.0, 1.7e9 + 2, &smp), RT_OK);
+    assert_null(find_disk(smp, "zfs:tank")); /* not asked again yet */
+    assert_true(s->disks.zfs_probe_mono == asked);
+    s->disks.zfs_probe_mono -= RT_ZFS_PROBE_SECS; /* the cadence's time has passed */
+    assert_int_equal(rt_sampler_sample_at(s, 1003.0, 1.7e9 + 3, &smp), RT_OK);
+    assert_non_null(find_disk(smp, "zfs:tank"));
+    assert_non_null(find_disk(smp, "zfs:rpool"));
+    /* gone: seen at the next sample (asked every sample while loaded) */
+    snprintf(cmd, sizeof cmd, "mv '%s/spl' '%s/spl-later'", proc, dir);
+    unit_system(cmd);
+    assert_int_equal(rt_sampler_sample_at(s, 1004.0, 1.7e9 + 4, &smp), RT_OK);
+    assert_null(find_disk(smp, "zfs:tank"));
+    /* back, with the mounts changed: asked at once, whatever the cadence */
+    snprintf(cmd, sizeof cmd, "mv '%s/spl-later' '%s/spl'", dir, proc);
+    unit_system(cmd);
+    s->disks.mounts_dirty = true; /* as mountinfo's POLLPRI would flag it */
+    assert_int_equal(rt_sampler_sample_at(s, 1005.0, 1.7e9 + 5, &smp), RT_OK);
+    assert_non_null(find_disk(smp, "zfs:tank"));
+    assert_int_equal(lc.warnings, 0);
+    rt_sampler_free(s);
+}
+
 /* The counters API (the Python package's get_system_stats) keys a pool "zfs:<pool>" among
  * the filesystems, as the Python tracker 0.5 keys it in its disk_spaces. */
 static void counters_pools(void **state)
@@ -328,6 +375,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(garbage_zpool, setup, teardown),
         cmocka_unit_test_setup_teardown(missing_zpool, setup, teardown),
         cmocka_unit_test_setup_teardown(no_module, setup, teardown),
+        cmocka_unit_test_setup_teardown(module_loaded_later, setup, teardown),
         cmocka_unit_test_setup_teardown(counters_pools, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

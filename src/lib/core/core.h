@@ -102,6 +102,7 @@ void rt_roots_close(rt_roots *r);
 /* ---- clock ------------------------------------------------------------------------------ */
 
 double rt_mono_secs(void); /* CLOCK_MONOTONIC in seconds */
+double rt_thread_cpu_secs(void); /* the calling thread's CPU time in seconds (0 when unreadable) */
 double rt_real_secs(void); /* CLOCK_REALTIME (Unix time) in seconds */
 
 /* ---- logging ---------------------------------------------------------------------------- */

@@ -98,3 +98,9 @@ int64_t rt_dir_count_ids(int dirfd, const char *path)
     int64_t n = 0;
     return dirfd < 0 || rt_dir_walk_ids(dirfd, path, count_id, &n) < 0 ? -1 : n;
 }
+
+int64_t rt_dir_count_ids_fd(int fd)
+{
+    int64_t n = 0;
+    return fd < 0 || rt_dir_walk_ids_fd(fd, count_id, &n) < 0 ? -1 : n;
+}

@@ -35,5 +35,7 @@ long rt_dir_walk_ids_fd(int fd, rt_id_fn cb, void *user);
 /* The number of entries of dirfd/path named by a number (of the proc root: every process), or
  * -1 when it cannot be listed. */
 int64_t rt_dir_count_ids(int dirfd, const char *path);
+/* As rt_dir_count_ids over an open directory fd (kept open, walked from its start). */
+int64_t rt_dir_count_ids_fd(int fd);
 
 #endif

@@ -326,14 +326,28 @@ static void zfs_give_up(rt_disk_part *p, rt_sample_ctx *c, const char *why)
     rt_log(&c->log, RT_LOG_WARN, "zfs: `zpool list` %s; ZFS pools are left out of the samples", why);
 }
 
+/* Whether the ZFS module is loaded (rt_zfs_loaded): asked at each sample while it is, else
+ * again when the mounts changed (an imported pool mounts its datasets) or RT_ZFS_PROBE_SECS
+ * after the last asking. The answer "not loaded" costs a failed procfs lookup (a dentry made
+ * and freed, 5-10 µs), which most machines would otherwise pay every sample for nothing. */
+static bool zfs_loaded(rt_disk_part *p, rt_sample_ctx *c, double now, bool mounts_changed)
+{
+    if (p->zfs_loaded || mounts_changed || p->zfs_probe_mono <= 0 || now < p->zfs_probe_mono ||
+        now - p->zfs_probe_mono >= RT_ZFS_PROBE_SECS) {
+        p->zfs_loaded = rt_zfs_loaded(&c->roots);
+        p->zfs_probe_mono = now;
+    }
+    return p->zfs_loaded;
+}
+
 /* Where the ZFS module is loaded: the pools from zpool (bounded by half the time since the
  * previous reading, 0.25 to 2 s), each with its shallowest mount, added to the space sums. */
-static void read_pools(rt_disk_part *p, rt_sample_ctx *c)
+static void read_pools(rt_disk_part *p, rt_sample_ctx *c, bool mounts_changed)
 {
     double now = rt_mono_secs(), since = p->zfs_last_mono > 0 ? now - p->zfs_last_mono : 0;
     p->zfs_last_mono = now;
     p->npools = 0;
-    if (p->zfs_off || !rt_zfs_loaded(&c->roots))
+    if (p->zfs_off || !zfs_loaded(p, c, now, mounts_changed))
         return;
     /* half the interval, at most 2 s (the Rust tool's bound), at least 0.25 s (the Python
      * tracker's) so a reading right after another (a phase mark's) does not cut a healthy zpool */
@@ -402,10 +416,11 @@ bool rt_disk_part_snapshot(rt_disk_part *p, rt_sample_ctx *c)
         p->ds_sig = sig;
         rediscover_disks(p, c);
     }
-    if (p->mounts_dirty || mountinfo_changed(p))
+    bool remounted = p->mounts_dirty || mountinfo_changed(p);
+    if (remounted)
         rebuild_mounts(p, c);
     read_space(p);
-    read_pools(p, c);
+    read_pools(p, c, remounted);
     if (rt_grow(&p->list, &p->list_cap, p->ndisks + p->npools + 1, sizeof *p->list) < 0)
         p->npools = 0; /* the disks' pointers fit: their array was grown before */
     /* each disk's line in this parse: usually where it was last time */

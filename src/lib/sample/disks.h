@@ -40,6 +40,9 @@ typedef struct rt_pool_state {
     const rt_mount *mount_ptr;
 } rt_pool_state;
 
+/* Seconds between two askings whether the ZFS module is loaded while it is not (disks.c). */
+#define RT_ZFS_PROBE_SECS 10.0
+
 typedef struct rt_disk_part {
     int diskstats_fd, mountinfo_fd;
     rt_statvfs_fn statvfs_fn; /* NULL: statvfs(3) */
@@ -67,6 +70,8 @@ typedef struct rt_disk_part {
      * and never run again by this sampler */
     bool zfs_off;
     double zfs_last_mono;
+    bool zfs_loaded;       /* the module's presence at the last asking (disks.c's zfs_loaded) */
+    double zfs_probe_mono; /* when it was last asked; 0: never */
     char *zfs_mountinfo; /* a copy of mountinfo's text while the module is loaded */
     size_t zfs_mountinfo_len;
     rt_zpool *zpools;
