@@ -12,16 +12,21 @@ each alone against each job at -i 0.1 and -i 1:
   python       the Python tracker 0.5's ProcessTracker (with --python-tracker-src DIR or
                $PYTHON_TRACKER_SRC: a checkout's src/), where it keeps up
   vmstat       vmstat -n 1 (whole machine, 1 s only: its interval is whole seconds)
+tool-group writes JSON lines: its last sample's walk cadence (process.walk_period_secs, the
+oldest its PSS and per-process figures get, issue 31's two clocks) is printed beside it, and it
+is measured over --tool-seconds (default 60: a window that holds its slowest walks, so each
+walk's cost is amortized over the samples it serves).
 For each: CPU per sample in µs (the on-CPU time, schedstat, of the tracker's own threads and of
 any process it started, over the samples it should have taken in the window; the walk's cost is
 so amortized over the samples it serves) and its peak RSS in KiB (VmHWM; for the Python tracker
 the largest of its processes). A tracker that took fewer than 80% of its samples is marked
 "behind".
 Usage: /usr/bin/python3 bench/tree_scaling.py [--sizes 1,200,1000,10000] [--storm]
-       [--intervals 0.1,1] [--seconds N] [--trackers tool-group,tool-pid,...]
+       [--intervals 0.1,1] [--seconds N] [--tool-seconds N] [--warmup N] [--trackers tool-group,...]
        [--python-tracker-src DIR] [--tracker build/resource-tracker]
 """
 import argparse
+import json
 import os
 import shutil
 import signal
@@ -151,13 +156,14 @@ def run_one(a, tracker, job, secs, d):
     if os.path.exists(ready):
         os.unlink(ready)
     holder = [sys.executable, "-c", HOLDER]
-    jobargs = ["tree", ready, str(job)] if job != "storm" else ["storm", ready, str(a.seconds + 30)]
+    window = a.tool_seconds if tracker == "tool-group" else a.seconds
+    jobargs = ["tree", ready, str(job)] if job != "storm" else ["storm", ready, str(window + 30)]
     out = os.path.join(d, "out")
     env = dict(os.environ, TRACKER_CLOUD_DISCOVERY="0", TRACKER_KEEPER_URL="off")
     interval = f"{secs:g}"
     procs, job_proc, root = [], None, None
     if tracker == "tool-group":
-        tp = subprocess.Popen([a.tracker, "-i", interval, "-f", "csv", "-o", out, "--"] + holder + jobargs,
+        tp = subprocess.Popen([a.tracker, "-i", interval, "-f", "json", "-o", out, "--"] + holder + jobargs,
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         root = wait_ready(ready, tp)
         procs = [tp]
@@ -165,10 +171,10 @@ def run_one(a, tracker, job, secs, d):
         job_proc = subprocess.Popen(holder + jobargs, stderr=subprocess.DEVNULL)
         root = wait_ready(ready, job_proc)
         if tracker == "tool-pid":
-            procs = [subprocess.Popen([a.tracker, "-i", interval, "-f", "csv", "-o", out, "-p", str(root),
+            procs = [subprocess.Popen([a.tracker, "-i", interval, "-f", "json", "-o", out, "-p", str(root),
                                        "--cgroup", "off"], env=env, stderr=subprocess.DEVNULL)]
         elif tracker == "machine":
-            procs = [subprocess.Popen([a.tracker, "-i", interval, "-f", "csv", "-o", out], env=env,
+            procs = [subprocess.Popen([a.tracker, "-i", interval, "-f", "json", "-o", out], env=env,
                                       stderr=subprocess.DEVNULL)]
         elif tracker == "top":
             procs = [subprocess.Popen(["top", "-b", "-d", interval], stdout=subprocess.DEVNULL)]
@@ -184,7 +190,7 @@ def run_one(a, tracker, job, secs, d):
                     "ProcessTracker(pid=int(sys.argv[2]), interval=float(sys.argv[3]), output_file=sys.argv[4])")
             procs = [subprocess.Popen([sys.executable, "-c", code, a.python_tracker_src, str(root), interval, out],
                                       stderr=subprocess.DEVNULL)]
-    time.sleep(max(1.5, 2 * secs))  # start-up and the first full walk left out of the window
+    time.sleep(max(1.5, 2 * secs, a.warmup))  # start-up and the first full walk left out of the window
     mine = lambda: [p.pid for p in procs] + ([] if tracker in ("tool-group",) else
                                               [c for p in procs for c in descendants(p.pid)])
     counted = tracker.startswith("tool") or tracker in ("machine", "python")
@@ -194,12 +200,13 @@ def run_one(a, tracker, job, secs, d):
     ns0 = sum(tasks_ns(p) for p in mine()) + reaped()
     t0 = time.time()
     peak = 0
-    while time.time() - t0 < a.seconds:
+    while time.time() - t0 < window:
         time.sleep(0.5)
         peak = max([peak] + [hwm_kib(p) for p in mine()])
     ns1 = sum(tasks_ns(p) for p in mine()) + reaped()
     elapsed = time.time() - t0
     lines1 = _lines(out) if counted else None
+    period = _walk_period(out) if tracker == "tool-group" else None
     # the whole job first (its holder leads a process group of its own): no process of it
     # outlives the run, and the tool's own group is left empty for it to remove
     try:
@@ -218,7 +225,21 @@ def run_one(a, tracker, job, secs, d):
     taken = (lines1 - lines0) if lines0 is not None and lines1 is not None else None
     if os.path.exists(out):
         os.unlink(out)
-    return (ns1 - ns0) / 1000 / expected, peak, taken, expected
+    return (ns1 - ns0) / 1000 / expected, peak, taken, expected, period
+
+
+def _walk_period(path):
+    """The walk's cadence in the last complete JSON line of path (None without one)."""
+    try:
+        with open(path, "rb") as f:
+            lines = f.read().split(b"\n")
+        for line in reversed(lines[:-1]):
+            proc = json.loads(line).get("process")
+            if proc:
+                return proc.get("walk_period_secs")
+    except (OSError, ValueError):
+        pass
+    return None
 
 
 def _lines(path):
@@ -236,6 +257,10 @@ def main():
     ap.add_argument("--no-storm", dest="storm", action="store_false")
     ap.add_argument("--intervals", default="0.1,1")
     ap.add_argument("--seconds", type=float, default=10)
+    ap.add_argument("--tool-seconds", type=float, default=60)
+    ap.add_argument("--warmup", type=float, default=0,
+                    help="seconds left out before the window (at least 1.5 and two intervals): with the tool "
+                         "wrapping the job, its walks learn their cost while the tree is built under it")
     ap.add_argument("--trackers", default="machine,tool-group,tool-pid,top,pidstat,python,vmstat")
     ap.add_argument("--python-tracker-src", default=os.environ.get("PYTHON_TRACKER_SRC"))
     ap.add_argument("--tracker", default=os.path.join(REPO, "build", "resource-tracker"))
@@ -256,9 +281,11 @@ def main():
                         continue
                     if t == "pidstat" and job == "storm":
                         continue  # its -p list is fixed at its start: a storm's children are not in it
-                    cpu, rss, taken, expected = run_one(a, t, job, secs, d)
+                    cpu, rss, taken, expected, period = run_one(a, t, job, secs, d)
                     note = "" if taken is None else f"{taken}/{expected:.0f}" + (
                         " behind" if taken < 0.8 * expected else "")
+                    if period is not None:
+                        note += f"  walk every {period:.2f} s"
                     print(f"{job!s:>7s} {secs:8g} {t:>10s} {cpu:14.1f} {rss:12d}  {note}", flush=True)
 
 
