@@ -82,9 +82,9 @@ extern "C" {
 #endif
 
 #define RT_VERSION_MAJOR 0
-#define RT_VERSION_MINOR 17
+#define RT_VERSION_MINOR 18
 #define RT_VERSION_PATCH 0
-#define RT_VERSION "0.17.0"
+#define RT_VERSION "0.18.0"
 /* 0xMMmmpp: compare with rt_version_num() to learn whether the loaded library is as new as
  * the header a binding was written for. */
 #define RT_VERSION_NUM ((RT_VERSION_MAJOR << 16) | (RT_VERSION_MINOR << 8) | RT_VERSION_PATCH)
@@ -323,6 +323,12 @@ typedef struct rt_cgroup {
                                     * same interval is taken as held at the peak). For an own
                                     * group the first interval starts at an empty group; for
                                     * another, at the first reading. NaN without memory.stat */
+    /* added in 0.18: the charge by kind, from memory.stat each sample (NaN without it, and for
+     * a group that holds other processes than the tree's): with the group's own, they give
+     * the job's memory between two walks of its processes (see rt_process.walk_age_secs) */
+    double memory_anon_mib;  /* anonymous memory (v2 anon, v1 total_rss): heaps and stacks */
+    double memory_file_mib;  /* the page cache (v2 file, v1 total_cache), shared memory included */
+    double memory_shmem_mib; /* of memory_file_mib, shared memory: tmpfs, /dev/shm, memfd */
 } rt_cgroup;
 
 /* The tracked process tree: the root given with --pid or the wrapped command, every
@@ -396,6 +402,16 @@ typedef struct rt_process {
     double vms_mib; /* virtual memory of the tree's live processes summed (VmSize, the vsize of
                      * /proc/PID/stat): what Snakemake's max_vms and Nextflow's vmem count; 0
                      * when none is alive */
+    /* added in 0.18: the two clocks. In a group of the job's own (wrapper mode), the CPU and
+     * storage totals, the interval's cores and the group's memory come from the group's
+     * counters every sample, whatever the tree's size; the walk over the tree's processes runs
+     * on its own cadence (rt_sampler_options.walk_max_age_secs), and the figures only it gives
+     * (pss_mib, rss_mib, swap_mib, vms_mib, rss_peak_mib, rss_hwm_mib, child_count,
+     * thread_count, unread_count, the parts' memory and threads, the GPU share) are carried
+     * from the last walk between two. Without such a group every sample walks. */
+    double walk_age_secs;    /* how old those figures are: 0 when this sample walked */
+    double walk_period_secs; /* the cadence the walk keeps now: the oldest they get before the
+                              * next walk (the interval when every sample walks) */
 } rt_process;
 
 typedef struct rt_sample {
@@ -507,9 +523,15 @@ typedef struct rt_sampler_options {
     const struct rt_request *request; /* what the job was given where it runs (rt_place_detect,
                                        * or the caller's own): copied with its strings, carried
                                        * on every sample (rt_sample.request); NULL: none */
+    /* added in 0.18 */
+    double walk_max_age_secs; /* with a group of the job's own: the oldest the walk's figures
+                               * may get (see rt_process.walk_age_secs; TRACKER_WALK_MAX_AGE);
+                               * the walk runs sooner when its own cost allows. 0 (and a caller
+                               * compiled before 0.18): every sample walks. Default 60 */
 } rt_sampler_options;
 
-#define RT_SAMPLER_OPTIONS_INIT {.struct_size = sizeof(rt_sampler_options), .pss_max_age_secs = 30.0}
+#define RT_SAMPLER_OPTIONS_INIT                                                                                        \
+    {.struct_size = sizeof(rt_sampler_options), .pss_max_age_secs = 30.0, .walk_max_age_secs = 60.0}
 
 /* Creates a sampler and takes its first (baseline) reading. opts may be NULL for defaults.
  * Returns RT_OK and sets *out (free with rt_sampler_free), or an error: RT_ERR_INVALID (a
@@ -983,6 +1005,9 @@ typedef struct rt_record {
                                        * NULL without */
     double process_vms_mib;           /* rt_process.vms_mib (NaN without a tree, or when the
                                        * file lacks it) */
+    /* added in 0.18 */
+    double process_walk_age_secs; /* rt_process.walk_age_secs (NaN without a tree, or when the
+                                   * file lacks it) */
 } rt_record;
 /* rt_record has no struct_size: where it crosses between caller and library, a size argument
  * says how much of it the caller has, sizeof(rt_record) as the caller compiled it (0.10). The
@@ -1183,6 +1208,10 @@ typedef struct rt_summary {
                                    * GPUs requested) */
     double time_limit_used_pct;   /* (the run's end - the job's start) / the time limit x 100 */
     double process_vms_peak_mib;  /* the tree's highest sampled vms_mib */
+    /* added in 0.18 */
+    double process_walk_age_max_secs; /* the oldest the walk's own figures (PSS, counts, parts)
+                                       * were in a sample (the two clocks: 0 when every sample
+                                       * walked; NaN without a tree or from older files) */
 } rt_summary;
 
 /* ---- gpu_tracker's view of a run (0.8) --------------------------------------------------
@@ -1869,6 +1898,8 @@ typedef enum rt_column {
     RT_COL_GPU_THERMAL_THROTTLED_SECS = 90,
     /* added in 0.16 */
     RT_COL_PROC_VMS_MIB = 91,                   /* the tree's virtual memory now (rt_process.vms_mib) */
+    /* added in 0.18 */
+    RT_COL_PROC_WALK_AGE_SECS = 92, /* how old the walk's own figures are (rt_process.walk_age_secs) */
 } rt_column;
 
 /* How many columns this library has (columns 0 .. n-1), a column's name ("timestamp",

@@ -111,6 +111,8 @@ class Summary(Structure):
         ("cpu_efficiency_pct", c_double), ("memory_efficiency_pct", c_double),
         ("gpu_efficiency_pct", c_double), ("time_limit_used_pct", c_double),
         ("process_vms_peak_mib", c_double),
+        # 0.18: the oldest the walk's own figures were in a sample (the two clocks)
+        ("process_walk_age_max_secs", c_double),
     ]
 
 

@@ -139,6 +139,7 @@ typedef struct cli_options {
     const char *proc_root, *sys_root; /* TRACKER_PROC_ROOT, TRACKER_SYS_ROOT; NULL: default */
     const char *nvml_library;         /* TRACKER_NVML_LIBRARY */
     double pss_max_age_secs;          /* TRACKER_PSS_MAX_AGE; default 30 */
+    double walk_max_age_secs;         /* TRACKER_WALK_MAX_AGE; default 60 (0: walk every sample) */
     bool cloud_disabled;              /* TRACKER_CLOUD_DISCOVERY=0 */
     const char *cloud_metadata_url;   /* TRACKER_CLOUD_METADATA_URL */
     const char *keeper_url;           /* TRACKER_KEEPER_URL; NULL: the library's default; "off"

@@ -502,6 +502,7 @@ static int start_sampling(cli_options *o, run_state *rs)
     so.sys_root = o->sys_root;
     so.nvml_library = o->nvml_library;
     so.pss_max_age_secs = o->pss_max_age_secs;
+    so.walk_max_age_secs = o->walk_max_age_secs;
     so.job_cgroup = rs->jcg_entered ? rs->jcg : NULL;
     so.cgroup_off = o->cgroup_off;
     so.energy_off = o->energy_off;

@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,14 +318,22 @@ int cli_library_env(cli_options *o, char *err, size_t errlen)
     const char *d = env_value("TRACKER_CLOUD_DISCOVERY");
     o->cloud_disabled = d && discovery_off(d);
     o->pss_max_age_secs = 30.0;
-    const char *age = env_value("TRACKER_PSS_MAX_AGE");
-    if (age) {
+    o->walk_max_age_secs = 60.0;
+    static const struct {
+        const char *name;
+        size_t off;
+    } ages[] = {{"TRACKER_PSS_MAX_AGE", offsetof(cli_options, pss_max_age_secs)},
+                {"TRACKER_WALK_MAX_AGE", offsetof(cli_options, walk_max_age_secs)}};
+    for (size_t i = 0; i < sizeof ages / sizeof *ages; i++) {
+        const char *age = env_value(ages[i].name);
+        if (!age)
+            continue;
         char *end;
         errno = 0;
         double v = strtod(age, &end);
         if (errno || end == age || *end != '\0' || !(v >= 0 && v <= 86400))
-            USAGE_ERR("TRACKER_PSS_MAX_AGE: not a number of seconds from 0 to 86400: '%s'", age);
-        o->pss_max_age_secs = v;
+            USAGE_ERR("%s: not a number of seconds from 0 to 86400: '%s'", ages[i].name, age);
+        *(double *)((char *)o + ages[i].off) = v;
     }
     /* streaming belongs to tracking runs: a subcommand is not refused over its settings (and
      * starts no command that could inherit the token) */

@@ -54,12 +54,13 @@ CHILD = textwrap.dedent("""
 """)
 
 
-def track(cmd, extra=(), interval="0.2", timeout=120):
-    """Runs `resource-tracker -i INTERVAL -o FILE [extra] -- cmd`; returns (rc, samples, out path)."""
+def track(cmd, extra=(), interval="0.2", timeout=120, env=None):
+    """Runs `resource-tracker -i INTERVAL -o FILE [extra] -- cmd` (env: more variables); returns
+    (rc, samples, out path)."""
     fd, out = tempfile.mkstemp(prefix="rt-parts-", suffix=".jsonl")
     os.close(fd)
     p = subprocess.run([TRACKER, "-i", interval, "-o", out, *extra, "--", *cmd], capture_output=True, text=True,
-                       timeout=timeout * TIMEOUT_SCALE, env=tracker_env())
+                       timeout=timeout * TIMEOUT_SCALE, env=dict(tracker_env(), **(env or {})))
     with open(out) as f:
         samples = [json.loads(line) for line in f if line.strip()]
     return p, samples, out
@@ -103,7 +104,10 @@ def test_main_descendants_combined_memory():
 
         t = threading.Thread(target=sample_kernel)
         t.start()
-        p, samples, out = track([PY, "-c", PARENT.replace("CHILD", repr(CHILD)), work, "2.5"])
+        # the job's own group: the parts' memory is the walk's, carried between walks with its
+        # age (the two clocks); at most 0.5 s apart here, so the hold has walks to judge
+        p, samples, out = track([PY, "-c", PARENT.replace("CHILD", repr(CHILD)), work, "2.5"],
+                                env={"TRACKER_WALK_MAX_AGE": "0.5"})
         t.join(30)
         os.unlink(out)
     assert p.returncode == 0, p.stderr
@@ -118,7 +122,10 @@ def test_main_descendants_combined_memory():
         "descendants": (400, 100),
         "combined": (700, 100),
     }
-    for s in samples:  # every sample of the hold, not only the peak
+    assert all(s["process"]["walk_age_secs"] <= 0.5 + s["interval_secs"] + 1e-3 for s in samples)
+    walked = [s for s in samples if s["process"]["walk_age_secs"] == 0]
+    assert len(walked) >= 3, [s["process"]["walk_age_secs"] for s in samples]
+    for s in walked:  # every walk of the hold, not only the peak
         for part, (priv, shared) in nominal.items():
             tol = 0.05 * (priv + shared)
             v = s["process"][part]

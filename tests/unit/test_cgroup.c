@@ -161,6 +161,33 @@ static void memory_stat(void **state)
     assert_int_equal(v, 7);
 }
 
+/* rt_cg_parse_memory_kinds of t: anon, file and shmem as expected. */
+static void kinds_are(const char *t, size_t len, uint64_t anon, uint64_t file, uint64_t shmem)
+{
+    uint64_t a = 7, f = 7, s = 7;
+    rt_cg_parse_memory_kinds(t, len, &a, &f, &s);
+    assert_int_equal(a, anon);
+    assert_int_equal(f, file);
+    assert_int_equal(s, shmem);
+}
+
+static void memory_kinds(void **state)
+{
+    (void)state;
+    size_t len;
+    const char *t = BODY("anon 100\nfile 300\nkernel 9\nshmem 50\nfile_mapped 20\nanon_thp 0\n"); /* v2 */
+    kinds_are(t, len, 100, 300, 50);
+    /* v1: the hierarchical total_* lines win over the group's own, in either order */
+    t = BODY("total_rss 4000\ncache 10\nrss 20\nrss_huge 99\nshmem 3\ntotal_cache 5000\ntotal_shmem 600\n");
+    kinds_are(t, len, 4000, 5000, 600);
+    t = BODY("cache 10\nrss 20\nshmem 3\nmapped_file 1\n"); /* v1 without hierarchy lines: the group's own */
+    kinds_are(t, len, 20, 10, 3);
+    t = BODY("anon x\nfile 300\n"); /* missing or malformed lines: unknown, the others kept */
+    kinds_are(t, len, RT_NULL_U64, 300, RT_NULL_U64);
+    t = BODY("");
+    kinds_are(t, len, RT_NULL_U64, RT_NULL_U64, RT_NULL_U64);
+}
+
 static void limits(void **state)
 {
     (void)state;
@@ -1129,6 +1156,7 @@ int main(void)
         cmocka_unit_test(paths_parse),
         cmocka_unit_test(keyed),
         cmocka_unit_test(memory_stat),
+        cmocka_unit_test(memory_kinds),
         cmocka_unit_test(limits),
         cmocka_unit_test(cpu_max),
         cmocka_unit_test(pressure),

@@ -156,7 +156,7 @@ static void defaults(void **state)
 
     const json_t *p = json_object_get(j, "process");
     assert_true(json_is_object(p));
-    assert_int_equal(json_object_size(p), 17);
+    assert_int_equal(json_object_size(p), 18);
     is_null(p, "memory_peak_mib");
     near(json_object_get(p, "rss_hwm_mib"), 2100, 0, "rss_hwm_mib");
     is_null(p, "unreclaimable_peak_mib");

@@ -4,6 +4,7 @@
 #include "unit.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "resource_tracker.h"
 #include "sample/replay.h"
@@ -229,12 +230,99 @@ static void dead_tree_shows_nothing_more(void **state)
     rt_sampler_free(s);
 }
 
+/* The walk's clock (rt_tree_part_walk_due): every reading walks without the job's own group or
+ * with walk_max_age 0; with one, a walk is due once its figures are as old as the walk's cost
+ * allows at RT_WALK_BUDGET, sooner at RT_WALK_MOVED_BUDGET once the group's tasks changed or its
+ * memory moved by RT_WALK_MOVED_SHARE, at once after the root was reaped or when the group
+ * emptied, and never later than walk_max_age. */
+static void walk_clock(void **state)
+{
+    (void)state;
+    rt_tree_part p;
+    memset(&p, 0, sizeof p);
+    p.walk_max_age = 60;
+    rt_tree_clock k = {.group = true, .pids = 10, .memory_bytes = 1000};
+    assert_true(rt_tree_part_walk_due(&p, &k, 0.0)); /* no walk yet */
+    p.have_walk = true;
+    p.walk_mono = 100.0;
+    p.walk_cost_secs = 0.001; /* 1 ms a walk: every 2 s at 0.05% of a core, 0.2 s when moved */
+    p.walk_pids = 10;
+    p.walk_memory = 1000;
+    assert_false(rt_tree_part_walk_due(&p, &k, 100.1));
+    NEAR(p.walk_period, 0.001 / RT_WALK_BUDGET);
+    assert_false(rt_tree_part_walk_due(&p, &k, 101.9));
+    assert_true(rt_tree_part_walk_due(&p, &k, 102.0));
+    /* without the group's clock, or with no age allowed: every reading */
+    assert_true(rt_tree_part_walk_due(&p, NULL, 100.1));
+    assert_true(isnan(p.walk_period));
+    k.group = false;
+    assert_true(rt_tree_part_walk_due(&p, &k, 100.1));
+    k.group = true;
+    p.walk_max_age = 0;
+    assert_true(rt_tree_part_walk_due(&p, &k, 100.1));
+    /* the longest age caps a dear walk's cadence */
+    p.walk_max_age = 60;
+    p.walk_cost_secs = 0.5;
+    assert_false(rt_tree_part_walk_due(&p, &k, 159.9));
+    assert_true(rt_tree_part_walk_due(&p, &k, 160.0));
+    p.walk_cost_secs = 0.001;
+    /* the tasks changed: due once the moved budget allows (0.2 s), not before */
+    k.pids = 11;
+    assert_false(rt_tree_part_walk_due(&p, &k, 100.19));
+    assert_true(rt_tree_part_walk_due(&p, &k, 100.201));
+    k.pids = 10;
+    /* memory: 4% is no move, 5% is (either way) and walks at once, whatever the cost; from
+     * nothing any growth */
+    k.memory_bytes = 1040;
+    assert_false(rt_tree_part_walk_due(&p, &k, 100.001));
+    k.memory_bytes = 1050;
+    assert_true(rt_tree_part_walk_due(&p, &k, 100.001));
+    k.memory_bytes = 950;
+    assert_true(rt_tree_part_walk_due(&p, &k, 100.001));
+    p.walk_memory = 0;
+    k.memory_bytes = 1;
+    assert_true(rt_tree_part_walk_due(&p, &k, 100.001));
+    p.walk_memory = k.memory_bytes = 1000;
+    /* the group emptied: at once, whatever the cost */
+    p.walk_cost_secs = 10;
+    k.pids = 0;
+    assert_true(rt_tree_part_walk_due(&p, &k, 100.001));
+    p.walk_pids = 0; /* walked empty: nothing more to see */
+    assert_false(rt_tree_part_walk_due(&p, &k, 100.002));
+    /* the root reaped: at once */
+    p.walk_now = true;
+    assert_true(rt_tree_part_walk_due(&p, &k, 100.002));
+    p.walk_now = false;
+    /* a clock gone backwards walks */
+    assert_true(rt_tree_part_walk_due(&p, &k, 99.0));
+
+    /* the cost learned: the first walk's as it is; one dear walk raises the estimate twofold,
+     * a second in a row is taken as it is; a cheaper one at once */
+    memset(&p, 0, sizeof p);
+    rt_tree_part_learn_cost(&p, 0.001);
+    NEAR(p.walk_cost_secs, 0.001);
+    p.have_walk = true;
+    rt_tree_part_learn_cost(&p, 0.5); /* took in 10,000 new processes */
+    NEAR(p.walk_cost_secs, 0.002);
+    rt_tree_part_learn_cost(&p, 0.03); /* still dear: lasting */
+    NEAR(p.walk_cost_secs, 0.03);
+    rt_tree_part_learn_cost(&p, 0.05); /* within twice: as it is */
+    NEAR(p.walk_cost_secs, 0.05);
+    rt_tree_part_learn_cost(&p, 0.2);
+    NEAR(p.walk_cost_secs, 0.1);
+    rt_tree_part_learn_cost(&p, 0.01);
+    NEAR(p.walk_cost_secs, 0.01);
+    rt_tree_part_learn_cost(&p, 0.5); /* one dear walk after a cheap one: twofold again */
+    NEAR(p.walk_cost_secs, 0.02);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(cpu_held_to_machine, setup, teardown),
         cmocka_unit_test_setup_teardown(counters_backwards_keep_total, setup, teardown),
         cmocka_unit_test_setup_teardown(dead_tree_shows_nothing_more, setup, teardown),
+        cmocka_unit_test(walk_clock),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -401,7 +401,8 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
     rec->process_gpu_vram_peak_mib = P(gpu_vram_peak_bytes) / 1048576.0;
     rec->process_cancelled_write_bytes_total = P(cancelled_write_bytes_total);
     rec->process_alive = P(alive);
-    rec->process_vms_mib = P(vms_mib); /* 0.16: NaN from older files */
+    rec->process_vms_mib = P(vms_mib);             /* 0.16: NaN from older files */
+    rec->process_walk_age_secs = P(walk_age_secs); /* 0.18 */
 #undef P
     if (jl->cg.present) { /* as record.c: the group's figures are the job's when it holds only the tree */
         double own = RT_JL_CG(&jl->cg, own), exclusive = RT_JL_CG(&jl->cg, exclusive);

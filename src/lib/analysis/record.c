@@ -85,7 +85,7 @@ static void process_part(const rt_process *p, rt_record *r)
         r->process_read_bytes = r->process_write_bytes = NAN;
         r->process_gpu_usage = r->process_gpu_vram_mib = r->process_gpu_utilized = NAN;
         r->process_rss_hwm_mib = r->process_gpu_vram_peak_mib = r->process_cancelled_write_bytes_total = NAN;
-        r->process_alive = r->process_vms_mib = NAN;
+        r->process_alive = r->process_vms_mib = r->process_walk_age_secs = NAN;
         return;
     }
     r->process_pid = (double)p->pid;
@@ -106,6 +106,7 @@ static void process_part(const rt_process *p, rt_record *r)
     r->process_cancelled_write_bytes_total = u64_or_nan(p->cancelled_write_bytes_total);
     r->process_alive = p->alive ? 1 : 0;
     r->process_vms_mib = p->vms_mib;
+    r->process_walk_age_secs = p->walk_age_secs;
 }
 
 /* The 0.6 figures: the group's limits and totals (the tree's group, else without one the
@@ -220,6 +221,7 @@ static const size_t figures[] = {
     D(process_gpu_vram_peak_mib), D(process_cancelled_write_bytes_total), D(process_alive),
     D(process_cgroup_exclusive), D(cgroup_pids), D(energy_joules), D(process_energy_joules), D(idle_power_watts),
     D(gpu_power_throttled_secs), D(gpu_thermal_throttled_secs), D(process_vms_mib),
+    D(process_walk_age_secs),
 };
 
 /* The table and the other members (the pointers and gpu_n) are the whole struct (no padding on

@@ -82,6 +82,7 @@ static const field_map max_fields[] = {
     F(process_unreclaimable_peak_mib, process_unreclaimable_peak_mib),
     F(process_gpu_vram_peak_mib, process_gpu_vram_peak_mib),
     F(process_vms_mib, process_vms_peak_mib),
+    F(process_walk_age_secs, process_walk_age_max_secs),
 };
 
 /* Limits, whose lowest value is kept: record field -> summary field. */

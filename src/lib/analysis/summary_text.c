@@ -426,6 +426,9 @@ static void process_part(out *o, const rt_summary *s)
     if (!isnan(s->process_unreclaimable_peak_mib))
         line(o, "Memory held, peak", "%s (the job's cgroup, page cache left out)",
              mem(o, s->process_unreclaimable_peak_mib, a, sizeof a));
+    if (s->process_walk_age_max_secs > 0) /* the two clocks: say how old the walked figures got */
+        line(o, "Walked", "every %s s at most (PSS, counts, parts; CPU and I/O every sample)",
+             number(s->process_walk_age_max_secs, 1, "", a, sizeof a));
     /* bytes whose writeback the kernel cancelled (a file deleted or truncated first) were
      * never written: said apart */
     double cancelled = s->process_cancelled_write_bytes > 0 ? s->process_cancelled_write_bytes : 0;

@@ -222,6 +222,15 @@ static const rt_field cgroup_fields[] = {
       "Of the charge now, what the kernel can reclaim: page cache and reclaimable slab."),
     F(rt_cgroup, memory_unreclaimable_peak_mib, U_MIB, "0.9", 3,
       "The most of the charge the kernel could not reclaim since tracking began."),
+    F(rt_cgroup, memory_anon_mib, U_MIB, "0.18", 3,
+      "Anonymous memory of the group now (memory.stat anon, total_rss): heaps and stacks.",
+      PG(17, "cgroup_memory_anon_bytes", 0)),
+    F(rt_cgroup, memory_file_mib, U_MIB, "0.18", 3,
+      "Page cache of the group now (memory.stat file, total_cache), shared memory included.",
+      PG(18, "cgroup_memory_file_bytes", 0)),
+    F(rt_cgroup, memory_shmem_mib, U_MIB, "0.18", 3,
+      "Of the page cache, shared memory of the group now (memory.stat shmem): tmpfs, /dev/shm, memfd.",
+      PG(19, "cgroup_memory_shmem_bytes", 0)),
 };
 
 static const rt_field part_fields[] = {
@@ -315,6 +324,14 @@ static const rt_field process_fields[] = {
     F(rt_process, vms_mib, U_MIB, "0.16", 3,
       "Virtual memory of the tree's live processes summed (VmSize): what Snakemake's max_vms and Nextflow's "
       "vmem count."),
+    F(rt_process, walk_age_secs, U_S, "0.18", 3,
+      "Seconds since the walk over the tree's processes that gave its PSS, RSS, counts, parts and GPU share: 0 "
+      "when this sample walked (in the job's own control group the walk keeps its own cadence; CPU, I/O and the "
+      "group's memory are read every sample).",
+      PG(17, "process_walk_age_seconds", 3)),
+    F(rt_process, walk_period_secs, U_S, "0.18", 3,
+      "The cadence the walk keeps now: the oldest the walked figures get before the next walk.",
+      PG(18, "process_walk_period_seconds", 3)),
     F(rt_process, read_bytes, U_BYTES, "0.1", RT_NO_JSON, "Bytes the tree read from storage in the interval."),
     F(rt_process, write_bytes, U_BYTES, "0.1", RT_NO_JSON, "Bytes the tree wrote to storage in the interval."),
 };

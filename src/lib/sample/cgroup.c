@@ -228,6 +228,9 @@ const rt_tree_group *rt_cg_part_delta(rt_cg_part *p, double elapsed)
     raise_unreclaimable(p);
     o->memory_reclaimable_mib = mib(r->memory_reclaimable_bytes);
     o->memory_unreclaimable_peak_mib = mib(p->unreclaimable_peak);
+    o->memory_anon_mib = mib(r->memory_anon_bytes);
+    o->memory_file_mib = mib(r->memory_file_bytes);
+    o->memory_shmem_mib = mib(r->memory_shmem_bytes);
     o->pids = r->pids;
     o->pids_peak = r->pids_peak != RT_NULL_I64 ? r->pids_peak : p->pids_seen;
     o->read_bytes_total = rd;
@@ -268,6 +271,19 @@ uint64_t rt_cg_part_peek_cpu(rt_cg_part *p, rt_sample_ctx *c)
     if (!p->group || !p->have_cur || p->self || !p->exclusive)
         return RT_NULL_U64;
     return since(p, rt_cg_group_read_cpu(p->group, &c->rbuf), p->base.cpu_usage_ns);
+}
+
+void rt_cg_part_clock(const rt_cg_part *p, rt_tree_clock *out)
+{
+    const rt_cg_reading *r = &p->cur;
+    out->group = p->have_cur && p->own && !p->check_members && r->cpu_usage_ns != RT_NULL_U64 &&
+                 r->memory_bytes != RT_NULL_U64;
+    out->pids = p->have_cur ? r->pids : RT_NULL_I64;
+    /* what the processes' own memory follows: anonymous plus shared memory, else the charge */
+    out->memory_bytes = !p->have_cur                                                             ? RT_NULL_U64
+                        : r->memory_anon_bytes != RT_NULL_U64 && r->memory_shmem_bytes != RT_NULL_U64
+                            ? r->memory_anon_bytes + r->memory_shmem_bytes
+                            : r->memory_bytes;
 }
 
 void rt_cg_part_commit(rt_cg_part *p)

@@ -55,6 +55,10 @@ const rt_tree_group *rt_cg_part_delta(rt_cg_part *p, double elapsed);
  * as rt_tree_group.cpu_ns), when the last reading found the group exclusive; RT_NULL_U64
  * otherwise (no group, a shared one, not read). Changes nothing the next delta computes. */
 uint64_t rt_cg_part_peek_cpu(rt_cg_part *p, rt_sample_ctx *c);
+/* What the tree's walk clock is handed of the reading just taken (rt_tree_part_walk_due): the
+ * clock is the group's when the group is the job's own (made for it, holding nothing else
+ * whatever the walk finds) and its CPU and memory were read. Call after rt_cg_part_snapshot. */
+void rt_cg_part_clock(const rt_cg_part *p, rt_tree_clock *out);
 /* Makes the reading the previous one. */
 void rt_cg_part_commit(rt_cg_part *p);
 void rt_cg_part_close(rt_cg_part *p);

@@ -29,8 +29,15 @@ static rt_error take_reading(rt_sampler *s, double mono, double real)
      * the machine's over the same interval) */
     bool any = rt_cpu_part_snapshot(&s->cpu, c);
     rt_energy_part_snapshot(&s->energy, mono); /* the CPU's energy over the CPU's interval */
-    if (s->has_tree) {
-        rt_tree_part_snapshot(&s->tree, mono);
+    if (s->has_tree && s->cg.group && s->cg.own && !s->cg.check_members) {
+        /* the job's own group: its counters first, then the walk when its clock says so */
+        rt_tree_clock k;
+        rt_cg_part_snapshot(&s->cg, c, s->tree.tree, mono);
+        rt_cg_part_clock(&s->cg, &k);
+        rt_tree_part_snapshot(&s->tree, mono, rt_tree_part_walk_due(&s->tree, &k, mono), &k);
+    } else if (s->has_tree) {
+        rt_tree_part_walk_due(&s->tree, NULL, mono);
+        rt_tree_part_snapshot(&s->tree, mono, true, NULL);
         rt_cg_part_snapshot(&s->cg, c, s->tree.tree, mono); /* right after the walk it is checked against */
     } else {
         rt_cg_part_snapshot(&s->cg, c, NULL, mono); /* the tracker's own group (none: nothing read) */
@@ -148,7 +155,7 @@ static rt_error sampler_new(const rt_sampler_options *opts, rt_statvfs_fn statvf
     s->sample.request = s->request.set && rt_request_any(&s->request.r) ? &s->request.r : NULL;
     if (o.pid > 0 || o.own_children) {
         s->has_tree = true;
-        if (rt_tree_part_open(&s->tree, c, o.pid, o.own_children != 0, o.pss_max_age_secs) < 0) {
+        if (rt_tree_part_open(&s->tree, c, o.pid, o.own_children != 0, o.pss_max_age_secs, o.walk_max_age_secs) < 0) {
             rt_sampler_free(s);
             return RT_ERR_NOMEM;
         }
@@ -206,7 +213,11 @@ rt_error rt_sampler_reap(rt_sampler *s, int64_t pid, int *wstatus)
 {
     if (!s || !s->has_tree)
         return RT_ERR_INVALID;
-    return rt_proctree_reap(s->tree.tree, pid, wstatus) == 0 ? RT_OK : RT_ERR_NOT_FOUND;
+    if (rt_proctree_reap(s->tree.tree, pid, wstatus) < 0)
+        return RT_ERR_NOT_FOUND;
+    if (pid == s->tree.root_pid)
+        s->tree.walk_now = true; /* the command's end: the next sample's figures are walked */
+    return RT_OK;
 }
 
 void rt_sampler_free(rt_sampler *s)

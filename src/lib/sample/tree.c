@@ -7,17 +7,76 @@
 
 #include "tree.h"
 
-int rt_tree_part_open(rt_tree_part *p, rt_sample_ctx *c, int64_t root, bool own_children, double pss_max_age_secs)
+int rt_tree_part_open(rt_tree_part *p, rt_sample_ctx *c, int64_t root, bool own_children, double pss_max_age_secs,
+                      double walk_max_age_secs)
 {
     p->root_pid = root;
+    p->walk_max_age = walk_max_age_secs;
+    p->walk_period = NAN;
+    p->pss_max_age = p->pss_age_set = pss_max_age_secs;
     p->from_zero = own_children;
     p->tree = rt_proctree_new(&c->roots, root, own_children, &c->log, c->clk_tck, pss_max_age_secs);
     return p->tree ? 0 : -1;
 }
 
-void rt_tree_part_snapshot(rt_tree_part *p, double mono)
+/* Whether v moved from mark by share of mark or more (a change from or to nothing counts). */
+static bool moved(uint64_t v, uint64_t mark, double share)
 {
+    if (v == RT_NULL_U64 || mark == RT_NULL_U64)
+        return v != mark;
+    double d = fabs((double)v - (double)mark);
+    return mark == 0 ? d > 0 : d >= share * (double)mark;
+}
+
+bool rt_tree_part_walk_due(rt_tree_part *p, const rt_tree_clock *k, double mono)
+{
+    p->walk_period = NAN;
+    if (!k || !k->group || !(p->walk_max_age > 0))
+        return true; /* no group stands in: every reading walks */
+    double cost = p->walk_cost_secs;
+    p->walk_period = fmin(cost / RT_WALK_BUDGET, p->walk_max_age);
+    double age = mono - p->walk_mono;
+    if (!p->have_walk || p->walk_now || age < 0 || age >= p->walk_period)
+        return true;
+    if (k->pids == 0 && p->walk_pids != 0)
+        return true; /* the group emptied: the job's last figures */
+    if (moved(k->memory_bytes, p->walk_memory, RT_WALK_MOVED_SHARE))
+        return true; /* memory moved: its peaks feed the answers (PSS, RSS peak), walked at once */
+    bool changed = k->pids != RT_NULL_I64 && k->pids != p->walk_pids;
+    return changed && age >= fmin(cost / RT_WALK_MOVED_BUDGET, p->walk_max_age);
+}
+
+void rt_tree_part_learn_cost(rt_tree_part *p, double cost)
+{
+    /* one walk dearer than twice the estimate raises it only twofold (one that took in many new
+     * processes at once opened and rolled up each of them, which the walks after it do not), so
+     * the next walk comes soon; when that one is dear too the cost is lasting, taken as it is */
+    bool over = p->have_walk && cost > 2 * p->walk_cost_secs;
+    p->walk_cost_secs = over && !p->walk_over ? 2 * p->walk_cost_secs : cost;
+    p->walk_over = over;
+}
+
+void rt_tree_part_snapshot(rt_tree_part *p, double mono, bool walk, const rt_tree_clock *k)
+{
+    p->walked = walk;
+    if (!walk)
+        return; /* cur stays the last walk's: nothing of the walk grows in this interval */
+    double pss_age = isnan(p->walk_period) || !(p->pss_max_age > 0) /* 0: every walk re-reads, as asked */
+                         ? p->pss_max_age
+                         : fmax(p->pss_max_age, RT_WALK_PSS_CADENCES * p->walk_period);
+    if (pss_age != p->pss_age_set) {
+        rt_proctree_set_pss_max_age(p->tree, pss_age);
+        p->pss_age_set = pss_age;
+    }
+    double before = rt_thread_cpu_secs();
     rt_proctree_scan(p->tree, mono, &p->cur);
+    double cost = rt_thread_cpu_secs() - before;
+    rt_tree_part_learn_cost(p, isnan(cost) || cost < 0 ? 0.0 : cost);
+    p->have_walk = true;
+    p->walk_now = false;
+    p->walk_mono = mono;
+    p->walk_pids = k ? k->pids : RT_NULL_I64;
+    p->walk_memory = k ? k->memory_bytes : RT_NULL_U64;
 }
 
 /* Adds cur - prev of a counter to *acc (nothing when it went backwards); returns the delta. */
@@ -192,6 +251,14 @@ static void report_split(rt_tree_part *p, double walk_ns, uint64_t main_vram)
         m->gpu_vram_used_bytes == RT_NULL_U64 ? c->gpu_vram_used_bytes : c->gpu_vram_used_bytes - m->gpu_vram_used_bytes;
 }
 
+/* States how old the walk's figures are in this sample and the cadence the walk keeps. */
+static void report_walk_age(rt_tree_part *p, double elapsed, double mono)
+{
+    rt_process *o = &p->out;
+    o->walk_age_secs = p->walked || !p->have_walk ? 0.0 : fmax(mono - p->walk_mono, 0.0);
+    o->walk_period_secs = isnan(p->walk_period) ? elapsed : fmax(p->walk_period, elapsed);
+}
+
 /* The split of the first reading of a tree counted from zero: nothing used yet, as the rest
  * of that reading (it is the baseline, never a sample of its own). */
 static void zero_split(rt_tree_part *p)
@@ -231,6 +298,7 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
             o->memory_peak_mib = peak_of(group);
             o->cgroup = group ? group->cgroup : NULL;
             mark_stretch(p, group, true);
+            report_walk_age(p, elapsed, mono);
             return;
         }
         p->prev = *t;
@@ -289,6 +357,7 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
     mark_stretch(p, group, false);
     uint64_t main_vram = rt_gpu_part_tree(gpus, p->tree, mono, o);
     report_split(p, (double)dut + (double)dst, main_vram);
+    report_walk_age(p, elapsed, mono);
 }
 
 /* The tree's totals only grow (processes that leave it are closed into its departed account),

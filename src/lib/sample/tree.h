@@ -28,7 +28,12 @@
  * is what the GPUs list for the root, the descendants' the rest of the tree's.
  * When the group is not exclusive (a pid's group shared with other processes), the totals
  * grow by the tree's own deltas, as without a group; a total never decreases either way.
- * memory_peak_mib is the group's peak charge (NaN without a group). */
+ * memory_peak_mib is the group's peak charge (NaN without a group).
+ * The two clocks (0.18): with the job's own group (wrapper mode) the sampler reads the group
+ * first and walks only when rt_tree_part_walk_due says so; between two walks cur stays the last
+ * walk's, so the walk grows by nothing, the group's growth is the interval's CPU and I/O, and
+ * the walk's own figures (memory, counts, parts, GPU share) are carried with their age
+ * (rt_process.walk_age_secs). Elsewhere every reading walks. */
 #ifndef RT_SAMPLE_TREE_H
 #define RT_SAMPLE_TREE_H
 
@@ -44,6 +49,28 @@ typedef struct rt_tree_group {
     double user_share;                /* the user part of the group's CPU (0..1); NaN: no split */
     uint64_t read_bytes, write_bytes; /* storage I/O since tracking began; RT_NULL_U64: not read */
 } rt_tree_group;
+
+/* The walk's clock (rt_tree_part_walk_due): what the job's own group says at this reading. */
+typedef struct rt_tree_clock {
+    bool group;            /* the job's own group was read, its CPU and memory with it: it stands
+                            * in for the walk between two (else every reading walks) */
+    int64_t pids;          /* its tasks now; RT_NULL_I64: not read */
+    uint64_t memory_bytes; /* its anonymous plus shared memory now (else its charge) */
+} rt_tree_clock;
+
+/* The walk's budget: its CPU time over the time since the previous walk, in cores. The walk
+ * runs once its figures are as old as its last cost allows at RT_WALK_BUDGET (0.05% of one
+ * core), sooner (at RT_WALK_MOVED_BUDGET: 0.5%) once the group's tasks changed, at once when its
+ * memory moved by RT_WALK_MOVED_SHARE since the last walk, and never later than walk_max_age. */
+#define RT_WALK_BUDGET 0.0005
+#define RT_WALK_MOVED_BUDGET 0.005
+#define RT_WALK_MOVED_SHARE 0.05
+/* With the walk on the group's clock, a PSS reading whose process did not change (RSS, faults,
+ * relatives) may be reused for this many walk cadences when that is longer than the PSS age
+ * the caller set: the age rule's re-reads of a large quiet tree then cost no more per second
+ * than the walk itself, instead of the tree's size over the PSS age (10,000 rollups every
+ * 30 s is 5 ms of CPU a second). */
+#define RT_WALK_PSS_CADENCES 10
 
 typedef struct rt_tree_part {
     rt_proctree *tree;
@@ -78,13 +105,37 @@ typedef struct rt_tree_part {
      * fixed at its first reading so that its totals are one counter (rt_tree_part_peek) */
     double peek_offset_ns;
     bool peek_have_offset;
+    /* the walk's clock */
+    double walk_max_age;    /* rt_sampler_options.walk_max_age_secs; not above 0: always walk */
+    double pss_max_age;     /* rt_sampler_options.pss_max_age_secs */
+    double pss_age_set;     /* the PSS age the tree was last given */
+    bool have_walk;         /* a walk ran (the first reading always walks) */
+    bool walked;            /* this reading walked */
+    bool walk_now;          /* the next reading walks whatever the clock (the root was reaped) */
+    double walk_mono;       /* when the last walk ran */
+    double walk_cost_secs;  /* a walk's CPU time (the calling thread's) as the clock estimates it */
+    bool walk_over;         /* the last walk cost more than twice the estimate before it */
+    double walk_period;     /* the cadence the clock keeps now; NaN: every reading walks */
+    int64_t walk_pids;      /* the group's tasks at the last walk */
+    uint64_t walk_memory;   /* and its memory (rt_tree_clock.memory_bytes) */
 } rt_tree_part;
 
 /* Starts tracking the tree of root (0: none) and, with own_children, the caller's children.
- * pss_max_age_secs: how long a PSS reading may be reused. Returns 0, or -1 on no memory. */
-int rt_tree_part_open(rt_tree_part *p, rt_sample_ctx *c, int64_t root, bool own_children, double pss_max_age_secs);
-/* Walks the tree at monotonic time mono. */
-void rt_tree_part_snapshot(rt_tree_part *p, double mono);
+ * pss_max_age_secs: how long a PSS reading may be reused; walk_max_age_secs: the oldest the
+ * walk's figures may get with the job's own group (not above 0: every reading walks).
+ * Returns 0, or -1 on no memory. */
+int rt_tree_part_open(rt_tree_part *p, rt_sample_ctx *c, int64_t root, bool own_children, double pss_max_age_secs,
+                      double walk_max_age_secs);
+/* Whether the reading at monotonic time mono walks the tree (k: the job's own group's clock
+ * at this reading; NULL or k->group false: always); sets the cadence reported. */
+bool rt_tree_part_walk_due(rt_tree_part *p, const rt_tree_clock *k, double mono);
+/* Takes a walk's CPU time (cost, seconds) into the clock's estimate of a walk
+ * (walk_cost_secs): as it is, except that the first of a run of walks dearer than twice the
+ * estimate raises it only twofold. Before have_walk is set: the first walk's cost. */
+void rt_tree_part_learn_cost(rt_tree_part *p, double cost);
+/* Walks the tree at monotonic time mono when walk is set (timing the walk; k as above, kept as
+ * the clock's mark), else keeps the last walk's totals as this reading's. */
+void rt_tree_part_snapshot(rt_tree_part *p, double mono, bool walk, const rt_tree_clock *k);
 /* Fills p->out for an interval of elapsed seconds. The interval's CPU is capped at what the
  * machine did (machine: this sample's CPU figures): at most its busy cores, and never more
  * cores than it has; what is cut is carried into later intervals, and cpu_secs_total stays

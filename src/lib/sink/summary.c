@@ -111,7 +111,8 @@ static void process_part(rt_ob *o, const rt_summary *s, const unit *mem, const u
     key(o, "cgroup_exclusive", NULL);
     rt_ob_lit(o, isnan(s->process_cgroup_exclusive) ? "null," : s->process_cgroup_exclusive == 1 ? "true," : "false,");
     num(o, "left_behind", NULL, s->left_behind, 0);
-    num(o, "vms_peak", mem, s->process_vms_peak_mib, 0); /* 0.16 */
+    num(o, "vms_peak", mem, s->process_vms_peak_mib, 0);             /* 0.16 */
+    num(o, "walk_age_max_secs", NULL, s->process_walk_age_max_secs, 3); /* 0.18 */
     o->len--;
     rt_ob_put(o, "},", 2);
 }

@@ -478,6 +478,7 @@ void rt_cg_group_read_at(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_reading
     out->cpu_usage_ns = out->cpu_user_ns = out->cpu_system_ns = RT_NULL_U64;
     out->io_read_bytes = out->io_write_bytes = RT_NULL_U64;
     out->memory_bytes = out->memory_peak_bytes = out->memory_reclaimable_bytes = RT_NULL_U64;
+    out->memory_anon_bytes = out->memory_file_bytes = out->memory_shmem_bytes = RT_NULL_U64;
     out->pids = out->pids_peak = out->pids_limit = RT_NULL_I64;
     out->cpu_quota_usec = out->cpu_period_usec = RT_NULL_U64;
     out->memory_limit_bytes = out->memory_high_bytes = RT_NULL_U64;
@@ -507,9 +508,12 @@ void rt_cg_group_read_at(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_reading
     out->memory_bytes = first_value(g, buf, F_V2_MEM_CUR, F_V1_MEM_USAGE);
     out->memory_peak_bytes = first_value(g, buf, F_V2_MEM_PEAK, F_V1_MEM_PEAK);
     uint64_t reclaimable;
-    if (!g->no_mem_stat && (rd(g->f[F_V2_MEM_STAT], buf) || rd(g->f[F_V1_MEM_STAT], buf)) &&
-        rt_cg_parse_memory_stat(buf->data, buf->len, &reclaimable) == 0)
-        out->memory_reclaimable_bytes = reclaimable;
+    if (!g->no_mem_stat && (rd(g->f[F_V2_MEM_STAT], buf) || rd(g->f[F_V1_MEM_STAT], buf))) {
+        if (rt_cg_parse_memory_stat(buf->data, buf->len, &reclaimable) == 0)
+            out->memory_reclaimable_bytes = reclaimable;
+        rt_cg_parse_memory_kinds(buf->data, buf->len, &out->memory_anon_bytes, &out->memory_file_bytes,
+                                 &out->memory_shmem_bytes);
+    }
     out->memory_limit_bytes = g->mem_limit;
     out->memory_high_bytes = g->mem_high;
     if (rd(g->f[F_V2_MEM_EVENTS], buf)) {

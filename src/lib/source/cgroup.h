@@ -74,6 +74,12 @@ int rt_cg_keyed_u64(const char *buf, size_t len, const char *key, uint64_t *out)
  * swap, so it is never counted here. Returns 0, or -1 when the file LRU lines are missing. */
 int rt_cg_parse_memory_stat(const char *buf, size_t len, uint64_t *reclaimable_bytes);
 
+/* The kinds of a group's charge, from memory.stat in one pass: anonymous memory (v2 anon, v1
+ * total_rss), the page cache (v2 file, v1 total_cache; shared memory included) and, of it,
+ * shared memory (v2 shmem, v1 total_shmem). v1's hierarchical total_* lines win over the
+ * group's own. Each is RT_NULL_U64 when its line is missing. */
+void rt_cg_parse_memory_kinds(const char *buf, size_t len, uint64_t *anon, uint64_t *file, uint64_t *shmem);
+
 /* A single-value file: a decimal number, or "max" (v2) / a value at or above 2^62 (v1's
  * "unlimited", PAGE_COUNTER_MAX rounded to pages) / "-1" (v1's cpu.cfs_quota_us) as
  * RT_NULL_U64. Returns 0 or -1 (no number, or more than one token). */
@@ -141,6 +147,7 @@ typedef struct rt_cg_reading {
     uint64_t memory_bytes, memory_peak_bytes;
     uint64_t memory_reclaimable_bytes; /* of memory_bytes, page cache and reclaimable slab
                                         * (rt_cg_parse_memory_stat) */
+    uint64_t memory_anon_bytes, memory_file_bytes, memory_shmem_bytes; /* rt_cg_parse_memory_kinds */
     int64_t pids, pids_peak;
     /* limits: the tightest of the group and its ancestors up to the mount's root */
     uint64_t cpu_quota_usec, cpu_period_usec; /* quota RT_NULL_U64: none */

@@ -245,6 +245,30 @@ int rt_cg_parse_memory_stat(const char *buf, size_t len, uint64_t *reclaimable_b
     return 0;
 }
 
+void rt_cg_parse_memory_kinds(const char *buf, size_t len, uint64_t *anon, uint64_t *file, uint64_t *shmem)
+{
+    /* v2 names, v1's own, v1's hierarchical: a later kind of name replaces an earlier one */
+    static const char *const names[3][3] = {
+        {"anon", "rss", "total_rss"}, {"file", "cache", "total_cache"}, {"shmem", "shmem", "total_shmem"}};
+    uint64_t *outs[3] = {anon, file, shmem};
+    int rank[3] = {-1, -1, -1};
+    *anon = *file = *shmem = RT_NULL_U64;
+    lines lc = {buf, buf + len, NULL, NULL};
+    const char *k, *v;
+    size_t kl, vl;
+    while (next_first(&lc, &k, &kl)) {
+        for (int i = 0; i < 3; i++)
+            for (int r = 2; r > rank[i]; r--) {
+                uint64_t x;
+                if (tok_is(k, kl, names[i][r]) && tok(&lc.q, lc.le, &v, &vl) && tok_u64(v, vl, &x)) {
+                    *outs[i] = x;
+                    rank[i] = r;
+                    break;
+                }
+            }
+    }
+}
+
 /* At or above this a v1 limit means none (PAGE_COUNTER_MAX in bytes is 2^63 rounded down to a
  * page, LONG_MAX for others). */
 #define V1_UNLIMITED (UINT64_C(1) << 62)

@@ -593,6 +593,11 @@ void rt_proctree_set_root_only(rt_proctree *t)
     t->root_only = true;
 }
 
+void rt_proctree_set_pss_max_age(rt_proctree *t, double secs)
+{
+    t->pss_max_age = secs >= 0 ? secs : 0;
+}
+
 void rt_proctree_free(rt_proctree *t)
 {
     if (!t)

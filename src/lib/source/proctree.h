@@ -61,6 +61,9 @@ rt_proctree *rt_proctree_new(const rt_roots *roots, int64_t root, bool own_child
  * cstime). Its I/O counters are the kernel's /proc/PID/io, which do include the I/O of the
  * children it reaped (the kernel folds a reaped child's I/O into its parent's). */
 void rt_proctree_set_root_only(rt_proctree *t);
+/* Sets how long a PSS reading (and a sleeping process's full read) may be reused from the next
+ * scan on: the age given at rt_proctree_new, or longer when the walk itself is rarer. */
+void rt_proctree_set_pss_max_age(rt_proctree *t, double secs);
 
 /* Walks the tree and fills out with its totals. mono: the reading's monotonic time (decides
  * when PSS is re-read: see rt_proctree_scan in proctree.c for the rule). Returns 0. */

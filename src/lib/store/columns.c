@@ -138,6 +138,7 @@ static const column cols[RT_NCOLS] = {
     [RT_COL_GPU_POWER_THROTTLED_SECS] = REC(gpu_power_throttled_secs, "gpu_power_throttled_secs"),
     [RT_COL_GPU_THERMAL_THROTTLED_SECS] = REC(gpu_thermal_throttled_secs, "gpu_thermal_throttled_secs"),
     [RT_COL_PROC_VMS_MIB] = REC(process_vms_mib, "process_vms_mib"),
+    [RT_COL_PROC_WALK_AGE_SECS] = REC(process_walk_age_secs, "process_walk_age_secs"),
 };
 
 static const rt_fstruct *const src_table[] = {[SRC_SAMPLE] = &rt_schema_sample,

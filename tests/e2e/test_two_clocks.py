@@ -1,0 +1,233 @@
+"""The two clocks (issue 31): in the job's own cgroup every sample's CPU, I/O and memory come
+from the group's counters, and the walk over the job's processes keeps a slower cadence of its
+own, its figures carried between two walks with their age stated (process.walk_age_secs).
+The kernel judges: the group's own CPU counter read by the job at its end, in a fork storm of
+2,000 processes; the kernel's PSS summed over the job's processes by the job itself, against
+every walk of a steady tree of 200; main + descendants = combined in every sample, walked or
+carried; and without a group (--cgroup off, TRACKER_WALK_MAX_AGE=0) every sample walks, as
+before.
+
+Every group is the tracker's own, made and removed by it; tests skip (with the reason) where
+no cgroup can be made here."""
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import TIMEOUT_SCALE, TRACKER, tracker_env
+from test_cgroup import LAYOUT, need_any, samples_of
+
+PY = "/usr/bin/python3"
+
+# The job's own group's CPU counter in seconds, read by the job itself (argv: unified mount or
+# "-", cpuacct mount or "-"), as test_cgroup's judge reads it.
+JUDGE = r"""
+def group_cpu(unified, cpuacct):
+    for line in open("/proc/self/cgroup"):
+        _, ctrls, path = line.rstrip("\n").split(":", 2)
+        if ctrls == "" and unified != "-":
+            with open(os.path.join(unified, path.lstrip("/"), "cpu.stat")) as f:
+                return int(dict(l.split() for l in f)["usage_usec"]) / 1e6
+    for line in open("/proc/self/cgroup"):
+        _, ctrls, path = line.rstrip("\n").split(":", 2)
+        if "cpuacct" in ctrls.split(",") and cpuacct != "-":
+            with open(os.path.join(cpuacct, path.lstrip("/"), "cpuacct.usage")) as f:
+                return int(f.read()) / 1e9
+    return None
+"""
+
+# 2,000 children in waves of 50 alive at once, each burning about 1 ms of CPU before it exits
+# (reaped by the parent), then the group's counter into argv[1].
+STORM = "import os, sys, time\n" + JUDGE + r"""
+def burn(secs):
+    t = time.process_time()
+    while time.process_time() - t < secs:
+        pass
+for wave in range(40):
+    kids = []
+    for _ in range(50):
+        pid = os.fork()
+        if pid == 0:
+            burn(0.001)
+            os._exit(0)
+        kids.append(pid)
+    for k in kids:
+        os.waitpid(k, 0)
+time.sleep(0.3)
+open(sys.argv[1], "w").write(str(group_cpu(sys.argv[2], sys.argv[3])))
+"""
+
+
+def mounts_args():
+    return [LAYOUT["unified"] or "-", LAYOUT["v1"].get("cpuacct", "-")]
+
+
+def parts_hold(p):
+    """gpu_tracker's rule: main + descendants = combined (cores, threads), combined = the tree."""
+    m, d, c = p["main"], p["descendants"], p["combined"]
+    assert abs(m["cores_used"] + d["cores_used"] - c["cores_used"]) <= 1e-3, p
+    assert abs(c["cores_used"] - p["cores_used"]) <= 1e-3, p
+    assert m["thread_count"] + d["thread_count"] == c["thread_count"], p
+
+
+def test_fork_storm_cpu_is_the_groups_in_every_interval(tmp_path):
+    need_any()
+    out, judge = tmp_path / "storm.jsonl", tmp_path / "judge"
+    r = subprocess.run([TRACKER, "-i", "0.1", "-o", str(out), "--", PY, "-c", STORM, str(judge)]
+                       + mounts_args(), capture_output=True, text=True, env=tracker_env(),
+                       timeout=120 * TIMEOUT_SCALE)
+    assert r.returncode == 0, r.stderr
+    s = [x for x in samples_of(out) if x.get("process")]
+    assert len(s) >= 5, len(s)
+    cores = s[-1]["cpu"].get("per_core_pct")
+    ncores = len(cores) if cores else os.cpu_count()
+    shown, slack, prev_total = 0.0, 0.0, 0.0
+    for x in s:
+        p = x["process"]
+        g = p["cgroup"]
+        assert g is not None and g["own"] and g["exclusive"], g
+        # the total is the group's counter (the larger of it and the walk's), never below it
+        assert p["cpu_secs_total"] >= g["cpu_secs_total"] - 1e-3, (p["cpu_secs_total"], g)
+        assert p["cpu_secs_total"] - g["cpu_secs_total"] <= 0.02 + 0.01 * g["cpu_secs_total"], (p, g)
+        assert p["cpu_secs_total"] >= prev_total - 1e-9
+        prev_total = p["cpu_secs_total"]
+        # the interval's CPU: within what the totals grew by, and never above the machine (cores
+        # to 4 decimals, the interval to 3: 1 ms of rounding a sample at most)
+        shown += p["cores_used"] * x["interval_secs"]
+        slack += 1e-3 * max(1.0, p["cores_used"])
+        assert shown <= p["cpu_secs_total"] + slack, (shown, p["cpu_secs_total"])
+        assert p["cores_used"] <= ncores + 1e-6, p["cores_used"]
+        assert p["walk_age_secs"] <= p["walk_period_secs"] + x["interval_secs"] + 1e-3, p
+        parts_hold(p)
+    last = s[-1]["process"]
+    truth = float(judge.read_text())
+    assert truth >= 1.0, truth  # 2,000 forks of a Python process and their millisecond each
+    assert abs(last["cpu_secs_total"] - truth) <= 0.02 * truth, (last["cpu_secs_total"], truth)
+    # every interval together shows the total (nothing is left carried at the end)
+    assert abs(shown - last["cpu_secs_total"]) <= slack + 0.01, (shown, last["cpu_secs_total"], slack)
+    # the clocks did run apart: samples between two walks, their CPU still the group's
+    assert any(x["process"]["walk_age_secs"] > 0 for x in s), [x["process"]["walk_age_secs"] for x in s]
+    assert last["walk_age_secs"] == 0  # the command's end is walked
+    assert last["child_count"] == 0
+
+
+# 200 children holding 2 MiB of private memory each (touched), the parent with 8 MiB; once all
+# are in place the job sums the kernel's Pss over itself and its children (smaps_rollup) into
+# argv[1] with the wall-clock times of that steady stretch, sleeps through it, and sums again.
+STEADY = r"""
+import os, sys, time
+def pss(pids):
+    kib = 0
+    for p in pids:
+        with open(f"/proc/{p}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    kib += int(line.split()[1])
+    return kib / 1024
+own = bytearray(8 << 20)
+for i in range(0, len(own), 4096):
+    own[i] = 1
+r, w = os.pipe()
+kids = []
+for _ in range(200):
+    pid = os.fork()
+    if pid == 0:
+        os.close(w)
+        mem = bytearray(2 << 20)
+        for i in range(0, len(mem), 4096):
+            mem[i] = 1
+        os.read(r, 1)  # until the parent closes the pipe
+        os._exit(0)
+    kids.append(pid)
+os.close(r)
+time.sleep(1.0)  # every child has touched its pages
+t0, before = time.time(), pss([os.getpid()] + kids)
+time.sleep(float(sys.argv[2]))
+after, t1 = pss([os.getpid()] + kids), time.time()
+open(sys.argv[1], "w").write(f"{t0} {t1} {before} {after}")
+os.close(w)
+for k in kids:
+    os.waitpid(k, 0)
+"""
+
+
+def test_pss_within_5_percent_at_each_walk_and_never_older_than_stated(tmp_path):
+    need_any()
+    out, judge = tmp_path / "steady.jsonl", tmp_path / "judge"
+    env = tracker_env()
+    env["TRACKER_WALK_MAX_AGE"] = "1"
+    r = subprocess.run([TRACKER, "-i", "0.1", "-o", str(out), "--", PY, "-c", STEADY, str(judge),
+                        str(4 * TIMEOUT_SCALE)], capture_output=True, text=True, env=env,
+                       timeout=120 * TIMEOUT_SCALE)
+    assert r.returncode == 0, r.stderr
+    t0, t1, before, after = map(float, judge.read_text().split())
+    assert abs(after - before) <= 0.01 * before, (before, after)  # steady, as meant
+    s = [x for x in samples_of(out) if x.get("process")]
+    walked = []
+    for x in s:
+        p = x["process"]
+        # never older than stated, and the stated cadence never beyond the longest age allowed
+        assert p["walk_period_secs"] <= 1.0 + x["interval_secs"] + 1e-3, p
+        assert p["walk_age_secs"] <= p["walk_period_secs"] + x["interval_secs"] + 1e-3, p
+        parts_hold(p)
+        if t0 + 0.3 <= x["timestamp_secs"] <= t1 - 0.05:
+            # the group's memory is read every sample, walk or not
+            assert p["cgroup"]["memory_anon_mib"] is not None and p["cgroup"]["memory_anon_mib"] > 0.9 * 400, p
+            if p["walk_age_secs"] == 0:
+                walked.append(p["pss_mib"])
+            else:  # carried: the last walk's figure, which is of the same steady tree
+                assert abs(p["pss_mib"] - before) <= 0.05 * before, (p["pss_mib"], before)
+    assert len(walked) >= 2, walked  # 4 s at 1 s at most between walks
+    for v in walked:
+        assert abs(v - before) <= 0.05 * before, (v, before)
+    # the summary says how old the walked figures got, in words and in its JSON
+    oldest = max(x["process"]["walk_age_secs"] for x in s)
+    assert oldest > 0
+    text = subprocess.run([TRACKER, "summary", str(out)], capture_output=True, text=True, env=tracker_env(),
+                          timeout=60)
+    assert text.returncode == 0, text.stderr
+    walked_line = [l for l in text.stdout.splitlines() if l.split()[:1] == ["Walked"]]
+    assert len(walked_line) == 1 and f"every {oldest:.1f} s at most" in walked_line[0], text.stdout
+    js = subprocess.run([TRACKER, "summary", "--json", str(out)], capture_output=True, text=True, env=tracker_env(),
+                        timeout=60)
+    assert abs(json.loads(js.stdout)["process"]["walk_age_max_secs"] - oldest) <= 1e-3, js.stdout
+
+
+def run_short(tmp_path, name, args, env_extra=None):
+    out = tmp_path / f"{name}.jsonl"
+    env = tracker_env()
+    env.update(env_extra or {})
+    job = "import os, time\nkids = [os.fork() for _ in range(1)]\n" \
+          "time.sleep(1.0)\nif kids[0] == 0: os._exit(0)\nos.wait()\n"
+    r = subprocess.run([TRACKER, "-i", "0.1", "-o", str(out)] + args + ["--", PY, "-c", job],
+                       capture_output=True, text=True, env=env, timeout=60 * TIMEOUT_SCALE)
+    assert r.returncode == 0, r.stderr
+    return [x for x in samples_of(out) if x.get("process")]
+
+
+def test_without_a_group_every_sample_walks(tmp_path):
+    for name, args, env in (("off", ["--cgroup", "off"], None), ("zero", [], {"TRACKER_WALK_MAX_AGE": "0"})):
+        s = run_short(tmp_path, name, args, env)
+        assert len(s) >= 5
+        for x in s:
+            p = x["process"]
+            assert p["walk_age_secs"] == 0, (name, p)
+            assert abs(p["walk_period_secs"] - x["interval_secs"]) <= 1e-3, (name, p, x["interval_secs"])
+            parts_hold(p)
+        if name == "off":
+            assert all(x["process"]["cgroup"] is None for x in s)
+            text = subprocess.run([TRACKER, "summary", str(tmp_path / f"{name}.jsonl")], capture_output=True,
+                                  text=True, env=tracker_env(), timeout=60)
+            assert text.returncode == 0 and "Walked" not in text.stdout, text.stdout
+
+
+def test_a_bad_walk_max_age_stops_before_anything_starts(tmp_path):
+    marker = tmp_path / "ran"
+    env = tracker_env()
+    env["TRACKER_WALK_MAX_AGE"] = "soon"
+    r = subprocess.run([TRACKER, "--", "touch", str(marker)], capture_output=True, text=True, env=env,
+                       timeout=30)
+    assert r.returncode == 2, r
+    assert "TRACKER_WALK_MAX_AGE" in r.stderr and "soon" in r.stderr, r.stderr
+    assert not marker.exists()
