@@ -4,12 +4,17 @@
  * /proc/vmstat and /proc/loadavg; statvfs of /; counting every process (a walk of /proc's
  * entries, what system_processes costs); and, for comparison, what vmstat reads a sample
  * (/proc/stat, /proc/meminfo, /proc/vmstat). Prints figures; asserts nothing (issue 31).
- *   bench-files [ROUNDS]   (default 2000) */
+ * Warm: each file read ROUNDS times back to back. Cold (--cold SECS): ROUNDS rounds, each after
+ * a sleep of SECS as between two samples, reading every file once in a sampler's order, each
+ * read timed alone (the clock's own cost, measured around nothing, taken off): what a sample at
+ * an interval of SECS pays, its caches gone cold.
+ *   bench-files [ROUNDS] [--cold SECS]   (default 2000 warm, 100 cold) */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,18 +57,83 @@ static int count_processes(void)
     return n;
 }
 
+static const char *const files[] = {"/proc/stat",        "/proc/meminfo",        "/proc/diskstats",
+                                    "/proc/net/dev",     "/proc/pressure/cpu",   "/proc/pressure/memory",
+                                    "/proc/pressure/io", "/proc/vmstat",         "/proc/loadavg",
+                                    "/proc/self/mountinfo"};
+#define NFILES (sizeof files / sizeof *files)
+
+/* Cold: rounds of (sleep secs, every file once, statvfs), each read timed alone. */
+static void cold(int rounds, double secs)
+{
+    int fds[NFILES];
+    double sum[NFILES + 1] = {0}, lo[NFILES + 1], hi[NFILES + 1] = {0}, clock_cost = 0;
+    for (size_t i = 0; i < NFILES; i++)
+        fds[i] = open(files[i], O_RDONLY | O_CLOEXEC);
+    for (size_t i = 0; i <= NFILES; i++)
+        lo[i] = 1e18;
+    for (int i = 0; i < 1000; i++) { /* the clock read around nothing */
+        double t0 = cpu_ns();
+        clock_cost += cpu_ns() - t0;
+    }
+    clock_cost /= 1000;
+    struct timespec nap = {(time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9)};
+    struct statvfs sv;
+    for (int r = 0; r < rounds; r++) {
+        nanosleep(&nap, NULL);
+        for (size_t i = 0; i <= NFILES; i++) {
+            double t0 = cpu_ns();
+            if (i < NFILES && fds[i] >= 0)
+                (void)!pread(fds[i], buf, sizeof buf, 0);
+            else if (i == NFILES)
+                statvfs("/", &sv);
+            double t = (cpu_ns() - t0 - clock_cost) / 1000;
+            sum[i] += t;
+            lo[i] = t < lo[i] ? t : lo[i];
+            hi[i] = t > hi[i] ? t : hi[i];
+        }
+    }
+    printf("cold: %d rounds, %g s apart (the clock's own %.2f us taken off each read)\n", rounds, secs,
+           clock_cost / 1000);
+    double vm = 0, all = 0;
+    for (size_t i = 0; i <= NFILES; i++) {
+        if (i < NFILES && fds[i] < 0) {
+            printf("%-24s not here\n", files[i]);
+            continue;
+        }
+        double mean = sum[i] / rounds;
+        printf("%-24s %7.2f us/read mean  (%.2f-%.2f)\n", i < NFILES ? files[i] : "statvfs /", mean, lo[i], hi[i]);
+        if (i == 0 || i == 1 || i == 7)
+            vm += mean;
+        if (i != 7 && i != NFILES - 1) /* the tool reads no vmstat, mountinfo only when flagged */
+            all += mean;
+    }
+    printf("vmstat's three files      %7.2f us/sample cold (stat, meminfo, vmstat)\n", vm);
+    printf("the tool's machine files  %7.2f us/sample cold (all above but vmstat and mountinfo)\n", all);
+    for (size_t i = 0; i < NFILES; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+}
+
 int main(int argc, char **argv)
 {
-    int rounds = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 2000;
+    double cold_secs = 0;
+    int rounds = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--cold") == 0 && i + 1 < argc)
+            cold_secs = strtod(argv[++i], NULL);
+        else
+            rounds = (int)strtol(argv[i], NULL, 10);
+    }
     if (rounds < 1)
-        rounds = 1;
-    static const char *const files[] = {"/proc/stat",         "/proc/meminfo",         "/proc/diskstats",
-                                        "/proc/net/dev",      "/proc/pressure/cpu",    "/proc/pressure/memory",
-                                        "/proc/pressure/io",  "/proc/vmstat",          "/proc/loadavg",
-                                        "/proc/self/mountinfo"};
+        rounds = cold_secs > 0 ? 100 : 2000;
+    if (cold_secs > 0) {
+        cold(rounds, cold_secs);
+        return 0;
+    }
     printf("rounds: %d\n", rounds);
     double vm = 0;
-    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+    for (size_t i = 0; i < NFILES; i++) {
         ssize_t size = 0;
         double us = per_read(files[i], rounds, &size);
         if (us < 0) {

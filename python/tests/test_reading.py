@@ -5,6 +5,7 @@ fsync and read with O_DIRECT against /proc/self/io; fresh PSS; the machine's fig
 /proc read here (the test is the judge, the package reads nothing itself); 0.5's key set and
 types."""
 
+import json
 import mmap
 import os
 import time
@@ -195,8 +196,10 @@ def test_io_against_proc_self_io(tmp_path):
         buf.close()
 
 
-def test_child_io_in_the_tree(tmp_path):
-    path = str(tmp_path / "child")
+def _child_io_figures(path):
+    """In a process with no other children (pytest's own, a stand-in server started by a
+    fixture, write bytes of their own that a reading of pytest's tree would count): (before,
+    zombie, reaped, own) write bytes around a child that writes 1 MiB and exits."""
     before = tracker_procfs.get_process_stats(os.getpid())["disk_write_bytes"]
     pid = os.fork()
     if pid == 0:
@@ -212,10 +215,31 @@ def test_child_io_in_the_tree(tmp_path):
     os.waitpid(pid, 0)
     reaped = tracker_procfs.get_process_stats(os.getpid())
     own = proc_self_io()["write_bytes"]
-    assert reaped["disk_write_bytes"] == own  # the reaped child's bytes folded into ours
-    assert zombie["disk_write_bytes"] == reaped["disk_write_bytes"]  # counted once either way
+    return before, zombie["disk_write_bytes"], reaped["disk_write_bytes"], own
+
+
+def test_child_io_in_the_tree(tmp_path):
+    path = str(tmp_path / "child")
+    rfd, wfd = os.pipe()
+    runner = os.fork()
+    if runner == 0:  # a fresh process: its only child is the writer
+        status = 1
+        try:
+            os.close(rfd)
+            os.write(wfd, json.dumps(_child_io_figures(path)).encode())
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(wfd)
+    with os.fdopen(rfd, "rb") as f:
+        got = f.read()
+    _, status = os.waitpid(runner, 0)
+    assert status == 0 and got, "the measuring process failed"
+    before, zombie, reaped, own = json.loads(got)
+    assert reaped == own  # the reaped child's bytes folded into the process's own
+    assert zombie == reaped  # counted once either way
     if not on_tmpfs(os.path.realpath(path)):
-        assert reaped["disk_write_bytes"] - before >= 1 << 20
+        assert reaped - before >= 1 << 20
 
 
 def pss_mib():
