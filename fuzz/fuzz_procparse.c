@@ -1,4 +1,4 @@
-/* fuzz_procparse.c - libFuzzer target for the procfs parsers (/proc/stat, meminfo, diskstats,
+/* fuzz_procparse.c - libFuzzer target for the procfs parsers (/proc/stat, meminfo, diskstats, sysfs block stat,
  * net/dev, /proc/PID/{stat,io,smaps_rollup,status,schedstat}, children lists), DRM fdinfo and sysfs
  * speed values: any input must parse or be rejected without a crash or an out-of-bounds read. */
 #include <stddef.h>
@@ -28,6 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rt_meminfo_parse(buf, size, &m);
     rt_diskstat d[4];
     rt_diskstats_parse(buf, size, d, 4);
+    uint64_t sr, sw;
+    rt_blockstat_parse(buf, size, &sr, &sw);
     rt_netdev n[4];
     rt_netdev_parse(buf, size, n, 4);
     rt_pidstat ps;

@@ -1,12 +1,16 @@
 /* test_disks.c - the sampler's disk part (sample/disks.c) through the replay API on the
  * captured fixtures (proc copied to a temp dir and rewritten in place, sys as captured): disks
  * appearing and leaving between samples without losing the others' counters, rates over the
- * given elapsed time (null at 0), and each disk's mount pointers matching its mount_count. */
+ * given elapsed time (null at 0), and each disk's mount pointers matching its mount_count; the
+ * disks' own sysfs stat files read between two readings of diskstats (a copy of a fixture's sys
+ * with stat files written in), and live, against the kernel's diskstats around each sample. */
 #include "unit.h"
 
+#include <fcntl.h>
 #include <math.h>
 
 #include "resource_tracker.h"
+#include "sample/sampler_internal.h"
 #include "unit_replay.h"
 
 static char dir[64], proc[128];
@@ -303,6 +307,195 @@ static void server_nvme_lvm(void **state)
     rt_sampler_free(s);
 }
 
+
+/* ---- the disks' own stat files (0.18) ------------------------------------------------------ */
+
+static char sys[128];
+
+/* Writes <sys>/block/<disk>/stat with r sectors read and w written (15 fields, as 4.18+). */
+static void put_stat(const char *disk, unsigned long r, unsigned long w)
+{
+    char text[160], rel[128];
+    snprintf(text, sizeof text, "%8u %8u %8lu %8u %8u %8u %8lu %8u %8u %8u %8u %8u %8u %8u %8u\n", 1000, 10, r, 500,
+             2000, 20, w, 800, 0, 900, 1300, 5, 0, 80, 1);
+    snprintf(rel, sizeof rel, "block/%s/stat", disk);
+    unit_put(sys, rel, text);
+}
+
+static void put_diskstats(unsigned long sda_r, unsigned long sda_w, bool with_sdb, bool with_sdc)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "   8       0 sda 1000 10 %lu 500 2000 20 %lu 800 0 900 1300\n"
+             "%s%s"
+             " 104       0 cciss/c0d0 1000 10 100000 500 2000 20 200000 800 0 900 1300\n",
+             sda_r, sda_w, with_sdb ? "   8      16 sdb 1000 10 7000 500 2000 20 9000 800 0 900 1300 5 0 80 1\n" : "",
+             with_sdc ? "   8      32 sdc 1000 10 777 500 2000 20 888 800 0 900 1300 5 0 80 1 40 12\n" : "");
+    unit_put(proc, "diskstats", text);
+}
+
+static void stat_files_between_diskstats(void **state)
+{
+    (void)state;
+    unit_copy_fixture("awkward/proc", proc);
+    put_diskstats(5000, 8000, true, false);
+    snprintf(sys, sizeof sys, "%s/sys", dir);
+    unit_copy_fixture("awkward/sys", sys);
+    put_stat("sda", 5000, 8000);
+    put_stat("sdb", 7000, 9000);
+    put_stat("cciss!c0d0", 100000, 200000); /* '/' spelled '!' */
+    put_stat("sdc", 777, 888);              /* there, but not in diskstats yet */
+    rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
+    o.proc_root = proc;
+    o.sys_root = sys;
+    rt_sampler *s = NULL;
+    assert_int_equal(rt_sampler_new_replay(&o, fake_statvfs, NULL, &s), RT_OK);
+    /* its first reading (at creation) was diskstats'; the test's clock starts well after it,
+     * so this one is diskstats' too, and the test's times count from it */
+    const double t0 = rt_mono_secs() + 1000;
+    const rt_sample *smp;
+    rt_sampler_sample_at(s, t0, 1.7e9, &smp);
+    assert_int_equal(s->disks.ds_reads, 2);
+    assert_true(s->disks.stat_files);
+
+    /* the stat files move, diskstats does not: the sample follows the disks' own files */
+    put_stat("sda", 6024, 10048);
+    rt_sampler_sample_at(s, t0 + 2, 1.7e9 + 2, &smp);
+    assert_int_equal(s->disks.ds_reads, 2);
+    assert_int_equal(s->disks.stat_reads, 1);
+    assert_int_equal(smp->disk_count, 3);
+    const rt_disk *sda = find_disk(smp, "sda");
+    assert_int_equal(sda->read_bytes, 1024 * 512);
+    assert_int_equal(sda->write_bytes, 2048 * 512);
+    assert_true(sda->read_bytes_per_sec == 1024 * 512 / 2.0);
+    assert_int_equal(sda->read_bytes_total, 6024 * 512);
+    assert_int_equal(find_disk(smp, "sdb")->read_bytes, 0);
+    assert_int_equal(find_disk(smp, "cciss/c0d0")->write_bytes_total, 200000 * 512);
+    check_mounts(smp);
+
+    /* a disk added to diskstats shows at its next reading, RT_DISK_PROBE_SECS after the last */
+    put_diskstats(6024, 10048, true, true);
+    rt_sampler_sample_at(s, t0 + RT_DISK_PROBE_SECS - 0.5, 1.7e9 + 9, &smp);
+    assert_int_equal(smp->disk_count, 3);
+    assert_null(find_disk(smp, "sdc"));
+    rt_sampler_sample_at(s, t0 + RT_DISK_PROBE_SECS, 1.7e9 + 10, &smp);
+    assert_int_equal(s->disks.ds_reads, 3);
+    assert_int_equal(smp->disk_count, 4);
+    const rt_disk *sdc = find_disk(smp, "sdc");
+    assert_non_null(sdc);
+    assert_int_equal(sdc->read_bytes_total, 777 * 512);
+    assert_int_equal(sdc->read_bytes, 0); /* counted from when it was seen */
+    assert_int_equal(find_disk(smp, "sda")->read_bytes, 0);
+    check_mounts(smp);
+
+    /* from then on sdc's own file too */
+    put_stat("sdc", 787, 888);
+    rt_sampler_sample_at(s, t0 + 11, 1.7e9 + 11, &smp);
+    assert_int_equal(s->disks.ds_reads, 3);
+    assert_int_equal(find_disk(smp, "sdc")->read_bytes, 10 * 512);
+
+    /* a stat file that cannot be read as one: the sample is diskstats', every counter intact,
+     * and so each sample while it stays so */
+    put_diskstats(6124, 10048, true, true);
+    put_stat("sda", 6124, 10048);
+    unit_put(sys, "block/sdb/stat", "gone\n");
+    rt_sampler_sample_at(s, t0 + 12, 1.7e9 + 12, &smp);
+    assert_int_equal(s->disks.ds_reads, 4);
+    assert_int_equal(find_disk(smp, "sda")->read_bytes, 100 * 512);
+    assert_int_equal(find_disk(smp, "sdb")->read_bytes_total, 7000 * 512);
+    rt_sampler_sample_at(s, t0 + 13, 1.7e9 + 13, &smp);
+    assert_int_equal(s->disks.ds_reads, 5);
+    assert_int_equal(find_disk(smp, "sda")->read_bytes, 0);
+    /* mended: the stat files again */
+    put_stat("sdb", 7000, 9000);
+    uint64_t stat_reads = s->disks.stat_reads;
+    rt_sampler_sample_at(s, t0 + 14, 1.7e9 + 14, &smp);
+    assert_int_equal(s->disks.ds_reads, 5);
+    assert_int_equal(s->disks.stat_reads, stat_reads + 1);
+
+    /* a disk gone from diskstats leaves at its next reading; the rest count on */
+    put_diskstats(6124, 10148, false, true);
+    put_stat("sda", 6124, 10148);
+    rt_sampler_sample_at(s, t0 + 24, 1.7e9 + 24, &smp);
+    assert_int_equal(s->disks.ds_reads, 6);
+    assert_int_equal(smp->disk_count, 3);
+    assert_null(find_disk(smp, "sdb"));
+    assert_int_equal(find_disk(smp, "sda")->write_bytes, 100 * 512);
+    check_mounts(smp);
+    rt_sampler_free(s);
+}
+
+/* Reads the real /proc/diskstats into d (at most cap); returns how many. */
+static size_t live_diskstats(rt_diskstat *d, size_t cap)
+{
+    static char text[1 << 16];
+    int fd = open("/proc/diskstats", O_RDONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    ssize_t n = read(fd, text, sizeof text);
+    close(fd);
+    assert_true(n >= 0);
+    size_t k = rt_diskstats_parse(text, (size_t)n, d, cap);
+    return k < cap ? k : cap;
+}
+
+static const rt_diskstat *find_stat(const rt_diskstat *d, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(d[i].name, name) == 0)
+            return &d[i];
+    return NULL;
+}
+
+/* Live: every listed disk's totals in each sample lie between the kernel's diskstats read just
+ * before and just after it, whether the sample read diskstats or the disks' own files, while
+ * this test writes and syncs a file between the samples. */
+static void live_stat_files_match_diskstats(void **state)
+{
+    (void)state;
+    rt_sampler *s = NULL;
+    rt_sampler_options o = RT_SAMPLER_OPTIONS_INIT;
+    assert_int_equal(rt_sampler_new(&o, &s), RT_OK);
+    static rt_diskstat before[256], after[256];
+    char path[128];
+    snprintf(path, sizeof path, "%s/written", dir);
+    static char block[1 << 16];
+    memset(block, 'x', sizeof block);
+    for (int round = 0; round < 8; round++) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, block, sizeof block), (ssize_t)sizeof block);
+        fsync(fd);
+        close(fd);
+        size_t nb = live_diskstats(before, 256);
+        const rt_sample *smp;
+        assert_int_equal(rt_sampler_sample(s, &smp), RT_OK);
+        size_t na = live_diskstats(after, 256);
+        for (size_t i = 0; i < smp->disk_count; i++) {
+            const rt_disk *d = smp->disk[i];
+            const rt_diskstat *b = find_stat(before, nb, d->device), *a = find_stat(after, na, d->device);
+            if (!b || !a || d->read_bytes_total == RT_NULL_U64)
+                continue; /* a ZFS pool, or a disk that came or went just then */
+            assert_true(b->sectors_read * 512 <= d->read_bytes_total);
+            assert_true(d->read_bytes_total <= a->sectors_read * 512);
+            assert_true(b->sectors_written * 512 <= d->write_bytes_total);
+            assert_true(d->write_bytes_total <= a->sectors_written * 512);
+        }
+    }
+    /* a machine whose listed disks have their stat files read them after the first sample */
+    bool files = s->disks.ndisks > 0;
+    for (size_t i = 0; i < s->disks.ndisks; i++) {
+        char rel[300], name[128];
+        snprintf(name, sizeof name, "%s", s->disks.disks[i].info.name);
+        for (char *c = name; *c; c++)
+            *c = *c == '/' ? '!' : *c;
+        snprintf(rel, sizeof rel, "/sys/block/%s/stat", name);
+        files &= access(rel, R_OK) == 0;
+    }
+    if (files)
+        assert_true(s->disks.stat_reads >= 6);
+    rt_sampler_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -311,6 +504,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(space_and_mounts, setup, teardown),
         cmocka_unit_test_setup_teardown(vm_virtio, setup, teardown),
         cmocka_unit_test_setup_teardown(server_nvme_lvm, setup, teardown),
+        cmocka_unit_test_setup_teardown(stat_files_between_diskstats, setup, teardown),
+        cmocka_unit_test_setup_teardown(live_stat_files_match_diskstats, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

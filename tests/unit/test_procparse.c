@@ -117,6 +117,40 @@ static void diskstats_short_and_junk(void **state)
     assert_int_equal(rt_diskstats_parse(s, strlen(s), d, 4), 0);
 }
 
+/* A block device's sysfs stat file: diskstats' counters without the numbers and the name. */
+static void blockstat_files(void **state)
+{
+    (void)state;
+    uint64_t r = 0, w = 0;
+    const char *v11 = "     100       10     5000      500     2000       20     8000      800        0      900"
+                      "     1300\n";
+    assert_int_equal(rt_blockstat_parse(v11, strlen(v11), &r, &w), 0);
+    assert_int_equal(r, 5000);
+    assert_int_equal(w, 8000);
+    /* 15 and 17 fields (discards, flushes), and a future kernel's more: the same two */
+    const char *v17 = "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17\n";
+    assert_int_equal(rt_blockstat_parse(v17, strlen(v17), &r, &w), 0);
+    assert_int_equal(r, 3);
+    assert_int_equal(w, 7);
+    const char *v19 = "1 2 33 4 5 6 77 8 9 10 11 12 13 14 15 16 17 18 19";
+    assert_int_equal(rt_blockstat_parse(v19, strlen(v19), &r, &w), 0); /* no newline at the end */
+    assert_int_equal(r, 33);
+    assert_int_equal(w, 77);
+    /* too few, junk, a diskstats line (a name among the numbers), two lines, nothing */
+    static const char *const bad[] = {"1 2 3 4 5 6 7 8 9 10\n", "1 2 3 4 5 6 7 8 9 10 x\n",
+                                      "8 0 sda 1 2 3 4 5 6 7 8 9 10 11\n",
+                                      "1 2 3 4 5 6 7 8 9 10 11\n1 2 3 4 5 6 7 8 9 10 11\n", "", "\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        r = w = 42;
+        size_t len;
+        const char *b = unit_body(bad[i], &len); /* no NUL after the bytes */
+        assert_int_equal(rt_blockstat_parse(b, len, &r, &w), -1);
+        assert_int_equal(r, 42); /* untouched */
+        assert_int_equal(w, 42);
+    }
+    unit_body(NULL, NULL);
+}
+
 static void netdev_lines(void **state)
 {
     (void)state;
@@ -143,7 +177,8 @@ int main(void)
         cmocka_unit_test(stat_from_vm_capture),   cmocka_unit_test(stat_old_kernel_and_overflowing_cores),
         cmocka_unit_test(stat_rejects_missing_or_truncated), cmocka_unit_test(meminfo_fields),
         cmocka_unit_test(diskstats_field_counts), cmocka_unit_test(diskstats_vm_capture),
-        cmocka_unit_test(diskstats_short_and_junk), cmocka_unit_test(netdev_lines),
+        cmocka_unit_test(diskstats_short_and_junk),
+        cmocka_unit_test(blockstat_files), cmocka_unit_test(netdev_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -110,7 +110,7 @@ static void read_memory(rt_counters *c, rt_system_counters *o)
 static void read_disks(rt_counters *c, rt_system_counters *o)
 {
     rt_disk_part *p = &c->disks;
-    if (!rt_disk_part_snapshot(p, &c->ctx))
+    if (!rt_disk_part_snapshot(p, &c->ctx, rt_mono_secs()))
         return;
     if (rt_grow(&c->disk_out, &c->disk_cap, p->ndisks, sizeof *c->disk_out) < 0 ||
         rt_grow(&c->disk_ptrs, &c->disk_ptrs_cap, p->ndisks, sizeof *c->disk_ptrs) < 0 ||

@@ -1,6 +1,7 @@
 /* disks.c - the sampler's disk part (see disks.h). Disks are rediscovered only when the
  * names in diskstats change, mounts only when the kernel flags mountinfo (POLLPRI), so a
- * steady sample reads diskstats once and calls statvfs once per filesystem. Listed (0.17, as
+ * steady sample reads each listed disk's sysfs stat file (diskstats every RT_DISK_PROBE_SECS)
+ * and calls statvfs once per filesystem. Listed (0.17, as
  * the Rust tool, sorted by name): every whole block device but loop and ram, the virtual ones
  * (dm, md, zram) flagged; a filesystem is listed under the device it is mounted from and the physical disks
  * beneath it, and the space sums count each filesystem on a physical disk once. ZFS pools (zfs.c)
@@ -257,10 +258,12 @@ static void rediscover_disks(rt_disk_part *p, rt_sample_ctx *c)
             if (p->disks[j].info.name && strcmp(p->disks[j].info.name, p->ds[i].name) == 0) {
                 *d = p->disks[j];
                 memset(&p->disks[j], 0, sizeof p->disks[j]);
+                p->disks[j].stat_fd = -1; /* moved to d */
                 reused = true;
             }
         }
         if (!reused) {
+            d->stat_fd = -1;
             if (rt_disk_info_read(&c->roots, p->ds[i].name, &d->info) < 0)
                 continue;
             d->prev_read = p->ds[i].sectors_read;
@@ -271,8 +274,10 @@ static void rediscover_disks(rt_disk_part *p, rt_sample_ctx *c)
         k++;
     }
     qsort(nd, k, sizeof *nd, by_name);
-    for (size_t j = 0; j < p->ndisks; j++)
+    for (size_t j = 0; j < p->ndisks; j++) {
         rt_disk_info_free(&p->disks[j].info);
+        rt_close(&p->disks[j].stat_fd); /* a disk gone (a moved one's is -1 here) */
+    }
     free(p->disks);
     free(p->out);
     free(p->out_ptrs);
@@ -394,14 +399,55 @@ static void read_pools(rt_disk_part *p, rt_sample_ctx *c, bool mounts_changed)
     p->npools = n;
 }
 
-bool rt_disk_part_snapshot(rt_disk_part *p, rt_sample_ctx *c)
+/* Opens the sysfs stat file of each listed disk that has none open; p->stat_files says whether
+ * every one has. */
+static void open_stat_files(rt_disk_part *p, rt_sample_ctx *c)
 {
-    p->have_cur = false;
-    ssize_t n = rt_ctx_read_kept(c, p->diskstats_fd, "diskstats", RT_READ_SHORT_LINES, "diskstats");
-    if (n < 0) {
-        p->space_total = p->space_used = p->space_free = RT_NULL_U64;
-        return false;
+    bool all = true;
+    for (size_t d = 0; d < p->ndisks; d++) {
+        rt_disk_state *st = &p->disks[d];
+        if (st->stat_fd < 0) {
+            int fd = rt_block_stat_open(&c->roots, st->info.name);
+            st->stat_fd = fd < 0 ? -1 : fd;
+        }
+        all &= st->stat_fd >= 0;
     }
+    p->stat_files = all;
+}
+
+/* Between two readings of diskstats, each listed disk's counters from its own stat file.
+ * Returns false (diskstats to be read) when it is diskstats' turn, or when a disk's file
+ * cannot be read or parsed (that file is closed: reopened after diskstats, or the disk is
+ * gone from it). */
+static bool read_stat_files(rt_disk_part *p, double mono)
+{
+    if (!p->stat_files || p->ds_mono <= 0 || mono < p->ds_mono || mono - p->ds_mono >= RT_DISK_PROBE_SECS)
+        return false;
+    for (size_t d = 0; d < p->ndisks; d++) {
+        rt_disk_state *st = &p->disks[d];
+        char buf[512];
+        uint64_t r, w;
+        ssize_t n = rt_pread_single(st->stat_fd, buf, sizeof buf);
+        if (n <= 0 || rt_blockstat_parse(buf, (size_t)n, &r, &w) < 0) {
+            rt_close(&st->stat_fd);
+            p->stat_files = false;
+            return false;
+        }
+        st->cur_read = r;
+        st->cur_written = w;
+        st->have_cur = true;
+    }
+    p->stat_reads++;
+    return true;
+}
+
+/* Reads diskstats: the disks rediscovered when its names changed, each disk's counters from
+ * its line, the stat files (re)opened. Returns false when it cannot be read. */
+static bool read_diskstats(rt_disk_part *p, rt_sample_ctx *c, double mono)
+{
+    ssize_t n = rt_ctx_read_kept(c, p->diskstats_fd, "diskstats", RT_READ_SHORT_LINES, "diskstats");
+    if (n < 0)
+        return false;
     size_t nds = rt_diskstats_parse(c->rbuf.data, (size_t)n, p->ds, p->ds_cap);
     if (nds > p->ds_cap) {
         if (rt_grow(&p->ds, &p->ds_cap, nds, sizeof *p->ds) < 0)
@@ -409,6 +455,8 @@ bool rt_disk_part_snapshot(rt_disk_part *p, rt_sample_ctx *c)
         nds = rt_diskstats_parse(c->rbuf.data, (size_t)n, p->ds, p->ds_cap);
     }
     p->nds = nds;
+    p->ds_mono = mono;
+    p->ds_reads++;
     uint64_t sig = 1469598103934665603ull ^ nds;
     for (size_t i = 0; i < nds; i++)
         sig = rt_hash_str(sig, p->ds[i].name);
@@ -416,13 +464,6 @@ bool rt_disk_part_snapshot(rt_disk_part *p, rt_sample_ctx *c)
         p->ds_sig = sig;
         rediscover_disks(p, c);
     }
-    bool remounted = p->mounts_dirty || mountinfo_changed(p);
-    if (remounted)
-        rebuild_mounts(p, c);
-    read_space(p);
-    read_pools(p, c, remounted);
-    if (rt_grow(&p->list, &p->list_cap, p->ndisks + p->npools + 1, sizeof *p->list) < 0)
-        p->npools = 0; /* the disks' pointers fit: their array was grown before */
     /* each disk's line in this parse: usually where it was last time */
     for (size_t d = 0; d < p->ndisks; d++) {
         rt_disk_state *st = &p->disks[d];
@@ -437,6 +478,26 @@ bool rt_disk_part_snapshot(rt_disk_part *p, rt_sample_ctx *c)
             st->cur_written = p->ds[i].sectors_written;
         }
     }
+    open_stat_files(p, c);
+    return true;
+}
+
+bool rt_disk_part_snapshot(rt_disk_part *p, rt_sample_ctx *c, double mono)
+{
+    p->have_cur = false;
+    bool remounted = p->mounts_dirty || mountinfo_changed(p); /* the poll takes the kernel's flag */
+    if (remounted)
+        p->stat_files = false; /* a disk just attached and mounted: diskstats now, not in 10 s */
+    if (!read_stat_files(p, mono) && !read_diskstats(p, c, mono)) {
+        p->space_total = p->space_used = p->space_free = RT_NULL_U64;
+        return false;
+    }
+    if (remounted || p->mounts_dirty) /* the disk list was rebuilt: its mounts laid out again */
+        rebuild_mounts(p, c);
+    read_space(p);
+    read_pools(p, c, remounted);
+    if (rt_grow(&p->list, &p->list_cap, p->ndisks + p->npools + 1, sizeof *p->list) < 0)
+        p->npools = 0; /* the disks' pointers fit: their array was grown before */
     p->have_cur = true;
     return true;
 }
@@ -528,8 +589,10 @@ void rt_disk_part_close(rt_disk_part *p)
     rt_close(&p->mountinfo_fd);
     free_fs_list(p);
     free(p->fs);
-    for (size_t i = 0; i < p->ndisks; i++)
+    for (size_t i = 0; i < p->ndisks; i++) {
         rt_disk_info_free(&p->disks[i].info);
+        rt_close(&p->disks[i].stat_fd);
+    }
     free(p->disks);
     free(p->out);
     free(p->out_ptrs);

@@ -44,7 +44,7 @@ static rt_error take_reading(rt_sampler *s, double mono, double real)
     }
     any |= rt_mem_part_snapshot(&s->mem, c);
     any |= rt_psi_part_snapshot(&s->psi, c);
-    any |= rt_disk_part_snapshot(&s->disks, c);
+    any |= rt_disk_part_snapshot(&s->disks, c, mono);
     any |= rt_net_part_snapshot(&s->net, c, mono);
     rt_gpu_part_snapshot(&s->gpu);
 

@@ -98,6 +98,32 @@ int rt_meminfo_parse(const char *buf, size_t len, rt_meminfo *out)
     return (out->present & (1u << RT_MEM_TOTAL)) ? 0 : -1;
 }
 
+/* The block counters of a diskstats line after its name, or of a sysfs block stat file, from
+ * *q to le: the first 17 into v. Returns how many there are (more than 17 on a future kernel),
+ * or -1 when anything but numbers is there. */
+static int block_counters(const char **q, const char *le, uint64_t v[17])
+{
+    int nv = 0;
+    while (nv < 17) {
+        const char *save = *q;
+        if (!rt_parse_u64(q, le, &v[nv])) {
+            *q = save;
+            break;
+        }
+        nv++;
+    }
+    /* anything left must be more numbers (a future kernel's fields) */
+    const char *rest;
+    size_t rlen;
+    while (rt_next_token(q, le, &rest, &rlen)) {
+        for (size_t i = 0; i < rlen; i++)
+            if (rest[i] < '0' || rest[i] > '9')
+                return -1;
+        nv++;
+    }
+    return nv;
+}
+
 size_t rt_diskstats_parse(const char *buf, size_t len, rt_diskstat *out, size_t cap)
 {
     const char *p = buf, *end = buf + len, *line, *le;
@@ -109,27 +135,8 @@ size_t rt_diskstats_parse(const char *buf, size_t len, rt_diskstat *out, size_t 
         if (!rt_parse_u64(&q, le, &major) || !rt_parse_u64(&q, le, &minor) || major > UINT32_MAX ||
             minor > UINT32_MAX || !rt_next_token(&q, le, &tok, &tlen) || tlen == 0 || tlen >= sizeof out->name)
             continue;
-        unsigned nv = 0;
-        bool ok = true;
-        while (nv < 17) {
-            const char *save = q;
-            if (!rt_parse_u64(&q, le, &v[nv])) {
-                q = save;
-                break;
-            }
-            nv++;
-        }
-        /* Anything left must be more numbers (a future kernel's fields); junk means skip. */
-        const char *rest;
-        size_t rlen;
-        unsigned extra = 0;
-        while (rt_next_token(&q, le, &rest, &rlen)) {
-            for (size_t i = 0; i < rlen; i++)
-                if (rest[i] < '0' || rest[i] > '9')
-                    ok = false;
-            extra++;
-        }
-        if (!ok || nv < 11)
+        int nv = block_counters(&q, le, v);
+        if (nv < 11)
             continue;
         if (count < cap) {
             rt_diskstat *d = &out[count];
@@ -137,13 +144,31 @@ size_t rt_diskstats_parse(const char *buf, size_t len, rt_diskstat *out, size_t 
             d->minor = (unsigned)minor;
             memcpy(d->name, tok, tlen);
             d->name[tlen] = '\0';
-            d->nfields = 3 + nv + extra;
+            d->nfields = 3 + (unsigned)nv;
             d->sectors_read = v[2];
             d->sectors_written = v[6];
         }
         count++;
     }
     return count;
+}
+
+int rt_blockstat_parse(const char *buf, size_t len, uint64_t *sectors_read, uint64_t *sectors_written)
+{
+    const char *p = buf, *end = buf + len, *line, *le;
+    uint64_t v[17];
+    if (!rt_next_line(&p, end, &line, &le))
+        return -1;
+    const char *q = line;
+    if (block_counters(&q, le, v) < 11)
+        return -1;
+    /* one line only: a second one is no stat file */
+    const char *l2, *le2;
+    if (rt_next_line(&p, end, &l2, &le2) && l2 != le2)
+        return -1;
+    *sectors_read = v[2];
+    *sectors_written = v[6];
+    return 0;
 }
 
 size_t rt_netdev_parse(const char *buf, size_t len, rt_netdev *out, size_t cap)

@@ -68,6 +68,12 @@ typedef struct rt_diskstat {
  * exceed cap (only cap were stored): the caller grows its array and parses again. */
 size_t rt_diskstats_parse(const char *buf, size_t len, rt_diskstat *out, size_t cap);
 
+/* Parses a block device's sysfs stat file (<sys>/block/NAME/stat: diskstats' counters for that
+ * one device, without its numbers and name; 11, 15 or 17 of them on known kernels) into the
+ * sectors read and written (512-byte units). Returns 0, or -1 when it is not one line of at
+ * least 11 numbers. */
+int rt_blockstat_parse(const char *buf, size_t len, uint64_t *sectors_read, uint64_t *sectors_written);
+
 /* ---- /proc/net/dev ---------------------------------------------------------------------- */
 
 typedef struct rt_netdev {
@@ -114,6 +120,11 @@ bool rt_block_is_physical_disk(const rt_roots *r, const char *name);
  * physical disks and the virtual ones built on them or on memory (device-mapper, md, zram,
  * nbd). Without a sys root, falls back on the name (a physical disk's, or zram, dm-, md). */
 bool rt_block_is_listed(const rt_roots *r, const char *name);
+
+/* Opens the block device name's stat file under the sys root (block/NAME/stat, '/' in the name
+ * spelled '!'), to be kept open and re-read (rt_blockstat_parse). Returns the fd, or a negative
+ * errno (none there, no sys root, descriptors short: -EMFILE). */
+int rt_block_stat_open(const rt_roots *r, const char *name);
 
 /* Reads model, vendor, serial, type and capacity of disk name. Returns 0 or -1 (no memory);
  * missing attributes stay NULL. Free with rt_disk_info_free. */

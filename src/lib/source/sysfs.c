@@ -85,6 +85,17 @@ bool rt_block_is_listed(const rt_roots *r, const char *name)
     return rt_pathf(path, sizeof path, "block/%s", sname) && readlink_at(r->sys_fd, path, target, sizeof target) >= 0;
 }
 
+int rt_block_stat_open(const rt_roots *r, const char *name)
+{
+    if (r->sys_fd < 0)
+        return -ENOENT;
+    char sname[128], path[256];
+    sysfs_name(sname, sizeof sname, name);
+    if (!rt_pathf(path, sizeof path, "block/%s/stat", sname))
+        return -ENAMETOOLONG;
+    return rt_open_keep(r->sys_fd, path);
+}
+
 /* Reads the sysfs attribute at path, trimmed; returns a heap string, or NULL when it is
  * absent, unreadable or empty. */
 static char *read_trimmed(const rt_roots *r, const char *path)
