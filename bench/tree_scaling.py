@@ -16,6 +16,8 @@ tool-group writes JSON lines: its last sample's walk cadence (process.walk_perio
 oldest its PSS and per-process figures get, issue 31's two clocks) is printed beside it, and it
 is measured over --tool-seconds (default 60: a window that holds its slowest walks, so each
 walk's cost is amortized over the samples it serves).
+Every tracker writes its output to a file on the same file system (the tool and the Python
+tracker their samples, the others their standard output), as a user keeps it.
 For each: CPU per sample in µs (the on-CPU time, schedstat, of the tracker's own threads and of
 any process it started, over the samples it should have taken in the window; the walk's cost is
 so amortized over the samples it serves) and its peak RSS in KiB (VmHWM; for the Python tracker
@@ -159,6 +161,9 @@ def run_one(a, tracker, job, secs, d):
     window = a.tool_seconds if tracker == "tool-group" else a.seconds
     jobargs = ["tree", ready, str(job)] if job != "storm" else ["storm", ready, str(window + 30)]
     out = os.path.join(d, "out")
+    # every tracker writes what it reads to a file of the same file system (the tool with -o,
+    # the others their standard output), so each pays for its own output as a user keeps it
+    sink = open(out, "wb") if tracker in ("top", "pidstat", "vmstat") else None
     env = dict(os.environ, TRACKER_CLOUD_DISCOVERY="0", TRACKER_KEEPER_URL="off")
     interval = f"{secs:g}"
     procs, job_proc, root = [], None, None
@@ -177,13 +182,13 @@ def run_one(a, tracker, job, secs, d):
             procs = [subprocess.Popen([a.tracker, "-i", interval, "-f", "json", "-o", out], env=env,
                                       stderr=subprocess.DEVNULL)]
         elif tracker == "top":
-            procs = [subprocess.Popen(["top", "-b", "-d", interval], stdout=subprocess.DEVNULL)]
+            procs = [subprocess.Popen(["top", "-b", "-d", interval], stdout=sink)]
         elif tracker == "pidstat":
             pids = ",".join(str(p) for p in [root] + descendants(root))
             procs = [subprocess.Popen(["pidstat", "-h", "-u", "-r", "-d", "-p", pids, interval],
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+                                      stdout=sink, stderr=subprocess.DEVNULL)]
         elif tracker == "vmstat":
-            procs = [subprocess.Popen(["vmstat", "-n", interval], stdout=subprocess.DEVNULL)]
+            procs = [subprocess.Popen(["vmstat", "-n", interval], stdout=sink)]
         elif tracker == "python":
             code = ("import sys; sys.path.insert(0, sys.argv[1]);"
                     "from resource_tracker.tracker import ProcessTracker;"
@@ -221,6 +226,8 @@ def run_one(a, tracker, job, secs, d):
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
+    if sink:
+        sink.close()
     expected = elapsed / secs
     taken = (lines1 - lines0) if lines0 is not None and lines1 is not None else None
     if os.path.exists(out):
