@@ -323,7 +323,8 @@ typedef struct rt_cgroup {
                                     * same interval is taken as held at the peak). For an own
                                     * group the first interval starts at an empty group; for
                                     * another, at the first reading. NaN without memory.stat */
-    /* added in 0.18: the charge by kind, from memory.stat each sample (NaN without it, and for
+    /* added in 0.18: the charge by kind, from memory.stat (read again when the charge or its
+     * peak moved, at least every 5 s, as memory_reclaimable_mib is; NaN without it, and for
      * a group that holds other processes than the tree's): with the group's own, they give
      * the job's memory between two walks of its processes (see rt_process.walk_age_secs) */
     double memory_anon_mib;  /* anonymous memory (v2 anon, v1 total_rss): heaps and stacks */

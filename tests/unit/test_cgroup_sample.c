@@ -289,8 +289,23 @@ static void unreclaimable_peak(void **unused)
     st.cache = 10ull << 20;
     smp = next(s, &mono);
     NEAR(smp->process->cgroup->memory_unreclaimable_peak_mib, 900.0);
+    /* memory.stat changed, the charge and its peak did not (to the byte): what it said is kept
+     * for up to RT_CG_MEMSTAT_MAX_AGE_SECS (a charge that holds is memory that neither grew nor
+     * shrank), then read again */
+    st.cache = 20ull << 20;
+    smp = next(s, &mono);
+    NEAR(smp->process->cgroup->memory_reclaimable_mib, 10.0);
+    mono += RT_CG_MEMSTAT_MAX_AGE_SECS - 1.0; /* next() adds the last second */
+    smp = next(s, &mono);
+    NEAR(smp->process->cgroup->memory_reclaimable_mib, 20.0);
+    /* and at once when the charge moves */
+    st.cache = 30ull << 20;
+    st.mem += 4096;
+    smp = next(s, &mono);
+    NEAR(smp->process->cgroup->memory_reclaimable_mib, 30.0);
     /* memory.stat without its figures: nothing reclaimable known, the peak so far stays */
     st.cache = ~0ull;
+    st.mem += 4096;
     smp = next(s, &mono);
     assert_true(isnan(smp->process->cgroup->memory_reclaimable_mib));
     NEAR(smp->process->cgroup->memory_unreclaimable_peak_mib, 900.0);

@@ -88,6 +88,13 @@ struct rt_cg_group {
     int quota_h, quota_l; /* the level holding the tightest quota; quota_h -1: none */
     uint64_t quota_usec, period_usec, mem_limit, mem_high;
     uint64_t pids_limit;
+    /* memory.stat as last read (rt_cg_group_read_at reads it again only when the charge or its
+     * peak moved, or RT_CG_MEMSTAT_MAX_AGE_SECS passed): the charge and peak it was read at, and
+     * what it said */
+    bool have_mem_stat;
+    double mem_stat_mono;
+    uint64_t mem_stat_charge, mem_stat_peak;
+    uint64_t mem_reclaimable, mem_anon, mem_file, mem_shmem;
 };
 
 /* ---- locating a group ------------------------------------------------------------------------ */
@@ -463,6 +470,42 @@ static void read_limits(rt_cg_group *g, rt_buf *buf)
     g->pids_limit = min_u64(min_limit(g, buf, RT_CG_UNIFIED, V2_PIDS_MAX), min_limit(g, buf, RT_CG_PIDS, V1_PIDS_MAX));
 }
 
+/* memory.stat's reclaimable memory and kinds into out (whose charge and peak are read): read
+ * again when the charge or its peak moved since it last was, RT_CG_MEMSTAT_MAX_AGE_SECS passed,
+ * time went back or is not told (mono NaN); else what it said then. A group whose charge holds
+ * to the byte (the kernel charges in batches of pages) is one whose memory did not grow or
+ * shrink; what its kinds may trade among themselves meanwhile shows within the age. */
+static void read_memory_stat(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_reading *out)
+{
+    if (g->no_mem_stat)
+        return;
+    if (g->have_mem_stat && !isnan(mono) && mono >= g->mem_stat_mono &&
+        mono - g->mem_stat_mono < RT_CG_MEMSTAT_MAX_AGE_SECS && out->memory_bytes != RT_NULL_U64 &&
+        out->memory_bytes == g->mem_stat_charge && out->memory_peak_bytes == g->mem_stat_peak) {
+        out->memory_reclaimable_bytes = g->mem_reclaimable;
+        out->memory_anon_bytes = g->mem_anon;
+        out->memory_file_bytes = g->mem_file;
+        out->memory_shmem_bytes = g->mem_shmem;
+        return;
+    }
+    g->have_mem_stat = false;
+    uint64_t reclaimable;
+    if (!rd(g->f[F_V2_MEM_STAT], buf) && !rd(g->f[F_V1_MEM_STAT], buf))
+        return;
+    if (rt_cg_parse_memory_stat(buf->data, buf->len, &reclaimable) == 0)
+        out->memory_reclaimable_bytes = reclaimable;
+    rt_cg_parse_memory_kinds(buf->data, buf->len, &out->memory_anon_bytes, &out->memory_file_bytes,
+                             &out->memory_shmem_bytes);
+    g->have_mem_stat = !isnan(mono);
+    g->mem_stat_mono = mono;
+    g->mem_stat_charge = out->memory_bytes;
+    g->mem_stat_peak = out->memory_peak_bytes;
+    g->mem_reclaimable = out->memory_reclaimable_bytes;
+    g->mem_anon = out->memory_anon_bytes;
+    g->mem_file = out->memory_file_bytes;
+    g->mem_shmem = out->memory_shmem_bytes;
+}
+
 void rt_cg_group_read(rt_cg_group *g, rt_buf *buf, rt_cg_reading *out)
 {
     rt_cg_group_read_at(g, buf, NAN, out);
@@ -507,13 +550,7 @@ void rt_cg_group_read_at(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_reading
     /* memory */
     out->memory_bytes = first_value(g, buf, F_V2_MEM_CUR, F_V1_MEM_USAGE);
     out->memory_peak_bytes = first_value(g, buf, F_V2_MEM_PEAK, F_V1_MEM_PEAK);
-    uint64_t reclaimable;
-    if (!g->no_mem_stat && (rd(g->f[F_V2_MEM_STAT], buf) || rd(g->f[F_V1_MEM_STAT], buf))) {
-        if (rt_cg_parse_memory_stat(buf->data, buf->len, &reclaimable) == 0)
-            out->memory_reclaimable_bytes = reclaimable;
-        rt_cg_parse_memory_kinds(buf->data, buf->len, &out->memory_anon_bytes, &out->memory_file_bytes,
-                                 &out->memory_shmem_bytes);
-    }
+    read_memory_stat(g, buf, mono, out);
     out->memory_limit_bytes = g->mem_limit;
     out->memory_high_bytes = g->mem_high;
     if (rd(g->f[F_V2_MEM_EVENTS], buf)) {
@@ -585,6 +622,8 @@ long rt_cg_group_procs_at(rt_cg_group *g, int k, rt_buf *buf, int64_t *out, size
 
 void rt_cg_group_read_memory_stat(rt_cg_group *g, bool on)
 {
+    if (g->no_mem_stat == on)
+        g->have_mem_stat = false; /* turned on or off: nothing kept holds */
     g->no_mem_stat = !on;
 }
 
