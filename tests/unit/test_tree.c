@@ -233,8 +233,9 @@ static void dead_tree_shows_nothing_more(void **state)
 /* The walk's clock (rt_tree_part_walk_due): every reading walks without the job's own group or
  * with walk_max_age 0; with one, a walk is due once its figures are as old as the walk's cost
  * allows at RT_WALK_BUDGET, sooner at RT_WALK_MOVED_BUDGET once the group's tasks changed or its
- * memory moved by RT_WALK_MOVED_SHARE, at once after the root was reaped or when the group
- * emptied, and never later than walk_max_age. */
+ * memory moved by RT_WALK_MOVED_SHARE, at once when its memory rose that much above the most any
+ * walk saw, after the root was reaped or when the group emptied, and never later than
+ * walk_max_age. */
 static void walk_clock(void **state)
 {
     (void)state;
@@ -247,7 +248,7 @@ static void walk_clock(void **state)
     p.walk_mono = 100.0;
     p.walk_cost_secs = 0.001; /* 1 ms a walk: every 2 s at 0.05% of a core, 0.2 s when moved */
     p.walk_pids = 10;
-    p.walk_memory = 1000;
+    p.walk_memory = p.walk_memory_high = 1000;
     assert_false(rt_tree_part_walk_due(&p, &k, 100.1));
     NEAR(p.walk_period, 0.001 / RT_WALK_BUDGET);
     assert_false(rt_tree_part_walk_due(&p, &k, 101.9));
@@ -271,18 +272,33 @@ static void walk_clock(void **state)
     assert_false(rt_tree_part_walk_due(&p, &k, 100.19));
     assert_true(rt_tree_part_walk_due(&p, &k, 100.201));
     k.pids = 10;
-    /* memory: 4% is no move, 5% is (either way) and walks at once, whatever the cost; from
-     * nothing any growth */
+    /* memory: 4% is no move; 5% above the most any walk saw walks at once, whatever the cost;
+     * 5% down is a move (due at the moved budget), not a new high */
     k.memory_bytes = 1040;
     assert_false(rt_tree_part_walk_due(&p, &k, 100.001));
+    assert_false(rt_tree_part_walk_due(&p, &k, 100.201));
     k.memory_bytes = 1050;
     assert_true(rt_tree_part_walk_due(&p, &k, 100.001));
     k.memory_bytes = 950;
+    assert_false(rt_tree_part_walk_due(&p, &k, 100.19));
+    assert_true(rt_tree_part_walk_due(&p, &k, 100.201));
+    /* a swing back up to what an earlier walk saw (the last walked at 950, the most 1050): a
+     * move, not a new high; above 1050 by 5%, at once */
+    p.walk_memory = 950;
+    p.walk_memory_high = 1050;
+    k.memory_bytes = 1050;
+    assert_false(rt_tree_part_walk_due(&p, &k, 100.001));
+    assert_true(rt_tree_part_walk_due(&p, &k, 100.201));
+    k.memory_bytes = 1103;
     assert_true(rt_tree_part_walk_due(&p, &k, 100.001));
-    p.walk_memory = 0;
+    /* from nothing any growth; with no high yet any reading */
+    p.walk_memory = p.walk_memory_high = 0;
     k.memory_bytes = 1;
     assert_true(rt_tree_part_walk_due(&p, &k, 100.001));
-    p.walk_memory = k.memory_bytes = 1000;
+    p.walk_memory_high = RT_NULL_U64;
+    k.memory_bytes = 0;
+    assert_true(rt_tree_part_walk_due(&p, &k, 100.001));
+    p.walk_memory = p.walk_memory_high = k.memory_bytes = 1000;
     /* the group emptied: at once, whatever the cost */
     p.walk_cost_secs = 10;
     k.pids = 0;

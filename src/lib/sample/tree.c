@@ -13,6 +13,7 @@ int rt_tree_part_open(rt_tree_part *p, rt_sample_ctx *c, int64_t root, bool own_
     p->root_pid = root;
     p->walk_max_age = walk_max_age_secs;
     p->walk_period = NAN;
+    p->walk_memory_high = RT_NULL_U64;
     p->pss_max_age = p->pss_age_set = pss_max_age_secs;
     p->from_zero = own_children;
     p->tree = rt_proctree_new(&c->roots, root, own_children, &c->log, c->clk_tck, pss_max_age_secs);
@@ -28,6 +29,16 @@ static bool moved(uint64_t v, uint64_t mark, double share)
     return mark == 0 ? d > 0 : d >= share * (double)mark;
 }
 
+/* Whether v rose above high by share of high or more (from no high yet: any value). */
+static bool rose(uint64_t v, uint64_t high, double share)
+{
+    if (v == RT_NULL_U64)
+        return false;
+    if (high == RT_NULL_U64)
+        return true;
+    return high == 0 ? v > 0 : (double)v >= (1.0 + share) * (double)high;
+}
+
 bool rt_tree_part_walk_due(rt_tree_part *p, const rt_tree_clock *k, double mono)
 {
     p->walk_period = NAN;
@@ -40,9 +51,10 @@ bool rt_tree_part_walk_due(rt_tree_part *p, const rt_tree_clock *k, double mono)
         return true;
     if (k->pids == 0 && p->walk_pids != 0)
         return true; /* the group emptied: the job's last figures */
-    if (moved(k->memory_bytes, p->walk_memory, RT_WALK_MOVED_SHARE))
-        return true; /* memory moved: its peaks feed the answers (PSS, RSS peak), walked at once */
-    bool changed = k->pids != RT_NULL_I64 && k->pids != p->walk_pids;
+    if (rose(k->memory_bytes, p->walk_memory_high, RT_WALK_MOVED_SHARE))
+        return true; /* a new high: the peaks feed the answers (PSS, RSS peak), walked at once */
+    bool changed = (k->pids != RT_NULL_I64 && k->pids != p->walk_pids) ||
+                   moved(k->memory_bytes, p->walk_memory, RT_WALK_MOVED_SHARE);
     return changed && age >= fmin(cost / RT_WALK_MOVED_BUDGET, p->walk_max_age);
 }
 
@@ -77,6 +89,8 @@ void rt_tree_part_snapshot(rt_tree_part *p, double mono, bool walk, const rt_tre
     p->walk_mono = mono;
     p->walk_pids = k ? k->pids : RT_NULL_I64;
     p->walk_memory = k ? k->memory_bytes : RT_NULL_U64;
+    if (p->walk_memory != RT_NULL_U64 && (p->walk_memory_high == RT_NULL_U64 || p->walk_memory > p->walk_memory_high))
+        p->walk_memory_high = p->walk_memory;
 }
 
 /* Adds cur - prev of a counter to *acc (nothing when it went backwards); returns the delta. */

@@ -60,8 +60,11 @@ typedef struct rt_tree_clock {
 
 /* The walk's budget: its CPU time over the time since the previous walk, in cores. The walk
  * runs once its figures are as old as its last cost allows at RT_WALK_BUDGET (0.05% of one
- * core), sooner (at RT_WALK_MOVED_BUDGET: 0.5%) once the group's tasks changed, at once when its
- * memory moved by RT_WALK_MOVED_SHARE since the last walk, and never later than walk_max_age. */
+ * core), sooner (at RT_WALK_MOVED_BUDGET: 0.5%) once the group's tasks changed or its memory
+ * moved by RT_WALK_MOVED_SHARE since the last walk, at once when its memory rose by
+ * RT_WALK_MOVED_SHARE above the most any walk saw (a new high: the peaks feed the answers; a
+ * job whose memory swings within what was walked, a fork storm's, is not walked at each swing),
+ * and never later than walk_max_age. */
 #define RT_WALK_BUDGET 0.0005
 #define RT_WALK_MOVED_BUDGET 0.005
 #define RT_WALK_MOVED_SHARE 0.05
@@ -118,6 +121,7 @@ typedef struct rt_tree_part {
     double walk_period;     /* the cadence the clock keeps now; NaN: every reading walks */
     int64_t walk_pids;      /* the group's tasks at the last walk */
     uint64_t walk_memory;   /* and its memory (rt_tree_clock.memory_bytes) */
+    uint64_t walk_memory_high; /* the most memory any walk saw (RT_NULL_U64: none yet) */
 } rt_tree_part;
 
 /* Starts tracking the tree of root (0: none) and, with own_children, the caller's children.
