@@ -195,7 +195,9 @@ def run_one(a, tracker, job, secs, d):
                     "ProcessTracker(pid=int(sys.argv[2]), interval=float(sys.argv[3]), output_file=sys.argv[4])")
             procs = [subprocess.Popen([sys.executable, "-c", code, a.python_tracker_src, str(root), interval, out],
                                       stderr=subprocess.DEVNULL)]
-    time.sleep(max(1.5, 2 * secs, a.warmup))  # start-up and the first full walk left out of the window
+    # start-up and the first full walk left out of the window; --warmup, the tool's learning
+    # walks too (the peers learn nothing)
+    time.sleep(max(1.5, 2 * secs, a.warmup if tracker.startswith("tool") else 0))
     mine = lambda: [p.pid for p in procs] + ([] if tracker in ("tool-group",) else
                                               [c for p in procs for c in descendants(p.pid)])
     counted = tracker.startswith("tool") or tracker in ("machine", "python")
@@ -266,7 +268,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=10)
     ap.add_argument("--tool-seconds", type=float, default=60)
     ap.add_argument("--warmup", type=float, default=0,
-                    help="seconds left out before the window (at least 1.5 and two intervals): with the tool "
+                    help="seconds left out before the tool's window (at least 1.5 and two intervals): with the tool "
                          "wrapping the job, its walks learn their cost while the tree is built under it")
     ap.add_argument("--trackers", default="machine,tool-group,tool-pid,top,pidstat,python,vmstat")
     ap.add_argument("--python-tracker-src", default=os.environ.get("PYTHON_TRACKER_SRC"))
