@@ -519,8 +519,10 @@ def test_signal_flood(tmp_path):
     reader.join()
     assert messages(err) == [], err
     samples = parse(lines)
-    assert len(samples) >= 5
-    check_grid([s["timestamp_secs"] for s in samples[:-1]], 0.1)  # the last one is the partial interval
+    assert len(samples) >= 6
+    # the first sample (before the flood; under valgrind its cold walk can end most of an
+    # interval late) and the last (the partial interval) left out
+    check_grid([s["timestamp_secs"] for s in samples[1:-1]], 0.1)
 
 
 def test_sigchld_flood():
