@@ -332,6 +332,131 @@ static void walk_clock(void **state)
     NEAR(p.walk_cost_secs, 0.02);
 }
 
+/* A tree part driven by hand (rt_tree_part_delta on totals set in p.cur, the group's figures in
+ * cg and grp), as the sampler drives it in wrapper mode: the job's own group, counted from zero,
+ * a machine of 2 cores. */
+typedef struct part_fx {
+    rt_sample_ctx c;
+    rt_gpu_part g;
+    rt_tree_part p;
+    rt_cgroup cg;
+    rt_tree_group grp;
+    rt_cpu m;
+} part_fx;
+
+static void fx_open(part_fx *f)
+{
+    memset(f, 0, sizeof *f);
+    assert_int_equal(rt_roots_open(&f->c.roots, proc, "/nonexistent"), RT_OK);
+    f->c.clk_tck = 100;
+    assert_int_equal(rt_gpu_part_open(&f->g, &f->c, "/nonexistent/libnvidia-ml.so.1"), 0);
+    assert_int_equal(rt_tree_part_open(&f->p, &f->c, 0, true, 30.0, 60.0), 0);
+    f->cg.own = f->cg.exclusive = true;
+    f->grp = (rt_tree_group){.cgroup = &f->cg, .exclusive = true, .cpu_ns = 0, .user_share = 1.0};
+    f->m.core_count = 2;
+    f->p.group_first = true;
+}
+
+/* One reading of elapsed seconds: the group's CPU at group_ms, forks made meanwhile. */
+static void fx_read(part_fx *f, double elapsed, uint64_t group_ms, uint64_t forks)
+{
+    f->grp.cpu_ns = group_ms * 1000000;
+    rt_tree_part_delta(&f->p, elapsed, &f->m, forks, &f->g, 0.0, &f->grp);
+    rt_tree_part_commit(&f->p);
+}
+
+/* A walk's reading: the walk's own CPU total at walk_ms, live processes of the tree running. */
+static void fx_walk(part_fx *f, double elapsed, uint64_t group_ms, uint64_t walk_ms, int64_t running,
+                    uint64_t forks)
+{
+    f->p.walked = true;
+    f->p.cur.utime_ns = walk_ms * 1000000;
+    f->p.cur.running = running;
+    fx_read(f, elapsed, group_ms, forks);
+    f->p.walked = false;
+}
+
+static void fx_close(part_fx *f)
+{
+    rt_tree_part_close(&f->p);
+    rt_gpu_part_close(&f->g);
+    rt_roots_close(&f->c.roots);
+}
+
+/* The job's own group read before the walk (the two clocks): a walk that ran later than the
+ * group's read (the tracker preempted between the two, or a long walk) saw CPU that the group's
+ * reading does not hold yet. That lead is no CPU of the interval: a process busy on one core
+ * shows one core, walked or not; a lead the next reading of the group still falls short of
+ * (what the group missed) counts then; and with nothing of the tree running the walk counts at
+ * once. With the group read after the walk (a pid's exclusive group) the walk's total now is
+ * the floor. */
+static void walk_lead_not_booked(void **state)
+{
+    (void)state;
+    part_fx f;
+    fx_open(&f);
+    f.m.utilization_pct = 2.0; /* the machine busy: no cap below 2 cores */
+    fx_walk(&f, 0.0, 0, 0, 1, RT_NULL_U64); /* the baseline (counted from zero) */
+    fx_walk(&f, 0.1, 100, 131, 1, RT_NULL_U64); /* the walk 31 ms after the group's read */
+    NEAR(f.p.out.cores_used, 1.0);
+    fx_read(&f, 0.1, 200, RT_NULL_U64);
+    NEAR(f.p.out.cores_used, 1.0);
+    fx_walk(&f, 0.1, 300, 340, 1, RT_NULL_U64);
+    NEAR(f.p.out.cores_used, 1.0);
+    NEAR(f.p.out.cpu_secs_total, 0.3);
+    /* a walk ahead of every later reading of the group (CPU the group missed): counted one
+     * reading late, and the total is the walk's */
+    fx_walk(&f, 0.1, 400, 600, 1, RT_NULL_U64);
+    NEAR(f.p.out.cores_used, 1.0);
+    fx_read(&f, 0.1, 450, RT_NULL_U64);
+    NEAR(f.p.out.cpu_secs_total, 0.6);
+    NEAR(f.p.out.cores_used, 2.0);
+    /* the tree ended: the walk's lead counts at once */
+    fx_walk(&f, 0.1, 500, 700, 0, RT_NULL_U64);
+    NEAR(f.p.out.cpu_secs_total, 0.7);
+    NEAR(f.p.out.cores_used, 1.0);
+    /* the group read after the walk */
+    f.p.group_first = false;
+    fx_walk(&f, 0.1, 800, 900, 1, RT_NULL_U64);
+    NEAR(f.p.out.cpu_secs_total, 0.9);
+    fx_close(&f);
+}
+
+/* The interval's cores held to the tree's tasks: no more than the tree had at either end of the
+ * interval plus every task the machine made in it. The kernel's counters take a running task's
+ * time in at its next tick, so the last sample, taken 1 ms after the one before as a
+ * single-threaded command ends, held 3 ms of CPU (1.93 cores before the cap, in CI's run): one
+ * core shows, the rest is carried, and dropped once nothing of the tree runs (the total keeps
+ * it). A fork in the interval raises the cap by one; unknown forks set no cap. */
+static void tasks_hold_the_cores(void **state)
+{
+    (void)state;
+    part_fx f;
+    fx_open(&f);
+    f.m.utilization_pct = NAN; /* no tick of the machine's in so short an interval */
+    f.cg.pids = 1;
+    fx_walk(&f, 0.0, 0, 0, 1, RT_NULL_U64); /* the baseline */
+    fx_read(&f, 0.1, 100, 0);
+    NEAR(f.p.out.cores_used, 1.0);
+    /* without the fork, one core at most (the rest carried); with one, two */
+    fx_read(&f, 0.01, 115, 0);
+    NEAR(f.p.out.cores_used, 1.0);
+    fx_read(&f, 0.01, 125, 1);
+    NEAR(f.p.out.cores_used, 1.5);
+    /* unknown forks: no cap of the tasks' (the machine's cores still hold) */
+    fx_read(&f, 0.01, 143, RT_NULL_U64);
+    NEAR(f.p.out.cores_used, 1.8);
+    /* the command ended: the last reading 1 ms later holds 3 ms; one core shows, the rest is
+     * dropped with nothing running, the total keeps it */
+    f.cg.pids = 0;
+    fx_walk(&f, 0.001, 146, 146, 0, 0);
+    NEAR(f.p.out.cores_used, 1.0);
+    NEAR(f.p.out.cpu_secs_total, 0.146);
+    NEAR(f.p.dropped_ns, 2e6);
+    fx_close(&f);
+}
+
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -339,6 +464,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(counters_backwards_keep_total, setup, teardown),
         cmocka_unit_test_setup_teardown(dead_tree_shows_nothing_more, setup, teardown),
         cmocka_unit_test(walk_clock),
+        cmocka_unit_test_setup_teardown(walk_lead_not_booked, setup, teardown),
+        cmocka_unit_test_setup_teardown(tasks_hold_the_cores, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -121,6 +121,7 @@ int rt_cpu_part_open(rt_cpu_part *p, rt_sample_ctx *c)
     p->loadavg_fd = p->list_fd = -1;
     p->fd = rt_ctx_open_kept(c, "stat");
     p->procs_running = p->all_processes = RT_NULL_I64;
+    p->forks = p->prev_forks = p->forks_delta = RT_NULL_U64;
     p->walk_share = RT_CPU_WALK_SHARE;
     p->walk_burst = p->walk_tokens = RT_CPU_WALK_BURST_SECS;
     if (p->fd == -1)
@@ -245,6 +246,7 @@ bool rt_cpu_part_snapshot(rt_cpu_part *p, rt_sample_ctx *c)
     uint64_t forks;
     bool have_forks = n >= 0 && stat_forks(c->rbuf.data, (size_t)n, &forks);
     count_processes(p, c, have_forks ? &forks : NULL); /* c->rbuf (stat's text) is left as it is */
+    p->forks = have_forks ? forks : RT_NULL_U64;
     if (n < 0)
         return false;
     rt_stat st = {.cores = p->cur, .core_cap = p->cap};
@@ -286,8 +288,11 @@ void rt_cpu_part_delta(rt_cpu_part *p, const rt_sample_ctx *c)
     o->all_process_count = p->all_processes;
     o->per_core_pct = p->per_core;
     o->core_count = p->have_cur ? p->ncur : 0;
+    p->forks_delta = RT_NULL_U64;
     if (!p->have_cur || !p->have_prev)
         return;
+    if (p->forks != RT_NULL_U64 && p->prev_forks != RT_NULL_U64)
+        p->forks_delta = rt_delta_u64(p->forks, p->prev_forks);
     double busy_cores = 0;
     uint64_t user = 0, sys = 0;
     bool any = false, matched = false;
@@ -325,6 +330,7 @@ void rt_cpu_part_commit(rt_cpu_part *p)
     p->prev = p->cur;
     p->cur = t;
     p->nprev = p->ncur;
+    p->prev_forks = p->forks;
     p->have_prev = true;
 }
 

@@ -40,6 +40,9 @@ typedef struct rt_cpu_part {
     double walk_tokens_mono;   /* when walk_tokens was last topped up (0: never) */
     uint64_t walks;            /* walks done (tests and benchmarks read it) */
     uint64_t walks_deferred;   /* samples that carried a count the counters said may be stale */
+    uint64_t forks, prev_forks; /* /proc/stat's `processes` (tasks made since boot) now and at the
+                                 * previous reading; RT_NULL_U64 when not read */
+    uint64_t forks_delta;      /* tasks the machine made in the interval; RT_NULL_U64: unknown */
     rt_cpu out;
 } rt_cpu_part;
 
@@ -48,7 +51,8 @@ int rt_cpu_part_open(rt_cpu_part *p, rt_sample_ctx *c);
 /* Reads and parses /proc/stat into the current reading, and counts every process when the
  * count may have changed (within the walk budget). Returns whether /proc/stat could be read. */
 bool rt_cpu_part_snapshot(rt_cpu_part *p, rt_sample_ctx *c);
-/* Fills p->out from the current and previous readings (null where either is missing). */
+/* Fills p->out and p->forks_delta from the current and previous readings (null where either
+ * is missing). */
 void rt_cpu_part_delta(rt_cpu_part *p, const rt_sample_ctx *c);
 /* Makes the current reading the previous one (a failed snapshot keeps the old previous). */
 void rt_cpu_part_commit(rt_cpu_part *p);

@@ -75,7 +75,7 @@ static rt_error take_reading(rt_sampler *s, double mono, double real)
     o->pressure = rt_psi_part_delta(&s->psi, elapsed);
     if (s->has_tree) {
         const rt_tree_group *group = rt_cg_part_delta(&s->cg, elapsed);
-        rt_tree_part_delta(&s->tree, elapsed, &s->cpu.out, &s->gpu, mono, group);
+        rt_tree_part_delta(&s->tree, elapsed, &s->cpu.out, s->cpu.forks_delta, &s->gpu, mono, group);
         s->cpu.out.process_cores_used = s->tree.out.cores_used;
         s->cpu.out.process_child_count = s->tree.out.child_count;
         o->process = &s->tree.out;

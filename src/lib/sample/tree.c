@@ -14,6 +14,7 @@ int rt_tree_part_open(rt_tree_part *p, rt_sample_ctx *c, int64_t root, bool own_
     p->walk_max_age = walk_max_age_secs;
     p->walk_period = NAN;
     p->walk_memory_high = RT_NULL_U64;
+    p->tasks_prev = RT_NULL_I64;
     p->pss_max_age = p->pss_age_set = pss_max_age_secs;
     p->from_zero = own_children;
     p->tree = rt_proctree_new(&c->roots, root, own_children, &c->log, c->clk_tck, pss_max_age_secs);
@@ -71,6 +72,7 @@ void rt_tree_part_learn_cost(rt_tree_part *p, double cost)
 void rt_tree_part_snapshot(rt_tree_part *p, double mono, bool walk, const rt_tree_clock *k)
 {
     p->walked = walk;
+    p->group_first = k != NULL;
     if (!walk)
         return; /* cur stays the last walk's: nothing of the walk grows in this interval */
     double pss_age = isnan(p->walk_period) || !(p->pss_max_age > 0) /* 0: every walk re-reads, as asked */
@@ -102,8 +104,9 @@ static uint64_t accumulate(uint64_t *acc, uint64_t cur, uint64_t prev)
 }
 
 /* Reports the interval's CPU: what was counted now plus what earlier intervals could not
- * show, scaled down to the machine's busy time in the interval when it is more. */
-static void report_cpu(rt_tree_part *p, uint64_t dut, uint64_t dst, double elapsed, const rt_cpu *m)
+ * show, scaled down to the machine's busy time in the interval when it is more, or to the
+ * most tasks the tree can have run in it (tasks: in cores, INFINITY when unknown). */
+static void report_cpu(rt_tree_part *p, uint64_t dut, uint64_t dst, double elapsed, const rt_cpu *m, double tasks)
 {
     rt_process *o = &p->out;
     double want_ut = p->carry_ut_ns + (double)dut, want_st = p->carry_st_ns + (double)dst;
@@ -111,6 +114,8 @@ static void report_cpu(rt_tree_part *p, uint64_t dut, uint64_t dst, double elaps
     double cap_cores = m->core_count ? (double)m->core_count : INFINITY;
     if (!isnan(m->utilization_pct) && m->utilization_pct < cap_cores)
         cap_cores = m->utilization_pct;
+    if (tasks < cap_cores)
+        cap_cores = tasks;
     double cap_ns = elapsed > 0 ? cap_cores * elapsed * 1e9 : 0.0;
     double f = want > cap_ns ? cap_ns / want : 1.0;
     double rep_ut = want_ut * f, rep_st = want_st * f;
@@ -157,16 +162,17 @@ static bool group_counts(const rt_tree_part *p, const rt_tree_group *g)
 
 /* The interval's CPU as counted into the reported totals: the walk's growth (dut, dst), or
  * within an exclusive stretch the larger of the group's and the walk's growth since the
- * stretch began, past what has been reported since then, split by the group's user share (the
- * walk's without one). Sets *cut and *cst. */
-static void counted_cpu(rt_tree_part *p, const rt_tree_group *g, uint64_t dut, uint64_t dst, uint64_t *cut,
-                        uint64_t *cst)
+ * stretch began (walk_ns: the walk's total to compare, see floor_walk), past what has been
+ * reported since then, split by the group's user share (the walk's without one). Sets *cut
+ * and *cst. */
+static void counted_cpu(rt_tree_part *p, const rt_tree_group *g, uint64_t walk_ns, uint64_t dut, uint64_t dst,
+                        uint64_t *cut, uint64_t *cst)
 {
     *cut = dut;
     *cst = dst;
     if (!group_counts(p, g) || g->cpu_ns == RT_NULL_U64 || p->base_g_cpu == RT_NULL_U64)
         return;
-    uint64_t dg = rt_delta_u64(g->cpu_ns, p->base_g_cpu), dw = rt_delta_u64(p->ut_ns + p->st_ns, p->base_walk_cpu);
+    uint64_t dg = rt_delta_u64(g->cpu_ns, p->base_g_cpu), dw = rt_delta_u64(walk_ns, p->base_walk_cpu);
     uint64_t want = p->base_tot_cpu + (dg > dw ? dg : dw);
     uint64_t tot = p->tot_ut_ns + p->tot_st_ns;
     uint64_t d = want > tot ? want - tot : 0;
@@ -175,6 +181,21 @@ static void counted_cpu(rt_tree_part *p, const rt_tree_group *g, uint64_t dut, u
     if (*cut > d)
         *cut = d;
     *cst = d - *cut;
+}
+
+/* The walk's CPU total that the group's reading is held against: the walk's total now when
+ * the walk came before the group was read, or when nothing of the tree runs any more; else
+ * (the job's own group read first, rt_tree_part_snapshot's k) the total as it stood before
+ * this reading's walk (walk_before). A walk read after the group counts what the tree ran in
+ * between, the more the longer it took or the longer the tracker waited for a CPU there:
+ * taken as it is, that lead lands in this interval as cores no process used (a busy process
+ * at 1.31 cores, the tracker preempted between the two reads) and comes off the next one. The
+ * walk's total is a floor for what the group misses, a lead only one reading late. */
+static uint64_t floor_walk(const rt_tree_part *p, uint64_t walk_before)
+{
+    if (p->group_first && p->walked && p->cur.running > 0)
+        return walk_before;
+    return p->ut_ns + p->st_ns;
 }
 
 /* Raises the reported I/O total *tot: by the walk's growth d, or within an exclusive stretch
@@ -273,6 +294,29 @@ static void report_walk_age(rt_tree_part *p, double elapsed, double mono)
     o->walk_period_secs = isnan(p->walk_period) ? elapsed : fmax(p->walk_period, elapsed);
 }
 
+/* The tree's tasks (threads) at this reading: its group's count when the group holds nothing
+ * but the tree, else the walk's when this reading walked; RT_NULL_I64 when neither says. */
+static int64_t tasks_now(const rt_tree_part *p, const rt_tree_group *g)
+{
+    if (g && g->exclusive && g->cgroup && g->cgroup->pids != RT_NULL_I64)
+        return g->cgroup->pids;
+    return p->walked ? p->cur.threads : RT_NULL_I64;
+}
+
+/* The most cores the tree can have used in the interval: no more tasks ran in it than it had
+ * at either end plus every task the machine made meanwhile (forks: /proc/stat's `processes`
+ * moved by that much; a task the tree made is one of them), each on one core at most.
+ * INFINITY when a count is unknown. The kernel's CPU counters take a running task's time in
+ * at its next tick (4 ms at HZ=250) or switch, so an interval a few milliseconds long (the
+ * last sample, taken as the command ends) can hold time run before it: a single-threaded job
+ * showed 1.93 cores over the 1 ms of its last sample. That time is carried like any other. */
+static double tasks_cap(const rt_tree_part *p, int64_t now, uint64_t forks)
+{
+    if (now == RT_NULL_I64 || p->tasks_prev == RT_NULL_I64 || forks == RT_NULL_U64)
+        return INFINITY;
+    return (double)(now > p->tasks_prev ? now : p->tasks_prev) + (double)forks;
+}
+
 /* The split of the first reading of a tree counted from zero: nothing used yet, as the rest
  * of that reading (it is the baseline, never a sample of its own). */
 static void zero_split(rt_tree_part *p)
@@ -281,11 +325,12 @@ static void zero_split(rt_tree_part *p)
         p->parts[i] = (rt_process_part){0, 0, 0, 0, 0, RT_NULL_U64};
 }
 
-void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, rt_gpu_part *gpus, double mono,
-                        const rt_tree_group *group)
+void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, uint64_t forks, rt_gpu_part *gpus,
+                        double mono, const rt_tree_group *group)
 {
     rt_process *o = &p->out;
     const rt_tree_totals *t = &p->cur;
+    int64_t tasks = tasks_now(p, group);
     p->counted = false;
     o->pid = p->root_pid;
     o->main = &p->parts[0];
@@ -313,12 +358,14 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
             o->cgroup = group ? group->cgroup : NULL;
             mark_stretch(p, group, true);
             report_walk_age(p, elapsed, mono);
+            p->tasks_prev = tasks;
             return;
         }
         p->prev = *t;
         mark_stretch(p, group, false);
     }
     const rt_tree_totals *q = &p->prev;
+    uint64_t walk_before = p->ut_ns + p->st_ns;
     uint64_t dut = accumulate(&p->ut_ns, t->utime_ns, q->utime_ns);
     uint64_t dst = accumulate(&p->st_ns, t->stime_ns, q->stime_ns);
     uint64_t drd = accumulate(&p->rd, t->read_bytes, q->read_bytes);
@@ -327,7 +374,7 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
     p->counted = true;
 
     uint64_t cut, cst;
-    counted_cpu(p, group, dut, dst, &cut, &cst);
+    counted_cpu(p, group, floor_walk(p, walk_before), dut, dst, &cut, &cst);
     p->tot_ut_ns += cut;
     p->tot_st_ns += cst;
     bool counts = group_counts(p, group);
@@ -341,7 +388,8 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
     o->child_count = t->children;
     o->thread_count = t->threads;
     o->unread_count = t->unread;
-    report_cpu(p, cut, cst, elapsed, machine);
+    report_cpu(p, cut, cst, elapsed, machine, tasks_cap(p, tasks, forks));
+    p->tasks_prev = tasks;
     if (t->running == 0)
         drop_carry(p);
     o->cpu_secs_total = (double)(p->tot_ut_ns + p->tot_st_ns) / 1e9;

@@ -33,7 +33,10 @@
  * first and walks only when rt_tree_part_walk_due says so; between two walks cur stays the last
  * walk's, so the walk grows by nothing, the group's growth is the interval's CPU and I/O, and
  * the walk's own figures (memory, counts, parts, GPU share) are carried with their age
- * (rt_process.walk_age_secs). Elsewhere every reading walks. */
+ * (rt_process.walk_age_secs). A walk there runs after the group's read, so its CPU total is
+ * held against the group's from the next reading on (while anything of the tree runs): what
+ * the tree ran between the two reads is no CPU of the interval (floor_walk in tree.c).
+ * Elsewhere every reading walks. */
 #ifndef RT_SAMPLE_TREE_H
 #define RT_SAMPLE_TREE_H
 
@@ -99,6 +102,7 @@ typedef struct rt_tree_part {
     uint64_t base_walk_rd, base_walk_wr;             /* the walk's I/O totals then */
     uint64_t base_walk_cpu;                          /* the walk's CPU total then (ns) */
     double carry_ut_ns, carry_st_ns; /* CPU counted but not yet reported in an interval */
+    int64_t tasks_prev;     /* the tree's tasks at the previous reading (RT_NULL_I64: unknown) */
     double dropped_ns; /* carried CPU never shown: nothing of the tree ran any more */
     uint64_t prev_root_own; /* the root's own CPU (ns) at the previous reading; RT_NULL_U64 */
     double root_sum_ns, walk_sum_ns; /* the root's own and the walk's CPU growth, summed */
@@ -114,6 +118,7 @@ typedef struct rt_tree_part {
     double pss_age_set;     /* the PSS age the tree was last given */
     bool have_walk;         /* a walk ran (the first reading always walks) */
     bool walked;            /* this reading walked */
+    bool group_first;       /* this reading read the job's own group before its walk */
     bool walk_now;          /* the next reading walks whatever the clock (the root was reaped) */
     double walk_mono;       /* when the last walk ran */
     double walk_cost_secs;  /* a walk's CPU time (the calling thread's) as the clock estimates it */
@@ -142,11 +147,13 @@ void rt_tree_part_learn_cost(rt_tree_part *p, double cost);
 void rt_tree_part_snapshot(rt_tree_part *p, double mono, bool walk, const rt_tree_clock *k);
 /* Fills p->out for an interval of elapsed seconds. The interval's CPU is capped at what the
  * machine did (machine: this sample's CPU figures): at most its busy cores, and never more
- * cores than it has; what is cut is carried into later intervals, and cpu_secs_total stays
- * exact. gpus gives the tree's GPU share at mono. group: the tree's control group this
- * sample (NULL: none; see the rules at the top). */
-void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, rt_gpu_part *gpus, double mono,
-                        const rt_tree_group *group);
+ * cores than it has; and at the tree's tasks: no more cores than the tree had tasks at either
+ * end of the interval plus the tasks the machine made in it (forks; RT_NULL_U64: unknown, no
+ * such cap); what is cut is carried into later intervals, and cpu_secs_total stays exact.
+ * gpus gives the tree's GPU share at mono. group: the tree's control group this sample (NULL:
+ * none; see the rules at the top). */
+void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, uint64_t forks, rt_gpu_part *gpus,
+                        double mono, const rt_tree_group *group);
 /* The tree's counters at a phase's mark (rt_sampler_peek), from a light reading of the tree
  * (rt_proctree_peek) and its group's CPU now; NaN where unknown. */
 typedef struct rt_tree_reading {
