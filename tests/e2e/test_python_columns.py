@@ -252,9 +252,12 @@ def test_columns_beside_the_python_formulas(tmp_path):
     got_sys = sum(num(r, "process_stime") for r in rows)
     assert got_user == pytest.approx(float(user), rel=0.02, abs=0.05)
     assert got_user + got_sys >= float(user) + float(system) - 0.05
-    # PSS: as the job read it while it slept its last 0.3 s (a row of those moments)
+    # PSS: as the job read it while it slept its last 0.3 s (a row of those moments), within the
+    # two clocks' 5%: between walks the row carries the last walk's PSS, and a walk comes at
+    # once only when the group's memory rose 5% above the most any walk saw (a loaded machine
+    # walked the job at 159 MiB of its final 165.5, then not again before its end: 4% low)
     pss = int(pss_kib) / 1024
-    assert any(num(r, "process_memory_mib") == pytest.approx(pss, rel=0.02) for r in rows[-4:] if r["process_memory_mib"]), \
+    assert any(num(r, "process_memory_mib") == pytest.approx(pss, rel=0.05) for r in rows[-4:] if r["process_memory_mib"]), \
         ([r["process_memory_mib"] for r in rows[-4:]], pss)
     assert sum(num(r, "process_disk_write_bytes") for r in rows) == pytest.approx(int(written), rel=0.02)
     assert max(num(r, "process_cpu_usage") for r in rows) == pytest.approx(1.0, abs=0.25)
