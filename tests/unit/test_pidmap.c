@@ -1,5 +1,6 @@
 /* test_pidmap.c - the pid -> index map: put, get, replace, delete with probe chains kept
- * whole (colliding and wrapping pids), growth past half full, and bad keys. */
+ * whole (colliding and wrapping pids), growth past half full, and bad keys (none, negative,
+ * past 32 bits). */
 #include "unit.h"
 
 #include "core/pidmap.h"
@@ -19,6 +20,14 @@ static void basics(void **state)
     assert_int_equal(rt_pidmap_put(&m, 0, 1), -1);
     assert_int_equal(rt_pidmap_put(&m, -5, 1), -1);
     assert_true(rt_pidmap_get(&m, 0) == RT_PIDMAP_NONE);
+    /* 8-byte slots: a pid or a value past 32 bits is refused (pid_max is at most 2^22) */
+    assert_int_equal(rt_pidmap_put(&m, (int64_t)INT32_MAX + 1, 1), -1);
+    assert_int_equal(rt_pidmap_put(&m, 44, (size_t)UINT32_MAX + 1), -1);
+    assert_true(rt_pidmap_get(&m, (int64_t)INT32_MAX + 1) == RT_PIDMAP_NONE);
+    assert_int_equal(rt_pidmap_put(&m, INT32_MAX, UINT32_MAX), 0);
+    assert_int_equal(rt_pidmap_get(&m, INT32_MAX), UINT32_MAX);
+    rt_pidmap_del(&m, INT32_MAX);
+    assert_int_equal(m.count, 1);
     rt_pidmap_del(&m, 43); /* not there: nothing happens */
     rt_pidmap_del(&m, 42);
     assert_true(rt_pidmap_get(&m, 42) == RT_PIDMAP_NONE);

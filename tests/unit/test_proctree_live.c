@@ -3,9 +3,11 @@
  * scan whose reaping brings its peak RSS and cancelled writes; children reaped between two
  * readings of one scan; a buffer that lived between two scans of a live process, seen through
  * its kernel-kept peak (VmHWM) while neither scan's RSS had it; a tree far larger than the
- * descriptors there are, every process still counted (read one file at a time). */
+ * descriptors there are, every process still counted (read one file at a time); the files
+ * kept open between scans within the tree's allowance. */
 #include "unit.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -395,15 +397,14 @@ static int check_short(pid_t root, int kids)
     return 0;
 }
 
-/* 200 sleeping children under a limit of 48 descriptors (see check_short). */
-static void short_of_descriptors(void **state)
+/* Forks family: a parent of kids children, all asleep in pause() (dying with it), and waits
+ * until all are forked (10 s at most). */
+static void start_sleepers(int kids)
 {
-    (void)state;
-    enum { KIDS = 200 };
     family = fork();
     assert_true(family >= 0);
     if (family == 0) {
-        for (int i = 0; i < KIDS; i++)
+        for (int i = 0; i < kids; i++)
             if (fork() == 0) {
                 prctl(PR_SET_PDEATHSIG, SIGKILL);
                 for (;;)
@@ -415,7 +416,7 @@ static void short_of_descriptors(void **state)
     char path[64], buf[8192];
     snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)family, (int)family);
     int n = 0;
-    for (int i = 0; i < 10000 && n < KIDS; i++, usleep(1000)) { /* all forked (10 s at most) */
+    for (int i = 0; i < 10000 && n < kids; i++, usleep(1000)) {
         int fd = open(path, O_RDONLY);
         ssize_t k = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
         if (fd >= 0)
@@ -424,7 +425,15 @@ static void short_of_descriptors(void **state)
         for (ssize_t j = 0; j < k; j++)
             n += buf[j] == ' ';
     }
-    assert_int_equal(n, KIDS);
+    assert_int_equal(n, kids);
+}
+
+/* 200 sleeping children under a limit of 48 descriptors (see check_short). */
+static void short_of_descriptors(void **state)
+{
+    (void)state;
+    enum { KIDS = 200 };
+    start_sleepers(KIDS);
     pid_t checker = fork();
     assert_true(checker >= 0);
     if (checker == 0)
@@ -435,6 +444,62 @@ static void short_of_descriptors(void **state)
     assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* This process's open descriptors. */
+static int open_fds(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n - 1; /* the listing's own */
+}
+
+/* The files the tree keeps open between scans stay within its allowance (each holds a page of
+ * the kernel's memory): 300 sleeping processes keep up to 4 files each by the default
+ * allowance (1,024), at most 100 once it is lowered to 100 (closed at once, not at the next
+ * scan), and more again when it is raised; every process is counted at every scan, with the
+ * same CPU, whatever it keeps. */
+static void kept_files_bounded(void **state)
+{
+    (void)state;
+    enum { KIDS = 300 };
+    start_sleepers(KIDS);
+    int base = open_fds();
+    rt_roots r;
+    rt_proctree *t = live_open(&r, family);
+    int base_tree = open_fds(); /* the roots' and the tree's own */
+    assert_true(base_tree >= base);
+    rt_tree_totals a, b;
+    assert_int_equal(rt_proctree_scan(t, 1.0, &a), 0);
+    assert_int_equal(a.processes, 1 + KIDS);
+    int kept = open_fds() - base_tree;
+    print_message("kept files: %d for %d processes by default\n", kept, 1 + KIDS);
+    assert_true(kept > 1 + KIDS && kept <= RT_PROCTREE_KEEP_MAX);
+    rt_proctree_set_keep_max(t, 100);
+    kept = open_fds() - base_tree;
+    assert_true(kept <= 100);
+    assert_int_equal(rt_proctree_scan(t, 2.0, &b), 0);
+    assert_true(open_fds() - base_tree <= 100);
+    assert_int_equal(b.processes, 1 + KIDS);
+    assert_int_equal(b.unread, 0);
+    assert_true(b.utime_ns + b.stime_ns >= a.utime_ns + a.stime_ns);
+    rt_proctree_set_keep_max(t, 0);
+    assert_int_equal(open_fds(), base_tree);
+    assert_int_equal(rt_proctree_scan(t, 3.0, &b), 0);
+    assert_int_equal(open_fds(), base_tree);
+    assert_int_equal(b.processes, 1 + KIDS);
+    assert_true(b.io_ok);
+    rt_proctree_set_keep_max(t, RT_PROCTREE_KEEP_MAX);
+    assert_int_equal(rt_proctree_scan(t, 40.0, &b), 0); /* past the PSS age: every file read */
+    assert_true(open_fds() - base_tree > 100);
+    assert_int_equal(b.processes, 1 + KIDS);
+    rt_proctree_free(t);
+    rt_roots_close(&r);
+    assert_int_equal(open_fds(), base);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -443,6 +508,7 @@ int main(void)
         cmocka_unit_test_teardown(reaped_between_reads, kill_family),
         cmocka_unit_test_teardown(peak_between_scans, kill_family),
         cmocka_unit_test_teardown(short_of_descriptors, kill_family),
+        cmocka_unit_test_teardown(kept_files_bounded, kill_family),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

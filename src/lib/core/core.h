@@ -141,6 +141,13 @@ size_t rt_copy_trim(char *dst, size_t cap, const char *src, size_t n);
 /* Makes the array *arr (of *cap elements of elem bytes) hold at least need elements,
  * doubling; new elements are zeroed. Returns 0, or -1 (the array unchanged) on no memory. */
 int rt_grow(void *arr, size_t *cap, size_t need, size_t elem);
+/* rt_grow without zeroing the new elements: for an array whose elements are each set when
+ * taken (a large one's unused room then costs no resident memory: realloc's fresh pages are
+ * not touched until used). */
+int rt_grow_uninit(void *arr, size_t *cap, size_t need, size_t elem);
+/* rt_grow starting from one element: for one of many small arrays that usually hold one (a
+ * process's threads: 16 bytes, not 8 of them). */
+int rt_grow_small(void *arr, size_t *cap, size_t need, size_t elem);
 
 /* Formats into buf like snprintf; returns false when the result did not fit (or failed). */
 bool rt_pathf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

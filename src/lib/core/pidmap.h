@@ -9,9 +9,15 @@
 
 #define RT_PIDMAP_NONE ((size_t)-1)
 
+/* One slot: a pid (0: empty) and its value, 8 bytes (a pid fits 32 bits: pid_max is at most
+ * 2^22; so does an index of the process tree's). */
+typedef struct rt_pidmap_slot {
+    int32_t pid;
+    uint32_t val;
+} rt_pidmap_slot;
+
 typedef struct rt_pidmap {
-    int64_t *keys; /* 0: an empty slot */
-    size_t *vals;
+    rt_pidmap_slot *slots;
     size_t nslots; /* a power of two */
     size_t count;
 } rt_pidmap;
@@ -24,7 +30,8 @@ int rt_pidmap_init(rt_pidmap *m, size_t nslots);
 size_t rt_pidmap_get(const rt_pidmap *m, int64_t pid);
 
 /* Stores val for pid (> 0), replacing an earlier value; doubles the table past half full.
- * Returns 0, or -1 on no memory or a pid <= 0 (the map is then unchanged). */
+ * Returns 0, or -1 on no memory, a pid <= 0 or past 32 bits, or a val past 32 bits (the map is
+ * then unchanged). */
 int rt_pidmap_put(rt_pidmap *m, int64_t pid, size_t val);
 
 /* Removes pid, if there. */

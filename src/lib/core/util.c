@@ -136,23 +136,40 @@ size_t rt_copy_trim(char *dst, size_t cap, const char *src, size_t n)
     return n;
 }
 
-int rt_grow(void *arr, size_t *cap, size_t need, size_t elem)
+/* rt_grow from first elements (when empty), zeroing the new elements or not. */
+static int grow(void *arr, size_t *cap, size_t need, size_t elem, size_t first, bool zero)
 {
     void **slot = arr;
     if (need <= *cap)
         return 0;
     if (elem == 0 || need > SIZE_MAX / 2 / elem)
         return -1; /* no such size: n * elem would overflow */
-    size_t n = *cap ? *cap : 8;
+    size_t n = *cap ? *cap : first;
     while (n < need)
         n *= 2;
     void *q = realloc(*slot, n * elem);
     if (!q)
         return -1;
-    memset((char *)q + *cap * elem, 0, (n - *cap) * elem);
+    if (zero)
+        memset((char *)q + *cap * elem, 0, (n - *cap) * elem);
     *slot = q;
     *cap = n;
     return 0;
+}
+
+int rt_grow(void *arr, size_t *cap, size_t need, size_t elem)
+{
+    return grow(arr, cap, need, elem, 8, true);
+}
+
+int rt_grow_uninit(void *arr, size_t *cap, size_t need, size_t elem)
+{
+    return grow(arr, cap, need, elem, 8, false);
+}
+
+int rt_grow_small(void *arr, size_t *cap, size_t need, size_t elem)
+{
+    return grow(arr, cap, need, elem, 1, true);
 }
 
 bool rt_pathf(char *buf, size_t cap, const char *fmt, ...)

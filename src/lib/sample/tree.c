@@ -15,6 +15,7 @@ int rt_tree_part_open(rt_tree_part *p, rt_sample_ctx *c, int64_t root, bool own_
     p->walk_period = NAN;
     p->walk_memory_high = RT_NULL_U64;
     p->tasks_prev = RT_NULL_I64;
+    p->keep_set = RT_PROCTREE_KEEP_MAX;
     p->pss_max_age = p->pss_age_set = pss_max_age_secs;
     p->from_zero = own_children;
     p->tree = rt_proctree_new(&c->roots, root, own_children, &c->log, c->clk_tck, pss_max_age_secs);
@@ -81,6 +82,11 @@ void rt_tree_part_snapshot(rt_tree_part *p, double mono, bool walk, const rt_tre
     if (pss_age != p->pss_age_set) {
         rt_proctree_set_pss_max_age(p->tree, pss_age);
         p->pss_age_set = pss_age;
+    }
+    size_t keep = isnan(p->walk_period) ? RT_PROCTREE_KEEP_MAX : RT_PROCTREE_KEEP_MAX_SLOW;
+    if (keep != p->keep_set) {
+        rt_proctree_set_keep_max(p->tree, keep);
+        p->keep_set = keep;
     }
     double before = rt_thread_cpu_secs();
     rt_proctree_scan(p->tree, mono, &p->cur);

@@ -116,6 +116,7 @@ typedef struct rt_tree_part {
     double walk_max_age;    /* rt_sampler_options.walk_max_age_secs; not above 0: always walk */
     double pss_max_age;     /* rt_sampler_options.pss_max_age_secs */
     double pss_age_set;     /* the PSS age the tree was last given */
+    size_t keep_set;        /* the kept files the tree was last allowed (rt_proctree_set_keep_max) */
     bool have_walk;         /* a walk ran (the first reading always walks) */
     bool walked;            /* this reading walked */
     bool group_first;       /* this reading read the job's own group before its walk */

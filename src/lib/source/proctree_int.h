@@ -23,46 +23,47 @@ typedef struct thread_fd {
 } thread_fd;
 
 typedef struct proc {
+    /* (ordered by size, flags last: 10,000 processes hold one each; 288 bytes, 328 before) */
     int64_t pid, ppid;
     uint64_t starttime;
-    int stat_fd, io_fd, sched_fd; /* kept open, or -1: opened for each read (see rt_pt_fd) */
     uint64_t run_ns;   /* on-CPU time of the main thread at the last full read */
-    unsigned idle_checks; /* checks in a row that found it had not run (up to IDLE_SKIP_AFTER) */
     double full_mono;  /* when all its files were last read */
     int64_t *kids;     /* children found at the last full read */
     size_t nkids, kids_cap;
     thread_fd *threads; /* children files, one per thread */
     size_t nthreads_fd, threads_cap;
-    unsigned gen; /* scan generation when last seen alive */
-    unsigned unread_gen; /* the scan generation that counted it unread (rt_pt_unread) */
-    bool used, reaped;
     uint64_t read_seq;  /* when its figures (stat) were read */
     uint64_t alive_seq; /* when it was last found not yet reaped */
     uint64_t gone_seq;  /* when it was found gone */
     /* the last observation */
     uint64_t ut_ns, st_ns; /* utime+cutime, stime+cstime */
     rt_pidio io;
+    uint64_t rss_pages;
+    uint64_t vsize_bytes; /* its virtual memory as last read (stat's vsize) */
+    uint64_t faults; /* minflt+majflt */
+    int64_t nthreads;
+    uint64_t pss_kib, swap_kib, pss_rss_pages;
+    uint64_t private_kib, shared_kib; /* from the same rollup as pss_kib */
+    uint64_t own_ns;                  /* own utime+stime (without cutime, cstime) */
+    uint64_t hwm_kib; /* its peak RSS (VmHWM) as last read, 0 before */
+    double pss_mono;
+    int stat_fd, io_fd, sched_fd; /* kept open, or -1: opened for each read (see rt_pt_fd) */
+    unsigned idle_checks; /* checks in a row that found it had not run (up to IDLE_SKIP_AFTER) */
+    unsigned gen; /* scan generation when last seen alive */
+    unsigned unread_gen; /* the scan generation that counted it unread (rt_pt_unread) */
+    bool used, reaped;
     bool io_ok;
     bool io_denied; /* its io could not be opened for want of permission (not: it vanished) */
     bool io_gone;   /* refused in the middle of its exit (rt_pt_exiting): its last reading (none:
                        zeros) stands, whoever reaps it gets its final counters */
     bool io_none, sched_none; /* it has no io (schedstat) file to open: a kernel without I/O
                                  accounting (schedstats), or a fixture */
-    uint64_t rss_pages;
-    uint64_t vsize_bytes; /* its virtual memory as last read (stat's vsize) */
-    uint64_t faults; /* minflt+majflt */
     bool pss_due;    /* its PSS may have moved with a relative's: re-read at the next PSS pass */
     bool zombie;
-    int64_t nthreads;
-    uint64_t pss_kib, swap_kib, pss_rss_pages;
-    uint64_t private_kib, shared_kib; /* from the same rollup as pss_kib */
-    bool split_ok;                    /* that rollup had them */
-    uint64_t own_ns;                  /* own utime+stime (without cutime, cstime) */
-    uint64_t hwm_kib; /* its peak RSS (VmHWM) as last read, 0 before */
-    bool hwm_due;     /* it faulted in more pages than its RSS grew by, enough to have passed
-                         hwm_kib: its RSS may have peaked between scans, so VmHWM is re-read at
-                         the next PSS pass */
-    double pss_mono;
+    bool split_ok;   /* the rollup of pss_kib had private_kib and shared_kib */
+    bool hwm_due;    /* it faulted in more pages than its RSS grew by, enough to have passed
+                        hwm_kib: its RSS may have peaked between scans, so VmHWM is re-read at
+                        the next PSS pass */
     bool pss_ok;
 } proc;
 
@@ -99,6 +100,10 @@ struct rt_proctree {
      * is below the hard one (raised once the tree reaches keep_below) */
     int keep_below;
     bool can_raise;
+    /* and only while it keeps fewer than keep_max per-process files (rt_proctree_set_keep_max):
+     * each kept /proc file holds about 4.5 KiB of the kernel's memory once read (its seq_file
+     * buffer, a page, charged to the tracker's memory cgroup); nkept counts them */
+    size_t keep_max, nkept;
     bool walk_short; /* a children list of the process being walked could not be read */
     int64_t unread; /* processes of this scan not fully read (rt_tree_totals.unread) */
     proc *walking; /* the process whose children are being read */
@@ -137,6 +142,8 @@ int rt_pt_open_rel(rt_proctree *t, int64_t pid, const char *rel);
  * now, left in *slot when the tree may keep one more (see keep_below), otherwise for this one
  * read: *once is then set and the caller closes it after reading. Returns the fd, or -errno. */
 int rt_pt_fd(rt_proctree *t, int64_t pid, int *slot, const char *rel, bool *once);
+/* Closes the kept descriptor in *slot (if any) and sets it to -1. */
+void rt_pt_unkeep(rt_proctree *t, int *slot);
 /* Reads p's stat file. Returns 0, RT_PT_GONE when the process is gone (or its pid is another
  * process's now), or RT_PT_UNREAD when the file could not be opened. */
 int rt_pt_read_stat(rt_proctree *t, proc *p, rt_pidstat *st);

@@ -66,11 +66,21 @@ int rt_pt_fd(rt_proctree *t, int64_t pid, int *slot, const char *rel, bool *once
     int fd = rt_pt_open_rel(t, pid, rel);
     if (fd < 0)
         return fd;
-    if (fd < t->keep_below || (raise_soft(t) && fd < t->keep_below))
+    if (t->nkept < t->keep_max && (fd < t->keep_below || (raise_soft(t) && fd < t->keep_below))) {
         *slot = fd;
-    else
+        t->nkept++;
+    } else {
         *once = true;
+    }
     return fd;
+}
+
+void rt_pt_unkeep(rt_proctree *t, int *slot)
+{
+    if (*slot < 0)
+        return;
+    rt_close(slot);
+    t->nkept--;
 }
 
 /* What a failed open of a process's file means: gone, or there but not to be read now. */
@@ -93,7 +103,7 @@ int rt_pt_read_stat(rt_proctree *t, proc *p, rt_pidstat *st)
     if (n <= 0 || rt_pidstat_parse(t->buf, (size_t)n, st) < 0)
         return RT_PT_GONE;
     if (opened && p->starttime && st->starttime != p->starttime) {
-        rt_close(&p->stat_fd);
+        rt_pt_unkeep(t, &p->stat_fd);
         return RT_PT_GONE;
     }
     return 0;
