@@ -498,8 +498,14 @@ def test_peak_rss(tmp_path):
     if final.get("rss_peak_mib") is not None and final["rss_peak_mib"] < kib / 1024 * 0.99:
         bad.append(f"{slow.label} final: rss_peak_mib {final['rss_peak_mib']} < ru_maxrss {kib / 1024:.1f} MiB")
     sampled = max(s["process"]["rss_mib"] for s in fast.samples)
-    # the -i 0.1 run saw the allocation (under valgrind a sample takes longer than the plateau)
-    assert sampled >= 300 or (VALGRIND and sampled > 0), sampled
+    # the -i 0.1 run saw the allocation (under valgrind a sample takes longer than the plateau):
+    # within 5% of it, the two clocks' rule for a new high (a walk at once when the job's group
+    # rose 5% above the most any walk saw; a walk at 295 MiB, then the 0.4 s plateau at 308 is
+    # walked only when the moved budget allows: a rollup of 300 MiB is 3-4 ms of CPU, 0.7 s of
+    # the budget); the kernel's own peak (VmHWM, ru_maxrss at the reaping) has all of it
+    assert sampled >= 300 * 0.95 or (VALGRIND and sampled > 0), sampled
+    hwm = fast.samples[-1]["process"].get("rss_hwm_mib")
+    assert hwm is not None and hwm >= 300, hwm
     fpeak = fast.samples[-1]["process"].get("rss_peak_mib")
     if fpeak is not None and fpeak < sampled - 1e-3:
         bad.append(f"{fast.label} final: rss_peak_mib {fpeak} < sampled rss_mib {sampled}")

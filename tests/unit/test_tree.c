@@ -233,9 +233,9 @@ static void dead_tree_shows_nothing_more(void **state)
 /* The walk's clock (rt_tree_part_walk_due): every reading walks without the job's own group or
  * with walk_max_age 0; with one, a walk is due once its figures are as old as the walk's cost
  * allows at RT_WALK_BUDGET, sooner at RT_WALK_MOVED_BUDGET once the group's tasks changed or its
- * memory moved by RT_WALK_MOVED_SHARE, at once when its memory rose that much above the most any
- * walk saw, after the root was reaped or when the group emptied, and never later than
- * walk_max_age. */
+ * memory moved by RT_WALK_MOVED_SHARE, at once when its memory rose RT_WALK_HIGH_SHARE above
+ * the most any walk saw, after the root was reaped or when the group emptied, and never later
+ * than walk_max_age. */
 static void walk_clock(void **state)
 {
     (void)state;
@@ -272,11 +272,22 @@ static void walk_clock(void **state)
     assert_false(rt_tree_part_walk_due(&p, &k, 100.19));
     assert_true(rt_tree_part_walk_due(&p, &k, 100.201));
     k.pids = 10;
-    /* memory: 4% is no move; 5% above the most any walk saw walks at once, whatever the cost;
-     * 5% down is a move (due at the moved budget), not a new high */
+    /* memory: 0.5% either way is no move; 1% or 4% either way is a move, due at the moved
+     * budget; 5% above the most any walk saw walks at once, whatever the cost; 5% down is a
+     * move, not a new high */
+    k.memory_bytes = 1005;
+    assert_false(rt_tree_part_walk_due(&p, &k, 100.201));
+    k.memory_bytes = 995;
+    assert_false(rt_tree_part_walk_due(&p, &k, 100.201));
+    k.memory_bytes = 1010;
+    assert_false(rt_tree_part_walk_due(&p, &k, 100.19));
+    assert_true(rt_tree_part_walk_due(&p, &k, 100.201));
     k.memory_bytes = 1040;
     assert_false(rt_tree_part_walk_due(&p, &k, 100.001));
-    assert_false(rt_tree_part_walk_due(&p, &k, 100.201));
+    assert_true(rt_tree_part_walk_due(&p, &k, 100.201));
+    k.memory_bytes = 960;
+    assert_false(rt_tree_part_walk_due(&p, &k, 100.19));
+    assert_true(rt_tree_part_walk_due(&p, &k, 100.201));
     k.memory_bytes = 1050;
     assert_true(rt_tree_part_walk_due(&p, &k, 100.001));
     k.memory_bytes = 950;

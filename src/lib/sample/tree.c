@@ -53,7 +53,7 @@ bool rt_tree_part_walk_due(rt_tree_part *p, const rt_tree_clock *k, double mono)
         return true;
     if (k->pids == 0 && p->walk_pids != 0)
         return true; /* the group emptied: the job's last figures */
-    if (rose(k->memory_bytes, p->walk_memory_high, RT_WALK_MOVED_SHARE))
+    if (rose(k->memory_bytes, p->walk_memory_high, RT_WALK_HIGH_SHARE))
         return true; /* a new high: the peaks feed the answers (PSS, RSS peak), walked at once */
     bool changed = (k->pids != RT_NULL_I64 && k->pids != p->walk_pids) ||
                    moved(k->memory_bytes, p->walk_memory, RT_WALK_MOVED_SHARE);

@@ -64,13 +64,16 @@ typedef struct rt_tree_clock {
 /* The walk's budget: its CPU time over the time since the previous walk, in cores. The walk
  * runs once its figures are as old as its last cost allows at RT_WALK_BUDGET (0.05% of one
  * core), sooner (at RT_WALK_MOVED_BUDGET: 0.5%) once the group's tasks changed or its memory
- * moved by RT_WALK_MOVED_SHARE since the last walk, at once when its memory rose by
- * RT_WALK_MOVED_SHARE above the most any walk saw (a new high: the peaks feed the answers; a
- * job whose memory swings within what was walked, a fork storm's, is not walked at each swing),
- * and never later than walk_max_age. */
+ * moved by RT_WALK_MOVED_SHARE (1%) either way since the last walk, at once when it rose by
+ * RT_WALK_HIGH_SHARE (5%) above the most any walk saw (a new high: the peaks feed the answers;
+ * a job whose memory swings within what was walked, a fork storm's, is not walked at each
+ * swing: its task count changes anyway, so it walks at the moved budget), and never later than
+ * walk_max_age. (0.18 before this: a move was 5%, so a plateau up to 5% off the last walk, a
+ * peak 4.6% above it or a release 4.6% below it, was carried until the walk's age was up.) */
 #define RT_WALK_BUDGET 0.0005
 #define RT_WALK_MOVED_BUDGET 0.005
-#define RT_WALK_MOVED_SHARE 0.05
+#define RT_WALK_MOVED_SHARE 0.01
+#define RT_WALK_HIGH_SHARE 0.05
 /* With the walk on the group's clock, a PSS reading whose process did not change (RSS, faults,
  * relatives) may be reused for this many walk cadences when that is longer than the PSS age
  * the caller set: the age rule's re-reads of a large quiet tree then cost no more per second
