@@ -159,7 +159,10 @@ def run_one(a, tracker, job, secs, d):
         os.unlink(ready)
     holder = [sys.executable, "-c", HOLDER]
     window = a.tool_seconds if tracker == "tool-group" else a.seconds
-    jobargs = ["tree", ready, str(job)] if job != "storm" else ["storm", ready, str(window + 30)]
+    warm = max(1.5, 2 * secs, a.warmup if tracker.startswith("tool") else 0)
+    # a storm outlives its tracker's warm-up and window (with --warmup 60 it had ended 30 s into
+    # the tool's window: "behind", its samples never due)
+    jobargs = ["tree", ready, str(job)] if job != "storm" else ["storm", ready, str(warm + window + 30)]
     out = os.path.join(d, "out")
     # every tracker writes what it reads to a file of the same file system (the tool with -o,
     # the others their standard output), so each pays for its own output as a user keeps it
@@ -197,7 +200,7 @@ def run_one(a, tracker, job, secs, d):
                                       stderr=subprocess.DEVNULL)]
     # start-up and the first full walk left out of the window; --warmup, the tool's learning
     # walks too (the peers learn nothing)
-    time.sleep(max(1.5, 2 * secs, a.warmup if tracker.startswith("tool") else 0))
+    time.sleep(warm)
     mine = lambda: [p.pid for p in procs] + ([] if tracker in ("tool-group",) else
                                               [c for p in procs for c in descendants(p.pid)])
     counted = tracker.startswith("tool") or tracker in ("machine", "python")
