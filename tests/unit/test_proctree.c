@@ -1,8 +1,9 @@
 /* test_proctree.c - the process tree walk on fixture trees: children of every thread, zombies,
  * a command name holding ") (", a child that vanished mid-scan, processes leaving the tree,
  * a reused pid never taken for the root, the root alone, the quick path's every-other-scan
- * check of long sleepers, when PSS is re-read, the peak RSS and cancelled writes; and the
- * stat and children parsers it reads with. Real forked processes: test_proctree_live.c. */
+ * check of long sleepers, when PSS is re-read (an exiting process's memory released: none),
+ * the peak RSS and cancelled writes; and the stat and children parsers it reads with. Real
+ * forked processes: test_proctree_live.c. */
 #include "unit.h"
 
 #include <fcntl.h>
@@ -325,6 +326,16 @@ static void pss_rereads(void **state)
         if (mono >= 6.5 + 4.0)
             assert_int_equal(tt.pss_kib, 1 + 2);
     }
+    /* 301 is exiting: the kernel released its memory (RSS 0 in its stat, still running) and its
+     * rollup cannot be read: it holds no PSS, not its last rollup's 2 */
+    stat_mem(s, sizeof s, 301, 300, 'R', 70, 0);
+    put(dir, "301/stat", s);
+    put(dir, "301/smaps_rollup", "");
+    run_time(dir, 301, 1000);
+    rt_proctree_scan(t, 30.0, &tt);
+    assert_int_equal(tt.processes, 2);
+    assert_true(tt.pss_ok);
+    assert_int_equal(tt.pss_kib, 1);
     rt_proctree_free(t);
     rt_roots_close(&r);
     char cmd[256];

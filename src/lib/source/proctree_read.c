@@ -277,27 +277,34 @@ void rt_pt_observe(rt_proctree *t, proc *p, const rt_pidstat *st, const rt_pidio
  * Returns whether its shared pages moved by SHARED_MOVE_KIB or more since the last read. */
 static bool read_pss(rt_proctree *t, proc *p, double mono)
 {
-    int fd = rt_pt_open_rel(t, p->pid, "smaps_rollup");
-    if (fd < 0)
-        return false;
-    ssize_t n = rt_pread_single(fd, t->buf, sizeof t->buf);
-    close(fd);
     rt_rollup r;
+    int fd = rt_pt_open_rel(t, p->pid, "smaps_rollup");
+    ssize_t n = fd < 0 ? -1 : rt_pread_single(fd, t->buf, sizeof t->buf);
+    if (fd >= 0)
+        close(fd);
     rt_pidstat again;
     if (n > 0 && rt_smaps_rollup_parse(t->buf, (size_t)n, &r) == 0 && rt_pt_read_stat(t, p, &again) == 0) {
-        uint64_t was = p->shared_kib;
-        bool moved = p->pss_ok && (r.shared_kib > was ? r.shared_kib - was : was - r.shared_kib) >= SHARED_MOVE_KIB;
-        p->pss_kib = r.pss_kib;
-        p->swap_kib = r.swap_kib;
-        p->private_kib = r.private_kib;
-        p->shared_kib = r.shared_kib;
-        p->split_ok = r.split_ok;
-        p->pss_ok = true;
-        p->pss_rss_pages = p->rss_pages;
-        p->pss_mono = mono;
-        return moved;
+        /* the figures below */
+    } else if (p->rss_pages == 0) {
+        /* no rollup, and no resident page at its last reading: an exiting process whose memory
+         * the kernel already released (its stat shows RSS 0 before it becomes a zombie; the
+         * rollup fails, ESRCH), or one that never had any: it holds no PSS (PSS <= RSS), not
+         * the figure of its last rollup (a 69 MiB PSS beside 0 of RSS, caught under valgrind) */
+        r = (rt_rollup){.split_ok = true};
+    } else {
+        return false;
     }
-    return false;
+    uint64_t was = p->shared_kib;
+    bool moved = p->pss_ok && (r.shared_kib > was ? r.shared_kib - was : was - r.shared_kib) >= SHARED_MOVE_KIB;
+    p->pss_kib = r.pss_kib;
+    p->swap_kib = r.swap_kib;
+    p->private_kib = r.private_kib;
+    p->shared_kib = r.shared_kib;
+    p->split_ok = r.split_ok;
+    p->pss_ok = true;
+    p->pss_rss_pages = p->rss_pages;
+    p->pss_mono = mono;
+    return moved;
 }
 
 /* Re-reads p's peak RSS (VmHWM of its status file: the kernel's own high-water mark, so a
