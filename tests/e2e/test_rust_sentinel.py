@@ -337,7 +337,10 @@ def test_creds_expiring_soon_missing_expiry(tmp_path, peer):
     c = creds()
     del c["expiration"]
     pr = peer(register={"run_id": "r1", "upload_uri_prefix": f"s3://{BUCKET}/{PREFIX}", "upload_credentials": c})
-    p, _ = track(tmp_path, stream_env(tmp_path, pr.url, pr.url, TRACKER_UPLOAD_INTERVAL="0.2"), ["sleep", "0.8"])
+    # a job long enough for two batches: under valgrind the tool's start and registration took
+    # most of 0.8 s (one batch, 1 run in the rehearsal)
+    job = ["sleep", str(0.8 * min(TIMEOUT_SCALE, 4))]
+    p, _ = track(tmp_path, stream_env(tmp_path, pr.url, pr.url, TRACKER_UPLOAD_INTERVAL="0.2"), job)
     assert p.returncode == 0 and p.stderr == "", p.stderr
     assert pr.api("/refresh-credentials") == [] and len(pr.puts()) >= 2
     assert json.loads(pr.api("/finish")[0][2])["data_source"] == "s3"
