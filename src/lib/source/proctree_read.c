@@ -271,40 +271,44 @@ void rt_pt_observe(rt_proctree *t, proc *p, const rt_pidstat *st, const rt_pidio
  * them (a shared mapping attached or detached; smaller moves wait for the age rule). */
 #define SHARED_MOVE_KIB 1024
 
-/* Re-reads p's PSS, swap, private and shared from smaps_rollup (a page-table walk). Leaves
- * them, and pss_ok, as they were when the file cannot be read or p's kept stat no longer reads
- * (the pid opened was not this process's: p is gone, and leaves the tree at the next scan).
- * Returns whether its shared pages moved by SHARED_MOVE_KIB or more since the last read. */
-static bool read_pss(rt_proctree *t, proc *p, double mono)
+/* Takes r as p's PSS figures, read at mono. Returns whether its shared pages moved by
+ * SHARED_MOVE_KIB or more since the last figures. */
+static bool take_rollup(proc *p, const rt_rollup *r, double mono)
 {
-    rt_rollup r;
-    int fd = rt_pt_open_rel(t, p->pid, "smaps_rollup");
-    ssize_t n = fd < 0 ? -1 : rt_pread_single(fd, t->buf, sizeof t->buf);
-    if (fd >= 0)
-        close(fd);
-    rt_pidstat again;
-    if (n > 0 && rt_smaps_rollup_parse(t->buf, (size_t)n, &r) == 0 && rt_pt_read_stat(t, p, &again) == 0) {
-        /* the figures below */
-    } else if (p->rss_pages == 0) {
-        /* no rollup, and no resident page at its last reading: an exiting process whose memory
-         * the kernel already released (its stat shows RSS 0 before it becomes a zombie; the
-         * rollup fails, ESRCH), or one that never had any: it holds no PSS (PSS <= RSS), not
-         * the figure of its last rollup (a 69 MiB PSS beside 0 of RSS, caught under valgrind) */
-        r = (rt_rollup){.split_ok = true};
-    } else {
-        return false;
-    }
     uint64_t was = p->shared_kib;
-    bool moved = p->pss_ok && (r.shared_kib > was ? r.shared_kib - was : was - r.shared_kib) >= SHARED_MOVE_KIB;
-    p->pss_kib = r.pss_kib;
-    p->swap_kib = r.swap_kib;
-    p->private_kib = r.private_kib;
-    p->shared_kib = r.shared_kib;
-    p->split_ok = r.split_ok;
+    bool moved = p->pss_ok && (r->shared_kib > was ? r->shared_kib - was : was - r->shared_kib) >= SHARED_MOVE_KIB;
+    p->pss_kib = r->pss_kib;
+    p->swap_kib = r->swap_kib;
+    p->private_kib = r->private_kib;
+    p->shared_kib = r->shared_kib;
+    p->split_ok = r->split_ok;
     p->pss_ok = true;
     p->pss_rss_pages = p->rss_pages;
     p->pss_mono = mono;
     return moved;
+}
+
+/* What a process without memory holds: a zombie, or one exiting whose memory the kernel
+ * already released (RSS 0 in its stat before it becomes a zombie; its rollup fails, ESRCH). */
+static const rt_rollup NO_MEMORY = {.split_ok = true};
+
+/* Re-reads p's PSS, swap, private and shared from smaps_rollup (a page-table walk). When the
+ * file cannot be read or p's kept stat no longer reads (the pid opened was not this process's:
+ * p is gone, and leaves the tree at the next scan), leaves them, and pss_ok, as they were;
+ * unless p had no resident page at its last reading: then it holds none (PSS <= RSS), not its
+ * last rollup's figure (a 69 MiB PSS beside 0 of RSS, caught under valgrind). Returns whether
+ * its shared pages moved by SHARED_MOVE_KIB or more since the last read. */
+static bool read_pss(rt_proctree *t, proc *p, double mono)
+{
+    int fd = rt_pt_open_rel(t, p->pid, "smaps_rollup");
+    ssize_t n = fd < 0 ? -1 : rt_pread_single(fd, t->buf, sizeof t->buf);
+    if (fd >= 0)
+        close(fd);
+    rt_rollup r;
+    rt_pidstat again;
+    if (n > 0 && rt_smaps_rollup_parse(t->buf, (size_t)n, &r) == 0 && rt_pt_read_stat(t, p, &again) == 0)
+        return take_rollup(p, &r, mono);
+    return p->rss_pages == 0 ? take_rollup(p, &NO_MEMORY, mono) : false;
 }
 
 /* Re-reads p's peak RSS (VmHWM of its status file: the kernel's own high-water mark, so a
@@ -362,8 +366,7 @@ void rt_pt_pss_pass(rt_proctree *t, double mono, rt_tree_totals *out)
         if (!p)
             continue;
         if (p->zombie) {
-            p->pss_ok = p->split_ok = true;
-            p->pss_kib = p->swap_kib = p->private_kib = p->shared_kib = 0;
+            take_rollup(p, &NO_MEMORY, mono);
         } else if (p->pss_due || !p->pss_ok || p->pss_rss_pages != p->rss_pages ||
                    mono - p->pss_mono >= rt_pt_max_age(t, p) || mono < p->pss_mono) {
             p->pss_due = false;
