@@ -16,6 +16,10 @@ tool-group writes JSON lines: its last sample's walk cadence (process.walk_perio
 oldest its PSS and per-process figures get, issue 31's two clocks) is printed beside it, and it
 is measured over --tool-seconds (default 60: a window that holds its slowest walks, so each
 walk's cost is amortized over the samples it serves).
+For tool-group, also each walk's own cost per process: the tool's CPU is read every 10 ms in
+the window, and a walk (a sample with walk_age_secs 0) shows as a jump over the median cost of
+the samples around it; "walk us/proc" gives the median and the most over the window's walks
+(--walk-max-age SECS sets TRACKER_WALK_MAX_AGE, for several walks in the window).
 Every tracker writes its output to a file on the same file system (the tool and the Python
 tracker their samples, the others their standard output), as a user keeps it.
 For each: CPU per sample in µs (the on-CPU time, schedstat, of the tracker's own threads and of
@@ -25,9 +29,10 @@ the largest of its processes). A tracker that took fewer than 80% of its samples
 "behind".
 Usage: /usr/bin/python3 bench/tree_scaling.py [--sizes 1,200,1000,10000] [--storm]
        [--intervals 0.1,1] [--seconds N] [--tool-seconds N] [--warmup N] [--trackers tool-group,...]
-       [--python-tracker-src DIR] [--tracker build/resource-tracker]
+       [--walk-max-age SECS] [--python-tracker-src DIR] [--tracker build/resource-tracker]
 """
 import argparse
+import bisect
 import json
 import os
 import shutil
@@ -168,6 +173,8 @@ def run_one(a, tracker, job, secs, d):
     # the others their standard output), so each pays for its own output as a user keeps it
     sink = open(out, "wb") if tracker in ("top", "pidstat", "vmstat") else None
     env = dict(os.environ, TRACKER_CLOUD_DISCOVERY="0", TRACKER_KEEPER_URL="off")
+    if a.walk_max_age is not None:
+        env["TRACKER_WALK_MAX_AGE"] = f"{a.walk_max_age:g}"
     interval = f"{secs:g}"
     procs, job_proc, root = [], None, None
     if tracker == "tool-group":
@@ -210,13 +217,22 @@ def run_one(a, tracker, job, secs, d):
     ns0 = sum(tasks_ns(p) for p in mine()) + reaped()
     t0 = time.time()
     peak = 0
+    # the tool's own CPU every 10 ms (tool-group: its walks' cost), its peak every 0.5 s
+    looks, next_peak = [], t0
     while time.time() - t0 < window:
-        time.sleep(0.5)
-        peak = max([peak] + [hwm_kib(p) for p in mine()])
+        if tracker == "tool-group":
+            time.sleep(0.01)
+            looks.append((time.time(), tasks_ns(procs[0].pid)))
+        else:
+            time.sleep(0.5)
+        if time.time() >= next_peak:
+            peak = max([peak] + [hwm_kib(p) for p in mine()])
+            next_peak += 0.5
     ns1 = sum(tasks_ns(p) for p in mine()) + reaped()
     elapsed = time.time() - t0
     lines1 = _lines(out) if counted else None
     period = _walk_period(out) if tracker == "tool-group" else None
+    walks = _walk_costs(out, looks, secs) if tracker == "tool-group" else []
     # the whole job first (its holder leads a process group of its own): no process of it
     # outlives the run, and the tool's own group is left empty for it to remove
     try:
@@ -237,7 +253,46 @@ def run_one(a, tracker, job, secs, d):
     taken = (lines1 - lines0) if lines0 is not None and lines1 is not None else None
     if os.path.exists(out):
         os.unlink(out)
-    return (ns1 - ns0) / 1000 / expected, peak, taken, expected, period
+    return (ns1 - ns0) / 1000 / expected, peak, taken, expected, period, walks
+
+
+def _walk_costs(path, looks, secs):
+    """The CPU ns of each walk in the window: the tool's CPU over the looks from 2 intervals
+    before to 2 after a walk's sample (walk_age_secs 0), less what the samples of that span cost
+    by the median of the spans of the same length without a walk."""
+    try:
+        with open(path, "rb") as f:
+            rows = [json.loads(l) for l in f.read().split(b"\n")[:-1] if l.strip()]
+    except (OSError, ValueError):
+        return []
+    if len(looks) < 3:
+        return []
+    t_first, t_last = looks[0][0], looks[-1][0]
+    walk_ts = [r["timestamp_secs"] for r in rows
+               if (r.get("process") or {}).get("walk_age_secs") == 0 and t_first + 2 * secs < r["timestamp_secs"] < t_last - 2 * secs]
+    ts = [t for t, _ in looks]
+
+    def cpu_between(a, b):
+        i = max(0, bisect.bisect_right(ts, a) - 1)
+        j = min(len(ts) - 1, bisect.bisect_left(ts, b))
+        return looks[j][1] - looks[i][1], ts[j] - ts[i]
+
+    quiet = []
+    t = t_first
+    while t + 4 * secs < t_last:
+        if not any(t - secs <= w <= t + 5 * secs for w in walk_ts):
+            ns, span = cpu_between(t, t + 4 * secs)
+            if span > 0:
+                quiet.append(ns / span)
+        t += 4 * secs
+    if not quiet:
+        return []
+    per_sec = sorted(quiet)[len(quiet) // 2]
+    out = []
+    for w in walk_ts:
+        ns, span = cpu_between(w - 2 * secs, w + 2 * secs)
+        out.append(max(0.0, ns - per_sec * span))
+    return out
 
 
 def _walk_period(path):
@@ -274,6 +329,8 @@ def main():
                     help="seconds left out before the tool's window (at least 1.5 and two intervals): with the tool "
                          "wrapping the job, its walks learn their cost while the tree is built under it")
     ap.add_argument("--trackers", default="machine,tool-group,tool-pid,top,pidstat,python,vmstat")
+    ap.add_argument("--walk-max-age", type=float, default=None,
+                    help="TRACKER_WALK_MAX_AGE for the tool (default: the tool's own, 60 s)")
     ap.add_argument("--python-tracker-src", default=os.environ.get("PYTHON_TRACKER_SRC"))
     ap.add_argument("--tracker", default=os.path.join(REPO, "build", "resource-tracker"))
     a = ap.parse_args()
@@ -293,11 +350,15 @@ def main():
                         continue
                     if t == "pidstat" and job == "storm":
                         continue  # its -p list is fixed at its start: a storm's children are not in it
-                    cpu, rss, taken, expected, period = run_one(a, t, job, secs, d)
+                    cpu, rss, taken, expected, period, walks = run_one(a, t, job, secs, d)
                     note = "" if taken is None else f"{taken}/{expected:.0f}" + (
                         " behind" if taken < 0.8 * expected else "")
                     if period is not None:
                         note += f"  walk every {period:.2f} s"
+                    if walks and job != "storm":
+                        w = sorted(walks)
+                        note += (f"  walk us/proc {w[len(w) // 2] / 1000 / job:.2f} median, {w[-1] / 1000 / job:.2f} most"
+                                 f" ({len(w)} walks)")
                     print(f"{job!s:>7s} {secs:8g} {t:>10s} {cpu:14.1f} {rss:12d}  {note}", flush=True)
 
 
