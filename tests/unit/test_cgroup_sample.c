@@ -913,9 +913,31 @@ static void live_job_group(void **unused)
     assert_int_equal(waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT), 0);
     assert_int_equal(si.si_status, 0);
 
+    /* a caller compiled before 0.18 (its options end before walk_max_age_secs) has every
+     * sample walk, as it did, its own group or not */
+    rt_sampler_options old = o;
+    old.struct_size = offsetof(rt_sampler_options, walk_max_age_secs);
+    old.job_cgroup = jg;
+    old.cgroup_off = 0;
+    rt_sampler *before = NULL, *now = NULL;
+    assert_int_equal(rt_sampler_new(&old, &before), RT_OK);
+    old.struct_size = sizeof old; /* and one of today's: the walk keeps its own clock */
+    assert_int_equal(rt_sampler_new(&old, &now), RT_OK);
+
     const rt_sample *a, *b;
     assert_int_equal(rt_sampler_sample(with, &a), RT_OK);
     assert_int_equal(rt_sampler_sample(walk, &b), RT_OK);
+    for (int i = 0; i < 3; i++) {
+        const rt_sample *d;
+        assert_int_equal(rt_sampler_sample(before, &d), RT_OK);
+        assert_non_null(d->process->cgroup);
+        assert_true(d->process->cgroup->own);
+        assert_true(d->process->walk_age_secs == 0);
+        assert_int_equal(rt_sampler_sample(now, &d), RT_OK);
+        assert_true(d->process->walk_age_secs > 0); /* walked when made, not due again so soon */
+    }
+    rt_sampler_free(before);
+    rt_sampler_free(now);
     double kernel = group_cpu_secs(jg);
     const rt_cgroup *g = a->process->cgroup;
     assert_non_null(g);

@@ -6,6 +6,7 @@
  * Without a tree, the cgroup part reads the group the tracker itself runs in. */
 #define _GNU_SOURCE
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -109,6 +110,11 @@ static rt_error sampler_new(const rt_sampler_options *opts, rt_statvfs_fn statvf
         rt_err_set("rt_sampler_options: %s", o.pid < 0 ? "a negative pid" : "struct_size too small");
         return RT_ERR_INVALID;
     }
+    size_t given = 0;
+    if (opts)
+        memcpy(&given, opts, sizeof given);
+    if (opts && given < offsetof(rt_sampler_options, walk_max_age_secs) + sizeof o.walk_max_age_secs)
+        o.walk_max_age_secs = 0; /* a caller compiled before 0.18: every sample walks, as it did */
     rt_sampler *s = calloc(1, sizeof *s);
     if (!s)
         return RT_ERR_NOMEM;
