@@ -453,6 +453,17 @@ void rt_tree_part_commit(rt_tree_part *p)
         p->prev_root_own = p->cur.root_own_ns;
 }
 
+/* An I/O total at a mark: the last sample's total (tot) plus the light walk's growth since the
+ * last walk (d), or, while the group counts (grouped: the stretch of counted_io), the larger of
+ * that sample's total and the walk's count on the stretch's basis: between walks tot already
+ * holds the group's growth since the last walk, which d counts again. */
+static double peek_io(bool grouped, uint64_t tot, uint64_t base_tot, uint64_t walk, uint64_t base_walk, uint64_t d)
+{
+    if (!grouped)
+        return (double)tot + (double)d;
+    return fmax((double)tot, (double)base_tot + (double)rt_delta_u64(walk + d, base_walk));
+}
+
 void rt_tree_part_peek(rt_tree_part *p, const rt_tree_peek *k, uint64_t group_cpu_ns, rt_tree_reading *out)
 {
     const rt_tree_totals *q = &p->prev;
@@ -481,8 +492,10 @@ void rt_tree_part_peek(rt_tree_part *p, const rt_tree_peek *k, uint64_t group_cp
                          : k->utime_ns + k->stime_ns > k->root_ns ? (double)(k->utime_ns + k->stime_ns - k->root_ns)
                                                                    : 0.0;
     if (k->io_ok) {
-        out->read_bytes = (double)p->tot_rd + (double)rt_delta_u64(k->read_bytes, q->read_bytes);
-        out->write_bytes = (double)p->tot_wr + (double)rt_delta_u64(k->write_bytes, q->write_bytes);
+        out->read_bytes = peek_io(p->stretch && p->base_g_rd != RT_NULL_U64, p->tot_rd, p->base_tot_rd, p->rd,
+                                  p->base_walk_rd, rt_delta_u64(k->read_bytes, q->read_bytes));
+        out->write_bytes = peek_io(p->stretch && p->base_g_wr != RT_NULL_U64, p->tot_wr, p->base_tot_wr, p->wr,
+                                   p->base_walk_wr, rt_delta_u64(k->write_bytes, q->write_bytes));
     } else {
         out->read_bytes = out->write_bytes = NAN;
     }
