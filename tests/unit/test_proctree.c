@@ -247,6 +247,55 @@ static void run_time(const char *dir, int pid, unsigned long ns)
     put(dir, rel, text);
 }
 
+/* Memory taken from a sleeping process (reclaim, swap: its RSS fell without its running) is not
+ * seen by the quick path until its full read is due; a scan asked to read all sees it at once,
+ * its PSS re-read with it, and the scan after it takes the quick path again. */
+static void read_all_sees_reclaim(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rt-reclaim-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char s[256];
+    stat_mem(s, sizeof s, 300, 1, 'S', 10, 50);
+    put(dir, "300/stat", s);
+    put(dir, "300/task/300/children", "301 ");
+    run_time(dir, 300, 1000);
+    pss_file(dir, 300, 100);
+    stat_mem(s, sizeof s, 301, 300, 'S', 20, 1000);
+    put(dir, "301/stat", s);
+    put(dir, "301/task/301/children", "");
+    run_time(dir, 301, 500);
+    pss_file(dir, 301, 4000);
+    rt_roots r;
+    assert_int_equal(rt_roots_open(&r, dir, "/nonexistent"), RT_OK);
+    rt_proctree *t = rt_proctree_new(&r, 300, false, NULL, 100, 600.0);
+    rt_tree_totals tt;
+    rt_proctree_scan(t, 0.0, &tt);
+    uint64_t page_kib = (uint64_t)sysconf(_SC_PAGESIZE) / 1024;
+    assert_int_equal(tt.rss_kib, (50 + 1000) * page_kib);
+    assert_int_equal(tt.pss_kib, 4100);
+    /* 301 swapped out to 200 pages, asleep all the while */
+    stat_mem(s, sizeof s, 301, 300, 'S', 20, 200);
+    put(dir, "301/stat", s);
+    pss_file(dir, 301, 800);
+    rt_proctree_scan(t, 1.0, &tt);
+    assert_int_equal(tt.rss_kib, (50 + 1000) * page_kib); /* the quick path: as last read */
+    rt_proctree_read_all_next(t);
+    rt_proctree_scan(t, 2.0, &tt);
+    assert_int_equal(tt.rss_kib, (50 + 200) * page_kib);
+    assert_int_equal(tt.pss_kib, 900);
+    /* once: the next scan takes the quick path again */
+    stat_mem(s, sizeof s, 301, 300, 'S', 20, 100);
+    put(dir, "301/stat", s);
+    rt_proctree_scan(t, 3.0, &tt);
+    assert_int_equal(tt.rss_kib, (50 + 200) * page_kib);
+    rt_proctree_free(t);
+    rt_roots_close(&r);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* The PSS re-read rule, on a root 300 and its single-threaded child 301 whose smaps_rollup
  * files change behind RSS's back: the age bound holds on the quick path, and a fault or a
  * process joining or leaving re-reads its relatives' (here: everyone's). */
@@ -643,6 +692,7 @@ int main(void)
         cmocka_unit_test(departures_and_reuse),
         cmocka_unit_test(long_sleepers_checked_every_other_scan),
         cmocka_unit_test(pss_rereads),
+        cmocka_unit_test(read_all_sees_reclaim),
         cmocka_unit_test(split_into_parts),
         cmocka_unit_test(pss_rereads_follow_the_family),
         cmocka_unit_test(peak_rss_and_cancelled_writes),

@@ -467,6 +467,39 @@ static void peek_io_counted_once(void **state)
     fx_close(&f);
 }
 
+/* A walk after the group's memory fell (reclaim or swap took pages from processes asleep since)
+ * reads every process in full: the fixture's sleeping 102 lost 200 of its 300 pages without
+ * running; a walk with the group's memory as before keeps its RSS as last read (the quick
+ * path), one after a fall of 1% or more sees it. */
+static void memory_fall_reads_all(void **state)
+{
+    (void)state;
+    rt_sample_ctx c;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(rt_roots_open(&c.roots, proc, "/nonexistent"), RT_OK);
+    c.clk_tck = 100;
+    rt_tree_part p;
+    memset(&p, 0, sizeof p);
+    assert_int_equal(rt_tree_part_open(&p, &c, 102, false, 30.0, 60.0), 0);
+    unit_put(proc, "102/schedstat", "5000 0 3\n");
+    rt_tree_clock k = {.group = true, .pids = 2, .memory_bytes = 100 << 20};
+    rt_tree_part_snapshot(&p, 1.0, true, &k);
+    uint64_t page_kib = (uint64_t)sysconf(_SC_PAGESIZE) / 1024;
+    uint64_t before = p.cur.rss_kib;
+    assert_true(before >= 300 * page_kib);
+    unit_put(proc, "102/stat",
+             "102 (sh) S 100 102 102 0 -1 4194560 100 0 0 0 1 1 7 3 20 0 1 0 5020 12345678 100 "
+             "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n");
+    k.memory_bytes = (100 << 20) - (100 << 20) / 200; /* 0.5% less: not a fall */
+    rt_tree_part_snapshot(&p, 2.0, true, &k);
+    assert_int_equal(p.cur.rss_kib, before);
+    k.memory_bytes = 90 << 20;
+    rt_tree_part_snapshot(&p, 3.0, true, &k);
+    assert_int_equal(p.cur.rss_kib, before - 200 * page_kib);
+    rt_tree_part_close(&p);
+    rt_roots_close(&c.roots);
+}
+
 /* The interval's cores held to the tree's tasks: no more than the tree had at either end of the
  * interval plus every task the machine made in it. The kernel's counters take a running task's
  * time in at its next tick, so the last sample, taken 1 ms after the one before as a
@@ -512,6 +545,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(walk_lead_not_booked, setup, teardown),
         cmocka_unit_test_setup_teardown(tasks_hold_the_cores, setup, teardown),
         cmocka_unit_test_setup_teardown(peek_io_counted_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(memory_fall_reads_all, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,6 +31,12 @@ static bool moved(uint64_t v, uint64_t mark, double share)
     return mark == 0 ? d > 0 : d >= share * (double)mark;
 }
 
+/* Whether v fell below mark by share of mark or more (both known). */
+static bool fell(uint64_t v, uint64_t mark, double share)
+{
+    return v != RT_NULL_U64 && mark != RT_NULL_U64 && (double)v <= (1.0 - share) * (double)mark && v < mark;
+}
+
 /* Whether v rose above high by share of high or more (from no high yet: any value). */
 static bool rose(uint64_t v, uint64_t high, double share)
 {
@@ -88,6 +94,10 @@ void rt_tree_part_snapshot(rt_tree_part *p, double mono, bool walk, const rt_tre
         rt_proctree_set_keep_max(p->tree, keep);
         p->keep_set = keep;
     }
+    /* the group's memory fell since the last walk: reclaim or swap may have taken pages from
+     * processes asleep since, whose quick path would carry their RSS and PSS as they were */
+    if (k && fell(k->memory_bytes, p->walk_memory, RT_WALK_MOVED_SHARE))
+        rt_proctree_read_all_next(p->tree);
     double before = rt_thread_cpu_secs();
     rt_proctree_scan(p->tree, mono, &p->cur);
     double cost = rt_thread_cpu_secs() - before;

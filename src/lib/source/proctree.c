@@ -323,7 +323,8 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
          * every pss_max_age seconds (RSS can shrink under reclaim without it running). One
          * that has slept through IDLE_SKIP_AFTER checks is only looked at every other scan
          * (spread by pid): what it does meanwhile is counted one scan later, never lost. */
-        bool recent = !fresh && p->nthreads == 1 && mono >= p->full_mono && mono - p->full_mono < rt_pt_max_age(t, p);
+        bool recent = !fresh && !t->read_all && p->nthreads == 1 && mono >= p->full_mono &&
+                      mono - p->full_mono < rt_pt_max_age(t, p);
         bool skip = recent && pid != t->root && p->idle_checks >= IDLE_SKIP_AFTER && ((t->gen ^ (unsigned)pid) & 1u);
         uint64_t run_ns = p->run_ns;
         int run_rc = skip ? 0 : rt_pt_read_run_ns(t, p, &run_ns);
@@ -393,6 +394,7 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
         if (changed || faulted)
             rt_pt_mark_family(t, p);
     }
+    t->read_all = false;
     if (!t->root_only)
         rt_pt_settle(t, prev);
     bool io_ok = true;
@@ -595,6 +597,11 @@ rt_proctree *rt_proctree_new(const rt_roots *roots, int64_t root, bool own_child
         return NULL;
     }
     return t;
+}
+
+void rt_proctree_read_all_next(rt_proctree *t)
+{
+    t->read_all = true;
 }
 
 void rt_proctree_set_keep_max(rt_proctree *t, size_t n)

@@ -64,6 +64,10 @@ void rt_proctree_set_root_only(rt_proctree *t);
 /* Sets how long a PSS reading (and a sleeping process's full read) may be reused from the next
  * scan on: the age given at rt_proctree_new, or longer when the walk itself is rarer. */
 void rt_proctree_set_pss_max_age(rt_proctree *t, double secs);
+/* Has the next scan read every process in full, none by the quick path (a sleeping process's
+ * figures kept as last read): memory may have been taken from processes asleep since (reclaim
+ * or swap lowers their RSS, and their PSS with it, without their running). */
+void rt_proctree_read_all_next(rt_proctree *t);
 
 /* The most per-process files (stat, io, schedstat, a thread's children) the tree keeps open
  * between scans by default, and while a slower clock walks it (the job's own group stands in

@@ -93,6 +93,7 @@ struct rt_proctree {
     uint64_t root_own_ns; /* the root's own CPU as last read (RT_NULL_U64: not yet) */
     bool root_seen;
     double pss_max_age;
+    bool read_all; /* the next scan reads every process in full (rt_proctree_read_all_next) */
     bool warned_io, warned_fds;
     /* descriptors: the tree keeps a file open between scans only while its number is below
      * keep_below (the soft RLIMIT_NOFILE less a headroom for the rest of the process, worked
