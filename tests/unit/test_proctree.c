@@ -247,6 +247,23 @@ static void run_time(const char *dir, int pid, unsigned long ns)
     put(dir, rel, text);
 }
 
+/* A sleeping root 300 (50 pages, PSS 100 KiB) and its sleeping single-threaded child 301 (rss
+ * pages, PSS pss KiB), each with its run time. */
+static void root_and_child(const char *dir, unsigned long rss, int pss)
+{
+    char s[256];
+    stat_mem(s, sizeof s, 300, 1, 'S', 10, 50);
+    put(dir, "300/stat", s);
+    put(dir, "300/task/300/children", "301 ");
+    run_time(dir, 300, 1000);
+    pss_file(dir, 300, 100);
+    stat_mem(s, sizeof s, 301, 300, 'S', 20, rss);
+    put(dir, "301/stat", s);
+    put(dir, "301/task/301/children", "");
+    run_time(dir, 301, 500);
+    pss_file(dir, 301, pss);
+}
+
 /* Memory taken from a sleeping process (reclaim, swap: its RSS fell without its running) is not
  * seen by the quick path until its full read is due; a scan asked to read all sees it at once,
  * its PSS re-read with it, and the scan after it takes the quick path again. */
@@ -256,16 +273,7 @@ static void read_all_sees_reclaim(void **state)
     char dir[] = "/tmp/rt-reclaim-XXXXXX";
     assert_non_null(mkdtemp(dir));
     char s[256];
-    stat_mem(s, sizeof s, 300, 1, 'S', 10, 50);
-    put(dir, "300/stat", s);
-    put(dir, "300/task/300/children", "301 ");
-    run_time(dir, 300, 1000);
-    pss_file(dir, 300, 100);
-    stat_mem(s, sizeof s, 301, 300, 'S', 20, 1000);
-    put(dir, "301/stat", s);
-    put(dir, "301/task/301/children", "");
-    run_time(dir, 301, 500);
-    pss_file(dir, 301, 4000);
+    root_and_child(dir, 1000, 4000);
     rt_roots r;
     assert_int_equal(rt_roots_open(&r, dir, "/nonexistent"), RT_OK);
     rt_proctree *t = rt_proctree_new(&r, 300, false, NULL, 100, 600.0);
@@ -305,16 +313,7 @@ static void pss_rereads(void **state)
     char dir[] = "/tmp/rt-pss-XXXXXX";
     assert_non_null(mkdtemp(dir));
     char s[256];
-    stat_mem(s, sizeof s, 300, 1, 'S', 10, 50);
-    put(dir, "300/stat", s);
-    put(dir, "300/task/300/children", "301 ");
-    run_time(dir, 300, 1000);
-    pss_file(dir, 300, 100);
-    stat_mem(s, sizeof s, 301, 300, 'S', 20, 10);
-    put(dir, "301/stat", s);
-    put(dir, "301/task/301/children", "");
-    run_time(dir, 301, 500);
-    pss_file(dir, 301, 10);
+    root_and_child(dir, 10, 10);
     rt_roots r;
     assert_int_equal(rt_roots_open(&r, dir, "/nonexistent"), RT_OK);
     rt_proctree *t = rt_proctree_new(&r, 300, false, NULL, 100, 4.0); /* max_age: 3 to 4 s */
