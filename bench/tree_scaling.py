@@ -18,7 +18,7 @@ is measured over --tool-seconds (default 60: a window that holds its slowest wal
 walk's cost is amortized over the samples it serves).
 For tool-group, also each walk's own cost per process: the tool's CPU is read every 10 ms in
 the window, and a walk (a sample with walk_age_secs 0) shows as a jump over the median cost of
-the samples around it; "walk us/proc" gives the median and the most over the window's walks
+the window's spans without a walk; "walk us/proc" gives the median and the most over the window's walks
 (--walk-max-age SECS sets TRACKER_WALK_MAX_AGE, for several walks in the window).
 Every tracker writes its output to a file on the same file system (the tool and the Python
 tracker their samples, the others their standard output), as a user keeps it.
