@@ -488,11 +488,12 @@ static int start_job(const cli_options *o, run_state *rs)
 
 /* The sampler (its baseline reading is the grid's origin, t0), the host's facts and the cloud
  * where something uses them, the pipeline, and the clock armed: sample k at t0 + k*interval, with
- * no drift, as the kernel's periodic timer keeps absolute expiry times. Returns 0, or the tool's
+ * no drift, as the kernel's periodic timer keeps absolute expiry times. t0 is read just after the
+ * baseline, never before the sampler's setup: a slow setup (many cgroup files, a GPU library)
+ * would otherwise eat into the first interval. Returns 0, or the tool's
  * exit status after saying why (only without a command: a command runs on untracked). */
 static int start_sampling(cli_options *o, run_state *rs)
 {
-    double t0 = cli_mono_secs();
     rt_sampler_options so = RT_SAMPLER_OPTIONS_INIT;
     so.log = cli_log;
     so.pid = rs->child ? rs->child : o->pid;
@@ -510,6 +511,7 @@ static int start_sampling(cli_options *o, run_state *rs)
     so.request = o->request;
     int fds = cli_fds_free(); /* the sampler keeps a dozen files open and reads the tree's */
     rt_error err = rt_sampler_new(&so, &rs->sampler);
+    double t0 = cli_mono_secs(); /* the baseline's time, a few instructions late at most */
     if (err != RT_OK) {
         rs->sampler = NULL;
         if (!rs->child) {
