@@ -373,10 +373,14 @@ PSI_KEYS = {"some_avg10", "full_avg10", "some_pct", "full_pct", "some_total_usec
 
 
 def short_job(tmp_path, mode):
-    """A job of ~0.8 s; returns its samples and the directories of this tracker's
-    resource-tracker-* groups seen while it ran (in every hierarchy)."""
+    """A job of ~0.8 s that lasts until the groups are listed (it waits on a stop file, so a
+    slow tracker's first sample never comes after the job and its group are gone); returns its
+    samples and the directories of this tracker's resource-tracker-* groups seen while it ran
+    (in every hierarchy)."""
     out = tmp_path / f"short-{mode}.jsonl"
-    p = subprocess.Popen([TRACKER, "-i", "0.2", "--cgroup", mode, "-o", str(out), "--", "sleep", "0.8"],
+    stop = tmp_path / f"stop-{mode}"
+    job = f"sleep 0.8; i=0; until [ -e '{stop}' ] || [ $i -ge 600 ]; do sleep 0.05; i=$((i+1)); done"
+    p = subprocess.Popen([TRACKER, "-i", "0.2", "--cgroup", mode, "-o", str(out), "--", "sh", "-c", job],
                          stderr=subprocess.PIPE, text=True, env=tracker_env())
     seen = []
     try:
@@ -388,7 +392,8 @@ def short_job(tmp_path, mode):
             d = dir_of(h, own) if own is not None else None
             if d and os.path.isdir(d):
                 seen += [os.path.join(d, n) for n in os.listdir(d) if n.startswith(f"resource-tracker-{p.pid}-")]
-        _, err = p.communicate(timeout=20)
+        stop.touch()
+        _, err = p.communicate(timeout=20 * TIMEOUT_SCALE)
         assert p.returncode == 0, err
     finally:
         if p.poll() is None:

@@ -228,7 +228,7 @@ def test_json_lines_to_stdout_and_sigint_final_sample(tracker_factory):
             for m in d["mounts"]:
                 assert set(m) == {"mount_point", "filesystem", "total_bytes", "used_bytes", "available_bytes",
                                   "used_pct"}
-    assert samples[-1]["interval_secs"] <= 0.2 + 0.05
+    assert samples[-1]["interval_secs"] <= 0.2 + 0.05 * TIMEOUT_SCALE  # a late tick on a slow build
     assert first["timestamp_secs"] < second["timestamp_secs"] <= samples[-1]["timestamp_secs"]
     assert "warning" not in err
 

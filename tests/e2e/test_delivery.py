@@ -130,7 +130,12 @@ def leftovers(tmp_path):
 def api_down_run(tmp_path, name="first", code=5):
     """A whole run with the API down: every row spilled, with the run's record beside them."""
     env = env_for(tmp_path, closed_port_url(), closed_port_url(), TRACKER_FINISH_TIMEOUT="2")
-    p, local, window = track(tmp_path, env, name, ["sh", "-c", f"sleep 1.5; exit {code}"])
+    # the job lasts 1.5 s and then until three batches are spilled (within 60 s): on a slow build
+    # (valgrind) the stream thread's closes come late, and 1.5 s alone left exactly three
+    spill = spill_dir(tmp_path)
+    wait = (f"sleep 1.5; i=0; until [ $(ls '{spill}' 2>/dev/null | grep -c '[.]csv[.]gz$') -ge 3 ] || "
+            f"[ $i -ge 1200 ]; do sleep 0.05; i=$((i+1)); done; exit {code}")
+    p, local, window = track(tmp_path, env, name, ["sh", "-c", wait])
     assert p.returncode == code
     assert "rows were not sent" in p.stderr
     names = leftovers(tmp_path)

@@ -120,7 +120,9 @@ def test_silent_service_bounded(standin):
     cloud = info(s.url)["cloud"]
     took = time.monotonic() - t0
     assert cloud["vendor_id"] is None
-    assert 1.5 <= cloud["discovery_secs"] <= 2.5  # it waited for the bound, not for ever
+    # it waited for the bound, not for ever (its threads' wake-up after the bound is slower on a
+    # slow build: valgrind runs them one at a time)
+    assert 1.5 <= cloud["discovery_secs"] <= 2.0 + 0.5 * TIMEOUT_SCALE
     assert took < 10
 
 

@@ -103,12 +103,19 @@ def test_disk_write_bytes_match_dd():
     def work():
         subprocess.run(["dd", "if=/dev/zero", f"of={target}", "bs=1M", "count=64", "oflag=direct", "conv=fsync"],
                        check=True, capture_output=True)
+    def written():  # the kernel's own count of bytes written to dev (sectors of 512 bytes)
+        with open(f"/sys/block/{dev.replace('/', '!')}/stat") as f:
+            return int(f.read().split()[6]) * 512
+    before = written()
     samples = collect(["-i", "0.2"], work, settle=0.5)
+    after = written()
     os.unlink(target)
     per_disk = [next(d for d in s["disk"] if d["device"] == dev) for s in samples]
     total = per_disk[-1]["write_bytes_total"] - per_disk[0]["write_bytes_total"]
-    # the kernel counts what reached the disk: dd's 64 MiB plus a little filesystem metadata
-    assert size <= total <= size * 1.10 + 4 * 1024 * 1024, total
+    # dd's 64 MiB at least, within what the kernel counted on the disk from before the tracker
+    # started to after it stopped (the filesystem's metadata, and other writers' writeback on a
+    # busy machine, land there too: no fixed share is theirs)
+    assert size <= total <= after - before, (total, after - before)
     # the per-interval rates add up to the same bytes
     by_rate = sum(d["write_bytes_per_sec"] * s["interval_secs"] for d, s in zip(per_disk[1:], samples[1:]))
     assert by_rate == pytest.approx(total, rel=0.01)
@@ -196,9 +203,17 @@ def test_sampling_grid_does_not_drift():
     ts = [s["timestamp_secs"] for s in samples[:-1]]  # the last one is the partial final sample
     n = len(ts)
     assert n >= 60
-    k_mean = (n - 1) / 2
+    # each sample's slot on the grid, from the gap before it: a wake-up later than a whole
+    # interval (a loaded machine, valgrind) makes the kernel's timer skip a slot, which is no
+    # drift; a sleep loop's added delay per sample is under half an interval, so its gaps still
+    # round to one slot and the fit below catches it
+    ks = [0]
+    for a, b in zip(ts, ts[1:]):
+        ks.append(ks[-1] + round((b - a) / 0.02))
+    assert ks[-1] - (n - 1) <= 0.1 * n, "more than a tenth of the slots skipped"
+    k_mean = sum(ks) / n
     t_mean = sum(ts) / n
-    slope = sum((k - k_mean) * (t - t_mean) for k, t in enumerate(ts)) / sum((k - k_mean) ** 2 for k in range(n))
+    slope = sum((k - k_mean) * (t - t_mean) for k, t in zip(ks, ts)) / sum((k - k_mean) ** 2 for k in ks)
     assert slope == pytest.approx(0.02, rel=0.005)
     # the first sample comes one whole interval after the baseline reading, not at once nor
     # sooner: the grid starts at the baseline, not before the sampler's setup (under ASan a

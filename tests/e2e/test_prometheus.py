@@ -219,7 +219,9 @@ class Prom:
 
 @pytest.mark.skipif(not os.path.exists(PROMETHEUS), reason=f"{PROMETHEUS} absent (Debian package prometheus)")
 def test_real_prometheus_stores_the_trackers_figures(tmp_path):
-    t = start_tracker(tmp_path, ["--prometheus", "127.0.0.1:0"], gpus=True)
+    # scraped every 0.5 s on a slow build, a job idling 2 s left exactly the 8 scrapes counted
+    # below: it idles twice as long there
+    t = start_tracker(tmp_path, ["--prometheus", "127.0.0.1:0"], gpus=True, idle=2.0 if TIMEOUT_SCALE == 1 else 4.0)
     prom = None
     try:
         port = tracker_port(t)

@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from conftest import REPO, TRACKER, VALGRIND, tracker_env
+from conftest import REPO, TIMEOUT_SCALE, TRACKER, VALGRIND, tracker_env
 from test_recommend import closed_port_url
 
 STUBS = os.path.join(REPO, "tests", "stubs")
@@ -227,7 +227,9 @@ def test_stream_run(tmp_path, peers):
     assert json.loads(reg["command"]) == ["sh", "-c", "sleep 2; exit 3"]
     assert "pid" not in reg and reg["host_vcpus"] >= 1
     fin = check_delivery(api, s3, local, "s3")
-    assert len(fin["data_uris"]) >= (2 if VALGRIND else 3)  # valgrind: fewer uploads in the 2 s
+    # on a slow build (valgrind, the sanitizers) fewer uploads fit in the 2 s: two still show
+    # uploading during the run
+    assert len(fin["data_uris"]) >= (3 if TIMEOUT_SCALE == 1 else 2)
     assert fin["exit_code"] == 3 and fin["run_status"] == "failed"
     assert not s3.rejections()
     assert spilled_rows(tmp_path) == []
