@@ -4,7 +4,8 @@ own, its figures carried between two walks with their age stated (process.walk_a
 The kernel judges: the group's own CPU counter read by the job at its end, in a fork storm of
 2,000 processes; the kernel's PSS summed over the job's processes by the job itself, against
 every walk of a steady tree of 200; main + descendants = combined in every sample, walked or
-carried; and without a group (--cgroup off, TRACKER_WALK_MAX_AGE=0) every sample walks, as
+carried; a steady writer's bytes in the intervals it wrote them in, walked or not (the light
+I/O pass), against the job's own /proc/self/io; and without a group (--cgroup off, TRACKER_WALK_MAX_AGE=0) every sample walks, as
 before.
 
 Every group is the tracker's own, made and removed by it; tests skip (with the reason) where
@@ -15,7 +16,7 @@ import subprocess
 
 import pytest
 
-from conftest import TIMEOUT_SCALE, TRACKER, tracker_env
+from conftest import REPO, TIMEOUT_SCALE, TRACKER, tracker_env
 from test_cgroup import LAYOUT, need_any, samples_of
 
 PY = "/usr/bin/python3"
@@ -231,3 +232,76 @@ def test_a_bad_walk_max_age_stops_before_anything_starts(tmp_path):
     assert r.returncode == 2, r
     assert "TRACKER_WALK_MAX_AGE" in r.stderr and "soon" in r.stderr, r.stderr
     assert not marker.exists()
+
+
+# 30 sleeping children (a walk of some cost, so its cadence leaves samples between walks), then
+# 512 KiB written (buffered, no sync) every 0.05 s for 4 s to argv[1], on a real disk; then the
+# job's own count (/proc/self/io write_bytes: the page cache dirtied) and when it wrote, into
+# argv[2]
+WRITER = r"""
+import os, signal, sys, time
+kids = []
+for _ in range(30):
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(600)
+        os._exit(0)
+    kids.append(pid)
+t0 = time.time()
+with open(sys.argv[1], "wb") as f:
+    for _ in range(80):
+        f.write(b"x" * 524288)
+        f.flush()
+        time.sleep(0.05)
+t1 = time.time()
+io = dict(l.split(": ") for l in open("/proc/self/io").read().splitlines())
+for k in kids:
+    os.kill(k, signal.SIGKILL)
+    os.waitpid(k, 0)
+open(sys.argv[2], "w").write(f"{t0} {t1} {io['write_bytes']}")
+"""
+
+
+def test_writes_land_in_the_intervals_they_were_made_in(tmp_path):
+    """Between walks the group's storage counters miss a buffered write (v1's blkio charges it
+    to the root group at writeback; v2's io.stat counts it only at writeback, seconds later): the
+    light I/O pass re-reads the processes whose I/O grew at the last walk, so the samples between
+    walks show the writer's bytes as it writes them, not the walk's sample a whole walk period's;
+    the intervals add up to the total, which is the job's own count."""
+    need_any()
+    work = os.path.join(REPO, "build", "e2e-disk")  # a real disk: tmpfs has no storage I/O
+    os.makedirs(work, exist_ok=True)
+    target = os.path.join(work, f"writer-{os.getpid()}.bin")
+    out, judge = tmp_path / "writer.jsonl", tmp_path / "judge"
+    env = tracker_env()
+    env["TRACKER_WALK_MAX_AGE"] = "30"
+    try:
+        r = subprocess.run([TRACKER, "-i", "0.1", "-o", str(out), "--", PY, "-c", WRITER, target, str(judge)],
+                           capture_output=True, text=True, env=env, timeout=120 * TIMEOUT_SCALE)
+    finally:
+        if os.path.exists(target):
+            os.unlink(target)
+    assert r.returncode == 0, r.stderr
+    t0, t1, own = judge.read_text().split()
+    t0, t1, own = float(t0), float(t1), int(own)
+    if own == 0:
+        pytest.skip(f"{work} counts no storage writes (its file system is not on a disk)")
+    s = [x for x in samples_of(out) if x.get("process")]
+    if all(x["process"]["walk_age_secs"] == 0 for x in s):
+        pytest.skip("every sample walked: no group's clock here")
+    between = [x for x in s if t0 + 0.5 <= x["timestamp_secs"] <= t1 - 0.1 and x["process"]["walk_age_secs"] > 0]
+    assert len(between) >= 5, [(x["timestamp_secs"], x["process"]["walk_age_secs"]) for x in s]
+    wrote = [x for x in between if x["process"]["write_bytes_per_sec"] > 0]
+    assert len(wrote) >= 0.8 * len(between), [(x["process"]["walk_age_secs"], x["process"]["write_bytes_per_sec"])
+                                              for x in between]
+    # the intervals add up to the totals, and the total is the job's own count (v2's io.stat may
+    # hold a little more: the file system's metadata written back in the group)
+    total = s[-1]["process"]["write_bytes_total"]
+    by_rate = sum(x["process"]["write_bytes_per_sec"] * x["interval_secs"] for x in s[1:])
+    assert by_rate == pytest.approx(total - s[0]["process"]["write_bytes_total"], rel=0.01, abs=4096)
+    assert own <= total <= own * 1.05 + 1048576, (own, total)
+    # no interval shows more than the job could write in it (512 KiB each 0.05 s), give or take
+    # two writes: a walk period's bytes in one sample would
+    for x in s[1:]:
+        got = x["process"]["write_bytes_per_sec"] * x["interval_secs"]
+        assert got <= (x["interval_secs"] / 0.05 + 2) * 524288, (got, x["interval_secs"], x["process"]["walk_age_secs"])

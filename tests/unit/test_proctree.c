@@ -460,6 +460,60 @@ static void io_file(const char *dir, int pid, int wr, int cancelled)
     put(dir, rel, text);
 }
 
+/* The light I/O pass (rt_proctree_io_light, between scans): it reads again only the processes
+ * whose I/O grew at their last full read (one that slept through a scan, the quick path, did
+ * none), says their growth since, and changes nothing a scan computes; through a file opened for
+ * the read (none kept here), a pid taken by another process since (its start time) counts
+ * nothing. */
+static void io_light_pass(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rt-iolight-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char s[256];
+    root_and_child(dir, 100, 400);
+    io_file(dir, 300, 1000, 0);
+    io_file(dir, 301, 0, 0);
+    rt_roots r;
+    assert_int_equal(rt_roots_open(&r, dir, "/nonexistent"), RT_OK);
+    rt_proctree *t = rt_proctree_new(&r, 300, false, NULL, 100, 600.0);
+    rt_proctree_set_keep_max(t, 0);
+    rt_tree_totals tt;
+    uint64_t rd, wr;
+    rt_proctree_scan(t, 0.0, &tt); /* 300's I/O grew (first seen with 1000), 301's did not */
+    io_file(dir, 300, 5000, 0);
+    io_file(dir, 301, 700, 0);
+    assert_int_equal(rt_proctree_io_light(t, 8, &rd, &wr), 1);
+    assert_int_equal(wr, 4000);
+    assert_int_equal(rd, 0);
+    assert_int_equal(rt_proctree_io_light(t, 0, &rd, &wr), 0); /* at most none */
+    rt_proctree_scan(t, 0.5, &tt);
+    assert_int_equal(tt.write_bytes, 1000); /* neither ran: the scan's books as they were */
+    run_time(dir, 300, 2000);
+    run_time(dir, 301, 600);
+    rt_proctree_scan(t, 1.0, &tt); /* both read in full, both grew */
+    assert_int_equal(tt.write_bytes, 5700);
+    assert_int_equal(rt_proctree_io_light(t, 8, &rd, &wr), 2);
+    assert_int_equal(wr, 0);
+    rt_proctree_scan(t, 2.0, &tt); /* both asleep since: the quick path, no growth possible */
+    assert_int_equal(rt_proctree_io_light(t, 8, &rd, &wr), 0);
+    run_time(dir, 301, 700);
+    io_file(dir, 301, 900, 0);
+    rt_proctree_scan(t, 3.0, &tt);
+    assert_int_equal(rt_proctree_io_light(t, 8, &rd, &wr), 1);
+    assert_int_equal(wr, 0);
+    stat_line(s, sizeof s, 301, 300, 0, 0, 12345); /* 301 gone, its pid another process's */
+    put(dir, "301/stat", s);
+    io_file(dir, 301, 50000, 0);
+    assert_int_equal(rt_proctree_io_light(t, 8, &rd, &wr), 1);
+    assert_int_equal(wr, 0);
+    rt_proctree_free(t);
+    rt_roots_close(&r);
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* The peak RSS never decreases, and cancelled writes are kept like write_bytes when
  * processes leave: the root reaped outside the tree, then its orphaned child gone. */
 static void peak_rss_and_cancelled_writes(void **state)
@@ -695,6 +749,7 @@ int main(void)
         cmocka_unit_test(split_into_parts),
         cmocka_unit_test(pss_rereads_follow_the_family),
         cmocka_unit_test(peak_rss_and_cancelled_writes),
+        cmocka_unit_test(io_light_pass),
         cmocka_unit_test(pidstat_parser),
         cmocka_unit_test(children_parser), cmocka_unit_test(status_hwm_parser),
     };

@@ -80,8 +80,17 @@ void rt_tree_part_snapshot(rt_tree_part *p, double mono, bool walk, const rt_tre
 {
     p->walked = walk;
     p->group_first = k != NULL;
-    if (!walk)
-        return; /* cur stays the last walk's: nothing of the walk grows in this interval */
+    if (!walk) {
+        /* cur stays the last walk's: nothing of the walk grows in this interval but what the
+         * light I/O pass reads */
+        uint64_t r, w;
+        if (k && rt_proctree_io_light(p->tree, RT_TREE_IO_LIGHT_MAX, &r, &w) > 0) {
+            p->light_rd = r > p->light_rd ? r : p->light_rd;
+            p->light_wr = w > p->light_wr ? w : p->light_wr;
+        }
+        return;
+    }
+    p->light_rd = p->light_wr = 0; /* the walk reads it all again */
     double pss_age = isnan(p->walk_period) || !(p->pss_max_age > 0) /* 0: every walk re-reads, as asked */
                          ? p->pss_max_age
                          : fmax(p->pss_max_age, RT_WALK_PSS_CADENCES * p->walk_period);
@@ -230,6 +239,21 @@ static uint64_t counted_io(uint64_t *tot, bool counts, uint64_t gv, uint64_t bas
         *tot += d;
     }
     return *tot - before;
+}
+
+/* The light I/O pass's part in a reading's I/O growth *d (rt_tree_part_snapshot): between walks
+ * its growth since it was last counted (*counted, as of the last reading) is added to *d; at a
+ * walk (light back to 0), what the light pass counted already comes off the walk's growth.
+ * Returns the light pass's growth since the last walk, the walk's total to add it to. */
+static uint64_t light_growth(uint64_t *d, uint64_t light, uint64_t *counted)
+{
+    if (light >= *counted) {
+        *d += light - *counted;
+    } else {
+        *d = *d > *counted ? *d - *counted : 0;
+    }
+    *counted = light;
+    return light;
 }
 
 /* Starts an exclusive stretch at this reading (the group's counters and the totals as they
@@ -386,6 +410,10 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
     uint64_t dst = accumulate(&p->st_ns, t->stime_ns, q->stime_ns);
     uint64_t drd = accumulate(&p->rd, t->read_bytes, q->read_bytes);
     uint64_t dwr = accumulate(&p->wr, t->write_bytes, q->write_bytes);
+    /* the light I/O pass's growth since the last walk: counted as it comes (lrd, lwr), so a
+     * walk adds what it did not count already */
+    uint64_t lrd = light_growth(&drd, p->light_rd, &p->light_counted_rd);
+    uint64_t lwr = light_growth(&dwr, p->light_wr, &p->light_counted_wr);
     accumulate(&p->cancelled, t->cancelled_write_bytes, q->cancelled_write_bytes);
     p->counted = true;
 
@@ -395,10 +423,10 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
     p->tot_st_ns += cst;
     bool counts = group_counts(p, group);
     bool group_io = counts && group->read_bytes != RT_NULL_U64 && group->write_bytes != RT_NULL_U64;
-    drd = counted_io(&p->tot_rd, counts, counts ? group->read_bytes : RT_NULL_U64, p->base_g_rd, p->base_tot_rd, p->rd,
-                     p->base_walk_rd, drd);
+    drd = counted_io(&p->tot_rd, counts, counts ? group->read_bytes : RT_NULL_U64, p->base_g_rd, p->base_tot_rd,
+                     p->rd + lrd, p->base_walk_rd, drd);
     dwr = counted_io(&p->tot_wr, counts, counts ? group->write_bytes : RT_NULL_U64, p->base_g_wr, p->base_tot_wr,
-                     p->wr, p->base_walk_wr, dwr);
+                     p->wr + lwr, p->base_walk_wr, dwr);
 
     o->alive = t->root_alive;
     o->child_count = t->children;
@@ -464,13 +492,15 @@ void rt_tree_part_commit(rt_tree_part *p)
 }
 
 /* An I/O total at a mark: the last sample's total (tot) plus the light walk's growth since the
- * last walk (d), or, while the group counts (grouped: the stretch of counted_io), the larger of
- * that sample's total and the walk's count on the stretch's basis: between walks tot already
- * holds the group's growth since the last walk, which d counts again. */
-static double peek_io(bool grouped, uint64_t tot, uint64_t base_tot, uint64_t walk, uint64_t base_walk, uint64_t d)
+ * last walk (d) less what the light I/O pass counted of it already (light), or, while the group
+ * counts (grouped: the stretch of counted_io), the larger of that sample's total and the walk's
+ * count on the stretch's basis: between walks tot already holds the group's growth since the
+ * last walk, which d counts again. */
+static double peek_io(bool grouped, uint64_t tot, uint64_t base_tot, uint64_t walk, uint64_t base_walk, uint64_t d,
+                      uint64_t light)
 {
     if (!grouped)
-        return (double)tot + (double)d;
+        return (double)tot + (double)(d > light ? d - light : 0);
     return fmax((double)tot, (double)base_tot + (double)rt_delta_u64(walk + d, base_walk));
 }
 
@@ -503,9 +533,9 @@ void rt_tree_part_peek(rt_tree_part *p, const rt_tree_peek *k, uint64_t group_cp
                                                                    : 0.0;
     if (k->io_ok) {
         out->read_bytes = peek_io(p->stretch && p->base_g_rd != RT_NULL_U64, p->tot_rd, p->base_tot_rd, p->rd,
-                                  p->base_walk_rd, rt_delta_u64(k->read_bytes, q->read_bytes));
+                                  p->base_walk_rd, rt_delta_u64(k->read_bytes, q->read_bytes), p->light_counted_rd);
         out->write_bytes = peek_io(p->stretch && p->base_g_wr != RT_NULL_U64, p->tot_wr, p->base_tot_wr, p->wr,
-                                   p->base_walk_wr, rt_delta_u64(k->write_bytes, q->write_bytes));
+                                   p->base_walk_wr, rt_delta_u64(k->write_bytes, q->write_bytes), p->light_counted_wr);
     } else {
         out->read_bytes = out->write_bytes = NAN;
     }

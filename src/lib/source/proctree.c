@@ -289,6 +289,7 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
     unsigned prev = t->gen++;
     t->qlen = 0;
     t->unread = 0;
+    t->nio_moved = 0;
     rt_pt_fd_budget(t);
     if (t->root > 0)
         push(t, t->root);
@@ -330,6 +331,7 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
         int run_rc = skip ? 0 : rt_pt_read_run_ns(t, p, &run_ns);
         bool have_run = run_rc == 0;
         if (recent && have_run && run_ns == p->run_ns) {
+            p->io_moved = false; /* it has not run: its I/O cannot have grown */
             if (!skip) {
                 p->alive_seq = ++t->seq; /* its schedstat still reads */
                 if (p->idle_checks < IDLE_SKIP_AFTER)
@@ -385,6 +387,8 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
         p->idle_checks = 0;
         bool changed = fresh, faulted = false; /* joined the tree, became a zombie, faulted */
         rt_pt_observe(t, p, &st, &io, io_ok, &changed, &faulted);
+        if (p->io_moved && t->nio_moved < RT_PROCTREE_IO_MOVED)
+            t->io_moved[t->nio_moved++] = (size_t)(p - t->procs);
         if (st.state != 'Z' && !t->root_only) {
             if (!walk_children(t, p))
                 rt_pt_unread(t, p); /* its new children may be missing, and theirs */
@@ -519,6 +523,35 @@ int rt_proctree_peek(rt_proctree *t, rt_tree_peek *out)
         out->read++;
     }
     return out->read > 0 || t->departed.utime_ns + t->departed.stime_ns > 0 ? 0 : -1;
+}
+
+int rt_proctree_io_light(rt_proctree *t, size_t max, uint64_t *read_grown, uint64_t *write_grown)
+{
+    *read_grown = *write_grown = 0;
+    int n = 0;
+    for (size_t i = 0; i < t->nio_moved && (size_t)n < max; i++) {
+        const proc *p = &t->procs[t->io_moved[i]];
+        if (!p->used || p->gen != t->gen || p->reaped || p->zombie || !p->io_moved || p->io_gone || p->io_none ||
+            !p->io_ok)
+            continue;
+        n++;
+        rt_pidio io;
+        ssize_t len = peek_read(t, p, p->io_fd, "io");
+        if (len <= 0 || rt_pidio_parse(t->buf, (size_t)len, &io) != 0)
+            continue; /* gone since the walk: the next walk books it */
+        if (p->io_fd < 0) {
+            /* an io file opened by pid: the process must still be the one the walk read, so
+             * its stat is read after it (a pid cannot be reused while its process lives) */
+            rt_pidstat st;
+            len = peek_read(t, p, p->stat_fd, "stat");
+            if (len <= 0 || rt_pidstat_parse(t->buf, (size_t)len, &st) < 0 ||
+                (p->stat_fd < 0 && st.starttime != p->starttime))
+                continue;
+        }
+        *read_grown += rt_delta_u64(io.read_bytes, p->io.read_bytes);
+        *write_grown += rt_delta_u64(io.write_bytes, p->io.write_bytes);
+    }
+    return n;
 }
 
 int rt_proctree_reap(rt_proctree *t, int64_t pid, int *wstatus)

@@ -113,6 +113,15 @@ typedef struct rt_tree_peek {
  * what a scan would say. Returns 0, or -1 when no process could be read and none departed. */
 int rt_proctree_peek(rt_proctree *t, rt_tree_peek *out);
 
+/* The light I/O pass, between two scans: the storage I/O of the processes whose I/O grew at
+ * their full read in the last scan (at most max of them, and of the first RT_PROCTREE_IO_MOVED
+ * the scan found; the rest wait for the next scan), read again
+ * through their kept io files (or opened for this read, the process's start time checked after
+ * it). Sets *read_grown and *write_grown to their growth since that read; changes nothing the
+ * next scan computes. Returns the processes looked at. */
+int rt_proctree_io_light(rt_proctree *t, size_t max, uint64_t *read_grown, uint64_t *write_grown);
+#define RT_PROCTREE_IO_MOVED 16
+
 /* Reaps the zombie child pid of the calling process (found with waitid(WNOWAIT)), closing its
  * books with its final I/O counters and the kernel's rusage (its ru_maxrss raises the peak
  * RSS). Sets *wstatus. Returns 0, or -1 when pid was not a zombie child. */

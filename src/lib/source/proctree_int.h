@@ -65,6 +65,7 @@ typedef struct proc {
                         hwm_kib: its RSS may have peaked between scans, so VmHWM is re-read at
                         the next PSS pass */
     bool pss_ok;
+    bool io_moved; /* its I/O grew at its last full read: the light I/O pass reads it again */
 } proc;
 
 struct rt_proctree {
@@ -94,6 +95,10 @@ struct rt_proctree {
     bool root_seen;
     double pss_max_age;
     bool read_all; /* the next scan reads every process in full (rt_proctree_read_all_next) */
+    /* the light I/O pass's processes: the first whose I/O grew at the last scan's full read,
+     * by their slots in procs (so a pass costs nothing for the rest of a large tree) */
+    size_t io_moved[RT_PROCTREE_IO_MOVED];
+    size_t nio_moved;
     bool warned_io, warned_fds;
     /* descriptors: the tree keeps a file open between scans only while its number is below
      * keep_below (the soft RLIMIT_NOFILE less a headroom for the rest of the process, worked

@@ -257,6 +257,7 @@ void rt_pt_observe(rt_proctree *t, proc *p, const rt_pidstat *st, const rt_pidio
         *changed = true; /* its memory went back: its sharers' PSS grew */
     p->zombie = zombie;
     p->io_ok = io_ok;
+    p->io_moved = io_ok && (io->read_bytes > p->io.read_bytes || io->write_bytes > p->io.write_bytes);
     if (io_ok)
         p->io = *io;
     /* a process that vanished is no one's business: only one we may not read is said */
