@@ -127,15 +127,19 @@ def leftovers(tmp_path):
     return sorted(p.name for p in d.iterdir()) if d.exists() else []
 
 
+def down_job(tmp_path, code):
+    """The job of api_down_run: 1.5 s and then until three batches are spilled (within 60 s):
+    on a slow build (valgrind) the stream thread's closes come late, and 1.5 s alone left
+    exactly three; exits with code."""
+    spill = spill_dir(tmp_path)
+    return ["sh", "-c", f"sleep 1.5; i=0; until [ $(ls '{spill}' 2>/dev/null | grep -c '[.]csv[.]gz$') -ge 3 ] || "
+                        f"[ $i -ge 1200 ]; do sleep 0.05; i=$((i+1)); done; exit {code}"]
+
+
 def api_down_run(tmp_path, name="first", code=5):
     """A whole run with the API down: every row spilled, with the run's record beside them."""
     env = env_for(tmp_path, closed_port_url(), closed_port_url(), TRACKER_FINISH_TIMEOUT="2")
-    # the job lasts 1.5 s and then until three batches are spilled (within 60 s): on a slow build
-    # (valgrind) the stream thread's closes come late, and 1.5 s alone left exactly three
-    spill = spill_dir(tmp_path)
-    wait = (f"sleep 1.5; i=0; until [ $(ls '{spill}' 2>/dev/null | grep -c '[.]csv[.]gz$') -ge 3 ] || "
-            f"[ $i -ge 1200 ]; do sleep 0.05; i=$((i+1)); done; exit {code}")
-    p, local, window = track(tmp_path, env, name, ["sh", "-c", wait])
+    p, local, window = track(tmp_path, env, name, down_job(tmp_path, code))
     assert p.returncode == code
     assert "rows were not sent" in p.stderr
     names = leftovers(tmp_path)
@@ -204,7 +208,7 @@ def test_api_down_then_next_run_delivers(tmp_path, peers):
     p, local2, _ = track(tmp_path, env, "second", ["sh", "-c", "sleep 2"])
     assert p.returncode == 0, p.stderr
     _, run1 = check_run(api, "first", local1, 5, window1)
-    assert json.loads(run1["register"]["command"]) == ["sh", "-c", "sleep 1.5; exit 5"]
+    assert json.loads(run1["register"]["command"]) == down_job(tmp_path, 5)
     check_run(api, "second", local2, 0)
     assert leftovers(tmp_path) == []
     assert not s3.rejections()
