@@ -460,11 +460,22 @@ static void io_file(const char *dir, int pid, int wr, int cancelled)
     put(dir, rel, text);
 }
 
+/* A process's main thread's own io file (task/PID/io), write_bytes at wr. */
+static void task_io(const char *dir, int pid, int wr)
+{
+    char rel[64], text[160];
+    snprintf(rel, sizeof rel, "%d/task/%d/io", pid, pid);
+    snprintf(text, sizeof text, "rchar: 1\nwchar: 1\nread_bytes: 0\nwrite_bytes: %d\ncancelled_write_bytes: 0\n", wr);
+    put(dir, rel, text);
+}
+
 /* The light I/O pass (rt_proctree_io_light, between scans): it reads again only the processes
  * whose I/O grew at their last full read (one that slept through a scan, the quick path, did
- * none), says their growth since, and changes nothing a scan computes; through a file opened for
- * the read (none kept here), a pid taken by another process since (its start time) counts
- * nothing. */
+ * none), through their main thread's own counters, so a child's lifetime I/O that a process's
+ * own io file takes in when it reaps the child (the scan counted it through the child) is never
+ * counted again; its growth is from the first pass after the scan, kept by the tree until the
+ * next scan, which it never changes; a pid taken by another process before that first pass (its
+ * start time) counts nothing. */
 static void io_light_pass(void **state)
 {
     (void)state;
@@ -473,39 +484,48 @@ static void io_light_pass(void **state)
     char s[256];
     root_and_child(dir, 100, 400);
     io_file(dir, 300, 1000, 0);
+    task_io(dir, 300, 1000);
     io_file(dir, 301, 0, 0);
+    task_io(dir, 301, 0);
     rt_roots r;
     assert_int_equal(rt_roots_open(&r, dir, "/nonexistent"), RT_OK);
     rt_proctree *t = rt_proctree_new(&r, 300, false, NULL, 100, 600.0);
-    rt_proctree_set_keep_max(t, 0);
     rt_tree_totals tt;
     uint64_t rd, wr;
     rt_proctree_scan(t, 0.0, &tt); /* 300's I/O grew (first seen with 1000), 301's did not */
-    io_file(dir, 300, 5000, 0);
+    assert_int_equal(rt_proctree_io_light(t, 8, &rd, &wr), 1); /* its base */
+    assert_int_equal(wr, 0);
+    task_io(dir, 300, 5000);
+    io_file(dir, 300, 95000, 0); /* and a reaped child's lifetime 90,000 bytes: not the pass's */
     io_file(dir, 301, 700, 0);
+    task_io(dir, 301, 700);
     assert_int_equal(rt_proctree_io_light(t, 8, &rd, &wr), 1);
     assert_int_equal(wr, 4000);
     assert_int_equal(rd, 0);
-    assert_int_equal(rt_proctree_io_light(t, 0, &rd, &wr), 0); /* at most none */
+    assert_int_equal(rt_proctree_io_light(t, 0, &rd, &wr), 0); /* none read, what it grew stands */
+    assert_int_equal(wr, 4000);
     rt_proctree_scan(t, 0.5, &tt);
     assert_int_equal(tt.write_bytes, 1000); /* neither ran: the scan's books as they were */
+    assert_int_equal(rt_proctree_io_light(t, 8, &rd, &wr), 0); /* asleep: the quick path */
+    assert_int_equal(wr, 0);
     run_time(dir, 300, 2000);
     run_time(dir, 301, 600);
     rt_proctree_scan(t, 1.0, &tt); /* both read in full, both grew */
-    assert_int_equal(tt.write_bytes, 5700);
+    assert_int_equal(tt.write_bytes, 95700);
     assert_int_equal(rt_proctree_io_light(t, 8, &rd, &wr), 2);
-    assert_int_equal(wr, 0);
-    rt_proctree_scan(t, 2.0, &tt); /* both asleep since: the quick path, no growth possible */
-    assert_int_equal(rt_proctree_io_light(t, 8, &rd, &wr), 0);
+    task_io(dir, 301, 900);
+    assert_int_equal(rt_proctree_io_light(t, 8, &rd, &wr), 2);
+    assert_int_equal(wr, 200);
+    run_time(dir, 300, 3000);
     run_time(dir, 301, 700);
-    io_file(dir, 301, 900, 0);
-    rt_proctree_scan(t, 3.0, &tt);
-    assert_int_equal(rt_proctree_io_light(t, 8, &rd, &wr), 1);
-    assert_int_equal(wr, 0);
+    io_file(dir, 301, 1000, 0);
+    task_io(dir, 301, 1000);
+    rt_proctree_scan(t, 2.0, &tt); /* 301 grew, 300 did not */
     stat_line(s, sizeof s, 301, 300, 0, 0, 12345); /* 301 gone, its pid another process's */
     put(dir, "301/stat", s);
-    io_file(dir, 301, 50000, 0);
-    assert_int_equal(rt_proctree_io_light(t, 8, &rd, &wr), 1);
+    task_io(dir, 301, 50000);
+    assert_int_equal(rt_proctree_io_light(t, 8, &rd, &wr), 0);
+    assert_int_equal(rt_proctree_io_light(t, 8, &rd, &wr), 0);
     assert_int_equal(wr, 0);
     rt_proctree_free(t);
     rt_roots_close(&r);

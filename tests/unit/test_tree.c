@@ -500,7 +500,8 @@ static void memory_fall_reads_all(void **state)
     rt_roots_close(&c.roots);
 }
 
-/* Writes 102's io file with write_bytes at w (its other counters as the fixture's). */
+/* Writes 102's io file and its main thread's (task/102/io) with write_bytes at w (the other
+ * counters as the fixture's). */
 static void put_io102(uint64_t w)
 {
     char text[256];
@@ -509,16 +510,18 @@ static void put_io102(uint64_t w)
              "cancelled_write_bytes: 0\n",
              (unsigned long long)w);
     unit_put(proc, "102/io", text);
+    unit_put(proc, "102/task/102/io", text);
 }
 
 /* The light I/O pass. With the walk on the group's clock, the group's storage counters count a
  * buffered write at writeback (v2's io.stat), never (v1's blkio charges it to the root group)
  * or have none (v2 without io): between walks the processes whose I/O grew at the last walk are
- * read again, so a steady writer's 10 MB a second lands in the seconds it was written in, not
- * 30 MB at the next walk; the walk adds only what the pass had not counted, so the intervals add
- * up to the total, and a mark between walks counts the pass once. A process whose I/O did not
- * grow at the last walk is not read again: what it writes comes at the next walk. Without the
- * two clocks (no clock given: every reading walks) no pass runs. */
+ * read again, so a steady writer's 10 MB a second lands in the seconds it was written in (from
+ * the first pass after a walk, which takes its base), not 30 MB at the next walk; the walk adds
+ * only what the pass had not counted, so the intervals add up to the total, exact at every
+ * walk, and a mark between walks counts the pass once. A process whose I/O did not grow at the
+ * last walk is not read again: what it writes comes at the next walk. Without the two clocks (no
+ * clock given: every reading walks) no pass runs. */
 static void light_io_spreads_writes(void **state)
 {
     (void)state;
@@ -543,24 +546,27 @@ static void light_io_spreads_writes(void **state)
         rt_tree_clock k = {.group = true, .pids = 3, .memory_bytes = 100 << 20};
         /* (at, walks, 102's write_bytes then, the interval's bytes expected with the pass) */
         static const struct {
-            double at;
             bool walk;
             uint64_t w_mb, want_mb;
         } steps[] = {
-            {1, true, 0, 0},    /* the baseline */
-            {2, false, 10, 10}, /* between walks: the pass reads 102, which grew at the walk */
-            {3, false, 20, 10},
-            {4, true, 30, 10},  /* the walk: the 10 MB the pass had not counted */
-            {5, false, 30, 0},  /* read again (it grew at the walk), nothing new */
-            {6, true, 30, 0},   /* no growth at this walk: not read by the pass after it */
-            {7, false, 35, 0},
-            {8, true, 35, 5},   /* the next walk books it */
+            {true, 0, 0},    /* the baseline: 102 first seen, with I/O */
+            {false, 10, 0},  /* the first pass after the walk: its base */
+            {false, 20, 10}, /* between walks: 102's growth since */
+            {false, 30, 10},
+            {true, 40, 20},  /* the walk: the 20 MB the pass had not counted */
+            {false, 40, 0},  /* 102 grew at the walk: read again (its base) */
+            {false, 45, 5},
+            {true, 45, 0},   /* it grew since the last walk: on the pass's list again */
+            {true, 45, 0},   /* no growth at this walk: not read by the pass after it */
+            {false, 50, 0},
+            {true, 50, 5},   /* the next walk books it */
         };
         uint64_t sum = 0;
         for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+            double at = 1.0 + (double)i;
             put_io102(w0 + steps[i].w_mb * MB);
-            rt_tree_part_snapshot(&p, steps[i].at, steps[i].walk, mode == 2 ? NULL : &k);
-            rt_tree_part_delta(&p, i ? 1.0 : 0.0, &m, 0, &g, steps[i].at, &grp);
+            rt_tree_part_snapshot(&p, at, steps[i].walk, mode == 2 ? NULL : &k);
+            rt_tree_part_delta(&p, i ? 1.0 : 0.0, &m, 0, &g, at, &grp);
             rt_tree_part_commit(&p);
             if (i == 0)
                 continue;
@@ -580,9 +586,9 @@ static void light_io_spreads_writes(void **state)
             assert_int_equal(p.out.write_bytes_total, sum);
             if (steps[i].walk)
                 assert_int_equal(sum, steps[i].w_mb * MB); /* exact at every walk */
-            if (i == 2) {
+            if (i == 3 && mode != 2) {
                 /* a mark between walks: the light walk's 25 MB since the last walk, of which the
-                 * pass counted 10 already: 25 MB in all, counted once */
+                 * pass counted 20 already: 25 MB in all, counted once */
                 rt_tree_peek pk = {.io_ok = true, .root_ns = RT_NULL_U64, .root_exact_ns = RT_NULL_U64};
                 pk.read_bytes = p.prev.read_bytes;
                 pk.write_bytes = p.prev.write_bytes + 25 * MB;
@@ -591,7 +597,7 @@ static void light_io_spreads_writes(void **state)
                 NEAR(r.write_bytes, 25.0 * MB);
             }
         }
-        assert_int_equal(sum, 35 * MB);
+        assert_int_equal(sum, 50 * MB);
         rt_tree_part_close(&p);
         rt_gpu_part_close(&g);
         rt_roots_close(&c.roots);

@@ -84,7 +84,8 @@ void rt_tree_part_snapshot(rt_tree_part *p, double mono, bool walk, const rt_tre
         /* cur stays the last walk's: nothing of the walk grows in this interval but what the
          * light I/O pass reads */
         uint64_t r, w;
-        if (k && rt_proctree_io_light(p->tree, RT_TREE_IO_LIGHT_MAX, &r, &w) > 0) {
+        if (k) {
+            rt_proctree_io_light(p->tree, RT_TREE_IO_LIGHT_MAX, &r, &w);
             p->light_rd = r > p->light_rd ? r : p->light_rd;
             p->light_wr = w > p->light_wr ? w : p->light_wr;
         }
@@ -225,13 +226,16 @@ static uint64_t floor_walk(const rt_tree_part *p, uint64_t walk_before)
 
 /* Raises the reported I/O total *tot: by the walk's growth d, or within an exclusive stretch
  * to the total reported when it began (base_tot) plus the larger of the group's growth since
- * then (gv - base_g) and the walk's (walk - base_walk). Returns the growth of *tot. */
+ * then (gv - base_g; none when the group has no storage counters) and the walk's (walk -
+ * base_walk, the light I/O pass's growth since the last walk in walk: what the pass counted
+ * and the next walk counts again is held once). Returns the growth of *tot. */
 static uint64_t counted_io(uint64_t *tot, bool counts, uint64_t gv, uint64_t base_g, uint64_t base_tot, uint64_t walk,
                            uint64_t base_walk, uint64_t d)
 {
     uint64_t before = *tot;
-    if (counts && gv != RT_NULL_U64 && base_g != RT_NULL_U64) {
-        uint64_t dg = rt_delta_u64(gv, base_g), dw = rt_delta_u64(walk, base_walk);
+    if (counts) {
+        uint64_t dg = gv != RT_NULL_U64 && base_g != RT_NULL_U64 ? rt_delta_u64(gv, base_g) : 0;
+        uint64_t dw = rt_delta_u64(walk, base_walk);
         uint64_t want = base_tot + (dg > dw ? dg : dw);
         if (want > *tot)
             *tot = want;
@@ -239,21 +243,6 @@ static uint64_t counted_io(uint64_t *tot, bool counts, uint64_t gv, uint64_t bas
         *tot += d;
     }
     return *tot - before;
-}
-
-/* The light I/O pass's part in a reading's I/O growth *d (rt_tree_part_snapshot): between walks
- * its growth since it was last counted (*counted, as of the last reading) is added to *d; at a
- * walk (light back to 0), what the light pass counted already comes off the walk's growth.
- * Returns the light pass's growth since the last walk, the walk's total to add it to. */
-static uint64_t light_growth(uint64_t *d, uint64_t light, uint64_t *counted)
-{
-    if (light >= *counted) {
-        *d += light - *counted;
-    } else {
-        *d = *d > *counted ? *d - *counted : 0;
-    }
-    *counted = light;
-    return light;
 }
 
 /* Starts an exclusive stretch at this reading (the group's counters and the totals as they
@@ -273,8 +262,8 @@ static void mark_stretch(rt_tree_part *p, const rt_tree_group *g, bool from_star
     p->base_tot_cpu = p->tot_ut_ns + p->tot_st_ns;
     p->base_tot_rd = p->tot_rd;
     p->base_tot_wr = p->tot_wr;
-    p->base_walk_rd = p->rd;
-    p->base_walk_wr = p->wr;
+    p->base_walk_rd = p->rd + p->light_rd; /* as counted_io counts the walk in the stretch */
+    p->base_walk_wr = p->wr + p->light_wr;
     p->base_walk_cpu = from_start ? 0 : p->ut_ns + p->st_ns;
 }
 
@@ -410,10 +399,6 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
     uint64_t dst = accumulate(&p->st_ns, t->stime_ns, q->stime_ns);
     uint64_t drd = accumulate(&p->rd, t->read_bytes, q->read_bytes);
     uint64_t dwr = accumulate(&p->wr, t->write_bytes, q->write_bytes);
-    /* the light I/O pass's growth since the last walk: counted as it comes (lrd, lwr), so a
-     * walk adds what it did not count already */
-    uint64_t lrd = light_growth(&drd, p->light_rd, &p->light_counted_rd);
-    uint64_t lwr = light_growth(&dwr, p->light_wr, &p->light_counted_wr);
     accumulate(&p->cancelled, t->cancelled_write_bytes, q->cancelled_write_bytes);
     p->counted = true;
 
@@ -423,10 +408,11 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
     p->tot_st_ns += cst;
     bool counts = group_counts(p, group);
     bool group_io = counts && group->read_bytes != RT_NULL_U64 && group->write_bytes != RT_NULL_U64;
+    /* within the stretch, the walk's count includes the light I/O pass's growth since the walk */
     drd = counted_io(&p->tot_rd, counts, counts ? group->read_bytes : RT_NULL_U64, p->base_g_rd, p->base_tot_rd,
-                     p->rd + lrd, p->base_walk_rd, drd);
+                     p->rd + p->light_rd, p->base_walk_rd, drd);
     dwr = counted_io(&p->tot_wr, counts, counts ? group->write_bytes : RT_NULL_U64, p->base_g_wr, p->base_tot_wr,
-                     p->wr + lwr, p->base_walk_wr, dwr);
+                     p->wr + p->light_wr, p->base_walk_wr, dwr);
 
     o->alive = t->root_alive;
     o->child_count = t->children;
@@ -492,15 +478,14 @@ void rt_tree_part_commit(rt_tree_part *p)
 }
 
 /* An I/O total at a mark: the last sample's total (tot) plus the light walk's growth since the
- * last walk (d) less what the light I/O pass counted of it already (light), or, while the group
- * counts (grouped: the stretch of counted_io), the larger of that sample's total and the walk's
- * count on the stretch's basis: between walks tot already holds the group's growth since the
- * last walk, which d counts again. */
-static double peek_io(bool grouped, uint64_t tot, uint64_t base_tot, uint64_t walk, uint64_t base_walk, uint64_t d,
-                      uint64_t light)
+ * last walk (d), or, within an exclusive stretch (grouped: as counted_io counts), the larger of
+ * that sample's total and the walk's count on the stretch's basis: between walks tot already
+ * holds the group's growth and the light I/O pass's since the last walk, which d counts
+ * again. */
+static double peek_io(bool grouped, uint64_t tot, uint64_t base_tot, uint64_t walk, uint64_t base_walk, uint64_t d)
 {
     if (!grouped)
-        return (double)tot + (double)(d > light ? d - light : 0);
+        return (double)tot + (double)d;
     return fmax((double)tot, (double)base_tot + (double)rt_delta_u64(walk + d, base_walk));
 }
 
@@ -532,10 +517,10 @@ void rt_tree_part_peek(rt_tree_part *p, const rt_tree_peek *k, uint64_t group_cp
                          : k->utime_ns + k->stime_ns > k->root_ns ? (double)(k->utime_ns + k->stime_ns - k->root_ns)
                                                                    : 0.0;
     if (k->io_ok) {
-        out->read_bytes = peek_io(p->stretch && p->base_g_rd != RT_NULL_U64, p->tot_rd, p->base_tot_rd, p->rd,
-                                  p->base_walk_rd, rt_delta_u64(k->read_bytes, q->read_bytes), p->light_counted_rd);
-        out->write_bytes = peek_io(p->stretch && p->base_g_wr != RT_NULL_U64, p->tot_wr, p->base_tot_wr, p->wr,
-                                   p->base_walk_wr, rt_delta_u64(k->write_bytes, q->write_bytes), p->light_counted_wr);
+        out->read_bytes = peek_io(p->stretch, p->tot_rd, p->base_tot_rd, p->rd, p->base_walk_rd,
+                                  rt_delta_u64(k->read_bytes, q->read_bytes));
+        out->write_bytes = peek_io(p->stretch, p->tot_wr, p->base_tot_wr, p->wr, p->base_walk_wr,
+                                   rt_delta_u64(k->write_bytes, q->write_bytes));
     } else {
         out->read_bytes = out->write_bytes = NAN;
     }

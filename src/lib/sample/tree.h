@@ -62,7 +62,8 @@ typedef struct rt_tree_clock {
 } rt_tree_clock;
 
 /* Between two walks each reading re-reads the I/O of at most this many processes whose I/O grew
- * at the last walk (the light I/O pass, rt_proctree_io_light). The group's storage counters
+ * at the last walk, their main threads' own (the light I/O pass, rt_proctree_io_light). The
+ * group's storage counters
  * count later or less than the processes' own: v2's io.stat and v1's blkio take a buffered
  * write in when the kernel writes it back (v1 charges it to the root group, so never), a v2
  * group without io has none; the processes' count a write when it dirties the page cache. The
@@ -139,11 +140,9 @@ typedef struct rt_tree_part {
     int64_t walk_pids;      /* the group's tasks at the last walk */
     uint64_t walk_memory;   /* and its memory (rt_tree_clock.memory_bytes) */
     uint64_t walk_memory_high; /* the most memory any walk saw (RT_NULL_U64: none yet) */
-    /* the light I/O pass: its processes' growth since the last walk, the most it read (a
-     * process gone since reads no more, its I/O counted again at the next walk), and as the
-     * last delta counted it */
+    /* the light I/O pass: its processes' growth since the last walk (0 at a walk), held in
+     * the stretch's count of the walk (counted_io) */
     uint64_t light_rd, light_wr;
-    uint64_t light_counted_rd, light_counted_wr;
 } rt_tree_part;
 
 /* Starts tracking the tree of root (0: none) and, with own_children, the caller's children.

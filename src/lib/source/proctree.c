@@ -284,12 +284,21 @@ static void add_observed(rt_proctree *t, const proc *p, rt_tree_totals *out)
  * first, parents before children, then the members of the last scan not found through them.
  * rt_pt_settle() then makes the readings consistent, the live ones are summed, and the PSS
  * pass decides, per live process, whether its PSS is re-read (see rt_pt_pss_pass). */
+/* Ends the light I/O pass's list (each scan makes a new one): closes its files. */
+static void close_light(rt_proctree *t)
+{
+    for (size_t i = 0; i < t->nlight; i++)
+        if (t->light[i].fd >= 0)
+            close(t->light[i].fd);
+    t->nlight = 0;
+}
+
 int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
 {
     unsigned prev = t->gen++;
     t->qlen = 0;
     t->unread = 0;
-    t->nio_moved = 0;
+    close_light(t);
     rt_pt_fd_budget(t);
     if (t->root > 0)
         push(t, t->root);
@@ -387,8 +396,8 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
         p->idle_checks = 0;
         bool changed = fresh, faulted = false; /* joined the tree, became a zombie, faulted */
         rt_pt_observe(t, p, &st, &io, io_ok, &changed, &faulted);
-        if (p->io_moved && t->nio_moved < RT_PROCTREE_IO_MOVED)
-            t->io_moved[t->nio_moved++] = (size_t)(p - t->procs);
+        if (p->io_moved && t->nlight < RT_PROCTREE_IO_MOVED)
+            t->light[t->nlight++] = (io_light){.slot = (size_t)(p - t->procs), .fd = -1};
         if (st.state != 'Z' && !t->root_only) {
             if (!walk_children(t, p))
                 rt_pt_unread(t, p); /* its new children may be missing, and theirs */
@@ -525,31 +534,62 @@ int rt_proctree_peek(rt_proctree *t, rt_tree_peek *out)
     return out->read > 0 || t->departed.utime_ns + t->departed.stime_ns > 0 ? 0 : -1;
 }
 
+/* Opens e's task/PID/io for the pass, making sure the pid is still the process the scan read:
+ * its stat is read after the open (a pid cannot be reused while its process lives, so one
+ * that still reads as the scan's process was that process at the open). */
+static void open_light(rt_proctree *t, io_light *e, const proc *p)
+{
+    char rel[48];
+    snprintf(rel, sizeof rel, "task/%lld/io", (long long)p->pid);
+    int fd = rt_pt_open_rel(t, p->pid, rel);
+    e->fd = -2;
+    if (fd < 0)
+        return;
+    rt_pidstat st;
+    ssize_t n = peek_read(t, p, p->stat_fd, "stat");
+    if (n <= 0 || rt_pidstat_parse(t->buf, (size_t)n, &st) < 0 || st.starttime != p->starttime) {
+        close(fd);
+        return;
+    }
+    e->fd = fd;
+}
+
 int rt_proctree_io_light(rt_proctree *t, size_t max, uint64_t *read_grown, uint64_t *write_grown)
 {
     *read_grown = *write_grown = 0;
     int n = 0;
-    for (size_t i = 0; i < t->nio_moved && (size_t)n < max; i++) {
-        const proc *p = &t->procs[t->io_moved[i]];
-        if (!p->used || p->gen != t->gen || p->reaped || p->zombie || !p->io_moved || p->io_gone || p->io_none ||
-            !p->io_ok)
-            continue;
-        n++;
-        rt_pidio io;
-        ssize_t len = peek_read(t, p, p->io_fd, "io");
-        if (len <= 0 || rt_pidio_parse(t->buf, (size_t)len, &io) != 0)
-            continue; /* gone since the walk: the next walk books it */
-        if (p->io_fd < 0) {
-            /* an io file opened by pid: the process must still be the one the walk read, so
-             * its stat is read after it (a pid cannot be reused while its process lives) */
-            rt_pidstat st;
-            len = peek_read(t, p, p->stat_fd, "stat");
-            if (len <= 0 || rt_pidstat_parse(t->buf, (size_t)len, &st) < 0 ||
-                (p->stat_fd < 0 && st.starttime != p->starttime))
-                continue;
+    for (size_t i = 0; i < t->nlight; i++) {
+        io_light *e = &t->light[i];
+        const proc *p = &t->procs[e->slot];
+        if ((size_t)n < max && e->fd != -2) {
+            if (!p->used || p->gen != t->gen || p->reaped || p->zombie || p->io_gone || p->io_none) {
+                if (e->fd >= 0)
+                    close(e->fd);
+                e->fd = -2; /* reaped or exiting: the next scan books the rest */
+            } else if (e->fd == -1) {
+                open_light(t, e, p);
+            }
         }
-        *read_grown += rt_delta_u64(io.read_bytes, p->io.read_bytes);
-        *write_grown += rt_delta_u64(io.write_bytes, p->io.write_bytes);
+        if ((size_t)n < max && e->fd >= 0) {
+            n++;
+            rt_pidio io;
+            ssize_t len = rt_pread_single(e->fd, t->buf, sizeof t->buf);
+            if (len > 0 && rt_pidio_parse(t->buf, (size_t)len, &io) == 0) {
+                if (!e->based) {
+                    e->base_rd = io.read_bytes;
+                    e->base_wr = io.write_bytes;
+                    e->based = true;
+                }
+                uint64_t r = rt_delta_u64(io.read_bytes, e->base_rd), w = rt_delta_u64(io.write_bytes, e->base_wr);
+                e->grown_rd = r > e->grown_rd ? r : e->grown_rd;
+                e->grown_wr = w > e->grown_wr ? w : e->grown_wr;
+            } else {
+                close(e->fd); /* gone: what it did since is the next scan's */
+                e->fd = -2;
+            }
+        }
+        *read_grown += e->grown_rd;
+        *write_grown += e->grown_wr;
     }
     return n;
 }
@@ -665,6 +705,7 @@ void rt_proctree_free(rt_proctree *t)
             free(t->procs[i].threads);
             free(t->procs[i].kids);
         }
+    close_light(t);
     free(t->procs);
     free(t->free_list);
     rt_pidmap_free(&t->index);

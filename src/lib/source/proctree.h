@@ -114,11 +114,13 @@ typedef struct rt_tree_peek {
 int rt_proctree_peek(rt_proctree *t, rt_tree_peek *out);
 
 /* The light I/O pass, between two scans: the storage I/O of the processes whose I/O grew at
- * their full read in the last scan (at most max of them, and of the first RT_PROCTREE_IO_MOVED
- * the scan found; the rest wait for the next scan), read again
- * through their kept io files (or opened for this read, the process's start time checked after
- * it). Sets *read_grown and *write_grown to their growth since that read; changes nothing the
- * next scan computes. Returns the processes looked at. */
+ * their full read in the last scan (the first RT_PROCTREE_IO_MOVED of them the scan found; at
+ * most max read now), each through its main thread's own counters (task/PID/io: never what it
+ * reaped, which the scan counts through the child's own; the other threads' wait for the next
+ * scan), opened at the first pass after the scan (the process's start time checked after the
+ * open) and kept until the next scan. Sets *read_grown and *write_grown to their growth since
+ * that first pass, each process's largest (one gone since keeps what it grew). Changes nothing
+ * the next scan computes. Returns the processes read now. */
 int rt_proctree_io_light(rt_proctree *t, size_t max, uint64_t *read_grown, uint64_t *write_grown);
 #define RT_PROCTREE_IO_MOVED 16
 

@@ -68,6 +68,19 @@ typedef struct proc {
     bool io_moved; /* its I/O grew at its last full read: the light I/O pass reads it again */
 } proc;
 
+/* One process of the light I/O pass (rt_proctree_io_light). It reads the process's main
+ * thread's own counters (task/PID/io): those of the whole process take in a child's lifetime
+ * I/O when it reaps one, which the scan counted already through the child's own. */
+typedef struct io_light {
+    size_t slot;                 /* the process's entry in procs */
+    int fd;                      /* task/PID/io, opened at the first pass and kept until the next
+                                  * scan; -1: not yet; -2: not to be read (gone, refused, or its pid
+                                  * another process's by then) */
+    bool based;                  /* base_* read */
+    uint64_t base_rd, base_wr;   /* that file at the first pass */
+    uint64_t grown_rd, grown_wr; /* its growth since, as last read (kept once it reads no more) */
+} io_light;
+
 struct rt_proctree {
     const rt_roots *roots;
     rt_logger log;
@@ -95,10 +108,10 @@ struct rt_proctree {
     bool root_seen;
     double pss_max_age;
     bool read_all; /* the next scan reads every process in full (rt_proctree_read_all_next) */
-    /* the light I/O pass's processes: the first whose I/O grew at the last scan's full read,
-     * by their slots in procs (so a pass costs nothing for the rest of a large tree) */
-    size_t io_moved[RT_PROCTREE_IO_MOVED];
-    size_t nio_moved;
+    /* the light I/O pass's processes: the first whose I/O grew at the last scan's full read
+     * (so a pass costs nothing for the rest of a large tree) */
+    io_light light[RT_PROCTREE_IO_MOVED];
+    size_t nlight;
     bool warned_io, warned_fds;
     /* descriptors: the tree keeps a file open between scans only while its number is below
      * keep_below (the soft RLIMIT_NOFILE less a headroom for the rest of the process, worked
