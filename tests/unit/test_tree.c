@@ -517,7 +517,7 @@ static void put_io102(uint64_t w)
  * buffered write at writeback (v2's io.stat), never (v1's blkio charges it to the root group)
  * or have none (v2 without io): between walks the processes whose I/O grew at the last walk are
  * read again, so a steady writer's 10 MB a second lands in the seconds it was written in (from
- * the first pass after a walk, which takes its base), not 30 MB at the next walk; the walk adds
+ * the walk, which takes its base), not 30 MB at the next walk; the walk adds
  * only what the pass had not counted, so the intervals add up to the total, exact at every
  * walk, and a mark between walks counts the pass once. A process whose I/O did not grow at the
  * last walk is not read again: what it writes comes at the next walk. Without the two clocks (no
@@ -549,12 +549,12 @@ static void light_io_spreads_writes(void **state)
             bool walk;
             uint64_t w_mb, want_mb;
         } steps[] = {
-            {true, 0, 0},    /* the baseline: 102 first seen, with I/O */
-            {false, 10, 0},  /* the first pass after the walk: its base */
-            {false, 20, 10}, /* between walks: 102's growth since */
+            {true, 0, 0},    /* the baseline: 102 first seen, with I/O; the walk takes its base */
+            {false, 10, 10}, /* between walks: 102's growth since the walk */
+            {false, 20, 10},
             {false, 30, 10},
-            {true, 40, 20},  /* the walk: the 20 MB the pass had not counted */
-            {false, 40, 0},  /* 102 grew at the walk: read again (its base) */
+            {true, 40, 10},  /* the walk: the 10 MB the pass had not counted */
+            {false, 40, 0},  /* 102 grew at the walk: read again */
             {false, 45, 5},
             {true, 45, 0},   /* it grew since the last walk: on the pass's list again */
             {true, 45, 0},   /* no growth at this walk: not read by the pass after it */
@@ -565,6 +565,7 @@ static void light_io_spreads_writes(void **state)
         for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
             double at = 1.0 + (double)i;
             put_io102(w0 + steps[i].w_mb * MB);
+            rt_tree_part_walk_due(&p, mode == 2 ? NULL : &k, at); /* the clock's cadence (walks as given) */
             rt_tree_part_snapshot(&p, at, steps[i].walk, mode == 2 ? NULL : &k);
             rt_tree_part_delta(&p, i ? 1.0 : 0.0, &m, 0, &g, at, &grp);
             rt_tree_part_commit(&p);
@@ -587,14 +588,14 @@ static void light_io_spreads_writes(void **state)
             if (steps[i].walk)
                 assert_int_equal(sum, steps[i].w_mb * MB); /* exact at every walk */
             if (i == 3 && mode != 2) {
-                /* a mark between walks: the light walk's 25 MB since the last walk, of which the
-                 * pass counted 20 already: 25 MB in all, counted once */
+                /* a mark between walks: the light walk's 35 MB since the last walk, of which the
+                 * pass counted 30 already: 35 MB in all, counted once */
                 rt_tree_peek pk = {.io_ok = true, .root_ns = RT_NULL_U64, .root_exact_ns = RT_NULL_U64};
                 pk.read_bytes = p.prev.read_bytes;
-                pk.write_bytes = p.prev.write_bytes + 25 * MB;
+                pk.write_bytes = p.prev.write_bytes + 35 * MB;
                 rt_tree_reading r;
                 rt_tree_part_peek(&p, &pk, RT_NULL_U64, &r);
-                NEAR(r.write_bytes, 25.0 * MB);
+                NEAR(r.write_bytes, 35.0 * MB);
             }
         }
         assert_int_equal(sum, 50 * MB);

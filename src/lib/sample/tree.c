@@ -108,6 +108,7 @@ void rt_tree_part_snapshot(rt_tree_part *p, double mono, bool walk, const rt_tre
      * processes asleep since, whose quick path would carry their RSS and PSS as they were */
     if (k && fell(k->memory_bytes, p->walk_memory, RT_WALK_MOVED_SHARE))
         rt_proctree_read_all_next(p->tree);
+    rt_proctree_io_light_on(p->tree, k && !isnan(p->walk_period)); /* readings between walks */
     double before = rt_thread_cpu_secs();
     rt_proctree_scan(p->tree, mono, &p->cur);
     double cost = rt_thread_cpu_secs() - before;

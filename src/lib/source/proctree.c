@@ -284,6 +284,64 @@ static void add_observed(rt_proctree *t, const proc *p, rt_tree_totals *out)
  * first, parents before children, then the members of the last scan not found through them.
  * rt_pt_settle() then makes the readings consistent, the live ones are summed, and the PSS
  * pass decides, per live process, whether its PSS is re-read (see rt_pt_pss_pass). */
+static ssize_t peek_read(rt_proctree *t, const proc *p, int kept, const char *rel);
+
+/* Opens e's task/PID/io for the pass, making sure the pid is still the process the scan read:
+ * its stat is read after the open (a pid cannot be reused while its process lives, so one
+ * that still reads as the scan's process was that process at the open). */
+static void open_light(rt_proctree *t, io_light *e, const proc *p)
+{
+    char rel[48];
+    snprintf(rel, sizeof rel, "task/%lld/io", (long long)p->pid);
+    int fd = rt_pt_open_rel(t, p->pid, rel);
+    e->fd = -2;
+    if (fd < 0)
+        return;
+    rt_pidstat st;
+    ssize_t n = peek_read(t, p, p->stat_fd, "stat");
+    if (n <= 0 || rt_pidstat_parse(t->buf, (size_t)n, &st) < 0 || st.starttime != p->starttime) {
+        close(fd);
+        return;
+    }
+    e->fd = fd;
+}
+
+/* Reads e's process for the light I/O pass (opening its file first where it is not open): its
+ * base at the first reading, its growth since at the next ones. Returns whether it was read. */
+static bool read_light(rt_proctree *t, io_light *e)
+{
+    const proc *p = &t->procs[e->slot];
+    if (e->fd == -2)
+        return false;
+    if (!p->used || p->gen != t->gen || p->reaped || p->zombie || p->io_gone || p->io_none) {
+        if (e->fd >= 0)
+            close(e->fd);
+        e->fd = -2; /* reaped or exiting: the next scan books the rest */
+        return false;
+    }
+    if (e->fd == -1) {
+        open_light(t, e, p);
+        if (e->fd < 0)
+            return false;
+    }
+    rt_pidio io;
+    ssize_t len = rt_pread_single(e->fd, t->buf, sizeof t->buf);
+    if (len <= 0 || rt_pidio_parse(t->buf, (size_t)len, &io) != 0) {
+        close(e->fd); /* gone: what it did since is the next scan's */
+        e->fd = -2;
+        return false;
+    }
+    if (!e->based) {
+        e->base_rd = io.read_bytes;
+        e->base_wr = io.write_bytes;
+        e->based = true;
+    }
+    uint64_t r = rt_delta_u64(io.read_bytes, e->base_rd), w = rt_delta_u64(io.write_bytes, e->base_wr);
+    e->grown_rd = r > e->grown_rd ? r : e->grown_rd;
+    e->grown_wr = w > e->grown_wr ? w : e->grown_wr;
+    return true;
+}
+
 /* Ends the light I/O pass's list (each scan makes a new one): closes its files. */
 static void close_light(rt_proctree *t)
 {
@@ -441,6 +499,9 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
     out->write_bytes += t->departed.write_bytes;
     out->cancelled_write_bytes += t->departed.cancelled_write_bytes;
     out->io_ok = io_ok;
+    /* the light I/O pass's processes: their base now, so that the passes count from the walk */
+    for (size_t i = 0; t->light_on && i < t->nlight; i++)
+        read_light(t, &t->light[i]);
     rt_pt_pss_pass(t, mono, out);
     if (out->rss_kib > t->rss_peak_kib)
         t->rss_peak_kib = out->rss_kib;
@@ -534,24 +595,9 @@ int rt_proctree_peek(rt_proctree *t, rt_tree_peek *out)
     return out->read > 0 || t->departed.utime_ns + t->departed.stime_ns > 0 ? 0 : -1;
 }
 
-/* Opens e's task/PID/io for the pass, making sure the pid is still the process the scan read:
- * its stat is read after the open (a pid cannot be reused while its process lives, so one
- * that still reads as the scan's process was that process at the open). */
-static void open_light(rt_proctree *t, io_light *e, const proc *p)
+void rt_proctree_io_light_on(rt_proctree *t, bool on)
 {
-    char rel[48];
-    snprintf(rel, sizeof rel, "task/%lld/io", (long long)p->pid);
-    int fd = rt_pt_open_rel(t, p->pid, rel);
-    e->fd = -2;
-    if (fd < 0)
-        return;
-    rt_pidstat st;
-    ssize_t n = peek_read(t, p, p->stat_fd, "stat");
-    if (n <= 0 || rt_pidstat_parse(t->buf, (size_t)n, &st) < 0 || st.starttime != p->starttime) {
-        close(fd);
-        return;
-    }
-    e->fd = fd;
+    t->light_on = on;
 }
 
 int rt_proctree_io_light(rt_proctree *t, size_t max, uint64_t *read_grown, uint64_t *write_grown)
@@ -560,34 +606,8 @@ int rt_proctree_io_light(rt_proctree *t, size_t max, uint64_t *read_grown, uint6
     int n = 0;
     for (size_t i = 0; i < t->nlight; i++) {
         io_light *e = &t->light[i];
-        const proc *p = &t->procs[e->slot];
-        if ((size_t)n < max && e->fd != -2) {
-            if (!p->used || p->gen != t->gen || p->reaped || p->zombie || p->io_gone || p->io_none) {
-                if (e->fd >= 0)
-                    close(e->fd);
-                e->fd = -2; /* reaped or exiting: the next scan books the rest */
-            } else if (e->fd == -1) {
-                open_light(t, e, p);
-            }
-        }
-        if ((size_t)n < max && e->fd >= 0) {
+        if ((size_t)n < max && read_light(t, e))
             n++;
-            rt_pidio io;
-            ssize_t len = rt_pread_single(e->fd, t->buf, sizeof t->buf);
-            if (len > 0 && rt_pidio_parse(t->buf, (size_t)len, &io) == 0) {
-                if (!e->based) {
-                    e->base_rd = io.read_bytes;
-                    e->base_wr = io.write_bytes;
-                    e->based = true;
-                }
-                uint64_t r = rt_delta_u64(io.read_bytes, e->base_rd), w = rt_delta_u64(io.write_bytes, e->base_wr);
-                e->grown_rd = r > e->grown_rd ? r : e->grown_rd;
-                e->grown_wr = w > e->grown_wr ? w : e->grown_wr;
-            } else {
-                close(e->fd); /* gone: what it did since is the next scan's */
-                e->fd = -2;
-            }
-        }
         *read_grown += e->grown_rd;
         *write_grown += e->grown_wr;
     }

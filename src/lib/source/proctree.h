@@ -117,11 +117,17 @@ int rt_proctree_peek(rt_proctree *t, rt_tree_peek *out);
  * their full read in the last scan (the first RT_PROCTREE_IO_MOVED of them the scan found; at
  * most max read now), each through its main thread's own counters (task/PID/io: never what it
  * reaped, which the scan counts through the child's own; the other threads' wait for the next
- * scan), opened at the first pass after the scan (the process's start time checked after the
- * open) and kept until the next scan. Sets *read_grown and *write_grown to their growth since
- * that first pass, each process's largest (one gone since keeps what it grew). Changes nothing
- * the next scan computes. Returns the processes read now. */
+ * scan), opened by the scan (rt_proctree_io_light_on) or else at the first pass after it (the
+ * process's start time checked after the open) and kept until the next scan. Sets *read_grown
+ * and *write_grown to their growth since that first reading, each process's largest (one gone
+ * since keeps what it grew). Changes nothing the next scan computes. Returns the processes read
+ * now. */
 int rt_proctree_io_light(rt_proctree *t, size_t max, uint64_t *read_grown, uint64_t *write_grown);
+
+/* Whether light I/O passes will run between the next scans: a scan then takes the base of each
+ * process of the pass when it reads it (an open, a stat and an io read each, 16 at most), so
+ * that the passes count from the scan. Off (the default) while every reading scans. */
+void rt_proctree_io_light_on(rt_proctree *t, bool on);
 #define RT_PROCTREE_IO_MOVED 16
 
 /* Reaps the zombie child pid of the calling process (found with waitid(WNOWAIT)), closing its

@@ -112,6 +112,7 @@ struct rt_proctree {
      * (so a pass costs nothing for the rest of a large tree) */
     io_light light[RT_PROCTREE_IO_MOVED];
     size_t nlight;
+    bool light_on; /* passes will run: a scan takes its processes' bases (rt_proctree_io_light_on) */
     bool warned_io, warned_fds;
     /* descriptors: the tree keeps a file open between scans only while its number is below
      * keep_below (the soft RLIMIT_NOFILE less a headroom for the rest of the process, worked
