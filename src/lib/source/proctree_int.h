@@ -73,11 +73,12 @@ typedef struct proc {
  * I/O when it reaps one, which the scan counted already through the child's own. */
 typedef struct io_light {
     size_t slot;                 /* the process's entry in procs */
-    int fd;                      /* task/PID/io, opened at the first pass and kept until the next
-                                  * scan; -1: not yet; -2: not to be read (gone, refused, or its pid
-                                  * another process's by then) */
+    int fd;                      /* task/PID/io, opened by the scan when passes will run (else
+                                  * at the first pass) and kept until the next scan; -1: not yet;
+                                  * -2: not to be read (gone, refused, or its pid another
+                                  * process's by then) */
     bool based;                  /* base_* read */
-    uint64_t base_rd, base_wr;   /* that file at the first pass */
+    uint64_t base_rd, base_wr;   /* that file at its first reading */
     uint64_t grown_rd, grown_wr; /* its growth since, as last read (kept once it reads no more) */
 } io_light;
 
