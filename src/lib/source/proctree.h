@@ -124,9 +124,11 @@ int rt_proctree_peek(rt_proctree *t, rt_tree_peek *out);
  * now. */
 int rt_proctree_io_light(rt_proctree *t, size_t max, uint64_t *read_grown, uint64_t *write_grown);
 
-/* Whether light I/O passes will run between the next scans: a scan then takes the base of each
+/* Whether light I/O passes may run between the next scans: a scan then takes the base of each
  * process of the pass when it reads it (an open, a stat and an io read each, 16 at most), so
- * that the passes count from the scan. Off (the default) while every reading scans. */
+ * that the passes count from the scan. Off (the default) where no clock of the group's stands
+ * in for the walk (every reading scans); on with one, even while its cadence is as short as the
+ * sampling interval. */
 void rt_proctree_io_light_on(rt_proctree *t, bool on);
 #define RT_PROCTREE_IO_MOVED 16
 
