@@ -67,9 +67,8 @@ static void reread(rt_proctree *t, proc *r, unsigned prev)
     if (have_run)
         r->run_ns = run_ns;
     r->read_seq = r->alive_seq = ++t->seq;
-    bool changed = false, faulted = false, moved = r->io_moved;
+    bool changed = false, faulted = false;
     rt_pt_observe(t, r, &st, &io, io_ok, &changed, &faulted);
-    r->io_moved = r->io_moved || moved; /* grown since the scan's first reading, or at it */
     if (changed || faulted)
         rt_pt_mark_family(t, r);
 }
