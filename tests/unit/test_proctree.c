@@ -7,6 +7,8 @@
 #include "unit.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "source/proctree.h"
@@ -519,6 +521,21 @@ static void io_light_pass(void **state)
     task_io(dir, 301, 900);
     assert_int_equal(rt_proctree_io_light(t, 8, &rd, &wr), 2);
     assert_int_equal(wr, 200);
+    /* passes that read fewer than the list take it in turns: 300, then 301 */
+    task_io(dir, 300, 5100);
+    task_io(dir, 301, 950);
+    assert_int_equal(rt_proctree_io_light(t, 1, &rd, &wr), 1);
+    assert_int_equal(wr, 100 + 200); /* 300 read, 301 as last read */
+    assert_int_equal(rt_proctree_io_light(t, 1, &rd, &wr), 1);
+    assert_int_equal(wr, 100 + 250); /* 301's turn */
+    /* 300's file below its base: another thread took the pid over (an exec from a thread) */
+    task_io(dir, 300, 10);
+    task_io(dir, 301, 1000);
+    assert_int_equal(rt_proctree_io_light(t, 8, &rd, &wr), 1);
+    assert_int_equal(wr, 100 + 300); /* what 300 grew before stands */
+    task_io(dir, 300, 90000);
+    assert_int_equal(rt_proctree_io_light(t, 8, &rd, &wr), 1);
+    assert_int_equal(wr, 100 + 300); /* and 300 is read no more: not the base's counters */
     run_time(dir, 300, 3000);
     run_time(dir, 301, 700);
     io_file(dir, 301, 1000, 0);
@@ -533,6 +550,54 @@ static void io_light_pass(void **state)
     (void)s;
     rt_proctree_free(t);
     rt_roots_close(&r);
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* In a child process: the light pass under RLIMIT_NOFILE 32 (the tree may keep descriptors
+ * below 16), with the descriptors below `filled` taken (0: none more). Exits with the processes the pass read. */
+static void light_under_limit(const char *dir, int filled)
+{
+    struct rlimit rl = {32, 32};
+    if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+        _exit(100);
+    for (int fd = dup(0); fd >= 0 && fd < filled - 1; fd = dup(0))
+        ;
+    rt_roots r;
+    if (rt_roots_open(&r, dir, "/nonexistent") != RT_OK)
+        _exit(101);
+    rt_proctree *t = rt_proctree_new(&r, 300, false, NULL, 100, 600.0);
+    rt_proctree_io_light_on(t, true);
+    rt_tree_totals tt;
+    uint64_t rd, wr;
+    rt_proctree_scan(t, 0.0, &tt);
+    _exit(rt_proctree_io_light(t, 8, &rd, &wr));
+}
+
+/* The light pass keeps its files only within the descriptors the tree may keep: past them
+ * (the limit's headroom is the rest of the process's) the scans alone count its processes. */
+static void io_light_within_descriptors(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rt-iolightfd-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    root_and_child(dir, 100, 400);
+    io_file(dir, 300, 1000, 0);
+    task_io(dir, 300, 1000);
+    io_file(dir, 301, 0, 0);
+    task_io(dir, 301, 0);
+    int want[2][2] = {{0, 1}, {16, 0}}; /* {descriptors taken, processes the pass reads} */
+    for (int i = 0; i < 2; i++) {
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0)
+            light_under_limit(dir, want[i][0]);
+        int st;
+        assert_int_equal(waitpid(pid, &st, 0), pid);
+        assert_true(WIFEXITED(st));
+        assert_int_equal(WEXITSTATUS(st), want[i][1]);
+    }
     char cmd[64];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     assert_int_equal(system(cmd), 0);
@@ -774,6 +839,7 @@ int main(void)
         cmocka_unit_test(pss_rereads_follow_the_family),
         cmocka_unit_test(peak_rss_and_cancelled_writes),
         cmocka_unit_test(io_light_pass),
+        cmocka_unit_test(io_light_within_descriptors),
         cmocka_unit_test(pidstat_parser),
         cmocka_unit_test(children_parser), cmocka_unit_test(status_hwm_parser),
     };

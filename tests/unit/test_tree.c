@@ -605,6 +605,57 @@ static void light_io_spreads_writes(void **state)
     }
 }
 
+/* The walk takes the light pass's bases (a file opened and read for each process on its list)
+ * only when a pass can come before the next walk: the walk's cadence longer than the sampling
+ * interval. With a cadence no longer than it (every reading walks) the walk opens nothing; a
+ * pass forced in all the same takes its base at its own first reading, and the walk after it
+ * books what the process wrote before. */
+static void light_bases_only_when_passes_come(void **state)
+{
+    (void)state;
+    const uint64_t MB = 1000000, w0 = 1020;
+    for (int slow = 1; slow >= 0; slow--) {
+        put_io102(w0);
+        rt_sample_ctx c;
+        memset(&c, 0, sizeof c);
+        assert_int_equal(rt_roots_open(&c.roots, proc, "/nonexistent"), RT_OK);
+        c.clk_tck = 100;
+        rt_gpu_part g;
+        memset(&g, 0, sizeof g);
+        assert_int_equal(rt_gpu_part_open(&g, &c, "/nonexistent/libnvidia-ml.so.1"), 0);
+        rt_tree_part p;
+        memset(&p, 0, sizeof p);
+        /* the walk's cadence: its cost over RT_WALK_BUDGET (a fixture's walk: some µs, so
+         * some ms), at most 60 s; or at most 0.5 ms, below the 1 ms interval */
+        assert_int_equal(rt_tree_part_open(&p, &c, 102, false, 30.0, slow ? 60.0 : 0.0005), 0);
+        rt_cgroup cg = {.own = true, .exclusive = true};
+        rt_tree_group grp = {.cgroup = &cg, .exclusive = true, .cpu_ns = 0, .user_share = 1.0, .read_bytes = 0,
+                             .write_bytes = 0};
+        rt_cpu m = {.core_count = 2, .utilization_pct = 2.0};
+        rt_tree_clock k = {.group = true, .pids = 3, .memory_bytes = 100 << 20};
+        static const struct {
+            bool walk;
+            uint64_t w_mb;
+        } steps[] = {{true, 0}, {true, 10}, {false, 20}, {true, 20}};
+        for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+            double at = 1.0 + 0.001 * (double)i;
+            put_io102(w0 + steps[i].w_mb * MB);
+            rt_tree_part_walk_due(&p, &k, at);
+            rt_tree_part_snapshot(&p, at, steps[i].walk, &k);
+            rt_tree_part_delta(&p, i ? 0.001 : 0.0, &m, 0, &g, at, &grp);
+            rt_tree_part_commit(&p);
+            if (i == 2) /* the pass: from the walk's base, or from its own first reading */
+                assert_int_equal(p.out.write_bytes, slow ? 10 * MB : 0);
+            if (i == 3) /* the walk after it: the total is exact either way */
+                assert_int_equal(p.out.write_bytes, slow ? 0 : 10 * MB);
+        }
+        assert_int_equal(p.out.write_bytes_total, 20 * MB);
+        rt_tree_part_close(&p);
+        rt_gpu_part_close(&g);
+        rt_roots_close(&c.roots);
+    }
+}
+
 /* The interval's cores held to the tree's tasks: no more than the tree had at either end of the
  * interval plus every task the machine made in it. The kernel's counters take a running task's
  * time in at its next tick, so the last sample, taken 1 ms after the one before as a
@@ -652,6 +703,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(peek_io_counted_once, setup, teardown),
         cmocka_unit_test_setup_teardown(memory_fall_reads_all, setup, teardown),
         cmocka_unit_test_setup_teardown(light_io_spreads_writes, setup, teardown),
+        cmocka_unit_test_setup_teardown(light_bases_only_when_passes_come, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

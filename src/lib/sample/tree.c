@@ -80,6 +80,8 @@ void rt_tree_part_snapshot(rt_tree_part *p, double mono, bool walk, const rt_tre
 {
     p->walked = walk;
     p->group_first = k != NULL;
+    double interval = p->snap_mono > 0 ? mono - p->snap_mono : NAN; /* the sampling interval */
+    p->snap_mono = mono;
     if (!walk) {
         /* cur stays the last walk's: nothing of the walk grows in this interval but what the
          * light I/O pass reads */
@@ -108,7 +110,8 @@ void rt_tree_part_snapshot(rt_tree_part *p, double mono, bool walk, const rt_tre
      * processes asleep since, whose quick path would carry their RSS and PSS as they were */
     if (k && fell(k->memory_bytes, p->walk_memory, RT_WALK_MOVED_SHARE))
         rt_proctree_read_all_next(p->tree);
-    rt_proctree_io_light_on(p->tree, k && !isnan(p->walk_period)); /* readings between walks */
+    /* readings between walks, when any can come: the walk's cadence longer than the interval */
+    rt_proctree_io_light_on(p->tree, k && !isnan(p->walk_period) && !(p->walk_period <= interval));
     double before = rt_thread_cpu_secs();
     rt_proctree_scan(p->tree, mono, &p->cur);
     double cost = rt_thread_cpu_secs() - before;

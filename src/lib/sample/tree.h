@@ -134,6 +134,7 @@ typedef struct rt_tree_part {
     bool group_first;       /* this reading read the job's own group before its walk */
     bool walk_now;          /* the next reading walks whatever the clock (the root was reaped) */
     double walk_mono;       /* when the last walk ran */
+    double snap_mono;       /* when the last reading (walk or not) was taken; 0: none yet */
     double walk_cost_secs;  /* a walk's CPU time (the calling thread's) as the clock estimates it */
     bool walk_over;         /* the last walk cost more than twice the estimate before it */
     double walk_period;     /* the cadence the clock keeps now; NaN: every reading walks */

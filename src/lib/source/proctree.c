@@ -297,6 +297,10 @@ static void open_light(rt_proctree *t, io_light *e, const proc *p)
     e->fd = -2;
     if (fd < 0)
         return;
+    if (fd >= t->keep_below) {
+        close(fd); /* kept past the tree's share of the descriptors: the walks alone count it */
+        return;
+    }
     rt_pidstat st;
     ssize_t n = peek_read(t, p, p->stat_fd, "stat");
     if (n <= 0 || rt_pidstat_parse(t->buf, (size_t)n, &st) < 0 || st.starttime != p->starttime) {
@@ -336,6 +340,14 @@ static bool read_light(rt_proctree *t, io_light *e)
         e->base_wr = io.write_bytes;
         e->based = true;
     }
+    if (io.read_bytes < e->base_rd || io.write_bytes < e->base_wr) {
+        /* below its base: the pid's main thread is another thread's now (an exec from a
+         * thread takes the pid over), whose counters are not the base's; its growth as last
+         * read stands, the next scan counts the rest */
+        close(e->fd);
+        e->fd = -2;
+        return false;
+    }
     uint64_t r = rt_delta_u64(io.read_bytes, e->base_rd), w = rt_delta_u64(io.write_bytes, e->base_wr);
     e->grown_rd = r > e->grown_rd ? r : e->grown_rd;
     e->grown_wr = w > e->grown_wr ? w : e->grown_wr;
@@ -349,6 +361,7 @@ static void close_light(rt_proctree *t)
         if (t->light[i].fd >= 0)
             close(t->light[i].fd);
     t->nlight = 0;
+    t->light_next = 0;
 }
 
 int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
@@ -604,12 +617,19 @@ int rt_proctree_io_light(rt_proctree *t, size_t max, uint64_t *read_grown, uint6
 {
     *read_grown = *write_grown = 0;
     int n = 0;
-    for (size_t i = 0; i < t->nlight; i++) {
-        io_light *e = &t->light[i];
-        if ((size_t)n < max && read_light(t, e))
+    size_t next = t->light_next;
+    for (size_t j = 0; j < t->nlight; j++) {
+        /* from where the last pass stopped: with more entries than max, each is read in turn */
+        size_t i = (t->light_next + j) % t->nlight;
+        if ((size_t)n < max && read_light(t, &t->light[i])) {
             n++;
-        *read_grown += e->grown_rd;
-        *write_grown += e->grown_wr;
+            next = (i + 1) % t->nlight;
+        }
+    }
+    t->light_next = next;
+    for (size_t i = 0; i < t->nlight; i++) {
+        *read_grown += t->light[i].grown_rd;
+        *write_grown += t->light[i].grown_wr;
     }
     return n;
 }

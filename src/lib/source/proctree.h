@@ -115,20 +115,22 @@ int rt_proctree_peek(rt_proctree *t, rt_tree_peek *out);
 
 /* The light I/O pass, between two scans: the storage I/O of the processes whose I/O grew at
  * their full read in the last scan (the first RT_PROCTREE_IO_MOVED of them the scan found; at
- * most max read now), each through its main thread's own counters (task/PID/io: never what it
- * reaped, which the scan counts through the child's own; the other threads' wait for the next
- * scan), opened by the scan (rt_proctree_io_light_on) or else at the first pass after it (the
- * process's start time checked after the open) and kept until the next scan. Sets *read_grown
- * and *write_grown to their growth since that first reading, each process's largest (one gone
- * since keeps what it grew). Changes nothing the next scan computes. Returns the processes read
- * now. */
+ * most max read now, the passes taking the list in turns), each through its main thread's own
+ * counters (task/PID/io: never what it reaped, which the scan counts through the child's own; the
+ * other threads' wait for the next scan), opened by the scan (rt_proctree_io_light_on) or else at
+ * the first pass after it (the process's start time checked after the open) and kept until the
+ * next scan, within the descriptors the tree may keep (past them the scans alone count it). Sets
+ * *read_grown and *write_grown to their growth since that first reading, each process's largest
+ * (one gone since keeps what it grew; one read below its base, its pid taken over by an exec
+ * from another thread, keeps what it grew before and is read no more). Changes nothing the next
+ * scan computes. Returns the processes read now. */
 int rt_proctree_io_light(rt_proctree *t, size_t max, uint64_t *read_grown, uint64_t *write_grown);
 
 /* Whether light I/O passes may run between the next scans: a scan then takes the base of each
  * process of the pass when it reads it (an open, a stat and an io read each, 16 at most), so
  * that the passes count from the scan. Off (the default) where no clock of the group's stands
- * in for the walk (every reading scans); on with one, even while its cadence is as short as the
- * sampling interval. */
+ * in for the walk, or while the walk's cadence is no longer than the sampling interval (every
+ * reading scans); on otherwise. */
 void rt_proctree_io_light_on(rt_proctree *t, bool on);
 #define RT_PROCTREE_IO_MOVED 16
 

@@ -113,6 +113,7 @@ struct rt_proctree {
      * (so a pass costs nothing for the rest of a large tree) */
     io_light light[RT_PROCTREE_IO_MOVED];
     size_t nlight;
+    size_t light_next; /* the entry the next pass reads first (the passes take turns) */
     bool light_on; /* passes will run: a scan takes its processes' bases (rt_proctree_io_light_on) */
     bool warned_io, warned_fds;
     /* descriptors: the tree keeps a file open between scans only while its number is below
