@@ -513,6 +513,19 @@ static void put_io102(uint64_t w)
     unit_put(proc, "102/task/102/io", text);
 }
 
+/* Opens the fixture's context, a GPU part without a library and the tree of 102 (PSS at most
+ * 30 s old, the walk at most walk_max_age). */
+static void tree_102_open(rt_sample_ctx *c, rt_gpu_part *g, rt_tree_part *p, double walk_max_age)
+{
+    memset(c, 0, sizeof *c);
+    assert_int_equal(rt_roots_open(&c->roots, proc, "/nonexistent"), RT_OK);
+    c->clk_tck = 100;
+    memset(g, 0, sizeof *g);
+    assert_int_equal(rt_gpu_part_open(g, c, "/nonexistent/libnvidia-ml.so.1"), 0);
+    memset(p, 0, sizeof *p);
+    assert_int_equal(rt_tree_part_open(p, c, 102, false, 30.0, walk_max_age), 0);
+}
+
 /* The light I/O pass. With the walk on the group's clock, the group's storage counters count a
  * buffered write at writeback (v2's io.stat), never (v1's blkio charges it to the root group)
  * or have none (v2 without io): between walks the processes whose I/O grew at the last walk are
@@ -529,15 +542,9 @@ static void light_io_spreads_writes(void **state)
     for (int mode = 0; mode < 3; mode++) { /* v1 blkio, no io counters, no clock (walks only) */
         put_io102(w0);
         rt_sample_ctx c;
-        memset(&c, 0, sizeof c);
-        assert_int_equal(rt_roots_open(&c.roots, proc, "/nonexistent"), RT_OK);
-        c.clk_tck = 100;
         rt_gpu_part g;
-        memset(&g, 0, sizeof g);
-        assert_int_equal(rt_gpu_part_open(&g, &c, "/nonexistent/libnvidia-ml.so.1"), 0);
         rt_tree_part p;
-        memset(&p, 0, sizeof p);
-        assert_int_equal(rt_tree_part_open(&p, &c, 102, false, 30.0, 60.0), 0);
+        tree_102_open(&c, &g, &p, 60.0);
         rt_cgroup cg = {.own = true, .exclusive = true};
         uint64_t gio = mode == 1 ? RT_NULL_U64 : 0; /* the group's count stays put: it misses them */
         rt_tree_group grp = {.cgroup = &cg, .exclusive = true, .cpu_ns = 0, .user_share = 1.0, .read_bytes = gio,
@@ -617,17 +624,11 @@ static void light_bases_only_when_passes_come(void **state)
     for (int slow = 1; slow >= 0; slow--) {
         put_io102(w0);
         rt_sample_ctx c;
-        memset(&c, 0, sizeof c);
-        assert_int_equal(rt_roots_open(&c.roots, proc, "/nonexistent"), RT_OK);
-        c.clk_tck = 100;
         rt_gpu_part g;
-        memset(&g, 0, sizeof g);
-        assert_int_equal(rt_gpu_part_open(&g, &c, "/nonexistent/libnvidia-ml.so.1"), 0);
         rt_tree_part p;
-        memset(&p, 0, sizeof p);
         /* the walk's cadence: its cost over RT_WALK_BUDGET (a fixture's walk: some µs, so
          * some ms), at most 60 s; or at most 0.5 ms, below the 1 ms interval */
-        assert_int_equal(rt_tree_part_open(&p, &c, 102, false, 30.0, slow ? 60.0 : 0.0005), 0);
+        tree_102_open(&c, &g, &p, slow ? 60.0 : 0.0005);
         rt_cgroup cg = {.own = true, .exclusive = true};
         rt_tree_group grp = {.cgroup = &cg, .exclusive = true, .cpu_ns = 0, .user_share = 1.0, .read_bytes = 0,
                              .write_bytes = 0};
