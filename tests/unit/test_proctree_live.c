@@ -4,7 +4,8 @@
  * readings of one scan; a buffer that lived between two scans of a live process, seen through
  * its kernel-kept peak (VmHWM) while neither scan's RSS had it; a tree far larger than the
  * descriptors there are, every process still counted (read one file at a time); the files
- * kept open between scans within the tree's allowance. */
+ * kept open between scans within the tree's allowance; a vfork child's borrowed memory counted
+ * once. */
 #include "unit.h"
 
 #include <dirent.h>
@@ -202,6 +203,79 @@ static void pss_follows_fork_and_cow(void **state)
     rt_proctree_free(t);
     rt_roots_close(&r);
     close(cmd[0]), close(cmd[1]), close(ack[0]), close(ack[1]), close(go[0]), close(go[1]);
+}
+
+/* The kernel's resident KiB of pid (VmRSS), 0 when it cannot be read. */
+static uint64_t vmrss_kib(pid_t pid)
+{
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    int fd = open(path, O_RDONLY);
+    ssize_t k = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (k <= 0)
+        return 0;
+    buf[k] = '\0';
+    const char *v = strstr(buf, "VmRSS:");
+    return v ? strtoull(v + 6, NULL, 10) : 0;
+}
+
+/* A parent holding 64 MiB vforks (as CPython's subprocess and glibc's posix_spawn do) and its
+ * child waits before it exits: until then it runs in the parent's memory, and its stat shows
+ * the parent's RSS. The tree counts that memory once (RSS and PSS), as the kernel holds it;
+ * once the child is gone the parent alone holds it, as before. */
+static void vfork_child_counted_once(void **state)
+{
+    (void)state;
+    int ack[2], go[2];
+    assert_int_equal(pipe(ack), 0);
+    assert_int_equal(pipe(go), 0);
+    size_t len = (size_t)COW_MIB << 20;
+    pid_t parent = fork();
+    assert_true(parent >= 0);
+    if (parent == 0) {
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            _exit(1);
+        touch_pages(m, len, 1);
+        pid_t c = vfork();
+        if (c == 0) {
+            /* in the parent's memory, the parent suspended: system calls only */
+            char b = 'v';
+            if (write(ack[1], &b, 1) != 1 || read(go[0], &b, 1) != 1)
+                _exit(2);
+            _exit(0);
+        }
+        waitpid(c, NULL, 0);
+        write_byte(ack[1], 'p');
+        for (;;)
+            pause();
+    }
+    family = parent;
+    setpgid(parent, parent);
+    read_byte(ack[0]); /* the child runs, the parent waits for it */
+    rt_roots r;
+    rt_proctree *t = live_open(&r, parent);
+    rt_tree_totals tt;
+    rt_proctree_scan(t, 1.0, &tt);
+    assert_int_equal(tt.processes, 2);
+    uint64_t held = vmrss_kib(parent);
+    assert_true(held >= (uint64_t)COW_MIB * 1024);
+    assert_true(tt.rss_kib >= held * 95 / 100 && tt.rss_kib <= held * 105 / 100); /* not twice */
+    assert_within_5pct(tt.pss_kib, held);
+    write_byte(go[1], 'g'); /* the child exits, the parent goes on */
+    read_byte(ack[0]); /* reaped */
+    rt_proctree_scan(t, 2.0, &tt);
+    assert_int_equal(tt.processes, 1);
+    held = vmrss_kib(parent);
+    assert_true(tt.rss_kib >= held * 95 / 100 && tt.rss_kib <= held * 105 / 100);
+    assert_within_5pct(tt.pss_kib, held);
+    rt_proctree_free(t);
+    rt_roots_close(&r);
+    close(ack[0]), close(ack[1]), close(go[0]), close(go[1]);
 }
 
 #define JOB_MIB 64
@@ -504,6 +578,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(pss_follows_fork_and_cow, kill_family),
+        cmocka_unit_test_teardown(vfork_child_counted_once, kill_family),
         cmocka_unit_test_teardown(reaped_job_peak_and_cancelled, kill_family),
         cmocka_unit_test_teardown(reaped_between_reads, kill_family),
         cmocka_unit_test_teardown(peak_between_scans, kill_family),

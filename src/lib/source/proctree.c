@@ -268,8 +268,10 @@ static void add_observed(rt_proctree *t, const proc *p, rt_tree_totals *out)
     out->utime_ns += p->ut_ns;
     out->stime_ns += p->st_ns;
     add_io(out, &p->io);
-    out->rss_kib += p->rss_pages * (uint64_t)t->page_kib;
-    out->vms_bytes += p->vsize_bytes;
+    if (!p->vm_shared) { /* else its parent's memory, counted there */
+        out->rss_kib += p->rss_pages * (uint64_t)t->page_kib;
+        out->vms_bytes += p->vsize_bytes;
+    }
     out->threads += p->nthreads > 0 ? p->nthreads : 0;
     if (p->pid != t->root)
         out->children++;
@@ -479,8 +481,10 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
             rt_pt_mark_family(t, p);
     }
     t->read_all = false;
-    if (!t->root_only)
+    if (!t->root_only) {
         rt_pt_settle(t, prev);
+        rt_pt_shared_vm(t);
+    }
     bool io_ok = true;
     for (size_t i = 0; i < t->nprocs; i++) {
         proc *p = &t->procs[i];
@@ -580,7 +584,8 @@ int rt_proctree_peek(rt_proctree *t, rt_tree_peek *out)
         st_ns = st_ns > p->st_ns ? st_ns : p->st_ns;
         out->utime_ns += ut_ns;
         out->stime_ns += st_ns;
-        out->rss_kib += st.rss_pages * (uint64_t)t->page_kib;
+        if (!p->vm_shared)
+            out->rss_kib += st.rss_pages * (uint64_t)t->page_kib;
         uint64_t own = 0, reaped = t->root_only ? 0 : st.cutime + st.cstime;
         uint64_t exact = (uint64_t)((double)reaped * t->ns_per_tick + 0.5);
         if (out->exact_ok && process_clock_ns(p->pid, &own))
@@ -694,6 +699,7 @@ rt_proctree *rt_proctree_new(const rt_roots *roots, int64_t root, bool own_child
     if (!t)
         return NULL;
     t->roots = roots;
+    t->kcmp_off = strcmp(roots->proc, "/proc") != 0; /* a fixture's pids are not this machine's */
     if (log)
         t->log = *log;
     t->root = root;

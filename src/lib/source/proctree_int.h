@@ -66,6 +66,11 @@ typedef struct proc {
                         the next PSS pass */
     bool pss_ok;
     bool io_moved; /* its I/O grew at its last full read: the light I/O pass reads it again */
+    bool vm_shared; /* at this scan it runs in its parent's memory (a vfork child, or one cloned
+                       with CLONE_VM, before its exec): its RSS and PSS are the parent's, counted
+                       once, there (rt_pt_shared_vm) */
+    bool vm_own;    /* its memory was found its own: a process never comes to share its
+                       parent's later (only an exec changes its memory, to a new one) */
 } proc;
 
 /* One process of the light I/O pass (rt_proctree_io_light). It reads the process's main
@@ -116,6 +121,7 @@ struct rt_proctree {
     size_t light_next; /* the entry the next pass reads first (the passes take turns) */
     bool light_on; /* passes will run: a scan takes its processes' bases (rt_proctree_io_light_on) */
     bool warned_io, warned_fds;
+    bool kcmp_off; /* processes' memory is not compared (a fixture's /proc, or no kcmp) */
     /* descriptors: the tree keeps a file open between scans only while its number is below
      * keep_below (the soft RLIMIT_NOFILE less a headroom for the rest of the process, worked
      * out at each scan); past it each read opens and closes its file. can_raise: the soft limit
@@ -151,6 +157,12 @@ static inline void rt_pt_unread(rt_proctree *t, proc *p)
 }
 
 /* ---- proctree_read.c: the readings of one tracked process --------------------------------- */
+
+/* Marks each process of this scan that runs in its parent's memory (vm_shared): one whose
+ * virtual size is its parent's, and whose memory kcmp(2) finds the parent's. A process found
+ * with its own is not compared again (vm_own); one that stops sharing (its exec) has its PSS
+ * re-read at the next PSS pass. */
+void rt_pt_shared_vm(rt_proctree *t);
 
 /* Works out keep_below and can_raise from RLIMIT_NOFILE (at the start of each scan). */
 void rt_pt_fd_budget(rt_proctree *t);

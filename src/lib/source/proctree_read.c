@@ -2,10 +2,13 @@
  * and schedstat files, its I/O counters, its PSS and swap (re-read by the freshness rule of
  * the PSS pass), and which relatives' PSS may have moved with it; and the descriptors they are
  * read through: kept open between scans while the limit leaves room, else opened for one read. */
+#define _GNU_SOURCE /* syscall */
 #include <errno.h>
 #include <limits.h>
+#include <linux/kcmp.h>
 #include <stdio.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "proctree_int.h"
@@ -268,6 +271,31 @@ void rt_pt_observe(rt_proctree *t, proc *p, const rt_pidstat *st, const rt_pidio
     }
 }
 
+void rt_pt_shared_vm(rt_proctree *t)
+{
+    for (size_t i = 0; i < t->nprocs; i++) {
+        proc *p = &t->procs[i];
+        if (!p->used || p->gen != t->gen)
+            continue;
+        bool was = p->vm_shared;
+        p->vm_shared = false;
+        if (!t->kcmp_off && !p->vm_own && !p->zombie && p->pid != t->root) {
+            const proc *pp = rt_pt_lookup(t, p->ppid);
+            if (pp && pp->gen == t->gen && !pp->zombie && pp->vsize_bytes == p->vsize_bytes) {
+                long r = syscall(SYS_kcmp, (pid_t)pp->pid, (pid_t)p->pid, KCMP_VM, 0L, 0L);
+                if (r == 0)
+                    p->vm_shared = true;
+                else if (r > 0 || errno == EPERM)
+                    p->vm_own = true; /* or not to be compared (another user's): counted as its own */
+                else if (errno == ENOSYS)
+                    t->kcmp_off = true;
+            }
+        }
+        if (was && !p->vm_shared)
+            p->pss_due = true; /* its own memory now (its exec) */
+    }
+}
+
 /* A change of a process's shared pages that moves its relatives' shares enough to re-read
  * them (a shared mapping attached or detached; smaller moves wait for the age rule). */
 #define SHARED_MOVE_KIB 1024
@@ -366,8 +394,8 @@ void rt_pt_pss_pass(rt_proctree *t, double mono, rt_tree_totals *out)
         proc *p = rt_pt_lookup(t, t->live[i]);
         if (!p)
             continue;
-        if (p->zombie) {
-            take_rollup(p, &NO_MEMORY, mono);
+        if (p->zombie || p->vm_shared) {
+            take_rollup(p, &NO_MEMORY, mono); /* none, or its parent's, counted there */
         } else if (p->pss_due || !p->pss_ok || p->pss_rss_pages != p->rss_pages ||
                    mono - p->pss_mono >= rt_pt_max_age(t, p) || mono < p->pss_mono) {
             p->pss_due = false;
@@ -392,7 +420,7 @@ void rt_pt_pss_pass(rt_proctree *t, double mono, rt_tree_totals *out)
         proc *p = rt_pt_lookup(t, t->live[i]);
         if (!p)
             continue;
-        if (moved && p->pss_due && !p->zombie)
+        if (moved && p->pss_due && !p->zombie && !p->vm_shared)
             read_pss(t, p, mono); /* read before a relative's shared mapping moved its share */
         p->pss_due = false;
         out->pss_kib += p->pss_kib;
