@@ -92,18 +92,25 @@ static void assert_within_5pct(uint64_t measured, uint64_t truth)
         fail_msg("PSS %llu KiB, the kernel says %llu KiB", (unsigned long long)measured, (unsigned long long)truth);
 }
 
+/* Reads /proc/pid/name into buf, NUL-terminated; returns its length, -1 when unreadable. */
+static ssize_t read_proc(pid_t pid, const char *name, char *buf, size_t size)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, name);
+    int fd = open(path, O_RDONLY);
+    ssize_t k = fd >= 0 ? read(fd, buf, size - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    buf[k > 0 ? k : 0] = '\0';
+    return k;
+}
+
 /* The state letter of /proc/pid/stat ('S': asleep), 0 when it cannot be read. */
 static char proc_state(pid_t pid)
 {
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY);
-    ssize_t k = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    if (k <= 0)
+    char buf[512];
+    if (read_proc(pid, "stat", buf, sizeof buf) <= 0)
         return 0;
-    buf[k] = '\0';
     const char *p = strrchr(buf, ')');
     return p && p[1] == ' ' ? p[2] : 0;
 }
@@ -208,15 +215,9 @@ static void pss_follows_fork_and_cow(void **state)
 /* The kernel's resident KiB of pid (VmRSS), 0 when it cannot be read. */
 static uint64_t vmrss_kib(pid_t pid)
 {
-    char path[64], buf[4096];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    int fd = open(path, O_RDONLY);
-    ssize_t k = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    if (k <= 0)
+    char buf[4096];
+    if (read_proc(pid, "status", buf, sizeof buf) <= 0)
         return 0;
-    buf[k] = '\0';
     const char *v = strstr(buf, "VmRSS:");
     return v ? strtoull(v + 6, NULL, 10) : 0;
 }
