@@ -4,9 +4,9 @@
  * live processes count own plus reaped-children time, processes that leave the tree are
  * closed into a "departed" account, and children the tracker reaps are closed with the
  * kernel's own rusage. Here: the entries, the walk, the scan, the peek (a light reading for a
- * phase's mark) and reaping. What one process's
- * readings are is in proctree_read.c; how a scan counts each process's time exactly once,
- * although its readings are taken one after another, is in proctree_settle.c. */
+ * phase's mark) and reaping. What one process's readings are is in proctree_read.c; how a scan
+ * counts each process's time exactly once, although its readings are taken one after another,
+ * is in proctree_settle.c; the light I/O pass between scans is in proctree_light.c. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -286,92 +286,12 @@ static void add_observed(rt_proctree *t, const proc *p, rt_tree_totals *out)
  * first, parents before children, then the members of the last scan not found through them.
  * rt_pt_settle() then makes the readings consistent, the live ones are summed, and the PSS
  * pass decides, per live process, whether its PSS is re-read (see rt_pt_pss_pass). */
-static ssize_t peek_read(rt_proctree *t, const proc *p, int kept, const char *rel);
-
-/* Opens e's task/PID/io for the pass, making sure the pid is still the process the scan read:
- * its stat is read after the open (a pid cannot be reused while its process lives, so one
- * that still reads as the scan's process was that process at the open). */
-static void open_light(rt_proctree *t, io_light *e, const proc *p)
-{
-    char rel[48];
-    snprintf(rel, sizeof rel, "task/%lld/io", (long long)p->pid);
-    int fd = rt_pt_open_rel(t, p->pid, rel);
-    e->fd = -2;
-    if (fd < 0)
-        return;
-    if (fd >= t->keep_below) {
-        close(fd); /* kept past the tree's share of the descriptors: the walks alone count it */
-        return;
-    }
-    rt_pidstat st;
-    ssize_t n = peek_read(t, p, p->stat_fd, "stat");
-    if (n <= 0 || rt_pidstat_parse(t->buf, (size_t)n, &st) < 0 || st.starttime != p->starttime) {
-        close(fd);
-        return;
-    }
-    e->fd = fd;
-}
-
-/* Reads e's process for the light I/O pass (opening its file first where it is not open): its
- * base at the first reading, its growth since at the next ones. Returns whether it was read. */
-static bool read_light(rt_proctree *t, io_light *e)
-{
-    const proc *p = &t->procs[e->slot];
-    if (e->fd == -2)
-        return false;
-    if (!p->used || p->gen != t->gen || p->reaped || p->zombie || p->io_gone || p->io_none) {
-        if (e->fd >= 0)
-            close(e->fd);
-        e->fd = -2; /* reaped or exiting: the next scan books the rest */
-        return false;
-    }
-    if (e->fd == -1) {
-        open_light(t, e, p);
-        if (e->fd < 0)
-            return false;
-    }
-    rt_pidio io;
-    ssize_t len = rt_pread_single(e->fd, t->buf, sizeof t->buf);
-    if (len <= 0 || rt_pidio_parse(t->buf, (size_t)len, &io) != 0) {
-        close(e->fd); /* gone: what it did since is the next scan's */
-        e->fd = -2;
-        return false;
-    }
-    if (!e->based) {
-        e->base_rd = io.read_bytes;
-        e->base_wr = io.write_bytes;
-        e->based = true;
-    }
-    if (io.read_bytes < e->base_rd || io.write_bytes < e->base_wr) {
-        /* below its base: the pid's main thread is another thread's now (an exec from a
-         * thread takes the pid over), whose counters are not the base's; its growth as last
-         * read stands, the next scan counts the rest */
-        close(e->fd);
-        e->fd = -2;
-        return false;
-    }
-    uint64_t r = rt_delta_u64(io.read_bytes, e->base_rd), w = rt_delta_u64(io.write_bytes, e->base_wr);
-    e->grown_rd = r > e->grown_rd ? r : e->grown_rd;
-    e->grown_wr = w > e->grown_wr ? w : e->grown_wr;
-    return true;
-}
-
-/* Ends the light I/O pass's list (each scan makes a new one): closes its files. */
-static void close_light(rt_proctree *t)
-{
-    for (size_t i = 0; i < t->nlight; i++)
-        if (t->light[i].fd >= 0)
-            close(t->light[i].fd);
-    t->nlight = 0;
-    t->light_next = 0;
-}
-
 int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
 {
     unsigned prev = t->gen++;
     t->qlen = 0;
     t->unread = 0;
-    close_light(t);
+    rt_pt_close_light(t);
     rt_pt_fd_budget(t);
     if (t->root > 0)
         push(t, t->root);
@@ -518,7 +438,7 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
     out->io_ok = io_ok;
     /* the light I/O pass's processes: their base now, so that the passes count from the walk */
     for (size_t i = 0; t->light_on && i < t->nlight; i++)
-        read_light(t, &t->light[i]);
+        rt_pt_read_light(t, &t->light[i]);
     rt_pt_pss_pass(t, mono, out);
     if (out->rss_kib > t->rss_peak_kib)
         t->rss_peak_kib = out->rss_kib;
@@ -529,9 +449,7 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
     return 0;
 }
 
-/* Reads "<pid>/<rel>" of p through its kept descriptor *kept, or one opened for this read only
- * (a stat file so opened must be p's: its start time); into t->buf. Returns the length, or -1. */
-static ssize_t peek_read(rt_proctree *t, const proc *p, int kept, const char *rel)
+ssize_t rt_pt_peek_read(rt_proctree *t, const proc *p, int kept, const char *rel)
 {
     if (kept >= 0)
         return rt_pread_single(kept, t->buf, sizeof t->buf);
@@ -570,7 +488,7 @@ int rt_proctree_peek(rt_proctree *t, rt_tree_peek *out)
         if (!p->used || p->gen != t->gen || p->reaped)
             continue;
         rt_pidstat st;
-        ssize_t n = peek_read(t, p, p->stat_fd, "stat");
+        ssize_t n = rt_pt_peek_read(t, p, p->stat_fd, "stat");
         if (n <= 0 || rt_pidstat_parse(t->buf, (size_t)n, &st) < 0 ||
             (p->stat_fd < 0 && p->starttime && st.starttime != p->starttime)) {
             out->missed++; /* gone since the scan (see the header) */
@@ -600,7 +518,7 @@ int rt_proctree_peek(rt_proctree *t, rt_tree_peek *out)
         rt_pidio io = p->io;
         bool io_read = false;
         if (!p->io_gone && !p->io_none && (p->io_fd >= 0 || !p->io_denied)) {
-            n = peek_read(t, p, p->io_fd, "io");
+            n = rt_pt_peek_read(t, p, p->io_fd, "io");
             io_read = n > 0 && rt_pidio_parse(t->buf, (size_t)n, &io) == 0;
         }
         if (!io_read)
@@ -611,32 +529,6 @@ int rt_proctree_peek(rt_proctree *t, rt_tree_peek *out)
         out->read++;
     }
     return out->read > 0 || t->departed.utime_ns + t->departed.stime_ns > 0 ? 0 : -1;
-}
-
-void rt_proctree_io_light_on(rt_proctree *t, bool on)
-{
-    t->light_on = on;
-}
-
-int rt_proctree_io_light(rt_proctree *t, size_t max, uint64_t *read_grown, uint64_t *write_grown)
-{
-    *read_grown = *write_grown = 0;
-    int n = 0;
-    size_t next = t->light_next;
-    for (size_t j = 0; j < t->nlight; j++) {
-        /* from where the last pass stopped: with more entries than max, each is read in turn */
-        size_t i = (t->light_next + j) % t->nlight;
-        if ((size_t)n < max && read_light(t, &t->light[i])) {
-            n++;
-            next = (i + 1) % t->nlight;
-        }
-    }
-    t->light_next = next;
-    for (size_t i = 0; i < t->nlight; i++) {
-        *read_grown += t->light[i].grown_rd;
-        *write_grown += t->light[i].grown_wr;
-    }
-    return n;
 }
 
 int rt_proctree_reap(rt_proctree *t, int64_t pid, int *wstatus)
@@ -751,7 +643,7 @@ void rt_proctree_free(rt_proctree *t)
             free(t->procs[i].threads);
             free(t->procs[i].kids);
         }
-    close_light(t);
+    rt_pt_close_light(t);
     free(t->procs);
     free(t->free_list);
     rt_pidmap_free(&t->index);

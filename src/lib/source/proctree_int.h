@@ -164,6 +164,16 @@ static inline void rt_pt_unread(rt_proctree *t, proc *p)
  * re-read at the next PSS pass. */
 void rt_pt_shared_vm(rt_proctree *t);
 
+/* Reads "<pid>/<rel>" of p through its kept descriptor kept, or one opened for this read only
+ * (a stat file so opened must be p's: its start time); into t->buf. Returns the length, or -1. */
+ssize_t rt_pt_peek_read(rt_proctree *t, const proc *p, int kept, const char *rel);
+
+/* Reads e's process for the light I/O pass (opening its file first where it is not open): its
+ * base at the first reading, its growth since at the next ones. Returns whether it was read. */
+bool rt_pt_read_light(rt_proctree *t, io_light *e);
+/* Ends the light I/O pass's list (each scan makes a new one): closes its files. */
+void rt_pt_close_light(rt_proctree *t);
+
 /* Works out keep_below and can_raise from RLIMIT_NOFILE (at the start of each scan). */
 void rt_pt_fd_budget(rt_proctree *t);
 /* Opens path under the proc root; out of descriptors, raises the soft limit where the hard one
