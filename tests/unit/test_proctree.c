@@ -2,10 +2,12 @@
  * a command name holding ") (", a child that vanished mid-scan, processes leaving the tree,
  * a reused pid never taken for the root, the root alone, the quick path's every-other-scan
  * check of long sleepers, when PSS is re-read (an exiting process's memory released: none),
- * the peak RSS and cancelled writes; and the stat and children parsers it reads with. Real
- * forked processes: test_proctree_live.c. */
+ * the peak RSS and cancelled writes, the light I/O pass between scans, a child in its parent's
+ * memory counted once; and the stat and children parsers it reads with. Real forked processes:
+ * test_proctree_live.c. */
 #include "unit.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -556,7 +558,7 @@ static void io_light_pass(void **state)
 }
 
 /* In a child process: the light pass under RLIMIT_NOFILE 32 (the tree may keep descriptors
- * below 16), with the descriptors below `filled` taken (0: none more). Exits with the processes the pass read. */
+ * below 16), with the descriptors below `filled` taken (0: one more at most; fd 0 is open under ctest). Exits with the processes the pass read. */
 static void light_under_limit(const char *dir, int filled)
 {
     struct rlimit rl = {32, 32};
@@ -601,6 +603,79 @@ static void io_light_within_descriptors(void **state)
     char cmd[64];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     assert_int_equal(system(cmd), 0);
+}
+
+/* A stat line of pid (asleep) with RSS pages rss and its memory's code and stack at code and
+ * stack (fields 26 and 28). */
+static void stat_vm(const char *dir, int pid, int ppid, unsigned long rss, unsigned long code, unsigned long stack)
+{
+    char rel[32], s[256];
+    snprintf(rel, sizeof rel, "%d/stat", pid);
+    snprintf(s, sizeof s, "%d (p) S %d 1 1 0 -1 0 10 0 0 0 1 0 0 0 20 0 1 0 %d 1000 %lu 99 %lu %lu %lu\n", pid, ppid,
+             7000 + pid, rss, code, code + 4096, stack);
+    put(dir, rel, s);
+}
+
+typedef struct vm_fixture {
+    const char *dir;
+    int mode; /* 0: shared; 1: its own, after an exec since the walk read it; 2: EPERM */
+    int calls;
+} vm_fixture;
+
+/* The fixture's memory comparison (kcmp(2)'s part). */
+static long fixture_vm_cmp(void *user, int64_t parent, int64_t pid)
+{
+    vm_fixture *f = user;
+    f->calls++;
+    assert_int_equal(parent, 300);
+    assert_int_equal(pid, 301);
+    if (f->mode == 0)
+        return 0;
+    if (f->mode == 1) {
+        stat_vm(f->dir, 301, 300, 30, 0x5000, 0x7ff0); /* its exec came after the walk's read */
+        return 1;
+    }
+    errno = EPERM;
+    return -1;
+}
+
+/* A child that runs in its parent's memory (a vfork child before its exec: its stat shows the
+ * parent's RSS and the parent's code and stack) counts no RSS or PSS of its own; one whose
+ * memory is its own counts a reading taken after the comparison (the walk may have read it
+ * still in the parent's memory, its exec in between), and so does one that may not be
+ * compared (EPERM); once found with its own, it is not compared again. */
+static void child_in_parents_memory(void **state)
+{
+    (void)state;
+    long page_kib = sysconf(_SC_PAGESIZE) / 1024;
+    for (int mode = 0; mode < 3; mode++) {
+        char dir[] = "/tmp/rt-vm-XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        root_and_child(dir, 50, 70);
+        stat_vm(dir, 300, 1, 50, 0x1000, 0x7000);
+        stat_vm(dir, 301, 300, 50, 0x1000, 0x7000); /* the parent's memory, as a vfork child's */
+        rt_roots r;
+        assert_int_equal(rt_roots_open(&r, dir, "/nonexistent"), RT_OK);
+        rt_proctree *t = rt_proctree_new(&r, 300, false, NULL, 100, 600.0);
+        vm_fixture f = {dir, mode, 0};
+        rt_proctree_set_vm_cmp(t, fixture_vm_cmp, &f);
+        rt_tree_totals tt;
+        rt_proctree_scan(t, 0.0, &tt);
+        assert_int_equal(tt.processes, 2);
+        assert_int_equal(f.calls, 1);
+        uint64_t child = mode == 0 ? 0 : mode == 1 ? 30 : 50;
+        assert_int_equal(tt.rss_kib, (50 + child) * (uint64_t)page_kib);
+        assert_int_equal(tt.pss_kib, mode == 0 ? 100 : 170);
+        assert_int_equal(tt.vms_bytes, 2000); /* vsize summed as Snakemake sums it */
+        run_time(dir, 301, 600); /* read again in full */
+        rt_proctree_scan(t, 1.0, &tt);
+        assert_int_equal(f.calls, mode == 0 ? 2 : 1); /* shared: compared at each scan */
+        rt_proctree_free(t);
+        rt_roots_close(&r);
+        char cmd[64];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+    }
 }
 
 /* The peak RSS never decreases, and cancelled writes are kept like write_bytes when
@@ -840,6 +915,7 @@ int main(void)
         cmocka_unit_test(peak_rss_and_cancelled_writes),
         cmocka_unit_test(io_light_pass),
         cmocka_unit_test(io_light_within_descriptors),
+        cmocka_unit_test(child_in_parents_memory),
         cmocka_unit_test(pidstat_parser),
         cmocka_unit_test(children_parser), cmocka_unit_test(status_hwm_parser),
     };

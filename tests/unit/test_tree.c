@@ -1,6 +1,7 @@
 /* test_tree.c - the sampler's process-tree part (sample/tree.c) through the replay API on a
  * copy of the proctree fixture: the interval's CPU held to the machine's busy cores and core
- * count, the cut part carried into later intervals, and cpu_secs_total exact throughout. */
+ * count, the cut part carried into later intervals, and cpu_secs_total exact throughout; the
+ * walk's clock, and the light I/O pass between walks. */
 #include "unit.h"
 
 #include <math.h>

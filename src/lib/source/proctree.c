@@ -268,10 +268,9 @@ static void add_observed(rt_proctree *t, const proc *p, rt_tree_totals *out)
     out->utime_ns += p->ut_ns;
     out->stime_ns += p->st_ns;
     add_io(out, &p->io);
-    if (!p->vm_shared) { /* else its parent's memory, counted there */
+    if (!p->vm_shared) /* else its parent's memory, counted there */
         out->rss_kib += p->rss_pages * (uint64_t)t->page_kib;
-        out->vms_bytes += p->vsize_bytes;
-    }
+    out->vms_bytes += p->vsize_bytes; /* summed as Snakemake's max_vms sums it */
     out->threads += p->nthreads > 0 ? p->nthreads : 0;
     if (p->pid != t->root)
         out->children++;
@@ -502,7 +501,7 @@ int rt_proctree_peek(rt_proctree *t, rt_tree_peek *out)
         st_ns = st_ns > p->st_ns ? st_ns : p->st_ns;
         out->utime_ns += ut_ns;
         out->stime_ns += st_ns;
-        if (!p->vm_shared)
+        if (!p->vm_shared || rt_pt_mm_sig(&st) != p->mm_sig) /* shared at the scan, and still */
             out->rss_kib += st.rss_pages * (uint64_t)t->page_kib;
         uint64_t own = 0, reaped = t->root_only ? 0 : st.cutime + st.cstime;
         uint64_t exact = (uint64_t)((double)reaped * t->ns_per_tick + 0.5);
@@ -591,7 +590,7 @@ rt_proctree *rt_proctree_new(const rt_roots *roots, int64_t root, bool own_child
     if (!t)
         return NULL;
     t->roots = roots;
-    t->kcmp_off = strcmp(roots->proc, "/proc") != 0; /* a fixture's pids are not this machine's */
+    rt_pt_set_vm_cmp_default(t);
     if (log)
         t->log = *log;
     t->root = root;
@@ -613,6 +612,13 @@ rt_proctree *rt_proctree_new(const rt_roots *roots, int64_t root, bool own_child
 void rt_proctree_read_all_next(rt_proctree *t)
 {
     t->read_all = true;
+}
+
+void rt_proctree_set_vm_cmp(rt_proctree *t, rt_proctree_vm_cmp fn, void *user)
+{
+    t->vm_cmp = fn;
+    t->vm_cmp_user = user;
+    t->kcmp_off = fn == NULL;
 }
 
 void rt_proctree_set_keep_max(rt_proctree *t, size_t n)

@@ -81,6 +81,15 @@ void rt_proctree_read_all_next(rt_proctree *t);
  * closed at once (the first ones walked stay kept). */
 void rt_proctree_set_keep_max(rt_proctree *t, size_t n);
 
+/* How the tree tells whether a process runs in its parent's memory: 0 when pid's memory is
+ * parent's, above 0 when it is its own, -1 with errno when it cannot tell (kcmp(2)'s
+ * KCMP_VM). */
+typedef long (*rt_proctree_vm_cmp)(void *user, int64_t parent, int64_t pid);
+
+/* Replaces kcmp(2) for the tree's memory comparisons (tests over a fixture's /proc, where
+ * there is none by default). */
+void rt_proctree_set_vm_cmp(rt_proctree *t, rt_proctree_vm_cmp fn, void *user);
+
 /* Walks the tree and fills out with its totals. mono: the reading's monotonic time (decides
  * when PSS is re-read: see rt_proctree_scan in proctree.c for the rule). Returns 0. */
 int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out);

@@ -1,6 +1,7 @@
-/* proctree_int.h - the process tree's internals shared by its three files: the tree, its walk
- * and its scan (proctree.c), the readings of one tracked process (proctree_read.c), and the
- * scan's consistency rules (proctree_settle.c). Not public. */
+/* proctree_int.h - the process tree's internals shared by its four files: the tree, its walk
+ * and its scan (proctree.c), the readings of one tracked process (proctree_read.c), the
+ * scan's consistency rules (proctree_settle.c) and the light I/O pass between scans
+ * (proctree_light.c). Not public. */
 #ifndef RT_PROCTREE_INT_H
 #define RT_PROCTREE_INT_H
 
@@ -42,6 +43,8 @@ typedef struct proc {
     uint64_t vsize_bytes; /* its virtual memory as last read (stat's vsize) */
     uint64_t faults; /* minflt+majflt */
     int64_t nthreads;
+    uint64_t mm_sig; /* its memory's start_code and start_stack as last read, mixed: a process in
+                        its parent's memory shows the parent's (rt_pt_shared_vm) */
     uint64_t pss_kib, swap_kib, pss_rss_pages;
     uint64_t private_kib, shared_kib; /* from the same rollup as pss_kib */
     uint64_t own_ns;                  /* own utime+stime (without cutime, cstime) */
@@ -80,8 +83,9 @@ typedef struct io_light {
     size_t slot;                 /* the process's entry in procs */
     int fd;                      /* task/PID/io, opened by the scan when passes will run (else
                                   * at the first pass) and kept until the next scan; -1: not yet;
-                                  * -2: not to be read (gone, refused, or its pid another
-                                  * process's by then) */
+                                  * -2: not to be read (gone, refused, its pid another
+                                  * process's by then, past the descriptors the tree may
+                                  * keep, or read below its base) */
     bool based;                  /* base_* read */
     uint64_t base_rd, base_wr;   /* that file at its first reading */
     uint64_t grown_rd, grown_wr; /* its growth since, as last read (kept once it reads no more) */
@@ -121,7 +125,10 @@ struct rt_proctree {
     size_t light_next; /* the entry the next pass reads first (the passes take turns) */
     bool light_on; /* passes will run: a scan takes its processes' bases (rt_proctree_io_light_on) */
     bool warned_io, warned_fds;
-    bool kcmp_off; /* processes' memory is not compared (a fixture's /proc, or no kcmp) */
+    bool kcmp_off; /* processes' memory is not compared (a fixture's /proc without a compare
+                      function, or no kcmp) */
+    rt_proctree_vm_cmp vm_cmp; /* compares two processes' memory: kcmp(2), or a test's */
+    void *vm_cmp_user;
     /* descriptors: the tree keeps a file open between scans only while its number is below
      * keep_below (the soft RLIMIT_NOFILE less a headroom for the rest of the process, worked
      * out at each scan); past it each read opens and closes its file. can_raise: the soft limit
@@ -159,20 +166,15 @@ static inline void rt_pt_unread(rt_proctree *t, proc *p)
 /* ---- proctree_read.c: the readings of one tracked process --------------------------------- */
 
 /* Marks each process of this scan that runs in its parent's memory (vm_shared): one whose
- * virtual size is its parent's, and whose memory kcmp(2) finds the parent's. A process found
- * with its own is not compared again (vm_own); one that stops sharing (its exec) has its PSS
- * re-read at the next PSS pass. */
+ * memory starts where its parent's does (mm_sig), and whose memory kcmp(2) finds the parent's.
+ * One found with its own is not compared again (vm_own), and its stat is read again: it may
+ * have left the parent's memory (its exec) after the walk read it there. One that stops sharing
+ * has its PSS re-read at the next PSS pass. */
 void rt_pt_shared_vm(rt_proctree *t);
-
-/* Reads "<pid>/<rel>" of p through its kept descriptor kept, or one opened for this read only
- * (a stat file so opened must be p's: its start time); into t->buf. Returns the length, or -1. */
-ssize_t rt_pt_peek_read(rt_proctree *t, const proc *p, int kept, const char *rel);
-
-/* Reads e's process for the light I/O pass (opening its file first where it is not open): its
- * base at the first reading, its growth since at the next ones. Returns whether it was read. */
-bool rt_pt_read_light(rt_proctree *t, io_light *e);
-/* Ends the light I/O pass's list (each scan makes a new one): closes its files. */
-void rt_pt_close_light(rt_proctree *t);
+/* The memory comparison by kcmp(2), off over a fixture's /proc (rt_proctree_new). */
+void rt_pt_set_vm_cmp_default(rt_proctree *t);
+/* The mixed start_code and start_stack of a stat reading (mm_sig). */
+uint64_t rt_pt_mm_sig(const rt_pidstat *st);
 
 /* Works out keep_below and can_raise from RLIMIT_NOFILE (at the start of each scan). */
 void rt_pt_fd_budget(rt_proctree *t);
@@ -218,5 +220,19 @@ void rt_pt_pss_pass(rt_proctree *t, double mono, rt_tree_totals *out);
 bool rt_pt_carried(rt_proctree *t, proc *p);
 /* Makes the scan's readings consistent; prev is the previous scan's generation. */
 void rt_pt_settle(rt_proctree *t, unsigned prev);
+
+/* ---- proctree.c: the walk's reads outside the scan ---------------------------------------- */
+
+/* Reads "<pid>/<rel>" of p through its kept descriptor kept, or one opened for this read only
+ * (a stat file so opened must be p's: its start time); into t->buf. Returns the length, or -1. */
+ssize_t rt_pt_peek_read(rt_proctree *t, const proc *p, int kept, const char *rel);
+
+/* ---- proctree_light.c: the light I/O pass ------------------------------------------------- */
+
+/* Reads e's process for the light I/O pass (opening its file first where it is not open): its
+ * base at the first reading, its growth since at the next ones. Returns whether it was read. */
+bool rt_pt_read_light(rt_proctree *t, io_light *e);
+/* Ends the light I/O pass's list (each scan makes a new one): closes its files. */
+void rt_pt_close_light(rt_proctree *t);
 
 #endif

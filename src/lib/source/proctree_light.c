@@ -1,7 +1,7 @@
 /* proctree_light.c - the process tree's light I/O pass between scans (see
  * rt_proctree_io_light): the processes whose I/O grew at the last scan's full read, each read
- * again through its main thread's own io file, from a base the scan takes; the list is the
- * scan's (proctree.c), made anew at each scan. */
+ * again through its main thread's own io file, from a base the scan takes (or, when it did not,
+ * the first pass); the list is the scan's (proctree.c), made anew at each scan. */
 #include <stdio.h>
 #include <unistd.h>
 

@@ -1,10 +1,12 @@
 /* proctree_read.c - the readings of one tracked process of the process tree: its kept stat
  * and schedstat files, its I/O counters, its PSS and swap (re-read by the freshness rule of
- * the PSS pass), and which relatives' PSS may have moved with it; and the descriptors they are
- * read through: kept open between scans while the limit leaves room, else opened for one read. */
+ * the PSS pass), which relatives' PSS may have moved with it, and whether it runs in its
+ * parent's memory (kcmp); and the descriptors they are read through: kept open between scans
+ * while the limit leaves room, else opened for one read. */
 #define _GNU_SOURCE /* syscall */
 #include <errno.h>
 #include <limits.h>
+#include <string.h>
 #include <linux/kcmp.h>
 #include <stdio.h>
 #include <sys/resource.h>
@@ -255,6 +257,7 @@ void rt_pt_observe(rt_proctree *t, proc *p, const rt_pidstat *st, const rt_pidio
     p->faults = faults;
     p->rss_pages = st->rss_pages;
     p->vsize_bytes = st->vsize_bytes;
+    p->mm_sig = rt_pt_mm_sig(st);
     bool zombie = st->state == 'Z' || st->state == 'X';
     if (zombie != p->zombie)
         *changed = true; /* its memory went back: its sharers' PSS grew */
@@ -271,6 +274,41 @@ void rt_pt_observe(rt_proctree *t, proc *p, const rt_pidstat *st, const rt_pidio
     }
 }
 
+/* kcmp(2)'s KCMP_VM of two processes of the tracker's pid namespace. */
+static long kcmp_vm(void *user, int64_t parent, int64_t pid)
+{
+    (void)user;
+    return syscall(SYS_kcmp, (pid_t)parent, (pid_t)pid, KCMP_VM, 0L, 0L);
+}
+
+void rt_pt_set_vm_cmp_default(rt_proctree *t)
+{
+    t->vm_cmp = kcmp_vm;
+    t->vm_cmp_user = NULL;
+    t->kcmp_off = strcmp(t->roots->proc, "/proc") != 0; /* a fixture's pids are not this machine's */
+}
+
+uint64_t rt_pt_mm_sig(const rt_pidstat *st)
+{
+    return st->start_code ^ (st->start_stack * 0x9E3779B97F4A7C15ull);
+}
+
+/* Takes p's memory figures from a reading of its stat after it was found in memory of its own:
+ * the walk's reading may have come while it still ran in its parent's (a vfork child that made
+ * its exec in between). Gone since, it held nothing of its own worth counting. */
+static void own_memory_now(rt_proctree *t, proc *p)
+{
+    rt_pidstat st;
+    int rc = rt_pt_read_stat(t, p, &st);
+    if (rc == 0) {
+        p->rss_pages = st.rss_pages;
+        p->vsize_bytes = st.vsize_bytes;
+        p->mm_sig = rt_pt_mm_sig(&st);
+    } else if (rc == RT_PT_GONE) {
+        p->rss_pages = 0;
+    }
+}
+
 void rt_pt_shared_vm(rt_proctree *t)
 {
     for (size_t i = 0; i < t->nprocs; i++) {
@@ -281,14 +319,18 @@ void rt_pt_shared_vm(rt_proctree *t)
         p->vm_shared = false;
         if (!t->kcmp_off && !p->vm_own && !p->zombie && p->pid != t->root) {
             const proc *pp = rt_pt_lookup(t, p->ppid);
-            if (pp && pp->gen == t->gen && !pp->zombie && pp->vsize_bytes == p->vsize_bytes) {
-                long r = syscall(SYS_kcmp, (pid_t)pp->pid, (pid_t)p->pid, KCMP_VM, 0L, 0L);
-                if (r == 0)
+            if (pp && pp->gen == t->gen && !pp->zombie && pp->mm_sig == p->mm_sig) {
+                long r = t->vm_cmp(t->vm_cmp_user, pp->pid, p->pid);
+                if (r == 0) {
                     p->vm_shared = true;
-                else if (r > 0 || errno == EPERM)
-                    p->vm_own = true; /* or not to be compared (another user's): counted as its own */
-                else if (errno == ENOSYS)
+                } else if (r > 0 || errno == EPERM) {
+                    /* its own, or not to be compared (another user's, a container's seccomp):
+                     * counted as its own, from a reading taken now */
+                    p->vm_own = true;
+                    own_memory_now(t, p);
+                } else if (errno == ENOSYS) {
                     t->kcmp_off = true;
+                }
             }
         }
         if (was && !p->vm_shared)

@@ -202,6 +202,9 @@ typedef struct rt_pidstat {
     uint64_t rss_pages;
     uint64_t minflt, majflt; /* page faults of all its threads (fields 10 and 12); a copy-on-write
                                 break is one, so they move when RSS does not */
+    uint64_t start_code, start_stack; /* where its memory's code and stack start (fields 26 and
+                                         28): a process in another's memory shows the other's;
+                                         0 where the kernel hides them or the line stops short */
 } rt_pidstat;
 
 /* Parses /proc/PID/stat. The command name may hold spaces and parentheses: it ends at the last
