@@ -145,6 +145,19 @@ static void wait_asleep(pid_t parent, int kids)
     fail_msg("the processes did not fall asleep within 10 s");
 }
 
+/* In a forked child: leads a process group of its own, dies with the test, and holds len bytes
+ * of private memory, touched. */
+static char *holding(size_t len)
+{
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        _exit(1);
+    touch_pages(m, len, 1);
+    return m;
+}
+
 /* A parent holding 64 MiB forks 3 children that share it, then write their own copies while
  * it sleeps: neither step changes anyone's RSS, yet the tree's PSS goes 64 -> 64 -> 256 MiB. */
 static void pss_follows_fork_and_cow(void **state)
@@ -158,12 +171,7 @@ static void pss_follows_fork_and_cow(void **state)
     pid_t parent = fork();
     assert_true(parent >= 0);
     if (parent == 0) {
-        setpgid(0, 0);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED)
-            _exit(1);
-        touch_pages(m, len, 1);
+        char *m = holding(len);
         write_byte(ack[1], 'r');
         read_byte(cmd[0]); /* fork */
         for (int i = 0; i < 3; i++)
@@ -250,12 +258,7 @@ static void vfork_child_counted_once(void **state)
     pid_t parent = fork();
     assert_true(parent >= 0);
     if (parent == 0) {
-        setpgid(0, 0);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED)
-            _exit(1);
-        touch_pages(m, len, 1);
+        holding(len);
         pid_t c = vfork();
         if (c == 0) {
             /* in the parent's memory, the parent suspended: bare system calls only (no

@@ -618,7 +618,6 @@ void rt_proctree_set_vm_cmp(rt_proctree *t, rt_proctree_vm_cmp fn, void *user)
 {
     t->vm_cmp = fn;
     t->vm_cmp_user = user;
-    t->kcmp_off = fn == NULL;
 }
 
 void rt_proctree_set_keep_max(rt_proctree *t, size_t n)

@@ -125,9 +125,8 @@ struct rt_proctree {
     size_t light_next; /* the entry the next pass reads first (the passes take turns) */
     bool light_on; /* passes will run: a scan takes its processes' bases (rt_proctree_io_light_on) */
     bool warned_io, warned_fds;
-    bool kcmp_off; /* processes' memory is not compared (a fixture's /proc without a compare
-                      function, or no kcmp) */
-    rt_proctree_vm_cmp vm_cmp; /* compares two processes' memory: kcmp(2), or a test's */
+    rt_proctree_vm_cmp vm_cmp; /* compares two processes' memory: kcmp(2), a test's, or NULL:
+                                  none (a fixture's /proc, a kernel without kcmp) */
     void *vm_cmp_user;
     /* descriptors: the tree keeps a file open between scans only while its number is below
      * keep_below (the soft RLIMIT_NOFILE less a headroom for the rest of the process, worked

@@ -283,9 +283,9 @@ static long kcmp_vm(void *user, int64_t parent, int64_t pid)
 
 void rt_pt_set_vm_cmp_default(rt_proctree *t)
 {
-    t->vm_cmp = kcmp_vm;
+    /* none over a fixture's /proc: its pids are not this machine's */
+    t->vm_cmp = strcmp(t->roots->proc, "/proc") == 0 ? kcmp_vm : NULL;
     t->vm_cmp_user = NULL;
-    t->kcmp_off = strcmp(t->roots->proc, "/proc") != 0; /* a fixture's pids are not this machine's */
 }
 
 uint64_t rt_pt_mm_sig(const rt_pidstat *st)
@@ -317,7 +317,7 @@ void rt_pt_shared_vm(rt_proctree *t)
             continue;
         bool was = p->vm_shared;
         p->vm_shared = false;
-        if (!t->kcmp_off && !p->vm_own && !p->zombie && p->pid != t->root) {
+        if (t->vm_cmp && !p->vm_own && !p->zombie && p->pid != t->root) {
             const proc *pp = rt_pt_lookup(t, p->ppid);
             if (pp && pp->gen == t->gen && !pp->zombie && pp->mm_sig == p->mm_sig) {
                 long r = t->vm_cmp(t->vm_cmp_user, pp->pid, p->pid);
@@ -329,7 +329,7 @@ void rt_pt_shared_vm(rt_proctree *t)
                     p->vm_own = true;
                     own_memory_now(t, p);
                 } else if (errno == ENOSYS) {
-                    t->kcmp_off = true;
+                    t->vm_cmp = NULL; /* no kcmp in this kernel */
                 }
             }
         }
