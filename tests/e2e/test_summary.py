@@ -115,7 +115,9 @@ def test_csv_summary_matches_the_file(recorded):
     cpu = sum(float(r["process_utime"]) + float(r["process_stime"]) for r in rows)
     assert close(p["cpu_secs"], cpu)
     assert close(p["cores"]["mean"], sum(c * x for c, x in zip(cores, w)) / sum(w), abs_=0.01)
-    assert close(p["cores"]["peak"], max(cores))
+    # folded as in the JSON lines' test: a short last interval (the job's exit, 7 ms under ASan in
+    # rehearsal 9) may read 2.0 cores, held to the machine, and is its neighbour's in the peak
+    assert close(p["cores"]["peak"], max(folded(cores, w)[0]))
     assert close(p["pss_mib"]["peak"], max(float(r["process_memory_mib"]) for r in rows))
     assert p["write_bytes"] == sum(int(r["process_disk_write_bytes"]) for r in rows)
     assert s["machine"]["net_recv_bytes"] == sum(int(r["system_net_recv_bytes"]) for r in rows)
