@@ -10,11 +10,18 @@ TRACKER = os.path.join(BUILD_DIR, "resource-tracker")
 # TSan), RT_VALGRIND=1 to run every tracker under valgrind memcheck. Tests import the booleans
 # to skip what makes no sense there (a sanitized library in an uninstrumented python) and
 # TIMEOUT_SCALE to widen their limits.
-SANITIZED = os.environ.get("RT_SANITIZED", "") not in ("", "0")
-VALGRIND = os.environ.get("RT_VALGRIND", "") not in ("", "0")
+# scripts/coverage runs the plain coverage build as each section would: RT_COVERAGE_AS=asan or
+# valgrind gives the flags (the same skips and limits) without the sanitizer or the wrapper.
+COVERAGE_AS = os.environ.get("RT_COVERAGE_AS", "")
+SANITIZED = os.environ.get("RT_SANITIZED", "") not in ("", "0") or COVERAGE_AS == "asan"
+VALGRIND_WRAP = os.environ.get("RT_VALGRIND", "") not in ("", "0")
+VALGRIND = VALGRIND_WRAP or COVERAGE_AS == "valgrind"
 TIMEOUT_SCALE = 10 if VALGRIND else 3 if SANITIZED else 1
 # RT_QUICK=1 (scripts/test --quick): the files that only re-check long runs (test_soak.py) skip
 QUICK = os.environ.get("RT_QUICK", "") not in ("", "0")
+# RT_LONG=1 (scripts/test --long, before a release): the long runs at their full size (the soak's
+# 5 minutes)
+LONG = os.environ.get("RT_LONG", "") not in ("", "0")
 
 # Nothing in the suite may reach a metadata service or the internet.
 os.environ["TRACKER_CLOUD_DISCOVERY"] = "0"
@@ -42,15 +49,15 @@ import pytest
 # to the tracker's stderr (which a test may read only in part, or not at all, and whose exit
 # status it may expect to be non-zero anyway): the autouse fixture below fails the test during
 # which a report appears, and the session's end catches any written later.
-REPORT_DIR = tempfile.mkdtemp(prefix="rt-e2e-reports-") if SANITIZED or VALGRIND else None
-if SANITIZED:
+REPORT_DIR = tempfile.mkdtemp(prefix="rt-e2e-reports-") if (SANITIZED or VALGRIND) and not COVERAGE_AS else None
+if REPORT_DIR and SANITIZED:
     for _var, _defaults in (("ASAN_OPTIONS", "detect_leaks=1"), ("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1"),
                             # TSan's 1 s pause at exit would break the tests of a prompt exit
                             ("TSAN_OPTIONS", "halt_on_error=1:second_deadlock_stack=1:atexit_sleep_ms=0")):
         _prefix = _var.split("_")[0].lower()
         os.environ[_var] = ":".join(x for x in (_defaults, os.environ.get(_var, ""),
                                                  f"log_path={REPORT_DIR}/{_prefix}") if x)
-if VALGRIND:
+if VALGRIND_WRAP:
     # every start of TRACKER (run(), Tracker, a test's own subprocess or `sh -c "exec ..."`) goes
     # through this wrapper; exec keeps the pid, so signals and /proc/PID reach the tracker. It
     # lives in BUILD_DIR (a real disk for tests that write next to TRACKER), one per session.
@@ -127,18 +134,73 @@ def no_memory_errors():
             pytest.fail("memory/UB/race errors reported:\n" + "\n".join(reports)[:20000], pytrace=False)
 
 
+# Sections (scripts/test, docs/testing.md "Side by side"): most files run side by side under
+# pytest-xdist, a file a worker, since their time is a job's or another program's wall clock.
+# Two markers take tests out of that:
+#   serial   the test judges per-interval timing or CPU shares against the machine (a busy
+#            process seen at a whole core, two at once, a tick on time): it runs after the
+#            side-by-side part, alone, so that its figures stay exact with no tolerance widened;
+#   release  it judges the Release build's timing (its bounds are tighter at TIMEOUT_SCALE 1):
+#            the gcc section runs it, with every test the ASan section skipped, and nothing else
+#            (each other path runs once, under ASan+UBSan).
+# RT_SKIPPED_OUT=FILE: the node ids of the tests this run skipped are added to FILE (the ASan
+# section's list); RT_RELEASE_ONLY=FILE: this run keeps the release tests and those FILE lists.
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "serial: judges timing or CPU shares against the machine: runs alone")
+    config.addinivalue_line("markers", "release: judges the Release build's timing: runs in the gcc section")
+
+
+def pytest_collection_modifyitems(config, items):
+    only = os.environ.get("RT_RELEASE_ONLY")
+    if not only:
+        return
+    with open(only) as f:
+        listed = {line.strip() for line in f if line.strip()}
+    keep, drop = [], []
+    for item in items:
+        (keep if item.get_closest_marker("release") or item.nodeid in listed else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+def pytest_runtest_logreport(report):
+    out = os.environ.get("RT_SKIPPED_OUT")
+    # once a test: the xdist controller sees every worker's reports (a worker has workerinput)
+    if out and report.skipped and report.when in ("setup", "call") and not _XDIST_WORKER:
+        with open(out, "a") as f:
+            f.write(report.nodeid + "\n")
+
+
+_XDIST_WORKER = "PYTEST_XDIST_WORKER" in os.environ
+
+
 def pytest_sessionfinish(session, exitstatus):
     if REPORT_DIR:
         reports = _new_reports()
         if reports:
             print("\nconftest: reports written after their tests ended:\n" + "\n".join(reports))
             session.exitstatus = 1
-        if VALGRIND:
+        if VALGRIND_WRAP:
             shutil.rmtree(os.path.dirname(TRACKER), ignore_errors=True)
         if not _reported:
             shutil.rmtree(REPORT_DIR, ignore_errors=True)
         else:
             print(f"\nconftest: the reports are in {REPORT_DIR}")
+
+
+if os.environ.get("RT_COVERAGE_DIR"):
+    @pytest.fixture(autouse=True, scope="module")
+    def coverage_prefix(request):
+        """scripts/coverage: each file's gcov counts in a directory of their own."""
+        stem = os.path.splitext(os.path.basename(str(request.node.fspath)))[0]
+        name = os.environ.get("RT_COVERAGE_UNIT") or f"e2e.{stem}" + (f"@{COVERAGE_AS}" if COVERAGE_AS else "")
+        os.environ["GCOV_PREFIX"] = os.path.join(os.environ["RT_COVERAGE_DIR"], name)
+        os.environ["GCOV_PREFIX_STRIP"] = os.environ.get("RT_COVERAGE_STRIP", "0")
+        yield
+        os.environ.pop("GCOV_PREFIX", None)
 
 
 def tracker_env(**extra):

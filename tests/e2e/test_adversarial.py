@@ -222,6 +222,7 @@ def test_many_short_lived_processes_stay_within_the_machine():
     check_invariants(runs)
 
 
+@pytest.mark.serial
 def test_two_busy_processes_stay_within_the_machine():
     """Two busy processes on both cores for ~1 s: the tree can use both cores, never more, and
     never more than the machine's own figure for the interval."""

@@ -91,10 +91,15 @@ def need_any():
 
 def rmdir_tree(d):
     """Removes a group and its child groups (deepest first), after moving nothing: the tests
-    only remove groups whose processes are gone. Missing is fine."""
-    if not d or not os.path.isdir(d):
+    only remove groups whose processes are gone. Missing is fine, even when it goes while we look
+    (the tracker removing its own a moment later)."""
+    if not d:
         return
-    for sub in os.listdir(d):
+    try:
+        subs = os.listdir(d)
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    for sub in subs:
         if os.path.isdir(os.path.join(d, sub)):
             rmdir_tree(os.path.join(d, sub))
     for _ in range(50):

@@ -9,6 +9,8 @@ import signal
 import subprocess
 import time
 
+import pytest
+
 from conftest import TIMEOUT_SCALE, TRACKER, Tracker, run, tracker_env
 
 CSV_HEADER = ("timestamp,system_processes,system_utime,system_stime,system_cpu_usage,"
@@ -180,6 +182,8 @@ def test_subcommands_name_a_missing_file(tmp_path):
         assert r.returncode == 2 and "nothing.jsonl" in r.stderr, (sub, r.stderr)
 
 
+@pytest.mark.release
+@pytest.mark.serial
 def test_json_lines_to_stdout_and_sigint_final_sample(tracker_factory):
     t = tracker_factory(["-i", "0.2", "-o", "-", "--job-name", "e2e"])
     first = t.next_sample()

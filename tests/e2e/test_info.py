@@ -114,6 +114,8 @@ def test_broken_http(standin):
     assert s.requests() >= 8
 
 
+@pytest.mark.release
+@pytest.mark.serial
 def test_silent_service_bounded(standin):
     s = standin("silent")
     t0 = time.monotonic()
@@ -126,6 +128,8 @@ def test_silent_service_bounded(standin):
     assert took < 10
 
 
+@pytest.mark.release
+@pytest.mark.serial
 def test_sampling_never_waits_for_discovery(standin, tmp_path):
     """With a metadata service that never answers, the first sample still comes one interval
     after start, samples keep their cadence, and SIGTERM ends the tracker at once. (A /metrics

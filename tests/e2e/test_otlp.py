@@ -265,6 +265,8 @@ def test_503_retry_after_nothing_lost(tmp_path, receiver):
     assert otlp_lines(r.stderr) == [], r.stderr  # a blip that lost nothing is not warned about
 
 
+@pytest.mark.release
+@pytest.mark.serial
 def test_hang_bounded_by_finish_timeout(tmp_path, receiver):
     rcv = receiver("--hang", "1000")
     # a request may take 600 s; the end may take 2 s

@@ -14,6 +14,9 @@ import pytest
 
 from conftest import TIMEOUT_SCALE, TRACKER, tracker_env
 
+# busy processes seen at a whole core, two of them at once: the machine's cores to themselves
+pytestmark = pytest.mark.serial
+
 PY = "/usr/bin/python3"
 
 

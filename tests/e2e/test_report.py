@@ -142,6 +142,7 @@ def record_short_run(tmp_path):
 
 
 @needs_chromium
+@pytest.mark.serial  # stress-ng's one busy core is seen above half a core
 def test_real_run_report(tmp_path):
     image = pil()
     jsonl = record_short_run(tmp_path)

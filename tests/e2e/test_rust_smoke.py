@@ -440,6 +440,8 @@ def interval_ms(config_text, tmp_path, args=()):
     return second["actual_interval_ms"]
 
 
+@pytest.mark.release
+@pytest.mark.serial
 def test_toml_interval_secs_controls_sample_spacing(tmp_path):
     """Rust: two samples take 3 s to 10 s of the test's clock with interval_secs = 2. Here: the
     second sample's actual_interval_ms (the tool's own measure of the spacing) is about 2000 ms,
@@ -562,6 +564,8 @@ def test_json_second_sample_has_actual_interval_ms():
     assert is_u64(ms) and ms > 0, "second sample must have actual_interval_ms as a positive integer"
 
 
+@pytest.mark.release
+@pytest.mark.serial
 def test_json_actual_interval_ms_within_expected_range():
     """The Rust bounds [400, 5000] ms, on the tool's own measure (the upper one widened under
     sanitizers and valgrind)."""
@@ -584,6 +588,8 @@ def test_json_timestamp_secs_is_wall_clock_time():
 # ---- T-WRAP-01 ---------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.release
+@pytest.mark.serial
 def test_wrapper_mode_output_file_timestamps_and_interval(tmp_path):
     path = tmp_path / "wrapper_ts.json"
     p = subprocess.run([TRACKER] + RS + ["--interval", "1", "--output", str(path), "--", "sleep", "4"],
