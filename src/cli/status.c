@@ -27,6 +27,14 @@
 #define ERASE "\r\033[K" /* to the line's start, and erase to its end */
 #define REDRAW_SECS 1.0
 
+/* The clock of the line's drawings and elapsed time (cli_status_test_clock: the unit tests'). */
+static double (*status_clock)(void) = cli_mono_secs;
+
+void cli_status_test_clock(double (*now)(void))
+{
+    status_clock = now ? now : cli_mono_secs;
+}
+
 /* The one status line of the process (one run per process). */
 static struct {
     pthread_mutex_t mu; /* the terminal's line: drawn, and the tool's lines that erase it */
@@ -109,7 +117,7 @@ void cli_status_start(const cli_options *o, bool live)
     pthread_mutex_lock(&st.mu);
     st.fd = fd >= 0 ? fd : STDERR_FILENO;
     st.job = o->command || o->pid;
-    st.start = st.next = cli_mono_secs();
+    st.start = st.next = status_clock();
     st.cores_peak = st.mib_peak = NAN; /* none yet */
     st.gpu_seen = st.drawn = false;
     st.live = true;
@@ -205,7 +213,7 @@ void cli_status_sample(const rt_sample *s)
         st.mib_peak = mib;
     if (s->gpu_count > 0)
         st.gpu_seen = true;
-    double now = cli_mono_secs();
+    double now = status_clock();
     if (now < st.next)
         return;
     st.next = now + REDRAW_SECS;

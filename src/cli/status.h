@@ -35,4 +35,7 @@ void cli_status_end(void);
  * is live (the caller writes it). Thread-safe. */
 bool cli_status_say(const char *line, size_t n);
 
+/* Tests only: the line's clock (seconds, monotonic) is now() from here on; NULL: the real one. */
+void cli_status_test_clock(double (*now)(void));
+
 #endif

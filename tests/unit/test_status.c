@@ -83,6 +83,13 @@ static void lines_of_a_run(void **state)
     close(rd);
 }
 
+/* The status line's clock in peak_and_redraw: moved by the test, never waited for. */
+static double fake_now = 1000.0;
+static double fake_clock(void)
+{
+    return fake_now;
+}
+
 static void peak_and_redraw(void **state)
 {
     (void)state;
@@ -93,13 +100,17 @@ static void peak_and_redraw(void **state)
     memset(&o, 0, sizeof o);
     o.interval = 1;
     int saved, rd = stderr_to_pipe(&saved);
+    cli_status_test_clock(fake_clock);
     cli_status_start(&o, true);
     cli_status_sample(&s);
     cpu.utilization_pct = 0.5;
     mem.used_mib = NAN; /* unknown: "-", and the peak stays */
-    usleep(1100 * 1000); /* a second later: drawn again */
+    fake_now += 0.9; /* within the second: not drawn */
+    cli_status_sample(&s);
+    fake_now += 0.2; /* 1.1 s after the first: drawn again */
     cli_status_sample(&s);
     cli_status_end();
+    cli_status_test_clock(NULL);
     const char *out = drain(rd);
     stderr_back(saved);
     assert_non_null(strstr(out, "tracking the whole machine (no command given), every 1 s"));
@@ -107,6 +118,7 @@ static void peak_and_redraw(void **state)
     assert_non_null(strstr(out, ERASE "resource-tracker 0:00 | machine 1.75 cores, 2.0 GiB | peak 1.75 cores, 2.0 GiB"
                                       ERASE));
     assert_non_null(strstr(out, ERASE "resource-tracker 0:01 | machine 0.50 cores, - | peak 1.75 cores, 2.0 GiB" ERASE));
+    assert_null(strstr(out, "0:00 | machine 0.50")); /* the sample within the second was not drawn */
     /* erased at the end, and nothing after it */
     size_t n = strlen(out);
     assert_true(n > 4 && strcmp(out + n - 4, ERASE) == 0);

@@ -261,7 +261,9 @@ static void struct_copy(void **state)
     /* NULL: the defaults stay */
     d = defaults;
     assert_int_equal(rt_struct_copy(&d, sizeof d, NULL), 0);
-    assert_memory_equal(&d, &defaults, sizeof d);
+    /* field by field: the trailing padding is no value (valgrind: uninitialised) */
+    assert_true(d.struct_size == defaults.struct_size && d.a == defaults.a && d.name == defaults.name &&
+                d.b == defaults.b && d.c == defaults.c);
 
     /* the public options go the same way: a too-small struct_size is RT_ERR_INVALID */
     rt_sampler_options so = RT_SAMPLER_OPTIONS_INIT;
