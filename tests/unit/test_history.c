@@ -646,13 +646,16 @@ static int without_sqlite(const char *d)
     return append(path, "j", 0, &s) == -1 ? 0 : 3;
 }
 
+/* This program, as started (under valgrind /proc/self/exe is valgrind). */
+static const char *self_path = "/proc/self/exe";
+
 static void loader_missing(void **state)
 {
     (void)state;
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        execl("/proc/self/exe", "test_history", "--without-sqlite", dir, (char *)NULL);
+        execl(self_path, "test_history", "--without-sqlite", dir, (char *)NULL);
         _exit(127);
     }
     int st;
@@ -665,6 +668,7 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--without-sqlite") == 0)
         return without_sqlite(argv[2]);
+    self_path = argv[0];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(round_trip),
         cmocka_unit_test(sparse_run),
