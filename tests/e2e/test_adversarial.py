@@ -402,6 +402,7 @@ def read_phases(path):
         return {}
 
 
+@pytest.mark.serial  # PSS re-read at its stated age: a loaded machine makes each reading older
 def test_pss_follows_copy_on_write(tmp_path):
     """A parent with 400 MiB touched, then 3 forked children sharing it, then each child writing
     every page of its copy: PSS in each phase within 5% of the sum of the tree's
