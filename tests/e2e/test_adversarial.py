@@ -27,6 +27,9 @@ import time
 import pytest
 
 from conftest import REPO, TRACKER, VALGRIND, tracker_env
+
+# CPU within the machine's in every interval, PSS at its stated age, peaks between samples: alone, after the files that run side by side
+pytestmark = pytest.mark.serial
 from test_process import busy, parse_times
 
 PY = "/usr/bin/python3"
@@ -222,7 +225,6 @@ def test_many_short_lived_processes_stay_within_the_machine():
     check_invariants(runs)
 
 
-@pytest.mark.serial
 def test_two_busy_processes_stay_within_the_machine():
     """Two busy processes on both cores for ~1 s: the tree can use both cores, never more, and
     never more than the machine's own figure for the interval."""
@@ -402,7 +404,6 @@ def read_phases(path):
         return {}
 
 
-@pytest.mark.serial  # PSS re-read at its stated age: a loaded machine makes each reading older
 def test_pss_follows_copy_on_write(tmp_path):
     """A parent with 400 MiB touched, then 3 forked children sharing it, then each child writing
     every page of its copy: PSS in each phase within 5% of the sum of the tree's

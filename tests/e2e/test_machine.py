@@ -14,6 +14,9 @@ import pytest
 
 from conftest import REPO, TRACKER, tracker_env
 
+# the machine's figures against /proc at an instant, the sampling grid's slope: alone, after the files that run side by side
+pytestmark = pytest.mark.serial
+
 
 def collect(args, work, settle=0.3):
     """Starts the tracker writing to a file, waits for its first sample, runs work(), stops it

@@ -15,6 +15,9 @@ import pytest
 
 from conftest import TRACKER, VALGRIND, tracker_env
 
+# the machine's live figures within 2% of the peer's formulas: alone, after the files that run side by side
+pytestmark = pytest.mark.serial
+
 TPS = os.sysconf("SC_CLK_TCK")
 
 

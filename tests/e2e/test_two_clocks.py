@@ -17,6 +17,9 @@ import subprocess
 import pytest
 
 from conftest import REPO, TIMEOUT_SCALE, TRACKER, tracker_env
+
+# each walk's figures at their stated age, the storm's CPU in every interval: alone, after the files that run side by side
+pytestmark = pytest.mark.serial
 from test_cgroup import LAYOUT, need_any, samples_of
 
 PY = "/usr/bin/python3"
