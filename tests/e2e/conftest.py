@@ -172,6 +172,13 @@ def pytest_runtest_logreport(report):
     if out and report.skipped and report.when in ("setup", "call") and not _XDIST_WORKER:
         with open(out, "a") as f:
             f.write(report.nodeid + "\n")
+    # RT_FAILED_OUT=FILE (scripts/test's side-by-side part): the failed tests, which it runs again
+    # alone; never one whose failure is a sanitizer's or valgrind's report (that is no load)
+    out = os.environ.get("RT_FAILED_OUT")
+    if out and report.failed and not _XDIST_WORKER:
+        with open(out, "a") as f:
+            f.write(("memory-report " if "memory/UB/race errors reported" in str(report.longrepr) else "")
+                    + report.nodeid + "\n")
 
 
 _XDIST_WORKER = "PYTEST_XDIST_WORKER" in os.environ
