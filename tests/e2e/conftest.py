@@ -208,6 +208,7 @@ if os.environ.get("RT_COVERAGE_DIR"):
         os.environ["GCOV_PREFIX_STRIP"] = os.environ.get("RT_COVERAGE_STRIP", "0")
         yield
         os.environ.pop("GCOV_PREFIX", None)
+        os.environ.pop("GCOV_PREFIX_STRIP", None)  # alone it would write counts below the cwd
 
 
 def tracker_env(**extra):
