@@ -166,9 +166,12 @@ def pytest_collection_modifyitems(config, items):
         items[:] = keep
 
 
+# a pytest-xdist worker (the controller sees every worker's reports: each is written once, there)
+_XDIST_WORKER = "PYTEST_XDIST_WORKER" in os.environ
+
+
 def pytest_runtest_logreport(report):
     out = os.environ.get("RT_SKIPPED_OUT")
-    # once a test: the xdist controller sees every worker's reports (a worker has workerinput)
     if out and report.skipped and report.when in ("setup", "call") and not _XDIST_WORKER:
         with open(out, "a") as f:
             f.write(report.nodeid + "\n")
@@ -179,9 +182,6 @@ def pytest_runtest_logreport(report):
         with open(out, "a") as f:
             f.write(("memory-report " if "memory/UB/race errors reported" in str(report.longrepr) else "")
                     + report.nodeid + "\n")
-
-
-_XDIST_WORKER = "PYTEST_XDIST_WORKER" in os.environ
 
 
 def pytest_sessionfinish(session, exitstatus):
