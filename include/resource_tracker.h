@@ -330,6 +330,14 @@ typedef struct rt_cgroup {
     double memory_anon_mib;  /* anonymous memory (v2 anon, v1 total_rss): heaps and stacks */
     double memory_file_mib;  /* the page cache (v2 file, v1 total_cache), shared memory included */
     double memory_shmem_mib; /* of memory_file_mib, shared memory: tmpfs, /dev/shm, memfd */
+    /* added in 0.18 too: of memory_unreclaimable_peak_mib, what comes of taking the safe side
+     * at a peak the readings could not place: the peak charge rose since the last reading to
+     * above the charge now while the page cache rose too, and that cache may have come before
+     * the peak or after it; it is taken as not there at the peak (between samples the sampler
+     * reads the group's charge on a fast clock of its own while it moves, rt_sampler_watch, so
+     * the window is tens of milliseconds there). 0 when the peak is exact; NaN as
+     * memory_unreclaimable_peak_mib */
+    double memory_unreclaimable_unsure_mib;
 } rt_cgroup;
 
 /* The tracked process tree: the root given with --pid or the wrapped command, every
@@ -413,6 +421,15 @@ typedef struct rt_process {
     double walk_age_secs;    /* how old those figures are: 0 when this sample walked */
     double walk_period_secs; /* the cadence the walk keeps now: the oldest they get before the
                               * next walk (the interval when every sample walks) */
+    double rss_hwm_tree_mib; /* the most the processes alive at one walk may have held at once
+                              * as their own high-water marks tell: the tree's RSS at that walk
+                              * with shared pages once (the combined part) plus what each
+                              * process's VmHWM stood above its RSS then, as if all of them
+                              * peaked at the same moment (the safe side for processes that
+                              * peak between samples; peaks at different moments make it more
+                              * than the tree ever held); never below rss_hwm_mib; never
+                              * decreasing. A process born and gone between two walks is not in
+                              * it. Carried between walks as rss_hwm_mib is */
 } rt_process;
 
 typedef struct rt_sample {
@@ -547,6 +564,19 @@ RT_API rt_error rt_sampler_new(const rt_sampler_options *opts, rt_sampler **out)
  * Returns RT_OK, or RT_ERR_IO when not one of the machine-wide sources could be read (the
  * sample is still set, all null). */
 RT_API rt_error rt_sampler_sample(rt_sampler *s, const rt_sample **out);
+
+/* The watch between samples (0.18), for a sampler of a tree in a cgroup of the job's own
+ * (wrapper mode) that reads the group's memory: with read non-zero it reads the group's memory
+ * charge and its peak now (two files; memory.stat too when they moved) and raises the group's
+ * unreclaimable peak with them, as a sample would, so that memory the job held for a moment
+ * between samples is seen with the page cache of that moment (page cache that fills later in
+ * the interval can hide it from the sample). Returns the seconds until the next call is worth
+ * making: 0.05 s while the charge moves (by 1 MiB or 1/256 of it), twice as long after each
+ * reading (a sample's too) that finds it still, up to 1.6 s; with read 0, that wait as the
+ * last reading left it, reading nothing. INFINITY where there is nothing to watch (no tree, no
+ * group of the job's own, no memory figures): never call again. The caller calls it from the
+ * thread that samples, between samples; a sample is never delayed by it. */
+RT_API double rt_sampler_watch(rt_sampler *s, int read);
 
 /* Reaps pid, a zombie child of the calling process (found with waitid(P_ALL, ...,
  * WEXITED | WNOWAIT)), after reading its final I/O counters, and adds its CPU time (the
@@ -1009,6 +1039,13 @@ typedef struct rt_record {
     /* added in 0.18 */
     double process_walk_age_secs; /* rt_process.walk_age_secs (NaN without a tree, or when the
                                    * file lacks it) */
+    double process_rss_hwm_tree_mib; /* rt_process.rss_hwm_tree_mib (NaN without a tree, or when
+                                      * the file lacks it) */
+    double process_unreclaimable_unsure_mib; /* the tree's group's memory_unreclaimable_unsure_mib,
+                                      * when the group holds only the tree */
+    double pressure_group;           /* 1: every pressure figure of the record is the group's (the
+                                      * tree's, else the tracker's own), 0: some are the machine's;
+                                      * NaN: the record has none */
 } rt_record;
 /* rt_record has no struct_size: where it crosses between caller and library, a size argument
  * says how much of it the caller has, sizeof(rt_record) as the caller compiled it (0.10). The
@@ -1097,6 +1134,10 @@ typedef struct rt_dist {
  *   RT_NEED_RSS           the tree's RSS at a sample, shared pages once (the combined part;
  *                         without it, the RSS peak of the recording): sampled
  *   RT_NEED_PSS           the tree's PSS at a sample: sampled
+ *   RT_NEED_PROCESS_PEAKS (without a cgroup figure only) the processes' peaks as if at once
+ *                         (rt_process.rss_hwm_tree_mib): the safe side for processes that
+ *                         peak between samples, still blind to one born and gone between them
+ * Without the job cgroup's figure every memory need is sampled (a lower bound: see below).
  * Page cache the kernel can reclaim is no need: a job streaming a file through the cache is
  * not told to ask for the file's size. VRAM: NVML's accounting peak where it is on
  * (RT_NEED_NVML_PEAK), else the sampled peak (RT_NEED_VRAM). */
@@ -1108,17 +1149,22 @@ typedef enum rt_need_source {
     RT_NEED_PSS = 4,
     RT_NEED_NVML_PEAK = 5,
     RT_NEED_VRAM = 6,
+    RT_NEED_PROCESS_PEAKS = 7, /* 0.18 */
 } rt_need_source;
 
 typedef struct rt_need {
     double mib;  /* NaN: unknown */
     int source;  /* rt_need_source */
-    int sampled; /* 1: the need is a sampled figure (RT_NEED_RSS, RT_NEED_PSS, RT_NEED_VRAM) and no
-                  * cgroup figure covers the job between samples: a lower bound (a peak between
-                  * samples is not seen) */
+    int sampled; /* 1: a lower bound. Memory: no cgroup figure covers the job (0.18: whatever the
+                  * source; before, only RT_NEED_RSS and RT_NEED_PSS): no other figure counts
+                  * memory that no process maps (tmpfs and /dev/shm files, kernel memory), a
+                  * sampled one misses a peak between samples, the processes' peaks a process born
+                  * and gone between them, one process's peak what the others held. VRAM: the
+                  * sampled peak (RT_NEED_VRAM) */
 } rt_need;
 
-/* The source's name ("cgroup", "process_peak", "rss", "pss", "nvml_peak", "vram", "unknown")
+/* The source's name ("cgroup", "process_peak", "rss", "pss", "nvml_peak", "vram", "process_peaks",
+ * "unknown")
  * and a few words on it for people ("cgroup peak less page cache, kernel-counted", ...);
  * static. */
 RT_API const char *rt_need_source_name(int source);
@@ -1213,6 +1259,14 @@ typedef struct rt_summary {
     double process_walk_age_max_secs; /* the oldest the walk's own figures (PSS, counts, parts)
                                        * were in a sample (the two clocks: 0 when every sample
                                        * walked; NaN without a tree or from older files) */
+    double process_rss_hwm_tree_mib;  /* rt_process.rss_hwm_tree_mib, the highest (NaN without
+                                       * a tree or from older files) */
+    double process_unreclaimable_unsure_mib; /* of process_unreclaimable_peak_mib, the safe side's
+                                       * part (rt_cgroup.memory_unreclaimable_unsure_mib) at the
+                                       * record that gave the peak; NaN as the peak */
+    double pressure_group;            /* 1: the pressure figures are the group's in every record
+                                       * that had any (rt_record.pressure_group), 0: some are the
+                                       * machine's; NaN: none */
 } rt_summary;
 
 /* ---- gpu_tracker's view of a run (0.8) --------------------------------------------------
@@ -1384,6 +1438,8 @@ typedef enum rt_note_kind {
     RT_NOTE_MEMORY_OVER_REQUESTED = 13, /* (0.16) the job needed far less memory than it asked for */
     RT_NOTE_GPU_UNUSED = 14,           /* (0.16) GPUs asked for and left unused */
     RT_NOTE_TIME_LIMIT = 15,           /* (0.16) the job came near its time limit */
+    RT_NOTE_MEMORY_SAFE_SIDE = 16,     /* (0.18) a memory peak the readings could not place:
+                                        * page cache taken as not there, and the ask grew */
 } rt_note_kind;
 
 /* One note. This struct never grows. */
@@ -1415,8 +1471,9 @@ RT_API const char *rt_note_kind_name(int kind);
 RT_API size_t rt_summary_notes(const rt_summary *s, const rt_notes_options *opts, rt_note *out, size_t cap);
 
 /* The notes of a recommendation rec made by rt_recommend from runs[0..n): few runs, a
- * memory need that is unknown or a lower bound, an OOM kill or a CPU quota it stays above.
- * Returns how many were written (at most RT_NOTES_MAX). */
+ * memory need that is unknown or a lower bound, runs that left processes running after their
+ * command (the ask covers the command only: --wait-all counts them), an OOM kill or a CPU
+ * quota it stays above. Returns how many were written (at most RT_NOTES_MAX). */
 RT_API size_t rt_recommend_notes(const rt_summary *const *runs, size_t n, const rt_recommendation *rec,
                                  rt_note *out, size_t cap);
 
@@ -1901,6 +1958,9 @@ typedef enum rt_column {
     RT_COL_PROC_VMS_MIB = 91,                   /* the tree's virtual memory now (rt_process.vms_mib) */
     /* added in 0.18 */
     RT_COL_PROC_WALK_AGE_SECS = 92, /* how old the walk's own figures are (rt_process.walk_age_secs) */
+    RT_COL_PROC_RSS_HWM_TREE_MIB = 93, /* the processes' peaks at once (rt_process.rss_hwm_tree_mib) */
+    RT_COL_PROC_UNRECLAIMABLE_UNSURE_MIB = 94, /* the safe side's part of the unreclaimable peak */
+    RT_COL_PRESSURE_GROUP = 95,        /* 1: the pressure columns are the group's, 0: the machine's */
 } rt_column;
 
 /* How many columns this library has (columns 0 .. n-1), a column's name ("timestamp",

@@ -113,6 +113,12 @@ class Summary(Structure):
         ("process_vms_peak_mib", c_double),
         # 0.18: the oldest the walk's own figures were in a sample (the two clocks)
         ("process_walk_age_max_secs", c_double),
+        # and the processes' peaks as if at once (the memory need's process_peaks)
+        ("process_rss_hwm_tree_mib", c_double),
+        # and the safe side's part of the cgroup's unreclaimable peak
+        ("process_unreclaimable_unsure_mib", c_double),
+        # whose the pressure figures are: 1 the group's in every record, 0 some the machine's
+        ("pressure_group", c_double),
     ]
 
 

@@ -580,19 +580,40 @@ static bool on_signals(run_state *rs)
     return stop || (rs->child && rs->child_done && job_over(rs));
 }
 
+/* The poll timeout until the memory watch is due at mono time *at (set from the sampler's
+ * wait when NaN: after a sample); -1 (wait for the clock) when there is nothing to watch. */
+static int watch_timeout(run_state *rs, double *at)
+{
+    double delay = rs->sampler ? rt_sampler_watch(rs->sampler, 0) : INFINITY;
+    if (!isfinite(delay))
+        return -1;
+    double now = cli_mono_secs();
+    if (isnan(*at))
+        *at = now + delay;
+    return *at <= now ? 0 : (int)ceil((*at - now) * 1000.0);
+}
+
 /* Samples on the clock until the end: a signal, the command's exit (with --wait-all: the
- * job's), or an output gone without a command. Returns 0, or EXIT_FAIL when the loop failed. */
+ * job's), or an output gone without a command. Between samples the job's memory is watched on
+ * the sampler's fast clock while it moves (rt_sampler_watch). Returns 0, or EXIT_FAIL when the
+ * loop failed. */
 static int sample_loop(run_state *rs)
 {
+    double watch_at = NAN; /* when the watch is due next (NaN: from the sampler's wait) */
     for (;;) {
         struct pollfd pfd[3] = {{.fd = rs->tfd, .events = POLLIN},
                                 {.fd = rs->sfd, .events = POLLIN},
                                 {.fd = cli_marks_fd(rs->marks), .events = POLLIN}};
-        if (poll(pfd, 3, -1) < 0) {
+        int ready = poll(pfd, 3, watch_timeout(rs, &watch_at));
+        if (ready < 0) {
             if (errno == EINTR)
                 continue;
             cli_say("poll: %s", strerror(errno));
             return EXIT_FAIL;
+        }
+        if (ready == 0) { /* the watch is due, nothing else */
+            watch_at = cli_mono_secs() + rt_sampler_watch(rs->sampler, 1);
+            continue;
         }
         if (pfd[2].revents & POLLIN) /* a bounded batch: the rest waits for the next turn */
             cli_marks_drain(rs->marks, rs->sampler, rs->pipe,
@@ -605,6 +626,7 @@ static int sample_loop(run_state *rs)
             uint64_t expirations;
             if (read(rs->tfd, &expirations, sizeof expirations) != (ssize_t)sizeof expirations)
                 continue;
+            watch_at = NAN; /* the sample was a reading: the watch's wait starts from it */
             if (!emit(rs) && !rs->child)
                 return 0; /* output gone (e.g. the reading end of a pipe closed): nothing left to do */
             if (rs->child && rs->child_done && job_over(rs))

@@ -331,6 +331,18 @@ def test_delegated_subtree_counts_kernel_reaped_children():
         notes = json_notes(os.path.join(d, "s.jsonl")) or []
         assert "accounting_incomplete" not in [n["kind"] for n in notes], notes
 
+        # the pressure (issue 49, item 5): the group has its own pressure files (v2), and the
+        # summary shows them under a heading that says whose they are, never "the machine's";
+        # the figures are the group's own in every sample
+        if cg["pressure"] is not None and cg["pressure"]["cpu"] is not None:
+            headings = [l for l in err.splitlines() if l.startswith(("Pressure (", "Limits ("))]
+            assert headings, err
+            assert "machine" not in headings[0] and "job's cgroup" in headings[0], headings
+            print(f"delegated: {headings[0]}")
+            for smp in s[1:]:
+                g = smp["process"]["cgroup"]["pressure"]["cpu"]
+                assert g["some_pct"] is not None, smp["process"]["cgroup"]
+
         # the tracker removed the job's group: only the delegated one is left
         assert job_groups_in(x) == [], os.listdir(x)
     finally:

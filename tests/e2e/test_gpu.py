@@ -72,6 +72,7 @@ def test_tracker_children_attributed(tmp_path):
         assert pr["gpu_count_used"] == 1
 
 
+@pytest.mark.serial  # its first row must come while the 0.7 s job lives: a loaded machine starts it late
 def test_csv_gpu_columns(tmp_path):
     cfg = f"{A100}\n{H100}\nchildren 0 mem=536870912 sm=70\n"
     p = run_with(cfg, tmp_path, [PY, "-c", "import time; time.sleep(0.7)"], fmt="csv")

@@ -196,6 +196,7 @@ def test_human_view_with_output_file_on_a_terminal(tmp_path):
     assert len([json.loads(l) for l in out.read_text().splitlines()]) >= 3
 
 
+@pytest.mark.serial  # two samples at -i 0.2 within a 0.7 s job: a loaded machine starts it late
 def test_quiet_on_a_terminal_prints_nothing_and_writes_the_file(tmp_path):
     out = tmp_path / "q.jsonl"
     rc, text = pty_run(["-q", "-i", "0.2", "-o", str(out), "--", "sleep", str(0.7 + PAD)])

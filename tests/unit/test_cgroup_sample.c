@@ -267,28 +267,45 @@ static void unreclaimable_peak(void **unused)
     st.mem = 300ull << 20;
     smp = next(s, &mono);
     NEAR(smp->process->cgroup->memory_unreclaimable_peak_mib, 100.0);
+    NEAR(smp->process->cgroup->memory_unreclaimable_unsure_mib, 0.0);
     /* a spike between the readings: the peak charge rose to 900 MiB, the charge is back at 300
-     * MiB with 250 of cache: 650 held at the peak */
+     * MiB with 250 of cache, 50 more than at the last reading: that 50 may have come before
+     * the peak or after it, and is taken as not there at the peak (the safe side): 700 held,
+     * 50 of it unsure (650 if the cache had come first) */
     st.mem_peak = 900ull << 20;
     st.cache = 250ull << 20;
     smp = next(s, &mono);
-    NEAR(smp->process->cgroup->memory_unreclaimable_peak_mib, 650.0);
+    NEAR(smp->process->cgroup->memory_unreclaimable_peak_mib, 700.0);
+    NEAR(smp->process->cgroup->memory_unreclaimable_unsure_mib, 50.0);
     NEAR(smp->process->cgroup->memory_reclaimable_mib, 250.0);
-    /* a file streamed through the cache: the peak charge rises with the charge, all cache */
+    /* a file streamed through the cache: the peak charge rises with the charge (the peak is
+     * now: exact), all cache */
     st.mem = st.mem_peak = 2000ull << 20;
     st.cache = 1900ull << 20;
     smp = next(s, &mono);
-    NEAR(smp->process->cgroup->memory_unreclaimable_peak_mib, 650.0);
-    /* shared memory (tmpfs) is no cache: it counts */
+    NEAR(smp->process->cgroup->memory_unreclaimable_peak_mib, 700.0);
+    NEAR(smp->process->cgroup->memory_unreclaimable_unsure_mib, 50.0); /* still that peak's */
+    /* shared memory (tmpfs) is no cache: it counts, exactly */
     st.mem = st.mem_peak = 2800ull << 20;
     st.cache = 1900ull << 20;
     smp = next(s, &mono);
     NEAR(smp->process->cgroup->memory_unreclaimable_peak_mib, 900.0);
+    NEAR(smp->process->cgroup->memory_unreclaimable_unsure_mib, 0.0);
+    /* the cache fell while the peak rose above the charge: the cache now is what the peak is
+     * taken with (the figure only grows), and nothing is unsure */
+    st.mem = 1000ull << 20;
+    st.mem_peak = 3100ull << 20;
+    st.cache = 900ull << 20;
+    smp = next(s, &mono);
+    NEAR(smp->process->cgroup->memory_unreclaimable_peak_mib, 2200.0);
+    NEAR(smp->process->cgroup->memory_unreclaimable_unsure_mib, 0.0);
+    /* a pid's group is not the job's own: nothing to watch between samples */
+    assert_true(isinf(rt_sampler_watch(s, 1)));
     /* cache dropped and a lower charge: never decreasing */
     st.mem = 100ull << 20;
     st.cache = 10ull << 20;
     smp = next(s, &mono);
-    NEAR(smp->process->cgroup->memory_unreclaimable_peak_mib, 900.0);
+    NEAR(smp->process->cgroup->memory_unreclaimable_peak_mib, 2200.0);
     /* memory.stat changed, the charge and its peak did not (to the byte): what it said is kept
      * for up to RT_CG_MEMSTAT_MAX_AGE_SECS (a charge that holds is memory that neither grew nor
      * shrank), then read again */
@@ -308,11 +325,11 @@ static void unreclaimable_peak(void **unused)
     st.mem += 4096;
     smp = next(s, &mono);
     assert_true(isnan(smp->process->cgroup->memory_reclaimable_mib));
-    NEAR(smp->process->cgroup->memory_unreclaimable_peak_mib, 900.0);
+    NEAR(smp->process->cgroup->memory_unreclaimable_peak_mib, 2200.0);
     /* the record takes it as the job's only while the group holds nothing but the tree */
     rt_record rec;
     rt_record_from_sample(smp, &rec);
-    NEAR(rec.process_unreclaimable_peak_mib, 900.0);
+    NEAR(rec.process_unreclaimable_peak_mib, 2200.0);
     NEAR(rec.process_cgroup_exclusive, 1.0);
     st.procs = "100\n101\n999\n";
     smp = next(s, &mono);

@@ -366,6 +366,7 @@ static void record_read_at_the_callers_size(void **state)
         older[i].process_alive = older[i].process_cgroup_exclusive = older[i].cgroup_pids = NAN;
         older[i].process_vms_mib = NAN;       /* 0.16 */
         older[i].process_walk_age_secs = NAN; /* 0.18 */
+        older[i].process_rss_hwm_tree_mib = NAN;
     }
     const size_t old_size = offsetof(rt_record, main); /* the record of 0.6 and 0.7 */
     /* the old records in a larger buffer, every byte past each one's size poisoned: read as a

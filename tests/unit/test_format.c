@@ -176,7 +176,7 @@ static void json_cgroup_and_pressure(void **state)
     rt_process p = {.pid = 42, .alive = 1, .gpu_utilization_pct = NAN, .gpu_vram_used_bytes = RT_NULL_U64,
                     .gpu_count_used = RT_NULL_I64, .memory_peak_mib = 1536.25, .rss_hwm_mib = 700.125,
                     .gpu_vram_peak_bytes = RT_NULL_U64, .vms_mib = 2048.1234,
-                    .walk_age_secs = 1.25, .walk_period_secs = 2.5};
+                    .walk_age_secs = 1.25, .walk_period_secs = 2.5, .rss_hwm_tree_mib = 900.5};
     rt_cgroup g = {.path = "/resource-tracker-812-1", .version = "hybrid", .own = 1, .exclusive = 1,
                    .cpu_secs_total = 12.3456, .memory_mib = 1024.5, .memory_peak_mib = 1536.25, .pids = 5,
                    .pids_peak = 9, .read_bytes_total = 4096, .write_bytes_total = RT_NULL_U64,
@@ -184,7 +184,8 @@ static void json_cgroup_and_pressure(void **state)
                    .pids_limit = RT_NULL_I64, .cpu_periods = 100, .cpu_throttled_periods = 7,
                    .cpu_throttled_secs = 0.25, .cpu_throttled_pct = 12.345, .oom_kills = 1, .memory_max_events = 3,
                    .memory_reclaimable_mib = 512.25, .memory_unreclaimable_peak_mib = NAN,
-                   .memory_anon_mib = 300.5, .memory_file_mib = 600.25, .memory_shmem_mib = NAN};
+                   .memory_anon_mib = 300.5, .memory_file_mib = 600.25, .memory_shmem_mib = NAN,
+                   .memory_unreclaimable_unsure_mib = NAN};
     g.pressure.cpu = pressure_of(1.5, 100);
     g.pressure.memory = pressure_of(NAN, RT_NULL_U64); /* no file: null */
     g.pressure.io = pressure_of(0, 0);
@@ -197,13 +198,14 @@ static void json_cgroup_and_pressure(void **state)
     assert_true(n < sizeof buf);
     const char *want =
         "\"gpu_count_used\":null,\"memory_peak_mib\":1536.25,\"rss_hwm_mib\":700.125,\"gpu_vram_peak_bytes\":null,\"unread_count\":0,"
-        "\"vms_mib\":2048.123,\"walk_age_secs\":1.25,\"walk_period_secs\":2.5,\"cgroup\":{\"path\":\"/resource-tracker-812-1\",\"version\":\"hybrid\",\"own\":true,\"exclusive\":true,"
+        "\"vms_mib\":2048.123,\"walk_age_secs\":1.25,\"walk_period_secs\":2.5,\"rss_hwm_tree_mib\":900.5,\"cgroup\":{\"path\":\"/resource-tracker-812-1\",\"version\":\"hybrid\",\"own\":true,\"exclusive\":true,"
         "\"cpu_secs_total\":12.346,\"memory_mib\":1024.5,\"memory_peak_mib\":1536.25,\"pids\":5,\"pids_peak\":9,"
         "\"read_bytes_total\":4096,\"write_bytes_total\":null,\"cpu_quota_cores\":1.5,\"cpu_period_secs\":0.1,"
         "\"memory_limit_mib\":null,\"memory_high_mib\":null,\"pids_limit\":null,\"cpu_periods\":100,"
         "\"cpu_throttled_periods\":7,\"cpu_throttled_secs\":0.25,\"cpu_throttled_pct\":12.35,\"oom_kills\":1,"
         "\"memory_max_events\":3,\"memory_reclaimable_mib\":512.25,\"memory_unreclaimable_peak_mib\":null,"
         "\"memory_anon_mib\":300.5,\"memory_file_mib\":600.25,\"memory_shmem_mib\":null,"
+        "\"memory_unreclaimable_unsure_mib\":null,"
         "\"pressure\":{\"cpu\":{\"some_avg10\":1.5,\"full_avg10\":null,\"some_pct\":3,\"full_pct\":null,\"some_total_usec\":100,"
         "\"full_total_usec\":null},\"memory\":null,"
         "\"io\":{\"some_avg10\":0,\"full_avg10\":null,\"some_pct\":0,\"full_pct\":null,\"some_total_usec\":0,"
@@ -220,7 +222,7 @@ static void json_cgroup_and_pressure(void **state)
     assert_non_null(
         strstr(buf, "\"gpu_count_used\":null,\"memory_peak_mib\":null,\"rss_hwm_mib\":700.125,"
                     "\"gpu_vram_peak_bytes\":null,\"unread_count\":0,\"vms_mib\":2048.123,\"walk_age_secs\":1.25,\"walk_period_secs\":2.5,"
-        "\"cgroup\":null,\"main\":null,"
+                    "\"rss_hwm_tree_mib\":900.5,\"cgroup\":null,\"main\":null,"
                     "\"descendants\":null,\"combined\":null},\"pressure\":null,\"cgroup\":null}\n"));
     /* the whole machine: the tracker's own group as the top-level "cgroup", after "pressure" */
     s.process = NULL;
@@ -234,6 +236,7 @@ static void json_cgroup_and_pressure(void **state)
     assert_non_null(strstr(buf, "\"oom_kills\":1,\"memory_max_events\":3,\"memory_reclaimable_mib\":512.25,"
                                 "\"memory_unreclaimable_peak_mib\":null,\"memory_anon_mib\":300.5,"
                                 "\"memory_file_mib\":600.25,\"memory_shmem_mib\":null,"
+                                "\"memory_unreclaimable_unsure_mib\":null,"
                                 "\"pressure\":{\"cpu\":{\"some_avg10\":1.5,"));
     assert_non_null(strstr(buf, "\"full_total_usec\":null}}}}\n"));
     /* CSV is unchanged: 32 columns and the 4 of energy */

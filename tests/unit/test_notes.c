@@ -43,6 +43,14 @@ static void assert_need(const rt_need *n, double mib, int source, int sampled)
     assert_int_equal(n->sampled, sampled);
 }
 
+/* The memory need of the records rs[0..n), asserted as assert_need does. */
+static void need_is(const rt_record *rs, size_t n, double mib, int source, int sampled)
+{
+    rt_stats *st;
+    assert_need(&summary_of(&st, rs, n)->memory_need, mib, source, sampled);
+    rt_stats_free(st);
+}
+
 /* ---- the need ----------------------------------------------------------------------------- */
 
 static void need_prefers_the_kernel(void **state)
@@ -64,11 +72,22 @@ static void need_prefers_the_kernel(void **state)
     s = summary_of(&st, r, 2);
     assert_need(&s->memory_need, 350, RT_NEED_RSS, 1);
     rt_stats_free(st);
-    /* one process's kernel peak above everything sampled: the spike between samples */
+    /* one process's kernel peak above everything sampled: the spike between samples; without
+     * a cgroup still a lower bound (what other processes held then, tmpfs, kernel memory) */
     r[1].process_rss_hwm_mib = 610;
     s = summary_of(&st, r, 2);
-    assert_need(&s->memory_need, 610, RT_NEED_PROCESS_PEAK, 0);
+    assert_need(&s->memory_need, 610, RT_NEED_PROCESS_PEAK, 1);
     rt_stats_free(st);
+    /* the processes' peaks as if at once (issue 49): above one process's, without a cgroup */
+    r[1].process_rss_hwm_tree_mib = 700;
+    need_is(r, 2, 700, RT_NEED_PROCESS_PEAKS, 1);
+    assert_string_equal(rt_need_source_name(RT_NEED_PROCESS_PEAKS), "process_peaks");
+    /* with the job's cgroup its figure counts the tree exactly: the peaks are no candidate,
+     * even above it (processes that peaked apart), and nothing is a lower bound */
+    r[1].process_unreclaimable_peak_mib = 650;
+    need_is(r, 2, 650, RT_NEED_CGROUP, 0);
+    r[1].process_unreclaimable_peak_mib = 600;
+    need_is(r, 2, 610, RT_NEED_PROCESS_PEAK, 0);
     /* the job cgroup's unreclaimable peak (shared memory no process maps) above that */
     r[1].process_unreclaimable_peak_mib = 1030;
     s = summary_of(&st, r, 2);
@@ -158,7 +177,7 @@ static void recommend_headroom_and_highest_need(void **state)
     assert_true(fabs(rec.headroom_pct - 20) < 1e-9);
     assert_true(fabs(rec.memory_need_mib - 600) < 1e-9);
     assert_int_equal(rec.memory_source, RT_NEED_PROCESS_PEAK);
-    assert_int_equal(rec.memory_sampled, 0);
+    assert_int_equal(rec.memory_sampled, 1); /* no cgroup figure: a lower bound */
     assert_int_equal(rec.cpu, 1);
     /* the highest need of the runs, never a mean; headroom 10 + 10/n */
     rt_summary b = run_needing(1000, RT_NEED_CGROUP, 1.6), c = run_needing(200, RT_NEED_PSS, 2.0);

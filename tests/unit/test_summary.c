@@ -60,6 +60,8 @@ static rt_summary full(void)
     s.pressure_io_some_pct = s.pressure_io_full_pct = none;
     /* 0.9: a process's kernel peak above the sampled figures, no group */
     s.process_rss_hwm_mib = 2100;
+    s.process_rss_hwm_tree_mib = 2300;
+    s.process_unreclaimable_unsure_mib = 12.5;
     s.process_unreclaimable_peak_mib = s.process_gpu_vram_peak_mib = NAN;
     s.process_cancelled_write_bytes = 0;
     s.process_cgroup_exclusive = s.left_behind = NAN;
@@ -156,9 +158,11 @@ static void defaults(void **state)
 
     const json_t *p = json_object_get(j, "process");
     assert_true(json_is_object(p));
-    assert_int_equal(json_object_size(p), 18);
+    assert_int_equal(json_object_size(p), 20);
     is_null(p, "memory_peak_mib");
     near(json_object_get(p, "rss_hwm_mib"), 2100, 0, "rss_hwm_mib");
+    near(json_object_get(p, "rss_hwm_tree_mib"), 2300, 0, "rss_hwm_tree_mib");
+    near(json_object_get(p, "unreclaimable_unsure_mib"), 12.5, 0, "unreclaimable_unsure_mib");
     is_null(p, "unreclaimable_peak_mib");
     is_null(p, "gpu_vram_peak_mib");
     near(json_object_get(p, "cancelled_write_bytes"), 0, 0, "cancelled_write_bytes");

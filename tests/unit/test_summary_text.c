@@ -340,6 +340,51 @@ static void energy_lines(void **state)
     rt_stats_free(st);
 }
 
+/* The text of three records of a tree whose pressure came from group (1), the machine (0);
+ * with_limits: the group also told its OOM kills (a limits heading). */
+static void pressure_text_of(double group, int with_limits, sink *k)
+{
+    rt_stats *st = rt_stats_new();
+    assert_non_null(st);
+    for (int i = 0; i < 3; i++) {
+        rt_record r;
+        rt_record_null(&r);
+        r.timestamp_secs = 1700000000 + i;
+        r.interval_secs = 1;
+        r.process_pid = 42;
+        r.process_cores = 1;
+        r.process_rss_mib = 100;
+        r.process_cgroup_exclusive = 1;
+        r.pressure_cpu_some_pct = 4;
+        r.pressure_group = group;
+        if (with_limits)
+            r.cgroup_oom_kills = 0;
+        rt_stats_add(st, &r);
+    }
+    *k = (sink){0};
+    assert_int_equal(rt_summary_write_text_cb(rt_stats_summary(st), NULL, NULL, to_sink, k), RT_OK);
+    rt_stats_free(st);
+}
+
+/* Issue 49, item 5: the heading over the pressure says whose it is, from where the records took
+ * it: the job's group (a delegated v2 group with no controllers has its pressure files and no
+ * limits), else the machine's; under a limits heading, the machine's pressure says so. */
+static void pressure_headings(void **state)
+{
+    (void)state;
+    sink k;
+    pressure_text_of(1, 0, &k);
+    assert_non_null(strstr(k.text, "\nPressure (the job's cgroup)\n  Pressure (mean)            CPU 4% (some)\n"));
+    assert_null(strstr(k.text, "machine"));
+    pressure_text_of(0, 0, &k);
+    assert_non_null(strstr(k.text, "\nPressure (no cgroup of the job's: the machine's)\n"));
+    pressure_text_of(0, 1, &k);
+    assert_non_null(strstr(k.text, "\nLimits (the job's cgroup)\n  OOM                        no kill\n"
+                                   "  Pressure (machine, mean)   CPU 4% (some)\n"));
+    pressure_text_of(1, 1, &k);
+    assert_non_null(strstr(k.text, "  Pressure (mean)            CPU 4% (some)\n"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -349,7 +394,7 @@ int main(void)
         cmocka_unit_test(width), cmocka_unit_test(brief),
         cmocka_unit_test(short_and_failing_writes),
         cmocka_unit_test(to_fd),
-        cmocka_unit_test(refused), cmocka_unit_test(energy_lines),
+        cmocka_unit_test(refused), cmocka_unit_test(energy_lines), cmocka_unit_test(pressure_headings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@ const char *rt_need_source_name(int source)
     case RT_NEED_PSS: return "pss";
     case RT_NEED_NVML_PEAK: return "nvml_peak";
     case RT_NEED_VRAM: return "vram";
+    case RT_NEED_PROCESS_PEAKS: return "process_peaks";
     default: return "unknown";
     }
 }
@@ -27,6 +28,7 @@ const char *rt_need_source_text(int source)
     case RT_NEED_PSS: return "PSS peak of the samples";
     case RT_NEED_NVML_PEAK: return "VRAM peak, NVML's accounting";
     case RT_NEED_VRAM: return "VRAM peak of the samples";
+    case RT_NEED_PROCESS_PEAKS: return "each process at its own peak, all at once, kernel-counted";
     default: return "no memory figure";
     }
 }
@@ -57,23 +59,27 @@ void rt_need_of(const rt_summary *s, rt_need *memory, rt_need *vram)
     if (!s || !s->has_process)
         return;
     /* the tree's RSS with shared pages once (gpu_tracker's combined part); a recording
-     * without the parts has only the sum of its processes' RSS (shared pages counted in each
-     * process: more, never less) */
+     * without the parts (or a rollup that could not be read) has only the sum of its
+     * processes' RSS (shared pages counted in each process: more, never less) */
     double rss = s->usage ? s->usage->ram_peak[2].total_mib : NAN;
-    if (isnan(rss) && isnan(s->process_rss_hwm_mib))
+    if (isnan(rss))
         rss = s->process_rss_mib.peak;
+    /* with the job's cgroup, its figure counts the whole tree between samples; without it,
+     * the processes' own peaks as if all at once stand in (the safe side: more than the tree
+     * held when they peaked apart) */
+    bool cg = isfinite(s->process_unreclaimable_peak_mib);
     const cand mem[] = {
         {s->process_unreclaimable_peak_mib, RT_NEED_CGROUP, 0},
         {s->process_rss_hwm_mib, RT_NEED_PROCESS_PEAK, 0},
         {rss, RT_NEED_RSS, 1},
         {s->process_pss_mib.peak, RT_NEED_PSS, 1},
+        {cg ? NAN : s->process_rss_hwm_tree_mib, RT_NEED_PROCESS_PEAKS, 1},
     };
     *memory = largest(mem, sizeof mem / sizeof mem[0]);
-    /* a sampled figure above the kernel's own: a lower bound, unless the job's cgroup (which
-     * sees the whole tree between samples) stands behind it; one process's peak does not cover
-     * several processes peaking together */
-    memory->sampled = (memory->source == RT_NEED_RSS || memory->source == RT_NEED_PSS) &&
-                      !isfinite(s->process_unreclaimable_peak_mib);
+    /* without the cgroup every figure is a lower bound: none counts memory that no process maps
+     * (tmpfs and /dev/shm files, kernel memory); a sampled one misses a peak between samples,
+     * the processes' peaks a process born and gone between them, one process's peak the others */
+    memory->sampled = !cg && memory->source != RT_NEED_UNKNOWN;
     const cand gpu[] = {
         {s->process_gpu_vram_peak_mib, RT_NEED_NVML_PEAK, 0},
         {s->process_gpu_vram_mib.peak, RT_NEED_VRAM, 1},

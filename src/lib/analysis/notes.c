@@ -39,7 +39,7 @@ const char *rt_note_kind_name(int kind)
         [RT_NOTE_LEFT_BEHIND] = "left_behind",      [RT_NOTE_FEW_RUNS] = "few_runs",
         [RT_NOTE_PHASE_MARKS] = "phase_marks",      [RT_NOTE_CPU_OVER_REQUESTED] = "cpu_over_requested",
         [RT_NOTE_MEMORY_OVER_REQUESTED] = "memory_over_requested", [RT_NOTE_GPU_UNUSED] = "gpu_unused",
-        [RT_NOTE_TIME_LIMIT] = "time_limit",
+        [RT_NOTE_TIME_LIMIT] = "time_limit",        [RT_NOTE_MEMORY_SAFE_SIDE] = "memory_safe_side",
     };
     return kind > 0 && (size_t)kind < sizeof names / sizeof names[0] ? names[kind] : "note";
 }
@@ -184,6 +184,27 @@ static bool memory_request_note(notes *ns, const rt_summary *s, const rt_recomme
     return true;
 }
 
+/* The note of a memory need that is a lower bound (rt_need.sampled), in words that fit its
+ * source; whole: with how a cgroup would see it (a run's notes; recommend's are shorter). */
+static void sampled_note(notes *ns, double mib, int source, bool whole)
+{
+    char a[32];
+    const char *cg = whole ? " (a cgroup of the job's own with the memory controller would see it)" : "";
+    if (source == RT_NEED_PROCESS_PEAKS)
+        add(ns, RT_NOTE_MEMORY_SAMPLED,
+            "memory %s is each process at its own peak, all at once (kernel-counted): more than the job held if "
+            "they peaked apart, yet a lower bound: a process that started and ended between samples is not seen%s",
+            mib_text(mib, a, sizeof a), cg);
+    else if (source == RT_NEED_PROCESS_PEAK)
+        add(ns, RT_NOTE_MEMORY_SAMPLED,
+            "memory %s is a lower bound (%s): what other processes held at the same moment, and memory no "
+            "process maps (tmpfs and /dev/shm files, kernel memory), are not in it%s",
+            mib_text(mib, a, sizeof a), rt_need_source_text(source), cg);
+    else
+        add(ns, RT_NOTE_MEMORY_SAMPLED, "memory %s is a lower bound from samples (%s): a peak between %s is not seen%s",
+            mib_text(mib, a, sizeof a), rt_need_source_text(source), whole ? "them" : "samples", cg);
+}
+
 static void memory_notes(notes *ns, const rt_summary *s, const rt_recommendation *rec)
 {
     char a[32], b[32], c[32];
@@ -193,10 +214,18 @@ static void memory_notes(notes *ns, const rt_summary *s, const rt_recommendation
         return;
     }
     if (m->sampled)
-        add(ns, RT_NOTE_MEMORY_SAMPLED,
-            "memory %s is a lower bound from samples (%s): a peak between them is not seen (a cgroup of the "
-            "job's own with the memory controller would see it)",
-            mib_text(m->mib, a, sizeof a), rt_need_source_text(m->source));
+        sampled_note(ns, m->mib, m->source, true);
+    /* the safe side taken at a peak the readings could not place, where it made the ask larger */
+    double unsure = s->process_unreclaimable_unsure_mib;
+    if (m->source == RT_NEED_CGROUP && unsure > 0 && rec->memory_mib != RT_NULL_I64 &&
+        rt_round_memory_mib((m->mib - unsure) * (1 + rec->headroom_pct / 100)) < rec->memory_mib)
+        add(ns, RT_NOTE_MEMORY_SAFE_SIDE,
+            "memory %s may count %s of page cache as held: a peak and a rise of the cache came within one reading "
+            "of the job's cgroup, and which came first is not known (the safe side; the ask would be %s without "
+            "it)",
+            mib_text(m->mib, a, sizeof a), mib_text(unsure, b, sizeof b),
+            mib_text((double)rt_round_memory_mib((m->mib - unsure) * (1 + rec->headroom_pct / 100)), c,
+                     sizeof c));
     if (memory_request_note(ns, s, rec) || s->oom_kills > 0 || isnan(s->memory_limit_mib))
         return;
     double want = (double)rt_round_memory_mib(m->mib * 1.2);
@@ -294,8 +323,10 @@ static void left_note(notes *ns, const rt_summary *s)
 {
     if (s->has_process && s->left_behind > 0)
         add(ns, RT_NOTE_LEFT_BEHIND,
-            "%.0f process%s of the job still ran after the command exited (left behind; --wait-all waits for them)",
-            s->left_behind, s->left_behind == 1 ? "" : "es");
+            "%.0f process%s of the job still ran after the command exited (left behind): what %s used after it "
+            "is in no figure, and the ask covers the command only; --wait-all waits for %s and counts it",
+            s->left_behind, s->left_behind == 1 ? "" : "es", s->left_behind == 1 ? "it" : "they",
+            s->left_behind == 1 ? "it" : "them");
 }
 
 /* Phase marks refused (how many and why), and phases still open at the end (closed there). */
@@ -380,9 +411,19 @@ size_t rt_recommend_notes(const rt_summary *const *runs, size_t n, const rt_reco
         add(&ns, RT_NOTE_MEMORY_UNKNOWN, "memory unknown: no run has a memory figure%s",
             rec->memory_mib != RT_NULL_I64 ? " (the figure is the floor an OOM kill set)" : "");
     else if (rec->memory_sampled)
-        add(&ns, RT_NOTE_MEMORY_SAMPLED,
-            "memory %s is a lower bound from samples (%s): a peak between samples is not seen",
-            mib_text(rec->memory_need_mib, a, sizeof a), rt_need_source_text(rec->memory_source));
+        sampled_note(&ns, rec->memory_need_mib, rec->memory_source, false);
+    size_t left = 0; /* runs that left processes running: what those used later is in no run */
+    for (size_t i = 0; i < n; i++)
+        left += runs[i] && runs[i]->has_process && runs[i]->left_behind > 0;
+    if (left == 1 && n == 1)
+        add(&ns, RT_NOTE_LEFT_BEHIND,
+            "the run left processes running after its command exited: the ask covers the command only, not what "
+            "they used after it (run with --wait-all to count them in)");
+    else if (left)
+        add(&ns, RT_NOTE_LEFT_BEHIND,
+            "%zu of the %zu runs left processes running after the command exited: the ask covers the command only, "
+            "not what they used after it (run with --wait-all to count them in)",
+            left, n);
     if (rec->oom_killed) {
         const rt_summary *k = NULL; /* the killed run that reached the most */
         double kpeak = NAN;

@@ -285,6 +285,7 @@ static void json_pressure(const rt_jline *jl, rt_record *rec)
     double *const dst[3][2] = {{&rec->pressure_cpu_some_pct, NULL},
                                {&rec->pressure_memory_some_pct, &rec->pressure_memory_full_pct},
                                {&rec->pressure_io_some_pct, &rec->pressure_io_full_pct}};
+    bool any = false, all_group = true;
     for (size_t i = 0; i < 3; i++) {
         bool group = jl->cg.present &&
                      (!isnan(RT_JL_PSI(&jl->cg.psi, i, some_pct)) || !isnan(RT_JL_PSI(&jl->cg.psi, i, some_avg10)));
@@ -292,7 +293,12 @@ static void json_pressure(const rt_jline *jl, rt_record *rec)
         *dst[i][0] = RT_JL_PSI(src, i, some_pct);
         if (dst[i][1])
             *dst[i][1] = RT_JL_PSI(src, i, full_pct);
+        if (!isnan(*dst[i][0])) {
+            any = true;
+            all_group = all_group && group;
+        }
     }
+    rec->pressure_group = any ? (all_group ? 1 : 0) : NAN;
 }
 
 /* The 0.6 figures of the tree's cgroup, else (without one) of the top-level "cgroup", the
@@ -403,6 +409,7 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
     rec->process_alive = P(alive);
     rec->process_vms_mib = P(vms_mib);             /* 0.16: NaN from older files */
     rec->process_walk_age_secs = P(walk_age_secs); /* 0.18 */
+    rec->process_rss_hwm_tree_mib = P(rss_hwm_tree_mib);
 #undef P
     if (jl->cg.present) { /* as record.c: the group's figures are the job's when it holds only the tree */
         double own = RT_JL_CG(&jl->cg, own), exclusive = RT_JL_CG(&jl->cg, exclusive);
@@ -410,6 +417,7 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
         bool known = !isnan(own) || !isnan(exclusive);
         rec->process_cgroup_exclusive = known ? (whole ? 1 : 0) : NAN;
         rec->process_unreclaimable_peak_mib = whole ? RT_JL_CG(&jl->cg, memory_unreclaimable_peak_mib) : NAN;
+        rec->process_unreclaimable_unsure_mib = whole ? RT_JL_CG(&jl->cg, memory_unreclaimable_unsure_mib) : NAN;
     }
     json_parts(jl, rec);
 }

@@ -85,7 +85,7 @@ static void process_part(const rt_process *p, rt_record *r)
         r->process_read_bytes = r->process_write_bytes = NAN;
         r->process_gpu_usage = r->process_gpu_vram_mib = r->process_gpu_utilized = NAN;
         r->process_rss_hwm_mib = r->process_gpu_vram_peak_mib = r->process_cancelled_write_bytes_total = NAN;
-        r->process_alive = r->process_vms_mib = r->process_walk_age_secs = NAN;
+        r->process_alive = r->process_vms_mib = r->process_walk_age_secs = r->process_rss_hwm_tree_mib = NAN;
         return;
     }
     r->process_pid = (double)p->pid;
@@ -107,6 +107,7 @@ static void process_part(const rt_process *p, rt_record *r)
     r->process_alive = p->alive ? 1 : 0;
     r->process_vms_mib = p->vms_mib;
     r->process_walk_age_secs = p->walk_age_secs;
+    r->process_rss_hwm_tree_mib = p->rss_hwm_tree_mib;
 }
 
 /* The 0.6 figures: the group's limits and totals (the tree's group, else without one the
@@ -123,6 +124,7 @@ static void cgroup_part(const rt_sample *s, rt_record *r)
      * holds nothing else */
     bool whole = tree_g && (tree_g->own || tree_g->exclusive);
     r->process_unreclaimable_peak_mib = whole ? tree_g->memory_unreclaimable_peak_mib : NAN;
+    r->process_unreclaimable_unsure_mib = whole ? tree_g->memory_unreclaimable_unsure_mib : NAN;
     r->process_cgroup_exclusive = tree_g ? (whole ? 1 : 0) : NAN;
     r->cgroup_pids = g ? i64_or_nan(g->pids) : NAN;
     r->cgroup_oom_kills = g ? u64_or_nan(g->oom_kills) : NAN;
@@ -147,12 +149,18 @@ static void cgroup_part(const rt_sample *s, rt_record *r)
     }
     double *const some[3] = {&r->pressure_cpu_some_pct, &r->pressure_memory_some_pct, &r->pressure_io_some_pct};
     double *const full[3] = {NULL, &r->pressure_memory_full_pct, &r->pressure_io_full_pct};
+    bool any = false, all_group = true;
     for (size_t i = 0; i < 3; i++) {
         const rt_pressure *src = group[i] && (!isnan(group[i]->some_pct) || !isnan(group[i]->some_avg10)) ? group[i] : machine[i];
         *some[i] = src ? src->some_pct : NAN;
         if (full[i])
             *full[i] = src ? src->full_pct : NAN;
+        if (src && !isnan(src->some_pct)) {
+            any = true;
+            all_group = all_group && src == group[i];
+        }
     }
+    r->pressure_group = any ? (all_group ? 1 : 0) : NAN;
 }
 
 /* The 0.15 figures: the sample's energy (a figure only with its method), and the GPUs' throttle
@@ -221,7 +229,8 @@ static const size_t figures[] = {
     D(process_gpu_vram_peak_mib), D(process_cancelled_write_bytes_total), D(process_alive),
     D(process_cgroup_exclusive), D(cgroup_pids), D(energy_joules), D(process_energy_joules), D(idle_power_watts),
     D(gpu_power_throttled_secs), D(gpu_thermal_throttled_secs), D(process_vms_mib),
-    D(process_walk_age_secs),
+    D(process_walk_age_secs), D(process_rss_hwm_tree_mib), D(process_unreclaimable_unsure_mib),
+    D(pressure_group),
 };
 
 /* The table and the other members (the pointers and gpu_n) are the whole struct (no padding on

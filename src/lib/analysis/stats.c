@@ -83,6 +83,7 @@ static const field_map max_fields[] = {
     F(process_gpu_vram_peak_mib, process_gpu_vram_peak_mib),
     F(process_vms_mib, process_vms_peak_mib),
     F(process_walk_age_secs, process_walk_age_max_secs),
+    F(process_rss_hwm_tree_mib, process_rss_hwm_tree_mib),
 };
 
 /* Limits, whose lowest value is kept: record field -> summary field. */
@@ -197,6 +198,8 @@ rt_stats *rt_stats_new(void)
     st->cpu_total = (run_total){NAN, 0, NAN};
     st->cpu_secs_sum = st->rss_peak = st->last_ts = st->last_left = NAN;
     s->process_cgroup_exclusive = NAN;
+    s->process_unreclaimable_unsure_mib = NAN;
+    s->pressure_group = NAN;
     s->memory_need = s->vram_need = (rt_need){NAN, RT_NEED_UNKNOWN, 0};
     rt_usage_init(&st->usage);
     s->energy_joules = s->process_energy_joules = NAN; /* (sum_fields) */
@@ -418,6 +421,13 @@ void rt_stats_add_sized(rt_stats *st, const rt_record *rec, size_t rec_size)
     }
     for (size_t i = 0; i < COUNT(sum_fields); i++)
         sum_in(&NUM(s, sum_fields[i].sum), CNUM(r, sum_fields[i].rec));
+    /* whose pressure: the group's only when every record that had some had the group's */
+    if (!isnan(r->pressure_group))
+        s->pressure_group = isnan(s->pressure_group) ? r->pressure_group : fmin(s->pressure_group, r->pressure_group);
+    /* the safe side's part of the unreclaimable peak: that of the record that reached it */
+    if (!isnan(r->process_unreclaimable_peak_mib) &&
+        !(r->process_unreclaimable_peak_mib < s->process_unreclaimable_peak_mib))
+        s->process_unreclaimable_unsure_mib = r->process_unreclaimable_unsure_mib;
     for (size_t i = 0; i < COUNT(max_fields); i++)
         max_in(&NUM(s, max_fields[i].sum), CNUM(r, max_fields[i].rec));
     add_run_total(&st->cpu_total, r->process_cpu_secs_total, r->process_pid);

@@ -227,6 +227,19 @@ static void wrapped(out *o, size_t used, size_t indent, const char *text)
     put(o, "\n", 1);
 }
 
+/* v as a JSON line file keeps it (the schema's d decimals, rounded as the writer rounds: ob.c),
+ * so that a summary printed at the end of a run and one of its recorded file say the same
+ * figures: without it, a CPU time of 1.63500004 s prints 1.64 live and, kept as 1.635 (the
+ * double just below), 1.63 from the file. */
+static double as_written(double v, int d)
+{
+    static const double pow10[] = {1, 10, 100, 1e3, 1e4};
+    if (!isfinite(v) || d < 0 || d > 4 || fabs(v) * pow10[d] >= 9e15)
+        return v;
+    double r = (double)llround(fabs(v) * pow10[d]) / pow10[d];
+    return v < 0 ? -r : r;
+}
+
 /* The answer first, three labelled lines and a line per further note: what the job used (CPU
  * time, mean and peak cores, the memory need with the figure it came from), what to ask for
  * next time (in the scheduler's words), and the notes. */
@@ -239,12 +252,13 @@ static void answer_part(out *o, const rt_summary *s, const rt_run_facts *run)
         if (m->source == RT_NEED_UNKNOWN)
             snprintf(memtxt, sizeof memtxt, "memory unknown");
         else
-            snprintf(memtxt, sizeof memtxt, "memory %s (%s%s)", mem(o, m->mib, d, sizeof d),
+            snprintf(memtxt, sizeof memtxt, "memory %s (%s%s)", mem(o, as_written(m->mib, 3), d, sizeof d),
                      rt_need_source_text(m->source), m->sampled ? ": a lower bound" : "");
-        char used[400];
-        snprintf(used, sizeof used, "%s CPU (mean %s cores, peak %s); %s", dur(o, s->process_cpu_secs, a, sizeof a),
-                 number(s->process_cores.mean, 2, "", b, sizeof b), number(s->process_cores.peak, 2, "", c, sizeof c),
-                 memtxt);
+        char used[400]; /* seconds and MiB with 3 decimals, cores with 4, as the records keep them */
+        snprintf(used, sizeof used, "%s CPU (mean %s cores, peak %s); %s",
+                 dur(o, as_written(s->process_cpu_secs, 3), a, sizeof a),
+                 number(as_written(s->process_cores.mean, 4), 2, "", b, sizeof b),
+                 number(as_written(s->process_cores.peak, 4), 2, "", c, sizeof c), memtxt);
         say(o, "%-12s", "Used");
         wrapped(o, 12, 12, used);
         rt_recommendation rec = RT_RECOMMENDATION_INIT;
@@ -423,6 +437,11 @@ static void process_part(out *o, const rt_summary *s)
     if (!isnan(s->process_rss_hwm_mib))
         line(o, "Peak RSS of a process", "%s (the kernel's high-water mark)",
              mem(o, s->process_rss_hwm_mib, a, sizeof a));
+    /* without the job's cgroup, and when it says more than one process's peak: the processes'
+     * peaks as if at once (the need's process_peaks) */
+    if (isnan(s->process_unreclaimable_peak_mib) && s->process_rss_hwm_tree_mib > s->process_rss_hwm_mib + 0.05)
+        line(o, "Peaks at once", "%s (each process at its own peak, kernel-counted)",
+             mem(o, s->process_rss_hwm_tree_mib, a, sizeof a));
     if (!isnan(s->process_unreclaimable_peak_mib))
         line(o, "Memory held, peak", "%s (the job's cgroup, page cache left out)",
              mem(o, s->process_unreclaimable_peak_mib, a, sizeof a));
@@ -514,8 +533,13 @@ static void limits_part(out *o, const rt_summary *s)
     bool psi = pressure_text(s, p, sizeof p);
     if (!cg && !psi)
         return;
-    /* never a heading that claims a cgroup the run did not have */
-    if (!cg)
+    /* never a heading that claims a cgroup the run did not have, nor pressure it did not read */
+    if (!cg && s->pressure_group == 1 && s->has_process)
+        say(o, "Pressure (%s)\n", s->process_cgroup_exclusive == 1 ? "the job's cgroup"
+                                                                   : "the cgroup the job ran in, shared with other processes");
+    else if (!cg && s->pressure_group == 1)
+        say(o, "Pressure (the cgroup the tracker ran in)\n");
+    else if (!cg)
         say(o, "Pressure (%s)\n", s->has_process ? "no cgroup of the job's: the machine's" : "the machine");
     else if (!s->has_process)
         say(o, "Limits (the cgroup the tracker ran in)\n");
@@ -561,8 +585,8 @@ static void limits_part(out *o, const rt_summary *s)
     if (!isnan(s->pids_peak) || !isnan(s->pids_limit))
         line(o, "Tasks", "peak %s, limit %s", number(s->pids_peak, 0, "", a, sizeof a),
              isnan(s->pids_limit) ? "none" : number(s->pids_limit, 0, "", b, sizeof b));
-    if (psi)
-        line(o, "Pressure (mean)", "%s", p);
+    if (psi) /* under a group's heading: whose it is when it is not the group's */
+        line(o, cg && s->pressure_group != 1 ? "Pressure (machine, mean)" : "Pressure (mean)", "%s", p);
 }
 
 /* "peak 99.8% (49.9% of 2), mean ..." of a sum and its hardware share, into b. */

@@ -231,6 +231,9 @@ static const rt_field cgroup_fields[] = {
     F(rt_cgroup, memory_shmem_mib, U_MIB, "0.18", 3,
       "Of the page cache, shared memory of the group now (memory.stat shmem): tmpfs, /dev/shm, memfd.",
       PG(19, "cgroup_memory_shmem_bytes", 0)),
+    F(rt_cgroup, memory_unreclaimable_unsure_mib, U_MIB, "0.18", 3,
+      "Of the unreclaimable peak, page cache taken as not there at a peak it rose with within one reading "
+      "(the safe side); 0 when the peak is exact."),
 };
 
 static const rt_field part_fields[] = {
@@ -332,6 +335,10 @@ static const rt_field process_fields[] = {
     F(rt_process, walk_period_secs, U_S, "0.18", 3,
       "The cadence the walk keeps now: the oldest the walked figures get before the next walk.",
       PG(18, "process_walk_period_seconds", 3)),
+    F(rt_process, rss_hwm_tree_mib, U_MIB, "0.18", 3,
+      "The most the processes alive at one walk may have held at once as their own high-water marks tell: the "
+      "tree's RSS then (shared pages once) plus what each process's VmHWM stood above its RSS, as if all peaked "
+      "together (the safe side where no control group counts the job's memory)."),
     F(rt_process, read_bytes, U_BYTES, "0.1", RT_NO_JSON, "Bytes the tree read from storage in the interval."),
     F(rt_process, write_bytes, U_BYTES, "0.1", RT_NO_JSON, "Bytes the tree wrote to storage in the interval."),
 };

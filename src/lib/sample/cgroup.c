@@ -77,6 +77,10 @@ int rt_cg_part_open(rt_cg_part *p, rt_sample_ctx *c, const struct rt_job_cgroup 
     p->check_members = !p->own || root_only;
     p->pids_seen = RT_NULL_I64;
     p->unreclaimable_peak = RT_NULL_U64;
+    p->unsure = 0;
+    /* an own group starts empty: its first interval counts from nothing */
+    p->last_charge = p->last_peak = p->last_cache = p->own ? 0 : RT_NULL_U64;
+    p->moved = false;
     if (jg)
         p->group = rt_cg_group_of_job(jg, &c->log);
     else if (pid > 0)
@@ -117,6 +121,9 @@ void rt_cg_part_open_self(rt_cg_part *p, rt_sample_ctx *c)
     p->check_members = false;
     p->pids_seen = RT_NULL_I64;
     p->unreclaimable_peak = RT_NULL_U64;
+    p->unsure = 0;
+    p->last_charge = p->last_peak = p->last_cache = RT_NULL_U64;
+    p->moved = false;
 }
 
 void rt_cg_part_snapshot(rt_cg_part *p, rt_sample_ctx *c, rt_proctree *tree, double mono)
@@ -189,25 +196,71 @@ static uint64_t less(uint64_t a, uint64_t b)
     return a > b ? a - b : 0;
 }
 
-/* Raises p->unreclaimable_peak with this reading: the charge now less what the kernel could
- * reclaim of it, and, when the kernel's peak charge rose since the previous reading (a peak
- * in between: an own group starts empty, so its first interval counts from nothing), that
- * peak less the page cache now. The cache at the peak is not known: taking today's counts
- * cache the job added after the peak as if it was held then (a lower figure), never cache it
- * dropped (a reclaim, a deleted file) which only makes the figure larger. */
-static void raise_unreclaimable(rt_cg_part *p)
+/* Whether the charge (or its peak) moved from a to b by RT_CG_WATCH_MOVE_MIN or 1/256 of the
+ * charge, the more; a figure newly known or lost is a move. */
+static bool moved_by(uint64_t a, uint64_t b)
 {
-    const rt_cg_reading *r = &p->cur;
-    uint64_t cache = r->memory_reclaimable_bytes;
-    if (r->memory_bytes == RT_NULL_U64 || cache == RT_NULL_U64)
+    if (a == RT_NULL_U64 || b == RT_NULL_U64)
+        return a != b;
+    uint64_t d = a > b ? a - b : b - a, big = a > b ? a : b;
+    return d >= RT_CG_WATCH_MOVE_MIN && d >= big / 256;
+}
+
+/* Raises p->unreclaimable_peak with the reading r (a sample's or the watch's): the charge now
+ * less what the kernel could reclaim of it, and, when the kernel's peak charge rose since the
+ * last reading above the charge now (a peak in between: an own group starts empty, so its
+ * first interval counts from nothing), that peak less the page cache at its moment. That
+ * cache is not known: cache that fell since the last reading (a reclaim, a deleted file) is
+ * taken as there, which only makes the figure larger; cache that rose since may have come
+ * before the peak or after it, and is taken as not there at the peak (the safe side: p->unsure
+ * says how much of the peak that made). A peak within a move of the charge now (1 MiB, or
+ * 1/256 of it: the kernel's charge batches, a buffer freed at the end of a burst of reading) is
+ * now: exact. Remembers r as the last reading. */
+static void raise_unreclaimable(rt_cg_part *p, const rt_cg_reading *r)
+{
+    uint64_t cache = r->memory_reclaimable_bytes, charge = r->memory_bytes, peak = r->memory_peak_bytes;
+    p->moved = moved_by(p->last_charge, charge) || moved_by(p->last_peak, peak);
+    uint64_t last_cache = p->last_cache, last_peak = p->last_peak;
+    p->last_charge = charge;
+    if (peak != RT_NULL_U64)
+        p->last_peak = peak;
+    if (cache != RT_NULL_U64)
+        p->last_cache = cache;
+    if (charge == RT_NULL_U64 || cache == RT_NULL_U64)
         return;
-    uint64_t need = less(r->memory_bytes, cache);
-    uint64_t before = p->have_prev ? p->prev.memory_peak_bytes : p->own ? 0 : RT_NULL_U64;
-    if (r->memory_peak_bytes != RT_NULL_U64 && before != RT_NULL_U64 && r->memory_peak_bytes > before &&
-        less(r->memory_peak_bytes, cache) > need)
-        need = less(r->memory_peak_bytes, cache);
-    if (p->unreclaimable_peak == RT_NULL_U64 || need > p->unreclaimable_peak)
+    uint64_t need = less(charge, cache), unsure = 0;
+    if (peak != RT_NULL_U64 && last_peak != RT_NULL_U64 && peak > last_peak) {
+        uint64_t exact = less(peak, cache); /* with all of today's cache held at the peak */
+        if (exact > need)
+            need = exact;
+        if (peak > charge && moved_by(peak, charge) && last_cache != RT_NULL_U64 && last_cache < cache &&
+            less(peak, last_cache) > need) {
+            unsure = less(peak, last_cache) - need;
+            need = less(peak, last_cache);
+        }
+    }
+    if (p->unreclaimable_peak == RT_NULL_U64 || need > p->unreclaimable_peak) {
+        uint64_t was = p->unreclaimable_peak == RT_NULL_U64 ? 0 : p->unreclaimable_peak;
+        /* what the safe side added above what was known already */
+        p->unsure = unsure ? (need - unsure > was ? unsure : need - was) : 0;
         p->unreclaimable_peak = need;
+    }
+}
+
+bool rt_cg_part_watchable(const rt_cg_part *p)
+{
+    return p->group && p->own && !p->check_members && p->have_cur && p->cur.memory_bytes != RT_NULL_U64 &&
+           p->cur.memory_reclaimable_bytes != RT_NULL_U64;
+}
+
+bool rt_cg_part_watch(rt_cg_part *p, rt_sample_ctx *c, double mono)
+{
+    if (!rt_cg_part_watchable(p))
+        return false;
+    rt_cg_reading r;
+    rt_cg_group_read_memory(p->group, &c->rbuf, mono, &r);
+    raise_unreclaimable(p, &r);
+    return p->moved;
 }
 
 const rt_tree_group *rt_cg_part_delta(rt_cg_part *p, double elapsed)
@@ -225,9 +278,10 @@ const rt_tree_group *rt_cg_part_delta(rt_cg_part *p, double elapsed)
     o->cpu_secs_total = secs(cpu_ns, 1e9);
     o->memory_mib = mib(r->memory_bytes);
     o->memory_peak_mib = mib(r->memory_peak_bytes);
-    raise_unreclaimable(p);
+    raise_unreclaimable(p, r);
     o->memory_reclaimable_mib = mib(r->memory_reclaimable_bytes);
     o->memory_unreclaimable_peak_mib = mib(p->unreclaimable_peak);
+    o->memory_unreclaimable_unsure_mib = p->unreclaimable_peak == RT_NULL_U64 ? NAN : mib(p->unsure);
     o->memory_anon_mib = mib(r->memory_anon_bytes);
     o->memory_file_mib = mib(r->memory_file_bytes);
     o->memory_shmem_mib = mib(r->memory_shmem_bytes);

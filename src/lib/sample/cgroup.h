@@ -27,6 +27,12 @@ typedef struct rt_cg_part {
     int64_t pids_seen;             /* the most pids sampled (pids_peak without pids.peak) */
     uint64_t unreclaimable_peak;   /* the most of the charge not reclaimable so far, bytes
                                     * (rt_cgroup.memory_unreclaimable_peak_mib); RT_NULL_U64 */
+    uint64_t unsure;               /* of it, page cache taken as gone at a peak it rose with
+                                    * within one reading (the safe side), bytes; 0 */
+    /* the memory at the last reading, a sample's or the watch's: the charge, its peak and the
+     * page cache then (RT_NULL_U64 before one; an own group starts empty: 0) */
+    uint64_t last_charge, last_peak, last_cache;
+    bool moved; /* the last reading found the charge or its peak moved (RT_CG_WATCH_MOVE) */
     rt_cgroup out;
     rt_tree_group auth; /* what the tree part is handed */
 } rt_cg_part;
@@ -59,6 +65,17 @@ uint64_t rt_cg_part_peek_cpu(rt_cg_part *p, rt_sample_ctx *c);
  * clock is the group's when the group is the job's own (made for it, holding nothing else
  * whatever the walk finds) and its CPU and memory were read. Call after rt_cg_part_snapshot. */
 void rt_cg_part_clock(const rt_cg_part *p, rt_tree_clock *out);
+/* The least move of the charge (or of its peak) that keeps the watch on its fast clock: 1 MiB,
+ * or 1/256 of the charge when that is more. */
+#define RT_CG_WATCH_MOVE_MIN (1u << 20)
+/* Between samples (rt_sampler_watch): reads the job's own group's memory alone (the charge, its
+ * peak, and memory.stat when they moved) at monotonic time mono and raises the unreclaimable
+ * peak with it, as a sample does. Returns whether the charge or its peak moved since the last
+ * reading (a sample's or the watch's); false, reading nothing, for a group that is not the
+ * job's own, before the first sample, or without memory figures. */
+bool rt_cg_part_watch(rt_cg_part *p, rt_sample_ctx *c, double mono);
+/* Whether the group is one the watch reads (the job's own, memory figures read). */
+bool rt_cg_part_watchable(const rt_cg_part *p);
 /* Makes the reading the previous one. */
 void rt_cg_part_commit(rt_cg_part *p);
 void rt_cg_part_close(rt_cg_part *p);

@@ -17,6 +17,17 @@
 
 #define MAX_PROC_FILE (4u << 20) /* the most any procfs file may take in memory */
 
+/* The watch's clock (rt_sampler_watch): this often while the job's memory charge moves; twice
+ * as long after each reading that finds it still, up to the slowest. */
+#define WATCH_FAST_SECS 0.05
+#define WATCH_SLOW_SECS 1.6
+
+/* The next wait of the watch after a reading that found the charge moved or not. */
+static double next_watch(double delay, bool moved)
+{
+    return moved || !(delay > 0) ? WATCH_FAST_SECS : fmin(delay * 2, WATCH_SLOW_SECS);
+}
+
 /* One reading at (mono, real): snapshot, delta, commit. Returns RT_IO when no machine-wide
  * source could be read. */
 static rt_error take_reading(rt_sampler *s, double mono, double real)
@@ -76,6 +87,7 @@ static rt_error take_reading(rt_sampler *s, double mono, double real)
     o->pressure = rt_psi_part_delta(&s->psi, elapsed);
     if (s->has_tree) {
         const rt_tree_group *group = rt_cg_part_delta(&s->cg, elapsed);
+        s->watch_delay = next_watch(s->watch_delay, s->cg.moved);
         rt_tree_part_delta(&s->tree, elapsed, &s->cpu.out, s->cpu.forks_delta, &s->gpu, mono, group);
         s->cpu.out.process_cores_used = s->tree.out.cores_used;
         s->cpu.out.process_child_count = s->tree.out.child_count;
@@ -213,6 +225,15 @@ rt_error rt_sampler_sample_at(rt_sampler *s, double mono_secs, double real_secs,
 rt_error rt_sampler_sample(rt_sampler *s, const rt_sample **out)
 {
     return rt_sampler_sample_at(s, rt_mono_secs(), rt_real_secs(), out);
+}
+
+double rt_sampler_watch(rt_sampler *s, int read)
+{
+    if (!s || !s->has_tree || !rt_cg_part_watchable(&s->cg))
+        return INFINITY;
+    if (read)
+        s->watch_delay = next_watch(s->watch_delay, rt_cg_part_watch(&s->cg, &s->ctx, rt_mono_secs()));
+    return s->watch_delay;
 }
 
 rt_error rt_sampler_reap(rt_sampler *s, int64_t pid, int *wstatus)

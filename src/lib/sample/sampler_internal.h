@@ -32,6 +32,7 @@ struct rt_sampler {
     bool have_prev_time;
     rt_sample sample;
     rt_request_copy request; /* rt_sampler_options.request's copy (0.16); set: on every sample */
+    double watch_delay; /* rt_sampler_watch's next wait: fast while the job's memory moves */
 };
 
 #endif

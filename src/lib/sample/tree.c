@@ -433,6 +433,7 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
     o->vms_mib = (double)t->vms_bytes / 1048576.0;
     o->rss_peak_mib = (double)t->rss_peak_kib / 1024.0; /* the tree keeps it: never decreasing */
     o->rss_hwm_mib = (double)t->rss_hwm_kib / 1024.0;   /* so does this one */
+    o->rss_hwm_tree_mib = (double)t->rss_hwm_tree_kib / 1024.0; /* and this */
     if (t->io_ok || group_io) {
         o->read_bytes = p->tot_rd - p->shown_rd;
         o->write_bytes = p->tot_wr - p->shown_wr;

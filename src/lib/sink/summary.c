@@ -113,6 +113,8 @@ static void process_part(rt_ob *o, const rt_summary *s, const unit *mem, const u
     num(o, "left_behind", NULL, s->left_behind, 0);
     num(o, "vms_peak", mem, s->process_vms_peak_mib, 0);             /* 0.16 */
     num(o, "walk_age_max_secs", NULL, s->process_walk_age_max_secs, 3); /* 0.18 */
+    num(o, "rss_hwm_tree", mem, s->process_rss_hwm_tree_mib, 0);
+    num(o, "unreclaimable_unsure", mem, s->process_unreclaimable_unsure_mib, 0);
     o->len--;
     rt_ob_put(o, "},", 2);
 }

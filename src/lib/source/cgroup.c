@@ -582,6 +582,15 @@ void rt_cg_group_read_at(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_reading
             rt_cg_parse_pressure(buf->data, buf->len, &out->psi[i]);
 }
 
+void rt_cg_group_read_memory(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_reading *out)
+{
+    out->memory_reclaimable_bytes = RT_NULL_U64;
+    out->memory_anon_bytes = out->memory_file_bytes = out->memory_shmem_bytes = RT_NULL_U64;
+    out->memory_bytes = first_value(g, buf, F_V2_MEM_CUR, F_V1_MEM_USAGE);
+    out->memory_peak_bytes = first_value(g, buf, F_V2_MEM_PEAK, F_V1_MEM_PEAK);
+    read_memory_stat(g, buf, mono, out);
+}
+
 uint64_t rt_cg_group_read_cpu(rt_cg_group *g, rt_buf *buf)
 {
     uint64_t ns = RT_NULL_U64;

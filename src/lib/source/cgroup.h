@@ -200,6 +200,13 @@ void rt_cg_group_read_at(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_reading
  * mark. RT_NULL_U64 when it cannot be read. */
 uint64_t rt_cg_group_read_cpu(rt_cg_group *g, rt_buf *buf);
 
+/* The group's memory alone, now: the charge and its peak (the same files and rule as
+ * rt_cg_group_read_at: two preads) and what memory.stat says (read again only when they moved,
+ * or RT_CG_MEMSTAT_MAX_AGE_SECS passed), into out's memory_bytes, memory_peak_bytes and the
+ * memory.stat members; nothing else of out is touched. For watching the charge between
+ * samples (rt_sampler_watch). */
+void rt_cg_group_read_memory(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_reading *out);
+
 /* The pids in the group (cgroup.procs of the v2 tree, else of the first v1 hierarchy): up to
  * cap into out, returns how many there are, or -1 when it cannot be read. */
 long rt_cg_group_procs(rt_cg_group *g, rt_buf *buf, int64_t *out, size_t cap);

@@ -443,6 +443,9 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
         t->rss_peak_kib = out->rss_kib;
     out->rss_peak_kib = t->rss_peak_kib;
     out->rss_hwm_kib = t->rss_hwm_kib;
+    if (t->rss_hwm_kib > t->rss_hwm_tree_kib)
+        t->rss_hwm_tree_kib = t->rss_hwm_kib;
+    out->rss_hwm_tree_kib = t->rss_hwm_tree_kib;
     out->root_own_ns = t->root_own_ns;
     out->unread = t->unread;
     return 0;

@@ -35,6 +35,13 @@ typedef struct rt_tree_totals {
                               pages than its RSS grew), never below a sampled RSS of one process nor
                               the ru_maxrss of a child closed by rt_proctree_reap (which includes
                               every child it reaped); never decreases */
+    uint64_t rss_hwm_tree_kib; /* the most the processes alive at one scan may have held at
+                              once as their own peaks tell: the tree's RSS at that scan with
+                              shared pages once (the combined split; without it, each process's
+                              RSS) plus what each process's peak (VmHWM) stands above its RSS
+                              then, as if every one of them peaked at the same moment (the safe
+                              side for processes that peak between scans); never below
+                              rss_hwm_kib; never decreases */
     bool pss_ok;
     int64_t processes, children, threads;
     int64_t running; /* of processes, those not zombies (exited, not yet reaped) */

@@ -114,6 +114,7 @@ struct rt_proctree {
     rt_tree_totals departed;
     uint64_t rss_peak_kib;
     uint64_t rss_hwm_kib; /* the largest peak RSS of one process (see rt_tree_totals) */
+    uint64_t rss_hwm_tree_kib; /* the processes' peaks summed over a scan (see rt_tree_totals) */
     uint64_t root_own_ns; /* the root's own CPU as last read (RT_NULL_U64: not yet) */
     bool root_seen;
     double pss_max_age;

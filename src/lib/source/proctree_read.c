@@ -458,6 +458,7 @@ void rt_pt_pss_pass(rt_proctree *t, double mono, rt_tree_totals *out)
     }
     split_acc am = {0, 0}, ad = {0, 0}, ac = {0, 0};
     out->main = out->descendants = out->combined = (rt_tree_split){.mem_ok = true};
+    uint64_t above = 0, hwm_sum = 0; /* the peaks above the rollups' RSS; the peaks summed */
     for (size_t i = 0; i < t->nlive; i++) {
         proc *p = rt_pt_lookup(t, t->live[i]);
         if (!p)
@@ -465,6 +466,11 @@ void rt_pt_pss_pass(rt_proctree *t, double mono, rt_tree_totals *out)
         if (moved && p->pss_due && !p->zombie && !p->vm_shared)
             read_pss(t, p, mono); /* read before a relative's shared mapping moved its share */
         p->pss_due = false;
+        if (!p->zombie && !p->vm_shared) { /* a zombie holds nothing; a CLONE_VM one, its parent's */
+            uint64_t held = p->private_kib + p->shared_kib;
+            above += p->hwm_kib > held ? p->hwm_kib - held : 0;
+            hwm_sum += p->hwm_kib;
+        }
         out->pss_kib += p->pss_kib;
         out->swap_kib += p->swap_kib;
         ok = ok && p->pss_ok;
@@ -478,4 +484,10 @@ void rt_pt_pss_pass(rt_proctree *t, double mono, rt_tree_totals *out)
     split_end(&out->main, &am);
     split_end(&out->descendants, &ad);
     split_end(&out->combined, &ac);
+    /* the tree's RSS with shared pages once, plus what each peak stood above its RSS: each
+     * process as if at its peak, all at once; without every rollup, the peaks summed (shared
+     * pages then count in each process: more, never less) */
+    uint64_t bound = out->combined.mem_ok ? out->combined.private_kib + out->combined.shared_kib + above : hwm_sum;
+    if (bound > t->rss_hwm_tree_kib)
+        t->rss_hwm_tree_kib = bound;
 }

@@ -139,6 +139,9 @@ static const column cols[RT_NCOLS] = {
     [RT_COL_GPU_THERMAL_THROTTLED_SECS] = REC(gpu_thermal_throttled_secs, "gpu_thermal_throttled_secs"),
     [RT_COL_PROC_VMS_MIB] = REC(process_vms_mib, "process_vms_mib"),
     [RT_COL_PROC_WALK_AGE_SECS] = REC(process_walk_age_secs, "process_walk_age_secs"),
+    [RT_COL_PROC_RSS_HWM_TREE_MIB] = REC(process_rss_hwm_tree_mib, "process_rss_hwm_tree_mib"),
+    [RT_COL_PROC_UNRECLAIMABLE_UNSURE_MIB] = REC(process_unreclaimable_unsure_mib, "process_unreclaimable_unsure_mib"),
+    [RT_COL_PRESSURE_GROUP] = REC(pressure_group, "pressure_group"),
 };
 
 static const rt_fstruct *const src_table[] = {[SRC_SAMPLE] = &rt_schema_sample,

@@ -82,6 +82,9 @@ static const unsigned char col_kind[RT_NCOLS] = {
     [RT_COL_PROC_ENERGY_JOULES] = COL_X,
     /* 0.16: MiB exact (a sum of byte counts of pages: a float while below 16 GiB) */
     [RT_COL_PROC_VMS_MIB] = COL_X,
+    /* 0.18: MiB exact (KiB / 1024, as the parts') */
+    [RT_COL_PROC_RSS_HWM_TREE_MIB] = COL_X,
+    [RT_COL_PROC_UNRECLAIMABLE_UNSURE_MIB] = COL_X,
 };
 /* A set of columns: bit c of word c / 64. */
 typedef struct colmask {
