@@ -6,7 +6,11 @@ v2: memory.max and memory.swap.max 0): it must exit 0 with no OOM kill. The work
 600 MiB spike of 0.3 s between two samples at -i 1 and at -i 5, 1 GiB in /dev/shm, 1 GiB in a
 memfd, a forked tree sharing copy-on-write memory, a job streaming a 2 GiB file through the page
 cache (whose recommendation must also stay under 512 MiB: the cache is not a need), and a Python
-job that allocates and frees in waves. All on this machine's kernel, no fixtures.
+job that allocates and frees in waves. All on this machine's kernel, no fixtures. Issue 49 adds
+three more, each tracked as root with the job's own memory cgroup, with --cgroup off and as
+nobody in a delegated v2 group (no memory controller on a hybrid host): 16 processes at their
+peak together between two samples, tmpfs then page cache inside one 5 s interval, and a daemon
+that takes memory after its command exited (the ask covers it only with --wait-all).
 
 Each test prints one line: the recommendation, the tracker's kernel figures from its last sample
 and the rerun group's own peak (pytest -s shows it); with RT_RERUN_REPORT=FILE the lines are
@@ -78,8 +82,7 @@ def read_through(path):
             total += k
     print(f"rt-rerun: read {total >> 20} MiB by {since_start():.2f} s", file=sys.stderr)
     return total
-def tmpfs_hold(path, mib, secs, byte):
-    """mib MiB written into the file path (tmpfs), held secs, removed."""
+def tmpfs_hold(path, mib, secs, byte):  # mib MiB written into the tmpfs file path, held secs, removed
     try:
         chunk = byte * (1 << 20)
         with open(path, "wb") as f:
