@@ -54,6 +54,10 @@ static void mk(run *r, int kind, const char *name, double t, int src, double cpu
     r->counts.accepted++;
 }
 
+/* What the next records carry of the processes' peaks at once and the job group's unreclaimable
+ * peak (NaN: none; rec() leaves both null unless a test sets them). */
+static double rec_tree = NAN, rec_cg = NAN;
+
 /* A record at t covering iv seconds with cpu CPU seconds in it. */
 static void rec(run *r, double t, double iv, double secs, double rss, double hwm, double rd, double gpu)
 {
@@ -80,6 +84,8 @@ static void rec(run *r, double t, double iv, double secs, double rss, double hwm
     for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
         *d[i] = NAN;
     x.process_alive = 1;
+    x.process_rss_hwm_tree_mib = rec_tree;
+    x.process_unreclaimable_peak_mib = rec_cg;
     for (size_t i = 0; i < r->n; i++)
         r->ptrs[i] = &r->marks[i];
     r->ph = (rt_phases){.marks = r->ptrs, .mark_count = r->n, .counts = &r->counts};
@@ -136,10 +142,11 @@ static void exact_at_marks(void **state)
     assert_int_equal(l->empty_calls, 0);
     NEAR(l->rss_peak_mib, 500);
     NEAR(l->pss_peak_mib, 450);
-    /* the kernel's peak rose (200 -> 520) in 102..103, wholly within the call */
+    /* the kernel's peak rose (200 -> 520) in 102..103, wholly within the call; no cgroup
+     * figure in the records: a lower bound (the run's rule) */
     NEAR(l->memory_need.mib, 520);
     assert_int_equal(l->memory_need.source, RT_NEED_PROCESS_PEAK);
-    assert_int_equal(l->memory_need.sampled, 0);
+    assert_int_equal(l->memory_need.sampled, 1);
     NEAR(l->gpu_usage_mean, 0.25); /* 0.5 over 1 s of the 2 */
     NEAR(l->gpu_usage_peak, 0.5);
     NEAR(l->gpu_vram_peak_mib, 500);
@@ -308,7 +315,7 @@ static void summary_json(void **state)
                                 "\"call_secs\":{\"min\":2,\"max\":2,\"mean\":2},\"samples\":2,\"empty_calls\":0,"
                                 "\"cpu_secs\":4,\"cpu_exact\":true,\"cores\":{\"mean\":2,\"peak\":2.2},"
                                 "\"rss_peak_mib\":500,\"pss_peak_mib\":450,\"memory_peak_mib\":null,"
-                                "\"memory_need\":{\"need_mib\":520,\"source\":\"process_peak\",\"sampled\":false},"
+                                "\"memory_need\":{\"need_mib\":520,\"source\":\"process_peak\",\"sampled\":true},"
                                 "\"gpu_usage\":{\"mean\":0.25,\"peak\":0.5},\"gpu_vram_mib\":{\"mean\":250,"
                                 "\"peak\":500},\"read_bytes\":4000,\"write_bytes\":2000,\"first_start_secs\":101.5},"
                                 "{\"name\":\"short\",");
@@ -696,6 +703,40 @@ static void holder_copy(void **state)
     rt_stats_free(r.st);
 }
 
+/* Issue 49: without the job's cgroup a phase's need takes the processes' peaks at once where
+ * they rose within it (process_peaks, a lower bound); with the cgroup's figure they are no
+ * candidate, as for the run. */
+static void peaks_at_once(void **state)
+{
+    (void)state;
+    for (int with_cg = 0; with_cg < 2; with_cg++) {
+        run r;
+        run_new(&r);
+        rec_cg = with_cg ? 100 : NAN;
+        rec_tree = 60;
+        rec(&r, 101, 1, 0.2, 50, 50, 0, 0);
+        mk(&r, RT_PHASE_START, "pool", 101.5, RT_PHASE_CPU_NONE, 0, 0, 0);
+        rec(&r, 102, 1, 0.2, 50, 50, 0, 0);
+        rec_tree = 700; /* 16 workers at their peaks together between 102 and 103 */
+        rec_cg = with_cg ? 300 : NAN; /* the group saw them exactly */
+        rec(&r, 103, 1, 0.2, 50, 52, 0, 0);
+        mk(&r, RT_PHASE_STOP, "pool", 103.5, RT_PHASE_CPU_NONE, 0, 0, 0);
+        rec(&r, 104, 1, 0.2, 50, 52, 0, 0);
+        const rt_phase_summary *p = find(rt_stats_summary(r.st), "pool");
+        if (with_cg) {
+            NEAR(p->memory_need.mib, 300);
+            assert_int_equal(p->memory_need.source, RT_NEED_CGROUP);
+            assert_int_equal(p->memory_need.sampled, 0);
+        } else {
+            NEAR(p->memory_need.mib, 700);
+            assert_int_equal(p->memory_need.source, RT_NEED_PROCESS_PEAKS);
+            assert_int_equal(p->memory_need.sampled, 1);
+        }
+        rt_stats_free(r.st);
+    }
+    rec_tree = rec_cg = NAN;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -709,6 +750,7 @@ int main(void)
         cmocka_unit_test(text_and_note),
         cmocka_unit_test(report),
         cmocka_unit_test(holder_copy),
+        cmocka_unit_test(peaks_at_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,6 +29,8 @@
 typedef struct figs {
     double rss, pss, mem_peak;               /* peaks (NaN: none) */
     double need_cg, need_hwm, need_rss, need_pss; /* candidates of the need (rt_need's order) */
+    double need_tree; /* the processes' peaks at once (process_peaks: without a cgroup only) */
+    bool has_cg;      /* a record within had the job group's unreclaimable peak */
     double gpu_sum, gpu_w, gpu_peak;         /* overlap-weighted */
     double vram_sum, vram_w, vram_peak;
     uint64_t samples;
@@ -61,7 +63,7 @@ struct rt_phase_stats {
     size_t n_open;
     rt_phase_counts counts;    /* the latest record's */
     double last_b, last_iv;    /* the latest record's end and interval */
-    double prev_cg, prev_hwm, prev_mem; /* the running peaks at the latest record (NaN) */
+    double prev_cg, prev_hwm, prev_mem, prev_tree; /* the running peaks at the latest record (NaN) */
     double *scratch;           /* 2 per mark of a record: its time and CPU within the interval */
     size_t cap_scratch;
     /* the result */
@@ -87,7 +89,8 @@ static inline void sum_in(double *v, double x)
 
 static void figs_init(figs *f)
 {
-    *f = (figs){NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0, 0, NAN, 0, 0, NAN, 0};
+    *f = (figs){.rss = NAN, .pss = NAN, .mem_peak = NAN, .need_cg = NAN, .need_hwm = NAN, .need_rss = NAN,
+                .need_pss = NAN, .need_tree = NAN, .gpu_peak = NAN, .vram_peak = NAN};
 }
 
 static void figs_merge(figs *to, const figs *from)
@@ -99,6 +102,8 @@ static void figs_merge(figs *to, const figs *from)
     max_in(&to->need_hwm, from->need_hwm);
     max_in(&to->need_rss, from->need_rss);
     max_in(&to->need_pss, from->need_pss);
+    max_in(&to->need_tree, from->need_tree);
+    to->has_cg = to->has_cg || from->has_cg;
     to->gpu_sum += from->gpu_sum;
     to->gpu_w += from->gpu_w;
     max_in(&to->gpu_peak, from->gpu_peak);
@@ -114,7 +119,7 @@ rt_phase_stats *rt_phase_stats_new(void)
     if (!ps)
         return NULL;
     ps->last_b = ps->last_iv = NAN;
-    ps->prev_cg = ps->prev_hwm = ps->prev_mem = NAN;
+    ps->prev_cg = ps->prev_hwm = ps->prev_mem = ps->prev_tree = NAN;
     return ps;
 }
 
@@ -240,6 +245,7 @@ static void stretch(rt_phase_stats *ps, const rt_record *r, double iv, double t0
 static void reading(rt_phase_stats *ps, call *c, const rt_record *r, double a, bool whole)
 {
     c->f.samples++;
+    c->f.has_cg = c->f.has_cg || isfinite(r->process_unreclaimable_peak_mib);
     max_in(&c->f.rss, r->process_rss_mib);
     max_in(&c->f.pss, r->process_pss_mib);
     max_in(&c->f.need_rss, isfinite(r->combined.total_rss_mib) ? r->combined.total_rss_mib : r->process_rss_mib);
@@ -250,6 +256,8 @@ static void reading(rt_phase_stats *ps, call *c, const rt_record *r, double a, b
             max_in(&c->f.need_cg, r->process_unreclaimable_peak_mib);
         if (!(r->process_rss_hwm_mib <= ps->prev_hwm))
             max_in(&c->f.need_hwm, r->process_rss_hwm_mib);
+        if (!(r->process_rss_hwm_tree_mib <= ps->prev_tree))
+            max_in(&c->f.need_tree, r->process_rss_hwm_tree_mib);
         if (!(r->process_memory_peak_mib <= ps->prev_mem))
             max_in(&c->f.mem_peak, r->process_memory_peak_mib);
     }
@@ -378,6 +386,7 @@ void rt_phase_stats_add(rt_phase_stats *ps, const rt_record *r)
     max_in(&ps->prev_cg, r->process_unreclaimable_peak_mib);
     max_in(&ps->prev_hwm, r->process_rss_hwm_mib);
     max_in(&ps->prev_mem, r->process_memory_peak_mib);
+    max_in(&ps->prev_tree, r->process_rss_hwm_tree_mib);
 }
 
 static rt_need need_of(const figs *f)
@@ -388,14 +397,16 @@ static rt_need need_of(const figs *f)
     } c[] = {{f->need_cg, RT_NEED_CGROUP},
              {f->need_hwm, RT_NEED_PROCESS_PEAK},
              {f->need_rss, RT_NEED_RSS},
-             {f->need_pss, RT_NEED_PSS}};
+             {f->need_pss, RT_NEED_PSS},
+             {f->has_cg ? NAN : f->need_tree, RT_NEED_PROCESS_PEAKS}};
     rt_need n = {NAN, RT_NEED_UNKNOWN, 0};
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
         if (isfinite(c[i].mib) && c[i].mib >= 0 && !(c[i].mib <= n.mib)) {
             n.mib = c[i].mib;
             n.source = c[i].source;
         }
-    n.sampled = n.source == RT_NEED_RSS || n.source == RT_NEED_PSS; /* a peak between samples unseen */
+    /* a peak between samples unseen; without the job's cgroup, any figure (rt_need_of's rule) */
+    n.sampled = n.source == RT_NEED_RSS || n.source == RT_NEED_PSS || (!f->has_cg && n.source != RT_NEED_UNKNOWN);
     return n;
 }
 
