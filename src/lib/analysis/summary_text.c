@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../core/core.h"
+#include "../core/ob.h"
 #include "../core/out.h"
 #include "../core/units.h"
 #include "efficiency.h"
@@ -227,19 +228,6 @@ static void wrapped(out *o, size_t used, size_t indent, const char *text)
     put(o, "\n", 1);
 }
 
-/* v as a JSON line file keeps it (the schema's d decimals, rounded as the writer rounds: ob.c),
- * so that a summary printed at the end of a run and one of its recorded file say the same
- * figures: without it, a CPU time of 1.63500004 s prints 1.64 live and, kept as 1.635 (the
- * double just below), 1.63 from the file. */
-static double as_written(double v, int d)
-{
-    static const double pow10[] = {1, 10, 100, 1e3, 1e4};
-    if (!isfinite(v) || d < 0 || d > 4 || fabs(v) * pow10[d] >= 9e15)
-        return v;
-    double r = (double)llround(fabs(v) * pow10[d]) / pow10[d];
-    return v < 0 ? -r : r;
-}
-
 /* The answer first, three labelled lines and a line per further note: what the job used (CPU
  * time, mean and peak cores, the memory need with the figure it came from), what to ask for
  * next time (in the scheduler's words), and the notes. */
@@ -252,13 +240,16 @@ static void answer_part(out *o, const rt_summary *s, const rt_run_facts *run)
         if (m->source == RT_NEED_UNKNOWN)
             snprintf(memtxt, sizeof memtxt, "memory unknown");
         else
-            snprintf(memtxt, sizeof memtxt, "memory %s (%s%s)", mem(o, as_written(m->mib, 3), d, sizeof d),
+            snprintf(memtxt, sizeof memtxt, "memory %s (%s%s)", mem(o, rt_ob_fixed_value(m->mib, 3), d, sizeof d),
                      rt_need_source_text(m->source), m->sampled ? ": a lower bound" : "");
-        char used[400]; /* seconds and MiB with 3 decimals, cores with 4, as the records keep them */
+        /* seconds and MiB with 3 decimals, cores with 4, as the JSON lines keep them, so that the
+         * live summary and its recorded file's say the same (1.63500004 s is 1.64 live, and 1.63
+         * from the 1.635 kept) */
+        char used[400];
         snprintf(used, sizeof used, "%s CPU (mean %s cores, peak %s); %s",
-                 dur(o, as_written(s->process_cpu_secs, 3), a, sizeof a),
-                 number(as_written(s->process_cores.mean, 4), 2, "", b, sizeof b),
-                 number(as_written(s->process_cores.peak, 4), 2, "", c, sizeof c), memtxt);
+                 dur(o, rt_ob_fixed_value(s->process_cpu_secs, 3), a, sizeof a),
+                 number(rt_ob_fixed_value(s->process_cores.mean, 4), 2, "", b, sizeof b),
+                 number(rt_ob_fixed_value(s->process_cores.peak, 4), 2, "", c, sizeof c), memtxt);
         say(o, "%-12s", "Used");
         wrapped(o, 12, 12, used);
         rt_recommendation rec = RT_RECOMMENDATION_INIT;

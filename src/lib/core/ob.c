@@ -63,13 +63,25 @@ void rt_ob_fixed_all(rt_ob *o, double v, int decimals, const char *null_text)
     fixed(o, v, decimals, null_text, false);
 }
 
+/* 10^0 .. 10^9: the decimals fixed numbers have */
+static const double pow10[] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+
+double rt_ob_fixed_value(double v, int decimals)
+{
+    decimals = decimals < 0 ? 0 : decimals > 9 ? 9 : decimals;
+    double scaled = fabs(v) * pow10[decimals];
+    if (!isfinite(v) || scaled >= 9e15)
+        return v;
+    double r = (double)llround(scaled) / pow10[decimals];
+    return v < 0 ? -r : r;
+}
+
 static void fixed(rt_ob *o, double v, int decimals, const char *null_text, bool trim)
 {
     if (!isfinite(v)) {
         rt_ob_lit(o, null_text);
         return;
     }
-    static const double pow10[] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
     if (decimals < 0)
         decimals = 0;
     if (decimals > 9)
