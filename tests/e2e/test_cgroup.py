@@ -350,6 +350,7 @@ BUSY2 = ("import os, time\nos.fork()\nend = time.monotonic() + 1.5\n"
          "while time.monotonic() < end: pass\n")
 
 
+@pytest.mark.serial  # side by side, two busy processes may not get the 0.5 cores the quota would hold them to
 @pytest.mark.skipif(VALGRIND, reason="the tracker runs inside the limited group: valgrind's own use of it decides")
 def test_cpu_quota_throttles_a_two_process_job(tmp_path):
     need("cpu")
