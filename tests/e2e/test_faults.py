@@ -259,12 +259,14 @@ def test_pipe_closed_job_writes(tmp_path):
 # /proc entries vanish mid-read: a churning tree at 10 ms, then the same with reads that fail.
 
 # Threads and processes come and go for argv[1] seconds; with argv[2] "orphans" each child
-# leaves a grandchild to the tracker (a child subreaper), else the job's own CPU time (its
+# leaves a grandchild to the tracker (a child subreaper; the command ends only after the last
+# has exited, so none is left behind on a loaded machine), else the job's own CPU time (its
 # rusage and its children's: all of it then) goes to the file argv[3] at the end.
 CHURN = r"""
 import os, resource, sys, threading, time
 end = time.monotonic() + float(sys.argv[1])
 orphans = sys.argv[2] == "orphans"
+held, hold = os.pipe()  # every orphan holds the write end until it exits: the end waits for them
 def worker():
     while time.monotonic() < end:
         pid = os.fork()
@@ -279,6 +281,8 @@ def worker():
 ts = [threading.Thread(target=worker) for _ in range(3)]
 [t.start() for t in ts]
 [t.join() for t in ts]
+os.close(hold)
+os.read(held, 1)  # EOF once the last orphan has exited: none is left behind at the command's end
 if not orphans:
     a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     with open(sys.argv[3], "w") as f:
