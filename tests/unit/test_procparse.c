@@ -62,6 +62,10 @@ static void meminfo_fields(void **state)
     assert_int_equal(m.kib[RT_MEM_SRECLAIMABLE], 901236);
     assert_int_equal(m.kib[RT_MEM_SWAP_FREE], 8126460);
     assert_true(m.present & (1u << RT_MEM_AVAILABLE));
+    /* "SecPageTables" (Linux 6.0) is not taken for "PageTables" */
+    const char *pt = "MemTotal: 100 kB\nSecPageTables: 9 kB\nPageTables: 3 kB\n";
+    assert_int_equal(rt_meminfo_parse(pt, strlen(pt), &m), 0);
+    assert_int_equal(m.kib[RT_MEM_PAGE_TABLES], 3);
     /* "Active(anon)" must not be taken for "Active" */
     const char *s = "MemTotal: 100 kB\nActive(anon): 5 kB\nActive: 7 kB\n";
     assert_int_equal(rt_meminfo_parse(s, strlen(s), &m), 0);

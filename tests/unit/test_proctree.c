@@ -395,6 +395,67 @@ static void pss_rereads(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A rollup with Rss and Anonymous: what of it others can share (rt_rollup.exposed_kib). */
+static void exposed_file(const char *dir, int pid, int pss, int rss, int anon, int shared)
+{
+    char rel[64], text[400];
+    snprintf(rel, sizeof rel, "%d/smaps_rollup", pid);
+    snprintf(text, sizeof text,
+             "00-ff ---p 0 00:00 0 [rollup]\nRss: %d kB\nPss: %d kB\nShared_Clean: %d kB\nShared_Dirty: 0 kB\n"
+             "Private_Clean: 0 kB\nPrivate_Dirty: %d kB\nAnonymous: %d kB\nSwap: 0 kB\n",
+             rss, pss, shared, rss - shared, anon);
+    put(dir, rel, text);
+}
+
+/* Sharers outside the tree (rt_proctree_reread_exposed): a process's share of a file it maps
+ * moves when another process maps it, with nothing in the tree changing. The exposed pages are
+ * all but private anonymous memory; a re-read asked for re-reads the most exposed processes
+ * until what is left is at most the share of the tree's PSS asked, and only those. */
+static void pss_rereads_for_sharers(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rt-sharers-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    root_and_child(dir, 10, 10);
+    /* 300 maps 800 MiB of a file with 4 others (its PSS 160 MiB) and holds 40 MiB of its own
+     * anonymous memory; 301 holds 100 MiB of anonymous memory, 2 MiB of it shared with 300 by
+     * the fork (exposed: those 2 MiB) */
+    exposed_file(dir, 300, 200 << 10, 840 << 10, 40 << 10, 800 << 10);
+    exposed_file(dir, 301, 99 << 10, 100 << 10, 100 << 10, 2 << 10);
+    rt_roots r;
+    assert_int_equal(rt_roots_open(&r, dir, "/nonexistent"), RT_OK);
+    rt_proctree *t = rt_proctree_new(&r, 300, false, NULL, 100, 30.0);
+    rt_tree_totals tt;
+    rt_proctree_scan(t, 0.0, &tt);
+    assert_int_equal(tt.pss_kib, 299 << 10);
+    assert_int_equal(tt.exposed_kib, (840 + 2) << 10); /* 840 - 0 (no anonymous beyond the shared); 100 - (100 - 2) */
+
+    /* a fifth process maps the file: 300's share falls to 128 MiB; nothing in the tree moved */
+    exposed_file(dir, 300, 168 << 10, 840 << 10, 40 << 10, 800 << 10);
+    exposed_file(dir, 301, 98 << 10, 100 << 10, 100 << 10, 2 << 10);
+    rt_proctree_scan(t, 1.0, &tt);
+    assert_int_equal(tt.pss_kib, 299 << 10); /* no rule re-reads them */
+    /* 2.5% of the tree's PSS: 301's 2 MiB of exposure may stay unread, 300's may not */
+    assert_int_equal(rt_proctree_reread_exposed(t, 0.025), 1);
+    rt_proctree_scan(t, 2.0, &tt);
+    assert_int_equal(tt.pss_kib, (168 + 99) << 10);
+    assert_true(rt_proctree_sharers_secs(t) >= 0.0);
+    assert_true(rt_proctree_sharers_secs(t) == 0.0); /* taken: reset */
+    /* asked to leave nothing: both */
+    assert_int_equal(rt_proctree_reread_exposed(t, 0.0), 2);
+    rt_proctree_scan(t, 3.0, &tt);
+    assert_int_equal(tt.pss_kib, (168 + 98) << 10);
+    /* marks do not outlive the scan that used them */
+    exposed_file(dir, 300, 1, 840 << 10, 40 << 10, 800 << 10);
+    rt_proctree_scan(t, 4.0, &tt);
+    assert_int_equal(tt.pss_kib, (168 + 98) << 10);
+    rt_proctree_free(t);
+    rt_roots_close(&r);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* Adds a sleeping single-threaded process pid under ppid with the given PSS and children. */
 static void family_member(const char *dir, int pid, int ppid, unsigned long minflt, int pss, const char *kids)
 {
@@ -791,6 +852,16 @@ static void pidstat_parser(void **state)
     assert_int_equal(r.private_kib, 108);
     assert_int_equal(r.shared_kib, 1608);
     assert_true(r.split_ok);
+    assert_int_equal(r.exposed_kib, 1716); /* no Anonymous line: all of Rss */
+    /* anonymous memory beyond the shared pages is private: no one else can come to map it */
+    const char *anon = "Rss: 1000 kB\nPss: 900 kB\nShared_Clean: 100 kB\nShared_Dirty: 0 kB\nPrivate_Clean: 0 kB\n"
+                       "Private_Dirty: 900 kB\nAnonymous: 700 kB\n";
+    assert_int_equal(rt_smaps_rollup_parse(anon, strlen(anon), &r), 0);
+    assert_int_equal(r.exposed_kib, 1000 - (700 - 100));
+    /* no Rss line: private + shared stand for it */
+    const char *norss = "Pss: 9 kB\nShared_Clean: 4 kB\nShared_Dirty: 0 kB\nPrivate_Clean: 1 kB\nPrivate_Dirty: 5 kB\n";
+    assert_int_equal(rt_smaps_rollup_parse(norss, strlen(norss), &r), 0);
+    assert_int_equal(r.exposed_kib, 10);
     /* no Pss line: not a rollup */
     assert_int_equal(rt_smaps_rollup_parse("Rss: 4 kB\nSwap: 1 kB\n", 21, &r), -1);
 }
@@ -909,6 +980,7 @@ int main(void)
         cmocka_unit_test(departures_and_reuse),
         cmocka_unit_test(long_sleepers_checked_every_other_scan),
         cmocka_unit_test(pss_rereads),
+        cmocka_unit_test(pss_rereads_for_sharers),
         cmocka_unit_test(read_all_sees_reclaim),
         cmocka_unit_test(split_into_parts),
         cmocka_unit_test(pss_rereads_follow_the_family),

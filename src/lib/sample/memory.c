@@ -18,6 +18,11 @@ bool rt_mem_part_snapshot(rt_mem_part *p, rt_sample_ctx *c)
     return p->have_cur;
 }
 
+uint64_t rt_mem_part_page_tables(const rt_mem_part *p)
+{
+    return p->have_cur && (p->cur.present & (1u << RT_MEM_PAGE_TABLES)) ? p->cur.kib[RT_MEM_PAGE_TABLES] : RT_NULL_U64;
+}
+
 /* Field f of m in MiB, or NaN when meminfo did not have it. */
 static double mib_of(const rt_meminfo *m, int f)
 {

@@ -16,6 +16,8 @@ typedef struct rt_mem_part {
 void rt_mem_part_open(rt_mem_part *p, rt_sample_ctx *c);
 /* Reads and parses meminfo. Returns whether it could. */
 bool rt_mem_part_snapshot(rt_mem_part *p, rt_sample_ctx *c);
+/* The machine's page tables (KiB) at the last reading; RT_NULL_U64 without one. */
+uint64_t rt_mem_part_page_tables(const rt_mem_part *p);
 /* Fills p->out from the reading (all null without one). */
 void rt_mem_part_delta(rt_mem_part *p);
 void rt_mem_part_close(rt_mem_part *p);

@@ -41,6 +41,11 @@ static rt_error take_reading(rt_sampler *s, double mono, double real)
      * the machine's over the same interval) */
     bool any = rt_cpu_part_snapshot(&s->cpu, c);
     rt_energy_part_snapshot(&s->energy, mono); /* the CPU's energy over the CPU's interval */
+    /* the machine's memory before the tree: its page tables tell the walk whether processes
+     * outside the tree may have moved the tree's PSS (RT_SHARERS_SHARE) */
+    any |= rt_mem_part_snapshot(&s->mem, c);
+    if (s->has_tree)
+        rt_tree_part_page_tables(&s->tree, rt_mem_part_page_tables(&s->mem));
     if (s->has_tree && s->cg.group && s->cg.own && !s->cg.check_members) {
         /* the job's own group: its counters first, then the walk when its clock says so */
         rt_tree_clock k;
@@ -54,7 +59,6 @@ static rt_error take_reading(rt_sampler *s, double mono, double real)
     } else {
         rt_cg_part_snapshot(&s->cg, c, NULL, mono); /* the tracker's own group (none: nothing read) */
     }
-    any |= rt_mem_part_snapshot(&s->mem, c);
     any |= rt_psi_part_snapshot(&s->psi, c);
     any |= rt_disk_part_snapshot(&s->disks, c, mono);
     any |= rt_net_part_snapshot(&s->net, c, mono);

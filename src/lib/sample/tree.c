@@ -4,6 +4,7 @@
  * and wait4's exact microseconds otherwise land in one short interval as impossible cores). */
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tree.h"
 
@@ -14,6 +15,11 @@ int rt_tree_part_open(rt_tree_part *p, rt_sample_ctx *c, int64_t root, bool own_
     p->walk_max_age = walk_max_age_secs;
     p->walk_period = NAN;
     p->walk_memory_high = RT_NULL_U64;
+    long page = sysconf(_SC_PAGESIZE);
+    p->pt_span = (page > 0 ? (double)page : 4096.0) / 8.0;
+    p->pt_now = RT_NULL_U64;
+    p->pt_mark = NAN;
+    p->sharers_credit = RT_SHARERS_BURST;
     p->tasks_prev = RT_NULL_I64;
     p->keep_set = RT_PROCTREE_KEEP_MAX;
     p->pss_max_age = p->pss_age_set = pss_max_age_secs;
@@ -47,7 +53,27 @@ static bool rose(uint64_t v, uint64_t high, double share)
     return high == 0 ? v > 0 : (double)v >= (1.0 + share) * (double)high;
 }
 
-bool rt_tree_part_walk_due(rt_tree_part *p, const rt_tree_clock *k, double mono)
+void rt_tree_part_page_tables(rt_tree_part *p, uint64_t kib)
+{
+    p->pt_now = kib;
+}
+
+/* Whether this reading re-reads the exposed processes' PSS for sharers outside the tree (see
+ * RT_SHARERS_SHARE); tops up the credit. */
+static bool sharers_moved(rt_tree_part *p, double mono)
+{
+    if (p->sharers_mono > 0 && mono > p->sharers_mono)
+        p->sharers_credit = fmin(RT_SHARERS_BURST, p->sharers_credit + (mono - p->sharers_mono) * RT_SHARERS_BUDGET);
+    p->sharers_mono = mono;
+    if (p->pt_now == RT_NULL_U64 || isnan(p->pt_mark) || !p->have_walk || !p->cur.pss_ok)
+        return false;
+    double d = fabs((double)p->pt_now - p->pt_mark);
+    double could = fmin(d * p->pt_span, (double)p->cur.exposed_kib); /* KiB of the tree's PSS */
+    return could > 0 && could >= RT_SHARERS_SHARE * (double)p->cur.pss_kib && p->sharers_credit > 0;
+}
+
+/* The walk's own clock (rt_tree_part_walk_due without sharers). */
+static bool clock_due(rt_tree_part *p, const rt_tree_clock *k, double mono)
 {
     p->walk_period = NAN;
     if (!k || !k->group || !(p->walk_max_age > 0))
@@ -64,6 +90,14 @@ bool rt_tree_part_walk_due(rt_tree_part *p, const rt_tree_clock *k, double mono)
     bool changed = (k->pids != RT_NULL_I64 && k->pids != p->walk_pids) ||
                    moved(k->memory_bytes, p->walk_memory, RT_WALK_MOVED_SHARE);
     return changed && age >= fmin(cost / RT_WALK_MOVED_BUDGET, p->walk_max_age);
+}
+
+bool rt_tree_part_walk_due(rt_tree_part *p, const rt_tree_clock *k, double mono)
+{
+    bool due = clock_due(p, k, mono);
+    p->sharers_now = sharers_moved(p, mono);
+    p->sharers_forced = p->sharers_now && !due; /* the whole walk is then the sharers' cost */
+    return due || p->sharers_now;
 }
 
 void rt_tree_part_learn_cost(rt_tree_part *p, double cost)
@@ -112,10 +146,38 @@ void rt_tree_part_snapshot(rt_tree_part *p, double mono, bool walk, const rt_tre
         rt_proctree_read_all_next(p->tree);
     /* readings between walks, when any can come: the walk's cadence longer than the interval */
     rt_proctree_io_light_on(p->tree, k && !isnan(p->walk_period) && !(p->walk_period <= interval));
+    if (p->sharers_now)
+        p->sharers_reread = rt_proctree_reread_exposed(p->tree, RT_SHARERS_SHARE);
     double before = rt_thread_cpu_secs();
     rt_proctree_scan(p->tree, mono, &p->cur);
     double cost = rt_thread_cpu_secs() - before;
-    rt_tree_part_learn_cost(p, isnan(cost) || cost < 0 ? 0.0 : cost);
+    cost = isnan(cost) || cost < 0 ? 0.0 : cost;
+    /* the sharers' credit pays for what they alone asked: the whole walk when nothing else
+     * would have walked now (its cost is then not the clock's: it re-read rollups the clock's
+     * walks do not), else the rollups read for them alone (a tree that grows re-reads its
+     * growing processes anyway) */
+    /* the page tables as the tree's own changes alone would have moved them since the last
+     * re-read for sharers: each walk shifts the mark by the tree's RSS change (summed over its
+     * processes, each of which maps its pages through tables of its own) over pt_span. A walk
+     * for sharers that finds the tables where the tree's own change puts them was the tree's
+     * own (it mapped what no group charge showed: a file already in the page cache): its cost
+     * is the clock's, and the credit pays only for the rollups read for sharers alone */
+    double shifted = isnan(p->pt_mark) ? NAN : p->pt_mark + ((double)p->cur.rss_kib - (double)p->pt_rss) / p->pt_span;
+    bool own = false;
+    if (p->sharers_now && p->pt_now != RT_NULL_U64 && !isnan(shifted)) {
+        double left = fabs((double)p->pt_now - shifted), all = fabs((double)p->pt_now - p->pt_mark);
+        own = left * p->pt_span < RT_SHARERS_SHARE * (double)p->cur.pss_kib || left <= 0.5 * all;
+    }
+    if (p->sharers_now || isnan(shifted))
+        p->pt_mark = p->pt_now == RT_NULL_U64 ? NAN : (double)p->pt_now;
+    else
+        p->pt_mark = shifted;
+    p->pt_rss = p->cur.rss_kib;
+    double alone = rt_proctree_sharers_secs(p->tree);
+    bool theirs = p->sharers_forced && !own;
+    p->sharers_credit -= theirs ? cost : alone;
+    if (!theirs)
+        rt_tree_part_learn_cost(p, cost);
     p->have_walk = true;
     p->walk_now = false;
     p->walk_mono = mono;

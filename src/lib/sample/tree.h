@@ -89,6 +89,21 @@ typedef struct rt_tree_clock {
  * than the walk itself, instead of the tree's size over the PSS age (10,000 rollups every
  * 30 s is 5 ms of CPU a second). */
 #define RT_WALK_PSS_CADENCES 10
+/* Sharers outside the tree (0.18): a process's share of a page moves when any process maps or
+ * unmaps it, in the tree or not, so a process of the tree that did nothing can see its PSS move
+ * (4 processes mapping one file lose a fifth of their PSS when a fifth maps it). What no
+ * reading of the tree shows, the machine's page tables do (meminfo's PageTables): a process
+ * that maps M bytes of pages needs about M / (page size / 8) of tables, and gives them back when
+ * it unmaps them. So when the tables moved since the last such re-read by enough to map
+ * RT_SHARERS_SHARE (2.5%) of the tree's PSS, and the tree's exposed pages (those others can
+ * share: all but private anonymous memory) are that much too, the reading walks at once and
+ * re-reads the PSS of the most exposed processes until what is left unread is at most that
+ * share. Such re-reads spend at most RT_SHARERS_BUDGET of one core over time, from a credit of
+ * at most RT_SHARERS_BURST seconds of CPU (a quiet machine's one outside mapping is followed at
+ * every sample while it grows; a machine whose tables never rest, at that budget). */
+#define RT_SHARERS_SHARE 0.025
+#define RT_SHARERS_BUDGET 0.005
+#define RT_SHARERS_BURST 0.1
 
 typedef struct rt_tree_part {
     rt_proctree *tree;
@@ -144,6 +159,17 @@ typedef struct rt_tree_part {
     /* the light I/O pass: its processes' growth since the last walk (0 at a walk), held in
      * the stretch's count of the walk (counted_io) */
     uint64_t light_rd, light_wr;
+    /* sharers outside the tree (RT_SHARERS_SHARE) */
+    double pt_span;          /* bytes of mappings per byte of page tables: page size / 8 */
+    uint64_t pt_now;         /* the machine's page tables at this reading (KiB); RT_NULL_U64 */
+    double pt_mark;          /* and at the last re-read for sharers, moved since by what the
+                              * tree's own RSS changes take (NaN: none yet) */
+    uint64_t pt_rss;         /* the tree's RSS (summed over its processes) at the last walk */
+    double sharers_credit;   /* seconds of CPU the re-reads may still spend */
+    double sharers_mono;     /* when the credit was last topped up */
+    bool sharers_now;        /* this reading re-reads the exposed processes */
+    bool sharers_forced;     /* and walks for that alone */
+    size_t sharers_reread;   /* how many processes the last such re-read marked (tests) */
 } rt_tree_part;
 
 /* Starts tracking the tree of root (0: none) and, with own_children, the caller's children.
@@ -152,8 +178,12 @@ typedef struct rt_tree_part {
  * Returns 0, or -1 on no memory. */
 int rt_tree_part_open(rt_tree_part *p, rt_sample_ctx *c, int64_t root, bool own_children, double pss_max_age_secs,
                       double walk_max_age_secs);
+/* The machine's page tables at the reading about to be taken (meminfo's PageTables, KiB;
+ * RT_NULL_U64: unknown): the clock of sharers outside the tree (RT_SHARERS_SHARE). */
+void rt_tree_part_page_tables(rt_tree_part *p, uint64_t kib);
 /* Whether the reading at monotonic time mono walks the tree (k: the job's own group's clock
- * at this reading; NULL or k->group false: always); sets the cadence reported. */
+ * at this reading; NULL or k->group false: always; also at once when sharers outside the tree
+ * may have moved its PSS, see RT_SHARERS_SHARE); sets the cadence reported. */
 bool rt_tree_part_walk_due(rt_tree_part *p, const rt_tree_clock *k, double mono);
 /* Takes a walk's CPU time (cost, seconds) into the clock's estimate of a walk
  * (walk_cost_secs): as it is, except that the first of a run of walks dearer than twice the

@@ -72,6 +72,7 @@ static const struct {
     [RT_MEM_CACHED] = {"Cached", 6},           [RT_MEM_SRECLAIMABLE] = {"SReclaimable", 12},
     [RT_MEM_ACTIVE] = {"Active", 6},           [RT_MEM_INACTIVE] = {"Inactive", 8},
     [RT_MEM_SWAP_TOTAL] = {"SwapTotal", 9},    [RT_MEM_SWAP_FREE] = {"SwapFree", 8},
+    [RT_MEM_PAGE_TABLES] = {"PageTables", 10},
 };
 
 int rt_meminfo_parse(const char *buf, size_t len, rt_meminfo *out)
@@ -302,10 +303,11 @@ int rt_pidio_parse(const char *buf, size_t len, rt_pidio *out)
 
 int rt_smaps_rollup_parse(const char *buf, size_t len, rt_rollup *out)
 {
-    static const line_key keys[6] = {{"Pss:", 4},           {"Swap:", 5},          {"Private_Clean:", 14},
-                                     {"Private_Dirty:", 14}, {"Shared_Clean:", 13}, {"Shared_Dirty:", 13}};
-    uint64_t v[6] = {0, 0, 0, 0, 0, 0};
-    unsigned found = keyed_u64s(buf, len, keys, 6, v);
+    static const line_key keys[8] = {{"Pss:", 4},           {"Swap:", 5},          {"Private_Clean:", 14},
+                                     {"Private_Dirty:", 14}, {"Shared_Clean:", 13}, {"Shared_Dirty:", 13},
+                                     {"Rss:", 4},            {"Anonymous:", 10}};
+    uint64_t v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    unsigned found = keyed_u64s(buf, len, keys, 8, v);
     if (!(found & 1u))
         return -1;
     out->pss_kib = v[0];
@@ -313,6 +315,11 @@ int rt_smaps_rollup_parse(const char *buf, size_t len, rt_rollup *out)
     out->private_kib = v[2] + v[3];
     out->shared_kib = v[4] + v[5];
     out->split_ok = (found & 0x3cu) == 0x3cu;
+    /* private anonymous pages are at least Anonymous less every shared page (an anonymous page
+     * is shared only by a fork); no other process can come to map them */
+    uint64_t rss = (found & 0x40u) ? v[6] : out->private_kib + out->shared_kib;
+    uint64_t anon_private = (found & 0x80u) && v[7] > out->shared_kib ? v[7] - out->shared_kib : 0;
+    out->exposed_kib = rss > anon_private ? rss - anon_private : 0;
     return 0;
 }
 

@@ -617,6 +617,53 @@ void rt_proctree_read_all_next(rt_proctree *t)
     t->read_all = true;
 }
 
+/* qsort's order for rt_proctree_reread_exposed: the most exposed first. */
+static int more_exposed(const void *a, const void *b)
+{
+    uint64_t x = ((const exposed_ent *)a)->kib, y = ((const exposed_ent *)b)->kib;
+    return x > y ? -1 : x < y;
+}
+
+size_t rt_proctree_reread_exposed(rt_proctree *t, double share)
+{
+    if (rt_grow_uninit(&t->order, &t->order_cap, t->nlive, sizeof *t->order) < 0) {
+        for (size_t i = 0; i < t->nlive; i++) { /* no memory to order them: every one is due */
+            proc *p = rt_pt_lookup(t, t->live[i]);
+            if (p)
+                p->sharers_due = true;
+        }
+        return t->nlive;
+    }
+    size_t n = 0;
+    uint64_t left = 0, pss = 0;
+    for (size_t i = 0; i < t->nlive; i++) {
+        proc *p = rt_pt_lookup(t, t->live[i]);
+        if (!p || p->zombie || p->vm_shared)
+            continue;
+        pss += p->pss_kib;
+        if (p->exposed_kib > 0) {
+            t->order[n++] = (exposed_ent){p->exposed_kib, p};
+            left += p->exposed_kib;
+        }
+    }
+    qsort(t->order, n, sizeof *t->order, more_exposed);
+    double keep = share > 0 ? share * (double)pss : 0.0;
+    size_t k = 0;
+    while (k < n && (double)left > keep) {
+        t->order[k].p->sharers_due = true;
+        left -= t->order[k].kib;
+        k++;
+    }
+    return k;
+}
+
+double rt_proctree_sharers_secs(rt_proctree *t)
+{
+    double s = t->sharers_secs;
+    t->sharers_secs = 0;
+    return s;
+}
+
 void rt_proctree_set_vm_cmp(rt_proctree *t, rt_proctree_vm_cmp fn, void *user)
 {
     t->vm_cmp = fn;
@@ -657,6 +704,7 @@ void rt_proctree_free(rt_proctree *t)
     rt_pidmap_free(&t->index);
     free(t->queue);
     free(t->live);
+    free(t->order);
     rt_buf_free(&t->list);
     free(t);
 }

@@ -43,6 +43,9 @@ typedef struct rt_tree_totals {
                               side for processes that peak between scans); never below
                               rss_hwm_kib; never decreases */
     bool pss_ok;
+    uint64_t exposed_kib; /* of the live processes' memory as their rollups last read, the pages
+                             whose shares processes outside the tree can move by mapping or
+                             unmapping them (rt_rollup.exposed_kib), summed */
     int64_t processes, children, threads;
     int64_t running; /* of processes, those not zombies (exited, not yet reaped) */
     int64_t unread;  /* processes found this scan whose stat could not be opened (out of file
@@ -75,6 +78,15 @@ void rt_proctree_set_pss_max_age(rt_proctree *t, double secs);
  * figures kept as last read): memory may have been taken from processes asleep since (reclaim
  * or swap lowers their RSS, and their PSS with it, without their running). */
 void rt_proctree_read_all_next(rt_proctree *t);
+/* Has the next scan re-read the PSS of the live processes most exposed to sharers outside the
+ * tree (rt_tree_totals.exposed_kib), the most exposed first, until what is left unread is at
+ * most share of the tree's PSS as last read: another process mapped or unmapped pages they map
+ * (the machine's page tables moved), which moves their shares without their doing anything.
+ * Returns how many processes were marked. */
+size_t rt_proctree_reread_exposed(rt_proctree *t, double share);
+/* The CPU time (seconds, the calling thread's) of the rollups read since the last call only
+ * because rt_proctree_reread_exposed marked them (not due by any other rule); resets it. */
+double rt_proctree_sharers_secs(rt_proctree *t);
 
 /* The most per-process files (stat, io, schedstat, a thread's children) the tree keeps open
  * between scans by default, and while a slower clock walks it (the job's own group stands in

@@ -47,6 +47,7 @@ typedef struct proc {
                         its parent's memory shows the parent's (rt_pt_shared_vm) */
     uint64_t pss_kib, swap_kib, pss_rss_pages;
     uint64_t private_kib, shared_kib; /* from the same rollup as pss_kib */
+    uint64_t exposed_kib;             /* and its pages others can move its share of (rt_rollup) */
     uint64_t own_ns;                  /* own utime+stime (without cutime, cstime) */
     uint64_t hwm_kib; /* its peak RSS (VmHWM) as last read, 0 before */
     double pss_mono;
@@ -68,6 +69,8 @@ typedef struct proc {
                         hwm_kib: its RSS may have peaked between scans, so VmHWM is re-read at
                         the next PSS pass */
     bool pss_ok;
+    bool sharers_due; /* its PSS may have moved with sharers outside the tree: re-read at the next
+                         PSS pass (rt_proctree_reread_exposed) */
     bool io_moved; /* its I/O grew at its last full read: the light I/O pass reads it again */
     bool vm_shared; /* at this scan it runs in its parent's memory (a vfork child, or one cloned
                        with CLONE_VM, before its exec): its RSS and PSS are the parent's, counted
@@ -90,6 +93,12 @@ typedef struct io_light {
     uint64_t base_rd, base_wr;   /* that file at its first reading */
     uint64_t grown_rd, grown_wr; /* its growth since, as last read (kept once it reads no more) */
 } io_light;
+
+/* A live process and its exposed pages, as rt_proctree_reread_exposed orders them. */
+typedef struct exposed_ent {
+    uint64_t kib;
+    proc *p;
+} exposed_ent;
 
 struct rt_proctree {
     const rt_roots *roots;
@@ -144,6 +153,9 @@ struct rt_proctree {
     proc *walking; /* the process whose children are being read */
     char buf[8192];
     rt_buf list; /* children lists are read into this */
+    struct exposed_ent *order; /* rt_proctree_reread_exposed's ordering of the live processes */
+    size_t order_cap;
+    double sharers_secs; /* CPU time of the rollups read for sharers alone (rt_proctree_sharers_secs) */
 };
 
 /* The entry tracking pid, or NULL. */

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE /* syscall */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <string.h>
 #include <linux/kcmp.h>
 #include <stdio.h>
@@ -352,6 +353,7 @@ static bool take_rollup(proc *p, const rt_rollup *r, double mono)
     p->swap_kib = r->swap_kib;
     p->private_kib = r->private_kib;
     p->shared_kib = r->shared_kib;
+    p->exposed_kib = r->exposed_kib;
     p->split_ok = r->split_ok;
     p->pss_ok = true;
     p->pss_rss_pages = p->rss_pages;
@@ -436,17 +438,19 @@ void rt_pt_pss_pass(rt_proctree *t, double mono, rt_tree_totals *out)
         proc *p = rt_pt_lookup(t, t->live[i]);
         if (!p)
             continue;
+        bool due = p->pss_due || !p->pss_ok || p->pss_rss_pages != p->rss_pages ||
+                   mono - p->pss_mono >= rt_pt_max_age(t, p) || mono < p->pss_mono;
         if (p->zombie || p->vm_shared) {
             take_rollup(p, &NO_MEMORY, mono); /* none, or its parent's, counted there */
-        } else if (p->pss_due || !p->pss_ok || p->pss_rss_pages != p->rss_pages ||
-                   mono - p->pss_mono >= rt_pt_max_age(t, p) || mono < p->pss_mono) {
-            p->pss_due = false;
+            p->sharers_due = false;
+        } else if (due) {
+            p->pss_due = p->sharers_due = false;
             if (read_pss(t, p, mono)) {
                 rt_pt_mark_family(t, p);
                 moved = true;
             }
         }
-        p->pss_due = false;
+        p->pss_due = false; /* (sharers_due waits for the second loop: a relative may make it due) */
         if (p->hwm_due && !p->zombie)
             read_hwm(t, p);
         p->hwm_due = false;
@@ -463,9 +467,14 @@ void rt_pt_pss_pass(rt_proctree *t, double mono, rt_tree_totals *out)
         proc *p = rt_pt_lookup(t, t->live[i]);
         if (!p)
             continue;
-        if (moved && p->pss_due && !p->zombie && !p->vm_shared)
-            read_pss(t, p, mono); /* read before a relative's shared mapping moved its share */
-        p->pss_due = false;
+        bool family = moved && p->pss_due; /* read before a relative's shared mapping moved its share */
+        if ((family || p->sharers_due) && !p->zombie && !p->vm_shared) {
+            double before = family ? 0.0 : rt_thread_cpu_secs(); /* the sharers' cost alone */
+            read_pss(t, p, mono);
+            if (!family)
+                t->sharers_secs += fmax(rt_thread_cpu_secs() - before, 0.0);
+        }
+        p->pss_due = p->sharers_due = false;
         if (!p->zombie && !p->vm_shared) { /* a zombie holds nothing; a CLONE_VM one, its parent's */
             uint64_t held = p->private_kib + p->shared_kib;
             above += p->hwm_kib > held ? p->hwm_kib - held : 0;
@@ -473,6 +482,7 @@ void rt_pt_pss_pass(rt_proctree *t, double mono, rt_tree_totals *out)
         }
         out->pss_kib += p->pss_kib;
         out->swap_kib += p->swap_kib;
+        out->exposed_kib += p->exposed_kib;
         ok = ok && p->pss_ok;
         if (p->pid == t->root)
             split_add(&out->main, &am, p);

@@ -43,7 +43,10 @@ uint64_t rt_cpu_total(const rt_cpu_ticks *c);
 
 enum {
     RT_MEM_TOTAL, RT_MEM_FREE, RT_MEM_AVAILABLE, RT_MEM_BUFFERS, RT_MEM_CACHED, RT_MEM_SRECLAIMABLE,
-    RT_MEM_ACTIVE, RT_MEM_INACTIVE, RT_MEM_SWAP_TOTAL, RT_MEM_SWAP_FREE, RT_MEM_NFIELDS
+    RT_MEM_ACTIVE, RT_MEM_INACTIVE, RT_MEM_SWAP_TOTAL, RT_MEM_SWAP_FREE,
+    RT_MEM_PAGE_TABLES, /* the machine's page tables: they grow and shrink as any process maps or
+                           unmaps memory (2 MiB of mappings a 4 KiB table) */
+    RT_MEM_NFIELDS
 };
 
 typedef struct rt_meminfo {
@@ -229,6 +232,11 @@ typedef struct rt_rollup {
     uint64_t private_kib;       /* Private_Clean + Private_Dirty: pages it alone maps */
     uint64_t shared_kib;        /* Shared_Clean + Shared_Dirty: pages others map too */
     bool split_ok;              /* all four of those lines were there */
+    uint64_t exposed_kib;       /* its pages whose share another process can move by mapping or
+                                   unmapping them, without this one doing anything: all but its
+                                   private anonymous memory (Rss less what of Anonymous its
+                                   shared pages cannot hold; the whole Rss, or private + shared,
+                                   where the rollup lacks those lines) */
 } rt_rollup;
 
 /* Parses /proc/PID/smaps_rollup in one pass (the first line of each key counts). Returns 0,
