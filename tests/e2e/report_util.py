@@ -46,8 +46,15 @@ class CountingProxy:
 
     def close(self):
         self.closed = True
+        # a close alone does not wake a thread blocked in accept() on Linux: every render then
+        # waited out the join's 5 s; a shutdown of the listening socket wakes it at once
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
         self.sock.close()
         self.thread.join(timeout=5)
+        assert not self.thread.is_alive(), "the proxy's thread did not end"
 
 
 # Chromium's own background requests (component updater, network time, sign-in), which no

@@ -409,7 +409,7 @@ def test_pss_follows_copy_on_write(tmp_path):
     every page of its copy: PSS in each phase within 5% of the sum of the tree's
     /proc/PID/smaps_rollup Pss read in the middle of the phase (today: ~808 MiB instead of ~1600
     after the copy-on-write break; the RSS does not change, so PSS is never re-read)."""
-    interval, hold = 0.5, 3.0
+    interval, hold = 0.5, 2.0  # each phase: 2 or 3 samples after one interval to settle
     phases_file, pid_file = tmp_path / "phases", tmp_path / "pids"
     script = tmp_path / "cow.py"
     script.write_text(COW)

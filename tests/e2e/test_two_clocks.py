@@ -450,7 +450,7 @@ def test_pss_follows_sharers_outside_the_job(tmp_path, mode):
             f.write(block)
     args = ["--cgroup", "off"] if mode == "off" else []
     job = subprocess.Popen([TRACKER, "-i", "0.1", "-o", str(out), *args, "--", PY, "-c", SHARED_FILE_JOB, str(data),
-                            str(log), "5"], env=tracker_env(), stderr=subprocess.PIPE, text=True)
+                            str(log), "4"], env=tracker_env(), stderr=subprocess.PIPE, text=True)
     try:
         for _ in range(600):
             if (tmp_path / "pss.log.ready").exists() or job.poll() is not None:
