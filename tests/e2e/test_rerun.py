@@ -624,9 +624,13 @@ def test_pool_between_samples(mode):
         rec, notes = recommend(out)
         proof("pool", mode, kind, rec, POOL, [], err)
         assert rec["memory_need_mib"] >= 640, rec
-        if rec["memory_source"] != "cgroup":
-            assert rec["memory_source"] == "process_peaks" and rec["memory_sampled"], rec
+        if mode == "off":
+            assert rec["memory_sampled"], rec  # no cgroup figure
+        if rec["memory_sampled"]:  # no cgroup figure: the processes' peaks stand in, a lower bound
+            assert rec["memory_source"] == "process_peaks", rec
             assert any(n["kind"] == "memory_sampled" and "own peak, all at once" in n["text"] for n in notes), notes
+        # (with the group's figure a sampled one may still stand above it and be named: RSS counts
+        # the file pages the workers map, the group's unreclaimable figure leaves page cache out)
 
 
 @pytest.mark.parametrize("mode", ["own", "off", "nobody"])

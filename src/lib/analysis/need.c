@@ -68,14 +68,12 @@ void rt_need_of(const rt_summary *s, rt_need *memory, rt_need *vram)
      * the processes' own peaks as if all at once stand in (the safe side: more than the tree
      * held when they peaked apart) */
     bool cg = isfinite(s->process_unreclaimable_peak_mib);
-    /* (in this order: a tie names the first, so the processes' peaks, which stand for moments
-     * between samples too, are named before a sampled figure that happened to meet them) */
     const cand mem[] = {
         {s->process_unreclaimable_peak_mib, RT_NEED_CGROUP, 0},
         {s->process_rss_hwm_mib, RT_NEED_PROCESS_PEAK, 0},
-        {cg ? NAN : s->process_rss_hwm_tree_mib, RT_NEED_PROCESS_PEAKS, 1},
         {rss, RT_NEED_RSS, 1},
         {s->process_pss_mib.peak, RT_NEED_PSS, 1},
+        {cg ? NAN : s->process_rss_hwm_tree_mib, RT_NEED_PROCESS_PEAKS, 1},
     };
     *memory = largest(mem, sizeof mem / sizeof mem[0]);
     /* without the cgroup every figure is a lower bound: none counts memory that no process maps
