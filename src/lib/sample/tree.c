@@ -110,6 +110,34 @@ void rt_tree_part_learn_cost(rt_tree_part *p, double cost)
     p->walk_over = over;
 }
 
+/* After a walk that cost cost: moves the page-table mark and takes from the sharers' credit
+ * what they alone asked for. The mark is where the tables would be had only the tree changed
+ * since the last re-read for sharers: each walk shifts it by the tree's RSS change (summed over
+ * its processes, each of which maps its pages through tables of its own) over pt_span. A walk
+ * for sharers that finds the tables where the tree's own change puts them (most of the move) was
+ * the tree's own (it mapped what no group charge showed: a file already in the page cache): its
+ * cost is the clock's. Otherwise the credit pays the whole walk when nothing else would have
+ * walked now, else the rollups read for sharers alone. Returns whether the cost was the
+ * sharers' (not the clock's to learn). */
+static bool sharers_account(rt_tree_part *p, double cost)
+{
+    double shifted = isnan(p->pt_mark) ? NAN : p->pt_mark + ((double)p->cur.rss_kib - (double)p->pt_rss) / p->pt_span;
+    bool own = false;
+    if (p->sharers_now && p->pt_now != RT_NULL_U64 && !isnan(shifted)) {
+        double left = fabs((double)p->pt_now - shifted), all = fabs((double)p->pt_now - p->pt_mark);
+        own = left * p->pt_span < RT_SHARERS_SHARE * (double)p->cur.pss_kib || left <= 0.5 * all;
+    }
+    if (p->sharers_now || isnan(shifted))
+        p->pt_mark = p->pt_now == RT_NULL_U64 ? NAN : (double)p->pt_now;
+    else
+        p->pt_mark = shifted;
+    p->pt_rss = p->cur.rss_kib;
+    bool theirs = p->sharers_forced && !own;
+    double alone = rt_proctree_sharers_secs(p->tree); /* taken at every walk: it resets */
+    p->sharers_credit -= theirs ? cost : alone;
+    return theirs;
+}
+
 void rt_tree_part_snapshot(rt_tree_part *p, double mono, bool walk, const rt_tree_clock *k)
 {
     p->walked = walk;
@@ -147,36 +175,12 @@ void rt_tree_part_snapshot(rt_tree_part *p, double mono, bool walk, const rt_tre
     /* readings between walks, when any can come: the walk's cadence longer than the interval */
     rt_proctree_io_light_on(p->tree, k && !isnan(p->walk_period) && !(p->walk_period <= interval));
     if (p->sharers_now)
-        p->sharers_reread = rt_proctree_reread_exposed(p->tree, RT_SHARERS_SHARE);
+        rt_proctree_reread_exposed(p->tree, RT_SHARERS_SHARE);
     double before = rt_thread_cpu_secs();
     rt_proctree_scan(p->tree, mono, &p->cur);
     double cost = rt_thread_cpu_secs() - before;
     cost = isnan(cost) || cost < 0 ? 0.0 : cost;
-    /* the sharers' credit pays for what they alone asked: the whole walk when nothing else
-     * would have walked now (its cost is then not the clock's: it re-read rollups the clock's
-     * walks do not), else the rollups read for them alone (a tree that grows re-reads its
-     * growing processes anyway) */
-    /* the page tables as the tree's own changes alone would have moved them since the last
-     * re-read for sharers: each walk shifts the mark by the tree's RSS change (summed over its
-     * processes, each of which maps its pages through tables of its own) over pt_span. A walk
-     * for sharers that finds the tables where the tree's own change puts them was the tree's
-     * own (it mapped what no group charge showed: a file already in the page cache): its cost
-     * is the clock's, and the credit pays only for the rollups read for sharers alone */
-    double shifted = isnan(p->pt_mark) ? NAN : p->pt_mark + ((double)p->cur.rss_kib - (double)p->pt_rss) / p->pt_span;
-    bool own = false;
-    if (p->sharers_now && p->pt_now != RT_NULL_U64 && !isnan(shifted)) {
-        double left = fabs((double)p->pt_now - shifted), all = fabs((double)p->pt_now - p->pt_mark);
-        own = left * p->pt_span < RT_SHARERS_SHARE * (double)p->cur.pss_kib || left <= 0.5 * all;
-    }
-    if (p->sharers_now || isnan(shifted))
-        p->pt_mark = p->pt_now == RT_NULL_U64 ? NAN : (double)p->pt_now;
-    else
-        p->pt_mark = shifted;
-    p->pt_rss = p->cur.rss_kib;
-    double alone = rt_proctree_sharers_secs(p->tree);
-    bool theirs = p->sharers_forced && !own;
-    p->sharers_credit -= theirs ? cost : alone;
-    if (!theirs)
+    if (!sharers_account(p, cost))
         rt_tree_part_learn_cost(p, cost);
     p->have_walk = true;
     p->walk_now = false;

@@ -169,7 +169,6 @@ typedef struct rt_tree_part {
     double sharers_mono;     /* when the credit was last topped up */
     bool sharers_now;        /* this reading re-reads the exposed processes */
     bool sharers_forced;     /* and walks for that alone */
-    size_t sharers_reread;   /* how many processes the last such re-read marked (tests) */
 } rt_tree_part;
 
 /* Starts tracking the tree of root (0: none) and, with own_children, the caller's children.

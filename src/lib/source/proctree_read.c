@@ -438,12 +438,11 @@ void rt_pt_pss_pass(rt_proctree *t, double mono, rt_tree_totals *out)
         proc *p = rt_pt_lookup(t, t->live[i]);
         if (!p)
             continue;
-        bool due = p->pss_due || !p->pss_ok || p->pss_rss_pages != p->rss_pages ||
-                   mono - p->pss_mono >= rt_pt_max_age(t, p) || mono < p->pss_mono;
         if (p->zombie || p->vm_shared) {
             take_rollup(p, &NO_MEMORY, mono); /* none, or its parent's, counted there */
             p->sharers_due = false;
-        } else if (due) {
+        } else if (p->pss_due || !p->pss_ok || p->pss_rss_pages != p->rss_pages ||
+                   mono - p->pss_mono >= rt_pt_max_age(t, p) || mono < p->pss_mono) {
             p->pss_due = p->sharers_due = false;
             if (read_pss(t, p, mono)) {
                 rt_pt_mark_family(t, p);
