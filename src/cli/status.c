@@ -92,7 +92,7 @@ static void command_text(char *const *argv, char *buf, size_t cap)
 
 void cli_status_start(const cli_options *o, bool live)
 {
-    char what[160], to[600], cmd[128];
+    char what[200], to[600], cmd[128];
     if (o->command) {
         command_text(o->command, cmd, sizeof cmd);
         snprintf(what, sizeof what, "tracking `%s` and the processes it starts", cmd);
