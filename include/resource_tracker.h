@@ -1701,6 +1701,11 @@ typedef struct rt_stream_options {
     double finish_timeout_secs;  /* the most rt_stream_finish waits; 0: 10 */
     rt_log_fn log;               /* NULL: messages are dropped; called from the stream's thread */
     void *log_user;
+    const char *spill_fallback_dir; /* (0.18) a directory of the user's own for when spill_dir
+                                  * cannot be made or is not ours alone (an unwritable home, one
+                                  * planted by another user): $XDG_RUNTIME_DIR/resource-tracker;
+                                  * then /tmp/resource-tracker-EUID, then a fresh
+                                  * /tmp/resource-tracker-EUID-XXXXXX, the move said once */
 } rt_stream_options;
 
 #define RT_STREAM_OPTIONS_INIT {.struct_size = sizeof(rt_stream_options)}
@@ -1748,6 +1753,31 @@ RT_API void rt_stream_free(rt_stream *st);
  * RT_ERR_UNSUPPORTED (libcurl or zlib cannot be loaded). A live stream does the same for older
  * runs once its own run is registered. */
 RT_API rt_error rt_stream_deliver(const rt_stream_options *opts, unsigned *delivered, unsigned *left);
+
+/* One run left in a spill directory, as rt_stream_list sees it (0.18). */
+typedef struct rt_spilled_run {
+    const char *key;      /* its local key (local-TIME-PID-RANDOM) */
+    const char *dir;      /* the spill directory it is in */
+    const char *run_id;   /* its run at the API; "" while it never registered */
+    unsigned batches;     /* spill files of batches still to upload */
+    uint64_t rows;        /* their rows (0 for a file that cannot be read) */
+    unsigned missing;     /* batches its record counts that have no file (deleted, or lost with
+                           * a tracker killed before it spilled them) */
+    int ended;            /* its end is known: exit_code then holds its exit status */
+    int exit_code;
+    int finish_sent;      /* the API took its finish call: only batches are left */
+    int ours;             /* made with the options' token and API URL: rt_stream_deliver sends it */
+    int held;             /* a live tracker or a delivery holds it now */
+    int damaged;          /* its record cannot be read: its batches cannot be delivered */
+} rt_spilled_run;
+
+/* Calls fn for each run left in opts' spill directory and its fallbacks (what
+ * rt_stream_deliver would look at; a record that is damaged, and spill files with no record,
+ * included), oldest first, without sending anything or taking any run's lock for longer than
+ * a look. opts->token may be NULL (then no run is "ours"). Returns RT_OK, RT_ERR_INVALID or
+ * RT_ERR_NOMEM. */
+RT_API rt_error rt_stream_list(const rt_stream_options *opts, void (*fn)(const rt_spilled_run *run, void *user),
+                               void *user);
 
 /* ==========================================================================================
  * Embedding (0.5): a background tracker on a thread of the calling program, for a process

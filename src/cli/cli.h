@@ -156,7 +156,10 @@ typedef struct cli_options {
     const char *s3_endpoint;    /* AWS_ENDPOINT_URL_S3 */
     const char *aws_region;     /* AWS_REGION */
     char *spill_dir;            /* $XDG_STATE_HOME/resource-tracker, else ~/.local/state/resource-tracker
-                                 * ($HOME); NULL: the library's default. Owned */
+                                 * ($HOME, when it is a directory), else /tmp/resource-tracker-EUID.
+                                 * Owned */
+    char *spill_fallback;       /* $XDG_RUNTIME_DIR/resource-tracker (when spill_dir cannot be ours),
+                                 * or NULL. Owned */
     /* export (export.c), merged and checked by cli_export_merge */
     bool prom_on;               /* --prometheus, [export] prometheus */
     char prom_addr[64];         /* the numeric address to listen on */

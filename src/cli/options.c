@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "settings.h"
@@ -294,16 +296,25 @@ static int stream_env(cli_options *o, char *err, size_t errlen)
     char what[128];
     if (v && cli_setting_number(up, v, &o->upload_interval) < 0)
         USAGE_ERR("%s: not %s: '%s'", up->env, cli_setting_what(up, false, what, sizeof what), v);
-    const char *state = env_value("XDG_STATE_HOME"), *home = env_value("HOME");
+    const char *state = env_value("XDG_STATE_HOME"), *home = env_value("HOME"), *rt = env_value("XDG_RUNTIME_DIR");
     char dir[4096];
+    struct stat sb;
     int n = -1;
     if (state && state[0] == '/') /* a relative one is invalid (XDG): ignored */
         n = snprintf(dir, sizeof dir, "%s/resource-tracker", state);
-    else if (home)
+    else if (home && home[0] == '/' && stat(home, &sb) == 0 && S_ISDIR(sb.st_mode)) /* a home that is not there
+                                                                                      * is not made */
         n = snprintf(dir, sizeof dir, "%s/.local/state/resource-tracker", home);
+    else
+        n = snprintf(dir, sizeof dir, "/tmp/resource-tracker-%u", (unsigned)geteuid());
     free(o->spill_dir);
     o->spill_dir = NULL;
     if (n > 0 && (size_t)n < sizeof dir && !(o->spill_dir = strdup(dir)))
+        USAGE_ERR("out of memory");
+    free(o->spill_fallback);
+    o->spill_fallback = NULL;
+    n = rt && rt[0] == '/' ? snprintf(dir, sizeof dir, "%s/resource-tracker", rt) : -1;
+    if (n > 0 && (size_t)n < sizeof dir && !(o->spill_fallback = strdup(dir)))
         USAGE_ERR("out of memory");
     return 0;
 }
@@ -367,6 +378,7 @@ void cli_options_free(cli_options *o)
     cli_layer_free(&o->file);
     free(o->config_path);
     free(o->spill_dir);
+    free(o->spill_fallback);
     free(o->tags);
     cli_export_options_free(o);
     cli_gpu_list_free(o->gpu_list, o->ngpus);

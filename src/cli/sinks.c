@@ -105,6 +105,7 @@ void cli_stream_options(const cli_options *o, rt_stream_options *so)
     so->s3_endpoint_url = o->s3_endpoint;
     so->region = o->aws_region;
     so->spill_dir = o->spill_dir;
+    so->spill_fallback_dir = o->spill_fallback;
     so->log = cli_log;
 }
 

@@ -1,39 +1,90 @@
-/* upload.c - `resource-tracker upload`: delivers the runs left in the spill directory (runs that
- * could not register, or could not send every batch, by their end) through rt_stream_deliver,
- * for cron or for CI after an outage. Reads the streaming environment as a tracking run does
- * (SENTINEL_API_TOKEN, SENTINEL_API_URL, AWS_ENDPOINT_URL_S3, AWS_REGION, XDG_STATE_HOME,
- * TRACKER_FINISH_TIMEOUT: the time each run is given). Exit 0 when nothing is left, 1 when some
- * runs are left for a later try (each said on stderr), 2 on a usage error. */
+/* upload.c - `resource-tracker upload`: delivers the runs left in the spill directory and its
+ * fallbacks (runs that could not register, or could not send every batch, by their end) through
+ * rt_stream_deliver, for cron or for CI after an outage, naming each run it delivers; and
+ * `upload --list`, what is left there (rt_stream_list). Reads the streaming environment as a
+ * tracking run does (SENTINEL_API_TOKEN, SENTINEL_API_URL, AWS_ENDPOINT_URL_S3, AWS_REGION,
+ * XDG_STATE_HOME, XDG_RUNTIME_DIR, TRACKER_FINISH_TIMEOUT: the time each run is given). Exit 0
+ * when nothing is left, 1 when anything is left (each run said on stderr, with why), 2 on a
+ * usage error. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 
+static const char usage[] =
+    "Usage: resource-tracker upload [--list]\n"
+    "\n"
+    "Delivers the runs left in the spill directory ($XDG_STATE_HOME/resource-tracker, else\n"
+    "~/.local/state/resource-tracker; and where a run fell back to when that could not be its own:\n"
+    "$XDG_RUNTIME_DIR/resource-tracker, /tmp/resource-tracker-UID, /tmp/resource-tracker-UID-XXXXXX):\n"
+    "registers each run that never could (with its own metadata), uploads its batches in order and\n"
+    "finishes it with its own exit status and time; the rest of a run that was finished already goes\n"
+    "to S3 under its run. Each run delivered is named. Only the runs made with this\n"
+    "SENTINEL_API_TOKEN and SENTINEL_API_URL are sent: another's are left alone (one line says how\n"
+    "many). A run that a live tracker or another upload holds is left alone. A spill file that is\n"
+    "missing or damaged is skipped with a warning (kept as NAME.damaged); a run whose record is\n"
+    "damaged or missing is kept and said. For cron, or CI after an outage.\n"
+    "\n"
+    "Options:\n"
+    "  --list       list the runs left (batches, rows, end, whose credentials), send nothing\n"
+    "  -h, --help   this text, exit 0\n"
+    "\n"
+    "Environment: SENTINEL_API_TOKEN (needed to send), SENTINEL_API_URL, AWS_ENDPOINT_URL_S3,\n"
+    "AWS_REGION, XDG_STATE_HOME, XDG_RUNTIME_DIR, TRACKER_FINISH_TIMEOUT (the seconds each run gets;\n"
+    "default 10).\n"
+    "\n"
+    "Exit status: 0 nothing is left (with --list: listed); 1 something is left for a later try or\n"
+    "cannot be delivered (said on stderr); 2 a usage error, or SENTINEL_API_TOKEN not set.\n";
+
+/* The deliveries' messages: what went (the library's "deliver: run ... delivered" lines) and
+ * every warning. */
+static void upload_log(void *user, rt_log_level level, const char *msg)
+{
+    (void)user;
+    if (level >= RT_LOG_WARN)
+        cli_log(NULL, level, msg);
+    else if (strncmp(msg, "deliver: ", 9) == 0)
+        cli_say("upload: %s", msg + 9);
+}
+
+/* One line a run for --list. */
+static void list_one(const rt_spilled_run *r, void *user)
+{
+    unsigned *count = user;
+    (*count)++;
+    char end[64], missing[64] = "";
+    if (r->ended)
+        snprintf(end, sizeof end, "exit %d", r->exit_code);
+    else
+        snprintf(end, sizeof end, "no end recorded");
+    if (r->missing)
+        snprintf(missing, sizeof missing, ", %u missing", r->missing);
+    const char *whose = r->damaged ? "its record is damaged or missing: cannot be delivered"
+                        : r->held  ? "held by a live tracker or an upload"
+                        : r->ours  ? "made with this token and API URL"
+                                   : "made with another token or API URL";
+    printf("%s  %s%s  %u batch%s, %" PRIu64 " rows%s  %s%s  %s  (%s)\n", r->key, r->run_id[0] ? "run " : "",
+           r->run_id[0] ? r->run_id
+           : r->damaged ? "?"
+                        : "not registered",
+           r->batches, r->batches == 1 ? "" : "es", r->rows, missing, end,
+           r->finish_sent ? ", finished at the API" : "", whose, r->dir);
+}
+
 int cli_upload_main(cli_options *o)
 {
-    if (o->nsub == 1 && (strcmp(o->sub_args[0], "--help") == 0 || strcmp(o->sub_args[0], "-h") == 0)) {
-        fputs("Usage: resource-tracker upload\n"
-              "\n"
-              "Delivers the runs left in the spill directory ($XDG_STATE_HOME/resource-tracker, else\n"
-              "~/.local/state/resource-tracker): registers each run that never could (with its own\n"
-              "metadata), uploads its batches in order and finishes it with its own exit status and time;\n"
-              "the rest of a run that was finished already goes to S3 under its run. A run that a live\n"
-              "tracker or another upload holds is left alone. A spill file that is missing or damaged is\n"
-              "skipped with a warning and kept as NAME.damaged. For cron, or CI after an outage.\n"
-              "\n"
-              "Options:\n"
-              "  -h, --help   this text, exit 0\n"
-              "\n"
-              "Environment: SENTINEL_API_TOKEN (needed), SENTINEL_API_URL, AWS_ENDPOINT_URL_S3, AWS_REGION,\n"
-              "XDG_STATE_HOME, TRACKER_FINISH_TIMEOUT (the seconds each run gets; default 10).\n"
-              "\n"
-              "Exit status: 0 nothing is left; 1 some runs are left for a later try (said on stderr);\n"
-              "2 a usage error, or SENTINEL_API_TOKEN not set.\n",
-              stdout);
-        return 0;
-    }
-    if (o->nsub > 0) {
-        cli_say("upload: unexpected argument '%s' (upload takes none)", o->sub_args[0]);
+    bool list = false;
+    for (int i = 0; i < o->nsub; i++) {
+        if (strcmp(o->sub_args[i], "--help") == 0 || strcmp(o->sub_args[i], "-h") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        if (strcmp(o->sub_args[i], "--list") == 0) {
+            list = true;
+            continue;
+        }
+        cli_say("upload: unexpected argument '%s' (upload takes --list, --help)", o->sub_args[i]);
         return EXIT_USAGE;
     }
     char err[1024];
@@ -41,17 +92,30 @@ int cli_upload_main(cli_options *o)
         cli_say("%s", err);
         return EXIT_USAGE;
     }
+    rt_stream_options so = RT_STREAM_OPTIONS_INIT;
+    cli_stream_options(o, &so);
+    so.log = upload_log;
+    if (list) {
+        unsigned n = 0;
+        rt_error e = rt_stream_list(&so, list_one, &n);
+        if (e != RT_OK) {
+            cli_say("upload: %s", rt_strerror(e));
+            return EXIT_FAIL;
+        }
+        if (!n)
+            printf("nothing left in %s\n", so.spill_dir ? so.spill_dir : "the spill directory");
+        return 0;
+    }
     if (!o->sentinel_token) {
         cli_say("upload: SENTINEL_API_TOKEN is not set");
         return EXIT_USAGE;
     }
-    rt_stream_options so = RT_STREAM_OPTIONS_INIT;
-    cli_stream_options(o, &so);
     unsigned delivered = 0, left = 0;
     rt_error e = rt_stream_deliver(&so, &delivered, &left);
     if (e == RT_OK || e == RT_ERR_IO) {
         if (left)
-            cli_say("upload: %u run%s delivered, %u left for a later try", delivered, delivered == 1 ? "" : "s", left);
+            cli_say("upload: %u run%s delivered, %u left for a later try (`resource-tracker upload --list` shows them)",
+                    delivered, delivered == 1 ? "" : "s", left);
         return left ? EXIT_FAIL : 0;
     }
     cli_say("upload: %s", rt_strerror(e));

@@ -28,9 +28,9 @@ from test_stream import (AK, BUCKET, PREFIX, SENTINEL, SK, ST, TOKEN, csv_rows, 
 class Api:
     """The Sentinel stand-in (checking finishes against s3_url), stopped by its own pid."""
 
-    def __init__(self, tmp_path, s3_url, *flags):
+    def __init__(self, tmp_path, s3_url, *flags, token=TOKEN):
         self.log = tmp_path / "sentinel.json"
-        self.p = subprocess.Popen(["/usr/bin/python3", SENTINEL, "--token", TOKEN, "--log", str(self.log),
+        self.p = subprocess.Popen(["/usr/bin/python3", SENTINEL, "--token", token, "--log", str(self.log),
                                    "--bucket", BUCKET, "--prefix", PREFIX, "--access-key", AK, "--secret-key", SK,
                                    "--session-token", ST, "--s3-url", s3_url, *flags], stdout=subprocess.PIPE,
                                   text=True)
@@ -57,7 +57,9 @@ def peers(tmp_path):
     def start(s3_extra=()):
         s3 = s3mod.start(tmp_path, secret=SK, token=ST, buckets=(BUCKET,), access_key=AK, extra=s3_extra)
         made.append(s3)
-        api = Api(tmp_path, s3.url)
+        # up at the URL the test's runs had while it was down: a spilled run goes only where its
+        # own token and API URL send it
+        api = Api(tmp_path, s3.url, "--port", api_url(tmp_path).rsplit(":", 1)[1])
         made.append(api)
         return api, s3
 
@@ -70,6 +72,15 @@ def env_for(tmp_path, api_url, s3_url, **extra):
     return tracker_env(SENTINEL_API_TOKEN=TOKEN, SENTINEL_API_URL=api_url, AWS_ENDPOINT_URL_S3=s3_url,
                        AWS_REGION="eu-central-1", TRACKER_UPLOAD_INTERVAL="0.4",
                        XDG_STATE_HOME=str(tmp_path / "state"), **extra)
+
+
+def api_url(tmp_path):
+    """The test's API URL: a port on 127.0.0.1 where nothing listens until peers() starts the
+    stand-in there (as a real API is down, then up, at one URL)."""
+    f = tmp_path / "api-url"
+    if not f.exists():
+        f.write_text(closed_port_url())
+    return f.read_text()
 
 
 def spill_dir(tmp_path):
@@ -138,7 +149,7 @@ def down_job(tmp_path, code):
 
 def api_down_run(tmp_path, name="first", code=5):
     """A whole run with the API down: every row spilled, with the run's record beside them."""
-    env = env_for(tmp_path, closed_port_url(), closed_port_url(), TRACKER_FINISH_TIMEOUT="2")
+    env = env_for(tmp_path, api_url(tmp_path), closed_port_url(), TRACKER_FINISH_TIMEOUT="2")
     p, local, window = track(tmp_path, env, name, down_job(tmp_path, code))
     assert p.returncode == code
     assert "rows were not sent" in p.stderr
@@ -240,7 +251,7 @@ def test_upload_with_api_still_down(tmp_path):
     """The API still down: upload says the run is left for a later try (exit 1) and keeps it."""
     api_down_run(tmp_path)
     before = leftovers(tmp_path)
-    p = upload(env_for(tmp_path, closed_port_url(), closed_port_url(), TRACKER_FINISH_TIMEOUT="1"))
+    p = upload(env_for(tmp_path, api_url(tmp_path), closed_port_url(), TRACKER_FINISH_TIMEOUT="1"))
     assert p.returncode == 1 and "left for a later try" in p.stderr
     assert leftovers(tmp_path) == before
 

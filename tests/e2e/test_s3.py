@@ -340,13 +340,13 @@ def test_failing_server_messages_hold_no_secret(tmp_path):
     finally:
         srv.shutdown()
         srv.server_close()
-    # nobody listening: a transport error, status 0
+    # nobody listening: a transport error before anything was sent, status -1 (nothing stored)
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()
     r = put(tmp_path, f"http://127.0.0.1:{port}", "k", b"x")
-    assert r.returncode == 1 and "status=0 " in r.stdout
+    assert r.returncode == 1 and "status=-1 " in r.stdout
     assert_no_secret(r.stdout, r.stderr)
 
 

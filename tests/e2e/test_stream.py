@@ -320,14 +320,18 @@ def test_sigkill_keeps_spilled(tmp_path, peers, s3_ok):
 
 
 def test_exit_bounded_when_s3_hangs(tmp_path, peers):
-    """S3 hangs for good: the exit waits at most TRACKER_FINISH_TIMEOUT (printed; the test's own
-    timeout guards a hang), and the rows go inline."""
+    """S3 hangs for good (each PUT sent, never answered: it may land later): the exit waits at
+    most TRACKER_FINISH_TIMEOUT (printed; the test's own timeout guards a hang); the run is not
+    finished (inline rows would repeat a late landing's) and every row is kept for a later
+    delivery, which writes the same keys again."""
     api, s3 = peers(s3_extra=("--hang-secs", "60"))
     env = stream_env(tmp_path, api.url, s3.url, TRACKER_FINISH_TIMEOUT="2")
     t0 = time.monotonic()
     p, local = track(tmp_path, env, ["sleep", "1"], timeout=40)
     took = time.monotonic() - t0
     assert p.returncode == 0
-    check_delivery(api, s3, local, "inline")
-    assert spilled_rows(tmp_path) == []
+    assert "may still land" in p.stderr, p.stderr
+    (run,) = api.doc()["runs"].values()
+    assert run["finish"] is None
+    assert sorted(spilled_rows(tmp_path)) == sorted(local)
     print(f"\nexit after a 1 s job with S3 hanging, finish timeout 2 s: {took:.2f} s")

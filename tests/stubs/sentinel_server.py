@@ -6,9 +6,10 @@ and records every call, with fault modes for the streaming tests. Standard libra
         [--bucket B] [--prefix P] [--access-key AK] [--secret-key SK] [--session-token ST]
         [--cred-ttl SECS] [--rotate-token] [--expiry-field expiration|expires_at]
         [--fail-register N] [--fail-refresh N] [--fail-finish N] [--fail-status CODE]
-        [--stall-secs S] [--s3-url URL]
+        [--stall-secs S] [--s3-url URL] [--port N]
 
-Listens on 127.0.0.1, a free port, printed on stdout (one line). Stop it by its PID. Defaults:
+Listens on 127.0.0.1, a free port (or --port N: a test's API that was "down" at that URL comes
+up there), printed on stdout (one line). Stop it by its PID. Defaults:
 bucket "sentinel-test", prefix "runs/test" (may be ""), access key "ASIASENTINELTEST", secret
 "sentinel/test+secret", session token "SentinelTestToken", credentials valid 3600 s.
 
@@ -20,6 +21,10 @@ header, a gzip body or a base64 body is refused (415/400). Chunked bodies are re
     POST /runs/{run_id}/refresh-credentials   (empty body)  -> 200 {upload_credentials}, also
                                         after the finish (a later delivery of the run's last batches)
     POST /runs/{run_id}/finish          -> 200 {run_id, run_status}; a second finish is 409
+
+POST /runs with an `Idempotency-Key` header (the run's local key) that an earlier registration
+carried answers that run again (its run_id, fresh credentials; the first body stands): a retry
+whose reply was lost (a stall past the client's timeout) makes no second run.
 
 POST /runs takes one flat object with only the fields of section 5; it refuses (400) an unknown
 field, `pid`, a null anywhere, an empty string (absent values are left out), a `command` that is
@@ -65,7 +70,8 @@ Log (--log FILE), rewritten atomically (FILE.tmp then rename) after every API ca
                    "error": why it was refused or null, "reply": the reply object,
                    "stalled": seconds held}, ...],
      "runs": {run_id: {"register": the body, "refreshes": n, "finish": the body or null,
-                       "tokens": [session tokens issued to it]}}}
+                       "tokens": [session tokens issued to it], "idempotency_key": the header or null,
+                       "retries": registrations answered with this run again}}}
 A refused call is in "requests" with its status and error; "runs" holds accepted calls only.
 
 Keeping the S3 checker in step (--token-file FILE): every time credentials are issued, FILE is
@@ -122,7 +128,8 @@ MAX_BODY = 256 << 20
 
 lock = threading.Lock()
 state = {}      # the fault modes and settings (see /__control)
-runs = {}       # run_id -> {"register", "refreshes", "finish", "tokens"}
+runs = {}       # run_id -> {"register", "refreshes", "finish", "tokens", "idempotency_key", "retries"}
+by_key = {}     # Idempotency-Key -> run_id
 requests = []   # every API call, as logged
 tokens = {}     # session token -> expires_unix
 issued = [0]    # credentials issued so far
@@ -450,10 +457,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
             doc = decode_body(raw)
             entry["json"] = doc
             check_register(doc)
+            idem = self.headers.get("Idempotency-Key")
             with lock:
                 inject("fail_register")
-                run_id = str(uuid.uuid4())
-                run = runs[run_id] = {"register": doc, "refreshes": 0, "finish": None, "tokens": []}
+                if idem is not None and idem in by_key:  # a retry whose reply was lost: the same run
+                    run_id = by_key[idem]
+                    run = runs[run_id]
+                    run["retries"] += 1
+                else:
+                    run_id = str(uuid.uuid4())
+                    run = runs[run_id] = {"register": doc, "refreshes": 0, "finish": None, "tokens": [],
+                                          "idempotency_key": idem, "retries": 0}
+                    if idem is not None:
+                        by_key[idem] = run_id
                 creds = issue_credentials(run)
             prefix = f"s3://{opts.bucket}" + (f"/{opts.prefix}" if opts.prefix else "")
             return 200, {"run_id": run_id, "upload_uri_prefix": prefix, "upload_credentials": creds}
@@ -506,13 +522,14 @@ def main():
     ap.add_argument("--fail-status", type=int, default=503)
     ap.add_argument("--stall-secs", type=float, default=0)
     ap.add_argument("--s3-url")
+    ap.add_argument("--port", type=int, default=0)
     opts = ap.parse_args()
     opts.prefix = opts.prefix.strip("/")
     state.update(fail_register=opts.fail_register, fail_refresh=opts.fail_refresh, fail_finish=opts.fail_finish,
                  fail_status=opts.fail_status, stall_secs=opts.stall_secs, cred_ttl=opts.cred_ttl,
                  rotate_token=opts.rotate_token)
     write_json(opts.log, {"requests": [], "runs": {}})
-    srv = Server(("127.0.0.1", 0), Handler)
+    srv = Server(("127.0.0.1", opts.port), Handler)
     print(srv.server_address[1], flush=True)
     srv.serve_forever()
     srv.server_close()

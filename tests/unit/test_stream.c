@@ -32,7 +32,8 @@ typedef struct fake {
     int register_fail;      /* POST /runs answers 503 while > 0 (counted down); -1: always */
     int put_fail;           /* PUT answers 500 while > 0 (counted down); -1: always */
     int put_ok_first;       /* with put_fail -1: this many PUTs succeed first */
-    bool put_hang;          /* PUT takes its whole timeout, then fails */
+    bool put_hang;          /* PUT takes its whole timeout, then fails (no reply: it may have landed) */
+    bool put_unsent;        /* PUT fails at once, never sent (status -1: a refused connection) */
     const char *put_err;    /* a failing PUT's words (NULL: "HTTP 500") */
     double finish_hang;     /* POST /finish takes this long (ignoring its timeout), then fails */
     bool finish_returned;   /* the hung POST /finish came back */
@@ -40,6 +41,7 @@ typedef struct fake {
     double expires_in;      /* credentials' lifetime from now */
     int registers, refreshes, finishes, put_calls;
     char reg_body[8192];
+    char reg_idem[128];     /* the Idempotency-Key of the last POST /runs */
     char *finish_body;
     char keys[MAXPUT][128];
     char access[MAXPUT][128]; /* the access key each successful PUT was signed with */
@@ -55,8 +57,8 @@ static void iso(double unix_secs, char *out, size_t cap)
     strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static rt_error fake_post(void *user, const char *url, const char *token, const char *body, size_t len,
-                          double timeout, long *status, rt_buf *reply, char *err, size_t errlen)
+static rt_error fake_post(void *user, const char *url, const char *token, const char *idem, const char *body,
+                          size_t len, double timeout, long *status, rt_buf *reply, char *err, size_t errlen)
 {
     (void)timeout;
     fake *f = user;
@@ -82,6 +84,8 @@ static rt_error fake_post(void *user, const char *url, const char *token, const 
     size_t n = strlen(url);
     if (n >= 5 && strcmp(url + n - 5, "/runs") == 0) {
         f->registers++;
+        assert_non_null(idem);
+        snprintf(f->reg_idem, sizeof f->reg_idem, "%s", idem);
         snprintf(f->reg_body, sizeof f->reg_body, "%.*s", (int)len, body);
         if (f->register_fail) {
             if (f->register_fail > 0)
@@ -94,6 +98,7 @@ static rt_error fake_post(void *user, const char *url, const char *token, const 
                      exp);
         }
     } else if (strstr(url, "/refresh-credentials")) {
+        assert_null(idem);
         f->refreshes++;
         snprintf(text, sizeof text,
                  "{\"upload_credentials\":{\"access_key\":\"AK%d\",\"secret_key\":\"SK\",\"session_token\":\"ST\","
@@ -123,7 +128,7 @@ static rt_error fake_put(void *user, const rt_s3_target *t, const rt_s3_credenti
     assert_string_equal(t->region, "eu-central-1");
     pthread_mutex_lock(&f->mu);
     f->put_calls++;
-    bool hang = f->put_hang;
+    bool hang = f->put_hang, unsent = f->put_unsent;
     bool fail = f->put_fail > 0 || (f->put_fail < 0 && f->nput >= f->put_ok_first);
     if (f->put_fail > 0)
         f->put_fail--;
@@ -132,6 +137,11 @@ static rt_error fake_put(void *user, const rt_s3_target *t, const rt_s3_credenti
         rt_clock_sleep_until(f->clk, rt_clock_now(f->clk) + timeout);
         *status = 0;
         snprintf(err, errlen, "Timeout was reached");
+        return RT_ERR_IO;
+    }
+    if (unsent) {
+        *status = -1;
+        snprintf(err, errlen, "Failed to connect to 127.0.0.1 port 9: Connection refused");
         return RT_ERR_IO;
     }
     if (fail) {
@@ -174,13 +184,16 @@ static void fake_free(fake *f)
 static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
 static int log_count, log_after_free;
 static bool log_freed;
+static bool warned_moved;       /* a warning said the spill directory moved */
+static const char *fallback_dir; /* the next start's spill_fallback_dir */
+static const char *tmp_root;     /* the fallbacks' /tmp (main's) */
 
 static void count_log(void *user, rt_log_level level, const char *msg)
 {
     (void)user;
-    (void)level;
-    (void)msg;
     pthread_mutex_lock(&log_mu);
+    if (level >= RT_LOG_WARN && strstr(msg, "cannot use the spill directory") && strstr(msg, "instead"))
+        warned_moved = true;
     log_count++;
     log_after_free += log_freed;
     pthread_mutex_unlock(&log_mu);
@@ -216,6 +229,7 @@ static void start(fixture *x, double interval, size_t mem_limit)
     o.job = &job;
     o.command = argv;
     o.spill_dir = x->spill ? x->spill : x->dir;
+    o.spill_fallback_dir = fallback_dir;
     o.memory_limit_bytes = mem_limit;
     o.finish_timeout_secs = 3;
     o.log = count_log;
@@ -616,7 +630,10 @@ static void test_refresh(void **state)
     cleanup(&x);
 }
 
-/* S3 hangs: finish comes back within its timeout (plus the grace), the rows go inline. */
+/* S3 hangs (each PUT sent, never answered: it may land later): finish comes back within its
+ * timeout, the run is not finished (neither inline, where a late landing would repeat the rows,
+ * nor naming objects without that one), every row is kept with the record naming the batch in
+ * doubt, and the registration carried the run's key as its Idempotency-Key. */
 static void test_hang_bounded(void **state)
 {
     (void)state;
@@ -627,9 +644,35 @@ static void test_hang_bounded(void **state)
     double a = rt_clock_now(x.f.clk);
     rt_error e = finish(&x, 0, 0);
     double took = rt_clock_now(x.f.clk) - a; /* on the clock: the hangs' times, no more */
+    char key[64];
+    snprintf(key, sizeof key, "%s", x.st->local_key);
     rt_stream_free(x.st);
     assert_true(took <= x.o.finish_timeout_secs);
-    assert_int_equal(e, RT_OK);
+    assert_int_equal(e, RT_ERR_IO);
+    assert_int_equal(x.f.finishes, 0);
+    assert_string_equal(x.f.reg_idem, key);
+    int seen[20] = {0};
+    assert_true(spilled_rows(&x, seen) >= 1);
+    assert_all_seen(seen, 20);
+    rt_run_record r;
+    assert_true(rt_record_load(x.dir, key, &r, NULL));
+    assert_int_equal(r.doubt_seq, 0);
+    assert_string_equal(r.run_id, "r1");
+    assert_int_equal(strlen(r.fp), 32);
+    rt_record_clear(&r);
+    cleanup(&x);
+}
+
+/* S3 refuses the connection (nothing sent: nothing can land): the rows go inline at the end. */
+static void test_unsent_inline(void **state)
+{
+    (void)state;
+    fixture x = {0};
+    x.f.put_unsent = true;
+    start(&x, 0.05, 0);
+    add_rows(&x, 20, 0.01);
+    assert_int_equal(finish(&x, 0, 0), RT_OK);
+    rt_stream_free(x.st);
     json_t *j = finish_json(&x, "inline");
     const char *csv = json_string_value(json_object_get(j, "data_csv"));
     int seen[20] = {0};
@@ -696,6 +739,7 @@ static void test_spill_fails_bounded(void **state)
     snprintf(spill, sizeof spill, "%s/spill", file);
     x.spill = spill;
     x.f.put_fail = -1;
+    rt_spill_tmp_root = file; /* no fallback can be made either */
     start(&x, 0.05, 1500);
     int kept = 0;
     for (int i = 0; i < 150; i++) {
@@ -718,6 +762,48 @@ static void test_spill_fails_bounded(void **state)
     assert_int_equal(n, (int)rows);
     assert_int_equal(n, kept);
     json_decref(j);
+    rt_spill_tmp_root = tmp_root;
+    unlink(file);
+    cleanup(&x);
+}
+
+/* The spill directory cannot be made (its parent is a file): the batches go to the caller's
+ * fallback directory instead, the move said once, with the run's record beside them. */
+static void test_spill_falls_back(void **state)
+{
+    (void)state;
+    fixture x = {0};
+    char file[128], spill[160], fb[64] = "/tmp/rt-stream-fb-XXXXXX";
+    snprintf(file, sizeof file, "/tmp/rt-stream-file-%ld", (long)getpid());
+    int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(fd >= 0);
+    close(fd);
+    snprintf(spill, sizeof spill, "%s/spill", file);
+    assert_non_null(mkdtemp(fb));
+    x.spill = spill;
+    x.f.register_fail = -1;
+    fallback_dir = fb;
+    start(&x, 0.05, 0);
+    add_rows(&x, 30, 0.01);
+    assert_int_equal(finish(&x, 0, 0), RT_ERR_IO);
+    char key[64];
+    snprintf(key, sizeof key, "%s", x.st->local_key);
+    uint64_t lost;
+    rt_stream_counts(x.st, NULL, &lost, NULL, NULL, NULL);
+    rt_stream_free(x.st);
+    fallback_dir = NULL;
+    assert_int_equal((int)lost, 0);
+    rmdir(x.dir); /* the fixture's own: nothing went there */
+    snprintf(x.dir, sizeof x.dir, "%s", fb); /* spilled_rows reads x.dir */
+    int seen[30] = {0};
+    assert_true(spilled_rows(&x, seen) >= 1);
+    assert_all_seen(seen, 30);
+    rt_run_record r;
+    assert_true(rt_record_load(fb, key, &r, NULL));
+    rt_record_clear(&r);
+    pthread_mutex_lock(&log_mu);
+    assert_true(warned_moved);
+    pthread_mutex_unlock(&log_mu);
     unlink(file);
     cleanup(&x);
 }
@@ -902,9 +988,18 @@ int main(void)
         cmocka_unit_test(test_fetch_abort_in_flight), cmocka_unit_test(test_record_round_trip),
         cmocka_unit_test(test_api_down_spills),   cmocka_unit_test(test_register_retry),
         cmocka_unit_test(test_memory_bound),      cmocka_unit_test(test_refresh),
-        cmocka_unit_test(test_hang_bounded),      cmocka_unit_test(test_empty_and_invalid),
+        cmocka_unit_test(test_hang_bounded),
+        cmocka_unit_test(test_unsent_inline),      cmocka_unit_test(test_empty_and_invalid),
         cmocka_unit_test(test_finish_stall_orphan), cmocka_unit_test(test_spill_fails_bounded),
+        cmocka_unit_test(test_spill_falls_back),
         cmocka_unit_test(test_errmsg_says_the_last_failure),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    char root[64] = "/tmp/rt-stream-root-XXXXXX"; /* the fallbacks' /tmp: no run of the machine's is looked at */
+    if (!mkdtemp(root))
+        return 1;
+    tmp_root = root;
+    rt_spill_tmp_root = root;
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    rmdir(root);
+    return rc;
 }

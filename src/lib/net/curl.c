@@ -374,6 +374,10 @@ rt_error rt_fetch(const rt_fetch_request *req, rt_fetch_reply *out, char *err, s
 #undef SET
     if (c == CURLE_OK)
         c = api->easy_perform(h);
+    long sent = 1; /* bytes of request headers sent; unknown: taken as sent */
+    if (c != CURLE_OK && api->easy_getinfo(h, CURLINFO_REQUEST_SIZE, &sent) != CURLE_OK)
+        sent = 1;
+    out->unsent = c != CURLE_OK && sent == 0;
     if (c == CURLE_OK)
         c = api->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &out->status);
     free_headers(api, hdrs);

@@ -33,6 +33,8 @@ typedef struct rt_fetch_reply {
                    * free with rt_fetch_reply_free */
     char header[256]; /* the value of req->reply_header in the final reply, trimmed; "" when
                        * absent or longer than 255 bytes */
+    bool unsent;  /* the transfer failed before any byte of the request was sent (no connection,
+                   * no name): the server cannot have acted on it. false when unknown */
 } rt_fetch_reply;
 
 /* Performs req and fills *out (zeroed first). Returns RT_OK with any status; RT_ERR_UNSUPPORTED

@@ -290,7 +290,7 @@ rt_error rt_s3_put(const rt_s3_target *t, const rt_s3_credentials *c, const char
     rc = rt_fetch(&req, &rep, ferr, sizeof ferr);
     explicit_bzero(tok, tokcap);
     free(tok);
-    *status = rep.status;
+    *status = rc != RT_OK && rep.unsent ? -1 : rep.status;
     if (rc != RT_OK) {
         put_error(c, url, ferr, err, errlen);
         rt_fetch_reply_free(&rep);

@@ -26,7 +26,6 @@
 #include "../net/curl.h"
 #include "stream_int.h"
 
-#define DEFAULT_API_URL "https://api.sentinel.sparecores.net"
 #define BATCH_MAX ((size_t)256 << 20) /* the most raw CSV a spill file may hold */
 
 /* A bare stream for delivering one run: the options' network settings, no thread. NULL on no
@@ -49,7 +48,7 @@ static rt_stream *bare_stream(const rt_stream_options *o, const rt_stream_net *n
     st->net_timeout = fmin(fmax(st->finish_timeout / 2, 1), 30);
     st->interval = 60;
     st->token = rt_strdup(o->token);
-    st->api_url = rt_strdup(o->api_url && *o->api_url ? o->api_url : DEFAULT_API_URL);
+    st->api_url = rt_strdup(o->api_url && *o->api_url ? o->api_url : RT_SENTINEL_DEFAULT_URL);
     st->endpoint = o->s3_endpoint_url && *o->s3_endpoint_url ? rt_strdup(o->s3_endpoint_url) : NULL;
     st->region = o->region && *o->region ? rt_strdup(o->region) : NULL;
     st->spill_dir = o->spill_dir && *o->spill_dir ? rt_strdup(o->spill_dir) : rt_spill_default_dir();
@@ -61,6 +60,7 @@ static rt_stream *bare_stream(const rt_stream_options *o, const rt_stream_net *n
     size_t n = strlen(st->api_url);
     while (n > 0 && st->api_url[n - 1] == '/')
         st->api_url[--n] = '\0';
+    rt_stream_fingerprint(st->api_url, st->token, st->fp);
     st->t0 = rt_clock_now(NULL) - 2.0; /* no cloud wait */
     return st;
 }
@@ -110,10 +110,38 @@ static bool stray_temp(const char *name, const char *key, size_t klen)
     return len == klen + 5 + 6 && strncmp(rest, ".run.", 5) == 0;
 }
 
+/* Warns once when batches the record counts as closed, past the last that went, have no spill
+ * file (v: the files found, in seq order) nor one set aside as damaged: deleted by hand, or lost
+ * with a tracker killed before it spilled them. Counted with the damaged. */
+static void warn_missing(rt_stream *st, rt_batch *const *v, size_t n)
+{
+    unsigned missing = 0, first = 0;
+    size_t i = 0;
+    for (long long seq = st->done_seq + 1; seq < (long long)st->closed_total; seq++) {
+        while (i < n && (long long)v[i]->seq < seq)
+            i++;
+        if (i < n && (long long)v[i]->seq == seq)
+            continue;
+        char aside[4300];
+        struct stat sb;
+        if (rt_pathf(aside, sizeof aside, "%s/%s-%06lld.csv.gz.damaged", st->spill_dir, st->local_key, seq) &&
+            stat(aside, &sb) == 0)
+            continue;
+        if (!missing++)
+            first = (unsigned)seq;
+    }
+    if (!missing)
+        return;
+    rt_log(&st->lg, RT_LOG_WARN, "deliver: run %s: %u batch file%s missing in %s (the first %s-%06u.csv.gz): deleted, "
+           "or never spilled by a tracker that was killed; %s rows are lost, the rest goes", st->local_key, missing,
+           missing == 1 ? " is" : "s are", st->spill_dir, st->local_key, first, missing == 1 ? "its" : "their");
+    st->damaged += missing;
+}
+
 /* The run's spill files with a seq past done_seq onto st's pending list, in seq order (those at
  * or before it went already: removed; damaged ones skipped, counted, kept aside; temporary
  * files of writes cut short removed). */
-static void load_batches(rt_stream *st)
+static void load_batches(rt_stream *st, long long doubt_seq)
 {
     DIR *d = opendir(st->spill_dir);
     if (!d)
@@ -152,8 +180,10 @@ static void load_batches(rt_stream *st)
     closedir(d);
     if (n)
         qsort(v, n, sizeof *v, cmp_batch);
+    warn_missing(st, v, n);
     for (size_t i = 0; i < n; i++) {
         rt_batch *b = v[i];
+        b->doubt = (long long)b->seq == doubt_seq;
         if (!check_file(b)) {
             char aside[4300];
             bool moved = rt_pathf(aside, sizeof aside, "%s.damaged", b->spill) && rename(b->spill, aside) == 0;
@@ -191,23 +221,41 @@ static double end_of(double deadline, const _Atomic double *stop)
     return stop ? fmin(deadline, atomic_load(stop)) : deadline;
 }
 
+/* What became of a run a delivery looked at. */
+typedef enum { RUN_DONE, RUN_LEFT, RUN_OTHERS, RUN_DAMAGED } run_fate;
+
 /* Delivers the run of key (its lock held in fd), within the options' finish timeout, and not
- * past *stop (NULL: no such time; a live run's finish: its requests end then too). Returns true
- * when nothing of it is left. */
-static bool deliver_one(const rt_stream_options *o, const rt_stream_net *net, const char *key, int fd,
-                        const _Atomic double *stop)
+ * past *stop (NULL: no such time; a live run's finish: its requests end then too). RUN_DONE when
+ * nothing of it is left; RUN_OTHERS when its record names other credentials (left as it is);
+ * RUN_DAMAGED when its record cannot be read (warned about; its files stay). */
+static run_fate deliver_one(const rt_stream_options *o, const rt_stream_net *net, const char *key, int fd,
+                            const _Atomic double *stop)
 {
     rt_run_record r;
     double mtime = 0;
-    if (!rt_record_load(o->spill_dir, key, &r, &mtime)) { /* delivered meanwhile, or not a record */
-        rt_record_unlock(o->spill_dir, key, fd, true);
-        return true;
+    if (!rt_record_load(o->spill_dir, key, &r, &mtime)) {
+        if (errno == ENOENT) { /* delivered meanwhile */
+            rt_record_unlock(o->spill_dir, key, fd, true);
+            return RUN_DONE;
+        }
+        rt_logger lg = {.fn = o->log, .user = o->log_user};
+        rt_log(&lg, RT_LOG_WARN,
+               "deliver: the record of run %s in %s (%s.run) cannot be read: its batches cannot be delivered; they "
+               "are kept", key, o->spill_dir, key);
+        rt_record_unlock(o->spill_dir, key, fd, false);
+        return RUN_DAMAGED;
     }
     rt_stream *st = bare_stream(o, net, key);
     if (!st) {
         rt_record_clear(&r);
         rt_record_unlock(o->spill_dir, key, fd, false);
-        return false;
+        return RUN_LEFT;
+    }
+    if (strcmp(r.fp, st->fp) != 0) { /* another token or API URL: theirs to send, not ours */
+        rt_record_clear(&r);
+        rt_record_unlock(o->spill_dir, key, fd, false);
+        rt_stream_destroy(st);
+        return RUN_OTHERS;
     }
     st->record_fd = fd;
     st->record_on = true;
@@ -223,12 +271,13 @@ static bool deliver_one(const rt_stream_options *o, const rt_stream_net *net, co
     st->creds.expires_unix = 0; /* none kept on disk: fresh ones before the first PUT */
     st->done_seq = r.done_seq;
     st->finish_sent = r.finish_sent;
+    st->closed_total = r.closed;
     bool ok = true;
     for (size_t i = 0; ok && st->registered && i < r.uploaded; i++) {
         char k[1400];
         ok = rt_pathf(k, sizeof k, "%s/%06zu.csv.gz", st->run_id, i) && rt_upload_add_uri(st, k);
     }
-    load_batches(st);
+    load_batches(st, r.doubt_seq);
     st->ended = true;
     st->end_code = r.ended ? r.exit_code : 137;
     st->end_failed = r.ended ? r.failed : true;
@@ -237,7 +286,7 @@ static bool deliver_one(const rt_stream_options *o, const rt_stream_net *net, co
     if (!ok) {
         rt_record_end(st);
         rt_stream_destroy(st);
-        return false;
+        return RUN_LEFT;
     }
     double deadline = rt_clock_now(NULL) + st->finish_timeout;
     double reserve = fmin(st->finish_timeout * 0.3, 2.0);
@@ -263,70 +312,87 @@ static bool deliver_one(const rt_stream_options *o, const rt_stream_net *net, co
     uint64_t rows = rt_batch_pending_rows(st);
     bool done = st->finish_sent && !st->pending;
     if (done)
-        rt_log(&st->lg, RT_LOG_INFO, "deliver: run %s (%s) delivered", key, st->run_id);
+        rt_log(&st->lg, RT_LOG_INFO, "deliver: run %s delivered as run %s (%zu object%s in S3)", key, st->run_id,
+               st->nuris, st->nuris == 1 ? "" : "s");
     else
         rt_log(&st->lg, RT_LOG_WARN, "deliver: run %s is not delivered yet (%llu rows left in %s; %s)", key,
                (unsigned long long)rows, st->spill_dir, rt_handle_err_get(&st->err, &st->mu));
     rt_record_end(st); /* releases the lock; removes the record when done */
     rt_stream_destroy(st);
-    return done;
+    return done ? RUN_DONE : RUN_LEFT;
 }
 
-static int cmp_key(const void *a, const void *b)
+/* Whether dir holds the record of key. */
+static bool has_record(const char *dir, const char *key)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    char path[4200];
+    struct stat sb;
+    return rt_record_path(dir, key, "run", path, sizeof path) && stat(path, &sb) == 0;
 }
 
 rt_error rt_deliver_all(const rt_stream_options *o, const rt_stream_net *net, const char *skip_key,
                         const _Atomic double *stop, unsigned *delivered, unsigned *left)
 {
     *delivered = *left = 0;
-    char *dflt = NULL;
-    rt_stream_options oo = *o;
-    if (!oo.spill_dir || !*oo.spill_dir) {
-        if (!(dflt = rt_spill_default_dir()))
-            return RT_ERR_NOMEM;
-        oo.spill_dir = dflt;
-    }
-    DIR *d = opendir(oo.spill_dir);
-    if (!d) {
-        free(dflt);
-        return errno == ENOENT ? RT_OK : RT_ERR_IO;
-    }
-    char **keys = NULL;
-    size_t n = 0, cap = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        size_t len = strlen(e->d_name);
-        if (len <= 4 || strcmp(e->d_name + len - 4, ".run") != 0 || e->d_name[0] == '.')
-            continue;
-        if ((n == cap && rt_grow(&keys, &cap, n + 1, sizeof *keys) < 0) || !(keys[n] = strndup(e->d_name, len - 4)))
-            break;
-        n++;
-    }
-    closedir(d);
-    if (n)
-        qsort(keys, n, sizeof *keys, cmp_key); /* the oldest first (keys begin with their time) */
-    for (size_t i = 0; i < n; i++) {
-        if (skip_key && strcmp(keys[i], skip_key) == 0)
-            continue;
-        if (stop && rt_mono_secs() >= atomic_load(stop)) {
-            (*left)++;
-            continue;
+    char *dirs[64];
+    size_t ndirs = 0;
+    rt_spill_dirs(o, dirs, RT_ARRAY_LEN(dirs), &ndirs);
+    if (!ndirs)
+        return RT_ERR_NOMEM;
+    rt_logger lg = {.fn = o->log, .user = o->log_user};
+    unsigned others = 0;
+    for (size_t di = 0; di < ndirs; di++) {
+        rt_stream_options oo = *o;
+        oo.spill_dir = dirs[di];
+        char **keys;
+        size_t stranded, n = rt_spill_run_keys(dirs[di], &keys, &stranded);
+        for (size_t i = 0; i < n; i++) {
+            if (skip_key && strcmp(keys[i], skip_key) == 0)
+                continue;
+            if (i >= n - stranded) { /* batches with no record: a live run between its first spill and its
+                                      * record (its lock held), or a record lost */
+                int fd = rt_record_lock(dirs[di], keys[i]);
+                if (fd >= 0 && !has_record(dirs[di], keys[i])) {
+                    rt_log(&lg, RT_LOG_WARN, "deliver: run %s in %s has spill files but no record (%s.run): they "
+                           "cannot be delivered; they are kept", keys[i], dirs[di], keys[i]);
+                    rt_record_unlock(dirs[di], keys[i], fd, true);
+                } else {
+                    rt_record_unlock(dirs[di], keys[i], fd, false);
+                }
+                (*left)++;
+                continue;
+            }
+            if (stop && rt_mono_secs() >= atomic_load(stop)) {
+                (*left)++;
+                continue;
+            }
+            int fd = rt_record_lock(dirs[di], keys[i]);
+            if (fd < 0) { /* a live run, or another deliverer: theirs */
+                (*left)++;
+                continue;
+            }
+            switch (deliver_one(&oo, net, keys[i], fd, stop)) {
+            case RUN_DONE:
+                (*delivered)++;
+                break;
+            case RUN_OTHERS:
+                others++;
+                (*left)++;
+                break;
+            default:
+                (*left)++;
+            }
         }
-        int fd = rt_record_lock(oo.spill_dir, keys[i]);
-        if (fd < 0) { /* a live run, or another deliverer: theirs */
-            (*left)++;
-            continue;
-        }
-        if (deliver_one(&oo, net, keys[i], fd, stop))
-            (*delivered)++;
-        else
-            (*left)++;
+        for (size_t i = 0; i < n; i++)
+            free(keys[i]);
+        free(keys);
     }
-    for (size_t i = 0; i < n; i++)
-        free(keys[i]);
-    free(keys);
-    free(dflt);
+    if (others)
+        rt_log(&lg, RT_LOG_WARN, "deliver: %u run%s left as %s: made with another token or API URL, %s delivered "
+               "only with %s own (`resource-tracker upload --list` shows them)", others, others == 1 ? "" : "s",
+               others == 1 ? "it is" : "they are", others == 1 ? "it is" : "they are", others == 1 ? "its" : "their");
+    for (size_t i = 0; i < ndirs; i++)
+        free(dirs[i]);
     return *left ? RT_ERR_IO : RT_OK;
 }
 

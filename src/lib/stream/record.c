@@ -9,8 +9,13 @@
  * time sends a run.
  *
  * The record is written once the run has spill files, or at its end when something is left (its
- * finish call, or batches): a run whose batches and finish all went never writes one. One "name value" line each; values never hold a newline (the body is compact
- * JSON, the others are header-safe). */
+ * finish call, or batches): a run whose batches and finish all went never writes one; it is
+ * written before the run's first spill file, so that no batch is kept where no delivery could
+ * find what it belongs to. It names the credentials the run was made with by a fingerprint
+ * (rt_stream_fingerprint: never the token), so that a delivery with other credentials leaves
+ * it alone; it counts the batches closed (a gap in the files is a batch missing) and names a
+ * batch whose upload may still land (its PUT got no reply). One "name value" line each; values
+ * never hold a newline (the body is compact JSON, the others are header-safe). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +31,30 @@
 #include "stream_int.h"
 
 #define RECORD_MAX ((size_t)32 << 20)
+
+bool rt_stream_fingerprint(const char *api_url, const char *token, char out[33])
+{
+    out[0] = '\0';
+    rt_buf b;
+    rt_buf_init(&b, 1 << 20);
+    size_t n = strlen(api_url);
+    while (n > 0 && api_url[n - 1] == '/')
+        n--;
+    static const char label[] = "resource-tracker spill credentials 1";
+    char hex[65], err[256];
+    bool ok = rt_buf_append(&b, label, sizeof label) == 0 && rt_buf_append(&b, api_url, n) == 0 &&
+              rt_buf_append(&b, "", 1) == 0 && rt_buf_append(&b, token, strlen(token)) == 0 &&
+              rt_s3_sha256_hex(b.data, b.len, hex, err, sizeof err) == RT_OK;
+    if (b.data)
+        explicit_bzero(b.data, b.len);
+    rt_buf_free(&b);
+    if (ok) {
+        memcpy(out, hex, 32);
+        out[32] = '\0';
+    }
+    explicit_bzero(hex, sizeof hex);
+    return ok;
+}
 
 bool rt_record_path(const char *spill_dir, const char *key, const char *ext, char *out, size_t cap)
 {
@@ -82,13 +111,18 @@ bool rt_record_write(const char *spill_dir, const char *key, const rt_run_record
     rt_buf b;
     rt_buf_init(&b, RECORD_MAX);
     bool ok = put_line(&b, "rt-run", "1");
+    if (r->fp[0])
+        ok = ok && put_line(&b, "for", r->fp);
     if (r->reg_body)
         ok = ok && put_line(&b, "register", r->reg_body);
     if (r->run_id[0]) {
         ok = ok && put_line(&b, "run_id", r->run_id) && put_line(&b, "bucket", r->target.bucket) &&
              put_line(&b, "prefix", r->target.prefix) && put_line(&b, "region", r->target.region);
     }
-    ok = ok && put_fmt(&b, "uploaded", "%zu", r->uploaded) && put_fmt(&b, "done_seq", "%lld", r->done_seq);
+    ok = ok && put_fmt(&b, "uploaded", "%zu", r->uploaded) && put_fmt(&b, "done_seq", "%lld", r->done_seq) &&
+         put_fmt(&b, "closed", "%u", r->closed);
+    if (r->doubt_seq >= 0)
+        ok = ok && put_fmt(&b, "doubt_seq", "%lld", r->doubt_seq);
     if (r->ended)
         ok = ok && put_fmt(&b, "end", "%d %d %.17g", r->exit_code, r->failed ? 1 : 0, r->finished_unix);
     if (r->finish_sent)
@@ -130,18 +164,24 @@ void rt_record_clear(rt_run_record *r)
     free(r->reg_body);
     explicit_bzero(r, sizeof *r);
     r->done_seq = -1;
+    r->doubt_seq = -1;
 }
 
 bool rt_record_load(const char *spill_dir, const char *key, rt_run_record *r, double *mtime)
 {
     memset(r, 0, sizeof *r);
     r->done_seq = -1;
+    r->doubt_seq = -1;
     char path[4200];
-    if (!rt_record_path(spill_dir, key, "run", path, sizeof path))
+    if (!rt_record_path(spill_dir, key, "run", path, sizeof path)) {
+        errno = EINVAL;
         return false;
+    }
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
+    if (fd < 0) {
+        errno = errno == ENOENT ? ENOENT : EINVAL;
         return false;
+    }
     struct stat sb;
     if (fstat(fd, &sb) == 0 && mtime)
         *mtime = (double)sb.st_mtim.tv_sec + sb.st_mtim.tv_nsec / 1e9;
@@ -172,6 +212,12 @@ bool rt_record_load(const char *spill_dir, const char *key, rt_run_record *r, do
             r->uploaded = (size_t)strtoull(v, NULL, 10);
         else if (strcmp(line, "done_seq") == 0)
             r->done_seq = strtoll(v, NULL, 10);
+        else if (strcmp(line, "doubt_seq") == 0)
+            r->doubt_seq = strtoll(v, NULL, 10);
+        else if (strcmp(line, "closed") == 0)
+            r->closed = (unsigned)strtoul(v, NULL, 10);
+        else if (strcmp(line, "for") == 0)
+            ok = rt_copy_str(r->fp, sizeof r->fp, v);
         else if (strcmp(line, "end") == 0) {
             int failed = 0;
             r->ended = sscanf(v, "%d %d %lf", &r->exit_code, &failed, &r->finished_unix) == 3;
@@ -183,8 +229,10 @@ bool rt_record_load(const char *spill_dir, const char *key, rt_run_record *r, do
     if (b.data)
         explicit_bzero(b.data, b.len);
     rt_buf_free(&b);
-    if (!ok)
+    if (!ok) {
         rt_record_clear(r);
+        errno = EINVAL;
+    }
     return ok;
 }
 
@@ -222,6 +270,9 @@ bool rt_record_save(rt_stream *st)
     }
     r.uploaded = st->nuris;
     r.done_seq = st->done_seq;
+    rt_copy_str(r.fp, sizeof r.fp, st->fp);
+    r.closed = st->delivering ? st->closed_total : st->next_seq;
+    r.doubt_seq = st->pending && st->pending->doubt ? (long long)st->pending->seq : -1;
     r.ended = st->ended;
     r.exit_code = st->end_code;
     r.failed = st->end_failed;

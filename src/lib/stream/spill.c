@@ -1,8 +1,10 @@
 /* spill.c - the uploader's spill files: a batch's gzip written atomically to
  * {spill_dir}/{key}-{seq:06d}.csv.gz (key: the run's local key, as its record's: record.c), read
  * back for upload, removed once sent; which batches are spilled and when memory copies are
- * dropped; the default spill directory. */
+ * dropped; the spill directory: the default one, the fallbacks of the user's own when it cannot
+ * be ours, and the list of them a delivery looks in. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
@@ -102,9 +104,95 @@ static bool write_all(int fd, const void *data, size_t len)
     return true;
 }
 
-bool rt_spill_dir_ready(const rt_stream *st)
+const char *rt_spill_tmp_root = "/tmp";
+
+/* The fallbacks in order: the caller's (out[0] may stay NULL), /tmp/resource-tracker-EUID. */
+static void fallbacks(const rt_stream *st, const char *out[2], char *tmpdir, size_t cap)
 {
-    return make_dirs(st->spill_dir) && private_dir(st->spill_dir);
+    out[0] = st->spill_fallback;
+    out[1] = rt_pathf(tmpdir, cap, "%s/resource-tracker-%u", rt_spill_tmp_root, (unsigned)geteuid()) ? tmpdir : NULL;
+}
+
+bool rt_spill_dir_ready(rt_stream *st)
+{
+    bool made = make_dirs(st->spill_dir);
+    int e = errno;
+    if (made && private_dir(st->spill_dir))
+        return true;
+    bool refused = made;
+    e = refused ? EPERM : e;
+    errno = e;
+    if (st->spill_moved || st->record_fd >= 0 || st->record_on)
+        return false; /* the run has its files where it is: they stay together */
+    const char *why = refused ? "not a directory of ours alone (a link planted in a shared directory, another owner, or "
+                                "writable by others)"
+                              : strerror(e);
+    char tmpdir[4200], fresh[4200];
+    const char *cand[2];
+    fallbacks(st, cand, tmpdir, sizeof tmpdir);
+    const char *use = NULL;
+    for (size_t i = 0; i < 2 && !use; i++)
+        if (cand[i] && strcmp(cand[i], st->spill_dir) != 0 && make_dirs(cand[i]) && private_dir(cand[i]))
+            use = cand[i];
+    if (!use && rt_pathf(fresh, sizeof fresh, "%s/resource-tracker-%u-XXXXXX", rt_spill_tmp_root, (unsigned)geteuid()) &&
+        mkdtemp(fresh))
+        use = fresh; /* mkdtemp makes it 0700, of an unpredictable name: ours */
+    char *copy = use ? rt_strdup(use) : NULL;
+    if (!copy) {
+        rt_log(&st->lg, RT_LOG_WARN, "stream: cannot use the spill directory %s: %s; no directory of our own could "
+               "be made instead", st->spill_dir, why);
+        st->spill_moved = true;
+        errno = e;
+        return false;
+    }
+    rt_log(&st->lg, RT_LOG_WARN, "stream: cannot use the spill directory %s: %s; batches that cannot be sent are kept "
+           "in %s instead (`resource-tracker upload` looks there too)", st->spill_dir, why, copy);
+    free(st->spill_dir);
+    st->spill_dir = copy;
+    st->spill_moved = true;
+    return true;
+}
+
+/* Adds a heap copy of dir to out when it is not there yet and is a directory of ours alone. */
+static void add_dir(const char *dir, char **out, size_t cap, size_t *n)
+{
+    if (!dir || !*dir || *n >= cap || !private_dir(dir))
+        return;
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp(out[i], dir) == 0)
+            return;
+    if ((out[*n] = rt_strdup(dir)))
+        (*n)++;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void rt_spill_dirs(const rt_stream_options *o, char **out, size_t cap, size_t *n)
+{
+    *n = 0;
+    char *dflt = o->spill_dir && *o->spill_dir ? NULL : rt_spill_default_dir();
+    if (*n < cap && (out[*n] = rt_strdup(dflt ? dflt : o->spill_dir ? o->spill_dir : "")))
+        (*n)++; /* the first always (it may not exist yet) */
+    free(dflt);
+    add_dir(o->spill_fallback_dir, out, cap, n);
+    char tmpdir[4200], prefix[64];
+    if (rt_pathf(tmpdir, sizeof tmpdir, "%s/resource-tracker-%u", rt_spill_tmp_root, (unsigned)geteuid()))
+        add_dir(tmpdir, out, cap, n);
+    size_t first = *n, plen = (size_t)snprintf(prefix, sizeof prefix, "resource-tracker-%u-", (unsigned)geteuid());
+    DIR *d = opendir(rt_spill_tmp_root);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        char path[4200];
+        if (strncmp(e->d_name, prefix, plen) == 0 && strlen(e->d_name) == plen + 6 &&
+            rt_pathf(path, sizeof path, "%s/%s", rt_spill_tmp_root, e->d_name))
+            add_dir(path, out, cap, n);
+    }
+    if (d)
+        closedir(d);
+    if (*n > first)
+        qsort(out + first, *n - first, sizeof *out, cmp_str);
 }
 
 /* Writes b's gzip into its spill file (mode 0600, in a directory of ours alone: private_dir; a
@@ -118,10 +206,24 @@ bool rt_spill_batch(rt_stream *st, rt_batch *b)
     if (!b->gz)
         return false;
     char name[256], path[4096], tmp[4200];
-    run_name(st, name, sizeof name);
     int fd = -1;
-    bool made = make_dirs(st->spill_dir), refused = made && !private_dir(st->spill_dir);
-    bool ok = made && !refused && rt_pathf(path, sizeof path, "%s/%s-%06u.csv.gz", st->spill_dir, name, b->seq) &&
+    bool ready = rt_spill_dir_ready(st), refused = !ready && errno == EPERM;
+    run_name(st, name, sizeof name);
+    bool record = ready && st->record_on;
+    if (ready && !record) { /* the record first: no batch is kept where a delivery could not tell whose it is */
+        st->record_on = true;
+        if (!(record = rt_record_save(st)))
+            st->record_on = false;
+    }
+    if (ready && !record) {
+        if (!st->spill_warned)
+            rt_log(&st->lg, RT_LOG_WARN, "stream: cannot write the record of run %s in %s: batch %06u is not spilled "
+                   "(kept in memory)", st->local_key, st->spill_dir, b->seq);
+        rt_upload_failed(st, "cannot spill batch %06u to %s: its run's record cannot be written", b->seq, st->spill_dir);
+        st->spill_warned = true;
+        return false;
+    }
+    bool ok = ready && rt_pathf(path, sizeof path, "%s/%s-%06u.csv.gz", st->spill_dir, name, b->seq) &&
               rt_pathf(tmp, sizeof tmp, "%s.XXXXXX", path) && (fd = mkostemp(tmp, O_CLOEXEC)) >= 0 &&
               write_all(fd, b->gz, b->gzlen);
     int e = errno;
@@ -231,4 +333,54 @@ char *rt_spill_default_dir(void)
         rt_pathf(path, sizeof path, "%s/.local/state/resource-tracker", res->pw_dir))
         return rt_strdup(path);
     return rt_pathf(path, sizeof path, "/tmp/resource-tracker-%u", (unsigned)geteuid()) ? rt_strdup(path) : NULL;
+}
+
+size_t rt_spill_run_keys(const char *dir, char ***out, size_t *stranded)
+{
+    *out = NULL;
+    *stranded = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    char **keys = NULL, **orph = NULL;
+    size_t n = 0, cap = 0, no = 0, ocap = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        const char *name = e->d_name;
+        size_t len = strlen(name);
+        if (name[0] == '.')
+            continue;
+        if (len > 4 && strcmp(name + len - 4, ".run") == 0) {
+            if ((n == cap && rt_grow(&keys, &cap, n + 1, sizeof *keys) < 0) || !(keys[n] = strndup(name, len - 4)))
+                break;
+            n++;
+        } else if (len > 14 && strcmp(name + len - 7, ".csv.gz") == 0 && name[len - 14] == '-' &&
+                   strspn(name + len - 13, "0123456789") == 6) { /* KEY-NNNNNN.csv.gz */
+            char *k = strndup(name, len - 14);
+            bool seen = false;
+            for (size_t i = 0; k && i < no && !seen; i++)
+                seen = strcmp(orph[i], k) == 0;
+            if (!k || seen || (no == ocap && rt_grow(&orph, &ocap, no + 1, sizeof *orph) < 0)) {
+                free(k);
+                continue;
+            }
+            orph[no++] = k;
+        }
+    }
+    closedir(d);
+    for (size_t i = 0; i < no; i++) { /* spill files whose run has a record are its own */
+        bool has = false;
+        for (size_t j = 0; j < n && !has; j++)
+            has = strcmp(keys[j], orph[i]) == 0;
+        if (has || (n == cap && rt_grow(&keys, &cap, n + 1, sizeof *keys) < 0)) {
+            free(orph[i]);
+            continue;
+        }
+        keys[n++] = orph[i];
+        (*stranded)++;
+    }
+    free(orph);
+    if (n - *stranded > 1)
+        qsort(keys, n - *stranded, sizeof *keys, cmp_str);
+    *out = keys;
+    return n;
 }

@@ -43,7 +43,6 @@
 #include "stream_int.h"
 #include "../source/cloud.h"
 
-#define DEFAULT_API_URL "https://api.sentinel.sparecores.net"
 #define REG_TRIES 5 /* registrations tried in the background before waiting for the end */
 
 /* ---- time and the options copied in ------------------------------------------------------------ */
@@ -228,6 +227,7 @@ static void deliver_others(rt_stream *st)
     o.s3_endpoint_url = st->endpoint;
     o.region = st->region;
     o.spill_dir = st->spill_dir;
+    o.spill_fallback_dir = st->spill_fallback;
     o.finish_timeout_secs = fmax(st->finish_timeout, 2 * st->net_timeout);
     o.log = stream_log;
     o.log_user = st;
@@ -315,6 +315,7 @@ void rt_stream_destroy(rt_stream *st)
     free(st->endpoint);
     free(st->region);
     free(st->spill_dir);
+    free(st->spill_fallback);
     pthread_mutex_destroy(&st->mu);
     pthread_mutex_destroy(&st->logmu);
     pthread_cond_destroy(&st->cv);
@@ -374,15 +375,17 @@ rt_error rt_stream_start_net(const rt_stream_options *opts, const rt_stream_net 
     st->mem_limit = o.memory_limit_bytes ? o.memory_limit_bytes : (size_t)8 << 20;
     bool ok = true;
     st->token = dup_opt(o.token, &ok);
-    st->api_url = dup_opt(o.api_url ? o.api_url : DEFAULT_API_URL, &ok);
+    st->api_url = dup_opt(o.api_url ? o.api_url : RT_SENTINEL_DEFAULT_URL, &ok);
     st->endpoint = dup_opt(o.s3_endpoint_url, &ok);
     st->region = dup_opt(o.region, &ok);
     st->spill_dir = o.spill_dir && *o.spill_dir ? dup_opt(o.spill_dir, &ok) : rt_spill_default_dir();
+    st->spill_fallback = dup_opt(o.spill_fallback_dir, &ok);
     ok = ok && st->spill_dir && copy_strv(o.command, &st->command) && copy_job_host(st, o.job, o.host);
     if (ok) {
         size_t n = strlen(st->api_url);
         while (n > 0 && st->api_url[n - 1] == '/')
             st->api_url[--n] = '\0';
+        rt_stream_fingerprint(st->api_url, st->token, st->fp);
         time_t now = time(NULL);
         struct tm tm;
         gmtime_r(&now, &tm);

@@ -13,16 +13,18 @@
 #include "../core/lasterr.h"
 #include "../net/s3.h"
 
+#define RT_SENTINEL_DEFAULT_URL "https://api.sentinel.sparecores.net" /* SENTINEL_API_URL's default */
+
 /* ---- the seam for tests ------------------------------------------------------------------------ */
 
 typedef struct rt_stream_net {
-    /* POSTs body (len bytes, JSON; len 0: an empty body) to url with the bearer token. Returns
-     * RT_OK with any HTTP status in *status and the reply in *reply (NUL-terminated; freed by
-     * the caller with rt_buf_free whatever the result), or an error with err set (never the
-     * token). */
-    rt_error (*post)(void *user, const char *url, const char *token, const char *body, size_t len, double timeout,
-                     long *status, rt_buf *reply, char *err, size_t errlen);
-    /* As rt_s3_put with Content-Type application/gzip. */
+    /* POSTs body (len bytes, JSON; len 0: an empty body) to url with the bearer token and, when
+     * idem is not NULL, the header "Idempotency-Key: idem". Returns RT_OK with any HTTP status in
+     * *status and the reply in *reply (NUL-terminated; freed by the caller with rt_buf_free
+     * whatever the result), or an error with err set (never the token). */
+    rt_error (*post)(void *user, const char *url, const char *token, const char *idem, const char *body, size_t len,
+                     double timeout, long *status, rt_buf *reply, char *err, size_t errlen);
+    /* As rt_s3_put with Content-Type application/gzip (*status -1: the request never left). */
     rt_error (*put)(void *user, const rt_s3_target *t, const rt_s3_credentials *c, const char *key, const void *body,
                     size_t len, double timeout, long *status, char *err, size_t errlen);
     /* As rt_s3_find_region. */
@@ -60,6 +62,9 @@ typedef struct rt_run_record {
     bool failed;
     double finished_unix;
     bool finish_sent;        /* the API took the finish call */
+    char fp[33];             /* the credentials' fingerprint (rt_stream_fingerprint); "" when unknown */
+    unsigned closed;         /* batches closed (local seqs 0..closed-1): a gap is a missing file */
+    long long doubt_seq;     /* the batch whose last PUT got no reply (it may have landed); -1: none */
 } rt_run_record;
 
 /* One batch: a gzip member of the CSV header and its rows. */
@@ -72,6 +77,8 @@ typedef struct rt_batch {
     size_t gzlen;
     char *spill;    /* its spill file, or NULL */
     unsigned tries;
+    bool doubt;     /* a PUT of it got no reply: it may have landed under its key (sticky until one
+                     * is answered 2xx): never sent inline, and the run is not finished before */
 } rt_batch;
 
 struct rt_stream {
@@ -96,6 +103,9 @@ struct rt_stream {
                               * begins; the finish phase moves it to its own end */
     size_t mem_limit;
     char local_key[64]; /* names spill files before the run has an id */
+    char fp[33];        /* the fingerprint of api_url and token (rt_stream_fingerprint) */
+    char *spill_fallback; /* the caller's private directory for when spill_dir cannot be ours */
+    bool spill_moved;   /* spill_dir was replaced by a fallback (said once) */
 
     pthread_t th;
     pthread_mutex_t mu;
@@ -144,10 +154,16 @@ struct rt_stream {
     bool end_failed;
     double end_unix;
     bool delivering;        /* a later delivery (deliver.c), not a live run */
+    unsigned closed_total;  /* a delivered run's recorded count of closed batches */
     bool delivered_others;  /* the live run's pass over older runs was made */
 };
 
 /* record.c */
+
+/* The fingerprint of the credentials a run is delivered with: the first 32 hex digits of the
+ * SHA-256 of a fixed label, api_url (no trailing '/') and token, so that a spilled run goes only
+ * where its own token sends it; never the token itself. False (out "") when SHA-256 cannot be had. */
+bool rt_stream_fingerprint(const char *api_url, const char *token, char out[33]);
 
 /* {spill_dir}/{key}.{ext} into out. False when it does not fit. */
 bool rt_record_path(const char *spill_dir, const char *key, const char *ext, char *out, size_t cap);
@@ -159,7 +175,7 @@ void rt_record_unlock(const char *spill_dir, const char *key, int fd, bool remov
 /* Writes r as {key}.run atomically (0600). False on failure. Secrets in it are wiped from memory. */
 bool rt_record_write(const char *spill_dir, const char *key, const rt_run_record *r);
 /* Reads {key}.run into r (rt_record_clear it after) and its mtime (may be NULL). False when it is
- * absent or not a record (r cleared). */
+ * absent or not a record (r cleared; errno ENOENT when absent, EINVAL when damaged). */
 bool rt_record_load(const char *spill_dir, const char *key, rt_run_record *r, double *mtime);
 /* Removes {key}.run. */
 void rt_record_remove(const char *spill_dir, const char *key);
@@ -180,6 +196,10 @@ void rt_record_end(rt_stream *st);
  * delivered and left. RT_OK when none is left. */
 rt_error rt_deliver_all(const rt_stream_options *opts, const rt_stream_net *net, const char *skip_key,
                         const _Atomic double *stop, unsigned *delivered, unsigned *left);
+/* The directories a run's spill files may be in, the options' first (its default when none):
+ * then its fallback, /tmp/resource-tracker-EUID and each /tmp/resource-tracker-EUID-XXXXXX, those
+ * that exist and are ours alone. *n of them into out[cap] (heap strings: free each). */
+void rt_spill_dirs(const rt_stream_options *o, char **out, size_t cap, size_t *n);
 
 /* stream.c */
 
@@ -215,8 +235,18 @@ void rt_spill_drop(rt_stream *st, rt_batch *b);
 /* Spills what must be spilled (all pending batches with everything) and keeps memory bounded. */
 void rt_spill_persist(rt_stream *st, bool everything);
 /* Makes the spill directory (0700) and tells whether it is ours alone (as rt_spill_batch
- * requires: no planted link, our owner, writable by no one else). */
-bool rt_spill_dir_ready(const rt_stream *st);
+ * requires: no planted link, our owner, writable by no one else). When it cannot be (a home
+ * that is not writable, a directory planted by another user) and the run has nothing there yet,
+ * st->spill_dir moves to the first of its fallbacks that can (st->spill_fallback,
+ * /tmp/resource-tracker-EUID, a fresh /tmp/resource-tracker-EUID-XXXXXX), said once. */
+bool rt_spill_dir_ready(rt_stream *st);
+/* The run keys in dir, oldest first (keys begin with their time): those with a record, and then
+ * those with spill files but no record (*stranded of them, last in *out). Heap strings in *out
+ * (free each and the array). Returns the count; 0 when dir cannot be read. */
+size_t rt_spill_run_keys(const char *dir, char ***out, size_t *stranded);
+/* Where the last fallbacks are made and looked for: "/tmp" (a test points it elsewhere). */
+extern const char *rt_spill_tmp_root;
+
 /* The default spill directory (heap; NULL on no memory). */
 char *rt_spill_default_dir(void);
 

@@ -50,8 +50,8 @@ static void free_secret_reply(rt_buf *reply)
 
 /* POSTs body to {api_url}{path}. Returns true for a 2xx reply (its body in *reply, which the
  * caller frees), false otherwise with what went wrong in why ("HTTP 503" or curl's words). */
-static bool api_post(rt_stream *st, const char *path, const char *body, size_t len, double timeout, rt_buf *reply,
-                     char *why, size_t whylen)
+static bool api_post(rt_stream *st, const char *path, const char *idem, const char *body, size_t len, double timeout,
+                     rt_buf *reply, char *why, size_t whylen)
 {
     char url[2048];
     long status = 0;
@@ -61,8 +61,8 @@ static bool api_post(rt_stream *st, const char *path, const char *body, size_t l
         return false;
     }
     char err[512] = "";
-    rt_error e = st->net.post(st->net.user, url, st->token, body, len, fmax(timeout, MIN_TIMEOUT), &status, reply, err,
-                              sizeof err);
+    rt_error e = st->net.post(st->net.user, url, st->token, idem, body, len, fmax(timeout, MIN_TIMEOUT), &status, reply,
+                              err, sizeof err);
     if (e == RT_OK && status >= 200 && status < 300)
         return true;
     if (e == RT_OK)
@@ -107,7 +107,8 @@ void rt_upload_register(rt_stream *st, double timeout)
     bool ok = false;
     if (rt_upload_register_body(st, waited < 2.0 ? fmin(2.0 - waited, timeout / 2) : 0.0, &body) != RT_OK) {
         snprintf(why, sizeof why, "out of memory");
-    } else if (api_post(st, "/runs", body.data, body.len, until - rt_clock_now(st->clock), &reply, why, sizeof why)) {
+    } else if (api_post(st, "/runs", st->local_key, body.data, body.len, until - rt_clock_now(st->clock), &reply, why,
+                        sizeof why)) { /* the run's key: a try whose reply was lost gives the same run again */
         char perr[256] = "";
         rt_s3_target t;
         memset(&t, 0, sizeof t);
@@ -163,7 +164,7 @@ static void refresh_if_needed(rt_stream *st, double timeout)
     rt_buf reply = {0};
     bool ok = false;
     if (rt_pathf(path, sizeof path, "/runs/%s/refresh-credentials", st->run_id) &&
-        api_post(st, path, NULL, 0, timeout, &reply, why, sizeof why)) {
+        api_post(st, path, NULL, NULL, 0, timeout, &reply, why, sizeof why)) {
         rt_s3_credentials c;
         memset(&c, 0, sizeof c);
         char perr[256] = "";
@@ -270,13 +271,17 @@ static bool upload_oldest(rt_stream *st, double timeout)
         return true;
     }
     b->tries++;
+    if (status == 0 && e != RT_ERR_INVALID && e != RT_ERR_NOMEM && e != RT_ERR_UNSUPPORTED)
+        b->doubt = true; /* sent and never answered: it may land yet (the next try writes the same key) */
+    if (b->doubt && st->record_on)
+        rt_record_save(st); /* a later delivery must know: never inline */
     redact(st, err);
-    if (status)
+    if (status > 0)
         rt_upload_failed(st, "upload of batch %06u failed (HTTP %ld: %s)", b->seq, status, err);
     else
         rt_upload_failed(st, "upload of batch %06u failed (%s)", b->seq, err);
     if (!st->s3_warned) {
-        if (status)
+        if (status > 0)
             rt_log(&st->lg, RT_LOG_WARN, "stream: upload of batch %06u failed (HTTP %ld: %s); retrying", b->seq,
                    status, err);
         else
@@ -341,6 +346,15 @@ static bool inline_csv(rt_stream *st, rt_buf *out)
  * warning. */
 bool rt_upload_finish(rt_stream *st, int exit_code, bool failed, double finished_unix, double timeout)
 {
+    if (st->pending && st->pending->doubt) {
+        /* the finish would name the objects, or send the rows inline, without it: wait until a
+         * PUT of it is answered (a later delivery), so that its rows arrive once */
+        rt_upload_failed(st, "the upload of batch %06u got no reply and may still land", st->pending->seq);
+        rt_log(&st->lg, RT_LOG_WARN, "stream: the upload of batch %06u got no reply and may still land; the run is "
+               "finished once an upload of it is answered (a later delivery: `resource-tracker upload`)",
+               st->pending->seq);
+        return false;
+    }
     rt_buf csv = {0}, body = {0}, reply = {0};
     char path[512], why[600] = "";
     bool inl = st->nuris == 0;
@@ -352,7 +366,7 @@ bool rt_upload_finish(rt_stream *st, int exit_code, bool failed, double finished
         ok = false, snprintf(why, sizeof why, "out of memory");
     rt_buf_free(&csv);
     ok = ok && rt_pathf(path, sizeof path, "/runs/%s/finish", st->run_id) &&
-         api_post(st, path, body.data, body.len, timeout, &reply, why, sizeof why);
+         api_post(st, path, NULL, body.data, body.len, timeout, &reply, why, sizeof why);
     rt_buf_free(&body);
     rt_buf_free(&reply);
     if (!ok && strcmp(why, "HTTP 409") == 0 && st->delivering) {
@@ -379,16 +393,18 @@ bool rt_upload_finish(rt_stream *st, int exit_code, bool failed, double finished
 /* ---- the real network --------------------------------------------------------------------------- */
 
 /* rt_stream_net.post through libcurl (rt_fetch); the Authorization header is wiped after use. */
-static rt_error real_post(void *user, const char *url, const char *token, const char *body, size_t len,
-                          double timeout, long *status, rt_buf *reply, char *err, size_t errlen)
+static rt_error real_post(void *user, const char *url, const char *token, const char *idem, const char *body,
+                          size_t len, double timeout, long *status, rt_buf *reply, char *err, size_t errlen)
 {
     (void)user;
     size_t alen = strlen(token) + sizeof "Authorization: Bearer ";
-    char *auth = malloc(alen);
+    char *auth = malloc(alen), key[128];
     if (!auth)
         return RT_ERR_NOMEM;
     snprintf(auth, alen, "Authorization: Bearer %s", token);
-    const char *headers[] = {auth, "Content-Type: application/json", "Accept: application/json", NULL};
+    bool with_key = idem && rt_pathf(key, sizeof key, "Idempotency-Key: %s", idem);
+    const char *headers[] = {auth, "Content-Type: application/json", "Accept: application/json", with_key ? key : NULL,
+                             NULL};
     rt_fetch_request rq = {.method = "POST", .url = url, .headers = headers, .body = body ? body : "",
                            .body_len = body ? len : 0, .timeout_secs = timeout, .max_body = REPLY_MAX};
     rt_fetch_reply rp;
