@@ -8,7 +8,8 @@
  * and ride with the next sample. Each sample
  * goes through one pipeline to the output, the exporters, the stream and the run's answers
  * (sinks.c). A guardian process (guardian.c) kills the job's group should the tracker itself be
- * killed. */
+ * killed. Once the job's status is settled, a terminating signal cuts the end of the run short
+ * and the status stays the job's (finish.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -302,13 +303,14 @@ static void finish_run(cli_options *o, run_state *rs, int status)
             fprintf(err, "%-12s--summary (the tree, its parts, limits, the machine); --report FILE (charts)\n", "More");
         cli_outq_stderr_done(err);
     }
-    if (o->history)
+    /* each of them left out once a signal cut the end short (finish.c) */
+    if (o->history && !cli_finish_cut())
         cli_history_append(o->history, &run);
-    if (o->report && rs->report)
+    if (o->report && rs->report && !cli_finish_cut())
         cli_report_run(o, o->report, rs->report, &run);
-    if (o->benchmark)
+    if (o->benchmark && !cli_finish_cut())
         cli_benchmark_write(o->benchmark, &run);
-    if (rs->report && cli_step_summary_path(o))
+    if (rs->report && cli_step_summary_path(o) && !cli_finish_cut())
         cli_step_summary(o, rs->report, &run);
 }
 
@@ -692,6 +694,8 @@ static int track(cli_options *o)
      * tracker's death leaves what is left of the job alone */
     cli_guardian_release(rs.guard_fd);
     rs.guard_fd = -1;
+    /* a terminating signal from here cuts the end short, and the status stays the job's */
+    cli_finish_begin(rs.sfd, status, rs.jcg);
     /* the sinks' ends side by side: the textfile's last word, the server's end and the last OTLP
      * push begin, then the stream's last batch and the run's end, each within
      * TRACKER_FINISH_TIMEOUT; what fails is said and never changes the status */
@@ -703,9 +707,11 @@ static int track(cli_options *o)
     cli_marks_say(rs.pipe); /* marks refused, phases left open: one line, the status stands */
     rt_pipeline_free(rs.pipe); /* waits for the last OTLP push */
     rs.pipe = NULL;
-    if (rs.stats)
+    if (rs.stats && !cli_finish_cut())
         finish_run(o, &rs, status);
-    cli_outq_run_end(out_by); /* what the reader has not taken by then is dropped, said once */
+    /* what the reader has not taken by then (at once when cut short) is dropped, said once */
+    cli_outq_run_end(cli_finish_cut() ? cli_mono_secs() : out_by);
+    cli_finish_end();
     close_run(&rs);
     return status;
 }
