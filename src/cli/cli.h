@@ -264,7 +264,7 @@ const char *cli_path_message(char *buf, size_t cap, const char *flag, const char
 /* Checks, creating nothing, that the run will be able to write the file path given with
  * --flag: kind CLI_WRITE_FILE, a file that exists and is writable, or whose directory exists
  * and is writable; CLI_WRITE_FILE_BESIDE, the same and its directory writable even when the
- * file exists (SQLite's journal is created beside it). "-" (stdout) and NULL pass. Returns 0,
+ * file exists (SQLite's journal is created beside it), and no FIFO. "-" (stdout) and NULL pass. Returns 0,
  * or -1 with cli_path_message's line in err. */
 typedef enum { CLI_WRITE_FILE, CLI_WRITE_FILE_BESIDE } cli_write_kind;
 int cli_path_check(const char *flag, const char *path, cli_write_kind kind, char *err, size_t errlen);

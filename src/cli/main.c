@@ -39,7 +39,8 @@
 
 /* Opens where samples go: stderr by default, stdout for "-", else the file (truncated; mode
  * 0666 less the umask; a symlink planted in a shared directory is refused: cli_open_create).
- * Returns the descriptor, or -1 once it has said why (one line). */
+ * Never blocks: a FIFO with no reader is an error here, before anything starts (its reader is
+ * to be started first). Returns the descriptor, or -1 once it has said why (one line). */
 static int open_output(const char *path)
 {
     if (!path)
@@ -47,13 +48,21 @@ static int open_output(const char *path)
     if (strcmp(path, "-") == 0)
         return STDOUT_FILENO;
     bool refused = false;
-    int fd = cli_open_create(path, O_WRONLY | O_CREAT | O_TRUNC, 0666, &refused);
+    int fd = cli_open_create(path, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK, 0666, &refused);
     if (fd < 0) {
         int e = errno;
         char msg[1024];
-        cli_say("%s", cli_path_message(msg, sizeof msg, "output", path, refused, e));
+        if (e == ENXIO && cli_is_fifo(path))
+            cli_say("--output: '%s' is a FIFO with no reader (start its reader first)", path);
+        else
+            cli_say("%s", cli_path_message(msg, sizeof msg, "output", path, refused, e));
         errno = e;
+        return -1;
     }
+    /* as it always was: the queue writes through a descriptor of its own that never blocks */
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
     return fd;
 }
 
