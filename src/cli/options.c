@@ -77,7 +77,8 @@ void cli_usage_print(FILE *f)
           "  SENTINEL_API_URL        API base (default https://api.sentinel.sparecores.net)\n"
           "  TRACKER_UPLOAD_INTERVAL seconds between batches, fractional allowed (default 60)\n"
           "  TRACKER_FINISH_TIMEOUT  the most seconds the end of the run waits for uploads and the API, and for\n"
-          "                          the reader of the samples (default 10)\n"
+          "                          the reader of the samples (default 10); a FIFO's reader of --report, or\n"
+          "                          of the step summary, this long to come and as long again to take it\n"
           "  AWS_ENDPOINT_URL_S3     S3 endpoint (path style); AWS_REGION the bucket's region\n"
           "  Batches that cannot be uploaded are kept in $XDG_STATE_HOME/resource-tracker\n"
           "  (~/.local/state/resource-tracker) until they are sent.\n"
@@ -93,7 +94,8 @@ void cli_usage_print(FILE *f)
           "programs reading stderr, samples are written as one JSON object or CSV row per interval,\n"
           "flushed at once. A reader that stalls never holds up sampling or the exit: past 8 MiB queued,\n"
           "samples are dropped (one warning counts them), and the end waits for it at most\n"
-          "TRACKER_FINISH_TIMEOUT seconds (default 10).\n"
+          "TRACKER_FINISH_TIMEOUT seconds (default 10). SIGINT or SIGTERM once the command ended cuts\n"
+          "the end short; the exit status stays the command's.\n"
           "See resource-tracker(1) for the fields, the config file and the exit status.\n",
           f);
 }
