@@ -23,8 +23,8 @@
 
 #include "cli.h"
 
-#define FINISH_GRACE 1.0  /* seconds the cut-short end gets to close its files itself */
-#define REOPEN_STEP 0.05  /* seconds between two tries to open a FIFO that has no reader yet */
+#define FINISH_GRACE 1.0 /* seconds the cut-short end gets to close its files itself */
+#define REOPEN_STEP 0.05 /* seconds between two tries to open a FIFO that has no reader yet */
 
 static struct {
     pthread_mutex_t mu; /* held by the watcher while it ends the process; done under it */

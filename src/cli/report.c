@@ -206,7 +206,8 @@ static int write_report(cli_options *o, const char *out, rt_report *rep, const r
     if (fd < 0) {
         int e = errno;
         if (!cli_finish_cut()) /* else said once for every output left out */
-            cli_say("%sreport: %s: %s", warn, out, refused ? cli_refused_why() : cli_late_why(why, sizeof why, e, NULL, wait));
+            cli_say("%sreport: %s: %s", warn, out,
+                    refused ? cli_refused_why() : cli_late_why(why, sizeof why, e, NULL, wait));
         return refused && !run ? EXIT_USAGE : EXIT_FAIL;
     }
     rt_recommendation rec = RT_RECOMMENDATION_INIT;

@@ -128,5 +128,6 @@ void cli_step_summary(const cli_options *o, const rt_report *rep, const cli_run_
     if (close(fd) < 0 && text && !en && errno != EINTR)
         en = errno;
     if (en && !cli_finish_cut())
-        cli_say("warning: GITHUB_STEP_SUMMARY: cannot append to %s: %s", path, cli_late_why(why, sizeof why, en, &lf, wait));
+        cli_say("warning: GITHUB_STEP_SUMMARY: cannot append to %s: %s", path,
+                cli_late_why(why, sizeof why, en, &lf, wait));
 }
