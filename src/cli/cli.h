@@ -267,7 +267,7 @@ const char *cli_path_message(char *buf, size_t cap, const char *flag, const char
 /* Checks, creating nothing, that the run will be able to write the file path given with
  * --flag: kind CLI_WRITE_FILE, a file that exists and is writable, or whose directory exists
  * and is writable; CLI_WRITE_FILE_BESIDE, the same and its directory writable even when the
- * file exists (SQLite's journal is created beside it). "-" (stdout) and NULL pass. Returns 0,
+ * file exists (SQLite's journal is created beside it), and no FIFO. "-" (stdout) and NULL pass. Returns 0,
  * or -1 with cli_path_message's line in err. */
 typedef enum { CLI_WRITE_FILE, CLI_WRITE_FILE_BESIDE } cli_write_kind;
 int cli_path_check(const char *flag, const char *path, cli_write_kind kind, char *err, size_t errlen);
@@ -459,6 +459,41 @@ const char *cli_step_summary_path(const cli_options *o);
  * GitHub's 1 MiB a step (past it a one-line note or nothing, with a warning). A file that cannot
  * be written is one warning; nothing else changes. */
 void cli_step_summary(const cli_options *o, const rt_report *rep, const cli_run_result *run);
+
+/* The end of a tracking run (finish.c), from the moment the job's status is settled. */
+/* Starts watching sfd (the run's signalfd, its signals blocked; -1: none) for a terminating
+ * signal to stop (SIGINT, SIGTERM, SIGQUIT): the first cuts the end short (one line says so,
+ * every wait of cli_late_open and cli_late_write returns at once), and when the end still goes
+ * on a second later, or at a second signal, the process exits with status after removing jcg
+ * (the job's group; may be NULL). Other signals read from sfd meanwhile are dropped. */
+void cli_finish_begin(int sfd, int status, rt_job_cgroup *jcg);
+/* Whether the end was cut short by a signal (false outside cli_finish_begin .. _end). */
+bool cli_finish_cut(void);
+/* Stops watching (before sfd is closed); from here nothing ends the process early. */
+void cli_finish_end(void);
+/* Whether path is (or a symlink to) a FIFO. */
+bool cli_is_fifo(const char *path);
+/* Opens path (cli_open_create's flags, mode and *refused) without blocking: a FIFO that has no
+ * reader is opened again until deadline (CLOCK_MONOTONIC seconds). The descriptor has
+ * O_NONBLOCK: write it with cli_late_write. Returns it, or -1 with errno: ENXIO no reader came
+ * by the deadline, EINTR the end was cut short, else open(2)'s. */
+int cli_late_open(const char *path, int flags, mode_t mode, double deadline, bool *refused);
+/* A file opened by cli_late_open, written until deadline (CLOCK_MONOTONIC seconds). */
+typedef struct cli_late_file {
+    int fd;
+    double deadline;
+    size_t written; /* bytes its reader took so far */
+} cli_late_file;
+/* rt_write_fn for a cli_late_file (user): writes what the file takes, waiting for room while
+ * its reader is slow; -1 with errno ETIMEDOUT at the deadline, EINTR when the end was cut
+ * short, else write(2)'s (EPIPE: the reader went away). */
+long cli_late_write(void *user, const void *buf, size_t len);
+/* All len bytes of buf with cli_late_write. Returns 0, or -1 with its errno. */
+int cli_late_write_all(cli_late_file *f, const void *buf, size_t len);
+/* Why a late file failed with err, in a few words for a warning (into buf): ENXIO "a FIFO that
+ * no reader opened within WAITED s", ETIMEDOUT (f given) "its reader took N bytes and no more
+ * within WAITED s", else strerror. Returns buf. */
+const char *cli_late_why(char *buf, size_t cap, int err, const cli_late_file *f, double waited);
 
 /* Appends the run to the history database at path (history.c). Never fails the job: a
  * database that cannot be opened or written is one warning. Returns 0, or -1 after warning. */

@@ -8,7 +8,8 @@
  * and ride with the next sample. Each sample
  * goes through one pipeline to the output, the exporters, the stream and the run's answers
  * (sinks.c). A guardian process (guardian.c) kills the job's group should the tracker itself be
- * killed. */
+ * killed. Once the job's status is settled, a terminating signal cuts the end of the run short
+ * and the status stays the job's (finish.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -38,7 +39,8 @@
 
 /* Opens where samples go: stderr by default, stdout for "-", else the file (truncated; mode
  * 0666 less the umask; a symlink planted in a shared directory is refused: cli_open_create).
- * Returns the descriptor, or -1 once it has said why (one line). */
+ * Never blocks: a FIFO with no reader is an error here, before anything starts (its reader is
+ * to be started first). Returns the descriptor, or -1 once it has said why (one line). */
 static int open_output(const char *path)
 {
     if (!path)
@@ -46,13 +48,21 @@ static int open_output(const char *path)
     if (strcmp(path, "-") == 0)
         return STDOUT_FILENO;
     bool refused = false;
-    int fd = cli_open_create(path, O_WRONLY | O_CREAT | O_TRUNC, 0666, &refused);
+    int fd = cli_open_create(path, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK, 0666, &refused);
     if (fd < 0) {
         int e = errno;
         char msg[1024];
-        cli_say("%s", cli_path_message(msg, sizeof msg, "output", path, refused, e));
+        if (e == ENXIO && cli_is_fifo(path))
+            cli_say("--output: '%s' is a FIFO with no reader (start its reader first)", path);
+        else
+            cli_say("%s", cli_path_message(msg, sizeof msg, "output", path, refused, e));
         errno = e;
+        return -1;
     }
+    /* as it always was: the queue writes through a descriptor of its own that never blocks */
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
     return fd;
 }
 
@@ -315,13 +325,14 @@ static void finish_run(cli_options *o, run_state *rs, int status)
             fprintf(err, "%-12s--summary (the tree, its parts, limits, the machine); --report FILE (charts)\n", "More");
         cli_outq_stderr_done(err);
     }
-    if (o->history)
+    /* each of them left out once a signal cut the end short (finish.c) */
+    if (o->history && !cli_finish_cut())
         cli_history_append(o->history, &run);
-    if (o->report && rs->report)
+    if (o->report && rs->report && !cli_finish_cut())
         cli_report_run(o, o->report, rs->report, &run);
-    if (o->benchmark)
+    if (o->benchmark && !cli_finish_cut())
         cli_benchmark_write(o->benchmark, &run);
-    if (rs->report && cli_step_summary_path(o))
+    if (rs->report && cli_step_summary_path(o) && !cli_finish_cut())
         cli_step_summary(o, rs->report, &run);
 }
 
@@ -705,6 +716,8 @@ static int track(cli_options *o)
      * tracker's death leaves what is left of the job alone */
     cli_guardian_release(rs.guard_fd);
     rs.guard_fd = -1;
+    /* a terminating signal from here cuts the end short, and the status stays the job's */
+    cli_finish_begin(rs.sfd, status, rs.jcg);
     /* the sinks' ends side by side: the textfile's last word, the server's end and the last OTLP
      * push begin, then the stream's last batch and the run's end, each within
      * TRACKER_FINISH_TIMEOUT; what fails is said and never changes the status */
@@ -716,9 +729,11 @@ static int track(cli_options *o)
     cli_marks_say(rs.pipe); /* marks refused, phases left open: one line, the status stands */
     rt_pipeline_free(rs.pipe); /* waits for the last OTLP push */
     rs.pipe = NULL;
-    if (rs.stats)
+    if (rs.stats && !cli_finish_cut())
         finish_run(o, &rs, status);
-    cli_outq_run_end(out_by); /* what the reader has not taken by then is dropped, said once */
+    /* what the reader has not taken by then (at once when cut short) is dropped, said once */
+    cli_outq_run_end(cli_finish_cut() ? cli_mono_secs() : out_by);
+    cli_finish_end();
     close_run(&rs);
     return status;
 }

@@ -79,7 +79,8 @@ void cli_usage_print(FILE *f)
           "  SENTINEL_API_URL        API base (default https://api.sentinel.sparecores.net)\n"
           "  TRACKER_UPLOAD_INTERVAL seconds between batches, fractional allowed (default 60)\n"
           "  TRACKER_FINISH_TIMEOUT  the most seconds the end of the run waits for uploads and the API, and for\n"
-          "                          the reader of the samples (default 10)\n"
+          "                          the reader of the samples (default 10); a FIFO's reader of --report, or\n"
+          "                          of the step summary, this long to come and as long again to take it\n"
           "  AWS_ENDPOINT_URL_S3     S3 endpoint (path style); AWS_REGION the bucket's region\n"
           "  Batches that cannot be uploaded are kept in $XDG_STATE_HOME/resource-tracker\n"
           "  (~/.local/state/resource-tracker) until they are sent.\n"
@@ -95,7 +96,8 @@ void cli_usage_print(FILE *f)
           "programs reading stderr, samples are written as one JSON object or CSV row per interval,\n"
           "flushed at once. A reader that stalls never holds up sampling or the exit: past 8 MiB queued,\n"
           "samples are dropped (one warning counts them), and the end waits for it at most\n"
-          "TRACKER_FINISH_TIMEOUT seconds (default 10).\n"
+          "TRACKER_FINISH_TIMEOUT seconds (default 10). SIGINT or SIGTERM once the command ended cuts\n"
+          "the end short; the exit status stays the command's.\n"
           "See resource-tracker(1) for the fields, the config file and the exit status.\n",
           f);
 }
@@ -279,10 +281,6 @@ static int stream_env(cli_options *o, char *err, size_t errlen)
     o->sentinel_token = cli_take_secret("SENTINEL_API_TOKEN");
     const cli_setting *up = cli_setting_by_env("TRACKER_UPLOAD_INTERVAL");
     o->upload_interval = up->def;
-    o->finish_timeout = 10.0;
-    const char *v = env_value("TRACKER_FINISH_TIMEOUT"); /* the OTLP exporter's end too */
-    if (v && parse_secs(v, 3600.0, &o->finish_timeout) < 0)
-        USAGE_ERR("TRACKER_FINISH_TIMEOUT: not a number of seconds above 0, at most 3600: '%s'", v);
     if (!o->sentinel_token)
         return 0;
     o->sentinel_url = env_value("SENTINEL_API_URL");
@@ -292,7 +290,7 @@ static int stream_env(cli_options *o, char *err, size_t errlen)
     if (o->s3_endpoint && strncmp(o->s3_endpoint, "http://", 7) != 0 && strncmp(o->s3_endpoint, "https://", 8) != 0)
         USAGE_ERR("AWS_ENDPOINT_URL_S3: not an http:// or https:// URL: '%s'", o->s3_endpoint);
     o->aws_region = env_value("AWS_REGION");
-    v = env_value(up->env);
+    const char *v = env_value(up->env);
     char what[128];
     if (v && cli_setting_number(up, v, &o->upload_interval) < 0)
         USAGE_ERR("%s: not %s: '%s'", up->env, cli_setting_what(up, false, what, sizeof what), v);
@@ -346,6 +344,14 @@ int cli_library_env(cli_options *o, char *err, size_t errlen)
             USAGE_ERR("%s: not a number of seconds from 0 to 86400: '%s'", ages[i].name, age);
         *(double *)((char *)o + ages[i].off) = v;
     }
+    /* the end's bound: the OTLP exporter's, the stream's and the outputs' written at the end
+     * (the report subcommand's -o too) */
+    o->finish_timeout = 10.0;
+    const char *v = o->cmd == CMD_TRACK || o->cmd == CMD_UPLOAD || o->cmd == CMD_REPORT
+                        ? env_value("TRACKER_FINISH_TIMEOUT")
+                        : NULL;
+    if (v && parse_secs(v, 3600.0, &o->finish_timeout) < 0)
+        USAGE_ERR("TRACKER_FINISH_TIMEOUT: not a number of seconds above 0, at most 3600: '%s'", v);
     /* streaming belongs to tracking runs: a subcommand is not refused over its settings (and
      * starts no command that could inherit the token) */
     return o->cmd == CMD_TRACK || o->cmd == CMD_UPLOAD ? stream_env(o, err, errlen) : 0;

@@ -44,7 +44,9 @@ static const char report_help[] =
     "are several runs of one job. A tracking run writes the same page with --report FILE.\n"
     "\n"
     "Options:\n"
-    "  -o, --output OUT.html   the file to write (required; \"-\" is stdout)\n"
+    "  -o, --output OUT.html   the file to write (required; \"-\" is stdout); a FIFO's reader is\n"
+    "                          waited for TRACKER_FINISH_TIMEOUT seconds (default 10), then given\n"
+    "                          the page for as long again\n"
     "  --instance VENDOR:TYPE  the server the runs ran on (e.g. aws:m5.large): its price, the run's\n"
     "                          cost there and the saving on the cheapest server\n"
     "  --no-price-lookup       ask Keeper nothing (no cheapest server, no cost, no note; as\n"
@@ -191,12 +193,21 @@ static int write_report(cli_options *o, const char *out, rt_report *rep, const r
                         const rt_summary *const *runs, char *const *names, size_t nruns, const char *vendor, const char *type,
                         const char *region, const cli_run_result *run)
 {
-    /* the output first: a file that cannot be made fails now, not after the lookups */
+    /* the output first: a file that cannot be made fails now, not after the lookups. Never
+     * blocking: a FIFO's reader is waited for, and then given what it takes, for
+     * TRACKER_FINISH_TIMEOUT each (finish.c); a tracking run's failure is a warning */
+    const char *warn = run ? "warning: " : "";
     bool to_stdout = strcmp(out, "-") == 0;
     bool refused = false; /* a symlink planted in a shared directory (secure.c) */
-    int fd = to_stdout ? STDOUT_FILENO : cli_open_create(out, O_WRONLY | O_CREAT | O_TRUNC, 0666, &refused);
+    double wait = o->finish_timeout > 0 ? o->finish_timeout : 10.0;
+    char why[256];
+    int fd = to_stdout ? STDOUT_FILENO
+                       : cli_late_open(out, O_WRONLY | O_CREAT | O_TRUNC, 0666, cli_mono_secs() + wait, &refused);
     if (fd < 0) {
-        cli_say("report: %s: %s", out, refused ? cli_refused_why() : strerror(errno));
+        int e = errno;
+        if (!cli_finish_cut()) /* else said once for every output left out */
+            cli_say("%sreport: %s: %s", warn, out,
+                    refused ? cli_refused_why() : cli_late_why(why, sizeof why, e, NULL, wait));
         return refused && !run ? EXIT_USAGE : EXIT_FAIL;
     }
     rt_recommendation rec = RT_RECOMMENDATION_INIT;
@@ -243,14 +254,17 @@ static int write_report(cli_options *o, const char *out, rt_report *rep, const r
         info.command = *command ? command : NULL;
     }
 
-    rt_error e = rt_report_write(rep, &info, fd);
+    cli_late_file lf = {.fd = fd, .deadline = cli_mono_secs() + wait};
+    rt_error e = to_stdout ? rt_report_write(rep, &info, fd) : rt_report_write_cb(rep, &info, cli_late_write, &lf);
     int err = errno;
     if (!to_stdout && close(fd) < 0 && e == RT_OK) {
         e = RT_ERR_IO;
         err = errno;
     }
     if (e != RT_OK) {
-        cli_say("report: %s: %s", out, e == RT_ERR_IO ? strerror(err) : rt_strerror(e));
+        if (!cli_finish_cut())
+            cli_say("%sreport: %s: %s", warn, out,
+                    e == RT_ERR_IO ? cli_late_why(why, sizeof why, err, &lf, wait) : rt_strerror(e));
         return EXIT_FAIL;
     }
     return 0;

@@ -196,6 +196,11 @@ int cli_path_check(const char *flag, const char *path, cli_write_kind kind, char
     if (!path || strcmp(path, "-") == 0)
         return 0;
     bool refused = cli_path_refused(path);
+    if (!refused && kind == CLI_WRITE_FILE_BESIDE && cli_is_fifo(path)) {
+        /* SQLite reads and seeks its file: a FIFO can hold no history */
+        snprintf(err, errlen, "--%s: '%s' is a FIFO, not a file (SQLite keeps the history in a file)", flag, path);
+        return -1;
+    }
     int e = refused ? EACCES : path_writable(path, kind);
     if (e == 0)
         return 0;

@@ -47,9 +47,9 @@ const cli_setting cli_settings[] = {
      "json (one object per line, default), csv, or json-rs (the Rust\nresource-tracker 0.1.14's JSON lines)"},
     {"output", 'o', "FILE", "TRACKER_OUTPUT", "tracker", "output", CLI_T_FILE, 0, 0, 0, L(output), L(output_set), M(output), NULL,
      "a file name (or \"-\" for stdout)", false,
-     "write the samples to FILE (- is stdout); without it, samples go to\n"
-     "stderr in the samples view and are not kept in the human view (or\n"
-     "TRACKER_OUTPUT)"},
+     "write the samples to FILE (- is stdout; a FIFO's reader must be there\n"
+     "first); without it, samples go to stderr in the samples view and are\n"
+     "not kept in the human view (or TRACKER_OUTPUT)"},
     {"quiet", 'q', NULL, "TRACKER_QUIET", "tracker", "quiet", CLI_T_BOOL, 0, 0, 0, L(quiet), L(quiet_set), M(quiet), NULL, NULL,
      false, "nothing on the terminal (no samples, start or status line; the\n"
      "summary only with --summary); -o FILE is still written (or\n"
@@ -81,7 +81,9 @@ const cli_setting cli_settings[] = {
     {"summary", 0, NULL, NULL, "tracker", "summary", CLI_T_BOOL, 0, 0, 0, L(summary), L(summary_set), M(summary), NULL,
      NULL, false, "print the run's summary to stderr at exit"},
     {"report", 0, "FILE", NULL, "tracker", "report", CLI_T_FILE, 0, 0, 0, L(report), NO, M(report), NULL,
-     "a file name", false, "write the run's HTML report at exit"},
+     "a file name", false,
+     "write the run's HTML report at exit (a FIFO's reader is waited for at\n"
+     "most TRACKER_FINISH_TIMEOUT)"},
     {"benchmark", 0, "FILE", "TRACKER_BENCHMARK", "tracker", "benchmark", CLI_T_FILE, 0, 0, 0, L(benchmark), NO,
      M(benchmark), NULL, "a file name", false,
      "write Snakemake's benchmark file (its TSV: s, h:m:s, max_rss, ...) at\n"

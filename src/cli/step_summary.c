@@ -3,7 +3,8 @@
  * TRACKER_STEP_SUMMARY=off, [tracker] step_summary = false), the run as
  * rt_report_write_markdown_cb writes it, appended (never truncated) and kept under GitHub's
  * 1 MiB a step: past it a one-line note, or nothing. A file that cannot be written is one
- * warning; the job's exit status and every other output stand. */
+ * warning; the job's exit status and every other output stand. Never blocking: a FIFO is
+ * waited for within TRACKER_FINISH_TIMEOUT (finish.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -59,14 +60,18 @@ void cli_step_summary(const cli_options *o, const rt_report *rep, const cli_run_
     const char *path = cli_step_summary_path(o);
     if (!path || !run->summary)
         return;
-    /* O_NONBLOCK: a FIFO nobody reads is an error (ENXIO), not a tracker that never exits;
-     * the writes themselves block as usual */
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
-    int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+    /* never blocking (finish.c): a FIFO's reader is waited for, then given what it takes, for
+     * TRACKER_FINISH_TIMEOUT each, never a tracker that does not exit */
+    double wait = o->finish_timeout > 0 ? o->finish_timeout : 10.0;
+    char why[256];
+    bool refused = false;
+    int fd = cli_late_open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY, 0644, cli_mono_secs() + wait, &refused);
     struct stat st;
-    FILE *f = fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0 && fstat(fd, &st) == 0 ? fdopen(fd, "a") : NULL;
-    if (!f) {
-        cli_say("warning: GITHUB_STEP_SUMMARY: cannot append to %s: %s", path, strerror(errno));
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        int e = errno;
+        if (!cli_finish_cut())
+            cli_say("warning: GITHUB_STEP_SUMMARY: cannot append to %s: %s", path,
+                    refused ? cli_refused_why() : cli_late_why(why, sizeof why, e, NULL, wait));
         if (fd >= 0)
             close(fd);
         return;
@@ -93,16 +98,16 @@ void cli_step_summary(const cli_options *o, const rt_report *rep, const cli_run_
     mo.max_bytes = room < STEP_MAX_TEXT ? (room > 0 ? room : 1) : STEP_MAX_TEXT;
     gather g = {0};
     rt_error e = rt_report_write_markdown_cb(rep, &info, &mo, gather_write, &g);
-    bool wrote = false;
+    const char *text = NULL; /* what is appended after the separator, len bytes */
+    size_t len = 0;
+    char line[256];
     if (e != RT_OK) {
         cli_say("warning: GITHUB_STEP_SUMMARY: no summary for this run: %s", rt_strerror(e));
     } else if (g.len + sep <= room) {
-        fputs(sep ? "\n" : "", f);
-        fwrite(g.data, 1, g.len, f);
-        wrote = true;
+        text = g.data;
+        len = g.len;
     } else {
         /* its answer alone would pass GitHub's bound: a line saying so, when even that fits */
-        char line[256];
         int k = snprintf(line, sizeof line,
                          "resource-tracker: this run's summary (%zu bytes) is left out: the step summary holds %zu of "
                          "GitHub's %u bytes.\n",
@@ -111,18 +116,18 @@ void cli_step_summary(const cli_options *o, const rt_report *rep, const cli_run_
                 "1 MiB a step; %s",
                 path, used, g.len, k > 0 && (size_t)k + sep <= room ? "a one-line note written instead" : "nothing written");
         if (k > 0 && (size_t)k + sep <= room) {
-            fprintf(f, "%s%s", sep ? "\n" : "", line);
-            wrote = true;
+            text = line;
+            len = (size_t)k;
         }
     }
-    free(g.data);
-    errno = 0;
-    bool failed = fflush(f) != 0 || ferror(f);
-    int en = errno ? errno : EIO;
-    if (fclose(f) != 0 && !failed && errno != EINTR) {
-        failed = true;
+    cli_late_file lf = {.fd = fd, .deadline = cli_mono_secs() + wait};
+    int en = 0;
+    if (text && (cli_late_write_all(&lf, "\n", sep) < 0 || cli_late_write_all(&lf, text, len) < 0))
         en = errno;
-    }
-    if (failed && wrote)
-        cli_say("warning: GITHUB_STEP_SUMMARY: cannot append to %s: %s", path, strerror(en));
+    free(g.data);
+    if (close(fd) < 0 && text && !en && errno != EINTR)
+        en = errno;
+    if (en && !cli_finish_cut())
+        cli_say("warning: GITHUB_STEP_SUMMARY: cannot append to %s: %s", path,
+                cli_late_why(why, sizeof why, en, &lf, wait));
 }

@@ -109,7 +109,7 @@ def unwritable(tmp_path, kind):
         return p
     if kind == "missing-dir":
         return tmp_path / "no" / "such.md"
-    if kind == "fifo":  # nobody reads it: an error, never a tracker waiting for a reader
+    if kind == "fifo":  # nobody reads it: waited for within the finish timeout, never longer
         p = tmp_path / "fifo"
         os.mkfifo(p)
         return p
@@ -124,7 +124,7 @@ def test_unwritable_file_is_one_warning(tmp_path, kind):
     out = tmp_path / "samples.jsonl"
     # half a second at 0.1 s: several samples whatever the machine's speed (a short Python run
     # gave one on a loaded CI machine)
-    r = track(path, "-o", str(out), cmd=["sh", "-c", "sleep 0.5; exit 5"])
+    r = track(path, "-o", str(out), cmd=["sh", "-c", "sleep 0.5; exit 5"], TRACKER_FINISH_TIMEOUT="1")
     assert r.returncode == 5, r.stderr
     assert len(warnings(r.stderr)) == 1, r.stderr
     assert "warning:" in warnings(r.stderr)[0]
