@@ -334,9 +334,12 @@ def test_full_spill_disk_writes_the_record_first(tmp_path, stand_ins):
         p2 = upload(env)
         assert p2.returncode == 0, p2.stderr
         got = []
-        for run_id, _ in runs_by_job(api).get("full-disk", []):
+        for run_id, run in runs_by_job(api).get("full-disk", []):
             got += delivered_rows(api, run_id)
+            assert run["finish"]["exit_code"] == 0  # the record's end was written in place
         assert sorted(got) == sorted(spilled)
+        if len(spilled) < len(local):
+            assert "are lost" in p.stderr, p.stderr
         assert report("spill disk with one page free", local, got, spilled) == 0
     finally:
         subprocess.run(["umount", "-l", str(state)], capture_output=True, timeout=30)

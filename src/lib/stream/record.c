@@ -105,6 +105,21 @@ static bool put_fmt(rt_buf *b, const char *name, const char *fmt, ...)
     return n >= 0 && (size_t)n < sizeof v && put_line(b, name, v);
 }
 
+/* Writes all of len bytes to fd. False on a failure (errno set). */
+static bool write_whole(int fd, const char *p, size_t left)
+{
+    while (left > 0) {
+        ssize_t n = write(fd, p, left);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        p += n;
+        left -= (size_t)n;
+    }
+    return true;
+}
+
 bool rt_record_write(const char *spill_dir, const char *key, const rt_run_record *r)
 {
     char path[4200], tmp[4300];
@@ -128,23 +143,21 @@ bool rt_record_write(const char *spill_dir, const char *key, const rt_run_record
     if (r->finish_sent)
         ok = ok && put_line(&b, "finish_sent", "1");
     int fd = -1;
-    ok = ok && rt_record_path(spill_dir, key, "run", path, sizeof path) && rt_pathf(tmp, sizeof tmp, "%s.XXXXXX", path) &&
-         (fd = mkostemp(tmp, O_CLOEXEC)) >= 0;
+    bool named = ok && rt_record_path(spill_dir, key, "run", path, sizeof path);
+    ok = named && rt_pathf(tmp, sizeof tmp, "%s.XXXXXX", path) && (fd = mkostemp(tmp, O_CLOEXEC)) >= 0;
     if (ok) {
-        const char *p = b.data;
-        size_t left = b.len;
-        while (ok && left > 0) {
-            ssize_t n = write(fd, p, left);
-            if (n < 0 && errno == EINTR)
-                continue;
-            ok = n > 0;
-            p += ok ? n : 0;
-            left -= ok ? (size_t)n : 0;
-        }
+        ok = write_whole(fd, b.data, b.len);
         ok = close(fd) == 0 && ok;
         ok = ok && rename(tmp, path) == 0;
         if (!ok)
             unlink(tmp);
+    }
+    if (!ok && named && (errno == ENOSPC || errno == EDQUOT)) {
+        /* a full disk has no room for the copy: the record is rewritten where it is (its blocks
+         * are there already; a kill mid-write leaves it damaged, which a delivery says) */
+        fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+        ok = fd >= 0 && write_whole(fd, b.data, b.len) && ftruncate(fd, (off_t)b.len) == 0;
+        ok = fd >= 0 && close(fd) == 0 && ok;
     }
     if (b.data)
         explicit_bzero(b.data, b.len);
