@@ -105,21 +105,6 @@ static bool put_fmt(rt_buf *b, const char *name, const char *fmt, ...)
     return n >= 0 && (size_t)n < sizeof v && put_line(b, name, v);
 }
 
-/* Writes all of len bytes to fd. False on a failure (errno set). */
-static bool write_whole(int fd, const char *p, size_t left)
-{
-    while (left > 0) {
-        ssize_t n = write(fd, p, left);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        p += n;
-        left -= (size_t)n;
-    }
-    return true;
-}
-
 bool rt_record_write(const char *spill_dir, const char *key, const rt_run_record *r)
 {
     char path[4200], tmp[4300];
@@ -146,7 +131,7 @@ bool rt_record_write(const char *spill_dir, const char *key, const rt_run_record
     bool named = ok && rt_record_path(spill_dir, key, "run", path, sizeof path);
     ok = named && rt_pathf(tmp, sizeof tmp, "%s.XXXXXX", path) && (fd = mkostemp(tmp, O_CLOEXEC)) >= 0;
     if (ok) {
-        ok = write_whole(fd, b.data, b.len);
+        ok = rt_write_all(fd, b.data, b.len) == 0;
         ok = close(fd) == 0 && ok;
         ok = ok && rename(tmp, path) == 0;
         if (!ok)
@@ -156,7 +141,7 @@ bool rt_record_write(const char *spill_dir, const char *key, const rt_run_record
         /* a full disk has no room for the copy: the record is rewritten where it is (its blocks
          * are there already; a kill mid-write leaves it damaged, which a delivery says) */
         fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-        ok = fd >= 0 && write_whole(fd, b.data, b.len) && ftruncate(fd, (off_t)b.len) == 0;
+        ok = fd >= 0 && rt_write_all(fd, b.data, b.len) == 0 && ftruncate(fd, (off_t)b.len) == 0;
         ok = fd >= 0 && close(fd) == 0 && ok;
     }
     if (b.data)

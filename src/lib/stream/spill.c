@@ -88,22 +88,6 @@ static void run_name(const rt_stream *st, char *out, size_t cap)
     out[i] = '\0';
 }
 
-/* Writes all of len bytes to fd. Returns true or false (errno set). */
-static bool write_all(int fd, const void *data, size_t len)
-{
-    const char *p = data;
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        p += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
-
 const char *rt_spill_tmp_root = "/tmp";
 
 /* The fallbacks in order: the caller's (out[0] may stay NULL), /tmp/resource-tracker-EUID. */
@@ -225,7 +209,7 @@ bool rt_spill_batch(rt_stream *st, rt_batch *b)
     }
     bool ok = ready && rt_pathf(path, sizeof path, "%s/%s-%06u.csv.gz", st->spill_dir, name, b->seq) &&
               rt_pathf(tmp, sizeof tmp, "%s.XXXXXX", path) && (fd = mkostemp(tmp, O_CLOEXEC)) >= 0 &&
-              write_all(fd, b->gz, b->gzlen);
+              rt_write_all(fd, b->gz, b->gzlen) == 0;
     int e = errno;
     if (fd >= 0 && close(fd) < 0 && ok) {
         ok = false;
