@@ -20,6 +20,7 @@ class StreamOptions(Structure):
         ("job", POINTER(Job)), ("command", POINTER(c_char_p)), ("host", POINTER(Host)),
         ("cloud", c_void_p), ("spill_dir", c_char_p), ("memory_limit_bytes", c_size_t),
         ("finish_timeout_secs", c_double), ("log", LOG_FN), ("log_user", c_void_p),
+        ("spill_fallback_dir", c_char_p),  # 0.18
     ]
 
 

@@ -51,11 +51,21 @@ def _env_float(name: str) -> float:
 
 def _spill_dir() -> str | None:
     """Where batches not yet sent wait, as the tool picks it: $XDG_STATE_HOME/resource-tracker
-    (an absolute one), else ~/.local/state/resource-tracker; None: the library's default."""
+    (an absolute one), else ~/.local/state/resource-tracker (when HOME is a directory), else
+    /tmp/resource-tracker-UID."""
     state, home = os.environ.get("XDG_STATE_HOME"), os.environ.get("HOME")
     if state and state.startswith("/"):
         return os.path.join(state, "resource-tracker")
-    return os.path.join(home, ".local", "state", "resource-tracker") if home else None
+    if home and home.startswith("/") and os.path.isdir(home):
+        return os.path.join(home, ".local", "state", "resource-tracker")
+    return f"/tmp/resource-tracker-{os.geteuid()}"
+
+
+def _spill_fallback_dir() -> str | None:
+    """Where batches go when the spill directory cannot be ours, as the tool picks it:
+    $XDG_RUNTIME_DIR/resource-tracker (an absolute one), else None (the library's own fallbacks)."""
+    rt = os.environ.get("XDG_RUNTIME_DIR")
+    return os.path.join(rt, "resource-tracker") if rt and rt.startswith("/") else None
 
 
 def _job_and_command(metadata: dict | None):
@@ -154,7 +164,7 @@ class TrackerStream:
                  api_url=encode(os.environ.get("SENTINEL_API_URL") or None),
                  s3_endpoint_url=encode(os.environ.get("AWS_ENDPOINT_URL_S3") or None),
                  region=encode(os.environ.get("AWS_REGION") or None),
-                 spill_dir=encode(_spill_dir()),
+                 spill_dir=encode(_spill_dir()), spill_fallback_dir=encode(_spill_fallback_dir()),
                  finish_timeout_secs=_env_float("TRACKER_FINISH_TIMEOUT"), log=_LOG_FN)
         fields, tags, command = _job_and_command(self.metadata)
         if fields or tags:
