@@ -49,10 +49,19 @@ static void upload_log(void *user, rt_log_level level, const char *msg)
 }
 
 /* One line a run for --list. */
+typedef struct listing {
+    unsigned count;
+    char dir[4096]; /* the directory of the runs listed last */
+} listing;
+
 static void list_one(const rt_spilled_run *r, void *user)
 {
-    unsigned *count = user;
-    (*count)++;
+    listing *l = user;
+    l->count++;
+    if (strcmp(l->dir, r->dir) != 0) {
+        printf("%s:\n", r->dir);
+        snprintf(l->dir, sizeof l->dir, "%s", r->dir);
+    }
     char end[64], missing[64] = "";
     if (r->ended)
         snprintf(end, sizeof end, "exit %d", r->exit_code);
@@ -64,12 +73,12 @@ static void list_one(const rt_spilled_run *r, void *user)
                         : r->held  ? "held by a live tracker or an upload"
                         : r->ours  ? "made with this token and API URL"
                                    : "made with another token or API URL";
-    printf("%s  %s%s  %u batch%s, %" PRIu64 " rows%s  %s%s  %s  (%s)\n", r->key, r->run_id[0] ? "run " : "",
+    printf("  %s  %s%s  %u batch%s, %" PRIu64 " rows%s  %s%s  %s\n", r->key, r->run_id[0] ? "run " : "",
            r->run_id[0] ? r->run_id
            : r->damaged ? "?"
                         : "not registered",
            r->batches, r->batches == 1 ? "" : "es", r->rows, missing, end,
-           r->finish_sent ? ", finished at the API" : "", whose, r->dir);
+           r->finish_sent ? ", finished at the API" : "", whose);
 }
 
 int cli_upload_main(cli_options *o)
@@ -96,13 +105,13 @@ int cli_upload_main(cli_options *o)
     cli_stream_options(o, &so);
     so.log = upload_log;
     if (list) {
-        unsigned n = 0;
+        listing n = {0};
         rt_error e = rt_stream_list(&so, list_one, &n);
         if (e != RT_OK) {
             cli_say("upload: %s", rt_strerror(e));
             return EXIT_FAIL;
         }
-        if (!n)
+        if (!n.count)
             printf("nothing left in %s\n", so.spill_dir ? so.spill_dir : "the spill directory");
         return 0;
     }
