@@ -517,7 +517,9 @@ def test_output_to_dev_stdout_still_works():
 def test_spill_dir_planted_in_shared_dir(tmp_path, symlinks_unprotected, plant_kind):
     """The spill directory ($XDG_STATE_HOME/resource-tracker) in a shared directory: a symlink
     planted there by nobody (to a private directory of ours), or a directory nobody made first
-    and others can write, is not spilled into (one warning); the job's status stands."""
+    and others can write, is not spilled into (one warning); the batches go to a directory of
+    our own instead ($XDG_RUNTIME_DIR/resource-tracker, said), none lost; the job's status
+    stands."""
     shared = shared_dir()
     try:
         victim = tmp_path / "victimdir"
@@ -530,25 +532,32 @@ def test_spill_dir_planted_in_shared_dir(tmp_path, symlinks_unprotected, plant_k
             os.mkdir(target)
             os.chmod(target, 0o777)
             os.chown(target, NOBODY, NOBODY)
+        rt = tmp_path / "run"
+        rt.mkdir(mode=0o700)
         env = tracker_env(SENTINEL_API_TOKEN=TOKEN, SENTINEL_API_URL=closed_port_url(),
                           AWS_ENDPOINT_URL_S3=closed_port_url(), TRACKER_UPLOAD_INTERVAL="0.3",
-                          TRACKER_FINISH_TIMEOUT="1", XDG_STATE_HOME=shared)
+                          TRACKER_FINISH_TIMEOUT="1", XDG_STATE_HOME=shared, XDG_RUNTIME_DIR=str(rt))
         p = subprocess.run([TRACKER, "-q", "-i", "0.1", "--", "sh", "-c", "sleep 1; exit 4"], env=env,
                            capture_output=True, text=True, timeout=60)
         assert p.returncode == 4, p.stderr
-        assert "cannot spill" in p.stderr and "not a directory of ours alone" in p.stderr, p.stderr
-        assert "could not be spilled and are lost" in p.stderr, p.stderr  # not "kept in" the refused place
+        assert "not a directory of ours alone" in p.stderr, p.stderr
+        assert f"kept in {rt}/resource-tracker instead" in p.stderr, p.stderr
+        assert "are lost" not in p.stderr, p.stderr
         assert os.listdir(target) == []
+        assert any(n.endswith(".csv.gz") for n in os.listdir(rt / "resource-tracker"))
         no_secret_in("stderr", p.stderr)
     finally:
         shutil.rmtree(shared)
 
 
 def spill_run(state):
-    """A streamed run (API and S3 on dead ports, so it spills) with $XDG_STATE_HOME at state."""
+    """A streamed run (API and S3 on dead ports, so it spills) with $XDG_STATE_HOME at state
+    and $XDG_RUNTIME_DIR at state/../run (its fallback, made 0700)."""
+    rt = state.parent / "run"
+    rt.mkdir(mode=0o700, exist_ok=True)
     env = tracker_env(SENTINEL_API_TOKEN=TOKEN, SENTINEL_API_URL=closed_port_url(),
                       AWS_ENDPOINT_URL_S3=closed_port_url(), TRACKER_UPLOAD_INTERVAL="0.3",
-                      TRACKER_FINISH_TIMEOUT="1", XDG_STATE_HOME=str(state))
+                      TRACKER_FINISH_TIMEOUT="1", XDG_STATE_HOME=str(state), XDG_RUNTIME_DIR=str(rt))
     return subprocess.run([TRACKER, "-q", "-i", "0.1", "--", "sleep", "1"], env=env, capture_output=True,
                           text=True, timeout=60)
 
@@ -556,7 +565,8 @@ def spill_run(state):
 @pytest.mark.parametrize("group", ["ours", "another"])
 def test_spill_dir_group_writable(tmp_path, group):
     """A spill directory made under umask 002 (0775, as Debian's user-private groups have it):
-    spilled into when its group is our own (egid), refused when it is another's."""
+    spilled into when its group is our own (egid), refused when it is another's (the batches
+    then go to $XDG_RUNTIME_DIR/resource-tracker, said)."""
     spill = tmp_path / "state" / "resource-tracker"
     spill.mkdir(parents=True)
     os.chmod(spill, 0o775)
@@ -567,8 +577,9 @@ def test_spill_dir_group_writable(tmp_path, group):
         assert "cannot spill" not in p.stderr, p.stderr
         assert any(f.name.endswith(".csv.gz") for f in spill.iterdir()), p.stderr
     else:
-        assert "cannot spill" in p.stderr and "not a directory of ours alone" in p.stderr, p.stderr
+        assert "not a directory of ours alone" in p.stderr and "instead" in p.stderr, p.stderr
         assert list(spill.iterdir()) == []
+        assert any(f.name.endswith(".csv.gz") for f in (tmp_path / "run" / "resource-tracker").iterdir())
 
 
 def test_spill_failure_not_called_foreign(tmp_path):

@@ -252,7 +252,12 @@ bool rt_record_save(rt_stream *st)
         return false;
     }
     if (st->record_fd < 0 && (st->record_fd = rt_record_lock(st->spill_dir, st->local_key)) < 0) {
-        rt_log(&st->lg, RT_LOG_WARN, "stream: cannot take the lock of run %s in %s", st->local_key, st->spill_dir);
+        int e = errno;
+        if (!st->record_warned)
+            rt_log(&st->lg, RT_LOG_WARN, "stream: cannot take the lock of run %s in %s: %s", st->local_key,
+                   st->spill_dir, strerror(e));
+        st->record_warned = true;
+        errno = e;
         return false;
     }
     rt_run_record r;
@@ -280,7 +285,12 @@ bool rt_record_save(rt_stream *st)
     rt_buf_free(&body);
     explicit_bzero(&r, sizeof r);
     if (!ok) {
-        rt_log(&st->lg, RT_LOG_WARN, "stream: cannot write the record of run %s in %s", st->local_key, st->spill_dir);
+        int e = errno;
+        if (!st->record_warned)
+            rt_log(&st->lg, RT_LOG_WARN, "stream: cannot write the record of run %s in %s: %s", st->local_key,
+                   st->spill_dir, strerror(e));
+        st->record_warned = true;
+        errno = e;
         return false;
     }
     st->record_on = true;

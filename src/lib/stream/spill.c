@@ -200,10 +200,13 @@ bool rt_spill_batch(rt_stream *st, rt_batch *b)
             st->record_on = false;
     }
     if (ready && !record) {
+        char why[128];
+        snprintf(why, sizeof why, "%s", strerror(errno));
+        rt_upload_failed(st, "cannot spill batch %06u to %s: %s (its run's record cannot be written; kept in memory)",
+                         b->seq, st->spill_dir, why);
         if (!st->spill_warned)
-            rt_log(&st->lg, RT_LOG_WARN, "stream: cannot write the record of run %s in %s: batch %06u is not spilled "
-                   "(kept in memory)", st->local_key, st->spill_dir, b->seq);
-        rt_upload_failed(st, "cannot spill batch %06u to %s: its run's record cannot be written", b->seq, st->spill_dir);
+            rt_log(&st->lg, RT_LOG_WARN, "stream: cannot spill batch %06u to %s: %s (its run's record cannot be "
+                   "written; kept in memory)", b->seq, st->spill_dir, why);
         st->spill_warned = true;
         return false;
     }

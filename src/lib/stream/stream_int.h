@@ -138,7 +138,7 @@ struct rt_stream {
     double refresh_next;
     bool refresh_warned;
     double s3_next, s3_backoff;
-    bool s3_warned, spill_warned;
+    bool s3_warned, spill_warned, record_warned;
     char **uris;
     size_t nuris, cap_uris; /* nuris: objects uploaded, the next object's seq */
     bool finish_sent;       /* the API took the finish call */
