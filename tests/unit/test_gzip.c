@@ -323,9 +323,9 @@ static void stream_refusals(void **state)
         size_t least; /* plain bytes that come out before the bad end, at least */
     } bad[] = {
         {gz.data, gz.len - 4, tl - 64}, /* the trailer cut: every byte, then -2 (no check) */
-        {gz.data, gz.len / 2, 1000},
-        {"\x1f\x8b", 2, 0},
-        {"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage", 18, 0},
+        {gz.data, gz.len / 2, 1000},                                /* cut in the middle */
+        {"\x1f\x8b", 2, 0},                                          /* the magic alone */
+        {"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage", 18, 0}, /* a header, then garbage */
         {"not gzip at all", 15, 0},
         {"", 0, 0},
     };
@@ -416,9 +416,9 @@ static void stream_bomb(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(loaded_at_first_use), cmocka_unit_test(round_trip), cmocka_unit_test(many_members),
-        cmocka_unit_test(empty_member),        cmocka_unit_test(bounded),
-        cmocka_unit_test(stream_round_trip),   cmocka_unit_test(stream_refusals), cmocka_unit_test(stream_bomb),
+        cmocka_unit_test(loaded_at_first_use), cmocka_unit_test(round_trip),  cmocka_unit_test(many_members),
+        cmocka_unit_test(empty_member),        cmocka_unit_test(bounded),     cmocka_unit_test(stream_round_trip),
+        cmocka_unit_test(stream_refusals),     cmocka_unit_test(stream_bomb),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

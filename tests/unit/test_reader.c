@@ -490,7 +490,8 @@ static void test_long_line(void **state)
         assert_int_equal(rt_reader_records(r), 1);
         assert_int_equal(rt_reader_skipped(r), 0);
         char want[1100];
-        snprintf(want, sizeof want, "%s:3: a line longer than 16 MiB, which no recorded run has: not read further", path);
+        snprintf(want, sizeof want, "%s:3: a line longer than 16 MiB, which no recorded run has: not read further",
+                 path);
         assert_int_equal(lg.n, 1);
         assert_string_equal(lg.text[0], want);
         assert_string_equal(rt_reader_errmsg(r), want);
@@ -551,7 +552,8 @@ static void test_long_first_line(void **state)
                 assert_int_equal(e, RT_ERR_PARSE);
                 assert_null(r);
                 char want[1100];
-                snprintf(want, sizeof want, "%s:1: a line longer than 1000 bytes, which no recorded run has: not read further",
+                snprintf(want, sizeof want,
+                         "%s:1: a line longer than 1000 bytes, which no recorded run has: not read further",
                          from_file ? path : "b");
                 assert_int_equal(lg.n, 1);
                 assert_string_equal(lg.text[0], want);
@@ -890,7 +892,7 @@ static const char *gzip_file(const char *text, size_t len, size_t nmembers, size
 static void test_gzip_input(void **state)
 {
     (void)state;
-    static const char *const names[] = {"tool.jsonl", "tool.csv", "python-process.csv", "python-combined.csv",
+    static const char *const names[] = {"tool.jsonl",      "tool.csv",      "python-process.csv", "python-combined.csv",
                                         "malformed.jsonl", "malformed.csv", "cgroup-oom.jsonl"};
     static const size_t chunks[] = {1, 7, 333, 4096, 0};
     for (size_t f = 0; f < sizeof names / sizeof names[0]; f++) {
@@ -911,8 +913,11 @@ static void test_gzip_input(void **state)
             }
             rt_reader *r;
             assert_int_equal(rt_reader_open(path, NULL, &r), RT_OK);
-            assert_string_equal(rt_reader_format(r), strstr(names[f], "python") ? (strstr(names[f], "combined") ? "python-combined" : "python-process")
-                                                      : strstr(names[f], ".csv") ? "csv" : "json");
+            const char *want = strstr(names[f], "python-combined") ? "python-combined"
+                               : strstr(names[f], "python")        ? "python-process"
+                               : strstr(names[f], ".csv")          ? "csv"
+                                                                   : "json";
+            assert_string_equal(rt_reader_format(r), want);
             rt_reader_close(r);
             unlink(path);
         }
@@ -1430,8 +1435,9 @@ int main(void)
         cmocka_unit_test(test_python_fixtures),   cmocka_unit_test(test_python05_fixtures),
         cmocka_unit_test(test_malformed_json),
         cmocka_unit_test(test_malformed_csv),     cmocka_unit_test(test_unknown_and_empty),
-        cmocka_unit_test(test_many_malformed),    cmocka_unit_test(test_long_line), cmocka_unit_test(test_long_first_line), cmocka_unit_test(test_gzip_input),
-        cmocka_unit_test(test_gzip_cut_short), cmocka_unit_test(test_gzip_bomb),
+        cmocka_unit_test(test_many_malformed),    cmocka_unit_test(test_long_line),
+        cmocka_unit_test(test_long_first_line),   cmocka_unit_test(test_gzip_input),
+        cmocka_unit_test(test_gzip_cut_short),    cmocka_unit_test(test_gzip_bomb),
         cmocka_unit_test(test_intervals),         cmocka_unit_test(test_replayed_sample),
         cmocka_unit_test(test_scanner_vs_jansson), cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_machine_counters),

@@ -108,8 +108,8 @@ static int too_long(rt_reader *r)
 {
     r->lineno++;
     if (r->max_line % (1u << 20) == 0)
-        return fatal(r, "%s:%llu: a line longer than %zu MiB, which no recorded run has: not read further",
-                     r->name, (unsigned long long)r->lineno, r->max_line >> 20);
+        return fatal(r, "%s:%llu: a line longer than %zu MiB, which no recorded run has: not read further", r->name,
+                     (unsigned long long)r->lineno, r->max_line >> 20);
     return fatal(r, "%s:%llu: a line longer than %zu bytes, which no recorded run has: not read further", r->name,
                  (unsigned long long)r->lineno, r->max_line);
 }

@@ -27,7 +27,7 @@ struct rt_reader {
     /* input: an fd (gunzipped when gz) read in chunks into buf, or a caller's buffer */
     int fd;
     bool own_fd, eof;
-    rt_error ahead_err; /* the read ahead failed: said once the record in hand is taken */
+    rt_error ahead_err;          /* the read ahead failed: said once the record in hand is taken */
     struct rt_gunzip_stream *gz; /* the input is gzip: its plain bytes, else NULL */
     char *buf;        /* owned, NULL over a caller's buffer */
     const char *data; /* buf, or the caller's buffer */

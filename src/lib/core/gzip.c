@@ -285,12 +285,12 @@ rt_error rt_gunzip(const void *data, size_t len, size_t max_out, rt_buf *out)
 struct rt_gunzip_stream {
     z_stream s;
     int fd;
-    bool in_eof;        /* fd said end of file */
-    bool member_done;   /* the last inflate ended a member: another may follow */
-    ssize_t end;        /* 0, -1 or -2 once the stream is over (what every later read returns) */
-    int err;            /* errno of a failed read */
+    bool in_eof;      /* fd said end of file */
+    bool member_done; /* the last inflate ended a member: another may follow */
+    ssize_t end;      /* 0, -1 or -2 once the stream is over (what every later read returns) */
+    int err;          /* errno of a failed read */
     uint64_t in_total, out_total;
-    unsigned char *in;  /* the input buffer, in_cap bytes */
+    unsigned char *in; /* the input buffer, in_cap bytes */
     size_t in_cap;
 };
 

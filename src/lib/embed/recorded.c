@@ -78,7 +78,8 @@ static bool is_snapshot(const char *path)
         rt_gunzip_stream_new(fd, head, (size_t)n, &z) == RT_OK) {
         ssize_t k;
         n = 0;
-        while (n < (ssize_t)sizeof head - 1 && (k = rt_gunzip_stream_read(z, head + n, sizeof head - 1 - (size_t)n)) > 0)
+        while (n < (ssize_t)sizeof head - 1 &&
+               (k = rt_gunzip_stream_read(z, head + n, sizeof head - 1 - (size_t)n)) > 0)
             n += k;
         rt_gunzip_stream_free(z);
     }
