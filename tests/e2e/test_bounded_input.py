@@ -4,7 +4,8 @@ or not, are read as a stream, a line at most 16 MiB: a gzip bomb, a single line 
 and one in the middle of a file are each one clear error naming the file and the line (exit 2),
 and a bomb of valid lines is read through as the long run it is; a gzip file shaped as a
 snapshot (read whole: it is one JSON document) is refused as it gunzips past 64 MiB at more
-than 256 times its size. The peak RSS is the child's own (wait4's ru_maxrss).
+than 256 times its size. `history` lists any number of runs in the memory of one. The peak RSS
+is the child's own (wait4's ru_maxrss).
 
 The inputs are made here in about a second in all (zlib over a repeated block)."""
 import json
@@ -91,9 +92,15 @@ with open(sys.argv[1], "w") as f:
 def measured(sub, path, tmp_path, timeout=60):
     """Runs `resource-tracker SUB PATH` (summary: --json; report: to tmp_path/r.html); returns
     its exit status, stdout, stderr and peak RSS in bytes (the kernel's, from wait4)."""
-    args = [TRACKER, sub, path] + (["-o", str(tmp_path / "r.html")] if sub == "report" else [])
+    args = [sub, path] + (["-o", str(tmp_path / "r.html")] if sub == "report" else [])
     if sub == "summary":
-        args.insert(2, "--json")
+        args.insert(1, "--json")
+    return measured_args(args, tmp_path, timeout)
+
+
+def measured_args(args, tmp_path, timeout=60):
+    """Runs the tracker with args: its exit status, stdout, stderr and peak RSS in bytes."""
+    args = [TRACKER] + args
     res = tmp_path / "rss"
     p = subprocess.Popen([sys.executable, "-c", MEASURE, str(res)] + args, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, env=tracker_env(), start_new_session=True)
@@ -169,3 +176,25 @@ def test_gzip_bomb_shaped_as_a_snapshot(inputs, sub, tmp_path):
     assert_refused(inputs, "snapshot.json.gz", sub, tmp_path,
                    ("error: PATH: ", " bytes of gzip gunzip to more than 256 times as much (a gzip bomb?"),
                    SNAPSHOT_BOUND)
+
+
+def test_history_of_many_runs(tmp_path):
+    """`history` over 40,000 runs lists them all in the memory of one (it kept every row's cells,
+    1.25 KiB a run: a million runs took 1.2 GiB), the table as it was."""
+    import sqlite3
+
+    db = str(tmp_path / "h.db")
+    r = subprocess.run([TRACKER, "-q", "--history", db, "-o", os.devnull, "--", "true"], env=tracker_env(),
+                       capture_output=True, timeout=60 * TIMEOUT_SCALE)
+    assert r.returncode == 0, r.stderr
+    n = 40000
+    with sqlite3.connect(db) as c:
+        c.executemany("INSERT INTO runs (job_name) VALUES (?)", (("job %d" % i,) for i in range(n)))
+    c.close()
+    rc, out, err, rss = measured_args(["history", "--history", db], tmp_path, timeout=120)
+    assert rc == 0, err
+    rows = out.splitlines()
+    assert len(rows) == n + 2 and rows[0].split()[:2] == ["ID", "START"], rows[:3]
+    widths = {len(l.rstrip()) for l in rows[1:-1]}  # aligned: every added run's line as wide
+    assert len(widths) == 1 and rows[1].split()[:4] == [str(n + 1), "-", "job", str(n - 1)], rows[:3]
+    assert_under(rss, 32 * MiB if not SANITIZED else LINES_BOUND, "history over 40,000 runs")
