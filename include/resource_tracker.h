@@ -2035,11 +2035,13 @@ RT_API rt_error rt_tracker_save_cb(rt_tracker *t, const char *extra_json, int fl
                                    void *user);
 
 /* A stopped tracker holding the samples of a snapshot (gzipped or not: recognised by its
- * first bytes), with its statistics, recommendation and report as for a live run. Bounds: a
- * file of at most 1 GiB, and 4 GiB of JSON once gunzipped (RT_ERR_PARSE past them). "columns"
- * is read by a scanner (peak memory: the JSON text, plus ~480 bytes a sample while loading,
- * then the store; a week at 1 s: ~1.1 GB in all, ~5 s); a file without it (the Python tracker's) is parsed whole by jansson,
- * which takes ~8 bytes of memory per byte of JSON. Returns RT_OK and *out; RT_ERR_INVALID
+ * first bytes), with its statistics, recommendation and report as for a live run. Bounds
+ * (0.18; RT_ERR_PARSE past them, docs/contracts.md §12): at most 2 GiB of JSON, plain or
+ * gunzipped (a file is gunzipped as a stream, never held), and past 64 MiB no more than 256
+ * times the gzip (a gzip bomb); at most 1,209,600 samples; at most 64 MiB besides the samples.
+ * "columns" and the Python tracker's rows are read by a scanner, the rest by jansson (peak
+ * memory: the JSON text, plus ~1.3 KB a sample while loading, then the store; a week at 1 s:
+ * ~1.3 GB in all). Returns RT_OK and *out; RT_ERR_INVALID
  * (path/out NULL, buf NULL with len); RT_ERR_NOT_FOUND / RT_ERR_IO (the file; errno set);
  * RT_ERR_PARSE (not a snapshot: the log, when given, says why, and so does the last error);
  * RT_ERR_UNSUPPORTED (gzipped, and zlib could not be loaded); RT_ERR_NOMEM. `_load`, not
