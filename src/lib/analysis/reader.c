@@ -146,6 +146,7 @@ static int fill(rt_reader *r)
         k = r->gz ? rt_gunzip_stream_read(r->gz, r->buf + r->end, room) : read(r->fd, r->buf + r->end, room);
     while (k < 0 && !r->gz && errno == EINTR);
     if (k == -2) { /* the gzip stream broke: what came before stands, the line it cut is dropped */
+        r->gz_broken = true;
         malformed(r, r->lineno + 1, "gzip stream corrupt or cut short here: nothing further is read", false);
         r->end = r->scan = r->start;
         k = 0;
@@ -581,6 +582,10 @@ static rt_error detect(rt_reader *r)
         ;
     if (k < 0)
         return read_error(k);
+    if (k == 0 && r->gz_broken) {
+        rt_err_log(&r->log, RT_LOG_ERROR, "%s: a gzip stream corrupt or cut short before its first line", r->name);
+        return RT_ERR_PARSE;
+    }
     if (k == 0) {
         rt_err_log(&r->log, RT_LOG_ERROR, "%s: empty, not a resource-tracker JSON lines or CSV file", r->name);
         return RT_ERR_PARSE;

@@ -26,7 +26,7 @@ struct rt_reader {
     locale_t c_locale;
     /* input: an fd (gunzipped when gz) read in chunks into buf, or a caller's buffer */
     int fd;
-    bool own_fd, eof;
+    bool own_fd, eof, gz_broken; /* gz_broken: the gzip stream broke (the input ends there) */
     rt_error ahead_err;          /* the read ahead failed: said once the record in hand is taken */
     struct rt_gunzip_stream *gz; /* the input is gzip: its plain bytes, else NULL */
     char *buf;        /* owned, NULL over a caller's buffer */
