@@ -1080,11 +1080,14 @@ typedef struct rt_reader_options {
 
 #define RT_READER_OPTIONS_INIT {.struct_size = sizeof(rt_reader_options)}
 
-/* Opens path ("-" is stdin). Returns RT_OK and *out (free with rt_reader_free),
- * RT_ERR_NOT_FOUND / RT_ERR_IO when it cannot be opened, RT_ERR_PARSE when the first line is
- * no format the reader knows, RT_ERR_NOMEM, RT_ERR_INVALID. Every failure but the last two is
- * also logged (RT_LOG_ERROR) with the file's name and the reason, which is the last error
- * (and so for rt_reader_open_buffer). `_open`, not `_new`: it opens a file, as fopen. */
+/* Opens path ("-" is stdin; gzip, told by its magic, is read through zlib as a stream, 0.18).
+ * Returns RT_OK and *out (free with rt_reader_free), RT_ERR_NOT_FOUND / RT_ERR_IO when it
+ * cannot be opened, RT_ERR_PARSE when the first line is no format the reader knows or is
+ * longer than 16 MiB, RT_ERR_UNSUPPORTED for gzip when zlib cannot be loaded, RT_ERR_NOMEM,
+ * RT_ERR_INVALID. Every failure but the last two is also logged (RT_LOG_ERROR) with the file's
+ * name and the reason, which is the last error (and so for rt_reader_open_buffer, which reads
+ * no gzip). `_open`, not `_new`: it opens a file, as fopen. Memory does not grow with the
+ * file: at most the longest line and 1 MiB more (docs/contracts.md §2). */
 RT_API rt_error rt_reader_open(const char *path, const rt_reader_options *opts, rt_reader **out);
 
 /* The same over a buffer in memory (name is used in messages; buf must outlive the reader). */
@@ -1092,7 +1095,10 @@ RT_API rt_error rt_reader_open_buffer(const char *name, const char *buf, size_t 
                                       const rt_reader_options *opts, rt_reader **out);
 
 /* The next record: RT_OK with *out set (valid until the next call), RT_OK with *out NULL at
- * the end, or RT_ERR_IO when reading failed. */
+ * the end, RT_ERR_IO when reading failed, RT_ERR_PARSE at a line longer than 16 MiB (0.18;
+ * logged as "FILE:LINE: a line longer than 16 MiB ...", rt_reader_errmsg: no recorded run has
+ * one, so the rest is not read), RT_ERR_NOMEM. Each comes after the records before it, and
+ * stays: every later call returns it again. */
 RT_API rt_error rt_reader_next(rt_reader *r, const rt_record **out);
 
 /* "json", "csv" (docs/contracts.md §3), "python-process", "python-system" or "python-combined";
@@ -1105,7 +1111,7 @@ RT_API uint64_t rt_reader_records(const rt_reader *r);
 RT_API uint64_t rt_reader_skipped(const rt_reader *r);
 
 /* The reader's own last problem (0.10; sqlite3_errmsg): "FILE:LINE: problem" of the last
- * malformed line skipped, or the read error of rt_reader_next; "" when none. Valid until the
+ * malformed line skipped, or the error of rt_reader_next; "" when none. Valid until the
  * next call on r. */
 RT_API const char *rt_reader_errmsg(const rt_reader *r);
 
@@ -1661,12 +1667,14 @@ typedef struct rt_run_read_info {
 } rt_run_read_info;
 
 /* Reads the recorded run at path ("-": stdin, never a snapshot) and feeds every sample to
- * each of stats[0..nstats) and to report (NULL: none). A snapshot is known by gzip's magic or
- * a JSON document opening with "metadata"; anything else goes to the reader (rt_reader_open).
- * Malformed lines are skipped and logged, never fatal. info may be NULL. Returns RT_OK (at
- * least one sample read); RT_ERR_NOT_FOUND or RT_ERR_IO when the file cannot be opened;
- * RT_ERR_PARSE for no format known or no valid sample at all (a snapshot that does not load:
- * rt_tracker_load's error);
+ * each of stats[0..nstats) and to report (NULL: none). A snapshot is known as a JSON document
+ * opening with "metadata", gzipped or not (0.18: before, any gzip file was taken for one);
+ * anything else goes to the reader (rt_reader_open), which streams it, gzipped or not.
+ * Malformed lines are skipped and logged, never fatal; a line longer than 16 MiB ends the read
+ * (RT_ERR_PARSE, what came before fed). info may be NULL. Returns RT_OK (at least one sample
+ * read); RT_ERR_NOT_FOUND or RT_ERR_IO when the file cannot be opened;
+ * RT_ERR_PARSE for no format known, a line too long or no valid sample at all (a snapshot
+ * that does not load: rt_tracker_load's error);
  * RT_ERR_IO when reading failed midway (info->opened 1: the statistics hold what came
  * before); RT_ERR_NOMEM; RT_ERR_INVALID (a NULL path, stats NULL with nstats > 0, a
  * struct_size smaller than a size_t). */
@@ -2057,11 +2065,13 @@ RT_API rt_error rt_tracker_save_cb(rt_tracker *t, const char *extra_json, int fl
                                    void *user);
 
 /* A stopped tracker holding the samples of a snapshot (gzipped or not: recognised by its
- * first bytes), with its statistics, recommendation and report as for a live run. Bounds: a
- * file of at most 1 GiB, and 4 GiB of JSON once gunzipped (RT_ERR_PARSE past them). "columns"
- * is read by a scanner (peak memory: the JSON text, plus ~480 bytes a sample while loading,
- * then the store; a week at 1 s: ~1.1 GB in all, ~5 s); a file without it (the Python tracker's) is parsed whole by jansson,
- * which takes ~8 bytes of memory per byte of JSON. Returns RT_OK and *out; RT_ERR_INVALID
+ * first bytes), with its statistics, recommendation and report as for a live run. Bounds
+ * (0.18; RT_ERR_PARSE past them, docs/contracts.md §12): at most 2 GiB of JSON, plain or
+ * gunzipped (a file is gunzipped as a stream, never held), and past 64 MiB no more than 256
+ * times the gzip (a gzip bomb); at most 1,209,600 samples; at most 64 MiB besides the samples.
+ * "columns" and the Python tracker's rows are read by a scanner, the rest by jansson (peak
+ * memory: the JSON text, plus ~1.3 KB a sample while loading, then the store; a week at 1 s:
+ * ~1.3 GB in all). Returns RT_OK and *out; RT_ERR_INVALID
  * (path/out NULL, buf NULL with len); RT_ERR_NOT_FOUND / RT_ERR_IO (the file; errno set);
  * RT_ERR_PARSE (not a snapshot: the log, when given, says why, and so does the last error);
  * RT_ERR_UNSUPPORTED (gzipped, and zlib could not be loaded); RT_ERR_NOMEM. `_load`, not

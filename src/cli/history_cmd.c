@@ -272,28 +272,55 @@ static void table_row(sqlite3_stmt *st, char cells[TC_N][CELL])
         printable(cells[c]);
 }
 
-/* Prints the rows as an aligned table (numbers to the right). */
-static void print_table(char (*rows)[TC_N][CELL], size_t n)
+static const char *const table_head[TC_N] = {"ID",    "START (UTC)", "JOB",    "EXIT",  "DURATION",
+                                             "CORES", "MEMORY NEED", "ENERGY", "NOTES", "COMMAND"};
+
+/* Prints one row of the table (numbers to the right), each column w[c] wide. */
+static void print_row(const char *const cells[TC_N], const int w[TC_N])
 {
-    static const char *const head[TC_N] = {"ID",    "START (UTC)", "JOB",    "EXIT",  "DURATION",
-                                           "CORES", "MEMORY NEED", "ENERGY", "NOTES", "COMMAND"};
     static const bool right[TC_N] = {true, false, false, true, true, true, true, true, false, false};
-    int w[TC_N];
     for (int c = 0; c < TC_N; c++) {
-        w[c] = (int)strlen(head[c]);
-        for (size_t r = 0; r < n; r++)
-            if ((int)strlen(rows[r][c]) > w[c])
-                w[c] = (int)strlen(rows[r][c]);
+        if (c == TC_N - 1)
+            printf("%s\n", cells[c]);
+        else
+            printf(right[c] ? "%*s  " : "%-*s  ", w[c], cells[c]);
     }
-    for (size_t r = 0; r <= n; r++) {
-        for (int c = 0; c < TC_N; c++) {
-            const char *s = r == 0 ? head[c] : rows[r - 1][c];
-            if (c == TC_N - 1)
-                printf("%s\n", s);
-            else
-                printf(right[c] ? "%*s  " : "%-*s  ", w[c], s);
+}
+
+/* The text table of the query sql (job, last: history_query's): the columns' widths from a
+ * first pass over the rows, the rows printed by a second, so that memory does not grow with
+ * the history (a million runs kept 1.2 GiB of cells). A run added between the passes may stand
+ * out of line. Returns SQLITE_OK or the error, *n the rows printed. */
+static int print_table(sqlite3 *db, const char *sql, const char *job, long last, size_t *n)
+{
+    int w[TC_N];
+    for (int c = 0; c < TC_N; c++)
+        w[c] = (int)strlen(table_head[c]);
+    char cells[TC_N][CELL];
+    const char *row[TC_N];
+    for (int c = 0; c < TC_N; c++)
+        row[c] = cells[c];
+    *n = 0;
+    int rc = SQLITE_OK;
+    for (int pass = 0; pass < 2 && rc == SQLITE_OK && (pass == 0 || *n > 0); pass++) {
+        sqlite3_stmt *st = NULL;
+        rc = history_query(db, sql, job, last, &st);
+        if (pass == 1 && rc == SQLITE_OK)
+            print_row(table_head, w);
+        while (rc == SQLITE_OK && history_next_row(st, &rc)) {
+            table_row(st, cells);
+            if (pass == 1) {
+                print_row(row, w);
+                continue;
+            }
+            for (int c = 0; c < TC_N; c++)
+                if ((int)strlen(cells[c]) > w[c])
+                    w[c] = (int)strlen(cells[c]);
+            (*n)++;
         }
+        sqlite3_finalize(st);
     }
+    return rc;
 }
 
 int cli_history_main(cli_options *o)
@@ -335,27 +362,16 @@ int cli_history_main(cli_options *o)
     const char *sql = job ? "SELECT * FROM runs WHERE job_name = ?2 ORDER BY id DESC LIMIT ?1"
                           : "SELECT * FROM runs ORDER BY id DESC LIMIT ?1";
     sqlite3_stmt *st = NULL;
-    int rc = history_query(db, sql, job, last, &st);
-    char(*rows)[TC_N][CELL] = NULL;
-    size_t n = 0, cap = 0;
+    int rc = SQLITE_OK;
+    size_t n = 0;
     bool oom = false;
-    while (rc == SQLITE_OK && !oom && history_next_row(st, &rc)) {
-        if (json) {
-            if (print_json_row(st) < 0)
-                oom = true;
-        } else {
-            if (n == cap) {
-                size_t c = cap ? cap * 2 : 16;
-                void *p = realloc(rows, c * sizeof *rows);
-                if (!p) {
-                    oom = true;
-                    break;
-                }
-                rows = p;
-                cap = c;
-            }
-            table_row(st, rows[n++]);
-        }
+    if (json) { /* a line per run, as it is read */
+        rc = history_query(db, sql, job, last, &st);
+        while (rc == SQLITE_OK && !oom && history_next_row(st, &rc))
+            oom = print_json_row(st) < 0;
+        sqlite3_finalize(st);
+    } else {
+        rc = print_table(db, sql, job, last, &n);
     }
     if (rc != SQLITE_OK)
         cli_say("history %s: %s", path, sqlite3_errmsg(db));
@@ -365,10 +381,6 @@ int cli_history_main(cli_options *o)
         cli_say("history %s: no runs of job '%s' recorded", path, job);
     else if (!json && n == 0)
         cli_say("history %s: no runs recorded", path);
-    else if (!json)
-        print_table(rows, n);
-    free(rows);
-    sqlite3_finalize(st);
     sqlite3_close(db);
     if (fflush(stdout) != 0 && rc == SQLITE_OK && !oom) {
         cli_say("history: cannot write the list: %s", strerror(errno));

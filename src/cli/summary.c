@@ -108,7 +108,10 @@ static const char summary_usage[] =
     "--summary at the end of a run: what the job used, what to ask for next time in the scheduler's\n"
     "words, the notes, then the run, the job (CPU, cores, PSS, RSS, GPU: mean, peak, p50, p95), its\n"
     "parts (main, descendants, combined), its cgroup's limits and the machine. Means and\n"
-    "percentiles are weighted by the time each sample covers.\n"
+    "percentiles are weighted by the time each sample covers. JSON lines and CSV are read as a\n"
+    "stream, in under 64 MiB of memory whatever their size; a line over 16 MiB is an error naming\n"
+    "the file and the line (exit 2). A snapshot is read whole: at most 2 GiB of JSON (a gzipped\n"
+    "one, past 64 MiB, at most 256 times its size) and 1,209,600 samples.\n"
     "\n"
     "Options:\n"
     "  --json                one JSON object per file instead of text (docs/contracts.md section 8)\n"
@@ -129,7 +132,8 @@ static const char summary_usage[] =
     "  -h, --help            this text, exit 0\n"
     "\n"
     "Exit status: 0 printed; 1 out of memory or a read that failed midway; 2 a usage error, or a\n"
-    "FILE that cannot be read or has no valid sample.\n";
+    "FILE that cannot be read, has no valid sample, has a line over 16 MiB or is a snapshot past\n"
+    "its bounds.\n";
 
 int cli_summary_main(cli_options *o)
 {

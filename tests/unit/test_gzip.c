@@ -1,8 +1,13 @@
 /* test_gzip.c - gzip members through the dlopen'd zlib (core/gzip.h): zlib not mapped before the
  * first use, round trips through rt_gunzip, concatenated members, the max_bytes bound (nothing
- * taken from a refused write, the member still finishes within it), empty members, and
- * rt_gunzip's refusals (truncated, garbage, past max_out). */
+ * taken from a refused write, the member still finishes within it), empty members,
+ * rt_gunzip's refusals (truncated, garbage, past max_out), and rt_gunzip_stream: a descriptor
+ * read in pieces (with bytes already read handed over), its refusals, and a gzip bomb read
+ * through in memory that does not grow. */
 #include "unit.h"
+
+#include <errno.h>
+#include <sys/resource.h>
 
 #include "core/gzip.h"
 
@@ -220,11 +225,200 @@ static void bounded(void **state)
     free(rnd);
 }
 
+/* ---- rt_gunzip_stream: a descriptor read as a stream ------------------------------------- */
+
+/* A member (or several back to back) of text, into all. */
+static void gz_members(rt_buf *all, const char *const *parts, size_t n)
+{
+    rt_buf_init(all, SIZE_MAX);
+    for (size_t i = 0; i < n; i++) {
+        rt_gzip *z;
+        assert_int_equal(rt_gzip_new(strlen(parts[i]) + 4096, &z), RT_OK);
+        assert_int_equal(rt_gzip_write(z, parts[i], strlen(parts[i])), RT_OK);
+        const void *d;
+        size_t dl;
+        assert_int_equal(rt_gzip_finish(z, &d, &dl), RT_OK);
+        assert_int_equal(rt_buf_append(all, d, dl), 0);
+        rt_gzip_free(z);
+    }
+}
+
+/* A temp file holding data[0..len), open for reading at offset skip (the rest handed as head). */
+static int temp_fd(const void *data, size_t len, size_t skip)
+{
+    char path[] = "/tmp/rt-gzip-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    unlink(path);
+    assert_true(write(fd, data, len) == (ssize_t)len);
+    assert_true(lseek(fd, (off_t)skip, SEEK_SET) == (off_t)skip);
+    return fd;
+}
+
+/* Reads the whole stream in pieces of at most piece bytes into out; returns the last code (0
+ * at the end, -1 or -2). */
+static ssize_t read_stream(rt_gunzip_stream *z, size_t piece, rt_buf *out)
+{
+    char buf[8192];
+    ssize_t k;
+    while ((k = rt_gunzip_stream_read(z, buf, piece < sizeof buf ? piece : sizeof buf)) > 0)
+        assert_int_equal(rt_buf_append(out, buf, (size_t)k), 0);
+    return k;
+}
+
+/* Round trips in reads of 1 byte to 8 KiB, one member and several (an empty one among them),
+ * with 0 to all of the compressed bytes handed over as already read; the counts. */
+static void stream_round_trip(void **state)
+{
+    (void)state;
+    size_t tl;
+    char *text = csv_text(100000, &tl);
+    const char *parts[] = {text, "", "time,cpu\n1,2\n"};
+    static const size_t pieces[] = {1, 3, 100, 8192};
+    for (size_t nparts = 1; nparts <= 3; nparts += 2) {
+        rt_buf gz;
+        gz_members(&gz, parts, nparts);
+        size_t want = tl + (nparts == 3 ? strlen(parts[2]) : 0);
+        size_t heads[] = {0, 1, 10, gz.len / 2, gz.len};
+        for (size_t h = 0; h < RT_ARRAY_LEN(heads); h++)
+            for (size_t p = 0; p < RT_ARRAY_LEN(pieces); p++) {
+                if (pieces[p] == 1 && h > 0) /* byte by byte takes long: once */
+                    continue;
+                int fd = temp_fd(gz.data, gz.len, heads[h]);
+                rt_gunzip_stream *z;
+                assert_int_equal(rt_gunzip_stream_new(fd, gz.data, heads[h], &z), RT_OK);
+                rt_buf out;
+                rt_buf_init(&out, SIZE_MAX);
+                assert_int_equal(read_stream(z, pieces[p], &out), 0);
+                assert_int_equal(out.len, want);
+                assert_memory_equal(out.data, text, tl);
+                assert_int_equal(rt_gunzip_stream_out(z), want);
+                assert_int_equal(rt_gunzip_stream_in(z), gz.len);
+                char c;
+                assert_int_equal(rt_gunzip_stream_read(z, &c, 1), 0); /* the end stays the end */
+                rt_buf_free(&out);
+                rt_gunzip_stream_free(z);
+                close(fd);
+            }
+        rt_buf_free(&gz);
+    }
+    free(text);
+    rt_gunzip_stream_free(NULL);
+}
+
+/* What is no whole gzip stream: cut short (the data before the cut comes out first), garbage
+ * after a member, garbage alone, the magic alone, nothing at all; a descriptor that cannot be
+ * read (-1, errno kept). Each bad end is said again by every later read. */
+static void stream_refusals(void **state)
+{
+    (void)state;
+    size_t tl;
+    char *text = csv_text(100000, &tl);
+    const char *parts[] = {text};
+    rt_buf gz;
+    gz_members(&gz, parts, 1);
+    struct {
+        const void *data;
+        size_t len;
+        size_t least; /* plain bytes that come out before the bad end, at least */
+    } bad[] = {
+        {gz.data, gz.len - 4, tl - 64}, /* the trailer cut: every byte, then -2 (no check) */
+        {gz.data, gz.len / 2, 1000},                                /* cut in the middle */
+        {"\x1f\x8b", 2, 0},                                          /* the magic alone */
+        {"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage", 18, 0}, /* a header, then garbage */
+        {"not gzip at all", 15, 0},
+        {"", 0, 0},
+    };
+    for (size_t i = 0; i < RT_ARRAY_LEN(bad); i++) {
+        int fd = temp_fd(bad[i].data, bad[i].len, 0);
+        rt_gunzip_stream *z;
+        assert_int_equal(rt_gunzip_stream_new(fd, NULL, 0, &z), RT_OK);
+        rt_buf out;
+        rt_buf_init(&out, SIZE_MAX);
+        if (read_stream(z, 4096, &out) != -2)
+            fail_msg("case %zu: not refused", i);
+        assert_true(out.len >= bad[i].least && out.len <= tl);
+        assert_memory_equal(out.data, text, out.len);
+        char c;
+        assert_int_equal(rt_gunzip_stream_read(z, &c, 1), -2);
+        rt_buf_free(&out);
+        rt_gunzip_stream_free(z);
+        close(fd);
+    }
+    /* garbage after a whole member: the member, then -2 */
+    rt_buf junk;
+    rt_buf_init(&junk, SIZE_MAX);
+    assert_int_equal(rt_buf_append(&junk, gz.data, gz.len), 0);
+    assert_int_equal(rt_buf_append(&junk, "junk", 4), 0);
+    int fd = temp_fd(junk.data, junk.len, 0);
+    rt_gunzip_stream *z;
+    assert_int_equal(rt_gunzip_stream_new(fd, NULL, 0, &z), RT_OK);
+    rt_buf out;
+    rt_buf_init(&out, SIZE_MAX);
+    assert_int_equal(read_stream(z, 4096, &out), -2);
+    assert_int_equal(out.len, tl);
+    rt_buf_free(&out);
+    rt_gunzip_stream_free(z);
+    close(fd);
+    rt_buf_free(&junk);
+    /* a descriptor that cannot be read */
+    assert_int_equal(rt_gunzip_stream_new(-1, NULL, 0, &z), RT_OK);
+    char c;
+    errno = 0;
+    assert_int_equal(rt_gunzip_stream_read(z, &c, 1), -1);
+    assert_int_equal(errno, EBADF);
+    errno = 0;
+    assert_int_equal(rt_gunzip_stream_read(z, &c, 1), -1);
+    assert_int_equal(errno, EBADF);
+    rt_gunzip_stream_free(z);
+    rt_buf_free(&gz);
+    free(text);
+}
+
+/* A gzip bomb (64 MiB of zeros in a few hundred KiB; a bigger one only takes longer) is read
+ * through in 64 KiB pieces: every byte comes out, and nothing the stream holds grows with it
+ * (the process's peak RSS grows by far less than the plain bytes). */
+static void stream_bomb(void **state)
+{
+    (void)state;
+    size_t block = 1u << 20, total = (size_t)64 << 20;
+    char *zeros = calloc(1, block);
+    assert_non_null(zeros);
+    rt_gzip *g;
+    assert_int_equal(rt_gzip_new_level(4u << 20, 1, &g), RT_OK);
+    for (size_t at = 0; at < total; at += block)
+        assert_int_equal(rt_gzip_write(g, zeros, block), RT_OK);
+    const void *d;
+    size_t dl;
+    assert_int_equal(rt_gzip_finish(g, &d, &dl), RT_OK);
+    assert_true(dl < total / 64);
+    int fd = temp_fd(d, dl, 0);
+    rt_gzip_free(g);
+    struct rusage before, after;
+    getrusage(RUSAGE_SELF, &before);
+    rt_gunzip_stream *z;
+    assert_int_equal(rt_gunzip_stream_new(fd, NULL, 0, &z), RT_OK);
+    uint64_t n = 0;
+    ssize_t k;
+    while ((k = rt_gunzip_stream_read(z, zeros, 65536)) > 0) {
+        assert_true(zeros[0] == 0 && zeros[k - 1] == 0);
+        n += (uint64_t)k;
+    }
+    assert_int_equal(k, 0);
+    assert_int_equal(n, total);
+    getrusage(RUSAGE_SELF, &after);
+    assert_true(after.ru_maxrss - before.ru_maxrss < 16 * 1024); /* KiB: far less than 1 GiB */
+    rt_gunzip_stream_free(z);
+    close(fd);
+    free(zeros);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(loaded_at_first_use), cmocka_unit_test(round_trip), cmocka_unit_test(many_members),
-        cmocka_unit_test(empty_member),        cmocka_unit_test(bounded),
+        cmocka_unit_test(loaded_at_first_use), cmocka_unit_test(round_trip),  cmocka_unit_test(many_members),
+        cmocka_unit_test(empty_member),        cmocka_unit_test(bounded),     cmocka_unit_test(stream_round_trip),
+        cmocka_unit_test(stream_refusals),     cmocka_unit_test(stream_bomb),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

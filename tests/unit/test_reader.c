@@ -10,6 +10,7 @@
 
 #include "resource_tracker.h"
 #include "analysis/jsonline.h"
+#include "core/gzip.h"
 #include "core/jsonscan.h"
 #include "analysis/reader_test.h"
 #include "jline_oracle.h"
@@ -32,6 +33,15 @@ static void collect(void *user, rt_log_level level, const char *msg)
     if (l->n < 64)
         snprintf(l->text[l->n], sizeof l->text[0], "%s", msg);
     l->n++;
+}
+
+/* Opens path with its messages into lg. */
+static rt_error open_logged(const char *path, logs *lg, rt_reader **r)
+{
+    rt_reader_options o = RT_READER_OPTIONS_INIT;
+    o.log = collect;
+    o.log_user = lg;
+    return rt_reader_open(path, &o, r);
 }
 
 /* Reads the fixture runs/rel into recs (at most max). Returns the record count. */
@@ -436,11 +446,10 @@ static void test_many_malformed(void **state)
     rt_reader_close(r);
 }
 
-/* A line over 4 MiB between good ones, read from a file in chunks: skipped, counted. */
-static void test_long_line(void **state)
+/* Writes the header and first row of tool.csv, then line 3: junk bytes of '7' (a newline after
+ * them when nl), then the rest of tool.csv, to a new temp file (path: its template). */
+static void csv_with_junk(char *path, size_t junk_len, bool nl)
 {
-    (void)state;
-    char path[] = "/tmp/rt-reader-XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     size_t len;
@@ -448,24 +457,111 @@ static void test_long_line(void **state)
     const char *row2 = strchr(csv, '\n') + 1;
     const char *row3 = strchr(row2, '\n') + 1;
     assert_true(write(fd, csv, (size_t)(row3 - csv)) == row3 - csv);
-    size_t big = (5u << 20);
-    char *junk = malloc(big);
-    memset(junk, '7', big);
-    junk[big - 1] = '\n';
-    assert_true(write(fd, junk, big) == (ssize_t)big);
+    char *junk = malloc(junk_len + 1);
+    assert_non_null(junk);
+    memset(junk, '7', junk_len);
+    junk[junk_len] = '\n';
+    assert_true(write(fd, junk, junk_len + nl) == (ssize_t)(junk_len + nl));
     assert_true(write(fd, row3, len - (size_t)(row3 - csv)) == (ssize_t)(len - (size_t)(row3 - csv)));
     close(fd);
     free(junk);
+}
+
+/* A line over the 16 MiB cap between good ones, read from a file: the records before it come
+ * out, then the read ends with RT_ERR_PARSE and an error naming the file and the line (never
+ * skipped, never "empty"); the same with no newline after it. One of 5 MiB (over the cap
+ * before 0.18) is a line like any other: malformed here, skipped, and the read goes on. */
+static void test_long_line(void **state)
+{
+    (void)state;
+    for (int nl = 0; nl < 2; nl++) {
+        char path[] = "/tmp/rt-reader-XXXXXX";
+        csv_with_junk(path, (16u << 20) + 1, nl);
+        logs lg = {0};
+        rt_reader *r;
+        assert_int_equal(open_logged(path, &lg, &r), RT_OK);
+        const rt_record *rec;
+        assert_int_equal(rt_reader_next(r, &rec), RT_OK);
+        assert_non_null(rec);
+        check_common(rec, 1);
+        assert_int_equal(rt_reader_next(r, &rec), RT_ERR_PARSE);
+        assert_null(rec);
+        assert_int_equal(rt_reader_next(r, &rec), RT_ERR_PARSE); /* and it stays over */
+        assert_int_equal(rt_reader_records(r), 1);
+        assert_int_equal(rt_reader_skipped(r), 0);
+        char want[1100];
+        snprintf(want, sizeof want, "%s:3: a line longer than 16 MiB, which no recorded run has: not read further",
+                 path);
+        assert_int_equal(lg.n, 1);
+        assert_string_equal(lg.text[0], want);
+        assert_string_equal(rt_reader_errmsg(r), want);
+        rt_reader_close(r);
+        unlink(path);
+    }
+    char path[] = "/tmp/rt-reader-XXXXXX";
+    csv_with_junk(path, 5u << 20, true);
     rt_record recs[4];
     logs lg = {0};
     uint64_t skipped;
     assert_int_equal(read_all(path, recs, 4, &lg, NULL, &skipped), 3);
     assert_int_equal(skipped, 1);
     char want[1100];
-    snprintf(want, sizeof want, "%s:3: line too long (over 4 MiB)", path);
+    snprintf(want, sizeof want, "%s:3: column 1 is not a number: \"777777777777777777777777\"", path);
     assert_string_equal(lg.text[0], want);
     check_common(&recs[2], 3);
     unlink(path);
+}
+
+static const char *temp_file(const char *text, size_t len);
+
+/* A first line over the cap (a 200 MB line, here the test's cap of 1000 bytes): the open fails
+ * with RT_ERR_PARSE naming line 1, from a file or a buffer, whatever the read size; a line of
+ * exactly the cap is read. */
+static void test_long_first_line(void **state)
+{
+    (void)state;
+    static char text[4096];
+    for (int over = 0; over < 2; over++) {
+        size_t n = 1000 + (size_t)over; /* bytes before the newline */
+        memset(text, ' ', n);
+        text[0] = '{';
+        memcpy(text + 1, "\"timestamp_secs\":5", 18);
+        text[n - 1] = '}';
+        text[n] = '\n';
+        const char *path = temp_file(text, n + 1);
+        for (int from_file = 0; from_file < 2; from_file++) {
+            static const size_t chunks[] = {1, 7, 4096};
+            for (size_t c = 0; c < 3; c++) {
+                logs lg = {0};
+                rt_reader_options o = RT_READER_OPTIONS_INIT;
+                o.log = collect;
+                o.log_user = &lg;
+                rt_reader_test_limits(chunks[c], 1000);
+                rt_reader *r = NULL;
+                rt_error e = from_file ? rt_reader_open(path, &o, &r) : rt_reader_open_buffer("b", text, n + 1, &o, &r);
+                rt_reader_test_limits(0, 0);
+                if (!over) {
+                    assert_int_equal(e, RT_OK);
+                    const rt_record *rec;
+                    assert_int_equal(rt_reader_next(r, &rec), RT_OK);
+                    assert_non_null(rec);
+                    assert_num(rec->timestamp_secs, 5);
+                    rt_reader_close(r);
+                    continue;
+                }
+                assert_int_equal(e, RT_ERR_PARSE);
+                assert_null(r);
+                char want[1100];
+                snprintf(want, sizeof want,
+                         "%s:1: a line longer than 1000 bytes, which no recorded run has: not read further",
+                         from_file ? path : "b");
+                assert_int_equal(lg.n, 1);
+                assert_string_equal(lg.text[0], want);
+                assert_string_equal(rt_last_error_message(), want);
+            }
+        }
+        unlink(path);
+    }
 }
 
 /* Intervals from timestamps: a lone CSV row has none; the first takes the second's. */
@@ -760,6 +856,136 @@ static void test_chunk_boundaries(void **state)
             unlink(path);
         }
     }
+}
+
+/* Writes text[0..len) gzipped to a new temp file, as nmembers gzip members back to back (the
+ * text cut in equal parts), the last cut_by bytes of the gzip left out; returns its path. */
+static const char *gzip_file(const char *text, size_t len, size_t nmembers, size_t cut_by)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/rt-reader-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    rt_buf all;
+    rt_buf_init(&all, SIZE_MAX);
+    for (size_t m = 0, at = 0; m < nmembers; m++) {
+        size_t part = m + 1 == nmembers ? len - at : len / nmembers;
+        rt_gzip *z;
+        assert_int_equal(rt_gzip_new_level(len + 65536, 1, &z), RT_OK);
+        assert_int_equal(rt_gzip_write(z, text + at, part), RT_OK);
+        const void *d;
+        size_t dl;
+        assert_int_equal(rt_gzip_finish(z, &d, &dl), RT_OK);
+        assert_int_equal(rt_buf_append(&all, d, dl), 0);
+        rt_gzip_free(z);
+        at += part;
+    }
+    assert_true(cut_by < all.len);
+    assert_true(write(fd, all.data, all.len - cut_by) == (ssize_t)(all.len - cut_by));
+    close(fd);
+    rt_buf_free(&all);
+    return path;
+}
+
+/* Every fixture gzipped (one member, and three) reads from a file as it does plain, in reads of
+ * 1 to 4096 bytes: gzip is told by its magic and read as a stream. */
+static void test_gzip_input(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"tool.jsonl",      "tool.csv",      "python-process.csv", "python-combined.csv",
+                                        "malformed.jsonl", "malformed.csv", "cgroup-oom.jsonl"};
+    static const size_t chunks[] = {1, 7, 333, 4096, 0};
+    for (size_t f = 0; f < sizeof names / sizeof names[0]; f++) {
+        char rel[64];
+        snprintf(rel, sizeof rel, "runs/%s", names[f]);
+        size_t len;
+        const char *text = fixture_text(rel, &len);
+        run_read ref, got;
+        read_with(NULL, text, len, 0, 0, &ref);
+        assert_true(ref.n >= 2 && ref.n != (size_t)-1);
+        for (size_t members = 1; members <= 3; members += 2) {
+            const char *path = gzip_file(text, len, members, 0);
+            for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+                read_with(path, NULL, 0, chunks[c], 0, &got);
+                char what[128];
+                snprintf(what, sizeof what, "%s gzipped, %zu members", names[f], members);
+                same_reads(&ref, &got, what, chunks[c]);
+            }
+            rt_reader *r;
+            assert_int_equal(rt_reader_open(path, NULL, &r), RT_OK);
+            const char *want = strstr(names[f], "python-combined") ? "python-combined"
+                               : strstr(names[f], "python")        ? "python-process"
+                               : strstr(names[f], ".csv")          ? "csv"
+                                                                   : "json";
+            assert_string_equal(rt_reader_format(r), want);
+            rt_reader_close(r);
+            unlink(path);
+        }
+    }
+}
+
+/* A gzip file cut short (the last 100 bytes of its last member gone): what came before is read,
+ * the line it broke in is one malformed line, logged as such. */
+static void test_gzip_cut_short(void **state)
+{
+    (void)state;
+    size_t len = 0, cap = 1 << 20;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    len = (size_t)snprintf(text, cap, "%s", rt_csv_header());
+    size_t commas = 0;
+    for (const char *c = rt_csv_header(); *c; c++)
+        commas += *c == ',';
+    for (int i = 0; len + 64 + 2 * commas < cap; i++) { /* rows that do not compress away: the cut lands mid-file */
+        len += (size_t)snprintf(text + len, cap - len, "%d.%06d", 1700000000 + i, (i * 7919) % 1000003);
+        for (size_t k = 0; k < commas; k++) /* figures in the first columns, the rest empty */
+            len += k < 10 ? (size_t)snprintf(text + len, cap - len, ",%d", (int)((i * 31 + k * 17) % 10))
+                          : (size_t)snprintf(text + len, cap - len, ",");
+        text[len++] = '\n';
+    }
+    const char *path = gzip_file(text, len, 1, 100);
+    logs lg = {0};
+    rt_reader *r;
+    assert_int_equal(open_logged(path, &lg, &r), RT_OK);
+    const rt_record *rec;
+    rt_error e;
+    while ((e = rt_reader_next(r, &rec)) == RT_OK && rec)
+        ;
+    assert_int_equal(e, RT_OK);
+    uint64_t n = rt_reader_records(r);
+    if (n <= 1000)
+        fail_msg("%llu records, %llu skipped: %s", (unsigned long long)n, (unsigned long long)rt_reader_skipped(r),
+                 lg.n ? lg.text[0] : "");
+    assert_int_equal(rt_reader_skipped(r), 1);
+    char want[256];
+    snprintf(want, sizeof want, "%s:%llu: gzip stream corrupt or cut short here: nothing further is read", path,
+             (unsigned long long)n + 2); /* the header, n rows, then the broken one */
+    assert_int_equal(lg.n, 1);
+    assert_string_equal(lg.text[0], want);
+    rt_reader_close(r);
+    unlink(path);
+    free(text);
+}
+
+/* A gzip bomb: 17 MiB of zeros (any amount: the read stops at the cap) makes no line the reader
+ * takes; the open fails with line 1 named, after reading no more than the cap and one read. */
+static void test_gzip_bomb(void **state)
+{
+    (void)state;
+    size_t len = (17u << 20);
+    char *zeros = calloc(1, len);
+    assert_non_null(zeros);
+    const char *path = gzip_file(zeros, len, 1, 0);
+    free(zeros);
+    logs lg = {0};
+    rt_reader *r = NULL;
+    assert_int_equal(open_logged(path, &lg, &r), RT_ERR_PARSE);
+    assert_null(r);
+    char want[256];
+    snprintf(want, sizeof want, "%s:1: a line longer than 16 MiB, which no recorded run has: not read further", path);
+    assert_int_equal(lg.n, 1);
+    assert_string_equal(lg.text[0], want);
+    unlink(path);
 }
 
 /* "-" reads standard input (here a pipe), named "<stdin>" in messages. */
@@ -1210,6 +1436,8 @@ int main(void)
         cmocka_unit_test(test_malformed_json),
         cmocka_unit_test(test_malformed_csv),     cmocka_unit_test(test_unknown_and_empty),
         cmocka_unit_test(test_many_malformed),    cmocka_unit_test(test_long_line),
+        cmocka_unit_test(test_long_first_line),   cmocka_unit_test(test_gzip_input),
+        cmocka_unit_test(test_gzip_cut_short),    cmocka_unit_test(test_gzip_bomb),
         cmocka_unit_test(test_intervals),         cmocka_unit_test(test_replayed_sample),
         cmocka_unit_test(test_scanner_vs_jansson), cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_machine_counters),

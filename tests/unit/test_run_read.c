@@ -2,10 +2,12 @@
  * (the tool's JSON lines and CSV, the Python tracker's CSV files, saved snapshots) told apart
  * by content and fed to statistics and a report; and the failures, each with a message naming
  * the file (and the line where the reader knows it): missing, empty, unknown, a header alone,
- * a truncated line, a truncated gzip snapshot, an older caller's shorter info. */
+ * a truncated line, a corrupt gzip file, a line too long, an older caller's shorter info; and
+ * gzipped JSON lines and CSV read as plain ones. */
 #include "unit.h"
 
 #include "resource_tracker.h"
+#include "core/gzip.h"
 
 typedef struct logbook {
     char last[1024];
@@ -51,6 +53,21 @@ static void remove_temp(const char *path)
     *strrchr(dir, '/') = '\0';
     assert_int_equal(unlink(path), 0);
     assert_int_equal(rmdir(dir), 0);
+}
+
+/* rt_run_read of path into one fresh statistics, its log kept in b (zeroed first) and its info
+ * in info. Returns its error. */
+static rt_error read_logged(const char *path, logbook *b, rt_run_read_info *info)
+{
+    *b = (logbook){0};
+    *info = (rt_run_read_info){.struct_size = sizeof *info};
+    rt_run_read_options o = RT_RUN_READ_OPTIONS_INIT;
+    o.log = keep_log;
+    o.log_user = b;
+    rt_stats *st = rt_stats_new();
+    rt_error e = rt_run_read(path, &o, &st, 1, NULL, info);
+    rt_stats_free(st);
+    return e;
 }
 
 static void every_kind(void **state)
@@ -99,17 +116,12 @@ static void every_kind(void **state)
 static void malformed_and_truncated(void **state)
 {
     (void)state;
-    logbook b = {0};
-    rt_run_read_options o = RT_RUN_READ_OPTIONS_INIT;
-    o.log = keep_log;
-    o.log_user = &b;
-    rt_stats *st = rt_stats_new();
-    rt_run_read_info info = {.struct_size = sizeof info};
-    assert_int_equal(rt_run_read(fixture("runs/malformed.jsonl"), &o, &st, 1, NULL, &info), RT_OK);
+    logbook b;
+    rt_run_read_info info;
+    assert_int_equal(read_logged(fixture("runs/malformed.jsonl"), &b, &info), RT_OK);
     assert_true(info.skipped > 0);
     assert_int_equal(b.warnings, (int)info.skipped);
     assert_non_null(strstr(b.last, "malformed.jsonl:"));
-    rt_stats_free(st);
 
     size_t len;
     const char *text = fixture_text("runs/tool.jsonl", &len);
@@ -118,14 +130,63 @@ static void malformed_and_truncated(void **state)
         last--;
     size_t cut = (size_t)(last - text) + 1 + 40; /* two lines whole, the third cut */
     const char *path = temp_file("cut.jsonl", text, cut);
-    b = (logbook){0};
-    st = rt_stats_new();
-    info = (rt_run_read_info){.struct_size = sizeof info};
-    assert_int_equal(rt_run_read(path, &o, &st, 1, NULL, &info), RT_OK);
+    assert_int_equal(read_logged(path, &b, &info), RT_OK);
     assert_int_equal(info.records, 2);
     assert_int_equal(info.skipped, 1);
     assert_non_null(strstr(b.last, "cut.jsonl:3:"));
-    rt_stats_free(st);
+    remove_temp(path);
+}
+
+/* The tool's JSON lines and CSV gzipped are read by the reader as a stream (only a document
+ * opening with "metadata" is a snapshot), to the same statistics as plain; a line over 16 MiB
+ * ends the read once the file opened: RT_ERR_PARSE, the message naming the file and the line. */
+static void gzipped_and_too_long(void **state)
+{
+    (void)state;
+    static const char *const rels[] = {"runs/tool.jsonl", "runs/tool.csv"};
+    static const char *const formats[] = {"json", "csv"};
+    for (size_t i = 0; i < 2; i++) {
+        size_t len;
+        const char *text = fixture_text(rels[i], &len);
+        rt_gzip *z;
+        assert_int_equal(rt_gzip_new(len + 4096, &z), RT_OK);
+        assert_int_equal(rt_gzip_write(z, text, len), RT_OK);
+        const void *gz;
+        size_t gzlen;
+        assert_int_equal(rt_gzip_finish(z, &gz, &gzlen), RT_OK);
+        const char *path = temp_file("run.gz", gz, gzlen);
+        rt_gzip_free(z);
+        rt_stats *a = rt_stats_new(), *b = rt_stats_new();
+        rt_run_read_info info = {.struct_size = sizeof info};
+        assert_int_equal(rt_run_read(path, NULL, &a, 1, NULL, &info), RT_OK);
+        assert_string_equal(info.format, formats[i]);
+        assert_int_equal(info.records, 3);
+        assert_int_equal(rt_run_read(fixture(rels[i]), NULL, &b, 1, NULL, &info), RT_OK);
+        assert_true(rt_stats_summary(a)->process_cpu_secs == rt_stats_summary(b)->process_cpu_secs);
+        assert_true(rt_stats_summary(a)->duration_secs == rt_stats_summary(b)->duration_secs);
+        assert_int_equal(rt_stats_summary(a)->samples, rt_stats_summary(b)->samples);
+        rt_stats_free(a);
+        rt_stats_free(b);
+        remove_temp(path);
+    }
+    size_t len, big = (16u << 20) + 1;
+    const char *text = fixture_text("runs/tool.jsonl", &len);
+    const char *nl = strchr(text, '\n') + 1;
+    char *doc = malloc((size_t)(nl - text) + big + 1);
+    assert_non_null(doc);
+    memcpy(doc, text, (size_t)(nl - text));
+    memset(doc + (nl - text), ' ', big);
+    doc[(nl - text) + (ptrdiff_t)big] = '\n';
+    const char *path = temp_file("long.jsonl", doc, (size_t)(nl - text) + big + 1);
+    free(doc);
+    logbook lb;
+    rt_run_read_info info;
+    assert_int_equal(read_logged(path, &lb, &info), RT_ERR_PARSE);
+    assert_int_equal(info.opened, 1);
+    assert_int_equal(info.records, 1);
+    assert_non_null(strstr(info.message, "long.jsonl:2: a line longer than 16 MiB"));
+    assert_int_equal(info.logged, 1);
+    assert_string_equal(lb.last, info.message);
     remove_temp(path);
 }
 
@@ -152,7 +213,8 @@ static void failures(void **state)
         {"empty.jsonl", "", 0, RT_ERR_PARSE, 0, "empty"},
         {"unknown.txt", "hello\nworld\n", 12, RT_ERR_PARSE, 0, "unknown.txt"},
         {"header.csv", header_only, header, RT_ERR_PARSE, 1, "header.csv: no valid sample in the file"},
-        {"bad.json.gz", bad_gzip, sizeof bad_gzip, RT_ERR_PARSE, 0, "bad.json.gz: cannot read the snapshot"},
+        {"bad.json.gz", bad_gzip, sizeof bad_gzip, RT_ERR_PARSE, 0,
+         "bad.json.gz: a gzip stream corrupt or cut short before its first line"},
         {"meta.json", "{\"metadata\": {}}", 16, RT_ERR_PARSE, 0, "meta.json: cannot read the snapshot"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -222,6 +284,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_kind),
+        cmocka_unit_test(gzipped_and_too_long),
         cmocka_unit_test(malformed_and_truncated),
         cmocka_unit_test(failures),
         cmocka_unit_test(refused_and_older_callers),

@@ -4,7 +4,8 @@
  * Python resource-tracker wrote (tests/fixtures/snapshots) loaded with its own figures, and one
  * our library 0.5 wrote (45 columns: the later ones null); the Python tracker 0.4's layout
  * (docs/contracts.md §12: kB, GiB, an object of column lists); malformed input refused with its
- * path logged and nothing leaked. */
+ * path logged and nothing leaked; the rows read by the scanner as jansson's tree was read; the
+ * bounds on what a snapshot may hold (samples, the rest, a gzip bomb). */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stddef.h>
@@ -794,6 +795,104 @@ static void columns_scanned(void **state)
     expect_parse(trailing, strlen(trailing), "not JSON");
 }
 
+/* The Python tracker's rows are read by the scanner too, as jansson's tree was asked: an escaped
+ * key, a null figure that falls back to 0.4's name, a key twice (the last), a figure never asked
+ * for that is no number (not an error), unknown keys. */
+static void rows_scanned(void **state)
+{
+    (void)state;
+    const char *doc = "{" META ",\"process_metrics\":[{\"t\\u0069mestamp\":1,\"memory_mib\":null,\"memory\":2048,"
+                      "\"pid\":3,\"pid\":4,\"other\":[{}]},{\"timestamp\":2,\"memory_mib\":5,\"memory\":\"x\"}]}";
+    rt_tracker *t = load_mem(doc, strlen(doc));
+    assert_int_equal(rt_tracker_count(t), 2);
+    double v[2];
+    rt_tracker_column(t, RT_COL_TIMESTAMP, 0, 2, v);
+    assert_true(v[0] == 1 && v[1] == 2);
+    rt_tracker_column(t, RT_COL_PROC_PSS_MIB, 0, 2, v);
+    assert_true(v[0] == 2 && v[1] == 5);
+    rt_tracker_column(t, RT_COL_PROC_PID, 0, 2, v);
+    assert_true(v[0] == 4 && isnan(v[1]));
+    rt_tracker_free(t);
+}
+
+/* A text of n JSON numbers "0," (the last without its comma), written in blocks to a gzip
+ * member (level 9: about 1000 to 1) around prefix and suffix; returns the gzip (free it) and
+ * its length. */
+static unsigned char *gzip_of_zeros(const char *prefix, size_t n, const char *suffix, size_t *len)
+{
+    rt_gzip *z;
+    assert_int_equal(rt_gzip_new_level((size_t)64 << 20, 9, &z), RT_OK);
+    assert_int_equal(rt_gzip_write(z, prefix, strlen(prefix)), RT_OK);
+    static char block[1 << 16];
+    for (size_t i = 0; i + 1 < sizeof block; i += 2)
+        memcpy(block + i, "0,", 2);
+    for (size_t left = n * 2; left > 2;) {
+        size_t k = left - 2 < sizeof block ? left - 2 : sizeof block;
+        assert_int_equal(rt_gzip_write(z, block, k), RT_OK);
+        left -= k;
+    }
+    assert_int_equal(rt_gzip_write(z, "0", 1), RT_OK);
+    assert_int_equal(rt_gzip_write(z, suffix, strlen(suffix)), RT_OK);
+    const void *d;
+    size_t dl;
+    assert_int_equal(rt_gzip_finish(z, &d, &dl), RT_OK);
+    unsigned char *out = malloc(dl);
+    assert_non_null(out);
+    memcpy(out, d, dl);
+    rt_gzip_free(z);
+    *len = dl;
+    return out;
+}
+
+/* What a snapshot may hold to be read back (docs/contracts.md §12): more samples than 1,209,600
+ * (as columns or as rows) or more than 64 MiB besides them is refused before it is made into
+ * anything; a gzip file that gunzips to more than 256 times its size past 64 MiB (a gzip bomb)
+ * is refused as it gunzips, from a file or a buffer, the file never held whole. */
+static void bounded(void **state)
+{
+    (void)state;
+    size_t n = 2 * 604800 + 1, len;
+    char *doc = malloc(n * 3 + 256);
+    assert_non_null(doc);
+    for (int rows = 0; rows < 2; rows++) {
+        const char *open = rows ? "\"process_metrics\":[" : "\"columns\":{\"timestamp\":[";
+        size_t k = (size_t)sprintf(doc, "{" META ",%s", open);
+        for (size_t i = 0; i < n; i++)
+            k += (size_t)sprintf(doc + k, rows ? "%s{}" : "%s0", i ? "," : "");
+        k += (size_t)sprintf(doc + k, rows ? "]}" : "]}}");
+        expect_parse(doc, k, "1209601 samples: more than the 1209600 a snapshot may hold to be read back");
+    }
+    free(doc);
+    size_t big = (64u << 20) + 1;
+    doc = malloc(big + 256);
+    assert_non_null(doc);
+    len = (size_t)sprintf(doc, "{" META ",\"mine\":\"");
+    memset(doc + len, 'x', big);
+    len += big;
+    len += (size_t)sprintf(doc + len, "\"}");
+    expect_parse(doc, len, "bytes besides its samples: more than the 64 MiB a snapshot may hold");
+    free(doc);
+
+    /* 80 MiB of JSON in a few hundred KiB of gzip */
+    unsigned char *gz = gzip_of_zeros("{" META ",\"columns\":{\"timestamp\":[", 40u << 20, "]}}", &len);
+    assert_true(len < (1u << 20));
+    char why[128];
+    snprintf(why, sizeof why, "%zu bytes of gzip gunzip to more than 256 times as much", len);
+    expect_parse(gz, len, why);
+    char path[] = "/tmp/rt-snapshot-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_true(write(fd, gz, len) == (ssize_t)len);
+    close(fd);
+    rt_tracker *t = (rt_tracker *)&t;
+    last_log[0] = '\0';
+    assert_int_equal(rt_tracker_load(path, keep_log, NULL, &t), RT_ERR_PARSE);
+    assert_null(t);
+    assert_non_null(strstr(last_log, "bytes of gzip gunzip to more than 256 times as much (a gzip bomb?"));
+    unlink(path);
+    free(gz);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -802,7 +901,8 @@ int main(void)
         cmocka_unit_test(roundtrip_machine_only), cmocka_unit_test(save_load_file),
         cmocka_unit_test(float_kept_at_bucket_edge),
         cmocka_unit_test(extra_json), cmocka_unit_test(python_fixture), cmocka_unit_test(lib05_fixture),
-        cmocka_unit_test(seed_layout), cmocka_unit_test(malformed),
+        cmocka_unit_test(seed_layout), cmocka_unit_test(malformed), cmocka_unit_test(rows_scanned),
+        cmocka_unit_test(bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,6 @@
 /* test_toml.c - the config reader's own cases: values, table rules, and that errors carry
- * LINE:COL and name the problem (the toml-test suite runs in the end-to-end tests). */
+ * LINE:COL and name the problem, on a line of a few bytes or of 400 KiB (the toml-test suite
+ * runs in the end-to-end tests). */
 #include "unit.h"
 
 #include <math.h>
@@ -126,12 +127,52 @@ static void crlf_bom_and_empty(void **state)
     assert_non_null(strstr(err, "invalid UTF-8"));
 }
 
+/* A config of one long line (up to the 1 MiB a config may be: it took minutes, one count from
+ * the line's start per value): every value's column right, counted in characters ("é" is one),
+ * inline tables' (asked after their insides) as well, and an error at its end. */
+static void long_line_columns(void **state)
+{
+    (void)state;
+    size_t n = 40000, cap = 32 * n + 64, len = 0;
+    char *doc = malloc(cap);
+    assert_non_null(doc);
+    int *cols = malloc(n * sizeof *cols), col = 6;
+    assert_non_null(cols);
+    len += (size_t)snprintf(doc, cap, "x = [");
+    for (size_t i = 0; i < n; i++) {
+        cols[i] = col;
+        const char *item = i % 2 ? "{a = \"é\"}, " : "\"é\", "; /* 11 and 5 characters */
+        len += (size_t)snprintf(doc + len, cap - len, "%s", item);
+        col += i % 2 ? 11 : 5;
+    }
+    len += (size_t)snprintf(doc + len, cap - len, "]\n");
+    toml_value *r = ok(doc);
+    const toml_value *x = toml_find(r, "x")->val;
+    assert_int_equal(x->u.arr.n, n);
+    for (size_t i = 0; i < n; i++) {
+        const toml_value *v = x->u.arr.items[i];
+        if (v->line != 1 || v->col != cols[i])
+            fail_msg("item %zu at %d:%d, want 1:%d", i, v->line, v->col, cols[i]);
+        if (i % 2 && (v->u.tab.kv[0].col != cols[i] + 1 || v->u.tab.kv[0].val->col != cols[i] + 5))
+            fail_msg("item %zu: key at %d, value at %d", i, v->u.tab.kv[0].col, v->u.tab.kv[0].val->col);
+    }
+    toml_free(r);
+    len -= 2; /* "] x\n": the error after the array, named where it is */
+    snprintf(doc + len, cap - len, "] x\n");
+    char want[64];
+    snprintf(want, sizeof want, "1:%d: expected the end of the line", col + 2);
+    bad(doc, want);
+    free(cols);
+    free(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(values_good),
         cmocka_unit_test(errors_have_positions), cmocka_unit_test(unsupported_named),
         cmocka_unit_test(table_rules),      cmocka_unit_test(crlf_bom_and_empty),
+        cmocka_unit_test(long_line_columns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,6 @@
 /* reader.c - recorded runs read back one rt_record at a time, in memory that does not grow
- * with the file: the tool's JSON lines and CSV, and the Python resource-tracker's CSV files.
+ * with the file (gzipped or not): the tool's JSON lines and CSV, and the Python
+ * resource-tracker's CSV files.
  *
  * Formats, recognised by the first non-blank line:
  *  - "json": a line starting with '{' (docs/contracts.md §2). Each line goes through jsonline.c
@@ -23,18 +24,27 @@
  * found with one record of lookahead. Figures a format lacks are NaN.
  *
  * A malformed line is counted, logged as "FILE:LINE: problem" (the first 20 per file) and
- * skipped; lines over 4 MiB and timestamps that are no Unix time in seconds (negative, past
- * year 5000) are malformed. An interval_secs below 0 or over 1e9 is ignored (then taken from
- * the timestamps). */
+ * skipped; timestamps that are no Unix time in seconds (negative, past year 5000) are
+ * malformed. An interval_secs below 0 or over 1e9 is ignored (then taken from the timestamps).
+ *
+ * Memory does not grow with the input: the file (or stdin) is read 1 MiB at a time, a gzip
+ * file (told by its magic) through a gunzip stream, and a line may be at most 16 MiB, as long
+ * as the longest the tool's writer ever writes (rt_writer's bound; a real line is a few KiB, a
+ * run's 4,096 phase marks of one sample at most about 8 MiB): a longer one ends the read
+ * with RT_ERR_PARSE, "FILE:LINE: a line longer than 16 MiB ...", what came before having been
+ * read. A gzip stream that is corrupt or cut short ends the input where it breaks, the line
+ * it cut counted as malformed. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/gzip.h"
 #include "../core/lasterr.h"
 #include "reader_priv.h"
 #include "reader_test.h"
@@ -46,7 +56,8 @@ static const char *const fmt_names[] = {"json", "csv", "python-process", "python
 /* ---- lines -------------------------------------------------------------------------------- */
 
 #define CHUNK (1u << 20)          /* bytes asked of each read(2) */
-#define MAX_LINE (4u << 20)       /* longer lines are malformed */
+#define MAX_LINE (16u << 20)      /* longer lines end the read (RT_READER_MAX_LINE) */
+#define PEEK (64u * 1024u)        /* bytes read first, to tell gzip by its magic */
 #define MAX_SHOWN 20              /* malformed lines logged per file */
 
 /* The read size and longest line of readers opened from now on (reader_test.h). */
@@ -80,9 +91,33 @@ static void malformed(rt_reader *r, uint64_t line, const char *what, bool no_nl)
     r->shown++;
 }
 
+/* Why the read ends (an error, not a line skipped): kept as the reader's message and logged as
+ * an error. Returns -2, next_line's code for it. */
+__attribute__((format(printf, 2, 3))) static int fatal(rt_reader *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->errmsg, sizeof r->errmsg, fmt, ap);
+    va_end(ap);
+    rt_log(&r->log, RT_LOG_ERROR, "%s", r->errmsg);
+    return -2;
+}
+
+/* Line r->lineno + 1 is longer than max_line: the read ends there. Returns -2. */
+static int too_long(rt_reader *r)
+{
+    r->lineno++;
+    if (r->max_line % (1u << 20) == 0)
+        return fatal(r, "%s:%llu: a line longer than %zu MiB, which no recorded run has: not read further", r->name,
+                     (unsigned long long)r->lineno, r->max_line >> 20);
+    return fatal(r, "%s:%llu: a line longer than %zu bytes, which no recorded run has: not read further", r->name,
+                 (unsigned long long)r->lineno, r->max_line);
+}
+
 /* Reads more input after end, first moving the unread part to the front and growing the
- * buffer (up to max_line + chunk) when a line fills it. Returns 0, or -1 on a read error
- * (logged as an error with the file's name and the reason, errno kept). */
+ * buffer (up to max_line + chunk) when a line fills it. Returns 0, -1 on a read error (logged
+ * with the file's name and the reason, errno kept), or -3 when out of memory. A gzip stream that
+ * is corrupt or cut short ends the input there: the line it was in is counted as malformed. */
 static int fill(rt_reader *r)
 {
     if (r->start > 0) {
@@ -91,40 +126,48 @@ static int fill(rt_reader *r)
         r->scan -= r->start;
         r->start = 0;
     }
-    if (r->end == r->cap) {
+    if (r->end == r->cap) { /* a line fills the buffer (next_line ends it past max_line) */
         size_t most = r->max_line + r->chunk, ncap = r->cap * 2 > most ? most : r->cap * 2;
         char *nb = ncap > r->cap ? realloc(r->buf, ncap) : NULL;
-        if (nb) {
-            r->buf = nb;
-            r->data = nb;
-            r->cap = ncap;
-        } else { /* the line is too long (or no memory for it): drop what we have of it */
-            r->discarding = true;
-            r->start = r->end = r->scan = 0;
+        if (!nb) {
+            snprintf(r->errmsg, sizeof r->errmsg, "%s:%llu: out of memory for a line", r->name,
+                     (unsigned long long)r->lineno + 1);
+            return -3;
         }
+        r->buf = nb;
+        r->data = nb;
+        r->cap = ncap;
     }
-    for (;;) {
-        size_t room = r->cap - r->end;
-        ssize_t k = read(r->fd, r->buf + r->end, room < r->chunk ? room : r->chunk);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0) {
-            int err = errno;
-            snprintf(r->errmsg, sizeof r->errmsg, "%s: cannot read: %s", r->name, strerror(err));
-            rt_log(&r->log, RT_LOG_ERROR, "%s", r->errmsg);
-            errno = err;
-            return -1;
-        }
-        if (k == 0)
-            r->eof = true;
-        r->end += (size_t)k;
-        return 0;
+    size_t room = r->cap - r->end;
+    if (room > r->chunk)
+        room = r->chunk;
+    ssize_t k;
+    do
+        k = r->gz ? rt_gunzip_stream_read(r->gz, r->buf + r->end, room) : read(r->fd, r->buf + r->end, room);
+    while (k < 0 && !r->gz && errno == EINTR);
+    if (k == -2) { /* the gzip stream broke: what came before stands, the line it cut is dropped */
+        r->gz_broken = true;
+        malformed(r, r->lineno + 1, "gzip stream corrupt or cut short here: nothing further is read", false);
+        r->end = r->scan = r->start;
+        k = 0;
     }
+    if (k < 0) {
+        int err = errno;
+        snprintf(r->errmsg, sizeof r->errmsg, "%s: cannot read: %s", r->name, strerror(err));
+        rt_log(&r->log, RT_LOG_ERROR, "%s", r->errmsg);
+        errno = err;
+        return -1;
+    }
+    if (k == 0)
+        r->eof = true;
+    r->end += (size_t)k;
+    return 0;
 }
 
 /* The next line, without its newline and a trailing '\r'. Returns 1 with *line / *n set and
  * *no_nl telling whether it ended at the end of the input without a newline, 0 at the end,
- * -1 on a read error. Overlong lines are reported and skipped here. */
+ * -1 on a read error, -2 for a line longer than max_line (logged: the read ends), -3 out of
+ * memory. */
 static int next_line(rt_reader *r, const char **line, size_t *n, bool *no_nl)
 {
     if (r->pending) {
@@ -138,17 +181,14 @@ static int next_line(rt_reader *r, const char **line, size_t *n, bool *no_nl)
         const char *nl = r->end > r->scan ? memchr(r->data + r->scan, '\n', r->end - r->scan) : NULL;
         bool at_eof = !nl && r->eof;
         if (nl || at_eof) {
-            if (at_eof && r->start == r->end && !r->discarding)
+            if (at_eof && r->start == r->end)
                 return 0;
             const char *s = r->data + r->start;
             size_t len = nl ? (size_t)(nl - s) : r->end - r->start;
+            if (len > r->max_line)
+                return too_long(r);
             r->start = r->scan = nl ? (size_t)(nl - r->data) + 1 : r->end;
             r->lineno++;
-            if (r->discarding || len > r->max_line) {
-                r->discarding = false;
-                malformed(r, r->lineno, "line too long (over 4 MiB)", false);
-                continue;
-            }
             if (len && s[len - 1] == '\r')
                 len--;
             *line = s;
@@ -157,12 +197,15 @@ static int next_line(rt_reader *r, const char **line, size_t *n, bool *no_nl)
             return 1;
         }
         r->scan = r->end;
+        if (r->end - r->start > r->max_line) /* no newline yet, and already too long */
+            return too_long(r);
         if (!r->buf) { /* a caller's buffer: nothing more to read */
             r->eof = true;
             continue;
         }
-        if (fill(r) < 0)
-            return -1;
+        int k = fill(r);
+        if (k < 0)
+            return k;
     }
 }
 
@@ -425,7 +468,7 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
 /* ---- records ------------------------------------------------------------------------------ */
 
 /* Reads lines until one makes a record in rec (job name storage job). Returns 1, 0 at the
- * end, -1 on a read error. */
+ * end, or next_line's error: -1 (read), -2 (a line too long), -3 (memory). */
 static int read_record(rt_reader *r, rt_record *rec, char *job)
 {
     const char *line;
@@ -464,6 +507,12 @@ static int read_record(rt_reader *r, rt_record *rec, char *job)
     return k;
 }
 
+/* The error of read_record's code k (< 0). */
+static rt_error read_error(int k)
+{
+    return k == -2 ? RT_ERR_PARSE : k == -3 ? RT_ERR_NOMEM : RT_ERR_IO;
+}
+
 rt_error rt_reader_next(rt_reader *r, const rt_record **out)
 {
     if (!out)
@@ -474,10 +523,8 @@ rt_error rt_reader_next(rt_reader *r, const rt_record **out)
     if (!r->started) {
         r->started = true;
         int k = read_record(r, &r->rec[r->ci], r->job[r->ci]);
-        if (k < 0) {
-            r->io_error = true;
-            return RT_ERR_IO;
-        }
+        if (k < 0)
+            return r->ahead_err = read_error(k);
         r->have_cur = k == 1;
     } else if (r->have_cur) {
         r->have_cur = r->have_ahead;
@@ -485,11 +532,11 @@ rt_error rt_reader_next(rt_reader *r, const rt_record **out)
             r->ci ^= 1;
     }
     if (!r->have_cur)
-        return r->io_error ? RT_ERR_IO : RT_OK;
+        return r->ahead_err;
     int ahead = r->ci ^ 1;
     int k = read_record(r, &r->rec[ahead], r->job[ahead]);
     r->have_ahead = k == 1;
-    r->io_error = k < 0; /* reported after the record in hand */
+    r->ahead_err = k < 0 ? read_error(k) : RT_OK; /* reported after the record in hand */
     rt_record *c = &r->rec[r->ci];
     if (isnan(c->interval_secs) && r->records == 0 && r->have_ahead)
         c->interval_secs = r->rec[ahead].timestamp_secs - c->timestamp_secs;
@@ -534,7 +581,11 @@ static rt_error detect(rt_reader *r)
     while ((k = next_line(r, &line, &n, &no_nl)) == 1 && blank(line, n))
         ;
     if (k < 0)
-        return RT_ERR_IO;
+        return read_error(k);
+    if (k == 0 && r->gz_broken) {
+        rt_err_log(&r->log, RT_LOG_ERROR, "%s: a gzip stream corrupt or cut short before its first line", r->name);
+        return RT_ERR_PARSE;
+    }
     if (k == 0) {
         rt_err_log(&r->log, RT_LOG_ERROR, "%s: empty, not a resource-tracker JSON lines or CSV file", r->name);
         return RT_ERR_PARSE;
@@ -573,13 +624,45 @@ static rt_error finish_open(rt_reader *r, rt_reader **out)
 {
     rt_error e = detect(r);
     if (e != RT_OK) {
-        if (e == RT_ERR_IO)
+        if (e == RT_ERR_IO || (e == RT_ERR_PARSE && r->errmsg[0])) /* the reader's own words */
             rt_err_set("%s", r->errmsg);
         rt_reader_close(r);
         return e;
     }
     *out = r;
     return RT_OK;
+}
+
+/* Reads the input's first bytes (up to PEEK) and, when they are gzip's magic, reads the rest
+ * through a gunzip stream (the bytes read so far handed to it). RT_OK, RT_ERR_IO (logged),
+ * RT_ERR_UNSUPPORTED (gzip without zlib: logged), RT_ERR_NOMEM. */
+static rt_error gzip_or_plain(rt_reader *r)
+{
+    size_t want = r->cap < PEEK ? r->cap : PEEK;
+    while (r->end < 2 && !r->eof) {
+        ssize_t k = read(r->fd, r->buf + r->end, want - r->end);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            int err = errno;
+            rt_err_log(&r->log, RT_LOG_ERROR, "%s: cannot read: %s", r->name, strerror(err));
+            errno = err;
+            return RT_ERR_IO;
+        }
+        r->end += (size_t)k;
+        r->eof = k == 0;
+    }
+    if (r->end < 2 || (unsigned char)r->buf[0] != 0x1f || (unsigned char)r->buf[1] != 0x8b)
+        return RT_OK;
+    rt_error e = rt_gunzip_stream_new(r->fd, r->buf, r->end, &r->gz);
+    if (e == RT_ERR_UNSUPPORTED) {
+        char why[320] = "";
+        rt_gzip_available(why, sizeof why);
+        rt_err_log(&r->log, RT_LOG_ERROR, "%s: gzipped, and zlib could not be loaded: %s", r->name, why);
+    }
+    r->end = 0;
+    r->eof = false;
+    return e;
 }
 
 rt_error rt_reader_open(const char *path, const rt_reader_options *opts, rt_reader **out)
@@ -607,13 +690,18 @@ rt_error rt_reader_open(const char *path, const rt_reader_options *opts, rt_read
         }
         r->own_fd = true;
     }
-    r->cap = r->chunk;
+    r->cap = r->chunk < 2 ? 2 : r->chunk; /* room for gzip's magic */
     r->buf = malloc(r->cap);
     if (!r->buf) {
         rt_reader_close(r);
         return RT_ERR_NOMEM;
     }
     r->data = r->buf;
+    rt_error e = gzip_or_plain(r);
+    if (e != RT_OK) {
+        rt_reader_close(r);
+        return e;
+    }
     return finish_open(r, out);
 }
 
@@ -666,6 +754,7 @@ void rt_reader_close(rt_reader *r)
 {
     if (!r)
         return;
+    rt_gunzip_stream_free(r->gz);
     if (r->own_fd)
         close(r->fd);
     if (r->c_locale != (locale_t)0)

@@ -24,13 +24,15 @@ struct rt_reader {
     rt_logger log;
     rt_reader_fmt format;
     locale_t c_locale;
-    /* input: an fd read in chunks into buf, or a caller's buffer */
+    /* input: an fd (gunzipped when gz) read in chunks into buf, or a caller's buffer */
     int fd;
-    bool own_fd, eof, discarding, io_error;
+    bool own_fd, eof, gz_broken; /* gz_broken: the gzip stream broke (the input ends there) */
+    rt_error ahead_err;          /* the read ahead failed: said once the record in hand is taken */
+    struct rt_gunzip_stream *gz; /* the input is gzip: its plain bytes, else NULL */
     char *buf;        /* owned, NULL over a caller's buffer */
     const char *data; /* buf, or the caller's buffer */
     size_t cap, start, end, scan;
-    size_t chunk, max_line; /* bytes asked of each read(2); longer lines are malformed */
+    size_t chunk, max_line; /* bytes asked of each read(2); a longer line ends the read */
     uint64_t lineno;
     const char *pending; /* the first line, kept for the JSON parser */
     size_t pending_len;

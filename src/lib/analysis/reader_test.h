@@ -6,8 +6,8 @@
 
 #include <stddef.h>
 
-/* Readers opened from now on ask read(2) for at most chunk bytes and treat lines longer than
- * max_line as malformed; 0, 0 restores the defaults (1 MiB, 4 MiB). */
+/* Readers opened from now on ask read(2) for at most chunk bytes and end the read at a line
+ * longer than max_line (RT_ERR_PARSE); 0, 0 restores the defaults (1 MiB, 16 MiB). */
 void rt_reader_test_limits(size_t chunk, size_t max_line);
 
 #endif

@@ -1,13 +1,17 @@
 /* gzip.c - gzip members through Debian's zlib without linking it: libz.so.1 is opened with
  * dlopen at the first use (a run that never streams does not map it; the static build links a
  * zlib built for musl instead), deflate builds one member
- * incrementally into a buffer that never passes its bound, inflate reads members back (tests). */
+ * incrementally into a buffer that never passes its bound, inflate reads members back: a whole
+ * buffer under a bound (rt_gunzip), or a descriptor as a stream in memory that does not grow
+ * (rt_gunzip_stream: the recorded runs that summary, recommend and report read). */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <zlib.h> /* types and constants only: every function comes through dlsym (the static
                    * build links zlib itself) */
@@ -272,4 +276,119 @@ rt_error rt_gunzip(const void *data, size_t len, size_t max_out, rt_buf *out)
     if (out->data)
         out->data[out->len] = '\0';
     return result;
+}
+
+/* ---- reading a gzip file as a stream ---------------------------------------------------- */
+
+#define GZ_IN_BUF (64u * 1024u) /* compressed bytes read from the descriptor at a time */
+
+struct rt_gunzip_stream {
+    z_stream s;
+    int fd;
+    bool in_eof;      /* fd said end of file */
+    bool member_done; /* the last inflate ended a member: another may follow */
+    ssize_t end;      /* 0, -1 or -2 once the stream is over (what every later read returns) */
+    int err;          /* errno of a failed read */
+    uint64_t in_total, out_total;
+    unsigned char *in; /* the input buffer, in_cap bytes */
+    size_t in_cap;
+};
+
+rt_error rt_gunzip_stream_new(int fd, const void *head, size_t head_len, rt_gunzip_stream **out)
+{
+    *out = NULL;
+    char e[300];
+    if (rt_gzip_available(e, sizeof e) != RT_OK)
+        return RT_ERR_UNSUPPORTED;
+    rt_gunzip_stream *z = calloc(1, sizeof *z);
+    if (!z)
+        return RT_ERR_NOMEM;
+    z->fd = fd;
+    z->in_cap = head_len > GZ_IN_BUF ? head_len : GZ_IN_BUF;
+    z->in = malloc(z->in_cap);
+    if (!z->in || zlib.api.inflate_init2(&z->s, 15 + 16, ZLIB_VERSION, (int)sizeof(z_stream)) != Z_OK) {
+        free(z->in);
+        free(z);
+        return RT_ERR_NOMEM;
+    }
+    if (head_len)
+        memcpy(z->in, head, head_len);
+    z->s.next_in = z->in;
+    z->s.avail_in = (uInt)head_len; /* at most the first read's size (a few MiB) */
+    z->in_total = head_len;
+    *out = z;
+    return RT_OK;
+}
+
+/* Refills the input buffer when zlib has taken all of it. 0, or -1 on a read error. */
+static int gz_refill(rt_gunzip_stream *z)
+{
+    while (z->s.avail_in == 0 && !z->in_eof) {
+        size_t want = z->in_cap < GZ_IN_BUF ? z->in_cap : GZ_IN_BUF;
+        ssize_t k = read(z->fd, z->in, want);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            z->err = errno;
+            return -1;
+        }
+        if (k == 0)
+            z->in_eof = true;
+        z->s.next_in = z->in;
+        z->s.avail_in = (uInt)k;
+        z->in_total += (uint64_t)k;
+    }
+    return 0;
+}
+
+ssize_t rt_gunzip_stream_read(rt_gunzip_stream *z, void *buf, size_t cap)
+{
+    if (z->end || cap == 0) {
+        if (z->end == -1)
+            errno = z->err;
+        return z->end;
+    }
+    if (cap > GZ_CHUNK)
+        cap = GZ_CHUNK;
+    for (;;) {
+        if (gz_refill(z) < 0) {
+            z->end = -1;
+            errno = z->err;
+            return -1;
+        }
+        if (z->member_done) { /* a member ended: the input's end, or the next member */
+            if (z->s.avail_in == 0)
+                return z->end = 0;
+            zlib.api.inflate_reset(&z->s);
+            z->member_done = false;
+        }
+        z->s.next_out = buf;
+        z->s.avail_out = (uInt)cap;
+        int rc = zlib.api.inflate(&z->s, Z_NO_FLUSH);
+        size_t got = cap - z->s.avail_out;
+        z->out_total += got;
+        if (rc == Z_STREAM_END)
+            z->member_done = true;
+        else if (rc == Z_BUF_ERROR && (z->s.avail_in > 0 || z->in_eof))
+            z->end = -2; /* the input ended inside a member (or zlib can make no progress) */
+        else if (rc != Z_OK && rc != Z_BUF_ERROR)
+            z->end = -2; /* no gzip, or corrupt (Z_MEM_ERROR too: the state is unusable) */
+        if (got > 0)
+            return (ssize_t)got; /* a bad end is said by the next call */
+        if (z->end)
+            return z->end;
+    }
+}
+
+uint64_t rt_gunzip_stream_in(const rt_gunzip_stream *z) { return z ? z->in_total : 0; }
+
+uint64_t rt_gunzip_stream_out(const rt_gunzip_stream *z) { return z ? z->out_total : 0; }
+
+void rt_gunzip_stream_free(rt_gunzip_stream *z)
+{
+    if (!z)
+        return;
+    zlib.api.inflate_end(&z->s);
+    free(z->in);
+    free(z);
 }

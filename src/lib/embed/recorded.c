@@ -1,14 +1,19 @@
 /* recorded.c - any recorded run read back (rt_run_read): a saved tracker snapshot (known by its
- * content) through rt_tracker_load, anything else through the reader, every record fed through a
- * pipeline (its figures kept as a live sample's are) to the caller's statistics and report. It
- * sits above both, which is why it lives with the tracker. */
+ * content, gzipped or not) through rt_tracker_load, anything else (gzipped or not) through the
+ * reader, which streams it; every record fed through a pipeline (its figures kept as a live
+ * sample's are) to the caller's statistics and report. It sits above both, which is why it
+ * lives with the tracker. */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/core.h"
+#include "../core/gzip.h"
 #include "../pipeline/pipeline.h"
 
 /* The caller's log, and where the last error it was given is kept. */
@@ -39,22 +44,9 @@ static void why(rt_run_read_info *info, const char *fmt, ...)
     info->logged = 0;
 }
 
-/* Whether path holds a saved tracker snapshot (rt_tracker_save, or the Python tracker's
- * dump/dumps): gzip (no recorded run of the reader is gzipped) or a JSON document opening
- * with "metadata". stdin is never one (it cannot be read twice). */
-static bool is_snapshot(const char *path)
+/* Whether head (NUL-terminated) opens a JSON document with a "metadata" member. */
+static bool opens_with_metadata(const char *head)
 {
-    if (strcmp(path, "-") == 0)
-        return false;
-    FILE *f = fopen(path, "rbe");
-    if (!f)
-        return false;
-    char head[64];
-    size_t n = fread(head, 1, sizeof head - 1, f);
-    fclose(f);
-    head[n] = '\0';
-    if (n >= 2 && (unsigned char)head[0] == 0x1f && (unsigned char)head[1] == 0x8b)
-        return true;
     const char *p = head;
     while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
         p++;
@@ -63,6 +55,37 @@ static bool is_snapshot(const char *path)
     while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
         p++;
     return strncmp(p, "\"metadata\"", 10) == 0;
+}
+
+/* Whether path holds a saved tracker snapshot (rt_tracker_save, or the Python tracker's
+ * dump/dumps): a JSON document opening with "metadata", gzipped or not (a gzipped file's first
+ * plain bytes tell; any other gzip file is a recorded run for the reader, which streams it).
+ * stdin is never one (it cannot be read twice). */
+static bool is_snapshot(const char *path)
+{
+    if (strcmp(path, "-") == 0)
+        return false;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    char head[64];
+    ssize_t n;
+    do
+        n = read(fd, head, sizeof head - 1);
+    while (n < 0 && errno == EINTR);
+    rt_gunzip_stream *z = NULL;
+    if (n >= 2 && (unsigned char)head[0] == 0x1f && (unsigned char)head[1] == 0x8b &&
+        rt_gunzip_stream_new(fd, head, (size_t)n, &z) == RT_OK) {
+        ssize_t k;
+        n = 0;
+        while (n < (ssize_t)sizeof head - 1 &&
+               (k = rt_gunzip_stream_read(z, head + n, sizeof head - 1 - (size_t)n)) > 0)
+            n += k;
+        rt_gunzip_stream_free(z);
+    }
+    close(fd);
+    head[n > 0 ? n : 0] = '\0';
+    return opens_with_metadata(head);
 }
 
 /* A pipeline into the statistics and the report: the records read back are kept as a live
@@ -130,8 +153,8 @@ static rt_error read_records(const char *path, relay *lg, rt_pipeline *p, rt_run
     info->records = rt_reader_records(r);
     info->skipped = rt_reader_skipped(r);
     rt_reader_free(r);
-    if (err != RT_OK) { /* a read error: the reader has said why, except for these */
-        if (err != RT_ERR_IO || !info->message[0])
+    if (err != RT_OK) { /* a read error or a line too long: the reader has said why, except for these */
+        if ((err != RT_ERR_IO && err != RT_ERR_PARSE) || !info->message[0])
             why(info, "%s: cannot read: %s", path, rt_strerror(err));
         return err;
     }

@@ -28,14 +28,23 @@
 #include "snapshot.h"
 #include "tracker_int.h"
 
-#define SNAP_DEFAULT_ROWS 604800u       /* rt_tracker_options.max_samples' default */
-#define SNAP_MAX_FILE ((size_t)1 << 30) /* the most a snapshot file may hold (compressed) */
-#define SNAP_MAX_JSON ((size_t)4 << 30) /* ... and its JSON, uncompressed */
+/* What a snapshot may hold to be read back, so that reading one takes bounded memory (it is one
+ * JSON document, read whole): its JSON (gunzipped: the compressed file is streamed, never held),
+ * its samples (each a row of RT_NCOLS doubles while it loads, then kept by the store), and the
+ * rest, which jansson parses into a tree (some 20 times its text at worst). A week at 1 s, the
+ * store's default, is about 0.9 GB of JSON with 604,800 samples and under 1 MiB of the rest
+ * (its 262,144 phase marks at most, some 25 MiB). docs/contracts.md §12. */
+#define SNAP_DEFAULT_ROWS 604800u              /* rt_tracker_options.max_samples' default */
+#define SNAP_MAX_JSON ((size_t)2 << 30)        /* bytes of JSON, plain or gunzipped */
+#define SNAP_MAX_ROWS (2u * SNAP_DEFAULT_ROWS) /* samples (two weeks at 1 s) */
+#define SNAP_MAX_HEAD (64u << 20)              /* bytes of JSON besides the samples */
+#define SNAP_MAX_RATIO 256u                    /* gunzipped / gzip bytes, past SNAP_BOMB_FLOOR */
+#define SNAP_BOMB_FLOOR (64u << 20)            /* JSON a gzip file may gunzip to at any ratio */
 
 typedef struct ld {
     rt_logger lg;
     const char *name; /* the file, or "snapshot" */
-    locale_t c_locale; /* "C", for the scanner's numbers (load_any's) */
+    locale_t c_locale; /* "C", for the scanner's numbers (with_locale) */
 } ld;
 
 /* Logs why the input is no snapshot; returns RT_ERR_PARSE. */
@@ -62,82 +71,50 @@ static int num_member(json_t *obj, const char *key, double *out)
     return 0;
 }
 
-/* ---- the Python tracker's rows: a list of row objects, or an object of column lists ------------ */
+/* ---- the scanner's helpers ------------------------------------------------------------------ */
 
-typedef struct section {
-    const char *name;
-    json_t *rows; /* a list of objects */
-    json_t *cols; /* or an object of lists */
-    size_t n;
-} section;
+/* jansson would build a tree of every number of the file (a week at 1 s: ~4.7 GB and 30 s for
+ * 580 MB of JSON; the Python tracker's rows: about 9 times their JSON); the scanner
+ * (core/jsonscan.h, a subset of what jansson accepts) reads the columns and the rows straight
+ * into the samples, and jansson parses only the rest of the file (at most SNAP_MAX_HEAD). */
 
-static rt_error section_open(const ld *l, json_t *root, const char *name, section *s)
+/* The raw key of a member as text (cut at cap - 1 bytes: no column name is that long). */
+static void member_key(const char *raw, size_t len, char *key, size_t cap)
 {
-    *s = (section){.name = name};
-    json_t *v = json_object_get(root, name);
-    if (!v || json_is_null(v))
-        return RT_OK;
-    if (json_is_array(v)) {
-        s->rows = v;
-        s->n = json_array_size(v);
-        return RT_OK;
-    }
-    if (!json_is_object(v))
-        return bad(l, "%s: neither a list of rows nor an object of columns", name);
-    s->cols = v;
-    const char *key, *first = NULL;
-    json_t *col;
-    json_object_foreach(v, key, col) {
-        if (!json_is_array(col))
-            return bad(l, "%s.%s: not a list", name, key);
-        if (!first) {
-            first = key;
-            s->n = json_array_size(col);
-        } else if (json_array_size(col) != s->n) {
-            return bad(l, "%s.%s: %zu values where %s has %zu", name, key, json_array_size(col), first, s->n);
-        }
-    }
-    return RT_OK;
+    rt_js_unescape(raw, len, key, cap);
 }
 
-/* Whether the section's rows have the key (the first row tells for a list of rows). */
-static bool section_has(const section *s, const char *key)
+/* Whether the raw key raw[0..len) is want, exactly (a key with a NUL is none of ours). */
+static bool key_is(const char *raw, size_t len, const char *want)
 {
-    if (s->cols)
-        return json_object_get(s->cols, key) != NULL;
-    json_t *row = s->n ? json_array_get(s->rows, 0) : NULL;
-    return json_is_object(row) && json_object_get(row, key);
+    char key[64];
+    size_t n = rt_js_unescape(raw, len, key, sizeof key);
+    return n == strlen(want) && strcmp(key, want) == 0;
 }
 
-/* Row i's figure under key into *out (NaN when absent or null): 1 when it is there, 0 when
- * not, -1 (logged) when the row is no object or the figure no number. */
-static int section_get(const ld *l, const section *s, size_t i, const char *key, double *out)
+/* The elements of the array at j (not consumed), or -1 when it is no valid array. */
+static long long array_len(rt_js j)
 {
-    *out = NAN;
-    json_t *v;
-    if (s->cols) {
-        json_t *col = json_object_get(s->cols, key);
-        v = col ? json_array_get(col, i) : NULL;
-    } else {
-        json_t *row = json_array_get(s->rows, i);
-        if (!json_is_object(row)) {
-            bad(l, "%s[%zu]: not an object", s->name, i);
-            return -1;
-        }
-        v = json_object_get(row, key);
-    }
-    if (!v || json_is_null(v))
-        return 0;
-    if (!json_is_number(v)) {
-        if (s->cols)
-            bad(l, "%s.%s[%zu]: not a number", s->name, key, i);
-        else
-            bad(l, "%s[%zu].%s: not a number", s->name, i, key);
+    bool first = true;
+    long long n = 0;
+    int r;
+    if (!rt_js_open(&j, '['))
         return -1;
+    while ((r = rt_js_element(&j, &first)) == 1) {
+        if (!rt_js_skip(&j))
+            return -1;
+        n++;
     }
-    *out = json_number_value(v);
-    return 1;
+    return r == 0 ? n : -1;
 }
+
+/* Refuses a snapshot of n samples past SNAP_MAX_ROWS (before anything is made for them). */
+static rt_error too_many(const ld *l, size_t n)
+{
+    return bad(l, "%zu samples: more than the %u a snapshot may hold to be read back", n, SNAP_MAX_ROWS);
+}
+
+/* ---- the Python tracker's rows: a list of row objects, or an object of column lists ------------ */
 
 /* One figure whose name says its unit: key_mib as is, else key_alt times alt_factor. */
 typedef struct in_field {
@@ -184,39 +161,235 @@ static const in_field SYS_IN[] = {
     {RT_COL_GPU_UTILIZED, "gpu_utilized", NULL, 1},
 };
 
-static int read_fields(const ld *l, const section *s, size_t i, const in_field *f, size_t nf, double disk_factor,
-                       double *row)
+/* What a value read into a section can be besides a number (none is infinite) or NaN (absent or
+ * null): said only when the figure is asked for, as jansson's tree was asked. */
+#define NOT_NUMBER INFINITY    /* a known key whose value is no number */
+#define NOT_OBJECT (-INFINITY) /* every value of a row that is no object */
+
+/* A section's keys, each with a slot of a row's values: 0 "timestamp", 1 + 2i field i's key and
+ * 2 + 2i its key_alt. */
+typedef struct section {
+    const char *name;
+    const char *p, *end; /* its value in the document; NULL when absent or null */
+    bool cols;           /* an object of column lists, else a list of row objects */
+    size_t n;            /* its rows */
+    const in_field *f;
+    size_t nf, nk; /* fields, and slots (1 + 2 nf) */
+    double *v;     /* the first rows' values, nk each (section_fill) */
+} section;
+
+/* The slot of the raw key raw[0..len), or -1 when it is none the section reads. */
+static int key_slot(const section *s, const char *raw, size_t len)
 {
-    for (size_t k = 0; k < nf; k++) {
+    if (key_is(raw, len, "timestamp"))
+        return 0;
+    for (size_t i = 0; i < s->nf; i++) {
+        if (key_is(raw, len, s->f[i].key))
+            return 1 + 2 * (int)i;
+        if (s->f[i].key_alt && key_is(raw, len, s->f[i].key_alt))
+            return 2 + 2 * (int)i;
+    }
+    return -1;
+}
+
+/* The name of slot k. */
+static const char *slot_key(const section *s, int k)
+{
+    return k == 0 ? "timestamp" : k % 2 ? s->f[(k - 1) / 2].key : s->f[(k - 2) / 2].key_alt;
+}
+
+/* The section's value p[0..end) (p NULL: none) and its row count; a section of columns must have
+ * lists of one length. RT_OK or RT_ERR_PARSE (logged). */
+static rt_error section_open(const ld *l, const char *name, const char *p, const char *end, const in_field *f,
+                             size_t nf, section *s)
+{
+    *s = (section){.name = name, .f = f, .nf = nf, .nk = 1 + 2 * nf};
+    rt_js j = {.p = p, .end = end, .c_locale = l->c_locale};
+    rt_js_type t = p ? rt_js_peek(&j) : RT_JS_NULL;
+    if (t == RT_JS_NULL)
+        return RT_OK;
+    s->p = p;
+    s->end = end;
+    if (t == RT_JS_ARRAY) {
+        long long n = array_len(j); /* split_document has checked the syntax */
+        s->n = n > 0 ? (size_t)n : 0;
+        return RT_OK;
+    }
+    if (t != RT_JS_OBJECT)
+        return bad(l, "%s: neither a list of rows nor an object of columns", name);
+    s->cols = true;
+    bool first = true, any = false;
+    const char *raw;
+    size_t klen;
+    char key[64], first_key[64] = "";
+    rt_js_open(&j, '{');
+    while (rt_js_member(&j, &first, &raw, &klen) == 1) {
+        member_key(raw, klen, key, sizeof key);
+        if (rt_js_peek(&j) != RT_JS_ARRAY)
+            return bad(l, "%s.%s: not a list", name, key);
+        long long n = array_len(j);
+        if (!any) {
+            snprintf(first_key, sizeof first_key, "%s", key);
+            s->n = n > 0 ? (size_t)n : 0;
+            any = true;
+        } else if (n != (long long)s->n) {
+            return bad(l, "%s.%s: %lld values where %s has %zu", name, key, n, first_key, s->n);
+        }
+        rt_js_skip(&j);
+    }
+    return RT_OK;
+}
+
+/* Whether the section's rows have the key (the first row tells for a list of rows). */
+static bool section_has(const ld *l, const section *s, const char *key)
+{
+    if (!s->p)
+        return false;
+    rt_js j = {.p = s->p, .end = s->end, .c_locale = l->c_locale};
+    bool first = true;
+    const char *raw;
+    size_t klen;
+    if (!s->cols) { /* into the first row */
+        if (!rt_js_open(&j, '[') || rt_js_element(&j, &first) != 1 || rt_js_peek(&j) != RT_JS_OBJECT)
+            return false;
+        first = true;
+    }
+    rt_js_open(&j, '{');
+    while (rt_js_member(&j, &first, &raw, &klen) == 1) {
+        if (key_is(raw, klen, key))
+            return true;
+        rt_js_skip(&j);
+    }
+    return false;
+}
+
+/* One value into *v: a number, NaN for null, NOT_NUMBER for anything else (skipped). */
+static void slot_value(rt_js *j, double *v)
+{
+    rt_js_type t = rt_js_peek(j);
+    if (t == RT_JS_NUMBER && rt_js_number(j, v))
+        return;
+    *v = t == RT_JS_NULL ? NAN : NOT_NUMBER;
+    rt_js_skip(j);
+}
+
+/* The values of the section's first n rows into s->v (n x nk, NaN where absent). RT_OK or
+ * RT_ERR_NOMEM. */
+static rt_error section_fill(const ld *l, section *s, size_t n)
+{
+    if (!s->n)
+        return RT_OK;
+    s->v = malloc(n * s->nk * sizeof *s->v);
+    if (!s->v)
+        return RT_ERR_NOMEM;
+    for (size_t i = 0; i < n * s->nk; i++)
+        s->v[i] = NAN;
+    rt_js j = {.p = s->p, .end = s->end, .c_locale = l->c_locale};
+    bool first = true, mfirst;
+    const char *raw;
+    size_t klen;
+    if (s->cols) { /* column by column */
+        rt_js_open(&j, '{');
+        while (rt_js_member(&j, &first, &raw, &klen) == 1) {
+            int k = key_slot(s, raw, klen);
+            if (k < 0) {
+                rt_js_skip(&j);
+                continue;
+            }
+            rt_js_open(&j, '[');
+            mfirst = true;
+            for (size_t i = 0; rt_js_element(&j, &mfirst) == 1; i++) {
+                if (i < n)
+                    slot_value(&j, &s->v[i * s->nk + (size_t)k]);
+                else
+                    rt_js_skip(&j);
+            }
+        }
+        return RT_OK;
+    }
+    rt_js_open(&j, '['); /* row by row */
+    for (size_t i = 0; i < n && rt_js_element(&j, &first) == 1; i++) {
+        double *row = &s->v[i * s->nk];
+        if (rt_js_peek(&j) != RT_JS_OBJECT) {
+            for (size_t k = 0; k < s->nk; k++)
+                row[k] = NOT_OBJECT;
+            rt_js_skip(&j);
+            continue;
+        }
+        rt_js_open(&j, '{');
+        mfirst = true;
+        while (rt_js_member(&j, &mfirst, &raw, &klen) == 1) {
+            int k = key_slot(s, raw, klen);
+            if (k < 0)
+                rt_js_skip(&j);
+            else
+                slot_value(&j, &row[k]); /* a key twice: the last, as jansson keeps it */
+        }
+    }
+    return RT_OK;
+}
+
+/* Row i's figure in slot k into *out (NaN when absent or null): 1 when it is there, 0 when
+ * not, -1 (logged) when the row is no object or the figure no number. */
+static int section_get(const ld *l, const section *s, size_t i, int k, double *out)
+{
+    double v = s->v[i * s->nk + (size_t)k];
+    *out = NAN;
+    if (v == NOT_OBJECT) {
+        bad(l, "%s[%zu]: not an object", s->name, i);
+        return -1;
+    }
+    if (v == NOT_NUMBER) {
+        if (s->cols)
+            bad(l, "%s.%s[%zu]: not a number", s->name, slot_key(s, k), i);
+        else
+            bad(l, "%s[%zu].%s: not a number", s->name, i, slot_key(s, k));
+        return -1;
+    }
+    if (isnan(v))
+        return 0;
+    *out = v;
+    return 1;
+}
+
+static int read_fields(const ld *l, const section *s, size_t i, double disk_factor, double *row)
+{
+    for (size_t k = 0; k < s->nf; k++) {
+        const in_field *f = &s->f[k];
         double v;
-        int got = section_get(l, s, i, f[k].key, &v);
-        if (got == 0 && f[k].key_alt) {
-            got = section_get(l, s, i, f[k].key_alt, &v);
-            v *= f[k].alt_factor;
+        int got = section_get(l, s, i, 1 + 2 * (int)k, &v);
+        if (got == 0 && f->key_alt) {
+            got = section_get(l, s, i, 2 + 2 * (int)k, &v);
+            v *= f->alt_factor;
         }
         if (got < 0)
             return -1;
-        if (f[k].col == RT_COL_DISK_SPACE_TOTAL_BYTES || f[k].col == RT_COL_DISK_SPACE_USED_BYTES ||
-            f[k].col == RT_COL_DISK_SPACE_FREE_BYTES)
+        if (f->col == RT_COL_DISK_SPACE_TOTAL_BYTES || f->col == RT_COL_DISK_SPACE_USED_BYTES ||
+            f->col == RT_COL_DISK_SPACE_FREE_BYTES)
             v *= disk_factor;
-        row[f[k].col] = v;
+        row[f->col] = v;
     }
     return 0;
 }
 
-/* The rows of process_metrics and system_metrics, paired by index (to the shorter list when
- * both have rows), in the store's units. server_info fills what the rows lack. */
-static rt_error rows_from_metrics(const ld *l, json_t *root, double interval, double **out, size_t *n_out)
+/* The rows of process_metrics and system_metrics (their values in the document, pm and sm:
+ * NULL when absent), paired by index (to the shorter list when both have rows), in the store's
+ * units. server_info (root's) fills what the rows lack. */
+static rt_error rows_from_metrics(const ld *l, const char *const pm[2], const char *const sm[2], json_t *root,
+                                  double interval, double **out, size_t *n_out)
 {
     section ps, ss;
-    rt_error rc = section_open(l, root, "process_metrics", &ps);
+    rt_error rc = section_open(l, "process_metrics", pm[0], pm[1], PROC_IN, RT_ARRAY_LEN(PROC_IN), &ps);
     if (rc == RT_OK)
-        rc = section_open(l, root, "system_metrics", &ss);
+        rc = section_open(l, "system_metrics", sm[0], sm[1], SYS_IN, RT_ARRAY_LEN(SYS_IN), &ss);
     if (rc != RT_OK)
         return rc;
     size_t n = ps.n && ss.n ? (ps.n < ss.n ? ps.n : ss.n) : ps.n + ss.n;
+    if (n > SNAP_MAX_ROWS)
+        return too_many(l, n);
     /* the Python tracker 0.4's disk space is GiB; 0.5's (its names ending in _mib) GB */
-    double disk_factor = section_has(&ss, "memory_free_mib") || section_has(&ss, "memory_used_mib") ? RT_SNAP_GB : RT_SNAP_GIB;
+    double disk_factor =
+        section_has(l, &ss, "memory_free_mib") || section_has(l, &ss, "memory_used_mib") ? RT_SNAP_GB : RT_SNAP_GIB;
     double cpus = NAN, mem = NAN, gpus = NAN, vram = NAN;
     json_t *si = json_object_get(root, "server_info");
     if (json_is_object(si)) {
@@ -230,20 +403,18 @@ static rt_error rows_from_metrics(const ld *l, json_t *root, double interval, do
             num_member(si, "gpu_memory_mb", &vram);
     }
     double *rows = n ? malloc(n * sizeof(double) * RT_NCOLS) : NULL;
-    if (n && !rows)
-        return RT_ERR_NOMEM;
+    if ((n && !rows) || section_fill(l, &ps, n) != RT_OK || section_fill(l, &ss, n) != RT_OK)
+        rc = RT_ERR_NOMEM;
     double cpu_total = 0, prev_ts = NAN;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && rc == RT_OK; i++) {
         double *row = rows + i * RT_NCOLS;
         for (int c = 0; c < RT_NCOLS; c++)
             row[c] = NAN;
         double ts = NAN, pts = NAN;
-        if ((ss.n && section_get(l, &ss, i, "timestamp", &ts) < 0) ||
-            (ps.n && section_get(l, &ps, i, "timestamp", &pts) < 0) ||
-            (ss.n && read_fields(l, &ss, i, SYS_IN, RT_ARRAY_LEN(SYS_IN), disk_factor, row) < 0) ||
-            (ps.n && read_fields(l, &ps, i, PROC_IN, RT_ARRAY_LEN(PROC_IN), 1, row) < 0)) {
-            free(rows);
-            return RT_ERR_PARSE;
+        if ((ss.n && section_get(l, &ss, i, 0, &ts) < 0) || (ps.n && section_get(l, &ps, i, 0, &pts) < 0) ||
+            (ss.n && read_fields(l, &ss, i, disk_factor, row) < 0) || (ps.n && read_fields(l, &ps, i, 1, row) < 0)) {
+            rc = RT_ERR_PARSE;
+            break;
         }
         if (ts != ts)
             ts = pts;
@@ -260,38 +431,18 @@ static rt_error rows_from_metrics(const ld *l, json_t *root, double interval, do
             row[RT_COL_PROC_CPU_SECS_TOTAL] = cpu_total;
         }
     }
+    free(ps.v);
+    free(ss.v);
+    if (rc != RT_OK) {
+        free(rows);
+        return rc;
+    }
     *out = rows;
     *n_out = n;
     return RT_OK;
 }
 
 /* ---- our own "columns", read by the scanner ------------------------------------------------- */
-
-/* jansson would build a tree of every number of the file (a week at 1 s: ~4.7 GB and 30 s for
- * 580 MB of JSON); the scanner (core/jsonscan.h, a subset of what jansson accepts) reads
- * the columns straight into the rows, and jansson parses only the rest of the file. */
-
-/* The raw key of a member as text (cut at cap - 1 bytes: no column name is that long). */
-static void member_key(const char *raw, size_t len, char *key, size_t cap)
-{
-    rt_js_unescape(raw, len, key, cap);
-}
-
-/* The elements of the array at j (not consumed), or -1 when it is no valid array. */
-static long long array_len(rt_js j)
-{
-    bool first = true;
-    long long n = 0;
-    int r;
-    if (!rt_js_open(&j, '['))
-        return -1;
-    while ((r = rt_js_element(&j, &first)) == 1) {
-        if (!rt_js_skip(&j))
-            return -1;
-        n++;
-    }
-    return r == 0 ? n : -1;
-}
 
 static rt_error rows_from_columns(const ld *l, const char *p, const char *end, double **out, size_t *n_out)
 {
@@ -324,7 +475,11 @@ static rt_error rows_from_columns(const ld *l, const char *p, const char *end, d
         if (!first_key[0]) {
             snprintf(first_key, sizeof first_key, "%s", key);
             n = (size_t)len;
-            if (n > SIZE_MAX / sizeof(double) / RT_NCOLS || (n && !(rows = malloc(n * sizeof(double) * RT_NCOLS)))) {
+            if (n > SNAP_MAX_ROWS) {
+                rc = too_many(l, n);
+                break;
+            }
+            if (n && !(rows = malloc(n * sizeof(double) * RT_NCOLS))) {
                 rc = RT_ERR_NOMEM;
                 break;
             }
@@ -359,55 +514,64 @@ static rt_error rows_from_columns(const ld *l, const char *p, const char *end, d
     return RT_OK;
 }
 
-/* The text of the top-level object buf without its "columns" member (and, when it has one, without
- * the rows the columns replace), into head (malloc'd, for jansson), and where that member's value
- * is (*cols NULL when there is none, or it is null). RT_ERR_PARSE (logged) when buf is no JSON
- * object; RT_ERR_NOMEM. */
-static rt_error split_columns(const ld *l, const char *buf, size_t len, char **head, size_t *head_len,
-                              const char **cols, const char **cols_end)
+/* The members of the top-level object that hold samples, found by split_document: their
+ * values in the document (NULL, NULL when absent, or "columns" null). */
+typedef struct spans {
+    const char *cols[2], *pm[2], *sm[2]; /* "columns", "process_metrics", "system_metrics" */
+} spans;
+
+/* The text of the top-level object buf without the members that hold samples (columns,
+ * process_metrics, system_metrics: the scanner reads them) into head (malloc'd, for jansson),
+ * and where their values are (the last of each, as jansson would keep it). RT_ERR_PARSE
+ * (logged) when buf is no JSON object, or the rest is more than SNAP_MAX_HEAD; RT_ERR_NOMEM. */
+static rt_error split_document(const ld *l, const char *buf, size_t len, char **head, size_t *head_len, spans *sp)
 {
     *head = NULL;
-    *cols = *cols_end = NULL;
+    *sp = (spans){0};
     rt_js j = {.p = buf, .end = buf + len, .c_locale = l->c_locale};
     bool first = true;
     const char *raw;
-    size_t klen;
-    char key[32];
+    size_t klen, rest = 2;
     int r;
     rt_js_type top = rt_js_peek(&j);
     if (top != RT_JS_OBJECT && top != RT_JS_BAD)
         return bad(l, "not a JSON object");
     if (!rt_js_open(&j, '{'))
         return bad(l, "not JSON (%s at byte %zu)", j.err ? j.err : "malformed", (size_t)(j.p - buf));
-    while ((r = rt_js_member(&j, &first, &raw, &klen)) == 1) { /* pass 1: the (last) columns member */
-        member_key(raw, klen, key, sizeof key);
+    while ((r = rt_js_member(&j, &first, &raw, &klen)) == 1) { /* pass 1: where the samples are */
         rt_js_peek(&j);
         const char *v = j.p;
         if (!rt_js_skip(&j))
             break;
-        if (strcmp(key, "columns") == 0) {
+        const char **at = key_is(raw, klen, "columns")           ? sp->cols
+                          : key_is(raw, klen, "process_metrics") ? sp->pm
+                          : key_is(raw, klen, "system_metrics")  ? sp->sm
+                                                                 : NULL;
+        if (at) {
             bool null = j.p - v == 4 && memcmp(v, "null", 4) == 0;
-            *cols = null ? NULL : v;
-            *cols_end = null ? NULL : j.p;
+            at[0] = null ? NULL : v;
+            at[1] = null ? NULL : j.p;
+        } else {
+            rest += klen + 4 + (size_t)(j.p - v);
         }
     }
     if (r != 0 || !rt_js_at_end(&j))
         return bad(l, "not JSON (%s at byte %zu)", j.err ? j.err : "malformed", (size_t)(j.p - buf));
-    if (!*cols)
-        return RT_OK; /* no head: jansson reads buf */
+    if (rest > SNAP_MAX_HEAD)
+        return bad(l, "%zu bytes besides its samples: more than the %u MiB a snapshot may hold", rest,
+                   SNAP_MAX_HEAD >> 20);
     rt_buf h;
-    rt_buf_init(&h, len + 2);
+    rt_buf_init(&h, rest + 1); /* and the NUL rt_buf keeps */
     rt_buf_append(&h, "{", 1);
     j = (rt_js){.p = buf, .end = buf + len, .c_locale = l->c_locale};
     first = true;
     rt_js_open(&j, '{');
     bool any = false;
     while (rt_js_member(&j, &first, &raw, &klen) == 1) { /* pass 2: the other members */
-        member_key(raw, klen, key, sizeof key);
         rt_js_peek(&j);
         const char *v = j.p;
         rt_js_skip(&j);
-        if (strcmp(key, "columns") == 0 || strcmp(key, "process_metrics") == 0 || strcmp(key, "system_metrics") == 0)
+        if (key_is(raw, klen, "columns") || key_is(raw, klen, "process_metrics") || key_is(raw, klen, "system_metrics"))
             continue;
         if ((any && rt_buf_append(&h, ",", 1) < 0) || rt_buf_append(&h, raw - 1, klen + 2) < 0 ||
             rt_buf_append(&h, ":", 1) < 0 || rt_buf_append(&h, v, (size_t)(j.p - v)) < 0) {
@@ -558,16 +722,18 @@ static void refused_again(rt_tracker *t, json_t *refused)
     }
 }
 
-static rt_error load_json(const ld *l, const char *buf, size_t len, rt_tracker **out)
+/* Loads the snapshot buf[0..len) (plain JSON). own, when not NULL, holds buf and is freed as
+ * soon as the samples and the rest are read out of it, before the tracker is filled. */
+static rt_error load_json(const ld *l, const char *buf, size_t len, rt_buf *own, rt_tracker **out)
 {
     char *head = NULL;
     size_t head_len = 0;
-    const char *cols, *cols_end;
-    rt_error rc = split_columns(l, buf, len, &head, &head_len, &cols, &cols_end);
+    spans sp;
+    rt_error rc = split_document(l, buf, len, &head, &head_len, &sp);
     if (rc != RT_OK)
         return rc;
     json_error_t e;
-    json_t *root = head ? json_loadb(head, head_len, 0, &e) : json_loadb(buf, len, 0, &e);
+    json_t *root = json_loadb(head, head_len, 0, &e);
     free(head);
     if (!root)
         return bad(l, "not JSON (line %d, column %d: %s)", e.line, e.column, e.text);
@@ -582,7 +748,10 @@ static rt_error load_json(const ld *l, const char *buf, size_t len, rt_tracker *
     if (rc == RT_OK)
         rc = phases_check(l, json_object_get(root, "phases"), &names, &marks, &refused);
     if (rc == RT_OK)
-        rc = cols ? rows_from_columns(l, cols, cols_end, &rows, &n) : rows_from_metrics(l, root, m.interval, &rows, &n);
+        rc = sp.cols[0] ? rows_from_columns(l, sp.cols[0], sp.cols[1], &rows, &n)
+                        : rows_from_metrics(l, sp.pm, sp.sm, root, m.interval, &rows, &n);
+    if (own) /* all is read out of the text */
+        rt_buf_free(own);
     rt_tracker *t = NULL;
     if (rc == RT_OK) {
         rc = rt_tracker_new_stopped(n > SNAP_DEFAULT_ROWS ? n : SNAP_DEFAULT_ROWS, NULL, &t);
@@ -625,35 +794,56 @@ static bool is_gzip(const void *buf, size_t len)
     return len >= 2 && p[0] == 0x1f && p[1] == 0x8b;
 }
 
+/* Logs that zlib could not be loaded; returns RT_ERR_UNSUPPORTED. */
+static rt_error no_zlib(const ld *l)
+{
+    char why[320] = "";
+    rt_gzip_available(why, sizeof why);
+    rt_err_log(&l->lg, RT_LOG_ERROR, "%s: gzipped, and zlib could not be loaded: %s", l->name, why);
+    return RT_ERR_UNSUPPORTED;
+}
+
+/* The most JSON that gzip bytes may gunzip to (SNAP_MAX_JSON, SNAP_MAX_RATIO past the floor). */
+static size_t json_bound(uint64_t gzip_bytes)
+{
+    uint64_t most = gzip_bytes > SNAP_MAX_JSON / SNAP_MAX_RATIO ? SNAP_MAX_JSON : gzip_bytes * SNAP_MAX_RATIO;
+    return most < SNAP_BOMB_FLOOR ? SNAP_BOMB_FLOOR : (size_t)most;
+}
+
+/* Says that gzip bytes (all of a buffer, or what a file's stream has read so far) gunzip to more
+ * than json_bound allows (logged); returns RT_ERR_PARSE. */
+static rt_error too_much_json(const ld *l, uint64_t gzip_bytes)
+{
+    if (json_bound(gzip_bytes) >= SNAP_MAX_JSON)
+        return bad(l, "more than %zu bytes of JSON once gunzipped", SNAP_MAX_JSON);
+    return bad(l, "%llu bytes of gzip gunzip to more than %u times as much (a gzip bomb? real snapshots: 10 to 20)",
+               (unsigned long long)gzip_bytes, SNAP_MAX_RATIO);
+}
+
+/* Loads buf[0..len), gunzipping it first when it is gzip (a caller's buffer). */
 static rt_error load_plain_or_gzip(const ld *l, const void *buf, size_t len, rt_tracker **out)
 {
     if (!is_gzip(buf, len))
-        return load_json(l, buf, len, out);
+        return load_json(l, buf, len, NULL, out);
     rt_buf plain;
-    rt_error rc = rt_gunzip(buf, len, SNAP_MAX_JSON, &plain);
-    if (rc == RT_ERR_UNSUPPORTED) {
-        char why[320] = "";
-        rt_gzip_available(why, sizeof why);
-        rt_err_log(&l->lg, RT_LOG_ERROR, "%s: gzipped, and zlib could not be loaded: %s", l->name, why);
-    }
-    else if (rc == RT_ERR_NOMEM && plain.len >= SNAP_MAX_JSON)
-        rc = bad(l, "more than %zu bytes of JSON once uncompressed", SNAP_MAX_JSON);
-    else if (rc == RT_ERR_PARSE || rc == RT_ERR_INVALID)
-        rc = bad(l, "not a complete gzip stream");
+    size_t most = json_bound(len);
+    rt_error rc = rt_gunzip(buf, len, most, &plain);
     if (rc == RT_OK)
-        rc = load_json(l, plain.data, plain.len, out);
+        return load_json(l, plain.data, plain.len, &plain, out);
+    bool over = rc == RT_ERR_NOMEM && plain.len >= most;
     rt_buf_free(&plain);
-    return rc;
+    if (rc == RT_ERR_UNSUPPORTED)
+        return no_zlib(l);
+    if (over)
+        return too_much_json(l, len);
+    return rc == RT_ERR_PARSE || rc == RT_ERR_INVALID ? bad(l, "not a complete gzip stream") : rc;
 }
 
-static rt_error load_any(ld *l, const void *buf, size_t len, rt_tracker **out)
+/* Makes l's "C" locale (the scanner's numbers): RT_OK or RT_ERR_NOMEM. */
+static rt_error with_locale(ld *l)
 {
     l->c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-    if (l->c_locale == (locale_t)0)
-        return RT_ERR_NOMEM;
-    rt_error rc = load_plain_or_gzip(l, buf, len, out);
-    freelocale(l->c_locale);
-    return rc;
+    return l->c_locale == (locale_t)0 ? RT_ERR_NOMEM : RT_OK;
 }
 
 rt_error rt_tracker_load_buffer(const void *buf, size_t len, rt_log_fn log, void *log_user, rt_tracker **out)
@@ -665,7 +855,83 @@ rt_error rt_tracker_load_buffer(const void *buf, size_t len, rt_log_fn log, void
     ld l = {.lg = {log, log_user}, .name = "snapshot"};
     if (len == 0)
         return bad(&l, "empty");
-    return load_any(&l, buf, len, out);
+    if (with_locale(&l) != RT_OK)
+        return RT_ERR_NOMEM;
+    rt_error rc = load_plain_or_gzip(&l, buf, len, out);
+    freelocale(l.c_locale);
+    return rc;
+}
+
+/* The rest of fd, whose first bytes head[0..n) are read, gunzipped into b (b's max is
+ * SNAP_MAX_JSON): the compressed file is never held, only its JSON, never more than
+ * json_bound of the compressed bytes read so far. RT_OK, or RT_ERR_PARSE (logged: no whole
+ * gzip stream, too much JSON), RT_ERR_IO (errno kept), RT_ERR_UNSUPPORTED, RT_ERR_NOMEM (none
+ * of them logged). */
+static rt_error gunzip_fd(const ld *l, int fd, const char *head, size_t n, rt_buf *b)
+{
+    rt_gunzip_stream *z;
+    rt_error rc = rt_gunzip_stream_new(fd, head, n, &z);
+    if (rc != RT_OK)
+        return rc;
+    for (;;) {
+        if (b->cap - b->len < 65536 && b->cap < b->max) {
+            size_t want = b->len + (b->len > 65536 ? b->len : 65536);
+            if (rt_buf_reserve(b, want < b->max ? want : b->max) < 0) {
+                rc = RT_ERR_NOMEM;
+                break;
+            }
+        }
+        char spare;
+        bool full = b->cap == b->len; /* at the bound: one byte more would be too much */
+        ssize_t k = rt_gunzip_stream_read(z, full ? &spare : b->data + b->len, full ? 1 : b->cap - b->len);
+        if (k > 0 && full) {
+            rc = too_much_json(l, rt_gunzip_stream_in(z));
+            break;
+        }
+        if (k <= 0) {
+            rc = k == 0 ? RT_OK : k == -1 ? RT_ERR_IO : bad(l, "not a complete gzip stream");
+            break;
+        }
+        b->len += (size_t)k;
+        if (b->len > json_bound(rt_gunzip_stream_in(z))) {
+            rc = too_much_json(l, rt_gunzip_stream_in(z));
+            break;
+        }
+    }
+    int err = errno;
+    rt_gunzip_stream_free(z);
+    errno = err;
+    return rc;
+}
+
+/* The snapshot in fd into b (at most SNAP_MAX_JSON of JSON, gunzipped when it is gzip), its
+ * failures logged (but out of memory). RT_OK or the error to return. */
+static rt_error read_snapshot_fd(const ld *l, int fd, rt_buf *b)
+{
+    rt_buf_init(b, SNAP_MAX_JSON);
+    char head[2];
+    ssize_t n = 0, k;
+    while (n < 2 && ((k = read(fd, head + n, 2 - (size_t)n)) > 0 || (k < 0 && errno == EINTR)))
+        n += k > 0 ? k : 0;
+    rt_error rc;
+    if (n == 2 && is_gzip(head, 2)) {
+        rc = gunzip_fd(l, fd, head, 2, b);
+        if (rc == RT_ERR_UNSUPPORTED)
+            return no_zlib(l);
+    } else {
+        ssize_t got = rt_read_fd_grow(fd, b, RT_READ_TO_EOF); /* from the start: head again */
+        if (got == -EFBIG)
+            return bad(l, "larger than %zu bytes", b->max);
+        rc = got == -ENOMEM ? RT_ERR_NOMEM : got < 0 ? RT_ERR_IO : RT_OK;
+        if (got < 0)
+            errno = (int)-got;
+    }
+    if (rc == RT_ERR_IO) {
+        int err = errno;
+        rt_err_log(&l->lg, RT_LOG_ERROR, "%s: %s", l->name, strerror(err));
+        errno = err;
+    }
+    return rc == RT_OK && b->len == 0 ? bad(l, "empty") : rc;
 }
 
 rt_error rt_tracker_load(const char *path, rt_log_fn log, void *log_user, rt_tracker **out)
@@ -683,19 +949,15 @@ rt_error rt_tracker_load(const char *path, rt_log_fn log, void *log_user, rt_tra
         return err == ENOENT || err == ENOTDIR ? RT_ERR_NOT_FOUND : RT_ERR_IO;
     }
     rt_buf b;
-    rt_buf_init(&b, SNAP_MAX_FILE);
-    ssize_t n = rt_read_fd_grow(fd, &b, RT_READ_TO_EOF);
-    close(fd);
-    rt_error rc;
-    if (n == -EFBIG) {
-        rc = bad(&l, "larger than %zu bytes", SNAP_MAX_FILE);
-    } else if (n < 0) {
-        rt_err_log(&l.lg, RT_LOG_ERROR, "%s: %s", path, strerror((int)-n));
-        rc = n == -ENOMEM ? RT_ERR_NOMEM : RT_ERR_IO;
-        errno = (int)-n;
-    } else {
-        rc = n == 0 ? bad(&l, "empty") : load_any(&l, b.data, (size_t)n, out);
+    rt_buf_init(&b, SNAP_MAX_JSON);
+    rt_error rc = with_locale(&l);
+    if (rc == RT_OK) {
+        rc = read_snapshot_fd(&l, fd, &b);
+        if (rc == RT_OK)
+            rc = load_json(&l, b.data, b.len, &b, out);
+        freelocale(l.c_locale);
     }
+    close(fd);
     rt_buf_free(&b);
     return rc;
 }
