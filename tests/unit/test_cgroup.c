@@ -1,6 +1,5 @@
 /* test_cgroup.c - control groups: every parser (fixtures captured on a hybrid machine, hand-made
- * v2 and v1 trees, malformed input), a group read on each layout (also with no descriptor to
- * keep: each file opened for each read), the job group on a fake tree
+ * v2 and v1 trees, malformed input), a group read on each layout, the job group on a fake tree
  * (stale cleanup, no hierarchy) and live on this machine (exact CPU time against wait4; a
  * kill of the whole group). */
 #include "unit.h"
@@ -503,111 +502,6 @@ static void group_hybrid(void **state)
     fixture_done(g, &b, &roots);
 }
 
-/* What a logger was handed: every message counted, the last kept; the warnings (and errors)
- * counted apart, the last of them kept. */
-typedef struct logs {
-    int n, warns;
-    char last[512], last_warn[512];
-} logs;
-
-static void keep_log(void *user, rt_log_level level, const char *msg)
-{
-    logs *l = user;
-    l->n++;
-    snprintf(l->last, sizeof l->last, "%s", msg);
-    if (level >= RT_LOG_WARN) {
-        l->warns++;
-        snprintf(l->last_warn, sizeof l->last_warn, "%s", msg);
-    }
-}
-
-/* The lowest descriptor number free now. */
-static int lowest_free_fd(void)
-{
-    int fd = dup(0);
-    assert_true(fd >= 0);
-    close(fd);
-    return fd;
-}
-
-/* What group_few_descriptors changes, put back by its teardown even when it fails: the open
- * files limit, and the descriptors it holds to leave none free. */
-static struct rlimit few_was;
-static int few_held[64], few_nheld;
-
-static int few_descriptors_done(void **state)
-{
-    (void)state;
-    while (few_nheld > 0)
-        close(few_held[--few_nheld]);
-    return setrlimit(RLIMIT_NOFILE, &few_was);
-}
-
-/* Under an open files limit that lets no descriptor be kept (rt_fds_keep_below at the lowest
- * free one), a group keeps none and reads every file by its path, each layout to the same
- * figures as one with every file kept (the ancestors' limits included). With every descriptor
- * in use, its figures are null and one warning (once) names the limit; once some are free
- * again they are back. */
-static void group_few_descriptors(void **state)
-{
-    (void)state;
-    static const struct {
-        const char *name;
-        int64_t pid;
-    } cases[] = {{"v2", 777}, {"v1", 55}, {"hybrid", 4242}};
-    assert_int_equal(getrlimit(RLIMIT_NOFILE, &few_was), 0);
-    for (size_t c = 0; c < RT_ARRAY_LEN(cases); c++) {
-        rt_roots roots;
-        rt_cg_group *kept = fixture_group(cases[c].name, cases[c].pid, &roots);
-        rt_buf b;
-        rt_buf_init(&b, 1 << 20);
-        rt_cg_reading want, got;
-        rt_cg_group_read(kept, &b, &want);
-        int64_t want_pids[8], got_pids[8];
-        long nprocs = rt_cg_group_procs(kept, &b, want_pids, 8);
-        rt_cg_group_free(kept);
-
-        int lo = lowest_free_fd();
-        struct rlimit few = {(rlim_t)lo + 16, few_was.rlim_max}; /* the headroom: 16 */
-        assert_int_equal(setrlimit(RLIMIT_NOFILE, &few), 0);
-        assert_int_equal(rt_fds_keep_below(), lo);
-        logs w = {0};
-        rt_logger log = {keep_log, &w};
-        rt_cg_group *g = rt_cg_group_of_pid(&roots, cases[c].pid, &log);
-        assert_non_null(g);
-        assert_int_equal(lowest_free_fd(), lo); /* nothing kept */
-        rt_cg_group_read(g, &b, &got);
-        assert_memory_equal(&got, &want, sizeof want);
-        assert_int_equal(rt_cg_group_procs(g, &b, got_pids, 8), nprocs);
-        assert_memory_equal(got_pids, want_pids, (size_t)(nprocs > 8 ? 8 : nprocs) * sizeof *got_pids);
-        assert_int_equal(lowest_free_fd(), lo); /* each closed after its read */
-
-        /* every descriptor in use: null, and said once */
-        for (int fd; few_nheld < 64 && (fd = dup(0)) >= 0;)
-            few_held[few_nheld++] = fd;
-        assert_true(few_nheld < 64 && errno == EMFILE);
-        for (int k = 0; k < 2; k++) {
-            rt_cg_group_read(g, &b, &got);
-            assert_true(got.memory_bytes == RT_NULL_U64 && got.cpu_usage_ns == RT_NULL_U64);
-            assert_true(got.pids == RT_NULL_I64 && got.memory_limit_bytes == RT_NULL_U64);
-        }
-        assert_int_equal(w.warns, 1);
-        char limit[64];
-        snprintf(limit, sizeof limit, "a limit of %d", lo + 16);
-        assert_non_null(strstr(w.last_warn, "too few file descriptors"));
-        assert_non_null(strstr(w.last_warn, limit));
-        while (few_nheld > 0)
-            close(few_held[--few_nheld]);
-        rt_cg_group_read(g, &b, &got);
-        assert_memory_equal(&got, &want, sizeof want);
-        assert_int_equal(w.warns, 1);
-
-        rt_cg_group_free(g);
-        assert_int_equal(setrlimit(RLIMIT_NOFILE, &few_was), 0);
-        fixture_done(NULL, &b, &roots);
-    }
-}
-
 /* A group with a single file: every other figure null, nothing fails. Mounts outside /sys and
  * paths outside the mount are not opened. */
 static void group_sparse_and_unreachable(void **state)
@@ -741,6 +635,19 @@ static void memberships_per_path(void **state)
 }
 
 /* ---- the job group -------------------------------------------------------------------------- */
+
+typedef struct logs {
+    int n;
+    char last[512];
+} logs;
+
+static void keep_log(void *user, rt_log_level level, const char *msg)
+{
+    logs *l = user;
+    (void)level;
+    l->n++;
+    snprintf(l->last, sizeof l->last, "%s", msg);
+}
 
 /* A pid that no longer exists: a child reaped at once. */
 static pid_t dead_pid(void)
@@ -1259,7 +1166,6 @@ int main(void)
         cmocka_unit_test(group_v2),
         cmocka_unit_test(group_v1),
         cmocka_unit_test(group_hybrid),
-        cmocka_unit_test_teardown(group_few_descriptors, few_descriptors_done),
         cmocka_unit_test(group_sparse_and_unreachable), cmocka_unit_test(limits_kept_a_second),
         cmocka_unit_test(memberships_per_path),
         cmocka_unit_test(job_fake_tree),

@@ -1,17 +1,13 @@
 /* cgroup.c - control groups: finding a process's group and reading one group's counters, limits
  * and pressure on v1, v2 and hybrid layouts (see cgroup.h). Every file is opened once when the
- * group is opened and re-read from offset 0 each sample; one that no descriptor may be kept for
- * (the open files limit) is opened by its path for each read instead. The parsers are in
- * cgroup_parse.c. */
+ * group is opened and re-read from offset 0 each sample; the parsers are in cgroup_parse.c. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cgroup.h"
@@ -22,10 +18,6 @@ static const char SYS_MOUNT_PREFIX[] = "/sys/";
 
 /* The most levels (the group and its ancestors) whose limits are read. */
 #define CG_DEPTH 16
-
-/* A file's descriptor slot when the file is there but no descriptor may be kept for it (the
- * open files limit, rt_fds_keep_below): it is opened by its path for each read. -1: not there. */
-#define CG_REOPEN (-2)
 
 /* Files read at every level from the group up to the mount's root, per hierarchy. */
 enum { LV_0, LV_1, LV_2, LV_3, LV_4, LV_N };
@@ -80,15 +72,6 @@ static const char *const blkio_files[] = {"blkio.throttle.io_service_bytes_recur
 
 struct rt_cg_group {
     bool in[RT_CG_NHIER];
-    /* the group's directory in each hierarchy by its full path (the sys root's own, needing no
-     * descriptor): where the files kept as CG_REOPEN are opened ("": none to be had) */
-    char dir[RT_CG_NHIER][PATH_MAX];
-    int blkio_name;                 /* which of blkio_files F_V1_BLKIO is */
-    rt_cg_hier procs_h;             /* the hierarchy F_PROCS is in */
-    rt_cg_hier more_h[RT_CG_NHIER]; /* the hierarchy of each more_procs */
-    int reopened;                   /* how many files are opened for each read (CG_REOPEN) */
-    rt_logger log;                  /* a copy of the caller's: what cannot be read is said */
-    bool said_short;                /* said: a file could not be opened for want of descriptors */
     bool no_mem_stat; /* memory.stat is not read (rt_cg_group_read_memory_stat) */
     int depth[RT_CG_NHIER];           /* levels open: the group, then its ancestors */
     int lv[RT_CG_NHIER][CG_DEPTH][LV_N]; /* level files, -1 where absent */
@@ -144,10 +127,8 @@ static const char *rel_path(const rt_cg_mounts *m, rt_cg_hier h, const char *pat
     return rel;
 }
 
-/* The directory of group path in hierarchy h relative to the sys root, into full (cap bytes),
- * and the group's depth below the mount's root. Returns 0 or -errno (as rt_cg_open_dir). */
-static int dir_path(const rt_roots *roots, const rt_cg_mounts *m, rt_cg_hier h, const char *path, char *full,
-                    size_t cap, int *depth)
+/* As rt_cg_open_dir, also giving the group's depth below the mount's root. */
+static int open_dir_depth(const rt_roots *roots, const rt_cg_mounts *m, rt_cg_hier h, const char *path, int *depth)
 {
     const char *dir = m->dir[h];
     size_t pl = sizeof SYS_MOUNT_PREFIX - 1;
@@ -158,12 +139,9 @@ static int dir_path(const rt_roots *roots, const rt_cg_mounts *m, rt_cg_hier h, 
     const char *rel = rel_path(m, h, path, depth);
     if (!rel)
         return -EXDEV;
-    return rt_pathf(full, cap, "%s%s%s", dir + pl, *rel ? "/" : "", rel) ? 0 : -ENAMETOOLONG;
-}
-
-/* Opens the directory at full relative to the sys root. Returns the fd or -errno. */
-static int open_sys_dir(const rt_roots *roots, const char *full)
-{
+    char full[2 * RT_CG_PATH_MAX];
+    if (!rt_pathf(full, sizeof full, "%s%s%s", dir + pl, *rel ? "/" : "", rel))
+        return -ENAMETOOLONG;
     int fd;
     do {
         fd = openat(roots->sys_fd, full, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -173,9 +151,8 @@ static int open_sys_dir(const rt_roots *roots, const char *full)
 
 int rt_cg_open_dir(const rt_roots *roots, const rt_cg_mounts *mounts, rt_cg_hier h, const char *path)
 {
-    char full[2 * RT_CG_PATH_MAX];
-    int depth, e = dir_path(roots, mounts, h, path, full, sizeof full, &depth);
-    return e < 0 ? e : open_sys_dir(roots, full);
+    int depth;
+    return open_dir_depth(roots, mounts, h, path, &depth);
 }
 
 ssize_t rt_cg_read_file(int dirfd, const char *rel, rt_buf *b)
@@ -214,90 +191,47 @@ int rt_cg_locate(const rt_roots *roots, int64_t pid, rt_cg_mounts *mounts, rt_cg
 
 /* ---- opening a group -------------------------------------------------------------------------- */
 
-/* Whether e (-errno) is a shortage of descriptors: the process's (EMFILE) or the system's. */
-static bool fds_short(int e)
+/* Opens name in dirfd read-only to be kept; -1 when it cannot be, or when keeping it would eat
+ * into the descriptors left to the rest (rt_fds_keep_below: the figure is then null). */
+static int open_file(int dirfd, const char *name)
 {
-    return e == -EMFILE || e == -ENFILE;
+    int fd = rt_open_keep(dirfd, name);
+    return fd < 0 ? -1 : fd;
 }
 
-/* The path of file name in level l of hierarchy h (0: the group, 1: its parent, ...) into out;
- * false when the group has no path there or it does not fit. */
-static bool file_path(const rt_cg_group *g, rt_cg_hier h, int l, const char *name, char *out, size_t cap)
-{
-    const char *d = g->dir[h];
-    size_t n = strlen(d);
-    for (int k = 0; k < l && n > 1; k++) { /* one level up: the last component dropped */
-        while (n > 1 && d[n - 1] == '/')
-            n--;
-        while (n > 1 && d[n - 1] != '/')
-            n--;
-    }
-    while (n > 1 && d[n - 1] == '/')
-        n--;
-    return n > 0 && n <= INT_MAX && rt_pathf(out, cap, "%.*s/%s", (int)n, d, name);
-}
-
-/* A file of the group to be read again and again: name in level l of hierarchy h, whose
- * directory is dirfd (-1 where it could not be opened for want of descriptors). Returns its
- * descriptor, kept open; CG_REOPEN when it is there but no descriptor may be kept for it
- * (rt_fds_keep_below) or none is free now (it is opened by its path for each read); -1 when it
- * is not there. */
-static int keep_file(rt_cg_group *g, rt_cg_hier h, int l, int dirfd, const char *name)
-{
-    int fd = dirfd >= 0 ? rt_open_keep(dirfd, name) : -EMFILE;
-    if (fd >= 0 || !fds_short(fd))
-        return fd >= 0 ? fd : -1;
-    char p[PATH_MAX];
-    if (!file_path(g, h, l, name, p, sizeof p) || faccessat(AT_FDCWD, p, F_OK, 0) != 0)
-        return -1;
-    g->reopened++;
-    return CG_REOPEN;
-}
-
-/* Opens the group's files in hierarchy h (its directory dfd, -1 where none was free; depth
- * levels below the mount). With top false the mount's root is the hierarchy's root, which
- * holds no limit (the kernel offers none there, or one always unlimited): its level is left
- * out, unless it is the group. The group's own files are opened first, then the levels' (read
- * every RT_CG_LIMITS_EVERY_SECS but the group's cpu.stat): the first to be kept are those read
- * every sample. */
+/* Opens the group's files in hierarchy h (its directory dfd, depth levels below the mount).
+ * With top false the mount's root is the hierarchy's root, which holds no limit (the kernel
+ * offers none there, or one always unlimited): its level is left out, unless it is the group. */
 static void open_hier(rt_cg_group *g, rt_cg_hier h, int dfd, int depth, bool top)
 {
-    for (int i = 0; i < F_PROCS; i++) {
-        if (own_files[i].h != h)
-            continue;
-        if (own_files[i].name)
-            g->f[i] = keep_file(g, h, 0, dfd, own_files[i].name);
-        for (size_t k = 0; !own_files[i].name && g->f[i] == -1 && k < RT_ARRAY_LEN(blkio_files); k++) {
-            g->f[i] = keep_file(g, h, 0, dfd, blkio_files[k]);
-            g->blkio_name = (int)k;
-        }
-    }
-    if (g->f[F_PROCS] == -1) {
-        g->f[F_PROCS] = keep_file(g, h, 0, dfd, "cgroup.procs");
-        g->procs_h = h;
-    }
     int dirs[CG_DEPTH];
     int n = 1, levels = top || depth == 0 ? depth + 1 : depth;
     dirs[0] = dfd;
     for (; n < CG_DEPTH && n < levels; n++) {
-        int up = -EMFILE;
-        if (dirs[n - 1] >= 0) {
-            do {
-                up = openat(dirs[n - 1], "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-            } while (up < 0 && errno == EINTR);
-            up = up < 0 ? -errno : up;
-        }
-        if (up < 0 && !fds_short(up))
+        int up;
+        do {
+            up = openat(dirs[n - 1], "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        } while (up < 0 && errno == EINTR);
+        if (up < 0)
             break;
-        dirs[n] = up < 0 ? -1 : up; /* short: its files by their paths */
+        dirs[n] = up;
     }
     g->depth[h] = n;
     for (int l = 0; l < n; l++)
         for (int k = 0; k < LV_N; k++)
-            g->lv[h][l][k] = level_files[h][k] ? keep_file(g, h, l, dirs[l], level_files[h][k]) : -1;
+            g->lv[h][l][k] = level_files[h][k] ? open_file(dirs[l], level_files[h][k]) : -1;
+    for (int i = 0; i < F_PROCS; i++) {
+        if (own_files[i].h != h)
+            continue;
+        if (own_files[i].name)
+            g->f[i] = open_file(dfd, own_files[i].name);
+        for (size_t k = 0; !own_files[i].name && g->f[i] < 0 && k < RT_ARRAY_LEN(blkio_files); k++)
+            g->f[i] = open_file(dfd, blkio_files[k]);
+    }
+    if (g->f[F_PROCS] < 0)
+        g->f[F_PROCS] = open_file(dfd, "cgroup.procs");
     for (int l = 1; l < n; l++)
-        if (dirs[l] >= 0)
-            close(dirs[l]);
+        close(dirs[l]);
 }
 
 rt_cg_group *rt_cg_group_open(const rt_roots *roots, const rt_cg_mounts *mounts, const rt_cg_paths *paths,
@@ -308,23 +242,13 @@ rt_cg_group *rt_cg_group_open(const rt_roots *roots, const rt_cg_mounts *mounts,
         return NULL;
     memset(g->lv, 0xff, sizeof g->lv); /* -1 everywhere */
     memset(g->f, 0xff, sizeof g->f);
-    if (log)
-        g->log = *log;
-    /* the sys root by a path of its own, for the files opened for each read: no descriptor */
-    char *sys = realpath(roots->sys, NULL);
     int open_count = 0, v1 = 0;
     const char *first = NULL;
     for (int h = 0; h < RT_CG_NHIER; h++) {
         if (!paths->has[h] || !mounts->dir[h][0])
             continue;
-        char rel[2 * RT_CG_PATH_MAX];
-        int depth = 0, dfd = dir_path(roots, mounts, (rt_cg_hier)h, paths->path[h], rel, sizeof rel, &depth);
-        if (dfd == 0)
-            dfd = open_sys_dir(roots, rel);
-        if ((dfd >= 0 || fds_short(dfd)) &&
-            !rt_pathf(g->dir[h], sizeof g->dir[h], "%s/%s", sys ? sys : roots->sys, rel))
-            g->dir[h][0] = '\0'; /* too long: none */
-        if (dfd < 0 && !(fds_short(dfd) && g->dir[h][0])) {
+        int depth = 0, dfd = open_dir_depth(roots, mounts, (rt_cg_hier)h, paths->path[h], &depth);
+        if (dfd < 0) {
             rt_log(log, RT_LOG_DEBUG, "cgroup: %s%s: %s", mounts->dir[h], paths->path[h], strerror(-dfd));
             continue;
         }
@@ -333,19 +257,15 @@ rt_cg_group *rt_cg_group_open(const rt_roots *roots, const rt_cg_mounts *mounts,
         bool seen = !first;
         for (int k = 0; k < h && !seen; k++)
             seen = g->in[k] && strcmp(paths->path[k], paths->path[h]) == 0;
-        if (!seen) {
-            g->more_h[g->nmore] = (rt_cg_hier)h;
-            g->more_procs[g->nmore++] = keep_file(g, (rt_cg_hier)h, 0, dfd, "cgroup.procs");
-        }
-        if (dfd >= 0)
-            close(dfd);
+        if (!seen)
+            g->more_procs[g->nmore++] = open_file(dfd, "cgroup.procs");
+        close(dfd);
         g->in[h] = true;
         open_count++;
         v1 += h != RT_CG_UNIFIED;
         if (!first)
             first = paths->path[h];
     }
-    free(sys);
     if (!open_count) {
         rt_log(log, RT_LOG_DEBUG, "cgroup: no group of the process could be opened");
         free(g);
@@ -357,9 +277,6 @@ rt_cg_group *rt_cg_group_open(const rt_roots *roots, const rt_cg_mounts *mounts,
     rt_copy_str(g->path, sizeof g->path, path);
     g->version = !v1 ? "v2" : g->in[RT_CG_UNIFIED] ? "hybrid" : "v1";
     rt_cg_disks(roots, &g->disks);
-    if (g->reopened)
-        rt_log(log, RT_LOG_DEBUG, "cgroup %s: %d files opened for each read (no descriptor to keep for them)",
-               g->path, g->reopened);
     return g;
 }
 
@@ -413,81 +330,24 @@ size_t rt_cg_disks(const rt_roots *roots, rt_cg_devs *out)
 
 /* ---- reading ------------------------------------------------------------------------------------ */
 
-/* Says once, as a warning, that file name of the group could not be opened for a read for want
- * of descriptors (e: -EMFILE or -ENFILE): what it holds is null while none is free. */
-static void say_short(rt_cg_group *g, const char *name, int e)
+/* Reads the file fd whole into b; false when absent or unreadable. */
+static bool rd(int fd, rt_buf *b)
 {
-    if (g->said_short)
-        return;
-    g->said_short = true;
-    struct rlimit rl;
-    if (e == -EMFILE && getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-        rt_log(&g->log, RT_LOG_WARN,
-               "cgroup %s: too few file descriptors (a limit of %llu, all in use) to read %s: its figures, and "
-               "those of the group's other files that cannot be opened, are null while none is free",
-               g->path, (unsigned long long)rl.rlim_cur, name);
-    else
-        rt_log(&g->log, RT_LOG_WARN,
-               "cgroup %s: cannot read %s (%s): its figures, and those of the group's other files that cannot be "
-               "opened, are null while none is free",
-               g->path, name, strerror(-e));
+    return fd >= 0 && rt_read_fd_grow(fd, b, RT_READ_SINGLE) >= 0;
 }
 
-/* Reads a file of the group whole into b: through its kept descriptor *fd, else (CG_REOPEN)
- * opened by its path (name in level l of hierarchy h) for this read alone. A file found gone is
- * not looked for again (*fd -1); one that cannot be opened for want of descriptors is said
- * once. Returns the length or -errno. */
-static ssize_t read_file(rt_cg_group *g, int *fd, rt_cg_hier h, int l, const char *name, rt_buf *b,
-                         rt_read_mode mode)
-{
-    if (*fd >= 0)
-        return rt_read_fd_grow(*fd, b, mode);
-    if (*fd != CG_REOPEN)
-        return -ENOENT;
-    char p[PATH_MAX];
-    int once = file_path(g, h, l, name, p, sizeof p) ? rt_open_at(AT_FDCWD, p) : -ENAMETOOLONG;
-    if (once == -ENOENT)
-        *fd = -1;
-    if (fds_short(once))
-        say_short(g, name, once);
-    if (once < 0)
-        return once;
-    ssize_t n = rt_read_fd_grow(once, b, mode);
-    close(once);
-    return n;
-}
-
-/* The name of the group's own file i (see own_files). */
-static const char *own_name(const rt_cg_group *g, int i)
-{
-    return i == F_PROCS ? "cgroup.procs" : i == F_V1_BLKIO ? blkio_files[g->blkio_name] : own_files[i].name;
-}
-
-/* Reads the group's own file i whole into b; false when absent or unreadable. */
-static bool rd(rt_cg_group *g, int i, rt_buf *b)
-{
-    rt_cg_hier h = i == F_PROCS ? g->procs_h : own_files[i].h;
-    return read_file(g, &g->f[i], h, 0, own_name(g, i), b, RT_READ_SINGLE) >= 0;
-}
-
-/* Reads file k of level l of hierarchy h whole into b; false when absent or unreadable. */
-static bool rd_lv(rt_cg_group *g, rt_cg_hier h, int l, int k, rt_buf *b)
-{
-    return read_file(g, &g->lv[h][l][k], h, l, level_files[h][k], b, RT_READ_SINGLE) >= 0;
-}
-
-/* The value of the single-value file just read into b when read is true (a limit: none as
- * RT_NULL_U64); RT_NULL_U64 without one. */
-static uint64_t limit_of(bool read, const rt_buf *b)
+/* The value of a single-value file (a limit: none as RT_NULL_U64); RT_NULL_U64 without one. */
+static uint64_t rd_limit(int fd, rt_buf *b)
 {
     uint64_t v;
-    return read && rt_cg_parse_limit(b->data, b->len, &v) == 0 ? v : RT_NULL_U64;
+    return rd(fd, b) && rt_cg_parse_limit(b->data, b->len, &v) == 0 ? v : RT_NULL_U64;
 }
 
-/* The value of a single-value own file i (see limit_of). */
-static uint64_t rd_limit(rt_cg_group *g, int i, rt_buf *b)
+/* The value of key in the keyed file fd; RT_NULL_U64 without one. */
+static uint64_t rd_key(int fd, rt_buf *b, const char *key)
 {
-    return limit_of(rd(g, i, b), b);
+    uint64_t v;
+    return rd(fd, b) && rt_cg_keyed_u64(b->data, b->len, key, &v) == 0 ? v : RT_NULL_U64;
 }
 
 static uint64_t key_or_null(const rt_buf *b, const char *key)
@@ -544,14 +404,14 @@ static void find_quota(rt_cg_group *g, rt_buf *buf)
     g->quota_usec = g->period_usec = RT_NULL_U64;
     for (int h = RT_CG_UNIFIED; h <= RT_CG_CPU; h++) {
         for (int l = 0; g->in[h] && l < g->depth[h]; l++) {
+            const int *lv = g->lv[h][l];
             uint64_t quota = RT_NULL_U64, period = RT_NULL_U64;
             if (h == RT_CG_UNIFIED) {
-                if (!rd_lv(g, h, l, V2_CPU_MAX, buf) ||
-                    rt_cg_parse_cpu_max(buf->data, buf->len, &quota, &period) < 0)
+                if (!rd(lv[V2_CPU_MAX], buf) || rt_cg_parse_cpu_max(buf->data, buf->len, &quota, &period) < 0)
                     continue;
             } else {
-                quota = limit_of(rd_lv(g, h, l, V1_CFS_QUOTA, buf), buf);
-                period = quota == RT_NULL_U64 ? quota : limit_of(rd_lv(g, h, l, V1_CFS_PERIOD, buf), buf);
+                quota = rd_limit(lv[V1_CFS_QUOTA], buf);
+                period = quota == RT_NULL_U64 ? quota : rd_limit(lv[V1_CFS_PERIOD], buf);
             }
             if (quota == RT_NULL_U64 || period == RT_NULL_U64 || period == 0)
                 continue;
@@ -574,11 +434,11 @@ static void read_throttle(rt_cg_group *g, rt_buf *buf, const throttle *own_v2, r
     throttle t = no_throttle();
     if (h == RT_CG_UNIFIED && l == 0)
         t = *own_v2;
-    else if (h >= 0 && rd_lv(g, h, l, h == RT_CG_UNIFIED ? V2_CPU_STAT : V1_CPU_STAT, buf))
+    else if (h >= 0 && rd(g->lv[h][l][h == RT_CG_UNIFIED ? V2_CPU_STAT : V1_CPU_STAT], buf))
         t = parse_throttle(buf, h == RT_CG_UNIFIED);
     else if (h < 0 && own_v2->periods != RT_NULL_U64)
         t = *own_v2;
-    else if (h < 0 && g->in[RT_CG_CPU] && rd_lv(g, RT_CG_CPU, 0, V1_CPU_STAT, buf))
+    else if (h < 0 && g->in[RT_CG_CPU] && rd(g->lv[RT_CG_CPU][0][V1_CPU_STAT], buf))
         t = parse_throttle(buf, false);
     out->cpu_periods = t.periods;
     out->cpu_throttled_periods = t.throttled;
@@ -590,15 +450,15 @@ static uint64_t min_limit(rt_cg_group *g, rt_buf *buf, rt_cg_hier h, int k)
 {
     uint64_t v = RT_NULL_U64;
     for (int l = 0; g->in[h] && l < g->depth[h]; l++)
-        v = min_u64(v, limit_of(rd_lv(g, h, l, k, buf), buf));
+        v = min_u64(v, rd_limit(g->lv[h][l][k], buf));
     return v;
 }
 
 /* The first of v2 file a (or v1 file b) that reads as a single value. */
 static uint64_t first_value(rt_cg_group *g, rt_buf *buf, int a, int b)
 {
-    uint64_t v = rd_limit(g, a, buf);
-    return v != RT_NULL_U64 ? v : rd_limit(g, b, buf);
+    uint64_t v = rd_limit(g->f[a], buf);
+    return v != RT_NULL_U64 ? v : rd_limit(g->f[b], buf);
 }
 
 /* Re-reads the limits of the group and its ancestors into g. */
@@ -630,7 +490,7 @@ static void read_memory_stat(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_rea
     }
     g->have_mem_stat = false;
     uint64_t reclaimable;
-    if (!rd(g, F_V2_MEM_STAT, buf) && !rd(g, F_V1_MEM_STAT, buf))
+    if (!rd(g->f[F_V2_MEM_STAT], buf) && !rd(g->f[F_V1_MEM_STAT], buf))
         return;
     if (rt_cg_parse_memory_stat(buf->data, buf->len, &reclaimable) == 0)
         out->memory_reclaimable_bytes = reclaimable;
@@ -672,16 +532,16 @@ void rt_cg_group_read_at(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_reading
 
     /* CPU time: v2 cpu.stat (the unified tree has it even without controllers), else cpuacct */
     throttle own_v2 = no_throttle();
-    if (g->in[RT_CG_UNIFIED] && rd_lv(g, RT_CG_UNIFIED, 0, V2_CPU_STAT, buf)) {
+    if (g->in[RT_CG_UNIFIED] && rd(g->lv[RT_CG_UNIFIED][0][V2_CPU_STAT], buf)) {
         out->cpu_usage_ns = times_1000(key_or_null(buf, "usage_usec"));
         out->cpu_user_ns = times_1000(key_or_null(buf, "user_usec"));
         out->cpu_system_ns = times_1000(key_or_null(buf, "system_usec"));
         own_v2 = parse_throttle(buf, true);
     }
     if (out->cpu_usage_ns == RT_NULL_U64) {
-        out->cpu_usage_ns = rd_limit(g, F_ACCT_USAGE, buf);
-        out->cpu_user_ns = rd_limit(g, F_ACCT_USER, buf);
-        out->cpu_system_ns = rd_limit(g, F_ACCT_SYS, buf);
+        out->cpu_usage_ns = rd_limit(g->f[F_ACCT_USAGE], buf);
+        out->cpu_user_ns = rd_limit(g->f[F_ACCT_USER], buf);
+        out->cpu_system_ns = rd_limit(g->f[F_ACCT_SYS], buf);
     }
     out->cpu_quota_usec = g->quota_usec;
     out->cpu_period_usec = g->period_usec;
@@ -693,12 +553,12 @@ void rt_cg_group_read_at(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_reading
     read_memory_stat(g, buf, mono, out);
     out->memory_limit_bytes = g->mem_limit;
     out->memory_high_bytes = g->mem_high;
-    if (rd(g, F_V2_MEM_EVENTS, buf)) {
+    if (rd(g->f[F_V2_MEM_EVENTS], buf)) {
         out->oom_kills = key_or_null(buf, "oom_kill");
         out->memory_max_events = key_or_null(buf, "max");
     } else {
-        out->oom_kills = rd(g, F_V1_OOM, buf) ? key_or_null(buf, "oom_kill") : RT_NULL_U64;
-        out->memory_max_events = rd_limit(g, F_V1_FAILCNT, buf);
+        out->oom_kills = rd_key(g->f[F_V1_OOM], buf, "oom_kill");
+        out->memory_max_events = rd_limit(g->f[F_V1_FAILCNT], buf);
     }
 
     /* tasks */
@@ -708,17 +568,17 @@ void rt_cg_group_read_at(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_reading
 
     /* storage I/O */
     uint64_t r, w;
-    if (rd(g, F_V2_IO, buf) && rt_cg_parse_io_stat_on(buf->data, buf->len, &g->disks, &r, &w) == 0) {
+    if (rd(g->f[F_V2_IO], buf) && rt_cg_parse_io_stat_on(buf->data, buf->len, &g->disks, &r, &w) == 0) {
         out->io_read_bytes = r;
         out->io_write_bytes = w;
-    } else if (rd(g, F_V1_BLKIO, buf) && rt_cg_parse_blkio_on(buf->data, buf->len, &g->disks, &r, &w) == 0) {
+    } else if (rd(g->f[F_V1_BLKIO], buf) && rt_cg_parse_blkio_on(buf->data, buf->len, &g->disks, &r, &w) == 0) {
         out->io_read_bytes = r;
         out->io_write_bytes = w;
     }
 
     /* pressure */
     for (int i = 0; i < RT_PSI_N; i++)
-        if (rd(g, F_V2_PSI_CPU + i, buf))
+        if (rd(g->f[F_V2_PSI_CPU + i], buf))
             rt_cg_parse_pressure(buf->data, buf->len, &out->psi[i]);
 }
 
@@ -734,10 +594,10 @@ void rt_cg_group_read_memory(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_rea
 uint64_t rt_cg_group_read_cpu(rt_cg_group *g, rt_buf *buf)
 {
     uint64_t ns = RT_NULL_U64;
-    if (g->in[RT_CG_UNIFIED] && rd_lv(g, RT_CG_UNIFIED, 0, V2_CPU_STAT, buf))
+    if (g->in[RT_CG_UNIFIED] && rd(g->lv[RT_CG_UNIFIED][0][V2_CPU_STAT], buf))
         ns = times_1000(key_or_null(buf, "usage_usec"));
     if (ns == RT_NULL_U64)
-        ns = rd_limit(g, F_ACCT_USAGE, buf);
+        ns = rd_limit(g->f[F_ACCT_USAGE], buf);
     return ns;
 }
 
@@ -763,9 +623,8 @@ int rt_cg_group_memberships(const rt_cg_group *g)
 
 long rt_cg_group_procs_at(rt_cg_group *g, int k, rt_buf *buf, int64_t *out, size_t cap)
 {
-    int *fd = k == 0 ? &g->f[F_PROCS] : k > 0 && k <= g->nmore ? &g->more_procs[k - 1] : NULL;
-    rt_cg_hier h = k == 0 ? g->procs_h : fd ? g->more_h[k - 1] : RT_CG_UNIFIED;
-    if (!fd || read_file(g, fd, h, 0, "cgroup.procs", buf, RT_READ_TO_EOF) < 0)
+    int fd = k == 0 ? g->f[F_PROCS] : k <= g->nmore ? g->more_procs[k - 1] : -1;
+    if (fd < 0 || rt_read_fd_grow(fd, buf, RT_READ_TO_EOF) < 0)
         return -1;
     return rt_cg_parse_procs(buf->data, buf->len, out, cap);
 }

@@ -169,12 +169,9 @@ rt_cg_group *rt_cg_group_of_pid(const rt_roots *roots, int64_t pid, const rt_log
 
 /* Opens the group at paths (each relative to its hierarchy's root, as in /proc/PID/cgroup):
  * every file read later is opened now and kept open (about 20 descriptors on a hybrid layout,
- * a few more per ancestor), so that a read is one pread per file. A file no descriptor may be
- * kept for (past rt_fds_keep_below, or none free now) is opened by its path for each read and
- * closed; a read that finds no descriptor free leaves its figures null and is said once, as a
- * warning to log naming the open files limit (log is copied: its user must outlive g). The
- * ancestors' limit files are those up to the mount's root, less the hierarchy's own root (which
- * holds no limit). NULL when no hierarchy's directory can be opened (logged at debug level). */
+ * a few more per ancestor), so that a read is one pread per file. The ancestors' limit files
+ * are those up to the mount's root, less the hierarchy's own root (which holds no limit).
+ * NULL when no hierarchy's directory can be opened (logged at debug level). */
 rt_cg_group *rt_cg_group_open(const rt_roots *roots, const rt_cg_mounts *mounts, const rt_cg_paths *paths,
                               const rt_logger *log);
 
