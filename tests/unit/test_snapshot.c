@@ -851,25 +851,28 @@ static unsigned char *gzip_of_zeros(const char *prefix, size_t n, const char *su
 static void bounded(void **state)
 {
     (void)state;
-    size_t n = 2 * 604800 + 1, len;
-    char *doc = malloc(n * 3 + 256);
+    size_t n = 2 * 604800 + 1, len, cap = n * 3 + 256;
+    char *doc = malloc(cap);
     assert_non_null(doc);
     for (int rows = 0; rows < 2; rows++) {
         const char *open = rows ? "\"process_metrics\":[" : "\"columns\":{\"timestamp\":[";
-        size_t k = (size_t)sprintf(doc, "{" META ",%s", open);
+        size_t k = (size_t)snprintf(doc, cap, "{" META ",%s", open);
         for (size_t i = 0; i < n; i++)
-            k += (size_t)sprintf(doc + k, rows ? "%s{}" : "%s0", i ? "," : "");
-        k += (size_t)sprintf(doc + k, rows ? "]}" : "]}}");
+            k += (size_t)snprintf(doc + k, cap - k, rows ? "%s{}" : "%s0", i ? "," : "");
+        k += (size_t)snprintf(doc + k, cap - k, rows ? "]}" : "]}}");
+        assert_true(k < cap);
         expect_parse(doc, k, "1209601 samples: more than the 1209600 a snapshot may hold to be read back");
     }
     free(doc);
     size_t big = (64u << 20) + 1;
-    doc = malloc(big + 256);
+    cap = big + 256;
+    doc = malloc(cap);
     assert_non_null(doc);
-    len = (size_t)sprintf(doc, "{" META ",\"mine\":\"");
+    len = (size_t)snprintf(doc, cap, "{" META ",\"mine\":\"");
     memset(doc + len, 'x', big);
     len += big;
-    len += (size_t)sprintf(doc + len, "\"}");
+    len += (size_t)snprintf(doc + len, cap - len, "\"}");
+    assert_true(len < cap);
     expect_parse(doc, len, "bytes besides its samples: more than the 64 MiB a snapshot may hold");
     free(doc);
 

@@ -243,6 +243,19 @@ static bool has_spill(const rt_stream *st)
     return false;
 }
 
+/* Says once that st's record could not be had (what: "take the lock of", "write the record of"),
+ * with errno's words; errno kept. Returns false. */
+static bool record_failed(rt_stream *st, const char *what)
+{
+    int e = errno;
+    if (!st->record_warned)
+        rt_log(&st->lg, RT_LOG_WARN, "stream: cannot %s run %s in %s: %s", what, st->local_key, st->spill_dir,
+               strerror(e));
+    st->record_warned = true;
+    errno = e;
+    return false;
+}
+
 bool rt_record_save(rt_stream *st)
 {
     if (!st->record_on && !has_spill(st))
@@ -252,13 +265,7 @@ bool rt_record_save(rt_stream *st)
         return false;
     }
     if (st->record_fd < 0 && (st->record_fd = rt_record_lock(st->spill_dir, st->local_key)) < 0) {
-        int e = errno;
-        if (!st->record_warned)
-            rt_log(&st->lg, RT_LOG_WARN, "stream: cannot take the lock of run %s in %s: %s", st->local_key,
-                   st->spill_dir, strerror(e));
-        st->record_warned = true;
-        errno = e;
-        return false;
+        return record_failed(st, "take the lock of");
     }
     rt_run_record r;
     memset(&r, 0, sizeof r);
@@ -285,13 +292,7 @@ bool rt_record_save(rt_stream *st)
     rt_buf_free(&body);
     explicit_bzero(&r, sizeof r);
     if (!ok) {
-        int e = errno;
-        if (!st->record_warned)
-            rt_log(&st->lg, RT_LOG_WARN, "stream: cannot write the record of run %s in %s: %s", st->local_key,
-                   st->spill_dir, strerror(e));
-        st->record_warned = true;
-        errno = e;
-        return false;
+        return record_failed(st, "write the record of");
     }
     st->record_on = true;
     return true;
