@@ -1273,7 +1273,40 @@ typedef struct rt_summary {
     double pressure_group;            /* 1: the pressure figures are the group's in every record
                                        * that had any (rt_record.pressure_group), 0: some are the
                                        * machine's; NaN: none */
+    const struct rt_cores_table *cores; /* the run's duration under 1, 2, ... cores (see
+                                       * rt_cores_table); NULL without a tracked tree */
 } rt_summary;
+
+/* ---- the run under other core counts (0.18) --------------------------------------------
+ * What the run would have taken with c cores, from its records (docs/answers.md, "The CPU
+ * answer"). Each record's CPU work (process_cores x interval_secs core-seconds) runs at most c
+ * cores wide: an interval that used u > c cores takes u / c times as long; one that used c or
+ * fewer takes as long as it did (time off a CPU, such as I/O or sleep, is unchanged). With more
+ * cores than the run had (its quota, else the machine's cores) an interval is faster by at most
+ * the time its tasks waited for a CPU (the CPU pressure "some" share of the interval: the job
+ * group's, else the machine's), and never faster than its work spread over c cores: such a row
+ * is a bound (wait_bound), and without pressure figures no gain is claimed. The model knows
+ * nothing finer than an interval: a burst wider than c within one makes the real run slower. */
+#define RT_CORES_MAX 256 /* the most cores a table goes to */
+
+typedef struct rt_cores_row {
+    int64_t cores;
+    double duration_secs; /* predicted */
+    double core_hours;    /* cores x duration / 3600 */
+    int wait_bound;       /* 1: more cores than the run had: faster only by its waits, at most */
+} rt_cores_row;
+
+typedef struct rt_cores_table {
+    size_t n;                 /* rows: 1 .. n cores, a little above the most the run could use */
+    const rt_cores_row *rows; /* rows[c - 1] is c cores */
+    double duration_secs;     /* the run's own (the records' seconds) */
+    double cores_had;         /* the most the run could use (its quota, else the machine's
+                               * cores); NaN: unknown */
+    double peak_cores;        /* the most it used over one interval */
+    double wait_secs;         /* time at least one task waited for a CPU; NaN: no pressure */
+    const char *wait_from;    /* "group" (the job's own figures), "machine" (some are the
+                               * machine's: an overstatement), NULL: none */
+} rt_cores_table;
 
 /* ---- gpu_tracker's view of a run (0.8) --------------------------------------------------
  * The peaks and means gpu_tracker's Tracker reports (docs/contracts.md §8, §15), from the
@@ -1374,7 +1407,7 @@ RT_API double rt_time_unit_secs(const char *name);
 
 typedef struct rt_recommendation {
     size_t struct_size;     /* caller sets sizeof(rt_recommendation) */
-    int64_t cpu;            /* cores: max(1, round(mean cores)) */
+    int64_t cpu;            /* cores (rt_recommend; cpu_basis says how) */
     int64_t memory_mib;     /* rt_round_memory_mib(peak PSS x 1.2) */
     int64_t gpu;            /* GPUs used */
     int64_t vram_mib;       /* rt_round_memory_mib(peak VRAM x 1.2); 0 without GPUs */
@@ -1395,6 +1428,22 @@ typedef struct rt_recommendation {
     double headroom_pct;      /* added to the needs: 10 + 10 / runs (20 for one run) */
     double vram_need_mib;     /* the runs' highest VRAM need; NaN: unknown */
     int vram_source;
+    /* added in 0.18: the CPU answer in time (rt_cores_table). With the tables of the runs, cpu is
+     * the fewest cores under which every run is predicted within max_slowdown_pct of its own
+     * duration (the cheapest such count, where a price per core-hour is known: rt_recommend_with)
+     * and never below a quota that held a run back; without them, the mean rule of 0.5 */
+    double max_slowdown_pct;      /* the bound used (rt_recommend_options; default 10) */
+    double cpu_duration_secs;     /* predicted duration under cpu cores (the slowest run's); NaN:
+                                   * no table */
+    double cpu_run_duration_secs; /* that run's own duration */
+    int64_t cpu_fewer;            /* cpu - 1 (0: none fewer) */
+    double cpu_fewer_duration_secs; /* predicted under cpu_fewer cores; NaN: none */
+    double cpu_cost_usd;          /* predicted money per run under cpu cores; NaN: no price */
+    double time_limit_secs;       /* a time limit to ask with the cores (SLURM --time): the
+                                   * predicted duration plus 50%, at least 10 minutes, rounded up
+                                   * to whole minutes; NaN: no table */
+    const char *cpu_basis;        /* how cpu was decided: "duration" (the tables), "throttled"
+                                   * (a quota's floor above them), "mean" (no table) */
 } rt_recommendation;
 
 #define RT_RECOMMENDATION_INIT {.struct_size = sizeof(rt_recommendation)}
@@ -1403,8 +1452,10 @@ typedef struct rt_recommendation {
 RT_API int64_t rt_round_memory_mib(double mib);
 
 /* Recommends from n runs of one job:
- *  - cpu: max(1, round(the mean of the runs' mean cores)); above a CPU quota that throttled a
- *    run in 10% or more of its periods (the quota rounded up, plus one);
+ *  - cpu (0.18): the fewest cores under which each run's predicted duration (its summary's
+ *    rt_cores_table) is within 10% of its own; runs without a table (older summaries):
+ *    max(1, round(the mean of the runs' mean cores)); either way above a CPU quota that
+ *    throttled a run in 10% or more of its periods (the quota rounded up, plus one);
  *  - memory: the runs' highest memory need (never a mean: one run that needed more is one
  *    that would die under less) plus headroom_pct, rounded up (rt_round_memory_mib); after an
  *    OOM kill, never below that run's peak or limit plus 20%, rounded; RT_NULL_I64 when no
@@ -1415,11 +1466,35 @@ RT_API int64_t rt_round_memory_mib(double mib);
  * Returns RT_OK, or RT_ERR_INVALID for n == 0, a NULL run or a run without a tracked tree. */
 RT_API rt_error rt_recommend(const rt_summary *const *runs, size_t n, rt_recommendation *out);
 
+/* What rt_recommend_with is asked (0.18). */
+typedef struct rt_recommend_options {
+    size_t struct_size;       /* sizeof(rt_recommend_options) as the caller compiled it */
+    double max_slowdown_pct;  /* the predicted duration may exceed a run's own by this much,
+                               * percent (RT_RECOMMEND_OPTIONS_INIT: 10; 0: no slower at all) */
+    double usd_per_core_hour; /* a core-hour's price; 0 or NaN: none (the fewest cores within the
+                               * bound; with a price, the cheapest within it) */
+} rt_recommend_options;
+
+#define RT_RECOMMEND_OPTIONS_INIT {.struct_size = sizeof(rt_recommend_options), .max_slowdown_pct = 10}
+
+/* rt_recommend with options (opts NULL: the defaults, as rt_recommend). Returns as rt_recommend,
+ * and RT_ERR_INVALID for a max_slowdown_pct or price that is negative or NaN. */
+RT_API rt_error rt_recommend_with(const rt_recommend_options *opts, const rt_summary *const *runs, size_t n,
+                                  rt_recommendation *out);
+
+/* What the recommended cores cost in time, in words, one line without a newline (0.18):
+ * "2 cores: about 14 min, as this run; 1 core: about 22 min (+57%)", with the money where the
+ * recommendation has it, and "(at best: ...)" where the count is above what the run had.
+ * Returns the length needed like snprintf; 0 (buf "") when rec has no predicted duration (a
+ * recommendation by the mean rule, or a caller's struct older than 0.18). */
+RT_API size_t rt_recommendation_time_words(const rt_recommendation *rec, char *buf, size_t cap);
+
 /* The recommendation in a scheduler's words, one line with a newline:
  * RT_SCHED_METAFLOW  @resources(cpu=2, memory=3222, gpu=1)   (0.13: memory in MB, as Metaflow
  *                    asks: 3072 MiB is 3221.2 MB, rounded up)
  * RT_SCHED_K8S       resources: {requests: {cpu: "2", memory: "3072Mi", nvidia.com/gpu: 1}}
- * RT_SCHED_SLURM     --cpus-per-task=2 --mem=3072M --gres=gpu:1
+ * RT_SCHED_SLURM     --cpus-per-task=2 --mem=3072M --gres=gpu:1 --time=0:30:00   (0.18: the
+ *                    time limit, where the recommendation has one: time_limit_secs)
  * Returns the length needed like snprintf (0 for an unknown scheduler). */
 typedef enum rt_scheduler { RT_SCHED_METAFLOW = 0, RT_SCHED_K8S = 1, RT_SCHED_SLURM = 2 } rt_scheduler;
 RT_API size_t rt_format_recommendation(const rt_recommendation *rec, rt_scheduler sched, char *buf, size_t cap);

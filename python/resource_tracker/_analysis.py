@@ -131,7 +131,9 @@ def server_info(t) -> dict | None:
 
 def recommend_resources(t, historical_stats: list[dict]) -> dict:
     """ResourceTracker.recommend_resources: the library's rule (rt_recommend) over this run and
-    the historical runs given as stats() dicts: cores from the mean of the runs' means, memory
+    the historical runs given as stats() dicts: cores from this run's predicted duration under
+    each count (the mean of the runs' means when historical runs, which have no table, are given;
+    the table and the time under "cpu_time", see cpu_time), memory
     from the highest need (this run's the kernel's peak where known, a historical run's its PSS
     peak) plus headroom that shrinks as runs agree (20% for one run), GPUs the most used."""
     from ctypes import POINTER, byref
@@ -155,4 +157,33 @@ def recommend_resources(t, historical_stats: list[dict]) -> dict:
         if err:
             raise NativeError("rt_recommend", err, "the runs have no tracked process")
     memory = None if rec.memory_mib == RT_NULL_I64 else int(rec.memory_mib)
-    return {"cpu": int(rec.cpu), "memory": memory, "gpu": int(rec.gpu), "vram": int(rec.vram_mib)}
+    out = {"cpu": int(rec.cpu), "memory": memory, "gpu": int(rec.gpu), "vram": int(rec.vram_mib)}
+    out.update(cpu_time(rec, lib.rt_tracker_summary(t._native.tracker)))
+    return out
+
+
+def cpu_time(rec, own) -> dict:
+    """The 0.5 dict's one new key (0.18): "cpu_time", what the asked cores cost in time: the
+    prediction under them and under one fewer, the time limit, how they were decided, in words,
+    and "table", this run's predicted duration under 1, 2, ... cores (docs/answers.md, "The CPU
+    answer"); None from a library without it."""
+    from ctypes import byref, create_string_buffer
+
+    from ._native_more import cores_rows, has, lib
+
+    def num(v):
+        return None if v != v else v
+
+    basis = rec.cpu_basis.decode() if rec.cpu_basis else None
+    if basis is None:
+        return {"cpu_time": None}
+    words = None
+    if has("rt_recommendation_time_words"):
+        buf = create_string_buffer(400)
+        if lib.rt_recommendation_time_words(byref(rec), buf, len(buf)):
+            words = buf.value.decode()
+    return {"cpu_time": {"cores": int(rec.cpu), "duration_secs": num(rec.cpu_duration_secs),
+                         "run_duration_secs": num(rec.cpu_run_duration_secs), "fewer": int(rec.cpu_fewer),
+                         "fewer_duration_secs": num(rec.cpu_fewer_duration_secs),
+                         "time_limit_secs": num(rec.time_limit_secs), "max_slowdown_pct": num(rec.max_slowdown_pct),
+                         "basis": basis, "words": words, "table": cores_rows(own.contents.cores) if own else []}}

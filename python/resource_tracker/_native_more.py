@@ -60,6 +60,30 @@ class Need(Structure):
     _fields_ = [("mib", c_double), ("source", c_int), ("sampled", c_int)]
 
 
+class CoresRow(Structure):
+    """rt_cores_row (0.18): the run's predicted duration under this many cores."""
+
+    _fields_ = [("cores", c_int64), ("duration_secs", c_double), ("core_hours", c_double), ("wait_bound", c_int)]
+
+
+class CoresTable(Structure):
+    """rt_cores_table (0.18): the run under 1, 2, ... cores (docs/answers.md, "The CPU answer")."""
+
+    _fields_ = [
+        ("n", c_size_t), ("rows", POINTER(CoresRow)), ("duration_secs", c_double), ("cores_had", c_double),
+        ("peak_cores", c_double), ("wait_secs", c_double), ("wait_from", c_char_p),
+    ]
+
+
+def cores_rows(table) -> list:
+    """The rows of an rt_cores_table pointer as dicts (an empty list for NULL)."""
+    if not table:
+        return []
+    t = table.contents
+    return [{"cores": int(r.cores), "duration_secs": r.duration_secs, "core_hours": r.core_hours,
+             "wait_bound": bool(r.wait_bound)} for r in (t.rows[i] for i in range(t.n))]
+
+
 class Summary(Structure):
     _fields_ = [
         ("samples", c_uint64), ("start_secs", c_double), ("end_secs", c_double),
@@ -119,6 +143,8 @@ class Summary(Structure):
         ("process_unreclaimable_unsure_mib", c_double),
         # whose the pressure figures are: 1 the group's in every record, 0 some the machine's
         ("pressure_group", c_double),
+        # the run under other core counts (NULL in a summary made here)
+        ("cores", POINTER(CoresTable)),
     ]
 
 
@@ -141,13 +167,19 @@ class Recommendation(Structure):
         # added in 0.9: the need the memory was made from, its source, the headroom
         ("memory_need_mib", c_double), ("memory_source", c_int), ("memory_sampled", c_int),
         ("headroom_pct", c_double), ("vram_need_mib", c_double), ("vram_source", c_int),
+        # added in 0.18: the cores' time (rt_cores_table)
+        ("max_slowdown_pct", c_double), ("cpu_duration_secs", c_double), ("cpu_run_duration_secs", c_double),
+        ("cpu_fewer", c_int64), ("cpu_fewer_duration_secs", c_double), ("cpu_cost_usd", c_double),
+        ("time_limit_secs", c_double), ("cpu_basis", c_char_p),
     ]
 
 
 def new_recommendation(**fields) -> Recommendation:
     """An rt_recommendation as RT_RECOMMENDATION_INIT, with the 0.6 and 0.9 figures null (NaN)
     rather than ctypes' zeros: a quota of 0.0 cores would read as one that held a run back."""
-    for name in ("cpu_quota_cores", "cpu_throttled_pct", "memory_need_mib", "headroom_pct", "vram_need_mib"):
+    for name in ("cpu_quota_cores", "cpu_throttled_pct", "memory_need_mib", "headroom_pct", "vram_need_mib",
+                 "max_slowdown_pct", "cpu_duration_secs", "cpu_run_duration_secs", "cpu_fewer_duration_secs",
+                 "cpu_cost_usd", "time_limit_secs"):
         fields.setdefault(name, NAN)
     return new(Recommendation, **fields)
 
@@ -240,6 +272,7 @@ _PROTOTYPES = {
     "rt_tracker_summary": (POINTER(Summary), [TrackerHandle]),
     "rt_tracker_recommend": (c_int, [TrackerHandle, POINTER(Recommendation)]),
     "rt_recommend": (c_int, [POINTER(POINTER(Summary)), c_size_t, POINTER(Recommendation)]),
+    "rt_recommendation_time_words": (c_size_t, [POINTER(Recommendation), c_char_p, c_size_t]),  # 0.18
     "rt_tracker_report": (c_int, [TrackerHandle, POINTER(ReportInfo), c_int]),
     "rt_tracker_report_cb": (c_int, [TrackerHandle, POINTER(ReportInfo), WRITE_FN, c_void_p]),  # 0.10
     "rt_tracker_save_cb": (c_int, [TrackerHandle, c_char_p, c_int, WRITE_FN, c_void_p]),  # 0.10

@@ -51,9 +51,23 @@ def test_stats_default_specs_and_shape(tracker):
         ResourceTracker(autostart=False).stats()
 
 
+KEYS_05 = ("cpu", "memory", "gpu", "vram")
+
+
+def of_05(rec):
+    """The 0.5 keys of a recommend_resources() dict (0.18 adds "cpu_time")."""
+    return {k: rec[k] for k in KEYS_05}
+
+
 def test_recommend_resources_with_history_follows_the_seed_rule(tracker):
     own = tracker.stats()
-    assert tracker.recommend_resources(historical_stats=[own]) == tracker.recommend_resources()
+    alone, with_own = tracker.recommend_resources(), tracker.recommend_resources(historical_stats=[own])
+    assert of_05(with_own) == of_05(alone)
+    # alone: the cores from the run's predicted durations; with stats() dicts, which have no
+    # table, the seed's mean rule (and no predicted time)
+    assert alone["cpu_time"]["basis"] == "duration" and alone["cpu_time"]["table"]
+    assert alone["cpu_time"]["duration_secs"] > 0 and alone["cpu_time"]["words"].startswith(f"{alone['cpu']} core")
+    assert with_own["cpu_time"]["basis"] == "mean" and with_own["cpu_time"]["duration_secs"] is None
     past = {
         "process_cpu_usage": {"mean": 3.4, "max": 4.0},
         "process_memory": {"mean": 1_000_000, "max": 4_000_000},  # kB
@@ -64,8 +78,8 @@ def test_recommend_resources_with_history_follows_the_seed_rule(tracker):
     rec = tracker.recommend_resources(historical_stats=[past])
     # cpu: round(mean of the means), memory: the largest max x 1.2 in MiB rounded up,
     # gpu: the largest max rounded (the mean is > 0), vram: the largest max x 1.2 rounded up
-    assert rec == {"cpu": max(1, round((own["process_cpu_usage"]["mean"] + 3.4) / 2)),
-                   "memory": 5120, "gpu": 2, "vram": 4096}
+    assert of_05(rec) == {"cpu": max(1, round((own["process_cpu_usage"]["mean"] + 3.4) / 2)),
+                          "memory": 5120, "gpu": 2, "vram": 4096}
     # the same run's stats as 0.5 names them (MiB)
     past05 = {
         "process_cpu_usage": past["process_cpu_usage"],

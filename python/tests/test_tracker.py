@@ -128,7 +128,7 @@ def test_combined_metrics_stats_and_recommendation():
     assert stats["timestamp"]["duration"] == pytest.approx(
         max(c["timestamp"]) - min(c["timestamp"]) + 0.2)
     rec = t.recommend_resources()
-    assert set(rec) == {"cpu", "memory", "gpu", "vram"}
+    assert set(rec) == {"cpu", "memory", "gpu", "vram", "cpu_time"}  # 0.5's keys, and the cores' time
     assert rec["cpu"] >= 1 and rec["memory"] >= 128 and rec["gpu"] == 0 and rec["vram"] == 0
     hist = t.recommend_resources(historical_stats=[stats, stats])
     assert hist["cpu"] >= 1 and hist["memory"] >= 128

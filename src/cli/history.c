@@ -33,6 +33,9 @@
  * requested cores, memory, GPUs and time limit with what said each, the CPU, memory, GPU and
  * time-limit efficiencies, and the tree's virtual memory peak. Read back as a summary, the
  * place and the *_from texts stay NULL (the figures come back).
+ * Schema version 7 (0.18) added the run's durations under 1, 2, ... cores: the summary JSON's
+ * `cores` member as JSON text (NULL without a tracked tree), read back as the summary's table,
+ * so that `recommend --job` predicts from the runs it has (a run stored before asks by the mean).
  * A database stamped with a higher version was made by a newer tool: it is
  * read (by the column names this version knows) but never written, since its columns may no
  * longer mean what this version thinks. */
@@ -53,7 +56,7 @@
 #include "cli.h"
 #include "history_db.h"
 
-#define SCHEMA_VERSION 6
+#define SCHEMA_VERSION 7
 #define BUSY_TIMEOUT_MS 10000
 
 /* ---- the columns --------------------------------------------------------------------- */
@@ -64,7 +67,7 @@ typedef enum col_src { SRC_RUN, SRC_JOB, SRC_HOST, SRC_CLOUD, SRC_SUM } col_src;
 enum {
     X_START, X_END, X_VERSION, X_TAGS, X_COMMAND, X_PID, X_EXIT, X_SAMPLES, X_ALLOCATION, X_SUMMARY_JSON, X_NOTES,
     X_PHASES, X_PHASE_MARKS, X_GRID_G, X_GRID_ZONE, X_GRID_SOURCE, X_PLACE, X_CPU_FROM, X_MEMORY_FROM, X_GPUS_FROM,
-    X_TIME_LIMIT_FROM
+    X_TIME_LIMIT_FROM, X_CORES
 };
 
 /* One column of the runs table: its name, its type ('T' text, 'I' integer, 'R' real; of the
@@ -136,6 +139,9 @@ static const col cols[] = {
     RUN("requested_gpus_from", 'T', X_GPUS_FROM), SUM(time_limit_secs), RUN("time_limit_from", 'T', X_TIME_LIMIT_FROM),
     SUM(cpu_efficiency_pct), SUM(memory_efficiency_pct), SUM(gpu_efficiency_pct), SUM(time_limit_used_pct),
     SUM(process_vms_peak_mib),
+    /* schema version 7: the 0.18 run under other core counts, as the summary's JSON "cores" has
+     * it (NULL: no tracked tree) */
+    RUN("cores", 'T', X_CORES),
 };
 #define NCOLS (sizeof cols / sizeof cols[0])
 
@@ -301,7 +307,7 @@ static int bind_int(sqlite3_stmt *st, int i, int64_t v)
 
 /* The JSON texts of a run made before its INSERT (each NULL when missing). */
 typedef struct run_texts {
-    const char *tags, *command, *sjson, *notes, *phases, *phase_marks;
+    const char *tags, *command, *sjson, *notes, *phases, *phase_marks, *cores;
 } run_texts;
 
 /* The value of a run-level column (SRC_RUN) bound at i, the JSON texts from x. Returns an SQLite
@@ -325,6 +331,7 @@ static int bind_run(sqlite3_stmt *st, int i, size_t which, const cli_run_result 
     case X_NOTES: return bind_text(st, i, x->notes);
     case X_PHASES: return bind_text(st, i, x->phases);
     case X_PHASE_MARKS: return bind_text(st, i, x->phase_marks);
+    case X_CORES: return bind_text(st, i, x->cores);
     case X_GRID_G: return bind_real(st, i, g ? g->g_per_kwh : NAN);
     case X_GRID_ZONE: return bind_text(st, i, g ? g->zone : NULL);
     case X_GRID_SOURCE: return bind_text(st, i, g ? g->source : NULL);
@@ -449,7 +456,8 @@ static int insert_run(sqlite3 *db, const cli_run_result *r)
     char *sjson = summary_json(r->summary);
     char *notes = run_notes(r);
     char *phases = summary_member(sjson, "phases"), *phase_marks = summary_member(sjson, "phase_marks");
-    run_texts x = {tags, command, sjson, notes, phases, phase_marks};
+    char *cores = summary_member(sjson, "cores");
+    run_texts x = {tags, command, sjson, notes, phases, phase_marks, cores};
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
     if (rc == SQLITE_OK)
@@ -466,6 +474,7 @@ static int insert_run(sqlite3 *db, const cli_run_result *r)
     free(notes);
     free(phases);
     free(phase_marks);
+    free(cores);
     return rc;
 }
 
@@ -694,6 +703,61 @@ int cli_history_instance(const char *path, const char *job, char *vendor, size_t
     return rc == SQLITE_OK ? 0 : -1;
 }
 
+/* A run's table read back from its "cores" column: the table, its rows on the heap. */
+typedef struct history_cores {
+    rt_cores_table t; /* n 0: none */
+    rt_cores_row *rows;
+} history_cores;
+
+/* A number member of o, NaN when absent or null. */
+static double json_num_or_nan(const json_t *o, const char *name)
+{
+    const json_t *v = json_object_get(o, name);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* Reads the "cores" column text (the summary's JSON "cores", in seconds) into *h: n 0 when the
+ * text is NULL, not such an object, or out of memory (the run then asks by the mean rule). */
+static void history_cores_parse(const char *text, history_cores *h)
+{
+    memset(h, 0, sizeof *h);
+    json_t *o = text ? json_loads(text, 0, NULL) : NULL;
+    const json_t *d = json_object_get(o, "durations_secs");
+    size_t n = json_array_size(d);
+    if (n > RT_CORES_MAX)
+        n = RT_CORES_MAX;
+    h->rows = n ? calloc(n, sizeof *h->rows) : NULL;
+    double had = json_num_or_nan(o, "cores_had");
+    for (size_t c = 1; h->rows && c <= n; c++) {
+        const json_t *x = json_array_get(d, c - 1);
+        rt_cores_row *r = &h->rows[c - 1];
+        r->cores = (int64_t)c;
+        r->duration_secs = json_is_number(x) ? json_number_value(x) : NAN;
+        r->core_hours = (double)c * r->duration_secs / 3600.0;
+        r->wait_bound = isfinite(had) && (double)c > had;
+        if (!(r->duration_secs >= 0)) { /* a hole: no table */
+            free(h->rows);
+            h->rows = NULL;
+        }
+    }
+    if (h->rows) {
+        const char *from = json_string_value(json_object_get(o, "wait_from"));
+        h->t = (rt_cores_table){.n = n,
+                                .duration_secs = json_num_or_nan(o, "duration_secs"),
+                                .cores_had = had,
+                                .peak_cores = json_num_or_nan(o, "peak_cores"),
+                                .wait_secs = json_num_or_nan(o, "wait_secs"),
+                                .wait_from = !from                         ? NULL
+                                             : strcmp(from, "group") == 0 ? "group"
+                                                                          : "machine"};
+        if (!(h->t.duration_secs > 0)) {
+            free(h->rows);
+            memset(h, 0, sizeof *h);
+        }
+    }
+    json_decref(o);
+}
+
 int cli_history_summaries(const char *path, const char *job, int last, rt_summary **out, size_t *n)
 {
     *out = NULL;
@@ -711,12 +775,15 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
     }
     /* the successful runs, and the runs the OOM killer hit (whatever their status: the killed
      * command exits 137), so that a recommendation never forgets the memory that killed a run */
-    bool has_oom = false;
-    for (size_t i = 0; i < NCOLS; i++)
+    bool has_oom = false, has_cores = false;
+    for (size_t i = 0; i < NCOLS; i++) {
         if (have[i] && strcmp(cols[i].name, "oom_kills") == 0)
             has_oom = true;
+        if (have[i] && strcmp(cols[i].name, "cores") == 0)
+            has_cores = true;
+    }
     char tail[256];
-    snprintf(tail, sizeof tail, " FROM runs WHERE %s%s ORDER BY id DESC LIMIT ?1",
+    snprintf(tail, sizeof tail, ", %s FROM runs WHERE %s%s ORDER BY id DESC LIMIT ?1", has_cores ? "cores" : "NULL",
              has_oom ? "(exit_status = 0 OR oom_kills > 0)" : "exit_status = 0", job ? " AND job_name = ?2" : "");
     if (col_list(sql, sizeof sql, "SELECT job_name, allocation, samples, start_secs, end_secs, ", false, true, have,
                  tail) < 0) {
@@ -729,19 +796,24 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
     size_t nv = 0, capv = 0, plen = 0, pcap = 0;
     size_t(*offs)[2] = NULL; /* pool offsets + 1 of each row's job_name and allocation */
     char *pool = NULL;
+    history_cores *tabs = NULL; /* each row's table (n 0: none) */
+    size_t nrows = 0;           /* the tables' rows in all */
     bool oom = false;
     while (rc == SQLITE_OK && !oom && history_next_row(st, &rc)) {
         if (nv == capv) {
             capv = capv ? capv * 2 : 8;
             rt_summary *nvp = realloc(v, capv * sizeof *v);
             size_t(*no)[2] = nvp ? realloc(offs, capv * sizeof *offs) : NULL;
+            history_cores *nt = no ? realloc(tabs, capv * sizeof *tabs) : NULL;
             if (nvp)
                 v = nvp;
-            if (!nvp || !no) {
+            if (no)
+                offs = no;
+            if (!nvp || !no || !nt) {
                 oom = true;
                 break;
             }
-            offs = no;
+            tabs = nt;
         }
         rt_summary *s = &v[nv];
         summary_clear(s);
@@ -759,6 +831,8 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
             read_sum_col(st, k, &cols[i], s);
             k++;
         }
+        history_cores_parse((const char *)sqlite3_column_text(st, k), &tabs[nv]);
+        nrows += tabs[nv].t.n;
         if (!s->energy_method) /* never a figure without its method */
             s->energy_joules = s->co2e_grams = NAN;
         if (!s->process_energy_method)
@@ -775,22 +849,35 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
     sqlite3_close(db);
     rt_summary *block = NULL;
     if (rc == SQLITE_OK && !oom && nv > 0) {
-        /* one block: the summaries, then the strings they point to */
-        block = malloc(nv * sizeof *block + plen);
+        /* one block: the summaries, their tables, the tables' rows, then the strings */
+        block = malloc(nv * sizeof *block + nv * sizeof(rt_cores_table) + nrows * sizeof(rt_cores_row) + plen);
         if (!block) {
             oom = true;
             cli_say("history %s: out of memory", path);
         } else {
-            char *strs = (char *)(block + nv);
+            rt_cores_table *tables = (rt_cores_table *)(block + nv);
+            rt_cores_row *rows = (rt_cores_row *)(tables + nv);
+            char *strs = (char *)(rows + nrows);
             if (plen)
                 memcpy(strs, pool, plen);
             for (size_t i = 0; i < nv; i++) {
                 block[i] = v[i];
                 block[i].job_name = offs[i][0] ? strs + offs[i][0] - 1 : NULL;
                 block[i].allocation = offs[i][1] ? strs + offs[i][1] - 1 : NULL;
+                block[i].cores = NULL;
+                if (tabs[i].t.n) {
+                    tables[i] = tabs[i].t;
+                    memcpy(rows, tabs[i].rows, tabs[i].t.n * sizeof *rows);
+                    tables[i].rows = rows;
+                    rows += tabs[i].t.n;
+                    block[i].cores = &tables[i];
+                }
             }
         }
     }
+    for (size_t i = 0; i < nv; i++)
+        free(tabs[i].rows);
+    free(tabs);
     free(v);
     free(offs);
     free(pool);

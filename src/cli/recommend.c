@@ -21,12 +21,15 @@
 static const char recommend_usage[] =
     "Usage: resource-tracker recommend FILE... [--json] [--instance VENDOR:TYPE]\n"
     "       resource-tracker recommend --job NAME [--last N] [--history FILE] [--json] [--instance VENDOR:TYPE]\n"
+    "       (either form also takes --max-slowdown PCT)\n"
     "\n"
     "Says what a job should ask for next time, from its recorded runs (JSON lines, CSV, the Python\n"
     "resource-tracker's CSV or a snapshot, gzipped or not, read as summary reads them: a stream in\n"
     "under 64 MiB of memory, a line over 16 MiB an error naming the file and the line, exit 2;\n"
     "several files are several runs of one job) or from its last runs in the run history: cores from\n"
-    "the mean used (at least 1; above a CPU quota that throttled it), memory from the highest memory\n"
+    "each run's duration predicted under 1, 2, ... cores (the fewest within --max-slowdown of the\n"
+    "run's own; above a CPU quota that throttled it; runs of the history: the mean used, at least 1;\n"
+    "the model: docs/answers.md), memory from the highest memory\n"
     "need of the runs (the kernel's peaks where known) plus a headroom of 10% + 10%/runs, rounded up\n"
     "to 128, 256, 512, 1024 or 2048 MiB, then whole GiB (above the limit an OOM-killed run died at),\n"
     "GPUs the most used at once, VRAM as memory. It says which figure drove the memory and the cores,\n"
@@ -43,6 +46,8 @@ static const char recommend_usage[] =
     "  --job NAME              use the last runs of NAME in the run history instead of files\n"
     "  --last N                how many of its last successful or OOM-killed runs (default 5)\n"
     "  --history FILE          the run history (default TRACKER_HISTORY, or [history] path in the config)\n"
+    "  --max-slowdown PCT      the predicted duration may exceed the run's own by PCT percent\n"
+    "                          (default 10; 0 to 1000)\n"
     "  --no-price-lookup       ask Keeper nothing (no cheapest server, no cost, no warning; as\n"
     "                          TRACKER_KEEPER_URL=off)\n"
     "  -h, --help              this text, exit 0\n"
@@ -65,6 +70,7 @@ typedef struct rec_args {
     const char *job, *history;
     int last;
     bool last_set, help;
+    double max_slowdown; /* --max-slowdown PCT (default 10) */
 } rec_args;
 
 /* Parses o->sub_args. Returns 0, or -1 after saying why (one line). */
@@ -76,6 +82,7 @@ static int parse_args(const cli_options *o, rec_args *a)
         return -1;
     }
     a->last = 5;
+    a->max_slowdown = 10;
     bool flags_done = false;
     for (int i = 0; i < o->nsub; i++) {
         const char *s = o->sub_args[i];
@@ -99,7 +106,7 @@ static int parse_args(const cli_options *o, rec_args *a)
             a->no_price_lookup = true;
             continue;
         }
-        static const char *const valued[] = {"--instance", "--job", "--last", "--history"};
+        static const char *const valued[] = {"--instance", "--job", "--last", "--history", "--max-slowdown"};
         const char *val = NULL, *name = NULL;
         for (size_t k = 0; k < sizeof valued / sizeof valued[0] && !name; k++) {
             size_t n = strlen(valued[k]);
@@ -118,6 +125,17 @@ static int parse_args(const cli_options *o, rec_args *a)
         if (!name) {
             cli_say("recommend: unknown option '%s' (see resource-tracker recommend --help)", s);
             return -1;
+        }
+        if (strcmp(name, "--max-slowdown") == 0) {
+            char *end = NULL;
+            errno = 0;
+            double v = strtod(val, &end);
+            if (errno || !end || end == val || *end || !(v >= 0 && v <= 1000)) {
+                cli_say("recommend: --max-slowdown wants a percentage from 0 to 1000 (got '%s')", val);
+                return -1;
+            }
+            a->max_slowdown = v;
+            continue;
         }
         if (strcmp(name, "--instance") == 0) {
             const char *colon = strchr(val, ':');
@@ -322,6 +340,12 @@ static void print_reasons(const rt_recommendation *rec, const rt_summary *const 
                rec->headroom_pct, rec->oom_killed ? ", and above the OOM kill" : "");
     else
         printf("memory from: no figure (memory unknown)\n");
+    if (rec->cpu_basis && strcmp(rec->cpu_basis, "mean") != 0) {
+        printf("cpu from: the fewest cores under which %s predicted within %.0f%% of its own duration%s\n",
+               n > 1 ? "each run is" : "the run is", rec->max_slowdown_pct,
+               strcmp(rec->cpu_basis, "throttled") == 0 ? ", and above the CPU quota that throttled it" : "");
+        return;
+    }
     double cores = 0;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
@@ -332,6 +356,42 @@ static void print_reasons(const rt_recommendation *rec, const rt_summary *const 
     snprintf(b1, sizeof b1, "%.2f", k ? cores / (double)k : 0.0);
     printf("cpu from: a mean of %s cores used%s, rounded (at least 1)%s\n", b1, n > 1 ? " (the runs' means averaged)" : "",
            isnan(rec->cpu_quota_cores) ? "" : ", and above the CPU quota");
+}
+
+/* The runs' tables, text: a row per core count, each run's predicted duration (the runs side by
+ * side), and the basis once. */
+static void print_cores(const rt_recommendation *rec, const rt_summary *const *runs, size_t n)
+{
+    size_t most = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!runs[i]->cores)
+            return;
+        else if (runs[i]->cores->n > most)
+            most = runs[i]->cores->n;
+    printf("cores  predicted duration%s  core-hours%s\n", n > 1 ? " (each run)" : "", n > 1 ? " (each run)" : "");
+    for (size_t c = 1; c <= most; c++) {
+        printf("%5zu ", c);
+        for (size_t i = 0; i < n; i++) {
+            const rt_cores_table *t = runs[i]->cores;
+            const rt_cores_row *r = &t->rows[(c > t->n ? t->n : c) - 1];
+            double pct = t->duration_secs > 0 ? 100.0 * (r->duration_secs - t->duration_secs) / t->duration_secs : 0;
+            printf(" %10.1f s (%+4.0f%%)%s", r->duration_secs, pct, r->wait_bound && c <= t->n ? "*" : " ");
+        }
+        for (size_t i = 0; i < n; i++) {
+            const rt_cores_table *t = runs[i]->cores;
+            printf(" %10.4f", (double)c * t->rows[(c > t->n ? t->n : c) - 1].duration_secs / 3600.0);
+        }
+        printf("%s\n", (int64_t)c == rec->cpu ? "  <- asked" : "");
+    }
+    const rt_cores_table *t = runs[0]->cores;
+    printf("model: each interval's CPU work runs at most that many cores wide; time off a CPU is unchanged "
+           "(docs/answers.md)\n");
+    if (isfinite(t->cores_had) && (double)most > t->cores_had)
+        printf("*: above the %.4g cores the run had, faster only by the time its tasks waited for a CPU (%s)\n",
+               t->cores_had,
+               !t->wait_from                        ? "no pressure figure: no gain claimed"
+               : strcmp(t->wait_from, "group") == 0 ? "the job group's CPU pressure: a bound"
+                                                    : "the machine's CPU pressure: a bound, overstated");
 }
 
 /* Writes the text report to stdout. Returns 0 or EXIT_FAIL when stdout failed. */
@@ -354,6 +414,9 @@ static int print_text(const rec_args *a, const rt_recommendation *rec, const loo
     printf("gpu: %lld\n", (long long)rec->gpu);
     printf("vram: %lld MiB (%.2f GiB)\n", (long long)rec->vram_mib, (double)rec->vram_mib / 1024.0);
     print_reasons(rec, runs, nruns);
+    char words[300];
+    if (rt_recommendation_time_words(rec, words, sizeof words) > 0)
+        printf("time: %s\n", words);
     for (int i = 0; i < 3; i++) {
         sched_line(rec, (rt_scheduler)i, line, sizeof line);
         printf("%s: %s\n", sched_names[i], line);
@@ -361,6 +424,7 @@ static int print_text(const rec_args *a, const rt_recommendation *rec, const loo
     for (size_t i = 0; i < nn; i++)
         if (notes[i].kind != RT_NOTE_OOM_KILLED && notes[i].kind != RT_NOTE_CPU_THROTTLED)
             printf("note: %s\n", notes[i].text);
+    print_cores(rec, runs, nruns);
     const rt_server *s = l->have_cheapest ? &l->cheapest : NULL;
     double cheap_cost = s ? s->price_usd_per_hour * hours : NAN;
     if (s) {
@@ -419,7 +483,22 @@ static int print_json(const rec_args *a, const rt_recommendation *rec, const loo
     set_num(r, "headroom_pct", rec->headroom_pct);
     set_num(r, "vram_need_mib", rec->vram_need_mib);
     json_object_set_new(r, "vram_source", json_string(rt_need_source_name(rec->vram_source)));
+    set_num(r, "max_slowdown_pct", rec->max_slowdown_pct);
+    set_num(r, "cpu_duration_secs", rec->cpu_duration_secs);
+    set_num(r, "cpu_run_duration_secs", rec->cpu_run_duration_secs);
+    json_object_set_new(r, "cpu_fewer", json_integer(rec->cpu_fewer));
+    set_num(r, "cpu_fewer_duration_secs", rec->cpu_fewer_duration_secs);
+    set_num(r, "cpu_cost_usd", rec->cpu_cost_usd);
+    set_num(r, "time_limit_secs", rec->time_limit_secs);
+    json_object_set_new(r, "cpu_basis", rec->cpu_basis ? json_string(rec->cpu_basis) : json_null());
+    char words[300];
+    json_object_set_new(r, "time_words",
+                        rt_recommendation_time_words(rec, words, sizeof words) > 0 ? json_string(words) : json_null());
     json_object_set_new(root, "recommendation", r);
+    json_t *tables = json_array();
+    for (size_t i = 0; i < nruns; i++)
+        json_array_append_new(tables, cli_cores_json(runs[i]->cores));
+    json_object_set_new(root, "cores", tables);
     rt_note notes[RT_NOTES_MAX];
     json_object_set_new(root, "notes", cli_notes_json(notes, rt_recommend_notes(runs, nruns, rec, notes, RT_NOTES_MAX)));
     for (int i = 0; i < 3; i++) {
@@ -539,7 +618,9 @@ int cli_recommend_main(cli_options *o)
         }
     }
     rt_recommendation rec = RT_RECOMMENDATION_INIT;
-    if (rc == 0 && rt_recommend(runs, n, &rec) != RT_OK) {
+    rt_recommend_options ro = RT_RECOMMEND_OPTIONS_INIT;
+    ro.max_slowdown_pct = a.max_slowdown;
+    if (rc == 0 && rt_recommend_with(&ro, runs, n, &rec) != RT_OK) {
         cli_say("recommend: the runs have no tracked process to recommend from");
         rc = EXIT_USAGE;
     }

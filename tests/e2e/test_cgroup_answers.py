@@ -172,7 +172,8 @@ def test_no_memory_figure_is_memory_unknown(tmp_path):
             "rss_mib": None}}) + "\n" for i in range(5)))
     out = ok(["recommend", str(f)])
     assert "memory: unknown" in out and "memory from: no figure (memory unknown)" in out, out
-    assert "SLURM: --cpus-per-task=1\n" in out and "--mem" not in out, out
+    # 1.4 cores throughout: one core would take 40% longer, so 2 (with the time limit that goes)
+    assert "SLURM: --cpus-per-task=2 --time=0:10:00\n" in out and "--mem" not in out, out
     assert "note: memory unknown: no run has a memory figure" in out, out
     doc = json.loads(ok(["recommend", "--json", str(f)]))
     r = doc["recommendation"]
@@ -183,5 +184,5 @@ def test_no_memory_figure_is_memory_unknown(tmp_path):
     assert s["recommendation"]["memory_mib"] is None
     assert "memory_unknown" in [n["kind"] for n in s["notes"]]
     text = ok(["summary", str(f)])
-    assert "Ask for     1 core, memory unknown: --cpus-per-task=1 (SLURM)" in text, text
+    assert "Ask for     2 cores, memory unknown: --cpus-per-task=2 --time=0:10:00 (SLURM)" in text, text
     assert "Used        7.00 s CPU (mean 1.40 cores, peak 1.40); memory unknown" in text, text

@@ -66,6 +66,8 @@ V5_COLUMNS = (["energy_joules", "energy_method", "process_energy_joules", "proce
 V6_COLUMNS = ["place", "requested_cpu_cores", "requested_cpu_from", "requested_memory_mib", "requested_memory_from",
               "requested_gpus", "requested_gpus_from", "time_limit_secs", "time_limit_from", "cpu_efficiency_pct",
               "memory_efficiency_pct", "gpu_efficiency_pct", "time_limit_used_pct", "process_vms_peak_mib"]
+# the column schema version 7 (0.18) added: the run's durations under 1, 2, ... cores
+V7_COLUMNS = ["cores"]
 
 
 def make_v1(db, *old_runs):
@@ -220,8 +222,8 @@ def test_concurrent_writers_all_land(tmp_path, start):
     assert len(rows(db)) == n + (0 if start == "fresh" else 1)
     assert not os.path.exists(db + "-journal")
     if start == "version1":
-        assert schema(db)[0] == 6 and all(c in dict(schema(db)[1])
-                                          for c in V2_COLUMNS + V3_COLUMNS + V4_COLUMNS + V5_COLUMNS + V6_COLUMNS)
+        assert schema(db)[0] == 7 and all(c in dict(schema(db)[1]) for c in V2_COLUMNS + V3_COLUMNS + V4_COLUMNS
+                                          + V5_COLUMNS + V6_COLUMNS + V7_COLUMNS)
 
 
 CRASH_WRITER = r"""
@@ -441,10 +443,10 @@ def test_version1_database_read_then_migrated(tmp_path):
     assert r.returncode == 0 and r.stderr == "", r.stderr
     fresh = str(tmp_path / "new.db")
     assert track(fresh, "true").returncode == 0
-    assert schema(db) == schema(fresh)  # version 6, the same columns in the same order
-    assert schema(db)[0] == 6
-    assert [c for c, _ in schema(db)[1][-len(V4_COLUMNS + V5_COLUMNS + V6_COLUMNS):]] == (V4_COLUMNS + V5_COLUMNS
-                                                                                          + V6_COLUMNS)
+    assert schema(db) == schema(fresh)  # version 7, the same columns in the same order
+    assert schema(db)[0] == 7
+    assert [c for c, _ in schema(db)[1][-len(V4_COLUMNS + V5_COLUMNS + V6_COLUMNS + V7_COLUMNS):]] == (
+        V4_COLUMNS + V5_COLUMNS + V6_COLUMNS + V7_COLUMNS)
     got = rows(db)
     assert len(got) == 2
     assert {k: got[0][k] for k in old} == old  # the old run as it was
@@ -469,6 +471,8 @@ def summary_columns(summary, have):
             out.update((n, x) for n, x in items if n in have)
     for k in ("samples", "duration_secs", "start_secs", "end_secs", "allocation"):
         out[k] = summary[k]
+    if "cores" in have and summary.get("cores") is not None:  # the table under other core counts
+        out["cores"] = json.dumps(summary["cores"])
     return out
 
 
@@ -561,13 +565,14 @@ def test_run_records_its_energy_and_carbon(tmp_path):
 
 def test_version4_database_upgraded_keeping_its_rows(tmp_path):
     """0.14's database (schema 4): `history` lists it as it is (no energy: "-"), and the next run
-    adds the 0.15 and 0.16 columns at the end (the same table as a new database's), stamps version 6,
+    adds the 0.15, 0.16 and 0.18 columns at the end (the same table as a new database's), stamps version 7,
     keeps the old rows as they were and records the new run's energy."""
     fresh = str(tmp_path / "new.db")
     assert track(fresh, "true").returncode == 0
-    v6 = schema(fresh)
-    assert v6[0] == 6 and [c for c, _ in v6[1][-len(V5_COLUMNS + V6_COLUMNS):]] == V5_COLUMNS + V6_COLUMNS
-    v4_cols = v6[1][:-len(V5_COLUMNS + V6_COLUMNS)]
+    v7 = schema(fresh)
+    added = V5_COLUMNS + V6_COLUMNS + V7_COLUMNS
+    assert v7[0] == 7 and [c for c, _ in v7[1][-len(added):]] == added
+    v4_cols = v7[1][:-len(added)]
     db = str(tmp_path / "old.db")
     con = sqlite3.connect(db)
     con.execute("CREATE TABLE runs (id INTEGER PRIMARY KEY AUTOINCREMENT, "
@@ -593,20 +598,21 @@ def test_version4_database_upgraded_keeping_its_rows(tmp_path):
 
     r = track(db, PY, "-c", "pass")
     assert r.returncode == 0 and r.stderr == "", r.stderr
-    assert schema(db) == v6
+    assert schema(db) == v7
     got = rows(db)
     assert len(got) == 3
     for o, g in zip(old, got):
         assert {k: g[k] for k in o} == o  # the old rows as they were
-        assert all(g[c] is None for c in V5_COLUMNS + V6_COLUMNS)
+        assert all(g[c] is None for c in added)
     assert got[2]["process_energy_method"] in ("measured", "sampled", "estimated")
     # a figure with its method (0 when the short run had no CPU in a sampled interval, as under ASan)
     assert got[2]["process_energy_joules"] >= 0 and got[2]["grid_g_per_kwh"] is None  # no grid given
     assert got[2]["co2e_grams"] is None and got[2]["process_co2e_grams"] is None
 
-    # a database stamped 7 (a newer tool's) is still refused: not written, one warning
+    assert json.loads(got[2]["cores"])["durations_secs"]  # the new run's table, read back below
+    # a database stamped 8 (a newer tool's) is still refused: not written, one warning
     con = sqlite3.connect(db)
-    con.execute("PRAGMA user_version = 7")
+    con.execute("PRAGMA user_version = 8")
     con.commit()
     con.close()
     r = track(db, "true")

@@ -91,6 +91,8 @@ def make_run(path, tpl, n=60, cores=1.6, pss_mib=2500.0, gpus=0, vram_mib=0.0):
             p["alive"] = True
             p["cores_used"] = cores
             s["cpu"]["process_cores_used"] = cores
+            while len(s["cpu"]["per_core_pct"]) < cores:  # a machine with the cores the figures use
+                s["cpu"]["per_core_pct"].append(0.0)
             p["pss_mib"] = pss_mib if i == n // 2 else pss_mib / 2  # the peak once
             p["rss_mib"] = p["pss_mib"] * 1.1
             p["cpu_secs_total"] = cores * (i + 1)
@@ -154,7 +156,10 @@ def test_text_and_query(keeper, run_file, needs_reader):
     assert f["vram"].startswith("0 MiB")
     assert f["Metaflow"] == "@resources(cpu=2, memory=3222)"
     assert f["Kubernetes"] == 'resources: {requests: {cpu: "2", memory: "3072Mi"}}'
-    assert f["SLURM"] == "--cpus-per-task=2 --mem=3072M"
+    assert f["SLURM"] == "--cpus-per-task=2 --mem=3072M --time=0:10:00"
+    # 1.6 cores throughout: one core would take 60% longer
+    assert f["cpu from"] == "the fewest cores under which the run is predicted within 10% of its own duration"
+    assert f["time"] == "2 cores: about 60 s, as this run; 1 core: about 1.6 min (+60%)"
     # the 3 GiB box fits 3072 MiB exactly: memory_min=3 lets it in
     assert f["cheapest server"].startswith("upcloud DEV-2xCPU-3GB (Developer 2xCPU-3GB): 2 vCPUs, 3072 MiB")
     assert f["cheapest server"].endswith("$0.0052/hour")
@@ -177,13 +182,23 @@ def test_json_gpu_and_instance(keeper, run_file, needs_reader):
     assert doc["recommendation"] == {"cpu": 3, "memory_mib": 12288, "gpu": 1, "vram_mib": 12288,
                                      "oom_killed": False, "cpu_quota_cores": None, "cpu_throttled_pct": None,
                                      "memory_need_mib": 10000.0, "memory_source": "pss", "memory_sampled": False,
-                                     "headroom_pct": 20.0, "vram_need_mib": 10240.0, "vram_source": "vram"}
+                                     "headroom_pct": 20.0, "vram_need_mib": 10240.0, "vram_source": "vram",
+                                     # 3.2 cores throughout: 3 take 7% longer, within 10%; 2 take 60%
+                                     "max_slowdown_pct": 10.0, "cpu_duration_secs": pytest.approx(64),
+                                     "cpu_run_duration_secs": pytest.approx(60), "cpu_fewer": 2,
+                                     "cpu_fewer_duration_secs": pytest.approx(96), "cpu_cost_usd": None,
+                                     "time_limit_secs": 600.0, "cpu_basis": "duration",
+                                     "time_words": "3 cores: about 64 s, +7% on this run's 60 s; "
+                                                   "2 cores: about 1.6 min (+60%)"}
+    rows = doc["cores"][0]["rows"]
+    assert [r["cores"] for r in rows] == [1, 2, 3, 4, 5]  # a little above the 4 it had
+    assert [round(r["duration_secs"], 3) for r in rows] == [192, 96, 64, 60, 60]
     # the PSS is the largest figure; the job's cgroup (the template's) stood behind the samples;
     # the one run it is made from is said
     assert [n["kind"] for n in doc["notes"]] == ["few_runs"]
     assert doc["runs"] == 1
     assert doc["duration_secs"] == pytest.approx(60)
-    assert doc["schedulers"]["slurm"] == "--cpus-per-task=3 --mem=12288M --gres=gpu:1"
+    assert doc["schedulers"]["slurm"] == "--cpus-per-task=3 --mem=12288M --gres=gpu:1 --time=0:10:00"
     c = doc["cheapest"]
     assert (c["vendor_id"], c["api_reference"], c["vcpus"], c["gpu_count"]) == ("aws", "g4dn.xlarge", 4, 1)
     assert c["price_usd_per_hour"] == pytest.approx(0.526)

@@ -163,6 +163,7 @@ static rt_summary run_needing(double mib, int src, double cores)
     rt_summary s = *summary_of(&st, &r, 1);
     rt_stats_free(st);
     s.usage = NULL; /* freed with the stats */
+    s.cores = NULL;
     return s;
 }
 

@@ -1,5 +1,6 @@
 /* recommend.c - what a job should ask for next time, from the statistics of one or more of its
- * runs: cores from the mean, memory and VRAM from the highest need (need.c) with headroom that
+ * runs: cores from the runs' predicted durations (the fewest within a slowdown bound; cores.c
+ * makes the tables), memory and VRAM from the highest need (need.c) with headroom that
  * shrinks as runs agree, never less than what a run was OOM-killed at nor a CPU quota that held
  * a run back, and the same recommendation in the words of Metaflow, Kubernetes and SLURM. */
 #include <math.h>
@@ -75,14 +76,102 @@ static void keep_highest(rt_need *best, const rt_need *n)
         *best = *n;
 }
 
-rt_error rt_recommend(const rt_summary *const *runs, size_t n, rt_recommendation *out)
+/* Run i's predicted duration under c cores: its table's row (past the table's last row, the
+ * last: only waits fall away beyond it, so the last row is the slower side). */
+static double predicted(const rt_cores_table *t, int64_t c)
+{
+    size_t row = (size_t)c > t->n ? t->n : (size_t)c;
+    return t->rows[row - 1].duration_secs;
+}
+
+/* The CPU answer from the runs' tables (every run has one): the fewest cores (with a price, the
+ * cheapest count) under which every run is predicted within slow percent of its own duration. */
+static int64_t cores_from_tables(const rt_summary *const *runs, size_t n, double slow, double price)
+{
+    size_t most = 0;
+    for (size_t i = 0; i < n; i++)
+        most = runs[i]->cores->n > most ? runs[i]->cores->n : most;
+    int64_t best = (int64_t)most;
+    double best_cost = INFINITY;
+    for (int64_t c = 1; c <= (int64_t)most; c++) {
+        bool ok = true;
+        double cost = 0;
+        for (size_t i = 0; i < n && ok; i++) {
+            const rt_cores_table *t = runs[i]->cores;
+            double d = predicted(t, c);
+            ok = d <= t->duration_secs * (1.0 + slow / 100.0) + 1e-9;
+            cost += (double)c * d;
+        }
+        if (!ok)
+            continue;
+        if (!(price > 0))
+            return c; /* the fewest */
+        if (cost < best_cost * (1.0 - 1e-9)) {
+            best_cost = cost;
+            best = c;
+        }
+    }
+    return best;
+}
+
+/* The time limit to ask with a predicted duration: half again, at least 10 minutes, whole
+ * minutes. */
+static double time_limit_for(double secs)
+{
+    double t = secs * 1.5;
+    return ceil((t < 600 ? 600 : t) / 60.0) * 60.0;
+}
+
+/* The 0.18 figures of the ask: the slowest run's predicted duration under cpu and one fewer. */
+static void cpu_times(const rt_summary *const *runs, size_t n, double price, rt_recommendation *r)
+{
+    double worst = -1;
+    for (size_t i = 0; i < n; i++) {
+        const rt_cores_table *t = runs[i]->cores;
+        double d = predicted(t, r->cpu);
+        if (d > worst) {
+            worst = d;
+            r->cpu_duration_secs = d;
+            r->cpu_run_duration_secs = t->duration_secs;
+        }
+        if (r->cpu > 1) {
+            double f = predicted(t, r->cpu - 1);
+            r->cpu_fewer_duration_secs =
+                isnan(r->cpu_fewer_duration_secs) || f > r->cpu_fewer_duration_secs ? f : r->cpu_fewer_duration_secs;
+        }
+    }
+    r->cpu_fewer = r->cpu - 1;
+    r->time_limit_secs = time_limit_for(r->cpu_duration_secs);
+    if (price > 0)
+        r->cpu_cost_usd = price * (double)r->cpu * r->cpu_duration_secs / 3600.0;
+}
+
+rt_error rt_recommend_with(const rt_recommend_options *opts, const rt_summary *const *runs, size_t n,
+                           rt_recommendation *out)
 {
     if (!out || out->struct_size < offsetof(rt_recommendation, runs) || !runs || n == 0)
         return RT_ERR_INVALID;
+    double slow = 10, price = NAN;
+    if (opts) {
+        if (opts->struct_size < offsetof(rt_recommend_options, usd_per_core_hour) + sizeof(double) ||
+            !(opts->max_slowdown_pct >= 0) || opts->usd_per_core_hour < 0 || isnan(opts->usd_per_core_hour))
+            return RT_ERR_INVALID;
+        slow = opts->max_slowdown_pct;
+        if (opts->usd_per_core_hour > 0)
+            price = opts->usd_per_core_hour;
+    }
     double cores = 0, gpus = NAN, duration = 0, mem_floor = NAN, cpu_floor = NAN;
-    size_t ncores = 0;
+    size_t ncores = 0, tables = 0;
     rt_need mem = {NAN, RT_NEED_UNKNOWN, 0}, vram = {NAN, RT_NEED_UNKNOWN, 0};
-    rt_recommendation r = {.struct_size = out->struct_size, .cpu_quota_cores = NAN, .cpu_throttled_pct = NAN};
+    rt_recommendation r = {.struct_size = out->struct_size,
+                           .cpu_quota_cores = NAN,
+                           .cpu_throttled_pct = NAN,
+                           .max_slowdown_pct = slow,
+                           .cpu_duration_secs = NAN,
+                           .cpu_run_duration_secs = NAN,
+                           .cpu_fewer_duration_secs = NAN,
+                           .cpu_cost_usd = NAN,
+                           .time_limit_secs = NAN};
     for (size_t i = 0; i < n; i++) {
         const rt_summary *s = runs[i];
         if (!s || !s->has_process)
@@ -91,6 +180,7 @@ rt_error rt_recommend(const rt_summary *const *runs, size_t n, rt_recommendation
             cores += s->process_cores.mean;
             ncores++;
         }
+        tables += s->cores && s->cores->n > 0;
         rt_need m, v;
         needs_of(s, &m, &v);
         keep_highest(&mem, &m);
@@ -99,12 +189,22 @@ rt_error rt_recommend(const rt_summary *const *runs, size_t n, rt_recommendation
         duration += isnan(s->duration_secs) ? 0 : s->duration_secs;
         cgroup_floors(s, m.mib, &mem_floor, &cpu_floor, &r);
     }
-    double mean_cores = ncores ? cores / (double)ncores : 0;
-    r.cpu = (int64_t)llround(mean_cores);
+    if (tables == n) {
+        r.cpu = cores_from_tables(runs, n, slow, price);
+        r.cpu_basis = "duration";
+    } else {
+        double mean_cores = ncores ? cores / (double)ncores : 0;
+        r.cpu = (int64_t)llround(mean_cores);
+        r.cpu_basis = "mean";
+    }
     if (r.cpu < 1)
         r.cpu = 1;
-    if (cpu_floor > (double)r.cpu)
+    if (cpu_floor > (double)r.cpu) {
         r.cpu = (int64_t)cpu_floor;
+        r.cpu_basis = "throttled";
+    }
+    if (tables == n)
+        cpu_times(runs, n, price, &r);
     r.headroom_pct = 10.0 + 10.0 / (double)n;
     double grow = 1.0 + r.headroom_pct / 100.0;
     r.memory_mib = isfinite(mem.mib) ? rt_round_memory_mib(mem.mib * grow) : RT_NULL_I64;
@@ -122,6 +222,11 @@ rt_error rt_recommend(const rt_summary *const *runs, size_t n, rt_recommendation
     size_t n_out = out->struct_size < sizeof r ? out->struct_size : sizeof r; /* an older caller's shorter struct */
     memcpy(out, &r, n_out);
     return RT_OK;
+}
+
+rt_error rt_recommend(const rt_summary *const *runs, size_t n, rt_recommendation *out)
+{
+    return rt_recommend_with(NULL, runs, n, out);
 }
 
 size_t rt_format_recommendation(const rt_recommendation *rec, rt_scheduler sched, char *buf, size_t cap)
@@ -146,13 +251,75 @@ size_t rt_format_recommendation(const rt_recommendation *rec, rt_scheduler sched
             snprintf(mem, sizeof mem, ", memory: \"%lldMi\"", mib);
         n = snprintf(buf, cap, "resources: {requests: {cpu: \"%lld\"%s%s}}\n", cpu, mem, gpu);
         break;
-    case RT_SCHED_SLURM:
+    case RT_SCHED_SLURM: {
+        char when[64] = "";
+        /* 0.18: the time limit that goes with the cores (a caller's older, shorter struct has none) */
+        bool timed = rec->struct_size >= offsetof(rt_recommendation, time_limit_secs) + sizeof(double) &&
+                     rec->time_limit_secs > 0 && rec->time_limit_secs < 1e9;
+        if (timed) {
+            long long t = (long long)ceil(rec->time_limit_secs);
+            if (t >= 86400)
+                snprintf(when, sizeof when, " --time=%lld-%02lld:%02lld:%02lld", t / 86400, t / 3600 % 24, t / 60 % 60,
+                         t % 60);
+            else
+                snprintf(when, sizeof when, " --time=%lld:%02lld:%02lld", t / 3600, t / 60 % 60, t % 60);
+        }
         if (rec->gpu > 0)
             snprintf(gpu, sizeof gpu, " --gres=gpu:%lld", g);
         if (known)
             snprintf(mem, sizeof mem, " --mem=%lldM", mib);
-        n = snprintf(buf, cap, "--cpus-per-task=%lld%s%s\n", cpu, mem, gpu);
+        n = snprintf(buf, cap, "--cpus-per-task=%lld%s%s%s\n", cpu, mem, gpu, when);
         break;
     }
+    }
+    return n < 0 ? 0 : (size_t)n;
+}
+
+/* secs roughly, as a person reads a prediction: "8.4 s", "42 s", "1.6 min", "14 min", "2.5 h". */
+static void approx(double secs, char *b, size_t cap)
+{
+    if (secs < 10)
+        snprintf(b, cap, "%.1f s", secs);
+    else if (secs < 90)
+        snprintf(b, cap, "%.0f s", secs);
+    else if (secs < 600)
+        snprintf(b, cap, "%.1f min", secs / 60);
+    else if (secs < 5400)
+        snprintf(b, cap, "%.0f min", secs / 60);
+    else if (secs < 172800)
+        snprintf(b, cap, "%.1f h", secs / 3600);
+    else
+        snprintf(b, cap, "%.1f days", secs / 86400);
+}
+
+size_t rt_recommendation_time_words(const rt_recommendation *rec, char *buf, size_t cap)
+{
+    if (buf && cap)
+        buf[0] = '\0';
+    if (!rec || rec->struct_size < offsetof(rt_recommendation, cpu_basis) + sizeof(const char *) ||
+        !(rec->cpu_duration_secs >= 0) || !(rec->cpu_run_duration_secs > 0))
+        return 0;
+    char a[32], b[32], money[48] = "", fewer[96] = "";
+    double own = rec->cpu_run_duration_secs, d = rec->cpu_duration_secs;
+    approx(d, a, sizeof a);
+    approx(own, b, sizeof b);
+    if (rec->cpu_cost_usd >= 0)
+        snprintf(money, sizeof money, ", $%.4g a run", rec->cpu_cost_usd);
+    char how[96];
+    double pct = 100.0 * (d - own) / own;
+    if (fabs(pct) < 2)
+        snprintf(how, sizeof how, "as this run");
+    else if (pct < 0)
+        snprintf(how, sizeof how, "at best, %.0f%% less than this run's %s (its tasks waited for a CPU)", -pct, b);
+    else
+        snprintf(how, sizeof how, "%+.0f%% on this run's %s", pct, b);
+    if (rec->cpu_fewer > 0 && rec->cpu_fewer_duration_secs >= 0) {
+        char f[32];
+        approx(rec->cpu_fewer_duration_secs, f, sizeof f);
+        snprintf(fewer, sizeof fewer, "; %lld core%s: about %s (%+.0f%%)", (long long)rec->cpu_fewer,
+                 rec->cpu_fewer == 1 ? "" : "s", f, 100.0 * (rec->cpu_fewer_duration_secs - own) / own);
+    }
+    int n = snprintf(buf, cap, "%lld core%s: about %s, %s%s%s", (long long)rec->cpu, rec->cpu == 1 ? "" : "s", a, how,
+                     money, fewer);
     return n < 0 ? 0 : (size_t)n;
 }

@@ -13,6 +13,7 @@
 #include "../core/methods.h"
 #include "../core/request.h"
 #include "allocation.h"
+#include "cores.h"
 #include "efficiency.h"
 #include "fold.h"
 #include "histogram.h"
@@ -156,6 +157,8 @@ struct rt_stats {
     /* 0.16: what the job was given: rt_stats_set_request's copy, else the first record's */
     rt_request_copy request;
     bool request_given;      /* set by rt_stats_set_request: the records' are not taken */
+    /* 0.18: the run under other core counts */
+    rt_cores_acc cores;
 };
 
 /* *acc += x, where NaN is "no figure" (a NaN *acc becomes x). */
@@ -207,6 +210,7 @@ rt_stats *rt_stats_new(void)
     s->idle_power_watts = NAN;
     s->co2e_grams = s->process_co2e_grams = NAN;
     st->energy_ts = NAN;
+    rt_cores_init(&st->cores);
     return st;
 }
 
@@ -437,6 +441,7 @@ void rt_stats_add_sized(rt_stats *st, const rt_record *rec, size_t rec_size)
     add_end(st, r);
     rt_allocation_add_record(&st->alloc, r);
     rt_usage_add(&st->usage, r, w);
+    rt_cores_add(&st->cores, r, w);
     if (r->phases && (st->phases || (st->phases = rt_phase_stats_new())))
         rt_phase_stats_add(st->phases, r);
     add_energy(st, r, iv, has_interval);
@@ -499,6 +504,7 @@ const rt_summary *rt_stats_summary(rt_stats *st)
     max_in(&s->process_rss_mib.peak, st->rss_peak);
     s->allocation = rt_allocation_guess(&st->alloc);
     s->usage = rt_usage_result(&st->usage);
+    s->cores = rt_cores_result(&st->cores);
     s->left_behind = st->last_left;
     rt_need_of(s, &s->memory_need, &s->vram_need);
     rt_phase_stats_result(st->phases, s);

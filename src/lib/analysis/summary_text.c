@@ -268,6 +268,11 @@ static void answer_part(out *o, const rt_summary *s, const rt_run_facts *run)
                 snprintf(a, sizeof a, "%lld MiB", (long long)rec.memory_mib);
             say(o, "%-12s%lld core%s, %s%s: %s (%s)\n", "Ask for", (long long)rec.cpu, rec.cpu == 1 ? "" : "s", a, gpu,
                 sched, scheduler_name(sc));
+            char when[300];
+            if (rt_recommendation_time_words(&rec, when, sizeof when) > 0) { /* 0.18: what the cores cost in time */
+                say(o, "%-12s", "");
+                wrapped(o, 12, 12, when);
+            }
         }
     } else {
         say(o, "%-12smachine: mean %s busy cores, peak %s; memory used peak %s (no job was tracked)\n", "Used",

@@ -159,9 +159,33 @@ static void need_part(rt_ob *o, const char *name, const rt_need *n, const unit *
     close_object(o);
 }
 
+/* ,"cores":{"duration<t>":..,"cores_had":..,"peak_cores":..,"wait<t>":..,"wait_from":..,
+ * "durations<t>":[1 core, 2 cores, ..]}: the run under other core counts (rt_cores_table, its
+ * rows' durations in order), or null without one. */
+static void cores_part(rt_ob *o, const rt_summary *s, const unit *tm)
+{
+    const rt_cores_table *t = s->cores;
+    if (!open_object(o, "cores", t != NULL))
+        return;
+    num(o, "duration", tm, t->duration_secs, 0);
+    num(o, "cores_had", NULL, t->cores_had, 3);
+    num(o, "peak_cores", NULL, t->peak_cores, 4);
+    num(o, "wait", tm, t->wait_secs, 0);
+    str(o, "wait_from", t->wait_from);
+    key(o, "durations", tm->suffix);
+    rt_ob_put(o, "[", 1);
+    for (size_t i = 0; i < t->n; i++) {
+        if (i)
+            rt_ob_put(o, ",", 1);
+        value(o, t->rows[i].duration_secs * tm->factor, tm->decimals);
+    }
+    rt_ob_put(o, "],", 2);
+    close_object(o);
+}
+
 /* ,"recommendation":{..} (rt_recommend of this run alone; null without a tracked tree) and
  * ,"notes":[{"kind":..,"text":..},..] (rt_summary_notes). */
-static void answer_part(rt_ob *o, const rt_summary *s, const unit *mem)
+static void answer_part(rt_ob *o, const rt_summary *s, const unit *mem, const unit *tm)
 {
     rt_recommendation rec = RT_RECOMMENDATION_INIT;
     const rt_summary *runs[1] = {s};
@@ -171,6 +195,14 @@ static void answer_part(rt_ob *o, const rt_summary *s, const unit *mem)
         num(o, "gpu", NULL, (double)rec.gpu, 0);
         num(o, "vram", mem, (double)rec.vram_mib, 0);
         num(o, "headroom_pct", NULL, rec.headroom_pct, 1);
+        /* 0.18: the cores' time */
+        str(o, "cpu_basis", rec.cpu_basis);
+        num(o, "cpu_duration", tm, rec.cpu_duration_secs, 0);
+        num(o, "cpu_fewer", NULL, (double)rec.cpu_fewer, 0);
+        num(o, "cpu_fewer_duration", tm, rec.cpu_fewer_duration_secs, 0);
+        num(o, "time_limit", tm, rec.time_limit_secs, 0);
+        char words[300];
+        str(o, "time_words", rt_recommendation_time_words(&rec, words, sizeof words) > 0 ? words : NULL);
         close_object(o);
     }
     rt_note notes[RT_NOTES_MAX];
@@ -522,7 +554,8 @@ size_t rt_format_summary(const rt_summary *s, const char *memory_unit, const cha
     pressure_part(&o, s);
     need_part(&o, "memory_need", &s->memory_need, mem);
     need_part(&o, "vram_need", &s->vram_need, mem);
-    answer_part(&o, s, mem);
+    answer_part(&o, s, mem, tm);
+    cores_part(&o, s, tm);
     gpu_tracker_part(&o, s, mem, tm);
     phases_part(&o, s, mem, tm);
     energy_part(&o, s, tm);
