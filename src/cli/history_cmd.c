@@ -30,7 +30,7 @@ static const char history_usage[] =
     "  --job NAME       only the runs of this job\n"
     "  --last N         only the newest N runs\n"
     "  --json           one JSON object per run and line (every column; tags, command, notes,\n"
-    "                   phases, phase_marks and summary as JSON), instead of the table\n"
+    "                   phases, phase_marks, cores and summary as JSON), instead of the table\n"
     "  --history FILE   the run history (default: TRACKER_HISTORY, else [history] path)\n"
     "  -h, --help       this text, exit 0\n"
     "\n"
@@ -157,7 +157,8 @@ static int print_json_row(sqlite3_stmt *st)
         case SQLITE_TEXT: {
             const char *t = (const char *)sqlite3_column_text(st, i);
             bool is_json = !strcmp(name, "tags") || !strcmp(name, "command") || !strcmp(name, "summary_json") ||
-                           !strcmp(name, "notes") || !strcmp(name, "phases") || !strcmp(name, "phase_marks");
+                           !strcmp(name, "notes") || !strcmp(name, "phases") || !strcmp(name, "phase_marks") ||
+                           !strcmp(name, "cores");
             v = is_json ? json_loads(t, 0, NULL) : NULL;
             if (!v)
                 v = history_json_str_lossy(t);

@@ -375,7 +375,8 @@ static void print_cores(const rt_recommendation *rec, const rt_summary *const *r
             const rt_cores_table *t = runs[i]->cores;
             const rt_cores_row *r = &t->rows[(c > t->n ? t->n : c) - 1];
             double pct = t->duration_secs > 0 ? 100.0 * (r->duration_secs - t->duration_secs) / t->duration_secs : 0;
-            printf(" %10.1f s (%+4.0f%%)%s", r->duration_secs, pct, r->wait_bound && c <= t->n ? "*" : " ");
+            printf(" %10.1f s (%+4.0f%%)%s", r->duration_secs, fabs(pct) < 0.5 ? 0.0 : pct,
+                   r->wait_bound && c <= t->n ? "*" : " ");
         }
         for (size_t i = 0; i < n; i++) {
             const rt_cores_table *t = runs[i]->cores;
@@ -384,14 +385,12 @@ static void print_cores(const rt_recommendation *rec, const rt_summary *const *r
         printf("%s\n", (int64_t)c == rec->cpu ? "  <- asked" : "");
     }
     const rt_cores_table *t = runs[0]->cores;
-    printf("model: each interval's CPU work runs at most that many cores wide; time off a CPU is unchanged "
-           "(docs/answers.md)\n");
+    printf("model: an interval's CPU work runs at most that wide; time off a CPU is unchanged (docs/answers.md)\n");
     if (isfinite(t->cores_had) && (double)most > t->cores_had)
-        printf("*: above the %.4g cores the run had, faster only by the time its tasks waited for a CPU (%s)\n",
-               t->cores_had,
+        printf("*: above the %.4g cores the run had: faster only by its tasks' waits for a CPU (%s)\n", t->cores_had,
                !t->wait_from                        ? "no pressure figure: no gain claimed"
-               : strcmp(t->wait_from, "group") == 0 ? "the job group's CPU pressure: a bound"
-                                                    : "the machine's CPU pressure: a bound, overstated");
+               : strcmp(t->wait_from, "group") == 0 ? "the group's pressure; a bound"
+                                                    : "the machine's pressure; a bound, overstated");
 }
 
 /* Writes the text report to stdout. Returns 0 or EXIT_FAIL when stdout failed. */

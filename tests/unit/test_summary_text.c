@@ -62,7 +62,7 @@ static void recorded_run(void **state)
                                    "of the samples: a lower bound)\n"
                                    "Ask for     3 cores, 512 MiB, 1 GPU: --cpus-per-task=3 --mem=512M --gres=gpu:1 "
                                    "--time=0:10:00 (SLURM)\n"
-                                   "            3 cores: about 3.0 s, as this run; 2 cores: about 3.5 s (+17%)\n"));
+                                   "Time        3 cores: about 3.0 s, as this run; 2 cores: about 3.5 s (+17%)\n"));
     assert_true(strncmp(k.text, "Used ", 5) == 0);
     assert_non_null(strstr(k.text, "\nRun\n  Job                        fixture-job\n"
                                    "  Started                    2023-11-14 22:13:20 UTC\n"

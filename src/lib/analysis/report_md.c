@@ -147,12 +147,12 @@ static void answer_line(md_part *p, const char *label, const char *value)
     md_lit(p, "  \n"); /* a hard line break: the lines stay lines */
 }
 
-/* The answer's lines the summary text writes first (what the job used, what to ask for, its
- * efficiency against what it was given, its energy and carbon, how long it ran), each as
+/* The answer's lines the summary text writes first (what the job used, what to ask for and what
+ * its cores cost in time, its efficiency against what it was given, its energy and carbon, how long it ran), each as
  * answer_line; the notes are written apart. */
 static rt_error answer_lines(md_part *p, const rt_summary *s, const rt_report_info *in, int scheduler)
 {
-    static const char *const keep[] = {"Used", "Ask for", "Efficiency", "Energy", "Carbon", "Ran"};
+    static const char *const keep[] = {"Used", "Ask for", "Time", "Efficiency", "Energy", "Carbon", "Ran"};
     md_part text = {0};
     rt_buf_init(&text.b, MD_PART_MAX);
     rt_summary_text_options to = RT_SUMMARY_TEXT_OPTIONS_INIT;

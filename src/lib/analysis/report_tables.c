@@ -414,6 +414,33 @@ static void answer_energy(rpt_hw *w, const rt_summary *s)
     rpt_hw_lit(w, "</td></tr>\n");
 }
 
+/* The cores' time (0.18): the asked cores' predicted duration in words, and the run's table of
+ * durations under 1, 2, ... cores (the first RPT_CORES_ROWS counts), the asked row marked. */
+#define RPT_CORES_ROWS 8
+static void answer_cores(rpt_hw *w, const rt_recommendation *rec, const rt_cores_table *t)
+{
+    char line[400];
+    if (rt_recommendation_time_words(rec, line, sizeof line) == 0 || !t)
+        return;
+    rpt_hw_lit(w, "<tr id=\"answer-time\"><th>Time</th><td>");
+    rpt_hw_html(w, line);
+    rpt_hw_lit(w, "<table class=\"cores\" id=\"answer-cores\"><tr><th>cores</th><th>predicted</th>"
+                  "<th>vs this run</th><th>core-hours</th></tr>\n");
+    for (size_t i = 0; i < t->n && i < RPT_CORES_ROWS; i++) {
+        const rt_cores_row *r = &t->rows[i];
+        double pct = t->duration_secs > 0 ? 100.0 * (r->duration_secs - t->duration_secs) / t->duration_secs : 0;
+        snprintf(line, sizeof line, "<tr%s><td>%lld%s</td><td>%.1f s</td><td>%+.0f%%</td><td>%.4f</td></tr>\n",
+                 r->cores == rec->cpu ? " class=\"asked\"" : "", (long long)r->cores, r->wait_bound ? "*" : "",
+                 r->duration_secs, fabs(pct) < 0.5 ? 0.0 : pct, r->core_hours);
+        rpt_hw_lit(w, line);
+    }
+    rpt_hw_lit(w, "</table><span class=\"note\">each interval's CPU work at most that many cores wide, time off a "
+                  "CPU unchanged");
+    if (isfinite(t->cores_had) && (double)(t->n < RPT_CORES_ROWS ? t->n : RPT_CORES_ROWS) > t->cores_had)
+        rpt_hw_lit(w, "; * above the cores the run had: faster only by the time its tasks waited for a CPU, at best");
+    rpt_hw_lit(w, "</span></td></tr>\n");
+}
+
 /* The answer first, on the first screen: what the job used, how it ended, what to ask for next
  * time (in each scheduler's words), the cost, and the run's notes. Nothing without a summary. */
 void rpt_answer_section(rpt_hw *w, const rt_report_info *in)
@@ -449,6 +476,7 @@ void rpt_answer_section(rpt_hw *w, const rt_report_info *in)
             rpt_hw_lit(w, "</code>");
         }
         rpt_hw_lit(w, "</td></tr>\n");
+        answer_cores(w, rec, s->cores);
     }
     char eff[400]; /* 0.16: against what the job was given where it ran */
     if (rt_efficiency_words(s, eff, sizeof eff) > 0) {

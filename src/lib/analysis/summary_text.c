@@ -270,7 +270,7 @@ static void answer_part(out *o, const rt_summary *s, const rt_run_facts *run)
                 sched, scheduler_name(sc));
             char when[300];
             if (rt_recommendation_time_words(&rec, when, sizeof when) > 0) { /* 0.18: what the cores cost in time */
-                say(o, "%-12s", "");
+                say(o, "%-12s", "Time");
                 wrapped(o, 12, 12, when);
             }
         }

@@ -261,9 +261,14 @@ def section_html(pathspec, failed, interval, versions, usage, rec, rec_runs, his
         out.append(usage)
     if rec is not None:
         runs = f"this run and {rec_runs} earlier" if rec_runs else "this run"
+        timed = rec.get("cpu_time") or {}
+        cores_rule = ("cores: the fewest whose predicted duration is within "
+                      f'{fmt(_num(timed.get("max_slowdown_pct")), 0)}% of this run\'s'
+                      if timed.get("basis") == "duration" else "cores from the mean")
         out.append(f'<h3>Recommended for the next run</h3><pre class="resources" id="mf-resources">'
                    f'{esc(resources_line(rec))}</pre>'
-                   f'<p class="note">From {runs} by the rule of the recommendation below (cores from the mean, '
+                   + (f'<p id="mf-cpu-time">{esc(timed["words"])}</p>' if timed.get("words") else "")
+                   + f'<p class="note">From {runs} by the rule of the recommendation below ({esc(cores_rule)}, '
                    f'memory from the peak need with headroom); memory in MB as Metaflow\'s @resources takes it '
                    f'({esc(fmt(_num(rec.get("memory")), 0))} MiB).</p>')
     if history:
