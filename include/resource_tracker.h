@@ -1521,6 +1521,8 @@ typedef enum rt_note_kind {
     RT_NOTE_TIME_LIMIT = 15,           /* (0.16) the job came near its time limit */
     RT_NOTE_MEMORY_SAFE_SIDE = 16,     /* (0.18) a memory peak the readings could not place:
                                         * page cache taken as not there, and the ask grew */
+    RT_NOTE_CPU_RUNS = 17,             /* (0.18) how many of several runs ask for the same cores
+                                        * on their own (rt_recommend_notes) */
 } rt_note_kind;
 
 /* One note. This struct never grows. */

@@ -215,6 +215,35 @@ static void throttled_and_several_runs(void **state)
     assert_int_equal(rt_recommend_with(&o, runs, 2, &r), RT_OK);
     assert_int_equal(r.cpu, 2);
     assert_near(r.cpu_duration_secs, 20, 1e-9); /* the slowest run's prediction */
+    /* the note says how many runs agree: the throttled one asks for 2 by its floor, the phased
+     * one by its table */
+    rt_note notes[RT_NOTES_MAX];
+    size_t n = rt_recommend_notes(runs, 2, &r, notes, RT_NOTES_MAX);
+    bool said = false;
+    for (size_t i = 0; i < n; i++)
+        if (notes[i].kind == RT_NOTE_CPU_RUNS) {
+            assert_string_equal(notes[i].text,
+                                "all 2 runs ask for 2 cores on their own (predicted within 10% of each run)");
+            said = true;
+        }
+    assert_true(said);
+    /* with a bound of 60% the phased run alone asks for 1: one of the two agrees */
+    o.max_slowdown_pct = 60;
+    rt_stats *c = rt_stats_new();
+    const rt_summary *two[] = {run_of(c, 20, phased), runs[0]};
+    assert_int_equal(rt_recommend_with(&o, two, 2, &r), RT_OK);
+    assert_int_equal(r.cpu, 2);
+    n = rt_recommend_notes(two, 2, &r, notes, RT_NOTES_MAX);
+    said = false;
+    for (size_t i = 0; i < n; i++)
+        if (notes[i].kind == RT_NOTE_CPU_RUNS) {
+            assert_string_equal(notes[i].text,
+                                "1 of the 2 runs ask for 2 cores on their own, 1 for fewer: the ask keeps "
+                                "every run within 60% of its own duration");
+            said = true;
+        }
+    assert_true(said);
+    rt_stats_free(c);
     rt_stats_free(a);
     rt_stats_free(b);
 }

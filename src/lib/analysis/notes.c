@@ -40,6 +40,7 @@ const char *rt_note_kind_name(int kind)
         [RT_NOTE_PHASE_MARKS] = "phase_marks",      [RT_NOTE_CPU_OVER_REQUESTED] = "cpu_over_requested",
         [RT_NOTE_MEMORY_OVER_REQUESTED] = "memory_over_requested", [RT_NOTE_GPU_UNUSED] = "gpu_unused",
         [RT_NOTE_TIME_LIMIT] = "time_limit",        [RT_NOTE_MEMORY_SAFE_SIDE] = "memory_safe_side",
+        [RT_NOTE_CPU_RUNS] = "cpu_runs",
     };
     return kind > 0 && (size_t)kind < sizeof names / sizeof names[0] ? names[kind] : "note";
 }
@@ -396,6 +397,33 @@ size_t rt_summary_notes(const rt_summary *s, const rt_notes_options *opts, rt_no
     return ns.n;
 }
 
+/* Of several runs with tables, how many ask for the cores of the recommendation on their own
+ * (the same slowdown bound): the ask covers the slowest, and a person sees whether the runs
+ * agree. */
+static void runs_agree(notes *ns, const rt_summary *const *runs, size_t n, const rt_recommendation *rec)
+{
+    if (n < 2 || !rec->cpu_basis || strcmp(rec->cpu_basis, "mean") == 0)
+        return;
+    rt_recommend_options o = RT_RECOMMEND_OPTIONS_INIT;
+    o.max_slowdown_pct = rec->max_slowdown_pct;
+    size_t same = 0, fewer = 0;
+    for (size_t i = 0; i < n; i++) {
+        rt_recommendation own = RT_RECOMMENDATION_INIT;
+        if (rt_recommend_with(&o, &runs[i], 1, &own) != RT_OK || !own.cpu_basis || strcmp(own.cpu_basis, "mean") == 0)
+            return; /* a run without a table: the ask is the mean rule's */
+        same += own.cpu == rec->cpu;
+        fewer += own.cpu < rec->cpu;
+    }
+    if (same == n)
+        add(ns, RT_NOTE_CPU_RUNS, "all %zu runs ask for %lld core%s on their own (predicted within %.0f%% of each run)",
+            n, (long long)rec->cpu, rec->cpu == 1 ? "" : "s", rec->max_slowdown_pct);
+    else
+        add(ns, RT_NOTE_CPU_RUNS,
+            "%zu of the %zu runs ask for %lld core%s on their own, %zu for fewer: the ask keeps every run within %.0f%% "
+            "of its own duration",
+            same, n, (long long)rec->cpu, rec->cpu == 1 ? "" : "s", fewer, rec->max_slowdown_pct);
+}
+
 size_t rt_recommend_notes(const rt_summary *const *runs, size_t n, const rt_recommendation *rec, rt_note *out,
                           size_t cap)
 {
@@ -446,5 +474,6 @@ size_t rt_recommend_notes(const rt_summary *const *runs, size_t n, const rt_reco
             "the CPU quota of %s core%s held the job back: throttled in %.0f%% of periods; asking for %lld",
             cores_text(rec->cpu_quota_cores, a, sizeof a), plural(rec->cpu_quota_cores), rec->cpu_throttled_pct,
             (long long)rec->cpu);
+    runs_agree(&ns, runs, n, rec);
     return ns.n;
 }
