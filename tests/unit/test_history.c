@@ -352,10 +352,10 @@ static void newer_schema(void **state)
     db_path(path, sizeof path, "newer.db");
     rt_summary s = make_summary(1);
     assert_int_equal(append(path, "train", 0, &s), 0);
-    sql_on(path, "PRAGMA user_version = 7");
+    sql_on(path, "PRAGMA user_version = 8");
     assert_int_equal(append(path, "train", 0, &s), -1);
     assert_int_equal(runs_of(path, "train"), 1);
-    sql_on(path, "PRAGMA user_version = 6"); /* ours again: written */
+    sql_on(path, "PRAGMA user_version = 7"); /* ours again: written */
     assert_int_equal(append(path, "train", 0, &s), 0);
     assert_int_equal(runs_of(path, "train"), 2);
 }
@@ -456,12 +456,12 @@ static void version1_migrates(void **state)
     set_cgroup(&s);
     assert_int_equal(append(path, "train", 0, &s), 0);
     sql_text(path, "PRAGMA user_version", text, sizeof text);
-    assert_string_equal(text, "6");
-    columns_of(path, text, sizeof text); /* version 4's, 5's and 6's columns at the end */
+    assert_string_equal(text, "7");
+    columns_of(path, text, sizeof text); /* version 4's, 5's, 6's and 7's columns at the end */
     char *v4 = strstr(text, ",phases TEXT,phase_marks TEXT,energy_joules REAL,energy_method TEXT,");
     assert_non_null(v4);
     assert_non_null(strstr(text, ",grid_g_per_kwh REAL,grid_zone TEXT,grid_source TEXT,place TEXT,"));
-    const char *v6_end = ",time_limit_used_pct REAL,process_vms_peak_mib REAL";
+    const char *v6_end = ",time_limit_used_pct REAL,process_vms_peak_mib REAL,cores TEXT";
     size_t tl = strlen(text), sl = strlen(v6_end);
     assert_true(tl > sl);
     assert_string_equal(text + tl - sl, v6_end);
@@ -664,6 +664,65 @@ static void loader_missing(void **state)
     assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* got within eps of want */
+static void near(double got, double want, double eps)
+{
+    if (!(fabs(got - want) <= eps))
+        fail_msg("%.17g, want %.17g (within %g)", got, want, eps);
+}
+
+/* The run's table under other core counts (schema 7) comes back from the history row for row,
+ * and the recommendation from the history is the file's: made from the table. */
+static void cores_round_trip(void **state)
+{
+    (void)state;
+    char path[512];
+    db_path(path, sizeof path, "cores.db");
+    rt_stats *st = rt_stats_new();
+    for (int i = 0; i < 20; i++) { /* 10 s on one core, then 10 s on two, on a machine of 4 */
+        rt_record r;
+        memset(&r, 0, sizeof r);
+        const double nan = NAN;
+        for (size_t off = offsetof(rt_record, cpu_cores); off <= offsetof(rt_record, pressure_io_full_pct);
+             off += sizeof(double))
+            memcpy((char *)&r + off, &nan, sizeof nan);
+        r.timestamp_secs = 1000 + i;
+        r.interval_secs = 1;
+        r.process_pid = 7;
+        r.process_cores = i < 10 ? 1 : 2;
+        r.process_pss_mib = 100;
+        r.cpu_count = 4;
+        rt_stats_add(st, &r);
+    }
+    const rt_summary *s = rt_stats_summary(st);
+    assert_non_null(s->cores);
+    assert_int_equal(append(path, "train", 0, s), 0);
+    rt_summary *out = NULL;
+    size_t n = 0;
+    assert_int_equal(cli_history_summaries(path, "train", 5, &out, &n), 0);
+    assert_int_equal(n, 1);
+    const rt_cores_table *t = out[0].cores;
+    assert_non_null(t);
+    assert_int_equal(t->n, s->cores->n);
+    near(t->duration_secs, s->cores->duration_secs, 1e-9);
+    near(t->cores_had, 4, 0);
+    for (size_t c = 0; c < t->n; c++) {
+        assert_int_equal(t->rows[c].cores, (int64_t)c + 1);
+        near(t->rows[c].duration_secs, s->cores->rows[c].duration_secs, 1e-6);
+        assert_int_equal(t->rows[c].wait_bound, s->cores->rows[c].wait_bound);
+    }
+    rt_recommendation a = RT_RECOMMENDATION_INIT, b = RT_RECOMMENDATION_INIT;
+    const rt_summary *from_file[] = {s}, *from_history[] = {&out[0]};
+    assert_int_equal(rt_recommend(from_file, 1, &a), RT_OK);
+    assert_int_equal(rt_recommend(from_history, 1, &b), RT_OK);
+    assert_int_equal(b.cpu, 2);
+    assert_int_equal(a.cpu, b.cpu);
+    assert_string_equal(b.cpu_basis, "duration");
+    near(b.cpu_fewer_duration_secs, 30, 1e-6);
+    free(out);
+    rt_stats_free(st);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--without-sqlite") == 0)
@@ -676,6 +735,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(newer_schema),
         cmocka_unit_test(infinite_figures),
         cmocka_unit_test(cgroup_round_trip),
+        cmocka_unit_test(cores_round_trip),
         cmocka_unit_test(version1_migrates),
         cmocka_unit_test(phases_columns),
         cmocka_unit_test(energy_columns),

@@ -141,7 +141,8 @@ static void defaults(void **state)
     (void)state;
     rt_summary s = full();
     json_t *j = format_parse(&s, NULL, NULL);
-    assert_int_equal(json_object_size(j), 19);
+    assert_int_equal(json_object_size(j), 20);
+    is_null(j, "cores"); /* a summary made by hand: no table of the run under other core counts */
     is_null(j, "energy"); /* no energy figure */
     is_null(j, "efficiency"); /* nothing said what the job was given */
     is_null(j, "phases"); /* no mark: both null */
@@ -213,6 +214,11 @@ static void defaults(void **state)
     near(json_object_get(rec, "memory_mib"), 3072, 0, "memory_mib"); /* 2100 x 1.2 = 2520 -> 3 GiB */
     near(json_object_get(rec, "gpu"), 1, 0, "gpu");
     near(json_object_get(rec, "headroom_pct"), 20, 0, "headroom_pct");
+    /* without a table, the cores by the mean rule, and no time (0.18) */
+    assert_string_equal(json_string_value(json_object_get(rec, "cpu_basis")), "mean");
+    is_null(rec, "cpu_duration_secs");
+    is_null(rec, "time_limit_secs");
+    is_null(rec, "time_words");
     const json_t *notes = json_object_get(j, "notes");
     assert_true(json_is_array(notes));
     assert_int_equal(json_array_size(notes), 1); /* no group: the accounting may be incomplete */
