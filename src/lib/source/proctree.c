@@ -265,6 +265,11 @@ static void add_observed(rt_proctree *t, const proc *p, rt_tree_totals *out)
 {
     if (rt_grow(&t->live, &t->live_cap, t->nlive + 1, sizeof *t->live) == 0)
         t->live[t->nlive++] = p->pid;
+    /* the exposed pass's ordering grows with the live list, in the walk that grew it: the pass
+     * (rt_proctree_reread_exposed) comes when the machine's page tables move, maybe long after
+     * the tree has its size, and then allocates nothing (a failure here: it grows it itself) */
+    if (t->order_cap < t->live_cap)
+        (void)rt_grow_uninit(&t->order, &t->order_cap, t->live_cap, sizeof *t->order);
     out->utime_ns += p->ut_ns;
     out->stime_ns += p->st_ns;
     add_io(out, &p->io);
