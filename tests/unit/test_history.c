@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "blank_record.h" /* after cli.h: it needs rt_record */
 #include "sqlite_dl.h"
 
 static char dir[] = "/tmp/rt-history-XXXXXX";
@@ -680,14 +681,7 @@ static void cores_round_trip(void **state)
     db_path(path, sizeof path, "cores.db");
     rt_stats *st = rt_stats_new();
     for (int i = 0; i < 20; i++) { /* 10 s on one core, then 10 s on two, on a machine of 4 */
-        rt_record r;
-        memset(&r, 0, sizeof r);
-        const double nan = NAN;
-        for (size_t off = offsetof(rt_record, cpu_cores); off <= offsetof(rt_record, pressure_io_full_pct);
-             off += sizeof(double))
-            memcpy((char *)&r + off, &nan, sizeof nan);
-        r.timestamp_secs = 1000 + i;
-        r.interval_secs = 1;
+        rt_record r = blank_record(1000 + i, 1);
         r.process_pid = 7;
         r.process_cores = i < 10 ? 1 : 2;
         r.process_pss_mib = 100;
