@@ -114,6 +114,7 @@ typedef struct run_state {
     bool cloud_tried;      /* cli_start_cloud was called (cloud may still be NULL: off or failed) */
     char untracked_why[128]; /* why the command must run in the tracker's place ("": it need not) */
     cli_marks *marks;        /* the command's phase marks (TRACKER_PHASE_SOCKET); NULL: none */
+    bool no_sample_told;     /* a sample that could not be taken was said (once) */
 } run_state;
 
 /* Takes one sample and hands it to the pipeline. Returns false when output failed for good
@@ -124,7 +125,19 @@ static bool emit(run_state *rs)
     cli_marks_drain(rs->marks, rs->sampler, rs->pipe, rs->last ? rs->last->timestamp_secs : rs->start_secs,
                     rs->child_done ? CLI_MARKS_ALL : CLI_MARKS_SAMPLE);
     const rt_sample *s;
-    if (!rs->sampler || rt_sampler_sample(rs->sampler, &s) != RT_OK)
+    rt_error err = rs->sampler ? rt_sampler_sample(rs->sampler, &s) : RT_OK;
+    if (err != RT_OK && !rs->no_sample_told) {
+        /* nothing of the machine could be read: said once, the job runs on */
+        struct rlimit rl;
+        rs->no_sample_told = true;
+        if (cli_fds_free() == 0 && getrlimit(RLIMIT_NOFILE, &rl) == 0)
+            cli_say("warning: cannot take a sample (too few file descriptors: a limit of %llu, all in use): none "
+                    "is written while none is free",
+                    (unsigned long long)rl.rlim_cur);
+        else
+            cli_say("warning: cannot take a sample (%s): none is written while it cannot", rt_strerror(err));
+    }
+    if (!rs->sampler || err != RT_OK)
         return true;
     rs->last = s;
     if (rs->human)

@@ -502,6 +502,115 @@ static void group_hybrid(void **state)
     fixture_done(g, &b, &roots);
 }
 
+/* What a logger was handed: every message counted, the last kept; the warnings (and errors)
+ * counted apart, the last of them kept. */
+typedef struct logs {
+    int n, warns;
+    char last[512], last_warn[1024];
+} logs;
+
+static void keep_log(void *user, rt_log_level level, const char *msg)
+{
+    logs *l = user;
+    l->n++;
+    snprintf(l->last, sizeof l->last, "%s", msg);
+    if (level >= RT_LOG_WARN) {
+        l->warns++;
+        snprintf(l->last_warn, sizeof l->last_warn, "%s", msg);
+    }
+}
+
+/* The lowest descriptor number free now. */
+static int lowest_free_fd(void)
+{
+    int fd = dup(0);
+    assert_true(fd >= 0);
+    close(fd);
+    return fd;
+}
+
+/* The open files limit group_few_descriptors changes, put back by its teardown even when it
+ * fails. */
+static struct rlimit few_was;
+
+static int few_descriptors_done(void **state)
+{
+    (void)state;
+    return setrlimit(RLIMIT_NOFILE, &few_was);
+}
+
+/* Under an open files limit that leaves room to keep only `room` more descriptors (the
+ * headroom is 16: rt_fds_keep_below), a group keeps the files a run is judged by first (v2's
+ * cpu.stat, the memory peak, the charge, the tasks' peak and count), reads those to the same
+ * figures as with every file kept and the rest as null, and says so once, at its opening, with
+ * the limit and the files named; with room for all, nothing is said. The directory being read
+ * holds one descriptor while its files are opened. */
+static void group_few_descriptors(void **state)
+{
+    (void)state;
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &few_was), 0);
+    rt_roots roots;
+    rt_cg_group *kept = fixture_group("hybrid", 4242, &roots);
+    rt_buf b;
+    rt_buf_init(&b, 1 << 20);
+    rt_cg_reading want, got;
+    rt_cg_group_read(kept, &b, &want);
+    rt_cg_group_free(kept);
+    assert_true(want.cpu_usage_ns != RT_NULL_U64 && want.memory_peak_bytes != RT_NULL_U64);
+    assert_true(want.memory_bytes != RT_NULL_U64 && want.pids_peak != RT_NULL_I64 && want.pids != RT_NULL_I64);
+    assert_true(want.memory_limit_bytes != RT_NULL_U64 && want.cpu_quota_usec != RT_NULL_U64);
+    int lo = lowest_free_fd();
+    bool open_before[80]; /* descriptors above the lowest free one, inherited maybe */
+    for (int fd = lo; fd < lo + 80; fd++)
+        open_before[fd - lo] = fcntl(fd, F_GETFD) >= 0;
+    for (int room = 0; room <= 64; room++) {
+        struct rlimit few = {(rlim_t)(lo + room + 16), few_was.rlim_max};
+        assert_int_equal(setrlimit(RLIMIT_NOFILE, &few), 0);
+        logs w = {0};
+        rt_logger log = {keep_log, &w};
+        rt_cg_group *g = rt_cg_group_of_pid(&roots, 4242, &log);
+        assert_non_null(g);
+        rt_cg_group_read(g, &b, &got);
+        int files = 0; /* kept: open now and not before */
+        for (int fd = lo; fd < lo + 80; fd++)
+            files += fcntl(fd, F_GETFD) >= 0 && !open_before[fd - lo];
+        rt_cg_group_free(g);
+        assert_int_equal(lowest_free_fd(), lo);
+        /* the first kept, in order; each either the same figure or null */
+        int k = -1; /* the descriptors free below the limit's headroom, less the directory's */
+        for (int fd = lo; fd < lo + room; fd++)
+            k += !open_before[fd - lo];
+        k = k < 0 ? 0 : k;
+        assert_true(got.cpu_usage_ns == (k >= 1 ? want.cpu_usage_ns : RT_NULL_U64));
+        assert_true(got.memory_peak_bytes == (k >= 2 ? want.memory_peak_bytes : RT_NULL_U64));
+        assert_true(got.memory_bytes == (k >= 3 ? want.memory_bytes : RT_NULL_U64));
+        assert_true(got.pids_peak == (k >= 4 ? want.pids_peak : RT_NULL_I64));
+        assert_true(got.pids == (k >= 5 ? want.pids : RT_NULL_I64));
+        assert_true(got.memory_limit_bytes == RT_NULL_U64 || got.memory_limit_bytes == want.memory_limit_bytes);
+        assert_true(files <= k);
+        if (w.warns == 0) { /* room for all: nothing said, every figure there */
+            assert_memory_equal(&got, &want, sizeof want);
+            assert_true(room > 5);
+            break;
+        }
+        assert_int_equal(w.warns, 1);
+        char limit[64];
+        snprintf(limit, sizeof limit, "the open files limit %d:", lo + room + 16);
+        assert_non_null(strstr(w.last_warn, "too few file descriptors to keep open"));
+        assert_non_null(strstr(w.last_warn, limit));
+        assert_non_null(strstr(w.last_warn, "cgroup /rtfix:"));
+        const char *takes = strstr(w.last_warn, "it takes ");
+        assert_non_null(takes); /* a limit past this one: never one at which it would fit */
+        assert_true(atoi(takes + 9) > lo + room + 16 && atoi(takes + 9) <= lo + 64 + 16 + 16);
+        if (k == 0)
+            assert_non_null(strstr(w.last_warn, "unified/cpu.stat, memory/memory.max_usage_in_bytes, "));
+        assert_true(room < 64);
+    }
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &few_was), 0);
+    rt_buf_free(&b);
+    rt_roots_close(&roots);
+}
+
 /* A group with a single file: every other figure null, nothing fails. Mounts outside /sys and
  * paths outside the mount are not opened. */
 static void group_sparse_and_unreachable(void **state)
@@ -514,8 +623,9 @@ static void group_sparse_and_unreachable(void **state)
     snprintf(sys, sizeof sys, "%s/sys", dir);
     mkdir(proc, 0755);
     mkdir(sys, 0755);
-    unit_put(proc, "self/mountinfo", "30 1 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n"
-                                     "31 1 0:27 / /cgroup/memory rw - cgroup cgroup rw,memory\n");
+    unit_put(proc, "self/mountinfo",
+             "30 1 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n"
+             "31 1 0:27 / /cgroup/memory rw - cgroup cgroup rw,memory\n");
     unit_put(proc, "9/cgroup", "0::/g\n4:memory:/g\n");
     unit_put(proc, "10/cgroup", "0::/../outside\n");
     unit_put(proc, "11/cgroup", "4:memory:/g\n");
@@ -577,7 +687,7 @@ static void limits_kept_a_second(void **state)
     unit_put(sys, "fs/cgroup/g/cpu.max", "max 100000\n");
     unit_put(sys, "fs/cgroup/g/cpu.stat", "usage_usec 20\n");
     rt_cg_group_read_at(g, &b, 100.0 + RT_CG_LIMITS_EVERY_SECS / 2, &r);
-    assert_int_equal(r.cpu_usage_ns, 20000); /* counters: now */
+    assert_int_equal(r.cpu_usage_ns, 20000);         /* counters: now */
     assert_int_equal(r.memory_limit_bytes, 1048576); /* limits: as read at 100 */
     assert_int_equal(r.cpu_quota_usec, 50000);
     rt_cg_group_read_at(g, &b, 100.0 + RT_CG_LIMITS_EVERY_SECS, &r);
@@ -609,9 +719,10 @@ static void memberships_per_path(void **state)
     snprintf(sys, sizeof sys, "%s/sys", dir);
     mkdir(proc, 0755);
     mkdir(sys, 0755);
-    unit_put(proc, "self/mountinfo", "30 1 0:26 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n"
-                                     "31 1 0:27 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n"
-                                     "32 1 0:28 / /sys/fs/cgroup/pids rw - cgroup cgroup rw,pids\n");
+    unit_put(proc, "self/mountinfo",
+             "30 1 0:26 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n"
+             "31 1 0:27 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n"
+             "32 1 0:28 / /sys/fs/cgroup/pids rw - cgroup cgroup rw,pids\n");
     unit_put(proc, "9/cgroup", "0::/a\n4:memory:/b\n8:pids:/a\n");
     unit_put(sys, "fs/cgroup/unified/a/cgroup.procs", "9\n");
     unit_put(sys, "fs/cgroup/pids/a/cgroup.procs", "9\n");
@@ -635,19 +746,6 @@ static void memberships_per_path(void **state)
 }
 
 /* ---- the job group -------------------------------------------------------------------------- */
-
-typedef struct logs {
-    int n;
-    char last[512];
-} logs;
-
-static void keep_log(void *user, rt_log_level level, const char *msg)
-{
-    logs *l = user;
-    (void)level;
-    l->n++;
-    snprintf(l->last, sizeof l->last, "%s", msg);
-}
 
 /* A pid that no longer exists: a child reaped at once. */
 static pid_t dead_pid(void)
@@ -1166,7 +1264,9 @@ int main(void)
         cmocka_unit_test(group_v2),
         cmocka_unit_test(group_v1),
         cmocka_unit_test(group_hybrid),
-        cmocka_unit_test(group_sparse_and_unreachable), cmocka_unit_test(limits_kept_a_second),
+        cmocka_unit_test_teardown(group_few_descriptors, few_descriptors_done),
+        cmocka_unit_test(group_sparse_and_unreachable),
+        cmocka_unit_test(limits_kept_a_second),
         cmocka_unit_test(memberships_per_path),
         cmocka_unit_test(job_fake_tree),
         cmocka_unit_test(job_live),

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cgroup.h"
@@ -40,31 +41,55 @@ static const char *const level_files[RT_CG_NHIER][LV_N] = {
 
 /* Files of the group itself. */
 enum {
-    F_V2_MEM_CUR, F_V2_MEM_PEAK, F_V2_MEM_STAT, F_V2_MEM_EVENTS, F_V2_PIDS_CUR, F_V2_PIDS_PEAK, F_V2_IO,
-    F_V2_PSI_CPU, F_V2_PSI_MEM, F_V2_PSI_IO, /* in RT_PSI_* order */
-    F_ACCT_USAGE, F_ACCT_USER, F_ACCT_SYS,
-    F_V1_MEM_USAGE, F_V1_MEM_PEAK, F_V1_MEM_STAT, F_V1_OOM, F_V1_FAILCNT,
-    F_V1_BLKIO, F_V1_PIDS_CUR, F_V1_PIDS_PEAK,
-    F_PROCS, F_N
+    F_V2_MEM_CUR,
+    F_V2_MEM_PEAK,
+    F_V2_MEM_STAT,
+    F_V2_MEM_EVENTS,
+    F_V2_PIDS_CUR,
+    F_V2_PIDS_PEAK,
+    F_V2_IO,
+    F_V2_PSI_CPU,
+    F_V2_PSI_MEM,
+    F_V2_PSI_IO, /* in RT_PSI_* order */
+    F_ACCT_USAGE,
+    F_ACCT_USER,
+    F_ACCT_SYS,
+    F_V1_MEM_USAGE,
+    F_V1_MEM_PEAK,
+    F_V1_MEM_STAT,
+    F_V1_OOM,
+    F_V1_FAILCNT,
+    F_V1_BLKIO,
+    F_V1_PIDS_CUR,
+    F_V1_PIDS_PEAK,
+    F_PROCS,
+    F_N
 };
 static const struct {
     rt_cg_hier h;
     const char *name;
 } own_files[F_PROCS] = {
-    [F_V2_MEM_CUR] = {RT_CG_UNIFIED, "memory.current"}, [F_V2_MEM_PEAK] = {RT_CG_UNIFIED, "memory.peak"},
+    [F_V2_MEM_CUR] = {RT_CG_UNIFIED, "memory.current"},
+    [F_V2_MEM_PEAK] = {RT_CG_UNIFIED, "memory.peak"},
     [F_V2_MEM_STAT] = {RT_CG_UNIFIED, "memory.stat"},
-    [F_V2_MEM_EVENTS] = {RT_CG_UNIFIED, "memory.events"}, [F_V2_PIDS_CUR] = {RT_CG_UNIFIED, "pids.current"},
-    [F_V2_PIDS_PEAK] = {RT_CG_UNIFIED, "pids.peak"}, [F_V2_IO] = {RT_CG_UNIFIED, "io.stat"},
-    [F_V2_PSI_CPU] = {RT_CG_UNIFIED, "cpu.pressure"}, [F_V2_PSI_MEM] = {RT_CG_UNIFIED, "memory.pressure"},
+    [F_V2_MEM_EVENTS] = {RT_CG_UNIFIED, "memory.events"},
+    [F_V2_PIDS_CUR] = {RT_CG_UNIFIED, "pids.current"},
+    [F_V2_PIDS_PEAK] = {RT_CG_UNIFIED, "pids.peak"},
+    [F_V2_IO] = {RT_CG_UNIFIED, "io.stat"},
+    [F_V2_PSI_CPU] = {RT_CG_UNIFIED, "cpu.pressure"},
+    [F_V2_PSI_MEM] = {RT_CG_UNIFIED, "memory.pressure"},
     [F_V2_PSI_IO] = {RT_CG_UNIFIED, "io.pressure"},
-    [F_ACCT_USAGE] = {RT_CG_CPUACCT, "cpuacct.usage"}, [F_ACCT_USER] = {RT_CG_CPUACCT, "cpuacct.usage_user"},
+    [F_ACCT_USAGE] = {RT_CG_CPUACCT, "cpuacct.usage"},
+    [F_ACCT_USER] = {RT_CG_CPUACCT, "cpuacct.usage_user"},
     [F_ACCT_SYS] = {RT_CG_CPUACCT, "cpuacct.usage_sys"},
     [F_V1_MEM_USAGE] = {RT_CG_MEMORY, "memory.usage_in_bytes"},
     [F_V1_MEM_PEAK] = {RT_CG_MEMORY, "memory.max_usage_in_bytes"},
     [F_V1_MEM_STAT] = {RT_CG_MEMORY, "memory.stat"},
-    [F_V1_OOM] = {RT_CG_MEMORY, "memory.oom_control"}, [F_V1_FAILCNT] = {RT_CG_MEMORY, "memory.failcnt"},
+    [F_V1_OOM] = {RT_CG_MEMORY, "memory.oom_control"},
+    [F_V1_FAILCNT] = {RT_CG_MEMORY, "memory.failcnt"},
     [F_V1_BLKIO] = {RT_CG_BLKIO, NULL}, /* the first of blkio_files */
-    [F_V1_PIDS_CUR] = {RT_CG_PIDS, "pids.current"}, [F_V1_PIDS_PEAK] = {RT_CG_PIDS, "pids.peak"},
+    [F_V1_PIDS_CUR] = {RT_CG_PIDS, "pids.current"},
+    [F_V1_PIDS_PEAK] = {RT_CG_PIDS, "pids.peak"},
 };
 static const char *const blkio_files[] = {"blkio.throttle.io_service_bytes_recursive",
                                           "blkio.io_service_bytes_recursive", "blkio.throttle.io_service_bytes",
@@ -72,13 +97,13 @@ static const char *const blkio_files[] = {"blkio.throttle.io_service_bytes_recur
 
 struct rt_cg_group {
     bool in[RT_CG_NHIER];
-    bool no_mem_stat; /* memory.stat is not read (rt_cg_group_read_memory_stat) */
-    int depth[RT_CG_NHIER];           /* levels open: the group, then its ancestors */
+    bool no_mem_stat;                    /* memory.stat is not read (rt_cg_group_read_memory_stat) */
+    int depth[RT_CG_NHIER];              /* levels open: the group, then its ancestors */
     int lv[RT_CG_NHIER][CG_DEPTH][LV_N]; /* level files, -1 where absent */
-    int f[F_N];                       /* the group's own files, -1 where absent */
+    int f[F_N];                          /* the group's own files, -1 where absent */
     char path[RT_CG_PATH_MAX];
     const char *version;
-    rt_cg_devs disks; /* the disks whose I/O counts (none found: every device's) */
+    rt_cg_devs disks;            /* the disks whose I/O counts (none found: every device's) */
     int more_procs[RT_CG_NHIER]; /* cgroup.procs of each other path the group has (v1 groups
                                   * of another path than the first hierarchy's), -1 */
     int nmore;
@@ -191,18 +216,104 @@ int rt_cg_locate(const rt_roots *roots, int64_t pid, rt_cg_mounts *mounts, rt_cg
 
 /* ---- opening a group -------------------------------------------------------------------------- */
 
+/* What could not be kept open for want of descriptors while a group was opened: said once,
+ * as one warning, when the group is open. */
+typedef struct shortfall {
+    int own, levels;  /* the group's own files, and its and its ancestors' limit files */
+    char names[320];  /* the own files as HIER/NAME, comma-separated (cut short with "...") */
+    const char *hier; /* the hierarchy whose files are being opened (its mount's last name) */
+} shortfall;
+
+/* Counts in sf a file that could not be kept open: by name (HIER/NAME) when own is true. */
+static void short_of(shortfall *sf, const char *name, bool own)
+{
+    if (!own) {
+        sf->levels++;
+    } else if (sf->own++ < 6) {
+        size_t n = strlen(sf->names);
+        (void)rt_pathf(sf->names + n, sizeof sf->names - n, "%s%s/%s", n ? ", " : "", sf->hier, name);
+    }
+}
+
 /* Opens name in dirfd read-only to be kept; -1 when it cannot be, or when keeping it would eat
- * into the descriptors left to the rest (rt_fds_keep_below: the figure is then null). */
-static int open_file(int dirfd, const char *name)
+ * into the descriptors left to the rest (rt_fds_keep_below: the figure is then null, and the
+ * file is counted in sf); *short_now (if given) tells which. */
+static int open_file(int dirfd, const char *name, shortfall *sf, bool own, bool *short_now)
 {
     int fd = rt_open_keep(dirfd, name);
+    bool s = fd == -EMFILE || fd == -ENFILE;
+    if (s)
+        short_of(sf, name, own);
+    if (short_now)
+        *short_now = s;
     return fd < 0 ? -1 : fd;
 }
 
-/* Opens the group's files in hierarchy h (its directory dfd, depth levels below the mount).
- * With top false the mount's root is the hierarchy's root, which holds no limit (the kernel
- * offers none there, or one always unlimited): its level is left out, unless it is the group. */
-static void open_hier(rt_cg_group *g, rt_cg_hier h, int dfd, int depth, bool top)
+/* The own files kept first, in this order: those a run is judged by (memory's peak and charge,
+ * tasks' peak and count, CPU time), before the rest (pressure, events, I/O, members). V2's
+ * cpu.stat (kept as its level 0's) comes before them all, and cpuacct's only without it. */
+static const int first_kept[] = {F_V2_MEM_PEAK,  F_V1_MEM_PEAK, F_V2_MEM_CUR,  F_V1_MEM_USAGE, F_V2_PIDS_PEAK,
+                                 F_V1_PIDS_PEAK, F_V2_PIDS_CUR, F_V1_PIDS_CUR, F_ACCT_USAGE};
+
+/* Whether own file i is read at all: cpuacct's files are read only when v2's cpu.stat is not
+ * there (the unified tree has it even without controllers). */
+static bool own_read(const rt_cg_group *g, int i)
+{
+    return own_files[i].h != RT_CG_CPUACCT || g->lv[RT_CG_UNIFIED][0][V2_CPU_STAT] < 0;
+}
+
+/* Opens own file i (in its hierarchy's directory dfd) to be kept; blkio's under the first name
+ * that is there. */
+static void open_own(rt_cg_group *g, int i, int dfd, shortfall *sf)
+{
+    if (own_files[i].name) {
+        g->f[i] = open_file(dfd, own_files[i].name, sf, true, NULL);
+        return;
+    }
+    bool s = false; /* short of descriptors: the other names are not tried */
+    for (size_t k = 0; g->f[i] < 0 && !s && k < RT_ARRAY_LEN(blkio_files); k++)
+        g->f[i] = open_file(dfd, blkio_files[k], sf, true, &s);
+}
+
+/* Opens the group's own files in hierarchy h (its directory dfd) not among first_kept (v1's
+ * cpu.stat too, kept as its level 0's), and its cgroup.procs (a second one when more is true:
+ * the members of another path). */
+static void open_rest(rt_cg_group *g, rt_cg_hier h, int dfd, bool more, shortfall *sf)
+{
+    if (h != RT_CG_UNIFIED && level_files[h][LV_1])
+        g->lv[h][0][LV_1] = open_file(dfd, level_files[h][LV_1], sf, true, NULL);
+    for (int i = 0; i < F_PROCS; i++) {
+        bool first = false;
+        for (size_t k = 0; k < RT_ARRAY_LEN(first_kept) && !first; k++)
+            first = first_kept[k] == i;
+        if (own_files[i].h == h && !first && own_read(g, i))
+            open_own(g, i, dfd, sf);
+    }
+    if (g->f[F_PROCS] < 0)
+        g->f[F_PROCS] = open_file(dfd, "cgroup.procs", sf, true, NULL);
+    if (more)
+        g->more_procs[g->nmore++] = open_file(dfd, "cgroup.procs", sf, true, NULL);
+}
+
+/* Opens the group's directory in hierarchy h for one pass of opening its files (its depth
+ * below the mount into *depth); -errno when it cannot be, counted in sf when short of
+ * descriptors (as an own file when own is true, else as a limit file). */
+static int pass_dir(const rt_roots *roots, const rt_cg_mounts *mounts, const rt_cg_paths *paths, int h, int *depth,
+                    bool own, shortfall *sf)
+{
+    const char *slash = strrchr(mounts->dir[h], '/');
+    sf->hier = slash ? slash + 1 : mounts->dir[h];
+    int dfd = open_dir_depth(roots, mounts, (rt_cg_hier)h, paths->path[h], depth);
+    if (dfd == -EMFILE || dfd == -ENFILE)
+        short_of(sf, "*", own);
+    return dfd;
+}
+
+/* Opens the limit files of the group and its ancestors in hierarchy h (the group's directory
+ * dfd, depth levels below the mount). With top false the mount's root is the hierarchy's
+ * root, which holds no limit (the kernel offers none there, or one always unlimited): its
+ * level is left out, unless it is the group. */
+static void open_levels(rt_cg_group *g, rt_cg_hier h, int dfd, int depth, bool top, shortfall *sf)
 {
     int dirs[CG_DEPTH];
     int n = 1, levels = top || depth == 0 ? depth + 1 : depth;
@@ -212,26 +323,54 @@ static void open_hier(rt_cg_group *g, rt_cg_hier h, int dfd, int depth, bool top
         do {
             up = openat(dirs[n - 1], "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         } while (up < 0 && errno == EINTR);
-        if (up < 0)
+        if (up < 0) {
+            if (errno == EMFILE || errno == ENFILE) /* the levels above: none read */
+                for (int k = 0; k < LV_N; k++)
+                    sf->levels += level_files[h][k] ? levels - n : 0;
             break;
+        }
         dirs[n] = up;
     }
     g->depth[h] = n;
     for (int l = 0; l < n; l++)
         for (int k = 0; k < LV_N; k++)
-            g->lv[h][l][k] = level_files[h][k] ? open_file(dirs[l], level_files[h][k]) : -1;
-    for (int i = 0; i < F_PROCS; i++) {
-        if (own_files[i].h != h)
-            continue;
-        if (own_files[i].name)
-            g->f[i] = open_file(dfd, own_files[i].name);
-        for (size_t k = 0; !own_files[i].name && g->f[i] < 0 && k < RT_ARRAY_LEN(blkio_files); k++)
-            g->f[i] = open_file(dfd, blkio_files[k]);
-    }
-    if (g->f[F_PROCS] < 0)
-        g->f[F_PROCS] = open_file(dfd, "cgroup.procs");
+            if (l > 0 || k != LV_1) /* the group's cpu.stat: opened with its own files */
+                g->lv[h][l][k] = level_files[h][k] ? open_file(dirs[l], level_files[h][k], sf, false, NULL) : -1;
     for (int l = 1; l < n; l++)
         close(dirs[l]);
+}
+
+/* The open files limit at which sf would have been kept too: the soft limit now, raised until
+ * rt_fds_keep_below leaves room for every file missed (the headroom grows with the limit). */
+static unsigned long long limit_for(const shortfall *sf, unsigned long long soft)
+{
+    unsigned long long need = (unsigned long long)(sf->own + sf->levels), want = soft;
+    for (;;) {
+        unsigned long long head = want / 8 < 16 ? 16 : want / 8 > 4096 ? 4096 : want / 8;
+        unsigned long long head0 = soft / 8 < 16 ? 16 : soft / 8 > 4096 ? 4096 : soft / 8;
+        if (want - head >= soft - head0 + need)
+            return want;
+        want++;
+    }
+}
+
+/* Says, once for the group, what it could not keep open and so never reads (sf not empty). */
+static void say_shortfall(const rt_cg_group *g, const shortfall *sf, const rt_logger *log)
+{
+    struct rlimit rl;
+    char limit[96] = "";
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur >= 16)
+        (void)rt_pathf(limit, sizeof limit, " %llu: it takes %llu at least", (unsigned long long)rl.rlim_cur,
+                       limit_for(sf, (unsigned long long)rl.rlim_cur));
+    char levels[96] = "";
+    if (sf->levels)
+        (void)rt_pathf(levels, sizeof levels, "%s%d limit file%s of the group and its ancestors",
+                       sf->own ? ", and " : "", sf->levels, sf->levels == 1 ? "" : "s");
+    bool one = sf->own + sf->levels == 1;
+    rt_log(log, RT_LOG_WARN,
+           "cgroup %s: too few file descriptors to keep open %s%s%s (the open files limit%s): what %s hold%s is "
+           "null for the whole run (raise the hard limit: the tracker takes its soft one up to it)",
+           g->path, sf->names, sf->own > 6 ? ", ..." : "", levels, limit, one ? "it" : "they", one ? "s" : "");
 }
 
 rt_cg_group *rt_cg_group_open(const rt_roots *roots, const rt_cg_mounts *mounts, const rt_cg_paths *paths,
@@ -244,39 +383,65 @@ rt_cg_group *rt_cg_group_open(const rt_roots *roots, const rt_cg_mounts *mounts,
     memset(g->f, 0xff, sizeof g->f);
     int open_count = 0, v1 = 0;
     const char *first = NULL;
+    /* the group's own files first (read every sample: v2's cpu.stat, first_kept, then the
+     * rest), then the limits (read every few seconds): under a low open files limit, the first
+     * to be kept are those read first. The directories are opened again for each pass, one at a
+     * time (at startup only), leaving the files kept the lowest descriptors */
+    int depth[RT_CG_NHIER];
+    bool more[RT_CG_NHIER];
+    shortfall sf = {0};
     for (int h = 0; h < RT_CG_NHIER; h++) {
         if (!paths->has[h] || !mounts->dir[h][0])
             continue;
-        int depth = 0, dfd = open_dir_depth(roots, mounts, (rt_cg_hier)h, paths->path[h], &depth);
+        int dfd = pass_dir(roots, mounts, paths, h, &depth[h], true, &sf);
         if (dfd < 0) {
             rt_log(log, RT_LOG_DEBUG, "cgroup: %s%s: %s", mounts->dir[h], paths->path[h], strerror(-dfd));
             continue;
         }
-        const char *root = mounts->root[h];
-        open_hier(g, (rt_cg_hier)h, dfd, depth, !(root[0] == '/' && root[1] == '\0'));
         bool seen = !first;
         for (int k = 0; k < h && !seen; k++)
             seen = g->in[k] && strcmp(paths->path[k], paths->path[h]) == 0;
-        if (!seen)
-            g->more_procs[g->nmore++] = open_file(dfd, "cgroup.procs");
-        close(dfd);
+        more[h] = !seen;
         g->in[h] = true;
         open_count++;
         v1 += h != RT_CG_UNIFIED;
         if (!first)
             first = paths->path[h];
+        if (h == RT_CG_UNIFIED)
+            g->lv[h][0][V2_CPU_STAT] = open_file(dfd, level_files[h][V2_CPU_STAT], &sf, true, NULL);
+        close(dfd);
     }
+    for (size_t k = 0; k < RT_ARRAY_LEN(first_kept); k++) {
+        int i = first_kept[k], h = (int)own_files[i].h, dfd;
+        if (g->in[h] && own_read(g, i) && (dfd = pass_dir(roots, mounts, paths, h, &depth[h], true, &sf)) >= 0) {
+            open_own(g, i, dfd, &sf);
+            close(dfd);
+        }
+    }
+    for (int h = 0, dfd; h < RT_CG_NHIER; h++)
+        if (g->in[h] && (dfd = pass_dir(roots, mounts, paths, h, &depth[h], true, &sf)) >= 0) {
+            open_rest(g, (rt_cg_hier)h, dfd, more[h], &sf);
+            close(dfd);
+        }
+    for (int h = 0, dfd; h < RT_CG_NHIER; h++)
+        if (g->in[h] && (dfd = pass_dir(roots, mounts, paths, h, &depth[h], false, &sf)) >= 0) {
+            const char *root = mounts->root[h];
+            open_levels(g, (rt_cg_hier)h, dfd, depth[h], !(root[0] == '/' && root[1] == '\0'), &sf);
+            close(dfd);
+        }
     if (!open_count) {
         rt_log(log, RT_LOG_DEBUG, "cgroup: no group of the process could be opened");
         free(g);
         return NULL;
     }
-    const char *path = g->in[RT_CG_UNIFIED] ? paths->path[RT_CG_UNIFIED]
+    const char *path = g->in[RT_CG_UNIFIED]  ? paths->path[RT_CG_UNIFIED]
                        : g->in[RT_CG_MEMORY] ? paths->path[RT_CG_MEMORY]
                                              : first;
     rt_copy_str(g->path, sizeof g->path, path);
     g->version = !v1 ? "v2" : g->in[RT_CG_UNIFIED] ? "hybrid" : "v1";
     rt_cg_disks(roots, &g->disks);
+    if (sf.own || sf.levels)
+        say_shortfall(g, &sf, log);
     return g;
 }
 
