@@ -1444,6 +1444,11 @@ typedef struct rt_recommendation {
                                    * to whole minutes; NaN: no table */
     const char *cpu_basis;        /* how cpu was decided: "duration" (the tables), "throttled"
                                    * (a quota's floor above them), "mean" (no table) */
+    /* the phase that decided cpu (cpu_basis "duration", cpu above 1): of the runs one core fewer
+     * would slow past the bound, the phase (rt_phase_summary.cores) that core would slow the
+     * most; "" when none: no phases, or an ask of 1 core */
+    char cpu_phase[256];
+    double cpu_phase_fewer_secs; /* the seconds one core fewer adds to that phase; NaN: none */
 } rt_recommendation;
 
 #define RT_RECOMMENDATION_INIT {.struct_size = sizeof(rt_recommendation)}
@@ -1476,6 +1481,11 @@ typedef struct rt_recommend_options {
 } rt_recommend_options;
 
 #define RT_RECOMMEND_OPTIONS_INIT {.struct_size = sizeof(rt_recommend_options), .max_slowdown_pct = 10}
+
+/* The fewest cores under which t's predicted duration is within max_slowdown_pct of its own
+ * (the rule rt_recommend applies to each run, here to one table: a run's or a phase's) (0.18).
+ * Returns 0 for a NULL or empty table or a max_slowdown_pct negative or NaN. */
+RT_API int64_t rt_cores_fewest(const struct rt_cores_table *t, double max_slowdown_pct);
 
 /* rt_recommend with options (opts NULL: the defaults, as rt_recommend). Returns as rt_recommend,
  * and RT_ERR_INVALID for a max_slowdown_pct or price that is negative or NaN. */
@@ -2588,6 +2598,10 @@ typedef struct rt_phase_summary {
     double gpu_usage_mean, gpu_usage_peak;       /* GPUs' worth of utilization (samples) */
     double gpu_vram_mean_mib, gpu_vram_peak_mib; /* the tree's VRAM (samples) */
     double read_bytes, write_bytes;              /* the tree's, within the calls */
+    /* added in 0.18: the phase under 1, 2, ... cores (rt_cores_table's model over the stretches
+     * between samples and marks within its calls: duration_secs there is theirs, which is the
+     * calls' up to the last record); NULL without the tree's cores */
+    const struct rt_cores_table *cores;
 } rt_phase_summary;
 
 /* Embedded tracker (rt_tracker_start): opens or closes the phase name. Any thread, no lock, no

@@ -166,10 +166,11 @@ def cpu_time(rec, own) -> dict:
     """The 0.5 dict's one new key (0.18): "cpu_time", what the asked cores cost in time: the
     prediction under them and under one fewer, the time limit, how they were decided, in words,
     and "table", this run's predicted duration under 1, 2, ... cores (docs/answers.md, "The CPU
-    answer"); None from a library without it."""
+    answer"); "phase", the phase that decided the cores (None: none) and "phases", each phase's
+    own ask and table; None from a library without it."""
     from ctypes import byref, create_string_buffer
 
-    from ._native_more import cores_rows, has, lib
+    from ._native_more import cores_rows, has, lib, phase_tables
 
     def num(v):
         return None if v != v else v
@@ -186,4 +187,6 @@ def cpu_time(rec, own) -> dict:
                          "run_duration_secs": num(rec.cpu_run_duration_secs), "fewer": int(rec.cpu_fewer),
                          "fewer_duration_secs": num(rec.cpu_fewer_duration_secs),
                          "time_limit_secs": num(rec.time_limit_secs), "max_slowdown_pct": num(rec.max_slowdown_pct),
-                         "basis": basis, "words": words, "table": cores_rows(own.contents.cores) if own else []}}
+                         "basis": basis, "words": words, "table": cores_rows(own.contents.cores) if own else [],
+                         "phase": rec.cpu_phase.decode() or None, "phase_fewer_secs": num(rec.cpu_phase_fewer_secs),
+                         "phases": phase_tables(own, num(rec.max_slowdown_pct) or 10.0)}}

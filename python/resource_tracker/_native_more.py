@@ -75,6 +75,23 @@ class CoresTable(Structure):
     ]
 
 
+class PhaseSummary(Structure):
+    """rt_phase_summary (0.14; cores 0.18): one phase name's figures over its calls."""
+
+    _fields_ = [
+        ("name", c_char_p), ("calls", c_uint64), ("unterminated", c_uint64), ("samples", c_uint64),
+        ("empty_calls", c_uint64), ("first_start_secs", c_double), ("duration_secs", c_double),
+        ("call_min_secs", c_double), ("call_max_secs", c_double), ("call_mean_secs", c_double),
+        ("cpu_secs", c_double), ("cpu_exact", c_int), ("cores_mean", c_double), ("cores_peak", c_double),
+        ("rss_peak_mib", c_double), ("pss_peak_mib", c_double), ("memory_peak_mib", c_double),
+        ("memory_need", Need), ("gpu_usage_mean", c_double), ("gpu_usage_peak", c_double),
+        ("gpu_vram_mean_mib", c_double), ("gpu_vram_peak_mib", c_double), ("read_bytes", c_double),
+        ("write_bytes", c_double),
+        # added in 0.18: read only from a library of 0.18 or newer (phase_tables checks)
+        ("cores", POINTER(CoresTable)),
+    ]
+
+
 def cores_rows(table) -> list:
     """The rows of an rt_cores_table pointer as dicts (an empty list for NULL)."""
     if not table:
@@ -171,6 +188,7 @@ class Recommendation(Structure):
         ("max_slowdown_pct", c_double), ("cpu_duration_secs", c_double), ("cpu_run_duration_secs", c_double),
         ("cpu_fewer", c_int64), ("cpu_fewer_duration_secs", c_double), ("cpu_cost_usd", c_double),
         ("time_limit_secs", c_double), ("cpu_basis", c_char_p),
+        ("cpu_phase", c_char * 256), ("cpu_phase_fewer_secs", c_double),
     ]
 
 
@@ -179,7 +197,7 @@ def new_recommendation(**fields) -> Recommendation:
     rather than ctypes' zeros: a quota of 0.0 cores would read as one that held a run back."""
     for name in ("cpu_quota_cores", "cpu_throttled_pct", "memory_need_mib", "headroom_pct", "vram_need_mib",
                  "max_slowdown_pct", "cpu_duration_secs", "cpu_run_duration_secs", "cpu_fewer_duration_secs",
-                 "cpu_cost_usd", "time_limit_secs"):
+                 "cpu_cost_usd", "time_limit_secs", "cpu_phase_fewer_secs"):
         fields.setdefault(name, NAN)
     return new(Recommendation, **fields)
 
@@ -273,6 +291,7 @@ _PROTOTYPES = {
     "rt_tracker_recommend": (c_int, [TrackerHandle, POINTER(Recommendation)]),
     "rt_recommend": (c_int, [POINTER(POINTER(Summary)), c_size_t, POINTER(Recommendation)]),
     "rt_recommendation_time_words": (c_size_t, [POINTER(Recommendation), c_char_p, c_size_t]),  # 0.18
+    "rt_cores_fewest": (c_int64, [POINTER(CoresTable), c_double]),  # 0.18
     "rt_tracker_report": (c_int, [TrackerHandle, POINTER(ReportInfo), c_int]),
     "rt_tracker_report_cb": (c_int, [TrackerHandle, POINTER(ReportInfo), WRITE_FN, c_void_p]),  # 0.10
     "rt_tracker_save_cb": (c_int, [TrackerHandle, c_char_p, c_int, WRITE_FN, c_void_p]),  # 0.10
@@ -300,6 +319,28 @@ class LogCollector:
 def has(name):
     """Whether the loaded library has the function (declared above or in _native.py)."""
     return hasattr(getattr(lib, name), "argtypes")
+
+
+def phase_tables(summary, max_slowdown_pct: float) -> list:
+    """Each phase of a summary (an rt_summary pointer) under other core counts (0.18): its name,
+    its own duration, the fewest cores within max_slowdown_pct of it, and its table's rows; an
+    empty list without phases or from a library older than 0.18."""
+    from ctypes import cast
+
+    if not summary or not has("rt_cores_fewest"):
+        return []
+    s = summary.contents
+    if not s.phases or not s.phase_count:
+        return []
+    items = cast(s.phases, POINTER(POINTER(PhaseSummary)))
+    out = []
+    for i in range(s.phase_count):
+        p = items[i].contents
+        t = p.cores
+        asked = int(lib.rt_cores_fewest(t, max_slowdown_pct)) if t else 0
+        out.append({"name": text(p.name), "duration_secs": p.duration_secs, "cpu_secs": p.cpu_secs,
+                    "cores_asked": asked or None, "table": cores_rows(t)})
+    return out
 
 
 def capture(name, call_cb, call_fd):

@@ -29,7 +29,8 @@ static const char recommend_usage[] =
     "several files are several runs of one job) or from its last runs in the run history: cores from\n"
     "each run's duration predicted under 1, 2, ... cores (the fewest within --max-slowdown of the\n"
     "run's own; above a CPU quota that throttled it; runs of the history: the mean used, at least 1;\n"
-    "the model: docs/answers.md), memory from the highest memory\n"
+    "the model: docs/answers.md; with phase marks, each phase's own ask and the phase that decided\n"
+    "the run's), memory from the highest memory\n"
     "need of the runs (the kernel's peaks where known) plus a headroom of 10% + 10%/runs, rounded up\n"
     "to 128, 256, 512, 1024 or 2048 MiB, then whole GiB (above the limit an OOM-killed run died at),\n"
     "GPUs the most used at once, VRAM as memory. It says which figure drove the memory and the cores,\n"
@@ -344,6 +345,9 @@ static void print_reasons(const rt_recommendation *rec, const rt_summary *const 
         printf("cpu from: the fewest cores under which %s predicted within %.0f%% of its own duration%s\n",
                n > 1 ? "each run is" : "the run is", rec->max_slowdown_pct,
                strcmp(rec->cpu_basis, "throttled") == 0 ? ", and above the CPU quota that throttled it" : "");
+        if (rec->cpu_phase[0])
+            printf("cpu decided by: phase \"%s\" (one core fewer would add %.1f s to it)\n", rec->cpu_phase,
+                   rec->cpu_phase_fewer_secs);
         return;
     }
     double cores = 0;
@@ -393,6 +397,45 @@ static void print_cores(const rt_recommendation *rec, const rt_summary *const *r
                                                     : "the machine's pressure; a bound, overstated");
 }
 
+/* The phases of each run under the asked cores, text: per phase its own duration, the fewest
+ * cores within the bound for it alone, and its predicted duration under the ask and one fewer. */
+static void print_phases(const rt_recommendation *rec, const rt_summary *const *runs, size_t n)
+{
+    int wide = 5; /* the names' column: the longest, at most 32 bytes */
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < runs[i]->phase_count; k++) {
+            size_t len = strlen(runs[i]->phases[k]->name) + (n > 1 ? 5 : 0);
+            wide = len > (size_t)wide ? (len > 32 ? 32 : (int)len) : wide;
+        }
+    char under[48], fewer[48];
+    snprintf(under, sizeof under, "under %lld core%s", (long long)rec->cpu, rec->cpu == 1 ? "" : "s");
+    snprintf(fewer, sizeof fewer, "under %lld core%s", (long long)rec->cpu - 1, rec->cpu == 2 ? "" : "s");
+    bool any = false;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < runs[i]->phase_count; k++) {
+            const rt_phase_summary *p = runs[i]->phases[k];
+            const rt_cores_table *t = p->cores;
+            if (!t || t->n == 0)
+                continue;
+            if (!any)
+                printf("%-*s  %9s  %8s  %14s%s%s\n", wide, n > 1 ? "phase (run)" : "phase", "duration", "own ask", under,
+                       rec->cpu > 1 ? "  " : "", rec->cpu > 1 ? fewer : "");
+            any = true;
+            int64_t own = rt_cores_fewest(t, rec->max_slowdown_pct);
+            const rt_cores_row *at = &t->rows[((size_t)rec->cpu > t->n ? t->n : (size_t)rec->cpu) - 1];
+            char label[64], ask[32], less[64] = "";
+            snprintf(label, sizeof label, n > 1 ? "%.32s (%zu)" : "%.32s", p->name, i + 1);
+            snprintf(ask, sizeof ask, "%lld core%s", (long long)own, own == 1 ? "" : "s");
+            if (rec->cpu > 1) {
+                const rt_cores_row *f = &t->rows[((size_t)rec->cpu - 1 > t->n ? t->n : (size_t)rec->cpu - 1) - 1];
+                double pct = t->duration_secs > 0 ? 100.0 * (f->duration_secs - t->duration_secs) / t->duration_secs : 0;
+                snprintf(less, sizeof less, "  %7.1f s (%+4.0f%%)", f->duration_secs, fabs(pct) < 0.5 ? 0.0 : pct);
+            }
+            printf("%-*s  %7.1f s  %8s  %12.1f s%s%s\n", wide, label, t->duration_secs, ask, at->duration_secs, less,
+                   rec->cpu_phase[0] && strcmp(rec->cpu_phase, p->name) == 0 ? "  <- decided the ask" : "");
+        }
+}
+
 /* Writes the text report to stdout. Returns 0 or EXIT_FAIL when stdout failed. */
 static int print_text(const rec_args *a, const rt_recommendation *rec, const lookup *l, const rt_summary *const *runs,
                       size_t nruns)
@@ -424,6 +467,7 @@ static int print_text(const rec_args *a, const rt_recommendation *rec, const loo
         if (notes[i].kind != RT_NOTE_OOM_KILLED && notes[i].kind != RT_NOTE_CPU_THROTTLED)
             printf("note: %s\n", notes[i].text);
     print_cores(rec, runs, nruns);
+    print_phases(rec, runs, nruns);
     const rt_server *s = l->have_cheapest ? &l->cheapest : NULL;
     double cheap_cost = s ? s->price_usd_per_hour * hours : NAN;
     if (s) {
@@ -490,6 +534,8 @@ static int print_json(const rec_args *a, const rt_recommendation *rec, const loo
     set_num(r, "cpu_cost_usd", rec->cpu_cost_usd);
     set_num(r, "time_limit_secs", rec->time_limit_secs);
     json_object_set_new(r, "cpu_basis", rec->cpu_basis ? json_string(rec->cpu_basis) : json_null());
+    json_object_set_new(r, "cpu_phase", rec->cpu_phase[0] ? json_string(rec->cpu_phase) : json_null());
+    set_num(r, "cpu_phase_fewer_secs", rec->cpu_phase_fewer_secs);
     char words[300];
     json_object_set_new(r, "time_words",
                         rt_recommendation_time_words(rec, words, sizeof words) > 0 ? json_string(words) : json_null());
@@ -498,6 +544,19 @@ static int print_json(const rec_args *a, const rt_recommendation *rec, const loo
     for (size_t i = 0; i < nruns; i++)
         json_array_append_new(tables, cli_cores_json(runs[i]->cores));
     json_object_set_new(root, "cores", tables);
+    json_t *phases = json_array(); /* each run's phases: name, own ask, table */
+    for (size_t i = 0; i < nruns && phases; i++) {
+        json_t *list = json_array();
+        for (size_t k = 0; list && k < runs[i]->phase_count; k++) {
+            const rt_phase_summary *p = runs[i]->phases[k];
+            int64_t own = rt_cores_fewest(p->cores, rec->max_slowdown_pct);
+            json_array_append_new(list, json_pack("{s:s,s:o,s:o}", "name", p->name, "cores_asked",
+                                                  own > 0 ? json_integer(own) : json_null(), "cores",
+                                                  cli_cores_json(p->cores)));
+        }
+        json_array_append_new(phases, list ? list : json_null());
+    }
+    json_object_set_new(root, "phases", phases ? phases : json_null());
     rt_note notes[RT_NOTES_MAX];
     json_object_set_new(root, "notes", cli_notes_json(notes, rt_recommend_notes(runs, nruns, rec, notes, RT_NOTES_MAX)));
     for (int i = 0; i < 3; i++) {

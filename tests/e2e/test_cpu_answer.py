@@ -14,7 +14,10 @@ the kernel's CPU time grows as the CPU slows) where the work is a CPU second or 
 
   single  one process spinning ~2.5 s of CPU (asked 1 core: no slowdown, no fewer to run);
   phases  one process spinning ~1.5 s, then two spinning ~1.5 s each (asked 2 on a machine of
-          two or more cores; one fewer, 1 core, stretches the second phase to ~3 s: ~+45%);
+          two or more cores; one fewer, 1 core, stretches the second phase to ~3 s: ~+45%); the
+          two phases are marked: each gets its own table (1 and 2 cores asked), the second
+          decides the run's ask, and each phase's own time in the second runs is held to its
+          table's prediction as the run's is;
   make    `make -j4` of 24-40 generated C files at gcc -O2, ~5 s of compiling in all, linked;
   pool    a multiprocessing.Pool(3) mapping tasks of uneven sizes (~4 s of CPU in all);
   io      small writes, each fsync'd, between sleeps: little CPU (asked 1 core, no slowdown).
@@ -46,6 +49,7 @@ import pytest
 from conftest import SANITIZED, TIMEOUT_SCALE, TRACKER, VALGRIND, tracker_env
 from test_rerun import read, write  # a cgroup file's text (None: unreadable), and writing one
 from test_cgroup import LAYOUT, dir_of, groups_of, kill_group_procs, rmdir_tree
+from test_phases import MARK  # a phase mark straight to the socket (docs/contracts.md §18)
 
 pytestmark = [
     pytest.mark.serial,  # the durations are wall clock: other work on the machine would stretch them
@@ -75,9 +79,21 @@ SINGLE = SPIN + r"""
 spin(2.5)
 """
 
-# 1.5 s in one process, then 1.5 s in each of two at once
+# 1.5 s in one process ("one"), then 1.5 s in each of two at once ("two"): each phase marked
+# through TRACKER_PHASE_SOCKET (docs/contracts.md §18's snippet; none outside the tracker) and
+# timed on stdout for the second runs ("one=SECS:CPU two=SECS:CPU": wall clock and CPU seconds)
 PHASES = SPIN + r"""
+import resource, socket, time
+""" + MARK + r"""
+def cpu():  # this process's CPU and its reaped children's
+    c = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + c.ru_utime + c.ru_stime
+t0, c0 = time.monotonic(), cpu()
+direct("start", "one")
 spin(1.5)
+direct("stop", "one")
+t1, c1 = time.monotonic(), cpu()
+direct("start", "two")
 kids = []
 for _ in range(2):
     pid = os.fork()
@@ -90,6 +106,8 @@ for _ in range(2):
 bad = 0
 for pid in kids:
     bad |= os.waitpid(pid, 0)[1]
+direct("stop", "two")
+print(f"one={t1 - t0:.4f}:{c1 - c0:.4f} two={time.monotonic() - t1:.4f}:{cpu() - c1:.4f}")
 sys.exit(1 if bad else 0)
 """
 
@@ -307,7 +325,7 @@ def run_under(kind, name, cores, argv, cwd):
                            timeout=120 * TIMEOUT_SCALE)
         took, cpu = time.monotonic() - t0, children_cpu() - c0
         assert r.returncode == 0, f"{name} under {cores} cores: exit {r.returncode}\n{r.stderr[-2000:]}"
-        return took, g.throttled(), cpu
+        return took, g.throttled(), cpu, r.stdout
     finally:
         if g:
             g.close()
@@ -369,7 +387,7 @@ def test_second_run_under_the_asked_cores(name, tmp_path, unit):
     parts = [f"cpu-answer {name} ({size}): run {table['duration_secs']:.2f} s, peak {table['peak_cores']:.2f} "
              f"of {table['cores_had']} cores, wait {table['wait_secs']} s ({table['wait_from']})"]
     judged = []
-    for label, (cores, predicted), (took, thr, cpu2) in zip(("asked", "one fewer"), checks, measured):
+    for label, (cores, predicted), (took, thr, cpu2, _) in zip(("asked", "one fewer"), checks, measured):
         # The same work's CPU seconds in both runs: this VM's vCPUs change speed by up to 2x from
         # one second to the next (no steal time shown), which no model of the job can foresee.
         # The second run's duration is judged at the first run's speed (x cpu1 / cpu2) where the
@@ -394,3 +412,34 @@ def test_second_run_under_the_asked_cores(name, tmp_path, unit):
     for (cores, predicted), took in zip(checks, judged):
         assert abs(took - predicted) <= TOLERANCE * predicted, \
             f"{name} under {cores} cores took {took:.2f} s at the first run's speed, predicted {predicted:.2f} s: {line}"
+    if name == "phases":
+        phases_judged(j, json.loads(sj.stdout)["phases"], checks, measured, line)
+
+
+def phases_judged(j, first, checks, measured, line):
+    """Item 3: each phase's own table and ask, the phase that decided the run's ask, and each
+    phase's measured duration in the second runs (its own timing on stdout) within 15% of its
+    table's prediction for that core count, judged at the first run's speed as the run's is, but
+    each phase at its own (its CPU seconds in the first run, the summary's, over those in the
+    second: the vCPUs' speed changes within a run)."""
+    rec = j["recommendation"]
+    phases = {p["name"]: p for p in j["phases"][0]}
+    assert set(phases) == {"one", "two"}, j["phases"]
+    one, two = phases["one"], phases["two"]
+    assert one["cores_asked"] == 1 and two["cores_asked"] == 2, (one, two)
+    assert rec["cpu_phase"] == "two", rec
+    rows = {n: {r["cores"]: r["duration_secs"] for r in phases[n]["cores"]["rows"]} for n in phases}
+    assert rec["cpu_phase_fewer_secs"] == pytest.approx(rows["two"][1] - rows["two"][2], rel=1e-6), (rec, rows)
+    assert rows["two"][1] > 1.4 * rows["two"][2], rows  # one core does the two processes' work one after the other
+    parts = []
+    cpu1 = {p["name"]: p["cpu_secs"] for p in first}
+    for (cores, _), (took, thr, cpu2, out) in zip(checks, measured):
+        got = {kv.split("=")[0]: [float(x) for x in kv.split("=")[1].split(":")] for kv in out.split()}
+        for n in ("one", "two"):
+            wall, c2 = got[n]
+            speed = cpu1[n] / c2 if cpu1[n] >= 0.5 and c2 > 0 else 1.0
+            want, secs = rows[n][min(cores, max(rows[n]))], wall * speed
+            parts.append(f"{n} under {cores}: predicted {want:.2f} s, measured {wall:.2f} s, at the first run's speed "
+                         f"{secs:.2f} s ({secs / want - 1:+.1%}; CPU {c2:.2f} s against {cpu1[n]:.2f} s)")
+            assert abs(secs - want) <= TOLERANCE * want, f"phase {n} under {cores} cores: {'; '.join(parts)}; {line}"
+    report("cpu-answer phases, each: " + "; ".join(parts))

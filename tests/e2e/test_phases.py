@@ -23,12 +23,9 @@ from conftest import SANITIZED, TIMEOUT_SCALE, TRACKER, VALGRIND, run, tracker_e
 PY = "/usr/bin/python3"
 SLOW = VALGRIND or SANITIZED
 
-# The job: argv mode (tool | socket), the tracker, the truth file, the phases to run (cpu: 2 s
-# of CPU; mem: 500 MiB held 2 s; short: 0.3 s of CPU), the exit status to end with.
-JOB = textwrap.dedent(r'''
-    import json, os, resource, socket, subprocess, sys, time
-    mode, tracker, out, phases, status = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
-
+# A mark of the phase protocol straight to the socket, without the tool: the snippet of
+# docs/contracts.md §18 (a job's own code; test_cpu_answer's phased workload uses it too).
+MARK = textwrap.dedent(r'''
     def direct(verb, name):  # the snippet of docs/contracts.md §18
         addr = os.environ.get("TRACKER_PHASE_SOCKET")
         if not addr:
@@ -44,7 +41,14 @@ JOB = textwrap.dedent(r'''
             pass
         finally:
             s.close()
+''')
 
+# The job: argv mode (tool | socket), the tracker, the truth file, the phases to run (cpu: 2 s
+# of CPU; mem: 500 MiB held 2 s; short: 0.3 s of CPU), the exit status to end with.
+JOB = textwrap.dedent(r'''
+    import json, os, resource, socket, subprocess, sys, time
+    mode, tracker, out, phases, status = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+''') + MARK + textwrap.dedent(r'''
     # the tool's marks go through a small shell started before the job grows: a fork of the job
     # itself while it holds 500 MiB maps those pages too until its exec, and a walk in between
     # (page tables of 500 MiB take milliseconds to copy) counts them twice, as RSS does

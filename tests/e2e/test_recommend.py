@@ -188,9 +188,11 @@ def test_json_gpu_and_instance(keeper, run_file, needs_reader):
                                      "cpu_run_duration_secs": pytest.approx(60), "cpu_fewer": 2,
                                      "cpu_fewer_duration_secs": pytest.approx(96), "cpu_cost_usd": None,
                                      "time_limit_secs": 600.0, "cpu_basis": "duration",
+                                     "cpu_phase": None, "cpu_phase_fewer_secs": None,  # no phases
                                      "time_words": "3 cores: about 64 s, +7% on this run's 60 s; "
                                                    "2 cores: about 1.6 min (+60%)"}
     rows = doc["cores"][0]["rows"]
+    assert doc["phases"] == [[]]  # one run, no phase
     assert [r["cores"] for r in rows] == [1, 2, 3, 4, 5]  # a little above the 4 it had
     assert [round(r["duration_secs"], 3) for r in rows] == [192, 96, 64, 60, 60]
     # the PSS is the largest figure; the job's cgroup (the template's) stood behind the samples;

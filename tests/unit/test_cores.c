@@ -93,6 +93,7 @@ static void table_is_the_sum(void **state)
         assert_near(t->rows[c - 1].core_hours, (double)c * want[c] / 3600, 1e-12);
         assert_int_equal(t->rows[c - 1].wait_bound, c > 12);
     }
+    rt_cores_free(a);
     free(a);
 }
 

@@ -303,6 +303,64 @@ static void through_pipeline(void **state)
     rt_stats_free(st);
 }
 
+/* Each phase's duration under 1, 2, ... cores: the model over its stretches, each at its own
+ * rate. "long" (101.5 to 103.5) is three: 0.5 s at 2.2 cores (1.1 of the 1.2 s of CPU of the
+ * record at 102 after the mark's 0.1), 1 s at 2.0, 0.5 s at 1.8 (0.9 s of CPU before the stop
+ * mark's reading): 1.1 + 2 + 0.9 = 4.0 s under 1 core, 0.55 + 1 + 0.5 = 2.05 under 2, its own
+ * 2 s from 3 (no core count known: no wait claimed). "short", 0.3 s at 0.9 cores: 0.3 s under
+ * any. The fewest within 10%: 2 and 1; the run's ask (2 cores: 1 core makes the run's 5 s 7.0)
+ * is decided by "long", which one core fewer slows by 4.0 - 2.05 = 1.95 s. The run's own
+ * table is made of the same stretches (a record split by marks is not one interval). */
+static void phase_tables(void **state)
+{
+    (void)state;
+    run r;
+    const rt_summary *s = exactness_run(&r, RT_PHASE_CPU_GROUP);
+    const rt_phase_summary *l = find(s, "long"), *sh = find(s, "short");
+    assert_non_null(l->cores);
+    assert_int_equal(l->cores->n, 4); /* ceil(2.2) + 1 */
+    const double want[] = {4.0, 2.05, 2.0, 2.0};
+    for (size_t c = 0; c < 4; c++) {
+        NEAR(l->cores->rows[c].duration_secs, want[c]);
+        assert_int_equal(l->cores->rows[c].cores, (int64_t)c + 1);
+        assert_int_equal(l->cores->rows[c].wait_bound, 0);
+    }
+    NEAR(l->cores->duration_secs, l->duration_secs); /* the stretches cover the call */
+    NEAR(l->cores->peak_cores, 2.2);
+    assert_int_equal(rt_cores_fewest(l->cores, 10), 2);
+    assert_int_equal(rt_cores_fewest(l->cores, 200), 1);
+    assert_int_equal(rt_cores_fewest(l->cores, 0), 3);
+    assert_int_equal(rt_cores_fewest(l->cores, NAN), 0);
+    assert_int_equal(rt_cores_fewest(NULL, 10), 0);
+    assert_non_null(sh->cores);
+    assert_int_equal(sh->cores->n, 2);
+    NEAR(sh->cores->rows[0].duration_secs, 0.3);
+    assert_int_equal(rt_cores_fewest(sh->cores, 10), 1);
+
+    rt_recommendation rec = RT_RECOMMENDATION_INIT;
+    const rt_summary *runs[1] = {s};
+    assert_int_equal(rt_recommend(runs, 1, &rec), RT_OK);
+    assert_int_equal(rec.cpu, 2);
+    assert_string_equal(rec.cpu_phase, "long");
+    NEAR(rec.cpu_phase_fewer_secs, 1.95);
+    char words[300];
+    assert_true(rt_recommendation_time_words(&rec, words, sizeof words) > 0);
+    /* the run's own table by the same stretches: 5 s, and 7.0 under 1 core (the 1.95 of "long",
+     * 0.05 of the rest: the stretches of 0.2 cores and below take as long as they did) */
+    NEAR(s->cores->duration_secs, 5.0);
+    NEAR(s->cores->rows[0].duration_secs, 7.0);
+    NEAR(s->cores->rows[1].duration_secs, 5.05);
+    assert_non_null(strstr(words, "2 cores: about 5.0 s, as this run; 1 core: about 7.0 s (+40%: phase \"long\" +1.9 s)"));
+    /* a bound the slower count meets: nothing decided by a phase */
+    rt_recommend_options o = RT_RECOMMEND_OPTIONS_INIT;
+    o.max_slowdown_pct = 50;
+    assert_int_equal(rt_recommend_with(&o, runs, 1, &rec), RT_OK);
+    assert_int_equal(rec.cpu, 1);
+    assert_string_equal(rec.cpu_phase, "");
+    assert_true(isnan(rec.cpu_phase_fewer_secs));
+    rt_stats_free(r.st);
+}
+
 static void summary_json(void **state)
 {
     (void)state;
@@ -317,8 +375,8 @@ static void summary_json(void **state)
                                 "\"rss_peak_mib\":500,\"pss_peak_mib\":450,\"memory_peak_mib\":null,"
                                 "\"memory_need\":{\"need_mib\":520,\"source\":\"process_peak\",\"sampled\":true},"
                                 "\"gpu_usage\":{\"mean\":0.25,\"peak\":0.5},\"gpu_vram_mib\":{\"mean\":250,"
-                                "\"peak\":500},\"read_bytes\":4000,\"write_bytes\":2000,\"first_start_secs\":101.5},"
-                                "{\"name\":\"short\",");
+                                "\"peak\":500},\"read_bytes\":4000,\"write_bytes\":2000,\"first_start_secs\":101.5,"
+                                "\"cores_asked\":2,\"durations_secs\":[4,2.05,2,2]},{\"name\":\"short\",");
     if (!p)
         fail_msg("%s", strstr(buf, ",\"phases\""));
     assert_non_null(strstr(buf, "],\"phase_marks\":{\"accepted\":4,\"unknown_stop\":0,\"unterminated\":0,"
@@ -535,8 +593,10 @@ static void text_and_note(void **state)
     assert_int_equal(rt_summary_write_text_cb(s, NULL, NULL, to_mem, &mb), RT_OK);
     to_mem(&mb, "", 1);
     if (!strstr(mb.p, "Phases (by name, in the order they first started)\n"
-                      "  long                       1 call, 2.00 s, CPU 4.00 s, cores mean 2.00 peak 2.20, memory peak 520.0 MiB\n"
-                      "  short                      1 call, 0.30 s, CPU 0.27 s, cores mean 0.90 peak 0.90, memory peak 260.0 MiB\n"
+                      "  long                       1 call, 2.00 s, CPU 4.00 s, cores mean 2.00 peak 2.20, memory peak 520.0 MiB, "
+                      "asks 2 cores\n"
+                      "  short                      1 call, 0.30 s, CPU 0.27 s, cores mean 0.90 peak 0.90, memory peak 260.0 MiB, "
+                      "asks 1 core\n"
                       "  left open                  1 call (open at the end), 0.50 s, CPU 0.50 s (pro-rated)"))
     {
         fprintf(stderr, "%s", mb.p);
@@ -688,17 +748,29 @@ static void holder_copy(void **state)
     rt_phase_copy *keep = NULL;
     rt_phase_copy_into(&keep, &copy);
     assert_int_equal(copy.phase_count, 3);
+    /* the tables are the copy's own: "later" (0.5 s at 1 core) grows in the statistics */
+    assert_non_null(copy.phases[2]->cores);
+    assert_ptr_not_equal(copy.phases[2]->cores, rt_stats_summary(r.st)->phases[2]->cores);
+    NEAR(copy.phases[2]->cores->duration_secs, 0.5);
+    NEAR(copy.phases[0]->cores->rows[0].duration_secs, 4.0);
     for (int i = 0; i < 5; i++) /* the statistics go on, names and all */
-        rec(&r, 107 + i, 1, 1, 100, 520, 0, 0);
+        rec(&r, 107 + i, 1, 8.0, 100, 520, 0, 0); /* 8 cores: its table grows to 9 rows */
     mk(&r, RT_PHASE_START, "more", 111.5, RT_PHASE_CPU_NONE, 0, 0, 0);
     rec(&r, 112, 1, 1, 100, 520, 0, 0);
     assert_int_equal(rt_stats_summary(r.st)->phase_count, 4);
     assert_int_equal(copy.phase_count, 3);
     assert_string_equal(copy.phases[2]->name, "later");
     NEAR(copy.phases[2]->duration_secs, 0.5);
+    NEAR(copy.phases[2]->cores->duration_secs, 0.5);
+    assert_int_equal(copy.phases[2]->cores->n, 2);
+    NEAR(copy.phases[2]->cores->rows[0].duration_secs, 0.5);
+    NEAR(copy.phases[0]->cores->rows[1].duration_secs, 2.05);
+    assert_int_equal(rt_stats_summary(r.st)->phases[2]->cores->n, 9);
     assert_int_equal(copy.phase_counts->accepted, 5);
     rt_phase_copy_into(&keep, &copy); /* again: the copy of the copy holds */
     assert_string_equal(copy.phases[0]->name, "long");
+    NEAR(copy.phases[0]->cores->rows[1].duration_secs, 2.05);
+    NEAR(copy.phases[2]->cores->rows[0].duration_secs, 0.5);
     rt_phase_copy_free(keep);
     rt_stats_free(r.st);
 }
@@ -744,6 +816,7 @@ int main(void)
         cmocka_unit_test(pro_rated),
         cmocka_unit_test(nested_recursive_unterminated),
         cmocka_unit_test(through_pipeline),
+        cmocka_unit_test(phase_tables),
         cmocka_unit_test(summary_json),
         cmocka_unit_test(line_member),
         cmocka_unit_test(read_back),

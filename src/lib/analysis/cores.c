@@ -4,6 +4,7 @@
  * count (the work fits, and any waits are gone), it is added to each count below that point and
  * once to a running sum from it: a record costs a few steps, not RT_CORES_MAX. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cores.h"
@@ -12,6 +13,40 @@ void rt_cores_init(rt_cores_acc *a)
 {
     memset(a, 0, sizeof *a);
     a->peak = a->had = a->wait = NAN;
+}
+
+void rt_cores_free(rt_cores_acc *a)
+{
+    free(a->at);
+    free(a->from);
+    free(a->rows);
+    rt_cores_init(a);
+}
+
+/* Room for counts up to c (at[c], from[c + 1]), zeroed; false when out of memory. */
+static bool room(rt_cores_acc *a, int64_t c)
+{
+    if (c <= a->cap)
+        return true;
+    int64_t cap = a->cap ? a->cap : 4;
+    while (cap < c)
+        cap *= 2;
+    cap = cap > RT_CORES_MAX ? RT_CORES_MAX : cap;
+    double *at = realloc(a->at, (size_t)(cap + 1) * sizeof *at);
+    if (at)
+        a->at = at;
+    double *from = at ? realloc(a->from, (size_t)(cap + 2) * sizeof *from) : NULL;
+    if (!from) {
+        a->failed = 1;
+        return false;
+    }
+    a->from = from;
+    for (int64_t k = a->cap ? a->cap + 1 : 0; k <= cap; k++)
+        at[k] = 0;
+    for (int64_t k = a->cap ? a->cap + 2 : 0; k <= cap + 1; k++)
+        from[k] = 0;
+    a->cap = cap;
+    return true;
 }
 
 double rt_cores_interval(double dt, double u, double had, double wait, int64_t c)
@@ -34,26 +69,32 @@ double rt_cores_interval(double dt, double u, double had, double wait, int64_t c
 
 void rt_cores_add(rt_cores_acc *a, const rt_record *r, double w)
 {
-    if (!(w > 0))
+    double had = r->cgroup_cpu_quota_cores > 0 ? r->cgroup_cpu_quota_cores : r->cpu_count > 0 ? r->cpu_count : NAN;
+    rt_cores_add_interval(a, w, r->process_cores, had, r->pressure_cpu_some_pct, !(r->pressure_group == 1.0));
+}
+
+void rt_cores_add_interval(rt_cores_acc *a, double w, double u, double had, double some_pct, bool machine)
+{
+    if (!(w > 0) || a->failed || !room(a, 1))
         return;
     a->secs += w;
-    double u = r->process_cores;
     if (!(u >= 0) || !isfinite(u)) {
         a->from[1] += w; /* no CPU figure: the same under any count */
         return;
     }
-    double had = r->cgroup_cpu_quota_cores > 0 ? r->cgroup_cpu_quota_cores : r->cpu_count > 0 ? r->cpu_count : NAN;
-    if (isfinite(had)) {
+    if (isfinite(had) && had > 0) {
         a->had = isnan(a->had) || had > a->had ? had : a->had;
         u = u > had ? had : u;
+    } else {
+        had = NAN;
     }
     a->peak = isnan(a->peak) || u > a->peak ? u : a->peak;
     double wait = NAN;
-    if (isfinite(r->pressure_cpu_some_pct)) {
-        wait = r->pressure_cpu_some_pct / 100.0 * w;
+    if (isfinite(some_pct)) {
+        wait = some_pct / 100.0 * w;
         wait = wait < 0 ? 0 : wait > w ? w : wait;
         a->wait = isnan(a->wait) ? wait : a->wait + wait;
-        if (!(r->pressure_group == 1.0))
+        if (machine)
             a->wait_machine = 1;
     }
     /* the first count from which the interval's prediction is the same (k), and that value */
@@ -64,6 +105,8 @@ void rt_cores_add(rt_cores_acc *a, const rt_record *r, double w)
         k = same > 0 ? fmax(k, ceil(w * u / same)) : RT_CORES_MAX + 1; /* waited throughout: never */
     }
     int64_t last = k > RT_CORES_MAX ? RT_CORES_MAX : (int64_t)k - 1;
+    if (!room(a, k > RT_CORES_MAX ? RT_CORES_MAX : (int64_t)k))
+        return;
     for (int64_t c = 1; c <= last; c++)
         a->at[c] += rt_cores_interval(w, u, had, wait, c);
     if (k <= RT_CORES_MAX)
@@ -72,18 +115,26 @@ void rt_cores_add(rt_cores_acc *a, const rt_record *r, double w)
 
 const rt_cores_table *rt_cores_result(rt_cores_acc *a)
 {
-    if (isnan(a->peak))
+    if (isnan(a->peak) || a->failed)
         return NULL;
     double n = fmax(ceil(a->peak) + 1, 2);
     if (isfinite(a->had))
         n = fmax(n, ceil(a->had) + 1);
     size_t rows = n > RT_CORES_MAX ? RT_CORES_MAX : (size_t)n;
+    if (rows > a->cap_rows) {
+        rt_cores_row *grown = realloc(a->rows, rows * sizeof *grown);
+        if (!grown)
+            return NULL;
+        a->rows = grown;
+        a->cap_rows = rows;
+    }
     double cum = 0;
     for (size_t c = 1; c <= rows; c++) {
-        cum += a->from[c];
+        /* past the counts reached: every interval's prediction is settled */
+        cum += (int64_t)c <= a->cap + 1 ? a->from[c] : 0;
         rt_cores_row *row = &a->rows[c - 1];
         row->cores = (int64_t)c;
-        row->duration_secs = cum + a->at[c];
+        row->duration_secs = cum + ((int64_t)c <= a->cap ? a->at[c] : 0);
         row->core_hours = (double)c * row->duration_secs / 3600.0;
         row->wait_bound = isfinite(a->had) && (double)c > a->had;
     }

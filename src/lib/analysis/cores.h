@@ -4,27 +4,41 @@
 #ifndef RT_ANALYSIS_CORES_H
 #define RT_ANALYSIS_CORES_H
 
+#include <stdbool.h>
+
 #include "../core/core.h"
 
 typedef struct rt_cores_acc {
-    /* at[c] (c = 1 .. RT_CORES_MAX): the seconds of the records whose duration still depends on
-     * c there; from[c]: seconds that every count from c up gets (a record's duration is the same
-     * for every count past some point: it is added once, there) */
-    double at[RT_CORES_MAX + 1], from[RT_CORES_MAX + 2];
+    /* at[c] (c = 1 .. cap): the seconds of the intervals whose duration still depends on c
+     * there; from[c] (c = 1 .. cap + 1): seconds that every count from c up gets (an interval's
+     * duration is the same for every count past some point: it is added once, there). Grown to
+     * the highest count an interval reached (RT_CORES_MAX at most): a few doubles for a run on
+     * a few cores */
+    double *at, *from;
+    int64_t cap;
+    int failed;       /* out of memory once: no table */
     double peak;      /* the most cores used over one interval, NaN: none */
     double had;       /* the most cores the run could use, NaN: unknown */
     double wait;      /* seconds some task waited for a CPU, NaN: no pressure figure */
-    double secs;      /* the records' seconds */
+    double secs;      /* the intervals' seconds */
     int wait_machine; /* some wait was the machine's pressure */
-    rt_cores_row rows[RT_CORES_MAX];
+    rt_cores_row *rows;
+    size_t cap_rows;
     rt_cores_table out;
 } rt_cores_acc;
 
-/* Makes a empty. */
+/* Makes a empty (it holds no memory yet). */
 void rt_cores_init(rt_cores_acc *a);
+/* Frees what a holds (then empty again). */
+void rt_cores_free(rt_cores_acc *a);
 /* Absorbs one record standing for w seconds. */
 void rt_cores_add(rt_cores_acc *a, const rt_record *r, double w);
-/* The table so far (a->out, valid until the next add); NULL when no record had the tree's cores. */
+/* Absorbs one interval of w seconds over which u cores were used (NaN: unknown), had the most
+ * the run could use then (NaN: unknown), some_pct the CPU pressure "some" share (NaN: none),
+ * machine whether that share is the machine's rather than the job group's. */
+void rt_cores_add_interval(rt_cores_acc *a, double w, double u, double had, double some_pct, bool machine);
+/* The table so far (a->out, valid until the next add); NULL when no interval had the tree's
+ * cores, or memory ran out. */
 const rt_cores_table *rt_cores_result(rt_cores_acc *a);
 /* The predicted duration of one record's interval (dt seconds, u cores used, had the cores it
  * could use (NaN: unknown), wait seconds some task waited (NaN: unknown)) under c cores: the

@@ -9,9 +9,11 @@
  *  - its peak cores is the highest rate over the stretches between samples and marks (short
  *    stretches folded as fold.h does; a call shorter than half an interval: its mean);
  *  - memory from the readings at the records and marks within it, and the kernel's running
- *    peaks where they rose in an interval wholly within it; GPU figures overlap-weighted.
- * A name's accumulator is about 200 bytes (no histogram); at most 1024 names and 256 open calls,
- * as the pipeline keeps them. */
+ *    peaks where they rose in an interval wholly within it; GPU figures overlap-weighted;
+ *  - its duration under 1, 2, ... cores: cores.c's model over the same stretches (each at its
+ *    own rate, with its record's quota or cores and CPU pressure).
+ * A name's accumulator is about 350 bytes (no histogram), and 16 bytes per core its stretches
+ * reached (rt_cores_acc); at most 1024 names and 256 open calls, as the pipeline keeps them. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdbool.h>
@@ -20,6 +22,7 @@
 
 #include "../core/core.h"
 #include "../phase/phase.h"
+#include "cores.h"
 #include "fold.h"
 #include "phases.h"
 
@@ -53,6 +56,7 @@ typedef struct acc {
     double first, dur, cmin, cmax, cpu, cores_peak, rd, wr;
     bool inexact;
     figs f;
+    rt_cores_acc cores; /* its stretches under 1, 2, ... cores (a few doubles per core reached) */
 } acc;
 
 struct rt_phase_stats {
@@ -64,6 +68,7 @@ struct rt_phase_stats {
     rt_phase_counts counts;    /* the latest record's */
     double last_b, last_iv;    /* the latest record's end and interval */
     double prev_cg, prev_hwm, prev_mem, prev_tree; /* the running peaks at the latest record (NaN) */
+    rt_cores_acc *run;         /* the run's table, fed every stretch during rt_phase_stats_add (NULL: none) */
     double *scratch;           /* 2 per mark of a record: its time and CPU within the interval */
     size_t cap_scratch;
     /* the result */
@@ -150,6 +155,7 @@ static long intern(rt_phase_stats *ps, const char *name, bool *fresh)
     *a = (acc){.name = copy, .first = NAN, .dur = 0, .cmin = NAN, .cmax = NAN, .cpu = NAN,
                .cores_peak = NAN, .rd = NAN, .wr = NAN};
     figs_init(&a->f);
+    rt_cores_init(&a->cores);
     ps->slots[i] = (uint32_t)++ps->n_names;
     *fresh = true;
     return (long)ps->n_names - 1;
@@ -218,8 +224,14 @@ static void stretch(rt_phase_stats *ps, const rt_record *r, double iv, double t0
     if (!(dt > 0))
         return;
     double dl = l1 - l0, frac = iv > 0 ? dt / iv : NAN;
+    double had = r->cgroup_cpu_quota_cores > 0 ? r->cgroup_cpu_quota_cores : r->cpu_count > 0 ? r->cpu_count : NAN;
+    if (ps->run)
+        rt_cores_add_interval(ps->run, dt, isfinite(dl) ? dl / dt : NAN, had, r->pressure_cpu_some_pct,
+                              !(r->pressure_group == 1.0));
     for (size_t i = 0; i < ps->n_open; i++) {
         call *c = &ps->open[i];
+        rt_cores_add_interval(&ps->names[c->name].cores, dt, isfinite(dl) ? dl / dt : NAN, had,
+                              r->pressure_cpu_some_pct, !(r->pressure_group == 1.0));
         if (isfinite(dl)) {
             sum_in(&c->pro_cpu, dl);
             double rx, rw;
@@ -312,11 +324,11 @@ static void stop(rt_phase_stats *ps, const rt_phase_mark *m, const rt_record *r,
     ps->n_open--;
 }
 
-void rt_phase_stats_add(rt_phase_stats *ps, const rt_record *r)
+bool rt_phase_stats_add(rt_phase_stats *ps, const rt_record *r, rt_cores_acc *run)
 {
     const rt_phases *ph = r ? r->phases : NULL;
     if (!ps || !ph)
-        return;
+        return false;
     if (ph->counts)
         ps->counts = *ph->counts;
     double b = r->timestamp_secs, iv = r->interval_secs;
@@ -362,6 +374,7 @@ void rt_phase_stats_add(rt_phase_stats *ps, const rt_record *r)
         }
     }
     double tp = a, lp = 0;
+    ps->run = timed && has_iv ? run : NULL;
     for (size_t i = 0; i < n; i++) {
         const rt_phase_mark *m = ph->marks[i];
         if (tm) {
@@ -376,7 +389,9 @@ void rt_phase_stats_add(rt_phase_stats *ps, const rt_record *r)
             stop(ps, m, r, a, has_iv, timed && m->timestamp_secs >= b, iv_peak);
     }
     if (timed) {
+        ps->run = has_iv ? run : NULL; /* the last stretch ends the interval: the run's table gets it whole */
         stretch(ps, r, iv, tp, b, lp, q);
+        ps->run = NULL;
         for (size_t i = 0; i < ps->n_open; i++)
             reading(ps, &ps->open[i], r, a, has_iv);
         ps->last_b = b;
@@ -387,6 +402,7 @@ void rt_phase_stats_add(rt_phase_stats *ps, const rt_record *r)
     max_in(&ps->prev_hwm, r->process_rss_hwm_mib);
     max_in(&ps->prev_mem, r->process_memory_peak_mib);
     max_in(&ps->prev_tree, r->process_rss_hwm_tree_mib);
+    return timed && has_iv;
 }
 
 static rt_need need_of(const figs *f)
@@ -479,6 +495,7 @@ void rt_phase_stats_result(rt_phase_stats *ps, rt_summary *s)
                    ps->last_iv);
     for (size_t i = 0; i < n; i++) {
         to_summary(&ps->res[i], &ps->out[i]);
+        ps->out[i].cores = rt_cores_result(&ps->names[i].cores); /* the stretches so far: none open */
         ps->outp[i] = &ps->out[i];
     }
     s->phases = (const rt_phase_summary *const *)ps->outp;
@@ -489,8 +506,10 @@ void rt_phase_stats_free(rt_phase_stats *ps)
 {
     if (!ps)
         return;
-    for (size_t i = 0; i < ps->n_names; i++)
+    for (size_t i = 0; i < ps->n_names; i++) {
         free(ps->names[i].name);
+        rt_cores_free(&ps->names[i].cores);
+    }
     free(ps->names);
     free(ps->slots);
     free(ps->scratch);
@@ -507,7 +526,38 @@ struct rt_phase_copy {
     size_t cap;
     rt_phase_summary *items;
     const rt_phase_summary **ptrs;
+    rt_cores_table *tables; /* each phase's table (cap), its rows in rows */
+    rt_cores_row *rows;
+    size_t cap_rows;
 };
+
+/* Copies each phase's table into c (items[i].cores pointed at the copy); a table that finds no
+ * room is left out (NULL). */
+static void copy_tables(rt_phase_copy *c, size_t n)
+{
+    size_t rows = 0;
+    for (size_t i = 0; i < n; i++)
+        rows += c->items[i].cores ? c->items[i].cores->n : 0;
+    if (rows > c->cap_rows) {
+        rt_cores_row *grown = realloc(c->rows, rows * sizeof *grown);
+        if (grown) {
+            c->rows = grown;
+            c->cap_rows = rows;
+        }
+    }
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        const rt_cores_table *t = c->items[i].cores;
+        c->items[i].cores = NULL;
+        if (!t || !c->tables || at + t->n > c->cap_rows)
+            continue;
+        c->tables[i] = *t;
+        memcpy(c->rows + at, t->rows, t->n * sizeof *t->rows);
+        c->tables[i].rows = c->rows + at;
+        at += t->n;
+        c->items[i].cores = &c->tables[i];
+    }
+}
 
 void rt_phase_copy_into(rt_phase_copy **keep, rt_summary *s)
 {
@@ -528,7 +578,10 @@ void rt_phase_copy_into(rt_phase_copy **keep, rt_summary *s)
         const rt_phase_summary **ptrs = realloc(c->ptrs, n * sizeof *ptrs);
         if (ptrs)
             c->ptrs = ptrs;
-        if (!items || !ptrs) {
+        rt_cores_table *tables = realloc(c->tables, n * sizeof *tables);
+        if (tables)
+            c->tables = tables;
+        if (!items || !ptrs || !tables) {
             s->phases = NULL, s->phase_count = 0;
             return;
         }
@@ -538,6 +591,7 @@ void rt_phase_copy_into(rt_phase_copy **keep, rt_summary *s)
         c->items[i] = *s->phases[i];
         c->ptrs[i] = &c->items[i];
     }
+    copy_tables(c, n);
     s->phases = n ? (const rt_phase_summary *const *)c->ptrs : NULL;
 }
 
@@ -547,5 +601,7 @@ void rt_phase_copy_free(rt_phase_copy *keep)
         return;
     free(keep->items);
     free(keep->ptrs);
+    free(keep->tables);
+    free(keep->rows);
     free(keep);
 }

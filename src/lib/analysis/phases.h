@@ -5,6 +5,9 @@
 #ifndef RT_ANALYSIS_PHASES_H
 #define RT_ANALYSIS_PHASES_H
 
+#include <stdbool.h>
+
+#include "cores.h"
 #include "resource_tracker.h"
 
 typedef struct rt_phase_stats rt_phase_stats;
@@ -14,8 +17,11 @@ rt_phase_stats *rt_phase_stats_new(void);
 
 /* Absorbs one record (in time order) whose phases are not NULL: its marks open and close calls,
  * its figures go to the calls open over its interval. Allocates only when a new name, more open
- * calls or more marks than any record before come. */
-void rt_phase_stats_add(rt_phase_stats *ps, const rt_record *r);
+ * calls or more marks than any record before come. The stretches between its marks, which
+ * cover its interval, go to run (the run's table under other core counts; NULL: none) as well:
+ * returns true when they did (false: a record without a time or an interval, left to the
+ * caller). */
+bool rt_phase_stats_add(rt_phase_stats *ps, const rt_record *r, rt_cores_acc *run);
 
 /* Fills s->phases, s->phase_count and s->phase_counts (0, NULL, NULL for a NULL ps): the calls
  * still open at the last record are closed there (unterminated), in the result only. The

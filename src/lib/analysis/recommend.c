@@ -2,7 +2,9 @@
  * runs: cores from the runs' predicted durations (the fewest within a slowdown bound; cores.c
  * makes the tables), memory and VRAM from the highest need (need.c) with headroom that
  * shrinks as runs agree, never less than what a run was OOM-killed at nor a CPU quota that held
- * a run back, and the same recommendation in the words of Metaflow, Kubernetes and SLURM. */
+ * a run back, and the same recommendation in the words of Metaflow, Kubernetes and SLURM; and the
+ * phase that decided the cores. */
+#define _GNU_SOURCE
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -84,6 +86,22 @@ static double predicted(const rt_cores_table *t, int64_t c)
     return t->rows[row - 1].duration_secs;
 }
 
+/* Whether run table t's predicted duration under c cores is within slow percent of its own. */
+static bool within(const rt_cores_table *t, int64_t c, double slow)
+{
+    return predicted(t, c) <= t->duration_secs * (1.0 + slow / 100.0) + 1e-9;
+}
+
+int64_t rt_cores_fewest(const rt_cores_table *t, double max_slowdown_pct)
+{
+    if (!t || t->n == 0 || !t->rows || !(max_slowdown_pct >= 0))
+        return 0;
+    for (int64_t c = 1; c < (int64_t)t->n; c++)
+        if (within(t, c, max_slowdown_pct))
+            return c;
+    return (int64_t)t->n;
+}
+
 /* The CPU answer from the runs' tables (every run has one): the fewest cores (with a price, the
  * cheapest count) under which every run is predicted within slow percent of its own duration. */
 static int64_t cores_from_tables(const rt_summary *const *runs, size_t n, double slow, double price)
@@ -98,9 +116,8 @@ static int64_t cores_from_tables(const rt_summary *const *runs, size_t n, double
         double cost = 0;
         for (size_t i = 0; i < n && ok; i++) {
             const rt_cores_table *t = runs[i]->cores;
-            double d = predicted(t, c);
-            ok = d <= t->duration_secs * (1.0 + slow / 100.0) + 1e-9;
-            cost += (double)c * d;
+            ok = within(t, c, slow);
+            cost += (double)c * predicted(t, c);
         }
         if (!ok)
             continue;
@@ -120,6 +137,28 @@ static double time_limit_for(double secs)
 {
     double t = secs * 1.5;
     return ceil((t < 600 ? 600 : t) / 60.0) * 60.0;
+}
+
+/* The phase that decided the ask (r->cpu_phase): of the runs one core fewer would slow past
+ * slow percent, the phase that core slows the most against the ask. */
+static void deciding_phase(const rt_summary *const *runs, size_t n, double slow, rt_recommendation *r)
+{
+    if (r->cpu < 2 || strcmp(r->cpu_basis, "duration") != 0)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        if (within(runs[i]->cores, r->cpu - 1, slow))
+            continue;
+        for (size_t k = 0; k < runs[i]->phase_count; k++) {
+            const rt_phase_summary *p = runs[i]->phases[k];
+            if (!p->cores || p->cores->n == 0 || !p->name)
+                continue;
+            double more = predicted(p->cores, r->cpu - 1) - predicted(p->cores, r->cpu);
+            if (more > 1e-9 && !(more <= r->cpu_phase_fewer_secs)) {
+                r->cpu_phase_fewer_secs = more;
+                (void)rt_copy_cut(r->cpu_phase, sizeof r->cpu_phase, p->name);
+            }
+        }
+    }
 }
 
 /* The 0.18 figures of the ask: the slowest run's predicted duration under cpu and one fewer. */
@@ -171,7 +210,8 @@ rt_error rt_recommend_with(const rt_recommend_options *opts, const rt_summary *c
                            .cpu_run_duration_secs = NAN,
                            .cpu_fewer_duration_secs = NAN,
                            .cpu_cost_usd = NAN,
-                           .time_limit_secs = NAN};
+                           .time_limit_secs = NAN,
+                           .cpu_phase_fewer_secs = NAN};
     for (size_t i = 0; i < n; i++) {
         const rt_summary *s = runs[i];
         if (!s || !s->has_process)
@@ -203,8 +243,10 @@ rt_error rt_recommend_with(const rt_recommend_options *opts, const rt_summary *c
         r.cpu = (int64_t)cpu_floor;
         r.cpu_basis = "throttled";
     }
-    if (tables == n)
+    if (tables == n) {
         cpu_times(runs, n, price, &r);
+        deciding_phase(runs, n, slow, &r);
+    }
     r.headroom_pct = 10.0 + 10.0 / (double)n;
     double grow = 1.0 + r.headroom_pct / 100.0;
     r.memory_mib = isfinite(mem.mib) ? rt_round_memory_mib(mem.mib * grow) : RT_NULL_I64;
@@ -299,7 +341,7 @@ size_t rt_recommendation_time_words(const rt_recommendation *rec, char *buf, siz
     if (!rec || rec->struct_size < offsetof(rt_recommendation, cpu_basis) + sizeof(const char *) ||
         !(rec->cpu_duration_secs >= 0) || !(rec->cpu_run_duration_secs > 0))
         return 0;
-    char a[32], b[32], money[48] = "", fewer[96] = "";
+    char a[32], b[32], money[48] = "", fewer[224] = "";
     double own = rec->cpu_run_duration_secs, d = rec->cpu_duration_secs;
     approx(d, a, sizeof a);
     approx(own, b, sizeof b);
@@ -314,10 +356,19 @@ size_t rt_recommendation_time_words(const rt_recommendation *rec, char *buf, siz
     else
         snprintf(how, sizeof how, "%+.0f%% on this run's %s", pct, b);
     if (rec->cpu_fewer > 0 && rec->cpu_fewer_duration_secs >= 0) {
-        char f[32];
+        char f[32], phase[128] = "";
         approx(rec->cpu_fewer_duration_secs, f, sizeof f);
-        snprintf(fewer, sizeof fewer, "; %lld core%s: about %s (%+.0f%%)", (long long)rec->cpu_fewer,
-                 rec->cpu_fewer == 1 ? "" : "s", f, 100.0 * (rec->cpu_fewer_duration_secs - own) / own);
+        if (rec->struct_size >= offsetof(rt_recommendation, cpu_phase_fewer_secs) + sizeof(double) &&
+            rec->cpu_phase[0] && rec->cpu_phase_fewer_secs > 0) {
+            /* the phase that decided it, its name cut short without splitting a character */
+            char name[48], more[32];
+            rt_copy_cut(name, sizeof name, rec->cpu_phase);
+            approx(rec->cpu_phase_fewer_secs, more, sizeof more);
+            snprintf(phase, sizeof phase, ": phase \"%s%s\" +%s", name,
+                     strlen(name) < strnlen(rec->cpu_phase, sizeof rec->cpu_phase) ? "~" : "", more);
+        }
+        snprintf(fewer, sizeof fewer, "; %lld core%s: about %s (%+.0f%%%s)", (long long)rec->cpu_fewer,
+                 rec->cpu_fewer == 1 ? "" : "s", f, 100.0 * (rec->cpu_fewer_duration_secs - own) / own, phase);
     }
     int n = snprintf(buf, cap, "%lld core%s: about %s, %s%s%s", (long long)rec->cpu, rec->cpu == 1 ? "" : "s", a, how,
                      money, fewer);

@@ -601,8 +601,11 @@ void rpt_phase_section(rpt_hw *w, const rt_summary *s)
     bool gpus = had_gpus(s);
     rpt_hw_lit(w, "<section id=\"phases\"><h2>Phases</h2>\n<p class=\"note\">By name, in the order each first "
               "started; a name's figures are over all its calls. CPU marked ~ is pro-rated from the samples (no "
-              "reading at both marks of every call).</p>\n<div class=\"wide\"><table class=\"dist\" id=\"phase-table\">\n"
+              "reading at both marks of every call). Asks: the fewest cores under which the phase alone is "
+              "predicted within 10% of its own duration, and that duration (docs/answers.md).</p>\n"
+              "<div class=\"wide\"><table class=\"dist\" id=\"phase-table\">\n"
               "<tr><th style=\"text-align:left\">phase</th><th>calls</th><th>duration</th><th>CPU</th><th>cores mean</th><th>cores peak</th>"
+              "<th>asks</th>"
               "<th>memory need</th><th>memory peak</th>");
     if (gpus)
         rpt_hw_lit(w, "<th>GPU mean</th><th>GPU peak</th><th>VRAM mean</th><th>VRAM peak</th>");
@@ -624,6 +627,15 @@ void rpt_phase_section(rpt_hw *w, const rt_summary *s)
         cell(w, f);
         cell(w, fmt_cores(f, p->cores_mean));
         cell(w, fmt_cores(f, p->cores_peak));
+        int64_t asks = rt_cores_fewest(p->cores, 10);
+        if (asks > 0) {
+            rpt_figure d;
+            snprintf(f, sizeof f, "%lld (%s)", (long long)asks,
+                     rpt_fmt_duration(d, p->cores->rows[asks - 1].duration_secs));
+        } else {
+            snprintf(f, sizeof f, "-");
+        }
+        cell(w, f);
         cell(w, fmt_mib(f, p->memory_need.mib));
         double peak = p->rss_peak_mib;
         if (isnan(peak) || p->memory_peak_mib > peak)

@@ -441,9 +441,13 @@ void rt_stats_add_sized(rt_stats *st, const rt_record *rec, size_t rec_size)
     add_end(st, r);
     rt_allocation_add_record(&st->alloc, r);
     rt_usage_add(&st->usage, r, w);
-    rt_cores_add(&st->cores, r, w);
+    /* the run under other core counts: by the stretches between phase marks where there are
+     * some (as the phases' own tables), else by the record */
+    bool by_stretch = false;
     if (r->phases && (st->phases || (st->phases = rt_phase_stats_new())))
-        rt_phase_stats_add(st->phases, r);
+        by_stretch = rt_phase_stats_add(st->phases, r, &st->cores);
+    if (!by_stretch)
+        rt_cores_add(&st->cores, r, w);
     add_energy(st, r, iv, has_interval);
     if (r->request && !st->request_given && !st->request.set)
         rt_request_keep(&st->request, r->request);
@@ -517,6 +521,7 @@ void rt_stats_free(rt_stats *st)
 {
     if (st) {
         rt_usage_free(&st->usage);
+        rt_cores_free(&st->cores);
         rt_phase_stats_free(st->phases);
     }
     free(st);

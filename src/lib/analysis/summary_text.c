@@ -457,8 +457,8 @@ static void process_part(out *o, const rt_summary *s)
          isnan(s->process_write_bytes) ? "-" : bytes_text(written, b, sizeof b), cx);
 }
 
-/* "Phases": one line per name (calls, duration, CPU, cores, peak memory), only when there are
- * some. */
+/* "Phases": one line per name (calls, duration, CPU, cores, peak memory, the cores it asks on
+ * its own), only when there are some. */
 static void phases_part(out *o, const rt_summary *s)
 {
     if (!s->phase_count)
@@ -478,12 +478,16 @@ static void phases_part(out *o, const rt_summary *s)
                 n--;
         }
         snprintf(label, sizeof label, "%.*s%s", (int)n, p->name, n < strlen(p->name) ? "~" : "");
-        line(o, label, "%llu call%s%s, %s, CPU %s%s, cores mean %s peak %s, memory peak %s",
+        char asks[48] = ""; /* 0.18: the fewest cores within 10% of the phase's own duration */
+        int64_t k = rt_cores_fewest(p->cores, 10);
+        if (k > 0)
+            snprintf(asks, sizeof asks, ", asks %lld core%s", (long long)k, k == 1 ? "" : "s");
+        line(o, label, "%llu call%s%s, %s, CPU %s%s, cores mean %s peak %s, memory peak %s%s",
              (unsigned long long)p->calls, p->calls == 1 ? "" : "s",
              p->unterminated ? " (open at the end)" : "", dur(o, p->duration_secs, a, sizeof a),
              dur(o, p->cpu_secs, b, sizeof b), p->cpu_exact ? "" : " (pro-rated)",
              number(p->cores_mean, 2, "", c, sizeof c), number(p->cores_peak, 2, "", d, sizeof d),
-             mem(o, peak, e, sizeof e));
+             mem(o, peak, e, sizeof e), asks);
     }
 }
 

@@ -388,6 +388,7 @@ void rt_tracker_free(rt_tracker *t)
     rt_store_free(t->store);
     rt_stats_free(t->stats);
     rt_phase_copy_free(t->phase_copy);
+    free(t->cores_rows);
     rt_report_free(t->report);
     free(t->job_block);
     free(t->saved_info);
@@ -483,6 +484,27 @@ rt_error rt_tracker_record(rt_tracker *t, uint64_t index, rt_record *out, size_t
     return RT_OK;
 }
 
+/* Points the summary copy's table under other core counts at a copy of its own (the stats'
+ * rows move with the next sample); none when there is no room for it. */
+static void copy_cores(rt_tracker *t)
+{
+    const rt_cores_table *c = t->summary_copy.cores;
+    t->summary_copy.cores = NULL;
+    if (!c)
+        return;
+    if (c->n > t->cap_cores_rows) {
+        rt_cores_row *rows = realloc(t->cores_rows, c->n * sizeof *rows);
+        if (!rows)
+            return;
+        t->cores_rows = rows;
+        t->cap_cores_rows = c->n;
+    }
+    memcpy(t->cores_rows, c->rows, c->n * sizeof *c->rows);
+    t->cores_copy = *c;
+    t->cores_copy.rows = t->cores_rows;
+    t->summary_copy.cores = &t->cores_copy;
+}
+
 const rt_summary *rt_tracker_summary(rt_tracker *t)
 {
     if (!t)
@@ -492,6 +514,7 @@ const rt_summary *rt_tracker_summary(rt_tracker *t)
     t->usage_copy = *t->summary_copy.usage; /* the stats' own changes with the next sample */
     t->summary_copy.usage = &t->usage_copy;
     rt_phase_copy_into(&t->phase_copy, &t->summary_copy);
+    copy_cores(t);
     pthread_mutex_unlock(&t->mu);
     return &t->summary_copy;
 }

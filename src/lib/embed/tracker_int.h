@@ -44,6 +44,9 @@ struct rt_tracker {
     rt_summary summary_copy; /* what rt_tracker_summary hands out */
     rt_usage usage_copy;     /* and its usage */
     struct rt_phase_copy *phase_copy; /* and its phases (analysis/phases.h) */
+    rt_cores_table cores_copy;        /* and its table under other core counts, */
+    rt_cores_row *cores_rows;         /* whose rows are here (cap_cores_rows) */
+    size_t cap_cores_rows;
     /* what the run was asked for, and when */
     int64_t pid;         /* the root's pid; 0 without a tracked tree */
     bool children;       /* descendants tracked */

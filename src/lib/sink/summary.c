@@ -159,6 +159,24 @@ static void need_part(rt_ob *o, const char *name, const rt_need *n, const unit *
     close_object(o);
 }
 
+/* "durations<t>":[1 core, 2 cores, ..], (table t's rows' predicted durations in order; null
+ * without a table). */
+static void durations(rt_ob *o, const rt_cores_table *t, const unit *tm)
+{
+    key(o, "durations", tm->suffix);
+    if (!t) {
+        rt_ob_lit(o, "null,");
+        return;
+    }
+    rt_ob_put(o, "[", 1);
+    for (size_t i = 0; i < t->n; i++) {
+        if (i)
+            rt_ob_put(o, ",", 1);
+        value(o, t->rows[i].duration_secs * tm->factor, tm->decimals);
+    }
+    rt_ob_put(o, "],", 2);
+}
+
 /* ,"cores":{"duration<t>":..,"cores_had":..,"peak_cores":..,"wait<t>":..,"wait_from":..,
  * "durations<t>":[1 core, 2 cores, ..]}: the run under other core counts (rt_cores_table, its
  * rows' durations in order), or null without one. */
@@ -172,14 +190,7 @@ static void cores_part(rt_ob *o, const rt_summary *s, const unit *tm)
     num(o, "peak_cores", NULL, t->peak_cores, 4);
     num(o, "wait", tm, t->wait_secs, 0);
     str(o, "wait_from", t->wait_from);
-    key(o, "durations", tm->suffix);
-    rt_ob_put(o, "[", 1);
-    for (size_t i = 0; i < t->n; i++) {
-        if (i)
-            rt_ob_put(o, ",", 1);
-        value(o, t->rows[i].duration_secs * tm->factor, tm->decimals);
-    }
-    rt_ob_put(o, "],", 2);
+    durations(o, t, tm);
     close_object(o);
 }
 
@@ -201,6 +212,8 @@ static void answer_part(rt_ob *o, const rt_summary *s, const unit *mem, const un
         num(o, "cpu_fewer", NULL, (double)rec.cpu_fewer, 0);
         num(o, "cpu_fewer_duration", tm, rec.cpu_fewer_duration_secs, 0);
         num(o, "time_limit", tm, rec.time_limit_secs, 0);
+        str(o, "cpu_phase", rec.cpu_phase[0] ? rec.cpu_phase : NULL);
+        num(o, "cpu_phase_fewer", tm, rec.cpu_phase_fewer_secs, 0);
         char words[300];
         str(o, "time_words", rt_recommendation_time_words(&rec, words, sizeof words) > 0 ? words : NULL);
         close_object(o);
@@ -422,6 +435,10 @@ static void phases_part(rt_ob *o, const rt_summary *s, const unit *mem, const un
         num(o, "read_bytes", NULL, p->read_bytes, 0);
         num(o, "write_bytes", NULL, p->write_bytes, 0);
         num(o, "first_start_secs", NULL, p->first_start_secs, 3);
+        /* 0.18: the phase under 1, 2, ... cores, and the fewest within 10% of its own */
+        int64_t asked = rt_cores_fewest(p->cores, 10);
+        num(o, "cores_asked", NULL, asked > 0 ? (double)asked : NAN, 0);
+        durations(o, p->cores, tm);
         close_object(o);
     }
     rt_ob_lit(o, "],\"phase_marks\":{");
