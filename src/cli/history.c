@@ -716,12 +716,12 @@ static double json_num_or_nan(const json_t *o, const char *name)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-/* Reads the "cores" column text (the summary's JSON "cores", in seconds) into *h: n 0 when the
- * text is NULL, not such an object, or out of memory (the run then asks by the mean rule). */
-static void history_cores_parse(const char *text, history_cores *h)
+/* Reads a table object of the summary's JSON (the run's "cores", or a phase: its
+ * "durations_secs" in order, "duration_secs", and where there are "cores_had", "peak_cores",
+ * "wait_secs", "wait_from") into *h: n 0 when o is not such an object, or out of memory. */
+static void history_cores_of(const json_t *o, history_cores *h)
 {
     memset(h, 0, sizeof *h);
-    json_t *o = text ? json_loads(text, 0, NULL) : NULL;
     const json_t *d = json_object_get(o, "durations_secs");
     size_t n = json_array_size(d);
     if (n > RT_CORES_MAX)
@@ -755,7 +755,79 @@ static void history_cores_parse(const char *text, history_cores *h)
             memset(h, 0, sizeof *h);
         }
     }
+}
+
+/* Reads the "cores" column text (the summary's JSON "cores", in seconds) into *h: n 0 when the
+ * text is NULL, not such an object, or out of memory (the run then asks by the mean rule). */
+static void history_cores_parse(const char *text, history_cores *h)
+{
+    json_t *o = text ? json_loads(text, 0, NULL) : NULL;
+    history_cores_of(o, h);
     json_decref(o);
+}
+
+/* A phase summary with every figure null (NaN) but its name and table, set after. */
+static void summary_phase_clear(rt_phase_summary *p)
+{
+    memset(p, 0, sizeof *p);
+    double *d[] = {&p->first_start_secs, &p->duration_secs, &p->call_min_secs, &p->call_max_secs,
+                   &p->call_mean_secs, &p->cpu_secs, &p->cores_mean, &p->cores_peak, &p->rss_peak_mib,
+                   &p->pss_peak_mib, &p->memory_peak_mib, &p->gpu_usage_mean, &p->gpu_usage_peak,
+                   &p->gpu_vram_mean_mib, &p->gpu_vram_peak_mib, &p->read_bytes, &p->write_bytes};
+    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
+        *d[i] = NAN;
+    p->memory_need.mib = NAN;
+}
+
+/* A run's phases as the history has them (the summary's JSON "phases", 0.14; each phase's
+ * table since 0.18): the names and tables of those with a table. */
+typedef struct history_phases {
+    size_t n;
+    char **names;
+    history_cores *tabs;
+    size_t rows, name_bytes; /* the tables' rows, and the names' bytes with their NULs */
+} history_phases;
+
+static void history_phases_free(history_phases *h)
+{
+    for (size_t i = 0; i < h->n; i++) {
+        free(h->names[i]);
+        free(h->tabs[i].rows);
+    }
+    free(h->names);
+    free(h->tabs);
+    memset(h, 0, sizeof *h);
+}
+
+/* Reads the "phases" column text into *h (n 0: none with a table, or out of memory: the run
+ * then names no phase). */
+static void history_phases_parse(const char *text, history_phases *h)
+{
+    memset(h, 0, sizeof *h);
+    json_t *a = text ? json_loads(text, 0, NULL) : NULL;
+    size_t n = json_array_size(a);
+    h->names = n ? calloc(n, sizeof *h->names) : NULL;
+    h->tabs = h->names ? calloc(n, sizeof *h->tabs) : NULL;
+    for (size_t i = 0; h->tabs && i < n; i++) {
+        const json_t *p = json_array_get(a, i);
+        const char *name = json_string_value(json_object_get(p, "name"));
+        history_cores t;
+        history_cores_of(p, &t);
+        char *copy = name && t.t.n ? strdup(name) : NULL;
+        if (!copy) {
+            free(t.rows);
+            continue;
+        }
+        h->names[h->n] = copy;
+        h->tabs[h->n++] = t;
+        h->rows += t.t.n;
+        h->name_bytes += strlen(copy) + 1;
+    }
+    if (!h->tabs) {
+        free(h->names);
+        memset(h, 0, sizeof *h);
+    }
+    json_decref(a);
 }
 
 int cli_history_summaries(const char *path, const char *job, int last, rt_summary **out, size_t *n)
@@ -775,15 +847,18 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
     }
     /* the successful runs, and the runs the OOM killer hit (whatever their status: the killed
      * command exits 137), so that a recommendation never forgets the memory that killed a run */
-    bool has_oom = false, has_cores = false;
+    bool has_oom = false, has_cores = false, has_phases = false;
     for (size_t i = 0; i < NCOLS; i++) {
         if (have[i] && strcmp(cols[i].name, "oom_kills") == 0)
             has_oom = true;
         if (have[i] && strcmp(cols[i].name, "cores") == 0)
             has_cores = true;
+        if (have[i] && strcmp(cols[i].name, "phases") == 0)
+            has_phases = true;
     }
     char tail[256];
-    snprintf(tail, sizeof tail, ", %s FROM runs WHERE %s%s ORDER BY id DESC LIMIT ?1", has_cores ? "cores" : "NULL",
+    snprintf(tail, sizeof tail, ", %s, %s FROM runs WHERE %s%s ORDER BY id DESC LIMIT ?1",
+             has_cores ? "cores" : "NULL", has_phases ? "phases" : "NULL",
              has_oom ? "(exit_status = 0 OR oom_kills > 0)" : "exit_status = 0", job ? " AND job_name = ?2" : "");
     if (col_list(sql, sizeof sql, "SELECT job_name, allocation, samples, start_secs, end_secs, ", false, true, have,
                  tail) < 0) {
@@ -797,7 +872,9 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
     size_t(*offs)[2] = NULL; /* pool offsets + 1 of each row's job_name and allocation */
     char *pool = NULL;
     history_cores *tabs = NULL; /* each row's table (n 0: none) */
+    history_phases *phs = NULL; /* each row's phases with a table */
     size_t nrows = 0;           /* the tables' rows in all */
+    size_t nph = 0, nphrows = 0, nphbytes = 0; /* the phases in all, their rows, their names' bytes */
     bool oom = false;
     while (rc == SQLITE_OK && !oom && history_next_row(st, &rc)) {
         if (nv == capv) {
@@ -805,15 +882,18 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
             rt_summary *nvp = realloc(v, capv * sizeof *v);
             size_t(*no)[2] = nvp ? realloc(offs, capv * sizeof *offs) : NULL;
             history_cores *nt = no ? realloc(tabs, capv * sizeof *tabs) : NULL;
+            if (nt)
+                tabs = nt;
+            history_phases *np = nt ? realloc(phs, capv * sizeof *phs) : NULL;
             if (nvp)
                 v = nvp;
             if (no)
                 offs = no;
-            if (!nvp || !no || !nt) {
+            if (!nvp || !no || !nt || !np) {
                 oom = true;
                 break;
             }
-            tabs = nt;
+            phs = np;
         }
         rt_summary *s = &v[nv];
         summary_clear(s);
@@ -833,6 +913,10 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
         }
         history_cores_parse((const char *)sqlite3_column_text(st, k), &tabs[nv]);
         nrows += tabs[nv].t.n;
+        history_phases_parse((const char *)sqlite3_column_text(st, k + 1), &phs[nv]);
+        nph += phs[nv].n;
+        nphrows += phs[nv].rows;
+        nphbytes += phs[nv].name_bytes;
         if (!s->energy_method) /* never a figure without its method */
             s->energy_joules = s->co2e_grams = NAN;
         if (!s->process_energy_method)
@@ -849,15 +933,23 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
     sqlite3_close(db);
     rt_summary *block = NULL;
     if (rc == SQLITE_OK && !oom && nv > 0) {
-        /* one block: the summaries, their tables, the tables' rows, then the strings */
-        block = malloc(nv * sizeof *block + nv * sizeof(rt_cores_table) + nrows * sizeof(rt_cores_row) + plen);
+        /* one block: the summaries, their tables, the tables' rows, the phases (their summaries,
+         * tables, rows and pointers), then the strings and the phases' names */
+        block = malloc(nv * sizeof *block + nv * sizeof(rt_cores_table) + nrows * sizeof(rt_cores_row) +
+                       nph * (sizeof(rt_phase_summary) + sizeof(rt_cores_table) + sizeof(rt_phase_summary *)) +
+                       nphrows * sizeof(rt_cores_row) + plen + nphbytes);
         if (!block) {
             oom = true;
             cli_say("history %s: out of memory", path);
         } else {
             rt_cores_table *tables = (rt_cores_table *)(block + nv);
             rt_cores_row *rows = (rt_cores_row *)(tables + nv);
-            char *strs = (char *)(rows + nrows);
+            rt_phase_summary *ps = (rt_phase_summary *)(rows + nrows);
+            rt_cores_table *ptables = (rt_cores_table *)(ps + nph);
+            rt_cores_row *prows = (rt_cores_row *)(ptables + nph);
+            const rt_phase_summary **pptrs = (const rt_phase_summary **)(prows + nphrows);
+            char *strs = (char *)(pptrs + nph);
+            char *names = strs + plen;
             if (plen)
                 memcpy(strs, pool, plen);
             for (size_t i = 0; i < nv; i++) {
@@ -872,12 +964,34 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
                     rows += tabs[i].t.n;
                     block[i].cores = &tables[i];
                 }
+                /* its phases: a name and a table each (the rest of a phase's figures unread) */
+                block[i].phases = phs[i].n ? (const rt_phase_summary *const *)pptrs : NULL;
+                block[i].phase_count = phs[i].n;
+                block[i].phase_counts = NULL;
+                for (size_t k = 0; k < phs[i].n; k++) {
+                    const history_cores *h = &phs[i].tabs[k];
+                    size_t len = strlen(phs[i].names[k]) + 1;
+                    memcpy(names, phs[i].names[k], len);
+                    *ptables = h->t;
+                    memcpy(prows, h->rows, h->t.n * sizeof *prows);
+                    ptables->rows = prows;
+                    prows += h->t.n;
+                    summary_phase_clear(ps);
+                    ps->name = names;
+                    ps->duration_secs = h->t.duration_secs;
+                    ps->cores = ptables++;
+                    *pptrs++ = ps++;
+                    names += len;
+                }
             }
         }
     }
-    for (size_t i = 0; i < nv; i++)
+    for (size_t i = 0; i < nv; i++) {
         free(tabs[i].rows);
+        history_phases_free(&phs[i]);
+    }
     free(tabs);
+    free(phs);
     free(v);
     free(offs);
     free(pool);

@@ -295,3 +295,60 @@ def test_history_keeps_the_phases(tmp_path):
     assert [(ph["name"], ph["calls"]) for ph in row["phases"]] == [("a", 1)]
     assert row["phase_marks"]["accepted"] == 2 and row["phase_marks"]["unknown_stop"] == 1
     assert row["phases"] == row["summary"]["phases"]
+
+
+# One process busy 0.4 s ("one"), then two at once for 0.4 s each ("two"), marked straight to
+# the socket.
+TWO_PHASES = "import os, socket, time\n" + MARK + textwrap.dedent(r'''
+    def burn(secs):
+        end = time.process_time() + secs
+        while time.process_time() < end:
+            pass
+    direct("start", "one")
+    burn(0.4)
+    direct("stop", "one")
+    direct("start", "two")
+    kids = []
+    for _ in range(2):
+        kid = os.fork()
+        if kid == 0:
+            burn(0.4)
+            os._exit(0)
+        kids.append(kid)
+    for k in kids:
+        os.waitpid(k, 0)
+    direct("stop", "two")
+''')
+
+
+def test_recommend_job_has_each_phase_from_the_history(tmp_path):
+    """Issue 51 item 4: `recommend --job` reads each run's phases back from the history (their
+    names and tables, the summary's JSON kept per run) and gives the same answer as the runs'
+    files: the cores, the phase that decided them, each phase's own ask and table."""
+    db, outs = str(tmp_path / "runs.db"), []
+    for i in range(2):
+        out = tmp_path / f"run{i}.jsonl"
+        p = subprocess.run([TRACKER, "-q", "-i", "0.1", "--history", db, "--job-name", "ph", "-o", str(out), "--",
+                            PY, "-c", TWO_PHASES], capture_output=True, text=True, timeout=60 * TIMEOUT_SCALE,
+                           env=tracker_env())
+        assert p.returncode == 0, p.stderr
+        outs.append(str(out))
+    args = ["recommend", "--json", "--no-price-lookup"]
+    by_job = run(args + ["--job", "ph", "--history", db])
+    by_files = run(args + outs[::-1])  # the history's order: newest first
+    assert by_job.returncode == 0 and by_files.returncode == 0, by_job.stderr + by_files.stderr
+    j, f = json.loads(by_job.stdout), json.loads(by_files.stdout)
+    for key in ("cpu", "cpu_basis", "cpu_phase"):
+        assert j["recommendation"][key] == f["recommendation"][key], (key, j["recommendation"], f["recommendation"])
+    assert j["recommendation"]["cpu_basis"] == "duration"
+    if f["recommendation"]["cpu_phase"] is not None:
+        assert f["recommendation"]["cpu_phase"] == "two"
+        assert j["recommendation"]["cpu_phase_fewer_secs"] == pytest.approx(
+            f["recommendation"]["cpu_phase_fewer_secs"], abs=2e-3)
+    assert [[p["name"] for p in r] for r in j["phases"]] == [["one", "two"]] * 2, j["phases"]
+    for rj, rf in zip(j["phases"], f["phases"]):
+        for pj, pf in zip(rj, rf):
+            assert pj["cores_asked"] == pf["cores_asked"], (pj, pf)
+            assert [r["duration_secs"] for r in pj["cores"]["rows"]] == pytest.approx(
+                [r["duration_secs"] for r in pf["cores"]["rows"]], abs=2e-3)  # the JSON's 3 decimals
+    assert any("runs ask for" in n["text"] for n in j["notes"]), j["notes"]  # how many runs agree
