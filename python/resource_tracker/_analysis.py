@@ -129,36 +129,41 @@ def server_info(t) -> dict | None:
     return info
 
 
-def recommend_resources(t, historical_stats: list[dict]) -> dict:
+def recommend_resources(t, historical_stats: list[dict], max_slowdown_pct: float = 10.0) -> dict:
     """ResourceTracker.recommend_resources: the library's rule (rt_recommend) over this run and
     the historical runs given as stats() dicts: cores from this run's predicted duration under
-    each count (the mean of the runs' means when historical runs, which have no table, are given;
-    the table and the time under "cpu_time", see cpu_time), memory
+    each count, the fewest within max_slowdown_pct of its own (the mean of the runs' means when
+    historical runs, which have no table, are given; the table and the time under "cpu_time",
+    see cpu_time), memory
     from the highest need (this run's the kernel's peak where known, a historical run's its PSS
     peak) plus headroom that shrinks as runs agree (20% for one run), GPUs the most used."""
-    from ctypes import POINTER, byref
+    from ctypes import POINTER, byref, sizeof
 
     from ._native import NativeError
-    from ._native_more import RT_NULL_I64, Summary, lib, new_recommendation, summary_of_stats
+    from ._native_more import RT_NULL_I64, RecommendOptions, Summary, has, lib, new_recommendation, summary_of_stats
 
+    if not (isinstance(max_slowdown_pct, (int, float)) and max_slowdown_pct >= 0):
+        raise ValueError(f"max_slowdown_pct must be a number of percent, 0 or more, not {max_slowdown_pct!r}")
     t.wait_for_samples(n=1, timeout=t.interval * 5)
     rec = new_recommendation()
-    if not historical_stats:
-        err = lib.rt_tracker_recommend(t._native.tracker, byref(rec))
-        if err:
-            raise NativeError("rt_tracker_recommend", err, "no tracked process samples")
+    own = lib.rt_tracker_summary(t._native.tracker)
+    if not own or not own.contents.has_process:
+        raise NativeError("rt_tracker_summary", 2, "no tracked process samples")
+    past = [summary_of_stats(h) for h in historical_stats]
+    runs = (POINTER(Summary) * (1 + len(past)))(own, *[POINTER(Summary)(p) for p in past])
+    if has("rt_recommend_with"):
+        opts = RecommendOptions(struct_size=sizeof(RecommendOptions), max_slowdown_pct=float(max_slowdown_pct),
+                                usd_per_core_hour=0.0)
+        err = lib.rt_recommend_with(byref(opts), runs, len(runs), byref(rec))
+    elif max_slowdown_pct != 10.0:
+        raise NativeError("rt_recommend_with", 3, "the library has no max_slowdown_pct (older than 0.18)")
     else:
-        own = lib.rt_tracker_summary(t._native.tracker)
-        if not own or not own.contents.has_process:
-            raise NativeError("rt_tracker_summary", 2, "no tracked process samples")
-        past = [summary_of_stats(h) for h in historical_stats]
-        runs = (POINTER(Summary) * (1 + len(past)))(own, *[POINTER(Summary)(p) for p in past])
         err = lib.rt_recommend(runs, len(runs), byref(rec))
-        if err:
-            raise NativeError("rt_recommend", err, "the runs have no tracked process")
+    if err:
+        raise NativeError("rt_recommend", err, "the runs have no tracked process")
     memory = None if rec.memory_mib == RT_NULL_I64 else int(rec.memory_mib)
     out = {"cpu": int(rec.cpu), "memory": memory, "gpu": int(rec.gpu), "vram": int(rec.vram_mib)}
-    out.update(cpu_time(rec, lib.rt_tracker_summary(t._native.tracker)))
+    out.update(cpu_time(rec, own))
     return out
 
 

@@ -192,6 +192,12 @@ class Recommendation(Structure):
     ]
 
 
+class RecommendOptions(Structure):
+    """rt_recommend_options (0.18): the slowdown bound and a core-hour's price."""
+
+    _fields_ = [("struct_size", c_size_t), ("max_slowdown_pct", c_double), ("usd_per_core_hour", c_double)]
+
+
 def new_recommendation(**fields) -> Recommendation:
     """An rt_recommendation as RT_RECOMMENDATION_INIT, with the 0.6 and 0.9 figures null (NaN)
     rather than ctypes' zeros: a quota of 0.0 cores would read as one that held a run back."""
@@ -292,6 +298,8 @@ _PROTOTYPES = {
     "rt_recommend": (c_int, [POINTER(POINTER(Summary)), c_size_t, POINTER(Recommendation)]),
     "rt_recommendation_time_words": (c_size_t, [POINTER(Recommendation), c_char_p, c_size_t]),  # 0.18
     "rt_cores_fewest": (c_int64, [POINTER(CoresTable), c_double]),  # 0.18
+    "rt_recommend_with": (c_int, [POINTER(RecommendOptions), POINTER(POINTER(Summary)), c_size_t,
+                                  POINTER(Recommendation)]),  # 0.18
     "rt_tracker_report": (c_int, [TrackerHandle, POINTER(ReportInfo), c_int]),
     "rt_tracker_report_cb": (c_int, [TrackerHandle, POINTER(ReportInfo), WRITE_FN, c_void_p]),  # 0.10
     "rt_tracker_save_cb": (c_int, [TrackerHandle, c_char_p, c_int, WRITE_FN, c_void_p]),  # 0.10

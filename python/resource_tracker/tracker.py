@@ -493,18 +493,22 @@ class ResourceTracker:
 
     # ---- recommendations and the report ----------------------------------------------------
 
-    def recommend_resources(self, historical_stats: list[dict] = []) -> dict:
-        """Recommended resources for the next run: {'cpu': cores (the mean use, at least 1),
-        'memory': MiB (peak PSS + 20%, rounded up by round_memory), 'gpu': GPUs used, 'vram':
-        MiB (peak + 20%)}. One run: the C library's rt_tracker_recommend; with history, the
-        Python tracker's rule over aggregate_stats([stats()] + historical_stats).
+    def recommend_resources(self, historical_stats: list[dict] = [], *, max_slowdown_pct: float = 10.0) -> dict:
+        """Recommended resources for the next run: {'cpu': cores, 'memory': MiB (the need +
+        headroom, rounded up by round_memory), 'gpu': GPUs used, 'vram': MiB (peak + 20%),
+        'cpu_time': what the cores cost in time (0.18)}: the C library's rt_recommend over this
+        run and the historical ones. The cores are the fewest under which this run is predicted
+        within max_slowdown_pct of its own duration (with historical stats, which have no table:
+        the mean use, at least 1).
 
         Args:
             historical_stats: stats() of earlier runs to combine with this one.
+            max_slowdown_pct: how much slower than this run the asked cores may make it, percent
+                (0.18; `recommend --max-slowdown` of the tool).
         """
         from ._analysis import recommend_resources
 
-        return recommend_resources(self, historical_stats)
+        return recommend_resources(self, historical_stats, max_slowdown_pct)
 
     def recommend_server(self, **kwargs) -> dict:
         """The cheapest on-demand cloud server that fits recommend_resources(), from the Spare

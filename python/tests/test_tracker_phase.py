@@ -68,6 +68,13 @@ def test_each_phase_under_other_core_counts():
                 os.waitpid(pid, 0)
         t.wait_for_samples(t.n_samples + 2, timeout=30)
         rec = t.recommend_resources()
+        # the bound as a keyword (0.18): any slowdown allowed asks for 1 core, named as used
+        loose = t.recommend_resources(max_slowdown_pct=1000)
+        with pytest.raises(ValueError):
+            t.recommend_resources(max_slowdown_pct=-1)
+    assert loose["cpu"] == 1 and loose["cpu_time"]["max_slowdown_pct"] == 1000, loose
+    assert loose["cpu_time"]["phase"] is None, loose  # an ask of 1: decided by no phase
+    assert rec["cpu_time"]["max_slowdown_pct"] == 10, rec
     ct = rec["cpu_time"]
     phases = {p["name"]: p for p in ct["phases"]}
     assert set(phases) == {"narrow", "wide"}, ct["phases"]
