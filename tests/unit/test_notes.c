@@ -334,6 +334,24 @@ static void notes_each_kind(void **state)
     t.pressure_io_some_pct.mean = 31;
     a = find(n, notes_of(&t, NULL, n), RT_NOTE_PRESSURE);
     assert_string_equal(a->text, "tasks waited for CPU 25%, for I/O 31% of the time (pressure stalls)");
+    /* 0.18: with the run's table, what the CPU waits mean for the ask (never "tasks waited" beside
+     * fewer cores without a word): the waits are in the run's own duration the ask is predicted
+     * from, and more cores than it had save the waits at most */
+    rt_cores_row rows[3] = {{1, 72, 0.02, 0}, {2, 70, 0.0389, 0}, {3, 60, 0.05, 1}};
+    rt_cores_table tab = {.n = 3, .rows = rows, .duration_secs = 70, .cores_had = 2, .peak_cores = 1.6,
+                          .wait_secs = 24, .wait_from = "machine"};
+    t = s;
+    t.pressure_cpu_some_pct.mean = 34;
+    t.cores = &tab;
+    a = find(n, notes_of(&t, NULL, n), RT_NOTE_PRESSURE);
+    assert_non_null(a);
+    assert_string_equal(a->text, "tasks waited for CPU 34% of the time (pressure stalls): the waits are in the run's "
+                                 "own 70.0 s, from which 1 core is predicted at 72.0 s; more cores than the 2 it had "
+                                 "would save 24.0 s at most (the machine's waits: fewer)");
+    t.pressure_cpu_some_pct.mean = 3; /* below its threshold: no note, whatever the table */
+    t.pressure_io_some_pct.mean = 31;
+    assert_string_equal(find(n, notes_of(&t, NULL, n), RT_NOTE_PRESSURE)->text,
+                        "tasks waited for I/O 31% of the time (pressure stalls)");
 
     /* left behind: the processes running at the end, the root gone */
     t = s;

@@ -299,7 +299,33 @@ static void throttle_note(notes *ns, const rt_summary *s)
         secs_text(s->cpu_throttled_secs, t, sizeof t), s->has_process ? ": it wants more cores" : "");
 }
 
-static void pressure_note(notes *ns, const rt_summary *s)
+/* Run table t's predicted duration under c cores (past its last row, the last). */
+static double table_at(const rt_cores_table *t, int64_t c)
+{
+    return t->rows[((size_t)c > t->n ? t->n : (size_t)c) - 1].duration_secs;
+}
+
+/* What CPU waits mean for an ask by the table (0.18), after the pressure note's text: the waits
+ * are part of the run's own duration the ask is predicted from, and more cores than the run had
+ * would save at most its waits (never a contradiction between "tasks waited" and the cores
+ * asked). Empty without a table or an ask by it. */
+static void waits_and_ask(const rt_summary *s, const rt_recommendation *rec, char *b, size_t cap)
+{
+    b[0] = '\0';
+    const rt_cores_table *t = s->cores;
+    if (!t || t->n == 0 || !rec->cpu_basis || strcmp(rec->cpu_basis, "mean") == 0 || rec->cpu < 1)
+        return;
+    char own[32], at[32], save[32], had[32];
+    int k = snprintf(b, cap, ": the waits are in the run's own %s, from which %lld core%s %s predicted at %s",
+                     secs_text(t->duration_secs, own, sizeof own), (long long)rec->cpu, rec->cpu == 1 ? "" : "s",
+                     rec->cpu == 1 ? "is" : "are", secs_text(table_at(t, rec->cpu), at, sizeof at));
+    if (k > 0 && (size_t)k < cap && t->wait_secs > 0 && isfinite(t->cores_had))
+        snprintf(b + k, cap - (size_t)k, "; more cores than the %s it had would save %s at most%s",
+                 cores_text(t->cores_had, had, sizeof had), secs_text(t->wait_secs, save, sizeof save),
+                 t->wait_from && strcmp(t->wait_from, "machine") == 0 ? " (the machine's waits: fewer)" : "");
+}
+
+static void pressure_note(notes *ns, const rt_summary *s, const rt_recommendation *rec)
 {
     const struct {
         const char *what;
@@ -316,8 +342,11 @@ static void pressure_note(notes *ns, const rt_summary *s)
         if (k > 0 && (size_t)k < sizeof text - len)
             len += (size_t)k;
     }
+    char ask[240] = "";
+    if (s->has_process && r[0].pct >= r[0].from)
+        waits_and_ask(s, rec, ask, sizeof ask);
     if (len)
-        add(ns, RT_NOTE_PRESSURE, "tasks waited for %s of the time (pressure stalls)", text);
+        add(ns, RT_NOTE_PRESSURE, "tasks waited for %s of the time (pressure stalls)%s", text, ask);
 }
 
 static void left_note(notes *ns, const rt_summary *s)
@@ -391,7 +420,7 @@ size_t rt_summary_notes(const rt_summary *s, const rt_notes_options *opts, rt_no
     }
     gpu_note(&ns, s);
     throttle_note(&ns, s);
-    pressure_note(&ns, s);
+    pressure_note(&ns, s, &rec);
     left_note(&ns, s);
     phase_note(&ns, s);
     return ns.n;
