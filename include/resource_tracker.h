@@ -1275,6 +1275,9 @@ typedef struct rt_summary {
                                        * machine's; NaN: none */
     const struct rt_cores_table *cores; /* the run's duration under 1, 2, ... cores (see
                                        * rt_cores_table); NULL without a tracked tree */
+    double max_slowdown_pct; /* the slowdown bound the run's own answers use (rt_stats_set_max_slowdown,
+                              * the tool's --max-slowdown): rt_recommend without options takes the
+                              * first run's; NaN: the default, 10 (0.18) */
 } rt_summary;
 
 /* ---- the run under other core counts (0.18) --------------------------------------------
@@ -1382,6 +1385,11 @@ RT_API void rt_stats_free(rt_stats *st);
  * uuids are copied. RT_OK, RT_ERR_INVALID (NULL, struct_size too small, a negative
  * expected_cores, records already added), RT_ERR_NOMEM. */
 RT_API rt_error rt_stats_set_usage(rt_stats *st, const rt_usage_options *opts);
+
+/* Sets the slowdown bound of the run's own answers (0.18): its summary's max_slowdown_pct, which
+ * rt_recommend without options (the summary, report, notes and card of the run) applies to its
+ * cores. RT_OK; RT_ERR_INVALID for a NULL st or a pct negative or NaN. */
+RT_API rt_error rt_stats_set_max_slowdown(rt_stats *st, double pct);
 
 /* Formats the summary as one JSON object with a newline. memory_unit and time_unit are
  * gpu_tracker's names ("bytes", "kilobytes", "megabytes", "gigabytes", "terabytes";

@@ -162,6 +162,8 @@ class Summary(Structure):
         ("pressure_group", c_double),
         # the run under other core counts (NULL in a summary made here)
         ("cores", POINTER(CoresTable)),
+        # the slowdown bound of the run's own answers (NaN in a summary made here: the default)
+        ("max_slowdown_pct", c_double),
     ]
 
 

@@ -73,6 +73,8 @@ typedef struct cli_layer {
     bool step_summary_set;
     double cpu_tdp;
     bool cpu_tdp_set;
+    double max_slowdown; /* --max-slowdown, TRACKER_MAX_SLOWDOWN, [tracker] max_slowdown_pct */
+    bool max_slowdown_set;
     bool place_off; /* --place off, TRACKER_PLACE, [tracker] place = "off" (auto otherwise) */
     bool place_set;
     char *grid_zone; /* a zone of the table, as given */
@@ -126,6 +128,7 @@ typedef struct cli_options {
     bool energy_off;       /* --energy off: no energy read or estimated */
     bool step_summary_off; /* --step-summary off: nothing appended to $GITHUB_STEP_SUMMARY */
     double cpu_tdp;        /* --cpu-tdp: the CPU's TDP per package for the estimate; 0: the model's */
+    double max_slowdown;   /* --max-slowdown: the run's own answers' slowdown bound, percent */
     const char *grid_zone; /* --grid-zone: where the electricity comes from; NULL: the cloud region */
     double grid_intensity; /* --grid-intensity: g CO2e per kWh; 0: from the zone */
     rt_grid grid;          /* the run's grid (cli_grid_of_run): g_per_kwh NaN while unknown */

@@ -137,6 +137,7 @@ static int read_key(cli_layer *out, const char *name, const cli_setting *s, cons
             *(long *)(base + s->layer_off) = (long)v->u.i;
         break;
     case CLI_T_SECS:
+    case CLI_T_PCT:
     case CLI_T_CORES:
     case CLI_T_ABOVE:
         bad = toml_number(s, kv, (double *)(base + s->layer_off)) < 0;

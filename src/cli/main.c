@@ -392,6 +392,8 @@ static int open_run(const cli_options *o, run_state *rs)
         if (rt_stats_new_with(NULL, &rs->stats) == RT_OK &&
             cli_gpuview_apply(o->expected_cores, o->gpu_list, o->ngpus, rs->stats) < 0)
             cli_say("warning: out of memory: the summary counts every core and GPU");
+        if (rs->stats)
+            rt_stats_set_max_slowdown(rs->stats, o->max_slowdown); /* in range: the settings checked it */
         if ((o->report || step) && rt_report_new_with(NULL, &rs->report) != RT_OK)
             rs->report = NULL;
         if (!rs->stats || ((o->report || step) && !rs->report))

@@ -145,6 +145,10 @@ const cli_setting cli_settings[] = {
      L(cpu_tdp_set), M(cpu_tdp), "a number of watts above 0, at most 10000", NULL, false,
      "the CPU's thermal design power per package, for the energy estimate\n"
      "where no counter can be read (default: the CPU model's from a table)"},
+    {"max-slowdown", 0, "PCT", "TRACKER_MAX_SLOWDOWN", "tracker", "max_slowdown_pct", CLI_T_PCT, 0, 1000, 10,
+     L(max_slowdown), L(max_slowdown_set), M(max_slowdown), NULL, NULL, false,
+     "how much longer than this run the cores asked for may make it, percent\n"
+     "(default {def}): the fewest cores predicted within it (docs/answers.md)"},
     {"grid-zone", 0, "ZONE", "TRACKER_GRID_ZONE", "tracker", "grid_zone", CLI_T_ZONE, 0, 0, 0, L(grid_zone), NO,
      M(grid_zone), "a zone of the grid intensity table (a country code such as FR, or vendor:region such as "
      "aws:eu-west-3; " ZONES_HOW ")", NULL, false,
@@ -338,6 +342,8 @@ const char *cli_setting_what(const cli_setting *s, bool toml, char *buf, size_t 
         snprintf(buf, cap, "%s", w);
     else if (s->type == CLI_T_SECS)
         snprintf(buf, cap, "a number of seconds from %.10g to %.10g", s->min, s->max);
+    else if (s->type == CLI_T_PCT)
+        snprintf(buf, cap, "a percentage from %.10g to %.10g", s->min, s->max);
     else
         snprintf(buf, cap, "%s", s->type == CLI_T_BOOL || s->type == CLI_T_OFF ? "true or false" : toml ? "a non-empty string" : "a value");
     return buf;
@@ -398,6 +404,7 @@ int cli_setting_read(const cli_setting *s, cli_layer *l, const char *text, bool 
         break;
     }
     case CLI_T_SECS:
+    case CLI_T_PCT:
     case CLI_T_CORES:
     case CLI_T_ABOVE:
         if (cli_setting_number(s, text, &d) < 0)
@@ -559,6 +566,7 @@ void cli_settings_merge(cli_options *o)
         switch (s->type) {
         case CLI_T_PID: *(long *)dst = src ? *(const long *)src : (long)s->def; break;
         case CLI_T_SECS:
+        case CLI_T_PCT:
         case CLI_T_CORES:
         case CLI_T_ABOVE: *(double *)dst = src ? *(const double *)src : s->def; break;
         case CLI_T_FORMAT: *(rt_format *)dst = src ? *(const rt_format *)src : (rt_format)s->def; break;

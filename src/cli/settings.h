@@ -17,6 +17,7 @@
 typedef enum cli_type {
     CLI_T_PID,     /* a process id: long, 1..INT_MAX */
     CLI_T_SECS,    /* seconds: double in [min, max] */
+    CLI_T_PCT,     /* a percentage: double in [min, max] */
     CLI_T_CORES,   /* a number of cores: double in (min, max] */
     CLI_T_FORMAT,  /* json, csv or json-rs: rt_format */
     CLI_T_CGROUP,  /* auto or off: bool (true: off); --cgroup, --energy */
@@ -47,7 +48,7 @@ typedef struct cli_setting {
     const char *env;   /* the environment variable; NULL: none */
     const char *section, *key; /* TOML table and key; NULL: not in the config file */
     cli_type type;
-    double min, max;   /* CLI_T_SECS and CLI_T_CORES */
+    double min, max;   /* CLI_T_SECS, CLI_T_PCT, CLI_T_CORES and CLI_T_ABOVE */
     double def;        /* the built-in default of a number */
     size_t layer_off;  /* the value in cli_layer; CLI_NONE: none */
     size_t set_off;    /* its bool "given" mark in cli_layer; CLI_NONE: a NULL string says */
@@ -78,7 +79,7 @@ const char *cli_setting_what(const cli_setting *s, bool toml, char *buf, size_t 
 /* Whether v is in s's range. */
 bool cli_setting_in_range(const cli_setting *s, double v);
 
-/* Reads text as a number of s (CLI_T_SECS, CLI_T_CORES) in its range. Returns 0 and *out, or -1. */
+/* Reads text as a number of s (CLI_T_SECS, CLI_T_PCT, CLI_T_CORES, CLI_T_ABOVE) in its range. Returns 0 and *out, or -1. */
 int cli_setting_number(const cli_setting *s, const char *text, double *out);
 
 /* Reads text (a flag's or a variable's value) as s's value into layer l (its *_set mark set).

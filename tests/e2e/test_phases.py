@@ -352,3 +352,28 @@ def test_recommend_job_has_each_phase_from_the_history(tmp_path):
             assert [r["duration_secs"] for r in pj["cores"]["rows"]] == pytest.approx(
                 [r["duration_secs"] for r in pf["cores"]["rows"]], abs=2e-3)  # the JSON's 3 decimals
     assert any("runs ask for" in n["text"] for n in j["notes"]), j["notes"]  # how many runs agree
+
+
+def test_max_slowdown_setting_shapes_the_runs_own_answers(tmp_path):
+    """Issue 51 item 2: the settings table's `--max-slowdown PCT` (TRACKER_MAX_SLOWDOWN,
+    [tracker] max_slowdown_pct) is the bound of the run's own answers: with 1000% any slowdown
+    is allowed, so the summary asks for 1 core, its phases each ask for 1, and the summary the
+    history keeps says the bound; a bad value is a usage error before anything runs."""
+    db = str(tmp_path / "runs.db")
+    conf = tmp_path / "rt.toml"
+    conf.write_text("[tracker]\nmax_slowdown_pct = 1000\n")
+    p = subprocess.run([TRACKER, "-q", "--summary", "-c", str(conf), "-i", "0.1", "--history", db, "--job-name", "ms",
+                        "-o", str(tmp_path / "r.jsonl"), "--", PY, "-c", TWO_PHASES], capture_output=True, text=True,
+                       timeout=60 * TIMEOUT_SCALE, env=tracker_env())
+    assert p.returncode == 0, p.stderr
+    text = p.stdout + p.stderr
+    assert re.search(r"^Ask for +1 core,", text, re.M), text
+    assert re.search(r"^  two +1 call, .*, asks 1 core$", text, re.M), text
+    r = run(["history", "--json", "--history", db])
+    (row,) = [json.loads(l) for l in r.stdout.splitlines()]
+    rec = row["summary"]["recommendation"]
+    assert rec["cpu"] == 1 and rec["max_slowdown_pct"] == 1000 and rec["cpu_phase"] is None, rec
+    assert [ph["cores_asked"] for ph in row["summary"]["phases"]] == [1, 1]
+    bad = subprocess.run([TRACKER, "--", "true"], capture_output=True, text=True, timeout=30,
+                         env=tracker_env(TRACKER_MAX_SLOWDOWN="-5"))
+    assert bad.returncode == 2 and "TRACKER_MAX_SLOWDOWN: not a percentage from 0 to 1000: '-5'" in bad.stderr, bad.stderr

@@ -80,7 +80,8 @@ static const char *good_value(const cli_setting *s, bool toml, char *buf, size_t
 {
     switch (s->type) {
     case CLI_T_PID: return "4242";
-    case CLI_T_SECS: snprintf(buf, cap, "%.17g", s->max); return buf;
+    case CLI_T_SECS:
+    case CLI_T_PCT: snprintf(buf, cap, "%.17g", s->max); return buf;
     case CLI_T_CORES:
     case CLI_T_ABOVE: return "2";
     case CLI_T_ZONE: return toml ? "'FR'" : "FR";
@@ -145,22 +146,23 @@ static void ranges_alike_everywhere(void **state)
     int ranged = 0;
     for (size_t i = 0; i < cli_nsettings; i++) {
         const cli_setting *s = &cli_settings[i];
-        if (s->type != CLI_T_SECS && s->type != CLI_T_CORES && s->type != CLI_T_ABOVE)
+        if (s->type != CLI_T_SECS && s->type != CLI_T_PCT && s->type != CLI_T_CORES && s->type != CLI_T_ABOVE)
             continue;
         ranged++;
         char what[128], what_toml[128];
         cli_setting_what(s, false, what, sizeof what);
         cli_setting_what(s, true, what_toml, sizeof what_toml);
         assert_string_equal(what, what_toml);
-        if (s->type == CLI_T_SECS) {
+        if (s->type == CLI_T_SECS || s->type == CLI_T_PCT) {
             char want[128];
             snprintf(want, sizeof want, "from %.10g to %.10g", s->min, s->max);
             assert_non_null(strstr(what, want));
         }
         char lo[64], hi[64], edge[64];
-        snprintf(lo, sizeof lo, "%.17g", s->type != CLI_T_SECS ? s->min : s->min / 2);
+        /* below the range: a SECS minimum is above 0, a PCT one may be 0 (and is in it) */
+        snprintf(lo, sizeof lo, "%.17g", s->type == CLI_T_SECS ? s->min / 2 : s->type == CLI_T_PCT ? s->min - 1 : s->min);
         snprintf(hi, sizeof hi, "%.17g", s->max * 2);
-        snprintf(edge, sizeof edge, "%.17g", s->type != CLI_T_SECS ? s->max : s->min);
+        snprintf(edge, sizeof edge, "%.17g", s->type != CLI_T_SECS && s->type != CLI_T_PCT ? s->max : s->min);
         const char *bad[] = {lo, hi, "nan", "inf"};
         double d;
         assert_int_equal(cli_setting_number(s, edge, &d), 0);

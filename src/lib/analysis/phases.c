@@ -69,6 +69,8 @@ struct rt_phase_stats {
     double last_b, last_iv;    /* the latest record's end and interval */
     double prev_cg, prev_hwm, prev_mem, prev_tree; /* the running peaks at the latest record (NaN) */
     rt_cores_acc *run;         /* the run's table, fed every stretch during rt_phase_stats_add (NULL: none) */
+    double carry;              /* CPU seconds a stretch of this record read above the cores the run
+                                * could use, carried into the next (a mark's reading is late) */
     double *scratch;           /* 2 per mark of a record: its time and CPU within the interval */
     size_t cap_scratch;
     /* the result */
@@ -225,13 +227,25 @@ static void stretch(rt_phase_stats *ps, const rt_record *r, double iv, double t0
         return;
     double dl = l1 - l0, frac = iv > 0 ? dt / iv : NAN;
     double had = r->cgroup_cpu_quota_cores > 0 ? r->cgroup_cpu_quota_cores : r->cpu_count > 0 ? r->cpu_count : NAN;
+    /* the cores model's rate: a stretch cannot use more cores than the run could; what its
+     * reading puts above them (a mark read a few ms late counts the next stretch's CPU in this
+     * one) goes on to the next stretch of the record, not lost */
+    double u = NAN;
+    if (isfinite(dl)) {
+        double work = dl + ps->carry;
+        ps->carry = 0;
+        if (isfinite(had) && had > 0 && work > had * dt) {
+            ps->carry = work - had * dt;
+            work = had * dt;
+        }
+        u = work / dt;
+    }
     if (ps->run)
-        rt_cores_add_interval(ps->run, dt, isfinite(dl) ? dl / dt : NAN, had, r->pressure_cpu_some_pct,
-                              !(r->pressure_group == 1.0));
+        rt_cores_add_interval(ps->run, dt, u, had, r->pressure_cpu_some_pct, !(r->pressure_group == 1.0));
     for (size_t i = 0; i < ps->n_open; i++) {
         call *c = &ps->open[i];
-        rt_cores_add_interval(&ps->names[c->name].cores, dt, isfinite(dl) ? dl / dt : NAN, had,
-                              r->pressure_cpu_some_pct, !(r->pressure_group == 1.0));
+        rt_cores_add_interval(&ps->names[c->name].cores, dt, u, had, r->pressure_cpu_some_pct,
+                              !(r->pressure_group == 1.0));
         if (isfinite(dl)) {
             sum_in(&c->pro_cpu, dl);
             double rx, rw;
@@ -375,6 +389,7 @@ bool rt_phase_stats_add(rt_phase_stats *ps, const rt_record *r, rt_cores_acc *ru
     }
     double tp = a, lp = 0;
     ps->run = timed && has_iv ? run : NULL;
+    ps->carry = 0;
     for (size_t i = 0; i < n; i++) {
         const rt_phase_mark *m = ph->marks[i];
         if (tm) {

@@ -191,6 +191,8 @@ rt_error rt_recommend_with(const rt_recommend_options *opts, const rt_summary *c
     if (!out || out->struct_size < offsetof(rt_recommendation, runs) || !runs || n == 0)
         return RT_ERR_INVALID;
     double slow = 10, price = NAN;
+    if (!opts && runs[0] && runs[0]->max_slowdown_pct >= 0)
+        slow = runs[0]->max_slowdown_pct; /* the run's own bound (rt_stats_set_max_slowdown) */
     if (opts) {
         if (opts->struct_size < offsetof(rt_recommend_options, usd_per_core_hour) + sizeof(double) ||
             !(opts->max_slowdown_pct >= 0) || opts->usd_per_core_hour < 0 || isnan(opts->usd_per_core_hour))

@@ -599,10 +599,14 @@ void rpt_phase_section(rpt_hw *w, const rt_summary *s)
     if (!s->phase_count)
         return;
     bool gpus = had_gpus(s);
+    rpt_figure bound;
+    snprintf(bound, sizeof bound, "%.4g", s->max_slowdown_pct >= 0 ? s->max_slowdown_pct : 10.0);
     rpt_hw_lit(w, "<section id=\"phases\"><h2>Phases</h2>\n<p class=\"note\">By name, in the order each first "
               "started; a name's figures are over all its calls. CPU marked ~ is pro-rated from the samples (no "
               "reading at both marks of every call). Asks: the fewest cores under which the phase alone is "
-              "predicted within 10% of its own duration, and that duration (docs/answers.md).</p>\n"
+              "predicted within ");
+    rpt_hw_html(w, bound);
+    rpt_hw_lit(w, "% of its own duration, and that duration (docs/answers.md).</p>\n"
               "<div class=\"wide\"><table class=\"dist\" id=\"phase-table\">\n"
               "<tr><th style=\"text-align:left\">phase</th><th>calls</th><th>duration</th><th>CPU</th><th>cores mean</th><th>cores peak</th>"
               "<th>asks</th>"
@@ -627,7 +631,7 @@ void rpt_phase_section(rpt_hw *w, const rt_summary *s)
         cell(w, f);
         cell(w, fmt_cores(f, p->cores_mean));
         cell(w, fmt_cores(f, p->cores_peak));
-        int64_t asks = rt_cores_fewest(p->cores, 10);
+        int64_t asks = rt_cores_fewest(p->cores, s->max_slowdown_pct >= 0 ? s->max_slowdown_pct : 10);
         if (asks > 0) {
             rpt_figure d;
             snprintf(f, sizeof f, "%lld (%s)", (long long)asks,

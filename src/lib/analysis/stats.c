@@ -203,6 +203,7 @@ rt_stats *rt_stats_new(void)
     s->process_cgroup_exclusive = NAN;
     s->process_unreclaimable_unsure_mib = NAN;
     s->pressure_group = NAN;
+    s->max_slowdown_pct = NAN;
     s->memory_need = s->vram_need = (rt_need){NAN, RT_NEED_UNKNOWN, 0};
     rt_usage_init(&st->usage);
     s->energy_joules = s->process_energy_joules = NAN; /* (sum_fields) */
@@ -235,6 +236,14 @@ rt_error rt_stats_set_grid(rt_stats *st, const rt_grid *grid)
     g.source = keep_text(st->grid_source, sizeof st->grid_source, g.source);
     st->grid = g;
     st->grid_known = grid && isfinite(g.g_per_kwh) && g.g_per_kwh > 0;
+    return RT_OK;
+}
+
+rt_error rt_stats_set_max_slowdown(rt_stats *st, double pct)
+{
+    if (!st || !(pct >= 0))
+        return RT_ERR_INVALID;
+    st->s.max_slowdown_pct = pct;
     return RT_OK;
 }
 

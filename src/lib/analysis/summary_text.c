@@ -479,7 +479,7 @@ static void phases_part(out *o, const rt_summary *s)
         }
         snprintf(label, sizeof label, "%.*s%s", (int)n, p->name, n < strlen(p->name) ? "~" : "");
         char asks[48] = ""; /* 0.18: the fewest cores within 10% of the phase's own duration */
-        int64_t k = rt_cores_fewest(p->cores, 10);
+        int64_t k = rt_cores_fewest(p->cores, s->max_slowdown_pct >= 0 ? s->max_slowdown_pct : 10);
         if (k > 0)
             snprintf(asks, sizeof asks, ", asks %lld core%s", (long long)k, k == 1 ? "" : "s");
         line(o, label, "%llu call%s%s, %s, CPU %s%s, cores mean %s peak %s, memory peak %s%s",

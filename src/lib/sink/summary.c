@@ -208,6 +208,7 @@ static void answer_part(rt_ob *o, const rt_summary *s, const unit *mem, const un
         num(o, "headroom_pct", NULL, rec.headroom_pct, 1);
         /* 0.18: the cores' time */
         str(o, "cpu_basis", rec.cpu_basis);
+        num(o, "max_slowdown_pct", NULL, rec.max_slowdown_pct, 4);
         num(o, "cpu_duration", tm, rec.cpu_duration_secs, 0);
         num(o, "cpu_fewer", NULL, (double)rec.cpu_fewer, 0);
         num(o, "cpu_fewer_duration", tm, rec.cpu_fewer_duration_secs, 0);
@@ -436,7 +437,7 @@ static void phases_part(rt_ob *o, const rt_summary *s, const unit *mem, const un
         num(o, "write_bytes", NULL, p->write_bytes, 0);
         num(o, "first_start_secs", NULL, p->first_start_secs, 3);
         /* 0.18: the phase under 1, 2, ... cores, and the fewest within 10% of its own */
-        int64_t asked = rt_cores_fewest(p->cores, 10);
+        int64_t asked = rt_cores_fewest(p->cores, s->max_slowdown_pct >= 0 ? s->max_slowdown_pct : 10);
         num(o, "cores_asked", NULL, asked > 0 ? (double)asked : NAN, 0);
         durations(o, p->cores, tm);
         close_object(o);
