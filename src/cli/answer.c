@@ -59,7 +59,7 @@ static json_t *num_or_null(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
-json_t *cli_cores_json(const rt_cores_table *t)
+json_t *cli_cores_json(const rt_cores_table *t, double usd_per_core_hour)
 {
     if (!t)
         return json_null();
@@ -76,9 +76,9 @@ json_t *cli_cores_json(const rt_cores_table *t)
     json_object_set_new(o, "wait_from", t->wait_from ? json_string(t->wait_from) : json_null());
     for (size_t i = 0; i < t->n; i++) {
         const rt_cores_row *r = &t->rows[i];
-        json_t *row = json_pack("{s:I,s:o,s:o,s:b}", "cores", (json_int_t)r->cores, "duration_secs",
+        json_t *row = json_pack("{s:I,s:o,s:o,s:b,s:o}", "cores", (json_int_t)r->cores, "duration_secs",
                                 num_or_null(r->duration_secs), "core_hours", num_or_null(r->core_hours), "wait_bound",
-                                r->wait_bound);
+                                r->wait_bound, "cost_usd", num_or_null(r->core_hours * usd_per_core_hour));
         if (row)
             json_array_append_new(rows, row);
     }

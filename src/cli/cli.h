@@ -432,8 +432,9 @@ struct json_t *cli_notes_json(const rt_note *notes, size_t n);
 
 /* A run's table of durations under 1, 2, ... cores (rt_cores_table) as a JSON object:
  * {"duration_secs", "cores_had", "peak_cores", "wait_secs", "wait_from", "rows": [{"cores",
- * "duration_secs", "core_hours", "wait_bound"}, ...]}, or JSON null for NULL (a new reference). */
-struct json_t *cli_cores_json(const rt_cores_table *t);
+ * "duration_secs", "core_hours", "wait_bound", "cost_usd"}, ...]}, or JSON null for NULL (a new
+ * reference); cost_usd is core_hours x usd_per_core_hour, null where that is NaN. */
+struct json_t *cli_cores_json(const rt_cores_table *t, double usd_per_core_hour);
 
 /* Prints the summary as aligned text (summary.c, through rt_summary_write_text_cb): run (job,
  * command, exit status, host, cloud: those of run, which may be NULL for a recorded file), the

@@ -362,9 +362,18 @@ static void print_reasons(const rt_recommendation *rec, const rt_summary *const 
            isnan(rec->cpu_quota_cores) ? "" : ", and above the CPU quota");
 }
 
+/* A core-hour's price where one is known: the cheapest server's hourly price over its vCPUs
+ * (the money a core-hour of the table costs there); NaN without it. */
+static double core_hour_usd(const lookup *l)
+{
+    const rt_server *s = &l->cheapest;
+    return l->have_cheapest && s->vcpus > 0 && s->price_usd_per_hour > 0 ? s->price_usd_per_hour / (double)s->vcpus
+                                                                          : NAN;
+}
+
 /* The runs' tables, text: a row per core count, each run's predicted duration (the runs side by
- * side), and the basis once. */
-static void print_cores(const rt_recommendation *rec, const rt_summary *const *runs, size_t n)
+ * side), core-hours and, with a core-hour's price (NaN: none), money a run; the basis once. */
+static void print_cores(const rt_recommendation *rec, const rt_summary *const *runs, size_t n, double price)
 {
     size_t most = 0;
     for (size_t i = 0; i < n; i++)
@@ -372,7 +381,8 @@ static void print_cores(const rt_recommendation *rec, const rt_summary *const *r
             return;
         else if (runs[i]->cores->n > most)
             most = runs[i]->cores->n;
-    printf("cores  predicted duration%s  core-hours%s\n", n > 1 ? " (each run)" : "", n > 1 ? " (each run)" : "");
+    printf("cores  predicted duration%s  core-hours%s%s\n", n > 1 ? " (each run)" : "", n > 1 ? " (each run)" : "",
+           isfinite(price) ? (n > 1 ? "  cost a run (each run)" : "  cost a run") : "");
     for (size_t c = 1; c <= most; c++) {
         printf("%5zu ", c);
         for (size_t i = 0; i < n; i++) {
@@ -386,10 +396,18 @@ static void print_cores(const rt_recommendation *rec, const rt_summary *const *r
             const rt_cores_table *t = runs[i]->cores;
             printf(" %10.4f", (double)c * t->rows[(c > t->n ? t->n : c) - 1].duration_secs / 3600.0);
         }
+        for (size_t i = 0; isfinite(price) && i < n; i++) {
+            const rt_cores_table *t = runs[i]->cores;
+            char b[32];
+            printf("  %11s", usd(price * (double)c * t->rows[(c > t->n ? t->n : c) - 1].duration_secs / 3600.0, b,
+                                 sizeof b));
+        }
         printf("%s\n", (int64_t)c == rec->cpu ? "  <- asked" : "");
     }
     const rt_cores_table *t = runs[0]->cores;
     printf("model: an interval's CPU work runs at most that wide; time off a CPU is unchanged (docs/answers.md)\n");
+    if (isfinite(price))
+        printf("cost: core-hours at the cheapest server's price a vCPU-hour (%s)\n", usd(price, (char[32]){0}, 32));
     if (isfinite(t->cores_had) && (double)most > t->cores_had)
         printf("*: above the %.4g cores the run had: faster only by its tasks' waits for a CPU (%s)\n", t->cores_had,
                !t->wait_from                        ? "no pressure figure: no gain claimed"
@@ -448,7 +466,7 @@ static int print_text(const rec_args *a, const rt_recommendation *rec, const loo
     for (size_t i = 0; i < nn; i++) /* why it is above what the runs used: before the figures */
         if (notes[i].kind == RT_NOTE_OOM_KILLED || notes[i].kind == RT_NOTE_CPU_THROTTLED)
             printf("%s\n", notes[i].text);
-    printf("cpu: %lld cores\n", (long long)rec->cpu);
+    printf("cpu: %lld core%s\n", (long long)rec->cpu, rec->cpu == 1 ? "" : "s");
     if (rec->memory_mib == RT_NULL_I64)
         printf("memory: unknown\n");
     else
@@ -466,7 +484,7 @@ static int print_text(const rec_args *a, const rt_recommendation *rec, const loo
     for (size_t i = 0; i < nn; i++)
         if (notes[i].kind != RT_NOTE_OOM_KILLED && notes[i].kind != RT_NOTE_CPU_THROTTLED)
             printf("note: %s\n", notes[i].text);
-    print_cores(rec, runs, nruns);
+    print_cores(rec, runs, nruns, core_hour_usd(l));
     print_phases(rec, runs, nruns);
     const rt_server *s = l->have_cheapest ? &l->cheapest : NULL;
     double cheap_cost = s ? s->price_usd_per_hour * hours : NAN;
@@ -542,7 +560,7 @@ static int print_json(const rec_args *a, const rt_recommendation *rec, const loo
     json_object_set_new(root, "recommendation", r);
     json_t *tables = json_array();
     for (size_t i = 0; i < nruns; i++)
-        json_array_append_new(tables, cli_cores_json(runs[i]->cores));
+        json_array_append_new(tables, cli_cores_json(runs[i]->cores, core_hour_usd(l)));
     json_object_set_new(root, "cores", tables);
     json_t *phases = json_array(); /* each run's phases: name, own ask, table */
     for (size_t i = 0; i < nruns && phases; i++) {
@@ -552,7 +570,7 @@ static int print_json(const rec_args *a, const rt_recommendation *rec, const loo
             int64_t own = rt_cores_fewest(p->cores, rec->max_slowdown_pct);
             json_array_append_new(list, json_pack("{s:s,s:o,s:o}", "name", p->name, "cores_asked",
                                                   own > 0 ? json_integer(own) : json_null(), "cores",
-                                                  cli_cores_json(p->cores)));
+                                                  cli_cores_json(p->cores, core_hour_usd(l))));
         }
         json_array_append_new(phases, list ? list : json_null());
     }

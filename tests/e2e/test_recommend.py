@@ -168,6 +168,12 @@ def test_text_and_query(keeper, run_file, needs_reader):
     # 1.6 cores throughout: one core would take 60% longer
     assert f["cpu from"] == "the fewest cores under which the run is predicted within 10% of its own duration"
     assert f["time"] == "2 cores: about 60 s, as this run; 1 core: about 1.6 min (+60%)"
+    # the table's money a run: core-hours at the cheapest server's price a vCPU-hour ($0.0052 / 2)
+    table = r.stdout.split("cores  predicted duration", 1)[1].splitlines()
+    assert table[0] == "  core-hours  cost a run", table
+    assert [l.split()[6] for l in table[1:4]] == ["$0.00006933", "$0.00008667", "$0.00013"], table
+    assert f["cost of the run there"] == table[2].split()[6]  # the asked row's: the same money
+    assert f["cost"] == "core-hours at the cheapest server's price a vCPU-hour ($0.0026)"
     # the 3 GiB box fits 3072 MiB exactly: memory_min=3 lets it in
     assert f["cheapest server"].startswith("upcloud DEV-2xCPU-3GB (Developer 2xCPU-3GB): 2 vCPUs, 3072 MiB")
     assert f["cheapest server"].endswith("$0.0052/hour")
@@ -203,6 +209,9 @@ def test_json_gpu_and_instance(keeper, run_file, needs_reader):
     assert doc["phases"] == [[]]  # one run, no phase
     assert [r["cores"] for r in rows] == [1, 2, 3, 4, 5]  # a little above the 4 it had
     assert [round(r["duration_secs"], 3) for r in rows] == [192, 96, 64, 60, 60]
+    # each row's money a run: its core-hours at the cheapest server's price a vCPU-hour
+    per = doc["cheapest"]["price_usd_per_hour"] / doc["cheapest"]["vcpus"]
+    assert [r["cost_usd"] for r in rows] == pytest.approx([r["core_hours"] * per for r in rows], rel=1e-9)
     # the PSS is the largest figure; the job's cgroup (the template's) stood behind the samples;
     # the one run it is made from is said
     assert [n["kind"] for n in doc["notes"]] == ["few_runs"]
