@@ -344,13 +344,16 @@ def test_recommend_job_has_each_phase_from_the_history(tmp_path):
     if f["recommendation"]["cpu_phase"] is not None:
         assert f["recommendation"]["cpu_phase"] == "two"
         assert j["recommendation"]["cpu_phase_fewer_secs"] == pytest.approx(
-            f["recommendation"]["cpu_phase_fewer_secs"], abs=2e-3)
+            f["recommendation"]["cpu_phase_fewer_secs"], rel=0.01, abs=2e-3)
     assert [[p["name"] for p in r] for r in j["phases"]] == [["one", "two"]] * 2, j["phases"]
     for rj, rf in zip(j["phases"], f["phases"]):
         for pj, pf in zip(rj, rf):
             assert pj["cores_asked"] == pf["cores_asked"], (pj, pf)
+            # the history's tables are the live run's, the files' made again from the samples as
+            # written (their figures to a few decimals): alike to 1% (under load a short stretch
+            # between a mark and a sample read 0.403 against 0.405 s)
             assert [r["duration_secs"] for r in pj["cores"]["rows"]] == pytest.approx(
-                [r["duration_secs"] for r in pf["cores"]["rows"]], abs=2e-3)  # the JSON's 3 decimals
+                [r["duration_secs"] for r in pf["cores"]["rows"]], rel=0.01, abs=2e-3)
     assert any("runs ask for" in n["text"] for n in j["notes"]), j["notes"]  # how many runs agree
 
 
