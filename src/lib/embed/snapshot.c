@@ -114,17 +114,35 @@ static void w_short(wr *w, double v)
 }
 
 /* v rounded to dec decimals (trailing zeros trimmed), null when not finite; from 1e15 on, as
- * w_short (fixed notation would write an integer too long for JSON parsers, jansson's too) */
+ * w_short (fixed notation would write an integer too long for JSON parsers, jansson's too).
+ * Rounded as Python's round(v, dec) rounds, which the frames of the same rows use: the double's
+ * exact value, a tie to even (printf's %.*f; 129.90625 is 129.9062 in both, where rt_ob_fixed
+ * would write 129.9063) */
 static void w_dec(wr *w, double v, int dec)
 {
     if (fabs(v) >= 1e15 && isfinite(v)) {
         w_short(w, v);
         return;
     }
+    if (!isfinite(v)) {
+        w_lit(w, "null");
+        return;
+    }
     char tmp[64];
-    rt_ob o = {.buf = tmp, .cap = sizeof tmp};
-    rt_ob_fixed(&o, v, dec, "null");
-    w_put(w, tmp, o.len < sizeof tmp ? o.len : 0);
+    int n = snprintf(tmp, sizeof tmp, "%.*f", dec, v);
+    if (n <= 0 || (size_t)n >= sizeof tmp) {
+        w_short(w, v);
+        return;
+    }
+    if (strchr(tmp, '.')) { /* trailing zeros, then a bare point, trimmed */
+        while (n > 0 && tmp[n - 1] == '0')
+            n--;
+        if (n > 0 && tmp[n - 1] == '.')
+            n--;
+    }
+    if (n == 2 && tmp[0] == '-' && tmp[1] == '0') /* -0 rounds to 0 */
+        tmp[0] = '0', n = 1;
+    w_put(w, tmp, (size_t)n);
 }
 
 /* v rounded to an integer (null when not finite) */
