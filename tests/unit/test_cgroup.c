@@ -601,7 +601,11 @@ static void group_few_descriptors(void **state)
         assert_non_null(strstr(w.last_warn, "cgroup /rtfix:"));
         const char *takes = strstr(w.last_warn, "it takes ");
         assert_non_null(takes); /* a limit past this one: never one at which it would fit */
-        assert_true(atoi(takes + 9) > lo + room + 16 && atoi(takes + 9) <= lo + 64 + 16 + 16);
+        char *end;
+        errno = 0;
+        long at_least = strtol(takes + 9, &end, 10);
+        assert_true(errno == 0 && end > takes + 9 && *end == ' ');
+        assert_true(at_least > lo + room + 16 && at_least <= lo + 64 + 16 + 16);
         if (k == 0)
             assert_non_null(strstr(w.last_warn, "unified/cpu.stat, memory/memory.max_usage_in_bytes, "));
         assert_true(room < 64);

@@ -67,10 +67,21 @@ double rt_cores_interval(double dt, double u, double had, double wait, int64_t c
     return spread > floor_secs ? spread : floor_secs;
 }
 
+double rt_cores_had(const rt_record *r)
+{
+    return r->cgroup_cpu_quota_cores > 0 ? r->cgroup_cpu_quota_cores : r->cpu_count > 0 ? r->cpu_count : NAN;
+}
+
+double rt_cores_duration_at(const rt_cores_table *t, int64_t c)
+{
+    size_t row = (size_t)c > t->n ? t->n : (size_t)c;
+    return t->rows[row - 1].duration_secs;
+}
+
 void rt_cores_add(rt_cores_acc *a, const rt_record *r, double w)
 {
-    double had = r->cgroup_cpu_quota_cores > 0 ? r->cgroup_cpu_quota_cores : r->cpu_count > 0 ? r->cpu_count : NAN;
-    rt_cores_add_interval(a, w, r->process_cores, had, r->pressure_cpu_some_pct, !(r->pressure_group == 1.0));
+    rt_cores_add_interval(a, w, r->process_cores, rt_cores_had(r), r->pressure_cpu_some_pct,
+                          !(r->pressure_group == 1.0));
 }
 
 void rt_cores_add_interval(rt_cores_acc *a, double w, double u, double had, double some_pct, bool machine)

@@ -40,6 +40,11 @@ void rt_cores_add_interval(rt_cores_acc *a, double w, double u, double had, doub
 /* The table so far (a->out, valid until the next add); NULL when no interval had the tree's
  * cores, or memory ran out. */
 const rt_cores_table *rt_cores_result(rt_cores_acc *a);
+/* The most cores record r's run could use: its quota, else the machine's cores; NaN: unknown. */
+double rt_cores_had(const rt_record *r);
+/* Table t's predicted duration under c cores (c >= 1; past its last row, the last: only waits
+ * fall away beyond it, so the last row is the slower side). */
+double rt_cores_duration_at(const rt_cores_table *t, int64_t c);
 /* The predicted duration of one record's interval (dt seconds, u cores used, had the cores it
  * could use (NaN: unknown), wait seconds some task waited (NaN: unknown)) under c cores: the
  * model, alone, for its tests. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../core/core.h"
+#include "cores.h"
 #include "efficiency.h"
 #include "need.h"
 
@@ -299,12 +300,6 @@ static void throttle_note(notes *ns, const rt_summary *s)
         secs_text(s->cpu_throttled_secs, t, sizeof t), s->has_process ? ": it wants more cores" : "");
 }
 
-/* Run table t's predicted duration under c cores (past its last row, the last). */
-static double table_at(const rt_cores_table *t, int64_t c)
-{
-    return t->rows[((size_t)c > t->n ? t->n : (size_t)c) - 1].duration_secs;
-}
-
 /* What CPU waits mean for an ask by the table (0.18), after the pressure note's text: the waits
  * are part of the run's own duration the ask is predicted from, and more cores than the run had
  * would save at most its waits (never a contradiction between "tasks waited" and the cores
@@ -318,7 +313,7 @@ static void waits_and_ask(const rt_summary *s, const rt_recommendation *rec, cha
     char own[32], at[32], save[32], had[32];
     int k = snprintf(b, cap, ": the waits are in the run's own %s, from which %lld core%s %s predicted at %s",
                      secs_text(t->duration_secs, own, sizeof own), (long long)rec->cpu, rec->cpu == 1 ? "" : "s",
-                     rec->cpu == 1 ? "is" : "are", secs_text(table_at(t, rec->cpu), at, sizeof at));
+                     rec->cpu == 1 ? "is" : "are", secs_text(rt_cores_duration_at(t, rec->cpu), at, sizeof at));
     if (k > 0 && (size_t)k < cap && t->wait_secs > 0 && isfinite(t->cores_had))
         snprintf(b + k, cap - (size_t)k, "; more cores than the %s it had would save %s at most%s",
                  cores_text(t->cores_had, had, sizeof had), secs_text(t->wait_secs, save, sizeof save),

@@ -226,7 +226,7 @@ static void stretch(rt_phase_stats *ps, const rt_record *r, double iv, double t0
     if (!(dt > 0))
         return;
     double dl = l1 - l0, frac = iv > 0 ? dt / iv : NAN;
-    double had = r->cgroup_cpu_quota_cores > 0 ? r->cgroup_cpu_quota_cores : r->cpu_count > 0 ? r->cpu_count : NAN;
+    double had = rt_cores_had(r);
     /* the cores model's rate: a stretch cannot use more cores than the run could; what its
      * reading puts above them (a mark read a few ms late counts the next stretch's CPU in this
      * one) goes on to the next stretch of the record, not lost */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../core/core.h"
+#include "cores.h"
 #include "need.h"
 
 int64_t rt_round_memory_mib(double mib)
@@ -78,18 +79,10 @@ static void keep_highest(rt_need *best, const rt_need *n)
         *best = *n;
 }
 
-/* Run i's predicted duration under c cores: its table's row (past the table's last row, the
- * last: only waits fall away beyond it, so the last row is the slower side). */
-static double predicted(const rt_cores_table *t, int64_t c)
-{
-    size_t row = (size_t)c > t->n ? t->n : (size_t)c;
-    return t->rows[row - 1].duration_secs;
-}
-
 /* Whether run table t's predicted duration under c cores is within slow percent of its own. */
 static bool within(const rt_cores_table *t, int64_t c, double slow)
 {
-    return predicted(t, c) <= t->duration_secs * (1.0 + slow / 100.0) + 1e-9;
+    return rt_cores_duration_at(t, c) <= t->duration_secs * (1.0 + slow / 100.0) + 1e-9;
 }
 
 int64_t rt_cores_fewest(const rt_cores_table *t, double max_slowdown_pct)
@@ -117,7 +110,7 @@ static int64_t cores_from_tables(const rt_summary *const *runs, size_t n, double
         for (size_t i = 0; i < n && ok; i++) {
             const rt_cores_table *t = runs[i]->cores;
             ok = within(t, c, slow);
-            cost += (double)c * predicted(t, c);
+            cost += (double)c * rt_cores_duration_at(t, c);
         }
         if (!ok)
             continue;
@@ -152,7 +145,7 @@ static void deciding_phase(const rt_summary *const *runs, size_t n, double slow,
             const rt_phase_summary *p = runs[i]->phases[k];
             if (!p->cores || p->cores->n == 0 || !p->name)
                 continue;
-            double more = predicted(p->cores, r->cpu - 1) - predicted(p->cores, r->cpu);
+            double more = rt_cores_duration_at(p->cores, r->cpu - 1) - rt_cores_duration_at(p->cores, r->cpu);
             if (more > 1e-9 && !(more <= r->cpu_phase_fewer_secs)) {
                 r->cpu_phase_fewer_secs = more;
                 (void)rt_copy_cut(r->cpu_phase, sizeof r->cpu_phase, p->name);
@@ -167,14 +160,14 @@ static void cpu_times(const rt_summary *const *runs, size_t n, double price, rt_
     double worst = -1;
     for (size_t i = 0; i < n; i++) {
         const rt_cores_table *t = runs[i]->cores;
-        double d = predicted(t, r->cpu);
+        double d = rt_cores_duration_at(t, r->cpu);
         if (d > worst) {
             worst = d;
             r->cpu_duration_secs = d;
             r->cpu_run_duration_secs = t->duration_secs;
         }
         if (r->cpu > 1) {
-            double f = predicted(t, r->cpu - 1);
+            double f = rt_cores_duration_at(t, r->cpu - 1);
             r->cpu_fewer_duration_secs =
                 isnan(r->cpu_fewer_duration_secs) || f > r->cpu_fewer_duration_secs ? f : r->cpu_fewer_duration_secs;
         }

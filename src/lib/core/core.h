@@ -42,6 +42,8 @@ int rt_open_at(int dirfd, const char *path);
  * RLIMIT_NOFILE less a headroom left to the rest of the process (an eighth of the limit, 16 to
  * 4096); INT_MAX without a limit. Past it, files are opened for each read and closed. */
 int rt_fds_keep_below(void);
+/* The same for a soft limit of soft descriptors (INT_MAX for one negative or past INT_MAX / 2). */
+int rt_fds_keep_below_at(long long soft);
 
 /* rt_open_at for a descriptor to be kept open between readings: -EMFILE also when the
  * descriptor would be at or past rt_fds_keep_below (it is closed: the caller reads the file by

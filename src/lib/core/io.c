@@ -68,15 +68,21 @@ int rt_open_at(int dirfd, const char *path)
     return fd < 0 ? -errno : fd;
 }
 
+int rt_fds_keep_below_at(long long soft)
+{
+    if (soft < 0 || soft > INT_MAX / 2)
+        return INT_MAX;
+    long long h = soft / 8;
+    int headroom = h < 16 ? 16 : h > 4096 ? 4096 : (int)h;
+    return soft > headroom ? (int)soft - headroom : 0;
+}
+
 int rt_fds_keep_below(void)
 {
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > INT_MAX / 2)
         return INT_MAX;
-    rlim_t h = rl.rlim_cur / 8;
-    int headroom = h < 16 ? 16 : h > 4096 ? 4096 : (int)h;
-    int soft = (int)rl.rlim_cur;
-    return soft > headroom ? soft - headroom : 0;
+    return rt_fds_keep_below_at((long long)rl.rlim_cur);
 }
 
 int rt_open_keep(int dirfd, const char *path)

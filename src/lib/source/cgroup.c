@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,16 +343,12 @@ static void open_levels(rt_cg_group *g, rt_cg_hier h, int dfd, int depth, bool t
 
 /* The open files limit at which sf would have been kept too: the soft limit now, raised until
  * rt_fds_keep_below leaves room for every file missed (the headroom grows with the limit). */
-static unsigned long long limit_for(const shortfall *sf, unsigned long long soft)
+static long long limit_for(const shortfall *sf, long long soft)
 {
-    unsigned long long need = (unsigned long long)(sf->own + sf->levels), want = soft;
-    for (;;) {
-        unsigned long long head = want / 8 < 16 ? 16 : want / 8 > 4096 ? 4096 : want / 8;
-        unsigned long long head0 = soft / 8 < 16 ? 16 : soft / 8 > 4096 ? 4096 : soft / 8;
-        if (want - head >= soft - head0 + need)
-            return want;
+    long long want = soft, room = (long long)rt_fds_keep_below_at(soft) + sf->own + sf->levels;
+    while (want < INT_MAX / 2 && rt_fds_keep_below_at(want) < room)
         want++;
-    }
+    return want;
 }
 
 /* Says, once for the group, what it could not keep open and so never reads (sf not empty). */
@@ -359,9 +356,10 @@ static void say_shortfall(const rt_cg_group *g, const shortfall *sf, const rt_lo
 {
     struct rlimit rl;
     char limit[96] = "";
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur >= 16)
-        (void)rt_pathf(limit, sizeof limit, " %llu: it takes %llu at least", (unsigned long long)rl.rlim_cur,
-                       limit_for(sf, (unsigned long long)rl.rlim_cur));
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur >= 16 &&
+        rl.rlim_cur < INT_MAX / 2)
+        (void)rt_pathf(limit, sizeof limit, " %lld: it takes %lld at least", (long long)rl.rlim_cur,
+                       limit_for(sf, (long long)rl.rlim_cur));
     char levels[96] = "";
     if (sf->levels)
         (void)rt_pathf(levels, sizeof levels, "%s%d limit file%s of the group and its ancestors",
