@@ -35,10 +35,13 @@ MALLOC = "glibc.malloc.trim_threshold=0:glibc.malloc.mmap_threshold=65536"
 # loaded 2-core machine measured +2.5 to +8.1 (a few 4 KiB pages in the 3 minutes as the allocator
 # settles); a leak of 16 bytes a sample (malloc's 32-byte chunk, 20 samples a second: the
 # smallest a malloc can leak) measured +48.7 and +49.6, 1 KiB a sample +1236: all fail. The
-# limit sits about 2.5 times from each. A steep slope fails only with the floor risen too (the
-# fewest KiB over the first and the last 30 s after warm-up, more than two pages apart): CI once
-# measured +24.4 from a swing that came back (4 KiB lower at the end); the 16-byte leak raised
-# the floor 160 KiB (15140 -> 15300, +52.3). bench/soak holds the hour to 1 KiB a minute.
+# limit sits about 2.5 times from each. A steep slope fails only with the floor risen too, in
+# each third of the looks after warm-up (the fewest KiB over each, more than two pages above the
+# last): CI once measured +24.4 from a swing that came back (4 KiB lower at the end), and twice a
+# step that stayed (+64 and +58.75: an upload slowed on the loaded machine left the sawtooth's
+# floor 60 to 88 KiB higher, flat after; reproduced with stress-ng beside, +46.94, floors 15064 ->
+# 15124 -> 15124); the 16-byte leak raised the floor in each third (15272 -> 15312 -> 15372, +81.3).
+# bench/soak holds the hour to 1 KiB a minute.
 RSS_SLOPE_KIB_MIN = 20
 # CPU per sample, the last third against the first (each a minute here, on a machine whose other
 # load comes and goes: a clean run measured up to x1.37); bench/soak's hour holds it to x1.5
@@ -146,6 +149,13 @@ def test_slope_is_least_squares():
     assert slope([(0, 5)]) == 0.0
 
 
+def test_floors_by_thirds():
+    # the judge itself: the least of each third of the span, an empty third left out
+    floors = load_soak().floors
+    assert floors([(t, 100 + t) for t in range(0, 91)], 3) == [100, 130, 160]
+    assert floors([(0, 5), (1, 3), (9, 7)], 3) == [3, 7]
+
+
 def test_grid_check_judges_late_missed_and_doubled():
     # the judge itself, on made-up timestamps: late (< one interval) is not missed
     g = load_soak().grid_check
@@ -180,7 +190,7 @@ def test_checks_fail_on_each_fault():
     # the verdicts themselves, on made-up figures: a clean run passes all; each fault fails its own
     checks = load_soak().checks
     clean = {"rc": 7, "want_rc": 7, "stderr": "", "churn": {"bad": "0", "errors": "0"}, "rss_slope": 2.0,
-             "anon_slope": 2.0, "rss_floor_warm": 15140, "rss_floor_end": 15144, "fds_warm": 70, "fds_end": 70, "fds_max": 72, "held_gone": 0, "threads_warm": 4,
+             "anon_slope": 2.0, "rss_floors": [15140, 15144, 15144], "fds_warm": 70, "fds_end": 70, "fds_max": 72, "held_gone": 0, "threads_warm": 4,
              "threads_end": 4, "threads_min": 4, "threads_max": 4, "off_grid": [], "off_grid_starved": 0, "missed": 0,
              "doubled": 0, "max_late_ms": 3, "cpu_early_us": 100.0, "cpu_late_us": 110.0, "scrapes_tried": 10,
              "scrapes_answered": 10, "scrape_failures": [], "otlp_same": True, "otlp_refused": 0, "otlp_points": 50,
@@ -188,8 +198,10 @@ def test_checks_fail_on_each_fault():
              "s3rver": True}
     assert all(ok for _, ok, _ in checks(clean, RSS_SLOPE_KIB_MIN))
     faults = {"exit status": [{"rc": 0}, {"stderr": "warning"}, {"churn": {"bad": "1", "errors": "0"}}],
-              # the leak of 16 bytes a sample measured +52.3 with its floor 15140 -> 15300
-              "rss slope": [{"rss_slope": RSS_SLOPE_KIB_MIN + 0.1, "rss_floor_end": 15149}, {"rss_slope": 52.3, "rss_floor_end": 15300}],
+              # the leak of 16 bytes a sample measured +52.3 with its floor 15140 -> 15300 (first and
+              # last 30 s after warm-up): it rises in every third
+              "rss slope": [{"rss_slope": RSS_SLOPE_KIB_MIN + 0.1, "rss_floors": [15140, 15149, 15158]},
+                            {"rss_slope": 52.3, "rss_floors": [15140, 15220, 15300]}],
               "fds flat": [{"fds_end": 71}, {"fds_max": 79}, {"held_gone": 1}],
               "threads flat": [{"threads_end": 5}, {"threads_max": 9}],
               "no sample missed": [{"off_grid": [7], "off_grid_starved": 0}],
@@ -202,6 +214,10 @@ def test_checks_fail_on_each_fault():
             failed = [n for n, ok, _ in checks(dict(clean, **case), RSS_SLOPE_KIB_MIN) if not ok]
             assert failed == [name], (case, failed)
     # a swing that came back: CI measured +24.4 with RSS 4 KiB lower at the end than after warm-up
-    assert all(ok for _, ok, _ in checks(dict(clean, rss_slope=24.4, rss_floor_end=15136), RSS_SLOPE_KIB_MIN))
+    assert all(ok for _, ok, _ in checks(dict(clean, rss_slope=24.4, rss_floors=[15140, 15150, 15136]), RSS_SLOPE_KIB_MIN))
+    # a step that stays: an upload slowed by a loaded machine left the sawtooth's floor 60 KiB
+    # higher, flat after (measured +46.94 with stress-ng beside; CI +58.75, its floor +88)
+    for step in ([4496, 4556, 4556], [4496, 4500, 4556]):
+        assert all(ok for _, ok, _ in checks(dict(clean, rss_slope=46.94, rss_floors=step), RSS_SLOPE_KIB_MIN))
     starved = dict(clean, off_grid=[7, 9], off_grid_starved=2, missed=2)  # the machine's misses, not the tool's
     assert all(ok for _, ok, _ in checks(starved, RSS_SLOPE_KIB_MIN))
