@@ -469,6 +469,10 @@ typedef struct rt_sample {
      * without --pid (and the CSV's process GPU columns): filled without a tracked tree; NULL
      * with one (see process->gpu_*) or on a machine without GPUs */
     const struct rt_gpu_use *gpu_processes;
+    /* added in 0.18: the run's place in a job of several nodes or tasks (rt_member):
+     * rt_sampler_options.member as the sampler copied it, the same on every sample; NULL when
+     * none was given or it names no job */
+    const struct rt_member *member;
 } rt_sample;
 
 /* The sample's schema (0.9). EXPERIMENTAL: the figures' names, units and types stay, but these
@@ -546,6 +550,9 @@ typedef struct rt_sampler_options {
                                * may get (see rt_process.walk_age_secs; TRACKER_WALK_MAX_AGE);
                                * the walk runs sooner when its own cost allows. 0 (and a caller
                                * compiled before 0.18): every sample walks. Default 60 */
+    const struct rt_member *member; /* the run's place in a job of several (rt_place_member, or
+                               * the caller's own): copied with its strings, carried on every
+                               * sample (rt_sample.member); NULL or no job_id: none */
 } rt_sampler_options;
 
 #define RT_SAMPLER_OPTIONS_INIT                                                                                        \
@@ -1046,6 +1053,8 @@ typedef struct rt_record {
     double pressure_group;           /* 1: every pressure figure of the record is the group's (the
                                       * tree's, else the tracker's own), 0: some are the machine's;
                                       * NaN: the record has none */
+    const struct rt_member *member;  /* the sample's, or the reader's from a line that holds one;
+                                      * NULL without */
 } rt_record;
 /* rt_record has no struct_size: where it crosses between caller and library, a size argument
  * says how much of it the caller has, sizeof(rt_record) as the caller compiled it (0.10). The
@@ -1278,6 +1287,8 @@ typedef struct rt_summary {
     double max_slowdown_pct; /* the slowdown bound the run's own answers use (rt_stats_set_max_slowdown,
                               * the tool's --max-slowdown): rt_recommend without options takes the
                               * first run's; NaN: the default, 10 (0.18) */
+    const struct rt_member *member; /* the run's place in a job of several: the first record's
+                              * that carried one; NULL: none (0.18) */
 } rt_summary;
 
 /* ---- the run under other core counts (0.18) --------------------------------------------
@@ -1740,6 +1751,86 @@ RT_API rt_error rt_summary_write_text_cb(const rt_summary *s, const rt_run_facts
  * when a write failed, RT_ERR_INVALID for a negative fd. */
 RT_API rt_error rt_summary_write_text(const rt_summary *s, const rt_run_facts *run,
                                       const rt_summary_text_options *opts, int fd);
+
+/* ---- a job on several nodes (0.18; experimental) -------------------------------------------
+ * The runs of one job that ran on several nodes (each node's tracker wrote its own file: a SLURM
+ * job on several nodes, torchrun, mpirun, a Kubernetes indexed Job; rt_member) put together:
+ * the whole job's CPU and energy, each node's figures and ask, the imbalance between them, the
+ * nodes that ended late or idled, and the ask per node in the scheduler's words, sized by the
+ * node that needs most (docs/answers.md, "A job on several nodes"). */
+
+typedef struct rt_job_node {
+    const char *node;         /* the node's name (its runs' member node; "?" when none said) */
+    size_t runs;              /* its runs: one per task, or one for the node (--per-node) */
+    int64_t node_index;       /* member node_index; -1 */
+    int64_t first_rank;       /* the lowest rank of its runs; -1 */
+    double start_secs, end_secs; /* its runs' earliest start and latest end (its own clock) */
+    double cpu_secs;          /* its runs' CPU time, summed */
+    double cores_mean;        /* cpu_secs over its duration */
+    double cores_peak;        /* its runs' peaks summed (a bound: they may peak apart) */
+    double memory_need_mib;   /* its runs' memory needs summed; NaN: unknown */
+    int memory_sampled;       /* 1: a run's need is from samples only (a lower bound) */
+    double gpu_usage_mean;    /* GPUs its runs kept busy on average, summed; NaN: no GPU */
+    double gpu_count;         /* GPUs on the node; NaN: none seen */
+    double energy_joules;     /* its runs' energy (the tracked trees'), summed; NaN: none */
+    int64_t ask_cores;        /* cores to ask for on the node: its runs' answers summed */
+    int64_t ask_cores_task;   /* the most any one of its runs asks */
+    int64_t ask_memory_mib;   /* memory to ask for the node: its runs' answers summed;
+                               * RT_NULL_I64: unknown */
+    int64_t ask_gpus;         /* GPUs to ask for */
+    double time_limit_secs;   /* the longest of its runs' time limits to ask (rt_recommendation's);
+                               * NaN: none */
+    double late_secs;         /* how much later than the median node it ended */
+    int straggler;            /* 1: ended late: late_secs over 10 s and 10% of the job's span */
+    int idled;                /* 1: its cores' mean under half the median node's */
+    int gpus_idle;            /* 1: GPUs on the node, kept busy under 5% of the time */
+} rt_job_node;
+
+typedef struct rt_job_view {
+    size_t struct_size;       /* sizeof(rt_job_view) as the caller compiled it */
+    const char *job_id, *step_id, *from; /* the runs' member (the first run's step and from) */
+    size_t runs;              /* runs put together */
+    size_t node_count;
+    const rt_job_node *nodes; /* by node index, else by name (owned by the view) */
+    int64_t nodes_said;       /* the job's nodes as the runs say it (the most said); -1 */
+    int64_t ranks_said;       /* the job's tasks as the runs say it; -1 */
+    size_t ranks_seen;        /* distinct ranks among the runs */
+    int64_t duplicate_rank;   /* a rank two runs claim; -1: none */
+    const char *duplicate_nodes[2]; /* the nodes of those two runs */
+    double start_secs, end_secs; /* the earliest start and latest end over the nodes */
+    double start_spread_secs; /* the latest node's start less the earliest's */
+    double cpu_secs;          /* the whole job's CPU time */
+    double core_hours;        /* cores asked per node x nodes x the job's span, in hours: what
+                               * the ask below reserves */
+    double energy_joules;     /* the tracked trees' energy over the nodes; NaN: none */
+    double cpu_median_secs;   /* the median node's CPU time */
+    size_t cpu_most, cpu_least; /* the nodes that used the most and the least CPU (indices) */
+    double cpu_imbalance_pct; /* (the most - the median) / the median x 100 */
+    size_t memory_most;       /* the node that needs the most memory (index) */
+    size_t cores_most;        /* the node that asks the most cores (index) */
+    int64_t ask_nodes, ask_tasks_per_node, ask_cores_per_task, ask_memory_mib_per_node, ask_gpus_per_node;
+    double ask_time_limit_secs; /* the longest of the nodes' time limits; NaN: none */
+} rt_job_view;
+
+/* Puts runs[0..n) (each a file's summary with a member; rt_stats_summary) together as one job:
+ * every run must name the same job_id (RT_ERR_INVALID otherwise, or for a run without one, or
+ * n 0). Runs on one node (the same member node) are summed as that node's. Returns RT_OK and
+ * *out (rt_job_view_free), RT_ERR_NOMEM. The view keeps pointers into the runs' summaries: they
+ * must outlive it. */
+RT_API rt_error rt_job_view_new(const rt_summary *const *runs, size_t n, rt_job_view **out);
+RT_API void rt_job_view_free(rt_job_view *v);
+/* The ask per node in sched's words: "--nodes=3 --ntasks-per-node=1 --cpus-per-task=2
+ * --mem=3072M --time=0:30:00" (SLURM), as rt_format_recommendation does for one run. Returns the
+ * length needed like snprintf. */
+RT_API size_t rt_job_view_ask(const rt_job_view *v, rt_scheduler sched, char *buf, size_t cap);
+/* The view as aligned text for people (write as rt_summary_write_text_cb; opts' units and
+ * scheduler used, NULL: the defaults): the job's line, what it used, a line per node, the
+ * imbalance, stragglers and idle nodes, the ask and what decided it, what is missing. */
+RT_API rt_error rt_job_view_write_text_cb(const rt_job_view *v, const rt_summary_text_options *opts, rt_write_fn write,
+                                          void *user);
+/* The view as one JSON object (docs/contracts.md section 8, "A job on several nodes"): into buf
+ * (cap bytes), *len the length it needs (as rt_format_summary_json). */
+RT_API rt_error rt_format_job_view_json(const rt_job_view *v, char *buf, size_t cap, size_t *len);
 
 typedef struct rt_run_read_options {
     size_t struct_size; /* sizeof(rt_run_read_options) as the caller compiled it */
@@ -2861,6 +2952,30 @@ typedef struct rt_request {
 
 #define RT_REQUEST_INIT {.struct_size = sizeof(rt_request)}
 
+/* One run's place in a job that spans several nodes or tasks (0.18): a SLURM job on several
+ * nodes, torchrun, mpirun, a Kubernetes indexed Job. What every node's run shares (job_id) and
+ * what tells the runs apart (node, rank), as the launchers' variables say them (docs/where.md,
+ * "Jobs on several nodes") or the caller gives them (--job-id, --node). A string is NULL and a
+ * number -1 when not said. Follows the stable rules: it grows only at its end. */
+typedef struct rt_member {
+    size_t struct_size;  /* sizeof(rt_member) as the caller compiled it */
+    const char *job_id;  /* the job every node's run shares: SLURM_JOB_ID (an array task:
+                          * JOB_TASK), TORCHELASTIC_RUN_ID, PMIX_NAMESPACE, a Kubernetes Job's
+                          * name; NULL: the run is no member of a job of several */
+    const char *step_id; /* SLURM_STEP_ID; NULL */
+    const char *node;    /* the node's name: SLURMD_NODENAME, else the host name */
+    int64_t rank;        /* the task's rank in the job: SLURM_PROCID, RANK, OMPI_COMM_WORLD_RANK,
+                          * PMI_RANK, JOB_COMPLETION_INDEX */
+    int64_t local_rank;  /* its rank on its node: SLURM_LOCALID, LOCAL_RANK, ... */
+    int64_t ranks;       /* the job's tasks: SLURM_NTASKS, WORLD_SIZE, OMPI_COMM_WORLD_SIZE, ... */
+    int64_t nodes;       /* the job's nodes: SLURM_JOB_NUM_NODES, GROUP_WORLD_SIZE, ... */
+    int64_t node_index;  /* the node's index in the job: SLURM_NODEID, GROUP_RANK */
+    const char *from;    /* what said it: "slurm", "torchrun", "mpi", "kubernetes", "given" */
+} rt_member;
+
+#define RT_MEMBER_INIT                                                                                                 \
+    {.struct_size = sizeof(rt_member), .rank = -1, .local_rank = -1, .ranks = -1, .nodes = -1, .node_index = -1}
+
 typedef struct rt_place rt_place;
 
 typedef struct rt_place_options {
@@ -2886,6 +3001,9 @@ RT_API const rt_request *rt_place_request(const rt_place *p);
  * account, partition, cluster, array_task, namespace, pod, node, workflow, repository,
  * run_attempt, ...; docs/where.md). Fields the place does not say are NULL. */
 RT_API const rt_job *rt_place_job(const rt_place *p);
+/* The run's place in a job of several nodes or tasks (0.18; owned by p, never NULL): job_id
+ * NULL when no launcher's variables say one. */
+RT_API const rt_member *rt_place_member(const rt_place *p);
 RT_API void rt_place_free(rt_place *p);
 
 /* The request every later rt_stats_summary uses (copied with its strings; NULL: none, then the

@@ -78,6 +78,8 @@ typedef struct cli_layer {
     bool place_off; /* --place off, TRACKER_PLACE, [tracker] place = "off" (auto otherwise) */
     bool place_set;
     char *grid_zone; /* a zone of the table, as given */
+    char *job_id;    /* --job-id, TRACKER_JOB_ID, [job] job_id (0.18) */
+    char *node;      /* --node, TRACKER_NODE, [job] node (0.18) */
     double grid_intensity;
     bool grid_intensity_set;
     /* the config file's unknown keys and tables, one "FILE:LINE:COL: ..." line each (config.c);
@@ -110,6 +112,7 @@ typedef struct cli_options {
     double interval;
     rt_format format;
     const char *output; /* NULL: stderr; "-": stdout */
+    char *output_named; /* -o DIR/: the file named in DIR (cli_output_in_dir; owned) */
     bool quiet;          /* nothing on the terminal (-o FILE is still written) */
     cli_view view;       /* as given; cli_view_resolve says what auto becomes */
     const char *meta[META_COUNT];
@@ -135,6 +138,9 @@ typedef struct cli_options {
     bool place_off;        /* --place off: where the job runs is not looked for */
     struct rt_place *place; /* where the job runs (cli_place_apply; owned); NULL: off or not looked for */
     const rt_request *request; /* what the job was given there (the place's); NULL: none */
+    const char *job_id, *node; /* --job-id, --node: the run's place in a job of several nodes */
+    rt_member member;          /* that place (cli_place_apply: the launchers' variables under
+                                * --job-id and --node); job_id NULL: none */
     const char **place_tags;   /* the job's tags: the user's, then the place's keys the user did not
                                 * give (owned; the strings are the user's and the place's) */
 
@@ -270,7 +276,9 @@ const char *cli_path_message(char *buf, size_t cap, const char *flag, const char
 /* Checks, creating nothing, that the run will be able to write the file path given with
  * --flag: kind CLI_WRITE_FILE, a file that exists and is writable, or whose directory exists
  * and is writable; CLI_WRITE_FILE_BESIDE, the same and its directory writable even when the
- * file exists (SQLite's journal is created beside it), and no FIFO. "-" (stdout) and NULL pass. Returns 0,
+ * file exists (SQLite's journal is created beside it), and no FIFO. A path ending in '/' is a
+ * directory that exists and is writable (-o DIR/: the run names its file in it). "-" (stdout)
+ * and NULL pass. Returns 0,
  * or -1 with cli_path_message's line in err. */
 typedef enum { CLI_WRITE_FILE, CLI_WRITE_FILE_BESIDE } cli_write_kind;
 int cli_path_check(const char *flag, const char *path, cli_write_kind kind, char *err, size_t errlen);
@@ -399,6 +407,10 @@ rt_cloud_discovery *cli_start_cloud(const cli_options *opts);
  * user did not give from it (a field the user set wins; a tag the user gave wins by key), and
  * sets opts->request. Never fails the run: out of memory is one warning and no place. */
 void cli_place_apply(cli_options *opts);
+/* -o DIR/ (a path ending in '/'): the run's own file in DIR, named by its place in a job of
+ * several (opts->member): JOB.NODE[.rRANK].EXT, else HOST.PID.EXT (EXT jsonl or csv as the
+ * format); opts->output then names it. 0, or -1 out of memory (said). */
+int cli_output_in_dir(cli_options *opts);
 /* Frees what cli_place_apply kept (cli_options_free calls it). */
 void cli_place_free(cli_options *opts);
 rt_error cli_read_host(const cli_options *opts, rt_host **out);
@@ -442,6 +454,19 @@ struct json_t *cli_cores_json(const rt_cores_table *t, double usd_per_core_hour)
  * memory_unit / time_unit: gpu_tracker's names, or NULL for readable automatic units. Returns
  * 0, or -1 for an unknown unit or a failed write. brief: the answer and one line of the run only
  * (the end of the human view without --summary). */
+/* summary's FILE arguments (jobfiles.c) with each directory replaced by its run files (*.jsonl,
+ * *.csv, *.json, gzipped or not; sorted): 0 and *out (cli_run_paths_free), EXIT_USAGE for a
+ * directory that cannot be read or has none (said), EXIT_FAIL out of memory. */
+int cli_run_paths(char *const *args, size_t nargs, char ***out, size_t *nout);
+void cli_run_paths_free(char **paths, size_t n);
+typedef struct cli_jobs_options {
+    bool json, each; /* one JSON line per job or file; each run's summary after its job's view */
+    const char *memory_unit, *time_unit;
+} cli_jobs_options;
+/* Prints the runs sums[0..n) (read from paths): the runs that name one job together as its
+ * view (rt_job_view), the others one by one as `summary` does; says which were left out of a
+ * job. 0, or EXIT_FAIL when a write failed. */
+int cli_print_jobs(const rt_summary *const *sums, char *const *paths, size_t n, const cli_jobs_options *jo);
 int cli_summary_print(FILE *f, const rt_summary *s, const cli_run_result *run, const char *memory_unit,
                       const char *time_unit, bool brief);
 

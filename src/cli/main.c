@@ -535,6 +535,7 @@ static int start_sampling(cli_options *o, run_state *rs)
     so.energy_off = o->energy_off;
     so.cpu_tdp_watts = o->cpu_tdp;
     so.request = o->request;
+    so.member = o->member.job_id ? &o->member : NULL;
     int fds = cli_fds_free(); /* the sampler keeps a dozen files open and reads the tree's */
     rt_error err = rt_sampler_new(&so, &rs->sampler);
     double t0 = cli_mono_secs(); /* the baseline's time, a few instructions late at most */
@@ -699,6 +700,8 @@ static int track(cli_options *o)
     /* where the job runs: before anything starts (its query's child is reaped by its pid before
      * SIGCHLD is ours), so that the job's metadata it fills reaches every output */
     cli_place_apply(o);
+    if (cli_output_in_dir(o) < 0)
+        return EXIT_FAIL;
     int status = open_run(o, &rs);
     if (status == 0)
         status = start_job(o, &rs);

@@ -368,6 +368,8 @@ void cli_layer_free(cli_layer *l)
     free(l->otlp);
     free(l->gpus);
     free(l->grid_zone);
+    free(l->job_id);
+    free(l->node);
     for (int i = 0; i < META_COUNT; i++)
         free(l->meta[i]);
     for (size_t i = 0; i < l->ntags; i++)

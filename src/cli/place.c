@@ -1,8 +1,12 @@
 /* place.c - where a tracking run's job runs (--place auto|off): the library's rt_place found at
- * the start, its request handed to the sampler, and its job metadata merged under the user's
- * (a field or a tag key the user gave wins). */
+ * the start, its request handed to the sampler, its job metadata merged under the user's (a
+ * field or a tag key the user gave wins), and the run's place in a job of several nodes under
+ * --job-id and --node. */
+#define _GNU_SOURCE /* gethostname, asprintf */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -16,8 +20,33 @@ static bool has_key(const char *const *tags, size_t n, const char *kv)
     return false;
 }
 
+/* The run's place in a job of several nodes: what the launchers' variables said (found; NULL
+ * with --place off), under the user's --job-id and --node; the node is the host name where
+ * nothing names it. */
+static void member_apply(cli_options *o, const rt_member *found)
+{
+    static char host[256];
+    rt_member m = RT_MEMBER_INIT;
+    if (found)
+        m = *found;
+    if (o->job_id) {
+        m.job_id = o->job_id;
+        if (!m.from)
+            m.from = "given";
+    }
+    if (o->node)
+        m.node = o->node;
+    if (m.job_id && !m.node && gethostname(host, sizeof host) == 0) {
+        host[sizeof host - 1] = '\0';
+        m.node = host;
+    }
+    o->member = m;
+}
+
 void cli_place_apply(cli_options *o)
 {
+    if (o->place_off)
+        member_apply(o, NULL);
     if (o->place_off || o->place)
         return;
     rt_place_options po = RT_PLACE_OPTIONS_INIT;
@@ -25,6 +54,7 @@ void cli_place_apply(cli_options *o)
     rt_place *p = NULL;
     if (rt_place_detect(&po, &p) != RT_OK) {
         cli_say("warning: out of memory: where the job runs is not known");
+        member_apply(o, NULL);
         return;
     }
     const rt_job *pj = rt_place_job(p);
@@ -32,10 +62,12 @@ void cli_place_apply(cli_options *o)
     if (!tags) {
         rt_place_free(p);
         cli_say("warning: out of memory: where the job runs is not known");
+        member_apply(o, NULL);
         return;
     }
     o->place = p;
     o->request = rt_place_request(p);
+    member_apply(o, rt_place_member(p));
     rt_job *j = &o->job;
     /* the fields the user did not give */
     const char **mine[] = {&j->job_name, &j->project_name, &j->stage_name, &j->task_name, &j->team, &j->env,
@@ -57,11 +89,52 @@ void cli_place_apply(cli_options *o)
     j->tag_count = n;
 }
 
+/* name with every character a file name should not hold ('/', a control, a space) made '_'. */
+static void file_safe(char *name)
+{
+    for (char *p = name; *p; p++)
+        if (*p == '/' || (unsigned char)*p <= ' ' || *p == 0x7f)
+            *p = '_';
+}
+
+int cli_output_in_dir(cli_options *o)
+{
+    size_t len = o->output ? strlen(o->output) : 0;
+    if (len == 0 || o->output[len - 1] != '/')
+        return 0;
+    const char *ext = o->format == RT_FORMAT_CSV ? "csv" : "jsonl";
+    const rt_member *m = &o->member;
+    char name[512], rank[32] = "";
+    if (m->job_id) {
+        if (m->rank >= 0)
+            snprintf(rank, sizeof rank, ".r%lld", (long long)m->rank);
+        snprintf(name, sizeof name, "%s.%s%s", m->job_id, m->node ? m->node : "node", rank);
+    } else {
+        char host[256] = "host";
+        if (gethostname(host, sizeof host) == 0)
+            host[sizeof host - 1] = '\0';
+        snprintf(name, sizeof name, "%s.%ld", host, (long)getpid());
+    }
+    file_safe(name);
+    free(o->output_named);
+    if (asprintf(&o->output_named, "%s%s.%s", o->output, name, ext) < 0) {
+        o->output_named = NULL;
+        cli_say("out of memory");
+        return -1;
+    }
+    o->output = o->output_named;
+    return 0;
+}
+
 void cli_place_free(cli_options *o)
 {
+    free(o->output_named);
+    o->output_named = NULL;
     free(o->place_tags);
     o->place_tags = NULL;
     rt_place_free(o->place);
     o->place = NULL;
     o->request = NULL;
+    rt_member none = RT_MEMBER_INIT;
+    o->member = none;
 }

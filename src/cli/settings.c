@@ -76,6 +76,15 @@ const cli_setting cli_settings[] = {
     META(META_EXECUTOR, "executor", "TRACKER_EXECUTOR", "executor"),
     META(META_EXTERNAL_RUN_ID, "external-run-id", "TRACKER_EXTERNAL_RUN_ID", "external_run_id"),
     META(META_CONTAINER_IMAGE, "container-image", "TRACKER_CONTAINER_IMAGE", "container_image"),
+    {"job-id", 0, "ID", "TRACKER_JOB_ID", "job", "job_id", CLI_T_TEXT, 0, 0, 0, L(job_id), NO, M(job_id), NULL,
+     "a non-empty string", false,
+     "the job every node's run shares when it runs on several nodes\n"
+     "(default: SLURM_JOB_ID, TORCHELASTIC_RUN_ID, ...; docs/where.md):\n"
+     "summary puts the nodes' files of one job together"},
+    {"node", 0, "NAME", "TRACKER_NODE", "job", "node", CLI_T_TEXT, 0, 0, 0, L(node), NO, M(node), NULL,
+     "a non-empty string", false,
+     "the node's name in that job (default: SLURMD_NODENAME, else the\n"
+     "host name)"},
     {"tag", 0, "KEY=VALUE", NULL, "job", "tags", CLI_T_TAG, 0, 0, 0, NO, NO, NO, "KEY=VALUE", NULL, false,
      "a tag for the run (repeatable)"},
     {"summary", 0, NULL, NULL, "tracker", "summary", CLI_T_BOOL, 0, 0, 0, L(summary), L(summary_set), M(summary), NULL,

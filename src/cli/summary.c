@@ -101,7 +101,7 @@ static rt_error summary_write_other(int format, const rt_report *rep, const rt_s
 static const char summary_usage[] =
     "Usage: resource-tracker summary [--json | --format FORMAT] [--memory-unit UNIT] [--time-unit UNIT]\n"
     "                                [--expected-cores N] [--gpus UUID,...]\n"
-    "                                [--grid-zone ZONE] [--grid-intensity G] FILE...\n"
+    "                                [--grid-zone ZONE] [--grid-intensity G] [--each] FILE|DIR...\n"
     "\n"
     "Prints the statistics of each recorded run (the tool's JSON lines or CSV, the Python\n"
     "resource-tracker's CSV, or a saved snapshot, gzipped or not; \"-\" is stdin), the same text as\n"
@@ -113,8 +113,16 @@ static const char summary_usage[] =
     "the file and the line (exit 2). A snapshot is read whole: at most 2 GiB of JSON (a gzipped\n"
     "one, past 64 MiB, at most 256 times its size) and 1,209,600 samples.\n"
     "\n"
+    "A job that ran on several nodes (each node's run wrote its file, naming the job: SLURM,\n"
+    "torchrun, mpirun, --job-id) is put together: its files (or a DIR of them) print one view of\n"
+    "the job, its CPU and energy over the nodes, a line per node, the imbalance, the nodes that\n"
+    "ended late or idled, and the ask per node in the scheduler's words, sized by the node that\n"
+    "needs most (docs/answers.md). Files of different jobs are never mixed.\n"
+    "\n"
     "Options:\n"
-    "  --json                one JSON object per file instead of text (docs/contracts.md section 8)\n"
+    "  --json                one JSON object per file (a job's files: one for the job) instead of\n"
+    "                        text (docs/contracts.md section 8)\n"
+    "  --each                after a job's view, each of its files' own summary\n"
     "  --format FORMAT       text (the default), json (as --json), markdown (what a CI job summary\n"
     "                        shows: GitHub's $GITHUB_STEP_SUMMARY), snakemake (a benchmark: TSV),\n"
     "                        nextflow (a trace header and row)\n"
@@ -135,6 +143,39 @@ static const char summary_usage[] =
     "FILE that cannot be read, has no valid sample, has a line over 16 MiB or is a snapshot past\n"
     "its bounds.\n";
 
+/* Reads every one of paths[0..n) (stopping at the first that cannot be read), then prints them
+ * (cli_print_jobs): the runs of one job as its view. Returns the exit status. */
+static int summarize_together(char *const *paths, size_t n, double expected, char **gpus, size_t ngpus,
+                              const rt_grid *grid, const cli_jobs_options *jo)
+{
+    rt_stats **st = calloc(n, sizeof *st);
+    const rt_summary **sums = calloc(n, sizeof *sums);
+    bool nomem = !st || !sums;
+    int rc = nomem ? EXIT_FAIL : 0;
+    size_t got = 0;
+    for (; got < n && rc == 0; got++) {
+        if (rt_stats_new_with(NULL, &st[got]) != RT_OK || cli_gpuview_apply(expected, gpus, ngpus, st[got]) < 0) {
+            rc = EXIT_FAIL;
+            nomem = true;
+            break;
+        }
+        rt_stats_set_grid(st[got], grid);
+        if ((rc = cli_read_run(paths[got], &st[got], 1, NULL)) != 0)
+            break;
+        sums[got] = rt_stats_summary(st[got]);
+    }
+    if (nomem)
+        cli_say("out of memory");
+    /* what was read is printed, even when a later file stopped the reading */
+    size_t ok = rc == 0 ? n : got;
+    int prc = ok > 0 ? cli_print_jobs(sums, paths, ok, jo) : 0;
+    for (size_t i = 0; st && i < n; i++)
+        rt_stats_free(st[i]);
+    free(st);
+    free(sums);
+    return rc ? rc : prc;
+}
+
 int cli_summary_main(cli_options *o)
 {
     static const struct option longopts[] = {{"json", no_argument, NULL, 'j'},
@@ -145,6 +186,7 @@ int cli_summary_main(cli_options *o)
                                              {"gpus", required_argument, NULL, 'g'},
                                              {"grid-zone", required_argument, NULL, 'z'},
                                              {"grid-intensity", required_argument, NULL, 'G'},
+                                             {"each", no_argument, NULL, 'E'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     int format = SUMMARY_TEXT;
@@ -154,6 +196,7 @@ int cli_summary_main(cli_options *o)
     size_t ngpus = 0;
     const char *grid_zone = NULL;
     double grid_intensity = 0;
+    bool each = false;
     int argc = o->nsub + 1, c;
     char **argv = o->sub_args - 1; /* argv[0] is "summary" */
     opterr = 0;
@@ -205,6 +248,7 @@ int cli_summary_main(cli_options *o)
                 return EXIT_USAGE;
             }
             break;
+        case 'E': each = true; break;
         case 'h': cli_gpu_list_free(gpus, ngpus); fputs(summary_usage, stdout); return 0;
         case ':':
             cli_say("summary: option '%s' needs a value", argv[optind - 1]);
@@ -223,7 +267,25 @@ int cli_summary_main(cli_options *o)
     }
     rt_grid grid;
     cli_grid_choose(&grid, grid_zone, grid_intensity, NULL); /* a recorded run: the user's only */
-    int rc = 0;
+    char **paths = NULL;
+    size_t npaths = 0;
+    int rc = cli_run_paths(argv + optind, (size_t)(argc - optind), &paths, &npaths);
+    if (rc != 0) {
+        cli_gpu_list_free(gpus, ngpus);
+        return rc;
+    }
+    if ((format == SUMMARY_TEXT || format == SUMMARY_JSON) && npaths > 1) { /* a job's files together */
+        cli_jobs_options jo = {.json = format == SUMMARY_JSON, .each = each, .memory_unit = mu, .time_unit = tu};
+        rc = summarize_together(paths, npaths, expected, gpus, ngpus, &grid, &jo);
+        cli_run_paths_free(paths, npaths);
+        cli_gpu_list_free(gpus, ngpus);
+        if (fflush(stdout) != 0 && rc == 0)
+            rc = EXIT_FAIL;
+        return rc;
+    }
+    argv = paths - 1; /* the loop below reads paths[0..npaths) as argv[1..] */
+    optind = 1;
+    argc = (int)npaths + 1;
     for (int i = optind; i < argc && rc == 0; i++) {
         rt_stats *st = NULL;
         if (rt_stats_new_with(NULL, &st) != RT_OK || cli_gpuview_apply(expected, gpus, ngpus, st) < 0) {
@@ -270,6 +332,7 @@ int cli_summary_main(cli_options *o)
         rt_stats_free(st);
     }
     cli_gpu_list_free(gpus, ngpus);
+    cli_run_paths_free(paths, npaths);
     if (fflush(stdout) != 0 && rc == 0)
         rc = EXIT_FAIL;
     return rc;

@@ -7,6 +7,7 @@ children; --place off reads and runs nothing; a job that used 6% of its memory r
 at 95% of its time limit get their notes."""
 import json
 import os
+import shutil
 import re
 import sqlite3
 import subprocess
@@ -40,6 +41,12 @@ class FakeSlurm:
         self.bin = tmp_path / "bin"
         self.bin.mkdir()
         self.marker = tmp_path / "asked"
+        # the PATH holds the stand-ins and the few tools the jobs run, never the machine's own
+        # SLURM clients (the SLURM of test_slurm.py is installed here)
+        self.tools = tmp_path / "tools"
+        self.tools.mkdir()
+        for tool in ("sh", "true", "sleep", "cat", "env"):
+            (self.tools / tool).symlink_to(shutil.which(tool))
 
     def script(self, name, body):
         p = self.bin / name
@@ -52,7 +59,7 @@ class FakeSlurm:
                                 f"echo '{scontrol_line(job_id, limit, start)}'\n")
 
     def env(self, **extra):
-        e = tracker_env(PATH=f"{self.bin}:{os.environ.get('PATH', '/usr/bin:/bin')}", TZ="UTC",
+        e = tracker_env(PATH=f"{self.bin}:{self.tools}", TZ="UTC",
                         SLURM_JOB_ID="4242", SLURM_JOB_NAME="train", SLURM_CPUS_PER_TASK="4",
                         SLURM_CPUS_ON_NODE="8", SLURM_MEM_PER_NODE="1024", SLURM_JOB_USER="alice",
                         SLURM_JOB_ACCOUNT="physics", SLURM_JOB_PARTITION="gpu", SLURM_CLUSTER_NAME="hal",

@@ -387,7 +387,18 @@ static int setup_bin(void **state)
     (void)state;
     snprintf(bindir, sizeof bindir, "/tmp/rt-place-XXXXXX");
     unit_tmpdir(bindir);
-    snprintf(pathvar, sizeof pathvar, "PATH=%s:/usr/bin:/bin", bindir);
+    /* the scripts' directory alone on the PATH (with the sleep they run): a SLURM installed on
+     * the machine (the e2e tests' cluster) must not answer in their place; the tools they run
+     * linked in */
+    snprintf(pathvar, sizeof pathvar, "PATH=%s", bindir);
+    const char *tools[] = {"sleep", "yes"};
+    for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++) {
+        char link[300], target[64];
+        snprintf(link, sizeof link, "%s/%s", bindir, tools[i]);
+        snprintf(target, sizeof target, "/bin/%s", tools[i]);
+        if (symlink(target, link) != 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -528,6 +539,104 @@ static void query_failures(void **state)
     assert_int_equal(nwarn, 1);
     rt_place_free(p);
     drop_script("scontrol");
+}
+
+/* 0.18: the run's place in a job of several nodes, from each launcher's variables */
+static void member_of_each_launcher(void **state)
+{
+    (void)state;
+    const char *const slurm[] = {"SLURM_JOB_ID=77",      "SLURM_ARRAY_JOB_ID=70", "SLURM_ARRAY_TASK_ID=3",
+                                 "SLURM_STEP_ID=1",      "SLURMD_NODENAME=gpu07", "SLURM_PROCID=5",
+                                 "SLURM_LOCALID=1",      "SLURM_NTASKS=8",        "SLURM_JOB_NUM_NODES=4",
+                                 "SLURM_NODEID=2",       "PATH=/nonexistent",     NULL};
+    rt_place *p = detect(slurm, 1, 5);
+    const rt_member *m = rt_place_member(p);
+    assert_string_equal(m->job_id, "70_3"); /* an array task: the array's job and its task */
+    assert_string_equal(m->step_id, "1");
+    assert_string_equal(m->node, "gpu07");
+    assert_string_equal(m->from, "slurm");
+    assert_int_equal(m->rank, 5);
+    assert_int_equal(m->local_rank, 1);
+    assert_int_equal(m->ranks, 8);
+    assert_int_equal(m->nodes, 4);
+    assert_int_equal(m->node_index, 2);
+    rt_place_free(p);
+    /* SLURM_NNODES and SLURM_NPROCS where the newer names are not set */
+    const char *const older[] = {"SLURM_JOB_ID=9", "SLURM_NNODES=3", "SLURM_NPROCS=6", "PATH=/nonexistent", NULL};
+    p = detect(older, 1, 5);
+    m = rt_place_member(p);
+    assert_string_equal(m->job_id, "9");
+    assert_int_equal(m->nodes, 3);
+    assert_int_equal(m->ranks, 6);
+    assert_int_equal(m->rank, -1);
+    assert_non_null(m->node); /* the host name */
+    rt_place_free(p);
+    const char *const torch[] = {"TORCHELASTIC_RUN_ID=rdzv-1", "RANK=3",  "LOCAL_RANK=1",
+                                 "WORLD_SIZE=4",               "GROUP_RANK=1", "GROUP_WORLD_SIZE=2", NULL};
+    p = detect(torch, 1, 5);
+    m = rt_place_member(p);
+    assert_string_equal(m->job_id, "rdzv-1");
+    assert_string_equal(m->from, "torchrun");
+    assert_int_equal(m->rank, 3);
+    assert_int_equal(m->local_rank, 1);
+    assert_int_equal(m->ranks, 4);
+    assert_int_equal(m->nodes, 2);
+    assert_int_equal(m->node_index, 1);
+    rt_place_free(p);
+    const char *const ompi[] = {"OMPI_COMM_WORLD_RANK=2", "OMPI_COMM_WORLD_SIZE=3", "OMPI_COMM_WORLD_LOCAL_RANK=0",
+                                "PMIX_NAMESPACE=prterun-host-1234@1", NULL};
+    p = detect(ompi, 1, 5);
+    m = rt_place_member(p);
+    assert_string_equal(m->job_id, "prterun-host-1234@1");
+    assert_string_equal(m->from, "mpi");
+    assert_int_equal(m->rank, 2);
+    assert_int_equal(m->ranks, 3);
+    assert_int_equal(m->local_rank, 0);
+    rt_place_free(p);
+    /* MPICH's hydra says no job id: no member, but what it says is kept for --job-id */
+    const char *const mpich[] = {"PMI_RANK=1", "PMI_SIZE=2", "MPI_LOCALRANKID=1", NULL};
+    p = detect(mpich, 1, 5);
+    m = rt_place_member(p);
+    assert_null(m->job_id);
+    assert_string_equal(m->from, "mpi");
+    assert_int_equal(m->rank, 1);
+    assert_int_equal(m->ranks, 2);
+    rt_place_free(p);
+    const char *const k8s[] = {"KUBERNETES_SERVICE_HOST=10.0.0.1", "JOB_COMPLETION_INDEX=4", "POD_JOB_NAME=train",
+                               "POD_NAME=train-4-abcde", NULL};
+    p = detect(k8s, 1, 5);
+    m = rt_place_member(p);
+    assert_string_equal(m->job_id, "train");
+    assert_string_equal(m->node, "train-4-abcde");
+    assert_string_equal(m->from, "kubernetes");
+    assert_int_equal(m->rank, 4);
+    assert_int_equal(m->node_index, 4);
+    rt_place_free(p);
+    /* nothing: no member */
+    const char *const none[] = {"HOME=/root", NULL};
+    p = detect(none, 1, 5);
+    m = rt_place_member(p);
+    assert_null(m->job_id);
+    assert_null(m->from);
+    assert_null(m->node);
+    rt_place_free(p);
+}
+
+/* a number that is not one: one warning naming the variable and the value, not said */
+static void member_malformed(void **state)
+{
+    (void)state;
+    const char *const env[] = {"SLURM_JOB_ID=5", "SLURM_PROCID=two", "SLURM_NODEID=-1", "SLURM_NTASKS=3",
+                               "PATH=/nonexistent", NULL};
+    rt_place *p = detect(env, 1, 5);
+    const rt_member *m = rt_place_member(p);
+    assert_int_equal(m->rank, -1);
+    assert_int_equal(m->node_index, -1);
+    assert_int_equal(m->ranks, 3);
+    assert_int_equal(nwarn, 2);
+    assert_non_null(strstr(lastwarn, "SLURM_NODEID"));
+    assert_non_null(strstr(lastwarn, "'-1'"));
+    rt_place_free(p);
 }
 
 static void run_output_bounded(void **state)
@@ -790,6 +899,8 @@ int main(void)
         cmocka_unit_test(query_squeue),
         cmocka_unit_test(query_failures),
         cmocka_unit_test(run_output_bounded),
+        cmocka_unit_test(member_of_each_launcher),
+        cmocka_unit_test(member_malformed),
         cmocka_unit_test(k8s_quantities),
         cmocka_unit_test(k8s_env),
         cmocka_unit_test(github_env),

@@ -59,11 +59,11 @@ static const checked structs[] = {
     {&rt_schema_gpu_use, sizeof(rt_gpu_use), {{0, 0}}, 0},
 };
 
-/* rt_sample's members added in 0.6, 0.14, 0.15, 0.16 and 0.17 are pointers too. */
+/* rt_sample's members added in 0.6, 0.14, 0.15, 0.16, 0.17 and 0.18 are pointers too. */
 static const other sample_more[] = {OTHER(rt_sample, process),      OTHER(rt_sample, pressure),
                                     OTHER(rt_sample, cgroup),       OTHER(rt_sample, phases),
                                     OTHER(rt_sample, energy),       OTHER(rt_sample, request),
-                                    OTHER(rt_sample, gpu_processes)};
+                                    OTHER(rt_sample, gpu_processes), OTHER(rt_sample, member)};
 
 static size_t type_size(rt_field_type t)
 {

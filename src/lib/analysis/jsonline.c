@@ -95,6 +95,7 @@ void rt_jline_reset(rt_jline *jl)
     if (jl->en)
         jl->en->present = false;
     jl->rq_present = false;
+    jl->mb.set = false;
 }
 
 void rt_jline_add_dev(rt_jl_list *l, const char *name, bool named, double ta, double tb, double ra, double rb)
@@ -938,10 +939,46 @@ static bool scan_request(rt_js *j, rt_jline *jl)
     return true;
 }
 
+/* ---- the run's place in a job of several nodes (0.18) --------------------------------------- */
+
+static bool member_hand(rt_js *j, size_t i, void *jl_)
+{
+    rt_jline *jl = jl_;
+    if (i < 4)
+        return en_text(j, jl->mb_text[i], sizeof jl->mb_text[i], &jl->mb_has[i]);
+    return num_or_null(j, &jl->mb_num[i - 4]);
+}
+
+/* "member":{..} or null, into jl->mb (a number that is not a whole one from 0 is not said). */
+static bool scan_member(rt_js *j, rt_jline *jl)
+{
+    static const jkey hand[] = {JK("job_id"), JK("step_id"),  JK("node"),  JK("from"),      JK("rank"),
+                                JK("local_rank"), JK("ranks"), JK("nodes"), JK("node_index")};
+    for (size_t i = 0; i < 4; i++)
+        jl->mb_has[i] = false;
+    rt_jline_nan(jl->mb_num, RT_ARRAY_LEN(jl->mb_num));
+    bool present;
+    if (!object(j, "member is not an object", &present, NULL, NULL, hand, NKEYS(hand), member_hand, jl))
+        return false;
+    if (!present)
+        return true;
+    rt_member m = RT_MEMBER_INIT;
+    const char **t[] = {&m.job_id, &m.step_id, &m.node, &m.from};
+    for (size_t i = 0; i < 4; i++)
+        *t[i] = jl->mb_has[i] ? jl->mb_text[i] : NULL;
+    int64_t *n[] = {&m.rank, &m.local_rank, &m.ranks, &m.nodes, &m.node_index};
+    for (size_t i = 0; i < 5; i++) {
+        double v = jl->mb_num[i];
+        *n[i] = v >= 0 && v <= 1e9 && v == floor(v) ? (int64_t)v : -1;
+    }
+    rt_member_keep(&jl->mb, &m);
+    return true;
+}
+
 /* ---- the line ---------------------------------------------------------------------------- */
 
 enum { K_JOB, K_CPU, K_MEMORY, K_NETWORK, K_DISK, K_GPU, K_PROCESS, K_PRESSURE, K_CGROUP, K_PHASES, K_ENERGY, K_REQUEST,
-       K_COUNT };
+       K_MEMBER, K_COUNT };
 
 static bool top_hand(rt_js *j, size_t key, void *jl_)
 {
@@ -959,6 +996,7 @@ static bool top_hand(rt_js *j, size_t key, void *jl_)
     case K_PHASES: return scan_phases(j, jl);
     case K_ENERGY: return scan_energy(j, jl);
     case K_REQUEST: return scan_request(j, jl);
+    case K_MEMBER: return scan_member(j, jl);
     default: return scan_cgroup(j, &jl->self_cg);
     }
 }
@@ -967,7 +1005,7 @@ const char *rt_jline_scan(const char *line, size_t len, locale_t c_locale, rt_jl
 {
     static const jkey hand[K_COUNT] = {JK("job_name"), JK("cpu"),     JK("memory"),   JK("network"), JK("disk"),
                                        JK("gpu"),      JK("process"), JK("pressure"), JK("cgroup"),
-                                       JK("phases"),   JK("energy"),  JK("request")};
+                                       JK("phases"),   JK("energy"),  JK("request"), JK("member")};
     rt_js j = {.p = line, .end = line + len, .c_locale = c_locale};
     rt_jline_reset(jl);
     if (rt_js_peek(&j) != RT_JS_OBJECT || !rt_js_open(&j, '{'))

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "../core/request.h"
+#include "../core/member.h"
 #include "resource_tracker.h"
 
 /* The figures of one public struct type as read from a line: one double per 4 bytes of the
@@ -165,6 +166,12 @@ typedef struct rt_jline {
     char rq_text[5][RT_REQUEST_TEXT_CAP]; /* place, cpu_from, memory_from, gpus_from, time_limit_from */
     bool rq_has[5];
     rt_request_copy rq;
+    /* 0.18: the "member" member (the run's place in a job of several nodes), kept as member.h's
+     * copy: mb.set when the line names a job */
+    char mb_text[4][128]; /* job_id, step_id, node, from */
+    bool mb_has[4];
+    double mb_num[5];     /* rank, local_rank, ranks, nodes, node_index; NaN: null */
+    rt_member_copy mb;
 } rt_jline;
 
 /* The figure m of the line's sample, cpu, memory, tree, part i of the tree, or a cgroup. */

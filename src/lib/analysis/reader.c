@@ -380,6 +380,7 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
     rt_record_null(rec);
     rec->phases = jl->ph && jl->ph->present ? &jl->ph->view : NULL; /* the line's own (0.14) */
     rec->request = jl->rq_present ? &jl->rq.r : NULL; /* the line's own (0.16) */
+    rec->member = jl->mb.set ? &jl->mb.m : NULL;      /* the line's own (0.18) */
     if (jl->en && jl->en->present) { /* the line's own (0.15): a figure only with its method */
         const rt_energy *e = &jl->en->view;
         rec->energy = e;

@@ -205,6 +205,7 @@ void rt_record_from_sample(const rt_sample *s, rt_record *out)
     out->phases = s->phases;
     energy_part(s, out);
     out->request = s->request;
+    out->member = s->member;
 }
 
 /* ---- the null record; a caller's record at its size ------------------------------------------- */
@@ -237,7 +238,7 @@ static const size_t figures[] = {
  * the platforms the library builds for). */
 _Static_assert(RT_ARRAY_LEN(figures) * sizeof(double) + sizeof(const char *) + sizeof(const rt_gpu *const *) +
                        sizeof(size_t) + sizeof(const rt_phases *) + 2 * sizeof(const char *) +
-                       sizeof(const rt_energy *) + sizeof(const rt_request *) ==
+                       sizeof(const rt_energy *) + sizeof(const rt_request *) + sizeof(const rt_member *) ==
                    sizeof(rt_record),
                "rt_record gained a member: list it in figures[] (or handle it like gpu)");
 
@@ -254,6 +255,7 @@ void rt_record_null(rt_record *rec)
     rec->energy_method = rec->process_energy_method = NULL;
     rec->energy = NULL;
     rec->request = NULL;
+    rec->member = NULL;
 }
 
 /* Whether the member at off of n bytes lies wholly within size. */
@@ -289,5 +291,7 @@ const rt_record *rt_record_at_size(const rt_record *rec, size_t rec_size, rt_rec
         memcpy(&tmp->energy, src + D(energy), sizeof tmp->energy);
     if (within(D(request), sizeof tmp->request, rec_size))
         memcpy(&tmp->request, src + D(request), sizeof tmp->request);
+    if (within(D(member), sizeof tmp->member, rec_size))
+        memcpy(&tmp->member, src + D(member), sizeof tmp->member);
     return tmp;
 }

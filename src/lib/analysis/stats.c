@@ -12,6 +12,7 @@
 #include "../core/lasterr.h"
 #include "../core/methods.h"
 #include "../core/request.h"
+#include "../core/member.h"
 #include "allocation.h"
 #include "cores.h"
 #include "efficiency.h"
@@ -159,6 +160,7 @@ struct rt_stats {
     bool request_given;      /* set by rt_stats_set_request: the records' are not taken */
     /* 0.18: the run under other core counts */
     rt_cores_acc cores;
+    rt_member_copy member;   /* 0.18: the first record's place in a job of several (set: one) */
 };
 
 /* *acc += x, where NaN is "no figure" (a NaN *acc becomes x). */
@@ -460,6 +462,8 @@ void rt_stats_add_sized(rt_stats *st, const rt_record *rec, size_t rec_size)
     add_energy(st, r, iv, has_interval);
     if (r->request && !st->request_given && !st->request.set)
         rt_request_keep(&st->request, r->request);
+    if (r->member && !st->member.set)
+        rt_member_keep(&st->member, r->member);
 }
 
 /* d from histogram h and the value f holds back (a rate's latest, not yet in h): h with it, then
@@ -523,6 +527,7 @@ const rt_summary *rt_stats_summary(rt_stats *st)
     rt_phase_stats_result(st->phases, s);
     energy_summary(st);
     rt_efficiency_of(s, st->request.set ? &st->request.r : NULL);
+    s->member = st->member.set ? &st->member.m : NULL;
     return s;
 }
 

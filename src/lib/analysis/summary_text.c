@@ -17,149 +17,35 @@
 #include "../core/out.h"
 #include "../core/units.h"
 #include "efficiency.h"
+#include "text_out.h"
 #include "words.h"
 
-#define WRAP 110 /* the width the answer's lines break at by default */
 
-/* A writer of lines through the caller's callback, with the units the figures are shown in. */
-typedef struct out {
-    rt_out dst;     /* the caller's fd or callback */
-    rt_error err;   /* RT_OK until a write failed; after that nothing more is written */
-    char buf[1024]; /* the line being made; handed over at its newline (or when full) */
-    size_t n;
-    double mem_bytes; /* a forced memory unit's size in bytes; 0: readable automatic units */
-    const char *mem_name;
-    double time_secs; /* a forced time unit; 0: automatic */
-    const char *time_name;
-    rt_scheduler scheduler; /* the words the "Ask for" line speaks */
-    size_t width;           /* the answer's lines break before this column */
-} out;
 
-/* Hands what o holds to the fd or the callback (rt_out_write: short counts go on with the
- * rest). */
-static void flush(out *o)
-{
-    if (o->err == RT_OK && o->n > 0 && rt_out_write(&o->dst, o->buf, o->n) < 0)
-        o->err = RT_ERR_IO;
-    o->n = 0;
-}
 
-static void put(out *o, const char *p, size_t len)
-{
-    while (len > 0 && o->err == RT_OK) {
-        if (o->n == sizeof o->buf)
-            flush(o);
-        size_t k = sizeof o->buf - o->n < len ? sizeof o->buf - o->n : len;
-        memcpy(o->buf + o->n, p, k);
-        o->n += k;
-        p += k;
-        len -= k;
-    }
-    if (o->n > 0 && o->buf[o->n - 1] == '\n')
-        flush(o);
-}
 
-static void say(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(out *o, const char *fmt, ...)
-{
-    char t[2048]; /* every line made here is shorter (its parts are bounded) */
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(t, sizeof t, fmt, ap);
-    va_end(ap);
-    if (k > 0)
-        put(o, t, (size_t)k < sizeof t ? (size_t)k : sizeof t - 1);
-}
-
-static const char *scheduler_name(rt_scheduler s)
-{
-    return s == RT_SCHED_K8S ? "Kubernetes" : s == RT_SCHED_METAFLOW ? "Metaflow" : "SLURM";
-}
 
 /* A printer for "  Label                      value" lines. */
-static void line(out *o, const char *label, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void line(out *o, const char *label, const char *fmt, ...)
+static void line(rt_text_out *o, const char *label, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void line(rt_text_out *o, const char *label, const char *fmt, ...)
 {
     char v[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(v, sizeof v, fmt, ap);
     va_end(ap);
-    say(o, "  %-26s %s\n", label, v);
+    rt_tx_say(o, "  %-26s %s\n", label, v);
 }
 
-/* v with `decimals` decimals and the suffix (may be ""), into b: "-" when v is NaN or
- * infinite, three significant digits when it is too large for fixed notation to be read. */
-static const char *number(double v, int decimals, const char *suffix, char *b, size_t cap)
-{
-    if (!isfinite(v))
-        snprintf(b, cap, "-");
-    else if (fabs(v) >= 1e12)
-        snprintf(b, cap, "%.3g%s", v, suffix);
-    else
-        snprintf(b, cap, "%.*f%s", decimals, v, suffix);
-    return b;
-}
 
-/* MiB as text into b: the forced unit, or B/KiB/MiB/GiB/TiB as fits; "-" for NaN. */
-static const char *mem(const out *o, double mib, char *b, size_t cap)
-{
-    char suffix[32];
-    if (!isfinite(mib))
-        return number(mib, 0, "", b, cap);
-    double bytes = mib * 1048576.0;
-    if (o->mem_bytes > 0) {
-        snprintf(suffix, sizeof suffix, " %s", o->mem_name);
-        return number(bytes / o->mem_bytes, 3, suffix, b, cap);
-    }
-    size_t u = 0;
-    while (fabs(bytes) >= 1024.0 && u + 1 < RT_BINARY_UNITS) {
-        bytes /= 1024.0;
-        u++;
-    }
-    /* 1023.96 KiB would show as "1024.0 KiB": one unit up instead */
-    if (u > 0 && u + 1 < RT_BINARY_UNITS && round(fabs(bytes) * 10) >= 10240) {
-        bytes /= 1024.0;
-        u++;
-    }
-    snprintf(suffix, sizeof suffix, " %s", rt_binary_units[u]);
-    return number(bytes, u == 0 ? 0 : 1, suffix, b, cap);
-}
 
 /* Bytes (a counter) as text, always readable binary units. */
 static const char *bytes_text(double bytes, char *b, size_t cap)
 {
-    out automatic = {0};
-    return mem(&automatic, bytes / 1048576.0, b, cap);
+    rt_text_out automatic = {0};
+    return rt_tx_mem(&automatic, bytes / 1048576.0, b, cap);
 }
 
-/* Seconds as text: the forced unit, or "1 h 02 min 03 s", "3 min 04.5 s", "12.34 s"
- * (rounded before it is split, so never "2 min 60.0 s"), "-" for NaN. */
-static const char *dur(const out *o, double secs, char *b, size_t cap)
-{
-    char suffix[32];
-    if (!isfinite(secs))
-        return number(secs, 0, "", b, cap);
-    if (o->time_secs > 0) {
-        snprintf(suffix, sizeof suffix, " %s", o->time_name);
-        return number(secs / o->time_secs, 4, suffix, b, cap);
-    }
-    if (round(secs * 100) < 6000)
-        return number(secs, 2, " s", b, cap);
-    if (round(secs * 10) < 36000) {
-        double t = round(secs * 10) / 10;
-        snprintf(b, cap, "%d min %04.1f s", (int)(t / 60), fmod(t, 60));
-    } else if (secs < 86400) {
-        long t = (long)secs;
-        snprintf(b, cap, "%ld h %02ld min %02ld s", t / 3600, t / 60 % 60, t % 60);
-    } else if (secs < 1e12) {
-        long long t = (long long)secs;
-        snprintf(b, cap, "%lld d %02lld h %02lld min", t / 86400, t / 3600 % 24, t / 60 % 60);
-    } else {
-        number(secs, 0, " s", b, cap);
-    }
-    return b;
-}
 
 /* A Unix time as "YYYY-MM-DD HH:MM:SS UTC". */
 static const char *when(double t, char *b, size_t cap)
@@ -171,67 +57,39 @@ static const char *when(double t, char *b, size_t cap)
     return b;
 }
 
-static void cores_line(out *o, const char *label, const rt_dist *d)
+static void cores_line(rt_text_out *o, const char *label, const rt_dist *d)
 {
     if (isnan(d->peak))
         return;
     char a[32], b[32], c[32], e[32];
-    line(o, label, "mean %s  peak %s  p50 %s  p95 %s", number(d->mean, 2, "", a, sizeof a),
-         number(d->peak, 2, "", b, sizeof b), number(d->p50, 2, "", c, sizeof c), number(d->p95, 2, "", e, sizeof e));
+    line(o, label, "mean %s  peak %s  p50 %s  p95 %s", rt_tx_number(d->mean, 2, "", a, sizeof a),
+         rt_tx_number(d->peak, 2, "", b, sizeof b), rt_tx_number(d->p50, 2, "", c, sizeof c), rt_tx_number(d->p95, 2, "", e, sizeof e));
 }
 
-static void mem_line(out *o, const char *label, const rt_dist *d, bool percentiles)
+static void mem_line(rt_text_out *o, const char *label, const rt_dist *d, bool percentiles)
 {
     if (isnan(d->peak))
         return;
     char a[64], b[64], c[64], e[64];
     if (percentiles)
-        line(o, label, "mean %s  peak %s  p50 %s  p95 %s", mem(o, d->mean, a, sizeof a), mem(o, d->peak, b, sizeof b),
-             mem(o, d->p50, c, sizeof c), mem(o, d->p95, e, sizeof e));
+        line(o, label, "mean %s  peak %s  p50 %s  p95 %s", rt_tx_mem(o, d->mean, a, sizeof a), rt_tx_mem(o, d->peak, b, sizeof b),
+             rt_tx_mem(o, d->p50, c, sizeof c), rt_tx_mem(o, d->p95, e, sizeof e));
     else
-        line(o, label, "mean %s  peak %s", mem(o, d->mean, a, sizeof a), mem(o, d->peak, b, sizeof b));
+        line(o, label, "mean %s  peak %s", rt_tx_mem(o, d->mean, a, sizeof a), rt_tx_mem(o, d->peak, b, sizeof b));
 }
 
 /* The exit status in words: "0", "3", "137 (killed by signal 9, SIGKILL)". */
-static void exit_line(out *o, int status)
+static void exit_line(rt_text_out *o, int status)
 {
     char w[64];
     line(o, "Exit status", "%s", rt_exit_words(w, sizeof w, status));
 }
 
-/* Writes text after a head already written (used columns wide), broken at spaces so that no
- * line passes o->width columns; the lines after the first start with indent spaces. */
-static void wrapped(out *o, size_t used, size_t indent, const char *text)
-{
-    size_t col = used;
-    bool first = true; /* no word on this line yet */
-    for (const char *p = text; *p;) {
-        while (*p == ' ')
-            p++;
-        size_t word = strcspn(p, " ");
-        if (!word)
-            break;
-        if (!first && col + 1 + word > o->width) {
-            say(o, "\n%*s", (int)indent, "");
-            col = indent;
-            first = true;
-        }
-        if (!first) {
-            put(o, " ", 1);
-            col++;
-        }
-        put(o, p, word);
-        col += word;
-        first = false;
-        p += word;
-    }
-    put(o, "\n", 1);
-}
 
 /* The answer first, three labelled lines and a line per further note: what the job used (CPU
  * time, mean and peak cores, the memory need with the figure it came from), what to ask for
  * next time (in the scheduler's words), and the notes. */
-static void answer_part(out *o, const rt_summary *s, const rt_run_facts *run)
+static void answer_part(rt_text_out *o, const rt_summary *s, const rt_run_facts *run)
 {
     char a[64], b[64], c[64], d[64], sched[256];
     if (s->has_process) {
@@ -240,18 +98,18 @@ static void answer_part(out *o, const rt_summary *s, const rt_run_facts *run)
         if (m->source == RT_NEED_UNKNOWN)
             snprintf(memtxt, sizeof memtxt, "memory unknown");
         else
-            snprintf(memtxt, sizeof memtxt, "memory %s (%s%s)", mem(o, rt_ob_fixed_value(m->mib, 3), d, sizeof d),
+            snprintf(memtxt, sizeof memtxt, "memory %s (%s%s)", rt_tx_mem(o, rt_ob_fixed_value(m->mib, 3), d, sizeof d),
                      rt_need_source_text(m->source), m->sampled ? ": a lower bound" : "");
         /* seconds and MiB with 3 decimals, cores with 4, as the JSON lines keep them, so that the
          * live summary and its recorded file's say the same (1.63500004 s is 1.64 live, and 1.63
          * from the 1.635 kept) */
         char used[400];
         snprintf(used, sizeof used, "%s CPU (mean %s cores, peak %s); %s",
-                 dur(o, rt_ob_fixed_value(s->process_cpu_secs, 3), a, sizeof a),
-                 number(rt_ob_fixed_value(s->process_cores.mean, 4), 2, "", b, sizeof b),
-                 number(rt_ob_fixed_value(s->process_cores.peak, 4), 2, "", c, sizeof c), memtxt);
-        say(o, "%-12s", "Used");
-        wrapped(o, 12, 12, used);
+                 rt_tx_dur(o, rt_ob_fixed_value(s->process_cpu_secs, 3), a, sizeof a),
+                 rt_tx_number(rt_ob_fixed_value(s->process_cores.mean, 4), 2, "", b, sizeof b),
+                 rt_tx_number(rt_ob_fixed_value(s->process_cores.peak, 4), 2, "", c, sizeof c), memtxt);
+        rt_tx_say(o, "%-12s", "Used");
+        rt_tx_wrapped(o, 12, 12, used);
         rt_recommendation rec = RT_RECOMMENDATION_INIT;
         const rt_summary *runs[1] = {s};
         if (rt_recommend(runs, 1, &rec) == RT_OK) {
@@ -266,51 +124,35 @@ static void answer_part(out *o, const rt_summary *s, const rt_run_facts *run)
                 snprintf(a, sizeof a, "memory unknown");
             else
                 snprintf(a, sizeof a, "%lld MiB", (long long)rec.memory_mib);
-            say(o, "%-12s%lld core%s, %s%s: %s (%s)\n", "Ask for", (long long)rec.cpu, rec.cpu == 1 ? "" : "s", a, gpu,
-                sched, scheduler_name(sc));
+            rt_tx_say(o, "%-12s%lld core%s, %s%s: %s (%s)\n", "Ask for", (long long)rec.cpu, rec.cpu == 1 ? "" : "s", a, gpu,
+                sched, rt_tx_scheduler_name(sc));
             char when[300];
             if (rt_recommendation_time_words(&rec, when, sizeof when) > 0) { /* 0.18: what the cores cost in time */
-                say(o, "%-12s", "Time");
-                wrapped(o, 12, 12, when);
+                rt_tx_say(o, "%-12s", "Time");
+                rt_tx_wrapped(o, 12, 12, when);
             }
         }
     } else {
-        say(o, "%-12smachine: mean %s busy cores, peak %s; memory used peak %s (no job was tracked)\n", "Used",
-            number(s->cpu_cores.mean, 2, "", a, sizeof a), number(s->cpu_cores.peak, 2, "", b, sizeof b),
-            mem(o, s->memory_used_mib.peak, c, sizeof c));
-        say(o, "%-12s- (track a job: resource-tracker -- COMMAND, or --pid PID)\n", "Ask for");
+        rt_tx_say(o, "%-12smachine: mean %s busy cores, peak %s; memory used peak %s (no job was tracked)\n", "Used",
+            rt_tx_number(s->cpu_cores.mean, 2, "", a, sizeof a), rt_tx_number(s->cpu_cores.peak, 2, "", b, sizeof b),
+            rt_tx_mem(o, s->memory_used_mib.peak, c, sizeof c));
+        rt_tx_say(o, "%-12s- (track a job: resource-tracker -- COMMAND, or --pid PID)\n", "Ask for");
     }
     char eff[400];
     if (rt_efficiency_words(s, eff, sizeof eff) > 0) { /* 0.16: against what the job was given */
-        say(o, "%-12s", "Efficiency");
-        wrapped(o, 12, 12, eff);
+        rt_tx_say(o, "%-12s", "Efficiency");
+        rt_tx_wrapped(o, 12, 12, eff);
     }
     rt_note notes[RT_NOTES_MAX];
     rt_notes_options no = RT_NOTES_OPTIONS_INIT;
     no.cgroup_why = run ? run->cgroup_why : NULL;
     size_t n = rt_summary_notes(s, &no, notes, RT_NOTES_MAX);
     if (n == 0)
-        say(o, "%-12snone\n", "Notes");
+        rt_tx_say(o, "%-12snone\n", "Notes");
     for (size_t i = 0; i < n; i++) { /* a note per item, broken to fit a terminal */
-        say(o, "%-12s- ", i == 0 ? "Notes" : "");
-        wrapped(o, 14, 14, notes[i].text);
+        rt_tx_say(o, "%-12s- ", i == 0 ? "Notes" : "");
+        rt_tx_wrapped(o, 14, 14, notes[i].text);
     }
-}
-
-/* Joules as text: J, kJ, MJ or GJ with three significant digits at most; "-" for NaN. */
-static const char *joules_text(double j, char *b, size_t cap)
-{
-    static const char *const units[] = {"J", "kJ", "MJ", "GJ", "TJ"};
-    if (!isfinite(j))
-        return number(j, 0, "", b, cap);
-    size_t u = 0;
-    while (fabs(j) >= 999.95 && u + 1 < RT_ARRAY_LEN(units)) {
-        j /= 1000.0;
-        u++;
-    }
-    char suffix[8];
-    snprintf(suffix, sizeof suffix, " %s", units[u]);
-    return number(j, fabs(j) >= 99.95 ? 0 : 1, suffix, b, cap);
 }
 
 /* Grams of CO2e as text: µg, mg, g, kg or t, three significant digits (a short job's carbon
@@ -322,18 +164,18 @@ static const char *grams_text(double g, char *b, size_t cap)
         const char *unit;
     } u[] = {{1e6, " t"}, {1e3, " kg"}, {1.0, " g"}, {1e-3, " mg"}, {1e-6, " µg"}};
     if (!isfinite(g) || g == 0)
-        return number(g, 0, " g", b, cap);
+        return rt_tx_number(g, 0, " g", b, cap);
     size_t i = 0;
     while (i + 1 < RT_ARRAY_LEN(u) && fabs(g) < u[i].scale * 0.9995)
         i++;
     double v = g / u[i].scale;
-    return number(v, fabs(v) >= 99.95 ? 0 : fabs(v) >= 9.995 ? 1 : 2, u[i].unit, b, cap);
+    return rt_tx_number(v, fabs(v) >= 99.95 ? 0 : fabs(v) >= 9.995 ? 1 : 2, u[i].unit, b, cap);
 }
 
 /* The first lines' energy and carbon (0.15), only when the run had an energy figure: the job's
  * energy with its method, the machine's and its idle floor; the job's CO2e (else the machine's)
  * with the grid it came from, or what to set when the intensity is unknown. */
-static void energy_lines(out *o, const rt_summary *s)
+static void energy_lines(rt_text_out *o, const rt_summary *s)
 {
     if (!s->energy_method && !s->process_energy_method)
         return;
@@ -341,22 +183,22 @@ static void energy_lines(out *o, const rt_summary *s)
     bool job = s->process_energy_method != NULL;
     char idle[80] = "";
     if (isfinite(s->idle_power_watts))
-        snprintf(idle, sizeof idle, ", idle floor %s", number(s->idle_power_watts, 0, " W", c, sizeof c));
+        snprintf(idle, sizeof idle, ", idle floor %s", rt_tx_number(s->idle_power_watts, 0, " W", c, sizeof c));
     if (job && s->energy_method)
-        snprintf(text, sizeof text, "%s (%s; machine %s %s%s)", joules_text(s->process_energy_joules, a, sizeof a),
-                 s->process_energy_method, joules_text(s->energy_joules, b, sizeof b), s->energy_method, idle);
+        snprintf(text, sizeof text, "%s (%s; machine %s %s%s)", rt_tx_joules(s->process_energy_joules, a, sizeof a),
+                 s->process_energy_method, rt_tx_joules(s->energy_joules, b, sizeof b), s->energy_method, idle);
     else if (job)
-        snprintf(text, sizeof text, "%s (%s)", joules_text(s->process_energy_joules, a, sizeof a),
+        snprintf(text, sizeof text, "%s (%s)", rt_tx_joules(s->process_energy_joules, a, sizeof a),
                  s->process_energy_method);
     else
-        snprintf(text, sizeof text, "machine %s (%s%s)", joules_text(s->energy_joules, a, sizeof a), s->energy_method,
+        snprintf(text, sizeof text, "machine %s (%s%s)", rt_tx_joules(s->energy_joules, a, sizeof a), s->energy_method,
                  idle);
-    say(o, "%-12s", "Energy");
-    wrapped(o, 12, 12, text);
+    rt_tx_say(o, "%-12s", "Energy");
+    rt_tx_wrapped(o, 12, 12, text);
     const rt_grid *g = s->grid;
     double grams = job ? s->process_co2e_grams : s->co2e_grams;
     if (!g || !isfinite(grams)) {
-        say(o, "%-12sunknown (set --grid-zone or --grid-intensity)\n", "Carbon");
+        rt_tx_say(o, "%-12sunknown (set --grid-zone or --grid-intensity)\n", "Carbon");
         return;
     }
     char year[16] = "";
@@ -366,15 +208,15 @@ static void energy_lines(out *o, const rt_summary *s)
         year[0] = '\0';
     snprintf(text, sizeof text, "%s CO2e%s (%s%s%s g/kWh, %s%s)", grams_text(grams, a, sizeof a),
              job ? "" : " of the machine", g->zone ? g->zone : "", g->zone ? ", " : "",
-             number(g->g_per_kwh, 0, "", b, sizeof b), g->source ? g->source : "source unknown", year);
-    say(o, "%-12s", "Carbon");
-    wrapped(o, 12, 12, text);
+             rt_tx_number(g->g_per_kwh, 0, "", b, sizeof b), g->source ? g->source : "source unknown", year);
+    rt_tx_say(o, "%-12s", "Carbon");
+    rt_tx_wrapped(o, 12, 12, text);
 }
 
-static void run_part(out *o, const rt_summary *s, const rt_run_facts *run)
+static void run_part(rt_text_out *o, const rt_summary *s, const rt_run_facts *run)
 {
     char a[64], b[64];
-    say(o, "Run\n");
+    rt_tx_say(o, "Run\n");
     if (s->job_name || (run && run->job && run->job->job_name))
         line(o, "Job", "%s", run && run->job && run->job->job_name ? run->job->job_name : s->job_name);
     if (run && run->command) {
@@ -393,15 +235,15 @@ static void run_part(out *o, const rt_summary *s, const rt_run_facts *run)
     /* the caller's times when it knows them, else the first and the last sample's */
     line(o, "Started", "%s", when(run && run->start_secs > 0 ? run->start_secs : s->start_secs, a, sizeof a));
     line(o, "Ended", "%s", when(run && run->end_secs > 0 ? run->end_secs : s->end_secs, b, sizeof b));
-    line(o, "Duration", "%s", dur(o, s->duration_secs, a, sizeof a));
+    line(o, "Duration", "%s", rt_tx_dur(o, s->duration_secs, a, sizeof a));
     line(o, "Samples", "%llu", (unsigned long long)s->samples);
     if (run && run->host) {
         const rt_host *h = run->host;
         line(o, "Host", "%s, %lld vCPUs, %s, %s", h->hostname ? h->hostname : "-", (long long)h->vcpus,
-             mem(o, h->memory_mib, a, sizeof a), h->cpu_model ? h->cpu_model : "unknown CPU");
+             rt_tx_mem(o, h->memory_mib, a, sizeof a), h->cpu_model ? h->cpu_model : "unknown CPU");
         if (h->gpu_count > 0 && h->gpu_count != RT_NULL_I64)
             line(o, "GPUs", "%lld x %s, %s", (long long)h->gpu_count, h->gpu_model ? h->gpu_model : "GPU",
-                 mem(o, h->gpu_memory_mib, b, sizeof b));
+                 rt_tx_mem(o, h->gpu_memory_mib, b, sizeof b));
     }
     if (run && run->cloud && run->cloud->vendor_id)
         line(o, "Cloud", "%s %s %s %s", run->cloud->vendor_id,
@@ -413,37 +255,37 @@ static void run_part(out *o, const rt_summary *s, const rt_run_facts *run)
         line(o, "Machine", "%s to the job", s->allocation);
 }
 
-static void process_part(out *o, const rt_summary *s)
+static void process_part(rt_text_out *o, const rt_summary *s)
 {
     char a[64], b[64], c[64];
-    say(o, "Job (the process tree)\n");
+    rt_tx_say(o, "Job (the process tree)\n");
     if (!s->has_process) {
         line(o, "Tracked process", "none (the machine only)");
         return;
     }
-    line(o, "CPU time", "%s", dur(o, s->process_cpu_secs, a, sizeof a));
+    line(o, "CPU time", "%s", rt_tx_dur(o, s->process_cpu_secs, a, sizeof a));
     cores_line(o, "Cores", &s->process_cores);
     mem_line(o, "PSS", &s->process_pss_mib, true);
     mem_line(o, "RSS", &s->process_rss_mib, false);
     if (s->process_gpus_used > 0 || s->process_gpu_usage.peak > 0) {
         cores_line(o, "GPUs busy", &s->process_gpu_usage);
         mem_line(o, "VRAM", &s->process_gpu_vram_mib, false);
-        line(o, "GPUs used", "%s", number(s->process_gpus_used, 0, "", a, sizeof a));
+        line(o, "GPUs used", "%s", rt_tx_number(s->process_gpus_used, 0, "", a, sizeof a));
     }
     if (!isnan(s->process_rss_hwm_mib))
         line(o, "Peak RSS of a process", "%s (the kernel's high-water mark)",
-             mem(o, s->process_rss_hwm_mib, a, sizeof a));
+             rt_tx_mem(o, s->process_rss_hwm_mib, a, sizeof a));
     /* without the job's cgroup, and when it says more than one process's peak: the processes'
      * peaks as if at once (the need's process_peaks) */
     if (isnan(s->process_unreclaimable_peak_mib) && s->process_rss_hwm_tree_mib > s->process_rss_hwm_mib + 0.05)
         line(o, "Peaks at once", "%s (each process at its own peak, kernel-counted)",
-             mem(o, s->process_rss_hwm_tree_mib, a, sizeof a));
+             rt_tx_mem(o, s->process_rss_hwm_tree_mib, a, sizeof a));
     if (!isnan(s->process_unreclaimable_peak_mib))
         line(o, "Memory held, peak", "%s (the job's cgroup, page cache left out)",
-             mem(o, s->process_unreclaimable_peak_mib, a, sizeof a));
+             rt_tx_mem(o, s->process_unreclaimable_peak_mib, a, sizeof a));
     if (s->process_walk_age_max_secs > 0) /* the two clocks: say how old the walked figures got */
         line(o, "Walked", "every %s s at most (PSS, counts, parts; CPU and I/O every sample)",
-             number(s->process_walk_age_max_secs, 1, "", a, sizeof a));
+             rt_tx_number(s->process_walk_age_max_secs, 1, "", a, sizeof a));
     /* bytes whose writeback the kernel cancelled (a file deleted or truncated first) were
      * never written: said apart */
     double cancelled = s->process_cancelled_write_bytes > 0 ? s->process_cancelled_write_bytes : 0;
@@ -459,11 +301,11 @@ static void process_part(out *o, const rt_summary *s)
 
 /* "Phases": one line per name (calls, duration, CPU, cores, peak memory, the cores it asks on
  * its own), only when there are some. */
-static void phases_part(out *o, const rt_summary *s)
+static void phases_part(rt_text_out *o, const rt_summary *s)
 {
     if (!s->phase_count)
         return;
-    say(o, "Phases (by name, in the order they first started)\n");
+    rt_tx_say(o, "Phases (by name, in the order they first started)\n");
     for (size_t i = 0; i < s->phase_count; i++) {
         const rt_phase_summary *p = s->phases[i];
         char a[64], b[64], c[32], d[32], e[64], label[48];
@@ -484,17 +326,17 @@ static void phases_part(out *o, const rt_summary *s)
             snprintf(asks, sizeof asks, ", asks %lld core%s", (long long)k, k == 1 ? "" : "s");
         line(o, label, "%llu call%s%s, %s, CPU %s%s, cores mean %s peak %s, memory peak %s%s",
              (unsigned long long)p->calls, p->calls == 1 ? "" : "s",
-             p->unterminated ? " (open at the end)" : "", dur(o, p->duration_secs, a, sizeof a),
-             dur(o, p->cpu_secs, b, sizeof b), p->cpu_exact ? "" : " (pro-rated)",
-             number(p->cores_mean, 2, "", c, sizeof c), number(p->cores_peak, 2, "", d, sizeof d),
-             mem(o, peak, e, sizeof e), asks);
+             p->unterminated ? " (open at the end)" : "", rt_tx_dur(o, p->duration_secs, a, sizeof a),
+             rt_tx_dur(o, p->cpu_secs, b, sizeof b), p->cpu_exact ? "" : " (pro-rated)",
+             rt_tx_number(p->cores_mean, 2, "", c, sizeof c), rt_tx_number(p->cores_peak, 2, "", d, sizeof d),
+             rt_tx_mem(o, peak, e, sizeof e), asks);
     }
 }
 
 /* A percentage for people: whole numbers from 10 on (and whole ones), one decimal below. */
 static const char *pct(double v, char *b, size_t cap)
 {
-    return number(v, v >= 10 || v == round(v) ? 0 : 1, "%", b, cap);
+    return rt_tx_number(v, v >= 10 || v == round(v) ? 0 : 1, "%", b, cap);
 }
 
 /* The pressure means in one line ("CPU 12% (some), memory 3% (some) / 1% (full), I/O 0%
@@ -525,7 +367,7 @@ static bool pressure_text(const rt_summary *s, char *b, size_t cap)
 
 /* The job's cgroup in plain words: what its limits did (an OOM kill, CPU throttling), how near
  * the job came to them, and the pressure it met. Nothing for a run without a cgroup or PSI. */
-static void limits_part(out *o, const rt_summary *s)
+static void limits_part(rt_text_out *o, const rt_summary *s)
 {
     char a[64], b[64], c[64], p[512];
     bool cg = !isnan(s->oom_kills) || !isnan(s->memory_limit_mib) || !isnan(s->cpu_quota_cores) ||
@@ -535,25 +377,25 @@ static void limits_part(out *o, const rt_summary *s)
         return;
     /* never a heading that claims a cgroup the run did not have, nor pressure it did not read */
     if (!cg && s->pressure_group == 1 && s->has_process)
-        say(o, "Pressure (%s)\n", s->process_cgroup_exclusive == 1 ? "the job's cgroup"
+        rt_tx_say(o, "Pressure (%s)\n", s->process_cgroup_exclusive == 1 ? "the job's cgroup"
                                                                    : "the cgroup the job ran in, shared with other processes");
     else if (!cg && s->pressure_group == 1)
-        say(o, "Pressure (the cgroup the tracker ran in)\n");
+        rt_tx_say(o, "Pressure (the cgroup the tracker ran in)\n");
     else if (!cg)
-        say(o, "Pressure (%s)\n", s->has_process ? "no cgroup of the job's: the machine's" : "the machine");
+        rt_tx_say(o, "Pressure (%s)\n", s->has_process ? "no cgroup of the job's: the machine's" : "the machine");
     else if (!s->has_process)
-        say(o, "Limits (the cgroup the tracker ran in)\n");
+        rt_tx_say(o, "Limits (the cgroup the tracker ran in)\n");
     else if (s->process_cgroup_exclusive == 1)
-        say(o, "Limits (the job's cgroup)\n");
+        rt_tx_say(o, "Limits (the job's cgroup)\n");
     else
-        say(o, "Limits (the cgroup the job ran in, shared with other processes)\n");
+        rt_tx_say(o, "Limits (the cgroup the job ran in, shared with other processes)\n");
     double peak = isnan(s->process_memory_peak_mib) ? s->process_rss_mib.peak : s->process_memory_peak_mib;
     if (s->oom_kills > 0) {
         char lim[80] = "", at[80] = "";
         if (!isnan(s->memory_limit_mib))
-            snprintf(lim, sizeof lim, " (limit %s)", mem(o, s->memory_limit_mib, b, sizeof b));
+            snprintf(lim, sizeof lim, " (limit %s)", rt_tx_mem(o, s->memory_limit_mib, b, sizeof b));
         if (!isnan(peak))
-            snprintf(at, sizeof at, " at %s", mem(o, peak, a, sizeof a));
+            snprintf(at, sizeof at, " at %s", rt_tx_mem(o, peak, a, sizeof a));
         snprintf(c, sizeof c, ", %.0f tasks killed", s->oom_kills);
         if (s->has_process)
             line(o, "OOM", "killed by the OOM killer%s%s%s", at, lim, s->oom_kills > 1 ? c : "");
@@ -564,27 +406,27 @@ static void limits_part(out *o, const rt_summary *s)
         line(o, "OOM", "no kill");
     }
     if (!isnan(s->memory_limit_mib) && !isnan(peak))
-        line(o, "Memory limit", "%s, peak %s (%.0f%%)", mem(o, s->memory_limit_mib, a, sizeof a),
-             mem(o, peak, b, sizeof b), s->memory_limit_mib > 0 ? 100.0 * peak / s->memory_limit_mib : 0.0);
+        line(o, "Memory limit", "%s, peak %s (%.0f%%)", rt_tx_mem(o, s->memory_limit_mib, a, sizeof a),
+             rt_tx_mem(o, peak, b, sizeof b), s->memory_limit_mib > 0 ? 100.0 * peak / s->memory_limit_mib : 0.0);
     else if (!isnan(s->memory_limit_mib))
-        line(o, "Memory limit", "%s", mem(o, s->memory_limit_mib, a, sizeof a));
+        line(o, "Memory limit", "%s", rt_tx_mem(o, s->memory_limit_mib, a, sizeof a));
     else if (!isnan(s->process_memory_peak_mib))
         line(o, "Memory peak", "%s (no limit; the charge, page cache included)",
-             mem(o, s->process_memory_peak_mib, a, sizeof a));
+             rt_tx_mem(o, s->process_memory_peak_mib, a, sizeof a));
     if (!isnan(s->memory_high_mib))
-        line(o, "Memory high", "throttled above %s", mem(o, s->memory_high_mib, a, sizeof a));
+        line(o, "Memory high", "throttled above %s", rt_tx_mem(o, s->memory_high_mib, a, sizeof a));
     if (!isnan(s->cpu_quota_cores)) {
-        number(s->cpu_quota_cores, s->cpu_quota_cores == round(s->cpu_quota_cores) ? 0 : 2, "", b, sizeof b);
+        rt_tx_number(s->cpu_quota_cores, s->cpu_quota_cores == round(s->cpu_quota_cores) ? 0 : 2, "", b, sizeof b);
         if (s->cpu_periods > 0)
             line(o, "CPU quota", "CPU throttled in %s of periods (quota %s core%s), %s in all",
                  pct(100.0 * s->cpu_throttled_periods / s->cpu_periods, a, sizeof a), b,
-                 s->cpu_quota_cores == 1 ? "" : "s", dur(o, s->cpu_throttled_secs, c, sizeof c));
+                 s->cpu_quota_cores == 1 ? "" : "s", rt_tx_dur(o, s->cpu_throttled_secs, c, sizeof c));
         else
             line(o, "CPU quota", "%s core%s", b, s->cpu_quota_cores == 1 ? "" : "s");
     }
     if (!isnan(s->pids_peak) || !isnan(s->pids_limit))
-        line(o, "Tasks", "peak %s, limit %s", number(s->pids_peak, 0, "", a, sizeof a),
-             isnan(s->pids_limit) ? "none" : number(s->pids_limit, 0, "", b, sizeof b));
+        line(o, "Tasks", "peak %s, limit %s", rt_tx_number(s->pids_peak, 0, "", a, sizeof a),
+             isnan(s->pids_limit) ? "none" : rt_tx_number(s->pids_limit, 0, "", b, sizeof b));
     if (psi) /* under a group's heading: whose it is when it is not the group's */
         line(o, cg && s->pressure_group != 1 ? "Pressure (machine, mean)" : "Pressure (mean)", "%s", p);
 }
@@ -593,30 +435,30 @@ static void limits_part(out *o, const rt_summary *s)
 static const char *pct_text(const rt_usage_pct *p, double den, char *b, size_t cap)
 {
     char a[5][32];
-    snprintf(b, cap, "peak %s (%s of %s), mean %s (%s)", number(p->max_sum_pct, 1, "%", a[0], sizeof a[0]),
-             number(p->max_hardware_pct, 1, "%", a[1], sizeof a[1]),
-             number(den, isfinite(den) && den == round(den) ? 0 : 2, "", a[4], sizeof a[4]),
-             number(p->mean_sum_pct, 1, "%", a[2], sizeof a[2]),
-             number(p->mean_hardware_pct, 1, "%", a[3], sizeof a[3]));
+    snprintf(b, cap, "peak %s (%s of %s), mean %s (%s)", rt_tx_number(p->max_sum_pct, 1, "%", a[0], sizeof a[0]),
+             rt_tx_number(p->max_hardware_pct, 1, "%", a[1], sizeof a[1]),
+             rt_tx_number(den, isfinite(den) && den == round(den) ? 0 : 2, "", a[4], sizeof a[4]),
+             rt_tx_number(p->mean_sum_pct, 1, "%", a[2], sizeof a[2]),
+             rt_tx_number(p->mean_hardware_pct, 1, "%", a[3], sizeof a[3]));
     return b;
 }
 
 /* gpu_tracker's split of the job: its RAM peaks, CPU percentages (100 per busy core, and the
  * share of the expected cores), thread peaks and the chosen GPUs' utilization. */
-static void parts_part(out *o, const rt_summary *s)
+static void parts_part(rt_text_out *o, const rt_summary *s)
 {
     const rt_usage *g = s->usage;
     if (!s->has_process || !g || (isnan(g->cpu[2].max_sum_pct) && isnan(g->ram_peak[2].total_mib)))
         return; /* no tree, or a file without its parts */
     static const char *const names[3] = {"main", "descendants", "combined"};
     char label[64], a[64], b[64], c[64], t[200];
-    say(o, "Parts (main: the root process; descendants; combined)\n");
+    rt_tx_say(o, "Parts (main: the root process; descendants; combined)\n");
     for (int i = 0; i < 3; i++) {
         if (isnan(g->ram_peak[i].total_mib))
             continue;
         snprintf(label, sizeof label, "RSS peak, %s", names[i]);
-        line(o, label, "%s (private %s, shared %s)", mem(o, g->ram_peak[i].total_mib, a, sizeof a),
-             mem(o, g->ram_peak[i].private_mib, b, sizeof b), mem(o, g->ram_peak[i].shared_mib, c, sizeof c));
+        line(o, label, "%s (private %s, shared %s)", rt_tx_mem(o, g->ram_peak[i].total_mib, a, sizeof a),
+             rt_tx_mem(o, g->ram_peak[i].private_mib, b, sizeof b), rt_tx_mem(o, g->ram_peak[i].shared_mib, c, sizeof c));
     }
     for (int i = 0; i < 3; i++) {
         if (isnan(g->cpu[i].max_sum_pct))
@@ -627,25 +469,25 @@ static void parts_part(out *o, const rt_summary *s)
     if (!isnan(g->cpu_system.max_sum_pct))
         line(o, "CPU, machine", "%s", pct_text(&g->cpu_system, g->system_core_count, t, sizeof t));
     if (!isnan(g->threads_peak[2]))
-        line(o, "Threads peak", "main %s, descendants %s, combined %s", number(g->threads_peak[0], 0, "", a, sizeof a),
-             number(g->threads_peak[1], 0, "", b, sizeof b), number(g->threads_peak[2], 0, "", c, sizeof c));
+        line(o, "Threads peak", "main %s, descendants %s, combined %s", rt_tx_number(g->threads_peak[0], 0, "", a, sizeof a),
+             rt_tx_number(g->threads_peak[1], 0, "", b, sizeof b), rt_tx_number(g->threads_peak[2], 0, "", c, sizeof c));
     if (g->system_gpu_count > 0 && !isnan(g->gpu.max_sum_pct))
         line(o, "GPUs", "%s", pct_text(&g->gpu, g->expected_gpus, t, sizeof t));
 }
 
-static void machine_part(out *o, const rt_summary *s)
+static void machine_part(rt_text_out *o, const rt_summary *s)
 {
     char a[64], b[64];
-    say(o, "Machine\n");
+    rt_tx_say(o, "Machine\n");
     if (!isnan(s->cpu_count))
-        line(o, "Cores", "%s", number(s->cpu_count, 0, "", a, sizeof a));
+        line(o, "Cores", "%s", rt_tx_number(s->cpu_count, 0, "", a, sizeof a));
     cores_line(o, "Cores busy", &s->cpu_cores);
     if (!isnan(s->memory_total_mib))
-        line(o, "Memory", "%s", mem(o, s->memory_total_mib, a, sizeof a));
+        line(o, "Memory", "%s", rt_tx_mem(o, s->memory_total_mib, a, sizeof a));
     mem_line(o, "Memory used", &s->memory_used_mib, true);
     if (s->gpu_count > 0) {
-        line(o, "GPUs", "%s, %s VRAM", number(s->gpu_count, 0, "", b, sizeof b),
-             mem(o, s->gpu_vram_total_mib, a, sizeof a));
+        line(o, "GPUs", "%s, %s VRAM", rt_tx_number(s->gpu_count, 0, "", b, sizeof b),
+             rt_tx_mem(o, s->gpu_vram_total_mib, a, sizeof a));
         cores_line(o, "GPUs busy", &s->gpu_usage);
         mem_line(o, "VRAM used", &s->gpu_vram_mib, false);
     }
@@ -666,39 +508,21 @@ static rt_error write_text(const rt_summary *s, const rt_run_facts *run, const r
 {
     rt_summary_text_options op = RT_SUMMARY_TEXT_OPTIONS_INIT;
     rt_run_facts facts = RT_RUN_FACTS_INIT;
-    if (!s || rt_struct_copy(&op, sizeof op, opts) < 0 ||
-        (run && rt_struct_copy(&facts, sizeof facts, run) < 0))
+    rt_text_out o;
+    if (!s || rt_struct_copy(&op, sizeof op, opts) < 0 || (run && rt_struct_copy(&facts, sizeof facts, run) < 0) ||
+        rt_tx_open(&o, dst, &op) < 0)
         return RT_ERR_INVALID;
-    if (op.scheduler != RT_SCHED_METAFLOW && op.scheduler != RT_SCHED_K8S && op.scheduler != RT_SCHED_SLURM)
-        return RT_ERR_INVALID;
-    out o = {.dst = dst,
-             .mem_name = op.memory_unit,
-             .time_name = op.time_unit,
-             .scheduler = (rt_scheduler)op.scheduler,
-             .width = op.width > 0 ? (size_t)op.width : WRAP};
-    if (op.memory_unit) {
-        const rt_gt_unit *u = rt_gt_unit_find(rt_gt_memory_units, RT_GT_MEMORY_UNITS, op.memory_unit);
-        if (!u)
-            return RT_ERR_INVALID;
-        o.mem_bytes = u->size;
-    }
-    if (op.time_unit) {
-        const rt_gt_unit *u = rt_gt_unit_find(rt_gt_time_units, RT_GT_TIME_UNITS, op.time_unit);
-        if (!u)
-            return RT_ERR_INVALID;
-        o.time_secs = u->size;
-    }
     const rt_run_facts *r = run ? &facts : NULL;
     answer_part(&o, s, r);
     energy_lines(&o, s);
     if (op.brief) {
         char a[64], b[64];
         if (r && r->exit_status >= 0)
-            say(&o, "%-12s%s, exit status %s\n", "Ran", dur(&o, s->duration_secs, a, sizeof a),
+            rt_tx_say(&o, "%-12s%s, exit status %s\n", "Ran", rt_tx_dur(&o, s->duration_secs, a, sizeof a),
                 rt_exit_words(b, sizeof b, r->exit_status));
         else
-            say(&o, "%-12s%s\n", "Ran", dur(&o, s->duration_secs, a, sizeof a));
-        flush(&o);
+            rt_tx_say(&o, "%-12s%s\n", "Ran", rt_tx_dur(&o, s->duration_secs, a, sizeof a));
+        rt_tx_flush(&o);
         return o.err;
     }
     run_part(&o, s, r);
@@ -707,7 +531,7 @@ static rt_error write_text(const rt_summary *s, const rt_run_facts *run, const r
     parts_part(&o, s);
     limits_part(&o, s);
     machine_part(&o, s);
-    flush(&o);
+    rt_tx_flush(&o);
     return o.err;
 }
 

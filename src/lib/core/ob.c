@@ -226,3 +226,38 @@ void rt_ob_shortest(rt_ob *o, double v, const char *null_text)
         rt_ob_put(o, ex, (size_t)m);
     }
 }
+
+/* "k": */
+static void member_key(rt_ob *o, const char *k)
+{
+    rt_ob_put(o, "\"", 1);
+    rt_ob_lit(o, k);
+    rt_ob_put(o, "\":", 2);
+}
+
+void rt_ob_member_num(rt_ob *o, const char *k, double v, int dec)
+{
+    member_key(o, k);
+    rt_ob_fixed(o, v, dec, "null");
+    rt_ob_put(o, ",", 1);
+}
+
+void rt_ob_member_str(rt_ob *o, const char *k, const char *v)
+{
+    member_key(o, k);
+    rt_ob_json_str(o, v);
+    rt_ob_put(o, ",", 1);
+}
+
+void rt_ob_member_bool(rt_ob *o, const char *k, bool v)
+{
+    member_key(o, k);
+    rt_ob_lit(o, v ? "true," : "false,");
+}
+
+void rt_ob_close(rt_ob *o, char c)
+{
+    if (o->last == ',')
+        o->len--; /* the byte stays in buf but is overwritten next */
+    rt_ob_put(o, &c, 1);
+}

@@ -4,6 +4,7 @@
 #ifndef RT_CORE_OB_H
 #define RT_CORE_OB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,5 +33,13 @@ double rt_ob_fixed_value(double v, int decimals);
 void rt_ob_shortest(rt_ob *o, double v, const char *null_text);
 /* s as a JSON string (escaped, invalid UTF-8 replaced by U+FFFD), or null for NULL. */
 void rt_ob_json_str(rt_ob *o, const char *s);
+/* A JSON object's member and its comma (the caller takes the last comma back when it closes):
+ * "k":v with at most dec decimals or null when not finite; "k":"v" escaped or null for NULL;
+ * "k":true or false. k is written as it is (a name of ours, no escaping needed). */
+void rt_ob_member_num(rt_ob *o, const char *k, double v, int dec);
+void rt_ob_member_str(rt_ob *o, const char *k, const char *v);
+void rt_ob_member_bool(rt_ob *o, const char *k, bool v);
+/* Closes an object or list with c over the comma of its last member (none: c after the open). */
+void rt_ob_close(rt_ob *o, char c);
 
 #endif

@@ -175,6 +175,12 @@ static rt_error sampler_new(const rt_sampler_options *opts, rt_statvfs_fn statvf
         return RT_ERR_INVALID;
     }
     s->sample.request = s->request.set && rt_request_any(&s->request.r) ? &s->request.r : NULL;
+    if (rt_member_keep(&s->member, o.member) < 0) {
+        rt_err_set("rt_sampler_options.member: struct_size too small");
+        rt_sampler_free(s);
+        return RT_ERR_INVALID;
+    }
+    s->sample.member = s->member.set ? &s->member.m : NULL;
     if (o.pid > 0 || o.own_children) {
         s->has_tree = true;
         if (rt_tree_part_open(&s->tree, c, o.pid, o.own_children != 0, o.pss_max_age_secs, o.walk_max_age_secs) < 0) {

@@ -4,6 +4,7 @@
 #define RT_SAMPLER_INTERNAL_H
 
 #include "../core/request.h"
+#include "../core/member.h"
 #include "cgroup.h"
 #include "context.h"
 #include "cpu.h"
@@ -32,6 +33,7 @@ struct rt_sampler {
     bool have_prev_time;
     rt_sample sample;
     rt_request_copy request; /* rt_sampler_options.request's copy (0.16); set: on every sample */
+    rt_member_copy member;   /* rt_sampler_options.member's copy (0.18); set: on every sample */
     double watch_delay; /* rt_sampler_watch's next wait: fast while the job's memory moves */
 };
 

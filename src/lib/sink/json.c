@@ -32,9 +32,7 @@ static void jclose(rt_ob *o, char c)
 /* "k":v with at most dec decimals, or "k":null when v is not finite; then a comma. */
 static void jnum(rt_ob *o, const char *k, double v, int dec)
 {
-    key(o, k);
-    rt_ob_fixed(o, v, dec, "null");
-    rt_ob_put(o, ",", 1);
+    rt_ob_member_num(o, k, v, dec);
 }
 
 /* "k":v, or "k":null for RT_NULL_U64; then a comma. */
@@ -62,16 +60,13 @@ static void ji64(rt_ob *o, const char *k, int64_t v)
 /* "k":"v" escaped, or "k":null for NULL; then a comma. */
 static void jstr(rt_ob *o, const char *k, const char *v)
 {
-    key(o, k);
-    rt_ob_json_str(o, v);
-    rt_ob_put(o, ",", 1);
+    rt_ob_member_str(o, k, v);
 }
 
 /* "k":true or "k":false; then a comma. */
 static void jbool(rt_ob *o, const char *k, bool v)
 {
-    key(o, k);
-    rt_ob_lit(o, v ? "true," : "false,");
+    rt_ob_member_bool(o, k, v);
 }
 
 /* Writes the fields f[0..n) of the struct at base that the JSON line shows, without the
@@ -321,6 +316,25 @@ static void json_request(rt_ob *o, const rt_request *r)
     jclose(o, '}');
 }
 
+/* "member":{..} (0.18): the run's place in a job of several nodes, a number null when not
+ * said; nothing when m is NULL. */
+static void json_member(rt_ob *o, const rt_member *m)
+{
+    if (!m)
+        return;
+    key(o, "member");
+    rt_ob_put(o, "{", 1);
+    jstr(o, "job_id", m->job_id);
+    jstr(o, "step_id", m->step_id);
+    jstr(o, "node", m->node);
+    const int64_t nums[] = {m->rank, m->local_rank, m->ranks, m->nodes, m->node_index};
+    const char *const names[] = {"rank", "local_rank", "ranks", "nodes", "node_index"};
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
+        jnum(o, names[i], nums[i] >= 0 ? (double)nums[i] : NAN, 0);
+    jstr(o, "from", m->from);
+    jclose(o, '}');
+}
+
 void rt_json_sample(rt_ob *o, const rt_sample *s, const rt_job *job)
 {
     rt_ob_put(o, "{", 1);
@@ -338,6 +352,7 @@ void rt_json_sample(rt_ob *o, const rt_sample *s, const rt_job *job)
     json_phases(o, s->phases);
     json_energy(o, s->energy);
     json_request(o, s->request);
+    json_member(o, s->member);
     jclose(o, '}');
     o->len--; /* no comma after the sample: a newline */
     rt_ob_put(o, "\n", 1);

@@ -524,6 +524,24 @@ static void efficiency_part(rt_ob *o, const rt_summary *s, const unit *mem, cons
     close_object(o);
 }
 
+/* ,"member":{..} (0.18): the run's place in a job of several nodes (a number null when not
+ * said); null when the run names no job. */
+static void member_part(rt_ob *o, const rt_summary *s)
+{
+    const rt_member *m = s->member;
+    if (!open_object(o, "member", m != NULL))
+        return;
+    str(o, "job_id", m->job_id);
+    str(o, "step_id", m->step_id);
+    str(o, "node", m->node);
+    const int64_t nums[] = {m->rank, m->local_rank, m->ranks, m->nodes, m->node_index};
+    const char *const names[] = {"rank", "local_rank", "ranks", "nodes", "node_index"};
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
+        num(o, names[i], NULL, nums[i] >= 0 ? (double)nums[i] : NAN, 0);
+    str(o, "from", m->from);
+    close_object(o);
+}
+
 static void machine_part(rt_ob *o, const rt_summary *s, const unit *mem)
 {
     key(o, "machine", NULL);
@@ -578,6 +596,7 @@ size_t rt_format_summary(const rt_summary *s, const char *memory_unit, const cha
     phases_part(&o, s, mem, tm);
     energy_part(&o, s, tm);
     efficiency_part(&o, s, mem, tm);
+    member_part(&o, s);
     rt_ob_lit(&o, "}\n");
     if (cap)
         buf[o.len < cap ? o.len : cap - 1] = '\0';

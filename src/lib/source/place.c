@@ -17,6 +17,7 @@
 struct rt_place {
     rt_request req;
     rt_job job;
+    rt_member_copy member; /* the run's place in a job of several (member.c) */
     const char *tags[PLACE_MAX_TAGS];
     char *owned[PLACE_MAX_STRINGS]; /* every string the job points to */
     size_t nowned;
@@ -621,6 +622,7 @@ rt_error rt_place_detect(const rt_place_options *opts, rt_place **out)
         c.log = (rt_logger){opts->log, opts->log_user};
     const char *slurm_id = ev(&c, "SLURM_JOB_ID");
     const char *gha = ev(&c, "GITHUB_ACTIONS");
+    rt_member_detect(c.envp, &c.log, &p->member);
     if (slurm_id)
         slurm(&c, slurm_id);
     else if (ev(&c, "KUBERNETES_SERVICE_HOST"))
@@ -643,6 +645,11 @@ const rt_request *rt_place_request(const rt_place *p)
 const rt_job *rt_place_job(const rt_place *p)
 {
     return p ? &p->job : NULL;
+}
+
+const rt_member *rt_place_member(const rt_place *p)
+{
+    return p ? &p->member.m : NULL;
 }
 
 void rt_place_free(rt_place *p)

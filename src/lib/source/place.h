@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "../core/core.h"
+#include "../core/member.h"
 
 /* The value of name in envp ("NAME=value" strings, NULL-terminated), or NULL when unset. */
 const char *rt_place_getenv(const char *const *envp, const char *name);
@@ -53,5 +54,10 @@ int rt_slurm_parse_squeue(const char *text, rt_slurm_times *out);
  * with why set ("exited with status 1", "killed after 2 s", "could not be started: ..."). */
 int rt_place_run(const char *const *argv, const char *const *envp, double timeout_secs, char *out, size_t cap,
                  char *why, size_t whylen);
+
+/* Reads the launchers' variables of envp (NULL-terminated "NAME=value"; docs/where.md) into
+ * out: set when a job id was found; what else was found (the node, ranks, from) either way, so
+ * that a caller's --job-id makes it a member. A malformed number is one warning to log. */
+void rt_member_detect(const char *const *envp, const rt_logger *log, rt_member_copy *out);
 
 #endif

@@ -1,0 +1,287 @@
+/* jobview_text.c - a job on several nodes (jobview.c's rt_job_view) in words for people
+ * (rt_job_view_write_text_cb: the job, what it used, the ask per node and what decided it, a
+ * line per node, what held the job up or is missing) and as one JSON object
+ * (rt_format_job_view_json, docs/contracts.md section 8). */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "../core/core.h"
+#include "../core/ob.h"
+#include "text_out.h"
+
+/* ---- text ----------------------------------------------------------------------------------- */
+
+/* A node's ask in words: "2 cores, 512 MiB" ("memory unknown"), with its GPUs. */
+static const char *node_ask(const rt_job_node *n, char *b, size_t cap)
+{
+    char mem[48] = "memory unknown", gpu[32] = "";
+    if (n->ask_memory_mib != RT_NULL_I64)
+        snprintf(mem, sizeof mem, "%lld MiB", (long long)n->ask_memory_mib);
+    if (n->ask_gpus > 0)
+        snprintf(gpu, sizeof gpu, ", %lld GPU%s", (long long)n->ask_gpus, n->ask_gpus == 1 ? "" : "s");
+    snprintf(b, cap, "%lld core%s, %s%s", (long long)n->ask_cores, n->ask_cores == 1 ? "" : "s", mem, gpu);
+    return b;
+}
+
+/* The head line: the job, where it said it, its nodes and runs, when and how long. */
+static void head_part(rt_text_out *o, const rt_job_view *v)
+{
+    char step[64] = "", when[40] = "-", span[64];
+    if (v->step_id)
+        snprintf(step, sizeof step, " step %s", v->step_id);
+    time_t t = isfinite(v->start_secs) && fabs(v->start_secs) < 1e11 ? (time_t)v->start_secs : 0;
+    struct tm tm;
+    if (isfinite(v->start_secs) && gmtime_r(&t, &tm))
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
+    rt_tx_say(o, "%-12s%s (%s%s): %zu node%s, %zu run%s; from %s, %s\n", "Job", v->job_id, v->from ? v->from : "given",
+              step, v->node_count, v->node_count == 1 ? "" : "s", v->runs, v->runs == 1 ? "" : "s", when,
+              rt_tx_dur(o, v->end_secs - v->start_secs, span, sizeof span));
+}
+
+/* What the job used over its nodes, and how unevenly. */
+static void used_part(rt_text_out *o, const rt_job_view *v)
+{
+    char a[64], b[64], c[64], d[64], e[64], text[600], energy[96] = "";
+    const rt_job_node *most = &v->nodes[v->cpu_most], *least = &v->nodes[v->cpu_least];
+    if (isfinite(v->energy_joules))
+        snprintf(energy, sizeof energy, "; energy %s", rt_tx_joules(v->energy_joules, e, sizeof e));
+    snprintf(text, sizeof text, "%s CPU over the nodes%s", rt_tx_dur(o, v->cpu_secs, a, sizeof a), energy);
+    rt_tx_say(o, "%-12s", "Used");
+    rt_tx_wrapped(o, 12, 12, text);
+    if (v->node_count < 2)
+        return;
+    char mem_lo[64] = "-", mem_hi[64] = "-";
+    double lo = NAN, hi = NAN;
+    for (size_t i = 0; i < v->node_count; i++) {
+        double m = v->nodes[i].memory_need_mib;
+        if (isfinite(m) && !(m >= lo))
+            lo = m;
+        if (isfinite(m) && !(m <= hi))
+            hi = m;
+    }
+    rt_tx_mem(o, lo, mem_lo, sizeof mem_lo);
+    rt_tx_mem(o, hi, mem_hi, sizeof mem_hi);
+    snprintf(text, sizeof text,
+             "CPU %s%% over the median node on the busiest: %s used %s, the median %s, the least %s (%s); memory "
+             "need %s to %s a node",
+             rt_tx_number(v->cpu_imbalance_pct, 0, "", b, sizeof b), most->node, rt_tx_dur(o, most->cpu_secs, a, sizeof a),
+             rt_tx_dur(o, v->cpu_median_secs, c, sizeof c), least->node, rt_tx_dur(o, least->cpu_secs, d, sizeof d),
+             mem_lo, mem_hi);
+    rt_tx_say(o, "%-12s", "Imbalance");
+    rt_tx_wrapped(o, 12, 12, text);
+}
+
+/* The ask per node in the scheduler's words, and the nodes that decided it. */
+static void ask_part(rt_text_out *o, const rt_job_view *v)
+{
+    char words[400], mem[48] = "memory unknown", text[800], gpu[32] = "", a[64];
+    rt_job_view_ask(v, o->scheduler, words, sizeof words);
+    if (v->ask_memory_mib_per_node != RT_NULL_I64)
+        snprintf(mem, sizeof mem, "%lld MiB", (long long)v->ask_memory_mib_per_node);
+    if (v->ask_gpus_per_node > 0)
+        snprintf(gpu, sizeof gpu, ", %lld GPU%s", (long long)v->ask_gpus_per_node, v->ask_gpus_per_node == 1 ? "" : "s");
+    snprintf(text, sizeof text, "%lld node%s, %lld task%s each of %lld core%s, %s a node%s: %s (%s)",
+             (long long)v->ask_nodes, v->ask_nodes == 1 ? "" : "s", (long long)v->ask_tasks_per_node,
+             v->ask_tasks_per_node == 1 ? "" : "s", (long long)v->ask_cores_per_task,
+             v->ask_cores_per_task == 1 ? "" : "s", mem, gpu, words, rt_tx_scheduler_name(o->scheduler));
+    rt_tx_say(o, "%-12s", "Ask for");
+    rt_tx_wrapped(o, 12, 12, text);
+    const rt_job_node *m = &v->nodes[v->memory_most], *c = &v->nodes[v->cores_most];
+    char need[64];
+    rt_tx_mem(o, m->memory_need_mib, need, sizeof need);
+    snprintf(text, sizeof text, "memory sized by %s (it needs %s%s), cores by %s (%lld); %s core-hours reserved",
+             m->node, need, m->memory_sampled ? ", a lower bound" : "", c->node, (long long)c->ask_cores,
+             rt_tx_number(v->core_hours, 3, "", a, sizeof a));
+    rt_tx_say(o, "%-12s", "");
+    rt_tx_wrapped(o, 12, 12, text);
+}
+
+/* A line per node: its name, first rank, how long it ran, its CPU, cores, memory need, its
+ * ask. */
+static void nodes_part(rt_text_out *o, const rt_job_view *v)
+{
+    int w = 4;
+    for (size_t i = 0; i < v->node_count; i++)
+        if ((int)strlen(v->nodes[i].node) > w)
+            w = (int)strlen(v->nodes[i].node);
+    if (w > 40)
+        w = 40;
+    rt_tx_say(o, "%-12s%-*s  %4s  %-15s %-15s %-13s %-12s %s\n", "Nodes", w, "node", "rank", "ran", "CPU",
+              "cores mean/pk", "memory need", "ask");
+    for (size_t i = 0; i < v->node_count; i++) {
+        const rt_job_node *n = &v->nodes[i];
+        char rank[24] = "-", ran[64], cpu[64], mean[32], peak[32], cores[72], need[64], ask[96];
+        if (n->first_rank >= 0)
+            snprintf(rank, sizeof rank, "%lld%s", (long long)n->first_rank, n->runs > 1 ? "+" : "");
+        snprintf(cores, sizeof cores, "%s / %s", rt_tx_number(n->cores_mean, 2, "", mean, sizeof mean),
+                 rt_tx_number(n->cores_peak, 2, "", peak, sizeof peak));
+        rt_tx_say(o, "%-12s%-*.*s  %4s  %-15s %-15s %-13s %-12s %s\n", "", w, w, n->node, rank,
+                  rt_tx_dur(o, n->end_secs - n->start_secs, ran, sizeof ran), rt_tx_dur(o, n->cpu_secs, cpu, sizeof cpu),
+                  cores, rt_tx_mem(o, n->memory_need_mib, need, sizeof need), node_ask(n, ask, sizeof ask));
+    }
+}
+
+/* The notes: stragglers, idle nodes and GPUs, nodes missing, a rank twice, starts apart. */
+static void notes_part(rt_text_out *o, const rt_job_view *v)
+{
+    char text[600], a[64], b[64];
+    size_t said = 0;
+#define NOTE()                                                                                                         \
+    do {                                                                                                               \
+        rt_tx_say(o, "%-12s- ", said++ == 0 ? "Notes" : "");                                                          \
+        rt_tx_wrapped(o, 14, 14, text);                                                                               \
+    } while (0)
+    for (size_t i = 0; i < v->node_count; i++) {
+        const rt_job_node *n = &v->nodes[i];
+        if (n->straggler) {
+            snprintf(text, sizeof text, "%s ended %s after the median node: a straggler (the job's end waited for it)",
+                     n->node, rt_tx_dur(o, n->late_secs, a, sizeof a));
+            NOTE();
+        }
+        if (n->idled) {
+            snprintf(text, sizeof text,
+                     "%s idled: its cores' mean %s, under half the median node's (it waited for the others, or had "
+                     "less to do)",
+                     n->node, rt_tx_number(n->cores_mean, 2, "", a, sizeof a));
+            NOTE();
+        }
+        if (n->gpus_idle) {
+            snprintf(text, sizeof text, "%s's %s GPU%s idled: busy %s%% of the time on average", n->node,
+                     rt_tx_number(n->gpu_count, 0, "", a, sizeof a), n->gpu_count == 1 ? "" : "s",
+                     rt_tx_number(isfinite(n->gpu_usage_mean) ? n->gpu_usage_mean * 100 : 0, 1, "", b, sizeof b));
+            NOTE();
+        }
+    }
+    if (v->nodes_said > 0 && (size_t)v->nodes_said > v->node_count) {
+        snprintf(text, sizeof text, "%lld of %lld nodes missing: the runs say %lld nodes, %zu sent a file (the job's "
+                 "figures are of those there)",
+                 (long long)v->nodes_said - (long long)v->node_count, (long long)v->nodes_said,
+                 (long long)v->nodes_said, v->node_count);
+        NOTE();
+    }
+    if (v->ranks_said > 0 && (size_t)v->ranks_said > v->ranks_seen && v->ranks_seen > 0) {
+        snprintf(text, sizeof text, "%lld of %lld ranks missing (%zu seen)",
+                 (long long)v->ranks_said - (long long)v->ranks_seen, (long long)v->ranks_said, v->ranks_seen);
+        NOTE();
+    }
+    if (v->duplicate_rank >= 0) {
+        snprintf(text, sizeof text, "rank %lld claimed twice, by %s and %s: both runs counted", (long long)v->duplicate_rank,
+                 v->duplicate_nodes[0], v->duplicate_nodes[1]);
+        NOTE();
+    }
+    if (v->node_count > 1 && v->start_spread_secs > 2) {
+        snprintf(text, sizeof text,
+                 "the nodes started %s apart (their launch, or their clocks: each node's figures are by its own clock)",
+                 rt_tx_dur(o, v->start_spread_secs, a, sizeof a));
+        NOTE();
+    }
+    if (said == 0)
+        rt_tx_say(o, "%-12snone\n", "Notes");
+#undef NOTE
+}
+
+rt_error rt_job_view_write_text_cb(const rt_job_view *v, const rt_summary_text_options *opts, rt_write_fn write,
+                                   void *user)
+{
+    rt_text_out o;
+    if (!v || !write || v->node_count == 0 || rt_tx_open(&o, RT_OUT_CB(write, user), opts) < 0)
+        return RT_ERR_INVALID;
+    head_part(&o, v);
+    used_part(&o, v);
+    ask_part(&o, v);
+    nodes_part(&o, v);
+    notes_part(&o, v);
+    rt_tx_flush(&o);
+    return o.err;
+}
+
+/* ---- JSON ----------------------------------------------------------------------------------- */
+
+/* A count, null below 0 (and RT_NULL_I64). */
+static void jint(rt_ob *o, const char *k, int64_t v)
+{
+    rt_ob_member_num(o, k, v >= 0 ? (double)v : NAN, 0);
+}
+
+static void node_json(rt_ob *o, const rt_job_node *n)
+{
+    rt_ob_put(o, "{", 1);
+    rt_ob_member_str(o, "node", n->node);
+    jint(o, "runs", (int64_t)n->runs);
+    jint(o, "node_index", n->node_index);
+    jint(o, "first_rank", n->first_rank);
+    rt_ob_member_num(o, "start_secs", n->start_secs, 3);
+    rt_ob_member_num(o, "end_secs", n->end_secs, 3);
+    rt_ob_member_num(o, "cpu_secs", n->cpu_secs, 3);
+    rt_ob_member_num(o, "cores_mean", n->cores_mean, 4);
+    rt_ob_member_num(o, "cores_peak", n->cores_peak, 4);
+    rt_ob_member_num(o, "memory_need_mib", n->memory_need_mib, 3);
+    rt_ob_member_bool(o, "memory_sampled", n->memory_sampled);
+    rt_ob_member_num(o, "gpu_usage_mean", n->gpu_usage_mean, 4);
+    rt_ob_member_num(o, "gpu_count", n->gpu_count, 0);
+    rt_ob_member_num(o, "energy_joules", n->energy_joules, 3);
+    jint(o, "ask_cores", n->ask_cores);
+    jint(o, "ask_memory_mib", n->ask_memory_mib);
+    jint(o, "ask_gpus", n->ask_gpus);
+    rt_ob_member_num(o, "time_limit_secs", n->time_limit_secs, 0);
+    rt_ob_member_num(o, "late_secs", n->late_secs, 3);
+    rt_ob_member_bool(o, "straggler", n->straggler);
+    rt_ob_member_bool(o, "idled", n->idled);
+    rt_ob_member_bool(o, "gpus_idle", n->gpus_idle);
+    rt_ob_close(o, '}');
+    rt_ob_put(o, ",", 1);
+}
+
+rt_error rt_format_job_view_json(const rt_job_view *v, char *buf, size_t cap, size_t *len)
+{
+    if (!v || (!buf && cap) || v->node_count == 0)
+        return RT_ERR_INVALID;
+    rt_ob ob = {.buf = buf, .cap = cap}, *o = &ob;
+    rt_ob_put(o, "{", 1);
+    rt_ob_member_str(o, "job_id", v->job_id);
+    rt_ob_member_str(o, "step_id", v->step_id);
+    rt_ob_member_str(o, "from", v->from);
+    jint(o, "run_count", (int64_t)v->runs);
+    jint(o, "node_count", (int64_t)v->node_count);
+    jint(o, "nodes_said", v->nodes_said);
+    jint(o, "ranks_said", v->ranks_said);
+    jint(o, "ranks_seen", (int64_t)v->ranks_seen);
+    jint(o, "duplicate_rank", v->duplicate_rank);
+    rt_ob_member_num(o, "start_secs", v->start_secs, 3);
+    rt_ob_member_num(o, "end_secs", v->end_secs, 3);
+    rt_ob_member_num(o, "start_spread_secs", v->start_spread_secs, 3);
+    rt_ob_member_num(o, "cpu_secs", v->cpu_secs, 3);
+    rt_ob_member_num(o, "core_hours", v->core_hours, 4);
+    rt_ob_member_num(o, "energy_joules", v->energy_joules, 3);
+    rt_ob_member_num(o, "cpu_median_secs", v->cpu_median_secs, 3);
+    rt_ob_member_num(o, "cpu_imbalance_pct", v->cpu_imbalance_pct, 2);
+    rt_ob_member_str(o, "cpu_most", v->nodes[v->cpu_most].node);
+    rt_ob_member_str(o, "cpu_least", v->nodes[v->cpu_least].node);
+    rt_ob_member_str(o, "memory_most", v->nodes[v->memory_most].node);
+    rt_ob_member_str(o, "cores_most", v->nodes[v->cores_most].node);
+    rt_ob_lit(o, "\"ask\":{");
+    jint(o, "nodes", v->ask_nodes);
+    jint(o, "tasks_per_node", v->ask_tasks_per_node);
+    jint(o, "cores_per_task", v->ask_cores_per_task);
+    jint(o, "memory_mib_per_node", v->ask_memory_mib_per_node);
+    jint(o, "gpus_per_node", v->ask_gpus_per_node);
+    rt_ob_member_num(o, "time_limit_secs", v->ask_time_limit_secs, 0);
+    char slurm[400];
+    rt_job_view_ask(v, RT_SCHED_SLURM, slurm, sizeof slurm);
+    rt_ob_member_str(o, "slurm", slurm);
+    rt_ob_close(o, '}');
+    rt_ob_put(o, ",", 1);
+    rt_ob_lit(o, "\"nodes\":[");
+    for (size_t i = 0; i < v->node_count; i++)
+        node_json(o, &v->nodes[i]);
+    rt_ob_close(o, ']');
+    rt_ob_put(o, "}", 1);
+    if (len)
+        *len = ob.len;
+    if (cap)
+        buf[ob.len < cap ? ob.len : cap - 1] = '\0';
+    return RT_OK;
+}
