@@ -4,6 +4,7 @@
  * (rt_format_job_view_json, docs/contracts.md section 8). */
 #define _GNU_SOURCE
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -90,11 +91,17 @@ static void ask_part(rt_text_out *o, const rt_job_view *v)
     rt_tx_say(o, "%-12s", "Ask for");
     rt_tx_wrapped(o, 12, 12, text);
     const rt_job_node *m = &v->nodes[v->memory_most], *c = &v->nodes[v->cores_most];
-    char need[64];
+    char need[64], cores[160];
     rt_tx_mem(o, m->memory_need_mib, need, sizeof need);
-    snprintf(text, sizeof text, "memory sized by %s (it needs %s%s), cores by %s (%lld); %s core-hours reserved",
-             m->node, need, m->memory_sampled ? ", a lower bound" : "", c->node, (long long)c->ask_cores,
-             rt_tx_number(v->core_hours, 3, "", a, sizeof a));
+    bool same = true; /* every node asks the same cores: no node decided them */
+    for (size_t i = 0; i < v->node_count; i++)
+        same &= v->nodes[i].ask_cores == c->ask_cores;
+    if (same && v->node_count > 1)
+        snprintf(cores, sizeof cores, "every node asks %lld core%s", (long long)c->ask_cores, c->ask_cores == 1 ? "" : "s");
+    else
+        snprintf(cores, sizeof cores, "cores by %s (%lld)", c->node, (long long)c->ask_cores);
+    snprintf(text, sizeof text, "memory sized by %s (it needs %s%s), %s; %s core-hours reserved", m->node, need,
+             m->memory_sampled ? ", a lower bound" : "", cores, rt_tx_number(v->core_hours, 3, "", a, sizeof a));
     rt_tx_say(o, "%-12s", "");
     rt_tx_wrapped(o, 12, 12, text);
 }

@@ -1,0 +1,217 @@
+"""A job on several nodes (issue 52), on this machine: three trackers at once whose environment is
+a SLURM step's on the nodes node0, node1 and node2 (or torchrun's, or --job-id and --node), each
+with its own amount of work, write their files into one directory (-o DIR/), and `summary DIR`
+puts them together. The job's view is held to each node's kernel figures (the workload's own
+getrusage: CPU within 2%, its peak RSS within 5% of the memory need), its ask per node to the
+largest node's, and proved by running every node's workload again in a memory cgroup limited to
+the asked memory per node. Bad input: a node's file cut short, a node missing, two nodes claiming
+one rank, clocks apart, files of two jobs, a file that names no job. The real multi-node SLURM
+is test_slurm.py's."""
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import TIMEOUT_SCALE, TRACKER, tracker_env
+import test_rerun
+
+PY = "/usr/bin/python3"
+
+# cpu seconds of busy loop after touching mib MiB; writes "cpu_secs maxrss_kib" (getrusage of
+# itself, the kernel's own account) to the file named last
+WORK = r"""
+import resource, sys, time
+secs, mib, out = float(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+buf = bytearray(mib << 20)
+for i in range(0, len(buf), 4096):
+    buf[i] = 1
+end = time.process_time() + secs
+while time.process_time() < end:
+    pass
+ru = resource.getrusage(resource.RUSAGE_SELF)
+if out != "-":
+    open(out, "w").write(f"{ru.ru_utime + ru.ru_stime} {ru.ru_maxrss}\n")
+"""
+
+# each node's work: CPU seconds and MiB
+NODES = [(1.0, 40), (2.0, 80), (3.0, 120)]
+
+
+def slurm_env(job, i, n, **extra):
+    """The environment of task i of an srun step of job on n nodes, one task a node, on node i;
+    no SLURM client on the PATH (this machine may have one: no time limit asked)."""
+    env = tracker_env(PATH="/nonexistent", SLURM_JOB_ID=job, SLURM_STEP_ID="0", SLURMD_NODENAME=f"node{i}",
+                      SLURM_PROCID=str(i), SLURM_LOCALID="0", SLURM_NTASKS=str(n), SLURM_JOB_NUM_NODES=str(n),
+                      SLURM_NODEID=str(i))
+    env.update(extra)
+    return env
+
+
+def run_nodes(tmp_path, job="900", nodes=NODES):
+    """Every node's tracker at once (-o DIR/), its workload writing its rusage; returns the
+    directory and [(cpu_secs, maxrss_mib)] by node."""
+    d = tmp_path / "runs"
+    d.mkdir()
+    procs = []
+    for i, (secs, mib) in enumerate(nodes):
+        cmd = [TRACKER, "-i", "0.1", "-o", f"{d}/", "--", PY, "-c", WORK, str(secs), str(mib),
+               str(tmp_path / f"ru{i}")]
+        procs.append(subprocess.Popen(cmd, env=slurm_env(job, i, len(nodes)), stderr=subprocess.PIPE, text=True))
+    for p in procs:
+        _, err = p.communicate(timeout=120 * TIMEOUT_SCALE)
+        assert p.returncode == 0, err
+    kernel = []
+    for i in range(len(nodes)):
+        cpu, rss = (tmp_path / f"ru{i}").read_text().split()
+        kernel.append((float(cpu), int(rss) / 1024))
+    return d, kernel
+
+
+def summary(*args, check=True):
+    r = subprocess.run([TRACKER, "summary"] + [str(a) for a in args], capture_output=True, text=True,
+                       env=tracker_env(), timeout=60 * TIMEOUT_SCALE)
+    if check:
+        assert r.returncode == 0, r.stderr
+    return r
+
+
+def unwrapped(text):
+    """The text with each line break and the indent after it one space (the answer wraps)."""
+    return " ".join(line.strip() for line in text.splitlines())
+
+
+def test_job_view_holds_each_nodes_kernel_figures(tmp_path):
+    d, kernel = run_nodes(tmp_path)
+    # -o DIR/: one file per node, named by the job, the node and the rank
+    assert sorted(os.listdir(d)) == ["900.node0.r0.jsonl", "900.node1.r1.jsonl", "900.node2.r2.jsonl"]
+    first = json.loads((d / "900.node1.r1.jsonl").read_text().splitlines()[0])
+    assert first["member"] == {"job_id": "900", "step_id": "0", "node": "node1", "rank": 1, "local_rank": 0,
+                               "ranks": 3, "nodes": 3, "node_index": 1, "from": "slurm"}
+    lines = summary("--json", d).stdout.splitlines()
+    assert len(lines) == 1  # one object for the job
+    v = json.loads(lines[0])
+    assert (v["job_id"], v["node_count"], v["run_count"], v["nodes_said"]) == ("900", 3, 3, 3)
+    assert [n["node"] for n in v["nodes"]] == ["node0", "node1", "node2"]
+    for n, (cpu, rss), run in zip(v["nodes"], kernel, v["runs"]):
+        assert n["cpu_secs"] == pytest.approx(cpu, rel=0.02), (n, cpu)
+        assert n["memory_need_mib"] == pytest.approx(rss, rel=0.05), (n, rss)
+        assert run["member"]["node"] == n["node"]  # each file's own summary inside, in order
+        assert n["ask_memory_mib"] == run["recommendation"]["memory_mib"]
+        assert n["ask_cores"] == run["recommendation"]["cpu"]
+    assert v["cpu_secs"] == pytest.approx(sum(c for c, _ in kernel), rel=0.02)
+    # the ask per node is the largest node's, and names it
+    ask = v["ask"]
+    assert ask["memory_mib_per_node"] == max(n["ask_memory_mib"] for n in v["nodes"]) == v["nodes"][2]["ask_memory_mib"]
+    assert ask["cores_per_task"] == max(n["ask_cores"] for n in v["nodes"])
+    assert (ask["nodes"], ask["tasks_per_node"]) == (3, 1)
+    assert ask["slurm"].startswith(f"--nodes=3 --ntasks-per-node=1 --cpus-per-task={ask['cores_per_task']} "
+                                   f"--mem={ask['memory_mib_per_node']}M")
+    assert v["memory_most"] == v["cpu_most"] == "node2" and v["cpu_least"] == "node0"
+    median = sorted(c for c, _ in kernel)[1]
+    assert v["cpu_imbalance_pct"] == pytest.approx((kernel[2][0] - median) / median * 100, abs=4)
+    text = unwrapped(summary(d).stdout)
+    assert "memory sized by node2" in text and ask["slurm"] in text, text
+    # the answer is right when every node's work runs again under it: the asked memory per node
+    kind = test_rerun.memory_kind()
+    for i, (secs, mib) in enumerate(NODES):
+        rerun, kills, peak = test_rerun.rerun_in(kind, f"jobs-{i}", ask["memory_mib_per_node"], WORK,
+                                                 [str(secs), str(mib), "-"])
+        assert rerun.returncode == 0 and not kills, (i, ask, peak, rerun.stderr[-1000:])
+
+
+def test_bad_input_said_and_answered(tmp_path):
+    """From one real run: four nodes' files made of it, one cut short, one with its clock 5 s
+    ahead, two claiming rank 1, the runs saying 5 nodes."""
+    src = tmp_path / "one.jsonl"
+    r = subprocess.run([TRACKER, "--place", "off", "--job-id", "J7", "-i", "0.1", "-o", str(src), "--", PY, "-c",
+                        WORK, "0.4", "20", "-"], capture_output=True, text=True, env=tracker_env(),
+                       timeout=60 * TIMEOUT_SCALE)
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(l) for l in src.read_text().splitlines()]
+    d = tmp_path / "runs"
+    d.mkdir()
+    plan = [("a", 0, 0.0), ("b", 1, 0.0), ("c", 1, 5.0), ("d", 3, 0.0)]  # node, rank, clock ahead
+    for node, rank, ahead in plan:
+        out = []
+        for row in rows:
+            row = dict(row, timestamp_secs=round(row["timestamp_secs"] + ahead, 3))
+            row["member"] = dict(row["member"], node=node, rank=rank, nodes=5, ranks=5)
+            out.append(json.dumps(row))
+        text = "\n".join(out) + "\n"
+        if node == "d":
+            text = text[: len(text) - len(out[-1]) // 2]  # the last line cut in the middle
+        (d / f"{node}.jsonl").write_text(text)
+    r = summary(d)
+    assert "d.jsonl: 1 malformed line skipped" in r.stderr, r.stderr
+    text = unwrapped(r.stdout)
+    for said in ("J7 (given): 4 nodes, 4 runs", "1 of 5 nodes missing", "rank 1 claimed twice, by b and c",
+                 "the nodes started 5.00 s apart"):
+        assert said in text, (said, text)
+    v = json.loads(summary("--json", d).stdout)
+    assert (v["node_count"], v["nodes_said"], v["duplicate_rank"], v["ranks_seen"]) == (4, 5, 1, 3)
+    assert v["start_spread_secs"] == pytest.approx(5, abs=0.01)
+    assert [n["node"] for n in v["nodes"]] == ["a", "b", "c", "d"]
+    cut = v["nodes"][3]
+    assert cut["cpu_secs"] > 0 and v["runs"][3]["samples"] == len(rows) - 1  # answered from what it has
+
+
+def test_files_of_two_jobs_never_mixed(tmp_path):
+    outs = []
+    for job, node in (("A", "n1"), ("B", "n1"), ("A", "n2"), ("B", "n2"), (None, None)):
+        out = tmp_path / f"{job}-{node}.jsonl"
+        flags = ["--job-id", job, "--node", node] if job else []
+        r = subprocess.run([TRACKER, "--place", "off", "-i", "0.1", "-o", str(out)] + flags + ["--", "true"],
+                           capture_output=True, text=True, env=tracker_env(), timeout=60 * TIMEOUT_SCALE)
+        assert r.returncode == 0, r.stderr
+        outs.append(out)
+    r = summary("--json", *outs)
+    objs = [json.loads(l) for l in r.stdout.splitlines()]
+    assert [o.get("job_id") for o in objs] == ["A", "B", None]  # each job its view, in the order first given
+    assert [[n["node"] for n in o["nodes"]] for o in objs[:2]] == [["n1", "n2"], ["n1", "n2"]]
+    assert "samples" in objs[2] and objs[2]["member"] is None  # the file of no job: its own summary
+    assert "the files name 2 jobs" in r.stderr and "None-None.jsonl names no job" in r.stderr, r.stderr
+    # --each: after the view, each file's own summary
+    text = summary("--each", outs[0], outs[2]).stdout
+    assert text.count("== ") == 3 and f"== {outs[2]}" in text
+
+
+def test_job_and_node_from_flags_variables_config_and_launchers(tmp_path):
+    def member(env, *flags):
+        out = tmp_path / "m.jsonl"
+        r = subprocess.run([TRACKER, "-i", "0.1", "-o", str(out)] + list(flags) + ["--", "true"], capture_output=True,
+                           text=True, env=env, timeout=60 * TIMEOUT_SCALE)
+        assert r.returncode == 0, r.stderr
+        return json.loads(out.read_text().splitlines()[0]).get("member")
+
+    host = os.uname().nodename
+    m = member(tracker_env(), "--place", "off", "--job-id", "run-1", "--node", "w3")
+    assert (m["job_id"], m["node"], m["from"], m["rank"]) == ("run-1", "w3", "given", None)
+    m = member(tracker_env(TRACKER_JOB_ID="run-2"), "--place", "off")
+    assert (m["job_id"], m["node"]) == ("run-2", host)
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[job]\njob_id = "run-3"\nnode = "w9"\n')
+    m = member(tracker_env(), "--place", "off", "-c", str(cfg))
+    assert (m["job_id"], m["node"]) == ("run-3", "w9")
+    assert member(tracker_env(), "--place", "off") is None  # nothing names a job: no member
+    torch = tracker_env(TORCHELASTIC_RUN_ID="rdzv-7", RANK="5", LOCAL_RANK="1", WORLD_SIZE="8", GROUP_RANK="2",
+                        GROUP_WORLD_SIZE="4")
+    m = member(torch)
+    assert m == {"job_id": "rdzv-7", "step_id": None, "node": host, "rank": 5, "local_rank": 1, "ranks": 8,
+                 "nodes": 4, "node_index": 2, "from": "torchrun"}
+    # the launcher's job, the user's node; --place off reads no launcher
+    m = member(torch, "--node", "gpu-a")
+    assert (m["job_id"], m["node"]) == ("rdzv-7", "gpu-a")
+    assert member(torch, "--place", "off") is None
+    # MPICH says no job id: --job-id makes the run a member, with the ranks MPI said
+    m = member(tracker_env(PMI_RANK="1", PMI_SIZE="2"), "--job-id", "mpi-1")
+    assert (m["job_id"], m["rank"], m["ranks"], m["from"]) == ("mpi-1", 1, 2, "mpi")
+    # a bad value names the variable, and the run goes on
+    out = tmp_path / "bad.jsonl"
+    r = subprocess.run([TRACKER, "-i", "0.1", "-o", str(out), "--", "true"], capture_output=True, text=True,
+                       env=tracker_env(TORCHELASTIC_RUN_ID="r", RANK="x"), timeout=60 * TIMEOUT_SCALE)
+    assert r.returncode == 0 and "RANK: not a whole number: 'x'" in r.stderr, r.stderr
+    # -o DIR/ needs the directory: a usage error before anything starts
+    r = subprocess.run([TRACKER, "-o", str(tmp_path / "nowhere") + "/", "--", "true"], capture_output=True, text=True,
+                       env=tracker_env(), timeout=60 * TIMEOUT_SCALE)
+    assert r.returncode == 2 and "nowhere/" in r.stderr, r.stderr
