@@ -20,6 +20,35 @@ static bool has_key(const char *const *tags, size_t n, const char *kv)
     return false;
 }
 
+/* The member's job, node and rank as the job's tags job_id, node and rank (those said, where the
+ * user's or the place's tags have no such key): every exporter's labels (tag_job_id, tag_node,
+ * tag_rank), the Sentinel run's metadata and the history then group a job's nodes. Out of
+ * memory: the tags stay as they were. */
+static void member_tags(cli_options *o)
+{
+    static char kv[3][300];
+    const rt_member *m = &o->member;
+    if (!m->job_id)
+        return;
+    rt_job *j = &o->job;
+    const char **tags = calloc(j->tag_count + 4, sizeof *tags);
+    if (!tags)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < j->tag_count; i++)
+        tags[n++] = j->tags[i];
+    snprintf(kv[0], sizeof kv[0], "job_id=%s", m->job_id);
+    snprintf(kv[1], sizeof kv[1], "node=%s", m->node ? m->node : "");
+    snprintf(kv[2], sizeof kv[2], "rank=%lld", (long long)m->rank);
+    for (size_t i = 0; i < 3; i++)
+        if ((i != 1 || m->node) && (i != 2 || m->rank >= 0) && !has_key(tags, n, kv[i]))
+            tags[n++] = kv[i];
+    free(o->place_tags);
+    o->place_tags = tags;
+    j->tags = tags;
+    j->tag_count = n;
+}
+
 /* The run's place in a job of several nodes: what the launchers' variables said (found; NULL
  * with --place off), under the user's --job-id and --node; the node is the host name where
  * nothing names it. */
@@ -41,6 +70,7 @@ static void member_apply(cli_options *o, const rt_member *found)
         m.node = host;
     }
     o->member = m;
+    member_tags(o);
 }
 
 void cli_place_apply(cli_options *o)
@@ -67,7 +97,6 @@ void cli_place_apply(cli_options *o)
     }
     o->place = p;
     o->request = rt_place_request(p);
-    member_apply(o, rt_place_member(p));
     rt_job *j = &o->job;
     /* the fields the user did not give */
     const char **mine[] = {&j->job_name, &j->project_name, &j->stage_name, &j->task_name, &j->team, &j->env,
@@ -87,6 +116,7 @@ void cli_place_apply(cli_options *o)
     o->place_tags = tags;
     j->tags = tags;
     j->tag_count = n;
+    member_apply(o, rt_place_member(p));
 }
 
 /* name with every character a file name should not hold ('/', a control, a space) made '_'. */

@@ -15,6 +15,7 @@ import pytest
 
 from conftest import TIMEOUT_SCALE, TRACKER, tracker_env
 import test_rerun
+from test_stream import peers  # noqa: F401 (the fixture: the Sentinel and S3 stand-ins)
 
 PY = "/usr/bin/python3"
 
@@ -215,3 +216,45 @@ def test_job_and_node_from_flags_variables_config_and_launchers(tmp_path):
     r = subprocess.run([TRACKER, "-o", str(tmp_path / "nowhere") + "/", "--", "true"], capture_output=True, text=True,
                        env=tracker_env(), timeout=60 * TIMEOUT_SCALE)
     assert r.returncode == 2 and "nowhere/" in r.stderr, r.stderr
+
+
+def test_exporters_label_the_job_and_the_node(tmp_path):
+    """Every exporter's series carry the job and the node (tag_job_id, tag_node, tag_rank): the
+    node_exporter textfile, the Prometheus endpoint's text (the same format) and the OTLP
+    receiver's resource; a fleet's dashboards group a job's nodes with no configuration."""
+    import test_otlp
+    rcv = test_otlp.Receiver(tmp_path)
+    try:
+        tf = tmp_path / "textfile"
+        tf.mkdir()
+        out = tmp_path / "s.jsonl"
+        env = test_otlp.otlp_env(**slurm_env("4242", 2, 3))
+        r = subprocess.run([TRACKER, "-i", "0.2", "-o", str(out), "--prometheus-textfile", str(tf), "--otlp", rcv.url,
+                            "--otlp-interval", "0.2", "--", PY, "-c", WORK, "0.3", "10", "-"], capture_output=True,
+                           text=True, env=env, timeout=60 * TIMEOUT_SCALE)
+        assert r.returncode == 0, r.stderr
+        prom = "".join(p.read_text() for p in tf.iterdir())
+        for label in ('tag_job_id="4242"', 'tag_node="node2"', 'tag_rank="2"'):
+            assert label in prom, (label, prom[:2000])
+        accepted = rcv.accepted()
+        assert accepted, rcv.entries()
+        res = test_otlp.resource_of(accepted[-1])
+        assert (res.get("resource_tracker.tag_job_id"), res.get("resource_tracker.tag_node"),
+                res.get("resource_tracker.tag_rank")) == ("4242", "node2", "2"), res
+    finally:
+        rcv.stop()
+
+
+def test_sentinel_run_names_the_job_and_the_node(tmp_path, peers):
+    """The Sentinel run's metadata (its register call, against the stand-in API and S3) carries
+    the job and the node as tags, beside the user's."""
+    import test_stream
+    api, s3 = peers()
+    env = test_stream.stream_env(tmp_path, api.url, s3.url)
+    out = tmp_path / "local.csv"
+    p = subprocess.run([TRACKER, "--place", "off", "--job-id", "J9", "--node", "w2", "-i", "0.1", "-f", "csv", "-o",
+                        str(out), "--tag", "team=x", "--", "true"], env=env, capture_output=True, text=True,
+                       timeout=60 * TIMEOUT_SCALE)
+    assert p.returncode == 0, p.stderr
+    _, run = test_stream.the_run(api)
+    assert run["register"]["tags"] == ["team=x", "job_id=J9", "node=w2"], run["register"]
