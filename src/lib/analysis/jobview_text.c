@@ -116,7 +116,7 @@ static void nodes_part(rt_text_out *o, const rt_job_view *v)
             w = (int)strlen(v->nodes[i].node);
     if (w > 40)
         w = 40;
-    rt_tx_say(o, "%-12s%-*s  %4s  %-15s %-15s %-13s %-12s %s\n", "Nodes", w, "node", "rank", "ran", "CPU",
+    rt_tx_say(o, "%-12s%-*s  %4s  %-15s %-15s %-14s %-12s %s\n", "Nodes", w, "node", "rank", "ran", "CPU",
               "cores mean/pk", "memory need", "ask");
     for (size_t i = 0; i < v->node_count; i++) {
         const rt_job_node *n = &v->nodes[i];
@@ -125,7 +125,7 @@ static void nodes_part(rt_text_out *o, const rt_job_view *v)
             snprintf(rank, sizeof rank, "%lld%s", (long long)n->first_rank, n->runs > 1 ? "+" : "");
         snprintf(cores, sizeof cores, "%s / %s", rt_tx_number(n->cores_mean, 2, "", mean, sizeof mean),
                  rt_tx_number(n->cores_peak, 2, "", peak, sizeof peak));
-        rt_tx_say(o, "%-12s%-*.*s  %4s  %-15s %-15s %-13s %-12s %s\n", "", w, w, n->node, rank,
+        rt_tx_say(o, "%-12s%-*.*s  %4s  %-15s %-15s %-14s %-12s %s\n", "", w, w, n->node, rank,
                   rt_tx_dur(o, n->end_secs - n->start_secs, ran, sizeof ran), rt_tx_dur(o, n->cpu_secs, cpu, sizeof cpu),
                   cores, rt_tx_mem(o, n->memory_need_mib, need, sizeof need), node_ask(n, ask, sizeof ask));
     }
