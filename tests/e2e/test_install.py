@@ -34,7 +34,8 @@ MAN_PAGES = sorted(os.path.basename(p) for p in glob.glob(os.path.join(REPO, "do
 PYTHON_PACKAGES = ("resource_tracker", "gpu_tracker")
 # what the plain scripts/install-deps must never install (the test toolchain)
 TEST_TOOLS = ("clang", "libcmocka-dev", "valgrind", "chromium", "prometheus", "prometheus-node-exporter",
-              "nodejs", "npm", "python3-pytest", "stress-ng", "python3-pytest-xdist", "ccache", "gcovr")
+              "nodejs", "npm", "python3-pytest", "stress-ng", "python3-pytest-xdist", "ccache", "gcovr",
+              "slurmctld", "slurmd", "slurm-client", "munge", "slurmdbd", "mariadb-server-core")
 
 
 def sh(args, **kw):
