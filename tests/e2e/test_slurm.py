@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from conftest import REPO, TIMEOUT_SCALE, TRACKER
+from conftest import REPO, SANITIZED, TIMEOUT_SCALE, TRACKER
 from slurm_cluster import cluster  # noqa: F401 (the module's fixture)
 from test_slurm_cluster import seconds
 
@@ -84,13 +84,15 @@ def test_recipe_on_three_nodes(cluster, tmp_path):
     assert ask["slurm"].startswith(f"--nodes=3 --ntasks-per-node=1 --cpus-per-task={ask['cores_per_task']} "
                                    f"--mem={ask['memory_mib_per_node']}M"), ask
     # SLURM's own accounting: the step's CPU time is the trees the trackers tracked plus the
-    # trackers' own (a few hundredths each at one sample a second)
+    # trackers' own: 0.045 to 0.05 s each at one sample a second measured with the Release build,
+    # 0.18 s under ASan+UBSan (each bounded at twice that)
     rows = cluster.sacct(job, ("JobID", "State", "NodeList", "NTasks", "TotalCPU"), steps=1,
                          timeout=30 * TIMEOUT_SCALE)
     step = {row["JobID"]: row for row in rows}[f"{job}.0"]
     assert (step["NodeList"], step["NTasks"]) == ("rtnode[1-3]", "3"), rows
     total = seconds(step["TotalCPU"])
-    assert v["cpu_secs"] <= total + 0.01 and total - v["cpu_secs"] <= 0.1 * 3, (v["cpu_secs"], rows)
+    own = 0.35 if SANITIZED else 0.1
+    assert v["cpu_secs"] <= total + 0.01 and total - v["cpu_secs"] <= own * 3, (v["cpu_secs"], rows)
     print(log)
     print("; ".join(kernel))
     print(f"job {job}: view {v['cpu_secs']} CPU s, sacct TotalCPU {total}; ask {ask['slurm']}")
