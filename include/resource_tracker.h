@@ -1783,7 +1783,7 @@ typedef struct rt_job_node {
     double late_secs;         /* how much later than the median node it ended */
     int straggler;            /* 1: ended late: late_secs over 10 s and 10% of the job's span */
     int idled;                /* 1: its cores' mean under half the median node's */
-    int gpus_idle;            /* 1: GPUs on the node, kept busy under 5% of the time */
+    int gpus_idle;            /* 1: GPUs on the node, each kept busy under 5% of the time on average */
 } rt_job_node;
 
 typedef struct rt_job_view {

@@ -22,8 +22,8 @@ typedef struct run {
     rt_member m;
 } run;
 
-static const rt_summary *make(run *r, const char *job, const char *node, int64_t rank, int64_t nodes, double t0,
-                              int secs, double cores, double pss)
+static const rt_summary *make_gpu(run *r, const char *job, const char *node, int64_t rank, int64_t nodes, double t0,
+                                  int secs, double cores, double pss, double gpus, double gpu_busy)
 {
     r->st = rt_stats_new();
     assert_non_null(r->st);
@@ -45,6 +45,13 @@ static const rt_summary *make(run *r, const char *job, const char *node, int64_t
         rec.process_pss_mib = pss;
         rec.process_rss_mib = pss;
         rec.cpu_count = 8;
+        if (gpus > 0) { /* gpu_busy GPUs busy of gpus on the node, all of it the tree's */
+            rec.gpu_count = gpus;
+            rec.gpu_usage = gpu_busy;
+            rec.process_gpu_usage = gpu_busy;
+            rec.gpu_vram_total_mib = 16384 * gpus;
+            rec.gpu_vram_mib = rec.process_gpu_vram_mib = 1000;
+        }
         rec.member = &r->m;
         rt_stats_add(r->st, &rec);
     }
@@ -65,6 +72,12 @@ static void unwrap(char *text)
         }
     }
     *w = '\0';
+}
+
+static const rt_summary *make(run *r, const char *job, const char *node, int64_t rank, int64_t nodes, double t0,
+                              int secs, double cores, double pss)
+{
+    return make_gpu(r, job, node, rank, nodes, t0, secs, cores, pss, 0, 0);
 }
 
 static long collect(void *user, const void *buf, size_t len)
@@ -190,6 +203,29 @@ static void tasks_missing_and_twice(void **state)
         rt_stats_free(r[i].st);
 }
 
+/* A node whose GPUs stayed idle is named; one that kept its GPUs busy is not. */
+static void gpus_idle(void **state)
+{
+    (void)state;
+    run r[2];
+    const rt_summary *s[2] = {make_gpu(&r[0], "J", "g1", 0, 2, 1000, 20, 1, 100, 2, 1.6),
+                              make_gpu(&r[1], "J", "g2", 1, 2, 1000, 20, 1, 100, 2, 0)};
+    rt_job_view *v = NULL;
+    assert_int_equal(rt_job_view_new(s, 2, &v), RT_OK);
+    assert_false(v->nodes[0].gpus_idle);
+    assert_near(v->nodes[0].gpu_usage_mean, 1.6, 1e-9);
+    assert_true(v->nodes[1].gpus_idle);
+    assert_near(v->nodes[1].gpu_count, 2, 0);
+    char text[8192] = "";
+    assert_int_equal(rt_job_view_write_text_cb(v, NULL, collect, text), RT_OK);
+    unwrap(text);
+    assert_non_null(strstr(text, "g2's 2 GPUs idled: each busy 0.0% of the time"));
+    assert_null(strstr(text, "g1's"));
+    rt_job_view_free(v);
+    for (size_t i = 0; i < 2; i++)
+        rt_stats_free(r[i].st);
+}
+
 /* Runs of two jobs, or a run of none, are never put together. */
 static void other_jobs_refused(void **state)
 {
@@ -217,6 +253,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(three_nodes),
         cmocka_unit_test(tasks_missing_and_twice),
+        cmocka_unit_test(gpus_idle),
         cmocka_unit_test(other_jobs_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

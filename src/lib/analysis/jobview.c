@@ -173,7 +173,7 @@ static void over_nodes(view *w, double *tmp)
         n->late_secs = n->end_secs - end_median;
         n->straggler = nn > 1 && n->late_secs > 10 && n->late_secs > 0.1 * span;
         n->idled = nn > 1 && cores_median > 0 && isfinite(n->cores_mean) && n->cores_mean < cores_median / 2;
-        n->gpus_idle = n->gpu_count > 0 && !(n->gpu_usage_mean >= 0.05);
+        n->gpus_idle = n->gpu_count > 0 && !(n->gpu_usage_mean / n->gpu_count >= 0.05); /* each busy under 5% */
     }
     v->core_hours = (double)(v->ask_cores_per_task * v->ask_tasks_per_node * v->ask_nodes) * span / 3600;
 }

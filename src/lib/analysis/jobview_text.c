@@ -156,9 +156,10 @@ static void notes_part(rt_text_out *o, const rt_job_view *v)
             NOTE();
         }
         if (n->gpus_idle) {
-            snprintf(text, sizeof text, "%s's %s GPU%s idled: busy %s%% of the time on average", n->node,
+            double busy = isfinite(n->gpu_usage_mean) ? n->gpu_usage_mean / n->gpu_count * 100 : 0;
+            snprintf(text, sizeof text, "%s's %s GPU%s idled: each busy %s%% of the time on average", n->node,
                      rt_tx_number(n->gpu_count, 0, "", a, sizeof a), n->gpu_count == 1 ? "" : "s",
-                     rt_tx_number(isfinite(n->gpu_usage_mean) ? n->gpu_usage_mean * 100 : 0, 1, "", b, sizeof b));
+                     rt_tx_number(busy, 1, "", b, sizeof b));
             NOTE();
         }
     }
