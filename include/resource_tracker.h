@@ -1776,7 +1776,7 @@ typedef struct rt_job_node {
     int64_t ask_cores;        /* cores to ask for on the node: its runs' answers summed */
     int64_t ask_cores_task;   /* the most any one of its runs asks */
     int64_t ask_memory_mib;   /* memory to ask for the node: its runs' answers summed;
-                               * RT_NULL_I64: unknown */
+                               * RT_NULL_I64: unknown (a run without one: no tracked tree) */
     int64_t ask_gpus;         /* GPUs to ask for */
     double time_limit_secs;   /* the longest of its runs' time limits to ask (rt_recommendation's);
                                * NaN: none */

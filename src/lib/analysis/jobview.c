@@ -108,6 +108,8 @@ static void add_run(rt_job_node *n, const rt_summary *s, const rt_recommendation
         n->ask_gpus += rec->gpu;
         if (isfinite(rec->time_limit_secs) && !(n->time_limit_secs >= rec->time_limit_secs))
             n->time_limit_secs = rec->time_limit_secs;
+    } else {
+        n->ask_memory_mib = RT_NULL_I64; /* a run with no answer (no tracked tree): the node's unknown */
     }
 }
 
