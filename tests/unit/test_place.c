@@ -859,10 +859,19 @@ static void cli_merges_under_the_user(void **state)
     assert_string_equal(o.job.project_name, "proj");
     assert_string_equal(o.job.orchestrator, "slurm");
     assert_string_equal(o.job.external_run_id, "31");
-    assert_int_equal(o.job.tag_count, 3); /* the user's two, and the place's partition */
+    /* the user's two, the place's partition, and (0.18) the run's job and node in it (no
+     * SLURM_PROCID: no rank) */
+    assert_int_equal(o.job.tag_count, 5);
     assert_string_equal(o.job.tags[0], "user=bob");
     assert_string_equal(o.job.tags[1], "kind=test");
     assert_string_equal(o.job.tags[2], "partition=gpu");
+    assert_string_equal(o.job.tags[3], "job_id=31");
+    char host[256] = "", node_tag[300];
+    gethostname(host, sizeof host - 1);
+    snprintf(node_tag, sizeof node_tag, "node=%s", host);
+    assert_string_equal(o.job.tags[4], node_tag);
+    assert_string_equal(o.member.job_id, "31");
+    assert_string_equal(o.member.from, "slurm");
     cli_place_free(&o);
     assert_null(o.request);
     /* --place off: nothing */
@@ -872,7 +881,28 @@ static void cli_merges_under_the_user(void **state)
     cli_place_apply(&off);
     assert_null(off.request);
     assert_null(off.job.job_name);
+    assert_null(off.member.job_id);
+    assert_int_equal(off.job.tag_count, 0);
     cli_place_free(&off);
+    /* --place off with --job-id and --node: the user's member, its tags after the user's own
+     * (a tag of the user's with the key wins) */
+    const char *mine[] = {"node=mine"};
+    cli_options given = {0};
+    given.job = (rt_job)RT_JOB_INIT;
+    given.job.tags = mine;
+    given.job.tag_count = 1;
+    given.place_off = true;
+    given.job_id = "J1";
+    given.node = "w4";
+    cli_place_apply(&given);
+    assert_string_equal(given.member.job_id, "J1");
+    assert_string_equal(given.member.node, "w4");
+    assert_string_equal(given.member.from, "given");
+    assert_int_equal(given.member.rank, -1);
+    assert_int_equal(given.job.tag_count, 2);
+    assert_string_equal(given.job.tags[0], "node=mine");
+    assert_string_equal(given.job.tags[1], "job_id=J1");
+    cli_place_free(&given);
     unsetenv("SLURM_JOB_ID");
     unsetenv("SLURM_JOB_NAME");
     unsetenv("SLURM_JOB_USER");
