@@ -164,6 +164,8 @@ class Summary(Structure):
         ("cores", POINTER(CoresTable)),
         # the slowdown bound of the run's own answers (NaN in a summary made here: the default)
         ("max_slowdown_pct", c_double),
+        # the run's place in a job of several nodes (an rt_member; NULL in a summary made here)
+        ("member", c_void_p),
     ]
 
 
