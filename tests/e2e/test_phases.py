@@ -342,7 +342,10 @@ def test_recommend_job_has_each_phase_from_the_history(tmp_path):
         assert j["recommendation"][key] == f["recommendation"][key], (key, j["recommendation"], f["recommendation"])
     assert j["recommendation"]["cpu_basis"] == "duration"
     if f["recommendation"]["cpu_phase"] is not None:
-        assert f["recommendation"]["cpu_phase"] == "two"
+        # the two-process phase is the one a core fewer slows: so at the speed of the Release and
+        # ASan builds; under memcheck, side by side, the one-process phase once read as slowed
+        # the most (its pressure), and only the history's agreement with the files is judged there
+        assert f["recommendation"]["cpu_phase"] == "two" or VALGRIND, f["recommendation"]
         assert j["recommendation"]["cpu_phase_fewer_secs"] == pytest.approx(
             f["recommendation"]["cpu_phase_fewer_secs"], rel=0.01, abs=2e-3)
     assert [[p["name"] for p in r] for r in j["phases"]] == [["one", "two"]] * 2, j["phases"]
