@@ -454,6 +454,9 @@ struct json_t *cli_cores_json(const rt_cores_table *t, double usd_per_core_hour)
  * memory_unit / time_unit: gpu_tracker's names, or NULL for readable automatic units. Returns
  * 0, or -1 for an unknown unit or a failed write. brief: the answer and one line of the run only
  * (the end of the human view without --summary). */
+/* The summary of s as one JSON line (docs/contracts.md section 8) to f, ending in a newline or
+ * not; a run with many phases takes a buffer of its size. 0, or -1 when not written. */
+int cli_summary_json(FILE *f, const rt_summary *s, const char *memory_unit, const char *time_unit, bool newline);
 /* summary's FILE arguments (jobfiles.c) with each directory replaced by its run files (*.jsonl,
  * *.csv, *.json, gzipped or not; sorted): 0 and *out (cli_run_paths_free), EXIT_USAGE for a
  * directory that cannot be read or has none (said), EXIT_FAIL out of memory. */

@@ -115,26 +115,6 @@ static long write_file(void *user, const void *buf, size_t len)
     return fwrite(buf, 1, len, user) == len ? (long)len : -1;
 }
 
-/* The summary of s as one JSON line into f. -1: not written. */
-static int summary_json(FILE *f, const rt_summary *s, const char *mu, const char *tu, bool newline)
-{
-    char small[16384], *buf = small;
-    size_t n = 0;
-    if (rt_format_summary_json(s, mu, tu, buf, sizeof small, &n) != RT_OK)
-        return -1;
-    if (n >= sizeof small && (!(buf = malloc(n + 1)) || rt_format_summary_json(s, mu, tu, buf, n + 1, &n) != RT_OK)) {
-        if (buf != small)
-            free(buf);
-        return -1;
-    }
-    while (!newline && n > 0 && buf[n - 1] == '\n')
-        n--;
-    int r = fwrite(buf, 1, n, f) == n ? 0 : -1;
-    if (buf != small)
-        free(buf);
-    return r;
-}
-
 /* The view of the job of runs idx[0..k) as text (each run's summary after with each) or one
  * JSON line (the view's members, then "runs": each run's summary). -1: not written. */
 static int print_job(const rt_summary *const *sums, char *const *paths, const size_t *idx, size_t k,
@@ -156,7 +136,7 @@ static int print_job(const rt_summary *const *sums, char *const *paths, const si
         if (rc == 0 && n > 0) { /* the view's object, open: "runs" joins it */
             rc = fwrite(buf, 1, n - 1, stdout) == n - 1 && fputs(",\"runs\":[", stdout) >= 0 ? 0 : -1;
             for (size_t i = 0; i < k && rc == 0; i++)
-                rc = (i == 0 || fputc(',', stdout) != EOF) ? summary_json(stdout, runs[i], jo->memory_unit,
+                rc = (i == 0 || fputc(',', stdout) != EOF) ? cli_summary_json(stdout, runs[i], jo->memory_unit,
                                                                            jo->time_unit, false)
                                                             : -1;
             if (rc == 0 && fputs("]}\n", stdout) < 0)
@@ -227,7 +207,7 @@ int cli_print_jobs(const rt_summary *const *sums, char *const *paths, size_t n, 
                 printf("%s== job %s: %zu files\n", first ? "" : "\n", sums[i]->member->job_id, k);
             rc = print_job(sums, paths, idx, k, jo) < 0 ? EXIT_FAIL : 0;
         } else if (jo->json) {
-            rc = summary_json(stdout, sums[i], jo->memory_unit, jo->time_unit, true) < 0 ? EXIT_FAIL : 0;
+            rc = cli_summary_json(stdout, sums[i], jo->memory_unit, jo->time_unit, true) < 0 ? EXIT_FAIL : 0;
         } else {
             printf("%s== %s\n", first ? "" : "\n", paths[i]);
             rc = cli_summary_print(stdout, sums[i], NULL, jo->memory_unit, jo->time_unit, false) < 0 ? EXIT_FAIL : 0;

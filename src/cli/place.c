@@ -20,6 +20,16 @@ static bool has_key(const char *const *tags, size_t n, const char *kv)
     return false;
 }
 
+/* This machine's name (NULL when it cannot be had): the node's name where nothing else says one. */
+static const char *host_name(void)
+{
+    static char host[256];
+    if (gethostname(host, sizeof host) != 0)
+        return NULL;
+    host[sizeof host - 1] = '\0';
+    return host;
+}
+
 /* The member's job, node and rank as the job's tags job_id, node and rank (those said, where the
  * user's or the place's tags have no such key): every exporter's labels (tag_job_id, tag_node,
  * tag_rank), the Sentinel run's metadata and the history then group a job's nodes. Out of
@@ -54,7 +64,6 @@ static void member_tags(cli_options *o)
  * nothing names it. */
 static void member_apply(cli_options *o, const rt_member *found)
 {
-    static char host[256];
     rt_member m = RT_MEMBER_INIT;
     if (found)
         m = *found;
@@ -65,10 +74,8 @@ static void member_apply(cli_options *o, const rt_member *found)
     }
     if (o->node)
         m.node = o->node;
-    if (m.job_id && !m.node && gethostname(host, sizeof host) == 0) {
-        host[sizeof host - 1] = '\0';
-        m.node = host;
-    }
+    if (m.job_id && !m.node)
+        m.node = host_name();
     o->member = m;
     member_tags(o);
 }
@@ -140,10 +147,8 @@ int cli_output_in_dir(cli_options *o)
             snprintf(rank, sizeof rank, ".r%lld", (long long)m->rank);
         snprintf(name, sizeof name, "%s.%s%s", m->job_id, m->node ? m->node : "node", rank);
     } else {
-        char host[256] = "host";
-        if (gethostname(host, sizeof host) == 0)
-            host[sizeof host - 1] = '\0';
-        snprintf(name, sizeof name, "%s.%ld", host, (long)getpid());
+        const char *host = host_name();
+        snprintf(name, sizeof name, "%s.%ld", host ? host : "host", (long)getpid());
     }
     file_safe(name);
     free(o->output_named);

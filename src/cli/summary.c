@@ -66,6 +66,25 @@ int cli_summary_print(FILE *f, const rt_summary *s, const cli_run_result *run, c
     return fflush(f) == 0 ? 0 : -1;
 }
 
+int cli_summary_json(FILE *f, const rt_summary *s, const char *mu, const char *tu, bool newline)
+{
+    char small[16384], *buf = small;
+    size_t n = 0;
+    if (rt_format_summary_json(s, mu, tu, buf, sizeof small, &n) != RT_OK)
+        return -1;
+    if (n >= sizeof small && (!(buf = malloc(n + 1)) || rt_format_summary_json(s, mu, tu, buf, n + 1, &n) != RT_OK)) {
+        if (buf != small)
+            free(buf);
+        return -1;
+    }
+    while (!newline && n > 0 && buf[n - 1] == '\n')
+        n--;
+    int r = fwrite(buf, 1, n, f) == n ? 0 : -1;
+    if (buf != small)
+        free(buf);
+    return r;
+}
+
 /* ---- the subcommand -------------------------------------------------------------------- */
 
 enum { SUMMARY_TEXT, SUMMARY_JSON, SUMMARY_MARKDOWN, SUMMARY_SNAKEMAKE, SUMMARY_NEXTFLOW };
@@ -312,15 +331,8 @@ int cli_summary_main(cli_options *o)
                     rc = EXIT_FAIL;
                 }
             } else if (format == SUMMARY_JSON) {
-                char small[16384], *buf = small; /* a run with many phases needs more: asked for */
-                size_t n = 0;
-                if (rt_format_summary_json(s, mu, tu, buf, sizeof small, &n) == RT_OK && n >= sizeof small &&
-                    (buf = malloc(n + 1)) && rt_format_summary_json(s, mu, tu, buf, n + 1, &n) != RT_OK)
-                    n = 0;
-                if (!buf || n == 0 || fwrite(buf, 1, n, stdout) != n)
+                if (cli_summary_json(stdout, s, mu, tu, true) < 0)
                     rc = EXIT_FAIL;
-                if (buf != small)
-                    free(buf);
             } else {
                 if (argc - optind > 1)
                     printf("%s== %s\n", i > optind ? "\n" : "", argv[i]);

@@ -318,12 +318,8 @@ static void json_request(rt_ob *o, const rt_request *r)
 
 /* "member":{..} (0.18): the run's place in a job of several nodes, a number null when not
  * said; nothing when m is NULL. */
-static void json_member(rt_ob *o, const rt_member *m)
+void rt_json_member_fields(rt_ob *o, const rt_member *m)
 {
-    if (!m)
-        return;
-    key(o, "member");
-    rt_ob_put(o, "{", 1);
     jstr(o, "job_id", m->job_id);
     jstr(o, "step_id", m->step_id);
     jstr(o, "node", m->node);
@@ -332,6 +328,15 @@ static void json_member(rt_ob *o, const rt_member *m)
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
         jnum(o, names[i], nums[i] >= 0 ? (double)nums[i] : NAN, 0);
     jstr(o, "from", m->from);
+}
+
+static void json_member(rt_ob *o, const rt_member *m)
+{
+    if (!m)
+        return;
+    key(o, "member");
+    rt_ob_put(o, "{", 1);
+    rt_json_member_fields(o, m);
     jclose(o, '}');
 }
 

@@ -531,14 +531,7 @@ static void member_part(rt_ob *o, const rt_summary *s)
     const rt_member *m = s->member;
     if (!open_object(o, "member", m != NULL))
         return;
-    str(o, "job_id", m->job_id);
-    str(o, "step_id", m->step_id);
-    str(o, "node", m->node);
-    const int64_t nums[] = {m->rank, m->local_rank, m->ranks, m->nodes, m->node_index};
-    const char *const names[] = {"rank", "local_rank", "ranks", "nodes", "node_index"};
-    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
-        num(o, names[i], NULL, nums[i] >= 0 ? (double)nums[i] : NAN, 0);
-    str(o, "from", m->from);
+    rt_json_member_fields(o, m); /* the JSON line's members, as the line writes them */
     close_object(o);
 }
 
