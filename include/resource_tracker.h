@@ -553,6 +553,13 @@ typedef struct rt_sampler_options {
     const struct rt_member *member; /* the run's place in a job of several (rt_place_member, or
                                * the caller's own): copied with its strings, carried on every
                                * sample (rt_sample.member); NULL or no job_id: none */
+    int64_t siblings_of; /* (0.18, --per-node) also take in the children of this process other
+                          * than the caller (its parent, where the node's tasks of a job step
+                          * are children of one slurmstepd, orted or torchrun agent as the
+                          * caller is), each with its descendants, found anew at every sample,
+                          * and what it reaps of them (a task that ended counts to its end).
+                          * Its own CPU and memory are not the tree's, and no cgroup is read for
+                          * the tree (the tasks share none of their own). 0: none */
 } rt_sampler_options;
 
 #define RT_SAMPLER_OPTIONS_INIT                                                                                        \
@@ -1682,6 +1689,11 @@ typedef struct rt_report_info {
     /* added in 0.9 */
     const char *cgroup_why;            /* why the job had no cgroup of its own, for the notes
                                         * (rt_notes_options.cgroup_why); NULL: not known */
+    /* added in 0.18 */
+    const struct rt_job_view *job_view; /* the runs are a job's nodes (rt_job_view_new): the page
+                                        * opens with the job on its nodes, and the rest of it
+                                        * (summary, recommendation, charts) is of node_shown */
+    const char *node_shown;            /* the node the rest of the page is of; NULL: not said */
 } rt_report_info;
 
 #define RT_REPORT_INFO_INIT {.struct_size = sizeof(rt_report_info), .exit_status = -1}

@@ -285,6 +285,8 @@ class ReportInfo(Structure):
         ("current_instance", c_char_p),
         # added in 0.9
         ("cgroup_why", c_char_p),
+        # added in 0.18
+        ("job_view", c_void_p), ("node_shown", c_char_p),
     ]
 
 

@@ -457,10 +457,11 @@ struct json_t *cli_cores_json(const rt_cores_table *t, double usd_per_core_hour)
 /* The summary of s as one JSON line (docs/contracts.md section 8) to f, ending in a newline or
  * not; a run with many phases takes a buffer of its size. 0, or -1 when not written. */
 int cli_summary_json(FILE *f, const rt_summary *s, const char *memory_unit, const char *time_unit, bool newline);
-/* summary's FILE arguments (jobfiles.c) with each directory replaced by its run files (*.jsonl,
- * *.csv, *.json, gzipped or not; sorted): 0 and *out (cli_run_paths_free), EXIT_USAGE for a
- * directory that cannot be read or has none (said), EXIT_FAIL out of memory. */
-int cli_run_paths(char *const *args, size_t nargs, char ***out, size_t *nout);
+/* summary's, report's and recommend's (cmd) FILE arguments (jobfiles.c) with each directory
+ * replaced by its run files (*.jsonl, *.csv, *.json, gzipped or not; sorted): 0 and *out
+ * (cli_run_paths_free), EXIT_USAGE for a directory that cannot be read or has none (said),
+ * EXIT_FAIL out of memory. */
+int cli_run_paths(const char *cmd, char *const *args, size_t nargs, char ***out, size_t *nout);
 void cli_run_paths_free(char **paths, size_t n);
 typedef struct cli_jobs_options {
     bool json, each; /* one JSON line per job or file; each run's summary after its job's view */
@@ -470,6 +471,14 @@ typedef struct cli_jobs_options {
  * view (rt_job_view), the others one by one as `summary` does; says which were left out of a
  * job. 0, or EXIT_FAIL when a write failed. */
 int cli_print_jobs(const rt_summary *const *sums, char *const *paths, size_t n, const cli_jobs_options *jo);
+/* The job report and recommend give their answer of (jobfiles.c): the runs, among sums[0..n)
+ * (read from paths), of the first job that two runs or more name: their indices into idx (room
+ * for n), how many returned; the other files are said to be left out, and why (cmd's words).
+ * 0: no job has two runs (nothing said). */
+size_t cli_job_runs(const char *cmd, const rt_summary *const *sums, char *const *paths, size_t n, size_t *idx);
+/* The run among runs[0..n) (the view v's) a page of the job shows: of the node whose memory
+ * sizes the ask, the run that needs most. */
+size_t cli_job_shown(const rt_job_view *v, const rt_summary *const *runs, size_t n);
 int cli_summary_print(FILE *f, const rt_summary *s, const cli_run_result *run, const char *memory_unit,
                       const char *time_unit, bool brief);
 

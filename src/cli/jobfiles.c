@@ -1,10 +1,12 @@
-/* jobfiles.c - `summary` over the files of a job that ran on several nodes: a directory named
- * in place of files stands for its run files, and the runs that name one job (their member's
- * job_id) are put together into the job's view (rt_job_view); the others are summarized one by
- * one as before. Which files were left out of a job, and why, is said on stderr. */
+/* jobfiles.c - `summary`, `report` and `recommend` over the files of a job that ran on several
+ * nodes: a directory named in place of files stands for its run files, and the runs that name
+ * one job (their member's job_id) are put together into the job's view (rt_job_view); summary
+ * prints the others one by one as before, report and recommend leave them out. Which files were
+ * left out of a job, and why, is said on stderr. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +59,7 @@ void cli_run_paths_free(char **paths, size_t n)
     free(paths);
 }
 
-int cli_run_paths(char *const *args, size_t nargs, char ***out, size_t *nout)
+int cli_run_paths(const char *cmd, char *const *args, size_t nargs, char ***out, size_t *nout)
 {
     char **v = NULL;
     size_t n = 0, cap = 0;
@@ -72,7 +74,7 @@ int cli_run_paths(char *const *args, size_t nargs, char ***out, size_t *nout)
         }
         DIR *d = opendir(args[i]);
         if (!d) {
-            cli_say("summary: %s: %s", args[i], strerror(errno));
+            cli_say("%s: %s: %s", cmd, args[i], strerror(errno));
             cli_run_paths_free(v, n);
             return EXIT_USAGE;
         }
@@ -95,7 +97,7 @@ int cli_run_paths(char *const *args, size_t nargs, char ***out, size_t *nout)
         }
         closedir(d);
         if (n == first) {
-            cli_say("summary: %s: a directory without run files (*.jsonl, *.csv, *.json, gzipped or not)", args[i]);
+            cli_say("%s: %s: a directory without run files (*.jsonl, *.csv, *.json, gzipped or not)", cmd, args[i]);
             cli_run_paths_free(v, n);
             return EXIT_USAGE;
         }
@@ -217,4 +219,57 @@ int cli_print_jobs(const rt_summary *const *sums, char *const *paths, size_t n, 
     free(group);
     free(idx);
     return rc;
+}
+
+/* Whether runs a and b name the same job. */
+static bool same_job(const rt_summary *a, const rt_summary *b)
+{
+    return a->member && b->member && a->member->job_id && b->member->job_id &&
+           strcmp(a->member->job_id, b->member->job_id) == 0;
+}
+
+size_t cli_job_runs(const char *cmd, const rt_summary *const *sums, char *const *paths, size_t n, size_t *idx)
+{
+    size_t first = n;
+    for (size_t i = 0; i < n && first == n; i++)
+        for (size_t j = i + 1; j < n && first == n; j++)
+            if (same_job(sums[i], sums[j]))
+                first = i;
+    if (first == n)
+        return 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i == first || same_job(sums[first], sums[i])) {
+            idx[k++] = i;
+            continue;
+        }
+        const rt_member *m = sums[i]->member;
+        if (m && m->job_id)
+            cli_say("%s: %s is of job %s, not %s: left out (one job at a time; give its files on their own)", cmd,
+                    paths[i], m->job_id, sums[first]->member->job_id);
+        else
+            cli_say("%s: %s names no job (no --job-id, SLURM_JOB_ID, TORCHELASTIC_RUN_ID, ...): left out of job %s's "
+                    "view",
+                    cmd, paths[i], sums[first]->member->job_id);
+    }
+    return k;
+}
+
+size_t cli_job_shown(const rt_job_view *v, const rt_summary *const *runs, size_t n)
+{
+    const char *node = v->nodes[v->memory_most].node;
+    size_t best = 0;
+    double most = -1;
+    for (size_t i = 0; i < n; i++) {
+        const rt_member *m = runs[i]->member;
+        const char *its = m && m->node ? m->node : "?";
+        double need = runs[i]->memory_need.mib;
+        if (strcmp(its, node) != 0)
+            continue;
+        if (most < 0 || (isfinite(need) && need > most)) {
+            best = i;
+            most = isfinite(need) ? need : 0;
+        }
+    }
+    return best;
 }

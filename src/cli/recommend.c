@@ -26,7 +26,9 @@ static const char recommend_usage[] =
     "Says what a job should ask for next time, from its recorded runs (JSON lines, CSV, the Python\n"
     "resource-tracker's CSV or a snapshot, gzipped or not, read as summary reads them: a stream in\n"
     "under 64 MiB of memory, a line over 16 MiB an error naming the file and the line, exit 2;\n"
-    "several files are several runs of one job) or from its last runs in the run history: cores from\n"
+    "several files are several runs of one job; a directory stands for its run files; the files of a\n"
+    "job that ran on several nodes get the ask per node, sized by the node that needs most, and the\n"
+    "job's view) or from its last runs in the run history: cores from\n"
     "each run's duration predicted under 1, 2, ... cores (the fewest within --max-slowdown of the\n"
     "run's own; above a CPU quota that throttled it; runs of the history: the mean used, at least 1;\n"
     "the model: docs/answers.md; with phase marks, each phase's own ask and the phase that decided\n"
@@ -646,6 +648,161 @@ static int print_json(const rec_args *a, const rt_recommendation *rec, const loo
     return rc;
 }
 
+/* ---- a job on several nodes (0.18): the ask per node ---------------------------------------- */
+
+static long write_stdout(void *user, const void *buf, size_t len)
+{
+    return fwrite(buf, 1, len, user) == len ? (long)len : -1;
+}
+
+/* What one node of the view's ask is, as a recommendation (for the server lookup). */
+static rt_recommendation node_rec(const rt_job_view *v)
+{
+    rt_recommendation r = RT_RECOMMENDATION_INIT;
+    r.cpu = v->ask_cores_per_task * v->ask_tasks_per_node;
+    r.memory_mib = v->ask_memory_mib_per_node;
+    r.gpu = v->ask_gpus_per_node;
+    r.time_limit_secs = v->ask_time_limit_secs;
+    r.runs = 1;
+    r.duration_secs = v->end_secs - v->start_secs;
+    return r;
+}
+
+/* The ask per node of the job of v, in the three schedulers' words, the nodes that decided it, the
+ * cheapest server for a node and the job's cost there; then the view (text), or all of it as one
+ * JSON object. */
+static int print_job(const rec_args *a, const rt_job_view *v, const lookup *l)
+{
+    char words[3][400], b1[64];
+    for (int i = 0; i < 3; i++)
+        rt_job_view_ask(v, (rt_scheduler)i, words[i], sizeof words[i]);
+    const rt_job_node *mem = &v->nodes[v->memory_most], *cores = &v->nodes[v->cores_most];
+    double hours = (v->end_secs - v->start_secs) / 3600.0;
+    const rt_server *s = l->have_cheapest ? &l->cheapest : NULL;
+    double cost = s ? s->price_usd_per_hour * hours * (double)v->ask_nodes : NAN;
+    if (a->json) {
+        json_t *root = json_object(), *sch = json_object();
+        json_object_set_new(root, "job_id", json_string(v->job_id));
+        json_object_set_new(root, "nodes", json_integer(v->ask_nodes));
+        json_object_set_new(root, "tasks_per_node", json_integer(v->ask_tasks_per_node));
+        json_object_set_new(root, "cpu_per_task", json_integer(v->ask_cores_per_task));
+        json_object_set_new(root, "memory_mib_per_node", v->ask_memory_mib_per_node == RT_NULL_I64
+                                                             ? json_null()
+                                                             : json_integer(v->ask_memory_mib_per_node));
+        json_object_set_new(root, "gpu_per_node", json_integer(v->ask_gpus_per_node));
+        set_num(root, "time_limit_secs", v->ask_time_limit_secs);
+        json_object_set_new(root, "memory_sized_by", json_string(mem->node));
+        json_object_set_new(root, "cores_sized_by", json_string(cores->node));
+        for (int i = 0; i < 3; i++)
+            json_object_set_new(sch, sched_keys[i], json_string(words[i]));
+        json_object_set_new(root, "schedulers", sch);
+        if (s) {
+            json_t *c = json_object();
+            json_object_set_new(c, "vendor_id", json_string(s->vendor_id));
+            json_object_set_new(c, "api_reference", json_string(s->api_reference));
+            json_object_set_new(c, "vcpus", json_integer(s->vcpus));
+            set_num(c, "memory_mib", s->memory_mib);
+            set_num(c, "price_usd_per_hour", s->price_usd_per_hour);
+            set_num(c, "job_cost_usd", cost);
+            json_object_set_new(root, "cheapest_per_node", c);
+        } else {
+            json_object_set_new(root, "cheapest_per_node", json_null());
+        }
+        json_object_set_new(root, "server_lookup_error", l->error[0] ? json_string(l->error) : json_null());
+        json_object_set_new(root, "note", l->note[0] ? json_string(l->note) : json_null());
+        char small[16384], *buf = small;
+        size_t n = 0;
+        json_t *view = NULL;
+        if (rt_format_job_view_json(v, buf, sizeof small, &n) == RT_OK &&
+            (n < sizeof small || ((buf = malloc(n + 1)) && rt_format_job_view_json(v, buf, n + 1, &n) == RT_OK)))
+            view = json_loads(buf, 0, NULL);
+        if (buf != small)
+            free(buf);
+        json_object_set_new(root, "view", view ? view : json_null());
+        char *text = json_dumps(root, JSON_COMPACT);
+        json_decref(root);
+        int rc = text && printf("%s\n", text) >= 0 && fflush(stdout) == 0 ? 0 : EXIT_FAIL;
+        free(text);
+        return rc;
+    }
+    printf("job: %s (%zu node%s, %zu run%s)\n", v->job_id, v->node_count, v->node_count == 1 ? "" : "s", v->runs,
+           v->runs == 1 ? "" : "s");
+    printf("nodes: %lld\ntasks per node: %lld\n", (long long)v->ask_nodes, (long long)v->ask_tasks_per_node);
+    printf("cpu: %lld core%s per task\n", (long long)v->ask_cores_per_task, v->ask_cores_per_task == 1 ? "" : "s");
+    if (v->ask_memory_mib_per_node == RT_NULL_I64)
+        printf("memory: unknown\n");
+    else
+        printf("memory: %lld MiB (%.2f GiB) per node\n", (long long)v->ask_memory_mib_per_node,
+               (double)v->ask_memory_mib_per_node / 1024.0);
+    printf("gpu: %lld per node\n", (long long)v->ask_gpus_per_node);
+    printf("memory sized by: %s (it needs %.1f MiB%s)\n", mem->node, mem->memory_need_mib,
+           mem->memory_sampled ? ", a lower bound" : "");
+    bool same = true; /* every node asks the same cores: no node decided them */
+    for (size_t i = 0; i < v->node_count; i++)
+        same &= v->nodes[i].ask_cores == cores->ask_cores;
+    if (same)
+        printf("cores sized by: every node (each asks %lld core%s)\n", (long long)cores->ask_cores,
+               cores->ask_cores == 1 ? "" : "s");
+    else
+        printf("cores sized by: %s (%lld core%s on the node)\n", cores->node, (long long)cores->ask_cores,
+               cores->ask_cores == 1 ? "" : "s");
+    for (int i = 0; i < 3; i++)
+        printf("%s: %s\n", sched_names[i], words[i]);
+    if (s) {
+        printf("cheapest server per node: %s %s: %lld vCPUs, %.0f MiB, %s/hour\n", s->vendor_id, s->api_reference,
+               (long long)s->vcpus, s->memory_mib, usd(s->price_usd_per_hour, b1, sizeof b1));
+        printf("cost of the job there: %s (%lld nodes)\n", usd(cost, b1, sizeof b1), (long long)v->ask_nodes);
+    }
+    if (l->note[0])
+        printf("note: %s\n", l->note);
+    putchar('\n');
+    rt_summary_text_options to = RT_SUMMARY_TEXT_OPTIONS_INIT;
+    to.scheduler = cli_scheduler_of(NULL);
+    if (rt_job_view_write_text_cb(v, &to, write_stdout, stdout) != RT_OK)
+        return EXIT_FAIL;
+    return fflush(stdout) == 0 && !ferror(stdout) ? 0 : EXIT_FAIL;
+}
+
+/* When runs[0..n) hold two runs or more of one job (the others said left out): its ask per node
+ * printed, *done set. 0, or the exit status. */
+static int recommend_job(const cli_options *o, const rec_args *a, const rt_summary *const *runs, size_t n, bool *done)
+{
+    *done = false;
+    size_t *idx = calloc(n, sizeof *idx);
+    const rt_summary **job = calloc(n, sizeof *job);
+    if (!idx || !job) {
+        free(idx);
+        free(job);
+        cli_say("recommend: out of memory");
+        return EXIT_FAIL;
+    }
+    size_t k = cli_job_runs("recommend", runs, (char *const *)a->files, n, idx);
+    for (size_t i = 0; i < k; i++)
+        job[i] = runs[idx[i]];
+    rt_job_view *v = NULL;
+    int rc = 0;
+    if (k >= 2) {
+        *done = true;
+        if (rt_job_view_new(job, k, &v) != RT_OK) {
+            cli_say("recommend: out of memory");
+            rc = EXIT_FAIL;
+        } else {
+            rt_recommendation r = node_rec(v);
+            lookup l;
+            memset(&l, 0, sizeof l);
+            if (r.memory_mib != RT_NULL_I64)
+                keeper_lookup(o, a, &r, &l);
+            if (l.error[0])
+                cli_say("server lookup failed: %s", l.error);
+            rc = print_job(a, v, &l);
+        }
+    }
+    rt_job_view_free(v);
+    free(idx);
+    free(job);
+    return rc;
+}
+
 int cli_recommend_main(cli_options *o)
 {
     rec_args a;
@@ -659,6 +816,8 @@ int cli_recommend_main(cli_options *o)
     rt_stats **stats = NULL;
     const rt_summary **runs = NULL;
     rt_summary *hist = NULL;
+    char **paths = NULL;       /* the files, each directory replaced by its run files */
+    const char **given = NULL; /* the arguments as given, while a.files points at paths */
     size_t n = 0;
     if (rc == 0 && a.job) {
         const char *path = cli_history_path(o, a.history ? a.history : o->args.history);
@@ -683,6 +842,15 @@ int cli_recommend_main(cli_options *o)
         for (size_t i = 0; rc == 0 && i < n; i++)
             runs[i] = &hist[i];
     } else if (rc == 0) {
+        size_t np = 0; /* a directory stands for its run files */
+        rc = cli_run_paths("recommend", (char *const *)a.files, a.nfiles, &paths, &np);
+        if (rc == 0) {
+            given = a.files;
+            a.files = (const char **)paths;
+            a.nfiles = np;
+        }
+    }
+    if (rc == 0 && !a.job) {
         stats = calloc(a.nfiles, sizeof *stats);
         runs = calloc(a.nfiles, sizeof *runs);
         if (!stats || !runs)
@@ -692,6 +860,12 @@ int cli_recommend_main(cli_options *o)
             if (rc == 0)
                 runs[n++] = rt_stats_summary(stats[i]);
         }
+    }
+    if (rc == 0 && !a.job && n >= 2) { /* a job's nodes: the ask per node */
+        bool done = false;
+        rc = recommend_job(o, &a, runs, n, &done);
+        if (done)
+            goto out;
     }
     rt_recommendation rec = RT_RECOMMENDATION_INIT;
     rt_recommend_options ro = RT_RECOMMEND_OPTIONS_INIT;
@@ -708,12 +882,17 @@ int cli_recommend_main(cli_options *o)
             cli_say("server lookup failed: %s", l.error);
         rc = a.json ? print_json(&a, &rec, &l, runs, n) : print_text(&a, &rec, &l, runs, n);
     }
+out:
     for (size_t i = 0; stats && i < a.nfiles; i++)
         if (stats[i])
             rt_stats_free(stats[i]);
     free(stats);
     free(runs);
     free(hist);
+    if (given) {
+        cli_run_paths_free(paths, a.nfiles);
+        a.files = given;
+    }
     free(a.files);
     return rc;
 }

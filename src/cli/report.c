@@ -41,7 +41,10 @@ static const char report_help[] =
     "and the run's cost there (Spare Cores Keeper API: TRACKER_KEEPER_URL, 5 s at most), host,\n"
     "cloud, job and command. FILE is the tool's JSON lines or CSV, the Python resource-tracker's\n"
     "CSV, or a saved snapshot (gzipped or not), told by its content; \"-\" is stdin. Several files\n"
-    "are several runs of one job. A tracking run writes the same page with --report FILE. JSON\n"
+    "are several runs of one job; a directory stands for its run files. The files of a job that\n"
+    "ran on several nodes make the job's page: the job on its nodes first (the ask per node, a row\n"
+    "per node), then the page of the node whose memory sized the ask; files of another job are\n"
+    "left out. A tracking run writes the same page with --report FILE. JSON\n"
     "lines and CSV are read as a stream, in under 64 MiB of memory; a line over 16 MiB is an\n"
     "error naming the file and the line (exit 2).\n"
     "\n"
@@ -193,7 +196,7 @@ static void keeper_lookups(cli_options *o, const char *vendor, const char *type,
  * why. */
 static int write_report(cli_options *o, const char *out, rt_report *rep, const rt_summary *sum,
                         const rt_summary *const *runs, char *const *names, size_t nruns, const char *vendor, const char *type,
-                        const char *region, const cli_run_result *run)
+                        const char *region, const cli_run_result *run, const rt_job_view *view, const char *shown)
 {
     /* the output first: a file that cannot be made fails now, not after the lookups. Never
      * blocking: a FIFO's reader is waited for, and then given what it takes, for
@@ -243,6 +246,8 @@ static int write_report(cli_options *o, const char *out, rt_report *rep, const r
     info.keeper_note = *note ? note : NULL;
     info.current_instance = *instance ? instance : NULL;
     info.current_price_usd_per_hour = price;
+    info.job_view = view;
+    info.node_shown = shown;
     if (run) {
         info.host = run->host;
         info.cloud = run->cloud;
@@ -272,18 +277,67 @@ static int write_report(cli_options *o, const char *out, rt_report *rep, const r
     return 0;
 }
 
+/* The job's page when runs[0..n) (read from paths) hold two runs or more of one job (the others
+ * said left out): its view, and the run shown below it read again into a fresh rep and *all.
+ * 0 and *view (NULL: not a job's files; rt_job_view_free), or the exit status after saying why. */
+static int job_page(const rt_summary *const *runs, char *const *paths, size_t n, const rt_grid *grid, rt_report **rep,
+                    rt_stats **all, rt_job_view **view, size_t *shown)
+{
+    *view = NULL;
+    size_t *idx = calloc(n ? n : 1, sizeof *idx);
+    const rt_summary **job = calloc(n ? n : 1, sizeof *job);
+    int rc = idx && job ? 0 : EXIT_FAIL;
+    size_t k = rc == 0 ? cli_job_runs("report", runs, paths, n, idx) : 0;
+    for (size_t i = 0; i < k; i++)
+        job[i] = runs[idx[i]];
+    if (k >= 2 && rt_job_view_new(job, k, view) != RT_OK)
+        rc = EXIT_FAIL;
+    if (rc == 0 && *view) {
+        *shown = idx[cli_job_shown(*view, job, k)];
+        if (strcmp(paths[*shown], "-") == 0) {
+            cli_say("report: the page shows the node %s's run over time, and it came from stdin: give its file by "
+                    "name", (*view)->nodes[(*view)->memory_most].node);
+            rc = EXIT_USAGE;
+        }
+    }
+    if (rc == 0 && *view) { /* the charts and the summary below: the shown run's alone */
+        rt_report_free(*rep);
+        rt_stats_free(*all);
+        *rep = NULL;
+        *all = NULL;
+        if (rt_report_new_with(NULL, rep) != RT_OK || rt_stats_new_with(NULL, all) != RT_OK)
+            rc = EXIT_FAIL;
+        else {
+            rt_stats_set_grid(*all, grid);
+            rc = cli_read_run(paths[*shown], all, 1, *rep);
+        }
+    }
+    if (rc == EXIT_FAIL && !*rep)
+        cli_say("report: out of memory");
+    if (rc != 0) {
+        rt_job_view_free(*view);
+        *view = NULL;
+    }
+    free(idx);
+    free(job);
+    return rc;
+}
+
 int cli_report_main(cli_options *o)
 {
     report_args a = {0};
     a.files = calloc((size_t)o->nsub + 1, sizeof *a.files);
-    rt_stats **stats = calloc((size_t)o->nsub + 1, sizeof *stats);
-    const rt_summary **runs = calloc((size_t)o->nsub + 1, sizeof *runs);
+    rt_stats **stats = NULL;
+    const rt_summary **runs = NULL;
+    char **paths = NULL;
+    size_t np = 0;
     rt_report *rep = NULL;
     rt_stats *all = NULL;
+    rt_job_view *view = NULL;
     rt_report_new_with(NULL, &rep);
     rt_stats_new_with(NULL, &all);
     int rc = EXIT_FAIL;
-    if (!a.files || !stats || !runs || !rep || !all) {
+    if (!a.files || !rep || !all) {
         cli_say("report: out of memory");
         goto done;
     }
@@ -292,32 +346,51 @@ int cli_report_main(cli_options *o)
         rc = p > 0 ? 0 : EXIT_USAGE;
         goto done;
     }
+    if ((rc = cli_run_paths("report", a.files, (size_t)a.nfiles, &paths, &np)) != 0)
+        goto done;
+    rc = EXIT_FAIL;
+    stats = calloc(np + 1, sizeof *stats);
+    runs = calloc(np + 1, sizeof *runs);
+    if (!stats || !runs) {
+        cli_say("report: out of memory");
+        goto done;
+    }
     rt_grid grid;
     cli_grid_choose(&grid, a.grid_zone, a.grid_intensity, NULL); /* a recorded run: the user's only */
     rt_stats_set_grid(all, &grid);
-    for (int i = 0; i < a.nfiles; i++) {
+    for (size_t i = 0; i < np; i++) {
         if (rt_stats_new_with(NULL, &stats[i]) != RT_OK) {
             cli_say("report: out of memory");
             goto done;
         }
         rt_stats_set_grid(stats[i], &grid);
         rt_stats *into[2] = {stats[i], all};
-        int r = cli_read_run(a.files[i], into, 2, rep);
+        int r = cli_read_run(paths[i], into, 2, rep);
         if (r != 0) {
             rc = r;
             goto done;
         }
         runs[i] = rt_stats_summary(stats[i]);
     }
-    rc = write_report(o, a.out, rep, rt_stats_summary(all), runs, a.files, (size_t)a.nfiles, a.instance ? a.vendor : NULL,
-                      a.instance ? a.type : NULL, NULL, NULL);
+    size_t shown = 0;
+    if (np >= 2 && (rc = job_page(runs, paths, np, &grid, &rep, &all, &view, &shown)) != 0)
+        goto done;
+    if (view)
+        rc = write_report(o, a.out, rep, rt_stats_summary(all), runs + shown, paths + shown, 1,
+                          a.instance ? a.vendor : NULL, a.instance ? a.type : NULL, NULL, NULL, view,
+                          view->nodes[view->memory_most].node);
+    else
+        rc = write_report(o, a.out, rep, rt_stats_summary(all), runs, paths, np, a.instance ? a.vendor : NULL,
+                          a.instance ? a.type : NULL, NULL, NULL, NULL, NULL);
 done:
-    for (int i = 0; stats && i < o->nsub; i++)
+    rt_job_view_free(view);
+    for (size_t i = 0; stats && i < np; i++)
         if (stats[i])
             rt_stats_free(stats[i]);
     if (all)
         rt_stats_free(all);
     rt_report_free(rep);
+    cli_run_paths_free(paths, np);
     free(runs);
     free(stats);
     free(a.files);
@@ -330,5 +403,5 @@ int cli_report_run(cli_options *o, const char *path, rt_report *rep, const cli_r
     bool known = c && c->vendor_id && c->instance_type;
     const rt_summary *runs[1] = {run->summary};
     return write_report(o, path, rep, run->summary, runs, NULL, 1, known ? c->vendor_id : NULL,
-                        known ? c->instance_type : NULL, known ? c->region_id : NULL, run) == 0 ? 0 : -1;
+                        known ? c->instance_type : NULL, known ? c->region_id : NULL, run, NULL, NULL) == 0 ? 0 : -1;
 }

@@ -288,7 +288,7 @@ int cli_summary_main(cli_options *o)
     cli_grid_choose(&grid, grid_zone, grid_intensity, NULL); /* a recorded run: the user's only */
     char **paths = NULL;
     size_t npaths = 0;
-    int rc = cli_run_paths(argv + optind, (size_t)(argc - optind), &paths, &npaths);
+    int rc = cli_run_paths("summary", argv + optind, (size_t)(argc - optind), &paths, &npaths);
     if (rc != 0) {
         cli_gpu_list_free(gpus, ngpus);
         return rc;

@@ -5,10 +5,13 @@ puts them together. The job's view is held to each node's kernel figures (the wo
 getrusage: CPU within 2%, its peak RSS within 5% of the memory need), its ask per node to the
 largest node's, and proved by running every node's workload again in a memory cgroup limited to
 the asked memory per node. Bad input: a node's file cut short, a node missing, two nodes claiming
-one rank, clocks apart, files of two jobs, a file that names no job. The real multi-node SLURM
+one rank, clocks apart, files of two jobs, a file that names no job. `report DIR` opens with the
+same view (a row per node) and `recommend DIR` gives the ask per node. The real multi-node SLURM
 is test_slurm.py's."""
+import html.parser
 import json
 import os
+import re
 import subprocess
 
 import pytest
@@ -79,6 +82,78 @@ def summary(*args, check=True):
     return r
 
 
+class _Page(html.parser.HTMLParser):
+    """The report page's parts a job's tests read: the rows of #job-nodes (each cell's text, and
+    the row's class), the text of each element with an id."""
+
+    def __init__(self):
+        super().__init__()
+        self.rows, self.ids, self.open = [], {}, []
+        self.in_nodes = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if a.get("id") == "job-nodes":
+            self.in_nodes = True
+        if self.in_nodes and tag == "tr":
+            self.rows.append({"class": a.get("class", ""), "cells": []})
+        if self.in_nodes and tag in ("td", "th") and self.rows:
+            self.rows[-1]["cells"].append("")
+        if a.get("id"):
+            self.ids[a["id"]] = ""
+        self.open.append((tag, a.get("id")))
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            self.in_nodes = False
+        while self.open:
+            t, _ = self.open.pop()
+            if t == tag:
+                break
+
+    def handle_data(self, data):
+        if self.in_nodes and self.rows and self.rows[-1]["cells"]:
+            self.rows[-1]["cells"][-1] += data
+        for _, i in self.open:
+            if i:
+                self.ids[i] += data
+
+
+def page_nodes(path):
+    """The report page at path: ({node: its #job-nodes row as {header: cell}, with "class"}, the
+    text of each element by id)."""
+    p = _Page()
+    p.feed(path.read_text())
+    head = [c.strip() for c in p.rows[0]["cells"]]
+    nodes = {}
+    for row in p.rows[1:]:
+        cells = dict(zip(head, (c.strip() for c in row["cells"])))
+        cells["class"] = row["class"]
+        nodes[cells["node"]] = cells
+    return nodes, p.ids
+
+
+def secs_of(cell):
+    """Seconds of a duration cell under a minute ("2.19 s")."""
+    m = re.fullmatch(r"([0-9.]+) s", cell.strip())
+    assert m, cell
+    return float(m.group(1))
+
+
+def mib_of(cell):
+    """MiB of a memory cell ("103.2 MiB", "1.2 GiB")."""
+    m = re.match(r"([0-9.]+) (KiB|MiB|GiB)", cell.strip())
+    assert m, cell
+    return float(m.group(1)) * {"KiB": 1 / 1024, "MiB": 1, "GiB": 1024}[m.group(2)]
+
+
+def run_tool(*args):
+    r = subprocess.run([TRACKER] + [str(a) for a in args], capture_output=True, text=True, env=tracker_env(),
+                       timeout=60 * TIMEOUT_SCALE)
+    assert r.returncode == 0, r.stderr
+    return r
+
+
 def unwrapped(text):
     """The text with each line break and the indent after it one space (the answer wraps)."""
     return " ".join(line.strip() for line in text.splitlines())
@@ -121,6 +196,44 @@ def test_job_view_holds_each_nodes_kernel_figures(tmp_path):
         rerun, kills, peak = test_rerun.rerun_in(kind, f"jobs-{i}", ask["memory_mib_per_node"], WORK,
                                                  [str(secs), str(mib), "-"])
         assert rerun.returncode == 0 and not kills, (i, ask, peak, rerun.stderr[-1000:])
+
+
+def test_report_and_recommend_of_a_job(tmp_path):
+    d, kernel = run_nodes(tmp_path, job="901")
+    v = json.loads(summary("--json", d).stdout)
+    # a file of another job and one of no job beside them: left out, and said
+    other = tmp_path / "other"
+    other.mkdir()
+    for name, env in (("b.jsonl", slurm_env("902", 0, 1)), ("c.jsonl", tracker_env())):
+        subprocess.run([TRACKER, "-i", "0.1", "-o", str(other / name), "--", "/bin/true"], env=env, check=True,
+                       timeout=60 * TIMEOUT_SCALE)
+    page = tmp_path / "job.html"
+    r = run_tool("report", d, other / "b.jsonl", other / "c.jsonl", "-o", page)
+    assert f"{other / 'b.jsonl'} is of job 902, not 901: left out" in r.stderr, r.stderr
+    assert f"{other / 'c.jsonl'} names no job" in r.stderr, r.stderr
+    nodes, ids = page_nodes(page)
+    assert "<h1>job 901 on 3 nodes</h1>" in page.read_text()
+    assert list(nodes) == ["node0", "node1", "node2"]
+    for (name, row), (cpu, rss) in zip(nodes.items(), kernel):
+        assert secs_of(row["CPU"]) == pytest.approx(cpu, rel=0.02), (row, cpu)
+        assert mib_of(row["memory need"]) == pytest.approx(rss, rel=0.05), (row, rss)
+        assert row["runs"] == "1"
+    # the ask per node, in each scheduler's words, sized by the node that needs most: shown below
+    assert v["ask"]["slurm"] in ids["job-ask"] and "memory sized by node2" in ids["job-ask"], ids["job-ask"]
+    assert "completions: 3, parallelism: 3" in ids["job-ask"] and "@parallel(num_parallel=3)" in ids["job-ask"]
+    assert nodes["node2"]["class"] == "shown" and "sizes the memory" in nodes["node2"]["notes"]
+    assert ids["job-shown"].startswith("The rest of this page is of node2, the node the memory ask is sized by")
+    assert "The answer for node2" in page.read_text()
+    # recommend: the ask per node, the same as the view's
+    rec = json.loads(run_tool("recommend", "--json", "--no-price-lookup", d).stdout)
+    ask = v["ask"]
+    assert (rec["job_id"], rec["nodes"], rec["tasks_per_node"], rec["cpu_per_task"], rec["memory_mib_per_node"]) == (
+        "901", 3, 1, ask["cores_per_task"], ask["memory_mib_per_node"])
+    assert rec["memory_sized_by"] == "node2" and rec["schedulers"]["slurm"] == ask["slurm"]
+    assert rec["view"]["nodes"] == v["nodes"]
+    text = run_tool("recommend", "--no-price-lookup", *sorted(d.iterdir())).stdout
+    assert f"memory: {ask['memory_mib_per_node']} MiB" in text and "memory sized by: node2" in text, text
+    assert f"SLURM: {ask['slurm']}" in text, text
 
 
 def test_bad_input_said_and_answered(tmp_path):

@@ -6,7 +6,8 @@ node (srun) writes its file into the job's directory (-o DIR/); the script's las
 job's view. The view is held to each node's kernel figures (the workload's own getrusage: CPU
 within 2%, its peak RSS within 5% of the memory need), to SLURM's own accounting (sacct's
 TotalCPU of the step: the trees the trackers tracked plus the trackers' own CPU), and its ask per
-node names the node that needed most. Skips with the reason where the cluster cannot start."""
+node names the node that needed most; the page the recipe writes (`report DIR`) and `recommend DIR` give the
+same per-node figures and ask. Skips with the reason where the cluster cannot start."""
 import json
 import os
 import re
@@ -14,8 +15,9 @@ import subprocess
 
 import pytest
 
-from conftest import REPO, SANITIZED, TIMEOUT_SCALE, TRACKER
+from conftest import REPO, SANITIZED, TIMEOUT_SCALE, TRACKER, tracker_env
 from slurm_cluster import cluster  # noqa: F401 (the module's fixture)
+from test_jobs import mib_of, page_nodes, secs_of
 from test_slurm_cluster import seconds
 
 # the node's work: (its index + 1) x 0.8 CPU seconds over (its index + 1) x 40 MiB; its rusage (CPU
@@ -83,6 +85,23 @@ def test_recipe_on_three_nodes(cluster, tmp_path):
     assert ask["memory_mib_per_node"] == v["nodes"][2]["ask_memory_mib"] < 1024
     assert ask["slurm"].startswith(f"--nodes=3 --ntasks-per-node=1 --cpus-per-task={ask['cores_per_task']} "
                                    f"--mem={ask['memory_mib_per_node']}M"), ask
+    # the job's report: a row per node with the kernel's figures, the ask per node naming the node
+    # that needed most, and the rest of the page of that node; recommend: the same ask
+    nodes, ids = page_nodes(tmp_path / "runs" / f"{job}.html")  # the recipe's last line
+    assert list(nodes) == cluster.node_names
+    for n in v["nodes"]:
+        cpu, rss_kib = (tmp_path / f"ru.{n['node']}").read_text().split()
+        row = nodes[n["node"]]
+        assert secs_of(row["CPU"]) == pytest.approx(float(cpu), rel=0.02), (row, cpu)
+        assert mib_of(row["memory need"]) == pytest.approx(int(rss_kib) / 1024, rel=0.05), (row, rss_kib)
+    assert ask["slurm"] in ids["job-ask"] and "memory sized by rtnode3" in ids["job-ask"], ids["job-ask"]
+    assert nodes["rtnode3"]["class"] == "shown"
+    r = subprocess.run([TRACKER, "recommend", "--json", "--no-price-lookup", str(runs)], capture_output=True, text=True,
+                       env=tracker_env(), timeout=60 * TIMEOUT_SCALE)
+    assert r.returncode == 0, r.stderr
+    rec = json.loads(r.stdout)
+    assert (rec["nodes"], rec["memory_mib_per_node"], rec["memory_sized_by"]) == (3, ask["memory_mib_per_node"], "rtnode3")
+    assert rec["schedulers"]["slurm"] == ask["slurm"]
     # SLURM's own accounting: the step's CPU time is the trees the trackers tracked plus the
     # trackers' own: 0.045 to 0.05 s each at one sample a second measured with the Release build,
     # 0.18 s under ASan+UBSan (each bounded at twice that)

@@ -1,10 +1,11 @@
 /* test_jobview.c - a job on several nodes put together (rt_job_view_new): each node's figures
  * are its runs' summed, the job's the nodes' summed, the ask per node the largest node's, the
  * node that decided it named; stragglers, idle nodes, a missing node, a rank claimed twice; runs
- * of another job refused; the text and the JSON say what the view holds. */
+ * of another job refused; the text, the JSON and the report page say what the view holds. */
 #define _GNU_SOURCE
 #include <jansson.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -248,6 +249,87 @@ static void other_jobs_refused(void **state)
         rt_stats_free(r[i].st);
 }
 
+/* Collects a report page of any size. */
+typedef struct page {
+    char *p;
+    size_t n;
+} page;
+
+static long collect_page(void *user, const void *buf, size_t len)
+{
+    page *g = user;
+    char *t = realloc(g->p, g->n + len + 1);
+    if (!t)
+        return -1;
+    memcpy(t + g->n, buf, len);
+    g->n += len;
+    t[g->n] = '\0';
+    g->p = t;
+    return (long)len;
+}
+
+static char *report_page(const rt_report_info *info)
+{
+    rt_report *rep = NULL;
+    assert_int_equal(rt_report_new_with(NULL, &rep), RT_OK);
+    page g = {0};
+    assert_int_equal(rt_report_write_cb(rep, info, collect_page, &g), RT_OK);
+    rt_report_free(rep);
+    return g.p;
+}
+
+/* The report page of a job's nodes: the job's section before the answer (a row per node, the one
+ * shown below marked, a node's name escaped), the ask per node in the three schedulers' words;
+ * none without a view, nor for a caller compiled before 0.18. */
+static void report_section(void **state)
+{
+    (void)state;
+    run r[2];
+    const rt_summary *s[2] = {
+        make(&r[0], "J", "n<1>", 0, 2, 1000, 20, 1.0, 100),
+        make(&r[1], "J", "n2", 1, 2, 1000, 20, 1.0, 900),
+    };
+    rt_job_view *v = NULL;
+    assert_int_equal(rt_job_view_new(s, 2, &v), RT_OK);
+    rt_report_info info = RT_REPORT_INFO_INIT;
+    info.summary = s[1];
+    info.job_view = v;
+    info.node_shown = "n2";
+    char *html = report_page(&info);
+    assert_non_null(strstr(html, "<h1>job J on 2 nodes</h1>"));
+    char *job = strstr(html, "<section id=\"job\"><h2>The job on 2 nodes</h2>");
+    char *answer = strstr(html, "<section id=\"answer\"><h2>The answer for n2</h2>");
+    assert_non_null(job);
+    assert_non_null(answer);
+    assert_true(job < answer);
+    assert_non_null(strstr(job, "<tr><th>n&lt;1&gt;</th>"));
+    assert_null(strstr(html, "n<1>"));
+    assert_non_null(strstr(job, "<tr class=\"shown\"><th>n2</th>"));
+    char words[400];
+    rt_job_view_ask(v, RT_SCHED_SLURM, words, sizeof words);
+    char *ask = strstr(job, "<tr id=\"job-ask\">");
+    assert_non_null(ask);
+    assert_non_null(strstr(ask, words));
+    assert_non_null(strstr(ask, "@parallel(num_parallel=2)"));
+    assert_non_null(strstr(ask, "memory sized by n2"));
+    assert_non_null(strstr(job, "The rest of this page is of n2, the node the memory ask is sized by"));
+    free(html);
+    /* without a view; and a caller that knows no view: the page of one run */
+    info.job_view = NULL;
+    html = report_page(&info);
+    assert_null(strstr(html, "id=\"job\""));
+    assert_non_null(strstr(html, "<h2>The answer</h2>"));
+    free(html);
+    info.job_view = v;
+    info.struct_size = offsetof(rt_report_info, job_view);
+    html = report_page(&info);
+    assert_null(strstr(html, "id=\"job\""));
+    free(html);
+    rt_job_view_free(v);
+    for (size_t i = 0; i < 2; i++)
+        rt_stats_free(r[i].st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -255,6 +337,7 @@ int main(void)
         cmocka_unit_test(tasks_missing_and_twice),
         cmocka_unit_test(gpus_idle),
         cmocka_unit_test(other_jobs_refused),
+        cmocka_unit_test(report_section),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,12 +11,12 @@
 
 #include "../core/core.h"
 #include "../core/ob.h"
+#include "jobview_words.h"
 #include "text_out.h"
 
 /* ---- text ----------------------------------------------------------------------------------- */
 
-/* A node's ask in words: "2 cores, 512 MiB" ("memory unknown"), with its GPUs. */
-static const char *node_ask(const rt_job_node *n, char *b, size_t cap)
+const char *rt_jv_node_ask(const rt_job_node *n, char *b, size_t cap)
 {
     char mem[48] = "memory unknown", gpu[32] = "";
     if (n->ask_memory_mib != RT_NULL_I64)
@@ -42,18 +42,12 @@ static void head_part(rt_text_out *o, const rt_job_view *v)
               rt_tx_dur(o, v->end_secs - v->start_secs, span, sizeof span));
 }
 
-/* What the job used over its nodes, and how unevenly. */
-static void used_part(rt_text_out *o, const rt_job_view *v)
+bool rt_jv_imbalance_words(const rt_text_out *o, const rt_job_view *v, char *text, size_t cap)
 {
-    char a[64], b[64], c[64], d[64], e[64], text[600], energy[96] = "";
-    const rt_job_node *most = &v->nodes[v->cpu_most], *least = &v->nodes[v->cpu_least];
-    if (isfinite(v->energy_joules))
-        snprintf(energy, sizeof energy, "; energy %s", rt_tx_joules(v->energy_joules, e, sizeof e));
-    snprintf(text, sizeof text, "%s CPU over the nodes%s", rt_tx_dur(o, v->cpu_secs, a, sizeof a), energy);
-    rt_tx_say(o, "%-12s", "Used");
-    rt_tx_wrapped(o, 12, 12, text);
     if (v->node_count < 2)
-        return;
+        return false;
+    char a[64], b[64], c[64], d[64];
+    const rt_job_node *most = &v->nodes[v->cpu_most], *least = &v->nodes[v->cpu_least];
     char mem_lo[64] = "-", mem_hi[64] = "-";
     double lo = NAN, hi = NAN;
     for (size_t i = 0; i < v->node_count; i++) {
@@ -65,20 +59,51 @@ static void used_part(rt_text_out *o, const rt_job_view *v)
     }
     rt_tx_mem(o, lo, mem_lo, sizeof mem_lo);
     rt_tx_mem(o, hi, mem_hi, sizeof mem_hi);
-    snprintf(text, sizeof text,
+    snprintf(text, cap,
              "CPU %s%% over the median node on the busiest: %s used %s, the median %s, the least %s (%s); memory "
              "need %s to %s a node",
              rt_tx_number(v->cpu_imbalance_pct, 0, "", b, sizeof b), most->node, rt_tx_dur(o, most->cpu_secs, a, sizeof a),
              rt_tx_dur(o, v->cpu_median_secs, c, sizeof c), least->node, rt_tx_dur(o, least->cpu_secs, d, sizeof d),
              mem_lo, mem_hi);
+    return true;
+}
+
+/* What the job used over its nodes, and how unevenly. */
+static void used_part(rt_text_out *o, const rt_job_view *v)
+{
+    char a[64], e[64], text[600], energy[96] = "";
+    if (isfinite(v->energy_joules))
+        snprintf(energy, sizeof energy, "; energy %s", rt_tx_joules(v->energy_joules, e, sizeof e));
+    snprintf(text, sizeof text, "%s CPU over the nodes%s", rt_tx_dur(o, v->cpu_secs, a, sizeof a), energy);
+    rt_tx_say(o, "%-12s", "Used");
+    rt_tx_wrapped(o, 12, 12, text);
+    if (!rt_jv_imbalance_words(o, v, text, sizeof text))
+        return;
     rt_tx_say(o, "%-12s", "Imbalance");
     rt_tx_wrapped(o, 12, 12, text);
+}
+
+void rt_jv_decided_words(const rt_text_out *o, const rt_job_view *v, char *text, size_t cap)
+{
+    char a[64];
+    const rt_job_node *m = &v->nodes[v->memory_most], *c = &v->nodes[v->cores_most];
+    char need[64], cores[160];
+    rt_tx_mem(o, m->memory_need_mib, need, sizeof need);
+    bool same = true; /* every node asks the same cores: no node decided them */
+    for (size_t i = 0; i < v->node_count; i++)
+        same &= v->nodes[i].ask_cores == c->ask_cores;
+    if (same && v->node_count > 1)
+        snprintf(cores, sizeof cores, "every node asks %lld core%s", (long long)c->ask_cores, c->ask_cores == 1 ? "" : "s");
+    else
+        snprintf(cores, sizeof cores, "cores by %s (%lld)", c->node, (long long)c->ask_cores);
+    snprintf(text, cap, "memory sized by %s (it needs %s%s), %s; %s core-hours reserved", m->node, need,
+             m->memory_sampled ? ", a lower bound" : "", cores, rt_tx_number(v->core_hours, 3, "", a, sizeof a));
 }
 
 /* The ask per node in the scheduler's words, and the nodes that decided it. */
 static void ask_part(rt_text_out *o, const rt_job_view *v)
 {
-    char words[400], mem[48] = "memory unknown", text[800], gpu[32] = "", a[64];
+    char words[400], mem[48] = "memory unknown", text[800], gpu[32] = "";
     rt_job_view_ask(v, o->scheduler, words, sizeof words);
     if (v->ask_memory_mib_per_node != RT_NULL_I64)
         snprintf(mem, sizeof mem, "%lld MiB", (long long)v->ask_memory_mib_per_node);
@@ -90,18 +115,7 @@ static void ask_part(rt_text_out *o, const rt_job_view *v)
              v->ask_cores_per_task == 1 ? "" : "s", mem, gpu, words, rt_tx_scheduler_name(o->scheduler));
     rt_tx_say(o, "%-12s", "Ask for");
     rt_tx_wrapped(o, 12, 12, text);
-    const rt_job_node *m = &v->nodes[v->memory_most], *c = &v->nodes[v->cores_most];
-    char need[64], cores[160];
-    rt_tx_mem(o, m->memory_need_mib, need, sizeof need);
-    bool same = true; /* every node asks the same cores: no node decided them */
-    for (size_t i = 0; i < v->node_count; i++)
-        same &= v->nodes[i].ask_cores == c->ask_cores;
-    if (same && v->node_count > 1)
-        snprintf(cores, sizeof cores, "every node asks %lld core%s", (long long)c->ask_cores, c->ask_cores == 1 ? "" : "s");
-    else
-        snprintf(cores, sizeof cores, "cores by %s (%lld)", c->node, (long long)c->ask_cores);
-    snprintf(text, sizeof text, "memory sized by %s (it needs %s%s), %s; %s core-hours reserved", m->node, need,
-             m->memory_sampled ? ", a lower bound" : "", cores, rt_tx_number(v->core_hours, 3, "", a, sizeof a));
+    rt_jv_decided_words(o, v, text, sizeof text);
     rt_tx_say(o, "%-12s", "");
     rt_tx_wrapped(o, 12, 12, text);
 }
@@ -127,19 +141,18 @@ static void nodes_part(rt_text_out *o, const rt_job_view *v)
                  rt_tx_number(n->cores_peak, 2, "", peak, sizeof peak));
         rt_tx_say(o, "%-12s%-*.*s  %4s  %-15s %-15s %-14s %-12s %s\n", "", w, w, n->node, rank,
                   rt_tx_dur(o, n->end_secs - n->start_secs, ran, sizeof ran), rt_tx_dur(o, n->cpu_secs, cpu, sizeof cpu),
-                  cores, rt_tx_mem(o, n->memory_need_mib, need, sizeof need), node_ask(n, ask, sizeof ask));
+                  cores, rt_tx_mem(o, n->memory_need_mib, need, sizeof need), rt_jv_node_ask(n, ask, sizeof ask));
     }
 }
 
-/* The notes: stragglers, idle nodes and GPUs, nodes missing, a rank twice, starts apart. */
-static void notes_part(rt_text_out *o, const rt_job_view *v)
+size_t rt_jv_notes(const rt_text_out *o, const rt_job_view *v, void (*each)(void *user, const char *text), void *user)
 {
     char text[600], a[64], b[64];
     size_t said = 0;
 #define NOTE()                                                                                                         \
     do {                                                                                                               \
-        rt_tx_say(o, "%-12s- ", said++ == 0 ? "Notes" : "");                                                          \
-        rt_tx_wrapped(o, 14, 14, text);                                                                               \
+        each(user, text);                                                                                              \
+        said++;                                                                                                        \
     } while (0)
     for (size_t i = 0; i < v->node_count; i++) {
         const rt_job_node *n = &v->nodes[i];
@@ -186,10 +199,30 @@ static void notes_part(rt_text_out *o, const rt_job_view *v)
                  rt_tx_dur(o, v->start_spread_secs, a, sizeof a));
         NOTE();
     }
-    if (said == 0)
-        rt_tx_say(o, "%-12snone\n", "Notes");
 #undef NOTE
+    return said;
 }
+
+typedef struct note_line {
+    rt_text_out *o;
+    size_t n;
+} note_line;
+
+static void note_said(void *user, const char *text)
+{
+    note_line *l = user;
+    rt_tx_say(l->o, "%-12s- ", l->n++ == 0 ? "Notes" : "");
+    rt_tx_wrapped(l->o, 14, 14, text);
+}
+
+/* The notes: stragglers, idle nodes and GPUs, nodes missing, a rank twice, starts apart. */
+static void notes_part(rt_text_out *o, const rt_job_view *v)
+{
+    note_line l = {.o = o};
+    if (rt_jv_notes(o, v, note_said, &l) == 0)
+        rt_tx_say(o, "%-12snone\n", "Notes");
+}
+
 
 rt_error rt_job_view_write_text_cb(const rt_job_view *v, const rt_summary_text_options *opts, rt_write_fn write,
                                    void *user)

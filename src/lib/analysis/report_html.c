@@ -460,6 +460,9 @@ static const char page_css[] =
     "pre{background:#f5f7fa;border:1px solid #e1e4e8;padding:8px 10px;font-size:12px;white-space:pre-wrap;"
     "overflow-wrap:anywhere}\n"
     "footer{color:#888;font-size:12px;margin-top:30px}\n"
+    "#job table.kv{font-size:14px}#job ul{margin:0;padding-left:18px}#job code{background:#f5f7fa;border:1px solid "
+    "#e1e4e8;padding:0 4px;font-size:12px;overflow-wrap:anywhere}table.dist tr.shown th,table.dist tr.shown td{"
+    "font-weight:700}\n"
     "#answer{background:#f5f9fd;border:1px solid #cfe0f1;border-radius:6px;padding:6px 14px 8px;margin:10px 0}\n"
     "#answer h2{border:0;font-size:17px;margin:2px 0 6px}#answer table{font-size:14px}#answer ul{margin:0;"
     "padding-left:18px}\n"
@@ -628,6 +631,12 @@ static rt_error report_write(const rt_report *r, const rt_report_info *info, rt_
         title = in.job->job_name;
     if (!title && in.summary && in.summary->job_name)
         title = in.summary->job_name;
+    char job_title[160];
+    if (!title && in.job_view && in.job_view->struct_size >= sizeof *in.job_view && in.job_view->job_id) {
+        snprintf(job_title, sizeof job_title, "job %.100s on %zu node%s", in.job_view->job_id, in.job_view->node_count,
+                 in.job_view->node_count == 1 ? "" : "s");
+        title = job_title;
+    }
     if (!title)
         title = "resource-tracker run";
     bool present[RPT_SERIES];
@@ -640,6 +649,7 @@ static rt_error report_write(const rt_report *r, const rt_report_info *info, rt_
     rpt_hw_lit(w, "</h1>\n");
     write_subtitle(w, &in);
     rpt_hw_lit(w, "</header>\n");
+    rpt_job_section(w, &in);
     rpt_answer_section(w, &in);
     rpt_hw_lit(w, "<section id=\"charts\"><h2>Over time</h2>\n<p class=\"note\">");
     rpt_hw_lit(w, elapsed ? "Time since the start of the run." : "Time of day, UTC.");

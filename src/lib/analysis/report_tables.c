@@ -450,7 +450,12 @@ void rpt_answer_section(rpt_hw *w, const rt_report_info *in)
         return;
     rpt_figure a;
     char line[512];
-    rpt_hw_lit(w, "<section id=\"answer\"><h2>The answer</h2>\n");
+    rpt_hw_lit(w, "<section id=\"answer\"><h2>The answer");
+    if (in->job_view && in->node_shown) { /* a job's node (0.18): the job's answer is above */
+        rpt_hw_lit(w, " for ");
+        rpt_hw_html(w, in->node_shown);
+    }
+    rpt_hw_lit(w, "</h2>\n");
     answer_figures(w, in);
     rpt_hw_lit(w, "<table class=\"kv\">\n");
     const rt_recommendation *rec = in->recommendation;
