@@ -66,7 +66,7 @@ void rt_member_detect(const char *const *envp, const rt_logger *log, rt_member_c
         number(envp, log, NAMES("GROUP_RANK"), &m.node_index);
     } else if (ev(envp, "OMPI_COMM_WORLD_RANK") || ev(envp, "PMI_RANK") || ev(envp, "PMIX_RANK")) {
         m.from = "mpi";
-        m.job_id = ev(envp, "PMIX_NAMESPACE"); /* Open MPI 5 and PMIx launchers; MPICH says none */
+        m.job_id = ev(envp, "PMIX_NAMESPACE"); /* Open MPI 4 and 5, PMIx launchers; MPICH says none */
         number(envp, log, NAMES("OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"), &m.rank);
         number(envp, log, NAMES("OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "PALS_LOCAL_RANKID"), &m.local_rank);
         number(envp, log, NAMES("OMPI_COMM_WORLD_SIZE", "PMI_SIZE"), &m.ranks);
