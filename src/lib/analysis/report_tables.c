@@ -637,10 +637,12 @@ void rpt_phase_section(rpt_hw *w, const rt_summary *s)
         cell(w, fmt_cores(f, p->cores_mean));
         cell(w, fmt_cores(f, p->cores_peak));
         int64_t asks = rt_cores_fewest(p->cores, s->max_slowdown_pct >= 0 ? s->max_slowdown_pct : 10);
-        if (asks > 0) {
+        if (asks > 0) { /* "12 (1 h 02 min 03 s)": a duration in a figure of its own */
             rpt_figure d;
-            snprintf(f, sizeof f, "%lld (%s)", (long long)asks,
+            char both[sizeof d + 32];
+            snprintf(both, sizeof both, "%lld (%s)", (long long)asks,
                      rpt_fmt_duration(d, p->cores->rows[asks - 1].duration_secs));
+            snprintf(f, sizeof f, "%.*s", (int)sizeof f - 1, both);
         } else {
             snprintf(f, sizeof f, "-");
         }
