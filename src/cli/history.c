@@ -36,6 +36,9 @@
  * Schema version 7 (0.18) added the run's durations under 1, 2, ... cores: the summary JSON's
  * `cores` member as JSON text (NULL without a tracked tree), read back as the summary's table,
  * so that `recommend --job` predicts from the runs it has (a run stored before asks by the mean).
+ * Schema version 8 (0.18) added the run's place in a job of several nodes: the summary JSON's
+ * `member` as JSON text (NULL for a run of no such job), read back as the summary's member, so
+ * that `recommend --job` answers a job's newest nodes with the ask per node.
  * A database stamped with a higher version was made by a newer tool: it is
  * read (by the column names this version knows) but never written, since its columns may no
  * longer mean what this version thinks. */
@@ -56,7 +59,7 @@
 #include "cli.h"
 #include "history_db.h"
 
-#define SCHEMA_VERSION 7
+#define SCHEMA_VERSION 8
 #define BUSY_TIMEOUT_MS 10000
 
 /* ---- the columns --------------------------------------------------------------------- */
@@ -67,7 +70,7 @@ typedef enum col_src { SRC_RUN, SRC_JOB, SRC_HOST, SRC_CLOUD, SRC_SUM } col_src;
 enum {
     X_START, X_END, X_VERSION, X_TAGS, X_COMMAND, X_PID, X_EXIT, X_SAMPLES, X_ALLOCATION, X_SUMMARY_JSON, X_NOTES,
     X_PHASES, X_PHASE_MARKS, X_GRID_G, X_GRID_ZONE, X_GRID_SOURCE, X_PLACE, X_CPU_FROM, X_MEMORY_FROM, X_GPUS_FROM,
-    X_TIME_LIMIT_FROM, X_CORES
+    X_TIME_LIMIT_FROM, X_CORES, X_MEMBER
 };
 
 /* One column of the runs table: its name, its type ('T' text, 'I' integer, 'R' real; of the
@@ -142,6 +145,8 @@ static const col cols[] = {
     /* schema version 7: the 0.18 run under other core counts, as the summary's JSON "cores" has
      * it (NULL: no tracked tree) */
     RUN("cores", 'T', X_CORES),
+    /* schema version 8: the 0.18 member, as the summary's JSON has it (NULL: no job of nodes) */
+    RUN("member", 'T', X_MEMBER),
 };
 #define NCOLS (sizeof cols / sizeof cols[0])
 
@@ -307,7 +312,7 @@ static int bind_int(sqlite3_stmt *st, int i, int64_t v)
 
 /* The JSON texts of a run made before its INSERT (each NULL when missing). */
 typedef struct run_texts {
-    const char *tags, *command, *sjson, *notes, *phases, *phase_marks, *cores;
+    const char *tags, *command, *sjson, *notes, *phases, *phase_marks, *cores, *member;
 } run_texts;
 
 /* The value of a run-level column (SRC_RUN) bound at i, the JSON texts from x. Returns an SQLite
@@ -332,6 +337,7 @@ static int bind_run(sqlite3_stmt *st, int i, size_t which, const cli_run_result 
     case X_PHASES: return bind_text(st, i, x->phases);
     case X_PHASE_MARKS: return bind_text(st, i, x->phase_marks);
     case X_CORES: return bind_text(st, i, x->cores);
+    case X_MEMBER: return bind_text(st, i, x->member);
     case X_GRID_G: return bind_real(st, i, g ? g->g_per_kwh : NAN);
     case X_GRID_ZONE: return bind_text(st, i, g ? g->zone : NULL);
     case X_GRID_SOURCE: return bind_text(st, i, g ? g->source : NULL);
@@ -456,8 +462,8 @@ static int insert_run(sqlite3 *db, const cli_run_result *r)
     char *sjson = summary_json(r->summary);
     char *notes = run_notes(r);
     char *phases = summary_member(sjson, "phases"), *phase_marks = summary_member(sjson, "phase_marks");
-    char *cores = summary_member(sjson, "cores");
-    run_texts x = {tags, command, sjson, notes, phases, phase_marks, cores};
+    char *cores = summary_member(sjson, "cores"), *member = summary_member(sjson, "member");
+    run_texts x = {tags, command, sjson, notes, phases, phase_marks, cores, member};
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
     if (rc == SQLITE_OK)
@@ -475,6 +481,7 @@ static int insert_run(sqlite3 *db, const cli_run_result *r)
     free(phases);
     free(phase_marks);
     free(cores);
+    free(member);
     return rc;
 }
 
@@ -656,12 +663,11 @@ static void read_sum_col(sqlite3_stmt *st, int k, const col *c, rt_summary *s)
 
 /* A copy of column i's text into a growing pool; returns the pool offset + 1, or 0 for NULL
  * (or out of memory, which *oom records). */
-static size_t pool_add(char **pool, size_t *len, size_t *cap, sqlite3_stmt *st, int i, bool *oom)
+static size_t pool_put(char **pool, size_t *len, size_t *cap, const char *t, bool *oom)
 {
-    const unsigned char *t = sqlite3_column_text(st, i);
     if (!t)
         return 0;
-    size_t n = strlen((const char *)t) + 1;
+    size_t n = strlen(t) + 1;
     if (*len + n > *cap) {
         size_t c = (*cap ? *cap * 2 : 256) + n;
         char *p = realloc(*pool, c);
@@ -675,6 +681,36 @@ static size_t pool_add(char **pool, size_t *len, size_t *cap, sqlite3_stmt *st, 
     memcpy(*pool + *len, t, n);
     *len += n;
     return *len - n + 1;
+}
+
+static size_t pool_add(char **pool, size_t *len, size_t *cap, sqlite3_stmt *st, int i, bool *oom)
+{
+    return pool_put(pool, len, cap, (const char *)sqlite3_column_text(st, i), oom);
+}
+
+/* A run's member from its JSON text (NULL: none): its numbers into *m, its strings into the pool
+ * (offsets + 1 into off: job_id, step_id, node, from; 0 for none). */
+static void member_parse(const char *text, rt_member *m, size_t off[4], char **pool, size_t *len, size_t *cap,
+                         bool *oom)
+{
+    *m = (rt_member)RT_MEMBER_INIT;
+    off[0] = off[1] = off[2] = off[3] = 0;
+    json_t *o = text ? json_loads(text, 0, NULL) : NULL;
+    if (!json_is_object(o)) {
+        json_decref(o);
+        return;
+    }
+    static const char *const keys[4] = {"job_id", "step_id", "node", "from"};
+    for (int i = 0; i < 4; i++)
+        off[i] = pool_put(pool, len, cap, json_string_value(json_object_get(o, keys[i])), oom);
+    int64_t *nums[] = {&m->rank, &m->local_rank, &m->ranks, &m->nodes, &m->node_index};
+    static const char *const nkeys[] = {"rank", "local_rank", "ranks", "nodes", "node_index"};
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+        json_t *v = json_object_get(o, nkeys[i]);
+        if (json_is_integer(v) && json_integer_value(v) >= 0)
+            *nums[i] = json_integer_value(v);
+    }
+    json_decref(o);
 }
 
 int cli_history_instance(const char *path, const char *job, char *vendor, size_t vcap, char *type, size_t tcap,
@@ -830,6 +866,13 @@ static void history_phases_parse(const char *text, history_phases *h)
     json_decref(a);
 }
 
+/* What cli_history_summaries keeps of a row until its block is made: its strings (offsets + 1
+ * into the pool: job_name, allocation, the member's job_id, step_id, node, from) and member. */
+typedef struct history_row {
+    size_t s[6];
+    rt_member m;
+} history_row;
+
 int cli_history_summaries(const char *path, const char *job, int last, rt_summary **out, size_t *n)
 {
     *out = NULL;
@@ -847,7 +890,7 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
     }
     /* the successful runs, and the runs the OOM killer hit (whatever their status: the killed
      * command exits 137), so that a recommendation never forgets the memory that killed a run */
-    bool has_oom = false, has_cores = false, has_phases = false;
+    bool has_oom = false, has_cores = false, has_phases = false, has_member = false;
     for (size_t i = 0; i < NCOLS; i++) {
         if (have[i] && strcmp(cols[i].name, "oom_kills") == 0)
             has_oom = true;
@@ -855,10 +898,12 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
             has_cores = true;
         if (have[i] && strcmp(cols[i].name, "phases") == 0)
             has_phases = true;
+        if (have[i] && strcmp(cols[i].name, "member") == 0)
+            has_member = true;
     }
     char tail[256];
-    snprintf(tail, sizeof tail, ", %s, %s FROM runs WHERE %s%s ORDER BY id DESC LIMIT ?1",
-             has_cores ? "cores" : "NULL", has_phases ? "phases" : "NULL",
+    snprintf(tail, sizeof tail, ", %s, %s, %s FROM runs WHERE %s%s ORDER BY id DESC LIMIT ?1",
+             has_cores ? "cores" : "NULL", has_phases ? "phases" : "NULL", has_member ? "member" : "NULL",
              has_oom ? "(exit_status = 0 OR oom_kills > 0)" : "exit_status = 0", job ? " AND job_name = ?2" : "");
     if (col_list(sql, sizeof sql, "SELECT job_name, allocation, samples, start_secs, end_secs, ", false, true, have,
                  tail) < 0) {
@@ -869,7 +914,7 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
     rc = history_query(db, sql, job, last, &st);
     rt_summary *v = NULL;
     size_t nv = 0, capv = 0, plen = 0, pcap = 0;
-    size_t(*offs)[2] = NULL; /* pool offsets + 1 of each row's job_name and allocation */
+    history_row *offs = NULL; /* each row's strings (pool offsets + 1) and member */
     char *pool = NULL;
     history_cores *tabs = NULL; /* each row's table (n 0: none) */
     history_phases *phs = NULL; /* each row's phases with a table */
@@ -880,7 +925,7 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
         if (nv == capv) {
             capv = capv ? capv * 2 : 8;
             rt_summary *nvp = realloc(v, capv * sizeof *v);
-            size_t(*no)[2] = nvp ? realloc(offs, capv * sizeof *offs) : NULL;
+            history_row *no = nvp ? realloc(offs, capv * sizeof *offs) : NULL;
             history_cores *nt = no ? realloc(tabs, capv * sizeof *tabs) : NULL;
             if (nt)
                 tabs = nt;
@@ -897,8 +942,8 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
         }
         rt_summary *s = &v[nv];
         summary_clear(s);
-        offs[nv][0] = pool_add(&pool, &plen, &pcap, st, 0, &oom);
-        offs[nv][1] = pool_add(&pool, &plen, &pcap, st, 1, &oom);
+        offs[nv].s[0] = pool_add(&pool, &plen, &pcap, st, 0, &oom);
+        offs[nv].s[1] = pool_add(&pool, &plen, &pcap, st, 1, &oom);
         s->samples = sqlite3_column_type(st, 2) == SQLITE_NULL ? 0 : (uint64_t)sqlite3_column_int64(st, 2);
         int k = 3;
         double *times[2] = {&s->start_secs, &s->end_secs};
@@ -914,6 +959,8 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
         history_cores_parse((const char *)sqlite3_column_text(st, k), &tabs[nv]);
         nrows += tabs[nv].t.n;
         history_phases_parse((const char *)sqlite3_column_text(st, k + 1), &phs[nv]);
+        member_parse((const char *)sqlite3_column_text(st, k + 2), &offs[nv].m, offs[nv].s + 2, &pool, &plen, &pcap,
+                     &oom);
         nph += phs[nv].n;
         nphrows += phs[nv].rows;
         nphbytes += phs[nv].name_bytes;
@@ -937,7 +984,7 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
          * tables, rows and pointers), then the strings and the phases' names */
         block = malloc(nv * sizeof *block + nv * sizeof(rt_cores_table) + nrows * sizeof(rt_cores_row) +
                        nph * (sizeof(rt_phase_summary) + sizeof(rt_cores_table) + sizeof(rt_phase_summary *)) +
-                       nphrows * sizeof(rt_cores_row) + plen + nphbytes);
+                       nphrows * sizeof(rt_cores_row) + nv * sizeof(rt_member) + plen + nphbytes);
         if (!block) {
             oom = true;
             cli_say("history %s: out of memory", path);
@@ -948,14 +995,25 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
             rt_cores_table *ptables = (rt_cores_table *)(ps + nph);
             rt_cores_row *prows = (rt_cores_row *)(ptables + nph);
             const rt_phase_summary **pptrs = (const rt_phase_summary **)(prows + nphrows);
-            char *strs = (char *)(pptrs + nph);
+            rt_member *mems = (rt_member *)(pptrs + nph);
+            char *strs = (char *)(mems + nv);
             char *names = strs + plen;
             if (plen)
                 memcpy(strs, pool, plen);
             for (size_t i = 0; i < nv; i++) {
                 block[i] = v[i];
-                block[i].job_name = offs[i][0] ? strs + offs[i][0] - 1 : NULL;
-                block[i].allocation = offs[i][1] ? strs + offs[i][1] - 1 : NULL;
+                const size_t *o = offs[i].s;
+                block[i].job_name = o[0] ? strs + o[0] - 1 : NULL;
+                block[i].allocation = o[1] ? strs + o[1] - 1 : NULL;
+                block[i].member = NULL;
+                if (o[2]) { /* a job's node: its member, the strings in the block */
+                    mems[i] = offs[i].m;
+                    mems[i].job_id = strs + o[2] - 1;
+                    mems[i].step_id = o[3] ? strs + o[3] - 1 : NULL;
+                    mems[i].node = o[4] ? strs + o[4] - 1 : NULL;
+                    mems[i].from = o[5] ? strs + o[5] - 1 : NULL;
+                    block[i].member = &mems[i];
+                }
                 block[i].cores = NULL;
                 if (tabs[i].t.n) {
                     tables[i] = tabs[i].t;

@@ -22,7 +22,8 @@ static const char history_usage[] =
     "Usage: resource-tracker history [--job NAME] [--last N] [--json] [--history FILE]\n"
     "\n"
     "Lists the runs recorded with --history (an SQLite file), newest first, as a table: id, start\n"
-    "(UTC), job, exit status (OOM for a run the OOM killer hit), duration, mean cores, memory need\n"
+    "(UTC), job (a node of a job of several: its job id, node and rank after the name), exit\n"
+    "status (OOM for a run the OOM killer hit), duration, mean cores, memory need\n"
     "and where it came from, the job's energy (J, kJ, MJ; ending in ~ when estimated from a model,\n"
     "bare when read from the hardware), the kinds of the run's notes, and the command.\n"
     "\n"
@@ -30,7 +31,7 @@ static const char history_usage[] =
     "  --job NAME       only the runs of this job\n"
     "  --last N         only the newest N runs\n"
     "  --json           one JSON object per run and line (every column; tags, command, notes,\n"
-    "                   phases, phase_marks, cores and summary as JSON), instead of the table\n"
+    "                   phases, phase_marks, cores, member and summary as JSON), instead of the table\n"
     "  --history FILE   the run history (default: TRACKER_HISTORY, else [history] path)\n"
     "  -h, --help       this text, exit 0\n"
     "\n"
@@ -158,7 +159,7 @@ static int print_json_row(sqlite3_stmt *st)
             const char *t = (const char *)sqlite3_column_text(st, i);
             bool is_json = !strcmp(name, "tags") || !strcmp(name, "command") || !strcmp(name, "summary_json") ||
                            !strcmp(name, "notes") || !strcmp(name, "phases") || !strcmp(name, "phase_marks") ||
-                           !strcmp(name, "cores");
+                           !strcmp(name, "cores") || !strcmp(name, "member");
             v = is_json ? json_loads(t, 0, NULL) : NULL;
             if (!v)
                 v = history_json_str_lossy(t);
@@ -234,6 +235,23 @@ static void notes_cell(char *cell, const char *json_text)
         snprintf(cell, CELL, "-");
 }
 
+/* A job's node (0.18): " (JOB NODE rRANK)" after the job's name in cell, from the run's member
+ * (its JSON text; NULL: none, nothing added). */
+static void member_words(char *cell, const char *json_text)
+{
+    json_t *m = json_text ? json_loads(json_text, 0, NULL) : NULL;
+    const char *id = json_string_value(json_object_get(m, "job_id")), *node = json_string_value(json_object_get(m, "node"));
+    json_t *rank = json_object_get(m, "rank");
+    size_t n = strlen(cell);
+    if (id && n < CELL) {
+        char r[32] = "";
+        if (json_is_integer(rank))
+            snprintf(r, sizeof r, " r%lld", (long long)json_integer_value(rank));
+        snprintf(cell + n, CELL - n, " (%.40s%s%.40s%s)", id, node ? " " : "", node ? node : "", r);
+    }
+    json_decref(m);
+}
+
 /* The cells of the table row for the row of st into cells. */
 static void table_row(sqlite3_stmt *st, char cells[TC_N][CELL])
 {
@@ -242,6 +260,7 @@ static void table_row(sqlite3_stmt *st, char cells[TC_N][CELL])
     fmt_time(cells[TC_START], CELL, start);
     const unsigned char *job = sqlite3_column_text(st, col_index(st, "job_name"));
     snprintf(cells[TC_JOB], CELL, "%.100s", job ? (const char *)job : "-");
+    member_words(cells[TC_JOB], col_text(st, col_index(st, "member")));
     int ie = col_index(st, "exit_status");
     const char *oom = col_real(st, col_index(st, "oom_kills")) > 0 ? " OOM" : ""; /* a kill in its group */
     if (sqlite3_column_type(st, ie) == SQLITE_NULL)

@@ -763,8 +763,10 @@ static int print_job(const rec_args *a, const rt_job_view *v, const lookup *l)
     return fflush(stdout) == 0 && !ferror(stdout) ? 0 : EXIT_FAIL;
 }
 
-/* When runs[0..n) hold two runs or more of one job (the others said left out): its ask per node
- * printed, *done set. 0, or the exit status. */
+/* When runs[0..n) hold two runs or more of one job: its ask per node printed, *done set; the
+ * others are said to be left out, by their file's name (a->files), or for runs of the history
+ * (no files) the job is the newest run's, and the older runs of other jobs are said unused.
+ * 0, or the exit status. */
 static int recommend_job(const cli_options *o, const rec_args *a, const rt_summary *const *runs, size_t n, bool *done)
 {
     *done = false;
@@ -776,7 +778,19 @@ static int recommend_job(const cli_options *o, const rec_args *a, const rt_summa
         cli_say("recommend: out of memory");
         return EXIT_FAIL;
     }
-    size_t k = cli_job_runs("recommend", runs, (char *const *)a->files, n, idx);
+    size_t k = 0;
+    if (!a->job) {
+        k = cli_job_runs("recommend", runs, (char *const *)a->files, n, idx);
+    } else if (runs[0]->member && runs[0]->member->job_id) { /* the history's, newest first */
+        const char *id = runs[0]->member->job_id;
+        for (size_t i = 0; i < n; i++)
+            if (runs[i]->member && runs[i]->member->job_id && strcmp(runs[i]->member->job_id, id) == 0)
+                idx[k++] = i;
+        if (k >= 2 && k < n)
+            cli_say("recommend: the ask per node is from the newest job of '%s' (%s, %zu runs); its %zu older "
+                    "run%s of other jobs %s not used",
+                    a->job, id, k, n - k, n - k == 1 ? "" : "s", n - k == 1 ? "is" : "are");
+    }
     for (size_t i = 0; i < k; i++)
         job[i] = runs[idx[i]];
     rt_job_view *v = NULL;
@@ -861,7 +875,31 @@ int cli_recommend_main(cli_options *o)
                 runs[n++] = rt_stats_summary(stats[i]);
         }
     }
-    if (rc == 0 && !a.job && n >= 2) { /* a job's nodes: the ask per node */
+    if (rc == 0 && a.job && n >= 1 && hist[0].member && a.last_set == false) {
+        /* the newest run is a node of a job of several: read as many rows as the job had runs */
+        const rt_member *m = hist[0].member;
+        int64_t want = m->ranks > m->nodes ? m->ranks : m->nodes;
+        if (want > (int64_t)n && want > a.last && want <= 4096) {
+            rt_summary *more = NULL;
+            size_t nmore = 0;
+            const char *path = cli_history_path(o, a.history ? a.history : o->args.history);
+            if (path && cli_history_summaries(path, a.job, (int)want, &more, &nmore) == 0 && nmore > n) {
+                const rt_summary **r2 = calloc(nmore, sizeof *r2);
+                if (r2) {
+                    free(hist);
+                    free(runs);
+                    hist = more;
+                    more = NULL;
+                    runs = r2;
+                    n = nmore;
+                    for (size_t i = 0; i < n; i++)
+                        runs[i] = &hist[i];
+                }
+            }
+            free(more);
+        }
+    }
+    if (rc == 0 && n >= 2) { /* a job's nodes: the ask per node */
         bool done = false;
         rc = recommend_job(o, &a, runs, n, &done);
         if (done)

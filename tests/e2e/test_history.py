@@ -68,6 +68,8 @@ V6_COLUMNS = ["place", "requested_cpu_cores", "requested_cpu_from", "requested_m
               "memory_efficiency_pct", "gpu_efficiency_pct", "time_limit_used_pct", "process_vms_peak_mib"]
 # the column schema version 7 (0.18) added: the run's durations under 1, 2, ... cores
 V7_COLUMNS = ["cores"]
+# the column schema version 8 (0.18) added: the run's place in a job of several nodes
+V8_COLUMNS = ["member"]
 
 
 def make_v1(db, *old_runs):
@@ -222,8 +224,8 @@ def test_concurrent_writers_all_land(tmp_path, start):
     assert len(rows(db)) == n + (0 if start == "fresh" else 1)
     assert not os.path.exists(db + "-journal")
     if start == "version1":
-        assert schema(db)[0] == 7 and all(c in dict(schema(db)[1]) for c in V2_COLUMNS + V3_COLUMNS + V4_COLUMNS
-                                          + V5_COLUMNS + V6_COLUMNS + V7_COLUMNS)
+        assert schema(db)[0] == 8 and all(c in dict(schema(db)[1]) for c in V2_COLUMNS + V3_COLUMNS + V4_COLUMNS
+                                          + V5_COLUMNS + V6_COLUMNS + V7_COLUMNS + V8_COLUMNS)
 
 
 CRASH_WRITER = r"""
@@ -443,10 +445,10 @@ def test_version1_database_read_then_migrated(tmp_path):
     assert r.returncode == 0 and r.stderr == "", r.stderr
     fresh = str(tmp_path / "new.db")
     assert track(fresh, "true").returncode == 0
-    assert schema(db) == schema(fresh)  # version 7, the same columns in the same order
-    assert schema(db)[0] == 7
-    assert [c for c, _ in schema(db)[1][-len(V4_COLUMNS + V5_COLUMNS + V6_COLUMNS + V7_COLUMNS):]] == (
-        V4_COLUMNS + V5_COLUMNS + V6_COLUMNS + V7_COLUMNS)
+    assert schema(db) == schema(fresh)  # version 8, the same columns in the same order
+    assert schema(db)[0] == 8
+    assert [c for c, _ in schema(db)[1][-len(V4_COLUMNS + V5_COLUMNS + V6_COLUMNS + V7_COLUMNS + V8_COLUMNS):]] == (
+        V4_COLUMNS + V5_COLUMNS + V6_COLUMNS + V7_COLUMNS + V8_COLUMNS)
     got = rows(db)
     assert len(got) == 2
     assert {k: got[0][k] for k in old} == old  # the old run as it was
@@ -565,13 +567,13 @@ def test_run_records_its_energy_and_carbon(tmp_path):
 
 def test_version4_database_upgraded_keeping_its_rows(tmp_path):
     """0.14's database (schema 4): `history` lists it as it is (no energy: "-"), and the next run
-    adds the 0.15, 0.16 and 0.18 columns at the end (the same table as a new database's), stamps version 7,
+    adds the 0.15, 0.16 and 0.18 columns at the end (the same table as a new database's), stamps version 8,
     keeps the old rows as they were and records the new run's energy."""
     fresh = str(tmp_path / "new.db")
     assert track(fresh, "true").returncode == 0
     v7 = schema(fresh)
-    added = V5_COLUMNS + V6_COLUMNS + V7_COLUMNS
-    assert v7[0] == 7 and [c for c, _ in v7[1][-len(added):]] == added
+    added = V5_COLUMNS + V6_COLUMNS + V7_COLUMNS + V8_COLUMNS
+    assert v7[0] == 8 and [c for c, _ in v7[1][-len(added):]] == added
     v4_cols = v7[1][:-len(added)]
     db = str(tmp_path / "old.db")
     con = sqlite3.connect(db)
@@ -610,9 +612,10 @@ def test_version4_database_upgraded_keeping_its_rows(tmp_path):
     assert got[2]["co2e_grams"] is None and got[2]["process_co2e_grams"] is None
 
     assert json.loads(got[2]["cores"])["durations_secs"]  # the new run's table, read back below
-    # a database stamped 8 (a newer tool's) is still refused: not written, one warning
+    assert got[2]["member"] is None  # no job of several nodes
+    # a database stamped 9 (a newer tool's) is still refused: not written, one warning
     con = sqlite3.connect(db)
-    con.execute("PRAGMA user_version = 8")
+    con.execute("PRAGMA user_version = 9")
     con.commit()
     con.close()
     r = track(db, "true")

@@ -6,7 +6,8 @@ getrusage: CPU within 2%, its peak RSS within 5% of the memory need), its ask pe
 largest node's, and proved by running every node's workload again in a memory cgroup limited to
 the asked memory per node. Bad input: a node's file cut short, a node missing, two nodes claiming
 one rank, clocks apart, files of two jobs, a file that names no job. `report DIR` opens with the
-same view (a row per node) and `recommend DIR` gives the ask per node. The real multi-node SLURM
+same view (a row per node) and `recommend DIR` gives the ask per node; the run history keeps each
+node's place, and `recommend --job` answers the newest job's nodes with the ask per node. The real multi-node SLURM
 is test_slurm.py's."""
 import html.parser
 import json
@@ -54,14 +55,14 @@ def slurm_env(job, i, n, **extra):
     return env
 
 
-def run_nodes(tmp_path, job="900", nodes=NODES):
-    """Every node's tracker at once (-o DIR/), its workload writing its rusage; returns the
-    directory and [(cpu_secs, maxrss_mib)] by node."""
+def run_nodes(tmp_path, job="900", nodes=NODES, extra=()):
+    """Every node's tracker at once (-o DIR/; extra: more of the tracker's options), its workload
+    writing its rusage; returns the directory and [(cpu_secs, maxrss_mib)] by node."""
     d = tmp_path / "runs"
     d.mkdir()
     procs = []
     for i, (secs, mib) in enumerate(nodes):
-        cmd = [TRACKER, "-i", "0.1", "-o", f"{d}/", "--", PY, "-c", WORK, str(secs), str(mib),
+        cmd = [TRACKER, "-i", "0.1", *extra, "-o", f"{d}/", "--", PY, "-c", WORK, str(secs), str(mib),
                str(tmp_path / f"ru{i}")]
         procs.append(subprocess.Popen(cmd, env=slurm_env(job, i, len(nodes)), stderr=subprocess.PIPE, text=True))
     for p in procs:
@@ -234,6 +235,42 @@ def test_report_and_recommend_of_a_job(tmp_path):
     text = run_tool("recommend", "--no-price-lookup", *sorted(d.iterdir())).stdout
     assert f"memory: {ask['memory_mib_per_node']} MiB" in text and "memory sized by: node2" in text, text
     assert f"SLURM: {ask['slurm']}" in text, text
+
+
+def test_history_of_a_job(tmp_path):
+    """Six nodes write one history (--history): the table names each node's job, node and rank;
+    `recommend --job` reads the newest job's six runs (past --last's default of 5) and answers per
+    node as the files do; an older run of the same name (no job of nodes), read by --last, is said
+    unused."""
+    db = tmp_path / "h.db"
+    subprocess.run([TRACKER, "-q", "--history", str(db), "--job-name", "train", "--", "/bin/true"], env=tracker_env(),
+                   check=True, timeout=60 * TIMEOUT_SCALE)
+    six = [(0.6 + 0.1 * i, 20 + 15 * i) for i in range(6)]  # 2% of the least is a tick (10 ms) or more
+    d, kernel = run_nodes(tmp_path, job="903", nodes=six, extra=("--history", str(db), "--job-name", "train"))
+    table = run_tool("history", "--history", db).stdout
+    for i in range(6):
+        assert f"train (903 node{i} r{i})" in table, table
+    rows = [json.loads(line) for line in run_tool("history", "--json", "--history", db).stdout.splitlines()]
+    assert sorted(r["member"]["node"] for r in rows if r["member"]) == [f"node{i}" for i in range(6)]
+    assert [r["member"] for r in rows].count(None) == 1
+    r = subprocess.run([TRACKER, "recommend", "--json", "--no-price-lookup", "--job", "train", "--history", str(db)],
+                       capture_output=True, text=True, env=tracker_env(), timeout=60 * TIMEOUT_SCALE)
+    assert r.returncode == 0 and r.stderr == "", r.stderr  # six rows read: the job's, all of them
+    rec = json.loads(r.stdout)
+    files = json.loads(run_tool("recommend", "--json", "--no-price-lookup", d).stdout)
+    assert (rec["job_id"], rec["nodes"], rec["view"]["run_count"]) == ("903", 6, 6)
+    assert rec["memory_sized_by"] == files["memory_sized_by"] == "node5"
+    assert rec["memory_mib_per_node"] == files["memory_mib_per_node"], (rec, files)
+    for n, (cpu, rss) in zip(rec["view"]["nodes"], kernel):
+        assert n["cpu_secs"] == pytest.approx(cpu, rel=0.02), (n, cpu)
+        assert n["memory_need_mib"] == pytest.approx(rss, rel=0.05), (n, rss)
+    # --last as given is kept: seven rows, the older run of no job said unused; two rows, the
+    # job's two newest nodes
+    r = run_tool("recommend", "--json", "--no-price-lookup", "--job", "train", "--last", "7", "--history", db)
+    assert "(903, 6 runs); its 1 older run of other jobs is not used" in r.stderr, r.stderr
+    assert json.loads(r.stdout)["view"]["run_count"] == 6
+    r = run_tool("recommend", "--json", "--no-price-lookup", "--job", "train", "--last", "2", "--history", db)
+    assert json.loads(r.stdout)["view"]["run_count"] == 2
 
 
 def test_bad_input_said_and_answered(tmp_path):
