@@ -80,6 +80,8 @@ typedef struct cli_layer {
     char *grid_zone; /* a zone of the table, as given */
     char *job_id;    /* --job-id, TRACKER_JOB_ID, [job] job_id (0.18) */
     char *node;      /* --node, TRACKER_NODE, [job] node (0.18) */
+    bool per_node;   /* --per-node, TRACKER_PER_NODE, [job] per_node (0.18) */
+    bool per_node_set;
     double grid_intensity;
     bool grid_intensity_set;
     /* the config file's unknown keys and tables, one "FILE:LINE:COL: ..." line each (config.c);
@@ -141,6 +143,8 @@ typedef struct cli_options {
     const char *job_id, *node; /* --job-id, --node: the run's place in a job of several nodes */
     rt_member member;          /* that place (cli_place_apply: the launchers' variables under
                                 * --job-id and --node); job_id NULL: none */
+    bool per_node;             /* --per-node: one tracker for the node's tasks (local rank 0's;
+                                * the others run their command untracked: cli_per_node) */
     const char **place_tags;   /* the job's tags: the user's, then the place's keys the user did not
                                 * give (owned; the strings are the user's and the place's) */
 
@@ -407,6 +411,10 @@ rt_cloud_discovery *cli_start_cloud(const cli_options *opts);
  * user did not give from it (a field the user set wins; a tag the user gave wins by key), and
  * sets opts->request. Never fails the run: out of memory is one warning and no place. */
 void cli_place_apply(cli_options *opts);
+/* --per-node: this task's rank on its node as the launchers' variables say it (SLURM_LOCALID,
+ * LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_RANK, ...: rt_member.local_rank), read alone (no query, no
+ * warning); -1 when none says one, or with --place off. */
+int64_t cli_per_node_rank(const cli_options *opts);
 /* -o DIR/ (a path ending in '/'): the run's own file in DIR, named by its place in a job of
  * several (opts->member): JOB.NODE[.rRANK].EXT, else HOST.PID.EXT (EXT jsonl or csv as the
  * format); opts->output then names it. 0, or -1 out of memory (said). */

@@ -11,6 +11,7 @@
  * killed. Once the job's status is settled, a terminating signal cuts the end of the run short
  * and the status stays the job's (finish.c). */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -115,6 +116,8 @@ typedef struct run_state {
     char untracked_why[128]; /* why the command must run in the tracker's place ("": it need not) */
     cli_marks *marks;        /* the command's phase marks (TRACKER_PHASE_SOCKET); NULL: none */
     bool no_sample_told;     /* a sample that could not be taken was said (once) */
+    pid_t holder;            /* --per-node, local rank 0: the parent whose other children are the
+                              * node's other tasks, tracked too and waited for; 0: none */
 } run_state;
 
 /* Takes one sample and hands it to the pipeline. Returns false when output failed for good
@@ -175,11 +178,76 @@ static void reap_children(run_state *rs)
     }
 }
 
-/* Whether the command's whole job is over (only asked after the command exited): with its
- * group, when the group is empty; else when the tracker (the child subreaper that adopts
- * every orphan of the job) has no child left. Without --wait-all the job ends with the command. */
+/* Whether process pid runs still: there, and no zombie (whose stat the last reading takes its
+ * final figures from). */
+static bool running(long pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    const char *end = strrchr(buf, ')'); /* the name may hold anything: the state follows its last ')' */
+    return end && end[1] == ' ' && end[2] != 'Z' && end[2] != 'X' && end[2] != '\0';
+}
+
+/* --per-node: how many of the node's other tasks run still: children of the holder (the
+ * tracker's parent) other than the tracker that are no zombies (a zombie's stat has its final
+ * figures, and its parent may reap it only after ours ends, as a shell's `wait` in order does);
+ * the zombies among them into *zombies (may be NULL; then it stops at the first one running).
+ * Once the parent is gone (we were re-parented) there are none. */
+static int node_tasks(const run_state *rs, int *zombies)
+{
+    int left = 0, dead = 0;
+    if (zombies)
+        *zombies = 0;
+    if (getppid() != rs->holder)
+        return 0;
+    char path[96];
+    snprintf(path, sizeof path, "/proc/%ld/task", (long)rs->holder);
+    DIR *d = opendir(path);
+    if (!d)
+        return 0;
+    long self = (long)getpid();
+    struct dirent *e;
+    while ((zombies || !left) && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char buf[4096];
+        snprintf(path, sizeof path, "/proc/%ld/task/%.20s/children", (long)rs->holder, e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        buf[n > 0 ? n : 0] = '\0';
+        for (char *q = buf, *end; *q && (zombies || !left); q = end) {
+            long pid = strtol(q, &end, 10);
+            if (end == q)
+                break;
+            if (pid > 0 && pid != self && running(pid))
+                left++;
+            else if (pid > 0 && pid != self)
+                dead++;
+        }
+    }
+    closedir(d);
+    if (zombies)
+        *zombies = dead;
+    return left;
+}
+
+/* Whether the command's whole job is over (only asked after the command exited): with
+ * --per-node, not while the node's other tasks run; with its group, when the group is empty;
+ * else when the tracker (the child subreaper that adopts every orphan of the job) has no child
+ * left. Without --wait-all the job ends with the command (and the node's tasks). */
 static bool job_over(const run_state *rs)
 {
+    if (rs->holder && node_tasks(rs, NULL) > 0)
+        return false;
     if (!rs->wait_all)
         return true;
     if (rs->jcg_entered) {
@@ -195,7 +263,8 @@ static bool job_over(const run_state *rs)
 }
 
 /* Processes of the job still running after the end: the group's, else the live descendants
- * the last sample saw; -1 when neither is known. */
+ * the last sample saw (with --per-node, less the node's tasks that ended, zombies their parent
+ * has not reaped yet); -1 when neither is known. */
 static int64_t job_left(const run_state *rs)
 {
     if (rs->jcg_entered) {
@@ -203,8 +272,12 @@ static int64_t job_left(const run_state *rs)
         if (n >= 0)
             return n;
     }
-    if (rs->last && rs->last->process && rs->last->process->child_count != RT_NULL_I64)
-        return rs->last->process->child_count;
+    if (rs->last && rs->last->process && rs->last->process->child_count != RT_NULL_I64) {
+        int zombies = 0;
+        if (rs->holder)
+            node_tasks(rs, &zombies);
+        return rs->last->process->child_count > zombies ? rs->last->process->child_count - zombies : 0;
+    }
     return -1;
 }
 
@@ -216,13 +289,15 @@ static void job_cgroup_log(void *user, rt_log_level level, const char *msg)
     cli_log(NULL, rs->left_behind && level < RT_LOG_ERROR ? RT_LOG_DEBUG : level, msg);
 }
 
-/* Makes the command's cgroup (unless --cgroup off), logging through job_cgroup_log with rs.
+/* Makes the command's cgroup (unless --cgroup off, or --per-node's node tracker: the node's
+ * tasks are in no group of its making, and a guardian of its own would be one of the parent's
+ * children, waited for as a task), logging through job_cgroup_log with rs.
  * Where none can be made the run goes on as before: RT_ERR_UNSUPPORTED (no hierarchy lets us)
  * is said by the library at debug level only; another failure (no memory) is one warning. */
 static rt_job_cgroup *make_job_cgroup(const cli_options *o, run_state *rs)
 {
-    if (o->cgroup_off) {
-        snprintf(rs->cgroup_why, sizeof rs->cgroup_why, "--cgroup off");
+    if (o->cgroup_off || rs->holder) {
+        snprintf(rs->cgroup_why, sizeof rs->cgroup_why, "%s", rs->holder ? "--per-node" : "--cgroup off");
         return NULL;
     }
     rt_job_cgroup_options jo = RT_JOB_CGROUP_OPTIONS_INIT;
@@ -262,7 +337,7 @@ static rt_job_cgroup *make_job_cgroup(const cli_options *o, run_state *rs)
 static rt_job_cgroup *job_cgroup_within_fds(const cli_options *o, run_state *rs)
 {
     int before = cli_fds_free();
-    if (o->cgroup_off || before == INT_MAX)
+    if (o->cgroup_off || rs->holder || before == INT_MAX)
         return make_job_cgroup(o, rs);
     rt_job_cgroup *g = NULL;
     if (before >= FDS_AFTER_CGROUP + FDS_CGROUP_TRANSIENT + 3) {
@@ -424,6 +499,15 @@ static void close_run(run_state *rs)
         close(rs->out_fd);
 }
 
+/* The command in the tracker's place (cli_exec_here with mask). Returns only when exec failed:
+ * the tool's exit status after saying why. */
+static int exec_in_place(const cli_options *o, const sigset_t *mask)
+{
+    int e = cli_exec_here(o->command, mask, cli_nofile_given());
+    cli_say("cannot run '%.256s%s': %s", o->command[0], strlen(o->command[0]) > 256 ? "..." : "", strerror(e));
+    return e == ENOENT ? 127 : 126;
+}
+
 /* The last resort of wrapper mode when the tracker cannot have a child or wait for one (no
  * process, no descriptor to spare): the command replaces the tracker, untracked, so it still
  * runs and its status is the tool's; why is said in one warning. Whatever was set up for the job
@@ -438,9 +522,37 @@ static int run_in_place(const cli_options *o, run_state *rs, const char *why)
     rs->jcg = NULL;
     rt_sink_free(rs->prom);
     rs->prom = NULL;
-    int e = cli_exec_here(o->command, &rs->orig_mask, cli_nofile_given());
-    cli_say("cannot run '%.256s%s': %s", o->command[0], strlen(o->command[0]) > 256 ? "..." : "", strerror(e));
-    return e == ENOENT ? 127 : 126;
+    return exec_in_place(o, &rs->orig_mask);
+}
+
+/* --per-node (before anything is set up): a task of local rank above 0 runs its command in the
+ * tracker's place, untracked and silent (the same pid, its own exit status, nothing written):
+ * the node's tracker, local rank 0's, counts it. Sets *holder for local rank 0: the parent whose
+ * other children are the node's other tasks. Without a local rank (or a parent to go by) one
+ * warning, and the task's own command is tracked. Returns 0 to track, else the tool's exit
+ * status once the command could not be run. */
+static int per_node(const cli_options *o, pid_t *holder)
+{
+    *holder = 0;
+    if (!o->per_node || !o->command)
+        return 0;
+    int64_t local = cli_per_node_rank(o);
+    if (local > 0) {
+        sigset_t mask;
+        sigprocmask(SIG_BLOCK, NULL, &mask);
+        return exec_in_place(o, &mask);
+    }
+    pid_t parent = getppid();
+    if (local < 0)
+        cli_say("warning: --per-node: no local rank to go by (SLURM_LOCALID, LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_RANK, "
+                "...%s): this task's command alone is tracked",
+                o->place_off ? "; --place off reads none" : "");
+    else if (parent <= 1)
+        cli_say("warning: --per-node: no parent whose children are the node's tasks (the tracker runs as a "
+                "namespace's first process or its child): this task's command alone is tracked");
+    else
+        *holder = parent;
+    return 0;
 }
 
 /* In wrapper mode: the command's group and its guardian (forked while no thread runs), the
@@ -536,6 +648,7 @@ static int start_sampling(cli_options *o, run_state *rs)
     so.cpu_tdp_watts = o->cpu_tdp;
     so.request = o->request;
     so.member = o->member.job_id ? &o->member : NULL;
+    so.siblings_of = rs->holder; /* --per-node: the node's other tasks (0: none) */
     int fds = cli_fds_free(); /* the sampler keeps a dozen files open and reads the tree's */
     rt_error err = rt_sampler_new(&so, &rs->sampler);
     double t0 = cli_mono_secs(); /* the baseline's time, a few instructions late at most */
@@ -654,9 +767,12 @@ static int sample_loop(run_state *rs)
             if (read(rs->tfd, &expirations, sizeof expirations) != (ssize_t)sizeof expirations)
                 continue;
             watch_at = NAN; /* the sample was a reading: the watch's wait starts from it */
+            /* --per-node: the node's last task ended before this reading (it is not our child:
+             * no SIGCHLD tells), so this reading, the last, counts it to its end */
+            bool over = rs->holder && rs->child && rs->child_done && job_over(rs);
             if (!emit(rs) && !rs->child)
                 return 0; /* output gone (e.g. the reading end of a pipe closed): nothing left to do */
-            if (rs->child && rs->child_done && job_over(rs))
+            if (over || (!rs->holder && rs->child && rs->child_done && job_over(rs)))
                 return 0; /* --wait-all: the job ended between two SIGCHLDs (its last process was
                            * not our child); this sample was the last */
         }
@@ -697,12 +813,15 @@ static int end_job(run_state *rs, int loop_status)
 static int track(cli_options *o)
 {
     run_state rs = {0};
+    int status = per_node(o, &rs.holder);
+    if (status != 0)
+        return status;
     /* where the job runs: before anything starts (its query's child is reaped by its pid before
      * SIGCHLD is ours), so that the job's metadata it fills reaches every output */
     cli_place_apply(o);
     if (cli_output_in_dir(o) < 0)
         return EXIT_FAIL;
-    int status = open_run(o, &rs);
+    status = open_run(o, &rs);
     if (status == 0)
         status = start_job(o, &rs);
     if (status != 0) {

@@ -138,6 +138,15 @@ int cli_parse_args(cli_options *o, int argc, char **argv, char *err, size_t errl
             if (cli_settings[i].short_flag == c)
                 s = &cli_settings[i];
         if (!s) {
+            const char *word = argv[optind - 1], *eq = strchr(word, '=');
+            const cli_setting *named = NULL;
+            if (strncmp(word, "--", 2) == 0 && eq) { /* --FLAG=VALUE of a flag that takes none */
+                char name[64];
+                snprintf(name, sizeof name, "%.*s", (int)(eq - word - 2), word + 2);
+                named = cli_setting_by_flag(name);
+            }
+            if (named && !named->arg)
+                USAGE_ERR("option '--%s' takes no value (given '%s')", named->flag, word);
             if (optopt > 0 && optopt < 256)
                 USAGE_ERR("unknown option '-%c' (see --help)", optopt);
             USAGE_ERR("unknown option '%s' (see --help)", argv[optind - 1]);
@@ -193,6 +202,10 @@ int cli_merge(cli_options *o, char *err, size_t errlen)
         USAGE_ERR("--pid and a command to run cannot be combined: the command's own tree is tracked");
     if (a->wait_all_set && !o->command) /* from the config file it applies to wrapped runs only */
         USAGE_ERR("--wait-all needs a command to run: it waits for the command's whole job");
+    if (a->per_node_set && !o->command) /* the environment and the config file: wrapped runs only */
+        USAGE_ERR("--per-node needs a command to run: each task of the node runs its own");
+    if (!o->command)
+        o->per_node = false;
     /* files written at the end are refused now, before anything starts, when they are links
      * planted in a shared directory (secure.c) */
     if (o->cmd != CMD_TRACK && o->report && cli_path_refused(o->report))

@@ -126,6 +126,20 @@ void cli_place_apply(cli_options *o)
     member_apply(o, rt_place_member(p));
 }
 
+int64_t cli_per_node_rank(const cli_options *o)
+{
+    if (o->place_off)
+        return -1; /* no launcher is read */
+    rt_place_options po = RT_PLACE_OPTIONS_INIT;
+    po.no_query = 1; /* the variables alone: a task that runs untracked asks SLURM nothing */
+    rt_place *p = NULL;
+    if (rt_place_detect(&po, &p) != RT_OK)
+        return -1;
+    int64_t r = rt_place_member(p)->local_rank;
+    rt_place_free(p);
+    return r;
+}
+
 /* name with every character a file name should not hold ('/', a control, a space) made '_'. */
 static void file_safe(char *name)
 {

@@ -85,6 +85,12 @@ const cli_setting cli_settings[] = {
      "a non-empty string", false,
      "the node's name in that job (default: SLURMD_NODENAME, else the\n"
      "host name)"},
+    {"per-node", 0, NULL, "TRACKER_PER_NODE", "job", "per_node", CLI_T_BOOL, 0, 0, 0, L(per_node), L(per_node_set),
+     M(per_node), NULL, NULL, false,
+     "one tracker a node where several tasks of the job share it (srun,\n"
+     "mpirun, torchrun): the task of local rank 0 tracks the node's tasks\n"
+     "(and writes the node's file), the others run the command untracked\n"
+     "(or TRACKER_PER_NODE=1)"},
     {"tag", 0, "KEY=VALUE", NULL, "job", "tags", CLI_T_TAG, 0, 0, 0, NO, NO, NO, "KEY=VALUE", NULL, false,
      "a tag for the run (repeatable)"},
     {"summary", 0, NULL, NULL, "tracker", "summary", CLI_T_BOOL, 0, 0, 0, L(summary), L(summary_set), M(summary), NULL,

@@ -181,7 +181,7 @@ static rt_error sampler_new(const rt_sampler_options *opts, rt_statvfs_fn statvf
         return RT_ERR_INVALID;
     }
     s->sample.member = s->member.set ? &s->member.m : NULL;
-    if (o.pid > 0 || o.own_children) {
+    if (o.pid > 0 || o.own_children || o.siblings_of > 0) {
         s->has_tree = true;
         if (rt_tree_part_open(&s->tree, c, o.pid, o.own_children != 0, o.pss_max_age_secs, o.walk_max_age_secs) < 0) {
             rt_sampler_free(s);
@@ -189,8 +189,12 @@ static rt_error sampler_new(const rt_sampler_options *opts, rt_statvfs_fn statvf
         }
         if (o.root_only && o.pid > 0)
             rt_proctree_set_root_only(s->tree.tree);
-        /* the job's own group in wrapper mode, else the group the tracked process is in */
-        if (!o.cgroup_off && rt_cg_part_open(&s->cg, c, o.job_cgroup, o.pid, o.root_only && o.pid > 0) < 0) {
+        if (o.siblings_of > 0)
+            rt_proctree_set_holder(s->tree.tree, o.siblings_of);
+        /* the job's own group in wrapper mode, else the group the tracked process is in; none
+         * for a tree of the node's tasks, which no group of the tree's holds */
+        if (!o.cgroup_off && o.siblings_of <= 0 &&
+            rt_cg_part_open(&s->cg, c, o.job_cgroup, o.pid, o.root_only && o.pid > 0) < 0) {
             rt_sampler_free(s);
             return RT_ERR_NOMEM;
         }

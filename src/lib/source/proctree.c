@@ -115,6 +115,8 @@ static void push(void *user, int64_t pid)
 {
     rt_proctree *t = user;
     proc *cur = t->walking;
+    if (cur == &t->hp && pid == t->self)
+        return; /* the holder's children are the node's other tasks: never the tracker itself */
     /* remember the children of the process being read, for its quick path */
     if (cur && rt_grow_small(&cur->kids, &cur->kids_cap, cur->nkids + 1, sizeof *cur->kids) == 0)
         cur->kids[cur->nkids++] = pid;
@@ -243,6 +245,44 @@ static void own_child_thread(rt_proctree *t, int64_t tid, void *user)
     close(fd);
 }
 
+void rt_pt_read_holder(rt_proctree *t)
+{
+    if (!t->holder_alive)
+        return;
+    rt_pidstat st;
+    int rc = rt_pt_read_stat(t, &t->hp, &st);
+    if (rc == RT_PT_UNREAD) {
+        t->unread++; /* out of descriptors, or refused: read again at the next scan */
+        return;
+    }
+    if (rc < 0) {
+        t->holder_alive = false; /* gone: what it reaped stays as last read */
+        unkeep_all(t, &t->hp);
+        return;
+    }
+    if (!t->holder_based) {
+        t->holder_based = true;
+        t->hp.starttime = st.starttime; /* a file opened again later must be this process's */
+        t->holder_base_ut = st.cutime;
+        t->holder_base_st = st.cstime;
+    }
+    t->hp.nthreads = st.num_threads;
+    uint64_t ut = st.cutime > t->holder_base_ut ? st.cutime - t->holder_base_ut : 0;
+    uint64_t stm = st.cstime > t->holder_base_st ? st.cstime - t->holder_base_st : 0;
+    uint64_t ut_ns = (uint64_t)((double)ut * t->ns_per_tick + 0.5);
+    uint64_t st_ns = (uint64_t)((double)stm * t->ns_per_tick + 0.5);
+    t->holder_ut_ns = ut_ns > t->holder_ut_ns ? ut_ns : t->holder_ut_ns;
+    t->holder_st_ns = st_ns > t->holder_st_ns ? st_ns : t->holder_st_ns;
+    t->hp.read_seq = ++t->seq;
+}
+
+void rt_proctree_set_holder(rt_proctree *t, int64_t pid)
+{
+    t->holder = t->hp.pid = pid > 0 ? pid : 0;
+    t->holder_alive = pid > 0;
+    t->self = (int64_t)getpid();
+}
+
 /* Adds I/O counters to an account. */
 static void add_io(rt_tree_totals *acc, const rt_pidio *io)
 {
@@ -303,6 +343,13 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
         t->walk_short = false;
         if (!list_threads(t, "self", own_child_thread, NULL) || t->walk_short)
             t->unread++; /* the tracker's own children (adopted orphans) may be missing */
+    }
+    if (t->holder > 0 && !t->root_only) {
+        /* the holder first, then its children: a child seen alive after this reading is not
+         * in what it reaped yet (the settle keeps that so; proctree_settle.c) */
+        rt_pt_read_holder(t);
+        if (t->holder_alive && !walk_children(t, &t->hp))
+            t->unread++; /* the holder's children (the node's other tasks) may be missing */
     }
 
     memset(out, 0, sizeof *out);
@@ -427,15 +474,18 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
         if (!p->used || p->gen != prev)
             continue;
         rt_pt_mark_family(t, p); /* left the tree */
-        if (!p->reaped && !rt_pt_carried(t, p))
+        bool held = false;
+        if (!p->reaped && !rt_pt_carried(t, p, &held))
             add_departed(t, p);
+        else if (held)
+            add_io(&t->departed, &p->io); /* its time is in what the holder reaped */
     }
     for (size_t i = 0; i < t->nprocs; i++)
         if (t->procs[i].used && t->procs[i].gen != t->gen)
             drop(t, &t->procs[i]);
 
-    out->utime_ns += t->departed.utime_ns;
-    out->stime_ns += t->departed.stime_ns;
+    out->utime_ns += t->departed.utime_ns + t->holder_ut_ns;
+    out->stime_ns += t->departed.stime_ns + t->holder_st_ns;
     out->read_bytes += t->departed.read_bytes;
     out->write_bytes += t->departed.write_bytes;
     out->cancelled_write_bytes += t->departed.cancelled_write_bytes;
@@ -485,9 +535,9 @@ int rt_proctree_peek(rt_proctree *t, rt_tree_peek *out)
     out->io_ok = true;
     out->root_ns = out->root_exact_ns = RT_NULL_U64;
     out->exact_ok = strcmp(t->roots->proc, "/proc") == 0;
-    out->exact_ns = t->departed.utime_ns + t->departed.stime_ns;
-    out->utime_ns = t->departed.utime_ns;
-    out->stime_ns = t->departed.stime_ns;
+    out->exact_ns = t->departed.utime_ns + t->departed.stime_ns + t->holder_ut_ns + t->holder_st_ns;
+    out->utime_ns = t->departed.utime_ns + t->holder_ut_ns;
+    out->stime_ns = t->departed.stime_ns + t->holder_st_ns;
     out->read_bytes = t->departed.read_bytes;
     out->write_bytes = t->departed.write_bytes;
     for (size_t i = 0; i < t->nprocs; i++) {
@@ -535,7 +585,8 @@ int rt_proctree_peek(rt_proctree *t, rt_tree_peek *out)
         out->write_bytes += io.write_bytes > p->io.write_bytes ? io.write_bytes : p->io.write_bytes;
         out->read++;
     }
-    return out->read > 0 || t->departed.utime_ns + t->departed.stime_ns > 0 ? 0 : -1;
+    uint64_t gone_ns = t->departed.utime_ns + t->departed.stime_ns + t->holder_ut_ns + t->holder_st_ns;
+    return out->read > 0 || gone_ns > 0 ? 0 : -1;
 }
 
 int rt_proctree_reap(rt_proctree *t, int64_t pid, int *wstatus)
@@ -604,6 +655,7 @@ rt_proctree *rt_proctree_new(const rt_roots *roots, int64_t root, bool own_child
     t->root = root;
     t->root_own_ns = RT_NULL_U64;
     t->own_children = own_children;
+    t->hp.stat_fd = t->hp.io_fd = t->hp.sched_fd = -1;
     t->ns_per_tick = 1e9 / (double)(clk_tck > 0 ? clk_tck : 100);
     long page = sysconf(_SC_PAGESIZE);
     t->page_kib = page > 0 ? page / 1024 : 4;
@@ -704,6 +756,9 @@ void rt_proctree_free(rt_proctree *t)
             free(t->procs[i].kids);
         }
     rt_pt_close_light(t);
+    unkeep_all(t, &t->hp);
+    free(t->hp.threads);
+    free(t->hp.kids);
     free(t->procs);
     free(t->free_list);
     rt_pidmap_free(&t->index);

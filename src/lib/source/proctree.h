@@ -71,6 +71,14 @@ rt_proctree *rt_proctree_new(const rt_roots *roots, int64_t root, bool own_child
  * cstime). Its I/O counters are the kernel's /proc/PID/io, which do include the I/O of the
  * children it reaped (the kernel folds a reaped child's I/O into its parent's). */
 void rt_proctree_set_root_only(rt_proctree *t);
+/* Takes in the children of pid other than the calling process, each with its descendants, from
+ * the next scan on (call before the first scan), found anew at every scan: the node's other
+ * tasks of a job step, children of one slurmstepd (or orted, a torchrun agent) as the tracker is
+ * (--per-node). pid itself is no member: its own CPU, memory and I/O are not the tree's. What
+ * it reaps of its children from its first reading on is (its cutime and cstime's growth: a
+ * child of it that ended is counted to its end, to the tick, though the tracker never reaps
+ * it; such a child's I/O is counted as last read). Once pid is gone it is read no more. */
+void rt_proctree_set_holder(rt_proctree *t, int64_t pid);
 /* Sets how long a PSS reading (and a sleeping process's full read) may be reused from the next
  * scan on: the age given at rt_proctree_new, or longer when the walk itself is rarer. */
 void rt_proctree_set_pss_max_age(rt_proctree *t, double secs);

@@ -156,6 +156,20 @@ struct rt_proctree {
     struct exposed_ent *order; /* rt_proctree_reread_exposed's ordering of the live processes */
     size_t order_cap;
     double sharers_secs; /* CPU time of the rollups read for sharers alone (rt_proctree_sharers_secs) */
+    /* the holder (rt_proctree_set_holder): a process outside the tree whose other children than
+     * the caller join it, each with its descendants (the node's tasks of a job step under
+     * slurmstepd: --per-node). Its own CPU and memory are not the tree's; what it reaps of its
+     * children is (their time, as its cutime and cstime grew since its first reading), so that a
+     * task that ended is counted to its end although the tracker never reaps it */
+    int64_t holder;    /* its pid; 0: none */
+    int64_t self;      /* the caller: never one of its children taken in */
+    proc hp;           /* its entry, outside procs and the index: its stat file kept (its identity)
+                        * and its threads' children files, as a member's; read_seq orders its
+                        * readings as a reaper's */
+    bool holder_alive; /* its stat read at its last reading (false once it is gone) */
+    bool holder_based; /* holder_base_* read */
+    uint64_t holder_base_ut, holder_base_st; /* its cutime and cstime (ticks) at the first reading */
+    uint64_t holder_ut_ns, holder_st_ns;     /* what it reaped since, at its last reading */
 };
 
 /* The entry tracking pid, or NULL. */
@@ -228,8 +242,12 @@ void rt_pt_pss_pass(rt_proctree *t, double mono, rt_tree_totals *out);
 /* ---- proctree_settle.c: the scan's consistency -------------------------------------------- */
 
 /* Whether the time of p, which vanished without the tracker reaping it, is in a process still
- * in the tree (or in the tracker's rusage). */
-bool rt_pt_carried(rt_proctree *t, proc *p);
+ * in the tree (or in the tracker's rusage), or in what the holder reaped (*held then set: p's
+ * I/O is not, the holder's own counters being out of reach). */
+bool rt_pt_carried(rt_proctree *t, proc *p, bool *held);
+/* Reads the holder's stat: what it reaped since its first reading (holder_ut_ns, holder_st_ns)
+ * and hp.read_seq; holder_alive false once it is gone (then it is read no more). */
+void rt_pt_read_holder(rt_proctree *t);
 /* Makes the scan's readings consistent; prev is the previous scan's generation. */
 void rt_pt_settle(rt_proctree *t, unsigned prev);
 

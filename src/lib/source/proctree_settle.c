@@ -12,17 +12,21 @@
 /* Whether the time of p, which vanished without the tracker reaping it, went into the
  * counters of a process still in the tree: its parent reaped it, and that parent is alive or
  * was itself reaped in the tree (parents that vanished in the same interval are followed up).
- * The root's reaper is outside the tree (with --pid), and so is an unknown parent. Sets
- * *alive to the live process holding it, or NULL when the tracker's rusage does. */
-static bool carried_by(rt_proctree *t, proc *p, proc **alive)
+ * The root's reaper is outside the tree (with --pid), and so is an unknown parent, but for the
+ * holder while it lives (*held then set). Sets *alive to the live process holding it, or NULL
+ * when the tracker's rusage (or the holder) does. */
+static bool carried_by(rt_proctree *t, proc *p, proc **alive, bool *held)
 {
     *alive = NULL;
+    *held = false;
     for (int depth = 0; depth < 256; depth++) {
         if (p->pid == t->root)
             return false;
         proc *pp = rt_pt_lookup(t, p->ppid);
-        if (!pp)
-            return false;
+        if (!pp) {
+            *held = t->holder > 0 && p->ppid == t->holder && t->holder_alive;
+            return *held;
+        }
         if (pp->gen == t->gen)
             *alive = pp;
         if (pp->gen == t->gen || pp->reaped)
@@ -32,10 +36,10 @@ static bool carried_by(rt_proctree *t, proc *p, proc **alive)
     return false;
 }
 
-bool rt_pt_carried(rt_proctree *t, proc *p)
+bool rt_pt_carried(rt_proctree *t, proc *p, bool *held)
 {
     proc *alive;
-    return carried_by(t, p, &alive);
+    return carried_by(t, p, &alive, held);
 }
 
 /* Marks p, counted alive so far in this scan, gone: it leaves the tree with the processes
@@ -75,17 +79,24 @@ static void reread(rt_proctree *t, proc *r, unsigned prev)
 
 /* Makes the scan's readings consistent (see the top of this file): a live reaper read before
  * a child it holds was found gone is read again, and a child counted alive but not found alive
- * since its parent's latest reading is looked at again. A child found gone then makes another
- * round (each round needs a process to have gone, so they end). */
+ * since its parent's latest reading is looked at again; the holder (outside the tree) is such a
+ * reaper of its children in the tree. A child found gone then makes another round (each round
+ * needs a process to have gone, so they end). */
 void rt_pt_settle(rt_proctree *t, unsigned prev)
 {
     for (int round = 0; round < 1024; round++) {
         bool again = false;
         for (size_t i = 0; i < t->nprocs; i++) {
             proc *c = &t->procs[i], *r;
-            if (c->used && c->gen == prev && !c->reaped && carried_by(t, c, &r) && r && r->read_seq < c->gone_seq) {
+            bool held;
+            if (!c->used || c->gen != prev || c->reaped || !carried_by(t, c, &r, &held))
+                continue;
+            if (r && r->read_seq < c->gone_seq) {
                 reread(t, r, prev);
                 again = again || r->gen != t->gen;
+            } else if (held && t->hp.read_seq < c->gone_seq) {
+                rt_pt_read_holder(t);
+                again = again || !t->holder_alive;
             }
         }
         for (size_t i = 0; i < t->nprocs; i++) {
@@ -93,7 +104,14 @@ void rt_pt_settle(rt_proctree *t, unsigned prev)
             if (!k->used || k->gen != t->gen || k->pid == t->root)
                 continue;
             const proc *r = rt_pt_lookup(t, k->ppid);
-            if (!r || r->gen != t->gen || k->alive_seq > r->read_seq)
+            uint64_t reaper_seq; /* the latest reading of its reaper, in the tree or the holder */
+            if (r && r->gen == t->gen)
+                reaper_seq = r->read_seq;
+            else if (!r && t->holder > 0 && k->ppid == t->holder && t->holder_alive)
+                reaper_seq = t->hp.read_seq;
+            else
+                continue;
+            if (k->alive_seq > reaper_seq)
                 continue;
             rt_pidstat st;
             int rc = rt_pt_read_stat(t, k, &st);
