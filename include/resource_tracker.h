@@ -1796,6 +1796,9 @@ typedef struct rt_job_node {
     int straggler;            /* 1: ended late: late_secs over 10 s and 10% of the job's span */
     int idled;                /* 1: its cores' mean under half the median node's */
     int gpus_idle;            /* 1: GPUs on the node, each kept busy under 5% of the time on average */
+    int64_t tasks;            /* the tasks its runs stand for: one a run; a --per-node run (its
+                               * member's per_node) the job's tasks over its nodes (ranks / nodes,
+                               * rounded up; 1 when not said) */
 } rt_job_node;
 
 typedef struct rt_job_view {
@@ -1822,6 +1825,8 @@ typedef struct rt_job_view {
     size_t cores_most;        /* the node that asks the most cores (index) */
     int64_t ask_nodes, ask_tasks_per_node, ask_cores_per_task, ask_memory_mib_per_node, ask_gpus_per_node;
     double ask_time_limit_secs; /* the longest of the nodes' time limits; NaN: none */
+    int per_node;             /* 1: a run tracked its node's tasks (--per-node): a node's tasks
+                               * share its ask, cores_per_task its cores over its tasks */
 } rt_job_view;
 
 /* Puts runs[0..n) (each a file's summary with a member; rt_stats_summary) together as one job:
@@ -2983,6 +2988,8 @@ typedef struct rt_member {
     int64_t nodes;       /* the job's nodes: SLURM_JOB_NUM_NODES, GROUP_WORLD_SIZE, ... */
     int64_t node_index;  /* the node's index in the job: SLURM_NODEID, GROUP_RANK */
     const char *from;    /* what said it: "slurm", "torchrun", "mpi", "kubernetes", "given" */
+    int per_node;        /* 1: the run tracks its node's tasks, not only its own (--per-node, the
+                          * task of local rank 0); 0: its own task's, or the node's one task */
 } rt_member;
 
 #define RT_MEMBER_INIT                                                                                                 \

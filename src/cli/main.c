@@ -819,6 +819,8 @@ static int track(cli_options *o)
     /* where the job runs: before anything starts (its query's child is reaped by its pid before
      * SIGCHLD is ours), so that the job's metadata it fills reaches every output */
     cli_place_apply(o);
+    if (rs.holder && o->member.job_id) /* the node's run: its member says so (the job view's) */
+        o->member.per_node = 1;
     if (cli_output_in_dir(o) < 0)
         return EXIT_FAIL;
     status = open_run(o, &rs);

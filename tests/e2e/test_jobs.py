@@ -166,7 +166,7 @@ def test_job_view_holds_each_nodes_kernel_figures(tmp_path):
     assert sorted(os.listdir(d)) == ["900.node0.r0.jsonl", "900.node1.r1.jsonl", "900.node2.r2.jsonl"]
     first = json.loads((d / "900.node1.r1.jsonl").read_text().splitlines()[0])
     assert first["member"] == {"job_id": "900", "step_id": "0", "node": "node1", "rank": 1, "local_rank": 0,
-                               "ranks": 3, "nodes": 3, "node_index": 1, "from": "slurm"}
+                               "ranks": 3, "nodes": 3, "node_index": 1, "from": "slurm", "per_node": False}
     lines = summary("--json", d).stdout.splitlines()
     assert len(lines) == 1  # one object for the job
     v = json.loads(lines[0])
@@ -351,7 +351,7 @@ def test_job_and_node_from_flags_variables_config_and_launchers(tmp_path):
                         GROUP_WORLD_SIZE="4")
     m = member(torch)
     assert m == {"job_id": "rdzv-7", "step_id": None, "node": host, "rank": 5, "local_rank": 1, "ranks": 8,
-                 "nodes": 4, "node_index": 2, "from": "torchrun"}
+                 "nodes": 4, "node_index": 2, "from": "torchrun", "per_node": False}
     # the launcher's job, the user's node; --place off reads no launcher
     m = member(torch, "--node", "gpu-a")
     assert (m["job_id"], m["node"]) == ("rdzv-7", "gpu-a")

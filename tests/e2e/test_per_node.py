@@ -137,6 +137,7 @@ def test_local_rank_zero_tracks_the_node(tmp_path, reap):
     kernel = [own(tmp_path / f"ru{i}") for i in range(len(work))]
     line = last_line(d / "502.n1.r0.jsonl")
     assert line["member"]["rank"] == 0 and line["member"]["local_rank"] == 0, line["member"]
+    assert line["member"]["per_node"] is True  # the node's run says so
     assert_node_cpu(line["process"]["cpu_secs_total"], kernel, reap)
     s = summary_json(d / "502.n1.r0.jsonl")
     assert s["memory_need"]["need_mib"] >= max(rss for _, rss in kernel), (s["memory_need"], kernel)
@@ -238,12 +239,19 @@ def test_slurm_two_nodes_two_tasks_each(cluster, tmp_path):
     # one file a node, named by the rank of its local rank 0 (block distribution: 0 and 2)
     assert sorted(os.listdir(runs)) == [f"{job}.rtnode1.r0.jsonl", f"{job}.rtnode2.r2.jsonl"], os.listdir(runs)
     text = " ".join(line.strip() for line in log.splitlines())
-    assert f"{job} (slurm step 0): 2 nodes, 2 runs" in text, log
+    assert f"{job} (slurm step 0): 2 nodes, 2 runs (a run a node: --per-node)" in text, log
+    assert "ranks missing" not in text, log  # a node's run stands for its two tasks
     v = summary_json(runs)
-    assert (v["job_id"], v["node_count"], len(v["runs"])) == (str(job), 2, 2), v
+    assert (v["job_id"], v["node_count"], len(v["runs"]), v["per_node"]) == (str(job), 2, 2, True), v
+    assert (v["ranks_said"], v["ranks_seen"]) == (4, 4), v
+    # the ask per node is for the node's two tasks, each its share of the node's cores
+    ask = v["ask"]
+    assert ask["tasks_per_node"] == 2 and ask["slurm"].startswith("--nodes=2 --ntasks-per-node=2 "), ask
+    most = max(n["ask_cores"] for n in v["nodes"])
+    assert ask["cores_per_task"] == -(-most // 2), (ask, v["nodes"])
     report = []
     for n, ranks in zip(v["nodes"], ((0, 1), (2, 3))):
-        assert n["runs"] == 1, n
+        assert (n["runs"], n["tasks"]) == (1, 2), n
         tasks = [own(tmp_path / f"ru.{n['node']}.{r}") for r in ranks]
         assert_node_cpu(n["cpu_secs"], tasks, n["node"])
         assert n["memory_need_mib"] >= max(rss for _, rss in tasks), (n, tasks)

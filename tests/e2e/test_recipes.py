@@ -358,7 +358,7 @@ def test_kubernetes_indexed_job_pods(tmp_path):
         own = json.loads((tmp_path / f"ru.{i}").read_text())["cpu"]
         total += own
         assert run["member"] == {"job_id": "train", "step_id": None, "node": pods[i], "rank": i, "local_rank": None,
-                                 "ranks": None, "nodes": None, "node_index": i, "from": "kubernetes"}
+                                 "ranks": None, "nodes": None, "node_index": i, "from": "kubernetes", "per_node": False}
         held_to(n["cpu_secs"], own, pods[i])
         assert own >= (i + 1) * STEP
         # the pod's request, from the downward API's variables

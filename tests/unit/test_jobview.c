@@ -249,6 +249,71 @@ static void other_jobs_refused(void **state)
         rt_stats_free(r[i].st);
 }
 
+/* Runs of the node's tasks (--per-node): two nodes of a job of four tasks, one run a node, each
+ * standing for two tasks: no rank missing, two tasks a node asked, each its share of the node's
+ * cores; the text and the JSON say so. */
+static void per_node_runs(void **state)
+{
+    (void)state;
+    run r[2];
+    const rt_summary *s[2];
+    for (int i = 0; i < 2; i++) {
+        r[i].st = rt_stats_new();
+        assert_non_null(r[i].st);
+        rt_member m = RT_MEMBER_INIT;
+        m.job_id = "P";
+        m.node = i ? "p2" : "p1";
+        m.rank = 2 * i;
+        m.local_rank = 0;
+        m.ranks = 4;
+        m.nodes = 2;
+        m.node_index = i;
+        m.from = "slurm";
+        m.per_node = 1;
+        r[i].m = m;
+        for (int k = 0; k < 30; k++) { /* the node's two tasks: 3.4 cores, asked 4: 2 a task */
+            rt_record rec = blank_record(1000 + k + 1, 1);
+            rec.process_pid = 42;
+            rec.process_cores = rec.process_cpu_secs = 3.4;
+            rec.process_pss_mib = rec.process_rss_mib = 100;
+            rec.cpu_count = 8;
+            rec.member = &r[i].m;
+            rt_stats_add(r[i].st, &rec);
+        }
+        s[i] = rt_stats_summary(r[i].st);
+        assert_true(s[i]->member->per_node);
+    }
+    rt_job_view *v = NULL;
+    assert_int_equal(rt_job_view_new(s, 2, &v), RT_OK);
+    assert_true(v->per_node);
+    assert_int_equal(v->ranks_said, 4);
+    assert_int_equal(v->ranks_seen, 4);
+    assert_int_equal(v->nodes[0].runs, 1);
+    assert_int_equal(v->nodes[0].tasks, 2);
+    assert_int_equal(v->ask_tasks_per_node, 2);
+    assert_int_equal(v->ask_cores_per_task, (v->nodes[0].ask_cores + 1) / 2);
+    assert_true(v->nodes[0].ask_cores >= 4);
+    char text[8192] = "";
+    assert_int_equal(rt_job_view_write_text_cb(v, NULL, collect, text), RT_OK);
+    unwrap(text);
+    assert_non_null(strstr(text, "2 nodes, 2 runs (a run a node: --per-node)"));
+    assert_null(strstr(text, "ranks missing"));
+    char words[400];
+    rt_job_view_ask(v, RT_SCHED_SLURM, words, sizeof words);
+    assert_non_null(strstr(words, "--nodes=2 --ntasks-per-node=2 "));
+    char buf[16384];
+    size_t len = 0;
+    assert_int_equal(rt_format_job_view_json(v, buf, sizeof buf, &len), RT_OK);
+    json_t *o = json_loads(buf, 0, NULL);
+    assert_non_null(o);
+    assert_true(json_is_true(json_object_get(o, "per_node")));
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(o, "nodes"), 1), "tasks")), 2);
+    json_decref(o);
+    rt_job_view_free(v);
+    for (int i = 0; i < 2; i++)
+        rt_stats_free(r[i].st);
+}
+
 /* Collects a report page of any size. */
 typedef struct page {
     char *p;
@@ -338,6 +403,7 @@ int main(void)
         cmocka_unit_test(gpus_idle),
         cmocka_unit_test(other_jobs_refused),
         cmocka_unit_test(report_section),
+        cmocka_unit_test(per_node_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,7 @@
  * between the nodes, the nodes that ended late or idled, and the ask per node sized by the node
  * that needs most (rt_job_view_ask). The words for people and the JSON are jobview_text.c's. */
 #include <math.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,11 +72,12 @@ static rt_job_node *node_of(view *w, size_t cap, const char *name)
     return n;
 }
 
-/* Adds run s (its recommendation rec) to node n. */
-static void add_run(rt_job_node *n, const rt_summary *s, const rt_recommendation *rec, bool rec_ok)
+/* Adds run s (its recommendation rec), standing for tasks of the job's tasks, to node n. */
+static void add_run(rt_job_node *n, const rt_summary *s, const rt_recommendation *rec, bool rec_ok, int64_t tasks)
 {
     const rt_member *m = s->member;
     n->runs++;
+    n->tasks += tasks;
     if (m->node_index >= 0 && n->node_index < 0)
         n->node_index = m->node_index;
     if (m->rank >= 0 && (n->first_rank < 0 || m->rank < n->first_rank))
@@ -142,10 +144,12 @@ static void over_nodes(view *w, double *tmp)
             v->memory_most = i;
         if (n->ask_cores > w->nodes[v->cores_most].ask_cores)
             v->cores_most = i;
-        if (n->runs > (size_t)v->ask_tasks_per_node)
-            v->ask_tasks_per_node = (int64_t)n->runs;
-        if (n->ask_cores_task > v->ask_cores_per_task)
-            v->ask_cores_per_task = n->ask_cores_task;
+        if (n->tasks > v->ask_tasks_per_node)
+            v->ask_tasks_per_node = n->tasks;
+        /* a run of the node's tasks (--per-node): its cores shared by them, rounded up */
+        int64_t per_task = n->tasks > (int64_t)n->runs ? (n->ask_cores + n->tasks - 1) / n->tasks : n->ask_cores_task;
+        if (per_task > v->ask_cores_per_task)
+            v->ask_cores_per_task = per_task;
         if (n->ask_memory_mib == RT_NULL_I64 || v->ask_memory_mib_per_node == RT_NULL_I64)
             v->ask_memory_mib_per_node = RT_NULL_I64;
         else if (n->ask_memory_mib > v->ask_memory_mib_per_node)
@@ -217,6 +221,14 @@ rt_error rt_job_view_new(const rt_summary *const *runs, size_t n, rt_job_view **
             v->nodes_said = m->nodes;
         if (m->ranks > v->ranks_said)
             v->ranks_said = m->ranks;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const rt_member *m = runs[i]->member;
+        bool node_run = m->struct_size > offsetof(rt_member, per_node) && m->per_node;
+        int64_t tasks = 1; /* a --per-node run: the job's tasks over its nodes */
+        if (node_run && v->ranks_said > 0 && v->nodes_said > 0)
+            tasks = (v->ranks_said + v->nodes_said - 1) / v->nodes_said;
+        v->per_node |= node_run;
         bool seen = false;
         for (size_t k = 0; k < i && m->rank >= 0; k++)
             if (runs[k]->member->rank == m->rank && same_text(runs[k]->member->step_id, m->step_id)) {
@@ -227,12 +239,12 @@ rt_error rt_job_view_new(const rt_summary *const *runs, size_t n, rt_job_view **
                     v->duplicate_nodes[1] = m->node ? m->node : "?";
                 }
             }
-        v->ranks_seen += m->rank >= 0 && !seen;
+        v->ranks_seen += m->rank >= 0 && !seen ? (size_t)tasks : 0;
         rt_job_node *nd = node_of(w, n, m->node ? m->node : "?");
         rt_recommendation rec = RT_RECOMMENDATION_INIT;
         const rt_summary *one[1] = {runs[i]};
         bool ok = runs[i]->has_process && rt_recommend(one, 1, &rec) == RT_OK;
-        add_run(nd, runs[i], &rec, ok);
+        add_run(nd, runs[i], &rec, ok, tasks);
     }
     qsort(w->nodes, v->node_count, sizeof *w->nodes, cmp_node);
     over_nodes(w, tmp);

@@ -37,8 +37,9 @@ static void head_part(rt_text_out *o, const rt_job_view *v)
     struct tm tm;
     if (isfinite(v->start_secs) && gmtime_r(&t, &tm))
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
-    rt_tx_say(o, "%-12s%s (%s%s): %zu node%s, %zu run%s; from %s, %s\n", "Job", v->job_id, v->from ? v->from : "given",
-              step, v->node_count, v->node_count == 1 ? "" : "s", v->runs, v->runs == 1 ? "" : "s", when,
+    rt_tx_say(o, "%-12s%s (%s%s): %zu node%s, %zu run%s%s; from %s, %s\n", "Job", v->job_id,
+              v->from ? v->from : "given", step, v->node_count, v->node_count == 1 ? "" : "s", v->runs,
+              v->runs == 1 ? "" : "s", v->per_node ? " (a run a node: --per-node)" : "", when,
               rt_tx_dur(o, v->end_secs - v->start_secs, span, sizeof span));
 }
 
@@ -272,6 +273,7 @@ static void node_json(rt_ob *o, const rt_job_node *n)
     rt_ob_member_bool(o, "straggler", n->straggler);
     rt_ob_member_bool(o, "idled", n->idled);
     rt_ob_member_bool(o, "gpus_idle", n->gpus_idle);
+    jint(o, "tasks", n->tasks);
     rt_ob_close(o, '}');
     rt_ob_put(o, ",", 1);
 }
@@ -291,6 +293,7 @@ rt_error rt_format_job_view_json(const rt_job_view *v, char *buf, size_t cap, si
     jint(o, "ranks_said", v->ranks_said);
     jint(o, "ranks_seen", (int64_t)v->ranks_seen);
     jint(o, "duplicate_rank", v->duplicate_rank);
+    rt_ob_member_bool(o, "per_node", v->per_node);
     rt_ob_member_num(o, "start_secs", v->start_secs, 3);
     rt_ob_member_num(o, "end_secs", v->end_secs, 3);
     rt_ob_member_num(o, "start_spread_secs", v->start_spread_secs, 3);

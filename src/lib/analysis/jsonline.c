@@ -946,14 +946,16 @@ static bool member_hand(rt_js *j, size_t i, void *jl_)
     rt_jline *jl = jl_;
     if (i < 4)
         return en_text(j, jl->mb_text[i], sizeof jl->mb_text[i], &jl->mb_has[i]);
+    if (i == 9)
+        return flag_or_null(j, &jl->mb_num[5]);
     return num_or_null(j, &jl->mb_num[i - 4]);
 }
 
 /* "member":{..} or null, into jl->mb (a number that is not a whole one from 0 is not said). */
 static bool scan_member(rt_js *j, rt_jline *jl)
 {
-    static const jkey hand[] = {JK("job_id"), JK("step_id"),  JK("node"),  JK("from"),      JK("rank"),
-                                JK("local_rank"), JK("ranks"), JK("nodes"), JK("node_index")};
+    static const jkey hand[] = {JK("job_id"), JK("step_id"),  JK("node"),  JK("from"),       JK("rank"),
+                                JK("local_rank"), JK("ranks"), JK("nodes"), JK("node_index"), JK("per_node")};
     for (size_t i = 0; i < 4; i++)
         jl->mb_has[i] = false;
     rt_jline_nan(jl->mb_num, RT_ARRAY_LEN(jl->mb_num));
@@ -971,6 +973,7 @@ static bool scan_member(rt_js *j, rt_jline *jl)
         double v = jl->mb_num[i];
         *n[i] = v >= 0 && v <= 1e9 && v == floor(v) ? (int64_t)v : -1;
     }
+    m.per_node = jl->mb_num[5] == 1;
     rt_member_keep(&jl->mb, &m);
     return true;
 }

@@ -170,7 +170,7 @@ typedef struct rt_jline {
      * copy: mb.set when the line names a job */
     char mb_text[4][128]; /* job_id, step_id, node, from */
     bool mb_has[4];
-    double mb_num[5];     /* rank, local_rank, ranks, nodes, node_index; NaN: null */
+    double mb_num[6];     /* rank, local_rank, ranks, nodes, node_index, per_node (1, 0); NaN: null */
     rt_member_copy mb;
 } rt_jline;
 

@@ -328,6 +328,7 @@ void rt_json_member_fields(rt_ob *o, const rt_member *m)
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
         jnum(o, names[i], nums[i] >= 0 ? (double)nums[i] : NAN, 0);
     jstr(o, "from", m->from);
+    rt_ob_member_bool(o, "per_node", m->struct_size > offsetof(rt_member, per_node) && m->per_node);
 }
 
 static void json_member(rt_ob *o, const rt_member *m)
