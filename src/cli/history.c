@@ -710,6 +710,7 @@ static void member_parse(const char *text, rt_member *m, size_t off[4], char **p
         if (json_is_integer(v) && json_integer_value(v) >= 0)
             *nums[i] = json_integer_value(v);
     }
+    m->per_node = json_is_true(json_object_get(o, "per_node"));
     json_decref(o);
 }
 

@@ -353,10 +353,10 @@ static void newer_schema(void **state)
     db_path(path, sizeof path, "newer.db");
     rt_summary s = make_summary(1);
     assert_int_equal(append(path, "train", 0, &s), 0);
-    sql_on(path, "PRAGMA user_version = 8");
+    sql_on(path, "PRAGMA user_version = 9");
     assert_int_equal(append(path, "train", 0, &s), -1);
     assert_int_equal(runs_of(path, "train"), 1);
-    sql_on(path, "PRAGMA user_version = 7"); /* ours again: written */
+    sql_on(path, "PRAGMA user_version = 8"); /* ours again: written */
     assert_int_equal(append(path, "train", 0, &s), 0);
     assert_int_equal(runs_of(path, "train"), 2);
 }
@@ -457,12 +457,12 @@ static void version1_migrates(void **state)
     set_cgroup(&s);
     assert_int_equal(append(path, "train", 0, &s), 0);
     sql_text(path, "PRAGMA user_version", text, sizeof text);
-    assert_string_equal(text, "7");
-    columns_of(path, text, sizeof text); /* version 4's, 5's, 6's and 7's columns at the end */
+    assert_string_equal(text, "8");
+    columns_of(path, text, sizeof text); /* version 4's, 5's, 6's, 7's and 8's columns at the end */
     char *v4 = strstr(text, ",phases TEXT,phase_marks TEXT,energy_joules REAL,energy_method TEXT,");
     assert_non_null(v4);
     assert_non_null(strstr(text, ",grid_g_per_kwh REAL,grid_zone TEXT,grid_source TEXT,place TEXT,"));
-    const char *v6_end = ",time_limit_used_pct REAL,process_vms_peak_mib REAL,cores TEXT";
+    const char *v6_end = ",time_limit_used_pct REAL,process_vms_peak_mib REAL,cores TEXT,member TEXT";
     size_t tl = strlen(text), sl = strlen(v6_end);
     assert_true(tl > sl);
     assert_string_equal(text + tl - sl, v6_end);
@@ -717,6 +717,57 @@ static void cores_round_trip(void **state)
     rt_stats_free(st);
 }
 
+/* A node's place in a job of several (schema 8) comes back from the history: its member's strings
+ * and numbers, per_node; a run of no such job has none. */
+static void member_round_trip(void **state)
+{
+    (void)state;
+    char path[512];
+    db_path(path, sizeof path, "member.db");
+    rt_member m = RT_MEMBER_INIT;
+    m.job_id = "4711";
+    m.step_id = "0";
+    m.node = "rtnode2";
+    m.rank = 3;
+    m.local_rank = 0;
+    m.ranks = 4;
+    m.nodes = 2;
+    m.node_index = 1;
+    m.from = "slurm";
+    m.per_node = 1;
+    rt_stats *st = rt_stats_new();
+    for (int i = 0; i < 5; i++) {
+        rt_record r = blank_record(1000 + i, 1);
+        r.process_pid = 7;
+        r.process_cores = 1;
+        r.process_pss_mib = 100;
+        r.member = &m;
+        rt_stats_add(st, &r);
+    }
+    rt_summary plain = make_summary(1);
+    assert_int_equal(append(path, "train", 0, &plain), 0);
+    assert_int_equal(append(path, "train", 0, rt_stats_summary(st)), 0);
+    rt_summary *out = NULL;
+    size_t n = 0;
+    assert_int_equal(cli_history_summaries(path, "train", 5, &out, &n), 0);
+    assert_int_equal(n, 2);
+    const rt_member *b = out[0].member; /* newest first */
+    assert_non_null(b);
+    assert_string_equal(b->job_id, "4711");
+    assert_string_equal(b->step_id, "0");
+    assert_string_equal(b->node, "rtnode2");
+    assert_string_equal(b->from, "slurm");
+    assert_int_equal(b->rank, 3);
+    assert_int_equal(b->local_rank, 0);
+    assert_int_equal(b->ranks, 4);
+    assert_int_equal(b->nodes, 2);
+    assert_int_equal(b->node_index, 1);
+    assert_int_equal(b->per_node, 1);
+    assert_null(out[1].member);
+    free(out);
+    rt_stats_free(st);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--without-sqlite") == 0)
@@ -730,6 +781,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(infinite_figures),
         cmocka_unit_test(cgroup_round_trip),
         cmocka_unit_test(cores_round_trip),
+        cmocka_unit_test(member_round_trip),
         cmocka_unit_test(version1_migrates),
         cmocka_unit_test(phases_columns),
         cmocka_unit_test(energy_columns),
