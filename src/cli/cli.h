@@ -487,6 +487,8 @@ size_t cli_job_runs(const char *cmd, const rt_summary *const *sums, char *const 
 /* The run among runs[0..n) (the view v's) a page of the job shows: of the node whose memory
  * sizes the ask, the run that needs most. */
 size_t cli_job_shown(const rt_job_view *v, const rt_summary *const *runs, size_t n);
+/* An rt_write_fn writing to the FILE * user (summary.c): len, or -1 when fwrite fell short. */
+long cli_write_stdio(void *user, const void *buf, size_t len);
 int cli_summary_print(FILE *f, const rt_summary *s, const cli_run_result *run, const char *memory_unit,
                       const char *time_unit, bool brief);
 

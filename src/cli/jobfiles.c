@@ -112,11 +112,6 @@ nomem:
     return EXIT_FAIL;
 }
 
-static long write_file(void *user, const void *buf, size_t len)
-{
-    return fwrite(buf, 1, len, user) == len ? (long)len : -1;
-}
-
 /* The view of the job of runs idx[0..k) as text (each run's summary after with each) or one
  * JSON line (the view's members, then "runs": each run's summary). -1: not written. */
 static int print_job(const rt_summary *const *sums, char *const *paths, const size_t *idx, size_t k,
@@ -151,7 +146,7 @@ static int print_job(const rt_summary *const *sums, char *const *paths, const si
         to.memory_unit = jo->memory_unit;
         to.time_unit = jo->time_unit;
         to.scheduler = cli_scheduler_of(NULL);
-        if (rt_job_view_write_text_cb(v, &to, write_file, stdout) != RT_OK)
+        if (rt_job_view_write_text_cb(v, &to, cli_write_stdio, stdout) != RT_OK)
             rc = -1;
         for (size_t i = 0; i < k && rc == 0 && jo->each; i++) {
             printf("\n== %s\n", paths[idx[i]]);

@@ -650,11 +650,6 @@ static int print_json(const rec_args *a, const rt_recommendation *rec, const loo
 
 /* ---- a job on several nodes (0.18): the ask per node ---------------------------------------- */
 
-static long write_stdout(void *user, const void *buf, size_t len)
-{
-    return fwrite(buf, 1, len, user) == len ? (long)len : -1;
-}
-
 /* What one node of the view's ask is, as a recommendation (for the server lookup). */
 static rt_recommendation node_rec(const rt_job_view *v)
 {
@@ -758,7 +753,7 @@ static int print_job(const rec_args *a, const rt_job_view *v, const lookup *l)
     putchar('\n');
     rt_summary_text_options to = RT_SUMMARY_TEXT_OPTIONS_INIT;
     to.scheduler = cli_scheduler_of(NULL);
-    if (rt_job_view_write_text_cb(v, &to, write_stdout, stdout) != RT_OK)
+    if (rt_job_view_write_text_cb(v, &to, cli_write_stdio, stdout) != RT_OK)
         return EXIT_FAIL;
     return fflush(stdout) == 0 && !ferror(stdout) ? 0 : EXIT_FAIL;
 }

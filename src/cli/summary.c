@@ -38,9 +38,9 @@ int cli_read_run(const char *path, rt_stats *const *st, size_t nst, rt_report *r
     return err == RT_ERR_NOMEM || midway ? EXIT_FAIL : EXIT_USAGE;
 }
 
-static ssize_t write_file(void *user, const void *buf, size_t len)
+long cli_write_stdio(void *user, const void *buf, size_t len)
 {
-    return fwrite(buf, 1, len, user) == len ? (ssize_t)len : -1;
+    return fwrite(buf, 1, len, user) == len ? (long)len : -1;
 }
 
 int cli_summary_print(FILE *f, const rt_summary *s, const cli_run_result *run, const char *memory_unit,
@@ -61,7 +61,7 @@ int cli_summary_print(FILE *f, const rt_summary *s, const cli_run_result *run, c
         facts.cloud = run->cloud;
         facts.cgroup_why = run->cgroup_why;
     }
-    if (rt_summary_write_text_cb(s, run ? &facts : NULL, &to, write_file, f) != RT_OK)
+    if (rt_summary_write_text_cb(s, run ? &facts : NULL, &to, cli_write_stdio, f) != RT_OK)
         return -1;
     return fflush(f) == 0 ? 0 : -1;
 }
@@ -108,10 +108,10 @@ static rt_error summary_write_other(int format, const rt_report *rep, const rt_s
         info.summary = s;
         rt_markdown_options mo = RT_MARKDOWN_OPTIONS_INIT;
         mo.scheduler = cli_scheduler_of(NULL);
-        e = rt_report_write_markdown_cb(rep, &info, &mo, write_file, f);
+        e = rt_report_write_markdown_cb(rep, &info, &mo, cli_write_stdio, f);
     } else {
         e = rt_summary_write_workflow(s, NULL, format == SUMMARY_SNAKEMAKE ? RT_WORKFLOW_SNAKEMAKE : RT_WORKFLOW_NEXTFLOW,
-                                      write_file, f);
+                                      cli_write_stdio, f);
     }
     return e;
 }

@@ -149,6 +149,8 @@ void rpt_answer_section(rpt_hw *w, const rt_report_info *in);
 void rpt_summary_section(rpt_hw *w, const rt_summary *s);
 void rpt_recommendation_section(rpt_hw *w, const rt_report_info *in);
 void rpt_run_section(rpt_hw *w, const rt_report_info *in);
+/* One table cell: <td>text as HTML</td> (report_tables.c). */
+void rpt_td(rpt_hw *w, const char *text);
 /* The job on its nodes (0.18; report_job.c), only when info has a job view: before the answer. */
 void rpt_job_section(rpt_hw *w, const rt_report_info *in);
 /* The per-phase table (0.14), only when the run had phases. */

@@ -27,13 +27,6 @@ static void kv(rpt_hw *w, const char *id, const char *key, const char *value)
     rpt_hw_lit(w, "</td></tr>\n");
 }
 
-static void cell(rpt_hw *w, const char *text)
-{
-    rpt_hw_lit(w, "<td>");
-    rpt_hw_html(w, text);
-    rpt_hw_lit(w, "</td>");
-}
-
 static void note_item(void *user, const char *text)
 {
     rpt_hw *w = user;
@@ -130,22 +123,22 @@ static void nodes_table(rpt_hw *w, const rt_text_out *o, const rt_job_view *v, c
             snprintf(f, sizeof f, "%lld%s", (long long)n->first_rank, n->runs > 1 ? "+" : "");
         else
             snprintf(f, sizeof f, "-");
-        cell(w, f);
+        rpt_td(w, f);
         snprintf(f, sizeof f, "%zu", n->runs);
-        cell(w, f);
-        cell(w, rt_tx_dur(o, n->end_secs - n->start_secs, f, sizeof f));
-        cell(w, isfinite(n->late_secs) && n->late_secs > 0 ? rt_tx_dur(o, n->late_secs, f, sizeof f) : "-");
-        cell(w, rt_tx_dur(o, n->cpu_secs, f, sizeof f));
-        cell(w, rt_tx_number(n->cores_mean, 2, "", f, sizeof f));
-        cell(w, rt_tx_number(n->cores_peak, 2, "", f, sizeof f));
+        rpt_td(w, f);
+        rpt_td(w, rt_tx_dur(o, n->end_secs - n->start_secs, f, sizeof f));
+        rpt_td(w, isfinite(n->late_secs) && n->late_secs > 0 ? rt_tx_dur(o, n->late_secs, f, sizeof f) : "-");
+        rpt_td(w, rt_tx_dur(o, n->cpu_secs, f, sizeof f));
+        rpt_td(w, rt_tx_number(n->cores_mean, 2, "", f, sizeof f));
+        rpt_td(w, rt_tx_number(n->cores_peak, 2, "", f, sizeof f));
         rt_tx_mem(o, n->memory_need_mib, a, sizeof a);
         snprintf(f, sizeof f, "%s%s", a, n->memory_sampled ? " (sampled)" : "");
-        cell(w, f);
+        rpt_td(w, f);
         if (gpus) {
-            cell(w, rt_tx_number(n->gpu_usage_mean, 2, "", f, sizeof f));
-            cell(w, rt_tx_number(n->gpu_count, 0, "", f, sizeof f));
+            rpt_td(w, rt_tx_number(n->gpu_usage_mean, 2, "", f, sizeof f));
+            rpt_td(w, rt_tx_number(n->gpu_count, 0, "", f, sizeof f));
         }
-        cell(w, isfinite(n->energy_joules) ? rpt_fmt_joules(j, n->energy_joules) : "-");
+        rpt_td(w, isfinite(n->energy_joules) ? rpt_fmt_joules(j, n->energy_joules) : "-");
         rpt_hw_lit(w, "<td style=\"text-align:left\">");
         rpt_hw_html(w, rt_jv_node_ask(n, f, sizeof f));
         rpt_hw_lit(w, "</td><td style=\"text-align:left\">");

@@ -592,7 +592,7 @@ void rpt_summary_section(rpt_hw *w, const rt_summary *s)
 
 /* the recommendation, the cheapest server and the run's costs */
 /* One cell of the phase table. */
-static void cell(rpt_hw *w, const char *text)
+void rpt_td(rpt_hw *w, const char *text)
 {
     rpt_hw_lit(w, "<td>");
     rpt_hw_html(w, text);
@@ -626,16 +626,16 @@ void rpt_phase_section(rpt_hw *w, const rt_summary *s)
         rpt_hw_html(w, p->name);
         rpt_hw_lit(w, "</th>");
         snprintf(f, sizeof f, "%llu%s", (unsigned long long)p->calls, p->unterminated ? " (open at end)" : "");
-        cell(w, f);
-        cell(w, rpt_fmt_duration(f, p->duration_secs));
+        rpt_td(w, f);
+        rpt_td(w, rpt_fmt_duration(f, p->duration_secs));
         rpt_fmt_duration(f, p->cpu_secs);
         if (!p->cpu_exact && isfinite(p->cpu_secs)) {
             size_t n = strlen(f);
             snprintf(f + n, sizeof f - n, " ~");
         }
-        cell(w, f);
-        cell(w, fmt_cores(f, p->cores_mean));
-        cell(w, fmt_cores(f, p->cores_peak));
+        rpt_td(w, f);
+        rpt_td(w, fmt_cores(f, p->cores_mean));
+        rpt_td(w, fmt_cores(f, p->cores_peak));
         int64_t asks = rt_cores_fewest(p->cores, s->max_slowdown_pct >= 0 ? s->max_slowdown_pct : 10);
         if (asks > 0) { /* "12 (1 h 02 min 03 s)": a duration in a figure of its own */
             rpt_figure d;
@@ -646,20 +646,20 @@ void rpt_phase_section(rpt_hw *w, const rt_summary *s)
         } else {
             snprintf(f, sizeof f, "-");
         }
-        cell(w, f);
-        cell(w, fmt_mib(f, p->memory_need.mib));
+        rpt_td(w, f);
+        rpt_td(w, fmt_mib(f, p->memory_need.mib));
         double peak = p->rss_peak_mib;
         if (isnan(peak) || p->memory_peak_mib > peak)
             peak = p->memory_peak_mib;
-        cell(w, fmt_mib(f, peak));
+        rpt_td(w, fmt_mib(f, peak));
         if (gpus) {
-            cell(w, fmt_cores(f, p->gpu_usage_mean));
-            cell(w, fmt_cores(f, p->gpu_usage_peak));
-            cell(w, fmt_mib(f, p->gpu_vram_mean_mib));
-            cell(w, fmt_mib(f, p->gpu_vram_peak_mib));
+            rpt_td(w, fmt_cores(f, p->gpu_usage_mean));
+            rpt_td(w, fmt_cores(f, p->gpu_usage_peak));
+            rpt_td(w, fmt_mib(f, p->gpu_vram_mean_mib));
+            rpt_td(w, fmt_mib(f, p->gpu_vram_peak_mib));
         }
-        cell(w, fmt_bytes(f, p->read_bytes));
-        cell(w, fmt_bytes(f, p->write_bytes));
+        rpt_td(w, fmt_bytes(f, p->read_bytes));
+        rpt_td(w, fmt_bytes(f, p->write_bytes));
         rpt_hw_lit(w, "</tr>\n");
     }
     rpt_hw_lit(w, "</table></div></section>\n");
