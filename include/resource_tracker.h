@@ -1605,6 +1605,13 @@ typedef struct rt_keeper_options {
     double timeout_secs; /* the whole lookup; 0: 5 s */
     rt_log_fn log;
     void *log_user;
+    /* added in 0.18: NULL, or room for offline_why_cap bytes, which the call sets to "" and,
+     * when the lookup failed for want of any reply from Keeper (no name, no connection, nothing
+     * in time: the machine is offline or Keeper is down), to the reason in curl's words,
+     * without the URL ("Could not resolve host: keeper.sparecores.net"). A Keeper that replied
+     * wrongly (an HTTP error, not a list) leaves it "": only the log line says so. */
+    char *offline_why;
+    size_t offline_why_cap;
 } rt_keeper_options;
 
 #define RT_KEEPER_OPTIONS_INIT {.struct_size = sizeof(rt_keeper_options)}
@@ -1630,8 +1637,9 @@ typedef struct rt_server {
 
 /* The cheapest on-demand server that fits rec. Returns RT_OK and fills *out, RT_ERR_NOT_FOUND
  * when none fits, RT_ERR_IO (with a log line) when the API is down, slow past the timeout or
- * replies nonsense, RT_ERR_UNSUPPORTED when no HTTPS client can be loaded, RT_ERR_DISABLED
- * (nothing asked, nothing logged) when opts->url is "off". */
+ * replies nonsense (not reached at all: opts->offline_why says why, 0.18), RT_ERR_UNSUPPORTED
+ * when no HTTPS client can be loaded, RT_ERR_DISABLED (nothing asked, nothing logged) when
+ * opts->url is "off". */
 RT_API rt_error rt_keeper_cheapest(const rt_keeper_options *opts, const rt_recommendation *rec, rt_server *out);
 
 /* The on-demand Linux price of one instance type (the lowest over regions, or the region's
@@ -1740,7 +1748,7 @@ typedef struct rt_summary_text_options {
                               * GiB, TiB as fits each figure */
     const char *time_unit;   /* gpu_tracker's names; NULL: "12.34 s", "3 min 04.5 s", ... */
     int scheduler;           /* rt_scheduler whose words the "Ask for" line takes */
-    int width;               /* the answer's lines break before this column; 0: 110 */
+    int width;               /* the answer's lines break before this column; 0: 100 (before 0.18: 110) */
     int brief;               /* (0.12) nonzero: the answer and one line of the run only (how long it
                               * ran, its exit status): the end of the tool's view on a terminal */
 } rt_summary_text_options;
@@ -1763,6 +1771,13 @@ RT_API rt_error rt_summary_write_text_cb(const rt_summary *s, const rt_run_facts
  * when a write failed, RT_ERR_INVALID for a negative fd. */
 RT_API rt_error rt_summary_write_text(const rt_summary *s, const rt_run_facts *run,
                                       const rt_summary_text_options *opts, int fd);
+
+/* (0.18) text written after used columns into out[cap], broken at spaces so that no line passes
+ * width columns (UTF-8 characters, not bytes; 0: never broken; a word longer than a line stands
+ * alone on its line), each line after the first starting with indent spaces: how the summary's
+ * answer breaks its lines (rt_summary_text_options.width), for a caller's lines beside it.
+ * Returns the bytes written; out is always terminated (cut at cap). */
+RT_API size_t rt_text_wrap(const char *text, size_t used, size_t indent, size_t width, char *out, size_t cap);
 
 /* ---- a job on several nodes (0.18; experimental) -------------------------------------------
  * The runs of one job that ran on several nodes (each node's tracker wrote its own file: a SLURM

@@ -95,6 +95,39 @@ def efficiency_stats(t) -> dict | None:
     return efficiency_of(lib.rt_tracker_summary(t._native.tracker))
 
 
+def answer_figures(t) -> dict | None:
+    """The figures of the run's answer, as the report's "The answer" (and its summary table)
+    shows them (the C library's rt_tracker_summary): duration_secs, cpu_secs, cores_mean and
+    cores_peak of the process tree, memory_need_mib (the need the recommendation sizes from;
+    None unknown) and memory_words (what that figure is, e.g. "largest process's peak RSS,
+    kernel-counted", with ", a lower bound" when it is one), gpu_peak and vram_peak_mib; the
+    machine's machine_cores_mean, machine_cores_peak, machine_memory_used_peak_mib and vcpus;
+    None without a tracked process sample."""
+    from ._native_more import NEED_UNKNOWN, has, lib  # declares rt_tracker_summary
+
+    if t._native.tracker is None or t.n_samples == 0:
+        return None
+    p = lib.rt_tracker_summary(t._native.tracker)
+    if not p or not p.contents.has_process:
+        return None
+    s = p.contents
+
+    def num(v):
+        return v if v == v else None
+
+    need = s.memory_need
+    known = need.source != NEED_UNKNOWN and need.mib == need.mib
+    words = text(lib.rt_need_source_text(need.source)) if known and has("rt_need_source_text") else None
+    if words and need.sampled:
+        words += ", a lower bound"
+    return {"duration_secs": num(s.duration_secs), "cpu_secs": num(s.process_cpu_secs),
+            "cores_mean": num(s.process_cores.mean), "cores_peak": num(s.process_cores.peak),
+            "memory_need_mib": need.mib if known else None, "memory_words": words,
+            "gpu_peak": num(s.process_gpu_usage.peak), "vram_peak_mib": num(s.process_gpu_vram_mib.peak),
+            "machine_cores_mean": num(s.cpu_cores.mean), "machine_cores_peak": num(s.cpu_cores.peak),
+            "machine_memory_used_peak_mib": num(s.memory_used_mib.peak), "vcpus": num(s.cpu_count)}
+
+
 def allocation(t) -> str | None:
     """The C library's guess (rt_summary.allocation): None before any sample, "dedicated" or
     "shared", "unknown" when it cannot tell (no tracked process samples)."""

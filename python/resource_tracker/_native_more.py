@@ -213,6 +213,7 @@ def new_recommendation(**fields) -> Recommendation:
 
 
 RT_NULL_I64 = -(1 << 63)
+NEED_UNKNOWN = 0  # rt_need_source RT_NEED_UNKNOWN
 NEED_PSS = 4  # rt_need_source RT_NEED_PSS
 
 
@@ -262,6 +263,7 @@ class KeeperOptions(Structure):
     _fields_ = [
         ("struct_size", c_size_t), ("url", c_char_p), ("timeout_secs", c_double),
         ("log", LOG_FN), ("log_user", c_void_p),
+        ("offline_why", c_void_p), ("offline_why_cap", c_size_t),  # 0.18; an older library ignores them
     ]
 
 
@@ -311,6 +313,7 @@ _PROTOTYPES = {
     "rt_tracker_save_cb": (c_int, [TrackerHandle, c_char_p, c_int, WRITE_FN, c_void_p]),  # 0.10
     "rt_grid_lookup": (c_int, [c_char_p, POINTER(Grid)]),  # 0.15
     "rt_tracker_set_grid": (c_int, [TrackerHandle, POINTER(Grid)]),  # 0.15
+    "rt_need_source_text": (c_char_p, [c_int]),
 }
 
 bind_optional(_PROTOTYPES)

@@ -7,15 +7,32 @@ https://keeper.sparecores.net; "off": no request at all)."""
 from __future__ import annotations
 
 import os
-from ctypes import byref, c_double
+from ctypes import addressof, byref, c_double, create_string_buffer
 
 from ._native import RT_ERR_DISABLED, encode, lib, new, text
 from ._native_more import KeeperOptions, LogCollector, Recommendation, Server, new_recommendation
 
+# how a failed lookup's one line ends (prices_line): the package's way to stop it
+STOP_HINT = "TRACKER_KEEPER_URL=off stops the lookup"
 
-def _options(log: LogCollector) -> KeeperOptions:
-    return new(KeeperOptions, url=encode(os.environ.get("TRACKER_KEEPER_URL") or None),
-               log=log.fn)
+
+def _options(log: LogCollector, offline=None) -> KeeperOptions:
+    o = new(KeeperOptions, url=encode(os.environ.get("TRACKER_KEEPER_URL") or None), log=log.fn)
+    if offline is not None:  # a create_string_buffer: why Keeper was not reached (0.18)
+        o.offline_why, o.offline_why_cap = addressof(offline), len(offline)
+    return o
+
+
+def prices_line(why: str | None, offline: str | None, what: str = "prices") -> str | None:
+    """The one quiet line a failed lookup leaves in a report (the tool's words, cli_prices_line):
+    "prices: offline (Keeper not reached: REASON; ...)" when no reply came from Keeper (no
+    network, Keeper down or silent), "prices: unavailable (WHY; ...)" when it replied wrongly;
+    None when nothing failed."""
+    if offline:
+        return f"{what}: offline (Keeper not reached: {offline}; {STOP_HINT})"
+    if why:
+        return f"{what}: unavailable ({why}; {STOP_HINT})"
+    return None
 
 
 DEFAULT_KEEPER_URL = "https://keeper.sparecores.net"
@@ -65,16 +82,24 @@ def server_to_dict(s: Server) -> dict:
     }
 
 
-def cheapest(rec: dict) -> tuple[Server | None, str | None]:
-    """(the cheapest server as an rt_server, None) or (None, why the lookup failed)."""
+def lookup_cheapest(rec: dict) -> tuple[Server | None, str | None, str | None]:
+    """(the cheapest server as an rt_server, None, None), or (None, why the lookup failed, why
+    Keeper was not reached at all, or None when it replied)."""
     log = LogCollector()
     out = new(Server)
-    err = lib.rt_keeper_cheapest(byref(_options(log)), byref(recommendation_struct(rec)), byref(out))
+    offline = create_string_buffer(300)
+    err = lib.rt_keeper_cheapest(byref(_options(log, offline)), byref(recommendation_struct(rec)), byref(out))
     if err == RT_ERR_DISABLED:  # TRACKER_KEEPER_URL=off: nothing asked, nothing to note
-        return None, None
+        return None, None, None
     if err:
-        return None, log.last() or text(lib.rt_strerror(err))
-    return out, None
+        return None, log.last() or text(lib.rt_strerror(err)), offline.value.decode("utf-8", "replace") or None
+    return out, None, None
+
+
+def cheapest(rec: dict) -> tuple[Server | None, str | None]:
+    """(the cheapest server as an rt_server, None) or (None, why the lookup failed)."""
+    server, why, _ = lookup_cheapest(rec)
+    return server, why
 
 
 def get_recommended_cloud_servers(cpu: int, memory: int, gpu: int | None = None,

@@ -103,12 +103,13 @@ def make_report(handle, host: Host | None, cloud: Cloud | None,
 def tracker_report(t, integration: str, historical_stats: list[dict], status_failed: bool,
                    integration_version: str | None = None) -> Report:
     """ResourceTracker.report: the recommendation of recommend_resources(historical_stats),
-    the cheapest server for it (a failing lookup is noted in the report), the price of the
+    the cheapest server for it (a failing lookup is one quiet line of the report, "prices:
+    offline (...)" when Keeper was not reached; nothing on stderr), the price of the
     instance the run is on (a failing lookup leaves it out), the host with the allocation
     guess; integration other than "standalone" shown as the job's orchestrator (followed by
     integration_version when given); status_failed as exit status 1."""
     from ._analysis import allocation
-    from .keeper import cheapest, get_instance_price, recommendation_struct
+    from .keeper import get_instance_price, lookup_cheapest, prices_line, recommendation_struct
 
     t.wait_for_samples(n=1, timeout=t.interval * 5)
     rec = t.recommend_resources(historical_stats=historical_stats)
@@ -117,13 +118,15 @@ def tracker_report(t, integration: str, historical_stats: list[dict], status_fai
         rec_struct = recommendation_struct(rec)
         rec_struct.runs = 1 + len(historical_stats)
     try:
-        server, note = cheapest(rec)
+        server, why, offline = lookup_cheapest(rec)
+        note = prices_line(why, offline)  # one quiet line: "prices: offline (...)" without a network
     except Exception as e:
-        server, note = None, str(e)
+        server, note, offline = None, prices_line(str(e), None), None
     cloud = t._cloud(2.5)
     price = instance = None
     if cloud and cloud.get("instance_type", "unknown") != "unknown":
         instance = f"{cloud['vendor']}:{cloud['instance_type']}"
+    if instance and not offline:  # Keeper not reached: not waited for twice
         try:
             price = get_instance_price(cloud["vendor"], cloud.get("region"), cloud["instance_type"])
         except Exception:

@@ -5,6 +5,7 @@ Metaflow finding the decorator and the card in the installed wheel; the card's H
 never raising, with no request leaving it."""
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 import types
@@ -199,6 +200,88 @@ def test_card_with_a_stalling_keeper(artifact, monkeypatch):
         os.kill(stub.pid, signal.SIGTERM)
         stub.wait(10)
         stub.stdout.close()
-    assert f"Spare Cores Keeper at http://127.0.0.1:{port}: " in html
+    # no reply in time: as offline, one quiet line (the answer's cost row), the way to stop it
+    assert html.count("prices: offline (Keeper not reached: ") == 1
+    assert "TRACKER_KEEPER_URL=off stops the lookup)" in html
     assert "Cheapest server that fits" not in html
     assert 'id="mf-resources">@resources(cpu=' in html and html.count('class="bar"') == 9
+
+
+# ---- one answer, one figure (issue 53, item 7) ----------------------------------------------
+
+def _section(html):
+    start = html.index('<section id="metaflow">')
+    return html[start:html.index("</section>", start)]
+
+
+def _answer_figure(html, what):
+    """The value of the report's answer figure whose label starts with what."""
+    m = re.search(r'<div class="fig"><b>([^<]+)</b><span>' + re.escape(what), html)
+    assert m, what
+    return m.group(1)
+
+
+def _visible(html):
+    """The page's text as a person sees it: no head, scripts, styles or tags."""
+    html = re.sub(r"(?s)<(head|script|style)\b.*?</\1>", " ", html)
+    return re.sub(r"<[^>]+>", " ", html)
+
+
+def test_card_memory_is_the_answers(artifact, monkeypatch):
+    """The card's section gives this run's memory (and cores, duration) as the answer's own
+    figures, named for what they are: no second memory peak of the process (the old "process
+    memory ... peak (PSS of the process tree)" row beside the answer's kernel-counted need), and
+    the earlier runs' PSS peaks in the history are said to be PSS."""
+    monkeypatch.setenv("TRACKER_KEEPER_URL", "off")
+    html = card_html.render_card(FakeTask(artifact), "resource_tracker_data")
+    section = _section(html)
+    memory = _answer_figure(html, "memory: ")
+    cores = _answer_figure(html, "cores, mean / peak").split(" / ")
+    cells = re.findall(r"<td>([^<]*)</td>", re.search(r'<tr class="this">(.*?)</tr>', section).group(1))
+    assert cells[4] == memory and cells[2:4] == cores, ("two figures for one question", cells, memory, cores)
+    table = re.search(r'<table class="kv" id="mf-usage">.*?</table>', section).group(0)
+    usage = dict(re.findall(r"<tr><th>([^<]*)</th><td>([^<]*)</td></tr>", table))
+    process_memory = [k for k in usage if "memory" in k and "system" not in k]
+    assert process_memory == ["memory need"], ("a second memory figure of the step", usage)
+    assert usage["memory need"].startswith(f"{memory} ("), usage  # the answer's, with its meaning
+    assert usage["Process CPU usage"].startswith(f"{cores[0]} cores mean, {cores[1]} peak"), usage
+    assert usage["duration"] == _answer_figure(html, "duration"), usage
+    svg = re.search(r'<svg id="mf-hist-memory".*?</svg>', section).group(0)
+    assert f"<title>this: {memory}</title>" in svg, svg  # the chart's bar of this run: the same figure
+    assert "Memory need" in svg and "memory need" in section
+    note = re.search(r'id="mf-history-note">([^<]*)', section).group(1)
+    assert "the answer" in note and "PSS peak" in note  # each figure named for what it is
+
+
+def test_card_names_its_versions_once(artifact, monkeypatch):
+    """One version line: the library's (the report's), the Python package's and Metaflow's,
+    where the report's footer had the library's alone; no other version of resource-tracker."""
+    from resource_tracker import __version__
+    from resource_tracker._native import lib
+
+    monkeypatch.setenv("TRACKER_KEEPER_URL", "off")
+    html = card_html.render_card(FakeTask(artifact), "resource_tracker_data")
+    library = lib.rt_version().decode()
+    named = re.findall(r"resource-tracker (\d+\.\d+\.\d+)", _visible(html))
+    assert named == [library], named
+    footer = re.search(r"<footer>([^<]*)</footer>", html).group(1)
+    assert footer.startswith(f"resource-tracker {library} (library), Python package {__version__}"), footer
+    assert _visible(html).count(__version__) == 1 or __version__ == library
+    # without a report to carry it, the section names them, once
+    page = card_html.render_card(FakeTask({"error": "x"}), "resource_tracker_data")
+    assert re.findall(r"resource-tracker (\d+\.\d+\.\d+)", _visible(page)) == [library]
+    assert f"Python package {__version__}" in page
+
+
+def test_card_offline_is_one_quiet_line(artifact, monkeypatch, capfd):
+    """Keeper not reached (a closed local port, as offline): the card carries one line, "prices:
+    offline (...)", with the reason and how to stop it, and nothing goes to stderr."""
+    monkeypatch.setenv("TRACKER_KEEPER_URL", "http://127.0.0.1:9")
+    capfd.readouterr()
+    html = card_html.render_card(FakeTask(artifact), "resource_tracker_data")
+    out, err = capfd.readouterr()
+    assert err == "" and out == "", (out, err)
+    lines = re.findall(r"prices: [^<]*", html)
+    assert len(lines) == 1 and lines[0].startswith("prices: offline (Keeper not reached: "), lines
+    assert lines[0].endswith("TRACKER_KEEPER_URL=off stops the lookup)") and "127.0.0.1" in lines[0]
+    assert "lookup failed" not in html and "Cheapest server that fits" not in html

@@ -224,6 +224,25 @@ def test_tracker_failure_never_fails_the_step(flows):
     assert ru.external_urls(html) == []
 
 
+def _one_answer_one_figure(html):
+    """This run's memory and cores in the card's section are the answer's figures, and the page
+    names the versions in one line: the library's, the Python package's and Metaflow's."""
+    section = html[html.index('<section id="metaflow">'):]
+    section = section[:section.index("</section>")]
+    memory = re.search(r'<div class="fig"><b>([^<]+)</b><span>memory: ', html).group(1)
+    cores = re.search(r'<div class="fig"><b>([^<]+)</b><span>cores, mean / peak', html).group(1).split(" / ")
+    cells = re.findall(r"<td>([^<]*)</td>", re.search(r'<tr class="this">(.*?)</tr>', section).group(1))
+    assert cells[4] == memory and cells[2:4] == cores, (cells, memory, cores)
+    usage = dict(re.findall(r"<tr><th>([^<]*)</th><td>([^<]*)</td></tr>",
+                            re.search(r'<table class="kv" id="mf-usage">.*?</table>', section).group(0)))
+    assert [k for k in usage if "memory" in k and "system" not in k] == ["memory need"], usage
+    assert usage["memory need"].startswith(f"{memory} (") and usage["Process CPU usage"].startswith(
+        f"{cores[0]} cores mean, {cores[1]} peak"), (usage, memory, cores)
+    visible = re.sub(r"<[^>]+>", " ", re.sub(r"(?s)<(head|script|style)\b.*?</\1>", " ", html))
+    named = re.findall(r"resource-tracker \d+\.\d+\.\d+[^;]*", visible)
+    assert len(named) == 1 and "(library), Python package " in named[0] and ", Metaflow " in named[0], named
+
+
 def _check_card(html, dom, requests, png):
     """not blank, every chart drawn, the history's bars, no request."""
     from PIL import Image
@@ -249,6 +268,7 @@ def test_card_of_the_sixth_success(flows):
     run = flows.runs[0]
     path, html = flows.card(f"{run['id']}/start", "ok.html")
     assert "Process CPU usage" in html and "System CPU usage" in html and "from <code>Metaflow</code>" in html
+    _one_answer_one_figure(html)
     assert "Finished" in html and "Failed" not in html
     assert len(html) > 100_000
     # the recommendation as Metaflow takes it, memory in MB: at least 500 MiB held, with headroom
@@ -269,9 +289,11 @@ def test_card_of_the_failed_step(flows):
     path, html = flows.card(f"{run['id']}/start", "failed.html")
     assert '<span class="status failed">Failed</span>' in html and "Process CPU usage" in html
     assert "exit status" in html
-    # the Keeper refused: the card says so (in the answer and under the recommendation) and has the rest
+    _one_answer_one_figure(html)
+    # the Keeper refused (nothing listens: as offline): one quiet line, in the answer, and the rest
     assert "Cheapest server that fits" not in html
-    assert f"Spare Cores Keeper at {DEAD_KEEPER}: " in html
+    assert html.count("prices: offline (Keeper not reached: ") == 1
+    assert "TRACKER_KEEPER_URL=off stops the lookup)" in html
     dom, requests = ru.render(path, os.path.join(flows.root, "failed.png"), 1280, 5000)
     _check_card(html, dom, requests, os.path.join(flows.root, "failed.png"))
 

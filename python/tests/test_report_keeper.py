@@ -2,6 +2,7 @@
 library, saved, opened with a fake browser ($BROWSER records its argument), and still made
 when the Keeper is down."""
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -32,12 +33,33 @@ def test_keeper_helpers():
         "api_reference"] == "g2-standard-4"
 
 
-def test_keeper_down(tracker, monkeypatch):
+def test_keeper_down(tracker, monkeypatch, capfd):
     monkeypatch.setenv("TRACKER_KEEPER_URL", "http://127.0.0.1:9")
     with pytest.raises(RuntimeError, match="Keeper"):
         tracker.recommend_server()
+    capfd.readouterr()
     html = tracker.report()  # never fails for the Keeper
     assert isinstance(html, Report) and "<html" in html.lower()
+    # offline (nothing listens): one quiet line in the page, why and how to stop it; no stderr
+    assert capfd.readouterr().err == ""
+    lines = re.findall(r"prices: [^<]*", html)
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("prices: offline (Keeper not reached: ") and "127.0.0.1" in lines[0], lines
+    assert lines[0].endswith("TRACKER_KEEPER_URL=off stops the lookup)")
+    assert "lookup failed" not in html
+
+
+def test_prices_line_words():
+    """The package words a failed lookup as the tool does (cli_prices_line), its own way to stop it."""
+    from resource_tracker.keeper import lookup_cheapest, prices_line
+
+    assert prices_line(None, None) is None
+    assert prices_line("Spare Cores Keeper at http://k replied HTTP 503", None) == \
+        "prices: unavailable (Spare Cores Keeper at http://k replied HTTP 503; TRACKER_KEEPER_URL=off stops the lookup)"
+    assert prices_line("x", "Could not resolve host: k") == \
+        "prices: offline (Keeper not reached: Could not resolve host: k; TRACKER_KEEPER_URL=off stops the lookup)"
+    server, why, offline = lookup_cheapest({"cpu": 1, "memory": 128})  # the stand-in answers
+    assert server is not None and why is None and offline is None
 
 
 def test_report_save(tracker, tmp_path):

@@ -19,11 +19,12 @@ enum {
     META_ORCHESTRATOR, META_EXECUTOR, META_EXTERNAL_RUN_ID, META_CONTAINER_IMAGE, META_COUNT
 };
 
-/* What a tracking run shows on the terminal (--view, [tracker] view, TRACKER_VIEW): auto (the
- * human view when samples would go to a terminal: no -o, no --format, not -q, stderr a tty),
- * human (a start line, a status line on a tty, the summary; no sample lines on stderr), or
+/* What a tracking run shows (--view, [tracker] view, TRACKER_VIEW): auto (status.c,
+ * cli_view_resolve), human (a start line, a status line on a tty, the summary's answer; no
+ * sample lines on stderr), log (where a person reads a log: a start line, a progress line a
+ * minute and at each phase, the answer; the samples in a file of their own: logview.c), or
  * samples (JSON lines or CSV rows on stderr or -o, as before the view existed). */
-typedef enum cli_view { CLI_VIEW_AUTO, CLI_VIEW_HUMAN, CLI_VIEW_SAMPLES } cli_view;
+typedef enum cli_view { CLI_VIEW_AUTO, CLI_VIEW_HUMAN, CLI_VIEW_SAMPLES, CLI_VIEW_LOG } cli_view;
 
 typedef enum cli_command { CMD_TRACK, CMD_SUMMARY, CMD_RECOMMEND, CMD_REPORT, CMD_INFO, CMD_HISTORY, CMD_UPLOAD, CMD_PHASE } cli_command;
 
@@ -203,6 +204,9 @@ extern const size_t cli_nsubcommands;
 
 /* The subcommand named name, or NULL. */
 const cli_subcommand *cli_subcommand_by_name(const char *name);
+/* The subcommand a mistyped word stands for ("summery": "summary"; 1 edit for a name of 3 to 5
+ * letters, 2 for a longer one); NULL when none is that near, or for the name itself. */
+const char *cli_subcommand_near(const char *word);
 
 /* Writes the whole --help text: the subcommands' usage and the settings table's options. */
 void cli_usage_print(FILE *f);
@@ -384,6 +388,9 @@ typedef struct cli_lookup {
     double price;               /* USD per hour; NaN unknown */
     char cheapest_warning[600]; /* the last warning each lookup logged, "" when none */
     char price_warning[600];
+    char offline[300];          /* why Keeper was not reached at all (no name, no connection,
+                                 * nothing in time), in curl's words; "" when it was or nothing
+                                 * was asked */
 } cli_lookup;
 
 /* The cheapest server for rec (NULL: not asked) and the price of vendor:type in region (NULL
@@ -392,6 +399,17 @@ typedef struct cli_lookup {
  * Keeper down or unusable. Messages go to log as well (NULL: only kept). */
 void cli_keeper_lookup(const char *url, rt_log_fn log, void *log_user, const rt_recommendation *rec,
                        const char *vendor, const char *type, const char *region, cli_lookup *out);
+
+/* How to stop the lookups, as the quiet line of a failed one ends (cli_prices_line). */
+#define CLI_PRICES_STOP "TRACKER_KEEPER_URL=off or --no-price-lookup stops the lookup"
+
+/* The one quiet line a failed lookup leaves in the answer (report, a run's --report, recommend's
+ * text; never a warning on stderr), into buf[cap]: "WHAT: offline (Keeper not reached: REASON;
+ * CLI_PRICES_STOP)" when k found Keeper unreachable, else "WHAT: unavailable (WARNING;
+ * CLI_PRICES_STOP)" with the lookup's warning (else the error's name). what: "prices", or
+ * "price of VENDOR:TYPE". Returns buf. */
+const char *cli_prices_line(const cli_lookup *k, const char *what, const char *warning, rt_error err, char *buf,
+                            size_t cap);
 
 int cli_summary_main(cli_options *o);   /* summary.c */
 int cli_recommend_main(cli_options *o); /* recommend.c */
@@ -419,6 +437,20 @@ int64_t cli_per_node_rank(const cli_options *opts);
  * several (opts->member): JOB.NODE[.rRANK].EXT, else HOST.PID.EXT (EXT jsonl or csv as the
  * format); opts->output then names it. 0, or -1 out of memory (said). */
 int cli_output_in_dir(cli_options *opts);
+/* The name of the run's own file, without directory or extension (-o DIR/'s, and the log view's
+ * samples file's): JOB.NODE[.rRANK] in a job of several (opts->member), else HOST.PID; every
+ * character a file name should not hold made '_'. */
+void cli_run_file_name(const cli_options *opts, char *name, size_t cap);
+
+/* logview.c: where a person reads a log. The place a run's stderr goes to a log people read,
+ * from the variables of each (GITHUB_ACTIONS=true, GITLAB_CI=true, JENKINS_URL, BUILDKITE=true,
+ * SLURM_JOB_ID): its name ("GitHub Actions", "a SLURM job"), or NULL for none; *dir (when dir is
+ * not NULL) its workspace (an existing absolute directory) or NULL for the working directory. */
+const char *cli_log_place(const char **dir);
+/* The log view's samples file: DIR/resource-tracker-NAME.EXT (cli_run_file_name; "-2", "-3" ...
+ * added where one exists), made now in the place's workspace or the working directory; opts->
+ * output then names it. 0, or -1 when none could be made (said: the samples are not kept). */
+int cli_log_output(cli_options *opts);
 /* Frees what cli_place_apply kept (cli_options_free calls it). */
 void cli_place_free(cli_options *opts);
 rt_error cli_read_host(const cli_options *opts, rt_host **out);
@@ -487,6 +519,9 @@ size_t cli_job_runs(const char *cmd, const rt_summary *const *sums, char *const 
 /* The run among runs[0..n) (the view v's) a page of the job shows: of the node whose memory
  * sizes the ask, the run that needs most. */
 size_t cli_job_shown(const rt_job_view *v, const rt_summary *const *runs, size_t n);
+/* The width texts for people written to f break at: the terminal's columns (40 at least) when f
+ * is a terminal, else 100. */
+int cli_text_width(FILE *f);
 /* An rt_write_fn writing to the FILE * user (summary.c): len, or -1 when fwrite fell short. */
 long cli_write_stdio(void *user, const void *buf, size_t len);
 int cli_summary_print(FILE *f, const rt_summary *s, const cli_run_result *run, const char *memory_unit,

@@ -1,7 +1,8 @@
 /* lookup.c - the Spare Cores Keeper lookups that recommend and report make, under one deadline:
  * the cheapest server for a recommendation and the price of a known instance, in CLI_LOOKUP_SECS
  * at most in all; the price is not asked once the first lookup found Keeper down or unusable.
- * Each caller words the outcome its own way. */
+ * A failure is one quiet line in the answer (cli_prices_line), never a warning on stderr: the
+ * price is an extra, and offline it fails every time. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
@@ -40,6 +41,8 @@ void cli_keeper_lookup(const char *url, rt_log_fn log, void *log_user, const rt_
     ko.timeout_secs = CLI_LOOKUP_SECS;
     ko.log = capture_log;
     ko.log_user = &c;
+    ko.offline_why = out->offline;
+    ko.offline_why_cap = sizeof out->offline;
     if (rec) {
         out->cheapest_err = rt_keeper_cheapest(&ko, rec, &out->cheapest);
         if (out->cheapest_err != RT_OK && out->cheapest_err != RT_ERR_NOT_FOUND)
@@ -57,4 +60,15 @@ void cli_keeper_lookup(const char *url, rt_log_fn log, void *log_user, const rt_
     out->price_err = rt_keeper_price(&ko, vendor, type, region, &out->price);
     if (out->price_err != RT_OK)
         out->price = NAN;
+}
+
+const char *cli_prices_line(const cli_lookup *k, const char *what, const char *warning, rt_error err, char *buf,
+                            size_t cap)
+{
+    if (k->offline[0])
+        snprintf(buf, cap, "%s: offline (Keeper not reached: %s; " CLI_PRICES_STOP ")", what, k->offline);
+    else
+        snprintf(buf, cap, "%s: unavailable (%s; " CLI_PRICES_STOP ")", what,
+                 warning && *warning ? warning : rt_strerror(err));
+    return buf;
 }

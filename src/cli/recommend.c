@@ -51,13 +51,15 @@ static const char recommend_usage[] =
     "  --history FILE          the run history (default TRACKER_HISTORY, or [history] path in the config)\n"
     "  --max-slowdown PCT      the predicted duration may exceed the run's own by PCT percent\n"
     "                          (default 10; 0 to 1000)\n"
-    "  --no-price-lookup       ask Keeper nothing (no cheapest server, no cost, no warning; as\n"
-    "                          TRACKER_KEEPER_URL=off)\n"
+    "  --no-price-lookup       ask Keeper nothing (no cheapest server, no cost, no line about it;\n"
+    "                          as TRACKER_KEEPER_URL=off)\n"
     "  -h, --help              this text, exit 0\n"
     "\n"
-    "When the lookup fails (Keeper down, refusing or slow) the resources are still printed, the reason\n"
-    "goes to stderr as \"server lookup failed: REASON\" (and into \"server_lookup_error\" with --json),\n"
-    "and the exit status is 0.\n"
+    "When the lookup fails the resources are still printed, with one last line instead of the\n"
+    "server: \"prices: offline (Keeper not reached: REASON; ...)\" when no reply came (no network,\n"
+    "Keeper down or slow), \"prices: unavailable (REASON; ...)\" when Keeper replied wrongly; nothing\n"
+    "goes to stderr, --json puts the reason into \"server_lookup_error\", and the exit status is 0.\n"
+    "TRACKER_KEEPER_URL=off or --no-price-lookup stops the lookup.\n"
     "\n"
     "Exit status: 0 printed; 1 the history cannot be read, or out of memory; 2 a usage error, a run\n"
     "without valid samples or a tracked process, or no such job in the history.\n";
@@ -230,11 +232,13 @@ typedef struct lookup {
     double instance_price; /* NaN: unknown */
     char error[600];       /* "" when nothing failed */
     char note[256];        /* e.g. no server fits; "" when none */
+    char prices[1024];     /* the text's quiet line of a failure (cli_prices_line); "" when none */
 } lookup;
 
 /* The cheapest server for rec and, with --instance, the instance's price: at most
- * CLI_LOOKUP_SECS in all. Failures are written into l->error (the first one only): the last
- * warning the library logged, else the error's name. */
+ * CLI_LOOKUP_SECS in all. Failures are written into l->error (the first one only: the last
+ * warning the library logged, else the error's name; --json's server_lookup_error) and, for the
+ * text, as one quiet line into l->prices; nothing goes to stderr. */
 static void keeper_lookup(const cli_options *o, const rec_args *a, const rt_recommendation *rec, lookup *l)
 {
     cli_lookup k;
@@ -250,14 +254,20 @@ static void keeper_lookup(const cli_options *o, const rec_args *a, const rt_reco
         snprintf(l->note, sizeof l->note, "no on-demand server in Spare Cores Keeper fits the recommendation");
     } else {
         snprintf(l->error, sizeof l->error, "%s", k.cheapest_warning[0] ? k.cheapest_warning : rt_strerror(k.cheapest_err));
+        cli_prices_line(&k, "prices", k.cheapest_warning, k.cheapest_err, l->prices, sizeof l->prices);
         return;
     }
-    if (k.price_late)
+    if (k.price_late) {
         snprintf(l->error, sizeof l->error, "no time left for the price of %s", a->instance);
-    else if (k.price_err == RT_ERR_NOT_FOUND)
+        snprintf(l->prices, sizeof l->prices, "price of %s: no time left for it", a->instance);
+    } else if (k.price_err == RT_ERR_NOT_FOUND) {
         snprintf(l->note, sizeof l->note, "Spare Cores Keeper knows no on-demand Linux price of %s", a->instance);
-    else if (k.price_err != RT_OK && k.price_err != RT_ERR_DISABLED)
+    } else if (k.price_err != RT_OK && k.price_err != RT_ERR_DISABLED) {
         snprintf(l->error, sizeof l->error, "%s", k.price_warning[0] ? k.price_warning : rt_strerror(k.price_err));
+        char what[220];
+        snprintf(what, sizeof what, "price of %s", a->instance);
+        cli_prices_line(&k, what, k.price_warning, k.price_err, l->prices, sizeof l->prices);
+    }
 }
 
 /* The run's mean CPU seconds over the runs that know theirs; NaN when none does. */
@@ -515,6 +525,8 @@ static int print_text(const rec_args *a, const rt_recommendation *rec, const loo
     }
     if (l->note[0])
         printf("note: %s\n", l->note);
+    if (l->prices[0])
+        printf("%s\n", l->prices);
     return fflush(stdout) == 0 && !ferror(stdout) ? 0 : EXIT_FAIL;
 }
 
@@ -750,9 +762,12 @@ static int print_job(const rec_args *a, const rt_job_view *v, const lookup *l)
     }
     if (l->note[0])
         printf("note: %s\n", l->note);
+    if (l->prices[0])
+        printf("%s\n", l->prices);
     putchar('\n');
     rt_summary_text_options to = RT_SUMMARY_TEXT_OPTIONS_INIT;
     to.scheduler = cli_scheduler_of(NULL);
+    to.width = cli_text_width(stdout);
     if (rt_job_view_write_text_cb(v, &to, cli_write_stdio, stdout) != RT_OK)
         return EXIT_FAIL;
     return fflush(stdout) == 0 && !ferror(stdout) ? 0 : EXIT_FAIL;
@@ -801,8 +816,6 @@ static int recommend_job(const cli_options *o, const rec_args *a, const rt_summa
             memset(&l, 0, sizeof l);
             if (r.memory_mib != RT_NULL_I64)
                 keeper_lookup(o, a, &r, &l);
-            if (l.error[0])
-                cli_say("server lookup failed: %s", l.error);
             rc = print_job(a, v, &l);
         }
     }
@@ -911,8 +924,6 @@ int cli_recommend_main(cli_options *o)
         lookup l;
         memset(&l, 0, sizeof l);
         keeper_lookup(o, &a, &rec, &l);
-        if (l.error[0])
-            cli_say("server lookup failed: %s", l.error);
         rc = a.json ? print_json(&a, &rec, &l, runs, n) : print_text(&a, &rec, &l, runs, n);
     }
 out:

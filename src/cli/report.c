@@ -55,15 +55,17 @@ static const char report_help[] =
     "  --instance VENDOR:TYPE  the server the runs ran on (e.g. aws:m5.large): its price, the run's\n"
     "                          cost there and the saving on the cheapest server\n"
     "  --no-price-lookup       ask Keeper nothing (no cheapest server, no cost, no note; as\n"
-    "                          TRACKER_KEEPER_URL=off)\n"
+    "                          TRACKER_KEEPER_URL=off); offline a lookup only fails, as one line\n"
+    "                          of the page, \"prices: offline (...)\", never on stderr\n"
     "  --grid-zone ZONE        where the runs' electricity came from, for their carbon: a country\n"
     "                          code (FR) or a cloud region (aws:eu-west-3) of the shipped table\n"
     "  --grid-intensity G      the grid's carbon intensity, g CO2e per kWh (wins over --grid-zone);\n"
     "                          without either, the carbon is unknown\n"
     "  -h, --help              this text, exit 0\n"
     "\n"
-    "Exit status: 0 written (also when the server lookup fails: the page says why); 1 the report\n"
-    "could not be written; 2 a usage error, or a FILE that cannot be read or has no valid sample.\n";
+    "Exit status: 0 written (also when the price lookup fails: one line of the page says why); 1 the\n"
+    "report could not be written; 2 a usage error, or a FILE that cannot be read or has no valid\n"
+    "sample.\n";
 
 /* The value of option `name` at args[*i] ("--name VALUE", "--name=VALUE", or for a short
  * option "-o VALUE" / "-oVALUE"), advancing *i past it; NULL when args[*i] is not that option.
@@ -163,30 +165,42 @@ __attribute__((format(printf, 3, 4))) static void note_add(char *note, size_t ca
 
 /* The Keeper lookups: the cheapest server for rec, and the price of --instance, CLI_LOOKUP_SECS
  * at most in all; when the first finds Keeper down or unusable the second is not tried.
- * Failures become a note in the report (note[cap]), never an error, in the words the terminal
- * got (the library's warning); none when the lookups are off (TRACKER_KEEPER_URL=off). */
+ * Failures become one quiet line in the report (note[cap]: cli_prices_line, "prices: offline
+ * (...)" without a network), never an error nor a warning on stderr; none when the lookups are
+ * off (TRACKER_KEEPER_URL=off). */
 static void keeper_lookups(cli_options *o, const char *vendor, const char *type, const char *region,
                            const rt_recommendation *rec, rt_server *cheapest, bool *have_cheapest, double *price,
                            char *note, size_t cap)
 {
     cli_lookup k;
-    cli_keeper_lookup(o->keeper_url, cli_log, NULL, rec, vendor, type, region, &k);
+    char line[1024], what[220];
+    cli_keeper_lookup(o->keeper_url, NULL, NULL, rec, vendor, type, region, &k);
+    bool failed = false;
     if (rec) {
         *cheapest = k.cheapest;
         *have_cheapest = k.cheapest_err == RT_OK;
         if (k.cheapest_err == RT_ERR_NOT_FOUND)
             note_add(note, cap, "No server on offer fits the recommendation.");
-        else if (k.cheapest_err != RT_OK && k.cheapest_err != RT_ERR_DISABLED) /* in the terminal's words */
-            note_add(note, cap, "The server lookup failed: %s.",
-                     k.cheapest_warning[0] ? k.cheapest_warning : rt_strerror(k.cheapest_err));
+        else if (k.cheapest_err != RT_OK && k.cheapest_err != RT_ERR_DISABLED) {
+            note_add(note, cap, "%s", cli_prices_line(&k, "prices", k.cheapest_warning, k.cheapest_err, line, sizeof line));
+            failed = true;
+        }
     }
     if (k.price_late)
         note_add(note, cap, "No time left for the price of %s:%s.", vendor, type);
     else if (k.price_err != RT_ERR_DISABLED) {
         *price = k.price;
-        if (k.price_err != RT_OK)
-            note_add(note, cap, "The price lookup of %s:%s failed: %s.", vendor, type,
-                     k.price_warning[0] ? k.price_warning : rt_strerror(k.price_err));
+        if (k.price_err != RT_OK && !failed) {
+            /* the cheapest server was found (or not asked): the line names what is missing */
+            if (*have_cheapest)
+                snprintf(what, sizeof what, "price of %s:%s", vendor, type);
+            else
+                snprintf(what, sizeof what, "prices");
+            if (k.price_err == RT_ERR_NOT_FOUND)
+                note_add(note, cap, "Spare Cores Keeper knows no on-demand Linux price of %s:%s.", vendor, type);
+            else
+                note_add(note, cap, "%s", cli_prices_line(&k, what, k.price_warning, k.price_err, line, sizeof line));
+        }
     }
 }
 
@@ -220,7 +234,7 @@ static int write_report(cli_options *o, const char *out, rt_report *rep, const r
     rt_server cheapest = RT_SERVER_INIT;
     bool have_cheapest = false;
     double price = NAN;
-    char note[512] = "";
+    char note[1536] = "";
     if (!have_rec) {
         size_t i = 0;
         while (i + 1 < nruns && runs[i] && runs[i]->has_process)

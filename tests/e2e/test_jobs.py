@@ -235,6 +235,10 @@ def test_report_and_recommend_of_a_job(tmp_path):
     text = run_tool("recommend", "--no-price-lookup", *sorted(d.iterdir())).stdout
     assert f"memory: {ask['memory_mib_per_node']} MiB" in text and "memory sized by: node2" in text, text
     assert f"SLURM: {ask['slurm']}" in text, text
+    assert "prices:" not in text
+    # the lookup on, Keeper at a closed local port (conftest): as offline, one quiet line, no warning
+    r = run_tool("recommend", *sorted(d.iterdir()))
+    assert r.stderr == "" and r.stdout.count("prices: offline (Keeper not reached: ") == 1, (r.stdout, r.stderr)
 
 
 def test_history_of_a_job(tmp_path):

@@ -21,7 +21,10 @@ import pytest
 from conftest import REPO, TRACKER, tracker_env
 
 SERVER = os.path.join(REPO, "tests", "stubs", "keeper_server.py")
-LOOKUP_FAILED = "server lookup failed: "
+# a failed lookup: one quiet last line of the text, never a warning on stderr (issue 53, item 6)
+OFFLINE = "prices: offline (Keeper not reached: "
+UNAVAILABLE = "prices: unavailable ("
+STOP = "TRACKER_KEEPER_URL=off or --no-price-lookup stops the lookup)"
 
 
 class Keeper:
@@ -274,12 +277,15 @@ def test_keeper_down(run_file, needs_reader):
     f = fields(r.stdout)
     assert f["cpu"] == "2 cores" and f["memory"].startswith("3072 MiB") and f["SLURM"]
     assert "cheapest server" not in f
-    lines = r.stderr.splitlines()
-    assert len(lines) == 1 and LOOKUP_FAILED in lines[0] and url in lines[0], r.stderr
+    assert r.stderr == ""  # offline is no warning: the answer says it in one line
+    last = r.stdout.splitlines()[-1]
+    assert last.startswith(OFFLINE) and last.endswith(STOP), r.stdout
+    assert r.stdout.count("prices:") == 1 and "127.0.0.1" in last  # curl's reason names the host
     r = recommend([path, "--json"], url)
-    assert r.returncode == 0
+    assert r.returncode == 0 and r.stderr == ""
     doc = json.loads(r.stdout)
-    assert doc["cheapest"] is None and url in doc["server_lookup_error"]
+    assert doc["cheapest"] is None and url in doc["server_lookup_error"]  # --json keeps its key
+    assert "not reached" in doc["server_lookup_error"]
     assert doc["recommendation"]["cpu"] == 2
 
 
@@ -291,8 +297,8 @@ def test_keeper_stalls(keeper, run_file, needs_reader):
     print(f"recommend against a stalling Keeper returned after {time.monotonic() - t:.2f} s")
     assert r.returncode == 0
     assert fields(r.stdout)["cpu"] == "2 cores"
-    lines = r.stderr.splitlines()
-    assert len(lines) == 1 and LOOKUP_FAILED in lines[0], r.stderr
+    assert r.stderr == ""
+    assert r.stdout.splitlines()[-1].startswith(OFFLINE), r.stdout  # silent past the timeout: no reply
     assert len(k.requests()) == 1  # no second request to a Keeper that did not answer
 
 
@@ -320,7 +326,8 @@ def canned_keeper(reply):
 
 
 def test_keeper_refuses(tmp_path, run_file, needs_reader):
-    """A Keeper that answers with an error status or garbage: one failure line, exit 0."""
+    """A Keeper that answers with an error status or garbage: one quiet line, "prices:
+    unavailable", nothing on stderr, exit 0."""
     def reply(path):
         body = b"<html>oops</html>" if "servers" in path else b"{}"
         return (200 if path.startswith("/servers") and "vcpus_min=2" in path else 503), body
@@ -329,8 +336,9 @@ def test_keeper_refuses(tmp_path, run_file, needs_reader):
         for args in ([run_file()], [run_file("c.jsonl", cores=3.0)]):  # garbage 200, then 503
             r = recommend(args, url)
             assert r.returncode == 0
-            lines = r.stderr.splitlines()
-            assert len(lines) == 1 and LOOKUP_FAILED in lines[0], r.stderr
+            assert r.stderr == ""
+            last = r.stdout.splitlines()[-1]
+            assert last.startswith(UNAVAILABLE) and url in last and last.endswith(STOP), r.stdout
             assert "cpu" in fields(r.stdout)
 
 
@@ -364,6 +372,9 @@ def test_help():
     r = recommend(["--help"], closed_port_url())
     assert r.returncode == 0
     assert "recommend FILE..." in r.stdout and "--instance VENDOR:TYPE" in r.stdout
+    # how an offline lookup reads, and how to stop it
+    assert '"prices: offline (Keeper not reached: REASON; ...)"' in r.stdout
+    assert "TRACKER_KEEPER_URL=off or --no-price-lookup stops the lookup." in r.stdout
 
 
 def test_job_without_history(tmp_path):
@@ -386,7 +397,7 @@ def test_no_valid_sample(tmp_path, run_file, needs_reader):
     r = recommend([str(empty)], closed_port_url())
     assert r.returncode == 2 and r.stdout == "", r.stdout
     assert "empty.jsonl" in r.stderr
-    assert LOOKUP_FAILED not in r.stderr  # nothing looked up
+    assert "prices:" not in r.stderr  # nothing looked up
 
 
 def machine_run(path, tmp_path_factory):

@@ -259,6 +259,7 @@ static void fetch_wire_round_trip(void **state)
     rt_fetch_reply r;
     memset(&r, 0, sizeof r);
     r.status = 404;
+    r.replied = true;
     rt_buf_init(&r.body, 100);
     rt_buf_append(&r.body, "nope", 4);
     snprintf(r.header, sizeof r.header, "\"etag\"");
@@ -271,6 +272,7 @@ static void fetch_wire_round_trip(void **state)
     assert_int_equal(back.body.len, 4);
     assert_string_equal(back.body.data, "nope");
     assert_string_equal(back.header, "\"etag\"");
+    assert_true(back.replied); /* a Keeper that answered is not taken for one offline */
     assert_string_equal(err, "");
     rt_fetch_reply_free(&back);
     w.b.len -= 2; /* cut */

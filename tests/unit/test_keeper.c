@@ -323,10 +323,31 @@ static void lookups(void **state)
     assert_int_equal(rt_keeper_cheapest(&o, &r, &s), RT_ERR_IO);
     assert_int_equal(warnings, 1);
     assert_non_null(strstr(last_warning, url));
+    assert_non_null(strstr(last_warning, "not reached"));
     double p = 7;
     assert_int_equal(rt_keeper_price(&o, "aws", "t3.medium", NULL, &p), RT_ERR_IO);
     assert_true(p == 7);
     assert_int_equal(warnings, 2);
+    /* 0.18: no reply at all (a closed port) is offline, and says why without the URL */
+    char why[200] = "stale";
+    o.offline_why = why;
+    o.offline_why_cap = sizeof why;
+    assert_int_equal(rt_keeper_cheapest(&o, &r, &s), RT_ERR_IO);
+    assert_true(why[0] != '\0');
+    assert_null(strstr(why, "http://"));
+    strcpy(why, "stale");
+    assert_int_equal(rt_keeper_price(&o, "aws", "t3.medium", NULL, &p), RT_ERR_IO);
+    assert_true(why[0] != '\0' && strcmp(why, "stale") != 0);
+    o.offline_why_cap = 4; /* cut, still a string */
+    assert_int_equal(rt_keeper_cheapest(&o, &r, &s), RT_ERR_IO);
+    assert_int_equal(strlen(why), 3);
+    strcpy(why, "stale");
+    rt_recommendation huge0 = rec_of(512, 128, 0, 0);
+    o.offline_why_cap = sizeof why;
+    assert_int_equal(rt_keeper_cheapest(&o, &huge0, &s), RT_ERR_NOT_FOUND); /* no request: not offline */
+    assert_string_equal(why, "");
+    o.offline_why = NULL;
+    warnings = 2;
 
     assert_int_equal(rt_keeper_cheapest(&o, NULL, &s), RT_ERR_INVALID);
     assert_int_equal(rt_keeper_cheapest(&o, &r, NULL), RT_ERR_INVALID);

@@ -259,6 +259,12 @@ static bool keeper_opts(const rt_keeper_options *opts, rt_keeper_options *o, rt_
         d.url = RT_KEEPER_DEFAULT_URL;
     if (d.timeout_secs == 0)
         d.timeout_secs = 5;
+    if (!d.offline_why || d.offline_why_cap == 0) {
+        d.offline_why = NULL;
+        d.offline_why_cap = 0;
+    } else {
+        d.offline_why[0] = '\0';
+    }
     *o = d;
     lg->fn = d.log;
     lg->user = d.log_user;
@@ -266,16 +272,28 @@ static bool keeper_opts(const rt_keeper_options *opts, rt_keeper_options *o, rt_
 }
 
 /* GETs url from Keeper into *body (free with rt_buf_free). Returns RT_OK for a 200 reply,
- * RT_ERR_NOT_FOUND for a 404 when not_found_ok, else the error after one log line. */
+ * RT_ERR_NOT_FOUND for a 404 when not_found_ok, else the error after one log line; no reply at
+ * all (offline, Keeper down) also fills o->offline_why. */
 static rt_error keeper_get(const rt_keeper_options *o, const rt_logger *lg, const char *url, bool not_found_ok,
                            rt_buf *body)
 {
     char err[512];
-    long status = 0;
-    rt_error rc = rt_fetch_get(url, keeper_headers, o->timeout_secs, RT_KEEPER_MAX_BODY, &status, body, err, sizeof err);
+    rt_fetch_request req = {.url = url, .headers = keeper_headers, .timeout_secs = o->timeout_secs,
+                            .max_body = RT_KEEPER_MAX_BODY};
+    rt_fetch_reply rep;
+    rt_error rc = rt_fetch(&req, &rep, err, sizeof err);
+    long status = rep.status;
+    bool replied = rep.replied;
+    *body = rep.body;
     if (rc == RT_ERR_UNSUPPORTED) {
         rt_log(lg, RT_LOG_WARN, "no HTTPS client for the Spare Cores Keeper lookup: %s", err);
         return rc;
+    }
+    if (rc != RT_OK && rc != RT_ERR_NOMEM && !replied) { /* not a byte of a reply: offline */
+        if (o->offline_why)
+            snprintf(o->offline_why, o->offline_why_cap, "%s", err[0] ? err : "no reply");
+        rt_log(lg, RT_LOG_WARN, "Spare Cores Keeper at %s not reached: %s", o->url, err);
+        return RT_ERR_IO;
     }
     if (rc != RT_OK) {
         rt_log(lg, RT_LOG_WARN, "Spare Cores Keeper at %s: %s", o->url, err);

@@ -281,8 +281,16 @@ static void answer_figures(rpt_hw *w, const rt_report_info *in)
     rpt_hw_lit(w, "</div>\n");
 }
 
+/* Whether the answer's cost row says the lookup's note (no cost and no server known): the
+ * Recommendation section then leaves it out, so that the page says it once. */
+static bool note_in_answer(const rt_report_info *in)
+{
+    return in->summary && in->keeper_note && !in->cheapest && !isfinite(costs_of(in).here);
+}
+
 /* The answer's cost: the run where it ran, the cheapest server that fits and the run there;
- * else why they are not known (the lookup's note); nothing when neither. */
+ * else why they are not known (the lookup's note: "prices: offline (...)" without a network);
+ * nothing when neither. */
 static void answer_cost(rpt_hw *w, const rt_report_info *in)
 {
     run_costs c = costs_of(in);
@@ -668,7 +676,8 @@ void rpt_phase_section(rpt_hw *w, const rt_summary *s)
 void rpt_recommendation_section(rpt_hw *w, const rt_report_info *in)
 {
     const rt_recommendation *rec = in->recommendation;
-    if (!rec && !in->cheapest && !in->keeper_note && !in->current_instance)
+    bool note = in->keeper_note && !note_in_answer(in);
+    if (!rec && !in->cheapest && !note && !in->current_instance)
         return;
     rpt_figure f;
     rpt_hw_lit(w, "<section id=\"recommendation\"><h2>Recommendation</h2>\n");
@@ -748,7 +757,7 @@ void rpt_recommendation_section(rpt_hw *w, const rt_report_info *in)
         }
         rpt_hw_lit(w, "</table>\n");
     }
-    if (in->keeper_note) {
+    if (note) {
         rpt_hw_lit(w, "<p class=\"note\">");
         rpt_hw_html(w, in->keeper_note);
         rpt_hw_lit(w, "</p>\n");

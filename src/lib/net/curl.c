@@ -378,6 +378,10 @@ rt_error rt_fetch(const rt_fetch_request *req, rt_fetch_reply *out, char *err, s
     if (c != CURLE_OK && api->easy_getinfo(h, CURLINFO_REQUEST_SIZE, &sent) != CURLE_OK)
         sent = 1;
     out->unsent = c != CURLE_OK && sent == 0;
+    long code = 0; /* a failed transfer's status line, if one came before it failed */
+    if (c != CURLE_OK && api->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code) != CURLE_OK)
+        code = 0;
+    out->replied = c == CURLE_OK || code > 0;
     if (c == CURLE_OK)
         c = api->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &out->status);
     free_headers(api, hdrs);

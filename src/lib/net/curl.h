@@ -35,6 +35,9 @@ typedef struct rt_fetch_reply {
                        * absent or longer than 255 bytes */
     bool unsent;  /* the transfer failed before any byte of the request was sent (no connection,
                    * no name): the server cannot have acted on it. false when unknown */
+    bool replied; /* an HTTP status line came back (the transfer may still have failed after it:
+                   * a body too large, cut or too slow); false: no reply at all (no name, no
+                   * connection, nothing in time, a TLS failure) */
 } rt_fetch_reply;
 
 /* Performs req and fills *out (zeroed first). Returns RT_OK with any status; RT_ERR_UNSUPPORTED

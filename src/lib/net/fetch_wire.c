@@ -73,6 +73,7 @@ void rt_fetch_wire_put_reply(rt_wire *w, rt_error rc, const char *err, const rt_
     rt_wire_put_i64(w, r->status);
     rt_wire_put_bytes(w, r->body.data ? r->body.data : "", r->body.len);
     rt_wire_put_str(w, r->header);
+    rt_wire_put_i64(w, r->replied);
 }
 
 rt_error rt_fetch_wire_get_reply(rt_wire *w, rt_fetch_reply *out, char *err, size_t errlen)
@@ -85,11 +86,13 @@ rt_error rt_fetch_wire_get_reply(rt_wire *w, rt_fetch_reply *out, char *err, siz
     size_t n;
     const char *body = rt_wire_get_bytes(w, &n);
     const char *header = rt_wire_get_bytes(w, NULL);
+    int64_t replied = rt_wire_get_i64(w);
     if (w->bad || !e || !body || !header || w->pos != w->b.len) {
         snprintf(err, errlen, "the helper's reply is malformed");
         return RT_ERR_IO;
     }
     out->status = (long)status;
+    out->replied = replied != 0;
     if (n && rt_buf_append(&out->body, body, n) < 0) {
         snprintf(err, errlen, "out of memory for the reply body");
         return RT_ERR_NOMEM;

@@ -1,15 +1,21 @@
 """card_html.py - the HTML of the tracked_resources Metaflow card, from the step's artifact: the C
-library's report of the step (ResourceTracker.report(integration="Metaflow"): charts over time,
-the recommendation, the cheapest server and the cost when the Keeper lookup answers, or one line
-saying why it did not) with a Metaflow section of its own put under the report's title: the
-step's status (Finished or Failed), its usage (process and system CPU, memory, GPU), the
+library's report of the step (ResourceTracker.report(integration="Metaflow"): the answer, charts
+over time, the recommendation, the cheapest server and the cost when the Keeper lookup answers, or
+one quiet line saying why it did not, "prices: offline (...)" without a network) with a Metaflow
+section of its own put under the report's title: the step's status (Finished or Failed), how it
+was tracked, its usage (the step's process tree and the machine: CPU, memory, GPU), the
 recommendation as Metaflow's @resources (memory in MB, Metaflow's unit), and the last successful
-runs of the step as a chart (inline SVG) and a table. One self-contained page: inline styles,
-scripts and SVG, no request leaves it. render_card never raises: what cannot be made is left out
-with a note, and without the report the section stands on a page of its own."""
+runs of the step as a chart (inline SVG) and a table. One answer, one figure: the section's
+figures of this run are the report's own (its answer's and its summary's, from the same
+rt_tracker_summary, written as the report writes them; the memory is the answer's memory need,
+named for what it is), and the page names its versions in one line (the report's footer: the
+library, the Python package, Metaflow). One self-contained page: inline styles, scripts and SVG,
+no request leaves it. render_card never raises: what cannot be made is left out with a note, and
+without the report the section stands on a page of its own."""
 
 import html
 import math
+import re
 import traceback
 
 MIB_TO_MB = 1048576 / 1000000  # Metaflow's @resources memory is MB (Kubernetes "M": 10^6 bytes)
@@ -86,25 +92,6 @@ def stat_vram_mib(stats, agg="max"):
     return v if v is not None else _stat(stats, "process_gpu_vram", agg)
 
 
-def column(frame, *names):
-    """The first of the columns named that the frame has, as a list of numbers (None missing)."""
-    try:
-        cols = list(frame.columns)
-    except Exception:
-        return None
-    for name in names:
-        if name in cols:
-            return [_num(v) for v in frame[name]]
-    return None
-
-
-def mean_max(values):
-    vals = [v for v in values or [] if v is not None]
-    if not vals:
-        return None, None
-    return sum(vals) / len(vals), max(vals)
-
-
 def resources_line(rec) -> str:
     """A recommend_resources dict (memory in MiB) as Metaflow's @resources, memory in MB."""
     cpu = int(rec.get("cpu") or 1)
@@ -126,18 +113,29 @@ def fmt(v, digits=2, unit=""):
 
 
 def fmt_mib(v):
+    """MiB as the report writes them (fmt_scaled in report_tables.c): one decimal, a binary prefix
+    that keeps the number under 1024, a whole number of MiB without decimals."""
     if v is None:
         return "\u2014"
-    return f"{v / 1024:.2f} GiB" if v >= 1024 else f"{v:.0f} MiB"
+    units = ("MiB", "GiB", "TiB", "PiB", "EiB")
+    u = 0
+    while abs(v) >= 1024 and u + 1 < len(units):
+        v /= 1024
+        u += 1
+    return f"{v:.0f} {units[u]}" if u == 0 and v == math.floor(v) else f"{v:.1f} {units[u]}"
 
 
 def fmt_secs(v):
-    if v is None:
+    """Seconds as the report writes a duration (rpt_fmt_duration)."""
+    if v is None or v < 0:
         return "\u2014"
     if v < 60:
         return f"{v:.1f} s"
-    m, s = divmod(int(round(v)), 60)
-    return f"{m} min {s} s" if m < 60 else f"{m // 60} h {m % 60} min"
+    s = int(round(v))
+    d, h, m = s // 86400, s // 3600 % 24, s // 60 % 60
+    if d:
+        return f"{d} d {h} h {m} min"
+    return f"{h} h {m} min {s % 60} s" if h else f"{m} min {s % 60} s"
 
 
 # ---- the history chart: one SVG per figure, a bar per run, oldest first, this run last -----------
@@ -149,6 +147,9 @@ def _bar_chart(chart_id, title, bars, fmt_value, width=360, height=170):
     n = max(len(bars), 1)
     slot = (width - left - right) / n
     vmax = max([v for _, v, _, _ in bars if v is not None] or [0]) or 1.0
+    # a value's label may not reach the next bar's: smaller when it would (6 bars of "536.5 MiB")
+    longest = max([len(fmt_value(v)) for _, v, _, _ in bars if v is not None] or [0])
+    size = max(8, min(11, int((slot - 2) / (max(longest, 1) * 0.6))))  # a digit: about 0.6 em
     out = [f'<svg id="{chart_id}" class="hist-chart" xmlns="http://www.w3.org/2000/svg" width="{width}" '
            f'height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label="{esc(title)}" '
            f'data-bars="{sum(1 for b in bars if b[1] is not None)}">',
@@ -164,44 +165,62 @@ def _bar_chart(chart_id, title, bars, fmt_value, width=360, height=170):
                        f'fill="{color}" fill-opacity="{0.95 if this else 0.7}"><title>{esc(label)}: '
                        f'{esc(fmt_value(value))}</title></rect>')
             out.append(f'<text x="{x + w / 2:.1f}" y="{top + plot_h - h - 3:.1f}" text-anchor="middle" '
-                       f'fill="#333">{esc(fmt_value(value))}</text>')
+                       f'fill="#333"' + (f' font-size="{size}"' if size != 11 else "") +
+                       f'>{esc(fmt_value(value))}</text>')
         out.append(f'<text x="{x + w / 2:.1f}" y="{height - 16}" text-anchor="middle" fill="#555">'
                    f'{esc(label)}</text>')
     out.append("</svg>")
     return "".join(out)
 
 
-def history_rows(stats, hist, run_ids, failed, run_id):
-    """[(label, duration s, cpu mean, cpu peak, memory peak MiB, gpu peak, vram peak MiB, this, failed)]
-    oldest first, this run last."""
+def history_rows(stats, hist, run_ids, failed, run_id, own=None):
+    """[(label, duration s, cpu mean, cpu peak, memory MiB, gpu peak, vram peak MiB, this, failed)]
+    oldest first, this run last: each run's figures as the recommendation takes them. An earlier
+    run's are its stats() (means and peaks of its samples, its memory the PSS peak); this run's
+    are own, the answer's (answer_figures: the report shows the same), where it has them."""
     rows = []
     for i, s in reversed(list(enumerate(hist))):
         rid = run_ids[i] if i < len(run_ids) else f"run -{i + 1}"
         rows.append((f"run {rid}", s, False, False))
     rows.append((f"this run ({run_id})" if run_id else "this run", stats or {}, True, failed))
-    return [(label, _stat(s, "timestamp", "duration"), _stat(s, "process_cpu_usage", "mean"),
-             _stat(s, "process_cpu_usage", "max"), stat_memory_mib(s), _stat(s, "process_gpu_usage", "max"),
-             stat_vram_mib(s), this, bad) for label, s, this, bad in rows]
+    out = []
+    for label, s, this, bad in rows:
+        row = [label, _stat(s, "timestamp", "duration"), _stat(s, "process_cpu_usage", "mean"),
+               _stat(s, "process_cpu_usage", "max"), stat_memory_mib(s), _stat(s, "process_gpu_usage", "max"),
+               stat_vram_mib(s), this, bad]
+        if this and own:
+            for k, key in ((1, "duration_secs"), (2, "cores_mean"), (3, "cores_peak"), (4, "memory_need_mib"),
+                           (5, "gpu_peak"), (6, "vram_peak_mib")):
+                if own.get(key) is not None:
+                    row[k] = own[key]
+        out.append(tuple(row))
+    return out
 
 
-def history_html(rows, n_hist):
+def history_html(rows, n_hist, own=None):
     # the bars' labels: how many runs before this one (the table names them)
     short = [("this" if r[7] else f"\u2212{len(rows) - 1 - i}", r) for i, r in enumerate(rows)]
     charts = [
-        _bar_chart("mf-hist-cpu", "CPU cores used (mean)", [(lab, r[2], r[7], r[8]) for lab, r in short],
+        _bar_chart("mf-hist-cpu", "CPU cores, mean", [(lab, r[2], r[7], r[8]) for lab, r in short],
                    lambda v: f"{v:.2f}"),
-        _bar_chart("mf-hist-memory", "Memory peak", [(lab, r[4], r[7], r[8]) for lab, r in short], fmt_mib),
+        _bar_chart("mf-hist-memory", "Memory need", [(lab, r[4], r[7], r[8]) for lab, r in short], fmt_mib),
         _bar_chart("mf-hist-duration", "Duration", [(lab, r[1], r[7], r[8]) for lab, r in short], fmt_secs),
     ]
+    words = (own or {}).get("memory_words")
+    this_words = ("this run's are the answer's below" + (f" (its memory need: {words})" if words else ""))
     out = [f'<h3>This step in the last {n_hist} successful run{"s" if n_hist != 1 else ""} and this one</h3>'
-           '<p class="note">\u22121 is the run before this one, \u22122 the one before it, and so on.</p>'
+           '<p class="note" id="mf-history-note">\u22121 is the run before this one, \u22122 the one before it, '
+           f'and so on. Each run\'s figures as the recommendation takes them: {esc(this_words)}; an earlier '
+           'run\'s are the means and peaks of its samples, its memory need the PSS peak of its process tree '
+           '(all that its stats keep).</p>'
            if n_hist else '<h3>This step over its runs</h3>']
     if n_hist == 0:
         out.append('<p class="note">No earlier successful run of this step with tracking data '
-                   '(the history is read when the step ends, in the namespace it runs in).</p>')
+                   '(the history is read when the step ends, in the namespace it runs in); '
+                   f'{esc(this_words)}.</p>')
     out.append('<div class="hist" id="mf-history">' + "".join(charts) + "</div>")
     out.append('<div class="wide"><table class="runs" id="mf-history-table"><tr><th>run</th><th>duration</th>'
-               '<th>CPU cores, mean</th><th>CPU cores, peak</th><th>memory peak</th><th>GPUs, peak</th>'
+               '<th>CPU cores, mean</th><th>CPU cores, peak</th><th>memory need</th><th>GPUs, peak</th>'
                '<th>VRAM peak</th></tr>')
     for label, dur, cm, cp, mem, gp, vr, this, _bad in reversed(rows):
         mark = ' class="this"' if this else ""
@@ -214,49 +233,44 @@ def history_html(rows, n_hist):
 
 # ---- the section ---------------------------------------------------------------------------------
 
-def usage_html(tracker, stats):
-    """The step's usage: process tree and system CPU, memory, GPU (a kv table)."""
-    pm, sm = tracker.process_metrics, tracker.system_metrics
-    cpu_time = None
-    ut, st = column(pm, "utime"), column(pm, "stime")
-    if ut is not None and st is not None:
-        cpu_time = sum(v for v in ut + st if v is not None)
-    p_mean, p_max = _stat(stats, "process_cpu_usage", "mean"), _stat(stats, "process_cpu_usage", "max")
-    s_mean, s_max = mean_max(column(sm, "cpu_usage"))
-    used = column(sm, "memory_used_mib")
-    if used is None:
-        used = [v / 1024 if v is not None else None for v in (column(sm, "memory_used") or [])]
-    _, used_max = mean_max(used)
-    vcpus = None
-    try:
-        vcpus = (tracker.server_info or {}).get("vcpus")
-    except Exception:
-        pass
+def usage_html(own):
+    """The step's usage (a kv table) in the report's own figures (own: answer_figures, the
+    summary the report is made of), so that the section answers no question with a second
+    figure: the process tree's cores and memory need are the answer's, the machine's those of
+    the report's summary. None without them."""
+    if not own:
+        return None
+    vcpus = own.get("vcpus")
+    words = own.get("memory_words")
     rows = [
-        ("duration", fmt_secs(_stat(stats, "timestamp", "duration"))),
-        ("Process CPU usage", f"{fmt(p_mean)} cores mean of the samples, {fmt(p_max)} peak (the step's process "
-                              f"and its children; {fmt(cpu_time)} CPU seconds)"),
-        ("System CPU usage", f"{fmt(s_mean)} cores mean of the samples, {fmt(s_max)} peak (the whole machine"
-                             + (f", {vcpus} vCPUs)" if vcpus else ")")),
-        ("process memory", f"{fmt_mib(stat_memory_mib(stats, 'max'))} peak, "
-                           f"{fmt_mib(stat_memory_mib(stats, 'mean'))} mean (PSS of the process tree)"),
-        ("system memory used", f"{fmt_mib(used_max)} peak"),
+        ("duration", fmt_secs(own.get("duration_secs"))),
+        ("Process CPU usage", f"{fmt(own.get('cores_mean'))} cores mean, {fmt(own.get('cores_peak'))} peak, "
+                              f"{fmt_secs(own.get('cpu_secs'))} CPU time (the step's process and its children)"),
+        ("memory need", fmt_mib(own.get("memory_need_mib")) + (f" ({words}): what the recommendation sizes from"
+                                                               if words else "")),
+        ("System CPU usage", f"{fmt(own.get('machine_cores_mean'))} cores mean, "
+                             f"{fmt(own.get('machine_cores_peak'))} peak (the whole machine"
+                             + (f", {vcpus:.0f} vCPUs)" if vcpus else ")")),
+        ("system memory used", f"{fmt_mib(own.get('machine_memory_used_peak_mib'))} peak (the whole machine)"),
     ]
-    gpu = _stat(stats, "process_gpu_usage", "max")
-    if gpu:
-        rows.append(("process GPU usage", f"{fmt(gpu)} GPUs peak, {fmt_mib(stat_vram_mib(stats))} VRAM peak"))
+    if own.get("gpu_peak"):
+        rows.append(("process GPU usage", f"{fmt(own['gpu_peak'])} GPUs peak, "
+                                          f"{fmt_mib(own.get('vram_peak_mib'))} VRAM peak"))
     return ('<table class="kv" id="mf-usage">'
             + "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in rows) + "</table>")
 
 
-def section_html(pathspec, failed, interval, versions, usage, rec, rec_runs, history, notes):
+def section_html(pathspec, failed, interval, version, usage, rec, rec_runs, history, notes):
+    """The Metaflow section; version: the page's one version line when the report's footer
+    does not carry it (None: it does)."""
     status = '<span class="status failed">Failed</span>' if failed else '<span class="status">Finished</span>'
     out = [_STYLE, '<section id="metaflow">',
            f'<h2>Metaflow step <code>{esc(pathspec)}</code>{status}</h2>',
-           f'<p class="note">Tracked by resource-tracker {esc(versions[0])} from <code>Metaflow</code>'
-           f'{" " + esc(versions[1]) if versions[1] else ""} (<code>@track_resources</code>, a sample every '
-           f'{esc(interval)} s, in the step\'s own process).'
-           + (" The step failed: the figures are those up to the failure." if failed else "") + "</p>"]
+           f'<p class="note">Tracked by <code>@track_resources</code> from <code>Metaflow</code>, a sample every '
+           f'{esc(interval)} s, in the step\'s own process; its figures are those of the report\'s answer '
+           f'and summary below.'
+           + (" The step failed: the figures are those up to the failure." if failed else "")
+           + (f' <span id="mf-versions">{esc(version)}.</span>' if version else "") + "</p>"]
     if usage:
         out.append(usage)
     if rec is not None:
@@ -270,7 +284,7 @@ def section_html(pathspec, failed, interval, versions, usage, rec, rec_runs, his
                    + (f'<p id="mf-cpu-time">{esc(timed["words"])}</p>' if timed.get("words") else "")
                    + f'<p class="note">From {runs} by the rule of the recommendation below ({esc(cores_rule)}, '
                    f'memory from the peak need with headroom); memory in MB as Metaflow\'s @resources takes it '
-                   f'({esc(fmt(_num(rec.get("memory")), 0))} MiB).</p>')
+                   f'({esc(fmt_mib(_num(rec.get("memory"))))}).</p>')
     if history:
         out.append(history)
     for note in notes:
@@ -280,16 +294,45 @@ def section_html(pathspec, failed, interval, versions, usage, rec, rec_runs, his
 
 
 def _versions():
-    rt = mf = ""
+    """(the C library's version, the Python package's, Metaflow's); "" for one not known."""
+    lib = pkg = mf = ""
     try:
-        from resource_tracker import __version__ as rt
+        from resource_tracker import __version__ as pkg
+    except Exception:
+        pass
+    try:
+        from resource_tracker._native import lib as native
+
+        lib = native.rt_version().decode()
     except Exception:
         pass
     try:
         from metaflow import __version__ as mf
     except Exception:
         pass
-    return str(rt), str(mf)
+    return str(lib), str(pkg), str(mf)
+
+
+def version_line(versions) -> str:
+    """The page's one version line: "resource-tracker 0.18.0 (library), Python package 0.12.0,
+    Metaflow 2.19.38" (what is not known left out)."""
+    lib, pkg, mf = versions
+    parts = [f"resource-tracker {lib} (library)" if lib else "resource-tracker"]
+    if pkg:
+        parts.append(f"Python package {pkg}")
+    if mf:
+        parts.append(f"Metaflow {mf}")
+    return ", ".join(parts)
+
+
+_FOOTER = re.compile(r"<footer>resource-tracker [^;<]*;")
+
+
+def footer_versions(report: str, line: str):
+    """(the report with its footer's version the page's one version line, True), or (the report
+    unchanged, False) when it has no such footer (the section then says the line)."""
+    out, n = _FOOTER.subn(lambda m: f"<footer>{esc(line)};", report, count=1)
+    return out, n == 1
 
 
 def inject(report: str, section: str, pathspec: str, rec=None) -> str:
@@ -326,8 +369,7 @@ def error_page(pathspec, failed, what, error=None) -> str:
             body.append(f'<pre>{esc(error["traceback"])}</pre>')
     elif error is not None:
         body.append(f"<pre>{esc(error)}</pre>")
-    rt, mf = _versions()
-    body.append(f'<p class="note">resource-tracker {esc(rt)} from <code>Metaflow</code> {esc(mf)}.</p></section>')
+    body.append(f'<p class="note" id="mf-versions">{esc(version_line(_versions()))}.</p></section>')
     return page(f"{pathspec} \u2014 resource-tracker", "\n".join(body))
 
 
@@ -371,12 +413,17 @@ def _render(pathspec, data) -> str:
         interval = tracker.interval
     except Exception:
         interval = "?"
-    stats = usage = rec = report = None
+    stats = rec = report = own = None
     try:
         stats = tracker.stats()
-        usage = usage_html(tracker, stats)
     except Exception as e:
         notes.append(f"The step's usage could not be summed up: {type(e).__name__}: {e}")
+    try:
+        from resource_tracker._analysis import answer_figures
+
+        own = answer_figures(tracker)  # this run's row of the history: the answer's figures
+    except Exception:
+        own = None
     try:
         rec = tracker.recommend_resources(historical_stats=hist)
     except Exception as e:
@@ -387,7 +434,7 @@ def _render(pathspec, data) -> str:
             notes.append(f"No recommendation: {type(e2).__name__}: {e2}")
     history = None
     try:
-        history = history_html(history_rows(stats, hist, run_ids, failed, run_id), len(hist))
+        history = history_html(history_rows(stats, hist, run_ids, failed, run_id, own), len(hist), own)
     except Exception as e:
         notes.append(f"The history could not be drawn: {type(e).__name__}: {e}")
     try:
@@ -395,7 +442,12 @@ def _render(pathspec, data) -> str:
     except Exception as e:
         notes.append(f"The report of the step (charts over time, the cheapest server) could not be made: "
                      f"{type(e).__name__}: {e}")
-    section = section_html(pathspec, failed, interval, _versions(), usage, rec, len(hist), history, notes)
+    line = version_line(_versions())
+    placed = False
+    if report:
+        report, placed = footer_versions(report, line)
+    section = section_html(pathspec, failed, interval, None if placed else line, usage_html(own), rec, len(hist),
+                           history, notes)
     if report:
         return inject(report, section, pathspec, rec)
     return page(f"{pathspec} \u2014 resource-tracker", section)
