@@ -284,6 +284,8 @@ def test_install_deps_sets():
     assert plain.returncode == 0 and both.returncode == 0, plain.stderr + both.stderr
     plain, both = set(plain.stdout.split()), set(both.stdout.split())
     assert {"cmake", "libjansson-dev", "libsqlite3-dev", "libjs-dygraphs"} <= plain
+    # the README's Python lines make a venv (tests/e2e/test_readme.py): python3-venv is plain
+    assert "python3-venv" in plain
     assert not plain & set(TEST_TOOLS), plain & set(TEST_TOOLS)
     assert plain < both and set(TEST_TOOLS) <= both
     # gpu_tracker 5's suite and the gpu-tracker command (python/tests/test_peer_gpu_tracker.py)
