@@ -87,7 +87,7 @@ def summary_text(path, memory_unit: str | None = None, time_unit: str | None = N
     tree, the cgroup's limits, the machine. memory_unit and time_unit: gpu_tracker's names
     ("bytes", "kilobytes", "megabytes", "gigabytes", "terabytes"; "seconds", "minutes",
     "hours", "days"), None for readable units; scheduler: whose words the "Ask for" line takes
-    ("slurm", "kubernetes", "metaflow"); width: the column the notes break before (110).
+    ("slurm", "kubernetes", "metaflow"); width: the column the notes break before (100).
     Raises ValueError for an unknown unit or scheduler, NativeError when the file cannot be
     read (its message names the file)."""
     opts = _text_options(memory_unit, time_unit, scheduler, width)

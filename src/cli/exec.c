@@ -236,3 +236,25 @@ int cli_exec_here(char **argv, const sigset_t *orig_mask, const struct rlimit *n
     sigprocmask(SIG_SETMASK, orig_mask, NULL);
     return exec_command(argv);
 }
+
+bool cli_command_found(const char *name)
+{
+    if (!name || !*name)
+        return false;
+    if (strchr(name, '/'))
+        return access(name, F_OK) == 0;
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/bin:/usr/bin";
+    for (const char *p = path;;) {
+        const char *end = strchr(p, ':');
+        int dlen = (int)(end ? (size_t)(end - p) : strlen(p));
+        char full[PATH_MAX];
+        int n = snprintf(full, sizeof full, "%.*s/%s", dlen ? dlen : 1, dlen ? p : ".", name);
+        if (n > 0 && (size_t)n < sizeof full && access(full, X_OK) == 0)
+            return true;
+        if (!end)
+            return false;
+        p = end + 1;
+    }
+}

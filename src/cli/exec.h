@@ -26,4 +26,9 @@ pid_t cli_spawn(char **argv, const sigset_t *orig_mask, const struct rlimit *nof
  * a child subreaper). Returns only on failure: the errno (as cli_spawn's *exec_errno). */
 int cli_exec_here(char **argv, const sigset_t *orig_mask, const struct rlimit *nofile);
 
+/* Whether the command name would be found (a name with '/' as it is; else an executable file
+ * of that name in a PATH entry, execvp's search: the current directory for an empty entry,
+ * /bin:/usr/bin without PATH). For the hint of a mistyped subcommand, before anything runs. */
+bool cli_command_found(const char *name);
+
 #endif

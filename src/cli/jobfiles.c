@@ -146,6 +146,7 @@ static int print_job(const rt_summary *const *sums, char *const *paths, const si
         to.memory_unit = jo->memory_unit;
         to.time_unit = jo->time_unit;
         to.scheduler = cli_scheduler_of(NULL);
+        to.width = cli_text_width(stdout);
         if (rt_job_view_write_text_cb(v, &to, cli_write_stdio, stdout) != RT_OK)
             rc = -1;
         for (size_t i = 0; i < k && rc == 0 && jo->each; i++) {

@@ -86,7 +86,9 @@ typedef struct run_state {
     sigset_t orig_mask; /* the mask before ours: the command's */
     int out_fd;         /* where samples are written; -1: nowhere (--quiet, or the human view
                          * without -o) */
-    bool human;         /* the human view (status.c): start line, status line, summary */
+    cli_view view;      /* CLI_VIEW_HUMAN, LOG or SAMPLES (status.c): the human and the log views
+                         * have a start line, their status or progress lines and the answer */
+    bool human;         /* the human or the log view */
     int guard_fd;       /* the guardian's pipe: the job's group is killed if we die; -1: none */
     double start_secs;  /* Unix time of the start */
     rt_sampler *sampler; /* NULL if sampling could not start: the job still runs */
@@ -391,13 +393,17 @@ static void finish_run(cli_options *o, run_state *rs, int status)
         FILE *err = cli_outq_stderr(); /* the output's queue when the samples go to stderr too */
         bool brief = !o->summary;
         fputs("resource-tracker: summary of the run\n", err);
+        char more[1400], wrapped[1500];
+        if (o->output && strcmp(o->output, "-") != 0)
+            snprintf(more, sizeof more, "resource-tracker summary %.500s; resource-tracker report %.500s -o run.html",
+                     o->output, o->output);
+        else
+            snprintf(more, sizeof more, "--summary (the tree, its parts, limits, the machine); --report FILE (charts)");
+        rt_text_wrap(more, 12, 12, (size_t)cli_text_width(err), wrapped, sizeof wrapped);
         if (cli_summary_print(err, s, &run, NULL, NULL, brief) < 0)
             cli_say("warning: cannot print the summary");
-        else if (brief && o->output && strcmp(o->output, "-") != 0)
-            fprintf(err, "%-12sresource-tracker summary %s; resource-tracker report %s -o run.html\n", "More", o->output,
-                    o->output);
         else if (brief)
-            fprintf(err, "%-12s--summary (the tree, its parts, limits, the machine); --report FILE (charts)\n", "More");
+            fprintf(err, "%-12s%s\n", "More", wrapped);
         cli_outq_stderr_done(err);
     }
     /* each of them left out once a signal cut the end short (finish.c) */
@@ -419,7 +425,6 @@ static int open_run(const cli_options *o, run_state *rs)
     rs->out_fd = rs->sfd = rs->tfd = rs->guard_fd = -1;
     rs->start_secs = cli_real_secs();
     cli_nofile_raise(); /* before any setup: it all gets what the hard limit allows */
-    rs->human = cli_view_resolve(o) == CLI_VIEW_HUMAN;
     /* -o FILE is written in every view, -q or not; stderr gets samples in the samples view only */
     if (o->output || (!o->quiet && !rs->human)) {
         rs->out_fd = open_output(o->output);
@@ -585,7 +590,7 @@ static int start_job(const cli_options *o, run_state *rs)
         }
     }
     if (rs->human) /* the command's own output comes after it */
-        cli_status_start(o, isatty(STDERR_FILENO));
+        cli_status_start(o, rs->view, rs->view == CLI_VIEW_HUMAN && isatty(STDERR_FILENO));
     if (!o->command)
         return 0;
     /* descendants that daemonize are re-parented to us and stay in the job (while the command
@@ -823,6 +828,10 @@ static int track(cli_options *o)
         o->member.per_node = 1;
     if (cli_output_in_dir(o) < 0)
         return EXIT_FAIL;
+    rs.view = cli_view_resolve(o);
+    rs.human = rs.view != CLI_VIEW_SAMPLES;
+    if (rs.view == CLI_VIEW_LOG && !o->output) /* the samples in a file of their own, named in the start line */
+        cli_log_output(o);
     status = open_run(o, &rs);
     if (status == 0)
         status = start_job(o, &rs);
@@ -912,6 +921,13 @@ int main(int argc, char **argv)
     if (cli_load_config(&o, err, sizeof err) < 0 || cli_merge(&o, err, sizeof err) < 0 ||
         cli_static_check(&o, err, sizeof err) < 0) {
         cli_say("%s", err);
+        cli_options_free(&o);
+        return EXIT_USAGE;
+    }
+    const char *near = o.command ? cli_subcommand_near(o.command[0]) : NULL;
+    if (near && !cli_command_found(o.command[0])) { /* a mistyped subcommand: nothing is run */
+        cli_say("'%s' is not a subcommand, nor a command found in PATH; did you mean 'resource-tracker %s'?",
+                o.command[0], near);
         cli_options_free(&o);
         return EXIT_USAGE;
     }

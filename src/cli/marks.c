@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "status.h"
 #include "marks.h"
 
 #define BATCH 64 /* marks one drain takes (a flood never starves the clock) */
@@ -168,6 +169,7 @@ static size_t drain_once(cli_marks *m, rt_sampler *s, rt_pipeline *pipe, double 
             }
             if (pipe)
                 rt_pipeline_mark(pipe, mk); /* a refusal is counted there */
+            cli_status_mark(mk); /* the log view's next line says it */
         }
         m->last_secs = not_before;
     }

@@ -26,21 +26,23 @@
 
 const cli_subcommand cli_subcommands[] = {
     {"summary", CMD_SUMMARY, cli_summary_main,
-     "  resource-tracker summary [--json] [--memory-unit U] [--time-unit U]\n"
-     "                           [--expected-cores N] [--gpus UUID,...] FILE...\n"
+     "  resource-tracker summary [--json | --format text|json|markdown|snakemake|nextflow]\n"
+     "                           [--memory-unit U] [--time-unit U] [--expected-cores N]\n"
+     "                           [--gpus UUID,...] FILE|DIR...\n"
      "                                                  statistics of recorded runs (JSON lines or CSV,\n"
-     "                                                  also the Python tracker's CSV)\n"},
+     "                                                  also the Python tracker's CSV; a job's nodes)\n"},
     {"recommend", CMD_RECOMMEND, cli_recommend_main,
-     "  resource-tracker recommend FILE... [--json] [--instance VENDOR:TYPE]\n"
+     "  resource-tracker recommend FILE|DIR... [--json] [--instance VENDOR:TYPE]\n"
      "  resource-tracker recommend --job NAME [--last N] [--history FILE]\n"
      "                                                  resources to ask for, and the cheapest server\n"},
     {"report", CMD_REPORT, cli_report_main,
-     "  resource-tracker report FILE... -o OUT.html [--instance VENDOR:TYPE]\n"
+     "  resource-tracker report FILE|DIR... -o OUT.html [--instance VENDOR:TYPE]\n"
      "                                                  self-contained HTML report\n"},
     {"history", CMD_HISTORY, cli_history_main,
      "  resource-tracker history [--job NAME] [--last N] [--json] [--history FILE]\n"
      "                                                  runs recorded with --history (newest first)\n"},
-    {"info", CMD_INFO, cli_info_main, "  resource-tracker info                           host and cloud discovery as JSON\n"},
+    {"info", CMD_INFO, cli_info_main,
+     "  resource-tracker info [--json]                  the host's facts and its cloud (text; --json: JSON)\n"},
     {"upload", CMD_UPLOAD, cli_upload_main,
      "  resource-tracker upload                         deliver the runs left in the spill directory\n"},
     {"phase", CMD_PHASE, cli_phase_main,
@@ -54,6 +56,46 @@ const cli_subcommand *cli_subcommand_by_name(const char *name)
         if (strcmp(cli_subcommands[i].name, name) == 0)
             return &cli_subcommands[i];
     return NULL;
+}
+
+/* The edit distance of a and b (insertions, deletions, substitutions, a swap of two neighbours:
+ * "summery", "sumary", "reprot" are 1 from theirs), for names under 32 bytes; 99 beyond. */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la >= 32 || lb >= 32)
+        return 99;
+    size_t d[33][33];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[la][lb];
+}
+
+const char *cli_subcommand_near(const char *word)
+{
+    const char *near = NULL;
+    size_t best = 3;
+    for (size_t i = 0; word && strlen(word) >= 3 && i < cli_nsubcommands; i++) {
+        size_t e = edit_distance(word, cli_subcommands[i].name);
+        if (e > 0 && e < best && e * 3 <= strlen(cli_subcommands[i].name)) {
+            best = e;
+            near = cli_subcommands[i].name;
+        }
+    }
+    return near;
 }
 
 void cli_usage_print(FILE *f)
@@ -90,11 +132,14 @@ void cli_usage_print(FILE *f)
           "  OTEL_SERVICE_NAME. The last push waits at most TRACKER_FINISH_TIMEOUT seconds (default 10).\n"
           "\n"
           "Precedence: command line > environment > config file > built-in default.\n"
-          "On a terminal (stderr a tty, and none of -o, --format, -q given) a run shows the human view: a\n"
-          "start line, a status line redrawn in place and the summary's answer at the end; its samples\n"
-          "are not kept (-o FILE keeps them; --view samples prints them). Otherwise, and always for\n"
-          "programs reading stderr, samples are written as one JSON object or CSV row per interval,\n"
-          "flushed at once. A reader that stalls never holds up sampling or the exit: past 8 MiB queued,\n"
+          "On a terminal (stderr a tty; not -q, nor --format without -o) a run shows the human view: a\n"
+          "start line, a status line redrawn in place and the summary's answer at the end, at the\n"
+          "terminal's width; its samples are kept with -o FILE (--view samples prints them). Where stderr\n"
+          "goes to a CI's or SLURM job's log (GitHub Actions, GitLab CI, Jenkins, Buildkite, SLURM_JOB_ID)\n"
+          "it shows the log view: the start line, a progress line a minute and at each phase, the answer;\n"
+          "the samples go to -o FILE or to a file of their own that the start line names. Otherwise, and\n"
+          "always for programs reading stderr (or --view samples), samples are written as one JSON object\n"
+          "or CSV row per interval, flushed at once. A reader that stalls never holds up sampling or the exit: past 8 MiB queued,\n"
           "samples are dropped (one warning counts them), and the end waits for it at most\n"
           "TRACKER_FINISH_TIMEOUT seconds (default 10). SIGINT or SIGTERM once the command ended cuts\n"
           "the end short; the exit status stays the command's.\n"

@@ -148,23 +148,29 @@ static void file_safe(char *name)
             *p = '_';
 }
 
+void cli_run_file_name(const cli_options *o, char *name, size_t cap)
+{
+    const rt_member *m = &o->member;
+    char rank[32] = "";
+    if (m->job_id) {
+        if (m->rank >= 0)
+            snprintf(rank, sizeof rank, ".r%lld", (long long)m->rank);
+        snprintf(name, cap, "%s.%s%s", m->job_id, m->node ? m->node : "node", rank);
+    } else {
+        const char *host = host_name();
+        snprintf(name, cap, "%s.%ld", host ? host : "host", (long)getpid());
+    }
+    file_safe(name);
+}
+
 int cli_output_in_dir(cli_options *o)
 {
     size_t len = o->output ? strlen(o->output) : 0;
     if (len == 0 || o->output[len - 1] != '/')
         return 0;
     const char *ext = o->format == RT_FORMAT_CSV ? "csv" : "jsonl";
-    const rt_member *m = &o->member;
-    char name[512], rank[32] = "";
-    if (m->job_id) {
-        if (m->rank >= 0)
-            snprintf(rank, sizeof rank, ".r%lld", (long long)m->rank);
-        snprintf(name, sizeof name, "%s.%s%s", m->job_id, m->node ? m->node : "node", rank);
-    } else {
-        const char *host = host_name();
-        snprintf(name, sizeof name, "%s.%ld", host ? host : "host", (long)getpid());
-    }
-    file_safe(name);
+    char name[512];
+    cli_run_file_name(o, name, sizeof name);
     free(o->output_named);
     if (asprintf(&o->output_named, "%s%s.%s", o->output, name, ext) < 0) {
         o->output_named = NULL;

@@ -48,18 +48,24 @@ const cli_setting cli_settings[] = {
     {"output", 'o', "FILE", "TRACKER_OUTPUT", "tracker", "output", CLI_T_FILE, 0, 0, 0, L(output), L(output_set), M(output), NULL,
      "a file name (or \"-\" for stdout)", false,
      "write the samples to FILE (- is stdout; a FIFO's reader must be there\n"
-     "first); without it, samples go to stderr in the samples view and are\n"
-     "not kept in the human view (or TRACKER_OUTPUT)"},
+     "first); without it, samples go to stderr in the samples view, to a\n"
+     "file of their own in the log view and are not kept in the human view\n"
+     "(or TRACKER_OUTPUT)"},
     {"quiet", 'q', NULL, "TRACKER_QUIET", "tracker", "quiet", CLI_T_BOOL, 0, 0, 0, L(quiet), L(quiet_set), M(quiet), NULL, NULL,
      false, "nothing on the terminal (no samples, start or status line; the\n"
      "summary only with --summary); -o FILE is still written (or\n"
      "TRACKER_QUIET=true)"},
     {"view", 0, "VIEW", "TRACKER_VIEW", "tracker", "view", CLI_T_VIEW, 0, 0, CLI_VIEW_AUTO, L(view), L(view_set),
-     M(view), "a view (auto, human or samples)", "\"auto\", \"human\" or \"samples\"", false,
-     "auto (default): human when stderr is a terminal and none of -o,\n"
-     "--format, -q is given, else samples; human: a start line, a status\n"
-     "line on a terminal and the summary's answer at the end (all of it\n"
-     "with --summary), no sample lines on stderr; samples: JSON lines (or\n"
+     M(view), "a view (auto, human, log or samples)", "\"auto\", \"human\", \"log\" or \"samples\"", false,
+     "auto (default): human when stderr is a terminal (also with -o FILE),\n"
+     "log where stderr goes to a CI's or SLURM job's log (GitHub Actions,\n"
+     "GitLab CI, Jenkins, Buildkite, SLURM_JOB_ID set), else samples; and\n"
+     "samples whenever -q, or --format without -o, is given; human: a start\n"
+     "line, a status line on a terminal and the summary's answer at the end\n"
+     "(all of it with --summary), no sample lines on stderr; log: a start\n"
+     "line, a progress line a minute and at each phase, the answer, the\n"
+     "samples in a file the start line names (in the CI's workspace or\n"
+     "the working directory) unless -o names one; samples: JSON lines (or\n"
      "CSV) on stderr or -o"},
     {"job-name", 'n', "NAME", "TRACKER_JOB_NAME", "job", "name", CLI_T_META, 0, 0, 0, L(meta[META_JOB_NAME]), NO,
      M(meta[META_JOB_NAME]), NULL, NULL, true,
@@ -139,7 +145,8 @@ const cli_setting cli_settings[] = {
     {"no-price-lookup", 0, NULL, NULL, "tracker", "price_lookup", CLI_T_OFF, 0, 0, 0, L(price_lookup_off),
      L(price_lookup_off_set), M(price_lookup_off), NULL, NULL, false,
      "ask the Spare Cores Keeper API for no prices (the report's cheapest server\n"
-     "and cost): offline runs without a warning (or TRACKER_KEEPER_URL=off)"},
+     "and cost); offline, no \"prices: offline\" line either (or\n"
+     "TRACKER_KEEPER_URL=off)"},
     {"energy", 0, "auto|off", "TRACKER_ENERGY", "tracker", "energy", CLI_T_CGROUP, 0, 0, 0, L(energy_off),
      L(energy_set), M(energy_off), "a choice (auto or off)", "\"auto\" or \"off\"", false,
      "auto (default): the energy the machine's counters measure (RAPL, GPUs,\n"
@@ -243,6 +250,8 @@ int cli_parse_view(const char *s, cli_view *out)
         *out = CLI_VIEW_HUMAN;
     else if (strcmp(s, "samples") == 0)
         *out = CLI_VIEW_SAMPLES;
+    else if (strcmp(s, "log") == 0)
+        *out = CLI_VIEW_LOG;
     else
         return -1;
     return 0;

@@ -1,5 +1,7 @@
-/* status.c - the human view of a tracking run on the terminal (status.h): the view a run gets,
- * the start line (what is tracked, the interval, where samples go, how to stop), and the status
+/* status.c - the human view of a tracking run on the terminal, and the log view's lines
+ * (status.h): the view a run gets, the start line (what is tracked, the interval, where samples
+ * go, how to stop; broken at the terminal's width), the log view's progress line a minute and at
+ * each phase mark, and the status
  * line (elapsed time, cores and memory now and at their peak, GPU once one was seen) redrawn at
  * most once a second from the sample just taken: no file read, no allocation (and not while a
  * program of the job has the terminal in raw or no-echo mode: an editor's screen is left alone).
@@ -26,6 +28,7 @@
 
 #define ERASE "\r\033[K" /* to the line's start, and erase to its end */
 #define REDRAW_SECS 1.0
+#define LOG_SECS 60.0 /* the log view's progress line: at most once a minute, and at each phase */
 
 /* The clock of the line's drawings and elapsed time (cli_status_test_clock: the unit tests'). */
 static double (*status_clock)(void) = cli_mono_secs;
@@ -39,6 +42,9 @@ void cli_status_test_clock(double (*now)(void))
 static struct {
     pthread_mutex_t mu; /* the terminal's line: drawn, and the tool's lines that erase it */
     bool live;          /* drawn on each second's sample */
+    bool log;           /* the log view: a line of its own a minute and at each phase mark */
+    char marks[240];    /* the log view: " | phase load ended, train started", the marks since the
+                         * last line */
     bool drawn;         /* something of it is on the terminal now */
     int fd;             /* the terminal, written without blocking (a stopped terminal never holds
                          * up sampling: a line that cannot go is skipped) */
@@ -63,7 +69,19 @@ cli_view cli_view_resolve(const cli_options *o)
     if (o->view != CLI_VIEW_AUTO)
         return o->view;
     bool format_given = cli_setting_from(o, cli_setting_by_flag("format")) != CLI_FROM_DEFAULT;
-    return !o->output && !format_given && isatty(STDERR_FILENO) ? CLI_VIEW_HUMAN : CLI_VIEW_SAMPLES;
+    if (!o->output && format_given) /* samples asked for, on stderr */
+        return CLI_VIEW_SAMPLES;
+    if (isatty(STDERR_FILENO)) /* human, unless the samples come to the terminal on stdout */
+        return o->output && strcmp(o->output, "-") == 0 && isatty(STDOUT_FILENO) ? CLI_VIEW_SAMPLES : CLI_VIEW_HUMAN;
+    return cli_log_place(NULL) ? CLI_VIEW_LOG : CLI_VIEW_SAMPLES;
+}
+
+int cli_term_width(int fd)
+{
+    struct winsize ws;
+    if (!isatty(fd) || ioctl(fd, TIOCGWINSZ, &ws) < 0 || ws.ws_col == 0)
+        return 0;
+    return ws.ws_col;
 }
 
 /* The command as typed (an argument with blanks quoted), on one line (control characters
@@ -90,9 +108,10 @@ static void command_text(char *const *argv, char *buf, size_t cap)
     }
 }
 
-void cli_status_start(const cli_options *o, bool live)
+void cli_status_start(const cli_options *o, cli_view view, bool live)
 {
     char what[200], to[600], cmd[128];
+    bool log = view == CLI_VIEW_LOG;
     if (o->command) {
         command_text(o->command, cmd, sizeof cmd);
         snprintf(what, sizeof what, "tracking `%s` and the processes it starts", cmd);
@@ -107,19 +126,40 @@ void cli_status_start(const cli_options *o, bool live)
         snprintf(to, sizeof to, "samples to stdout");
     else
         snprintf(to, sizeof to, "samples to %.500s", o->output);
-    cli_say("%s, every %.10g s; %s; %s", what, o->interval, to,
-            o->command ? "Ctrl-C stops the command" : o->pid ? "Ctrl-C stops tracking and prints the summary"
-                                                             : "Ctrl-C stops and prints the summary");
+    const char *how = o->command ? "Ctrl-C stops the command" : o->pid ? "Ctrl-C stops tracking and prints the summary"
+                                                                       : "Ctrl-C stops and prints the summary";
+    if (log) {
+        const char *place = cli_log_place(NULL);
+        how = "a line a minute and at each phase, the answer at the end";
+        if (place) {
+            static char said[160];
+            snprintf(said, sizeof said, "%s (the log of %s: --view samples writes the samples here)", how, place);
+            how = said;
+        }
+    }
+    char line[1200], wrapped[1400];
+    snprintf(line, sizeof line, "%s, every %.10g s; %s; %s", what, o->interval, to, how);
+    /* broken at the terminal's width at spaces, after "resource-tracker: " (a log is left to
+     * its viewer) */
+    rt_text_wrap(line, 18, 2, live ? (size_t)cli_term_width(STDERR_FILENO) : 0, wrapped, sizeof wrapped);
+    cli_say("%s", wrapped);
+    pthread_mutex_lock(&st.mu);
+    st.job = o->command || o->pid;
+    st.start = st.next = status_clock();
+    st.cores_peak = st.mib_peak = NAN; /* none yet */
+    st.gpu_seen = st.drawn = false;
+    if (log) {
+        st.log = true;
+        st.next = st.start + LOG_SECS;
+        st.marks[0] = '\0';
+    }
+    pthread_mutex_unlock(&st.mu);
     if (!live)
         return;
     /* a descriptor of the terminal's own that does not block; else stderr itself */
     int fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     pthread_mutex_lock(&st.mu);
     st.fd = fd >= 0 ? fd : STDERR_FILENO;
-    st.job = o->command || o->pid;
-    st.start = st.next = status_clock();
-    st.cores_peak = st.mib_peak = NAN; /* none yet */
-    st.gpu_seen = st.drawn = false;
     st.live = true;
     pthread_mutex_unlock(&st.mu);
 }
@@ -200,9 +240,25 @@ static bool screen_taken(int fd)
     return tcgetattr(fd, &t) == 0 && (!(t.c_lflag & ICANON) || !(t.c_lflag & ECHO));
 }
 
+void cli_status_mark(const rt_phase_mark *m)
+{
+    if (!st.log || !m || !m->name || (m->kind != RT_PHASE_START && m->kind != RT_PHASE_STOP))
+        return;
+    pthread_mutex_lock(&st.mu);
+    size_t at = strlen(st.marks);
+    if (at + 1 < sizeof st.marks) {
+        int n = snprintf(st.marks + at, sizeof st.marks - at, "%s%.80s %s", at ? ", " : " | phase ", m->name,
+                         m->kind == RT_PHASE_START ? "started" : "ended");
+        if (n > 0 && at + (size_t)n >= sizeof st.marks) /* more than fit: said so */
+            memcpy(st.marks + sizeof st.marks - 4, "...", 4);
+    }
+    pthread_mutex_unlock(&st.mu);
+}
+
 void cli_status_sample(const rt_sample *s)
 {
-    if (!st.live) /* read without the lock: set before sampling starts, cleared by this thread */
+    /* read without the lock: set before sampling starts, cleared by this thread */
+    if (!st.live && !st.log)
         return;
     const rt_process *p = st.job ? s->process : NULL;
     double cores = p ? p->cores_used : s->cpu ? s->cpu->utilization_pct : NAN;
@@ -214,9 +270,16 @@ void cli_status_sample(const rt_sample *s)
     if (s->gpu_count > 0)
         st.gpu_seen = true;
     double now = status_clock();
-    if (now < st.next)
+    char phase[sizeof st.marks] = "";
+    if (st.log) { /* the marks since the last line, taken */
+        pthread_mutex_lock(&st.mu);
+        memcpy(phase, st.marks, sizeof phase);
+        st.marks[0] = '\0';
+        pthread_mutex_unlock(&st.mu);
+    }
+    if (now < st.next && !phase[0])
         return;
-    st.next = now + REDRAW_SECS;
+    st.next = now + (st.log ? LOG_SECS : REDRAW_SECS);
     long secs = (long)(now - st.start);
     char mnow[32], mpeak[32], gpu[64] = "";
     if (st.gpu_seen)
@@ -226,12 +289,19 @@ void cli_status_sample(const rt_sample *s)
         snprintf(when, sizeof when, "%ld:%02ld", secs / 60, secs % 60);
     else
         snprintf(when, sizeof when, "%ld:%02ld:%02ld", secs / 3600, secs / 60 % 60, secs % 60);
-    int n = snprintf(st.line, sizeof st.line, "resource-tracker %s | %s %s cores, %s | peak %s cores, %s%s", when,
-                     st.job ? "job" : "machine", cores_text(cores, cnow, sizeof cnow), mem_text(mib, mnow, sizeof mnow),
+    int n = snprintf(st.line, sizeof st.line, "resource-tracker %s%s | %s %s cores, %s | peak %s cores, %s%s", when,
+                     phase, st.job ? "job" : "machine", cores_text(cores, cnow, sizeof cnow), mem_text(mib, mnow, sizeof mnow),
                      cores_text(st.cores_peak, cpeak, sizeof cpeak), mem_text(st.mib_peak, mpeak, sizeof mpeak), gpu);
     if (n < 0)
         return;
-    size_t len = (size_t)n < sizeof st.line ? (size_t)n : sizeof st.line - 1;
+    size_t len = (size_t)n < sizeof st.line ? (size_t)n : sizeof st.line - 2;
+    if (st.log) { /* a line of its own in the log, whole (one write) */
+        st.line[len++] = '\n';
+        if (write(STDERR_FILENO, st.line, len) < 0) {
+            /* the log gone: nothing to report it to */
+        }
+        return;
+    }
     pthread_mutex_lock(&st.mu);
     int cols, rows;
     term_size(st.fd, &cols, &rows);
@@ -272,6 +342,7 @@ void cli_status_end(void)
     }
     st.drawn = false;
     st.live = false;
+    st.log = false;
     if (st.fd > STDERR_FILENO)
         close(st.fd);
     st.fd = -1;

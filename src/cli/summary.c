@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "status.h"
 
 /* Whether the library knows memory_unit and time_unit (either may be NULL): gpu_tracker's
  * names, the same for the JSON and the text summary. */
@@ -43,10 +44,17 @@ long cli_write_stdio(void *user, const void *buf, size_t len)
     return fwrite(buf, 1, len, user) == len ? (long)len : -1;
 }
 
+int cli_text_width(FILE *f)
+{
+    int w = cli_term_width(fileno(f));
+    return w <= 0 ? 100 : w < 40 ? 40 : w;
+}
+
 int cli_summary_print(FILE *f, const rt_summary *s, const cli_run_result *run, const char *memory_unit,
                       const char *time_unit, bool brief)
 {
     rt_summary_text_options to = RT_SUMMARY_TEXT_OPTIONS_INIT;
+    to.width = cli_text_width(f);
     to.brief = brief;
     to.memory_unit = memory_unit;
     to.time_unit = time_unit;

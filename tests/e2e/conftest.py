@@ -31,9 +31,11 @@ for _k in [k for k in os.environ if k.startswith("OTEL_")]:  # an OTLP endpoint 
     del os.environ[_k]
 # on GitHub Actions every tracking run would append its Markdown to the job's real summary
 os.environ.pop("GITHUB_STEP_SUMMARY", None)
-# Where the job runs (--place auto) is told by these: the suite's runs are the same on a SLURM node,
-# in a pod or on a GitHub runner as anywhere (test_place.py sets its own)
-for _k in [k for k in os.environ if k.startswith(("SLURM_", "SLURMD_")) or k in ("KUBERNETES_SERVICE_HOST", "GITHUB_ACTIONS")]:
+# Where the job runs (--place auto) and whether stderr goes to a log people read (the log view) are
+# told by these: the suite's runs are the same on a SLURM node, in a pod or on a CI runner as anywhere
+# (test_place.py and test_log_view.py set their own)
+for _k in [k for k in os.environ if k.startswith(("SLURM_", "SLURMD_")) or
+           k in ("KUBERNETES_SERVICE_HOST", "GITHUB_ACTIONS", "GITLAB_CI", "JENKINS_URL", "BUILDKITE")]:
     del os.environ[_k]
 
 import json

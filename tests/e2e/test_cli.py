@@ -182,6 +182,29 @@ def test_subcommands_name_a_missing_file(tmp_path):
         assert r.returncode == 2 and "nothing.jsonl" in r.stderr, (sub, r.stderr)
 
 
+@pytest.mark.parametrize("typed,meant", [("summery", "summary"), ("reprot", "report"), ("recomend", "recommend"),
+                                         ("histroy", "history"), ("infos", "info")])
+def test_a_mistyped_subcommand_is_named(tmp_path, typed, meant):
+    """A word a typo away from a subcommand, found nowhere in PATH: exit 2 with "did you mean",
+    nothing tracked; a command of that name in PATH runs as any command does."""
+    r = run([typed, "runs.jsonl"], cwd=tmp_path)
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, r.stderr
+    assert f"did you mean 'resource-tracker {meant}'?" in r.stderr and f"'{typed}'" in r.stderr, r.stderr
+    assert list(tmp_path.iterdir()) == []
+    tool = tmp_path / "bin" / typed
+    tool.parent.mkdir()
+    tool.write_text("#!/bin/sh\nexit 5\n")
+    tool.chmod(0o755)
+    env = tracker_env(PATH=f"{tool.parent}{os.pathsep}{os.environ['PATH']}")
+    mine = run(["-q", typed], env=env, cwd=tmp_path)
+    assert mine.returncode == 5 and mine.stderr == "", mine.stderr
+
+
+def test_a_word_far_from_every_subcommand_is_a_command():
+    r = run(["-q", "no-such-command-here"])
+    assert r.returncode == 127 and "did you mean" not in r.stderr, r.stderr
+
+
 @pytest.mark.release
 @pytest.mark.serial
 def test_json_lines_to_stdout_and_sigint_final_sample(tracker_factory):

@@ -11,6 +11,7 @@ import os
 import pty
 import re
 import select
+import shlex
 import signal
 import struct
 import subprocess
@@ -21,7 +22,7 @@ import pytest
 
 pyte = pytest.importorskip("pyte", reason="python3-pyte (scripts/install-deps --test) emulates the terminal")
 
-from conftest import TIMEOUT_SCALE, TRACKER, VALGRIND, run, tracker_env
+from conftest import REPO, TIMEOUT_SCALE, TRACKER, VALGRIND, run, tracker_env
 
 ERASE = "\r\x1b[K"
 START = "resource-tracker: tracking "
@@ -95,9 +96,22 @@ def emulate(text, cols, rows=ROWS):
     return [r.rstrip() for r in screen.display], seen
 
 
+def start_of(text, cols):
+    """The start line (broken at the terminal's width: its later rows begin with two spaces) as
+    one line, and what follows it. Each of its rows fits the terminal, broken between words (a
+    word longer than a row alone on its row)."""
+    rows = text.split("\r\n")
+    n = 1
+    while n < len(rows) and rows[n].startswith("  ") and not rows[n].startswith("   "):
+        n += 1
+    assert all(len(r) <= cols or " " not in r.strip() for r in rows[:n]), rows[:n]  # a word too long: alone
+    assert all(not r.endswith(" ") for r in rows[:n]), rows[:n]
+    return " ".join(r.strip() for r in rows[:n]), "\r\n".join(rows[n:])
+
+
 def assert_human_run(text, cols, full=False, rows=ROWS):
     assert text.startswith(START), text[:300]
-    start_line, rest = text.split("\r\n", 1)
+    start_line, rest = start_of(text, cols)
     assert len(start_line) < 400
     assert "Ctrl-C" in start_line and "every 0.2 s" in start_line, start_line
     assert '{"' not in text and "timestamp," not in text, text[:2000]  # no JSON line nor CSV header
@@ -121,9 +135,12 @@ def assert_human_run(text, cols, full=False, rows=ROWS):
     if full:
         assert "Machine" in summary and "Job (the process tree)" in summary and "More " not in summary, summary
     else:
-        assert lines[-1].startswith("More ") and "--summary" in lines[-1], summary
-        assert lines[-2].startswith("Ran ") and "Machine" not in summary, summary
-        assert len(lines) <= 10, summary
+        more = max(i for i, l in enumerate(lines) if l.startswith("More "))  # its later rows indented
+        assert all(l.startswith(" " * 12) for l in lines[more + 1:]), summary
+        said = " ".join(l.strip() for l in lines[more:])
+        assert "--summary" in said or "resource-tracker summary " in said, summary
+        assert lines[more - 1].startswith("Ran ") and "Machine" not in summary, summary
+        assert more <= 12, summary
     return start_line, draws
 
 
@@ -174,7 +191,7 @@ def test_a_terminal_of_three_rows_gets_the_line_in_place():
     rc, text = pty_run(["-i", "0.2", "--", "sleep", "2.5"], rows=3)
     assert rc == 0, text
     assert "\x1b[1;" not in text and "\x1b7" not in text, repr(text[:400])
-    live = text.split("\r\n", 1)[1].split(SUMMARY, 1)[0]
+    live = start_of(text, 100)[1].split(SUMMARY, 1)[0]
     assert "\n" not in live and live.count(ERASE) >= 2 and live.endswith(ERASE), repr(live)
 
 
@@ -186,13 +203,29 @@ def test_view_samples_on_a_terminal_prints_json_lines():
     assert START not in text and ERASE not in text and "\x1b7" not in text
 
 
-def test_human_view_with_output_file_on_a_terminal(tmp_path):
-    out = tmp_path / "s.jsonl"
-    rc, text = pty_run(["-i", "0.2", "--view", "human", "-o", str(out), "--", "sleep", str(1 + PAD)])
+def answer_rows(text):
+    """The rows of the answer (from the summary's heading to the end), as the terminal got them."""
+    return text.split(SUMMARY, 1)[1].strip("\r\n").split("\r\n")
+
+
+@pytest.mark.parametrize("view", [[], ["--view", "human"]])
+def test_output_file_keeps_the_human_view_at_80_columns(tmp_path, view):
+    """-o FILE on a terminal (as the plain run's start line advises) keeps the human view: the
+    start line naming FILE, the status line, the answer; FILE gets the samples. On 80 columns
+    every row of the start line and the answer fits, broken between words (a long path stays
+    whole on its row), so the terminal never breaks a word."""
+    out = tmp_path / ("a-rather-long-directory-name-for-the-samples" * 2) / "s.jsonl"
+    out.parent.mkdir()
+    rc, text = pty_run(["-i", "0.2", *view, "-o", str(out), "--", "sleep", str(2.5 + PAD)], cols=80)
     assert rc == 0, text
-    assert f"samples to {out}" in text.split("\r\n", 1)[0], text[:300]
-    assert '{"' not in text and text.count(SUMMARY) == 1
-    assert f"resource-tracker summary {out}; resource-tracker report {out} -o run.html" in text, text[-400:]
+    start_line, draws = assert_human_run(text, 80)
+    assert f"samples to {out}" in start_line, start_line
+    rows = answer_rows(text)
+    too_wide = [r for r in rows if len(r) > 80 and str(out) not in r]
+    assert not too_wide, rows
+    assert any(r.startswith("            ") for r in rows), rows  # something was broken onto a second row
+    words = " ".join(r.strip() for r in rows)
+    assert f"resource-tracker summary {out}; resource-tracker report {out} -o run.html" in words, rows
     assert len([json.loads(l) for l in out.read_text().splitlines()]) >= 3
 
 
@@ -244,7 +277,7 @@ def test_view_in_the_config_file_and_bad_values(tmp_path):
     # the command line wins over the file
     r = run(["-c", str(cfg), "--view", "samples", "-i", "0.1", "--", "true"])
     assert r.returncode == 0 and r.stderr.startswith('{"'), r.stderr
-    for args, env, words in ((["--view", "tty"], {}, ["--view", "'tty'", "auto, human or samples"]),
+    for args, env, words in ((["--view", "tty"], {}, ["--view", "'tty'", "auto, human, log or samples"]),
                              ([], {"TRACKER_VIEW": "loud"}, ["TRACKER_VIEW", "'loud'"])):
         r = run([*args, "--", "true"], env=tracker_env(**env))
         assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, r.stderr
@@ -297,3 +330,20 @@ def test_writable_paths_pass_the_check(tmp_path):
                  "--prometheus-textfile", str(tmp_path), "--", "true"])
         assert r.returncode == 0, r.stderr
     assert hist.stat().st_size > 0 and (tmp_path / "r.html").stat().st_size > 0
+
+
+def test_readme_first_command_ends_with_the_answer_on_80x24():
+    """The README's first command, as written (its tracking run, with build/ the tests' build):
+    on a terminal of 80 columns and 24 rows the last screen holds the answer (Used, Ask for),
+    each row whole: no --summary pushing it up out of sight."""
+    readme = open(os.path.join(REPO, "README.md"), encoding="utf-8").read()
+    first = re.search(r"```sh\n(.*?)\n```", readme, re.S).group(1)
+    steps = first.split(" && ")
+    assert steps[:3] == ["scripts/install-deps", "cmake -S . -B build", "cmake --build build -j"], first
+    argv = shlex.split(steps[3])
+    assert argv[0] == "build/resource-tracker" and "--summary" not in argv and "--" in argv, argv
+    rc, text = pty_run(argv[1:], cols=80, rows=24, timeout=120)
+    assert rc == 0, text
+    end, _ = emulate(text, 80, 24)
+    assert any(r.startswith("Used ") for r in end) and any(r.startswith("Ask for ") for r in end), end
+    assert all(len(r) <= 80 for r in answer_rows(text)), answer_rows(text)

@@ -2,7 +2,7 @@
  * status line drawn from a sample (erased and redrawn in place, cut to the width, at most once
  * a second), a line of the tool's that erases it first, the erasing at the end; on a
  * pseudo-terminal its width, the GPU's figures and a job's raw-mode screen left alone; and which
- * view a run gets. */
+ * view a run gets; the log view's lines. */
 #include "unit.h"
 
 #include <math.h>
@@ -58,7 +58,7 @@ static void lines_of_a_run(void **state)
     o.interval = 0.5;
     int saved, rd = stderr_to_pipe(&saved);
 
-    cli_status_start(&o, true);
+    cli_status_start(&o, CLI_VIEW_HUMAN, true);
     cli_status_sample(&s); /* drawn: the first sample */
     proc.cores_used = 0.25;
     cli_status_sample(&s); /* not drawn: within the second; its peak kept */
@@ -101,7 +101,7 @@ static void peak_and_redraw(void **state)
     o.interval = 1;
     int saved, rd = stderr_to_pipe(&saved);
     cli_status_test_clock(fake_clock);
-    cli_status_start(&o, true);
+    cli_status_start(&o, CLI_VIEW_HUMAN, true);
     cli_status_sample(&s);
     cpu.utilization_pct = 0.5;
     mem.used_mib = NAN; /* unknown: "-", and the peak stays */
@@ -159,7 +159,7 @@ static void gpu_and_width_on_a_terminal(void **state)
     memset(&o, 0, sizeof o);
     o.interval = 1;
     int saved, m = stderr_to_terminal(&saved, 150, 24);
-    cli_status_start(&o, true);
+    cli_status_start(&o, CLI_VIEW_HUMAN, true);
     cli_status_sample(&s);
     cli_status_end();
     const char *out = drain(m);
@@ -172,7 +172,7 @@ static void gpu_and_width_on_a_terminal(void **state)
     close(m);
     stderr_back(saved);
     m = stderr_to_terminal(&saved, 30, 24);
-    cli_status_start(&o, true);
+    cli_status_start(&o, CLI_VIEW_HUMAN, true);
     cli_status_sample(&s);
     cli_status_end();
     out = drain(m);
@@ -181,7 +181,7 @@ static void gpu_and_width_on_a_terminal(void **state)
     /* a terminal of 3 rows: in place, erased at the end */
     close(m);
     m = stderr_to_terminal(&saved, 30, 3);
-    cli_status_start(&o, true);
+    cli_status_start(&o, CLI_VIEW_HUMAN, true);
     cli_status_sample(&s);
     cli_status_end();
     out = drain(m);
@@ -195,7 +195,7 @@ static void gpu_and_width_on_a_terminal(void **state)
     tcgetattr(STDERR_FILENO, &t);
     t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
     tcsetattr(STDERR_FILENO, TCSANOW, &t);
-    cli_status_start(&o, true);
+    cli_status_start(&o, CLI_VIEW_HUMAN, true);
     cli_status_sample(&s);
     cli_status_end();
     out = drain(m);
@@ -216,7 +216,7 @@ static void not_live_writes_no_status(void **state)
     o.interval = 2;
     o.output = "run.jsonl";
     int saved, rd = stderr_to_pipe(&saved);
-    cli_status_start(&o, false); /* stderr no terminal: the start line only */
+    cli_status_start(&o, CLI_VIEW_HUMAN, false); /* stderr no terminal: the start line only */
     cli_status_sample(&s);
     cli_status_end();
     const char *out = drain(rd);
@@ -237,7 +237,93 @@ static void which_view(void **state)
     assert_int_equal(cli_view_resolve(&o), CLI_VIEW_HUMAN);
     o.quiet = true; /* nothing on the terminal, whatever the view */
     assert_int_equal(cli_view_resolve(&o), CLI_VIEW_SAMPLES);
+    /* a log people read: each place's variable (with its value), the samples view elsewhere */
+    o.quiet = false;
+    o.view = CLI_VIEW_AUTO;
+    static const char *const vars[][2] = {{"GITHUB_ACTIONS", "true"}, {"GITLAB_CI", "true"},
+                                          {"JENKINS_URL", "http://ci.example/"}, {"BUILDKITE", "true"},
+                                          {"SLURM_JOB_ID", "903"}};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        setenv(vars[i][0], vars[i][1], 1);
+        assert_int_equal(cli_view_resolve(&o), CLI_VIEW_LOG);
+        o.output = "run.jsonl"; /* the samples to a file: the log still gets the lines */
+        assert_int_equal(cli_view_resolve(&o), CLI_VIEW_LOG);
+        o.output = NULL;
+        o.view = CLI_VIEW_SAMPLES; /* --view samples keeps them on stderr everywhere */
+        assert_int_equal(cli_view_resolve(&o), CLI_VIEW_SAMPLES);
+        o.view = CLI_VIEW_AUTO;
+        setenv(vars[i][0], "", 1); /* empty: not there */
+        assert_int_equal(cli_view_resolve(&o), CLI_VIEW_SAMPLES);
+        unsetenv(vars[i][0]);
+    }
+    setenv("GITHUB_ACTIONS", "false", 1); /* the value it must have */
+    assert_int_equal(cli_view_resolve(&o), CLI_VIEW_SAMPLES);
+    unsetenv("GITHUB_ACTIONS");
     stderr_back(saved);
+    close(rd);
+    /* on a terminal: human, also with -o FILE; samples when they come to a terminal on stdout */
+    int m = stderr_to_terminal(&saved, 80, 24);
+    assert_int_equal(cli_view_resolve(&o), CLI_VIEW_HUMAN);
+    o.output = "run.jsonl";
+    assert_int_equal(cli_view_resolve(&o), CLI_VIEW_HUMAN);
+    o.output = "-";
+    int out_saved = dup(STDOUT_FILENO);
+    assert_int_equal(dup2(STDERR_FILENO, STDOUT_FILENO), STDOUT_FILENO);
+    assert_int_equal(cli_view_resolve(&o), CLI_VIEW_SAMPLES);
+    dup2(out_saved, STDOUT_FILENO);
+    close(out_saved);
+    stderr_back(saved);
+    close(m);
+}
+
+/* The log view: the start line says where the samples went and what the log gets; a progress
+ * line of its own (no erasing, no cursor moves) a minute after the last, and at each sample
+ * that carries phase marks; nothing between. */
+static void log_view_lines(void **state)
+{
+    (void)state;
+    rt_process proc = {.cores_used = 1.5, .pss_mib = 512, .rss_mib = 600};
+    rt_sample s = {.process = &proc};
+    char *cmd[] = {"make", "-j2", NULL};
+    cli_options o;
+    memset(&o, 0, sizeof o);
+    o.command = cmd;
+    o.interval = 1;
+    o.output = "/ws/resource-tracker-host.1.jsonl";
+    setenv("GITHUB_ACTIONS", "true", 1);
+    int saved, rd = stderr_to_pipe(&saved);
+    fake_now = 1000.0;
+    cli_status_test_clock(fake_clock);
+    cli_status_start(&o, CLI_VIEW_LOG, false);
+    cli_status_sample(&s); /* at the start: nothing */
+    fake_now += 30;
+    proc.cores_used = 2;
+    cli_status_sample(&s); /* half a minute: nothing, its peak kept */
+    fake_now += 30.5;
+    proc.cores_used = 1;
+    cli_status_sample(&s); /* a minute: a line */
+    fake_now += 1;
+    rt_phase_mark start = RT_PHASE_MARK_INIT, stop = RT_PHASE_MARK_INIT;
+    start.kind = RT_PHASE_START;
+    start.name = "train";
+    stop.kind = RT_PHASE_STOP;
+    stop.name = "load";
+    cli_status_mark(&stop);
+    cli_status_mark(&start);
+    cli_status_sample(&s); /* phase marks: a line at once */
+    fake_now += 1;
+    cli_status_sample(&s); /* nothing */
+    cli_status_end();
+    cli_status_test_clock(NULL);
+    unsetenv("GITHUB_ACTIONS");
+    const char *out = drain(rd);
+    stderr_back(saved);
+    assert_string_equal(out, "resource-tracker: tracking `make -j2` and the processes it starts, every 1 s; samples to "
+                             "/ws/resource-tracker-host.1.jsonl; a line a minute and at each phase, the answer at the "
+                             "end (the log of GitHub Actions: --view samples writes the samples here)\n"
+                             "resource-tracker 1:00 | job 1.00 cores, 512 MiB | peak 2.00 cores, 512 MiB\n"
+                             "resource-tracker 1:01 | phase load ended, train started | job 1.00 cores, 512 MiB | "
+                             "peak 2.00 cores, 512 MiB\n");
     close(rd);
 }
 
@@ -249,6 +335,7 @@ int main(void)
         cmocka_unit_test(gpu_and_width_on_a_terminal),
         cmocka_unit_test(not_live_writes_no_status),
         cmocka_unit_test(which_view),
+        cmocka_unit_test(log_view_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

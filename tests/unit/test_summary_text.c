@@ -58,10 +58,11 @@ static void recorded_run(void **state)
     assert_int_equal(rt_summary_write_text_cb(rt_stats_summary(st), NULL, NULL, to_sink, &k), RT_OK);
     /* the answer first, in SLURM's words by default; the cores from the predicted durations (1, 2
      * and 3 cores busy in turn: 2 cores would take the last second half again) */
+    /* broken between words before column 100, the later rows under the first's text */
     assert_non_null(strstr(k.text, "Used        6.00 s CPU (mean 2.00 cores, peak 3.00); memory 350.0 MiB (RSS peak "
-                                   "of the samples: a lower bound)\n"
+                                   "of the samples: a\n            lower bound)\n"
                                    "Ask for     3 cores, 512 MiB, 1 GPU: --cpus-per-task=3 --mem=512M --gres=gpu:1 "
-                                   "--time=0:10:00 (SLURM)\n"
+                                   "--time=0:10:00\n            (SLURM)\n"
                                    "Time        3 cores: about 3.0 s, as this run; 2 cores: about 3.5 s (+17%)\n"));
     assert_true(strncmp(k.text, "Used ", 5) == 0);
     assert_non_null(strstr(k.text, "\nRun\n  Job                        fixture-job\n"
@@ -77,11 +78,14 @@ static void recorded_run(void **state)
     assert_null(strstr(k.text, "Exit status"));
     assert_true(k.len > 0 && k.text[k.len - 1] == '\n');
     /* whole lines at a time: a call per line, or per note broken over lines */
-    int lines = 0;
+    int lines = 0, later = 0; /* later: the rows of a line broken over several, after its first */
     for (size_t i = 0; i < k.len; i++)
-        lines += k.text[i] == '\n';
+        if (k.text[i] == '\n') {
+            lines++;
+            later += strncmp(k.text + i + 1, "            ", 12) == 0;
+        }
     assert_int_equal(k.ragged, 0);
-    assert_true(k.calls <= lines && k.calls >= lines - 2);
+    assert_true(later > 0 && k.calls <= lines && k.calls >= lines - later);
     rt_stats_free(st);
 }
 
@@ -387,10 +391,30 @@ static void pressure_headings(void **state)
     assert_non_null(strstr(k.text, "  Pressure (mean)            CPU 4% (some)\n"));
 }
 
+/* Text broken at spaces to a width counted in characters (UTF-8), the later lines indented; a
+ * word longer than the width alone on its line; width 0: one line. */
+static void text_wrap_at_width(void **state)
+{
+    (void)state;
+    char out[256];
+    rt_text_wrap("one two three four", 4, 2, 12, out, sizeof out);
+    assert_string_equal(out, "one two\n  three four");
+    rt_text_wrap("\xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9", 0, 0, 7, out, sizeof out); /* 3 columns a word */
+    assert_string_equal(out, "\xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9\n\xc3\xa9t\xc3\xa9");
+    rt_text_wrap("a verylongword b", 0, 0, 5, out, sizeof out);
+    assert_string_equal(out, "a\nverylongword\nb");
+    rt_text_wrap("one two three", 0, 0, 0, out, sizeof out);
+    assert_string_equal(out, "one two three");
+    char small[8];
+    assert_int_equal(rt_text_wrap("one two three", 0, 0, 0, small, sizeof small), 7);
+    assert_string_equal(small, "one two");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(recorded_run),
+        cmocka_unit_test(text_wrap_at_width),
         cmocka_unit_test(facts),
         cmocka_unit_test(units_and_words),
         cmocka_unit_test(width), cmocka_unit_test(brief),

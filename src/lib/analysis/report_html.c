@@ -455,7 +455,7 @@ static const char page_css[] =
     "white-space:nowrap}\n"
     "table.dist tr:first-child th{text-align:right;color:#555}tr+tr{border-top:1px solid #eee}\n"
     "table.cores{margin:6px 0 2px}table.cores td{text-align:right;padding-left:12px;white-space:nowrap}"
-    "table.cores th{text-align:right;padding-left:12px;font-weight:400;color:#555}table.cores tr.asked td{"
+    "table.cores th{text-align:right;padding-left:12px;font-weight:400;color:#555;overflow-wrap:normal}table.cores tr.asked td{"
     "font-weight:700}\n"
     "pre{background:#f5f7fa;border:1px solid #e1e4e8;padding:8px 10px;font-size:12px;white-space:pre-wrap;"
     "overflow-wrap:anywhere}\n"

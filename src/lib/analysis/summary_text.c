@@ -124,8 +124,11 @@ static void answer_part(rt_text_out *o, const rt_summary *s, const rt_run_facts 
                 snprintf(a, sizeof a, "memory unknown");
             else
                 snprintf(a, sizeof a, "%lld MiB", (long long)rec.memory_mib);
-            rt_tx_say(o, "%-12s%lld core%s, %s%s: %s (%s)\n", "Ask for", (long long)rec.cpu, rec.cpu == 1 ? "" : "s", a, gpu,
-                sched, rt_tx_scheduler_name(sc));
+            char ask[700];
+            snprintf(ask, sizeof ask, "%lld core%s, %s%s: %s (%s)", (long long)rec.cpu, rec.cpu == 1 ? "" : "s", a, gpu,
+                     sched, rt_tx_scheduler_name(sc));
+            rt_tx_say(o, "%-12s", "Ask for");
+            rt_tx_wrapped(o, 12, 12, ask);
             char when[300];
             if (rt_recommendation_time_words(&rec, when, sizeof when) > 0) { /* 0.18: what the cores cost in time */
                 rt_tx_say(o, "%-12s", "Time");
@@ -133,10 +136,14 @@ static void answer_part(rt_text_out *o, const rt_summary *s, const rt_run_facts 
             }
         }
     } else {
-        rt_tx_say(o, "%-12smachine: mean %s busy cores, peak %s; memory used peak %s (no job was tracked)\n", "Used",
-            rt_tx_number(s->cpu_cores.mean, 2, "", a, sizeof a), rt_tx_number(s->cpu_cores.peak, 2, "", b, sizeof b),
-            rt_tx_mem(o, s->memory_used_mib.peak, c, sizeof c));
-        rt_tx_say(o, "%-12s- (track a job: resource-tracker -- COMMAND, or --pid PID)\n", "Ask for");
+        char used[400];
+        snprintf(used, sizeof used, "machine: mean %s busy cores, peak %s; memory used peak %s (no job was tracked)",
+                 rt_tx_number(s->cpu_cores.mean, 2, "", a, sizeof a), rt_tx_number(s->cpu_cores.peak, 2, "", b, sizeof b),
+                 rt_tx_mem(o, s->memory_used_mib.peak, c, sizeof c));
+        rt_tx_say(o, "%-12s", "Used");
+        rt_tx_wrapped(o, 12, 12, used);
+        rt_tx_say(o, "%-12s", "Ask for");
+        rt_tx_wrapped(o, 12, 12, "- (track a job: resource-tracker -- COMMAND, or --pid PID)");
     }
     char eff[400];
     if (rt_efficiency_words(s, eff, sizeof eff) > 0) { /* 0.16: against what the job was given */

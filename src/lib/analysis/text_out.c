@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/core.h"
@@ -144,31 +145,55 @@ const char *rt_tx_dur(const rt_text_out *o, double secs, char *b, size_t cap)
 
 /* Writes text after a head already written (used columns wide), broken at spaces so that no
  * line passes o->width columns; the lines after the first start with indent spaces. */
-void rt_tx_wrapped(rt_text_out *o, size_t used, size_t indent, const char *text)
+RT_API size_t rt_text_wrap(const char *text, size_t used, size_t indent, size_t width, char *out, size_t cap)
 {
-    size_t col = used;
+    size_t at = 0, col = used;
+    if (!out || !cap)
+        return 0;
     bool first = true; /* no word on this line yet */
-    for (const char *p = text; *p;) {
+    for (const char *p = text ? text : ""; *p && at + 1 < cap;) {
         while (*p == ' ')
             p++;
-        size_t word = strcspn(p, " ");
+        size_t word = strcspn(p, " "), cols = 0;
         if (!word)
             break;
-        if (!first && col + 1 + word > o->width) {
-            rt_tx_say(o, "\n%*s", (int)indent, "");
-            col = indent;
-            first = true;
+        for (size_t i = 0; i < word; i++) /* columns: UTF-8 characters, not bytes */
+            cols += ((unsigned char)p[i] & 0xC0) != 0x80;
+        int n;
+        if (!first && width && col + 1 + cols > width) {
+            n = snprintf(out + at, cap - at, "\n%*s%.*s", (int)indent, "", (int)word, p);
+            col = indent + cols;
+        } else {
+            n = snprintf(out + at, cap - at, "%s%.*s", first ? "" : " ", (int)word, p);
+            col += cols + !first;
         }
-        if (!first) {
-            rt_tx_put(o, " ", 1);
-            col++;
-        }
-        rt_tx_put(o, p, word);
-        col += word;
+        if (n < 0)
+            break;
+        at += (size_t)n;
         first = false;
         p += word;
     }
+    if (at >= cap)
+        at = cap - 1;
+    out[at] = '\0';
+    return at;
+}
+
+void rt_tx_wrapped(rt_text_out *o, size_t used, size_t indent, const char *text)
+{
+    /* room for the worst case: every word one character on a line of its own */
+    char small[2048];
+    size_t need = strlen(text) * (indent + 2) + 2;
+    char *buf = need <= sizeof small ? small : malloc(need);
+    if (!buf) {
+        o->err = RT_ERR_NOMEM;
+        return;
+    }
+    size_t n = rt_text_wrap(text, used, indent, o->width, buf, need);
+    rt_tx_put(o, buf, n);
     rt_tx_put(o, "\n", 1);
+    if (buf != small)
+        free(buf);
 }
 
 /* Joules as text: J, kJ, MJ or GJ with three significant digits at most; "-" for NaN. */

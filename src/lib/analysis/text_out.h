@@ -9,7 +9,7 @@
 #include "../core/out.h"
 #include "resource_tracker.h"
 
-#define RT_TX_WRAP 110 /* the width the answer's lines break at by default */
+#define RT_TX_WRAP 100 /* the width the answer's lines break at by default (the tool's without a terminal) */
 
 /* A writer of lines through the caller's callback, with the units the figures are shown in. */
 typedef struct rt_text_out {
@@ -46,7 +46,8 @@ const char *rt_tx_dur(const rt_text_out *o, double secs, char *b, size_t cap);
 /* Joules as text: J, kJ, MJ or GJ with three significant digits at most; "-" for NaN. */
 const char *rt_tx_joules(double j, char *b, size_t cap);
 /* Writes text after a head already written (used columns wide), broken at spaces so that no
- * line passes o->width columns; the lines after the first start with indent spaces. */
+ * line passes o->width columns (UTF-8 characters, not bytes; a word longer than a line stands
+ * alone on its line); the lines after the first start with indent spaces. */
 void rt_tx_wrapped(rt_text_out *o, size_t used, size_t indent, const char *text);
 
 #endif
