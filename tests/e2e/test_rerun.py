@@ -626,7 +626,10 @@ def test_pool_between_samples(mode):
         assert rec["memory_need_mib"] >= 640, rec
         if mode == "off":
             assert rec["memory_sampled"], rec  # no cgroup figure
-        if rec["memory_sampled"]:  # no cgroup figure: the processes' peaks stand in, a lower bound
+        # no cgroup figure: the processes' peaks stand in, a lower bound; unless a sample came late
+        # enough to find the pool held (a loaded machine's clock: the sample due before the pool
+        # taken inside it), when that sample's RSS is the need, at least the pool as asserted above
+        if rec["memory_sampled"] and rec["memory_source"] != "rss":
             assert rec["memory_source"] == "process_peaks", rec
             assert any(n["kind"] == "memory_sampled" and "own peak, all at once" in n["text"] for n in notes), notes
         # (with the group's figure a sampled one may still stand above it and be named: RSS counts
