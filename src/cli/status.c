@@ -110,7 +110,7 @@ static void command_text(char *const *argv, char *buf, size_t cap)
 
 void cli_status_start(const cli_options *o, cli_view view, bool live)
 {
-    char what[200], to[600], cmd[128];
+    char what[200], to[600], cmd[128], said[160];
     bool log = view == CLI_VIEW_LOG;
     if (o->command) {
         command_text(o->command, cmd, sizeof cmd);
@@ -132,7 +132,6 @@ void cli_status_start(const cli_options *o, cli_view view, bool live)
         const char *place = cli_log_place(NULL);
         how = "a line a minute and at each phase, the answer at the end";
         if (place) {
-            static char said[160];
             snprintf(said, sizeof said, "%s (the log of %s: --view samples writes the samples here)", how, place);
             how = said;
         }

@@ -335,13 +335,13 @@ static void lookups(void **state)
     assert_int_equal(rt_keeper_cheapest(&o, &r, &s), RT_ERR_IO);
     assert_true(why[0] != '\0');
     assert_null(strstr(why, "http://"));
-    strcpy(why, "stale");
+    snprintf(why, sizeof why, "stale");
     assert_int_equal(rt_keeper_price(&o, "aws", "t3.medium", NULL, &p), RT_ERR_IO);
     assert_true(why[0] != '\0' && strcmp(why, "stale") != 0);
     o.offline_why_cap = 4; /* cut, still a string */
     assert_int_equal(rt_keeper_cheapest(&o, &r, &s), RT_ERR_IO);
     assert_int_equal(strlen(why), 3);
-    strcpy(why, "stale");
+    snprintf(why, sizeof why, "stale");
     rt_recommendation huge0 = rec_of(512, 128, 0, 0);
     o.offline_why_cap = sizeof why;
     assert_int_equal(rt_keeper_cheapest(&o, &huge0, &s), RT_ERR_NOT_FOUND); /* no request: not offline */
