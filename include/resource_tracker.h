@@ -910,10 +910,19 @@ RT_API const char *rt_job_field(const rt_job *job, size_t i);
 /* ------------------------------------------------------------------------------------------
  * Output: JSON lines (one object per sample) or CSV (header once, one row per sample). */
 
-/* RT_FORMAT_JSON_RS (0.17): the JSON line of the Rust resource-tracker 0.1.14 (its sample's
- * names, nesting, key order, types and units; docs/output.md "The Rust tool's JSON lines").
- * Values are only ever added at the end. */
-typedef enum rt_format { RT_FORMAT_JSON = 0, RT_FORMAT_CSV = 1, RT_FORMAT_JSON_RS = 2 } rt_format;
+/* RT_FORMAT_CSV: the 32 columns the Python and Rust trackers share (docs/contracts.md §3; 0.18:
+ * only those, as the Rust tool writes them). RT_FORMAT_JSON_RS (0.17): the JSON line of the Rust
+ * resource-tracker 0.1.14 (its sample's names, nesting, key order, types and units; docs/output.md
+ * "The Rust tool's JSON lines"). RT_FORMAT_CSV_ENERGY (0.18): the 32 columns, then the four
+ * energy columns (system_energy_joules, system_energy_method, process_energy_joules,
+ * process_energy_method), as every CSV had them from 0.15 to 0.17. Values are only ever added at
+ * the end. */
+typedef enum rt_format {
+    RT_FORMAT_JSON = 0,
+    RT_FORMAT_CSV = 1,
+    RT_FORMAT_JSON_RS = 2,
+    RT_FORMAT_CSV_ENERGY = 3
+} rt_format;
 
 typedef struct rt_writer rt_writer;
 
@@ -943,8 +952,13 @@ RT_API void rt_writer_free(rt_writer *w);
  * the previous sample, are null (a writer has them from its second sample on). */
 RT_API size_t rt_format_sample(rt_format format, const rt_sample *sample, const rt_job *job, char *buf, size_t cap);
 
-/* Returns the CSV header line of docs/contracts.md §3, with its newline (static storage). */
+/* Returns the CSV header line of docs/contracts.md §3, with its newline (static storage): the 32
+ * shared columns (0.18; before, the four energy columns followed them). */
 RT_API const char *rt_csv_header(void);
+
+/* The header line of a CSV format (0.18): rt_csv_header() for RT_FORMAT_CSV, the 32 columns and
+ * the four energy columns for RT_FORMAT_CSV_ENERGY; NULL for the JSON formats. */
+RT_API const char *rt_format_header(rt_format format);
 
 /* ==========================================================================================
  * Analysis of a run (0.3): records, a reader for recorded runs, statistics, recommendations,
@@ -1932,6 +1946,9 @@ typedef struct rt_stream_options {
                                   * planted by another user): $XDG_RUNTIME_DIR/resource-tracker;
                                   * then /tmp/resource-tracker-EUID, then a fresh
                                   * /tmp/resource-tracker-EUID-XXXXXX, the move said once */
+    int csv_energy;              /* (0.18) non-zero: the batches' rows (and the inline CSV) carry
+                                  * the four energy columns after the 32 (RT_FORMAT_CSV_ENERGY);
+                                  * 0: the 32 of the Sentinel's contract */
 } rt_stream_options;
 
 #define RT_STREAM_OPTIONS_INIT {.struct_size = sizeof(rt_stream_options)}

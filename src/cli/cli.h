@@ -83,6 +83,8 @@ typedef struct cli_layer {
     char *node;      /* --node, TRACKER_NODE, [job] node (0.18) */
     bool per_node;   /* --per-node, TRACKER_PER_NODE, [job] per_node (0.18) */
     bool per_node_set;
+    bool csv_energy; /* --csv-energy, TRACKER_CSV_ENERGY, [tracker] csv_energy (0.18) */
+    bool csv_energy_set;
     double grid_intensity;
     bool grid_intensity_set;
     /* the config file's unknown keys and tables, one "FILE:LINE:COL: ..." line each (config.c);
@@ -114,6 +116,7 @@ typedef struct cli_options {
     long pid; /* 0: none */
     double interval;
     rt_format format;
+    bool csv_energy;    /* the CSV (and the Sentinel batches) with the energy columns */
     const char *output; /* NULL: stderr; "-": stdout */
     char *output_named; /* -o DIR/: the file named in DIR (cli_output_in_dir; owned) */
     bool quiet;          /* nothing on the terminal (-o FILE is still written) */

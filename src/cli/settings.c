@@ -45,6 +45,11 @@ const cli_setting cli_settings[] = {
     {"format", 'f', "FMT", "TRACKER_FORMAT", "tracker", "format", CLI_T_FORMAT, 0, 0, RT_FORMAT_JSON, L(format),
      L(format_set), M(format), "a format (json, csv or json-rs)", "\"json\", \"csv\" or \"json-rs\"", false,
      "json (one object per line, default), csv, or json-rs (the Rust\nresource-tracker 0.1.14's JSON lines)"},
+    {"csv-energy", 0, NULL, "TRACKER_CSV_ENERGY", "tracker", "csv_energy", CLI_T_BOOL, 0, 0, 0, L(csv_energy),
+     L(csv_energy_set), M(csv_energy), NULL, NULL, false,
+     "add the four energy columns after the 32 of the CSV and of the Sentinel\n"
+     "batches (default: the 32 the Python and Rust trackers write; or\n"
+     "TRACKER_CSV_ENERGY=1)"},
     {"output", 'o', "FILE", "TRACKER_OUTPUT", "tracker", "output", CLI_T_FILE, 0, 0, 0, L(output), L(output_set), M(output), NULL,
      "a file name (or \"-\" for stdout)", false,
      "write the samples to FILE (- is stdout; a FIFO's reader must be there\n"

@@ -106,6 +106,7 @@ void cli_stream_options(const cli_options *o, rt_stream_options *so)
     so->region = o->aws_region;
     so->spill_dir = o->spill_dir;
     so->spill_fallback_dir = o->spill_fallback;
+    so->csv_energy = o->csv_energy;
     so->log = cli_log;
 }
 
@@ -148,9 +149,10 @@ static rt_sink *writer_sink(const cli_options *o, int out_fd)
         return NULL;
     rt_writer *w = NULL;
     rt_error err;
+    rt_format f = o->format == RT_FORMAT_CSV && o->csv_energy ? RT_FORMAT_CSV_ENERGY : o->format;
     cli_outq *q = cli_outq_new(out_fd, 0, 0);
     if (q) {
-        err = rt_writer_new_cb(o->format, cli_outq_write, q, &o->job, &w);
+        err = rt_writer_new_cb(f, cli_outq_write, q, &o->job, &w);
         if (err == RT_OK)
             cli_outq_run_set(q, cli_outq_is_stderr(out_fd)); /* cli_outq_run_end frees it */
         else
@@ -158,7 +160,7 @@ static rt_sink *writer_sink(const cli_options *o, int out_fd)
     } else {
         cli_say("warning: cannot start the output's thread (%s): a reader that stalls holds up sampling",
                 strerror(errno));
-        err = rt_writer_new(o->format, out_fd, &o->job, &w);
+        err = rt_writer_new(f, out_fd, &o->job, &w);
     }
     rt_sink *s = NULL;
     if (err == RT_OK)

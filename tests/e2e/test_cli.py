@@ -20,8 +20,9 @@ CSV_HEADER = ("timestamp,system_processes,system_utime,system_stime,system_cpu_u
               "system_net_recv_bytes,system_net_sent_bytes,system_gpu_usage,system_gpu_vram_mib,system_gpu_utilized,"
               "process_pid,process_children,process_utime,process_stime,process_cpu_usage,process_memory_mib,"
               "process_disk_read_bytes,process_disk_write_bytes,process_gpu_usage,process_gpu_vram_mib,"
-              "process_gpu_utilized,"
-              "system_energy_joules,system_energy_method,process_energy_joules,process_energy_method")
+              "process_gpu_utilized")
+# the four columns --csv-energy (TRACKER_CSV_ENERGY, [tracker] csv_energy) adds after the 32
+ENERGY_COLUMNS = "system_energy_joules,system_energy_method,process_energy_joules,process_energy_method"
 
 
 def test_help_and_version():
@@ -290,9 +291,20 @@ def test_quiet_writes_nothing():
     assert p.returncode == 0 and out == "" and err == ""
 
 
-def test_csv_header_once_and_columns(tmp_path):
+@pytest.mark.parametrize("energy", ["no", "flag", "env", "config"])
+def test_csv_header_once_and_columns(tmp_path, energy):
+    """The 32 columns the Python and Rust trackers write, exactly; the four energy columns after
+    them only when asked, by the flag, the variable or the config key (each row as many cells)."""
     out = tmp_path / "s.csv"
-    p = subprocess.Popen([TRACKER, "-i", "0.1", "-f", "csv", "-o", str(out)], env=tracker_env())
+    args, env = [], tracker_env()
+    if energy == "flag":
+        args = ["--csv-energy"]
+    elif energy == "env":
+        env["TRACKER_CSV_ENERGY"] = "1"
+    elif energy == "config":
+        (tmp_path / "rt.toml").write_text("[tracker]\ncsv_energy = true\n")
+        args = ["-c", str(tmp_path / "rt.toml")]
+    p = subprocess.Popen([TRACKER, "-i", "0.1", "-f", "csv", "-o", str(out)] + args, env=env)
     deadline = time.monotonic() + 30 * TIMEOUT_SCALE  # 4 rows and the header (about 0.5 s)
     while (not out.exists() or out.read_text().count("\n") < 5) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -300,12 +312,12 @@ def test_csv_header_once_and_columns(tmp_path):
     assert p.wait(timeout=10) == 0
     text = out.read_text()
     lines = text.splitlines()
-    assert lines[0] == CSV_HEADER
+    assert lines[0] == (CSV_HEADER if energy == "no" else CSV_HEADER + "," + ENERGY_COLUMNS)
     assert sum(1 for l in lines if l.startswith("timestamp,")) == 1
     rows = list(csv.DictReader(io.StringIO(text)))
     assert len(rows) >= 4
     for i, r in enumerate(rows):
-        assert len(r) == 36 and None not in r
+        assert len(r) == (32 if energy == "no" else 36) and None not in r
         assert r["process_pid"] == "" and r["process_memory_mib"] == ""
         assert re.fullmatch(r"\d{10}\.\d{3}", r["timestamp"]), r["timestamp"]  # 3 decimals, always
         # the last row's partial interval (SIGTERM came right after a sample) may be too short

@@ -147,9 +147,9 @@ def down_job(tmp_path, code):
                         f"[ $i -ge 1200 ]; do sleep 0.05; i=$((i+1)); done; exit {code}"]
 
 
-def api_down_run(tmp_path, name="first", code=5):
+def api_down_run(tmp_path, name="first", code=5, **extra):
     """A whole run with the API down: every row spilled, with the run's record beside them."""
-    env = env_for(tmp_path, api_url(tmp_path), closed_port_url(), TRACKER_FINISH_TIMEOUT="2")
+    env = env_for(tmp_path, api_url(tmp_path), closed_port_url(), TRACKER_FINISH_TIMEOUT="2", **extra)
     p, local, window = track(tmp_path, env, name, down_job(tmp_path, code))
     assert p.returncode == code
     assert "rows were not sent" in p.stderr
@@ -187,7 +187,8 @@ def test_standin_refuses_inline_beside_objects(tmp_path, peers):
     body = tmp_path / "b.gz"
     import sentinel_server  # on sys.path through s3_module()
     header = sentinel_server.CSV_HEADER
-    body.write_bytes(gzip.compress((header + "\n1,2\n").encode()))
+    row = lambda ts: str(ts) + "," * header.count(",")  # a row of the header's width
+    body.write_bytes(gzip.compress((header + "\n" + row(1) + "\n").encode()))
     s3put = os.path.join(BUILD_DIR, "s3-put")
     if not os.path.exists(s3put):
         pytest.skip("s3-put not built")
@@ -196,7 +197,7 @@ def test_standin_refuses_inline_beside_objects(tmp_path, peers):
                            capture_output=True, text=True, timeout=60)
         assert r.returncode == 0, r.stderr
     fin = {"exit_code": 0, "run_status": "finished", "finished_at": "2026-01-01T00:00:00Z"}
-    st, rep = post(f"/runs/{run_id}/finish", dict(fin, data_source="inline", data_csv=header + "\n3,4\n"))
+    st, rep = post(f"/runs/{run_id}/finish", dict(fin, data_source="inline", data_csv=header + "\n" + row(3) + "\n"))
     assert st == 400 and "inline" in rep["detail"]
     uri = f"s3://{BUCKET}/{PREFIX}/{run_id}/000000.csv.gz"
     st, rep = post(f"/runs/{run_id}/finish", dict(fin, data_source="s3", data_uris=[uri]))
@@ -245,6 +246,34 @@ def test_upload_subcommand_delivers(tmp_path, peers):
     p = upload(env)
     assert p.returncode == 0 and p.stderr == ""
     assert len(api.doc()["runs"]) == 1
+
+
+def test_upload_keeps_each_runs_columns(tmp_path, peers):
+    """Two runs spilled with the API down, one with the energy columns asked for (as every run of
+    0.15 to 0.17 spilled them) and one without: `upload` delivers each with its own header, the
+    rows as the run wrote them locally (the stand-in holds every row to its header's cell count)."""
+    local1, _ = api_down_run(tmp_path, "energy", 3, TRACKER_CSV_ENERGY="1")
+    local2, _ = api_down_run_beside(tmp_path, "plain", 4)
+    assert local1 and all(r.count(",") == 35 for r in local1)
+    assert local2 and all(r.count(",") == 31 for r in local2)
+    api, s3 = peers()
+    p = upload(env_for(tmp_path, api.url, s3.url))
+    assert p.returncode == 0, p.stderr
+    check_run(api, "energy", local1, 3)
+    check_run(api, "plain", local2, 4)
+    assert leftovers(tmp_path) == []
+
+
+def api_down_run_beside(tmp_path, name, code):
+    """api_down_run for a second run beside the first's spill files: its own 3 batches spilled."""
+    before = {n for n in leftovers(tmp_path) if n.endswith(".csv.gz")}
+    env = env_for(tmp_path, api_url(tmp_path), closed_port_url(), TRACKER_FINISH_TIMEOUT="2")
+    spill = spill_dir(tmp_path)
+    job = ["sh", "-c", f"sleep 1.5; i=0; until [ $(ls '{spill}' | grep -c '[.]csv[.]gz$') -ge {len(before) + 3} ] || "
+                       f"[ $i -ge 1200 ]; do sleep 0.05; i=$((i+1)); done; exit {code}"]
+    p, local, window = track(tmp_path, env, name, job)
+    assert p.returncode == code and "rows were not sent" in p.stderr
+    return local, window
 
 
 def test_upload_with_api_still_down(tmp_path):

@@ -13,6 +13,8 @@ import subprocess
 from rust_sentinel_util import (  # noqa: F401 (the fixtures are used by name)
     AK, BUCKET, ST, TIMEOUT_SCALE, TRACKER, closed_port, creds, csv_data_rows, finish_of, peer, s3_run, spilled,
     started_standin, stream_env, track)
+from rust_smoke_util import EXPECTED_HEADER
+from test_cli import ENERGY_COLUMNS
 
 
 # ---- s3.rs ---------------------------------------------------------------------------------------------------
@@ -143,7 +145,8 @@ def objects_text(api):
 
 def test_gzip_compress_decompresses_to_valid_csv(s3_run):
     """T-STR-02: every object is gzip and decompresses to the CSV header and rows of as many
-    columns, the rows the run wrote locally."""
+    columns, the rows the run wrote locally. The header is the Rust tool's 32 columns exactly
+    (the Sentinel's contract): the energy columns only where asked for (the next test)."""
     api, _, local = s3_run
     texts = objects_text(api)
     assert texts
@@ -151,9 +154,29 @@ def test_gzip_compress_decompresses_to_valid_csv(s3_run):
     for text in texts:
         lines = text.splitlines()
         header = lines[0].split(",")
-        assert lines[0].startswith("timestamp,system_processes,")
+        assert lines[0] == EXPECTED_HEADER
         for line in lines[1:]:
             assert line and len(line.split(",")) == len(header)
+        rows += lines[1:]
+    assert rows == local
+
+
+def test_energy_columns_only_where_asked(tmp_path):
+    """--csv-energy: the batches, like the local CSV, carry the 32 columns and then the four of
+    energy, header and rows (each row as many cells), the same rows as the local file."""
+    api = started_standin(tmp_path)
+    try:
+        p, local = track(tmp_path, stream_env(tmp_path, api.url, api.s3.url), ["sleep", "0.6"], ["--csv-energy"])
+        assert p.returncode == 0, p.stderr
+        texts = objects_text(api)
+    finally:
+        api.stop()
+    assert texts and local
+    rows = []
+    for text in texts:
+        lines = text.splitlines()
+        assert lines[0] == EXPECTED_HEADER + "," + ENERGY_COLUMNS
+        assert all(len(line.split(",")) == 36 for line in lines[1:]), lines
         rows += lines[1:]
     assert rows == local
 

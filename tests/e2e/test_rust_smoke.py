@@ -120,12 +120,8 @@ def test_json_memory_kib_fields_absent():
 
 
 def test_csv_header_matches_expected():
-    """Rust: the header equals its 32 columns. Ours: the same 32 shared columns in the same order,
-    then its own columns (energy, 0.15), which a reader of the shared columns ignores
-    (docs/contracts.md §3): deliberate, so the 32 must be exactly the header's start."""
     lines = csv_rows(2)
-    assert lines[0] == EXPECTED_HEADER or lines[0].startswith(EXPECTED_HEADER + ","), "CSV header mismatch"
-    assert lines[0].split(",")[:32] == EXPECTED_HEADER.split(",")
+    assert lines[0] == EXPECTED_HEADER, "CSV header mismatch"
 
 
 def test_csv_column_count_consistent():
@@ -539,13 +535,13 @@ def test_output_file_json(tmp_path):
 
 
 def test_output_file_csv(tmp_path):
-    """The header: the 32 shared columns first, then ours (see test_csv_header_matches_expected)."""
+    """The header: the 32 columns exactly (the energy columns only with --csv-energy)."""
     path = tmp_path / "out.csv"
     err = run_for(["--output", str(path), "--format", "csv", "--interval", "1"])
     assert err == [], f"--output should suppress stderr in CSV mode, got {err}"
     lines = [l for l in path.read_text().splitlines() if l]
     assert len(lines) >= 2, "CSV output file should have header + at least 1 data row"
-    assert lines[0].split(",")[:32] == EXPECTED_HEADER.split(",")
+    assert lines[0] == EXPECTED_HEADER
 
 
 def test_tracker_quiet_env_var():

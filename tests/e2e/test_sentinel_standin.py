@@ -238,6 +238,8 @@ def test_register_refused(sentinel, doc, says):
     ({"data_source": "inline", "data_uris": ..., "data_csv": base64.b64encode(CSV.encode()).decode()},
      "CSV header"),
     ({"data_source": "inline", "data_uris": ..., "data_csv": CSV.split("\n", 1)[1]}, "CSV header"),
+    ({"data_source": "inline", "data_uris": ..., "data_csv": CSV + "1795341601.000,3\n"},
+     "line 3 has 2 cells where the header has 32"),
     ({"finished_at": ...}, "finished_at is missing"),
 ])
 def test_finish_refused(sentinel, change, says):

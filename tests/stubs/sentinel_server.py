@@ -107,7 +107,7 @@ CSV_HEADER = ("timestamp,system_processes,system_utime,system_stime,system_cpu_u
               "system_net_recv_bytes,system_net_sent_bytes,system_gpu_usage,system_gpu_vram_mib,system_gpu_utilized,"
               "process_pid,process_children,process_utime,process_stime,process_cpu_usage,process_memory_mib,"
               "process_disk_read_bytes,process_disk_write_bytes,process_gpu_usage,process_gpu_vram_mib,"
-              "process_gpu_utilized")  # the 32 shared columns; the tool adds its own after them (0.15)
+              "process_gpu_utilized")  # the 32 shared columns; the tool adds its own after them where asked
 
 
 def csv_header_ok(line):
@@ -277,6 +277,9 @@ def check_finish(doc, run_id):
             raise Refused(400, "data_csv must be a string (the raw CSV text)")
         if not csv_header_ok(csv.split("\n", 1)[0].rstrip("\r")):
             raise Refused(400, "data_csv does not begin with the CSV header line (raw CSV, not base64)")
+        bad = cells_match(csv.splitlines())
+        if bad:
+            raise Refused(400, f"data_csv's {bad}")
         if opts.s3_url and stored_keys(run_id):
             raise Refused(400, "data_source inline while the run has objects in S3: name them all with "
                                "data_source s3 (inline never means only the rest)")
@@ -299,10 +302,22 @@ def stored_keys(run_id):
     return sorted({o["key"] for o in objs if o["bucket"] == opts.bucket and o["key"].startswith(run_prefix(run_id))})
 
 
+def cells_match(lines):
+    """The first row whose cell count differs from the header's, as a message (None: all match)."""
+    want = lines[0].count(",")
+    for i, line in enumerate(lines[1:], 2):
+        if line.count(",") != want:
+            return f"line {i} has {line.count(',') + 1} cells where the header has {want + 1}"
+    return None
+
+
 def csv_rows(text):
     lines = text.splitlines()
     if not lines or not csv_header_ok(lines[0]):
         raise Refused(500, "a stored batch does not begin with the CSV header")
+    bad = cells_match(lines)
+    if bad:
+        raise Refused(500, f"a stored batch's {bad}")
     return lines[1:]
 
 

@@ -99,7 +99,7 @@ static void expect_warning(const char *doc, const char *want)
 static void unknown_keys_warn(void **state)
 {
     (void)state;
-    expect_warning("[tracker]\nintervall = 1\n", "conf.toml:2:1: unknown key 'intervall' in [tracker] left out (known keys: interval_secs, format, output, quiet, view, summary, report, benchmark, cgroup, wait_all, expected_cores, gpus, price_lookup, energy, step_summary, place, cpu_tdp, max_slowdown_pct, grid_zone, grid_intensity)");
+    expect_warning("[tracker]\nintervall = 1\n", "conf.toml:2:1: unknown key 'intervall' in [tracker] left out (known keys: interval_secs, format, csv_energy, output, quiet, view, summary, report, benchmark, cgroup, wait_all, expected_cores, gpus, price_lookup, energy, step_summary, place, cpu_tdp, max_slowdown_pct, grid_zone, grid_intensity)");
     expect_warning("[job]\nnmae = 'x'\n", "conf.toml:2:1: unknown key 'nmae' in [job] left out (known keys: name, pid, project_name");
     expect_warning("[jobs]\n", "conf.toml:1:1: unknown table 'jobs' left out (known tables: [job], [tracker], [history], [export])");
     expect_warning("interval_secs = 1\n", "conf.toml:1:1: unknown key 'interval_secs' left out");
@@ -116,7 +116,7 @@ static void unknown_keys_warn(void **state)
     assert_true(l.format_set && l.format == RT_FORMAT_CSV);
     assert_string_equal(l.meta[META_JOB_NAME], "j");
     assert_string_equal(l.warnings, "conf.toml:3:1: unknown key 'sentinel_batch' in [tracker] left out (known keys: "
-                                    "interval_secs, format, output, quiet, view, summary, report, benchmark, cgroup, "
+                                    "interval_secs, format, csv_energy, output, quiet, view, summary, report, benchmark, cgroup, "
                                     "wait_all, expected_cores, gpus, price_lookup, energy, step_summary, place, "
                                     "cpu_tdp, max_slowdown_pct, grid_zone, grid_intensity)\n"
                                     "conf.toml:5:1: unknown table 'sentinel' left out (known tables: [job], [tracker], "

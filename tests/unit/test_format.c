@@ -72,35 +72,54 @@ static rt_sample blank_sample(void)
     return s;
 }
 
+static int commas_in(const char *p)
+{
+    int n = 0;
+    for (; *p; p++)
+        n += *p == ',';
+    return n;
+}
+
 static void csv_header_and_row(void **state)
 {
     (void)state;
+    /* the 32 shared columns alone (0.18: the Rust tool's exact header) */
     const char *h = rt_csv_header();
-    int commas = 0;
-    for (const char *p = h; *p; p++)
-        commas += *p == ',';
-    assert_int_equal(commas, 35); /* the 32 shared columns, then the 4 of energy (0.15) */
+    assert_int_equal(commas_in(h), 31);
     assert_true(strncmp(h, "timestamp,system_processes,", 27) == 0);
-    assert_non_null(strstr(h, ",process_gpu_utilized,system_energy_joules,system_energy_method,"
-                              "process_energy_joules,process_energy_method\n"));
+    assert_non_null(strstr(h, ",process_gpu_usage,process_gpu_vram_mib,process_gpu_utilized\n"));
+    assert_null(strstr(h, "energy"));
+    assert_ptr_equal(rt_format_header(RT_FORMAT_CSV), h);
+    assert_null(rt_format_header(RT_FORMAT_JSON));
+    assert_null(rt_format_header(RT_FORMAT_JSON_RS));
+    /* with the energy columns asked for: the 32, then the 4 of energy */
+    const char *he = rt_format_header(RT_FORMAT_CSV_ENERGY);
+    assert_int_equal(commas_in(he), 35);
+    assert_true(strncmp(he, h, strlen(h) - 1) == 0);
+    assert_non_null(strstr(he, ",process_gpu_utilized,system_energy_joules,system_energy_method,"
+                               "process_energy_joules,process_energy_method\n"));
     rt_sample s = blank_sample();
     char buf[512];
     size_t n = rt_format_sample(RT_FORMAT_CSV, &s, NULL, buf, sizeof buf);
     assert_int_equal(n, strlen(buf));
-    commas = 0;
-    for (const char *p = buf; *p; p++)
-        commas += *p == ',';
-    assert_int_equal(commas, 35);
+    assert_int_equal(commas_in(buf), 31);
     assert_true(strncmp(buf, "1700000000.123,3,0,0,1.25,", 26) == 0);
+    assert_non_null(strstr(buf, ",,,,,,,,,,,\n")); /* empty process columns */
+    n = rt_format_sample(RT_FORMAT_CSV_ENERGY, &s, NULL, buf, sizeof buf);
+    assert_int_equal(n, strlen(buf));
+    assert_int_equal(commas_in(buf), 35);
     assert_non_null(strstr(buf, ",,,,,,,,,,,,,,,\n")); /* empty process and energy columns */
     /* energy: each figure with its method; a figure without a method is no figure */
     rt_energy e = {.energy_joules = 123.4567891, .method = "measured", .process_energy_joules = 40.5,
                    .process_method = "estimated"};
     s.energy = &e;
-    rt_format_sample(RT_FORMAT_CSV, &s, NULL, buf, sizeof buf);
+    rt_format_sample(RT_FORMAT_CSV_ENERGY, &s, NULL, buf, sizeof buf);
     assert_non_null(strstr(buf, ",,,,,,,,,,,,123.456789,measured,40.5,estimated\n"));
+    rt_format_sample(RT_FORMAT_CSV, &s, NULL, buf, sizeof buf); /* not asked: not written */
+    assert_int_equal(commas_in(buf), 31);
+    assert_null(strstr(buf, "measured"));
     e.process_method = NULL;
-    rt_format_sample(RT_FORMAT_CSV, &s, NULL, buf, sizeof buf);
+    rt_format_sample(RT_FORMAT_CSV_ENERGY, &s, NULL, buf, sizeof buf);
     assert_non_null(strstr(buf, ",123.456789,measured,,\n"));
     s.energy = NULL;
     /* the timestamp always has 3 decimals (docs/contracts.md §3), trailing zeros included */
@@ -239,39 +258,48 @@ static void json_cgroup_and_pressure(void **state)
                                 "\"memory_unreclaimable_unsure_mib\":null,"
                                 "\"pressure\":{\"cpu\":{\"some_avg10\":1.5,"));
     assert_non_null(strstr(buf, "\"full_total_usec\":null}}}}\n"));
-    /* CSV is unchanged: 32 columns and the 4 of energy */
-    n = rt_format_sample(RT_FORMAT_CSV, &s, NULL, buf, sizeof buf);
-    int commas = 0;
-    for (size_t i = 0; i < n; i++)
-        commas += buf[i] == ',';
-    assert_int_equal(commas, 35);
+    /* CSV is unchanged: the 32 columns (and the 4 of energy where asked) */
+    rt_format_sample(RT_FORMAT_CSV, &s, NULL, buf, sizeof buf);
+    assert_int_equal(commas_in(buf), 31);
+    rt_format_sample(RT_FORMAT_CSV_ENERGY, &s, NULL, buf, sizeof buf);
+    assert_int_equal(commas_in(buf), 35);
 }
 
 static void writer_header_once(void **state)
 {
     (void)state;
-    int fds[2];
-    assert_int_equal(pipe(fds), 0);
+    const rt_format formats[2] = {RT_FORMAT_CSV, RT_FORMAT_CSV_ENERGY};
+    for (size_t f = 0; f < 2; f++) {
+        int fds[2];
+        assert_int_equal(pipe(fds), 0);
+        rt_writer *w;
+        assert_int_equal(rt_writer_new(formats[f], fds[1], NULL, &w), RT_OK);
+        rt_sample s = blank_sample();
+        assert_int_equal(rt_writer_write(w, &s), RT_OK);
+        assert_int_equal(rt_writer_write(w, &s), RT_OK);
+        rt_writer_free(w);
+        close(fds[1]);
+        char buf[4096];
+        ssize_t n = read(fds[0], buf, sizeof buf - 1);
+        close(fds[0]);
+        assert_true(n > 0);
+        buf[n] = '\0';
+        int headers = 0, lines = 0;
+        for (char *p = buf; (p = strstr(p, "timestamp,")) != NULL; p++)
+            headers++;
+        for (char *p = buf; *p; p++)
+            lines += *p == '\n';
+        assert_int_equal(headers, 1);
+        assert_int_equal(lines, 3);
+        const char *h = rt_format_header(formats[f]);
+        assert_true(strncmp(buf, h, strlen(h)) == 0); /* the format's own header */
+        char *row2 = strchr(strchr(buf, '\n') + 1, '\n') + 1; /* each row as many cells as it */
+        *strchr(row2, '\n') = '\0';
+        assert_int_equal(commas_in(row2), commas_in(h));
+    }
     rt_writer *w;
-    assert_int_equal(rt_writer_new(RT_FORMAT_CSV, fds[1], NULL, &w), RT_OK);
-    rt_sample s = blank_sample();
-    assert_int_equal(rt_writer_write(w, &s), RT_OK);
-    assert_int_equal(rt_writer_write(w, &s), RT_OK);
-    rt_writer_free(w);
-    close(fds[1]);
-    char buf[4096];
-    ssize_t n = read(fds[0], buf, sizeof buf - 1);
-    close(fds[0]);
-    assert_true(n > 0);
-    buf[n] = '\0';
-    int headers = 0, lines = 0;
-    for (char *p = buf; (p = strstr(p, "timestamp,")) != NULL; p++)
-        headers++;
-    for (char *p = buf; *p; p++)
-        lines += *p == '\n';
-    assert_int_equal(headers, 1);
-    assert_int_equal(lines, 3);
     assert_int_equal(rt_writer_new(RT_FORMAT_JSON, -1, NULL, &w), RT_ERR_INVALID);
+    assert_int_equal(rt_writer_new((rt_format)4, 1, NULL, &w), RT_ERR_INVALID);
 }
 
 static void writer_reports_closed_pipe(void **state)

@@ -296,7 +296,7 @@ static void writer_keeps_state(void **state)
     assert_memory_equal(buf, want4, strlen(want4));
     char small[16];
     assert_int_equal(rt_format_sample(RT_FORMAT_JSON_RS, &x.s, NULL, small, sizeof small), n);
-    assert_int_equal(rt_writer_new_cb((rt_format)3, collect, NULL, NULL, &w), RT_ERR_INVALID);
+    assert_int_equal(rt_writer_new_cb((rt_format)4, collect, NULL, NULL, &w), RT_ERR_INVALID);
 }
 
 /* The reader takes the Rust tool's lines back (0.17): the interval from actual_interval_ms, the

@@ -381,7 +381,12 @@ static void csv_columns_are_schema_fields(void **state)
                                c + 1 < RT_ARRAY_LEN(csv_cols) ? "," : "\n");
     assert_true(at < sizeof header);
     assert_int_equal(RT_ARRAY_LEN(csv_cols), CSV_SHARED + 4);
-    assert_string_equal(rt_csv_header(), header);
+    assert_string_equal(rt_format_header(RT_FORMAT_CSV_ENERGY), header);
+    /* the plain CSV (0.18): the 32 alone, the same names up to the energy */
+    const char *plain = rt_csv_header();
+    assert_ptr_equal(rt_format_header(RT_FORMAT_CSV), plain);
+    size_t pl = strlen(plain);
+    assert_true(pl > 1 && strncmp(plain, header, pl - 1) == 0 && plain[pl - 1] == '\n' && header[pl - 1] == ',');
 
     rt_sample s;
     rt_cpu cpu;
@@ -406,7 +411,11 @@ static void csv_columns_are_schema_fields(void **state)
     s.process = &proc;
     s.energy = &en;
     char row[2048];
-    assert_true(rt_format_sample(RT_FORMAT_CSV, &s, NULL, row, sizeof row) < sizeof row);
+    char plain_row[2048];
+    size_t pn = rt_format_sample(RT_FORMAT_CSV, &s, NULL, plain_row, sizeof plain_row);
+    assert_true(rt_format_sample(RT_FORMAT_CSV_ENERGY, &s, NULL, row, sizeof row) < sizeof row);
+    /* the plain row is the energy row cut before its energy cells */
+    assert_true(pn > 1 && strncmp(plain_row, row, pn - 1) == 0 && row[pn - 1] == ',' && plain_row[pn - 1] == '\n');
     char *cell = row;
     for (size_t c = 0; c < RT_ARRAY_LEN(csv_cols); c++) {
         const csv_col *col = &csv_cols[c];

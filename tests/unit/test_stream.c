@@ -210,6 +210,7 @@ typedef struct fixture {
     rt_sample s;
     int added;
     const char *spill; /* the spill dir when not dir */
+    int csv_energy;    /* the stream's rows with the energy columns (0.18) */
 } fixture;
 
 static void start(fixture *x, double interval, size_t mem_limit)
@@ -233,6 +234,7 @@ static void start(fixture *x, double interval, size_t mem_limit)
     o.memory_limit_bytes = mem_limit;
     o.finish_timeout_secs = 3;
     o.log = count_log;
+    o.csv_energy = x->csv_energy;
     x->o = o;
     pthread_mutex_init(&x->f.mu, NULL);
     pthread_cond_init(&x->f.returned, NULL);
@@ -278,17 +280,27 @@ static rt_error finish(fixture *x, int exit_code, int failed)
     return e;
 }
 
-/* Counts the timestamps 1000..1000+n-1 in csv (rows after a header line), failing on a
- * duplicate or an unknown row. */
+static const char *rows_header; /* the header count_rows expects: NULL, rt_csv_header() */
+
+/* Counts the timestamps 1000..1000+n-1 in csv (rows after a header line, each with as many cells
+ * as it), failing on a duplicate or an unknown row. */
 static void count_rows(const char *csv, size_t len, int *seen, int n)
 {
     const char *p = csv, *end = csv + len;
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     assert_non_null(nl);
-    assert_memory_equal(p, rt_csv_header(), (size_t)(nl - p + 1));
+    const char *want = rows_header ? rows_header : rt_csv_header();
+    assert_int_equal((size_t)(nl - p + 1), strlen(want));
+    assert_memory_equal(p, want, (size_t)(nl - p + 1));
     for (p = nl + 1; p < end; p = nl + 1) {
         nl = memchr(p, '\n', (size_t)(end - p));
         assert_non_null(nl);
+        size_t cells = 0, want_cells = 0;
+        for (const char *c = p; c < nl; c++)
+            cells += *c == ',';
+        for (const char *c = want; *c; c++)
+            want_cells += *c == ',';
+        assert_int_equal(cells, want_cells);
         int k = (int)strtol(p, NULL, 10) - 1000;
         assert_true(k >= 0 && k < n);
         assert_int_equal(seen[k], 0);
@@ -459,6 +471,35 @@ static void test_nothing_in_s3_goes_inline(void **state)
     json_decref(j);
     assert_int_equal(files_in(x.dir), 0);
     cleanup(&x);
+}
+
+/* The energy columns asked for (csv_energy): the batches in S3 and the inline CSV carry the 32
+ * columns and the four of energy, header and rows; without it (every other test), the 32. */
+static void test_energy_columns_asked(void **state)
+{
+    (void)state;
+    rows_header = rt_format_header(RT_FORMAT_CSV_ENERGY);
+    for (int inline_only = 0; inline_only < 2; inline_only++) {
+        fixture x = {.csv_energy = 1};
+        x.f.put_fail = inline_only ? -1 : 0;
+        start(&x, 0.05, 0);
+        add_rows(&x, 20, 0.01);
+        assert_int_equal(finish(&x, 0, 0), RT_OK);
+        rt_stream_free(x.st);
+        int seen[20] = {0};
+        json_t *j = finish_json(&x, inline_only ? "inline" : "s3");
+        if (inline_only) {
+            const char *csv = json_string_value(json_object_get(j, "data_csv"));
+            assert_non_null(csv);
+            count_rows(csv, strlen(csv), seen, 20);
+        } else {
+            assert_true(check_objects(&x, seen) >= 1);
+        }
+        assert_all_seen(seen, 20);
+        json_decref(j);
+        cleanup(&x);
+    }
+    rows_header = NULL;
 }
 
 /* Some batches in S3, then S3 gone: the finish names every uploaded object (data_source s3, as
@@ -983,7 +1024,7 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_batches_reach_s3),  cmocka_unit_test(test_retries_keep_seq),
-        cmocka_unit_test(test_nothing_in_s3_goes_inline), cmocka_unit_test(test_partial_s3_rest_spilled),
+        cmocka_unit_test(test_nothing_in_s3_goes_inline), cmocka_unit_test(test_energy_columns_asked), cmocka_unit_test(test_partial_s3_rest_spilled),
         cmocka_unit_test(test_damaged_spill_skipped_s3), cmocka_unit_test(test_damaged_spill_skipped_inline),
         cmocka_unit_test(test_fetch_abort_in_flight), cmocka_unit_test(test_record_round_trip),
         cmocka_unit_test(test_api_down_spills),   cmocka_unit_test(test_register_retry),

@@ -1,10 +1,10 @@
 /* csv.c - the CSV view of one sample: the 32 columns the Python and Rust trackers share
  * (docs/contracts.md §3), with their meanings (0.17): `processes` every process, disk space in
  * 10^9 bytes with used = total - available; per-interval amounts summed over disks, interfaces
- * and GPUs, then the tool's own columns (0.15: the energy of the machine and of the tree with
- * their methods). The
- * columns are fixed by that contract, so they are written here by hand; test_schema holds each
- * column that shows one figure to its schema field (core/schema.c), unit and decimals. */
+ * and GPUs; then, only when asked (RT_FORMAT_CSV_ENERGY, 0.18), the tool's own columns (the
+ * energy of the machine and of the tree with their methods). The columns are fixed by that
+ * contract, so they are written here by hand; test_schema holds each column that shows one
+ * figure to its schema field (core/schema.c), unit and decimals. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdbool.h>
@@ -13,20 +13,29 @@
 #include "../core/methods.h"
 #include "sink.h"
 
-static const char csv_header[] =
-    "timestamp,system_processes,system_utime,system_stime,system_cpu_usage,"
-    "system_memory_free_mib,system_memory_used_mib,system_memory_buffers_mib,system_memory_cached_mib,"
-    "system_memory_active_mib,system_memory_inactive_mib,system_disk_read_bytes,system_disk_write_bytes,"
-    "system_disk_space_total_gb,system_disk_space_used_gb,system_disk_space_free_gb,"
-    "system_net_recv_bytes,system_net_sent_bytes,system_gpu_usage,system_gpu_vram_mib,system_gpu_utilized,"
-    "process_pid,process_children,process_utime,process_stime,process_cpu_usage,process_memory_mib,"
-    "process_disk_read_bytes,process_disk_write_bytes,process_gpu_usage,process_gpu_vram_mib,"
-    "process_gpu_utilized,"
-    "system_energy_joules,system_energy_method,process_energy_joules,process_energy_method\n";
+/* the 32 shared columns, and the four energy columns that RT_FORMAT_CSV_ENERGY adds */
+#define CSV_SHARED                                                                                                     \
+    "timestamp,system_processes,system_utime,system_stime,system_cpu_usage,"                                           \
+    "system_memory_free_mib,system_memory_used_mib,system_memory_buffers_mib,system_memory_cached_mib,"              \
+    "system_memory_active_mib,system_memory_inactive_mib,system_disk_read_bytes,system_disk_write_bytes,"            \
+    "system_disk_space_total_gb,system_disk_space_used_gb,system_disk_space_free_gb,"                                \
+    "system_net_recv_bytes,system_net_sent_bytes,system_gpu_usage,system_gpu_vram_mib,system_gpu_utilized,"          \
+    "process_pid,process_children,process_utime,process_stime,process_cpu_usage,process_memory_mib,"                 \
+    "process_disk_read_bytes,process_disk_write_bytes,process_gpu_usage,process_gpu_vram_mib,"                       \
+    "process_gpu_utilized"
+#define CSV_ENERGY ",system_energy_joules,system_energy_method,process_energy_joules,process_energy_method"
+
+static const char csv_header[] = CSV_SHARED "\n";
+static const char csv_energy_header[] = CSV_SHARED CSV_ENERGY "\n";
 
 const char *rt_csv_header(void)
 {
     return csv_header;
+}
+
+const char *rt_format_header(rt_format format)
+{
+    return format == RT_FORMAT_CSV ? csv_header : format == RT_FORMAT_CSV_ENERGY ? csv_energy_header : NULL;
 }
 
 /* A CSV cell: a comma, then v with at most dec decimals (empty when not finite). */
@@ -59,10 +68,15 @@ static void cword(rt_ob *o, const char *w)
         rt_ob_lit(o, w);
 }
 
-/* The energy columns and the row's newline: the machine's and the tree's joules in the interval,
- * each with its method (a figure only with its method); empty cells without energy. */
-static void csv_energy(rt_ob *o, const rt_energy *e)
+/* The energy columns where asked (RT_FORMAT_CSV_ENERGY), then the row's newline: the machine's
+ * and the tree's joules in the interval, each with its method (a figure only with its method);
+ * empty cells without energy. */
+static void csv_energy(rt_ob *o, const rt_energy *e, bool asked)
 {
+    if (!asked) {
+        rt_ob_put(o, "\n", 1);
+        return;
+    }
     const char *m = e ? rt_energy_method_static(e->method) : NULL;
     const char *pm = e ? rt_energy_method_static(e->process_method) : NULL;
     cnum(o, m ? e->energy_joules : NAN, 6);
@@ -83,7 +97,7 @@ static void csv_gpu_use(rt_ob *o, double util_pct, uint64_t vram, int64_t used)
         rt_ob_i64(o, used);
 }
 
-void rt_csv_sample(rt_ob *o, const rt_sample *s)
+void rt_csv_sample(rt_ob *o, const rt_sample *s, bool energy)
 {
     rt_ob_fixed_all(o, s->timestamp_secs, 3, ""); /* docs/contracts.md §3: 3 decimals, always */
     rt_ob_put(o, ",", 1);
@@ -150,7 +164,7 @@ void rt_csv_sample(rt_ob *o, const rt_sample *s)
             csv_gpu_use(o, a->utilization_pct, a->vram_used_bytes, a->gpu_count_used);
         else
             rt_ob_lit(o, ",,,");
-        csv_energy(o, s->energy);
+        csv_energy(o, s->energy, energy);
         return;
     }
     rt_ob_put(o, ",", 1);
@@ -164,5 +178,5 @@ void rt_csv_sample(rt_ob *o, const rt_sample *s)
     cu64(o, p->read_bytes);
     cu64(o, p->write_bytes);
     csv_gpu_use(o, p->gpu_utilization_pct, p->gpu_vram_used_bytes, p->gpu_count_used);
-    csv_energy(o, s->energy);
+    csv_energy(o, s->energy, energy);
 }

@@ -16,7 +16,7 @@ void rt_json_sample(rt_ob *o, const rt_sample *s, const rt_job *job);
 void rt_json_member_fields(rt_ob *o, const rt_member *m);
 /* The JSON line's name of a mark's cpu_source ("none", "group", "schedstat", "ticks", "marker"). */
 const char *rt_phase_cpu_source_name(int source);
-void rt_csv_sample(rt_ob *o, const rt_sample *s);
+void rt_csv_sample(rt_ob *o, const rt_sample *s, bool energy);
 
 /* The Rust tool's JSON line (json_rs.c). What it needs of the samples before: whether one was
  * written, and the cumulative figures its per-interval members are the change of. */

@@ -18,8 +18,8 @@ size_t rt_format_sample(rt_format format, const rt_sample *sample, const rt_job 
     rt_ob o = {.buf = buf, .cap = cap};
     rt_job j = RT_JOB_INIT;
     bool have_job = job && rt_struct_copy(&j, sizeof j, job) == 0;
-    if (format == RT_FORMAT_CSV)
-        rt_csv_sample(&o, sample);
+    if (format == RT_FORMAT_CSV || format == RT_FORMAT_CSV_ENERGY)
+        rt_csv_sample(&o, sample, format == RT_FORMAT_CSV_ENERGY);
     else if (format == RT_FORMAT_JSON_RS)
         rt_json_rs_sample(&o, sample, have_job ? &j : NULL, NULL);
     else
@@ -46,7 +46,8 @@ static rt_error writer_new(rt_format format, rt_out to, const rt_job *job, rt_wr
 
 static bool format_known(rt_format format)
 {
-    return format == RT_FORMAT_JSON || format == RT_FORMAT_CSV || format == RT_FORMAT_JSON_RS;
+    return format == RT_FORMAT_JSON || format == RT_FORMAT_CSV || format == RT_FORMAT_JSON_RS ||
+           format == RT_FORMAT_CSV_ENERGY;
 }
 
 rt_error rt_writer_new(rt_format format, int fd, const rt_job *job, rt_writer **out)
@@ -102,10 +103,10 @@ rt_error rt_writer_write(rt_writer *w, const rt_sample *sample)
 {
     for (;;) {
         rt_ob o = {.buf = w->buf, .cap = w->cap};
-        if (w->format == RT_FORMAT_CSV) {
+        if (w->format == RT_FORMAT_CSV || w->format == RT_FORMAT_CSV_ENERGY) {
             if (!w->header_done)
-                rt_ob_lit(&o, rt_csv_header());
-            rt_csv_sample(&o, sample);
+                rt_ob_lit(&o, rt_format_header(w->format));
+            rt_csv_sample(&o, sample, w->format == RT_FORMAT_CSV_ENERGY);
         } else if (w->format == RT_FORMAT_JSON_RS) {
             rt_json_rs_sample(&o, sample, w->have_job ? &w->job : NULL, &w->rs);
         } else {

@@ -30,7 +30,7 @@ rt_batch *rt_batch_new(const rt_stream *st)
     rt_batch *b = calloc(1, sizeof *b);
     if (!b)
         return NULL;
-    const char *h = rt_csv_header();
+    const char *h = rt_format_header(st->csv_format);
     size_t max = st->mem_limit > ((size_t)1 << 20) ? st->mem_limit : (size_t)1 << 20;
     if (rt_gzip_new(max, &b->z) != RT_OK || rt_gzip_write(b->z, h, strlen(h)) != RT_OK) {
         rt_batch_free(b);

@@ -52,6 +52,7 @@ static rt_stream *bare_stream(const rt_stream_options *o, const rt_stream_net *n
     st->endpoint = o->s3_endpoint_url && *o->s3_endpoint_url ? rt_strdup(o->s3_endpoint_url) : NULL;
     st->region = o->region && *o->region ? rt_strdup(o->region) : NULL;
     st->spill_dir = o->spill_dir && *o->spill_dir ? rt_strdup(o->spill_dir) : rt_spill_default_dir();
+    st->csv_format = RT_FORMAT_CSV; /* until its first spill file says (check_file) */
     rt_copy_str(st->local_key, sizeof st->local_key, key);
     if (!st->token || !st->api_url || !st->spill_dir) {
         rt_stream_destroy(st);
@@ -71,9 +72,12 @@ static int cmp_batch(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Reads a spill file whole, checks it is a gzip of the CSV header and rows: rows counted into
- * b->rows. False when it is missing or damaged. */
-static bool check_file(rt_batch *b)
+/* Reads a spill file whole, checks it is a gzip of a CSV header and rows: rows counted into
+ * b->rows. The header is the 32 columns, or those and the energy columns (a run with csv_energy,
+ * or one spilled by 0.15 to 0.17, which always wrote them); its first file decides the run's
+ * (*format), and a later one with the other header is damaged. False when it is missing or
+ * damaged. */
+static bool check_file(rt_batch *b, rt_format *format, bool first)
 {
     int fd = open(b->spill, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
@@ -83,9 +87,17 @@ static bool check_file(rt_batch *b)
     ssize_t n = rt_read_fd_grow(fd, &gz, RT_READ_TO_EOF);
     close(fd);
     bool ok = n > 0 && rt_gunzip(gz.data, gz.len, BATCH_MAX, &raw) == RT_OK && raw.len > 0;
-    const char *hdr = rt_csv_header();
-    size_t hl = strlen(hdr);
-    ok = ok && raw.len >= hl && memcmp(raw.data, hdr, hl) == 0 && ((char *)raw.data)[raw.len - 1] == '\n';
+    const rt_format kinds[2] = {RT_FORMAT_CSV, RT_FORMAT_CSV_ENERGY};
+    size_t hl = 0;
+    bool found = false;
+    for (size_t k = 0; ok && !found && k < 2; k++) {
+        const char *hdr = rt_format_header(kinds[k]);
+        hl = strlen(hdr);
+        found = (first || *format == kinds[k]) && raw.len >= hl && memcmp(raw.data, hdr, hl) == 0;
+        if (found)
+            *format = kinds[k];
+    }
+    ok = ok && found && ((char *)raw.data)[raw.len - 1] == '\n';
     size_t rows = 0;
     for (size_t i = hl; ok && i < raw.len; i++)
         rows += ((char *)raw.data)[i] == '\n';
@@ -184,7 +196,7 @@ static void load_batches(rt_stream *st, long long doubt_seq)
     for (size_t i = 0; i < n; i++) {
         rt_batch *b = v[i];
         b->doubt = (long long)b->seq == doubt_seq;
-        if (!check_file(b)) {
+        if (!check_file(b, &st->csv_format, !st->pending)) {
             char aside[4300];
             bool moved = rt_pathf(aside, sizeof aside, "%s.damaged", b->spill) && rename(b->spill, aside) == 0;
             rt_log(&st->lg, RT_LOG_WARN, "deliver: spill file %s is missing or damaged; it is skipped%s", b->spill,

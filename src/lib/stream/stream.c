@@ -119,7 +119,7 @@ rt_error rt_stream_add(rt_stream *st, const rt_sample *sample)
 {
     if (!st || !sample)
         return RT_ERR_INVALID;
-    size_t n = rt_format_sample(RT_FORMAT_CSV, sample, NULL, st->row, sizeof st->row);
+    size_t n = rt_format_sample(st->csv_format, sample, NULL, st->row, sizeof st->row);
     pthread_mutex_lock(&st->mu);
     rt_error e = RT_ERR_INVALID;
     if (!st->finishing) {
@@ -373,6 +373,7 @@ rt_error rt_stream_start_net(const rt_stream_options *opts, const rt_stream_net 
     st->finish_timeout = o.finish_timeout_secs > 0 ? o.finish_timeout_secs : 10.0;
     st->net_timeout = fmin(fmax(st->finish_timeout / 2, 1), 30);
     st->mem_limit = o.memory_limit_bytes ? o.memory_limit_bytes : (size_t)8 << 20;
+    st->csv_format = o.csv_energy ? RT_FORMAT_CSV_ENERGY : RT_FORMAT_CSV;
     bool ok = true;
     st->token = dup_opt(o.token, &ok);
     st->api_url = dup_opt(o.api_url ? o.api_url : RT_SENTINEL_DEFAULT_URL, &ok);

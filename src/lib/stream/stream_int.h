@@ -105,6 +105,7 @@ struct rt_stream {
     char local_key[64]; /* names spill files before the run has an id */
     char fp[33];        /* the fingerprint of api_url and token (rt_stream_fingerprint) */
     char *spill_fallback; /* the caller's private directory for when spill_dir cannot be ours */
+    rt_format csv_format; /* RT_FORMAT_CSV, or RT_FORMAT_CSV_ENERGY (opts.csv_energy) */
     bool spill_moved;   /* spill_dir was replaced by a fallback (said once) */
 
     pthread_t th;

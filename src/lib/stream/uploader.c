@@ -315,7 +315,7 @@ void rt_upload_pending(rt_stream *st, double until, double backoff_min, double b
  * when the whole is too large or memory runs out. */
 static bool inline_csv(rt_stream *st, rt_buf *out)
 {
-    const char *hdr = rt_csv_header();
+    const char *hdr = rt_format_header(st->csv_format);
     rt_buf_init(out, INLINE_MAX);
     if (rt_buf_append(out, hdr, strlen(hdr)) < 0)
         return false;
