@@ -192,6 +192,10 @@ typedef struct rt_net_iface {
     double rx_bytes_per_sec, tx_bytes_per_sec;
     uint64_t rx_bytes_total, tx_bytes_total; /* since boot */
     uint64_t rx_bytes, tx_bytes;             /* in this interval */
+    /* added in 0.18: the link's speed file as the kernel wrote it (-1 where the driver knows no
+     * speed, which speed_mbps holds as RT_NULL_I64); RT_NULL_I64 when it cannot be read (a
+     * virtual interface): the Rust tool's speed_mbps */
+    int64_t speed_mbps_reported;
 } rt_net_iface;
 
 typedef struct rt_mount {
@@ -246,6 +250,12 @@ typedef struct rt_gpu {
      * each reading times the interval before it; NaN where the GPU reports neither (AMD,
      * Intel, an old driver). Its energy is the sample's energy domain of kind "gpu". */
     double power_throttled_secs, thermal_throttled_secs;
+    /* added in 0.18: an NVIDIA GPU's index in NVML and NVML's own spelling of its PCI address
+     * ("00000000:3B:00.0"; host_id is the same address in the kernel's spelling), which the
+     * Rust tool shows as host_id and detail.pci_bus_id (`--format json-rs`); RT_NULL_I64 and
+     * NULL for another GPU, or where NVML did not say */
+    int64_t nvml_index;
+    const char *nvml_bus_id;
 } rt_gpu;
 
 /* The GPUs' use by a set of processes over the interval (0.17: rt_sample.gpu_processes, every
@@ -1716,15 +1726,41 @@ typedef struct rt_report_info {
                                         * opens with the job on its nodes, and the rest of it
                                         * (summary, recommendation, charts) is of node_shown */
     const char *node_shown;            /* the node the rest of the page is of; NULL: not said */
+    /* added in 0.18 too (the Python package's report) */
+    int run_state;                     /* how the run stands (rt_run_state), a figure of the answer
+                                        * that takes in the exit status; 0: not said */
+    int wording;                       /* the page's words (rt_report_wording); 0: its own */
 } rt_report_info;
 
 #define RT_REPORT_INFO_INIT {.struct_size = sizeof(rt_report_info), .exit_status = -1}
 
+/* How the run stands when its report is written (rt_report_info.run_state, 0.18): the answer's
+ * status figure, "Running" (or "Pending"; the figures are those so far), "Finished" or "Failed"
+ * (in red; its figures may be incomplete), with the exit status when known, in place of the
+ * exit status figure. RT_RUN_UNSAID: no status figure (the exit status figure alone). */
+typedef enum rt_run_state {
+    RT_RUN_UNSAID = 0,
+    RT_RUN_RUNNING = 1,
+    RT_RUN_FINISHED = 2,
+    RT_RUN_FAILED = 3,
+} rt_run_state;
+
+/* The HTML page's words (rt_report_info.wording, 0.18). RT_REPORT_WORDING_PY05: those the
+ * Python resource-tracker 0.5's report shows, which its users know: the charts titled "CPU
+ * Usage", "Memory Usage", "Disk I/O Usage", "Network Usage", "Disk Space Usage", "GPU Usage",
+ * "VRAM Usage" (and "Power Usage"), their lines "Process CPU usage", "System CPU usage",
+ * "Process memory usage (PSS)", ..., and the status "Pending" for a run still running (the
+ * Python package sets it; the tool keeps its own words: "CPU", "job", "machine", "Running"). */
+typedef enum rt_report_wording {
+    RT_REPORT_WORDING_OWN = 0,
+    RT_REPORT_WORDING_PY05 = 1,
+} rt_report_wording;
+
 /* Writes the report, one self-contained HTML file that makes no request, to fd: the answer
- * first (what the job used, its exit status, what to ask for, the cost, the notes), then the
- * charts (a run under an hour in time since its start, a longer one in UTC clock time; a chart
- * of zeros or of a flat level as one line of text), then the tables. Returns RT_OK,
- * RT_ERR_IO (errno set), RT_ERR_NOMEM or RT_ERR_INVALID. */
+ * first (what the job used, its exit status or how it stands, what to ask for, the cost, the
+ * notes), then the charts (a run under an hour in time since its start, a longer one in UTC
+ * clock time; a chart of zeros or of a flat level as one line of text), then the tables; in
+ * info's wording. Returns RT_OK, RT_ERR_IO (errno set), RT_ERR_NOMEM or RT_ERR_INVALID. */
 RT_API rt_error rt_report_write(const rt_report *r, const rt_report_info *info, int fd);
 /* The same to write(user, ...) (0.10), in pieces of at most 64 KiB. */
 RT_API rt_error rt_report_write_cb(const rt_report *r, const rt_report_info *info, rt_write_fn write, void *user);

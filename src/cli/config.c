@@ -2,8 +2,10 @@
  * setting of the settings table (settings.h), read by its type. Every problem is reported as
  * FILE:LINE:COL: a malformed file or a known key with a bad value is an error; an unknown key
  * or table is a warning with the known ones listed (the Rust tool ignores them, so a config
- * written for a newer version still loads), never silently ignored. And the run history a
- * subcommand reads (its flag, TRACKER_HISTORY, or the config file's). */
+ * written for a newer version still loads), never silently ignored. A -c FILE that does not
+ * exist is an error, but with --format json-rs (the Rust tool's lines) a warning, the Rust tool
+ * running on without it. And the run history a subcommand reads (its flag, TRACKER_HISTORY, or
+ * the config file's). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -268,6 +270,17 @@ int cli_parse_config(cli_layer *out, const char *name, const char *buf, size_t l
     return rc;
 }
 
+/* Whether the samples are the Rust tool's JSON lines by the command line or, without --format
+ * there, by TRACKER_FORMAT (the config file cannot say: it is the one being looked for). */
+static bool rust_format(const cli_options *o)
+{
+    rt_format f;
+    if (o->args.format_set)
+        return o->args.format == RT_FORMAT_JSON_RS;
+    const char *v = getenv("TRACKER_FORMAT");
+    return v && cli_parse_format(v, &f) == 0 && f == RT_FORMAT_JSON_RS;
+}
+
 int cli_load_config(cli_options *o, char *err, size_t errlen)
 {
     const char *path = o->config_path ? o->config_path : "resource-tracker.toml";
@@ -275,6 +288,11 @@ int cli_load_config(cli_options *o, char *err, size_t errlen)
     if (fd < 0) {
         if (errno == ENOENT && !o->config_explicit)
             return 0;
+        if (errno == ENOENT && rust_format(o)) { /* the Rust tool runs on with its defaults */
+            cli_say("warning: %s: no such config file; running without one, as the Rust resource-tracker does "
+                    "(with --format json or csv this is an error)", path);
+            return 0;
+        }
         snprintf(err, errlen, "%s: cannot read the config file: %s", path, strerror(errno));
         return -1;
     }

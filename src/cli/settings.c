@@ -41,7 +41,7 @@ const cli_setting cli_settings[] = {
     {"interval", 'i', "SECS", NULL, "tracker", "interval_secs", CLI_T_SECS, INTERVAL_MIN, INTERVAL_MAX, 1, L(interval),
      L(interval_set), M(interval), NULL, NULL, false, "seconds between samples, {min} to {max} (default {def})"},
     {"config", 'c', "FILE", NULL, NULL, NULL, CLI_T_CONFIG, 0, 0, 0, NO, NO, NO, NULL, NULL, false,
-     "TOML config (default resource-tracker.toml; a missing default is ignored)"},
+     "TOML config (default resource-tracker.toml; a missing default is ignored;\na missing FILE is an error, a warning with -f json-rs)"},
     {"format", 'f', "FMT", "TRACKER_FORMAT", "tracker", "format", CLI_T_FORMAT, 0, 0, RT_FORMAT_JSON, L(format),
      L(format_set), M(format), "a format (json, csv or json-rs)", "\"json\", \"csv\" or \"json-rs\"", false,
      "json (one object per line, default), csv, or json-rs (the Rust\nresource-tracker 0.1.14's JSON lines)"},

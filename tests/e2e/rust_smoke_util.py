@@ -27,6 +27,8 @@ EXPECTED_HEADER = ("timestamp,"
                    "process_pid,process_children,process_utime,process_stime,process_cpu_usage,"
                    "process_memory_mib,process_disk_read_bytes,process_disk_write_bytes,"
                    "process_gpu_usage,process_gpu_vram_mib,process_gpu_utilized")
+# the four columns ours adds after the 32 with --csv-energy (TRACKER_CSV_ENERGY, [tracker] csv_energy)
+ENERGY_COLUMNS = "system_energy_joules,system_energy_method,process_energy_joules,process_energy_method"
 
 
 # ---- the Rust helpers ---------------------------------------------------------------------------

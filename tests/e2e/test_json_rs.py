@@ -4,7 +4,9 @@ resource-tracker 0.1.14's structs have (integers where it has integer types), ac
 left out of the first line only, the tree's figures under cpu in its units, held to what the
 kernel and the job itself say (its CPU seconds from its own times(), its pid, the memory it
 touched), and read back by `summary`; the GPUs through the fake NVML, whole machine and tracked
-tree, in the Rust tool's units; the same format through the config file and TRACKER_FORMAT; a bad name exits 2."""
+tree, in the Rust tool's units, with its GPU ids and detail map; a link's speed as its file says
+it; the same format through the config file and TRACKER_FORMAT; a bad name exits 2; a missing -c
+file is a warning with this format only."""
 import json
 import os
 import subprocess
@@ -197,9 +199,82 @@ def test_gpus_through_the_fake_nvml(tmp_path):
         assert a100["vram_total_bytes"] == 85899345920 and a100["vram_used_bytes"] == 1073741824
         _, keys, _ = s["gpu"][0][2]["detail"]
         assert keys == sorted(keys, key=lambda k: k.encode()) and keys, keys
+        # the ids and the detail map as the Rust tool fills them: the NVML index, NVML's own
+        # spelling of the PCI address (ours, in host_id of our line, is the kernel's)
+        assert (a100["host_id"], gpus[1]["host_id"]) == ("0", "1")
+        assert a100["detail"] == ("obj", ["driver_version", "pci_bus_id"],
+                                  {"driver_version": "550.54.15", "pci_bus_id": "00000000:3B:00.0"})
+        assert gpus[1]["detail"][2] == {"driver_version": "550.54.15", "pci_bus_id": "00000000:86:00.0"}
     r = run(["-i", "0.2", "-f", "json-rs", "-o", "-", "--", "sleep", "0.5"],
             env=tracker_env(TRACKER_NVML_LIBRARY=FAKE, FAKE_NVML_CONFIG=str(cfg)))
     assert r.returncode == 0, r.stderr
     for line in r.stdout.splitlines():
         cpu = decode(line)[2]["cpu"][2]
         assert (cpu["process_gpu_vram_mib"], cpu["process_gpu_utilized"]) == (0.0, 0), cpu
+
+
+def test_gpu_ids_with_a_gpu_nvml_cannot_open(tmp_path):
+    """NVML's GPU 0 gives no handle and GPU 2 no UUID: the Rust tool skips GPU 0 and keeps the
+    others' NVML indexes ("1", "2"), the one without a UUID named "nvidia-2"; our own line lists
+    the same two GPUs by their PCI addresses, its detail without NVML's spelling."""
+    if not os.path.exists(FAKE):
+        pytest.skip("the fake NVML is not built")
+    cfg = tmp_path / "nvml.cfg"
+    cfg.write_text(f"{A100}\n{H100}\n{H100.replace('GPU-22222222', 'GPU-33333333').replace('86:00.0', '87:00.0')}\n"
+                   "fail 0 999 handle\nunsupported 2 uuid\n")
+    env = tracker_env(TRACKER_NVML_LIBRARY=FAKE, FAKE_NVML_CONFIG=str(cfg))
+    r = run(["-i", "0.2", "-f", "json-rs", "-o", "-", "--", "sleep", "0.3"], env=env)
+    assert r.returncode == 0, r.stderr
+    gpus = [check(g, GPU, "gpu") for g in decode(r.stdout.splitlines()[0])[2]["gpu"]]
+    assert [(g["host_id"], g["uuid"], g["detail"][2]["pci_bus_id"]) for g in gpus] == \
+        [("1", "GPU-22222222", "00000000:86:00.0"), ("2", "nvidia-2", "00000000:87:00.0")]
+    r = run(["-i", "0.2", "-o", "-", "--", "sleep", "0.3"], env=env)
+    assert r.returncode == 0, r.stderr
+    ours = json.loads(r.stdout.splitlines()[0])["gpu"]
+    assert [(g["host_id"], g["uuid"]) for g in ours] == [("0000:86:00.0", "GPU-22222222"), ("0000:87:00.0", None)]
+    assert all("pci_bus_id" not in g["detail"] for g in ours)
+
+
+def sysfs_speed(iface):
+    """The link's speed file as the Rust tool reads it: its number (-1 too), None when unreadable."""
+    try:
+        with open(f"/sys/class/net/{iface}/speed") as f:
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def test_speed_as_the_kernel_wrote_it():
+    """speed_mbps is the link's speed file as written: -1 where the driver knows no speed (our
+    own line has null there), null where the file cannot be read (a virtual link)."""
+    r = run(["-i", "0.2", "-f", "json-rs", "-o", "-", "--", "sleep", "0.3"])
+    assert r.returncode == 0, r.stderr
+    nets = decode(r.stdout.splitlines()[0])[2]["network"]
+    assert nets, "no network interface to look at"
+    for n in nets:
+        n = n[2]
+        assert n["speed_mbps"] == sysfs_speed(n["interface"]), n
+    r = run(["-i", "0.2", "-o", "-", "--", "sleep", "0.3"])
+    for n in json.loads(r.stdout.splitlines()[0])["network"]:
+        want = sysfs_speed(n["interface"])
+        assert n["speed_mbps"] == (want if want is not None and want >= 0 else None), n
+
+
+@pytest.mark.parametrize("how", ["flag", "env"])
+def test_missing_config_file_is_a_warning(tmp_path, how):
+    """A -c FILE that is not there: the Rust tool runs on with its defaults, and so does ours with
+    its JSON lines (-f json-rs, or TRACKER_FORMAT=json-rs), with one warning naming the file;
+    with our own formats it is still an error before anything starts (exit 2), as the command
+    line's -f json overrides TRACKER_FORMAT."""
+    missing = tmp_path / "not-there.toml"
+    args, env = (["-f", "json-rs"], tracker_env()) if how == "flag" else ([], tracker_env(TRACKER_FORMAT="json-rs"))
+    r = run(["-c", str(missing), "-i", "0.2", "-o", "-"] + args + ["--", "sleep", "0.3"], env=env)
+    assert r.returncode == 0, r.stderr
+    err = r.stderr.splitlines()
+    assert len(err) == 1 and "warning" in err[0] and str(missing) in err[0], err
+    lines = r.stdout.splitlines()
+    assert lines and all(check(decode(l), SAMPLE, "sample") for l in lines)
+    for fmt in (["-f", "json"], ["-f", "csv"], []):
+        r = run(["-c", str(missing), "-i", "0.2"] + fmt + ["--", "true"],
+                env=env if fmt else tracker_env())
+        assert r.returncode == 2 and str(missing) in r.stderr and r.stdout == "", (fmt, r.stderr)

@@ -3,7 +3,8 @@
  * figure of our schema of a type it can show; a synthetic sample written whole, byte for byte,
  * as the Rust resource-tracker 0.1.14 writes its Sample (names, nesting, types, units, null vs
  * default); the writer's state: actual_interval_ms left out of the first sample and the
- * cgroup's per-interval CPU from the second on; and the reader taking such lines back. */
+ * cgroup's per-interval CPU from the second on; the members the Rust tool fills its own way (a
+ * link's speed, the GPUs' ids and detail); and the reader taking such lines back. */
 #include "unit.h"
 
 #include <math.h>
@@ -380,13 +381,98 @@ static void read_back_virtual_by_name(void **state)
     rt_reader_free(r);
 }
 
+/* The members the Rust tool fills its own way (0.18): a link's speed as its file says it (-1
+ * where the driver knows none, null where it cannot be read, ours where known; a struct filled
+ * before 0.18, 0 there, is null as before); an NVIDIA GPU's host_id its NVML index (a GPU
+ * without a handle leaves a gap, as there), its uuid NVML's or "nvidia-INDEX", its detail
+ * driver_version and NVML's pci_bus_id only; an AMD GPU's uuid and host_id its PCI address,
+ * its detail pci_bus; another GPU as ours. */
+static void gpus_and_links(void **state)
+{
+    (void)state;
+    fixture x;
+    machine(&x);
+    rt_net_iface links[4] = {x.iface, x.iface, x.iface, x.iface};
+    const char *names[4] = {"a", "b", "c", "d"};
+    int64_t speed[4] = {RT_NULL_I64, RT_NULL_I64, 10000, RT_NULL_I64};
+    int64_t reported[4] = {-1, RT_NULL_I64, 10000, 0};
+    const rt_net_iface *lp[4];
+    for (int i = 0; i < 4; i++) {
+        links[i].interface = names[i];
+        links[i].speed_mbps = speed[i];
+        links[i].speed_mbps_reported = reported[i];
+        lp[i] = &links[i];
+    }
+    x.s.network = lp;
+    x.s.network_count = 4;
+    static const rt_kv nv[] = {{"driver", "nvidia"}, {"driver_version", "550.54.15"}, {"cuda_driver_version", "12.4"},
+                               {"pci_device_id", "0x20b010de"}};
+    static const rt_kv amd[] = {{"driver", "amdgpu"}, {"pci_device_id", "0x740f"}, {"card", "card1"}};
+    static const rt_kv intel[] = {{"driver", "i915"}, {"card", "card2"}};
+    rt_gpu g[4];
+    for (int i = 0; i < 4; i++)
+        g[i] = x.gpu;
+    g[0].uuid = "GPU-1", g[0].host_id = "0000:3b:00.0", g[0].detail = nv, g[0].detail_count = 4;
+    g[0].nvml_index = 1, g[0].nvml_bus_id = "00000000:3B:00.0"; /* NVML's 0 had no handle */
+    g[1].uuid = NULL, g[1].host_id = "0000:86:00.0", g[1].detail = nv, g[1].detail_count = 2;
+    g[1].nvml_index = 2, g[1].nvml_bus_id = NULL;
+    g[2].uuid = "amd-unique", g[2].host_id = "0000:03:00.0", g[2].detail = amd, g[2].detail_count = 3;
+    g[2].nvml_index = RT_NULL_I64;
+    g[3].uuid = NULL, g[3].host_id = "0000:04:00.0", g[3].detail = intel, g[3].detail_count = 2;
+    g[3].nvml_index = RT_NULL_I64;
+    const rt_gpu *gp[4] = {&g[0], &g[1], &g[2], &g[3]};
+    x.s.gpu = gp;
+    x.s.gpu_count = 4;
+    const char *l = line(&x.s, NULL, NULL);
+    const char *want_speed[4] = {"\"interface\":\"a\",", "\"interface\":\"b\",", "\"interface\":\"c\",",
+                                 "\"interface\":\"d\","};
+    const char *speed_text[4] = {"\"speed_mbps\":-1,", "\"speed_mbps\":null,", "\"speed_mbps\":10000,",
+                                 "\"speed_mbps\":null,"};
+    for (int i = 0; i < 4; i++) {
+        const char *at = strstr(l, want_speed[i]);
+        assert_non_null(at);
+        const char *sp = strstr(at, "\"speed_mbps\":");
+        assert_non_null(sp);
+        assert_memory_equal(sp, speed_text[i], strlen(speed_text[i]));
+    }
+    const char *want[4] = {
+        "{\"core_count\":16896,\"detail\":{\"driver_version\":\"550.54.15\",\"pci_bus_id\":\"00000000:3B:00.0\"},"
+        "\"device_type\":\"GPU\",\"frequency_mhz\":0,\"host_id\":\"1\",\"name\":\"H100\",\"power_watts\":300.25,"
+        "\"temperature_celsius\":61,\"utilization_pct\":87.5,\"uuid\":\"GPU-1\",",
+        "{\"core_count\":16896,\"detail\":{\"driver_version\":\"550.54.15\"},\"device_type\":\"GPU\","
+        "\"frequency_mhz\":0,\"host_id\":\"2\",\"name\":\"H100\",\"power_watts\":300.25,\"temperature_celsius\":61,"
+        "\"utilization_pct\":87.5,\"uuid\":\"nvidia-2\",",
+        "{\"core_count\":16896,\"detail\":{\"pci_bus\":\"0000:03:00.0\"},\"device_type\":\"GPU\",\"frequency_mhz\":0,"
+        "\"host_id\":\"0000:03:00.0\",\"name\":\"H100\",\"power_watts\":300.25,\"temperature_celsius\":61,"
+        "\"utilization_pct\":87.5,\"uuid\":\"0000:03:00.0\",",
+        "{\"core_count\":16896,\"detail\":{\"card\":\"card2\",\"driver\":\"i915\"},\"device_type\":\"GPU\","
+        "\"frequency_mhz\":0,\"host_id\":\"0000:04:00.0\",\"name\":\"H100\",\"power_watts\":300.25,"
+        "\"temperature_celsius\":61,\"utilization_pct\":87.5,\"uuid\":\"\",",
+    };
+    const char *at = strstr(l, "\"gpu\":[");
+    assert_non_null(at);
+    at += 7;
+    for (int i = 0; i < 4; i++) {
+        assert_memory_equal(at, want[i], strlen(want[i]));
+        at = strstr(at, "\"vram_used_pct\":"); /* the GPU's last member: the next GPU after its "}," */
+        assert_non_null(at);
+        at = strchr(at, '}') + 2;
+    }
+    /* NVIDIA GPUs of a sample built without their NVML index (0 there): their place among them */
+    g[0].nvml_index = 0, g[1].nvml_index = 0;
+    l = line(&x.s, NULL, NULL);
+    assert_non_null(strstr(l, "\"host_id\":\"0\",\"name\":\"H100\",\"power_watts\":300.25,\"temperature_celsius\":61,"
+                              "\"utilization_pct\":87.5,\"uuid\":\"GPU-1\","));
+    assert_non_null(strstr(l, "\"uuid\":\"nvidia-1\","));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(shortest_floats), cmocka_unit_test(tables_follow_schema),
         cmocka_unit_test(whole_machine_line), cmocka_unit_test(tree_line),
         cmocka_unit_test(writer_keeps_state), cmocka_unit_test(read_back),
-        cmocka_unit_test(read_back_virtual_by_name),
+        cmocka_unit_test(read_back_virtual_by_name), cmocka_unit_test(gpus_and_links),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

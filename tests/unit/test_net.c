@@ -1,8 +1,9 @@
 /* test_net.c - the sampler's network part (sample/net.c) through the replay API on the
  * captured fixtures (proc copied to a temp dir and rewritten in place, sys as captured):
  * interfaces appearing and disappearing without losing the others' counters, loopback left
- * out, sysfs attributes, rates over the given elapsed time and null at 0, the list sorted by
- * name whatever net/dev's order. */
+ * out, sysfs attributes (the link's speed both ways: unknown as null, and as its file says it),
+ * rates over the given elapsed time and null at 0, the list sorted by name whatever net/dev's
+ * order. */
 #include "unit.h"
 
 #include <math.h>
@@ -73,11 +74,13 @@ static void interface_comes_and_goes(void **state)
     assert_string_equal(eth->driver, "e1000e");
     assert_string_equal(eth->operstate, "up");
     assert_int_equal(eth->speed_mbps, 100);
+    assert_int_equal(eth->speed_mbps_reported, 100);
     assert_int_equal(eth->mtu, 1500);
     assert_null(ppp->mac_address);
     assert_null(ppp->driver);
     assert_string_equal(ppp->operstate, "unknown");
     assert_true(ppp->speed_mbps == RT_NULL_I64);
+    assert_true(ppp->speed_mbps_reported == RT_NULL_I64); /* no speed file */
     assert_int_equal(ppp->mtu, 1492);
 
     /* ppp0 goes; eth0 keeps its previous counters through the rediscovery */
@@ -206,7 +209,8 @@ static void captured_machines(void **state)
     assert_non_null(eth);
     assert_true(fabs(smp->interval_secs - 1.022) < 1e-9);
     assert_true(eth->rx_bytes_per_sec == (double)eth->rx_bytes / smp->interval_secs);
-    assert_true(eth->speed_mbps == RT_NULL_I64); /* virtio: no link speed */
+    assert_true(eth->speed_mbps == RT_NULL_I64);    /* virtio: no link speed */
+    assert_int_equal(eth->speed_mbps_reported, -1); /* as its file says it (the Rust tool's figure) */
     rt_sampler_free(s);
     unit_rmtree(proc);
 

@@ -234,6 +234,7 @@ static void json_gpus(rt_reader *r, const rt_jline *jl, rt_record *rec, int k)
         o->vram_used_pct = o->temperature_celsius = o->power_watts = o->frequency_mhz = NAN;
         o->power_throttled_secs = o->thermal_throttled_secs = NAN; /* not read back (0.15) */
         o->core_count = RT_NULL_I64;
+        o->nvml_index = RT_NULL_I64;
         r->gpu_ptrs[k][i] = o;
     }
     rec->gpu = jl->ngpu ? r->gpu_ptrs[k] : NULL;

@@ -94,7 +94,7 @@ static const rt_rs_field network_rs[] = {
     RS("operstate", net_iface, rt_net_iface, operstate, STR, SAME, 1),
     RS("rx_bytes_per_sec", net_iface, rt_net_iface, rx_bytes_per_sec, FLOAT, SAME, 0),
     RS("rx_bytes_total", net_iface, rt_net_iface, rx_bytes_total, INT, SAME, 0),
-    RS("speed_mbps", net_iface, rt_net_iface, speed_mbps, INT, SAME, 1),
+    HAND("speed_mbps"), /* the speed file's number, -1 too (speed_mbps_reported, not in our line) */
     RS("tx_bytes_per_sec", net_iface, rt_net_iface, tx_bytes_per_sec, FLOAT, SAME, 0),
     RS("tx_bytes_total", net_iface, rt_net_iface, tx_bytes_total, INT, SAME, 0),
 };
@@ -130,12 +130,12 @@ static const rt_rs_field gpu_rs[] = {
     HAND("detail"),
     RS("device_type", gpu, rt_gpu, device_type, STR, SAME, 0),
     RS("frequency_mhz", gpu, rt_gpu, frequency_mhz, INT, SAME, 0),
-    RS("host_id", gpu, rt_gpu, host_id, STR, SAME, 0),
+    HAND("host_id"), /* NVIDIA: its NVML index ("0"); AMD: the PCI address */
     RS("name", gpu, rt_gpu, name, STR, SAME, 0),
     RS("power_watts", gpu, rt_gpu, power_watts, FLOAT, SAME, 0),
     RS("temperature_celsius", gpu, rt_gpu, temperature_celsius, INT, SAME, 0),
     RS("utilization_pct", gpu, rt_gpu, utilization_pct, FLOAT, SAME, 0),
-    RS("uuid", gpu, rt_gpu, uuid, STR, SAME, 0),
+    HAND("uuid"), /* NVIDIA: NVML's (else "nvidia-INDEX"); AMD: the PCI address */
     RS("vram_total_bytes", gpu, rt_gpu, vram_total_bytes, INT, SAME, 0),
     RS("vram_used_bytes", gpu, rt_gpu, vram_used_bytes, INT, SAME, 0),
     RS("vram_used_pct", gpu, rt_gpu, vram_used_pct, FLOAT, SAME, 0),

@@ -3,6 +3,7 @@
  * are listed sorted by name, byte by byte (0.17: as the Rust tool lists them; net/dev's own
  * order is the order they were registered in). */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,20 +76,37 @@ static void rediscover(rt_net_part *p, rt_sample_ctx *c)
     p->out_ptrs = op;
 }
 
-/* Reads an integer attribute (speed: as rt_parse_speed) through its kept fd. */
-static int64_t read_int_attr(int fd, bool speed)
+/* The integer in buf[0..n) (n < 0: unread), trimmed, or RT_NULL_I64 when it holds anything
+ * else: the file's number as written (a speed of -1 too, as the Rust tool reads it). */
+static int64_t attr_int(const char *buf, ssize_t n)
+{
+    if (n <= 0)
+        return RT_NULL_I64;
+    char *end;
+    errno = 0;
+    long long v = strtoll(buf, &end, 10);
+    while (*end == '\n' || *end == ' ')
+        end++;
+    return errno || end == buf || *end != '\0' ? RT_NULL_I64 : v;
+}
+
+/* Reads an integer attribute through its kept fd. */
+static int64_t read_int_attr(int fd)
 {
     if (fd < 0)
         return RT_NULL_I64;
     char buf[32];
-    ssize_t n = rt_pread_single(fd, buf, sizeof buf);
-    if (speed)
-        return rt_parse_speed(buf, n);
-    if (n <= 0)
-        return RT_NULL_I64;
-    char *end;
-    long long v = strtoll(buf, &end, 10);
-    return end == buf ? RT_NULL_I64 : v;
+    return attr_int(buf, rt_pread_single(fd, buf, sizeof buf));
+}
+
+/* Reads the link's speed once: as rt_parse_speed (RT_NULL_I64 for -1) into *speed, and the
+ * number as written into *reported. */
+static void read_speed(int fd, int64_t *speed, int64_t *reported)
+{
+    char buf[32] = "";
+    ssize_t n = fd >= 0 ? rt_pread_single(fd, buf, sizeof buf) : -1;
+    *speed = rt_parse_speed(buf, n);
+    *reported = attr_int(buf, n);
 }
 
 /* Re-reads f's operstate, speed and MTU. */
@@ -102,8 +120,8 @@ static void read_attrs(rt_iface_state *f)
             f->operstate[--m] = '\0';
         f->have_operstate = m > 0;
     }
-    f->speed_mbps = read_int_attr(f->info.speed_fd, true);
-    f->mtu = read_int_attr(f->info.mtu_fd, false);
+    read_speed(f->info.speed_fd, &f->speed_mbps, &f->speed_reported);
+    f->mtu = read_int_attr(f->info.mtu_fd);
 }
 
 bool rt_net_part_snapshot(rt_net_part *p, rt_sample_ctx *c, double mono)
@@ -150,6 +168,7 @@ void rt_net_part_delta(rt_net_part *p, double elapsed)
         o->driver = f->info.driver;
         o->operstate = f->have_operstate ? f->operstate : NULL;
         o->speed_mbps = f->speed_mbps;
+        o->speed_mbps_reported = f->speed_reported;
         o->mtu = f->mtu;
         o->rx_bytes_total = nd->rx_bytes;
         o->tx_bytes_total = nd->tx_bytes;

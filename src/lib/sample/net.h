@@ -16,6 +16,7 @@ typedef struct rt_iface_state {
     char operstate[32];
     bool have_operstate;
     int64_t speed_mbps, mtu;
+    int64_t speed_reported; /* the speed file's integer as written (-1 too); RT_NULL_I64: unread */
     bool attrs_read; /* operstate, speed and mtu read at least once */
 } rt_iface_state;
 

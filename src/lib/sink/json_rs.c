@@ -1,11 +1,13 @@
 /* json_rs.c - the JSON line of the Rust resource-tracker 0.1.14 (`--format json-rs`,
  * docs/output.md): each object written by walking its table of the Rust tool's view
  * (core/schema_rs.c), which names our figure behind every member, its type and its unit; the
- * members a table cannot say (arrays, the GPU's detail map, the version, the interval, the
- * job's name) are written here at their place in the table. */
+ * members a table cannot say (arrays, the GPU's detail map and ids, a link's speed as the
+ * kernel wrote it, the version, the interval, the job's name) are written here at their place
+ * in the table. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../core/core.h"
@@ -168,26 +170,91 @@ static void rs_array(rt_ob *o, const rs_ctx *c, const rt_rs_object *t, const rt_
     rs_close(o, ']');
 }
 
-/* A GPU's "detail" map, its keys sorted as serde_json writes a map (a key met twice: once). */
+/* A GPU's fact named key (NULL: none). */
+static const char *rs_fact(const rt_gpu *g, const char *key)
+{
+    for (size_t k = 0; k < g->detail_count; k++)
+        if (g->detail[k].key && strcmp(g->detail[k].key, key) == 0)
+            return g->detail[k].value;
+    return NULL;
+}
+
+/* Whether g's driver is name: "nvidia" (read through NVML) or "amdgpu", the two kinds of GPU
+ * the Rust tool reads. */
+static bool rs_driver(const rt_gpu *g, const char *name)
+{
+    const char *d = rs_fact(g, "driver");
+    return d && strcmp(d, name) == 0;
+}
+
+/* An NVIDIA GPU's index in NVML: the sample's, else its place among the sample's NVIDIA GPUs,
+ * which come first and in NVML's order (the same for index 0; a sample built by a caller
+ * before 0.18 has 0 there). */
+static int64_t rs_nvml_index(const rt_sample *s, const rt_gpu *g)
+{
+    if (g->nvml_index != RT_NULL_I64 && g->nvml_index > 0)
+        return g->nvml_index;
+    int64_t index = 0;
+    for (size_t i = 0; i < s->gpu_count && s->gpu[i] != g; i++)
+        index += s->gpu[i] && rs_driver(s->gpu[i], "nvidia");
+    return index;
+}
+
+/* "key":"value", (nothing when value is NULL) */
+static void rs_str_member(rt_ob *o, const char *key, const char *value)
+{
+    if (!value)
+        return;
+    rs_key(o, key);
+    rt_ob_json_str(o, value);
+    rt_ob_put(o, ",", 1);
+}
+
+/* A GPU's "detail" map as the Rust tool fills it, its keys sorted as serde_json writes a map:
+ * NVIDIA's driver_version and pci_bus_id (NVML's spelling of the address), AMD's pci_bus (the
+ * PCI address; its rocm_version is not known here); another GPU's facts (Intel, which the Rust
+ * tool does not list) as ours. A fact the GPU did not give is left out. */
 static void rs_detail(rt_ob *o, const rt_gpu *g)
 {
     rt_ob_put(o, "{", 1);
-    const char *last = NULL;
-    for (;;) {
-        const rt_kv *next = NULL;
-        for (size_t k = 0; k < g->detail_count; k++) {
-            const char *key = g->detail[k].key;
-            if (key && (!last || strcmp(key, last) > 0) && (!next || strcmp(key, next->key) < 0))
-                next = &g->detail[k];
+    if (rs_driver(g, "nvidia")) {
+        rs_str_member(o, "driver_version", rs_fact(g, "driver_version"));
+        rs_str_member(o, "pci_bus_id", g->nvml_bus_id);
+    } else if (rs_driver(g, "amdgpu")) {
+        rs_str_member(o, "pci_bus", g->host_id);
+    } else {
+        const char *last = NULL;
+        for (;;) {
+            const rt_kv *next = NULL;
+            for (size_t k = 0; k < g->detail_count; k++) {
+                const char *key = g->detail[k].key;
+                if (key && (!last || strcmp(key, last) > 0) && (!next || strcmp(key, next->key) < 0))
+                    next = &g->detail[k];
+            }
+            if (!next)
+                break;
+            rs_str_member(o, next->key, next->value ? next->value : "");
+            last = next->key;
         }
-        if (!next)
-            break;
-        rs_key(o, next->key);
-        rt_ob_json_str(o, next->value ? next->value : "");
-        rt_ob_put(o, ",", 1);
-        last = next->key;
     }
     rs_close(o, '}');
+}
+
+/* A GPU's host_id and uuid as the Rust tool gives them. NVIDIA: host_id its NVML index ("0"),
+ * uuid NVML's (else "nvidia-INDEX"); AMD: both the PCI address (it has no stable UUID there);
+ * another: ours. */
+static void rs_gpu_id(rt_ob *o, const rt_sample *s, const rt_gpu *g, bool uuid)
+{
+    char buf[32];
+    const char *v = uuid ? g->uuid : g->host_id;
+    if (rs_driver(g, "nvidia") && !(uuid && v)) {
+        snprintf(buf, sizeof buf, "%s%lld", uuid ? "nvidia-" : "", (long long)rs_nvml_index(s, g));
+        v = buf;
+    } else if (rs_driver(g, "amdgpu")) {
+        v = g->host_id;
+    }
+    rt_ob_json_str(o, v ? v : "");
+    rt_ob_put(o, ",", 1);
 }
 
 /* A member written by hand: "name":value, */
@@ -199,6 +266,8 @@ static void rs_hand(rt_ob *o, const rs_ctx *c, const char *name)
             return; /* left out of the first sample, as serde's skip_serializing_if does */
         rs_key(o, name);
         double ms = s->interval_secs * 1000.0 + 1e-6; /* whole ms, truncated */
+        if (ms < 1 && s->interval_secs > 0)
+            ms = 1; /* the job's exit sample within a ms of the last: never 0, which a reader divides by */
         rs_int(o, &(rt_field){.type = RT_FIELD_DOUBLE}, &ms, 0);
     } else if (strcmp(name, "resource-tracker-version") == 0) {
         rs_key(o, name);
@@ -234,6 +303,17 @@ static void rs_hand(rt_ob *o, const rs_ctx *c, const char *name)
             rs_array(o, c, &rt_rs_mount, &rt_schema_mount, (const void *const *)d->mounts, d->mount_count);
         } else if (strcmp(name, "detail") == 0 && c->item_st == &rt_schema_gpu) {
             rs_detail(o, c->item);
+        } else if (strcmp(name, "speed_mbps") == 0 && c->item_st == &rt_schema_net_iface) {
+            /* a known speed as ours; an unknown one as the file said it (-1), else null (0 there
+             * is a struct filled before 0.18: the kernel's 0 would be a known speed) */
+            const rt_net_iface *n = c->item;
+            int64_t v = n->speed_mbps;
+            if (v == RT_NULL_I64 && n->speed_mbps_reported != 0)
+                v = n->speed_mbps_reported;
+            rs_int(o, &(rt_field){.type = RT_FIELD_I64}, &v, 1);
+            rt_ob_put(o, ",", 1);
+        } else if ((strcmp(name, "host_id") == 0 || strcmp(name, "uuid") == 0) && c->item_st == &rt_schema_gpu) {
+            rs_gpu_id(o, s, c->item, name[0] == 'u');
         } else {
             rt_ob_lit(o, "null,");
         }

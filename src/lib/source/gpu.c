@@ -18,6 +18,7 @@ void rt_gpu_facts_init(rt_gpu_facts *f)
 {
     memset(f, 0, sizeof *f);
     f->core_count = RT_NULL_I64;
+    f->nvml_index = RT_NULL_I64;
 }
 
 int rt_gpu_facts_add(rt_gpu_facts *f, const char *key, const char *fmt, ...)
@@ -43,6 +44,7 @@ void rt_gpu_facts_free(rt_gpu_facts *f)
     free(f->uuid);
     free(f->name);
     free(f->host_id);
+    free(f->nvml_bus_id);
     for (size_t k = 0; k < f->ndetail; k++)
         free((char *)f->detail[k].value);
     free(f->detail);
@@ -58,6 +60,8 @@ void rt_gpu_facts_out(const rt_gpu_facts *f, rt_gpu *o)
     o->detail = f->detail;
     o->detail_count = f->ndetail;
     o->core_count = f->core_count;
+    o->nvml_index = f->nvml_index;
+    o->nvml_bus_id = f->nvml_bus_id;
     o->utilization_pct = o->vram_used_pct = o->temperature_celsius = o->power_watts = o->frequency_mhz = NAN;
     o->power_throttled_secs = o->thermal_throttled_secs = NAN;
     o->vram_total_bytes = o->vram_used_bytes = RT_NULL_U64;

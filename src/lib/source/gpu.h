@@ -14,6 +14,8 @@ typedef struct rt_gpu_facts {
     rt_kv *detail;
     size_t ndetail, detail_cap;
     int64_t core_count; /* RT_NULL_I64 when unknown */
+    int64_t nvml_index; /* NVIDIA: the device's NVML index; RT_NULL_I64 for other GPUs */
+    char *nvml_bus_id;  /* NVIDIA: NVML's spelling of the PCI address; NULL when unknown */
 } rt_gpu_facts;
 
 /* Sets f empty (no strings, no detail, core_count unknown). */

@@ -60,6 +60,7 @@ static void job_init(nvml_worker *w)
         nvml_dev *d = &w->dev[w->ndev++];
         memset(d, 0, sizeof *d);
         rt_gpu_facts_init(&d->facts);
+        d->facts.nvml_index = i;
         d->h = h;
         d->util_seen_us = now_us;
         rt_gpu_facts *f = &d->facts;
@@ -77,6 +78,8 @@ static void job_init(nvml_worker *w)
         if (api->pci && api->pci(h, &pci) == NVML_SUCCESS) {
             rt_nvml_norm_bus_id(pci.bus_id, sizeof pci.bus_id, s, sizeof s);
             f->host_id = rt_strdup(s);
+            if (rt_nvml_text(pci.bus_id, sizeof pci.bus_id, s, sizeof s) > 0) /* as NVML spells it */
+                f->nvml_bus_id = rt_strdup(s);
             rt_gpu_facts_add(f, "pci_device_id", "0x%08x", pci.pci_device_id);
             rt_gpu_facts_add(f, "pci_subsystem_id", "0x%08x", pci.pci_subsystem_id);
         }
