@@ -289,7 +289,14 @@ class ReportInfo(Structure):
         ("cgroup_why", c_char_p),
         # added in 0.18
         ("job_view", c_void_p), ("node_shown", c_char_p),
+        # added in 0.18 too: rt_run_state, rt_report_wording
+        ("run_state", c_int), ("wording", c_int),
     ]
+
+
+# rt_run_state and rt_report_wording (0.18)
+RT_RUN_RUNNING, RT_RUN_FINISHED, RT_RUN_FAILED = 1, 2, 3
+RT_REPORT_WORDING_PY05 = 1
 
 
 # rt_write_fn: long (*)(void *user, const void *buf, size_t len)

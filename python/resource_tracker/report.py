@@ -1,13 +1,16 @@
 """report.py - the HTML report: Report (the HTML as a str, with save and browse) and its
 making from a tracker by the C library (rt_tracker_report), with the host, the cloud, the
-recommendation, the cheapest server and the prices passed in (ResourceTracker.report)."""
+recommendation, the cheapest server and the prices passed in (ResourceTracker.report), in the
+Python tracker 0.5's words (its chart titles and lines, its status Pending, Finished or
+Failed: RT_REPORT_WORDING_PY05), after the library's answer."""
 
 from __future__ import annotations
 
 from ctypes import byref, pointer
 
 from ._native import Cloud, NativeError, encode, lib, new
-from ._native_more import Host, Job, Recommendation, ReportInfo, Server, capture
+from ._native_more import (RT_REPORT_WORDING_PY05, RT_RUN_FAILED, RT_RUN_FINISHED, RT_RUN_RUNNING, Host, Job,
+                           Recommendation, ReportInfo, Server, capture)
 from .helpers import round_memory  # noqa: F401  (the Python tracker exports it from here)
 
 RT_NULL_I64 = -(2 ** 63)
@@ -72,11 +75,15 @@ def make_report(handle, host: Host | None, cloud: Cloud | None,
                 recommendation: Recommendation | None, server: Server | None,
                 keeper_note: str | None, status_failed: bool,
                 current_price: float | None, current_instance: str | None,
-                orchestrator: str | None = None) -> Report:
-    """rt_tracker_report with these facts; the tracker's own summary (and recommendation,
-    when none is given). orchestrator: shown as the job's (e.g. "metaflow")."""
+                orchestrator: str | None = None, stopped: bool = True) -> Report:
+    """rt_tracker_report with these facts, in the Python tracker 0.5's words; the tracker's own
+    summary (and recommendation, when none is given). orchestrator: shown as the job's (e.g.
+    "metaflow"). The status: Failed (exit status 1) with status_failed, else Finished when
+    stopped, else Pending."""
+    state = RT_RUN_FAILED if status_failed else RT_RUN_FINISHED if stopped else RT_RUN_RUNNING
     info = new(ReportInfo, exit_status=1 if status_failed else -1,
-               current_price_usd_per_hour=current_price if current_price is not None else NAN)
+               current_price_usd_per_hour=current_price if current_price is not None else NAN,
+               run_state=state, wording=RT_REPORT_WORDING_PY05)
     job = new(Job, orchestrator=encode(orchestrator)) if orchestrator else None
     keep = [host, cloud, recommendation, server, job]  # alive through the call
     if job is not None:
@@ -107,7 +114,9 @@ def tracker_report(t, integration: str, historical_stats: list[dict], status_fai
     offline (...)" when Keeper was not reached; nothing on stderr), the price of the
     instance the run is on (a failing lookup leaves it out), the host with the allocation
     guess; integration other than "standalone" shown as the job's orchestrator (followed by
-    integration_version when given); status_failed as exit status 1."""
+    integration_version when given); the status as 0.5 words it: Failed with status_failed
+    (exit status 1), else Finished once stop() was called (or a loaded run that was stopped),
+    else Pending."""
     from ._analysis import allocation
     from .keeper import get_instance_price, lookup_cheapest, prices_line, recommendation_struct
 
@@ -144,8 +153,9 @@ def tracker_report(t, integration: str, historical_stats: list[dict], status_fai
         orchestrator = integration if integration and integration != "standalone" else None
         if orchestrator and integration_version:
             orchestrator = f"{orchestrator} {integration_version}"
+        stopped = getattr(t, "stop_time", None) is not None
         return make_report(t._native.tracker, host, cloud_from_cloud_info(cloud), rec_struct,
-                           server, note, status_failed, price, instance, orchestrator)
+                           server, note, status_failed, price, instance, orchestrator, stopped)
     finally:
         if host_ptr is not None:
             lib.rt_host_free(host_ptr)

@@ -532,10 +532,13 @@ class ResourceTracker:
                integration_version: str | None = None):
         """The HTML report of the run (a Report: a str with save() and browse()), made by the
         C library (not the Python tracker's template) with the host, the cloud, the
-        recommendation (of historical_stats too) and the cheapest server. A failing Keeper
-        or price lookup is noted in the report, never an error. integration other than
-        "standalone" shows as the job's orchestrator (with integration_version after it);
-        status_failed as exit status 1."""
+        recommendation (of historical_stats too) and the cheapest server: the answer first,
+        then the charts under the Python tracker's section titles ("CPU Usage", ...) with its
+        line names ("Process CPU usage", "System CPU usage", ...). A failing Keeper or price
+        lookup is noted in the report, never an error. integration other than "standalone"
+        shows as the job's orchestrator (with integration_version after it). The status, as
+        the Python tracker words it: "Pending" while the tracker runs, "Finished" after
+        stop(), "Failed" with status_failed (exit status 1)."""
         from .report import tracker_report
 
         return tracker_report(self, integration, historical_stats, status_failed, integration_version)

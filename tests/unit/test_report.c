@@ -1,7 +1,8 @@
 /* test_report.c - the report (analysis/report.c, report_html.c): bounded buckets that keep a
  * one-record spike in a day, gaps, the job's last reading, the page's size and chart count,
  * charts shown as text, the exit status in words, HTML escaping of every string, invalid
- * UTF-8, an older caller's shorter info struct, and write errors. */
+ * UTF-8, an older caller's shorter info struct, write errors, and the page's wording and the
+ * run's status (0.18). */
 #include "unit.h"
 
 #include <errno.h>
@@ -453,6 +454,19 @@ static void job_end(void **state)
     rt_report_free(r);
 }
 
+/* A summary of n one-second samples of a tracked tree, every figure zero. */
+static void quiet_summary(rt_summary *s, int n)
+{
+    memset(s, 0, sizeof *s);
+    s->samples = n;
+    s->duration_secs = n;
+    s->has_process = 1;
+    s->start_secs = s->end_secs = NAN;
+    rt_dist zero = {0, 0, 0, 0};
+    s->process_cores = s->cpu_cores = s->memory_used_mib = s->gpu_usage = s->gpu_vram_mib = zero;
+    s->process_gpu_usage = s->process_gpu_vram_mib = zero;
+}
+
 /* The exit status in the summary's words; no GPU row without a GPU. */
 static void exit_words_and_gpu_rows(void **state)
 {
@@ -461,14 +475,7 @@ static void exit_words_and_gpu_rows(void **state)
     rt_record x = rec(1e9, 0.5);
     rt_report_add(r, &x);
     rt_summary s;
-    memset(&s, 0, sizeof s);
-    s.samples = 1;
-    s.duration_secs = 1;
-    s.has_process = 1;
-    s.start_secs = s.end_secs = NAN;
-    rt_dist zero = {0, 0, 0, 0};
-    s.process_cores = s.cpu_cores = s.memory_used_mib = s.gpu_usage = s.gpu_vram_mib = zero;
-    s.process_gpu_usage = s.process_gpu_vram_mib = zero;
+    quiet_summary(&s, 1);
     s.process_read_bytes = 1024;
     s.process_write_bytes = 2048;
     s.gpu_count = 0;
@@ -494,6 +501,113 @@ static void exit_words_and_gpu_rows(void **state)
     rt_report_free(r);
 }
 
+/* The page's wording (0.18): its own chart titles and lines, or the Python tracker 0.5's; and
+ * the run's status figure (run_state) in place of the exit status figure, in either wording;
+ * an older caller's struct (without run_state and wording) and a state out of range get the
+ * page as before. */
+static void wording_and_status(void **state)
+{
+    (void)state;
+    rt_report *r = rt_report_new();
+    for (int i = 0; i < 20; i++) {
+        rt_record x = rec(1e9 + i, i % 3 ? 0.25 : 1.5);
+        x.disk_read_bytes = i % 2 ? 4096 : 0;
+        x.process_read_bytes = i % 4 ? 1024 : 0;
+        rt_report_add(r, &x);
+    }
+    rt_summary s;
+    quiet_summary(&s, 20);
+    rt_report_info info = RT_REPORT_INFO_INIT;
+    info.summary = &s;
+    info.exit_status = 0;
+
+    /* its own words; no status said: the exit status figure */
+    char *html = write_text(r, &info, NULL);
+    assert_non_null(strstr(html, "<h3>CPU</h3>"));
+    assert_non_null(strstr(html, "[0,\"job\",\"#d62728\"],[1,\"machine\",\"#1f77b4\"]"));
+    assert_non_null(strstr(html, "id=\"t-space\">Disk space used: 953.7 MiB throughout</p>"));
+    assert_null(strstr(html, "Process CPU usage"));
+    assert_null(strstr(html, "answer-status"));
+    assert_non_null(strstr(html, "id=\"answer-exit\"><b>0</b>"));
+    free(html);
+
+    /* 0.5's words: its titles over the same charts, its lines, after the answer */
+    info.wording = RT_REPORT_WORDING_PY05;
+    html = write_text(r, &info, NULL);
+    const char *answer = strstr(html, "<section id=\"answer\">"), *cpu = strstr(html, "<h3>CPU Usage</h3>");
+    assert_non_null(answer);
+    assert_non_null(cpu);
+    assert_true(answer < cpu);
+    assert_null(strstr(html, "<h3>CPU</h3>"));
+    assert_non_null(strstr(html, "<h3>Memory Usage</h3>"));
+    assert_non_null(strstr(html, "<h3>Disk I/O Usage</h3>"));
+    assert_non_null(strstr(html, "[0,\"Process CPU usage\",\"#d62728\"],[1,\"System CPU usage\",\"#1f77b4\"]"));
+    assert_non_null(strstr(html, "[2,\"Process memory usage (PSS)\",\"#d62728\"],[3,\"Process memory usage (RSS)\","
+                                 "\"#ff7f0e\"],[4,\"System used memory\",\"#1f77b4\"]"));
+    assert_non_null(strstr(html, "\"Process disk read\""));
+    assert_non_null(strstr(html, "\"System disk read\""));
+    assert_non_null(strstr(html, "id=\"t-space\">Disk Space Usage: 953.7 MiB throughout</p>"));
+    assert_non_null(strstr(html, "id=\"t-network\">Network Usage: nothing sent or received</p>"));
+    assert_null(strstr(html, "answer-status"));
+    free(html);
+
+    /* the status, in each wording: one figure, with the exit status when known */
+    static const struct {
+        int wording, state, exit;
+        const char *want;
+    } cases[] = {
+        {RT_REPORT_WORDING_PY05, RT_RUN_RUNNING, -1,
+         "<div class=\"fig\" id=\"answer-status\"><b>Pending</b><span>status: still running, the figures so "
+         "far</span>"},
+        {RT_REPORT_WORDING_OWN, RT_RUN_RUNNING, -1,
+         "<div class=\"fig\" id=\"answer-status\"><b>Running</b><span>status: still running, the figures so "
+         "far</span>"},
+        {RT_REPORT_WORDING_PY05, RT_RUN_FINISHED, -1,
+         "<div class=\"fig\" id=\"answer-status\"><b>Finished</b><span>status</span>"},
+        {RT_REPORT_WORDING_OWN, RT_RUN_FINISHED, 0,
+         "<div class=\"fig\" id=\"answer-status\"><b>Finished</b><span>status, exit status 0</span>"},
+        {RT_REPORT_WORDING_PY05, RT_RUN_FAILED, 1, "<div class=\"fig bad\" id=\"answer-status\"><b>Failed</b><span>"
+                                                   "status, exit status 1: the figures may be incomplete</span>"},
+        {RT_REPORT_WORDING_OWN, RT_RUN_FAILED, 137, "<div class=\"fig bad\" id=\"answer-status\"><b>Failed</b><span>"
+                                                    "status, exit status 137 (killed by signal 9, SIGKILL): the "
+                                                    "figures may be incomplete</span>"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        info.wording = cases[i].wording;
+        info.run_state = cases[i].state;
+        info.exit_status = cases[i].exit;
+        html = write_text(r, &info, NULL);
+        if (!strstr(html, cases[i].want))
+            fail_msg("case %zu: no %s in the page", i, cases[i].want);
+        assert_null(strstr(html, "answer-exit"));
+        const char *st = strstr(html, "answer-status");
+        assert_null(strstr(st + 1, "answer-status")); /* one figure */
+        assert_true(st < strstr(html, "<section id=\"charts\">"));
+        assert_int_equal(strstr(html, "Pending") != NULL,
+                         cases[i].state == RT_RUN_RUNNING && cases[i].wording == RT_REPORT_WORDING_PY05);
+        assert_int_equal(strstr(html, "Failed") != NULL, cases[i].state == RT_RUN_FAILED);
+        free(html);
+    }
+
+    /* a state out of range says nothing of the run: the exit status figure */
+    info.run_state = 7;
+    info.exit_status = 2;
+    html = write_text(r, &info, NULL);
+    assert_null(strstr(html, "answer-status"));
+    assert_non_null(strstr(html, "id=\"answer-exit\"><b>2</b>"));
+    free(html);
+
+    /* an older caller's struct, without run_state and wording: the page as before */
+    info.run_state = RT_RUN_FAILED;
+    info.struct_size = offsetof(rt_report_info, run_state);
+    html = write_text(r, &info, NULL);
+    assert_null(strstr(html, "answer-status"));
+    assert_non_null(strstr(html, "<h3>CPU</h3>"));
+    assert_null(strstr(html, "Process CPU usage"));
+    free(html);
+    rt_report_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -502,6 +616,7 @@ int main(void)
         cmocka_unit_test(write_errors), cmocka_unit_test(absurd_times),
         cmocka_unit_test(cgroup_marks), cmocka_unit_test(cgroup_marks_bounded),
         cmocka_unit_test(job_end), cmocka_unit_test(exit_words_and_gpu_rows), cmocka_unit_test(power_chart),
+        cmocka_unit_test(wording_and_status),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -122,37 +122,50 @@ typedef struct chart_def {
     int marks; /* the cgroup's marks it shows: 0 none, 1 CPU (throttling, quota), 2 memory (OOM kills, limit) */
     const char *zero; /* what a chart of zeros says instead, NULL: drawn anyway; "" a level:
                        * one that never changed says "VALUE throughout" */
+    const char *title05, *names05[4]; /* the title and lines in the Python resource-tracker 0.5's
+                                       * words (RT_REPORT_WORDING_PY05) */
 } chart_def;
 
 static const chart_def charts[] = {
     {"cpu", "CPU", "cores", {RPT_JOB_CORES, RPT_CPU_CORES, -1, -1}, {"job", "machine"}, {"#d62728", "#1f77b4"}, false, 1,
-     NULL},
+     NULL, "CPU Usage", {"Process CPU usage", "System CPU usage"}},
     {"memory", "Memory", "mib", {RPT_JOB_PSS, RPT_JOB_RSS, RPT_MEM_USED, -1}, {"job PSS", "job RSS", "machine used"},
-     {"#d62728", "#ff7f0e", "#1f77b4"}, false, 2, NULL},
+     {"#d62728", "#ff7f0e", "#1f77b4"}, false, 2, NULL, "Memory Usage",
+     {"Process memory usage (PSS)", "Process memory usage (RSS)", "System used memory"}},
     {"gpu", "GPU utilization", "gpus", {RPT_JOB_GPU, RPT_GPU, -1, -1}, {"job", "machine"}, {"#d62728", "#1f77b4"}, true,
-     0, "every GPU idle"},
+     0, "every GPU idle", "GPU Usage", {"Process GPU usage", "System GPU usage"}},
     {"vram", "GPU memory (VRAM)", "mib", {RPT_JOB_VRAM, RPT_VRAM, -1, -1}, {"job", "machine"}, {"#d62728", "#1f77b4"},
-     true, 0, "none used"},
+     true, 0, "none used", "VRAM Usage", {"Process VRAM used", "System VRAM used"}},
     {"disk", "Disk I/O", "rate", {RPT_JOB_READ, RPT_JOB_WRITE, RPT_DISK_READ, RPT_DISK_WRITE},
      {"job read", "job write", "disk read", "disk write"}, {"#d62728", "#ff7f0e", "#1f77b4", "#2ca02c"}, false, 0,
-     "nothing read or written"},
+     "nothing read or written", "Disk I/O Usage",
+     {"Process disk read", "Process disk write", "System disk read", "System disk write"}},
     {"network", "Network", "rate", {RPT_NET_RECV, RPT_NET_SENT, -1, -1}, {"received", "sent"}, {"#1f77b4", "#2ca02c"},
-     false, 0, "nothing sent or received"},
-    {"space", "Disk space used", "bytes", {RPT_DISK_SPACE, -1, -1, -1}, {"used"}, {"#9467bd"}, false, 0, ""},
+     false, 0, "nothing sent or received", "Network Usage",
+     {"System inbound network traffic", "System outbound network traffic"}},
+    {"space", "Disk space used", "bytes", {RPT_DISK_SPACE, -1, -1, -1}, {"used"}, {"#9467bd"}, false, 0, "",
+     "Disk Space Usage", {"System disk space used"}},
     /* 0.15: its title names the method (chart_title), the least exact of its records' */
     {"power", "Power", "watts", {RPT_JOB_POWER, RPT_POWER, -1, -1}, {"job", "machine"}, {"#d62728", "#1f77b4"},
-     false, 0, ""},
+     false, 0, "", "Power Usage", {"Process power", "System power"}},
 };
 
-/* The chart's title as the page shows it: the power chart's with its method ("Power
- * (estimated)"). */
-static const char *chart_title(const rt_report *r, size_t i, char *buf, size_t size)
+/* The chart's title as the page shows it, in the page's wording: the power chart's with its
+ * method ("Power (estimated)"). */
+static const char *chart_title(const rt_report *r, size_t i, int wording, char *buf, size_t size)
 {
+    const char *t = wording == RT_REPORT_WORDING_PY05 ? charts[i].title05 : charts[i].title;
     const char *m = strcmp(charts[i].unit, "watts") == 0 ? rpt_method_word(r->power_method) : NULL;
     if (!m)
-        return charts[i].title;
-    snprintf(buf, size, "%s (%s)", charts[i].title, m);
+        return t;
+    snprintf(buf, size, "%s (%s)", t, m);
     return buf;
+}
+
+/* The name of chart c's k-th line in the page's wording. */
+static const char *line_name(const chart_def *c, int k, int wording)
+{
+    return wording == RT_REPORT_WORDING_PY05 ? c->names05[k] : c->names[k];
 }
 
 /* A level in the chart's unit, for its line of text: bytes, or watts */
@@ -198,7 +211,8 @@ static void present_series(const rt_report *r, bool present[RPT_SERIES])
 /* How chart i shows: not at all without a figure (GPU charts: without a GPU); as a line of
  * text (into text) when all its figures are 0, or for a level, when its least and greatest
  * are within 1% ("Disk space used: 17.9 GiB throughout"); else drawn. */
-static chart_how chart_shown(const rt_report *r, const bool present[RPT_SERIES], size_t i, char *text, size_t size)
+static chart_how chart_shown(const rt_report *r, const bool present[RPT_SERIES], size_t i, int wording, char *text,
+                             size_t size)
 {
     const chart_def *c = &charts[i];
     if (c->gpu_only && !r->gpu_seen)
@@ -220,7 +234,7 @@ static chart_how chart_shown(const rt_report *r, const bool present[RPT_SERIES],
     if (!any)
         return CHART_NONE;
     char tbuf[64];
-    const char *title = chart_title(r, i, tbuf, sizeof tbuf);
+    const char *title = chart_title(r, i, wording, tbuf, sizeof tbuf);
     if (c->zero && *c->zero && lo == 0 && hi == 0) {
         snprintf(text, size, "%.40s: %s", title, c->zero);
         return CHART_TEXT;
@@ -242,7 +256,7 @@ static int charts_drawn(const rt_report *r, const bool present[RPT_SERIES])
     char text[160];
     int n = 0;
     for (size_t i = 0; i < RT_ARRAY_LEN(charts); i++)
-        n += chart_shown(r, present, i, text, sizeof text) == CHART_DRAWN;
+        n += chart_shown(r, present, i, RT_REPORT_WORDING_OWN, text, sizeof text) == CHART_DRAWN;
     return n;
 }
 
@@ -363,7 +377,7 @@ static void write_marks(rpt_hw *w, const rt_report *r, double t0)
  * where a gap comes before the point), S[k] (low, mean, high per point, null when none), CH
  * (the charts drawn), MK (the marks), TE (the axis' end, seconds after T0) and EL (1: the
  * time axis reads in time since the start, a run under an hour; 0: in UTC clock time). */
-static int write_data(rpt_hw *w, const rt_report *r)
+static int write_data(rpt_hw *w, const rt_report *r, int wording)
 {
     bool present[RPT_SERIES];
     present_series(r, present);
@@ -409,16 +423,17 @@ static int write_data(rpt_hw *w, const rt_report *r)
     char text[160];
     for (size_t i = 0; i < RT_ARRAY_LEN(charts); i++) {
         const chart_def *c = &charts[i];
-        if (chart_shown(r, present, i, text, sizeof text) != CHART_DRAWN)
+        if (chart_shown(r, present, i, wording, text, sizeof text) != CHART_DRAWN)
             continue;
         char title[64];
         rpt_hw_fmt(w, "%s\n{id:%d,title:\"%s\",unit:\"%s\",m:%d,s:[", nchart ? "," : "", nchart,
-                   chart_title(r, i, title, sizeof title), c->unit, c->marks);
+                   chart_title(r, i, wording, title, sizeof title), c->unit, c->marks);
         bool first = true;
         for (int k = 0; k < 4 && c->series[k] >= 0; k++) {
             if (!present[c->series[k]])
                 continue;
-            rpt_hw_fmt(w, "%s[%d,\"%s\",\"%s\"]", first ? "" : ",", c->series[k], c->names[k], c->colors[k]);
+            rpt_hw_fmt(w, "%s[%d,\"%s\",\"%s\"]", first ? "" : ",", c->series[k], line_name(c, k, wording),
+                       c->colors[k]);
             first = false;
         }
         rpt_hw_lit(w, "]}");
@@ -659,7 +674,7 @@ static rt_error report_write(const rt_report *r, const rt_report_info *info, rt_
         rpt_hw_lit(w, "<p>No samples.</p>\n");
     char text[160];
     for (size_t i = 0, k = 0; i < RT_ARRAY_LEN(charts); i++) { /* in write_data's order */
-        chart_how how = chart_shown(r, present, i, text, sizeof text);
+        chart_how how = chart_shown(r, present, i, in.wording, text, sizeof text);
         if (how == CHART_TEXT) {
             rpt_hw_fmt(w, "<p class=\"chart-text\" id=\"t-%s\">", charts[i].key);
             rpt_hw_html(w, text);
@@ -670,7 +685,7 @@ static rt_error report_write(const rt_report *r, const rt_report_info *info, rt_
         char ctitle[64];
         rpt_hw_fmt(w, "<div class=\"chart-block\" id=\"b-%s\"><h3>%s</h3><div class=\"legend\" id=\"l%zu\"></div>"
                   "<div class=\"chart\" id=\"c%zu\"></div><div class=\"chart-print\" id=\"p%zu\"></div></div>\n",
-                  charts[i].key, chart_title(r, i, ctitle, sizeof ctitle), k, k, k);
+                  charts[i].key, chart_title(r, i, in.wording, ctitle, sizeof ctitle), k, k, k);
         k++;
     }
     rpt_hw_lit(w, "</section>\n");
@@ -682,7 +697,7 @@ static rt_error report_write(const rt_report *r, const rt_report_info *info, rt_
     rpt_run_section(w, &in);
     rpt_hw_lit(w, "<footer>resource-tracker " RT_VERSION "; charts: dygraphs 2.2.1 (MIT licence), embedded.</footer>\n"
               "<script>\n");
-    write_data(w, r);
+    write_data(w, r, in.wording);
     rpt_hw_lit(w, page_js);
     rpt_hw_lit(w, "</script>\n</body>\n</html>\n");
     rpt_hw_flush(w);

@@ -246,6 +246,26 @@ static void figure(rpt_hw *w, const char *id, const char *value, const char *wha
     rpt_hw_lit(w, "</span></div>\n");
 }
 
+/* How the run stands (0.18, rt_report_info.run_state), one figure with the exit status when
+ * known: "Running" ("Pending" in the Python tracker 0.5's words), "Finished", "Failed" (red). */
+static void status_figure(rpt_hw *w, const rt_report_info *in)
+{
+    static const char *const words[] = {"", "Running", "Finished", "Failed"};
+    const char *word = in->run_state == RT_RUN_RUNNING && in->wording == RT_REPORT_WORDING_PY05 ? "Pending"
+                                                                                                 : words[in->run_state];
+    rpt_figure e;
+    char what[160], exit[96] = "";
+    if (in->exit_status >= 0)
+        snprintf(exit, sizeof exit, ", exit status %s", rpt_fmt_exit(e, in->exit_status));
+    if (in->run_state == RT_RUN_RUNNING)
+        snprintf(what, sizeof what, "status%s: still running, the figures so far", exit);
+    else if (in->run_state == RT_RUN_FAILED)
+        snprintf(what, sizeof what, "status%s: the figures may be incomplete", exit);
+    else
+        snprintf(what, sizeof what, "status%s", exit);
+    figure(w, "answer-status", word, what, in->run_state == RT_RUN_FAILED);
+}
+
 /* The answer's figures: what the job used (the summary's first lines: duration, CPU time,
  * mean and peak cores, the memory need and the figure it came from, storage read and
  * written), or the machine's without a job; and how the job ended. */
@@ -276,7 +296,9 @@ static void answer_figures(rpt_hw *w, const rt_report_info *in)
         snprintf(v, sizeof v, "%s / %s", fmt_bytes(a, s->disk_read_bytes), fmt_bytes(b, s->disk_write_bytes));
         figure(w, NULL, v, "disks read / written", false);
     }
-    if (in->exit_status >= 0)
+    if (in->run_state > RT_RUN_UNSAID && in->run_state <= RT_RUN_FAILED)
+        status_figure(w, in);
+    else if (in->exit_status >= 0)
         figure(w, "answer-exit", rpt_fmt_exit(a, in->exit_status), "exit status", in->exit_status != 0);
     rpt_hw_lit(w, "</div>\n");
 }
