@@ -1,7 +1,8 @@
 # __main__.py - the gpu-tracker command (also `python -m gpu_tracker`): gpu_tracker 5's command
 # line on this package. Its usage text below is gpu_tracker 5.0.1's, word for word (BSD, Erik D.
 # Huckvale and Hunter N.B. Moseley; MoseleyBioinformaticsLab/gpu_tracker at 11d7448), parsed by
-# docopt (Debian's python3-docopt, imported by main() only); -v prints this package's version.
+# docopt (Debian's python3-docopt, imported by main() only); -v prints the gpu_tracker version
+# whose API this is (5.0.1, gpu_tracker's own -v output) and, after it, this implementation's.
 # It runs a command under a Tracker (--execute), and sub-track combine, analyze and compare
 # through gpu_tracker.sub_tracker, printing or writing text, JSON or a pickle. Only the module
 # names gpu_tracker's own tests patch are module globals (subp, log, Tracker,
@@ -51,7 +52,7 @@ import pickle as pkl
 import subprocess as subp
 import sys
 
-from . import Tracker, __version__
+from . import Tracker, __implementation_version__, __version__
 
 from .sub_tracker import SubTrackingAnalyzer, TrackingComparison
 
@@ -81,7 +82,7 @@ def main() -> None:
     except ImportError:
         sys.exit("gpu-tracker needs docopt (Debian: python3-docopt; pip install docopt)")
 
-    args = docopt.docopt(__doc__, version=__version__)
+    args = docopt.docopt(__doc__, version=version_text())
     output = args["--output"]
     fmt = args["--format"] if args["--format"] is not None else "text"
     if fmt not in _FORMATS:  # before any work (gpu_tracker checks once the work is done)
@@ -92,6 +93,12 @@ def main() -> None:
         _execute(args, fmt, output)
 
 
+def version_text() -> str:
+    """What -v prints: gpu_tracker's -v line (its version alone, so that the first word is the
+    API version a script checks), then ours in parentheses."""
+    return f"{__version__} (resource-tracker {__implementation_version__})"
+
+
 def _fail(message: str) -> None:
     log.error(message)
     sys.exit(1)
@@ -100,8 +107,11 @@ def _fail(message: str) -> None:
 def _execute(args: dict, fmt: str, output: str | None) -> None:
     """Runs --execute's command (split on white space, no shell) under a Tracker of its
     process: --tconfig's keyword arguments, overridden by the options given on the command
-    line; disable_logs and overwrite always (False unless given). Prints the command's exit
-    status, then the tracker in fmt. Exits 0 whatever the command's status."""
+    line; disable_logs and overwrite always (False unless given). The tracker is stopped once
+    the command has ended but before it is reaped, so that its last sample and the kernel's
+    figures for it (its CPU times, its peak RSS: see Tracker) cover a command shorter than
+    the sleep time too; process.wait() then reaps it. Prints the command's exit status, then
+    the tracker in fmt. Exits 0 whatever the command's status."""
     command = args["--execute"].split()
     kwargs = {}
     if args["--tconfig"] is not None:
@@ -127,9 +137,20 @@ def _execute(args: dict, fmt: str, output: str | None) -> None:
         process.wait()
         raise
     with tracker:
-        process.wait()
+        _wait_unreaped(process)
+    process.wait()
     print(f"Resource tracking complete. Process completed with status code: {process.returncode}")
     _output(fmt, tracker, output)
+
+
+def _wait_unreaped(process) -> None:
+    """Waits until the command has ended, leaving it unreaped (a zombie whose CPU times and
+    rusage the kernel keeps until process.wait()). A pid that is no child of this process
+    (gone, or reaped by a SIGCHLD set to be ignored) returns at once."""
+    try:
+        os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOWAIT)
+    except ChildProcessError:
+        pass
 
 
 def _sub_track(args: dict, fmt: str, output: str | None) -> None:

@@ -8,7 +8,9 @@ resource_usage_file (JSON, not gpu_tracker's pickle) after the first sample and 
 second (or sleep_time, when longer), so that an interrupted run leaves its figures behind; a
 completed run deletes it. With tracking_file, every sample is also written as one of
 gpu_tracker 5's timepoint rows, to CSV or SQLite in its layout (the static data first, from the
-constructor), by a second thread that reads the samples out of the library's store."""
+constructor), by a second thread that reads the samples out of the library's store. A tracked
+child that ended unreaped (a command shorter than sleep_time) gets the kernel's figures for it
+at stop() (_exit.py, _fold_exit)."""
 
 from __future__ import annotations
 
@@ -38,6 +40,8 @@ from resource_tracker._native import (
 )
 from resource_tracker._energy import energy_of, grid_of, set_grid
 from resource_tracker._native_more import lib as _lib_more  # declares rt_tracker_summary
+
+from ._exit import ExitFigures, exit_figures
 
 _MIN_VERSION_NUM = 0x000800  # rt_usage came with 0.8.0
 if lib.rt_version_num() < _MIN_VERSION_NUM:
@@ -251,7 +255,7 @@ _ROW_COLUMNS = (
     "timestamp", "cpu_cores", "memory_used_mib", "gpu_usage", "gpu_vram_mib", "process_children",
     "main_total_rss_mib", "main_cores", "main_threads", "main_gpu_vram_mib",
     "descendants_total_rss_mib", "descendants_cores", "descendants_threads", "descendants_gpu_vram_mib",
-    "combined_total_rss_mib", "combined_cores", "combined_threads", "combined_gpu_vram_mib",
+    "combined_total_rss_mib", "combined_cores", "combined_threads", "combined_gpu_vram_mib", "process_alive",
 )
 _SQL_TYPES = {str: "VARCHAR", int: "INTEGER", float: "FLOAT"}  # the DDL gpu_tracker's SQLAlchemy writes
 
@@ -312,20 +316,29 @@ class _RowWriter(threading.Thread):
         super().__init__(name="gpu_tracker-tracking-file", daemon=True)
         self.native, self.out, self.scale, self.warn = native, out, scale, warn
         self.stop_event = threading.Event()
+        self.final = threading.Event()  # set (with fold) once the tracker's last sample is in
+        self.fold = _ExitFold()
         self.next = 0
 
     def run(self):
         handle = self.native.tracker
         while handle is not None:
-            done = self.stop_event.is_set() and not lib.rt_tracker_running(handle)
-            n = lib.rt_tracker_wait(handle, self.next + 1, 0.0 if done else 0.5)
-            if n > self.next and not self.write(handle, n):
+            n = lib.rt_tracker_wait(handle, self.next + 1, 0.5)
+            if self.stop_event.is_set():  # the rest, once the tracker stopped and `final` is set
+                self.final.wait()
+                n = lib.rt_tracker_count(handle)
+                if n > self.next:
+                    self.write(handle, n, last=True)
                 return
-            if done:
+            if n > self.next and not self.write(handle, n):
                 return
             self.stop_event.wait(self.EVERY)
 
-    def write(self, handle, n) -> bool:
+    def write(self, handle, n, last=False) -> bool:
+        """Writes the rows of samples self.next to n - 1. While tracking, the rows from the
+        first sample that found the tracked process ended are held back until the last write
+        (last=True), where that row takes self.fold: the kernel's figures for a command that
+        ended unreaped (see _fold_exit), which the row after its end carries."""
         first = max(self.next, lib.rt_tracker_first(handle))
         count = n - first
         cols = {}
@@ -334,8 +347,20 @@ class _RowWriter(threading.Thread):
             got = lib.rt_tracker_column(handle, column(name), first, count, buf)
             cols[name] = buf[:got]
         count = min(len(v) for v in cols.values())
+        ended = [a == 0.0 for a in cols["process_alive"][:count]]  # NaN (unknown) is not 0
+        end = ended.index(True) if True in ended else None
+        if not last and end is not None:
+            count = end  # held back from the first row after the process ended
         self.next = first + count
-        rows = [self.row({k: v[i] for k, v in cols.items()}) for i in range(count)]
+        samples = [{k: v[i] for k, v in cols.items()} for i in range(count)]
+        fold = self.fold if last and end is not None else None
+        if fold is not None:  # the CPU over the command's life, shared as the sample shared it
+            samples[end]["main_cores"] *= fold.cpu_scale
+            samples[end]["descendants_cores"] *= fold.cpu_scale
+        rows = [self.row(c) for c in samples]
+        if fold is not None:
+            for i, v in fold.raise_to.items():
+                rows[end][i] = max(rows[end][i], v)
         try:
             if rows:
                 self.out.write_rows(rows)
@@ -350,7 +375,6 @@ class _RowWriter(threading.Thread):
         counts are ints, and so is a CPU sum over no process (gpu_tracker's sum of nothing)."""
         k = self.scale
         ram, gram = k["ram"], k["gpu_ram"]
-        no_desc = _count(c["process_children"]) == 0
         row = [_num(c["main_total_rss_mib"]) * ram, _num(c["descendants_total_rss_mib"]) * ram,
                _num(c["combined_total_rss_mib"]) * ram, _num(c["memory_used_mib"]) * ram,
                _num(c["main_gpu_vram_mib"]) * gram, _num(c["descendants_gpu_vram_mib"]) * gram,
@@ -360,8 +384,14 @@ class _RowWriter(threading.Thread):
         row += [_count(c["main_threads"]), _count(c["descendants_threads"]), _count(c["combined_threads"])]
         system = _num(c["cpu_cores"]) * 100.0
         row += [system, system / k["system_cores"] if k["system_cores"] else 0.0]
-        for part in ("main", "descendants", "combined"):
-            total = 0 if part == "descendants" and no_desc else _num(c[f"{part}_cores"]) * 100.0
+        # main's own CPU, the descendants' (live and reaped: the library's split) and their sum,
+        # so that combined = main + descendants in every row, as in gpu_tracker's; the
+        # descendants' is the int 0 where there were none (gpu_tracker's sum of nothing)
+        main = _num(c["main_cores"]) * 100.0
+        desc = _num(c["descendants_cores"]) * 100.0
+        if desc == 0.0 and _count(c["process_children"]) == 0:
+            desc = 0
+        for total in (main, desc, main + desc):
             row += [total, total / k["cores"] if k["cores"] else 0.0]
         row.append(_num(c["timestamp"]))
         return row
@@ -406,15 +436,31 @@ class _Native:
             if b is not threading.current_thread():
                 b.join()
 
-    def stop_writer(self):
-        """Stops the C tracker (its last sample) and lets the row writer write the rest."""
-        w, self.writer = self.writer, None
-        if w is not None:
-            w.stop_event.set()
+    def stop_tracker(self):
+        """Stops the C tracker (its last sample; this also ends a wait of the backup thread,
+        told to stop first); the row writer waits for finish_writer."""
+        if self.backup is not None:
+            self.backup.stop_event.set()
+        if self.writer is not None:
+            self.writer.stop_event.set()
         if self.tracker is not None:
             lib.rt_tracker_stop(self.tracker)
-        if w is not None and w is not threading.current_thread():
-            w.join()
+
+    def finish_writer(self, fold=None):
+        """Lets the row writer write the rest (with fold, an _ExitFold, applied to the row
+        after the tracked command's end) and joins it."""
+        w, self.writer = self.writer, None
+        if w is not None:
+            if fold is not None:
+                w.fold = fold
+            w.final.set()
+            if w is not threading.current_thread():
+                w.join()
+
+    def stop_writer(self):
+        """Stops the C tracker (its last sample) and lets the row writer write the rest."""
+        self.stop_tracker()
+        self.finish_writer()
 
     def close(self):
         self.stop_backup()
@@ -452,6 +498,92 @@ def _resource_usage(handle, ram_unit, gpu_ram_unit, time_unit, n_expected_cores)
     )
     usage.energy = energy
     return usage
+
+
+# the tracking file's row: the indexes of main_ram, descendants_ram, combined_ram and the threads
+_ROW_RAM = {"main": 0, "descendants": 1, "combined": 2}
+_ROW_THREADS = {"main": 10, "descendants": 11, "combined": 12}
+
+
+@dclass.dataclass
+class _ExitFold:
+    """What _fold_exit changed, for the tracking file's row of the first sample that found the
+    command ended: its parts' CPU multiplied by cpu_scale, figures raised to raise_to's
+    ({row index: figure})."""
+
+    cpu_scale: float = 1.0
+    raise_to: dict = dclass.field(default_factory=dict)
+
+
+def _fold_exit(usage: ResourceUsage, ended: ExitFigures, ram_unit: str, handle) -> _ExitFold:
+    """Brings usage to what the kernel kept for a tracked command that ended unreaped
+    (_exit.exit_figures), for a command shorter than the time between two samples, which no
+    sample saw running; returns the same change for the tracking file's row of the first
+    sample that found it ended (the row after its end), so that the rows keep adding up and
+    every maximum stays that of its rows. Nothing changes when no kept sample found it ended
+    (the last one saw it just before its end, the stop sample then coming too soon to be taken).
+
+    CPU, when no sample saw the command running and nothing of its tree ran after: the first
+    sample's parts (the zombie's own and reaped children's CPU times since the tracker's
+    baseline, split as main and descendants) are scaled to the kernel's figure over its whole
+    life, ru_utime + ru_stime over the seconds from its start to that sample (or to now, when
+    earlier): the tracker's baseline comes after the command started, and on a loaded machine
+    the two stretches' rates can differ by half. Every part's peak and mean scale alike, the
+    later samples' parts being 0.
+
+    RAM: ru_maxrss is the largest peak RSS of the command or of one descendant it reaped (not
+    used where it may be this process's own: see _exit); when it exceeds both parts' sampled
+    peaks, it is the peak of main when the command had no descendants (no CPU ticks reaped
+    from children, none sampled), otherwise of the part that used more CPU (the kernel keeps
+    one figure for both: a shell script's peak is its job's, a program's that runs a small
+    helper its own); combined is raised to it too. Private and shared keep their sampled
+    peaks (the kernel does not split its figure). Threads: a command that no sample saw
+    running had one thread at least: main and combined 1."""
+    fold = _ExitFold()
+    first, n = lib.rt_tracker_first(handle), lib.rt_tracker_count(handle)
+    cols = {}
+    for name in ("process_alive", "timestamp", "combined_cores"):
+        buf = (c_double * (n - first))()
+        cols[name] = buf[:lib.rt_tracker_column(handle, column(name), first, n - first, buf)]
+    ended_at = [i for i, a in enumerate(cols["process_alive"]) if a == 0.0]  # NaN: unknown, not 0
+    if not ended_at:
+        return fold
+    ram = usage.max_ram
+    cpu = usage.cpu_utilization
+    scale = _life_cpu_scale(ended, cols) if first == 0 and ended_at[0] == 0 else None
+    if scale is not None:
+        fold.cpu_scale = scale
+        for part in (cpu.main, cpu.descendants, cpu.combined):
+            part.max_sum_percent *= scale
+            part.max_hardware_percent *= scale
+            part.mean_sum_percent *= scale
+            part.mean_hardware_percent *= scale
+    peak = -1.0 if ended.peak_rss_bytes is None else ended.peak_rss_bytes * _RAM_UNITS[ram_unit]
+    had_descendants = (ended.children_ticks > 0 or ram.descendants.total_rss > 0
+                       or cpu.descendants.max_sum_percent > 0 or cpu.descendants_n_threads > 0)
+    if peak > max(ram.main.total_rss, ram.descendants.total_rss):
+        part = "descendants" if had_descendants and ended.children_ticks > ended.own_ticks else "main"
+        getattr(ram, part).total_rss = peak
+        ram.combined.total_rss = max(ram.combined.total_rss, peak)
+        fold.raise_to[_ROW_RAM[part]] = fold.raise_to[_ROW_RAM["combined"]] = peak
+    if cpu.combined_n_threads == 0:
+        cpu.main_n_threads = cpu.combined_n_threads = 1
+        fold.raise_to[_ROW_THREADS["main"]] = fold.raise_to[_ROW_THREADS["combined"]] = 1
+    return fold
+
+
+def _life_cpu_scale(ended: ExitFigures, cols: dict) -> float | None:
+    """The factor that turns the first sample's combined CPU (a sample that found the command
+    ended) into the command's over its life (see _fold_exit); None when a later sample saw
+    its tree use CPU (descendants that outlived it), or the figures are not there."""
+    if any(v > 0 for v in cols["combined_cores"][1:]):  # NaN compares False: nothing there
+        return None
+    seen = cols["combined_cores"][0] * 100.0
+    end = ended.boot_now - max(0.0, ended.real_now - cols["timestamp"][0])  # that sample (boot clock), or now
+    life = end - ended.start_secs
+    if not (seen > 0 and life > 0):
+        return None
+    return 100.0 * ended.cpu_secs / life / seen
 
 
 def _empty_usage(ram_unit, gpu_ram_unit, time_unit, n_expected_cores) -> ResourceUsage:
@@ -513,8 +645,12 @@ class Tracker:
         through NVML and AMD GPUs through the kernel's DRM files either way;
       - when tracking the calling process, the library's own sampling thread is one of main's
         threads and its (small) CPU time is part of main's;
+      - a tracked process that is an ended, unreaped child of this process at stop() (stop
+        once it ended, before Popen.wait(), as the gpu-tracker command does) gets the
+        kernel's figures for it where no sample saw it running (_fold_exit);
       - tracking_file gets one row per sample of the library's grid (the first one sleep_time
-        after start, the last one at stop) rather than one per gpu_tracker loop; its
+        after start, the last one at stop) rather than one per gpu_tracker loop, those from
+        the first sample that found the tracked process ended written at stop(); its
         per-row GPU utilization is the sum over all the machine's GPUs even when gpu_uuids
         chooses some (the store keeps the machine's sum), while resource_usage counts the
         chosen ones only.
@@ -623,11 +759,21 @@ class Tracker:
         if self.state == Tracker.State.STOPPED:
             raise RuntimeError("Cannot stop tracking when tracking has already stopped.")
         t = self._native.tracker
-        self._native.stop_backup()  # before the last figures: one summary at a time
         if t is not None:
-            self._native.stop_writer()  # one last sample (the thread joins within it), the last rows
-            self.resource_usage = _resource_usage(t, *self._units())
+            # a tracked child that ended and waits to be reaped: the kernel's figures for it,
+            # read before the last sample (which then sees the zombie's CPU times)
+            ended = exit_figures(self.process_id) if self.process_id != os.getpid() else None
+            fold = None
+            try:
+                self._native.stop_tracker()  # one last sample (the thread joins within it)
+                self._native.stop_backup()  # before the last figures: one summary at a time
+                self.resource_usage = _resource_usage(t, *self._units())
+                if ended is not None:
+                    fold = _fold_exit(self.resource_usage, ended, self.ram_unit, t)
+            finally:
+                self._native.finish_writer(fold)  # the last rows
         else:  # the process was gone before tracking began
+            self._native.stop_backup()
             self.resource_usage = _empty_usage(*self._units())
         self._native.close()
         self._native.keep = []
