@@ -120,8 +120,13 @@ def _check_gpu_tracker_command(vpy, tmp_path):
     cmd = os.path.join(os.path.dirname(vpy), "gpu-tracker")
     r = subprocess.run([cmd, "-v"], capture_output=True, text=True, timeout=60,
                        env=_clean_env(PYTHONPATH=str(only)), cwd=str(tmp_path))
+    # gpu_tracker's -v: the API version it implements first (5.0.1's own prints just that), then
+    # ours, the package's
     with open(os.path.join(PACKAGE_DIR, "resource_tracker", "_version.py")) as f:
-        assert r.returncode == 0 and r.stdout.strip() and r.stdout.strip() in f.read(), r.stdout + r.stderr
+        ours = f.read()
+    words = r.stdout.split()
+    assert r.returncode == 0 and len(words) == 3 and words[0] == "5.0.1", r.stdout + r.stderr
+    assert words[1] == "(resource-tracker" and words[2].endswith(")") and f'"{words[2][:-1]}"' in ours, r.stdout
 
 
 def test_install_builds_library_with_cmake(tmp_path):
