@@ -527,6 +527,82 @@ static void tree_102_open(rt_sample_ctx *c, rt_gpu_part *g, rt_tree_part *p, dou
     assert_int_equal(rt_tree_part_open(p, c, 102, false, 30.0, walk_max_age), 0);
 }
 
+/* One reading of the tree part as the sampler takes it: the machine's page tables (KiB), then
+ * the clock, then the reading. Returns whether it re-read the exposed processes for sharers. */
+static bool sharers_reading(rt_tree_part *p, const rt_tree_clock *k, double mono, uint64_t pt_kib)
+{
+    rt_tree_part_page_tables(p, pt_kib);
+    bool walk = rt_tree_part_walk_due(p, k, mono);
+    rt_tree_part_snapshot(p, mono, walk, k);
+    return p->sharers_now;
+}
+
+/* Sharers outside the tree (RT_SHARERS_SHARE) and the machine's noise: 102 (PSS 600 KiB, all of
+ * it exposed) and the machine's page tables. A move of the tables that could map 2.5% of the
+ * PSS re-reads 102's rollup; one that finds the PSS where it was (a process starting or exiting
+ * elsewhere) sets the noise floor: the same move again re-reads nothing, one above twice the
+ * floor does, and the floor halves every 30 s. A re-read that finds the PSS moved (an outsider
+ * mapping 102's file) leaves the floor; so does the one right after it (the tail of that
+ * mapping, read before the walk). The re-reads stop once their debt reaches the burst (0.1 s,
+ * or 8 of the last re-read's cost when more) and come back as 0.5% of a core pays it down. */
+static void sharers_noise_and_debt(void **state)
+{
+    (void)state;
+    rt_sample_ctx c;
+    rt_gpu_part g;
+    rt_tree_part p;
+    tree_102_open(&c, &g, &p, 60.0);
+    rt_tree_clock k = {.group = true, .pids = 2, .memory_bytes = 100 << 20};
+    assert_false(sharers_reading(&p, &k, 1.0, 1000)); /* the first walk: the mark */
+    uint64_t pss = p.cur.pss_kib;
+    assert_true(pss >= 600);
+    assert_false(sharers_reading(&p, &k, 2.0, 1000));
+    /* a `sleep` started elsewhere: re-read, nothing found, the floor is its 52 KiB */
+    assert_true(sharers_reading(&p, &k, 3.0, 1052));
+    assert_int_equal(p.cur.pss_kib, pss);
+    NEAR(p.sharers_noise, 52);
+    assert_false(sharers_reading(&p, &k, 3.1, 1000)); /* it exits: the same move */
+    assert_false(sharers_reading(&p, &k, 3.2, 1052 + 13));
+    assert_false(sharers_reading(&p, &k, 3.25, 1052 + 100)); /* within twice the floor */
+    assert_true(sharers_reading(&p, &k, 3.3, 1052 + 110)); /* above it */
+    NEAR(p.sharers_noise, 110);
+    /* the floor halves in 30 s: 80 KiB is within twice 55 KiB, not within twice 27.5 a minute on */
+    assert_false(sharers_reading(&p, &k, 33.3, 1162 + 80));
+    assert_true(sharers_reading(&p, &k, 63.3, 1162 + 80));
+    NEAR(p.sharers_noise, 80);
+    /* an outsider maps 102's file (102's share falls to half): found, the floor stays */
+    unit_put(proc, "102/smaps_rollup", "00400000-7ffd0000 ---p 00000000 00:00 0 [rollup]\nRss: 1200 kB\nPss: 300 kB\n");
+    assert_true(sharers_reading(&p, &k, 63.4, 1242 + 600));
+    assert_int_equal(p.cur.pss_kib, pss - 300);
+    assert_true(p.sharers_found);
+    NEAR(p.sharers_noise, 80);
+    /* its mapping went on while the walk read: the next move finds nothing, and is no noise */
+    assert_true(sharers_reading(&p, &k, 63.5, 1842 + 400));
+    assert_false(p.sharers_found);
+    NEAR(p.sharers_noise, 80);
+    /* a move that finds nothing after one that found nothing is */
+    assert_true(sharers_reading(&p, &k, 63.6, 2242 + 400));
+    NEAR(p.sharers_noise, 400);
+    /* the debt: 2 ms over the burst after 0.4 s paid down no re-read, 1 s later (5 ms paid
+     * down) one again */
+    p.sharers_debt = RT_SHARERS_BURST + 0.004;
+    p.sharers_cost = 0;
+    assert_false(sharers_reading(&p, &k, 64.0, 2642 + 5000));
+    assert_true(sharers_reading(&p, &k, 65.0, 2642 + 5000));
+    NEAR(p.sharers_noise, 5000);
+    /* a dear re-read (50 ms) makes the burst 8 of them */
+    p.sharers_debt = 0.3;
+    p.sharers_cost = 0.05;
+    assert_true(sharers_reading(&p, &k, 65.1, 7642 + 12000));
+    NEAR(p.sharers_noise, 12000);
+    p.sharers_debt = 0.41;
+    p.sharers_cost = 0.05;
+    assert_false(sharers_reading(&p, &k, 65.2, 19642 + 50000)); /* past twice the floor: the debt stops it */
+    rt_tree_part_close(&p);
+    rt_gpu_part_close(&g);
+    rt_roots_close(&c.roots);
+}
+
 /* The light I/O pass. With the walk on the group's clock, the group's storage counters count a
  * buffered write at writeback (v2's io.stat), never (v1's blkio charges it to the root group)
  * or have none (v2 without io): between walks the processes whose I/O grew at the last walk are
@@ -704,6 +780,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(tasks_hold_the_cores, setup, teardown),
         cmocka_unit_test_setup_teardown(peek_io_counted_once, setup, teardown),
         cmocka_unit_test_setup_teardown(memory_fall_reads_all, setup, teardown),
+        cmocka_unit_test_setup_teardown(sharers_noise_and_debt, setup, teardown),
         cmocka_unit_test_setup_teardown(light_io_spreads_writes, setup, teardown),
         cmocka_unit_test_setup_teardown(light_bases_only_when_passes_come, setup, teardown),
     };

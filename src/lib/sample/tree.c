@@ -19,7 +19,6 @@ int rt_tree_part_open(rt_tree_part *p, rt_sample_ctx *c, int64_t root, bool own_
     p->pt_span = (page > 0 ? (double)page : 4096.0) / 8.0;
     p->pt_now = RT_NULL_U64;
     p->pt_mark = NAN;
-    p->sharers_credit = RT_SHARERS_BURST;
     p->tasks_prev = RT_NULL_I64;
     p->keep_set = RT_PROCTREE_KEEP_MAX;
     p->pss_max_age = p->pss_age_set = pss_max_age_secs;
@@ -58,18 +57,31 @@ void rt_tree_part_page_tables(rt_tree_part *p, uint64_t kib)
     p->pt_now = kib;
 }
 
+/* The page tables' noise floor at mono (KiB; RT_SHARERS_NOISE_HALF). */
+static double sharers_noise(const rt_tree_part *p, double mono)
+{
+    if (!(p->sharers_noise > 0))
+        return 0.0;
+    double age = mono - p->sharers_noise_mono;
+    return age > 0 ? p->sharers_noise * exp2(-age / RT_SHARERS_NOISE_HALF) : p->sharers_noise;
+}
+
 /* Whether this reading re-reads the exposed processes' PSS for sharers outside the tree (see
- * RT_SHARERS_SHARE); tops up the credit. */
+ * RT_SHARERS_SHARE); pays down the debt. */
 static bool sharers_moved(rt_tree_part *p, double mono)
 {
     if (p->sharers_mono > 0 && mono > p->sharers_mono)
-        p->sharers_credit = fmin(RT_SHARERS_BURST, p->sharers_credit + (mono - p->sharers_mono) * RT_SHARERS_BUDGET);
+        p->sharers_debt = fmax(0.0, p->sharers_debt - (mono - p->sharers_mono) * RT_SHARERS_BUDGET);
     p->sharers_mono = mono;
+    double burst = fmax(RT_SHARERS_BURST, RT_SHARERS_BURST_READS * p->sharers_cost);
+    p->sharers_move = 0.0;
     if (p->pt_now == RT_NULL_U64 || isnan(p->pt_mark) || !p->have_walk || !p->cur.pss_ok)
         return false;
     double d = fabs((double)p->pt_now - p->pt_mark);
+    p->sharers_move = d;
     double could = fmin(d * p->pt_span, (double)p->cur.exposed_kib); /* KiB of the tree's PSS */
-    return could > 0 && could >= RT_SHARERS_SHARE * (double)p->cur.pss_kib && p->sharers_credit > 0;
+    return could > 0 && could >= RT_SHARERS_SHARE * (double)p->cur.pss_kib && p->sharers_debt < burst &&
+           d > RT_SHARERS_NOISE_OVER * sharers_noise(p, mono);
 }
 
 /* The walk's own clock (rt_tree_part_walk_due without sharers). */
@@ -110,16 +122,17 @@ void rt_tree_part_learn_cost(rt_tree_part *p, double cost)
     p->walk_over = over;
 }
 
-/* After a walk that cost cost: moves the page-table mark and takes from the sharers' credit
+/* After a walk that cost cost: moves the page-table mark and adds to the sharers' debt
  * what they alone asked for. The mark is where the tables would be had only the tree changed
  * since the last re-read for sharers: each walk shifts it by the tree's RSS change (summed over
  * its processes, each of which maps its pages through tables of its own) over pt_span. A walk
  * for sharers that finds the tables where the tree's own change puts them (most of the move) was
  * the tree's own (it mapped what no group charge showed: a file already in the page cache): its
- * cost is the clock's. Otherwise the credit pays the whole walk when nothing else would have
- * walked now, else the rollups read for sharers alone. Returns whether the cost was the
- * sharers' (not the clock's to learn). */
-static bool sharers_account(rt_tree_part *p, double cost)
+ * cost is the clock's. Otherwise the sharers' debt takes the whole walk when nothing else would
+ * have walked now, else the rollups read for sharers alone. A re-read for sharers that found the
+ * tree's PSS where it was (pss_before: before the walk) sets the noise floor
+ * (RT_SHARERS_NOISE_HALF). Returns whether the cost was the sharers' (not the clock's to learn). */
+static bool sharers_account(rt_tree_part *p, double cost, double mono, uint64_t pss_before)
 {
     double shifted = isnan(p->pt_mark) ? NAN : p->pt_mark + ((double)p->cur.rss_kib - (double)p->pt_rss) / p->pt_span;
     bool own = false;
@@ -132,9 +145,22 @@ static bool sharers_account(rt_tree_part *p, double cost)
     else
         p->pt_mark = shifted;
     p->pt_rss = p->cur.rss_kib;
+    /* a re-read for sharers that found the tree's PSS where it was (and not right after one
+     * that found it moved): the move was noise */
+    if (p->sharers_now && !own) {
+        bool found = !p->cur.pss_ok || moved(p->cur.pss_kib, pss_before, RT_SHARERS_SHARE / 2);
+        if (!found && !p->sharers_found) {
+            p->sharers_noise = fmax(sharers_noise(p, mono), p->sharers_move);
+            p->sharers_noise_mono = mono;
+        }
+        p->sharers_found = found;
+    }
     bool theirs = p->sharers_forced && !own;
     double alone = rt_proctree_sharers_secs(p->tree); /* taken at every walk: it resets */
-    p->sharers_credit -= theirs ? cost : alone;
+    double spent = theirs ? cost : alone;
+    p->sharers_debt += spent;
+    if (p->sharers_now && !own && spent > 0)
+        p->sharers_cost = spent;
     return theirs;
 }
 
@@ -176,11 +202,12 @@ void rt_tree_part_snapshot(rt_tree_part *p, double mono, bool walk, const rt_tre
     rt_proctree_io_light_on(p->tree, k && !isnan(p->walk_period) && !(p->walk_period <= interval));
     if (p->sharers_now)
         rt_proctree_reread_exposed(p->tree, RT_SHARERS_SHARE);
+    uint64_t pss_before = p->cur.pss_ok ? p->cur.pss_kib : RT_NULL_U64;
     double before = rt_thread_cpu_secs();
     rt_proctree_scan(p->tree, mono, &p->cur);
     double cost = rt_thread_cpu_secs() - before;
     cost = isnan(cost) || cost < 0 ? 0.0 : cost;
-    if (!sharers_account(p, cost))
+    if (!sharers_account(p, cost, mono, pss_before))
         rt_tree_part_learn_cost(p, cost);
     p->have_walk = true;
     p->walk_now = false;

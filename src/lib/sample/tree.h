@@ -98,12 +98,26 @@ typedef struct rt_tree_clock {
  * RT_SHARERS_SHARE (2.5%) of the tree's PSS, and the tree's exposed pages (those others can
  * share: all but private anonymous memory) are that much too, the reading walks at once and
  * re-reads the PSS of the most exposed processes until what is left unread is at most that
- * share. Such re-reads spend at most RT_SHARERS_BUDGET of one core over time, from a credit of
- * at most RT_SHARERS_BURST seconds of CPU (a quiet machine's one outside mapping is followed at
- * every sample while it grows; a machine whose tables never rest, at that budget). */
+ * share. Such re-reads spend at most RT_SHARERS_BUDGET of one core over time, in bursts of at
+ * most RT_SHARERS_BURST seconds of CPU or RT_SHARERS_BURST_READS times the last re-read's cost,
+ * whichever is more (a quiet machine's one outside mapping is followed at every sample while it
+ * grows and again when it leaves; a machine whose tables never rest, at that budget). */
 #define RT_SHARERS_SHARE 0.025
 #define RT_SHARERS_BUDGET 0.005
 #define RT_SHARERS_BURST 0.1
+#define RT_SHARERS_BURST_READS 8
+/* The machine's own noise in its page tables: every process that starts or exits moves them by
+ * its fixed tables (40-64 KiB before it maps anything), enough by the rule above to map 2.5% of a
+ * tree of 1 GiB. A re-read for sharers that finds the tree's PSS where it was (moved by less
+ * than half of RT_SHARERS_SHARE) was such noise: the move that asked for it becomes the noise
+ * floor, which halves every RT_SHARERS_NOISE_HALF seconds, and a move asks for a re-read only
+ * when it is more than RT_SHARERS_NOISE_OVER times that floor (a `sleep` every 50 ms beside a job
+ * of 4 processes mapping 512 MiB spent the whole credit in three re-reads, and the outsider that
+ * came next was never seen). A real sharer's tables grow by 1 MiB per 512 MiB it maps. The
+ * re-read right after one that found a move is not noise: the tables are read before the walk,
+ * and a mapping that went on while the walk read the rollups shows as a move after it. */
+#define RT_SHARERS_NOISE_HALF 30.0
+#define RT_SHARERS_NOISE_OVER 2.0
 
 typedef struct rt_tree_part {
     rt_proctree *tree;
@@ -165,8 +179,13 @@ typedef struct rt_tree_part {
     double pt_mark;          /* and at the last re-read for sharers, moved since by what the
                               * tree's own RSS changes take (NaN: none yet) */
     uint64_t pt_rss;         /* the tree's RSS (summed over its processes) at the last walk */
-    double sharers_credit;   /* seconds of CPU the re-reads may still spend */
-    double sharers_mono;     /* when the credit was last topped up */
+    double sharers_debt;     /* seconds of CPU the re-reads spent, not yet paid back by the budget */
+    double sharers_cost;     /* the last re-read's cost (seconds of CPU) */
+    double sharers_mono;     /* when the debt was last paid down */
+    bool sharers_found;      /* the last re-read found the tree's PSS moved */
+    double sharers_move;     /* the tables' move (KiB) this reading saw since pt_mark */
+    double sharers_noise;    /* the noise floor (KiB; RT_SHARERS_NOISE_HALF) when last set */
+    double sharers_noise_mono; /* and when that was */
     bool sharers_now;        /* this reading re-reads the exposed processes */
     bool sharers_forced;     /* and walks for that alone */
 } rt_tree_part;
