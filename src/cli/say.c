@@ -4,6 +4,7 @@
  * to it. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -12,20 +13,19 @@
 
 void cli_say(const char *fmt, ...)
 {
-    char msg[2048];
+    static const char who[] = "resource-tracker: ";
+    char line[2048 + sizeof who];
+    memcpy(line, who, sizeof who - 1);
+    char *msg = line + sizeof who - 1;
+    size_t room = sizeof line - (sizeof who - 1) - 1; /* the newline's byte kept */
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(msg, sizeof msg, fmt, ap);
+    int n = vsnprintf(msg, room, fmt, ap);
     va_end(ap);
     if (n < 0)
         return;
-    if ((size_t)n >= sizeof msg)
-        n = sizeof msg - 1;
-    char line[2200];
-    int m = snprintf(line, sizeof line, "resource-tracker: %.*s\n", n, msg);
-    if (m <= 0)
-        return;
-    size_t len = (size_t)m < sizeof line ? (size_t)m : sizeof line - 1;
+    size_t len = (size_t)(msg - line) + ((size_t)n < room ? (size_t)n : room - 1);
+    line[len++] = '\n';
     if (!cli_outq_say(line, len) && !cli_status_say(line, len) && write(STDERR_FILENO, line, len) < 0) {
         /* nowhere left to report */
     }

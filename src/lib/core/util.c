@@ -8,28 +8,22 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../common/clock.h"
 #include "core.h"
 
 double rt_mono_secs(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    return rt_clock_secs(CLOCK_MONOTONIC);
 }
 
 double rt_thread_cpu_secs(void)
 {
-    struct timespec ts;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-        return 0;
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    return rt_clock_secs(CLOCK_THREAD_CPUTIME_ID);
 }
 
 double rt_real_secs(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    return rt_clock_secs(CLOCK_REALTIME);
 }
 
 void rt_log(const rt_logger *lg, rt_log_level level, const char *fmt, ...)

@@ -3,7 +3,6 @@
  * are listed sorted by name, byte by byte (0.17: as the Rust tool lists them; net/dev's own
  * order is the order they were registered in). */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,27 +75,13 @@ static void rediscover(rt_net_part *p, rt_sample_ctx *c)
     p->out_ptrs = op;
 }
 
-/* The integer in buf[0..n) (n < 0: unread), trimmed, or RT_NULL_I64 when it holds anything
- * else: the file's number as written (a speed of -1 too, as the Rust tool reads it). */
-static int64_t attr_int(const char *buf, ssize_t n)
-{
-    if (n <= 0)
-        return RT_NULL_I64;
-    char *end;
-    errno = 0;
-    long long v = strtoll(buf, &end, 10);
-    while (*end == '\n' || *end == ' ')
-        end++;
-    return errno || end == buf || *end != '\0' ? RT_NULL_I64 : v;
-}
-
 /* Reads an integer attribute through its kept fd. */
 static int64_t read_int_attr(int fd)
 {
     if (fd < 0)
         return RT_NULL_I64;
     char buf[32];
-    return attr_int(buf, rt_pread_single(fd, buf, sizeof buf));
+    return rt_parse_attr_int(buf, rt_pread_single(fd, buf, sizeof buf));
 }
 
 /* Reads the link's speed once: as rt_parse_speed (RT_NULL_I64 for -1) into *speed, and the
@@ -106,7 +91,7 @@ static void read_speed(int fd, int64_t *speed, int64_t *reported)
     char buf[32] = "";
     ssize_t n = fd >= 0 ? rt_pread_single(fd, buf, sizeof buf) : -1;
     *speed = rt_parse_speed(buf, n);
-    *reported = attr_int(buf, n);
+    *reported = rt_parse_attr_int(buf, n);
 }
 
 /* Re-reads f's operstate, speed and MTU. */

@@ -136,6 +136,40 @@ static double drm_share(const rt_gpus *g, size_t i, size_t k, double util, uint6
     return NAN;
 }
 
+/* The GPUs' figures summed over the devices a reading could read. */
+typedef struct gpu_sum {
+    double util;
+    uint64_t vram;
+    int64_t used;
+    bool util_known, vram_known;
+} gpu_sum;
+
+/* Adds one device: utilization u (NaN: unknown), VRAM v when v_ok, on: it was in use. */
+static void gpu_sum_add(gpu_sum *s, double u, uint64_t v, bool v_ok, bool on)
+{
+    if (!isnan(u)) {
+        s->util += u;
+        s->util_known = true;
+        on = on || u > 0;
+    }
+    if (v_ok) {
+        s->vram += v;
+        s->vram_known = true;
+    }
+    s->used += on;
+}
+
+/* The sums into the caller's figures, each only where some device knew it. */
+static void gpu_sum_out(const gpu_sum *s, double *util_pct, uint64_t *vram_bytes, int64_t *gpus_used)
+{
+    if (s->util_known)
+        *util_pct = s->util;
+    if (s->vram_known)
+        *vram_bytes = s->vram;
+    if (s->util_known || s->vram_known)
+        *gpus_used = s->used;
+}
+
 void rt_gpus_tree(rt_gpus *g, rt_pid_in_tree has, void *user, const int64_t *pids, size_t npids, double mono,
                   double *util_pct, uint64_t *vram_bytes, int64_t *gpus_used, int64_t main_pid, uint64_t *main_vram)
 {
@@ -149,10 +183,8 @@ void rt_gpus_tree(rt_gpus *g, rt_pid_in_tree has, void *user, const int64_t *pid
         return;
     rt_drm_set_main(g->drm, main_pid);
     rt_drm_tree(g->drm, pids, npids, mono);
-    double util = 0;
-    uint64_t vram = 0, mine = 0;
-    int64_t used = 0;
-    bool util_known = false, vram_known = false;
+    gpu_sum sum = {0};
+    uint64_t mine = 0;
     for (size_t i = 0; i < g->nnv + g->ndrm; i++) {
         double u;
         uint64_t v;
@@ -170,26 +202,13 @@ void rt_gpus_tree(rt_gpus *g, rt_pid_in_tree has, void *user, const int64_t *pid
             m = rt_drm_tree_card_main(g->drm, i - g->nnv);
             g->share[i] = drm_share(g, i, i - g->nnv, u, v, on);
         }
-        if (!isnan(u)) {
-            util += u;
-            util_known = true;
-            on = on || u > 0;
-        }
-        if (v_ok) {
-            vram += v;
+        gpu_sum_add(&sum, u, v, v_ok, on);
+        if (v_ok)
             mine += m;
-            vram_known = true;
-        }
-        used += on;
     }
-    if (util_known)
-        *util_pct = util;
-    if (vram_known) {
-        *vram_bytes = vram;
+    gpu_sum_out(&sum, util_pct, vram_bytes, gpus_used);
+    if (sum.vram_known)
         *main_vram = mine;
-    }
-    if (util_known || vram_known)
-        *gpus_used = used;
 }
 
 /* rt_pid_in_tree for rt_gpus_all: every process is in. */
@@ -207,10 +226,7 @@ void rt_gpus_all(rt_gpus *g, double *util_pct, uint64_t *vram_bytes, int64_t *gp
     *gpus_used = RT_NULL_I64;
     if (!g || g->nnv + g->ndrm == 0)
         return;
-    double util = 0;
-    uint64_t vram = 0;
-    int64_t used = 0;
-    bool util_known = false, vram_known = false;
+    gpu_sum sum = {0};
     for (size_t i = 0; i < g->nnv + g->ndrm; i++) {
         double u = NAN;
         uint64_t v = RT_NULL_U64;
@@ -226,23 +242,9 @@ void rt_gpus_all(rt_gpus *g, double *util_pct, uint64_t *vram_bytes, int64_t *gp
         } else {
             continue;
         }
-        if (!isnan(u)) {
-            util += u;
-            util_known = true;
-            on = on || u > 0;
-        }
-        if (v_ok) {
-            vram += v;
-            vram_known = true;
-        }
-        used += on;
+        gpu_sum_add(&sum, u, v, v_ok, on);
     }
-    if (util_known)
-        *util_pct = util;
-    if (vram_known)
-        *vram_bytes = vram;
-    if (util_known || vram_known)
-        *gpus_used = used;
+    gpu_sum_out(&sum, util_pct, vram_bytes, gpus_used);
 }
 
 int rt_gpus_energy(const rt_gpus *g, size_t i, double *joules)

@@ -477,28 +477,40 @@ static bool tree_vram(rt_nvml *nv, const nvml_dev *d, rt_pid_in_tree has, void *
     return true;
 }
 
+/* Fills nv->best[0..*np) with each process's highest sample of d's SM time in the interval,
+ * of the processes has says are the tree's (has NULL: every process). Returns 0, or -1 on no
+ * memory. */
+static int best_of_samples(rt_nvml *nv, const nvml_dev *d, rt_pid_in_tree has, void *user, size_t *np)
+{
+    const nvml_pid_val *e = d->nutil ? nv->w->utils + d->util_off : NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < d->nutil; i++) {
+        if (has && !has(user, e[i].pid))
+            continue;
+        size_t j = 0;
+        while (j < n && nv->best[j].pid != e[i].pid)
+            j++;
+        if (j == n) {
+            if (n == nv->best_cap && rt_grow(&nv->best, &nv->best_cap, n + 1, sizeof *nv->best) < 0)
+                return -1;
+            nv->best[n++] = (nvml_pid_val){e[i].pid, 0};
+        }
+        if (e[i].val > nv->best[j].val)
+            nv->best[j].val = e[i].val;
+    }
+    *np = n;
+    return 0;
+}
+
 /* The tree's share of d's SM time from the latest samples: for each process of the tree, its
  * highest sample in the interval, summed and capped at 100. NaN when unsupported. */
 static double tree_util(rt_nvml *nv, const nvml_dev *d, rt_pid_in_tree has, void *user)
 {
     if (d->tree_util != TU_SAMPLES)
         return d->tree_util == TU_NONE ? 0.0 : NAN;
-    const nvml_pid_val *e = d->nutil ? nv->w->utils + d->util_off : NULL;
     size_t np = 0;
-    for (size_t i = 0; i < d->nutil; i++) {
-        if (!has(user, e[i].pid))
-            continue;
-        size_t j = 0;
-        while (j < np && nv->best[j].pid != e[i].pid)
-            j++;
-        if (j == np) {
-            if (np == nv->best_cap && rt_grow(&nv->best, &nv->best_cap, np + 1, sizeof *nv->best) < 0)
-                return NAN;
-            nv->best[np++] = (nvml_pid_val){e[i].pid, 0};
-        }
-        if (e[i].val > nv->best[j].val)
-            nv->best[j].val = e[i].val;
-    }
+    if (best_of_samples(nv, d, has, user, &np) < 0)
+        return NAN;
     double sum = 0;
     for (size_t j = 0; j < np; j++)
         sum += (double)nv->best[j].val;
@@ -663,20 +675,9 @@ static double tree_share(rt_nvml *nv, const nvml_dev *d, rt_pid_in_tree has, voi
     /* the per-process samples: each process's highest, the tree's sum over everyone's */
     double util_all = 0, util_mine = 0;
     if (d->tree_util == TU_SAMPLES) {
-        const nvml_pid_val *u = d->nutil ? nv->w->utils + d->util_off : NULL;
         size_t np = 0;
-        for (size_t k = 0; k < d->nutil; k++) {
-            size_t j = 0;
-            while (j < np && nv->best[j].pid != u[k].pid)
-                j++;
-            if (j == np) {
-                if (np == nv->best_cap && rt_grow(&nv->best, &nv->best_cap, np + 1, sizeof *nv->best) < 0)
-                    return NAN;
-                nv->best[np++] = (nvml_pid_val){u[k].pid, 0};
-            }
-            if (u[k].val > nv->best[j].val)
-                nv->best[j].val = u[k].val;
-        }
+        if (best_of_samples(nv, d, NULL, NULL, &np) < 0)
+            return NAN;
         for (size_t j = 0; j < np; j++) {
             util_all += (double)nv->best[j].val;
             if (has(user, nv->best[j].pid))

@@ -189,6 +189,9 @@ typedef struct rt_netif_info {
 int rt_netif_info_open(const rt_roots *r, const char *name, rt_netif_info *out);
 void rt_netif_info_free(rt_netif_info *n);
 
+/* The integer in a sysfs attribute's buf[0..n) (n <= 0: unread), trimmed, as written (a speed
+ * of -1 too, as the Rust tool reads it), or RT_NULL_I64 when it holds anything else. */
+int64_t rt_parse_attr_int(const char *buf, ssize_t n);
 /* Parses the value of a sysfs "speed" file: Mbps, or RT_NULL_I64 for -1, empty or an error. */
 int64_t rt_parse_speed(const char *buf, ssize_t n);
 

@@ -323,7 +323,7 @@ size_t rt_block_resolve_disks(const rt_roots *r, unsigned major, unsigned minor,
     return resolve_name(r, name, 0, cb, user);
 }
 
-int64_t rt_parse_speed(const char *buf, ssize_t n)
+int64_t rt_parse_attr_int(const char *buf, ssize_t n)
 {
     if (n <= 0)
         return RT_NULL_I64;
@@ -332,7 +332,13 @@ int64_t rt_parse_speed(const char *buf, ssize_t n)
     long long v = strtoll(buf, &end, 10);
     while (*end == '\n' || *end == ' ')
         end++;
-    if (errno || end == buf || *end != '\0' || v < 0 || v >= 0xFFFFFFFFLL)
+    return errno || end == buf || *end != '\0' ? RT_NULL_I64 : v;
+}
+
+int64_t rt_parse_speed(const char *buf, ssize_t n)
+{
+    int64_t v = rt_parse_attr_int(buf, n);
+    if (v == RT_NULL_I64 || v < 0 || v >= 0xFFFFFFFFLL)
         return RT_NULL_I64; /* -1 or SPEED_UNKNOWN: the link does not report a speed */
     return v;
 }
