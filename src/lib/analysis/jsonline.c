@@ -713,13 +713,8 @@ static bool scan_phases(rt_js *j, rt_jline *jl)
                 if (ph->n == ph->cap && ph->cap < RT_JL_MAX_MARKS) {
                     size_t cap = ph->cap ? ph->cap * 4 : 16;
                     cap = cap > RT_JL_MAX_MARKS ? RT_JL_MAX_MARKS : cap;
-                    rt_jl_mark *m = realloc(ph->marks, cap * sizeof *m);
-                    if (m)
-                        ph->marks = m;
-                    const rt_phase_mark **p = realloc(ph->ptrs, cap * sizeof *p);
-                    if (p)
-                        ph->ptrs = p;
-                    if (m && p)
+                    if (rt_resize(&ph->marks, cap, sizeof *ph->marks) == 0 &&
+                        rt_resize(&ph->ptrs, cap, sizeof *ph->ptrs) == 0)
                         ph->cap = cap;
                 }
                 if (!ph_mark(j, ph))

@@ -494,13 +494,7 @@ void rt_phase_stats_result(rt_phase_stats *ps, rt_summary *s)
         ps->cap_res = n;
     }
     if (n > ps->cap_out) {
-        rt_phase_summary *out = realloc(ps->out, n * sizeof *out);
-        if (out)
-            ps->out = out;
-        const rt_phase_summary **outp = realloc(ps->outp, n * sizeof *outp);
-        if (outp)
-            ps->outp = outp;
-        if (!out || !outp)
+        if (rt_resize(&ps->out, n, sizeof *ps->out) < 0 || rt_resize(&ps->outp, n, sizeof *ps->outp) < 0)
             return;
         ps->cap_out = n;
     }
@@ -587,16 +581,8 @@ void rt_phase_copy_into(rt_phase_copy **keep, rt_summary *s)
     s->phase_counts = &c->counts;
     size_t n = s->phase_count;
     if (n > c->cap) {
-        rt_phase_summary *items = realloc(c->items, n * sizeof *items);
-        if (items)
-            c->items = items;
-        const rt_phase_summary **ptrs = realloc(c->ptrs, n * sizeof *ptrs);
-        if (ptrs)
-            c->ptrs = ptrs;
-        rt_cores_table *tables = realloc(c->tables, n * sizeof *tables);
-        if (tables)
-            c->tables = tables;
-        if (!items || !ptrs || !tables) {
+        if (rt_resize(&c->items, n, sizeof *c->items) < 0 || rt_resize(&c->ptrs, n, sizeof *c->ptrs) < 0 ||
+            rt_resize(&c->tables, n, sizeof *c->tables) < 0) {
             s->phases = NULL, s->phase_count = 0;
             return;
         }

@@ -147,6 +147,10 @@ int rt_grow(void *arr, size_t *cap, size_t need, size_t elem);
  * taken (a large one's unused room then costs no resident memory: realloc's fresh pages are
  * not touched until used). */
 int rt_grow_uninit(void *arr, size_t *cap, size_t need, size_t elem);
+/* Makes the array *arr exactly n elements of elem bytes (n > 0), its contents kept up to the
+ * smaller size: for arrays sized in step with another. Returns 0, or -1 (*arr unchanged) on no
+ * memory or an overflowing size. */
+int rt_resize(void *arr, size_t n, size_t elem);
 /* rt_grow starting from one element: for one of many small arrays that usually hold one (a
  * process's threads: 16 bytes, not 8 of them). */
 int rt_grow_small(void *arr, size_t *cap, size_t need, size_t elem);

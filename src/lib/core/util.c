@@ -161,6 +161,18 @@ int rt_grow_uninit(void *arr, size_t *cap, size_t need, size_t elem)
     return grow(arr, cap, need, elem, 8, false);
 }
 
+int rt_resize(void *arr, size_t n, size_t elem)
+{
+    void **slot = arr;
+    if (n == 0 || elem == 0 || n > SIZE_MAX / elem)
+        return -1;
+    void *q = realloc(*slot, n * elem);
+    if (!q)
+        return -1;
+    *slot = q;
+    return 0;
+}
+
 int rt_grow_small(void *arr, size_t *cap, size_t need, size_t elem)
 {
     return grow(arr, cap, need, elem, 1, true);
