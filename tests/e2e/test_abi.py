@@ -1,7 +1,8 @@
 """The public header as other languages bind it: the shared library exports exactly the
 functions the header marks RT_API, its SONAME carries the major version, the header compiles
-as C and C++, and Python's ctypes can drive a sampler through the library alone and hand in a
-record shorter than the library's."""
+as C and C++, Python's ctypes can drive a sampler through the library alone and hand in a
+record shorter than the library's, and scripts/abi-check (abidiff against the release's ABI)
+passes the build, fails doctored baselines the rules forbid and passes ones that only grew."""
 import ctypes
 import os
 import re
@@ -295,3 +296,122 @@ def test_ctypes_binding_hands_in_a_shorter_record():
     assert s["samples"] == 3 and s["job_name"] == "old" and s["duration_secs"] == 3
     assert s["machine"]["cpu_count"] == 4 and s["machine"]["cores"]["peak"] == 1.5
     assert s["machine"]["memory_used_mib"]["peak"] is None and s["process"] is None
+
+
+# ---- scripts/abi-check: abidiff against the release's ABI (abi/libresource-tracker.abi) ------
+
+ABI_CHECK = os.path.join(REPO, "scripts", "abi-check")
+BASELINE = os.path.join(REPO, "abi", "libresource-tracker.abi")
+needs_abidiff = pytest.mark.skipif(not shutil.which("abidiff") or SANITIZED,
+                                   reason="abidiff missing (abigail-tools: scripts/install-deps --test), or a "
+                                          "sanitizer build (the gcc section judges the ABI)")
+
+
+def baseline_text():
+    with open(BASELINE) as f:
+        return f.read()
+
+
+def abi_check(tmp_path, text=None):
+    """scripts/abi-check on the built library against the committed baseline, or against TEXT
+    (a doctored copy of it): (exit status, output, abidiff's exit status)"""
+    args = [ABI_CHECK, BUILD_DIR]
+    if text is not None:
+        doctored = tmp_path / "doctored.abi"
+        doctored.write_text(text)
+        args += ["--baseline", str(doctored)]
+    r = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    m = re.search(r"abidiff exit (\d+)", r.stdout)
+    return r.returncode, r.stdout + r.stderr, int(m.group(1)) if m else None
+
+
+def element(text, tag, name):
+    """the text of the baseline's one <TAG name='NAME' ...>...</TAG>"""
+    found = re.findall(rf"    <{tag} name='{name}'[^>]*[^/]>\n.*?\n    </{tag}>\n", text, re.S)
+    assert len(found) == 1, (tag, name, len(found))
+    return found[0]
+
+
+def type_id(text, name):
+    return re.search(rf"<type-decl name='{name}' size-in-bits='\d+' id='([^']+)'", text).group(1)
+
+
+def drop_last_member(struct_text, by_bits):
+    """a struct as it was before its last member came (the size BY_BITS smaller)"""
+    last = re.findall(r"      <data-member [^>]*>\n.*?</data-member>\n", struct_text, re.S)[-1]
+    size = int(re.search(r"size-in-bits='(\d+)'", struct_text).group(1))
+    return struct_text.replace(last, "").replace(f"size-in-bits='{size}'", f"size-in-bits='{size - by_bits}'", 1)
+
+
+@needs_abidiff
+def test_abi_check_passes_the_built_library(tmp_path):
+    rc, out, abidiff_rc = abi_check(tmp_path)
+    assert rc == 0, out
+    assert abidiff_rc in (0, 4), out  # the same, or grown since the release
+
+
+@needs_abidiff
+def test_abi_check_fails_a_removed_function(tmp_path):
+    """the baseline declares rt_abi_gone, which the library lacks: abidiff's incompatible bit"""
+    t = baseline_text()
+    fn = element(t, "function-decl", "rt_strerror")
+    sym = re.search(r"    <elf-symbol name='rt_strerror'[^\n]*\n", t).group(0)
+    t = t.replace(sym, sym + sym.replace("rt_strerror", "rt_abi_gone"), 1)
+    t = t.replace(fn, fn + fn.replace("rt_strerror", "rt_abi_gone"), 1)
+    rc, out, abidiff_rc = abi_check(tmp_path, t)
+    assert rc == 1 and abidiff_rc == 12, out
+    assert "rt_abi_gone" in out and "bump MAJOR" in out and "scripts/abi-baseline" in out
+
+
+@pytest.mark.parametrize("change", ["parameter type", "enum renumbered", "member inserted in the middle",
+                                    "by-value struct grown"])
+@needs_abidiff
+def test_abi_check_fails_a_changed_abi(tmp_path, change):
+    """changes abidiff flags as an ABI change (exit 4), not an incompatible one: the check fails them"""
+    t = baseline_text()
+    if change == "parameter type":  # rt_strerror took a double at the release
+        fn = element(t, "function-decl", "rt_strerror")
+        old = re.search(r"<parameter type-id='[^']+'", fn).group(0)
+        t = t.replace(fn, fn.replace(old, f"<parameter type-id='{type_id(t, 'double')}'"))
+        expect = "rt_strerror"
+    elif change == "enum renumbered":
+        t = t.replace("<enumerator name='RT_ERR_DISABLED' value='8'/>", "<enumerator name='RT_ERR_DISABLED' value='9'/>")
+        expect = "RT_ERR_DISABLED"
+    elif change == "member inserted in the middle":  # rt_sample had no interval_secs: the rest moved
+        s = element(t, "class-decl", "rt_sample")
+        gone = re.search(r"      <data-member [^>]*>\n\s*<var-decl name='interval_secs'.*?</data-member>\n", s, re.S)
+        size = int(re.search(r"size-in-bits='(\d+)'", s).group(1))
+        older = re.sub(r"layout-offset-in-bits='(\d+)'", lambda m: f"layout-offset-in-bits='{max(int(m.group(1)) - 64, 0)}'",
+                       s.replace(gone.group(0), ""))
+        t = t.replace(s, older.replace(f"size-in-bits='{size}'", f"size-in-bits='{size - 64}'", 1))
+        expect = "offset changed"
+    else:  # rt_usage_pct lives in arrays of rt_usage: its size is ABI even at the end
+        s = element(t, "class-decl", "rt_usage_pct")
+        t = t.replace(s, drop_last_member(s, 64))
+        # and the arrays of it (cpu[3]) as long as 3 of the smaller one
+        typedef = re.search(r"<typedef-decl name='rt_usage_pct' type-id='[^']+' id='([^']+)'", t).group(1)
+        t = re.sub(rf"(<array-type-def dimensions='1' type-id='{typedef}' size-in-bits=')(\d+)'",
+                   lambda m: f"{m.group(1)}{int(m.group(2)) - 3 * 64}'", t)
+        expect = "struct rt_usage_pct changed, and its size is part of the ABI"
+    rc, out, abidiff_rc = abi_check(tmp_path, t)
+    assert rc == 1 and abidiff_rc == 4, out
+    assert expect in out and "the ABI rules" in out, out
+
+
+@pytest.mark.parametrize("growth", ["function added", "enum value added", "struct grown at its end",
+                                    "options grown at their end"])
+@needs_abidiff
+def test_abi_check_allows_growth(tmp_path, growth):
+    """what the rules allow: the release lacked a function, an enum value, a struct's last member"""
+    t = baseline_text()
+    if growth == "function added":
+        t = re.sub(r"    <elf-symbol name='rt_version_num'[^\n]*\n", "", t)
+        t = t.replace(element(t, "function-decl", "rt_version_num"), "")
+    elif growth == "enum value added":
+        t = t.replace("      <enumerator name='RT_ERR_DISABLED' value='8'/>\n", "")
+    else:
+        s = element(t, "class-decl", "rt_sample" if growth == "struct grown at its end" else "rt_sampler_options")
+        t = t.replace(s, drop_last_member(s, 64))
+    rc, out, abidiff_rc = abi_check(tmp_path, t)
+    assert rc == 0, out
+    assert abidiff_rc == (0 if growth == "enum value added" else 4), out

@@ -35,7 +35,8 @@ PYTHON_PACKAGES = ("resource_tracker", "gpu_tracker")
 # what the plain scripts/install-deps must never install (the test toolchain)
 TEST_TOOLS = ("clang", "libcmocka-dev", "valgrind", "chromium", "prometheus", "prometheus-node-exporter",
               "nodejs", "npm", "python3-pytest", "stress-ng", "python3-pytest-xdist", "ccache", "gcovr",
-              "slurmctld", "slurmd", "slurm-client", "munge", "slurmdbd", "mariadb-server-core", "openmpi-bin")
+              "slurmctld", "slurmd", "slurm-client", "munge", "slurmdbd", "mariadb-server-core", "openmpi-bin",
+              "abigail-tools")
 
 
 def sh(args, **kw):
