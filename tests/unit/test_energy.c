@@ -19,11 +19,8 @@ static unsigned long m_busy, m_idle, ut101;
 static int setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof dir, "/tmp/rt-energy-XXXXXX");
-    unit_tmpdir(dir);
-    snprintf(proc, sizeof proc, "%s/proc", dir);
+    unit_proctree_copy("rt-energy", dir, sizeof dir, proc, sizeof proc);
     snprintf(sys, sizeof sys, "%s/sys", dir);
-    unit_copy_fixture("proctree/proc", proc);
     m_busy = 100;
     m_idle = 1000;
     ut101 = 300;
@@ -39,15 +36,7 @@ static int teardown(void **state)
 
 static void write_counters(void)
 {
-    char text[512];
-    snprintf(text, sizeof text, "cpu  %lu 0 0 %lu 0 0 0 0\ncpu0 %lu 0 0 %lu 0 0 0 0\nprocs_running 2\n", m_busy,
-             m_idle, m_busy, m_idle);
-    unit_put(proc, "stat", text);
-    snprintf(text, sizeof text,
-             "101 (python3) S 100 101 101 0 -1 4194560 100 0 0 0 %lu 0 0 0 20 0 2 0 5010 12345678 5000 "
-             "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
-             ut101);
-    unit_put(proc, "101/stat", text);
+    unit_proctree_counters(proc, m_busy, m_idle, ut101, 0, false);
 }
 
 /* A powercap zone: <sys>/class/powercap/<zone>/{name,energy_uj,max_energy_range_uj,enabled}. */

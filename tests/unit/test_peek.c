@@ -18,10 +18,7 @@ static unsigned long m_busy, m_idle;
 static int setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof dir, "/tmp/rt-peek-XXXXXX");
-    unit_tmpdir(dir);
-    snprintf(proc, sizeof proc, "%s/proc", dir);
-    unit_copy_fixture("proctree/proc", proc);
+    unit_proctree_copy("rt-peek", dir, sizeof dir, proc, sizeof proc);
     ut101 = 300;
     st101 = 30;
     rd101 = 101000;
@@ -40,15 +37,8 @@ static int teardown(void **state)
 /* Rewrites /proc/stat (one core), 101's stat and io with the current counters. */
 static void write_counters(void)
 {
+    unit_proctree_counters(proc, m_busy, m_idle, ut101, st101, false);
     char text[512];
-    snprintf(text, sizeof text, "cpu  %lu 0 0 %lu 0 0 0 0\ncpu0 %lu 0 0 %lu 0 0 0 0\nprocs_running 2\n", m_busy,
-             m_idle, m_busy, m_idle);
-    unit_put(proc, "stat", text);
-    snprintf(text, sizeof text,
-             "101 (python3) S 100 101 101 0 -1 4194560 100 0 0 0 %lu %lu 0 0 20 0 2 0 5010 12345678 5000 "
-             "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
-             ut101, st101);
-    unit_put(proc, "101/stat", text);
     snprintf(text, sizeof text,
              "rchar: 1\nwchar: 1\nsyscr: 1\nsyscw: 1\nread_bytes: %lu\nwrite_bytes: 1010\ncancelled_write_bytes: 0\n",
              rd101);

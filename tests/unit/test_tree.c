@@ -19,10 +19,7 @@ static bool tree_gone; /* the tree's stat files read empty: 101's counters stay 
 static int setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof dir, "/tmp/rt-tree-XXXXXX");
-    unit_tmpdir(dir);
-    snprintf(proc, sizeof proc, "%s/proc", dir);
-    unit_copy_fixture("proctree/proc", proc);
+    unit_proctree_copy("rt-tree", dir, sizeof dir, proc, sizeof proc);
     m_busy = 150;
     m_idle = 1010;
     ut101 = 300;
@@ -41,17 +38,7 @@ static int teardown(void **state)
 /* Rewrites /proc/stat (one core) and /proc/101/stat in place with the current counters. */
 static void write_counters(void)
 {
-    char text[512];
-    snprintf(text, sizeof text, "cpu  %lu 0 0 %lu 0 0 0 0\ncpu0 %lu 0 0 %lu 0 0 0 0\nprocs_running 2\n", m_busy,
-             m_idle, m_busy, m_idle);
-    unit_put(proc, "stat", text);
-    if (tree_gone)
-        return;
-    snprintf(text, sizeof text,
-             "101 (python3) S 100 101 101 0 -1 4194560 100 0 0 0 %lu %lu 0 0 20 0 2 0 5010 12345678 5000 "
-             "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
-             ut101, st101);
-    unit_put(proc, "101/stat", text);
+    unit_proctree_counters(proc, m_busy, m_idle, ut101, st101, tree_gone);
 }
 
 #define NEAR(a, b) assert_true(fabs((a) - (b)) < 1e-9)

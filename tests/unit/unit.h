@@ -10,6 +10,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -87,6 +88,35 @@ static inline void unit_copy_fixture(const char *rel, const char *dst)
     char cmd[2200];
     snprintf(cmd, sizeof cmd, "cp -a '%s/%s' '%s'", RT_FIXTURES, rel, dst);
     unit_system(cmd);
+}
+
+/* The proctree fixture (a bash, a python3 101 and its children) copied to a new folder
+ * /tmp/NAME-XXXXXX (its path into dir) as dir/proc (into proc), for a test that rewrites its
+ * counters in place (unit_proctree_counters). */
+static inline void unit_proctree_copy(const char *name, char *dir, size_t dir_cap, char *proc, size_t proc_cap)
+{
+    snprintf(dir, dir_cap, "/tmp/%s-XXXXXX", name);
+    unit_tmpdir(dir);
+    snprintf(proc, proc_cap, "%s/proc", dir);
+    unit_copy_fixture("proctree/proc", proc);
+}
+
+/* Rewrites the copy's /proc/stat (one core: busy and idle ticks) and, unless tree_gone,
+ * 101's stat with utime and stime ticks. */
+static inline void unit_proctree_counters(const char *proc, unsigned long busy, unsigned long idle, unsigned long ut101,
+                                          unsigned long st101, bool tree_gone)
+{
+    char text[512];
+    snprintf(text, sizeof text, "cpu  %lu 0 0 %lu 0 0 0 0\ncpu0 %lu 0 0 %lu 0 0 0 0\nprocs_running 2\n", busy, idle,
+             busy, idle);
+    unit_put(proc, "stat", text);
+    if (tree_gone)
+        return;
+    snprintf(text, sizeof text,
+             "101 (python3) S 100 101 101 0 -1 4194560 100 0 0 0 %lu %lu 0 0 20 0 2 0 5010 12345678 5000 "
+             "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
+             ut101, st101);
+    unit_put(proc, "101/stat", text);
 }
 
 /* The fixture case name's roots for a replay: its proc tree copied to proc_dst (unless
