@@ -28,7 +28,7 @@ static bool room(rt_cores_acc *a, int64_t c)
 {
     if (c <= a->cap)
         return true;
-    int64_t cap = a->cap ? a->cap : 4;
+    int64_t cap = a->cap ? a->cap : RT_CORES_ROOM;
     while (cap < c)
         cap *= 2;
     cap = cap > RT_CORES_MAX ? RT_CORES_MAX : cap;
