@@ -1,9 +1,12 @@
 """The public header as other languages bind it: the shared library exports exactly the
 functions the header marks RT_API, its SONAME carries the major version, the header compiles
-as C and C++, Python's ctypes can drive a sampler through the library alone and hand in a
-record shorter than the library's, and scripts/abi-check (abidiff against the release's ABI)
-passes the build, fails doctored baselines the rules forbid and passes ones that only grew."""
+as C and C++ (each of its parts on its own too; the experimental parts only with
+RT_EXPERIMENTAL_API, the deprecated names not with RT_NO_DEPRECATED), Python's ctypes can drive a
+sampler through the library alone and hand in a record shorter than the library's, and
+scripts/abi-check (abidiff against the release's ABI) passes the build, fails doctored baselines
+the rules forbid and passes ones that only grew."""
 import ctypes
+import glob
 import os
 import re
 import shutil
@@ -14,12 +17,17 @@ import pytest
 from conftest import BUILD_DIR, REPO, SANITIZED
 
 HEADER = os.path.join(REPO, "include", "resource_tracker.h")
+PARTS = sorted(glob.glob(os.path.join(REPO, "include", "resource_tracker", "*.h")))
 LIB = os.path.join(BUILD_DIR, "libresource-tracker.so")
 
 
 def header_text():
-    with open(HEADER) as f:
-        return f.read()
+    """The umbrella header and every part it includes, as one text."""
+    text = ""
+    for path in [HEADER] + PARTS:
+        with open(path) as f:
+            text += f.read()
+    return text
 
 
 def header_version():
@@ -60,6 +68,77 @@ def test_header_compiles(tmp_path, lang, std):
     quiet = ["-Wno-missing-field-initializers"] if lang == "c++" else []
     r = subprocess.run([compiler, f"-std={std}", "-Wall", "-Wextra", "-Werror", "-pedantic", *quiet, "-I",
                         os.path.join(REPO, "include"), "-fsyntax-only", str(src)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def compile_c(tmp_path, source, *flags):
+    src = tmp_path / "t.c"
+    src.write_text(source)
+    return subprocess.run(["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I", os.path.join(REPO, "include"),
+                           *flags, "-fsyntax-only", str(src)], capture_output=True, text=True)
+
+
+def test_umbrella_includes_every_part():
+    """resource_tracker.h includes each part and names it in its contents map."""
+    with open(HEADER) as f:
+        umbrella = f.read()
+    assert len(PARTS) >= 20, PARTS
+    for path in PARTS:
+        name = os.path.basename(path)
+        assert f'#include "resource_tracker/{name}"' in umbrella, name
+        assert re.search(rf"^ \*   {re.escape(name)} ", umbrella, re.M), name
+
+
+@pytest.mark.parametrize("part", [os.path.basename(p) for p in PARTS])
+def test_each_part_compiles_alone(tmp_path, part):
+    """A file that includes one part alone compiles: the part includes what it needs. An
+    experimental part declares nothing without RT_EXPERIMENTAL_API."""
+    if not shutil.which("cc"):
+        pytest.skip("no cc")
+    source = f'#include "resource_tracker/{part}"\ntypedef int not_empty;\n'  # ISO C: no empty unit
+    for flags in ([], ["-DRT_EXPERIMENTAL_API"]):
+        r = compile_c(tmp_path, source, *flags)
+        assert r.returncode == 0, (flags, r.stderr)
+
+
+# one call of each experimental part, and of the deprecated names, with the stable calls around it
+EXPERIMENTAL_CALLS = {
+    "pipeline.h": "(void)rt_pipeline_new(0, 0);",
+    "schema.h": "(void)rt_schema_field_count();",
+    "phase.h": "(void)rt_phase_listener_poll_fd(0);",
+    "energy.h": "(void)rt_co2e_grams(1.0, 2.0);",
+    "place.h": "(void)rt_place_detect(0, 0);",
+    "ci_summary.h": "(void)rt_summary_write_workflow(0, 0, 0, 0, 0);",
+    "jobview.h": "rt_job_view_free(0);",
+}
+
+
+@pytest.mark.parametrize("part", sorted(EXPERIMENTAL_CALLS))
+def test_experimental_parts_need_the_macro(tmp_path, part):
+    """Through the umbrella, an experimental call is undeclared without RT_EXPERIMENTAL_API (an
+    implicit declaration, an error here) and declared with it; a stable call is declared either
+    way."""
+    if not shutil.which("cc"):
+        pytest.skip("no cc")
+    source = ('#include "resource_tracker.h"\n'
+              "int main(void) {\n    (void)rt_version();\n    %s\n    return 0;\n}\n" % EXPERIMENTAL_CALLS[part])
+    r = compile_c(tmp_path, source, "-Werror=implicit-function-declaration")
+    assert r.returncode != 0 and "implicit declaration" in r.stderr, r.stderr
+    r = compile_c(tmp_path, source, "-Werror=implicit-function-declaration", "-DRT_EXPERIMENTAL_API")
+    assert r.returncode == 0, r.stderr
+
+
+def test_no_deprecated_leaves_the_old_names_out(tmp_path):
+    """RT_NO_DEPRECATED: the deprecated names are not declared, their replacements are."""
+    if not shutil.which("cc"):
+        pytest.skip("no cc")
+    old = '#include "resource_tracker.h"\nint main(void) {\n    rt_stats_free(rt_stats_new());\n    return 0;\n}\n'
+    new = ('#include "resource_tracker.h"\nint main(void) {\n    rt_stats *st = 0;\n'
+           "    (void)rt_stats_new_with(0, &st);\n    rt_stats_free(st);\n    return 0;\n}\n")
+    assert compile_c(tmp_path, old, "-DRT_NO_DEPRECATED_WARNINGS").returncode == 0
+    r = compile_c(tmp_path, old, "-DRT_NO_DEPRECATED", "-Werror=implicit-function-declaration")
+    assert r.returncode != 0 and "rt_stats_new" in r.stderr, r.stderr
+    r = compile_c(tmp_path, new, "-DRT_NO_DEPRECATED", "-Werror=implicit-function-declaration")
     assert r.returncode == 0, r.stderr
 
 

@@ -170,6 +170,8 @@ def test_contents(deb, root):
     soname = sh(["objdump", "-p", real]).stdout
     assert re.search(r"SONAME\s+libresource-tracker\.so\.0\b", soname), soname
     assert "/usr/include/resource_tracker.h" in files
+    for part in glob.glob(os.path.join(REPO, "include", "resource_tracker", "*.h")):  # the header's parts
+        assert "/usr/include/resource_tracker/" + os.path.basename(part) in files, part
     pc = os.path.join(lib, "pkgconfig", "resource-tracker.pc")
     with open(pc) as f:
         assert f"Version: {version}" in f.read()
@@ -183,7 +185,8 @@ def test_contents(deb, root):
     for data in ("cpu-tdp.csv", "grid-intensity.csv"):  # the tables compiled into the library, as data
         assert f"/usr/share/resource-tracker/{data}" in files, data
     # nothing else: no tests, test helpers, fake libraries, benchmarks, bytecode
-    allowed = ("/usr/bin/resource-tracker", "/usr/bin/gpu-tracker", "/usr/include/resource_tracker.h", "/usr/share/man/man1/",
+    allowed = ("/usr/bin/resource-tracker", "/usr/bin/gpu-tracker", "/usr/include/resource_tracker.h",
+               "/usr/include/resource_tracker/", "/usr/share/man/man1/",
                "/usr/share/resource-tracker/",
                "/usr/lib/python3/dist-packages/", lib[len(root):] + "/")
     for f in files:
@@ -265,6 +268,7 @@ def test_cmake_install_destdir(tmp_path):
     usr = tmp_path / "usr"
     assert (usr / "bin/resource-tracker").is_file()
     assert (usr / "include/resource_tracker.h").is_file()
+    assert (usr / "include/resource_tracker/version.h").is_file()
     assert glob.glob(str(usr / "lib/**/libresource-tracker.so.0"), recursive=True)
     assert glob.glob(str(usr / "lib/**/pkgconfig/resource-tracker.pc"), recursive=True)
     for page in MAN_PAGES:

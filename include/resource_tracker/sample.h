@@ -1,0 +1,347 @@
+/* resource_tracker/sample.h - one sample: the plain structs a sampler fills (rt_sample and
+ * everything it points to). Part of the public C API of libresource-tracker; include
+ * <resource_tracker.h>, which includes
+ * every part. */
+#ifndef RESOURCE_TRACKER_SAMPLE_H
+#define RESOURCE_TRACKER_SAMPLE_H
+
+#include "version.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------------------------
+ * One sample: plain structs reached through pointers. Everything a sample points to is owned
+ * by the sampler that produced it and stays valid until the next rt_sampler_sample() call or
+ * rt_sampler_free(). Each struct may gain fields at its end (see the ABI rules above). */
+
+typedef struct rt_cpu {
+    double utilization_pct;     /* busy cores, 0..core_count (fractional): the sum of
+                                 * per_core_pct / 100; NaN when no core has data */
+    const double *per_core_pct; /* core_count entries, 0..100 each; NaN for a core without data */
+    size_t core_count;          /* online logical cores seen in this sample */
+    double utime_secs;          /* user+nice CPU seconds over all cores in the interval */
+    double stime_secs;          /* system CPU seconds over all cores in the interval */
+    int64_t process_count;      /* runnable processes (procs_running) */
+    double process_cores_used;  /* = process->cores_used; NaN without a tracked process */
+    int64_t process_child_count; /* = process->child_count; RT_NULL_I64 without one */
+    /* added in 0.17: every process on the machine (the numbered entries of /proc, as ps, the
+     * Python tracker's `processes` column and the Rust tool's cpu.process_count count them);
+     * RT_NULL_I64 when /proc cannot be listed */
+    int64_t all_process_count;
+} rt_cpu;
+
+typedef struct rt_memory {
+    double total_mib, free_mib, available_mib, used_mib, used_pct;
+    double buffers_mib, cached_mib, active_mib, inactive_mib;
+    double swap_total_mib, swap_used_mib, swap_used_pct;
+} rt_memory;
+
+typedef struct rt_net_iface {
+    const char *interface;   /* e.g. "eth0" */
+    const char *mac_address; /* NULL when not reported */
+    const char *driver;      /* kernel driver, NULL for virtual interfaces without one */
+    const char *operstate;   /* "up", "down", "unknown", ...; NULL when not reported */
+    int64_t speed_mbps;      /* RT_NULL_I64 when the link reports no speed */
+    int64_t mtu;             /* RT_NULL_I64 when not reported */
+    double rx_bytes_per_sec, tx_bytes_per_sec;
+    uint64_t rx_bytes_total, tx_bytes_total; /* since boot */
+    uint64_t rx_bytes, tx_bytes;             /* in this interval */
+    /* added in 0.18: the link's speed file as the kernel wrote it (-1 where the driver knows no
+     * speed, which speed_mbps holds as RT_NULL_I64); RT_NULL_I64 when it cannot be read (a
+     * virtual interface): the Rust tool's speed_mbps */
+    int64_t speed_mbps_reported;
+} rt_net_iface;
+
+typedef struct rt_mount {
+    const char *mount_point;
+    const char *filesystem; /* e.g. "ext4" */
+    uint64_t total_bytes, used_bytes, available_bytes; /* RT_NULL_U64 when statvfs failed */
+    double used_pct; /* used / (used + available), as df computes it */
+} rt_mount;
+
+typedef struct rt_disk {
+    const char *device;      /* kernel name, e.g. "nvme0n1", "sda", "vda" */
+    const char *model;       /* NULL when sysfs has none */
+    const char *vendor;
+    const char *serial;      /* serial number or WWID */
+    const char *device_type; /* "nvme", "ssd" or "hdd"; NULL when unknown */
+    uint64_t capacity_bytes;
+    double read_bytes_per_sec, write_bytes_per_sec;
+    uint64_t read_bytes_total, write_bytes_total; /* since boot */
+    uint64_t read_bytes, write_bytes;             /* in this interval */
+    const rt_mount *const *mounts; /* filesystems on this disk, its partitions or volumes on it */
+    size_t mount_count;
+    /* added in 0.17: 1 for a virtual device (device-mapper, md, zram, nbd: under sysfs's
+     * devices/virtual), listed as the Rust tool lists it, with the filesystems mounted from it;
+     * the machine's I/O sums (the CSV's, the summary's) leave it out, its bytes being counted
+     * on the physical disks beneath it (or being memory, for zram). Also 1 for a ZFS pool,
+     * "zfs:<pool>" (no I/O of its own, one mount: the pool's space). 0 for a physical disk */
+    int is_virtual;
+} rt_disk;
+
+/* A key and a value, e.g. a GPU's driver facts. This pair never grows. */
+typedef struct rt_kv {
+    const char *key, *value;
+} rt_kv;
+
+/* One GPU: NVIDIA through NVML, AMD and Intel through sysfs. */
+typedef struct rt_gpu {
+    const char *uuid;        /* NULL when the driver has none */
+    const char *name;        /* e.g. "NVIDIA A100-SXM4-80GB" */
+    const char *device_type; /* "GPU" */
+    const char *host_id;     /* PCI address, e.g. "0000:3b:00.0" */
+    const rt_kv *detail;     /* driver facts: driver, driver_version, pci ids, ... */
+    size_t detail_count;
+    double utilization_pct;  /* 0..100 */
+    uint64_t vram_total_bytes, vram_used_bytes;
+    double vram_used_pct;
+    double temperature_celsius, power_watts, frequency_mhz;
+    int64_t core_count;      /* RT_NULL_I64 when not reported */
+    /* added in 0.15 ("Energy and carbon"): the seconds since tracking began that the GPU's
+     * clocks were held down by its power cap (software power cap, hardware power brake) and by
+     * heat (software and hardware thermal slowdown), as DCGM's job statistics count them:
+     * NVML's violation counters where the driver keeps them, else the throttle reasons seen at
+     * each reading times the interval before it; NaN where the GPU reports neither (AMD,
+     * Intel, an old driver). Its energy is the sample's energy domain of kind "gpu". */
+    double power_throttled_secs, thermal_throttled_secs;
+    /* added in 0.18: an NVIDIA GPU's index in NVML and NVML's own spelling of its PCI address
+     * ("00000000:3B:00.0"; host_id is the same address in the kernel's spelling), which the
+     * Rust tool shows as host_id and detail.pci_bus_id (`--format json-rs`); RT_NULL_I64 and
+     * NULL for another GPU, or where NVML did not say */
+    int64_t nvml_index;
+    const char *nvml_bus_id;
+} rt_gpu;
+
+/* The GPUs' use by a set of processes over the interval (0.17: rt_sample.gpu_processes, every
+ * process on the machine). NVIDIA: from NVML's process lists, as for a tracked tree; AMD and
+ * Intel: the card's own figures (busy percent, VRAM in use). May gain fields at its end. */
+typedef struct rt_gpu_use {
+    double utilization_pct;   /* percent of one GPU, summed over GPUs (200: two busy GPUs); NaN
+                               * when no GPU could say */
+    uint64_t vram_used_bytes; /* RT_NULL_U64 when no GPU could say */
+    int64_t gpu_count_used;   /* GPUs with a process on them (or busy); RT_NULL_I64 when no
+                               * GPU could say */
+} rt_gpu_use;
+
+/* Pressure stall information of one resource (0.6): the share of time some (or all, "full")
+ * runnable tasks waited for it. Machine-wide from /proc/pressure, per group from a cgroup v2
+ * group's *.pressure files. NaN / RT_NULL_U64 where the kernel reports nothing ("full" of the
+ * machine's CPU is reported by recent kernels only). This struct never grows. */
+typedef struct rt_pressure {
+    double some_avg10, full_avg10; /* the kernel's 10-second averages, percent */
+    double some_pct, full_pct;     /* percent of this sample's interval (from the totals);
+                                    * NaN for the first reading */
+    uint64_t some_total_usec, full_total_usec; /* the kernel's totals, microseconds */
+} rt_pressure;
+
+/* Pressure of CPU, memory and I/O. Grows at its end. */
+typedef struct rt_psi {
+    rt_pressure cpu, memory, io;
+} rt_psi;
+
+/* The control group of the tracked tree (0.6): in wrapper mode the group the tracker made for
+ * the command (see rt_job_cgroup_new); with a pid, the group that process lives in (a
+ * container, a SLURM step, a systemd unit). Counters are since tracking began; limits are the
+ * tightest of the group and its ancestors (what the kernel enforces). NaN / RT_NULL_* where the
+ * layout does not offer a figure. Grows at its end. */
+typedef struct rt_cgroup {
+    const char *path;    /* the group's path in its hierarchy, e.g. "/resource-tracker-812-1"
+                          * (the v2 path when it has one, else the memory controller's) */
+    const char *version; /* "v2", "v1" or "hybrid" (v1 controllers and a v2 tree beside them) */
+    int own;             /* 1: made by the tracker for the command; 0: the process's own group */
+    int exclusive;       /* 1: every process in the group belongs to the tracked tree, so its
+                          * counters are the tree's totals (always 1 for an own group) */
+    double cpu_secs_total;     /* CPU time of everything that ran in the group (exact) */
+    double memory_mib;         /* memory charged to the group now (page cache included) */
+    double memory_peak_mib;    /* the kernel's peak charge (memory.peak, max_usage_in_bytes) */
+    int64_t pids, pids_peak;   /* tasks now; the most (pids.peak, else the most sampled) */
+    uint64_t read_bytes_total, write_bytes_total; /* storage I/O (io.stat, blkio) */
+    /* limits: the tightest of the group and its ancestors */
+    double cpu_quota_cores;    /* quota / period (cpu.max, cpu.cfs_quota_us); NaN: none */
+    double cpu_period_secs;    /* NaN: no quota */
+    double memory_limit_mib;   /* memory.max, memory.limit_in_bytes; NaN: none */
+    double memory_high_mib;    /* memory.high (v2); NaN: none */
+    int64_t pids_limit;        /* pids.max; RT_NULL_I64: none */
+    /* what the limits did, since tracking began, and in this interval */
+    uint64_t cpu_periods, cpu_throttled_periods; /* of the group that holds the quota */
+    double cpu_throttled_secs;
+    double cpu_throttled_pct;  /* throttled periods in this interval, percent of its periods;
+                                * NaN when there were none */
+    uint64_t oom_kills;        /* tasks the OOM killer killed in the group */
+    uint64_t memory_max_events; /* times the group hit its memory limit (memory.events max,
+                                 * memory.failcnt) */
+    rt_psi pressure;           /* the group's (v2); all NaN without */
+    /* added in 0.9: what of the charge the kernel could not give back (see the memory need) */
+    double memory_reclaimable_mib; /* of memory_mib now, what the kernel can reclaim: page cache
+                                    * on the file LRU lists and reclaimable slab (memory.stat);
+                                    * NaN without memory.stat, and for a group that holds other
+                                    * processes than the tree (not exclusive; the tracker's own,
+                                    * sample->cgroup): no answer uses it there */
+    double memory_unreclaimable_peak_mib; /* the most of the charge the kernel could not
+                                    * reclaim (anonymous memory, shared memory and tmpfs,
+                                    * kernel memory) since tracking began: at each reading
+                                    * memory_mib - memory_reclaimable_mib, and after an interval
+                                    * in which the peak charge rose (a peak since the previous
+                                    * reading) that peak less the page cache at this reading
+                                    * (page cache the job added after such a peak within the
+                                    * same interval is taken as held at the peak). For an own
+                                    * group the first interval starts at an empty group; for
+                                    * another, at the first reading. NaN without memory.stat */
+    /* added in 0.18: the charge by kind, from memory.stat (read again when the charge or its
+     * peak moved, at least every 5 s, as memory_reclaimable_mib is; NaN without it, and for
+     * a group that holds other processes than the tree's): with the group's own, they give
+     * the job's memory between two walks of its processes (see rt_process.walk_age_secs) */
+    double memory_anon_mib;  /* anonymous memory (v2 anon, v1 total_rss): heaps and stacks */
+    double memory_file_mib;  /* the page cache (v2 file, v1 total_cache), shared memory included */
+    double memory_shmem_mib; /* of memory_file_mib, shared memory: tmpfs, /dev/shm, memfd */
+    /* added in 0.18 too: of memory_unreclaimable_peak_mib, what comes of taking the safe side
+     * at a peak the readings could not place: the peak charge rose since the last reading to
+     * above the charge now while the page cache rose too, and that cache may have come before
+     * the peak or after it; it is taken as not there at the peak (between samples the sampler
+     * reads the group's charge on a fast clock of its own while it moves, rt_sampler_watch, so
+     * the window is tens of milliseconds there). 0 when the peak is exact; NaN as
+     * memory_unreclaimable_peak_mib */
+    double memory_unreclaimable_unsure_mib;
+} rt_cgroup;
+
+/* The tracked process tree: the root given with --pid or the wrapped command, every
+ * descendant (found through the children of every thread), and in wrapper mode descendants
+ * that daemonized and were adopted by the tracker. Totals count everything the tree used
+ * since tracking began, processes that already exited included. */
+/* One part of the tracked tree as gpu_tracker splits it (0.8): the root ("main"), its
+ * descendants, or both ("combined"). Memory comes from the processes' smaps_rollup, re-read
+ * under the PSS rule (pss_max_age_secs): private is Private_Clean + Private_Dirty, summed;
+ * shared counts pages that other processes map too, each once as far as the rollups can
+ * tell: the larger of the largest member's Shared_Clean + Shared_Dirty and the part's
+ * proportional share of its shared pages (the sum of Pss minus private). That is exact for
+ * one process (main), and for a part whose shared pages are shared only among its members or
+ * all mapped by one of them; otherwise a lower bound. total = private + shared. Memory is NaN
+ * when a member's rollup could not be read. Grows at its end. */
+typedef struct rt_process_part {
+    double total_rss_mib, private_rss_mib, shared_rss_mib;
+    double cores_used;            /* CPU seconds per second over the interval: the tree's
+                                   * cores_used shared out as the walk saw it grow (main: the
+                                   * root's own time, not its reaped children's; descendants:
+                                   * the rest); main + descendants = combined = cores_used */
+    int64_t thread_count;         /* threads of the part's live processes */
+    uint64_t gpu_vram_used_bytes; /* RT_NULL_U64: no GPU data */
+} rt_process_part;
+
+typedef struct rt_process {
+    int64_t pid;          /* the root */
+    int alive;            /* 1 while the root runs, 0 after it exited */
+    int64_t child_count;  /* live descendants, the root not included */
+    int64_t thread_count; /* threads of all live processes in the tree */
+    double cores_used;    /* CPU seconds per second over the interval; never more than the
+                           * machine's cores nor the machine's own busy cores */
+    double utime_secs, stime_secs; /* CPU seconds reported for the interval */
+    double cpu_secs_total;         /* user+system seconds since tracking began (exact) */
+    double pss_mib, rss_mib, swap_mib; /* of the live processes (0 when none is alive) */
+    double read_bytes_per_sec, write_bytes_per_sec;
+    uint64_t read_bytes_total, write_bytes_total; /* storage I/O since tracking began */
+    uint64_t read_bytes, write_bytes;             /* in this interval */
+    double gpu_utilization_pct;   /* NaN: no GPU data */
+    uint64_t gpu_vram_used_bytes; /* RT_NULL_U64: no GPU data */
+    int64_t gpu_count_used;       /* RT_NULL_I64: no GPU data */
+    /* added in 0.2 */
+    double rss_peak_mib; /* the highest RSS the kernel has shown for the tree: the largest
+                          * sampled rss_mib, and never below a reaped process's ru_maxrss */
+    uint64_t cancelled_write_bytes_total; /* of write_bytes_total, bytes whose writeback was
+                                           * cancelled (the file was truncated or deleted
+                                           * first): they never reached storage */
+    /* added in 0.6 */
+    double memory_peak_mib; /* the kernel's peak memory of the job: its cgroup's peak charge
+                             * (cgroup->memory_peak_mib) when the group is the job's own or
+                             * holds only the tree; NaN otherwise (no cgroup, a shared one) */
+    const rt_cgroup *cgroup; /* NULL without one (or with cgroup reading turned off) */
+    /* added in 0.8: gpu_tracker's split (never NULL) */
+    const rt_process_part *main, *descendants, *combined;
+    /* added in 0.9 */
+    double rss_hwm_mib; /* the highest peak RSS of any one process of the tree, the kernel's own
+                         * high-water mark, so a peak between samples counts: VmHWM of the live
+                         * processes (re-read when one faulted in more pages than its RSS grew),
+                         * never below a sampled RSS of one of them, nor below the ru_maxrss of a
+                         * process the tracker reaped (which covers every child it reaped);
+                         * never decreasing */
+    uint64_t gpu_vram_peak_bytes; /* the tree's VRAM peak as NVML's accounting counts it (per
+                                   * GPU, the sum of its tree processes' maxMemoryUsage, kept
+                                   * after they exit): RT_NULL_U64 where accounting is off */
+    int64_t unread_count; /* processes the last walk found in the tree but could not open (out
+                           * of file descriptors even for one file at a time, or refused): what
+                           * they and their new descendants used since their last reading is
+                           * missing from this sample's figures, which are then lower bounds;
+                           * 0 when every process was read */
+    /* added in 0.16 */
+    double vms_mib; /* virtual memory of the tree's live processes summed (VmSize, the vsize of
+                     * /proc/PID/stat): what Snakemake's max_vms and Nextflow's vmem count; 0
+                     * when none is alive */
+    /* added in 0.18: the two clocks. In a group of the job's own (wrapper mode), the CPU and
+     * storage totals, the interval's cores and the group's memory come from the group's
+     * counters every sample, whatever the tree's size; the walk over the tree's processes runs
+     * on its own cadence (rt_sampler_options.walk_max_age_secs), and the figures only it gives
+     * (pss_mib, rss_mib, swap_mib, vms_mib, rss_peak_mib, rss_hwm_mib, child_count,
+     * thread_count, unread_count, the parts' memory and threads, the GPU share) are carried
+     * from the last walk between two. Without such a group every sample walks. */
+    double walk_age_secs;    /* how old those figures are: 0 when this sample walked */
+    double walk_period_secs; /* the cadence the walk keeps now: the oldest they get before the
+                              * next walk (the interval when every sample walks) */
+    double rss_hwm_tree_mib; /* the most the processes alive at one walk may have held at once
+                              * as their own high-water marks tell: the tree's RSS at that walk
+                              * with shared pages once (the combined part) plus what each
+                              * process's VmHWM stood above its RSS then, as if all of them
+                              * peaked at the same moment (the safe side for processes that
+                              * peak between samples; peaks at different moments make it more
+                              * than the tree ever held); never below rss_hwm_mib; never
+                              * decreasing. A process born and gone between two walks is not in
+                              * it. Carried between walks as rss_hwm_mib is */
+} rt_process;
+
+typedef struct rt_sample {
+    double timestamp_secs; /* Unix time of the reading, millisecond precision */
+    double interval_secs;  /* monotonic seconds since the previous reading */
+    const rt_cpu *cpu;
+    const rt_memory *memory;
+    const rt_net_iface *const *network; /* non-loopback interfaces */
+    size_t network_count;
+    const rt_disk *const *disk; /* whole disks, sorted by name (0.17: the virtual block devices
+                                 * and the ZFS pools, "zfs:<pool>", too; see is_virtual) */
+    size_t disk_count;
+    const rt_gpu *const *gpu; /* empty without GPUs */
+    size_t gpu_count;
+    /* Filesystem space summed over the distinct filesystems on the physical disks, and (0.17)
+     * each ZFS pool once: its size, allocated and free as `zpool list` gives them. */
+    uint64_t disk_space_total_bytes, disk_space_used_bytes, disk_space_free_bytes;
+    const rt_process *process; /* NULL without a tracked process */
+    /* added in 0.6 */
+    const rt_psi *pressure; /* the machine's pressure (/proc/pressure); NULL without PSI */
+    const rt_cgroup *cgroup; /* without a tracked tree: the group the tracker itself runs in (a
+                              * container, a SLURM step), own 0, exclusive 0: its limits,
+                              * pressure and counters; NULL when it is the root group in every
+                              * hierarchy or cgroup reading is off. With a tree: NULL (see
+                              * process->cgroup) */
+    /* added in 0.14: the job's phases ("Phases of a job"): the marks since the previous sample
+     * and the phases open at this reading; NULL before the run's first mark */
+    const struct rt_phases *phases;
+    /* added in 0.15: the energy of the machine and of the tree over the interval ("Energy and
+     * carbon"); NULL when energy reading is off (rt_sampler_options.energy_off) */
+    const struct rt_energy *energy;
+    /* added in 0.16: what the job was given where it runs ("Where the job runs"):
+     * rt_sampler_options.request as the sampler copied it, the same on every sample; NULL
+     * when none was given */
+    const struct rt_request *request;
+    /* added in 0.17: every process's use of the GPUs, as the Rust tool's cpu.process_gpu_*
+     * without --pid (and the CSV's process GPU columns): filled without a tracked tree; NULL
+     * with one (see process->gpu_*) or on a machine without GPUs */
+    const struct rt_gpu_use *gpu_processes;
+    /* added in 0.18: the run's place in a job of several nodes or tasks (rt_member):
+     * rt_sampler_options.member as the sampler copied it, the same on every sample; NULL when
+     * none was given or it names no job */
+    const struct rt_member *member;
+} rt_sample;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
