@@ -14,14 +14,14 @@ extern "C" {
 #endif
 
 /* ==========================================================================================
- * Analysis of a run (0.3): records, a reader for recorded runs, statistics, recommendations,
+ * Analysis of a run: records, a reader for recorded runs, statistics, recommendations,
  * the Keeper server lookup and the HTML report. The same code serves a live run (records made
  * from samples) and a recorded file (records read back).
  *
  * Structs the library fills into caller storage (rt_recommendation, rt_server) begin with
  * struct_size like the options: the library fills only the fields within it. */
 
-/* A part of the tree in a record (0.8): rt_process_part's figures as doubles (NaN: null). */
+/* A part of the tree in a record: rt_process_part's figures as doubles (NaN: null). */
 typedef struct rt_record_part {
     double total_rss_mib, private_rss_mib, shared_rss_mib;
     double cores;       /* CPU seconds per second over the interval */
@@ -61,7 +61,7 @@ typedef struct rt_record {
     double process_gpu_usage;       /* busy GPUs of the tree */
     double process_gpu_vram_mib;
     double process_gpu_utilized;    /* GPUs the tree used */
-    /* added in 0.6: the tree's cgroup, else (no tree) the group the tracker runs in; NaN without
+    /* the tree's cgroup, else (no tree) the group the tracker runs in; NaN without
      * one, or when the file lacks it */
     double process_memory_peak_mib;  /* the kernel's peak charge so far */
     double cgroup_oom_kills;         /* OOM kills in the group since tracking began */
@@ -76,7 +76,7 @@ typedef struct rt_record {
      * some_pct or some_avg10 is known), else the machine's */
     double pressure_cpu_some_pct, pressure_memory_some_pct, pressure_memory_full_pct;
     double pressure_io_some_pct, pressure_io_full_pct;
-    /* added in 0.8: gpu_tracker's split of the tree (all NaN without a tree, or when the file
+    /* gpu_tracker's split of the tree (all NaN without a tree, or when the file
      * lacks it), and the machine's GPUs one by one, for choosing some of them by uuid: pointers
      * into the sample, or the reader's own with uuid, utilization_pct, vram_used_bytes and
      * vram_total_bytes set (the rest null); NULL and 0 when the source has no such list (CSV,
@@ -84,7 +84,7 @@ typedef struct rt_record {
     rt_record_part main, descendants, combined;
     const rt_gpu *const *gpu;
     size_t gpu_n;
-    /* added in 0.9: what the memory need and the notes are made from (NaN without a tree, or
+    /* what the memory need and the notes are made from (NaN without a tree, or
      * when the file lacks it) */
     double process_rss_hwm_mib;            /* rt_process.rss_hwm_mib */
     double process_unreclaimable_peak_mib; /* the tree's group's memory_unreclaimable_peak_mib,
@@ -98,10 +98,10 @@ typedef struct rt_record {
                                             * the job's own), 0 it holds other processes too;
                                             * NaN without one */
     double cgroup_pids;                    /* tasks in the tree's group now */
-    /* added in 0.14: as rt_sample.phases (NULL before the run's first mark, and past a caller's
+    /* as rt_sample.phases (NULL before the run's first mark, and past a caller's
      * rec_size) */
     const struct rt_phases *phases;
-    /* added in 0.15 ("Energy and carbon"): rt_sample.energy's figures (NaN, NULL where the
+    /* "Energy and carbon": rt_sample.energy's figures (NaN, NULL where the
      * sample had no energy, and in files without them) */
     double energy_joules;            /* the machine's, in the interval */
     double process_energy_joules;    /* the tree's share, in the interval */
@@ -111,13 +111,12 @@ typedef struct rt_record {
                                       * summed over the GPUs that report them */
     const struct rt_energy *energy;  /* the sample's (or the reader's, with its domains);
                                       * NULL without */
-    /* added in 0.16 ("Where the job runs") */
+    /* "Where the job runs" */
     const struct rt_request *request; /* the sample's, or the reader's from a line that holds
                                        * one (a JSON line file has it on its run's first line);
                                        * NULL without */
     double process_vms_mib;           /* rt_process.vms_mib (NaN without a tree, or when the
                                        * file lacks it) */
-    /* added in 0.18 */
     double process_walk_age_secs; /* rt_process.walk_age_secs (NaN without a tree, or when the
                                    * file lacks it) */
     double process_rss_hwm_tree_mib; /* rt_process.rss_hwm_tree_mib (NaN without a tree, or when
@@ -131,7 +130,7 @@ typedef struct rt_record {
                                       * NULL without */
 } rt_record;
 /* rt_record has no struct_size: where it crosses between caller and library, a size argument
- * says how much of it the caller has, sizeof(rt_record) as the caller compiled it (0.10). The
+ * says how much of it the caller has, sizeof(rt_record) as the caller compiled it. The
  * library writes into a caller's record (rt_record_from_sample_sized, rt_tracker_record) and
  * reads one (rt_stats_add_sized, rt_report_add_sized, rt_pipeline_add_record) no byte past
  * that size. A record it reads is taken member by member: what lies wholly within the size is the
@@ -139,7 +138,7 @@ typedef struct rt_record {
  * NULL, gpu_n 0 (gpu and gpu_n count only together). A caller that fills records itself sets
  * what it does not know to null the same way. */
 
-/* Fills the record at out from a sample (0.10). out_size is the caller's storage,
+/* Fills the record at out from a sample. out_size is the caller's storage,
  * sizeof(rt_record) as it compiled it: the library writes no more than that, nor more than
  * its own rt_record (a newer caller's tail is left as it was). job_name points into the
  * sample, or is NULL. RT_OK; RT_ERR_INVALID (s or out NULL, out_size 0). */
@@ -160,7 +159,7 @@ typedef struct rt_reader_options {
 
 #define RT_READER_OPTIONS_INIT {.struct_size = sizeof(rt_reader_options)}
 
-/* Opens path ("-" is stdin; gzip, told by its magic, is read through zlib as a stream, 0.18).
+/* Opens path ("-" is stdin; gzip, told by its magic, is read through zlib as a stream).
  * Returns RT_OK and *out (free with rt_reader_free), RT_ERR_NOT_FOUND / RT_ERR_IO when it
  * cannot be opened, RT_ERR_PARSE when the first line is no format the reader knows or is
  * longer than 16 MiB, RT_ERR_UNSUPPORTED for gzip when zlib cannot be loaded, RT_ERR_NOMEM,
@@ -175,14 +174,14 @@ RT_API rt_error rt_reader_open_buffer(const char *name, const char *buf, size_t 
                                       const rt_reader_options *opts, rt_reader **out);
 
 /* The next record: RT_OK with *out set (valid until the next call), RT_OK with *out NULL at
- * the end, RT_ERR_IO when reading failed, RT_ERR_PARSE at a line longer than 16 MiB (0.18;
- * logged as "FILE:LINE: a line longer than 16 MiB ...", rt_reader_errmsg: no recorded run has
+ * the end, RT_ERR_IO when reading failed, RT_ERR_PARSE at a line longer than 16 MiB
+ * (logged as "FILE:LINE: a line longer than 16 MiB ...", rt_reader_errmsg: no recorded run has
  * one, so the rest is not read), RT_ERR_NOMEM. Each comes after the records before it, and
  * stays: every later call returns it again. */
 RT_API rt_error rt_reader_next(rt_reader *r, const rt_record **out);
 
 /* "json", "csv" (docs/contracts.md §3), "python-process", "python-system" or "python-combined";
- * "json-rs" (0.17) for the Rust resource-tracker's JSON lines (ours with --format json-rs) once
+ * "json-rs" for the Rust resource-tracker's JSON lines (ours with --format json-rs) once
  * a line of them was read. */
 RT_API const char *rt_reader_format(const rt_reader *r);
 
@@ -190,12 +189,12 @@ RT_API const char *rt_reader_format(const rt_reader *r);
 RT_API uint64_t rt_reader_records(const rt_reader *r);
 RT_API uint64_t rt_reader_skipped(const rt_reader *r);
 
-/* The reader's own last problem (0.10; sqlite3_errmsg): "FILE:LINE: problem" of the last
+/* The reader's own last problem (sqlite3_errmsg): "FILE:LINE: problem" of the last
  * malformed line skipped, or the error of rt_reader_next; "" when none. Valid until the
  * next call on r. */
 RT_API const char *rt_reader_errmsg(const rt_reader *r);
 
-/* Closes the file and frees the reader (0.10). NULL is allowed. */
+/* Closes the file and frees the reader. NULL is allowed. */
 RT_API void rt_reader_free(rt_reader *r);
 
 /* ---- statistics, incrementally over records ------------------------------------------- */
@@ -209,7 +208,7 @@ typedef struct rt_dist {
     double mean, peak, p50, p95;
 } rt_dist;
 
-/* What a run needed of memory or VRAM (0.9), and which figure said so. The memory need is the
+/* What a run needed of memory or VRAM, and which figure said so. The memory need is the
  * most the run held that the kernel could not reclaim: the largest of the figures known, in
  * this order of preference when two are equal:
  *   RT_NEED_CGROUP        the job cgroup's unreclaimable peak (anonymous, shared and tmpfs,
@@ -233,14 +232,14 @@ typedef enum rt_need_source {
     RT_NEED_PSS = 4,
     RT_NEED_NVML_PEAK = 5,
     RT_NEED_VRAM = 6,
-    RT_NEED_PROCESS_PEAKS = 7, /* 0.18 */
+    RT_NEED_PROCESS_PEAKS = 7,
 } rt_need_source;
 
 typedef struct rt_need {
     double mib;  /* NaN: unknown */
     int source;  /* rt_need_source */
-    int sampled; /* 1: a lower bound. Memory: no cgroup figure covers the job (0.18: whatever the
-                  * source; before, only RT_NEED_RSS and RT_NEED_PSS): no other figure counts
+    int sampled; /* 1: a lower bound. Memory: no cgroup figure covers the job (whatever the
+                  * source): no other figure counts
                   * memory that no process maps (tmpfs and /dev/shm files, kernel memory), a
                   * sampled one misses a peak between samples, the processes' peaks a process born
                   * and gone between them, one process's peak what the others held. VRAM: the
@@ -279,7 +278,7 @@ typedef struct rt_summary {
     double disk_read_bytes, disk_write_bytes, net_recv_bytes, net_sent_bytes;
     double disk_space_used_peak_bytes, disk_space_total_bytes;
     const char *allocation;      /* "dedicated" or "shared" (rt_allocation's rule), NULL */
-    /* added in 0.6: the tree's cgroup; NaN when no record had the figure */
+    /* the tree's cgroup; NaN when no record had the figure */
     double process_memory_peak_mib; /* the kernel's peak charge of the job's group */
     double oom_kills;               /* OOM kills in the group over the run (each run's last
                                      * count, summed when the file holds several, as
@@ -292,9 +291,9 @@ typedef struct rt_summary {
     /* pressure, percent of the time (the records' figures, time-weighted like the others) */
     rt_dist pressure_cpu_some_pct, pressure_memory_some_pct, pressure_memory_full_pct;
     rt_dist pressure_io_some_pct, pressure_io_full_pct;
-    /* added in 0.8: the run in gpu_tracker's terms (never NULL; see rt_usage) */
+    /* the run in gpu_tracker's terms (never NULL; see rt_usage) */
     const struct rt_usage *usage;
-    /* added in 0.9 (NaN when no record had the figure) */
+    /* NaN when no record had the figure */
     double process_rss_hwm_mib;            /* the highest peak RSS of one process (kernel) */
     double process_unreclaimable_peak_mib; /* the job group's unreclaimable peak */
     double process_gpu_vram_peak_mib;      /* NVML accounting's VRAM peak */
@@ -307,12 +306,12 @@ typedef struct rt_summary {
                                             * record, its root gone (NaN: the root still ran,
                                             * or unknown) */
     rt_need memory_need, vram_need;        /* what the run needed (see rt_need) */
-    /* added in 0.14: the job's phases ("Phases of a job"), one per name in the order each first
+    /* the job's phases ("Phases of a job"), one per name in the order each first
      * started, and the run's counts of marks; 0, NULL and NULL when the run had no mark */
     const struct rt_phase_summary *const *phases;
     size_t phase_count;
     const struct rt_phase_counts *phase_counts;
-    /* added in 0.15 ("Energy and carbon"); NaN and NULL when no record had energy */
+    /* "Energy and carbon"; NaN and NULL when no record had energy */
     double energy_joules, process_energy_joules; /* the machine's and the tree's, over the run */
     const char *energy_method, *process_energy_method; /* the least exact of the run's records */
     rt_dist power_watts, process_power_watts;    /* over the intervals (peak: the highest) */
@@ -324,7 +323,7 @@ typedef struct rt_summary {
      * intensity is unknown (never a world average), or without energy */
     double co2e_grams, process_co2e_grams;
     const struct rt_grid *grid;  /* the intensity used; NULL: unknown */
-    /* added in 0.16 ("Where the job runs"): what the job was given and how much of it it used,
+    /* "Where the job runs": what the job was given and how much of it it used,
      * the way SLURM's seff counts. Each requested figure is the request's (rt_stats_set_request,
      * else the first record that carried one) where it says it, else the job's cgroup limit
      * (the lowest quota, memory.max), else for a GitHub Actions runner the machine's; NaN with a
@@ -339,7 +338,6 @@ typedef struct rt_summary {
                                    * GPUs requested) */
     double time_limit_used_pct;   /* (the run's end - the job's start) / the time limit x 100 */
     double process_vms_peak_mib;  /* the tree's highest sampled vms_mib */
-    /* added in 0.18 */
     double process_walk_age_max_secs; /* the oldest the walk's own figures (PSS, counts, parts)
                                        * were in a sample (the two clocks: 0 when every sample
                                        * walked; NaN without a tree or from older files) */
@@ -355,12 +353,12 @@ typedef struct rt_summary {
                                        * rt_cores_table); NULL without a tracked tree */
     double max_slowdown_pct; /* the slowdown bound the run's own answers use (rt_stats_set_max_slowdown,
                               * the tool's --max-slowdown): rt_recommend without options takes the
-                              * first run's; NaN: the default, 10 (0.18) */
+                              * first run's; NaN: the default, 10 */
     const struct rt_member *member; /* the run's place in a job of several: the first record's
-                              * that carried one; NULL: none (0.18) */
+                              * that carried one; NULL: none */
 } rt_summary;
 
-/* ---- the run under other core counts (0.18) --------------------------------------------
+/* ---- the run under other core counts ----------------------------------------------------
  * What the run would have taken with c cores, from its records (docs/answers.md, "The CPU
  * answer"). Each record's CPU work (process_cores x interval_secs core-seconds) runs at most c
  * cores wide: an interval that used u > c cores takes u / c times as long; one that used c or
@@ -391,7 +389,7 @@ typedef struct rt_cores_table {
                                * machine's: an overstatement), NULL: none */
 } rt_cores_table;
 
-/* ---- gpu_tracker's view of a run (0.8) --------------------------------------------------
+/* ---- gpu_tracker's view of a run --------------------------------------------------------
  * The peaks and means gpu_tracker's Tracker reports (docs/contracts.md §8, §15), from the
  * same records: RAM and GPU RAM of the machine and of the tree's parts (main, descendants,
  * combined: see rt_process_part), and utilization as a sum of percentages (100 per busy core
@@ -446,9 +444,9 @@ typedef struct rt_stats rt_stats;
 /* A new, empty accumulator, counting the summary's usage (rt_usage) as usage says (NULL: the
  * defaults; see rt_stats_set_usage). Its memory does not grow with the number of records.
  * Returns RT_OK and *out (free with rt_stats_free); RT_ERR_INVALID (out NULL, a struct_size
- * too small, a negative expected_cores); RT_ERR_NOMEM. Last error (0.10). */
+ * too small, a negative expected_cores); RT_ERR_NOMEM. Last error. */
 RT_API rt_error rt_stats_new_with(const rt_usage_options *usage, rt_stats **out);
-/* Adds one record of rec_size bytes, sizeof(rt_record) as the caller compiled it (0.10; see
+/* Adds one record of rec_size bytes, sizeof(rt_record) as the caller compiled it (see
  * rt_record for what is read of it). A NULL st or rec, or a rec_size 0: nothing is added. */
 RT_API void rt_stats_add_sized(rt_stats *st, const rt_record *rec, size_t rec_size);
 /* The statistics so far (never NULL for a non-NULL st; samples 0 before any record). Valid
@@ -456,12 +454,12 @@ RT_API void rt_stats_add_sized(rt_stats *st, const rt_record *rec, size_t rec_si
 RT_API const rt_summary *rt_stats_summary(rt_stats *st);
 RT_API void rt_stats_free(rt_stats *st);
 
-/* Sets how the summary's usage (rt_usage) counts, before the first record is added (0.8): the
+/* Sets how the summary's usage (rt_usage) counts, before the first record is added: the
  * uuids are copied. RT_OK, RT_ERR_INVALID (NULL, struct_size too small, a negative
  * expected_cores, records already added), RT_ERR_NOMEM. */
 RT_API rt_error rt_stats_set_usage(rt_stats *st, const rt_usage_options *opts);
 
-/* Sets the slowdown bound of the run's own answers (0.18): its summary's max_slowdown_pct, which
+/* Sets the slowdown bound of the run's own answers: its summary's max_slowdown_pct, which
  * rt_recommend without options (the summary, report, notes and card of the run) applies to its
  * cores. RT_OK; RT_ERR_INVALID for a NULL st or a pct negative or NaN. */
 RT_API rt_error rt_stats_set_max_slowdown(rt_stats *st, double pct);
@@ -472,11 +470,11 @@ RT_API rt_error rt_stats_set_max_slowdown(rt_stats *st, double pct);
  * end in the unit ("_mib", "_secs" by default, else "_gigabytes", "_hours", ...). buf is
  * NUL-terminated when cap > 0; *len (when not NULL) is the length needed, like snprintf's
  * result (>= cap: buf was too small). Returns RT_OK; RT_ERR_INVALID for an unknown unit (the
- * last error names it; *len 0) or a NULL s (0.10). */
+ * last error names it; *len 0) or a NULL s. */
 RT_API rt_error rt_format_summary_json(const rt_summary *s, const char *memory_unit, const char *time_unit,
                                        char *buf, size_t cap, size_t *len);
 
-/* gpu_tracker's units (0.10), the ones rt_format_summary takes: the bytes in the memory unit
+/* gpu_tracker's units, the ones rt_format_summary takes: the bytes in the memory unit
  * called name ("bytes" 1, "kilobytes" 1e3, "megabytes" 1e6, "gigabytes" 1e9, "terabytes" 1e12:
  * decimal, as gpu_tracker counts), or the seconds in the time unit ("seconds" 1, "minutes" 60,
  * "hours" 3600, "days" 86400). Returns 0 for NULL or a name not listed. */
@@ -493,13 +491,11 @@ typedef struct rt_recommendation {
     int64_t vram_mib;       /* rt_round_memory_mib(peak VRAM x 1.2); 0 without GPUs */
     uint64_t runs;          /* runs it is made from */
     double duration_secs;   /* the runs' mean duration (for costs) */
-    /* added in 0.6 */
     int oom_killed;         /* a run was OOM-killed: memory_mib is above the peak it reached
                              * (never less than rt_round_memory_mib(peak x 1.2) of that run) */
     double cpu_quota_cores; /* the quota that held a run back (throttled in at least 10% of
                              * its periods): cpu is then above it; NaN when none did */
     double cpu_throttled_pct; /* that run's throttled periods, percent; NaN */
-    /* added in 0.9 */
     double memory_need_mib;   /* the runs' highest memory need (rt_summary.memory_need); NaN:
                                * unknown, and memory_mib is then RT_NULL_I64 unless a run was
                                * OOM-killed at a known limit */
@@ -508,10 +504,10 @@ typedef struct rt_recommendation {
     double headroom_pct;      /* added to the needs: 10 + 10 / runs (20 for one run) */
     double vram_need_mib;     /* the runs' highest VRAM need; NaN: unknown */
     int vram_source;
-    /* added in 0.18: the CPU answer in time (rt_cores_table). With the tables of the runs, cpu is
+    /* the CPU answer in time (rt_cores_table). With the tables of the runs, cpu is
      * the fewest cores under which every run is predicted within max_slowdown_pct of its own
      * duration (the cheapest such count, where a price per core-hour is known: rt_recommend_with)
-     * and never below a quota that held a run back; without them, the mean rule of 0.5 */
+     * and never below a quota that held a run back; without them, the mean rule (rt_recommend) */
     double max_slowdown_pct;      /* the bound used (rt_recommend_options; default 10) */
     double cpu_duration_secs;     /* predicted duration under cpu cores (the slowest run's); NaN:
                                    * no table */
@@ -537,7 +533,7 @@ typedef struct rt_recommendation {
 RT_API int64_t rt_round_memory_mib(double mib);
 
 /* Recommends from n runs of one job:
- *  - cpu (0.18): the fewest cores under which each run's predicted duration (its summary's
+ *  - cpu: the fewest cores under which each run's predicted duration (its summary's
  *    rt_cores_table) is within 10% of its own; runs without a table (older summaries):
  *    max(1, round(the mean of the runs' mean cores)); either way above a CPU quota that
  *    throttled a run in 10% or more of its periods (the quota rounded up, plus one);
@@ -551,7 +547,7 @@ RT_API int64_t rt_round_memory_mib(double mib);
  * Returns RT_OK, or RT_ERR_INVALID for n == 0, a NULL run or a run without a tracked tree. */
 RT_API rt_error rt_recommend(const rt_summary *const *runs, size_t n, rt_recommendation *out);
 
-/* What rt_recommend_with is asked (0.18). */
+/* What rt_recommend_with is asked. */
 typedef struct rt_recommend_options {
     size_t struct_size;       /* sizeof(rt_recommend_options) as the caller compiled it */
     double max_slowdown_pct;  /* the predicted duration may exceed a run's own by this much,
@@ -563,7 +559,7 @@ typedef struct rt_recommend_options {
 #define RT_RECOMMEND_OPTIONS_INIT {.struct_size = sizeof(rt_recommend_options), .max_slowdown_pct = 10}
 
 /* The fewest cores under which t's predicted duration is within max_slowdown_pct of its own
- * (the rule rt_recommend applies to each run, here to one table: a run's or a phase's) (0.18).
+ * (the rule rt_recommend applies to each run, here to one table: a run's or a phase's).
  * Returns 0 for a NULL or empty table or a max_slowdown_pct negative or NaN. */
 RT_API int64_t rt_cores_fewest(const struct rt_cores_table *t, double max_slowdown_pct);
 
@@ -572,24 +568,24 @@ RT_API int64_t rt_cores_fewest(const struct rt_cores_table *t, double max_slowdo
 RT_API rt_error rt_recommend_with(const rt_recommend_options *opts, const rt_summary *const *runs, size_t n,
                                   rt_recommendation *out);
 
-/* What the recommended cores cost in time, in words, one line without a newline (0.18):
+/* What the recommended cores cost in time, in words, one line without a newline:
  * "2 cores: about 14 min, as this run; 1 core: about 22 min (+57%)", with the money where the
  * recommendation has it, and "(at best: ...)" where the count is above what the run had.
  * Returns the length needed like snprintf; 0 (buf "") when rec has no predicted duration (a
- * recommendation by the mean rule, or a caller's struct older than 0.18). */
+ * recommendation by the mean rule, or a caller's struct that ends before it). */
 RT_API size_t rt_recommendation_time_words(const rt_recommendation *rec, char *buf, size_t cap);
 
 /* The recommendation in a scheduler's words, one line with a newline:
- * RT_SCHED_METAFLOW  @resources(cpu=2, memory=3222, gpu=1)   (0.13: memory in MB, as Metaflow
+ * RT_SCHED_METAFLOW  @resources(cpu=2, memory=3222, gpu=1)   (memory in MB, as Metaflow
  *                    asks: 3072 MiB is 3221.2 MB, rounded up)
  * RT_SCHED_K8S       resources: {requests: {cpu: "2", memory: "3072Mi", nvidia.com/gpu: 1}}
- * RT_SCHED_SLURM     --cpus-per-task=2 --mem=3072M --gres=gpu:1 --time=0:30:00   (0.18: the
+ * RT_SCHED_SLURM     --cpus-per-task=2 --mem=3072M --gres=gpu:1 --time=0:30:00   (the
  *                    time limit, where the recommendation has one: time_limit_secs)
  * Returns the length needed like snprintf (0 for an unknown scheduler). */
 typedef enum rt_scheduler { RT_SCHED_METAFLOW = 0, RT_SCHED_K8S = 1, RT_SCHED_SLURM = 2 } rt_scheduler;
 RT_API size_t rt_format_recommendation(const rt_recommendation *rec, rt_scheduler sched, char *buf, size_t cap);
 
-/* ---- notes a person can act on (0.9) ----------------------------------------------------
+/* ---- notes a person can act on ----------------------------------------------------------
  * One line each, made from the statistics: what went wrong, what was wasted, what may be
  * missing. rt_summary_notes speaks of one run (the summary, the report, the history);
  * rt_recommend_notes of a recommendation made from runs (recommend). */
@@ -604,14 +600,14 @@ typedef enum rt_note_kind {
     RT_NOTE_PRESSURE = 8,              /* tasks stalled waiting for CPU, memory or I/O */
     RT_NOTE_LEFT_BEHIND = 9,           /* processes still ran after the command exited */
     RT_NOTE_FEW_RUNS = 10,             /* a recommendation from few runs */
-    RT_NOTE_PHASE_MARKS = 11,          /* (0.14) phase marks were refused, or phases left open */
-    RT_NOTE_CPU_OVER_REQUESTED = 12,   /* (0.16) the job used far fewer cores than it asked for */
-    RT_NOTE_MEMORY_OVER_REQUESTED = 13, /* (0.16) the job needed far less memory than it asked for */
-    RT_NOTE_GPU_UNUSED = 14,           /* (0.16) GPUs asked for and left unused */
-    RT_NOTE_TIME_LIMIT = 15,           /* (0.16) the job came near its time limit */
-    RT_NOTE_MEMORY_SAFE_SIDE = 16,     /* (0.18) a memory peak the readings could not place:
+    RT_NOTE_PHASE_MARKS = 11,          /* phase marks were refused, or phases left open */
+    RT_NOTE_CPU_OVER_REQUESTED = 12,   /* the job used far fewer cores than it asked for */
+    RT_NOTE_MEMORY_OVER_REQUESTED = 13, /* the job needed far less memory than it asked for */
+    RT_NOTE_GPU_UNUSED = 14,           /* GPUs asked for and left unused */
+    RT_NOTE_TIME_LIMIT = 15,           /* the job came near its time limit */
+    RT_NOTE_MEMORY_SAFE_SIDE = 16,     /* a memory peak the readings could not place:
                                         * page cache taken as not there, and the ask grew */
-    RT_NOTE_CPU_RUNS = 17,             /* (0.18) how many of several runs ask for the same cores
+    RT_NOTE_CPU_RUNS = 17,             /* how many of several runs ask for the same cores
                                         * on their own (rt_recommend_notes) */
 } rt_note_kind;
 
@@ -659,7 +655,7 @@ typedef struct rt_keeper_options {
     double timeout_secs; /* the whole lookup; 0: 5 s */
     rt_log_fn log;
     void *log_user;
-    /* added in 0.18: NULL, or room for offline_why_cap bytes, which the call sets to "" and,
+    /* NULL, or room for offline_why_cap bytes, which the call sets to "" and,
      * when the lookup failed for want of any reply from Keeper (no name, no connection, nothing
      * in time: the machine is offline or Keeper is down), to the reason in curl's words,
      * without the URL ("Could not resolve host: keeper.sparecores.net"). A Keeper that replied
@@ -679,7 +675,7 @@ typedef struct rt_server {
     double memory_mib;
     int64_t gpu_count;
     double price_usd_per_hour; /* NaN when unknown */
-    /* added in 0.15: Keeper's facts of the server's primary CPU, "" when it has none: the
+    /* Keeper's facts of the server's primary CPU, "" when it has none: the
      * manufacturer ("Intel"), the product line ("Xeon") and the model number ("8375C"); the
      * energy of a run there (rt_server_energy_estimate) comes from them */
     char cpu_manufacturer[64];
@@ -691,7 +687,7 @@ typedef struct rt_server {
 
 /* The cheapest on-demand server that fits rec. Returns RT_OK and fills *out, RT_ERR_NOT_FOUND
  * when none fits, RT_ERR_IO (with a log line) when the API is down, slow past the timeout or
- * replies nonsense (not reached at all: opts->offline_why says why, 0.18), RT_ERR_UNSUPPORTED
+ * replies nonsense (not reached at all: opts->offline_why says why), RT_ERR_UNSUPPORTED
  * when no HTTPS client can be loaded, RT_ERR_DISABLED (nothing asked, nothing logged) when
  * opts->url is "off". */
 RT_API rt_error rt_keeper_cheapest(const rt_keeper_options *opts, const rt_recommendation *rec, rt_server *out);
@@ -708,7 +704,7 @@ RT_API rt_error rt_keeper_price(const rt_keeper_options *opts, const char *vendo
  * one-second spike in a day still shows. */
 typedef struct rt_report rt_report;
 
-/* Options of the report's collection (0.10): none yet but the size, room to grow. */
+/* Options of the report's collection: none yet but the size, room to grow. */
 typedef struct rt_report_options {
     size_t struct_size; /* sizeof(rt_report_options) as the caller compiled it */
 } rt_report_options;
@@ -719,7 +715,7 @@ typedef struct rt_report_options {
  * rt_report_free), RT_ERR_INVALID (out NULL, struct_size too small; last error),
  * RT_ERR_NOMEM. */
 RT_API rt_error rt_report_new_with(const rt_report_options *opts, rt_report **out);
-/* Adds one record of rec_size bytes, sizeof(rt_record) as the caller compiled it (0.10; see
+/* Adds one record of rec_size bytes, sizeof(rt_record) as the caller compiled it (see
  * rt_record for what is read of it). A record whose time or interval is beyond 1e11 s (past the
  * year 5000, or nonsense) is ignored, and so is a NULL r or rec or a rec_size 0. A record
  * shorter than half the one before (the reading as the job ended) ends the last point instead
@@ -743,15 +739,13 @@ typedef struct rt_report_info {
     const char *keeper_note;           /* e.g. why the lookup failed */
     double current_price_usd_per_hour; /* where the run ran; NaN: unknown */
     const char *current_instance;      /* "vendor:type" */
-    /* added in 0.9 */
     const char *cgroup_why;            /* why the job had no cgroup of its own, for the notes
                                         * (rt_notes_options.cgroup_why); NULL: not known */
-    /* added in 0.18 */
     const struct rt_job_view *job_view; /* the runs are a job's nodes (rt_job_view_new): the page
                                         * opens with the job on its nodes, and the rest of it
                                         * (summary, recommendation, charts) is of node_shown */
     const char *node_shown;            /* the node the rest of the page is of; NULL: not said */
-    /* added in 0.18 too (the Python package's report) */
+    /* the Python package's report */
     int run_state;                     /* how the run stands (rt_run_state), a figure of the answer
                                         * that takes in the exit status; 0: not said */
     int wording;                       /* the page's words (rt_report_wording); 0: its own */
@@ -759,7 +753,7 @@ typedef struct rt_report_info {
 
 #define RT_REPORT_INFO_INIT {.struct_size = sizeof(rt_report_info), .exit_status = -1}
 
-/* How the run stands when its report is written (rt_report_info.run_state, 0.18): the answer's
+/* How the run stands when its report is written (rt_report_info.run_state): the answer's
  * status figure, "Running" (or "Pending"; the figures are those so far), "Finished" or "Failed"
  * (in red; its figures may be incomplete), with the exit status when known, in place of the
  * exit status figure. RT_RUN_UNSAID: no status figure (the exit status figure alone). */
@@ -770,7 +764,7 @@ typedef enum rt_run_state {
     RT_RUN_FAILED = 3,
 } rt_run_state;
 
-/* The HTML page's words (rt_report_info.wording, 0.18). RT_REPORT_WORDING_PY05: those the
+/* The HTML page's words (rt_report_info.wording). RT_REPORT_WORDING_PY05: those the
  * Python resource-tracker 0.5's report shows, which its users know: the charts titled "CPU
  * Usage", "Memory Usage", "Disk I/O Usage", "Network Usage", "Disk Space Usage", "GPU Usage",
  * "VRAM Usage" (and "Power Usage"), their lines "Process CPU usage", "System CPU usage",
@@ -787,7 +781,7 @@ typedef enum rt_report_wording {
  * clock time; a chart of zeros or of a flat level as one line of text), then the tables; in
  * info's wording. Returns RT_OK, RT_ERR_IO (errno set), RT_ERR_NOMEM or RT_ERR_INVALID. */
 RT_API rt_error rt_report_write(const rt_report *r, const rt_report_info *info, int fd);
-/* The same to write(user, ...) (0.10), in pieces of at most 64 KiB. */
+/* The same to write(user, ...), in pieces of at most 64 KiB. */
 RT_API rt_error rt_report_write_cb(const rt_report *r, const rt_report_info *info, rt_write_fn write, void *user);
 
 #ifdef __cplusplus

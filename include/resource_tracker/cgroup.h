@@ -11,7 +11,7 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------------------------------
- * A cgroup of the job's own (0.6), for wrapper mode: the command runs in a group the tracker
+ * A cgroup of the job's own, for wrapper mode: the command runs in a group the tracker
  * made, so that the group's counters (exact CPU time, I/O, peak memory, OOM kills) cover
  * everything the job started, children reaped by nobody included. */
 
@@ -23,7 +23,6 @@ typedef struct rt_job_cgroup_options {
     const char *sys_root;  /* NULL: /sys */
     rt_log_fn log;         /* NULL: messages are dropped */
     void *log_user;
-    /* added in 0.9 */
     char *why;             /* NULL, or room for why_cap bytes: on RT_ERR_UNSUPPORTED, why no
                             * group could be made, in a few words for people ("not root, and
                             * no cgroup delegated to this user") */
@@ -35,13 +34,13 @@ typedef struct rt_job_cgroup_options {
 /* Makes an empty group named resource-tracker-PID-N below the caller's own group in every
  * hierarchy it may write to: the v2 tree, and the v1 cpu, cpuacct, memory, blkio and pids
  * hierarchies (all that exist of them). Never moves the caller or any process. The group
- * carries the proof of a live owner (0.11): an exclusive flock(2) on its directory in each
+ * carries the proof of a live owner: an exclusive flock(2) on its directory in each
  * hierarchy, held on descriptors g keeps open (close-on-exec) until rt_job_cgroup_free, so
  * also by a fork of the caller that holds them (the CLI's guardian) until it exits or execs.
  * Before making it, it removes the empty groups of that name whose owner is provably gone
  * (their lock is free: a tracker that was killed), in any PID namespace; it leaves alone
  * those whose lock is held or cannot be judged, and those whose PID is a live process of the
- * caller's PID namespace other than the caller (made before 0.11: no lock). A name already
+ * caller's PID namespace other than the caller (made by a tracker that took no lock). A name already
  * taken (a group left with processes, a live tracker's in another PID namespace) makes it try
  * the next N.
  * Returns RT_OK and *out (free with rt_job_cgroup_free), RT_ERR_UNSUPPORTED when no hierarchy

@@ -12,7 +12,7 @@
 extern "C" {
 #endif
 
-/* ---- a run's summary for CI and workflow engines (0.16; experimental) --------------------- */
+/* ---- a run's summary for CI and workflow engines (experimental) --------------------- */
 
 typedef struct rt_markdown_options {
     size_t struct_size;   /* sizeof(rt_markdown_options) as the caller compiled it */

@@ -12,7 +12,7 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------------------------------
- * Counters read now (added in 0.13): a process tree's and the machine's cumulative counters
+ * Counters read now: a process tree's and the machine's cumulative counters
  * as the kernel shows them at the moment of the call, with no baseline and no interval (the
  * sampler's figures are per interval and since tracking began). For callers that keep their
  * own history, such as the Python tracker's get_process_stats / get_system_stats. One call
@@ -81,7 +81,7 @@ typedef struct rt_disk_counters {
     uint64_t read_bytes, write_bytes; /* since boot (diskstats sectors of 512 bytes) */
 } rt_disk_counters;
 
-/* One filesystem on those disks (as rt_mount lists them), from statvfs(3); or (0.17) a ZFS
+/* One filesystem on those disks (as rt_mount lists them), from statvfs(3); or a ZFS
  * pool, its mount_point "zfs:<pool>" as the Python tracker keys it, its figures zpool's
  * size, allocated and free. */
 typedef struct rt_mount_space {
@@ -105,7 +105,7 @@ typedef struct rt_system_counters {
     double memory_active_mib, memory_inactive_mib; /* Active, Inactive */
     const rt_disk_counters *const *disks; /* whole physical disks */
     size_t disk_count;
-    const rt_mount_space *const *mounts;  /* filesystems mounted on them; ZFS pools (0.17) */
+    const rt_mount_space *const *mounts;  /* filesystems mounted on them; ZFS pools */
     size_t mount_count;
     uint64_t net_rx_bytes, net_tx_bytes; /* since boot, summed over the interfaces but the
                                           * loopback */

@@ -12,7 +12,7 @@ extern "C" {
 #endif
 
 /* ==========================================================================================
- * Embedding (0.5): a background tracker on a thread of the calling program, for a process
+ * Embedding: a background tracker on a thread of the calling program, for a process
  * tree (the calling process by default) and the machine. It samples on a monotonic grid,
  * keeps the samples for reading while it runs (a bounded store), and feeds every sample to
  * the statistics, the allocation guess and the report of the analysis section, so that a
@@ -67,11 +67,11 @@ typedef struct rt_tracker_options {
     void *log_user;
     rt_sample_fn on_sample;   /* NULL: none */
     void *on_sample_user;
-    /* added in 0.8: how the summary's usage (rt_usage) counts: see rt_usage_options */
+    /* how the summary's usage (rt_usage) counts: see rt_usage_options */
     double expected_cores;        /* 0: all cores */
     const char *const *gpu_uuids; /* copied; the GPUs whose utilization counts */
     size_t gpu_uuid_count;        /* 0: all */
-    /* added in 0.14: phases (rt_tracker_phase_start/stop) */
+    /* phases (rt_tracker_phase_start/stop) */
     double phase_check_secs; /* how often the thread takes the queued marks (with one reading of
                               * the tree for them all) once the run has had a mark: 0 gives
                               * 0.01 s; up to 86400. A run without marks keeps its wait: its first
@@ -163,7 +163,7 @@ typedef enum rt_column {
     RT_COL_PROC_GPU_USAGE = 42,
     RT_COL_PROC_GPU_VRAM_MIB = 43,
     RT_COL_PROC_GPU_UTILIZED = 44,
-    /* added in 0.6: the tree's cgroup (NaN without one; see rt_record), then the pressure in
+    /* the tree's cgroup (NaN without one; see rt_record), then the pressure in
      * the interval, percent: the group's where it has it, else the machine's (NaN without PSI) */
     RT_COL_PROC_MEMORY_PEAK_MIB = 45,        /* the kernel's peak charge of the group */
     RT_COL_CGROUP_OOM_KILLS = 46,            /* since tracking began */
@@ -180,7 +180,7 @@ typedef enum rt_column {
     RT_COL_PRESSURE_MEMORY_FULL_PCT = 57,
     RT_COL_PRESSURE_IO_SOME_PCT = 58,
     RT_COL_PRESSURE_IO_FULL_PCT = 59,
-    /* added in 0.8: gpu_tracker's split of the tree (rt_process_part; NaN without a tree):
+    /* gpu_tracker's split of the tree (rt_process_part; NaN without a tree):
      * per part its total, private and shared RSS (MiB), cores, threads and VRAM (MiB) */
     RT_COL_MAIN_TOTAL_RSS_MIB = 60,
     RT_COL_MAIN_PRIVATE_RSS_MIB = 61,
@@ -200,14 +200,14 @@ typedef enum rt_column {
     RT_COL_COMB_CORES = 75,
     RT_COL_COMB_THREADS = 76,
     RT_COL_COMB_GPU_VRAM_MIB = 77,
-    /* added in 0.9: what the memory need and the notes are made from (see rt_record) */
+    /* what the memory need and the notes are made from (see rt_record) */
     RT_COL_PROC_RSS_HWM_MIB = 78,               /* the highest peak RSS of one process (kernel) */
     RT_COL_PROC_UNRECLAIMABLE_PEAK_MIB = 79,    /* the job group's, when it holds only the tree */
     RT_COL_PROC_GPU_VRAM_PEAK_MIB = 80,         /* NVML accounting's VRAM peak */
     RT_COL_PROC_CANCELLED_WRITE_BYTES_TOTAL = 81, /* since tracking began */
     RT_COL_PROC_CGROUP_EXCLUSIVE = 82,          /* 1: the group holds only the tree; 0: others too */
     RT_COL_CGROUP_PIDS = 83,                    /* tasks in the group now */
-    /* added in 0.15: rt_record's energy figures ("Energy and carbon") */
+    /* rt_record's energy figures ("Energy and carbon") */
     RT_COL_ENERGY_JOULES = 84,                  /* the machine's, in the interval */
     RT_COL_PROC_ENERGY_JOULES = 85,             /* the tree's share, in the interval */
     RT_COL_ENERGY_METHOD = 86,                  /* of the machine's: 1 measured, 2 sampled,
@@ -216,9 +216,7 @@ typedef enum rt_column {
     RT_COL_IDLE_POWER_WATTS = 88,               /* the machine's floor so far */
     RT_COL_GPU_POWER_THROTTLED_SECS = 89,       /* since tracking began, over the GPUs */
     RT_COL_GPU_THERMAL_THROTTLED_SECS = 90,
-    /* added in 0.16 */
     RT_COL_PROC_VMS_MIB = 91,                   /* the tree's virtual memory now (rt_process.vms_mib) */
-    /* added in 0.18 */
     RT_COL_PROC_WALK_AGE_SECS = 92, /* how old the walk's own figures are (rt_process.walk_age_secs) */
     RT_COL_PROC_RSS_HWM_TREE_MIB = 93, /* the processes' peaks at once (rt_process.rss_hwm_tree_mib) */
     RT_COL_PROC_UNRECLAIMABLE_UNSURE_MIB = 94, /* the safe side's part of the unreclaimable peak */
@@ -253,7 +251,7 @@ RT_API rt_error rt_tracker_recommend(rt_tracker *t, rt_recommendation *out);
 /* Writes the report of the run so far to fd (see rt_report_write). info may be NULL; its
  * summary, recommendation and job, when NULL, are the tracker's own. */
 RT_API rt_error rt_tracker_report(rt_tracker *t, const rt_report_info *info, int fd);
-/* The same to write(user, ...) (0.10; see rt_report_write_cb). write runs with the tracker's
+/* The same to write(user, ...) (see rt_report_write_cb). write runs with the tracker's
  * lock held: it must not call rt_tracker_* on t. */
 RT_API rt_error rt_tracker_report_cb(rt_tracker *t, const rt_report_info *info, rt_write_fn write, void *user);
 
@@ -270,7 +268,7 @@ RT_API rt_error rt_tracker_report_cb(rt_tracker *t, const rt_report_info *info, 
  * reads back when present (else the Python tracker's rows, converted). */
 
 #define RT_SAVE_GZIP 1 /* gzip the JSON (the Python tracker's dump/load format) */
-#define RT_SAVE_PY05 2 /* (0.13) the rows with the Python tracker 0.5's names and units (memory_mib
+#define RT_SAVE_PY05 2 /* the rows with the Python tracker 0.5's names and units (memory_mib
                         * and memory_*_mib in MiB, disk_read_bytes / disk_write_bytes for the
                         * process, gpu_vram_mib, disk_space_*_gb in GB of 1000**3 bytes) */
 
@@ -283,14 +281,14 @@ RT_API rt_error rt_tracker_report_cb(rt_tracker *t, const rt_report_info *info, 
  * RT_ERR_INVALID (t NULL, fd negative, unknown flags, extra_json no JSON object),
  * RT_ERR_UNSUPPORTED (gzip asked and no zlib), RT_ERR_IO (errno set), RT_ERR_NOMEM. */
 RT_API rt_error rt_tracker_save(rt_tracker *t, const char *extra_json, int flags, int fd);
-/* The same to write(user, ...) (0.10), in pieces; extra_json that is no JSON object is the
+/* The same to write(user, ...), in pieces; extra_json that is no JSON object is the
  * last error (and so for rt_tracker_save). The tracker's lock is not held during write. */
 RT_API rt_error rt_tracker_save_cb(rt_tracker *t, const char *extra_json, int flags, rt_write_fn write,
                                    void *user);
 
 /* A stopped tracker holding the samples of a snapshot (gzipped or not: recognised by its
  * first bytes), with its statistics, recommendation and report as for a live run. Bounds
- * (0.18; RT_ERR_PARSE past them, docs/contracts.md §12): at most 2 GiB of JSON, plain or
+ * (RT_ERR_PARSE past them, docs/contracts.md §12): at most 2 GiB of JSON, plain or
  * gunzipped (a file is gunzipped as a stream, never held), and past 64 MiB no more than 256
  * times the gzip (a gzip bomb); at most 1,209,600 samples; at most 64 MiB besides the samples.
  * "columns" and the Python tracker's rows are read by a scanner, the rest by jansson (peak

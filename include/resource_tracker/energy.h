@@ -13,7 +13,7 @@ extern "C" {
 #endif
 
 /* ==========================================================================================
- * Energy and carbon (0.15; experimental: may change in a minor version)
+ * Energy and carbon (experimental: may change in a minor version)
  *
  * Energy is read where the hardware counts it and every figure names how it was obtained:
  *   "measured"   a hardware energy counter: powercap RAPL (intel-rapl, amd-rapl), the perf
@@ -101,7 +101,7 @@ RT_API rt_error rt_grid_lookup(const char *zone, rt_grid *out);
  * grid->g_per_kwh (copied; NULL or an unknown intensity: carbon unknown). */
 RT_API rt_error rt_stats_set_grid(rt_stats *st, const rt_grid *grid);
 
-/* The same for a tracker's statistics (live or loaded; 0.15): every later rt_tracker_summary
+/* The same for a tracker's statistics (live or loaded): every later rt_tracker_summary
  * and rt_tracker_report gives the carbon at grid->g_per_kwh (copied, with its strings; NULL or
  * an unknown intensity: carbon unknown). Thread-safe against the tracker's thread. RT_OK,
  * RT_ERR_INVALID (t NULL, grid's struct_size too small). */
@@ -111,7 +111,7 @@ RT_API rt_error rt_tracker_set_grid(rt_tracker *t, const rt_grid *grid);
  * unknown (NaN, or an intensity <= 0). */
 RT_API double rt_co2e_grams(double joules, double g_per_kwh);
 
-/* The energy a run would take on another server (0.15): the estimate's CPU power model
+/* The energy a run would take on another server: the estimate's CPU power model
  * (docs/energy.md) for the server's CPU (rt_server.cpu_family and cpu_model, Keeper's) found in
  * the TDP table, over the run's duration on the server's vCPUs with the run's CPU time:
  *   watts = vcpus x idle_watts + (cpu_secs / duration_secs) x (busy_watts - idle_watts)

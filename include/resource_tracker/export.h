@@ -12,7 +12,7 @@ extern "C" {
 #endif
 
 /* ==========================================================================================
- * Export (0.7): into the systems fleets already run. Prometheus scrapes /metrics from a small
+ * Export: into the systems fleets already run. Prometheus scrapes /metrics from a small
  * server on its own thread; node_exporter's textfile collector reads a batch job's figures from
  * a file replaced atomically; OTLP/HTTP (JSON) pushes metrics to any OpenTelemetry collector.
  * Each exporter takes samples on the caller's thread without I/O and never waits on a client
@@ -32,7 +32,7 @@ typedef struct rt_prom_options {
     const rt_host *host;        /* resource_tracker_info's host labels; copied; may be NULL */
     rt_cloud_discovery *cloud;  /* once it has a result, the cloud's labels join
                                  * resource_tracker_info (never waited for); may be NULL; the
-                                 * server holds a reference of its own (0.10) */
+                                 * server holds a reference of its own */
     size_t max_clients;         /* connections held at once; 0: 64. When all are taken, a new
                                  * connection replaces the one idle the longest */
     double client_timeout_secs; /* a request must arrive, and its reply be taken, within this;
@@ -66,7 +66,7 @@ RT_API int rt_prom_port(const rt_prom_server *srv);
  * Returns RT_OK, RT_ERR_NOMEM (the previous figures stay), RT_ERR_INVALID (NULL). */
 RT_API rt_error rt_prom_publish(rt_prom_server *srv, const rt_sample *sample);
 
-/* The server's last failure (0.10; as rt_otlp_errmsg): "cannot accept connections (Too many open
+/* The server's last failure (as rt_otlp_errmsg): "cannot accept connections (Too many open
  * files)", "poll failed (...)", "out of memory for a client; connection refused", "out of
  * memory formatting /metrics"; "" when none so far. A later success does not clear it. A
  * client that is slow or sends a bad request is its own trouble, not the server's: not here.
@@ -83,7 +83,7 @@ RT_API void rt_prom_free(rt_prom_server *srv);
  * (_bytes, _seconds, _cores, _ratio, _celsius, _watts), the job's labels on every series, one
  * series per disk, interface and GPU (labelled device, interface, gpu); host and cloud, when
  * not NULL, label resource_tracker_info, which is always there (with version). While a phase
- * is open at the sample (sample->phases, 0.14), the tree's and its parts' series are labelled
+ * is open at the sample (sample->phases), the tree's and its parts' series are labelled
  * phase="NAME" with the innermost one's name (as it is: the /metrics server caps the values at
  * 64 names, later ones "other"). sample may be NULL (only resource_tracker_info). Returns the
  * length needed like snprintf (buf NUL-terminated when cap > 0). */
@@ -104,12 +104,12 @@ typedef struct rt_job_status {
     int64_t exit_status;      /* the tool's exit status (docs/contracts.md §1); RT_NULL_I64
                                * while the job runs, or without a command */
     uint64_t samples;         /* samples taken */
-    /* added in 0.15 ("Energy and carbon"): the tracked tree's energy since tracking began
+    /* "Energy and carbon": the tracked tree's energy since tracking began
      * (rt_energy's process_energy_joules_total) and its method ("measured", "sampled",
      * "estimated"); a NULL method (RT_JOB_STATUS_INIT's) or a NaN: no figure */
     double energy_joules;
     const char *energy_method;
-    /* added in 0.16 ("Where the job runs"): what the job was given (NULL: nothing said); the
+    /* "Where the job runs": what the job was given (NULL: nothing said); the
      * file then has each requested figure and the efficiencies so far (CPU seconds / (cores x
      * duration), peak memory / memory, time since the job began / its time limit) */
     const struct rt_request *request;
@@ -124,13 +124,13 @@ typedef struct rt_job_status {
  * over the target, so a reader sees the old file or the new one, and a symlink at the target
  * is replaced, never followed. The file and the directory are synced (fsync) only for the
  * status of an ended job (end_secs set): the writes while it runs cost no disk flush. The full path goes to path (pathlen
- * bytes) when not NULL. The tree's energy (0.15) is resource_tracker_job_energy_joules{method}
- * where the status has it (a struct_size that covers it); what the job was given (0.16) is
+ * bytes) when not NULL. The tree's energy is resource_tracker_job_energy_joules{method}
+ * where the status has it (a struct_size that covers it); what the job was given is
  * resource_tracker_job_requested_{cpu_cores,memory_bytes,gpus}{from},
  * resource_tracker_job_time_limit_seconds{from} and
  * resource_tracker_job_efficiency_ratio{resource="cpu"|"memory"|"time_limit"}. Returns RT_OK; RT_ERR_IO with errno set
- * (nothing left behind); RT_ERR_INVALID (NULL dir or status, struct_size smaller than rt_job_status
- * of 0.14, a path too long); RT_ERR_NOMEM. */
+ * (nothing left behind); RT_ERR_INVALID (NULL dir or status, struct_size that does not
+ * reach samples, a path too long); RT_ERR_NOMEM. */
 RT_API rt_error rt_prom_textfile_write(const char *dir, const char *name, const rt_job *job,
                                        const rt_job_status *status, char *path, size_t pathlen);
 
@@ -159,7 +159,7 @@ typedef struct rt_otlp_options {
     const rt_host *host;          /* copied; may be NULL */
     rt_cloud_discovery *cloud;    /* may be NULL; its result (waited for before the first push,
                                    * at most 2 s from the start; copied) adds cloud.* attributes;
-                                   * the exporter holds a reference of its own (0.10) and does
+                                   * the exporter holds a reference of its own and does
                                    * not look at it once rt_otlp_finish returned */
     rt_log_fn log;                /* NULL: dropped; called from the exporter's thread */
     void *log_user;
@@ -191,7 +191,7 @@ RT_API rt_error rt_otlp_add(rt_otlp *ex, const rt_sample *sample);
  * samples were not). Call once. */
 RT_API rt_error rt_otlp_finish(rt_otlp *ex);
 
-/* The exporter's last failure (0.10; sqlite3_errmsg for a handle with a thread of its own): the
+/* The exporter's last failure (sqlite3_errmsg for a handle with a thread of its own): the
  * last push that failed, as the receiver or libcurl put it ("HTTP 503", "HTTP 400: what the
  * receiver said", "Couldn't connect to server", "Timeout was reached"), samples dropped (a full
  * queue, a sample too large), or samples left undelivered at the end; "" when none so far. A

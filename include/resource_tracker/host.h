@@ -52,7 +52,7 @@ RT_API void rt_host_free(rt_host *h);
  * like for GPU time (0.1 GPU) and VRAM (1 GiB). */
 typedef struct rt_allocation rt_allocation;
 
-/* Options of the accumulator (0.10): none yet but the size, room to grow. */
+/* Options of the accumulator: none yet but the size, room to grow. */
 typedef struct rt_allocation_options {
     size_t struct_size; /* sizeof(rt_allocation_options) as the caller compiled it */
 } rt_allocation_options;

@@ -23,7 +23,7 @@ typedef struct rt_job {
 
 #define RT_JOB_INIT {.struct_size = sizeof(rt_job)}
 
-/* The metadata fields by number (0.9), in the fixed order above (job_name .. container_image):
+/* The metadata fields by number, in the fixed order above (job_name .. container_image):
  * how many there are; the name of field i, which is its key in the JSON line, the exported
  * labels, the Sentinel run and the history (NULL past the last); and field i of job (NULL when
  * unset, for a NULL job, past the last, or beyond the job's struct_size). */

@@ -12,7 +12,7 @@
 extern "C" {
 #endif
 
-/* ---- a job on several nodes (0.18; experimental) -------------------------------------------
+/* ---- a job on several nodes (experimental) -------------------------------------------
  * The runs of one job that ran on several nodes (each node's tracker wrote its own file: a SLURM
  * job on several nodes, torchrun, mpirun, a Kubernetes indexed Job; rt_member) put together:
  * the whole job's CPU and energy, each node's figures and ask, the imbalance between them, the

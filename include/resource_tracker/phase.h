@@ -14,7 +14,7 @@ extern "C" {
 #endif
 
 /* ==========================================================================================
- * Phases of a job (0.14; experimental: may change in a minor version)
+ * Phases of a job (experimental: may change in a minor version)
  *
  * A phase is a named stretch of a job ("load", "train", "write"), opened and closed by marks:
  * the embedded tracker's rt_tracker_phase_start/stop, a wrapped program's lines on the tool's
@@ -58,8 +58,8 @@ typedef struct rt_phase_mark {
     double read_bytes_total, write_bytes_total; /* as rt_process's read/write totals */
     double rss_mib;          /* the tree's resident memory at the reading */
     double memory_peak_mib;  /* the job group's peak since the previous mark, where the kernel
-                              * resets it per reader (cgroup v2 memory.peak): not read in 0.14
-                              * (NaN); a caller's own figure is used as given */
+                              * resets it per reader (cgroup v2 memory.peak): not read by the
+                              * library (NaN); a caller's own figure is used as given */
     double reading_lag_secs; /* the reading's time less the mark's (>= 0): the bound on its
                               * error; NaN without a reading */
 } rt_phase_mark;
@@ -121,7 +121,7 @@ typedef struct rt_phase_summary {
     double gpu_usage_mean, gpu_usage_peak;       /* GPUs' worth of utilization (samples) */
     double gpu_vram_mean_mib, gpu_vram_peak_mib; /* the tree's VRAM (samples) */
     double read_bytes, write_bytes;              /* the tree's, within the calls */
-    /* added in 0.18: the phase under 1, 2, ... cores (rt_cores_table's model over the stretches
+    /* the phase under 1, 2, ... cores (rt_cores_table's model over the stretches
      * between samples and marks within its calls: duration_secs there is theirs, which is the
      * calls' up to the last record); NULL without the tree's cores */
     const struct rt_cores_table *cores;
@@ -152,7 +152,7 @@ RT_API rt_error rt_tracker_phase_start(rt_tracker *t, const char *name);
 RT_API rt_error rt_tracker_phase_stop(rt_tracker *t, const char *name);
 
 /* Reads the tracked tree's cumulative counters now into m's readings (cpu_secs_total and
- * cpu_source, read/write totals, rss_mib, reading_lag_secs from m->timestamp_secs; 0.14 leaves
+ * cpu_source, read/write totals, rss_mib, reading_lag_secs from m->timestamp_secs; it leaves
  * memory_peak_mib NaN), cheaply (no PSS, no GPU) and without changing what
  * the next rt_sampler_sample computes. RT_OK; RT_ERR_INVALID (NULL, struct_size too small, no
  * tracked tree); RT_ERR_IO (nothing could be read: the readings stay NaN). */

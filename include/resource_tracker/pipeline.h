@@ -16,7 +16,7 @@ extern "C" {
 #endif
 
 /* ==========================================================================================
- * Sinks and the pipeline (0.10; experimental: may change in a minor version)
+ * Sinks and the pipeline (experimental: may change in a minor version)
  *
  * A sink is where samples go: the writer, the Sentinel stream, the /metrics server, the OTLP
  * exporter, node_exporter's textfile, the statistics and the report are each one, and a caller

@@ -13,7 +13,7 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------------------------------
- * Where the job runs (0.16; experimental: may change in a minor version, except rt_request,
+ * Where the job runs (experimental: may change in a minor version, except rt_request,
  * which rt_sample, rt_record and rt_summary point to: it follows the stable rules, growing only
  * at its end)
  *
@@ -50,7 +50,7 @@ RT_API const rt_request *rt_place_request(const rt_place *p);
  * account, partition, cluster, array_task, namespace, pod, node, workflow, repository,
  * run_attempt, ...; docs/where.md). Fields the place does not say are NULL. */
 RT_API const rt_job *rt_place_job(const rt_place *p);
-/* The run's place in a job of several nodes or tasks (0.18; owned by p, never NULL): job_id
+/* The run's place in a job of several nodes or tasks (owned by p, never NULL): job_id
  * NULL when no launcher's variables say one. */
 RT_API const rt_member *rt_place_member(const rt_place *p);
 RT_API void rt_place_free(rt_place *p);

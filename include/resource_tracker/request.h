@@ -28,7 +28,7 @@ typedef struct rt_request {
 
 #define RT_REQUEST_INIT {.struct_size = sizeof(rt_request)}
 
-/* One run's place in a job that spans several nodes or tasks (0.18): a SLURM job on several
+/* One run's place in a job that spans several nodes or tasks: a SLURM job on several
  * nodes, torchrun, mpirun, a Kubernetes indexed Job. What every node's run shares (job_id) and
  * what tells the runs apart (node, rank), as the launchers' variables say them (docs/where.md,
  * "Jobs on several nodes") or the caller gives them (--job-id, --node). A string is NULL and a

@@ -26,7 +26,7 @@ typedef struct rt_cpu {
     int64_t process_count;      /* runnable processes (procs_running) */
     double process_cores_used;  /* = process->cores_used; NaN without a tracked process */
     int64_t process_child_count; /* = process->child_count; RT_NULL_I64 without one */
-    /* added in 0.17: every process on the machine (the numbered entries of /proc, as ps, the
+    /* every process on the machine (the numbered entries of /proc, as ps, the
      * Python tracker's `processes` column and the Rust tool's cpu.process_count count them);
      * RT_NULL_I64 when /proc cannot be listed */
     int64_t all_process_count;
@@ -48,7 +48,7 @@ typedef struct rt_net_iface {
     double rx_bytes_per_sec, tx_bytes_per_sec;
     uint64_t rx_bytes_total, tx_bytes_total; /* since boot */
     uint64_t rx_bytes, tx_bytes;             /* in this interval */
-    /* added in 0.18: the link's speed file as the kernel wrote it (-1 where the driver knows no
+    /* the link's speed file as the kernel wrote it (-1 where the driver knows no
      * speed, which speed_mbps holds as RT_NULL_I64); RT_NULL_I64 when it cannot be read (a
      * virtual interface): the Rust tool's speed_mbps */
     int64_t speed_mbps_reported;
@@ -73,7 +73,7 @@ typedef struct rt_disk {
     uint64_t read_bytes, write_bytes;             /* in this interval */
     const rt_mount *const *mounts; /* filesystems on this disk, its partitions or volumes on it */
     size_t mount_count;
-    /* added in 0.17: 1 for a virtual device (device-mapper, md, zram, nbd: under sysfs's
+    /* 1 for a virtual device (device-mapper, md, zram, nbd: under sysfs's
      * devices/virtual), listed as the Rust tool lists it, with the filesystems mounted from it;
      * the machine's I/O sums (the CSV's, the summary's) leave it out, its bytes being counted
      * on the physical disks beneath it (or being memory, for zram). Also 1 for a ZFS pool,
@@ -99,14 +99,14 @@ typedef struct rt_gpu {
     double vram_used_pct;
     double temperature_celsius, power_watts, frequency_mhz;
     int64_t core_count;      /* RT_NULL_I64 when not reported */
-    /* added in 0.15 ("Energy and carbon"): the seconds since tracking began that the GPU's
+    /* "Energy and carbon": the seconds since tracking began that the GPU's
      * clocks were held down by its power cap (software power cap, hardware power brake) and by
      * heat (software and hardware thermal slowdown), as DCGM's job statistics count them:
      * NVML's violation counters where the driver keeps them, else the throttle reasons seen at
      * each reading times the interval before it; NaN where the GPU reports neither (AMD,
      * Intel, an old driver). Its energy is the sample's energy domain of kind "gpu". */
     double power_throttled_secs, thermal_throttled_secs;
-    /* added in 0.18: an NVIDIA GPU's index in NVML and NVML's own spelling of its PCI address
+    /* an NVIDIA GPU's index in NVML and NVML's own spelling of its PCI address
      * ("00000000:3B:00.0"; host_id is the same address in the kernel's spelling), which the
      * Rust tool shows as host_id and detail.pci_bus_id (`--format json-rs`); RT_NULL_I64 and
      * NULL for another GPU, or where NVML did not say */
@@ -114,7 +114,7 @@ typedef struct rt_gpu {
     const char *nvml_bus_id;
 } rt_gpu;
 
-/* The GPUs' use by a set of processes over the interval (0.17: rt_sample.gpu_processes, every
+/* The GPUs' use by a set of processes over the interval (rt_sample.gpu_processes, every
  * process on the machine). NVIDIA: from NVML's process lists, as for a tracked tree; AMD and
  * Intel: the card's own figures (busy percent, VRAM in use). May gain fields at its end. */
 typedef struct rt_gpu_use {
@@ -125,7 +125,7 @@ typedef struct rt_gpu_use {
                                * GPU could say */
 } rt_gpu_use;
 
-/* Pressure stall information of one resource (0.6): the share of time some (or all, "full")
+/* Pressure stall information of one resource: the share of time some (or all, "full")
  * runnable tasks waited for it. Machine-wide from /proc/pressure, per group from a cgroup v2
  * group's *.pressure files. NaN / RT_NULL_U64 where the kernel reports nothing ("full" of the
  * machine's CPU is reported by recent kernels only). This struct never grows. */
@@ -141,7 +141,7 @@ typedef struct rt_psi {
     rt_pressure cpu, memory, io;
 } rt_psi;
 
-/* The control group of the tracked tree (0.6): in wrapper mode the group the tracker made for
+/* The control group of the tracked tree: in wrapper mode the group the tracker made for
  * the command (see rt_job_cgroup_new); with a pid, the group that process lives in (a
  * container, a SLURM step, a systemd unit). Counters are since tracking began; limits are the
  * tightest of the group and its ancestors (what the kernel enforces). NaN / RT_NULL_* where the
@@ -173,7 +173,7 @@ typedef struct rt_cgroup {
     uint64_t memory_max_events; /* times the group hit its memory limit (memory.events max,
                                  * memory.failcnt) */
     rt_psi pressure;           /* the group's (v2); all NaN without */
-    /* added in 0.9: what of the charge the kernel could not give back (see the memory need) */
+    /* what of the charge the kernel could not give back (see the memory need) */
     double memory_reclaimable_mib; /* of memory_mib now, what the kernel can reclaim: page cache
                                     * on the file LRU lists and reclaimable slab (memory.stat);
                                     * NaN without memory.stat, and for a group that holds other
@@ -189,14 +189,14 @@ typedef struct rt_cgroup {
                                     * same interval is taken as held at the peak). For an own
                                     * group the first interval starts at an empty group; for
                                     * another, at the first reading. NaN without memory.stat */
-    /* added in 0.18: the charge by kind, from memory.stat (read again when the charge or its
+    /* the charge by kind, from memory.stat (read again when the charge or its
      * peak moved, at least every 5 s, as memory_reclaimable_mib is; NaN without it, and for
      * a group that holds other processes than the tree's): with the group's own, they give
      * the job's memory between two walks of its processes (see rt_process.walk_age_secs) */
     double memory_anon_mib;  /* anonymous memory (v2 anon, v1 total_rss): heaps and stacks */
     double memory_file_mib;  /* the page cache (v2 file, v1 total_cache), shared memory included */
     double memory_shmem_mib; /* of memory_file_mib, shared memory: tmpfs, /dev/shm, memfd */
-    /* added in 0.18 too: of memory_unreclaimable_peak_mib, what comes of taking the safe side
+    /* of memory_unreclaimable_peak_mib, what comes of taking the safe side
      * at a peak the readings could not place: the peak charge rose since the last reading to
      * above the charge now while the page cache rose too, and that cache may have come before
      * the peak or after it; it is taken as not there at the peak (between samples the sampler
@@ -210,7 +210,7 @@ typedef struct rt_cgroup {
  * descendant (found through the children of every thread), and in wrapper mode descendants
  * that daemonized and were adopted by the tracker. Totals count everything the tree used
  * since tracking began, processes that already exited included. */
-/* One part of the tracked tree as gpu_tracker splits it (0.8): the root ("main"), its
+/* One part of the tracked tree as gpu_tracker splits it: the root ("main"), its
  * descendants, or both ("combined"). Memory comes from the processes' smaps_rollup, re-read
  * under the PSS rule (pss_max_age_secs): private is Private_Clean + Private_Dirty, summed;
  * shared counts pages that other processes map too, each once as far as the rollups can
@@ -245,20 +245,17 @@ typedef struct rt_process {
     double gpu_utilization_pct;   /* NaN: no GPU data */
     uint64_t gpu_vram_used_bytes; /* RT_NULL_U64: no GPU data */
     int64_t gpu_count_used;       /* RT_NULL_I64: no GPU data */
-    /* added in 0.2 */
     double rss_peak_mib; /* the highest RSS the kernel has shown for the tree: the largest
                           * sampled rss_mib, and never below a reaped process's ru_maxrss */
     uint64_t cancelled_write_bytes_total; /* of write_bytes_total, bytes whose writeback was
                                            * cancelled (the file was truncated or deleted
                                            * first): they never reached storage */
-    /* added in 0.6 */
     double memory_peak_mib; /* the kernel's peak memory of the job: its cgroup's peak charge
                              * (cgroup->memory_peak_mib) when the group is the job's own or
                              * holds only the tree; NaN otherwise (no cgroup, a shared one) */
     const rt_cgroup *cgroup; /* NULL without one (or with cgroup reading turned off) */
-    /* added in 0.8: gpu_tracker's split (never NULL) */
+    /* gpu_tracker's split (never NULL) */
     const rt_process_part *main, *descendants, *combined;
-    /* added in 0.9 */
     double rss_hwm_mib; /* the highest peak RSS of any one process of the tree, the kernel's own
                          * high-water mark, so a peak between samples counts: VmHWM of the live
                          * processes (re-read when one faulted in more pages than its RSS grew),
@@ -273,11 +270,10 @@ typedef struct rt_process {
                            * they and their new descendants used since their last reading is
                            * missing from this sample's figures, which are then lower bounds;
                            * 0 when every process was read */
-    /* added in 0.16 */
     double vms_mib; /* virtual memory of the tree's live processes summed (VmSize, the vsize of
                      * /proc/PID/stat): what Snakemake's max_vms and Nextflow's vmem count; 0
                      * when none is alive */
-    /* added in 0.18: the two clocks. In a group of the job's own (wrapper mode), the CPU and
+    /* the two clocks. In a group of the job's own (wrapper mode), the CPU and
      * storage totals, the interval's cores and the group's memory come from the group's
      * counters every sample, whatever the tree's size; the walk over the tree's processes runs
      * on its own cadence (rt_sampler_options.walk_max_age_secs), and the figures only it gives
@@ -305,37 +301,36 @@ typedef struct rt_sample {
     const rt_memory *memory;
     const rt_net_iface *const *network; /* non-loopback interfaces */
     size_t network_count;
-    const rt_disk *const *disk; /* whole disks, sorted by name (0.17: the virtual block devices
+    const rt_disk *const *disk; /* whole disks, sorted by name (the virtual block devices
                                  * and the ZFS pools, "zfs:<pool>", too; see is_virtual) */
     size_t disk_count;
     const rt_gpu *const *gpu; /* empty without GPUs */
     size_t gpu_count;
-    /* Filesystem space summed over the distinct filesystems on the physical disks, and (0.17)
+    /* Filesystem space summed over the distinct filesystems on the physical disks, and
      * each ZFS pool once: its size, allocated and free as `zpool list` gives them. */
     uint64_t disk_space_total_bytes, disk_space_used_bytes, disk_space_free_bytes;
     const rt_process *process; /* NULL without a tracked process */
-    /* added in 0.6 */
     const rt_psi *pressure; /* the machine's pressure (/proc/pressure); NULL without PSI */
     const rt_cgroup *cgroup; /* without a tracked tree: the group the tracker itself runs in (a
                               * container, a SLURM step), own 0, exclusive 0: its limits,
                               * pressure and counters; NULL when it is the root group in every
                               * hierarchy or cgroup reading is off. With a tree: NULL (see
                               * process->cgroup) */
-    /* added in 0.14: the job's phases ("Phases of a job"): the marks since the previous sample
+    /* the job's phases ("Phases of a job"): the marks since the previous sample
      * and the phases open at this reading; NULL before the run's first mark */
     const struct rt_phases *phases;
-    /* added in 0.15: the energy of the machine and of the tree over the interval ("Energy and
+    /* the energy of the machine and of the tree over the interval ("Energy and
      * carbon"); NULL when energy reading is off (rt_sampler_options.energy_off) */
     const struct rt_energy *energy;
-    /* added in 0.16: what the job was given where it runs ("Where the job runs"):
+    /* what the job was given where it runs ("Where the job runs"):
      * rt_sampler_options.request as the sampler copied it, the same on every sample; NULL
      * when none was given */
     const struct rt_request *request;
-    /* added in 0.17: every process's use of the GPUs, as the Rust tool's cpu.process_gpu_*
+    /* every process's use of the GPUs, as the Rust tool's cpu.process_gpu_*
      * without --pid (and the CSV's process GPU columns): filled without a tracked tree; NULL
      * with one (see process->gpu_*) or on a machine without GPUs */
     const struct rt_gpu_use *gpu_processes;
-    /* added in 0.18: the run's place in a job of several nodes or tasks (rt_member):
+    /* the run's place in a job of several nodes or tasks (rt_member):
      * rt_sampler_options.member as the sampler copied it, the same on every sample; NULL when
      * none was given or it names no job */
     const struct rt_member *member;

@@ -32,36 +32,31 @@ typedef struct rt_sampler_options {
     double tree_start_mono_secs; /* with own_children: when the caller started the command,
                                   * on CLOCK_MONOTONIC; the first sample's interval starts
                                   * there. 0: at the baseline reading */
-    /* added in 0.5 */
     int root_only; /* non-zero (with pid > 0): the root process alone, not its descendants:
                     * its own CPU time (utime + stime, not the cutime/cstime of what it
                     * reaped), its memory and threads; child_count 0. Its I/O is the kernel's
                     * /proc/PID/io, which does include what its reaped children read and
                     * wrote (the kernel adds a reaped child's I/O into its parent's) */
-    /* added in 0.6 */
     const struct rt_job_cgroup *job_cgroup; /* the group the caller started the command in
                                              * (wrapper mode, with own_children): read as the
                                              * tree's own, its counters the tree's totals */
     int cgroup_off; /* non-zero: no cgroup is read at all (--cgroup off) */
-    /* added in 0.15 */
     int energy_off; /* non-zero: no energy counter is read and nothing is estimated
                      * (--energy off): rt_sample.energy is NULL */
     double cpu_tdp_watts; /* the CPU's thermal design power per package for the estimate where
                            * no counter can be read (--cpu-tdp); 0: the model table's, else
                            * the per-core rule (see "Energy and carbon") */
-    /* added in 0.16 */
     const struct rt_request *request; /* what the job was given where it runs (rt_place_detect,
                                        * or the caller's own): copied with its strings, carried
                                        * on every sample (rt_sample.request); NULL: none */
-    /* added in 0.18 */
     double walk_max_age_secs; /* with a group of the job's own: the oldest the walk's figures
                                * may get (see rt_process.walk_age_secs; TRACKER_WALK_MAX_AGE);
                                * the walk runs sooner when its own cost allows. 0 (and a caller
-                               * compiled before 0.18): every sample walks. Default 60 */
+                               * whose struct ends before it): every sample walks. Default 60 */
     const struct rt_member *member; /* the run's place in a job of several (rt_place_member, or
                                * the caller's own): copied with its strings, carried on every
                                * sample (rt_sample.member); NULL or no job_id: none */
-    int64_t siblings_of; /* (0.18, --per-node) also take in the children of this process other
+    int64_t siblings_of; /* (--per-node) also take in the children of this process other
                           * than the caller (its parent, where the node's tasks of a job step
                           * are children of one slurmstepd, orted or torchrun agent as the
                           * caller is), each with its descendants, found anew at every sample,
@@ -76,7 +71,7 @@ typedef struct rt_sampler_options {
 /* Creates a sampler and takes its first (baseline) reading. opts may be NULL for defaults.
  * Returns RT_OK and sets *out (free with rt_sampler_free), or an error: RT_ERR_INVALID (a
  * struct_size too small, a negative pid), RT_ERR_NOT_FOUND when the proc root lacks the CPU
- * statistics or opts->pid does not exist, RT_ERR_NOMEM; the last error says which (0.10). A
+ * statistics or opts->pid does not exist, RT_ERR_NOMEM; the last error says which. A
  * source that finds nothing (no disks, no network) is not an error: its part of the sample is
  * empty. */
 RT_API rt_error rt_sampler_new(const rt_sampler_options *opts, rt_sampler **out);
@@ -87,7 +82,7 @@ RT_API rt_error rt_sampler_new(const rt_sampler_options *opts, rt_sampler **out)
  * sample is still set, all null). */
 RT_API rt_error rt_sampler_sample(rt_sampler *s, const rt_sample **out);
 
-/* The watch between samples (0.18), for a sampler of a tree in a cgroup of the job's own
+/* The watch between samples, for a sampler of a tree in a cgroup of the job's own
  * (wrapper mode) that reads the group's memory: with read non-zero it reads the group's memory
  * charge and its peak now (two files; memory.stat too when they moved) and raises the group's
  * unreclaimable peak with them, as a sample would, so that memory the job held for a moment

@@ -12,7 +12,7 @@
 extern "C" {
 #endif
 
-/* The sample's schema (0.9). EXPERIMENTAL: the figures' names, units and types stay, but these
+/* The sample's schema. EXPERIMENTAL: the figures' names, units and types stay, but these
  * calls may change in a minor version while the schema becomes one descriptor table per struct.
  * Every figure of the structs above (and of rt_host and rt_cloud),
  * listed once; the JSON line and the Prometheus families are made from the same list, and a
@@ -21,7 +21,7 @@ extern "C" {
  * "process_part", "net_iface", ...); the member's name is its key in the JSON line (a few,
  * the interval's byte counts and the summed filesystem space, are not in it). Its unit is one
  * of "MiB", "bytes", "bytes/s", "s", "cores", "%", "usec", "count", "pid", "Celsius", "W",
- * "MHz", "Mbit/s", "GB" (10^9 bytes), "J" (0.15), or "" (strings, flags); since is the version that
+ * "MHz", "Mbit/s", "GB" (10^9 bytes), "J", or "" (strings, flags); since is the version that
  * added it. Past the last: NULL, and -1 for the type. The order is fixed within a version;
  * later versions add fields. */
 typedef enum rt_field_type {

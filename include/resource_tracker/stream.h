@@ -32,19 +32,19 @@ typedef struct rt_stream_options {
     const rt_host *host;         /* may be NULL; the fields are copied at rt_stream_start */
     rt_cloud_discovery *cloud;   /* may be NULL; the stream asks it for the result (within its
                                   * 2 s bound) before registering; the stream holds a reference
-                                  * of its own (0.10): the caller may free its handle at once */
+                                  * of its own: the caller may free its handle at once */
     const char *spill_dir;       /* where batches go when memory is full or at a failed end;
                                   * NULL: $XDG_STATE_HOME/resource-tracker (~/.local/state/...) */
     size_t memory_limit_bytes;   /* gzip bytes kept in memory before spilling; 0: 8 MiB */
     double finish_timeout_secs;  /* the most rt_stream_finish waits; 0: 10 */
     rt_log_fn log;               /* NULL: messages are dropped; called from the stream's thread */
     void *log_user;
-    const char *spill_fallback_dir; /* (0.18) a directory of the user's own for when spill_dir
+    const char *spill_fallback_dir; /* a directory of the user's own for when spill_dir
                                   * cannot be made or is not ours alone (an unwritable home, one
                                   * planted by another user): $XDG_RUNTIME_DIR/resource-tracker;
                                   * then /tmp/resource-tracker-EUID, then a fresh
                                   * /tmp/resource-tracker-EUID-XXXXXX, the move said once */
-    int csv_energy;              /* (0.18) non-zero: the batches' rows (and the inline CSV) carry
+    int csv_energy;              /* non-zero: the batches' rows (and the inline CSV) carry
                                   * the four energy columns after the 32 (RT_FORMAT_CSV_ENERGY);
                                   * 0: the 32 of the Sentinel's contract */
 } rt_stream_options;
@@ -67,7 +67,7 @@ RT_API rt_error rt_stream_add(rt_stream *st, const rt_sample *sample);
  * finished at the API; RT_ERR_IO otherwise. Call once. */
 RT_API rt_error rt_stream_finish(rt_stream *st, int exit_code, int failed);
 
-/* The stream's last failure (0.10; as rt_otlp_errmsg): what its thread last could not do, in
+/* The stream's last failure (as rt_otlp_errmsg): what its thread last could not do, in
  * the words of its log message without the "stream: " ("cannot register the run at the
  * Sentinel API (HTTP 503)", "upload of batch 000003 failed (HTTP 403: ...)", "cannot refresh the
  * upload credentials (...)", "cannot spill batch ...", "cannot finish the run at the Sentinel
@@ -81,7 +81,7 @@ RT_API const char *rt_stream_errmsg(rt_stream *st);
  * NULL is allowed. */
 RT_API void rt_stream_free(rt_stream *st);
 
-/* Delivers the runs left in the spill directory (0.11): a run that could not register or could
+/* Delivers the runs left in the spill directory: a run that could not register or could
  * not send every batch keeps a record beside its spill files ({key}.run, 0600, with its
  * registration body or run id, what it uploaded and its end; never a credential: a delivery asks
  * for fresh upload credentials); each run whose lock no other
@@ -95,7 +95,7 @@ RT_API void rt_stream_free(rt_stream *st);
  * runs once its own run is registered. */
 RT_API rt_error rt_stream_deliver(const rt_stream_options *opts, unsigned *delivered, unsigned *left);
 
-/* One run left in a spill directory, as rt_stream_list sees it (0.18). */
+/* One run left in a spill directory, as rt_stream_list sees it. */
 typedef struct rt_spilled_run {
     const char *key;      /* its local key (local-TIME-PID-RANDOM) */
     const char *dir;      /* the spill directory it is in */

@@ -11,7 +11,7 @@
 extern "C" {
 #endif
 
-/* ---- a run for people, and any recorded run read back (0.10) -----------------------------
+/* ---- a run for people, and any recorded run read back -----------------------------------
  * rt_summary_write_text_cb: the summary `resource-tracker summary` and --summary print.
  * rt_run_read: a recorded run of any kind the library writes or reads (JSON lines, CSV, the
  * Python resource-tracker's CSV files, a saved tracker snapshot), told apart by its content,
@@ -44,8 +44,8 @@ typedef struct rt_summary_text_options {
                               * GiB, TiB as fits each figure */
     const char *time_unit;   /* gpu_tracker's names; NULL: "12.34 s", "3 min 04.5 s", ... */
     int scheduler;           /* rt_scheduler whose words the "Ask for" line takes */
-    int width;               /* the answer's lines break before this column; 0: 100 (before 0.18: 110) */
-    int brief;               /* (0.12) nonzero: the answer and one line of the run only (how long it
+    int width;               /* the answer's lines break before this column; 0: 100 */
+    int brief;               /* nonzero: the answer and one line of the run only (how long it
                               * ran, its exit status): the end of the tool's view on a terminal */
 } rt_summary_text_options;
 
@@ -68,7 +68,7 @@ RT_API rt_error rt_summary_write_text_cb(const rt_summary *s, const rt_run_facts
 RT_API rt_error rt_summary_write_text(const rt_summary *s, const rt_run_facts *run,
                                       const rt_summary_text_options *opts, int fd);
 
-/* (0.18) text written after used columns into out[cap], broken at spaces so that no line passes
+/* text written after used columns into out[cap], broken at spaces so that no line passes
  * width columns (UTF-8 characters, not bytes; 0: never broken; a word longer than a line stands
  * alone on its line), each line after the first starting with indent spaces: how the summary's
  * answer breaks its lines (rt_summary_text_options.width), for a caller's lines beside it.
@@ -98,7 +98,7 @@ typedef struct rt_run_read_info {
 
 /* Reads the recorded run at path ("-": stdin, never a snapshot) and feeds every sample to
  * each of stats[0..nstats) and to report (NULL: none). A snapshot is known as a JSON document
- * opening with "metadata", gzipped or not (0.18: before, any gzip file was taken for one);
+ * opening with "metadata", gzipped or not;
  * anything else goes to the reader (rt_reader_open), which streams it, gzipped or not.
  * Malformed lines are skipped and logged, never fatal; a line longer than 16 MiB ends the read
  * (RT_ERR_PARSE, what came before fed). info may be NULL. Returns RT_OK (at least one sample

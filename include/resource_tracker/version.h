@@ -72,7 +72,7 @@ typedef enum rt_log_level { RT_LOG_DEBUG = 0, RT_LOG_INFO = 1, RT_LOG_WARN = 2, 
  * during the call. The callback may be called from the cloud discovery's threads. */
 typedef void (*rt_log_fn)(void *user, rt_log_level level, const char *msg);
 
-/* The last error message of the calling thread (0.10; libgit2's git_error_last): what the
+/* The last error message of the calling thread (libgit2's git_error_last): what the
  * last failing call among those whose contract says "last error" could say beyond its code,
  * in one line for people ("run.jsonl:12: not a JSON object", "unknown memory unit \"mb\"").
  * Those calls clear it when they begin, so after one of them failed it is its own message, or
@@ -81,7 +81,7 @@ typedef void (*rt_log_fn)(void *user, rt_log_level level, const char *msg);
  * was or change it. */
 RT_API const char *rt_last_error_message(void);
 
-/* Where a `_cb` output call sends its bytes (0.10), instead of a file descriptor: called on
+/* Where a `_cb` output call sends its bytes, instead of a file descriptor: called on
  * the caller's thread, in order, with len > 0. Returns how many bytes of buf it took (it is
  * called again with the rest), or -1 to fail the output (errno, when set, is kept: the call
  * returns RT_ERR_IO). A return of 0 also fails it (as EIO). */
