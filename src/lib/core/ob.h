@@ -27,7 +27,7 @@ void rt_ob_fixed_all(rt_ob *o, double v, int decimals, const char *null_text);
  * decimals as the writer rounds it; v itself where the writer hands it to printf (past exact
  * integers) or it is not finite. */
 double rt_ob_fixed_value(double v, int decimals);
-/* v as serde_json writes an f64 (0.17, the Rust tool's JSON line): the fewest significant digits
+/* v as serde_json writes an f64 (the Rust tool's JSON line): the fewest significant digits
  * that read back as v, "X.0" for a whole number below 10^16, 0.000ddd down to 10^-5, else
  * d.ddde-N / de N (1e-7, 1.5e16); null_text when not finite. */
 void rt_ob_shortest(rt_ob *o, double v, const char *null_text);

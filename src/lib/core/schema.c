@@ -343,7 +343,7 @@ static const rt_field process_fields[] = {
     F(rt_process, write_bytes, U_BYTES, "0.1", RT_NO_JSON, "Bytes the tree wrote to storage in the interval."),
 };
 
-/* ---- energy (0.15) ----------------------------------------------------------------------- */
+/* ---- energy ----------------------------------------------------------------------- */
 
 static const rt_field energy_domain_fields[] = {
     F(rt_energy_domain, name, U_NONE, "0.15", 0,
@@ -384,7 +384,7 @@ static const rt_field energy_fields[] = {
       "What could not be read and how to grant it (null when nothing is missing)."),
 };
 
-/* ---- what the job was given (0.16) ---------------------------------------------------------
+/* ---- what the job was given ---------------------------------------------------------
  * The JSON line writes it by hand (a figure is null when its *_from is); listed for its names. */
 
 static const rt_field request_fields[] = {

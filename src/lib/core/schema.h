@@ -69,7 +69,7 @@ typedef enum rt_unit {
     U_MHZ,     /* MHz */
     U_MBIT_S,  /* Mbit/s */
     U_GB,      /* 10^9 bytes */
-    U_J,       /* joules (0.15) */
+    U_J,       /* joules */
     U_COUNT_OF_UNITS
 } rt_unit;
 
@@ -110,7 +110,7 @@ const rt_field *rt_schema_at(const rt_fstruct *st, size_t off);
  * for a string; a flag 1 or 0. */
 double rt_schema_num(rt_field_type type, const void *m);
 
-/* ---- the Rust tool's view (0.17, schema_rs.c) ---------------------------------------------
+/* ---- the Rust tool's view (schema_rs.c) ---------------------------------------------
  * The JSON line of the Rust resource-tracker 0.1.14 (`--format json-rs`, sink/json_rs.c) is an
  * annotation of the tables above: one table per object of the Rust tool's sample, each member
  * naming the schema figure it shows (by table and offset), how serde_json writes it and how its

@@ -96,7 +96,7 @@ struct rt_otlp {
     double deadline;
     rt_error result;
     rt_handle_err err; /* the last failure met, for rt_otlp_errmsg (its msg under mu) */
-    rt_phase_label phase; /* the phase attribute's values (0.14): rows point at them */
+    rt_phase_label phase; /* the phase attribute's values: rows point at them */
 
     /* the thread's own */
     pending p;

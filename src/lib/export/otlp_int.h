@@ -26,16 +26,16 @@ typedef struct rt_otlp_gpu {
     const char *id;                 /* uuid, else the PCI address, else NULL (the index is used) */
     double util_pct;                /* 0..100; NaN */
     uint64_t vram_used, vram_total; /* RT_NULL_U64 */
-    double power_thr, thermal_thr;  /* seconds throttled since tracking began (0.15); NaN */
+    double power_thr, thermal_thr;  /* seconds throttled since tracking began; NaN */
 } rt_otlp_gpu;
 
-/* An energy domain (0.15): its names (copied) and its figures since tracking began. */
+/* An energy domain: its names (copied) and its figures since tracking began. */
 typedef struct rt_otlp_edom {
     const char *name, *kind, *source, *method, *device; /* device: a GPU's uuid/address; NULL */
     double joules_total, watts, p_joules_total;         /* NaN: not known */
 } rt_otlp_edom;
 
-/* The sample's energy (0.15): the machine's and the tree's, with their methods (copied; NULL:
+/* The sample's energy: the machine's and the tree's, with their methods (copied; NULL:
  * no figure), and the domains. */
 typedef struct rt_otlp_energy {
     double joules_total, watts, p_joules_total, p_watts;
@@ -74,11 +74,11 @@ typedef struct rt_otlp_row {
     rt_otlp_gpu *gpu;
     rt_otlp_energy energy; /* all null without the sample's energy (have_energy 0) */
     bool have_energy;
-    rt_request_copy req; /* what the job was given (0.16): req.set false without */
+    rt_request_copy req; /* what the job was given: req.set false without */
     uint64_t *fig; /* the slots */
     const char *phase; /* the innermost phase open at the sample (the exporter's capped value,
                         * phase_label.h, valid as long as the exporter), the tree's points'
-                        * attribute resource_tracker.phase; NULL: none open (0.14) */
+                        * attribute resource_tracker.phase; NULL: none open */
 } rt_otlp_row;
 
 /* The tracked tree's root in a row, 0 without a tree. */

@@ -684,7 +684,7 @@ static void m_p_cpu_util(pts *p, const rt_otlp_row *r)
     pd(p, r, 0, with_phase(A0, r), ratio(in(r, IN_P_CORES), in(r, IN_CORES)));
 }
 
-/* ---- energy (0.15): the hardware semantic conventions' hw.energy, hw.power, hw.host.* -------- */
+/* ---- energy: the hardware semantic conventions' hw.energy, hw.power, hw.host.* -------- */
 
 #define K_METHOD "resource_tracker.energy.method"
 #define K_SOURCE "resource_tracker.energy.source"
@@ -779,7 +779,7 @@ static void m_gpu_throttle(pts *p, const rt_otlp_row *r)
     }
 }
 
-/* ---- what the job was given (0.16): each figure where it was said, with what said it ---------- */
+/* ---- what the job was given: each figure where it was said, with what said it ---------- */
 
 static void requested(pts *p, const rt_otlp_row *r, const char *from, double v)
 {

@@ -183,7 +183,7 @@ typedef struct items {
     const char *key;          /* the label naming each item; NULL: none */
     name_fn name_of;          /* its value, from the item */
     const char *const *names; /* or, when set, names[i] */
-    const char *phase;        /* the label phase="..." on every series (0.14); NULL: none */
+    const char *phase;        /* the label phase="..." on every series; NULL: none */
 } items;
 
 /* One item and no label. */
@@ -287,7 +287,7 @@ static void put_gpu_info(rt_prom_out *f, const rt_sample *s)
     }
 }
 
-/* ---- energy (0.15) ------------------------------------------------------------------------ */
+/* ---- energy ------------------------------------------------------------------------ */
 
 /* Joules to the microjoule, watts to the milliwatt (as the JSON line). */
 enum { DEC_J = 6, DEC_W = 3 };
@@ -423,7 +423,7 @@ enum { SAMPLE_TIME_END = 2 };
 
 /* Everything of one sample, after the info metric; the tree's series labelled phase="..." when
  * phase is set. */
-/* ---- what the job was given (0.16) ------------------------------------------------------- */
+/* ---- what the job was given ------------------------------------------------------- */
 
 /* One figure of the request labelled place and from; no line when it was not said. */
 static void put_requested(rt_prom_out *f, const char *name, const char *help, const rt_request *r, const char *from,

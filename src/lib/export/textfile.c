@@ -33,7 +33,7 @@ static double ratio(double used, double given)
     return isfinite(used) && isfinite(given) && given > 0 ? used / given : NAN;
 }
 
-/* What the job was given (0.16) and the efficiencies so far, as seff counts them. */
+/* What the job was given and the efficiencies so far, as seff counts them. */
 static void request_body(rt_prom_out *f, const rt_job_status *st, double now)
 {
     const rt_request *r = st->request;

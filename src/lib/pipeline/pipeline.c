@@ -126,9 +126,9 @@ static rt_error add_row(rt_pipeline *p, const rt_sample *sample, const double ro
         rec.gpu_n = sample->gpu_count;
     }
     rec.phases = ph;
-    rec.energy = sample ? sample->energy : NULL; /* the domains and notes (0.15): the row has the figures */
-    rec.request = sample ? sample->request : NULL; /* what the job was given (0.16): not in the row */
-    rec.member = sample ? sample->member : NULL;   /* the run's place in a job of several (0.18) */
+    rec.energy = sample ? sample->energy : NULL; /* the domains and notes: the row has the figures */
+    rec.request = sample ? sample->request : NULL; /* what the job was given: not in the row */
+    rec.member = sample ? sample->member : NULL;   /* the run's place in a job of several */
     rt_sample copy;
     rt_error err = fan_out(p, with_phases(sample, ph, &copy), &rec);
     rt_phase_state_carried(p->phases);

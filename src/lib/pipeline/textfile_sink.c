@@ -20,9 +20,9 @@ typedef struct textfile {
     double start_secs, every_secs, last_write_mono;
     uint64_t samples;
     double cpu_secs, peak_bytes;
-    double energy_j;      /* the tree's energy so far (0.15); NaN */
+    double energy_j;      /* the tree's energy so far; NaN */
     char energy_method[16]; /* its method; "": none */
-    rt_request_copy request; /* what the job was given (0.16): the first sample's */
+    rt_request_copy request; /* what the job was given: the first sample's */
     bool warned;
     rt_logger log;
 } textfile;

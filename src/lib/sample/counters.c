@@ -141,7 +141,7 @@ static void read_disks(rt_counters *c, rt_system_counters *o)
                                                                            : 0;
         c->mount_ptrs[i] = m;
     }
-    /* the ZFS pools (0.17), each once, named as the Python tracker keys them: "zfs:<pool>" */
+    /* the ZFS pools, each once, named as the Python tracker keys them: "zfs:<pool>" */
     for (size_t i = 0; i < p->npools; i++) {
         const rt_pool_state *z = &p->pools[i];
         rt_mount_space *m = &c->mount_out[p->nfs + i];

@@ -1,7 +1,7 @@
 /* disks.c - the sampler's disk part (see disks.h). Disks are rediscovered only when the
  * names in diskstats change, mounts only when the kernel flags mountinfo (POLLPRI), so a
  * steady sample reads each listed disk's sysfs stat file (diskstats every RT_DISK_PROBE_SECS)
- * and calls statvfs once per filesystem. Listed (0.17, as
+ * and calls statvfs once per filesystem. Listed (as
  * the Rust tool, sorted by name): every whole block device but loop and ram, the virtual ones
  * (dm, md, zram) flagged; a filesystem is listed under the device it is mounted from and the physical disks
  * beneath it, and the space sums count each filesystem on a physical disk once. ZFS pools (zfs.c)

@@ -77,7 +77,7 @@ typedef struct rt_disk_part {
     size_t *mount_fs; /* for each mount slot, its fs index */
     size_t mounts_cap, mount_ptrs_cap, mount_fs_cap;
     uint64_t space_total, space_used, space_free; /* RT_NULL_U64 when no statvfs worked */
-    /* ZFS pools (0.17), only where the kernel module is loaded: zpool run at each snapshot
+    /* ZFS pools, only where the kernel module is loaded: zpool run at each snapshot
      * within half the time since the previous one (0.25 to 2 s; 0.5 s at the first); after one
      * failure (not found, an error, no answer in time, an answer not understood) warned once
      * and never run again by this sampler */

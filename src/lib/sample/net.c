@@ -1,6 +1,6 @@
 /* net.c - the sampler's network part (see net.h). Interfaces are rediscovered only when the
  * names in net/dev change; an interface that stays keeps its state and kept-open files. They
- * are listed sorted by name, byte by byte (0.17: as the Rust tool lists them; net/dev's own
+ * are listed sorted by name, byte by byte (as the Rust tool lists them; net/dev's own
  * order is the order they were registered in). */
 #define _GNU_SOURCE
 #include <math.h>

@@ -32,8 +32,8 @@ struct rt_sampler {
     double prev_mono; /* the previous reading's time, or where the first interval starts */
     bool have_prev_time;
     rt_sample sample;
-    rt_request_copy request; /* rt_sampler_options.request's copy (0.16); set: on every sample */
-    rt_member_copy member;   /* rt_sampler_options.member's copy (0.18); set: on every sample */
+    rt_request_copy request; /* rt_sampler_options.request's copy; set: on every sample */
+    rt_member_copy member;   /* rt_sampler_options.member's copy; set: on every sample */
     double watch_delay; /* rt_sampler_watch's next wait: fast while the job's memory moves */
 };
 

@@ -29,7 +29,7 @@
  * When the group is not exclusive (a pid's group shared with other processes), the totals
  * grow by the tree's own deltas, as without a group; a total never decreases either way.
  * memory_peak_mib is the group's peak charge (NaN without a group).
- * The two clocks (0.18): with the job's own group (wrapper mode) the sampler reads the group
+ * The two clocks: with the job's own group (wrapper mode) the sampler reads the group
  * first and walks only when rt_tree_part_walk_due says so; between two walks cur stays the last
  * walk's, so the walk grows by nothing, the group's growth is the interval's CPU and I/O, and
  * the walk's own figures (memory, counts, parts, GPU share) are carried with their age
@@ -89,7 +89,7 @@ typedef struct rt_tree_clock {
  * than the walk itself, instead of the tree's size over the PSS age (10,000 rollups every
  * 30 s is 5 ms of CPU a second). */
 #define RT_WALK_PSS_CADENCES 10
-/* Sharers outside the tree (0.18): a process's share of a page moves when any process maps or
+/* Sharers outside the tree: a process's share of a page moves when any process maps or
  * unmaps it, in the tree or not, so a process of the tree that did nothing can see its PSS move
  * (4 processes mapping one file lose a fifth of their PSS when a fifth maps it). What no
  * reading of the tree shows, the machine's page tables do (meminfo's PageTables): a process

@@ -1,5 +1,5 @@
 /* csv.c - the CSV view of one sample: the 32 columns the Python and Rust trackers share
- * (docs/contracts.md §3), with their meanings (0.17): `processes` every process, disk space in
+ * (docs/contracts.md §3), with their meanings: `processes` every process, disk space in
  * 10^9 bytes with used = total - available; per-interval amounts summed over disks, interfaces
  * and GPUs; then, only when asked (RT_FORMAT_CSV_ENERGY, 0.18), the tool's own columns (the
  * energy of the machine and of the tree with their methods). The columns are fixed by that
@@ -157,7 +157,7 @@ void rt_csv_sample(rt_ob *o, const rt_sample *s, bool energy)
         rt_ob_i64(o, utilized);
     const rt_process *p = s->process;
     if (!p) { /* process columns: empty without a tracked process, but the GPU ones: every
-               * process on the GPUs (0.17: as the Rust tool fills them without --pid) */
+               * process on the GPUs (as the Rust tool fills them without --pid) */
         rt_ob_lit(o, ",,,,,,,,");
         const rt_gpu_use *a = s->gpu_processes;
         if (a)

@@ -209,7 +209,7 @@ static void json_cgroup(rt_ob *o, const rt_cgroup *g)
 }
 
 /* The "process" member: the tree's figures, its "cgroup" (null without one), then its split
- * into "main", "descendants" and "combined" (0.8). */
+ * into "main", "descendants" and "combined". */
 static void json_process(rt_ob *o, const rt_process *p)
 {
     key(o, "process");
@@ -233,7 +233,7 @@ const char *rt_phase_cpu_source_name(int source)
     return source >= 0 && source < (int)(sizeof names / sizeof names[0]) ? names[source] : "none";
 }
 
-/* "phases":{"open":[..],"marks":[{..},..],"counts":{..}} (0.14), nothing when ph is NULL (a run
+/* "phases":{"open":[..],"marks":[{..},..],"counts":{..}}, nothing when ph is NULL (a run
  * before its first mark: the line is as it was before phases). */
 static void json_phases(rt_ob *o, const rt_phases *ph)
 {
@@ -283,7 +283,7 @@ static void json_phases(rt_ob *o, const rt_phases *ph)
     jclose(o, '}');
 }
 
-/* "energy":{figures,"domain":[{..},..]} (0.15), nothing when e is NULL (energy off). */
+/* "energy":{figures,"domain":[{..},..]}, nothing when e is NULL (energy off). */
 static void json_energy(rt_ob *o, const rt_energy *e)
 {
     if (!e)
@@ -295,7 +295,7 @@ static void json_energy(rt_ob *o, const rt_energy *e)
     jclose(o, '}');
 }
 
-/* "request":{..} (0.16): what the job was given where it runs, a figure null when not said;
+/* "request":{..}: what the job was given where it runs, a figure null when not said;
  * nothing when r is NULL. Written by hand: a figure's null comes from its *_from. */
 static void json_request(rt_ob *o, const rt_request *r)
 {
@@ -316,7 +316,7 @@ static void json_request(rt_ob *o, const rt_request *r)
     jclose(o, '}');
 }
 
-/* "member":{..} (0.18): the run's place in a job of several nodes, a number null when not
+/* "member":{..}: the run's place in a job of several nodes, a number null when not
  * said; nothing when m is NULL. */
 void rt_json_member_fields(rt_ob *o, const rt_member *m)
 {
@@ -344,7 +344,7 @@ static void json_member(rt_ob *o, const rt_member *m)
 void rt_json_sample(rt_ob *o, const rt_sample *s, const rt_job *job)
 {
     rt_ob_put(o, "{", 1);
-    jstr(o, "resource-tracker-version", RT_VERSION); /* first (0.17), the Rust tool's key */
+    jstr(o, "resource-tracker-version", RT_VERSION); /* first, the Rust tool's key */
     jall(o, s, &rt_schema_sample); /* the time and the interval (the summed space is not shown) */
     jstr(o, "job_name", job ? job->job_name : NULL);
     json_cpu(o, s->cpu);

@@ -11,7 +11,7 @@
 #include "../core/ob.h"
 
 void rt_json_sample(rt_ob *o, const rt_sample *s, const rt_job *job);
-/* The members of a "member" object (0.18: the run's place in a job of several nodes), each with
+/* The members of a "member" object (the run's place in a job of several nodes), each with
  * its comma, a number null when not said (below 0): the JSON line's and the summary's. */
 void rt_json_member_fields(rt_ob *o, const rt_member *m);
 /* The JSON line's name of a mark's cpu_source ("none", "group", "schedstat", "ticks", "marker"). */

@@ -19,7 +19,7 @@ typedef struct drm_card {
     /* attribute files kept open, -1 when absent */
     int busy_fd, vram_used_fd, vram_total_fd, temp_fd, power_fd, freq_fd, energy_fd;
     double freq_to_mhz; /* Hz files: 1e-6; MHz files: 1 */
-    /* hwmon energy1_input (0.15): the counter at the last reading that gave it (uJ), the
+    /* hwmon energy1_input: the counter at the last reading that gave it (uJ), the
      * running total since the first, and whether the latest reading gave it */
     bool energy_seen, energy_now;
     uint64_t energy_last_uj, energy_total_uj;

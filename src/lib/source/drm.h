@@ -52,7 +52,7 @@ size_t rt_drm_count(const rt_drm *d);
  * always: the kernel does not count them). */
 void rt_drm_read(rt_drm *d, size_t i, rt_gpu *o);
 
-/* The energy of card i as of the last rt_drm_read of it (0.15): returns 1 and sets *joules to
+/* The energy of card i as of the last rt_drm_read of it: returns 1 and sets *joules to
  * the running total since its first reading (0 there) of its hwmon energy1_input (uJ; i915
  * and xe have it, amdgpu rarely; a counter that goes backwards was reset and counts again
  * from 0); returns 0 when the card has no such file, that reading failed, or d is NULL. */

@@ -59,7 +59,7 @@ const rt_gpu *rt_gpus_read(rt_gpus *g, size_t *count);
 void rt_gpus_tree(rt_gpus *g, rt_pid_in_tree has, void *user, const int64_t *pids, size_t npids, double mono,
                   double *util_pct, uint64_t *vram_bytes, int64_t *gpus_used, int64_t main_pid, uint64_t *main_vram);
 
-/* Every process's use of the GPUs over the interval since the previous call (0.17, for a
+/* Every process's use of the GPUs over the interval since the previous call (for a
  * sample without a tracked tree, as the Rust tool fills its process GPU figures then): NVIDIA
  * GPUs from NVML's process lists as rt_gpus_tree with every process in the tree; DRM cards
  * from their own figures as of the last rt_gpus_read (busy percent, VRAM in use; in use when
@@ -76,7 +76,7 @@ void rt_gpus_all(rt_gpus *g, double *util_pct, uint64_t *vram_bytes, int64_t *gp
  * Intel cards have no such figure and are not in it. Asks nothing of the driver. */
 uint64_t rt_gpus_tree_vram_peak(const rt_gpus *g);
 
-/* The energy of device i (in rt_gpus_read's order) as of the last rt_gpus_read (0.15): returns 1
+/* The energy of device i (in rt_gpus_read's order) as of the last rt_gpus_read: returns 1
  * and sets *joules to a running total that only grows (its origin is the first reading: 0
  * there) from the device's own energy counter (NVML's total energy in mJ, hwmon
  * energy1_input in uJ), or returns 0 when the device has no such counter or this reading

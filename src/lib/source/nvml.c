@@ -38,11 +38,11 @@ typedef struct nvml_seen {
     unsigned int warned; /* bit k: kind k's failure told */
     bool acct_seen; /* its accounting mode was on at some poll: its kept processes count */
     uint64_t acct_sum; /* the sum of its kept processes' peaks */
-    /* energy (0.15): the counter at the last reading that gave it, the running total since the
+    /* energy: the counter at the last reading that gave it, the running total since the
      * first one, and whether the latest reading gave it */
     bool energy_seen, energy_now;
     unsigned long long energy_last_mj, energy_total_mj;
-    /* throttling (0.15), power then thermal: the violation counter at the last reading that
+    /* throttling, power then thermal: the violation counter at the last reading that
      * gave it and the total since the first; whether the counter or else the reasons were
      * ever read; the seconds the reasons added up */
     bool viol_seen[2], reasons_seen;

@@ -72,7 +72,7 @@ void rt_nvml_read(rt_nvml *nv, size_t i, rt_gpu *o);
 bool rt_nvml_tree(rt_nvml *nv, size_t i, rt_pid_in_tree has, void *user, uint64_t *vram_bytes, bool *vram_ok,
                   bool *present, double *util_pct);
 
-/* The energy of GPU i as of the last rt_nvml_read of it (0.15): returns 1 and sets *joules to
+/* The energy of GPU i as of the last rt_nvml_read of it: returns 1 and sets *joules to
  * the running total since its first reading (0 there) of NVML's total energy counter (mJ; a
  * counter that goes backwards, the driver reloaded, counts again from 0); returns 0 when the
  * driver has no counter (before Volta, or an old library), that reading failed, or nv is NULL. */

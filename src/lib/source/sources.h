@@ -118,7 +118,7 @@ typedef struct rt_disk_info {
  * a sys root, falls back on the name. */
 bool rt_block_is_physical_disk(const rt_roots *r, const char *name);
 
-/* Decides whether the block device called name is one a sample lists (0.17, as the Rust tool
+/* Decides whether the block device called name is one a sample lists (as the Rust tool
  * lists them): every whole device of the sys root's block directory but loop* and ram*, so the
  * physical disks and the virtual ones built on them or on memory (device-mapper, md, zram,
  * nbd). Without a sys root, falls back on the name (a physical disk's, or zram, dm-, md). */
