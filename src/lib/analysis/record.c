@@ -1,22 +1,21 @@
 /* record.c - one sample reduced to the flat figures the analysis uses (rt_record): what the
  * statistics and the report take, whether the sample was just taken or read back from a file;
- * the null record, and a caller's record read at the caller's size (record.h). */
+ * the null record, and a caller's record read at the caller's size (record.h). The figures that
+ * are one member of the sample are copied as record_fields.c's rows say; the code here makes the
+ * rest (sums over the devices, the group's or the machine's pressure, the energy by its method). */
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
 
 #include "../core/core.h"
 #include "../core/methods.h"
+#include "../core/schema.h"
 #include "record.h"
+#include "record_fields.h"
 
 static double u64_or_nan(uint64_t v)
 {
     return v == RT_NULL_U64 ? NAN : (double)v;
-}
-
-static double i64_or_nan(int64_t v)
-{
-    return v == RT_NULL_I64 ? NAN : (double)v;
 }
 
 static void machine_part(const rt_sample *s, rt_record *r)
@@ -59,65 +58,40 @@ static void machine_part(const rt_sample *s, rt_record *r)
         r->gpu_utilized = NAN;
 }
 
-/* A part of the split (NaN throughout for NULL: no tree, or a caller's pre-0.8 sample). */
-static void split_part(const rt_process_part *p, rt_record_part *r)
+/* The rows of the table that are a member of the tree, of its group g (the tree's, else the
+ * tracker's own) or of a part of its split, each converted by its type's rule (NaN where the sample
+ * lacks the struct: no tree, no group, a caller's pre-0.8 sample without the split). */
+static void copied_part(const rt_process *p, const rt_cgroup *g, rt_record *r)
 {
-    if (!p) {
-        r->total_rss_mib = r->private_rss_mib = r->shared_rss_mib = r->cores = r->threads = r->gpu_vram_mib = NAN;
-        return;
+    const char *const base[] = {
+        [RT_RF_MADE] = NULL,
+        [RT_RF_PROCESS] = (const char *)p,
+        [RT_RF_GROUP] = (const char *)g,
+        [RT_RF_MAIN] = p ? (const char *)p->main : NULL,
+        [RT_RF_DESCENDANTS] = p ? (const char *)p->descendants : NULL,
+        [RT_RF_COMBINED] = p ? (const char *)p->combined : NULL,
+    };
+    for (size_t i = 0; i < rt_record_field_count; i++) {
+        const rt_record_field *f = &rt_record_fields[i];
+        if (f->from == RT_RF_MADE)
+            continue;
+        const char *b = base[f->from];
+        double v = b ? rt_schema_num(f->src_type, b + f->src_off) : NAN;
+        rt_record_set(r, f, f->div != 0 ? v / f->div : v);
     }
-    r->total_rss_mib = p->total_rss_mib;
-    r->private_rss_mib = p->private_rss_mib;
-    r->shared_rss_mib = p->shared_rss_mib;
-    r->cores = p->cores_used;
-    r->threads = i64_or_nan(p->thread_count);
-    r->gpu_vram_mib = u64_or_nan(p->gpu_vram_used_bytes) / 1048576.0;
-}
-
-static void process_part(const rt_process *p, rt_record *r)
-{
-    split_part(p ? p->main : NULL, &r->main);
-    split_part(p ? p->descendants : NULL, &r->descendants);
-    split_part(p ? p->combined : NULL, &r->combined);
-    if (!p) {
-        r->process_pid = r->process_children = r->process_cores = r->process_cpu_secs = NAN;
-        r->process_cpu_secs_total = r->process_pss_mib = r->process_rss_mib = r->process_rss_peak_mib = NAN;
-        r->process_read_bytes = r->process_write_bytes = NAN;
-        r->process_gpu_usage = r->process_gpu_vram_mib = r->process_gpu_utilized = NAN;
-        r->process_rss_hwm_mib = r->process_gpu_vram_peak_mib = r->process_cancelled_write_bytes_total = NAN;
-        r->process_alive = r->process_vms_mib = r->process_walk_age_secs = r->process_rss_hwm_tree_mib = NAN;
-        return;
-    }
-    r->process_pid = (double)p->pid;
-    r->process_children = i64_or_nan(p->child_count);
-    r->process_cores = p->cores_used;
-    r->process_cpu_secs = p->utime_secs + p->stime_secs;
-    r->process_cpu_secs_total = p->cpu_secs_total;
-    r->process_pss_mib = p->pss_mib;
-    r->process_rss_mib = p->rss_mib;
-    r->process_rss_peak_mib = p->rss_peak_mib;
-    r->process_read_bytes = u64_or_nan(p->read_bytes); /* null when an I/O counter could not be read */
-    r->process_write_bytes = u64_or_nan(p->write_bytes);
-    r->process_gpu_usage = isnan(p->gpu_utilization_pct) ? NAN : p->gpu_utilization_pct / 100.0;
-    r->process_gpu_vram_mib = u64_or_nan(p->gpu_vram_used_bytes) / 1048576.0;
-    r->process_gpu_utilized = i64_or_nan(p->gpu_count_used);
-    r->process_rss_hwm_mib = p->rss_hwm_mib;
-    r->process_gpu_vram_peak_mib = u64_or_nan(p->gpu_vram_peak_bytes) / 1048576.0;
-    r->process_cancelled_write_bytes_total = u64_or_nan(p->cancelled_write_bytes_total);
-    r->process_alive = p->alive ? 1 : 0;
-    r->process_vms_mib = p->vms_mib;
-    r->process_walk_age_secs = p->walk_age_secs;
-    r->process_rss_hwm_tree_mib = p->rss_hwm_tree_mib;
+    r->process_cpu_secs = p ? p->utime_secs + p->stime_secs : NAN;
 }
 
 /* The 0.6 figures: the group's limits and totals (the tree's group, else without one the
- * group the tracker itself runs in, sample->cgroup; NaN without either), and per resource the
+ * group the tracker itself runs in, sample->cgroup; NaN without either: the table's GROUP rows,
+ * with the tree's own and its split's), and per resource the
  * pressure of the tree's group when it has pressure (its some_pct or some_avg10 is known: the
  * first reading has no some_pct yet), else the machine's (NaN without either). */
 static void cgroup_part(const rt_sample *s, rt_record *r)
 {
     const rt_process *p = s->process;
     const rt_cgroup *tree_g = p ? p->cgroup : NULL, *g = tree_g ? tree_g : s->cgroup;
+    copied_part(p, g, r);
     /* NaN without a cgroup (as the header has it; a caller's sample from before 0.6 leaves 0) */
     r->process_memory_peak_mib = tree_g ? p->memory_peak_mib : NAN;
     /* like the peak charge, the group's unreclaimable peak is the job's only when the group
@@ -126,16 +100,6 @@ static void cgroup_part(const rt_sample *s, rt_record *r)
     r->process_unreclaimable_peak_mib = whole ? tree_g->memory_unreclaimable_peak_mib : NAN;
     r->process_unreclaimable_unsure_mib = whole ? tree_g->memory_unreclaimable_unsure_mib : NAN;
     r->process_cgroup_exclusive = tree_g ? (whole ? 1 : 0) : NAN;
-    r->cgroup_pids = g ? i64_or_nan(g->pids) : NAN;
-    r->cgroup_oom_kills = g ? u64_or_nan(g->oom_kills) : NAN;
-    r->cgroup_memory_limit_mib = g ? g->memory_limit_mib : NAN;
-    r->cgroup_memory_high_mib = g ? g->memory_high_mib : NAN;
-    r->cgroup_cpu_quota_cores = g ? g->cpu_quota_cores : NAN;
-    r->cgroup_cpu_periods = g ? u64_or_nan(g->cpu_periods) : NAN;
-    r->cgroup_cpu_throttled_periods = g ? u64_or_nan(g->cpu_throttled_periods) : NAN;
-    r->cgroup_cpu_throttled_secs = g ? g->cpu_throttled_secs : NAN;
-    r->cgroup_pids_peak = g ? i64_or_nan(g->pids_peak) : NAN;
-    r->cgroup_pids_limit = g ? i64_or_nan(g->pids_limit) : NAN;
     const rt_pressure *group[3] = {NULL, NULL, NULL}, *machine[3] = {NULL, NULL, NULL};
     if (tree_g) {
         group[0] = &tree_g->pressure.cpu;
@@ -198,7 +162,6 @@ void rt_record_from_sample(const rt_sample *s, rt_record *out)
     out->interval_secs = s->interval_secs;
     out->job_name = NULL;
     machine_part(s, out);
-    process_part(s->process, out);
     cgroup_part(s, out);
     out->gpu = s->gpu_count ? s->gpu : NULL;
     out->gpu_n = s->gpu_count;
@@ -211,43 +174,13 @@ void rt_record_from_sample(const rt_sample *s, rt_record *out)
 /* ---- the null record; a caller's record at its size ------------------------------------------- */
 
 #define D(m) offsetof(rt_record, m)
-#define PART(p)                                                                                                        \
-    D(p.total_rss_mib), D(p.private_rss_mib), D(p.shared_rss_mib), D(p.cores), D(p.threads), D(p.gpu_vram_mib)
-
-/* Every double of rt_record, in the order of the struct. */
-static const size_t figures[] = {
-    D(timestamp_secs), D(interval_secs), D(cpu_cores), D(cpu_count), D(memory_used_mib), D(memory_total_mib),
-    D(disk_read_bytes), D(disk_write_bytes), D(net_recv_bytes), D(net_sent_bytes), D(disk_space_total_bytes),
-    D(disk_space_used_bytes), D(gpu_usage), D(gpu_vram_mib), D(gpu_utilized), D(gpu_count),
-    D(gpu_vram_total_mib), D(process_pid), D(process_children), D(process_cores), D(process_cpu_secs),
-    D(process_cpu_secs_total), D(process_pss_mib), D(process_rss_mib), D(process_rss_peak_mib),
-    D(process_read_bytes), D(process_write_bytes), D(process_gpu_usage), D(process_gpu_vram_mib),
-    D(process_gpu_utilized), D(process_memory_peak_mib), D(cgroup_oom_kills), D(cgroup_memory_limit_mib),
-    D(cgroup_memory_high_mib), D(cgroup_cpu_quota_cores), D(cgroup_cpu_periods), D(cgroup_cpu_throttled_periods),
-    D(cgroup_cpu_throttled_secs), D(cgroup_pids_peak), D(cgroup_pids_limit), D(pressure_cpu_some_pct),
-    D(pressure_memory_some_pct), D(pressure_memory_full_pct), D(pressure_io_some_pct), D(pressure_io_full_pct),
-    PART(main), PART(descendants), PART(combined), D(process_rss_hwm_mib), D(process_unreclaimable_peak_mib),
-    D(process_gpu_vram_peak_mib), D(process_cancelled_write_bytes_total), D(process_alive),
-    D(process_cgroup_exclusive), D(cgroup_pids), D(energy_joules), D(process_energy_joules), D(idle_power_watts),
-    D(gpu_power_throttled_secs), D(gpu_thermal_throttled_secs), D(process_vms_mib),
-    D(process_walk_age_secs), D(process_rss_hwm_tree_mib), D(process_unreclaimable_unsure_mib),
-    D(pressure_group),
-};
-
-/* The table and the other members (the pointers and gpu_n) are the whole struct (no padding on
- * the platforms the library builds for). */
-_Static_assert(RT_ARRAY_LEN(figures) * sizeof(double) + sizeof(const char *) + sizeof(const rt_gpu *const *) +
-                       sizeof(size_t) + sizeof(const rt_phases *) + 2 * sizeof(const char *) +
-                       sizeof(const rt_energy *) + sizeof(const rt_request *) + sizeof(const rt_member *) ==
-                   sizeof(rt_record),
-               "rt_record gained a member: list it in figures[] (or handle it like gpu)");
 
 void rt_record_null(rt_record *rec)
 {
     memset(rec, 0, sizeof *rec);
     const double nan = NAN;
-    for (size_t i = 0; i < RT_ARRAY_LEN(figures); i++)
-        memcpy((char *)rec + figures[i], &nan, sizeof nan);
+    for (size_t i = 0; i < rt_record_field_count; i++)
+        memcpy((char *)rec + rt_record_fields[i].off, &nan, sizeof nan);
     rec->job_name = NULL;
     rec->gpu = NULL;
     rec->gpu_n = 0;
@@ -272,9 +205,11 @@ const rt_record *rt_record_at_size(const rt_record *rec, size_t rec_size, rt_rec
         return rec;
     rt_record_null(tmp);
     const char *src = (const char *)rec;
-    for (size_t i = 0; i < RT_ARRAY_LEN(figures); i++)
-        if (within(figures[i], sizeof(double), rec_size))
-            memcpy((char *)tmp + figures[i], src + figures[i], sizeof(double));
+    for (size_t i = 0; i < rt_record_field_count; i++) {
+        size_t off = rt_record_fields[i].off;
+        if (within(off, sizeof(double), rec_size))
+            memcpy((char *)tmp + off, src + off, sizeof(double));
+    }
     if (within(D(job_name), sizeof tmp->job_name, rec_size))
         memcpy(&tmp->job_name, src + D(job_name), sizeof tmp->job_name);
     if (within(D(gpu), sizeof tmp->gpu, rec_size) && within(D(gpu_n), sizeof tmp->gpu_n, rec_size)) {
