@@ -21,94 +21,17 @@
 #include "need.h"
 #include "phases.h"
 #include "record.h"
+#include "record_fields.h"
 #include "usage.h"
 
 #define JOB_NAME_CAP 256 /* the job name is kept up to 255 bytes */
 
-/* A record's figure (an offset in rt_record) and where it goes in rt_summary. */
-typedef struct field_map {
-    size_t rec, sum;
-} field_map;
-#define F(r, s) {offsetof(rt_record, r), offsetof(rt_summary, s)}
-
-/* The figures with a distribution: the record's field and the summary's rt_dist, and whether
- * it is a rate over the record's interval (a short interval is folded into its neighbour:
- * fold.h) rather than a level read at the sample. */
-typedef struct dist_map {
-    size_t rec, sum;
-    bool rate;
-} dist_map;
-#define D(r, s, rate) {offsetof(rt_record, r), offsetof(rt_summary, s), rate}
-static const dist_map dist_fields[] = {
-    D(process_cores, process_cores, true),
-    D(process_pss_mib, process_pss_mib, false),
-    D(process_rss_mib, process_rss_mib, false),
-    D(process_gpu_usage, process_gpu_usage, false),
-    D(process_gpu_vram_mib, process_gpu_vram_mib, false),
-    D(cpu_cores, cpu_cores, true),
-    D(memory_used_mib, memory_used_mib, false),
-    D(gpu_usage, gpu_usage, false),
-    D(gpu_vram_mib, gpu_vram_mib, false),
-    D(pressure_cpu_some_pct, pressure_cpu_some_pct, true),
-    D(pressure_memory_some_pct, pressure_memory_some_pct, true),
-    D(pressure_memory_full_pct, pressure_memory_full_pct, true),
-    D(pressure_io_some_pct, pressure_io_some_pct, true),
-    D(pressure_io_full_pct, pressure_io_full_pct, true),
-};
-#define NDIST (sizeof dist_fields / sizeof dist_fields[0])
-
-/* Amounts in the interval, summed over the run: record field -> summary total. */
-static const field_map sum_fields[] = {
-    F(process_read_bytes, process_read_bytes),
-    F(process_write_bytes, process_write_bytes),
-    F(disk_read_bytes, disk_read_bytes),
-    F(disk_write_bytes, disk_write_bytes),
-    F(net_recv_bytes, net_recv_bytes),
-    F(net_sent_bytes, net_sent_bytes),
-    F(energy_joules, energy_joules),
-    F(process_energy_joules, process_energy_joules),
-};
-
-/* Figures whose largest value is kept: record field -> summary field. */
-static const field_map max_fields[] = {
-    F(process_gpu_utilized, process_gpus_used),
-    F(cpu_count, cpu_count),
-    F(memory_total_mib, memory_total_mib),
-    F(gpu_count, gpu_count),
-    F(gpu_vram_total_mib, gpu_vram_total_mib),
-    F(disk_space_used_bytes, disk_space_used_peak_bytes),
-    F(disk_space_total_bytes, disk_space_total_bytes),
-    F(process_memory_peak_mib, process_memory_peak_mib),
-    F(cgroup_pids_peak, pids_peak),
-    F(process_rss_hwm_mib, process_rss_hwm_mib),
-    F(process_unreclaimable_peak_mib, process_unreclaimable_peak_mib),
-    F(process_gpu_vram_peak_mib, process_gpu_vram_peak_mib),
-    F(process_vms_mib, process_vms_peak_mib),
-    F(process_walk_age_secs, process_walk_age_max_secs),
-    F(process_rss_hwm_tree_mib, process_rss_hwm_tree_mib),
-};
-
-/* Limits, whose lowest value is kept: record field -> summary field. */
-static const field_map min_fields[] = {
-    F(cgroup_memory_limit_mib, memory_limit_mib),
-    F(cgroup_memory_high_mib, memory_high_mib),
-    F(cgroup_cpu_quota_cores, cpu_quota_cores),
-    F(cgroup_pids_limit, pids_limit),
-    F(idle_power_watts, idle_power_watts), /* the machine's floor: the least seen */
-};
-
-/* Counters since tracking began, totalled over the runs in a file (run_total): record field ->
- * summary field, in the order of rt_stats.totals. */
-enum { T_OOM, T_PERIODS, T_THROTTLED, T_THROTTLED_SECS, T_CANCELLED, T_GPU_POWER, T_GPU_THERMAL, T_COUNT };
-static const field_map total_fields[T_COUNT] = {
-    F(cgroup_oom_kills, oom_kills),
-    F(cgroup_cpu_periods, cpu_periods),
-    F(cgroup_cpu_throttled_periods, cpu_throttled_periods),
-    F(cgroup_cpu_throttled_secs, cpu_throttled_secs),
-    F(process_cancelled_write_bytes_total, process_cancelled_write_bytes),
-    F(gpu_power_throttled_secs, gpu_power_throttled_secs),
-    F(gpu_thermal_throttled_secs, gpu_thermal_throttled_secs),
-};
+/* The record's figures that fold alone into the summary (a distribution, a sum, the largest, the
+ * lowest, a counter's total over the runs of a file) are the rows of rt_record_fields[] with a
+ * fold: the state below holds a histogram per distribution and a run_total per counter, in the
+ * table's order. The rest (the CPU seconds, the RSS peak, the pressure's owner, the end of the
+ * job, the energy) is this file's own code. */
+#define NDIST RT_RECORD_NDIST
 
 /* The power distributions (0.15): the machine's and the tree's energy over each record's
  * interval, as rates folded like the others; in this order. */
@@ -118,8 +41,6 @@ enum { P_MACHINE, P_PROCESS, P_COUNT };
 #define GRID_TEXT_CAP 128   /* the grid's zone, name and source likewise */
 
 #define NUM(base, off) (*(double *)((char *)(base) + (off)))
-#define CNUM(base, off) (*(const double *)((const char *)(base) + (off)))
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* A counter since tracking began, over a file that may hold several runs one after another. */
 typedef struct run_total {
@@ -135,14 +56,14 @@ struct rt_stats {
     rt_summary s;            /* samples, start/end/duration, totals and maxima kept current */
     char job_name[JOB_NAME_CAP];
     run_total cpu_total;     /* of process_cpu_secs_total */
-    run_total totals[T_COUNT]; /* in the order of total_fields */
+    run_total totals[RT_RECORD_NTOTAL]; /* the TOTAL rows', in the table's order */
     double cpu_secs_sum;     /* the sum of process_cpu_secs, NaN: none */
     double rss_peak;         /* the largest process_rss_peak_mib seen, NaN: none */
     double last_ts;          /* the latest timestamp of a record with a tree (NaN: none yet) */
     double last_left;        /* what that record left running (see left_behind), NaN */
     rt_allocation alloc;     /* the dedicated/shared rule's sums */
     rt_usage_acc usage;      /* gpu_tracker's view */
-    rt_hist hist[NDIST];     /* in the order of dist_fields */
+    rt_hist hist[NDIST];     /* the LEVEL and RATE rows', in the table's order */
     rt_fold held[NDIST];     /* a rate's latest value, not yet in its histogram (fold.h) */
     rt_phase_stats *phases;  /* the job's phases (phases.c): NULL until a record carries some */
     /* 0.15: energy */
@@ -189,16 +110,13 @@ rt_stats *rt_stats_new(void)
     s->start_secs = s->end_secs = NAN;
     s->duration_secs = 0;
     s->process_cpu_secs = s->process_gpus_used = NAN;
-    for (size_t i = 0; i < COUNT(sum_fields); i++)
-        NUM(s, sum_fields[i].sum) = NAN;
-    for (size_t i = 0; i < COUNT(max_fields); i++)
-        NUM(s, max_fields[i].sum) = NAN;
-    for (size_t i = 0; i < COUNT(min_fields); i++)
-        NUM(s, min_fields[i].sum) = NAN;
-    for (size_t i = 0; i < T_COUNT; i++) {
-        NUM(s, total_fields[i].sum) = NAN;
-        st->totals[i] = (run_total){NAN, 0, NAN};
+    for (size_t i = 0; i < rt_record_field_count; i++) {
+        rt_rf_fold k = rt_record_fields[i].fold;
+        if (k != RT_FOLD_NONE && k != RT_FOLD_LEVEL && k != RT_FOLD_RATE)
+            NUM(s, rt_record_fields[i].sum_off) = NAN;
     }
+    for (size_t i = 0; i < RT_RECORD_NTOTAL; i++)
+        st->totals[i] = (run_total){NAN, 0, NAN};
     s->oom_kill_secs = NAN;
     st->cpu_total = (run_total){NAN, 0, NAN};
     st->cpu_secs_sum = st->rss_peak = st->last_ts = st->last_left = NAN;
@@ -208,9 +126,6 @@ rt_stats *rt_stats_new(void)
     s->max_slowdown_pct = NAN;
     s->memory_need = s->vram_need = (rt_need){NAN, RT_NEED_UNKNOWN, 0};
     rt_usage_init(&st->usage);
-    s->energy_joules = s->process_energy_joules = NAN; /* (sum_fields) */
-    s->gpu_power_throttled_secs = s->gpu_thermal_throttled_secs = NAN;
-    s->idle_power_watts = NAN;
     s->co2e_grams = s->process_co2e_grams = NAN;
     st->energy_ts = NAN;
     rt_cores_init(&st->cores);
@@ -367,18 +282,34 @@ static double run_total_value(const run_total *t)
     return isnan(t->cur) ? NAN : t->before + t->cur;
 }
 
-/* The cgroup's counters and limits of one record; the first record that saw an OOM kill (its
- * count above the run's previous, or above 0 at a run's first record) sets oom_kill_secs. */
-static void add_cgroup(rt_stats *st, const rt_record *r)
+/* Folds the record's figures as their rows in rt_record_fields[] say (w: the seconds the record
+ * stands for). The first record that saw an OOM kill (its count above the run's previous, or
+ * above 0 at a run's first record) sets oom_kill_secs. */
+static void add_rows(rt_stats *st, const rt_record *r, double w)
 {
     rt_summary *s = &st->s;
-    for (size_t i = 0; i < COUNT(min_fields); i++)
-        rt_min_known(&NUM(s, min_fields[i].sum), CNUM(r, min_fields[i].rec));
-    for (size_t i = 0; i < T_COUNT; i++) {
-        double v = CNUM(r, total_fields[i].rec);
-        double prev = add_run_total(&st->totals[i], v, r->process_pid);
-        if (i == T_OOM && !isnan(v) && v > (isnan(prev) ? 0 : prev) && isfinite(r->timestamp_secs))
-            rt_min_known(&s->oom_kill_secs, r->timestamp_secs);
+    size_t d = 0, t = 0;
+    for (size_t i = 0; i < rt_record_field_count; i++) {
+        const rt_record_field *f = &rt_record_fields[i];
+        double x = rt_record_get(r, f), rx, rw, prev;
+        switch (f->fold) {
+        case RT_FOLD_NONE: break;
+        case RT_FOLD_LEVEL: rt_hist_add(&st->hist[d++], x, w); break;
+        case RT_FOLD_RATE:
+            if (rt_fold_add(&st->held[d], x, w, &rx, &rw))
+                rt_hist_add(&st->hist[d], rx, rw);
+            d++;
+            break;
+        case RT_FOLD_SUM: sum_in(&NUM(s, f->sum_off), x); break;
+        case RT_FOLD_MAX: max_in(&NUM(s, f->sum_off), x); break;
+        case RT_FOLD_MIN: rt_min_known(&NUM(s, f->sum_off), x); break;
+        case RT_FOLD_TOTAL:
+            prev = add_run_total(&st->totals[t++], x, r->process_pid);
+            if (f->off == offsetof(rt_record, cgroup_oom_kills) && !isnan(x) && x > (isnan(prev) ? 0 : prev) &&
+                isfinite(r->timestamp_secs))
+                rt_min_known(&s->oom_kill_secs, r->timestamp_secs);
+            break;
+        }
     }
 }
 
@@ -427,26 +358,16 @@ void rt_stats_add_sized(rt_stats *st, const rt_record *rec, size_t rec_size)
     if (isfinite(r->process_pid) || isfinite(r->process_cores))
         s->has_process = 1;
 
-    for (size_t i = 0; i < NDIST; i++) {
-        double x = CNUM(r, dist_fields[i].rec), rx, rw;
-        if (!dist_fields[i].rate)
-            rt_hist_add(&st->hist[i], x, w);
-        else if (rt_fold_add(&st->held[i], x, w, &rx, &rw))
-            rt_hist_add(&st->hist[i], rx, rw);
-    }
-    for (size_t i = 0; i < COUNT(sum_fields); i++)
-        sum_in(&NUM(s, sum_fields[i].sum), CNUM(r, sum_fields[i].rec));
     /* whose pressure: the group's only when every record that had some had the group's */
     if (!isnan(r->pressure_group))
         s->pressure_group = isnan(s->pressure_group) ? r->pressure_group : fmin(s->pressure_group, r->pressure_group);
-    /* the safe side's part of the unreclaimable peak: that of the record that reached it */
+    /* the safe side's part of the unreclaimable peak: that of the record that reached it (before
+     * the peak takes this record's) */
     if (!isnan(r->process_unreclaimable_peak_mib) &&
         !(r->process_unreclaimable_peak_mib < s->process_unreclaimable_peak_mib))
         s->process_unreclaimable_unsure_mib = r->process_unreclaimable_unsure_mib;
-    for (size_t i = 0; i < COUNT(max_fields); i++)
-        max_in(&NUM(s, max_fields[i].sum), CNUM(r, max_fields[i].rec));
+    add_rows(st, r, w);
     add_run_total(&st->cpu_total, r->process_cpu_secs_total, r->process_pid);
-    add_cgroup(st, r);
     sum_in(&st->cpu_secs_sum, r->process_cpu_secs);
     max_in(&st->rss_peak, r->process_rss_peak_mib);
     add_end(st, r);
@@ -509,15 +430,20 @@ const rt_summary *rt_stats_summary(rt_stats *st)
     if (!st)
         return NULL;
     rt_summary *s = &st->s;
-    for (size_t i = 0; i < NDIST; i++) {
-        rt_hist *h = &st->hist[i];
-        dist_with_held(h, &st->held[i], (rt_dist *)((char *)s + dist_fields[i].sum));
+    size_t d = 0, t = 0;
+    for (size_t i = 0; i < rt_record_field_count; i++) {
+        const rt_record_field *f = &rt_record_fields[i];
+        if (f->fold == RT_FOLD_LEVEL || f->fold == RT_FOLD_RATE) {
+            dist_with_held(&st->hist[d], &st->held[d], (rt_dist *)((char *)s + f->sum_off));
+            d++;
+        }
     }
     /* the tool's files carry the exact total since tracking began (per run, when a file holds
      * several); else the intervals' sum */
     s->process_cpu_secs = isnan(st->cpu_total.cur) ? st->cpu_secs_sum : run_total_value(&st->cpu_total);
-    for (size_t i = 0; i < T_COUNT; i++)
-        NUM(s, total_fields[i].sum) = run_total_value(&st->totals[i]);
+    for (size_t i = 0; i < rt_record_field_count; i++)
+        if (rt_record_fields[i].fold == RT_FOLD_TOTAL)
+            NUM(s, rt_record_fields[i].sum_off) = run_total_value(&st->totals[t++]);
     max_in(&s->process_rss_mib.peak, st->rss_peak);
     s->allocation = rt_allocation_guess(&st->alloc);
     s->usage = rt_usage_result(&st->usage);
