@@ -33,6 +33,12 @@
  * job, the energy) is this file's own code. */
 #define NDIST RT_RECORD_NDIST
 
+/* A folding row as rt_stats_new lays it out: its record offset and its rt_summary offset. */
+typedef struct fold_map {
+    size_t rec, sum;
+} fold_map;
+#define NROWS (sizeof(rt_record) / sizeof(double)) /* more than the table has */
+
 /* The power distributions (0.15): the machine's and the tree's energy over each record's
  * interval, as rates folded like the others; in this order. */
 enum { P_MACHINE, P_PROCESS, P_COUNT };
@@ -41,6 +47,7 @@ enum { P_MACHINE, P_PROCESS, P_COUNT };
 #define GRID_TEXT_CAP 128   /* the grid's zone, name and source likewise */
 
 #define NUM(base, off) (*(double *)((char *)(base) + (off)))
+#define CNUM(base, off) (*(const double *)((const char *)(base) + (off)))
 
 /* A counter since tracking began, over a file that may hold several runs one after another. */
 typedef struct run_total {
@@ -54,16 +61,20 @@ typedef struct run_total {
  * rt_stats_add allocates nothing (about 50 ns a record). */
 struct rt_stats {
     rt_summary s;            /* samples, start/end/duration, totals and maxima kept current */
+    fold_map rows[NROWS];    /* the table's folding rows by kind: rows[begin[k]] to
+                              * rows[begin[k + 1]] fold as k (LEVEL first: a distribution's row is
+                              * its histogram's index) */
+    size_t begin[RT_FOLD_TOTAL + 2];
     char job_name[JOB_NAME_CAP];
     run_total cpu_total;     /* of process_cpu_secs_total */
-    run_total totals[RT_RECORD_NTOTAL]; /* the TOTAL rows', in the table's order */
+    run_total totals[RT_RECORD_NTOTAL]; /* the TOTAL rows', in the order of rows[] */
     double cpu_secs_sum;     /* the sum of process_cpu_secs, NaN: none */
     double rss_peak;         /* the largest process_rss_peak_mib seen, NaN: none */
     double last_ts;          /* the latest timestamp of a record with a tree (NaN: none yet) */
     double last_left;        /* what that record left running (see left_behind), NaN */
     rt_allocation alloc;     /* the dedicated/shared rule's sums */
     rt_usage_acc usage;      /* gpu_tracker's view */
-    rt_hist hist[NDIST];     /* the LEVEL and RATE rows', in the table's order */
+    rt_hist hist[NDIST];     /* the LEVEL and RATE rows', in the order of rows[] */
     rt_fold held[NDIST];     /* a rate's latest value, not yet in its histogram (fold.h) */
     rt_phase_stats *phases;  /* the job's phases (phases.c): NULL until a record carries some */
     /* 0.15: energy */
@@ -110,11 +121,21 @@ rt_stats *rt_stats_new(void)
     s->start_secs = s->end_secs = NAN;
     s->duration_secs = 0;
     s->process_cpu_secs = s->process_gpus_used = NAN;
-    for (size_t i = 0; i < rt_record_field_count; i++) {
-        rt_rf_fold k = rt_record_fields[i].fold;
-        if (k != RT_FOLD_NONE && k != RT_FOLD_LEVEL && k != RT_FOLD_RATE)
-            NUM(s, rt_record_fields[i].sum_off) = NAN;
+    size_t n = 0;
+    for (int k = RT_FOLD_LEVEL; k <= RT_FOLD_TOTAL; k++) {
+        st->begin[k] = n;
+        for (size_t i = 0; i < rt_record_field_count && n < NROWS; i++)
+            if (rt_record_fields[i].fold == (rt_rf_fold)k)
+                st->rows[n++] = (fold_map){rt_record_fields[i].off, rt_record_fields[i].sum_off};
     }
+    st->begin[RT_FOLD_TOTAL + 1] = n;
+    /* the state holds as many distributions and totals as the table has (test_record_fields) */
+    if (st->begin[RT_FOLD_SUM] != NDIST || n - st->begin[RT_FOLD_TOTAL] != RT_RECORD_NTOTAL) {
+        free(st);
+        return NULL;
+    }
+    for (size_t i = st->begin[RT_FOLD_SUM]; i < n; i++)
+        NUM(s, st->rows[i].sum) = NAN;
     for (size_t i = 0; i < RT_RECORD_NTOTAL; i++)
         st->totals[i] = (run_total){NAN, 0, NAN};
     s->oom_kill_secs = NAN;
@@ -288,28 +309,27 @@ static double run_total_value(const run_total *t)
 static void add_rows(rt_stats *st, const rt_record *r, double w)
 {
     rt_summary *s = &st->s;
-    size_t d = 0, t = 0;
-    for (size_t i = 0; i < rt_record_field_count; i++) {
-        const rt_record_field *f = &rt_record_fields[i];
-        double x = rt_record_get(r, f), rx, rw, prev;
-        switch (f->fold) {
-        case RT_FOLD_NONE: break;
-        case RT_FOLD_LEVEL: rt_hist_add(&st->hist[d++], x, w); break;
-        case RT_FOLD_RATE:
-            if (rt_fold_add(&st->held[d], x, w, &rx, &rw))
-                rt_hist_add(&st->hist[d], rx, rw);
-            d++;
-            break;
-        case RT_FOLD_SUM: sum_in(&NUM(s, f->sum_off), x); break;
-        case RT_FOLD_MAX: max_in(&NUM(s, f->sum_off), x); break;
-        case RT_FOLD_MIN: rt_min_known(&NUM(s, f->sum_off), x); break;
-        case RT_FOLD_TOTAL:
-            prev = add_run_total(&st->totals[t++], x, r->process_pid);
-            if (f->off == offsetof(rt_record, cgroup_oom_kills) && !isnan(x) && x > (isnan(prev) ? 0 : prev) &&
-                isfinite(r->timestamp_secs))
-                rt_min_known(&s->oom_kill_secs, r->timestamp_secs);
-            break;
-        }
+    const fold_map *m = st->rows;
+    const size_t *b = st->begin;
+    for (size_t i = b[RT_FOLD_LEVEL]; i < b[RT_FOLD_RATE]; i++)
+        rt_hist_add(&st->hist[i], CNUM(r, m[i].rec), w);
+    for (size_t i = b[RT_FOLD_RATE]; i < b[RT_FOLD_SUM]; i++) {
+        double rx, rw;
+        if (rt_fold_add(&st->held[i], CNUM(r, m[i].rec), w, &rx, &rw))
+            rt_hist_add(&st->hist[i], rx, rw);
+    }
+    for (size_t i = b[RT_FOLD_SUM]; i < b[RT_FOLD_MAX]; i++)
+        sum_in(&NUM(s, m[i].sum), CNUM(r, m[i].rec));
+    for (size_t i = b[RT_FOLD_MAX]; i < b[RT_FOLD_MIN]; i++)
+        max_in(&NUM(s, m[i].sum), CNUM(r, m[i].rec));
+    for (size_t i = b[RT_FOLD_MIN]; i < b[RT_FOLD_TOTAL]; i++)
+        rt_min_known(&NUM(s, m[i].sum), CNUM(r, m[i].rec));
+    for (size_t i = b[RT_FOLD_TOTAL]; i < b[RT_FOLD_TOTAL + 1]; i++) {
+        double v = CNUM(r, m[i].rec);
+        double prev = add_run_total(&st->totals[i - b[RT_FOLD_TOTAL]], v, r->process_pid);
+        if (m[i].rec == offsetof(rt_record, cgroup_oom_kills) && !isnan(v) && v > (isnan(prev) ? 0 : prev) &&
+            isfinite(r->timestamp_secs))
+            rt_min_known(&s->oom_kill_secs, r->timestamp_secs);
     }
 }
 
@@ -430,20 +450,14 @@ const rt_summary *rt_stats_summary(rt_stats *st)
     if (!st)
         return NULL;
     rt_summary *s = &st->s;
-    size_t d = 0, t = 0;
-    for (size_t i = 0; i < rt_record_field_count; i++) {
-        const rt_record_field *f = &rt_record_fields[i];
-        if (f->fold == RT_FOLD_LEVEL || f->fold == RT_FOLD_RATE) {
-            dist_with_held(&st->hist[d], &st->held[d], (rt_dist *)((char *)s + f->sum_off));
-            d++;
-        }
-    }
+    const size_t *b = st->begin;
+    for (size_t i = 0; i < b[RT_FOLD_SUM]; i++)
+        dist_with_held(&st->hist[i], &st->held[i], (rt_dist *)((char *)s + st->rows[i].sum));
     /* the tool's files carry the exact total since tracking began (per run, when a file holds
      * several); else the intervals' sum */
     s->process_cpu_secs = isnan(st->cpu_total.cur) ? st->cpu_secs_sum : run_total_value(&st->cpu_total);
-    for (size_t i = 0; i < rt_record_field_count; i++)
-        if (rt_record_fields[i].fold == RT_FOLD_TOTAL)
-            NUM(s, rt_record_fields[i].sum_off) = run_total_value(&st->totals[t++]);
+    for (size_t i = b[RT_FOLD_TOTAL]; i < b[RT_FOLD_TOTAL + 1]; i++)
+        NUM(s, st->rows[i].sum) = run_total_value(&st->totals[i - b[RT_FOLD_TOTAL]]);
     max_in(&s->process_rss_mib.peak, st->rss_peak);
     s->allocation = rt_allocation_guess(&st->alloc);
     s->usage = rt_usage_result(&st->usage);

@@ -473,21 +473,6 @@ const rt_field *rt_schema_at(const rt_fstruct *st, size_t off)
     return NULL;
 }
 
-double rt_schema_num(rt_field_type type, const void *m)
-{
-    double d;
-    int64_t i;
-    uint64_t u;
-    int flag;
-    switch (type) {
-    case RT_FIELD_DOUBLE: memcpy(&d, m, sizeof d); return d;
-    case RT_FIELD_I64: memcpy(&i, m, sizeof i); return i == RT_NULL_I64 ? NAN : (double)i;
-    case RT_FIELD_U64: memcpy(&u, m, sizeof u); return u == RT_NULL_U64 ? NAN : (double)u;
-    case RT_FIELD_FLAG: memcpy(&flag, m, sizeof flag); return flag ? 1 : 0;
-    default: return NAN;
-    }
-}
-
 /* ---- the public listing ------------------------------------------------------------------- */
 
 static const rt_fstruct *const listed[] = {
