@@ -5,7 +5,8 @@
  * Formats, recognised by the first non-blank line:
  *  - "json": a line starting with '{' (docs/contracts.md §2). Each line goes through jsonline.c
  *    (the schema's figures read by name, over a validating tokenizer, no allocation) and maps to
- *    a record as record.c maps a live sample:
+ *    a record as record.c maps a live sample (the members of the tree, its group and its
+ *    split's parts by record_fields.c's rows, as record.c copies them):
  *    disk (physical: not is_virtual, 0.17) and network bytes in the interval are the
  *    difference of a device's *_total from the
  *    previous good record when it was listed there and the interval starts at it, else (a
@@ -47,6 +48,7 @@
 #include "../core/gzip.h"
 #include "../core/lasterr.h"
 #include "reader_priv.h"
+#include "record_fields.h"
 #include "reader_test.h"
 
 #define MAX_INTERVAL 1e9          /* an interval_secs above (or below 0) is ignored */
@@ -241,15 +243,20 @@ static void json_gpus(rt_reader *r, const rt_jline *jl, rt_record *rec, int k)
     rec->gpu_n = jl->ngpu;
 }
 
-/* The line's parts of the tree (0.8) into rec. */
-static void json_parts(const rt_jline *jl, rt_record *rec)
+/* The rows of rt_record_fields[] that come from one struct of the sample (from: the tree, its
+ * group, a part of its split) out of the line's slots v of that struct: the members record.c
+ * copies from a sample, the same way. */
+_Static_assert(RT_RF_DESCENDANTS - RT_RF_MAIN == RT_JL_DESCENDANTS && RT_RF_COMBINED - RT_RF_MAIN == RT_JL_COMBINED,
+               "the split's parts in one order");
+static void json_rows(rt_record *rec, rt_rf_from from, const double *v)
 {
-    rt_record_part *parts[RT_JL_NPARTS] = {&rec->main, &rec->descendants, &rec->combined};
-    for (size_t i = 0; i < RT_JL_NPARTS; i++)
-        *parts[i] = (rt_record_part){RT_JL_PART(jl, i, total_rss_mib),  RT_JL_PART(jl, i, private_rss_mib),
-                                     RT_JL_PART(jl, i, shared_rss_mib), RT_JL_PART(jl, i, cores_used),
-                                     RT_JL_PART(jl, i, thread_count),
-                                     RT_JL_PART(jl, i, gpu_vram_used_bytes) / 1048576.0};
+    for (size_t i = 0; i < rt_record_field_count; i++) {
+        const rt_record_field *f = &rt_record_fields[i];
+        if (f->from == from) {
+            double x = v[f->src_off / 4]; /* RT_JL_SLOT */
+            rt_record_set(rec, f, f->div != 0 ? x / f->div : x);
+        }
+    }
 }
 
 /* ---- JSON --------------------------------------------------------------------------------- */
@@ -352,16 +359,7 @@ static void json_cgroup(const rt_jline *jl, rt_record *rec)
     const rt_jl_cgroup *g = jl->has_process && jl->cg.present ? &jl->cg : &jl->self_cg;
     if (!g->present)
         return;
-    rec->cgroup_oom_kills = RT_JL_CG(g, oom_kills);
-    rec->cgroup_memory_limit_mib = RT_JL_CG(g, memory_limit_mib);
-    rec->cgroup_memory_high_mib = RT_JL_CG(g, memory_high_mib);
-    rec->cgroup_cpu_quota_cores = RT_JL_CG(g, cpu_quota_cores);
-    rec->cgroup_cpu_periods = RT_JL_CG(g, cpu_periods);
-    rec->cgroup_cpu_throttled_periods = RT_JL_CG(g, cpu_throttled_periods);
-    rec->cgroup_cpu_throttled_secs = RT_JL_CG(g, cpu_throttled_secs);
-    rec->cgroup_pids_peak = RT_JL_CG(g, pids_peak);
-    rec->cgroup_pids_limit = RT_JL_CG(g, pids_limit);
-    rec->cgroup_pids = RT_JL_CG(g, pids);
+    json_rows(rec, RT_RF_GROUP, g->f);
 }
 
 /* Maps the scanned line r->jl (with r->jl_prev when have_prev) to rec, job name in job. */
@@ -424,6 +422,7 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
     if (!jl->has_process)
         return;
 #define P(m) RT_JL_PROC(jl, m)
+    json_rows(rec, RT_RF_PROCESS, jl->proc); /* the members a sample's tree gives too */
     rec->process_memory_peak_mib = P(memory_peak_mib);
     double pid = P(pid);
     bool new_tree = !isnan(pid) && !isnan(r->last_pid) && pid != r->last_pid;
@@ -431,30 +430,15 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
         r->last_read = r->last_write = NAN;
     if (!isnan(pid))
         r->last_pid = pid;
-    rec->process_pid = pid;
-    rec->process_children = P(child_count);
-    rec->process_cores = P(cores_used);
     rec->process_cpu_secs = P(utime_secs) + P(stime_secs);
-    rec->process_cpu_secs_total = P(cpu_secs_total);
-    rec->process_pss_mib = P(pss_mib);
-    rec->process_rss_mib = P(rss_mib);
-    rec->process_rss_peak_mib = P(rss_peak_mib);
-    rec->process_read_bytes = process_bytes(P(read_bytes_total), &r->last_read, new_tree);
-    rec->process_write_bytes = process_bytes(P(write_bytes_total), &r->last_write, new_tree);
-    if (isnan(P(read_bytes_total)) && isnan(P(write_bytes_total))) { /* the Rust tool's line: the interval's */
-        rec->process_read_bytes = P(read_bytes);
-        rec->process_write_bytes = P(write_bytes);
+    /* the interval's bytes from the totals since tracking began; the Rust tool's line has only
+     * the interval's (the table's read_bytes, write_bytes) */
+    double read = process_bytes(P(read_bytes_total), &r->last_read, new_tree);
+    double written = process_bytes(P(write_bytes_total), &r->last_write, new_tree);
+    if (!isnan(P(read_bytes_total)) || !isnan(P(write_bytes_total))) {
+        rec->process_read_bytes = read;
+        rec->process_write_bytes = written;
     }
-    rec->process_gpu_usage = P(gpu_utilization_pct) / 100.0;
-    rec->process_gpu_vram_mib = P(gpu_vram_used_bytes) / 1048576.0;
-    rec->process_gpu_utilized = P(gpu_count_used);
-    rec->process_rss_hwm_mib = P(rss_hwm_mib);
-    rec->process_gpu_vram_peak_mib = P(gpu_vram_peak_bytes) / 1048576.0;
-    rec->process_cancelled_write_bytes_total = P(cancelled_write_bytes_total);
-    rec->process_alive = P(alive);
-    rec->process_vms_mib = P(vms_mib);             /* 0.16: NaN from older files */
-    rec->process_walk_age_secs = P(walk_age_secs); /* 0.18 */
-    rec->process_rss_hwm_tree_mib = P(rss_hwm_tree_mib);
 #undef P
     if (jl->cg.present) { /* as record.c: the group's figures are the job's when it holds only the tree */
         double own = RT_JL_CG(&jl->cg, own), exclusive = RT_JL_CG(&jl->cg, exclusive);
@@ -464,7 +448,8 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
         rec->process_unreclaimable_peak_mib = whole ? RT_JL_CG(&jl->cg, memory_unreclaimable_peak_mib) : NAN;
         rec->process_unreclaimable_unsure_mib = whole ? RT_JL_CG(&jl->cg, memory_unreclaimable_unsure_mib) : NAN;
     }
-    json_parts(jl, rec);
+    for (size_t i = 0; i < RT_JL_NPARTS; i++) /* the line's parts of the tree (0.8) */
+        json_rows(rec, (rt_rf_from)(RT_RF_MAIN + i), jl->part[i]);
 }
 
 /* ---- records ------------------------------------------------------------------------------ */
