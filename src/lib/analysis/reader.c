@@ -243,16 +243,26 @@ static void json_gpus(rt_reader *r, const rt_jline *jl, rt_record *rec, int k)
     rec->gpu_n = jl->ngpu;
 }
 
-/* The rows of rt_record_fields[] that come from one struct of the sample (from: the tree, its
- * group, a part of its split) out of the line's slots v of that struct: the members record.c
- * copies from a sample, the same way. */
+/* The rows of rt_record_fields[] that come from a struct of the sample (the tree, its group, a part
+ * of its split) out of the line's slots of that struct: the members record.c copies from a
+ * sample, the same way. group: the group's slots (NULL: none), tree: the line with a tree (NULL:
+ * none); rows without their struct stay as they are (NaN). */
 _Static_assert(RT_RF_DESCENDANTS - RT_RF_MAIN == RT_JL_DESCENDANTS && RT_RF_COMBINED - RT_RF_MAIN == RT_JL_COMBINED,
                "the split's parts in one order");
-static void json_rows(rt_record *rec, rt_rf_from from, const double *v)
+static void json_rows(rt_record *rec, const double *group, const rt_jline *tree)
 {
+    const double *const base[] = {
+        [RT_RF_MADE] = NULL,
+        [RT_RF_PROCESS] = tree ? tree->proc : NULL,
+        [RT_RF_GROUP] = group,
+        [RT_RF_MAIN] = tree ? tree->part[RT_JL_MAIN] : NULL,
+        [RT_RF_DESCENDANTS] = tree ? tree->part[RT_JL_DESCENDANTS] : NULL,
+        [RT_RF_COMBINED] = tree ? tree->part[RT_JL_COMBINED] : NULL,
+    };
     for (size_t i = 0; i < rt_record_field_count; i++) {
         const rt_record_field *f = &rt_record_fields[i];
-        if (f->from == from) {
+        const double *v = base[f->from];
+        if (v) {
             double x = v[f->src_off / 4]; /* RT_JL_SLOT */
             rt_record_set(rec, f, f->div != 0 ? x / f->div : x);
         }
@@ -352,16 +362,6 @@ static void json_pressure(const rt_jline *jl, rt_record *rec)
     rec->pressure_group = any ? (all_group ? 1 : 0) : NAN;
 }
 
-/* The 0.6 figures of the tree's cgroup, else (without one) of the top-level "cgroup", the
- * group the tracker ran in (record.c's rule for a sample); they stay NaN without either. */
-static void json_cgroup(const rt_jline *jl, rt_record *rec)
-{
-    const rt_jl_cgroup *g = jl->has_process && jl->cg.present ? &jl->cg : &jl->self_cg;
-    if (!g->present)
-        return;
-    json_rows(rec, RT_RF_GROUP, g->f);
-}
-
 /* Maps the scanned line r->jl (with r->jl_prev when have_prev) to rec, job name in job. */
 static void json_record(rt_reader *r, rt_record *rec, char *job)
 {
@@ -418,11 +418,13 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
         json_gpus(r, jl, rec, rec == &r->rec[0] ? 0 : 1);
     }
     json_pressure(jl, rec);
-    json_cgroup(jl, rec);
+    /* the 0.6 figures of the tree's cgroup, else (without one) of the top-level "cgroup", the
+     * group the tracker ran in (record.c's rule for a sample); NaN without either */
+    const rt_jl_cgroup *g = jl->has_process && jl->cg.present ? &jl->cg : &jl->self_cg;
+    json_rows(rec, g->present ? g->f : NULL, jl->has_process ? jl : NULL);
     if (!jl->has_process)
         return;
 #define P(m) RT_JL_PROC(jl, m)
-    json_rows(rec, RT_RF_PROCESS, jl->proc); /* the members a sample's tree gives too */
     rec->process_memory_peak_mib = P(memory_peak_mib);
     double pid = P(pid);
     bool new_tree = !isnan(pid) && !isnan(r->last_pid) && pid != r->last_pid;
@@ -448,8 +450,6 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
         rec->process_unreclaimable_peak_mib = whole ? RT_JL_CG(&jl->cg, memory_unreclaimable_peak_mib) : NAN;
         rec->process_unreclaimable_unsure_mib = whole ? RT_JL_CG(&jl->cg, memory_unreclaimable_unsure_mib) : NAN;
     }
-    for (size_t i = 0; i < RT_JL_NPARTS; i++) /* the line's parts of the tree (0.8) */
-        json_rows(rec, (rt_rf_from)(RT_RF_MAIN + i), jl->part[i]);
 }
 
 /* ---- records ------------------------------------------------------------------------------ */
