@@ -157,7 +157,7 @@ int cli_parse_args(cli_options *o, int argc, char **argv, char *err, size_t errl
     size_t n = 0, ns = 2;
     for (size_t i = 0; i < cli_nsettings && n + 1 < sizeof longopts / sizeof longopts[0]; i++) {
         const cli_setting *s = &cli_settings[i];
-        if (!s->flag)
+        if (!s->flag || !(s->commands & CLI_CMD_TRACK))
             continue;
         longopts[n++] = (struct option){s->flag, s->arg ? required_argument : no_argument, NULL,
                                         s->short_flag ? s->short_flag : CLI_OPT_BASE + (int)i};
@@ -180,7 +180,7 @@ int cli_parse_args(cli_options *o, int argc, char **argv, char *err, size_t errl
         if (c >= CLI_OPT_BASE && (size_t)(c - CLI_OPT_BASE) < cli_nsettings)
             s = &cli_settings[c - CLI_OPT_BASE];
         for (size_t i = 0; !s && c > 0 && c < 256 && c != '?' && i < cli_nsettings; i++)
-            if (cli_settings[i].short_flag == c)
+            if (cli_settings[i].short_flag == c && (cli_settings[i].commands & CLI_CMD_TRACK))
                 s = &cli_settings[i];
         if (!s) {
             const char *word = argv[optind - 1], *eq = strchr(word, '=');

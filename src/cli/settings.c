@@ -31,52 +31,61 @@
 #define NO CLI_NONE
 
 /* One job metadata setting: --FLAG NAME, TRACKER_VAR, [job] KEY. */
-#define META(i, flag, var, key)                                                                                        \
-    {flag, 0, "NAME", var, "job", key, CLI_T_META, 0, 0, 0, L(meta[i]), NO, M(meta[i]), NULL, NULL, false, NULL}
+#define META(i, name, var, toml_key)                                                                                   \
+    {.flag = name, .commands = CLI_CMD_TRACK, .arg = "NAME", .env = var, .section = "job", .key = toml_key,           \
+     .type = CLI_T_META, .layer_off = L(meta[i]), .set_off = NO, .merged_off = M(meta[i])}
 
 const cli_setting cli_settings[] = {
-    {"pid", 'p', "PID", NULL, "job", "pid", CLI_T_PID, 0, 0, 0, L(pid), L(pid_set), M(pid),
-     "a process id (a positive integer)", "a positive integer (a process id)", false,
-     "root of the process tree to attribute usage to"},
-    {"interval", 'i', "SECS", NULL, "tracker", "interval_secs", CLI_T_SECS, INTERVAL_MIN, INTERVAL_MAX, 1, L(interval),
-     L(interval_set), M(interval), NULL, NULL, false, "seconds between samples, {min} to {max} (default {def})"},
-    {"config", 'c', "FILE", NULL, NULL, NULL, CLI_T_CONFIG, 0, 0, 0, NO, NO, NO, NULL, NULL, false,
-     "TOML config (default resource-tracker.toml; a missing default is ignored;\na missing FILE is an error, a warning with -f json-rs)"},
-    {"format", 'f', "FMT", "TRACKER_FORMAT", "tracker", "format", CLI_T_FORMAT, 0, 0, RT_FORMAT_JSON, L(format),
-     L(format_set), M(format), "a format (json, csv or json-rs)", "\"json\", \"csv\" or \"json-rs\"", false,
-     "json (one object per line, default), csv, or json-rs (the Rust\nresource-tracker 0.1.14's JSON lines)"},
-    {"csv-energy", 0, NULL, "TRACKER_CSV_ENERGY", "tracker", "csv_energy", CLI_T_BOOL, 0, 0, 0, L(csv_energy),
-     L(csv_energy_set), M(csv_energy), NULL, NULL, false,
-     "add the four energy columns after the 32 of the CSV and of the Sentinel\n"
-     "batches (default: the 32 the Python and Rust trackers write; or\n"
-     "TRACKER_CSV_ENERGY=1)"},
-    {"output", 'o', "FILE", "TRACKER_OUTPUT", "tracker", "output", CLI_T_FILE, 0, 0, 0, L(output), L(output_set), M(output), NULL,
-     "a file name (or \"-\" for stdout)", false,
-     "write the samples to FILE (- is stdout; a FIFO's reader must be there\n"
-     "first); without it, samples go to stderr in the samples view, to a\n"
-     "file of their own in the log view and are not kept in the human view\n"
-     "(or TRACKER_OUTPUT)"},
-    {"quiet", 'q', NULL, "TRACKER_QUIET", "tracker", "quiet", CLI_T_BOOL, 0, 0, 0, L(quiet), L(quiet_set), M(quiet), NULL, NULL,
-     false, "nothing on the terminal (no samples, start or status line; the\n"
-     "summary only with --summary); -o FILE is still written (or\n"
-     "TRACKER_QUIET=true)"},
-    {"view", 0, "VIEW", "TRACKER_VIEW", "tracker", "view", CLI_T_VIEW, 0, 0, CLI_VIEW_AUTO, L(view), L(view_set),
-     M(view), "a view (auto, human, log or samples)", "\"auto\", \"human\", \"log\" or \"samples\"", false,
-     "auto (default): human when stderr is a terminal (also with -o FILE),\n"
-     "log where stderr goes to a CI's or SLURM job's log (GitHub Actions,\n"
-     "GitLab CI, Jenkins, Buildkite, SLURM_JOB_ID set), else samples; and\n"
-     "samples whenever -q, or --format without -o, is given; human: a start\n"
-     "line, a status line on a terminal and the summary's answer at the end\n"
-     "(all of it with --summary), no sample lines on stderr; log: a start\n"
-     "line, a progress line a minute and at each phase, the answer, the\n"
-     "samples in a file the start line names (in the CI's workspace or\n"
-     "the working directory) unless -o names one; samples: JSON lines (or\n"
-     "CSV) on stderr or -o"},
-    {"job-name", 'n', "NAME", "TRACKER_JOB_NAME", "job", "name", CLI_T_META, 0, 0, 0, L(meta[META_JOB_NAME]), NO,
-     M(meta[META_JOB_NAME]), NULL, NULL, true,
-     "job metadata; also --project-name, --stage-name, --task-name, --team,\n"
-     "--env, --language, --orchestrator, --executor, --external-run-id,\n"
-     "--container-image (or TRACKER_JOB_NAME, TRACKER_PROJECT_NAME, ...)"},
+    {.flag = "pid", .commands = CLI_CMD_TRACK, .short_flag = 'p', .arg = "PID", .section = "job", .key = "pid", .type = CLI_T_PID,
+     .layer_off = L(pid), .set_off = L(pid_set), .merged_off = M(pid), .what = "a process id (a positive integer)",
+     .must = "a positive integer (a process id)", .help = "root of the process tree to attribute usage to"},
+    {.flag = "interval", .commands = CLI_CMD_TRACK, .short_flag = 'i', .arg = "SECS", .section = "tracker", .key = "interval_secs",
+     .type = CLI_T_SECS, .min = INTERVAL_MIN, .max = INTERVAL_MAX, .def = 1, .layer_off = L(interval),
+     .set_off = L(interval_set), .merged_off = M(interval),
+     .help = "seconds between samples, {min} to {max} (default {def})"},
+    {.flag = "config", .commands = CLI_CMD_TRACK, .short_flag = 'c', .arg = "FILE", .type = CLI_T_CONFIG, .layer_off = NO, .set_off = NO,
+     .merged_off = NO,
+     .help = "TOML config (default resource-tracker.toml; a missing default is ignored;\na missing FILE is an error, a warning with -f json-rs)"},
+    {.flag = "format", .commands = CLI_CMD_TRACK, .short_flag = 'f', .arg = "FMT", .env = "TRACKER_FORMAT", .section = "tracker",
+     .key = "format", .type = CLI_T_FORMAT, .def = RT_FORMAT_JSON, .layer_off = L(format), .set_off = L(format_set),
+     .merged_off = M(format), .what = "a format (json, csv or json-rs)", .must = "\"json\", \"csv\" or \"json-rs\"",
+     .help = "json (one object per line, default), csv, or json-rs (the Rust\nresource-tracker 0.1.14's JSON lines)"},
+    {.flag = "csv-energy", .commands = CLI_CMD_TRACK, .env = "TRACKER_CSV_ENERGY", .section = "tracker", .key = "csv_energy", .type = CLI_T_BOOL,
+     .layer_off = L(csv_energy), .set_off = L(csv_energy_set), .merged_off = M(csv_energy),
+     .help = "add the four energy columns after the 32 of the CSV and of the Sentinel\n"
+             "batches (default: the 32 the Python and Rust trackers write; or\n"
+             "TRACKER_CSV_ENERGY=1)"},
+    {.flag = "output", .commands = CLI_CMD_TRACK, .short_flag = 'o', .arg = "FILE", .env = "TRACKER_OUTPUT", .section = "tracker",
+     .key = "output", .type = CLI_T_FILE, .layer_off = L(output), .set_off = L(output_set), .merged_off = M(output),
+     .must = "a file name (or \"-\" for stdout)",
+     .help = "write the samples to FILE (- is stdout; a FIFO's reader must be there\n"
+             "first); without it, samples go to stderr in the samples view, to a\n"
+             "file of their own in the log view and are not kept in the human view\n"
+             "(or TRACKER_OUTPUT)"},
+    {.flag = "quiet", .commands = CLI_CMD_TRACK, .short_flag = 'q', .env = "TRACKER_QUIET", .section = "tracker", .key = "quiet",
+     .type = CLI_T_BOOL, .layer_off = L(quiet), .set_off = L(quiet_set), .merged_off = M(quiet),
+     .help = "nothing on the terminal (no samples, start or status line; the\n"
+             "summary only with --summary); -o FILE is still written (or\n"
+             "TRACKER_QUIET=true)"},
+    {.flag = "view", .commands = CLI_CMD_TRACK, .arg = "VIEW", .env = "TRACKER_VIEW", .section = "tracker", .key = "view", .type = CLI_T_VIEW,
+     .def = CLI_VIEW_AUTO, .layer_off = L(view), .set_off = L(view_set), .merged_off = M(view),
+     .what = "a view (auto, human, log or samples)", .must = "\"auto\", \"human\", \"log\" or \"samples\"",
+     .help = "auto (default): human when stderr is a terminal (also with -o FILE),\n"
+             "log where stderr goes to a CI's or SLURM job's log (GitHub Actions,\n"
+             "GitLab CI, Jenkins, Buildkite, SLURM_JOB_ID set), else samples; and\n"
+             "samples whenever -q, or --format without -o, is given; human: a start\n"
+             "line, a status line on a terminal and the summary's answer at the end\n"
+             "(all of it with --summary), no sample lines on stderr; log: a start\n"
+             "line, a progress line a minute and at each phase, the answer, the\n"
+             "samples in a file the start line names (in the CI's workspace or\n"
+             "the working directory) unless -o names one; samples: JSON lines (or\n"
+             "CSV) on stderr or -o"},
+    {.flag = "job-name", .commands = CLI_CMD_TRACK, .short_flag = 'n', .arg = "NAME", .env = "TRACKER_JOB_NAME", .section = "job", .key = "name",
+     .type = CLI_T_META, .layer_off = L(meta[META_JOB_NAME]), .set_off = NO, .merged_off = M(meta[META_JOB_NAME]),
+     .lead = true,
+     .help = "job metadata; also --project-name, --stage-name, --task-name, --team,\n"
+             "--env, --language, --orchestrator, --executor, --external-run-id,\n"
+             "--container-image (or TRACKER_JOB_NAME, TRACKER_PROJECT_NAME, ...)"},
     META(META_PROJECT_NAME, "project-name", "TRACKER_PROJECT_NAME", "project_name"),
     META(META_STAGE_NAME, "stage-name", "TRACKER_STAGE_NAME", "stage_name"),
     META(META_TASK_NAME, "task-name", "TRACKER_TASK_NAME", "task_name"),
@@ -87,111 +96,125 @@ const cli_setting cli_settings[] = {
     META(META_EXECUTOR, "executor", "TRACKER_EXECUTOR", "executor"),
     META(META_EXTERNAL_RUN_ID, "external-run-id", "TRACKER_EXTERNAL_RUN_ID", "external_run_id"),
     META(META_CONTAINER_IMAGE, "container-image", "TRACKER_CONTAINER_IMAGE", "container_image"),
-    {"job-id", 0, "ID", "TRACKER_JOB_ID", "job", "job_id", CLI_T_TEXT, 0, 0, 0, L(job_id), NO, M(job_id), NULL,
-     "a non-empty string", false,
-     "the job every node's run shares when it runs on several nodes\n"
-     "(default: SLURM_JOB_ID, TORCHELASTIC_RUN_ID, ...; docs/where.md):\n"
-     "summary puts the nodes' files of one job together"},
-    {"node", 0, "NAME", "TRACKER_NODE", "job", "node", CLI_T_TEXT, 0, 0, 0, L(node), NO, M(node), NULL,
-     "a non-empty string", false,
-     "the node's name in that job (default: SLURMD_NODENAME, else the\n"
-     "host name)"},
-    {"per-node", 0, NULL, "TRACKER_PER_NODE", "job", "per_node", CLI_T_BOOL, 0, 0, 0, L(per_node), L(per_node_set),
-     M(per_node), NULL, NULL, false,
-     "one tracker a node where several tasks of the job share it (srun,\n"
-     "mpirun, torchrun): the task of local rank 0 tracks the node's tasks\n"
-     "(and writes the node's file), the others run the command untracked\n"
-     "(or TRACKER_PER_NODE=1)"},
-    {"tag", 0, "KEY=VALUE", NULL, "job", "tags", CLI_T_TAG, 0, 0, 0, NO, NO, NO, "KEY=VALUE", NULL, false,
-     "a tag for the run (repeatable)"},
-    {"summary", 0, NULL, NULL, "tracker", "summary", CLI_T_BOOL, 0, 0, 0, L(summary), L(summary_set), M(summary), NULL,
-     NULL, false, "print the run's summary to stderr at exit"},
-    {"report", 0, "FILE", NULL, "tracker", "report", CLI_T_FILE, 0, 0, 0, L(report), NO, M(report), NULL,
-     "a file name", false,
-     "write the run's HTML report at exit (a FIFO's reader is waited for at\n"
-     "most TRACKER_FINISH_TIMEOUT)"},
-    {"benchmark", 0, "FILE", "TRACKER_BENCHMARK", "tracker", "benchmark", CLI_T_FILE, 0, 0, 0, L(benchmark), NO,
-     M(benchmark), NULL, "a file name", false,
-     "write Snakemake's benchmark file (its TSV: s, h:m:s, max_rss, ...) at\n"
-     "exit, replacing FILE (docs/workflows.md)"},
-    {"history", 0, "FILE", "TRACKER_HISTORY", "history", "path", CLI_T_FILE, 0, 0, 0, L(history), NO, M(history), NULL,
-     "a file name", false, "append the run's summary to this run history (SQLite; or TRACKER_HISTORY)"},
-    {"cgroup", 0, "auto|off", NULL, "tracker", "cgroup", CLI_T_CGROUP, 0, 0, 0, L(cgroup_off), L(cgroup_set),
-     M(cgroup_off), "a choice (auto or off)", "\"auto\" or \"off\"", false,
-     "auto (default): run the command in a cgroup of its own where one can be\n"
-     "made, and read the tracked tree's cgroup (limits, OOM kills, throttling,\n"
-     "pressure); off: make and read no cgroup"},
-    {"wait-all", 0, NULL, NULL, "tracker", "wait_all", CLI_T_BOOL, 0, 0, 0, L(wait_all), L(wait_all_set), M(wait_all),
-     NULL, NULL, false,
-     "after the command exits, go on until every process it started has\n"
-     "ended (default: exit with the command, saying how many were left)"},
-    {"prometheus", 0, "ADDR:PORT", NULL, "export", "prometheus", CLI_T_TEXT, 0, 0, 0, L(prometheus), NO, NO, NULL,
-     "a non-empty string (\"ADDR:PORT\")", false,
-     "serve /metrics (Prometheus text, or OpenMetrics) while tracking;\n"
-     "ADDR 127.0.0.1 when left out (:9101), 0.0.0.0 or [::] for every interface,\n"
-     "PORT 0 for a free one (said at the start)"},
-    {"prometheus-textfile", 0, "DIR", NULL, "export", "prometheus_textfile", CLI_T_TEXT, 0, 0, 0,
-     L(prometheus_textfile), NO, NO, NULL, "a non-empty string (a directory)", false,
-     "write DIR/resource_tracker_JOB.prom (node_exporter's textfile\n"
-     "collector) while the job runs and at its end, replaced atomically"},
-    {"otlp", 0, "URL", NULL, "export", "otlp", CLI_T_TEXT, 0, 0, 0, L(otlp), NO, NO, NULL, "a non-empty string (a URL)",
-     false,
-     "push metrics over OTLP/HTTP (JSON, gzip) to URL (/v1/metrics appended\n"
-     "unless there; or OTEL_EXPORTER_OTLP_ENDPOINT)"},
-    {"otlp-interval", 0, "SECS", NULL, "export", "otlp_interval", CLI_T_SECS, INTERVAL_MIN, INTERVAL_MAX, 10,
-     L(otlp_interval), L(otlp_interval_set), NO, NULL, NULL, false,
-     "seconds between OTLP pushes (default {def}; OTEL_METRIC_EXPORT_INTERVAL ms)"},
-    {"expected-cores", 0, "N", NULL, "tracker", "expected_cores", CLI_T_CORES, 0, 1e6, 0, L(expected_cores),
-     L(expected_cores_set), M(expected_cores), "a number of cores above 0", NULL, false,
-     "cores the job is expected to use: the summary's hardware percentages of\n"
-     "the command (main), its descendants and both divide by N (default: all)"},
-    {"gpus", 0, "UUID,...", NULL, "tracker", "gpus", CLI_T_GPUS, 0, 0, 0, L(gpus), NO, NO, NULL, NULL, false,
-     "GPUs whose utilization the summary's GPU percentages count (default: all)"},
-    {"no-price-lookup", 0, NULL, NULL, "tracker", "price_lookup", CLI_T_OFF, 0, 0, 0, L(price_lookup_off),
-     L(price_lookup_off_set), M(price_lookup_off), NULL, NULL, false,
-     "ask the Spare Cores Keeper API for no prices (the report's cheapest server\n"
-     "and cost); offline, no \"prices: offline\" line either (or\n"
-     "TRACKER_KEEPER_URL=off)"},
-    {"energy", 0, "auto|off", "TRACKER_ENERGY", "tracker", "energy", CLI_T_CGROUP, 0, 0, 0, L(energy_off),
-     L(energy_set), M(energy_off), "a choice (auto or off)", "\"auto\" or \"off\"", false,
-     "auto (default): the energy the machine's counters measure (RAPL, GPUs,\n"
-     "power meters), else an estimate from a CPU power model, labelled so;\n"
-     "off: no energy and no carbon figures"},
-    {"step-summary", 0, "auto|off", "TRACKER_STEP_SUMMARY", "tracker", "step_summary", CLI_T_SWITCH, 0, 0, 0,
-     L(step_summary_off), L(step_summary_set), M(step_summary_off), "a choice (auto or off)",
-     "true, false, \"auto\" or \"off\"", false,
-     "auto (default): on GitHub Actions (GITHUB_ACTIONS=true), append the\n"
-     "run's summary as Markdown (its answer, a table, the notes, charts of\n"
-     "CPU and memory) to the file $GITHUB_STEP_SUMMARY names; off: never"},
-    {"place", 0, "auto|off", "TRACKER_PLACE", "tracker", "place", CLI_T_CGROUP, 0, 0, 0, L(place_off), L(place_set),
-     M(place_off), "a choice (auto or off)", "\"auto\" or \"off\"", false,
-     "auto (default): find where the job runs (SLURM, Kubernetes, GitHub\n"
-     "Actions) and what it was given there (cores, memory, GPUs, time limit;\n"
-     "docs/where.md), and fill the job metadata not given; off: read none"},
-    {"cpu-tdp", 0, "WATTS", "TRACKER_CPU_TDP", "tracker", "cpu_tdp", CLI_T_ABOVE, 0, WATTS_MAX, 0, L(cpu_tdp),
-     L(cpu_tdp_set), M(cpu_tdp), "a number of watts above 0, at most 10000", NULL, false,
-     "the CPU's thermal design power per package, for the energy estimate\n"
-     "where no counter can be read (default: the CPU model's from a table)"},
-    {"max-slowdown", 0, "PCT", "TRACKER_MAX_SLOWDOWN", "tracker", "max_slowdown_pct", CLI_T_PCT, 0, 1000, 10,
-     L(max_slowdown), L(max_slowdown_set), M(max_slowdown), NULL, NULL, false,
-     "how much longer than this run the cores asked for may make it, percent\n"
-     "(default {def}): the fewest cores predicted within it (docs/answers.md)"},
-    {"grid-zone", 0, "ZONE", "TRACKER_GRID_ZONE", "tracker", "grid_zone", CLI_T_ZONE, 0, 0, 0, L(grid_zone), NO,
-     M(grid_zone), "a zone of the grid intensity table (a country code such as FR, or vendor:region such as "
-     "aws:eu-west-3; " ZONES_HOW ")", NULL, false,
-     "where the electricity comes from, for the carbon figures: a country\n"
-     "code (FR) or a cloud region (aws:eu-west-3); default: the cloud region\n"
-     "discovery finds, else carbon unknown"},
-    {"grid-intensity", 0, "G", "TRACKER_GRID_INTENSITY", "tracker", "grid_intensity", CLI_T_ABOVE, 0, G_PER_KWH_MAX,
-     0, L(grid_intensity), L(grid_intensity_set), M(grid_intensity),
-     "a number of grams of CO2e per kWh above 0, at most 10000", NULL, false,
-     "the grid's carbon intensity, grams of CO2e per kWh (wins over\n"
-     "--grid-zone)"},
-    {"help", 'h', NULL, NULL, NULL, NULL, CLI_T_HELP, 0, 0, 0, NO, NO, NO, NULL, NULL, false, "this text"},
-    {"version", 'V', NULL, NULL, NULL, NULL, CLI_T_VERSION, 0, 0, 0, NO, NO, NO, NULL, NULL, false, "the version"},
+    {.flag = "job-id", .commands = CLI_CMD_TRACK, .arg = "ID", .env = "TRACKER_JOB_ID", .section = "job", .key = "job_id", .type = CLI_T_TEXT,
+     .layer_off = L(job_id), .set_off = NO, .merged_off = M(job_id), .must = "a non-empty string",
+     .help = "the job every node's run shares when it runs on several nodes\n"
+             "(default: SLURM_JOB_ID, TORCHELASTIC_RUN_ID, ...; docs/where.md):\n"
+             "summary puts the nodes' files of one job together"},
+    {.flag = "node", .commands = CLI_CMD_TRACK, .arg = "NAME", .env = "TRACKER_NODE", .section = "job", .key = "node", .type = CLI_T_TEXT,
+     .layer_off = L(node), .set_off = NO, .merged_off = M(node), .must = "a non-empty string",
+     .help = "the node's name in that job (default: SLURMD_NODENAME, else the\n"
+             "host name)"},
+    {.flag = "per-node", .commands = CLI_CMD_TRACK, .env = "TRACKER_PER_NODE", .section = "job", .key = "per_node", .type = CLI_T_BOOL,
+     .layer_off = L(per_node), .set_off = L(per_node_set), .merged_off = M(per_node),
+     .help = "one tracker a node where several tasks of the job share it (srun,\n"
+             "mpirun, torchrun): the task of local rank 0 tracks the node's tasks\n"
+             "(and writes the node's file), the others run the command untracked\n"
+             "(or TRACKER_PER_NODE=1)"},
+    {.flag = "tag", .commands = CLI_CMD_TRACK, .arg = "KEY=VALUE", .section = "job", .key = "tags", .type = CLI_T_TAG, .layer_off = NO,
+     .set_off = NO, .merged_off = NO, .what = "KEY=VALUE", .help = "a tag for the run (repeatable)"},
+    {.flag = "summary", .commands = CLI_CMD_TRACK, .section = "tracker", .key = "summary", .type = CLI_T_BOOL, .layer_off = L(summary),
+     .set_off = L(summary_set), .merged_off = M(summary), .help = "print the run's summary to stderr at exit"},
+    {.flag = "report", .commands = CLI_CMD_TRACK, .arg = "FILE", .section = "tracker", .key = "report", .type = CLI_T_FILE,
+     .layer_off = L(report), .set_off = NO, .merged_off = M(report), .must = "a file name",
+     .help = "write the run's HTML report at exit (a FIFO's reader is waited for at\n"
+             "most TRACKER_FINISH_TIMEOUT)"},
+    {.flag = "benchmark", .commands = CLI_CMD_TRACK, .arg = "FILE", .env = "TRACKER_BENCHMARK", .section = "tracker", .key = "benchmark",
+     .type = CLI_T_FILE, .layer_off = L(benchmark), .set_off = NO, .merged_off = M(benchmark), .must = "a file name",
+     .help = "write Snakemake's benchmark file (its TSV: s, h:m:s, max_rss, ...) at\n"
+             "exit, replacing FILE (docs/workflows.md)"},
+    {.flag = "history", .commands = CLI_CMD_TRACK, .arg = "FILE", .env = "TRACKER_HISTORY", .section = "history", .key = "path",
+     .type = CLI_T_FILE, .layer_off = L(history), .set_off = NO, .merged_off = M(history), .must = "a file name",
+     .help = "append the run's summary to this run history (SQLite; or TRACKER_HISTORY)"},
+    {.flag = "cgroup", .commands = CLI_CMD_TRACK, .arg = "auto|off", .section = "tracker", .key = "cgroup", .type = CLI_T_CGROUP,
+     .layer_off = L(cgroup_off), .set_off = L(cgroup_set), .merged_off = M(cgroup_off),
+     .what = "a choice (auto or off)", .must = "\"auto\" or \"off\"",
+     .help = "auto (default): run the command in a cgroup of its own where one can be\n"
+             "made, and read the tracked tree's cgroup (limits, OOM kills, throttling,\n"
+             "pressure); off: make and read no cgroup"},
+    {.flag = "wait-all", .commands = CLI_CMD_TRACK, .section = "tracker", .key = "wait_all", .type = CLI_T_BOOL, .layer_off = L(wait_all),
+     .set_off = L(wait_all_set), .merged_off = M(wait_all),
+     .help = "after the command exits, go on until every process it started has\n"
+             "ended (default: exit with the command, saying how many were left)"},
+    {.flag = "prometheus", .commands = CLI_CMD_TRACK, .arg = "ADDR:PORT", .section = "export", .key = "prometheus", .type = CLI_T_TEXT,
+     .layer_off = L(prometheus), .set_off = NO, .merged_off = NO, .must = "a non-empty string (\"ADDR:PORT\")",
+     .help = "serve /metrics (Prometheus text, or OpenMetrics) while tracking;\n"
+             "ADDR 127.0.0.1 when left out (:9101), 0.0.0.0 or [::] for every interface,\n"
+             "PORT 0 for a free one (said at the start)"},
+    {.flag = "prometheus-textfile", .commands = CLI_CMD_TRACK, .arg = "DIR", .section = "export", .key = "prometheus_textfile",
+     .type = CLI_T_TEXT, .layer_off = L(prometheus_textfile), .set_off = NO, .merged_off = NO,
+     .must = "a non-empty string (a directory)",
+     .help = "write DIR/resource_tracker_JOB.prom (node_exporter's textfile\n"
+             "collector) while the job runs and at its end, replaced atomically"},
+    {.flag = "otlp", .commands = CLI_CMD_TRACK, .arg = "URL", .section = "export", .key = "otlp", .type = CLI_T_TEXT, .layer_off = L(otlp),
+     .set_off = NO, .merged_off = NO, .must = "a non-empty string (a URL)",
+     .help = "push metrics over OTLP/HTTP (JSON, gzip) to URL (/v1/metrics appended\n"
+             "unless there; or OTEL_EXPORTER_OTLP_ENDPOINT)"},
+    {.flag = "otlp-interval", .commands = CLI_CMD_TRACK, .arg = "SECS", .section = "export", .key = "otlp_interval", .type = CLI_T_SECS,
+     .min = INTERVAL_MIN, .max = INTERVAL_MAX, .def = 10, .layer_off = L(otlp_interval),
+     .set_off = L(otlp_interval_set), .merged_off = NO,
+     .help = "seconds between OTLP pushes (default {def}; OTEL_METRIC_EXPORT_INTERVAL ms)"},
+    {.flag = "expected-cores", .commands = CLI_CMD_TRACK, .arg = "N", .section = "tracker", .key = "expected_cores", .type = CLI_T_CORES,
+     .max = 1e6, .layer_off = L(expected_cores), .set_off = L(expected_cores_set), .merged_off = M(expected_cores),
+     .what = "a number of cores above 0",
+     .help = "cores the job is expected to use: the summary's hardware percentages of\n"
+             "the command (main), its descendants and both divide by N (default: all)"},
+    {.flag = "gpus", .commands = CLI_CMD_TRACK, .arg = "UUID,...", .section = "tracker", .key = "gpus", .type = CLI_T_GPUS, .layer_off = L(gpus),
+     .set_off = NO, .merged_off = NO,
+     .help = "GPUs whose utilization the summary's GPU percentages count (default: all)"},
+    {.flag = "no-price-lookup", .commands = CLI_CMD_TRACK, .section = "tracker", .key = "price_lookup", .type = CLI_T_OFF,
+     .layer_off = L(price_lookup_off), .set_off = L(price_lookup_off_set), .merged_off = M(price_lookup_off),
+     .help = "ask the Spare Cores Keeper API for no prices (the report's cheapest server\n"
+             "and cost); offline, no \"prices: offline\" line either (or\n"
+             "TRACKER_KEEPER_URL=off)"},
+    {.flag = "energy", .commands = CLI_CMD_TRACK, .arg = "auto|off", .env = "TRACKER_ENERGY", .section = "tracker", .key = "energy",
+     .type = CLI_T_CGROUP, .layer_off = L(energy_off), .set_off = L(energy_set), .merged_off = M(energy_off),
+     .what = "a choice (auto or off)", .must = "\"auto\" or \"off\"",
+     .help = "auto (default): the energy the machine's counters measure (RAPL, GPUs,\n"
+             "power meters), else an estimate from a CPU power model, labelled so;\n"
+             "off: no energy and no carbon figures"},
+    {.flag = "step-summary", .commands = CLI_CMD_TRACK, .arg = "auto|off", .env = "TRACKER_STEP_SUMMARY", .section = "tracker",
+     .key = "step_summary", .type = CLI_T_SWITCH, .layer_off = L(step_summary_off), .set_off = L(step_summary_set),
+     .merged_off = M(step_summary_off), .what = "a choice (auto or off)", .must = "true, false, \"auto\" or \"off\"",
+     .help = "auto (default): on GitHub Actions (GITHUB_ACTIONS=true), append the\n"
+             "run's summary as Markdown (its answer, a table, the notes, charts of\n"
+             "CPU and memory) to the file $GITHUB_STEP_SUMMARY names; off: never"},
+    {.flag = "place", .commands = CLI_CMD_TRACK, .arg = "auto|off", .env = "TRACKER_PLACE", .section = "tracker", .key = "place",
+     .type = CLI_T_CGROUP, .layer_off = L(place_off), .set_off = L(place_set), .merged_off = M(place_off),
+     .what = "a choice (auto or off)", .must = "\"auto\" or \"off\"",
+     .help = "auto (default): find where the job runs (SLURM, Kubernetes, GitHub\n"
+             "Actions) and what it was given there (cores, memory, GPUs, time limit;\n"
+             "docs/where.md), and fill the job metadata not given; off: read none"},
+    {.flag = "cpu-tdp", .commands = CLI_CMD_TRACK, .arg = "WATTS", .env = "TRACKER_CPU_TDP", .section = "tracker", .key = "cpu_tdp",
+     .type = CLI_T_ABOVE, .max = WATTS_MAX, .layer_off = L(cpu_tdp), .set_off = L(cpu_tdp_set),
+     .merged_off = M(cpu_tdp), .what = "a number of watts above 0, at most 10000",
+     .help = "the CPU's thermal design power per package, for the energy estimate\n"
+             "where no counter can be read (default: the CPU model's from a table)"},
+    {.flag = "max-slowdown", .commands = CLI_CMD_TRACK, .arg = "PCT", .env = "TRACKER_MAX_SLOWDOWN", .section = "tracker",
+     .key = "max_slowdown_pct", .type = CLI_T_PCT, .max = 1000, .def = 10, .layer_off = L(max_slowdown),
+     .set_off = L(max_slowdown_set), .merged_off = M(max_slowdown),
+     .help = "how much longer than this run the cores asked for may make it, percent\n"
+             "(default {def}): the fewest cores predicted within it (docs/answers.md)"},
+    {.flag = "grid-zone", .commands = CLI_CMD_TRACK, .arg = "ZONE", .env = "TRACKER_GRID_ZONE", .section = "tracker", .key = "grid_zone",
+     .type = CLI_T_ZONE, .layer_off = L(grid_zone), .set_off = NO, .merged_off = M(grid_zone),
+     .what = "a zone of the grid intensity table (a country code such as FR, or vendor:region such as "
+             "aws:eu-west-3; " ZONES_HOW ")",
+     .help = "where the electricity comes from, for the carbon figures: a country\n"
+             "code (FR) or a cloud region (aws:eu-west-3); default: the cloud region\n"
+             "discovery finds, else carbon unknown"},
+    {.flag = "grid-intensity", .commands = CLI_CMD_TRACK, .arg = "G", .env = "TRACKER_GRID_INTENSITY", .section = "tracker",
+     .key = "grid_intensity", .type = CLI_T_ABOVE, .max = G_PER_KWH_MAX, .layer_off = L(grid_intensity),
+     .set_off = L(grid_intensity_set), .merged_off = M(grid_intensity),
+     .what = "a number of grams of CO2e per kWh above 0, at most 10000",
+     .help = "the grid's carbon intensity, grams of CO2e per kWh (wins over\n"
+             "--grid-zone)"},
+    {.flag = "help", .commands = CLI_CMD_TRACK, .short_flag = 'h', .type = CLI_T_HELP, .layer_off = NO, .set_off = NO, .merged_off = NO,
+     .help = "this text"},
+    {.flag = "version", .commands = CLI_CMD_TRACK, .short_flag = 'V', .type = CLI_T_VERSION, .layer_off = NO, .set_off = NO, .merged_off = NO,
+     .help = "the version"},
     /* read from the environment only, with a token (options.c) */
-    {NULL, 0, NULL, "TRACKER_UPLOAD_INTERVAL", NULL, NULL, CLI_T_SECS, INTERVAL_MIN, INTERVAL_MAX, 60, NO, NO, NO, NULL,
-     NULL, false, NULL},
+    {.env = "TRACKER_UPLOAD_INTERVAL", .type = CLI_T_SECS, .min = INTERVAL_MIN, .max = INTERVAL_MAX, .def = 60,
+     .layer_off = NO, .set_off = NO, .merged_off = NO},
 };
 const size_t cli_nsettings = sizeof cli_settings / sizeof cli_settings[0];
 
@@ -635,7 +658,7 @@ void cli_settings_help(FILE *f)
 {
     for (size_t i = 0; i < cli_nsettings; i++) {
         const cli_setting *s = &cli_settings[i];
-        if (!s->help || !s->flag)
+        if (!s->help || !s->flag || !(s->commands & CLI_CMD_TRACK))
             continue;
         char left[64];
         int n = snprintf(left, sizeof left, "  %c%c%s--%s%s%s", s->short_flag ? '-' : ' ',

@@ -3,7 +3,9 @@
  * a value of each type and the merge of the layers (command line > environment > config file >
  * built-in default, docs/contracts.md §1). The command line (options.c), the config file
  * (config.c), --help and the tests all walk this table; curl's tool_getparam.c aliases[] is the
- * model. The value parsers here use nothing of the tool's other files. */
+ * model: one row a setting, written with designated initializers (a field left out is 0 or
+ * NULL; the three offsets are always written, CLI_NONE being none). The value parsers here use
+ * nothing of the tool's other files. */
 #ifndef RT_CLI_SETTINGS_H
 #define RT_CLI_SETTINGS_H
 
@@ -41,9 +43,23 @@ typedef enum cli_type {
 
 #define CLI_NONE ((size_t)-1) /* an offset that is not there */
 
+/* The commands a flag belongs to, a bit each (cli_command's values): CLI_CMD_TRACK is the
+ * tool's own command line (before a subcommand's name, or a tracking run's), the others a
+ * subcommand's arguments. */
+#define CLI_CMD(c) (1u << (c))
+#define CLI_CMD_TRACK CLI_CMD(CMD_TRACK)
+#define CLI_CMD_SUMMARY CLI_CMD(CMD_SUMMARY)
+#define CLI_CMD_RECOMMEND CLI_CMD(CMD_RECOMMEND)
+#define CLI_CMD_REPORT CLI_CMD(CMD_REPORT)
+#define CLI_CMD_INFO CLI_CMD(CMD_INFO)
+#define CLI_CMD_HISTORY CLI_CMD(CMD_HISTORY)
+#define CLI_CMD_UPLOAD CLI_CMD(CMD_UPLOAD)
+#define CLI_CMD_PHASE CLI_CMD(CMD_PHASE)
+
 typedef struct cli_setting {
     const char *flag;  /* long option without dashes; NULL: none */
     char short_flag;   /* 0: none */
+    unsigned commands; /* where the flag is taken: CLI_CMD_* bits; 0: not on a command line */
     const char *arg;   /* the value's name in --help ("SECS"); NULL: the flag takes no value */
     const char *env;   /* the environment variable; NULL: none */
     const char *section, *key; /* TOML table and key; NULL: not in the config file */
@@ -105,7 +121,7 @@ const char *cli_setting_str(const cli_options *o, const cli_setting *s, char *wh
 /* Sets the merged value (merged_off) of every setting that has one. */
 void cli_settings_merge(cli_options *o);
 
-/* Writes --help's option list (the rows with help text, in table order). */
+/* Writes --help's option list (the tracking command's rows with help text, in table order). */
 void cli_settings_help(FILE *f);
 
 /* The table's keys of section, comma-separated, into buf (for "unknown key" messages). */

@@ -47,6 +47,28 @@ static void every_setting_is_named_once(void **state)
     }
 }
 
+/* A row's fields are written by name, so a field left out is 0: every flag belongs to a command
+ * (commands), none beyond the tool's, a row without a flag to none; and no two rows share a
+ * value's or a mark's offset (an offset left out would be 0, another row's). */
+static void every_row_is_whole(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < cli_nsettings; i++) {
+        const cli_setting *s = &cli_settings[i];
+        if (s->flag && (s->commands == 0 || (s->commands & ~((CLI_CMD(CMD_PHASE) << 1) - 1u))))
+            fail_msg("--%s: commands 0x%x", s->flag, s->commands);
+        if (!s->flag && s->commands)
+            fail_msg("setting %zu has commands but no flag", i);
+        for (size_t j = 0; j < i; j++) {
+            const cli_setting *t = &cli_settings[j];
+            if (s->layer_off != CLI_NONE && s->layer_off == t->layer_off)
+                fail_msg("settings %zu and %zu share a value", j, i);
+            if (s->set_off != CLI_NONE && s->set_off == t->set_off)
+                fail_msg("settings %zu and %zu share a mark", j, i);
+        }
+    }
+}
+
 /* Every flag is in the Options part of --help (the metadata flags in --job-name's text), with its
  * short flag beside it; a setting with its own help text has its own line. */
 static void every_flag_is_in_help(void **state)
@@ -256,7 +278,8 @@ static void subcommands(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(every_setting_is_named_once), cmocka_unit_test(every_flag_is_in_help),
+        cmocka_unit_test(every_setting_is_named_once), cmocka_unit_test(every_row_is_whole),
+        cmocka_unit_test(every_flag_is_in_help),
         cmocka_unit_test(every_key_is_read),           cmocka_unit_test(ranges_alike_everywhere),
         cmocka_unit_test(precedence_for_every_setting), cmocka_unit_test(subcommands),
     };
