@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "history_db.h"
+#include "settings.h"
 
 /* --help: the same facts as docs/resource-tracker-history.1. */
 static const char history_usage[] =
@@ -37,26 +38,6 @@ static const char history_usage[] =
     "\n"
     "Exit status: 0 listed (none recorded is an empty list); 1 the history cannot be read;\n"
     "2 a usage error, or no history named.\n";
-
-/* The value of option name at argv[*i] ("--name VALUE" or "--name=VALUE"), advancing *i past
- * it. Returns the value, NULL when argv[*i] is another option, or sets *missing when the
- * value is absent. */
-static const char *opt_value(char **argv, int argc, int *i, const char *name, bool *missing)
-{
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    if (strncmp(a, name, n) != 0)
-        return NULL;
-    if (a[n] == '=')
-        return a + n + 1;
-    if (a[n] != '\0')
-        return NULL;
-    if (*i + 1 >= argc) {
-        *missing = true;
-        return NULL;
-    }
-    return argv[++*i];
-}
 
 /* "2024-05-01 12:00:03" in UTC for Unix time t into buf. */
 static void fmt_time(char *buf, size_t cap, double t)
@@ -348,19 +329,21 @@ int cli_history_main(cli_options *o)
     const char *job = NULL, *file = NULL;
     long last = 0;
     bool json = false;
-    for (int i = 0; i < o->nsub; i++) {
-        const char *a = o->sub_args[i], *v;
-        bool missing = false;
-        if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(history_usage, stdout);
-            return 0;
-        } else if ((v = opt_value(o->sub_args, o->nsub, &i, "--job", &missing))) {
-            job = v;
-        } else if ((v = opt_value(o->sub_args, o->nsub, &i, "--history", &missing))) {
-            file = v;
-        } else if ((v = opt_value(o->sub_args, o->nsub, &i, "--last", &missing))) {
+    cli_args args;
+    cli_args_init(&args, o, CLI_ARGS_NO_WORDS);
+    char err[256];
+    for (int k; (k = cli_args_next(&args, err, sizeof err)) != CLI_ARG_END;) {
+        const char *v = args.value;
+        if (k == CLI_ARG_ERROR) {
+            cli_say("%s", err);
+            return EXIT_USAGE;
+        }
+        switch (args.opt->opt) {
+        case CLI_O_JSON: json = true; break;
+        case CLI_O_HELP: fputs(history_usage, stdout); return 0;
+        case CLI_O_JOB: job = v; break;
+        case CLI_O_HISTORY: file = v; break;
+        default: { /* CLI_O_LAST */
             char *end;
             errno = 0;
             last = strtol(v, &end, 10);
@@ -368,9 +351,7 @@ int cli_history_main(cli_options *o)
                 cli_say("history: --last: not a whole number of runs from 1: '%s'", v);
                 return EXIT_USAGE;
             }
-        } else {
-            cli_say(missing ? "history: %s needs a value" : "history: unknown argument '%s' (see history --help)", a);
-            return EXIT_USAGE;
+        }
         }
     }
     const char *path = cli_history_path(o, file ? file : o->args.history);

@@ -234,6 +234,75 @@ int cli_parse_args(cli_options *o, int argc, char **argv, char *err, size_t errl
     return 0;
 }
 
+void cli_args_init(cli_args *a, const cli_options *o, unsigned mode)
+{
+    *a = (cli_args){.name = o->sub ? o->sub->name : "resource-tracker", .command = CLI_CMD(o->cmd),
+                    .argv = o->sub_args, .argc = o->nsub, .mode = mode};
+}
+
+/* The row of a's subcommand whose long flag is the n bytes at name, or whose short flag is c
+ * (name NULL); NULL when none. */
+static const cli_setting *sub_option(const cli_args *a, const char *name, size_t n, char c)
+{
+    for (size_t i = 0; i < cli_nsettings; i++) {
+        const cli_setting *s = &cli_settings[i];
+        if (!s->flag || !(s->commands & a->command))
+            continue;
+        if (name ? strlen(s->flag) == n && strncmp(s->flag, name, n) == 0 : c && s->short_flag == c)
+            return s;
+    }
+    return NULL;
+}
+
+int cli_args_next(cli_args *a, char *err, size_t errlen)
+{
+    a->opt = NULL;
+    a->value = NULL;
+    while (a->next < a->argc) {
+        const char *w = a->argv[a->next];
+        a->at = a->next++;
+        if (!a->words_only && strcmp(w, "--") == 0) {
+            a->words_only = true;
+            continue;
+        }
+        const cli_setting *s = NULL;
+        const char *inline_value = NULL; /* "--flag=VALUE", "-xVALUE" */
+        bool dashed = !a->words_only && w[0] == '-' && w[1] != '\0';
+        if (dashed && w[1] == '-') {
+            const char *eq = strchr(w + 2, '=');
+            s = sub_option(a, w + 2, eq ? (size_t)(eq - w - 2) : strlen(w + 2), 0);
+            inline_value = eq ? eq + 1 : NULL;
+            if (s && !s->arg && inline_value)
+                USAGE_ERR("%s: option '--%s' takes no value (given '%.64s')", a->name, s->flag, w);
+        } else if (dashed) {
+            s = sub_option(a, NULL, 0, w[1]);
+            inline_value = w[2] ? w + 2 : NULL;
+            if (s && !s->arg && inline_value) /* "-hx": no such option */
+                s = NULL;
+        }
+        if (dashed && !s && !((a->mode & CLI_ARGS_DASH_WORDS) && a->nwords > 0))
+            USAGE_ERR("%s: unknown option '%.64s' (see resource-tracker %s --help)", a->name, w, a->name);
+        if (!s && (a->mode & CLI_ARGS_NO_WORDS))
+            USAGE_ERR("%s: unexpected argument '%.64s' (see resource-tracker %s --help)", a->name, w, a->name);
+        if (!s) {
+            if (a->mode & CLI_ARGS_WORD_ENDS)
+                a->words_only = true;
+            a->nwords++;
+            a->value = w;
+            return CLI_ARG_WORD;
+        }
+        a->opt = s;
+        if (s->arg && !inline_value) {
+            if (a->next >= a->argc)
+                USAGE_ERR("%s: option '%.64s' needs a value", a->name, w);
+            inline_value = a->argv[a->next++];
+        }
+        a->value = s->arg ? inline_value : NULL;
+        return CLI_ARG_OPTION;
+    }
+    return CLI_ARG_END;
+}
+
 int cli_merge(cli_options *o, char *err, size_t errlen)
 {
     const cli_layer *a = &o->args, *f = &o->file;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "settings.h"
 
 typedef struct report_args {
     const char *out;
@@ -67,54 +68,34 @@ static const char report_help[] =
     "report could not be written; 2 a usage error, or a FILE that cannot be read or has no valid\n"
     "sample.\n";
 
-/* The value of option `name` at args[*i] ("--name VALUE", "--name=VALUE", or for a short
- * option "-o VALUE" / "-oVALUE"), advancing *i past it; NULL when args[*i] is not that option.
- * Sets *missing when it is but has no value. */
-static const char *option_value(char **args, int n, int *i, const char *name, bool *missing)
-{
-    const char *arg = args[*i];
-    size_t len = strlen(name);
-    if (strncmp(arg, name, len) != 0)
-        return NULL;
-    if (arg[len] == '\0') {
-        if (*i + 1 >= n) {
-            *missing = true;
-            return NULL;
-        }
-        return args[++*i];
-    }
-    if (name[1] != '-') /* a short option: -oVALUE */
-        return arg + len;
-    return arg[len] == '=' ? arg + len + 1 : NULL;
-}
-
 /* Parses o->sub_args into *a (a->files points into them). Returns 0, 1 after --help
  * (printed), or -1 after saying what is wrong. */
 static int parse(cli_options *o, report_args *a)
 {
-    char **args = o->sub_args;
-    int n = o->nsub;
-    for (int i = 0; i < n; i++) {
-        const char *arg = args[i], *v;
-        bool missing = false;
-        if (arg[0] != '-' || arg[1] == '\0') { /* a file ("-": stdin) */
-            a->files[a->nfiles++] = args[i];
-        } else if (strcmp(arg, "--") == 0) {
-            while (++i < n)
-                a->files[a->nfiles++] = args[i];
-        } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-            fputs(report_help, stdout);
-            return 1;
-        } else if (strcmp(arg, "--no-price-lookup") == 0) {
-            o->keeper_url = "off";
-        } else if ((v = option_value(args, n, &i, "-o", &missing)) ||
-                   (!missing && (v = option_value(args, n, &i, "--output", &missing)))) {
+    cli_args args;
+    cli_args_init(&args, o, 0);
+    char err[256];
+    for (int k; (k = cli_args_next(&args, err, sizeof err)) != CLI_ARG_END;) {
+        const char *v = args.value;
+        if (k == CLI_ARG_ERROR) {
+            cli_say("%s", err);
+            return -1;
+        }
+        if (k == CLI_ARG_WORD) { /* a file ("-": stdin) */
+            a->files[a->nfiles++] = args.argv[args.at];
+            continue;
+        }
+        switch (args.opt->opt) {
+        case CLI_O_HELP: fputs(report_help, stdout); return 1;
+        case CLI_O_NO_PRICE_LOOKUP: o->keeper_url = "off"; break;
+        case CLI_O_OUTPUT:
             if (!*v) {
                 cli_say("report: -o: the file name is empty");
                 return -1;
             }
             a->out = v;
-        } else if (!missing && (v = option_value(args, n, &i, "--instance", &missing))) {
+            break;
+        case CLI_O_INSTANCE: {
             const char *colon = strchr(v, ':');
             if (!colon || colon == v || !colon[1] || strchr(colon + 1, ':') ||
                 (size_t)(colon - v) >= sizeof a->vendor || strlen(colon + 1) >= sizeof a->type) {
@@ -124,18 +105,12 @@ static int parse(cli_options *o, report_args *a)
             snprintf(a->vendor, sizeof a->vendor, "%.*s", (int)(colon - v), v);
             snprintf(a->type, sizeof a->type, "%s", colon + 1);
             a->instance = v;
-        } else if (!missing && (v = option_value(args, n, &i, "--grid-zone", &missing))) {
-            if (cli_grid_option("report", "grid-zone", v, &a->grid_zone, NULL) < 0)
+            break;
+        }
+        default: /* CLI_O_GRID_ZONE, CLI_O_GRID_INTENSITY */
+            if (cli_grid_option("report", args.opt->flag, v, args.opt->opt == CLI_O_GRID_ZONE ? &a->grid_zone : NULL,
+                                args.opt->opt == CLI_O_GRID_ZONE ? NULL : &a->grid_intensity) < 0)
                 return -1;
-        } else if (!missing && (v = option_value(args, n, &i, "--grid-intensity", &missing))) {
-            if (cli_grid_option("report", "grid-intensity", v, NULL, &a->grid_intensity) < 0)
-                return -1;
-        } else if (missing) {
-            cli_say("report: %s needs a value (%s)", arg, report_usage);
-            return -1;
-        } else {
-            cli_say("report: unknown option '%s' (%s)", arg, report_usage);
-            return -1;
         }
     }
     if (a->nfiles == 0) {

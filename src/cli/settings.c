@@ -123,7 +123,7 @@ const cli_setting cli_settings[] = {
      .type = CLI_T_FILE, .layer_off = L(benchmark), .set_off = NO, .merged_off = M(benchmark), .must = "a file name",
      .help = "write Snakemake's benchmark file (its TSV: s, h:m:s, max_rss, ...) at\n"
              "exit, replacing FILE (docs/workflows.md)"},
-    {.flag = "history", .commands = CLI_CMD_TRACK, .arg = "FILE", .env = "TRACKER_HISTORY", .section = "history", .key = "path",
+    {.flag = "history", .commands = CLI_CMD_TRACK | CLI_CMD_RECOMMEND | CLI_CMD_HISTORY, .opt = CLI_O_HISTORY, .arg = "FILE", .env = "TRACKER_HISTORY", .section = "history", .key = "path",
      .type = CLI_T_FILE, .layer_off = L(history), .set_off = NO, .merged_off = M(history), .must = "a file name",
      .help = "append the run's summary to this run history (SQLite; or TRACKER_HISTORY)"},
     {.flag = "cgroup", .commands = CLI_CMD_TRACK, .arg = "auto|off", .section = "tracker", .key = "cgroup", .type = CLI_T_CGROUP,
@@ -154,15 +154,15 @@ const cli_setting cli_settings[] = {
      .min = INTERVAL_MIN, .max = INTERVAL_MAX, .def = 10, .layer_off = L(otlp_interval),
      .set_off = L(otlp_interval_set), .merged_off = NO,
      .help = "seconds between OTLP pushes (default {def}; OTEL_METRIC_EXPORT_INTERVAL ms)"},
-    {.flag = "expected-cores", .commands = CLI_CMD_TRACK, .arg = "N", .section = "tracker", .key = "expected_cores", .type = CLI_T_CORES,
+    {.flag = "expected-cores", .commands = CLI_CMD_TRACK | CLI_CMD_SUMMARY, .opt = CLI_O_EXPECTED_CORES, .arg = "N", .section = "tracker", .key = "expected_cores", .type = CLI_T_CORES,
      .max = 1e6, .layer_off = L(expected_cores), .set_off = L(expected_cores_set), .merged_off = M(expected_cores),
      .what = "a number of cores above 0",
      .help = "cores the job is expected to use: the summary's hardware percentages of\n"
              "the command (main), its descendants and both divide by N (default: all)"},
-    {.flag = "gpus", .commands = CLI_CMD_TRACK, .arg = "UUID,...", .section = "tracker", .key = "gpus", .type = CLI_T_GPUS, .layer_off = L(gpus),
+    {.flag = "gpus", .commands = CLI_CMD_TRACK | CLI_CMD_SUMMARY, .opt = CLI_O_GPUS, .arg = "UUID,...", .section = "tracker", .key = "gpus", .type = CLI_T_GPUS, .layer_off = L(gpus),
      .set_off = NO, .merged_off = NO,
      .help = "GPUs whose utilization the summary's GPU percentages count (default: all)"},
-    {.flag = "no-price-lookup", .commands = CLI_CMD_TRACK, .section = "tracker", .key = "price_lookup", .type = CLI_T_OFF,
+    {.flag = "no-price-lookup", .commands = CLI_CMD_TRACK | CLI_CMD_RECOMMEND | CLI_CMD_REPORT, .opt = CLI_O_NO_PRICE_LOOKUP, .section = "tracker", .key = "price_lookup", .type = CLI_T_OFF,
      .layer_off = L(price_lookup_off), .set_off = L(price_lookup_off_set), .merged_off = M(price_lookup_off),
      .help = "ask the Spare Cores Keeper API for no prices (the report's cheapest server\n"
              "and cost); offline, no \"prices: offline\" line either (or\n"
@@ -190,28 +190,49 @@ const cli_setting cli_settings[] = {
      .merged_off = M(cpu_tdp), .what = "a number of watts above 0, at most 10000",
      .help = "the CPU's thermal design power per package, for the energy estimate\n"
              "where no counter can be read (default: the CPU model's from a table)"},
-    {.flag = "max-slowdown", .commands = CLI_CMD_TRACK, .arg = "PCT", .env = "TRACKER_MAX_SLOWDOWN", .section = "tracker",
+    {.flag = "max-slowdown", .commands = CLI_CMD_TRACK | CLI_CMD_RECOMMEND, .opt = CLI_O_MAX_SLOWDOWN, .arg = "PCT", .env = "TRACKER_MAX_SLOWDOWN", .section = "tracker",
      .key = "max_slowdown_pct", .type = CLI_T_PCT, .max = 1000, .def = 10, .layer_off = L(max_slowdown),
      .set_off = L(max_slowdown_set), .merged_off = M(max_slowdown),
      .help = "how much longer than this run the cores asked for may make it, percent\n"
              "(default {def}): the fewest cores predicted within it (docs/answers.md)"},
-    {.flag = "grid-zone", .commands = CLI_CMD_TRACK, .arg = "ZONE", .env = "TRACKER_GRID_ZONE", .section = "tracker", .key = "grid_zone",
+    {.flag = "grid-zone", .commands = CLI_CMD_TRACK | CLI_CMD_SUMMARY | CLI_CMD_REPORT, .opt = CLI_O_GRID_ZONE, .arg = "ZONE", .env = "TRACKER_GRID_ZONE", .section = "tracker", .key = "grid_zone",
      .type = CLI_T_ZONE, .layer_off = L(grid_zone), .set_off = NO, .merged_off = M(grid_zone),
      .what = "a zone of the grid intensity table (a country code such as FR, or vendor:region such as "
              "aws:eu-west-3; " ZONES_HOW ")",
      .help = "where the electricity comes from, for the carbon figures: a country\n"
              "code (FR) or a cloud region (aws:eu-west-3); default: the cloud region\n"
              "discovery finds, else carbon unknown"},
-    {.flag = "grid-intensity", .commands = CLI_CMD_TRACK, .arg = "G", .env = "TRACKER_GRID_INTENSITY", .section = "tracker",
+    {.flag = "grid-intensity", .commands = CLI_CMD_TRACK | CLI_CMD_SUMMARY | CLI_CMD_REPORT, .opt = CLI_O_GRID_INTENSITY, .arg = "G", .env = "TRACKER_GRID_INTENSITY", .section = "tracker",
      .key = "grid_intensity", .type = CLI_T_ABOVE, .max = G_PER_KWH_MAX, .layer_off = L(grid_intensity),
      .set_off = L(grid_intensity_set), .merged_off = M(grid_intensity),
      .what = "a number of grams of CO2e per kWh above 0, at most 10000",
      .help = "the grid's carbon intensity, grams of CO2e per kWh (wins over\n"
              "--grid-zone)"},
-    {.flag = "help", .commands = CLI_CMD_TRACK, .short_flag = 'h', .type = CLI_T_HELP, .layer_off = NO, .set_off = NO, .merged_off = NO,
+    {.flag = "help", .commands = CLI_CMD_ALL, .opt = CLI_O_HELP, .short_flag = 'h', .type = CLI_T_HELP, .layer_off = NO, .set_off = NO, .merged_off = NO,
      .help = "this text"},
     {.flag = "version", .commands = CLI_CMD_TRACK, .short_flag = 'V', .type = CLI_T_VERSION, .layer_off = NO, .set_off = NO, .merged_off = NO,
      .help = "the version"},
+    /* the subcommands' own options (their --help says what they do) */
+    {.flag = "json", .commands = CLI_CMD_SUMMARY | CLI_CMD_RECOMMEND | CLI_CMD_HISTORY | CLI_CMD_INFO,
+     .opt = CLI_O_JSON, .layer_off = NO, .set_off = NO, .merged_off = NO},
+    {.flag = "format", .commands = CLI_CMD_SUMMARY, .opt = CLI_O_FORMAT, .arg = "FMT", .layer_off = NO, .set_off = NO,
+     .merged_off = NO},
+    {.flag = "memory-unit", .commands = CLI_CMD_SUMMARY, .opt = CLI_O_MEMORY_UNIT, .arg = "U", .layer_off = NO,
+     .set_off = NO, .merged_off = NO},
+    {.flag = "time-unit", .commands = CLI_CMD_SUMMARY, .opt = CLI_O_TIME_UNIT, .arg = "U", .layer_off = NO,
+     .set_off = NO, .merged_off = NO},
+    {.flag = "each", .commands = CLI_CMD_SUMMARY, .opt = CLI_O_EACH, .layer_off = NO, .set_off = NO, .merged_off = NO},
+    {.flag = "output", .short_flag = 'o', .commands = CLI_CMD_REPORT, .opt = CLI_O_OUTPUT, .arg = "OUT.html",
+     .layer_off = NO, .set_off = NO, .merged_off = NO},
+    {.flag = "instance", .commands = CLI_CMD_RECOMMEND | CLI_CMD_REPORT, .opt = CLI_O_INSTANCE, .arg = "VENDOR:TYPE",
+     .layer_off = NO, .set_off = NO, .merged_off = NO},
+    {.flag = "job", .commands = CLI_CMD_RECOMMEND | CLI_CMD_HISTORY, .opt = CLI_O_JOB, .arg = "NAME", .layer_off = NO,
+     .set_off = NO, .merged_off = NO},
+    {.flag = "last", .commands = CLI_CMD_RECOMMEND | CLI_CMD_HISTORY, .opt = CLI_O_LAST, .arg = "N", .layer_off = NO,
+     .set_off = NO, .merged_off = NO},
+    {.flag = "list", .commands = CLI_CMD_UPLOAD, .opt = CLI_O_LIST, .layer_off = NO, .set_off = NO, .merged_off = NO},
+    {.flag = "verbose", .short_flag = 'v', .commands = CLI_CMD_PHASE, .opt = CLI_O_VERBOSE, .layer_off = NO,
+     .set_off = NO, .merged_off = NO},
     /* read from the environment only, with a token (options.c) */
     {.env = "TRACKER_UPLOAD_INTERVAL", .type = CLI_T_SECS, .min = INTERVAL_MIN, .max = INTERVAL_MAX, .def = 60,
      .layer_off = NO, .set_off = NO, .merged_off = NO},
@@ -364,7 +385,7 @@ int cli_parse_gpu_list(const char *s, char ***out, size_t *n, const char **why)
 const cli_setting *cli_setting_by_flag(const char *flag)
 {
     for (size_t i = 0; i < cli_nsettings; i++)
-        if (cli_settings[i].flag && strcmp(cli_settings[i].flag, flag) == 0)
+        if (cli_settings[i].flag && (cli_settings[i].commands & CLI_CMD_TRACK) && strcmp(cli_settings[i].flag, flag) == 0)
             return &cli_settings[i];
     return NULL;
 }

@@ -55,11 +55,38 @@ typedef enum cli_type {
 #define CLI_CMD_HISTORY CLI_CMD(CMD_HISTORY)
 #define CLI_CMD_UPLOAD CLI_CMD(CMD_UPLOAD)
 #define CLI_CMD_PHASE CLI_CMD(CMD_PHASE)
+#define CLI_CMD_ALL (CLI_CMD(CMD_PHASE + 1) - 1u)
+
+/* What a subcommand's option is, for the subcommand's own code (cli_args_next returns the row):
+ * the rows of the options of subcommands have one; CLI_O_NONE: a tracking run's setting only. */
+typedef enum cli_opt {
+    CLI_O_NONE,
+    CLI_O_HELP,
+    CLI_O_JSON,
+    CLI_O_FORMAT,
+    CLI_O_MEMORY_UNIT,
+    CLI_O_TIME_UNIT,
+    CLI_O_EXPECTED_CORES,
+    CLI_O_GPUS,
+    CLI_O_GRID_ZONE,
+    CLI_O_GRID_INTENSITY,
+    CLI_O_EACH,
+    CLI_O_OUTPUT,
+    CLI_O_INSTANCE,
+    CLI_O_NO_PRICE_LOOKUP,
+    CLI_O_JOB,
+    CLI_O_LAST,
+    CLI_O_HISTORY,
+    CLI_O_MAX_SLOWDOWN,
+    CLI_O_LIST,
+    CLI_O_VERBOSE,
+} cli_opt;
 
 typedef struct cli_setting {
     const char *flag;  /* long option without dashes; NULL: none */
     char short_flag;   /* 0: none */
     unsigned commands; /* where the flag is taken: CLI_CMD_* bits; 0: not on a command line */
+    cli_opt opt;       /* what it is to a subcommand (commands beyond CLI_CMD_TRACK) */
     const char *arg;   /* the value's name in --help ("SECS"); NULL: the flag takes no value */
     const char *env;   /* the environment variable; NULL: none */
     const char *section, *key; /* TOML table and key; NULL: not in the config file */
@@ -84,7 +111,7 @@ extern const size_t cli_nsettings;
 /* Replaces *slot with a heap copy of v (the old one freed). Returns 0 or -1 (no memory). */
 int cli_set_str(char **slot, const char *v);
 
-const cli_setting *cli_setting_by_flag(const char *flag);
+const cli_setting *cli_setting_by_flag(const char *flag); /* a tracking run's flags only */
 const cli_setting *cli_setting_by_env(const char *env);
 const cli_setting *cli_setting_by_key(const char *section, const char *key);
 
@@ -106,6 +133,42 @@ int cli_setting_read(const cli_setting *s, cli_layer *l, const char *text, bool 
 /* Reads every variable of the table that is set and not empty into l. Returns 0, or -1 with
  * "VAR: problem" in err. */
 int cli_settings_env(cli_layer *l, char *err, size_t errlen);
+
+/* A subcommand's arguments, read one at a time through the table (the rows whose commands has
+ * the subcommand's bit): "--flag VALUE", "--flag=VALUE", "-x VALUE", "-xVALUE", words (a FILE;
+ * "-" is one), and "--" after which all are words. Every subcommand reads its arguments so;
+ * what a value must be is the subcommand's to say. */
+typedef struct cli_args {
+    const char *name;  /* the subcommand's name, for messages */
+    unsigned command;  /* its CLI_CMD_* bit */
+    char **argv;
+    int argc;
+    unsigned mode;     /* CLI_ARGS_* */
+    int next;          /* the index of the next argument */
+    bool words_only;   /* after "--" (or the first word, with CLI_ARGS_WORD_ENDS) */
+    int nwords;        /* the words returned */
+    int at;            /* the index of what cli_args_next returned */
+    const cli_setting *opt; /* the option returned (NULL with a word) */
+    const char *value; /* the option's value (NULL: it takes none), or the word */
+} cli_args;
+
+enum {
+    CLI_ARGS_WORD_ENDS = 1u,  /* the first word ends the options (summary FILE... --x: a file) */
+    CLI_ARGS_DASH_WORDS = 2u, /* after the first word, "-x" that is no option is a word (phase
+                               * start -NAME) */
+    CLI_ARGS_NO_WORDS = 4u,   /* a word is an error (history, info, upload) */
+};
+
+/* What cli_args_next found. */
+enum { CLI_ARG_ERROR = -1, CLI_ARG_END, CLI_ARG_OPTION, CLI_ARG_WORD };
+
+/* Starts reading o's subcommand arguments (o->sub, o->sub_args). */
+void cli_args_init(cli_args *a, const cli_options *o, unsigned mode);
+
+/* The next argument: CLI_ARG_OPTION (a->opt, a->value), CLI_ARG_WORD (a->value), CLI_ARG_END;
+ * or CLI_ARG_ERROR with one line in err, the subcommand's name first ("history: unknown option
+ * '--bogus' (see resource-tracker history --help)", "report: option '-o' needs a value"). */
+int cli_args_next(cli_args *a, char *err, size_t errlen);
 
 /* Layers in order of precedence. */
 enum { CLI_FROM_ARGS, CLI_FROM_ENV, CLI_FROM_FILE, CLI_FROM_DEFAULT };

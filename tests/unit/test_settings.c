@@ -1,6 +1,7 @@
 /* test_settings.c - walks the settings table (src/cli/settings.c): every setting has a flag, a
  * variable or a key, none is named twice, every flag is in --help, every key is read by the config
- * file, and a range is refused the same way (the same words) by flag, environment and TOML. */
+ * file, a range is refused the same way (the same words) by flag, environment and TOML, and a
+ * subcommand's arguments are read by the one reader the table drives. */
 #include "unit.h"
 #include <stdlib.h>
 
@@ -31,16 +32,16 @@ static void every_setting_is_named_once(void **state)
         assert_true(!s->section == !s->key);
         for (size_t j = 0; j < i; j++) {
             const cli_setting *t = &cli_settings[j];
-            if (s->flag && t->flag && strcmp(s->flag, t->flag) == 0)
-                fail_msg("--%s twice", s->flag);
-            if (s->short_flag && s->short_flag == t->short_flag)
-                fail_msg("-%c twice", s->short_flag);
+            if (s->flag && t->flag && strcmp(s->flag, t->flag) == 0 && (s->commands & t->commands))
+                fail_msg("--%s twice in one command", s->flag);
+            if (s->short_flag && s->short_flag == t->short_flag && (s->commands & t->commands))
+                fail_msg("-%c twice in one command", s->short_flag);
             if (s->env && t->env && strcmp(s->env, t->env) == 0)
                 fail_msg("%s twice", s->env);
             if (s->section && t->section && strcmp(s->section, t->section) == 0 && strcmp(s->key, t->key) == 0)
                 fail_msg("[%s] %s twice", s->section, s->key);
         }
-        if (s->flag)
+        if (s->flag && (s->commands & CLI_CMD_TRACK))
             assert_ptr_equal(cli_setting_by_flag(s->flag), s);
         if (s->section)
             assert_ptr_equal(cli_setting_by_key(s->section, s->key), s);
@@ -55,7 +56,7 @@ static void every_row_is_whole(void **state)
     (void)state;
     for (size_t i = 0; i < cli_nsettings; i++) {
         const cli_setting *s = &cli_settings[i];
-        if (s->flag && (s->commands == 0 || (s->commands & ~((CLI_CMD(CMD_PHASE) << 1) - 1u))))
+        if (s->flag && (s->commands == 0 || (s->commands & ~CLI_CMD_ALL)))
             fail_msg("--%s: commands 0x%x", s->flag, s->commands);
         if (!s->flag && s->commands)
             fail_msg("setting %zu has commands but no flag", i);
@@ -82,7 +83,7 @@ static void every_flag_is_in_help(void **state)
     *end = '\0';
     for (size_t i = 0; i < cli_nsettings; i++) {
         const cli_setting *s = &cli_settings[i];
-        if (!s->flag)
+        if (!s->flag || !(s->commands & CLI_CMD_TRACK))
             continue;
         char want[96];
         if (s->help && s->short_flag)
@@ -275,6 +276,57 @@ static void subcommands(void **state)
     free(help);
 }
 
+/* Reads argv as subcommand sub's arguments (mode: CLI_ARGS_*) into a line per argument
+ * ("--json", "-o=OUT", "word x", or the error) and returns it (static). */
+static const char *sub_args(const char *sub, unsigned mode, char **argv, int argc)
+{
+    static char out[1024];
+    cli_options o = {.sub = cli_subcommand_by_name(sub), .sub_args = argv, .nsub = argc};
+    assert_non_null(o.sub);
+    o.cmd = o.sub->cmd;
+    cli_args a;
+    cli_args_init(&a, &o, mode);
+    size_t at = 0;
+    out[0] = '\0';
+    char err[256];
+    for (int k; (k = cli_args_next(&a, err, sizeof err)) != CLI_ARG_END && at < sizeof out;) {
+        if (k == CLI_ARG_ERROR) {
+            snprintf(out + at, sizeof out - at, "%s", err);
+            break;
+        }
+        at += (size_t)snprintf(out + at, sizeof out - at, k == CLI_ARG_WORD ? "word %s|" : "--%s%s%s|",
+                               k == CLI_ARG_WORD ? a.value : a.opt->flag, a.value && k != CLI_ARG_WORD ? "=" : "",
+                               a.value && k != CLI_ARG_WORD ? a.value : "");
+    }
+    return out;
+}
+
+/* One reader of a subcommand's arguments, driven by the table's rows for that subcommand. */
+static void subcommand_arguments(void **state)
+{
+    (void)state;
+    char *report[] = {"a.jsonl", "-oOUT", "--instance=aws:x", "--grid-zone", "FR", "-", "--", "--json"};
+    assert_string_equal(sub_args("report", 0, report, 8),
+                        "word a.jsonl|--output=OUT|--instance=aws:x|--grid-zone=FR|word -|word --json|");
+    char *json[] = {"--json"};
+    assert_string_equal(sub_args("report", 0, json, 1),
+                        "report: unknown option '--json' (see resource-tracker report --help)");
+    assert_string_equal(sub_args("history", 0, json, 1), "--json|");
+    char *job[] = {"--job"};
+    assert_string_equal(sub_args("history", 0, job, 1), "history: option '--job' needs a value");
+    char *json1[] = {"--json=1"};
+    assert_string_equal(sub_args("info", 0, json1, 1), "info: option '--json' takes no value (given '--json=1')");
+    char *word[] = {"x"};
+    assert_string_equal(sub_args("upload", CLI_ARGS_NO_WORDS, word, 1),
+                        "upload: unexpected argument 'x' (see resource-tracker upload --help)");
+    char *summary[] = {"-h", "f", "--json"};
+    assert_string_equal(sub_args("summary", CLI_ARGS_WORD_ENDS, summary, 3), "--help|word f|word --json|");
+    char *phase[] = {"start", "-x", "-v"};
+    assert_string_equal(sub_args("phase", CLI_ARGS_DASH_WORDS, phase, 3), "word start|word -x|--verbose|");
+    assert_string_equal(sub_args("phase", CLI_ARGS_DASH_WORDS, phase + 1, 1),
+                        "phase: unknown option '-x' (see resource-tracker phase --help)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -282,6 +334,7 @@ int main(void)
         cmocka_unit_test(every_flag_is_in_help),
         cmocka_unit_test(every_key_is_read),           cmocka_unit_test(ranges_alike_everywhere),
         cmocka_unit_test(precedence_for_every_setting), cmocka_unit_test(subcommands),
+        cmocka_unit_test(subcommand_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
