@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "settings.h"
 
 /* Starts cloud discovery in the background as the environment asks; NULL when it is turned
  * off or cannot start (the run goes on without it). */
@@ -120,18 +121,14 @@ static void info_text(const rt_host *h, const rt_cloud *c)
 int cli_info_main(cli_options *o)
 {
     bool json = false;
-    for (int i = 0; i < o->nsub; i++) {
-        const char *a = o->sub_args[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(info_usage, stdout);
-            return 0;
-        } else if (strcmp(a, "--json") == 0) {
-            json = true;
-        } else {
-            cli_say("info: unexpected argument '%s' (info takes only --json; see info --help)", a);
-            return EXIT_USAGE;
-        }
-    }
+    char why[256];
+    int parsed = cli_args_switch(o, &json, why, sizeof why);
+    if (parsed < 0)
+        cli_say("%s", why);
+    else if (parsed > 0)
+        fputs(info_usage, stdout);
+    if (parsed != 0)
+        return parsed < 0 ? EXIT_USAGE : 0;
     rt_cloud_discovery *cd = cli_start_cloud(o); /* runs while the host is read */
     rt_host *host = NULL;
     rt_error err = cli_read_host(o, &host);

@@ -303,6 +303,20 @@ int cli_args_next(cli_args *a, char *err, size_t errlen)
     return CLI_ARG_END;
 }
 
+int cli_args_switch(const cli_options *o, bool *on, char *err, size_t errlen)
+{
+    cli_args a;
+    cli_args_init(&a, o, CLI_ARGS_NO_WORDS);
+    for (int k; (k = cli_args_next(&a, err, errlen)) != CLI_ARG_END;) {
+        if (k == CLI_ARG_ERROR)
+            return -1;
+        if (a.opt->opt == CLI_O_HELP)
+            return 1;
+        *on = true;
+    }
+    return 0;
+}
+
 int cli_merge(cli_options *o, char *err, size_t errlen)
 {
     const cli_layer *a = &o->args, *f = &o->file;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "settings.h"
 
 static const char phase_usage[] =
     "Usage: resource-tracker phase start|stop NAME [-v]\n"
@@ -111,22 +112,23 @@ int cli_phase_main(cli_options *o)
 {
     const char *words[2] = {NULL, NULL};
     int nwords = 0;
-    bool verbose = false, dashdash = false;
-    for (int i = 0; i < o->nsub; i++) {
-        const char *a = o->sub_args[i];
-        if (!dashdash && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
+    bool verbose = false;
+    cli_args args;
+    cli_args_init(&args, o, CLI_ARGS_DASH_WORDS);
+    char err[256];
+    for (int k; (k = cli_args_next(&args, err, sizeof err)) != CLI_ARG_END;) {
+        if (k == CLI_ARG_ERROR) {
+            cli_say("%s", err);
+            return EXIT_USAGE;
+        }
+        if (k == CLI_ARG_OPTION && args.opt->opt == CLI_O_HELP) {
             fputs(phase_usage, stdout);
             return 0;
         }
-        if (!dashdash && (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)) {
-            verbose = true;
-        } else if (!dashdash && strcmp(a, "--") == 0) {
-            dashdash = true;
-        } else if (!dashdash && a[0] == '-' && a[1] != '\0' && nwords < 1) {
-            cli_say("phase: unknown option '%.64s' (see resource-tracker phase --help)", a);
-            return EXIT_USAGE;
+        if (k == CLI_ARG_OPTION) {
+            verbose = true; /* CLI_O_VERBOSE */
         } else if (nwords < 2) {
-            words[nwords++] = a;
+            words[nwords++] = args.value;
         } else {
             cli_say("phase: one NAME only (quote a name with spaces): "
                     "resource-tracker phase start|stop NAME [-v]");

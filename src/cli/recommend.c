@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "settings.h"
 #ifdef RT_STATIC_BUILD
 #include "sqlite_dl.h"
 #endif
@@ -88,50 +89,24 @@ static int parse_args(const cli_options *o, rec_args *a)
     }
     a->last = 5;
     a->max_slowdown = 10;
-    bool flags_done = false;
-    for (int i = 0; i < o->nsub; i++) {
-        const char *s = o->sub_args[i];
-        if (flags_done || s[0] != '-' || strcmp(s, "-") == 0) {
-            a->files[a->nfiles++] = s;
-            continue;
-        }
-        if (strcmp(s, "--") == 0) {
-            flags_done = true;
-            continue;
-        }
-        if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
-            a->help = true;
-            return 0;
-        }
-        if (strcmp(s, "--json") == 0) {
-            a->json = true;
-            continue;
-        }
-        if (strcmp(s, "--no-price-lookup") == 0) { /* as TRACKER_KEEPER_URL=off */
-            a->no_price_lookup = true;
-            continue;
-        }
-        static const char *const valued[] = {"--instance", "--job", "--last", "--history", "--max-slowdown"};
-        const char *val = NULL, *name = NULL;
-        for (size_t k = 0; k < sizeof valued / sizeof valued[0] && !name; k++) {
-            size_t n = strlen(valued[k]);
-            if (strcmp(s, valued[k]) == 0) {
-                name = valued[k];
-                if (i + 1 >= o->nsub) {
-                    cli_say("recommend: %s needs a value", name);
-                    return -1;
-                }
-                val = o->sub_args[++i];
-            } else if (strncmp(s, valued[k], n) == 0 && s[n] == '=') {
-                name = valued[k];
-                val = s + n + 1;
-            }
-        }
-        if (!name) {
-            cli_say("recommend: unknown option '%s' (see resource-tracker recommend --help)", s);
+    cli_args args;
+    cli_args_init(&args, o, 0);
+    char err[256];
+    for (int k; (k = cli_args_next(&args, err, sizeof err)) != CLI_ARG_END;) {
+        const char *val = args.value;
+        if (k == CLI_ARG_ERROR) {
+            cli_say("%s", err);
             return -1;
         }
-        if (strcmp(name, "--max-slowdown") == 0) {
+        if (k == CLI_ARG_WORD) {
+            a->files[a->nfiles++] = val;
+            continue;
+        }
+        switch (args.opt->opt) {
+        case CLI_O_HELP: a->help = true; return 0;
+        case CLI_O_JSON: a->json = true; break;
+        case CLI_O_NO_PRICE_LOOKUP: a->no_price_lookup = true; break; /* as TRACKER_KEEPER_URL=off */
+        case CLI_O_MAX_SLOWDOWN: {
             char *end = NULL;
             errno = 0;
             double v = strtod(val, &end);
@@ -140,9 +115,9 @@ static int parse_args(const cli_options *o, rec_args *a)
                 return -1;
             }
             a->max_slowdown = v;
-            continue;
+            break;
         }
-        if (strcmp(name, "--instance") == 0) {
+        case CLI_O_INSTANCE: {
             const char *colon = strchr(val, ':');
             size_t vl = colon ? (size_t)(colon - val) : 0, tl = colon ? strlen(colon + 1) : 0;
             bool printable = true; /* vendor ids and instance types are printable ASCII */
@@ -157,13 +132,16 @@ static int parse_args(const cli_options *o, rec_args *a)
             a->vendor[vl] = '\0';
             memcpy(a->type, colon + 1, tl + 1);
             a->instance = val;
-        } else if (strcmp(name, "--job") == 0) {
+            break;
+        }
+        case CLI_O_JOB:
             if (!*val) {
                 cli_say("recommend: --job wants a job name");
                 return -1;
             }
             a->job = val;
-        } else if (strcmp(name, "--last") == 0) {
+            break;
+        case CLI_O_LAST: {
             char *end;
             errno = 0;
             long v = strtol(val, &end, 10);
@@ -173,8 +151,9 @@ static int parse_args(const cli_options *o, rec_args *a)
             }
             a->last = (int)v;
             a->last_set = true;
-        } else {
-            a->history = val;
+            break;
+        }
+        default: a->history = val; break; /* CLI_O_HISTORY */
         }
     }
     if (a->job && a->nfiles > 0) {

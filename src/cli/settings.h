@@ -170,6 +170,11 @@ void cli_args_init(cli_args *a, const cli_options *o, unsigned mode);
  * '--bogus' (see resource-tracker history --help)", "report: option '-o' needs a value"). */
 int cli_args_next(cli_args *a, char *err, size_t errlen);
 
+/* Reads the arguments of a subcommand that takes no words and one flag without value beside
+ * -h (info --json, upload --list): *on set when that flag is given. Returns 0; 1 when --help
+ * was asked for (the caller prints it); or -1 with one line in err. */
+int cli_args_switch(const cli_options *o, bool *on, char *err, size_t errlen);
+
 /* Layers in order of precedence. */
 enum { CLI_FROM_ARGS, CLI_FROM_ENV, CLI_FROM_FILE, CLI_FROM_DEFAULT };
 

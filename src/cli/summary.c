@@ -3,13 +3,13 @@
  * JSON for scripts; and the reading of recorded runs that the other subcommands share
  * (rt_run_read, with the tool's messages and exit statuses). */
 #define _GNU_SOURCE
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "settings.h"
 #include "status.h"
 
 /* Whether the library knows memory_unit and time_unit (either may be NULL): gpu_tracker's
@@ -205,17 +205,6 @@ static int summarize_together(char *const *paths, size_t n, double expected, cha
 
 int cli_summary_main(cli_options *o)
 {
-    static const struct option longopts[] = {{"json", no_argument, NULL, 'j'},
-                                             {"format", required_argument, NULL, 'f'},
-                                             {"memory-unit", required_argument, NULL, 'm'},
-                                             {"time-unit", required_argument, NULL, 't'},
-                                             {"expected-cores", required_argument, NULL, 'e'},
-                                             {"gpus", required_argument, NULL, 'g'},
-                                             {"grid-zone", required_argument, NULL, 'z'},
-                                             {"grid-intensity", required_argument, NULL, 'G'},
-                                             {"each", no_argument, NULL, 'E'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
     int format = SUMMARY_TEXT;
     const char *mu = NULL, *tu = NULL, *why = NULL;
     double expected = 0;
@@ -224,70 +213,73 @@ int cli_summary_main(cli_options *o)
     const char *grid_zone = NULL;
     double grid_intensity = 0;
     bool each = false;
-    int argc = o->nsub + 1, c;
-    char **argv = o->sub_args - 1; /* argv[0] is "summary" */
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'j': format = SUMMARY_JSON; break;
-        case 'f':
-            if ((format = summary_format_of(optarg)) < 0) {
-                cli_say("summary: --format: '%s' is not a format (text, json, markdown, snakemake, nextflow)", optarg);
+    cli_args args;
+    cli_args_init(&args, o, CLI_ARGS_WORD_ENDS);
+    char err[256];
+    int k, first = o->nsub; /* the first FILE */
+    while ((k = cli_args_next(&args, err, sizeof err)) == CLI_ARG_OPTION) {
+        const char *v = args.value;
+        switch (args.opt->opt) {
+        case CLI_O_JSON: format = SUMMARY_JSON; break;
+        case CLI_O_FORMAT:
+            if ((format = summary_format_of(v)) < 0) {
+                cli_say("summary: --format: '%s' is not a format (text, json, markdown, snakemake, nextflow)", v);
                 cli_gpu_list_free(gpus, ngpus);
                 return EXIT_USAGE;
             }
             break;
-        case 'm':
-            if (!units_known(optarg, NULL)) {
+        case CLI_O_MEMORY_UNIT:
+            if (!units_known(v, NULL)) {
                 cli_say("summary: --memory-unit: '%s' is not a unit (bytes, kilobytes, megabytes, gigabytes, terabytes)",
-                        optarg);
+                        v);
+                cli_gpu_list_free(gpus, ngpus);
                 return EXIT_USAGE;
             }
-            mu = optarg;
+            mu = v;
             break;
-        case 't':
-            if (!units_known(NULL, optarg)) {
-                cli_say("summary: --time-unit: '%s' is not a unit (seconds, minutes, hours, days)", optarg);
+        case CLI_O_TIME_UNIT:
+            if (!units_known(NULL, v)) {
+                cli_say("summary: --time-unit: '%s' is not a unit (seconds, minutes, hours, days)", v);
+                cli_gpu_list_free(gpus, ngpus);
                 return EXIT_USAGE;
             }
-            tu = optarg;
+            tu = v;
             break;
-        case 'e':
-            if (cli_parse_expected_cores(optarg, &expected) < 0) {
-                cli_say("summary: --expected-cores: '%s' is not a number of cores above 0", optarg);
+        case CLI_O_EXPECTED_CORES:
+            if (cli_parse_expected_cores(v, &expected) < 0) {
+                cli_say("summary: --expected-cores: '%s' is not a number of cores above 0", v);
                 cli_gpu_list_free(gpus, ngpus);
                 return EXIT_USAGE;
             }
             break;
-        case 'g':
+        case CLI_O_GPUS:
             cli_gpu_list_free(gpus, ngpus);
-            if (cli_parse_gpu_list(optarg, &gpus, &ngpus, &why) < 0) {
-                cli_say("summary: --gpus: %s: '%s'", why, optarg);
+            if (cli_parse_gpu_list(v, &gpus, &ngpus, &why) < 0) {
+                cli_say("summary: --gpus: %s: '%s'", why, v);
                 return EXIT_USAGE;
             }
             break;
-        case 'z':
-        case 'G':
-            if (cli_grid_option("summary", c == 'z' ? "grid-zone" : "grid-intensity", optarg, &grid_zone,
-                                &grid_intensity) < 0) {
+        case CLI_O_GRID_ZONE:
+        case CLI_O_GRID_INTENSITY:
+            if (cli_grid_option("summary", args.opt->flag, v, &grid_zone, &grid_intensity) < 0) {
                 cli_gpu_list_free(gpus, ngpus);
                 return EXIT_USAGE;
             }
             break;
-        case 'E': each = true; break;
-        case 'h': cli_gpu_list_free(gpus, ngpus); fputs(summary_usage, stdout); return 0;
-        case ':':
-            cli_say("summary: option '%s' needs a value", argv[optind - 1]);
-            cli_gpu_list_free(gpus, ngpus);
-            return EXIT_USAGE;
-        default:
-            cli_say("summary: unknown option '%s' (see summary --help)", argv[optind - 1]);
-            cli_gpu_list_free(gpus, ngpus);
-            return EXIT_USAGE;
+        case CLI_O_EACH: each = true; break;
+        default: cli_gpu_list_free(gpus, ngpus); fputs(summary_usage, stdout); return 0; /* CLI_O_HELP */
         }
     }
-    if (optind >= argc) {
+    if (k == CLI_ARG_ERROR) {
+        cli_say("%s", err);
+        cli_gpu_list_free(gpus, ngpus);
+        return EXIT_USAGE;
+    }
+    if (k == CLI_ARG_WORD)
+        first = args.at;
+    int argc = o->nsub - first + 1, from = 1;
+    char **argv = o->sub_args + first - 1; /* argv[1..] are the FILEs */
+    if (from >= argc) {
         cli_say("summary: no FILE given (a recorded run: JSON lines or CSV)");
         cli_gpu_list_free(gpus, ngpus);
         return EXIT_USAGE;
@@ -296,7 +288,7 @@ int cli_summary_main(cli_options *o)
     cli_grid_choose(&grid, grid_zone, grid_intensity, NULL); /* a recorded run: the user's only */
     char **paths = NULL;
     size_t npaths = 0;
-    int rc = cli_run_paths("summary", argv + optind, (size_t)(argc - optind), &paths, &npaths);
+    int rc = cli_run_paths("summary", argv + from, (size_t)(argc - from), &paths, &npaths);
     if (rc != 0) {
         cli_gpu_list_free(gpus, ngpus);
         return rc;
@@ -311,9 +303,9 @@ int cli_summary_main(cli_options *o)
         return rc;
     }
     argv = paths - 1; /* the loop below reads paths[0..npaths) as argv[1..] */
-    optind = 1;
+    from = 1;
     argc = (int)npaths + 1;
-    for (int i = optind; i < argc && rc == 0; i++) {
+    for (int i = from; i < argc && rc == 0; i++) {
         rt_stats *st = NULL;
         if (rt_stats_new_with(NULL, &st) != RT_OK || cli_gpuview_apply(expected, gpus, ngpus, st) < 0) {
             cli_say("out of memory");
@@ -342,8 +334,8 @@ int cli_summary_main(cli_options *o)
                 if (cli_summary_json(stdout, s, mu, tu, true) < 0)
                     rc = EXIT_FAIL;
             } else {
-                if (argc - optind > 1)
-                    printf("%s== %s\n", i > optind ? "\n" : "", argv[i]);
+                if (argc - from > 1)
+                    printf("%s== %s\n", i > from ? "\n" : "", argv[i]);
                 if (cli_summary_print(stdout, s, NULL, mu, tu, false) < 0)
                     rc = EXIT_FAIL;
             }

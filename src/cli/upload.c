@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "settings.h"
 
 static const char usage[] =
     "Usage: resource-tracker upload [--list]\n"
@@ -84,18 +85,14 @@ static void list_one(const rt_spilled_run *r, void *user)
 int cli_upload_main(cli_options *o)
 {
     bool list = false;
-    for (int i = 0; i < o->nsub; i++) {
-        if (strcmp(o->sub_args[i], "--help") == 0 || strcmp(o->sub_args[i], "-h") == 0) {
-            fputs(usage, stdout);
-            return 0;
-        }
-        if (strcmp(o->sub_args[i], "--list") == 0) {
-            list = true;
-            continue;
-        }
-        cli_say("upload: unexpected argument '%s' (upload takes --list, --help)", o->sub_args[i]);
-        return EXIT_USAGE;
-    }
+    char why[256];
+    int parsed = cli_args_switch(o, &list, why, sizeof why);
+    if (parsed < 0)
+        cli_say("%s", why);
+    else if (parsed > 0)
+        fputs(usage, stdout);
+    if (parsed != 0)
+        return parsed < 0 ? EXIT_USAGE : 0;
     char err[1024];
     if (cli_merge(o, err, sizeof err) < 0) { /* the environment, streaming's included (options.c) */
         cli_say("%s", err);

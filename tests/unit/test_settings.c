@@ -325,6 +325,21 @@ static void subcommand_arguments(void **state)
     assert_string_equal(sub_args("phase", CLI_ARGS_DASH_WORDS, phase, 3), "word start|word -x|--verbose|");
     assert_string_equal(sub_args("phase", CLI_ARGS_DASH_WORDS, phase + 1, 1),
                         "phase: unknown option '-x' (see resource-tracker phase --help)");
+    /* info --json, upload --list: one switch beside -h */
+    cli_options o = {.sub = cli_subcommand_by_name("upload"), .cmd = CMD_UPLOAD, .sub_args = json, .nsub = 1};
+    bool on = false;
+    char err[256];
+    assert_int_equal(cli_args_switch(&o, &on, err, sizeof err), -1);
+    assert_string_equal(err, "upload: unknown option '--json' (see resource-tracker upload --help)");
+    char *list[] = {"--list", "-h"};
+    o.sub_args = list;
+    o.nsub = 2;
+    assert_int_equal(cli_args_switch(&o, &on, err, sizeof err), 1);
+    assert_true(on);
+    on = false;
+    o.nsub = 1;
+    assert_int_equal(cli_args_switch(&o, &on, err, sizeof err), 0);
+    assert_true(on);
 }
 
 int main(void)
