@@ -101,6 +101,12 @@ typedef struct cli_setting {
     const char *must;  /* the same for the config file, after "must be"; NULL: what */
     bool lead;         /* listed first among its table's keys in messages */
     const char *help;  /* --help's text, '\n' between lines; NULL: not listed on its own */
+    /* the documents made from the table (cli_settings_doc): the man page's OPTIONS entry (roff,
+     * its tag made from flag, short_flag and arg) and docs/usage.md's row (Markdown: the default
+     * and the meaning); NULL: the row is not listed (a job metadata flag: --job-name's lists it) */
+    const char *man;
+    const char *man_arg; /* the value in the man page's tag when not arg: the choices ("json|csv") */
+    const char *md_default, *md;
 } cli_setting;
 
 extern const cli_setting cli_settings[];
@@ -191,6 +197,12 @@ void cli_settings_merge(cli_options *o);
 
 /* Writes --help's option list (the tracking command's rows with help text, in table order). */
 void cli_settings_help(FILE *f);
+
+/* The documents made from the table: the tracking command's rows with a man or md text, in
+ * table order, as the man page's OPTIONS entries (".TP", the tag, the text) or as the rows of
+ * docs/usage.md's flag table. */
+enum { CLI_DOC_MAN, CLI_DOC_MARKDOWN };
+void cli_settings_doc(FILE *f, int kind);
 
 /* The table's keys of section, comma-separated, into buf (for "unknown key" messages). */
 void cli_settings_keys(const char *section, char *buf, size_t cap);
