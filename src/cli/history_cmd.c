@@ -330,7 +330,7 @@ int cli_history_main(cli_options *o)
     long last = 0;
     bool json = false;
     cli_args args;
-    cli_args_init(&args, o, CLI_ARGS_NO_WORDS);
+    cli_args_init(&args, o, CMD_HISTORY, CLI_ARGS_NO_WORDS);
     char err[256];
     for (int k; (k = cli_args_next(&args, err, sizeof err)) != CLI_ARG_END;) {
         const char *v = args.value;

@@ -122,7 +122,7 @@ int cli_info_main(cli_options *o)
 {
     bool json = false;
     char why[256];
-    int parsed = cli_args_switch(o, &json, why, sizeof why);
+    int parsed = cli_args_switch(o, CMD_INFO, &json, why, sizeof why);
     if (parsed < 0)
         cli_say("%s", why);
     else if (parsed > 0)

@@ -234,10 +234,13 @@ int cli_parse_args(cli_options *o, int argc, char **argv, char *err, size_t errl
     return 0;
 }
 
-void cli_args_init(cli_args *a, const cli_options *o, unsigned mode)
+void cli_args_init(cli_args *a, const cli_options *o, cli_command cmd, unsigned mode)
 {
-    *a = (cli_args){.name = o->sub ? o->sub->name : "resource-tracker", .command = CLI_CMD(o->cmd),
-                    .argv = o->sub_args, .argc = o->nsub, .mode = mode};
+    *a = (cli_args){.name = "resource-tracker", .command = CLI_CMD(cmd), .argv = o->sub_args, .argc = o->nsub,
+                    .mode = mode};
+    for (size_t i = 0; i < cli_nsubcommands; i++)
+        if (cli_subcommands[i].cmd == cmd)
+            a->name = cli_subcommands[i].name;
 }
 
 /* The row of a's subcommand whose long flag is the n bytes at name, or whose short flag is c
@@ -303,10 +306,10 @@ int cli_args_next(cli_args *a, char *err, size_t errlen)
     return CLI_ARG_END;
 }
 
-int cli_args_switch(const cli_options *o, bool *on, char *err, size_t errlen)
+int cli_args_switch(const cli_options *o, cli_command cmd, bool *on, char *err, size_t errlen)
 {
     cli_args a;
-    cli_args_init(&a, o, CLI_ARGS_NO_WORDS);
+    cli_args_init(&a, o, cmd, CLI_ARGS_NO_WORDS);
     for (int k; (k = cli_args_next(&a, err, errlen)) != CLI_ARG_END;) {
         if (k == CLI_ARG_ERROR)
             return -1;

@@ -114,7 +114,7 @@ int cli_phase_main(cli_options *o)
     int nwords = 0;
     bool verbose = false;
     cli_args args;
-    cli_args_init(&args, o, CLI_ARGS_DASH_WORDS);
+    cli_args_init(&args, o, CMD_PHASE, CLI_ARGS_DASH_WORDS);
     char err[256];
     for (int k; (k = cli_args_next(&args, err, sizeof err)) != CLI_ARG_END;) {
         if (k == CLI_ARG_ERROR) {

@@ -90,7 +90,7 @@ static int parse_args(const cli_options *o, rec_args *a)
     a->last = 5;
     a->max_slowdown = 10;
     cli_args args;
-    cli_args_init(&args, o, 0);
+    cli_args_init(&args, o, CMD_RECOMMEND, 0);
     char err[256];
     for (int k; (k = cli_args_next(&args, err, sizeof err)) != CLI_ARG_END;) {
         const char *val = args.value;

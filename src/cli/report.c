@@ -73,7 +73,7 @@ static const char report_help[] =
 static int parse(cli_options *o, report_args *a)
 {
     cli_args args;
-    cli_args_init(&args, o, 0);
+    cli_args_init(&args, o, CMD_REPORT, 0);
     char err[256];
     for (int k; (k = cli_args_next(&args, err, sizeof err)) != CLI_ARG_END;) {
         const char *v = args.value;

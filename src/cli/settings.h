@@ -168,8 +168,8 @@ enum {
 /* What cli_args_next found. */
 enum { CLI_ARG_ERROR = -1, CLI_ARG_END, CLI_ARG_OPTION, CLI_ARG_WORD };
 
-/* Starts reading o's subcommand arguments (o->sub, o->sub_args). */
-void cli_args_init(cli_args *a, const cli_options *o, unsigned mode);
+/* Starts reading o's subcommand arguments (o->sub_args, o->nsub) as subcommand cmd's. */
+void cli_args_init(cli_args *a, const cli_options *o, cli_command cmd, unsigned mode);
 
 /* The next argument: CLI_ARG_OPTION (a->opt, a->value), CLI_ARG_WORD (a->value), CLI_ARG_END;
  * or CLI_ARG_ERROR with one line in err, the subcommand's name first ("history: unknown option
@@ -179,7 +179,7 @@ int cli_args_next(cli_args *a, char *err, size_t errlen);
 /* Reads the arguments of a subcommand that takes no words and one flag without value beside
  * -h (info --json, upload --list): *on set when that flag is given. Returns 0; 1 when --help
  * was asked for (the caller prints it); or -1 with one line in err. */
-int cli_args_switch(const cli_options *o, bool *on, char *err, size_t errlen);
+int cli_args_switch(const cli_options *o, cli_command cmd, bool *on, char *err, size_t errlen);
 
 /* Layers in order of precedence. */
 enum { CLI_FROM_ARGS, CLI_FROM_ENV, CLI_FROM_FILE, CLI_FROM_DEFAULT };

@@ -214,7 +214,7 @@ int cli_summary_main(cli_options *o)
     double grid_intensity = 0;
     bool each = false;
     cli_args args;
-    cli_args_init(&args, o, CLI_ARGS_WORD_ENDS);
+    cli_args_init(&args, o, CMD_SUMMARY, CLI_ARGS_WORD_ENDS);
     char err[256];
     int k, first = o->nsub; /* the first FILE */
     while ((k = cli_args_next(&args, err, sizeof err)) == CLI_ARG_OPTION) {

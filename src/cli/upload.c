@@ -86,7 +86,7 @@ int cli_upload_main(cli_options *o)
 {
     bool list = false;
     char why[256];
-    int parsed = cli_args_switch(o, &list, why, sizeof why);
+    int parsed = cli_args_switch(o, CMD_UPLOAD, &list, why, sizeof why);
     if (parsed < 0)
         cli_say("%s", why);
     else if (parsed > 0)
