@@ -79,11 +79,11 @@ typedef struct cli_layer {
     bool place_off; /* --place off, TRACKER_PLACE, [tracker] place = "off" (auto otherwise) */
     bool place_set;
     char *grid_zone; /* a zone of the table, as given */
-    char *job_id;    /* --job-id, TRACKER_JOB_ID, [job] job_id (0.18) */
-    char *node;      /* --node, TRACKER_NODE, [job] node (0.18) */
-    bool per_node;   /* --per-node, TRACKER_PER_NODE, [job] per_node (0.18) */
+    char *job_id;    /* --job-id, TRACKER_JOB_ID, [job] job_id */
+    char *node;      /* --node, TRACKER_NODE, [job] node */
+    bool per_node;   /* --per-node, TRACKER_PER_NODE, [job] per_node */
     bool per_node_set;
-    bool csv_energy; /* --csv-energy, TRACKER_CSV_ENERGY, [tracker] csv_energy (0.18) */
+    bool csv_energy; /* --csv-energy, TRACKER_CSV_ENERGY, [tracker] csv_energy */
     bool csv_energy_set;
     double grid_intensity;
     bool grid_intensity_set;

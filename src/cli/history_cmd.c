@@ -216,7 +216,7 @@ static void notes_cell(char *cell, const char *json_text)
         snprintf(cell, CELL, "-");
 }
 
-/* A job's node (0.18): " (JOB NODE rRANK)" after the job's name in cell, from the run's member
+/* A job's node: " (JOB NODE rRANK)" after the job's name in cell, from the run's member
  * (its JSON text; NULL: none, nothing added). */
 static void member_words(char *cell, const char *json_text)
 {

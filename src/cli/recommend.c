@@ -639,7 +639,7 @@ static int print_json(const rec_args *a, const rt_recommendation *rec, const loo
     return rc;
 }
 
-/* ---- a job on several nodes (0.18): the ask per node ---------------------------------------- */
+/* ---- a job on several nodes: the ask per node ---------------------------------------- */
 
 /* What one node of the view's ask is, as a recommendation (for the server lookup). */
 static rt_recommendation node_rec(const rt_job_view *v)

@@ -168,7 +168,7 @@ static int dir_writable(const char *dir)
 static int path_writable(const char *path, cli_write_kind kind)
 {
     size_t len = strlen(path);
-    if (len > 0 && path[len - 1] == '/') /* -o DIR/: a file of the run's own in DIR (0.18) */
+    if (len > 0 && path[len - 1] == '/') /* -o DIR/: a file of the run's own in DIR */
         return dir_writable(path);
     struct stat st;
     bool exists = stat(path, &st) == 0;

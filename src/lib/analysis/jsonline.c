@@ -463,7 +463,7 @@ static void dev_done(void *ctx)
     const double *v = d->v;
     double virt = d->disk ? v[RT_JL_SLOT(rt_disk, is_virtual)] : 0;
     if (d->disk && (virt > 0 || (isnan(virt) && virtual_by_name(d->name))))
-        ; /* a virtual device (0.17): its bytes are counted on the disks beneath it */
+        ; /* a virtual device: its bytes are counted on the disks beneath it */
     else if (d->disk)
         rt_jline_add_dev(&d->jl->disk, d->name, d->nm.whole, v[RT_JL_SLOT(rt_disk, read_bytes_total)],
                          v[RT_JL_SLOT(rt_disk, write_bytes_total)], v[RT_JL_SLOT(rt_disk, read_bytes_per_sec)],
@@ -571,7 +571,7 @@ static bool scan_cgroup(rt_js *j, rt_jl_cgroup *cg)
                   cg);
 }
 
-/* process.cgroup, or a part of the tree (0.8: process.main, .descendants, .combined) or null. */
+/* process.cgroup, or a part of the tree (process.main, .descendants, .combined) or null. */
 static bool process_hand(rt_js *j, size_t i, void *jl_)
 {
     rt_jline *jl = jl_;
@@ -590,7 +590,7 @@ static bool scan_process(rt_js *j, rt_jline *jl)
                   process_hand, jl);
 }
 
-/* ---- the phases (0.14) ------------------------------------------------------------------- */
+/* ---- the phases ------------------------------------------------------------------- */
 
 void rt_jline_phases_free(rt_jl_phases *ph)
 {
@@ -761,7 +761,7 @@ static bool scan_phases(rt_js *j, rt_jline *jl)
     return true;
 }
 
-/* ---- the energy (0.15) -------------------------------------------------------------------- */
+/* ---- the energy -------------------------------------------------------------------- */
 
 /* A string member into dst[cap]: *has true when it was a string that fit. */
 static bool en_text(rt_js *j, char *dst, size_t cap, bool *has)
@@ -891,7 +891,7 @@ static bool scan_energy(rt_js *j, rt_jline *jl)
     return true;
 }
 
-/* ---- what the job was given (0.16) -------------------------------------------------------- */
+/* ---- what the job was given -------------------------------------------------------- */
 
 static bool request_hand(rt_js *j, size_t i, void *jl_)
 {
@@ -934,7 +934,7 @@ static bool scan_request(rt_js *j, rt_jline *jl)
     return true;
 }
 
-/* ---- the run's place in a job of several nodes (0.18) --------------------------------------- */
+/* ---- the run's place in a job of several nodes --------------------------------------- */
 
 static bool member_hand(rt_js *j, size_t i, void *jl_)
 {

@@ -51,14 +51,14 @@ typedef struct rt_jl_list {
     rt_jl_dev dev[RT_JL_MAX_DEV];
 } rt_jl_list;
 
-/* A GPU as listed (0.8, for choosing GPUs by uuid): NaN when null or absent. */
+/* A GPU as listed (for choosing GPUs by uuid): NaN when null or absent. */
 typedef struct rt_jl_gpu {
     char uuid[RT_JL_UUID];
     bool named; /* uuid holds the whole uuid */
     double util, used, total;
 } rt_jl_gpu;
 
-/* The parts of the tree (0.8: process.main, .descendants, .combined), in this order. */
+/* The parts of the tree (process.main, .descendants, .combined), in this order. */
 enum { RT_JL_MAIN, RT_JL_DESCENDANTS, RT_JL_COMBINED, RT_JL_NPARTS };
 
 /* Pressure of cpu, memory and io (in that order), each an rt_pressure's slots. */
@@ -66,14 +66,14 @@ typedef struct rt_jl_psi {
     double res[3][RT_JL_SLOTS(rt_pressure)];
 } rt_jl_psi;
 
-/* A "cgroup" object (0.6): rt_cgroup's slots, and its pressure. */
+/* A "cgroup" object: rt_cgroup's slots, and its pressure. */
 typedef struct rt_jl_cgroup {
     bool present; /* the member was an object */
     double f[RT_JL_SLOTS(rt_cgroup)];
     rt_jl_psi psi;
 } rt_jl_cgroup;
 
-/* The "phases" member (0.14): the marks and open phases of a line, names kept (at most 255 bytes:
+/* The "phases" member: the marks and open phases of a line, names kept (at most 255 bytes:
  * a longer one is no phase's name, and its mark is skipped), at most RT_JL_MAX_MARKS marks (the
  * rest skipped) and RT_JL_MAX_OPEN open names. view is what the record points to. */
 #define RT_JL_PH_NAME 256
@@ -99,7 +99,7 @@ typedef struct rt_jl_phases {
 /* Frees what a line's phases hold (NULL allowed). */
 void rt_jline_phases_free(rt_jl_phases *ph);
 
-/* The "energy" member (0.15): its figures in rt_energy's slots, its strings and its domains (at
+/* The "energy" member: its figures in rt_energy's slots, its strings and its domains (at
  * most RT_JL_MAX_DOMAIN; the rest skipped), and view, the rt_energy a record points to (its
  * methods the static strings). Made by rt_jline_scan at the first line with energy. */
 #define RT_JL_MAX_DOMAIN 64
@@ -144,7 +144,7 @@ typedef struct rt_jline {
     size_t ngpu; /* entries in gpu[] (the first RT_JL_MAX_GPU GPUs) */
     rt_jl_gpu gpu[RT_JL_MAX_GPU];
     double gpu_power_throttled, gpu_thermal_throttled; /* 0.15: summed over the GPUs (NaN: none) */
-    /* the tracked tree (NaN without), its parts (0.8) and its cgroup (0.6) */
+    /* the tracked tree (NaN without), its parts and its cgroup */
     bool has_process;
     double proc[RT_JL_SLOTS(rt_process)];
     double part[RT_JL_NPARTS][RT_JL_SLOTS(rt_process_part)];
@@ -205,7 +205,7 @@ void rt_jline_add_gpu(rt_jline *jl, const char *uuid, bool named, double util_pc
  * why the line is not a record (bad JSON, a member of the wrong type, no timestamp). */
 const char *rt_jline_scan(const char *line, size_t len, locale_t c_locale, rt_jline *jl);
 
-/* The Rust tool's JSON line (0.17, jsonline_rs.c): when line is one (it has "tracked_pid"), puts
+/* The Rust tool's JSON line (jsonline_rs.c): when line is one (it has "tracked_pid"), puts
  * into *jl (already scanned by rt_jline_scan) its interval and the tracked tree's figures, and
  * returns true; false for any other line (jl untouched). */
 bool rt_jline_rs(const char *line, size_t len, locale_t c_locale, rt_jline *jl);

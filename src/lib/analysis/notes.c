@@ -24,7 +24,7 @@
 /* A limit is far above the need from this factor and this many MiB above the recommendation. */
 #define OVERSIZED_FACTOR 2.0
 #define OVERSIZED_MIB 1024.0
-/* Asked for and not used (0.16): an efficiency below this percent, with the recommendation at
+/* Asked for and not used: an efficiency below this percent, with the recommendation at
  * most half (memory) or a core below (CPU) what was asked for, is worth a note. */
 #define OVER_REQUESTED_PCT 50.0
 /* A run that used this share of its time limit came near it (percent). */
@@ -300,7 +300,7 @@ static void throttle_note(notes *ns, const rt_summary *s)
         secs_text(s->cpu_throttled_secs, t, sizeof t), s->has_process ? ": it wants more cores" : "");
 }
 
-/* What CPU waits mean for an ask by the table (0.18), after the pressure note's text: the waits
+/* What CPU waits mean for an ask by the table, after the pressure note's text: the waits
  * are part of the run's own duration the ask is predicted from, and more cores than the run had
  * would save at most its waits (never a contradiction between "tasks waited" and the cores
  * asked). Empty without a table or an ask by it. */

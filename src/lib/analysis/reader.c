@@ -234,7 +234,7 @@ static void json_gpus(rt_reader *r, const rt_jline *jl, rt_record *rec, int k)
         o->vram_total_bytes = isfinite(g->total) && g->total >= 0 && g->total < 1.8e19 ? (uint64_t)g->total
                                                                                        : RT_NULL_U64;
         o->vram_used_pct = o->temperature_celsius = o->power_watts = o->frequency_mhz = NAN;
-        o->power_throttled_secs = o->thermal_throttled_secs = NAN; /* not read back (0.15) */
+        o->power_throttled_secs = o->thermal_throttled_secs = NAN; /* not read back */
         o->core_count = RT_NULL_I64;
         o->nvml_index = RT_NULL_I64;
         r->gpu_ptrs[k][i] = o;
@@ -377,10 +377,10 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
         iv = since;
     const rt_jline *pc = adjacent ? pv : NULL;
     rt_record_null(rec);
-    rec->phases = jl->ph && jl->ph->present ? &jl->ph->view : NULL; /* the line's own (0.14) */
-    rec->request = jl->rq_present ? &jl->rq.r : NULL; /* the line's own (0.16) */
-    rec->member = jl->mb.set ? &jl->mb.m : NULL;      /* the line's own (0.18) */
-    if (jl->en && jl->en->present) { /* the line's own (0.15): a figure only with its method */
+    rec->phases = jl->ph && jl->ph->present ? &jl->ph->view : NULL; /* the line's own */
+    rec->request = jl->rq_present ? &jl->rq.r : NULL; /* the line's own */
+    rec->member = jl->mb.set ? &jl->mb.m : NULL;      /* the line's own */
+    if (jl->en && jl->en->present) { /* the line's own: a figure only with its method */
         const rt_energy *e = &jl->en->view;
         rec->energy = e;
         rec->energy_method = e->method;

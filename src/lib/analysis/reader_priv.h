@@ -46,7 +46,7 @@ struct rt_reader {
     char msg[160];
     /* JSON: the line being read and the previous good one */
     rt_jline *jl, *jl_prev;
-    bool rs; /* a line was the Rust tool's (0.17): rt_reader_format says "json-rs" */
+    bool rs; /* a line was the Rust tool's: rt_reader_format says "json-rs" */
     bool have_prev;
     double last_pid, last_read, last_write; /* the tree's last pid and I/O totals, NaN: none */
     /* records: the one handed out and the one read ahead */

@@ -159,7 +159,7 @@ static void add_marks(rt_report *r, const rt_record *rec, double t0, double t1, 
         rt_min_known(&r->cpu_quota, rec->cgroup_cpu_quota_cores);
 }
 
-/* ---- the phases' bands (0.14) ---- */
+/* ---- the phases' bands ---- */
 
 /* The name's index (kept when new); RPT_PHASE_NAMES past the cap ("other"). */
 static uint16_t phase_name(rpt_phases *p, const char *name)

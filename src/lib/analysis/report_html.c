@@ -315,7 +315,7 @@ static void write_span(rpt_hw *w, bool first, double t0, double a, double b, uns
     rpt_hw_fmt(w, ",%u,%u,%u]", name, depth, count);
 }
 
-/* The phases (0.14) as script: ,ph:[[start,end,name,depth,calls],..] (the calls still open run
+/* The phases as script: ,ph:[[start,end,name,depth,calls],..] (the calls still open run
  * to the last record) and ,pn:["name",..] ("other" last when names past the cap came); nothing
  * when the run had none. */
 static void write_phases(rpt_hw *w, const rt_report *r, double t0)

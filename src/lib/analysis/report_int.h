@@ -19,7 +19,7 @@ enum {
     RPT_DISK_READ, RPT_DISK_WRITE, RPT_JOB_READ, RPT_JOB_WRITE, /* bytes/s */
     RPT_NET_RECV, RPT_NET_SENT,               /* bytes/s */
     RPT_DISK_SPACE,                           /* bytes */
-    RPT_POWER, RPT_JOB_POWER,                 /* watts (0.15): the machine's, the job's share */
+    RPT_POWER, RPT_JOB_POWER,                 /* watts: the machine's, the job's share */
     RPT_SERIES
 };
 
@@ -45,7 +45,7 @@ typedef struct rpt_bucket {
     rpt_cell c[RPT_SERIES];
 } rpt_bucket;
 
-/* The cgroup's marks (0.6): OOM kills marked at most (the first ones), and throttled stretches
+/* The cgroup's marks: OOM kills marked at most (the first ones), and throttled stretches
  * kept at most (adjacent ones merge; past the cap the two closest merge). */
 #define RPT_MARKS 64
 #define RPT_STRETCHES 256
@@ -59,7 +59,7 @@ typedef struct rpt_span {
     double t0, t1; /* Unix time: a stretch of records whose throttled periods rose */
 } rpt_span;
 
-/* The job's phases (0.14): each call a shaded, labelled band on every chart. Spans kept at most
+/* The job's phases: each call a shaded, labelled band on every chart. Spans kept at most
  * (past it, the spans of each name merge pairwise, the count saying how many calls a band
  * stands for), names kept by index (past RPT_PHASE_NAMES: "other"), calls open at once. */
 #define RPT_PHASE_SPANS 512
@@ -97,15 +97,15 @@ struct rt_report {
     uint64_t records;
     bool gpu_seen; /* some record had a GPU */
     double last_weight; /* the seconds the latest record stood for; 0: none yet */
-    /* the cgroup (0.6) */
+    /* the cgroup */
     rpt_mark oom[RPT_MARKS];
     size_t n_oom;
     rpt_span thr[RPT_STRETCHES];
     size_t n_thr;
     double oom_prev, thr_prev; /* the last oom_kills / cpu_throttled_periods seen, NaN: none */
     double mem_limit, cpu_quota; /* the lowest seen, NaN: none */
-    rpt_phases *ph; /* NULL until a record carries phases (0.14) */
-    int power_method; /* the least exact method of the power series' records (0.15): 0 none,
+    rpt_phases *ph; /* NULL until a record carries phases */
+    int power_method; /* the least exact method of the power series' records: 0 none,
                        * 1 measured, 2 sampled, 3 estimated (rpt_method_word) */
 };
 
@@ -151,9 +151,9 @@ void rpt_recommendation_section(rpt_hw *w, const rt_report_info *in);
 void rpt_run_section(rpt_hw *w, const rt_report_info *in);
 /* One table cell: <td>text as HTML</td> (report_tables.c). */
 void rpt_td(rpt_hw *w, const char *text);
-/* The job on its nodes (0.18; report_job.c), only when info has a job view: before the answer. */
+/* The job on its nodes (report_job.c), only when info has a job view: before the answer. */
 void rpt_job_section(rpt_hw *w, const rt_report_info *in);
-/* The per-phase table (0.14), only when the run had phases. */
+/* The per-phase table, only when the run had phases. */
 void rpt_phase_section(rpt_hw *w, const rt_summary *s);
 
 #endif

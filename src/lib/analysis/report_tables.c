@@ -214,7 +214,7 @@ static run_costs costs_of(const rt_report_info *in)
 
 #define fmt_joules rpt_fmt_joules
 
-/* The run's energy on the cheapest server (0.15): "363 J (estimated: AMD EPYC 7543, 225 W TDP /
+/* The run's energy on the cheapest server: "363 J (estimated: AMD EPYC 7543, 225 W TDP /
  * 64 threads)" into buf; "" when its CPU is not in the TDP table or the run's CPU time is not
  * known (a caller's rt_server from before 0.15 has no CPU: nothing). */
 static const char *cheapest_energy(char *buf, size_t size, const rt_report_info *in, double secs)
@@ -246,7 +246,7 @@ static void figure(rpt_hw *w, const char *id, const char *value, const char *wha
     rpt_hw_lit(w, "</span></div>\n");
 }
 
-/* How the run stands (0.18, rt_report_info.run_state), one figure with the exit status when
+/* How the run stands (rt_report_info.run_state), one figure with the exit status when
  * known: "Running" ("Pending" in the Python tracker 0.5's words), "Finished", "Failed" (red). */
 static void status_figure(rpt_hw *w, const rt_report_info *in)
 {
@@ -390,7 +390,7 @@ static const char *energy_words(char *buf, size_t size, double joules, const cha
     return buf;
 }
 
-/* The answer's energy (0.15), on the first screen: the job's and the machine's with their
+/* The answer's energy, on the first screen: the job's and the machine's with their
  * methods; their CO2e and the grid it came from, or "unknown" and how to set a grid; the
  * estimate's model and what could not be read, in small type. Nothing when no record had
  * energy. */
@@ -444,7 +444,7 @@ static void answer_energy(rpt_hw *w, const rt_summary *s)
     rpt_hw_lit(w, "</td></tr>\n");
 }
 
-/* The cores' time (0.18): the asked cores' predicted duration in words, and the run's table of
+/* The cores' time: the asked cores' predicted duration in words, and the run's table of
  * durations under 1, 2, ... cores (the first RPT_CORES_ROWS counts), the asked row marked. */
 #define RPT_CORES_ROWS 8
 static void answer_cores(rpt_hw *w, const rt_recommendation *rec, const rt_cores_table *t)
@@ -481,7 +481,7 @@ void rpt_answer_section(rpt_hw *w, const rt_report_info *in)
     rpt_figure a;
     char line[512];
     rpt_hw_lit(w, "<section id=\"answer\"><h2>The answer");
-    if (in->job_view && in->node_shown) { /* a job's node (0.18): the job's answer is above */
+    if (in->job_view && in->node_shown) { /* a job's node: the job's answer is above */
         rpt_hw_lit(w, " for ");
         rpt_hw_html(w, in->node_shown);
     }

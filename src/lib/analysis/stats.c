@@ -39,7 +39,7 @@ typedef struct fold_map {
 } fold_map;
 #define NROWS (sizeof(rt_record) / sizeof(double)) /* more than the table has */
 
-/* The power distributions (0.15): the machine's and the tree's energy over each record's
+/* The power distributions: the machine's and the tree's energy over each record's
  * interval, as rates folded like the others; in this order. */
 enum { P_MACHINE, P_PROCESS, P_COUNT };
 

@@ -179,7 +179,7 @@ static const char *grams_text(double g, char *b, size_t cap)
     return rt_tx_number(v, fabs(v) >= 99.95 ? 0 : fabs(v) >= 9.995 ? 1 : 2, u[i].unit, b, cap);
 }
 
-/* The first lines' energy and carbon (0.15), only when the run had an energy figure: the job's
+/* The first lines' energy and carbon, only when the run had an energy figure: the job's
  * energy with its method, the machine's and its idle floor; the job's CO2e (else the machine's)
  * with the grid it came from, or what to set when the intensity is unknown. */
 static void energy_lines(rt_text_out *o, const rt_summary *s)

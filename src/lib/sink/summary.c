@@ -458,7 +458,7 @@ static void phases_part(rt_ob *o, const rt_summary *s, const unit *mem, const un
     close_object(o);
 }
 
-/* ,"energy":{..} (0.15): the run's energy with its methods, power, the idle floor, the notes, the
+/* ,"energy":{..}: the run's energy with its methods, power, the idle floor, the notes, the
  * GPUs' throttle time and "carbon" ({..}, or null when the grid's intensity is unknown); null
  * when the run had no energy figure, no note and no GPU throttle time. */
 static void energy_part(rt_ob *o, const rt_summary *s, const unit *tm)
@@ -497,7 +497,7 @@ static void energy_part(rt_ob *o, const rt_summary *s, const unit *tm)
     close_object(o);
 }
 
-/* ,"efficiency":{..} (0.16): what the job was given (the request, else its cgroup limits, else a
+/* ,"efficiency":{..}: what the job was given (the request, else its cgroup limits, else a
  * runner's machine) and how much of it it used, as seff counts; null when nothing said what
  * the job was given. */
 static void efficiency_part(rt_ob *o, const rt_summary *s, const unit *mem, const unit *tm)
@@ -524,7 +524,7 @@ static void efficiency_part(rt_ob *o, const rt_summary *s, const unit *mem, cons
     close_object(o);
 }
 
-/* ,"member":{..} (0.18): the run's place in a job of several nodes (a number null when not
+/* ,"member":{..}: the run's place in a job of several nodes (a number null when not
  * said); null when the run names no job. */
 static void member_part(rt_ob *o, const rt_summary *s)
 {
