@@ -16,12 +16,6 @@
 #include "cli.h"
 #include "settings.h"
 
-#define USAGE_ERR(...)                                                                                                 \
-    do {                                                                                                               \
-        snprintf(err, errlen, __VA_ARGS__);                                                                            \
-        return -1;                                                                                                     \
-    } while (0)
-
 /* The value of environment variable name, or NULL when unset or empty. */
 static const char *env_value(const char *name)
 {

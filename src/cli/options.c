@@ -18,12 +18,6 @@
 #include "cli.h"
 #include "settings.h"
 
-#define USAGE_ERR(...)                                                                                                 \
-    do {                                                                                                               \
-        snprintf(err, errlen, __VA_ARGS__);                                                                            \
-        return -1;                                                                                                     \
-    } while (0)
-
 const cli_subcommand cli_subcommands[] = {
     {"summary", CMD_SUMMARY, cli_summary_main,
      "  resource-tracker summary [--json | --format text|json|markdown|snakemake|nextflow]\n"

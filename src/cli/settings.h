@@ -41,6 +41,14 @@ typedef enum cli_type {
     CLI_T_VERSION, /* -V */
 } cli_type;
 
+/* In a parser of the layers that returns 0 or -1 with the reason in err (errlen bytes): says
+ * the reason and returns -1. */
+#define USAGE_ERR(...)                                                                                                 \
+    do {                                                                                                               \
+        snprintf(err, errlen, __VA_ARGS__);                                                                            \
+        return -1;                                                                                                     \
+    } while (0)
+
 #define CLI_NONE ((size_t)-1) /* an offset that is not there */
 
 /* The commands a flag belongs to, a bit each (cli_command's values): CLI_CMD_TRACK is the
