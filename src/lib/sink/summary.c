@@ -2,6 +2,7 @@
  * (rt_format_summary), memory and time figures in gpu_tracker's units (core/units.h), into a
  * caller's buffer through the output builder (core/ob.c). */
 #include <math.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,37 +87,95 @@ static void str(rt_ob *o, const char *name, const char *v)
     rt_ob_put(o, ",", 1);
 }
 
+/* One member of the summary's "process" or "machine" object, in the object's order (the order
+ * is the contract: docs/contracts.md's summary JSON): its key, what of rt_summary it shows (a
+ * double, an rt_dist or a yes/no double) and its unit (none: dec decimals as it is). */
+typedef enum { SF_NUM, SF_DIST, SF_BOOL } sf_kind;
+typedef enum { SU_NONE, SU_MEM, SU_TIME } sf_unit;
+typedef struct summary_field {
+    const char *key;
+    sf_kind kind;
+    sf_unit unit;
+    size_t off; /* of a double (SF_NUM, SF_BOOL: NaN null, 1 true) or an rt_dist in rt_summary */
+    int dec;
+} summary_field;
+
+#define SF(k, kind, u, member, dec) {k, kind, u, offsetof(rt_summary, member), dec}
+
+static const summary_field process_fields[] = {
+    SF("cpu", SF_NUM, SU_TIME, process_cpu_secs, 0),
+    SF("cores", SF_DIST, SU_NONE, process_cores, 4),
+    SF("pss", SF_DIST, SU_MEM, process_pss_mib, 0),
+    SF("rss", SF_DIST, SU_MEM, process_rss_mib, 0),
+    SF("gpu_usage", SF_DIST, SU_NONE, process_gpu_usage, 4),
+    SF("gpu_vram", SF_DIST, SU_MEM, process_gpu_vram_mib, 0),
+    SF("gpus_used", SF_NUM, SU_NONE, process_gpus_used, 0),
+    SF("read_bytes", SF_NUM, SU_NONE, process_read_bytes, 0),
+    SF("write_bytes", SF_NUM, SU_NONE, process_write_bytes, 0),
+    SF("memory_peak", SF_NUM, SU_MEM, process_memory_peak_mib, 0),
+    SF("rss_hwm", SF_NUM, SU_MEM, process_rss_hwm_mib, 0),
+    SF("unreclaimable_peak", SF_NUM, SU_MEM, process_unreclaimable_peak_mib, 0),
+    SF("gpu_vram_peak", SF_NUM, SU_MEM, process_gpu_vram_peak_mib, 0),
+    SF("cancelled_write_bytes", SF_NUM, SU_NONE, process_cancelled_write_bytes, 0),
+    SF("cgroup_exclusive", SF_BOOL, SU_NONE, process_cgroup_exclusive, 0),
+    SF("left_behind", SF_NUM, SU_NONE, left_behind, 0),
+    SF("vms_peak", SF_NUM, SU_MEM, process_vms_peak_mib, 0),
+    SF("walk_age_max_secs", SF_NUM, SU_NONE, process_walk_age_max_secs, 3),
+    SF("rss_hwm_tree", SF_NUM, SU_MEM, process_rss_hwm_tree_mib, 0),
+    SF("unreclaimable_unsure", SF_NUM, SU_MEM, process_unreclaimable_unsure_mib, 0),
+};
+
+static const summary_field machine_fields[] = {
+    SF("cpu_count", SF_NUM, SU_NONE, cpu_count, 0),
+    SF("cores", SF_DIST, SU_NONE, cpu_cores, 4),
+    SF("memory_used", SF_DIST, SU_MEM, memory_used_mib, 0),
+    SF("memory_total", SF_NUM, SU_MEM, memory_total_mib, 0),
+    SF("gpu_usage", SF_DIST, SU_NONE, gpu_usage, 4),
+    SF("gpu_vram", SF_DIST, SU_MEM, gpu_vram_mib, 0),
+    SF("gpu_count", SF_NUM, SU_NONE, gpu_count, 0),
+    SF("gpu_vram_total", SF_NUM, SU_MEM, gpu_vram_total_mib, 0),
+    SF("disk_read_bytes", SF_NUM, SU_NONE, disk_read_bytes, 0),
+    SF("disk_write_bytes", SF_NUM, SU_NONE, disk_write_bytes, 0),
+    SF("net_recv_bytes", SF_NUM, SU_NONE, net_recv_bytes, 0),
+    SF("net_sent_bytes", SF_NUM, SU_NONE, net_sent_bytes, 0),
+    SF("disk_space_used_peak_bytes", SF_NUM, SU_NONE, disk_space_used_peak_bytes, 0),
+    SF("disk_space_total_bytes", SF_NUM, SU_NONE, disk_space_total_bytes, 0),
+};
+
+/* "name":{members of fields, in order}, then a comma (the caller closes the run). */
+static void fields_object(rt_ob *o, const char *name, const rt_summary *s, const summary_field *f, size_t n,
+                          const unit *mem, const unit *tm)
+{
+    key(o, name, NULL);
+    rt_ob_put(o, "{", 1);
+    const char *base = (const char *)s;
+    for (size_t i = 0; i < n; i++) {
+        const unit *u = f[i].unit == SU_MEM ? mem : f[i].unit == SU_TIME ? tm : NULL;
+        if (f[i].kind == SF_DIST) {
+            dist(o, f[i].key, u, (const rt_dist *)(const void *)(base + f[i].off), f[i].dec);
+            continue;
+        }
+        double v;
+        memcpy(&v, base + f[i].off, sizeof v);
+        if (f[i].kind == SF_NUM) {
+            num(o, f[i].key, u, v, f[i].dec);
+        } else {
+            key(o, f[i].key, NULL);
+            rt_ob_lit(o, isnan(v) ? "null," : v == 1 ? "true," : "false,");
+        }
+    }
+    o->len--; /* the last member's comma: overwritten by the brace */
+    rt_ob_put(o, "},", 2);
+}
+
 static void process_part(rt_ob *o, const rt_summary *s, const unit *mem, const unit *tm)
 {
-    key(o, "process", NULL);
     if (!s->has_process) {
+        key(o, "process", NULL);
         rt_ob_lit(o, "null,");
         return;
     }
-    rt_ob_put(o, "{", 1);
-    num(o, "cpu", tm, s->process_cpu_secs, 0);
-    dist(o, "cores", NULL, &s->process_cores, 4);
-    dist(o, "pss", mem, &s->process_pss_mib, 0);
-    dist(o, "rss", mem, &s->process_rss_mib, 0);
-    dist(o, "gpu_usage", NULL, &s->process_gpu_usage, 4);
-    dist(o, "gpu_vram", mem, &s->process_gpu_vram_mib, 0);
-    num(o, "gpus_used", NULL, s->process_gpus_used, 0);
-    num(o, "read_bytes", NULL, s->process_read_bytes, 0);
-    num(o, "write_bytes", NULL, s->process_write_bytes, 0);
-    num(o, "memory_peak", mem, s->process_memory_peak_mib, 0);
-    num(o, "rss_hwm", mem, s->process_rss_hwm_mib, 0);
-    num(o, "unreclaimable_peak", mem, s->process_unreclaimable_peak_mib, 0);
-    num(o, "gpu_vram_peak", mem, s->process_gpu_vram_peak_mib, 0);
-    num(o, "cancelled_write_bytes", NULL, s->process_cancelled_write_bytes, 0);
-    key(o, "cgroup_exclusive", NULL);
-    rt_ob_lit(o, isnan(s->process_cgroup_exclusive) ? "null," : s->process_cgroup_exclusive == 1 ? "true," : "false,");
-    num(o, "left_behind", NULL, s->left_behind, 0);
-    num(o, "vms_peak", mem, s->process_vms_peak_mib, 0);             /* 0.16 */
-    num(o, "walk_age_max_secs", NULL, s->process_walk_age_max_secs, 3); /* 0.18 */
-    num(o, "rss_hwm_tree", mem, s->process_rss_hwm_tree_mib, 0);
-    num(o, "unreclaimable_unsure", mem, s->process_unreclaimable_unsure_mib, 0);
-    o->len--;
-    rt_ob_put(o, "},", 2);
+    fields_object(o, "process", s, process_fields, sizeof process_fields / sizeof *process_fields, mem, tm);
 }
 
 /* Whether some record had a cgroup: any of its figures is known. */
@@ -537,24 +596,8 @@ static void member_part(rt_ob *o, const rt_summary *s)
 
 static void machine_part(rt_ob *o, const rt_summary *s, const unit *mem)
 {
-    key(o, "machine", NULL);
-    rt_ob_put(o, "{", 1);
-    num(o, "cpu_count", NULL, s->cpu_count, 0);
-    dist(o, "cores", NULL, &s->cpu_cores, 4);
-    dist(o, "memory_used", mem, &s->memory_used_mib, 0);
-    num(o, "memory_total", mem, s->memory_total_mib, 0);
-    dist(o, "gpu_usage", NULL, &s->gpu_usage, 4);
-    dist(o, "gpu_vram", mem, &s->gpu_vram_mib, 0);
-    num(o, "gpu_count", NULL, s->gpu_count, 0);
-    num(o, "gpu_vram_total", mem, s->gpu_vram_total_mib, 0);
-    num(o, "disk_read_bytes", NULL, s->disk_read_bytes, 0);
-    num(o, "disk_write_bytes", NULL, s->disk_write_bytes, 0);
-    num(o, "net_recv_bytes", NULL, s->net_recv_bytes, 0);
-    num(o, "net_sent_bytes", NULL, s->net_sent_bytes, 0);
-    num(o, "disk_space_used_peak_bytes", NULL, s->disk_space_used_peak_bytes, 0);
-    num(o, "disk_space_total_bytes", NULL, s->disk_space_total_bytes, 0);
-    o->len--;
-    rt_ob_put(o, "}", 1);
+    fields_object(o, "machine", s, machine_fields, sizeof machine_fields / sizeof *machine_fields, mem, NULL);
+    o->len--; /* the last object of all: no comma after it */
 }
 
 /* Returns the length the object needs (its newline included, the NUL not), like snprintf;
