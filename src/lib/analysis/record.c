@@ -210,23 +210,21 @@ const rt_record *rt_record_at_size(const rt_record *rec, size_t rec_size, rt_rec
         if (within(off, sizeof(double), rec_size))
             memcpy((char *)tmp + off, src + off, sizeof(double));
     }
-    if (within(D(job_name), sizeof tmp->job_name, rec_size))
-        memcpy(&tmp->job_name, src + D(job_name), sizeof tmp->job_name);
+    /* the pointer members, each whole within the size or left null; gpu and gpu_n only together */
+    static const struct {
+        size_t off, n;
+    } ptrs[] = {
+        {D(job_name), sizeof tmp->job_name}, {D(phases), sizeof tmp->phases},
+        {D(energy_method), sizeof tmp->energy_method}, {D(process_energy_method), sizeof tmp->process_energy_method},
+        {D(energy), sizeof tmp->energy}, {D(request), sizeof tmp->request},
+        {D(member), sizeof tmp->member},
+    };
+    for (size_t i = 0; i < sizeof ptrs / sizeof *ptrs; i++)
+        if (within(ptrs[i].off, ptrs[i].n, rec_size))
+            memcpy((char *)tmp + ptrs[i].off, src + ptrs[i].off, ptrs[i].n);
     if (within(D(gpu), sizeof tmp->gpu, rec_size) && within(D(gpu_n), sizeof tmp->gpu_n, rec_size)) {
         memcpy(&tmp->gpu, src + D(gpu), sizeof tmp->gpu);
         memcpy(&tmp->gpu_n, src + D(gpu_n), sizeof tmp->gpu_n);
     }
-    if (within(D(phases), sizeof tmp->phases, rec_size))
-        memcpy(&tmp->phases, src + D(phases), sizeof tmp->phases);
-    if (within(D(energy_method), sizeof tmp->energy_method, rec_size))
-        memcpy(&tmp->energy_method, src + D(energy_method), sizeof tmp->energy_method);
-    if (within(D(process_energy_method), sizeof tmp->process_energy_method, rec_size))
-        memcpy(&tmp->process_energy_method, src + D(process_energy_method), sizeof tmp->process_energy_method);
-    if (within(D(energy), sizeof tmp->energy, rec_size))
-        memcpy(&tmp->energy, src + D(energy), sizeof tmp->energy);
-    if (within(D(request), sizeof tmp->request, rec_size))
-        memcpy(&tmp->request, src + D(request), sizeof tmp->request);
-    if (within(D(member), sizeof tmp->member, rec_size))
-        memcpy(&tmp->member, src + D(member), sizeof tmp->member);
     return tmp;
 }
