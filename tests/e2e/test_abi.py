@@ -391,14 +391,19 @@ def baseline_text():
         return f.read()
 
 
-def abi_check(tmp_path, text=None):
+def abi_check(tmp_path, text=None, constants=None):
     """scripts/abi-check on the built library against the committed baseline, or against TEXT
-    (a doctored copy of it): (exit status, output, abidiff's exit status)"""
+    (a doctored copy of it) and CONSTANTS (a doctored copy of abi/constants.txt): (exit
+    status, output, abidiff's exit status)"""
     args = [ABI_CHECK, BUILD_DIR]
     if text is not None:
         doctored = tmp_path / "doctored.abi"
         doctored.write_text(text)
         args += ["--baseline", str(doctored)]
+    if constants is not None:
+        doctored = tmp_path / "constants.txt"
+        doctored.write_text(constants)
+        args += ["--constants", str(doctored)]
     r = subprocess.run(args, capture_output=True, text=True, timeout=120)
     m = re.search(r"abidiff exit (\d+)", r.stdout)
     return r.returncode, r.stdout + r.stderr, int(m.group(1)) if m else None
@@ -494,3 +499,50 @@ def test_abi_check_allows_growth(tmp_path, growth):
     rc, out, abidiff_rc = abi_check(tmp_path, t)
     assert rc == 0, out
     assert abidiff_rc == (0 if growth == "enum value added" else 4), out
+
+
+CONSTANTS = os.path.join(REPO, "abi", "constants.txt")
+
+
+def constants_text():
+    with open(CONSTANTS) as f:
+        return f.read()
+
+
+@pytest.mark.parametrize("change", ["enum passed as int renumbered", "enumerator gone", "moved to another enum",
+                                    "macro changed"])
+@needs_abidiff
+def test_abi_check_fails_a_changed_constant(tmp_path, change):
+    """the constants abidiff cannot see (enums that no exported signature reaches, macros): a
+    value of the release changed or gone fails, naming it"""
+    t = constants_text()
+    line = {"enum passed as int renumbered": "RT_NOTE_OOM_KILLED rt_note_kind ",
+            "enumerator gone": "RT_NEED_PSS rt_need_source ", "moved to another enum": "RT_FORMAT_CSV rt_format ",
+            "macro changed": "RT_SAVE_GZIP macro "}[change]
+    old = re.search(rf"^{re.escape(line)}(\S+)$", t, re.M)
+    assert old, (line, t)
+    name = line.split()[0]
+    if change == "enumerator gone":  # the release had one the header lacks now
+        t = t.replace(old.group(0), old.group(0).replace(name, name + "_GONE"))
+        name += "_GONE"
+    elif change == "moved to another enum":
+        t = t.replace(old.group(0), old.group(0).replace("rt_format", "rt_log_level"))
+    else:
+        t = t.replace(old.group(0), f"{line}{int(old.group(1)) + 1}")
+    rc, out, _ = abi_check(tmp_path, constants=t)
+    assert rc == 1, out
+    assert f"constant {name}" in out and "the ABI rules" in out, out
+
+
+@needs_abidiff
+def test_abi_check_constants_only_grew(tmp_path):
+    """a constant the release lacked (an enumerator or a macro added since) is growth; the
+    committed file holds the enums passed as int that abidiff's baseline lacks"""
+    t = constants_text()
+    for name in ("RT_COL_TIMESTAMP", "RT_NEED_PSS", "RT_NOTE_OOM_KILLED", "RT_SAVE_GZIP", "RT_NULL_I64"):
+        assert re.search(rf"^{name} ", t, re.M), name
+        assert f"'{name}'" not in baseline_text(), name  # abidiff alone cannot see them
+    t = re.sub(r"^RT_NOTE_OOM_KILLED .*\n", "", t, flags=re.M)
+    t = re.sub(r"^RT_NOTES_MAX .*\n", "", t, flags=re.M)
+    rc, out, _ = abi_check(tmp_path, constants=t)
+    assert rc == 0 and "2 new" in out, out
