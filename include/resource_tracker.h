@@ -16,8 +16,15 @@
  *               rt_cloud) ..................................................... stable
  *   job.h       job metadata (rt_job) ......................................... stable
  *   writer.h    output: the writer (JSON lines, CSV) .......................... stable
- *   analysis.h  analysis of a run: records, the reader, statistics, needs, the
- *               gpu_tracker view, recommendations, notes, Keeper, the HTML report  stable
+ *   record.h    one record: the figures of a sample the analysis uses ...... stable
+ *   reader.h    recorded runs read back, one record at a time ............... stable
+ *   stats.h     statistics over records: the summary, needs, the cores table,
+ *               gpu_tracker's view ............................................ stable
+ *   recommend.h recommendations: what to ask for next time ................. stable
+ *   notes.h     notes a person can act on ..................................... stable
+ *   keeper.h    the cheapest server (Spare Cores Keeper) ..................... stable
+ *   report.h    the HTML report ............................................... stable
+ *   analysis.h  the seven parts above together (one header until 0.18) ....... stable
  *   summary.h   a run for people (the text summary), any recorded run read back  stable
  *   jobview.h   a job on several nodes: its runs put together (rt_job_view)  EXPERIMENTAL
  *   stream.h    streaming a run to the Sentinel API and S3 ................... stable
@@ -102,6 +109,13 @@
 #include "resource_tracker/host.h"
 #include "resource_tracker/job.h"
 #include "resource_tracker/writer.h"
+#include "resource_tracker/record.h"
+#include "resource_tracker/reader.h"
+#include "resource_tracker/stats.h"
+#include "resource_tracker/recommend.h"
+#include "resource_tracker/notes.h"
+#include "resource_tracker/keeper.h"
+#include "resource_tracker/report.h"
 #include "resource_tracker/analysis.h"
 #include "resource_tracker/summary.h"
 #include "resource_tracker/jobview.h"

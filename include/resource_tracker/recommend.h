@@ -1,0 +1,122 @@
+/* resource_tracker/recommend.h - recommendations: what to ask for next time (rt_recommendation,
+ * rt_recommend_*, rt_format_recommendation).
+ * Part of the public C API of libresource-tracker; include <resource_tracker.h>, which includes
+ * every part. */
+#ifndef RESOURCE_TRACKER_RECOMMEND_H
+#define RESOURCE_TRACKER_RECOMMEND_H
+
+#include "stats.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- recommendations ------------------------------------------------------------------- */
+
+typedef struct rt_recommendation {
+    size_t struct_size;     /* caller sets sizeof(rt_recommendation) */
+    int64_t cpu;            /* cores (rt_recommend; cpu_basis says how) */
+    int64_t memory_mib;     /* rt_round_memory_mib(peak PSS x 1.2) */
+    int64_t gpu;            /* GPUs used */
+    int64_t vram_mib;       /* rt_round_memory_mib(peak VRAM x 1.2); 0 without GPUs */
+    uint64_t runs;          /* runs it is made from */
+    double duration_secs;   /* the runs' mean duration (for costs) */
+    int oom_killed;         /* a run was OOM-killed: memory_mib is above the peak it reached
+                             * (never less than rt_round_memory_mib(peak x 1.2) of that run) */
+    double cpu_quota_cores; /* the quota that held a run back (throttled in at least 10% of
+                             * its periods): cpu is then above it; NaN when none did */
+    double cpu_throttled_pct; /* that run's throttled periods, percent; NaN */
+    double memory_need_mib;   /* the runs' highest memory need (rt_summary.memory_need); NaN:
+                               * unknown, and memory_mib is then RT_NULL_I64 unless a run was
+                               * OOM-killed at a known limit */
+    int memory_source;        /* rt_need_source of that need */
+    int memory_sampled;       /* 1: from samples only (a lower bound) */
+    double headroom_pct;      /* added to the needs: 10 + 10 / runs (20 for one run) */
+    double vram_need_mib;     /* the runs' highest VRAM need; NaN: unknown */
+    int vram_source;
+    /* the CPU answer in time (rt_cores_table). With the tables of the runs, cpu is
+     * the fewest cores under which every run is predicted within max_slowdown_pct of its own
+     * duration (the cheapest such count, where a price per core-hour is known: rt_recommend_with)
+     * and never below a quota that held a run back; without them, the mean rule (rt_recommend) */
+    double max_slowdown_pct;      /* the bound used (rt_recommend_options; default 10) */
+    double cpu_duration_secs;     /* predicted duration under cpu cores (the slowest run's); NaN:
+                                   * no table */
+    double cpu_run_duration_secs; /* that run's own duration */
+    int64_t cpu_fewer;            /* cpu - 1 (0: none fewer) */
+    double cpu_fewer_duration_secs; /* predicted under cpu_fewer cores; NaN: none */
+    double cpu_cost_usd;          /* predicted money per run under cpu cores; NaN: no price */
+    double time_limit_secs;       /* a time limit to ask with the cores (SLURM --time): the
+                                   * predicted duration plus 50%, at least 10 minutes, rounded up
+                                   * to whole minutes; NaN: no table */
+    const char *cpu_basis;        /* how cpu was decided: "duration" (the tables), "throttled"
+                                   * (a quota's floor above them), "mean" (no table) */
+    /* the phase that decided cpu (cpu_basis "duration", cpu above 1): of the runs one core fewer
+     * would slow past the bound, the phase (rt_phase_summary.cores) that core would slow the
+     * most; "" when none: no phases, or an ask of 1 core */
+    char cpu_phase[256];
+    double cpu_phase_fewer_secs; /* the seconds one core fewer adds to that phase; NaN: none */
+} rt_recommendation;
+
+#define RT_RECOMMENDATION_INIT {.struct_size = sizeof(rt_recommendation)}
+
+/* mib rounded up to 128, 256, 512, 1024 or 2048 MiB, above that to whole GiB (in MiB). */
+RT_API int64_t rt_round_memory_mib(double mib);
+
+/* Recommends from n runs of one job:
+ *  - cpu: the fewest cores under which each run's predicted duration (its summary's
+ *    rt_cores_table) is within 10% of its own; runs without a table (older summaries):
+ *    max(1, round(the mean of the runs' mean cores)); either way above a CPU quota that
+ *    throttled a run in 10% or more of its periods (the quota rounded up, plus one);
+ *  - memory: the runs' highest memory need (never a mean: one run that needed more is one
+ *    that would die under less) plus headroom_pct, rounded up (rt_round_memory_mib); after an
+ *    OOM kill, never below that run's peak or limit plus 20%, rounded; RT_NULL_I64 when no
+ *    figure is known;
+ *  - gpu: the most GPUs a run used at once; vram: the highest VRAM need plus headroom, rounded;
+ *  - headroom_pct = 10 + 10 / n: 20% for one run, less as runs agree (the highest of many runs
+ *    already covers their spread).
+ * Returns RT_OK, or RT_ERR_INVALID for n == 0, a NULL run or a run without a tracked tree. */
+RT_API rt_error rt_recommend(const rt_summary *const *runs, size_t n, rt_recommendation *out);
+
+/* What rt_recommend_with is asked. */
+typedef struct rt_recommend_options {
+    size_t struct_size;       /* sizeof(rt_recommend_options) as the caller compiled it */
+    double max_slowdown_pct;  /* the predicted duration may exceed a run's own by this much,
+                               * percent (RT_RECOMMEND_OPTIONS_INIT: 10; 0: no slower at all) */
+    double usd_per_core_hour; /* a core-hour's price; 0 or NaN: none (the fewest cores within the
+                               * bound; with a price, the cheapest within it) */
+} rt_recommend_options;
+
+#define RT_RECOMMEND_OPTIONS_INIT {.struct_size = sizeof(rt_recommend_options), .max_slowdown_pct = 10}
+
+/* The fewest cores under which t's predicted duration is within max_slowdown_pct of its own
+ * (the rule rt_recommend applies to each run, here to one table: a run's or a phase's).
+ * Returns 0 for a NULL or empty table or a max_slowdown_pct negative or NaN. */
+RT_API int64_t rt_cores_fewest(const struct rt_cores_table *t, double max_slowdown_pct);
+
+/* rt_recommend with options (opts NULL: the defaults, as rt_recommend). Returns as rt_recommend,
+ * and RT_ERR_INVALID for a max_slowdown_pct or price that is negative or NaN. */
+RT_API rt_error rt_recommend_with(const rt_recommend_options *opts, const rt_summary *const *runs, size_t n,
+                                  rt_recommendation *out);
+
+/* What the recommended cores cost in time, in words, one line without a newline:
+ * "2 cores: about 14 min, as this run; 1 core: about 22 min (+57%)", with the money where the
+ * recommendation has it, and "(at best: ...)" where the count is above what the run had.
+ * Returns the length needed like snprintf; 0 (buf "") when rec has no predicted duration (a
+ * recommendation by the mean rule, or a caller's struct that ends before it). */
+RT_API size_t rt_recommendation_time_words(const rt_recommendation *rec, char *buf, size_t cap);
+
+/* The recommendation in a scheduler's words, one line with a newline:
+ * RT_SCHED_METAFLOW  @resources(cpu=2, memory=3222, gpu=1)   (memory in MB, as Metaflow
+ *                    asks: 3072 MiB is 3221.2 MB, rounded up)
+ * RT_SCHED_K8S       resources: {requests: {cpu: "2", memory: "3072Mi", nvidia.com/gpu: 1}}
+ * RT_SCHED_SLURM     --cpus-per-task=2 --mem=3072M --gres=gpu:1 --time=0:30:00   (the
+ *                    time limit, where the recommendation has one: time_limit_secs)
+ * Returns the length needed like snprintf (0 for an unknown scheduler). */
+typedef enum rt_scheduler { RT_SCHED_METAFLOW = 0, RT_SCHED_K8S = 1, RT_SCHED_SLURM = 2 } rt_scheduler;
+RT_API size_t rt_format_recommendation(const rt_recommendation *rec, rt_scheduler sched, char *buf, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
