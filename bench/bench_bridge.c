@@ -16,8 +16,7 @@
 #include <sqlite3.h>
 
 #include "core/bridge.h"
-#include "sqlite_bridge.h"
-#include "sqlite_dl.h"
+#include "sqlite/sqlite_bridge.h"
 
 static double cpu(int who)
 {
@@ -71,10 +70,10 @@ int main(int argc, char **argv)
                 rt_wire_free(&a);
             }
             if (kind == 2) {
-                static cli_sqlite t;
+                static rt_sqlite_api t;
                 static char dir[] = "/tmp/bench-bridge-XXXXXX", path[64];
                 if (i == 0) {
-                    if (cli_sqlite_bridge_install(&t, err, sizeof err) < 0 || !mkdtemp(dir)) {
+                    if (rt_sqlite_bridge_install(&t, err, sizeof err) < 0 || !mkdtemp(dir)) {
                         printf("  SQLite: %s\n", err);
                         break;
                     }

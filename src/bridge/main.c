@@ -3,7 +3,7 @@
  * glibc loader; it opens the target's libcurl and SQLite with dlopen and answers the tool's
  * requests on descriptor 3 (messages: core/wire.h) until that socket closes: loads, HTTP
  * requests (net/curl.c's rt_fetch, the same code as the dynamic build's), S3 payloads' SHA-256
- * (net/s3_sha256.c, libcrypto) and the run history's SQLite calls (sqlite_serve.c). A transfer ends early when the tool
+ * (net/s3_sha256.c, libcrypto) and SQLite's calls (sqlite_serve.c). A transfer ends early when the tool
  * closes the socket: the kernel says so with SIGIO, and libcurl's progress callback sees the abort time passed. Built
  * for glibc 2.17 and later (glibc_floor.h), with its own entry point (no crt1.o, whose
  * __libc_start_main is glibc 2.34's). */
@@ -22,11 +22,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../cli/sqlite_dl.h"
 #include "../lib/core/bridge.h"
 #include "../lib/net/curl.h"
 #include "../lib/net/fetch_wire.h"
 #include "../lib/net/s3.h"
+#include "resource_tracker.h"
 #include "sqlite_serve.h"
 
 #define FD 3
@@ -83,7 +83,7 @@ static void serve_load(rt_wire *q, rt_wire *a)
     if (what && strcmp(what, "curl") == 0)
         ok = rt_fetch_available(err, sizeof err) == RT_OK;
     else if (what && strcmp(what, "sqlite") == 0)
-        ok = cli_sqlite_load(err, sizeof err) == 0;
+        ok = rt_sqlite_load(err, sizeof err) == RT_OK;
     else
         snprintf(err, sizeof err, "the helper loads no '%s'", what ? what : "");
     rt_wire_put_i64(a, ok);

@@ -488,7 +488,7 @@ static int insert_run(sqlite3 *db, const cli_run_result *r)
 int cli_history_append(const char *path, const cli_run_result *r)
 {
     char why[300];
-    if (cli_sqlite_load(why, sizeof why) < 0) {
+    if (rt_sqlite_load(why, sizeof why) != RT_OK) {
         cli_say("warning: history %s: %s (the run was not recorded)", path, why);
         return -1;
     }
@@ -558,7 +558,7 @@ static int has_runs(sqlite3 *db)
 sqlite3 *history_open_read(const char *path)
 {
     char why[300];
-    if (cli_sqlite_load(why, sizeof why) < 0) {
+    if (rt_sqlite_load(why, sizeof why) != RT_OK) {
         cli_say("history %s: %s", path, why);
         return NULL;
     }

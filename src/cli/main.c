@@ -29,7 +29,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../lib/core/bridge.h"
 #include "cli.h"
 #include "exec.h"
 #include "fdlimit.h"
@@ -164,7 +163,7 @@ static void reap_children(run_state *rs)
         if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
             return;
         int status = 0;
-        if (rt_bridge_reap(si.si_pid)) /* the static build's helper, not the job's (core/bridge.h) */
+        if (rt_helper_reap(si.si_pid)) /* the static build's helper, not the job's (resource_tracker/helper.h) */
             continue;
         if (!rs->sampler || rt_sampler_reap(rs->sampler, si.si_pid, &status) != RT_OK) {
             pid_t r = waitpid(si.si_pid, &status, WNOHANG);
@@ -261,7 +260,7 @@ static bool job_over(const run_state *rs)
     memset(&si, 0, sizeof si);
     if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD)
         return true;
-    return rt_bridge_only_helpers_left(); /* the static build's helpers are the tool's, not the job's */
+    return rt_helper_only_left(); /* the static build's helpers are the tool's, not the job's */
 }
 
 /* Processes of the job still running after the end: the group's, else the live descendants

@@ -170,7 +170,7 @@ static int parse_args(const cli_options *o, rec_args *a)
     }
 #ifdef RT_STATIC_BUILD /* the run history is the machine's own SQLite's: docs/install.md */
     char why[300];
-    if (a->job && cli_sqlite_load(why, sizeof why) < 0) {
+    if (a->job && rt_sqlite_load(why, sizeof why) != RT_OK) {
         cli_say("recommend: --job: this static build of resource-tracker uses the machine's own SQLite (the run "
                 "history), and here it %s (docs/install.md); or give recorded FILEs", why);
         return -1;

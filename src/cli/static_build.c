@@ -1,20 +1,17 @@
 /* static_build.c - what the static build says before anything starts (cmake -DRT_STATIC=ON,
  * docs/install.md): it has no dynamic loader of its own, so libcurl (streaming, OTLP, uploads,
  * price lookups) and SQLite (the run history) are the target machine's, reached through the
- * loader helper (core/bridge.h), which needs the target's glibc and the library. A feature that
- * needs one the target lacks, asked for on the command line or in the config file, or a
- * subcommand that is nothing but such a feature, is a usage error (exit 2) naming what is
- * missing; one set only in the environment (which a whole machine or CI may set for every run) is
- * said once as a warning and left off, and the job runs. In the dynamic build: nothing. */
+ * loader helper (resource_tracker/helper.h, sqlite.h), which needs the target's glibc and the
+ * library. A feature that needs one the target lacks, asked for on the command line or in the
+ * config file, or a subcommand that is nothing but such a feature, is a usage error (exit 2)
+ * naming what is missing; one set only in the environment (which a whole machine or CI may set
+ * for every run) is said once as a warning and left off, and the job runs. In the dynamic build:
+ * nothing. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#ifdef RT_STATIC_BUILD
-#include "../lib/core/bridge.h"
-#include "sqlite_dl.h"
-#endif
 
 #define STATIC_ONLY "this static build of resource-tracker uses the machine's own "
 #define DYNAMIC_HINT "docs/install.md"
@@ -27,7 +24,7 @@ static bool have_curl(char *why, size_t cap)
     static char reason[300];
     if (!known) {
         char e[260] = "";
-        known = rt_bridge_probe("curl", e, sizeof e) == 0 ? 1 : -1;
+        known = rt_helper_probe("curl", e, sizeof e) == RT_OK ? 1 : -1;
         if (strncmp(e, "cannot load ", 12) == 0) /* the helper's own words */
             snprintf(reason, sizeof reason, "%s", e);
         else
@@ -39,7 +36,7 @@ static bool have_curl(char *why, size_t cap)
 
 static bool have_sqlite(char *why, size_t cap)
 {
-    return cli_sqlite_load(why, cap) == 0;
+    return rt_sqlite_load(why, cap) == RT_OK;
 }
 #endif
 

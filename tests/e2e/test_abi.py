@@ -110,6 +110,8 @@ EXPERIMENTAL_CALLS = {
     "place.h": "(void)rt_place_detect(0, 0);",
     "ci_summary.h": "(void)rt_summary_write_workflow(0, 0, 0, 0, 0);",
     "jobview.h": "rt_job_view_free(0);",
+    "helper.h": "(void)rt_helper_only_left();",
+    "sqlite.h": "(void)rt_sqlite_calls();",
 }
 
 
@@ -498,7 +500,12 @@ def test_abi_check_allows_growth(tmp_path, growth):
         t = t.replace(s, drop_last_member(s, 64))
     rc, out, abidiff_rc = abi_check(tmp_path, t)
     assert rc == 0, out
-    assert abidiff_rc == (0 if growth == "enum value added" else 4), out
+    if growth == "enum value added":
+        # harmless to abidiff, which reports nothing of it (exit 0, or 4 when the library has grown
+        # otherwise since the release: the functions added, reported as such)
+        assert "RT_ERR_DISABLED" not in out and abidiff_rc in (0, 4), out
+    else:
+        assert abidiff_rc == 4, out
 
 
 CONSTANTS = os.path.join(REPO, "abi", "constants.txt")

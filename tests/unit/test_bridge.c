@@ -3,7 +3,7 @@
  * pair larger than its buffers and past a deadline; a request and its reply (net/fetch_wire.c);
  * and the helper itself (src/bridge/, built here as bridge-helper-test and run through
  * rt_bridge_use_program): loads, an HTTP request to a one-shot server on 127.0.0.1 and to a
- * closed port, the abort time, SHA-256, the run history's SQLite calls (cli/sqlite_bridge.c) with
+ * closed port, the abort time, SHA-256, the run history's SQLite calls (sqlite/sqlite_bridge.c) with
  * SQLite's own conversions, and the helper gone once its socket closes. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,8 +28,7 @@
 #include "net/curl.h"
 #include "net/fetch_wire.h"
 
-#include "sqlite_bridge.h"
-#include "sqlite_dl.h"
+#include "sqlite/sqlite_bridge.h"
 
 /* ---- the message format --------------------------------------------------------------------- */
 
@@ -322,31 +321,31 @@ static void helper_loads_and_refuses(void **state)
     assert_string_equal(rt_wire_get_bytes(&a, NULL),
                         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     /* --wait-all without a group: only helpers left counts as no child left */
-    assert_true(rt_bridge_only_helpers_left());
+    assert_true(rt_helper_only_left());
     pid_t other = fork();
     if (other == 0) {
         pause();
         _exit(0);
     }
-    assert_false(rt_bridge_only_helpers_left());
+    assert_false(rt_helper_only_left());
     kill(other, SIGKILL);
     assert_int_equal(waitpid(other, NULL, 0), other);
-    assert_true(rt_bridge_only_helpers_left());
+    assert_true(rt_helper_only_left());
     /* the tool's reaping knows it as a helper (not a process of the job), running or not */
-    assert_int_equal(rt_bridge_reap(pid), 1);
-    assert_int_equal(rt_bridge_reap(getpid()), 0);
+    assert_int_equal(rt_helper_reap(pid), 1);
+    assert_int_equal(rt_helper_reap(getpid()), 0);
     /* stopped: the helper ends and is reaped (by its owner within 200 ms; later, under the
      * sanitizers' exit, by the reaping an abandoned one gets), and is no helper any more */
     rt_bridge_stop(&b);
     for (int i = 0; i < 10000 && rt_bridge_is_helper(pid); i++) {
-        rt_bridge_reap(pid);
+        rt_helper_reap(pid);
         usleep(1000);
     }
     assert_false(rt_bridge_is_helper(pid));
     assert_int_equal(kill(pid, 0), -1);
     assert_int_equal(errno, ESRCH);
-    assert_int_equal(rt_bridge_reap(pid), 0);
-    assert_false(rt_bridge_only_helpers_left()); /* no helper: the caller's own answer stands */
+    assert_int_equal(rt_helper_reap(pid), 0);
+    assert_false(rt_helper_only_left()); /* no helper: the caller's own answer stands */
 
     /* reaped by the tool's loop first (a child subreaper's waitid): its owner still stops it */
     assert_int_equal(rt_bridge_start(&b, err, sizeof err), 0);
@@ -358,12 +357,12 @@ static void helper_loads_and_refuses(void **state)
             break;
         usleep(1000);
     }
-    assert_int_equal(rt_bridge_reap(pid), 1);
+    assert_int_equal(rt_helper_reap(pid), 1);
     assert_int_equal(kill(pid, 0), -1); /* reaped */
     assert_false(rt_bridge_is_helper(pid));
-    assert_int_equal(rt_bridge_reap(pid), 0); /* its slot waits for its owner, the pid is free */
+    assert_int_equal(rt_helper_reap(pid), 0); /* its slot waits for its owner, the pid is free */
     rt_bridge_stop(&b);
-    assert_int_equal(rt_bridge_reap(pid), 0);
+    assert_int_equal(rt_helper_reap(pid), 0);
     rt_wire_free(&q);
     rt_wire_free(&a);
 }
@@ -506,9 +505,9 @@ static void helper_runs_sqlite(void **state)
 {
     (void)state;
     rt_bridge_use_program(BRIDGE_HELPER);
-    cli_sqlite t;
+    rt_sqlite_api t;
     char err[300], dir[] = "/tmp/rt-bridge-XXXXXX", path[64];
-    assert_int_equal(cli_sqlite_bridge_install(&t, err, sizeof err), 0);
+    assert_int_equal(rt_sqlite_bridge_install(&t, err, sizeof err), 0);
     unit_tmpdir(dir);
     snprintf(path, sizeof path, "%s/h.db", dir);
     sqlite3 *db = NULL;
@@ -575,15 +574,15 @@ static void helper_runs_sqlite(void **state)
     assert_non_null(strstr(t.errstr(SQLITE_BUSY), "5"));
 
     /* the file is SQLite's own: the dynamic loading reads it back */
-    cli_sqlite_use("libsqlite3.so.0");
-    assert_int_equal(cli_sqlite_load(err, sizeof err), 0);
-    assert_int_equal(cli_sq.open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    assert_int_equal(cli_sq.prepare_v2(db, "SELECT count(*), sum(i) FROM r", -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(cli_sq.step(st), SQLITE_ROW);
-    assert_int_equal(cli_sq.column_int64(st, 0), 2);
-    assert_int_equal(cli_sq.column_int64(st, 1), (INT64_C(1) << 40) - 7);
-    cli_sq.finalize(st);
-    cli_sq.close(db);
+    rt_sqlite_use("libsqlite3.so.0");
+    assert_int_equal(rt_sqlite_load(err, sizeof err), RT_OK);
+    assert_int_equal(rt_sqlite_calls()->open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    assert_int_equal(rt_sqlite_calls()->prepare_v2(db, "SELECT count(*), sum(i) FROM r", -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(rt_sqlite_calls()->step(st), SQLITE_ROW);
+    assert_int_equal(rt_sqlite_calls()->column_int64(st, 0), 2);
+    assert_int_equal(rt_sqlite_calls()->column_int64(st, 1), (INT64_C(1) << 40) - 7);
+    rt_sqlite_calls()->finalize(st);
+    rt_sqlite_calls()->close(db);
 
     /* a database that cannot be opened: SQLite's refusal through the helper, the helper stopped */
     assert_int_equal(t.open_v2("/nonexistent/dir/h.db", &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_CANTOPEN);

@@ -312,27 +312,27 @@ static void unusable(void **state)
 static void sql_on(const char *path, const char *sql)
 {
     char err[256];
-    assert_int_equal(cli_sqlite_load(err, sizeof err), 0);
+    assert_int_equal(rt_sqlite_load(err, sizeof err), RT_OK);
     sqlite3 *db = NULL;
-    assert_int_equal(cli_sq.open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL), SQLITE_OK);
-    assert_int_equal(cli_sq.exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
-    cli_sq.close(db);
+    assert_int_equal(rt_sqlite_calls()->open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL), SQLITE_OK);
+    assert_int_equal(rt_sqlite_calls()->exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    rt_sqlite_calls()->close(db);
 }
 
 /* The first column of the first row of sql on the database at path, as text into buf. */
 static void sql_text(const char *path, const char *sql, char *buf, size_t cap)
 {
     char err[256];
-    assert_int_equal(cli_sqlite_load(err, sizeof err), 0);
+    assert_int_equal(rt_sqlite_load(err, sizeof err), RT_OK);
     sqlite3 *db = NULL;
     sqlite3_stmt *st = NULL;
-    assert_int_equal(cli_sq.open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    assert_int_equal(cli_sq.prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(cli_sq.step(st), SQLITE_ROW);
-    const unsigned char *t = cli_sq.column_text(st, 0);
+    assert_int_equal(rt_sqlite_calls()->open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    assert_int_equal(rt_sqlite_calls()->prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(rt_sqlite_calls()->step(st), SQLITE_ROW);
+    const unsigned char *t = rt_sqlite_calls()->column_text(st, 0);
     snprintf(buf, cap, "%s", t ? (const char *)t : "NULL");
-    cli_sq.finalize(st);
-    cli_sq.close(db);
+    rt_sqlite_calls()->finalize(st);
+    rt_sqlite_calls()->close(db);
 }
 
 static size_t runs_of(const char *path, const char *job)
@@ -634,7 +634,7 @@ static int without_sqlite(const char *d)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/none.db", d);
-    cli_sqlite_use("libno-such-sqlite3.so.0");
+    rt_sqlite_use("libno-such-sqlite3.so.0");
     rt_summary s = make_summary(1), *out = NULL;
     size_t n = 7;
     if (append(path, "j", 0, &s) != -1 || access(path, F_OK) == 0)
@@ -643,7 +643,7 @@ static int without_sqlite(const char *d)
     snprintf(path, sizeof path, "%s/there.db", d);
     if (cli_history_summaries(path, "j", 5, &out, &n) != -1 || out || n != 0)
         return 2;
-    cli_sqlite_use("libm.so.6"); /* no effect once loaded (failed): still -1 */
+    rt_sqlite_use("libm.so.6"); /* no effect once loaded (failed): still -1 */
     return append(path, "j", 0, &s) == -1 ? 0 : 3;
 }
 

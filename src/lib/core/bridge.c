@@ -119,7 +119,7 @@ static void sweep_locked(void)
     }
 }
 
-int rt_bridge_reap(int64_t pid)
+bool rt_helper_reap(int64_t pid) /* resource_tracker/helper.h */
 {
     /* under the lock even when none seems to run: a helper being started registers under it */
     pthread_mutex_lock(&live.lock);
@@ -180,7 +180,7 @@ static bool children_are_helpers(const char *tid)
     return true;
 }
 
-bool rt_bridge_only_helpers_left(void)
+bool rt_helper_only_left(void) /* resource_tracker/helper.h */
 {
     pthread_mutex_lock(&live.lock);
     int n = live.n;
@@ -479,4 +479,9 @@ int rt_bridge_probe(const char *what, char *err, size_t errlen)
     rt_wire_free(&req);
     rt_wire_free(&rep);
     return rc;
+}
+
+rt_error rt_helper_probe(const char *what, char *err, size_t errlen) /* resource_tracker/helper.h */
+{
+    return rt_bridge_probe(what, err, errlen) == 0 ? RT_OK : RT_ERR_UNSUPPORTED;
 }

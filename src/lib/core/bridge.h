@@ -4,7 +4,9 @@
  * which opens the libraries with dlopen and does the work on request, over a socket pair
  * (messages: core/wire.h). A helper is started per use (a request, a history session) and ends
  * when its socket closes, so no helper outlives the work nor keeps a --wait-all job waiting.
- * Internal to the library and the tool. */
+ * Internal to the library and its helper program (src/bridge/); a program reaps helpers, tells
+ * they alone are left and probes a library through resource_tracker/helper.h (rt_helper_*,
+ * defined in bridge.c), and has SQLite through resource_tracker/sqlite.h (sqlite/). */
 #ifndef RT_CORE_BRIDGE_H
 #define RT_CORE_BRIDGE_H
 
@@ -18,7 +20,7 @@
 enum {
     RT_BRIDGE_LOAD = 1,   /* str "curl" or "sqlite" -> i ok (1/0), str why not */
     RT_BRIDGE_FETCH = 2,  /* net/fetch_wire.h */
-    RT_BRIDGE_SQLITE = 3, /* i the call (cli/sqlite_bridge.c), then its arguments */
+    RT_BRIDGE_SQLITE = 3, /* i the call (sqlite/sqlite_bridge.h), then its arguments */
     RT_BRIDGE_SHA256 = 4, /* bytes -> i rt_error, str 64 hex digits or why not (net/s3_sha256.c) */
 };
 
@@ -45,19 +47,9 @@ int rt_bridge_call(rt_bridge *b, rt_wire *req, rt_wire *rep, double deadline, co
  * is left to the tool's reaping of its children. Safe on a stopped bridge. */
 void rt_bridge_stop(rt_bridge *b);
 
-/* For the tool's reaping of its children: when pid is a helper (started here, not yet reaped),
- * reaps it if it has ended, keeping its status for its owner, and returns 1: not a process of the
- * job, to be left out of its accounting. 0 for any other pid. Thread-safe. */
-int rt_bridge_reap(int64_t pid);
-
 /* Whether pid is a running helper (started here, not yet reaped): the process tree's walk of
  * the tool's own children leaves helpers out of the job. Thread-safe. */
 bool rt_bridge_is_helper(int64_t pid);
-
-/* With --wait-all and no job group, the job is over when the tool has no child left: whether
- * every child it has (every thread's, in /proc/self/task/T/children) is a helper. False when
- * no helper runs (the caller's own answer stands) or a list cannot be read. */
-bool rt_bridge_only_helpers_left(void);
 
 /* Starts a helper, asks it to load what ("curl" or "sqlite"), stops it. Returns 0, or -1 with
  * the reason in err (the helper's dlerror text, or why no helper could start). */

@@ -1,9 +1,8 @@
-/* sqlite_bridge.c - the run history's SQLite calls answered by the static tool's loader helper
- * (sqlite_bridge.h): one helper while any database is open, every call a request to it under one
- * lock; a statement's column names come with its preparation and each row whole with its step,
- * so reading a row asks nothing more. The handles given out are ours, holding the helper's. */
+/* sqlite_bridge.c - SQLite's calls (resource_tracker/sqlite.h) answered by the static build's
+ * loader helper (sqlite_bridge.h): one helper while any database is open, every call a request
+ * to it under one lock; a statement's column names come with its preparation and each row whole
+ * with its step, so reading a row asks nothing more. The handles given out are ours, holding the helper's. */
 #define _GNU_SOURCE
-#define CLI_SQLITE_DL_IMPL
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -11,9 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/core/bridge.h"
+#include <sqlite3.h>
+
+#include "../core/bridge.h"
 #include "sqlite_bridge.h"
-#include "sqlite_dl.h"
 
 /* How long one call may take: SQLite's own waits (busy_timeout) are shorter. */
 #define CALL_SECS 600.0
@@ -477,11 +477,11 @@ static const char *b_errstr(int code)
     return call_str(&q, text, sizeof text, fail);
 }
 
-int cli_sqlite_bridge_install(struct cli_sqlite *t, char *err, size_t cap)
+int rt_sqlite_bridge_install(rt_sqlite_api *t, char *err, size_t cap)
 {
     if (rt_bridge_probe("sqlite", err, cap) < 0)
         return -1;
-    *t = (cli_sqlite){
+    *t = (rt_sqlite_api){
         .open_v2 = b_open_v2,
         .close = b_close,
         .busy_timeout = b_busy_timeout,

@@ -1,11 +1,13 @@
-/* sqlite_bridge.h - SQLite for the static tool's run history through its loader helper
- * (core/bridge.h): the calls of sqlite_dl.h's table, each a request to a helper that holds the
- * target's libsqlite3.so.0 (src/bridge/sqlite_serve.c answers them). Both ends share the call
- * numbers below. */
-#ifndef RT_CLI_SQLITE_BRIDGE_H
-#define RT_CLI_SQLITE_BRIDGE_H
+/* sqlite_bridge.h - SQLite in the static build through its loader helper (core/bridge.h): the
+ * calls of rt_sqlite_api (resource_tracker/sqlite.h), each a request to a helper that holds the
+ * target's libsqlite3.so.0 (src/bridge/sqlite_serve.c answers them, sqlite_bridge.c asks). Both
+ * ends share the call numbers below. Internal to the library and its helper program. */
+#ifndef RT_SQLITE_BRIDGE_H
+#define RT_SQLITE_BRIDGE_H
 
 #include <stddef.h>
+
+#include "resource_tracker.h"
 
 /* After RT_BRIDGE_SQLITE: which call (its arguments and answer in sqlite_bridge.c). */
 enum {
@@ -27,11 +29,9 @@ enum {
     SQB_AUTOCOMMIT,   /* i db -> i autocommit */
 };
 
-struct cli_sqlite;
-
 /* Fills the table with the bridged calls after a helper has loaded SQLite once. Returns 0, or -1
  * with the reason in err. A helper is started at the first open and stopped when the last
  * database is closed. */
-int cli_sqlite_bridge_install(struct cli_sqlite *t, char *err, size_t cap);
+int rt_sqlite_bridge_install(rt_sqlite_api *t, char *err, size_t cap);
 
 #endif
