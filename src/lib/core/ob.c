@@ -64,15 +64,15 @@ void rt_ob_fixed_all(rt_ob *o, double v, int decimals, const char *null_text)
 }
 
 /* 10^0 .. 10^9: the decimals fixed numbers have */
-static const double pow10[] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+static const double tens[] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
 
 double rt_ob_fixed_value(double v, int decimals)
 {
     decimals = decimals < 0 ? 0 : decimals > 9 ? 9 : decimals;
-    double scaled = fabs(v) * pow10[decimals];
+    double scaled = fabs(v) * tens[decimals];
     if (!isfinite(v) || scaled >= 9e15)
         return v;
-    double r = (double)llround(scaled) / pow10[decimals];
+    double r = (double)llround(scaled) / tens[decimals];
     return v < 0 ? -r : r;
 }
 
@@ -86,7 +86,7 @@ static void fixed(rt_ob *o, double v, int decimals, const char *null_text, bool 
         decimals = 0;
     if (decimals > 9)
         decimals = 9;
-    double scaled = fabs(v) * pow10[decimals];
+    double scaled = fabs(v) * tens[decimals];
     if (scaled >= 9e15) { /* beyond exact integers: let printf do it */
         char tmp[64];
         int n = snprintf(tmp, sizeof tmp, "%.*f", decimals, v);
@@ -95,7 +95,7 @@ static void fixed(rt_ob *o, double v, int decimals, const char *null_text, bool 
         return;
     }
     uint64_t r = (uint64_t)llround(scaled);
-    uint64_t div = (uint64_t)pow10[decimals];
+    uint64_t div = (uint64_t)tens[decimals];
     uint64_t ip = r / div, fp = r % div;
     if (v < 0 && r != 0)
         rt_ob_put(o, "-", 1);
