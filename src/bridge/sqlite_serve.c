@@ -1,7 +1,7 @@
 /* sqlite_serve.c - the loader helper answering the static build's SQLite calls
- * (lib/sqlite/sqlite_bridge.h) with the target's libsqlite3.so.0, loaded as the dynamic build loads
- * it (rt_sqlite_load, lib/sqlite/sqlite_dl.c). Handles cross as the helper's own pointers, given back as integers: the tool
- * that sent them is the one that received them. */
+ * (lib/sqlite/sqlite_bridge.h) with the target's libsqlite3.so.0, loaded as the dynamic build
+ * loads it (rt_sqlite_load, lib/sqlite/sqlite_dl.c). Handles cross as the helper's own pointers,
+ * given back as integers: the tool that sent them is the one that received them. */
 #include <stdint.h>
 #include <string.h>
 

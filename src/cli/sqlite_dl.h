@@ -7,8 +7,6 @@
 #ifndef RT_CLI_SQLITE_DL_H
 #define RT_CLI_SQLITE_DL_H
 
-#include <stddef.h>
-
 #include <sqlite3.h>
 
 #include "resource_tracker.h"

@@ -49,14 +49,14 @@ static struct {
 } image = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
 
 /* The helpers started and not yet reaped: the tool's own reaping of its children (a child
- * subreaper's, which takes every exited child) leaves them to rt_bridge_reap, so that a helper is
+ * subreaper's, which takes every exited child) leaves them to rt_helper_reap, so that a helper is
  * never taken for a process of the job. Registered under the lock held across the fork, before
  * the child can end. */
 #define MAX_LIVE 64
 static struct {
     pthread_mutex_t lock;
     pid_t pid[MAX_LIVE];
-    int status[MAX_LIVE]; /* when reaped by rt_bridge_reap before its owner asked */
+    int status[MAX_LIVE]; /* when reaped by rt_helper_reap before its owner asked */
     bool reaped[MAX_LIVE];
     bool abandoned[MAX_LIVE]; /* its owner waits no more: the slot is freed when it is reaped */
     int n;
@@ -123,12 +123,12 @@ bool rt_helper_reap(int64_t pid) /* resource_tracker/helper.h */
 {
     /* under the lock even when none seems to run: a helper being started registers under it */
     pthread_mutex_lock(&live.lock);
-    int found = 0;
+    bool found = false;
     for (int i = 0; i < live.n; i++) {
         /* a slot already reaped holds a pid that may be another process's by now */
         if (live.pid[i] != (pid_t)pid || live.reaped[i])
             continue;
-        found = 1;
+        found = true;
         if (live.abandoned[i]) { /* nobody asks for its status */
             reap_locked((pid_t)pid, NULL);
             break;
@@ -203,7 +203,7 @@ bool rt_helper_only_left(void) /* resource_tracker/helper.h */
 
 /* Waits up to ms milliseconds for the registered helper pid to end and reaps it (its status in
  * *status). Returns whether it has ended; one still running stays registered, abandoned: the
- * tool's reaping (rt_bridge_reap) takes it when it ends. */
+ * tool's reaping (rt_helper_reap) takes it when it ends. */
 static bool await_end(pid_t pid, int ms, int *status)
 {
     for (int i = 0;; i++) {

@@ -1,7 +1,8 @@
 /* sqlite_bridge.c - SQLite's calls (resource_tracker/sqlite.h) answered by the static build's
  * loader helper (sqlite_bridge.h): one helper while any database is open, every call a request
  * to it under one lock; a statement's column names come with its preparation and each row whole
- * with its step, so reading a row asks nothing more. The handles given out are ours, holding the helper's. */
+ * with its step, so reading a row asks nothing more. The handles given out are ours, holding
+ * the helper's. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdbool.h>

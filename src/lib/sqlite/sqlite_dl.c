@@ -83,7 +83,8 @@ static void load(void)
             dlclose(h);
             return;
         }
-        memcpy((char *)&t + symbols[i].offset, &f, sizeof f); /* a data pointer into a function pointer slot, as dlsym(3) allows */
+        /* a data pointer into a function pointer slot, as dlsym(3) allows */
+        memcpy((char *)&t + symbols[i].offset, &f, sizeof f);
     }
     calls = t;
     atomic_store(&ready, &calls);
