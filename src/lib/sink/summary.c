@@ -87,20 +87,47 @@ static void str(rt_ob *o, const char *name, const char *v)
     rt_ob_put(o, ",", 1);
 }
 
-/* One member of the summary's "process" or "machine" object, in the object's order (the order
- * is the contract: docs/contracts.md's summary JSON): its key, what of rt_summary it shows (a
- * double, an rt_dist or a yes/no double) and its unit (none: dec decimals as it is). */
-typedef enum { SF_NUM, SF_DIST, SF_BOOL } sf_kind;
+/* One member of an object of the summary, in the object's order (the order is the contract:
+ * docs/contracts.md's summary JSON): its key, what it shows of the struct the object is written
+ * from (kind: the member's C type), its unit (none: dec decimals as it is) and, for SF_PCT and
+ * SF_OBJ, what else it is made from. */
+typedef enum {
+    SF_NUM,  /* a double */
+    SF_DIST, /* an rt_dist: {"mean","peak","p50","p95"} */
+    SF_BOOL, /* a double: NaN null, 1 true, else false */
+    SF_FLAG, /* an int: true or false */
+    SF_STR,  /* a const char *: a JSON string, or null for NULL */
+    SF_TEXT, /* a char array: a JSON string, or null when empty */
+    SF_I64,  /* an int64_t: RT_NULL_I64 null */
+    SF_U64,  /* a uint64_t */
+    SF_PCT,  /* 100 x the double at off / the double at off2, null unless the latter is > 0 */
+    SF_OBJ,  /* {the doubles of sub (their keys and decimals), in the member's unit}: its key
+              * takes the unit's suffix, the sub-members none */
+    SF_NEED, /* an rt_need: {"need<unit>","source","sampled"} */
+} sf_kind;
 typedef enum { SU_NONE, SU_MEM, SU_TIME } sf_unit;
 typedef struct summary_field {
     const char *key;
     sf_kind kind;
     sf_unit unit;
-    size_t off; /* of a double (SF_NUM, SF_BOOL: NaN null, 1 true) or an rt_dist in rt_summary */
+    size_t off; /* of the member in the struct */
     int dec;
+    size_t off2;                       /* SF_PCT: of the denominator */
+    const struct summary_field *sub;   /* SF_OBJ: its members (SF_NUM) */
+    size_t n_sub;
 } summary_field;
 
-#define SF(k, kind, u, member, dec) {k, kind, u, offsetof(rt_summary, member), dec}
+#define N_OF(a) (sizeof(a) / sizeof *(a))
+#define FIELD(type, k, kind, u, member, dec) {k, kind, u, offsetof(type, member), dec, 0, NULL, 0}
+#define SF(k, kind, u, member, dec) FIELD(rt_summary, k, kind, u, member, dec)
+#define SF_OF(k, u, sub) {k, SF_OBJ, u, 0, 0, 0, sub, N_OF(sub)}
+
+/* The run's own members, after "samples". */
+static const summary_field run_fields[] = {
+    SF("start_secs", SF_NUM, SU_NONE, start_secs, 3), SF("end_secs", SF_NUM, SU_NONE, end_secs, 3),
+    SF("duration", SF_NUM, SU_TIME, duration_secs, 0), SF("job_name", SF_STR, SU_NONE, job_name, 0),
+    SF("allocation", SF_STR, SU_NONE, allocation, 0),
+};
 
 static const summary_field process_fields[] = {
     SF("cpu", SF_NUM, SU_TIME, process_cpu_secs, 0),
@@ -142,28 +169,220 @@ static const summary_field machine_fields[] = {
     SF("disk_space_total_bytes", SF_NUM, SU_NONE, disk_space_total_bytes, 0),
 };
 
+static const summary_field cgroup_fields[] = {
+    SF("oom_kills", SF_NUM, SU_NONE, oom_kills, 0),
+    SF("oom_kill_secs", SF_NUM, SU_NONE, oom_kill_secs, 3),
+    SF("memory_limit", SF_NUM, SU_MEM, memory_limit_mib, 0),
+    SF("memory_high", SF_NUM, SU_MEM, memory_high_mib, 0),
+    SF("cpu_quota_cores", SF_NUM, SU_NONE, cpu_quota_cores, 3),
+    SF("cpu_periods", SF_NUM, SU_NONE, cpu_periods, 0),
+    SF("cpu_throttled_periods", SF_NUM, SU_NONE, cpu_throttled_periods, 0),
+    {"cpu_throttled_pct", SF_PCT, SU_NONE, offsetof(rt_summary, cpu_throttled_periods), 2,
+     offsetof(rt_summary, cpu_periods), NULL, 0},
+    SF("cpu_throttled", SF_NUM, SU_TIME, cpu_throttled_secs, 0),
+    SF("pids_peak", SF_NUM, SU_NONE, pids_peak, 0),
+    SF("pids_limit", SF_NUM, SU_NONE, pids_limit, 0),
+};
+
+/* Each a time-weighted distribution, percent. */
+static const summary_field pressure_fields[] = {
+    SF("cpu_some_pct", SF_DIST, SU_NONE, pressure_cpu_some_pct, 2),
+    SF("memory_some_pct", SF_DIST, SU_NONE, pressure_memory_some_pct, 2),
+    SF("memory_full_pct", SF_DIST, SU_NONE, pressure_memory_full_pct, 2),
+    SF("io_some_pct", SF_DIST, SU_NONE, pressure_io_some_pct, 2),
+    SF("io_full_pct", SF_DIST, SU_NONE, pressure_io_full_pct, 2),
+};
+
+#define CT(k, kind, u, member, dec) FIELD(rt_cores_table, k, kind, u, member, dec)
+static const summary_field cores_fields[] = {
+    CT("duration", SF_NUM, SU_TIME, duration_secs, 0), CT("cores_had", SF_NUM, SU_NONE, cores_had, 3),
+    CT("peak_cores", SF_NUM, SU_NONE, peak_cores, 4), CT("wait", SF_NUM, SU_TIME, wait_secs, 0),
+    CT("wait_from", SF_STR, SU_NONE, wait_from, 0),
+};
+
+#define RF(k, kind, u, member, dec) FIELD(rt_recommendation, k, kind, u, member, dec)
+static const summary_field recommendation_fields[] = {
+    RF("cpu", SF_I64, SU_NONE, cpu, 0),
+    RF("memory", SF_I64, SU_MEM, memory_mib, 0),
+    RF("gpu", SF_I64, SU_NONE, gpu, 0),
+    RF("vram", SF_I64, SU_MEM, vram_mib, 0),
+    RF("headroom_pct", SF_NUM, SU_NONE, headroom_pct, 1),
+    RF("cpu_basis", SF_STR, SU_NONE, cpu_basis, 0),
+    RF("max_slowdown_pct", SF_NUM, SU_NONE, max_slowdown_pct, 4),
+    RF("cpu_duration", SF_NUM, SU_TIME, cpu_duration_secs, 0),
+    RF("cpu_fewer", SF_I64, SU_NONE, cpu_fewer, 0),
+    RF("cpu_fewer_duration", SF_NUM, SU_TIME, cpu_fewer_duration_secs, 0),
+    RF("time_limit", SF_NUM, SU_TIME, time_limit_secs, 0),
+    RF("cpu_phase", SF_TEXT, SU_NONE, cpu_phase, 0),
+    RF("cpu_phase_fewer", SF_NUM, SU_TIME, cpu_phase_fewer_secs, 0),
+};
+
+#define PF(k, kind, u, member, dec) FIELD(rt_phase_summary, k, kind, u, member, dec)
+static const summary_field phase_call[] = {
+    PF("min", SF_NUM, SU_NONE, call_min_secs, 0),
+    PF("max", SF_NUM, SU_NONE, call_max_secs, 0),
+    PF("mean", SF_NUM, SU_NONE, call_mean_secs, 0),
+};
+static const summary_field phase_cores[] = {PF("mean", SF_NUM, SU_NONE, cores_mean, 4),
+                                            PF("peak", SF_NUM, SU_NONE, cores_peak, 4)};
+static const summary_field phase_gpu_usage[] = {PF("mean", SF_NUM, SU_NONE, gpu_usage_mean, 4),
+                                                PF("peak", SF_NUM, SU_NONE, gpu_usage_peak, 4)};
+static const summary_field phase_gpu_vram[] = {PF("mean", SF_NUM, SU_NONE, gpu_vram_mean_mib, 0),
+                                               PF("peak", SF_NUM, SU_NONE, gpu_vram_peak_mib, 0)};
+/* A phase's members, but its fewest cores and its durations (which the writer works out). */
+static const summary_field phase_fields[] = {
+    PF("name", SF_STR, SU_NONE, name, 0),
+    PF("calls", SF_U64, SU_NONE, calls, 0),
+    PF("unterminated", SF_U64, SU_NONE, unterminated, 0),
+    PF("duration", SF_NUM, SU_TIME, duration_secs, 0),
+    SF_OF("call", SU_TIME, phase_call),
+    PF("samples", SF_U64, SU_NONE, samples, 0),
+    PF("empty_calls", SF_U64, SU_NONE, empty_calls, 0),
+    PF("cpu", SF_NUM, SU_TIME, cpu_secs, 0),
+    PF("cpu_exact", SF_FLAG, SU_NONE, cpu_exact, 0),
+    SF_OF("cores", SU_NONE, phase_cores),
+    PF("rss_peak", SF_NUM, SU_MEM, rss_peak_mib, 0),
+    PF("pss_peak", SF_NUM, SU_MEM, pss_peak_mib, 0),
+    PF("memory_peak", SF_NUM, SU_MEM, memory_peak_mib, 0),
+    PF("memory_need", SF_NEED, SU_MEM, memory_need, 0),
+    SF_OF("gpu_usage", SU_NONE, phase_gpu_usage),
+    SF_OF("gpu_vram", SU_MEM, phase_gpu_vram),
+    PF("read_bytes", SF_NUM, SU_NONE, read_bytes, 0),
+    PF("write_bytes", SF_NUM, SU_NONE, write_bytes, 0),
+    PF("first_start_secs", SF_NUM, SU_NONE, first_start_secs, 3),
+};
+
+/* The energy's members but its carbon (from the grid). */
+static const summary_field energy_fields[] = {
+    SF("joules", SF_NUM, SU_NONE, energy_joules, 3),
+    SF("method", SF_STR, SU_NONE, energy_method, 0),
+    SF("process_joules", SF_NUM, SU_NONE, process_energy_joules, 3),
+    SF("process_method", SF_STR, SU_NONE, process_energy_method, 0),
+    SF("power_watts", SF_DIST, SU_NONE, power_watts, 3),
+    SF("process_power_watts", SF_DIST, SU_NONE, process_power_watts, 3),
+    SF("idle_power_watts", SF_NUM, SU_NONE, idle_power_watts, 3),
+    SF("model", SF_STR, SU_NONE, energy_model, 0),
+    SF("missing", SF_STR, SU_NONE, energy_missing, 0),
+    SF("gpu_power_throttled", SF_NUM, SU_TIME, gpu_power_throttled_secs, 0),
+    SF("gpu_thermal_throttled", SF_NUM, SU_TIME, gpu_thermal_throttled_secs, 0),
+};
+
+/* The efficiency's members between "place" and "job_start_secs" (the request's). */
+static const summary_field efficiency_fields[] = {
+    SF("cpu_pct", SF_NUM, SU_NONE, cpu_efficiency_pct, 2),
+    SF("memory_pct", SF_NUM, SU_NONE, memory_efficiency_pct, 2),
+    SF("gpu_pct", SF_NUM, SU_NONE, gpu_efficiency_pct, 2),
+    SF("time_limit_pct", SF_NUM, SU_NONE, time_limit_used_pct, 2),
+    SF("requested_cpu_cores", SF_NUM, SU_NONE, requested_cpu_cores, 4),
+    SF("requested_cpu_from", SF_STR, SU_NONE, requested_cpu_from, 0),
+    SF("requested_memory", SF_NUM, SU_MEM, requested_memory_mib, 0),
+    SF("requested_memory_from", SF_STR, SU_NONE, requested_memory_from, 0),
+    SF("requested_gpus", SF_NUM, SU_NONE, requested_gpus, 0),
+    SF("requested_gpus_from", SF_STR, SU_NONE, requested_gpus_from, 0),
+    SF("time_limit", SF_NUM, SU_TIME, time_limit_secs, 0),
+    SF("time_limit_from", SF_STR, SU_NONE, time_limit_from, 0),
+};
+
+/* The double at off in base. */
+static double at(const char *base, size_t off)
+{
+    double v;
+    memcpy(&v, base + off, sizeof v);
+    return v;
+}
+
+/* "need<unit>":..,"source":"..","sampled":.., (an rt_need's members, each with its comma). */
+static void need_members(rt_ob *o, const rt_need *n, const unit *mem)
+{
+    num(o, "need", mem, n->mib, 0);
+    str(o, "source", rt_need_source_name(n->source));
+    key(o, "sampled", NULL);
+    rt_ob_lit(o, n->sampled ? "true," : "false,");
+}
+
+/* The members of fields (n) of the struct at base, in order, each with its comma; memory in
+ * mem, time in tm. */
+static void members(rt_ob *o, const void *at_base, const summary_field *f, size_t n, const unit *mem,
+                    const unit *tm)
+{
+    const char *base = at_base;
+    for (size_t i = 0; i < n; i++) {
+        const unit *u = f[i].unit == SU_MEM ? mem : f[i].unit == SU_TIME ? tm : NULL;
+        const char *p = base + f[i].off;
+        switch (f[i].kind) {
+        case SF_NUM:
+            num(o, f[i].key, u, at(base, f[i].off), f[i].dec);
+            break;
+        case SF_DIST:
+            dist(o, f[i].key, u, (const rt_dist *)(const void *)p, f[i].dec);
+            break;
+        case SF_BOOL: {
+            double v = at(base, f[i].off);
+            key(o, f[i].key, NULL);
+            rt_ob_lit(o, isnan(v) ? "null," : v == 1 ? "true," : "false,");
+            break;
+        }
+        case SF_FLAG: {
+            int v;
+            memcpy(&v, p, sizeof v);
+            key(o, f[i].key, NULL);
+            rt_ob_lit(o, v ? "true," : "false,");
+            break;
+        }
+        case SF_STR: {
+            const char *v;
+            memcpy(&v, p, sizeof v);
+            str(o, f[i].key, v);
+            break;
+        }
+        case SF_TEXT:
+            str(o, f[i].key, *p ? p : NULL);
+            break;
+        case SF_I64: {
+            int64_t v;
+            memcpy(&v, p, sizeof v);
+            num(o, f[i].key, u, v == RT_NULL_I64 ? NAN : (double)v, f[i].dec);
+            break;
+        }
+        case SF_U64: {
+            uint64_t v;
+            memcpy(&v, p, sizeof v);
+            num(o, f[i].key, u, (double)v, f[i].dec);
+            break;
+        }
+        case SF_PCT: {
+            double of = at(base, f[i].off2);
+            num(o, f[i].key, u, of > 0 ? 100.0 * at(base, f[i].off) / of : NAN, f[i].dec);
+            break;
+        }
+        case SF_OBJ:
+            key(o, f[i].key, u ? u->suffix : NULL);
+            rt_ob_put(o, "{", 1);
+            for (size_t k = 0; k < f[i].n_sub; k++) {
+                double v = at(base, f[i].sub[k].off);
+                num(o, f[i].sub[k].key, NULL, u ? v * u->factor : v, u ? u->decimals : f[i].sub[k].dec);
+            }
+            o->len--; /* the last member's comma: overwritten by the brace */
+            rt_ob_put(o, "},", 2);
+            break;
+        case SF_NEED:
+            key(o, f[i].key, NULL);
+            rt_ob_put(o, "{", 1);
+            need_members(o, (const rt_need *)(const void *)p, mem);
+            o->len--;
+            rt_ob_put(o, "},", 2);
+            break;
+        }
+    }
+}
+
 /* "name":{members of fields, in order}, then a comma (the caller closes the run). */
 static void fields_object(rt_ob *o, const char *name, const rt_summary *s, const summary_field *f, size_t n,
                           const unit *mem, const unit *tm)
 {
     key(o, name, NULL);
     rt_ob_put(o, "{", 1);
-    const char *base = (const char *)s;
-    for (size_t i = 0; i < n; i++) {
-        const unit *u = f[i].unit == SU_MEM ? mem : f[i].unit == SU_TIME ? tm : NULL;
-        if (f[i].kind == SF_DIST) {
-            dist(o, f[i].key, u, (const rt_dist *)(const void *)(base + f[i].off), f[i].dec);
-            continue;
-        }
-        double v;
-        memcpy(&v, base + f[i].off, sizeof v);
-        if (f[i].kind == SF_NUM) {
-            num(o, f[i].key, u, v, f[i].dec);
-        } else {
-            key(o, f[i].key, NULL);
-            rt_ob_lit(o, isnan(v) ? "null," : v == 1 ? "true," : "false,");
-        }
-    }
+    members(o, s, f, n, mem, tm);
     o->len--; /* the last member's comma: overwritten by the brace */
     rt_ob_put(o, "},", 2);
 }
@@ -175,7 +394,7 @@ static void process_part(rt_ob *o, const rt_summary *s, const unit *mem, const u
         rt_ob_lit(o, "null,");
         return;
     }
-    fields_object(o, "process", s, process_fields, sizeof process_fields / sizeof *process_fields, mem, tm);
+    fields_object(o, "process", s, process_fields, N_OF(process_fields), mem, tm);
 }
 
 /* Whether some record had a cgroup: any of its figures is known. */
@@ -211,10 +430,7 @@ static void close_object(rt_ob *o)
 static void need_part(rt_ob *o, const char *name, const rt_need *n, const unit *mem)
 {
     open_object(o, name, true);
-    num(o, "need", mem, n->mib, 0);
-    str(o, "source", rt_need_source_name(n->source));
-    key(o, "sampled", NULL);
-    rt_ob_lit(o, n->sampled ? "true," : "false,");
+    need_members(o, n, mem);
     close_object(o);
 }
 
@@ -244,11 +460,7 @@ static void cores_part(rt_ob *o, const rt_summary *s, const unit *tm)
     const rt_cores_table *t = s->cores;
     if (!open_object(o, "cores", t != NULL))
         return;
-    num(o, "duration", tm, t->duration_secs, 0);
-    num(o, "cores_had", NULL, t->cores_had, 3);
-    num(o, "peak_cores", NULL, t->peak_cores, 4);
-    num(o, "wait", tm, t->wait_secs, 0);
-    str(o, "wait_from", t->wait_from);
+    members(o, t, cores_fields, N_OF(cores_fields), NULL, tm);
     durations(o, t, tm);
     close_object(o);
 }
@@ -260,20 +472,7 @@ static void answer_part(rt_ob *o, const rt_summary *s, const unit *mem, const un
     rt_recommendation rec = RT_RECOMMENDATION_INIT;
     const rt_summary *runs[1] = {s};
     if (open_object(o, "recommendation", s->has_process && rt_recommend(runs, 1, &rec) == RT_OK)) {
-        num(o, "cpu", NULL, (double)rec.cpu, 0);
-        num(o, "memory", mem, rec.memory_mib == RT_NULL_I64 ? NAN : (double)rec.memory_mib, 0);
-        num(o, "gpu", NULL, (double)rec.gpu, 0);
-        num(o, "vram", mem, (double)rec.vram_mib, 0);
-        num(o, "headroom_pct", NULL, rec.headroom_pct, 1);
-        /* 0.18: the cores' time */
-        str(o, "cpu_basis", rec.cpu_basis);
-        num(o, "max_slowdown_pct", NULL, rec.max_slowdown_pct, 4);
-        num(o, "cpu_duration", tm, rec.cpu_duration_secs, 0);
-        num(o, "cpu_fewer", NULL, (double)rec.cpu_fewer, 0);
-        num(o, "cpu_fewer_duration", tm, rec.cpu_fewer_duration_secs, 0);
-        num(o, "time_limit", tm, rec.time_limit_secs, 0);
-        str(o, "cpu_phase", rec.cpu_phase[0] ? rec.cpu_phase : NULL);
-        num(o, "cpu_phase_fewer", tm, rec.cpu_phase_fewer_secs, 0);
+        members(o, &rec, recommendation_fields, N_OF(recommendation_fields), mem, tm);
         char words[300];
         str(o, "time_words", rt_recommendation_time_words(&rec, words, sizeof words) > 0 ? words : NULL);
         close_object(o);
@@ -295,18 +494,7 @@ static void cgroup_part(rt_ob *o, const rt_summary *s, const unit *mem, const un
 {
     if (!open_object(o, "cgroup", had_cgroup(s)))
         return;
-    double pct = s->cpu_periods > 0 ? 100.0 * s->cpu_throttled_periods / s->cpu_periods : NAN;
-    num(o, "oom_kills", NULL, s->oom_kills, 0);
-    num(o, "oom_kill_secs", NULL, s->oom_kill_secs, 3);
-    num(o, "memory_limit", mem, s->memory_limit_mib, 0);
-    num(o, "memory_high", mem, s->memory_high_mib, 0);
-    num(o, "cpu_quota_cores", NULL, s->cpu_quota_cores, 3);
-    num(o, "cpu_periods", NULL, s->cpu_periods, 0);
-    num(o, "cpu_throttled_periods", NULL, s->cpu_throttled_periods, 0);
-    num(o, "cpu_throttled_pct", NULL, pct, 2);
-    num(o, "cpu_throttled", tm, s->cpu_throttled_secs, 0);
-    num(o, "pids_peak", NULL, s->pids_peak, 0);
-    num(o, "pids_limit", NULL, s->pids_limit, 0);
+    members(o, s, cgroup_fields, N_OF(cgroup_fields), mem, tm);
     close_object(o);
 }
 
@@ -314,21 +502,12 @@ static void cgroup_part(rt_ob *o, const rt_summary *s, const unit *mem, const un
  * had pressure. */
 static void pressure_part(rt_ob *o, const rt_summary *s)
 {
-    const struct {
-        const char *name;
-        const rt_dist *d;
-    } p[] = {{"cpu_some_pct", &s->pressure_cpu_some_pct},
-             {"memory_some_pct", &s->pressure_memory_some_pct},
-             {"memory_full_pct", &s->pressure_memory_full_pct},
-             {"io_some_pct", &s->pressure_io_some_pct},
-             {"io_full_pct", &s->pressure_io_full_pct}};
     bool any = false;
-    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
-        any |= !isnan(p[i].d->mean);
+    for (size_t i = 0; i < N_OF(pressure_fields); i++)
+        any |= !isnan(at((const char *)s, pressure_fields[i].off + offsetof(rt_dist, mean)));
     if (!open_object(o, "pressure", any))
         return;
-    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
-        dist(o, p[i].name, NULL, p[i].d, 2);
+    members(o, s, pressure_fields, N_OF(pressure_fields), NULL, NULL);
     close_object(o);
 }
 
@@ -442,17 +621,6 @@ static void gpu_tracker_part(rt_ob *o, const rt_summary *s, const unit *mem, con
     close_object(o);
 }
 
-/* "name<suffix>":{"mean":..,"peak":..}, then a comma; converted by u as num. */
-static void mean_peak(rt_ob *o, const char *name, const unit *u, double mean, double peak, int dec)
-{
-    key(o, name, u ? u->suffix : NULL);
-    rt_ob_put(o, "{", 1);
-    num(o, "mean", NULL, u ? mean * u->factor : mean, u ? u->decimals : dec);
-    num(o, "peak", NULL, u ? peak * u->factor : peak, u ? u->decimals : dec);
-    o->len--;
-    rt_ob_put(o, "},", 2);
-}
-
 /* ,"phases":[{..},..] (one object per name, in the order each first started; rt_phase_summary)
  * and ,"phase_marks":{..} (the counts of marks): both null when the run had no mark. */
 static void phases_part(rt_ob *o, const rt_summary *s, const unit *mem, const unit *tm)
@@ -467,34 +635,7 @@ static void phases_part(rt_ob *o, const rt_summary *s, const unit *mem, const un
     for (size_t i = 0; i < s->phase_count; i++) {
         const rt_phase_summary *p = s->phases[i];
         rt_ob_lit(o, i ? ",{" : "{");
-        str(o, "name", p->name);
-        num(o, "calls", NULL, (double)p->calls, 0);
-        num(o, "unterminated", NULL, (double)p->unterminated, 0);
-        num(o, "duration", tm, p->duration_secs, 0);
-        key(o, "call", tm->suffix);
-        rt_ob_put(o, "{", 1);
-        num(o, "min", NULL, p->call_min_secs * tm->factor, tm->decimals);
-        num(o, "max", NULL, p->call_max_secs * tm->factor, tm->decimals);
-        num(o, "mean", NULL, p->call_mean_secs * tm->factor, tm->decimals);
-        o->len--;
-        rt_ob_put(o, "},", 2);
-        num(o, "samples", NULL, (double)p->samples, 0);
-        num(o, "empty_calls", NULL, (double)p->empty_calls, 0);
-        num(o, "cpu", tm, p->cpu_secs, 0);
-        key(o, "cpu_exact", NULL);
-        rt_ob_lit(o, p->cpu_exact ? "true," : "false,");
-        mean_peak(o, "cores", NULL, p->cores_mean, p->cores_peak, 4);
-        num(o, "rss_peak", mem, p->rss_peak_mib, 0);
-        num(o, "pss_peak", mem, p->pss_peak_mib, 0);
-        num(o, "memory_peak", mem, p->memory_peak_mib, 0);
-        o->len--; /* need_part writes its own leading comma */
-        need_part(o, "memory_need", &p->memory_need, mem);
-        rt_ob_put(o, ",", 1);
-        mean_peak(o, "gpu_usage", NULL, p->gpu_usage_mean, p->gpu_usage_peak, 4);
-        mean_peak(o, "gpu_vram", mem, p->gpu_vram_mean_mib, p->gpu_vram_peak_mib, 0);
-        num(o, "read_bytes", NULL, p->read_bytes, 0);
-        num(o, "write_bytes", NULL, p->write_bytes, 0);
-        num(o, "first_start_secs", NULL, p->first_start_secs, 3);
+        members(o, p, phase_fields, N_OF(phase_fields), mem, tm);
         /* 0.18: the phase under 1, 2, ... cores, and the fewest within 10% of its own */
         int64_t asked = rt_cores_fewest(p->cores, s->max_slowdown_pct >= 0 ? s->max_slowdown_pct : 10);
         num(o, "cores_asked", NULL, asked > 0 ? (double)asked : NAN, 0);
@@ -526,17 +667,7 @@ static void energy_part(rt_ob *o, const rt_summary *s, const unit *tm)
                s->gpu_power_throttled_secs > 0 || s->gpu_thermal_throttled_secs > 0;
     if (!open_object(o, "energy", any))
         return;
-    num(o, "joules", NULL, s->energy_joules, 3);
-    str(o, "method", s->energy_method);
-    num(o, "process_joules", NULL, s->process_energy_joules, 3);
-    str(o, "process_method", s->process_energy_method);
-    dist(o, "power_watts", NULL, &s->power_watts, 3);
-    dist(o, "process_power_watts", NULL, &s->process_power_watts, 3);
-    num(o, "idle_power_watts", NULL, s->idle_power_watts, 3);
-    str(o, "model", s->energy_model);
-    str(o, "missing", s->energy_missing);
-    num(o, "gpu_power_throttled", tm, s->gpu_power_throttled_secs, 0);
-    num(o, "gpu_thermal_throttled", tm, s->gpu_thermal_throttled_secs, 0);
+    members(o, s, energy_fields, N_OF(energy_fields), NULL, tm);
     const rt_grid *g = s->grid;
     key(o, "carbon", NULL);
     if (!g || !(g->g_per_kwh > 0)) {
@@ -566,18 +697,7 @@ static void efficiency_part(rt_ob *o, const rt_summary *s, const unit *mem, cons
     if (!open_object(o, "efficiency", any))
         return;
     str(o, "place", s->request ? s->request->place : NULL);
-    num(o, "cpu_pct", NULL, s->cpu_efficiency_pct, 2);
-    num(o, "memory_pct", NULL, s->memory_efficiency_pct, 2);
-    num(o, "gpu_pct", NULL, s->gpu_efficiency_pct, 2);
-    num(o, "time_limit_pct", NULL, s->time_limit_used_pct, 2);
-    num(o, "requested_cpu_cores", NULL, s->requested_cpu_cores, 4);
-    str(o, "requested_cpu_from", s->requested_cpu_from);
-    num(o, "requested_memory", mem, s->requested_memory_mib, 0);
-    str(o, "requested_memory_from", s->requested_memory_from);
-    num(o, "requested_gpus", NULL, s->requested_gpus, 0);
-    str(o, "requested_gpus_from", s->requested_gpus_from);
-    num(o, "time_limit", tm, s->time_limit_secs, 0);
-    str(o, "time_limit_from", s->time_limit_from);
+    members(o, s, efficiency_fields, N_OF(efficiency_fields), mem, tm);
     double start = s->request && s->request->job_start_secs > 0 ? s->request->job_start_secs : NAN;
     num(o, "job_start_secs", NULL, start, 3);
     close_object(o);
@@ -596,7 +716,7 @@ static void member_part(rt_ob *o, const rt_summary *s)
 
 static void machine_part(rt_ob *o, const rt_summary *s, const unit *mem)
 {
-    fields_object(o, "machine", s, machine_fields, sizeof machine_fields / sizeof *machine_fields, mem, NULL);
+    fields_object(o, "machine", s, machine_fields, N_OF(machine_fields), mem, NULL);
     o->len--; /* the last object of all: no comma after it */
 }
 
@@ -615,11 +735,7 @@ size_t rt_format_summary(const rt_summary *s, const char *memory_unit, const cha
     rt_ob_lit(&o, "{\"samples\":");
     rt_ob_u64(&o, s->samples);
     rt_ob_put(&o, ",", 1);
-    num(&o, "start_secs", NULL, s->start_secs, 3);
-    num(&o, "end_secs", NULL, s->end_secs, 3);
-    num(&o, "duration", tm, s->duration_secs, 0);
-    str(&o, "job_name", s->job_name);
-    str(&o, "allocation", s->allocation);
+    members(&o, s, run_fields, N_OF(run_fields), mem, tm);
     process_part(&o, s, mem, tm);
     machine_part(&o, s, mem);
     cgroup_part(&o, s, mem, tm);
