@@ -26,6 +26,7 @@
  * NaN (the CSVs have no core count, total memory, GPU count, RSS). */
 #define _GNU_SOURCE
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -33,88 +34,91 @@
 #include "../core/methods.h"
 #include "reader_priv.h"
 
-/* What a CSV column feeds. */
-typedef enum col {
-    C_NONE, C_TS, C_CPU, C_MEM, C_DISK_R, C_DISK_W, C_SPACE_T, C_SPACE_U, C_NET_R, C_NET_S, C_GPU, C_GPU_VRAM,
-    C_GPU_UTIL, C_P_PID, C_P_CHILDREN, C_P_UTIME, C_P_STIME, C_P_CORES, C_P_PSS, C_P_READ, C_P_WRITE, C_P_GPU,
-    C_P_GPU_VRAM, C_P_GPU_UTIL, C_ENERGY, C_ENERGY_METHOD, C_P_ENERGY, C_P_ENERGY_METHOD, C_COUNT
-} col;
+/* What a CSV column feeds: a double of rt_record as it is (C_FIG, at off), or a figure the row
+ * works out (the timestamp, the CPU seconds from two columns, an energy with its method). */
+typedef enum col_kind {
+    C_FIG, C_TS, C_P_UTIME, C_P_STIME, C_ENERGY, C_ENERGY_METHOD, C_P_ENERGY, C_P_ENERGY_METHOD, C_KINDS
+} col_kind;
 
-typedef struct colmap {
+/* A column read: its header name, what it feeds and the scale its cells are multiplied by. */
+typedef struct rt_csv_col {
     const char *name;
-    col target;
+    col_kind kind;
+    size_t off; /* C_FIG: of the double in rt_record */
     double scale;
 } colmap;
 
+#define FIG(n, member, scale) {n, C_FIG, offsetof(rt_record, member), scale}
+#define OWN(n, kind) {n, kind, 0, 1}
 #define GIB (1024.0 * 1024.0 * 1024.0)
 #define GB 1e9 /* the Python tracker 0.5's disk_space_*_gb */
 
 /* The tool's CSV (docs/contracts.md §3); "timestamp", read in every format, is in column_for. */
 static const colmap tool_cols[] = {
-    {"system_cpu_usage", C_CPU, 1},
-    {"system_memory_used_mib", C_MEM, 1},
-    {"system_disk_read_bytes", C_DISK_R, 1},
-    {"system_disk_write_bytes", C_DISK_W, 1},
-    {"system_disk_space_total_gb", C_SPACE_T, GB},
-    {"system_disk_space_used_gb", C_SPACE_U, GB},
-    {"system_net_recv_bytes", C_NET_R, 1},
-    {"system_net_sent_bytes", C_NET_S, 1},
-    {"system_gpu_usage", C_GPU, 1},
-    {"system_gpu_vram_mib", C_GPU_VRAM, 1},
-    {"system_gpu_utilized", C_GPU_UTIL, 1},
-    {"process_pid", C_P_PID, 1},
-    {"process_children", C_P_CHILDREN, 1},
-    {"process_utime", C_P_UTIME, 1},
-    {"process_stime", C_P_STIME, 1},
-    {"process_cpu_usage", C_P_CORES, 1},
-    {"process_memory_mib", C_P_PSS, 1},
-    {"process_disk_read_bytes", C_P_READ, 1},
-    {"process_disk_write_bytes", C_P_WRITE, 1},
-    {"process_gpu_usage", C_P_GPU, 1},
-    {"process_gpu_vram_mib", C_P_GPU_VRAM, 1},
-    {"process_gpu_utilized", C_P_GPU_UTIL, 1},
+    FIG("system_cpu_usage", cpu_cores, 1),
+    FIG("system_memory_used_mib", memory_used_mib, 1),
+    FIG("system_disk_read_bytes", disk_read_bytes, 1),
+    FIG("system_disk_write_bytes", disk_write_bytes, 1),
+    FIG("system_disk_space_total_gb", disk_space_total_bytes, GB),
+    FIG("system_disk_space_used_gb", disk_space_used_bytes, GB),
+    FIG("system_net_recv_bytes", net_recv_bytes, 1),
+    FIG("system_net_sent_bytes", net_sent_bytes, 1),
+    FIG("system_gpu_usage", gpu_usage, 1),
+    FIG("system_gpu_vram_mib", gpu_vram_mib, 1),
+    FIG("system_gpu_utilized", gpu_utilized, 1),
+    FIG("process_pid", process_pid, 1),
+    FIG("process_children", process_children, 1),
+    OWN("process_utime", C_P_UTIME),
+    OWN("process_stime", C_P_STIME),
+    FIG("process_cpu_usage", process_cores, 1),
+    FIG("process_memory_mib", process_pss_mib, 1),
+    FIG("process_disk_read_bytes", process_read_bytes, 1),
+    FIG("process_disk_write_bytes", process_write_bytes, 1),
+    FIG("process_gpu_usage", process_gpu_usage, 1),
+    FIG("process_gpu_vram_mib", process_gpu_vram_mib, 1),
+    FIG("process_gpu_utilized", process_gpu_utilized, 1),
     /* 0.15: after the 32 shared columns, read when present; a method is a word */
-    {"system_energy_joules", C_ENERGY, 1},
-    {"system_energy_method", C_ENERGY_METHOD, 1},
-    {"process_energy_joules", C_P_ENERGY, 1},
-    {"process_energy_method", C_P_ENERGY_METHOD, 1},
+    OWN("system_energy_joules", C_ENERGY),
+    OWN("system_energy_method", C_ENERGY_METHOD),
+    OWN("process_energy_joules", C_P_ENERGY),
+    OWN("process_energy_method", C_P_ENERGY_METHOD),
 };
 
 /* The Python SystemTracker's columns (also after "system_" in the combined metrics). */
 static const colmap py_system_cols[] = {
-    {"cpu_usage", C_CPU, 1},
-    {"memory_used", C_MEM, 1.0 / 1024},
-    {"memory_used_mib", C_MEM, 1}, /* 0.5 */
-    {"disk_read_bytes", C_DISK_R, 1},
-    {"disk_write_bytes", C_DISK_W, 1},
-    {"disk_space_total_gb", C_SPACE_T, GIB},
-    {"disk_space_used_gb", C_SPACE_U, GIB},
-    {"net_recv_bytes", C_NET_R, 1},
-    {"net_sent_bytes", C_NET_S, 1},
-    {"gpu_usage", C_GPU, 1},
-    {"gpu_vram", C_GPU_VRAM, 1},
-    {"gpu_vram_mib", C_GPU_VRAM, 1}, /* 0.5 */
-    {"gpu_utilized", C_GPU_UTIL, 1},
+    FIG("cpu_usage", cpu_cores, 1),
+    FIG("memory_used", memory_used_mib, 1.0 / 1024),
+    FIG("memory_used_mib", memory_used_mib, 1), /* 0.5 */
+    FIG("disk_read_bytes", disk_read_bytes, 1),
+    FIG("disk_write_bytes", disk_write_bytes, 1),
+    FIG("disk_space_total_gb", disk_space_total_bytes, GIB),
+    FIG("disk_space_used_gb", disk_space_used_bytes, GIB),
+    FIG("net_recv_bytes", net_recv_bytes, 1),
+    FIG("net_sent_bytes", net_sent_bytes, 1),
+    FIG("gpu_usage", gpu_usage, 1),
+    FIG("gpu_vram", gpu_vram_mib, 1),
+    FIG("gpu_vram_mib", gpu_vram_mib, 1), /* 0.5 */
+    FIG("gpu_utilized", gpu_utilized, 1),
 };
 
 /* The Python ProcessTracker's columns (also after "process_" in the combined metrics). */
 static const colmap py_process_cols[] = {
-    {"pid", C_P_PID, 1},
-    {"children", C_P_CHILDREN, 1},
-    {"utime", C_P_UTIME, 1},
-    {"stime", C_P_STIME, 1},
-    {"cpu_usage", C_P_CORES, 1},
-    {"memory", C_P_PSS, 1.0 / 1024},
-    {"read_bytes", C_P_READ, 1},
-    {"write_bytes", C_P_WRITE, 1},
-    {"gpu_usage", C_P_GPU, 1},
-    {"gpu_vram", C_P_GPU_VRAM, 1},
+    FIG("pid", process_pid, 1),
+    FIG("children", process_children, 1),
+    OWN("utime", C_P_UTIME),
+    OWN("stime", C_P_STIME),
+    FIG("cpu_usage", process_cores, 1),
+    FIG("memory", process_pss_mib, 1.0 / 1024),
+    FIG("read_bytes", process_read_bytes, 1),
+    FIG("write_bytes", process_write_bytes, 1),
+    FIG("gpu_usage", process_gpu_usage, 1),
+    FIG("gpu_vram", process_gpu_vram_mib, 1),
     /* 0.5's names */
-    {"memory_mib", C_P_PSS, 1},
-    {"disk_read_bytes", C_P_READ, 1},
-    {"disk_write_bytes", C_P_WRITE, 1},
-    {"gpu_vram_mib", C_P_GPU_VRAM, 1},
-    {"gpu_utilized", C_P_GPU_UTIL, 1},
+    FIG("memory_mib", process_pss_mib, 1),
+    FIG("disk_read_bytes", process_read_bytes, 1),
+    FIG("disk_write_bytes", process_write_bytes, 1),
+    FIG("gpu_vram_mib", process_gpu_vram_mib, 1),
+    FIG("gpu_utilized", process_gpu_utilized, 1),
 };
 
 /* The next cell of the row at *p (up to e): sets its content [*cs, *ce) (without quotes) and
@@ -206,7 +210,7 @@ static const colmap *lookup(const colmap *t, size_t n, const char *name, size_t 
 /* The entry for column name[0..len) in format f, or NULL when the column is not read. */
 static const colmap *column_for(rt_reader_fmt f, const char *name, size_t len)
 {
-    static const colmap ts = {"timestamp", C_TS, 1};
+    static const colmap ts = OWN("timestamp", C_TS);
     if (len == 9 && memcmp(name, "timestamp", 9) == 0)
         return &ts;
     switch (f) {
@@ -270,9 +274,11 @@ bool rt_reader_csv_header(rt_reader *r, const char *line, size_t n)
             return false;
         const colmap *m = column_for(r->format, cs, (size_t)(ce - cs));
         if (r->ncols < MAX_COLS) {
-            r->target[r->ncols] = (unsigned char)(m ? m->target : C_NONE);
+            r->col[r->ncols] = m;
             r->scale[r->ncols] = m ? m->scale : 1;
-            if (v05 && m && (m->target == C_SPACE_T || m->target == C_SPACE_U))
+            if (v05 && m && m->kind == C_FIG &&
+                (m->off == offsetof(rt_record, disk_space_total_bytes) ||
+                 m->off == offsetof(rt_record, disk_space_used_bytes)))
                 r->scale[r->ncols] = GB;
         }
         r->ncols++;
@@ -283,9 +289,7 @@ bool rt_reader_csv_header(rt_reader *r, const char *line, size_t n)
 /* One CSV row into rec. Returns NULL or what is wrong with it (static or in r->msg). */
 const char *rt_reader_csv_row(rt_reader *r, const char *line, size_t n, rt_record *rec)
 {
-    double v[C_COUNT];
-    for (size_t i = 0; i < C_COUNT; i++)
-        v[i] = NAN;
+    double v[MAX_COLS]; /* the cells read, scaled (an energy method: its rank), by column */
     const char *p = line, *e = line + n, *cs, *ce;
     bool quoted;
     size_t ncol = 0;
@@ -294,9 +298,9 @@ const char *rt_reader_csv_row(rt_reader *r, const char *line, size_t n, rt_recor
         more = next_cell(&p, e, &cs, &ce, &quoted);
         if (more < 0)
             return "malformed quoted cell";
-        bool method = ncol < MAX_COLS && ncol < r->ncols &&
-                      (r->target[ncol] == C_ENERGY_METHOD || r->target[ncol] == C_P_ENERGY_METHOD);
-        if (method) { /* a word: measured, sampled or estimated (empty: none) as its rank */
+        const colmap *m = ncol < MAX_COLS && ncol < r->ncols ? r->col[ncol] : NULL;
+        if (m && (m->kind == C_ENERGY_METHOD || m->kind == C_P_ENERGY_METHOD)) {
+            /* a word: measured, sampled or estimated (empty: none) as its rank */
             char w[16];
             size_t wn = (size_t)(ce - cs);
             int rank = 0;
@@ -310,15 +314,15 @@ const char *rt_reader_csv_row(rt_reader *r, const char *line, size_t n, rt_recor
                          ncol + 1);
                 return r->msg;
             }
-            v[r->target[ncol]] = rank ? rank : NAN;
-        } else if (ncol < MAX_COLS && ncol < r->ncols && r->target[ncol] != C_NONE) {
+            v[ncol] = rank ? rank : NAN;
+        } else if (m) {
             double x;
             if (!cell_number(cs, (size_t)(ce - cs), r->c_locale, &x)) {
                 int cl = ce - cs > 24 ? 24 : (int)(ce - cs);
                 snprintf(r->msg, sizeof r->msg, "column %zu is not a number: \"%.*s\"", ncol + 1, cl, cs);
                 return r->msg;
             }
-            v[r->target[ncol]] = x * r->scale[ncol];
+            v[ncol] = x * r->scale[ncol];
         }
         ncol++;
     }
@@ -326,36 +330,27 @@ const char *rt_reader_csv_row(rt_reader *r, const char *line, size_t n, rt_recor
         snprintf(r->msg, sizeof r->msg, "%zu columns where the header has %zu", ncol, r->ncols);
         return r->msg;
     }
-    if (isnan(v[C_TS]))
+    /* the row's own figures, then the cells into the record (a later column of a figure wins) */
+    double own[C_KINDS];
+    for (size_t k = 0; k < C_KINDS; k++)
+        own[k] = NAN;
+    for (size_t i = 0; i < ncol && i < MAX_COLS; i++)
+        if (r->col[i] && r->col[i]->kind != C_FIG)
+            own[r->col[i]->kind] = v[i];
+    if (isnan(own[C_TS]))
         return "no timestamp";
-    if (!rt_unix_time(v[C_TS]))
+    if (!rt_unix_time(own[C_TS]))
         return "the timestamp is no Unix time in seconds";
     rt_record_null(rec);
-    rec->timestamp_secs = v[C_TS];
-    rec->cpu_cores = v[C_CPU];
-    rec->memory_used_mib = v[C_MEM];
-    rec->disk_read_bytes = v[C_DISK_R];
-    rec->disk_write_bytes = v[C_DISK_W];
-    rec->net_recv_bytes = v[C_NET_R];
-    rec->net_sent_bytes = v[C_NET_S];
-    rec->disk_space_total_bytes = v[C_SPACE_T];
-    rec->disk_space_used_bytes = v[C_SPACE_U];
-    rec->gpu_usage = v[C_GPU];
-    rec->gpu_vram_mib = v[C_GPU_VRAM];
-    rec->gpu_utilized = v[C_GPU_UTIL];
-    rec->process_pid = v[C_P_PID];
-    rec->process_children = v[C_P_CHILDREN];
-    rec->process_cores = v[C_P_CORES];
-    rec->process_cpu_secs = v[C_P_UTIME] + v[C_P_STIME];
-    rec->process_pss_mib = v[C_P_PSS];
-    rec->process_read_bytes = v[C_P_READ];
-    rec->process_write_bytes = v[C_P_WRITE];
-    rec->process_gpu_usage = v[C_P_GPU];
-    rec->process_gpu_vram_mib = v[C_P_GPU_VRAM];
-    rec->process_gpu_utilized = v[C_P_GPU_UTIL];
-    rec->energy_method = isnan(v[C_ENERGY_METHOD]) ? NULL : rt_energy_method_of_rank((int)v[C_ENERGY_METHOD]);
-    rec->process_energy_method = isnan(v[C_P_ENERGY_METHOD]) ? NULL : rt_energy_method_of_rank((int)v[C_P_ENERGY_METHOD]);
-    rec->energy_joules = rec->energy_method ? v[C_ENERGY] : NAN;
-    rec->process_energy_joules = rec->process_energy_method ? v[C_P_ENERGY] : NAN;
+    for (size_t i = 0; i < ncol && i < MAX_COLS; i++)
+        if (r->col[i] && r->col[i]->kind == C_FIG)
+            memcpy((char *)rec + r->col[i]->off, &v[i], sizeof v[i]);
+    rec->timestamp_secs = own[C_TS];
+    rec->process_cpu_secs = own[C_P_UTIME] + own[C_P_STIME];
+    double method = own[C_ENERGY_METHOD], process_method = own[C_P_ENERGY_METHOD];
+    rec->energy_method = isnan(method) ? NULL : rt_energy_method_of_rank((int)method);
+    rec->process_energy_method = isnan(process_method) ? NULL : rt_energy_method_of_rank((int)process_method);
+    rec->energy_joules = rec->energy_method ? own[C_ENERGY] : NAN;
+    rec->process_energy_joules = rec->process_energy_method ? own[C_P_ENERGY] : NAN;
     return NULL;
 }

@@ -39,9 +39,9 @@ struct rt_reader {
     bool pending_no_nl;
     /* counts */
     uint64_t records, skipped, shown;
-    /* CSV (reader_csv.c): what each column feeds and its scale */
+    /* CSV (reader_csv.c): what each column feeds (NULL: not read) and its scale */
     size_t ncols;
-    unsigned char target[MAX_COLS];
+    const struct rt_csv_col *col[MAX_COLS];
     double scale[MAX_COLS];
     char msg[160];
     /* JSON: the line being read and the previous good one */
