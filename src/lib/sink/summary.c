@@ -397,14 +397,12 @@ static void process_part(rt_ob *o, const rt_summary *s, const unit *mem, const u
     fields_object(o, "process", s, process_fields, N_OF(process_fields), mem, tm);
 }
 
-/* Whether some record had a cgroup: any of its figures is known. */
+/* Whether some record had a cgroup: any double of cgroup_fields is known (the throttled share
+ * is worked out from two of them; the first OOM kill's time only comes with a count). */
 static bool had_cgroup(const rt_summary *s)
 {
-    const double v[] = {s->oom_kills,   s->memory_limit_mib,      s->memory_high_mib,    s->cpu_quota_cores,
-                        s->cpu_periods, s->cpu_throttled_periods, s->cpu_throttled_secs, s->pids_peak,
-                        s->pids_limit};
-    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-        if (!isnan(v[i]))
+    for (size_t i = 0; i < N_OF(cgroup_fields); i++)
+        if (cgroup_fields[i].kind == SF_NUM && !isnan(at((const char *)s, cgroup_fields[i].off)))
             return true;
     return false;
 }
