@@ -66,19 +66,6 @@ static void num(rt_ob *o, const char *name, const unit *u, double v, int dec)
     rt_ob_put(o, ",", 1);
 }
 
-/* "name<suffix>":{"mean":..,"peak":..,"p50":..,"p95":..}, then a comma; converted by u as num. */
-static void dist(rt_ob *o, const char *name, const unit *u, const rt_dist *d, int dec)
-{
-    key(o, name, u ? u->suffix : NULL);
-    rt_ob_put(o, "{", 1);
-    num(o, "mean", NULL, u ? d->mean * u->factor : d->mean, u ? u->decimals : dec);
-    num(o, "peak", NULL, u ? d->peak * u->factor : d->peak, u ? u->decimals : dec);
-    num(o, "p50", NULL, u ? d->p50 * u->factor : d->p50, u ? u->decimals : dec);
-    num(o, "p95", NULL, u ? d->p95 * u->factor : d->p95, u ? u->decimals : dec);
-    o->len--; /* the last member's comma: overwritten by the brace */
-    rt_ob_put(o, "},", 2);
-}
-
 /* "name":"v" escaped or null, then a comma. */
 static void str(rt_ob *o, const char *name, const char *v)
 {
@@ -101,8 +88,8 @@ typedef enum {
     SF_I64,  /* an int64_t: RT_NULL_I64 null */
     SF_U64,  /* a uint64_t */
     SF_PCT,  /* 100 x the double at off / the double at off2, null unless the latter is > 0 */
-    SF_OBJ,  /* {the doubles of sub (their keys and decimals), in the member's unit}: its key
-              * takes the unit's suffix, the sub-members none */
+    SF_OBJ,  /* {the doubles of sub by their keys}: converted as SF_NUM, the suffix on the
+              * member's key only */
     SF_NEED, /* an rt_need: {"need<unit>","source","sampled"} */
 } sf_kind;
 typedef enum { SU_NONE, SU_MEM, SU_TIME } sf_unit;
@@ -120,7 +107,13 @@ typedef struct summary_field {
 #define N_OF(a) (sizeof(a) / sizeof *(a))
 #define FIELD(type, k, kind, u, member, dec) {k, kind, u, offsetof(type, member), dec, 0, NULL, 0}
 #define SF(k, kind, u, member, dec) FIELD(rt_summary, k, kind, u, member, dec)
-#define SF_OF(k, u, sub) {k, SF_OBJ, u, 0, 0, 0, sub, N_OF(sub)}
+#define SF_OF(k, u, sub, dec) {k, SF_OBJ, u, 0, dec, 0, sub, N_OF(sub)}
+
+/* An rt_dist's members (SF_DIST). */
+static const summary_field dist_members[] = {
+    FIELD(rt_dist, "mean", SF_NUM, SU_NONE, mean, 0), FIELD(rt_dist, "peak", SF_NUM, SU_NONE, peak, 0),
+    FIELD(rt_dist, "p50", SF_NUM, SU_NONE, p50, 0), FIELD(rt_dist, "p95", SF_NUM, SU_NONE, p95, 0),
+};
 
 /* The run's own members, after "samples". */
 static const summary_field run_fields[] = {
@@ -218,15 +211,13 @@ static const summary_field recommendation_fields[] = {
 };
 
 #define PF(k, kind, u, member, dec) FIELD(rt_phase_summary, k, kind, u, member, dec)
-static const summary_field phase_call[] = {
-    PF("min", SF_NUM, SU_NONE, call_min_secs, 0),
-    PF("max", SF_NUM, SU_NONE, call_max_secs, 0),
-    PF("mean", SF_NUM, SU_NONE, call_mean_secs, 0),
-};
-static const summary_field phase_cores[] = {PF("mean", SF_NUM, SU_NONE, cores_mean, 4),
-                                            PF("peak", SF_NUM, SU_NONE, cores_peak, 4)};
-static const summary_field phase_gpu_usage[] = {PF("mean", SF_NUM, SU_NONE, gpu_usage_mean, 4),
-                                                PF("peak", SF_NUM, SU_NONE, gpu_usage_peak, 4)};
+static const summary_field phase_call[] = {PF("min", SF_NUM, SU_NONE, call_min_secs, 0),
+                                           PF("max", SF_NUM, SU_NONE, call_max_secs, 0),
+                                           PF("mean", SF_NUM, SU_NONE, call_mean_secs, 0)};
+static const summary_field phase_cores[] = {PF("mean", SF_NUM, SU_NONE, cores_mean, 0),
+                                            PF("peak", SF_NUM, SU_NONE, cores_peak, 0)};
+static const summary_field phase_gpu_usage[] = {PF("mean", SF_NUM, SU_NONE, gpu_usage_mean, 0),
+                                                PF("peak", SF_NUM, SU_NONE, gpu_usage_peak, 0)};
 static const summary_field phase_gpu_vram[] = {PF("mean", SF_NUM, SU_NONE, gpu_vram_mean_mib, 0),
                                                PF("peak", SF_NUM, SU_NONE, gpu_vram_peak_mib, 0)};
 /* A phase's members, but its fewest cores and its durations (which the writer works out). */
@@ -235,18 +226,18 @@ static const summary_field phase_fields[] = {
     PF("calls", SF_U64, SU_NONE, calls, 0),
     PF("unterminated", SF_U64, SU_NONE, unterminated, 0),
     PF("duration", SF_NUM, SU_TIME, duration_secs, 0),
-    SF_OF("call", SU_TIME, phase_call),
+    SF_OF("call", SU_TIME, phase_call, 0),
     PF("samples", SF_U64, SU_NONE, samples, 0),
     PF("empty_calls", SF_U64, SU_NONE, empty_calls, 0),
     PF("cpu", SF_NUM, SU_TIME, cpu_secs, 0),
     PF("cpu_exact", SF_FLAG, SU_NONE, cpu_exact, 0),
-    SF_OF("cores", SU_NONE, phase_cores),
+    SF_OF("cores", SU_NONE, phase_cores, 4),
     PF("rss_peak", SF_NUM, SU_MEM, rss_peak_mib, 0),
     PF("pss_peak", SF_NUM, SU_MEM, pss_peak_mib, 0),
     PF("memory_peak", SF_NUM, SU_MEM, memory_peak_mib, 0),
     PF("memory_need", SF_NEED, SU_MEM, memory_need, 0),
-    SF_OF("gpu_usage", SU_NONE, phase_gpu_usage),
-    SF_OF("gpu_vram", SU_MEM, phase_gpu_vram),
+    SF_OF("gpu_usage", SU_NONE, phase_gpu_usage, 4),
+    SF_OF("gpu_vram", SU_MEM, phase_gpu_vram, 0),
     PF("read_bytes", SF_NUM, SU_NONE, read_bytes, 0),
     PF("write_bytes", SF_NUM, SU_NONE, write_bytes, 0),
     PF("first_start_secs", SF_NUM, SU_NONE, first_start_secs, 3),
@@ -291,6 +282,21 @@ static double at(const char *base, size_t off)
     return v;
 }
 
+/* "name<suffix>":{the doubles of sub (n) in the struct at base, each v*factor with u's
+ * decimals, no suffix (u NULL: as it is with dec decimals)}, then a comma. */
+static void sub_object(rt_ob *o, const char *name, const unit *u, const char *base, const summary_field *sub,
+                       size_t n, int dec)
+{
+    key(o, name, u ? u->suffix : NULL);
+    rt_ob_put(o, "{", 1);
+    for (size_t k = 0; k < n; k++) {
+        double v = at(base, sub[k].off);
+        num(o, sub[k].key, NULL, u ? v * u->factor : v, u ? u->decimals : dec);
+    }
+    o->len--; /* the last member's comma: overwritten by the brace */
+    rt_ob_put(o, "},", 2);
+}
+
 /* "need<unit>":..,"source":"..","sampled":.., (an rt_need's members, each with its comma). */
 static void need_members(rt_ob *o, const rt_need *n, const unit *mem)
 {
@@ -314,7 +320,7 @@ static void members(rt_ob *o, const void *at_base, const summary_field *f, size_
             num(o, f[i].key, u, at(base, f[i].off), f[i].dec);
             break;
         case SF_DIST:
-            dist(o, f[i].key, u, (const rt_dist *)(const void *)p, f[i].dec);
+            sub_object(o, f[i].key, u, p, dist_members, N_OF(dist_members), f[i].dec);
             break;
         case SF_BOOL: {
             double v = at(base, f[i].off);
@@ -356,14 +362,7 @@ static void members(rt_ob *o, const void *at_base, const summary_field *f, size_
             break;
         }
         case SF_OBJ:
-            key(o, f[i].key, u ? u->suffix : NULL);
-            rt_ob_put(o, "{", 1);
-            for (size_t k = 0; k < f[i].n_sub; k++) {
-                double v = at(base, f[i].sub[k].off);
-                num(o, f[i].sub[k].key, NULL, u ? v * u->factor : v, u ? u->decimals : f[i].sub[k].dec);
-            }
-            o->len--; /* the last member's comma: overwritten by the brace */
-            rt_ob_put(o, "},", 2);
+            sub_object(o, f[i].key, u, base, f[i].sub, f[i].n_sub, f[i].dec);
             break;
         case SF_NEED:
             key(o, f[i].key, NULL);
