@@ -3,7 +3,8 @@
  * tests/fixtures/runs, a replayed sample written in both formats and read back against
  * rt_record_from_sample, malformed lines counted and logged as FILE:LINE, unknown files, long
  * lines, the scanner checked against jansson on every fixture line and many mutations, and a
- * sample's energy (0.15) written as a JSON line and as CSV and read back into the record. */
+ * sample's energy (0.15) written as a JSON line and as CSV and read back into the record, and a
+ * CSV's columns named twice or unknown. */
 #include "unit.h"
 
 #include <math.h>
@@ -394,6 +395,45 @@ static void test_malformed_csv(void **state)
     assert_num(recs[0].interval_secs, 2); /* the first takes the second's, which spans the skipped rows */
     assert_num(recs[1].timestamp_secs, 1700000003);
     assert_num(recs[1].interval_secs, 2);
+}
+
+/* The tool's CSV with a column twice, one the reader does not know and a CPU split in two: the
+ * later cell of a figure stands (an empty one too), an unknown column is not parsed, utime +
+ * stime is the process's CPU, and what no column gives stays null. */
+static void test_csv_columns(void **state)
+{
+    (void)state;
+    static const char csv[] =
+        "timestamp,system_cpu_usage,system_memory_used_mib,extra,system_cpu_usage,process_utime,process_stime,"
+        "process_memory_mib\n"
+        "1700000000,1.5,100,zzz,2.5,0.25,0.5,40\n"
+        "1700000001,3,200,,,0.5,,41\n";
+    rt_reader *r;
+    assert_int_equal(rt_reader_open_buffer("cols.csv", csv, sizeof csv - 1, NULL, &r), RT_OK);
+    assert_string_equal(rt_reader_format(r), "csv");
+    const rt_record *rec;
+    assert_int_equal(rt_reader_next(r, &rec), RT_OK);
+    assert_non_null(rec);
+    assert_num(rec->timestamp_secs, 1700000000);
+    assert_num(rec->cpu_cores, 2.5);
+    assert_num(rec->memory_used_mib, 100);
+    assert_num(rec->process_cpu_secs, 0.75);
+    assert_num(rec->process_pss_mib, 40);
+    assert_nan(rec->gpu_usage);
+    assert_nan(rec->process_pid);
+    assert_nan(rec->disk_space_used_bytes);
+    assert_nan(rec->energy_joules);
+    assert_null(rec->energy_method);
+    assert_int_equal(rt_reader_next(r, &rec), RT_OK);
+    assert_non_null(rec);
+    assert_nan(rec->cpu_cores);
+    assert_num(rec->memory_used_mib, 200);
+    assert_nan(rec->process_cpu_secs);
+    assert_num(rec->process_pss_mib, 41);
+    assert_int_equal(rt_reader_next(r, &rec), RT_OK);
+    assert_null(rec);
+    assert_int_equal(rt_reader_skipped(r), 0);
+    rt_reader_close(r);
 }
 
 static void test_unknown_and_empty(void **state)
@@ -1454,7 +1494,7 @@ int main(void)
         cmocka_unit_test(test_machine_counters),
         cmocka_unit_test(test_process_counters),  cmocka_unit_test(test_out_of_range),
         cmocka_unit_test(test_chunk_boundaries),  cmocka_unit_test(test_stdin),
-        cmocka_unit_test(test_energy_round_trip),
+        cmocka_unit_test(test_energy_round_trip), cmocka_unit_test(test_csv_columns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
