@@ -48,77 +48,76 @@ typedef struct rt_csv_col {
     double scale;
 } colmap;
 
-#define FIG(n, member, scale) {n, C_FIG, offsetof(rt_record, member), scale}
-#define OWN(n, kind) {n, kind, 0, 1}
+#define REC(member) offsetof(rt_record, member) /* C_FIG's off */
 #define GIB (1024.0 * 1024.0 * 1024.0)
 #define GB 1e9 /* the Python tracker 0.5's disk_space_*_gb */
 
 /* The tool's CSV (docs/contracts.md §3); "timestamp", read in every format, is in column_for. */
 static const colmap tool_cols[] = {
-    FIG("system_cpu_usage", cpu_cores, 1),
-    FIG("system_memory_used_mib", memory_used_mib, 1),
-    FIG("system_disk_read_bytes", disk_read_bytes, 1),
-    FIG("system_disk_write_bytes", disk_write_bytes, 1),
-    FIG("system_disk_space_total_gb", disk_space_total_bytes, GB),
-    FIG("system_disk_space_used_gb", disk_space_used_bytes, GB),
-    FIG("system_net_recv_bytes", net_recv_bytes, 1),
-    FIG("system_net_sent_bytes", net_sent_bytes, 1),
-    FIG("system_gpu_usage", gpu_usage, 1),
-    FIG("system_gpu_vram_mib", gpu_vram_mib, 1),
-    FIG("system_gpu_utilized", gpu_utilized, 1),
-    FIG("process_pid", process_pid, 1),
-    FIG("process_children", process_children, 1),
-    OWN("process_utime", C_P_UTIME),
-    OWN("process_stime", C_P_STIME),
-    FIG("process_cpu_usage", process_cores, 1),
-    FIG("process_memory_mib", process_pss_mib, 1),
-    FIG("process_disk_read_bytes", process_read_bytes, 1),
-    FIG("process_disk_write_bytes", process_write_bytes, 1),
-    FIG("process_gpu_usage", process_gpu_usage, 1),
-    FIG("process_gpu_vram_mib", process_gpu_vram_mib, 1),
-    FIG("process_gpu_utilized", process_gpu_utilized, 1),
+    {"system_cpu_usage", C_FIG, REC(cpu_cores), 1},
+    {"system_memory_used_mib", C_FIG, REC(memory_used_mib), 1},
+    {"system_disk_read_bytes", C_FIG, REC(disk_read_bytes), 1},
+    {"system_disk_write_bytes", C_FIG, REC(disk_write_bytes), 1},
+    {"system_disk_space_total_gb", C_FIG, REC(disk_space_total_bytes), GB},
+    {"system_disk_space_used_gb", C_FIG, REC(disk_space_used_bytes), GB},
+    {"system_net_recv_bytes", C_FIG, REC(net_recv_bytes), 1},
+    {"system_net_sent_bytes", C_FIG, REC(net_sent_bytes), 1},
+    {"system_gpu_usage", C_FIG, REC(gpu_usage), 1},
+    {"system_gpu_vram_mib", C_FIG, REC(gpu_vram_mib), 1},
+    {"system_gpu_utilized", C_FIG, REC(gpu_utilized), 1},
+    {"process_pid", C_FIG, REC(process_pid), 1},
+    {"process_children", C_FIG, REC(process_children), 1},
+    {"process_utime", C_P_UTIME, 0, 1},
+    {"process_stime", C_P_STIME, 0, 1},
+    {"process_cpu_usage", C_FIG, REC(process_cores), 1},
+    {"process_memory_mib", C_FIG, REC(process_pss_mib), 1},
+    {"process_disk_read_bytes", C_FIG, REC(process_read_bytes), 1},
+    {"process_disk_write_bytes", C_FIG, REC(process_write_bytes), 1},
+    {"process_gpu_usage", C_FIG, REC(process_gpu_usage), 1},
+    {"process_gpu_vram_mib", C_FIG, REC(process_gpu_vram_mib), 1},
+    {"process_gpu_utilized", C_FIG, REC(process_gpu_utilized), 1},
     /* 0.15: after the 32 shared columns, read when present; a method is a word */
-    OWN("system_energy_joules", C_ENERGY),
-    OWN("system_energy_method", C_ENERGY_METHOD),
-    OWN("process_energy_joules", C_P_ENERGY),
-    OWN("process_energy_method", C_P_ENERGY_METHOD),
+    {"system_energy_joules", C_ENERGY, 0, 1},
+    {"system_energy_method", C_ENERGY_METHOD, 0, 1},
+    {"process_energy_joules", C_P_ENERGY, 0, 1},
+    {"process_energy_method", C_P_ENERGY_METHOD, 0, 1},
 };
 
 /* The Python SystemTracker's columns (also after "system_" in the combined metrics). */
 static const colmap py_system_cols[] = {
-    FIG("cpu_usage", cpu_cores, 1),
-    FIG("memory_used", memory_used_mib, 1.0 / 1024),
-    FIG("memory_used_mib", memory_used_mib, 1), /* 0.5 */
-    FIG("disk_read_bytes", disk_read_bytes, 1),
-    FIG("disk_write_bytes", disk_write_bytes, 1),
-    FIG("disk_space_total_gb", disk_space_total_bytes, GIB),
-    FIG("disk_space_used_gb", disk_space_used_bytes, GIB),
-    FIG("net_recv_bytes", net_recv_bytes, 1),
-    FIG("net_sent_bytes", net_sent_bytes, 1),
-    FIG("gpu_usage", gpu_usage, 1),
-    FIG("gpu_vram", gpu_vram_mib, 1),
-    FIG("gpu_vram_mib", gpu_vram_mib, 1), /* 0.5 */
-    FIG("gpu_utilized", gpu_utilized, 1),
+    {"cpu_usage", C_FIG, REC(cpu_cores), 1},
+    {"memory_used", C_FIG, REC(memory_used_mib), 1.0 / 1024},
+    {"memory_used_mib", C_FIG, REC(memory_used_mib), 1}, /* 0.5 */
+    {"disk_read_bytes", C_FIG, REC(disk_read_bytes), 1},
+    {"disk_write_bytes", C_FIG, REC(disk_write_bytes), 1},
+    {"disk_space_total_gb", C_FIG, REC(disk_space_total_bytes), GIB},
+    {"disk_space_used_gb", C_FIG, REC(disk_space_used_bytes), GIB},
+    {"net_recv_bytes", C_FIG, REC(net_recv_bytes), 1},
+    {"net_sent_bytes", C_FIG, REC(net_sent_bytes), 1},
+    {"gpu_usage", C_FIG, REC(gpu_usage), 1},
+    {"gpu_vram", C_FIG, REC(gpu_vram_mib), 1},
+    {"gpu_vram_mib", C_FIG, REC(gpu_vram_mib), 1}, /* 0.5 */
+    {"gpu_utilized", C_FIG, REC(gpu_utilized), 1},
 };
 
 /* The Python ProcessTracker's columns (also after "process_" in the combined metrics). */
 static const colmap py_process_cols[] = {
-    FIG("pid", process_pid, 1),
-    FIG("children", process_children, 1),
-    OWN("utime", C_P_UTIME),
-    OWN("stime", C_P_STIME),
-    FIG("cpu_usage", process_cores, 1),
-    FIG("memory", process_pss_mib, 1.0 / 1024),
-    FIG("read_bytes", process_read_bytes, 1),
-    FIG("write_bytes", process_write_bytes, 1),
-    FIG("gpu_usage", process_gpu_usage, 1),
-    FIG("gpu_vram", process_gpu_vram_mib, 1),
+    {"pid", C_FIG, REC(process_pid), 1},
+    {"children", C_FIG, REC(process_children), 1},
+    {"utime", C_P_UTIME, 0, 1},
+    {"stime", C_P_STIME, 0, 1},
+    {"cpu_usage", C_FIG, REC(process_cores), 1},
+    {"memory", C_FIG, REC(process_pss_mib), 1.0 / 1024},
+    {"read_bytes", C_FIG, REC(process_read_bytes), 1},
+    {"write_bytes", C_FIG, REC(process_write_bytes), 1},
+    {"gpu_usage", C_FIG, REC(process_gpu_usage), 1},
+    {"gpu_vram", C_FIG, REC(process_gpu_vram_mib), 1},
     /* 0.5's names */
-    FIG("memory_mib", process_pss_mib, 1),
-    FIG("disk_read_bytes", process_read_bytes, 1),
-    FIG("disk_write_bytes", process_write_bytes, 1),
-    FIG("gpu_vram_mib", process_gpu_vram_mib, 1),
-    FIG("gpu_utilized", process_gpu_utilized, 1),
+    {"memory_mib", C_FIG, REC(process_pss_mib), 1},
+    {"disk_read_bytes", C_FIG, REC(process_read_bytes), 1},
+    {"disk_write_bytes", C_FIG, REC(process_write_bytes), 1},
+    {"gpu_vram_mib", C_FIG, REC(process_gpu_vram_mib), 1},
+    {"gpu_utilized", C_FIG, REC(process_gpu_utilized), 1},
 };
 
 /* The next cell of the row at *p (up to e): sets its content [*cs, *ce) (without quotes) and
@@ -210,7 +209,7 @@ static const colmap *lookup(const colmap *t, size_t n, const char *name, size_t 
 /* The entry for column name[0..len) in format f, or NULL when the column is not read. */
 static const colmap *column_for(rt_reader_fmt f, const char *name, size_t len)
 {
-    static const colmap ts = OWN("timestamp", C_TS);
+    static const colmap ts = {"timestamp", C_TS, 0, 1};
     if (len == 9 && memcmp(name, "timestamp", 9) == 0)
         return &ts;
     switch (f) {
