@@ -34,6 +34,12 @@ typedef enum rt_rf_fold {
     RT_FOLD_TOTAL,    /* a counter since tracking began: the runs' last totals in a file summed */
 } rt_rf_fold;
 
+/* How the store keeps a column (store.c): a float where 24 bits are plenty (ratios, counts,
+ * seconds in the interval, pressure percents); always a double (Unix time, the CPU total since
+ * the start); or exact: a float while every value of a block round-trips through one
+ * unchanged, else that block's column as doubles (MiB, bytes, counters, totals). */
+typedef enum rt_keep { RT_KEEP_FLOAT = 0, RT_KEEP_DOUBLE = 1, RT_KEEP_EXACT = 2 } rt_keep;
+
 typedef struct rt_record_field {
     const char *name;       /* the store's column name (rt_column_name), or the member's */
     size_t off;             /* of the double in rt_record */
@@ -44,6 +50,7 @@ typedef struct rt_record_field {
     double div;             /* the member divided by it (a unit's change), 0: taken as it is */
     rt_rf_fold fold;
     size_t sum_off;         /* of its rt_summary member (an rt_dist for LEVEL and RATE) */
+    rt_keep keep;           /* how the store keeps its column */
 } rt_record_field;
 
 /* The rows, in the order of rt_record's members. */

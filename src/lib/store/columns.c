@@ -4,6 +4,7 @@
  * (the same figures that rt_record_from_sample makes of the sample, so the tracker's statistics
  * match the tool's). */
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -23,13 +24,15 @@ typedef struct column {
     src from;
     size_t off;         /* of the member in its struct (or of the method in rt_record) */
     rt_field_type type; /* the member's */
+    rt_keep keep;       /* how the store keeps it (record_fields.h) */
 } column;
 
-#define SMP(st, m, n)                                                                                                  \
+#define SMP_KEEP(st, m, n, k)                                                                                          \
     {                                                                                                                  \
         .name = n, .from = SRC_##st, .off = offsetof(RT_STRUCT_##st, m),                                               \
-        .type = RT_FIELD_TYPE_OF(((RT_STRUCT_##st *)0)->m)                                                             \
+        .type = RT_FIELD_TYPE_OF(((RT_STRUCT_##st *)0)->m), .keep = RT_KEEP_##k                                        \
     }
+#define SMP(st, m, n) SMP_KEEP(st, m, n, FLOAT)
 #define RT_STRUCT_sample rt_sample
 #define RT_STRUCT_cpu rt_cpu
 #define RT_STRUCT_memory rt_memory
@@ -43,18 +46,18 @@ static const column cols[RT_NCOLS] = {
     [RT_COL_CPU_RUNNABLE] = SMP(cpu, process_count, "cpu_runnable"),
     [RT_COL_CPU_UTIME] = SMP(cpu, utime_secs, "cpu_utime"),
     [RT_COL_CPU_STIME] = SMP(cpu, stime_secs, "cpu_stime"),
-    [RT_COL_MEM_FREE_MIB] = SMP(memory, free_mib, "memory_free_mib"),
-    [RT_COL_MEM_BUFFERS_MIB] = SMP(memory, buffers_mib, "memory_buffers_mib"),
-    [RT_COL_MEM_CACHED_MIB] = SMP(memory, cached_mib, "memory_cached_mib"),
-    [RT_COL_MEM_ACTIVE_MIB] = SMP(memory, active_mib, "memory_active_mib"),
-    [RT_COL_MEM_INACTIVE_MIB] = SMP(memory, inactive_mib, "memory_inactive_mib"),
-    [RT_COL_MEM_AVAILABLE_MIB] = SMP(memory, available_mib, "memory_available_mib"),
-    [RT_COL_SWAP_USED_MIB] = SMP(memory, swap_used_mib, "swap_used_mib"),
-    [RT_COL_DISK_SPACE_FREE_BYTES] = SMP(sample, disk_space_free_bytes, "disk_space_free_bytes"),
+    [RT_COL_MEM_FREE_MIB] = SMP_KEEP(memory, free_mib, "memory_free_mib", EXACT),
+    [RT_COL_MEM_BUFFERS_MIB] = SMP_KEEP(memory, buffers_mib, "memory_buffers_mib", EXACT),
+    [RT_COL_MEM_CACHED_MIB] = SMP_KEEP(memory, cached_mib, "memory_cached_mib", EXACT),
+    [RT_COL_MEM_ACTIVE_MIB] = SMP_KEEP(memory, active_mib, "memory_active_mib", EXACT),
+    [RT_COL_MEM_INACTIVE_MIB] = SMP_KEEP(memory, inactive_mib, "memory_inactive_mib", EXACT),
+    [RT_COL_MEM_AVAILABLE_MIB] = SMP_KEEP(memory, available_mib, "memory_available_mib", EXACT),
+    [RT_COL_SWAP_USED_MIB] = SMP_KEEP(memory, swap_used_mib, "swap_used_mib", EXACT),
+    [RT_COL_DISK_SPACE_FREE_BYTES] = SMP_KEEP(sample, disk_space_free_bytes, "disk_space_free_bytes", EXACT),
     [RT_COL_PROC_THREADS] = SMP(process, thread_count, "process_threads"),
     [RT_COL_PROC_UTIME] = SMP(process, utime_secs, "process_utime"),
     [RT_COL_PROC_STIME] = SMP(process, stime_secs, "process_stime"),
-    [RT_COL_PROC_SWAP_MIB] = SMP(process, swap_mib, "process_swap_mib"),
+    [RT_COL_PROC_SWAP_MIB] = SMP_KEEP(process, swap_mib, "process_swap_mib", EXACT),
     [RT_COL_ENERGY_METHOD] = {.name = "energy_method", .from = SRC_METHOD, .off = offsetof(rt_record, energy_method)},
     [RT_COL_PROC_ENERGY_METHOD] = {.name = "process_energy_method",
                                    .from = SRC_METHOD,
@@ -85,6 +88,24 @@ static const rt_record_field *record_row(int col)
         if (rt_record_fields[i].col == col)
             return &rt_record_fields[i];
     return NULL;
+}
+
+/* How the store keeps each column, from its row: the record's (record_fields.c) or cols[]'s. */
+static unsigned char keeps[RT_NCOLS];
+static pthread_once_t keeps_once = PTHREAD_ONCE_INIT;
+
+static void keeps_fill(void)
+{
+    for (int c = 0; c < RT_NCOLS; c++) {
+        const rt_record_field *f = cols[c].from == REC_ ? record_row(c) : NULL;
+        keeps[c] = (unsigned char)(f ? f->keep : cols[c].keep);
+    }
+}
+
+const unsigned char *rt_column_keeps(void)
+{
+    pthread_once(&keeps_once, keeps_fill);
+    return keeps;
 }
 
 const char *rt_column_name(int col)

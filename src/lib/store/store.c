@@ -8,84 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../analysis/record_fields.h"
 #include "store.h"
 
-/* How a column is kept:
- *  COL_F - a float (ratios, counts, seconds in the interval: 24 bits are plenty);
- *  COL_D - always a double (Unix time, the CPU total since the start);
- *  COL_X - exact: a float while every value of the block round-trips through a float
+/* How a column is kept (its row's rt_keep: record_fields.c, columns.c):
+ *  RT_KEEP_FLOAT - a float (ratios, counts, seconds in the interval: 24 bits are plenty);
+ *  RT_KEEP_DOUBLE - always a double (Unix time, the CPU total since the start);
+ *  RT_KEEP_EXACT - a float while every value of the block round-trips through a float
  *          unchanged, else the block's column becomes doubles (and so do the later blocks'
  *          columns: a store learns once that e.g. the machine's MiB need doubles). */
-enum { COL_F = 0, COL_D = 1, COL_X = 2 };
 
-static const unsigned char col_kind[RT_NCOLS] = {
-    [RT_COL_TIMESTAMP] = COL_D,
-    [RT_COL_MEM_TOTAL_MIB] = COL_X,
-    [RT_COL_MEM_FREE_MIB] = COL_X,
-    [RT_COL_MEM_USED_MIB] = COL_X,
-    [RT_COL_MEM_BUFFERS_MIB] = COL_X,
-    [RT_COL_MEM_CACHED_MIB] = COL_X,
-    [RT_COL_MEM_ACTIVE_MIB] = COL_X,
-    [RT_COL_MEM_INACTIVE_MIB] = COL_X,
-    [RT_COL_MEM_AVAILABLE_MIB] = COL_X,
-    [RT_COL_SWAP_USED_MIB] = COL_X,
-    [RT_COL_DISK_READ_BYTES] = COL_X,
-    [RT_COL_DISK_WRITE_BYTES] = COL_X,
-    [RT_COL_DISK_SPACE_TOTAL_BYTES] = COL_X,
-    [RT_COL_DISK_SPACE_USED_BYTES] = COL_X,
-    [RT_COL_DISK_SPACE_FREE_BYTES] = COL_X,
-    [RT_COL_NET_RECV_BYTES] = COL_X,
-    [RT_COL_NET_SENT_BYTES] = COL_X,
-    [RT_COL_GPU_VRAM_MIB] = COL_X,
-    [RT_COL_GPU_VRAM_TOTAL_MIB] = COL_X,
-    [RT_COL_PROC_PID] = COL_X,
-    [RT_COL_PROC_CPU_SECS_TOTAL] = COL_D,
-    [RT_COL_PROC_PSS_MIB] = COL_X,
-    [RT_COL_PROC_RSS_MIB] = COL_X,
-    [RT_COL_PROC_RSS_PEAK_MIB] = COL_X,
-    [RT_COL_PROC_SWAP_MIB] = COL_X,
-    [RT_COL_PROC_READ_BYTES] = COL_X,
-    [RT_COL_PROC_WRITE_BYTES] = COL_X,
-    [RT_COL_PROC_GPU_VRAM_MIB] = COL_X,
-    /* 0.6: MiB, counters and totals exact (periods pass 2^24 after ~19 days at 100 ms: that
-     * block's column widens); the quota (cores) and the pressure percents floats */
-    [RT_COL_PROC_MEMORY_PEAK_MIB] = COL_X,
-    /* 0.9: MiB and bytes exact */
-    [RT_COL_PROC_RSS_HWM_MIB] = COL_X,
-    [RT_COL_PROC_UNRECLAIMABLE_PEAK_MIB] = COL_X,
-    [RT_COL_PROC_GPU_VRAM_PEAK_MIB] = COL_X,
-    [RT_COL_PROC_CANCELLED_WRITE_BYTES_TOTAL] = COL_X,
-    [RT_COL_CGROUP_OOM_KILLS] = COL_X,
-    [RT_COL_CGROUP_MEMORY_LIMIT_MIB] = COL_X,
-    [RT_COL_CGROUP_MEMORY_HIGH_MIB] = COL_X,
-    [RT_COL_CGROUP_CPU_PERIODS] = COL_X,
-    [RT_COL_CGROUP_CPU_THROTTLED_PERIODS] = COL_X,
-    [RT_COL_CGROUP_CPU_THROTTLED_SECS] = COL_X,
-    [RT_COL_CGROUP_PIDS_PEAK] = COL_X,
-    [RT_COL_CGROUP_PIDS_LIMIT] = COL_X,
-    /* 0.8: the parts' MiB exact (KiB / 1024: a float up to 16 GiB); cores, threads floats */
-    [RT_COL_MAIN_TOTAL_RSS_MIB] = COL_X,
-    [RT_COL_MAIN_PRIVATE_RSS_MIB] = COL_X,
-    [RT_COL_MAIN_SHARED_RSS_MIB] = COL_X,
-    [RT_COL_MAIN_GPU_VRAM_MIB] = COL_X,
-    [RT_COL_DESC_TOTAL_RSS_MIB] = COL_X,
-    [RT_COL_DESC_PRIVATE_RSS_MIB] = COL_X,
-    [RT_COL_DESC_SHARED_RSS_MIB] = COL_X,
-    [RT_COL_DESC_GPU_VRAM_MIB] = COL_X,
-    [RT_COL_COMB_TOTAL_RSS_MIB] = COL_X,
-    [RT_COL_COMB_PRIVATE_RSS_MIB] = COL_X,
-    [RT_COL_COMB_SHARED_RSS_MIB] = COL_X,
-    [RT_COL_COMB_GPU_VRAM_MIB] = COL_X,
-    /* 0.15: joules exact (a counter's microjoules); the methods, the watts and the throttle
-     * seconds floats */
-    [RT_COL_ENERGY_JOULES] = COL_X,
-    [RT_COL_PROC_ENERGY_JOULES] = COL_X,
-    /* 0.16: MiB exact (a sum of byte counts of pages: a float while below 16 GiB) */
-    [RT_COL_PROC_VMS_MIB] = COL_X,
-    /* 0.18: MiB exact (KiB / 1024, as the parts') */
-    [RT_COL_PROC_RSS_HWM_TREE_MIB] = COL_X,
-    [RT_COL_PROC_UNRECLAIMABLE_UNSURE_MIB] = COL_X,
-};
 /* A set of columns: bit c of word c / 64. */
 typedef struct colmask {
     uint64_t w[2];
@@ -151,8 +83,9 @@ rt_store *rt_store_new(uint64_t max_rows)
     /* without overflow for any max_rows; the ring grows with the blocks, so a huge max_rows
      * reserves nothing up front */
     s->max_blocks = max_rows / s->rows_per_block + (max_rows % s->rows_per_block != 0) + 1;
+    const unsigned char *keep = rt_column_keeps();
     for (int c = 0; c < RT_NCOLS; c++)
-        if (col_kind[c] == COL_D)
+        if (keep[c] == RT_KEEP_DOUBLE)
             set_wide(&s->wide, c);
     s->bytes = sizeof *s;
     return s;
@@ -261,8 +194,9 @@ static float to_float(double v)
 
 void rt_store_keep(double row[RT_NCOLS])
 {
+    const unsigned char *keep = rt_column_keeps();
     for (int c = 0; c < RT_NCOLS; c++)
-        if (col_kind[c] == COL_F)
+        if (keep[c] == RT_KEEP_FLOAT)
             row[c] = to_float(row[c]);
 }
 
@@ -279,8 +213,9 @@ int rt_store_append(rt_store *s, const double row[RT_NCOLS])
         b = s->ring[(s->head + at / s->rows_per_block) % s->cap];
     }
     uint64_t i = at % s->rows_per_block;
+    const unsigned char *keep = rt_column_keeps();
     for (int c = 0; c < RT_NCOLS; c++) {
-        if (!is_wide(b->wide, c) && col_kind[c] == COL_X && !fits_float(row[c]))
+        if (!is_wide(b->wide, c) && keep[c] == RT_KEEP_EXACT && !fits_float(row[c]))
             widen(s, b, c, i);
         unsigned char *m = col_at(s, b, c);
         if (is_wide(b->wide, c)) {

@@ -57,5 +57,8 @@ void rt_row_from_sample(const rt_sample *s, double row[RT_NCOLS]);
 void rt_row_from_record(const rt_record *r, double row[RT_NCOLS]);
 /* A row as the analysis record (as rt_record_from_sample would make of the sample). */
 void rt_row_to_record(const double row[RT_NCOLS], rt_record *r);
+/* How the store keeps each column (an rt_keep of record_fields.h), RT_NCOLS of them, from the
+ * columns' rows. */
+const unsigned char *rt_column_keeps(void);
 
 #endif
