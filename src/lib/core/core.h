@@ -129,6 +129,9 @@ void rt_redact(char *text, const char *secret);
 /* Parses an unsigned decimal at *p (skipping leading blanks), advancing *p past it. Returns
  * true on success; false (and *p unchanged) when no digit is there or the value overflows. */
 bool rt_parse_u64(const char **p, const char *end, uint64_t *out);
+/* Parses all of s[0..n) as an unsigned decimal: digits only (at least one, no blanks or sign),
+ * within 64 bits. False (and *out unchanged) otherwise. */
+bool rt_parse_u64_all(const char *s, size_t n, uint64_t *out);
 
 /* Line and token scanning over [p, end): rt_next_line sets the line bounds to the next line
  * (without its newline) and returns false at the end; rt_next_token skips blanks and sets the

@@ -113,6 +113,16 @@ bool rt_parse_u64(const char **pp, const char *end, uint64_t *out)
     return true;
 }
 
+bool rt_parse_u64_all(const char *s, size_t n, uint64_t *out)
+{
+    const char *p = s;
+    uint64_t v;
+    if (n == 0 || s[0] < '0' || s[0] > '9' || !rt_parse_u64(&p, s + n, &v) || p != s + n)
+        return false;
+    *out = v;
+    return true;
+}
+
 size_t rt_copy_trim(char *dst, size_t cap, const char *src, size_t n)
 {
     if (cap == 0)

@@ -174,24 +174,6 @@ static int parse_status(const char *s, size_t n)
     return digits == 3 && status >= 100 ? status : 0;
 }
 
-/* Parses a Content-Length value: decimal digits only, within 64 bits. */
-static bool parse_length(const char *v, size_t n, uint64_t *out)
-{
-    uint64_t x = 0;
-    if (n == 0)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        if (!isdigit((unsigned char)v[i]))
-            return false;
-        unsigned d = (unsigned)(v[i] - '0');
-        if (x > (UINT64_MAX - d) / 10)
-            return false;
-        x = x * 10 + d;
-    }
-    *out = x;
-    return true;
-}
-
 /* Reads the status line and headers. Returns 1 with *h filled, 0 when they are not all there
  * yet, -1 (message in err) when they are malformed or too large. */
 static int scan_head(const char *buf, size_t len, reply_head *h, char *err, size_t errlen)
@@ -224,7 +206,7 @@ static int scan_head(const char *buf, size_t len, reply_head *h, char *err, size
             return fail(err, errlen, "malformed header line");
         uint64_t cl;
         if (name_is(line, name_len, "Content-Length")) {
-            if (!parse_length(v, vl, &cl))
+            if (!rt_parse_u64_all(v, vl, &cl))
                 return fail(err, errlen, "bad Content-Length");
             if (have_length && cl != h->length)
                 return fail(err, errlen, "conflicting Content-Length headers");

@@ -4,26 +4,9 @@
 #include <string.h>
 
 #include "resource_tracker.h"
+#include "../core/core.h"
 #include "parse.h"
 #include "phase.h"
-
-/* The decimal number s[0..n) (1..20 digits, no sign, no overflow) into *v. */
-static bool parse_ns(const char *s, size_t n, uint64_t *v)
-{
-    if (n == 0 || n > 20)
-        return false;
-    uint64_t x = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return false;
-        unsigned d = (unsigned)(s[i] - '0');
-        if (x > (UINT64_MAX - d) / 10)
-            return false;
-        x = x * 10 + d;
-    }
-    *v = x;
-    return true;
-}
 
 int rt_phase_parse_line(const char *buf, size_t len, rt_phase_line *out)
 {
@@ -61,8 +44,8 @@ int rt_phase_parse_line(const char *buf, size_t len, rt_phase_line *out)
         f++; /* past the TAB */
         const char *next = memchr(f, '\t', (size_t)(end - f));
         size_t flen = (size_t)((next ? next : end) - f);
-        uint64_t v;
-        if (flen > 2 && f[0] == 't' && f[1] == '=' && parse_ns(f + 2, flen - 2, &v)) {
+        uint64_t v; /* t=: nanoseconds, 1 to 20 digits */
+        if (flen > 2 && flen - 2 <= 20 && f[0] == 't' && f[1] == '=' && rt_parse_u64_all(f + 2, flen - 2, &v)) {
             out->has_t = true;
             out->t_ns = v;
         }

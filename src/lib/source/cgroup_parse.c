@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cgroup.h"
+#include "sources.h"
 
 /* Blanks between tokens: the kernel writes spaces (and ends a value with a newline); tabs and
  * a stray CR are taken as blanks too. */
@@ -84,27 +85,6 @@ static bool tok_decimal(const char *t, size_t n, double *out)
 
 /* ---- mountinfo ------------------------------------------------------------------------------ */
 
-/* Copies a mountinfo field undoing \ooo escapes. False when it does not fit. */
-static bool copy_field(char *dst, size_t cap, const char *s, size_t n)
-{
-    size_t o = 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (c == '\\' && n - i > 3) {
-            const char *d = s + i + 1;
-            if (d[0] >= '0' && d[0] <= '3' && d[1] >= '0' && d[1] <= '7' && d[2] >= '0' && d[2] <= '7') {
-                c = (char)(((d[0] - '0') << 6) | ((d[1] - '0') << 3) | (d[2] - '0'));
-                i += 3;
-            }
-        }
-        if (o + 1 >= cap)
-            return false;
-        dst[o++] = c;
-    }
-    dst[o] = '\0';
-    return true;
-}
-
 /* The v1 hierarchy a controller name stands for, or -1 for one not read. */
 static int v1_hier(const char *t, size_t n)
 {
@@ -124,7 +104,7 @@ static int take_mount(rt_cg_mounts *out, int h, const char *root, size_t rl, con
 {
     if (h < 0 || out->dir[h][0])
         return 0;
-    if (!copy_field(out->dir[h], RT_CG_PATH_MAX, mp, ml) || !copy_field(out->root[h], RT_CG_PATH_MAX, root, rl)) {
+    if (!rt_mountinfo_unescape(out->dir[h], RT_CG_PATH_MAX, mp, ml) || !rt_mountinfo_unescape(out->root[h], RT_CG_PATH_MAX, root, rl)) {
         out->dir[h][0] = out->root[h][0] = '\0';
         return 0;
     }

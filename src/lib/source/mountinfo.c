@@ -5,8 +5,7 @@
 
 #include "sources.h"
 
-/* Copies a mountinfo field into dst undoing \ooo escapes; returns dst or NULL if too long. */
-static const char *unescape(const char *s, size_t n, char *dst, size_t cap)
+bool rt_mountinfo_unescape(char *dst, size_t cap, const char *s, size_t n)
 {
     size_t o = 0;
     for (size_t i = 0; i < n; i++) {
@@ -17,11 +16,17 @@ static const char *unescape(const char *s, size_t n, char *dst, size_t cap)
             i += 3;
         }
         if (o + 1 >= cap)
-            return NULL;
+            return false;
         dst[o++] = c;
     }
     dst[o] = '\0';
-    return dst;
+    return true;
+}
+
+/* A field unescaped into dst; dst, or NULL when it does not fit. */
+static const char *unescape(const char *s, size_t n, char *dst, size_t cap)
+{
+    return rt_mountinfo_unescape(dst, cap, s, n) ? dst : NULL;
 }
 
 size_t rt_mountinfo_parse(const char *buf, size_t len, rt_mountinfo_cb cb, void *user)

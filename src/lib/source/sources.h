@@ -103,6 +103,9 @@ typedef void (*rt_mountinfo_cb)(void *user, const rt_mountinfo_entry *e);
 /* Parses mountinfo, calling cb for each well-formed line (octal escapes such as \040 undone).
  * Returns the number of malformed lines skipped. */
 size_t rt_mountinfo_parse(const char *buf, size_t len, rt_mountinfo_cb cb, void *user);
+/* Copies the mountinfo field s[0..n) into dst (cap bytes, NUL-terminated), undoing \ooo escapes.
+ * False when it does not fit. */
+bool rt_mountinfo_unescape(char *dst, size_t cap, const char *s, size_t n);
 
 /* ---- sysfs: block devices ---------------------------------------------------------------- */
 
