@@ -1,4 +1,5 @@
-/* context.c - the sampler's shared reading helpers: kept-open procfs files opened once and
+/* context.c - the sampler's shared context (its roots, logger, clock tick and buffer, set up
+ * and freed) and reading helpers: kept-open procfs files opened once and
  * re-read from offset 0 into the one shared buffer (opened for each read instead where
  * descriptors are short), failures logged. */
 #define _GNU_SOURCE
@@ -6,7 +7,29 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/lasterr.h"
 #include "context.h"
+
+rt_error rt_ctx_open(rt_sample_ctx *c, const char *proc_root, const char *sys_root, rt_logger log)
+{
+    c->log = log;
+    rt_error err = rt_roots_open(&c->roots, proc_root, sys_root);
+    if (err != RT_OK) {
+        rt_err_set(err == RT_ERR_NOT_FOUND ? "the proc root %s cannot be opened" : "a root path is too long (%s)",
+                   c->roots.proc);
+        return err;
+    }
+    long tck = sysconf(_SC_CLK_TCK);
+    c->clk_tck = tck > 0 ? tck : 100;
+    rt_buf_init(&c->rbuf, RT_CTX_FILE_MAX);
+    return RT_OK;
+}
+
+void rt_ctx_close(rt_sample_ctx *c)
+{
+    rt_buf_free(&c->rbuf);
+    rt_roots_close(&c->roots);
+}
 
 int rt_ctx_open_kept(rt_sample_ctx *c, const char *path)
 {

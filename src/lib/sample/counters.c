@@ -11,7 +11,6 @@
 #include "../core/lasterr.h"
 #include "counters.h"
 
-#define MAX_PROC_FILE (4u << 20) /* the most any procfs file may take in memory */
 
 rt_error rt_counters_new(const rt_counters_options *opts, rt_counters **out)
 {
@@ -33,19 +32,12 @@ rt_error rt_counters_new(const rt_counters_options *opts, rt_counters **out)
         return RT_ERR_INVALID;
     }
     rt_sample_ctx *x = &c->ctx;
-    x->log.fn = o.log;
-    x->log.user = o.log_user;
-    rt_error err = rt_roots_open(&x->roots, o.proc_root, o.sys_root);
+    rt_error err = rt_ctx_open(x, o.proc_root, o.sys_root, (rt_logger){o.log, o.log_user});
     if (err != RT_OK) {
-        rt_err_set(err == RT_ERR_NOT_FOUND ? "the proc root %s cannot be opened" : "a root path is too long (%s)",
-                   x->roots.proc);
         free(c);
         return err;
     }
-    long tck = sysconf(_SC_CLK_TCK);
-    x->clk_tck = tck > 0 ? tck : 100;
-    rt_buf_init(&x->rbuf, MAX_PROC_FILE);
-    rt_buf_init(&c->list, MAX_PROC_FILE);
+    rt_buf_init(&c->list, RT_CTX_FILE_MAX);
     c->gpu_off = o.gpu_off != 0;
     c->stat_fd = rt_ctx_open_kept(x, "stat");
     c->mem.fd = c->disks.diskstats_fd = c->disks.mountinfo_fd = c->net.fd = -1;
@@ -238,7 +230,6 @@ void rt_counters_free(rt_counters *c)
     free(c->pids);
     rt_pidmap_free(&c->seen);
     rt_buf_free(&c->list);
-    rt_buf_free(&c->ctx.rbuf);
-    rt_roots_close(&c->ctx.roots);
+    rt_ctx_close(&c->ctx);
     free(c);
 }

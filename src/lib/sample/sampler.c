@@ -15,7 +15,6 @@
 #include "replay.h"
 #include "sampler_internal.h"
 
-#define MAX_PROC_FILE (4u << 20) /* the most any procfs file may take in memory */
 
 /* The watch's clock (rt_sampler_watch): this often while the job's memory charge moves; twice
  * as long after each reading that finds it still, up to the slowest. */
@@ -135,18 +134,11 @@ static rt_error sampler_new(const rt_sampler_options *opts, rt_statvfs_fn statvf
     if (!s)
         return RT_ERR_NOMEM;
     rt_sample_ctx *c = &s->ctx;
-    c->log.fn = o.log;
-    c->log.user = o.log_user;
-    rt_error err = rt_roots_open(&c->roots, o.proc_root, o.sys_root);
+    rt_error err = rt_ctx_open(c, o.proc_root, o.sys_root, (rt_logger){o.log, o.log_user});
     if (err != RT_OK) {
-        rt_err_set(err == RT_ERR_NOT_FOUND ? "the proc root %s cannot be opened" : "a root path is too long (%s)",
-                   c->roots.proc);
         free(s);
         return err;
     }
-    long tck = sysconf(_SC_CLK_TCK);
-    c->clk_tck = tck > 0 ? tck : 100;
-    rt_buf_init(&c->rbuf, MAX_PROC_FILE);
     s->mem.fd = s->disks.diskstats_fd = s->disks.mountinfo_fd = s->net.fd = -1;
     for (int r = 0; r < RT_PSI_N; r++)
         s->psi.fd[r] = -1;
@@ -275,7 +267,6 @@ void rt_sampler_free(rt_sampler *s)
     rt_disk_part_close(&s->disks);
     rt_mem_part_close(&s->mem);
     rt_cpu_part_close(&s->cpu);
-    rt_buf_free(&s->ctx.rbuf);
-    rt_roots_close(&s->ctx.roots);
+    rt_ctx_close(&s->ctx);
     free(s);
 }
