@@ -32,20 +32,11 @@
  * memory. */
 static rt_stream *bare_stream(const rt_stream_options *o, const rt_stream_net *net, const char *key)
 {
-    rt_stream *st = calloc(1, sizeof *st);
+    rt_stream *st = rt_stream_alloc(net, o->finish_timeout_secs);
     if (!st)
         return NULL;
-    pthread_mutex_init(&st->mu, NULL);
-    pthread_mutex_init(&st->logmu, NULL);
-    rt_clock_cond_init(&st->cv);
-    st->record_fd = -1;
-    st->done_seq = -1;
-    atomic_init(&st->abort_at, INFINITY);
     st->lg.fn = o->log;
     st->lg.user = o->log_user;
-    st->net = *net;
-    st->finish_timeout = o->finish_timeout_secs > 0 ? o->finish_timeout_secs : 10.0;
-    st->net_timeout = fmin(fmax(st->finish_timeout / 2, 1), 30);
     st->interval = 60;
     st->token = rt_strdup(o->token);
     st->api_url = rt_strdup(o->api_url && *o->api_url ? o->api_url : RT_SENTINEL_DEFAULT_URL);

@@ -291,6 +291,23 @@ static void *stream_main(void *arg)
 
 /* ---- the public side ------------------------------------------------------------------------------ */
 
+rt_stream *rt_stream_alloc(const rt_stream_net *net, double finish_timeout_secs)
+{
+    rt_stream *st = calloc(1, sizeof *st);
+    if (!st)
+        return NULL;
+    pthread_mutex_init(&st->mu, NULL);
+    pthread_mutex_init(&st->logmu, NULL);
+    rt_clock_cond_init(&st->cv);
+    st->record_fd = -1;
+    st->done_seq = -1;
+    atomic_init(&st->abort_at, INFINITY);
+    st->net = *net;
+    st->finish_timeout = finish_timeout_secs > 0 ? finish_timeout_secs : 10.0;
+    st->net_timeout = fmin(fmax(st->finish_timeout / 2, 1), 30);
+    return st;
+}
+
 void rt_stream_destroy(rt_stream *st)
 {
     if (st->record_fd >= 0)
@@ -353,25 +370,16 @@ rt_error rt_stream_start_net(const rt_stream_options *opts, const rt_stream_net 
     char err[256];
     if (rt_gzip_available(err, sizeof err) != RT_OK)
         return RT_ERR_UNSUPPORTED;
-    rt_stream *st = calloc(1, sizeof *st);
+    rt_stream *st = rt_stream_alloc(net, o.finish_timeout_secs);
     if (!st)
         return RT_ERR_NOMEM;
-    pthread_mutex_init(&st->mu, NULL);
-    pthread_mutex_init(&st->logmu, NULL);
-    rt_clock_cond_init(&st->cv);
     st->clock = clock;
-    st->record_fd = -1;
-    st->done_seq = -1;
-    atomic_init(&st->abort_at, INFINITY);
     st->user_lg.fn = o.log;
     st->user_lg.user = o.log_user;
     st->lg.fn = stream_log;
     st->lg.user = st;
-    st->net = *net;
     st->cloud = rt_cloud_ref(o.cloud); /* ours: the caller may free its handle */
     st->interval = o.upload_interval_secs > 0 ? o.upload_interval_secs : 60.0;
-    st->finish_timeout = o.finish_timeout_secs > 0 ? o.finish_timeout_secs : 10.0;
-    st->net_timeout = fmin(fmax(st->finish_timeout / 2, 1), 30);
     st->mem_limit = o.memory_limit_bytes ? o.memory_limit_bytes : (size_t)8 << 20;
     st->csv_format = o.csv_energy ? RT_FORMAT_CSV_ENERGY : RT_FORMAT_CSV;
     bool ok = true;

@@ -206,6 +206,10 @@ void rt_spill_dirs(const rt_stream_options *o, char **out, size_t cap, size_t *n
 
 /* Frees st and all it holds (the thread is done or was never started). */
 void rt_stream_destroy(rt_stream *st);
+/* A new stream with nothing in it yet that rt_stream_destroy frees: its locks, no record file,
+ * no request to abort, the network settings net and the finish timeout (0: 10 s) with the
+ * requests' timeout from it. NULL on no memory. */
+rt_stream *rt_stream_alloc(const rt_stream_net *net, double finish_timeout_secs);
 
 /* batch.c */
 
