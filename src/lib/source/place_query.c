@@ -62,13 +62,20 @@ static int colon_fields(const char *s, const char *end, long v[3])
     return k;
 }
 
+/* The length of s without its trailing blanks and newlines (a command's output line). */
+static size_t trimmed_len(const char *s)
+{
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\n' || s[n - 1] == '\t'))
+        n--;
+    return n;
+}
+
 int rt_slurm_parse_duration(const char *s, double *secs)
 {
     if (!s)
         return -1;
-    size_t n = strlen(s);
-    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\n' || s[n - 1] == '\t'))
-        n--;
+    size_t n = trimmed_len(s);
     static const char *const none[] = {"UNLIMITED", "NOT_SET", "INFINITE", "Partition_Limit", "N/A", "NONE"};
     for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
         if (word_is(s, n, none[i]))
@@ -111,9 +118,7 @@ int rt_slurm_parse_time(const char *s, double *unix_secs)
 {
     if (!s)
         return -1;
-    size_t n = strlen(s);
-    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\n' || s[n - 1] == '\t'))
-        n--;
+    size_t n = trimmed_len(s);
     if (n == 0 || word_is(s, n, "N/A") || word_is(s, n, "Unknown") || word_is(s, n, "None"))
         return 0;
     struct tm tm = {0};
