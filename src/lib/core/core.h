@@ -56,6 +56,10 @@ void rt_close(int *fd);
 /* Writes all n bytes of p to fd, retrying short writes and EINTR. Returns 0, or -1 with errno
  * (EIO when write(2) wrote nothing). */
 int rt_write_all(int fd, const void *p, size_t n);
+/* Hands the n bytes of p to fn (with user) again and again with the rest until it took them all.
+ * Returns 0, or -1 with errno (EIO where a call took none, or more than it was given, and set
+ * no errno). */
+int rt_write_fn_all(rt_write_fn fn, void *user, const void *p, size_t n);
 
 /* ---- bounded growable buffer ------------------------------------------------------------ */
 

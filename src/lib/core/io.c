@@ -103,15 +103,29 @@ void rt_close(int *fd)
     }
 }
 
+/* write(2) on the fd *user as an rt_write_fn, again when a signal interrupted it. */
+static long fd_write(void *user, const void *p, size_t n)
+{
+    ssize_t k;
+    do
+        k = write(*(const int *)user, p, n);
+    while (k < 0 && errno == EINTR);
+    return (long)k;
+}
+
 int rt_write_all(int fd, const void *p, size_t n)
+{
+    return rt_write_fn_all(fd_write, &fd, p, n);
+}
+
+int rt_write_fn_all(rt_write_fn fn, void *user, const void *p, size_t n)
 {
     const char *c = p;
     while (n > 0) {
-        ssize_t k = write(fd, c, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0) {
-            if (k == 0)
+        errno = 0;
+        long k = fn(user, c, n);
+        if (k <= 0 || (size_t)k > n) {
+            if (errno == 0)
                 errno = EIO;
             return -1;
         }
