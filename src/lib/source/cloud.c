@@ -353,6 +353,16 @@ static bool fetch_facts(rt_cloud_discovery *d, const char *base, const char *pat
     return ok;
 }
 
+/* Whether base/path answers a GET with a body that is (the vendor's own mark in it). */
+static bool answers_as(rt_cloud_discovery *d, const char *base, const char *path, const char *const *headers,
+                       bool (*is)(const char *buf, size_t len))
+{
+    char *body = fetch(d, "GET", base, path, headers, NULL);
+    bool yes = is(body, blen(body));
+    free(body);
+    return yes;
+}
+
 /* AWS, IMDSv2: a session token, then the services domain proves it is AWS. */
 static void probe_aws(rt_cloud_discovery *d, rt_cloud_facts *r)
 {
@@ -366,10 +376,7 @@ static void probe_aws(rt_cloud_discovery *d, rt_cloud_facts *r)
     snprintf(th, sizeof th, "X-aws-ec2-metadata-token: %s", token);
     free(token);
     const char *h[] = {th, NULL};
-    char *domain = fetch(d, "GET", d->base_169, "/latest/meta-data/services/domain", h, NULL);
-    bool aws = rt_cloud_aws_domain_parse(domain, blen(domain));
-    free(domain);
-    if (!aws)
+    if (!answers_as(d, d->base_169, "/latest/meta-data/services/domain", h, rt_cloud_aws_domain_parse))
         return;
     r->found = true;
     fetch_facts(d, d->base_169, "/latest/dynamic/instance-identity/document", h, rt_cloud_aws_identity_parse, r);
@@ -451,10 +458,7 @@ static void probe_vultr(rt_cloud_discovery *d, rt_cloud_facts *r)
 /* OVHcloud Public Cloud: OpenStack metadata, told apart by OVH's resolver. */
 static void probe_ovh(rt_cloud_discovery *d, rt_cloud_facts *r)
 {
-    char *net = fetch(d, "GET", d->base_169, "/openstack/latest/network_data.json", NULL, NULL);
-    bool ovh = rt_cloud_ovh_network_parse(net, blen(net));
-    free(net);
-    if (!ovh)
+    if (!answers_as(d, d->base_169, "/openstack/latest/network_data.json", NULL, rt_cloud_ovh_network_parse))
         return;
     r->found = true;
     fetch_facts(d, d->base_169, "/openstack/latest/meta_data.json", NULL, rt_cloud_ovh_meta_parse, r);
