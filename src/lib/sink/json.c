@@ -109,15 +109,23 @@ static void json_cpu(rt_ob *o, const rt_cpu *c)
     jclose(o, '}');
 }
 
+/* Writes "name":{ and returns true; "name":null and false when p is NULL. */
+static bool jopen(rt_ob *o, const char *name, const void *p)
+{
+    key(o, name);
+    if (!p) {
+        rt_ob_lit(o, "null,");
+        return false;
+    }
+    rt_ob_put(o, "{", 1);
+    return true;
+}
+
 /* "name":{members}, or "name":null for a NULL base. */
 static void jobject(rt_ob *o, const char *name, const void *base, const rt_fstruct *st)
 {
-    key(o, name);
-    if (!base) {
-        rt_ob_lit(o, "null,");
+    if (!jopen(o, name, base))
         return;
-    }
-    rt_ob_put(o, "{", 1);
     jall(o, base, st);
     jclose(o, '}');
 }
@@ -181,12 +189,8 @@ static bool pressure_known(const rt_pressure *p)
 /* "name":{"cpu":P,"memory":P,"io":P}, or "name":null for NULL; each P null when unknown. */
 static void json_psi(rt_ob *o, const char *name, const rt_psi *ps)
 {
-    key(o, name);
-    if (!ps) {
-        rt_ob_lit(o, "null,");
+    if (!jopen(o, name, ps))
         return;
-    }
-    rt_ob_put(o, "{", 1);
     const char *names[] = {"cpu", "memory", "io"};
     const rt_pressure *each[] = {&ps->cpu, &ps->memory, &ps->io};
     for (size_t i = 0; i < RT_ARRAY_LEN(each); i++)
@@ -197,12 +201,8 @@ static void json_psi(rt_ob *o, const char *name, const rt_psi *ps)
 /* "cgroup":{figures,"pressure":{..}}, or "cgroup":null for NULL. */
 static void json_cgroup(rt_ob *o, const rt_cgroup *g)
 {
-    key(o, "cgroup");
-    if (!g) {
-        rt_ob_lit(o, "null,");
+    if (!jopen(o, "cgroup", g))
         return;
-    }
-    rt_ob_put(o, "{", 1);
     jall(o, g, &rt_schema_cgroup);
     json_psi(o, "pressure", &g->pressure);
     jclose(o, '}');
@@ -212,12 +212,8 @@ static void json_cgroup(rt_ob *o, const rt_cgroup *g)
  * into "main", "descendants" and "combined". */
 static void json_process(rt_ob *o, const rt_process *p)
 {
-    key(o, "process");
-    if (!p) {
-        rt_ob_lit(o, "null,");
+    if (!jopen(o, "process", p))
         return;
-    }
-    rt_ob_put(o, "{", 1);
     jall(o, p, &rt_schema_process);
     json_cgroup(o, p->cgroup);
     jobject(o, "main", p->main, &rt_schema_part);
