@@ -192,26 +192,13 @@ void rt_phase_state_refused(rt_phase_state *st, int why, uint64_t n)
     if (!st || n == 0)
         return;
     st->any = true;
-    switch (why) {
-    case RT_PHASE_REFUSED_TOO_LONG:
-        st->counts.too_long += n;
-        break;
-    case RT_PHASE_REFUSED_MALFORMED:
-        st->counts.malformed += n;
-        break;
-    case RT_PHASE_REFUSED_FLOOD:
-        st->counts.flood += n;
-        break;
-    case RT_PHASE_REFUSED_DROPPED:
-        st->counts.dropped += n;
-        break;
-    case RT_PHASE_REFUSED_CONNECTION:
-        st->counts.refused += n;
-        break;
-    default:
-        st->counts.malformed += n;
-        break;
-    }
+    rt_phase_counts *c = &st->counts;
+    uint64_t *count = why == RT_PHASE_REFUSED_TOO_LONG     ? &c->too_long
+                      : why == RT_PHASE_REFUSED_FLOOD      ? &c->flood
+                      : why == RT_PHASE_REFUSED_DROPPED    ? &c->dropped
+                      : why == RT_PHASE_REFUSED_CONNECTION ? &c->refused
+                                                           : &c->malformed; /* RT_PHASE_REFUSED_MALFORMED, and any other */
+    *count += n;
 }
 
 const rt_phases *rt_phase_state_view(rt_phase_state *st)
