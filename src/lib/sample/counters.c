@@ -11,7 +11,6 @@
 #include "../core/lasterr.h"
 #include "counters.h"
 
-
 rt_error rt_counters_new(const rt_counters_options *opts, rt_counters **out)
 {
     rt_err_clear();

@@ -15,7 +15,6 @@
 #include "replay.h"
 #include "sampler_internal.h"
 
-
 /* The watch's clock (rt_sampler_watch): this often while the job's memory charge moves; twice
  * as long after each reading that finds it still, up to the slowest. */
 #define WATCH_FAST_SECS 0.05

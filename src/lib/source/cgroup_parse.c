@@ -104,7 +104,8 @@ static int take_mount(rt_cg_mounts *out, int h, const char *root, size_t rl, con
 {
     if (h < 0 || out->dir[h][0])
         return 0;
-    if (!rt_mountinfo_unescape(out->dir[h], RT_CG_PATH_MAX, mp, ml) || !rt_mountinfo_unescape(out->root[h], RT_CG_PATH_MAX, root, rl)) {
+    if (!rt_mountinfo_unescape(out->dir[h], RT_CG_PATH_MAX, mp, ml) ||
+        !rt_mountinfo_unescape(out->root[h], RT_CG_PATH_MAX, root, rl)) {
         out->dir[h][0] = out->root[h][0] = '\0';
         return 0;
     }
