@@ -1,7 +1,6 @@
-/* context.c - the sampler's shared context (its roots, logger, clock tick and buffer, set up
- * and freed) and reading helpers: kept-open procfs files opened once and
- * re-read from offset 0 into the one shared buffer (opened for each read instead where
- * descriptors are short), failures logged. */
+/* context.c - the sampler's shared context set up (roots, logger, clock tick, buffer) and its
+ * reading helpers: kept-open procfs files opened once and re-read from offset 0 into the one
+ * shared buffer (opened for each read instead where descriptors are short), failures logged. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
@@ -23,12 +22,6 @@ rt_error rt_ctx_open(rt_sample_ctx *c, const char *proc_root, const char *sys_ro
     c->clk_tck = tck > 0 ? tck : 100;
     rt_buf_init(&c->rbuf, RT_CTX_FILE_MAX);
     return RT_OK;
-}
-
-void rt_ctx_close(rt_sample_ctx *c)
-{
-    rt_buf_free(&c->rbuf);
-    rt_roots_close(&c->roots);
 }
 
 int rt_ctx_open_kept(rt_sample_ctx *c, const char *path)

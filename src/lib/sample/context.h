@@ -20,10 +20,9 @@ typedef struct rt_sample_ctx {
 #define RT_CTX_FILE_MAX (4u << 20)
 
 /* Sets up c (zeroed before): the roots (NULL: /proc and /sys), the logger, the clock tick and
- * the read buffer. Returns RT_OK, or rt_roots_open's error (the last error set; nothing to close). */
+ * the read buffer (its owner frees roots and rbuf). Returns RT_OK, or rt_roots_open's error (the
+ * last error set; nothing to free). */
 rt_error rt_ctx_open(rt_sample_ctx *c, const char *proc_root, const char *sys_root, rt_logger log);
-/* Frees what rt_ctx_open set up. */
-void rt_ctx_close(rt_sample_ctx *c);
 
 /* A kept file's descriptor when descriptors are short: the file is opened for each read. */
 #define RT_CTX_REOPEN (-2)

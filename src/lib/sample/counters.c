@@ -229,6 +229,7 @@ void rt_counters_free(rt_counters *c)
     free(c->pids);
     rt_pidmap_free(&c->seen);
     rt_buf_free(&c->list);
-    rt_ctx_close(&c->ctx);
+    rt_buf_free(&c->ctx.rbuf);
+    rt_roots_close(&c->ctx.roots);
     free(c);
 }

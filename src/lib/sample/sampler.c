@@ -266,6 +266,7 @@ void rt_sampler_free(rt_sampler *s)
     rt_disk_part_close(&s->disks);
     rt_mem_part_close(&s->mem);
     rt_cpu_part_close(&s->cpu);
-    rt_ctx_close(&s->ctx);
+    rt_buf_free(&s->ctx.rbuf);
+    rt_roots_close(&s->ctx.roots);
     free(s);
 }
