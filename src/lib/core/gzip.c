@@ -59,10 +59,16 @@ static void zlib_load_once(void)
     zlib.dl = rt_dl_load(RT_ZLIB_SONAME, syms, RT_ARRAY_LEN(syms), &zlib.api, zlib.err, sizeof zlib.err);
 }
 
-rt_error rt_gzip_available(char *err, size_t errlen)
+/* Whether zlib is loaded (loading it the first time). */
+static bool zlib_loaded(void)
 {
     pthread_once(&zlib.once, zlib_load_once);
-    if (zlib.dl)
+    return zlib.dl != NULL;
+}
+
+rt_error rt_gzip_available(char *err, size_t errlen)
+{
+    if (zlib_loaded())
         return RT_OK;
     snprintf(err, errlen, "cannot load %s (%s)", RT_ZLIB_SONAME, zlib.err);
     return RT_ERR_UNSUPPORTED;
@@ -86,8 +92,7 @@ rt_error rt_gzip_new(size_t max_bytes, rt_gzip **out)
 rt_error rt_gzip_new_level(size_t max_bytes, int level, rt_gzip **out)
 {
     *out = NULL;
-    char e[300];
-    if (rt_gzip_available(e, sizeof e) != RT_OK)
+    if (!zlib_loaded())
         return RT_ERR_UNSUPPORTED;
     rt_gzip *z = calloc(1, sizeof *z);
     if (!z)
@@ -225,8 +230,7 @@ void rt_gzip_free(rt_gzip *z)
 rt_error rt_gunzip(const void *data, size_t len, size_t max_out, rt_buf *out)
 {
     rt_buf_init(out, max_out < SIZE_MAX ? max_out + 1 : SIZE_MAX); /* + the NUL kept after the data */
-    char e[300];
-    if (rt_gzip_available(e, sizeof e) != RT_OK)
+    if (!zlib_loaded())
         return RT_ERR_UNSUPPORTED;
     if (!data || len == 0 || len > GZ_CHUNK)
         return len == 0 ? RT_ERR_PARSE : RT_ERR_INVALID;
@@ -297,8 +301,7 @@ struct rt_gunzip_stream {
 rt_error rt_gunzip_stream_new(int fd, const void *head, size_t head_len, rt_gunzip_stream **out)
 {
     *out = NULL;
-    char e[300];
-    if (rt_gzip_available(e, sizeof e) != RT_OK)
+    if (!zlib_loaded())
         return RT_ERR_UNSUPPORTED;
     rt_gunzip_stream *z = calloc(1, sizeof *z);
     if (!z)
