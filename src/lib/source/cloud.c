@@ -353,6 +353,23 @@ static bool fetch_facts(rt_cloud_discovery *d, const char *base, const char *pat
     return ok;
 }
 
+/* A fact read as a page's plain text: the page's path and the member of rt_cloud_facts. */
+typedef struct text_fact {
+    const char *path;
+    size_t off;
+} text_fact;
+
+/* Each of facts[0..n) still empty in r read as the text of base+its path. */
+static void fetch_texts(rt_cloud_discovery *d, const char *base, const char *const *headers, const text_fact *facts,
+                        size_t n, rt_cloud_facts *r)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *dst = (char *)r + facts[i].off;
+        if (!*dst)
+            fetch_text(d, base, facts[i].path, headers, dst);
+    }
+}
+
 /* Whether base/path answers a GET with a body that is (the vendor's own mark in it). */
 static bool answers_as(rt_cloud_discovery *d, const char *base, const char *path, const char *const *headers,
                        bool (*is)(const char *buf, size_t len))
@@ -380,17 +397,11 @@ static void probe_aws(rt_cloud_discovery *d, rt_cloud_facts *r)
         return;
     r->found = true;
     fetch_facts(d, d->base_169, "/latest/dynamic/instance-identity/document", h, rt_cloud_aws_identity_parse, r);
-    static const struct {
-        const char *path;
-        size_t off;
-    } fallback[] = {{"/latest/meta-data/instance-type", offsetof(rt_cloud_facts, type)},
-                    {"/latest/meta-data/placement/region", offsetof(rt_cloud_facts, region)},
-                    {"/latest/meta-data/placement/availability-zone", offsetof(rt_cloud_facts, zone)}};
-    for (size_t i = 0; i < RT_ARRAY_LEN(fallback); i++) {
-        char *dst = (char *)r + fallback[i].off;
-        if (!*dst)
-            fetch_text(d, d->base_169, fallback[i].path, h, dst);
-    }
+    static const text_fact fallback[] = {
+        {"/latest/meta-data/instance-type", offsetof(rt_cloud_facts, type)},
+        {"/latest/meta-data/placement/region", offsetof(rt_cloud_facts, region)},
+        {"/latest/meta-data/placement/availability-zone", offsetof(rt_cloud_facts, zone)}};
+    fetch_texts(d, d->base_169, h, fallback, RT_ARRAY_LEN(fallback), r);
 }
 
 /* GCP: every answer carries "Metadata-Flavor: Google". */
@@ -429,14 +440,12 @@ static void probe_alicloud(rt_cloud_discovery *d, rt_cloud_facts *r)
     const char *h[] = {th[0] ? th : NULL, NULL};
     if (!fetch_facts(d, d->base_alibaba, "/latest/meta-data/region-id", h, rt_cloud_alicloud_region_parse, r))
         return;
-    static const struct {
-        const char *path;
-        size_t off;
-    } more[] = {{"/latest/meta-data/zone-id", offsetof(rt_cloud_facts, zone)},
-                {"/latest/meta-data/instance/instance-type", offsetof(rt_cloud_facts, type)},
-                {"/latest/meta-data/owner-account-id", offsetof(rt_cloud_facts, account)}};
-    for (size_t i = 0; i < RT_ARRAY_LEN(more); i++)
-        fetch_text(d, d->base_alibaba, more[i].path, h, (char *)r + more[i].off);
+    /* the region's answer filled none of them: each is read */
+    static const text_fact more[] = {
+        {"/latest/meta-data/zone-id", offsetof(rt_cloud_facts, zone)},
+        {"/latest/meta-data/instance/instance-type", offsetof(rt_cloud_facts, type)},
+        {"/latest/meta-data/owner-account-id", offsetof(rt_cloud_facts, account)}};
+    fetch_texts(d, d->base_alibaba, h, more, RT_ARRAY_LEN(more), r);
 }
 
 /* Hetzner Cloud: "key: value" lines. */
