@@ -441,10 +441,9 @@ static void probe_alicloud(rt_cloud_discovery *d, rt_cloud_facts *r)
     if (!fetch_facts(d, d->base_alibaba, "/latest/meta-data/region-id", h, rt_cloud_alicloud_region_parse, r))
         return;
     /* the region's answer filled none of them: each is read */
-    static const text_fact more[] = {
-        {"/latest/meta-data/zone-id", offsetof(rt_cloud_facts, zone)},
-        {"/latest/meta-data/instance/instance-type", offsetof(rt_cloud_facts, type)},
-        {"/latest/meta-data/owner-account-id", offsetof(rt_cloud_facts, account)}};
+    static const text_fact more[] = {{"/latest/meta-data/zone-id", offsetof(rt_cloud_facts, zone)},
+                                     {"/latest/meta-data/instance/instance-type", offsetof(rt_cloud_facts, type)},
+                                     {"/latest/meta-data/owner-account-id", offsetof(rt_cloud_facts, account)}};
     fetch_texts(d, d->base_alibaba, h, more, RT_ARRAY_LEN(more), r);
 }
 
