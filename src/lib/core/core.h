@@ -171,6 +171,8 @@ bool rt_copy_str(char *dst, size_t cap, const char *src);
 /* Copies src into dst[cap] (cap > 0), cut to fit without splitting a UTF-8 sequence; returns
  * dst, or NULL (dst untouched) for a NULL src. */
 const char *rt_copy_cut(char *dst, size_t cap, const char *src);
+/* rt_copy_cut for a string that says something: NULL (dst untouched) for a NULL or empty src. */
+const char *rt_copy_cut_said(char *dst, size_t cap, const char *src);
 
 /* Returns a heap copy of s (NULL stays NULL), or NULL on allocation failure. */
 char *rt_strdup(const char *s);

@@ -5,12 +5,6 @@
 #include "core.h"
 #include "member.h"
 
-/* src into buf (cap bytes), cut without splitting a UTF-8 sequence; NULL for a NULL or empty src. */
-static const char *keep(char *buf, size_t cap, const char *src)
-{
-    return src && *src ? rt_copy_cut(buf, cap, src) : NULL;
-}
-
 int rt_member_keep(rt_member_copy *dst, const rt_member *src)
 {
     memset(dst, 0, sizeof *dst);
@@ -18,16 +12,14 @@ int rt_member_keep(rt_member_copy *dst, const rt_member *src)
     dst->m = clear;
     if (!src)
         return 0;
-    if (src->struct_size < offsetof(rt_member, from) + sizeof(const char *))
-        return -1;
-    if (rt_struct_copy(&dst->m, sizeof dst->m, src) < 0)
+    if (src->struct_size < offsetof(rt_member, from) + sizeof(const char *) ||
+        rt_struct_copy(&dst->m, sizeof dst->m, src) < 0) /* the copy's struct_size: its own */
         return -1;
     rt_member *m = &dst->m;
-    m->struct_size = sizeof *m;
-    m->job_id = keep(dst->job_id, sizeof dst->job_id, m->job_id);
-    m->step_id = keep(dst->step_id, sizeof dst->step_id, m->step_id);
-    m->node = keep(dst->node, sizeof dst->node, m->node);
-    m->from = keep(dst->from, sizeof dst->from, m->from);
+    m->job_id = rt_copy_cut_said(dst->job_id, sizeof dst->job_id, m->job_id);
+    m->step_id = rt_copy_cut_said(dst->step_id, sizeof dst->step_id, m->step_id);
+    m->node = rt_copy_cut_said(dst->node, sizeof dst->node, m->node);
+    m->from = rt_copy_cut_said(dst->from, sizeof dst->from, m->from);
     int64_t *nums[] = {&m->rank, &m->local_rank, &m->ranks, &m->nodes, &m->node_index};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
         if (*nums[i] < -1)

@@ -7,16 +7,10 @@
 #include "core.h"
 #include "request.h"
 
-/* src into buf (cap bytes), cut without splitting a UTF-8 sequence; NULL for a NULL or empty src. */
-static const char *keep(char *buf, size_t cap, const char *src)
-{
-    return src && *src ? rt_copy_cut(buf, cap, src) : NULL;
-}
-
 /* A figure and its source: kept when both say something sensible, else not said. */
 static void figure(double *v, const char **from, char *buf, size_t cap)
 {
-    *from = keep(buf, cap, *from);
+    *from = rt_copy_cut_said(buf, cap, *from);
     if (!*from || !isfinite(*v) || *v < 0) {
         *v = 0;
         *from = NULL;
@@ -29,13 +23,11 @@ int rt_request_keep(rt_request_copy *dst, const rt_request *src)
     dst->r.struct_size = sizeof dst->r;
     if (!src)
         return 0;
-    if (src->struct_size < offsetof(rt_request, time_limit_from) + sizeof(const char *))
-        return -1;
-    if (rt_struct_copy(&dst->r, sizeof dst->r, src) < 0)
+    if (src->struct_size < offsetof(rt_request, time_limit_from) + sizeof(const char *) ||
+        rt_struct_copy(&dst->r, sizeof dst->r, src) < 0) /* the copy's struct_size: its own */
         return -1;
     rt_request *r = &dst->r;
-    r->struct_size = sizeof *r;
-    r->place = keep(dst->place, sizeof dst->place, r->place);
+    r->place = rt_copy_cut_said(dst->place, sizeof dst->place, r->place);
     figure(&r->cpu_cores, &r->cpu_from, dst->cpu_from, sizeof dst->cpu_from);
     figure(&r->memory_mib, &r->memory_from, dst->memory_from, sizeof dst->memory_from);
     figure(&r->gpus, &r->gpus_from, dst->gpus_from, sizeof dst->gpus_from);

@@ -212,6 +212,11 @@ const char *rt_copy_cut(char *dst, size_t cap, const char *src)
     return dst;
 }
 
+const char *rt_copy_cut_said(char *dst, size_t cap, const char *src)
+{
+    return src && *src ? rt_copy_cut(dst, cap, src) : NULL;
+}
+
 bool rt_copy_str(char *dst, size_t cap, const char *src)
 {
     size_t n = strlen(src);
