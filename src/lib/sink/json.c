@@ -109,16 +109,24 @@ static void json_cpu(rt_ob *o, const rt_cpu *c)
     jclose(o, '}');
 }
 
+/* Writes "name":{ and returns true; nothing and false when p is NULL (a member left out). */
+static bool jopen_if(rt_ob *o, const char *name, const void *p)
+{
+    if (!p)
+        return false;
+    key(o, name);
+    rt_ob_put(o, "{", 1);
+    return true;
+}
+
 /* Writes "name":{ and returns true; "name":null and false when p is NULL. */
 static bool jopen(rt_ob *o, const char *name, const void *p)
 {
-    key(o, name);
     if (!p) {
+        key(o, name);
         rt_ob_lit(o, "null,");
-        return false;
     }
-    rt_ob_put(o, "{", 1);
-    return true;
+    return jopen_if(o, name, p);
 }
 
 /* "name":{members}, or "name":null for a NULL base. */
@@ -282,10 +290,8 @@ static void json_phases(rt_ob *o, const rt_phases *ph)
 /* "energy":{figures,"domain":[{..},..]}, nothing when e is NULL (energy off). */
 static void json_energy(rt_ob *o, const rt_energy *e)
 {
-    if (!e)
+    if (!jopen_if(o, "energy", e))
         return;
-    key(o, "energy");
-    rt_ob_put(o, "{", 1);
     jall(o, e, &rt_schema_energy);
     jarray(o, "domain", (const void *const *)e->domain, e->domain_count, &rt_schema_energy_domain);
     jclose(o, '}');
@@ -295,10 +301,8 @@ static void json_energy(rt_ob *o, const rt_energy *e)
  * nothing when r is NULL. Written by hand: a figure's null comes from its *_from. */
 static void json_request(rt_ob *o, const rt_request *r)
 {
-    if (!r)
+    if (!jopen_if(o, "request", r))
         return;
-    key(o, "request");
-    rt_ob_put(o, "{", 1);
     jstr(o, "place", r->place);
     jnum(o, "cpu_cores", r->cpu_from ? r->cpu_cores : NAN, 4);
     jnum(o, "memory_mib", r->memory_from ? r->memory_mib : NAN, 3);
@@ -329,10 +333,8 @@ void rt_json_member_fields(rt_ob *o, const rt_member *m)
 
 static void json_member(rt_ob *o, const rt_member *m)
 {
-    if (!m)
+    if (!jopen_if(o, "member", m))
         return;
-    key(o, "member");
-    rt_ob_put(o, "{", 1);
     rt_json_member_fields(o, m);
     jclose(o, '}');
 }
