@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../../common/utf8.h"
+#include "resource_tracker.h"
 #include "ob.h"
 
 void rt_ob_put(rt_ob *o, const char *s, size_t n)
@@ -48,6 +49,22 @@ void rt_ob_i64(rt_ob *o, int64_t v)
     } else {
         rt_ob_u64(o, (uint64_t)v);
     }
+}
+
+void rt_ob_u64_or(rt_ob *o, uint64_t v, const char *null_text)
+{
+    if (v == RT_NULL_U64)
+        rt_ob_lit(o, null_text);
+    else
+        rt_ob_u64(o, v);
+}
+
+void rt_ob_i64_or(rt_ob *o, int64_t v, const char *null_text)
+{
+    if (v == RT_NULL_I64)
+        rt_ob_lit(o, null_text);
+    else
+        rt_ob_i64(o, v);
 }
 
 /* v with `decimals` decimals, trailing zeros trimmed when trim is set. */

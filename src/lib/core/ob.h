@@ -19,6 +19,9 @@ void rt_ob_put(rt_ob *o, const char *s, size_t n);
 void rt_ob_lit(rt_ob *o, const char *s);
 void rt_ob_u64(rt_ob *o, uint64_t v);
 void rt_ob_i64(rt_ob *o, int64_t v);
+/* v, or null_text for the figure's null mark (RT_NULL_U64, RT_NULL_I64). */
+void rt_ob_u64_or(rt_ob *o, uint64_t v, const char *null_text);
+void rt_ob_i64_or(rt_ob *o, int64_t v, const char *null_text);
 /* v with at most `decimals` decimals, trailing zeros trimmed; null_text when not finite. */
 void rt_ob_fixed(rt_ob *o, double v, int decimals, const char *null_text);
 /* The same with every one of the `decimals` decimals written (1.500, 2.000). */

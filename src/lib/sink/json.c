@@ -39,10 +39,7 @@ static void jnum(rt_ob *o, const char *k, double v, int dec)
 static void ju64(rt_ob *o, const char *k, uint64_t v)
 {
     key(o, k);
-    if (v == RT_NULL_U64)
-        rt_ob_lit(o, "null");
-    else
-        rt_ob_u64(o, v);
+    rt_ob_u64_or(o, v, "null");
     rt_ob_put(o, ",", 1);
 }
 
@@ -50,10 +47,7 @@ static void ju64(rt_ob *o, const char *k, uint64_t v)
 static void ji64(rt_ob *o, const char *k, int64_t v)
 {
     key(o, k);
-    if (v == RT_NULL_I64)
-        rt_ob_lit(o, "null");
-    else
-        rt_ob_i64(o, v);
+    rt_ob_i64_or(o, v, "null");
     rt_ob_put(o, ",", 1);
 }
 

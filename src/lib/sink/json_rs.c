@@ -65,18 +65,12 @@ static void rs_int(rt_ob *o, const rt_field *sf, const void *m, int option)
     int64_t i;
     if (sf->type == RT_FIELD_U64) {
         memcpy(&u, m, sizeof u);
-        if (u == RT_NULL_U64)
-            rt_ob_lit(o, option ? "null" : "0");
-        else
-            rt_ob_u64(o, u);
+        rt_ob_u64_or(o, u, option ? "null" : "0");
         return;
     }
     if (sf->type == RT_FIELD_I64) {
         memcpy(&i, m, sizeof i);
-        if (i == RT_NULL_I64)
-            rt_ob_lit(o, option ? "null" : "0");
-        else
-            rt_ob_i64(o, i);
+        rt_ob_i64_or(o, i, option ? "null" : "0");
         return;
     }
     double d = rt_schema_num(sf->type, m);
