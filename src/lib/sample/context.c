@@ -54,3 +54,24 @@ ssize_t rt_ctx_read_kept(rt_sample_ctx *c, int fd, const char *path, rt_read_mod
     }
     return n;
 }
+
+bool rt_ctx_read_list(rt_sample_ctx *c, int fd, const char *path, rt_list_parse_fn parse, void *list, size_t *cap,
+                      size_t elem, size_t name_off, size_t *n, uint64_t *sig)
+{
+    ssize_t len = rt_ctx_read_kept(c, fd, path, RT_READ_SHORT_LINES, path);
+    if (len < 0)
+        return false;
+    void **arr = list;
+    size_t got = parse(c->rbuf.data, (size_t)len, *arr, *cap);
+    if (got > *cap) {
+        if (rt_grow(list, cap, got, elem) < 0)
+            return false;
+        got = parse(c->rbuf.data, (size_t)len, *arr, *cap);
+    }
+    uint64_t h = 1469598103934665603ull ^ got;
+    for (size_t i = 0; i < got; i++)
+        h = rt_hash_str(h, (const char *)*arr + i * elem + name_off);
+    *n = got;
+    *sig = h;
+    return true;
+}

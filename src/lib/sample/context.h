@@ -37,4 +37,16 @@ int rt_ctx_open_kept(rt_sample_ctx *c, const char *path);
  * read <what>") when fd is -1 or the read failed. */
 ssize_t rt_ctx_read_kept(rt_sample_ctx *c, int fd, const char *path, rt_read_mode mode, const char *what);
 
+/* Parses a list file's text into out (at most cap entries); returns how many it holds, which is
+ * more than cap when out was too small (rt_netdev_parse, rt_diskstats_parse). */
+typedef size_t (*rt_list_parse_fn)(const char *text, size_t len, void *out, size_t cap);
+
+/* One reading of a list file (/proc/net/dev, /proc/diskstats): the kept file fd read as
+ * rt_ctx_read_kept does (short lines), parsed into *list (entries of elem bytes), grown to hold
+ * every entry. Sets *n and *sig, a signature of the entries' names (a char array at name_off in
+ * each): it changes when a name comes, goes or moves, so the part rediscovers its devices.
+ * Returns false when the file could not be read or the list not grown (*list, *n unchanged). */
+bool rt_ctx_read_list(rt_sample_ctx *c, int fd, const char *path, rt_list_parse_fn parse, void *list, size_t *cap,
+                      size_t elem, size_t name_off, size_t *n, uint64_t *sig);
+
 #endif

@@ -9,6 +9,7 @@
  * space sums count each pool once (its datasets, mounted without a block device, never are). */
 #define _GNU_SOURCE
 #include <math.h>
+#include <stddef.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -443,23 +444,20 @@ static bool read_stat_files(rt_disk_part *p, double mono)
 
 /* Reads diskstats: the disks rediscovered when its names changed, each disk's counters from
  * its line, the stat files (re)opened. Returns false when it cannot be read. */
+static size_t parse_diskstats(const char *text, size_t len, void *out, size_t cap)
+{
+    return rt_diskstats_parse(text, len, out, cap);
+}
+
 static bool read_diskstats(rt_disk_part *p, rt_sample_ctx *c, double mono)
 {
-    ssize_t n = rt_ctx_read_kept(c, p->diskstats_fd, "diskstats", RT_READ_SHORT_LINES, "diskstats");
-    if (n < 0)
+    uint64_t sig;
+    if (!rt_ctx_read_list(c, p->diskstats_fd, "diskstats", parse_diskstats, &p->ds, &p->ds_cap, sizeof *p->ds,
+                          offsetof(rt_diskstat, name), &p->nds, &sig))
         return false;
-    size_t nds = rt_diskstats_parse(c->rbuf.data, (size_t)n, p->ds, p->ds_cap);
-    if (nds > p->ds_cap) {
-        if (rt_grow(&p->ds, &p->ds_cap, nds, sizeof *p->ds) < 0)
-            return false;
-        nds = rt_diskstats_parse(c->rbuf.data, (size_t)n, p->ds, p->ds_cap);
-    }
-    p->nds = nds;
+    size_t nds = p->nds;
     p->ds_mono = mono;
     p->ds_reads++;
-    uint64_t sig = 1469598103934665603ull ^ nds;
-    for (size_t i = 0; i < nds; i++)
-        sig = rt_hash_str(sig, p->ds[i].name);
     if (sig != p->ds_sig || !p->disks) {
         p->ds_sig = sig;
         rediscover_disks(p, c);

@@ -4,6 +4,7 @@
  * order is the order they were registered in). */
 #define _GNU_SOURCE
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,22 +110,18 @@ static void read_attrs(rt_iface_state *f)
     f->mtu = read_int_attr(f->info.mtu_fd);
 }
 
+static size_t parse_netdev(const char *text, size_t len, void *out, size_t cap)
+{
+    return rt_netdev_parse(text, len, out, cap);
+}
+
 bool rt_net_part_snapshot(rt_net_part *p, rt_sample_ctx *c, double mono)
 {
     p->have_cur = false;
-    ssize_t n = rt_ctx_read_kept(c, p->fd, "net/dev", RT_READ_SHORT_LINES, "net/dev");
-    if (n < 0)
+    uint64_t sig;
+    if (!rt_ctx_read_list(c, p->fd, "net/dev", parse_netdev, &p->nd, &p->nd_cap, sizeof *p->nd,
+                          offsetof(rt_netdev, name), &p->nnd, &sig))
         return false;
-    size_t nnd = rt_netdev_parse(c->rbuf.data, (size_t)n, p->nd, p->nd_cap);
-    if (nnd > p->nd_cap) {
-        if (rt_grow(&p->nd, &p->nd_cap, nnd, sizeof *p->nd) < 0)
-            return false;
-        nnd = rt_netdev_parse(c->rbuf.data, (size_t)n, p->nd, p->nd_cap);
-    }
-    p->nnd = nnd;
-    uint64_t sig = 1469598103934665603ull ^ nnd;
-    for (size_t i = 0; i < nnd; i++)
-        sig = rt_hash_str(sig, p->nd[i].name);
     if (sig != p->nd_sig || !p->ifaces) {
         p->nd_sig = sig;
         rediscover(p, c);
