@@ -113,17 +113,6 @@ static int parse_gpus(cli_layer *out, const char *name, const toml_kv *kv, char 
     return 0;
 }
 
-/* A number of kv (an integer or a float) for s. Returns 0 and *out, or -1. */
-static int toml_number(const cli_setting *s, const toml_kv *kv, double *out)
-{
-    const toml_value *v = kv->val;
-    double d = v->type == TOML_INTEGER ? (double)v->u.i : v->type == TOML_FLOAT ? v->u.f : -1;
-    if ((v->type != TOML_INTEGER && v->type != TOML_FLOAT) || !cli_setting_in_range(s, d))
-        return -1;
-    *out = d;
-    return 0;
-}
-
 /* The value of kv as setting s into out. Returns 0, or -1 with the problem and its place in err. */
 static int read_key(cli_layer *out, const char *name, const cli_setting *s, const toml_kv *kv, char *err,
                     size_t errlen)
@@ -132,17 +121,13 @@ static int read_key(cli_layer *out, const char *name, const cli_setting *s, cons
     char *base = (char *)out, must[320], why[512] = "";
     bool bad = false;
     switch (s->type) {
-    case CLI_T_PID:
-        if (v->type != TOML_INTEGER || v->u.i <= 0 || v->u.i > INT_MAX)
-            bad = true;
-        else
-            *(long *)(base + s->layer_off) = (long)v->u.i;
-        break;
+    case CLI_T_PID: /* an integer; a number of the others an integer or a float */
     case CLI_T_SECS:
     case CLI_T_PCT:
     case CLI_T_CORES:
     case CLI_T_ABOVE:
-        bad = toml_number(s, kv, (double *)(base + s->layer_off)) < 0;
+        bad = (v->type != TOML_INTEGER && (v->type != TOML_FLOAT || s->type == CLI_T_PID)) ||
+              cli_setting_put_number(s, out, v->type == TOML_INTEGER ? (double)v->u.i : v->u.f) < 0;
         break;
     case CLI_T_BOOL:
     case CLI_T_OFF: /* the key names the thing: false turns it off */

@@ -18,7 +18,7 @@
 #include "history_db.h"
 #include "settings.h"
 
-/* --help: the same facts as docs/resource-tracker-history.1. */
+/* --help before its options: the same facts as docs/resource-tracker-history.1. */
 static const char history_usage[] =
     "Usage: resource-tracker history [--job NAME] [--last N] [--json] [--history FILE]\n"
     "\n"
@@ -28,13 +28,9 @@ static const char history_usage[] =
     "and where it came from, the job's energy (J, kJ, MJ; ending in ~ when estimated from a model,\n"
     "bare when read from the hardware), the kinds of the run's notes, and the command.\n"
     "\n"
-    "Options:\n"
-    "  --job NAME       only the runs of this job\n"
-    "  --last N         only the newest N runs\n"
-    "  --json           one JSON object per run and line (every column; tags, command, notes,\n"
-    "                   phases, phase_marks, cores, member and summary as JSON), instead of the table\n"
-    "  --history FILE   the run history (default: TRACKER_HISTORY, else [history] path)\n"
-    "  -h, --help       this text, exit 0\n"
+    "Options:\n";
+/* --help after its options (cli_settings_help_for writes them from the settings table) */
+static const char history_usage_tail[] =
     "\n"
     "Exit status: 0 listed (none recorded is an empty list); 1 the history cannot be read;\n"
     "2 a usage error, or no history named.\n";
@@ -340,7 +336,7 @@ int cli_history_main(cli_options *o)
         }
         switch (args.opt->opt) {
         case CLI_O_JSON: json = true; break;
-        case CLI_O_HELP: fputs(history_usage, stdout); return 0;
+        case CLI_O_HELP: cli_settings_help_for(stdout, CMD_HISTORY, history_usage, history_usage_tail); return 0;
         case CLI_O_JOB: job = v; break;
         case CLI_O_HISTORY: file = v; break;
         default: { /* CLI_O_LAST */

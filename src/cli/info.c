@@ -44,10 +44,9 @@ static const char info_usage[] =
     "default: aligned \"key  value\" lines in the sections Host, CPU, Memory, GPUs, Storage and\n"
     "Cloud; a fact the machine does not tell is \"unknown\".\n"
     "\n"
-    "Options:\n"
-    "  --json       one JSON object {\"host\": {...}, \"cloud\": {...}} on stdout instead of text\n"
-    "               (the fields of docs/contracts.md; a missing fact is null)\n"
-    "  -h, --help   this text, exit 0\n"
+    "Options:\n";
+/* --help after its options (cli_settings_help_for writes them from the settings table) */
+static const char info_usage_tail[] =
     "\n"
     "Environment: TRACKER_CLOUD_DISCOVERY=0 asks no metadata service (the cloud is unknown);\n"
     "TRACKER_CLOUD_METADATA_URL replaces the services' scheme and host (tests).\n"
@@ -126,7 +125,7 @@ int cli_info_main(cli_options *o)
     if (parsed < 0)
         cli_say("%s", why);
     else if (parsed > 0)
-        fputs(info_usage, stdout);
+        cli_settings_help_for(stdout, CMD_INFO, info_usage, info_usage_tail);
     if (parsed != 0)
         return parsed < 0 ? EXIT_USAGE : 0;
     rt_cloud_discovery *cd = cli_start_cloud(o); /* runs while the host is read */

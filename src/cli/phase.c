@@ -32,11 +32,10 @@ static const char phase_usage[] =
     "tracker and always exits 0 once the words are right: a mark that cannot be sent is lost,\n"
     "never the job; the tracker counts the marks it refuses and says so at the run's end.\n"
     "\n"
-    "Options:\n"
-    "  -v, --verbose  say on stderr why a mark could not be sent\n"
-    "  -h, --help     this text, exit 0\n"
-    "\n"
-    "Exit status: 0 (sent or not); 2 a usage error.\n";
+    "Options:\n";
+/* --help after its options (cli_settings_help_for writes them from the settings table) */
+static const char phase_usage_tail[] = "\n"
+                                       "Exit status: 0 (sent or not); 2 a usage error.\n";
 
 #define SEND_SECS 0.002   /* how long a full backlog or buffer is retried */
 #define RETRY_NSECS 200000L
@@ -122,7 +121,7 @@ int cli_phase_main(cli_options *o)
             return EXIT_USAGE;
         }
         if (k == CLI_ARG_OPTION && args.opt->opt == CLI_O_HELP) {
-            fputs(phase_usage, stdout);
+            cli_settings_help_for(stdout, CMD_PHASE, phase_usage, phase_usage_tail);
             return 0;
         }
         if (k == CLI_ARG_OPTION) {

@@ -18,7 +18,7 @@
 #include "sqlite_dl.h"
 #endif
 
-/* --help: the same facts as docs/resource-tracker-recommend.1. */
+/* --help before its options: the same facts as docs/resource-tracker-recommend.1. */
 static const char recommend_usage[] =
     "Usage: resource-tracker recommend FILE... [--json] [--instance VENDOR:TYPE]\n"
     "       resource-tracker recommend --job NAME [--last N] [--history FILE] [--json] [--instance VENDOR:TYPE]\n"
@@ -42,19 +42,9 @@ static const char recommend_usage[] =
     "(TRACKER_KEEPER_URL, default https://keeper.sparecores.net; 5 s at most), with the energy of a\n"
     "run there when its CPU is in the TDP table (estimated, the model named).\n"
     "\n"
-    "Options:\n"
-    "  --json                  one JSON object on stdout instead of text\n"
-    "  --instance VENDOR:TYPE  the server the runs ran on (e.g. aws:t3.medium): its price, the run's\n"
-    "                          cost there and the saving on the cheapest server (with --job, by\n"
-    "                          default the server where the job's newest run ran, if known)\n"
-    "  --job NAME              use the last runs of NAME in the run history instead of files\n"
-    "  --last N                how many of its last successful or OOM-killed runs (default 5)\n"
-    "  --history FILE          the run history (default TRACKER_HISTORY, or [history] path in the config)\n"
-    "  --max-slowdown PCT      the predicted duration may exceed the run's own by PCT percent\n"
-    "                          (default 10; 0 to 1000)\n"
-    "  --no-price-lookup       ask Keeper nothing (no cheapest server, no cost, no line about it;\n"
-    "                          as TRACKER_KEEPER_URL=off)\n"
-    "  -h, --help              this text, exit 0\n"
+    "Options:\n";
+/* --help after its options (cli_settings_help_for writes them from the settings table) */
+static const char recommend_usage_tail[] =
     "\n"
     "When the lookup fails the resources are still printed, with one last line instead of the\n"
     "server: \"prices: offline (Keeper not reached: REASON; ...)\" when no reply came (no network,\n"
@@ -810,7 +800,7 @@ int cli_recommend_main(cli_options *o)
     memset(&a, 0, sizeof a);
     int rc = parse_args(o, &a) < 0 ? EXIT_USAGE : 0;
     if (rc == 0 && a.help) {
-        fputs(recommend_usage, stdout);
+        cli_settings_help_for(stdout, CMD_RECOMMEND, recommend_usage, recommend_usage_tail);
         free(a.files);
         return 0;
     }

@@ -28,7 +28,7 @@ typedef struct report_args {
 static const char report_usage[] = "usage: resource-tracker report FILE... -o OUT.html [--instance VENDOR:TYPE] "
                                    "[--grid-zone ZONE] [--grid-intensity G]";
 
-/* --help: the same facts as docs/resource-tracker-report.1. */
+/* --help before its options: the same facts as docs/resource-tracker-report.1. */
 static const char report_help[] =
     "Usage: resource-tracker report FILE... -o OUT.html [--instance VENDOR:TYPE]\n"
     "                               [--grid-zone ZONE] [--grid-intensity G]\n"
@@ -49,20 +49,9 @@ static const char report_help[] =
     "lines and CSV are read as a stream, in under 64 MiB of memory; a line over 16 MiB is an\n"
     "error naming the file and the line (exit 2).\n"
     "\n"
-    "Options:\n"
-    "  -o, --output OUT.html   the file to write (required; \"-\" is stdout); a FIFO's reader is\n"
-    "                          waited for TRACKER_FINISH_TIMEOUT seconds (default 10), then given\n"
-    "                          the page for as long again\n"
-    "  --instance VENDOR:TYPE  the server the runs ran on (e.g. aws:m5.large): its price, the run's\n"
-    "                          cost there and the saving on the cheapest server\n"
-    "  --no-price-lookup       ask Keeper nothing (no cheapest server, no cost, no note; as\n"
-    "                          TRACKER_KEEPER_URL=off); offline a lookup only fails, as one line\n"
-    "                          of the page, \"prices: offline (...)\", never on stderr\n"
-    "  --grid-zone ZONE        where the runs' electricity came from, for their carbon: a country\n"
-    "                          code (FR) or a cloud region (aws:eu-west-3) of the shipped table\n"
-    "  --grid-intensity G      the grid's carbon intensity, g CO2e per kWh (wins over --grid-zone);\n"
-    "                          without either, the carbon is unknown\n"
-    "  -h, --help              this text, exit 0\n"
+    "Options:\n";
+/* --help after its options (cli_settings_help_for writes them from the settings table) */
+static const char report_help_tail[] =
     "\n"
     "Exit status: 0 written (also when the price lookup fails: one line of the page says why); 1 the\n"
     "report could not be written; 2 a usage error, or a FILE that cannot be read or has no valid\n"
@@ -86,7 +75,7 @@ static int parse(cli_options *o, report_args *a)
             continue;
         }
         switch (args.opt->opt) {
-        case CLI_O_HELP: fputs(report_help, stdout); return 1;
+        case CLI_O_HELP: cli_settings_help_for(stdout, CMD_REPORT, report_help, report_help_tail); return 1;
         case CLI_O_NO_PRICE_LOOKUP: o->keeper_url = "off"; break;
         case CLI_O_OUTPUT:
             if (!*v) {

@@ -427,7 +427,19 @@ const cli_setting cli_settings[] = {
             "(its directory missing or not writable: the journal is made beside it), or a FIFO, is a usage\n"
             "error before the command starts; a file that is no database is one warning at the end.",
      .md_default = "none",
-     .md = "append the run's summary to a run history, SQLite (`[history] path`, `TRACKER_HISTORY`)"},
+     .md = "append the run's summary to a run history, SQLite (`[history] path`, `TRACKER_HISTORY`)",
+     .sub =
+         (const cli_sub_text[]){
+             {.commands = CLI_CMD_RECOMMEND,
+              .help = "the run history (default TRACKER_HISTORY, or [history] path in the config)",
+              .man =
+                  "The run history (default \\fBTRACKER_HISTORY\\fR, else \\fB[history] path\\fR of the config file).\n"
+                  "Only with \\fB\\-\\-job\\fR."},
+             {.commands = CLI_CMD_HISTORY,
+              .help = "the run history (default: TRACKER_HISTORY, else [history] path)",
+              .man =
+                  "The run history (default \\fBTRACKER_HISTORY\\fR, else \\fB[history] path\\fR of the config file)."},
+             {0}}},
     {.flag = "cgroup",
      .commands = CLI_CMD_TRACK,
      .arg = "auto|off",
@@ -564,7 +576,15 @@ const cli_setting cli_settings[] = {
             "\\fB[tracker] expected_cores\\fR).",
      .md_default = "all",
      .md = "cores the job is expected to use: the summary's hardware percentages of the command, its descendants and "
-           "both divide by N (`[tracker] expected_cores`)"},
+           "both divide by N (`[tracker] expected_cores`)",
+     .sub =
+         (const cli_sub_text[]){
+             {.commands = CLI_CMD_SUMMARY,
+              .help = "the parts' hardware percentages divide by N (default: all cores)",
+              .man =
+                  "The hardware percentages of main, descendants and combined divide by \\fIN\\fR (above 0; default\n"
+                  "all cores), as in tracking."},
+             {0}}},
     {.flag = "gpus",
      .commands = CLI_CMD_TRACK | CLI_CMD_SUMMARY,
      .opt = CLI_O_GPUS,
@@ -581,7 +601,15 @@ const cli_setting cli_settings[] = {
             "not there is one warning when the run's summary is made (\\fB\\-\\-summary\\fR, \\fB\\-\\-report\\fR,\n"
             "\\fB\\-\\-history\\fR) (config: \\fB[tracker] gpus\\fR, a string or an array).",
      .md_default = "all",
-     .md = "GPUs whose utilization the summary's GPU percentages count (`[tracker] gpus`, a string or an array)"},
+     .md = "GPUs whose utilization the summary's GPU percentages count (`[tracker] gpus`, a string or an array)",
+     .sub =
+         (const cli_sub_text[]){
+             {.commands = CLI_CMD_SUMMARY,
+              .help = "the GPUs whose utilization counts (default: all; needs the JSON lines'\n"
+                      "GPU list)",
+              .man = "The GPUs whose utilization counts, and whose number divides (default all). Needs the JSON\n"
+                     "lines' per-GPU list: a CSV file has none."},
+             {0}}},
     {.flag = "no-price-lookup",
      .commands = CLI_CMD_TRACK | CLI_CMD_RECOMMEND | CLI_CMD_REPORT,
      .opt = CLI_O_NO_PRICE_LOOKUP,
@@ -603,7 +631,30 @@ const cli_setting cli_settings[] = {
      .md_default = "off",
      .md =
          "ask the Spare Cores Keeper API for no prices: no cheapest server or cost in the report; offline, no `prices: "
-         "offline (...)` line in the answer either (`[tracker] price_lookup = false`, `TRACKER_KEEPER_URL=off`)"},
+         "offline (...)` line in the answer either (`[tracker] price_lookup = false`, `TRACKER_KEEPER_URL=off`)",
+     .sub =
+         (const cli_sub_text[]){
+             {.commands = CLI_CMD_RECOMMEND,
+              .help = "ask Keeper nothing (no cheapest server, no cost, no line about it;\n"
+                      "as TRACKER_KEEPER_URL=off)",
+              .man =
+                  "Ask the Spare Cores Keeper API nothing: no cheapest server, no cost, no \\fBprices:\\fR line (as\n"
+                  "\\fBTRACKER_KEEPER_URL=off\\fR); \\fBserver_lookup_error\\fR is null. Offline, this stops a lookup\n"
+                  "that can only fail."},
+             {.commands = CLI_CMD_REPORT,
+              .help = "ask Keeper nothing (no cheapest server, no cost, no note; as\n"
+                      "TRACKER_KEEPER_URL=off); offline a lookup only fails, as one line\n"
+                      "of the page, \"prices: offline (...)\", never on stderr",
+              .man =
+                  "Ask the Spare Cores Keeper API nothing: no cheapest server, no cost and no note about it (as\n"
+                  "\\fBTRACKER_KEEPER_URL=off\\fR). Without it a lookup that fails is one line of the page, in the\n"
+                  "answer's cost, and nothing on standard error: \\fBprices: offline (Keeper not reached:\\fR\n"
+                  "\\fIreason\\fR\\fB; TRACKER_KEEPER_URL=off or \\-\\-no\\-price\\-lookup stops the lookup)\\fR when "
+                  "no\n"
+                  "reply came (no network, no name, Keeper down or slower than 5 s), \\fBprices: unavailable\n"
+                  "(\\fR\\fIreason\\fR\\fB; ...)\\fR when Keeper replied wrongly. Offline, this option stops a lookup\n"
+                  "that can only fail."},
+             {0}}},
     {.flag = "energy",
      .commands = CLI_CMD_TRACK,
      .arg = "auto|off",
@@ -727,7 +778,16 @@ const cli_setting cli_settings[] = {
      .md_default = "10",
      .md = "how much longer than this run the cores its own answers ask for may make it (the summary, report, step "
            "summary, history): the fewest cores predicted within it (`[tracker] max_slowdown_pct`, "
-           "`TRACKER_MAX_SLOWDOWN`; `recommend --max-slowdown` for recorded runs)"},
+           "`TRACKER_MAX_SLOWDOWN`; `recommend --max-slowdown` for recorded runs)",
+     .sub =
+         (const cli_sub_text[]){
+             {.commands = CLI_CMD_RECOMMEND,
+              .help = "the predicted duration may exceed the run's own by PCT percent\n"
+                      "(default 10; 0 to 1000)",
+              .man = "How much longer than a run's own duration the predicted duration under the asked cores may be,\n"
+                     "in percent (default 10; 0 to 1000): \\fB0\\fR asks for the cores the run used at its widest,\n"
+                     "\\fB50\\fR accepts half again the time for fewer cores."},
+             {0}}},
     {.flag = "grid-zone",
      .commands = CLI_CMD_TRACK | CLI_CMD_SUMMARY | CLI_CMD_REPORT,
      .opt = CLI_O_GRID_ZONE,
@@ -754,7 +814,17 @@ const cli_setting cli_settings[] = {
      .md_default = "the cloud region",
      .md = "where the electricity comes from: a country code (`FR`) or a cloud region (`aws:eu-west-3`) of "
            "`share/resource-tracker/grid-intensity.csv`; else the carbon is unknown (`[tracker] grid_zone`, "
-           "`TRACKER_GRID_ZONE`)"},
+           "`TRACKER_GRID_ZONE`)",
+     .sub =
+         (const cli_sub_text[]){
+             {.commands = CLI_CMD_SUMMARY | CLI_CMD_REPORT,
+              .help = "where the run's electricity came from, for its carbon: a country code\n"
+                      "(FR) or a cloud region (aws:eu-west-3) of the shipped table",
+              .man = "Where the run's electricity came from, for its carbon: a country code (\\fBFR\\fR) or a cloud\n"
+                     "region \\fIvendor\\fB:\\fIregion\\fR (\\fBaws:eu-west-3\\fR) of the shipped table\n"
+                     "(\\fBshare/resource-tracker/grid-intensity.csv\\fR); one not there is a usage error. Without\n"
+                     "this or \\fB\\-\\-grid\\-intensity\\fR the carbon is unknown."},
+             {0}}},
     {.flag = "grid-intensity",
      .commands = CLI_CMD_TRACK | CLI_CMD_SUMMARY | CLI_CMD_REPORT,
      .opt = CLI_O_GRID_INTENSITY,
@@ -774,7 +844,15 @@ const cli_setting cli_settings[] = {
             "\\fB\\-\\-grid\\-zone\\fR (config: \\fB[tracker] grid_intensity\\fR; environment:\n"
             "\\fBTRACKER_GRID_INTENSITY\\fR). The subcommands \\fBsummary\\fR and \\fBreport\\fR take it too.",
      .md_default = "from the zone",
-     .md = "the grid's g CO2e per kWh, winning over the zone (`[tracker] grid_intensity`, `TRACKER_GRID_INTENSITY`)"},
+     .md = "the grid's g CO2e per kWh, winning over the zone (`[tracker] grid_intensity`, `TRACKER_GRID_INTENSITY`)",
+     .sub =
+         (const cli_sub_text[]){
+             {.commands = CLI_CMD_SUMMARY | CLI_CMD_REPORT,
+              .help = "the grid's carbon intensity, g CO2e per kWh (wins over --grid-zone);\n"
+                      "without either, the carbon is unknown",
+              .man = "The grid's carbon intensity, grams of CO2e per kWh above 0 (at most 10000); it wins over\n"
+                     "\\fB\\-\\-grid\\-zone\\fR."},
+             {0}}},
     {.flag = "help",
      .commands = CLI_CMD_ALL,
      .opt = CLI_O_HELP,
@@ -785,7 +863,11 @@ const cli_setting cli_settings[] = {
      .merged_off = NO,
      .help = "this text",
      .man = "Usage, exit 0.",
-     .md = "this text, exit 0"},
+     .md = "this text, exit 0",
+     .sub = (const cli_sub_text[]){{.commands = CLI_CMD_ALL & ~CLI_CMD_TRACK,
+                                    .help = "this text, exit 0",
+                                    .man = "The usage, the options and the exit status; exit 0."},
+                                   {0}}},
     {.flag = "version",
      .commands = CLI_CMD_TRACK,
      .short_flag = 'V',
@@ -802,29 +884,129 @@ const cli_setting cli_settings[] = {
      .opt = CLI_O_JSON,
      .layer_off = NO,
      .set_off = NO,
-     .merged_off = NO},
+     .merged_off = NO,
+     .sub =
+         (const cli_sub_text[]){
+             {.commands = CLI_CMD_SUMMARY,
+              .help = "one JSON object per file (a job's files: one for the job) instead of\n"
+                      "text (docs/contracts.md section 8)",
+              .man =
+                  "One JSON object per file on standard output instead of text: \\fBsamples duration_secs\n"
+                  "start_secs end_secs job_name allocation process machine memory_need vram_need recommendation\n"
+                  "notes gpu_tracker phases phase_marks energy efficiency\\fR (every member in docs/contracts.md, "
+                  "section 8;\n"
+                  "\\fBphases\\fR, one object per phase name the job marked, and \\fBphase_marks\\fR are null when\n"
+                  "it marked none). With a unit, the keys say\n"
+                  "it (\\fBpss_gigabytes\\fR, \\fBduration_hours\\fR). The files of a job that ran on several nodes\n"
+                  "give one object for the job (its view, and \\fBruns\\fR: each file's object; docs/contracts.md,\n"
+                  "section 8)."},
+             {.commands = CLI_CMD_RECOMMEND,
+              .help = "one JSON object on stdout instead of text",
+              .man =
+                  "One JSON object on standard output instead of text: \\fBrecommendation\\fR (\\fBcpu memory_mib gpu\n"
+                  "vram_mib oom_killed cpu_quota_cores cpu_throttled_pct memory_need_mib memory_source\n"
+                  "memory_sampled headroom_pct vram_need_mib vram_source max_slowdown_pct cpu_duration_secs\n"
+                  "cpu_run_duration_secs cpu_fewer cpu_fewer_duration_secs cpu_cost_usd time_limit_secs cpu_basis\n"
+                  "cpu_phase cpu_phase_fewer_secs time_words\\fR), \\fBcores\\fR (each run's table: \\fBduration_secs\n"
+                  "cores_had peak_cores wait_secs wait_from rows\\fR, each row \\fBcores duration_secs core_hours\n"
+                  "wait_bound cost_usd\\fR (at the cheapest server's price a vCPU-hour); null for a run without one), "
+                  "\\fBphases\\fR (each run's phases: \\fBname\n"
+                  "cores_asked cores\\fR, the phase's own table), \\fBnotes\\fR, the server found (with\n"
+                  "\\fBcpu_manufacturer cpu_family cpu_model\\fR and \\fBenergy\\fR: \\fBjoules method cpu tdp_watts\n"
+                  "threads_per_package busy_watts idle_watts cpu_secs duration_secs words\\fR, or null) and\n"
+                  "\\fBserver_lookup_error\\fR (docs/contracts.md, section 8)."},
+             {.commands = CLI_CMD_HISTORY,
+              .help = "one JSON object per run and line (every column; tags, command, notes,\n"
+                      "phases, phase_marks, cores, member and summary as JSON), instead of the table",
+              .man =
+                  "One JSON object per run and line, with every stored column under its name (\\fBtags\\fR,\n"
+                  "\\fBcommand\\fR, \\fBnotes\\fR, \\fBphases\\fR, \\fBphase_marks\\fR and \\fBcores\\fR parsed as "
+                  "JSON, \\fBsummary_json\\fR as \\fBsummary\\fR), instead of\n"
+                  "the table (docs/contracts.md, section 9). The energy columns come with their methods:\n"
+                  "\\fBenergy_joules\\fR and \\fBenergy_method\\fR (the machine's), \\fBprocess_energy_joules\\fR and\n"
+                  "\\fBprocess_energy_method\\fR (the job's), \\fBco2e_grams\\fR and \\fBprocess_co2e_grams\\fR with\n"
+                  "\\fBgrid_g_per_kwh\\fR, \\fBgrid_zone\\fR and \\fBgrid_source\\fR (null when the grid's intensity\n"
+                  "was unknown)."},
+             {.commands = CLI_CMD_INFO,
+              .help = "one JSON object {\"host\": {...}, \"cloud\": {...}} on stdout instead of text\n"
+                      "(the fields of docs/contracts.md; a missing fact is null)",
+              .man =
+                  "One JSON object on standard output instead of text: \\fB{\"host\": {...}, \"cloud\": {...}}\\fR "
+                  "with\n"
+                  "the host's \\fBhostname host_id ip vcpus cpu_model memory_mib gpu_model gpu_count gpu_memory_mib\n"
+                  "storage_gb kernel os allocation\\fR (null here: known only from a run's samples) and the cloud's\n"
+                  "\\fBvendor_id account_id region_id zone_id instance_type discovery_secs\\fR (docs/contracts.md,\n"
+                  "section 10). What scripts should read."},
+             {0}}},
+    {.flag = "each",
+     .commands = CLI_CMD_SUMMARY,
+     .opt = CLI_O_EACH,
+     .layer_off = NO,
+     .set_off = NO,
+     .merged_off = NO,
+     .sub = (const cli_sub_text[]){{.commands = CLI_CMD_SUMMARY,
+                                    .help = "after a job's view, each of its files' own summary",
+                                    .man = "After a job's view, each of its files' own summary."},
+                                   {0}}},
     {.flag = "format",
      .commands = CLI_CMD_SUMMARY,
      .opt = CLI_O_FORMAT,
-     .arg = "FMT",
+     .arg = "FORMAT",
      .layer_off = NO,
      .set_off = NO,
-     .merged_off = NO},
+     .merged_off = NO,
+     .sub =
+         (const cli_sub_text[]){
+             {.commands = CLI_CMD_SUMMARY,
+              .help = "text (the default), json (as --json), markdown (what a CI job summary\n"
+                      "shows: GitHub's $GITHUB_STEP_SUMMARY), snakemake (a benchmark: TSV),\n"
+                      "nextflow (a trace header and row)",
+              .man =
+                  "\\fBtext\\fR (the default), \\fBjson\\fR (as \\fB\\-\\-json\\fR), \\fBmarkdown\\fR (what a CI job\n"
+                  "summary shows: GitHub's \\fB$GITHUB_STEP_SUMMARY\\fR, with a Mermaid chart of the job's cores and\n"
+                  "memory), \\fBsnakemake\\fR: Snakemake's \\fBbenchmark:\\fR file, its header line and one row "
+                  "(\\fBs\n"
+                  "h:m:s max_rss max_vms max_uss max_pss io_in io_out mean_load cpu_time\\fR, tab-separated; MiB,\n"
+                  "two decimals, \\fB\\-\\fR for a figure not measured, \\fBNA\\fR for all of them when the file has "
+                  "no\n"
+                  "tracked tree); \\fBnextflow\\fR: a Nextflow trace, its header line and one row (\\fBname status\n"
+                  "exit start complete duration realtime %cpu peak_rss peak_vmem rchar wchar read_bytes\n"
+                  "write_bytes\\fR in Nextflow's words: \\fB107.4 MB\\fR, \\fB1m 5s\\fR, \\fB99.8%\\fR; \\fB\\-\\fR "
+                  "where\n"
+                  "unknown; \\fBrchar\\fR and \\fBwchar\\fR are not measured). A recorded file knows no command or\n"
+                  "exit status: those are \\fB\\-\\fR. Each figure and unit is in docs/workflows.md."},
+             {0}}},
     {.flag = "memory-unit",
      .commands = CLI_CMD_SUMMARY,
      .opt = CLI_O_MEMORY_UNIT,
-     .arg = "U",
+     .arg = "UNIT",
      .layer_off = NO,
      .set_off = NO,
-     .merged_off = NO},
+     .merged_off = NO,
+     .sub =
+         (const cli_sub_text[]){
+             {.commands = CLI_CMD_SUMMARY,
+              .help = "bytes, kilobytes, megabytes, gigabytes, terabytes (powers of 1000)",
+              .man = "\\fBbytes\\fR, \\fBkilobytes\\fR, \\fBmegabytes\\fR, \\fBgigabytes\\fR or \\fBterabytes\\fR "
+                     "(powers of\n"
+                     "1000, gpu_tracker's names). Without it, text picks readable units and JSON uses MiB (its\n"
+                     "\\fBgpu_tracker\\fR member gigabytes)."},
+             {0}}},
     {.flag = "time-unit",
      .commands = CLI_CMD_SUMMARY,
      .opt = CLI_O_TIME_UNIT,
-     .arg = "U",
+     .arg = "UNIT",
      .layer_off = NO,
      .set_off = NO,
-     .merged_off = NO},
-    {.flag = "each", .commands = CLI_CMD_SUMMARY, .opt = CLI_O_EACH, .layer_off = NO, .set_off = NO, .merged_off = NO},
+     .merged_off = NO,
+     .sub = (const cli_sub_text[]){{.commands = CLI_CMD_SUMMARY,
+                                    .help = "seconds, minutes, hours, days\n"
+                                            "(without them text picks readable units and JSON uses MiB and seconds;\n"
+                                            "its gpu_tracker member gigabytes and hours, as gpu_tracker)",
+                                    .man = "\\fBseconds\\fR, \\fBminutes\\fR, \\fBhours\\fR or \\fBdays\\fR. Without "
+                                           "it, JSON uses seconds (its\n"
+                                           "\\fBgpu_tracker\\fR member hours)."},
+                                   {0}}},
     {.flag = "output",
      .short_flag = 'o',
      .commands = CLI_CMD_REPORT,
@@ -832,36 +1014,100 @@ const cli_setting cli_settings[] = {
      .arg = "OUT.html",
      .layer_off = NO,
      .set_off = NO,
-     .merged_off = NO},
+     .merged_off = NO,
+     .sub =
+         (const cli_sub_text[]){
+             {.commands = CLI_CMD_REPORT,
+              .help = "the file to write (required; \"-\" is stdout); a FIFO's reader is\n"
+                      "waited for TRACKER_FINISH_TIMEOUT seconds (default 10), then given\n"
+                      "the page for as long again",
+              .man =
+                  "The file to write (required; \\fB\\-\\fR is standard output). Created with mode 0666 less the\n"
+                  "umask. A FIFO's reader is waited for at most \\fBTRACKER_FINISH_TIMEOUT\\fR seconds (default 10),\n"
+                  "and given the page for at most as long again; past either the page is not (all) written: exit\n"
+                  "status 1."},
+             {0}}},
     {.flag = "instance",
      .commands = CLI_CMD_RECOMMEND | CLI_CMD_REPORT,
      .opt = CLI_O_INSTANCE,
      .arg = "VENDOR:TYPE",
      .layer_off = NO,
      .set_off = NO,
-     .merged_off = NO},
+     .merged_off = NO,
+     .sub =
+         (const cli_sub_text[]){
+             {.commands = CLI_CMD_RECOMMEND,
+              .help = "the server the runs ran on (e.g. aws:t3.medium): its price, the run's\n"
+                      "cost there and the saving on the cheapest server (with --job, by\n"
+                      "default the server where the job's newest run ran, if known)",
+              .man =
+                  "The server the runs ran on (e.g. \\fBaws:t3.medium\\fR): its price, the run's cost there and the\n"
+                  "saving on the cheapest server. With \\fB\\-\\-job\\fR and without it: the server and region where\n"
+                  "the job's newest run ran, as cloud discovery found it, when known."},
+             {.commands = CLI_CMD_REPORT,
+              .help = "the server the runs ran on (e.g. aws:m5.large): its price, the run's\n"
+                      "cost there and the saving on the cheapest server",
+              .man = "The server the runs ran on (e.g. \\fBaws:m5.large\\fR): its price, the run's cost there and the\n"
+                     "saving on the cheapest server."},
+             {0}}},
     {.flag = "job",
      .commands = CLI_CMD_RECOMMEND | CLI_CMD_HISTORY,
      .opt = CLI_O_JOB,
      .arg = "NAME",
      .layer_off = NO,
      .set_off = NO,
-     .merged_off = NO},
+     .merged_off = NO,
+     .sub =
+         (const cli_sub_text[]){
+             {.commands = CLI_CMD_RECOMMEND,
+              .help = "use the last runs of NAME in the run history instead of files",
+              .man = "Use the last runs of \\fINAME\\fR in the run history instead of files."},
+             {.commands = CLI_CMD_HISTORY, .help = "only the runs of this job", .man = "Only the runs of this job."},
+             {0}}},
     {.flag = "last",
      .commands = CLI_CMD_RECOMMEND | CLI_CMD_HISTORY,
      .opt = CLI_O_LAST,
      .arg = "N",
      .layer_off = NO,
      .set_off = NO,
-     .merged_off = NO},
-    {.flag = "list", .commands = CLI_CMD_UPLOAD, .opt = CLI_O_LIST, .layer_off = NO, .set_off = NO, .merged_off = NO},
+     .merged_off = NO,
+     .sub =
+         (const cli_sub_text[]){
+             {.commands = CLI_CMD_RECOMMEND,
+              .help = "how many of its last successful or OOM-killed runs (default 5)",
+              .man =
+                  "How many of the job's last successful or OOM-killed runs (default 5). Only with \\fB\\-\\-job\\fR."},
+             {.commands = CLI_CMD_HISTORY, .help = "only the newest N runs", .man = "Only the newest \\fIN\\fR runs."},
+             {0}}},
+    {.flag = "list",
+     .commands = CLI_CMD_UPLOAD,
+     .opt = CLI_O_LIST,
+     .layer_off = NO,
+     .set_off = NO,
+     .merged_off = NO,
+     .sub =
+         (const cli_sub_text[]){
+             {.commands = CLI_CMD_UPLOAD,
+              .help = "list the runs left (batches, rows, end, whose credentials), send nothing",
+              .man = "List the runs left, one a line: key, run id (or \\(lqnot registered\\(rq), batches, rows,\n"
+                     "missing batches, end, whether the API took its finish, and whose it is (these credentials,\n"
+                     "another token or API URL, held by a live tracker or an upload, a record that cannot be read);\n"
+                     "send nothing. Needs no token."},
+             {0}}},
     {.flag = "verbose",
      .short_flag = 'v',
      .commands = CLI_CMD_PHASE,
      .opt = CLI_O_VERBOSE,
      .layer_off = NO,
      .set_off = NO,
-     .merged_off = NO},
+     .merged_off = NO,
+     .sub =
+         (const cli_sub_text[]){
+             {.commands = CLI_CMD_PHASE,
+              .help = "say on stderr why a mark could not be sent",
+              .man = "Say on standard error why a mark could not be sent (silent by default: the job's standard\n"
+                     "error is the user's)."},
+             {0}}},
     /* read from the environment only, with a token (options.c) */
     {.env = "TRACKER_UPLOAD_INTERVAL",
      .type = CLI_T_SECS,
@@ -1099,6 +1345,29 @@ int cli_setting_number(const cli_setting *s, const char *text, double *out)
     return 0;
 }
 
+int cli_setting_put_number(const cli_setting *s, cli_layer *l, double v)
+{
+    void *slot = s->layer_off == CLI_NONE ? NULL : (char *)l + s->layer_off;
+    switch (s->type) {
+    case CLI_T_PID:
+        if (!(v >= 1 && v <= INT_MAX && v == floor(v)))
+            return -1;
+        if (slot)
+            *(long *)slot = (long)v;
+        return 0;
+    case CLI_T_SECS:
+    case CLI_T_PCT:
+    case CLI_T_CORES:
+    case CLI_T_ABOVE:
+        if (!cli_setting_in_range(s, v))
+            return -1;
+        if (slot)
+            *(double *)slot = v;
+        return 0;
+    default: return -1;
+    }
+}
+
 int cli_setting_read(const cli_setting *s, cli_layer *l, const char *text, bool env, char *err, size_t errlen)
 {
     char *base = (char *)l;
@@ -1106,23 +1375,15 @@ int cli_setting_read(const cli_setting *s, cli_layer *l, const char *text, bool 
     char what[320];
     bool bad = false;
     double d = 0;
+    long pid = 0;
     switch (s->type) {
-    case CLI_T_PID: {
-        long v;
-        if (cli_parse_pid(text, &v) < 0)
-            bad = true;
-        else
-            *(long *)slot = v;
-        break;
-    }
+    case CLI_T_PID:
     case CLI_T_SECS:
     case CLI_T_PCT:
     case CLI_T_CORES:
     case CLI_T_ABOVE:
-        if (cli_setting_number(s, text, &d) < 0)
-            bad = true;
-        else if (slot)
-            *(double *)slot = d;
+        bad = (s->type == CLI_T_PID ? cli_parse_pid(text, &pid) < 0 : parse_num(text, &d) < 0) ||
+              cli_setting_put_number(s, l, s->type == CLI_T_PID ? (double)pid : d) < 0;
         break;
     case CLI_T_FORMAT: bad = cli_parse_format(text, (rt_format *)slot) < 0; break;
     case CLI_T_CGROUP:
@@ -1305,29 +1566,88 @@ static void put_help(FILE *f, const cli_setting *s, const char *text, size_t n)
     }
 }
 
-#define HELP_COL 26 /* where the option's text starts */
+#define HELP_COL 26 /* where the tracking command's option text starts */
+
+/* --help's tag of s ("  -o, --output OUT.html"; pad: "      --json" where there is no short
+ * flag, as the tracking command's list) into buf. Returns its length. */
+static int help_tag(const cli_setting *s, bool pad, char *buf, size_t cap)
+{
+    int n = snprintf(buf, cap, "  %c%c%s--%s%s%s", s->short_flag ? '-' : ' ', s->short_flag ? s->short_flag : ' ',
+                     s->short_flag ? ", " : "  ", s->flag, s->arg ? " " : "", s->arg ? s->arg : "");
+    if (!pad && !s->short_flag && n > 6) { /* "  --json" */
+        memmove(buf + 2, buf + 6, (size_t)n - 5);
+        n -= 4;
+    }
+    return n;
+}
+
+/* One option of a --help list: its tag, then text from column col, each further line of text
+ * ('\n' between them) indented to col. */
+static void help_entry(FILE *f, const cli_setting *s, const char *text, bool pad, int col)
+{
+    char left[96];
+    int n = help_tag(s, pad, left, sizeof left);
+    fprintf(f, "%s%*s", left, n <= col - 2 ? col - n : 2, "");
+    for (const char *line = text;;) {
+        const char *nl = strchr(line, '\n');
+        put_help(f, s, line, nl ? (size_t)(nl - line) : strlen(line));
+        fputc('\n', f);
+        if (!nl)
+            break;
+        line = nl + 1;
+        fprintf(f, "%*s", col, "");
+    }
+}
 
 void cli_settings_help(FILE *f)
 {
     for (size_t i = 0; i < cli_nsettings; i++) {
         const cli_setting *s = &cli_settings[i];
-        if (!s->help || !s->flag || !(s->commands & CLI_CMD_TRACK))
-            continue;
-        char left[64];
-        int n = snprintf(left, sizeof left, "  %c%c%s--%s%s%s", s->short_flag ? '-' : ' ',
-                         s->short_flag ? s->short_flag : ' ', s->short_flag ? ", " : "  ", s->flag, s->arg ? " " : "",
-                         s->arg ? s->arg : "");
-        fprintf(f, "%s%*s", left, n <= HELP_COL - 2 ? HELP_COL - n : 2, "");
-        for (const char *line = s->help;;) {
-            const char *nl = strchr(line, '\n');
-            put_help(f, s, line, nl ? (size_t)(nl - line) : strlen(line));
-            fputc('\n', f);
-            if (!nl)
-                break;
-            line = nl + 1;
-            fprintf(f, "%*s", HELP_COL, "");
+        if (s->help && s->flag && (s->commands & CLI_CMD_TRACK))
+            help_entry(f, s, s->help, true, HELP_COL);
+    }
+}
+
+/* s's words for subcommand cmd; NULL when it has none. */
+static const cli_sub_text *sub_text(const cli_setting *s, cli_command cmd)
+{
+    for (const cli_sub_text *t = s->sub; t && t->commands; t++)
+        if (t->commands & CLI_CMD(cmd))
+            return t;
+    return NULL;
+}
+
+/* The next option of subcommand cmd after *k (start with 0), in its documents' order: the
+ * subcommands' own options first, then those shared with the tracking command, -h last, each
+ * part in table order. NULL after the last. */
+static const cli_setting *next_sub_option(cli_command cmd, size_t *k)
+{
+    for (; *k < 3 * cli_nsettings; ++*k) {
+        const cli_setting *s = &cli_settings[*k % cli_nsettings];
+        size_t part = s->opt == CLI_O_HELP ? 2 : (s->commands & CLI_CMD_TRACK) ? 1 : 0;
+        if (s->flag && (s->commands & CLI_CMD(cmd)) && part == *k / cli_nsettings) {
+            ++*k;
+            return s;
         }
     }
+    return NULL;
+}
+
+void cli_settings_help_for(FILE *f, cli_command cmd, const char *head, const char *tail)
+{
+    char tag[96];
+    int col = 0;
+    const cli_setting *s;
+    for (size_t k = 0; (s = next_sub_option(cmd, &k));) {
+        int n = help_tag(s, false, tag, sizeof tag) + 2;
+        col = n > col ? n : col;
+    }
+    fputs(head, f);
+    for (size_t k = 0; (s = next_sub_option(cmd, &k));) {
+        const cli_sub_text *t = sub_text(s, cmd);
+        help_entry(f, s, t && t->help ? t->help : "", false, col);
+    }
+    fputs(tail, f);
 }
 
 /* Writes the n bytes of text with every '-' as roff's "\-". */
@@ -1406,6 +1726,28 @@ void cli_settings_doc(FILE *f, int kind)
             md_row(f, s);
         }
     }
+}
+
+int cli_settings_doc_for(FILE *f, cli_command cmd)
+{
+    const cli_setting *s;
+    int rc = 0;
+    for (size_t k = 0; (s = next_sub_option(cmd, &k));) {
+        const cli_sub_text *t = sub_text(s, cmd);
+        if (!t || !t->help || !t->man) {
+            const char *name = "?";
+            for (size_t i = 0; i < cli_nsubcommands; i++)
+                name = cli_subcommands[i].cmd == cmd ? cli_subcommands[i].name : name;
+            fprintf(stderr, "settings: %s takes --%s but the row has no words for it (.sub: help and man)\n", name,
+                    s->flag);
+            rc = -1;
+            continue;
+        }
+        fputs(".TP\n", f);
+        man_tag(f, s);
+        fprintf(f, "%s\n", t->man);
+    }
+    return rc;
 }
 
 void cli_settings_keys(const char *section, char *buf, size_t cap)

@@ -90,6 +90,13 @@ typedef enum cli_opt {
     CLI_O_VERBOSE,
 } cli_opt;
 
+/* A subcommand's own words for an option it takes (cli_setting.sub): the line(s) of its --help
+ * ('\n' between lines) and its man page's OPTIONS entry (roff). A list ended by commands 0. */
+typedef struct cli_sub_text {
+    unsigned commands; /* the subcommands these words are for: CLI_CMD_* bits */
+    const char *help, *man;
+} cli_sub_text;
+
 typedef struct cli_setting {
     const char *flag;  /* long option without dashes; NULL: none */
     char short_flag;   /* 0: none */
@@ -115,6 +122,10 @@ typedef struct cli_setting {
     const char *man;
     const char *man_arg; /* the value in the man page's tag when not arg: the choices ("json|csv") */
     const char *md_default, *md;
+    /* the subcommands' words for the flag (commands beyond CLI_CMD_TRACK): each subcommand of
+     * commands has one entry here, its --help and man page made of them (cli_settings_help_for,
+     * cli_settings_doc_for) */
+    const cli_sub_text *sub;
 } cli_setting;
 
 extern const cli_setting cli_settings[];
@@ -136,8 +147,15 @@ const char *cli_setting_what(const cli_setting *s, bool toml, char *buf, size_t 
 /* Whether v is in s's range. */
 bool cli_setting_in_range(const cli_setting *s, double v);
 
-/* Reads text as a number of s (CLI_T_SECS, CLI_T_PCT, CLI_T_CORES, CLI_T_ABOVE) in its range. Returns 0 and *out, or -1. */
+/* Reads text as a number of s (CLI_T_SECS, CLI_T_PCT, CLI_T_CORES, CLI_T_ABOVE) in its range. Returns 0 and *out, or
+ * -1. */
 int cli_setting_number(const cli_setting *s, const char *text, double *out);
+
+/* Stores number v as s's value in layer l, by s's type: a process id (CLI_T_PID: a whole number,
+ * 1..INT_MAX) as long, a number of CLI_T_SECS, CLI_T_PCT, CLI_T_CORES or CLI_T_ABOVE in its range
+ * as double; its *_set mark is the caller's. The one store of a number read from text (the
+ * command line, the environment) or from TOML. Returns 0, or -1 (out of range, or no number). */
+int cli_setting_put_number(const cli_setting *s, cli_layer *l, double v);
 
 /* Reads text (a flag's or a variable's value) as s's value into layer l (its *_set mark set).
  * Returns 0; or -1 with the problem in err, after "WHERE: " ("--interval: " for a flag); with
@@ -206,11 +224,20 @@ void cli_settings_merge(cli_options *o);
 /* Writes --help's option list (the tracking command's rows with help text, in table order). */
 void cli_settings_help(FILE *f);
 
+/* Writes subcommand cmd's --help: head (its usage and what it does, ending "Options:\n"), the
+ * options it takes (the rows whose commands has its bit: its own first, the shared ones, -h
+ * last; each with its cli_sub_text's help), then tail (the exit status). */
+void cli_settings_help_for(FILE *f, cli_command cmd, const char *head, const char *tail);
+
 /* The documents made from the table: the tracking command's rows with a man or md text, in
  * table order, as the man page's OPTIONS entries (".TP", the tag, the text) or as the rows of
  * docs/usage.md's flag table. */
 enum { CLI_DOC_MAN, CLI_DOC_MARKDOWN };
 void cli_settings_doc(FILE *f, int kind);
+
+/* Subcommand cmd's man page OPTIONS entries, in cli_settings_help_for's order, from the rows'
+ * cli_sub_text man. Returns 0; or -1 after naming on stderr a row of cmd without its words. */
+int cli_settings_doc_for(FILE *f, cli_command cmd);
 
 /* The table's keys of section, comma-separated, into buf (for "unknown key" messages). */
 void cli_settings_keys(const char *section, char *buf, size_t cap);

@@ -5,6 +5,10 @@
  *                                                     made from the table
  *   rt-settings-doc markdown docs/usage.md OUT        the rows of the flag table (after its
  *                                                     "|---|" line) made from the table
+ *   rt-settings-doc man-SUB docs/resource-tracker-SUB.1 OUT
+ *                                                     subcommand SUB's man page: OPTIONS' entries
+ *                                                     (to the next ".PP" or ".SH") made from the
+ *                                                     rows SUB takes, in the words of their .sub
  *   OUT "--check": writes nothing; exit 1, saying so, when the document differs from what the
  *   table makes (the test that the committed documents are the table's). */
 #define _GNU_SOURCE
@@ -48,6 +52,9 @@ static int find_part(const char *text, int kind, const char **from, const char *
             return -1;
         *from = sh + strlen("\n.SH OPTIONS\n");
         *to = strstr(*from, "\n.PP\n");
+        const char *next = strstr(*from, "\n.SH ");
+        if (!*to || (next && next < *to))
+            *to = next;
         if (!*to)
             return -1;
         *to += 1;
@@ -68,11 +75,13 @@ static int find_part(const char *text, int kind, const char **from, const char *
 
 int main(int argc, char **argv)
 {
-    int kind = argc == 4 && strcmp(argv[1], "man") == 0        ? CLI_DOC_MAN
-               : argc == 4 && strcmp(argv[1], "markdown") == 0 ? CLI_DOC_MARKDOWN
-                                                               : -1;
+    const cli_subcommand *sub =
+        argc == 4 && strncmp(argv[1], "man-", 4) == 0 ? cli_subcommand_by_name(argv[1] + 4) : NULL;
+    int kind = argc == 4 && (strcmp(argv[1], "man") == 0 || sub) ? CLI_DOC_MAN
+               : argc == 4 && strcmp(argv[1], "markdown") == 0   ? CLI_DOC_MARKDOWN
+                                                                 : -1;
     if (kind < 0) {
-        fprintf(stderr, "usage: rt-settings-doc man|markdown DOCUMENT OUT|--check\n");
+        fprintf(stderr, "usage: rt-settings-doc man|man-SUBCOMMAND|markdown DOCUMENT OUT|--check\n");
         return 2;
     }
     char *text = slurp(argv[2]);
@@ -94,11 +103,16 @@ int main(int argc, char **argv)
         return 1;
     }
     fwrite(text, 1, (size_t)(from - text), m);
-    cli_settings_doc(m, kind);
+    int rc = 0;
+    if (sub)
+        rc = cli_settings_doc_for(m, sub->cmd) < 0;
+    else
+        cli_settings_doc(m, kind);
     fputs(to, m);
     fclose(m);
-    int rc = 0;
-    if (strcmp(argv[3], "--check") == 0) {
+    if (rc != 0) {
+        fprintf(stderr, "rt-settings-doc: %s: the table lacks words for an option (above)\n", argv[2]);
+    } else if (strcmp(argv[3], "--check") == 0) {
         if (strcmp(made, text) != 0) {
             size_t at = 0;
             while (made[at] && made[at] == text[at])

@@ -124,7 +124,7 @@ static rt_error summary_write_other(int format, const rt_report *rep, const rt_s
     return e;
 }
 
-/* --help: the same facts as docs/resource-tracker-summary.1. */
+/* --help before its options: the same facts as docs/resource-tracker-summary.1. */
 static const char summary_usage[] =
     "Usage: resource-tracker summary [--json | --format FORMAT] [--memory-unit UNIT] [--time-unit UNIT]\n"
     "                                [--expected-cores N] [--gpus UUID,...]\n"
@@ -146,25 +146,9 @@ static const char summary_usage[] =
     "ended late or idled, and the ask per node in the scheduler's words, sized by the node that\n"
     "needs most (docs/answers.md). Files of different jobs are never mixed.\n"
     "\n"
-    "Options:\n"
-    "  --json                one JSON object per file (a job's files: one for the job) instead of\n"
-    "                        text (docs/contracts.md section 8)\n"
-    "  --each                after a job's view, each of its files' own summary\n"
-    "  --format FORMAT       text (the default), json (as --json), markdown (what a CI job summary\n"
-    "                        shows: GitHub's $GITHUB_STEP_SUMMARY), snakemake (a benchmark: TSV),\n"
-    "                        nextflow (a trace header and row)\n"
-    "  --memory-unit UNIT    bytes, kilobytes, megabytes, gigabytes, terabytes (powers of 1000)\n"
-    "  --time-unit UNIT      seconds, minutes, hours, days\n"
-    "                        (without them text picks readable units and JSON uses MiB and seconds;\n"
-    "                        its gpu_tracker member gigabytes and hours, as gpu_tracker)\n"
-    "  --expected-cores N    the parts' hardware percentages divide by N (default: all cores)\n"
-    "  --gpus UUID,...       the GPUs whose utilization counts (default: all; needs the JSON lines'\n"
-    "                        GPU list)\n"
-    "  --grid-zone ZONE      where the run's electricity came from, for its carbon: a country code\n"
-    "                        (FR) or a cloud region (aws:eu-west-3) of the shipped table\n"
-    "  --grid-intensity G    the grid's carbon intensity, g CO2e per kWh (wins over --grid-zone);\n"
-    "                        without either, the carbon is unknown\n"
-    "  -h, --help            this text, exit 0\n"
+    "Options:\n";
+/* --help after its options (cli_settings_help_for writes them from the settings table) */
+static const char summary_usage_tail[] =
     "\n"
     "Exit status: 0 printed; 1 out of memory or a read that failed midway; 2 a usage error, or a\n"
     "FILE that cannot be read, has no valid sample, has a line over 16 MiB or is a snapshot past\n"
@@ -267,7 +251,10 @@ int cli_summary_main(cli_options *o)
             }
             break;
         case CLI_O_EACH: each = true; break;
-        default: cli_gpu_list_free(gpus, ngpus); fputs(summary_usage, stdout); return 0; /* CLI_O_HELP */
+        default:
+            cli_gpu_list_free(gpus, ngpus);
+            cli_settings_help_for(stdout, CMD_SUMMARY, summary_usage, summary_usage_tail);
+            return 0; /* CLI_O_HELP */
         }
     }
     if (k == CLI_ARG_ERROR) {

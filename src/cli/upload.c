@@ -27,9 +27,9 @@ static const char usage[] =
     "missing or damaged is skipped with a warning (kept as NAME.damaged); a run whose record is\n"
     "damaged or missing is kept and said. For cron, or CI after an outage.\n"
     "\n"
-    "Options:\n"
-    "  --list       list the runs left (batches, rows, end, whose credentials), send nothing\n"
-    "  -h, --help   this text, exit 0\n"
+    "Options:\n";
+/* --help after its options (cli_settings_help_for writes them from the settings table) */
+static const char usage_tail[] =
     "\n"
     "Environment: SENTINEL_API_TOKEN (needed to send), SENTINEL_API_URL, AWS_ENDPOINT_URL_S3,\n"
     "AWS_REGION, XDG_STATE_HOME, XDG_RUNTIME_DIR, TRACKER_FINISH_TIMEOUT (the seconds each run gets;\n"
@@ -90,7 +90,7 @@ int cli_upload_main(cli_options *o)
     if (parsed < 0)
         cli_say("%s", why);
     else if (parsed > 0)
-        fputs(usage, stdout);
+        cli_settings_help_for(stdout, CMD_UPLOAD, usage, usage_tail);
     if (parsed != 0)
         return parsed < 0 ? EXIT_USAGE : 0;
     char err[1024];

@@ -2,7 +2,8 @@
 that exists and, with a #anchor, to a heading there (GitHub's slugs); the README stays short;
 each docs page says what it covers; each subcommand has a man page that groff reads without a
 warning, with the sections a man page has, naming exactly the options its --help names; each
---help is whole and exits 0; and `info` prints its sections as text, and JSON with --json."""
+--help is whole and exits 0, and lists exactly the options its subcommand accepts (of all the
+flags any --help names); and `info` prints its sections as text, and JSON with --json."""
 import glob
 import json
 import os
@@ -164,6 +165,72 @@ def test_man_page_names_the_flags_of_help(sub):
     flags, man = help_flags(sub), man_flags(sub)
     assert "--help" in flags
     assert man == flags, f"only in --help: {sorted(flags - man)}; only in the man page: {sorted(man - flags)}"
+
+
+OPTION_LINE = re.compile(r"  (?:(-[a-zA-Z]), |    )?(--[a-z][a-z-]*)( \S+)?(?:  |$)")
+
+
+def help_options(sub):
+    """The options of the Options part of SUB's --help (None: the tracking command's), each as
+    {flag: takes a value}, its short flag too ("-o")."""
+    p = run(([sub] if sub else []) + ["--help"])
+    assert p.returncode == 0, p.stderr
+    opts = p.stdout.split("\nOptions:\n", 1)[1].split("\n\n", 1)[0]
+    out = {}
+    for line in opts.splitlines():
+        m = OPTION_LINE.match(line)
+        if m:
+            for flag in filter(None, (m.group(1), m.group(2))):
+                out[flag] = m.group(3) is not None
+    return out
+
+
+def man_options(page):
+    """The options of the OPTIONS entries of docs/PAGE.1 (the tag line after each .TP), each as
+    {flag: takes a value}."""
+    with open(os.path.join(REPO, "docs", f"{page}.1")) as f:
+        text = f.read()
+    lines = text.split("\n.SH OPTIONS\n", 1)[1].split("\n.SH ", 1)[0].splitlines()
+    out = {}
+    for i, line in enumerate(lines):
+        if line == ".TP":
+            tag = lines[i + 1].replace("\\-", "-")
+            flags = list(re.finditer(r"--?[a-zA-Z][a-z-]*", tag))
+            for m in flags:
+                out[m.group(0)] = tag[flags[-1].end():].strip() != ""
+    return out
+
+
+def test_help_options_are_read():  # what the test below compares is there
+    assert help_options("report") == {"-o": True, "--output": True, "--instance": True, "--no-price-lookup": False,
+                                      "--grid-zone": True, "--grid-intensity": True, "-h": False, "--help": False}
+    assert len(help_options(None)) >= 30
+    assert man_options("resource-tracker-report") == help_options("report")
+
+
+@pytest.mark.parametrize("sub", SUBCOMMANDS)
+def test_help_lists_exactly_the_options_sub_accepts(sub):
+    """Every flag any --help or man page names (the tracking command's, every subcommand's): SUB
+    takes it when its --help lists it, and refuses it as an unknown option when not; so an
+    option added to SUB (the settings table's commands) is in its --help, and --help lists none
+    it refuses."""
+    listed = help_options(sub)
+    every = help_options(None)
+    every.update(man_options("resource-tracker"))
+    for other in SUBCOMMANDS:
+        every.update(help_options(other))
+        every.update(man_options(f"resource-tracker-{other}"))
+    wrong = []
+    for flag, value in sorted(every.items()):
+        value = listed.get(flag, value)
+        arg = ([flag, "x"] if flag[1] != "-" else [f"{flag}=x"]) if value else [flag]
+        p = run([sub] + arg + ["--help"])
+        unknown = f"unknown option '{flag}" in p.stderr
+        if flag in listed and (unknown or "needs a value" in p.stderr or "takes no value" in p.stderr):
+            wrong.append(f"{flag}: listed but refused ({p.stderr.strip()})")
+        elif flag not in listed and not (unknown and p.returncode == 2):
+            wrong.append(f"{flag}: taken but not listed (exit {p.returncode}, {p.stderr.strip()!r})")
+    assert not wrong, f"{sub}: " + "; ".join(wrong)
 
 
 @pytest.mark.parametrize("sub", SUBCOMMANDS)

@@ -1,7 +1,8 @@
 /* test_settings.c - walks the settings table (src/cli/settings.c): every setting has a flag, a
  * variable or a key, none is named twice, every flag is in --help, every key is read by the config
- * file, a range is refused the same way (the same words) by flag, environment and TOML, and a
- * subcommand's arguments are read by the one reader the table drives. */
+ * file, a range is refused the same way (the same words) by flag, environment and TOML, a
+ * subcommand's arguments are read by the one reader the table drives, and each subcommand's
+ * --help and man page OPTIONS list the rows it takes, each in its own words. */
 #include "unit.h"
 #include <stdlib.h>
 
@@ -96,6 +97,54 @@ static void every_flag_is_in_help(void **state)
             fail_msg("--help lacks '%s'", want);
     }
     free(help);
+}
+
+/* Each subcommand's --help option list and man page OPTIONS have one entry per row whose
+ * commands has its bit, and no other; each such row has the subcommand's words (.sub), and no
+ * row has words for a subcommand that does not take it. */
+static void subcommand_docs_are_its_rows(void **state)
+{
+    (void)state;
+    for (size_t c = 0; c < cli_nsubcommands; c++) {
+        cli_command cmd = cli_subcommands[c].cmd;
+        char *help = NULL, *man = NULL;
+        size_t hlen = 0, mlen = 0;
+        FILE *f = open_memstream(&help, &hlen), *m = open_memstream(&man, &mlen);
+        assert_non_null(f);
+        assert_non_null(m);
+        cli_settings_help_for(f, cmd, "Options:\n", "\nEnd\n");
+        int rc = cli_settings_doc_for(m, cmd);
+        fclose(f);
+        fclose(m);
+        if (rc != 0)
+            fail_msg("%s: a row it takes has no words for it", cli_subcommands[c].name);
+        size_t rows = 0, lines = 0, entries = 0;
+        for (size_t i = 0; i < cli_nsettings; i++) {
+            const cli_setting *s = &cli_settings[i];
+            for (const cli_sub_text *t = s->sub; t && t->commands; t++)
+                if ((t->commands & ~s->commands) != 0)
+                    fail_msg("--%s has words for a subcommand that does not take it", s->flag);
+            if (!s->flag || !(s->commands & CLI_CMD(cmd)))
+                continue;
+            rows++;
+            char want[96];
+            if (s->short_flag)
+                snprintf(want, sizeof want, "\n  -%c, --%s%s", s->short_flag, s->flag, s->arg ? " " : "  ");
+            else
+                snprintf(want, sizeof want, "\n  --%s%s", s->flag, s->arg ? " " : "  ");
+            if (!strstr(help, want))
+                fail_msg("%s --help lacks '%s'", cli_subcommands[c].name, want + 1);
+        }
+        for (const char *p = help; (p = strstr(p, "\n  -")); p++)
+            lines++;
+        for (const char *p = man; (p = strstr(p, ".TP\n")); p++)
+            entries++;
+        if (lines != rows || entries != rows)
+            fail_msg("%s takes %zu options; --help lists %zu, the man page %zu", cli_subcommands[c].name, rows, lines,
+                     entries);
+        free(help);
+        free(man);
+    }
 }
 
 /* A good value of s as text for the command line (toml false) or the config file. */
@@ -346,7 +395,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_setting_is_named_once), cmocka_unit_test(every_row_is_whole),
-        cmocka_unit_test(every_flag_is_in_help),
+        cmocka_unit_test(every_flag_is_in_help), cmocka_unit_test(subcommand_docs_are_its_rows),
         cmocka_unit_test(every_key_is_read),           cmocka_unit_test(ranges_alike_everywhere),
         cmocka_unit_test(precedence_for_every_setting), cmocka_unit_test(subcommands),
         cmocka_unit_test(subcommand_arguments),
