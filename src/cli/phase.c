@@ -34,8 +34,7 @@ static const char phase_usage[] =
     "\n"
     "Options:\n";
 /* --help after its options (cli_settings_help_for writes them from the settings table) */
-static const char phase_usage_tail[] = "\n"
-                                       "Exit status: 0 (sent or not); 2 a usage error.\n";
+static const char phase_usage_tail[] = "\nExit status: 0 (sent or not); 2 a usage error.\n";
 
 #define SEND_SECS 0.002   /* how long a full backlog or buffer is retried */
 #define RETRY_NSECS 200000L
