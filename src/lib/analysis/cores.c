@@ -23,29 +23,25 @@ void rt_cores_free(rt_cores_acc *a)
     rt_cores_init(a);
 }
 
-/* Room for counts up to c (at[c], from[c + 1]), zeroed; false when out of memory. */
-static bool room(rt_cores_acc *a, int64_t c)
+/* Room for every count (at[1 .. RT_CORES_MAX], from[1 .. RT_CORES_MAX + 1]), made zeroed at
+ * the first interval (4 KiB); false when out of memory. Made whole at once, whatever count the
+ * first intervals reach: CPU pressure can drive an interval's count anywhere up to
+ * RT_CORES_MAX at any time (a core's work waiting 95% of the interval needs 20 to run
+ * unhindered), and growing at a new high made a tracker's steady-state samples allocate on a
+ * loaded machine (unit.alloc, twice: first at every new high, then past the 64 made at first). */
+static bool room(rt_cores_acc *a)
 {
-    if (c <= a->cap)
+    if (a->cap)
         return true;
-    int64_t cap = a->cap ? a->cap : RT_CORES_ROOM;
-    while (cap < c)
-        cap *= 2;
-    cap = cap > RT_CORES_MAX ? RT_CORES_MAX : cap;
-    double *at = realloc(a->at, (size_t)(cap + 1) * sizeof *at);
-    if (at)
-        a->at = at;
-    double *from = at ? realloc(a->from, (size_t)(cap + 2) * sizeof *from) : NULL;
-    if (!from) {
+    a->at = calloc(RT_CORES_MAX + 1, sizeof *a->at);
+    a->from = a->at ? calloc(RT_CORES_MAX + 2, sizeof *a->from) : NULL;
+    if (!a->from) {
+        free(a->at);
+        a->at = NULL;
         a->failed = 1;
         return false;
     }
-    a->from = from;
-    for (int64_t k = a->cap ? a->cap + 1 : 0; k <= cap; k++)
-        at[k] = 0;
-    for (int64_t k = a->cap ? a->cap + 2 : 0; k <= cap + 1; k++)
-        from[k] = 0;
-    a->cap = cap;
+    a->cap = RT_CORES_MAX;
     return true;
 }
 
@@ -86,7 +82,7 @@ void rt_cores_add(rt_cores_acc *a, const rt_record *r, double w)
 
 void rt_cores_add_interval(rt_cores_acc *a, double w, double u, double had, double some_pct, bool machine)
 {
-    if (!(w > 0) || a->failed || !room(a, 1))
+    if (!(w > 0) || a->failed || !room(a))
         return;
     a->secs += w;
     if (!(u >= 0) || !isfinite(u)) {
@@ -116,8 +112,6 @@ void rt_cores_add_interval(rt_cores_acc *a, double w, double u, double had, doub
         k = same > 0 ? fmax(k, ceil(w * u / same)) : RT_CORES_MAX + 1; /* waited throughout: never */
     }
     int64_t last = k > RT_CORES_MAX ? RT_CORES_MAX : (int64_t)k - 1;
-    if (!room(a, k > RT_CORES_MAX ? RT_CORES_MAX : (int64_t)k))
-        return;
     for (int64_t c = 1; c <= last; c++)
         a->at[c] += rt_cores_interval(w, u, had, wait, c);
     if (k <= RT_CORES_MAX)

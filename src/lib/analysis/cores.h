@@ -8,16 +8,11 @@
 
 #include "../core/core.h"
 
-#define RT_CORES_ROOM 64
-
 typedef struct rt_cores_acc {
     /* at[c] (c = 1 .. cap): the seconds of the intervals whose duration still depends on c
      * there; from[c] (c = 1 .. cap + 1): seconds that every count from c up gets (an interval's
      * duration is the same for every count past some point: it is added once, there). Made
-     * for RT_CORES_ROOM counts at once (1 KiB), grown past that to the highest count an interval
-     * reached (RT_CORES_MAX at most): CPU pressure drives the count up (a core's work waiting
-     * 90% of the time needs 10 to run unhindered), and growing at each new high made a
-     * tracker's samples allocate in steady state on a loaded machine */
+     * for every count up to RT_CORES_MAX at the first interval (4 KiB; cores.c's room()) */
     double *at, *from;
     int64_t cap;
     int failed;       /* out of memory once: no table */

@@ -56,7 +56,7 @@ typedef struct acc {
     double first, dur, cmin, cmax, cpu, cores_peak, rd, wr;
     bool inexact;
     figs f;
-    rt_cores_acc cores; /* its stretches under 1, 2, ... cores (a few doubles per core reached) */
+    rt_cores_acc cores; /* its stretches under 1, 2, ... cores (4 KiB once it has one) */
 } acc;
 
 struct rt_phase_stats {
