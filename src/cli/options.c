@@ -1,7 +1,7 @@
-/* options.c - the command line (docs/contracts.md §1): flags (read through the settings table,
- * settings.c), the table of subcommands and the usage text, the wrapped command, the library's
- * environment, and the merge of all layers with the config file. Usage errors become one
- * message for the caller to print; nothing here exits or starts anything. */
+/* options.c - the command line (docs/contracts.md §1): flags (read through the settings
+ * table, settings_table.c), the table of subcommands and the usage text, the wrapped command,
+ * the library's environment, and the merge of all layers with the config file. Usage errors
+ * become one message for the caller to print; nothing here exits or starts anything. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>

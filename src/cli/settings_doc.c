@@ -1,5 +1,5 @@
 /* settings_doc.c - rt-settings-doc, run by the build: writes a document with its part made from
- * the settings table (settings.c) put in, so the documents cannot drift from the table.
+ * the settings table (settings_table.c) put in, so the documents cannot drift from the table.
  *   rt-settings-doc man docs/resource-tracker.1 OUT   the man page, OPTIONS' entries (from the
  *                                                     line after ".SH OPTIONS" to the next ".PP")
  *                                                     made from the table

@@ -1,0 +1,212 @@
+/* settings_help.c - the settings table written out for people: the option lines of the
+ * tracking command's and each subcommand's --help, the man pages' OPTIONS entries and
+ * docs/usage.md's flag table (rt-settings-doc), each from the rows a command takes. */
+#define _GNU_SOURCE
+#include "settings.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Writes text with {min}, {max} and {def} replaced by s's figures. */
+static void put_help(FILE *f, const cli_setting *s, const char *text, size_t n)
+{
+    static const char *const names[] = {"{min}", "{max}", "{def}"};
+    const double vals[] = {s->min, s->max, s->def};
+    size_t i = 0;
+    while (i < n) {
+        int k = -1;
+        for (int t = 0; t < 3 && text[i] == '{'; t++)
+            if (strncmp(text + i, names[t], 5) == 0)
+                k = t;
+        if (k >= 0) {
+            fprintf(f, "%.10g", vals[k]);
+            i += 5;
+        } else {
+            fputc(text[i++], f);
+        }
+    }
+}
+
+#define HELP_COL 26 /* where the tracking command's option text starts */
+
+/* --help's tag of s ("  -o, --output OUT.html"; pad: "      --json" where there is no short
+ * flag, as the tracking command's list) into buf. Returns its length. */
+static int help_tag(const cli_setting *s, bool pad, char *buf, size_t cap)
+{
+    int n = snprintf(buf, cap, "  %c%c%s--%s%s%s", s->short_flag ? '-' : ' ', s->short_flag ? s->short_flag : ' ',
+                     s->short_flag ? ", " : "  ", s->flag, s->arg ? " " : "", s->arg ? s->arg : "");
+    if (!pad && !s->short_flag && n > 6) { /* "  --json" */
+        memmove(buf + 2, buf + 6, (size_t)n - 5);
+        n -= 4;
+    }
+    return n;
+}
+
+/* One option of a --help list: its tag, then text from column col, each further line of text
+ * ('\n' between them) indented to col. */
+static void help_entry(FILE *f, const cli_setting *s, const char *text, bool pad, int col)
+{
+    char left[96];
+    int n = help_tag(s, pad, left, sizeof left);
+    fprintf(f, "%s%*s", left, n <= col - 2 ? col - n : 2, "");
+    for (const char *line = text;;) {
+        const char *nl = strchr(line, '\n');
+        put_help(f, s, line, nl ? (size_t)(nl - line) : strlen(line));
+        fputc('\n', f);
+        if (!nl)
+            break;
+        line = nl + 1;
+        fprintf(f, "%*s", col, "");
+    }
+}
+
+void cli_settings_help(FILE *f)
+{
+    for (size_t i = 0; i < cli_nsettings; i++) {
+        const cli_setting *s = &cli_settings[i];
+        if (s->help && s->flag && (s->commands & CLI_CMD_TRACK))
+            help_entry(f, s, s->help, true, HELP_COL);
+    }
+}
+
+/* s's words for subcommand cmd; NULL when it has none. */
+static const cli_sub_text *sub_text(const cli_setting *s, cli_command cmd)
+{
+    for (const cli_sub_text *t = s->sub; t && t->commands; t++)
+        if (t->commands & CLI_CMD(cmd))
+            return t;
+    return NULL;
+}
+
+/* The next option of subcommand cmd after *k (start with 0), in its documents' order: the
+ * subcommands' own options first, then those shared with the tracking command, -h last, each
+ * part in table order. NULL after the last. */
+static const cli_setting *next_sub_option(cli_command cmd, size_t *k)
+{
+    for (; *k < 3 * cli_nsettings; ++*k) {
+        const cli_setting *s = &cli_settings[*k % cli_nsettings];
+        size_t part = s->opt == CLI_O_HELP ? 2 : (s->commands & CLI_CMD_TRACK) ? 1 : 0;
+        if (s->flag && (s->commands & CLI_CMD(cmd)) && part == *k / cli_nsettings) {
+            ++*k;
+            return s;
+        }
+    }
+    return NULL;
+}
+
+void cli_settings_help_for(FILE *f, cli_command cmd, const char *head, const char *tail)
+{
+    char tag[96];
+    int col = 0;
+    const cli_setting *s;
+    for (size_t k = 0; (s = next_sub_option(cmd, &k));) {
+        int n = help_tag(s, false, tag, sizeof tag) + 2;
+        col = n > col ? n : col;
+    }
+    fputs(head, f);
+    for (size_t k = 0; (s = next_sub_option(cmd, &k));) {
+        const cli_sub_text *t = sub_text(s, cmd);
+        help_entry(f, s, t && t->help ? t->help : "", false, col);
+    }
+    fputs(tail, f);
+}
+
+/* Writes the n bytes of text with every '-' as roff's "\-". */
+static void put_roff(FILE *f, const char *text, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        fputs(text[i] == '-' ? "\\-" : (char[2]){text[i], '\0'}, f);
+}
+
+/* The man page's tag of s: ".BR \-p ", " \-\-pid " " \fIPID\fR", ".BI \-\-tag " KEY=VALUE",
+ * ".B \-\-summary"; a choice (auto|off) in bold words. */
+static void man_tag(FILE *f, const cli_setting *s)
+{
+    const char *arg = s->man_arg ? s->man_arg : s->arg;
+    bool choice = arg && strchr(arg, '|');
+    fputs(s->short_flag || choice ? ".BR " : arg ? ".BI " : ".B ", f);
+    if (s->short_flag)
+        fprintf(f, "\\-%c \", \" ", s->short_flag);
+    fputs("\\-\\-", f);
+    put_roff(f, s->flag, strlen(s->flag));
+    if (arg && (s->short_flag || choice)) {
+        fputs(" \" \" ", f);
+        for (const char *a = arg; *a;) {
+            size_t n = strcspn(a, "|");
+            fputs(choice ? "\\fB" : "\\fI", f);
+            put_roff(f, a, n);
+            fputs("\\fR", f);
+            a += n;
+            if (*a)
+                fputc(*a++, f);
+        }
+    } else if (arg) {
+        fprintf(f, " \" %s\"", arg);
+    }
+    fputc('\n', f);
+}
+
+/* docs/usage.md's row of s: | `--flag ARG` | `-x` | default | meaning |, an empty cell "| |";
+ * --job-name's row names every job metadata flag. */
+static void md_row(FILE *f, const cli_setting *s)
+{
+    fputs("| ", f);
+    if (s->type == CLI_T_META) {
+        for (size_t i = 0, n = 0; i < cli_nsettings; i++)
+            if (cli_settings[i].type == CLI_T_META && cli_settings[i].flag)
+                fprintf(f, "%s`--%s`", n++ ? ", " : "", cli_settings[i].flag);
+    } else {
+        fprintf(f, "`--%s", s->flag);
+        if (s->arg) {
+            fputc(' ', f);
+            for (const char *a = s->arg; *a; a++)
+                fputs(*a == '|' ? "\\|" : (char[2]){*a, '\0'}, f);
+        }
+        fputc('`', f);
+    }
+    fputs(" | ", f);
+    if (s->short_flag && s->type == CLI_T_META) /* the others have none */
+        fprintf(f, "`-%c` (`--%s`) ", s->short_flag, s->flag);
+    else if (s->short_flag)
+        fprintf(f, "`-%c` ", s->short_flag);
+    fprintf(f, "| %s%s| %s%s|\n", s->md_default ? s->md_default : "", s->md_default ? " " : "", s->md ? s->md : "",
+            s->md ? " " : "");
+}
+
+void cli_settings_doc(FILE *f, int kind)
+{
+    for (size_t i = 0; i < cli_nsettings; i++) {
+        const cli_setting *s = &cli_settings[i];
+        if (!s->flag || !(s->commands & CLI_CMD_TRACK))
+            continue;
+        if (kind == CLI_DOC_MAN && s->man) {
+            fputs(".TP\n", f);
+            man_tag(f, s);
+            fprintf(f, "%s\n", s->man);
+        } else if (kind == CLI_DOC_MARKDOWN && (s->md || s->md_default)) {
+            md_row(f, s);
+        }
+    }
+}
+
+int cli_settings_doc_for(FILE *f, cli_command cmd)
+{
+    const cli_setting *s;
+    int rc = 0;
+    for (size_t k = 0; (s = next_sub_option(cmd, &k));) {
+        const cli_sub_text *t = sub_text(s, cmd);
+        if (!t || !t->help || !t->man) {
+            const char *name = "?";
+            for (size_t i = 0; i < cli_nsubcommands; i++)
+                name = cli_subcommands[i].cmd == cmd ? cli_subcommands[i].name : name;
+            fprintf(stderr, "settings: %s takes --%s but the row has no words for it (.sub: help and man)\n", name,
+                    s->flag);
+            rc = -1;
+            continue;
+        }
+        fputs(".TP\n", f);
+        man_tag(f, s);
+        fprintf(f, "%s\n", t->man);
+    }
+    return rc;
+}
