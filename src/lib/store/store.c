@@ -44,6 +44,7 @@ struct rt_store {
     unsigned pins;           /* rt_store_pin calls not yet undone: no block is dropped */
     size_t cap;              /* slots of ring: grown (doubling) as blocks are added */
     block **ring;
+    const unsigned char *keep; /* how each column is kept (rt_column_keeps) */
 };
 
 static bool is_wide(colmask mask, int c)
@@ -83,9 +84,9 @@ rt_store *rt_store_new(uint64_t max_rows)
     /* without overflow for any max_rows; the ring grows with the blocks, so a huge max_rows
      * reserves nothing up front */
     s->max_blocks = max_rows / s->rows_per_block + (max_rows % s->rows_per_block != 0) + 1;
-    const unsigned char *keep = rt_column_keeps();
+    s->keep = rt_column_keeps();
     for (int c = 0; c < RT_NCOLS; c++)
-        if (keep[c] == RT_KEEP_DOUBLE)
+        if (s->keep[c] == RT_KEEP_DOUBLE)
             set_wide(&s->wide, c);
     s->bytes = sizeof *s;
     return s;
@@ -213,9 +214,8 @@ int rt_store_append(rt_store *s, const double row[RT_NCOLS])
         b = s->ring[(s->head + at / s->rows_per_block) % s->cap];
     }
     uint64_t i = at % s->rows_per_block;
-    const unsigned char *keep = rt_column_keeps();
     for (int c = 0; c < RT_NCOLS; c++) {
-        if (!is_wide(b->wide, c) && keep[c] == RT_KEEP_EXACT && !fits_float(row[c]))
+        if (!is_wide(b->wide, c) && s->keep[c] == RT_KEEP_EXACT && !fits_float(row[c]))
             widen(s, b, c, i);
         unsigned char *m = col_at(s, b, c);
         if (is_wide(b->wide, c)) {
