@@ -231,52 +231,74 @@ rt_error rt_job_view_write_text_cb(const rt_job_view *v, const rt_summary_text_o
     rt_text_out o;
     if (!v || !write || v->node_count == 0 || rt_tx_open(&o, RT_OUT_CB(write, user), opts) < 0)
         return RT_ERR_INVALID;
-    head_part(&o, v);
-    used_part(&o, v);
-    ask_part(&o, v);
-    nodes_part(&o, v);
-    notes_part(&o, v);
+    static void (*const parts[])(rt_text_out *, const rt_job_view *) = {head_part, used_part, ask_part, nodes_part,
+                                                                         notes_part}; /* in the text's order */
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        parts[i](&o, v);
     rt_tx_flush(&o);
     return o.err;
 }
 
 /* ---- JSON ----------------------------------------------------------------------------------- */
 
-/* A count, null below 0 (and RT_NULL_I64). */
-static void jint(rt_ob *o, const char *k, int64_t v)
-{
-    rt_ob_member_num(o, k, v >= 0 ? (double)v : NAN, 0);
-}
+/* A node's members, in order (docs/contracts.md's job view JSON). */
+static const rt_obm node_members[] = {
+    RT_OBM(rt_job_node, "node", node, 0),
+    RT_OBM(rt_job_node, "runs", runs, 0),
+    RT_OBM(rt_job_node, "node_index", node_index, 0),
+    RT_OBM(rt_job_node, "first_rank", first_rank, 0),
+    RT_OBM(rt_job_node, "start_secs", start_secs, 3),
+    RT_OBM(rt_job_node, "end_secs", end_secs, 3),
+    RT_OBM(rt_job_node, "cpu_secs", cpu_secs, 3),
+    RT_OBM(rt_job_node, "cores_mean", cores_mean, 4),
+    RT_OBM(rt_job_node, "cores_peak", cores_peak, 4),
+    RT_OBM(rt_job_node, "memory_need_mib", memory_need_mib, 3),
+    RT_OBM(rt_job_node, "memory_sampled", memory_sampled, 0),
+    RT_OBM(rt_job_node, "gpu_usage_mean", gpu_usage_mean, 4),
+    RT_OBM(rt_job_node, "gpu_count", gpu_count, 0),
+    RT_OBM(rt_job_node, "energy_joules", energy_joules, 3),
+    RT_OBM(rt_job_node, "ask_cores", ask_cores, 0),
+    RT_OBM(rt_job_node, "ask_memory_mib", ask_memory_mib, 0),
+    RT_OBM(rt_job_node, "ask_gpus", ask_gpus, 0),
+    RT_OBM(rt_job_node, "time_limit_secs", time_limit_secs, 0),
+    RT_OBM(rt_job_node, "late_secs", late_secs, 3),
+    RT_OBM(rt_job_node, "straggler", straggler, 0),
+    RT_OBM(rt_job_node, "idled", idled, 0),
+    RT_OBM(rt_job_node, "gpus_idle", gpus_idle, 0),
+    RT_OBM(rt_job_node, "tasks", tasks, 0),
+};
 
-static void node_json(rt_ob *o, const rt_job_node *n)
-{
-    rt_ob_put(o, "{", 1);
-    rt_ob_member_str(o, "node", n->node);
-    jint(o, "runs", (int64_t)n->runs);
-    jint(o, "node_index", n->node_index);
-    jint(o, "first_rank", n->first_rank);
-    rt_ob_member_num(o, "start_secs", n->start_secs, 3);
-    rt_ob_member_num(o, "end_secs", n->end_secs, 3);
-    rt_ob_member_num(o, "cpu_secs", n->cpu_secs, 3);
-    rt_ob_member_num(o, "cores_mean", n->cores_mean, 4);
-    rt_ob_member_num(o, "cores_peak", n->cores_peak, 4);
-    rt_ob_member_num(o, "memory_need_mib", n->memory_need_mib, 3);
-    rt_ob_member_bool(o, "memory_sampled", n->memory_sampled);
-    rt_ob_member_num(o, "gpu_usage_mean", n->gpu_usage_mean, 4);
-    rt_ob_member_num(o, "gpu_count", n->gpu_count, 0);
-    rt_ob_member_num(o, "energy_joules", n->energy_joules, 3);
-    jint(o, "ask_cores", n->ask_cores);
-    jint(o, "ask_memory_mib", n->ask_memory_mib);
-    jint(o, "ask_gpus", n->ask_gpus);
-    rt_ob_member_num(o, "time_limit_secs", n->time_limit_secs, 0);
-    rt_ob_member_num(o, "late_secs", n->late_secs, 3);
-    rt_ob_member_bool(o, "straggler", n->straggler);
-    rt_ob_member_bool(o, "idled", n->idled);
-    rt_ob_member_bool(o, "gpus_idle", n->gpus_idle);
-    jint(o, "tasks", n->tasks);
-    rt_ob_close(o, '}');
-    rt_ob_put(o, ",", 1);
-}
+/* The view's own members up to its nodes by role, in order. */
+static const rt_obm view_members[] = {
+    RT_OBM(rt_job_view, "job_id", job_id, 0),
+    RT_OBM(rt_job_view, "step_id", step_id, 0),
+    RT_OBM(rt_job_view, "from", from, 0),
+    RT_OBM(rt_job_view, "run_count", runs, 0),
+    RT_OBM(rt_job_view, "node_count", node_count, 0),
+    RT_OBM(rt_job_view, "nodes_said", nodes_said, 0),
+    RT_OBM(rt_job_view, "ranks_said", ranks_said, 0),
+    RT_OBM(rt_job_view, "ranks_seen", ranks_seen, 0),
+    RT_OBM(rt_job_view, "duplicate_rank", duplicate_rank, 0),
+    RT_OBM(rt_job_view, "per_node", per_node, 0),
+    RT_OBM(rt_job_view, "start_secs", start_secs, 3),
+    RT_OBM(rt_job_view, "end_secs", end_secs, 3),
+    RT_OBM(rt_job_view, "start_spread_secs", start_spread_secs, 3),
+    RT_OBM(rt_job_view, "cpu_secs", cpu_secs, 3),
+    RT_OBM(rt_job_view, "core_hours", core_hours, 4),
+    RT_OBM(rt_job_view, "energy_joules", energy_joules, 3),
+    RT_OBM(rt_job_view, "cpu_median_secs", cpu_median_secs, 3),
+    RT_OBM(rt_job_view, "cpu_imbalance_pct", cpu_imbalance_pct, 2),
+};
+
+/* The "ask" object's members but its SLURM line. */
+static const rt_obm ask_members[] = {
+    RT_OBM(rt_job_view, "nodes", ask_nodes, 0),
+    RT_OBM(rt_job_view, "tasks_per_node", ask_tasks_per_node, 0),
+    RT_OBM(rt_job_view, "cores_per_task", ask_cores_per_task, 0),
+    RT_OBM(rt_job_view, "memory_mib_per_node", ask_memory_mib_per_node, 0),
+    RT_OBM(rt_job_view, "gpus_per_node", ask_gpus_per_node, 0),
+    RT_OBM(rt_job_view, "time_limit_secs", ask_time_limit_secs, 0),
+};
 
 rt_error rt_format_job_view_json(const rt_job_view *v, char *buf, size_t cap, size_t *len)
 {
@@ -284,43 +306,25 @@ rt_error rt_format_job_view_json(const rt_job_view *v, char *buf, size_t cap, si
         return RT_ERR_INVALID;
     rt_ob ob = {.buf = buf, .cap = cap}, *o = &ob;
     rt_ob_put(o, "{", 1);
-    rt_ob_member_str(o, "job_id", v->job_id);
-    rt_ob_member_str(o, "step_id", v->step_id);
-    rt_ob_member_str(o, "from", v->from);
-    jint(o, "run_count", (int64_t)v->runs);
-    jint(o, "node_count", (int64_t)v->node_count);
-    jint(o, "nodes_said", v->nodes_said);
-    jint(o, "ranks_said", v->ranks_said);
-    jint(o, "ranks_seen", (int64_t)v->ranks_seen);
-    jint(o, "duplicate_rank", v->duplicate_rank);
-    rt_ob_member_bool(o, "per_node", v->per_node);
-    rt_ob_member_num(o, "start_secs", v->start_secs, 3);
-    rt_ob_member_num(o, "end_secs", v->end_secs, 3);
-    rt_ob_member_num(o, "start_spread_secs", v->start_spread_secs, 3);
-    rt_ob_member_num(o, "cpu_secs", v->cpu_secs, 3);
-    rt_ob_member_num(o, "core_hours", v->core_hours, 4);
-    rt_ob_member_num(o, "energy_joules", v->energy_joules, 3);
-    rt_ob_member_num(o, "cpu_median_secs", v->cpu_median_secs, 3);
-    rt_ob_member_num(o, "cpu_imbalance_pct", v->cpu_imbalance_pct, 2);
+    rt_ob_members(o, v, view_members, RT_OBM_N(view_members));
     rt_ob_member_str(o, "cpu_most", v->nodes[v->cpu_most].node);
     rt_ob_member_str(o, "cpu_least", v->nodes[v->cpu_least].node);
     rt_ob_member_str(o, "memory_most", v->nodes[v->memory_most].node);
     rt_ob_member_str(o, "cores_most", v->nodes[v->cores_most].node);
     rt_ob_lit(o, "\"ask\":{");
-    jint(o, "nodes", v->ask_nodes);
-    jint(o, "tasks_per_node", v->ask_tasks_per_node);
-    jint(o, "cores_per_task", v->ask_cores_per_task);
-    jint(o, "memory_mib_per_node", v->ask_memory_mib_per_node);
-    jint(o, "gpus_per_node", v->ask_gpus_per_node);
-    rt_ob_member_num(o, "time_limit_secs", v->ask_time_limit_secs, 0);
+    rt_ob_members(o, v, ask_members, RT_OBM_N(ask_members));
     char slurm[400];
     rt_job_view_ask(v, RT_SCHED_SLURM, slurm, sizeof slurm);
     rt_ob_member_str(o, "slurm", slurm);
     rt_ob_close(o, '}');
     rt_ob_put(o, ",", 1);
     rt_ob_lit(o, "\"nodes\":[");
-    for (size_t i = 0; i < v->node_count; i++)
-        node_json(o, &v->nodes[i]);
+    for (size_t i = 0; i < v->node_count; i++) {
+        rt_ob_put(o, "{", 1);
+        rt_ob_members(o, &v->nodes[i], node_members, RT_OBM_N(node_members));
+        rt_ob_close(o, '}');
+        rt_ob_put(o, ",", 1);
+    }
     rt_ob_close(o, ']');
     rt_ob_put(o, "}", 1);
     if (len)

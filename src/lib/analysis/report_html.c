@@ -49,17 +49,12 @@ void rpt_hw_lit(rpt_hw *w, const char *s)
     rpt_hw_put(w, s, strlen(s));
 }
 
-/* printf-style, for short pieces (numbers, units): longer results are cut at 255 bytes */
-__attribute__((format(printf, 2, 3))) static void rpt_hw_fmt(rpt_hw *w, const char *fmt, ...)
+/* printf-style, for short pieces (numbers, units) */
+static void hw_put_to(void *w, const char *s, size_t n)
 {
-    char tmp[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        rpt_hw_put(w, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+    rpt_hw_put(w, s, n);
 }
+#define rpt_hw_fmt(w, ...) rt_putf(hw_put_to, 1 ? (w) : (rpt_hw *)0, __VA_ARGS__)
 
 /* s as HTML text or attribute value: & < > " ' escaped, control characters dropped (tab and
  * newline kept), invalid UTF-8 replaced by U+FFFD. */

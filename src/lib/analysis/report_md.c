@@ -38,17 +38,11 @@ static void md_lit(md_part *p, const char *s)
     md_put(p, s, strlen(s));
 }
 
-static void md_fmt(md_part *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void md_fmt(md_part *p, const char *fmt, ...)
+static void md_put_to(void *p, const char *s, size_t n)
 {
-    char t[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(t, sizeof t, fmt, ap);
-    va_end(ap);
-    if (k > 0)
-        md_put(p, t, (size_t)k < sizeof t ? (size_t)k : sizeof t - 1);
+    md_put(p, s, n);
 }
+#define md_fmt(p, ...) rt_putf(md_put_to, 1 ? (p) : (md_part *)0, __VA_ARGS__)
 
 /* The length of the longest prefix of s within n bytes that ends on a UTF-8 character's end. */
 static size_t utf8_cut(const char *s, size_t n)

@@ -63,15 +63,9 @@ void rt_tx_put(rt_text_out *o, const char *p, size_t len)
         rt_tx_flush(o);
 }
 
-void rt_tx_say(rt_text_out *o, const char *fmt, ...)
+void rt_tx_put_to(void *o, const char *p, size_t len)
 {
-    char t[2048]; /* every line made here is shorter (its parts are bounded) */
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(t, sizeof t, fmt, ap);
-    va_end(ap);
-    if (k > 0)
-        rt_tx_put(o, t, (size_t)k < sizeof t ? (size_t)k : sizeof t - 1);
+    rt_tx_put(o, p, len);
 }
 
 const char *rt_tx_scheduler_name(rt_scheduler s)

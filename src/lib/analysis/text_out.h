@@ -33,7 +33,8 @@ void rt_tx_flush(rt_text_out *o);
 /* Adds p[0..len) (handed over at each newline, or when the line buffer is full). */
 void rt_tx_put(rt_text_out *o, const char *p, size_t len);
 /* Adds printf's text (under 2 KiB). */
-void rt_tx_say(rt_text_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define rt_tx_say(o, ...) rt_putf(rt_tx_put_to, 1 ? (o) : (rt_text_out *)0, __VA_ARGS__) /* o: an rt_text_out * */
+void rt_tx_put_to(void *o, const char *p, size_t len); /* rt_tx_put for rt_putf */
 /* "SLURM", "Kubernetes" or "Metaflow". */
 const char *rt_tx_scheduler_name(rt_scheduler s);
 /* v with `decimals` decimals and the suffix (may be ""), into b: "-" when v is NaN or

@@ -165,6 +165,12 @@ int rt_grow_small(void *arr, size_t *cap, size_t need, size_t elem);
 /* Formats into buf like snprintf; returns false when the result did not fit (or failed). */
 bool rt_pathf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* printf-style into a byte sink: the text (cut at RT_PUTF_MAX - 1 bytes: for the short pieces
+ * the text, Markdown and HTML writers make) handed to put(ctx, text, its length), unless empty. */
+typedef void (*rt_put_fn)(void *ctx, const char *s, size_t n);
+enum { RT_PUTF_MAX = 2048 };
+void rt_putf(rt_put_fn put, void *ctx, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Copies the string src into dst[cap]; returns false (dst empty) when it does not fit. */
 bool rt_copy_str(char *dst, size_t cap, const char *src);
 

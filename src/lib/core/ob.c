@@ -272,6 +272,42 @@ void rt_ob_member_bool(rt_ob *o, const char *k, bool v)
     rt_ob_lit(o, v ? "true," : "false,");
 }
 
+void rt_ob_members(rt_ob *o, const void *base, const rt_obm *m, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *at = (const char *)base + m[i].off;
+        double d;
+        int64_t i64;
+        uint64_t u64;
+        int flag;
+        const char *str;
+        switch (m[i].kind) {
+        case RT_OBM_DOUBLE:
+            memcpy(&d, at, sizeof d);
+            rt_ob_member_num(o, m[i].key, d, m[i].dec);
+            break;
+        case RT_OBM_COUNT:
+            memcpy(&i64, at, sizeof i64);
+            rt_ob_member_num(o, m[i].key, i64 >= 0 ? (double)i64 : NAN, 0);
+            break;
+        case RT_OBM_U64:
+            memcpy(&u64, at, sizeof u64);
+            member_key(o, m[i].key);
+            rt_ob_u64_or(o, u64, "null");
+            rt_ob_put(o, ",", 1);
+            break;
+        case RT_OBM_FLAG:
+            memcpy(&flag, at, sizeof flag);
+            rt_ob_member_bool(o, m[i].key, flag != 0);
+            break;
+        case RT_OBM_STR:
+            memcpy(&str, at, sizeof str);
+            rt_ob_member_str(o, m[i].key, str);
+            break;
+        }
+    }
+}
+
 void rt_ob_close(rt_ob *o, char c)
 {
     if (o->last == ',')

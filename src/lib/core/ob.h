@@ -45,4 +45,24 @@ void rt_ob_member_bool(rt_ob *o, const char *k, bool v);
 /* Closes an object or list with c over the comma of its last member (none: c after the open). */
 void rt_ob_close(rt_ob *o, char c);
 
+/* A table of a struct's members for rt_ob_members, one row a member (RT_OBM): its key, its kind
+ * (taken from the member's C type) and offset, and a double's decimals. How each kind is written:
+ * a double as rt_ob_member_num; an int64_t as a count (null below 0); a uint64_t (size_t) as it
+ * is, null for RT_NULL_U64; an int as true or false; a const char * as a string or null. */
+typedef enum { RT_OBM_DOUBLE, RT_OBM_COUNT, RT_OBM_U64, RT_OBM_FLAG, RT_OBM_STR } rt_obm_kind;
+typedef struct rt_obm {
+    const char *key;
+    rt_obm_kind kind;
+    size_t off;
+    int dec;
+} rt_obm;
+#define RT_OBM_KIND_OF(x)                                                                                              \
+    _Generic((x), double: RT_OBM_DOUBLE, int64_t: RT_OBM_COUNT, uint64_t: RT_OBM_U64, int: RT_OBM_FLAG,              \
+             const char *: RT_OBM_STR)
+#define RT_OBM(type, key, member, dec) {key, RT_OBM_KIND_OF(((const type *)0)->member), offsetof(type, member), dec}
+#define RT_OBM_N(table) (sizeof(table) / sizeof *(table))
+
+/* The members m[0..n) of the struct at base, in order, each "key":value and its comma. */
+void rt_ob_members(rt_ob *o, const void *base, const rt_obm *m, size_t n);
+
 #endif

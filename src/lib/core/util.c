@@ -197,6 +197,17 @@ bool rt_pathf(char *buf, size_t cap, const char *fmt, ...)
     return n >= 0 && (size_t)n < cap;
 }
 
+void rt_putf(rt_put_fn put, void *ctx, const char *fmt, ...)
+{
+    char t[RT_PUTF_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(t, sizeof t, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        put(ctx, t, (size_t)n < sizeof t ? (size_t)n : sizeof t - 1);
+}
+
 const char *rt_copy_cut(char *dst, size_t cap, const char *src)
 {
     if (!src)

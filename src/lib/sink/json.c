@@ -231,6 +231,15 @@ const char *rt_phase_cpu_source_name(int source)
     return source >= 0 && source < (int)(sizeof names / sizeof names[0]) ? names[source] : "none";
 }
 
+/* The phase marks' counts, in order. */
+static const rt_obm count_members[] = {
+    RT_OBM(rt_phase_counts, "accepted", accepted, 0), RT_OBM(rt_phase_counts, "unknown_stop", unknown_stop, 0),
+    RT_OBM(rt_phase_counts, "unterminated", unterminated, 0), RT_OBM(rt_phase_counts, "too_long", too_long, 0),
+    RT_OBM(rt_phase_counts, "malformed", malformed, 0), RT_OBM(rt_phase_counts, "flood", flood, 0),
+    RT_OBM(rt_phase_counts, "dropped", dropped, 0), RT_OBM(rt_phase_counts, "too_many_names", too_many_names, 0),
+    RT_OBM(rt_phase_counts, "too_deep", too_deep, 0), RT_OBM(rt_phase_counts, "refused", refused, 0),
+};
+
 /* "phases":{"open":[..],"marks":[{..},..],"counts":{..}}, nothing when ph is NULL (a run
  * before its first mark: the line is as it was before phases). */
 static void json_phases(rt_ob *o, const rt_phases *ph)
@@ -267,16 +276,7 @@ static void json_phases(rt_ob *o, const rt_phases *ph)
     rt_ob_put(o, "{", 1);
     static const rt_phase_counts zero;
     const rt_phase_counts *c = ph->counts ? ph->counts : &zero;
-    ju64(o, "accepted", c->accepted);
-    ju64(o, "unknown_stop", c->unknown_stop);
-    ju64(o, "unterminated", c->unterminated);
-    ju64(o, "too_long", c->too_long);
-    ju64(o, "malformed", c->malformed);
-    ju64(o, "flood", c->flood);
-    ju64(o, "dropped", c->dropped);
-    ju64(o, "too_many_names", c->too_many_names);
-    ju64(o, "too_deep", c->too_deep);
-    ju64(o, "refused", c->refused);
+    rt_ob_members(o, c, count_members, RT_OBM_N(count_members));
     jclose(o, '}');
     jclose(o, '}');
 }
