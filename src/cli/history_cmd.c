@@ -327,13 +327,10 @@ int cli_history_main(cli_options *o)
     bool json = false;
     cli_args args;
     cli_args_init(&args, o, CMD_HISTORY, CLI_ARGS_NO_WORDS);
-    char err[256];
-    for (int k; (k = cli_args_next(&args, err, sizeof err)) != CLI_ARG_END;) {
+    for (int k; (k = cli_args_next(&args)) != CLI_ARG_END;) {
         const char *v = args.value;
-        if (k == CLI_ARG_ERROR) {
-            cli_say("%s", err);
+        if (k == CLI_ARG_ERROR)
             return EXIT_USAGE;
-        }
         switch (args.opt->opt) {
         case CLI_O_JSON: json = true; break;
         case CLI_O_HELP: cli_settings_help_for(stdout, CMD_HISTORY, history_usage, history_usage_tail); return 0;

@@ -120,14 +120,9 @@ static void info_text(const rt_host *h, const rt_cloud *c)
 int cli_info_main(cli_options *o)
 {
     bool json = false;
-    char why[256];
-    int parsed = cli_args_switch(o, CMD_INFO, &json, why, sizeof why);
-    if (parsed < 0)
-        cli_say("%s", why);
-    else if (parsed > 0)
-        cli_settings_help_for(stdout, CMD_INFO, info_usage, info_usage_tail);
-    if (parsed != 0)
-        return parsed < 0 ? EXIT_USAGE : 0;
+    int done = cli_args_switch(o, CMD_INFO, &json, info_usage, info_usage_tail);
+    if (done >= 0)
+        return done;
     rt_cloud_discovery *cd = cli_start_cloud(o); /* runs while the host is read */
     rt_host *host = NULL;
     rt_error err = cli_read_host(o, &host);

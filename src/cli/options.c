@@ -251,7 +251,7 @@ static const cli_setting *sub_option(const cli_args *a, const char *name, size_t
     return NULL;
 }
 
-int cli_args_next(cli_args *a, char *err, size_t errlen)
+static int args_next(cli_args *a, char *err, size_t errlen)
 {
     a->opt = NULL;
     a->value = NULL;
@@ -300,18 +300,28 @@ int cli_args_next(cli_args *a, char *err, size_t errlen)
     return CLI_ARG_END;
 }
 
-int cli_args_switch(const cli_options *o, cli_command cmd, bool *on, char *err, size_t errlen)
+int cli_args_next(cli_args *a)
+{
+    int k = args_next(a, a->err, sizeof a->err);
+    if (k == CLI_ARG_ERROR)
+        cli_say("%s", a->err);
+    return k;
+}
+
+int cli_args_switch(const cli_options *o, cli_command cmd, bool *on, const char *head, const char *tail)
 {
     cli_args a;
     cli_args_init(&a, o, cmd, CLI_ARGS_NO_WORDS);
-    for (int k; (k = cli_args_next(&a, err, errlen)) != CLI_ARG_END;) {
+    for (int k; (k = cli_args_next(&a)) != CLI_ARG_END;) {
         if (k == CLI_ARG_ERROR)
-            return -1;
-        if (a.opt->opt == CLI_O_HELP)
-            return 1;
+            return EXIT_USAGE;
+        if (a.opt->opt == CLI_O_HELP) {
+            cli_settings_help_for(stdout, cmd, head, tail);
+            return 0;
+        }
         *on = true;
     }
-    return 0;
+    return -1;
 }
 
 int cli_merge(cli_options *o, char *err, size_t errlen)

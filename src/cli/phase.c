@@ -113,12 +113,9 @@ int cli_phase_main(cli_options *o)
     bool verbose = false;
     cli_args args;
     cli_args_init(&args, o, CMD_PHASE, CLI_ARGS_DASH_WORDS);
-    char err[256];
-    for (int k; (k = cli_args_next(&args, err, sizeof err)) != CLI_ARG_END;) {
-        if (k == CLI_ARG_ERROR) {
-            cli_say("%s", err);
+    for (int k; (k = cli_args_next(&args)) != CLI_ARG_END;) {
+        if (k == CLI_ARG_ERROR)
             return EXIT_USAGE;
-        }
         if (k == CLI_ARG_OPTION && args.opt->opt == CLI_O_HELP) {
             cli_settings_help_for(stdout, CMD_PHASE, phase_usage, phase_usage_tail);
             return 0;

@@ -81,13 +81,10 @@ static int parse_args(const cli_options *o, rec_args *a)
     a->max_slowdown = 10;
     cli_args args;
     cli_args_init(&args, o, CMD_RECOMMEND, 0);
-    char err[256];
-    for (int k; (k = cli_args_next(&args, err, sizeof err)) != CLI_ARG_END;) {
+    for (int k; (k = cli_args_next(&args)) != CLI_ARG_END;) {
         const char *val = args.value;
-        if (k == CLI_ARG_ERROR) {
-            cli_say("%s", err);
+        if (k == CLI_ARG_ERROR)
             return -1;
-        }
         if (k == CLI_ARG_WORD) {
             a->files[a->nfiles++] = val;
             continue;

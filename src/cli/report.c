@@ -63,13 +63,10 @@ static int parse(cli_options *o, report_args *a)
 {
     cli_args args;
     cli_args_init(&args, o, CMD_REPORT, 0);
-    char err[256];
-    for (int k; (k = cli_args_next(&args, err, sizeof err)) != CLI_ARG_END;) {
+    for (int k; (k = cli_args_next(&args)) != CLI_ARG_END;) {
         const char *v = args.value;
-        if (k == CLI_ARG_ERROR) {
-            cli_say("%s", err);
+        if (k == CLI_ARG_ERROR)
             return -1;
-        }
         if (k == CLI_ARG_WORD) { /* a file ("-": stdin) */
             a->files[a->nfiles++] = args.argv[args.at];
             continue;

@@ -182,6 +182,7 @@ typedef struct cli_args {
     int at;            /* the index of what cli_args_next returned */
     const cli_setting *opt; /* the option returned (NULL with a word) */
     const char *value; /* the option's value (NULL: it takes none), or the word */
+    char err[256];     /* what cli_args_next found wrong (it says it too) */
 } cli_args;
 
 enum {
@@ -198,14 +199,16 @@ enum { CLI_ARG_ERROR = -1, CLI_ARG_END, CLI_ARG_OPTION, CLI_ARG_WORD };
 void cli_args_init(cli_args *a, const cli_options *o, cli_command cmd, unsigned mode);
 
 /* The next argument: CLI_ARG_OPTION (a->opt, a->value), CLI_ARG_WORD (a->value), CLI_ARG_END;
- * or CLI_ARG_ERROR with one line in err, the subcommand's name first ("history: unknown option
- * '--bogus' (see resource-tracker history --help)", "report: option '-o' needs a value"). */
-int cli_args_next(cli_args *a, char *err, size_t errlen);
+ * or CLI_ARG_ERROR after saying one line (cli_say; kept in a->err), the subcommand's name first
+ * ("history: unknown option '--bogus' (see resource-tracker history --help)", "report: option
+ * '-o' needs a value"): the caller ends with EXIT_USAGE. */
+int cli_args_next(cli_args *a);
 
 /* Reads the arguments of a subcommand that takes no words and one flag without value beside
- * -h (info --json, upload --list): *on set when that flag is given. Returns 0; 1 when --help
- * was asked for (the caller prints it); or -1 with one line in err. */
-int cli_args_switch(const cli_options *o, cli_command cmd, bool *on, char *err, size_t errlen);
+ * -h (info --json, upload --list): *on set when that flag is given. Returns -1 to go on; else
+ * the exit status: EXIT_USAGE after saying what is wrong, 0 after printing cmd's --help (its
+ * usage head and tail as cli_settings_help_for). */
+int cli_args_switch(const cli_options *o, cli_command cmd, bool *on, const char *head, const char *tail);
 
 /* Layers in order of precedence. */
 enum { CLI_FROM_ARGS, CLI_FROM_ENV, CLI_FROM_FILE, CLI_FROM_DEFAULT };

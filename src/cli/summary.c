@@ -199,9 +199,8 @@ int cli_summary_main(cli_options *o)
     bool each = false;
     cli_args args;
     cli_args_init(&args, o, CMD_SUMMARY, CLI_ARGS_WORD_ENDS);
-    char err[256];
     int k, first = o->nsub; /* the first FILE */
-    while ((k = cli_args_next(&args, err, sizeof err)) == CLI_ARG_OPTION) {
+    while ((k = cli_args_next(&args)) == CLI_ARG_OPTION) {
         const char *v = args.value;
         switch (args.opt->opt) {
         case CLI_O_JSON: format = SUMMARY_JSON; break;
@@ -258,7 +257,6 @@ int cli_summary_main(cli_options *o)
         }
     }
     if (k == CLI_ARG_ERROR) {
-        cli_say("%s", err);
         cli_gpu_list_free(gpus, ngpus);
         return EXIT_USAGE;
     }

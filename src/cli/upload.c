@@ -85,14 +85,9 @@ static void list_one(const rt_spilled_run *r, void *user)
 int cli_upload_main(cli_options *o)
 {
     bool list = false;
-    char why[256];
-    int parsed = cli_args_switch(o, CMD_UPLOAD, &list, why, sizeof why);
-    if (parsed < 0)
-        cli_say("%s", why);
-    else if (parsed > 0)
-        cli_settings_help_for(stdout, CMD_UPLOAD, usage, usage_tail);
-    if (parsed != 0)
-        return parsed < 0 ? EXIT_USAGE : 0;
+    int done = cli_args_switch(o, CMD_UPLOAD, &list, usage, usage_tail);
+    if (done >= 0)
+        return done;
     char err[1024];
     if (cli_merge(o, err, sizeof err) < 0) { /* the environment, streaming's included (options.c) */
         cli_say("%s", err);
