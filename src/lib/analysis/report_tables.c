@@ -310,6 +310,20 @@ static bool note_in_answer(const rt_report_info *in)
     return in->summary && in->keeper_note && !in->cheapest && !isfinite(costs_of(in).here);
 }
 
+/* The rows "price" (per hour, on demand) and run_key (what the run cost there) of a server;
+ * none when its price is not known. Returns whether it was. */
+static bool price_rows(rpt_hw *w, double usd_per_hour, const char *run_key, double run_usd)
+{
+    if (!isfinite(usd_per_hour))
+        return false;
+    rpt_figure f;
+    char p[96];
+    snprintf(p, sizeof p, "%s per hour (on demand)", fmt_usd(f, usd_per_hour));
+    row(w, "price", p);
+    row(w, run_key, fmt_usd(f, run_usd));
+    return true;
+}
+
 /* The answer's cost: the run where it ran, the cheapest server that fits and the run there;
  * else why they are not known (the lookup's note: "prices: offline (...)" without a network);
  * nothing when neither. */
@@ -751,12 +765,7 @@ void rpt_recommendation_section(rpt_hw *w, const rt_report_info *in)
         row(w, "memory", fmt_mib(f, sv->memory_mib));
         if (sv->gpu_count > 0)
             row_i64(w, "GPUs", sv->gpu_count);
-        if (isfinite(sv->price_usd_per_hour)) {
-            char p[96];
-            snprintf(p, sizeof p, "%s per hour (on demand)", fmt_usd(f, sv->price_usd_per_hour));
-            row(w, "price", p);
-            row(w, "this run there", fmt_usd(f, cost.cheapest));
-        }
+        price_rows(w, sv->price_usd_per_hour, "this run there", cost.cheapest);
         char e[400];
         row(w, "energy of this run there", cheapest_energy(e, sizeof e, in, cost.secs));
         rpt_hw_lit(w, "</table>\n");
@@ -764,11 +773,7 @@ void rpt_recommendation_section(rpt_hw *w, const rt_report_info *in)
     if (in->current_instance || isfinite(in->current_price_usd_per_hour)) {
         rpt_hw_lit(w, "<h3>Where it ran</h3>\n<table class=\"kv\">\n");
         row(w, "server", in->current_instance);
-        if (isfinite(in->current_price_usd_per_hour)) {
-            char p[96];
-            snprintf(p, sizeof p, "%s per hour (on demand)", fmt_usd(f, in->current_price_usd_per_hour));
-            row(w, "price", p);
-            row(w, "this run", fmt_usd(f, cost.here));
+        if (price_rows(w, in->current_price_usd_per_hour, "this run", cost.here)) {
             if (isfinite(cost.cheapest) && isfinite(cost.here) && cost.here > 0) {
                 char s[128];
                 rpt_figure g;

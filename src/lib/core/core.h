@@ -142,6 +142,8 @@ bool rt_parse_u64_all(const char *s, size_t n, uint64_t *out);
  * next blank-separated token, returning false when the line has no more. */
 bool rt_next_line(const char **p, const char *end, const char **line, const char **line_end);
 bool rt_next_token(const char **p, const char *end, const char **tok, size_t *len);
+/* The next max tokens at most, as rt_next_token, into tok[] and len[]; returns how many. */
+int rt_next_tokens(const char **p, const char *end, const char **tok, size_t *len, int max);
 
 /* Copies at most cap-1 bytes of src[0..n) into dst, NUL-terminated, trimming surrounding
  * whitespace. Returns the copied length. */

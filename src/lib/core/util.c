@@ -284,6 +284,14 @@ bool rt_next_token(const char **pp, const char *end, const char **tok, size_t *l
     return true;
 }
 
+int rt_next_tokens(const char **p, const char *end, const char **tok, size_t *len, int max)
+{
+    int n = 0;
+    while (n < max && rt_next_token(p, end, &tok[n], &len[n]))
+        n++;
+    return n;
+}
+
 void rt_redact(char *text, const char *secret)
 {
     static const char mark[] = "[redacted]";

@@ -31,6 +31,15 @@ static bool tok(const char **p, const char *end, const char **t, size_t *n)
     return true;
 }
 
+/* The next max tokens at most (tok) into t[] and n[]; returns how many. */
+static int toks(const char **p, const char *end, const char **t, size_t *n, int max)
+{
+    int k = 0;
+    while (k < max && tok(p, end, &t[k], &n[k]))
+        k++;
+    return k;
+}
+
 /* True when the token [t, t+n) is the NUL-terminated word w. */
 static bool tok_is(const char *t, size_t n, const char *w)
 {
@@ -120,9 +129,7 @@ int rt_cg_mounts_parse(const char *buf, size_t len, rt_cg_mounts *out)
     while (rt_next_line(&p, end, &line, &le)) {
         const char *q = line, *f[5], *t;
         size_t fl[5], tl;
-        int n = 0;
-        while (n < 5 && tok(&q, le, &f[n], &fl[n]))
-            n++;
+        int n = toks(&q, le, f, fl, 5);
         if (n < 5)
             continue;
         /* skip the mount options and the optional fields up to "-" */
@@ -405,9 +412,7 @@ int rt_cg_parse_blkio_on(const char *buf, size_t len, const rt_cg_devs *only, ui
     while (rt_next_line(&p, end, &line, &le)) {
         const char *q = line, *f[3];
         size_t fl[3];
-        int n = 0;
-        while (n < 3 && tok(&q, le, &f[n], &fl[n]))
-            n++;
+        int n = toks(&q, le, f, fl, 3);
         if (n == 0)
             continue;
         const char *x;

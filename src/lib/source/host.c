@@ -153,9 +153,7 @@ bool rt_net_route_default_parse(const char *buf, size_t len, char *out, size_t c
     while (rt_next_line(&p, end, &line, &le)) {
         const char *q = line, *tok[4];
         size_t tl[4];
-        int k = 0;
-        while (k < 4 && rt_next_token(&q, le, &tok[k], &tl[k]))
-            k++;
+        int k = rt_next_tokens(&q, le, tok, tl, 4);
         /* Iface Destination Gateway Flags: destination 0 and the route up (flag 1) */
         if (k == 4 && tl[1] == 8 && memcmp(tok[1], "00000000", 8) == 0 && hex_low_bit(tok[3], tl[3]) && tl[0] < cap) {
             memcpy(out, tok[0], tl[0]);

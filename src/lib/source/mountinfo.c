@@ -39,9 +39,7 @@ size_t rt_mountinfo_parse(const char *buf, size_t len, rt_mountinfo_cb cb, void 
             continue;
         const char *q = line, *tok[6];
         size_t tlen[6];
-        int n = 0;
-        while (n < 6 && rt_next_token(&q, le, &tok[n], &tlen[n]))
-            n++;
+        int n = rt_next_tokens(&q, le, tok, tlen, 6);
         /* optional fields up to the "-" separator */
         const char *t;
         size_t tl;

@@ -80,6 +80,16 @@ static void tag(place_ctx *c, const char *key, const char *value)
         p->tags[p->job.tag_count++] = k;
 }
 
+/* Tags each named as its variable says, in order; a variable not set gives none. */
+typedef struct env_tag {
+    const char *key, *var;
+} env_tag;
+static void env_tags(place_ctx *c, const env_tag *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        tag(c, t[i].key, ev(c, t[i].var));
+}
+
 /* A whole number 0 .. max with nothing around it but blanks. Returns 0 and *out, or -1. */
 static int parse_whole(const char *s, double max, double *out)
 {
@@ -454,12 +464,10 @@ static void slurm(place_ctx *c, const char *id)
     } else {
         j->external_run_id = keep(p, id);
     }
-    tag(c, "user", ev(c, "SLURM_JOB_USER"));
-    tag(c, "account", ev(c, "SLURM_JOB_ACCOUNT"));
-    tag(c, "partition", ev(c, "SLURM_JOB_PARTITION"));
-    tag(c, "cluster", ev(c, "SLURM_CLUSTER_NAME"));
-    tag(c, "node", ev(c, "SLURMD_NODENAME"));
-    tag(c, "step", ev(c, "SLURM_STEP_ID"));
+    static const env_tag tags[] = {{"user", "SLURM_JOB_USER"},        {"account", "SLURM_JOB_ACCOUNT"},
+                                   {"partition", "SLURM_JOB_PARTITION"}, {"cluster", "SLURM_CLUSTER_NAME"},
+                                   {"node", "SLURMD_NODENAME"},          {"step", "SLURM_STEP_ID"}};
+    env_tags(c, tags, sizeof tags / sizeof tags[0]);
     if (aj && at)
         tag(c, "array_task", at);
 }
@@ -593,13 +601,11 @@ static void github(place_ctx *c)
     j->orchestrator = "github-actions";
     j->job_name = keep(p, ev(c, "GITHUB_JOB"));
     j->external_run_id = keep(p, ev(c, "GITHUB_RUN_ID"));
-    tag(c, "workflow", ev(c, "GITHUB_WORKFLOW"));
-    tag(c, "repository", ev(c, "GITHUB_REPOSITORY"));
-    tag(c, "run_number", ev(c, "GITHUB_RUN_NUMBER"));
-    tag(c, "run_attempt", ev(c, "GITHUB_RUN_ATTEMPT"));
-    tag(c, "sha", ev(c, "GITHUB_SHA"));
-    tag(c, "ref", ev(c, "GITHUB_REF"));
-    tag(c, "runner", ev(c, "RUNNER_NAME"));
+    static const env_tag tags[] = {{"workflow", "GITHUB_WORKFLOW"},       {"repository", "GITHUB_REPOSITORY"},
+                                   {"run_number", "GITHUB_RUN_NUMBER"},   {"run_attempt", "GITHUB_RUN_ATTEMPT"},
+                                   {"sha", "GITHUB_SHA"},                 {"ref", "GITHUB_REF"},
+                                   {"runner", "RUNNER_NAME"}};
+    env_tags(c, tags, sizeof tags / sizeof tags[0]);
 }
 
 /* ---- the public calls ----------------------------------------------------------------------- */
