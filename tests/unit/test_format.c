@@ -31,6 +31,46 @@ static void numbers(void **state)
     assert_string_equal(fx(7, 0), "7");
 }
 
+/* A struct of every kind rt_ob_members writes, and its table. */
+typedef struct {
+    double d;
+    int64_t count;
+    uint64_t u;
+    int flag;
+    const char *str;
+} kinds;
+static const rt_obm kinds_members[] = {
+    RT_OBM(kinds, "d", d, 2), RT_OBM(kinds, "count", count, 0), RT_OBM(kinds, "u", u, 0),
+    RT_OBM(kinds, "flag", flag, 0), RT_OBM(kinds, "str", str, 0),
+};
+
+static const char *members_of(const kinds *k)
+{
+    static char buf[256];
+    rt_ob o = {.buf = buf, .cap = sizeof buf - 1};
+    rt_ob_put(&o, "{", 1);
+    rt_ob_members(&o, k, kinds_members, RT_OBM_N(kinds_members));
+    rt_ob_close(&o, '}');
+    buf[o.len] = '\0';
+    return buf;
+}
+
+static void member_tables(void **state)
+{
+    (void)state;
+    assert_int_equal(kinds_members[0].kind, RT_OBM_DOUBLE); /* kinds from the members' C types */
+    assert_int_equal(kinds_members[1].kind, RT_OBM_COUNT);
+    assert_int_equal(kinds_members[2].kind, RT_OBM_U64);
+    assert_int_equal(kinds_members[3].kind, RT_OBM_FLAG);
+    assert_int_equal(kinds_members[4].kind, RT_OBM_STR);
+    kinds k = {1.005, 3, UINT64_MAX - 1, 2, "a\"b"};
+    assert_string_equal(members_of(&k), "{\"d\":1,\"count\":3,\"u\":18446744073709551614,\"flag\":true,\"str\":\"a\\\"b\"}");
+    kinds nulls = {NAN, -1, RT_NULL_U64, 0, NULL}; /* every kind's null; a count below 0 is none */
+    assert_string_equal(members_of(&nulls), "{\"d\":null,\"count\":null,\"u\":null,\"flag\":false,\"str\":null}");
+    kinds zero = {0};
+    rt_ob_members(&(rt_ob){0}, &zero, kinds_members, 0); /* no members: nothing written */
+}
+
 static const char *js(const char *s)
 {
     static char buf[256];
@@ -326,7 +366,7 @@ int main(void)
         cmocka_unit_test(numbers),          cmocka_unit_test(json_strings),
         cmocka_unit_test(csv_header_and_row), cmocka_unit_test(json_row_and_truncation),
         cmocka_unit_test(writer_header_once), cmocka_unit_test(writer_reports_closed_pipe),
-        cmocka_unit_test(json_cgroup_and_pressure),
+        cmocka_unit_test(json_cgroup_and_pressure), cmocka_unit_test(member_tables),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
