@@ -1,6 +1,7 @@
 /* test_io.c - core/io.c: whole-file reads from offset 0 into caller buffers (truncation,
  * -errno, pipes, procfs read twice), the small open/read helpers, the bounded rt_buf and
- * rt_read_fd_grow on files larger than the first buffer and than the maximum. */
+ * rt_read_fd_grow on files larger than the first buffer and than the maximum, and a destructor's
+ * rt_close_all and rt_free_all. */
 #include "unit.h"
 
 #include <errno.h>
@@ -271,13 +272,44 @@ static void missing_file(void **state)
     rt_buf_free(&b);
 }
 
+/* rt_close_all closes each descriptor it is given and sets it to -1 (one already -1 is left);
+ * rt_free_all frees each block it is given, NULL among them (a block it missed is a leak the
+ * asan section reports). */
+static void close_all_and_free_all(void **state)
+{
+    (void)state;
+    int p[2], q[2];
+    assert_int_equal(pipe(p), 0);
+    assert_int_equal(pipe(q), 0);
+    int was[3] = {p[0], p[1], q[0]}, none = -1;
+    rt_close_all(&p[0], &p[1], &none, &q[0]);
+    assert_int_equal(p[0], -1);
+    assert_int_equal(p[1], -1);
+    assert_int_equal(q[0], -1);
+    assert_int_equal(none, -1);
+    for (size_t i = 0; i < RT_ARRAY_LEN(was); i++) {
+        errno = 0;
+        assert_int_equal(fcntl(was[i], F_GETFD), -1);
+        assert_int_equal(errno, EBADF);
+    }
+    assert_true(fcntl(q[1], F_GETFD) >= 0); /* not named: still open */
+    rt_close(&q[1]);
+
+    char *a = strdup("a"), *b = malloc(64);
+    const char *c = strdup("c");
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_non_null(c);
+    rt_free_all(a, NULL, b, (void *)c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pread_whole_and_truncated), cmocka_unit_test(pipe_is_not_seekable),
         cmocka_unit_test(procfs_read_twice),         cmocka_unit_test(read_at_helpers),
         cmocka_unit_test(buf_bounds),                cmocka_unit_test(read_fd_grow),
-        cmocka_unit_test(missing_file),
+        cmocka_unit_test(missing_file),              cmocka_unit_test(close_all_and_free_all),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

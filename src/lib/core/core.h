@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "resource_tracker.h"
+#include "../../common/owned.h" /* rt_free_all */
 
 /* ---- reading ---------------------------------------------------------------------------- */
 
@@ -52,6 +53,11 @@ int rt_open_keep(int dirfd, const char *path);
 
 /* Closes *fd if it is open and sets it to -1. */
 void rt_close(int *fd);
+/* rt_close on each of the n descriptors fds point at; rt_close_all(&x->a_fd, &x->b_fd, ...)
+ * does it for its arguments, in place of a run of rt_close lines in a destructor. */
+void rt_close_each(int *const *fds, size_t n);
+#define rt_close_all(...)                                                                                              \
+    rt_close_each((int *const[]){__VA_ARGS__}, sizeof((int *const[]){__VA_ARGS__}) / sizeof(int *))
 
 /* Writes all n bytes of p to fd, retrying short writes and EINTR. Returns 0, or -1 with errno
  * (EIO when write(2) wrote nothing). */

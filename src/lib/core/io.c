@@ -103,6 +103,12 @@ void rt_close(int *fd)
     }
 }
 
+void rt_close_each(int *const *fds, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        rt_close(fds[i]);
+}
+
 /* write(2) on the fd *user as an rt_write_fn, again when a signal interrupted it. */
 static long fd_write(void *user, const void *p, size_t n)
 {
