@@ -519,12 +519,7 @@ void rt_phase_stats_free(rt_phase_stats *ps)
         free(ps->names[i].name);
         rt_cores_free(&ps->names[i].cores);
     }
-    free(ps->names);
-    free(ps->slots);
-    free(ps->scratch);
-    free(ps->res);
-    free(ps->out);
-    free(ps->outp);
+    rt_free_all(ps->names, ps->slots, ps->scratch, ps->res, ps->out, ps->outp);
     free(ps);
 }
 
@@ -600,9 +595,6 @@ void rt_phase_copy_free(rt_phase_copy *keep)
 {
     if (!keep)
         return;
-    free(keep->items);
-    free(keep->ptrs);
-    free(keep->tables);
-    free(keep->rows);
+    rt_free_all(keep->items, keep->ptrs, keep->tables, keep->rows);
     free(keep);
 }

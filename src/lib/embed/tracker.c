@@ -388,10 +388,8 @@ void rt_tracker_free(rt_tracker *t)
     rt_store_free(t->store);
     rt_stats_free(t->stats);
     rt_phase_copy_free(t->phase_copy);
-    free(t->cores_rows);
     rt_report_free(t->report);
-    free(t->job_block);
-    free(t->saved_info);
+    rt_free_all(t->cores_rows, t->job_block, t->saved_info);
     pthread_cond_destroy(&t->cv);
     pthread_mutex_destroy(&t->mu);
     free(t);

@@ -790,10 +790,7 @@ static void otlp_destroy(rt_otlp *ex)
     free(ex->res);
     for (size_t i = 0; i < RT_ARRAY_LEN(ex->cloud_vals); i++)
         free(ex->cloud_vals[i]);
-    free(ex->json);
-    free(ex->hostname);
-    free(ex->host_id);
-    free(ex->url);
+    rt_free_all(ex->json, ex->hostname, ex->host_id, ex->url);
     pthread_mutex_destroy(&ex->mu);
     pthread_mutex_destroy(&ex->caller_mu);
     pthread_cond_destroy(&ex->cv);

@@ -643,20 +643,13 @@ static void release(rt_prom_server *srv)
             free(srv->clients[i]);
         }
     }
-    if (srv->lfd >= 0)
-        close(srv->lfd);
-    if (srv->wake_fd >= 0)
-        close(srv->wake_fd);
+    rt_close_all(&srv->lfd, &srv->wake_fd);
     body_unref(srv->text);
     body_unref(srv->om);
     pthread_mutex_destroy(&srv->mu);
-    free(srv->clients);
-    free(srv->pfds);
-    free(srv->pfd_slot);
     pthread_mutex_destroy(&srv->fmt_mu);
     rt_phase_label_free(&srv->phase);
-    free(srv->job_block);
-    free(srv->host_strings);
+    rt_free_all(srv->clients, srv->pfds, srv->pfd_slot, srv->job_block, srv->host_strings);
     rt_cloud_free(srv->cloud);
     free(srv);
 }

@@ -238,9 +238,6 @@ void rt_phase_state_free(rt_phase_state *st)
         return;
     for (size_t i = 0; i < st->n_names; i++)
         free(st->names[i]);
-    free(st->names);
-    free(st->slots);
-    free(st->pending);
-    free(st->pending_ptrs);
+    rt_free_all(st->names, st->slots, st->pending, st->pending_ptrs);
     free(st);
 }

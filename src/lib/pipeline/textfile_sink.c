@@ -95,10 +95,7 @@ static void textfile_free(void *self)
     textfile *tf = self;
     if (!tf)
         return;
-    free(tf->dir);
-    free(tf->name);
-    free(tf->label);
-    free(tf->job_block);
+    rt_free_all(tf->dir, tf->name, tf->label, tf->job_block);
     free(tf);
 }
 

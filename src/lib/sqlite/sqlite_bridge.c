@@ -194,12 +194,7 @@ static void stmt_free(bq_stmt *s)
 {
     for (int i = 0; s->names && i < s->ncol; i++)
         free(s->names[i]);
-    free(s->names);
-    free(s->types);
-    free(s->ints);
-    free(s->dbls);
-    free(s->texts);
-    free(s->lens);
+    rt_free_all(s->names, s->types, s->ints, s->dbls, s->texts, s->lens);
     rt_wire_free(&s->row);
     free(s);
 }

@@ -327,12 +327,7 @@ void rt_stream_destroy(rt_stream *st)
     if (st->token)
         explicit_bzero(st->token, strlen(st->token));
     explicit_bzero(&st->creds, sizeof st->creds);
-    free(st->token);
-    free(st->api_url);
-    free(st->endpoint);
-    free(st->region);
-    free(st->spill_dir);
-    free(st->spill_fallback);
+    rt_free_all(st->token, st->api_url, st->endpoint, st->region, st->spill_dir, st->spill_fallback);
     pthread_mutex_destroy(&st->mu);
     pthread_mutex_destroy(&st->logmu);
     pthread_cond_destroy(&st->cv);
