@@ -222,11 +222,7 @@ void rt_counters_free(rt_counters *c)
     rt_disk_part_close(&c->disks);
     rt_mem_part_close(&c->mem);
     rt_close(&c->stat_fd);
-    free(c->disk_out);
-    free(c->disk_ptrs);
-    free(c->mount_out);
-    free(c->mount_ptrs);
-    free(c->pids);
+    rt_free_all(c->disk_out, c->disk_ptrs, c->mount_out, c->mount_ptrs, c->pids);
     rt_pidmap_free(&c->seen);
     rt_buf_free(&c->list);
     rt_buf_free(&c->ctx.rbuf);

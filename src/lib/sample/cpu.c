@@ -336,10 +336,6 @@ void rt_cpu_part_commit(rt_cpu_part *p)
 
 void rt_cpu_part_close(rt_cpu_part *p)
 {
-    rt_close(&p->fd);
-    rt_close(&p->loadavg_fd);
-    rt_close(&p->list_fd);
-    free(p->cur);
-    free(p->prev);
-    free(p->per_core);
+    rt_close_all(&p->fd, &p->loadavg_fd, &p->list_fd);
+    rt_free_all(p->cur, p->prev, p->per_core);
 }

@@ -290,10 +290,6 @@ const rt_energy *rt_energy_part_delta(rt_energy_part *p, double elapsed, const r
 void rt_energy_part_close(rt_energy_part *p)
 {
     rt_energy_src_close(p->src);
-    free(p->track);
-    free(p->dom);
-    free(p->ptrs);
-    free(p->src_j);
-    free(p->src_w);
+    rt_free_all(p->track, p->dom, p->ptrs, p->src_j, p->src_w);
     memset(p, 0, sizeof *p);
 }

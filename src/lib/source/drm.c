@@ -286,13 +286,8 @@ void rt_drm_close(rt_drm *d)
     for (size_t i = 0; i < d->ncard; i++) {
         drm_card *c = &d->card[i];
         rt_gpu_facts_free(&c->facts);
-        rt_close(&c->busy_fd);
-        rt_close(&c->vram_used_fd);
-        rt_close(&c->vram_total_fd);
-        rt_close(&c->temp_fd);
-        rt_close(&c->power_fd);
-        rt_close(&c->freq_fd);
-        rt_close(&c->energy_fd);
+        rt_close_all(&c->busy_fd, &c->vram_used_fd, &c->vram_total_fd, &c->temp_fd, &c->power_fd, &c->freq_fd,
+                     &c->energy_fd);
     }
     free(d->card);
     free(d->seen);

@@ -41,10 +41,7 @@ int rt_gpu_facts_add(rt_gpu_facts *f, const char *key, const char *fmt, ...)
 
 void rt_gpu_facts_free(rt_gpu_facts *f)
 {
-    free(f->uuid);
-    free(f->name);
-    free(f->host_id);
-    free(f->nvml_bus_id);
+    rt_free_all(f->uuid, f->name, f->host_id, f->nvml_bus_id);
     for (size_t k = 0; k < f->ndetail; k++)
         free((char *)f->detail[k].value);
     free(f->detail);

@@ -379,14 +379,7 @@ void rt_nvw_free(nvml_worker *w)
      * it shares with the parent: the handle is left open there */
     if (w->dl && (w->owner == 0 || w->owner == getpid()))
         dlclose(w->dl);
-    free(w->dev);
-    free(w->nohandle);
-    free(w->procbuf);
-    free(w->utilbuf);
-    free(w->procs);
-    free(w->utils);
-    free(w->acct_pids);
-    free(w->acct_ask);
+    rt_free_all(w->dev, w->nohandle, w->procbuf, w->utilbuf, w->procs, w->utils, w->acct_pids, w->acct_ask);
     free(w);
 }
 

@@ -757,14 +757,8 @@ void rt_proctree_free(rt_proctree *t)
         }
     rt_pt_close_light(t);
     unkeep_all(t, &t->hp);
-    free(t->hp.threads);
-    free(t->hp.kids);
-    free(t->procs);
-    free(t->free_list);
     rt_pidmap_free(&t->index);
-    free(t->queue);
-    free(t->live);
-    free(t->order);
+    rt_free_all(t->hp.threads, t->hp.kids, t->procs, t->free_list, t->queue, t->live, t->order);
     rt_buf_free(&t->list);
     free(t);
 }

@@ -150,10 +150,7 @@ int rt_disk_info_read(const rt_roots *r, const char *name, rt_disk_info *out)
 
 void rt_disk_info_free(rt_disk_info *d)
 {
-    free(d->name);
-    free(d->model);
-    free(d->vendor);
-    free(d->serial);
+    rt_free_all(d->name, d->model, d->vendor, d->serial);
     memset(d, 0, sizeof *d);
 }
 
@@ -388,12 +385,8 @@ int rt_netif_info_open(const rt_roots *r, const char *name, rt_netif_info *out)
 
 void rt_netif_info_free(rt_netif_info *n)
 {
-    free(n->name);
-    free(n->mac_address);
-    free(n->driver);
-    rt_close(&n->operstate_fd);
-    rt_close(&n->speed_fd);
-    rt_close(&n->mtu_fd);
+    rt_free_all(n->name, n->mac_address, n->driver);
+    rt_close_all(&n->operstate_fd, &n->speed_fd, &n->mtu_fd);
     memset(n, 0, sizeof *n);
     n->operstate_fd = n->speed_fd = n->mtu_fd = -1;
 }
