@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/owned.h"
 #include "cli.h"
 #include "settings.h"
 
@@ -507,23 +508,12 @@ int cli_library_env(cli_options *o, char *err, size_t errlen)
 
 void cli_layer_free(cli_layer *l)
 {
-    free(l->output);
-    free(l->report);
-    free(l->benchmark);
-    free(l->history);
-    free(l->prometheus);
-    free(l->prometheus_textfile);
-    free(l->otlp);
-    free(l->gpus);
-    free(l->grid_zone);
-    free(l->job_id);
-    free(l->node);
     for (int i = 0; i < META_COUNT; i++)
         free(l->meta[i]);
     for (size_t i = 0; i < l->ntags; i++)
         free(l->tags[i]);
-    free(l->tags);
-    free(l->warnings);
+    rt_free_all(l->output, l->report, l->benchmark, l->history, l->prometheus, l->prometheus_textfile, l->otlp,
+                l->gpus, l->grid_zone, l->job_id, l->node, l->tags, l->warnings);
     memset(l, 0, sizeof *l);
 }
 
@@ -532,10 +522,7 @@ void cli_options_free(cli_options *o)
     cli_layer_free(&o->args);
     cli_layer_free(&o->env);
     cli_layer_free(&o->file);
-    free(o->config_path);
-    free(o->spill_dir);
-    free(o->spill_fallback);
-    free(o->tags);
+    rt_free_all(o->config_path, o->spill_dir, o->spill_fallback, o->tags);
     cli_export_options_free(o);
     cli_gpu_list_free(o->gpu_list, o->ngpus);
     cli_free_secret(o->sentinel_token);
