@@ -168,16 +168,10 @@ rt_error rt_pipeline_add_record(rt_pipeline *p, const rt_record *caller_rec, siz
     double row[RT_NCOLS];
     rt_row_from_record(rec, row);
     rt_store_keep(row);
-    rt_record kept;
-    rt_row_to_record(row, &kept);
-    kept.process_cpu_secs = rec->process_cpu_secs; /* a sum of kept figures: as it came */
-    kept.job_name = rec->job_name ? rec->job_name : p->job.job_name;
-    kept.gpu = rec->gpu;
-    kept.gpu_n = rec->gpu_n;
-    kept.phases = rec->phases;
-    kept.energy = rec->energy;
-    kept.request = rec->request;
-    kept.member = rec->member;
+    rt_record kept = *rec; /* its pointers, and process_cpu_secs (a sum of kept figures), as they came */
+    rt_row_onto_record(row, &kept);
+    if (!kept.job_name)
+        kept.job_name = p->job.job_name;
     return fan_out(p, NULL, &kept);
 }
 

@@ -190,6 +190,13 @@ void rt_row_to_record(const double row[RT_NCOLS], rt_record *r)
 {
     memset(r, 0, sizeof *r);
     r->job_name = NULL;
+    rt_row_onto_record(row, r);
+    /* as rt_record_from_sample: utime + stime of the interval (NaN without a tree) */
+    r->process_cpu_secs = row[RT_COL_PROC_UTIME] + row[RT_COL_PROC_STIME];
+}
+
+void rt_row_onto_record(const double row[RT_NCOLS], rt_record *r)
+{
     for (size_t i = 0; i < rt_record_field_count; i++)
         if (rt_record_fields[i].col >= 0)
             rt_record_set(r, &rt_record_fields[i], row[rt_record_fields[i].col]);
@@ -198,6 +205,4 @@ void rt_row_to_record(const double row[RT_NCOLS], rt_record *r)
             const char *m = row[c] == row[c] ? rt_energy_method_of_rank((int)row[c]) : NULL;
             memcpy((char *)r + cols[c].off, &m, sizeof m);
         }
-    /* as rt_record_from_sample: utime + stime of the interval (NaN without a tree) */
-    r->process_cpu_secs = row[RT_COL_PROC_UTIME] + row[RT_COL_PROC_STIME];
 }

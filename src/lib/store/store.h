@@ -57,6 +57,10 @@ void rt_row_from_sample(const rt_sample *s, double row[RT_NCOLS]);
 void rt_row_from_record(const rt_record *r, double row[RT_NCOLS]);
 /* A row as the analysis record (as rt_record_from_sample would make of the sample). */
 void rt_row_to_record(const double row[RT_NCOLS], rt_record *r);
+/* The row's figures written over the record's members that have a column (and the energy
+ * methods the row ranks), the rest of r left as it is: a record's own pointers and its
+ * process_cpu_secs (a sum the row keeps as its two parts) stay. */
+void rt_row_onto_record(const double row[RT_NCOLS], rt_record *r);
 /* How the store keeps each column (an rt_keep of record_fields.h), RT_NCOLS of them, from the
  * columns' rows. */
 const unsigned char *rt_column_keeps(void);
