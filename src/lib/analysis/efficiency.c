@@ -21,6 +21,23 @@ static double pct(double used, double given)
     return isfinite(used) && isfinite(given) && given > 0 ? 100.0 * used / given : NAN;
 }
 
+/* One requested figure and its source: the request's where it says it (above 0), else the job's
+ * cgroup limit (limit_from), else the machine's (NaN: not on a runner), else left as it is. */
+static void requested(double *v, const char **from, double asked, const char *asked_from, double limit,
+                      const char *limit_from, double machine)
+{
+    if (asked_from && asked > 0) {
+        *v = asked;
+        *from = asked_from;
+    } else if (limit > 0) {
+        *v = limit;
+        *from = limit_from;
+    } else if (machine > 0) {
+        *v = machine;
+        *from = "runner";
+    }
+}
+
 void rt_efficiency_of(rt_summary *s, const rt_request *req)
 {
     s->request = rt_request_any(req) ? req : NULL;
@@ -28,26 +45,11 @@ void rt_efficiency_of(rt_summary *s, const rt_request *req)
     s->requested_cpu_from = s->requested_memory_from = s->requested_gpus_from = s->time_limit_from = NULL;
     s->cpu_efficiency_pct = s->memory_efficiency_pct = s->gpu_efficiency_pct = s->time_limit_used_pct = NAN;
 
-    if (req && req->cpu_from && req->cpu_cores > 0) {
-        s->requested_cpu_cores = req->cpu_cores;
-        s->requested_cpu_from = req->cpu_from;
-    } else if (s->cpu_quota_cores > 0) {
-        s->requested_cpu_cores = s->cpu_quota_cores;
-        s->requested_cpu_from = "cgroup CPU quota";
-    } else if (on_runner(req) && s->cpu_count > 0) {
-        s->requested_cpu_cores = s->cpu_count;
-        s->requested_cpu_from = "runner";
-    }
-    if (req && req->memory_from && req->memory_mib > 0) {
-        s->requested_memory_mib = req->memory_mib;
-        s->requested_memory_from = req->memory_from;
-    } else if (s->memory_limit_mib > 0) {
-        s->requested_memory_mib = s->memory_limit_mib;
-        s->requested_memory_from = "cgroup memory limit";
-    } else if (on_runner(req) && s->memory_total_mib > 0) {
-        s->requested_memory_mib = s->memory_total_mib;
-        s->requested_memory_from = "runner";
-    }
+    requested(&s->requested_cpu_cores, &s->requested_cpu_from, req ? req->cpu_cores : NAN, req ? req->cpu_from : NULL,
+              s->cpu_quota_cores, "cgroup CPU quota", on_runner(req) ? s->cpu_count : NAN);
+    requested(&s->requested_memory_mib, &s->requested_memory_from, req ? req->memory_mib : NAN,
+              req ? req->memory_from : NULL, s->memory_limit_mib, "cgroup memory limit",
+              on_runner(req) ? s->memory_total_mib : NAN);
     if (req && req->gpus_from && req->gpus >= 0) {
         s->requested_gpus = req->gpus;
         s->requested_gpus_from = req->gpus_from;
