@@ -30,6 +30,7 @@
 
 #include "../core/gzip.h"
 #include "../core/lasterr.h"
+#include "../core/locked.h"
 #include "labels.h"
 #include "otlp_int.h"
 #include "phase_label.h"
@@ -605,14 +606,10 @@ static double backoff(rt_otlp *ex, unsigned tries, double lo, double hi)
 static void drain(rt_otlp *ex, double until, bool finishing)
 {
     for (;;) {
-        if (!finishing) { /* once rt_otlp_finish is called, the end's phase takes over: no request
-                           * started from here runs past its deadline */
-            pthread_mutex_lock(&ex->mu);
-            bool fin = ex->finishing;
-            pthread_mutex_unlock(&ex->mu);
-            if (fin)
-                return;
-        }
+        /* once rt_otlp_finish is called, the end's phase takes over: no request started from
+         * here runs past its deadline */
+        if (!finishing && rt_locked_flag(&ex->mu, &ex->finishing))
+            return;
         if (!ex->have_p && !build_pending(ex)) {
             pthread_mutex_lock(&ex->mu);
             bool more = ex->qlen > 0;
@@ -956,10 +953,7 @@ void rt_otlp_free(rt_otlp *ex)
 {
     if (!ex)
         return;
-    pthread_mutex_lock(&ex->mu);
-    bool called = ex->finishing;
-    pthread_mutex_unlock(&ex->mu);
-    if (!called)
+    if (!rt_locked_flag(&ex->mu, &ex->finishing))
         rt_otlp_finish(ex);
     pthread_mutex_lock(&ex->mu);
     if (!ex->done) { /* a request past its deadline: the thread frees ex when it ends */

@@ -40,6 +40,7 @@
 
 #include "../net/curl.h"
 #include "../core/job.h"
+#include "../core/locked.h"
 #include "stream_int.h"
 #include "../source/cloud.h"
 
@@ -457,10 +458,7 @@ void rt_stream_free(rt_stream *st)
 {
     if (!st)
         return;
-    pthread_mutex_lock(&st->mu);
-    bool called = st->finishing;
-    pthread_mutex_unlock(&st->mu);
-    if (!called)
+    if (!rt_locked_flag(&st->mu, &st->finishing))
         rt_stream_finish(st, 0, 0);
     pthread_mutex_lock(&st->mu);
     if (!st->done) { /* past its deadline (a request that overran): it frees itself when done */
