@@ -407,22 +407,25 @@ void cli_outq_end(cli_outq *q, double deadline_mono_secs, cli_outq_counts *c)
     pthread_mutex_unlock(&q->mu);
 }
 
+/* One of q's flags (ended, thread_done) as it stands, read under q's lock. */
+static bool flag_of(cli_outq *q, const bool *flag)
+{
+    pthread_mutex_lock(&q->mu);
+    bool v = *flag;
+    pthread_mutex_unlock(&q->mu);
+    return v;
+}
+
 void cli_outq_free(cli_outq *q)
 {
     if (!q)
         return;
-    pthread_mutex_lock(&q->mu);
-    bool ended = q->ended;
-    pthread_mutex_unlock(&q->mu);
-    if (!ended) {
+    if (!flag_of(q, &q->ended)) {
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
         cli_outq_end(q, (double)now.tv_sec + (double)now.tv_nsec / 1e9, NULL);
     }
-    pthread_mutex_lock(&q->mu);
-    bool done = q->thread_done;
-    pthread_mutex_unlock(&q->mu);
-    if (!done) { /* stuck in write(2): it keeps the queue */
+    if (!flag_of(q, &q->thread_done)) { /* stuck in write(2): it keeps the queue */
         pthread_detach(q->thread);
         pthread_mutex_lock(&left_mu);
         q->next_left = left_behind;
