@@ -404,7 +404,7 @@ static void group_v2(void **state)
     assert_int_equal(r.memory_high_bytes, 805306368ull);
     assert_int_equal(r.memory_bytes, 104857600ull);
     assert_int_equal(r.memory_peak_bytes, 209715200ull);
-    assert_int_equal(r.memory_reclaimable_bytes, 20971520ull + 10485760 + 1048576);
+    assert_int_equal(r.memory_stat.reclaimable_bytes, 20971520ull + 10485760 + 1048576);
     assert_int_equal(r.oom_kills, 1);
     assert_int_equal(r.memory_max_events, 3);
     assert_int_equal(r.pids, 4);
@@ -449,7 +449,7 @@ static void group_v1(void **state)
     assert_true(r.memory_high_bytes == RT_NULL_U64);
     assert_int_equal(r.memory_bytes, 52428800);
     assert_int_equal(r.memory_peak_bytes, 67108864);
-    assert_int_equal(r.memory_reclaimable_bytes, 12582912 + 4194304);
+    assert_int_equal(r.memory_stat.reclaimable_bytes, 12582912 + 4194304);
     assert_int_equal(r.oom_kills, 2);
     assert_int_equal(r.memory_max_events, 57);
     assert_int_equal(r.pids, 2);

@@ -218,7 +218,7 @@ static bool moved_by(uint64_t a, uint64_t b)
  * now: exact. Remembers r as the last reading. */
 static void raise_unreclaimable(rt_cg_part *p, const rt_cg_reading *r)
 {
-    uint64_t cache = r->memory_reclaimable_bytes, charge = r->memory_bytes, peak = r->memory_peak_bytes;
+    uint64_t cache = r->memory_stat.reclaimable_bytes, charge = r->memory_bytes, peak = r->memory_peak_bytes;
     p->moved = moved_by(p->last_charge, charge) || moved_by(p->last_peak, peak);
     uint64_t last_cache = p->last_cache, last_peak = p->last_peak;
     p->last_charge = charge;
@@ -250,7 +250,7 @@ static void raise_unreclaimable(rt_cg_part *p, const rt_cg_reading *r)
 bool rt_cg_part_watchable(const rt_cg_part *p)
 {
     return p->group && p->own && !p->check_members && p->have_cur && p->cur.memory_bytes != RT_NULL_U64 &&
-           p->cur.memory_reclaimable_bytes != RT_NULL_U64;
+           p->cur.memory_stat.reclaimable_bytes != RT_NULL_U64;
 }
 
 bool rt_cg_part_watch(rt_cg_part *p, rt_sample_ctx *c, double mono)
@@ -279,12 +279,12 @@ const rt_tree_group *rt_cg_part_delta(rt_cg_part *p, double elapsed)
     o->memory_mib = mib(r->memory_bytes);
     o->memory_peak_mib = mib(r->memory_peak_bytes);
     raise_unreclaimable(p, r);
-    o->memory_reclaimable_mib = mib(r->memory_reclaimable_bytes);
+    o->memory_reclaimable_mib = mib(r->memory_stat.reclaimable_bytes);
     o->memory_unreclaimable_peak_mib = mib(p->unreclaimable_peak);
     o->memory_unreclaimable_unsure_mib = p->unreclaimable_peak == RT_NULL_U64 ? NAN : mib(p->unsure);
-    o->memory_anon_mib = mib(r->memory_anon_bytes);
-    o->memory_file_mib = mib(r->memory_file_bytes);
-    o->memory_shmem_mib = mib(r->memory_shmem_bytes);
+    o->memory_anon_mib = mib(r->memory_stat.anon_bytes);
+    o->memory_file_mib = mib(r->memory_stat.file_bytes);
+    o->memory_shmem_mib = mib(r->memory_stat.shmem_bytes);
     o->pids = r->pids;
     o->pids_peak = r->pids_peak != RT_NULL_I64 ? r->pids_peak : p->pids_seen;
     o->read_bytes_total = rd;
@@ -334,9 +334,9 @@ void rt_cg_part_clock(const rt_cg_part *p, rt_tree_clock *out)
                  r->memory_bytes != RT_NULL_U64;
     out->pids = p->have_cur ? r->pids : RT_NULL_I64;
     /* what the processes' own memory follows: anonymous plus shared memory, else the charge */
-    out->memory_bytes = !p->have_cur                                                             ? RT_NULL_U64
-                        : r->memory_anon_bytes != RT_NULL_U64 && r->memory_shmem_bytes != RT_NULL_U64
-                            ? r->memory_anon_bytes + r->memory_shmem_bytes
+    out->memory_bytes = !p->have_cur ? RT_NULL_U64
+                        : r->memory_stat.anon_bytes != RT_NULL_U64 && r->memory_stat.shmem_bytes != RT_NULL_U64
+                            ? r->memory_stat.anon_bytes + r->memory_stat.shmem_bytes
                             : r->memory_bytes;
 }
 

@@ -120,7 +120,7 @@ struct rt_cg_group {
     bool have_mem_stat;
     double mem_stat_mono;
     uint64_t mem_stat_charge, mem_stat_peak;
-    uint64_t mem_reclaimable, mem_anon, mem_file, mem_shmem;
+    rt_cg_memstat mem_stat;
 };
 
 /* ---- locating a group ------------------------------------------------------------------------ */
@@ -633,6 +633,9 @@ static void read_limits(rt_cg_group *g, rt_buf *buf)
     g->pids_limit = min_u64(min_limit(g, buf, RT_CG_UNIFIED, V2_PIDS_MAX), min_limit(g, buf, RT_CG_PIDS, V1_PIDS_MAX));
 }
 
+/* memory.stat not read. */
+static const rt_cg_memstat NO_MEMSTAT = {RT_NULL_U64, RT_NULL_U64, RT_NULL_U64, RT_NULL_U64};
+
 /* memory.stat's reclaimable memory and kinds into out (whose charge and peak are read): read
  * again when the charge or its peak moved since it last was, RT_CG_MEMSTAT_MAX_AGE_SECS passed,
  * time went back or is not told (mono NaN); else what it said then. A group whose charge holds
@@ -645,10 +648,7 @@ static void read_memory_stat(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_rea
     if (g->have_mem_stat && !isnan(mono) && mono >= g->mem_stat_mono &&
         mono - g->mem_stat_mono < RT_CG_MEMSTAT_MAX_AGE_SECS && out->memory_bytes != RT_NULL_U64 &&
         out->memory_bytes == g->mem_stat_charge && out->memory_peak_bytes == g->mem_stat_peak) {
-        out->memory_reclaimable_bytes = g->mem_reclaimable;
-        out->memory_anon_bytes = g->mem_anon;
-        out->memory_file_bytes = g->mem_file;
-        out->memory_shmem_bytes = g->mem_shmem;
+        out->memory_stat = g->mem_stat;
         return;
     }
     g->have_mem_stat = false;
@@ -656,17 +656,14 @@ static void read_memory_stat(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_rea
     if (!rd(g->f[F_V2_MEM_STAT], buf) && !rd(g->f[F_V1_MEM_STAT], buf))
         return;
     if (rt_cg_parse_memory_stat(buf->data, buf->len, &reclaimable) == 0)
-        out->memory_reclaimable_bytes = reclaimable;
-    rt_cg_parse_memory_kinds(buf->data, buf->len, &out->memory_anon_bytes, &out->memory_file_bytes,
-                             &out->memory_shmem_bytes);
+        out->memory_stat.reclaimable_bytes = reclaimable;
+    rt_cg_parse_memory_kinds(buf->data, buf->len, &out->memory_stat.anon_bytes, &out->memory_stat.file_bytes,
+                             &out->memory_stat.shmem_bytes);
     g->have_mem_stat = !isnan(mono);
     g->mem_stat_mono = mono;
     g->mem_stat_charge = out->memory_bytes;
     g->mem_stat_peak = out->memory_peak_bytes;
-    g->mem_reclaimable = out->memory_reclaimable_bytes;
-    g->mem_anon = out->memory_anon_bytes;
-    g->mem_file = out->memory_file_bytes;
-    g->mem_shmem = out->memory_shmem_bytes;
+    g->mem_stat = out->memory_stat;
 }
 
 void rt_cg_group_read(rt_cg_group *g, rt_buf *buf, rt_cg_reading *out)
@@ -683,8 +680,8 @@ void rt_cg_group_read_at(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_reading
     }
     out->cpu_usage_ns = out->cpu_user_ns = out->cpu_system_ns = RT_NULL_U64;
     out->io_read_bytes = out->io_write_bytes = RT_NULL_U64;
-    out->memory_bytes = out->memory_peak_bytes = out->memory_reclaimable_bytes = RT_NULL_U64;
-    out->memory_anon_bytes = out->memory_file_bytes = out->memory_shmem_bytes = RT_NULL_U64;
+    out->memory_bytes = out->memory_peak_bytes = RT_NULL_U64;
+    out->memory_stat = NO_MEMSTAT;
     out->pids = out->pids_peak = out->pids_limit = RT_NULL_I64;
     out->cpu_quota_usec = out->cpu_period_usec = RT_NULL_U64;
     out->memory_limit_bytes = out->memory_high_bytes = RT_NULL_U64;
@@ -747,8 +744,7 @@ void rt_cg_group_read_at(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_reading
 
 void rt_cg_group_read_memory(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_reading *out)
 {
-    out->memory_reclaimable_bytes = RT_NULL_U64;
-    out->memory_anon_bytes = out->memory_file_bytes = out->memory_shmem_bytes = RT_NULL_U64;
+    out->memory_stat = NO_MEMSTAT;
     out->memory_bytes = first_value(g, buf, F_V2_MEM_CUR, F_V1_MEM_USAGE);
     out->memory_peak_bytes = first_value(g, buf, F_V2_MEM_PEAK, F_V1_MEM_PEAK);
     read_memory_stat(g, buf, mono, out);

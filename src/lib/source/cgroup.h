@@ -139,15 +139,20 @@ long rt_cg_parse_procs(const char *buf, size_t len, int64_t *out, size_t cap);
 
 enum { RT_PSI_CPU, RT_PSI_MEMORY, RT_PSI_IO, RT_PSI_N };
 
+/* What a group's memory.stat says of its charge; RT_NULL_U64 where it is not read (or says
+ * nothing of it). */
+typedef struct rt_cg_memstat {
+    uint64_t reclaimable_bytes; /* of the charge, page cache and reclaimable slab (rt_cg_parse_memory_stat) */
+    uint64_t anon_bytes, file_bytes, shmem_bytes; /* rt_cg_parse_memory_kinds */
+} rt_cg_memstat;
+
 /* One reading of a group: raw counters as the kernel keeps them. RT_NULL_U64 / RT_NULL_I64
  * where the layout has no such file (or it could not be read). */
 typedef struct rt_cg_reading {
     uint64_t cpu_usage_ns, cpu_user_ns, cpu_system_ns; /* cpu.stat usage_usec.. x1000, cpuacct.usage* */
     uint64_t io_read_bytes, io_write_bytes;
     uint64_t memory_bytes, memory_peak_bytes;
-    uint64_t memory_reclaimable_bytes; /* of memory_bytes, page cache and reclaimable slab
-                                        * (rt_cg_parse_memory_stat) */
-    uint64_t memory_anon_bytes, memory_file_bytes, memory_shmem_bytes; /* rt_cg_parse_memory_kinds */
+    rt_cg_memstat memory_stat; /* of memory_bytes */
     int64_t pids, pids_peak;
     /* limits: the tightest of the group and its ancestors up to the mount's root */
     uint64_t cpu_quota_usec, cpu_period_usec; /* quota RT_NULL_U64: none */
@@ -222,7 +227,7 @@ int rt_cg_group_memberships(const rt_cg_group *g);
 /* As rt_cg_group_procs, of the k-th distinct path (0: the one rt_cg_group_procs reads). */
 long rt_cg_group_procs_at(rt_cg_group *g, int k, rt_buf *buf, int64_t *out, size_t cap);
 
-/* Whether the reads that follow read memory.stat (on by default; off: memory_reclaimable_bytes
+/* Whether the reads that follow read memory.stat (on by default; off: memory_stat
  * is RT_NULL_U64), for a group whose unreclaimable memory no answer uses: the tracker's own,
  * or one that holds other processes than the tracked tree. */
 void rt_cg_group_read_memory_stat(rt_cg_group *g, bool on);
