@@ -4,7 +4,6 @@
  * become one message for the caller to print; nothing here exits or starts anything. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
@@ -142,55 +141,30 @@ void cli_usage_print(FILE *f)
           f);
 }
 
+static int args_next(cli_args *a, char *err, size_t errlen);
+
 int cli_parse_args(cli_options *o, int argc, char **argv, char *err, size_t errlen)
 {
-    /* getopt's options and short options from the settings table; a setting's val is its
-     * short flag, or CLI_OPT_BASE + its row */
-    enum { CLI_OPT_BASE = 1000 };
-    struct option longopts[64];
-    char shorts[64] = "+:";
-    size_t n = 0, ns = 2;
-    for (size_t i = 0; i < cli_nsettings && n + 1 < sizeof longopts / sizeof longopts[0]; i++) {
-        const cli_setting *s = &cli_settings[i];
-        if (!s->flag || !(s->commands & CLI_CMD_TRACK))
-            continue;
-        longopts[n++] = (struct option){s->flag, s->arg ? required_argument : no_argument, NULL,
-                                        s->short_flag ? s->short_flag : CLI_OPT_BASE + (int)i};
-        if (s->short_flag && ns + 3 < sizeof shorts) {
-            shorts[ns++] = s->short_flag;
-            if (s->arg)
-                shorts[ns++] = ':';
-        }
-    }
-    longopts[n] = (struct option){NULL, 0, NULL, 0};
-    shorts[ns] = '\0';
-
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
-        if (c == ':')
-            USAGE_ERR("option '%s' needs a value", argv[optind - 1]);
-        const cli_setting *s = NULL;
-        if (c >= CLI_OPT_BASE && (size_t)(c - CLI_OPT_BASE) < cli_nsettings)
-            s = &cli_settings[c - CLI_OPT_BASE];
-        for (size_t i = 0; !s && c > 0 && c < 256 && c != '?' && i < cli_nsettings; i++)
-            if (cli_settings[i].short_flag == c && (cli_settings[i].commands & CLI_CMD_TRACK))
-                s = &cli_settings[i];
-        if (!s) {
-            const char *word = argv[optind - 1], *eq = strchr(word, '=');
-            const cli_setting *named = NULL;
-            if (strncmp(word, "--", 2) == 0 && eq) { /* --FLAG=VALUE of a flag that takes none */
-                char name[64];
-                snprintf(name, sizeof name, "%.*s", (int)(eq - word - 2), word + 2);
-                named = cli_setting_by_flag(name);
+    /* the tracking command's rows, read as every subcommand's are (args_next): options up to
+     * the first word, which is a subcommand's name or the command to run ("--" before it: the
+     * command, whatever its name) */
+    cli_args a = {.command = CLI_CMD_TRACK, .argv = argv + 1, .argc = argc - 1, .mode = CLI_ARGS_WORD_ENDS};
+    for (int k; (k = args_next(&a, err, errlen)) != CLI_ARG_END;) {
+        if (k == CLI_ARG_ERROR)
+            return -1;
+        if (k == CLI_ARG_WORD) {
+            const cli_subcommand *sub = a.dashdash ? NULL : cli_subcommand_by_name(a.value);
+            if (!sub) {
+                o->command = a.argv + a.at;
+                return 0;
             }
-            if (named && !named->arg)
-                USAGE_ERR("option '--%s' takes no value (given '%s')", named->flag, word);
-            if (optopt > 0 && optopt < 256)
-                USAGE_ERR("unknown option '-%c' (see --help)", optopt);
-            USAGE_ERR("unknown option '%s' (see --help)", argv[optind - 1]);
+            o->sub = sub;
+            o->cmd = sub->cmd;
+            o->sub_args = a.argv + a.at + 1;
+            o->nsub = a.argc - a.at - 1;
+            return 0;
         }
+        const cli_setting *s = a.opt;
         switch (s->type) {
         case CLI_T_HELP:
             o->help = true;
@@ -199,13 +173,13 @@ int cli_parse_args(cli_options *o, int argc, char **argv, char *err, size_t errl
             o->version = true;
             return 0;
         case CLI_T_CONFIG:
-            if (cli_set_str(&o->config_path, optarg) < 0)
+            if (cli_set_str(&o->config_path, a.value) < 0)
                 USAGE_ERR("out of memory");
             o->config_explicit = true;
             break;
         default: {
             char why[768];
-            if (cli_setting_read(s, &o->args, s->arg ? optarg : "", false, why, sizeof why) < 0) {
+            if (cli_setting_read(s, &o->args, s->arg ? a.value : "", false, why, sizeof why) < 0) {
                 if (strcmp(why, "out of memory") == 0)
                     USAGE_ERR("out of memory");
                 USAGE_ERR("--%s: %s", s->flag, why);
@@ -214,18 +188,6 @@ int cli_parse_args(cli_options *o, int argc, char **argv, char *err, size_t errl
         }
         }
     }
-    if (optind >= argc)
-        return 0;
-    bool after_dashdash = optind > 1 && strcmp(argv[optind - 1], "--") == 0;
-    const cli_subcommand *sub = after_dashdash ? NULL : cli_subcommand_by_name(argv[optind]);
-    if (sub) {
-        o->sub = sub;
-        o->cmd = sub->cmd;
-        o->sub_args = argv + optind + 1;
-        o->nsub = argc - optind - 1;
-        return 0;
-    }
-    o->command = argv + optind;
     return 0;
 }
 
@@ -238,65 +200,98 @@ void cli_args_init(cli_args *a, const cli_options *o, cli_command cmd, unsigned 
             a->name = cli_subcommands[i].name;
 }
 
-/* The row of a's subcommand whose long flag is the n bytes at name, or whose short flag is c
- * (name NULL); NULL when none. */
-static const cli_setting *sub_option(const cli_args *a, const char *name, size_t n, char c)
+/* The row of a's command whose long flag is the n bytes at name, or else the one flag that
+ * begins with them (as getopt_long: --interv for --interval); with name NULL, whose short flag
+ * is c. NULL when none, or when more than one flag begins so (*several set). */
+static const cli_setting *find_option(const cli_args *a, const char *name, size_t n, char c, bool *several)
 {
+    const cli_setting *begun = NULL;
     for (size_t i = 0; i < cli_nsettings; i++) {
         const cli_setting *s = &cli_settings[i];
         if (!s->flag || !(s->commands & a->command))
             continue;
-        if (name ? strlen(s->flag) == n && strncmp(s->flag, name, n) == 0 : c && s->short_flag == c)
-            return s;
+        if (!name) {
+            if (c && s->short_flag == c)
+                return s;
+        } else if (n > 0 && strncmp(s->flag, name, n) == 0) {
+            if (strlen(s->flag) == n)
+                return s;
+            *several = *several || begun;
+            begun = s;
+        }
     }
-    return NULL;
+    return name && !*several ? begun : NULL;
+}
+
+/* The messages' head and their pointer to the help: "history: " and "resource-tracker history
+ * --help" for a subcommand; nothing and "--help" for the tracking command (name NULL). */
+#define HEAD(a) (a)->name ? (a)->name : "", (a)->name ? ": " : ""
+#define SEE(a) (a)->name ? "resource-tracker " : "", (a)->name ? (a)->name : "", (a)->name ? " " : ""
+
+/* Short option s, a letter of a word such as "-qv" or "-i1" whose rest is after. */
+static int short_option(cli_args *a, const cli_setting *s, const char *after, char *err, size_t errlen)
+{
+    a->opt = s;
+    if (!s->arg)
+        a->cluster = *after ? after : NULL; /* "-qv": -v next */
+    else if (*after)                        /* "-i1" */
+        a->value = after;
+    else if (a->next < a->argc)
+        a->value = a->argv[a->next++];
+    else
+        USAGE_ERR("%s%soption '-%c' needs a value", HEAD(a), s->short_flag);
+    return CLI_ARG_OPTION;
 }
 
 static int args_next(cli_args *a, char *err, size_t errlen)
 {
     a->opt = NULL;
     a->value = NULL;
+    if (a->cluster) { /* the next letter of "-qv" */
+        const char *at = a->cluster;
+        a->cluster = NULL;
+        const cli_setting *s = find_option(a, NULL, 0, *at, NULL);
+        if (!s)
+            USAGE_ERR("%s%sunknown option '-%c' (see %s%s%s--help)", HEAD(a), *at, SEE(a));
+        return short_option(a, s, at + 1, err, errlen);
+    }
     while (a->next < a->argc) {
         const char *w = a->argv[a->next];
         a->at = a->next++;
         if (!a->words_only && strcmp(w, "--") == 0) {
-            a->words_only = true;
+            a->words_only = a->dashdash = true;
             continue;
         }
-        const cli_setting *s = NULL;
-        const char *inline_value = NULL; /* "--flag=VALUE", "-xVALUE" */
         bool dashed = !a->words_only && w[0] == '-' && w[1] != '\0';
-        if (dashed && w[1] == '-') {
+        if (dashed && w[1] == '-') { /* "--flag", "--flag=VALUE", "--fl" */
             const char *eq = strchr(w + 2, '=');
-            s = sub_option(a, w + 2, eq ? (size_t)(eq - w - 2) : strlen(w + 2), 0);
-            inline_value = eq ? eq + 1 : NULL;
-            if (s && !s->arg && inline_value)
-                USAGE_ERR("%s: option '--%s' takes no value (given '%.64s')", a->name, s->flag, w);
-        } else if (dashed) {
-            s = sub_option(a, NULL, 0, w[1]);
-            inline_value = w[2] ? w + 2 : NULL;
-            if (s && !s->arg && inline_value) /* "-hx": no such option */
-                s = NULL;
+            bool several = false;
+            const cli_setting *s = find_option(a, w + 2, eq ? (size_t)(eq - w - 2) : strlen(w + 2), 0, &several);
+            if (several)
+                USAGE_ERR("%s%soption '%.64s' is ambiguous (see %s%s%s--help)", HEAD(a), w, SEE(a));
+            if (s && !s->arg && eq)
+                USAGE_ERR("%s%soption '--%s' takes no value (given '%.64s')", HEAD(a), s->flag, w);
+            if (s && s->arg && !eq && a->next >= a->argc)
+                USAGE_ERR("%s%soption '%.64s' needs a value", HEAD(a), w);
+            if (s) {
+                a->opt = s;
+                a->value = !s->arg ? NULL : eq ? eq + 1 : a->argv[a->next++];
+                return CLI_ARG_OPTION;
+            }
+        } else if (dashed) { /* "-x", "-xVALUE", "-qv" */
+            const cli_setting *s = find_option(a, NULL, 0, w[1], NULL);
+            if (s)
+                return short_option(a, s, w + 2, err, errlen);
         }
-        if (dashed && !s && !((a->mode & CLI_ARGS_DASH_WORDS) && a->nwords > 0))
-            USAGE_ERR("%s: unknown option '%.64s' (see resource-tracker %s --help)", a->name, w, a->name);
-        if (!s && (a->mode & CLI_ARGS_NO_WORDS))
-            USAGE_ERR("%s: unexpected argument '%.64s' (see resource-tracker %s --help)", a->name, w, a->name);
-        if (!s) {
-            if (a->mode & CLI_ARGS_WORD_ENDS)
-                a->words_only = true;
-            a->nwords++;
-            a->value = w;
-            return CLI_ARG_WORD;
-        }
-        a->opt = s;
-        if (s->arg && !inline_value) {
-            if (a->next >= a->argc)
-                USAGE_ERR("%s: option '%.64s' needs a value", a->name, w);
-            inline_value = a->argv[a->next++];
-        }
-        a->value = s->arg ? inline_value : NULL;
-        return CLI_ARG_OPTION;
+        if (dashed && !((a->mode & CLI_ARGS_DASH_WORDS) && a->nwords > 0))
+            USAGE_ERR("%s%sunknown option '%.64s' (see %s%s%s--help)", HEAD(a), w, SEE(a));
+        if (a->mode & CLI_ARGS_NO_WORDS)
+            USAGE_ERR("%s%sunexpected argument '%.64s' (see %s%s%s--help)", HEAD(a), w, SEE(a));
+        if (a->mode & CLI_ARGS_WORD_ENDS)
+            a->words_only = true;
+        a->nwords++;
+        a->value = w;
+        return CLI_ARG_WORD;
     }
     return CLI_ARG_END;
 }

@@ -183,6 +183,8 @@ typedef struct cli_args {
     const cli_setting *opt; /* the option returned (NULL with a word) */
     const char *value; /* the option's value (NULL: it takes none), or the word */
     char err[256];     /* what cli_args_next found wrong (it says it too) */
+    bool dashdash;     /* "--" was read */
+    const char *cluster; /* the letters of "-qv" still to read ("v"), or NULL */
 } cli_args;
 
 enum {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "settings.h"
 
 static int parse_argv(cli_options *o, char *err, size_t n, int argc, ...)
 {
@@ -64,6 +65,47 @@ static void bad_values(void **state)
     expect_usage_error("--output: the file name is empty", 3, "rt", "-o", "");
     expect_usage_error("--cgroup: 'on' is not a choice (auto or off)", 3, "rt", "--cgroup", "on");
     expect_usage_error("option '--cgroup' needs a value", 2, "rt", "--cgroup", NULL);
+}
+
+/* getopt_long's spellings, which the one reader of every command keeps: a long flag by a
+ * prefix only it has, short flags in one word ("-qi0.5"), a short flag's value in its word. */
+static void abbreviations_and_clusters(void **state)
+{
+    (void)state;
+    cli_options o;
+    char err[256];
+    assert_int_equal(parse_argv(&o, err, sizeof err, 5, "rt", "--interv", "0.5", "--job-n=j", "true"), 0);
+    assert_true(o.args.interval == 0.5);
+    assert_string_equal(o.args.meta[META_JOB_NAME], "j");
+    assert_string_equal(o.command[0], "true");
+    cli_options_free(&o);
+    assert_int_equal(parse_argv(&o, err, sizeof err, 3, "rt", "-qi0.25", "true"), 0);
+    assert_true(o.args.quiet_set && o.args.quiet);
+    assert_true(o.args.interval == 0.25);
+    cli_options_free(&o);
+    assert_int_equal(parse_argv(&o, err, sizeof err, 4, "rt", "-qi", "2", "true"), 0);
+    assert_true(o.args.interval == 2);
+    cli_options_free(&o);
+    expect_usage_error("option '--p' is ambiguous (see --help)", 2, "rt", "--p", NULL); /* --pid, --prometheus */
+    expect_usage_error("unknown option '-z' (see --help)", 2, "rt", "-qz", NULL);
+    expect_usage_error("option '-i' needs a value", 2, "rt", "-qi", NULL);
+    expect_usage_error("option '--quiet' takes no value (given '--qu=1')", 2, "rt", "--qu=1", NULL);
+    /* a subcommand reads its rows the same way */
+    char *sub[] = {"--js", "-h"};
+    o = (cli_options){.sub_args = sub, .nsub = 2};
+    cli_args a;
+    cli_args_init(&a, &o, CMD_HISTORY, CLI_ARGS_NO_WORDS);
+    assert_int_equal(cli_args_next(&a), CLI_ARG_OPTION);
+    assert_string_equal(a.opt->flag, "json");
+    assert_int_equal(cli_args_next(&a), CLI_ARG_OPTION);
+    assert_int_equal(a.opt->opt, CLI_O_HELP);
+    assert_int_equal(cli_args_next(&a), CLI_ARG_END);
+    char *cluster[] = {"-hz"};
+    o = (cli_options){.sub_args = cluster, .nsub = 1};
+    cli_args_init(&a, &o, CMD_HISTORY, CLI_ARGS_NO_WORDS);
+    assert_int_equal(cli_args_next(&a), CLI_ARG_OPTION);
+    assert_int_equal(cli_args_next(&a), CLI_ARG_ERROR);
+    assert_string_equal(a.err, "history: unknown option '-z' (see resource-tracker history --help)");
 }
 
 /* --cgroup and --wait-all: parsed, merged over the config file (default auto, no wait), and
@@ -353,7 +395,7 @@ static void pid_with_command_rejected(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(flags), cmocka_unit_test(bad_values), cmocka_unit_test(commands_and_subcommands),
+        cmocka_unit_test(flags), cmocka_unit_test(abbreviations_and_clusters), cmocka_unit_test(bad_values), cmocka_unit_test(commands_and_subcommands),
         cmocka_unit_test(precedence), cmocka_unit_test(pid_with_command_rejected),
         cmocka_unit_test(cgroup_and_wait_all), cmocka_unit_test(listen_values), cmocka_unit_test(otel_lists),
         cmocka_unit_test(otlp_settings), cmocka_unit_test(rust_tool_spellings),
