@@ -1,4 +1,4 @@
-/* bench_bridge.c - what the static build's loader helper costs (core/bridge.h, src/bridge/): per
+/* bench_bridge.c - what the static build's loader helper costs (core/bridge.h, src/lib/bridge/): per
  * use, the CPU of the tool and of the helper (the children's rusage, the helper's fork, exec and
  * libraries' loading included) and the wall time, for a helper that loads libcurl and ends (what
  * every HTTP request of the static build starts with), one that hashes 1 MiB (an S3 batch's

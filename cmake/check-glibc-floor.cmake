@@ -1,5 +1,5 @@
 # check-glibc-floor.cmake - fails the build when the static tool's loader helper (FILE) asks
-# glibc for a symbol version newer than 2.17 (src/bridge/glibc_floor.h): a newer build host's
+# glibc for a symbol version newer than 2.17 (src/lib/bridge/glibc_floor.h): a newer build host's
 # headers can redirect a call (glibc 2.38's strtoll to __isoc23_strtoll), and the helper would
 # then not run on the old machines it is for. OBJDUMP names objdump.
 #   cmake -DFILE=path -DOBJDUMP=objdump -P check-glibc-floor.cmake
@@ -18,5 +18,5 @@ endforeach()
 if(bad)
   file(REMOVE ${FILE})
   message(FATAL_ERROR "check-glibc-floor: ${FILE} needs glibc newer than 2.17 for: ${bad} "
-    "(bind these to an older version in src/bridge/glibc_floor.h)")
+    "(bind these to an older version in src/lib/bridge/glibc_floor.h)")
 endif()

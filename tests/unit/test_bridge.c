@@ -1,7 +1,7 @@
 /* test_bridge.c - the static tool's loader helper, end to end in the normal build: the message
  * format (core/wire.c) written and read back, cut short, mistyped, over-long, across a socket
  * pair larger than its buffers and past a deadline; a request and its reply (net/fetch_wire.c);
- * and the helper itself (src/bridge/, built here as bridge-helper-test and run through
+ * and the helper itself (src/lib/bridge/, built here as bridge-helper-test and run through
  * rt_bridge_use_program): loads, an HTTP request to a one-shot server on 127.0.0.1 and to a
  * closed port, the abort time, SHA-256, the run history's SQLite calls (sqlite/sqlite_bridge.c) with
  * SQLite's own conversions, and the helper gone once its socket closes. */

@@ -1,10 +1,10 @@
 /* bridge.h - how the static tool reaches the target machine's own libcurl and SQLite: a static
- * binary has no dynamic loader, so it starts a small helper program (src/bridge/, built against
+ * binary has no dynamic loader, so it starts a small helper program (src/lib/bridge/, built against
  * glibc 2.17's symbol versions and embedded in the static binary) that the target's loader runs,
  * which opens the libraries with dlopen and does the work on request, over a socket pair
  * (messages: core/wire.h). A helper is started per use (a request, a history session) and ends
  * when its socket closes, so no helper outlives the work nor keeps a --wait-all job waiting.
- * Internal to the library and its helper program (src/bridge/); a program reaps helpers, tells
+ * Internal to the library and its helper program (src/lib/bridge/); a program reaps helpers, tells
  * they alone are left and probes a library through resource_tracker/helper.h (rt_helper_*,
  * defined in bridge.c), and has SQLite through resource_tracker/sqlite.h (sqlite/). */
 #ifndef RT_CORE_BRIDGE_H

@@ -1,5 +1,5 @@
 /* wire.h - the messages between the static tool and its loader bridge (core/bridge.c, the
- * program src/bridge/): a message is a 4-byte little-endian length and that many bytes of items,
+ * program src/lib/bridge/): a message is a 4-byte little-endian length and that many bytes of items,
  * each a one-byte tag and its value: 'i' a 64-bit integer, 'd' a double (both little-endian), 's'
  * a 4-byte length, that many bytes and a NUL (so a reader's pointer into the message is a C
  * string), 'n' a NULL string. Both sides read with the rt_wire_get_*

@@ -1,6 +1,6 @@
 /* fetch_wire.h - one HTTP request and its reply as bridge messages (core/wire.h): what the static
  * tool's rt_fetch sends to its loader helper, which performs it with the target's libcurl
- * (core/bridge.h, src/bridge/). Both ends. Internal. */
+ * (core/bridge.h, src/lib/bridge/). Both ends. Internal. */
 #ifndef RT_NET_FETCH_WIRE_H
 #define RT_NET_FETCH_WIRE_H
 

@@ -1,6 +1,6 @@
 /* sqlite_bridge.h - SQLite in the static build through its loader helper (core/bridge.h): the
  * calls of rt_sqlite_api (resource_tracker/sqlite.h), each a request to a helper that holds the
- * target's libsqlite3.so.0 (src/bridge/sqlite_serve.c answers them, sqlite_bridge.c asks). Both
+ * target's libsqlite3.so.0 (src/lib/bridge/sqlite_serve.c answers them, sqlite_bridge.c asks). Both
  * ends share the call numbers below. Internal to the library and its helper program. */
 #ifndef RT_SQLITE_BRIDGE_H
 #define RT_SQLITE_BRIDGE_H

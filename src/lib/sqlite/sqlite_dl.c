@@ -1,7 +1,7 @@
 /* sqlite_dl.c - SQLite loaded at first use (resource_tracker/sqlite.h): libsqlite3.so.0 opened
  * with dlopen and its calls resolved into one table, or in the static build the table of calls
  * that the loader helper answers (sqlite_bridge.h). Also built into the helper program
- * (src/bridge/), which loads the target's SQLite with it. */
+ * (src/lib/bridge/), which loads the target's SQLite with it. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>

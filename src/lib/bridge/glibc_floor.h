@@ -1,4 +1,4 @@
-/* glibc_floor.h - included first into every file of the loader helper (src/bridge/, built with
+/* glibc_floor.h - included first into every file of the loader helper (src/lib/bridge/, built with
  * the build machine's glibc): binds the few calls whose default symbol version is newer than
  * glibc 2.17 to their oldest version, which every later glibc still keeps (dlopen and
  * pthread_once moved into libc.so.6 in 2.34 under new versions; libdl.so.2 and libpthread.so.0,

@@ -3,7 +3,7 @@
 #ifndef RT_BRIDGE_SQLITE_SERVE_H
 #define RT_BRIDGE_SQLITE_SERVE_H
 
-#include "../lib/core/wire.h"
+#include "../core/wire.h"
 
 /* Reads one call from q (after RT_BRIDGE_SQLITE), makes it with the loaded SQLite
  * (rt_sqlite_load, resource_tracker/sqlite.h) and writes its answer into a. */

@@ -7,7 +7,7 @@
 
 #include <sqlite3.h>
 
-#include "../lib/sqlite/sqlite_bridge.h"
+#include "../sqlite/sqlite_bridge.h"
 #include "resource_tracker.h"
 #include "sqlite_serve.h"
 

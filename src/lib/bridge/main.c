@@ -22,10 +22,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../lib/core/bridge.h"
-#include "../lib/net/curl.h"
-#include "../lib/net/fetch_wire.h"
-#include "../lib/net/s3.h"
+#include "../core/bridge.h"
+#include "../net/curl.h"
+#include "../net/fetch_wire.h"
+#include "../net/s3.h"
 #include "resource_tracker.h"
 #include "sqlite_serve.h"
 
