@@ -265,10 +265,19 @@ static int args_next(cli_args *a, char *err, size_t errlen)
         bool dashed = !a->words_only && w[0] == '-' && w[1] != '\0';
         if (dashed && w[1] == '-') { /* "--flag", "--flag=VALUE", "--fl" */
             const char *eq = strchr(w + 2, '=');
+            size_t len = eq ? (size_t)(eq - w - 2) : strlen(w + 2);
             bool several = false;
-            const cli_setting *s = find_option(a, w + 2, eq ? (size_t)(eq - w - 2) : strlen(w + 2), 0, &several);
-            if (several)
-                USAGE_ERR("%s%soption '%.64s' is ambiguous (see %s%s%s--help)", HEAD(a), w, SEE(a));
+            const cli_setting *s = find_option(a, w + 2, len, 0, &several);
+            if (several) {
+                char which[160] = "";
+                for (size_t i = 0, n = 0; i < cli_nsettings; i++) { /* the flags it begins */
+                    const cli_setting *r = &cli_settings[i];
+                    if (r->flag && (r->commands & a->command) && strncmp(r->flag, w + 2, len) == 0 &&
+                        n < sizeof which)
+                        n += (size_t)snprintf(which + n, sizeof which - n, "%s--%s", n ? ", " : "", r->flag);
+                }
+                USAGE_ERR("%s%soption '--%.*s' is ambiguous: %s", HEAD(a), (int)(len < 64 ? len : 64), w + 2, which);
+            }
             if (s && !s->arg && eq)
                 USAGE_ERR("%s%soption '--%s' takes no value (given '%.64s')", HEAD(a), s->flag, w);
             if (s && s->arg && !eq && a->next >= a->argc)

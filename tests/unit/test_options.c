@@ -86,7 +86,9 @@ static void abbreviations_and_clusters(void **state)
     assert_int_equal(parse_argv(&o, err, sizeof err, 4, "rt", "-qi", "2", "true"), 0);
     assert_true(o.args.interval == 2);
     cli_options_free(&o);
-    expect_usage_error("option '--p' is ambiguous (see --help)", 2, "rt", "--p", NULL); /* --pid, --prometheus */
+    expect_usage_error("option '--p' is ambiguous: --pid, --project-name, --per-node, --prometheus", 2, "rt", "--p", NULL);
+    expect_usage_error("option '--pro' is ambiguous: --project-name, --prometheus, --prometheus-textfile", 2, "rt",
+                       "--pro=1", NULL);
     expect_usage_error("unknown option '-z' (see --help)", 2, "rt", "-qz", NULL);
     expect_usage_error("option '-i' needs a value", 2, "rt", "-qi", NULL);
     expect_usage_error("option '--quiet' takes no value (given '--qu=1')", 2, "rt", "--qu=1", NULL);
