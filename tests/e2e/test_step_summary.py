@@ -8,6 +8,7 @@ samples untouched; a file near GitHub's 1 MiB is never pushed past it; `summary 
 markdown` prints the same block for the recorded run; the checker catches a broken block."""
 import os
 import re
+import shlex
 import shutil
 import subprocess
 
@@ -122,9 +123,12 @@ def unwritable(tmp_path, kind):
 def test_unwritable_file_is_one_warning(tmp_path, kind):
     path = unwritable(tmp_path, kind)
     out = tmp_path / "samples.jsonl"
-    # half a second at 0.1 s: several samples whatever the machine's speed (a short Python run
-    # gave one on a loaded CI machine)
-    r = track(path, "-o", str(out), cmd=["sh", "-c", "sleep 0.5; exit 5"], TRACKER_FINISH_TIMEOUT="1")
+    # the command ends once two samples are in the file (looked at each tenth of a second, for
+    # 30 s at most, longer under the sanitizers): a fixed half second gave one sample under ASan
+    # on a loaded machine, and a short Python run gave one on a loaded CI machine
+    wait = (f"n=0; while [ \"$(cat {shlex.quote(str(out))} 2>/dev/null | wc -l)\" -lt 2 ]"
+            f" && [ $n -lt {300 * TIMEOUT_SCALE} ]; do sleep 0.1; n=$((n+1)); done; exit 5")
+    r = track(path, "-o", str(out), cmd=["sh", "-c", wait], TRACKER_FINISH_TIMEOUT="1")
     assert r.returncode == 5, r.stderr
     assert len(warnings(r.stderr)) == 1, r.stderr
     assert "warning:" in warnings(r.stderr)[0]

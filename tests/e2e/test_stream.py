@@ -194,10 +194,14 @@ def test_no_token_no_connection_nothing_loaded(tmp_path):
             s.accept()
         s.close()
     assert not (tmp_path / "state").exists()
-    # the control: with a token (and the API on a closed port) libcurl is loaded
+    # the control: with a token (and the API on a closed port) libcurl is loaded; the command
+    # looks until both are mapped (each tenth of a second, for 20 s at most, longer under the
+    # sanitizers: a loaded machine loads them late, and a fixed wait missed them)
     env = stream_env(tmp_path, closed_port_url(), closed_port_url(), TRACKER_FINISH_TIMEOUT="1")
-    p = subprocess.run([TRACKER, "-q", "-i", "0.1", "--", "sh", "-c", "sleep 0.5; cat /proc/$PPID/maps"],
-                       env=env, capture_output=True, text=True, timeout=30)
+    look = (f"n=0; until grep -q libcurl /proc/$PPID/maps && grep -q 'libz[.]' /proc/$PPID/maps"
+            f" || [ $n -ge {200 * TIMEOUT_SCALE} ]; do sleep 0.1; n=$((n+1)); done; cat /proc/$PPID/maps")
+    p = subprocess.run([TRACKER, "-q", "-i", "0.1", "--", "sh", "-c", look],
+                       env=env, capture_output=True, text=True, timeout=60 * TIMEOUT_SCALE)
     assert "libcurl" in p.stdout and "libz." in p.stdout
     no_secrets(p.stdout, p.stderr)
 
