@@ -223,6 +223,19 @@ static const cli_setting *find_option(const cli_args *a, const char *name, size_
     return name && !*several ? begun : NULL;
 }
 
+/* "--a, --b": the flags of a's command that begin with the n bytes at name, into buf; returns buf. */
+static const char *flags_begun(const cli_args *a, const char *name, size_t n, char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < cli_nsettings && used < cap; i++) {
+        const cli_setting *s = &cli_settings[i];
+        if (s->flag && (s->commands & a->command) && strncmp(s->flag, name, n) == 0)
+            used += (size_t)snprintf(buf + used, cap - used, "%s--%s", used ? ", " : "", s->flag);
+    }
+    return buf;
+}
+
 /* The messages' head and their pointer to the help: "history: " and "resource-tracker history
  * --help" for a subcommand; nothing and "--help" for the tracking command (name NULL). */
 #define HEAD(a) (a)->name ? (a)->name : "", (a)->name ? ": " : ""
@@ -269,14 +282,9 @@ static int args_next(cli_args *a, char *err, size_t errlen)
             bool several = false;
             const cli_setting *s = find_option(a, w + 2, len, 0, &several);
             if (several) {
-                char which[160] = "";
-                for (size_t i = 0, n = 0; i < cli_nsettings; i++) { /* the flags it begins */
-                    const cli_setting *r = &cli_settings[i];
-                    if (r->flag && (r->commands & a->command) && strncmp(r->flag, w + 2, len) == 0 &&
-                        n < sizeof which)
-                        n += (size_t)snprintf(which + n, sizeof which - n, "%s--%s", n ? ", " : "", r->flag);
-                }
-                USAGE_ERR("%s%soption '--%.*s' is ambiguous: %s", HEAD(a), (int)(len < 64 ? len : 64), w + 2, which);
+                char which[160];
+                USAGE_ERR("%s%soption '--%.*s' is ambiguous: %s", HEAD(a), (int)(len < 64 ? len : 64), w + 2,
+                          flags_begun(a, w + 2, len, which, sizeof which));
             }
             if (s && !s->arg && eq)
                 USAGE_ERR("%s%soption '--%s' takes no value (given '%.64s')", HEAD(a), s->flag, w);
