@@ -221,6 +221,20 @@ typedef enum rt_column {
     RT_COL_PROC_RSS_HWM_TREE_MIB = 93, /* the processes' peaks at once (rt_process.rss_hwm_tree_mib) */
     RT_COL_PROC_UNRECLAIMABLE_UNSURE_MIB = 94, /* the safe side's part of the unreclaimable peak */
     RT_COL_PRESSURE_GROUP = 95,        /* 1: the pressure columns are the group's, 0: the machine's */
+    /* 0.19: the work of the job's GPUs (the machine's without a tree; NVML GPM), percent */
+    RT_COL_GPU_SM_ACTIVE_PCT = 96,
+    RT_COL_GPU_SM_OCCUPANCY_PCT = 97,
+    RT_COL_GPU_TENSOR_ACTIVE_PCT = 98,
+    RT_COL_GPU_DRAM_ACTIVE_PCT = 99,
+    RT_COL_GPU_FP64_ACTIVE_PCT = 100,
+    RT_COL_GPU_FP32_ACTIVE_PCT = 101,
+    RT_COL_GPU_FP16_ACTIVE_PCT = 102,
+    RT_COL_GPU_PCIE_BYTES_PER_SEC = 103,   /* both directions */
+    RT_COL_GPU_NVLINK_BYTES_PER_SEC = 104, /* both directions, all links */
+    RT_COL_GPU_WORK_SHARED = 105,          /* 1: the figures are the devices', shared with other
+                                            * processes; 0: the job's alone; NaN */
+    RT_COL_PROC_GPUS_BUSY = 106,           /* GPUs the tree kept busy (rt_process.gpu_count_busy) */
+    RT_COL_PROC_GPU_VRAM_PER_GPU_MIB = 107, /* the most VRAM the tree held on one GPU */
 } rt_column;
 
 /* How many columns this library has (columns 0 .. n-1), a column's name ("timestamp",

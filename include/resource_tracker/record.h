@@ -119,6 +119,16 @@ typedef struct rt_record {
                                       * NaN: the record has none */
     const struct rt_member *member;  /* the sample's, or the reader's from a line that holds one;
                                       * NULL without */
+    /* 0.19: the work of the tree's GPUs (rt_process.gpu_work; without a tree the mean over
+     * the machine's GPUs' rt_gpu.work), percent of the interval; the PCIe and NVLink traffic
+     * in bytes per second, both directions; NaN without GPM figures */
+    double gpu_sm_active_pct, gpu_sm_occupancy_pct, gpu_tensor_active_pct, gpu_dram_active_pct;
+    double gpu_fp64_active_pct, gpu_fp32_active_pct, gpu_fp16_active_pct;
+    double gpu_pcie_bytes_per_sec, gpu_nvlink_bytes_per_sec;
+    double gpu_work_shared;           /* 1: those figures are the devices', other processes shared
+                                       * them (gpu_work_scope "device"); 0: the job's alone; NaN */
+    double process_gpus_busy;         /* rt_process.gpu_count_busy */
+    double process_gpu_vram_per_gpu_mib; /* rt_process.gpu_vram_per_gpu_max_bytes in MiB */
 } rt_record;
 /* rt_record has no struct_size: where it crosses between caller and library, a size argument
  * says how much of it the caller has, sizeof(rt_record) as the caller compiled it. The

@@ -86,6 +86,38 @@ typedef struct rt_kv {
     const char *key, *value;
 } rt_kv;
 
+/* What a GPU's units did over the interval, from NVIDIA's GPU performance monitoring (NVML's
+ * GPM: Hopper and newer, driver 520 and newer), the figures DCGM's profiling metrics give:
+ * not only whether a kernel ran (utilization_pct) but how busy the SMs, the tensor cores and
+ * the memory were. Percents are of the interval's time (sm_occupancy_pct: resident warps
+ * against the most the SMs hold); each is the mean over the interval between two GPM samples.
+ * NaN where the GPU does not offer the figure: every one of them on GPUs without GPM (before
+ * Hopper, AMD, Intel, an old driver). This struct never grows. */
+typedef struct rt_gpu_work {
+    double sm_active_pct;          /* SMs busy (a warp resident), NVML_GPM_METRIC_SM_UTIL */
+    double sm_occupancy_pct;       /* warps resident against the SMs' most */
+    double tensor_active_pct;      /* the tensor cores busy, any kind */
+    double tensor_hmma_active_pct; /* half-precision matrix work (fp16, bf16, tf32) */
+    double tensor_imma_active_pct; /* integer matrix work (int8, int4) */
+    double tensor_dfma_active_pct; /* double-precision matrix work */
+    double dram_active_pct;        /* device memory bandwidth used, percent of its peak */
+    double fp64_active_pct, fp32_active_pct, fp16_active_pct; /* the SMs' non-tensor math */
+    double pcie_tx_bytes_per_sec, pcie_rx_bytes_per_sec;      /* from and to the GPU */
+    double nvlink_tx_bytes_per_sec, nvlink_rx_bytes_per_sec;  /* all links */
+} rt_gpu_work;
+
+/* An rt_gpu_work initializer with every figure null, for a caller that fills a sample itself
+ * (NAN: <math.h>). */
+#define RT_GPU_WORK_NULL {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN}
+
+/* A MIG GPU instance of a GPU in MIG mode, with what its own units did (NVML GPM per
+ * instance). Grows at its end. */
+typedef struct rt_gpu_mig {
+    int64_t gpu_instance_id; /* NVML's GPU instance id */
+    const char *uuid;        /* its MIG device's UUID ("MIG-..."); NULL when NVML gave none */
+    rt_gpu_work work;
+} rt_gpu_mig;
+
 /* One GPU: NVIDIA through NVML, AMD and Intel through sysfs. */
 typedef struct rt_gpu {
     const char *uuid;        /* NULL when the driver has none */
@@ -112,6 +144,15 @@ typedef struct rt_gpu {
      * NULL for another GPU, or where NVML did not say */
     int64_t nvml_index;
     const char *nvml_bus_id;
+    /* 0.19: the GPU's work over the interval (NVML GPM; all NaN without it), the memory
+     * NVML reserves for the driver and firmware (NVML's v2 memory information, which leaves
+     * it out of vram_used_bytes as nvidia-smi does; RT_NULL_U64 where the driver has no v2
+     * call: vram_used_bytes then counts it), and the MIG instances of a GPU in MIG mode with
+     * each one's work (empty otherwise) */
+    rt_gpu_work work;
+    uint64_t vram_reserved_bytes;
+    const rt_gpu_mig *const *mig;
+    size_t mig_count;
 } rt_gpu;
 
 /* The GPUs' use by a set of processes over the interval (rt_sample.gpu_processes, every
@@ -292,6 +333,17 @@ typedef struct rt_process {
                               * than the tree ever held); never below rss_hwm_mib; never
                               * decreasing. A process born and gone between two walks is not in
                               * it. Carried between walks as rss_hwm_mib is */
+    /* 0.19: the work of the GPUs the tree has processes on (rt_gpu.work, the mean over those
+     * GPUs: each figure over the GPUs that give it), the device's figures: gpu_work_scope says
+     * "job" when the tree's processes were the only ones on those GPUs (the figures are the
+     * job's), "device" when other processes shared them, NULL when no such GPU gives a figure
+     * (all NaN). The tree on no GPU: every figure of the GPUs that give them is 0 ("job") */
+    rt_gpu_work gpu_work;
+    const char *gpu_work_scope;
+    int64_t gpu_count_busy;   /* GPUs the tree kept busy in the interval (its utilization there
+                               * above 0); RT_NULL_I64 when no GPU could say */
+    uint64_t gpu_vram_per_gpu_max_bytes; /* the most VRAM the tree holds on one GPU;
+                                          * RT_NULL_U64 when no GPU could say */
 } rt_process;
 
 typedef struct rt_sample {

@@ -171,6 +171,18 @@ typedef struct rt_summary {
                               * first run's; NaN: the default, 10 */
     const struct rt_member *member; /* the run's place in a job of several: the first record's
                               * that carried one; NULL: none */
+    /* 0.19: what the job's GPUs did (NVML GPM; the machine's GPUs without a tree): time-weighted
+     * over the records that had the figure, NaN where none had (GPUs without GPM) */
+    rt_dist gpu_sm_active_pct, gpu_sm_occupancy_pct, gpu_tensor_active_pct, gpu_dram_active_pct;
+    rt_dist gpu_fp64_active_pct, gpu_fp32_active_pct, gpu_fp16_active_pct;
+    rt_dist gpu_pcie_bytes_per_sec, gpu_nvlink_bytes_per_sec; /* both directions */
+    double gpu_work_shared;      /* 1: some records' figures were the devices', shared with other
+                                  * processes; 0: the job's alone in every one; NaN: none */
+    double process_gpus_busy;    /* the most GPUs the tree kept busy at once */
+    double process_gpu_vram_per_gpu_peak_mib; /* the most VRAM the tree held on one GPU */
+    double gpu_idle_cpu_busy_secs; /* seconds the tree kept at least one core busy while its GPUs
+                                  * idled (its GPU usage under 0.05 GPU, and its SM activity
+                                  * under 5% where known); NaN without a tree or GPU figures */
 } rt_summary;
 
 /* ---- the run under other core counts ----------------------------------------------------

@@ -24,6 +24,13 @@ H100 = ("gpu uuid=GPU-22222222 name=NVIDIA_H100_80GB_HBM3 bus=00000000:86:00.0 u
         "mem_used=0 temp=31 power_mw=70000 clock=345 cores=16896 cc=9.0")
 
 
+# rt_gpu_work's figures, the keys of each GPU's work in the JSON line (docs/contracts.md)
+WORK_KEYS = ("sm_active_pct", "sm_occupancy_pct", "tensor_active_pct", "tensor_hmma_active_pct",
+             "tensor_imma_active_pct", "tensor_dfma_active_pct", "dram_active_pct", "fp64_active_pct",
+             "fp32_active_pct", "fp16_active_pct", "pcie_tx_bytes_per_sec", "pcie_rx_bytes_per_sec",
+             "nvlink_tx_bytes_per_sec", "nvlink_rx_bytes_per_sec")
+
+
 def run_with(cfg_text, tmp_path, cmd, lib=FAKE, interval="0.2", fmt="json", extra_env=None, timeout=60):
     cfg = tmp_path / "nvml.cfg"
     cfg.write_text(cfg_text)
@@ -52,7 +59,9 @@ def test_device_fields(tmp_path):
                    "max_memory_clock_mhz": "1593"},
         "utilization_pct": 40, "vram_total_bytes": 85899345920, "vram_used_bytes": 1073741824, "vram_used_pct": 1.25,
         "temperature_celsius": 55, "power_watts": 210.5, "frequency_mhz": 1410, "core_count": 6912,
-        "power_throttled_secs": 0, "thermal_throttled_secs": 0}  # the violation counters, from the first sample
+        "power_throttled_secs": 0, "thermal_throttled_secs": 0,  # the violation counters, from the first sample
+        **{k: None for k in WORK_KEYS},  # no GPM on this one (no gpm line)
+        "vram_reserved_bytes": 0, "mig": []}  # NVML's v2 memory: nothing reserved on the fake
     assert s["gpu"][1]["name"] == "NVIDIA H100 80GB HBM3" and s["gpu"][1]["core_count"] == 16896
     assert p.stderr == ""
 

@@ -46,11 +46,18 @@ static void make_full(void)
                     .vram_total_bytes = 80000, .vram_used_bytes = 1234, .vram_used_pct = 1.5,
                     .temperature_celsius = 61, .power_watts = 250.125, .frequency_mhz = 1410, .core_count = 108,
                     .device_type = "GPU", .detail = gpu0_detail, .detail_count = 2, .power_throttled_secs = 12.5,
-                    .thermal_throttled_secs = 0.25};
+                    .thermal_throttled_secs = 0.25, .vram_reserved_bytes = 615,
+                    /* GPM as a loop of small fp32 matmuls showed on an H200 (no MIG, no NVLink figure) */
+                    .work = {.sm_active_pct = 15.9, .sm_occupancy_pct = 0.85, .tensor_active_pct = 0,
+                             .tensor_hmma_active_pct = 0, .tensor_imma_active_pct = 0, .tensor_dfma_active_pct = NAN,
+                             .dram_active_pct = 0.5, .fp64_active_pct = 0, .fp32_active_pct = 2.3, .fp16_active_pct = 0,
+                             .pcie_tx_bytes_per_sec = 1048576, .pcie_rx_bytes_per_sec = 2097152.5,
+                             .nvlink_tx_bytes_per_sec = NAN, .nvlink_rx_bytes_per_sec = NAN}};
     gpu1 = (rt_gpu){.uuid = NULL, .name = NULL, .host_id = NULL, .utilization_pct = NAN, .vram_total_bytes = RT_NULL_U64,
                     .vram_used_bytes = RT_NULL_U64, .vram_used_pct = NAN, .temperature_celsius = NAN,
                     .power_watts = NAN, .frequency_mhz = NAN, .core_count = RT_NULL_I64,
-                    .power_throttled_secs = NAN, .thermal_throttled_secs = NAN};
+                    .power_throttled_secs = NAN, .thermal_throttled_secs = NAN, .work = RT_GPU_WORK_NULL,
+                    .vram_reserved_bytes = RT_NULL_U64};
     psi.cpu = (rt_pressure){.some_avg10 = 1, .full_avg10 = NAN, .some_pct = 1, .full_pct = NAN,
                             .some_total_usec = 1234567, .full_total_usec = RT_NULL_U64};
     psi.memory = (rt_pressure){.some_total_usec = 5, .full_total_usec = 3};
@@ -68,7 +75,9 @@ static void make_full(void)
                         .swap_mib = 0, .read_bytes_total = 4096, .write_bytes_total = 8192, .gpu_utilization_pct = 42.5,
                         .gpu_vram_used_bytes = 1234, .gpu_count_used = 1, .rss_peak_mib = 3,
                         .cancelled_write_bytes_total = 0, .memory_peak_mib = 4, .cgroup = &cg,
-                        .rss_hwm_mib = 3.5, .gpu_vram_peak_bytes = 4096, .vms_mib = 1234.5};
+                        .rss_hwm_mib = 3.5, .gpu_vram_peak_bytes = 4096, .vms_mib = 1234.5,
+                        .gpu_work_scope = "job", .gpu_count_busy = 1, .gpu_vram_per_gpu_max_bytes = 1234};
+    proc.gpu_work = gpu0.work; /* the tree alone on the one GPU that gives its work */
     parts[0] = (rt_process_part){.total_rss_mib = 1.5, .private_rss_mib = 1, .shared_rss_mib = 0.5, .cores_used = 0.25,
                                  .thread_count = 2, .gpu_vram_used_bytes = 1000};
     parts[1] = (rt_process_part){.total_rss_mib = 0.5, .private_rss_mib = NAN, .shared_rss_mib = NAN,

@@ -180,6 +180,14 @@ static void every_family(void **state)
     assert_line(t, "resource_tracker_gpu_memory_total_bytes{" JL ",gpu=\"GPU-aaaa\"} 80000");
     assert_line(t, "resource_tracker_gpu_temperature_celsius{" JL ",gpu=\"GPU-aaaa\"} 61");
     assert_line(t, "resource_tracker_gpu_power_watts{" JL ",gpu=\"GPU-aaaa\"} 250.125");
+    /* its work (GPM): percents as ratios, the traffic in bytes per second; a figure it lacks left out */
+    assert_line(t, "resource_tracker_gpu_sm_active_ratio{" JL ",gpu=\"GPU-aaaa\"} 0.159");
+    assert_line(t, "resource_tracker_gpu_fp32_active_ratio{" JL ",gpu=\"GPU-aaaa\"} 0.023");
+    assert_line(t, "resource_tracker_gpu_pcie_receive_bytes_per_second{" JL ",gpu=\"GPU-aaaa\"} 2097152.5");
+    assert_null(strstr(t, "resource_tracker_gpu_tensor_dfma_active_ratio{"));
+    assert_line(t, "resource_tracker_gpu_memory_reserved_bytes{" JL ",gpu=\"GPU-aaaa\"} 615");
+    assert_line(t, "resource_tracker_process_gpu_sm_active_ratio{" JL "} 0.159");
+    assert_line(t, "resource_tracker_process_gpus_busy{" JL "} 1");
     assert_null(strstr(t, "gpu=\"1\"} 0")); /* its null figures are left out */
     /* the tree */
     assert_line(t, "# TYPE resource_tracker_process_cpu_seconds_total counter");
@@ -256,6 +264,9 @@ static void nulls_left_out(void **state)
     p.gpu_utilization_pct = NAN;
     p.gpu_vram_used_bytes = RT_NULL_U64;
     p.gpu_count_used = RT_NULL_I64;
+    p.gpu_work = (rt_gpu_work)RT_GPU_WORK_NULL;
+    p.gpu_count_busy = RT_NULL_I64;
+    p.gpu_vram_per_gpu_max_bytes = RT_NULL_U64;
     p.memory_peak_mib = NAN;
     p.cgroup = NULL;
     p.main = p.descendants = p.combined = NULL; /* a sample without the split */

@@ -45,8 +45,9 @@ static const checked structs[] = {
     {&rt_schema_mount, sizeof(rt_mount), {{0, 0}}, 0},
     {&rt_schema_gpu,
      sizeof(rt_gpu),
-     {OTHER(rt_gpu, detail), OTHER(rt_gpu, detail_count), OTHER(rt_gpu, nvml_index), OTHER(rt_gpu, nvml_bus_id)},
-     4},
+     {OTHER(rt_gpu, detail), OTHER(rt_gpu, detail_count), OTHER(rt_gpu, nvml_index), OTHER(rt_gpu, nvml_bus_id),
+      OTHER(rt_gpu, mig), OTHER(rt_gpu, mig_count)},
+     6},
     {&rt_schema_pressure, sizeof(rt_pressure), {{0, 0}}, 0},
     {&rt_schema_cgroup, sizeof(rt_cgroup), {OTHER(rt_cgroup, pressure)}, 1},
     {&rt_schema_process,
@@ -60,6 +61,7 @@ static const checked structs[] = {
     {&rt_schema_energy_domain, sizeof(rt_energy_domain), {{0, 0}}, 0},
     {&rt_schema_request, sizeof(rt_request), {OTHER(rt_request, struct_size)}, 1},
     {&rt_schema_gpu_use, sizeof(rt_gpu_use), {{0, 0}}, 0},
+    {&rt_schema_gpu_mig, sizeof(rt_gpu_mig), {{0, 0}}, 0},
 };
 
 /* rt_sample's members added in 0.6, 0.14, 0.15, 0.16, 0.17 and 0.18 are pointers too. */

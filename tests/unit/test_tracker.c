@@ -235,7 +235,7 @@ static void reading_while_running(void **state)
     for (int i = 1; i < 5; i++)
         assert_true(ts[i] > ts[i - 1]);
     assert_true(iv[0] > 0);
-    assert_int_equal(rt_tracker_column(t, 99, 0, 5, ts), 0);
+    assert_int_equal(rt_tracker_column(t, rt_column_count(), 0, 5, ts), 0);
     rt_record r;
     assert_int_equal(rt_tracker_record(t, 2, &r, sizeof r), RT_OK);
     assert_true(r.timestamp_secs == ts[2]);

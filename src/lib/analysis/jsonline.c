@@ -6,6 +6,7 @@
  * objects and arrays are walked here by hand. */
 #define _GNU_SOURCE
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@
 #include "../core/schema.h"
 #include "../phase/phase.h"
 #include "jsonline.h"
+#include "record.h"
 
 /* Records the first problem of the walk (msg: static text). Returns false. */
 static bool fail(rt_js *j, const char *msg)
@@ -48,11 +50,26 @@ void rt_jline_gpu_reset(rt_jline *jl, bool present)
     jl->gpu_known = false;
     jl->ngpu = 0;
     jl->gpu_power_throttled = jl->gpu_thermal_throttled = NAN;
+    for (size_t k = 0; k < RT_JL_NWORK; k++) {
+        jl->gpu_work_sum[k] = 0;
+        jl->gpu_work_n[k] = 0;
+    }
+}
+
+rt_gpu_work rt_jline_work(const double *v, size_t off)
+{
+    double w[sizeof(rt_gpu_work) / sizeof(double)];
+    for (size_t k = 0; k < RT_ARRAY_LEN(w); k++)
+        w[k] = v[(off + k * sizeof(double)) / 4];
+    rt_gpu_work out;
+    memcpy(&out, w, sizeof out);
+    return out;
 }
 
 void rt_jline_process_reset(rt_jline *jl, bool present)
 {
     jl->has_process = present;
+    jl->proc_work_scope = -1;
     rt_jline_nan(jl->proc, RT_ARRAY_LEN(jl->proc));
     for (size_t i = 0; i < RT_JL_NPARTS; i++)
         rt_jline_nan(jl->part[i], RT_ARRAY_LEN(jl->part[i]));
@@ -140,6 +157,8 @@ void rt_jline_add_gpu(rt_jline *jl, const char *uuid, bool named, double util_pc
 {
     if (jl->ngpu < RT_JL_MAX_GPU) {
         rt_jl_gpu *g = &jl->gpu[jl->ngpu++];
+        for (size_t w = 0; w < sizeof g->work / sizeof(double); w++)
+            ((double *)(void *)&g->work)[w] = NAN;
         g->named = uuid && named && strlen(uuid) < sizeof g->uuid;
         if (g->named)
             memcpy(g->uuid, uuid, strlen(uuid) + 1);
@@ -511,25 +530,37 @@ typedef struct gpu_walk {
 
 static bool gpu_hand(rt_js *j, size_t i, void *ctx)
 {
-    (void)i;
+    if (i == 1)
+        return rt_js_skip(j);
     return read_name(j, &((gpu_walk *)ctx)->nm);
 }
 
 static void gpu_done(void *ctx)
 {
     gpu_walk *g = ctx;
+    size_t had = g->jl->ngpu;
     rt_jline_add_gpu(g->jl, g->uuid, g->nm.whole, g->v[RT_JL_SLOT(rt_gpu, utilization_pct)],
                      g->v[RT_JL_SLOT(rt_gpu, vram_used_bytes)], g->v[RT_JL_SLOT(rt_gpu, vram_total_bytes)]);
     g->jl->gpu_power_throttled = rt_add_known(g->jl->gpu_power_throttled, g->v[RT_JL_SLOT(rt_gpu, power_throttled_secs)]);
     g->jl->gpu_thermal_throttled =
         rt_add_known(g->jl->gpu_thermal_throttled, g->v[RT_JL_SLOT(rt_gpu, thermal_throttled_secs)]);
+    rt_gpu_work w = rt_jline_work(g->v, offsetof(rt_gpu, work));
+    if (g->jl->ngpu > had)
+        g->jl->gpu[had].work = w;
+    double fig[RT_JL_NWORK];
+    rt_record_work_of(&w, fig);
+    for (size_t k = 0; k < RT_JL_NWORK; k++)
+        if (!isnan(fig[k])) {
+            g->jl->gpu_work_sum[k] += fig[k];
+            g->jl->gpu_work_n[k]++;
+        }
     g->uuid[0] = '\0';
     g->nm.whole = false;
 }
 
 static bool scan_gpus(rt_js *j, rt_jline *jl)
 {
-    static const jkey hand[] = {JK("uuid")};
+    static const jkey hand[] = {JK("uuid"), JK("mig")}; /* the MIG instances are not read back */
     rt_jline_gpu_reset(jl, false);
     gpu_walk g = {.jl = jl};
     g.nm = (named){g.uuid, sizeof g.uuid, false};
@@ -571,12 +602,21 @@ static bool scan_cgroup(rt_js *j, rt_jl_cgroup *cg)
                   cg);
 }
 
-/* process.cgroup, or a part of the tree (process.main, .descendants, .combined) or null. */
+/* process.cgroup, a part of the tree (process.main, .descendants, .combined) or null, or
+ * process.gpu_work_scope. */
 static bool process_hand(rt_js *j, size_t i, void *jl_)
 {
     rt_jline *jl = jl_;
     if (i == 0)
         return scan_cgroup(j, &jl->cg);
+    if (i == 4) {
+        char scope[16];
+        bool is_str, whole;
+        if (!str_or_null(j, scope, sizeof scope, &is_str, &whole))
+            return false;
+        jl->proc_work_scope = !is_str ? -1 : strcmp(scope, "device") == 0 ? 1 : strcmp(scope, "job") == 0 ? 0 : -1;
+        return true;
+    }
     double *part = jl->part[i - 1];
     rt_jline_nan(part, RT_ARRAY_LEN(jl->part[0]));
     return object(j, "a part of the process is not an object", NULL, &rt_schema_part, part, NULL, 0, NULL, NULL);
@@ -584,7 +624,7 @@ static bool process_hand(rt_js *j, size_t i, void *jl_)
 
 static bool scan_process(rt_js *j, rt_jline *jl)
 {
-    static const jkey hand[] = {JK("cgroup"), JK("main"), JK("descendants"), JK("combined")};
+    static const jkey hand[] = {JK("cgroup"), JK("main"), JK("descendants"), JK("combined"), JK("gpu_work_scope")};
     rt_jline_process_reset(jl, false);
     return object(j, "process is not an object", &jl->has_process, &rt_schema_process, jl->proc, hand, NKEYS(hand),
                   process_hand, jl);

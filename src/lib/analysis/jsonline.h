@@ -21,6 +21,7 @@
  * bytes long, so no two share a slot: test_schema holds it); NaN when null or absent, a flag 1
  * or 0. Slots of members the line does not carry stay NaN. */
 #define RT_JL_SLOTS(type) (sizeof(type) / 4)
+#define RT_JL_NWORK 9 /* the record's GPU work figures (record.h's RT_RECORD_NWORK) */
 #define RT_JL_SLOT(type, m) (offsetof(type, m) / 4)
 
 #define RT_JL_NAME 64     /* device and interface names kept for matching (longer: not kept) */
@@ -56,6 +57,7 @@ typedef struct rt_jl_gpu {
     char uuid[RT_JL_UUID];
     bool named; /* uuid holds the whole uuid */
     double util, used, total;
+    rt_gpu_work work; /* 0.19: its work figures (NaN where the line has none) */
 } rt_jl_gpu;
 
 /* The parts of the tree (process.main, .descendants, .combined), in this order. */
@@ -144,9 +146,14 @@ typedef struct rt_jline {
     size_t ngpu; /* entries in gpu[] (the first RT_JL_MAX_GPU GPUs) */
     rt_jl_gpu gpu[RT_JL_MAX_GPU];
     double gpu_power_throttled, gpu_thermal_throttled; /* 0.15: summed over the GPUs (NaN: none) */
+    /* 0.19: the GPUs' work as the record has it (rt_record_work_of), summed over the GPUs that
+     * give each figure (gpu_work_n of them) */
+    double gpu_work_sum[RT_JL_NWORK];
+    unsigned gpu_work_n[RT_JL_NWORK];
     /* the tracked tree (NaN without), its parts and its cgroup */
     bool has_process;
     double proc[RT_JL_SLOTS(rt_process)];
+    int proc_work_scope; /* 0.19: process.gpu_work_scope: 1 "device", 0 "job", -1 null or absent */
     double part[RT_JL_NPARTS][RT_JL_SLOTS(rt_process_part)];
     rt_jl_cgroup cg;
     /* 0.6: the machine's pressure, and the top-level "cgroup" (the tracker's own group,
@@ -179,6 +186,9 @@ typedef struct rt_jline {
 #define RT_JL_CPU(jl, m) ((jl)->cpu[RT_JL_SLOT(rt_cpu, m)])
 #define RT_JL_MEM(jl, m) ((jl)->mem[RT_JL_SLOT(rt_memory, m)])
 #define RT_JL_PROC(jl, m) ((jl)->proc[RT_JL_SLOT(rt_process, m)])
+
+/* The rt_gpu_work embedded at offset off of a struct read into slots v, as the struct. */
+rt_gpu_work rt_jline_work(const double *v, size_t off);
 #define RT_JL_PART(jl, i, m) ((jl)->part[i][RT_JL_SLOT(rt_process_part, m)])
 #define RT_JL_CG(cg, m) ((cg)->f[RT_JL_SLOT(rt_cgroup, m)])
 #define RT_JL_PSI(psi, i, m) ((psi)->res[i][RT_JL_SLOT(rt_pressure, m)])

@@ -237,6 +237,8 @@ static void json_gpus(rt_reader *r, const rt_jline *jl, rt_record *rec, int k)
         o->power_throttled_secs = o->thermal_throttled_secs = NAN; /* not read back */
         o->core_count = RT_NULL_I64;
         o->nvml_index = RT_NULL_I64;
+        o->work = g->work;
+        o->vram_reserved_bytes = RT_NULL_U64;
         r->gpu_ptrs[k][i] = o;
     }
     rec->gpu = jl->ngpu ? r->gpu_ptrs[k] : NULL;
@@ -267,6 +269,23 @@ static void json_rows(rt_record *rec, const double *group, const rt_jline *tree)
             rt_record_set(rec, f, f->div != 0 ? x / f->div : x);
         }
     }
+}
+
+/* The record's GPU work (record.c's rule): the tree's gpu_* figures and scope, else without a
+ * tree the mean over the line's GPUs. */
+_Static_assert(RT_JL_NWORK == RT_RECORD_NWORK, "the GPU work figures in one count");
+static void json_gpu_work(const rt_jline *jl, rt_record *rec)
+{
+    double v[RT_RECORD_NWORK];
+    if (jl->has_process) {
+        rt_gpu_work w = rt_jline_work(jl->proc, offsetof(rt_process, gpu_work));
+        rt_record_work_of(&w, v);
+        rec->gpu_work_shared = jl->proc_work_scope < 0 ? NAN : jl->proc_work_scope;
+    } else {
+        for (size_t k = 0; k < RT_RECORD_NWORK; k++)
+            v[k] = jl->gpu_work_n[k] ? jl->gpu_work_sum[k] / jl->gpu_work_n[k] : NAN;
+    }
+    rt_record_set_gpu_work(rec, v);
 }
 
 /* ---- JSON --------------------------------------------------------------------------------- */
@@ -422,6 +441,7 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
      * group the tracker ran in (record.c's rule for a sample); NaN without either */
     const rt_jl_cgroup *g = jl->has_process && jl->cg.present ? &jl->cg : &jl->self_cg;
     json_rows(rec, g->present ? g->f : NULL, jl->has_process ? jl : NULL);
+    json_gpu_work(jl, rec);
     if (!jl->has_process)
         return;
 #define P(m) RT_JL_PROC(jl, m)

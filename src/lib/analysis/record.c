@@ -4,6 +4,8 @@
  * are one member of the sample are copied as record_fields.c's rows say; the code here makes the
  * rest (sums over the devices, the group's or the machine's pressure, the energy by its method). */
 #include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -145,6 +147,74 @@ static void energy_part(const rt_sample *s, rt_record *r)
     }
 }
 
+/* The record's GPU work figures, in the order rt_record_set_gpu_work takes them: the members of
+ * rt_gpu_work they are made of (pcie and nvlink: the two directions summed). */
+static const struct {
+    size_t off, off2; /* off2: a second member added to the first; SIZE_MAX: none */
+} work_src[RT_RECORD_NWORK] = {
+    {offsetof(rt_gpu_work, sm_active_pct), SIZE_MAX},
+    {offsetof(rt_gpu_work, sm_occupancy_pct), SIZE_MAX},
+    {offsetof(rt_gpu_work, tensor_active_pct), SIZE_MAX},
+    {offsetof(rt_gpu_work, dram_active_pct), SIZE_MAX},
+    {offsetof(rt_gpu_work, fp64_active_pct), SIZE_MAX},
+    {offsetof(rt_gpu_work, fp32_active_pct), SIZE_MAX},
+    {offsetof(rt_gpu_work, fp16_active_pct), SIZE_MAX},
+    {offsetof(rt_gpu_work, pcie_tx_bytes_per_sec), offsetof(rt_gpu_work, pcie_rx_bytes_per_sec)},
+    {offsetof(rt_gpu_work, nvlink_tx_bytes_per_sec), offsetof(rt_gpu_work, nvlink_rx_bytes_per_sec)},
+};
+
+#define WORK(w, off) (*(const double *)(const void *)((const char *)(w) + (off)))
+
+void rt_record_work_of(const rt_gpu_work *w, double out[RT_RECORD_NWORK])
+{
+    for (size_t k = 0; k < RT_RECORD_NWORK; k++) {
+        double v = WORK(w, work_src[k].off);
+        if (work_src[k].off2 != SIZE_MAX) {
+            double v2 = WORK(w, work_src[k].off2);
+            v = isnan(v) ? v2 : isnan(v2) ? v : v + v2;
+        }
+        out[k] = v;
+    }
+}
+
+void rt_record_set_gpu_work(rt_record *r, const double v[RT_RECORD_NWORK])
+{
+    double *const dst[RT_RECORD_NWORK] = {
+        &r->gpu_sm_active_pct,   &r->gpu_sm_occupancy_pct, &r->gpu_tensor_active_pct,
+        &r->gpu_dram_active_pct, &r->gpu_fp64_active_pct,  &r->gpu_fp32_active_pct,
+        &r->gpu_fp16_active_pct, &r->gpu_pcie_bytes_per_sec, &r->gpu_nvlink_bytes_per_sec,
+    };
+    for (size_t k = 0; k < RT_RECORD_NWORK; k++)
+        *dst[k] = v[k];
+}
+
+/* The 0.19 figures: the work of the tree's GPUs (its gpu_work, scope: shared or not), else
+ * without a tree the mean over the machine's GPUs, each figure over those that give it. */
+static void gpu_work_part(const rt_sample *s, rt_record *r)
+{
+    double v[RT_RECORD_NWORK];
+    const rt_process *p = s->process;
+    if (p) {
+        rt_record_work_of(&p->gpu_work, v);
+        r->gpu_work_shared = !p->gpu_work_scope ? NAN : strcmp(p->gpu_work_scope, "device") == 0 ? 1 : 0;
+    } else {
+        double sum[RT_RECORD_NWORK] = {0}, one[RT_RECORD_NWORK];
+        unsigned n[RT_RECORD_NWORK] = {0};
+        for (size_t i = 0; i < s->gpu_count; i++) {
+            rt_record_work_of(&s->gpu[i]->work, one);
+            for (size_t k = 0; k < RT_RECORD_NWORK; k++)
+                if (!isnan(one[k])) {
+                    sum[k] += one[k];
+                    n[k]++;
+                }
+        }
+        for (size_t k = 0; k < RT_RECORD_NWORK; k++)
+            v[k] = n[k] ? sum[k] / n[k] : NAN;
+        r->gpu_work_shared = NAN;
+    }
+    rt_record_set_gpu_work(r, v);
+}
+
 rt_error rt_record_from_sample_sized(const rt_sample *s, rt_record *out, size_t out_size)
 {
     if (!s || !out || out_size == 0)
@@ -167,6 +237,7 @@ void rt_record_from_sample(const rt_sample *s, rt_record *out)
     out->gpu_n = s->gpu_count;
     out->phases = s->phases;
     energy_part(s, out);
+    gpu_work_part(s, out);
     out->request = s->request;
     out->member = s->member;
 }

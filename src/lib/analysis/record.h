@@ -17,4 +17,12 @@ void rt_record_null(rt_record *rec);
  * together). NULL for a NULL rec or a rec_size 0. */
 const rt_record *rt_record_at_size(const rt_record *rec, size_t rec_size, rt_record *tmp);
 
+/* The record's GPU work figures (gpu_sm_active_pct to gpu_nvlink_bytes_per_sec, in rt_record's
+ * order) of one GPU's work w: PCIe and NVLink as the two directions summed (one alone when the
+ * other is NaN); NaN where w has none. */
+enum { RT_RECORD_NWORK = 9 };
+void rt_record_work_of(const rt_gpu_work *w, double out[RT_RECORD_NWORK]);
+/* Sets those figures of r, in that order. */
+void rt_record_set_gpu_work(rt_record *r, const double v[RT_RECORD_NWORK]);
+
 #endif

@@ -129,6 +129,24 @@ const rt_record_field rt_record_fields[] = {
      PROC(rss_hwm_tree_mib, 0), FOLD(MAX, process_rss_hwm_tree_mib), KEEP(EXACT)},
     {ROW(process_unreclaimable_unsure_mib, "process_unreclaimable_unsure_mib", RT_COL_PROC_UNRECLAIMABLE_UNSURE_MIB), KEEP(EXACT)},
     {ROW(pressure_group, "pressure_group", RT_COL_PRESSURE_GROUP)},
+    /* 0.19: the GPUs' work (record.c: the tree's, else the machine's) */
+    {ROW(gpu_sm_active_pct, "gpu_sm_active_pct", RT_COL_GPU_SM_ACTIVE_PCT), FOLD(RATE, gpu_sm_active_pct)},
+    {ROW(gpu_sm_occupancy_pct, "gpu_sm_occupancy_pct", RT_COL_GPU_SM_OCCUPANCY_PCT), FOLD(RATE, gpu_sm_occupancy_pct)},
+    {ROW(gpu_tensor_active_pct, "gpu_tensor_active_pct", RT_COL_GPU_TENSOR_ACTIVE_PCT),
+     FOLD(RATE, gpu_tensor_active_pct)},
+    {ROW(gpu_dram_active_pct, "gpu_dram_active_pct", RT_COL_GPU_DRAM_ACTIVE_PCT), FOLD(RATE, gpu_dram_active_pct)},
+    {ROW(gpu_fp64_active_pct, "gpu_fp64_active_pct", RT_COL_GPU_FP64_ACTIVE_PCT), FOLD(RATE, gpu_fp64_active_pct)},
+    {ROW(gpu_fp32_active_pct, "gpu_fp32_active_pct", RT_COL_GPU_FP32_ACTIVE_PCT), FOLD(RATE, gpu_fp32_active_pct)},
+    {ROW(gpu_fp16_active_pct, "gpu_fp16_active_pct", RT_COL_GPU_FP16_ACTIVE_PCT), FOLD(RATE, gpu_fp16_active_pct)},
+    {ROW(gpu_pcie_bytes_per_sec, "gpu_pcie_bytes_per_sec", RT_COL_GPU_PCIE_BYTES_PER_SEC),
+     FOLD(RATE, gpu_pcie_bytes_per_sec)},
+    {ROW(gpu_nvlink_bytes_per_sec, "gpu_nvlink_bytes_per_sec", RT_COL_GPU_NVLINK_BYTES_PER_SEC),
+     FOLD(RATE, gpu_nvlink_bytes_per_sec)},
+    {ROW(gpu_work_shared, "gpu_work_shared", RT_COL_GPU_WORK_SHARED), FOLD(MAX, gpu_work_shared)},
+    {ROW(process_gpus_busy, "process_gpus_busy", RT_COL_PROC_GPUS_BUSY), PROC(gpu_count_busy, 0),
+     FOLD(MAX, process_gpus_busy)},
+    {ROW(process_gpu_vram_per_gpu_mib, "process_gpu_vram_per_gpu_mib", RT_COL_PROC_GPU_VRAM_PER_GPU_MIB),
+     PROC(gpu_vram_per_gpu_max_bytes, MIB), FOLD(MAX, process_gpu_vram_per_gpu_peak_mib), KEEP(EXACT)},
 };
 
 const size_t rt_record_field_count = sizeof rt_record_fields / sizeof rt_record_fields[0];

@@ -144,6 +144,7 @@ rt_stats *rt_stats_new(void)
     s->process_cgroup_exclusive = NAN;
     s->process_unreclaimable_unsure_mib = NAN;
     s->pressure_group = NAN;
+    s->gpu_idle_cpu_busy_secs = NAN;
     s->max_slowdown_pct = NAN;
     s->memory_need = s->vram_need = (rt_need){NAN, RT_NEED_UNKNOWN, 0};
     rt_usage_init(&st->usage);
@@ -355,6 +356,17 @@ void rt_stats_add(rt_stats *st, const rt_record *r)
     rt_stats_add_sized(st, r, sizeof *r);
 }
 
+/* The seconds a record stands for (w) when the tree kept at least one core busy while its GPUs
+ * idled: its GPU usage under 0.05 of a GPU, and its GPUs' SM activity under 5% where known
+ * (records with the tree's GPU usage only). */
+static void add_gpu_idle(rt_summary *s, const rt_record *r, double w)
+{
+    if (isnan(r->process_gpu_usage) || isnan(r->process_cores))
+        return;
+    bool idle = r->process_gpu_usage < 0.05 && !(r->gpu_sm_active_pct >= 5.0);
+    sum_in(&s->gpu_idle_cpu_busy_secs, idle && r->process_cores >= 1.0 ? w : 0.0);
+}
+
 void rt_stats_add_sized(rt_stats *st, const rt_record *rec, size_t rec_size)
 {
     rt_record tmp;
@@ -401,6 +413,7 @@ void rt_stats_add_sized(rt_stats *st, const rt_record *rec, size_t rec_size)
     if (!by_stretch)
         rt_cores_add(&st->cores, r, w);
     add_energy(st, r, iv, has_interval);
+    add_gpu_idle(s, r, w);
     if (r->request && !st->request_given && !st->request.set)
         rt_request_keep(&st->request, r->request);
     if (r->member && !st->member.set)

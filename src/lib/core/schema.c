@@ -23,6 +23,50 @@
 #define PC(s, n, d) .prom = {.name = "resource_tracker_" n, .seq = s, .dec = d, .counter = 1}
 #define GL(s, n, k, val, fh) .prom = {.name = "resource_tracker_" n, .seq = s, .label = k, .value = val, .help = fh}
 
+/* A figure of an embedded rt_gpu_work (member base of st), named pre + its member's name. */
+#define FW(st, base, pre, m, u, v, jd, h, ...)                                                                         \
+    {                                                                                                                  \
+        .name = pre #m, .nlen = sizeof(pre #m) - 1, .type = RT_FIELD_TYPE_OF(((st *)0)->base.m),                       \
+        .off = offsetof(st, base.m), .size = sizeof(((st *)0)->base.m), .unit = u, .since = v, .jdec = jd, .help = h,  \
+        __VA_ARGS__                                                                                                    \
+    }
+
+/* rt_gpu_work's figures (NVML GPM) in a table of st, its member base, named pre + the member,
+ * since v; P(seq, family) each one's Prometheus gauge (P ignoring both: none). */
+#define GPU_WORK_ROWS(st, base, pre, v, P, s0, fam)                                                                    \
+    FW(st, base, pre, sm_active_pct, U_PCT, v, 2, "Time the SMs were busy (a warp resident), GPM's SM activity.",       \
+       P(s0 + 0, fam "sm_active_ratio")),                                                                              \
+    FW(st, base, pre, sm_occupancy_pct, U_PCT, v, 2, "Warps resident against the most the SMs hold (occupancy).",       \
+       P(s0 + 1, fam "sm_occupancy_ratio")),                                                                           \
+    FW(st, base, pre, tensor_active_pct, U_PCT, v, 2, "Time the tensor cores were busy, any kind.",                    \
+       P(s0 + 2, fam "tensor_active_ratio")),                                                                          \
+    FW(st, base, pre, tensor_hmma_active_pct, U_PCT, v, 2,                                                             \
+       "Time the tensor cores did half-precision matrix work (fp16, bf16, tf32).",                                   \
+       P(s0 + 3, fam "tensor_hmma_active_ratio")),                                                                     \
+    FW(st, base, pre, tensor_imma_active_pct, U_PCT, v, 2, "Time the tensor cores did integer matrix work (int8).",     \
+       P(s0 + 4, fam "tensor_imma_active_ratio")),                                                                     \
+    FW(st, base, pre, tensor_dfma_active_pct, U_PCT, v, 2, "Time the tensor cores did double-precision matrix work.",   \
+       P(s0 + 5, fam "tensor_dfma_active_ratio")),                                                                     \
+    FW(st, base, pre, dram_active_pct, U_PCT, v, 2, "Device memory bandwidth used, as a share of its peak.",            \
+       P(s0 + 6, fam "dram_active_ratio")),                                                                            \
+    FW(st, base, pre, fp64_active_pct, U_PCT, v, 2, "Time the SMs did non-tensor FP64 math.",                           \
+       P(s0 + 7, fam "fp64_active_ratio")),                                                                            \
+    FW(st, base, pre, fp32_active_pct, U_PCT, v, 2, "Time the SMs did non-tensor FP32 math.",                           \
+       P(s0 + 8, fam "fp32_active_ratio")),                                                                            \
+    FW(st, base, pre, fp16_active_pct, U_PCT, v, 2, "Time the SMs did non-tensor FP16 math.",                           \
+       P(s0 + 9, fam "fp16_active_ratio")),                                                                            \
+    FW(st, base, pre, pcie_tx_bytes_per_sec, U_BYTES_S, v, 0, "PCIe traffic from the GPU per second.",                 \
+       P(s0 + 10, fam "pcie_transmit_bytes_per_second")),                                                              \
+    FW(st, base, pre, pcie_rx_bytes_per_sec, U_BYTES_S, v, 0, "PCIe traffic to the GPU per second.",                   \
+       P(s0 + 11, fam "pcie_receive_bytes_per_second")),                                                               \
+    FW(st, base, pre, nvlink_tx_bytes_per_sec, U_BYTES_S, v, 0, "NVLink traffic from the GPU per second, all links.",  \
+       P(s0 + 12, fam "nvlink_transmit_bytes_per_second")),                                                            \
+    FW(st, base, pre, nvlink_rx_bytes_per_sec, U_BYTES_S, v, 0, "NVLink traffic to the GPU per second, all links.",    \
+       P(s0 + 13, fam "nvlink_receive_bytes_per_second"))
+
+/* GPU_WORK_ROWS' P: a Prometheus gauge. */
+#define WORK_PG(s, n) PG(s, n, 6)
+
 /* OTLP: the metric named n (kind GAUGE, COUNTER or UPDOWN, unit u, description d) at place s of all
  * the OTLP metrics' members (export/otlp_json.c merges them with the metrics it makes by hand);
  * consecutive places with the same name make one metric, each member's points carrying ATTR. */
@@ -158,6 +202,18 @@ static const rt_field gpu_fields[] = {
       "Seconds since tracking began that its clocks were held down by heat (NVML's thermal violation counter, "
       "else the thermal throttle reasons times the interval; null on AMD, Intel and old drivers).",
       PC(6, "gpu_thermal_throttled_seconds", FINE)),
+    GPU_WORK_ROWS(rt_gpu, work, "", "0.19", WORK_PG, 7, "gpu_"),
+    F(rt_gpu, vram_reserved_bytes, U_BYTES, "0.19", 0,
+      "GPU memory NVML reserves for the driver and firmware, apart from vram_used_bytes as nvidia-smi shows it "
+      "(null where the driver has no v2 memory call: vram_used_bytes then counts it).",
+      PG(21, "gpu_memory_reserved_bytes", 0)),
+};
+
+/* A MIG GPU instance (the "mig" array of a GPU in MIG mode). */
+static const rt_field gpu_mig_fields[] = {
+    F(rt_gpu_mig, gpu_instance_id, U_COUNT, "0.19", 0, "NVML's GPU instance id."),
+    F(rt_gpu_mig, uuid, U_NONE, "0.19", 0, "Its MIG device's UUID (MIG-...)."),
+    GPU_WORK_ROWS(rt_gpu_mig, work, "", "0.19", WORK_PG, 0, "gpu_mig_"),
 };
 
 static const rt_field pressure_fields[] = {
@@ -339,6 +395,14 @@ static const rt_field process_fields[] = {
       "The most the processes alive at one walk may have held at once as their own high-water marks tell: the "
       "tree's RSS then (shared pages once) plus what each process's VmHWM stood above its RSS, as if all peaked "
       "together (the safe side where no control group counts the job's memory)."),
+    GPU_WORK_ROWS(rt_process, gpu_work, "gpu_", "0.19", WORK_PG, 19, "process_gpu_"),
+    F(rt_process, gpu_work_scope, U_NONE, "0.19", 0,
+      "job: the gpu_* work figures are the job's (its processes were the only ones on its GPUs); device: other "
+      "processes shared those GPUs, the figures are the devices'; null: no GPU gave them."),
+    F(rt_process, gpu_count_busy, U_COUNT, "0.19", 0, "GPUs the tree kept busy in the interval (its utilization above 0).",
+      PG(33, "process_gpus_busy", 0)),
+    F(rt_process, gpu_vram_per_gpu_max_bytes, U_BYTES, "0.19", 0, "The most GPU memory the tree holds on one GPU.",
+      PG(34, "process_gpu_memory_per_gpu_max_bytes", 0)),
     F(rt_process, read_bytes, U_BYTES, "0.1", RT_NO_JSON, "Bytes the tree read from storage in the interval."),
     F(rt_process, write_bytes, U_BYTES, "0.1", RT_NO_JSON, "Bytes the tree wrote to storage in the interval."),
 };
@@ -451,6 +515,7 @@ static const rt_field gpu_use_fields[] = {
     F(rt_gpu_use, gpu_count_used, U_COUNT, "0.17", 0, "GPUs with a process on them, or busy."),
 };
 TABLE(rt_schema_gpu_use, "gpu_use", gpu_use_fields);
+TABLE(rt_schema_gpu_mig, "gpu_mig", gpu_mig_fields);
 
 size_t rt_schema_prom_order(const rt_fstruct *st, size_t order[RT_SCHEMA_MAX_FIELDS])
 {
@@ -479,7 +544,7 @@ static const rt_fstruct *const listed[] = {
     &rt_schema_sample, &rt_schema_cpu,  &rt_schema_memory,   &rt_schema_net_iface, &rt_schema_disk,
     &rt_schema_mount,  &rt_schema_gpu,  &rt_schema_pressure, &rt_schema_cgroup,    &rt_schema_process,
     &rt_schema_part,   &rt_schema_host, &rt_schema_cloud,    &rt_schema_energy,    &rt_schema_energy_domain,
-    &rt_schema_request, &rt_schema_gpu_use,
+    &rt_schema_request, &rt_schema_gpu_use, &rt_schema_gpu_mig,
 };
 
 /* Field i of the listing, with its struct in *st; NULL past the last. */

@@ -104,7 +104,7 @@ typedef struct rt_fstruct {
 extern const rt_fstruct rt_schema_sample, rt_schema_cpu, rt_schema_memory, rt_schema_net_iface, rt_schema_disk,
     rt_schema_mount, rt_schema_gpu, rt_schema_pressure, rt_schema_cgroup, rt_schema_process, rt_schema_part,
     rt_schema_host, rt_schema_cloud, rt_schema_energy, rt_schema_energy_domain, rt_schema_request,
-    rt_schema_gpu_use;
+    rt_schema_gpu_use, rt_schema_gpu_mig;
 
 /* The field of table st at offset off (a member's offsetof), or NULL. */
 const rt_field *rt_schema_at(const rt_fstruct *st, size_t off);
@@ -173,7 +173,7 @@ typedef struct rt_rs_object {
 extern const rt_rs_object rt_rs_sample, rt_rs_cpu, rt_rs_memory, rt_rs_network, rt_rs_disk, rt_rs_mount, rt_rs_gpu;
 
 /* The largest table (for arrays sized by it). */
-#define RT_SCHEMA_MAX_FIELDS 40
+#define RT_SCHEMA_MAX_FIELDS 64
 
 /* Fills order[0..k) with the indices of st's exported fields in family order and returns k. */
 size_t rt_schema_prom_order(const rt_fstruct *st, size_t order[RT_SCHEMA_MAX_FIELDS]);

@@ -36,6 +36,12 @@ uint64_t rt_gpu_part_tree(rt_gpu_part *p, rt_proctree *tree, double mono, rt_pro
     rt_gpus_tree(p->gpus, tree_has, tree, live, nlive, mono, &o->gpu_utilization_pct, &o->gpu_vram_used_bytes,
                  &o->gpu_count_used, o->pid, &main_vram);
     o->gpu_vram_peak_bytes = rt_gpus_tree_vram_peak(p->gpus); /* NVML's accounting, where it is on */
+    rt_gpus_job job;
+    rt_gpus_job_of(p->gpus, tree_has, tree, &job);
+    o->gpu_work = job.work;
+    o->gpu_work_scope = job.scope;
+    o->gpu_count_busy = job.busy;
+    o->gpu_vram_per_gpu_max_bytes = job.vram_one_max;
     return main_vram;
 }
 

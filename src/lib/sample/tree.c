@@ -479,6 +479,10 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
             o->gpu_vram_used_bytes = RT_NULL_U64;
             o->gpu_count_used = RT_NULL_I64;
             o->gpu_vram_peak_bytes = RT_NULL_U64;
+            o->gpu_work = rt_gpu_work_null;
+            o->gpu_work_scope = NULL;
+            o->gpu_count_busy = RT_NULL_I64;
+            o->gpu_vram_per_gpu_max_bytes = RT_NULL_U64;
             o->unread_count = t->unread;
             o->memory_peak_mib = peak_of(group);
             o->cgroup = group ? group->cgroup : NULL;

@@ -161,6 +161,7 @@ static void json_gpus(rt_ob *o, const rt_sample *s)
             jstr(o, g->detail[k].key, g->detail[k].value);
         jclose(o, '}');
         jfields(o, g, rt_schema_gpu.f + GPU_IDENTITY, rt_schema_gpu.n - GPU_IDENTITY);
+        jarray(o, "mig", (const void *const *)g->mig, g->mig_count, &rt_schema_gpu_mig);
         jclose(o, '}');
     }
     jclose(o, ']');

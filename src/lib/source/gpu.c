@@ -14,6 +14,33 @@
 
 /* ---- device facts ------------------------------------------------------------------------------ */
 
+const rt_gpu_work rt_gpu_work_null = RT_GPU_WORK_NULL;
+_Static_assert(sizeof(rt_gpu_work) == 14 * sizeof(double), "rt_gpu_work_null names every figure");
+
+/* rt_gpu_work's figures as an array (a struct of doubles alone: no padding). */
+#define WORK_AT(w, k) (((double *)(void *)(w))[k])
+#define CWORK_AT(w, k) (((const double *)(const void *)(w))[k])
+
+void rt_gpu_work_add(rt_gpu_work_sum *s, const rt_gpu_work *w)
+{
+    for (size_t k = 0; k < RT_GPU_WORK_N; k++) {
+        if (!isnan(CWORK_AT(w, k))) {
+            s->sum[k] += CWORK_AT(w, k);
+            s->n[k]++;
+        }
+    }
+}
+
+bool rt_gpu_work_mean(const rt_gpu_work_sum *s, rt_gpu_work *out)
+{
+    bool any = false;
+    for (size_t k = 0; k < RT_GPU_WORK_N; k++) {
+        WORK_AT(out, k) = s->n[k] ? s->sum[k] / s->n[k] : NAN;
+        any |= s->n[k] > 0;
+    }
+    return any;
+}
+
 void rt_gpu_facts_init(rt_gpu_facts *f)
 {
     memset(f, 0, sizeof *f);
@@ -61,7 +88,10 @@ void rt_gpu_facts_out(const rt_gpu_facts *f, rt_gpu *o)
     o->nvml_bus_id = f->nvml_bus_id;
     o->utilization_pct = o->vram_used_pct = o->temperature_celsius = o->power_watts = o->frequency_mhz = NAN;
     o->power_throttled_secs = o->thermal_throttled_secs = NAN;
-    o->vram_total_bytes = o->vram_used_bytes = RT_NULL_U64;
+    o->vram_total_bytes = o->vram_used_bytes = o->vram_reserved_bytes = RT_NULL_U64;
+    o->work = rt_gpu_work_null;
+    o->mig = NULL;
+    o->mig_count = 0;
 }
 
 /* ---- the set ---------------------------------------------------------------------------------- */
@@ -73,6 +103,12 @@ struct rt_gpus {
     rt_gpu *out;
     bool read; /* out holds a reading */
     double *share; /* the tree's share of each device at the last rt_gpus_tree */
+    /* what the last rt_gpus_tree saw of each device: the tree on it, its utilization there
+     * (NaN: unknown), its VRAM there (RT_NULL_U64: unknown); and whether it ran at all */
+    bool *on;
+    double *util;
+    uint64_t *vram;
+    bool tree_done;
 };
 
 rt_gpus *rt_gpus_open(const rt_roots *roots, const char *nvml_path, const rt_logger *log)
@@ -91,7 +127,10 @@ rt_gpus *rt_gpus_open(const rt_roots *roots, const char *nvml_path, const rt_log
     if (g->nnv + g->ndrm) {
         g->out = calloc(g->nnv + g->ndrm, sizeof *g->out);
         g->share = malloc((g->nnv + g->ndrm) * sizeof *g->share);
-        if (!g->out || !g->share) {
+        g->on = calloc(g->nnv + g->ndrm, sizeof *g->on);
+        g->util = malloc((g->nnv + g->ndrm) * sizeof *g->util);
+        g->vram = malloc((g->nnv + g->ndrm) * sizeof *g->vram);
+        if (!g->out || !g->share || !g->on || !g->util || !g->vram) {
             rt_gpus_close(g);
             return NULL;
         }
@@ -188,6 +227,9 @@ void rt_gpus_tree(rt_gpus *g, rt_pid_in_tree has, void *user, const int64_t *pid
         bool on, v_ok = true;
         uint64_t m = 0;
         g->share[i] = NAN;
+        g->on[i] = false;
+        g->util[i] = NAN;
+        g->vram[i] = RT_NULL_U64;
         if (i < g->nnv) {
             if (!rt_nvml_tree(g->nv, i, has, user, &v, &v_ok, &on, &u))
                 continue; /* lost */
@@ -202,10 +244,49 @@ void rt_gpus_tree(rt_gpus *g, rt_pid_in_tree has, void *user, const int64_t *pid
         gpu_sum_add(&sum, u, v, v_ok, on);
         if (v_ok)
             mine += m;
+        g->on[i] = on || u > 0;
+        g->util[i] = u;
+        g->vram[i] = v_ok ? v : RT_NULL_U64;
     }
+    g->tree_done = true;
     gpu_sum_out(&sum, util_pct, vram_bytes, gpus_used);
     if (sum.vram_known)
         *main_vram = mine;
+}
+
+void rt_gpus_job_of(const rt_gpus *g, rt_pid_in_tree has, void *user, rt_gpus_job *out)
+{
+    *out = (rt_gpus_job){rt_gpu_work_null, NULL, RT_NULL_I64, RT_NULL_U64};
+    if (!g || !g->tree_done)
+        return;
+    rt_gpu_work_sum sum = {0}, any_gpu = {0};
+    bool on_any = false, shared = false, added = false;
+    for (size_t i = 0; i < g->nnv + g->ndrm; i++) {
+        if (!isnan(g->util[i]))
+            out->busy = (out->busy == RT_NULL_I64 ? 0 : out->busy) + (g->util[i] > 0);
+        if (g->vram[i] != RT_NULL_U64 && (out->vram_one_max == RT_NULL_U64 || g->vram[i] > out->vram_one_max))
+            out->vram_one_max = g->vram[i];
+        if (g->read)
+            rt_gpu_work_add(&any_gpu, &g->out[i].work);
+        if (!g->on[i])
+            continue;
+        on_any = true;
+        if (i < g->nnv)
+            added |= rt_nvml_tree_work(g->nv, i, has, user, &sum, &shared);
+    }
+    if (added) {
+        rt_gpu_work_mean(&sum, &out->work);
+        out->scope = shared ? "device" : "job";
+        return;
+    }
+    if (on_any)
+        return;
+    /* the tree on no GPU: it did none of the work those GPUs count (0 for each figure some
+     * GPU gives) */
+    for (size_t k = 0; k < RT_GPU_WORK_N; k++)
+        any_gpu.sum[k] = 0;
+    if (rt_gpu_work_mean(&any_gpu, &out->work))
+        out->scope = "job";
 }
 
 /* rt_pid_in_tree for rt_gpus_all: every process is in. */
@@ -267,7 +348,6 @@ void rt_gpus_close(rt_gpus *g)
         return;
     rt_nvml_close(g->nv);
     rt_drm_close(g->drm);
-    free(g->out);
-    free(g->share);
+    rt_free_all(g->out, g->share, g->on, g->util, g->vram);
     free(g);
 }

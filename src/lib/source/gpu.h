@@ -18,6 +18,20 @@ typedef struct rt_gpu_facts {
     char *nvml_bus_id;  /* NVIDIA: NVML's spelling of the PCI address; NULL when unknown */
 } rt_gpu_facts;
 
+/* Every figure of a GPU's work null (NaN): a GPU without GPM. */
+extern const rt_gpu_work rt_gpu_work_null;
+
+/* Work figures averaged over several GPUs (or MIG instances), each figure over those that give
+ * it: rt_gpu_work_add each, then rt_gpu_work_mean. */
+#define RT_GPU_WORK_N (sizeof(rt_gpu_work) / sizeof(double))
+typedef struct rt_gpu_work_sum {
+    double sum[RT_GPU_WORK_N];
+    unsigned n[RT_GPU_WORK_N];
+} rt_gpu_work_sum;
+void rt_gpu_work_add(rt_gpu_work_sum *s, const rt_gpu_work *w);
+/* The means into *out (NaN where none gave the figure). Returns whether any figure is known. */
+bool rt_gpu_work_mean(const rt_gpu_work_sum *s, rt_gpu_work *out);
+
 /* Sets f empty (no strings, no detail, core_count unknown). */
 void rt_gpu_facts_init(rt_gpu_facts *f);
 
@@ -58,6 +72,22 @@ const rt_gpu *rt_gpus_read(rt_gpus *g, size_t *count);
  * clients are seen than ever before. */
 void rt_gpus_tree(rt_gpus *g, rt_pid_in_tree has, void *user, const int64_t *pids, size_t npids, double mono,
                   double *util_pct, uint64_t *vram_bytes, int64_t *gpus_used, int64_t main_pid, uint64_t *main_vram);
+
+/* What the last rt_gpus_tree call says of the tree beyond its sums (rt_process's 0.19 figures). */
+typedef struct rt_gpus_job {
+    rt_gpu_work work;      /* the work of the GPUs the tree is on (rt_process.gpu_work) */
+    const char *scope;     /* "job", "device" or NULL (rt_process.gpu_work_scope) */
+    int64_t busy;          /* GPUs the tree kept busy; RT_NULL_I64 when no GPU could say */
+    uint64_t vram_one_max; /* the most VRAM the tree held on one GPU; RT_NULL_U64 likewise */
+} rt_gpus_job;
+
+/* Fills *out for the interval of the last rt_gpus_tree call (has and user as given to it) from
+ * the devices' readings of the last rt_gpus_read: the work of the GPUs the tree had a process
+ * on, each figure the mean over those that give it (the device's, or on a GPU in MIG mode the
+ * mean of the MIG instances the tree's processes run in), "job" when nothing else ran there,
+ * "device" when other processes did; the tree on no GPU: 0 for each figure some GPU gives.
+ * Everything null before any rt_gpus_tree or without GPUs. Asks nothing of the drivers. */
+void rt_gpus_job_of(const rt_gpus *g, rt_pid_in_tree has, void *user, rt_gpus_job *out);
 
 /* Every process's use of the GPUs over the interval since the previous call (for a
  * sample without a tracked tree, as the Rust tool fills its process GPU figures then): NVIDIA

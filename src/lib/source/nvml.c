@@ -29,7 +29,8 @@ static const char *const kind_name[K_N] = {"utilization",
                                            "energy counter",
                                            "throttle reasons",
                                            "power violation time",
-                                           "thermal violation time"};
+                                           "thermal violation time",
+                                           "GPM metrics"};
 
 /* What the caller knows of a GPU between requests. */
 typedef struct nvml_seen {
@@ -49,6 +50,10 @@ typedef struct nvml_seen {
     unsigned long long viol_last_ns[2], viol_total_ns[2];
     double reasons_secs[2];
     double share; /* the tree's share at the last rt_nvml_tree (NaN: none) */
+    /* the MIG instances as rt_gpu shows them (ids and UUIDs borrowed from the worker, work
+     * copied at each reading), and the pointer array it shows */
+    rt_gpu_mig *mig;
+    const rt_gpu_mig **mig_ptrs;
     bool read_seen; /* a reading was taken: read_mono is its time */
     double read_mono;
 } nvml_seen;
@@ -177,6 +182,17 @@ static bool load(rt_nvml *nv, nvml_worker *w, const char *path)
     RESOLVE(energy, "nvmlDeviceGetTotalEnergyConsumption", NULL, NULL);
     RESOLVE(reasons, "nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons", NULL);
     RESOLVE(violation, "nvmlDeviceGetViolationStatus", NULL, NULL);
+    RESOLVE(memory_v2, "nvmlDeviceGetMemoryInfo_v2", NULL, NULL);
+    RESOLVE(gpm_query, "nvmlGpmQueryDeviceSupport", NULL, NULL);
+    RESOLVE(gpm_alloc, "nvmlGpmSampleAlloc", NULL, NULL);
+    RESOLVE(gpm_free, "nvmlGpmSampleFree", NULL, NULL);
+    RESOLVE(gpm_get, "nvmlGpmSampleGet", NULL, NULL);
+    RESOLVE(gpm_mig_get, "nvmlGpmMigSampleGet", NULL, NULL);
+    RESOLVE(gpm_metrics, "nvmlGpmMetricsGet", NULL, NULL);
+    RESOLVE(mig_mode, "nvmlDeviceGetMigMode", NULL, NULL);
+    RESOLVE(mig_count, "nvmlDeviceGetMaxMigDeviceCount", NULL, NULL);
+    RESOLVE(mig_handle, "nvmlDeviceGetMigDeviceHandleByIndex", NULL, NULL);
+    RESOLVE(gpu_instance_id, "nvmlDeviceGetGpuInstanceId", NULL, NULL);
     return true;
 }
 /* ---- the caller's side: requests with a deadline --------------------------------------------- */
@@ -303,6 +319,23 @@ static void stop_worker(rt_nvml *nv)
     nv->w = NULL;
 }
 
+/* Sets up what GPU d shows of its MIG instances (found at discovery; none: nothing). Returns
+ * 0, or -1 on no memory. */
+static int mig_out(nvml_seen *s, const nvml_dev *d)
+{
+    if (d->nmig == 0)
+        return 0;
+    s->mig = calloc(d->nmig, sizeof *s->mig);
+    s->mig_ptrs = calloc(d->nmig, sizeof *s->mig_ptrs);
+    if (!s->mig || !s->mig_ptrs)
+        return -1;
+    for (size_t k = 0; k < d->nmig; k++) {
+        s->mig[k] = (rt_gpu_mig){d->mig[k].gi, d->mig[k].uuid, rt_gpu_work_null};
+        s->mig_ptrs[k] = &s->mig[k];
+    }
+    return 0;
+}
+
 /* ---- the API ---------------------------------------------------------------------------------- */
 
 rt_nvml *rt_nvml_open_timed(const char *path, const rt_logger *log, double init_secs, double call_secs,
@@ -362,8 +395,13 @@ rt_nvml *rt_nvml_open_timed(const char *path, const rt_logger *log, double init_
         return NULL;
     }
     nv->ndev = w->ndev;
-    for (size_t i = 0; i < nv->ndev; i++)
+    for (size_t i = 0; i < nv->ndev; i++) {
         nv->seen[i].share = NAN; /* no rt_nvml_tree yet */
+        if (mig_out(&nv->seen[i], &w->dev[i]) < 0) {
+            rt_nvml_close(nv);
+            return NULL;
+        }
+    }
     return nv;
 }
 
@@ -442,7 +480,15 @@ void rt_nvml_read(rt_nvml *nv, size_t i, rt_gpu *o)
         o->vram_total_bytes = d->mem.total;
         o->vram_used_bytes = d->mem.used;
         o->vram_used_pct = d->mem.total ? (double)d->mem.used / (double)d->mem.total * 100.0 : NAN;
+        if (d->mem_reserved != NVML_VALUE_NOT_AVAILABLE)
+            o->vram_reserved_bytes = d->mem_reserved;
     }
+    o->work = d->gpm.work;
+    nvml_seen *s = &nv->seen[i];
+    for (size_t k = 0; k < d->nmig; k++)
+        s->mig[k].work = d->mig[k].gpm.work;
+    o->mig = d->nmig ? s->mig_ptrs : NULL;
+    o->mig_count = d->nmig;
     if (d->rc[K_TEMP] == NVML_SUCCESS)
         o->temperature_celsius = d->temp;
     if (d->rc[K_POWER] == NVML_SUCCESS)
@@ -493,7 +539,7 @@ static int best_of_samples(rt_nvml *nv, const nvml_dev *d, rt_pid_in_tree has, v
         if (j == n) {
             if (n == nv->best_cap && rt_grow(&nv->best, &nv->best_cap, n + 1, sizeof *nv->best) < 0)
                 return -1;
-            nv->best[n++] = (nvml_pid_val){e[i].pid, 0};
+            nv->best[n++] = (nvml_pid_val){e[i].pid, NVML_NO_INSTANCE, 0};
         }
         if (e[i].val > nv->best[j].val)
             nv->best[j].val = e[i].val;
@@ -735,6 +781,56 @@ uint64_t rt_nvml_tree_vram_peak(const rt_nvml *nv)
     return known ? sum : RT_NULL_U64;
 }
 
+/* Whether a MIG instance gi is among the tree's on d (in the caller's pids buffer, n of them). */
+static bool gi_in(const rt_nvml *nv, size_t n, unsigned int gi)
+{
+    for (size_t j = 0; j < n; j++)
+        if (nv->pids[j] == gi)
+            return true;
+    return false;
+}
+
+/* Adds w into sum when it has any figure. Returns whether it had. */
+static bool work_add_known(rt_gpu_work_sum *sum, const rt_gpu_work *w)
+{
+    rt_gpu_work_sum one = {0};
+    rt_gpu_work unused;
+    rt_gpu_work_add(&one, w);
+    if (!rt_gpu_work_mean(&one, &unused))
+        return false;
+    rt_gpu_work_add(sum, w);
+    return true;
+}
+
+bool rt_nvml_tree_work(rt_nvml *nv, size_t i, rt_pid_in_tree has, void *user, rt_gpu_work_sum *sum, bool *shared)
+{
+    const nvml_dev *d = &nv->w->dev[i];
+    const nvml_pid_val *e = d->nproc ? nv->w->procs + d->proc_off : NULL;
+    /* in MIG mode: the instances the tree's processes run in (their ids into nv->pids) */
+    size_t n = 0;
+    for (size_t k = 0; d->nmig && k < d->nproc; k++) {
+        if (!has(user, e[k].pid) || e[k].gi == NVML_NO_INSTANCE || gi_in(nv, n, e[k].gi))
+            continue;
+        if (n == nv->pids_cap && rt_grow(&nv->pids, &nv->pids_cap, n + 1, sizeof *nv->pids) < 0)
+            return false;
+        nv->pids[n++] = e[k].gi;
+    }
+    bool any = false;
+    for (size_t m = 0; m < d->nmig; m++)
+        if (gi_in(nv, n, d->mig[m].gi))
+            any |= work_add_known(sum, &d->mig[m].gpm.work);
+    if (any) { /* shared: another process runs in one of those instances */
+        for (size_t k = 0; k < d->nproc; k++)
+            *shared |= !has(user, e[k].pid) && e[k].gi != NVML_NO_INSTANCE && gi_in(nv, n, e[k].gi);
+        return true;
+    }
+    /* the whole device: shared when the tree's share of it is below 1 */
+    if (!work_add_known(sum, &d->gpm.work))
+        return false;
+    *shared |= !(nv->seen[i].share >= 1.0);
+    return true;
+}
+
 /* rt_pid_in_tree for one process (user: its pid). */
 static bool is_pid(void *user, int64_t pid)
 {
@@ -753,6 +849,8 @@ void rt_nvml_close(rt_nvml *nv)
     if (!nv)
         return;
     stop_worker(nv);
+    for (size_t i = 0; nv->seen && i < nv->ndev; i++)
+        rt_free_all(nv->seen[i].mig, nv->seen[i].mig_ptrs);
     free(nv->seen);
     free(nv->pids);
     free(nv->best);

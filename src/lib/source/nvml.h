@@ -87,6 +87,14 @@ int rt_nvml_energy(const rt_nvml *nv, size_t i, double *joules);
  * rt_nvml_tree of i or after one that returned false, or nv is NULL. Asks nothing of NVML. */
 double rt_nvml_tree_share(const rt_nvml *nv, size_t i);
 
+/* The work of GPU i for the tree, from the lists of the last rt_nvml_tree of i (call it only
+ * after one that returned true): added into *sum, the device's work (rt_gpu.work of the last
+ * rt_nvml_read), or on a GPU in MIG mode the work of each MIG instance the tree's processes
+ * run in. *shared is set when a process not the tree's was on that device or those instances
+ * (the lists of a GPU not in MIG mode: the tree's share below 1). Returns whether any figure
+ * was added. */
+bool rt_nvml_tree_work(rt_nvml *nv, size_t i, rt_pid_in_tree has, void *user, rt_gpu_work_sum *sum, bool *shared);
+
 /* The most processes kept for the VRAM peak, all GPUs together (about 160 KiB). */
 #define RT_NVML_ACCT_MAX 4096
 

@@ -73,6 +73,39 @@ typedef struct { /* nvmlViolationTime_t */
     unsigned long long violation_time; /* nanoseconds */
 } nvml_violation;
 
+/* GPU performance monitoring (GPM: Hopper and newer, driver 520 and newer): two samples of a
+ * GPU's (or a MIG instance's) counters, and the metrics between them. */
+typedef struct nvml_gpm_sample_st *nvml_gpm_sample;
+typedef struct { /* nvmlGpmSupport_t */
+    unsigned int version; /* NVML_GPM_SUPPORT_VERSION */
+    unsigned int is_supported;
+} nvml_gpm_support;
+#define NVML_GPM_SUPPORT_VERSION 1
+typedef struct { /* nvmlGpmMetric_t */
+    unsigned int id;
+    nvml_ret rc;
+    double value;
+    struct {
+        char *short_name, *long_name, *unit;
+    } info;
+} nvml_gpm_metric;
+_Static_assert(sizeof(nvml_gpm_metric) == 40, "nvmlGpmMetric_t is 40 bytes");
+/* The metrics array as the newest nvml.h sizes it (older ones: 98); NVML reads and writes
+ * only the first `count`, so the larger array serves every driver. */
+#define NVML_GPM_METRIC_MAX 333
+typedef struct { /* nvmlGpmMetricsGet_t */
+    unsigned int version; /* NVML_GPM_METRICS_GET_VERSION */
+    unsigned int count;
+    nvml_gpm_sample sample1, sample2;
+    nvml_gpm_metric metrics[NVML_GPM_METRIC_MAX];
+} nvml_gpm_get;
+#define NVML_GPM_METRICS_GET_VERSION 1
+typedef struct { /* nvmlMemory_v2_t: reserved apart from used, as nvidia-smi shows them */
+    unsigned int version;
+    unsigned long long total, reserved, free, used;
+} nvml_memory_v2;
+#define NVML_MEMORY_V2_VERSION ((unsigned int)(sizeof(nvml_memory_v2) | (2u << 24)))
+
 typedef nvml_ret (*nvml_list_fn)(nvml_device, unsigned int *, void *);
 
 typedef struct nvml_api {
@@ -106,23 +139,55 @@ typedef struct nvml_api {
     nvml_ret (*energy)(nvml_device, unsigned long long *); /* mJ since the driver loaded */
     nvml_ret (*reasons)(nvml_device, unsigned long long *);
     nvml_ret (*violation)(nvml_device, int, nvml_violation *);
+    /* 0.19: memory with reserved apart (optional: else memory); GPM (all six or none used);
+     * MIG (all four or none used: the mode, the instances' handles and their ids) */
+    nvml_ret (*memory_v2)(nvml_device, nvml_memory_v2 *);
+    nvml_ret (*gpm_query)(nvml_device, nvml_gpm_support *);
+    nvml_ret (*gpm_alloc)(nvml_gpm_sample *);
+    nvml_ret (*gpm_free)(nvml_gpm_sample);
+    nvml_ret (*gpm_get)(nvml_device, nvml_gpm_sample);
+    nvml_ret (*gpm_mig_get)(nvml_device, unsigned int, nvml_gpm_sample);
+    nvml_ret (*gpm_metrics)(nvml_gpm_get *);
+    nvml_ret (*mig_mode)(nvml_device, unsigned int *, unsigned int *);
+    nvml_ret (*mig_count)(nvml_device, unsigned int *);
+    nvml_ret (*mig_handle)(nvml_device, unsigned int, nvml_device *);
+    nvml_ret (*gpu_instance_id)(nvml_device, unsigned int *);
 } nvml_api;
 
 /* ---- the worker's state ------------------------------------------------------------------------ */
 
 /* The kinds of reading a poll makes, each told at most once per GPU when it fails. */
 enum { K_UTIL, K_MEMORY, K_TEMP, K_POWER, K_CLOCK, K_PROCS, K_PROCUTIL, K_ACCT,
-       K_ENERGY, K_REASONS, K_VIOL_POWER, K_VIOL_THERMAL, K_N };
+       K_ENERGY, K_REASONS, K_VIOL_POWER, K_VIOL_THERMAL, K_GPM, K_N };
 #define RC_NOT_CALLED (-1) /* the entry point is missing, or the GPU was lost before the call */
 
 /* The tree's share of SM time that a GPU's per-process samples can give. */
 enum { TU_UNKNOWN, TU_NONE, TU_SAMPLES };
 
-/* One entry of a process list or of the per-process samples: a pid with its VRAM or SM %. */
+/* One entry of a process list or of the per-process samples: a pid with its VRAM or SM %, and
+ * (process lists of a GPU in MIG mode) the GPU instance it runs in, NVML_NO_INSTANCE else. */
 typedef struct nvml_pid_val {
     unsigned int pid;
+    unsigned int gi;
     unsigned long long val;
 } nvml_pid_val;
+#define NVML_NO_INSTANCE 0xFFFFFFFFu
+
+/* Two GPM samples of a GPU or a MIG instance taken in turn (s[cur] the latest), and the work
+ * between the last two (NaN where not offered; rc: the metrics call's answer). */
+typedef struct nvml_gpm_pair {
+    nvml_gpm_sample s[2];
+    int cur;   /* the sample the next reading fills */
+    bool have; /* s[1 - cur] holds a reading */
+    rt_gpu_work work;
+} nvml_gpm_pair;
+
+/* A MIG GPU instance: its id, its MIG device's UUID (owned) and its GPM samples. */
+typedef struct nvml_mig {
+    unsigned int gi;
+    char *uuid;
+    nvml_gpm_pair gpm;
+} nvml_mig;
 
 /* A GPU. facts are written at discovery only; the rest by the worker during a request and read
  * by the caller only between requests. */
@@ -135,6 +200,13 @@ typedef struct nvml_dev {
     nvml_ret rc[K_N];
     unsigned int util, temp, power_mw, clock_mhz;
     nvml_memory mem;
+    unsigned long long mem_reserved; /* NVML_VALUE_NOT_AVAILABLE: no v2 reading (mem.used has it) */
+    /* GPM: whether the GPU offers it (found at discovery), its samples and work; its MIG
+     * instances (found at discovery when the GPU was in MIG mode), each with its own */
+    bool gpm_on;
+    nvml_gpm_pair gpm;
+    nvml_mig *mig;
+    size_t nmig;
     unsigned long long energy_mj, reasons;
     nvml_violation viol[2]; /* NVML_PERF_POLICY_POWER, NVML_PERF_POLICY_THERMAL */
     /* the latest process lists: entries [proc_off, proc_off + nproc) of the worker's procs,
@@ -192,6 +264,7 @@ typedef struct nvml_worker {
      * between requests, the answers by the worker) */
     nvml_acct_ask *acct_ask;
     size_t nacct_ask, acct_ask_cap, acct_dev;
+    nvml_gpm_get *gpm_get; /* the metrics request, allocated with the first GPU that has GPM */
     struct nvml_worker *next_left; /* in left_behind */
 } nvml_worker;
 

@@ -4,6 +4,8 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <math.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,6 +24,161 @@ static char *nvml_strdup(const char *buf, size_t cap)
     char s[128];
     rt_nvml_text(buf, cap, s, sizeof s);
     return rt_strdup(s);
+}
+
+static bool answered(nvml_dev *d, int k, nvml_ret rc);
+
+/* ---- GPM: what the GPU's units did -------------------------------------------------------------- */
+
+/* The metrics asked of GPM, in rt_gpu_work's order: NVML's metric id, and the factor from
+ * its unit (percent, MiB/s) to ours (percent, bytes/s). */
+static const struct {
+    unsigned int id;
+    size_t off;
+    double scale;
+} gpm_metrics[] = {
+    {2, offsetof(rt_gpu_work, sm_active_pct), 1},             /* SM_UTIL */
+    {3, offsetof(rt_gpu_work, sm_occupancy_pct), 1},          /* SM_OCCUPANCY */
+    {5, offsetof(rt_gpu_work, tensor_active_pct), 1},         /* ANY_TENSOR_UTIL */
+    {7, offsetof(rt_gpu_work, tensor_hmma_active_pct), 1},    /* HMMA_TENSOR_UTIL */
+    {9, offsetof(rt_gpu_work, tensor_imma_active_pct), 1},    /* IMMA_TENSOR_UTIL */
+    {6, offsetof(rt_gpu_work, tensor_dfma_active_pct), 1},    /* DFMA_TENSOR_UTIL */
+    {10, offsetof(rt_gpu_work, dram_active_pct), 1},          /* DRAM_BW_UTIL */
+    {11, offsetof(rt_gpu_work, fp64_active_pct), 1},          /* FP64_UTIL */
+    {12, offsetof(rt_gpu_work, fp32_active_pct), 1},          /* FP32_UTIL */
+    {13, offsetof(rt_gpu_work, fp16_active_pct), 1},          /* FP16_UTIL */
+    {20, offsetof(rt_gpu_work, pcie_tx_bytes_per_sec), 1048576.0},   /* PCIE_TX_PER_SEC */
+    {21, offsetof(rt_gpu_work, pcie_rx_bytes_per_sec), 1048576.0},   /* PCIE_RX_PER_SEC */
+    {61, offsetof(rt_gpu_work, nvlink_tx_bytes_per_sec), 1048576.0}, /* NVLINK_TOTAL_TX_PER_SEC */
+    {60, offsetof(rt_gpu_work, nvlink_rx_bytes_per_sec), 1048576.0}, /* NVLINK_TOTAL_RX_PER_SEC */
+};
+_Static_assert(sizeof gpm_metrics / sizeof gpm_metrics[0] == sizeof(rt_gpu_work) / sizeof(double),
+               "every figure of rt_gpu_work has its GPM metric");
+
+/* Whether the GPM entry points are all there. */
+static bool gpm_api(const nvml_api *api)
+{
+    return api->gpm_query && api->gpm_alloc && api->gpm_free && api->gpm_get && api->gpm_metrics;
+}
+
+/* Allocates p's two samples. Returns whether both were. */
+static bool gpm_pair_alloc(const nvml_api *api, nvml_gpm_pair *p)
+{
+    p->work = rt_gpu_work_null;
+    if (api->gpm_alloc(&p->s[0]) != NVML_SUCCESS) {
+        p->s[0] = NULL;
+        return false;
+    }
+    if (api->gpm_alloc(&p->s[1]) != NVML_SUCCESS) {
+        p->s[1] = NULL;
+        return false;
+    }
+    return true;
+}
+
+/* Frees p's samples (those allocated). */
+static void gpm_pair_free(const nvml_api *api, nvml_gpm_pair *p)
+{
+    for (int k = 0; k < 2; k++)
+        if (p->s[k] && api->gpm_free)
+            api->gpm_free(p->s[k]);
+    p->s[0] = p->s[1] = NULL;
+}
+
+/* Finds d's MIG instances (a GPU in MIG mode at discovery): each one's GPU instance id, its
+ * UUID and two GPM samples. An instance NVML gives no id for is left out. */
+static void mig_init(nvml_worker *w, nvml_dev *d)
+{
+    const nvml_api *api = &w->api;
+    unsigned int cur = 0, pending = 0, max = 0;
+    if (!api->mig_mode || !api->mig_count || !api->mig_handle || !api->gpu_instance_id || !api->gpm_mig_get ||
+        api->mig_mode(d->h, &cur, &pending) != NVML_SUCCESS || cur != NVML_FEATURE_ENABLED ||
+        api->mig_count(d->h, &max) != NVML_SUCCESS || max == 0 || max > 64)
+        return;
+    d->mig = calloc(max, sizeof *d->mig);
+    if (!d->mig)
+        return;
+    for (unsigned int k = 0; k < max; k++) {
+        nvml_device m;
+        unsigned int gi;
+        if (api->mig_handle(d->h, k, &m) != NVML_SUCCESS || api->gpu_instance_id(m, &gi) != NVML_SUCCESS)
+            continue;
+        nvml_mig *e = &d->mig[d->nmig];
+        char s[128];
+        e->gi = gi;
+        e->uuid = api->uuid && api->uuid(m, s, sizeof s) == NVML_SUCCESS ? nvml_strdup(s, sizeof s) : NULL;
+        if (!gpm_pair_alloc(api, &e->gpm)) {
+            gpm_pair_free(api, &e->gpm);
+            free(e->uuid);
+            continue;
+        }
+        d->nmig++;
+    }
+}
+
+/* Finds whether d offers GPM (the driver's word), and then allocates its samples, the
+ * metrics request (once per worker) and its MIG instances'. */
+static void gpm_init(nvml_worker *w, nvml_dev *d)
+{
+    const nvml_api *api = &w->api;
+    d->gpm.work = rt_gpu_work_null;
+    nvml_gpm_support sup = {.version = NVML_GPM_SUPPORT_VERSION};
+    if (!gpm_api(api) || api->gpm_query(d->h, &sup) != NVML_SUCCESS || !sup.is_supported)
+        return;
+    if (!w->gpm_get && !(w->gpm_get = calloc(1, sizeof *w->gpm_get)))
+        return;
+    mig_init(w, d);
+    if (!gpm_pair_alloc(api, &d->gpm)) {
+        gpm_pair_free(api, &d->gpm);
+        return;
+    }
+    d->gpm_on = true;
+}
+
+/* Takes a new GPM sample into p (of the GPU, or of MIG instance gi when mig) and, when p held
+ * one before, the work between the two into p->work (NaN where a metric is not offered; all
+ * NaN when the sample or the metrics failed). Returns NVML's answer (the sample's, else the
+ * metrics'). */
+static nvml_ret gpm_take(nvml_worker *w, nvml_dev *d, nvml_gpm_pair *p, bool mig, unsigned int gi)
+{
+    const nvml_api *api = &w->api;
+    p->work = rt_gpu_work_null;
+    nvml_ret rc = mig ? api->gpm_mig_get(d->h, gi, p->s[p->cur]) : api->gpm_get(d->h, p->s[p->cur]);
+    if (rc != NVML_SUCCESS) {
+        p->have = false; /* the next reading starts a new pair */
+        return rc;
+    }
+    bool had = p->have;
+    p->have = true;
+    p->cur = 1 - p->cur;
+    if (!had)
+        return rc;
+    nvml_gpm_get *g = w->gpm_get;
+    g->version = NVML_GPM_METRICS_GET_VERSION;
+    g->count = (unsigned int)(sizeof gpm_metrics / sizeof gpm_metrics[0]);
+    g->sample1 = p->s[p->cur]; /* the older: the slot the next reading fills */
+    g->sample2 = p->s[1 - p->cur];
+    for (unsigned int k = 0; k < g->count; k++)
+        g->metrics[k] = (nvml_gpm_metric){.id = gpm_metrics[k].id};
+    rc = api->gpm_metrics(g);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    for (unsigned int k = 0; k < g->count; k++) {
+        const nvml_gpm_metric *m = &g->metrics[k];
+        if (m->rc == NVML_SUCCESS && isfinite(m->value))
+            *(double *)((char *)&p->work + gpm_metrics[k].off) = m->value * gpm_metrics[k].scale;
+    }
+    return rc;
+}
+
+/* One GPM reading of d and of its MIG instances (d on, not lost). */
+static void gpm_poll(nvml_worker *w, nvml_dev *d)
+{
+    if (!d->gpm_on || d->lost)
+        return;
+    answered(d, K_GPM, gpm_take(w, d, &d->gpm, false, 0));
+    for (size_t k = 0; k < d->nmig && !d->lost; k++)
+        gpm_take(w, d, &d->mig[k].gpm, true, d->mig[k].gi);
 }
 
 /* Starts NVML and lists the GPUs with their static facts. Stops early only when out of memory.
@@ -100,6 +257,8 @@ static void job_init(nvml_worker *w)
             rt_gpu_facts_add(f, "max_memory_clock_mhz", "%u", v);
         if (api->cores && api->cores(h, &v) == NVML_SUCCESS)
             f->core_count = v;
+        d->mem_reserved = NVML_VALUE_NOT_AVAILABLE;
+        gpm_init(w, d);
     }
 }
 
@@ -121,8 +280,16 @@ static void poll_dev(const nvml_api *api, nvml_dev *d)
     nvml_utilization u;
     if (!d->lost && api->utilization && answered(d, K_UTIL, api->utilization(d->h, &u)))
         d->util = u.gpu;
-    if (!d->lost && api->memory)
+    if (!d->lost && api->memory_v2) {
+        /* the v2 rule (nvidia-smi's): the memory NVML reserves is apart from what is used */
+        nvml_memory_v2 m = {.version = NVML_MEMORY_V2_VERSION};
+        if (answered(d, K_MEMORY, api->memory_v2(d->h, &m))) {
+            d->mem = (nvml_memory){m.total, m.free, m.used};
+            d->mem_reserved = m.reserved;
+        }
+    } else if (!d->lost && api->memory) {
         answered(d, K_MEMORY, api->memory(d->h, &d->mem));
+    }
     if (!d->lost && api->temperature)
         answered(d, K_TEMP, api->temperature(d->h, NVML_TEMPERATURE_GPU, &d->temp));
     if (!d->lost && api->power)
@@ -180,10 +347,10 @@ static void gather_procs(nvml_worker *w, nvml_dev *d)
             nvml_pid_val *e = &w->procs[w->nprocs++];
             if (w->api.procs_v2) {
                 const nvml_proc_v2 *p = (const nvml_proc_v2 *)w->procbuf + i;
-                *e = (nvml_pid_val){p->pid, p->used_gpu_memory};
+                *e = (nvml_pid_val){p->pid, p->gpu_instance_id, p->used_gpu_memory};
             } else {
                 const nvml_proc_v1 *p = (const nvml_proc_v1 *)w->procbuf + i;
-                *e = (nvml_pid_val){p->pid, p->used_gpu_memory};
+                *e = (nvml_pid_val){p->pid, NVML_NO_INSTANCE, p->used_gpu_memory};
             }
         }
     }
@@ -231,7 +398,7 @@ static void gather_util(nvml_worker *w, nvml_dev *d)
         if (s->timestamp > newest)
             newest = s->timestamp;
         if (s->sm_util <= 100)
-            w->utils[w->nutils++] = (nvml_pid_val){s->pid, s->sm_util};
+            w->utils[w->nutils++] = (nvml_pid_val){s->pid, NVML_NO_INSTANCE, s->sm_util};
     }
     d->util_seen_us = newest;
     d->nutil = w->nutils - d->util_off;
@@ -318,8 +485,10 @@ static void run_job(nvml_worker *w, int job, bool tree)
         job_init(w);
         break;
     case JOB_POLL:
-        for (size_t i = 0; i < w->ndev; i++)
+        for (size_t i = 0; i < w->ndev; i++) {
             poll_dev(&w->api, &w->dev[i]);
+            gpm_poll(w, &w->dev[i]);
+        }
         if (tree)
             job_tree(w);
         break;
@@ -330,6 +499,12 @@ static void run_job(nvml_worker *w, int job, bool tree)
         job_acct(w);
         break;
     case JOB_SHUTDOWN:
+        /* the GPM samples are NVML's memory: given back before it shuts down */
+        for (size_t i = 0; i < w->ndev; i++) {
+            for (size_t k = 0; k < w->dev[i].nmig; k++)
+                gpm_pair_free(&w->api, &w->dev[i].mig[k].gpm);
+            gpm_pair_free(&w->api, &w->dev[i].gpm);
+        }
         if (w->started && w->api.shutdown)
             w->api.shutdown();
         break;
@@ -373,13 +548,19 @@ static void *worker_main(void *arg)
 
 void rt_nvw_free(nvml_worker *w)
 {
-    for (size_t i = 0; i < w->ndev; i++)
-        rt_gpu_facts_free(&w->dev[i].facts);
+    for (size_t i = 0; i < w->ndev; i++) {
+        nvml_dev *d = &w->dev[i];
+        rt_gpu_facts_free(&d->facts);
+        for (size_t k = 0; k < d->nmig; k++)
+            free(d->mig[k].uuid);
+        free(d->mig);
+    }
     /* in a forked child, unloading would run the library's destructors on the driver's files
      * it shares with the parent: the handle is left open there */
     if (w->dl && (w->owner == 0 || w->owner == getpid()))
         dlclose(w->dl);
-    rt_free_all(w->dev, w->nohandle, w->procbuf, w->utilbuf, w->procs, w->utils, w->acct_pids, w->acct_ask);
+    rt_free_all(w->dev, w->nohandle, w->procbuf, w->utilbuf, w->procs, w->utils, w->acct_pids, w->acct_ask,
+                w->gpm_get);
     free(w);
 }
 
