@@ -183,7 +183,43 @@ typedef struct rt_summary {
     double gpu_idle_cpu_busy_secs; /* seconds the tree kept at least one core busy while its GPUs
                                   * idled (its GPU usage under 0.05 GPU, and its SM activity
                                   * under 5% where known); NaN without a tree or GPU figures */
+    /* 0.19: the energy by part */
+    /* what the run's energy is made of (rt_summary_energy_part), the largest first (the job's
+     * figure with a tree, else the machine's); NULL and 0 when no record carried its energy's
+     * domains (the embedded tracker's store keeps none) */
+    const struct rt_summary_energy_part *const *energy_parts;
+    size_t energy_part_count;
+    /* the source of a platform meter that gave the machine's energy ("hwmon", "intel-rapl" for
+     * psys), the parts then within it; NULL: the machine's energy is the parts' sum */
+    const char *energy_meter_source;
 } rt_summary;
+
+/* 0.19: one part of a run's energy: the domains of the records' energy (rt_energy_domain) of
+ * one kind read from one source by one method, summed over the domains and the records. The
+ * parts are the domains that make the machine's total (in_total) and the job's share: packages,
+ * DRAM, GPUs, the estimate (a package's core and uncore parts are inside it; a platform meter,
+ * when one gives the machine's total, is energy_meter_source and no part). Several GPUs of one
+ * source are one part, the packages of one source likewise. At most RT_ENERGY_PARTS_MAX parts
+ * are kept (any further ones are left out of the list, never of the totals). */
+#define RT_ENERGY_PARTS_MAX 16
+typedef struct rt_summary_energy_part {
+    /* "cpu" (RAPL's or perf's packages, the estimate), "dram", "gpu", else the domains' own kind */
+    const char *kind;
+    /* the domains' source: "nvml", "intel-rapl", "amd-rapl", "perf", "hwmon", "model" (the
+     * estimate); NULL when they named none */
+    const char *source;
+    const char *method;           /* "measured", "sampled" or "estimated" */
+    double energy_joules;         /* the machine's, over the run */
+    double process_energy_joules; /* the tracked tree's share; NaN without one */
+    double devices;               /* the most domains of the part in one record (2 GPUs: 2) */
+} rt_summary_energy_part;
+
+/* The parts of s's energy in words, the largest first: "GPU 6.8 kJ measured by NVML, CPU 0.4 kJ
+ * estimated" (the job's share, job nonzero; else the machine's); a part of no energy (a GPU the
+ * job never used) or without its figure is left out.
+ * buf is NUL-terminated when cap > 0; *len (when not NULL) is the length needed, like snprintf's
+ * result. Returns RT_OK, "" when s has no parts; RT_ERR_INVALID for a NULL s. */
+RT_API rt_error rt_summary_energy_words(const rt_summary *s, int job, char *buf, size_t cap, size_t *len);
 
 /* ---- the run under other core counts ----------------------------------------------------
  * What the run would have taken with c cores, from its records (docs/answers.md, "The CPU

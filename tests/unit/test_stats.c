@@ -808,6 +808,104 @@ static void energy_figures(void **state)
     rt_stats_free(st);
 }
 
+/* A domain of an energy part's test: in the total, with its interval's joules and the tree's. */
+static rt_energy_domain part_dom(const char *name, const char *kind, const char *source, const char *method,
+                                 int in_total, double j, double pj)
+{
+    return (rt_energy_domain){.name = name, .kind = kind, .source = source, .method = method, .in_total = in_total,
+                              .energy_joules = j, .process_energy_joules = pj};
+}
+
+/* The energy by part (0.19): the records' domains summed by kind, source and method, exactly the
+ * sums of the domains' figures; several GPUs one part, core and uncore inside their package, a
+ * platform meter named apart; the largest (the job's) first; no domains, no parts. */
+static void energy_parts(void **state)
+{
+    (void)state;
+    rt_stats *st = rt_stats_new();
+    char rapl[16] = "intel-rapl";
+    for (int i = 0; i < 3; i++) {
+        rt_energy_domain d[] = {
+            part_dom("package-0", "package", rapl, "measured", 1, 10.25 + i, 2.5),
+            part_dom("core-0", "core", rapl, "measured", 0, 8, 2), /* inside package-0 */
+            part_dom("package-1", "package", rapl, "measured", 1, 9.5, 1.25),
+            part_dom("dram-0", "dram", rapl, "measured", 1, 3, 0.5),
+            part_dom("gpu-0", "gpu", "nvml", "measured", 1, 250.5, 250.5),
+            part_dom("gpu-1", "gpu", "nvml", "measured", 1, i == 1 ? NAN : 100, i == 1 ? NAN : 0), /* a failed read */
+            part_dom("gpu-2", "gpu", "nvml", "sampled", 1, 70, 0), /* no counter: another part */
+        };
+        const rt_energy_domain *ptr[(sizeof d / sizeof d[0])];
+        for (size_t k = 0; k < (sizeof d / sizeof d[0]); k++)
+            ptr[k] = &d[k];
+        rt_energy e = {.domain = ptr, .domain_count = (sizeof d / sizeof d[0])};
+        rt_record r = energy_rec(10 + i, 1, 400, "sampled", 250, "sampled", NAN);
+        r.energy = &e;
+        rt_stats_add(st, &r);
+    }
+    snprintf(rapl, sizeof rapl, "gone"); /* the records' strings may go: the summary keeps its copy */
+    const rt_summary *s = rt_stats_summary(st);
+    assert_int_equal(s->energy_part_count, 4);
+    assert_null(s->energy_meter_source);
+    const rt_summary_energy_part *const *p = s->energy_parts;
+    /* the job's largest first: GPUs (751.5), CPU (11.25), DRAM (1.5), the sampled GPU (0) */
+    assert_string_equal(p[0]->kind, "gpu");
+    assert_string_equal(p[0]->source, "nvml");
+    assert_string_equal(p[0]->method, "measured");
+    assert_near(p[0]->energy_joules, 3 * 250.5 + 2 * 100, 0);
+    assert_near(p[0]->process_energy_joules, 3 * 250.5, 0);
+    assert_near(p[0]->devices, 2, 0);
+    assert_string_equal(p[1]->kind, "cpu");
+    assert_string_equal(p[1]->source, "intel-rapl");
+    assert_near(p[1]->energy_joules, 10.25 + 11.25 + 12.25 + 3 * 9.5, 0); /* no core-0 */
+    assert_near(p[1]->process_energy_joules, 3 * (2.5 + 1.25), 0);
+    assert_near(p[1]->devices, 2, 0);
+    assert_string_equal(p[2]->kind, "dram");
+    assert_near(p[2]->energy_joules, 9, 0);
+    assert_near(p[2]->process_energy_joules, 1.5, 0);
+    assert_string_equal(p[3]->kind, "gpu");
+    assert_string_equal(p[3]->method, "sampled");
+    assert_near(p[3]->energy_joules, 210, 0);
+    char words[256];
+    size_t len;
+    assert_int_equal(rt_summary_energy_words(s, 1, words, sizeof words, &len), RT_OK);
+    /* the job's: the GPU it never used is left out */
+    assert_string_equal(words, "2 GPUs 752 J measured by NVML, CPU 11.2 J measured by RAPL, memory 1.5 J measured "
+                               "by RAPL");
+    assert_int_equal(len, strlen(words));
+    assert_int_equal(rt_summary_energy_words(s, 0, words, 20, &len), RT_OK); /* cut, the length needed */
+    assert_int_equal(strlen(words), 19);
+    assert_true(len > 60);
+    assert_int_equal(rt_summary_energy_words(NULL, 0, words, sizeof words, NULL), RT_ERR_INVALID);
+    rt_stats_free(st);
+
+    /* a platform meter gives the machine's total: named apart, the parts within it */
+    st = rt_stats_new();
+    rt_energy_domain d[] = {part_dom("psys", "psys", "intel-rapl", "measured", 1, 30, NAN),
+                            part_dom("package-0", "package", "intel-rapl", "measured", 0, 20, 5)};
+    const rt_energy_domain *ptr[] = {&d[0], &d[1]};
+    rt_energy e = {.domain = ptr, .domain_count = 2};
+    rt_record r = energy_rec(10, 1, 30, "measured", 5, "measured", NAN);
+    r.energy = &e;
+    rt_stats_add(st, &r);
+    s = rt_stats_summary(st);
+    assert_string_equal(s->energy_meter_source, "intel-rapl");
+    assert_int_equal(s->energy_part_count, 1);
+    assert_near(s->energy_parts[0]->energy_joules, 20, 0);
+    rt_stats_free(st);
+
+    /* records without domains (the embedded tracker's store): no parts, the words empty */
+    st = rt_stats_new();
+    r = energy_rec(10, 1, 30, "estimated", 5, "estimated", NAN);
+    rt_stats_add(st, &r);
+    s = rt_stats_summary(st);
+    assert_int_equal(s->energy_part_count, 0);
+    assert_null(s->energy_parts);
+    assert_int_equal(rt_summary_energy_words(s, 1, words, sizeof words, &len), RT_OK);
+    assert_string_equal(words, "");
+    assert_int_equal(len, 0);
+    rt_stats_free(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -816,7 +914,7 @@ int main(void)
         cmocka_unit_test(percentile_bound), cmocka_unit_test(short_intervals_fold), cmocka_unit_test(histogram_edges), cmocka_unit_test(speed),
         cmocka_unit_test(two_runs),       cmocka_unit_test(negative_zero),    cmocka_unit_test(oom_killed_run),
         cmocka_unit_test(cgroup_nulls_and_first_record), cmocka_unit_test(cgroup_several_runs),
-        cmocka_unit_test(recommend_cgroup), cmocka_unit_test(energy_figures),
+        cmocka_unit_test(recommend_cgroup), cmocka_unit_test(energy_figures), cmocka_unit_test(energy_parts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

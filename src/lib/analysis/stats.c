@@ -15,6 +15,7 @@
 #include "../core/member.h"
 #include "allocation.h"
 #include "cores.h"
+#include "energy_words.h"
 #include "efficiency.h"
 #include "fold.h"
 #include "histogram.h"
@@ -44,6 +45,7 @@ typedef struct fold_map {
 enum { P_MACHINE, P_PROCESS, P_COUNT };
 
 #define ENERGY_TEXT_CAP 512 /* the estimate's model and the missing note are kept up to 511 bytes */
+#define PART_TEXT_CAP 32    /* an energy part's kind and source, and the meter's source, up to 31 */
 #define GRID_TEXT_CAP 128   /* the grid's zone, name and source likewise */
 
 #define NUM(base, off) (*(double *)((char *)(base) + (off)))
@@ -55,6 +57,13 @@ typedef struct run_total {
     double before; /* the totals of the runs before it in the same file */
     double pid;    /* the pid of the tree those totals are of, NaN: unknown */
 } run_total;
+
+/* One part of the run's energy (rt_summary_energy_part) as it is summed: its strings in its own
+ * buffers (a record's domains do not outlive the record). */
+typedef struct energy_part_acc {
+    rt_summary_energy_part pub;
+    char kind[PART_TEXT_CAP], source[PART_TEXT_CAP];
+} energy_part_acc;
 
 /* All state is plain data of a fixed size (16 histograms of RT_HIST_BUCKETS = 5250 buckets, about
  * 656 KiB in all), allocated once by rt_stats_new: nothing grows with the number of records, and
@@ -93,6 +102,12 @@ struct rt_stats {
     /* 0.18: the run under other core counts */
     rt_cores_acc cores;
     rt_member_copy member;   /* 0.18: the first record's place in a job of several (set: one) */
+    /* 0.19: the energy by part, in the order first seen (the summary's list sorts them) */
+    energy_part_acc parts[RT_ENERGY_PARTS_MAX];
+    size_t n_parts;
+    const rt_summary_energy_part *part_list[RT_ENERGY_PARTS_MAX];
+    char meter_source[PART_TEXT_CAP];
+    bool has_meter;
 };
 
 /* *acc += x, where NaN is "no figure" (a NaN *acc becomes x). */
@@ -194,8 +209,57 @@ static double co2e(double joules, double g_per_kwh)
     return joules / 3.6e6 * g_per_kwh;
 }
 
-/* The energy of one record: the methods (the least exact seen), the power distributions, and
- * the model and missing notes of the latest record with energy. */
+/* Whether two strings, either NULL, are the same. */
+static bool same_str(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* The part of kind, source and method rank; a new one when there is room; NULL when not. */
+static energy_part_acc *part_of(rt_stats *st, const char *kind, const char *source, int rank)
+{
+    for (size_t i = 0; i < st->n_parts; i++) {
+        energy_part_acc *p = &st->parts[i];
+        if (strcmp(p->pub.kind, kind) == 0 && same_str(p->pub.source, source) &&
+            rt_energy_method_rank(p->pub.method) == rank)
+            return p;
+    }
+    if (st->n_parts == RT_ENERGY_PARTS_MAX)
+        return NULL;
+    energy_part_acc *p = &st->parts[st->n_parts++];
+    p->pub = (rt_summary_energy_part){NULL, NULL, rt_energy_method_of_rank(rank), NAN, NAN, 0};
+    p->pub.kind = rt_copy_cut(p->kind, sizeof p->kind, kind);
+    p->pub.source = rt_copy_cut(p->source, sizeof p->source, source);
+    return p;
+}
+
+/* A record's energy domains into the parts: each domain's figures summed into its part (a figure
+ * only with its method), the most domains a part had in one record, and the source of a platform
+ * meter that gave the machine's total. */
+static void add_energy_parts(rt_stats *st, const rt_energy *e)
+{
+    double devices[RT_ENERGY_PARTS_MAX] = {0};
+    for (size_t i = 0; i < e->domain_count; i++) {
+        const rt_energy_domain *d = e->domain ? e->domain[i] : NULL;
+        if (!d)
+            continue;
+        const char *kind = rt_ew_part_kind(d);
+        int rank = rt_energy_method_rank(d->method);
+        if (!kind && d->in_total && d->source && !st->has_meter) /* the platform meter */
+            st->has_meter = rt_copy_cut(st->meter_source, sizeof st->meter_source, d->source) != NULL;
+        energy_part_acc *p = kind && rank ? part_of(st, kind, d->source, rank) : NULL;
+        if (!p)
+            continue;
+        sum_in(&p->pub.energy_joules, d->energy_joules);
+        sum_in(&p->pub.process_energy_joules, d->process_energy_joules);
+        devices[p - st->parts]++;
+    }
+    for (size_t i = 0; i < st->n_parts; i++)
+        max_in(&st->parts[i].pub.devices, devices[i]);
+}
+
+/* The energy of one record: the methods (the least exact seen), the power distributions, the
+ * parts, and the model and missing notes of the latest record with energy. */
 static void add_energy(rt_stats *st, const rt_record *r, double iv, bool has_interval)
 {
     int rank = rt_energy_method_rank(r->energy_method), prank = rt_energy_method_rank(r->process_energy_method);
@@ -210,6 +274,8 @@ static void add_energy(rt_stats *st, const rt_record *r, double iv, bool has_int
             rt_hist_add(&st->power[i], rx, rw);
     }
     const rt_energy *e = r->energy;
+    if (e)
+        add_energy_parts(st, e);
     if (!e || (!isnan(st->energy_ts) && !(r->timestamp_secs >= st->energy_ts)))
         return;
     st->energy_ts = r->timestamp_secs;
@@ -440,6 +506,31 @@ static void dist_with_held(rt_hist *h, const rt_fold *f, rt_dist *d)
     h->w[b] = bw;
 }
 
+/* A part's figure the list is ordered by: the job's share when the run had one, else the
+ * machine's; -inf for none (last). */
+static double part_key(const rt_summary_energy_part *p, bool job)
+{
+    double v = job ? p->process_energy_joules : p->energy_joules;
+    return isnan(v) ? -INFINITY : v;
+}
+
+/* The summary's parts: the largest first, parts of equal energy in the order first seen. */
+static void energy_parts_summary(rt_stats *st)
+{
+    rt_summary *s = &st->s;
+    bool job = st->process_method_rank > 0;
+    for (size_t i = 0; i < st->n_parts; i++) { /* an insertion sort: stable, a handful of parts */
+        const rt_summary_energy_part *p = &st->parts[i].pub;
+        size_t k = i;
+        for (; k > 0 && part_key(st->part_list[k - 1], job) < part_key(p, job); k--)
+            st->part_list[k] = st->part_list[k - 1];
+        st->part_list[k] = p;
+    }
+    s->energy_parts = st->n_parts ? st->part_list : NULL;
+    s->energy_part_count = st->n_parts;
+    s->energy_meter_source = st->has_meter ? st->meter_source : NULL;
+}
+
 /* The summary's energy: the methods, power, the notes, and the carbon at the grid's intensity. */
 static void energy_summary(rt_stats *st)
 {
@@ -454,6 +545,7 @@ static void energy_summary(rt_stats *st)
     double g = st->grid_known ? st->grid.g_per_kwh : NAN;
     s->co2e_grams = co2e(s->energy_joules, g);
     s->process_co2e_grams = co2e(s->process_energy_joules, g);
+    energy_parts_summary(st);
 }
 
 /* The distributions, CPU seconds, RSS peak and allocation from the accumulated state: a
