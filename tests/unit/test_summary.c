@@ -451,7 +451,9 @@ static void energy_members(void **state)
     json_t *j = format_parse(&s, NULL, "hours");
     json_t *e = json_object_get(j, "energy");
     assert_true(json_is_object(e));
-    assert_int_equal(json_object_size(e), 12);
+    assert_int_equal(json_object_size(e), 14);
+    is_null(e, "parts"); /* 0.19: no domains, no parts */
+    is_null(e, "meter_source");
     near(json_object_get(e, "joules"), 7.2e6, 0, "joules");
     assert_string_equal(json_string_value(json_object_get(e, "method")), "sampled");
     near(json_object_get(e, "process_joules"), 3.6e6, 0, "process_joules");
@@ -474,6 +476,32 @@ static void energy_members(void **state)
     assert_string_equal(json_string_value(json_object_get(c, "source")), "given");
     is_null(c, "year");
     json_decref(j);
+
+    /* 0.19: the parts, each with its kind, source, method and figures; a platform meter's source */
+    rt_summary_energy_part gpu = {"gpu", "nvml", "measured", 6.8e6, 6.8e6, 2}, cpu = {"cpu", "model", "estimated", 4e5, NAN, 1};
+    const rt_summary_energy_part *parts[] = {&gpu, &cpu};
+    s.energy_parts = parts;
+    s.energy_part_count = 2;
+    s.energy_meter_source = "hwmon";
+    j = format_parse(&s, NULL, NULL);
+    e = json_object_get(j, "energy");
+    json_t *a = json_object_get(e, "parts");
+    assert_int_equal(json_array_size(a), 2);
+    json_t *p0 = json_array_get(a, 0), *p1 = json_array_get(a, 1);
+    assert_int_equal(json_object_size(p0), 6);
+    assert_string_equal(json_string_value(json_object_get(p0, "kind")), "gpu");
+    assert_string_equal(json_string_value(json_object_get(p0, "source")), "nvml");
+    assert_string_equal(json_string_value(json_object_get(p0, "method")), "measured");
+    near(json_object_get(p0, "joules"), 6.8e6, 0, "gpu joules");
+    near(json_object_get(p0, "process_joules"), 6.8e6, 0, "gpu process joules");
+    near(json_object_get(p0, "devices"), 2, 0, "gpus");
+    assert_string_equal(json_string_value(json_object_get(p1, "source")), "model");
+    is_null(p1, "process_joules");
+    assert_string_equal(json_string_value(json_object_get(e, "meter_source")), "hwmon");
+    json_decref(j);
+    s.energy_parts = NULL;
+    s.energy_part_count = 0;
+    s.energy_meter_source = NULL;
 
     s.grid = NULL; /* unknown intensity */
     s.co2e_grams = s.process_co2e_grams = NAN;

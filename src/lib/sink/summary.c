@@ -655,6 +655,35 @@ static void phases_part(rt_ob *o, const rt_summary *s, const unit *mem, const un
     close_object(o);
 }
 
+/* One part of the energy's (rt_summary_energy_part). */
+static const summary_field energy_part_fields[] = {
+    FIELD(rt_summary_energy_part, "kind", SF_STR, SU_NONE, kind, 0),
+    FIELD(rt_summary_energy_part, "source", SF_STR, SU_NONE, source, 0),
+    FIELD(rt_summary_energy_part, "method", SF_STR, SU_NONE, method, 0),
+    FIELD(rt_summary_energy_part, "joules", SF_NUM, SU_NONE, energy_joules, 3),
+    FIELD(rt_summary_energy_part, "process_joules", SF_NUM, SU_NONE, process_energy_joules, 3),
+    FIELD(rt_summary_energy_part, "devices", SF_NUM, SU_NONE, devices, 0),
+};
+
+/* The energy's "parts":[{..},..] (the largest first; null when the records carried no domains)
+ * and "meter_source" (a platform meter's source when one gave the machine's figure), each with
+ * its comma (0.19). */
+static void energy_parts(rt_ob *o, const rt_summary *s)
+{
+    key(o, "parts", NULL);
+    if (!s->energy_parts || !s->energy_part_count) {
+        rt_ob_lit(o, "null,");
+    } else {
+        for (size_t i = 0; i < s->energy_part_count; i++) {
+            rt_ob_lit(o, i ? ",{" : "[{");
+            members(o, s->energy_parts[i], energy_part_fields, N_OF(energy_part_fields), NULL, NULL);
+            close_object(o);
+        }
+        rt_ob_lit(o, "],");
+    }
+    str(o, "meter_source", s->energy_meter_source);
+}
+
 /* ,"energy":{..}: the run's energy with its methods, power, the idle floor, the notes, the
  * GPUs' throttle time and "carbon" ({..}, or null when the grid's intensity is unknown); null
  * when the run had no energy figure, no note and no GPU throttle time. */
@@ -681,6 +710,7 @@ static void energy_part(rt_ob *o, const rt_summary *s, const unit *tm)
         o->len--;
         rt_ob_put(o, "},", 2);
     }
+    energy_parts(o, s);
     close_object(o);
 }
 
