@@ -300,6 +300,24 @@ static void refused(void **state)
     rt_stats_free(st);
 }
 
+/* The i-th 10 s record of a tree on one core with the machine's joules j (method m), the tree's pj
+ * (estimated) and the idle floor. */
+static rt_record energy_record(int i, double j, const char *m, double pj, double idle)
+{
+    rt_record r;
+    rt_record_null(&r);
+    r.timestamp_secs = 1700000000 + 10 * i;
+    r.interval_secs = 10;
+    r.process_pid = 42;
+    r.process_cores = 1;
+    r.energy_joules = j;
+    r.energy_method = m;
+    r.process_energy_joules = pj;
+    r.process_energy_method = "estimated";
+    r.idle_power_watts = idle;
+    return r;
+}
+
 /* The energy and carbon lines among the first ones (brief too), only when the run had energy. */
 static void energy_lines(void **state)
 {
@@ -307,17 +325,7 @@ static void energy_lines(void **state)
     rt_stats *st = rt_stats_new();
     assert_non_null(st);
     for (int i = 1; i <= 2; i++) {
-        rt_record r;
-        rt_record_null(&r);
-        r.timestamp_secs = 1700000000 + 10 * i;
-        r.interval_secs = 10;
-        r.process_pid = 42;
-        r.process_cores = 1;
-        r.energy_joules = 3.6e6;
-        r.energy_method = i == 1 ? "measured" : "sampled";
-        r.process_energy_joules = 1.8e6;
-        r.process_energy_method = "estimated";
-        r.idle_power_watts = 180.4;
+        rt_record r = energy_record(i, 3.6e6, i == 1 ? "measured" : "sampled", 1.8e6, 180.4);
         rt_stats_add(st, &r);
     }
     rt_summary_text_options o = RT_SUMMARY_TEXT_OPTIONS_INIT;
@@ -343,6 +351,35 @@ static void energy_lines(void **state)
     assert_int_equal(rt_summary_write_text_cb(rt_stats_summary(st), NULL, NULL, to_sink, &k), RT_OK);
     assert_null(strstr(k.text, "Energy"));
     assert_null(strstr(k.text, "Carbon"));
+    rt_stats_free(st);
+}
+
+/* The energy line by part (0.19): a measured GPU part and an estimated CPU part, each with its
+ * figure, method and source, the largest first; then the machine's and its idle floor. */
+static void energy_line_by_part(void **state)
+{
+    (void)state;
+    rt_stats *st = rt_stats_new();
+    for (int i = 1; i <= 2; i++) {
+        rt_energy_domain d[] = {
+            {.name = "cpu", .kind = "cpu", .source = "model", .method = "estimated", .in_total = 1,
+             .energy_joules = 350, .process_energy_joules = 200},
+            {.name = "gpu-0", .kind = "gpu", .source = "nvml", .method = "measured", .in_total = 1,
+             .energy_joules = 3400, .process_energy_joules = 3400},
+        };
+        const rt_energy_domain *ptr[] = {&d[0], &d[1]};
+        rt_energy e = {.domain = ptr, .domain_count = 2};
+        rt_record r = energy_record(i, 3750, "estimated", 3600, 60);
+        r.energy = &e;
+        rt_stats_add(st, &r);
+    }
+    rt_summary_text_options o = RT_SUMMARY_TEXT_OPTIONS_INIT;
+    o.brief = 1;
+    o.width = 200; /* one line */
+    sink k = {0};
+    assert_int_equal(rt_summary_write_text_cb(rt_stats_summary(st), NULL, &o, to_sink, &k), RT_OK);
+    assert_non_null(strstr(k.text, "\nEnergy      7.2 kJ (GPU 6.8 kJ measured by NVML, CPU 400 J estimated; machine "
+                                   "7.5 kJ, idle floor 60 W)\n"));
     rt_stats_free(st);
 }
 
@@ -420,7 +457,7 @@ int main(void)
         cmocka_unit_test(width), cmocka_unit_test(brief),
         cmocka_unit_test(short_and_failing_writes),
         cmocka_unit_test(to_fd),
-        cmocka_unit_test(refused), cmocka_unit_test(energy_lines), cmocka_unit_test(pressure_headings),
+        cmocka_unit_test(refused), cmocka_unit_test(energy_lines), cmocka_unit_test(energy_line_by_part), cmocka_unit_test(pressure_headings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -295,12 +295,13 @@ static void figures_table(md_part *p, const rt_summary *s, const rt_report_info 
         if (known(vram))
             row(p, "VRAM, peak", mib_text(a, vram));
     }
-    if (s->process_energy_method && known(s->process_energy_joules)) {
-        snprintf(v, sizeof v, "%s (%s)", rpt_fmt_joules(a, s->process_energy_joules), s->process_energy_method);
-        row(p, "energy (the job's)", v);
-    } else if (s->energy_method && known(s->energy_joules)) {
-        snprintf(v, sizeof v, "%s (%s)", rpt_fmt_joules(a, s->energy_joules), s->energy_method);
-        row(p, "energy (the machine's)", v);
+    bool job = s->process_energy_method && known(s->process_energy_joules);
+    if (job || (s->energy_method && known(s->energy_joules))) {
+        char parts[600], e[700]; /* by part, each with its method and source; else the least exact method */
+        rt_summary_energy_words(s, job, parts, sizeof parts, NULL);
+        snprintf(e, sizeof e, "%s (%s)", rpt_fmt_joules(a, job ? s->process_energy_joules : s->energy_joules),
+                 parts[0] ? parts : job ? s->process_energy_method : s->energy_method);
+        row(p, job ? "energy (the job's)" : "energy (the machine's)", e);
     }
     if (in->exit_status >= 0)
         row(p, "exit status", rpt_fmt_exit(a, in->exit_status));

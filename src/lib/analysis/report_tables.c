@@ -12,6 +12,7 @@
 #include "../core/job.h"
 #include "../core/units.h"
 #include "efficiency.h"
+#include "energy_words.h"
 #include "report_int.h"
 #include "words.h"
 
@@ -410,9 +411,24 @@ static const char *energy_words(char *buf, size_t size, double joules, const cha
  * energy. */
 static void answer_energy(rpt_hw *w, const rt_summary *s)
 {
-    char job[96], machine[96], line[640];
+    char job[700], machine[700], line[1400], parts[600];
     energy_words(job, sizeof job, s->process_energy_joules, s->process_energy_method);
     energy_words(machine, sizeof machine, s->energy_joules, s->energy_method);
+    /* 0.19: by part where the records carried their domains: "job 611 J (GPU 600 J measured by
+     * NVML, CPU 11.4 J estimated), machine 612 J" (the machine's parts when there is no job) */
+    bool by_job = job[0] != '\0';
+    rt_summary_energy_words(s, by_job, parts, sizeof parts, NULL);
+    if (parts[0]) {
+        rpt_figure a;
+        char how[96] = "";
+        if (s->energy_meter_source && s->energy_method)
+            snprintf(how, sizeof how, " %s", rt_ew_how(s->energy_meter_source, s->energy_method, line, sizeof line));
+        if (by_job)
+            snprintf(job, sizeof job, "%s (%s)", fmt_joules(a, s->process_energy_joules), parts);
+        if (machine[0])
+            snprintf(machine, sizeof machine, "%s%s%s%s%s", fmt_joules(a, s->energy_joules), how,
+                     by_job ? "" : " (", by_job ? "" : parts, by_job ? "" : ")");
+    }
     if (!job[0] && !machine[0])
         return;
     rpt_figure a, b;

@@ -17,6 +17,7 @@
 #include "../core/out.h"
 #include "../core/units.h"
 #include "efficiency.h"
+#include "energy_words.h"
 #include "text_out.h"
 #include "words.h"
 
@@ -180,18 +181,31 @@ static const char *grams_text(double g, char *b, size_t cap)
 }
 
 /* The first lines' energy and carbon, only when the run had an energy figure: the job's
- * energy with its method, the machine's and its idle floor; the job's CO2e (else the machine's)
- * with the grid it came from, or what to set when the intensity is unknown. */
+ * energy by its parts, each with its method and source ("GPU 6.8 kJ measured by NVML, CPU 0.4 kJ
+ * estimated"; without parts, the records' domains unknown: the least exact method), the
+ * machine's and its idle floor; the job's CO2e (else the machine's) with the grid it came from,
+ * or what to set when the intensity is unknown. */
 static void energy_lines(rt_text_out *o, const rt_summary *s)
 {
     if (!s->energy_method && !s->process_energy_method)
         return;
-    char a[64], b[64], c[64], text[600];
+    char a[64], b[64], c[64], text[900], parts[600], meter[96] = "";
     bool job = s->process_energy_method != NULL;
     char idle[80] = "";
     if (isfinite(s->idle_power_watts))
         snprintf(idle, sizeof idle, ", idle floor %s", rt_tx_number(s->idle_power_watts, 0, " W", c, sizeof c));
-    if (job && s->energy_method)
+    rt_summary_energy_words(s, job, parts, sizeof parts, NULL);
+    if (s->energy_meter_source && s->energy_method) /* the machine's figure is a meter's: " measured by hwmon" */
+        snprintf(meter, sizeof meter, " %s", rt_ew_how(s->energy_meter_source, s->energy_method, c, sizeof c));
+    if (parts[0] && job && s->energy_method)
+        snprintf(text, sizeof text, "%s (%s; machine %s%s%s)", rt_tx_joules(s->process_energy_joules, a, sizeof a),
+                 parts, rt_tx_joules(s->energy_joules, b, sizeof b), meter, idle);
+    else if (parts[0] && job)
+        snprintf(text, sizeof text, "%s (%s)", rt_tx_joules(s->process_energy_joules, a, sizeof a), parts);
+    else if (parts[0])
+        snprintf(text, sizeof text, "machine %s%s (%s%s%s)", rt_tx_joules(s->energy_joules, a, sizeof a), meter, parts,
+                 idle[0] ? "; " : "", idle[0] ? idle + 2 : "");
+    else if (job && s->energy_method)
         snprintf(text, sizeof text, "%s (%s; machine %s %s%s)", rt_tx_joules(s->process_energy_joules, a, sizeof a),
                  s->process_energy_method, rt_tx_joules(s->energy_joules, b, sizeof b), s->energy_method, idle);
     else if (job)
