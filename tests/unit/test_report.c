@@ -242,7 +242,7 @@ static void power_chart(void **state)
     /* per point low, mean, high: the machine's 20, 20, 40, 20 W; the job's 10 W; the odd one null */
     char want[128];
     snprintf(want, sizeof want, "\n[20,20,20,20,20,20,40,40,40,20,20,20,null,null,null],\n[10,10,10,10,10,10,10,10,10,"
-                                "10,10,10,null,null,null]]");
+                                "10,10,10,null,null,null],\n[]"); /* 0.19: no part */
     assert_non_null(strstr(html, want));
     free(html);
     rt_report_free(r);
@@ -257,6 +257,104 @@ static void power_chart(void **state)
     }
     html = write_text(r, NULL, NULL);
     assert_non_null(strstr(html, "id=\"t-power\">Power (estimated): 7 W throughout</p>"));
+    free(html);
+    rt_report_free(r);
+}
+
+/* A record at t of 1 s whose energy is made of the domains d (n of them): the machine's and, with
+ * job, the tree's figures summed. */
+static rt_record part_rec(double t, const rt_energy *e, bool job)
+{
+    rt_record x = rec(t, 1);
+    x.interval_secs = 1;
+    x.energy = e;
+    x.energy_joules = x.process_energy_joules = 0;
+    for (size_t i = 0; i < e->domain_count; i++) {
+        x.energy_joules += e->domain[i]->energy_joules;
+        x.process_energy_joules += e->domain[i]->process_energy_joules;
+    }
+    x.energy_method = "estimated";
+    x.process_energy_method = job ? "estimated" : NULL;
+    if (!job)
+        x.process_energy_joules = NAN;
+    return x;
+}
+
+/* The power chart by source (0.19): a line per part of the energy (the job's share with a tree),
+ * named by its method and source, the largest first, then the job's and the machine's; one part
+ * without a tree: its line alone; at most RPT_POWER_PARTS parts; a file's source escaped. */
+static void power_chart_by_part(void **state)
+{
+    (void)state;
+    rt_energy_domain d[] = {
+        {.name = "cpu", .kind = "cpu", .source = "model", .method = "estimated", .in_total = 1},
+        {.name = "gpu-0", .kind = "gpu", .source = "nvml", .method = "measured", .in_total = 1},
+        {.name = "gpu-1", .kind = "gpu", .source = "nvml", .method = "measured", .in_total = 1},
+    };
+    const rt_energy_domain *ptr[] = {&d[0], &d[1], &d[2]};
+    rt_energy e = {.domain = ptr, .domain_count = 3};
+    rt_report *r = rt_report_new();
+    for (int i = 0; i < 4; i++) {
+        d[0].energy_joules = 20, d[0].process_energy_joules = 10;
+        d[1].energy_joules = d[1].process_energy_joules = 100 + 50 * (i % 2); /* not flat: drawn */
+        d[2].energy_joules = 80, d[2].process_energy_joules = 0;
+        rt_record x = part_rec(1e9 + i, &e, true);
+        rt_report_add(r, &x);
+    }
+    char *html = write_text(r, NULL, NULL);
+    char *power = strstr(html, "title:\"Power by source\",unit:\"watts\",m:0,s:[[");
+    assert_non_null(power);
+    assert_non_null(strstr(html, "<h3>Power by source</h3>"));
+    char *gpu = strstr(power, ",\"job 2 GPUs (measured by NVML)\",\"#2ca02c\"]"); /* each kind its colour */
+    char *cpu = strstr(power, ",\"job CPU (estimated)\",\"#ff7f0e\"]");
+    char *job = strstr(power, ",\"job\",\"#d62728\"]");
+    char *machine = strstr(power, ",\"machine\",\"#1f77b4\"]]}");
+    assert_true(gpu && cpu && job && machine);
+    assert_true(gpu < cpu && cpu < job && job < machine); /* the largest first */
+    free(html);
+    rt_report_free(r);
+
+    /* one part, no tree: the part's line alone (the machine's is the same) */
+    r = rt_report_new();
+    e.domain_count = 1;
+    for (int i = 0; i < 4; i++) {
+        d[0].energy_joules = 10 + i;
+        d[0].process_energy_joules = NAN;
+        rt_record x = part_rec(1e9 + i, &e, false);
+        rt_report_add(r, &x);
+    }
+    html = write_text(r, NULL, NULL);
+    power = strstr(html, "title:\"Power by source\"");
+    assert_non_null(power);
+    assert_non_null(strstr(power, ",\"CPU (estimated)\",\"#ff7f0e\"]]}"));
+    assert_null(strstr(power, ",\"machine\",\"#1f77b4\"]"));
+    free(html);
+    rt_report_free(r);
+
+    /* seven sources: five lines of parts, the machine's; a source as a file spelled it, escaped */
+    static const char *const sources[] = {"a", "b", "c", "d", "e", "f", "</script>\""};
+    rt_energy_domain m[7];
+    const rt_energy_domain *mp[7];
+    for (size_t i = 0; i < 7; i++) {
+        m[i] = (rt_energy_domain){.name = "x", .kind = "platform2", .source = sources[6 - i], .method = "sampled",
+                                  .in_total = 1, .process_energy_joules = NAN};
+        mp[i] = &m[i];
+    }
+    rt_energy many = {.domain = mp, .domain_count = 7};
+    r = rt_report_new();
+    for (int i = 0; i < 4; i++) {
+        for (size_t k = 0; k < 7; k++)
+            m[k].energy_joules = (double)(k + 1) * (1 + i % 2);
+        rt_record x = part_rec(1e9 + i, &many, false);
+        rt_report_add(r, &x);
+    }
+    html = write_text(r, NULL, NULL);
+    assert_non_null(strstr(html, ",\"platform2 (sampled by \\u003c/script\\u003e\\\")\",\"#"));
+    assert_null(strstr(html, "sampled by </script>"));
+    assert_non_null(strstr(html, ",\"platform2 (sampled by c)\""));
+    assert_null(strstr(html, "(sampled by b)\"")); /* the sixth and seventh seen: not kept */
+    assert_null(strstr(html, "(sampled by a)\""));
+    assert_non_null(strstr(html, ",\"machine\",\"#1f77b4\"]]}"));
     free(html);
     rt_report_free(r);
 }
@@ -615,7 +713,7 @@ int main(void)
         cmocka_unit_test(empty_report),   cmocka_unit_test(strings_escaped),   cmocka_unit_test(costs),
         cmocka_unit_test(write_errors), cmocka_unit_test(absurd_times),
         cmocka_unit_test(cgroup_marks), cmocka_unit_test(cgroup_marks_bounded),
-        cmocka_unit_test(job_end), cmocka_unit_test(exit_words_and_gpu_rows), cmocka_unit_test(power_chart),
+        cmocka_unit_test(job_end), cmocka_unit_test(exit_words_and_gpu_rows), cmocka_unit_test(power_chart), cmocka_unit_test(power_chart_by_part),
         cmocka_unit_test(wording_and_status),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,8 @@
  * buckets holding, per series, a time-weighted mean and the min and max of what they stand
  * for; past RPT_CAP buckets, neighbours merge pairwise (so a one-second spike survives as a max).
  * And the cgroup's marks: OOM kills, stretches of CPU throttling, the memory limit and quota;
- * and the job's phases: a span per call (bounded: past the cap a name's spans merge pairwise). */
+ * the job's phases: a span per call (bounded: past the cap a name's spans merge pairwise); and
+ * the parts of the energy the power chart draws one line each. */
 #define _GNU_SOURCE /* strdup */
 #include <math.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "../core/core.h"
 #include "../core/lasterr.h"
 #include "../phase/phase.h"
+#include "energy_words.h"
 #include "fold.h"
 #include "record.h"
 #include "report_int.h"
@@ -260,6 +262,56 @@ static double power_of(rt_report *r, double joules, const char *method, double i
     return joules / iv;
 }
 
+/* The index of the part of kind, source and method rank; a new one when there is room; -1 when
+ * not. */
+static int part_index(rt_report *r, const char *kind, const char *source, int rank)
+{
+    for (size_t k = 0; k < r->n_parts; k++)
+        if (strcmp(r->parts[k].kind, kind) == 0 && r->parts[k].method == rank &&
+            (source ? r->parts[k].has_source && strcmp(r->parts[k].source, source) == 0 : !r->parts[k].has_source))
+            return (int)k;
+    if (r->n_parts == RPT_POWER_PARTS)
+        return -1;
+    size_t k = r->n_parts++;
+    rt_copy_cut(r->parts[k].kind, sizeof r->parts[k].kind, kind);
+    r->parts[k].has_source = rt_copy_cut(r->parts[k].source, sizeof r->parts[k].source, source) != NULL;
+    r->parts[k].method = rank;
+    r->parts[k].devices = 0;
+    return (int)k;
+}
+
+/* A record's power by part into v[RPT_POWER_PART ..]: its energy domains summed by part (a
+ * figure only with its method), over its interval; the job's share in a record with a tree,
+ * else the machine's. NaN for a part the record had no figure of. */
+static void power_parts(rt_report *r, const rt_record *rec, double iv, double *v)
+{
+    double j[RPT_POWER_PARTS], devices[RPT_POWER_PARTS] = {0};
+    for (size_t k = 0; k < RPT_POWER_PARTS; k++)
+        v[k] = j[k] = NAN;
+    const rt_energy *e = rec->energy;
+    if (!e || !e->domain)
+        return;
+    bool job = rec->process_energy_method != NULL;
+    r->parts_job |= job;
+    for (size_t i = 0; i < e->domain_count; i++) {
+        const rt_energy_domain *d = e->domain[i];
+        const char *kind = d ? rt_ew_part_kind(d) : NULL;
+        int rank = d ? method_rank(d->method) : 0;
+        int k = kind && rank ? part_index(r, kind, d->source, rank) : -1;
+        if (k < 0)
+            continue;
+        devices[k]++;
+        double x = job ? d->process_energy_joules : d->energy_joules;
+        if (isfinite(x))
+            j[k] = isnan(j[k]) ? x : j[k] + x;
+    }
+    for (size_t k = 0; k < r->n_parts; k++) {
+        r->parts[k].devices = fmax(r->parts[k].devices, devices[k]);
+        if (!isnan(iv))
+            v[k] = j[k] / iv;
+    }
+}
+
 void rt_report_add(rt_report *r, const rt_record *rec)
 {
     rt_report_add_sized(r, rec, sizeof *rec);
@@ -296,6 +348,7 @@ void rt_report_add_sized(rt_report *r, const rt_record *caller_rec, size_t rec_s
         [RPT_POWER] = power_of(r, rec->energy_joules, rec->energy_method, iv),
         [RPT_JOB_POWER] = power_of(r, rec->process_energy_joules, rec->process_energy_method, iv),
     };
+    power_parts(r, rec, iv, &v[RPT_POWER_PART]);
     if (rec->gpu_count > 0)
         r->gpu_seen = true;
     /* The reading after the job's end (its root exited, nothing of its tree left) finds its

@@ -14,6 +14,7 @@
 
 #include "../../common/utf8.h"
 #include "../core/core.h"
+#include "energy_words.h"
 #include "report_int.h"
 
 /* the chart library, generated from libjs-dygraphs at build time (cmake/embed.cmake) */
@@ -145,22 +146,117 @@ static const chart_def charts[] = {
      false, 0, "", "Power Usage", {"Process power", "System power"}},
 };
 
-/* The chart's title as the page shows it, in the page's wording: the power chart's with its
- * method ("Power (estimated)"). */
-static const char *chart_title(const rt_report *r, size_t i, int wording, char *buf, size_t size)
+/* One line of a chart as the page draws it: its series (RPT_*), name and colour. */
+typedef struct chart_line {
+    int series;
+    char name[192];
+    const char *color;
+} chart_line;
+#define CHART_LINES (RPT_POWER_PARTS + 2) /* the most lines of a chart: the power chart's */
+
+/* The energy a series stands for in the run (its cells' power x seconds summed). */
+static double series_joules(const rt_report *r, int k)
 {
-    const char *t = wording == RT_REPORT_WORDING_PY05 ? charts[i].title05 : charts[i].title;
-    const char *m = strcmp(charts[i].unit, "watts") == 0 ? rpt_method_word(r->power_method) : NULL;
-    if (!m)
-        return t;
-    snprintf(buf, size, "%s (%s)", t, m);
-    return buf;
+    double j = 0;
+    for (size_t i = 0; i < r->n; i++)
+        j += r->b[i].c[k].sum;
+    return j;
 }
 
-/* The name of chart c's k-th line in the page's wording. */
-static const char *line_name(const chart_def *c, int k, int wording)
+/* The power chart's lines by part (0.19), where the records carried their energy's domains:
+ * each part's ("job GPU (measured by NVML)": the job's share, or the machine's without a tree),
+ * the largest first, each in its kind's colour; then the job's total when there are several
+ * parts, then the machine's (left out without a tree when it is the one part's line). Returns
+ * how many, 0 when no part has a figure (the chart is then as before 0.19). */
+static size_t power_part_lines(const rt_report *r, const bool present[RPT_SERIES], int wording, chart_line *out)
 {
-    return wording == RT_REPORT_WORDING_PY05 ? c->names05[k] : c->names[k];
+    /* a kind's own colour (GPU green, CPU orange, memory purple) where no other line took it */
+    static const char *const colors[] = {"#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"};
+    static const char *const kinds[] = {"gpu", "cpu", "dram"};
+    bool taken[RT_ARRAY_LEN(colors)] = {false};
+    bool py05 = wording == RT_REPORT_WORDING_PY05, job = r->parts_job;
+    size_t order[RPT_POWER_PARTS], n = 0;
+    double joules[RPT_POWER_PARTS];
+    for (size_t k = 0; k < r->n_parts; k++) { /* an insertion sort, the largest first: stable */
+        if (!present[RPT_POWER_PART + k])
+            continue;
+        joules[k] = series_joules(r, RPT_POWER_PART + (int)k);
+        size_t at = n++;
+        for (; at > 0 && joules[order[at - 1]] < joules[k]; at--)
+            order[at] = order[at - 1];
+        order[at] = k;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t k = order[i];
+        char noun[48], how[96];
+        rt_ew_noun(r->parts[k].kind, r->parts[k].devices, noun, sizeof noun);
+        rt_ew_how(r->parts[k].has_source ? r->parts[k].source : NULL, rpt_method_word(r->parts[k].method), how,
+                  sizeof how);
+        size_t c = 0;
+        while (c < RT_ARRAY_LEN(kinds) && strcmp(r->parts[k].kind, kinds[c]) != 0)
+            c++;
+        if (c >= RT_ARRAY_LEN(kinds) || taken[c])
+            for (c = 0; taken[c];) /* the first free one: 7 colours, at most 5 parts */
+                c++;
+        taken[c] = true;
+        out[i].series = RPT_POWER_PART + (int)k;
+        out[i].color = colors[c];
+        if (py05)
+            snprintf(out[i].name, sizeof out[i].name, "%s %s power (%s)", job ? "Process" : "System", noun, how);
+        else
+            snprintf(out[i].name, sizeof out[i].name, "%s%s (%s)", job ? "job " : "", noun, how);
+    }
+    if (!n)
+        return 0;
+    size_t m = n;
+    if (job && n > 1 && present[RPT_JOB_POWER])
+        out[m++] = (chart_line){RPT_JOB_POWER, "", "#d62728"};
+    double machine = present[RPT_POWER] ? series_joules(r, RPT_POWER) : NAN, one = joules[order[0]];
+    if (present[RPT_POWER] && (job || n > 1 || fabs(machine - one) > 1e-3 * fabs(machine)))
+        out[m++] = (chart_line){RPT_POWER, "", "#1f77b4"};
+    for (size_t i = n; i < m; i++)
+        snprintf(out[i].name, sizeof out[i].name, "%s",
+                 out[i].series == RPT_POWER ? (py05 ? "System power" : "machine") : (py05 ? "Process power" : "job"));
+    return m;
+}
+
+/* Chart i's lines with a figure, in the page's wording: the chart's own, the power chart's by
+ * part where it has parts. Returns how many. */
+static size_t chart_lines(const rt_report *r, const bool present[RPT_SERIES], size_t i, int wording,
+                          chart_line out[CHART_LINES])
+{
+    const chart_def *c = &charts[i];
+    size_t n = strcmp(c->unit, "watts") == 0 ? power_part_lines(r, present, wording, out) : 0;
+    if (n)
+        return n;
+    for (int k = 0; k < 4 && c->series[k] >= 0; k++) {
+        if (!present[c->series[k]])
+            continue;
+        out[n].series = c->series[k];
+        snprintf(out[n].name, sizeof out[n].name, "%s",
+                 wording == RT_REPORT_WORDING_PY05 ? c->names05[k] : c->names[k]);
+        out[n++].color = c->colors[k];
+    }
+    return n;
+}
+
+/* The chart's title as the page shows it, in the page's wording: the power chart's with its
+ * method ("Power (estimated)"), or "by source" when its lines are the parts' (each line then
+ * names its method and source). */
+static const char *chart_title(const rt_report *r, const bool present[RPT_SERIES], size_t i, int wording, char *buf,
+                               size_t size)
+{
+    const char *t = wording == RT_REPORT_WORDING_PY05 ? charts[i].title05 : charts[i].title;
+    if (strcmp(charts[i].unit, "watts") != 0)
+        return t;
+    chart_line lines[CHART_LINES];
+    const char *m = rpt_method_word(r->power_method);
+    if (power_part_lines(r, present, wording, lines))
+        m = "by source";
+    if (!m)
+        return t;
+    snprintf(buf, size, m[0] == 'b' ? "%s %s" : "%s (%s)", t, m);
+    return buf;
 }
 
 /* A level in the chart's unit, for its line of text: bytes, or watts */
@@ -213,23 +309,21 @@ static chart_how chart_shown(const rt_report *r, const bool present[RPT_SERIES],
     if (c->gpu_only && !r->gpu_seen)
         return CHART_NONE;
     float lo = INFINITY, hi = -INFINITY;
-    bool any = false;
-    for (int k = 0; k < 4 && c->series[k] >= 0; k++) {
-        if (!present[c->series[k]])
-            continue;
-        any = true;
+    chart_line lines[CHART_LINES];
+    size_t n = chart_lines(r, present, i, wording, lines);
+    for (size_t k = 0; k < n; k++) {
         for (size_t j = 0; j < r->n; j++) {
-            const rpt_cell *cell = &r->b[j].c[c->series[k]];
+            const rpt_cell *cell = &r->b[j].c[lines[k].series];
             if (cell->weight > 0) {
                 lo = fminf(lo, cell->min);
                 hi = fmaxf(hi, cell->max);
             }
         }
     }
-    if (!any)
+    if (!n)
         return CHART_NONE;
     char tbuf[64];
-    const char *title = chart_title(r, i, wording, tbuf, sizeof tbuf);
+    const char *title = chart_title(r, present, i, wording, tbuf, sizeof tbuf);
     if (c->zero && *c->zero && lo == 0 && hi == 0) {
         snprintf(text, size, "%.40s: %s", title, c->zero);
         return CHART_TEXT;
@@ -422,14 +516,13 @@ static int write_data(rpt_hw *w, const rt_report *r, int wording)
             continue;
         char title[64];
         rpt_hw_fmt(w, "%s\n{id:%d,title:\"%s\",unit:\"%s\",m:%d,s:[", nchart ? "," : "", nchart,
-                   chart_title(r, i, wording, title, sizeof title), c->unit, c->marks);
-        bool first = true;
-        for (int k = 0; k < 4 && c->series[k] >= 0; k++) {
-            if (!present[c->series[k]])
-                continue;
-            rpt_hw_fmt(w, "%s[%d,\"%s\",\"%s\"]", first ? "" : ",", c->series[k], line_name(c, k, wording),
-                       c->colors[k]);
-            first = false;
+                   chart_title(r, present, i, wording, title, sizeof title), c->unit, c->marks);
+        chart_line lines[CHART_LINES];
+        size_t n = chart_lines(r, present, i, wording, lines);
+        for (size_t k = 0; k < n; k++) { /* a part's name holds what a file said: escaped */
+            rpt_hw_fmt(w, "%s[%d,", k ? "," : "", lines[k].series);
+            rpt_hw_js_str(w, lines[k].name);
+            rpt_hw_fmt(w, ",\"%s\"]", lines[k].color);
         }
         rpt_hw_lit(w, "]}");
         nchart++;
@@ -680,7 +773,7 @@ static rt_error report_write(const rt_report *r, const rt_report_info *info, rt_
         char ctitle[64];
         rpt_hw_fmt(w, "<div class=\"chart-block\" id=\"b-%s\"><h3>%s</h3><div class=\"legend\" id=\"l%zu\"></div>"
                   "<div class=\"chart\" id=\"c%zu\"></div><div class=\"chart-print\" id=\"p%zu\"></div></div>\n",
-                  charts[i].key, chart_title(r, i, in.wording, ctitle, sizeof ctitle), k, k, k);
+                  charts[i].key, chart_title(r, present, i, in.wording, ctitle, sizeof ctitle), k, k, k);
         k++;
     }
     rpt_hw_lit(w, "</section>\n");

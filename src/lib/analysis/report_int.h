@@ -20,8 +20,11 @@ enum {
     RPT_NET_RECV, RPT_NET_SENT,               /* bytes/s */
     RPT_DISK_SPACE,                           /* bytes */
     RPT_POWER, RPT_JOB_POWER,                 /* watts: the machine's, the job's share */
-    RPT_SERIES
+    RPT_POWER_PART,                           /* watts: RPT_POWER_PARTS series, one per part of
+                                               * the energy (rt_report.parts) */
+    RPT_SERIES = RPT_POWER_PART + 5
 };
+#define RPT_POWER_PARTS (RPT_SERIES - RPT_POWER_PART) /* the parts the power chart draws at most */
 
 /* Buckets kept at most: past it, neighbours merge pairwise and the bucket width doubles, so a
  * run of any length keeps between RPT_CAP/2 and RPT_CAP buckets (once it has that many
@@ -107,6 +110,17 @@ struct rt_report {
     rpt_phases *ph; /* NULL until a record carries phases */
     int power_method; /* the least exact method of the power series' records: 0 none,
                        * 1 measured, 2 sampled, 3 estimated (rpt_method_word) */
+    /* 0.19: the parts of the energy (as rt_summary_energy_part: the records' domains of one
+     * kind, source and method), in the order first seen; their power is the job's share in a
+     * record with a tree (parts_job), else the machine's */
+    struct {
+        char kind[32], source[32];
+        bool has_source;
+        int method;     /* rank, as power_method */
+        double devices; /* the most domains of the part in one record */
+    } parts[RPT_POWER_PARTS];
+    size_t n_parts;
+    bool parts_job;
 };
 
 /* The word of a power_method rank: "measured", "sampled", "estimated"; NULL for 0. */
