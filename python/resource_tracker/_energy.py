@@ -12,7 +12,7 @@ from ctypes import POINTER, byref, cast
 from logging import getLogger
 
 from ._native import text
-from ._native_more import Grid, has, lib, new
+from ._native_more import EnergyPart, Grid, has, lib, new
 
 ENERGY_VERSION_NUM = 0x000F00  # 0.15.0: rt_summary's energy, rt_grid, rt_tracker_set_grid
 METHODS = ("measured", "sampled", "estimated")
@@ -93,6 +93,25 @@ def _dist(d, known: bool) -> dict | None:
     return {"mean": _num(d.mean), "peak": _num(d.peak), "p50": _num(d.p50), "p95": _num(d.p95)}
 
 
+def parts_of(s) -> list | None:
+    """The energy by part of an rt_summary (0.19), the largest first, as `summary --json`'s
+    energy "parts": [{kind, source, method, joules, process_joules, devices}] (kind "cpu",
+    "dram", "gpu", ...; source "nvml", "intel-rapl", "model", ...); None when the records carried
+    no energy domains (a loaded snapshot) or the library is older than 0.19."""
+    if not has("rt_summary_energy_words") or not s.energy_parts or not s.energy_part_count:
+        return None
+    items = cast(s.energy_parts, POINTER(POINTER(EnergyPart)))
+    parts = []
+    for i in range(s.energy_part_count):
+        p = items[i].contents
+        method = _method(p.method)
+        parts.append({"kind": text(p.kind), "source": text(p.source), "method": method,
+                      "joules": _num(p.energy_joules, method is not None),
+                      "process_joules": _num(p.process_energy_joules, method is not None),
+                      "devices": int(p.devices) if p.devices == p.devices and p.devices > 0 else None})
+    return parts
+
+
 def energy_of(summary) -> dict | None:
     """The energy of an rt_summary (a POINTER(Summary)) in the shape of `summary --json`'s
     "energy" member, figures unrounded: joules and method (the machine's), process_joules and
@@ -100,9 +119,11 @@ def energy_of(summary) -> dict | None:
     p95}), idle_power_watts, model (the estimate's, in words), missing (what could not be read
     and how to grant it), gpu_power_throttled_secs, gpu_thermal_throttled_secs, and carbon:
     None when the grid's intensity is unknown, else {co2e_grams, process_co2e_grams, g_per_kwh,
-    zone, name, source, year}. A figure whose method is missing is None, never a number without
-    its method. None when the run had no energy figure, no note and no throttle time, or the
-    library is older than 0.15."""
+    zone, name, source, year}; parts (the energy by part, parts_of: None without the records'
+    domains or from a library older than 0.19) and meter_source (a platform meter's source when
+    one gave the machine's figure, else None). A figure whose method is missing is None, never a
+    number without its method. None when the run had no energy figure, no note and no throttle
+    time, or the library is older than 0.15."""
     if not summary or not available():
         return None
     s = summary.contents
@@ -129,4 +150,6 @@ def energy_of(summary) -> dict | None:
         "model": model, "missing": missing,
         "gpu_power_throttled_secs": power_t, "gpu_thermal_throttled_secs": thermal_t,
         "carbon": carbon,
+        "parts": parts_of(s),
+        "meter_source": text(s.energy_meter_source) if has("rt_summary_energy_words") else None,
     }

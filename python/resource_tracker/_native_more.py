@@ -166,6 +166,18 @@ class Summary(Structure):
         ("max_slowdown_pct", c_double),
         # the run's place in a job of several nodes (an rt_member; NULL in a summary made here)
         ("member", c_void_p),
+        # 0.19: the energy by part (EnergyPart pointers, the largest first) and a platform
+        # meter's source; read only from a library that has rt_summary_energy_words (_energy.py)
+        ("energy_parts", c_void_p), ("energy_part_count", c_size_t), ("energy_meter_source", c_char_p),
+    ]
+
+
+class EnergyPart(Structure):
+    """rt_summary_energy_part (0.19): the run's energy of one kind from one source by one method."""
+
+    _fields_ = [
+        ("kind", c_char_p), ("source", c_char_p), ("method", c_char_p), ("energy_joules", c_double),
+        ("process_energy_joules", c_double), ("devices", c_double),
     ]
 
 
@@ -321,6 +333,7 @@ _PROTOTYPES = {
     "rt_grid_lookup": (c_int, [c_char_p, POINTER(Grid)]),  # 0.15
     "rt_tracker_set_grid": (c_int, [TrackerHandle, POINTER(Grid)]),  # 0.15
     "rt_need_source_text": (c_char_p, [c_int]),
+    "rt_summary_energy_words": (c_int, [POINTER(Summary), c_int, c_char_p, c_size_t, POINTER(c_size_t)]),  # 0.19
 }
 
 bind_optional(_PROTOTYPES)

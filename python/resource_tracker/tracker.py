@@ -421,7 +421,10 @@ class ResourceTracker:
                 figure without its method is None), power_watts and process_power_watts
                 ({mean, peak, p50, p95}), idle_power_watts, model, missing, the GPUs' throttle
                 seconds, and carbon ({co2e_grams, process_co2e_grams, g_per_kwh, zone, name,
-                source, year}; None when no grid is known: see grid_zone). "energy" is None
+                source, year}; None when no grid is known: see grid_zone), and parts (0.19:
+                the energy by part, the largest first: [{kind, source, method, joules,
+                process_joules, devices}], e.g. the GPUs measured by NVML and the CPU estimated;
+                None from a library older than 0.19) with meter_source. "energy" is None
                 when the run has no energy figure or the library is older than 0.15.
             efficiency: True adds "efficiency" (C library 0.16): what the job was given where it
                 runs (SLURM, Kubernetes, a GitHub Actions runner, else its cgroup's limits) and how

@@ -2,9 +2,9 @@
 ResourceTracker.stats(energy=True) carries the library's energy with its methods (this VM has
 no counter: the CPU estimate), the carbon from grid_intensity= or grid_zone= (or
 TRACKER_GRID_INTENSITY / TRACKER_GRID_ZONE) exactly as the library computes it, None without a
-grid; stats() without energy keeps the Python tracker's shape; bad grids raise (keywords) or
-warn (environment); gpu_tracker's ResourceUsage.energy is an extra that leaves to_json() as it
-was; a library older than 0.15 gives None."""
+grid; the energy by part (0.19); stats() without energy keeps the Python tracker's shape; bad
+grids raise (keywords) or warn (environment); gpu_tracker's ResourceUsage.energy is an extra
+that leaves to_json() as it was; a library older than 0.15 gives None."""
 
 import dataclasses
 import time
@@ -114,6 +114,44 @@ def test_a_figure_without_its_method_is_none():
     assert e["carbon"] is None
     s.process_energy_method = None
     assert _energy.energy_of(pointer(s)) is None  # nothing with a method, no note: no energy
+
+
+def test_energy_by_part():
+    """0.19: the energy dict's parts, the largest first, each with its kind, source and method;
+    on this VM (no counter) the CPU's estimate, the job's share all of the job's energy."""
+    from ctypes import POINTER, c_void_p, cast, pointer
+
+    from resource_tracker._native_more import Dist, EnergyPart, Summary
+
+    if not _energy.has("rt_summary_energy_words"):
+        pytest.skip("the library has no energy by part (older than 0.19)")
+    e = _run().stats(energy=True)["energy"]
+    parts = e["parts"]
+    assert parts and all(p["method"] in METHODS for p in parts)
+    assert sum(p["process_joules"] or 0 for p in parts) == pytest.approx(e["process_joules"], rel=1e-9)
+    if all(p["source"] == "model" for p in parts):  # no counter here: the CPU's estimate
+        assert [(p["kind"], p["method"], p["devices"]) for p in parts] == [("cpu", "estimated", 1)]
+    assert e["meter_source"] is None or isinstance(e["meter_source"], str)
+
+    # a summary made here: a measured GPU part and an estimated CPU part, as the library lists them
+    gpu = EnergyPart(b"gpu", b"nvml", b"measured", 6800.0, 6800.0, 2.0)
+    cpu = EnergyPart(b"cpu", b"model", b"estimated", 700.0, 400.0, 1.0)
+    items = (POINTER(EnergyPart) * 2)(pointer(gpu), pointer(cpu))
+    s = Summary()
+    s.energy_joules, s.energy_method = 7500.0, b"estimated"
+    s.process_energy_joules, s.process_energy_method = 7200.0, b"estimated"
+    s.power_watts = s.process_power_watts = Dist(1, 2, 1, 2)
+    s.idle_power_watts = s.co2e_grams = s.process_co2e_grams = float("nan")
+    s.gpu_power_throttled_secs = s.gpu_thermal_throttled_secs = float("nan")
+    s.energy_parts, s.energy_part_count, s.energy_meter_source = cast(items, c_void_p), 2, b"hwmon"
+    e = _energy.energy_of(pointer(s))
+    assert e["parts"] == [
+        {"kind": "gpu", "source": "nvml", "method": "measured", "joules": 6800.0, "process_joules": 6800.0, "devices": 2},
+        {"kind": "cpu", "source": "model", "method": "estimated", "joules": 700.0, "process_joules": 400.0,
+         "devices": 1}]
+    assert e["meter_source"] == "hwmon"
+    s.energy_parts, s.energy_part_count, s.energy_meter_source = None, 0, None  # no domains: no parts
+    assert _energy.energy_of(pointer(s))["parts"] is None
 
 
 def test_an_older_library_has_none(monkeypatch):

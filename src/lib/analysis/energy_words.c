@@ -21,6 +21,21 @@ const char *rt_ew_part_kind(const rt_energy_domain *d)
     return d->in_total ? (d->kind ? d->kind : "other") : NULL;
 }
 
+void rt_energy_parts_copy_into(rt_energy_parts_copy *c, rt_summary *s)
+{
+    size_t n = s->energy_parts ? s->energy_part_count : 0;
+    n = n < RT_ENERGY_PARTS_MAX ? n : RT_ENERGY_PARTS_MAX;
+    for (size_t i = 0; i < n; i++) {
+        c->part[i] = *s->energy_parts[i];
+        c->part[i].kind = rt_copy_cut(c->kind[i], sizeof c->kind[i], c->part[i].kind);
+        c->part[i].source = rt_copy_cut(c->source[i], sizeof c->source[i], c->part[i].source);
+        c->list[i] = &c->part[i]; /* the method: a static string */
+    }
+    s->energy_parts = n ? c->list : NULL;
+    s->energy_part_count = n;
+    s->energy_meter_source = rt_copy_cut(c->meter, sizeof c->meter, s->energy_meter_source);
+}
+
 const char *rt_ew_noun(const char *kind, double devices, char *b, size_t cap)
 {
     if (kind && strcmp(kind, "gpu") == 0 && devices >= 2)

@@ -13,6 +13,17 @@
  * another kind counted in the machine's total (in_total; "other" without a kind); NULL for none
  * (a package's core and uncore parts are inside it, a platform meter holds the others). */
 const char *rt_ew_part_kind(const rt_energy_domain *d);
+/* A copy of a summary's parts that outlives the statistics' next record (the tracker hands out a
+ * copy of its summary while its thread adds records): plain data, nothing allocated. */
+typedef struct rt_energy_parts_copy {
+    rt_summary_energy_part part[RT_ENERGY_PARTS_MAX];
+    const rt_summary_energy_part *list[RT_ENERGY_PARTS_MAX];
+    char kind[RT_ENERGY_PARTS_MAX][32], source[RT_ENERGY_PARTS_MAX][32], meter[32];
+} rt_energy_parts_copy;
+
+/* Copies s's parts and meter source into c and points s at the copies. */
+void rt_energy_parts_copy_into(rt_energy_parts_copy *c, rt_summary *s);
+
 /* The part's noun into b: "CPU" (kind cpu), "memory" (dram), "GPU" or "N GPUs" (gpu: devices of
  * them), else the kind as it is ("other" for NULL). */
 const char *rt_ew_noun(const char *kind, double devices, char *b, size_t cap);

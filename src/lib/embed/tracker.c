@@ -513,6 +513,7 @@ const rt_summary *rt_tracker_summary(rt_tracker *t)
     t->summary_copy.usage = &t->usage_copy;
     rt_phase_copy_into(&t->phase_copy, &t->summary_copy);
     copy_cores(t);
+    rt_energy_parts_copy_into(&t->parts_copy, &t->summary_copy);
     pthread_mutex_unlock(&t->mu);
     return &t->summary_copy;
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "../core/clock.h"
+#include "../analysis/energy_words.h"
 #include "../core/core.h"
 #include "../store/store.h"
 
@@ -47,6 +48,7 @@ struct rt_tracker {
     rt_cores_table cores_copy;        /* and its table under other core counts, */
     rt_cores_row *cores_rows;         /* whose rows are here (cap_cores_rows) */
     size_t cap_cores_rows;
+    rt_energy_parts_copy parts_copy;  /* and its energy by part (analysis/energy_words.h) */
     /* what the run was asked for, and when */
     int64_t pid;         /* the root's pid; 0 without a tracked tree */
     bool children;       /* descendants tracked */
