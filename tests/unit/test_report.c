@@ -305,7 +305,7 @@ static void power_chart_by_part(void **state)
     char *power = strstr(html, "title:\"Power by source\",unit:\"watts\",m:0,s:[[");
     assert_non_null(power);
     assert_non_null(strstr(html, "<h3>Power by source</h3>"));
-    char *gpu = strstr(power, ",\"job 2 GPUs (measured by NVML)\",\"#2ca02c\"]"); /* each kind its colour */
+    char *gpu = strstr(power, ",\"job GPU (measured by NVML)\",\"#2ca02c\"]"); /* each kind its colour */
     char *cpu = strstr(power, ",\"job CPU (estimated)\",\"#ff7f0e\"]");
     char *job = strstr(power, ",\"job\",\"#d62728\"]");
     char *machine = strstr(power, ",\"machine\",\"#1f77b4\"]]}");

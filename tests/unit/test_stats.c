@@ -869,8 +869,12 @@ static void energy_parts(void **state)
     size_t len;
     assert_int_equal(rt_summary_energy_words(s, 1, words, sizeof words, &len), RT_OK);
     /* the job's: the GPU it never used is left out */
-    assert_string_equal(words, "2 GPUs 752 J measured by NVML, CPU 11.2 J measured by RAPL, memory 1.5 J measured "
+    assert_string_equal(words, "GPU 752 J measured by NVML, CPU 11.2 J measured by RAPL, memory 1.5 J measured "
                                "by RAPL");
+    /* the machine's, in the list's order (the job's largest first) */
+    assert_int_equal(rt_summary_energy_words(s, 0, words, sizeof words, &len), RT_OK);
+    assert_string_equal(words, "2 GPUs 952 J measured by NVML, CPU 62.2 J measured by RAPL, memory 9.0 J measured by "
+                               "RAPL, GPU 210 J sampled by NVML");
     assert_int_equal(len, strlen(words));
     assert_int_equal(rt_summary_energy_words(s, 0, words, 20, &len), RT_OK); /* cut, the length needed */
     assert_int_equal(strlen(words), 19);

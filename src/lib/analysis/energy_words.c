@@ -84,7 +84,7 @@ rt_error rt_summary_energy_words(const rt_summary *s, int job, char *buf, size_t
             continue;
         char noun[48], fig[32], how[96];
         int k = snprintf(n < cap ? buf + n : NULL, n < cap ? cap - n : 0, "%s%s %s %s", n ? ", " : "",
-                         rt_ew_noun(p->kind, p->devices, noun, sizeof noun), rt_tx_joules(j, fig, sizeof fig),
+                         rt_ew_noun(p->kind, job ? 1 : p->devices, noun, sizeof noun), rt_tx_joules(j, fig, sizeof fig),
                          rt_ew_how(p->source, p->method, how, sizeof how));
         if (k > 0)
             n += (size_t)k;

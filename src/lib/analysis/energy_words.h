@@ -25,7 +25,8 @@ typedef struct rt_energy_parts_copy {
 void rt_energy_parts_copy_into(rt_energy_parts_copy *c, rt_summary *s);
 
 /* The part's noun into b: "CPU" (kind cpu), "memory" (dram), "GPU" or "N GPUs" (gpu: devices of
- * them), else the kind as it is ("other" for NULL). */
+ * them), else the kind as it is ("other" for NULL). The job's share of a part is said with
+ * devices 1: "2 GPUs" would read as GPUs the job used, which the part does not say. */
 const char *rt_ew_noun(const char *kind, double devices, char *b, size_t cap);
 /* How the part was had into b: "<method> by <source>" with the source as people know it (NVML,
  * RAPL for intel-rapl and amd-rapl, perf, hwmon, else as it is); the method alone for the

@@ -189,7 +189,7 @@ static size_t power_part_lines(const rt_report *r, const bool present[RPT_SERIES
     for (size_t i = 0; i < n; i++) {
         size_t k = order[i];
         char noun[48], how[96];
-        rt_ew_noun(r->parts[k].kind, r->parts[k].devices, noun, sizeof noun);
+        rt_ew_noun(r->parts[k].kind, job ? 1 : r->parts[k].devices, noun, sizeof noun);
         rt_ew_how(r->parts[k].has_source ? r->parts[k].source : NULL, rpt_method_word(r->parts[k].method), how,
                   sizeof how);
         size_t c = 0;
