@@ -93,11 +93,11 @@ def test_report_power_chart_by_source(recorded, tmp_path):
     p = run(["report", str(out), "-o", str(html)], timeout=60)
     assert p.returncode == 0, p.stderr
     page = html.read_text()
-    chart = re.search(r'\{id:\d+,title:"Power by source",unit:"watts",m:0,s:\[(.*?)\]\}', page)
+    chart = re.search(r'\{id:\d+,title:"Power \(by source\)",unit:"watts",m:0,s:\[(.*?)\]\}', page)
     assert chart, re.search(r"var CH=.*?;\n", page, re.S).group(0)
     names = re.findall(r'\[\d+,"([^"]*)","#[0-9a-f]{6}"\]', chart.group(1))
     assert names == ["job GPU (measured by NVML)", f"job CPU ({how(cpu)})", "job", "machine"]
-    assert '<h3>Power by source</h3>' in page
+    assert '<h3>Power (by source)</h3>' in page
     assert "(GPU 251 J measured by NVML, CPU " in page  # the answer's energy by part
     if ru.CHROMIUM is None:
         pytest.skip("chromium not installed (scripts/install-deps): the page's data checked, not its drawing")
@@ -106,7 +106,7 @@ def test_report_power_chart_by_source(recorded, tmp_path):
     assert requests == []
     attrs = ru.body_attrs(dom)
     assert attrs["data-charts-drawn"] == attrs["data-charts-expected"]
-    legend = re.search(r'<h3>Power by source</h3><div class="legend" id="l\d+">(.*?)</div><div class="chart"', dom,
+    legend = re.search(r'<h3>Power \(by source\)</h3><div class="legend" id="l\d+">(.*?)</div><div class="chart"', dom,
                        re.S)
     assert legend, "no power legend in the DOM"
     for name in names:  # dygraphs wrote each line's name into the legend

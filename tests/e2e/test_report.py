@@ -482,11 +482,12 @@ def record_powers(jsonl, key):
     return out
 
 
-def check_energy_line(line, summary, method):
+def check_energy_line(line, summary, how):
     """The answer's energy line: the job's and the machine's joules as summary --json has them (to
     the line's three significant digits: the page rounds the unrounded figure, so a figure on a
-    rounding edge may differ in its last digit from the JSON's rounded one), with the method."""
-    m = re.match(rf"job ([0-9.]+) (k?J) \({method}\), machine ([0-9.]+) (k?J) \({method}\)<br>", line)
+    rounding edge may differ in its last digit from the JSON's rounded one), the job's by its one
+    part, the CPU, with how it was had (0.19: "estimated", "measured by RAPL")."""
+    m = re.match(rf"job ([0-9.]+) (k?J) \(CPU [0-9.]+ k?J {re.escape(how)}\), machine ([0-9.]+) (k?J)<br>", line)
     assert m, line
     scale = {"J": 1, "kJ": 1000}
     job, machine = float(m.group(1)) * scale[m.group(2)], float(m.group(3)) * scale[m.group(4)]
@@ -500,11 +501,14 @@ def answer_energy(text):
     return m.group(1)
 
 
-def check_power_chart(text, dom, jsonl, method):
+def check_power_chart(text, dom, jsonl, how):
+    """The power chart by source (0.19): the job's one part (the CPU, its line named with how it was
+    had) and the machine's, every record's power on them."""
     series, power = page_data(text)
-    assert power and power["title"] == f"Power ({method})", power
-    assert set(power["series"]) == {"job", "machine"}
-    for name, key in (("machine", "energy_joules"), ("job", "process_energy_joules")):
+    assert power and power["title"] == "Power (by source)", power
+    job = f"job CPU ({how})"
+    assert set(power["series"]) == {job, "machine"}
+    for name, key in (("machine", "energy_joules"), (job, "process_energy_joules")):
         want = record_powers(jsonl, key)
         assert len(want) >= 3
         got = series[power["series"][name]]
@@ -521,15 +525,15 @@ def check_power_chart(text, dom, jsonl, method):
     drawn = {c["id"]: c for c in ru.charts(dom)}
     assert drawn[f"c{power['id']}"]["series_max"] == pytest.approx(max(record_powers(jsonl, "energy_joules")),
                                                                         rel=1e-5)
-    assert f'<h3>Power ({method})</h3>' in text
+    assert '<h3>Power (by source)</h3>' in text
     return series, power
 
 
 @needs_chromium
 def test_energy_estimated(tmp_path):
     """A machine without counters (an empty sys root, as on this VM): the CPU estimate, its method on
-    the answer's line and on the chart's title; CO2e unknown with how to set a grid, then known
-    from a zone."""
+    the answer's line and on the chart's line of it (0.19: by source); CO2e unknown with how to set
+    a grid, then known from a zone."""
     jsonl = tmp_path / "run.jsonl"
     sys_root = tmp_path / "sys"
     sys_root.mkdir()
@@ -576,7 +580,7 @@ def test_energy_measured(tmp_path):
     assert p.returncode == 0, p.stderr
     text = html.read_text()
     line = answer_energy(text)
-    check_energy_line(line, summary, "measured")
+    check_energy_line(line, summary, "measured by RAPL")
     grams = summary["joules"] / 3.6e6 * 100
     # the summary's joules are rounded to its decimals: at a tie the report's own figure, from
     # the unrounded one, may round the other way (0.8265 from 29.754 J against 0.826)
@@ -584,6 +588,6 @@ def test_energy_measured(tmp_path):
     assert any(s in line for s in shown), (grams, line)
     assert "100 g/kWh" in line and "answer-energy-model" not in line
     dom, _ = ru.render(html, tmp_path / "r.png", 1280, 2400)
-    series, power = check_power_chart(text, dom, jsonl, "measured")
+    series, power = check_power_chart(text, dom, jsonl, "measured by RAPL")
     machine = [v for v in series[power["series"]["machine"]][1::3] if v is not None]
     assert sum(machine) / len(machine) == pytest.approx(30.0, rel=0.25)  # the meter's 30 W, give or take its steps

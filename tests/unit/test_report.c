@@ -302,9 +302,9 @@ static void power_chart_by_part(void **state)
         rt_report_add(r, &x);
     }
     char *html = write_text(r, NULL, NULL);
-    char *power = strstr(html, "title:\"Power by source\",unit:\"watts\",m:0,s:[[");
+    char *power = strstr(html, "title:\"Power (by source)\",unit:\"watts\",m:0,s:[[");
     assert_non_null(power);
-    assert_non_null(strstr(html, "<h3>Power by source</h3>"));
+    assert_non_null(strstr(html, "<h3>Power (by source)</h3>"));
     char *gpu = strstr(power, ",\"job GPU (measured by NVML)\",\"#2ca02c\"]"); /* each kind its colour */
     char *cpu = strstr(power, ",\"job CPU (estimated)\",\"#ff7f0e\"]");
     char *job = strstr(power, ",\"job\",\"#d62728\"]");
@@ -324,7 +324,7 @@ static void power_chart_by_part(void **state)
         rt_report_add(r, &x);
     }
     html = write_text(r, NULL, NULL);
-    power = strstr(html, "title:\"Power by source\"");
+    power = strstr(html, "title:\"Power (by source)\"");
     assert_non_null(power);
     assert_non_null(strstr(power, ",\"CPU (estimated)\",\"#ff7f0e\"]]}"));
     assert_null(strstr(power, ",\"machine\",\"#1f77b4\"]"));

@@ -241,7 +241,7 @@ static size_t chart_lines(const rt_report *r, const bool present[RPT_SERIES], si
 }
 
 /* The chart's title as the page shows it, in the page's wording: the power chart's with its
- * method ("Power (estimated)"), or "by source" when its lines are the parts' (each line then
+ * method ("Power (estimated)"), or "(by source)" when its lines are the parts' (each line then
  * names its method and source). */
 static const char *chart_title(const rt_report *r, const bool present[RPT_SERIES], size_t i, int wording, char *buf,
                                size_t size)
@@ -255,7 +255,7 @@ static const char *chart_title(const rt_report *r, const bool present[RPT_SERIES
         m = "by source";
     if (!m)
         return t;
-    snprintf(buf, size, m[0] == 'b' ? "%s %s" : "%s (%s)", t, m);
+    snprintf(buf, size, "%s (%s)", t, m);
     return buf;
 }
 
