@@ -199,9 +199,8 @@ typedef struct rt_summary {
  * parts are the domains that make the machine's total (in_total) and the job's share: packages,
  * DRAM, GPUs, the estimate (a package's core and uncore parts are inside it; a platform meter,
  * when one gives the machine's total, is energy_meter_source and no part). Several GPUs of one
- * source are one part, the packages of one source likewise. At most RT_ENERGY_PARTS_MAX parts
- * are kept (any further ones are left out of the list, never of the totals). */
-#define RT_ENERGY_PARTS_MAX 16
+ * source are one part, the packages of one source likewise. At most 16 parts are kept (any
+ * further ones are left out of the list, never of the totals). */
 typedef struct rt_summary_energy_part {
     /* "cpu" (RAPL's or perf's packages, the estimate), "dram", "gpu", else the domains' own kind */
     const char *kind;

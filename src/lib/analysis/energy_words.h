@@ -13,6 +13,8 @@
  * another kind counted in the machine's total (in_total; "other" without a kind); NULL for none
  * (a package's core and uncore parts are inside it, a platform meter holds the others). */
 const char *rt_ew_part_kind(const rt_energy_domain *d);
+#define RT_ENERGY_PARTS_MAX 16 /* the parts a summary keeps at most (rt_summary_energy_part) */
+
 /* A copy of a summary's parts that outlives the statistics' next record (the tracker hands out a
  * copy of its summary while its thread adds records): plain data, nothing allocated. */
 typedef struct rt_energy_parts_copy {
