@@ -166,7 +166,14 @@ class Summary(Structure):
         ("max_slowdown_pct", c_double),
         # the run's place in a job of several nodes (an rt_member; NULL in a summary made here)
         ("member", c_void_p),
-        # 0.19: the energy by part (EnergyPart pointers, the largest first) and a platform
+        # 0.19: what the job's GPUs did (NVML GPM), the GPUs kept busy, the VRAM on one GPU,
+        # the time the GPUs idled while the CPU was busy
+        ("gpu_sm_active_pct", Dist), ("gpu_sm_occupancy_pct", Dist), ("gpu_tensor_active_pct", Dist),
+        ("gpu_dram_active_pct", Dist), ("gpu_fp64_active_pct", Dist), ("gpu_fp32_active_pct", Dist),
+        ("gpu_fp16_active_pct", Dist), ("gpu_pcie_bytes_per_sec", Dist), ("gpu_nvlink_bytes_per_sec", Dist),
+        ("gpu_work_shared", c_double), ("process_gpus_busy", c_double),
+        ("process_gpu_vram_per_gpu_peak_mib", c_double), ("gpu_idle_cpu_busy_secs", c_double),
+        # and the energy by part (EnergyPart pointers, the largest first) and a platform
         # meter's source; read only from a library that has rt_summary_energy_words (_energy.py)
         ("energy_parts", c_void_p), ("energy_part_count", c_size_t), ("energy_meter_source", c_char_p),
     ]
