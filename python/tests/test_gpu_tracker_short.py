@@ -234,8 +234,8 @@ def test_short_small_command_is_not_the_trackers_memory(tmp_path):
     """A short command smaller than the tracking process: the kernel's peak for it starts at
     the image it was forked from (gpu-tracker's own, ~20 MB), so it is not taken for the
     command's; its RAM is never more than the command's own peak (a shell's VmHWM, ~3 MB)."""
-    (tmp_path / "tiny.sh").write_text(  # ~0.1 s of the shell's own CPU (builtins), then its VmHWM
-        "i=0; while (( i < 20000 )); do (( i++ )); done\n"
+    (tmp_path / "tiny.sh").write_text(  # ~0.5 s of the shell's own CPU (builtins: past the first sample at 0.3 s), then its VmHWM
+        "i=0; while (( i < 600000 )); do (( i++ )); done\n"
         "while read -r key value unit; do [ \"$key\" = VmHWM: ] && echo \"$value\" > hwm.txt; done < /proc/$$/status\n"
         "true\n")
     gpu_tracker(tmp_path, "-e", "bash tiny.sh", "--st=0.3", "--ru=bytes", "--tu=seconds", "-f", "json", "-o",

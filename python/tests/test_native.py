@@ -109,7 +109,11 @@ def test_schema_lists_every_figure():
     assert by_name[("process", "alive")]["type"] == "flag"
     assert {f["struct"] for f in fields} == {"sample", "cpu", "memory", "net_iface", "disk", "mount", "gpu",
                                              "pressure", "cgroup", "process", "process_part", "host", "cloud",
-                                             "energy", "energy_domain", "request", "gpu_use"}
+                                             "energy", "energy_domain", "request", "gpu_use", "gpu_mig"}
+    w = by_name[("gpu", "sm_active_pct")]  # 0.19: the GPU's work (NVML GPM), the tree's as gpu_*
+    assert (w["type"], w["unit"], w["since"]) == ("double", "%", "0.19")
+    assert by_name[("process", "gpu_tensor_active_pct")]["since"] == "0.19"
+    assert by_name[("gpu_mig", "gpu_instance_id")]["type"] == "i64"
     j = by_name[("energy", "energy_joules")]  # 0.15
     assert (j["type"], j["unit"], j["since"]) == ("double", "J", "0.15")
     assert by_name[("energy_domain", "method")]["type"] == "string"
