@@ -103,6 +103,13 @@ RT_API double rt_sampler_watch(rt_sampler *s, int read);
  * child it reaps. */
 RT_API rt_error rt_sampler_reap(rt_sampler *s, int64_t pid, int *wstatus);
 
+/* The next sample reads the GPUs' cumulative counters (NVML's energy and violation times),
+ * which a sampler reads at its first sample and then every 30 s (their reading costs the
+ * driver milliseconds of CPU), and at the sample after a phase's mark (rt_sampler_peek) or
+ * after the tracked command was reaped (rt_sampler_reap): call it before a run's last sample
+ * otherwise, so that the run's GPU energy ends on the counter's own figure. NULL is allowed. */
+RT_API void rt_sampler_read_counters(rt_sampler *s);
+
 /* Frees the sampler and everything it owns. NULL is allowed. */
 RT_API void rt_sampler_free(rt_sampler *s);
 

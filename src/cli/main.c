@@ -763,6 +763,7 @@ static int sample_loop(run_state *rs)
             cli_marks_drain(rs->marks, rs->sampler, rs->pipe,
                             rs->last ? rs->last->timestamp_secs : rs->start_secs, CLI_MARKS_BATCH);
         if ((pfd[1].revents & POLLIN) && on_signals(rs)) {
+            rt_sampler_read_counters(rs->sampler); /* the GPUs' energy to the counter's figure */
             emit(rs); /* the partial last interval */
             return 0;
         }

@@ -42,12 +42,77 @@ static int teardown(void **state)
     return 0;
 }
 
-/* Reads GPU 0 and returns whether it had an energy reading, in *j. */
+/* Reads GPU 0 with its cumulative counters (a reading asked for them: rt_nvml_counters_due)
+ * and returns whether it had an energy reading, in *j. */
 static int read_energy(rt_nvml *nv, rt_gpu *g, double *j)
 {
+    rt_nvml_counters_due(nv);
     rt_nvml_read(nv, 0, g);
     *j = -1;
     return rt_nvml_energy(nv, 0, j);
+}
+
+/* Steps the clock by secs, writes the fake's energy counter (mJ) and power (W), and reads
+ * GPU 0 (counters at their cadence); returns its energy (-1: none). */
+static double energy_after(rt_nvml *nv, rt_clock *c, double secs, unsigned long long mj, unsigned w)
+{
+    char text[160];
+    snprintf(text, sizeof text, "cost off\ngpu uuid=GPU-1 name=A energy_mj=%llu power_mw=%u\n", mj, w * 1000);
+    config(text);
+    rt_clock_test_step(c, secs);
+    rt_gpu g;
+    rt_nvml_read(nv, 0, &g);
+    double j = -1;
+    return rt_nvml_energy(nv, 0, &j) ? j : -1;
+}
+
+/* The energy counter (3.7-4.1 ms of CPU a call on an H200) is read at the first reading, every
+ * RT_NVML_COUNTER_SECS after and at the reading after rt_nvml_counters_due; between, the
+ * total grows by the power drawn times the time, and a reading of the counter makes it the
+ * counter's: an estimate that ran ahead holds the total (it never goes back) and is taken off
+ * the estimates that follow. */
+static void energy_between_counter_readings(void **state)
+{
+    (void)state;
+    rt_clock *c = rt_clock_test_new(100.0);
+    config("cost off\ngpu uuid=GPU-1 name=A energy_mj=1000000 power_mw=200000\n");
+    char calls[] = "/tmp/rt-gpu-calls-XXXXXX";
+    close(mkstemp(calls));
+    setenv("FAKE_NVML_CALLS_OUT", calls, 1);
+    rt_nvml *nv = rt_nvml_open_timed(FAKE_NVML_PATH, NULL, 5.0, 2.0, c);
+    rt_gpu g;
+    double j;
+    rt_nvml_read(nv, 0, &g); /* the first reading: the counter's origin */
+    assert_int_equal(rt_nvml_energy(nv, 0, &j), 1);
+    assert_true(j == 0.0);
+    assert_true(energy_after(nv, c, 10, 1000000, 200) == 2000.0); /* 200 W x 10 s, the counter not read */
+    assert_true(energy_after(nv, c, 10, 1000000, 300) == 4500.0); /* (200 + 300) / 2 x 10 */
+    assert_true(energy_after(nv, c, 10, 6900000, 300) == 5900.0); /* 30 s: the counter's own */
+    assert_true(energy_after(nv, c, 10, 6900000, 300) == 8900.0);
+    assert_true(energy_after(nv, c, 10, 6900000, 300) == 11900.0);
+    /* 30 s on, the counter says less (11000 J): the total stays, its surplus (900 J) is taken off
+     * the next estimates */
+    assert_true(energy_after(nv, c, 10, 12000000, 300) == 11900.0);
+    assert_true(energy_after(nv, c, 1, 12000000, 300) == 11900.0); /* 300 J of it taken */
+    assert_true(energy_after(nv, c, 2, 12000000, 300) == 11900.0); /* the other 600 J */
+    assert_true(energy_after(nv, c, 1, 12000000, 300) == 12200.0);
+    /* asked for: read now, whatever the cadence (a phase's mark, a run's end) */
+    rt_nvml_counters_due(nv);
+    assert_true(energy_after(nv, c, 1, 13500000, 300) == 12500.0);
+    rt_nvml_close(nv);
+    /* the counter read at 0, 30, 60 and 65 s: 4 of the 11 readings */
+    FILE *f = fopen(calls, "r");
+    assert_non_null(f);
+    char name[32];
+    long n = -1, energy = -1;
+    while (fscanf(f, "%31s %ld", name, &n) == 2)
+        if (!strcmp(name, "energy"))
+            energy = n;
+    fclose(f);
+    unsetenv("FAKE_NVML_CALLS_OUT");
+    unlink(calls);
+    assert_int_equal(energy, 4);
+    rt_clock_test_free(c);
 }
 
 static void energy_running_total(void **state)
@@ -65,7 +130,10 @@ static void energy_running_total(void **state)
     assert_int_equal(read_energy(nv, &g, &j), 1);
     assert_true(j == 250.5);
     config("gpu uuid=GPU-1 name=A energy_mj=1260000\nfail 0 999 energy\n");
-    assert_int_equal(read_energy(nv, &g, &j), 0); /* a failed reading: none, the rest of it read */
+    /* a failed reading of the counter: the total goes on by the power drawn times the time
+     * (0 W here), the rest of the reading read */
+    assert_int_equal(read_energy(nv, &g, &j), 1);
+    assert_true(j == 250.5);
     assert_non_null(g.name);
     config("gpu uuid=GPU-1 name=A energy_mj=1300000\n");
     assert_int_equal(read_energy(nv, &g, &j), 1);
@@ -122,9 +190,12 @@ static void throttle_from_violation_counters(void **state)
     assert_true(g.power_throttled_secs == 0.0 && g.thermal_throttled_secs == 0.0);
     rt_clock_test_step(c, 10.0);
     config("gpu uuid=GPU-1 name=A reasons=0x24 viol_power_ns=3500000000 viol_thermal_ns=250000007\n");
-    rt_nvml_read(nv, 0, &g);
+    rt_nvml_read(nv, 0, &g); /* 10 s on: the counters are not read yet, their totals stay */
+    assert_true(g.power_throttled_secs == 0.0 && g.thermal_throttled_secs == 0.0);
+    rt_clock_test_step(c, 20.0);
+    rt_nvml_read(nv, 0, &g); /* 30 s: read */
     assert_true(g.power_throttled_secs == 1.5 && g.thermal_throttled_secs == 0.25);
-    rt_clock_test_step(c, 10.0);
+    rt_clock_test_step(c, 30.0);
     config("gpu uuid=GPU-1 name=A viol_power_ns=3500000000 viol_thermal_ns=250000007\nfail 0 999 violation\n");
     rt_nvml_read(nv, 0, &g); /* a failed reading keeps the total */
     assert_true(g.power_throttled_secs == 1.5 && g.thermal_throttled_secs == 0.25);
@@ -323,6 +394,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(energy_running_total, setup, teardown),
+        cmocka_unit_test_setup_teardown(energy_between_counter_readings, setup, teardown),
         cmocka_unit_test_setup_teardown(energy_unsupported, setup, teardown),
         cmocka_unit_test_setup_teardown(minimal_library, setup, teardown),
         cmocka_unit_test_setup_teardown(throttle_from_violation_counters, setup, teardown),

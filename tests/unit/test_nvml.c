@@ -793,8 +793,9 @@ CHILD_TEST(hang_after_calls)
 /* The driver hangs while the stats are read: the peak seen so far stays. */
 static void hang_in_accounting_child(void)
 {
-    /* a look: the mode, the pid list, then the stats: the second look's stats hang */
-    config("gpu uuid=GPU-1 name=A util=10\naccounting 0 on\nacct 0 1000 mem=500\nhang_after 5 acct\n");
+    /* the first look: the mode (read with the counters, at the first poll and every 30 s), the
+     * pid list, then the stats; the second look: the pid list, then the stats, which hang */
+    config("gpu uuid=GPU-1 name=A util=10\naccounting 0 on\nacct 0 1000 mem=500\nhang_after 4 acct\n");
     logged[0] = '\0';
     rt_nvml *nv = rt_nvml_open_timed(FAKE_NVML_PATH, &keeper, 5.0, 0.3, hang_setup());
     CHILD_CHECK(peak_after(nv, 1000, 1001) == 500);

@@ -205,6 +205,8 @@ static void *tracker_thread(void *arg)
         t->sampling = true;
         pthread_mutex_unlock(&t->mu);
         const rt_sample *s = NULL;
+        if (last)
+            rt_sampler_read_counters(t->sampler); /* the GPUs' energy to the counter's figure */
         rt_sampler_sample(t->sampler, &s);
         rt_row_from_sample(s, row);
         pthread_mutex_lock(&t->mu);

@@ -247,9 +247,17 @@ rt_error rt_sampler_reap(rt_sampler *s, int64_t pid, int *wstatus)
         return RT_ERR_INVALID;
     if (rt_proctree_reap(s->tree.tree, pid, wstatus) < 0)
         return RT_ERR_NOT_FOUND;
-    if (pid == s->tree.root_pid)
+    if (pid == s->tree.root_pid) {
         s->tree.walk_now = true; /* the command's end: the next sample's figures are walked */
+        rt_gpus_counters_due(s->gpu.gpus); /* and the GPUs' counters read */
+    }
     return RT_OK;
+}
+
+void rt_sampler_read_counters(rt_sampler *s)
+{
+    if (s)
+        rt_gpus_counters_due(s->gpu.gpus);
 }
 
 void rt_sampler_free(rt_sampler *s)

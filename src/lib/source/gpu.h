@@ -119,6 +119,10 @@ int rt_gpus_energy(const rt_gpus *g, size_t i, double *joules);
  * by processes; 0 when the tree has nothing there; NaN when it cannot be told. */
 double rt_gpus_tree_share(const rt_gpus *g, size_t i);
 
+/* The next rt_gpus_read reads the devices' cumulative counters (NVML's energy and violation
+ * times) whatever their cadence (rt_nvml_counters_due). NULL is ignored. */
+void rt_gpus_counters_due(rt_gpus *g);
+
 /* Frees the set, its devices and backends (NVML is shut down and unloaded, unless it stopped
  * answering: see rt_nvml_close). NULL is ignored. */
 void rt_gpus_close(rt_gpus *g);

@@ -39,10 +39,14 @@ typedef struct nvml_seen {
     unsigned int warned; /* bit k: kind k's failure told */
     bool acct_seen; /* its accounting mode was on at some poll: its kept processes count */
     uint64_t acct_sum; /* the sum of its kept processes' peaks */
-    /* energy: the counter at the last reading that gave it, the running total since the
-     * first one, and whether the latest reading gave it */
+    /* energy: the counter at the last reading that gave it and the total since the first one
+     * (exact); the running total handed out (energy_given_j: the exact total at each reading of
+     * the counter, and between two readings the power drawn times the time; never going back:
+     * a surplus handed out before a reading (energy_credit_j) is taken off the estimates that
+     * follow); whether the latest reading gave a total */
     bool energy_seen, energy_now;
     unsigned long long energy_last_mj, energy_total_mj;
+    double energy_given_j, energy_credit_j, power_last_w;
     /* throttling, power then thermal: the violation counter at the last reading that
      * gave it and the total since the first; whether the counter or else the reasons were
      * ever read; the seconds the reasons added up */
@@ -74,6 +78,10 @@ struct rt_nvml {
     bool ready;
     bool stuck; /* a request missed its deadline (or the handle crossed a fork): no more requests */
     bool tree_wanted; /* rt_nvml_tree has been asked: every poll gathers the process lists */
+    /* the cumulative counters (energy, violation time) and the accounting mode are read at the
+     * first poll, then every RT_NVML_COUNTER_SECS, and at the poll after rt_nvml_counters_due */
+    bool counters_read, counters_due;
+    double counters_mono;
     double init_secs, call_secs;
     double poll_mono; /* the time of the latest poll, on the deadlines' clock */
     nvml_worker *w; /* NULL without a worker thread */
@@ -196,6 +204,18 @@ static bool load(rt_nvml *nv, nvml_worker *w, const char *path)
     return true;
 }
 /* ---- the caller's side: requests with a deadline --------------------------------------------- */
+/* Whether this poll reads the cumulative counters (at mono): the first, one due, one
+ * RT_NVML_COUNTER_SECS after the last; marks them read. */
+static bool counters_now(rt_nvml *nv, double mono)
+{
+    if (nv->counters_read && !nv->counters_due && mono - nv->counters_mono < RT_NVML_COUNTER_SECS)
+        return false;
+    nv->counters_read = true;
+    nv->counters_due = false;
+    nv->counters_mono = mono;
+    return true;
+}
+
 /* Hands the worker a request and waits for it at most secs. Returns whether it was done. On a
  * missed deadline: one warning, the worker is left behind (detached; nothing waits on it again)
  * and NVML is not used again in this process. In a forked child (no worker there) nothing is
@@ -210,9 +230,11 @@ static bool ask(rt_nvml *nv, int job, bool tree, double secs)
         return false;
     }
     double until = rt_clock_now(w->clock) + secs;
+    bool counters = job == JOB_POLL || job == JOB_TREE ? counters_now(nv, until - secs) : false;
     pthread_mutex_lock(&w->mu);
     w->job = job;
     w->job_tree = tree;
+    w->job_counters = counters;
     w->asked++;
     pthread_mutex_unlock(&w->mu);
     pthread_cond_signal(&w->ask_cv); /* unlocked: the worker wakes to a free mutex */
@@ -280,6 +302,10 @@ static bool take_fresh(rt_nvml *nv, size_t i, bool tree)
         return false; /* what the stuck worker holds may change under us */
     if (!(tree ? s->tree_fresh : s->read_fresh)) {
         bool with_tree = tree || nv->tree_wanted;
+        /* the per-process samples (1.4 ms of CPU a GPU on an H200) only where another process
+         * shared the GPU at the last look, or none was taken yet */
+        for (size_t j = 0; with_tree && j < nv->ndev; j++)
+            nv->w->dev[j].want_procutil = !(nv->seen[j].share >= 1.0);
         if (!ask(nv, tree ? JOB_TREE : JOB_POLL, with_tree, call_deadline(nv)))
             return false;
         if (!tree)
@@ -444,12 +470,26 @@ static void take_energy(rt_nvml *nv, size_t i, const nvml_dev *d, rt_gpu *o)
     double dt = s->read_seen && nv->poll_mono > s->read_mono ? nv->poll_mono - s->read_mono : 0.0;
     s->read_seen = true;
     s->read_mono = nv->poll_mono;
+    double power_w = d->rc[K_POWER] == NVML_SUCCESS ? d->power_mw / 1000.0 : NAN;
     if (d->rc[K_ENERGY] == NVML_SUCCESS) {
         if (s->energy_seen)
             s->energy_total_mj += counter_delta(d->energy_mj, s->energy_last_mj);
         s->energy_seen = s->energy_now = true;
         s->energy_last_mj = d->energy_mj;
+        double exact = (double)s->energy_total_mj / 1000.0;
+        s->energy_credit_j = s->energy_given_j > exact ? s->energy_given_j - exact : 0.0;
+        if (exact > s->energy_given_j)
+            s->energy_given_j = exact;
+    } else if (s->energy_seen && dt > 0 && !isnan(power_w)) {
+        /* between two readings of the counter: the power drawn (the mean of this reading's and
+         * the last one's) times the time, less a surplus handed out before */
+        double est = (isnan(s->power_last_w) ? power_w : (power_w + s->power_last_w) / 2) * dt;
+        double taken = est < s->energy_credit_j ? est : s->energy_credit_j;
+        s->energy_credit_j -= taken;
+        s->energy_given_j += est - taken;
+        s->energy_now = true;
     }
+    s->power_last_w = power_w;
     bool reasons = d->rc[K_REASONS] == NVML_SUCCESS;
     s->reasons_seen |= reasons;
     double *out[2] = {&o->power_throttled_secs, &o->thermal_throttled_secs};
@@ -550,8 +590,10 @@ static int best_of_samples(rt_nvml *nv, const nvml_dev *d, rt_pid_in_tree has, v
 
 /* The tree's share of d's SM time from the latest samples: for each process of the tree, its
  * highest sample in the interval, summed and capped at 100. NaN when unsupported. */
-static double tree_util(rt_nvml *nv, const nvml_dev *d, rt_pid_in_tree has, void *user)
+static double tree_util(rt_nvml *nv, const nvml_dev *d, rt_pid_in_tree has, void *user, bool present)
 {
+    if (d->tree_util == TU_DEVICE) /* the tree alone on the GPU at the last look: the device's */
+        return !present ? 0.0 : d->rc[K_UTIL] == NVML_SUCCESS ? (double)d->util : NAN;
     if (d->tree_util != TU_SAMPLES)
         return d->tree_util == TU_NONE ? 0.0 : NAN;
     size_t np = 0;
@@ -749,17 +791,23 @@ bool rt_nvml_tree(rt_nvml *nv, size_t i, rt_pid_in_tree has, void *user, uint64_
         return false;
     const nvml_dev *d = &nv->w->dev[i];
     *vram_ok = tree_vram(nv, d, has, user, vram_bytes, present) && d->lists_ok; /* a partial sum is null */
-    *util_pct = tree_util(nv, d, has, user);
+    *util_pct = tree_util(nv, d, has, user, *present);
     nv->seen[i].share = tree_share(nv, d, has, user);
     acct_track(nv, i, has, user); /* after: its request may find the GPU lost or the driver stuck */
     return true;
+}
+
+void rt_nvml_counters_due(rt_nvml *nv)
+{
+    if (nv)
+        nv->counters_due = true;
 }
 
 int rt_nvml_energy(const rt_nvml *nv, size_t i, double *joules)
 {
     if (!nv || i >= nv->ndev || !nv->seen[i].energy_now)
         return 0;
-    *joules = (double)nv->seen[i].energy_total_mj / 1000.0;
+    *joules = nv->seen[i].energy_given_j;
     return 1;
 }
 

@@ -161,8 +161,9 @@ enum { K_UTIL, K_MEMORY, K_TEMP, K_POWER, K_CLOCK, K_PROCS, K_PROCUTIL, K_ACCT,
        K_ENERGY, K_REASONS, K_VIOL_POWER, K_VIOL_THERMAL, K_GPM, K_N };
 #define RC_NOT_CALLED (-1) /* the entry point is missing, or the GPU was lost before the call */
 
-/* The tree's share of SM time that a GPU's per-process samples can give. */
-enum { TU_UNKNOWN, TU_NONE, TU_SAMPLES };
+/* The tree's share of SM time that a GPU's per-process samples can give; TU_DEVICE: not asked
+ * (the tree's processes were the only ones on the GPU: the device's utilization is theirs). */
+enum { TU_UNKNOWN, TU_NONE, TU_SAMPLES, TU_DEVICE };
 
 /* One entry of a process list or of the per-process samples: a pid with its VRAM or SM %, and
  * (process lists of a GPU in MIG mode) the GPU instance it runs in, NVML_NO_INSTANCE else. */
@@ -196,6 +197,11 @@ typedef struct nvml_dev {
     nvml_device h;
     bool lost;
     unsigned long long util_seen_us; /* newest per-process sample already counted */
+    /* set by the caller before a request: ask for the per-process samples at this poll (else
+     * the samples up to now are passed over: the next ask counts from here) */
+    bool want_procutil;
+    bool viol_known;  /* a violation counter answered once: the throttle reasons are not needed */
+    bool acct_mode_on, acct_mode_known; /* its accounting mode at the last poll that read it */
     /* the latest poll: each kind's answer, and the readings of those that succeeded */
     nvml_ret rc[K_N];
     unsigned int util, temp, power_mw, clock_mhz;
@@ -242,6 +248,8 @@ typedef struct nvml_worker {
     unsigned long long asked, done;
     int job;
     bool job_tree, abandoned;
+    bool job_counters; /* JOB_POLL, JOB_TREE: read the cumulative counters (energy, violation time)
+                        * and the accounting mode at this poll */
     /* the worker's own during a request; read by the caller only between requests */
     void *dl;
     nvml_api api;

@@ -18,6 +18,14 @@
 
 /* ---- the worker's requests (on its thread: they may never return) ------------------------------ */
 
+/* The wall clock in microseconds since the epoch, as NVML stamps its per-process samples. */
+static unsigned long long wall_us(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return (unsigned long long)now.tv_sec * 1000000ull + (unsigned long long)now.tv_nsec / 1000;
+}
+
 /* An owned copy of a string NVML wrote into buf (cap bytes, maybe without a NUL). */
 static char *nvml_strdup(const char *buf, size_t cap)
 {
@@ -201,9 +209,7 @@ static void job_init(nvml_worker *w)
     if (api->cuda_version && api->cuda_version(&cv) == NVML_SUCCESS)
         snprintf(cuda, sizeof cuda, "%d.%d", cv / 1000, (cv % 1000) / 10);
     /* per-process samples from before tracking began are not ours: start from now */
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    unsigned long long now_us = (unsigned long long)now.tv_sec * 1000000ull + (unsigned long long)now.tv_nsec / 1000;
+    unsigned long long now_us = wall_us();
     w->start_us = now_us;
     for (unsigned int i = 0; i < n; i++) {
         nvml_device h;
@@ -271,9 +277,10 @@ static bool answered(nvml_dev *d, int k, nvml_ret rc)
     return rc == NVML_SUCCESS;
 }
 
-/* Reads d's gauges and counters (the throttle reasons only where a violation counter could not
- * be read); on a lost GPU, no further call. */
-static void poll_dev(const nvml_api *api, nvml_dev *d)
+/* Reads d's gauges, and with counters its cumulative counters (the throttle reasons, a state
+ * read at every poll, only where no violation counter ever answered); on a lost GPU, no further
+ * call. */
+static void poll_dev(const nvml_api *api, nvml_dev *d, bool counters)
 {
     for (int k = 0; k < K_N; k++)
         d->rc[k] = RC_NOT_CALLED;
@@ -296,15 +303,15 @@ static void poll_dev(const nvml_api *api, nvml_dev *d)
         answered(d, K_POWER, api->power(d->h, &d->power_mw));
     if (!d->lost && api->clock)
         answered(d, K_CLOCK, api->clock(d->h, NVML_CLOCK_GRAPHICS, &d->clock_mhz));
-    if (!d->lost && api->energy)
+    if (counters && !d->lost && api->energy)
         answered(d, K_ENERGY, api->energy(d->h, &d->energy_mj));
-    bool both = false; /* both violation counters read: the throttle reasons are not needed */
-    if (!d->lost && api->violation) {
-        both = answered(d, K_VIOL_POWER, api->violation(d->h, NVML_PERF_POLICY_POWER, &d->viol[0]));
+    if (counters && !d->lost && api->violation) {
+        bool both = answered(d, K_VIOL_POWER, api->violation(d->h, NVML_PERF_POLICY_POWER, &d->viol[0]));
         both = !d->lost && answered(d, K_VIOL_THERMAL, api->violation(d->h, NVML_PERF_POLICY_THERMAL, &d->viol[1])) &&
                both;
+        d->viol_known |= both;
     }
-    if (!d->lost && api->reasons && !both)
+    if (!d->lost && api->reasons && !d->viol_known)
         answered(d, K_REASONS, api->reasons(d->h, &d->reasons));
 }
 
@@ -366,6 +373,13 @@ static void gather_util(nvml_worker *w, nvml_dev *d)
     d->tree_util = TU_UNKNOWN;
     if (!w->api.proc_util || d->lost)
         return;
+    if (!d->want_procutil) {
+        /* not asked (the tree alone on the GPU): the samples up to now are passed over, so the
+         * next ask counts only what came after this poll */
+        d->util_seen_us = wall_us();
+        d->tree_util = TU_DEVICE;
+        return;
+    }
     unsigned int n = 0;
     nvml_ret rc = w->api.proc_util(d->h, NULL, &n, d->util_seen_us);
     if (rc == NVML_ERROR_NOT_FOUND || (rc == NVML_SUCCESS && n == 0)) {
@@ -405,25 +419,31 @@ static void gather_util(nvml_worker *w, nvml_dev *d)
     d->tree_util = TU_SAMPLES;
 }
 
-/* Whether d's accounting mode is on (all three accounting entry points there); NVML's answer
- * is kept as K_ACCT's (told when it failed otherwise than as NOT_SUPPORTED). */
-static bool acct_enabled(const nvml_api *api, nvml_dev *d)
+/* Whether d's accounting mode is on (all three accounting entry points there), asked of NVML at
+ * the first look and then with the counters (a mode root turns on or off; between, the last
+ * answer); NVML's answer is kept as K_ACCT's (told when it failed otherwise than as
+ * NOT_SUPPORTED). */
+static bool acct_enabled(const nvml_api *api, nvml_dev *d, bool counters)
 {
     if (!api->acct_mode || !api->acct_pids || !api->acct_stats || d->lost)
         return false;
+    if (!counters && d->acct_mode_known)
+        return d->acct_mode_on;
+    d->acct_mode_known = true;
     int mode = NVML_FEATURE_DISABLED;
-    return answered(d, K_ACCT, api->acct_mode(d->h, &mode)) && mode == NVML_FEATURE_ENABLED;
+    d->acct_mode_on = answered(d, K_ACCT, api->acct_mode(d->h, &mode)) && mode == NVML_FEATURE_ENABLED;
+    return d->acct_mode_on;
 }
 
 /* Appends the pids d's accounting has data for (running or ended) to w->acct_pids, when its
  * mode is on; d->acct_on says whether the list was read. A list that grows between the size
  * NVML asked for and the next call is asked again (three calls at most). */
-static void gather_acct(nvml_worker *w, nvml_dev *d)
+static void gather_acct(nvml_worker *w, nvml_dev *d, bool counters)
 {
     d->acct_on = false;
     d->acct_off = w->nacct_pids;
     d->nacct = 0;
-    if (!acct_enabled(&w->api, d))
+    if (!acct_enabled(&w->api, d, counters))
         return;
     size_t want = 64;
     for (int attempt = 0; attempt < 3; attempt++) {
@@ -436,8 +456,10 @@ static void gather_acct(nvml_worker *w, nvml_dev *d)
             want = (size_t)n + 16;
             continue;
         }
-        if (!answered(d, K_ACCT, rc))
-            return; /* NOT_SUPPORTED: the mode went off meanwhile (untold); else told */
+        if (!answered(d, K_ACCT, rc)) {
+            d->acct_mode_on = false; /* NOT_SUPPORTED: the mode went off meanwhile (untold); else told */
+            return;
+        }
         d->nacct = n <= room ? n : room; /* never past the buffer, whatever NVML says */
         w->nacct_pids += d->nacct;
         d->acct_on = true;
@@ -445,9 +467,9 @@ static void gather_acct(nvml_worker *w, nvml_dev *d)
     }
 }
 
-/* Gathers every GPU's process lists, per-process samples and accounting pids (the worker's
- * lists start over). */
-static void job_tree(nvml_worker *w)
+/* Gathers every GPU's process lists, per-process samples (where asked) and accounting pids
+ * (the worker's lists start over). */
+static void job_tree(nvml_worker *w, bool counters)
 {
     w->nprocs = w->nutils = w->nacct_pids = 0;
     for (size_t i = 0; i < w->ndev; i++) {
@@ -457,7 +479,7 @@ static void job_tree(nvml_worker *w)
         d->lists_ok = false;
         gather_procs(w, d);
         gather_util(w, d);
-        gather_acct(w, d);
+        gather_acct(w, d, counters);
     }
 }
 
@@ -486,14 +508,14 @@ static void run_job(nvml_worker *w, int job, bool tree)
         break;
     case JOB_POLL:
         for (size_t i = 0; i < w->ndev; i++) {
-            poll_dev(&w->api, &w->dev[i]);
+            poll_dev(&w->api, &w->dev[i], w->job_counters);
             gpm_poll(w, &w->dev[i]);
         }
         if (tree)
-            job_tree(w);
+            job_tree(w, w->job_counters);
         break;
     case JOB_TREE:
-        job_tree(w);
+        job_tree(w, w->job_counters);
         break;
     case JOB_ACCT:
         job_acct(w);
