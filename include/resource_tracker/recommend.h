@@ -55,6 +55,38 @@ typedef struct rt_recommendation {
      * most; "" when none: no phases, or an ask of 1 core */
     char cpu_phase[256];
     double cpu_phase_fewer_secs; /* the seconds one core fewer adds to that phase; NaN: none */
+    /* 0.19: the GPU ask (docs/answers.md, "The GPU ask"). gpu above is the GPUs asked: the most a
+     * run kept busy at once (rt_summary.process_gpus_busy; at least 1, at most gpu_held) where
+     * known, else the most it used; vram_mib stays the whole tree's VRAM need plus headroom */
+    int64_t gpu_held;             /* the most GPUs a run held at once (process_gpus_used) */
+    int64_t gpu_busy;             /* the most GPUs a run kept busy at once (process_gpus_busy;
+                                   * gpu_held where no run knows it) */
+    double vram_per_gpu_need_mib; /* the most VRAM a run held on one GPU: a run on one GPU, its
+                                   * vram_need (NVML accounting's peak where on, else the sampled
+                                   * peak); on several, process_gpu_vram_per_gpu_peak_mib; NaN:
+                                   * unknown */
+    int vram_per_gpu_source;      /* rt_need_source of it: RT_NEED_NVML_PEAK or RT_NEED_VRAM */
+    int64_t vram_per_gpu_mib;     /* the memory asked of each GPU, in MiB as the driver reports a
+                                   * GPU's (nvidia-smi's memory.total): the smallest memory of the
+                                   * table of GPU models (data/gpu-models.csv) that holds
+                                   * vram_per_gpu_need_mib plus headroom_pct; above the table's
+                                   * largest, that need rounded up (rt_round_memory_mib); 0: no
+                                   * GPU asked, or no need known */
+    double vram_per_gpu_gib;      /* the same in GiB */
+    const char *gpu_models[4];    /* the first four models of the table with at least
+                                   * vram_per_gpu_mib, the smallest memory first (then in the
+                                   * table's order): "A100 40GB"; NULL after the last; the
+                                   * library's own strings */
+    size_t gpu_models_count;      /* how many models of the table have at least that much */
+    double gpu_memory_had_mib;    /* the memory of each GPU the runs had (rt_summary's
+                                   * gpu_vram_total_mib / gpu_count, the largest of the runs');
+                                   * NaN: unknown */
+    double gpu_sm_active_pct;     /* the runs' highest mean SM activity (NVML GPM); NaN without */
+    double gpu_busy_pct;          /* the runs' highest mean GPU usage per GPU held, percent; NaN */
+    int gpu_smaller;              /* 1: the job used far less than its GPU: its need under half of
+                                   * gpu_memory_had_mib, its SMs under 25% active (without GPM: its
+                                   * GPU usage under 25%), and a GPU of vram_per_gpu_mib, smaller
+                                   * than the one it had, holds it (rt_recommendation_gpu_notes) */
 } rt_recommendation;
 
 #define RT_RECOMMENDATION_INIT {.struct_size = sizeof(rt_recommendation)}
@@ -71,7 +103,9 @@ RT_API int64_t rt_round_memory_mib(double mib);
  *    that would die under less) plus headroom_pct, rounded up (rt_round_memory_mib); after an
  *    OOM kill, never below that run's peak or limit plus 20%, rounded; RT_NULL_I64 when no
  *    figure is known;
- *  - gpu: the most GPUs a run used at once; vram: the highest VRAM need plus headroom, rounded;
+ *  - gpu: the most GPUs a run kept busy at once (where known, else used); vram: the highest VRAM
+ *    need plus headroom, rounded; each GPU's memory: the smallest of the GPU table that holds the
+ *    most a run held on one GPU plus headroom (0.19: vram_per_gpu_mib, the GPU ask);
  *  - headroom_pct = 10 + 10 / n: 20% for one run, less as runs agree (the highest of many runs
  *    already covers their spread).
  * Returns RT_OK, or RT_ERR_INVALID for n == 0, a NULL run or a run without a tracked tree. */
@@ -108,12 +142,43 @@ RT_API size_t rt_recommendation_time_words(const rt_recommendation *rec, char *b
 /* The recommendation in a scheduler's words, one line with a newline:
  * RT_SCHED_METAFLOW  @resources(cpu=2, memory=3222, gpu=1)   (memory in MB, as Metaflow
  *                    asks: 3072 MiB is 3221.2 MB, rounded up)
- * RT_SCHED_K8S       resources: {requests: {cpu: "2", memory: "3072Mi", nvidia.com/gpu: 1}}
+ * RT_SCHED_K8S       resources: {requests: {cpu: "2", memory: "3072Mi", nvidia.com/gpu: "1"},
+ *                    limits: {nvidia.com/gpu: "1"}}   and (0.19) where each GPU's memory is asked
+ *                    (vram_per_gpu_mib), "; affinity: {nodeAffinity: {...: [{key:
+ *                    nvidia.com/gpu.memory, operator: Gt, values: ["40959"]}]...}}", the node
+ *                    label NVIDIA's GPU feature discovery sets (MiB; Gt is strict: the ask - 1)
  * RT_SCHED_SLURM     --cpus-per-task=2 --mem=3072M --gres=gpu:1 --time=0:30:00   (the
  *                    time limit, where the recommendation has one: time_limit_secs)
  * Returns the length needed like snprintf (0 for an unknown scheduler). */
 typedef enum rt_scheduler { RT_SCHED_METAFLOW = 0, RT_SCHED_K8S = 1, RT_SCHED_SLURM = 2 } rt_scheduler;
 RT_API size_t rt_format_recommendation(const rt_recommendation *rec, rt_scheduler sched, char *buf, size_t cap);
+
+/* The GPU ask in words, one line without a newline: "1 GPU with >= 40 GiB (peak 33.1 GiB)",
+ * "2 GPUs with >= 79.6 GiB each (peak 70.2 GiB on one)" (GiB rounded down to a tenth, so never
+ * more than the GPU has), "1 GPU" when no VRAM need is known. Returns the length needed like
+ * snprintf; 0 (buf "") when no GPU is asked or rec is a caller's struct older than 0.19. */
+RT_API size_t rt_recommendation_gpu_words(const rt_recommendation *rec, char *buf, size_t cap);
+
+struct rt_server;
+/* What goes with the GPU ask, in words, one line each with a newline, in this order:
+ *  - the models that hold it: "GPUs with >= 40 GiB: A100 40GB, L40S 48GB, L40 48GB, A40 48GB
+ *    (and 13 larger)" (or that none of the table's does);
+ *  - where fewer GPUs are asked than a run held: "4 GPUs held, 1 did work: ask for 1";
+ *  - rec->gpu_smaller: "the job held 33.1 GiB of its GPU's 140.4 GiB, its SMs 15.9% active: a 40
+ *    GiB GPU would do", and with the prices of smaller (the cheapest server for rec) and like (the
+ *    cheapest with GPUs like the one the job had), both non-NULL with a price: ": the cheapest
+ *    server with one, VENDOR TYPE, costs $A/h against $B/h for one like this (-NN%)".
+ * Returns the length needed like snprintf; 0 (buf "") when no GPU is asked. */
+RT_API size_t rt_recommendation_gpu_notes(const rt_recommendation *rec, const struct rt_server *smaller,
+                                          const struct rt_server *like, char *buf, size_t cap);
+
+/* How sched's words get each GPU's memory asked, one line without a newline: SLURM's
+ * --gres=gpu:N takes any GPU (--constraint=FEATURE or --gres=gpu:TYPE:N picks one), Metaflow's
+ * @resources has no GPU memory knob, Kubernetes' affinity reads the node label NVIDIA's GPU
+ * feature discovery sets. Returns the length needed like snprintf; 0 (buf "") when no GPU
+ * memory is asked or sched is unknown. */
+RT_API size_t rt_recommendation_gpu_scheduler_note(const rt_recommendation *rec, rt_scheduler sched, char *buf,
+                                                   size_t cap);
 
 #ifdef __cplusplus
 }

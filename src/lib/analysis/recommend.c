@@ -2,8 +2,9 @@
  * runs: cores from the runs' predicted durations (the fewest within a slowdown bound; cores.c
  * makes the tables), memory and VRAM from the highest need (need.c) with headroom that
  * shrinks as runs agree, never less than what a run was OOM-killed at nor a CPU quota that held
- * a run back, and the same recommendation in the words of Metaflow, Kubernetes and SLURM; and the
- * phase that decided the cores. */
+ * a run back, GPUs and each GPU's memory by the GPU ask (gpu_ask.c), and the same recommendation
+ * in the words of Metaflow, Kubernetes (with a node affinity on the GPUs' memory) and SLURM; and
+ * the phase that decided the cores. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdbool.h>
@@ -12,6 +13,7 @@
 
 #include "../core/core.h"
 #include "cores.h"
+#include "gpu_ask.h"
 #include "need.h"
 
 int64_t rt_round_memory_mib(double mib)
@@ -194,9 +196,11 @@ rt_error rt_recommend_with(const rt_recommend_options *opts, const rt_summary *c
         if (opts->usd_per_core_hour > 0)
             price = opts->usd_per_core_hour;
     }
-    double cores = 0, gpus = NAN, duration = 0, mem_floor = NAN, cpu_floor = NAN;
+    double cores = 0, duration = 0, mem_floor = NAN, cpu_floor = NAN;
     size_t ncores = 0, tables = 0;
     rt_need mem = {NAN, RT_NEED_UNKNOWN, 0}, vram = {NAN, RT_NEED_UNKNOWN, 0};
+    rt_gpu_fold gpus;
+    rt_gpu_fold_init(&gpus);
     rt_recommendation r = {.struct_size = out->struct_size,
                            .cpu_quota_cores = NAN,
                            .cpu_throttled_pct = NAN,
@@ -220,7 +224,7 @@ rt_error rt_recommend_with(const rt_recommend_options *opts, const rt_summary *c
         needs_of(s, &m, &v);
         keep_highest(&mem, &m);
         keep_highest(&vram, &v);
-        gpus = max_known(gpus, s->process_gpus_used);
+        rt_gpu_fold_run(&gpus, s, &v);
         duration += isnan(s->duration_secs) ? 0 : s->duration_secs;
         cgroup_floors(s, m.mib, &mem_floor, &cpu_floor, &r);
     }
@@ -250,7 +254,7 @@ rt_error rt_recommend_with(const rt_recommend_options *opts, const rt_summary *c
     r.memory_need_mib = mem.mib;
     r.memory_source = mem.source;
     r.memory_sampled = mem.sampled;
-    r.gpu = gpus > 0 ? (int64_t)ceil(gpus) : 0;
+    rt_gpu_fold_finish(&gpus, grow, &r); /* r.gpu and the GPU ask */
     r.vram_mib = vram.mib > 0 ? rt_round_memory_mib(vram.mib * grow) : 0;
     r.vram_need_mib = vram.mib;
     r.vram_source = vram.source;
@@ -281,13 +285,16 @@ size_t rt_format_recommendation(const rt_recommendation *rec, rt_scheduler sched
             snprintf(mem, sizeof mem, ", memory=%lld", (mib * 1048576LL + 999999) / 1000000);
         n = snprintf(buf, cap, "@resources(cpu=%lld%s%s)\n", cpu, mem, gpu);
         break;
-    case RT_SCHED_K8S:
+    case RT_SCHED_K8S: {
+        char affinity[320]; /* 0.19: each GPU's memory, on GPU feature discovery's node label */
         if (rec->gpu > 0)
             snprintf(gpu, sizeof gpu, ", nvidia.com/gpu: \"%lld\"}, limits: {nvidia.com/gpu: \"%lld\"", g, g);
         if (known)
             snprintf(mem, sizeof mem, ", memory: \"%lldMi\"", mib);
-        n = snprintf(buf, cap, "resources: {requests: {cpu: \"%lld\"%s%s}}\n", cpu, mem, gpu);
+        rt_gpu_ask_k8s_affinity(rec, affinity, sizeof affinity);
+        n = snprintf(buf, cap, "resources: {requests: {cpu: \"%lld\"%s%s}}%s\n", cpu, mem, gpu, affinity);
         break;
+    }
     case RT_SCHED_SLURM: {
         char when[64] = "";
         /* 0.18: the time limit that goes with the cores (a caller's older, shorter struct has none) */
