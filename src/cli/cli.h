@@ -394,10 +394,15 @@ typedef struct cli_lookup {
     char offline[300];          /* why Keeper was not reached at all (no name, no connection,
                                  * nothing in time), in curl's words; "" when it was or nothing
                                  * was asked */
+    rt_error like_err;          /* 0.19, a smaller GPU would do (rt_recommendation.gpu_smaller):
+                                 * the cheapest server with GPUs like the job's, for the saving;
+                                 * RT_ERR_DISABLED when not asked */
+    rt_server like;
 } cli_lookup;
 
-/* The cheapest server for rec (NULL: not asked) and the price of vendor:type in region (NULL
- * vendor or type: not asked; NULL region: the lowest of all), CLI_LOOKUP_SECS at most in all,
+/* The cheapest server for rec (NULL: not asked), when a smaller GPU would do the cheapest with GPUs
+ * like the one the job had (each GPU's memory that GPU's), and the price of vendor:type in region
+ * (NULL vendor or type: not asked; NULL region: the lowest of all), CLI_LOOKUP_SECS at most in all,
  * from Keeper at url (NULL: the default); the price is not asked when the first lookup found
  * Keeper down or unusable. Messages go to log as well (NULL: only kept). */
 void cli_keeper_lookup(const char *url, rt_log_fn log, void *log_user, const rt_recommendation *rec,

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """A local stand-in for the Spare Cores Keeper API (docs/contracts.md §6) with a small catalog,
 strict about what the tracker may send: the X-Application-ID header, known parameter names only,
-each once, numeric values, memory_min and gpu_memory_total in GB (Keeper's GB is a GiB: it
-compares memory_amount >= GB * 1024, memory_amount in MiB) -- a value larger than the largest
+each once, numeric values, memory_min, gpu_memory_min and gpu_memory_total in GB (Keeper's GB is
+a GiB: it compares memory_amount >= GB * 1024, memory_amount in MiB; gpu_memory_min is the
+server's smallest GPU's, gpu_memory_total all its GPUs') -- a value larger than the largest
 server's memory in GB can only be MiB and is refused with 422, as is anything else unexpected.
 
     keeper_server.py [--stall] [--log FILE]
@@ -12,7 +13,7 @@ appended to a JSON list in FILE (rewritten after each request): method, path, qu
 list of values), headers. --stall: accepts connections, reads the request, never answers.
 "Keeper down" needs no mode: a closed port (bind a socket, note its port, close it).
 
-    GET /servers?vcpus_min=&memory_min=&gpu_min=&gpu_memory_total=&order_by=&order_dir=&limit=
+    GET /servers?vcpus_min=&memory_min=&gpu_min=&gpu_memory_min=&gpu_memory_total=&order_by=&order_dir=&limit=
     GET /server/{vendor}/{server}/prices      (server: the server id or API reference)
 """
 import http.server
@@ -53,9 +54,14 @@ CATALOG = [
     server("aws", "g4dn.xlarge", "g4dn.xlarge", 4, 16384, 1, 15360, 0.526, ("Intel", "Xeon", "8259CL")),
     server("gcp", "g2-standard-4", "g2-standard-4", 4, 16384, 1, 24576, 0.7069, ("Intel", "Xeon", "8273CL")),
     server("aws", "g5.12xlarge", "g5.12xlarge", 48, 196608, 4, 98304, 5.672, ("AMD", "EPYC", "7R32")),
+    # one GPU each, for the GPU ask: an L40S (46068 MiB as nvidia-smi shows it), an A100 40GB, an H200
+    server("aws", "g6e.xlarge", "g6e.xlarge", 4, 32768, 1, 46068, 1.861, ("AMD", "EPYC", "7R13")),
+    server("gcp", "a2-highgpu-1g", "a2-highgpu-1g", 12, 87040, 1, 40960, 3.6734, ("Intel", "Xeon", "8273CL")),
+    server("nebius", "gpu-h200x1", "1 H200, 16 vCPUs", 16, 204800, 1, 143771, 4.5, ("Intel", "Xeon", "8468")),
 ]
 MAX_MEM_GB = max(s["memory_amount"] for s in CATALOG) / 1024
 MAX_VRAM_GB = max(s["gpu_memory_total"] or 0 for s in CATALOG) / 1024
+MAX_GPU_GB = max(s["gpu_memory_min"] or 0 for s in CATALOG) / 1024
 REGIONS = [("us-east-1", "use1-az1", 1.0), ("eu-central-1", "euc1-az2", 1.15), ("ap-south-1", "aps1-az1", 1.05)]
 
 
@@ -87,7 +93,8 @@ def number(q, name, integer=False, lo=None, hi=None):
 
 
 def search(q):
-    known = {"vcpus_min", "memory_min", "gpu_min", "gpu_memory_total", "order_by", "order_dir", "limit"}
+    known = {"vcpus_min", "memory_min", "gpu_min", "gpu_memory_min", "gpu_memory_total", "order_by", "order_dir",
+             "limit"}
     unknown = set(q) - known
     if unknown:
         raise ValueError(f"unknown parameters: {sorted(unknown)}")
@@ -104,6 +111,11 @@ def search(q):
         raise ValueError(f"gpu_memory_total={vram} GB is more than any server has: MiB sent as GB?")
     if vram is not None and not gpus:
         raise ValueError("gpu_memory_total without gpu_min")
+    one = number(q, "gpu_memory_min", lo=0) if "gpu_memory_min" in q else None
+    if one is not None and one > MAX_GPU_GB:
+        raise ValueError(f"gpu_memory_min={one} GB is more than any GPU has: MiB sent as GB?")
+    if one is not None and not gpus:
+        raise ValueError("gpu_memory_min without gpu_min")
     order_by = q.get("order_by", ["min_price"])[0]
     if order_by != "min_price_ondemand":
         raise ValueError(f"order_by={order_by!r}: this stand-in orders by min_price_ondemand only")
@@ -115,7 +127,8 @@ def search(q):
            if s["vcpus"] >= vcpus
            and (not mem or s["memory_amount"] >= mem * 1024)
            and (not gpus or s["gpu_count"] >= gpus)
-           and (not vram or (s["gpu_memory_total"] or 0) >= vram * 1024)]
+           and (not vram or (s["gpu_memory_total"] or 0) >= vram * 1024)
+           and (not one or (s["gpu_memory_min"] or 0) >= one * 1024)]
     out.sort(key=lambda s: s["min_price_ondemand"], reverse=order_dir == "desc")
     return out if limit == -1 else out[:limit]
 

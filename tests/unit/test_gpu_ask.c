@@ -238,7 +238,7 @@ static void one_gpu(void **state)
     strcpy(like.api_reference, "gpu-h200x1");
     like.price_usd_per_hour = 3.5;
     rt_recommendation_gpu_notes(&r, &small, &like, line, sizeof line);
-    assert_non_null(strstr(line, "a 40 GiB GPU would do: the cheapest server with one, aws g6e.xlarge, costs $1.86/h "
+    assert_non_null(strstr(line, "a 40 GiB GPU would do: the cheapest server with one, aws g6e.xlarge, costs $1.861/h "
                                  "against $3.50/h for one like this (-47%)\n"));
     like.price_usd_per_hour = NAN; /* no price for one like this: only the smaller GPU */
     rt_recommendation_gpu_notes(&r, &small, &like, line, sizeof line);

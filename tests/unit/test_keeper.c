@@ -57,6 +57,14 @@ static void servers_url(void **state)
     assert_true(rt_keeper_servers_url("https://keeper.sparecores.net", &r, u, sizeof u));
     assert_string_equal(u, "https://keeper.sparecores.net/servers?vcpus_min=8&memory_min=1.5&gpu_min=2"
                            "&gpu_memory_total=40&order_by=min_price_ondemand&order_dir=asc&limit=10");
+    /* 0.19: the GPU ask's memory of each GPU, and that times the GPUs asked as the total */
+    r.vram_per_gpu_mib = 40960;
+    assert_true(rt_keeper_servers_url("http://k", &r, u, sizeof u));
+    assert_non_null(strstr(u, "&gpu_min=2&gpu_memory_min=40&gpu_memory_total=80&order_by"));
+    r.gpu = 1;
+    r.vram_per_gpu_mib = 46068; /* an L40S: 44.98828125 GiB, exactly */
+    assert_true(rt_keeper_servers_url("http://k", &r, u, sizeof u));
+    assert_non_null(strstr(u, "&gpu_min=1&gpu_memory_min=44.98828125&gpu_memory_total=44.98828125&order_by"));
     r = rec_of(1, 128, 1, 0); /* a GPU without a VRAM figure: no gpu_memory_total */
     assert_true(rt_keeper_servers_url("http://k", &r, u, sizeof u));
     assert_non_null(strstr(u, "&gpu_min=1&order_by"));
@@ -122,6 +130,16 @@ static void parse_servers_real(void **state)
     assert_string_equal(s.display_name, ""); /* none given */
     assert_string_equal(s.cpu_model, "");    /* none given (0.15) */
     assert_int_equal(s.gpu_count, 1);
+    /* 0.19: each GPU's memory asked: a server of two small GPUs is passed over, though its total
+     * is enough */
+    r = rec_of(4, 16384, 1, 0);
+    r.vram_per_gpu_mib = 40960;
+    list = "[{\"vendor_id\":\"a\",\"api_reference\":\"twosmall\",\"vcpus\":4,\"memory_amount\":16384,"
+           "\"gpu_count\":2,\"gpu_memory_min\":24576,\"gpu_memory_total\":49152,\"min_price_ondemand\":0.2},"
+           "{\"vendor_id\":\"gcp\",\"api_reference\":\"a2-highgpu-1g\",\"vcpus\":12,\"memory_amount\":87040,"
+           "\"gpu_count\":1,\"gpu_memory_min\":40960,\"gpu_memory_total\":40960,\"min_price_ondemand\":3.67}]";
+    assert_int_equal(servers(list, &r, &s), RT_OK);
+    assert_string_equal(s.api_reference, "a2-highgpu-1g");
 
     /* the primary CPU as Keeper names it (0.15); null as "" */
     r = rec_of(2, 3072, 0, 0);

@@ -184,10 +184,14 @@ static void add(text *t, const char *fmt, ...)
         t->len += (size_t)n;
 }
 
-/* Dollars an hour: "$1.86", "$0.526". */
+/* Dollars an hour to 4 significant digits, at least the cents: "$1.861", "$4.50", "$0.526". */
 static const char *usd_hour(double v, char *b, size_t cap)
 {
-    snprintf(b, cap, v >= 1 ? "$%.2f" : "$%.3g", v);
+    int decimals = v > 0 ? 3 - (int)floor(log10(v)) : 2;
+    int n = snprintf(b, cap, "$%.*f", decimals < 2 ? 2 : decimals > 8 ? 8 : decimals, v);
+    char *dot = strchr(b, '.');
+    for (char *end = n > 0 && (size_t)n < cap ? b + n - 1 : NULL; dot && end && end > dot + 2 && *end == '0'; end--)
+        *end = '\0';
     return b;
 }
 

@@ -10,7 +10,14 @@
  * "at least the recommended MiB", so no server that fits is excluded and none that does not
  * fit is let in. Rounding to whole GB either way would do one or the other (the Python
  * package's round(MiB / 1024) asks 2 GiB for 1536 MiB). gpu_min and gpu_memory_total are left
- * out when no GPU is recommended. */
+ * out when no GPU is recommended.
+ *
+ * The GPUs' memory (0.19, the GPU ask): Keeper's gpu_memory_min is the memory of the server's
+ * smallest GPU and gpu_memory_total that of all its GPUs, both "GB" compared as MiB / 1024 like
+ * memory_min (sc-keeper api.py; the figures nvidia-smi's where Spare Cores inspected the server).
+ * The query asks each GPU for the memory asked of one (rt_recommendation.vram_per_gpu_mib) and
+ * all of them together for that times the GPUs asked; a recommendation without a per-GPU figure
+ * (an older caller's) asks the whole tree's VRAM need as the total, as before. */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +26,7 @@
 #include <strings.h>
 
 #include "../net/curl.h"
+#include "gpu_ask.h"
 #include "keeper.h"
 
 bool rt_keeper_gb(int64_t mib, char *buf, size_t cap)
@@ -60,17 +68,25 @@ bool rt_keeper_servers_url(const char *base, const rt_recommendation *rec, char 
         blen--;
     if (blen > INT32_MAX)
         return false;
-    char mem[64] = "", gpu[160] = "";
+    char mem[64] = "", gpu[200] = "";
     if (rec->memory_mib > 0) {
         char gb[32];
         if (!rt_keeper_gb(rec->memory_mib, gb, sizeof gb) || !rt_pathf(mem, sizeof mem, "&memory_min=%s", gb))
             return false;
     }
     if (rec->gpu > 0) {
-        char gb[32] = "";
-        if (rec->vram_mib > 0 && !rt_keeper_gb(rec->vram_mib, gb, sizeof gb))
+        char gb[32] = "", each[48] = "";
+        int64_t one = rt_gpu_ask_known(rec) ? rec->vram_per_gpu_mib : 0, all = rec->vram_mib;
+        if (one > 0 && one <= INT64_MAX / rec->gpu) { /* 0.19: each GPU's memory, and all of them */
+            char g1[32];
+            all = one * rec->gpu;
+            if (!rt_keeper_gb(one, g1, sizeof g1) || !rt_pathf(each, sizeof each, "&gpu_memory_min=%s", g1))
+                return false;
+        }
+        if (all > 0 && !rt_keeper_gb(all, gb, sizeof gb))
             return false;
-        if (!rt_pathf(gpu, sizeof gpu, "&gpu_min=%lld%s%s", (long long)rec->gpu, gb[0] ? "&gpu_memory_total=" : "", gb))
+        if (!rt_pathf(gpu, sizeof gpu, "&gpu_min=%lld%s%s%s", (long long)rec->gpu, each, gb[0] ? "&gpu_memory_total=" : "",
+                      gb))
             return false;
     }
     if (rt_pathf(url, cap, "%.*s/servers?vcpus_min=%lld%s%s&order_by=min_price_ondemand&order_dir=asc&limit=%d",
@@ -127,7 +143,7 @@ static int server_entry(const json_t *o, const rt_recommendation *rec, rt_server
     const json_t *dn = json_object_get(o, "display_name");
     copy_text(s->display_name, sizeof s->display_name, json_is_string(dn) ? json_string_value(dn) : "");
     double vcpus = num(o, "vcpus"), mem = num(o, "memory_amount"), gpus = num(o, "gpu_count");
-    double vram = num(o, "gpu_memory_total"), price = num(o, "min_price_ondemand");
+    double vram = num(o, "gpu_memory_total"), vram_one = num(o, "gpu_memory_min"), price = num(o, "min_price_ondemand");
     if (isnan(vcpus) || isnan(mem) || vcpus > 1e9)
         return -1;
     if (!isnan(gpus) && gpus > 1e9)
@@ -151,7 +167,11 @@ static int server_entry(const json_t *o, const rt_recommendation *rec, rt_server
             return 0;
         if (want_gpu > 0 && (isnan(gpus) || gpus < want_gpu))
             return 0;
-        if (want_gpu > 0 && rec->vram_mib > 0 && !isnan(vram) && vram < (double)rec->vram_mib)
+        int64_t one = rt_gpu_ask_known(rec) ? rec->vram_per_gpu_mib : 0;
+        double all = one > 0 ? (double)one * want_gpu : (double)rec->vram_mib;
+        if (want_gpu > 0 && all > 0 && !isnan(vram) && vram < all)
+            return 0;
+        if (want_gpu > 0 && one > 0 && !isnan(vram_one) && vram_one < (double)one) /* 0.19: each GPU's */
             return 0;
     }
     return 1;

@@ -21,13 +21,15 @@ bool rt_keeper_url_off(const char *url);
  * mib is negative. */
 bool rt_keeper_gb(int64_t mib, char *buf, size_t cap);
 
-/* The /servers query URL for rec under base (a trailing '/' is ignored) into url[cap]. Returns
+/* The /servers query URL for rec under base (a trailing '/' is ignored) into url[cap]: vcpus_min,
+ * memory_min, and with GPUs gpu_min, gpu_memory_min (each GPU's memory asked, 0.19) and
+ * gpu_memory_total (that times the GPUs; without a per-GPU figure, the tree's VRAM). Returns
  * true, or false when it does not fit or rec asks for nothing Keeper can answer (cpu < 1). */
 bool rt_keeper_servers_url(const char *base, const rt_recommendation *rec, char *url, size_t cap);
 
 /* Parses a /servers reply (a JSON list of servers) into *out (its struct_size is not
  * touched): the cheapest entry with an on-demand price that fits rec (vCPUs, memory, GPUs and,
- * when the entry says, total VRAM; rec may be NULL: any entry fits). Strings are cut to fit at
+ * when the entry says, total VRAM and (0.19) its smallest GPU's; rec may be NULL: any entry fits). Strings are cut to fit at
  * a UTF-8 boundary (display_name) or the entry is skipped (vendor_id, api_reference: a cut
  * identifier would name another server); control characters become '?'. Returns RT_OK,
  * RT_ERR_NOT_FOUND when no entry fits, RT_ERR_PARSE when the reply is not a JSON list or holds
