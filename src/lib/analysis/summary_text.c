@@ -87,12 +87,38 @@ static void exit_line(rt_text_out *o, int status)
 }
 
 
+/* What goes with the GPU ask (rt_recommendation_gpu_notes: the models that hold it, the GPUs left
+ * out, a smaller GPU; and how sc's words ask for the memory) as one labelled line, its notes
+ * parted by "; "; nothing without a GPU asked. */
+static void gpu_ask_line(rt_text_out *o, const rt_recommendation *rec, rt_scheduler sc)
+{
+    char notes[1500], how[400];
+    size_t n = rt_recommendation_gpu_notes(rec, NULL, NULL, notes, sizeof notes);
+    if (n == 0 || n >= sizeof notes)
+        return;
+    if (rt_recommendation_gpu_scheduler_note(rec, sc, how, sizeof how) > 0 && n + strlen(how) + 2 < sizeof notes)
+        snprintf(notes + n, sizeof notes - n, "%s\n", how);
+    char joined[1600];
+    size_t k = 0;
+    for (const char *p = notes; *p && k + 3 < sizeof joined; p++) {
+        if (*p != '\n')
+            joined[k++] = *p;
+        else if (p[1]) {
+            joined[k++] = ';';
+            joined[k++] = ' ';
+        }
+    }
+    joined[k] = '\0';
+    rt_tx_say(o, "%-12s", "GPU ask");
+    rt_tx_wrapped(o, 12, 12, joined);
+}
+
 /* The answer first, three labelled lines and a line per further note: what the job used (CPU
  * time, mean and peak cores, the memory need with the figure it came from), what to ask for
  * next time (in the scheduler's words), and the notes. */
 static void answer_part(rt_text_out *o, const rt_summary *s, const rt_run_facts *run)
 {
-    char a[64], b[64], c[64], d[64], sched[256];
+    char a[64], b[64], c[64], d[64], sched[512];
     if (s->has_process) {
         const rt_need *m = &s->memory_need;
         char memtxt[200];
@@ -118,14 +144,14 @@ static void answer_part(rt_text_out *o, const rt_summary *s, const rt_run_facts 
             size_t n = rt_format_recommendation(&rec, sc, sched, sizeof sched);
             while (n > 0 && n < sizeof sched && sched[n - 1] == '\n')
                 sched[--n] = '\0';
-            char gpu[64] = "";
-            if (rec.gpu > 0)
-                snprintf(gpu, sizeof gpu, ", %lld GPU%s", (long long)rec.gpu, rec.gpu == 1 ? "" : "s");
+            char gpu[160] = "", gw[150]; /* 0.19: "1 GPU with >= 40 GiB (peak 33.1 GiB)" */
+            if (rt_recommendation_gpu_words(&rec, gw, sizeof gw) > 0)
+                snprintf(gpu, sizeof gpu, ", %s", gw);
             if (rec.memory_mib == RT_NULL_I64)
                 snprintf(a, sizeof a, "memory unknown");
             else
                 snprintf(a, sizeof a, "%lld MiB", (long long)rec.memory_mib);
-            char ask[700];
+            char ask[1200];
             snprintf(ask, sizeof ask, "%lld core%s, %s%s: %s (%s)", (long long)rec.cpu, rec.cpu == 1 ? "" : "s", a, gpu,
                      sched, rt_tx_scheduler_name(sc));
             rt_tx_say(o, "%-12s", "Ask for");
@@ -135,6 +161,7 @@ static void answer_part(rt_text_out *o, const rt_summary *s, const rt_run_facts 
                 rt_tx_say(o, "%-12s", "Time");
                 rt_tx_wrapped(o, 12, 12, when);
             }
+            gpu_ask_line(o, &rec, sc);
         }
     } else {
         char used[400];
