@@ -195,6 +195,8 @@ static int read_run(const char *path, rt_stats **out)
 typedef struct lookup {
     rt_server cheapest;
     bool have_cheapest;
+    rt_server like; /* 0.19: the cheapest with GPUs like the job's, where a smaller GPU would do */
+    bool have_like;
     double instance_price; /* NaN: unknown */
     char error[600];       /* "" when nothing failed */
     char note[256];        /* e.g. no server fits; "" when none */
@@ -211,6 +213,8 @@ static void keeper_lookup(const cli_options *o, const rec_args *a, const rt_reco
     cli_keeper_lookup(a->no_price_lookup ? "off" : o->keeper_url, NULL, NULL, rec, a->instance ? a->vendor : NULL, a->instance ? a->type : NULL,
                       a->region[0] ? a->region : NULL, &k);
     l->instance_price = k.price;
+    l->like = k.like;
+    l->have_like = k.like_err == RT_OK;
     if (k.cheapest_err == RT_OK) {
         l->cheapest = k.cheapest;
         l->have_cheapest = true;
@@ -319,6 +323,10 @@ static void print_reasons(const rt_recommendation *rec, const rt_summary *const 
                rec->headroom_pct, rec->oom_killed ? ", and above the OOM kill" : "");
     else
         printf("memory from: no figure (memory unknown)\n");
+    if (rec->vram_per_gpu_mib > 0 && isfinite(rec->vram_per_gpu_need_mib)) /* 0.19: the GPU ask */
+        printf("vram from: %.1f MiB held on one GPU (%s) + %.0f%% headroom: the smallest GPU memory that holds it "
+               "(share/resource-tracker/gpu-models.csv)\n",
+               rec->vram_per_gpu_need_mib, rt_need_source_text(rec->vram_per_gpu_source), rec->headroom_pct);
     if (rec->cpu_basis && strcmp(rec->cpu_basis, "mean") != 0) {
         printf("cpu from: the fewest cores under which %s predicted within %.0f%% of its own duration%s\n",
                n > 1 ? "each run is" : "the run is", rec->max_slowdown_pct,
@@ -432,6 +440,20 @@ static void print_phases(const rt_recommendation *rec, const rt_summary *const *
         }
 }
 
+/* The lines of rt_recommendation_gpu_notes (text, into lines[cap]; with the Keeper's servers where
+ * it found both, for the saving) and each scheduler's way to the GPUs' memory, as "note:" lines. */
+static void print_gpu_notes(const rt_recommendation *rec, const lookup *l)
+{
+    char text[2048], how[400];
+    rt_recommendation_gpu_notes(rec, l->have_cheapest ? &l->cheapest : NULL, l->have_like ? &l->like : NULL, text,
+                                sizeof text);
+    for (char *p = text, *nl; *p && (nl = strchr(p, '\n')); p = nl + 1)
+        printf("note: %.*s\n", (int)(nl - p), p);
+    for (int i = 0; i < 3; i++)
+        if (rt_recommendation_gpu_scheduler_note(rec, (rt_scheduler)i, how, sizeof how) > 0)
+            printf("note: %s: %s\n", sched_names[i], how);
+}
+
 /* Writes the text report to stdout. Returns 0 or EXIT_FAIL when stdout failed. */
 static int print_text(const rec_args *a, const rt_recommendation *rec, const lookup *l, const rt_summary *const *runs,
                       size_t nruns)
@@ -449,8 +471,15 @@ static int print_text(const rec_args *a, const rt_recommendation *rec, const loo
         printf("memory: unknown\n");
     else
         printf("memory: %lld MiB (%.2f GiB)\n", (long long)rec->memory_mib, (double)rec->memory_mib / 1024.0);
-    printf("gpu: %lld\n", (long long)rec->gpu);
-    printf("vram: %lld MiB (%.2f GiB)\n", (long long)rec->vram_mib, (double)rec->vram_mib / 1024.0);
+    char gw[200];
+    if (rt_recommendation_gpu_words(rec, gw, sizeof gw) > 0) /* 0.19: "1 GPU with >= 40 GiB (peak 33.1 GiB)" */
+        printf("gpu: %s\n", gw);
+    else
+        printf("gpu: %lld\n", (long long)rec->gpu);
+    if (rec->vram_per_gpu_mib > 0)
+        printf("vram: %lld MiB (%.2f GiB) each GPU\n", (long long)rec->vram_per_gpu_mib, rec->vram_per_gpu_gib);
+    else
+        printf("vram: %lld MiB (%.2f GiB)\n", (long long)rec->vram_mib, (double)rec->vram_mib / 1024.0);
     print_reasons(rec, runs, nruns);
     char words[300];
     if (rt_recommendation_time_words(rec, words, sizeof words) > 0)
@@ -462,6 +491,7 @@ static int print_text(const rec_args *a, const rt_recommendation *rec, const loo
     for (size_t i = 0; i < nn; i++)
         if (notes[i].kind != RT_NOTE_OOM_KILLED && notes[i].kind != RT_NOTE_CPU_THROTTLED)
             printf("note: %s\n", notes[i].text);
+    print_gpu_notes(rec, l);
     print_cores(rec, runs, nruns, core_hour_usd(l));
     print_phases(rec, runs, nruns);
     const rt_server *s = l->have_cheapest ? &l->cheapest : NULL;
@@ -502,6 +532,41 @@ static void set_num(json_t *obj, const char *key, double v)
     json_object_set_new(obj, key, isfinite(v) ? json_real(v) : json_null());
 }
 
+/* 0.19: the GPU ask's keys of recommend --json's recommendation (docs/contracts.md §8). */
+static void gpu_json(json_t *r, const rt_recommendation *rec, const lookup *l)
+{
+    char text[2048];
+    json_object_set_new(r, "gpu_words",
+                        rt_recommendation_gpu_words(rec, text, sizeof text) > 0 ? json_string(text) : json_null());
+    json_object_set_new(r, "gpu_held", json_integer(rec->gpu_held));
+    json_object_set_new(r, "gpu_busy", json_integer(rec->gpu_busy));
+    set_num(r, "vram_per_gpu_need_mib", rec->vram_per_gpu_need_mib);
+    json_object_set_new(r, "vram_per_gpu_source", json_string(rt_need_source_name(rec->vram_per_gpu_source)));
+    json_object_set_new(r, "vram_per_gpu_mib", json_integer(rec->vram_per_gpu_mib));
+    set_num(r, "vram_per_gpu_gib", rec->vram_per_gpu_gib);
+    json_t *models = json_array();
+    for (size_t i = 0; i < sizeof rec->gpu_models / sizeof rec->gpu_models[0] && rec->gpu_models[i]; i++)
+        json_array_append_new(models, json_string(rec->gpu_models[i]));
+    json_object_set_new(r, "gpu_models", models);
+    json_object_set_new(r, "gpu_models_count", json_integer((json_int_t)rec->gpu_models_count));
+    set_num(r, "gpu_memory_had_mib", rec->gpu_memory_had_mib);
+    set_num(r, "gpu_sm_active_pct", rec->gpu_sm_active_pct);
+    set_num(r, "gpu_busy_pct", rec->gpu_busy_pct);
+    json_object_set_new(r, "gpu_smaller", json_boolean(rec->gpu_smaller));
+    json_t *notes = json_array(), *how = json_object();
+    rt_recommendation_gpu_notes(rec, l->have_cheapest ? &l->cheapest : NULL, l->have_like ? &l->like : NULL, text,
+                                sizeof text);
+    for (char *p = text, *nl; *p && (nl = strchr(p, '\n')); p = nl + 1)
+        json_array_append_new(notes, json_stringn(p, (size_t)(nl - p)));
+    json_object_set_new(r, "gpu_notes", notes);
+    for (int i = 0; i < 3; i++)
+        json_object_set_new(how, sched_keys[i],
+                            rt_recommendation_gpu_scheduler_note(rec, (rt_scheduler)i, text, sizeof text) > 0
+                                ? json_string(text)
+                                : json_null());
+    json_object_set_new(r, "gpu_scheduler_notes", how);
+}
+
 /* Writes the JSON object to stdout. Returns 0 or EXIT_FAIL. */
 static int print_json(const rec_args *a, const rt_recommendation *rec, const lookup *l, const rt_summary *const *runs,
                       size_t nruns)
@@ -534,6 +599,7 @@ static int print_json(const rec_args *a, const rt_recommendation *rec, const loo
     json_object_set_new(r, "cpu_basis", rec->cpu_basis ? json_string(rec->cpu_basis) : json_null());
     json_object_set_new(r, "cpu_phase", rec->cpu_phase[0] ? json_string(rec->cpu_phase) : json_null());
     set_num(r, "cpu_phase_fewer_secs", rec->cpu_phase_fewer_secs);
+    gpu_json(r, rec, l);
     char words[300];
     json_object_set_new(r, "time_words",
                         rt_recommendation_time_words(rec, words, sizeof words) > 0 ? json_string(words) : json_null());
@@ -598,6 +664,18 @@ static int print_json(const rec_args *a, const rt_recommendation *rec, const loo
         json_object_set_new(root, "cheapest", c);
     } else {
         json_object_set_new(root, "cheapest", json_null());
+    }
+    if (l->have_like) { /* 0.19: the cheapest server with GPUs like the job's (the GPU ask's saving) */
+        json_t *c = json_object();
+        json_object_set_new(c, "vendor_id", json_string(l->like.vendor_id));
+        json_object_set_new(c, "api_reference", json_string(l->like.api_reference));
+        json_object_set_new(c, "display_name", json_string(l->like.display_name));
+        json_object_set_new(c, "gpu_count",
+                            l->like.gpu_count == RT_NULL_I64 ? json_null() : json_integer(l->like.gpu_count));
+        set_num(c, "price_usd_per_hour", l->like.price_usd_per_hour);
+        json_object_set_new(root, "gpu_like_this", c);
+    } else {
+        json_object_set_new(root, "gpu_like_this", json_null());
     }
     if (a->instance) {
         json_t *in = json_object();
