@@ -64,6 +64,9 @@ typedef struct rt_report_info {
     int run_state;                     /* how the run stands (rt_run_state), a figure of the answer
                                         * that takes in the exit status; 0: not said */
     int wording;                       /* the page's words (rt_report_wording); 0: its own */
+    /* 0.19: where a smaller GPU would do (rt_recommendation.gpu_smaller), the cheapest server with
+     * GPUs like the one the job had, with its price: the GPU ask's saving against cheapest */
+    const rt_server *gpu_like_this;
 } rt_report_info;
 
 #define RT_REPORT_INFO_INIT {.struct_size = sizeof(rt_report_info), .exit_status = -1}

@@ -124,14 +124,15 @@ __attribute__((format(printf, 3, 4))) static void note_add(char *note, size_t ca
     va_end(ap);
 }
 
-/* The Keeper lookups: the cheapest server for rec, and the price of --instance, CLI_LOOKUP_SECS
+/* The Keeper lookups: the cheapest server for rec (and, where a smaller GPU would do, the cheapest
+ * with GPUs like the job's: *like), and the price of --instance, CLI_LOOKUP_SECS
  * at most in all; when the first finds Keeper down or unusable the second is not tried.
  * Failures become one quiet line in the report (note[cap]: cli_prices_line, "prices: offline
  * (...)" without a network), never an error nor a warning on stderr; none when the lookups are
  * off (TRACKER_KEEPER_URL=off). */
 static void keeper_lookups(cli_options *o, const char *vendor, const char *type, const char *region,
-                           const rt_recommendation *rec, rt_server *cheapest, bool *have_cheapest, double *price,
-                           char *note, size_t cap)
+                           const rt_recommendation *rec, rt_server *cheapest, bool *have_cheapest, rt_server *like,
+                           bool *have_like, double *price, char *note, size_t cap)
 {
     cli_lookup k;
     char line[1024], what[220];
@@ -140,6 +141,8 @@ static void keeper_lookups(cli_options *o, const char *vendor, const char *type,
     if (rec) {
         *cheapest = k.cheapest;
         *have_cheapest = k.cheapest_err == RT_OK;
+        *like = k.like; /* 0.19: GPUs like the job's, where a smaller one would do */
+        *have_like = k.like_err == RT_OK;
         if (k.cheapest_err == RT_ERR_NOT_FOUND)
             note_add(note, cap, "No server on offer fits the recommendation.");
         else if (k.cheapest_err != RT_OK && k.cheapest_err != RT_ERR_DISABLED) {
@@ -192,8 +195,8 @@ static int write_report(cli_options *o, const char *out, rt_report *rep, const r
     }
     rt_recommendation rec = RT_RECOMMENDATION_INIT;
     bool have_rec = rt_recommend(runs, nruns, &rec) == RT_OK;
-    rt_server cheapest = RT_SERVER_INIT;
-    bool have_cheapest = false;
+    rt_server cheapest = RT_SERVER_INIT, like = RT_SERVER_INIT;
+    bool have_cheapest = false, have_like = false;
     double price = NAN;
     char note[1536] = "";
     if (!have_rec) {
@@ -205,8 +208,8 @@ static int write_report(cli_options *o, const char *out, rt_report *rep, const r
         else
             note_add(note, sizeof note, "No recommendation: the run has no tracked process tree.");
     }
-    keeper_lookups(o, vendor, type, region, have_rec ? &rec : NULL, &cheapest, &have_cheapest, &price, note,
-                   sizeof note);
+    keeper_lookups(o, vendor, type, region, have_rec ? &rec : NULL, &cheapest, &have_cheapest, &like, &have_like,
+                   &price, note, sizeof note);
 
     rt_job job = RT_JOB_INIT;
     job.job_name = sum->job_name;
@@ -218,6 +221,7 @@ static int write_report(cli_options *o, const char *out, rt_report *rep, const r
     info.summary = sum;
     info.recommendation = have_rec ? &rec : NULL;
     info.cheapest = have_cheapest ? &cheapest : NULL;
+    info.gpu_like_this = have_like ? &like : NULL;
     info.keeper_note = *note ? note : NULL;
     info.current_instance = *instance ? instance : NULL;
     info.current_price_usd_per_hour = price;

@@ -333,6 +333,9 @@ static void recommendation(md_part *p, const rt_summary *s, const rt_report_info
         if (n > 0 && n < sizeof line && !strstr(line, "```"))
             md_fmt(p, "%-11s %s", names[i], line);
     }
+    char gw[180]; /* 0.19: the GPU ask, "1 GPU with >= 40 GiB (peak 33.1 GiB)" */
+    if (rt_recommendation_gpu_words(rec, gw, sizeof gw) > 0)
+        md_fmt(p, "%-11s %s\n", "GPUs", gw);
     md_lit(p, "```\n\n</details>\n\n");
 }
 

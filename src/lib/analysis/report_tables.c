@@ -501,6 +501,36 @@ static void answer_cores(rpt_hw *w, const rt_recommendation *rec, const rt_cores
     rpt_hw_lit(w, "</span></td></tr>\n");
 }
 
+/* The GPU ask's notes (rt_recommendation_gpu_notes: the models that hold it, the GPUs left out, a
+ * smaller GPU with what it saves where both servers' prices are known) and each scheduler's way
+ * to that memory, a line each; no row without a GPU asked. */
+static void answer_gpu(rpt_hw *w, const rt_report_info *in)
+{
+    const rt_recommendation *rec = in->recommendation;
+    char notes[2048], how[400];
+    if (rt_recommendation_gpu_notes(rec, in->cheapest, in->gpu_like_this, notes, sizeof notes) == 0)
+        return;
+    rpt_hw_lit(w, "<tr id=\"answer-gpu\"><th>GPU ask</th><td>");
+    bool first = true;
+    for (char *p = notes, *nl; *p && (nl = strchr(p, '\n')); p = nl + 1, first = false) {
+        *nl = '\0';
+        rpt_hw_lit(w, first ? "" : "<br>");
+        rpt_hw_html(w, p);
+    }
+    static const rt_scheduler scheds[] = {RT_SCHED_SLURM, RT_SCHED_K8S, RT_SCHED_METAFLOW};
+    static const char *const names[] = {"SLURM", "Kubernetes", "Metaflow"};
+    for (size_t i = 0; i < RT_ARRAY_LEN(scheds); i++)
+        if (rt_recommendation_gpu_scheduler_note(rec, scheds[i], how, sizeof how) > 0) {
+            rpt_hw_lit(w, first ? "<span class=\"note\">" : "<br><span class=\"note\">");
+            rpt_hw_html(w, names[i]);
+            rpt_hw_lit(w, ": ");
+            rpt_hw_html(w, how);
+            rpt_hw_lit(w, "</span>");
+            first = false;
+        }
+    rpt_hw_lit(w, "</td></tr>\n");
+}
+
 /* The answer first, on the first screen: what the job used, how it ended, what to ask for next
  * time (in each scheduler's words), the cost, and the run's notes. Nothing without a summary. */
 void rpt_answer_section(rpt_hw *w, const rt_report_info *in)
@@ -521,9 +551,9 @@ void rpt_answer_section(rpt_hw *w, const rt_report_info *in)
     const rt_recommendation *rec = in->recommendation;
     if (rec && rec->struct_size >= sizeof *rec) {
         rpt_hw_lit(w, "<tr id=\"answer-ask\"><th>Ask for</th><td>");
-        char gpus[64] = "";
-        if (rec->gpu > 0)
-            snprintf(gpus, sizeof gpus, ", %lld GPU%s", (long long)rec->gpu, rec->gpu == 1 ? "" : "s");
+        char gpus[200] = "", gw[180]; /* 0.19: "1 GPU with >= 40 GiB (peak 33.1 GiB)" */
+        if (rt_recommendation_gpu_words(rec, gw, sizeof gw) > 0)
+            snprintf(gpus, sizeof gpus, ", %s", gw);
         snprintf(line, sizeof line, "%lld core%s, %s%s", (long long)rec->cpu, rec->cpu == 1 ? "" : "s",
                  rec->memory_mib == RT_NULL_I64 ? "memory unknown" : fmt_mib(a, (double)rec->memory_mib), gpus);
         rpt_hw_html(w, line);
@@ -541,6 +571,7 @@ void rpt_answer_section(rpt_hw *w, const rt_report_info *in)
             rpt_hw_lit(w, "</code>");
         }
         rpt_hw_lit(w, "</td></tr>\n");
+        answer_gpu(w, in);
         answer_cores(w, rec, s->cores);
     }
     char eff[400]; /* 0.16: against what the job was given where it ran */
@@ -746,10 +777,18 @@ void rpt_recommendation_section(rpt_hw *w, const rt_report_info *in)
                      rec->headroom_pct);
             row(w, "memory from", from);
         }
-        if (rec->gpu > 0 || had_gpus(in->summary))
+        char gw[180];
+        if (rt_recommendation_gpu_words(rec, gw, sizeof gw) > 0) /* 0.19: the GPU ask */
+            row(w, "GPUs", gw);
+        else if (rec->gpu > 0 || had_gpus(in->summary))
             row_i64(w, "GPUs", rec->gpu);
-        if (rec->vram_mib > 0)
+        if (rec->struct_size >= sizeof *rec && rec->vram_per_gpu_mib > 0) {
+            row(w, "GPU memory, each", fmt_mib(f, (double)rec->vram_per_gpu_mib));
+            if (rec->gpu_held > rec->gpu)
+                row_i64(w, "GPUs held", rec->gpu_held);
+        } else if (rec->vram_mib > 0) {
             row(w, "GPU memory", fmt_mib(f, (double)rec->vram_mib));
+        }
         snprintf(f, sizeof f, "%llu", (unsigned long long)rec->runs);
         row(w, "from runs", f);
         if (rec->struct_size >= offsetof(rt_recommendation, cpu_throttled_pct) + sizeof rec->cpu_throttled_pct) {
