@@ -196,6 +196,13 @@ def test_json_gpu_and_instance(keeper, run_file, needs_reader):
     r = recommend([path, "--json", "--instance", "aws:g5.12xlarge"], k.url)
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
+    # 0.19, the GPU ask: 10 GiB x 1.2 fits the table's smallest GPU memory, the T4's 15 GiB
+    gpu_ask = {k: doc["recommendation"].pop(k) for k in list(doc["recommendation"])
+               if k.startswith(("gpu_", "vram_per_gpu_"))}
+    assert gpu_ask["gpu_words"] == "1 GPU with >= 15 GiB (peak 10.0 GiB)"
+    assert (gpu_ask["gpu_held"], gpu_ask["gpu_busy"], gpu_ask["vram_per_gpu_mib"]) == (1, 1, 15360)
+    assert gpu_ask["vram_per_gpu_need_mib"] == 10240.0 and gpu_ask["vram_per_gpu_source"] == "vram"
+    assert gpu_ask["gpu_models"][0] == "T4 16GB" and gpu_ask["gpu_smaller"] is False
     assert doc["recommendation"] == {"cpu": 3, "memory_mib": 12288, "gpu": 1, "vram_mib": 12288,
                                      "oom_killed": False, "cpu_quota_cores": None, "cpu_throttled_pct": None,
                                      "memory_need_mib": 10000.0, "memory_source": "pss", "memory_sampled": False,
@@ -232,7 +239,8 @@ def test_json_gpu_and_instance(keeper, run_file, needs_reader):
     assert inst["saving_pct"] == pytest.approx(100 * (5.672 - 0.526) / 5.672)
     assert doc["server_lookup_error"] is None
     servers, prices = k.requests()
-    assert servers["query"]["memory_min"] == ["12"] and servers["query"]["gpu_memory_total"] == ["12"]
+    assert servers["query"]["memory_min"] == ["12"] and servers["query"]["gpu_memory_total"] == ["15"]
+    assert servers["query"]["gpu_memory_min"] == ["15"]  # 0.19: each GPU's memory asked, 15360 MiB
     assert servers["query"]["gpu_min"] == ["1"] and servers["query"]["vcpus_min"] == ["3"]
     assert prices["path"] == "/server/aws/g5.12xlarge/prices"
     assert prices["headers"].get("X-Application-ID") == "resource-tracker"

@@ -61,9 +61,10 @@ static void recorded_run(void **state)
     /* broken between words before column 100, the later rows under the first's text */
     assert_non_null(strstr(k.text, "Used        6.00 s CPU (mean 2.00 cores, peak 3.00); memory 350.0 MiB (RSS peak "
                                    "of the samples: a\n            lower bound)\n"
-                                   "Ask for     3 cores, 512 MiB, 1 GPU: --cpus-per-task=3 --mem=512M --gres=gpu:1 "
-                                   "--time=0:10:00\n            (SLURM)\n"
-                                   "Time        3 cores: about 3.0 s, as this run; 2 cores: about 3.5 s (+17%)\n"));
+                                   "Ask for     3 cores, 512 MiB, 1 GPU with >= 15 GiB (peak 1.0 GiB): --cpus-per-task=3 "
+                                   "--mem=512M\n            --gres=gpu:1 --time=0:10:00 (SLURM)\n"
+                                   "Time        3 cores: about 3.0 s, as this run; 2 cores: about 3.5 s (+17%)\n"
+                                   "GPU ask     GPUs with >= 15 GiB: T4 16GB, V100 16GB, A10G 24GB, A10 24GB (and "));
     assert_true(strncmp(k.text, "Used ", 5) == 0);
     assert_non_null(strstr(k.text, "\nRun\n  Job                        fixture-job\n"
                                    "  Started                    2023-11-14 22:13:20 UTC\n"
