@@ -903,14 +903,18 @@ const cli_setting cli_settings[] = {
                   "vram_mib oom_killed cpu_quota_cores cpu_throttled_pct memory_need_mib memory_source\n"
                   "memory_sampled headroom_pct vram_need_mib vram_source max_slowdown_pct cpu_duration_secs\n"
                   "cpu_run_duration_secs cpu_fewer cpu_fewer_duration_secs cpu_cost_usd time_limit_secs cpu_basis\n"
-                  "cpu_phase cpu_phase_fewer_secs time_words\\fR), \\fBcores\\fR (each run's table: \\fBduration_secs\n"
+                  "cpu_phase cpu_phase_fewer_secs time_words\\fR, and the GPU ask: \\fBgpu_words gpu_held gpu_busy\n"
+                  "vram_per_gpu_need_mib vram_per_gpu_source vram_per_gpu_mib vram_per_gpu_gib gpu_models\n"
+                  "gpu_models_count gpu_memory_had_mib gpu_sm_active_pct gpu_busy_pct gpu_smaller gpu_notes\n"
+                  "gpu_scheduler_notes\\fR), \\fBcores\\fR (each run's table: \\fBduration_secs\n"
                   "cores_had peak_cores wait_secs wait_from rows\\fR, each row \\fBcores duration_secs core_hours\n"
                   "wait_bound cost_usd\\fR (at the cheapest server's price a vCPU-hour); null for a run without one), "
                   "\\fBphases\\fR (each run's phases: \\fBname\n"
                   "cores_asked cores\\fR, the phase's own table), \\fBnotes\\fR, the server found (with\n"
                   "\\fBcpu_manufacturer cpu_family cpu_model\\fR and \\fBenergy\\fR: \\fBjoules method cpu tdp_watts\n"
-                  "threads_per_package busy_watts idle_watts cpu_secs duration_secs words\\fR, or null) and\n"
-                  "\\fBserver_lookup_error\\fR (docs/contracts.md, section 8)."},
+                  "threads_per_package busy_watts idle_watts cpu_secs duration_secs words\\fR, or null),\n"
+                  "\\fBgpu_like_this\\fR (the cheapest server with GPUs like the job's, where a smaller GPU would do)\n"
+                  "and \\fBserver_lookup_error\\fR (docs/contracts.md, section 8)."},
              {.commands = CLI_CMD_HISTORY,
               .help = "one JSON object per run and line (every column; tags, command, notes,\n"
                       "phases, phase_marks, cores, member and summary as JSON), instead of the table",
