@@ -169,7 +169,8 @@ def recommend_resources(t, historical_stats: list[dict], max_slowdown_pct: float
     historical runs, which have no table, are given; the table and the time under "cpu_time",
     see cpu_time), memory
     from the highest need (this run's the kernel's peak where known, a historical run's its PSS
-    peak) plus headroom that shrinks as runs agree (20% for one run), GPUs the most used."""
+    peak) plus headroom that shrinks as runs agree (20% for one run), GPUs the most kept busy,
+    and (0.19) "gpu_ask": each GPU's memory and the models that have it (gpu_ask)."""
     from ctypes import POINTER, byref, sizeof
 
     from ._native import NativeError
@@ -197,7 +198,44 @@ def recommend_resources(t, historical_stats: list[dict], max_slowdown_pct: float
     memory = None if rec.memory_mib == RT_NULL_I64 else int(rec.memory_mib)
     out = {"cpu": int(rec.cpu), "memory": memory, "gpu": int(rec.gpu), "vram": int(rec.vram_mib)}
     out.update(cpu_time(rec, own))
+    out["gpu_ask"] = gpu_ask(rec)
     return out
+
+
+def gpu_ask(rec) -> dict | None:
+    """The 0.5 dict's key "gpu_ask" (0.19): what to ask of each GPU (docs/answers.md, "The GPU
+    ask"): "words" ("1 GPU with >= 40 GiB (peak 33.1 GiB)"), "gpus" (asked: those that did work),
+    "held", "busy", "vram_per_gpu_mib" (the smallest GPU memory of the library's table that holds
+    the most one GPU held plus headroom; 0: none), "vram_per_gpu_need_mib", "vram_per_gpu_source",
+    "models" (the first four that have it), "models_count", "memory_had_mib", "sm_active_pct",
+    "busy_pct", "smaller" (a smaller GPU would do), "notes" and "scheduler_notes" {"metaflow",
+    "kubernetes", "slurm"}; None without a GPU asked or from a library without it."""
+    from ctypes import byref, create_string_buffer
+
+    from ._native_more import has, lib
+
+    if not has("rt_recommendation_gpu_words") or rec.gpu <= 0:
+        return None
+
+    def num(v):
+        return None if v != v else v
+
+    buf = create_string_buffer(2048)
+    lib.rt_recommendation_gpu_words(byref(rec), buf, len(buf))
+    words = buf.value.decode()
+    lib.rt_recommendation_gpu_notes(byref(rec), None, None, buf, len(buf))
+    notes = [n for n in buf.value.decode().split("\n") if n]
+    how = {}
+    for i, key in enumerate(("metaflow", "kubernetes", "slurm")):  # rt_scheduler's order
+        how[key] = buf.value.decode() if lib.rt_recommendation_gpu_scheduler_note(byref(rec), i, buf, len(buf)) else None
+    need_source = lib.rt_need_source_text(rec.vram_per_gpu_source) if has("rt_need_source_text") else None
+    return {"words": words, "gpus": int(rec.gpu), "held": int(rec.gpu_held), "busy": int(rec.gpu_busy),
+            "vram_per_gpu_mib": int(rec.vram_per_gpu_mib), "vram_per_gpu_need_mib": num(rec.vram_per_gpu_need_mib),
+            "vram_per_gpu_source": need_source.decode() if need_source else None,
+            "models": [m.decode() for m in rec.gpu_models if m], "models_count": int(rec.gpu_models_count),
+            "memory_had_mib": num(rec.gpu_memory_had_mib), "sm_active_pct": num(rec.gpu_sm_active_pct),
+            "busy_pct": num(rec.gpu_busy_pct), "smaller": bool(rec.gpu_smaller), "notes": notes,
+            "scheduler_notes": how}
 
 
 def cpu_time(rec, own) -> dict:

@@ -212,6 +212,11 @@ class Recommendation(Structure):
         ("cpu_fewer", c_int64), ("cpu_fewer_duration_secs", c_double), ("cpu_cost_usd", c_double),
         ("time_limit_secs", c_double), ("cpu_basis", c_char_p),
         ("cpu_phase", c_char * 256), ("cpu_phase_fewer_secs", c_double),
+        # added in 0.19: the GPU ask (gpu above is then the GPUs asked)
+        ("gpu_held", c_int64), ("gpu_busy", c_int64), ("vram_per_gpu_need_mib", c_double),
+        ("vram_per_gpu_source", c_int), ("vram_per_gpu_mib", c_int64), ("vram_per_gpu_gib", c_double),
+        ("gpu_models", c_char_p * 4), ("gpu_models_count", c_size_t), ("gpu_memory_had_mib", c_double),
+        ("gpu_sm_active_pct", c_double), ("gpu_busy_pct", c_double), ("gpu_smaller", c_int),
     ]
 
 
@@ -226,7 +231,8 @@ def new_recommendation(**fields) -> Recommendation:
     rather than ctypes' zeros: a quota of 0.0 cores would read as one that held a run back."""
     for name in ("cpu_quota_cores", "cpu_throttled_pct", "memory_need_mib", "headroom_pct", "vram_need_mib",
                  "max_slowdown_pct", "cpu_duration_secs", "cpu_run_duration_secs", "cpu_fewer_duration_secs",
-                 "cpu_cost_usd", "time_limit_secs", "cpu_phase_fewer_secs"):
+                 "cpu_cost_usd", "time_limit_secs", "cpu_phase_fewer_secs", "vram_per_gpu_need_mib",
+                 "gpu_memory_had_mib", "gpu_sm_active_pct", "gpu_busy_pct"):
         fields.setdefault(name, NAN)
     return new(Recommendation, **fields)
 
@@ -310,6 +316,8 @@ class ReportInfo(Structure):
         ("job_view", c_void_p), ("node_shown", c_char_p),
         # added in 0.18 too: rt_run_state, rt_report_wording
         ("run_state", c_int), ("wording", c_int),
+        # added in 0.19: the cheapest server with GPUs like the job's (the GPU ask's saving)
+        ("gpu_like_this", POINTER(Server)),
     ]
 
 
@@ -341,6 +349,10 @@ _PROTOTYPES = {
     "rt_tracker_set_grid": (c_int, [TrackerHandle, POINTER(Grid)]),  # 0.15
     "rt_need_source_text": (c_char_p, [c_int]),
     "rt_summary_energy_words": (c_int, [POINTER(Summary), c_int, c_char_p, c_size_t, POINTER(c_size_t)]),  # 0.19
+    "rt_recommendation_gpu_words": (c_size_t, [POINTER(Recommendation), c_char_p, c_size_t]),  # 0.19
+    "rt_recommendation_gpu_notes": (c_size_t, [POINTER(Recommendation), POINTER(Server), POINTER(Server), c_char_p,
+                                               c_size_t]),  # 0.19
+    "rt_recommendation_gpu_scheduler_note": (c_size_t, [POINTER(Recommendation), c_int, c_char_p, c_size_t]),  # 0.19
 }
 
 bind_optional(_PROTOTYPES)

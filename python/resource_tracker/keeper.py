@@ -61,9 +61,13 @@ def keeper_request(path: str, timeout: float = 2, endpoint: str = DEFAULT_KEEPER
 
 
 def recommendation_struct(rec: dict) -> Recommendation:
-    """A recommend_resources dict ({cpu, memory, gpu, vram}, MiB) as an rt_recommendation."""
+    """A recommend_resources dict ({cpu, memory, gpu, vram}, MiB) as an rt_recommendation; with
+    its "gpu_ask" (0.19) the memory asked of each GPU, which the Keeper query asks for."""
+    ask = rec.get("gpu_ask") or {}
     return new_recommendation(cpu=int(rec.get("cpu") or 1), memory_mib=int(rec.get("memory") or 0),
-                              gpu=int(rec.get("gpu") or 0), vram_mib=int(rec.get("vram") or 0), runs=1)
+                              gpu=int(rec.get("gpu") or 0), vram_mib=int(rec.get("vram") or 0), runs=1,
+                              vram_per_gpu_mib=int(ask.get("vram_per_gpu_mib") or 0),
+                              gpu_held=int(ask.get("held") or rec.get("gpu") or 0))
 
 
 def server_to_dict(s: Server) -> dict:

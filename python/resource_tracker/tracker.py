@@ -107,8 +107,8 @@ class ResourceTracker:
         ...     cpu_multi(duration=0.25, ncores=2)
         >>> tracker.recommend_resources()  # doctest: +SKIP
         {'cpu': 2, 'memory': 128, 'gpu': 0, 'vram': 0}
-        >>> sorted(tracker.recommend_resources())  # 0.5's keys, and the cores' time (0.18)
-        ['cpu', 'cpu_time', 'gpu', 'memory', 'vram']
+        >>> sorted(tracker.recommend_resources())  # 0.5's keys, the cores' time (0.18), the GPU ask (0.19)
+        ['cpu', 'cpu_time', 'gpu', 'gpu_ask', 'memory', 'vram']
         >>> tracker.stop()
         >>> tracker.running
         False
@@ -188,8 +188,10 @@ class ResourceTracker:
             raise ValueError(f"Invalid tracker options (interval={self.interval!r}: from 0.01 to 86400 s)")
         if not own and "process_tracker" in self.trackers and not os.path.exists(f"/proc/{self.pid}"):
             raise ProcessLookupError(f"No process with pid {self.pid} to track")
+        # TRACKER_NVML_LIBRARY names the NVML to load, as for the tool and gpu_tracker's Tracker
+        nvml = os.environ.get("TRACKER_NVML_LIBRARY", "").encode() or None
         opts = new(TrackerOptions, interval_secs=interval, pss_max_age_secs=30.0,
-                   no_children=0 if self.children else 1,
+                   no_children=0 if self.children else 1, nvml_library=nvml,
                    pid=(0 if own else self.pid) if "process_tracker" in self.trackers else -1)
         if self.discover_cloud and self._native.cloud is None:
             # started first, so that a stream's registration shares this discovery

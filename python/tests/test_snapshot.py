@@ -128,7 +128,7 @@ def test_the_python_trackers_file():
     assert t.server_info["vcpus"] == raw["server_info"]["vcpus"]
     assert t.process_metrics["memory_mib"] == pytest.approx([r["memory_mib"] for r in raw["process_metrics"]])
     assert t.stats()["process_cpu_usage"]["max"] > 0
-    assert set(t.recommend_resources()) == {"cpu", "memory", "gpu", "vram", "cpu_time"}
+    assert set(t.recommend_resources()) == {"cpu", "memory", "gpu", "vram", "cpu_time", "gpu_ask"}
 
 
 def test_bad_input(tmp_path):

@@ -102,6 +102,34 @@ def test_system_columns_are_sane():
     assert p["timestamp"] == s["timestamp"][: len(p)]
 
 
+FAKE_NVML = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "build",
+                         "libfake-nvml.so")
+
+
+@pytest.mark.skipif(not os.path.exists(FAKE_NVML), reason="the fake NVML is built with the C library")
+def test_gpu_ask(tmp_path, monkeypatch):
+    """recommend_resources' "gpu_ask" (0.19): this process holds 33.1 GiB on a fake H200 whose SMs
+    are 15.9% busy: a 40 GiB GPU is asked, the A100 40GB named first, and the smaller GPU said."""
+    cfg = tmp_path / "nvml.cfg"
+    cfg.write_text("cost off\ngpu uuid=GPU-h200 name=NVIDIA_H200 mem_total=150754820096 mem_used=0 util=95\n"
+                   "gpm 0 sm=15.9 occ=0.85\n"
+                   f"pid 0 {os.getpid()} mem=35540000000 sm=42\n")
+    monkeypatch.setenv("TRACKER_NVML_LIBRARY", FAKE_NVML)
+    monkeypatch.setenv("FAKE_NVML_CONFIG", str(cfg))
+    t = ResourceTracker(autostart=True, interval=0.2)
+    t.wait_for_samples(3)
+    t.stop()
+    rec = t.recommend_resources()
+    ask = rec["gpu_ask"]
+    assert rec["gpu"] == 1 and ask["gpus"] == 1 and ask["held"] == 1
+    assert ask["words"] == "1 GPU with >= 40 GiB (peak 33.1 GiB)"
+    assert ask["vram_per_gpu_mib"] == 40960 and ask["models"][:2] == ["A100 40GB", "L40S 48GB"]
+    assert ask["vram_per_gpu_need_mib"] == pytest.approx(35540000000 / 2 ** 20, abs=0.001)
+    assert ask["smaller"] is True and ask["memory_had_mib"] == 143771
+    assert any(n.endswith("a 40 GiB GPU would do") for n in ask["notes"])
+    assert "--constraint" in ask["scheduler_notes"]["slurm"]
+
+
 def test_combined_metrics_stats_and_recommendation():
     t = ResourceTracker(autostart=True, interval=0.2)
     t.wait_for_samples(3)
@@ -128,7 +156,8 @@ def test_combined_metrics_stats_and_recommendation():
     assert stats["timestamp"]["duration"] == pytest.approx(
         max(c["timestamp"]) - min(c["timestamp"]) + 0.2)
     rec = t.recommend_resources()
-    assert set(rec) == {"cpu", "memory", "gpu", "vram", "cpu_time"}  # 0.5's keys, and the cores' time
+    assert set(rec) == {"cpu", "memory", "gpu", "vram", "cpu_time", "gpu_ask"}  # 0.5's keys, the cores' time, the GPU ask
+    assert rec["gpu_ask"] is None  # no GPU
     assert rec["cpu"] >= 1 and rec["memory"] >= 128 and rec["gpu"] == 0 and rec["vram"] == 0
     hist = t.recommend_resources(historical_stats=[stats, stats])
     assert hist["cpu"] >= 1 and hist["memory"] >= 128
