@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 
 #include "resource_tracker.h"
+#include "analysis/gpu_work_words.h"
 #include "analysis/record.h"
 
 /* A write callback into a growing string; fail_at > 0: the fail_at-th call fails; one_byte:
@@ -429,6 +430,80 @@ static void pressure_headings(void **state)
     assert_non_null(strstr(k.text, "  Pressure (mean)            CPU 4% (some)\n"));
 }
 
+/* The text of four records of a tree on one GPU (with_gpm: its work figures, SM 15.9% then 16.2%,
+ * the devices' when shared), at width columns; tree 0: the machine alone. */
+static void gpu_text_of(int with_gpm, double shared, int tree, size_t width, sink *k)
+{
+    rt_stats *st = rt_stats_new();
+    assert_non_null(st);
+    for (int i = 0; i < 4; i++) {
+        rt_record r;
+        rt_record_null(&r);
+        r.timestamp_secs = 1700000000 + i;
+        r.interval_secs = 1;
+        if (tree) {
+            r.process_pid = 42;
+            r.process_cores = 1;
+            r.process_rss_mib = 100;
+            r.process_gpu_usage = 0.42;
+            r.process_gpu_vram_mib = 33894;
+            r.process_gpu_utilized = 1;
+        }
+        r.gpu_count = 1;
+        r.gpu_usage = 0.95;
+        r.gpu_vram_mib = 33894;
+        r.gpu_vram_total_mib = 143771;
+        if (with_gpm) {
+            double v[RT_RECORD_NWORK] = {i == 3 ? 16.2 : 15.9, 0.85, 0, 0.5, 0, 2.3, 0, 31457280, NAN};
+            rt_record_set_gpu_work(&r, v);
+            r.gpu_work_shared = shared;
+        }
+        rt_stats_add(st, &r);
+    }
+    rt_summary_text_options o = RT_SUMMARY_TEXT_OPTIONS_INIT;
+    o.width = width;
+    *k = (sink){0};
+    assert_int_equal(rt_summary_write_text_cb(rt_stats_summary(st), NULL, &o, to_sink, k), RT_OK);
+    rt_stats_free(st);
+}
+
+/* Issue 65: the GPU work line in the job's section (mean, p95 and peak of SM activity; the tensor
+ * cores, DRAM and the FP units that worked; PCIe), broken under its column at the width; said to
+ * be the devices' when shared; "utilization only" for a GPU without GPM; in the machine's section
+ * without a tree. */
+static void gpu_work_line(void **state)
+{
+    (void)state;
+    sink k;
+    gpu_text_of(1, 0, 1, 200, &k);
+    assert_non_null(strstr(k.text, "\n  GPUs used                  1\n"
+                                   "  GPU work                   SM 16.0% (p95 16.2, peak 16.2), tensor 0%, DRAM 0.5%, "
+                                   "FP32 2.3%; PCIe 30 MiB/s\n"));
+    gpu_text_of(1, 0, 1, 80, &k); /* a terminal of 80 columns: under its own column */
+    assert_non_null(strstr(k.text, "  GPU work                   SM 16.0% (p95 16.2, peak 16.2), tensor 0%, DRAM\n"
+                                   "                             0.5%, FP32 2.3%; PCIe 30 MiB/s\n"));
+    gpu_text_of(1, 1, 1, 200, &k);
+    assert_non_null(strstr(k.text, "FP32 2.3%; PCIe 30 MiB/s (the devices', shared with other processes)\n"));
+    gpu_text_of(0, NAN, 1, 200, &k);
+    assert_non_null(strstr(k.text, "\n  GPU work                   utilization only (a kernel was running): this GPU "
+                                   "gives no SM or tensor figures (GPM: Hopper and newer)\n"));
+    const char *once = strstr(k.text, "utilization only");
+    assert_null(strstr(once + 1, "utilization only")); /* said once */
+    gpu_text_of(1, NAN, 0, 200, &k); /* no tree: the machine's GPUs, in the machine's section */
+    const char *machine = strstr(k.text, "\nMachine\n");
+    assert_non_null(machine);
+    assert_non_null(strstr(machine, "\n  VRAM used                  mean 33.1 GiB  peak 33.1 GiB\n"
+                                    "  GPU work                   SM 16.0% (p95 16.2, peak 16.2)"));
+    char b[32];
+    assert_string_equal(rt_gw_rate(0, b, sizeof b), "0 B/s");
+    assert_string_equal(rt_gw_rate(1536, b, sizeof b), "1.5 KiB/s");
+    assert_string_equal(rt_gw_rate(3e9, b, sizeof b), "2.8 GiB/s");
+    assert_string_equal(rt_gw_rate(1023.9 * 1048576, b, sizeof b), "1.0 GiB/s");
+    assert_string_equal(rt_gw_pct(0, b, sizeof b), "0");
+    assert_string_equal(rt_gw_pct(99.96, b, sizeof b), "100.0");
+    assert_string_equal(rt_gw_pct(NAN, b, sizeof b), "-");
+}
+
 /* Text broken at spaces to a width counted in characters (UTF-8), the later lines indented; a
  * word longer than the width alone on its line; width 0: one line. */
 static void text_wrap_at_width(void **state)
@@ -458,7 +533,7 @@ int main(void)
         cmocka_unit_test(width), cmocka_unit_test(brief),
         cmocka_unit_test(short_and_failing_writes),
         cmocka_unit_test(to_fd),
-        cmocka_unit_test(refused), cmocka_unit_test(energy_lines), cmocka_unit_test(energy_line_by_part), cmocka_unit_test(pressure_headings),
+        cmocka_unit_test(refused), cmocka_unit_test(energy_lines), cmocka_unit_test(energy_line_by_part), cmocka_unit_test(pressure_headings), cmocka_unit_test(gpu_work_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

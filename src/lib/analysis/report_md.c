@@ -13,6 +13,7 @@
 
 #include "../core/core.h"
 #include "../core/out.h"
+#include "gpu_work_words.h"
 #include "report_int.h"
 
 #define MD_POINTS 200                     /* chart_points 0 */
@@ -294,6 +295,9 @@ static void figures_table(md_part *p, const rt_summary *s, const rt_report_info 
         double vram = s->has_process ? s->process_gpu_vram_mib.peak : s->gpu_vram_mib.peak;
         if (known(vram))
             row(p, "VRAM, peak", mib_text(a, vram));
+        char work[512]; /* 0.19: what the GPUs did (SM, tensor, DRAM, ...), or utilization only */
+        if (rt_gw_words(s, work, sizeof work))
+            row(p, s->has_process ? "GPU work (the job's GPUs)" : "GPU work", work);
     }
     bool job = s->process_energy_method && known(s->process_energy_joules);
     if (job || (s->energy_method && known(s->energy_joules))) {

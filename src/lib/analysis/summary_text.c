@@ -18,6 +18,7 @@
 #include "../core/units.h"
 #include "efficiency.h"
 #include "energy_words.h"
+#include "gpu_work_words.h"
 #include "text_out.h"
 #include "words.h"
 
@@ -77,6 +78,17 @@ static void mem_line(rt_text_out *o, const char *label, const rt_dist *d, bool p
              rt_tx_mem(o, d->p50, c, sizeof c), rt_tx_mem(o, d->p95, e, sizeof e));
     else
         line(o, label, "mean %s  peak %s", rt_tx_mem(o, d->mean, a, sizeof a), rt_tx_mem(o, d->peak, b, sizeof b));
+}
+
+/* "  GPU work                   SM 15.9% (p95 16.0, peak 16.2), ...": what the GPUs did, broken to
+ * the width under its own column; nothing when there is nothing to say (gpu_work_words.h). */
+static void gpu_work_line(rt_text_out *o, const rt_summary *s)
+{
+    char w[512];
+    if (!rt_gw_words(s, w, sizeof w))
+        return;
+    rt_tx_say(o, "  %-26s ", RT_GW_LABEL);
+    rt_tx_wrapped(o, 29, 29, w);
 }
 
 /* The exit status in words: "0", "3", "137 (killed by signal 9, SIGKILL)". */
@@ -319,6 +331,7 @@ static void process_part(rt_text_out *o, const rt_summary *s)
         cores_line(o, "GPUs busy", &s->process_gpu_usage);
         mem_line(o, "VRAM", &s->process_gpu_vram_mib, false);
         line(o, "GPUs used", "%s", rt_tx_number(s->process_gpus_used, 0, "", a, sizeof a));
+        gpu_work_line(o, s);
     }
     if (!isnan(s->process_rss_hwm_mib))
         line(o, "Peak RSS of a process", "%s (the kernel's high-water mark)",
@@ -538,6 +551,8 @@ static void machine_part(rt_text_out *o, const rt_summary *s)
              rt_tx_mem(o, s->gpu_vram_total_mib, a, sizeof a));
         cores_line(o, "GPUs busy", &s->gpu_usage);
         mem_line(o, "VRAM used", &s->gpu_vram_mib, false);
+        if (!s->has_process) /* with a tree, the job's section says it */
+            gpu_work_line(o, s);
     }
     if (!isnan(s->disk_read_bytes))
         line(o, "Storage read / written", "%s / %s", bytes_text(s->disk_read_bytes, a, sizeof a),
