@@ -68,6 +68,14 @@ static rt_summary full(void)
     s.process_vms_peak_mib = 3072.25; /* 0.16 */
     s.memory_need = (rt_need){2100, RT_NEED_PROCESS_PEAK, 0};
     s.vram_need = (rt_need){NAN, RT_NEED_UNKNOWN, 0};
+    /* 0.19: a GPU without GPM (no work figures); its busy count and VRAM on one GPU known */
+    s.gpu_sm_active_pct = s.gpu_sm_occupancy_pct = s.gpu_tensor_active_pct = s.gpu_dram_active_pct = none;
+    s.gpu_fp64_active_pct = s.gpu_fp32_active_pct = s.gpu_fp16_active_pct = none;
+    s.gpu_pcie_bytes_per_sec = s.gpu_nvlink_bytes_per_sec = none;
+    s.gpu_work_shared = NAN;
+    s.process_gpus_busy = 1;
+    s.process_gpu_vram_per_gpu_peak_mib = 2048.5;
+    s.gpu_idle_cpu_busy_secs = 120;
     return s;
 }
 
@@ -141,7 +149,8 @@ static void defaults(void **state)
     (void)state;
     rt_summary s = full();
     json_t *j = format_parse(&s, NULL, NULL);
-    assert_int_equal(json_object_size(j), 21);
+    assert_int_equal(json_object_size(j), 22);
+    is_null(j, "gpu_work"); /* 0.19: no GPU work figure */
     is_null(j, "cores");
     is_null(j, "member"); /* 0.18: a run that names no job of several */ /* a summary made by hand: no table of the run under other core counts */
     is_null(j, "energy"); /* no energy figure */
@@ -160,7 +169,10 @@ static void defaults(void **state)
 
     const json_t *p = json_object_get(j, "process");
     assert_true(json_is_object(p));
-    assert_int_equal(json_object_size(p), 20);
+    assert_int_equal(json_object_size(p), 23);
+    near(json_object_get(p, "gpus_busy"), 1, 0, "gpus_busy"); /* 0.19 */
+    near(json_object_get(p, "gpu_vram_per_gpu_peak_mib"), 2048.5, 0, "gpu_vram_per_gpu_peak_mib");
+    near(json_object_get(p, "gpu_idle_cpu_busy_secs"), 120, 0, "gpu_idle_cpu_busy_secs");
     is_null(p, "memory_peak_mib");
     near(json_object_get(p, "rss_hwm_mib"), 2100, 0, "rss_hwm_mib");
     near(json_object_get(p, "rss_hwm_tree_mib"), 2300, 0, "rss_hwm_tree_mib");
@@ -233,6 +245,41 @@ static void defaults(void **state)
     near(json_object_get(json_object_get(j, "recommendation"), "memory_gigabytes"), 3072 * 1.048576e-3, 1e-9,
          "memory_gigabytes");
     json_decref(j);
+}
+
+/* The GPU work object (0.19): its distributions in order, percent with 2 decimals and bytes per
+ * second whole, null for a figure no record had, "shared" true when the figures were the
+ * devices'; the process's idle seconds in the time unit. */
+static void gpu_work_members(void **state)
+{
+    (void)state;
+    rt_summary s = full();
+    s.gpu_sm_active_pct = dist(15.9, 16.2, 15.9, 16.004);
+    s.gpu_sm_occupancy_pct = dist(0.85, 0.9, 0.85, 0.9);
+    s.gpu_tensor_active_pct = dist(0, 0, 0, 0);
+    s.gpu_dram_active_pct = dist(0.5, 0.5, 0.5, 0.5);
+    s.gpu_fp32_active_pct = dist(2.3, 2.5, 2.3, 2.5);
+    s.gpu_pcie_bytes_per_sec = dist(31457280.4, 4e7, 3e7, 4e7);
+    s.gpu_work_shared = 1;
+    static char buf[8192];
+    size_t n = rt_format_summary(&s, NULL, "hours", buf, sizeof buf);
+    assert_true(n > 0 && n < sizeof buf);
+    /* the last member, in the contract's order */
+    assert_non_null(strstr(buf, ",\"gpu_work\":{\"sm_active_pct\":{\"mean\":15.9,\"peak\":16.2,\"p50\":15.9,\"p95\":16},"
+                                "\"sm_occupancy_pct\":{\"mean\":0.85,\"peak\":0.9,\"p50\":0.85,\"p95\":0.9},"
+                                "\"tensor_active_pct\":{\"mean\":0,\"peak\":0,\"p50\":0,\"p95\":0},"));
+    assert_non_null(strstr(buf, "\"fp64_active_pct\":{\"mean\":null,\"peak\":null,\"p50\":null,\"p95\":null},"
+                                "\"fp32_active_pct\":{\"mean\":2.3,"));
+    assert_non_null(strstr(buf, "\"pcie_bytes_per_sec\":{\"mean\":31457280,\"peak\":40000000,"));
+    assert_non_null(strstr(buf, "\"nvlink_bytes_per_sec\":{\"mean\":null,\"peak\":null,\"p50\":null,\"p95\":null},"
+                                "\"shared\":true}}\n"));
+    assert_non_null(strstr(buf, "\"gpu_idle_cpu_busy_hours\":0.033333333}"));
+    s.gpu_work_shared = 0;
+    rt_format_summary(&s, NULL, NULL, buf, sizeof buf);
+    assert_non_null(strstr(buf, "\"shared\":false}}\n"));
+    s.gpu_work_shared = NAN;
+    rt_format_summary(&s, NULL, NULL, buf, sizeof buf);
+    assert_non_null(strstr(buf, "\"shared\":null}}\n"));
 }
 
 /* The cgroup and pressure objects: names, units (memory in the memory unit, the throttled
@@ -513,7 +560,8 @@ static void energy_members(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(defaults), cmocka_unit_test(cgroup_members), cmocka_unit_test(no_process),
+        cmocka_unit_test(defaults),
+        cmocka_unit_test(gpu_work_members), cmocka_unit_test(cgroup_members), cmocka_unit_test(no_process),
         cmocka_unit_test(units),
         cmocka_unit_test(unknown_units), cmocka_unit_test(truncation), cmocka_unit_test(huge_numbers),
         cmocka_unit_test(energy_members),

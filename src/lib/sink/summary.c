@@ -143,6 +143,9 @@ static const summary_field process_fields[] = {
     SF("walk_age_max_secs", SF_NUM, SU_NONE, process_walk_age_max_secs, 3),
     SF("rss_hwm_tree", SF_NUM, SU_MEM, process_rss_hwm_tree_mib, 0),
     SF("unreclaimable_unsure", SF_NUM, SU_MEM, process_unreclaimable_unsure_mib, 0),
+    SF("gpus_busy", SF_NUM, SU_NONE, process_gpus_busy, 0),
+    SF("gpu_vram_per_gpu_peak", SF_NUM, SU_MEM, process_gpu_vram_per_gpu_peak_mib, 0),
+    SF("gpu_idle_cpu_busy", SF_NUM, SU_TIME, gpu_idle_cpu_busy_secs, 0),
 };
 
 static const summary_field machine_fields[] = {
@@ -272,6 +275,21 @@ static const summary_field efficiency_fields[] = {
     SF("requested_gpus_from", SF_STR, SU_NONE, requested_gpus_from, 0),
     SF("time_limit", SF_NUM, SU_TIME, time_limit_secs, 0),
     SF("time_limit_from", SF_STR, SU_NONE, time_limit_from, 0),
+};
+
+/* What the GPUs did (0.19, NVML GPM): each a time-weighted distribution, percent or bytes per
+ * second, then whether the figures were the devices', shared with other processes. */
+static const summary_field gpu_work_fields[] = {
+    SF("sm_active_pct", SF_DIST, SU_NONE, gpu_sm_active_pct, 2),
+    SF("sm_occupancy_pct", SF_DIST, SU_NONE, gpu_sm_occupancy_pct, 2),
+    SF("tensor_active_pct", SF_DIST, SU_NONE, gpu_tensor_active_pct, 2),
+    SF("dram_active_pct", SF_DIST, SU_NONE, gpu_dram_active_pct, 2),
+    SF("fp64_active_pct", SF_DIST, SU_NONE, gpu_fp64_active_pct, 2),
+    SF("fp32_active_pct", SF_DIST, SU_NONE, gpu_fp32_active_pct, 2),
+    SF("fp16_active_pct", SF_DIST, SU_NONE, gpu_fp16_active_pct, 2),
+    SF("pcie_bytes_per_sec", SF_DIST, SU_NONE, gpu_pcie_bytes_per_sec, 0),
+    SF("nvlink_bytes_per_sec", SF_DIST, SU_NONE, gpu_nvlink_bytes_per_sec, 0),
+    SF("shared", SF_BOOL, SU_NONE, gpu_work_shared, 0),
 };
 
 /* The double at off in base. */
@@ -741,6 +759,20 @@ static void member_part(rt_ob *o, const rt_summary *s)
     close_object(o);
 }
 
+/* ,"gpu_work":{..}: what the GPUs did (the tree's GPUs, else the machine's), or null when no
+ * record had such a figure (GPUs without GPM, or none). */
+static void gpu_work_part(rt_ob *o, const rt_summary *s)
+{
+    bool any = false;
+    for (size_t i = 0; i < N_OF(gpu_work_fields); i++)
+        any |= gpu_work_fields[i].kind == SF_DIST &&
+               !isnan(at((const char *)s, gpu_work_fields[i].off + offsetof(rt_dist, mean)));
+    if (!open_object(o, "gpu_work", any))
+        return;
+    members(o, s, gpu_work_fields, N_OF(gpu_work_fields), NULL, NULL);
+    close_object(o);
+}
+
 static void machine_part(rt_ob *o, const rt_summary *s, const unit *mem)
 {
     fields_object(o, "machine", s, machine_fields, N_OF(machine_fields), mem, NULL);
@@ -776,6 +808,7 @@ size_t rt_format_summary(const rt_summary *s, const char *memory_unit, const cha
     energy_part(&o, s, tm);
     efficiency_part(&o, s, mem, tm);
     member_part(&o, s);
+    gpu_work_part(&o, s);
     rt_ob_lit(&o, "}\n");
     if (cap)
         buf[o.len < cap ? o.len : cap - 1] = '\0';
