@@ -39,6 +39,10 @@
  * Schema version 8 (0.18) added the run's place in a job of several nodes: the summary JSON's
  * `member` as JSON text (NULL for a run of no such job), read back as the summary's member, so
  * that `recommend --job` answers a job's newest nodes with the ask per node.
+ * Schema version 9 (0.19) added the GPUs' work (NVML GPM: SM activity and occupancy, tensor
+ * cores, DRAM bandwidth, FP64/32/16, PCIe and NVLink traffic, each as mean, peak, p50 and p95),
+ * whose figures they are (gpu_work_shared), the GPUs the tree kept busy at once, its VRAM peak on
+ * one GPU and the seconds its GPUs idled while its CPU was busy.
  * A database stamped with a higher version was made by a newer tool: it is
  * read (by the column names this version knows) but never written, since its columns may no
  * longer mean what this version thinks. */
@@ -59,7 +63,7 @@
 #include "cli.h"
 #include "history_db.h"
 
-#define SCHEMA_VERSION 8
+#define SCHEMA_VERSION 9
 #define BUSY_TIMEOUT_MS 10000
 
 /* ---- the columns --------------------------------------------------------------------- */
@@ -147,6 +151,13 @@ static const col cols[] = {
     RUN("cores", 'T', X_CORES),
     /* schema version 8: the 0.18 member, as the summary's JSON has it (NULL: no job of nodes) */
     RUN("member", 'T', X_MEMBER),
+    /* schema version 9: the 0.19 GPU work (NVML GPM; NULL without it), whose figures they are
+     * (gpu_work_shared 1: the devices', shared with other processes; 0: the job's), the GPUs the
+     * tree kept busy, its VRAM peak on one GPU, the seconds its GPUs idled while its CPU worked */
+    DIST(gpu_sm_active_pct), DIST(gpu_sm_occupancy_pct), DIST(gpu_tensor_active_pct), DIST(gpu_dram_active_pct),
+    DIST(gpu_fp64_active_pct), DIST(gpu_fp32_active_pct), DIST(gpu_fp16_active_pct), DIST(gpu_pcie_bytes_per_sec),
+    DIST(gpu_nvlink_bytes_per_sec), SUM(gpu_work_shared), SUM(process_gpus_busy),
+    SUM(process_gpu_vram_per_gpu_peak_mib), SUM(gpu_idle_cpu_busy_secs),
 };
 #define NCOLS (sizeof cols / sizeof cols[0])
 

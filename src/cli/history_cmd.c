@@ -25,8 +25,10 @@ static const char history_usage[] =
     "Lists the runs recorded with --history (an SQLite file), newest first, as a table: id, start\n"
     "(UTC), job (a node of a job of several: its job id, node and rank after the name), exit\n"
     "status (OOM for a run the OOM killer hit), duration, mean cores, memory need\n"
-    "and where it came from, the job's energy (J, kJ, MJ; ending in ~ when estimated from a model,\n"
-    "bare when read from the hardware), the kinds of the run's notes, and the command.\n"
+    "and where it came from, the job's GPUs (busy GPUs and their SM activity, means; a column\n"
+    "shown when some run used a GPU), the job's energy (J, kJ, MJ; ending in ~ when estimated\n"
+    "from a model, bare when read from the hardware), the kinds of the run's notes, and the\n"
+    "command.\n"
     "\n"
     "Options:\n";
 /* --help after its options (cli_settings_help_for writes them from the settings table) */
@@ -160,7 +162,7 @@ static int print_json_row(sqlite3_stmt *st)
     return 0;
 }
 
-enum { TC_ID, TC_START, TC_JOB, TC_EXIT, TC_DURATION, TC_CORES, TC_NEED, TC_ENERGY, TC_NOTES, TC_COMMAND, TC_N };
+enum { TC_ID, TC_START, TC_JOB, TC_EXIT, TC_DURATION, TC_CORES, TC_NEED, TC_GPU, TC_ENERGY, TC_NOTES, TC_COMMAND, TC_N };
 #define CELL 128
 
 /* Replaces in s, in place, what a terminal would act on rather than show: C0 controls, DEL,
@@ -196,6 +198,22 @@ static void energy_cell(char *cell, double j, const char *method)
     }
     const char *mark = strcmp(method, "estimated") == 0 ? "~" : "";
     snprintf(cell, CELL, j < 9.995 ? "%.2f %s%s" : j < 99.95 ? "%.1f %s%s" : "%.0f %s%s", j, unit[u], mark);
+}
+
+/* The GPU cell (0.19): the job's busy GPUs (mean) and its GPUs' SM activity (mean, NVML GPM;
+ * "(shared)" when the figures were the devices', shared with other processes): "0.42, 15.9%",
+ * "0.42, -" without GPM; "-" when the job used no GPU and no GPU gave a work figure. */
+static void gpu_cell(char *cell, double busy, double sm, double shared)
+{
+    char b[32] = "-", w[48] = "-";
+    if (isfinite(busy))
+        snprintf(b, sizeof b, "%.2f", busy);
+    if (isfinite(sm))
+        snprintf(w, sizeof w, "%.1f%%%s", sm, shared == 1 ? " (shared)" : "");
+    if (!(busy > 0) && !isfinite(sm))
+        snprintf(cell, CELL, "-");
+    else
+        snprintf(cell, CELL, "%s, %s", b, w);
 }
 
 /* The text of column i of the row of st; NULL when NULL or when there is no such column (i < 0). */
@@ -258,6 +276,8 @@ static void table_row(sqlite3_stmt *st, char cells[TC_N][CELL])
         snprintf(cells[TC_NEED], CELL, "%.0f MiB pss", pss);
     else
         snprintf(cells[TC_NEED], CELL, "-");
+    gpu_cell(cells[TC_GPU], col_real(st, col_index(st, "process_gpu_usage_mean")),
+             col_real(st, col_index(st, "gpu_sm_active_pct_mean")), col_real(st, col_index(st, "gpu_work_shared")));
     energy_cell(cells[TC_ENERGY], col_real(st, col_index(st, "process_energy_joules")),
                 col_text(st, col_index(st, "process_energy_method")));
     notes_cell(cells[TC_NOTES], (const char *)sqlite3_column_text(st, col_index(st, "notes")));
@@ -269,14 +289,17 @@ static void table_row(sqlite3_stmt *st, char cells[TC_N][CELL])
         printable(cells[c]);
 }
 
-static const char *const table_head[TC_N] = {"ID",    "START (UTC)", "JOB",    "EXIT",  "DURATION",
-                                             "CORES", "MEMORY NEED", "ENERGY", "NOTES", "COMMAND"};
+static const char *const table_head[TC_N] = {"ID",    "START (UTC)", "JOB",           "EXIT",   "DURATION", "CORES",
+                                             "MEMORY NEED", "GPU (BUSY, SM)", "ENERGY", "NOTES",    "COMMAND"};
 
-/* Prints one row of the table (numbers to the right), each column w[c] wide. */
+/* Prints one row of the table (numbers to the right), each column w[c] wide; a column of width
+ * 0 is left out (the GPU column when no run has a GPU figure). */
 static void print_row(const char *const cells[TC_N], const int w[TC_N])
 {
-    static const bool right[TC_N] = {true, false, false, true, true, true, true, true, false, false};
+    static const bool right[TC_N] = {true, false, false, true, true, true, true, true, true, false, false};
     for (int c = 0; c < TC_N; c++) {
+        if (w[c] == 0)
+            continue;
         if (c == TC_N - 1)
             printf("%s\n", cells[c]);
         else
@@ -291,6 +314,7 @@ static void print_row(const char *const cells[TC_N], const int w[TC_N])
 static int print_table(sqlite3 *db, const char *sql, const char *job, long last, size_t *n)
 {
     int w[TC_N];
+    bool gpu = false; /* some run has a GPU figure: the GPU column is shown */
     for (int c = 0; c < TC_N; c++)
         w[c] = (int)strlen(table_head[c]);
     char cells[TC_N][CELL];
@@ -313,9 +337,12 @@ static int print_table(sqlite3 *db, const char *sql, const char *job, long last,
             for (int c = 0; c < TC_N; c++)
                 if ((int)strlen(cells[c]) > w[c])
                     w[c] = (int)strlen(cells[c]);
+            gpu |= strcmp(cells[TC_GPU], "-") != 0;
             (*n)++;
         }
         sqlite3_finalize(st);
+        if (pass == 0 && !gpu)
+            w[TC_GPU] = 0;
     }
     return rc;
 }

@@ -70,6 +70,12 @@ V6_COLUMNS = ["place", "requested_cpu_cores", "requested_cpu_from", "requested_m
 V7_COLUMNS = ["cores"]
 # the column schema version 8 (0.18) added: the run's place in a job of several nodes
 V8_COLUMNS = ["member"]
+# the columns schema version 9 (0.19) added: the GPUs' work (NVML GPM), whose it was, the GPUs kept busy, the VRAM
+# on one GPU, the seconds the GPUs idled while the CPU worked
+V9_COLUMNS = ([f"gpu_{p}_{s}" for p in ("sm_active_pct", "sm_occupancy_pct", "tensor_active_pct", "dram_active_pct",
+                                        "fp64_active_pct", "fp32_active_pct", "fp16_active_pct", "pcie_bytes_per_sec",
+                                        "nvlink_bytes_per_sec") for s in ("mean", "peak", "p50", "p95")]
+              + ["gpu_work_shared", "process_gpus_busy", "process_gpu_vram_per_gpu_peak_mib", "gpu_idle_cpu_busy_secs"])
 
 
 def make_v1(db, *old_runs):
@@ -224,8 +230,8 @@ def test_concurrent_writers_all_land(tmp_path, start):
     assert len(rows(db)) == n + (0 if start == "fresh" else 1)
     assert not os.path.exists(db + "-journal")
     if start == "version1":
-        assert schema(db)[0] == 8 and all(c in dict(schema(db)[1]) for c in V2_COLUMNS + V3_COLUMNS + V4_COLUMNS
-                                          + V5_COLUMNS + V6_COLUMNS + V7_COLUMNS + V8_COLUMNS)
+        assert schema(db)[0] == 9 and all(c in dict(schema(db)[1]) for c in V2_COLUMNS + V3_COLUMNS + V4_COLUMNS
+                                          + V5_COLUMNS + V6_COLUMNS + V7_COLUMNS + V8_COLUMNS + V9_COLUMNS)
 
 
 CRASH_WRITER = r"""
@@ -445,10 +451,10 @@ def test_version1_database_read_then_migrated(tmp_path):
     assert r.returncode == 0 and r.stderr == "", r.stderr
     fresh = str(tmp_path / "new.db")
     assert track(fresh, "true").returncode == 0
-    assert schema(db) == schema(fresh)  # version 8, the same columns in the same order
-    assert schema(db)[0] == 8
-    assert [c for c, _ in schema(db)[1][-len(V4_COLUMNS + V5_COLUMNS + V6_COLUMNS + V7_COLUMNS + V8_COLUMNS):]] == (
-        V4_COLUMNS + V5_COLUMNS + V6_COLUMNS + V7_COLUMNS + V8_COLUMNS)
+    assert schema(db) == schema(fresh)  # version 9, the same columns in the same order
+    assert schema(db)[0] == 9
+    later = V4_COLUMNS + V5_COLUMNS + V6_COLUMNS + V7_COLUMNS + V8_COLUMNS + V9_COLUMNS
+    assert [c for c, _ in schema(db)[1][-len(later):]] == later
     got = rows(db)
     assert len(got) == 2
     assert {k: got[0][k] for k in old} == old  # the old run as it was
@@ -567,13 +573,13 @@ def test_run_records_its_energy_and_carbon(tmp_path):
 
 def test_version4_database_upgraded_keeping_its_rows(tmp_path):
     """0.14's database (schema 4): `history` lists it as it is (no energy: "-"), and the next run
-    adds the 0.15, 0.16 and 0.18 columns at the end (the same table as a new database's), stamps version 8,
+    adds the 0.15, 0.16, 0.18 and 0.19 columns at the end (the same table as a new database's), stamps version 9,
     keeps the old rows as they were and records the new run's energy."""
     fresh = str(tmp_path / "new.db")
     assert track(fresh, "true").returncode == 0
     v7 = schema(fresh)
-    added = V5_COLUMNS + V6_COLUMNS + V7_COLUMNS + V8_COLUMNS
-    assert v7[0] == 8 and [c for c, _ in v7[1][-len(added):]] == added
+    added = V5_COLUMNS + V6_COLUMNS + V7_COLUMNS + V8_COLUMNS + V9_COLUMNS
+    assert v7[0] == 9 and [c for c, _ in v7[1][-len(added):]] == added
     v4_cols = v7[1][:-len(added)]
     db = str(tmp_path / "old.db")
     con = sqlite3.connect(db)
@@ -613,9 +619,9 @@ def test_version4_database_upgraded_keeping_its_rows(tmp_path):
 
     assert json.loads(got[2]["cores"])["durations_secs"]  # the new run's table, read back below
     assert got[2]["member"] is None  # no job of several nodes
-    # a database stamped 9 (a newer tool's) is still refused: not written, one warning
+    # a database stamped 10 (a newer tool's) is still refused: not written, one warning
     con = sqlite3.connect(db)
-    con.execute("PRAGMA user_version = 9")
+    con.execute("PRAGMA user_version = 10")
     con.commit()
     con.close()
     r = track(db, "true")

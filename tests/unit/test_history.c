@@ -82,6 +82,17 @@ static rt_summary make_summary(double k)
     s.left_behind = 0;
     s.memory_need = (rt_need){350 * k, RT_NEED_PROCESS_PEAK, 0};
     s.vram_need = (rt_need){NAN, RT_NEED_UNKNOWN, 0};
+    /* 0.19: the GPUs' work, one figure unknown (no NVLink) */
+    s.gpu_sm_active_pct = (rt_dist){15.9 * k, 16.2 * k, 15.9 * k, 16 * k};
+    s.gpu_tensor_active_pct = (rt_dist){0, 0, 0, 0};
+    s.gpu_dram_active_pct = (rt_dist){0.5, 0.75, 0.5, 0.625};
+    s.gpu_sm_occupancy_pct = s.gpu_fp64_active_pct = s.gpu_fp32_active_pct = s.gpu_fp16_active_pct = (rt_dist){1, 2, 1, 2};
+    s.gpu_pcie_bytes_per_sec = (rt_dist){3e7, 4e7, 3e7, 4e7};
+    s.gpu_nvlink_bytes_per_sec = (rt_dist){NAN, NAN, NAN, NAN};
+    s.gpu_work_shared = 1;
+    s.process_gpus_busy = 1;
+    s.process_gpu_vram_per_gpu_peak_mib = 33894;
+    s.gpu_idle_cpu_busy_secs = 2.5 * k;
     return s;
 }
 
@@ -224,6 +235,20 @@ static void round_trip(void **state)
     assert_int_equal(a->memory_need.sampled, 0);
     assert_same(a->vram_need.mib, NAN);
     assert_int_equal(a->vram_need.source, RT_NEED_UNKNOWN);
+    /* 0.19: the GPUs' work (schema version 9) */
+    assert_dist(a->gpu_sm_active_pct, b->gpu_sm_active_pct);
+    assert_dist(a->gpu_sm_occupancy_pct, b->gpu_sm_occupancy_pct);
+    assert_dist(a->gpu_tensor_active_pct, b->gpu_tensor_active_pct);
+    assert_dist(a->gpu_dram_active_pct, b->gpu_dram_active_pct);
+    assert_dist(a->gpu_fp64_active_pct, b->gpu_fp64_active_pct);
+    assert_dist(a->gpu_fp32_active_pct, b->gpu_fp32_active_pct);
+    assert_dist(a->gpu_fp16_active_pct, b->gpu_fp16_active_pct);
+    assert_dist(a->gpu_pcie_bytes_per_sec, b->gpu_pcie_bytes_per_sec);
+    assert_dist(a->gpu_nvlink_bytes_per_sec, b->gpu_nvlink_bytes_per_sec);
+    assert_same(a->gpu_work_shared, 1);
+    assert_same(a->process_gpus_busy, 1);
+    assert_same(a->process_gpu_vram_per_gpu_peak_mib, 33894);
+    assert_same(a->gpu_idle_cpu_busy_secs, b->gpu_idle_cpu_busy_secs);
     free(out);
     /* the notes, as JSON: no cgroup of its own */
     char text[2048];
@@ -353,10 +378,10 @@ static void newer_schema(void **state)
     db_path(path, sizeof path, "newer.db");
     rt_summary s = make_summary(1);
     assert_int_equal(append(path, "train", 0, &s), 0);
-    sql_on(path, "PRAGMA user_version = 9");
+    sql_on(path, "PRAGMA user_version = 10");
     assert_int_equal(append(path, "train", 0, &s), -1);
     assert_int_equal(runs_of(path, "train"), 1);
-    sql_on(path, "PRAGMA user_version = 8"); /* ours again: written */
+    sql_on(path, "PRAGMA user_version = 9"); /* ours again: written */
     assert_int_equal(append(path, "train", 0, &s), 0);
     assert_int_equal(runs_of(path, "train"), 2);
 }
@@ -457,12 +482,15 @@ static void version1_migrates(void **state)
     set_cgroup(&s);
     assert_int_equal(append(path, "train", 0, &s), 0);
     sql_text(path, "PRAGMA user_version", text, sizeof text);
-    assert_string_equal(text, "8");
-    columns_of(path, text, sizeof text); /* version 4's, 5's, 6's, 7's and 8's columns at the end */
+    assert_string_equal(text, "9");
+    columns_of(path, text, sizeof text); /* version 4's to 9's columns at the end */
     char *v4 = strstr(text, ",phases TEXT,phase_marks TEXT,energy_joules REAL,energy_method TEXT,");
     assert_non_null(v4);
     assert_non_null(strstr(text, ",grid_g_per_kwh REAL,grid_zone TEXT,grid_source TEXT,place TEXT,"));
-    const char *v6_end = ",time_limit_used_pct REAL,process_vms_peak_mib REAL,cores TEXT,member TEXT";
+    assert_non_null(strstr(text, ",time_limit_used_pct REAL,process_vms_peak_mib REAL,cores TEXT,member TEXT,"
+                                 "gpu_sm_active_pct_mean REAL,gpu_sm_active_pct_peak REAL,"));
+    const char *v6_end = ",gpu_work_shared REAL,process_gpus_busy REAL,process_gpu_vram_per_gpu_peak_mib REAL,"
+                         "gpu_idle_cpu_busy_secs REAL";
     size_t tl = strlen(text), sl = strlen(v6_end);
     assert_true(tl > sl);
     assert_string_equal(text + tl - sl, v6_end);
