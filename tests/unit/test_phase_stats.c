@@ -381,7 +381,7 @@ static void summary_json(void **state)
         fail_msg("%s", strstr(buf, ",\"phases\""));
     assert_non_null(strstr(buf, "],\"phase_marks\":{\"accepted\":4,\"unknown_stop\":0,\"unterminated\":0,"
                                 "\"too_long\":0,\"malformed\":0,\"flood\":0,\"dropped\":0,\"too_many_names\":0,"
-                                "\"too_deep\":0,\"refused\":0},\"energy\":null,\"efficiency\":null,\"member\":null}\n")); /* no energy (0.15) */
+                                "\"too_deep\":0,\"refused\":0},\"energy\":null,\"efficiency\":null,\"member\":null,\"gpu_work\":")); /* no energy (0.15) */
     /* units as the rest of the summary */
     rt_format_summary(s, "gigabytes", "minutes", buf, sizeof buf);
     assert_non_null(strstr(buf, "\"duration_minutes\":0.033333,\"call_minutes\":{"));
@@ -395,7 +395,7 @@ static void summary_json(void **state)
     x.timestamp_secs = 1;
     rt_stats_add_sized(r.st, &x, sizeof x);
     rt_format_summary(rt_stats_summary(r.st), NULL, NULL, buf, sizeof buf);
-    assert_non_null(strstr(buf, ",\"phases\":null,\"phase_marks\":null,\"energy\":null,\"efficiency\":null,\"member\":null}\n"));
+    assert_non_null(strstr(buf, ",\"phases\":null,\"phase_marks\":null,\"energy\":null,\"efficiency\":null,\"member\":null,\"gpu_work\":null}\n"));
     rt_stats_free(r.st);
 }
 
