@@ -110,12 +110,13 @@ def test_print_stylesheet(tmp_path):
 
 def test_gpu_charts_only_with_gpus(tmp_path):
     # the synthetic run: CPU, memory, disk I/O and network drawn; its disk space, flat within 1%, as text
-    for extra, expected in (([], 4), (["--gpu"], 6)):
+    for extra, expected in (([], 4), (["--gpu"], 7)):  # with a GPU: its utilization, work (0.19) and VRAM
         html = tmp_path / "r.html"
         subprocess.run([DEMO, "synth", "600", "-1", str(html)] + extra, check=True, capture_output=True, timeout=60)
         text = html.read_text()
         assert f'data-charts-expected="{expected}"' in text
-        for gpu_words in ("GPU utilization", "machine GPU (GPUs busy)", "<th>GPUs</th>", "<th>GPU memory</th>"):
+        for gpu_words in ("GPU utilization", "machine GPU (GPUs busy)", "<th>GPUs</th>", "<th>GPU memory</th>",
+                          '<h3>GPU work</h3>', "job GPUs&#39; SM active"):
             assert (gpu_words in text) == bool(extra), gpu_words
         assert '<p class="chart-text" id="t-space">Disk space used: between 93.1 GiB and 93.2 GiB throughout</p>' in text
 
@@ -383,7 +384,7 @@ def check_axis_labels(m):
                          y["ink"][1] + y["ink"][3] <= x["ink"][1] or x["ink"][1] + x["ink"][3] <= y["ink"][1])
                 assert apart, f"{c['id']}: {y['text']!r} overlaps {x['text']!r}"
         for l in c["y"]:
-            assert re.search(r"\d ?[A-Za-z]", l["text"]), f"{c['id']}: no unit in {l['text']!r}"
+            assert re.search(r"\d ?[A-Za-z%]", l["text"]), f"{c['id']}: no unit in {l['text']!r}"  # 0.19: "20%"
         bottom = c["block"][1] + c["block"][3]
         assert all(l["box"][1] + l["box"][3] <= bottom + 1 for l in c["x"]), c["id"]
 
@@ -394,7 +395,7 @@ def test_axis_labels_one_line_with_units(tmp_path, width):
     html = tmp_path / "r.html"
     subprocess.run([DEMO, "synth", "600", "-1", str(html), "--gpu"], check=True, capture_output=True, timeout=60)
     m, _ = ru.measure(html, str(tmp_path), width)
-    assert len(m["charts"]) == 6
+    assert len(m["charts"]) == 7  # the GPU work's (0.19) too: percent on one line
     check_axis_labels(m)
     rates = [l["text"] for c in m["charts"] for l in c["y"] if l["text"].endswith("/s")]
     assert any(" KiB/s" in r for r in rates), rates

@@ -202,6 +202,15 @@ static int synth(long n, long spike, const char *out, bool gpu)
         r.process_gpu_usage = gpu ? 0.4 : NAN;
         r.process_gpu_vram_mib = gpu ? 1800 : NAN;
         r.process_gpu_utilized = gpu ? 1 : NAN;
+        /* 0.19: the GPU's work (NVML GPM), a small-matmul loop's: SM activity well under its utilization */
+        r.gpu_sm_active_pct = gpu ? 15 + 10 * sin(x * 5) : NAN;
+        r.gpu_sm_occupancy_pct = gpu ? 0.85 : NAN;
+        r.gpu_tensor_active_pct = r.gpu_fp16_active_pct = r.gpu_fp64_active_pct = gpu ? 0 : NAN;
+        r.gpu_dram_active_pct = gpu ? 0.5 : NAN;
+        r.gpu_fp32_active_pct = gpu ? 2.3 : NAN;
+        r.gpu_pcie_bytes_per_sec = gpu ? 31457280 : NAN;
+        r.gpu_nvlink_bytes_per_sec = NAN;
+        r.gpu_work_shared = gpu ? 0 : NAN;
         r.process_pid = 42;
         r.process_children = 1;
         demo_add(&d, &r);

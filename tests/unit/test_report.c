@@ -218,6 +218,101 @@ static void gpu_charts(void **state)
     rt_report_free(r);
 }
 
+/* Series k's data in the page: the text between its brackets in "var S=[...]" (into buf). */
+static const char *series_text(const char *html, int k, char *buf, size_t cap)
+{
+    const char *p = strstr(html, "var S=[");
+    assert_non_null(p);
+    p += strlen("var S=[");
+    for (int i = 0; i <= k; i++) {
+        p = strchr(p, '[');
+        assert_non_null(p);
+        p++;
+        if (i < k)
+            p = strchr(p, ']');
+    }
+    const char *e = strchr(p, ']');
+    snprintf(buf, cap, "%.*s", (int)(e - p), p);
+    return buf;
+}
+
+/* Five records of a job on one GPU (tree 0: the machine alone) whose GPM figures rise from a
+ * small-matmul loop's to a bf16 matmul's at the third; shared: the devices' (1) or the job's (0);
+ * gpm 0: the GPU gives no work figure. */
+static rt_report *work_report(int tree, double shared, int gpm)
+{
+    rt_report *r = rt_report_new();
+    for (int i = 0; i < 5; i++) {
+        rt_record x = rec(1e9 + i, 0.5);
+        x.gpu_count = 1;
+        x.gpu_usage = i < 2 ? 0.4 : 0.99;
+        x.process_pid = tree ? 42 : NAN;
+        x.process_gpu_usage = tree ? x.gpu_usage : NAN;
+        x.process_gpu_utilized = tree ? 1 : NAN;
+        double hi = i >= 2;
+        x.gpu_sm_active_pct = gpm ? (hi ? 98 : 15.9) : NAN;
+        x.gpu_tensor_active_pct = gpm ? (hi ? 92 : 0) : NAN;
+        x.gpu_dram_active_pct = gpm ? 0.5 : NAN;
+        x.gpu_fp32_active_pct = gpm ? 2.3 : NAN;
+        x.gpu_fp16_active_pct = gpm ? 0 : NAN;
+        x.gpu_fp64_active_pct = NAN; /* not offered */
+        x.gpu_work_shared = gpm && tree ? shared : NAN;
+        rt_report_add(r, &x);
+    }
+    return r;
+}
+
+/* Issue 65: the GPU work chart beside the utilization chart: SM, tensor cores, DRAM and the FP
+ * units that worked (an FP line of zeros, or of no figure, left out: its data too), NVML's
+ * utilization of the same GPUs as a percent beside them; its caption says whose the figures are;
+ * no chart and no data without a GPM figure. */
+static void gpu_work_chart(void **state)
+{
+    (void)state;
+    char buf[4096];
+    rt_report *r = work_report(1, 0, 1);
+    char *html = write_text(r, NULL, NULL);
+    assert_non_null(strstr(html, "data-charts-expected=\"4\"")); /* CPU, memory, GPU, GPU work (VRAM: none used) */
+    const char *gpu = strstr(html, "<div class=\"chart-block\" id=\"b-gpu\">");
+    const char *work = strstr(html, "<div class=\"chart-block\" id=\"b-gpuwork\"><h3>GPU work</h3>"
+                                    "<p class=\"note\" id=\"cap-gpuwork\">The job&#39;s GPUs, the job&#39;s alone: its "
+                                    "processes were the only ones on them.");
+    assert_true(gpu && work && gpu < work && work < strstr(html, "id=\"t-vram\"")); /* beside the utilization */
+    assert_non_null(strstr(html, "{id:3,title:\"GPU work\",unit:\"pct\",m:0,s:[[23,\"SM active\",\"#d62728\"],"
+                                 "[24,\"tensor cores\",\"#9467bd\"],[25,\"DRAM bandwidth\",\"#2ca02c\"],"
+                                 "[26,\"FP32\",\"#ff7f0e\"],[29,\"utilization (NVML)\",\"#7f7f7f\"]]}"));
+    assert_int_equal(RPT_GPU_SM, 23); /* after the power parts */
+    assert_string_equal(series_text(html, RPT_GPU_SM, buf, sizeof buf),
+                        "15.9,15.9,15.9,15.9,15.9,15.9,98,98,98,98,98,98,98,98,98");
+    assert_string_equal(series_text(html, RPT_GPU_UTIL, buf, sizeof buf), "40,40,40,40,40,40,99,99,99,99,99,99,99,99,99");
+    assert_string_equal(series_text(html, RPT_GPU_FP16, buf, sizeof buf), ""); /* zeros: not drawn, not written */
+    assert_string_equal(series_text(html, RPT_GPU_FP64, buf, sizeof buf), "");
+    free(html);
+    rt_report_free(r);
+
+    r = work_report(1, 1, 1);
+    html = write_text(r, NULL, NULL);
+    assert_non_null(strstr(html, "id=\"cap-gpuwork\">The job&#39;s GPUs, shared with other processes: the figures "
+                                 "are the devices&#39;, not the job&#39;s alone."));
+    free(html);
+    rt_report_free(r);
+
+    r = work_report(0, NAN, 1);
+    html = write_text(r, NULL, NULL);
+    assert_non_null(strstr(html, "id=\"cap-gpuwork\">The machine&#39;s GPUs (no job tracked)"));
+    free(html);
+    rt_report_free(r);
+
+    r = work_report(1, NAN, 0); /* no GPM: no chart, no data, and the utilization chart as before */
+    html = write_text(r, NULL, NULL);
+    assert_null(strstr(html, "gpuwork"));
+    assert_non_null(strstr(html, "data-charts-expected=\"3\""));
+    for (int k = RPT_GPU_SM; k < RPT_SERIES; k++)
+        assert_string_equal(series_text(html, k, buf, sizeof buf), "");
+    free(html);
+    rt_report_free(r);
+}
+
 /* The power chart (0.15): each record's energy over its interval, the machine's and the job's, its
  * title naming the least exact method; a figure without its method is no point; a level as text. */
 static void power_chart(void **state)
@@ -709,7 +804,7 @@ static void wording_and_status(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(day_with_spike), cmocka_unit_test(short_run_and_gap), cmocka_unit_test(gpu_charts),
+        cmocka_unit_test(day_with_spike), cmocka_unit_test(short_run_and_gap), cmocka_unit_test(gpu_charts), cmocka_unit_test(gpu_work_chart),
         cmocka_unit_test(empty_report),   cmocka_unit_test(strings_escaped),   cmocka_unit_test(costs),
         cmocka_unit_test(write_errors), cmocka_unit_test(absurd_times),
         cmocka_unit_test(cgroup_marks), cmocka_unit_test(cgroup_marks_bounded),

@@ -39,7 +39,7 @@ rt_report *rt_report_new(void)
         free(r);
         return NULL;
     }
-    r->oom_prev = r->thr_prev = r->mem_limit = r->cpu_quota = NAN;
+    r->oom_prev = r->thr_prev = r->mem_limit = r->cpu_quota = r->work_shared = NAN;
     return r;
 }
 
@@ -312,6 +312,36 @@ static void power_parts(rt_report *r, const rt_record *rec, double iv, double *v
     }
 }
 
+/* NVML's utilization of the GPUs the work figures are of, percent: the tree's busy GPUs over
+ * the GPUs it used, else the machine's over its GPUs; NaN without them. */
+static double gpu_util_pct(const rt_record *rec)
+{
+    if (!isnan(rec->process_pid))
+        return rec->process_gpu_utilized > 0 ? 100 * rec->process_gpu_usage / rec->process_gpu_utilized : NAN;
+    return rec->gpu_count > 0 ? 100 * rec->gpu_usage / rec->gpu_count : NAN;
+}
+
+/* The record's GPU work into v[RPT_GPU_SM ..] (NaN without GPM figures, and then no utilization
+ * either: the chart is of the work), and whose it was. */
+static void gpu_work(rt_report *r, const rt_record *rec, double *v)
+{
+    v[RPT_GPU_SM] = rec->gpu_sm_active_pct;
+    v[RPT_GPU_TENSOR] = rec->gpu_tensor_active_pct;
+    v[RPT_GPU_DRAM] = rec->gpu_dram_active_pct;
+    v[RPT_GPU_FP32] = rec->gpu_fp32_active_pct;
+    v[RPT_GPU_FP16] = rec->gpu_fp16_active_pct;
+    v[RPT_GPU_FP64] = rec->gpu_fp64_active_pct;
+    bool any = false;
+    for (int k = RPT_GPU_SM; k < RPT_GPU_UTIL; k++)
+        any |= !isnan(v[k]);
+    v[RPT_GPU_UTIL] = any ? gpu_util_pct(rec) : NAN;
+    if (!any)
+        return;
+    r->work_job |= !isnan(rec->process_pid);
+    if (!isnan(rec->gpu_work_shared))
+        r->work_shared = isnan(r->work_shared) ? rec->gpu_work_shared : fmax(r->work_shared, rec->gpu_work_shared);
+}
+
 void rt_report_add(rt_report *r, const rt_record *rec)
 {
     rt_report_add_sized(r, rec, sizeof *rec);
@@ -349,14 +379,18 @@ void rt_report_add_sized(rt_report *r, const rt_record *caller_rec, size_t rec_s
         [RPT_JOB_POWER] = power_of(r, rec->process_energy_joules, rec->process_energy_method, iv),
     };
     power_parts(r, rec, iv, &v[RPT_POWER_PART]);
+    gpu_work(r, rec, v);
     if (rec->gpu_count > 0)
         r->gpu_seen = true;
     /* The reading after the job's end (its root exited, nothing of its tree left) finds its
      * memory and GPUs at 0: that is no level the job had, and the job's lines would drop to 0
      * at their last point. Its CPU and I/O over the interval are the job's and stay. */
     if (rec->process_alive == 0 && !(rec->process_children > 0) && !(rec->cgroup_pids > 0) &&
-        !(rec->process_pss_mib > 0) && !(rec->process_rss_mib > 0))
+        !(rec->process_pss_mib > 0) && !(rec->process_rss_mib > 0)) {
         v[RPT_JOB_PSS] = v[RPT_JOB_RSS] = v[RPT_JOB_GPU] = v[RPT_JOB_VRAM] = NAN;
+        for (int k = RPT_GPU_SM; k < RPT_SERIES; k++) /* the GPUs' work then: the job's on no GPU */
+            v[k] = NAN;
+    }
     r->records++;
     add_marks(r, rec, t0, t1, weight);
     if (rec->phases)

@@ -109,41 +109,55 @@ static void rpt_hw_secs(rpt_hw *w, double v)
 
 /* ---- charts ------------------------------------------------------------------------------ */
 
+#define CHART_SERIES 8 /* the most lines a chart defines (its series end at a -1) */
+
 typedef struct chart_def {
-    const char *key, *title, *unit; /* unit: the page script's formatter: cores, gpus, mib, rate, bytes */
-    int series[4];                  /* RPT_* indices, -1 ends */
-    const char *names[4];
-    const char *colors[4];
+    const char *key, *title, *unit; /* unit: the page script's formatter: cores, gpus, mib, rate, bytes,
+                                     * watts, pct */
+    int series[CHART_SERIES];       /* RPT_* indices, -1 ends */
+    const char *names[CHART_SERIES];
+    const char *colors[CHART_SERIES];
     bool gpu_only;
     int marks; /* the cgroup's marks it shows: 0 none, 1 CPU (throttling, quota), 2 memory (OOM kills, limit) */
     const char *zero; /* what a chart of zeros says instead, NULL: drawn anyway; "" a level:
                        * one that never changed says "VALUE throughout" */
-    const char *title05, *names05[4]; /* the title and lines in the Python resource-tracker 0.5's
-                                       * words (RT_REPORT_WORDING_PY05) */
+    const char *title05, *names05[CHART_SERIES]; /* the title and lines in the Python resource-tracker
+                                                  * 0.5's words (RT_REPORT_WORDING_PY05) */
+    unsigned required; /* lines (bit k: series[k]) of which one must have a figure for the chart to
+                        * show at all; 0: any line */
+    unsigned quiet;    /* lines left out when they never rose above 0 */
 } chart_def;
 
 static const chart_def charts[] = {
     {"cpu", "CPU", "cores", {RPT_JOB_CORES, RPT_CPU_CORES, -1, -1}, {"job", "machine"}, {"#d62728", "#1f77b4"}, false, 1,
-     NULL, "CPU Usage", {"Process CPU usage", "System CPU usage"}},
+     NULL, "CPU Usage", {"Process CPU usage", "System CPU usage"}, 0, 0},
     {"memory", "Memory", "mib", {RPT_JOB_PSS, RPT_JOB_RSS, RPT_MEM_USED, -1}, {"job PSS", "job RSS", "machine used"},
      {"#d62728", "#ff7f0e", "#1f77b4"}, false, 2, NULL, "Memory Usage",
-     {"Process memory usage (PSS)", "Process memory usage (RSS)", "System used memory"}},
+     {"Process memory usage (PSS)", "Process memory usage (RSS)", "System used memory"}, 0, 0},
     {"gpu", "GPU utilization", "gpus", {RPT_JOB_GPU, RPT_GPU, -1, -1}, {"job", "machine"}, {"#d62728", "#1f77b4"}, true,
-     0, "every GPU idle", "GPU Usage", {"Process GPU usage", "System GPU usage"}},
+     0, "every GPU idle", "GPU Usage", {"Process GPU usage", "System GPU usage"}, 0, 0},
+    /* 0.19: what the GPUs did (NVML GPM), beside their utilization; the FP units' lines only where
+     * they worked; not at all without a GPM figure */
+    {"gpuwork", "GPU work", "pct",
+     {RPT_GPU_SM, RPT_GPU_TENSOR, RPT_GPU_DRAM, RPT_GPU_FP32, RPT_GPU_FP16, RPT_GPU_FP64, RPT_GPU_UTIL, -1},
+     {"SM active", "tensor cores", "DRAM bandwidth", "FP32", "FP16", "FP64", "utilization (NVML)"},
+     {"#d62728", "#9467bd", "#2ca02c", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f"}, true, 0, "no work on the GPUs",
+     "GPU Work", {"SM active", "Tensor cores", "DRAM bandwidth", "FP32", "FP16", "FP64", "GPU utilization (NVML)"},
+     0x3f, 0x38},
     {"vram", "GPU memory (VRAM)", "mib", {RPT_JOB_VRAM, RPT_VRAM, -1, -1}, {"job", "machine"}, {"#d62728", "#1f77b4"},
-     true, 0, "none used", "VRAM Usage", {"Process VRAM used", "System VRAM used"}},
-    {"disk", "Disk I/O", "rate", {RPT_JOB_READ, RPT_JOB_WRITE, RPT_DISK_READ, RPT_DISK_WRITE},
+     true, 0, "none used", "VRAM Usage", {"Process VRAM used", "System VRAM used"}, 0, 0},
+    {"disk", "Disk I/O", "rate", {RPT_JOB_READ, RPT_JOB_WRITE, RPT_DISK_READ, RPT_DISK_WRITE, -1},
      {"job read", "job write", "disk read", "disk write"}, {"#d62728", "#ff7f0e", "#1f77b4", "#2ca02c"}, false, 0,
      "nothing read or written", "Disk I/O Usage",
-     {"Process disk read", "Process disk write", "System disk read", "System disk write"}},
+     {"Process disk read", "Process disk write", "System disk read", "System disk write"}, 0, 0},
     {"network", "Network", "rate", {RPT_NET_RECV, RPT_NET_SENT, -1, -1}, {"received", "sent"}, {"#1f77b4", "#2ca02c"},
      false, 0, "nothing sent or received", "Network Usage",
-     {"System inbound network traffic", "System outbound network traffic"}},
+     {"System inbound network traffic", "System outbound network traffic"}, 0, 0},
     {"space", "Disk space used", "bytes", {RPT_DISK_SPACE, -1, -1, -1}, {"used"}, {"#9467bd"}, false, 0, "",
-     "Disk Space Usage", {"System disk space used"}},
+     "Disk Space Usage", {"System disk space used"}, 0, 0},
     /* 0.15: its title names the method (chart_title), the least exact of its records' */
     {"power", "Power", "watts", {RPT_JOB_POWER, RPT_POWER, -1, -1}, {"job", "machine"}, {"#d62728", "#1f77b4"},
-     false, 0, "", "Power Usage", {"Process power", "System power"}},
+     false, 0, "", "Power Usage", {"Process power", "System power"}, 0, 0},
 };
 
 /* One line of a chart as the page draws it: its series (RPT_*), name and colour. */
@@ -220,8 +234,18 @@ static size_t power_part_lines(const rt_report *r, const bool present[RPT_SERIES
     return m;
 }
 
-/* Chart i's lines with a figure, in the page's wording: the chart's own, the power chart's by
- * part where it has parts. Returns how many. */
+/* Whether series k ever rose above 0. */
+static bool series_rose(const rt_report *r, int k)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (r->b[i].c[k].weight > 0 && r->b[i].c[k].max > 0)
+            return true;
+    return false;
+}
+
+/* Chart i's lines with a figure, in the page's wording: the chart's own (none when none of its
+ * required lines has a figure; a quiet line only when it rose above 0), the power chart's by part
+ * where it has parts. Returns how many. */
 static size_t chart_lines(const rt_report *r, const bool present[RPT_SERIES], size_t i, int wording,
                           chart_line out[CHART_LINES])
 {
@@ -229,8 +253,11 @@ static size_t chart_lines(const rt_report *r, const bool present[RPT_SERIES], si
     size_t n = strcmp(c->unit, "watts") == 0 ? power_part_lines(r, present, wording, out) : 0;
     if (n)
         return n;
-    for (int k = 0; k < 4 && c->series[k] >= 0; k++) {
-        if (!present[c->series[k]])
+    bool required = !c->required;
+    for (int k = 0; k < CHART_SERIES && c->series[k] >= 0; k++)
+        required |= (c->required >> k & 1) && present[c->series[k]];
+    for (int k = 0; required && k < CHART_SERIES && c->series[k] >= 0 && n < CHART_LINES; k++) {
+        if (!present[c->series[k]] || ((c->quiet >> k & 1) && !series_rose(r, c->series[k])))
             continue;
         out[n].series = c->series[k];
         snprintf(out[n].name, sizeof out[n].name, "%s",
@@ -462,6 +489,21 @@ static void write_marks(rpt_hw *w, const rt_report *r, double t0)
     rpt_hw_lit(w, "};\n");
 }
 
+/* Which series the drawn charts draw. */
+static void drawn_series(const rt_report *r, const bool present[RPT_SERIES], int wording, bool drawn[RPT_SERIES])
+{
+    memset(drawn, 0, RPT_SERIES * sizeof *drawn);
+    char text[160];
+    for (size_t i = 0; i < RT_ARRAY_LEN(charts); i++) {
+        if (chart_shown(r, present, i, wording, text, sizeof text) != CHART_DRAWN)
+            continue;
+        chart_line lines[CHART_LINES];
+        size_t n = chart_lines(r, present, i, wording, lines);
+        for (size_t k = 0; k < n; k++)
+            drawn[lines[k].series] = true;
+    }
+}
+
 /* The data and the chart definitions as script: T (seconds after T0, one per point), G (1
  * where a gap comes before the point), S[k] (low, mean, high per point, null when none), CH
  * (the charts drawn), MK (the marks), TE (the axis' end, seconds after T0) and EL (1: the
@@ -487,11 +529,15 @@ static int write_data(rpt_hw *w, const rt_report *r, int wording)
         }
     }
     rpt_hw_lit(w, "];\nvar S=[");
+    bool drawn[RPT_SERIES];
+    drawn_series(r, present, wording, drawn);
     for (size_t k = 0; k < RPT_SERIES; k++) {
         rpt_hw_lit(w, k ? ",\n[" : "\n[");
         point_iter it = {r, 0, r->n > RPT_POINTS};
         rpt_bucket p;
-        for (bool first = true; present[k] && next_point(&it, &p); first = false) {
+        /* the GPU work's series only where its chart draws them (the page's size: up to 7 more) */
+        bool written = present[k] && (k < RPT_GPU_SM || drawn[k]);
+        for (bool first = true; written && next_point(&it, &p); first = false) {
             const rpt_cell *c = &p.c[k];
             if (!first)
                 rpt_hw_put(w, ",", 1);
@@ -592,7 +638,7 @@ static const char page_js[] =
     "t=tick?String(parseFloat(v.toFixed(2))):v.toFixed(2);return t+' '+(t==='1'?one:many);};}\n"
     "var M=['MiB','GiB','TiB'],B=['B','KiB','MiB','GiB','TiB','PiB'];\n"
     "var F={cores:count('core','cores'),gpus:count('GPU','GPUs'),mib:function(v,t){return si(v,M,'',t)},"
-    "rate:function(v,t){return si(v,B,'/s',t)},bytes:function(v,t){return si(v,B,'',t)},watts:function(v,t){if("
+    "rate:function(v,t){return si(v,B,'/s',t)},bytes:function(v,t){return si(v,B,'',t)},pct:function(v,t){if(v===null||v===undefined||isNaN(v))return '\\u2014';return (t?String(parseFloat(v.toFixed(1))):v.toFixed(1))+'%';},watts:function(v,t){if("
     "v===null||v===undefined||isNaN(v))return '\\u2014';var k=Math.abs(v)>=1000,a=k?v/1000:v,s=t?String("
     "parseFloat(a.toPrecision(3))):a.toPrecision(3);return s+(k?' kW':' W');}};\n"
     "function el(v,exact){var s=Math.abs(v)<1e-9?0:Math.abs(v),neg=v<-1e-9?'-':'';if(s<60)return neg+("
@@ -643,7 +689,7 @@ static const char page_js[] =
     " var xa=EL?{ticker:eticks,axisLabelFormatter:function(v){return el(v)},valueFormatter:function(v){return el(v,"
     "1)},pixelsPerLabel:85,axisLabelWidth:84}:{pixelsPerLabel:80,axisLabelWidth:80};\n"
     " var opts={labels:labels,colors:colors,customBars:true,fillAlpha:0.3,plotter:plotter,strokeWidth:1.4,"
-    "labelsKMG2:c.unit!='cores'&&c.unit!='gpus'&&c.unit!='watts',labelsDiv:document.getElementById('l'+c.id),legend:'always',"
+    "labelsKMG2:c.unit!='cores'&&c.unit!='gpus'&&c.unit!='watts'&&c.unit!='pct',labelsDiv:document.getElementById('l'+c.id),legend:'always',"
     "labelsUTC:true,includeZero:true,connectSeparatedPoints:false,axisLabelFontSize:12,\n"
     "  xRangePad:EL?0:24,dateWindow:EL?[-pad,TE+pad/4]:null,underlayCallback:marks(c,div),"
     "valueRange:L!==null&&L>mx&&L<=2*mx?[0,L*1.08]:null,axes:{x:xa,y:{valueFormatter:function(v){return f(v)},"
@@ -701,6 +747,22 @@ static void write_subtitle(rpt_hw *w, const rt_report_info *in)
 }
 
 static rt_error report_write(const rt_report *r, const rt_report_info *info, rt_out out);
+
+/* The GPU work chart's caption: whose the figures are (the job's, the devices' shared with other
+ * processes, or the machine's GPUs without a job) and what utilization is beside them. */
+static void write_work_caption(rpt_hw *w, const rt_report *r)
+{
+    const char *whose = !r->work_job ? "The machine's GPUs (no job tracked), the mean over those that measure it."
+                        : r->work_shared == 1
+                            ? "The job's GPUs, shared with other processes: the figures are the devices', not the "
+                              "job's alone."
+                            : "The job's GPUs, the job's alone: its processes were the only ones on them.";
+    rpt_hw_lit(w, "<p class=\"note\" id=\"cap-gpuwork\">");
+    rpt_hw_html(w, whose);
+    rpt_hw_lit(w, " Percent of the time the SMs, the tensor cores and the FP units were busy and of the peak DRAM "
+                  "bandwidth used (NVML's GPM); NVML's utilization beside them only says that a kernel was "
+                  "running.</p>");
+}
 
 rt_error rt_report_write(const rt_report *r, const rt_report_info *info, int fd)
 {
@@ -771,9 +833,12 @@ static rt_error report_write(const rt_report *r, const rt_report_info *info, rt_
         if (how != CHART_DRAWN)
             continue;
         char ctitle[64];
-        rpt_hw_fmt(w, "<div class=\"chart-block\" id=\"b-%s\"><h3>%s</h3><div class=\"legend\" id=\"l%zu\"></div>"
-                  "<div class=\"chart\" id=\"c%zu\"></div><div class=\"chart-print\" id=\"p%zu\"></div></div>\n",
-                  charts[i].key, chart_title(r, present, i, in.wording, ctitle, sizeof ctitle), k, k, k);
+        rpt_hw_fmt(w, "<div class=\"chart-block\" id=\"b-%s\"><h3>%s</h3>", charts[i].key,
+                   chart_title(r, present, i, in.wording, ctitle, sizeof ctitle));
+        if (charts[i].series[0] == RPT_GPU_SM)
+            write_work_caption(w, r);
+        rpt_hw_fmt(w, "<div class=\"legend\" id=\"l%zu\"></div><div class=\"chart\" id=\"c%zu\"></div>"
+                      "<div class=\"chart-print\" id=\"p%zu\"></div></div>\n", k, k, k);
         k++;
     }
     rpt_hw_lit(w, "</section>\n");

@@ -22,9 +22,13 @@ enum {
     RPT_POWER, RPT_JOB_POWER,                 /* watts: the machine's, the job's share */
     RPT_POWER_PART,                           /* watts: RPT_POWER_PARTS series, one per part of
                                                * the energy (rt_report.parts) */
-    RPT_SERIES = RPT_POWER_PART + 5
+    /* 0.19: what the GPUs did (NVML GPM: the job's GPUs, else the machine's), percent, and NVML's
+     * utilization of the same GPUs beside it */
+    RPT_GPU_SM = RPT_POWER_PART + 5, RPT_GPU_TENSOR, RPT_GPU_DRAM, RPT_GPU_FP32, RPT_GPU_FP16, RPT_GPU_FP64,
+    RPT_GPU_UTIL,
+    RPT_SERIES
 };
-#define RPT_POWER_PARTS (RPT_SERIES - RPT_POWER_PART) /* the parts the power chart draws at most */
+#define RPT_POWER_PARTS (RPT_GPU_SM - RPT_POWER_PART) /* the parts the power chart draws at most */
 
 /* Buckets kept at most: past it, neighbours merge pairwise and the bucket width doubles, so a
  * run of any length keeps between RPT_CAP/2 and RPT_CAP buckets (once it has that many
@@ -121,6 +125,10 @@ struct rt_report {
     } parts[RPT_POWER_PARTS];
     size_t n_parts;
     bool parts_job;
+    /* 0.19: whose the GPU work figures were: a record with a tree had them (work_job), the
+     * most of gpu_work_shared (1: some were the devices', shared; 0: the job's alone; NaN) */
+    bool work_job;
+    double work_shared;
 };
 
 /* The word of a power_method rank: "measured", "sampled", "estimated"; NULL for 0. */

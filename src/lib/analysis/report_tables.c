@@ -13,6 +13,7 @@
 #include "../core/units.h"
 #include "efficiency.h"
 #include "energy_words.h"
+#include "gpu_work_words.h"
 #include "report_int.h"
 #include "words.h"
 
@@ -599,6 +600,30 @@ void rpt_answer_section(rpt_hw *w, const rt_report_info *in)
     rpt_hw_lit(w, n ? "</ul></td></tr>\n</table></section>\n" : "</td></tr>\n</table></section>\n");
 }
 
+static const char *fmt_rate(rpt_figure f, double v)
+{
+    return rt_gw_rate(v, f, sizeof(rpt_figure));
+}
+
+/* 0.19: what the GPUs did (NVML GPM), the job's GPUs' (else the machine's): a row per figure that
+ * some record had. */
+static void work_rows(rpt_hw *w, const rt_summary *s)
+{
+    const struct {
+        const char *name;
+        const rt_dist *d;
+    } f[] = {{"SM active", &s->gpu_sm_active_pct},       {"SM occupancy", &s->gpu_sm_occupancy_pct},
+             {"tensor cores active", &s->gpu_tensor_active_pct}, {"DRAM bandwidth", &s->gpu_dram_active_pct},
+             {"FP64 active", &s->gpu_fp64_active_pct},   {"FP32 active", &s->gpu_fp32_active_pct},
+             {"FP16 active", &s->gpu_fp16_active_pct},   {"PCIe traffic", &s->gpu_pcie_bytes_per_sec},
+             {"NVLink traffic", &s->gpu_nvlink_bytes_per_sec}};
+    for (size_t i = 0; i < RT_ARRAY_LEN(f); i++) {
+        char name[80];
+        snprintf(name, sizeof name, "%s GPUs' %s", s->has_process ? "job" : "machine", f[i].name);
+        dist_row(w, name, f[i].d, strstr(f[i].name, "traffic") ? fmt_rate : fmt_pct);
+    }
+}
+
 void rpt_summary_section(rpt_hw *w, const rt_summary *s)
 {
     rpt_figure f, g;
@@ -620,6 +645,7 @@ void rpt_summary_section(rpt_hw *w, const rt_summary *s)
     if (gpus) {
         dist_row(w, "machine GPU (GPUs busy)", &s->gpu_usage, fmt_cores);
         dist_row(w, "machine VRAM", &s->gpu_vram_mib, fmt_mib);
+        work_rows(w, s);
     }
     dist_row(w, "CPU pressure (some)", &s->pressure_cpu_some_pct, fmt_pct);
     dist_row(w, "memory pressure (some)", &s->pressure_memory_some_pct, fmt_pct);
@@ -677,6 +703,9 @@ void rpt_summary_section(rpt_hw *w, const rt_summary *s)
                  fmt_bytes(g, s->disk_space_total_bytes));
         row(w, "disk space used (peak)", both);
     }
+    char work[512]; /* 0.19: the GPU work in words: whose, or that the GPUs give utilization only */
+    if (gpus && rt_gw_words(s, work, sizeof work))
+        row(w, RT_GW_LABEL, work);
     row(w, "machine", s->allocation);
     rpt_hw_lit(w, "</table></div></section>\n");
 }
