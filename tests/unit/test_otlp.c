@@ -64,7 +64,7 @@ static void synth_make(synth *x, int k, bool with_proc)
                             .tx_bytes_total = 7000 + 70 * (uint64_t)k, .rx_bytes = 50, .tx_bytes = 70};
     x->nets[0] = &x->net;
     x->gpu = (rt_gpu){.uuid = "GPU-1234", .utilization_pct = 40, .vram_total_bytes = 8ull << 30,
-                      .vram_used_bytes = 1ull << 30, .core_count = RT_NULL_I64};
+                      .vram_used_bytes = 1ull << 30, .core_count = RT_NULL_I64, .work = RT_GPU_WORK_NULL};
     x->gpus[0] = &x->gpu;
     x->cg = (rt_cgroup){.cpu_secs_total = 2.5 + k, .memory_mib = 100, .memory_peak_mib = 120,
                         .memory_limit_mib = NAN, .cpu_quota_cores = NAN, .cpu_throttled_secs = 0,
@@ -73,7 +73,8 @@ static void synth_make(synth *x, int k, bool with_proc)
                            .cpu_secs_total = 1.25 + k, .pss_mib = 10, .rss_mib = 12, .swap_mib = NAN,
                            .read_bytes_total = 4096, .write_bytes_total = 8192, .gpu_utilization_pct = NAN,
                            .gpu_vram_used_bytes = RT_NULL_U64, .gpu_count_used = RT_NULL_I64,
-                           .rss_peak_mib = 13, .memory_peak_mib = NAN, .cgroup = &x->cg};
+                           .rss_peak_mib = 13, .memory_peak_mib = NAN, .cgroup = &x->cg,
+                           .gpu_work = RT_GPU_WORK_NULL};
     /* its parts: main 8 MiB (6 private, 2 shared) and 0.125 cores, descendants 4 MiB with no
      * rollup; no GPU data */
     x->parts[0] = (rt_process_part){.total_rss_mib = 8, .private_rss_mib = 6, .shared_rss_mib = 2, .cores_used = 0.125,
@@ -412,7 +413,7 @@ static void test_plan(void **state)
     size_t n = 0;
     while (rt_otlp_metric_name(n))
         n++;
-    assert_int_equal(n, 52);
+    assert_int_equal(n, 56);
     for (size_t i = 0; i < n; i++)
         for (size_t k = i + 1; k < n; k++)
             assert_string_not_equal(rt_otlp_metric_name(i), rt_otlp_metric_name(k));
@@ -421,6 +422,90 @@ static void test_plan(void **state)
     assert_string_equal(rt_otlp_metric_name(39), "resource_tracker.cgroup.oom_kills");
     assert_string_equal(rt_otlp_metric_name(40), "hw.energy");
     assert_string_equal(rt_otlp_metric_name(47), "resource_tracker.gpu.throttle.time");
+    assert_string_equal(rt_otlp_metric_name(52), "resource_tracker.gpu.activity"); /* 0.19 */
+    assert_string_equal(rt_otlp_metric_name(53), "hw.gpu.io");
+    assert_string_equal(rt_otlp_metric_name(55), "resource_tracker.process.gpu.io.rate");
+}
+
+/* ---- GPU work (0.19) ------------------------------------------------------------------------- */
+
+/* resource_tracker.gpu.activity per GPU and per MIG instance (hw.parent the GPU), each unit a ratio;
+ * hw.gpu.io the PCIe and NVLink bytes since the GPU's series began (the rates times the intervals,
+ * from the reading before the first); the tree's activity and rates with whose they are; no point
+ * of a figure the GPU does not give. */
+static void test_gpu_work(void **state)
+{
+    (void)state;
+    synth xs[3];
+    rt_gpu_mig mig = {.gpu_instance_id = 3, .uuid = "MIG-1234-3", .work = RT_GPU_WORK_NULL};
+    const rt_gpu_mig *migs[1] = {&mig};
+    for (int k = 0; k < 3; k++) {
+        synth_make(&xs[k], k, true);
+        rt_gpu_work w = RT_GPU_WORK_NULL;
+        w.sm_active_pct = 15.9;
+        w.tensor_active_pct = 0;
+        w.dram_active_pct = 0.5;
+        w.fp32_active_pct = 2.3;
+        w.pcie_tx_bytes_per_sec = 1048576;
+        w.pcie_rx_bytes_per_sec = k == 0 ? NAN : 2097152; /* the first sample had no rate */
+        xs[k].gpu.work = w;
+        xs[k].proc.gpu_work = w;
+        xs[k].proc.gpu_work_scope = k == 2 ? "device" : "job";
+    }
+    mig.work.sm_active_pct = 42;
+    xs[1].gpu.mig = migs;
+    xs[1].gpu.mig_count = 1;
+    rt_otlp_state st = {0};
+    json_t *j = format_rows(xs, 3, &st, NULL, 0);
+    json_t *dp = points_of(metric_named(j, "resource_tracker.gpu.activity"), "1", 0, 0);
+    /* 4 units with a figure a GPU a sample, and the MIG instance's SM at the second */
+    assert_int_equal(json_array_size(dp), 3 * 4 + 1);
+    json_t *p = point_at(dp, 0, "resource_tracker.gpu.unit", "sm");
+    assert_true(fabs(value_of(p) - 0.159) < 1e-12);
+    assert_string_equal(attr_of(p, "hw.id"), "GPU-1234");
+    assert_true(value_of(point_at(dp, 0, "resource_tracker.gpu.unit", "fp32")) == 0.023);
+    assert_null(point_at(dp, 0, "resource_tracker.gpu.unit", "fp16")); /* not offered: no point */
+    p = point_at(dp, 1, "hw.id", "MIG-1234-3");
+    assert_non_null(p);
+    assert_string_equal(attr_of(p, "hw.parent"), "GPU-1234");
+    assert_string_equal(attr_of(p, "resource_tracker.gpu.instance"), "3");
+    assert_string_equal(attr_of(p, "resource_tracker.gpu.unit"), "sm");
+    assert_true(value_of(p) == 0.42);
+    dp = points_of(metric_named(j, "hw.gpu.io"), "By", 1, 1);
+    /* transmit: 1 MiB/s x 1 s each sample, from the reading before the first */
+    for (int k = 0; k < 3; k++) {
+        json_t *io = NULL;
+        size_t i;
+        json_t *q;
+        json_array_foreach(dp, i, q) if (digits(json_object_get(q, "timeUnixNano")) == 1700000000500000000ull +
+                                                                                         1000000000ull * (unsigned)k &&
+                                         !strcmp(attr_of(q, "network.io.direction"), "transmit")) io = q;
+        assert_non_null(io);
+        assert_string_equal(attr_of(io, "resource_tracker.gpu.link"), "pcie");
+        assert_true(value_of(io) == 1048576.0 * (k + 1));
+        assert_int_equal(digits(json_object_get(io, "startTimeUnixNano")), 1699999999500000000ull);
+    }
+    assert_null(point_at(dp, 0, "network.io.direction", "receive")); /* no rate yet */
+    assert_true(value_of(point_at(dp, 2, "network.io.direction", "receive")) == 2 * 2097152.0);
+    dp = points_of(metric_named(j, "resource_tracker.process.gpu.activity"), "1", 0, 0);
+    p = point_at(dp, 0, "resource_tracker.gpu.unit", "dram");
+    assert_true(value_of(p) == 0.005);
+    assert_string_equal(attr_of(p, "resource_tracker.gpu.work_scope"), "job");
+    assert_string_equal(attr_of(point_at(dp, 2, "resource_tracker.gpu.unit", "sm"), "resource_tracker.gpu.work_scope"),
+                        "device");
+    dp = points_of(metric_named(j, "resource_tracker.process.gpu.io.rate"), "By/s", 0, 0);
+    assert_true(value_of(point_at(dp, 1, "network.io.direction", "receive")) == 2097152.0);
+    json_decref(j);
+    rt_otlp_state_free(&st);
+
+    /* no GPM anywhere: none of these metrics */
+    synth_make(&xs[0], 0, true);
+    j = format_rows(xs, 1, &st, NULL, 0);
+    assert_null(metric_named(j, "resource_tracker.gpu.activity"));
+    assert_null(metric_named(j, "hw.gpu.io"));
+    assert_null(metric_named(j, "resource_tracker.process.gpu.activity"));
+    json_decref(j);
+    rt_otlp_state_free(&st);
 }
 
 /* ---- energy (0.15) ----------------------------------------------------------------------------- */
@@ -1400,7 +1485,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_fields),
-        cmocka_unit_test(test_phase_attribute),        cmocka_unit_test(test_json_empty), cmocka_unit_test(test_plan),
+        cmocka_unit_test(test_phase_attribute),        cmocka_unit_test(test_json_empty), cmocka_unit_test(test_plan), cmocka_unit_test(test_gpu_work),
         cmocka_unit_test(test_energy),
         cmocka_unit_test(test_retry_after),        cmocka_unit_test(test_delivers_all_once),
         cmocka_unit_test(test_uncompressed),       cmocka_unit_test(test_503_retry_after),

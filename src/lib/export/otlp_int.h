@@ -22,11 +22,26 @@ typedef struct rt_otlp_dev {
     uint64_t start_ns;
 } rt_otlp_dev;
 
+/* A MIG GPU instance of a GPU: its MIG device's UUID (NULL: none), instance id, work. */
+typedef struct rt_otlp_mig {
+    const char *uuid;
+    int64_t gi;
+    rt_gpu_work work;
+} rt_otlp_mig;
+
 typedef struct rt_otlp_gpu {
     const char *id;                 /* uuid, else the PCI address, else NULL (the index is used) */
     double util_pct;                /* 0..100; NaN */
     uint64_t vram_used, vram_total; /* RT_NULL_U64 */
     double power_thr, thermal_thr;  /* seconds throttled since tracking began; NaN */
+    rt_gpu_work work;               /* 0.19: NVML GPM's figures, NaN without */
+    size_t nmig;                    /* its MIG instances, mig[0..nmig) */
+    const rt_otlp_mig *mig;
+    /* filled by rt_otlp_accumulate: the PCIe and NVLink bytes (the work's rates times the
+     * intervals) since the GPU's series began, as pcie_tx, pcie_rx, nvlink_tx, nvlink_rx (NaN
+     * until a rate came), and when it began */
+    double io_cum[4];
+    uint64_t io_start_ns;
 } rt_otlp_gpu;
 
 /* An energy domain: its names (copied) and its figures since tracking began. */
@@ -72,6 +87,10 @@ typedef struct rt_otlp_row {
     size_t ndisk, nnet, ngpu;
     rt_otlp_dev *disk, *net;
     rt_otlp_gpu *gpu;
+    rt_otlp_mig *mig; /* every GPU's MIG instances, one after the other */
+    size_t nmig;
+    rt_gpu_work p_work; /* 0.19: the tree's GPU work (NaN without a tree) and whose it is: */
+    int p_work_scope;   /* -1 no figure, 0 the job's, 1 the devices' (shared) */
     rt_otlp_energy energy; /* all null without the sample's energy (have_energy 0) */
     bool have_energy;
     rt_request_copy req; /* what the job was given: req.set false without */
@@ -100,8 +119,9 @@ size_t rt_otlp_row_size(const rt_sample *sample);
  * mode so far, and each disk's and interface's counter at its series' start. */
 typedef struct rt_otlp_base {
     char *name;
-    int kind; /* 0 disk, 1 network */
+    int kind; /* 0 disk, 1 network, 2 a GPU's PCIe and NVLink bytes (io) */
     uint64_t a, b, start_ns;
+    double io[4];
 } rt_otlp_base;
 
 typedef struct rt_otlp_state {
@@ -115,7 +135,9 @@ typedef struct rt_otlp_state {
  * row's timestamp less its interval; system.cpu.time adds each row's utime/stime; a disk's or an
  * interface's series starts at the reading before the row it first appears in (its counters less
  * that row's interval bytes) and starts again when a counter goes back. A row already accumulated
- * (a row sent in a later request than it was accumulated for) is skipped. Returns RT_OK, or
+ * (a row sent in a later request than it was accumulated for) is skipped. A GPU's PCIe and NVLink
+ * bytes add each row's rates times its interval, from the reading before the row the GPU first
+ * appears in. Returns RT_OK, or
  * RT_ERR_NOMEM (a device that could not be remembered gets no cumulative figures: RT_NULL_U64). */
 rt_error rt_otlp_accumulate(rt_otlp_state *st, rt_otlp_row *const *rows, size_t n);
 

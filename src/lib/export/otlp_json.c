@@ -73,7 +73,7 @@ typedef struct hand {
     void (*emit)(struct pts *p, const rt_otlp_row *r);
 } hand;
 
-enum { N_HANDS = 23, MAX_MEMBERS = 64, MAX_METRICS = 64 };
+enum { N_HANDS = 27, MAX_MEMBERS = 64, MAX_METRICS = 64 };
 static const hand hands[N_HANDS]; /* the metrics made by hand, below */
 
 /* A metric: made by hand, or the members fi[0..n) of table t (RT_OT_MAIN: the three parts). */
@@ -226,6 +226,8 @@ size_t rt_otlp_row_size(const rt_sample *s)
     for (size_t i = 0; s->gpu && i < s->gpu_count; i++) {
         const rt_gpu *g = s->gpu[i];
         n += g ? sizeof(rt_otlp_gpu) + str_bytes(g->uuid ? g->uuid : g->host_id) : 0;
+        for (size_t k = 0; g && g->mig && k < g->mig_count; k++)
+            n += g->mig[k] ? sizeof(rt_otlp_mig) + str_bytes(g->mig[k]->uuid) : 0;
     }
     const rt_energy *e = s->energy;
     if (e) {
@@ -321,7 +323,11 @@ rt_otlp_row *rt_otlp_row_new(const rt_sample *s)
     r->energy.dom = (rt_otlp_edom *)(void *)(r->gpu + r->ngpu);
     for (size_t i = 0; e && e->domain && i < e->domain_count; i++)
         r->energy.ndom += e->domain[i] != NULL;
-    char *p = (char *)(r->energy.dom + r->energy.ndom);
+    r->mig = (rt_otlp_mig *)(void *)(r->energy.dom + r->energy.ndom);
+    for (size_t i = 0; s->gpu && i < s->gpu_count; i++)
+        for (size_t k = 0; s->gpu[i] && s->gpu[i]->mig && k < s->gpu[i]->mig_count; k++)
+            r->nmig += s->gpu[i]->mig[k] != NULL;
+    char *p = (char *)(r->mig + r->nmig);
     size_t k = 0;
     for (size_t i = 0; s->disk && i < s->disk_count; i++) {
         const rt_disk *d = s->disk[i];
@@ -343,16 +349,29 @@ rt_otlp_row *rt_otlp_row_new(const rt_sample *s)
                                         .ib = n->tx_bytes};
     }
     k = 0;
+    size_t m = 0;
     for (size_t i = 0; s->gpu && i < s->gpu_count; i++) {
         const rt_gpu *g = s->gpu[i];
-        if (g)
-            r->gpu[k++] = (rt_otlp_gpu){.id = put_str(&p, g->uuid ? g->uuid : g->host_id),
-                                        .util_pct = g->utilization_pct,
-                                        .vram_used = g->vram_used_bytes,
-                                        .vram_total = g->vram_total_bytes,
-                                        .power_thr = g->power_throttled_secs,
-                                        .thermal_thr = g->thermal_throttled_secs};
+        if (!g)
+            continue;
+        rt_otlp_gpu *o = &r->gpu[k++];
+        *o = (rt_otlp_gpu){.id = put_str(&p, g->uuid ? g->uuid : g->host_id),
+                           .util_pct = g->utilization_pct,
+                           .vram_used = g->vram_used_bytes,
+                           .vram_total = g->vram_total_bytes,
+                           .power_thr = g->power_throttled_secs,
+                           .thermal_thr = g->thermal_throttled_secs,
+                           .work = g->work,
+                           .mig = r->mig + m,
+                           .io_cum = {NAN, NAN, NAN, NAN}};
+        for (size_t j = 0; g->mig && j < g->mig_count; j++)
+            if (g->mig[j])
+                r->mig[m++] = (rt_otlp_mig){put_str(&p, g->mig[j]->uuid), g->mig[j]->gpu_instance_id, g->mig[j]->work};
+        o->nmig = (size_t)(r->mig + m - o->mig);
     }
+    static const rt_gpu_work none = RT_GPU_WORK_NULL;
+    r->p_work = pr ? pr->gpu_work : none;
+    r->p_work_scope = !pr || !pr->gpu_work_scope ? -1 : strcmp(pr->gpu_work_scope, "device") == 0 ? 1 : 0;
     if (s->request)
         rt_request_keep(&r->req, s->request);
     r->have_energy = e != NULL;
@@ -455,6 +474,40 @@ static rt_error accumulate_devs(rt_otlp_state *st, const rt_otlp_row *r, rt_otlp
     return e;
 }
 
+/* The PCIe and NVLink bytes of each GPU of r since its series began: its rates (GPM) times the
+ * row's interval added to what its base holds; NaN until a rate came. */
+static rt_error accumulate_io(rt_otlp_state *st, rt_otlp_row *r)
+{
+    rt_error e = RT_OK;
+    uint64_t prev_ns = unix_ns(r->ts - (r->interval > 0 ? r->interval : 0));
+    for (size_t i = 0; i < r->ngpu; i++) {
+        rt_otlp_gpu *g = &r->gpu[i];
+        const double rate[4] = {g->work.pcie_tx_bytes_per_sec, g->work.pcie_rx_bytes_per_sec,
+                                g->work.nvlink_tx_bytes_per_sec, g->work.nvlink_rx_bytes_per_sec};
+        bool any = false;
+        for (size_t k = 0; k < 4; k++)
+            any |= isfinite(rate[k]);
+        bool fresh;
+        rt_otlp_base *b = g->id && any ? find_base(st, 2, g->id, &fresh) : NULL;
+        if (!b) {
+            e = g->id && any ? RT_ERR_NOMEM : e;
+            continue;
+        }
+        if (fresh) {
+            b->start_ns = prev_ns;
+            for (size_t k = 0; k < 4; k++)
+                b->io[k] = NAN;
+        }
+        for (size_t k = 0; k < 4; k++) {
+            if (isfinite(rate[k]) && rate[k] >= 0 && r->interval > 0)
+                b->io[k] = (isnan(b->io[k]) ? 0 : b->io[k]) + rate[k] * r->interval;
+            g->io_cum[k] = b->io[k];
+        }
+        g->io_start_ns = b->start_ns;
+    }
+    return e;
+}
+
 rt_error rt_otlp_accumulate(rt_otlp_state *st, rt_otlp_row *const *rows, size_t n)
 {
     rt_error e = RT_OK;
@@ -476,7 +529,7 @@ rt_error rt_otlp_accumulate(rt_otlp_state *st, rt_otlp_row *const *rows, size_t 
             r->cpu_system_cum = st->cpu_system;
         }
         if (accumulate_devs(st, r, r->disk, r->ndisk, 0) != RT_OK ||
-            accumulate_devs(st, r, r->net, r->nnet, 1) != RT_OK)
+            accumulate_devs(st, r, r->net, r->nnet, 1) != RT_OK || accumulate_io(st, r) != RT_OK)
             e = RT_ERR_NOMEM;
     }
     return e;
@@ -637,14 +690,20 @@ static void m_net_io(pts *p, const rt_otlp_row *r)
         pu(p, r, d->start_ns, A2("network.interface.name", d->name, "network.io.direction", "transmit"), d->cum_b);
     }
 }
+/* GPU i's hw.id: its uuid or PCI address, else "gpuI" (written into idx). */
+static const char *gpu_id(const rt_otlp_gpu *g, size_t i, char idx[24])
+{
+    snprintf(idx, 24, "gpu%zu", i);
+    return g->id ? g->id : idx;
+}
+
 /* Each GPU's figure what (0 utilization, 1 memory used, 2 memory total). */
 static void gpu_each(pts *p, const rt_otlp_row *r, int what)
 {
     for (size_t i = 0; i < r->ngpu; i++) {
         const rt_otlp_gpu *g = &r->gpu[i];
         char idx[24];
-        snprintf(idx, sizeof idx, "gpu%zu", i);
-        attrs a = A1("hw.id", g->id ? g->id : idx);
+        attrs a = A1("hw.id", gpu_id(g, i, idx));
         if (what == 0)
             pd(p, r, 0, a, g->util_pct / 100.0);
         else
@@ -772,10 +831,99 @@ static void m_gpu_throttle(pts *p, const rt_otlp_row *r)
     for (size_t i = 0; i < r->ngpu; i++) {
         const rt_otlp_gpu *g = &r->gpu[i];
         char idx[24];
-        snprintf(idx, sizeof idx, "gpu%zu", i);
-        const char *id = g->id ? g->id : idx;
+        const char *id = gpu_id(g, i, idx);
         pd(p, r, r->start_ns, A2("hw.id", id, "resource_tracker.gpu.throttle.reason", "power"), g->power_thr);
         pd(p, r, r->start_ns, A2("hw.id", id, "resource_tracker.gpu.throttle.reason", "thermal"), g->thermal_thr);
+    }
+}
+
+/* ---- what the GPUs did (0.19, NVML GPM) ------------------------------------------------- */
+
+#define K_UNIT "resource_tracker.gpu.unit"
+
+/* rt_gpu_work's percents in order, each one's unit as the attribute names it. */
+static const char *const work_units[] = {"sm",          "sm_occupancy", "tensor", "tensor_hmma", "tensor_imma",
+                                         "tensor_dfma", "dram",         "fp64",   "fp32",        "fp16"};
+
+/* The figure k of w (rt_gpu_work's members in order). */
+static double work_at(const rt_gpu_work *w, size_t k)
+{
+    double v[sizeof *w / sizeof(double)];
+    memcpy(v, w, sizeof v);
+    return v[k];
+}
+
+/* The points of w's percents as ratios (0..1), each with kv[0..n) and its unit. */
+static void work_points(pts *p, const rt_otlp_row *r, const rt_gpu_work *w, rt_kv *kv, size_t n)
+{
+    for (size_t k = 0; k < RT_ARRAY_LEN(work_units); k++) {
+        kv[n] = (rt_kv){K_UNIT, work_units[k]};
+        pd(p, r, 0, (attrs){.kv = kv, .n = n + 1}, work_at(w, k) / 100.0);
+    }
+}
+
+/* Each GPU's work, then each MIG instance's (hw.id its MIG UUID, hw.parent its GPU's). */
+static void m_gpu_activity(pts *p, const rt_otlp_row *r)
+{
+    for (size_t i = 0; i < r->ngpu; i++) {
+        const rt_otlp_gpu *g = &r->gpu[i];
+        char idx[24];
+        const char *id = gpu_id(g, i, idx);
+        rt_kv kv[4] = {{"hw.id", id}};
+        work_points(p, r, &g->work, kv, 1);
+        for (size_t k = 0; k < g->nmig; k++) {
+            char gi[48], mid[96];
+            snprintf(gi, sizeof gi, "%lld", (long long)g->mig[k].gi);
+            snprintf(mid, sizeof mid, "%.60s/gi%s", id, gi); /* a MIG device without a UUID */
+            kv[0] = (rt_kv){"hw.id", g->mig[k].uuid ? g->mig[k].uuid : mid};
+            kv[1] = (rt_kv){"hw.parent", id};
+            kv[2] = (rt_kv){"resource_tracker.gpu.instance", gi};
+            work_points(p, r, &g->mig[k].work, kv, 3);
+        }
+    }
+}
+
+static const char *const io_link[4] = {"pcie", "pcie", "nvlink", "nvlink"};
+static const char *const io_dir[4] = {"transmit", "receive", "transmit", "receive"};
+
+/* Each GPU's PCIe and NVLink bytes since its series began (hw.gpu.io), by direction and link. */
+static void m_gpu_io(pts *p, const rt_otlp_row *r)
+{
+    for (size_t i = 0; i < r->ngpu; i++) {
+        const rt_otlp_gpu *g = &r->gpu[i];
+        for (size_t k = 0; g->id && k < 4; k++) {
+            rt_kv kv[3] = {{"hw.id", g->id}, {"network.io.direction", io_dir[k]}, {"resource_tracker.gpu.link", io_link[k]}};
+            pd(p, r, g->io_start_ns, (attrs){.kv = kv, .n = 3}, g->io_cum[k]);
+        }
+    }
+}
+
+/* The tree's GPUs' work, with whose it is (resource_tracker.gpu.work_scope: job, device) and the
+ * phase. */
+static void m_p_gpu_activity(pts *p, const rt_otlp_row *r)
+{
+    if (r->p_work_scope < 0)
+        return;
+    rt_kv kv[3] = {{"resource_tracker.gpu.work_scope", r->p_work_scope ? "device" : "job"}};
+    size_t n = 1;
+    if (r->phase)
+        kv[n++] = (rt_kv){"resource_tracker.phase", r->phase};
+    work_points(p, r, &r->p_work, kv, n);
+}
+
+/* The tree's GPUs' PCIe and NVLink rates (their mean over the GPUs), by direction and link. */
+static void m_p_gpu_io(pts *p, const rt_otlp_row *r)
+{
+    if (r->p_work_scope < 0)
+        return;
+    const rt_gpu_work *w = &r->p_work;
+    const double rate[4] = {w->pcie_tx_bytes_per_sec, w->pcie_rx_bytes_per_sec, w->nvlink_tx_bytes_per_sec,
+                            w->nvlink_rx_bytes_per_sec};
+    for (size_t k = 0; k < 4; k++) {
+        rt_kv kv[4] = {{"network.io.direction", io_dir[k]}, {"resource_tracker.gpu.link", io_link[k]},
+                       {"resource_tracker.gpu.work_scope", r->p_work_scope ? "device" : "job"},
+                       {"resource_tracker.phase", r->phase}};
+        pd(p, r, 0, (attrs){.kv = kv, .n = r->phase ? 4 : 3}, rate[k]);
     }
 }
 
@@ -838,6 +986,16 @@ static const hand hands[N_HANDS] = {
     {54, "resource_tracker.request.memory", "By", "Memory the job was given where it runs", RT_OTLP_GAUGE, m_req_mem},
     {55, "resource_tracker.request.gpu", "{gpu}", "GPUs the job was given where it runs", RT_OTLP_GAUGE, m_req_gpu},
     {56, "resource_tracker.time_limit", "s", "The job's wall-time limit where it runs", RT_OTLP_GAUGE, m_time_limit},
+    {57, "resource_tracker.gpu.activity", "1", "Share of the interval each GPU's (and MIG instance's) units were busy, "
+     "by unit (NVML GPM: sm, sm_occupancy, tensor, tensor_hmma, tensor_imma, tensor_dfma, dram: bandwidth used of its "
+     "peak, fp64, fp32, fp16)", RT_OTLP_GAUGE, m_gpu_activity},
+    {58, "hw.gpu.io", "By", "Bytes each GPU received and transmitted over PCIe and NVLink since its series began (NVML "
+     "GPM's rates times the intervals)", RT_OTLP_COUNTER, m_gpu_io},
+    {59, "resource_tracker.process.gpu.activity", "1", "Share of the interval the units of the tracked tree's GPUs were "
+     "busy, their mean, by unit (the devices' figures when other processes shared them: work_scope device)",
+     RT_OTLP_GAUGE, m_p_gpu_activity},
+    {60, "resource_tracker.process.gpu.io.rate", "By/s", "PCIe and NVLink traffic of the tracked tree's GPUs per second, "
+     "their mean, by direction and link", RT_OTLP_GAUGE, m_p_gpu_io},
 };
 
 /* ---- the metrics of the schema's members ---------------------------------------------------------- */
