@@ -251,6 +251,38 @@ static void every_family(void **state)
     assert_null(strstr(t, "pid=\""));
 }
 
+/* The MIG instances' work (0.19): a family per figure, a series per instance labelled with its GPU
+ * and its GPU instance id; a figure an instance lacks left out; no family without MIG. */
+static void mig_families(void **state)
+{
+    (void)state;
+    make_full();
+    rt_gpu_mig m[2] = {{.gpu_instance_id = 1, .uuid = "MIG-aaaa-1", .work = RT_GPU_WORK_NULL},
+                       {.gpu_instance_id = 2, .uuid = NULL, .work = RT_GPU_WORK_NULL}};
+    m[0].work.sm_active_pct = 42;
+    m[0].work.tensor_active_pct = 12.5;
+    m[1].work.sm_active_pct = 0;
+    m[1].work.pcie_rx_bytes_per_sec = 1024;
+    const rt_gpu_mig *migs[2] = {&m[0], &m[1]};
+    gpu0.mig = migs;
+    gpu0.mig_count = 2;
+    const char *t = fmt(&full, NULL, NULL, NULL, 0);
+    check_structure(t, 0);
+    assert_line(t, "# TYPE resource_tracker_gpu_mig_sm_active_ratio gauge");
+    assert_line(t, "resource_tracker_gpu_mig_sm_active_ratio{gpu=\"GPU-aaaa\",gpu_instance=\"1\"} 0.42");
+    assert_line(t, "resource_tracker_gpu_mig_sm_active_ratio{gpu=\"GPU-aaaa\",gpu_instance=\"2\"} 0");
+    assert_line(t, "resource_tracker_gpu_mig_tensor_active_ratio{gpu=\"GPU-aaaa\",gpu_instance=\"1\"} 0.125");
+    assert_line(t, "resource_tracker_gpu_mig_pcie_receive_bytes_per_second{gpu=\"GPU-aaaa\",gpu_instance=\"2\"} 1024");
+    assert_null(strstr(t, "resource_tracker_gpu_mig_tensor_active_ratio{gpu=\"GPU-aaaa\",gpu_instance=\"2\"}"));
+    assert_null(strstr(t, "resource_tracker_gpu_mig_dram_active_ratio{")); /* no instance has it */
+    /* the families come after the GPUs' own, each one's series together */
+    assert_true(strstr(t, "resource_tracker_gpu_mig_") > strstr(t, "resource_tracker_gpu_memory_reserved_bytes{"));
+    gpu0.mig = NULL;
+    gpu0.mig_count = 0;
+    t = fmt(&full, NULL, NULL, NULL, 0);
+    assert_null(strstr(t, "resource_tracker_gpu_mig_"));
+}
+
 static void nulls_left_out(void **state)
 {
     (void)state;
@@ -771,7 +803,7 @@ static void textfile_atomic(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(every_family),      cmocka_unit_test(nulls_left_out),
+        cmocka_unit_test(every_family),      cmocka_unit_test(nulls_left_out), cmocka_unit_test(mig_families),
         cmocka_unit_test(escaping),          cmocka_unit_test(openmetrics), cmocka_unit_test(openmetrics_of_text),
         cmocka_unit_test(snprintf_contract), cmocka_unit_test(textfile_content),
         cmocka_unit_test(textfile_atomic),   cmocka_unit_test(phase_label), cmocka_unit_test(energy_families),

@@ -184,10 +184,12 @@ typedef struct items {
     name_fn name_of;          /* its value, from the item */
     const char *const *names; /* or, when set, names[i] */
     const char *phase;        /* the label phase="..." on every series; NULL: none */
+    const char *key2;         /* a second label naming each item (NULL: none), its value names2[i] */
+    const char *const *names2;
 } items;
 
 /* One item and no label. */
-#define ONE(p) ((items){(const void *const *)&(p), 1, NULL, NULL, NULL, NULL})
+#define ONE(p) ((items){.at = (const void *const *)&(p), .count = 1})
 
 /* The families of st whose places are in [from, to), in order, each with a series per item. */
 static void put_families(rt_prom_out *f, const rt_fstruct *st, size_t from, size_t to, items it)
@@ -204,7 +206,7 @@ static void put_families(rt_prom_out *f, const rt_fstruct *st, size_t from, size
             if (!it.at[i])
                 continue;
             char idx[24];
-            rt_kv kv[3];
+            rt_kv kv[4];
             size_t n = 0;
             if (it.key) {
                 kv[n] = (rt_kv){it.key, it.names ? it.names[i] : it.name_of(it.at[i])};
@@ -214,6 +216,8 @@ static void put_families(rt_prom_out *f, const rt_fstruct *st, size_t from, size
                 }
                 n++;
             }
+            if (it.key2)
+                kv[n++] = (rt_kv){it.key2, it.names2[i]};
             if (fd->prom.label)
                 kv[n++] = (rt_kv){fd->prom.label, fd->prom.value};
             if (it.phase)
@@ -285,6 +289,34 @@ static void put_gpu_info(rt_prom_out *f, const rt_sample *s)
         }
         rt_prom_u64(f, kv, g->name ? 2 : 1, 1);
     }
+}
+
+/* The MIG instances' families (0.19: their work, NVML GPM per GPU instance), a series each
+ * labelled gpu (its GPU, as the gpu families name it) and gpu_instance (NVML's GPU instance id);
+ * nothing without one. At most 8 instances a GPU (a GPU has 7), 64 in all. */
+static void put_migs(rt_prom_out *f, const rt_sample *s)
+{
+    enum { MAX = 64 };
+    const void *at[MAX];
+    const char *gpu[MAX], *gi[MAX];
+    char ids[MAX][24], idx[MAX][24];
+    size_t n = 0;
+    for (size_t i = 0; i < s->gpu_count; i++) {
+        const rt_gpu *g = s->gpu[i];
+        for (size_t k = 0; g && g->mig && k < g->mig_count && k < 8 && n < MAX; k++) {
+            if (!g->mig[k])
+                continue;
+            snprintf(idx[n], sizeof idx[n], "%zu", i);
+            snprintf(ids[n], sizeof ids[n], "%lld", (long long)g->mig[k]->gpu_instance_id);
+            at[n] = g->mig[k];
+            gpu[n] = gpu_name(g) ? gpu_name(g) : idx[n];
+            gi[n] = ids[n];
+            n++;
+        }
+    }
+    if (n)
+        put_all(f, &rt_schema_gpu_mig,
+                (items){.at = at, .count = n, .key = "gpu", .names = gpu, .key2 = "gpu_instance", .names2 = gi});
 }
 
 /* ---- energy ------------------------------------------------------------------------ */
@@ -381,7 +413,8 @@ static void put_parts(rt_prom_out *f, const rt_process *p, const char *phase)
 {
     static const char *const names[3] = {"main", "descendants", "combined"};
     const rt_process_part *parts[3] = {p->main, p->descendants, p->combined};
-    put_all(f, &rt_schema_part, (items){(const void *const *)parts, 3, "part", NULL, names, phase});
+    put_all(f, &rt_schema_part,
+            (items){.at = (const void *const *)parts, .count = 3, .key = "part", .names = names, .phase = phase});
 }
 
 /* The group's info (path, version, own, exclusive), figures and pressure. */
@@ -460,16 +493,19 @@ static void put_sample(rt_prom_out *f, const rt_sample *s, const char *phase)
         put_all(f, &rt_schema_cpu, ONE(s->cpu));
     if (s->memory)
         put_all(f, &rt_schema_memory, ONE(s->memory));
-    put_all(f, &rt_schema_disk, (items){(const void *const *)s->disk, s->disk_count, "device", disk_name, NULL, NULL});
-    put_all(f, &rt_schema_net_iface,
-            (items){(const void *const *)s->network, s->network_count, "interface", iface_name, NULL, NULL});
+    put_all(f, &rt_schema_disk,
+            (items){.at = (const void *const *)s->disk, .count = s->disk_count, .key = "device", .name_of = disk_name});
+    put_all(f, &rt_schema_net_iface, (items){.at = (const void *const *)s->network, .count = s->network_count,
+                                             .key = "interface", .name_of = iface_name});
     put_families(f, &rt_schema_sample, SAMPLE_TIME_END, RT_SCHEMA_MAX_FIELDS, ONE(s));
     if (s->pressure)
         put_psi(f, s->pressure, "resource_tracker_pressure_some_seconds", "resource_tracker_pressure_full_seconds",
                 "the machine");
     if (s->gpu_count) {
         put_gpu_info(f, s);
-        put_all(f, &rt_schema_gpu, (items){(const void *const *)s->gpu, s->gpu_count, "gpu", gpu_name, NULL, NULL});
+        put_all(f, &rt_schema_gpu,
+                (items){.at = (const void *const *)s->gpu, .count = s->gpu_count, .key = "gpu", .name_of = gpu_name});
+        put_migs(f, s);
     }
     if (s->energy)
         put_energy(f, s->energy);
