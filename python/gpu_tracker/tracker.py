@@ -39,6 +39,7 @@ from resource_tracker._native import (
     out_handle,
 )
 from resource_tracker._energy import energy_of, grid_of, set_grid
+from resource_tracker._gpu_work import gpu_work_of
 from resource_tracker._native_more import lib as _lib_more  # declares rt_tracker_summary
 
 from ._exit import ExitFigures, exit_figures
@@ -141,7 +142,14 @@ class ResourceUsage:
     stay gpu_tracker's): the run's energy from the C library 0.15, the dict of
     ResourceTracker.stats(energy=True)["energy"] (the machine's and the job's joules with their
     methods, power, idle floor, the GPUs' power and thermal throttle seconds, carbon with
-    TRACKER_GRID_ZONE or TRACKER_GRID_INTENSITY); None without energy or with an older library."""
+    TRACKER_GRID_ZONE or TRACKER_GRID_INTENSITY); None without energy or with an older library.
+
+    gpu_work (0.19, likewise an attribute): what the tracked GPUs did as NVML's GPM measured it
+    (Hopper and newer): `summary --json`'s "gpu_work" ({sm_active_pct, sm_occupancy_pct,
+    tensor_active_pct, dram_active_pct, fp64_active_pct, fp32_active_pct, fp16_active_pct: percent,
+    pcie_bytes_per_sec, nvlink_bytes_per_sec: each {mean, peak, p50, p95}}, shared: True when the
+    figures were the devices', shared with other processes); None where the GPUs give no such
+    figure (then to_json() and str() are gpu_tracker's exactly) or with an older library."""
 
     max_ram: MaxRAM
     max_gpu_ram: MaxGPURAM
@@ -149,6 +157,7 @@ class ResourceUsage:
     gpu_utilization: GPUUtilization
     compute_time: ComputeTime
     energy = None  # no annotation: an attribute, not a field (see above)
+    gpu_work = None  # likewise
 
 
 # ---- the library's rt_usage ---------------------------------------------------------------
@@ -479,6 +488,7 @@ def _resource_usage(handle, ram_unit, gpu_ram_unit, time_unit, n_expected_cores)
         return _empty_usage(ram_unit, gpu_ram_unit, time_unit, n_expected_cores)
     u = cast(s.contents.usage, POINTER(_Usage)).contents
     energy = energy_of(s)  # before the figures below: read from the same summary copy
+    gpu_work = gpu_work_of(s)
     ram = _RAM_UNITS[ram_unit] * _MIB
     gram = _RAM_UNITS[gpu_ram_unit] * _MIB
     parts = [RSSValues(_num(r.total_mib) * ram, _num(r.private_mib) * ram, _num(r.shared_mib) * ram) for r in u.ram_peak]
@@ -497,6 +507,7 @@ def _resource_usage(handle, ram_unit, gpu_ram_unit, time_unit, n_expected_cores)
         compute_time=ComputeTime(time_unit, _num(u.duration_secs) * _TIME_UNITS[time_unit]),
     )
     usage.energy = energy
+    usage.gpu_work = gpu_work
     return usage
 
 
@@ -856,13 +867,17 @@ class Tracker:
     # ---- presentation ----------------------------------------------------------------------
 
     def to_json(self) -> dict[str, dict]:
-        """The measurements and their units as a dictionary (gpu_tracker's shape)."""
+        """The measurements and their units as a dictionary (gpu_tracker's shape), and last
+        "gpu_work" (0.19, ResourceUsage.gpu_work) only where the GPUs measured their work."""
         if self.resource_usage is None:
             raise RuntimeError(
                 "Cannot display the tracker in string or JSON format before tracking completes. Exit the content "
                 "manager or call the stop() method before calling to_json() or str()"
             )
-        return dclass.asdict(self.resource_usage)
+        out = dclass.asdict(self.resource_usage)
+        if self.resource_usage.gpu_work is not None:
+            out["gpu_work"] = self.resource_usage.gpu_work
+        return out
 
     def __str__(self) -> str:
         """The measurements as gpu_tracker prints them: one "Label: value" line per figure,

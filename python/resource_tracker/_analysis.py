@@ -63,13 +63,27 @@ def combined_metrics(t, bytes: bool, human_names: bool, system_prefix: str | Non
 
 
 def stats(t, specs: list[StatSpec] | None) -> dict:
-    """ResourceTracker.stats."""
+    """ResourceTracker.stats: the specs' statistics of the combined metrics; with the defaults,
+    also the GPUs' work where the run has it (0.19, gpu_stats)."""
     if t.n_samples == 0:
         raise RuntimeError("No metrics collected (yet)")
     result = t.get_combined_metrics().stats(DEFAULT_STAT_SPECS if specs is None else specs)
     if "duration" in result.get("timestamp", {}):
         result["timestamp"]["duration"] += t.interval
+    if specs is None:
+        result.update(gpu_stats(t))
     return result
+
+
+def gpu_stats(t) -> dict:
+    """stats()'s GPU entries (0.19, _gpu_work.gpu_stats_of): the C library's GPU work of the run so
+    far and the GPUs the tree kept busy; {} without them."""
+    from ._gpu_work import gpu_stats_of
+    from ._native_more import lib  # declares rt_tracker_summary
+
+    if t._native.tracker is None:
+        return {}
+    return gpu_stats_of(lib.rt_tracker_summary(t._native.tracker))
 
 
 def energy_stats(t) -> dict | None:

@@ -281,6 +281,14 @@ def summary_of_stats(stats: dict) -> Summary:
     s.process_gpus_used = used
     s.memory_need = Need(pss, NEED_PSS if pss == pss else 0, 1 if pss == pss else 0)
     s.vram_need = Need(vram, 6 if vram == vram else 0, 1 if vram == vram else 0)
+    # 0.19: the GPUs' work and the tree's GPUs, where stats() had them (_gpu_work.gpu_stats_of)
+    from ._gpu_work import WORK
+
+    for name in ("gpu_" + k for k in WORK):
+        setattr(s, name, Dist(stat(name, "mean"), stat(name, "max"), NAN, NAN))
+    for name, agg in (("gpu_work_shared", "max"), ("process_gpus_busy", "max"),
+                      ("process_gpu_vram_per_gpu_peak_mib", "max"), ("gpu_idle_cpu_busy_secs", "sum")):
+        setattr(s, name, stat(name, agg))
     return s
 
 

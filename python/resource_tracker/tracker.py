@@ -415,7 +415,15 @@ class ResourceTracker:
                 mean and max of process_cpu_usage, process_memory_mib, process_gpu_usage,
                 process_gpu_vram_mib, process_gpu_utilized; max of system_disk_space_used_gb; sum
                 of system_net_recv_bytes and system_net_sent_bytes; timestamp "duration":
-                last - first timestamp + interval, as the first sample covers an interval too).
+                last - first timestamp + interval, as the first sample covers an interval too);
+                and (0.19, not in the Python tracker, so only where the run has them) the GPUs'
+                work as NVML GPM measured it (Hopper and newer): gpu_sm_active_pct,
+                gpu_sm_occupancy_pct, gpu_tensor_active_pct, gpu_dram_active_pct,
+                gpu_fp64_active_pct, gpu_fp32_active_pct, gpu_fp16_active_pct (percent),
+                gpu_pcie_bytes_per_sec, gpu_nvlink_bytes_per_sec, each {mean, max} (the job's
+                GPUs', the devices' when gpu_work_shared {max} is 1: other processes shared
+                them), process_gpus_busy {max}, process_gpu_vram_per_gpu_peak_mib {max} and
+                gpu_idle_cpu_busy_secs {sum}.
             energy: True adds "energy" (not in the Python tracker, so off by default): the run's
                 energy from the C library 0.15, as `summary --json`'s "energy" member with the
                 figures unrounded: joules and method of the machine, process_joules and

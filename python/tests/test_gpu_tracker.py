@@ -215,6 +215,40 @@ def test_gpu_fields_through_fake_nvml(tmp_path, monkeypatch):
     assert ga.gpu_percentages.max_hardware_percent == pytest.approx(50)
 
 
+@pytest.mark.skipif(not os.path.exists(FAKE_NVML), reason="the fake NVML is built with the C library")
+def test_gpu_work_through_fake_nvml(tmp_path, monkeypatch):
+    """0.19: where the GPU measures its work (NVML GPM), ResourceUsage.gpu_work has it and
+    to_json() and str() end with it; where it does not, gpu_work is None and both are exactly
+    gpu_tracker's (no key, no line)."""
+    cfg = tmp_path / "nvml.conf"
+    gpu = "gpu uuid=GPU-aaaa util=40 mem_total=8589934592 mem_used=1073741824\n"
+    mine = f"pid 0 {os.getpid()} mem=1073741824 sm=42\n"
+    monkeypatch.setenv("TRACKER_NVML_LIBRARY", FAKE_NVML)
+    monkeypatch.setenv("FAKE_NVML_CONFIG", str(cfg))
+    cfg.write_text("cost off\n" + gpu + "gpm 0 sm=15.9 occ=0.85 tensor=0 dram=0.5 fp32=2.3 pcie_tx=10 pcie_rx=20\n" + mine)
+    with Tracker(sleep_time=0.1) as t:
+        time.sleep(0.6)
+    w = t.resource_usage.gpu_work
+    assert w["sm_active_pct"]["peak"] == pytest.approx(15.9, abs=1e-4)
+    assert w["fp32_active_pct"]["peak"] == pytest.approx(2.3, abs=1e-4)
+    assert w["pcie_bytes_per_sec"]["peak"] == pytest.approx(30 * 1048576)
+    assert w["fp64_active_pct"] == {"mean": None, "peak": None, "p50": None, "p95": None}  # not scripted
+    assert w["shared"] is False
+    j = t.to_json()
+    assert list(j) == ["max_ram", "max_gpu_ram", "cpu_utilization", "gpu_utilization", "compute_time", "gpu_work"]
+    assert j["gpu_work"] == w
+    lines = str(t).splitlines()
+    assert "GPU work:" in lines and "   sm active pct:" in lines
+    assert lines.index("GPU work:") > lines.index("Compute time:")
+
+    cfg.write_text("cost off\n" + gpu + mine)  # no GPM: gpu_tracker's own shape
+    with Tracker(sleep_time=0.1) as t:
+        time.sleep(0.35)
+    assert t.resource_usage.gpu_work is None
+    assert list(t.to_json()) == ["max_ram", "max_gpu_ram", "cpu_utilization", "gpu_utilization", "compute_time"]
+    assert "GPU work" not in str(t)
+
+
 def test_resource_usage_file(tmp_path):
     path = tmp_path / "usage.json"
     t = Tracker(sleep_time=0.1, resource_usage_file=str(path))

@@ -401,3 +401,41 @@ def test_the_0_5_helpers(tmp_path):
         p.is_alive()
     with pytest.raises(AttributeError):
         helpers.no_such_helper
+
+
+FAKE_NVML = os.path.join(os.path.dirname(os.environ.get("RESOURCE_TRACKER_LIBRARY", "")), "libfake-nvml.so")
+
+
+@pytest.mark.skipif(not os.path.exists(FAKE_NVML), reason="the fake NVML is built with the C library")
+def test_stats_gpu_work_through_fake_nvml(tmp_path, monkeypatch):
+    """0.19: stats() gains the GPUs' work where the GPU measures it (NVML GPM), in its own shape
+    ({mean, max}; the tree's GPUs, the job's alone here), and the GPUs the tree kept busy; a GPU
+    without GPM gives none of the work's entries; the CSV columns stay 0.5's."""
+    cfg = tmp_path / "nvml.conf"
+    gpu = "gpu uuid=GPU-aaaa util=40 mem_total=8589934592 mem_used=1073741824\n"
+    mine = f"pid 0 {os.getpid()} mem=1073741824 sm=42\n"
+    monkeypatch.setenv("TRACKER_NVML_LIBRARY", FAKE_NVML)
+    monkeypatch.setenv("FAKE_NVML_CONFIG", str(cfg))
+    cfg.write_text("cost off\n" + gpu + "gpm 0 sm=15.9 tensor=0 dram=0.5 fp32=2.3\n" + mine)
+    with ResourceTracker(interval=0.1) as t:
+        time.sleep(0.6)
+    st = t.stats()
+    assert st["gpu_sm_active_pct"]["max"] == pytest.approx(15.9, abs=0.01)
+    assert 0 < st["gpu_sm_active_pct"]["mean"] <= 15.9
+    assert st["gpu_dram_active_pct"]["max"] == pytest.approx(0.5, abs=0.01)
+    assert "gpu_fp64_active_pct" not in st and "gpu_pcie_bytes_per_sec" not in st  # not scripted
+    assert st["gpu_work_shared"] == {"max": 0}
+    assert st["process_gpus_busy"] == {"max": 1}
+    assert st["process_gpu_vram_per_gpu_peak_mib"] == {"max": 1024}
+    assert st["process_cpu_usage"]  # the 0.5 statistics as before
+    assert t.process_metrics.columns == PROCESS_COLUMNS
+    assert t.stats(specs=[])  == {}  # specs given: theirs only
+    from resource_tracker.helpers import aggregate_stats
+
+    assert aggregate_stats([st, st])["gpu_sm_active_pct"]["max"] == st["gpu_sm_active_pct"]["max"]
+    assert t.recommend_resources(historical_stats=[st])["gpu"] == 1
+
+    cfg.write_text("cost off\n" + gpu + mine)  # no GPM
+    with ResourceTracker(interval=0.1) as t:
+        time.sleep(0.35)
+    assert not [k for k in t.stats() if k.startswith("gpu_") and k != "gpu_idle_cpu_busy_secs"]
