@@ -479,9 +479,10 @@ static void gpu_work_line(void **state)
     assert_non_null(strstr(k.text, "\n  GPUs used                  1\n"
                                    "  GPU work                   SM 16.0% (p95 16.2, peak 16.2), tensor 0%, DRAM 0.5%, "
                                    "FP32 2.3%; PCIe 30 MiB/s\n"));
-    gpu_text_of(1, 0, 1, 80, &k); /* a terminal of 80 columns: under its own column */
-    assert_non_null(strstr(k.text, "  GPU work                   SM 16.0% (p95 16.2, peak 16.2), tensor 0%, DRAM\n"
-                                   "                             0.5%, FP32 2.3%; PCIe 30 MiB/s\n"));
+    gpu_text_of(1, 0, 1, 80, &k); /* a terminal of 80 columns: under its own column, a figure never cut */
+    assert_non_null(strstr(k.text, "  GPU work                   SM 16.0% (p95 16.2, peak 16.2), tensor 0%,\n"
+                                   "                             DRAM 0.5%, FP32 2.3%; PCIe 30 MiB/s\n"));
+    assert_null(strchr(k.text, '\x1f'));
     gpu_text_of(1, 1, 1, 200, &k);
     assert_non_null(strstr(k.text, "FP32 2.3%; PCIe 30 MiB/s (the devices', shared with other processes)\n"));
     gpu_text_of(0, NAN, 1, 200, &k);

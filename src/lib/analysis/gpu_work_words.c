@@ -59,15 +59,24 @@ __attribute__((format(printf, 4, 5))) static void add(char *b, size_t cap, size_
         *n = *n + (size_t)k < cap ? *n + (size_t)k : cap - 1;
 }
 
-/* The GPUs the run used: the tree's, else the machine's busy ones (NaN: none known). */
+/* A rate's "30 MiB/s" with glue between its figure and its unit, into b. */
+static const char *glued(const char *rate, const char *glue, char *b, size_t cap)
+{
+    const char *sp = strchr(rate, ' ');
+    snprintf(b, cap, "%.*s%s%s", sp ? (int)(sp - rate) : (int)strlen(rate), rate, sp ? glue : "", sp ? sp + 1 : "");
+    return b;
+}
+
+/* The GPUs the run used: the tree's where its GPU usage is known, else the machine's when busy
+ * (an old driver tells no process's usage). */
 static double gpus_used(const rt_summary *s)
 {
-    if (s->has_process)
+    if (s->has_process && (!isnan(s->process_gpus_used) || !isnan(s->process_gpu_usage.peak)))
         return s->process_gpus_used > 0 || s->process_gpu_usage.peak > 0 ? fmax(s->process_gpus_used, 1) : 0;
     return s->gpu_count > 0 && s->gpu_usage.peak > 0 ? s->gpu_count : 0;
 }
 
-size_t rt_gw_words(const rt_summary *s, char *b, size_t cap)
+size_t rt_gw_words(const rt_summary *s, const char *glue, char *b, size_t cap)
 {
     size_t n = 0;
     if (cap)
@@ -75,6 +84,7 @@ size_t rt_gw_words(const rt_summary *s, char *b, size_t cap)
     if (!s || !cap)
         return 0;
     char x[32], y[32], z[32];
+    const char *g = glue ? glue : " ";
     if (!rt_gw_known(s)) {
         double used = gpus_used(s);
         if (!(used > 0))
@@ -85,9 +95,10 @@ size_t rt_gw_words(const rt_summary *s, char *b, size_t cap)
     }
     const rt_dist *sm = &s->gpu_sm_active_pct;
     if (!isnan(sm->mean)) {
-        add(b, cap, &n, "SM %s%%", rt_gw_pct(sm->mean, x, sizeof x));
+        add(b, cap, &n, "SM%s%s%%", g, rt_gw_pct(sm->mean, x, sizeof x));
         if (!isnan(sm->peak))
-            add(b, cap, &n, " (p95 %s, peak %s)", rt_gw_pct(sm->p95, y, sizeof y), rt_gw_pct(sm->peak, z, sizeof z));
+            add(b, cap, &n, "%s(p95%s%s,%speak%s%s)", g, g, rt_gw_pct(sm->p95, y, sizeof y), g, g,
+                rt_gw_pct(sm->peak, z, sizeof z));
     }
     const struct {
         const char *name;
@@ -100,15 +111,15 @@ size_t rt_gw_words(const rt_summary *s, char *b, size_t cap)
         double v = f[i].d->mean;
         if (isnan(v) || (f[i].if_any && !(v >= 0.05)))
             continue;
-        add(b, cap, &n, "%s%s %s%%", n ? ", " : "", f[i].name, rt_gw_pct(v, x, sizeof x));
+        add(b, cap, &n, "%s%s%s%s%%", n ? ", " : "", f[i].name, g, rt_gw_pct(v, x, sizeof x));
     }
     const char *sep = n ? "; " : "";
     if (!isnan(s->gpu_pcie_bytes_per_sec.mean)) {
-        add(b, cap, &n, "%sPCIe %s", sep, rt_gw_rate(s->gpu_pcie_bytes_per_sec.mean, x, sizeof x));
+        add(b, cap, &n, "%sPCIe%s%s", sep, g, glued(rt_gw_rate(s->gpu_pcie_bytes_per_sec.mean, x, sizeof x), g, y, sizeof y));
         sep = ", ";
     }
     if (s->gpu_nvlink_bytes_per_sec.mean > 0)
-        add(b, cap, &n, "%sNVLink %s", sep, rt_gw_rate(s->gpu_nvlink_bytes_per_sec.mean, x, sizeof x));
+        add(b, cap, &n, "%sNVLink%s%s", sep, g, glued(rt_gw_rate(s->gpu_nvlink_bytes_per_sec.mean, x, sizeof x), g, y, sizeof y));
     if (s->gpu_work_shared == 1)
         add(b, cap, &n, " (the devices', shared with other processes)");
     return n;

@@ -21,10 +21,13 @@ int rt_gw_known(const rt_summary *s);
  * FP units' that did any work (FP64, FP32, FP16, means), then the PCIe and NVLink traffic (both
  * directions, mean), and " (the devices', shared with other processes)" when they were; the job's
  * GPUs with a tree, else the machine's. Without figures, where GPUs were used (the tree's usage
- * above 0, else the machine's): "utilization only (a kernel was running): this GPU gives no SM
- * or tensor figures (GPM: Hopper and newer)". Returns the length of the words, 0 when there is
- * nothing to say (no GPU, or none used). */
-size_t rt_gw_words(const rt_summary *s, char *b, size_t cap);
+ * above 0; the machine's busy GPUs without a tree or where no process's usage is known: an old
+ * driver): "utilization only (a kernel was running): this GPU gives no SM
+ * or tensor figures (GPM: Hopper and newer)". glue (NULL: a space) goes between the words of one
+ * figure ("SM", "15.9%", "(p95", ...; "30", "MiB/s"), plain spaces between the figures: a caller
+ * that breaks lines at spaces can keep each figure whole. Returns the length of the words, 0 when
+ * there is nothing to say (no GPU, or none used). */
+size_t rt_gw_words(const rt_summary *s, const char *glue, char *b, size_t cap);
 
 /* A percent of the work as the words show it: "0" for 0, else one decimal ("15.9"); "-" for NaN. */
 const char *rt_gw_pct(double v, char *b, size_t cap);

@@ -296,7 +296,7 @@ static void figures_table(md_part *p, const rt_summary *s, const rt_report_info 
         if (known(vram))
             row(p, "VRAM, peak", mib_text(a, vram));
         char work[512]; /* 0.19: what the GPUs did (SM, tensor, DRAM, ...), or utilization only */
-        if (rt_gw_words(s, work, sizeof work))
+        if (rt_gw_words(s, NULL, work, sizeof work))
             row(p, s->has_process ? "GPU work (the job's GPUs)" : "GPU work", work);
     }
     bool job = s->process_energy_method && known(s->process_energy_joules);

@@ -704,7 +704,7 @@ void rpt_summary_section(rpt_hw *w, const rt_summary *s)
         row(w, "disk space used (peak)", both);
     }
     char work[512]; /* 0.19: the GPU work in words: whose, or that the GPUs give utilization only */
-    if (gpus && rt_gw_words(s, work, sizeof work))
+    if (gpus && rt_gw_words(s, NULL, work, sizeof work))
         row(w, RT_GW_LABEL, work);
     row(w, "machine", s->allocation);
     rpt_hw_lit(w, "</table></div></section>\n");

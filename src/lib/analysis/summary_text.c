@@ -81,14 +81,26 @@ static void mem_line(rt_text_out *o, const char *label, const rt_dist *d, bool p
 }
 
 /* "  GPU work                   SM 15.9% (p95 16.0, peak 16.2), ...": what the GPUs did, broken to
- * the width under its own column; nothing when there is nothing to say (gpu_work_words.h). */
+ * the width under its own column between its figures, never inside one ("PCIe 30 MiB/s" stays on
+ * one line); nothing when there is nothing to say (gpu_work_words.h). */
 static void gpu_work_line(rt_text_out *o, const rt_summary *s)
 {
-    char w[512];
-    if (!rt_gw_words(s, w, sizeof w))
+    char w[512], out[4096];
+    if (!rt_gw_words(s, "\x1f", w, sizeof w)) /* a unit separator: a word's byte to the wrap */
         return;
+    size_t n = rt_text_wrap(w, 29, 29, o->width, out, sizeof out);
+    for (size_t i = 0; i < n; i++)
+        if (out[i] == '\x1f')
+            out[i] = ' ';
     rt_tx_say(o, "  %-26s ", RT_GW_LABEL);
-    rt_tx_wrapped(o, 29, 29, w);
+    rt_tx_put(o, out, n);
+    rt_tx_put(o, "\n", 1);
+}
+
+/* Whether the job's section has its GPU lines: the tree used a GPU. */
+static bool job_used_gpus(const rt_summary *s)
+{
+    return s->process_gpus_used > 0 || s->process_gpu_usage.peak > 0;
 }
 
 /* The exit status in words: "0", "3", "137 (killed by signal 9, SIGKILL)". */
@@ -327,7 +339,7 @@ static void process_part(rt_text_out *o, const rt_summary *s)
     cores_line(o, "Cores", &s->process_cores);
     mem_line(o, "PSS", &s->process_pss_mib, true);
     mem_line(o, "RSS", &s->process_rss_mib, false);
-    if (s->process_gpus_used > 0 || s->process_gpu_usage.peak > 0) {
+    if (job_used_gpus(s)) {
         cores_line(o, "GPUs busy", &s->process_gpu_usage);
         mem_line(o, "VRAM", &s->process_gpu_vram_mib, false);
         line(o, "GPUs used", "%s", rt_tx_number(s->process_gpus_used, 0, "", a, sizeof a));
@@ -551,7 +563,9 @@ static void machine_part(rt_text_out *o, const rt_summary *s)
              rt_tx_mem(o, s->gpu_vram_total_mib, a, sizeof a));
         cores_line(o, "GPUs busy", &s->gpu_usage);
         mem_line(o, "VRAM used", &s->gpu_vram_mib, false);
-        if (!s->has_process) /* with a tree, the job's section says it */
+        /* with a tree the job's section says it, unless the job's GPU use is unknown (an old
+         * driver): then whether the machine's GPUs gave their work */
+        if (!s->has_process || (!job_used_gpus(s) && !rt_gw_known(s)))
             gpu_work_line(o, s);
     }
     if (!isnan(s->disk_read_bytes))
