@@ -63,8 +63,7 @@ def tool(*args, env=None):
 
 
 def with_work(lines):
-    """The lines whose GPU gave its work (GPM needs two samples: the first has none), the job
-    alive."""
+    """The lines whose GPU gave its work (GPM compares two samples), the job alive."""
     got = [s for s in lines if s["gpu"] and s["gpu"][0]["sm_active_pct"] is not None and s["process"]["alive"]]
     assert got, "no line with the GPU's work"
     return got
