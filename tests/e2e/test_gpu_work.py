@@ -10,7 +10,6 @@ without GPM and an old driver without GPM's symbols give nulls and the summary's
 import json
 import os
 import re
-import shutil
 import sqlite3
 import subprocess
 import time
@@ -67,16 +66,6 @@ def with_work(lines):
     got = [s for s in lines if s["gpu"] and s["gpu"][0]["sm_active_pct"] is not None and s["process"]["alive"]]
     assert got, "no line with the GPU's work"
     return got
-
-
-def rate(v):
-    """Bytes per second as the summary's words say it (gpu_work_words.c): "30 MiB/s", "9.2 MiB/s"."""
-    units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
-    u = 0
-    while abs(v) >= 1023.5 and u + 1 < len(units):
-        v /= 1024
-        u += 1
-    return f"{v:.1f} {units[u]}/s" if abs(v) < 9.95 and v != round(v) else f"{v:.0f} {units[u]}/s"
 
 
 def work_line(text):
@@ -179,12 +168,17 @@ def test_summary_text_json_markdown(tmp_path):
     r = subprocess.run(["script", "-qc", f"stty cols 80; {TRACKER} summary {path}", "/dev/null"], capture_output=True,
                        text=True, env=tracker_env(), timeout=60 * TIMEOUT_SCALE)
     text = r.stdout.replace("\r\n", "\n")
-    mean = w["sm_active_pct"]["mean"]
     words, block = work_line(text)
-    assert words == (f"SM {mean:.1f}% (p95 15.9, peak 15.9), tensor {w['tensor_active_pct']['mean']:.1f}%, DRAM "
-                     f"{w['dram_active_pct']['mean']:.1f}%, FP64 {w['fp64_active_pct']['mean']:.1f}%, FP32 "
-                     f"{w['fp32_active_pct']['mean']:.1f}%, FP16 {w['fp16_active_pct']['mean']:.1f}%; PCIe "
-                     f"{rate(w['pcie_bytes_per_sec']['mean'])}, NVLink {rate(w['nvlink_bytes_per_sec']['mean'])}"), words
+    # the means as the JSON keeps them (2 decimals) and as the text shows them (1, of the unrounded)
+    shape = (r"SM ([\d.]+)% \(p95 15\.9, peak 15\.9\), tensor ([\d.]+)%, DRAM ([\d.]+)%, FP64 ([\d.]+)%, "
+             r"FP32 ([\d.]+)%, FP16 ([\d.]+)%; PCIe ([\d.]+) MiB/s, NVLink ([\d.]+) MiB/s")
+    m = re.fullmatch(shape, words)
+    assert m, words
+    keys = ("sm_active_pct", "tensor_active_pct", "dram_active_pct", "fp64_active_pct", "fp32_active_pct",
+            "fp16_active_pct", "pcie_bytes_per_sec", "nvlink_bytes_per_sec")
+    for k, shown in zip(keys, m.groups()):
+        want = w[k]["mean"] / (MIB if k.endswith("_sec") else 1)
+        assert abs(float(shown) - want) <= (0.5 if k.endswith("_sec") and want >= 9.95 else 0.05) + 0.006, (k, words)
     rows = block.strip("\n").splitlines()
     assert len(rows) == 3 and all(len(l) <= 80 for l in rows), block  # under its own column, 80 wide
     assert all(re.match(r" {29}(tensor|DRAM|FP\d\d|PCIe|NVLink) ", l) for l in rows[1:]), block  # a figure never cut
@@ -192,7 +186,7 @@ def test_summary_text_json_markdown(tmp_path):
     assert "shared with other processes" not in text and "utilization only" not in text
 
     md = tool("summary", "--format", "markdown", str(path))
-    assert f"| GPU work (the job's GPUs) | SM {mean:.1f}% (p95 15.9, peak 15.9), tensor" in md
+    assert f"| GPU work (the job's GPUs) | {words} |" in md
 
 
 def test_shared_gpu_is_said_to_be_the_devices(tmp_path):
