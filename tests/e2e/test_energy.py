@@ -222,8 +222,10 @@ def test_gpu_energy_and_the_jobs_share(tmp_path):
     try:
         wait_for(lambda: out.exists() and out.read_text().count("\n") >= 2, "two samples")
         set_cfg(cfg, head.replace("energy_mj=1000000", "energy_mj=1250500"))
-        wait_for(lambda: '"energy_joules_total":250.5' in out.read_text(), "the counter's growth")
-        time.sleep(0.3)
+        # the counter is read every 30 s (and at a run's end): meanwhile the total grows by the
+        # power drawn times the time (210.5 W here, less than the counter's growth)
+        n = out.read_text().count("\n")
+        wait_for(lambda: out.read_text().count("\n") >= n + 3, "three more samples")
     finally:
         stop.write_text("")
         _, err = p.communicate(timeout=60 * TIMEOUT_SCALE)
@@ -232,8 +234,13 @@ def test_gpu_energy_and_the_jobs_share(tmp_path):
     e = lines[-1]["energy"]
     g0, g1 = domain(e, "gpu-0"), domain(e, "gpu-1")
     assert (g0["method"], g0["source"], g0["device"]) == ("measured", "nvml", "GPU-11111111-2222-3333-4444-555555555555")
+    # the run's last reading of the counter: its own figure, what the estimates ran ahead taken back
     assert g0["energy_joules_total"] == 250.5
     assert g0["process_energy_joules_total"] == 250.5  # the job alone on it: all of it
+    # mid-run (the counter not read): the power drawn (210.5 W) times each interval, never back
+    for l in lines[1:-1]:
+        g = domain(l["energy"], "gpu-0")
+        assert g["energy_joules"] == pytest.approx(210.5 * l["interval_secs"], rel=0.05)  # NVML read when the sample is
     assert (g1["method"], g1["source"]) == ("sampled", "nvml")
     # 150 W all along: the power times the time the lines cover
     covered = sum(l["interval_secs"] for l in lines)

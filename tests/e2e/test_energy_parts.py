@@ -39,7 +39,8 @@ def recorded(tmp_path_factory):
     try:
         wait_for(lambda: out.exists() and out.read_text().count("\n") >= 3, "three samples")
         set_cfg(cfg, CFG.format(mj=GROWN_MJ))
-        wait_for(lambda: '"energy_joules_total":251.25' in out.read_text(), "the counter's growth")
+        # the counter is read every 30 s and at the run's end, which settles what the power's
+        # estimates between gave (0.19): its growth shows whole on the last line
         wait_for(lambda: out.read_text().count("\n") >= 8, "a few samples more")
     finally:
         stop.write_text("")

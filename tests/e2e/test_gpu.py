@@ -210,8 +210,10 @@ def test_whole_machine_mode_process_gpu_columns(tmp_path):
     (as the Rust tool fills them without --pid): pid 1 on both GPUs, another pid on the first;
     the other process columns stay empty. With a tracked process they are the tree's alone."""
     cfg = tmp_path / "nvml.cfg"
-    cfg.write_text(f"{A100}\n{H100}\npid 0 1 mem=1048576 sm=20\npid 0 4242 mem=2097152 sm=30\n"
-                   "pid 1 1 mem=5242880 sm=90\n")
+    # every process is "the job" here: each GPU's own utilization is theirs (the per-process
+    # samples are read only where another process shares a job's GPU), 50 and 90 as theirs sum
+    cfg.write_text(f"{A100.replace('util=40', 'util=50')}\n{H100.replace('util=0', 'util=90')}\n"
+                   "pid 0 1 mem=1048576 sm=20\npid 0 4242 mem=2097152 sm=30\npid 1 1 mem=5242880 sm=90\n")
     env = tracker_env(TRACKER_NVML_LIBRARY=FAKE, FAKE_NVML_CONFIG=str(cfg))
     p = subprocess.Popen([TRACKER, "-i", "0.1", "-f", "csv", "-o", "-"], env=env, stdout=subprocess.PIPE, text=True)
     lines = [p.stdout.readline() for _ in range(4)]
@@ -390,3 +392,81 @@ def test_hang_info(tmp_path):
     info = json.loads(p.stdout)
     assert info["host"]["gpu_count"] == 0
     assert p.stderr.count("NVML did not answer within 10 s") == 1
+
+
+# ---- NVML's cost (issue 65 item 4) and nvidia-smi's memory rule (item 5) -----------------------
+
+def calls_of(path):
+    """The fake's call counts ($FAKE_NVML_CALLS_OUT): {call: count}."""
+    return {k: int(v) for k, v in (l.split() for l in path.read_text().splitlines() if l.strip())}
+
+
+def test_counters_at_start_mark_and_end_exact(tmp_path):
+    """The energy counter (4 ms of CPU a call on an H200) is read at the first sample, at the
+    sample after a phase's mark and at the run's end, not at every sample: a job of ~1.5 s at
+    -i 0.1 reads it 3 times in 15 samples. Between, the total grows by the power drawn times the
+    time; the end's reading makes it the counter's own to the millijoule (the counter grew by
+    1234.567 J while the power said 100 W), and the phase's energy ends at the mark's reading."""
+    cfg, calls = tmp_path / "nvml.cfg", tmp_path / "calls"
+    gpu = f"{A100.replace('power_mw=210500', 'power_mw=100000')} energy_mj={{mj}}\nchildren 0 mem=1048576 sm=50\n"
+    cfg.write_text(gpu.format(mj=1000000))
+    job = (f"import os, subprocess, time\n"
+           f"time.sleep(0.5)\n"
+           f"open({str(cfg)!r} + '.tmp', 'w').write({gpu!r}.format(mj=1500000)); os.replace({str(cfg)!r} + '.tmp', {str(cfg)!r})\n"
+           f"subprocess.run([{TRACKER!r}, 'phase', 'start', 'train'], check=True)\n"
+           f"time.sleep(0.5)\n"
+           f"open({str(cfg)!r} + '.tmp', 'w').write({gpu!r}.format(mj=2234567)); os.replace({str(cfg)!r} + '.tmp', {str(cfg)!r})\n"
+           f"time.sleep(0.5)\n")
+    p = run_with(cfg.read_text(), tmp_path, [PY, "-c", job], interval="0.1",
+                 extra_env={"FAKE_NVML_CALLS_OUT": str(calls)})
+    assert p.returncode == 0, p.stderr
+    lines = samples_of(p)
+    assert len(lines) >= 10
+    n = calls_of(calls)
+    assert (n["energy"], n["violation"], n["acct"]) == (3, 2 * 3, 3), calls.read_text()  # violation: 2 policies
+    g0 = [next(d for d in l["energy"]["domain"] if d["name"] == "gpu-0") for l in lines]
+    assert g0[-1]["energy_joules_total"] == 1234.567
+    assert g0[-1]["process_energy_joules_total"] == 1234.567  # the job alone on it all along
+    totals = [g["energy_joules_total"] for g in g0]
+    assert totals == sorted(totals)  # never back before the end
+    # the sample after the mark read the counter: 500 J then, whatever the estimates said
+    marked = next(i for i, l in enumerate(lines) if l.get("phases") and l["phases"]["marks"])
+    assert 500.0 in totals[marked:marked + 2], (marked, totals)
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_per_process_samples_only_where_shared(tmp_path, shared):
+    """NVML's per-process utilization (1.4 ms a call on an H200) is read where another process
+    shares the job's GPU, each sample; with the job alone on it only at the first look (the
+    device's own utilization is then the job's: util=40 here, its samples say 70)."""
+    calls = tmp_path / "calls"
+    cfg = f"{A100}\nchildren 0 mem=536870912 sm=70\n" + ("pid 0 1 mem=999 sm=20\n" if shared else "")
+    p = run_with(cfg, tmp_path, [PY, "-c", "import time; time.sleep(1.0)"],
+                 extra_env={"FAKE_NVML_CALLS_OUT": str(calls)})
+    assert p.returncode == 0, p.stderr
+    live = [s for s in samples_of(p) if s["process"]["alive"] and s["process"]["gpu_count_used"]]
+    assert len(live) >= 3
+    n = calls_of(calls)["procutil"]
+    if shared:
+        assert n >= 2 * len(live)  # a size query and the samples, every look
+        assert all(s["process"]["gpu_utilization_pct"] == 70 for s in live)  # its own samples
+    else:
+        assert n <= 2  # the first look only
+        assert all(s["process"]["gpu_utilization_pct"] == 40 for s in live[1:])  # the device's
+
+
+@pytest.mark.parametrize("lib", ["full", "minimal"])
+def test_vram_used_by_nvidia_smis_rule(tmp_path, lib):
+    """VRAM used as nvidia-smi shows it: NVML's v2 memory information leaves the memory it
+    reserves for the driver and firmware apart (615 MiB on an idle H200: nvidia-smi says 0 MiB
+    used), vram_reserved_bytes; a driver without the v2 call (the minimal library) counts it in
+    used, as its v1 call does, and reserved is null."""
+    reserved = 644874240
+    cfg = f"{A100.replace('mem_used=1073741824', 'mem_used=0')} mem_reserved={reserved}\n"
+    p = run_with(cfg, tmp_path, ["sleep", "0.5"], lib=FAKE if lib == "full" else FAKE_MIN)
+    assert p.returncode == 0, p.stderr
+    g = samples_of(p)[0]["gpu"][0]
+    if lib == "full":
+        assert (g["vram_used_bytes"], g["vram_reserved_bytes"], g["vram_used_pct"]) == (0, reserved, 0)
+    else:
+        assert (g["vram_used_bytes"], g["vram_reserved_bytes"]) == (reserved, None)

@@ -170,11 +170,13 @@ def test_h200_job_asks_for_40_gib(tmp_path, h200_run, accounting):
 def test_two_gpus_held_one_busy(tmp_path):
     """Memory on two GPUs, work (per-process SM) on one: ask for 1 and say why; busy on both: 2,
     each with the memory the larger held."""
-    h100s = "gpus 2 name=NVIDIA_H100_80GB_HBM3 mem_total=85520809984 mem_used=0 util=50\n"
+    def h100s(u0, u1):  # each GPU's own utilization is the job's (its processes alone on it)
+        return "".join(f"gpu uuid=GPU-{i} name=NVIDIA_H100_80GB_HBM3 bus=00000000:0{i + 1}:00.0 "
+                       f"mem_total=85520809984 mem_used=0 util={u}\n" for i, u in enumerate((u0, u1)))
     big, small = 20000 * 2**20, 10000 * 2**20
     size, fit = asked(big / 2**20)
-    one = record(tmp_path, f"{h100s}children 0 mem={big} sm=60\nchildren 1 mem={small}\n", "one")
-    both = record(tmp_path, f"{h100s}children 0 mem={big} sm=60\nchildren 1 mem={small} sm=30\n", "both")
+    one = record(tmp_path, f"{h100s(60, 0)}children 0 mem={big} sm=60\nchildren 1 mem={small}\n", "one")
+    both = record(tmp_path, f"{h100s(60, 30)}children 0 mem={big} sm=60\nchildren 1 mem={small} sm=30\n", "both")
     peak = f"{big / 2**30:.1f}"
     text = tool("summary", one)
     assert f", 1 GPU with >= {gib(size)} GiB (peak {peak} GiB): " in summary_field(text, "Ask for")

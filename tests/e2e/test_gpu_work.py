@@ -24,7 +24,9 @@ FAKE_MIN = os.path.join(BUILD_DIR, "libfake-nvml-min.so")
 PY = "/usr/bin/python3"
 MIB = 1048576
 
-H200 = "gpu uuid=GPU-1 name=NVIDIA_H200 mem_total=150754820096 mem_used=0 mem_reserved=645922816 util=95"
+# NVML's utilization 42: the job's own where it is alone on the GPU (its per-process samples are read
+# only where another process shares it)
+H200 = "gpu uuid=GPU-1 name=NVIDIA_H200 mem_total=150754820096 mem_used=0 mem_reserved=645922816 util=42"
 # every GPM metric the fake offers, as a loop of small fp32 matmuls left them on an H200 (and some
 # traffic); pcie_* and nvlink_* in MiB/s
 GPM = ("gpm 0 sm=15.9 occ=0.85 tensor=12.5 hmma=10 imma=2 dfma=0.5 dram=30.25 fp64=1.5 fp32=2.3 fp16=4 "

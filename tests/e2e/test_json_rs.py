@@ -176,8 +176,10 @@ def test_gpus_through_the_fake_nvml(tmp_path):
     if not os.path.exists(FAKE):
         pytest.skip("the fake NVML is not built")
     cfg = tmp_path / "nvml.cfg"
-    cfg.write_text(f"{A100}\n{H100}\npid 0 1 mem=1048576 sm=20\npid 0 4242 mem=2097152 sm=30\n"
-                   "pid 1 1 mem=5242880 sm=90\n")
+    # every process is "the job" without --pid: each GPU's own utilization is theirs (50 and 90,
+    # as their samples sum), the per-process samples read only where another shares a job's GPU
+    cfg.write_text(f"{A100.replace('util=40', 'util=50')}\n{H100.replace('util=0', 'util=90')}\n"
+                   "pid 0 1 mem=1048576 sm=20\npid 0 4242 mem=2097152 sm=30\npid 1 1 mem=5242880 sm=90\n")
     env = tracker_env(TRACKER_NVML_LIBRARY=FAKE, FAKE_NVML_CONFIG=str(cfg))
     p = subprocess.Popen([TRACKER, "-i", "0.1", "-f", "json-rs", "-o", "-"], env=env, stdout=subprocess.PIPE, text=True)
     lines = [p.stdout.readline() for _ in range(3)]
@@ -195,7 +197,7 @@ def test_gpus_through_the_fake_nvml(tmp_path):
         assert [g["uuid"] for g in gpus] == ["GPU-11111111-2222-3333-4444-555555555555", "GPU-22222222"]
         a100 = gpus[0]
         assert (a100["temperature_celsius"], a100["frequency_mhz"], a100["core_count"]) == (55, 1410, 6912)
-        assert a100["utilization_pct"] == 40.0 and a100["power_watts"] == 210.5
+        assert a100["utilization_pct"] == 50.0 and a100["power_watts"] == 210.5
         assert a100["vram_total_bytes"] == 85899345920 and a100["vram_used_bytes"] == 1073741824
         _, keys, _ = s["gpu"][0][2]["detail"]
         assert keys == sorted(keys, key=lambda k: k.encode()) and keys, keys

@@ -46,7 +46,7 @@ static int teardown(void **state)
  * and returns whether it had an energy reading, in *j. */
 static int read_energy(rt_nvml *nv, rt_gpu *g, double *j)
 {
-    rt_nvml_counters_due(nv);
+    rt_nvml_counters_due(nv, false);
     rt_nvml_read(nv, 0, g);
     *j = -1;
     return rt_nvml_energy(nv, 0, j);
@@ -86,21 +86,26 @@ static void energy_between_counter_readings(void **state)
     assert_int_equal(rt_nvml_energy(nv, 0, &j), 1);
     assert_true(j == 0.0);
     assert_true(energy_after(nv, c, 10, 1000000, 200) == 2000.0); /* 200 W x 10 s, the counter not read */
-    assert_true(energy_after(nv, c, 10, 1000000, 300) == 4500.0); /* (200 + 300) / 2 x 10 */
-    assert_true(energy_after(nv, c, 10, 6900000, 300) == 5900.0); /* 30 s: the counter's own */
-    assert_true(energy_after(nv, c, 10, 6900000, 300) == 8900.0);
-    assert_true(energy_after(nv, c, 10, 6900000, 300) == 11900.0);
-    /* 30 s on, the counter says less (11000 J): the total stays, its surplus (900 J) is taken off
-     * the next estimates */
-    assert_true(energy_after(nv, c, 10, 12000000, 300) == 11900.0);
-    assert_true(energy_after(nv, c, 1, 12000000, 300) == 11900.0); /* 300 J of it taken */
-    assert_true(energy_after(nv, c, 2, 12000000, 300) == 11900.0); /* the other 600 J */
-    assert_true(energy_after(nv, c, 1, 12000000, 300) == 12200.0);
-    /* asked for: read now, whatever the cadence (a phase's mark, a run's end) */
-    rt_nvml_counters_due(nv);
-    assert_true(energy_after(nv, c, 1, 13500000, 300) == 12500.0);
+    assert_true(energy_after(nv, c, 10, 1000000, 200) == 4000.0);
+    assert_true(energy_after(nv, c, 10, 7000000, 200) == 6000.0); /* 30 s: the counter's own */
+    assert_true(energy_after(nv, c, 10, 7000000, 500) == 9500.0); /* (200 + 500) / 2 x 10 */
+    assert_true(energy_after(nv, c, 10, 7000000, 500) == 14500.0);
+    /* 30 s on, the counter says less (12750 J, half what the power said since the last
+     * reading): the total stays, its surplus (1750 J) taken off the next estimates, which are
+     * halved from now on */
+    assert_true(energy_after(nv, c, 10, 13750000, 500) == 14500.0);
+    assert_true(energy_after(nv, c, 1, 13750000, 500) == 14500.0); /* 250 J of it taken */
+    assert_true(energy_after(nv, c, 6, 13750000, 500) == 14500.0); /* the other 1500 J */
+    assert_true(energy_after(nv, c, 1, 13750000, 500) == 14750.0);
+    /* asked for: read now, whatever the cadence (a phase's mark) */
+    rt_nvml_counters_due(nv, false);
+    assert_true(energy_after(nv, c, 1, 16000000, 500) == 15000.0);
+    assert_true(energy_after(nv, c, 6, 16000000, 500) == 16500.0); /* 500 W x 6 s, halved */
+    /* a run's last reading: the counter's own, the estimates that ran ahead taken back */
+    rt_nvml_counters_due(nv, true);
+    assert_true(energy_after(nv, c, 1, 17000000, 500) == 16000.0);
     rt_nvml_close(nv);
-    /* the counter read at 0, 30, 60 and 65 s: 4 of the 11 readings */
+    /* the counter read at 0, 30, 60, 69 and 76 s: 5 of the 14 readings */
     FILE *f = fopen(calls, "r");
     assert_non_null(f);
     char name[32];
@@ -111,7 +116,7 @@ static void energy_between_counter_readings(void **state)
     fclose(f);
     unsetenv("FAKE_NVML_CALLS_OUT");
     unlink(calls);
-    assert_int_equal(energy, 4);
+    assert_int_equal(energy, 5);
     rt_clock_test_free(c);
 }
 
@@ -132,7 +137,7 @@ static void energy_running_total(void **state)
     config("gpu uuid=GPU-1 name=A energy_mj=1260000\nfail 0 999 energy\n");
     /* a failed reading of the counter: the total goes on by the power drawn times the time
      * (0 W here), the rest of the reading read */
-    assert_int_equal(read_energy(nv, &g, &j), 1);
+    assert_int_equal(read_energy(nv, &g, &j), 2); /* 2: an estimate, not the counter's figure */
     assert_true(j == 250.5);
     assert_non_null(g.name);
     config("gpu uuid=GPU-1 name=A energy_mj=1300000\n");

@@ -98,7 +98,7 @@ static int build(rt_energy_part *p, const rt_gpu_part *g)
     for (size_t i = 0; i < ng; i++) {
         double j;
         const rt_gpu *gpu = g->ptrs[i];
-        bool counter = p->gpus && rt_gpus_energy(p->gpus, i, &j) == 1;
+        bool counter = p->gpus && rt_gpus_energy(p->gpus, i, &j) > 0;
         if (!counter && isnan(gpu->power_watts))
             continue;
         rt_energy_track *t = &p->track[p->n];
@@ -154,8 +154,10 @@ void rt_energy_part_snapshot(rt_energy_part *p, double mono)
 }
 
 /* The energy of a counter domain since its last good reading, and the seconds it covers; the
- * reading becomes the last good one. NaN when this reading or the first is missing. */
-static double counter_delta(rt_energy_track *t, double mono, double *secs)
+ * reading becomes the last good one. NaN when this reading or the first is missing. may_fall:
+ * the source's total may go back (a GPU's from NVML: its run's last reading takes back what
+ * estimates between two readings of the counter ran ahead), else a fall is a reset. */
+static double counter_delta(rt_energy_track *t, double mono, double *secs, bool may_fall)
 {
     double e = NAN;
     *secs = NAN;
@@ -163,7 +165,7 @@ static double counter_delta(rt_energy_track *t, double mono, double *secs)
         return NAN;
     if (!isnan(t->last_j)) {
         e = t->cur_j - t->last_j;
-        if (e < 0) /* the source undoes wrap-around: a counter that went back was reset */
+        if (e < 0 && !may_fall) /* the source undoes wrap-around: a counter that went back was reset */
             e = NAN;
         *secs = mono - t->last_mono;
     }
@@ -181,6 +183,25 @@ static double power_delta(rt_energy_track *t, double elapsed)
         e = (isnan(t->prev_w) ? w : (w + t->prev_w) / 2) * elapsed;
     t->prev_w = w;
     return e;
+}
+
+/* The tree's share of a GPU counter domain's energy this reading: between two readings of the
+ * counter (its energy estimated) the interval's own; at a reading, whose energy settles the
+ * estimates of the stretch since the last one, the time-weighted share over the stretch's
+ * estimated intervals (the job's GPU energy stays its own when the job ended in the interval
+ * of the reading), this interval's own without any. */
+static double stretch_share(rt_energy_track *t, double share, double elapsed)
+{
+    if (!t->read_now) {
+        if (elapsed > 0 && !isnan(share)) {
+            t->stretch_secs += elapsed;
+            t->stretch_share_secs += share * elapsed;
+        }
+        return share;
+    }
+    double s = t->stretch_secs > 0 ? t->stretch_share_secs / t->stretch_secs : share;
+    t->stretch_secs = t->stretch_share_secs = 0;
+    return s;
 }
 
 const rt_energy *rt_energy_part_delta(rt_energy_part *p, double elapsed, const rt_cpu *cpu, const rt_gpu_part *g,
@@ -214,13 +235,15 @@ const rt_energy *rt_energy_part_delta(rt_energy_part *p, double elapsed, const r
         if (t->src >= 0) {
             t->cur_j = p->src_j[t->src];
             t->cur_w = p->src_w[t->src];
-            e = t->counter ? counter_delta(t, p->mono, &secs) : power_delta(t, elapsed);
+            e = t->counter ? counter_delta(t, p->mono, &secs, false) : power_delta(t, elapsed);
         } else if (t->gpu >= 0) {
             double j;
-            bool have = p->gpus && (size_t)t->gpu < g->count && rt_gpus_energy(p->gpus, (size_t)t->gpu, &j) == 1;
+            int got = p->gpus && (size_t)t->gpu < g->count ? rt_gpus_energy(p->gpus, (size_t)t->gpu, &j) : 0;
+            bool have = got > 0;
+            t->read_now = got == 1;
             if (t->counter) {
                 t->cur_j = have ? j : NAN;
-                e = counter_delta(t, p->mono, &secs);
+                e = counter_delta(t, p->mono, &secs, true);
             } else {
                 t->cur_w = (size_t)t->gpu < g->count ? g->ptrs[t->gpu]->power_watts : NAN;
                 e = power_delta(t, elapsed);
@@ -240,6 +263,8 @@ const rt_energy *rt_energy_part_delta(rt_energy_part *p, double elapsed, const r
             else if (t->gpu >= 0)
                 share = p->gpus ? rt_gpus_tree_share(p->gpus, (size_t)t->gpu) : NAN;
         }
+        if (t->gpu >= 0 && t->counter)
+            share = stretch_share(t, share, elapsed);
         d->process_share = share;
         d->process_energy_joules = !isnan(share) && !isnan(e) ? share * e : NAN;
         if (!isnan(d->process_energy_joules)) {

@@ -24,6 +24,12 @@ typedef struct rt_energy_track {
     double last_mono;   /* when that reading was taken */
     double prev_w;      /* the power at the previous reading (sampled), NaN: none */
     double cur_j, cur_w; /* this reading */
+    /* a GPU's counter read every 30 s (NVML's), estimated between: the seconds since its last
+     * reading and the tree's share times them (where known), for the share of a reading's
+     * energy, which settles the whole stretch since the last; read_now: this reading was the
+     * counter's */
+    double stretch_secs, stretch_share_secs;
+    bool read_now;
     char name[32];
 } rt_energy_track;
 

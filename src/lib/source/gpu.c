@@ -342,10 +342,10 @@ uint64_t rt_gpus_tree_vram_peak(const rt_gpus *g)
     return g ? rt_nvml_tree_vram_peak(g->nv) : RT_NULL_U64;
 }
 
-void rt_gpus_counters_due(rt_gpus *g)
+void rt_gpus_counters_due(rt_gpus *g, bool final)
 {
     if (g)
-        rt_nvml_counters_due(g->nv);
+        rt_nvml_counters_due(g->nv, final);
 }
 
 void rt_gpus_close(rt_gpus *g)

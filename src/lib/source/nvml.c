@@ -44,9 +44,13 @@ typedef struct nvml_seen {
      * the counter, and between two readings the power drawn times the time; never going back:
      * a surplus handed out before a reading (energy_credit_j) is taken off the estimates that
      * follow); whether the latest reading gave a total */
-    bool energy_seen, energy_now;
+    bool energy_seen, energy_now, energy_read;
     unsigned long long energy_last_mj, energy_total_mj;
     double energy_given_j, energy_credit_j, power_last_w;
+    /* the estimates' calibration: the power times the time since the last reading of the
+     * counter (unscaled), the counter's total then, and the factor the last stretch found
+     * between the two (1 until one did; within 0.5 .. 2) */
+    double energy_raw_j, energy_exact_last_j, energy_k;
     /* throttling, power then thermal: the violation counter at the last reading that
      * gave it and the total since the first; whether the counter or else the reasons were
      * ever read; the seconds the reasons added up */
@@ -81,6 +85,7 @@ struct rt_nvml {
     /* the cumulative counters (energy, violation time) and the accounting mode are read at the
      * first poll, then every RT_NVML_COUNTER_SECS, and at the poll after rt_nvml_counters_due */
     bool counters_read, counters_due;
+    bool counters_final, final_now; /* the due reading is a run's last (final_now: this poll's) */
     double counters_mono;
     double init_secs, call_secs;
     double poll_mono; /* the time of the latest poll, on the deadlines' clock */
@@ -212,6 +217,8 @@ static bool counters_now(rt_nvml *nv, double mono)
         return false;
     nv->counters_read = true;
     nv->counters_due = false;
+    nv->final_now = nv->counters_final;
+    nv->counters_final = false;
     nv->counters_mono = mono;
     return true;
 }
@@ -471,19 +478,34 @@ static void take_energy(rt_nvml *nv, size_t i, const nvml_dev *d, rt_gpu *o)
     s->read_seen = true;
     s->read_mono = nv->poll_mono;
     double power_w = d->rc[K_POWER] == NVML_SUCCESS ? d->power_mw / 1000.0 : NAN;
+    /* the power drawn (the mean of this reading's and the last one's) times the time */
+    double raw = s->energy_seen && dt > 0 && !isnan(power_w)
+                     ? (isnan(s->power_last_w) ? power_w : (power_w + s->power_last_w) / 2) * dt
+                     : NAN;
+    if (!isnan(raw))
+        s->energy_raw_j += raw;
     if (d->rc[K_ENERGY] == NVML_SUCCESS) {
         if (s->energy_seen)
             s->energy_total_mj += counter_delta(d->energy_mj, s->energy_last_mj);
-        s->energy_seen = s->energy_now = true;
+        s->energy_seen = s->energy_now = s->energy_read = true;
         s->energy_last_mj = d->energy_mj;
         double exact = (double)s->energy_total_mj / 1000.0;
-        s->energy_credit_j = s->energy_given_j > exact ? s->energy_given_j - exact : 0.0;
-        if (exact > s->energy_given_j)
+        if (s->energy_raw_j > 0) { /* how far the power's estimates were from the counter */
+            double k = (exact - s->energy_exact_last_j) / s->energy_raw_j;
+            s->energy_k = k < 0.5 ? 0.5 : k > 2.0 ? 2.0 : k;
+        }
+        s->energy_raw_j = 0;
+        s->energy_exact_last_j = exact;
+        /* mid-run the total never goes back (a counter's reader would take that for a reset):
+         * a surplus is held and taken off the estimates that follow; a run's last reading makes
+         * it the counter's, whatever estimates ran ahead */
+        s->energy_credit_j = !nv->final_now && s->energy_given_j > exact ? s->energy_given_j - exact : 0.0;
+        if (exact > s->energy_given_j || nv->final_now)
             s->energy_given_j = exact;
-    } else if (s->energy_seen && dt > 0 && !isnan(power_w)) {
-        /* between two readings of the counter: the power drawn (the mean of this reading's and
-         * the last one's) times the time, less a surplus handed out before */
-        double est = (isnan(s->power_last_w) ? power_w : (power_w + s->power_last_w) / 2) * dt;
+    } else if (!isnan(raw)) {
+        /* between two readings of the counter: that estimate, as the last stretch calibrated
+         * it, less a surplus handed out before */
+        double est = raw * (s->energy_k > 0 ? s->energy_k : 1.0);
         double taken = est < s->energy_credit_j ? est : s->energy_credit_j;
         s->energy_credit_j -= taken;
         s->energy_given_j += est - taken;
@@ -510,7 +532,7 @@ void rt_nvml_read(rt_nvml *nv, size_t i, rt_gpu *o)
 {
     const nvml_dev *d = &nv->w->dev[i];
     rt_gpu_facts_out(&d->facts, o);
-    nv->seen[i].energy_now = false;
+    nv->seen[i].energy_now = nv->seen[i].energy_read = false;
     if (!take_fresh(nv, i, false))
         return;
     take_energy(nv, i, d, o);
@@ -797,10 +819,12 @@ bool rt_nvml_tree(rt_nvml *nv, size_t i, rt_pid_in_tree has, void *user, uint64_
     return true;
 }
 
-void rt_nvml_counters_due(rt_nvml *nv)
+void rt_nvml_counters_due(rt_nvml *nv, bool final)
 {
-    if (nv)
-        nv->counters_due = true;
+    if (!nv)
+        return;
+    nv->counters_due = true;
+    nv->counters_final |= final;
 }
 
 int rt_nvml_energy(const rt_nvml *nv, size_t i, double *joules)
@@ -808,7 +832,7 @@ int rt_nvml_energy(const rt_nvml *nv, size_t i, double *joules)
     if (!nv || i >= nv->ndev || !nv->seen[i].energy_now)
         return 0;
     *joules = nv->seen[i].energy_given_j;
-    return 1;
+    return nv->seen[i].energy_read ? 1 : 2;
 }
 
 double rt_nvml_tree_share(const rt_nvml *nv, size_t i)
