@@ -35,6 +35,13 @@ typedef enum rt_note_kind {
                                         * page cache taken as not there, and the ask grew */
     RT_NOTE_CPU_RUNS = 17,             /* how many of several runs ask for the same cores
                                         * on their own (rt_recommend_notes) */
+    /* 0.19: what the job's GPUs did (NVML GPM, Hopper and newer; docs/answers.md "Notes") */
+    RT_NOTE_GPU_BUSY_IDLE = 18,        /* utilization high, the SMs little active: small kernels */
+    RT_NOTE_GPU_TENSOR_IDLE = 19,      /* tensor cores idle while the SMs did FP32 math */
+    RT_NOTE_GPU_MEMORY_BOUND = 20,     /* device memory bandwidth high, the math units low */
+    RT_NOTE_GPU_STARVED = 21,          /* the GPU idle much of the run while the job's CPU was
+                                        * busy (an input pipeline that starves it) */
+    RT_NOTE_GPU_HELD_UNUSED = 22,      /* VRAM held on a GPU the job never used */
 } rt_note_kind;
 
 /* One note. This struct never grows. */
@@ -56,8 +63,9 @@ typedef struct rt_notes_options {
 
 /* The kind's name: "oom_killed", "accounting_incomplete", "memory_unknown", "memory_sampled",
  * "memory_oversized", "gpu_idle", "cpu_throttled", "pressure", "left_behind", "few_runs",
- * "phase_marks", "cpu_over_requested", "memory_over_requested", "gpu_unused", "time_limit";
- * "note" for another number. Static. */
+ * "phase_marks", "cpu_over_requested", "memory_over_requested", "gpu_unused", "time_limit",
+ * "memory_safe_side", "cpu_runs", "gpu_busy_idle", "gpu_tensor_idle", "gpu_memory_bound",
+ * "gpu_starved", "gpu_held_unused"; "note" for another number. Static. */
 RT_API const char *rt_note_kind_name(int kind);
 
 /* The notes of one run into out[0..cap) (opts may be NULL). Returns how many were written (at

@@ -1,8 +1,9 @@
 /* notes.c - notes a person can act on, one line each, made from a run's statistics (an OOM
  * kill, accounting that may be incomplete, a memory need unknown or only sampled, a limit far
  * above the need, idle GPUs, CPU throttling, pressure stalls, work left behind; 0.16: cores,
- * memory or GPUs asked for and not used, a time limit nearly hit) and from a recommendation (few
- * runs, and why it is above what the runs used). */
+ * memory or GPUs asked for and not used, a time limit nearly hit; 0.19: what the job's GPUs did:
+ * busy but idle, tensor cores idle, memory-bound, starved by the CPU, held and never used) and
+ * from a recommendation (few runs, and why it is above what the runs used). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -41,7 +42,9 @@ const char *rt_note_kind_name(int kind)
         [RT_NOTE_PHASE_MARKS] = "phase_marks",      [RT_NOTE_CPU_OVER_REQUESTED] = "cpu_over_requested",
         [RT_NOTE_MEMORY_OVER_REQUESTED] = "memory_over_requested", [RT_NOTE_GPU_UNUSED] = "gpu_unused",
         [RT_NOTE_TIME_LIMIT] = "time_limit",        [RT_NOTE_MEMORY_SAFE_SIDE] = "memory_safe_side",
-        [RT_NOTE_CPU_RUNS] = "cpu_runs",
+        [RT_NOTE_CPU_RUNS] = "cpu_runs",           [RT_NOTE_GPU_BUSY_IDLE] = "gpu_busy_idle",
+        [RT_NOTE_GPU_TENSOR_IDLE] = "gpu_tensor_idle", [RT_NOTE_GPU_MEMORY_BOUND] = "gpu_memory_bound",
+        [RT_NOTE_GPU_STARVED] = "gpu_starved",     [RT_NOTE_GPU_HELD_UNUSED] = "gpu_held_unused",
     };
     return kind > 0 && (size_t)kind < sizeof names / sizeof names[0] ? names[kind] : "note";
 }
@@ -279,13 +282,174 @@ static void time_limit_note(notes *ns, const rt_summary *s)
         s->time_limit_from);
 }
 
-static void gpu_note(notes *ns, const rt_summary *s)
+/* ---- what the job's GPUs did (0.19: NVML GPM, Hopper and newer) ----------------------------
+ * The thresholds come from what one H200 measured (issue 65; ../shared/gpu-check's table):
+ *   load                    utilization  SM active  tensor  DRAM  FP32
+ *   bf16 8192x8192 matmuls   99          95.1       92.4    16.0  0
+ *   2 GiB device copy        100         98.9       0       88.3  0
+ *   256x256 fp32 matmuls     33-42       13-16      0       0     2.3
+ * Every rule reads the run's time-weighted means and needs its figures: one NaN (no GPM, an
+ * older file) and no note. They speak of the job: a tracked tree only. */
+
+/* Busy but idle: NVML's utilization (a kernel was running) per GPU the job used from this
+ * percent: the small matmuls showed 33-42, room left for a run's idle start and end ... */
+#define GPU_BUSY_PCT 25.0
+/* ... with the SMs active under this share of it: the small matmuls 0.38-0.39 (13-16 of 33-42),
+ * the bf16 matmul and the copy 0.96-0.99. */
+#define GPU_SM_PER_BUSY 0.5
+/* Tensor cores idle under this percent (the loads without tensor work: 0; bf16 matmuls 92.4) ... */
+#define GPU_TENSOR_IDLE_PCT 1.0
+/* ... while the FP32 units did math from this percent (the small fp32 matmuls 2.3; the bf16
+ * matmuls and the copy 0). */
+#define GPU_FP32_MATH_PCT 1.0
+/* Memory-bound: device memory bandwidth from this percent (the copy 88.3; bf16 matmuls 16.0) ... */
+#define GPU_DRAM_BOUND_PCT 50.0
+/* ... with the busiest math unit (tensor, FP32, FP16, FP64) under this share of it (the copy: 0
+ * of 88.3; bf16 matmuls: tensor 92.4 against 16.0). */
+#define GPU_MATH_PER_DRAM 0.5
+/* Starved: the job's GPUs idle while it kept a core busy (rt_summary.gpu_idle_cpu_busy_secs)
+ * for this share of the run (percent). */
+#define GPU_STARVED_PCT 30.0
+/* Held, never used: SM activity at its peak under this percent (an idle GPU reads 0). */
+#define GPU_UNUSED_SM_PCT 1.0
+
+/* A GPU figure in percent for people: "16%", "2.3%", "0%" (tenths under 10). */
+static const char *gpu_pct_text(double pct, char *b, size_t cap)
 {
-    if (s->has_process && gpu_request_note(ns, s))
+    double r = round(pct * 10) / 10;
+    snprintf(b, cap, r >= 10 || r == round(r) ? "%.0f%%" : "%.1f%%", r);
+    return b;
+}
+
+/* The NVML utilization of the GPUs the job used, percent of each (its GPU usage, in GPUs,
+ * over the most it used at once); NaN when unknown. */
+static double job_busy_pct(const rt_summary *s)
+{
+    if (!(s->process_gpus_used > 0) || isnan(s->process_gpu_usage.mean))
+        return NAN;
+    return 100.0 * s->process_gpu_usage.mean / s->process_gpus_used;
+}
+
+/* Busy but idle: kernels ran much of the time while the SMs did little (small kernels, launch
+ * gaps). With the GPU shared the SM activity is the device's, never below the job's own: the
+ * job's SMs were still less active, so the note stands, said to be the device's figure. */
+static void gpu_busy_idle_note(notes *ns, const rt_summary *s)
+{
+    double busy = job_busy_pct(s), sm = s->gpu_sm_active_pct.mean;
+    if (!(busy >= GPU_BUSY_PCT) || !(sm < GPU_SM_PER_BUSY * busy))
         return;
-    if (s->has_process && s->gpu_count > 0 && s->process_gpus_used == 0)
+    char a[16], b[16];
+    add(ns, RT_NOTE_GPU_BUSY_IDLE,
+        "the GPU was busy %s of the time (a kernel running) but its SMs were active %s%s: many small kernels; batch "
+        "them or use CUDA graphs",
+        gpu_pct_text(busy, a, sizeof a), gpu_pct_text(sm, b, sizeof b),
+        s->gpu_work_shared == 1 ? " (the device's figure: other processes shared it; the job's own is at most that)"
+                                : "");
+}
+
+/* Tensor cores idle while the FP32 units did the math, FP32 the busiest of the math units (an
+ * FP64 code is no case for mixed precision). SM activity alone is no FP32 math: the copy keeps
+ * the SMs 99% active with every math unit idle. Held back when other processes shared the GPU:
+ * the FP32 work may be theirs. */
+static void gpu_tensor_note(notes *ns, const rt_summary *s)
+{
+    double tensor = s->gpu_tensor_active_pct.mean, fp32 = s->gpu_fp32_active_pct.mean;
+    if (s->gpu_work_shared == 1 || !(tensor < GPU_TENSOR_IDLE_PCT) || !(fp32 >= GPU_FP32_MATH_PCT) ||
+        fp32 < s->gpu_fp64_active_pct.mean || fp32 < s->gpu_fp16_active_pct.mean || !(s->process_gpu_usage.peak > 0))
+        return;
+    char a[16], b[16], c[32] = "";
+    if (!isnan(s->gpu_sm_active_pct.mean)) {
+        char d[16];
+        snprintf(c, sizeof c, ", SMs %s active", gpu_pct_text(s->gpu_sm_active_pct.mean, d, sizeof d));
+    }
+    add(ns, RT_NOTE_GPU_TENSOR_IDLE,
+        "tensor cores idle (%s) while the SMs did FP32 math (FP32 units %s busy%s): mixed precision (bf16/fp16 "
+        "autocast, TF32) would use them",
+        gpu_pct_text(tensor, a, sizeof a), gpu_pct_text(fp32, b, sizeof b), c);
+}
+
+/* Memory-bound: device memory bandwidth high while the math units stay well below it. Not SM
+ * activity, which the issue's words name: a kernel waiting on memory keeps its SM active, so
+ * the plain device copy (DRAM 88%, SMs 99%, every math unit 0) is memory-bound by this rule, as
+ * are the elementwise kernels fusion helps; bf16 matmuls (DRAM 16%, tensor 92%) are not. Held
+ * back when other processes shared the GPU: the bandwidth may be theirs. */
+static void gpu_memory_bound_note(notes *ns, const rt_summary *s)
+{
+    double dram = s->gpu_dram_active_pct.mean, tensor = s->gpu_tensor_active_pct.mean,
+           fp32 = s->gpu_fp32_active_pct.mean;
+    if (s->gpu_work_shared == 1 || !(dram >= GPU_DRAM_BOUND_PCT) || isnan(tensor) || isnan(fp32))
+        return;
+    double math = fmax(tensor, fp32); /* fmax: FP16 and FP64 only where known */
+    math = fmax(math, s->gpu_fp16_active_pct.mean);
+    math = fmax(math, s->gpu_fp64_active_pct.mean);
+    if (!(math < GPU_MATH_PER_DRAM * dram))
+        return;
+    char a[16], b[16];
+    add(ns, RT_NOTE_GPU_MEMORY_BOUND,
+        "device memory bandwidth at %s with the math units at most %s busy (tensor cores, FP32, FP16, FP64): "
+        "memory-bound; fuse kernels, use larger batches, or a GPU with more bandwidth",
+        gpu_pct_text(dram, a, sizeof a), gpu_pct_text(math, b, sizeof b));
+}
+
+/* Starved: a job that used its GPU left it idle for much of the run while it kept a core busy
+ * (the input pipeline). The seconds are the records' where the job's own GPU usage was under
+ * 0.05 GPU and the SM activity under 5% where known: a shared GPU's device figures can only
+ * take records out (another's work is no idle GPU), so the share is never overstated. */
+static void gpu_starved_note(notes *ns, const rt_summary *s)
+{
+    double idle = s->gpu_idle_cpu_busy_secs, run = s->duration_secs;
+    bool used = isnan(s->process_gpus_busy) ? s->process_gpu_usage.peak > 0 : s->process_gpus_busy > 0;
+    if (!used || !(run > 0) || !(100.0 * idle / run >= GPU_STARVED_PCT))
+        return;
+    char a[32], b[32];
+    bool many = s->process_gpus_used > 1;
+    add(ns, RT_NOTE_GPU_STARVED,
+        "the job's GPU%s idled %.0f%% of the run (%s of %s) while the job kept a core or more busy: the input "
+        "pipeline starves %s (more DataLoader workers, pin_memory, prefetch)",
+        many ? "s" : "", 100.0 * idle / run, secs_text(idle, a, sizeof a), secs_text(run, b, sizeof b),
+        many ? "them" : "it");
+}
+
+/* Held, never used: the job held VRAM on GPUs (a CUDA context, tensors moved there) and its
+ * GPU usage stayed 0 the whole run, and the SM activity too where it is the job's own (a shared
+ * GPU's is other processes' work: the job's usage alone says it). True when given: the notes
+ * of GPUs asked for and of GPUs on the machine are then not given (one fact, one note). */
+static bool gpu_held_note(notes *ns, const rt_summary *s)
+{
+    double vram = s->process_gpu_vram_mib.peak;
+    if (!(s->process_gpus_used > 0) || !(vram > 0) || !(s->process_gpu_usage.peak == 0) ||
+        s->process_gpus_busy > 0)
+        return false;
+    bool sm_known = s->gpu_work_shared != 1 && !isnan(s->gpu_sm_active_pct.peak);
+    if (sm_known && !(s->gpu_sm_active_pct.peak < GPU_UNUSED_SM_PCT))
+        return false;
+    bool many = s->process_gpus_used > 1;
+    char a[32], on[32] = "a GPU", asked[96] = "";
+    if (many)
+        snprintf(on, sizeof on, "%.0f GPUs", s->process_gpus_used);
+    if (s->requested_gpus > 0)
+        snprintf(asked, sizeof asked, " asked for %.0f GPU%s (%s) and", s->requested_gpus, plural(s->requested_gpus),
+                 s->requested_gpus_from ? s->requested_gpus_from : "?");
+    add(ns, RT_NOTE_GPU_HELD_UNUSED,
+        "the job%s held %s of VRAM on %s and never used %s (GPU usage%s 0 all run): drop the GPU%s (or the CUDA "
+        "init in a process that needs none)",
+        asked, mib_text(vram, a, sizeof a), on, many ? "them" : "it", sm_known ? " and SM activity" : "", many ? "s" : "");
+    return true;
+}
+
+/* The job's GPUs: held and never used; else asked for and left unused; else on the machine and
+ * none used (each of them one fact, one note). Then what the GPUs it used did. */
+static void gpu_notes(notes *ns, const rt_summary *s)
+{
+    if (!s->has_process)
+        return;
+    if (!gpu_held_note(ns, s) && !gpu_request_note(ns, s) && s->gpu_count > 0 && s->process_gpus_used == 0)
         add(ns, RT_NOTE_GPU_IDLE, "%.0f GPU%s on the machine and the job used none: ask for none", s->gpu_count,
             plural(s->gpu_count));
+    gpu_busy_idle_note(ns, s);
+    gpu_tensor_note(ns, s);
+    gpu_memory_bound_note(ns, s);
+    gpu_starved_note(ns, s);
 }
 
 static void throttle_note(notes *ns, const rt_summary *s)
@@ -413,7 +577,7 @@ size_t rt_summary_notes(const rt_summary *s, const rt_notes_options *opts, rt_no
         memory_notes(&ns, s, &rec);
         cpu_request_note(&ns, s, &rec);
     }
-    gpu_note(&ns, s);
+    gpu_notes(&ns, s);
     throttle_note(&ns, s);
     pressure_note(&ns, s, &rec);
     left_note(&ns, s);
