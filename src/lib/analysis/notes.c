@@ -307,7 +307,7 @@ static void time_limit_note(notes *ns, const rt_summary *s)
 /* ... with the busiest math unit (tensor, FP32, FP16, FP64) under this share of it (the copy: 0
  * of 88.3; bf16 matmuls: tensor 92.4 against 16.0). */
 #define GPU_MATH_PER_DRAM 0.5
-/* Starved: the job's GPUs idle while it kept a core busy (rt_summary.gpu_idle_cpu_busy_secs)
+/* Starved: the job's GPUs idle while its CPU was busy (rt_summary.gpu_idle_cpu_busy_secs)
  * for this share of the run (percent). */
 #define GPU_STARVED_PCT 30.0
 /* Held, never used: SM activity at its peak under this percent (an idle GPU reads 0). */
@@ -391,8 +391,8 @@ static void gpu_memory_bound_note(notes *ns, const rt_summary *s)
         gpu_pct_text(dram, a, sizeof a), gpu_pct_text(math, b, sizeof b));
 }
 
-/* Starved: a job that used its GPU left it idle for much of the run while it kept a core busy
- * (the input pipeline). The seconds are the records' where the job's own GPU usage was under
+/* Starved: a job that used its GPU left it idle for much of the run while its CPU was busy (the
+ * input pipeline: a quarter of a core or more). The seconds are the records' where the job's own GPU usage was under
  * 0.05 GPU and the SM activity under 5% where known: a shared GPU's device figures can only
  * take records out (another's work is no idle GPU), so the share is never overstated. */
 static void gpu_starved_note(notes *ns, const rt_summary *s)
@@ -404,8 +404,8 @@ static void gpu_starved_note(notes *ns, const rt_summary *s)
     char a[32], b[32];
     bool many = s->process_gpus_used > 1;
     add(ns, RT_NOTE_GPU_STARVED,
-        "the job's GPU%s idled %.0f%% of the run (%s of %s) while the job kept a core or more busy: the input "
-        "pipeline starves %s (more DataLoader workers, pin_memory, prefetch)",
+        "the job's GPU%s idled %.0f%% of the run (%s of %s) while its CPU was busy (a quarter of a core or more): the "
+        "input pipeline starves %s (more DataLoader workers, pin_memory, prefetch)",
         many ? "s" : "", 100.0 * idle / run, secs_text(idle, a, sizeof a), secs_text(run, b, sizeof b),
         many ? "them" : "it");
 }
