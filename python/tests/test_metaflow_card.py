@@ -285,3 +285,40 @@ def test_card_offline_is_one_quiet_line(artifact, monkeypatch, capfd):
     assert len(lines) == 1 and lines[0].startswith("prices: offline (Keeper not reached: "), lines
     assert lines[0].endswith("TRACKER_KEEPER_URL=off stops the lookup)") and "127.0.0.1" in lines[0]
     assert "lookup failed" not in html and "Cheapest server that fits" not in html
+
+
+FAKE_NVML = os.path.join(os.environ.get("RT_BUILD_DIR", os.path.join(REPO, "build")), "libfake-nvml.so")
+
+
+@pytest.mark.skipif(not os.path.exists(FAKE_NVML), reason="the fake NVML is built with the C library")
+def test_card_carries_the_gpu_notes(tmp_path, monkeypatch):
+    """A step whose process held an H200 doing a device copy (the fake NVML scripted to what the
+    H200 measured: DRAM 88.3%, SMs 98.9%, every math unit 0): the memory-bound note (0.19) shows in
+    the card's answer, as in the tracker's summary text; the bf16 matmul neighbour has none."""
+    from resource_tracker import ResourceTracker
+
+    monkeypatch.setenv("TRACKER_KEEPER_URL", "off")
+    monkeypatch.setenv("TRACKER_NVML_LIBRARY", FAKE_NVML)
+    cfg = tmp_path / "nvml.cfg"
+    monkeypatch.setenv("FAKE_NVML_CONFIG", str(cfg))
+
+    def notes_of(gpm, util):
+        cfg.write_text("cost off\n"
+                       f"gpu uuid=GPU-1 name=NVIDIA_H200 mem_total=150754820096 mem_used=2147483648 util={util}\n"
+                       f"gpm 0 {gpm}\npid 0 {os.getpid()} mem=2147483648 sm={util}\n")
+        t = ResourceTracker(autostart=True, interval=0.2)
+        t.wait_for_samples(4)
+        t.stop()
+        html = card_html.render_card(FakeTask({"step_failed": False, "tracker": t.snapshot()}),
+                                     "resource_tracker_data")
+        answer = re.search(r'<tr id="answer-notes">(.*?)</tr>', html, re.S).group(1)
+        return answer, " ".join(t.summary_text().split())
+
+    answer, text = notes_of("sm=98.9 occ=79.9 tensor=0 hmma=0 dram=88.3 fp32=0 fp16=0 fp64=0", 100)
+    note = re.search(r"device memory bandwidth at \d+% with the math units at most 0% busy \(tensor cores, FP32, "
+                     r"FP16, FP64\): memory-bound; fuse kernels, use larger batches, or a GPU with more bandwidth",
+                     answer)
+    assert note, answer
+    assert note.group(0) in text, text
+    answer, text = notes_of("sm=95.1 occ=14.1 tensor=92.4 hmma=92.4 dram=16 fp32=0 fp16=0 fp64=0", 99)
+    assert "memory-bound" not in answer and "tensor cores idle" not in answer and "memory-bound" not in text
