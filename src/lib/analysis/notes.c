@@ -392,9 +392,10 @@ static void gpu_memory_bound_note(notes *ns, const rt_summary *s)
 }
 
 /* Starved: a job that used its GPU left it idle for much of the run while its CPU was busy (the
- * input pipeline: a quarter of a core or more). The seconds are the records' where the job's own GPU usage was under
- * 0.05 GPU and the SM activity under 5% where known: a shared GPU's device figures can only
- * take records out (another's work is no idle GPU), so the share is never overstated. */
+ * input pipeline: a quarter of a core or more). The seconds are the records' where the job's own
+ * GPU usage was under 0.05 GPU and the SM activity under 5% where known: a shared GPU's device
+ * figures can only take records out (another's work is no idle GPU), so the share is never
+ * overstated. */
 static void gpu_starved_note(notes *ns, const rt_summary *s)
 {
     double idle = s->gpu_idle_cpu_busy_secs, run = s->duration_secs;
@@ -417,23 +418,23 @@ static void gpu_starved_note(notes *ns, const rt_summary *s)
 static bool gpu_held_note(notes *ns, const rt_summary *s)
 {
     double vram = s->process_gpu_vram_mib.peak;
-    if (!(s->process_gpus_used > 0) || !(vram > 0) || !(s->process_gpu_usage.peak == 0) ||
-        s->process_gpus_busy > 0)
+    if (!(s->process_gpus_used > 0) || !(vram > 0) || !(s->process_gpu_usage.peak == 0) || s->process_gpus_busy > 0)
         return false;
     bool sm_known = s->gpu_work_shared != 1 && !isnan(s->gpu_sm_active_pct.peak);
     if (sm_known && !(s->gpu_sm_active_pct.peak < GPU_UNUSED_SM_PCT))
         return false;
-    bool many = s->process_gpus_used > 1;
-    char a[32], on[32] = "a GPU", asked[96] = "";
+    bool many = s->process_gpus_used > 1, asked = s->requested_gpus > 0;
+    char a[32], on[32] = "a GPU", ask[96] = "";
     if (many)
         snprintf(on, sizeof on, "%.0f GPUs", s->process_gpus_used);
-    if (s->requested_gpus > 0)
-        snprintf(asked, sizeof asked, " asked for %.0f GPU%s (%s) and", s->requested_gpus, plural(s->requested_gpus),
+    if (asked) /* the GPUs asked for: none is the ask (gpu_unused's fact too) */
+        snprintf(ask, sizeof ask, " asked for %.0f GPU%s (%s) and", s->requested_gpus, plural(s->requested_gpus),
                  s->requested_gpus_from ? s->requested_gpus_from : "?");
+    const char *fix = asked ? "ask for none" : many ? "drop the GPUs" : "drop the GPU";
     add(ns, RT_NOTE_GPU_HELD_UNUSED,
-        "the job%s held %s of VRAM on %s and never used %s (GPU usage%s 0 all run): drop the GPU%s (or the CUDA "
-        "init in a process that needs none)",
-        asked, mib_text(vram, a, sizeof a), on, many ? "them" : "it", sm_known ? " and SM activity" : "", many ? "s" : "");
+        "the job%s held %s of VRAM on %s and never used %s (GPU usage%s 0 all run): %s (or the CUDA init in a "
+        "process that needs none)",
+        ask, mib_text(vram, a, sizeof a), on, many ? "them" : "it", sm_known ? " and SM activity" : "", fix);
     return true;
 }
 
