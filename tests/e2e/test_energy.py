@@ -234,7 +234,7 @@ def test_gpu_energy_and_the_jobs_share(tmp_path):
     e = lines[-1]["energy"]
     g0, g1 = domain(e, "gpu-0"), domain(e, "gpu-1")
     assert (g0["method"], g0["source"], g0["device"]) == ("measured", "nvml", "GPU-11111111-2222-3333-4444-555555555555")
-    # the run's last reading of the counter: its own figure, what the estimates ran ahead taken back
+    # the run's last reading of the counter: its own figure (the estimates stayed below it)
     assert g0["energy_joules_total"] == 250.5
     assert g0["process_energy_joules_total"] == 250.5  # the job alone on it: all of it
     # mid-run (the counter not read): the power drawn (210.5 W) times each interval, never back

@@ -154,10 +154,8 @@ void rt_energy_part_snapshot(rt_energy_part *p, double mono)
 }
 
 /* The energy of a counter domain since its last good reading, and the seconds it covers; the
- * reading becomes the last good one. NaN when this reading or the first is missing. may_fall:
- * the source's total may go back (a GPU's from NVML: its run's last reading takes back what
- * estimates between two readings of the counter ran ahead), else a fall is a reset. */
-static double counter_delta(rt_energy_track *t, double mono, double *secs, bool may_fall)
+ * reading becomes the last good one. NaN when this reading or the first is missing. */
+static double counter_delta(rt_energy_track *t, double mono, double *secs)
 {
     double e = NAN;
     *secs = NAN;
@@ -165,7 +163,7 @@ static double counter_delta(rt_energy_track *t, double mono, double *secs, bool 
         return NAN;
     if (!isnan(t->last_j)) {
         e = t->cur_j - t->last_j;
-        if (e < 0 && !may_fall) /* the source undoes wrap-around: a counter that went back was reset */
+        if (e < 0) /* the source undoes wrap-around: a counter that went back was reset */
             e = NAN;
         *secs = mono - t->last_mono;
     }
@@ -235,7 +233,7 @@ const rt_energy *rt_energy_part_delta(rt_energy_part *p, double elapsed, const r
         if (t->src >= 0) {
             t->cur_j = p->src_j[t->src];
             t->cur_w = p->src_w[t->src];
-            e = t->counter ? counter_delta(t, p->mono, &secs, false) : power_delta(t, elapsed);
+            e = t->counter ? counter_delta(t, p->mono, &secs) : power_delta(t, elapsed);
         } else if (t->gpu >= 0) {
             double j;
             int got = p->gpus && (size_t)t->gpu < g->count ? rt_gpus_energy(p->gpus, (size_t)t->gpu, &j) : 0;
@@ -243,7 +241,7 @@ const rt_energy *rt_energy_part_delta(rt_energy_part *p, double elapsed, const r
             t->read_now = got == 1;
             if (t->counter) {
                 t->cur_j = have ? j : NAN;
-                e = counter_delta(t, p->mono, &secs, true);
+                e = counter_delta(t, p->mono, &secs);
             } else {
                 t->cur_w = (size_t)t->gpu < g->count ? g->ptrs[t->gpu]->power_watts : NAN;
                 e = power_delta(t, elapsed);

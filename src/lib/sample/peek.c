@@ -41,7 +41,7 @@ rt_error rt_sampler_peek_split(rt_sampler *s, rt_phase_mark *m, double *others_s
         *others_secs = NAN;
     if (!s || !m || m->struct_size < sizeof *m || !s->has_tree)
         return RT_ERR_INVALID;
-    rt_gpus_counters_due(s->gpu.gpus, false); /* a phase's GPU energy: the counters at the next sample */
+    rt_gpus_counters_due(s->gpu.gpus); /* a phase's GPU energy: the counters at the next sample */
     rt_tree_peek k;
     int rc = rt_proctree_peek(s->tree.tree, &k);
     uint64_t g = rt_cg_part_peek_cpu(&s->cg, &s->ctx);

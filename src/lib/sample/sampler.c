@@ -249,7 +249,7 @@ rt_error rt_sampler_reap(rt_sampler *s, int64_t pid, int *wstatus)
         return RT_ERR_NOT_FOUND;
     if (pid == s->tree.root_pid) {
         s->tree.walk_now = true; /* the command's end: the next sample's figures are walked */
-        rt_gpus_counters_due(s->gpu.gpus, true); /* and the GPUs' counters read, the last time */
+        rt_gpus_counters_due(s->gpu.gpus); /* and the GPUs' counters read */
     }
     return RT_OK;
 }
@@ -257,7 +257,7 @@ rt_error rt_sampler_reap(rt_sampler *s, int64_t pid, int *wstatus)
 void rt_sampler_read_counters(rt_sampler *s)
 {
     if (s)
-        rt_gpus_counters_due(s->gpu.gpus, true);
+        rt_gpus_counters_due(s->gpu.gpus);
 }
 
 void rt_sampler_free(rt_sampler *s)

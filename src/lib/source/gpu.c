@@ -342,10 +342,10 @@ uint64_t rt_gpus_tree_vram_peak(const rt_gpus *g)
     return g ? rt_nvml_tree_vram_peak(g->nv) : RT_NULL_U64;
 }
 
-void rt_gpus_counters_due(rt_gpus *g, bool final)
+void rt_gpus_counters_due(rt_gpus *g)
 {
     if (g)
-        rt_nvml_counters_due(g->nv, final);
+        rt_nvml_counters_due(g->nv);
 }
 
 void rt_gpus_close(rt_gpus *g)

@@ -110,8 +110,7 @@ uint64_t rt_gpus_tree_vram_peak(const rt_gpus *g);
  * (the counter read now) or 2 (NVML's counter, read every 30 s, estimated between two readings:
  * rt_nvml_energy) and sets *joules to a running total (its origin is the first reading: 0
  * there) from the device's own energy counter (NVML's total energy in mJ, hwmon energy1_input
- * in uJ), which only grows but at a run's last reading of NVML's counter (it takes back what
- * the estimates ran ahead); or returns 0 when the device has no such counter or this reading
+ * in uJ), which only grows; or returns 0 when the device has no such counter or this reading
  * failed (then its power_watts, when known, is what the caller multiplies by time). */
 int rt_gpus_energy(const rt_gpus *g, size_t i, double *joules);
 
@@ -122,9 +121,8 @@ int rt_gpus_energy(const rt_gpus *g, size_t i, double *joules);
 double rt_gpus_tree_share(const rt_gpus *g, size_t i);
 
 /* The next rt_gpus_read reads the devices' cumulative counters (NVML's energy and violation
- * times) whatever their cadence (rt_nvml_counters_due; final: a run's last reading). NULL is
- * ignored. */
-void rt_gpus_counters_due(rt_gpus *g, bool final);
+ * times) whatever their cadence (rt_nvml_counters_due). NULL is ignored. */
+void rt_gpus_counters_due(rt_gpus *g);
 
 /* Frees the set, its devices and backends (NVML is shut down and unloaded, unless it stopped
  * answering: see rt_nvml_close). NULL is ignored. */

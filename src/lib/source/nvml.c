@@ -85,7 +85,6 @@ struct rt_nvml {
     /* the cumulative counters (energy, violation time) and the accounting mode are read at the
      * first poll, then every RT_NVML_COUNTER_SECS, and at the poll after rt_nvml_counters_due */
     bool counters_read, counters_due;
-    bool counters_final, final_now; /* the due reading is a run's last (final_now: this poll's) */
     double counters_mono;
     double init_secs, call_secs;
     double poll_mono; /* the time of the latest poll, on the deadlines' clock */
@@ -217,8 +216,6 @@ static bool counters_now(rt_nvml *nv, double mono)
         return false;
     nv->counters_read = true;
     nv->counters_due = false;
-    nv->final_now = nv->counters_final;
-    nv->counters_final = false;
     nv->counters_mono = mono;
     return true;
 }
@@ -496,11 +493,11 @@ static void take_energy(rt_nvml *nv, size_t i, const nvml_dev *d, rt_gpu *o)
         }
         s->energy_raw_j = 0;
         s->energy_exact_last_j = exact;
-        /* mid-run the total never goes back (a counter's reader would take that for a reset):
-         * a surplus is held and taken off the estimates that follow; a run's last reading makes
-         * it the counter's, whatever estimates ran ahead */
-        s->energy_credit_j = !nv->final_now && s->energy_given_j > exact ? s->energy_given_j - exact : 0.0;
-        if (exact > s->energy_given_j || nv->final_now)
+        /* the total never goes back (a counter's reader takes a fall for a reset, and an
+         * interval's energy below 0 is none): a surplus the estimates ran ahead is held and
+         * taken off the estimates that follow */
+        s->energy_credit_j = s->energy_given_j > exact ? s->energy_given_j - exact : 0.0;
+        if (exact > s->energy_given_j)
             s->energy_given_j = exact;
     } else if (!isnan(raw)) {
         /* between two readings of the counter: that estimate, as the last stretch calibrated
@@ -819,12 +816,10 @@ bool rt_nvml_tree(rt_nvml *nv, size_t i, rt_pid_in_tree has, void *user, uint64_
     return true;
 }
 
-void rt_nvml_counters_due(rt_nvml *nv, bool final)
+void rt_nvml_counters_due(rt_nvml *nv)
 {
-    if (!nv)
-        return;
-    nv->counters_due = true;
-    nv->counters_final |= final;
+    if (nv)
+        nv->counters_due = true;
 }
 
 int rt_nvml_energy(const rt_nvml *nv, size_t i, double *joules)

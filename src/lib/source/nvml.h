@@ -78,17 +78,15 @@ bool rt_nvml_tree(rt_nvml *nv, size_t i, rt_pid_in_tree has, void *user, uint64_
                   bool *present, double *util_pct);
 
 /* The next poll reads the cumulative counters (energy, violation time) and the accounting mode,
- * whatever their cadence: at a phase mark, at the end of a run (final: the energy total then
- * becomes the counter's even where estimates ran ahead of it). NULL is ignored. */
-void rt_nvml_counters_due(rt_nvml *nv, bool final);
+ * whatever their cadence: at a phase mark, at the end of a run. NULL is ignored. */
+void rt_nvml_counters_due(rt_nvml *nv);
 
 /* The energy of GPU i as of the last rt_nvml_read of it: returns 1 (the counter was read) or 2
  * (an estimate between two readings) and sets *joules to the
  * running total since its first reading (0 there) of NVML's total energy counter (mJ; a
  * counter that goes backwards, the driver reloaded, counts again from 0), which is read every
- * RT_NVML_COUNTER_SECS: at a reading of the counter the total is its own, exact (mid-run,
- * after estimates that ran ahead of it, the total handed out: it never goes back then; at a
- * final reading, rt_nvml_counters_due's, the counter's whatever ran ahead), and between two
+ * RT_NVML_COUNTER_SECS: at a reading of the counter the total is its own, exact (after
+ * estimates that ran ahead of it, the total handed out: it never goes back), and between two
  * readings it grows by the power the GPU drew times the time (the mean of two readings, scaled
  * by what the last stretch between two readings found of the power against the counter), less
  * what an estimate before ran ahead; returns 0 before the counter's first reading, when the
