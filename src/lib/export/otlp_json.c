@@ -872,9 +872,9 @@ static void m_gpu_activity(pts *p, const rt_otlp_row *r)
         rt_kv kv[4] = {{"hw.id", id}};
         work_points(p, r, &g->work, kv, 1);
         for (size_t k = 0; k < g->nmig; k++) {
-            char gi[48], mid[96];
+            char gi[24], mid[96]; /* gi: an int64 in decimal, 20 bytes at most */
             snprintf(gi, sizeof gi, "%lld", (long long)g->mig[k].gi);
-            snprintf(mid, sizeof mid, "%.60s/gi%s", id, gi); /* a MIG device without a UUID */
+            snprintf(mid, sizeof mid, "%.60s/gi%.20s", id, gi); /* a MIG device without a UUID */
             kv[0] = (rt_kv){"hw.id", g->mig[k].uuid ? g->mig[k].uuid : mid};
             kv[1] = (rt_kv){"hw.parent", id};
             kv[2] = (rt_kv){"resource_tracker.gpu.instance", gi};
