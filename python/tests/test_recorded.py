@@ -2,6 +2,7 @@
 (rt_run_read) gives the tool's own summary, the text byte for byte as `resource-tracker
 summary` prints it and the dict as `summary --json`; a dumped tracker reads back the same way;
 failures name the file; the ctypes mirrors of the new structs match the header."""
+import re
 import json
 import os
 import shutil
@@ -82,14 +83,26 @@ def test_a_dumped_tracker_reads_back(tracker, tmp_path):
     assert recorded.summary_text(str(f)).encode() == cli(str(f))
 
 
+def _but_energy_parts(text):
+    """The text with its Energy line's parts left out (what a saved run cannot say: its rows hold
+    the energy's figures, not the domains they were made of; docs/energy.md): the line's total
+    and the machine's figure stay."""
+    out = []
+    for line in text.splitlines():
+        m = re.match(r"(Energy +[^(]*)\((?:[^;]*; )?machine ([^ ,;]+ [^ ,;)]+)", line)
+        out.append(f"{m.group(1)}machine {m.group(2)}" if m else line)
+    return "\n".join(out)
+
+
 def test_a_live_trackers_text_is_its_dumps(tracker, tmp_path):
-    # ResourceTracker.summary_text: the tracker's own statistics, the text of its saved run
+    # ResourceTracker.summary_text: the tracker's own statistics, the text of its saved run (but
+    # for the energy by part, which the live tracker has and a saved run does not)
     f = tmp_path / "run.json.gz"
     tracker.dump(str(f))
-    assert tracker.summary_text() == recorded.summary_text(str(f))
+    assert _but_energy_parts(tracker.summary_text()) == _but_energy_parts(recorded.summary_text(str(f)))
     assert tracker.summary_text().startswith("Used ")
     kw = dict(memory_unit="megabytes", time_unit="minutes", scheduler="metaflow", width=70)
-    assert tracker.summary_text(**kw) == recorded.summary_text(str(f), **kw)
+    assert _but_energy_parts(tracker.summary_text(**kw)) == _but_energy_parts(recorded.summary_text(str(f), **kw))
     with pytest.raises(ValueError):
         tracker.summary_text(time_unit="fortnights")
     from resource_tracker import ResourceTracker

@@ -246,7 +246,10 @@ def test_gpu_energy_and_the_jobs_share(tmp_path):
     covered = sum(l["interval_secs"] for l in lines)
     assert g1["energy_joules_total"] == pytest.approx(150.0 * covered, abs=150.0 * 0.001 * len(lines))
     assert g1["process_energy_joules_total"] == 0
-    assert e["method"] == "estimated"  # the CPU's estimate is in the machine's total
+    # the CPU's estimate is in the machine's total (in every interval it could be made: a last
+    # interval of a few ms under load may have no CPU figure to estimate from)
+    with_cpu = [l["energy"] for l in lines if domain(l["energy"], "cpu")["energy_joules"] is not None]
+    assert with_cpu and all(x["method"] == "estimated" for x in with_cpu)
     parts = sum(d["process_energy_joules_total"] for d in e["domain"] if d["process_energy_joules_total"] is not None)
     assert e["process_energy_joules_total"] == pytest.approx(parts, abs=1e-3)
 
