@@ -85,25 +85,26 @@ static void energy_between_counter_readings(void **state)
     rt_nvml_read(nv, 0, &g); /* the first reading: the counter's origin */
     assert_int_equal(rt_nvml_energy(nv, 0, &j), 1);
     assert_true(j == 0.0);
-    assert_true(energy_after(nv, c, 10, 1000000, 200) == 2000.0); /* 200 W x 10 s, the counter not read */
-    assert_true(energy_after(nv, c, 10, 1000000, 200) == 4000.0);
+    /* 15/16 of 200 W x 10 s (the counter not read: the estimate stays short of it) */
+    assert_true(energy_after(nv, c, 10, 1000000, 200) == 1875.0);
+    assert_true(energy_after(nv, c, 10, 1000000, 200) == 3750.0);
     assert_true(energy_after(nv, c, 10, 7000000, 200) == 6000.0); /* 30 s: the counter's own */
-    assert_true(energy_after(nv, c, 10, 7000000, 500) == 9500.0); /* (200 + 500) / 2 x 10 */
-    assert_true(energy_after(nv, c, 10, 7000000, 500) == 14500.0);
+    assert_true(energy_after(nv, c, 10, 7000000, 500) == 9281.25); /* 15/16 x (200 + 500) / 2 x 10 */
+    assert_true(energy_after(nv, c, 10, 7000000, 500) == 13968.75);
     /* 30 s on, the counter says less (12750 J, half what the power said since the last
-     * reading): the total stays, its surplus (1750 J) taken off the next estimates, which are
+     * reading): the total stays, its surplus (1218.75 J) taken off the next estimates, which are
      * halved from now on */
-    assert_true(energy_after(nv, c, 10, 13750000, 500) == 14500.0);
-    assert_true(energy_after(nv, c, 1, 13750000, 500) == 14500.0); /* 250 J of it taken */
-    assert_true(energy_after(nv, c, 6, 13750000, 500) == 14500.0); /* the other 1500 J */
-    assert_true(energy_after(nv, c, 1, 13750000, 500) == 14750.0);
+    assert_true(energy_after(nv, c, 10, 13750000, 500) == 13968.75);
+    assert_true(energy_after(nv, c, 1, 13750000, 500) == 13968.75); /* 234.375 J of it taken */
+    assert_true(energy_after(nv, c, 6, 13750000, 500) == 14390.625); /* the other 984.375 J */
+    assert_true(energy_after(nv, c, 1, 13750000, 500) == 14625.0);
     /* asked for: read now, whatever the cadence (a phase's mark, a run's end) */
     rt_nvml_counters_due(nv);
     assert_true(energy_after(nv, c, 1, 16000000, 500) == 15000.0);
-    assert_true(energy_after(nv, c, 6, 16000000, 500) == 16500.0); /* 500 W x 6 s, halved */
+    assert_true(energy_after(nv, c, 6, 16000000, 500) == 16406.25); /* 15/16 of 500 W x 6 s, halved */
     /* a reading below what the estimates gave: the total holds, never back (a run's last too) */
     rt_nvml_counters_due(nv);
-    assert_true(energy_after(nv, c, 1, 17000000, 500) == 16500.0);
+    assert_true(energy_after(nv, c, 1, 17000000, 500) == 16406.25);
     rt_nvml_close(nv);
     /* the counter read at 0, 30, 60, 69 and 76 s: 5 of the 14 readings */
     FILE *f = fopen(calls, "r");

@@ -87,9 +87,10 @@ void rt_nvml_counters_due(rt_nvml *nv);
  * counter that goes backwards, the driver reloaded, counts again from 0), which is read every
  * RT_NVML_COUNTER_SECS: at a reading of the counter the total is its own, exact (after
  * estimates that ran ahead of it, the total handed out: it never goes back), and between two
- * readings it grows by the power the GPU drew times the time (the mean of two readings, scaled
- * by what the last stretch between two readings found of the power against the counter), less
- * what an estimate before ran ahead; returns 0 before the counter's first reading, when the
+ * readings it grows by 15/16 of the power the GPU drew times the time (the mean of two readings,
+ * scaled by what the last stretch between two readings found of the power against the counter:
+ * short of it, so that the counter stays ahead and its readings give the total), less what an
+ * estimate before ran ahead; returns 0 before the counter's first reading, when the
  * driver has no counter (before Volta, or an old library), when that reading failed (and no
  * power was read to go on with), or for a NULL nv. */
 int rt_nvml_energy(const rt_nvml *nv, size_t i, double *joules);
