@@ -181,9 +181,9 @@ typedef struct rt_summary {
     double process_gpus_busy;    /* the most GPUs the tree kept busy at once */
     double process_gpu_vram_per_gpu_peak_mib; /* the most VRAM the tree held on one GPU */
     double gpu_idle_cpu_busy_secs; /* seconds the tree kept its CPU busy (a quarter of a core
-                                  * or more) while its GPUs idled (its GPU usage under 0.05 GPU, and its SM
-                                  * activity under 5% where known); NaN without a tree or GPU
-                                  * figures */
+                                  * or more) while its GPUs idled (its GPU usage under 0.05 GPU,
+                                  * and its SM activity under 5% where known), the interval its
+                                  * command ended in left out; NaN without a tree or GPU figures */
     /* 0.19: the energy by part */
     /* what the run's energy is made of (rt_summary_energy_part), the largest first (the job's
      * figure with a tree, else the machine's); NULL and 0 when no record carried its energy's

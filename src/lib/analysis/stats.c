@@ -437,7 +437,9 @@ static void add_gpu_idle(rt_summary *s, const rt_record *r, double w)
 {
     if (isnan(r->process_gpu_usage) || isnan(r->process_cores))
         return;
-    bool idle = r->process_gpu_usage < 0.05 && !(r->gpu_sm_active_pct >= 5.0);
+    /* the interval the command ended in is its teardown, whatever the GPU did: not counted */
+    bool ended = r->process_alive == 0;
+    bool idle = !ended && r->process_gpu_usage < 0.05 && !(r->gpu_sm_active_pct >= 5.0);
     sum_in(&s->gpu_idle_cpu_busy_secs, idle && r->process_cores >= GPU_IDLE_CPU_BUSY_CORES ? w : 0.0);
 }
 

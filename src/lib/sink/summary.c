@@ -212,6 +212,13 @@ static const summary_field recommendation_fields[] = {
     RF("cpu_phase", SF_TEXT, SU_NONE, cpu_phase, 0),
     RF("cpu_phase_fewer", SF_NUM, SU_TIME, cpu_phase_fewer_secs, 0),
 };
+/* after time_words (0.19): the GPU ask */
+static const summary_field gpu_ask_fields[] = {
+    RF("gpu_held", SF_I64, SU_NONE, gpu_held, 0),
+    RF("gpu_busy", SF_I64, SU_NONE, gpu_busy, 0),
+    RF("vram_per_gpu_need", SF_NUM, SU_MEM, vram_per_gpu_need_mib, 0),
+    RF("vram_per_gpu", SF_I64, SU_MEM, vram_per_gpu_mib, 0),
+};
 
 #define PF(k, kind, u, member, dec) FIELD(rt_phase_summary, k, kind, u, member, dec)
 static const summary_field phase_call[] = {PF("min", SF_NUM, SU_NONE, call_min_secs, 0),
@@ -490,6 +497,9 @@ static void answer_part(rt_ob *o, const rt_summary *s, const unit *mem, const un
         members(o, &rec, recommendation_fields, N_OF(recommendation_fields), mem, tm);
         char words[300];
         str(o, "time_words", rt_recommendation_time_words(&rec, words, sizeof words) > 0 ? words : NULL);
+        /* 0.19: the GPU ask (as recommend --json says it) */
+        members(o, &rec, gpu_ask_fields, N_OF(gpu_ask_fields), mem, tm);
+        str(o, "gpu_words", rt_recommendation_gpu_words(&rec, words, sizeof words) > 0 ? words : NULL);
         close_object(o);
     }
     rt_note notes[RT_NOTES_MAX];
