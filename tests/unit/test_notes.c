@@ -246,6 +246,17 @@ static const rt_note *find(const rt_note *n, size_t count, int kind)
     return found;
 }
 
+/* The note of that kind, which must be there (a test failure if not; never NULL, so that the
+ * callers read its text without a check the optimizer cannot see through). */
+static const rt_note *must(const rt_note *n, size_t count, int kind)
+{
+    static const rt_note missing = {.kind = -1};
+    const rt_note *found = find(n, count, kind);
+    if (!found)
+        fail_msg("no note of kind %d", kind);
+    return found ? found : &missing;
+}
+
 /* A run in the job's own group that went well: no note at all. */
 static rt_summary quiet_run(void)
 {
@@ -269,7 +280,7 @@ static void notes_each_kind(void **state)
     rt_summary t = s;
     t.process_cgroup_exclusive = NAN;
     size_t k = notes_of(&t, "not root, and no cgroup delegated to this user", n);
-    const rt_note *a = find(n, k, RT_NOTE_ACCOUNTING_INCOMPLETE);
+    const rt_note *a = must(n, k, RT_NOTE_ACCOUNTING_INCOMPLETE);
     assert_non_null(a);
     assert_non_null(strstr(a->text, "accounting may be incomplete: "));
     assert_non_null(strstr(a->text, "(not root, and no cgroup delegated to this user)"));
@@ -277,7 +288,7 @@ static void notes_each_kind(void **state)
     assert_string_equal(rt_note_kind_name(a->kind), "accounting_incomplete");
     t.process_cgroup_exclusive = 0;
     k = notes_of(&t, NULL, n);
-    assert_non_null(strstr(find(n, k, RT_NOTE_ACCOUNTING_INCOMPLETE)->text, "holds other processes too"));
+    assert_non_null(strstr(must(n, k, RT_NOTE_ACCOUNTING_INCOMPLETE)->text, "holds other processes too"));
 
     /* an OOM kill at the peak charge, with the limit */
     t = s;
@@ -285,7 +296,7 @@ static void notes_each_kind(void **state)
     t.memory_limit_mib = 1024;
     t.process_memory_peak_mib = 1024;
     k = notes_of(&t, NULL, n);
-    a = find(n, k, RT_NOTE_OOM_KILLED);
+    a = must(n, k, RT_NOTE_OOM_KILLED);
     assert_non_null(a);
     assert_non_null(strstr(a->text, "killed 2 tasks of the job at 1 GiB (limit 1 GiB)"));
     assert_null(find(n, k, RT_NOTE_MEMORY_OVERSIZED)); /* never "too much" for a killed run */
@@ -298,11 +309,11 @@ static void notes_each_kind(void **state)
     t = run_needing(300, RT_NEED_PSS, 1);
     t.process_cgroup_exclusive = 1;
     k = notes_of(&t, NULL, n);
-    assert_non_null(strstr(find(n, k, RT_NOTE_MEMORY_SAMPLED)->text, "lower bound from samples"));
+    assert_non_null(strstr(must(n, k, RT_NOTE_MEMORY_SAMPLED)->text, "lower bound from samples"));
     t = s; /* 600 MiB needed: 1024 asked; a 16 GiB limit */
     t.memory_limit_mib = 16384;
     k = notes_of(&t, NULL, n);
-    assert_non_null(strstr(find(n, k, RT_NOTE_MEMORY_OVERSIZED)->text, "16 GiB is 27x what the job needed (600 MiB)"));
+    assert_non_null(strstr(must(n, k, RT_NOTE_MEMORY_OVERSIZED)->text, "16 GiB is 27x what the job needed (600 MiB)"));
     t.memory_limit_mib = 1536; /* not far above: no note */
     assert_null(find(n, notes_of(&t, NULL, n), RT_NOTE_MEMORY_OVERSIZED));
 
@@ -310,7 +321,7 @@ static void notes_each_kind(void **state)
     t = s;
     t.gpu_count = 2;
     t.process_gpus_used = 0;
-    assert_non_null(strstr(find(n, notes_of(&t, NULL, n), RT_NOTE_GPU_IDLE)->text, "2 GPUs on the machine"));
+    assert_non_null(strstr(must(n, notes_of(&t, NULL, n), RT_NOTE_GPU_IDLE)->text, "2 GPUs on the machine"));
     t.process_gpus_used = NAN;
     assert_null(find(n, notes_of(&t, NULL, n), RT_NOTE_GPU_IDLE));
     t.process_gpus_used = 1;
@@ -322,7 +333,7 @@ static void notes_each_kind(void **state)
     t.cpu_periods = 100;
     t.cpu_throttled_periods = 40;
     t.cpu_throttled_secs = 12.5;
-    assert_non_null(strstr(find(n, notes_of(&t, NULL, n), RT_NOTE_CPU_THROTTLED)->text,
+    assert_non_null(strstr(must(n, notes_of(&t, NULL, n), RT_NOTE_CPU_THROTTLED)->text,
                            "1.5 cores throttled the job in 40% of its periods (12.5 s held back)"));
     t.cpu_throttled_periods = 5;
     assert_null(find(n, notes_of(&t, NULL, n), RT_NOTE_CPU_THROTTLED));
@@ -332,7 +343,7 @@ static void notes_each_kind(void **state)
     t.pressure_cpu_some_pct.mean = 25;
     t.pressure_memory_some_pct.mean = 3;
     t.pressure_io_some_pct.mean = 31;
-    a = find(n, notes_of(&t, NULL, n), RT_NOTE_PRESSURE);
+    a = must(n, notes_of(&t, NULL, n), RT_NOTE_PRESSURE);
     assert_string_equal(a->text, "tasks waited for CPU 25%, for I/O 31% of the time (pressure stalls)");
     /* 0.18: with the run's table, what the CPU waits mean for the ask (never "tasks waited" beside
      * fewer cores without a word): the waits are in the run's own duration the ask is predicted
@@ -343,20 +354,20 @@ static void notes_each_kind(void **state)
     t = s;
     t.pressure_cpu_some_pct.mean = 34;
     t.cores = &tab;
-    a = find(n, notes_of(&t, NULL, n), RT_NOTE_PRESSURE);
+    a = must(n, notes_of(&t, NULL, n), RT_NOTE_PRESSURE);
     assert_non_null(a);
     assert_string_equal(a->text, "tasks waited for CPU 34% of the time (pressure stalls): the waits are in the run's "
                                  "own 70.0 s, from which 1 core is predicted at 72.0 s; more cores than the 2 it had "
                                  "would save 24.0 s at most (the machine's waits: fewer)");
     t.pressure_cpu_some_pct.mean = 3; /* below its threshold: no note, whatever the table */
     t.pressure_io_some_pct.mean = 31;
-    assert_string_equal(find(n, notes_of(&t, NULL, n), RT_NOTE_PRESSURE)->text,
+    assert_string_equal(must(n, notes_of(&t, NULL, n), RT_NOTE_PRESSURE)->text,
                         "tasks waited for I/O 31% of the time (pressure stalls)");
 
     /* left behind: the processes running at the end, the root gone */
     t = s;
     t.left_behind = 3;
-    assert_non_null(strstr(find(n, notes_of(&t, NULL, n), RT_NOTE_LEFT_BEHIND)->text, "3 processes of the job"));
+    assert_non_null(strstr(must(n, notes_of(&t, NULL, n), RT_NOTE_LEFT_BEHIND)->text, "3 processes of the job"));
 }
 
 static void notes_from_records(void **state)
@@ -412,7 +423,7 @@ static void notes_bounds(void **state)
     }
     why[w] = '\0';
     size_t k = notes_of(&s, why, n);
-    const rt_note *a = find(n, k, RT_NOTE_ACCOUNTING_INCOMPLETE);
+    const rt_note *a = must(n, k, RT_NOTE_ACCOUNTING_INCOMPLETE);
     size_t len = strlen(a->text);
     assert_true(len < sizeof a->text);
     for (size_t i = 0; i < len;) { /* whole characters only */
@@ -438,7 +449,7 @@ static void recommend_notes(void **state)
     const rt_summary *one[] = {&a};
     assert_int_equal(rt_recommend(one, 1, &rec), RT_OK);
     size_t k = rt_recommend_notes(one, 1, &rec, n, RT_NOTES_MAX);
-    assert_non_null(strstr(find(n, k, RT_NOTE_FEW_RUNS)->text, "based on 1 run: 20% headroom"));
+    assert_non_null(strstr(must(n, k, RT_NOTE_FEW_RUNS)->text, "based on 1 run: 20% headroom"));
     assert_non_null(find(n, k, RT_NOTE_MEMORY_SAMPLED));
     const rt_summary *three[] = {&b, &b, &b};
     assert_int_equal(rt_recommend(three, 3, &rec), RT_OK);
@@ -452,9 +463,9 @@ static void recommend_notes(void **state)
     b.cpu_throttled_periods = 40;
     assert_int_equal(rt_recommend(three, 3, &rec), RT_OK);
     k = rt_recommend_notes(three, 3, &rec, n, RT_NOTES_MAX);
-    assert_string_equal(find(n, k, RT_NOTE_OOM_KILLED)->text,
+    assert_string_equal(must(n, k, RT_NOTE_OOM_KILLED)->text,
                         "the job was OOM-killed at 7.9 GiB (limit 8 GiB): asking for 10 GiB");
-    assert_string_equal(find(n, k, RT_NOTE_CPU_THROTTLED)->text,
+    assert_string_equal(must(n, k, RT_NOTE_CPU_THROTTLED)->text,
                         "the CPU quota of 2 cores held the job back: throttled in 40% of periods; asking for 3");
     /* an older caller's shorter struct: no notes */
     rt_recommendation old = rec;

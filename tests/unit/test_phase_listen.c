@@ -174,11 +174,12 @@ static int client(const char *address)
 {
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     socklen_t len = sizeof sa;
+    assert_true(strlen(address) < sizeof sa.sun_path);
     if (address[0] == '@') {
         memcpy(sa.sun_path + 1, address + 1, strlen(address) - 1);
         len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(address));
     } else {
-        snprintf(sa.sun_path, sizeof sa.sun_path, "%s", address);
+        memcpy(sa.sun_path, address, strlen(address) + 1);
     }
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     assert_true(fd >= 0);
