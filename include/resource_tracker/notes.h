@@ -42,6 +42,7 @@ typedef enum rt_note_kind {
     RT_NOTE_GPU_STARVED = 21,          /* the GPU idle much of the run while the job's CPU was
                                         * busy (an input pipeline that starves it) */
     RT_NOTE_GPU_HELD_UNUSED = 22,      /* VRAM held on a GPU the job never used */
+    RT_NOTE_CPU_SHARED = 28,           /* 0.20: other work used the machine's cores beside the job */
 } rt_note_kind;
 
 /* One note. This struct never grows. */
@@ -65,7 +66,7 @@ typedef struct rt_notes_options {
  * "memory_oversized", "gpu_idle", "cpu_throttled", "pressure", "left_behind", "few_runs",
  * "phase_marks", "cpu_over_requested", "memory_over_requested", "gpu_unused", "time_limit",
  * "memory_safe_side", "cpu_runs", "gpu_busy_idle", "gpu_tensor_idle", "gpu_memory_bound",
- * "gpu_starved", "gpu_held_unused"; "note" for another number. Static. */
+ * "gpu_starved", "gpu_held_unused", "cpu_shared"; "note" for another number. Static. */
 RT_API const char *rt_note_kind_name(int kind);
 
 /* The notes of one run into out[0..cap) (opts may be NULL). Returns how many were written (at

@@ -127,6 +127,11 @@ typedef struct rt_recommend_options {
  * Returns 0 for a NULL or empty table or a max_slowdown_pct negative or NaN. */
 RT_API int64_t rt_cores_fewest(const struct rt_cores_table *t, double max_slowdown_pct);
 
+/* 0.20: where t's run shared its machine (other work used a quarter of a core or more beside the
+ * job, on average), the words that say so: "other work used 1.4 of 2 cores"; "" otherwise.
+ * buf is NUL-terminated when cap > 0. Returns the length written (0: not shared, or NULL t). */
+RT_API size_t rt_cores_shared_words(const struct rt_cores_table *t, char *buf, size_t cap);
+
 /* rt_recommend with options (opts NULL: the defaults, as rt_recommend). Returns as rt_recommend,
  * and RT_ERR_INVALID for a max_slowdown_pct or price that is negative or NaN. */
 RT_API rt_error rt_recommend_with(const rt_recommend_options *opts, const rt_summary *const *runs, size_t n,

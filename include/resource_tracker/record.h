@@ -129,6 +129,7 @@ typedef struct rt_record {
                                        * them (gpu_work_scope "device"); 0: the job's alone; NaN */
     double process_gpus_busy;         /* rt_process.gpu_count_busy */
     double process_gpu_vram_per_gpu_mib; /* rt_process.gpu_vram_per_gpu_max_bytes in MiB */
+    double process_cpu_wait_cores;    /* 0.20: rt_process.cpu_wait_cores */
 } rt_record;
 /* rt_record has no struct_size: where it crosses between caller and library, a size argument
  * says how much of it the caller has, sizeof(rt_record) as the caller compiled it. The

@@ -344,6 +344,13 @@ typedef struct rt_process {
                                * above 0); RT_NULL_I64 when no GPU could say */
     uint64_t gpu_vram_per_gpu_max_bytes; /* the most VRAM the tree holds on one GPU;
                                           * RT_NULL_U64 when no GPU could say */
+    /* 0.20: the tree's tasks waiting for a CPU, on average over the interval: the seconds they
+     * were runnable but not running (schedstat's run delay) per second. Read from the main
+     * thread of each process at each walk and scaled to the tree's CPU (the threads and the
+     * processes not seen at two readings wait in the same proportion of their CPU time); between
+     * walks the last walk's proportion. cores_used + cpu_wait_cores is the job's own demand for
+     * cores. NaN: no schedstat, or nothing seen yet */
+    double cpu_wait_cores;
 } rt_process;
 
 typedef struct rt_sample {

@@ -223,7 +223,12 @@ RT_API rt_error rt_summary_energy_words(const rt_summary *s, int job, char *buf,
 
 /* ---- the run under other core counts ----------------------------------------------------
  * What the run would have taken with c cores, from its records (docs/answers.md, "The CPU
- * answer"). Each record's CPU work (process_cores x interval_secs core-seconds) runs at most c
+ * answer"). 0.20: a record with its tasks' waits for a CPU (rt_record.process_cpu_wait_cores,
+ * schedstat's run delay) is predicted from the job's own demand, p = cores used + tasks
+ * waiting: its CPU work takes work / min(p, c) under c cores, whatever other work made it wait
+ * (fewer than one task runnable on average: its time less its waits), so a shared machine's
+ * waits never look like a need for more cores and no count above what the tasks could use is
+ * faster. Otherwise (older records) each record's CPU work (process_cores x interval_secs core-seconds) runs at most c
  * cores wide: an interval that used u > c cores takes u / c times as long; one that used c or
  * fewer takes as long as it did (time off a CPU, such as I/O or sleep, is unchanged). With more
  * cores than the run had (its quota, else the machine's cores) an interval is faster by at most
@@ -249,7 +254,18 @@ typedef struct rt_cores_table {
     double peak_cores;        /* the most it used over one interval */
     double wait_secs;         /* time at least one task waited for a CPU; NaN: no pressure */
     const char *wait_from;    /* "group" (the job's own figures), "machine" (some are the
-                               * machine's: an overstatement), NULL: none */
+                               * machine's: an overstatement), "tasks" (0.20: the job's tasks'
+                               * run delay from schedstat, summed over the tasks: the demand
+                               * model), NULL: none */
+    /* 0.20 */
+    double own_secs;      /* the run's own duration: each interval predicted at the cores it had
+                           * (with the tasks' waits known: the waits other work caused left
+                           * out); the slowdown bound is judged against it */
+    double others_cores;  /* the cores other work used beside the job on average (the machine's
+                           * busy cores less the job's); NaN: unknown */
+    double machine_cores; /* the machine's cores; NaN: unknown */
+    double demand_cores;  /* the most cores the job's runnable tasks wanted over one interval
+                           * (used + waiting); NaN: no interval with its waits known */
 } rt_cores_table;
 
 /* ---- gpu_tracker's view of a run --------------------------------------------------------

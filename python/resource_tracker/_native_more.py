@@ -72,6 +72,8 @@ class CoresTable(Structure):
     _fields_ = [
         ("n", c_size_t), ("rows", POINTER(CoresRow)), ("duration_secs", c_double), ("cores_had", c_double),
         ("peak_cores", c_double), ("wait_secs", c_double), ("wait_from", c_char_p),
+        # added in 0.20 (a library of 0.20 or newer allocates them): the job's own demand
+        ("own_secs", c_double), ("others_cores", c_double), ("machine_cores", c_double), ("demand_cores", c_double),
     ]
 
 

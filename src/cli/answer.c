@@ -74,6 +74,10 @@ json_t *cli_cores_json(const rt_cores_table *t, double usd_per_core_hour)
     json_object_set_new(o, "peak_cores", num_or_null(t->peak_cores));
     json_object_set_new(o, "wait_secs", num_or_null(t->wait_secs));
     json_object_set_new(o, "wait_from", t->wait_from ? json_string(t->wait_from) : json_null());
+    json_object_set_new(o, "own_duration_secs", num_or_null(t->own_secs));
+    json_object_set_new(o, "others_cores", num_or_null(t->others_cores));
+    json_object_set_new(o, "machine_cores", num_or_null(t->machine_cores));
+    json_object_set_new(o, "demand_cores", num_or_null(t->demand_cores));
     for (size_t i = 0; i < t->n; i++) {
         const rt_cores_row *r = &t->rows[i];
         json_t *row = json_pack("{s:I,s:o,s:o,s:b,s:o}", "cores", (json_int_t)r->cores, "duration_secs",

@@ -766,7 +766,8 @@ static double json_num_or_nan(const json_t *o, const char *name)
 
 /* Reads a table object of the summary's JSON (the run's "cores", or a phase: its
  * "durations_secs" in order, "duration_secs", and where there are "cores_had", "peak_cores",
- * "wait_secs", "wait_from") into *h: n 0 when o is not such an object, or out of memory. */
+ * "wait_secs", "wait_from", 0.20's "own_duration_secs", "others_cores", "machine_cores",
+ * "demand_cores") into *h: n 0 when o is not such an object, or out of memory. */
 static void history_cores_of(const json_t *o, history_cores *h)
 {
     memset(h, 0, sizeof *h);
@@ -797,7 +798,12 @@ static void history_cores_of(const json_t *o, history_cores *h)
                                 .wait_secs = json_num_or_nan(o, "wait_secs"),
                                 .wait_from = !from                         ? NULL
                                              : strcmp(from, "group") == 0 ? "group"
-                                                                          : "machine"};
+                                             : strcmp(from, "tasks") == 0 ? "tasks"
+                                                                          : "machine",
+                                .own_secs = json_num_or_nan(o, "own_duration_secs"),
+                                .others_cores = json_num_or_nan(o, "others_cores"),
+                                .machine_cores = json_num_or_nan(o, "machine_cores"),
+                                .demand_cores = json_num_or_nan(o, "demand_cores")};
         if (!(h->t.duration_secs > 0)) {
             free(h->rows);
             memset(h, 0, sizeof *h);

@@ -370,6 +370,14 @@ static void print_cores(const rt_recommendation *rec, const rt_summary *const *r
             return;
         else if (runs[i]->cores->n > most)
             most = runs[i]->cores->n;
+    for (size_t i = 0; i < n; i++) {
+        char words[96];
+        if (rt_cores_shared_words(runs[i]->cores, words, sizeof words) == 0)
+            continue;
+        if (n > 1)
+            printf("run %zu: ", i + 1);
+        printf("%s: the times below are the job's own, a quiet machine may be faster\n", words);
+    }
     printf("cores  predicted duration%s  core-hours%s%s\n", n > 1 ? " (each run)" : "", n > 1 ? " (each run)" : "",
            isfinite(price) ? (n > 1 ? "  cost a run (each run)" : "  cost a run") : "");
     for (size_t c = 1; c <= most; c++) {
@@ -377,7 +385,8 @@ static void print_cores(const rt_recommendation *rec, const rt_summary *const *r
         for (size_t i = 0; i < n; i++) {
             const rt_cores_table *t = runs[i]->cores;
             const rt_cores_row *r = &t->rows[(c > t->n ? t->n : c) - 1];
-            double pct = t->duration_secs > 0 ? 100.0 * (r->duration_secs - t->duration_secs) / t->duration_secs : 0;
+            double own = t->own_secs > 0 ? t->own_secs : t->duration_secs;
+            double pct = own > 0 ? 100.0 * (r->duration_secs - own) / own : 0;
             printf(" %10.1f s (%+4.0f%%)%s", r->duration_secs, fabs(pct) < 0.5 ? 0.0 : pct,
                    r->wait_bound && c <= t->n ? "*" : " ");
         }
@@ -397,7 +406,10 @@ static void print_cores(const rt_recommendation *rec, const rt_summary *const *r
     printf("model: an interval's CPU work runs at most that wide; time off a CPU is unchanged (docs/answers.md)\n");
     if (isfinite(price))
         printf("cost: core-hours at the cheapest server's price a vCPU-hour (%s)\n", usd(price, (char[32]){0}, 32));
-    if (isfinite(t->cores_had) && (double)most > t->cores_had)
+    if (isfinite(t->cores_had) && (double)most > t->cores_had && t->wait_from && strcmp(t->wait_from, "tasks") == 0)
+        printf("*: above the %.4g cores the run had: from its tasks' own demand (runnable tasks, schedstat)\n",
+               t->cores_had);
+    else if (isfinite(t->cores_had) && (double)most > t->cores_had)
         printf("*: above the %.4g cores the run had: faster only by its tasks' waits for a CPU (%s)\n", t->cores_had,
                !t->wait_from                        ? "no pressure figure: no gain claimed"
                : strcmp(t->wait_from, "group") == 0 ? "the group's pressure; a bound"

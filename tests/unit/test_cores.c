@@ -29,6 +29,17 @@ static rt_record rec(double ts, double dt, double u, double had, double pct)
     r.cpu_count = had;
     r.pressure_cpu_some_pct = pct;
     r.pressure_group = isnan(pct) ? NAN : 1;
+    r.process_cpu_wait_cores = NAN; /* the pressure model (records before 0.20) */
+    return r;
+}
+
+/* A record of the demand model: its tasks waited wc on average, other work used others of the
+ * machine's cpus cores beside it. */
+static rt_record rec_demand(double ts, double dt, double u, double wc, double cpus, double others)
+{
+    rt_record r = rec(ts, dt, u, cpus, 50); /* a pressure figure the demand model ignores */
+    r.process_cpu_wait_cores = wc;
+    r.cpu_cores = u + others;
     return r;
 }
 
@@ -46,6 +57,16 @@ static void interval_model(void **state)
     assert_near(rt_cores_interval(1, 2, NAN, 0.5, 3), 1, 1e-12);     /* had unknown: no gain */
     assert_near(rt_cores_interval(1, 2.3, 2, 0, 2), 1, 1e-12);       /* above what it had: jitter */
     assert_near(rt_cores_interval(1, NAN, 2, 0, 1), 1, 1e-12);       /* nothing known: as it was */
+    /* 0.20, from the job's own demand (p = used + waiting tasks) */
+    assert_near(rt_cores_interval_demand(6.6, 0.38, 0.62, 1), 6.6 * 0.38, 1e-12); /* one task, other work's waits */
+    assert_near(rt_cores_interval_demand(6.6, 0.38, 0.62, 3), 6.6 * 0.38, 1e-12); /* no faster: one task */
+    assert_near(rt_cores_interval_demand(1, 1.2, 2.8, 2), 0.6, 1e-12);            /* four tasks on two cores */
+    assert_near(rt_cores_interval_demand(1, 1.2, 2.8, 4), 0.3, 1e-12);            /* all four at once */
+    assert_near(rt_cores_interval_demand(1, 1.2, 2.8, 9), 0.3, 1e-12);            /* never more than four */
+    assert_near(rt_cores_interval_demand(1, 1.2, 2.8, 1), 1.2, 1e-12);            /* one after the other */
+    assert_near(rt_cores_interval_demand(1.5, 1.0 / 3, 1.0 / 3, 1), 1.0, 1e-12);  /* half asleep: sleep stays */
+    assert_near(rt_cores_interval_demand(1, 0, 1, 1), 0, 1e-12);                  /* starved: no work done */
+    assert_near(rt_cores_interval_demand(1, 0.2, 0, 4), 1, 1e-12);                /* a light task: as it was */
 }
 
 static unsigned lcg(unsigned *s)
@@ -74,19 +95,21 @@ static void table_is_the_sum(void **state)
         double pct = i % 7 == 0 ? NAN : i % 11 == 0 ? 100 : 100.0 * lcg(&seed) / 65536.0;
         if (i % 13 == 0)
             u = NAN;
-        rt_record r = rec(i, dt, u, had, pct);
+        bool demand = i % 3 == 0 && !isnan(u) && i > 0; /* the first: the pressure model's "group" */
+        double wc = 3.0 * lcg(&seed) / 65536.0;
+        rt_record r = demand ? rec_demand(i, dt, u, wc, had, 0) : rec(i, dt, u, had, pct);
         rt_cores_add(a, &r, dt);
         secs += dt;
         double wait = isnan(pct) ? NAN : pct / 100 * dt;
         for (int c = 1; c <= RT_CORES_MAX; c++)
-            want[c] += rt_cores_interval(dt, u, had, wait, c);
+            want[c] += demand ? rt_cores_interval_demand(dt, fmin(u, had), wc, c) : rt_cores_interval(dt, u, had, wait, c);
     }
     const rt_cores_table *t = rt_cores_result(a);
     assert_non_null(t);
-    assert_int_equal(t->n, 13); /* above the 12 cores it had */
+    assert_true(t->n >= 13); /* above the 12 cores it had, and past its tasks' demand */
     assert_near(t->duration_secs, secs, 1e-9);
     assert_near(t->cores_had, 12, 0);
-    assert_string_equal(t->wait_from, "group");
+    assert_string_equal(t->wait_from, "tasks");
     for (size_t c = 1; c <= t->n; c++) {
         assert_int_equal(t->rows[c - 1].cores, (int64_t)c);
         assert_near(t->rows[c - 1].duration_secs, want[c], 1e-9);
@@ -95,6 +118,75 @@ static void table_is_the_sum(void **state)
     }
     rt_cores_free(a);
     free(a);
+}
+
+/* Issue 66's shared machine: a single-threaded job on a 2-core machine whose other work took
+ * 1.6 cores (the job 0.38, its one task waiting the rest of the time): every count predicts the
+ * job's own CPU time, the ask is 1 core, no count is cheaper than it, and the table says the
+ * machine was shared. A 4-process job there: its own demand asks 2 (the machine's), the counts
+ * above it are never cheaper in core-hours. */
+static void shared_machine(void **state)
+{
+    (void)state;
+    rt_stats *st = rt_stats_new();
+    for (int i = 0; i < 33; i++) {
+        rt_record x = rec_demand(i + 1, 0.2, 0.38, 0.62, 2, 1.6);
+        rt_stats_add(st, &x);
+    }
+    const rt_summary *s = rt_stats_summary(st);
+    const rt_cores_table *t = s->cores;
+    assert_non_null(t);
+    assert_near(t->duration_secs, 6.6, 1e-9);
+    assert_near(t->own_secs, 6.6 * 0.38, 1e-9);
+    assert_near(t->demand_cores, 1, 1e-12);
+    assert_near(t->others_cores, 1.6, 1e-9);
+    assert_near(t->machine_cores, 2, 0);
+    for (size_t c = 1; c <= t->n; c++)
+        assert_near(t->rows[c - 1].duration_secs, 6.6 * 0.38, 1e-9);
+    rt_recommendation r = RT_RECOMMENDATION_INIT;
+    const rt_summary *runs[] = {s};
+    assert_int_equal(rt_recommend(runs, 1, &r), RT_OK);
+    assert_int_equal(r.cpu, 1);
+    char words[96];
+    assert_true(rt_cores_shared_words(t, words, sizeof words) > 0);
+    assert_string_equal(words, "other work used 1.6 of 2 cores");
+    rt_note n[RT_NOTES_MAX];
+    size_t k = rt_summary_notes(s, NULL, n, RT_NOTES_MAX), found = 0;
+    for (size_t i = 0; i < k; i++)
+        if (n[i].kind == RT_NOTE_CPU_SHARED) {
+            found++;
+            assert_non_null(strstr(n[i].text, "other work used 1.6 of 2 cores beside the job: the CPU answer's times "
+                                              "are the job's own"));
+        }
+    assert_int_equal(found, 1);
+    rt_stats_free(st);
+
+    st = rt_stats_new(); /* four tasks, the machine's two cores shared with 1.2 of other work */
+    for (int i = 0; i < 20; i++) {
+        rt_record x = rec_demand(i + 1, 0.5, 0.8, 3.2, 2, 1.2);
+        rt_stats_add(st, &x);
+    }
+    s = rt_stats_summary(st);
+    t = s->cores;
+    runs[0] = s;
+    assert_int_equal(rt_recommend(runs, 1, &r), RT_OK);
+    assert_int_equal(r.cpu, 2);
+    assert_near(t->own_secs, 20 * 0.5 * 0.8 / 2, 1e-9);
+    assert_int_equal(t->n, 5);
+    for (size_t c = 3; c <= t->n; c++)
+        assert_true(t->rows[c - 1].core_hours >= t->rows[1].core_hours - 1e-12);
+    assert_near(t->rows[3].duration_secs, 20 * 0.5 * 0.8 / 4, 1e-9);
+    assert_near(t->rows[4].duration_secs, 20 * 0.5 * 0.8 / 4, 1e-9); /* four tasks: no gain past 4 */
+    /* quiet: nothing said */
+    rt_stats_free(st);
+    st = rt_stats_new();
+    for (int i = 0; i < 5; i++) {
+        rt_record x = rec_demand(i + 1, 1, 1, 0, 2, 0.1);
+        rt_stats_add(st, &x);
+    }
+    assert_int_equal(rt_cores_shared_words(rt_stats_summary(st)->cores, words, sizeof words), 0);
+    assert_string_equal(words, "");
+    rt_stats_free(st);
 }
 
 /* A summary of records made by make(i, &r) for i = 0 .. n-1. */
@@ -283,6 +375,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(interval_model),
         cmocka_unit_test(table_is_the_sum),
+        cmocka_unit_test(shared_machine),
         cmocka_unit_test(ask_follows_the_table),
         cmocka_unit_test(narrow_runs_and_long_limits),
         cmocka_unit_test(throttled_and_several_runs),

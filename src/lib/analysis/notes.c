@@ -45,8 +45,9 @@ const char *rt_note_kind_name(int kind)
         [RT_NOTE_CPU_RUNS] = "cpu_runs",           [RT_NOTE_GPU_BUSY_IDLE] = "gpu_busy_idle",
         [RT_NOTE_GPU_TENSOR_IDLE] = "gpu_tensor_idle", [RT_NOTE_GPU_MEMORY_BOUND] = "gpu_memory_bound",
         [RT_NOTE_GPU_STARVED] = "gpu_starved",     [RT_NOTE_GPU_HELD_UNUSED] = "gpu_held_unused",
+        [RT_NOTE_CPU_SHARED] = "cpu_shared",
     };
-    return kind > 0 && (size_t)kind < sizeof names / sizeof names[0] ? names[kind] : "note";
+    return kind > 0 && (size_t)kind < sizeof names / sizeof names[0] && names[kind] ? names[kind] : "note";
 }
 
 /* Where notes are written. */
@@ -476,6 +477,13 @@ static void waits_and_ask(const rt_summary *s, const rt_recommendation *rec, cha
     if (!t || t->n == 0 || !rec->cpu_basis || strcmp(rec->cpu_basis, "mean") == 0 || rec->cpu < 1)
         return;
     char own[32], at[32], save[32], had[32];
+    bool tasks = t->wait_from && strcmp(t->wait_from, "tasks") == 0;
+    if (tasks) { /* 0.20: the demand model: the job's own time, other work's waits left out */
+        snprintf(b, cap, ": the job's own time is %s, from which %lld core%s %s predicted at %s",
+                 secs_text(t->own_secs, own, sizeof own), (long long)rec->cpu, rec->cpu == 1 ? "" : "s",
+                 rec->cpu == 1 ? "is" : "are", secs_text(rt_cores_duration_at(t, rec->cpu), at, sizeof at));
+        return;
+    }
     int k = snprintf(b, cap, ": the waits are in the run's own %s, from which %lld core%s %s predicted at %s",
                      secs_text(t->duration_secs, own, sizeof own), (long long)rec->cpu, rec->cpu == 1 ? "" : "s",
                      rec->cpu == 1 ? "is" : "are", secs_text(rt_cores_duration_at(t, rec->cpu), at, sizeof at));
@@ -507,6 +515,16 @@ static void pressure_note(notes *ns, const rt_summary *s, const rt_recommendatio
         waits_and_ask(s, rec, ask, sizeof ask);
     if (len)
         add(ns, RT_NOTE_PRESSURE, "tasks waited for %s of the time (pressure stalls)%s", text, ask);
+}
+
+/* The run shared its machine: the CPU answer's times are the job's own. */
+static void shared_note(notes *ns, const rt_summary *s)
+{
+    char words[96];
+    if (s->has_process && rt_cores_shared_words(s->cores, words, sizeof words) > 0)
+        add(ns, RT_NOTE_CPU_SHARED, "%s beside the job: the CPU answer's times are the job's own (its waits for that "
+                                    "work left out), a quiet machine may be faster",
+            words);
 }
 
 static void left_note(notes *ns, const rt_summary *s)
@@ -581,6 +599,7 @@ size_t rt_summary_notes(const rt_summary *s, const rt_notes_options *opts, rt_no
     gpu_notes(&ns, s);
     throttle_note(&ns, s);
     pressure_note(&ns, s, &rec);
+    shared_note(&ns, s);
     left_note(&ns, s);
     phase_note(&ns, s);
     return ns.n;

@@ -240,12 +240,13 @@ static void stretch(rt_phase_stats *ps, const rt_record *r, double iv, double t0
         }
         u = work / dt;
     }
+    rt_cores_iv civ = rt_cores_iv_of(r, dt, u);
+    civ.u = u; /* NaN: the stretch's CPU unknown, whatever the record's */
     if (ps->run)
-        rt_cores_add_interval(ps->run, dt, u, had, r->pressure_cpu_some_pct, !(r->pressure_group == 1.0));
+        rt_cores_add_interval(ps->run, &civ);
     for (size_t i = 0; i < ps->n_open; i++) {
         call *c = &ps->open[i];
-        rt_cores_add_interval(&ps->names[c->name].cores, dt, u, had, r->pressure_cpu_some_pct,
-                              !(r->pressure_group == 1.0));
+        rt_cores_add_interval(&ps->names[c->name].cores, &civ);
         if (isfinite(dl)) {
             sum_in(&c->pro_cpu, dl);
             double rx, rw;

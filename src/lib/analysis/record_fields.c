@@ -147,6 +147,8 @@ const rt_record_field rt_record_fields[] = {
      FOLD(MAX, process_gpus_busy)},
     {ROW(process_gpu_vram_per_gpu_mib, "process_gpu_vram_per_gpu_mib", RT_COL_PROC_GPU_VRAM_PER_GPU_MIB),
      PROC(gpu_vram_per_gpu_max_bytes, MIB), FOLD(MAX, process_gpu_vram_per_gpu_peak_mib), KEEP(EXACT)},
+    /* 0.20: the tasks' waits for a CPU (the CPU table's own demand, cores.c) */
+    {ROW(process_cpu_wait_cores, "process_cpu_wait_cores", RT_COL_PROC_CPU_WAIT_CORES), PROC(cpu_wait_cores, 0)},
 };
 
 const size_t rt_record_field_count = sizeof rt_record_fields / sizeof rt_record_fields[0];

@@ -403,6 +403,11 @@ static const rt_field process_fields[] = {
       PG(33, "process_gpus_busy", 0)),
     F(rt_process, gpu_vram_per_gpu_max_bytes, U_BYTES, "0.19", 0, "The most GPU memory the tree holds on one GPU.",
       PG(34, "process_gpu_memory_per_gpu_max_bytes", 0)),
+    F(rt_process, cpu_wait_cores, U_CORES, "0.20", 4,
+      "The tree's tasks waiting for a CPU, on average over the interval: the seconds they were runnable but not "
+      "running (schedstat's run delay) per second, read from each process's main thread at each walk and scaled "
+      "to the tree's CPU time. cores_used + cpu_wait_cores is the job's own demand for cores.",
+      PG(35, "process_cpu_wait_cores", 4)),
     F(rt_process, read_bytes, U_BYTES, "0.1", RT_NO_JSON, "Bytes the tree read from storage in the interval."),
     F(rt_process, write_bytes, U_BYTES, "0.1", RT_NO_JSON, "Bytes the tree wrote to storage in the interval."),
 };

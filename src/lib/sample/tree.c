@@ -14,6 +14,7 @@ int rt_tree_part_open(rt_tree_part *p, rt_sample_ctx *c, int64_t root, bool own_
     p->root_pid = root;
     p->walk_max_age = walk_max_age_secs;
     p->walk_period = NAN;
+    p->wait_ratio = NAN;
     p->walk_memory_high = RT_NULL_U64;
     long page = sysconf(_SC_PAGESIZE);
     p->pt_span = (page > 0 ? (double)page : 4096.0) / 8.0;
@@ -247,6 +248,21 @@ static void report_cpu(rt_tree_part *p, uint64_t dut, uint64_t dst, double elaps
     o->utime_secs = rep_ut / 1e9;
     o->stime_secs = rep_st / 1e9;
     o->cores_used = elapsed > 0 ? (rep_ut + rep_st) / 1e9 / elapsed : NAN;
+}
+
+/* The interval's waits for a CPU (rt_process.cpu_wait_cores): a walk's run delay in proportion
+ * to the CPU time over which it was seen, applied to the interval's CPU; a walk that saw waits
+ * and no CPU at all (tasks runnable throughout, never run) gives them as they are. */
+static void report_waits(rt_tree_part *p, double elapsed)
+{
+    rt_process *o = &p->out;
+    const rt_tree_totals *t = &p->cur;
+    if (p->walked && t->wait_run_ns > 0)
+        p->wait_ratio = (double)t->wait_ns / (double)t->wait_run_ns;
+    if (p->walked && t->wait_run_ns == 0 && t->wait_ns > 0)
+        o->cpu_wait_cores = elapsed > 0 ? (double)t->wait_ns / 1e9 / elapsed : NAN;
+    else
+        o->cpu_wait_cores = o->cores_used >= 0 ? p->wait_ratio * o->cores_used : NAN;
 }
 
 /* Ends the carry once nothing of the tree runs (no process, or only zombies not yet reaped):
@@ -483,6 +499,7 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
             o->gpu_work_scope = NULL;
             o->gpu_count_busy = RT_NULL_I64;
             o->gpu_vram_per_gpu_max_bytes = RT_NULL_U64;
+            o->cpu_wait_cores = 0;
             o->unread_count = t->unread;
             o->memory_peak_mib = peak_of(group);
             o->cgroup = group ? group->cgroup : NULL;
@@ -520,6 +537,7 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
     o->thread_count = t->threads;
     o->unread_count = t->unread;
     report_cpu(p, cut, cst, elapsed, machine, tasks_cap(p, tasks, forks));
+    report_waits(p, elapsed);
     p->tasks_prev = tasks;
     if (t->running == 0)
         drop_carry(p);

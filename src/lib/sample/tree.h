@@ -143,6 +143,8 @@ typedef struct rt_tree_part {
     uint64_t base_walk_rd, base_walk_wr;             /* the walk's I/O totals then */
     uint64_t base_walk_cpu;                          /* the walk's CPU total then (ns) */
     double carry_ut_ns, carry_st_ns; /* CPU counted but not yet reported in an interval */
+    double wait_ratio; /* the tasks' run delay per second of their CPU at the last walk that saw
+                        * both (rt_process.cpu_wait_cores); NaN: none yet */
     int64_t tasks_prev;     /* the tree's tasks at the previous reading (RT_NULL_I64: unknown) */
     double dropped_ns; /* carried CPU never shown: nothing of the tree ran any more */
     uint64_t prev_root_own; /* the root's own CPU (ns) at the previous reading; RT_NULL_U64 */

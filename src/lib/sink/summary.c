@@ -194,6 +194,9 @@ static const summary_field cores_fields[] = {
     CT("duration", SF_NUM, SU_TIME, duration_secs, 0), CT("cores_had", SF_NUM, SU_NONE, cores_had, 3),
     CT("peak_cores", SF_NUM, SU_NONE, peak_cores, 4), CT("wait", SF_NUM, SU_TIME, wait_secs, 0),
     CT("wait_from", SF_STR, SU_NONE, wait_from, 0),
+    /* 0.20 */
+    CT("own_duration", SF_NUM, SU_TIME, own_secs, 0), CT("others_cores", SF_NUM, SU_NONE, others_cores, 3),
+    CT("machine_cores", SF_NUM, SU_NONE, machine_cores, 0), CT("demand_cores", SF_NUM, SU_NONE, demand_cores, 3),
 };
 
 #define RF(k, kind, u, member, dec) FIELD(rt_recommendation, k, kind, u, member, dec)
@@ -475,6 +478,7 @@ static void durations(rt_ob *o, const rt_cores_table *t, const unit *tm)
 }
 
 /* ,"cores":{"duration<t>":..,"cores_had":..,"peak_cores":..,"wait<t>":..,"wait_from":..,
+ * "own_duration<t>":..,"others_cores":..,"machine_cores":..,"demand_cores":..,
  * "durations<t>":[1 core, 2 cores, ..]}: the run under other core counts (rt_cores_table, its
  * rows' durations in order), or null without one. */
 static void cores_part(rt_ob *o, const rt_summary *s, const unit *tm)

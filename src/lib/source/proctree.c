@@ -335,6 +335,7 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
     unsigned prev = t->gen++;
     t->qlen = 0;
     t->unread = 0;
+    t->wait_ns = t->wait_run_ns = 0;
     rt_pt_close_light(t);
     rt_pt_fd_budget(t);
     if (t->root > 0)
@@ -503,6 +504,9 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
     out->rss_hwm_tree_kib = t->rss_hwm_tree_kib;
     out->root_own_ns = t->root_own_ns;
     out->unread = t->unread;
+    out->wait_ns = t->wait_ns;
+    out->wait_run_ns = t->wait_run_ns;
+    t->scanned = true;
     return 0;
 }
 

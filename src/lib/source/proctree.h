@@ -54,6 +54,12 @@ typedef struct rt_tree_totals {
     bool root_alive;
     /* the split (see rt_tree_split); main is the root, or empty when it is not live */
     rt_tree_split main, descendants, combined;
+    /* the tasks' waits for a CPU in the interval (0.20): of each process whose schedstat was
+     * read, its main thread's run delay (time runnable but not running) and on-CPU time grown
+     * since its last reading (since its birth for one born in the interval); wait_run_ns is the
+     * CPU time over which wait_ns was seen, so that the waits can be scaled to the tree's whole
+     * CPU (threads and processes not seen at both ends wait in the same proportion) */
+    uint64_t wait_ns, wait_run_ns;
     uint64_t root_own_ns; /* the root's own user+system time (not what it reaped) as last read,
                            * kept once it is gone (its zombie is read when the tracker reaps
                            * it); RT_NULL_U64 until it has been seen */

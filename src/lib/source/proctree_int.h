@@ -24,10 +24,12 @@ typedef struct thread_fd {
 } thread_fd;
 
 typedef struct proc {
-    /* (ordered by size, flags last: 10,000 processes hold one each; 304 bytes on x86-64, 328 unordered) */
+    /* (ordered by size, flags last: 10,000 processes hold one each; 320 bytes on x86-64) */
     int64_t pid, ppid;
     uint64_t starttime;
     uint64_t run_ns;   /* on-CPU time of the main thread at the last full read */
+    uint64_t ss_run_ns, ss_delay_ns; /* its main thread's schedstat at its last reading: on-CPU
+                                        and runnable-but-waiting time (rt_pt_read_run_ns) */
     double full_mono;  /* when all its files were last read */
     int64_t *kids;     /* children found at the last full read */
     size_t nkids, kids_cap;
@@ -62,6 +64,7 @@ typedef struct proc {
                        zeros) stands, whoever reaps it gets its final counters */
     bool io_none, sched_none; /* it has no io (schedstat) file to open: a kernel without I/O
                                  accounting (schedstats), or a fixture */
+    bool ss_seen;    /* ss_run_ns and ss_delay_ns hold a reading */
     bool pss_due;    /* its PSS may have moved with a relative's: re-read at the next PSS pass */
     bool zombie;
     bool split_ok;   /* the rollup of pss_kib had private_kib and shared_kib */
@@ -150,6 +153,8 @@ struct rt_proctree {
     size_t keep_max, nkept;
     bool walk_short; /* a children list of the process being walked could not be read */
     int64_t unread; /* processes of this scan not fully read (rt_tree_totals.unread) */
+    uint64_t wait_ns, wait_run_ns; /* this scan's schedstat growth (rt_tree_totals.wait_ns) */
+    bool scanned;   /* a scan has run: a process found after it was born in the interval */
     proc *walking; /* the process whose children are being read */
     char buf[8192];
     rt_buf list; /* children lists are read into this */

@@ -170,7 +170,10 @@ int rt_pt_read_stat_io(rt_proctree *t, proc *p, rt_pidstat *st, rt_pidio *io, bo
     return 0;
 }
 
-/* Reads the on-CPU time of p's main thread (first field of schedstat). */
+/* Reads the on-CPU time of p's main thread (first field of schedstat), and adds what its
+ * on-CPU time and run delay (the second: time runnable, waiting for a CPU) grew since its last
+ * reading to the scan's (t->wait_run_ns, t->wait_ns); for a process first seen after the tree's
+ * first scan, all of them: it was born in the interval. */
 int rt_pt_read_run_ns(rt_proctree *t, proc *p, uint64_t *run_ns)
 {
     if (p->sched_none)
@@ -186,9 +189,20 @@ int rt_pt_read_run_ns(rt_proctree *t, proc *p, uint64_t *run_ns)
     if (once)
         close(fd);
     const char *q = b;
-    if (n > 0 && rt_parse_u64(&q, b + n, run_ns))
-        return 0;
-    return kept ? RT_PT_GONE : RT_PT_UNREAD;
+    uint64_t delay;
+    if (!(n > 0 && rt_parse_u64(&q, b + n, run_ns)))
+        return kept ? RT_PT_GONE : RT_PT_UNREAD;
+    if (rt_parse_u64(&q, b + n, &delay)) {
+        bool from_birth = !p->ss_seen && t->scanned;
+        if (p->ss_seen || from_birth) {
+            t->wait_run_ns += rt_delta_u64(*run_ns, from_birth ? 0 : p->ss_run_ns);
+            t->wait_ns += rt_delta_u64(delay, from_birth ? 0 : p->ss_delay_ns);
+        }
+        p->ss_run_ns = *run_ns;
+        p->ss_delay_ns = delay;
+        p->ss_seen = true;
+    }
+    return 0;
 }
 
 /* How stale p's PSS (and, for a sleeping process, its whole reading) may get: between 75%
