@@ -35,11 +35,21 @@ Each test prints one line with its figures (pytest -s or -rA shows it): the aske
 predicted and the measured duration under them, the same for one fewer, and the run's own; with
 RT_CPU_ANSWER_REPORT=FILE the lines are appended to FILE too.
 
-The module runs alone (serial: the durations are the machine's wall clock) and skips under the
-sanitizers and valgrind (the tracker's own slowness is no part of the prediction). Every group a
-test makes is removed in a finally block, after its processes are gone. Tests skip (with the
-reason) where no cpu group with a quota can be made: not root, no cpu controller (neither a v1
-cpu hierarchy nor cpu in a cgroup2 tree that can give it to a new group)."""
+Every run has other work beside it (issue 66): `stress-ng --cpu 2` (nice 0, two workers that
+never sleep) runs through each test, so the first run shares the machine as jobs on CI runners
+and cluster nodes do, and the module runs side by side with the rest of the suite. The table is
+the job's own (schedstat's run delay: the waits that work caused are left out); each second run
+is given the cores it asked for (its group has the largest CPU weight: against one task of the
+other work, 99.6% of a core; the quota, not the other work, is what holds it), and is judged by
+its wall clock at the first run's speed as above. Each test also checks the table's shape on the
+shared machine: the asked count is where the job's own demand stops gaining, no count is cheaper
+in core-hours than the ask, and the shared machine is said.
+
+The module skips under the sanitizers and valgrind (the tracker's own slowness is no part of
+the prediction). Every group a test makes is removed in a finally block, after its processes are
+gone. Tests skip (with the reason) where no cpu group with a quota can be made: not root, no cpu
+controller (neither a v1 cpu hierarchy nor cpu in a cgroup2 tree that can give it to a new
+group)."""
 import json
 import os
 import resource
@@ -55,7 +65,6 @@ from test_cgroup import LAYOUT, dir_of, groups_of, kill_group_procs, rmdir_tree
 from test_phases import MARK  # a phase mark straight to the socket (docs/contracts.md §18)
 
 pytestmark = [
-    pytest.mark.serial,  # the durations are wall clock: other work on the machine would stretch them
     pytest.mark.skipif(SANITIZED or VALGRIND, reason="durations judged against the wall clock: plain build only"),
 ]
 
@@ -271,10 +280,12 @@ class Quota:
         self.dir = d
         try:
             if kind == "v1":
+                write(d, "cpu.shares", 262144)  # the most: the cores asked are given (see enter)
                 write(d, "cpu.cfs_period_us", PERIOD_US)
                 write(d, "cpu.cfs_quota_us", cores * PERIOD_US)
                 assert int(read(d, "cpu.cfs_quota_us")) == cores * PERIOD_US, read(d, "cpu.cfs_quota_us")
             else:
+                write(d, "cpu.weight", 10000)  # the most: the cores asked are given (see enter)
                 write(d, "cpu.max", f"{cores * PERIOD_US} {PERIOD_US}")
                 assert read(d, "cpu.max").split() == [str(cores * PERIOD_US), str(PERIOD_US)], read(d, "cpu.max")
         except BaseException:
@@ -299,7 +310,10 @@ class Quota:
         pytest.skip("cannot give the cpu controller to a v2 group here (" + "; ".join(why) + ")")
 
     def enter(self):
-        """preexec_fn: the child joins the group before it execs (its children inherit it)."""
+        """preexec_fn: the child joins the group before it execs (its children inherit it). The
+        group has the largest weight (v1 cpu.shares 262144, v2 cpu.weight 10000: against a task of
+        the other work's 1024, 99.6% of a core), so the cores it asked for are given to it,
+        whatever else runs; its quota, not the other work, is what holds it."""
         write(self.dir, "cgroup.procs", os.getpid())
 
     def throttled(self):
@@ -348,8 +362,28 @@ def report(line):
 
 # ---------------------------------------------------------------------------------------------
 
+@pytest.fixture()
+def beside():
+    """Other work on the machine through the test: `stress-ng --cpu 2` (nice 0), stopped by its
+    own pid (and its workers with its process group) at the end."""
+    exe = shutil.which("stress-ng")
+    if not exe:
+        pytest.skip("no stress-ng here (scripts/install-deps --test installs it)")
+    p = subprocess.Popen([exe, "--cpu", "2", "--quiet", "--timeout", str(int(600 * TIMEOUT_SCALE))],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    time.sleep(0.3)  # its workers running
+    try:
+        yield p
+    finally:
+        try:
+            os.killpg(p.pid, 9)
+        except ProcessLookupError:
+            pass
+        p.wait(timeout=30)
+
+
 @pytest.mark.parametrize("name", ["single", "phases", "make", "pool", "io"])
-def test_second_run_under_the_asked_cores(name, tmp_path, unit):
+def test_second_run_under_the_asked_cores(name, tmp_path, unit, beside):
     kind = cpu_kind()
     Quota(kind, "probe", 1).close()  # skips now, before the run, where none can be made
     ncpu = os.cpu_count() or 1
@@ -391,8 +425,9 @@ def test_second_run_under_the_asked_cores(name, tmp_path, unit):
         before()
         measured.append(run_under(kind, name, cores, argv, cwd))
 
-    parts = [f"cpu-answer {name} ({size}): run {table['duration_secs']:.2f} s, peak {table['peak_cores']:.2f} "
-             f"of {table['cores_had']} cores, wait {table['wait_secs']} s ({table['wait_from']})"]
+    parts = [f"cpu-answer {name} ({size}): run {table['duration_secs']:.2f} s, own {table['own_duration_secs']:.2f} s, "
+             f"peak {table['peak_cores']:.2f} of {table['cores_had']} cores, demand {table['demand_cores']:.2f}, "
+             f"others {table['others_cores']:.2f}, wait {table['wait_secs']:.2f} s ({table['wait_from']})"]
     judged = []
     for label, (cores, predicted), (took, thr, cpu2, out2) in zip(("asked", "one fewer"), checks, measured):
         # The same work's CPU seconds in both runs: this VM's vCPUs change speed by up to 2x from
@@ -411,13 +446,28 @@ def test_second_run_under_the_asked_cores(name, tmp_path, unit):
     line = "; ".join(parts)
     report(line)
 
-    # 4. the workload's own answer, then each second run within 15% of its prediction
+    # 4. the table on a shared machine: the job's own demand, never a count above the machine's
+    # cores cheaper than the ask, the sharing said (the table's line and the summary's note)
+    assert table["wait_from"] == "tasks", line
+    assert table["others_cores"] >= 0.25, line
+    hours = {row["cores"]: row["core_hours"] for row in table["rows"]}
+    assert all(hours[c] >= hours[asked] * (1 - 1e-9) for c in hours if c > ncpu), line
+    text = subprocess.run([TRACKER, "recommend", "--no-price-lookup", str(out)], capture_output=True, text=True,
+                          timeout=60 * TIMEOUT_SCALE, env=tracker_env()).stdout
+    assert "of %d cores: the times below are the job's own, a quiet machine may be faster" % ncpu in text, text
+    notes = json.loads(sj.stdout)["notes"]
+    assert [n for n in notes if n["kind"] == "cpu_shared"], notes
+
+    # 5. the workload's own answer, then each second run within 15% of its prediction
     if name in ("single", "io"):
         assert asked == 1, f"{name}: one core does it with no slowdown: {line}"
+        # one task gains nothing from more cores (the counters' few-ms offsets within an interval
+        # read a single task as up to ~1.1 tasks now and then: well under 2% of the run)
+        assert all(rows[c] >= rows[1] * 0.98 for c in rows), f"{name}: one task gains nothing from more: {line}"
     elif ncpu >= 2:
         assert asked >= 2, f"{name}: two busy processes at once ask for more than one core: {line}"
         if name == "phases":
-            assert asked == 2 and rows[1] > table["duration_secs"] * 1.25, line
+            assert asked == 2 and rows[1] > table["own_duration_secs"] * 1.25, line
     for (cores, predicted), took in zip(checks, judged):
         assert abs(took - predicted) <= TOLERANCE * predicted, \
             f"{name} under {cores} cores took {took:.2f} s at the first run's speed, predicted {predicted:.2f} s: {line}"
