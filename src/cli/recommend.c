@@ -376,7 +376,7 @@ static void print_cores(const rt_recommendation *rec, const rt_summary *const *r
             continue;
         if (n > 1)
             printf("run %zu: ", i + 1);
-        printf("%s: the times below are the job's own, a quiet machine may be faster\n", words);
+        printf("%s:\n  the times below are the job's own, a quiet machine may be faster\n", words); /* 80 columns */
     }
     printf("cores  predicted duration%s  core-hours%s%s\n", n > 1 ? " (each run)" : "", n > 1 ? " (each run)" : "",
            isfinite(price) ? (n > 1 ? "  cost a run (each run)" : "  cost a run") : "");
@@ -403,12 +403,15 @@ static void print_cores(const rt_recommendation *rec, const rt_summary *const *r
         printf("%s\n", (int64_t)c == rec->cpu ? "  <- asked" : "");
     }
     const rt_cores_table *t = runs[0]->cores;
-    printf("model: an interval's CPU work runs at most that wide; time off a CPU is unchanged (docs/answers.md)\n");
+    if (t->wait_from && strcmp(t->wait_from, "tasks") == 0)
+        printf("model: an interval's CPU work over its runnable tasks, at most that wide; time\n"
+               "  off a CPU unchanged, other work's waits left out (docs/answers.md)\n");
+    else
+        printf("model: an interval's CPU work runs at most that wide; time off a CPU is unchanged (docs/answers.md)\n");
     if (isfinite(price))
         printf("cost: core-hours at the cheapest server's price a vCPU-hour (%s)\n", usd(price, (char[32]){0}, 32));
     if (isfinite(t->cores_had) && (double)most > t->cores_had && t->wait_from && strcmp(t->wait_from, "tasks") == 0)
-        printf("*: above the %.4g cores the run had: from its tasks' own demand (runnable tasks, schedstat)\n",
-               t->cores_had);
+        printf("*: above the %.4g cores the run had: from its tasks' own demand (schedstat)\n", t->cores_had);
     else if (isfinite(t->cores_had) && (double)most > t->cores_had)
         printf("*: above the %.4g cores the run had: faster only by its tasks' waits for a CPU (%s)\n", t->cores_had,
                !t->wait_from                        ? "no pressure figure: no gain claimed"

@@ -454,7 +454,8 @@ def test_second_run_under_the_asked_cores(name, tmp_path, unit, beside):
     assert all(hours[c] >= hours[asked] * (1 - 1e-9) for c in hours if c > ncpu), line
     text = subprocess.run([TRACKER, "recommend", "--no-price-lookup", str(out)], capture_output=True, text=True,
                           timeout=60 * TIMEOUT_SCALE, env=tracker_env()).stdout
-    assert "of %d cores: the times below are the job's own, a quiet machine may be faster" % ncpu in text, text
+    assert "of %d cores:\n  the times below are the job's own, a quiet machine may be faster\n" % ncpu in text, text
+    assert max(len(t) for t in text.split("\n")[text.split("\n").index("cores  predicted duration  core-hours") - 2:]) <= 80, text
     notes = json.loads(sj.stdout)["notes"]
     assert [n for n in notes if n["kind"] == "cpu_shared"], notes
 

@@ -485,20 +485,32 @@ static void answer_cores(rpt_hw *w, const rt_recommendation *rec, const rt_cores
         return;
     rpt_hw_lit(w, "<tr id=\"answer-time\"><th>Time</th><td>");
     rpt_hw_html(w, line);
+    char shared[96];
+    if (rt_cores_shared_words(t, shared, sizeof shared) > 0) { /* 0.20 */
+        rpt_hw_lit(w, "<div class=\"note\" id=\"answer-shared\">");
+        rpt_hw_html(w, shared);
+        rpt_hw_lit(w, ": the times below are the job's own, a quiet machine may be faster</div>");
+    }
     rpt_hw_lit(w, "<table class=\"cores\" id=\"answer-cores\"><tr><th>cores</th><th>predicted</th>"
-                  "<th>vs this run</th><th>core-hours</th></tr>\n");
+                  "<th>vs its own</th><th>core-hours</th></tr>\n");
+    double own = t->own_secs > 0 ? t->own_secs : t->duration_secs;
     for (size_t i = 0; i < t->n && i < RPT_CORES_ROWS; i++) {
         const rt_cores_row *r = &t->rows[i];
-        double pct = t->duration_secs > 0 ? 100.0 * (r->duration_secs - t->duration_secs) / t->duration_secs : 0;
+        double pct = own > 0 ? 100.0 * (r->duration_secs - own) / own : 0;
         snprintf(line, sizeof line, "<tr%s><td>%lld%s</td><td>%.1f s</td><td>%+.0f%%</td><td>%.4f</td></tr>\n",
                  r->cores == rec->cpu ? " class=\"asked\"" : "", (long long)r->cores, r->wait_bound ? "*" : "",
                  r->duration_secs, fabs(pct) < 0.5 ? 0.0 : pct, r->core_hours);
         rpt_hw_lit(w, line);
     }
-    rpt_hw_lit(w, "</table><span class=\"note\">each interval's CPU work at most that many cores wide, time off a "
-                  "CPU unchanged");
+    bool tasks = t->wait_from && strcmp(t->wait_from, "tasks") == 0;
+    rpt_hw_lit(w, tasks ? "</table><span class=\"note\">each interval's CPU work spread over its runnable tasks, at "
+                          "most that many cores wide (other work's waits left out), time off a CPU unchanged"
+                        : "</table><span class=\"note\">each interval's CPU work at most that many cores wide, time "
+                          "off a CPU unchanged");
     if (isfinite(t->cores_had) && (double)(t->n < RPT_CORES_ROWS ? t->n : RPT_CORES_ROWS) > t->cores_had)
-        rpt_hw_lit(w, "; * above the cores the run had: faster only by the time its tasks waited for a CPU, at best");
+        rpt_hw_lit(w, tasks ? "; * above the cores the run had: from its tasks' own demand"
+                            : "; * above the cores the run had: faster only by the time its tasks waited for a CPU, "
+                              "at best");
     rpt_hw_lit(w, "</span></td></tr>\n");
 }
 

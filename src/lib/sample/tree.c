@@ -14,7 +14,7 @@ int rt_tree_part_open(rt_tree_part *p, rt_sample_ctx *c, int64_t root, bool own_
     p->root_pid = root;
     p->walk_max_age = walk_max_age_secs;
     p->walk_period = NAN;
-    p->wait_ratio = NAN;
+    p->wait_ratio = p->walk_span = p->demand = NAN;
     p->walk_memory_high = RT_NULL_U64;
     long page = sysconf(_SC_PAGESIZE);
     p->pt_span = (page > 0 ? (double)page : 4096.0) / 8.0;
@@ -210,6 +210,7 @@ void rt_tree_part_snapshot(rt_tree_part *p, double mono, bool walk, const rt_tre
     cost = isnan(cost) || cost < 0 ? 0.0 : cost;
     if (!sharers_account(p, cost, mono, pss_before))
         rt_tree_part_learn_cost(p, cost);
+    p->walk_span = p->have_walk ? mono - p->walk_mono : NAN;
     p->have_walk = true;
     p->walk_now = false;
     p->walk_mono = mono;
@@ -250,19 +251,29 @@ static void report_cpu(rt_tree_part *p, uint64_t dut, uint64_t dst, double elaps
     o->cores_used = elapsed > 0 ? (rep_ut + rep_st) / 1e9 / elapsed : NAN;
 }
 
-/* The interval's waits for a CPU (rt_process.cpu_wait_cores): a walk's run delay in proportion
- * to the CPU time over which it was seen, applied to the interval's CPU; a walk that saw waits
- * and no CPU at all (tasks runnable throughout, never run) gives them as they are. */
+/* The interval's waits for a CPU (rt_process.cpu_wait_cores), as the job's demand (tasks
+ * runnable: running or waiting) less the cores it used. At a walk the demand is what it saw:
+ * each process's main thread's on-CPU time and run delay since its last reading, per second of
+ * the walk's span, plus the interval's CPU it did not see (threads, processes not read at both
+ * ends) with waits in the proportion it saw; between walks the last walk's demand stands (the
+ * tasks' demand moves less than the CPU they get of it when other work comes and goes). */
 static void report_waits(rt_tree_part *p, double elapsed)
 {
     rt_process *o = &p->out;
     const rt_tree_totals *t = &p->cur;
-    if (p->walked && t->wait_run_ns > 0)
-        p->wait_ratio = (double)t->wait_ns / (double)t->wait_run_ns;
-    if (p->walked && t->wait_run_ns == 0 && t->wait_ns > 0)
-        o->cpu_wait_cores = elapsed > 0 ? (double)t->wait_ns / 1e9 / elapsed : NAN;
-    else
-        o->cpu_wait_cores = o->cores_used >= 0 ? p->wait_ratio * o->cores_used : NAN;
+    if (!(elapsed > 0) || !(o->cores_used >= 0)) {
+        o->cpu_wait_cores = NAN;
+        return;
+    }
+    if (p->walked) {
+        double span = p->walk_span > 0 ? p->walk_span : elapsed; /* what the walk's growth covers */
+        double seen = (double)t->wait_run_ns / 1e9 / span, unseen = o->cores_used - seen;
+        if (t->wait_run_ns > 0)
+            p->wait_ratio = (double)t->wait_ns / (double)t->wait_run_ns;
+        double ratio = isnan(p->wait_ratio) ? 0 : p->wait_ratio;
+        p->demand = seen + (double)t->wait_ns / 1e9 / span + (unseen > 0 ? unseen * (1 + ratio) : 0);
+    }
+    o->cpu_wait_cores = isnan(p->demand) ? NAN : fmax(p->demand - o->cores_used, 0.0);
 }
 
 /* Ends the carry once nothing of the tree runs (no process, or only zombies not yet reaped):

@@ -145,6 +145,8 @@ typedef struct rt_tree_part {
     double carry_ut_ns, carry_st_ns; /* CPU counted but not yet reported in an interval */
     double wait_ratio; /* the tasks' run delay per second of their CPU at the last walk that saw
                         * both (rt_process.cpu_wait_cores); NaN: none yet */
+    double demand;     /* the tasks runnable (running or waiting) on average at the last walk;
+                        * NaN: none yet */
     int64_t tasks_prev;     /* the tree's tasks at the previous reading (RT_NULL_I64: unknown) */
     double dropped_ns; /* carried CPU never shown: nothing of the tree ran any more */
     uint64_t prev_root_own; /* the root's own CPU (ns) at the previous reading; RT_NULL_U64 */
@@ -165,6 +167,7 @@ typedef struct rt_tree_part {
     bool group_first;       /* this reading read the job's own group before its walk */
     bool walk_now;          /* the next reading walks whatever the clock (the root was reaped) */
     double walk_mono;       /* when the last walk ran */
+    double walk_span;       /* the seconds since the walk before it (NaN: the first) */
     double snap_mono;       /* when the last reading (walk or not) was taken; 0: none yet */
     double walk_cost_secs;  /* a walk's CPU time (the calling thread's) as the clock estimates it */
     bool walk_over;         /* the last walk cost more than twice the estimate before it */

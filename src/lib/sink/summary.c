@@ -668,6 +668,7 @@ static void phases_part(rt_ob *o, const rt_summary *s, const unit *mem, const un
         /* 0.18: the phase under 1, 2, ... cores, and the fewest within 10% of its own */
         int64_t asked = rt_cores_fewest(p->cores, s->max_slowdown_pct >= 0 ? s->max_slowdown_pct : 10);
         num(o, "cores_asked", NULL, asked > 0 ? (double)asked : NAN, 0);
+        num(o, "own_duration", tm, p->cores ? p->cores->own_secs : NAN, 0); /* 0.20: its table's own */
         durations(o, p->cores, tm);
         close_object(o);
     }
