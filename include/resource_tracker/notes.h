@@ -42,6 +42,11 @@ typedef enum rt_note_kind {
     RT_NOTE_GPU_STARVED = 21,          /* the GPU idle much of the run while the job's CPU was
                                         * busy (an input pipeline that starves it) */
     RT_NOTE_GPU_HELD_UNUSED = 22,      /* VRAM held on a GPU the job never used */
+    /* 0.20: after a kill, ask to learn (docs/answers.md "Notes"; an OOM kill is RT_NOTE_OOM_KILLED) */
+    RT_NOTE_MEMORY_HIGH = 23,          /* held at its memory.high with reclaim stalls: the need
+                                        * above it unknown, twice it asked */
+    RT_NOTE_TIME_ENDED = 24,           /* ran to its time limit: its duration a floor, twice it
+                                        * asked */
     RT_NOTE_CPU_SHARED = 28,           /* 0.20: other work used the machine's cores beside the job */
 } rt_note_kind;
 
@@ -66,7 +71,8 @@ typedef struct rt_notes_options {
  * "memory_oversized", "gpu_idle", "cpu_throttled", "pressure", "left_behind", "few_runs",
  * "phase_marks", "cpu_over_requested", "memory_over_requested", "gpu_unused", "time_limit",
  * "memory_safe_side", "cpu_runs", "gpu_busy_idle", "gpu_tensor_idle", "gpu_memory_bound",
- * "gpu_starved", "gpu_held_unused", "cpu_shared"; "note" for another number. Static. */
+ * "gpu_starved", "gpu_held_unused", "memory_high", "time_ended", "cpu_shared"; "note" for
+ * another number. Static. */
 RT_API const char *rt_note_kind_name(int kind);
 
 /* The notes of one run into out[0..cap) (opts may be NULL). Returns how many were written (at
@@ -76,8 +82,9 @@ RT_API size_t rt_summary_notes(const rt_summary *s, const rt_notes_options *opts
 
 /* The notes of a recommendation rec made by rt_recommend from runs[0..n): few runs, a
  * memory need that is unknown or a lower bound, runs that left processes running after their
- * command (the ask covers the command only: --wait-all counts them), an OOM kill or a CPU
- * quota it stays above. Returns how many were written (at most RT_NOTES_MAX). */
+ * command (the ask covers the command only: --wait-all counts them), an OOM kill, a memory.high
+ * stall or a time limit run to (the floor it puts under the ask, and why), or a CPU quota it
+ * stays above. Returns how many were written (at most RT_NOTES_MAX). */
 RT_API size_t rt_recommend_notes(const rt_summary *const *runs, size_t n, const rt_recommendation *rec,
                                  rt_note *out, size_t cap);
 

@@ -21,8 +21,8 @@ typedef struct rt_recommendation {
     int64_t vram_mib;       /* rt_round_memory_mib(peak VRAM x 1.2); 0 without GPUs */
     uint64_t runs;          /* runs it is made from */
     double duration_secs;   /* the runs' mean duration (for costs) */
-    int oom_killed;         /* a run was OOM-killed: memory_mib is above the peak it reached
-                             * (never less than rt_round_memory_mib(peak x 1.2) of that run) */
+    int oom_killed;         /* a run was OOM-killed: memory_mib is above the limit it died at
+                             * (0.20: memory_floor_mib, memory_learn) */
     double cpu_quota_cores; /* the quota that held a run back (throttled in at least 10% of
                              * its periods): cpu is then above it; NaN when none did */
     double cpu_throttled_pct; /* that run's throttled periods, percent; NaN */
@@ -87,6 +87,17 @@ typedef struct rt_recommendation {
                                    * gpu_memory_had_mib, its SMs under 25% active (without GPM: its
                                    * GPU usage under 25%), and a GPU of vram_per_gpu_mib, smaller
                                    * than the one it had, holds it (rt_recommendation_gpu_notes) */
+    /* 0.20: after a kill, ask to learn (docs/answers.md). A run OOM-killed at its memory limit, or
+     * held at its memory.high with reclaim stalls, needed more than the limit by an amount nobody
+     * saw: memory_mib is at least twice that limit (twice the most the run reached where it had
+     * no limit of its own), rounded, until a run not stopped so under a larger limit shows the
+     * need (then the limit plus 20%, as before). A run that ran to its time limit: its duration
+     * is a floor, and time_limit_secs at least twice it. */
+    double memory_floor_mib;      /* the floor such runs put under memory_mib; NaN: none */
+    int memory_learn;             /* 1: the floor is to learn a need above a limit (no run showed
+                                   * it): memory_mib is a floor, not a need plus headroom */
+    double time_floor_secs;       /* the longest run that ran to its time limit (it used 99% of it
+                                   * or more), seconds: a floor of the time it needs; NaN: none */
 } rt_recommendation;
 
 #define RT_RECOMMENDATION_INIT {.struct_size = sizeof(rt_recommendation)}
@@ -101,8 +112,10 @@ RT_API int64_t rt_round_memory_mib(double mib);
  *    throttled a run in 10% or more of its periods (the quota rounded up, plus one);
  *  - memory: the runs' highest memory need (never a mean: one run that needed more is one
  *    that would die under less) plus headroom_pct, rounded up (rt_round_memory_mib); after an
- *    OOM kill, never below that run's peak or limit plus 20%, rounded; RT_NULL_I64 when no
- *    figure is known;
+ *    OOM kill (or a run held at its memory.high with reclaim stalls) at least twice its limit,
+ *    rounded, to learn the need above it, unless a run not stopped so ran under a larger limit:
+ *    then never below the stopped run's peak or limit plus 20%, rounded (memory_floor_mib);
+ *    RT_NULL_I64 when no figure is known;
  *  - gpu: the most GPUs a run kept busy at once (where known, else used); vram: the highest VRAM
  *    need plus headroom, rounded; each GPU's memory: the smallest of the GPU table that holds the
  *    most a run held on one GPU plus headroom (0.19: vram_per_gpu_mib, the GPU ask);

@@ -219,6 +219,8 @@ class Recommendation(Structure):
         ("vram_per_gpu_source", c_int), ("vram_per_gpu_mib", c_int64), ("vram_per_gpu_gib", c_double),
         ("gpu_models", c_char_p * 4), ("gpu_models_count", c_size_t), ("gpu_memory_had_mib", c_double),
         ("gpu_sm_active_pct", c_double), ("gpu_busy_pct", c_double), ("gpu_smaller", c_int),
+        # added in 0.20: after a kill, ask to learn (a run stopped at a limit puts a floor under the ask)
+        ("memory_floor_mib", c_double), ("memory_learn", c_int), ("time_floor_secs", c_double),
     ]
 
 
@@ -234,7 +236,7 @@ def new_recommendation(**fields) -> Recommendation:
     for name in ("cpu_quota_cores", "cpu_throttled_pct", "memory_need_mib", "headroom_pct", "vram_need_mib",
                  "max_slowdown_pct", "cpu_duration_secs", "cpu_run_duration_secs", "cpu_fewer_duration_secs",
                  "cpu_cost_usd", "time_limit_secs", "cpu_phase_fewer_secs", "vram_per_gpu_need_mib",
-                 "gpu_memory_had_mib", "gpu_sm_active_pct", "gpu_busy_pct"):
+                 "gpu_memory_had_mib", "gpu_sm_active_pct", "gpu_busy_pct", "memory_floor_mib", "time_floor_secs"):
         fields.setdefault(name, NAN)
     return new(Recommendation, **fields)
 

@@ -907,11 +907,15 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
         return -1;
     }
     /* the successful runs, and the runs the OOM killer hit (whatever their status: the killed
-     * command exits 137), so that a recommendation never forgets the memory that killed a run */
-    bool has_oom = false, has_cores = false, has_phases = false, has_member = false;
+     * command exits 137), so that a recommendation never forgets the memory that killed a run;
+     * and (0.20) the runs that ran to their time limit (the scheduler's SIGTERM: 143), so that it
+     * never forgets the time either */
+    bool has_oom = false, has_cores = false, has_phases = false, has_member = false, has_time = false;
     for (size_t i = 0; i < NCOLS; i++) {
         if (have[i] && strcmp(cols[i].name, "oom_kills") == 0)
             has_oom = true;
+        if (have[i] && strcmp(cols[i].name, "time_limit_used_pct") == 0)
+            has_time = true;
         if (have[i] && strcmp(cols[i].name, "cores") == 0)
             has_cores = true;
         if (have[i] && strcmp(cols[i].name, "phases") == 0)
@@ -919,10 +923,11 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
         if (have[i] && strcmp(cols[i].name, "member") == 0)
             has_member = true;
     }
-    char tail[256];
-    snprintf(tail, sizeof tail, ", %s, %s, %s FROM runs WHERE %s%s ORDER BY id DESC LIMIT ?1",
+    char tail[320];
+    snprintf(tail, sizeof tail, ", %s, %s, %s FROM runs WHERE (exit_status = 0%s%s)%s ORDER BY id DESC LIMIT ?1",
              has_cores ? "cores" : "NULL", has_phases ? "phases" : "NULL", has_member ? "member" : "NULL",
-             has_oom ? "(exit_status = 0 OR oom_kills > 0)" : "exit_status = 0", job ? " AND job_name = ?2" : "");
+             has_oom ? " OR oom_kills > 0" : "", has_time ? " OR time_limit_used_pct >= 99" : "",
+             job ? " AND job_name = ?2" : "");
     if (col_list(sql, sizeof sql, "SELECT job_name, allocation, samples, start_secs, end_secs, ", false, true, have,
                  tail) < 0) {
         sqlite3_close(db);

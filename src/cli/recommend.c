@@ -323,9 +323,15 @@ static void print_reasons(const rt_recommendation *rec, const rt_summary *const 
     if (rec->memory_source != RT_NEED_UNKNOWN)
         printf("memory from: %.1f MiB needed (%s%s) + %.0f%% headroom, rounded up%s\n", rec->memory_need_mib,
                rt_need_source_text(rec->memory_source), rec->memory_sampled ? ": a lower bound" : "",
-               rec->headroom_pct, rec->oom_killed ? ", and above the OOM kill" : "");
+               rec->headroom_pct, rec->memory_learn ? "" : rec->oom_killed ? ", and above the OOM kill" : "");
     else
         printf("memory from: no figure (memory unknown)\n");
+    if (rec->memory_learn) /* 0.20: the floor, not the need, is the ask */
+        printf("memory floor: %lld MiB, at least twice the limit a run was stopped at (its need above it unknown)\n",
+               (long long)rec->memory_floor_mib);
+    if (rec->time_floor_secs > 0)
+        printf("time floor: a run ran to its time limit after %.0f s: the time asked is at least twice that\n",
+               rec->time_floor_secs);
     if (rec->vram_per_gpu_mib > 0 && isfinite(rec->vram_per_gpu_need_mib)) /* 0.19: the GPU ask */
         printf("vram from: %.1f MiB held on one GPU (%s) + %.0f%% headroom: the smallest GPU memory that holds it "
                "(share/resource-tracker/gpu-models.csv)\n",
@@ -618,6 +624,9 @@ static int print_json(const rec_args *a, const rt_recommendation *rec, const loo
     json_object_set_new(r, "cpu_phase", rec->cpu_phase[0] ? json_string(rec->cpu_phase) : json_null());
     set_num(r, "cpu_phase_fewer_secs", rec->cpu_phase_fewer_secs);
     gpu_json(r, rec, l);
+    set_num(r, "memory_floor_mib", rec->memory_floor_mib); /* 0.20: after a kill, ask to learn */
+    json_object_set_new(r, "memory_learn", json_boolean(rec->memory_learn));
+    set_num(r, "time_floor_secs", rec->time_floor_secs);
     char words[300];
     json_object_set_new(r, "time_words",
                         rt_recommendation_time_words(rec, words, sizeof words) > 0 ? json_string(words) : json_null());

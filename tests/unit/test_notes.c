@@ -213,12 +213,12 @@ static void recommend_headroom_and_highest_need(void **state)
     assert_int_equal(rt_recommend(unk, 1, &rec), RT_OK);
     assert_int_equal(rec.memory_mib, 2048);
     assert_int_equal(rec.oom_killed, 1);
-    /* killed above its need: the limit it died at wins */
+    /* killed above its need: the limit it died at wins, twice it (the need above it unknown) */
     a.oom_kills = 1;
     a.memory_limit_mib = 4096;
     assert_int_equal(rt_recommend(one, 1, &rec), RT_OK);
-    assert_int_equal(rec.memory_mib, rt_round_memory_mib(4096 * 1.2));
-    assert_true(rec.memory_mib > 4096);
+    assert_int_equal(rec.memory_mib, 8192);
+    assert_int_equal(rec.memory_learn, 1);
 }
 
 /* ---- the notes --------------------------------------------------------------------------------- */
@@ -464,7 +464,8 @@ static void recommend_notes(void **state)
     assert_int_equal(rt_recommend(three, 3, &rec), RT_OK);
     k = rt_recommend_notes(three, 3, &rec, n, RT_NOTES_MAX);
     assert_string_equal(must(n, k, RT_NOTE_OOM_KILLED)->text,
-                        "the job was OOM-killed at 7.9 GiB (limit 8 GiB): asking for 10 GiB");
+                        "the job was OOM-killed at its 8 GiB limit (peak 7.9 GiB): its need is above that, unknown; "
+                        "asking for 16 GiB (at least 2x the limit, 16 GiB) to learn it");
     assert_string_equal(must(n, k, RT_NOTE_CPU_THROTTLED)->text,
                         "the CPU quota of 2 cores held the job back: throttled in 40% of periods; asking for 3");
     /* an older caller's shorter struct: no notes */
@@ -473,11 +474,124 @@ static void recommend_notes(void **state)
     assert_int_equal(rt_recommend_notes(three, 3, &old, n, RT_NOTES_MAX), 0);
 }
 
+/* 0.20, after a kill, ask to learn: a 1500 MiB heap killed at its 768 MiB limit is asked twice
+ * the limit (1536, rounded: 2048), not the limit + 20% (1 GiB) that gets it killed again; the
+ * highest need of a run not killed where larger; a run held at its memory.high with reclaim
+ * stalls likewise; a run that ran to its time limit is asked twice its duration. */
+static void recommend_after_a_kill(void **state)
+{
+    (void)state;
+    rt_recommendation rec = RT_RECOMMENDATION_INIT;
+    rt_summary k = run_needing(767, RT_NEED_CGROUP, 1);
+    k.oom_kills = 1;
+    k.memory_limit_mib = 768;
+    k.process_memory_peak_mib = 768;
+    const rt_summary *one[] = {&k};
+    assert_int_equal(rt_recommend(one, 1, &rec), RT_OK);
+    assert_int_equal(rec.memory_mib, 2048);
+    assert_true(rec.memory_mib >= 1536);
+    assert_true(rec.memory_floor_mib == 2048);
+    assert_int_equal(rec.memory_learn, 1);
+    assert_int_equal(rec.oom_killed, 1);
+    rt_note n[RT_NOTES_MAX];
+    size_t c = rt_recommend_notes(one, 1, &rec, n, RT_NOTES_MAX);
+    assert_string_equal(must(n, c, RT_NOTE_OOM_KILLED)->text,
+                        "the job was OOM-killed at its 768 MiB limit (peak 768 MiB): its need is above that, unknown; "
+                        "asking for 2 GiB (at least 2x the limit, 1.5 GiB) to learn it");
+    c = rt_summary_notes(&k, NULL, n, RT_NOTES_MAX);
+    assert_string_equal(must(n, c, RT_NOTE_OOM_KILLED)->text,
+                        "the OOM killer killed 1 task of the job at 768 MiB (limit 768 MiB): its need is above that, "
+                        "unknown; asking for 2 GiB (at least 2x the limit, 1.5 GiB) to learn it");
+    /* a run not killed that needed more (3000 MiB, under no limit): its need + headroom asks */
+    rt_summary ok = run_needing(3000, RT_NEED_CGROUP, 1);
+    const rt_summary *two[] = {&k, &ok};
+    assert_int_equal(rt_recommend(two, 2, &rec), RT_OK);
+    assert_int_equal(rec.memory_mib, rt_round_memory_mib(3000 * 1.15));
+    assert_int_equal(rec.memory_learn, 0);
+    c = rt_recommend_notes(two, 2, &rec, n, RT_NOTES_MAX);
+    assert_string_equal(must(n, c, RT_NOTE_OOM_KILLED)->text,
+                        "the job was OOM-killed at its 768 MiB limit (peak 768 MiB): a run under more memory "
+                        "finished: asking for 4 GiB");
+    /* ... one that needed less, under the same limit: no lesson, the floor stays */
+    ok = run_needing(500, RT_NEED_CGROUP, 1);
+    ok.memory_limit_mib = 768;
+    assert_int_equal(rt_recommend(two, 2, &rec), RT_OK);
+    assert_int_equal(rec.memory_mib, 2048);
+    assert_int_equal(rec.memory_learn, 1);
+    /* killed by the machine's OOM killer, no limit of its own: twice the most it reached */
+    k.memory_limit_mib = NAN;
+    k.process_memory_peak_mib = 700;
+    assert_int_equal(rt_recommend(one, 1, &rec), RT_OK);
+    assert_int_equal(rec.memory_mib, rt_round_memory_mib(2 * 767));
+    c = rt_recommend_notes(one, 1, &rec, n, RT_NOTES_MAX);
+    assert_string_equal(must(n, c, RT_NOTE_OOM_KILLED)->text,
+                        "the job was OOM-killed at 767 MiB with no memory limit of its own: its need is above that, "
+                        "unknown; asking for 2 GiB (at least 2x that, 1.5 GiB) to learn it");
+
+    /* held at its memory.high (1024) with reclaim stalls: twice it */
+    rt_summary h = run_needing(1000, RT_NEED_CGROUP, 1);
+    h.oom_kills = 0;
+    h.memory_high_mib = 1024;
+    h.pressure_memory_full_pct.mean = 40;
+    const rt_summary *high[] = {&h};
+    assert_int_equal(rt_recommend(high, 1, &rec), RT_OK);
+    assert_int_equal(rec.memory_mib, 2048);
+    assert_int_equal(rec.memory_learn, 1);
+    assert_int_equal(rec.oom_killed, 0);
+    c = rt_recommend_notes(high, 1, &rec, n, RT_NOTES_MAX);
+    assert_string_equal(must(n, c, RT_NOTE_MEMORY_HIGH)->text,
+                        "the job was held at its memory.high of 1 GiB with reclaim stalls (memory pressure full 40% "
+                        "of the time): its need is above that, unknown; asking for 2 GiB (at least 2x memory.high, "
+                        "2 GiB) to learn it");
+    assert_string_equal(rt_note_kind_name(RT_NOTE_MEMORY_HIGH), "memory_high");
+    c = rt_summary_notes(&h, NULL, n, RT_NOTES_MAX);
+    assert_non_null(strstr(must(n, c, RT_NOTE_MEMORY_HIGH)->text, "asking for 2 GiB (at least 2x memory.high"));
+    /* no stalls (a cache the kernel reclaims at no cost), or a need well under it: no floor */
+    h.pressure_memory_full_pct.mean = 1;
+    assert_int_equal(rt_recommend(high, 1, &rec), RT_OK);
+    assert_int_equal(rec.memory_mib, rt_round_memory_mib(1000 * 1.2));
+    assert_null(find(n, rt_summary_notes(&h, NULL, n, RT_NOTES_MAX), RT_NOTE_MEMORY_HIGH));
+    h.pressure_memory_full_pct.mean = 40;
+    h.memory_high_mib = 4096;
+    assert_int_equal(rt_recommend(high, 1, &rec), RT_OK);
+    assert_int_equal(rec.memory_mib, rt_round_memory_mib(1000 * 1.2));
+
+    /* ran to its time limit (SLURM's 10 min, all of it used): twice the run, whole minutes */
+    rt_summary t = run_needing(100, RT_NEED_CGROUP, 1);
+    t.duration_secs = 598;
+    t.time_limit_secs = 600;
+    t.time_limit_from = "SLURM_JOB_END_TIME";
+    t.time_limit_used_pct = 100;
+    const rt_summary *timed[] = {&t};
+    assert_int_equal(rt_recommend(timed, 1, &rec), RT_OK);
+    assert_true(fabs(rec.time_floor_secs - 600) < 1e-9);
+    assert_true(rec.time_limit_secs == 1200);
+    char line[256];
+    rt_format_recommendation(&rec, RT_SCHED_SLURM, line, sizeof line);
+    assert_non_null(strstr(line, "--time=0:20:00"));
+    c = rt_recommend_notes(timed, 1, &rec, n, RT_NOTES_MAX);
+    assert_string_equal(must(n, c, RT_NOTE_TIME_ENDED)->text,
+                        "the job ran to its time limit (10.0 min, SLURM_JOB_END_TIME): it needs more than the 10.0 "
+                        "min it ran, unknown how much; asking for 20.0 min (2x the run) to learn it");
+    assert_string_equal(rt_note_kind_name(RT_NOTE_TIME_ENDED), "time_ended");
+    c = rt_summary_notes(&t, NULL, n, RT_NOTES_MAX);
+    assert_non_null(find(n, c, RT_NOTE_TIME_ENDED));
+    assert_null(find(n, c, RT_NOTE_TIME_LIMIT)); /* one fact, one note */
+    /* 95% of it: near, not ended: the old note, no floor */
+    t.time_limit_used_pct = 95;
+    assert_int_equal(rt_recommend(timed, 1, &rec), RT_OK);
+    assert_true(isnan(rec.time_floor_secs));
+    c = rt_summary_notes(&t, NULL, n, RT_NOTES_MAX);
+    assert_null(find(n, c, RT_NOTE_TIME_ENDED));
+    assert_non_null(find(n, c, RT_NOTE_TIME_LIMIT));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(need_prefers_the_kernel),  cmocka_unit_test(need_unknown_and_vram),
-        cmocka_unit_test(recommend_headroom_and_highest_need), cmocka_unit_test(notes_each_kind),
+        cmocka_unit_test(recommend_headroom_and_highest_need), cmocka_unit_test(recommend_after_a_kill),
+        cmocka_unit_test(notes_each_kind),
         cmocka_unit_test(notes_from_records),       cmocka_unit_test(notes_bounds),
         cmocka_unit_test(recommend_notes),
     };

@@ -116,7 +116,7 @@ static void names(void **state)
     assert_string_equal(rt_note_kind_name(RT_NOTE_GPU_MEMORY_BOUND), "gpu_memory_bound");
     assert_string_equal(rt_note_kind_name(RT_NOTE_GPU_STARVED), "gpu_starved");
     assert_string_equal(rt_note_kind_name(RT_NOTE_GPU_HELD_UNUSED), "gpu_held_unused");
-    assert_string_equal(rt_note_kind_name(RT_NOTE_GPU_HELD_UNUSED + 1), "note");
+    assert_string_equal(rt_note_kind_name(1000), "note");
 }
 
 static void busy_but_idle(void **state)

@@ -679,27 +679,51 @@ static void recommend_cgroup(void **state)
     assert_int_equal(rec.oom_killed, 0);
     assert_nan(rec.cpu_quota_cores);
     assert_nan(rec.cpu_throttled_pct);
-    /* killed at a limit of 8192 with a PSS of 7000: above the limit, x1.2 -> 10 GiB */
+    assert_int_equal(rec.memory_learn, 0);
+    assert_nan(rec.memory_floor_mib);
+    assert_nan(rec.time_floor_secs);
+    /* killed at a limit of 8192 with a PSS of 7000: the need above the limit is unknown, and the
+     * other run ran under no larger limit: twice the limit, to learn it (0.20) */
     rt_summary b = cg_run(7000, 1, 10, 1.5, 8192);
     runs[1] = &b;
     assert_int_equal(rt_recommend(runs, 2, &rec), RT_OK);
     assert_int_equal(rec.oom_killed, 1);
-    assert_int_equal(rec.memory_mib, rt_round_memory_mib(8192 * 1.2));
-    assert_true(rec.memory_mib > 8192);
+    assert_int_equal(rec.memory_mib, 16384);
+    assert_near(rec.memory_floor_mib, 16384, 0);
+    assert_int_equal(rec.memory_learn, 1);
     assert_int_equal(rec.cpu, 3); /* ceil(1.5) + 1 */
     assert_near(rec.cpu_quota_cores, 1.5, 0);
     assert_near(rec.cpu_throttled_pct, 10, 1e-9);
-    /* killed without a known limit: the peak charge counts */
+    /* a run not killed under a larger limit learned the need: the killed run's limit + 20% stays
+     * the floor (never below it), the learned need + headroom above it asks */
+    a = cg_run(9000, 0, 0, 2, 16384);
+    assert_int_equal(rt_recommend(runs, 2, &rec), RT_OK);
+    assert_int_equal(rec.memory_learn, 0);
+    assert_near(rec.memory_floor_mib, rt_round_memory_mib(8192 * 1.2), 0);
+    assert_int_equal(rec.memory_mib, rt_round_memory_mib(9010 * 1.15));
+    a = cg_run(5000, 0, 0, 2, 16384); /* learned, and needed less: never below the killed run's limit */
+    assert_int_equal(rt_recommend(runs, 2, &rec), RT_OK);
+    assert_int_equal(rec.memory_mib, rt_round_memory_mib(8192 * 1.2));
+    assert_true(rec.memory_mib > 8192);
+    /* killed without a known limit (the machine's OOM killer): twice the most it reached (the
+     * peak charge 3010); the other run needed less: no lesson */
+    a = cg_run(1000, 0, 5, 2, 8192);
     b = cg_run(3000, 2, 0, NAN, NAN);
     assert_int_equal(rt_recommend(runs, 2, &rec), RT_OK);
-    assert_int_equal(rec.memory_mib, rt_round_memory_mib(3010 * 1.2));
+    assert_int_equal(rec.memory_mib, rt_round_memory_mib(2 * 3010));
+    assert_int_equal(rec.memory_learn, 1);
     assert_int_equal(rec.cpu, 1);
+    /* ... a run that held more without being killed: its need, the floor the old rule's */
+    a = cg_run(4000, 0, 0, NAN, NAN);
+    assert_int_equal(rt_recommend(runs, 2, &rec), RT_OK);
+    assert_int_equal(rec.memory_learn, 0);
+    assert_int_equal(rec.memory_mib, rt_round_memory_mib(4010 * 1.15));
     /* an older caller's struct: the 0.6 fields are left alone */
     rt_recommendation old;
     memset(&old, 0x5a, sizeof old);
     old.struct_size = offsetof(rt_recommendation, oom_killed);
     assert_int_equal(rt_recommend(runs, 2, &old), RT_OK);
-    assert_int_equal(old.memory_mib, rt_round_memory_mib(3010 * 1.2));
+    assert_int_equal(old.memory_mib, rt_round_memory_mib(4010 * 1.15));
     assert_int_equal(old.oom_killed, 0x5a5a5a5a);
 }
 

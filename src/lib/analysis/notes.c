@@ -2,8 +2,9 @@
  * kill, accounting that may be incomplete, a memory need unknown or only sampled, a limit far
  * above the need, idle GPUs, CPU throttling, pressure stalls, work left behind; 0.16: cores,
  * memory or GPUs asked for and not used, a time limit nearly hit; 0.19: what the job's GPUs did:
- * busy but idle, tensor cores idle, memory-bound, starved by the CPU, held and never used) and
- * from a recommendation (few runs, and why it is above what the runs used). */
+ * busy but idle, tensor cores idle, memory-bound, starved by the CPU, held and never used; 0.20:
+ * a run stopped at a limit, its need above it unknown, and the ask that learns it) and from a
+ * recommendation (few runs, and why it is above what the runs used). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -13,6 +14,7 @@
 #include "../core/core.h"
 #include "cores.h"
 #include "efficiency.h"
+#include "floors.h"
 #include "need.h"
 
 /* A run throttled in at least this share of its quota periods (percent) was held back
@@ -45,6 +47,7 @@ const char *rt_note_kind_name(int kind)
         [RT_NOTE_CPU_RUNS] = "cpu_runs",           [RT_NOTE_GPU_BUSY_IDLE] = "gpu_busy_idle",
         [RT_NOTE_GPU_TENSOR_IDLE] = "gpu_tensor_idle", [RT_NOTE_GPU_MEMORY_BOUND] = "gpu_memory_bound",
         [RT_NOTE_GPU_STARVED] = "gpu_starved",     [RT_NOTE_GPU_HELD_UNUSED] = "gpu_held_unused",
+        [RT_NOTE_MEMORY_HIGH] = "memory_high",     [RT_NOTE_TIME_ENDED] = "time_ended",
         [RT_NOTE_CPU_SHARED] = "cpu_shared",
     };
     return kind > 0 && (size_t)kind < sizeof names / sizeof names[0] && names[kind] ? names[kind] : "note";
@@ -135,7 +138,23 @@ static const char *secs_text(double s, char *b, size_t cap)
     return b;
 }
 
-static void oom_note(notes *ns, const rt_summary *s)
+/* What the ask does about a need above the limit f was stopped at, after "...: ": "its need is
+ * above that, unknown; asking for 2 GiB (at least 2x the limit, 1.5 GiB) to learn it"; a need
+ * another run showed: "a run under more memory finished: asking for 10 GiB". */
+static void learn_words(const rt_mem_floor *f, const rt_recommendation *rec, const char *what, char *b, size_t cap)
+{
+    char a[32], c[32];
+    const char *ask = rec->memory_mib > 0 ? mib_text((double)rec->memory_mib, a, sizeof a) : "?";
+    if (f->learned)
+        snprintf(b, cap, "a run under more memory finished: asking for %s", ask);
+    else
+        snprintf(b, cap, "its need is above that, unknown; asking for %s (at least 2x %s, %s) to learn it", ask,
+                 what, mib_text(2.0 * (isnan(f->limit_mib) ? f->reached_mib : f->limit_mib), c, sizeof c));
+}
+
+/* An OOM kill: where (the most the run was seen to hold, its limit) and the floor the ask takes
+ * (rec: the run's own recommendation; NULL without a tree). */
+static void oom_note(notes *ns, const rt_summary *s, const rt_recommendation *rec)
 {
     if (!(s->oom_kills > 0))
         return;
@@ -148,11 +167,47 @@ static void oom_note(notes *ns, const rt_summary *s)
         return;
     }
     double peak = isnan(s->process_memory_peak_mib) ? s->memory_need.mib : s->process_memory_peak_mib;
-    char at[64] = "";
+    char at[64] = "", then[200] = ": the next run needs more than that";
     if (!isnan(peak))
         snprintf(at, sizeof at, " at %s", mib_text(peak, a, sizeof a));
-    add(ns, RT_NOTE_OOM_KILLED, "the OOM killer killed %.0f task%s of the job%s%s: the next run needs more than that",
-        s->oom_kills, plural(s->oom_kills), at, lim);
+    rt_mem_floor f;
+    rt_mem_floor_of(&s, 1, 0, &f);
+    if (rec && !isnan(f.floor_mib)) {
+        char w[160];
+        learn_words(&f, rec, isnan(f.limit_mib) ? "that" : "the limit", w, sizeof w);
+        snprintf(then, sizeof then, "%s: %s", isnan(f.limit_mib) ? ", with no memory limit of its own" : "", w);
+    }
+    add(ns, RT_NOTE_OOM_KILLED, "the OOM killer killed %.0f task%s of the job%s%s%s", s->oom_kills,
+        plural(s->oom_kills), at, lim, then);
+}
+
+/* Held at its memory.high with reclaim stalls: the need above it unknown, and the ask to learn it. */
+static void memory_high_note(notes *ns, const rt_mem_floor *f, const rt_recommendation *rec)
+{
+    if (f->why != RT_FLOOR_HIGH || isnan(f->floor_mib))
+        return;
+    char a[32], w[160];
+    learn_words(f, rec, "memory.high", w, sizeof w);
+    add(ns, RT_NOTE_MEMORY_HIGH,
+        "the job was held at its memory.high of %s with reclaim stalls (memory pressure full %.0f%% of the time): %s",
+        mib_text(f->limit_mib, a, sizeof a), f->stall_pct, w);
+}
+
+/* Ran to its time limit: its duration a floor, and the time the ask takes (rec's). True when
+ * given (the note of a time limit nearly hit is then not: one fact, one note). */
+static bool time_ended_note(notes *ns, const rt_summary *s, const rt_recommendation *rec)
+{
+    double floor = rt_time_floor_of(s);
+    if (isnan(floor))
+        return false;
+    char a[32], b[32], c[64] = "";
+    if (rec->time_limit_secs > 0)
+        snprintf(c, sizeof c, "; asking for %s (2x the run) to learn it", secs_text(rec->time_limit_secs, b, sizeof b));
+    add(ns, RT_NOTE_TIME_ENDED,
+        "the job ran to its time limit (%s, %s): it needs more than the %s it ran, unknown how much%s",
+        secs_text(s->time_limit_secs, a, sizeof a), s->time_limit_from ? s->time_limit_from : "?",
+        secs_text(floor, b, sizeof b), c);
+    return true;
 }
 
 static void accounting_note(notes *ns, const rt_summary *s, const rt_notes_options *o)
@@ -589,8 +644,14 @@ size_t rt_summary_notes(const rt_summary *s, const rt_notes_options *opts, rt_no
     rt_recommendation rec = {.struct_size = sizeof rec};
     if (!s->has_process || rt_recommend(&s, 1, &rec) != RT_OK)
         rec.cpu = 0, rec.memory_mib = 0;
-    oom_note(&ns, s);
-    time_limit_note(&ns, s);
+    oom_note(&ns, s, s->has_process ? &rec : NULL);
+    if (s->has_process) {
+        rt_mem_floor f;
+        rt_mem_floor_of(&s, 1, 0, &f);
+        memory_high_note(&ns, &f, &rec);
+    }
+    if (!time_ended_note(&ns, s, &rec))
+        time_limit_note(&ns, s);
     accounting_note(&ns, s, opts ? &o : NULL);
     if (s->has_process) {
         memory_notes(&ns, s, &rec);
@@ -632,13 +693,52 @@ static void runs_agree(notes *ns, const rt_summary *const *runs, size_t n, const
             same, n, (long long)rec->cpu, rec->cpu == 1 ? "" : "s", fewer, rec->max_slowdown_pct);
 }
 
+/* The runs stopped at a limit: of the OOM-killed runs, and of those held at their memory.high,
+ * the one whose floor is the highest (the ask's), where it was stopped and what the ask does
+ * about it; of the runs that ran to their time limit, the longest. */
+static void stopped_notes(notes *ns, const rt_summary *const *runs, size_t n, const rt_recommendation *rec)
+{
+    rt_mem_floor top[3] = {{.why = RT_FLOOR_NONE}, {.why = RT_FLOOR_NONE}, {.why = RT_FLOOR_NONE}};
+    const rt_summary *time_run = NULL;
+    for (size_t i = 0; i < n; i++) {
+        rt_mem_floor f;
+        rt_mem_floor_of(runs, n, i, &f);
+        rt_mem_floor *t = &top[f.why];
+        if (f.why != RT_FLOOR_NONE && (t->why == RT_FLOOR_NONE || f.floor_mib > t->floor_mib ||
+                                       (isnan(t->floor_mib) && !isnan(f.floor_mib))))
+            *t = f;
+        double secs = rt_time_floor_of(runs[i]);
+        if (!isnan(secs) && (!time_run || secs > rt_time_floor_of(time_run)))
+            time_run = runs[i];
+    }
+    const rt_mem_floor *k = &top[RT_FLOOR_OOM];
+    if (k->why == RT_FLOOR_OOM) {
+        char a[32], b[32], at[96] = "", w[160];
+        if (!isnan(k->limit_mib) && !isnan(k->reached_mib))
+            snprintf(at, sizeof at, "at its %s limit (peak %s)", mib_text(k->limit_mib, a, sizeof a),
+                     mib_text(k->reached_mib, b, sizeof b));
+        else if (!isnan(k->limit_mib))
+            snprintf(at, sizeof at, "at its %s limit", mib_text(k->limit_mib, a, sizeof a));
+        else
+            snprintf(at, sizeof at, "at %s with no memory limit of its own", mib_text(k->reached_mib, a, sizeof a));
+        if (isnan(k->floor_mib))
+            snprintf(w, sizeof w, "asking for %s", rec->memory_mib == RT_NULL_I64 ? "?" : mib_text((double)rec->memory_mib, b, sizeof b));
+        else
+            learn_words(k, rec, isnan(k->limit_mib) ? "that" : "the limit", w, sizeof w);
+        add(ns, RT_NOTE_OOM_KILLED, "the job was OOM-killed %s: %s", at, w);
+    }
+    memory_high_note(ns, &top[RT_FLOOR_HIGH], rec);
+    if (time_run)
+        time_ended_note(ns, time_run, rec);
+}
+
 size_t rt_recommend_notes(const rt_summary *const *runs, size_t n, const rt_recommendation *rec, rt_note *out,
                           size_t cap)
 {
     if (!runs || !rec || !out || rec->struct_size < sizeof *rec)
         return 0;
     notes ns = {out, cap, 0};
-    char a[32], b[32], c[32];
+    char a[32];
     if (n < 3)
         add(&ns, RT_NOTE_FEW_RUNS,
             "based on %zu run%s: %.0f%% headroom (10%% + 10%% / runs: less as more runs agree)", n, n == 1 ? "" : "s",
@@ -660,23 +760,7 @@ size_t rt_recommend_notes(const rt_summary *const *runs, size_t n, const rt_reco
             "%zu of the %zu runs left processes running after the command exited: the ask covers the command only, "
             "not what they used after it (run with --wait-all to count them in)",
             left, n);
-    if (rec->oom_killed) {
-        const rt_summary *k = NULL; /* the killed run that reached the most */
-        double kpeak = NAN;
-        for (size_t i = 0; i < n; i++) {
-            const rt_summary *s = runs[i];
-            double peak = isnan(s->process_memory_peak_mib) ? s->memory_need.mib : s->process_memory_peak_mib;
-            if (s->oom_kills > 0 && (!k || peak > kpeak || isnan(kpeak))) {
-                k = s;
-                kpeak = peak;
-            }
-        }
-        char lim[64] = "";
-        if (k && !isnan(k->memory_limit_mib))
-            snprintf(lim, sizeof lim, " (limit %s)", mib_text(k->memory_limit_mib, b, sizeof b));
-        add(&ns, RT_NOTE_OOM_KILLED, "the job was OOM-killed at %s%s: asking for %s", mib_text(kpeak, a, sizeof a), lim,
-            rec->memory_mib == RT_NULL_I64 ? "?" : mib_text((double)rec->memory_mib, c, sizeof c));
-    }
+    stopped_notes(&ns, runs, n, rec);
     if (!isnan(rec->cpu_quota_cores))
         add(&ns, RT_NOTE_CPU_THROTTLED,
             "the CPU quota of %s core%s held the job back: throttled in %.0f%% of periods; asking for %lld",

@@ -1,8 +1,9 @@
 /* recommend.c - what a job should ask for next time, from the statistics of one or more of its
  * runs: cores from the runs' predicted durations (the fewest within a slowdown bound; cores.c
  * makes the tables), memory and VRAM from the highest need (need.c) with headroom that
- * shrinks as runs agree, never less than what a run was OOM-killed at nor a CPU quota that held
- * a run back, GPUs and each GPU's memory by the GPU ask (gpu_ask.c), and the same recommendation
+ * shrinks as runs agree, never less than the floors a run stopped at a limit puts under them
+ * (floors.c: twice the memory limit it was OOM-killed or stalled at, twice the time it ran to its
+ * time limit) nor a CPU quota that held a run back, GPUs and each GPU's memory by the GPU ask (gpu_ask.c), and the same recommendation
  * in the words of Metaflow, Kubernetes (with a node affinity on the GPUs' memory) and SLURM; and
  * the phase that decided the cores. */
 #define _GNU_SOURCE
@@ -13,6 +14,7 @@
 
 #include "../core/core.h"
 #include "cores.h"
+#include "floors.h"
 #include "gpu_ask.h"
 #include "need.h"
 
@@ -36,19 +38,22 @@ static double max_known(double a, double b)
 /* A run throttled in at least this share of its quota periods (percent) was held back. */
 #define THROTTLED_PCT 10.0
 
-/* The floors a run's cgroup puts under the recommendation: an OOM-killed run needs more than
- * the most it reached or was allowed (its memory need, the group's peak charge, the limit)
- * plus 20%; a run throttled in THROTTLED_PCT of its periods needs a core above its quota.
- * Updates *mem / *cpu (the largest floors so far) and r's 0.6 fields. */
-static void cgroup_floors(const rt_summary *s, double need, double *mem, double *cpu, rt_recommendation *r)
+/* The floors a run puts under the recommendation: the memory of a run stopped at a limit
+ * (floors.c), into *mem and r's memory_floor_mib, memory_learn, oom_killed; a run throttled in
+ * THROTTLED_PCT of its periods needs a core above its quota (*cpu, r's 0.6 fields); the time of
+ * a run that ran to its time limit (r->time_floor_secs). */
+static void run_floors(const rt_summary *const *runs, size_t n, size_t i, double *mem, double *cpu,
+                       rt_recommendation *r)
 {
-    if (s->oom_kills > 0) {
-        double peak = max_known(max_known(max_known(need, s->process_pss_mib.peak), s->process_memory_peak_mib),
-                                s->memory_limit_mib);
-        if (!isnan(peak))
-            *mem = max_known(*mem, (double)rt_round_memory_mib(peak * 1.2));
-        r->oom_killed = 1;
+    const rt_summary *s = runs[i];
+    rt_mem_floor f;
+    rt_mem_floor_of(runs, n, i, &f);
+    r->oom_killed |= f.why == RT_FLOOR_OOM;
+    if (!isnan(f.floor_mib) && !(f.floor_mib <= *mem)) {
+        *mem = f.floor_mib;
+        r->memory_learn = !f.learned;
     }
+    r->time_floor_secs = max_known(r->time_floor_secs, rt_time_floor_of(s));
     double pct = s->cpu_periods > 0 ? 100.0 * s->cpu_throttled_periods / s->cpu_periods : NAN;
     if (pct >= THROTTLED_PCT && s->cpu_quota_cores > 0) {
         double need_cpu = ceil(s->cpu_quota_cores) + 1;
@@ -217,7 +222,9 @@ rt_error rt_recommend_with(const rt_recommend_options *opts, const rt_summary *c
                            .cpu_fewer_duration_secs = NAN,
                            .cpu_cost_usd = NAN,
                            .time_limit_secs = NAN,
-                           .cpu_phase_fewer_secs = NAN};
+                           .cpu_phase_fewer_secs = NAN,
+                           .memory_floor_mib = NAN,
+                           .time_floor_secs = NAN};
     for (size_t i = 0; i < n; i++) {
         const rt_summary *s = runs[i];
         if (!s || !s->has_process)
@@ -233,7 +240,7 @@ rt_error rt_recommend_with(const rt_recommend_options *opts, const rt_summary *c
         keep_highest(&vram, &v);
         rt_gpu_fold_run(&gpus, s, &v);
         duration += isnan(s->duration_secs) ? 0 : s->duration_secs;
-        cgroup_floors(s, m.mib, &mem_floor, &cpu_floor, &r);
+        run_floors(runs, n, i, &mem_floor, &cpu_floor, &r);
     }
     if (tables == n) {
         r.cpu = cores_from_tables(runs, n, slow, price);
@@ -258,6 +265,11 @@ rt_error rt_recommend_with(const rt_recommend_options *opts, const rt_summary *c
     r.memory_mib = isfinite(mem.mib) ? rt_round_memory_mib(mem.mib * grow) : RT_NULL_I64;
     if (mem_floor > (double)r.memory_mib || (r.memory_mib == RT_NULL_I64 && !isnan(mem_floor)))
         r.memory_mib = (int64_t)mem_floor;
+    else if (mem_floor < (double)r.memory_mib)
+        r.memory_learn = 0; /* a need plus headroom above the floor: the ask is that */
+    r.memory_floor_mib = mem_floor;
+    if (r.time_floor_secs > 0) /* ran to its time limit: twice that, whole minutes */
+        r.time_limit_secs = max_known(r.time_limit_secs, ceil(2.0 * r.time_floor_secs / 60.0) * 60.0);
     r.memory_need_mib = mem.mib;
     r.memory_source = mem.source;
     r.memory_sampled = mem.sampled;
