@@ -87,10 +87,13 @@ def test_two_runs_in_one_file(tmp_path):
 
 def test_recommend_respects_oom_peak_and_quota():
     out = ok(["recommend", OOM])
-    assert "the job was OOM-killed at 7.9 GiB (limit 8 GiB): asking for 10 GiB" in out
+    # 0.20: above the limit the need is unknown: twice the limit, to learn it (issue 66)
+    assert ("the job was OOM-killed at its 8 GiB limit (peak 7.9 GiB): its need is above that, unknown; "
+            "asking for 16 GiB (2x the limit) to learn it") in out
+    assert "memory floor: 16384 MiB, at least twice the limit a run was stopped at" in out
     assert "the CPU quota of 2 cores held the job back: throttled in 40% of periods; asking for 3" in out
     r = json.loads(ok(["recommend", "--json", OOM]))["recommendation"]
-    assert r["memory_mib"] > 8192 and r["memory_mib"] >= 8192 * 1.2
+    assert r["memory_mib"] == 16384 and r["memory_floor_mib"] == 16384 and r["memory_learn"] is True
     assert r["cpu"] >= 3
     assert r["oom_killed"] is True
     assert r["cpu_quota_cores"] == 2 and r["cpu_throttled_pct"] == 40
@@ -101,6 +104,7 @@ def test_recommend_without_cgroup_unchanged():
     assert "OOM" not in out and "quota" not in out
     r = json.loads(ok(["recommend", "--json", PLAIN]))["recommendation"]
     assert r["oom_killed"] is False and r["cpu_quota_cores"] is None and r["cpu_throttled_pct"] is None
+    assert r["memory_floor_mib"] is None and r["memory_learn"] is False and r["time_floor_secs"] is None
 
 
 def test_report_has_the_marks(tmp_path):

@@ -487,7 +487,7 @@ def summary_columns(summary, have):
 @pytest.mark.skipif(recommend_stub(), reason="recommend is not available yet on this branch")
 def test_recommend_from_history_keeps_oom_and_quota_floors(tmp_path):
     """The recorded OOM-killed, throttled run (cgroup-oom.jsonl) stored as a history row from its
-    summary: `recommend --job` from the history asks for what `recommend` of the file asks (above
+    summary: `recommend --job` from the history asks for what `recommend` of the file asks (twice
     the limit it died at, a core above the quota that held it back), and `history` marks it. The
     killed command exited 137: the run still counts (only runs that failed otherwise do not)."""
     s = json.loads(run(["summary", "--json", OOM_RUN]).stdout)
@@ -504,13 +504,14 @@ def test_recommend_from_history_keeps_oom_and_quota_floors(tmp_path):
     con.close()
 
     want = json.loads(run(["recommend", "--json", OOM_RUN]).stdout)["recommendation"]
-    assert want["oom_killed"] is True and want["cpu"] == 3 and want["memory_mib"] == 10240
+    assert want["oom_killed"] is True and want["cpu"] == 3 and want["memory_mib"] == 16384  # 2x the limit
     r = run(["recommend", "--job", "oom-job", "--history", db, "--json"])
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["recommendation"] == want
     r = run(["recommend", "--job", "oom-job", "--history", db])
     assert r.returncode == 0, r.stderr
-    assert "the job was OOM-killed at 7.9 GiB (limit 8 GiB): asking for 10 GiB" in r.stdout
+    assert ("the job was OOM-killed at its 8 GiB limit (peak 7.9 GiB): its need is above that, unknown; "
+            "asking for 16 GiB (2x the limit) to learn it") in r.stdout
     assert "the CPU quota of 2 cores held the job back: throttled in 40% of periods; asking for 3" in r.stdout
 
     r = history("--history", db)

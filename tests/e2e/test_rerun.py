@@ -34,7 +34,7 @@ import tempfile
 
 import pytest
 
-from conftest import BUILD_DIR, TIMEOUT_SCALE, TRACKER, tracker_env
+from conftest import BUILD_DIR, TIMEOUT_SCALE, TRACKER, VALGRIND, tracker_env
 import test_delegation
 from test_cgroup import LAYOUT, dir_of, groups_of, kill_group_procs, rmdir_tree
 from test_delegation import make_delegated, remove_group
@@ -688,3 +688,45 @@ def test_daemon_left_behind(mode):
         assert not [n for n in notes if n["kind"] == "left_behind"], notes
         assert rec["memory_need_mib"] >= 300, rec
         proof("daemon", mode, kind, rec, DAEMON, [], err)
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 66 item 2: after a kill, ask to learn. A heap of 1500 MiB under a 768 MiB limit of its own
+# (a group the test makes, the tracker inside it: the job's group is a child of it) is OOM-killed;
+# above the limit its need is unknown, so the ask must be at least twice the limit (the limit +
+# 20%, 1 GiB, gets it killed again), and the second run under the ask must survive.
+
+HEAP_1500 = PRELUDE + r"""
+m = anon(1500)
+print(f"rt-rerun: 1500 MiB held at {since_start():.2f} s", file=sys.stderr)
+time.sleep(0.2)
+"""
+
+
+@pytest.mark.skipif(VALGRIND, reason="the tracker runs inside the limited group: valgrind's own use of it decides")
+def test_killed_at_its_limit_asks_to_learn(tmp_path):
+    kind = memory_kind()
+    out = tmp_path / "killed.jsonl"
+    g = Limited(kind, "kill768", 768 * MIB)
+    try:
+        r = subprocess.run([TRACKER, "-i", "0.5", "-o", str(out), "--", PY, "-c", HEAP_1500],
+                           preexec_fn=g.enter, capture_output=True, text=True, timeout=120 * TIMEOUT_SCALE,
+                           env=tracker_env())
+    finally:
+        g.close()
+    # the kill is counted in the job's own group (a child of g, gone with the run): its record says it
+    last = [json.loads(l) for l in out.read_text().splitlines() if l.strip()][-1]["process"]
+    cg = last.get("cgroup") or {}
+    assert r.returncode == 137 and cg.get("oom_kills"), \
+        f"not OOM-killed at 768 MiB: exit {r.returncode}, cgroup {cg}\n{r.stderr[-2000:]}"
+    assert cg.get("memory_limit_mib") == 768, cg
+    rec, notes = recommend(str(out))
+    mem = rec["memory_mib"]
+    oom = [n["text"] for n in notes if n["kind"] == "oom_killed"]
+    line = (f"rerun heap_1500 (killed at 768 MiB): recommended {mem} MiB (floor {rec['memory_floor_mib']}, "
+            f"learn {rec['memory_learn']}, need {rec['memory_need_mib']}); note: {oom}")
+    report(line)
+    assert rec["oom_killed"] and rec["memory_learn"], line
+    assert mem >= 1536, line
+    assert oom and "768 MiB limit" in oom[0] and "unknown" in oom[0] and "to learn it" in oom[0], line
+    proof("heap_1500", "killed", kind, rec, HEAP_1500, [], r.stderr)

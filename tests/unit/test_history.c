@@ -797,6 +797,66 @@ static void member_round_trip(void **state)
     rt_stats_free(st);
 }
 
+/* 0.20, recommend --job after a kill: a run OOM-killed at its 768 MiB limit puts twice the limit
+ * under the ask while the later runs that finished ran under no larger limit; one that finished
+ * under a larger limit sets the need (never below the killed run's limit + 20%). A run that ran to
+ * its time limit (the scheduler's SIGTERM: 143) is among the runs given, its duration a floor; a
+ * run that failed otherwise is not. */
+static void kills_and_time_limits(void **state)
+{
+    (void)state;
+    char path[512];
+    db_path(path, sizeof path, "kills.db");
+    rt_summary k = make_summary(1), ok = make_summary(1), bad = make_summary(1), t = make_summary(1);
+    k.oom_kills = 1;
+    k.memory_limit_mib = 768;
+    k.process_memory_peak_mib = 768;
+    ok.oom_kills = bad.oom_kills = t.oom_kills = 0;
+    ok.memory_limit_mib = 768;
+    assert_int_equal(append(path, "heap", 137, &k), 0);
+    assert_int_equal(append(path, "heap", 0, &ok), 0);
+    assert_int_equal(append(path, "heap", 1, &bad), 0); /* failed: not a run to learn from */
+    rt_summary *out;
+    size_t n;
+    assert_int_equal(cli_history_summaries(path, "heap", 5, &out, &n), 0);
+    assert_int_equal(n, 2);
+    const rt_summary *runs[4] = {&out[0], &out[1]};
+    rt_recommendation rec = RT_RECOMMENDATION_INIT;
+    assert_int_equal(rt_recommend(runs, n, &rec), RT_OK);
+    assert_int_equal(rec.memory_mib, 2048); /* 2 x 768, rounded: never the 1 GiB that kills it again */
+    assert_true(rec.memory_learn);
+    free(out);
+    /* ran to its time limit of 60 s and was ended (SIGTERM, 143): given, asked twice its time */
+    t.time_limit_secs = 60;
+    t.time_limit_from = "SLURM_JOB_END_TIME";
+    t.time_limit_used_pct = 100;
+    assert_int_equal(append(path, "heap", 143, &t), 0);
+    assert_int_equal(cli_history_summaries(path, "heap", 5, &out, &n), 0);
+    assert_int_equal(n, 3);
+    for (size_t i = 0; i < n; i++)
+        runs[i] = &out[i];
+    assert_int_equal(rt_recommend(runs, n, &rec), RT_OK);
+    assert_same(rec.time_floor_secs, 60);
+    assert_true(rec.time_limit_secs >= 120);
+    assert_int_equal(rec.memory_mib, 2048);
+    free(out);
+    /* a later run that finished under a larger limit (4096) and needed 2000 MiB: the need is known */
+    rt_summary big = make_summary(1);
+    big.oom_kills = 0;
+    big.memory_limit_mib = 4096;
+    big.memory_need = (rt_need){2000, RT_NEED_CGROUP, 0};
+    assert_int_equal(append(path, "heap", 0, &big), 0);
+    assert_int_equal(cli_history_summaries(path, "heap", 5, &out, &n), 0);
+    assert_int_equal(n, 4);
+    for (size_t i = 0; i < n; i++)
+        runs[i] = &out[i];
+    assert_int_equal(rt_recommend(runs, n, &rec), RT_OK);
+    assert_false(rec.memory_learn);
+    assert_same(rec.memory_floor_mib, rt_round_memory_mib(768 * 1.2));
+    assert_int_equal(rec.memory_mib, rt_round_memory_mib(2000 * 1.125));
+    free(out);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--without-sqlite") == 0)
@@ -809,6 +869,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(newer_schema),
         cmocka_unit_test(infinite_figures),
         cmocka_unit_test(cgroup_round_trip),
+        cmocka_unit_test(kills_and_time_limits),
         cmocka_unit_test(cores_round_trip),
         cmocka_unit_test(member_round_trip),
         cmocka_unit_test(version1_migrates),

@@ -139,17 +139,21 @@ static const char *secs_text(double s, char *b, size_t cap)
 }
 
 /* What the ask does about a need above the limit f was stopped at, after "...: ": "its need is
- * above that, unknown; asking for 2 GiB (at least 2x the limit, 1.5 GiB) to learn it"; a need
- * another run showed: "a run under more memory finished: asking for 10 GiB". */
+ * above that, unknown; asking for 2 GiB (at least 2x the limit, 1.5 GiB) to learn it" ("(2x the
+ * limit)" where the ask is that exactly); a need another run showed: "a run under more memory
+ * finished: asking for 10 GiB". */
 static void learn_words(const rt_mem_floor *f, const rt_recommendation *rec, const char *what, char *b, size_t cap)
 {
     char a[32], c[32];
     const char *ask = rec->memory_mib > 0 ? mib_text((double)rec->memory_mib, a, sizeof a) : "?";
+    double twice = 2.0 * (isnan(f->limit_mib) ? f->reached_mib : f->limit_mib);
     if (f->learned)
         snprintf(b, cap, "a run under more memory finished: asking for %s", ask);
+    else if ((double)rec->memory_mib == twice)
+        snprintf(b, cap, "its need is above that, unknown; asking for %s (2x %s) to learn it", ask, what);
     else
         snprintf(b, cap, "its need is above that, unknown; asking for %s (at least 2x %s, %s) to learn it", ask,
-                 what, mib_text(2.0 * (isnan(f->limit_mib) ? f->reached_mib : f->limit_mib), c, sizeof c));
+                 what, mib_text(twice, c, sizeof c));
 }
 
 /* An OOM kill: where (the most the run was seen to hold, its limit) and the floor the ask takes
