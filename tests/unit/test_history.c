@@ -797,6 +797,22 @@ static void member_round_trip(void **state)
     rt_stats_free(st);
 }
 
+/* What recommend --job asks of the job's last 5 runs in the history at path (into *rec); how many
+ * runs it had. */
+static size_t recommend_job(const char *path, const char *job, rt_recommendation *rec)
+{
+    rt_summary *out;
+    size_t n;
+    assert_int_equal(cli_history_summaries(path, job, 5, &out, &n), 0);
+    assert_true(n > 0 && n <= 5);
+    const rt_summary *runs[5];
+    for (size_t i = 0; i < n; i++)
+        runs[i] = &out[i];
+    assert_int_equal(rt_recommend(runs, n, rec), RT_OK);
+    free(out);
+    return n;
+}
+
 /* 0.20, recommend --job after a kill: a run OOM-killed at its 768 MiB limit puts twice the limit
  * under the ask while the later runs that finished ran under no larger limit; one that finished
  * under a larger limit sets the need (never below the killed run's limit + 20%). A run that ran to
@@ -816,45 +832,29 @@ static void kills_and_time_limits(void **state)
     assert_int_equal(append(path, "heap", 137, &k), 0);
     assert_int_equal(append(path, "heap", 0, &ok), 0);
     assert_int_equal(append(path, "heap", 1, &bad), 0); /* failed: not a run to learn from */
-    rt_summary *out;
-    size_t n;
-    assert_int_equal(cli_history_summaries(path, "heap", 5, &out, &n), 0);
-    assert_int_equal(n, 2);
-    const rt_summary *runs[4] = {&out[0], &out[1]};
     rt_recommendation rec = RT_RECOMMENDATION_INIT;
-    assert_int_equal(rt_recommend(runs, n, &rec), RT_OK);
+    assert_int_equal(recommend_job(path, "heap", &rec), 2);
     assert_int_equal(rec.memory_mib, 2048); /* 2 x 768, rounded: never the 1 GiB that kills it again */
     assert_true(rec.memory_learn);
-    free(out);
     /* ran to its time limit of 60 s and was ended (SIGTERM, 143): given, asked twice its time */
     t.time_limit_secs = 60;
     t.time_limit_from = "SLURM_JOB_END_TIME";
     t.time_limit_used_pct = 100;
     assert_int_equal(append(path, "heap", 143, &t), 0);
-    assert_int_equal(cli_history_summaries(path, "heap", 5, &out, &n), 0);
-    assert_int_equal(n, 3);
-    for (size_t i = 0; i < n; i++)
-        runs[i] = &out[i];
-    assert_int_equal(rt_recommend(runs, n, &rec), RT_OK);
+    assert_int_equal(recommend_job(path, "heap", &rec), 3);
     assert_same(rec.time_floor_secs, 60);
     assert_true(rec.time_limit_secs >= 120);
     assert_int_equal(rec.memory_mib, 2048);
-    free(out);
     /* a later run that finished under a larger limit (4096) and needed 2000 MiB: the need is known */
     rt_summary big = make_summary(1);
     big.oom_kills = 0;
     big.memory_limit_mib = 4096;
     big.memory_need = (rt_need){2000, RT_NEED_CGROUP, 0};
     assert_int_equal(append(path, "heap", 0, &big), 0);
-    assert_int_equal(cli_history_summaries(path, "heap", 5, &out, &n), 0);
-    assert_int_equal(n, 4);
-    for (size_t i = 0; i < n; i++)
-        runs[i] = &out[i];
-    assert_int_equal(rt_recommend(runs, n, &rec), RT_OK);
+    assert_int_equal(recommend_job(path, "heap", &rec), 4);
     assert_false(rec.memory_learn);
     assert_same(rec.memory_floor_mib, rt_round_memory_mib(768 * 1.2));
     assert_int_equal(rec.memory_mib, rt_round_memory_mib(2000 * 1.125));
-    free(out);
 }
 
 int main(int argc, char **argv)
