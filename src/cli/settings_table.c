@@ -1074,9 +1074,9 @@ const cli_setting cli_settings[] = {
      .sub =
          (const cli_sub_text[]){
              {.commands = CLI_CMD_RECOMMEND,
-              .help = "how many of its last successful or OOM-killed runs (default 5)",
+              .help = "how many of its last successful, OOM-killed or timed-out runs (default 5)",
               .man =
-                  "How many of the job's last successful or OOM-killed runs (default 5). Only with \\fB\\-\\-job\\fR."},
+                  "How many of the job's last successful, OOM-killed or timed-out runs (default 5). Only with \\fB\\-\\-job\\fR."},
              {.commands = CLI_CMD_HISTORY, .help = "only the newest N runs", .man = "Only the newest \\fIN\\fR runs."},
              {0}}},
     {.flag = "list",
