@@ -222,6 +222,11 @@ static const summary_field gpu_ask_fields[] = {
     RF("vram_per_gpu_need", SF_NUM, SU_MEM, vram_per_gpu_need_mib, 0),
     RF("vram_per_gpu", SF_I64, SU_MEM, vram_per_gpu_mib, 0),
 };
+/* after gpu_words (0.20): the floors of a run stopped at a limit (after a kill, ask to learn) */
+static const summary_field floor_fields[] = {
+    RF("memory_floor", SF_NUM, SU_MEM, memory_floor_mib, 0),
+    RF("time_floor", SF_NUM, SU_TIME, time_floor_secs, 0),
+};
 
 #define PF(k, kind, u, member, dec) FIELD(rt_phase_summary, k, kind, u, member, dec)
 static const summary_field phase_call[] = {PF("min", SF_NUM, SU_NONE, call_min_secs, 0),
@@ -504,6 +509,7 @@ static void answer_part(rt_ob *o, const rt_summary *s, const unit *mem, const un
         /* 0.19: the GPU ask (as recommend --json says it) */
         members(o, &rec, gpu_ask_fields, N_OF(gpu_ask_fields), mem, tm);
         str(o, "gpu_words", rt_recommendation_gpu_words(&rec, words, sizeof words) > 0 ? words : NULL);
+        members(o, &rec, floor_fields, N_OF(floor_fields), mem, tm); /* 0.20 */
         close_object(o);
     }
     rt_note notes[RT_NOTES_MAX];
