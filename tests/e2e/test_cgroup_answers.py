@@ -116,7 +116,8 @@ def test_report_has_the_marks(tmp_path):
     assert float(m.group(1)) == pytest.approx(7.0)  # the record that saw the kill, after T0
     assert (float(m.group(2)), float(m.group(3))) == (0.0, 8.0)  # throttled all along: one stretch
     assert "job OOM kills" in text and "job CPU quota (cores)" in text
-    assert "<th>memory above</th><td>the peak of a run the OOM killer ended</td>" in text
+    # 0.20: killed at its limit, the need above it unknown: the floor is twice the limit
+    assert "<th>memory floor</th><td>twice the limit a run was stopped at (its need above it unknown)</td>" in text
     assert "<th>cores above</th><td>the quota of 2.00 cores (throttled in 40% of its periods)</td>" in text
     plain = tmp_path / "p.html"
     ok(["report", PLAIN, "-o", str(plain)])

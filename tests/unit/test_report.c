@@ -88,6 +88,8 @@ static void cgroup_marks(void **state)
     info.recommendation = &rc;
     char *html = write_text(r, &info, NULL);
     assert_non_null(strstr(html, "<th>memory above</th><td>the peak of a run the OOM killer ended</td>"));
+    assert_null(strstr(html, "<th>memory floor</th>")); /* 0.20: no floor to learn in rc */
+    assert_null(strstr(html, "<th>time floor</th>"));
     assert_non_null(strstr(html, "<th>cores above</th><td>the quota of 1.50 cores (throttled in 40% of its periods)"));
     const char *want = "var MK={oom:[[6.000,1],[9.000,1]],thr:[[2.000,4.000],[7.000,8.000]],limit:4096,quota:1.5};";
     if (!strstr(html, want))

@@ -834,8 +834,13 @@ void rpt_recommendation_section(rpt_hw *w, const rt_report_info *in)
         row(w, "from runs", f);
         if (rec->struct_size >= offsetof(rt_recommendation, cpu_throttled_pct) + sizeof rec->cpu_throttled_pct) {
             char why[160];
-            if (rec->oom_killed)
+            bool floors = rec->struct_size >= sizeof *rec; /* 0.20: after a kill, ask to learn */
+            if (floors && rec->memory_learn)
+                row(w, "memory floor", "twice the limit a run was stopped at (its need above it unknown)");
+            else if (rec->oom_killed)
                 row(w, "memory above", "the peak of a run the OOM killer ended");
+            if (floors && rec->time_floor_secs > 0)
+                row(w, "time floor", "twice a run that ran to its time limit");
             if (isfinite(rec->cpu_quota_cores)) {
                 snprintf(why, sizeof why, "the quota of %.2f cores (throttled in %.0f%% of its periods)",
                          rec->cpu_quota_cores, rec->cpu_throttled_pct);
