@@ -544,8 +544,11 @@ static void recommend_after_a_kill(void **state)
                         "of the time): its need is above that, unknown; asking for 2 GiB (2x memory.high) to learn "
                         "it");
     assert_string_equal(rt_note_kind_name(RT_NOTE_MEMORY_HIGH), "memory_high");
+    h.memory_limit_mib = 16384; /* memory.max far above: held at memory.high, never "too much" */
     c = rt_summary_notes(&h, NULL, n, RT_NOTES_MAX);
     assert_non_null(strstr(must(n, c, RT_NOTE_MEMORY_HIGH)->text, "asking for 2 GiB (2x memory.high)"));
+    assert_null(find(n, c, RT_NOTE_MEMORY_OVERSIZED));
+    h.memory_limit_mib = NAN;
     /* no stalls (a cache the kernel reclaims at no cost), or a need well under it: no floor */
     h.pressure_memory_full_pct.mean = 1;
     assert_int_equal(rt_recommend(high, 1, &rec), RT_OK);

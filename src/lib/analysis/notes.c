@@ -291,8 +291,8 @@ static void memory_notes(notes *ns, const rt_summary *s, const rt_recommendation
             mib_text(m->mib, a, sizeof a), mib_text(unsure, b, sizeof b),
             mib_text((double)rt_round_memory_mib((m->mib - unsure) * (1 + rec->headroom_pct / 100)), c,
                      sizeof c));
-    if (memory_request_note(ns, s, rec) || s->oom_kills > 0 || isnan(s->memory_limit_mib))
-        return;
+    if (memory_request_note(ns, s, rec) || s->oom_kills > 0 || rec->memory_learn || isnan(s->memory_limit_mib))
+        return; /* never "too much" for a run stopped at a limit (0.20: memory_learn, memory.high) */
     double want = (double)rt_round_memory_mib(m->mib * 1.2);
     if (s->memory_limit_mib >= OVERSIZED_FACTOR * want && s->memory_limit_mib - want >= OVERSIZED_MIB)
         add(ns, RT_NOTE_MEMORY_OVERSIZED, "the memory limit of %s is %.0fx what the job needed (%s): %s would do",
