@@ -235,6 +235,39 @@ def note_kinds(summary):
     return [n.get("kind") for n in summary.get("notes") or []]
 
 
+def test_ran_to_its_time_limit_asks_twice(slurm, tmp_path):
+    """0.20, after a kill, ask to learn: a job step whose time limit (SLURM_JOB_START_TIME and
+    SLURM_JOB_END_TIME: 600 s, ending 2 s from now) runs out and is ended by the scheduler's
+    SIGTERM (sent here after 3 s, as slurmstepd would at the end time): its duration is a floor,
+    the time asked at least twice it, and the notes say so in place of "near the limit"."""
+    now = time.time()
+    env = slurm.env(SLURM_JOB_START_TIME=str(int(now) - 598), SLURM_JOB_END_TIME=str(int(now) + 2))
+    out = tmp_path / "run.jsonl"
+    p = subprocess.Popen([TRACKER, "-i", "0.5", "-o", str(out), "--", "/bin/sh", "-c", "exec sleep 60"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        time.sleep(3)
+        p.terminate()  # the end time passed: SIGTERM, as SLURM sends it
+        _, err = p.communicate(timeout=60 * TIMEOUT_SCALE)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 143, err  # the command's SIGTERM, passed through
+    s = summary_json(out)
+    assert s["efficiency"]["time_limit_pct"] >= 99, s["efficiency"]
+    ended = [n["text"] for n in s["notes"] if n["kind"] == "time_ended"]
+    assert ended and "it needs more than the" in ended[0] and "(2x the run) to learn it" in ended[0], s["notes"]
+    assert "time_limit" not in note_kinds(s), s["notes"]  # one fact, one note
+    r = run(["recommend", "--json", str(out)])
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    rec = doc["recommendation"]
+    assert rec["time_floor_secs"] >= 599, rec
+    assert rec["time_limit_secs"] >= 2 * rec["time_floor_secs"], rec
+    assert re.search(r"--time=0:(2[0-9]|[3-5][0-9]):00", doc["schedulers"]["slurm"]), doc["schedulers"]
+
+
 def test_memory_over_requested_note(slurm, tmp_path):
     # about 73 MiB needed of 1200 MB asked for: 6%
     slurm.scontrol_answers("01:00:00", time.time() - 60)
