@@ -549,6 +549,13 @@ static void recommend_after_a_kill(void **state)
     assert_non_null(strstr(must(n, c, RT_NOTE_MEMORY_HIGH)->text, "asking for 2 GiB (2x memory.high)"));
     assert_null(find(n, c, RT_NOTE_MEMORY_OVERSIZED));
     h.memory_limit_mib = NAN;
+    /* stalls of the machine's (no pressure of the group's own): maybe other work's, no floor */
+    h.pressure_group = 0;
+    assert_int_equal(rt_recommend(high, 1, &rec), RT_OK);
+    assert_int_equal(rec.memory_mib, rt_round_memory_mib(1000 * 1.2));
+    h.pressure_group = 1;
+    assert_int_equal(rt_recommend(high, 1, &rec), RT_OK);
+    assert_int_equal(rec.memory_mib, 2048);
     /* no stalls (a cache the kernel reclaims at no cost), or a need well under it: no floor */
     h.pressure_memory_full_pct.mean = 1;
     assert_int_equal(rt_recommend(high, 1, &rec), RT_OK);

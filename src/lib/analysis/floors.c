@@ -12,7 +12,8 @@
 
 /* Held at memory.high: a need within this share of it ... */
 #define HIGH_NEAR 0.9
-/* ... and tasks all stalled on memory (pressure "full") this share of the time (percent). */
+/* ... and tasks all stalled on memory (pressure "full", the group's own) this share of the time
+ * (percent). */
 #define HIGH_STALL_PCT 5.0
 /* Ran to its time limit: this share of it used (percent). */
 #define TIME_ENDED_PCT 99.0
@@ -40,7 +41,9 @@ static int stopped(const rt_summary *s, double need, double *limit)
         return RT_FLOOR_OOM;
     }
     double high = s->memory_high_mib;
-    if (high > 0 && need >= HIGH_NEAR * high && s->pressure_memory_full_pct.mean >= HIGH_STALL_PCT) {
+    /* the stalls the job's own (the group's pressure): the machine's may be other work's */
+    if (high > 0 && need >= HIGH_NEAR * high && s->pressure_memory_full_pct.mean >= HIGH_STALL_PCT &&
+        !(s->pressure_group == 0)) {
         *limit = high;
         return RT_FLOOR_HIGH;
     }
