@@ -705,6 +705,8 @@ static void stopped_notes(notes *ns, const rt_summary *const *runs, size_t n, co
     rt_mem_floor top[3] = {{.why = RT_FLOOR_NONE}, {.why = RT_FLOOR_NONE}, {.why = RT_FLOOR_NONE}};
     const rt_summary *time_run = NULL;
     for (size_t i = 0; i < n; i++) {
+        if (!runs[i])
+            continue;
         rt_mem_floor f;
         rt_mem_floor_of(runs, n, i, &f);
         rt_mem_floor *t = &top[f.why];
