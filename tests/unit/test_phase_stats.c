@@ -376,7 +376,7 @@ static void summary_json(void **state)
                                 "\"memory_need\":{\"need_mib\":520,\"source\":\"process_peak\",\"sampled\":true},"
                                 "\"gpu_usage\":{\"mean\":0.25,\"peak\":0.5},\"gpu_vram_mib\":{\"mean\":250,"
                                 "\"peak\":500},\"read_bytes\":4000,\"write_bytes\":2000,\"first_start_secs\":101.5,"
-                                "\"cores_asked\":2,\"durations_secs\":[4,2.05,2,2]},{\"name\":\"short\",");
+                                "\"cores_asked\":2,\"own_duration_secs\":2,\"durations_secs\":[4,2.05,2,2]},{\"name\":\"short\",");
     if (!p)
         fail_msg("%s", strstr(buf, ",\"phases\""));
     assert_non_null(strstr(buf, "],\"phase_marks\":{\"accepted\":4,\"unknown_stop\":0,\"unterminated\":0,"

@@ -87,9 +87,9 @@ rt_cores_iv rt_cores_iv_of(const rt_record *r, double w, double u)
     double own = r->process_cores, wc = r->process_cpu_wait_cores;
     if (isnan(u))
         u = own;
-    else if (wc >= 0 && own >= 0) /* a stretch of the record: the record's demand (a rate the
-                                   * record cannot place finer), its CPU the stretch's own */
-        wc = fmax(own + wc - u, 0.0);
+    else if (wc >= 0) /* a stretch of the record: its waits in proportion to its CPU (a stretch
+                       * that ran less was less often runnable) */
+        wc = own > 0 ? wc * u / own : u > 0 ? NAN : wc;
     double others = r->cpu_cores - r->process_cores;
     return (rt_cores_iv){.w = w,
                          .u = u,
