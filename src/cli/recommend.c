@@ -427,7 +427,8 @@ static void print_cores(const rt_recommendation *rec, const rt_summary *const *r
                                                     : "the machine's pressure; a bound, overstated");
 }
 
-/* The phases of each run under the asked cores, text: per phase its own duration, the fewest
+/* The phases of each run under the asked cores, text: per phase its own time (its table's own
+ * duration: other work's waits left out, 0.20), the fewest
  * cores within the bound for it alone, and its predicted duration under the ask and one fewer. */
 static void print_phases(const rt_recommendation *rec, const rt_summary *const *runs, size_t n)
 {
@@ -448,21 +449,22 @@ static void print_phases(const rt_recommendation *rec, const rt_summary *const *
             if (!t || t->n == 0)
                 continue;
             if (!any)
-                printf("%-*s  %9s  %8s  %14s%s%s\n", wide, n > 1 ? "phase (run)" : "phase", "duration", "own ask", under,
+                printf("%-*s  %9s  %8s  %14s%s%s\n", wide, n > 1 ? "phase (run)" : "phase", "own time", "own ask", under,
                        rec->cpu > 1 ? "  " : "", rec->cpu > 1 ? fewer : "");
             any = true;
             int64_t own = rt_cores_fewest(t, rec->max_slowdown_pct);
+            double own_secs = t->own_secs > 0 ? t->own_secs : t->duration_secs; /* 0.20: other work's waits out */
             const rt_cores_row *at = &t->rows[((size_t)rec->cpu > t->n ? t->n : (size_t)rec->cpu) - 1];
             char label[64], ask[32], less[64] = "";
             snprintf(label, sizeof label, n > 1 ? "%.32s (%zu)" : "%.32s", p->name, i + 1);
             snprintf(ask, sizeof ask, "%lld core%s", (long long)own, own == 1 ? "" : "s");
             if (rec->cpu > 1) {
                 const rt_cores_row *f = &t->rows[((size_t)rec->cpu - 1 > t->n ? t->n : (size_t)rec->cpu - 1) - 1];
-                double pct = t->duration_secs > 0 ? 100.0 * (f->duration_secs - t->duration_secs) / t->duration_secs : 0;
+                double pct = own_secs > 0 ? 100.0 * (f->duration_secs - own_secs) / own_secs : 0;
                 snprintf(less, sizeof less, "  %7.1f s (%+4.0f%%)", f->duration_secs, fabs(pct) < 0.5 ? 0.0 : pct);
             }
-            printf("%-*s  %7.1f s  %8s  %12.1f s%s%s\n", wide, label, t->duration_secs, ask, at->duration_secs, less,
-                   rec->cpu_phase[0] && strcmp(rec->cpu_phase, p->name) == 0 ? "  <- decided the ask" : "");
+            printf("%-*s  %7.1f s  %8s  %12.1f s%s%s\n", wide, label, own_secs, ask, at->duration_secs, less,
+                   rec->cpu_phase[0] && strcmp(rec->cpu_phase, p->name) == 0 ? "  <- decided" : "");
         }
 }
 

@@ -455,7 +455,8 @@ def test_second_run_under_the_asked_cores(name, tmp_path, unit, beside):
     text = subprocess.run([TRACKER, "recommend", "--no-price-lookup", str(out)], capture_output=True, text=True,
                           timeout=60 * TIMEOUT_SCALE, env=tracker_env()).stdout
     assert "of %d cores:\n  the times below are the job's own, a quiet machine may be faster\n" % ncpu in text, text
-    assert max(len(t) for t in text.split("\n")[text.split("\n").index("cores  predicted duration  core-hours") - 2:]) <= 80, text
+    assert max(len(t) for t in text.split("\n")[text.split("\n").index("cores  predicted duration  core-hours") - 2:]) <= 80, \
+        text  # the shared line, the table, its footnotes and the phases' rows fit 80 columns
     notes = json.loads(sj.stdout)["notes"]
     assert [n for n in notes if n["kind"] == "cpu_shared"], notes
 

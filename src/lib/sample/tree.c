@@ -15,6 +15,7 @@ int rt_tree_part_open(rt_tree_part *p, rt_sample_ctx *c, int64_t root, bool own_
     p->walk_max_age = walk_max_age_secs;
     p->walk_period = NAN;
     p->wait_ratio = p->walk_span = p->demand = NAN;
+    p->walk_threads = 0;
     p->walk_memory_high = RT_NULL_U64;
     long page = sysconf(_SC_PAGESIZE);
     p->pt_span = (page > 0 ? (double)page : 4096.0) / 8.0;
@@ -271,7 +272,13 @@ static void report_waits(rt_tree_part *p, double elapsed)
         if (t->wait_run_ns > 0)
             p->wait_ratio = (double)t->wait_ns / (double)t->wait_run_ns;
         double ratio = isnan(p->wait_ratio) ? 0 : p->wait_ratio;
-        p->demand = seen + (double)t->wait_ns / 1e9 / span + (unseen > 0 ? unseen * (1 + ratio) : 0);
+        double known = seen + (double)t->wait_ns / 1e9 / span + (unseen > 0 ? unseen : 0);
+        /* the unseen CPU's waits, no more than the tasks the tree had at this walk or the one
+         * before could wait (a last interval of a few ms holds CPU the kernel counted late:
+         * its task gone, that CPU times the waits' proportion read 4 tasks for a single one) */
+        double room = fmax((double)t->threads, p->walk_threads) - known;
+        p->demand = known + fmin(unseen > 0 ? unseen * ratio : 0, fmax(room, 0.0));
+        p->walk_threads = (double)t->threads;
     }
     o->cpu_wait_cores = isnan(p->demand) ? NAN : fmax(p->demand - o->cores_used, 0.0);
 }

@@ -147,6 +147,7 @@ typedef struct rt_tree_part {
                         * both (rt_process.cpu_wait_cores); NaN: none yet */
     double demand;     /* the tasks runnable (running or waiting) on average at the last walk;
                         * NaN: none yet */
+    double walk_threads; /* the tree's threads at the last walk */
     int64_t tasks_prev;     /* the tree's tasks at the previous reading (RT_NULL_I64: unknown) */
     double dropped_ns; /* carried CPU never shown: nothing of the tree ran any more */
     uint64_t prev_root_own; /* the root's own CPU (ns) at the previous reading; RT_NULL_U64 */
