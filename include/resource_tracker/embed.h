@@ -236,6 +236,9 @@ typedef enum rt_column {
     RT_COL_PROC_GPUS_BUSY = 106,           /* GPUs the tree kept busy (rt_process.gpu_count_busy) */
     RT_COL_PROC_GPU_VRAM_PER_GPU_MIB = 107, /* the most VRAM the tree held on one GPU */
     RT_COL_PROC_CPU_WAIT_CORES = 108,      /* 0.20: the tree's tasks waiting for a CPU */
+    /* 0.20: file data the tree's group read back after its memory evicted it, since tracking
+     * began (rt_cgroup.memory_refault_mib) */
+    RT_COL_CGROUP_MEMORY_REFAULT_MIB = 109,
 } rt_column;
 
 /* How many columns this library has (columns 0 .. n-1), a column's name ("timestamp",

@@ -47,6 +47,8 @@ typedef enum rt_note_kind {
                                         * above it unknown, twice it asked */
     RT_NOTE_TIME_ENDED = 24,           /* ran to its time limit: its duration a floor, twice it
                                         * asked */
+    RT_NOTE_MEMORY_REREAD = 25,        /* a memory limit the job lived under evicted the files it
+                                        * read back: how much, and the limit that keeps them */
     RT_NOTE_CPU_SHARED = 28,           /* 0.20: other work used the machine's cores beside the job */
 } rt_note_kind;
 
@@ -71,8 +73,8 @@ typedef struct rt_notes_options {
  * "memory_oversized", "gpu_idle", "cpu_throttled", "pressure", "left_behind", "few_runs",
  * "phase_marks", "cpu_over_requested", "memory_over_requested", "gpu_unused", "time_limit",
  * "memory_safe_side", "cpu_runs", "gpu_busy_idle", "gpu_tensor_idle", "gpu_memory_bound",
- * "gpu_starved", "gpu_held_unused", "memory_high", "time_ended", "cpu_shared"; "note" for
- * another number. Static. */
+ * "gpu_starved", "gpu_held_unused", "memory_high", "time_ended", "memory_reread", "cpu_shared";
+ * "note" for another number. Static. */
 RT_API const char *rt_note_kind_name(int kind);
 
 /* The notes of one run into out[0..cap) (opts may be NULL). Returns how many were written (at

@@ -130,6 +130,9 @@ typedef struct rt_record {
     double process_gpus_busy;         /* rt_process.gpu_count_busy */
     double process_gpu_vram_per_gpu_mib; /* rt_process.gpu_vram_per_gpu_max_bytes in MiB */
     double process_cpu_wait_cores;    /* 0.20: rt_process.cpu_wait_cores */
+    /* 0.20: the group's rt_cgroup.memory_refault_mib (file data read back after its memory
+     * evicted it, since tracking began); NaN without it */
+    double cgroup_memory_refault_mib;
 } rt_record;
 /* rt_record has no struct_size: where it crosses between caller and library, a size argument
  * says how much of it the caller has, sizeof(rt_record) as the caller compiled it. The

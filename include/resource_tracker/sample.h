@@ -245,6 +245,13 @@ typedef struct rt_cgroup {
      * the window is tens of milliseconds there). 0 when the peak is exact; NaN as
      * memory_unreclaimable_peak_mib */
     double memory_unreclaimable_unsure_mib;
+    /* 0.20: file data the group read back after its memory evicted it (the kernel's refaults
+     * of file pages: memory.stat workingset_refault_file, v1's total_workingset_refault_file,
+     * workingset_refault before Linux 5.9), since tracking began, MiB: a limit that keeps the
+     * job alive but not its page cache shows here (docs/answers.md, "Re-reads"). Read with
+     * memory.stat (again whenever the group's reads or memory stalls moved); NaN without it, and
+     * for a group that holds other processes than the tree's */
+    double memory_refault_mib;
 } rt_cgroup;
 
 /* The tracked process tree: the root given with --pid or the wrapped command, every

@@ -193,6 +193,10 @@ typedef struct rt_summary {
     /* the source of a platform meter that gave the machine's energy ("hwmon", "intel-rapl" for
      * psys), the parts then within it; NULL: the machine's energy is the parts' sum */
     const char *energy_meter_source;
+    /* 0.20: file data the job's group read back after its memory evicted it, over the run
+     * (rt_record.cgroup_memory_refault_mib: each run's last total, summed when the file holds
+     * several); NaN when no record had it (docs/answers.md, "Re-reads") */
+    double memory_refault_mib;
 } rt_summary;
 
 /* 0.19: one part of a run's energy: the domains of the records' energy (rt_energy_domain) of

@@ -178,6 +178,8 @@ class Summary(Structure):
         # and the energy by part (EnergyPart pointers, the largest first) and a platform
         # meter's source; read only from a library that has rt_summary_energy_words (_energy.py)
         ("energy_parts", c_void_p), ("energy_part_count", c_size_t), ("energy_meter_source", c_char_p),
+        # 0.20: file data the job's group read back after its memory evicted it (re-reads)
+        ("memory_refault_mib", c_double),
     ]
 
 

@@ -43,6 +43,8 @@
  * cores, DRAM bandwidth, FP64/32/16, PCIe and NVLink traffic, each as mean, peak, p50 and p95),
  * whose figures they are (gpu_work_shared), the GPUs the tree kept busy at once, its VRAM peak on
  * one GPU and the seconds its GPUs idled while its CPU was busy.
+ * Schema version 10 (0.20) added the file data the job's group read back after its memory
+ * evicted it (memory_refault_mib: the re-reads a memory limit caused).
  * A database stamped with a higher version was made by a newer tool: it is
  * read (by the column names this version knows) but never written, since its columns may no
  * longer mean what this version thinks. */
@@ -63,7 +65,7 @@
 #include "cli.h"
 #include "history_db.h"
 
-#define SCHEMA_VERSION 9
+#define SCHEMA_VERSION 10
 #define BUSY_TIMEOUT_MS 10000
 
 /* ---- the columns --------------------------------------------------------------------- */
@@ -158,6 +160,9 @@ static const col cols[] = {
     DIST(gpu_fp64_active_pct), DIST(gpu_fp32_active_pct), DIST(gpu_fp16_active_pct), DIST(gpu_pcie_bytes_per_sec),
     DIST(gpu_nvlink_bytes_per_sec), SUM(gpu_work_shared), SUM(process_gpus_busy),
     SUM(process_gpu_vram_per_gpu_peak_mib), SUM(gpu_idle_cpu_busy_secs),
+    /* schema version 10: the 0.20 re-reads (file data the job's group read back after its
+     * memory evicted it) */
+    SUM(memory_refault_mib),
 };
 #define NCOLS (sizeof cols / sizeof cols[0])
 

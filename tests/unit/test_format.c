@@ -249,7 +249,7 @@ static void json_cgroup_and_pressure(void **state)
                    .cpu_throttled_secs = 0.25, .cpu_throttled_pct = 12.345, .oom_kills = 1, .memory_max_events = 3,
                    .memory_reclaimable_mib = 512.25, .memory_unreclaimable_peak_mib = NAN,
                    .memory_anon_mib = 300.5, .memory_file_mib = 600.25, .memory_shmem_mib = NAN,
-                   .memory_unreclaimable_unsure_mib = NAN};
+                   .memory_unreclaimable_unsure_mib = NAN, .memory_refault_mib = 600.5};
     g.pressure.cpu = pressure_of(1.5, 100);
     g.pressure.memory = pressure_of(NAN, RT_NULL_U64); /* no file: null */
     g.pressure.io = pressure_of(0, 0);
@@ -269,7 +269,7 @@ static void json_cgroup_and_pressure(void **state)
         "\"cpu_throttled_periods\":7,\"cpu_throttled_secs\":0.25,\"cpu_throttled_pct\":12.35,\"oom_kills\":1,"
         "\"memory_max_events\":3,\"memory_reclaimable_mib\":512.25,\"memory_unreclaimable_peak_mib\":null,"
         "\"memory_anon_mib\":300.5,\"memory_file_mib\":600.25,\"memory_shmem_mib\":null,"
-        "\"memory_unreclaimable_unsure_mib\":null,"
+        "\"memory_unreclaimable_unsure_mib\":null,\"memory_refault_mib\":600.5,"
         "\"pressure\":{\"cpu\":{\"some_avg10\":1.5,\"full_avg10\":null,\"some_pct\":3,\"full_pct\":null,\"some_total_usec\":100,"
         "\"full_total_usec\":null},\"memory\":null,"
         "\"io\":{\"some_avg10\":0,\"full_avg10\":null,\"some_pct\":0,\"full_pct\":null,\"some_total_usec\":0,"
@@ -300,7 +300,7 @@ static void json_cgroup_and_pressure(void **state)
     assert_non_null(strstr(buf, "\"oom_kills\":1,\"memory_max_events\":3,\"memory_reclaimable_mib\":512.25,"
                                 "\"memory_unreclaimable_peak_mib\":null,\"memory_anon_mib\":300.5,"
                                 "\"memory_file_mib\":600.25,\"memory_shmem_mib\":null,"
-                                "\"memory_unreclaimable_unsure_mib\":null,"
+                                "\"memory_unreclaimable_unsure_mib\":null,\"memory_refault_mib\":600.5,"
                                 "\"pressure\":{\"cpu\":{\"some_avg10\":1.5,"));
     assert_non_null(strstr(buf, "\"full_total_usec\":null}}}}\n"));
     /* CSV is unchanged: the 32 columns (and the 4 of energy where asked) */

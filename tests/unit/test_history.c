@@ -378,10 +378,10 @@ static void newer_schema(void **state)
     db_path(path, sizeof path, "newer.db");
     rt_summary s = make_summary(1);
     assert_int_equal(append(path, "train", 0, &s), 0);
-    sql_on(path, "PRAGMA user_version = 10");
+    sql_on(path, "PRAGMA user_version = 11");
     assert_int_equal(append(path, "train", 0, &s), -1);
     assert_int_equal(runs_of(path, "train"), 1);
-    sql_on(path, "PRAGMA user_version = 9"); /* ours again: written */
+    sql_on(path, "PRAGMA user_version = 10"); /* ours again: written */
     assert_int_equal(append(path, "train", 0, &s), 0);
     assert_int_equal(runs_of(path, "train"), 2);
 }
@@ -483,15 +483,15 @@ static void version1_migrates(void **state)
     set_cgroup(&s);
     assert_int_equal(append(path, "train", 0, &s), 0);
     sql_text(path, "PRAGMA user_version", text, sizeof text);
-    assert_string_equal(text, "9");
-    columns_of(path, text, sizeof text); /* version 4's to 9's columns at the end */
+    assert_string_equal(text, "10");
+    columns_of(path, text, sizeof text); /* version 4's to 10's columns at the end */
     char *v4 = strstr(text, ",phases TEXT,phase_marks TEXT,energy_joules REAL,energy_method TEXT,");
     assert_non_null(v4);
     assert_non_null(strstr(text, ",grid_g_per_kwh REAL,grid_zone TEXT,grid_source TEXT,place TEXT,"));
     assert_non_null(strstr(text, ",time_limit_used_pct REAL,process_vms_peak_mib REAL,cores TEXT,member TEXT,"
                                  "gpu_sm_active_pct_mean REAL,gpu_sm_active_pct_peak REAL,"));
     const char *v6_end = ",gpu_work_shared REAL,process_gpus_busy REAL,process_gpu_vram_per_gpu_peak_mib REAL,"
-                         "gpu_idle_cpu_busy_secs REAL";
+                         "gpu_idle_cpu_busy_secs REAL,memory_refault_mib REAL";
     size_t tl = strlen(text), sl = strlen(v6_end);
     assert_true(tl > sl);
     assert_string_equal(text + tl - sl, v6_end);

@@ -56,6 +56,7 @@ static rt_summary full(void)
     s.process_memory_peak_mib = s.oom_kills = s.oom_kill_secs = s.memory_limit_mib = s.memory_high_mib = NAN;
     s.cpu_quota_cores = s.cpu_periods = s.cpu_throttled_periods = s.cpu_throttled_secs = NAN;
     s.pids_peak = s.pids_limit = NAN;
+    s.memory_refault_mib = NAN; /* 0.20 */
     s.pressure_cpu_some_pct = s.pressure_memory_some_pct = s.pressure_memory_full_pct = none;
     s.pressure_io_some_pct = s.pressure_io_full_pct = none;
     /* 0.9: a process's kernel peak above the sampled figures, no group */
@@ -93,6 +94,7 @@ static rt_summary in_cgroup(void)
     s.cpu_throttled_secs = 7200;
     s.pids_peak = 5;
     s.pids_limit = 100;
+    s.memory_refault_mib = 600; /* 0.20: re-reads */
     s.pressure_cpu_some_pct = dist(12, 40, 10, 30);
     s.pressure_memory_some_pct = dist(3, 9, 2, 8);
     s.pressure_memory_full_pct = dist(1, 4, 0.5, 3);
@@ -292,14 +294,14 @@ static void cgroup_members(void **state)
     near(json_object_get(json_object_get(j, "process"), "memory_peak_mib"), 8100, 0, "memory_peak_mib");
     const json_t *c = json_object_get(j, "cgroup");
     assert_true(json_is_object(c));
-    assert_int_equal(json_object_size(c), 11);
+    assert_int_equal(json_object_size(c), 12);
     static const struct {
         const char *key;
         double want;
     } want[] = {{"oom_kills", 1},   {"oom_kill_secs", 1700000007.5}, {"memory_limit_mib", 8192},
                 {"cpu_quota_cores", 2}, {"cpu_periods", 80},          {"cpu_throttled_periods", 32},
                 {"cpu_throttled_pct", 40}, {"cpu_throttled_secs", 7200}, {"pids_peak", 5},
-                {"pids_limit", 100}};
+                {"pids_limit", 100}, {"memory_refault_mib", 600}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         near(json_object_get(c, want[i].key), want[i].want, 0, want[i].key);
     is_null(c, "memory_high_mib");

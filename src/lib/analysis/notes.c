@@ -3,8 +3,9 @@
  * above the need, idle GPUs, CPU throttling, pressure stalls, work left behind; 0.16: cores,
  * memory or GPUs asked for and not used, a time limit nearly hit; 0.19: what the job's GPUs did:
  * busy but idle, tensor cores idle, memory-bound, starved by the CPU, held and never used; 0.20:
- * a run stopped at a limit, its need above it unknown, and the ask that learns it) and from a
- * recommendation (few runs, and why it is above what the runs used). */
+ * a run stopped at a limit, its need above it unknown, and the ask that learns it; files read back
+ * after a memory limit evicted them) and from a recommendation (few runs, and why it is above
+ * what the runs used). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -16,6 +17,7 @@
 #include "efficiency.h"
 #include "floors.h"
 #include "need.h"
+#include "rereads.h"
 
 /* A run throttled in at least this share of its quota periods (percent) was held back
  * (recommend.c's rule too). */
@@ -48,6 +50,7 @@ const char *rt_note_kind_name(int kind)
         [RT_NOTE_GPU_TENSOR_IDLE] = "gpu_tensor_idle", [RT_NOTE_GPU_MEMORY_BOUND] = "gpu_memory_bound",
         [RT_NOTE_GPU_STARVED] = "gpu_starved",     [RT_NOTE_GPU_HELD_UNUSED] = "gpu_held_unused",
         [RT_NOTE_MEMORY_HIGH] = "memory_high",     [RT_NOTE_TIME_ENDED] = "time_ended",
+        [RT_NOTE_MEMORY_REREAD] = "memory_reread",
         [RT_NOTE_CPU_SHARED] = "cpu_shared",
     };
     return kind > 0 && (size_t)kind < sizeof names / sizeof names[0] && names[kind] ? names[kind] : "note";
@@ -283,7 +286,8 @@ static void memory_notes(notes *ns, const rt_summary *s, const rt_recommendation
     /* the safe side taken at a peak the readings could not place, where it made the ask larger */
     double unsure = s->process_unreclaimable_unsure_mib;
     if (m->source == RT_NEED_CGROUP && unsure > 0 && rec->memory_mib != RT_NULL_I64 &&
-        rt_round_memory_mib((m->mib - unsure) * (1 + rec->headroom_pct / 100)) < rec->memory_mib)
+        rt_round_memory_mib((m->mib - unsure) * (1 + rec->headroom_pct / 100)) < rec->memory_mib &&
+        rt_round_memory_mib(m->mib * (1 + rec->headroom_pct / 100)) == rec->memory_mib) /* the ask is the need's */
         add(ns, RT_NOTE_MEMORY_SAFE_SIDE,
             "memory %s may count %s of page cache as held: a peak and a rise of the cache came within one reading "
             "of the job's cgroup, and which came first is not known (the safe side; the ask would be %s without "
@@ -298,6 +302,40 @@ static void memory_notes(notes *ns, const rt_summary *s, const rt_recommendation
         add(ns, RT_NOTE_MEMORY_OVERSIZED, "the memory limit of %s is %.0fx what the job needed (%s): %s would do",
             mib_text(s->memory_limit_mib, a, sizeof a), floor(s->memory_limit_mib / fmax(m->mib, 1)),
             mib_text(m->mib, b, sizeof b), mib_text(want, c, sizeof c));
+}
+
+/* The limit's words: "memory limit" (memory.max, memory.limit_in_bytes) or "memory.high". */
+static const char *limit_word(const rt_summary *s, const rt_rereads *rr)
+{
+    return rr->limit_mib == s->memory_limit_mib ? "memory limit" : "memory.high";
+}
+
+/* Files read back after the limit evicted them (docs/answers.md, "Re-reads"): how much, as a
+ * share of the reads, the waits the run had (no speed is claimed: the waits bound what a cache
+ * saves), and the limit that keeps them cached; whether the ask does. Not after an OOM kill
+ * (its own note). */
+static void reread_note(notes *ns, const rt_summary *s, const rt_recommendation *rec)
+{
+    rt_rereads rr;
+    if (s->oom_kills > 0 || !rt_rereads_of(s, s->memory_need.mib, &rr))
+        return;
+    char a[32], b[32], c[32], d[32], e[32], f[32], share[64] = "", waits[96] = "";
+    if (!isnan(rr.share_pct))
+        snprintf(share, sizeof share, ", %.0f%% of its %s of storage reads", rr.share_pct,
+                 mib_text(rr.read_mib, e, sizeof e));
+    double io = s->pressure_io_some_pct.mean, mem = s->pressure_memory_some_pct.mean;
+    if (io >= 0.5 || mem >= 0.5)
+        snprintf(waits, sizeof waits, "; tasks waited for I/O %.0f%%, memory %.0f%% of the time%s", isnan(io) ? 0 : io,
+                 isnan(mem) ? 0 : mem, s->pressure_group == 1 ? "" : " (the machine's)");
+    double grow = rec->memory_mib > 0 ? 1 + rec->headroom_pct / 100 : 1.2;
+    int64_t keep = rt_round_memory_mib(rr.keep_mib * grow);
+    add(ns, RT_NOTE_MEMORY_REREAD,
+        "the job read back %s of files its %s %s had evicted%s%s: its need (%s) and those files (%s at most) "
+        "take %s, a limit of %s keeps them cached%s",
+        mib_text(rr.reread_mib, a, sizeof a), mib_text(rr.limit_mib, b, sizeof b), limit_word(s, &rr), share, waits,
+        mib_text(rr.need_mib, c, sizeof c), mib_text(rr.files_mib, d, sizeof d),
+        mib_text(rr.keep_mib, e, sizeof e), mib_text((double)keep, f, sizeof f),
+        rec->memory_mib >= keep ? " (the ask)" : rr.large ? "" : " (not asked: the re-reads were small)");
 }
 
 /* Cores asked for and not used (the request's, or a cgroup quota's). */
@@ -659,6 +697,7 @@ size_t rt_summary_notes(const rt_summary *s, const rt_notes_options *opts, rt_no
     accounting_note(&ns, s, opts ? &o : NULL);
     if (s->has_process) {
         memory_notes(&ns, s, &rec);
+        reread_note(&ns, s, &rec);
         cpu_request_note(&ns, s, &rec);
     }
     gpu_notes(&ns, s);

@@ -149,6 +149,9 @@ const rt_record_field rt_record_fields[] = {
      PROC(gpu_vram_per_gpu_max_bytes, MIB), FOLD(MAX, process_gpu_vram_per_gpu_peak_mib), KEEP(EXACT)},
     /* 0.20: the tasks' waits for a CPU (the CPU table's own demand, cores.c) */
     {ROW(process_cpu_wait_cores, "process_cpu_wait_cores", RT_COL_PROC_CPU_WAIT_CORES), PROC(cpu_wait_cores, 0)},
+    /* 0.20: re-reads */
+    {ROW(cgroup_memory_refault_mib, "cgroup_memory_refault_mib", RT_COL_CGROUP_MEMORY_REFAULT_MIB),
+     GROUP(memory_refault_mib), FOLD(TOTAL, memory_refault_mib), KEEP(EXACT)},
 };
 
 const size_t rt_record_field_count = sizeof rt_record_fields / sizeof rt_record_fields[0];

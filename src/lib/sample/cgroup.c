@@ -285,6 +285,7 @@ const rt_tree_group *rt_cg_part_delta(rt_cg_part *p, double elapsed)
     o->memory_anon_mib = mib(r->memory_stat.anon_bytes);
     o->memory_file_mib = mib(r->memory_stat.file_bytes);
     o->memory_shmem_mib = mib(r->memory_stat.shmem_bytes);
+    o->memory_refault_mib = mib(since(p, r->memory_stat.refault_file_bytes, b->memory_stat.refault_file_bytes));
     o->pids = r->pids;
     o->pids_peak = r->pids_peak != RT_NULL_I64 ? r->pids_peak : p->pids_seen;
     o->read_bytes_total = rd;

@@ -178,6 +178,7 @@ static const summary_field cgroup_fields[] = {
     SF("cpu_throttled", SF_NUM, SU_TIME, cpu_throttled_secs, 0),
     SF("pids_peak", SF_NUM, SU_NONE, pids_peak, 0),
     SF("pids_limit", SF_NUM, SU_NONE, pids_limit, 0),
+    SF("memory_refault", SF_NUM, SU_MEM, memory_refault_mib, 0), /* 0.20 */
 };
 
 /* Each a time-weighted distribution, percent. */

@@ -120,7 +120,10 @@ struct rt_cg_group {
     bool have_mem_stat;
     double mem_stat_mono;
     uint64_t mem_stat_charge, mem_stat_peak;
+    uint64_t mem_stat_read, mem_stat_stall; /* the storage reads and the memory pressure's total
+                                             * then (RT_NULL_U64: not known, not compared) */
     rt_cg_memstat mem_stat;
+    long page_size; /* what a refault counts, in bytes */
 };
 
 /* ---- locating a group ------------------------------------------------------------------------ */
@@ -379,6 +382,8 @@ rt_cg_group *rt_cg_group_open(const rt_roots *roots, const rt_cg_mounts *mounts,
         return NULL;
     memset(g->lv, 0xff, sizeof g->lv); /* -1 everywhere */
     memset(g->f, 0xff, sizeof g->f);
+    g->mem_stat_read = g->mem_stat_stall = RT_NULL_U64;
+    g->page_size = sysconf(_SC_PAGESIZE);
     int open_count = 0, v1 = 0;
     const char *first = NULL;
     /* the group's own files first (read every sample: v2's cpu.stat, first_kept, then the
@@ -634,20 +639,32 @@ static void read_limits(rt_cg_group *g, rt_buf *buf)
 }
 
 /* memory.stat not read. */
-static const rt_cg_memstat NO_MEMSTAT = {RT_NULL_U64, RT_NULL_U64, RT_NULL_U64, RT_NULL_U64};
+static const rt_cg_memstat NO_MEMSTAT = {RT_NULL_U64, RT_NULL_U64, RT_NULL_U64, RT_NULL_U64, RT_NULL_U64};
 
-/* memory.stat's reclaimable memory and kinds into out (whose charge and peak are read): read
- * again when the charge or its peak moved since it last was, RT_CG_MEMSTAT_MAX_AGE_SECS passed,
- * time went back or is not told (mono NaN); else what it said then. A group whose charge holds
- * to the byte (the kernel charges in batches of pages) is one whose memory did not grow or
- * shrink; what its kinds may trade among themselves meanwhile shows within the age. */
-static void read_memory_stat(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_reading *out)
+/* Whether counter now (RT_NULL_U64: not read this time) moved from then (RT_NULL_U64: not
+ * known then): a counter not read now is not compared. */
+static bool counter_moved(uint64_t now, uint64_t then)
+{
+    return now != RT_NULL_U64 && now != then;
+}
+
+/* memory.stat's reclaimable memory, kinds and refaults into out (whose charge and peak are
+ * read; read_io, stall: its storage read bytes and its memory pressure's some total, or
+ * RT_NULL_U64 when not read this time): read again when the charge, its peak or those counters
+ * moved since it last was, RT_CG_MEMSTAT_MAX_AGE_SECS passed, time went back or is not told
+ * (mono NaN); else what it said then. A group whose charge holds to the byte (the kernel
+ * charges in batches of pages) is one whose memory did not grow or shrink; at its limit it may
+ * hold while it evicts and reads back its files, which its reads and stalls show; what its
+ * kinds may trade among themselves meanwhile shows within the age. */
+static void read_memory_stat(rt_cg_group *g, rt_buf *buf, double mono, uint64_t read_io, uint64_t stall,
+                             rt_cg_reading *out)
 {
     if (g->no_mem_stat)
         return;
     if (g->have_mem_stat && !isnan(mono) && mono >= g->mem_stat_mono &&
         mono - g->mem_stat_mono < RT_CG_MEMSTAT_MAX_AGE_SECS && out->memory_bytes != RT_NULL_U64 &&
-        out->memory_bytes == g->mem_stat_charge && out->memory_peak_bytes == g->mem_stat_peak) {
+        out->memory_bytes == g->mem_stat_charge && out->memory_peak_bytes == g->mem_stat_peak &&
+        !counter_moved(read_io, g->mem_stat_read) && !counter_moved(stall, g->mem_stat_stall)) {
         out->memory_stat = g->mem_stat;
         return;
     }
@@ -659,10 +676,18 @@ static void read_memory_stat(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_rea
         out->memory_stat.reclaimable_bytes = reclaimable;
     rt_cg_parse_memory_kinds(buf->data, buf->len, &out->memory_stat.anon_bytes, &out->memory_stat.file_bytes,
                              &out->memory_stat.shmem_bytes);
+    uint64_t pages;
+    if (rt_cg_parse_memory_refault(buf->data, buf->len, &pages) == 0 && g->page_size > 0 &&
+        pages <= UINT64_MAX / (uint64_t)g->page_size)
+        out->memory_stat.refault_file_bytes = pages * (uint64_t)g->page_size;
     g->have_mem_stat = !isnan(mono);
     g->mem_stat_mono = mono;
     g->mem_stat_charge = out->memory_bytes;
     g->mem_stat_peak = out->memory_peak_bytes;
+    if (read_io != RT_NULL_U64)
+        g->mem_stat_read = read_io;
+    if (stall != RT_NULL_U64)
+        g->mem_stat_stall = stall;
     g->mem_stat = out->memory_stat;
 }
 
@@ -710,7 +735,6 @@ void rt_cg_group_read_at(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_reading
     /* memory */
     out->memory_bytes = first_value(g, buf, F_V2_MEM_CUR, F_V1_MEM_USAGE);
     out->memory_peak_bytes = first_value(g, buf, F_V2_MEM_PEAK, F_V1_MEM_PEAK);
-    read_memory_stat(g, buf, mono, out);
     out->memory_limit_bytes = g->mem_limit;
     out->memory_high_bytes = g->mem_high;
     if (rd(g->f[F_V2_MEM_EVENTS], buf)) {
@@ -740,6 +764,10 @@ void rt_cg_group_read_at(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_reading
     for (int i = 0; i < RT_PSI_N; i++)
         if (rd(g->f[F_V2_PSI_CPU + i], buf))
             rt_cg_parse_pressure(buf->data, buf->len, &out->psi[i]);
+
+    /* memory.stat last: whether it is read again follows the reads and the stalls */
+    const rt_cg_psi_raw *mem = &out->psi[RT_PSI_MEMORY];
+    read_memory_stat(g, buf, mono, out->io_read_bytes, mem->has_some ? mem->some_total_usec : RT_NULL_U64, out);
 }
 
 void rt_cg_group_read_memory(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_reading *out)
@@ -747,7 +775,7 @@ void rt_cg_group_read_memory(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_rea
     out->memory_stat = NO_MEMSTAT;
     out->memory_bytes = first_value(g, buf, F_V2_MEM_CUR, F_V1_MEM_USAGE);
     out->memory_peak_bytes = first_value(g, buf, F_V2_MEM_PEAK, F_V1_MEM_PEAK);
-    read_memory_stat(g, buf, mono, out);
+    read_memory_stat(g, buf, mono, RT_NULL_U64, RT_NULL_U64, out);
 }
 
 uint64_t rt_cg_group_read_cpu(rt_cg_group *g, rt_buf *buf)

@@ -80,6 +80,12 @@ int rt_cg_parse_memory_stat(const char *buf, size_t len, uint64_t *reclaimable_b
  * group's own. Each is RT_NULL_U64 when its line is missing. */
 void rt_cg_parse_memory_kinds(const char *buf, size_t len, uint64_t *anon, uint64_t *file, uint64_t *shmem);
 
+/* File pages a group read back after they were evicted (the kernel's refaults, a count of
+ * pages), from memory.stat: workingset_refault_file (v2 since 5.9, v1 since 5.9's stats),
+ * v1's hierarchical total_workingset_refault_file winning, else workingset_refault (v2 before
+ * 5.9, when only file pages were tracked). Returns 0, or -1 when no such line is there. */
+int rt_cg_parse_memory_refault(const char *buf, size_t len, uint64_t *pages);
+
 /* A single-value file: a decimal number, or "max" (v2) / a value at or above 2^62 (v1's
  * "unlimited", PAGE_COUNTER_MAX rounded to pages) / "-1" (v1's cpu.cfs_quota_us) as
  * RT_NULL_U64. Returns 0 or -1 (no number, or more than one token). */
@@ -144,6 +150,7 @@ enum { RT_PSI_CPU, RT_PSI_MEMORY, RT_PSI_IO, RT_PSI_N };
 typedef struct rt_cg_memstat {
     uint64_t reclaimable_bytes; /* of the charge, page cache and reclaimable slab (rt_cg_parse_memory_stat) */
     uint64_t anon_bytes, file_bytes, shmem_bytes; /* rt_cg_parse_memory_kinds */
+    uint64_t refault_file_bytes; /* rt_cg_parse_memory_refault's pages x the page size */
 } rt_cg_memstat;
 
 /* One reading of a group: raw counters as the kernel keeps them. RT_NULL_U64 / RT_NULL_I64
@@ -189,14 +196,16 @@ void rt_cg_group_read(rt_cg_group *g, rt_buf *buf, rt_cg_reading *out);
  * least several samples at the default 1 s interval). */
 #define RT_CG_LIMITS_EVERY_SECS 10.0
 
-/* The oldest rt_cg_group_read_at lets what memory.stat said get while the group's charge and
- * its peak hold to the byte (memory.stat is the group's dearest file: 15-20 µs a sample cold,
+/* The oldest rt_cg_group_read_at lets what memory.stat said get while the group's charge, its
+ * peak, its storage reads and its memory pressure hold to the byte (memory.stat is the group's dearest file: 15-20 µs a sample cold,
  * against 3-6 for a counter). */
 #define RT_CG_MEMSTAT_MAX_AGE_SECS 5.0
 
 /* As rt_cg_group_read at monotonic time mono, re-reading the limits (quota, memory, pids) only
  * when RT_CG_LIMITS_EVERY_SECS passed since they were (or time went back, or mono is NaN), and
- * memory.stat only when the charge or its peak moved or RT_CG_MEMSTAT_MAX_AGE_SECS passed; the
+ * memory.stat only when the charge, its peak, the storage read bytes or the memory pressure's
+ * total moved (a page read back after its eviction is a read, and a stall when it was the
+ * working set's: the refault count follows them) or RT_CG_MEMSTAT_MAX_AGE_SECS passed; the
  * counters, throttling, OOM events and pressure are read every time. */
 void rt_cg_group_read_at(rt_cg_group *g, rt_buf *buf, double mono, rt_cg_reading *out);
 

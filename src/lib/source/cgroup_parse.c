@@ -257,6 +257,27 @@ void rt_cg_parse_memory_kinds(const char *buf, size_t len, uint64_t *anon, uint6
     }
 }
 
+int rt_cg_parse_memory_refault(const char *buf, size_t len, uint64_t *pages)
+{
+    /* the oldest name first: a later one replaces an earlier one */
+    static const char *const names[] = {"workingset_refault", "workingset_refault_file",
+                                        "total_workingset_refault_file"};
+    int rank = -1;
+    lines lc = {buf, buf + len, NULL, NULL};
+    const char *k, *v;
+    size_t kl, vl;
+    while (next_first(&lc, &k, &kl))
+        for (int r = (int)RT_ARRAY_LEN(names) - 1; r > rank; r--) {
+            uint64_t x;
+            if (tok_is(k, kl, names[r]) && tok(&lc.q, lc.le, &v, &vl) && tok_u64(v, vl, &x)) {
+                *pages = x;
+                rank = r;
+                break;
+            }
+        }
+    return rank < 0 ? -1 : 0;
+}
+
 /* At or above this a v1 limit means none (PAGE_COUNTER_MAX in bytes is 2^63 rounded down to a
  * page, LONG_MAX for others). */
 #define V1_UNLIMITED (UINT64_C(1) << 62)
