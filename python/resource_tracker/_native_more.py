@@ -223,6 +223,8 @@ class Recommendation(Structure):
         ("gpu_sm_active_pct", c_double), ("gpu_busy_pct", c_double), ("gpu_smaller", c_int),
         # added in 0.20: after a kill, ask to learn (a run stopped at a limit puts a floor under the ask)
         ("memory_floor_mib", c_double), ("memory_learn", c_int), ("time_floor_secs", c_double),
+        # 0.20: the files a run re-read that the memory ask keeps cached (NaN: none)
+        ("memory_reread_files_mib", c_double),
     ]
 
 

@@ -318,14 +318,25 @@ static void sched_line(const rt_recommendation *rec, rt_scheduler s, char *buf, 
 static const char *const sched_names[3] = {"Metaflow", "Kubernetes", "SLURM"};
 static const char *const sched_keys[3] = {"metaflow", "kubernetes", "slurm"};
 
+/* " + N MiB of files re-read, kept cached" where the ask keeps the files a run read back after
+ * its limit evicted them (0.20), else "". */
+static const char *reread_words(const rt_recommendation *rec, char *b, size_t cap)
+{
+    b[0] = '\0';
+    if (isfinite(rec->memory_reread_files_mib))
+        snprintf(b, cap, " + %.1f MiB of files re-read, kept cached", rec->memory_reread_files_mib);
+    return b;
+}
+
 /* Which figure drove the memory (and the cores), and why, one line each. */
 static void print_reasons(const rt_recommendation *rec, const rt_summary *const *runs, size_t n)
 {
-    char b1[32];
+    char b1[32], rr[80];
     if (rec->memory_source != RT_NEED_UNKNOWN)
-        printf("memory from: %.1f MiB needed (%s%s) + %.0f%% headroom, rounded up%s\n", rec->memory_need_mib,
+        printf("memory from: %.1f MiB needed (%s%s)%s + %.0f%% headroom, rounded up%s\n", rec->memory_need_mib,
                rt_need_source_text(rec->memory_source), rec->memory_sampled ? ": a lower bound" : "",
-               rec->headroom_pct, rec->memory_learn ? "" : rec->oom_killed ? ", and above the OOM kill" : "");
+               reread_words(rec, rr, sizeof rr), rec->headroom_pct,
+               rec->memory_learn ? "" : rec->oom_killed ? ", and above the OOM kill" : "");
     else
         printf("memory from: no figure (memory unknown)\n");
     if (rec->memory_learn) /* 0.20: the floor, not the need, is the ask */
@@ -634,6 +645,7 @@ static int print_json(const rec_args *a, const rt_recommendation *rec, const loo
     char words[300];
     json_object_set_new(r, "time_words",
                         rt_recommendation_time_words(rec, words, sizeof words) > 0 ? json_string(words) : json_null());
+    set_num(r, "memory_reread_files_mib", rec->memory_reread_files_mib); /* 0.20 */
     json_object_set_new(root, "recommendation", r);
     json_t *tables = json_array();
     for (size_t i = 0; i < nruns; i++)

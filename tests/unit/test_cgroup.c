@@ -188,6 +188,33 @@ static void memory_kinds(void **state)
     kinds_are(t, len, RT_NULL_U64, RT_NULL_U64, RT_NULL_U64);
 }
 
+/* rt_cg_parse_memory_refault: file refaults in pages, v1's hierarchical line first, then
+ * v2's (and v1's own) workingset_refault_file, then the older kernels' workingset_refault. */
+static void memory_refault(void **state)
+{
+    (void)state;
+    size_t len;
+    uint64_t v = 7;
+    const char *t = BODY("workingset_refault_anon 5\nworkingset_refault_file 153599\nworkingset_activate_file 9\n");
+    assert_int_equal(rt_cg_parse_memory_refault(t, len, &v), 0);
+    assert_int_equal(v, 153599);
+    t = BODY("total_workingset_refault_file 400\nworkingset_refault_file 100\n"); /* v1: the total wins */
+    assert_int_equal(rt_cg_parse_memory_refault(t, len, &v), 0);
+    assert_int_equal(v, 400);
+    t = BODY("workingset_refault 77\nworkingset_activate 3\n"); /* v2 before 5.9: file pages only */
+    assert_int_equal(rt_cg_parse_memory_refault(t, len, &v), 0);
+    assert_int_equal(v, 77);
+    t = BODY("workingset_refault 77\nworkingset_refault_file 80\n");
+    assert_int_equal(rt_cg_parse_memory_refault(t, len, &v), 0);
+    assert_int_equal(v, 80);
+    v = 7; /* none (v1 before 5.9), or malformed: -1, v untouched */
+    t = BODY("cache 10\nrss 20\n");
+    assert_int_equal(rt_cg_parse_memory_refault(t, len, &v), -1);
+    t = BODY("workingset_refault_file x\n");
+    assert_int_equal(rt_cg_parse_memory_refault(t, len, &v), -1);
+    assert_int_equal(v, 7);
+}
+
 static void limits(void **state)
 {
     (void)state;
@@ -405,6 +432,7 @@ static void group_v2(void **state)
     assert_int_equal(r.memory_bytes, 104857600ull);
     assert_int_equal(r.memory_peak_bytes, 209715200ull);
     assert_int_equal(r.memory_stat.reclaimable_bytes, 20971520ull + 10485760 + 1048576);
+    assert_int_equal(r.memory_stat.refault_file_bytes, 2500ull * (uint64_t)sysconf(_SC_PAGESIZE));
     assert_int_equal(r.oom_kills, 1);
     assert_int_equal(r.memory_max_events, 3);
     assert_int_equal(r.pids, 4);
@@ -450,6 +478,7 @@ static void group_v1(void **state)
     assert_int_equal(r.memory_bytes, 52428800);
     assert_int_equal(r.memory_peak_bytes, 67108864);
     assert_int_equal(r.memory_stat.reclaimable_bytes, 12582912 + 4194304);
+    assert_int_equal(r.memory_stat.refault_file_bytes, 300ull * (uint64_t)sysconf(_SC_PAGESIZE)); /* the total */
     assert_int_equal(r.oom_kills, 2);
     assert_int_equal(r.memory_max_events, 57);
     assert_int_equal(r.pids, 2);
@@ -1259,6 +1288,7 @@ int main(void)
         cmocka_unit_test(keyed),
         cmocka_unit_test(memory_stat),
         cmocka_unit_test(memory_kinds),
+        cmocka_unit_test(memory_refault),
         cmocka_unit_test(limits),
         cmocka_unit_test(cpu_max),
         cmocka_unit_test(pressure),

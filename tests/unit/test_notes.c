@@ -404,6 +404,91 @@ static void notes_from_records(void **state)
     rt_stats_free(st);
 }
 
+/* Re-reads (0.20, docs/answers.md "Re-reads"): a job that read a 300 MiB file 3 times through
+ * a 160 MiB limit, as records give it (the group's refault total growing to 600 MiB, 300 MiB of
+ * storage reads an interval): the note with the kernel's figures and the limit that keeps the
+ * files, the ask raised to it (the re-reads were large); none where the file fit, without a
+ * limit, for small re-reads, or after an OOM kill. */
+static const rt_summary *reread_run(rt_stats **st, rt_record *r, double limit, double refault_step,
+                                    double read_mib)
+{
+    for (int i = 0; i < 3; i++) {
+        r[i] = rec_at(100 + i);
+        r[i].process_cgroup_exclusive = 1;
+        r[i].process_unreclaimable_peak_mib = 40;
+        r[i].cgroup_memory_limit_mib = limit;
+        r[i].process_read_bytes = read_mib * 1048576.0;
+        r[i].cgroup_memory_refault_mib = refault_step * i; /* a total since tracking began */
+        r[i].pressure_io_some_pct = 50;
+        r[i].pressure_memory_some_pct = 4;
+        r[i].pressure_group = 1;
+    }
+    return summary_of(st, r, 3);
+}
+
+static void notes_rereads(void **state)
+{
+    (void)state;
+    rt_stats *st;
+    rt_record r[3];
+    rt_note n[RT_NOTES_MAX];
+    const rt_summary *s = reread_run(&st, r, 160, 300, 300);
+    assert_true(s->memory_refault_mib == 600);
+    size_t k = notes_of(s, NULL, n);
+    assert_string_equal(must(n, k, RT_NOTE_MEMORY_REREAD)->text,
+                        "the job read back 600 MiB of files its 160 MiB memory limit had evicted, 67% of its 900 MiB "
+                        "of storage reads; tasks waited for I/O 50%, memory 4% of the time: its need (40 MiB) and "
+                        "those files (300 MiB at most) take 340 MiB, a limit of 512 MiB keeps them cached (the ask)");
+    assert_string_equal(rt_note_kind_name(RT_NOTE_MEMORY_REREAD), "memory_reread");
+    rt_recommendation rec = RT_RECOMMENDATION_INIT;
+    assert_int_equal(rt_recommend(&s, 1, &rec), RT_OK);
+    assert_int_equal(rec.memory_mib, 512); /* 40 MiB + 300 MiB of files, + 20% */
+    assert_true(rec.memory_reread_files_mib == 300);
+    k = rt_recommend_notes(&s, 1, &rec, n, RT_NOTES_MAX);
+    assert_string_equal(must(n, k, RT_NOTE_MEMORY_REREAD)->text,
+                        "the run read back 600 MiB of files its 160 MiB memory limit had evicted: the ask (512 MiB) "
+                        "keeps them cached (300 MiB of files at most, above the need)");
+    rt_stats_free(st);
+    /* the file fit: no refault, no note, the ask the need's */
+    s = reread_run(&st, r, 512, 0, 300);
+    assert_null(find(n, notes_of(s, NULL, n), RT_NOTE_MEMORY_REREAD));
+    assert_int_equal(rt_recommend(&s, 1, &rec), RT_OK);
+    assert_int_equal(rec.memory_mib, 128);
+    assert_true(isnan(rec.memory_reread_files_mib));
+    rt_stats_free(st);
+    /* no limit: the evictions were the machine's, no limit to raise */
+    s = reread_run(&st, r, NAN, 300, 300);
+    assert_null(find(n, notes_of(s, NULL, n), RT_NOTE_MEMORY_REREAD));
+    rt_stats_free(st);
+    /* under RT_REREAD_MIN_MIB, and under RT_REREAD_MIN_PCT of the reads: no note */
+    s = reread_run(&st, r, 160, 30, 300);
+    assert_null(find(n, notes_of(s, NULL, n), RT_NOTE_MEMORY_REREAD));
+    rt_stats_free(st);
+    s = reread_run(&st, r, 160, 300, 3000); /* 600 of 9000 MiB: 6.7% */
+    assert_null(find(n, notes_of(s, NULL, n), RT_NOTE_MEMORY_REREAD));
+    rt_stats_free(st);
+    /* a limit that holds the need and the files: the evictions were not the limit's */
+    s = reread_run(&st, r, 1024, 300, 300);
+    assert_null(find(n, notes_of(s, NULL, n), RT_NOTE_MEMORY_REREAD));
+    rt_stats_free(st);
+    /* small re-reads (less than the limit): the note, the ask stays the need's */
+    s = reread_run(&st, r, 160, 75, 300); /* 150 of 900 MiB */
+    k = notes_of(s, NULL, n);
+    assert_non_null(strstr(must(n, k, RT_NOTE_MEMORY_REREAD)->text,
+                           "the job read back 150 MiB of files its 160 MiB memory limit had evicted, 17% of its 900 MiB"));
+    assert_non_null(strstr(must(n, k, RT_NOTE_MEMORY_REREAD)->text,
+                           "(150 MiB at most) take 190 MiB, a limit of 256 MiB keeps them cached (not asked: the "
+                           "re-reads were small)"));
+    assert_int_equal(rt_recommend(&s, 1, &rec), RT_OK);
+    assert_int_equal(rec.memory_mib, 128);
+    rt_stats_free(st);
+    /* killed: the OOM notes speak */
+    rt_summary killed = *reread_run(&st, r, 160, 300, 300);
+    rt_stats_free(st);
+    killed.oom_kills = 1;
+    assert_null(find(n, notes_of(&killed, NULL, n), RT_NOTE_MEMORY_REREAD));
+}
+
 static void notes_bounds(void **state)
 {
     (void)state;
@@ -603,7 +688,7 @@ int main(void)
         cmocka_unit_test(recommend_headroom_and_highest_need), cmocka_unit_test(recommend_after_a_kill),
         cmocka_unit_test(notes_each_kind),
         cmocka_unit_test(notes_from_records),       cmocka_unit_test(notes_bounds),
-        cmocka_unit_test(recommend_notes),
+        cmocka_unit_test(recommend_notes),          cmocka_unit_test(notes_rereads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

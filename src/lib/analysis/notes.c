@@ -777,6 +777,28 @@ static void stopped_notes(notes *ns, const rt_summary *const *runs, size_t n, co
         time_ended_note(ns, time_run, rec);
 }
 
+/* The ask raised to keep the files a run read back (rt_recommendation.memory_reread_files_mib):
+ * which run, how much it re-read under which limit. */
+static void reread_ask_note(notes *ns, const rt_summary *const *runs, size_t n, const rt_recommendation *rec)
+{
+    if (!isfinite(rec->memory_reread_files_mib))
+        return;
+    for (size_t i = 0; i < n; i++) {
+        rt_rereads rr;
+        if (!runs[i] || !rt_rereads_of(runs[i], runs[i]->memory_need.mib, &rr) || !rr.large ||
+            rr.files_mib != rec->memory_reread_files_mib)
+            continue;
+        char a[32], b[32], c[32], d[32];
+        add(ns, RT_NOTE_MEMORY_REREAD,
+            "%s read back %s of files its %s %s had evicted: the ask (%s) keeps them cached (%s of files at most, "
+            "above the need)",
+            n == 1 ? "the run" : "a run", mib_text(rr.reread_mib, a, sizeof a), mib_text(rr.limit_mib, b, sizeof b),
+            limit_word(runs[i], &rr), rec->memory_mib == RT_NULL_I64 ? "?" : mib_text((double)rec->memory_mib, c, sizeof c),
+            mib_text(rr.files_mib, d, sizeof d));
+        return;
+    }
+}
+
 size_t rt_recommend_notes(const rt_summary *const *runs, size_t n, const rt_recommendation *rec, rt_note *out,
                           size_t cap)
 {
@@ -806,6 +828,7 @@ size_t rt_recommend_notes(const rt_summary *const *runs, size_t n, const rt_reco
             "not what they used after it (run with --wait-all to count them in)",
             left, n);
     stopped_notes(&ns, runs, n, rec);
+    reread_ask_note(&ns, runs, n, rec);
     if (!isnan(rec->cpu_quota_cores))
         add(&ns, RT_NOTE_CPU_THROTTLED,
             "the CPU quota of %s core%s held the job back: throttled in %.0f%% of periods; asking for %lld",

@@ -67,12 +67,15 @@ static void run_floors(const rt_summary *const *runs, size_t n, size_t i, double
 }
 
 /* The cache a run's re-reads ask for (docs/answers.md, "Re-reads"): where they were large, the
- * run's need plus the files it read back (rereads.h), the largest so far in *keep. */
-static void cache_floor(const rt_summary *s, double need, double *keep)
+ * run's need plus the files it read back (rereads.h), the largest so far in *keep, with those
+ * files in *files. */
+static void cache_floor(const rt_summary *s, double need, double *keep, double *files)
 {
     rt_rereads rr;
-    if (rt_rereads_of(s, need, &rr) && rr.large)
-        *keep = max_known(*keep, rr.keep_mib);
+    if (rt_rereads_of(s, need, &rr) && rr.large && !(rr.keep_mib <= *keep)) {
+        *keep = rr.keep_mib;
+        *files = rr.files_mib;
+    }
 }
 
 /* The run's needs: as its statistics made them, or (a summary restored from a history written
@@ -218,7 +221,7 @@ rt_error rt_recommend_with(const rt_recommend_options *opts, const rt_summary *c
         if (opts->usd_per_core_hour > 0)
             price = opts->usd_per_core_hour;
     }
-    double cores = 0, duration = 0, mem_floor = NAN, cpu_floor = NAN, keep = NAN;
+    double cores = 0, duration = 0, mem_floor = NAN, cpu_floor = NAN, keep = NAN, files = NAN;
     size_t ncores = 0, tables = 0;
     rt_need mem = {NAN, RT_NEED_UNKNOWN, 0}, vram = {NAN, RT_NEED_UNKNOWN, 0};
     rt_gpu_fold gpus;
@@ -234,7 +237,8 @@ rt_error rt_recommend_with(const rt_recommend_options *opts, const rt_summary *c
                            .time_limit_secs = NAN,
                            .cpu_phase_fewer_secs = NAN,
                            .memory_floor_mib = NAN,
-                           .time_floor_secs = NAN};
+                           .time_floor_secs = NAN,
+                           .memory_reread_files_mib = NAN};
     for (size_t i = 0; i < n; i++) {
         const rt_summary *s = runs[i];
         if (!s || !s->has_process)
@@ -251,7 +255,7 @@ rt_error rt_recommend_with(const rt_recommend_options *opts, const rt_summary *c
         rt_gpu_fold_run(&gpus, s, &v);
         duration += isnan(s->duration_secs) ? 0 : s->duration_secs;
         run_floors(runs, n, i, &mem_floor, &cpu_floor, &r);
-        cache_floor(s, m.mib, &keep);
+        cache_floor(s, m.mib, &keep, &files);
     }
     if (tables == n) {
         r.cpu = cores_from_tables(runs, n, slow, price);
@@ -276,8 +280,10 @@ rt_error rt_recommend_with(const rt_recommend_options *opts, const rt_summary *c
     r.memory_mib = isfinite(mem.mib) ? rt_round_memory_mib(mem.mib * grow) : RT_NULL_I64;
     if (mem_floor > (double)r.memory_mib || (r.memory_mib == RT_NULL_I64 && !isnan(mem_floor)))
         r.memory_mib = (int64_t)mem_floor;
-    if (isfinite(keep) && rt_round_memory_mib(keep * grow) > r.memory_mib) /* the files re-read kept */
+    if (isfinite(keep) && rt_round_memory_mib(keep * grow) > r.memory_mib) { /* the files re-read kept */
         r.memory_mib = rt_round_memory_mib(keep * grow);
+        r.memory_reread_files_mib = files;
+    }
     if (mem_floor < (double)r.memory_mib)
         r.memory_learn = 0; /* a need plus headroom above the floor: the ask is that */
     r.memory_floor_mib = mem_floor;

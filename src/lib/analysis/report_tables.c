@@ -811,10 +811,13 @@ void rpt_recommendation_section(rpt_hw *w, const rt_report_info *in)
         row_i64(w, "CPU cores", rec->cpu);
         row(w, "memory", rec->memory_mib == RT_NULL_I64 ? "unknown" : fmt_mib(f, (double)rec->memory_mib));
         if (rec->struct_size >= sizeof *rec && rec->memory_source != RT_NEED_UNKNOWN) {
-            char from[256];
-            rpt_figure g;
-            snprintf(from, sizeof from, "%s needed (%s%s) + %.0f%% headroom, rounded up", fmt_mib(g, rec->memory_need_mib),
-                     rt_need_source_text(rec->memory_source), rec->memory_sampled ? ": a lower bound" : "",
+            char from[256], files[96] = "";
+            rpt_figure g, h;
+            if (isfinite(rec->memory_reread_files_mib)) /* 0.20: the files re-read, kept cached */
+                snprintf(files, sizeof files, " + %s of files re-read, kept cached",
+                         fmt_mib(h, rec->memory_reread_files_mib));
+            snprintf(from, sizeof from, "%s needed (%s%s)%s + %.0f%% headroom, rounded up", fmt_mib(g, rec->memory_need_mib),
+                     rt_need_source_text(rec->memory_source), rec->memory_sampled ? ": a lower bound" : "", files,
                      rec->headroom_pct);
             row(w, "memory from", from);
         }
