@@ -906,7 +906,7 @@ const cli_setting cli_settings[] = {
                   "cpu_phase cpu_phase_fewer_secs time_words\\fR, and the GPU ask: \\fBgpu_words gpu_held gpu_busy\n"
                   "vram_per_gpu_need_mib vram_per_gpu_source vram_per_gpu_mib vram_per_gpu_gib gpu_models\n"
                   "gpu_models_count gpu_memory_had_mib gpu_sm_active_pct gpu_busy_pct gpu_smaller gpu_notes\n"
-                  "gpu_scheduler_notes\\fR), \\fBcores\\fR (each run's table: \\fBduration_secs\n"
+                  "gpu_scheduler_notes\\fR, and \\fBmemory_reread_files_mib\\fR), \\fBcores\\fR (each run's table: \\fBduration_secs\n"
                   "cores_had peak_cores wait_secs wait_from rows\\fR, each row \\fBcores duration_secs core_hours\n"
                   "wait_bound cost_usd\\fR (at the cheapest server's price a vCPU-hour); null for a run without one), "
                   "\\fBphases\\fR (each run's phases: \\fBname\n"

@@ -483,10 +483,10 @@ static void notes_rereads(void **state)
     assert_int_equal(rec.memory_mib, 128);
     rt_stats_free(st);
     /* killed: the OOM notes speak */
-    rt_summary killed = *reread_run(&st, r, 160, 300, 300);
-    rt_stats_free(st);
+    rt_summary killed = *reread_run(&st, r, 160, 300, 300); /* its pointers are st's */
     killed.oom_kills = 1;
     assert_null(find(n, notes_of(&killed, NULL, n), RT_NOTE_MEMORY_REREAD));
+    rt_stats_free(st);
 }
 
 static void notes_bounds(void **state)
