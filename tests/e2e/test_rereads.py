@@ -110,7 +110,7 @@ def reread_notes(summary):
 def test_rereads_under_a_small_limit_are_told_and_the_ask_keeps_them(tmp_path, big_file):
     summary, rec, kernel = tracked(tmp_path, 160, big_file, "small")
     if kernel is None:
-        pytest.skip("this kernel's memory.stat has no refault counter (Linux before 5.9 on v1)")
+        pytest.skip("this kernel's memory.stat has no refault counter (an older kernel's v1)")
     got = summary["cgroup"]["memory_refault_mib"]
     # the kernel's own count in the test's group (the tracker's job group lies under it)
     assert got == pytest.approx(kernel / MIB, rel=0.1), (got, kernel / MIB)

@@ -81,7 +81,7 @@ int rt_cg_parse_memory_stat(const char *buf, size_t len, uint64_t *reclaimable_b
 void rt_cg_parse_memory_kinds(const char *buf, size_t len, uint64_t *anon, uint64_t *file, uint64_t *shmem);
 
 /* File pages a group read back after they were evicted (the kernel's refaults, a count of
- * pages), from memory.stat: workingset_refault_file (v2 since 5.9, v1 since 5.9's stats),
+ * pages), from memory.stat: workingset_refault_file (v2 since 5.9, and v1 where the kernel lists it: 6.1, 6.18),
  * v1's hierarchical total_workingset_refault_file winning, else workingset_refault (v2 before
  * 5.9, when only file pages were tracked). Returns 0, or -1 when no such line is there. */
 int rt_cg_parse_memory_refault(const char *buf, size_t len, uint64_t *pages);
