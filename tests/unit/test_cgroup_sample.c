@@ -32,6 +32,7 @@ typedef struct state {
     unsigned long long mem, mem_peak, rbytes, wbytes;
     unsigned long long oom_kills;
     unsigned long long cache; /* of mem, page cache on the file lists (memory.stat); ~0: none said */
+    unsigned long long refault; /* memory.stat's total_workingset_refault_file, pages */
     const char *procs; /* the group's cgroup.procs */
     bool no_split;     /* cpu.stat without user_usec/system_usec */
 } state;
@@ -146,12 +147,14 @@ static void write_all(void)
     snprintf(t, sizeof t, "%llu\n", st.mem_peak);
     put_group("memory", "memory.max_usage_in_bytes", t);
     put_group("memory", "memory.limit_in_bytes", "2147483648\n");
-    char mstat[128];
+    char mstat[192];
     if (st.cache == ~0ull) {
         put_group("memory", "memory.stat", ""); /* read through the kept descriptor: no figures */
     } else {
-        snprintf(mstat, sizeof mstat, "total_cache %llu\ntotal_shmem 0\ntotal_inactive_file %llu\ntotal_active_file %llu\n",
-                 st.cache, st.cache / 2, st.cache - st.cache / 2);
+        snprintf(mstat, sizeof mstat,
+                 "total_cache %llu\ntotal_shmem 0\ntotal_inactive_file %llu\ntotal_active_file %llu\n"
+                 "total_workingset_refault_file %llu\n",
+                 st.cache, st.cache / 2, st.cache - st.cache / 2, st.refault);
         put_group("memory", "memory.stat", mstat);
     }
     put_group("memory", "memory.failcnt", "0\n");
@@ -320,6 +323,23 @@ static void unreclaimable_peak(void **unused)
     st.mem += 4096;
     smp = next(s, &mono);
     NEAR(smp->process->cgroup->memory_reclaimable_mib, 30.0);
+    NEAR(smp->process->cgroup->memory_refault_mib, 0.0); /* none since tracking began */
+    /* a group at its limit reading its files back holds its charge to the byte: its storage
+     * reads moved, so memory.stat is read at once, with the refaults (since tracking began) */
+    const double page_mib = (double)sysconf(_SC_PAGESIZE) / 1048576.0;
+    st.cache = 40ull << 20;
+    st.refault = 2560;
+    st.rbytes += 10ull << 20;
+    smp = next(s, &mono);
+    NEAR(smp->process->cgroup->memory_reclaimable_mib, 40.0);
+    NEAR(smp->process->cgroup->memory_refault_mib, 2560 * page_mib);
+    /* and so when its memory stalls moved, the reads not */
+    st.cache = 50ull << 20;
+    st.refault = 5120;
+    st.gsome_us += 1000;
+    smp = next(s, &mono);
+    NEAR(smp->process->cgroup->memory_reclaimable_mib, 50.0);
+    NEAR(smp->process->cgroup->memory_refault_mib, 5120 * page_mib);
     /* memory.stat without its figures: nothing reclaimable known, the peak so far stays */
     st.cache = ~0ull;
     st.mem += 4096;
