@@ -292,7 +292,8 @@ static const rt_field cgroup_fields[] = {
       "(the safe side); 0 when the peak is exact."),
     F(rt_cgroup, memory_refault_mib, U_MIB, "0.19", 3, /* 0.20: test_schema holds it to the version */
       "File data the group read back after its memory evicted it (memory.stat workingset_refault_file), since "
-      "tracking began."),
+      "tracking began.",
+      PC(20, "cgroup_memory_refault_bytes", 0)),
 };
 
 static const rt_field part_fields[] = {
