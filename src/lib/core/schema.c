@@ -290,7 +290,7 @@ static const rt_field cgroup_fields[] = {
     F(rt_cgroup, memory_unreclaimable_unsure_mib, U_MIB, "0.18", 3,
       "Of the unreclaimable peak, page cache taken as not there at a peak it rose with within one reading "
       "(the safe side); 0 when the peak is exact."),
-    F(rt_cgroup, memory_refault_mib, U_MIB, "0.19", 3, /* 0.20: test_schema holds it to the version */
+    F(rt_cgroup, memory_refault_mib, U_MIB, "0.20", 3,
       "File data the group read back after its memory evicted it (memory.stat workingset_refault_file), since "
       "tracking began.",
       PC(20, "cgroup_memory_refault_bytes", 0)),
