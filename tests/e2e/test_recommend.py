@@ -215,6 +215,7 @@ def test_json_gpu_and_instance(keeper, run_file, needs_reader):
                                      "cpu_phase": None, "cpu_phase_fewer_secs": None,  # no phases
                                      # 0.20: no run stopped at a limit: no floor
                                      "memory_floor_mib": None, "memory_learn": False, "time_floor_secs": None,
+                                     "memory_reread_files_mib": None,  # 0.20: no re-reads kept
                                      "time_words": "3 cores: about 64 s, +7% on this run's 60 s; "
                                                    "2 cores: about 1.6 min (+60%)"}
     rows = doc["cores"][0]["rows"]
