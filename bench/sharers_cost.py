@@ -15,8 +15,9 @@ import sys
 import tempfile
 import time
 
-BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
-SECS = float(sys.argv[2]) if len(sys.argv) > 2 else 10.0
+MAIN = __name__ == "__main__"  # (bench/sharers_lag.py takes tool_cpu from here)
+BUILD = sys.argv[1] if MAIN and len(sys.argv) > 1 else "build"
+SECS = float(sys.argv[2]) if MAIN and len(sys.argv) > 2 else 10.0
 PY = "/usr/bin/python3"
 
 JOB = r"""
@@ -75,10 +76,11 @@ def one(tmp, data, churn):
     print(f"{what}: tool {1e3 * used / took:.2f} ms CPU per second over {took:.0f} s")
 
 
-with tempfile.TemporaryDirectory() as tmp:
-    data = os.path.join(tmp, "shared.bin")
-    with open(data, "wb") as f:
-        for _ in range(512):
-            f.write(bytes(range(256)) * 4096)
-    one(tmp, data, False)
-    one(tmp, data, True)
+if MAIN:
+    with tempfile.TemporaryDirectory() as tmp:
+        data = os.path.join(tmp, "shared.bin")
+        with open(data, "wb") as f:
+            for _ in range(512):
+                f.write(bytes(range(256)) * 4096)
+        one(tmp, data, False)
+        one(tmp, data, True)

@@ -77,6 +77,12 @@ static bool sharers_moved(rt_tree_part *p, double mono)
     p->sharers_mono = mono;
     double burst = fmax(RT_SHARERS_BURST, RT_SHARERS_BURST_READS * p->sharers_cost);
     p->sharers_move = 0.0;
+    /* the probe, where there is one: the exact mapcounts of the pages shared, not the tables */
+    double probe = rt_proctree_probe_move(p->tree);
+    p->sharers_probe = probe >= 0;
+    if (p->sharers_probe)
+        return p->have_walk && p->cur.pss_ok && probe >= RT_SHARERS_SHARE * (double)p->cur.pss_kib &&
+               p->sharers_debt < burst;
     if (p->pt_now == RT_NULL_U64 || isnan(p->pt_mark) || !p->have_walk || !p->cur.pss_ok)
         return false;
     double d = fabs((double)p->pt_now - p->pt_mark);
@@ -149,7 +155,7 @@ static bool sharers_account(rt_tree_part *p, double cost, double mono, uint64_t 
     p->pt_rss = p->cur.rss_kib;
     /* a re-read for sharers that found the tree's PSS where it was (and not right after one
      * that found it moved): the move was noise */
-    if (p->sharers_now && !own) {
+    if (p->sharers_now && !own && !p->sharers_probe) {
         bool found = !p->cur.pss_ok || moved(p->cur.pss_kib, pss_before, RT_SHARERS_SHARE / 2);
         if (!found && !p->sharers_found) {
             p->sharers_noise = fmax(sharers_noise(p, mono), p->sharers_move);
@@ -207,6 +213,7 @@ void rt_tree_part_snapshot(rt_tree_part *p, double mono, bool walk, const rt_tre
     uint64_t pss_before = p->cur.pss_ok ? p->cur.pss_kib : RT_NULL_U64;
     double before = rt_thread_cpu_secs();
     rt_proctree_scan(p->tree, mono, &p->cur);
+    rt_proctree_probe_arm(p->tree, p->sharers_now);
     double cost = rt_thread_cpu_secs() - before;
     cost = isnan(cost) || cost < 0 ? 0.0 : cost;
     if (!sharers_account(p, cost, mono, pss_before))

@@ -117,6 +117,15 @@ typedef struct rt_tree_clock {
  * re-read right after one that found a move is not noise: the tables are read before the walk,
  * and a mapping that went on while the walk read the rollups shows as a move after it. */
 #define RT_SHARERS_NOISE_HALF 30.0
+/* The sharers' probe (rt_proctree_probe_move), where the tree has one (root): the page tables
+ * say only that some process somewhere mapped or unmapped something, and a busy machine's
+ * tables never rest (its noise floor kept an outsider's 200 MiB mapping from being followed for
+ * 0.6 s, its unmapping until the outsider exited: 3.8 s at -i 0.1). The probe reads at every
+ * reading the mapcounts of 32 pages spread over the file-backed mappings of the tree's most
+ * exposed processes (4 at most): when the PSS they stand for moved by RT_SHARERS_SHARE of the
+ * tree's since the last re-read, the reading walks and re-reads the exposed processes, within
+ * the same budget and bursts (no noise floor: a mapcount moves only when a page is mapped or
+ * unmapped). With the probe on, the tables' rule is off. */
 #define RT_SHARERS_NOISE_OVER 2.0
 
 typedef struct rt_tree_part {
@@ -192,6 +201,8 @@ typedef struct rt_tree_part {
     double sharers_move;     /* the tables' move (KiB) this reading saw since pt_mark */
     double sharers_noise;    /* the noise floor (KiB; RT_SHARERS_NOISE_HALF) when last set */
     double sharers_noise_mono; /* and when that was */
+    bool sharers_probe;      /* the tree's sharers' probe is on: its move, not the tables' (see
+                              * the note on the probe above), asks for the re-reads */
     bool sharers_now;        /* this reading re-reads the exposed processes */
     bool sharers_forced;     /* and walks for that alone */
 } rt_tree_part;

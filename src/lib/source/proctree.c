@@ -654,6 +654,7 @@ rt_proctree *rt_proctree_new(const rt_roots *roots, int64_t root, bool own_child
         return NULL;
     t->roots = roots;
     rt_pt_set_vm_cmp_default(t);
+    rt_pt_probe_init(t);
     if (log)
         t->log = *log;
     t->root = root;
@@ -760,6 +761,7 @@ void rt_proctree_free(rt_proctree *t)
             free(t->procs[i].kids);
         }
     rt_pt_close_light(t);
+    rt_pt_probe_free(t);
     unkeep_all(t, &t->hp);
     rt_pidmap_free(&t->index);
     rt_free_all(t->hp.threads, t->hp.kids, t->procs, t->free_list, t->queue, t->live, t->order);

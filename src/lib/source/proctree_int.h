@@ -97,6 +97,44 @@ typedef struct io_light {
     uint64_t grown_rd, grown_wr; /* its growth since, as last read (kept once it reads no more) */
 } io_light;
 
+/* The sharers' probe (proctree_probe.c): at most RT_PT_PROBE_PROCS processes, the most exposed,
+ * and RT_PT_PROBE_PAGES pages spread over their file-backed mappings (RT_PT_PROBE_VMAS at
+ * most, the largest kept beyond that), each page's mapcount read at every sample. */
+#define RT_PT_PROBE_PROCS 4
+#define RT_PT_PROBE_PAGES 32
+#define RT_PT_PROBE_VMAS 256
+
+typedef struct probe_proc {
+    int64_t pid;
+    uint64_t starttime, vsize; /* as the walk last read them: a new mapping changes vsize */
+    int fd;                    /* its pagemap, kept open while it is probed; -1: none */
+} probe_proc;
+
+typedef struct probe_page {
+    uint64_t vaddr;
+    double span_kib; /* the stretch of the mappings it stands for */
+    uint64_t base;   /* its mapcount when the tree's PSS was last re-read for it */
+    uint64_t now;    /* and at the last probe */
+    unsigned who;    /* its process: procs[who] */
+} probe_page;
+
+typedef struct probe_vma {
+    uint64_t start, end;
+    unsigned who;
+} probe_vma;
+
+typedef struct pt_probe {
+    bool off;      /* no probe: a fixture's /proc, no kpagecount, or the frames hidden (not root) */
+    bool have_now; /* the pages' now was read by this sample's probe */
+    int kpc_fd;    /* /proc/kpagecount; -1: not open */
+    probe_proc procs[RT_PT_PROBE_PROCS];
+    size_t nprocs;
+    probe_page pages[RT_PT_PROBE_PAGES];
+    size_t npages;
+    probe_vma vmas[RT_PT_PROBE_VMAS]; /* the choice's scratch: the mappings */
+    uint64_t seen[RT_PT_PROBE_VMAS][2]; /* and their device and inode */
+} pt_probe;
+
 /* A live process and its exposed pages, as rt_proctree_reread_exposed orders them. */
 typedef struct exposed_ent {
     uint64_t kib;
@@ -160,6 +198,7 @@ struct rt_proctree {
     rt_buf list; /* children lists are read into this */
     struct exposed_ent *order; /* rt_proctree_reread_exposed's ordering of the live processes */
     size_t order_cap;
+    pt_probe probe;      /* the sharers' probe (proctree_probe.c) */
     double sharers_secs; /* CPU time of the rollups read for sharers alone (rt_proctree_sharers_secs) */
     /* the holder (rt_proctree_set_holder): a process outside the tree whose other children than
      * the caller join it, each with its descendants (the node's tasks of a job step under
@@ -261,6 +300,13 @@ void rt_pt_settle(rt_proctree *t, unsigned prev);
 /* Reads "<pid>/<rel>" of p through its kept descriptor kept, or one opened for this read only
  * (a stat file so opened must be p's: its start time); into t->buf. Returns the length, or -1. */
 ssize_t rt_pt_peek_read(rt_proctree *t, const proc *p, int kept, const char *rel);
+
+/* ---- proctree_probe.c: the sharers' probe ----------------------------------------------- */
+
+/* Sets the probe up, off over a fixture's /proc (at rt_proctree_new). */
+void rt_pt_probe_init(rt_proctree *t);
+/* Closes the probe's files (at rt_proctree_free). */
+void rt_pt_probe_free(rt_proctree *t);
 
 /* ---- proctree_light.c: the light I/O pass ------------------------------------------------- */
 

@@ -1,0 +1,252 @@
+/* proctree_probe.c - the sharers' probe (rt_proctree_probe_move): whether a process outside
+ * the tree mapped or unmapped pages the tree shares, read at every sample. A page's share in
+ * PSS is its size over its mapcount, which the kernel shows root for each page frame
+ * (/proc/kpagecount, the frame of a process's page from /proc/PID/pagemap). After each walk
+ * the probe takes a few pages spread over the file-backed mappings (shared files, SysV shm,
+ * memfds, private file mappings) of the tree's most exposed processes, each file (device and
+ * inode) in one process only, and their mapcounts; each sample reads those mapcounts again and
+ * estimates how far the tree's PSS moved with them. Where the frames are hidden (not root) or
+ * /proc is a fixture's, there is no probe and the page-tables rule of the sampler stands. */
+#define _GNU_SOURCE /* pread */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proctree_int.h"
+
+/* pagemap's entry: present (bit 63) and the frame number (bits 0-54, 0 when hidden) */
+#define PM_PRESENT (1ull << 63)
+#define PM_PFN_MASK ((1ull << 55) - 1)
+
+void rt_pt_probe_init(rt_proctree *t)
+{
+    pt_probe *pr = &t->probe;
+    pr->kpc_fd = -1;
+    for (size_t k = 0; k < RT_PT_PROBE_PROCS; k++)
+        pr->procs[k].fd = -1;
+    /* none over a fixture's /proc: its pids are not this machine's */
+    pr->off = strcmp(t->roots->proc, "/proc") != 0;
+}
+
+/* Forgets the probed processes and pages (closes their pagemap files). */
+static void disarm(pt_probe *pr)
+{
+    for (size_t k = 0; k < pr->nprocs; k++)
+        rt_close(&pr->procs[k].fd);
+    pr->nprocs = pr->npages = 0;
+}
+
+void rt_pt_probe_free(rt_proctree *t)
+{
+    disarm(&t->probe);
+    rt_close(&t->probe.kpc_fd);
+}
+
+/* The mapcount of the page at vaddr of the probed process fd's (0: not present, or its pagemap
+ * no longer reads: the process is gone or unmapped it). Sets *hidden when the page is present
+ * but its frame is hidden (no CAP_SYS_ADMIN). */
+static uint64_t mapcount(pt_probe *pr, int fd, uint64_t vaddr, long page, bool *hidden)
+{
+    uint64_t e, n;
+    if (fd < 0 || pread(fd, &e, sizeof e, (off_t)(vaddr / (uint64_t)page * sizeof e)) != (ssize_t)sizeof e ||
+        !(e & PM_PRESENT))
+        return 0;
+    if ((e & PM_PFN_MASK) == 0) {
+        *hidden = true;
+        return 0;
+    }
+    if (pread(pr->kpc_fd, &n, sizeof n, (off_t)((e & PM_PFN_MASK) * sizeof n)) != (ssize_t)sizeof n)
+        return 0;
+    return n;
+}
+
+/* Reads the probed pages' mapcounts into their now. Returns false (and turns the probe off
+ * for good) when the frames are hidden. */
+static bool read_now(rt_proctree *t)
+{
+    pt_probe *pr = &t->probe;
+    long page = t->page_kib * 1024;
+    bool hidden = false, any = false;
+    for (size_t k = 0; k < pr->npages; k++) {
+        probe_page *g = &pr->pages[k];
+        g->now = mapcount(pr, pr->procs[g->who].fd, g->vaddr, page, &hidden);
+        any = any || g->now > 0;
+    }
+    if (hidden && !any) {
+        rt_log(&t->log, RT_LOG_DEBUG, "sharers' probe: page frames hidden (not root): the page tables' rule alone");
+        disarm(pr);
+        rt_close(&pr->kpc_fd);
+        pr->off = true;
+        return false;
+    }
+    return true;
+}
+
+double rt_proctree_probe_move(rt_proctree *t)
+{
+    pt_probe *pr = &t->probe;
+    if (pr->off || pr->npages == 0 || !read_now(t))
+        return -1.0;
+    double kib = 0.0;
+    for (size_t k = 0; k < pr->npages; k++) {
+        const probe_page *g = &pr->pages[k];
+        uint64_t hi = g->now > g->base ? g->now : g->base, lo = g->now > g->base ? g->base : g->now;
+        /* the tree's mappers of the page are taken as the fewer of the two counts: each of
+         * them moved by 1/lo - 1/hi of the page, lo times */
+        if (hi > lo)
+            kib += g->span_kib * (double)(hi - lo) / (double)hi;
+    }
+    pr->have_now = true;
+    return kib;
+}
+
+/* Whether the probed processes are still top[0..n) as they were (same pids, start times and
+ * virtual sizes: a mapping made or dropped changes the size). */
+static bool same_procs(const pt_probe *pr, proc *const *top, size_t n)
+{
+    if (n != pr->nprocs)
+        return false;
+    for (size_t k = 0; k < n; k++)
+        if (pr->procs[k].pid != top[k]->pid || pr->procs[k].starttime != top[k]->starttime ||
+            pr->procs[k].vsize != top[k]->vsize_bytes)
+            return false;
+    return true;
+}
+
+/* Adds the file-backed mappings of the process pr->procs[who] to vmas (whose dev+inode no
+ * earlier process had: seen[0..*nseen)), from its maps file. */
+static void add_vmas(rt_proctree *t, unsigned who, probe_vma *vmas, size_t *nvmas, uint64_t (*seen)[2],
+                     size_t *nseen)
+{
+    int fd = rt_pt_open_rel(t, t->probe.procs[who].pid, "maps");
+    if (fd < 0)
+        return;
+    ssize_t n = rt_read_fd_grow(fd, &t->list, RT_READ_TO_EOF);
+    close(fd);
+    if (n <= 0)
+        return;
+    size_t first = *nseen;
+    for (char *line = t->list.data, *end = t->list.data + n; line < end;) {
+        char *nl = memchr(line, '\n', (size_t)(end - line));
+        if (nl)
+            *nl = '\0';
+        uint64_t start, stop, off, inode;
+        unsigned maj, mnr;
+        char perms[8];
+        if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64, &start, &stop, perms, &off, &maj,
+                   &mnr, &inode) == 7 &&
+            inode != 0 && stop > start) {
+            uint64_t dev = ((uint64_t)maj << 32) | mnr;
+            bool dup = false;
+            for (size_t k = 0; k < first && !dup; k++)
+                dup = seen[k][0] == dev && seen[k][1] == inode;
+            if (!dup) {
+                if (*nseen < RT_PT_PROBE_VMAS) {
+                    seen[*nseen][0] = dev;
+                    seen[*nseen][1] = inode;
+                    (*nseen)++;
+                }
+                if (*nvmas < RT_PT_PROBE_VMAS) {
+                    vmas[(*nvmas)++] = (probe_vma){start, stop, who};
+                } else { /* full: this one takes the place of the smallest, when larger */
+                    size_t s = 0;
+                    for (size_t k = 1; k < *nvmas; k++)
+                        if (vmas[k].end - vmas[k].start < vmas[s].end - vmas[s].start)
+                            s = k;
+                    if (stop - start > vmas[s].end - vmas[s].start)
+                        vmas[s] = (probe_vma){start, stop, who};
+                }
+            }
+        }
+        line = nl ? nl + 1 : end;
+    }
+}
+
+/* Takes the probe's processes (top[0..n)) and spreads RT_PT_PROBE_PAGES pages evenly over
+ * their file-backed mappings; each page stands for its stretch of them (span_kib). */
+static void choose(rt_proctree *t, proc *const *top, size_t n)
+{
+    pt_probe *pr = &t->probe;
+    disarm(pr);
+    probe_vma *vmas = pr->vmas;
+    uint64_t(*seen)[2] = pr->seen;
+    size_t nvmas = 0, nseen = 0;
+    for (size_t k = 0; k < n; k++) {
+        pr->procs[k] = (probe_proc){top[k]->pid, top[k]->starttime, top[k]->vsize_bytes, -1};
+        pr->nprocs = k + 1;
+        add_vmas(t, (unsigned)k, vmas, &nvmas, seen, &nseen);
+    }
+    uint64_t total = 0;
+    for (size_t k = 0; k < nvmas; k++)
+        total += vmas[k].end - vmas[k].start;
+    if (total == 0)
+        return;
+    double step = (double)total / RT_PT_PROBE_PAGES, at = step / 2;
+    uint64_t passed = 0;
+    uint64_t page = (uint64_t)t->page_kib * 1024;
+    for (size_t k = 0; k < nvmas && pr->npages < RT_PT_PROBE_PAGES; k++) {
+        uint64_t len = vmas[k].end - vmas[k].start;
+        double span = (step < (double)len ? step : (double)len) / 1024.0;
+        while (at < (double)(passed + len) && pr->npages < RT_PT_PROBE_PAGES) {
+            uint64_t va = vmas[k].start + (uint64_t)(at - (double)passed);
+            pr->pages[pr->npages++] = (probe_page){va - va % page, span, 0, 0, vmas[k].who};
+            at += step;
+        }
+        passed += len;
+    }
+    /* each process's pagemap, kept open while it is probed */
+    for (size_t k = 0; k < pr->nprocs; k++) {
+        int fd = rt_pt_open_rel(t, pr->procs[k].pid, "pagemap");
+        pr->procs[k].fd = fd >= 0 ? fd : -1;
+    }
+}
+
+void rt_proctree_probe_arm(rt_proctree *t, bool reread)
+{
+    pt_probe *pr = &t->probe;
+    if (pr->off)
+        return;
+    if (pr->kpc_fd < 0) {
+        pr->kpc_fd = rt_pt_open(t, "kpagecount");
+        if (pr->kpc_fd < 0) {
+            rt_log(&t->log, RT_LOG_DEBUG, "sharers' probe: no /proc/kpagecount to read: the page tables' rule alone");
+            pr->kpc_fd = -1;
+            pr->off = true;
+            return;
+        }
+    }
+    /* the most exposed live processes, most first */
+    proc *top[RT_PT_PROBE_PROCS];
+    size_t n = 0;
+    for (size_t i = 0; i < t->nlive; i++) {
+        proc *p = rt_pt_lookup(t, t->live[i]);
+        if (!p || p->zombie || p->vm_shared || p->exposed_kib == 0)
+            continue;
+        size_t at = n < RT_PT_PROBE_PROCS ? n++ : RT_PT_PROBE_PROCS;
+        if (at == RT_PT_PROBE_PROCS) {
+            if (p->exposed_kib <= top[n - 1]->exposed_kib)
+                continue;
+            at = n - 1;
+        }
+        while (at > 0 && top[at - 1]->exposed_kib < p->exposed_kib) {
+            top[at] = top[at - 1];
+            at--;
+        }
+        top[at] = p;
+    }
+    bool same = same_procs(pr, top, n) && pr->npages > 0;
+    if (!same) {
+        choose(t, top, n);
+        pr->have_now = false;
+    } else if (!reread) {
+        return; /* the base stands: what moved since, below the rule's share, adds up */
+    }
+    /* the base: the mapcounts this sample's probe read before the walk (which then re-read the
+     * exposed processes), else read now */
+    if (!pr->have_now && (pr->npages == 0 || !read_now(t)))
+        return;
+    for (size_t k = 0; k < pr->npages; k++)
+        pr->pages[k].base = pr->pages[k].now;
+    pr->have_now = false;
+}
