@@ -78,7 +78,7 @@ static bool sharers_moved(rt_tree_part *p, double mono)
     double burst = fmax(RT_SHARERS_BURST, RT_SHARERS_BURST_READS * p->sharers_cost);
     p->sharers_move = 0.0;
     /* the probe, where there is one: the exact mapcounts of the pages shared, not the tables */
-    double probe = rt_proctree_probe_move(p->tree);
+    double probe = p->tree ? rt_proctree_probe_move(p->tree) : -1.0;
     p->sharers_probe = probe >= 0;
     if (p->sharers_probe)
         return p->have_walk && p->cur.pss_ok && probe >= RT_SHARERS_SHARE * (double)p->cur.pss_kib &&
