@@ -5,7 +5,8 @@
  * its kernel-kept peak (VmHWM) while neither scan's RSS had it; a tree far larger than the
  * descriptors there are, every process still counted (read one file at a time); the files
  * kept open between scans within the tree's allowance; a vfork child's borrowed memory counted
- * once. */
+ * once; the sharers' probe following a process outside the tree that maps and unmaps a memfd
+ * the tree maps. */
 #include "unit.h"
 
 #include <dirent.h>
@@ -450,6 +451,63 @@ static void peak_between_scans(void **state)
     close(done[1]);
 }
 
+/* The sharers' probe (root only: it reads /proc/kpagecount): a process of the tree maps a
+ * memfd of COW_MIB and touches it; this test, outside the tree, maps the same pages and unmaps
+ * them. Each time the probe's move is about half the mapping (the tree's one mapper of each page
+ * went from all of it to half, and back), and nothing while nobody maps or unmaps; a re-read
+ * (reread) makes the counts read last the base. */
+static void probe_follows_an_outsider(void **state)
+{
+    (void)state;
+    if (geteuid() != 0)
+        skip();
+    size_t size = (size_t)COW_MIB << 20;
+    int mfd = (int)syscall(SYS_memfd_create, "probe", 0);
+    assert_true(mfd >= 0);
+    assert_int_equal(ftruncate(mfd, (off_t)size), 0);
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t c = fork();
+    if (c == 0) {
+        char *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+        if (m == MAP_FAILED)
+            _exit(1);
+        touch_pages(m, size, 1);
+        write_byte(ready[1], 'r');
+        for (;;)
+            pause();
+    }
+    family = c;
+    read_byte(ready[0]);
+    rt_roots r;
+    rt_proctree *t = live_open(&r, c);
+    rt_tree_totals a;
+    assert_true(rt_proctree_probe_move(t) < 0); /* nothing chosen before a scan */
+    assert_int_equal(rt_proctree_scan(t, 1.0, &a), 0);
+    rt_proctree_probe_arm(t, false);
+    double half = (double)COW_MIB * 1024 / 2;
+    assert_true(rt_proctree_probe_move(t) == 0.0);
+    char *m = mmap(NULL, size, PROT_READ, MAP_SHARED, mfd, 0);
+    assert_true(m != MAP_FAILED);
+    for (size_t i = 0; i < size; i += 4096)
+        (void)((volatile char *)m)[i];
+    double moved = rt_proctree_probe_move(t);
+    print_message("probe: %.0f KiB moved by the outsider's map of %d MiB\n", moved, COW_MIB);
+    assert_true(moved >= 0.8 * half && moved <= 1.2 * half);
+    assert_true(rt_proctree_probe_move(t) == moved); /* still, until a re-read takes it */
+    assert_int_equal(rt_proctree_scan(t, 2.0, &a), 0);
+    rt_proctree_probe_arm(t, true);
+    assert_true(rt_proctree_probe_move(t) == 0.0);
+    munmap(m, size);
+    moved = rt_proctree_probe_move(t);
+    assert_true(moved >= 0.8 * half && moved <= 1.2 * half);
+    rt_proctree_free(t);
+    rt_roots_close(&r);
+    close(mfd);
+    close(ready[0]);
+    close(ready[1]);
+}
+
 /* The checks of short_of_descriptors, in a child whose limit can be lowered for good: a tree of
  * 1 + kids processes under a limit of 48 descriptors (soft and hard: none to raise) is counted
  * in full, nothing unread; with every descriptor taken, the scan counts the processes it cannot
@@ -602,6 +660,7 @@ int main(void)
         cmocka_unit_test_teardown(peak_between_scans, kill_family),
         cmocka_unit_test_teardown(short_of_descriptors, kill_family),
         cmocka_unit_test_teardown(kept_files_bounded, kill_family),
+        cmocka_unit_test_teardown(probe_follows_an_outsider, kill_family),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
