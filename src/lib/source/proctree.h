@@ -107,7 +107,8 @@ size_t rt_proctree_reread_exposed(rt_proctree *t, double share);
 void rt_proctree_probe_arm(rt_proctree *t, bool reread);
 /* Reads the probed pages' mapcounts now and returns how far the tree's PSS moved with them
  * since the base (KiB, estimated: each page stands for its stretch of the mappings, and the
- * tree's mappers of a page are taken as the fewer of its two counts), or -1 when there is no
+ * tree's mappers of a page are taken as the fewer of its two counts and the tree's processes
+ * with memory of their own), or -1 when there is no
  * probe (not root, a fixture's /proc, nothing exposed). */
 double rt_proctree_probe_move(rt_proctree *t);
 /* The CPU time (seconds, the calling thread's) of the rollups read since the last call only

@@ -127,6 +127,7 @@ typedef struct pt_probe {
     bool off;      /* no probe: a fixture's /proc, no kpagecount, or the frames hidden (not root) */
     bool have_now; /* the pages' now was read by this sample's probe */
     int kpc_fd;    /* /proc/kpagecount; -1: not open */
+    uint64_t members; /* the tree's processes with memory of their own at the last arming */
     probe_proc procs[RT_PT_PROBE_PROCS];
     size_t nprocs;
     probe_page pages[RT_PT_PROBE_PAGES];

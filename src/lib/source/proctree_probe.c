@@ -92,10 +92,13 @@ double rt_proctree_probe_move(rt_proctree *t)
     for (size_t k = 0; k < pr->npages; k++) {
         const probe_page *g = &pr->pages[k];
         uint64_t hi = g->now > g->base ? g->now : g->base, lo = g->now > g->base ? g->base : g->now;
-        /* the tree's mappers of the page are taken as the fewer of the two counts: each of
-         * them moved by 1/lo - 1/hi of the page, lo times */
-        if (hi > lo)
-            kib += g->span_kib * (double)(hi - lo) / (double)hi;
+        /* the tree's mappers of the page: at most the fewer of the two counts and the tree's
+         * processes (a library's page mapped by 300 processes of the machine moves a 1-process
+         * tree's share by 1/300 - 1/301 of it when one more maps it), each moved by 1/lo - 1/hi */
+        if (hi > lo) {
+            double mine = (double)(lo < pr->members ? lo : pr->members);
+            kib += g->span_kib * mine * (double)(hi - lo) / ((double)lo * (double)hi);
+        }
     }
     pr->have_now = true;
     return kib;
@@ -216,12 +219,16 @@ void rt_proctree_probe_arm(rt_proctree *t, bool reread)
             return;
         }
     }
-    /* the most exposed live processes, most first */
+    /* the most exposed live processes, most first; and the processes with memory */
     proc *top[RT_PT_PROBE_PROCS];
     size_t n = 0;
+    pr->members = 0;
     for (size_t i = 0; i < t->nlive; i++) {
         proc *p = rt_pt_lookup(t, t->live[i]);
-        if (!p || p->zombie || p->vm_shared || p->exposed_kib == 0)
+        if (!p || p->zombie || p->vm_shared)
+            continue;
+        pr->members++;
+        if (p->exposed_kib == 0)
             continue;
         size_t at = n < RT_PT_PROBE_PROCS ? n++ : RT_PT_PROBE_PROCS;
         if (at == RT_PT_PROBE_PROCS) {
