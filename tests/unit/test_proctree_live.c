@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 #include <sys/prctl.h>
 #include <linux/magic.h>
+#include <math.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <linux/kcmp.h>
@@ -454,7 +455,7 @@ static void peak_between_scans(void **state)
 /* The sharers' probe (root only: it reads /proc/kpagecount): a process of the tree maps a
  * memfd of COW_MIB and touches it; this test, outside the tree, maps the same pages and unmaps
  * them. Each time the probe's move is about half the mapping (the tree's one mapper of each page
- * went from all of it to half, and back), and nothing while nobody maps or unmaps; a re-read
+ * went from all of it to half, and back), and next to nothing while nobody maps or unmaps; a re-read
  * (reread) makes the counts read last the base. */
 static void probe_follows_an_outsider(void **state)
 {
@@ -486,7 +487,8 @@ static void probe_follows_an_outsider(void **state)
     assert_int_equal(rt_proctree_scan(t, 1.0, &a), 0);
     rt_proctree_probe_arm(t, false);
     double half = (double)COW_MIB * 1024 / 2;
-    assert_true(rt_proctree_probe_move(t) == 0.0);
+    double noise = 0.05 * half; /* the libraries' pages move with the machine's other processes */
+    assert_true(rt_proctree_probe_move(t) < noise);
     char *m = mmap(NULL, size, PROT_READ, MAP_SHARED, mfd, 0);
     assert_true(m != MAP_FAILED);
     for (size_t i = 0; i < size; i += 4096)
@@ -494,10 +496,10 @@ static void probe_follows_an_outsider(void **state)
     double moved = rt_proctree_probe_move(t);
     print_message("probe: %.0f KiB moved by the outsider's map of %d MiB\n", moved, COW_MIB);
     assert_true(moved >= 0.8 * half && moved <= 1.2 * half);
-    assert_true(rt_proctree_probe_move(t) == moved); /* still, until a re-read takes it */
+    assert_true(fabs(rt_proctree_probe_move(t) - moved) < noise); /* still, until a re-read takes it */
     assert_int_equal(rt_proctree_scan(t, 2.0, &a), 0);
     rt_proctree_probe_arm(t, true);
-    assert_true(rt_proctree_probe_move(t) == 0.0);
+    assert_true(rt_proctree_probe_move(t) < noise);
     munmap(m, size);
     moved = rt_proctree_probe_move(t);
     assert_true(moved >= 0.8 * half && moved <= 1.2 * half);

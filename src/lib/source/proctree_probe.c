@@ -95,7 +95,9 @@ double rt_proctree_probe_move(rt_proctree *t)
         /* the tree's mappers of the page: at most the fewer of the two counts and the tree's
          * processes (a library's page mapped by 300 processes of the machine moves a 1-process
          * tree's share by 1/300 - 1/301 of it when one more maps it), each moved by 1/lo - 1/hi */
-        if (hi > lo) {
+        if (hi > lo && lo == 0) {
+            kib += g->span_kib / (double)hi; /* the probed process itself faulted it in or let it go */
+        } else if (hi > lo) {
             double mine = (double)(lo < pr->members ? lo : pr->members);
             kib += g->span_kib * mine * (double)(hi - lo) / ((double)lo * (double)hi);
         }
