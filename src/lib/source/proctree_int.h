@@ -99,10 +99,12 @@ typedef struct io_light {
 
 /* The sharers' probe (proctree_probe.c): at most RT_PT_PROBE_PROCS processes, the most exposed,
  * and RT_PT_PROBE_PAGES pages spread over their file-backed mappings (RT_PT_PROBE_VMAS at
- * most, the largest kept beyond that), each page's mapcount read at every sample. */
+ * most, the largest kept beyond that), a quarter of the pages' mapcounts read at every sample. */
 #define RT_PT_PROBE_PROCS 4
 #define RT_PT_PROBE_PAGES 32
 #define RT_PT_PROBE_VMAS 256
+/* A sample reads every RT_PT_PROBE_TURNS-th page of the probe, in turns (8 of the 32). */
+#define RT_PT_PROBE_TURNS 4
 
 typedef struct probe_proc {
     int64_t pid;
@@ -125,13 +127,15 @@ typedef struct probe_vma {
 
 typedef struct pt_probe {
     bool off;      /* no probe: a fixture's /proc, no kpagecount, or the frames hidden (not root) */
-    bool have_now; /* the pages' now was read by this sample's probe */
+    bool have_now; /* the pages' now was read by the probes since the last arming */
+    size_t turn;   /* the pages the next probe reads: turn, turn + RT_PT_PROBE_TURNS, ... */
     int kpc_fd;    /* /proc/kpagecount; -1: not open */
     uint64_t members; /* the tree's processes with memory of their own at the last arming */
     probe_proc procs[RT_PT_PROBE_PROCS];
     size_t nprocs;
     probe_page pages[RT_PT_PROBE_PAGES];
     size_t npages;
+    double total_kib; /* the mappings the pages were spread over */
     probe_vma vmas[RT_PT_PROBE_VMAS]; /* the choice's scratch: the mappings */
     uint64_t seen[RT_PT_PROBE_VMAS][2]; /* and their device and inode */
 } pt_probe;

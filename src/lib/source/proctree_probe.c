@@ -9,6 +9,7 @@
  * /proc is a fixture's, there is no probe and the page-tables rule of the sampler stands. */
 #define _GNU_SOURCE /* pread */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -61,14 +62,14 @@ static uint64_t mapcount(pt_probe *pr, int fd, uint64_t vaddr, long page, bool *
     return n;
 }
 
-/* Reads the probed pages' mapcounts into their now. Returns false (and turns the probe off
- * for good) when the frames are hidden. */
-static bool read_now(rt_proctree *t)
+/* Reads the mapcounts of every stride-th probed page from first on into their now. Returns
+ * false (and turns the probe off for good) when the frames are hidden. */
+static bool read_now(rt_proctree *t, size_t first, size_t stride)
 {
     pt_probe *pr = &t->probe;
     long page = t->page_kib * 1024;
     bool hidden = false, any = false;
-    for (size_t k = 0; k < pr->npages; k++) {
+    for (size_t k = first; k < pr->npages; k += stride) {
         probe_page *g = &pr->pages[k];
         g->now = mapcount(pr, pr->procs[g->who].fd, g->vaddr, page, &hidden);
         any = any || g->now > 0;
@@ -86,11 +87,17 @@ static bool read_now(rt_proctree *t)
 double rt_proctree_probe_move(rt_proctree *t)
 {
     pt_probe *pr = &t->probe;
-    if (pr->off || pr->npages == 0 || !read_now(t))
+    /* a quarter of the pages at each sample, in turns (every RT_PT_PROBE_TURNS-th: still
+     * spread over the mappings) */
+    size_t first = pr->turn;
+    pr->turn = (pr->turn + 1) % RT_PT_PROBE_TURNS;
+    if (pr->off || pr->npages == 0 || !read_now(t, first, RT_PT_PROBE_TURNS))
         return -1.0;
-    double kib = 0.0;
+    double kib = 0.0, now = 0.0;
+    size_t nread = 0;
     for (size_t k = 0; k < pr->npages; k++) {
         const probe_page *g = &pr->pages[k];
+        double was = kib;
         uint64_t hi = g->now > g->base ? g->now : g->base, lo = g->now > g->base ? g->base : g->now;
         /* the tree's mappers of the page: at most the fewer of the two counts and the tree's
          * processes (a library's page mapped by 300 processes of the machine moves a 1-process
@@ -101,21 +108,37 @@ double rt_proctree_probe_move(rt_proctree *t)
             double mine = (double)(lo < pr->members ? lo : pr->members);
             kib += g->span_kib * mine * (double)(hi - lo) / ((double)lo * (double)hi);
         }
+        if (k % RT_PT_PROBE_TURNS == first) {
+            now += kib - was;
+            nread++;
+        }
     }
     pr->have_now = true;
-    return kib;
+    /* every page as last read, or the pages read now standing for all of them, whichever
+     * moved more: a move of the whole mapping shows at once, a part of it within the turns */
+    double scaled = nread ? now * (double)pr->npages / (double)nread : 0.0;
+    return scaled > kib ? scaled : kib;
 }
 
-/* Whether the probed processes are still top[0..n) as they were (same pids, start times and
- * virtual sizes: a mapping made or dropped changes the size). */
+/* Whether the probed processes are still those of top[0..n), in any order (the most exposed of
+ * a few alike swap places from walk to walk), as they were: the same start times, and virtual
+ * sizes within a probed page's stretch or 1 MiB, whichever is more (a mapping made or dropped
+ * that could hold a page of the probe; a heap's growth is not one). */
 static bool same_procs(const pt_probe *pr, proc *const *top, size_t n)
 {
     if (n != pr->nprocs)
         return false;
-    for (size_t k = 0; k < n; k++)
-        if (pr->procs[k].pid != top[k]->pid || pr->procs[k].starttime != top[k]->starttime ||
-            pr->procs[k].vsize != top[k]->vsize_bytes)
+    double slack = pr->total_kib / RT_PT_PROBE_PAGES * 1024.0;
+    if (slack < 1048576.0)
+        slack = 1048576.0;
+    for (size_t k = 0; k < n; k++) {
+        const probe_proc *q = NULL;
+        for (size_t j = 0; j < pr->nprocs && !q; j++)
+            q = pr->procs[j].pid == top[k]->pid ? &pr->procs[j] : NULL;
+        if (!q || q->starttime != top[k]->starttime ||
+            fabs((double)q->vsize - (double)top[k]->vsize_bytes) >= slack)
             return false;
+    }
     return true;
 }
 
@@ -185,6 +208,7 @@ static void choose(rt_proctree *t, proc *const *top, size_t n)
     uint64_t total = 0;
     for (size_t k = 0; k < nvmas; k++)
         total += vmas[k].end - vmas[k].start;
+    pr->total_kib = (double)total / 1024.0;
     if (total == 0)
         return;
     double step = (double)total / RT_PT_PROBE_PAGES, at = step / 2;
@@ -251,10 +275,22 @@ void rt_proctree_probe_arm(rt_proctree *t, bool reread)
     } else if (!reread) {
         return; /* the base stands: what moved since, below the rule's share, adds up */
     }
+    /* (pages chosen anew after a walk that re-read nothing for sharers take their base now: what
+     * the old pages had moved, below the rule's share, is let go) */
     /* the base: the mapcounts this sample's probe read before the walk (which then re-read the
-     * exposed processes), else read now */
-    if (!pr->have_now && (pr->npages == 0 || !read_now(t)))
+     * exposed processes), and the other pages' read now (their last reading, an earlier turn's,
+     * may be older than the walk's rollups: a move between the two would then hide the next
+     * move back); all of them read now when this sample read none */
+    if (pr->npages == 0)
         return;
+    if (pr->have_now) {
+        size_t last = (pr->turn + RT_PT_PROBE_TURNS - 1) % RT_PT_PROBE_TURNS;
+        for (size_t k = 1; k < RT_PT_PROBE_TURNS; k++)
+            if (!read_now(t, (last + k) % RT_PT_PROBE_TURNS, RT_PT_PROBE_TURNS))
+                return;
+    } else if (!read_now(t, 0, 1)) {
+        return;
+    }
     for (size_t k = 0; k < pr->npages; k++)
         pr->pages[k].base = pr->pages[k].now;
     pr->have_now = false;
