@@ -72,14 +72,15 @@ static double sharers_noise(const rt_tree_part *p, double mono)
  * RT_SHARERS_SHARE); pays down the debt. */
 static bool sharers_moved(rt_tree_part *p, double mono)
 {
-    if (p->sharers_mono > 0 && mono > p->sharers_mono)
-        p->sharers_debt = fmax(0.0, p->sharers_debt - (mono - p->sharers_mono) * RT_SHARERS_BUDGET);
-    p->sharers_mono = mono;
-    double burst = fmax(RT_SHARERS_BURST, RT_SHARERS_BURST_READS * p->sharers_cost);
-    p->sharers_move = 0.0;
     /* the probe, where there is one: the exact mapcounts of the pages shared, not the tables */
     double probe = p->tree ? rt_proctree_probe_move(p->tree) : -1.0;
     p->sharers_probe = probe >= 0;
+    double budget = p->sharers_probe ? RT_SHARERS_PROBE_BUDGET : RT_SHARERS_BUDGET;
+    if (p->sharers_mono > 0 && mono > p->sharers_mono)
+        p->sharers_debt = fmax(0.0, p->sharers_debt - (mono - p->sharers_mono) * budget);
+    p->sharers_mono = mono;
+    double burst = fmax(RT_SHARERS_BURST, RT_SHARERS_BURST_READS * p->sharers_cost);
+    p->sharers_move = 0.0;
     if (p->sharers_probe)
         return p->have_walk && p->cur.pss_ok && probe >= RT_SHARERS_SHARE * (double)p->cur.pss_kib &&
                p->sharers_debt < burst;

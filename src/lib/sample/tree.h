@@ -117,16 +117,21 @@ typedef struct rt_tree_clock {
  * re-read right after one that found a move is not noise: the tables are read before the walk,
  * and a mapping that went on while the walk read the rollups shows as a move after it. */
 #define RT_SHARERS_NOISE_HALF 30.0
+#define RT_SHARERS_NOISE_OVER 2.0
 /* The sharers' probe (rt_proctree_probe_move), where the tree has one (root): the page tables
  * say only that some process somewhere mapped or unmapped something, and a busy machine's
  * tables never rest (its noise floor kept an outsider's 200 MiB mapping from being followed for
  * 0.6 s, its unmapping until the outsider exited: 3.8 s at -i 0.1). The probe reads at every
- * reading the mapcounts of 32 pages spread over the file-backed mappings of the tree's most
- * exposed processes (4 at most): when the PSS they stand for moved by RT_SHARERS_SHARE of the
- * tree's since the last re-read, the reading walks and re-reads the exposed processes, within
- * the same budget and bursts (no noise floor: a mapcount moves only when a page is mapped or
- * unmapped). With the probe on, the tables' rule is off. */
-#define RT_SHARERS_NOISE_OVER 2.0
+ * reading the mapcounts of 8 of 32 pages (in turns) spread over the file-backed mappings of the
+ * tree's most exposed processes (4 at most): when the PSS they stand for moved by
+ * RT_SHARERS_SHARE of the tree's since the last re-read, the reading walks and re-reads the
+ * exposed processes, in the same bursts, with no noise floor (a mapcount moves only when a page
+ * is mapped or unmapped: every re-read it asks for finds a move) and within
+ * RT_SHARERS_PROBE_BUDGET of one core over time (2%: a SysV shm segment of 200 MiB mapped and
+ * unmapped every 2 s by an outsider that touches it for 0.15 s asks for 3 or 4 re-reads of
+ * 10-18 ms each time; at 0.5% the second round came 0.36-1.15 s late). With the probe on, the
+ * tables' rule is off. */
+#define RT_SHARERS_PROBE_BUDGET 0.02
 
 typedef struct rt_tree_part {
     rt_proctree *tree;

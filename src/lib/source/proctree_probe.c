@@ -135,8 +135,7 @@ static bool same_procs(const pt_probe *pr, proc *const *top, size_t n)
         const probe_proc *q = NULL;
         for (size_t j = 0; j < pr->nprocs && !q; j++)
             q = pr->procs[j].pid == top[k]->pid ? &pr->procs[j] : NULL;
-        if (!q || q->starttime != top[k]->starttime ||
-            fabs((double)q->vsize - (double)top[k]->vsize_bytes) >= slack)
+        if (!q || q->starttime != top[k]->starttime || fabs((double)q->vsize - (double)top[k]->vsize_bytes) >= slack)
             return false;
     }
     return true;
@@ -144,8 +143,7 @@ static bool same_procs(const pt_probe *pr, proc *const *top, size_t n)
 
 /* Adds the file-backed mappings of the process pr->procs[who] to vmas (whose dev+inode no
  * earlier process had: seen[0..*nseen)), from its maps file. */
-static void add_vmas(rt_proctree *t, unsigned who, probe_vma *vmas, size_t *nvmas, uint64_t (*seen)[2],
-                     size_t *nseen)
+static void add_vmas(rt_proctree *t, unsigned who, probe_vma *vmas, size_t *nvmas, uint64_t (*seen)[2], size_t *nseen)
 {
     int fd = rt_pt_open_rel(t, t->probe.procs[who].pid, "maps");
     if (fd < 0)
