@@ -1,7 +1,7 @@
-/* proctree_int.h - the process tree's internals shared by its four files: the tree, its walk
+/* proctree_int.h - the process tree's internals shared by its five files: the tree, its walk
  * and its scan (proctree.c), the readings of one tracked process (proctree_read.c), the
- * scan's consistency rules (proctree_settle.c) and the light I/O pass between scans
- * (proctree_light.c). Not public. */
+ * scan's consistency rules (proctree_settle.c), the light I/O pass between scans
+ * (proctree_light.c) and the sharers' probe (proctree_probe.c). Not public. */
 #ifndef RT_PROCTREE_INT_H
 #define RT_PROCTREE_INT_H
 
