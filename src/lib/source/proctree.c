@@ -481,6 +481,7 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
         else if (held)
             add_io(&t->departed, &p->io); /* its time is in what the holder reaped */
     }
+    rt_pt_take_exits(t); /* before the entries of the processes gone are dropped */
     for (size_t i = 0; i < t->nprocs; i++)
         if (t->procs[i].used && t->procs[i].gen != t->gen)
             drop(t, &t->procs[i]);
@@ -507,6 +508,7 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
     out->wait_ns = t->wait_ns;
     out->wait_run_ns = t->wait_run_ns;
     t->scanned = true;
+    out->exits_seen = t->exits ? t->exits_seen : -1;
     return 0;
 }
 
@@ -762,6 +764,7 @@ void rt_proctree_free(rt_proctree *t)
         }
     rt_pt_close_light(t);
     rt_pt_probe_free(t);
+    rt_taskstats_close(t->exits);
     unkeep_all(t, &t->hp);
     rt_pidmap_free(&t->index);
     rt_free_all(t->hp.threads, t->hp.kids, t->procs, t->free_list, t->queue, t->live, t->order);

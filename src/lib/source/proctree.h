@@ -40,8 +40,12 @@ typedef struct rt_tree_totals {
                               shared pages once (the combined split; without it, each process's
                               RSS) plus what each process's peak (VmHWM) stands above its RSS
                               then, as if every one of them peaked at the same moment (the safe
-                              side for processes that peak between scans); never below
+                              side for processes that peak between scans), plus, with the
+                              kernel's exit records, the peaks of the processes that ended since
+                              the last scan (born and gone between scans too); never below
                               rss_hwm_kib; never decreases */
+    int64_t exits_seen;    /* the tree's processes whose end the kernel's exit records told so
+                              far; -1 without them (rt_proctree_count_exits) */
     bool pss_ok;
     uint64_t exposed_kib; /* of the live processes' memory as their rollups last read, the pages
                              whose shares processes outside the tree can move by mapping or
@@ -193,6 +197,14 @@ void rt_proctree_io_light_on(rt_proctree *t, bool on);
  * books with its final I/O counters and the kernel's rusage (its ru_maxrss raises the peak
  * RSS). Sets *wstatus. Returns 0, or -1 when pid was not a zombie child. */
 int rt_proctree_reap(rt_proctree *t, int64_t pid, int *wstatus);
+
+/* Has the tree count its processes that end between two scans at their peaks, from the kernel's
+ * exit records (taskstats.c: root only, the live /proc only): from the next scan on, each scan's
+ * rss_hwm_tree_kib adds the peaks of the processes that ended since the last scan to those alive
+ * at it, and rss_hwm_kib is never below one of them. Nothing changes where it cannot listen. */
+void rt_proctree_count_exits(rt_proctree *t);
+/* Whether the kernel's exit records are counted (rt_proctree_count_exits could listen). */
+bool rt_proctree_counts_exits(const rt_proctree *t);
 
 /* Whether pid was in the tree (alive) at the last scan. */
 bool rt_proctree_has(rt_proctree *t, int64_t pid);

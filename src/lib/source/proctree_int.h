@@ -1,12 +1,14 @@
-/* proctree_int.h - the process tree's internals shared by its five files: the tree, its walk
+/* proctree_int.h - the process tree's internals shared by its six files: the tree, its walk
  * and its scan (proctree.c), the readings of one tracked process (proctree_read.c), the
  * scan's consistency rules (proctree_settle.c), the light I/O pass between scans
- * (proctree_light.c) and the sharers' probe (proctree_probe.c). Not public. */
+ * (proctree_light.c), the sharers' probe (proctree_probe.c) and the processes that ended between
+ * scans, from the kernel's exit records (proctree_exits.c). Not public. */
 #ifndef RT_PROCTREE_INT_H
 #define RT_PROCTREE_INT_H
 
 #include "../core/pidmap.h"
 #include "proctree.h"
+#include "taskstats.h"
 
 /* A process found asleep at this many checks in a row is checked every other scan only. */
 #define IDLE_SKIP_AFTER 8
@@ -170,6 +172,11 @@ struct rt_proctree {
     uint64_t rss_peak_kib;
     uint64_t rss_hwm_kib; /* the largest peak RSS of one process (see rt_tree_totals) */
     uint64_t rss_hwm_tree_kib; /* the processes' peaks summed over a scan (see rt_tree_totals) */
+    rt_taskstats *exits; /* the kernel's exit records (rt_proctree_count_exits), or NULL */
+    int64_t me;          /* the caller's pid (its children join the tree with own_children) */
+    uint64_t exit_kib;   /* this scan: the peaks of the tree's processes that ended since the last
+                            one, summed, each once (rt_pt_take_exits) */
+    int64_t exits_seen;  /* the tree's processes whose end the kernel reported, so far */
     uint64_t root_own_ns; /* the root's own CPU as last read (RT_NULL_U64: not yet) */
     bool root_seen;
     double pss_max_age;
@@ -237,6 +244,14 @@ static inline void rt_pt_unread(rt_proctree *t, proc *p)
         p->unread_gen = t->gen;
     t->unread++;
 }
+
+/* ---- proctree_exits.c: the processes that ended between scans ---------------------------- */
+
+/* Takes the exit records received since the last scan (none without rt_proctree_count_exits):
+ * those of the tree's processes (a member, or whose parent is a member or another of them)
+ * raise rss_hwm_kib to their peaks, and exit_kib is the sum of the peaks of those not alive in
+ * this scan's walk. Call after the walk, before the entries of the processes gone are dropped. */
+void rt_pt_take_exits(rt_proctree *t);
 
 /* ---- proctree_read.c: the readings of one tracked process --------------------------------- */
 

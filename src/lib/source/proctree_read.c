@@ -508,9 +508,11 @@ void rt_pt_pss_pass(rt_proctree *t, double mono, rt_tree_totals *out)
     split_end(&out->descendants, &ad);
     split_end(&out->combined, &ac);
     /* the tree's RSS with shared pages once, plus what each peak stood above its RSS: each
-     * process as if at its peak, all at once; without every rollup, the peaks summed (shared
+     * process as if at its peak, all at once, with the peaks of those that ended since the last
+     * scan (the kernel's exit records); without every rollup, the peaks summed (shared
      * pages then count in each process: more, never less) */
     uint64_t bound = out->combined.mem_ok ? out->combined.private_kib + out->combined.shared_kib + above : hwm_sum;
+    bound += t->exit_kib; /* and those that ended since the last scan, each at its peak */
     if (bound > t->rss_hwm_tree_kib)
         t->rss_hwm_tree_kib = bound;
 }

@@ -1,0 +1,118 @@
+/* proctree_exits.c - the tree's processes that ended between two walks, from the kernel's exit
+ * records (taskstats.c): which records are the tree's (a process it tracked, or one whose parent
+ * is one of them or of the records: a process born and gone between walks), and the peaks they
+ * add to the walk's bound of what the tree held at once (rt_tree_totals.rss_hwm_tree_kib). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proctree_int.h"
+
+void rt_proctree_count_exits(rt_proctree *t)
+{
+    if (t->exits || strcmp(t->roots->proc, "/proc") != 0)
+        return; /* the kernel's pids are the live /proc's only */
+    t->exits = rt_taskstats_open(&t->log);
+    t->me = getpid();
+}
+
+bool rt_proctree_counts_exits(const rt_proctree *t)
+{
+    return t->exits != NULL;
+}
+
+/* Whether pid is one of the tree's processes as this scan ends (alive now, or at the last
+ * scan and gone since: its entry is dropped after the exits are taken). */
+static bool member(rt_proctree *t, int64_t pid)
+{
+    return pid > 0 && (pid == t->root || rt_pt_lookup(t, pid) != NULL);
+}
+
+/* Whether a process whose parent is ppid joins the tree (the parent a member, the tracker
+ * taking in its own children, or the holder's). */
+static bool parent_in(rt_proctree *t, int64_t ppid)
+{
+    if (t->root_only)
+        return false;
+    return member(t, ppid) || (t->own_children && ppid == t->me) || (t->holder > 0 && ppid == t->holder);
+}
+
+/* One process of the records taken: its peak, and whether its end (not a thread's) came. */
+typedef struct exited {
+    int64_t tgid;
+    uint64_t peak;
+    bool ended;
+} exited;
+
+typedef struct taking {
+    const rt_exit_rec *r;
+    bool *taken;
+    exited *ps;
+    size_t nps;
+    rt_pidmap by_tgid; /* tgid -> its entry in ps */
+} taking;
+
+static void take(taking *k, size_t i)
+{
+    const rt_exit_rec *r = &k->r[i];
+    k->taken[i] = true;
+    size_t at = rt_pidmap_get(&k->by_tgid, r->tgid);
+    if (at == RT_PIDMAP_NONE) {
+        if (rt_pidmap_put(&k->by_tgid, r->tgid, k->nps) < 0)
+            return;
+        at = k->nps++;
+        k->ps[at] = (exited){r->tgid, 0, false};
+    }
+    exited *e = &k->ps[at];
+    if (r->hiwater_rss_kib > e->peak)
+        e->peak = r->hiwater_rss_kib; /* its threads' records tell the same memory's */
+    e->ended = e->ended || r->group || r->pid == r->tgid;
+}
+
+void rt_pt_take_exits(rt_proctree *t)
+{
+    t->exit_kib = 0;
+    if (!t->exits)
+        return;
+    const rt_exit_rec *r;
+    size_t n;
+    rt_taskstats_drain(t->exits, &r, &n);
+    if (n == 0)
+        return;
+    taking k = {r, calloc(n, sizeof(bool)), malloc(n * sizeof(exited)), 0, {0}};
+    if (!k.taken || !k.ps || rt_pidmap_init(&k.by_tgid, 2 * n) < 0) {
+        free(k.taken);
+        free(k.ps);
+        return;
+    }
+    /* the tree's: a member's record, then those whose parent is a member or a record taken (a
+     * child and its parent both born and gone since the last walk), until none more joins; a
+     * chain longer than the passes is cut there (rare: each pass takes a generation) */
+    for (size_t i = 0; i < n; i++)
+        if (member(t, r[i].tgid) || parent_in(t, r[i].ppid))
+            take(&k, i);
+    for (int pass = 0; pass < 8 && !t->root_only; pass++) {
+        size_t before = k.nps;
+        for (size_t i = 0; i < n; i++)
+            if (!k.taken[i] && r[i].ppid > 0 && rt_pidmap_get(&k.by_tgid, r[i].ppid) != RT_PIDMAP_NONE)
+                take(&k, i);
+        if (k.nps == before)
+            break;
+    }
+    /* each process once, at its peak; one still alive in the walk counts there, unless its end
+     * came after the walk read it (counted in both: the safe side) */
+    for (size_t i = 0; i < k.nps; i++) {
+        const exited *e = &k.ps[i];
+        proc *p = rt_pt_lookup(t, e->tgid);
+        bool alive = p && p->gen == t->gen && !p->zombie;
+        if (e->peak > t->rss_hwm_kib)
+            t->rss_hwm_kib = e->peak;
+        if (alive && !e->ended)
+            continue; /* a thread's end: the process's memory is the walk's */
+        t->exit_kib += e->peak;
+        t->exits_seen += e->ended;
+    }
+    rt_pidmap_free(&k.by_tgid);
+    free(k.taken);
+    free(k.ps);
+}

