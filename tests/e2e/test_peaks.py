@@ -8,7 +8,8 @@ OOM kill. The shapes:
 - a pool of 16 workers x 60 MiB living 1.5 s inside one 5 s interval (-i 5), reaped by its parent;
 - a child that takes 600 MiB between two samples (-i 1) under a parent that ignores SIGCHLD (the
   kernel reaps it: no rusage of it reaches anyone);
-- 700 MiB written to a tmpfs the job mounted in a mount namespace of its own (unshare -m).
+- 700 MiB written to a tmpfs the job mounted in a mount namespace of its own (unshare -m);
+- 600 MiB written to a /dev/shm file (the growth of /dev/shm's used blocks).
 
 Each test prints its report line (pytest -s shows it). Tests skip (with the reason) where no memory
 cgroup can be made, or not as root (taskstats asks CAP_NET_ADMIN)."""
@@ -60,6 +61,26 @@ def child():
 spawn(child)
 sleep_until(2.5)
 """
+# 700 MiB written to a tmpfs the job mounted at argv[1] in a mount namespace of its own (it
+# unshares it first: unshare -m), held 1 s from 1.2 s; the samples at 2 s (-i 1) see it
+TMPFS_MOUNT = PRELUDE + r"""
+import ctypes, subprocess
+if ctypes.CDLL(None, use_errno=True).unshare(0x00020000) != 0:  # CLONE_NEWNS
+    sys.exit(8)
+subprocess.run(["mount", "--make-rprivate", "/"], check=True)
+subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1g", "rt-peaks", sys.argv[1]], check=True)
+sleep_until(1.2)
+tmpfs_hold(os.path.join(sys.argv[1], "big"), 700, 1.0, b"\x05")
+sleep_until(2.8)
+"""
+
+# 600 MiB written into a /dev/shm file (argv[1]) at 1.2 s, held 1 s, removed
+DEV_SHM_HOLD = PRELUDE + r"""
+sleep_until(1.2)
+tmpfs_hold(sys.argv[1], 600, 1.0, b"\x06")
+sleep_until(2.8)
+"""
+
 
 def need_of(rec):
     return rec["memory_need_mib"]
@@ -96,3 +117,26 @@ def test_child_under_parent_ignoring_sigchld():
     rec, notes = run_shape("ignored_child", 1, IGNORED_CHILD, [], 600)
     assert rec["memory_source"] in ("process_peak", "process_peaks"), rec
 
+
+
+def test_tmpfs_the_job_mounted(tmp_path):
+    """700 MiB in a tmpfs the job mounted in a mount namespace of its own (unshare -m): its used
+    blocks, read at each walk through the job's /proc/PID/root."""
+    if not shutil.which("mount"):
+        pytest.skip("no mount(8)")
+    where = tmp_path / "mnt"
+    where.mkdir()
+    rec, notes = run_shape("tmpfs_mount", 1, TMPFS_MOUNT, [str(where)], 700)
+    assert rec["memory_source"] == "process_peaks", rec
+
+
+def test_dev_shm_growth():
+    """600 MiB written to a /dev/shm file: the growth of /dev/shm's used blocks since tracking
+    began, at each walk."""
+    shm = f"/dev/shm/rt-peaks-{os.getpid()}"
+    try:
+        rec, notes = run_shape("dev_shm", 1, DEV_SHM_HOLD, [shm], 600)
+        assert rec["memory_source"] == "process_peaks", rec
+    finally:
+        if os.path.exists(shm):
+            os.unlink(shm)

@@ -76,9 +76,10 @@ void rt_need_of(const rt_summary *s, rt_need *memory, rt_need *vram)
         {cg ? NAN : s->process_rss_hwm_tree_mib, RT_NEED_PROCESS_PEAKS, 1},
     };
     *memory = largest(mem, sizeof mem / sizeof mem[0]);
-    /* without the cgroup every figure is a lower bound: none counts memory that no process maps
-     * (tmpfs and /dev/shm files, kernel memory); a sampled one misses a peak between samples,
-     * the processes' peaks a process born and gone between them, one process's peak the others */
+    /* without the cgroup every figure is a lower bound: none counts kernel memory, and only the
+     * processes' peaks count files no process maps (tmpfs mounts of the job's own, /dev/shm's
+     * growth) and, as root, a process born and gone between samples (the kernel's exit records);
+     * a sampled one misses a peak between samples, one process's peak the others */
     memory->sampled = !cg && memory->source != RT_NEED_UNKNOWN;
     const cand gpu[] = {
         {s->process_gpu_vram_peak_mib, RT_NEED_NVML_PEAK, 0},

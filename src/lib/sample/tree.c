@@ -28,6 +28,8 @@ int rt_tree_part_open(rt_tree_part *p, rt_sample_ctx *c, int64_t root, bool own_
     p->tree = rt_proctree_new(&c->roots, root, own_children, &c->log, c->clk_tck, pss_max_age_secs);
     if (p->tree && geteuid() == 0)
         rt_proctree_count_exits(p->tree); /* the processes born and gone between walks, at their peaks */
+    if (p->tree)
+        rt_proctree_count_files(p->tree); /* the job's tmpfs and /dev/shm */
     return p->tree ? 0 : -1;
 }
 

@@ -434,6 +434,7 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
         }
         if (fresh)
             p->starttime = st.starttime;
+        rt_jobmounts_see(t->mounts, pid); /* a mount namespace of its own (since it last ran)? */
         p->read_seq = p->alive_seq = ++t->seq;
         p->gen = t->gen;
         p->run_ns = run_ns;
@@ -495,6 +496,7 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
     /* the light I/O pass's processes: their base now, so that the passes count from the walk */
     for (size_t i = 0; t->light_on && i < t->nlight; i++)
         rt_pt_read_light(t, &t->light[i]);
+    t->files_kib = rt_jobmounts_kib(t->mounts);
     rt_pt_pss_pass(t, mono, out);
     if (out->rss_kib > t->rss_peak_kib)
         t->rss_peak_kib = out->rss_kib;
@@ -765,6 +767,7 @@ void rt_proctree_free(rt_proctree *t)
     rt_pt_close_light(t);
     rt_pt_probe_free(t);
     rt_taskstats_close(t->exits);
+    rt_jobmounts_free(t->mounts);
     unkeep_all(t, &t->hp);
     rt_pidmap_free(&t->index);
     rt_free_all(t->hp.threads, t->hp.kids, t->procs, t->free_list, t->queue, t->live, t->order);

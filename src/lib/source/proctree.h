@@ -42,7 +42,9 @@ typedef struct rt_tree_totals {
                               then, as if every one of them peaked at the same moment (the safe
                               side for processes that peak between scans), plus, with the
                               kernel's exit records, the peaks of the processes that ended since
-                              the last scan (born and gone between scans too); never below
+                              the last scan (born and gone between scans too), and with
+                              rt_proctree_count_files what the job held then in tmpfs mounts of
+                              its own and in /dev/shm's growth; never below
                               rss_hwm_kib; never decreases */
     int64_t exits_seen;    /* the tree's processes whose end the kernel's exit records told so
                               far; -1 without them (rt_proctree_count_exits) */
@@ -203,6 +205,10 @@ int rt_proctree_reap(rt_proctree *t, int64_t pid, int *wstatus);
  * rss_hwm_tree_kib adds the peaks of the processes that ended since the last scan to those alive
  * at it, and rss_hwm_kib is never below one of them. Nothing changes where it cannot listen. */
 void rt_proctree_count_exits(rt_proctree *t);
+/* Has the tree count what the job holds in files no process maps (jobmounts.c: the tmpfs mounts
+ * it made in a mount namespace of its own, the growth of /dev/shm), read at each scan and added
+ * to its rss_hwm_tree_kib (the live /proc only). */
+void rt_proctree_count_files(rt_proctree *t);
 /* Whether the kernel's exit records are counted (rt_proctree_count_exits could listen). */
 bool rt_proctree_counts_exits(const rt_proctree *t);
 

@@ -1,7 +1,8 @@
 /* proctree_exits.c - the tree's processes that ended between two walks, from the kernel's exit
  * records (taskstats.c): which records are the tree's (a process it tracked, or one whose parent
  * is one of them or of the records: a process born and gone between walks), and the peaks they
- * add to the walk's bound of what the tree held at once (rt_tree_totals.rss_hwm_tree_kib). */
+ * add to the walk's bound of what the tree held at once (rt_tree_totals.rss_hwm_tree_kib); and
+ * what the job holds in files that no process maps (jobmounts.c), added to the same bound. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,6 +15,12 @@ void rt_proctree_count_exits(rt_proctree *t)
         return; /* the kernel's pids are the live /proc's only */
     t->exits = rt_taskstats_open(&t->log);
     t->me = getpid();
+}
+
+void rt_proctree_count_files(rt_proctree *t)
+{
+    if (!t->mounts)
+        t->mounts = rt_jobmounts_new(t->roots);
 }
 
 bool rt_proctree_counts_exits(const rt_proctree *t)

@@ -8,6 +8,7 @@
 
 #include "../core/pidmap.h"
 #include "proctree.h"
+#include "jobmounts.h"
 #include "taskstats.h"
 
 /* A process found asleep at this many checks in a row is checked every other scan only. */
@@ -177,6 +178,8 @@ struct rt_proctree {
     uint64_t exit_kib;   /* this scan: the peaks of the tree's processes that ended since the last
                             one, summed, each once (rt_pt_take_exits) */
     int64_t exits_seen;  /* the tree's processes whose end the kernel reported, so far */
+    rt_jobmounts *mounts; /* the job's tmpfs and /dev/shm (rt_proctree_count_files), or NULL */
+    uint64_t files_kib;   /* this scan: what the job held in them (rt_jobmounts_kib) */
     uint64_t root_own_ns; /* the root's own CPU as last read (RT_NULL_U64: not yet) */
     bool root_seen;
     double pss_max_age;

@@ -512,7 +512,8 @@ void rt_pt_pss_pass(rt_proctree *t, double mono, rt_tree_totals *out)
      * scan (the kernel's exit records); without every rollup, the peaks summed (shared
      * pages then count in each process: more, never less) */
     uint64_t bound = out->combined.mem_ok ? out->combined.private_kib + out->combined.shared_kib + above : hwm_sum;
-    bound += t->exit_kib; /* and those that ended since the last scan, each at its peak */
+    bound += t->exit_kib;  /* and those that ended since the last scan, each at its peak */
+    bound += t->files_kib; /* and the job's files no process maps (tmpfs of its own, /dev/shm) */
     if (bound > t->rss_hwm_tree_kib)
         t->rss_hwm_tree_kib = bound;
 }

@@ -1,0 +1,200 @@
+/* jobmounts.c - memory the job keeps in files that no process maps, read where no cgroup of the
+ * job's counts it: the tmpfs (and ramfs) mounts it made in a mount namespace of its own (a
+ * process whose /proc/PID/ns/mnt is not the tracker's: its mountinfo's tmpfs whose device the
+ * tracker's own mountinfo lacks, read through /proc/PID/root), and what /dev/shm's used blocks
+ * grew by since tracking began (files the job left or holds there; another process's growth
+ * counts too: the safe side). statfs's used blocks, at each walk. */
+#define _GNU_SOURCE /* openat, fstatat, O_CLOEXEC */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "jobmounts.h"
+#include "sources.h"
+
+#define NS_MAX 8       /* mount namespaces of the job followed (more: the first ones) */
+#define NS_PIDS 4      /* processes of each through which its mounts are read */
+#define DEVS_MAX 256   /* devices of the tracker's own mounts remembered */
+#define COUNTED_MAX 64 /* job filesystems counted at one reading */
+
+typedef struct job_ns {
+    uint64_t ino;
+    int64_t pids[NS_PIDS]; /* 0: free */
+} job_ns;
+
+struct rt_jobmounts {
+    const rt_roots *roots;
+    uint64_t own_ns;
+    unsigned own_devs[DEVS_MAX];
+    size_t nown;
+    job_ns ns[NS_MAX];
+    size_t nns;
+    uint64_t shm_base; /* /dev/shm's used KiB at the start; UINT64_MAX: no /dev/shm */
+    rt_buf buf;
+    /* one reading's */
+    int64_t pid;
+    unsigned counted[COUNTED_MAX];
+    size_t ncounted;
+    uint64_t kib;
+};
+
+static unsigned dev_of(unsigned major, unsigned minor)
+{
+    return major << 20 | minor;
+}
+
+static uint64_t used_kib(const char *path, bool *ok)
+{
+    struct statfs f;
+    *ok = statfs(path, &f) == 0;
+    if (!*ok || f.f_blocks < f.f_bfree)
+        return 0;
+    return (uint64_t)(f.f_blocks - f.f_bfree) * (uint64_t)f.f_bsize / 1024;
+}
+
+static bool memory_fs(const char *fstype)
+{
+    return strcmp(fstype, "tmpfs") == 0 || strcmp(fstype, "ramfs") == 0;
+}
+
+static void own_mount(void *user, const rt_mountinfo_entry *e)
+{
+    rt_jobmounts *m = user;
+    if (memory_fs(e->fstype) && m->nown < DEVS_MAX)
+        m->own_devs[m->nown++] = dev_of(e->major, e->minor);
+}
+
+/* The mount namespace's inode of pid ("self" for 0), or 0. */
+static uint64_t ns_of(const rt_jobmounts *m, int64_t pid)
+{
+    char rel[64];
+    if (pid > 0)
+        snprintf(rel, sizeof rel, "%lld/ns/mnt", (long long)pid);
+    else
+        snprintf(rel, sizeof rel, "self/ns/mnt");
+    struct stat st;
+    return fstatat(m->roots->proc_fd, rel, &st, 0) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+/* Reads the mountinfo of rel (under proc) into m->buf; its length, or -1. */
+static ssize_t read_mountinfo(rt_jobmounts *m, const char *rel)
+{
+    int fd = openat(m->roots->proc_fd, rel, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = rt_read_fd_grow(fd, &m->buf, RT_READ_TO_EOF);
+    close(fd);
+    return n;
+}
+
+rt_jobmounts *rt_jobmounts_new(const rt_roots *roots)
+{
+    if (strcmp(roots->proc, "/proc") != 0)
+        return NULL; /* a fixture's /proc: its pids are not this machine's */
+    rt_jobmounts *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->roots = roots;
+    rt_buf_init(&m->buf, 4u << 20);
+    m->own_ns = ns_of(m, 0);
+    ssize_t n = read_mountinfo(m, "self/mountinfo");
+    if (n > 0)
+        rt_mountinfo_parse(m->buf.data, (size_t)n, own_mount, m);
+    bool ok;
+    m->shm_base = used_kib("/dev/shm", &ok);
+    if (!ok)
+        m->shm_base = UINT64_MAX;
+    return m;
+}
+
+void rt_jobmounts_see(rt_jobmounts *m, int64_t pid)
+{
+    if (!m || !m->own_ns)
+        return;
+    uint64_t ino = ns_of(m, pid);
+    if (!ino || ino == m->own_ns)
+        return; /* the tracker's own (most processes), or gone */
+    job_ns *at = NULL;
+    for (size_t i = 0; i < m->nns && !at; i++)
+        if (m->ns[i].ino == ino)
+            at = &m->ns[i];
+    if (!at) {
+        if (m->nns == NS_MAX)
+            return;
+        at = &m->ns[m->nns++];
+        *at = (job_ns){.ino = ino};
+    }
+    for (size_t k = 0; k < NS_PIDS; k++)
+        if (at->pids[k] == 0 || at->pids[k] == pid) {
+            at->pids[k] = pid;
+            return;
+        }
+}
+
+static void job_mount(void *user, const rt_mountinfo_entry *e)
+{
+    rt_jobmounts *m = user;
+    if (!memory_fs(e->fstype))
+        return;
+    unsigned dev = dev_of(e->major, e->minor);
+    for (size_t i = 0; i < m->nown; i++)
+        if (m->own_devs[i] == dev)
+            return; /* the tracker's too (/dev/shm, /run): not the job's making */
+    for (size_t i = 0; i < m->ncounted; i++)
+        if (m->counted[i] == dev)
+            return; /* mounted twice: counted once */
+    if (m->ncounted == COUNTED_MAX)
+        return;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%lld/root%s", m->roots->proc, (long long)m->pid, e->mount_point);
+    bool ok;
+    uint64_t kib = used_kib(path, &ok);
+    if (!ok)
+        return;
+    m->counted[m->ncounted++] = dev;
+    m->kib += kib;
+}
+
+uint64_t rt_jobmounts_kib(rt_jobmounts *m)
+{
+    if (!m)
+        return 0;
+    m->ncounted = 0;
+    m->kib = 0;
+    for (size_t i = 0; i < m->nns; i++) {
+        job_ns *ns = &m->ns[i];
+        for (size_t k = 0; k < NS_PIDS; k++) {
+            if (ns->pids[k] == 0)
+                continue;
+            char rel[64];
+            snprintf(rel, sizeof rel, "%lld/mountinfo", (long long)ns->pids[k]);
+            ssize_t n = ns_of(m, ns->pids[k]) == ns->ino ? read_mountinfo(m, rel) : -1;
+            if (n < 0) {
+                ns->pids[k] = 0; /* gone (or moved on): another of its processes reads it */
+                continue;
+            }
+            m->pid = ns->pids[k];
+            rt_mountinfo_parse(m->buf.data, (size_t)n, job_mount, m);
+            break;
+        }
+    }
+    if (m->shm_base != UINT64_MAX) {
+        bool ok;
+        uint64_t now = used_kib("/dev/shm", &ok);
+        if (ok && now > m->shm_base)
+            m->kib += now - m->shm_base;
+    }
+    return m->kib;
+}
+
+void rt_jobmounts_free(rt_jobmounts *m)
+{
+    if (!m)
+        return;
+    rt_buf_free(&m->buf);
+    free(m);
+}

@@ -1,0 +1,30 @@
+/* jobmounts.h - memory the job keeps in files that no process maps, without a cgroup to count
+ * it (see jobmounts.c): the tmpfs mounts it made in a mount namespace of its own, and the
+ * growth of /dev/shm. Not public. */
+#ifndef RT_JOBMOUNTS_H
+#define RT_JOBMOUNTS_H
+
+#include <stdint.h>
+
+#include "../core/core.h"
+
+typedef struct rt_jobmounts rt_jobmounts;
+
+/* Starts from the tracker's own mount namespace and mounts, and /dev/shm's used blocks now (the
+ * base of its growth). NULL on no memory, or where proc is not the live /proc. roots is
+ * borrowed and must outlive it. */
+rt_jobmounts *rt_jobmounts_new(const rt_roots *roots);
+
+/* A process of the job that ran since it was last seen (it may have entered a namespace of its
+ * own: unshare(2)): its mount namespace is looked at, and followed when it is not the tracker's
+ * (the mounts made there are read at each rt_jobmounts_kib). */
+void rt_jobmounts_see(rt_jobmounts *m, int64_t pid);
+
+/* What the job holds now in those files (KiB): the used blocks of each tmpfs mounted in a
+ * namespace of the job's that the tracker's own namespace does not have (each filesystem once),
+ * plus what /dev/shm's used blocks grew by since rt_jobmounts_new (0 when they fell). */
+uint64_t rt_jobmounts_kib(rt_jobmounts *m);
+
+void rt_jobmounts_free(rt_jobmounts *m);
+
+#endif
