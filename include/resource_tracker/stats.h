@@ -197,6 +197,9 @@ typedef struct rt_summary {
      * (rt_record.cgroup_memory_refault_mib: each run's last total, summed when the file holds
      * several); NaN when no record had it (docs/answers.md, "Re-reads") */
     double memory_refault_mib;
+    /* 0.20: what the processes left behind (left_behind) held at the end: the tree's PSS in the
+     * last record with its root gone (its RSS where no PSS was read); NaN when none was left */
+    double left_behind_mib;
 } rt_summary;
 
 /* 0.19: one part of a run's energy: the domains of the records' energy (rt_energy_domain) of

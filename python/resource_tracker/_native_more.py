@@ -180,6 +180,8 @@ class Summary(Structure):
         ("energy_parts", c_void_p), ("energy_part_count", c_size_t), ("energy_meter_source", c_char_p),
         # 0.20: file data the job's group read back after its memory evicted it (re-reads)
         ("memory_refault_mib", c_double),
+        # what the processes left behind held at the end (NaN: none left)
+        ("left_behind_mib", c_double),
     ]
 
 

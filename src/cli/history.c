@@ -163,6 +163,8 @@ static const col cols[] = {
     /* schema version 10: the 0.20 re-reads (file data the job's group read back after its
      * memory evicted it) */
     SUM(memory_refault_mib),
+    /* and what the processes left behind held at the end (NULL: none left) */
+    SUM(left_behind_mib),
 };
 #define NCOLS (sizeof cols / sizeof cols[0])
 

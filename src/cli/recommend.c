@@ -328,6 +328,19 @@ static const char *reread_words(const rt_recommendation *rec, char *b, size_t ca
     return b;
 }
 
+/* What the runs left behind, not in the ask: the most processes one left running after its
+ * command exited (0: none), and what they held at its end (NaN: not known). */
+static void left_behind(const rt_summary *const *runs, size_t n, double *left, double *mib)
+{
+    *left = 0;
+    *mib = NAN;
+    for (size_t i = 0; i < n; i++)
+        if (runs[i] && runs[i]->left_behind > *left) {
+            *left = runs[i]->left_behind;
+            *mib = runs[i]->left_behind_mib;
+        }
+}
+
 /* Which figure drove the memory (and the cores), and why, one line each. */
 static void print_reasons(const rt_recommendation *rec, const rt_summary *const *runs, size_t n)
 {
@@ -345,6 +358,16 @@ static void print_reasons(const rt_recommendation *rec, const rt_summary *const 
     if (rec->time_floor_secs > 0)
         printf("time floor: a run ran to its time limit after %.0f s: the time asked is at least twice that\n",
                rec->time_floor_secs);
+    double left, left_mib;
+    left_behind(runs, n, &left, &left_mib);
+    if (left > 0 && isfinite(left_mib))
+        printf("not in the ask: %.0f process%s left behind after the command exited, holding %.1f MiB at the end "
+               "(--wait-all counts %s in)\n",
+               left, left == 1 ? "" : "es", left_mib, left == 1 ? "it" : "them");
+    else if (left > 0)
+        printf("not in the ask: %.0f process%s left behind after the command exited (--wait-all counts %s in)\n",
+               left, left == 1 ? "" : "es",
+               left == 1 ? "it" : "them");
     if (rec->vram_per_gpu_mib > 0 && isfinite(rec->vram_per_gpu_need_mib)) /* 0.19: the GPU ask */
         printf("vram from: %.1f MiB held on one GPU (%s) + %.0f%% headroom: the smallest GPU memory that holds it "
                "(share/resource-tracker/gpu-models.csv)\n",
@@ -646,6 +669,10 @@ static int print_json(const rec_args *a, const rt_recommendation *rec, const loo
     json_object_set_new(r, "time_words",
                         rt_recommendation_time_words(rec, words, sizeof words) > 0 ? json_string(words) : json_null());
     set_num(r, "memory_reread_files_mib", rec->memory_reread_files_mib); /* 0.20 */
+    double left, left_mib; /* 0.19: what the runs left behind, not in the ask */
+    left_behind(runs, nruns, &left, &left_mib);
+    json_object_set_new(r, "left_behind", json_integer((json_int_t)left));
+    set_num(r, "left_behind_mib", left_mib);
     json_object_set_new(root, "recommendation", r);
     json_t *tables = json_array();
     for (size_t i = 0; i < nruns; i++)

@@ -76,8 +76,9 @@ V9_COLUMNS = ([f"gpu_{p}_{s}" for p in ("sm_active_pct", "sm_occupancy_pct", "te
                                         "fp64_active_pct", "fp32_active_pct", "fp16_active_pct", "pcie_bytes_per_sec",
                                         "nvlink_bytes_per_sec") for s in ("mean", "peak", "p50", "p95")]
               + ["gpu_work_shared", "process_gpus_busy", "process_gpu_vram_per_gpu_peak_mib", "gpu_idle_cpu_busy_secs"])
-# the column schema version 10 (0.20) added: the file data the job's group read back (re-reads)
-V10_COLUMNS = ["memory_refault_mib"]
+# the columns schema version 10 (0.20) added: the file data the job's group read back (re-reads),
+# what the processes left behind held at the end
+V10_COLUMNS = ["memory_refault_mib", "left_behind_mib"]
 
 
 def make_v1(db, *old_runs):
@@ -471,13 +472,16 @@ def test_version1_database_read_then_migrated(tmp_path):
 
 
 def summary_columns(summary, have):
-    """The columns of a runs row for a run's `summary --json`: process.X -> process_X, machine.cores
+    """The columns of a runs row for a run's `summary --json`: process.X -> process_X (process.left_behind
+    and left_behind_mib keep their names), machine.cores
     -> cpu_cores, machine.X -> X, cgroup.X -> X, pressure.X -> pressure_X, a distribution's
     members as _mean/_peak/_p50/_p95; only the columns in have."""
     out = {}
     for group, prefix in (("process", "process_"), ("machine", ""), ("cgroup", ""), ("pressure", "pressure_")):
         for k, v in summary.get(group, {}).items():
             name = "cpu_cores" if (group, k) == ("machine", "cores") else prefix + k
+            if group == "process" and k.startswith("left_behind"):  # the run's end, not the tree's figure
+                name = k
             items = ((f"{name}_{m}", x) for m, x in v.items()) if isinstance(v, dict) else [(name, v)]
             out.update((n, x) for n, x in items if n in have)
     for k in ("samples", "duration_secs", "start_secs", "end_secs", "allocation"):

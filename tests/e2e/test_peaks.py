@@ -9,18 +9,21 @@ OOM kill. The shapes:
 - a child that takes 600 MiB between two samples (-i 1) under a parent that ignores SIGCHLD (the
   kernel reaps it: no rusage of it reaches anyone);
 - 700 MiB written to a tmpfs the job mounted in a mount namespace of its own (unshare -m);
-- 600 MiB written to a /dev/shm file (the growth of /dev/shm's used blocks).
+- 600 MiB written to a /dev/shm file (the growth of /dev/shm's used blocks);
+- a daemon left behind holding 200 MiB when the command exits: the ask names it and its memory.
 
 Each test prints its report line (pytest -s shows it). Tests skip (with the reason) where no memory
 cgroup can be made, or not as root (taskstats asks CAP_NET_ADMIN)."""
+import json
 import os
 import shutil
 import subprocess
+import tempfile
 
 import pytest
 
-from conftest import TRACKER, tracker_env
-from test_rerun import MIB, PRELUDE, Limited, memory_kind, proof, recommend, track, tracked_as
+from conftest import TIMEOUT_SCALE, TRACKER, tracker_env
+from test_rerun import MIB, PRELUDE, PY, Limited, memory_kind, proof, recommend, track, tracked_as
 
 # spawn(fn): a child process running fn, exit 0 when it returns (1 when it raised)
 SPAWN = PRELUDE + r"""
@@ -79,6 +82,19 @@ DEV_SHM_HOLD = PRELUDE + r"""
 sleep_until(1.2)
 tmpfs_hold(sys.argv[1], 600, 1.0, b"\x06")
 sleep_until(2.8)
+"""
+
+# the command starts a daemon (a double fork: the tracker adopts it) that takes 200 MiB at once and
+# holds it 4 s; the command exits at 1.5 s, leaving it behind
+LEFT_DAEMON = SPAWN + r"""
+def daemon():
+    os.setsid()
+    if os.fork() == 0:
+        m = anon(200)
+        time.sleep(4)
+        os._exit(0)
+os.waitpid(spawn(daemon), 0)
+sleep_until(1.5)
 """
 
 
@@ -140,3 +156,31 @@ def test_dev_shm_growth():
     finally:
         if os.path.exists(shm):
             os.unlink(shm)
+
+
+def tool(*args):
+    """The tool's stdout for args (it must exit 0)."""
+    r = subprocess.run([TRACKER, *args], capture_output=True, text=True, timeout=60 * TIMEOUT_SCALE, env=tracker_env())
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def test_left_behind_named_in_the_ask():
+    """Without --wait-all the ask names what was left behind and its memory at the end: the
+    summary's answer, recommend's reasons and recommend --json (any user, any cgroup mode)."""
+    d = tempfile.mkdtemp(prefix="rt-peaks-", dir="/tmp")
+    try:
+        out = os.path.join(d, "run.jsonl")
+        r = subprocess.run([TRACKER, "--cgroup", "off", "-i", "0.5", "-o", out, "--", PY, "-c", LEFT_DAEMON],
+                           capture_output=True, text=True, timeout=120 * TIMEOUT_SCALE, env=tracker_env())
+        assert r.returncode == 0, r.stderr
+        rec, notes = recommend(out)
+        assert rec["left_behind"] == 1 and rec["left_behind_mib"] >= 200, rec
+        text = tool("recommend", out)
+        assert "not in the ask: 1 process left behind after the command exited, holding" in text, text
+        flat = " ".join(tool("summary", out).split())
+        assert "not in it: 1 process left behind, holding" in flat and "--wait-all counts it in" in flat, flat
+        j = json.loads(tool("summary", "--json", out))
+        assert j["process"]["left_behind"] == 1 and j["process"]["left_behind_mib"] >= 200, j["process"]
+    finally:
+        shutil.rmtree(d, ignore_errors=True)

@@ -626,11 +626,14 @@ static void shared_note(notes *ns, const rt_summary *s)
 
 static void left_note(notes *ns, const rt_summary *s)
 {
+    char a[32], held[64] = "";
+    if (s->left_behind > 0 && isfinite(s->left_behind_mib))
+        snprintf(held, sizeof held, ", holding %s at the end", mib_text(s->left_behind_mib, a, sizeof a));
     if (s->has_process && s->left_behind > 0)
         add(ns, RT_NOTE_LEFT_BEHIND,
-            "%.0f process%s of the job still ran after the command exited (left behind): what %s used after it "
+            "%.0f process%s of the job still ran after the command exited (left behind%s): what %s used after it "
             "is in no figure, and the ask covers the command only; --wait-all waits for %s and counts it",
-            s->left_behind, s->left_behind == 1 ? "" : "es", s->left_behind == 1 ? "it" : "they",
+            s->left_behind, s->left_behind == 1 ? "" : "es", held, s->left_behind == 1 ? "it" : "they",
             s->left_behind == 1 ? "it" : "them");
 }
 

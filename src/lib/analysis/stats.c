@@ -81,6 +81,7 @@ struct rt_stats {
     double rss_peak;         /* the largest process_rss_peak_mib seen, NaN: none */
     double last_ts;          /* the latest timestamp of a record with a tree (NaN: none yet) */
     double last_left;        /* what that record left running (see left_behind), NaN */
+    double last_left_mib;    /* and what they held then (see left_behind_mib), NaN */
     rt_allocation alloc;     /* the dedicated/shared rule's sums */
     rt_usage_acc usage;      /* gpu_tracker's view */
     rt_hist hist[NDIST];     /* the LEVEL and RATE rows', in the order of rows[] */
@@ -155,7 +156,7 @@ rt_stats *rt_stats_new(void)
         st->totals[i] = (run_total){NAN, 0, NAN};
     s->oom_kill_secs = NAN;
     st->cpu_total = (run_total){NAN, 0, NAN};
-    st->cpu_secs_sum = st->rss_peak = st->last_ts = st->last_left = NAN;
+    st->cpu_secs_sum = st->rss_peak = st->last_ts = st->last_left = st->last_left_mib = NAN;
     s->process_cgroup_exclusive = NAN;
     s->process_unreclaimable_unsure_mib = NAN;
     s->pressure_group = NAN;
@@ -415,6 +416,7 @@ static void add_end(rt_stats *st, const rt_record *r)
     if (r->process_alive == 0)
         left = r->process_cgroup_exclusive == 1 && !isnan(r->cgroup_pids) ? r->cgroup_pids : r->process_children;
     st->last_left = left;
+    st->last_left_mib = left > 0 ? (isnan(r->process_pss_mib) ? r->process_rss_mib : r->process_pss_mib) : NAN;
 }
 
 void rt_stats_add(rt_stats *st, const rt_record *r)
@@ -578,6 +580,7 @@ const rt_summary *rt_stats_summary(rt_stats *st)
     s->usage = rt_usage_result(&st->usage);
     s->cores = rt_cores_result(&st->cores);
     s->left_behind = st->last_left;
+    s->left_behind_mib = st->last_left_mib;
     rt_need_of(s, &s->memory_need, &s->vram_need);
     rt_phase_stats_result(st->phases, s);
     energy_summary(st);

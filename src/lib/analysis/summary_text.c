@@ -176,8 +176,15 @@ static void answer_part(rt_text_out *o, const rt_summary *s, const rt_run_facts 
             else
                 snprintf(a, sizeof a, "%lld MiB", (long long)rec.memory_mib);
             char ask[1200];
-            snprintf(ask, sizeof ask, "%lld core%s, %s%s: %s (%s)", (long long)rec.cpu, rec.cpu == 1 ? "" : "s", a, gpu,
-                     sched, rt_tx_scheduler_name(sc));
+            char left[160] = ""; /* what the ask leaves out: the processes left behind */
+            if (s->left_behind > 0)
+                snprintf(left, sizeof left, "; not in it: %.0f process%s left behind%s%s%s (--wait-all counts %s in)",
+                         s->left_behind, s->left_behind == 1 ? "" : "es",
+                         isfinite(s->left_behind_mib) ? ", holding " : "",
+                         isfinite(s->left_behind_mib) ? rt_tx_mem(o, s->left_behind_mib, b, sizeof b) : "",
+                         isfinite(s->left_behind_mib) ? " at the end" : "", s->left_behind == 1 ? "it" : "them");
+            snprintf(ask, sizeof ask, "%lld core%s, %s%s: %s (%s)%s", (long long)rec.cpu, rec.cpu == 1 ? "" : "s", a,
+                     gpu, sched, rt_tx_scheduler_name(sc), left);
             rt_tx_say(o, "%-12s", "Ask for");
             rt_tx_wrapped(o, 12, 12, ask);
             char when[300];
