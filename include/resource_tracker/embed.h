@@ -239,6 +239,8 @@ typedef enum rt_column {
     /* 0.20: file data the tree's group read back after its memory evicted it, since tracking
      * began (rt_cgroup.memory_refault_mib) */
     RT_COL_CGROUP_MEMORY_REFAULT_MIB = 109,
+    RT_COL_PROC_EXITS_COUNTED = 110,        /* the tree's processes whose end the kernel told
+                                             * (rt_process.exits_counted) */
 } rt_column;
 
 /* How many columns this library has (columns 0 .. n-1), a column's name ("timestamp",

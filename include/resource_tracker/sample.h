@@ -358,6 +358,10 @@ typedef struct rt_process {
      * walks the last walk's proportion. cores_used + cpu_wait_cores is the job's own demand for
      * cores. NaN: no schedstat, or nothing seen yet */
     double cpu_wait_cores;
+    /* 0.20: the tree's processes whose end the kernel's exit records told so far (taskstats, as
+     * root): each one's peak RSS is in rss_hwm_tree_mib, those born and gone between two walks
+     * too; RT_NULL_I64 where the tracker could not listen (not root, no such kernel family) */
+    int64_t exits_counted;
 } rt_process;
 
 typedef struct rt_sample {

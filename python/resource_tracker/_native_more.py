@@ -182,6 +182,8 @@ class Summary(Structure):
         ("memory_refault_mib", c_double),
         # what the processes left behind held at the end (NaN: none left)
         ("left_behind_mib", c_double),
+        # the tree's processes whose end the kernel's exit records told (NaN: not listened to)
+        ("process_exits_counted", c_double),
     ]
 
 

@@ -165,6 +165,8 @@ static const col cols[] = {
     SUM(memory_refault_mib),
     /* and what the processes left behind held at the end (NULL: none left) */
     SUM(left_behind_mib),
+    /* and the tree's processes whose end the kernel told (NULL: not listened to) */
+    SUM(process_exits_counted),
 };
 #define NCOLS (sizeof cols / sizeof cols[0])
 

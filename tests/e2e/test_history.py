@@ -77,8 +77,8 @@ V9_COLUMNS = ([f"gpu_{p}_{s}" for p in ("sm_active_pct", "sm_occupancy_pct", "te
                                         "nvlink_bytes_per_sec") for s in ("mean", "peak", "p50", "p95")]
               + ["gpu_work_shared", "process_gpus_busy", "process_gpu_vram_per_gpu_peak_mib", "gpu_idle_cpu_busy_secs"])
 # the columns schema version 10 (0.20) added: the file data the job's group read back (re-reads),
-# what the processes left behind held at the end
-V10_COLUMNS = ["memory_refault_mib", "left_behind_mib"]
+# what the processes left behind held at the end, the tree's processes whose end the kernel told
+V10_COLUMNS = ["memory_refault_mib", "left_behind_mib", "process_exits_counted"]
 
 
 def make_v1(db, *old_runs):

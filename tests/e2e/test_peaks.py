@@ -126,6 +126,8 @@ def test_pool_inside_one_interval():
     with the parent alive then."""
     rec, notes = run_shape("pool16", 5, POOL_16, [], 16 * 60)
     assert rec["memory_source"] == "process_peaks", rec
+    # the note says the processes born and gone between samples are in it
+    assert any(n["kind"] == "memory_sampled" and "the kernel's exit records" in n["text"] for n in notes), notes
 
 
 def test_child_under_parent_ignoring_sigchld():

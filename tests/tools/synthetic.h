@@ -76,7 +76,8 @@ static void make_full(void)
                         .gpu_vram_used_bytes = 1234, .gpu_count_used = 1, .rss_peak_mib = 3,
                         .cancelled_write_bytes_total = 0, .memory_peak_mib = 4, .cgroup = &cg,
                         .rss_hwm_mib = 3.5, .gpu_vram_peak_bytes = 4096, .vms_mib = 1234.5,
-                        .gpu_work_scope = "job", .gpu_count_busy = 1, .gpu_vram_per_gpu_max_bytes = 1234};
+                        .gpu_work_scope = "job", .gpu_count_busy = 1, .gpu_vram_per_gpu_max_bytes = 1234,
+                        .exits_counted = 3};
     proc.gpu_work = gpu0.work; /* the tree alone on the one GPU that gives its work */
     parts[0] = (rt_process_part){.total_rss_mib = 1.5, .private_rss_mib = 1, .shared_rss_mib = 0.5, .cores_used = 0.25,
                                  .thread_count = 2, .gpu_vram_used_bytes = 1000};

@@ -229,7 +229,7 @@ static rt_pressure pressure_of(double avg, uint64_t total)
 }
 
 /* The 0.19 members of a tree whose GPUs give no work figures, as the JSON line writes them. */
-#define GPU_WORK_NULLS "\"gpu_sm_active_pct\":null,\"gpu_sm_occupancy_pct\":null,\"gpu_tensor_active_pct\":null,\"gpu_tensor_hmma_active_pct\":null,\"gpu_tensor_imma_active_pct\":null,\"gpu_tensor_dfma_active_pct\":null,\"gpu_dram_active_pct\":null,\"gpu_fp64_active_pct\":null,\"gpu_fp32_active_pct\":null,\"gpu_fp16_active_pct\":null,\"gpu_pcie_tx_bytes_per_sec\":null,\"gpu_pcie_rx_bytes_per_sec\":null,\"gpu_nvlink_tx_bytes_per_sec\":null,\"gpu_nvlink_rx_bytes_per_sec\":null,\"gpu_work_scope\":null,\"gpu_count_busy\":null,\"gpu_vram_per_gpu_max_bytes\":null,\"cpu_wait_cores\":0.25,"
+#define GPU_WORK_NULLS "\"gpu_sm_active_pct\":null,\"gpu_sm_occupancy_pct\":null,\"gpu_tensor_active_pct\":null,\"gpu_tensor_hmma_active_pct\":null,\"gpu_tensor_imma_active_pct\":null,\"gpu_tensor_dfma_active_pct\":null,\"gpu_dram_active_pct\":null,\"gpu_fp64_active_pct\":null,\"gpu_fp32_active_pct\":null,\"gpu_fp16_active_pct\":null,\"gpu_pcie_tx_bytes_per_sec\":null,\"gpu_pcie_rx_bytes_per_sec\":null,\"gpu_nvlink_tx_bytes_per_sec\":null,\"gpu_nvlink_rx_bytes_per_sec\":null,\"gpu_work_scope\":null,\"gpu_count_busy\":null,\"gpu_vram_per_gpu_max_bytes\":null,\"cpu_wait_cores\":0.25,\"exits_counted\":null,"
 
 static void json_cgroup_and_pressure(void **state)
 {
@@ -240,7 +240,8 @@ static void json_cgroup_and_pressure(void **state)
                     .gpu_vram_peak_bytes = RT_NULL_U64, .vms_mib = 2048.1234,
                     .walk_age_secs = 1.25, .walk_period_secs = 2.5, .rss_hwm_tree_mib = 900.5,
                     .gpu_work = RT_GPU_WORK_NULL, .gpu_count_busy = RT_NULL_I64,
-                    .gpu_vram_per_gpu_max_bytes = RT_NULL_U64, .cpu_wait_cores = 0.25};
+                    .gpu_vram_per_gpu_max_bytes = RT_NULL_U64, .cpu_wait_cores = 0.25,
+                    .exits_counted = RT_NULL_I64};
     rt_cgroup g = {.path = "/resource-tracker-812-1", .version = "hybrid", .own = 1, .exclusive = 1,
                    .cpu_secs_total = 12.3456, .memory_mib = 1024.5, .memory_peak_mib = 1536.25, .pids = 5,
                    .pids_peak = 9, .read_bytes_total = 4096, .write_bytes_total = RT_NULL_U64,

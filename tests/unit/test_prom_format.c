@@ -299,6 +299,7 @@ static void nulls_left_out(void **state)
     p.gpu_work = (rt_gpu_work)RT_GPU_WORK_NULL;
     p.gpu_count_busy = RT_NULL_I64;
     p.gpu_vram_per_gpu_max_bytes = RT_NULL_U64;
+    p.exits_counted = RT_NULL_I64;
     p.memory_peak_mib = NAN;
     p.cgroup = NULL;
     p.main = p.descendants = p.combined = NULL; /* a sample without the split */

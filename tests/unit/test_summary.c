@@ -78,6 +78,7 @@ static rt_summary full(void)
     s.process_gpu_vram_per_gpu_peak_mib = 2048.5;
     s.gpu_idle_cpu_busy_secs = 120;
     s.left_behind_mib = 300.5;
+    s.process_exits_counted = 42;
     return s;
 }
 
@@ -172,11 +173,12 @@ static void defaults(void **state)
 
     const json_t *p = json_object_get(j, "process");
     assert_true(json_is_object(p));
-    assert_int_equal(json_object_size(p), 24);
+    assert_int_equal(json_object_size(p), 25);
     near(json_object_get(p, "gpus_busy"), 1, 0, "gpus_busy"); /* 0.19 */
     near(json_object_get(p, "gpu_vram_per_gpu_peak_mib"), 2048.5, 0, "gpu_vram_per_gpu_peak_mib");
     near(json_object_get(p, "gpu_idle_cpu_busy_secs"), 120, 0, "gpu_idle_cpu_busy_secs");
     near(json_object_get(p, "left_behind_mib"), 300.5, 0, "left_behind_mib"); /* 0.19 */
+    near(json_object_get(p, "exits_counted"), 42, 0, "exits_counted");
     is_null(p, "memory_peak_mib");
     near(json_object_get(p, "rss_hwm_mib"), 2100, 0, "rss_hwm_mib");
     near(json_object_get(p, "rss_hwm_tree_mib"), 2300, 0, "rss_hwm_tree_mib");
@@ -277,7 +279,7 @@ static void gpu_work_members(void **state)
     assert_non_null(strstr(buf, "\"pcie_bytes_per_sec\":{\"mean\":31457280,\"peak\":40000000,"));
     assert_non_null(strstr(buf, "\"nvlink_bytes_per_sec\":{\"mean\":null,\"peak\":null,\"p50\":null,\"p95\":null},"
                                 "\"shared\":true}}\n"));
-    assert_non_null(strstr(buf, "\"gpu_idle_cpu_busy_hours\":0.033333333,\"left_behind_mib\":300.5}"));
+    assert_non_null(strstr(buf, "\"gpu_idle_cpu_busy_hours\":0.033333333,\"left_behind_mib\":300.5,\"exits_counted\":42}"));
     s.gpu_work_shared = 0;
     rt_format_summary(&s, NULL, NULL, buf, sizeof buf);
     assert_non_null(strstr(buf, "\"shared\":false}}\n"));

@@ -252,25 +252,56 @@ static bool memory_request_note(notes *ns, const rt_summary *s, const rt_recomme
     return true;
 }
 
-/* The note of a memory need that is a lower bound (rt_need.sampled), in words that fit its
- * source; whole: with how a cgroup would see it (a run's notes; recommend's are shorter). */
-static void sampled_note(notes *ns, double mib, int source, bool whole)
+/* What the runs say of the processes born and gone between samples: every run counted them from
+ * the kernel's exit records (exits), and the longest mean interval between samples (the seconds
+ * the records cover over their count; NaN: not known), which a process or a peak must outlive to
+ * be seen without them. */
+static void unseen_of(const rt_summary *const *runs, size_t n, bool *exits, double *every)
 {
-    char a[32];
+    *exits = n > 0;
+    *every = NAN;
+    for (size_t i = 0; i < n; i++) {
+        const rt_summary *s = runs[i];
+        *exits = *exits && s && isfinite(s->process_exits_counted);
+        double e = s && s->samples > 0 && s->duration_secs > 0 ? s->duration_secs / (double)s->samples : NAN;
+        if (isfinite(e) && !(e <= *every))
+            *every = e;
+    }
+}
+
+/* The note of a memory need that is a lower bound (rt_need.sampled), in words that fit its
+ * source; whole: with how a cgroup would see it (a run's notes; recommend's are shorter). runs:
+ * the runs it is of (the processes born and gone between samples: unseen_of). */
+static void sampled_note(notes *ns, double mib, int source, bool whole, const rt_summary *const *runs, size_t n)
+{
+    char a[32], apart[64] = "";
     const char *cg = whole ? " (a cgroup of the job's own with the memory controller would see it)" : "";
-    if (source == RT_NEED_PROCESS_PEAKS)
+    bool exits;
+    double every;
+    unseen_of(runs, n, &exits, &every);
+    if (isfinite(every))
+        snprintf(apart, sizeof apart, " (about %.2g s apart)", every);
+    if (source == RT_NEED_PROCESS_PEAKS && exits)
+        add(ns, RT_NOTE_MEMORY_SAMPLED,
+            "memory %s is each process at its own peak, all at once (kernel-counted), those that started and ended "
+            "between samples too (the kernel's exit records): more than the job held if they peaked apart, yet a "
+            "lower bound: kernel memory, and files no process maps but the job's own tmpfs mounts and /dev/shm, are "
+            "not in it%s",
+            mib_text(mib, a, sizeof a), cg);
+    else if (source == RT_NEED_PROCESS_PEAKS)
         add(ns, RT_NOTE_MEMORY_SAMPLED,
             "memory %s is each process at its own peak, all at once (kernel-counted): more than the job held if "
-            "they peaked apart, yet a lower bound: a process that started and ended between samples is not seen%s",
-            mib_text(mib, a, sizeof a), cg);
+            "they peaked apart, yet a lower bound: a process that started and ended between samples%s is not seen "
+            "unless the tracker reaped it (run as root, the kernel's exit records count it)%s",
+            mib_text(mib, a, sizeof a), apart, cg);
     else if (source == RT_NEED_PROCESS_PEAK)
         add(ns, RT_NOTE_MEMORY_SAMPLED,
             "memory %s is a lower bound (%s): what other processes held at the same moment, and memory no "
             "process maps (tmpfs and /dev/shm files, kernel memory), are not in it%s",
             mib_text(mib, a, sizeof a), rt_need_source_text(source), cg);
     else
-        add(ns, RT_NOTE_MEMORY_SAMPLED, "memory %s is a lower bound from samples (%s): a peak between %s is not seen%s",
-            mib_text(mib, a, sizeof a), rt_need_source_text(source), whole ? "them" : "samples", cg);
+        add(ns, RT_NOTE_MEMORY_SAMPLED, "memory %s is a lower bound from samples (%s): a peak between %s%s is not seen%s",
+            mib_text(mib, a, sizeof a), rt_need_source_text(source), whole ? "them" : "samples", apart, cg);
 }
 
 static void memory_notes(notes *ns, const rt_summary *s, const rt_recommendation *rec)
@@ -282,7 +313,7 @@ static void memory_notes(notes *ns, const rt_summary *s, const rt_recommendation
         return;
     }
     if (m->sampled)
-        sampled_note(ns, m->mib, m->source, true);
+        sampled_note(ns, m->mib, m->source, true, &s, 1);
     /* the safe side taken at a peak the readings could not place, where it made the ask larger */
     double unsure = s->process_unreclaimable_unsure_mib;
     if (m->source == RT_NEED_CGROUP && unsure > 0 && rec->memory_mib != RT_NULL_I64 &&
@@ -817,7 +848,7 @@ size_t rt_recommend_notes(const rt_summary *const *runs, size_t n, const rt_reco
         add(&ns, RT_NOTE_MEMORY_UNKNOWN, "memory unknown: no run has a memory figure%s",
             rec->memory_mib != RT_NULL_I64 ? " (the figure is the floor an OOM kill set)" : "");
     else if (rec->memory_sampled)
-        sampled_note(&ns, rec->memory_need_mib, rec->memory_source, false);
+        sampled_note(&ns, rec->memory_need_mib, rec->memory_source, false, runs, n);
     size_t left = 0; /* runs that left processes running: what those used later is in no run */
     for (size_t i = 0; i < n; i++)
         left += runs[i] && runs[i]->has_process && runs[i]->left_behind > 0;

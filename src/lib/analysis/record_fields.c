@@ -152,6 +152,8 @@ const rt_record_field rt_record_fields[] = {
     /* 0.20: re-reads */
     {ROW(cgroup_memory_refault_mib, "cgroup_memory_refault_mib", RT_COL_CGROUP_MEMORY_REFAULT_MIB),
      GROUP(memory_refault_mib), FOLD(TOTAL, memory_refault_mib), KEEP(EXACT)},
+    {ROW(process_exits_counted, "process_exits_counted", RT_COL_PROC_EXITS_COUNTED), PROC(exits_counted, 0),
+     FOLD(MAX, process_exits_counted), KEEP(EXACT)},
 };
 
 const size_t rt_record_field_count = sizeof rt_record_fields / sizeof rt_record_fields[0];

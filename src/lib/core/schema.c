@@ -412,6 +412,10 @@ static const rt_field process_fields[] = {
       "running (schedstat's run delay) per second, read from each process's main thread at each walk and scaled "
       "to the tree's CPU time. cores_used + cpu_wait_cores is the job's own demand for cores.",
       PG(35, "process_cpu_wait_cores", 4)),
+    F(rt_process, exits_counted, U_COUNT, "0.20", 0,
+      "The tree's processes whose end the kernel's exit records (taskstats, as root) told so far, each counted at "
+      "its peak in rss_hwm_tree_mib, those born and gone between two walks too; null where the tracker could not "
+      "listen to them."),
     F(rt_process, read_bytes, U_BYTES, "0.1", RT_NO_JSON, "Bytes the tree read from storage in the interval."),
     F(rt_process, write_bytes, U_BYTES, "0.1", RT_NO_JSON, "Bytes the tree wrote to storage in the interval."),
 };

@@ -766,7 +766,7 @@ void rt_proctree_free(rt_proctree *t)
         }
     rt_pt_close_light(t);
     rt_pt_probe_free(t);
-    rt_taskstats_close(t->exits);
+    rt_pt_exits_free(t);
     rt_jobmounts_free(t->mounts);
     unkeep_all(t, &t->hp);
     rt_pidmap_free(&t->index);

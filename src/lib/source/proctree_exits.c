@@ -9,14 +9,6 @@
 
 #include "proctree_int.h"
 
-void rt_proctree_count_exits(rt_proctree *t)
-{
-    if (t->exits || strcmp(t->roots->proc, "/proc") != 0)
-        return; /* the kernel's pids are the live /proc's only */
-    t->exits = rt_taskstats_open(&t->log);
-    t->me = getpid();
-}
-
 void rt_proctree_count_files(rt_proctree *t)
 {
     if (!t->mounts)
@@ -51,17 +43,42 @@ typedef struct exited {
     bool ended;
 } exited;
 
-typedef struct taking {
-    const rt_exit_rec *r;
+/* The records of one scan being taken: scratch kept in the tree between scans (grown, never
+ * shrunk: a steady tree allocates nothing). */
+typedef struct rt_pt_exits_scratch {
     bool *taken;
     exited *ps;
-    size_t nps;
-    rt_pidmap by_tgid; /* tgid -> its entry in ps */
+    size_t cap, nps;
+    rt_pidmap by_tgid; /* tgid -> its entry in ps, emptied after each scan */
+    bool map_ok;
 } taking;
 
-static void take(taking *k, size_t i)
+static bool room(taking *k, size_t n)
 {
-    const rt_exit_rec *r = &k->r[i];
+    if (!k->map_ok) {
+        if (rt_pidmap_init(&k->by_tgid, 256) < 0)
+            return false;
+        k->map_ok = true;
+    }
+    if (n <= k->cap)
+        return true;
+    size_t cap = k->cap ? k->cap : 256;
+    while (cap < n)
+        cap *= 2;
+    bool *taken = realloc(k->taken, cap * sizeof *taken);
+    if (taken)
+        k->taken = taken;
+    exited *ps = realloc(k->ps, cap * sizeof *ps);
+    if (ps)
+        k->ps = ps;
+    if (!taken || !ps)
+        return false;
+    k->cap = cap;
+    return true;
+}
+
+static void take(taking *k, const rt_exit_rec *r, size_t i)
+{
     k->taken[i] = true;
     size_t at = rt_pidmap_get(&k->by_tgid, r->tgid);
     if (at == RT_PIDMAP_NONE) {
@@ -86,40 +103,67 @@ void rt_pt_take_exits(rt_proctree *t)
     rt_taskstats_drain(t->exits, &r, &n);
     if (n == 0)
         return;
-    taking k = {r, calloc(n, sizeof(bool)), malloc(n * sizeof(exited)), 0, {0}};
-    if (!k.taken || !k.ps || rt_pidmap_init(&k.by_tgid, 2 * n) < 0) {
-        free(k.taken);
-        free(k.ps);
+    if (!t->exits_scratch && !(t->exits_scratch = calloc(1, sizeof *t->exits_scratch)))
         return;
-    }
+    taking *k = t->exits_scratch;
+    if (!room(k, n))
+        return;
+    memset(k->taken, 0, n * sizeof *k->taken);
+    k->nps = 0;
     /* the tree's: a member's record, then those whose parent is a member or a record taken (a
      * child and its parent both born and gone since the last walk), until none more joins; a
      * chain longer than the passes is cut there (rare: each pass takes a generation) */
     for (size_t i = 0; i < n; i++)
         if (member(t, r[i].tgid) || parent_in(t, r[i].ppid))
-            take(&k, i);
+            take(k, &r[i], i);
     for (int pass = 0; pass < 8 && !t->root_only; pass++) {
-        size_t before = k.nps;
+        size_t before = k->nps;
         for (size_t i = 0; i < n; i++)
-            if (!k.taken[i] && r[i].ppid > 0 && rt_pidmap_get(&k.by_tgid, r[i].ppid) != RT_PIDMAP_NONE)
-                take(&k, i);
-        if (k.nps == before)
+            if (!k->taken[i] && r[i].ppid > 0 && rt_pidmap_get(&k->by_tgid, r[i].ppid) != RT_PIDMAP_NONE)
+                take(k, &r[i], i);
+        if (k->nps == before)
             break;
     }
     /* each process once, at its peak; one still alive in the walk counts there, unless its end
      * came after the walk read it (counted in both: the safe side) */
-    for (size_t i = 0; i < k.nps; i++) {
-        const exited *e = &k.ps[i];
+    for (size_t i = 0; i < k->nps; i++) {
+        const exited *e = &k->ps[i];
         proc *p = rt_pt_lookup(t, e->tgid);
         bool alive = p && p->gen == t->gen && !p->zombie;
         if (e->peak > t->rss_hwm_kib)
             t->rss_hwm_kib = e->peak;
+        rt_pidmap_del(&k->by_tgid, e->tgid); /* empty for the next scan */
         if (alive && !e->ended)
             continue; /* a thread's end: the process's memory is the walk's */
         t->exit_kib += e->peak;
         t->exits_seen += e->ended;
     }
-    rt_pidmap_free(&k.by_tgid);
-    free(k.taken);
-    free(k.ps);
+}
+
+void rt_pt_exits_free(rt_proctree *t)
+{
+    taking *k = t->exits_scratch;
+    rt_taskstats_close(t->exits);
+    t->exits = NULL;
+    if (!k)
+        return;
+    if (k->map_ok)
+        rt_pidmap_free(&k->by_tgid);
+    free(k->taken);
+    free(k->ps);
+    free(k);
+    t->exits_scratch = NULL;
+}
+
+void rt_proctree_count_exits(rt_proctree *t)
+{
+    if (t->exits || strcmp(t->roots->proc, "/proc") != 0)
+        return; /* the kernel's pids are the live /proc's only */
+    t->exits = rt_taskstats_open(&t->log);
+    t->me = getpid();
+    /* the scratch of a scan's records now, so that a steady tree allocates nothing */
+    if (t->exits && !(t->exits_scratch = calloc(1, sizeof *t->exits_scratch)))
+        rt_pt_exits_free(t);
+    else if (t->exits && !room(t->exits_scratch, 256))
+        rt_pt_exits_free(t);
 }

@@ -178,6 +178,7 @@ struct rt_proctree {
     uint64_t exit_kib;   /* this scan: the peaks of the tree's processes that ended since the last
                             one, summed, each once (rt_pt_take_exits) */
     int64_t exits_seen;  /* the tree's processes whose end the kernel reported, so far */
+    struct rt_pt_exits_scratch *exits_scratch; /* rt_pt_take_exits's, kept between scans */
     rt_jobmounts *mounts; /* the job's tmpfs and /dev/shm (rt_proctree_count_files), or NULL */
     uint64_t files_kib;   /* this scan: what the job held in them (rt_jobmounts_kib) */
     uint64_t root_own_ns; /* the root's own CPU as last read (RT_NULL_U64: not yet) */
@@ -255,6 +256,8 @@ static inline void rt_pt_unread(rt_proctree *t, proc *p)
  * raise rss_hwm_kib to their peaks, and exit_kib is the sum of the peaks of those not alive in
  * this scan's walk. Call after the walk, before the entries of the processes gone are dropped. */
 void rt_pt_take_exits(rt_proctree *t);
+/* Closes the listener and frees what rt_pt_take_exits kept. */
+void rt_pt_exits_free(rt_proctree *t);
 
 /* ---- proctree_read.c: the readings of one tracked process --------------------------------- */
 

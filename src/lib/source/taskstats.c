@@ -301,6 +301,8 @@ rt_taskstats *rt_taskstats_open(const rt_logger *log)
         rt_log(log, RT_LOG_DEBUG, "taskstats: %s (%s): exits are not counted at their peak", why, strerror(err));
         return NULL;
     }
+    ts->recs = malloc(256 * sizeof *ts->recs); /* now: a steady sampler allocates nothing */
+    ts->cap = ts->recs ? 256 : 0;
     rt_log(log, RT_LOG_DEBUG, "taskstats: listening to the exits of CPUs %s (family %u)", ts->mask, ts->family);
     return ts;
 fail:
