@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/bridge.h"
 #include "proctree_int.h"
 
 void rt_proctree_count_files(rt_proctree *t)
@@ -27,13 +28,15 @@ static bool member(rt_proctree *t, int64_t pid)
     return pid > 0 && (pid == t->root || rt_pt_lookup(t, pid) != NULL);
 }
 
-/* Whether a process whose parent is ppid joins the tree (the parent a member, the tracker
- * taking in its own children, or the holder's). */
-static bool parent_in(rt_proctree *t, int64_t ppid)
+/* Whether the process tgid whose parent is ppid joins the tree (the parent a member, the tracker
+ * taking in its own children but a loader helper of the static build's, or the holder's). A
+ * helper reaped before its record is read counts as the job's: the safe side. */
+static bool parent_in(rt_proctree *t, int64_t tgid, int64_t ppid)
 {
     if (t->root_only)
         return false;
-    return member(t, ppid) || (t->own_children && ppid == t->me) || (t->holder > 0 && ppid == t->holder);
+    return member(t, ppid) || (t->own_children && ppid == t->me && !rt_bridge_is_helper(tgid)) ||
+           (t->holder > 0 && ppid == t->holder);
 }
 
 /* One process of the records taken: its peak, and whether its end (not a thread's) came. */
@@ -114,7 +117,7 @@ void rt_pt_take_exits(rt_proctree *t)
      * child and its parent both born and gone since the last walk), until none more joins; a
      * chain longer than the passes is cut there (rare: each pass takes a generation) */
     for (size_t i = 0; i < n; i++)
-        if (member(t, r[i].tgid) || parent_in(t, r[i].ppid))
+        if (member(t, r[i].tgid) || parent_in(t, r[i].tgid, r[i].ppid))
             take(k, &r[i], i);
     for (int pass = 0; pass < 8 && !t->root_only; pass++) {
         size_t before = k->nps;
