@@ -308,6 +308,67 @@ static void read_all_sees_reclaim(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The records a test hands the tree at its next scan (rt_proctree_set_exits_source). */
+typedef struct exits_feed {
+    const rt_exit_rec *recs;
+    size_t n;
+} exits_feed;
+
+static void feed_exits(void *user, const rt_exit_rec **out, size_t *n)
+{
+    exits_feed *f = user;
+    *out = f->recs;
+    *n = f->n;
+    f->n = 0; /* once */
+}
+
+/* The kernel's exit records between two scans of root 300 and its child 301: a child of 301 born
+ * and gone between them (400), its own child (401: a chain within the records, the grandchild's
+ * record first), each counted once at its peak on top of what the walk bounds; a thread of the
+ * live 301 that ended (its process's memory is the walk's); another process of the machine
+ * (500, left out). The next scan without records keeps the figure (it never decreases). */
+static void exits_between_scans(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rt-exits-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    root_and_child(dir, 1000, 4000);
+    rt_roots r;
+    assert_int_equal(rt_roots_open(&r, dir, "/nonexistent"), RT_OK);
+    rt_proctree *t = rt_proctree_new(&r, 300, false, NULL, 100, 600.0);
+    exits_feed feed = {NULL, 0};
+    rt_proctree_set_exits_source(t, feed_exits, &feed);
+    rt_tree_totals tt;
+    rt_proctree_scan(t, 0.0, &tt);
+    uint64_t walk = tt.rss_hwm_tree_kib, one = tt.rss_hwm_kib;
+    assert_int_equal(tt.exits_seen, 0);
+    const rt_exit_rec recs[] = {
+        {.pid = 401, .tgid = 401, .ppid = 400, .hiwater_rss_kib = 20000},
+        {.pid = 500, .tgid = 500, .ppid = 1, .hiwater_rss_kib = 99999},
+        {.pid = 402, .tgid = 400, .ppid = 301, .hiwater_rss_kib = 9000}, /* a thread of 400 */
+        {.pid = 400, .tgid = 400, .ppid = 301, .hiwater_rss_kib = 10000},
+        {.pid = 302, .tgid = 301, .ppid = 300, .hiwater_rss_kib = 3000}, /* a thread of the live 301 */
+    };
+    feed = (exits_feed){recs, sizeof recs / sizeof recs[0]};
+    rt_proctree_scan(t, 1.0, &tt);
+    assert_int_equal(tt.rss_hwm_tree_kib, walk + 30000);
+    assert_int_equal(tt.rss_hwm_kib, one > 20000 ? one : 20000);
+    assert_int_equal(tt.exits_seen, 2);
+    rt_proctree_scan(t, 2.0, &tt);
+    assert_int_equal(tt.rss_hwm_tree_kib, walk + 30000);
+    assert_int_equal(tt.exits_seen, 2);
+    rt_proctree_free(t);
+    /* without a source: nothing counted, exits_seen -1 */
+    t = rt_proctree_new(&r, 300, false, NULL, 100, 600.0);
+    rt_proctree_scan(t, 0.0, &tt);
+    assert_int_equal(tt.exits_seen, -1);
+    rt_proctree_free(t);
+    rt_roots_close(&r);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* The PSS re-read rule, on a root 300 and its single-threaded child 301 whose smaps_rollup
  * files change behind RSS's back: the age bound holds on the quick path, and a fault or a
  * process joining or leaving re-reads its relatives' (here: everyone's). */
@@ -982,6 +1043,7 @@ int main(void)
         cmocka_unit_test(pss_rereads),
         cmocka_unit_test(pss_rereads_for_sharers),
         cmocka_unit_test(read_all_sees_reclaim),
+        cmocka_unit_test(exits_between_scans),
         cmocka_unit_test(split_into_parts),
         cmocka_unit_test(pss_rereads_follow_the_family),
         cmocka_unit_test(peak_rss_and_cancelled_writes),

@@ -510,7 +510,7 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
     out->wait_ns = t->wait_ns;
     out->wait_run_ns = t->wait_run_ns;
     t->scanned = true;
-    out->exits_seen = t->exits ? t->exits_seen : -1;
+    out->exits_seen = rt_proctree_counts_exits(t) ? t->exits_seen : -1;
     return 0;
 }
 

@@ -3,6 +3,7 @@
 #define RT_PROCTREE_H
 
 #include "sources.h"
+#include "taskstats.h"
 
 typedef struct rt_proctree rt_proctree;
 
@@ -209,8 +210,12 @@ void rt_proctree_count_exits(rt_proctree *t);
  * it made in a mount namespace of its own, the growth of /dev/shm), read at each scan and added
  * to its rss_hwm_tree_kib (the live /proc only). */
 void rt_proctree_count_files(rt_proctree *t);
-/* Whether the kernel's exit records are counted (rt_proctree_count_exits could listen). */
+/* Whether exit records are counted (rt_proctree_count_exits could listen, or a test set its own). */
 bool rt_proctree_counts_exits(const rt_proctree *t);
+/* Replaces the kernel's exit records with those fn hands over at each scan (tests over a
+ * fixture's /proc): *out and *n, valid until the next call. */
+typedef void (*rt_proctree_exits_fn)(void *user, const rt_exit_rec **out, size_t *n);
+void rt_proctree_set_exits_source(rt_proctree *t, rt_proctree_exits_fn fn, void *user);
 
 /* Whether pid was in the tree (alive) at the last scan. */
 bool rt_proctree_has(rt_proctree *t, int64_t pid);

@@ -18,7 +18,7 @@ void rt_proctree_count_files(rt_proctree *t)
 
 bool rt_proctree_counts_exits(const rt_proctree *t)
 {
-    return t->exits != NULL;
+    return t->exits_scratch != NULL;
 }
 
 /* Whether pid is one of the tree's processes as this scan ends (alive now, or at the last
@@ -99,16 +99,17 @@ static void take(taking *k, const rt_exit_rec *r, size_t i)
 void rt_pt_take_exits(rt_proctree *t)
 {
     t->exit_kib = 0;
-    if (!t->exits)
+    taking *k = t->exits_scratch; /* made with the listener (rt_proctree_count_exits) */
+    if (!k)
         return;
     const rt_exit_rec *r;
     size_t n;
-    rt_taskstats_drain(t->exits, &r, &n);
+    if (t->exits_fn)
+        t->exits_fn(t->exits_user, &r, &n);
+    else
+        rt_taskstats_drain(t->exits, &r, &n);
     if (n == 0)
         return;
-    if (!t->exits_scratch && !(t->exits_scratch = calloc(1, sizeof *t->exits_scratch)))
-        return;
-    taking *k = t->exits_scratch;
     if (!room(k, n))
         return;
     memset(k->taken, 0, n * sizeof *k->taken);
@@ -168,5 +169,15 @@ void rt_proctree_count_exits(rt_proctree *t)
     if (t->exits && !(t->exits_scratch = calloc(1, sizeof *t->exits_scratch)))
         rt_pt_exits_free(t);
     else if (t->exits && !room(t->exits_scratch, 256))
+        rt_pt_exits_free(t);
+}
+
+void rt_proctree_set_exits_source(rt_proctree *t, rt_proctree_exits_fn fn, void *user)
+{
+    t->exits_fn = fn;
+    t->exits_user = user;
+    t->me = getpid();
+    if (!t->exits_scratch && (t->exits_scratch = calloc(1, sizeof *t->exits_scratch)) &&
+        !room(t->exits_scratch, 256))
         rt_pt_exits_free(t);
 }

@@ -179,6 +179,8 @@ struct rt_proctree {
                             one, summed, each once (rt_pt_take_exits) */
     int64_t exits_seen;  /* the tree's processes whose end the kernel reported, so far */
     struct rt_pt_exits_scratch *exits_scratch; /* rt_pt_take_exits's, kept between scans */
+    rt_proctree_exits_fn exits_fn; /* the records instead of the kernel's (a test's), or NULL */
+    void *exits_user;
     rt_jobmounts *mounts; /* the job's tmpfs and /dev/shm (rt_proctree_count_files), or NULL */
     uint64_t files_kib;   /* this scan: what the job held in them (rt_jobmounts_kib) */
     uint64_t root_own_ns; /* the root's own CPU as last read (RT_NULL_U64: not yet) */
