@@ -1,16 +1,18 @@
 /* jobmounts.c - memory the job keeps in files that no process maps, read where no cgroup of the
  * job's counts it: the tmpfs (and ramfs) mounts it made in a mount namespace of its own (a
  * process whose /proc/PID/ns/mnt is not the tracker's: its mountinfo's tmpfs whose device the
- * tracker's own mountinfo lacks, read through /proc/PID/root), and what /dev/shm's used blocks
- * grew by since tracking began (files the job left or holds there; another process's growth
- * counts too: the safe side). statfs's used blocks, at each walk. */
+ * tracker's own mountinfo lacks, read through /proc/PID/root), and in /dev/shm the larger of
+ * what its used blocks grew by since tracking began and what its files written since then hold
+ * (files the job holds there; another process's count too: the safe side). At each walk. */
 #define _GNU_SOURCE /* openat, fstatat, O_CLOEXEC */
+#include <dirent.h> /* getdents64, struct dirent64 (_GNU_SOURCE) */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "jobmounts.h"
@@ -20,6 +22,7 @@
 #define NS_PIDS 4      /* processes of each through which its mounts are read */
 #define DEVS_MAX 256   /* devices of the tracker's own mounts remembered */
 #define COUNTED_MAX 64 /* job filesystems counted at one reading */
+#define SHM_FILES_MAX 4096 /* /dev/shm entries looked at in one reading (more: the first ones) */
 
 typedef struct job_ns {
     uint64_t ino;
@@ -34,6 +37,8 @@ struct rt_jobmounts {
     job_ns ns[NS_MAX];
     size_t nns;
     uint64_t shm_base; /* /dev/shm's used KiB at the start; UINT64_MAX: no /dev/shm */
+    struct timespec start; /* when tracking began (CLOCK_REALTIME, as files' times are) */
+    _Alignas(8) char dents[16384]; /* /dev/shm's entries, read by getdents64 */
     rt_buf buf;
     /* one reading's */
     int64_t pid;
@@ -108,6 +113,7 @@ rt_jobmounts *rt_jobmounts_new(const rt_roots *roots)
     m->shm_base = used_kib("/dev/shm", &ok);
     if (!ok)
         m->shm_base = UINT64_MAX;
+    clock_gettime(CLOCK_REALTIME, &m->start);
     return m;
 }
 
@@ -159,6 +165,33 @@ static void job_mount(void *user, const rt_mountinfo_entry *e)
     m->kib += kib;
 }
 
+/* What the files of /dev/shm written since tracking began hold (KiB, their blocks): files of
+ * the job's, or another process's made meanwhile (the safe side). */
+static uint64_t shm_new_kib(rt_jobmounts *m)
+{
+    int fd = open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    uint64_t kib = 0;
+    int seen = 0;
+    ssize_t got;
+    /* getdents64 into the kept buffer: opendir would allocate at every walk */
+    while (seen < SHM_FILES_MAX && (got = getdents64(fd, m->dents, sizeof m->dents)) > 0) {
+        for (ssize_t off = 0; off < got && seen < SHM_FILES_MAX; seen++) {
+            struct dirent64 *e = (struct dirent64 *)(void *)(m->dents + off);
+            off += e->d_reclen;
+            struct stat st;
+            if (e->d_name[0] == '.' || fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+                continue;
+            if (st.st_mtim.tv_sec > m->start.tv_sec ||
+                (st.st_mtim.tv_sec == m->start.tv_sec && st.st_mtim.tv_nsec >= m->start.tv_nsec))
+                kib += (uint64_t)st.st_blocks / 2; /* 512-byte blocks */
+        }
+    }
+    close(fd);
+    return kib;
+}
+
 uint64_t rt_jobmounts_kib(rt_jobmounts *m)
 {
     if (!m)
@@ -183,10 +216,13 @@ uint64_t rt_jobmounts_kib(rt_jobmounts *m)
         }
     }
     if (m->shm_base != UINT64_MAX) {
+        /* the larger of its growth (files the job wrote to that were there before too) and its
+         * files written since tracking began (what another process removed meanwhile cannot
+         * hide them) */
         bool ok;
-        uint64_t now = used_kib("/dev/shm", &ok);
-        if (ok && now > m->shm_base)
-            m->kib += now - m->shm_base;
+        uint64_t now = used_kib("/dev/shm", &ok), grown = ok && now > m->shm_base ? now - m->shm_base : 0;
+        uint64_t fresh = shm_new_kib(m);
+        m->kib += grown > fresh ? grown : fresh;
     }
     return m->kib;
 }

@@ -1,6 +1,6 @@
 /* jobmounts.h - memory the job keeps in files that no process maps, without a cgroup to count
- * it (see jobmounts.c): the tmpfs mounts it made in a mount namespace of its own, and the
- * growth of /dev/shm. Not public. */
+ * it (see jobmounts.c): the tmpfs mounts it made in a mount namespace of its own, and what it
+ * put in /dev/shm. Not public. */
 #ifndef RT_JOBMOUNTS_H
 #define RT_JOBMOUNTS_H
 
@@ -22,7 +22,8 @@ void rt_jobmounts_see(rt_jobmounts *m, int64_t pid);
 
 /* What the job holds now in those files (KiB): the used blocks of each tmpfs mounted in a
  * namespace of the job's that the tracker's own namespace does not have (each filesystem once),
- * plus what /dev/shm's used blocks grew by since rt_jobmounts_new (0 when they fell). */
+ * plus, of /dev/shm, the larger of what its used blocks grew by since rt_jobmounts_new (0 when
+ * they fell) and the blocks of its files written since then. */
 uint64_t rt_jobmounts_kib(rt_jobmounts *m);
 
 void rt_jobmounts_free(rt_jobmounts *m);
