@@ -338,8 +338,11 @@ typedef struct rt_process {
                               * peaked at the same moment (the safe side for processes that
                               * peak between samples; peaks at different moments make it more
                               * than the tree ever held); never below rss_hwm_mib; never
-                              * decreasing. A process born and gone between two walks is not in
-                              * it. Carried between walks as rss_hwm_mib is */
+                              * decreasing. As root, plus the peaks of the processes that ended
+                              * since the walk before (the kernel's exit records: those born and
+                              * gone between two walks too; exits_counted); and what the job
+                              * holds in tmpfs mounts of its own and in /dev/shm. Carried between
+                              * walks as rss_hwm_mib is */
     /* 0.19: the work of the GPUs the tree has processes on (rt_gpu.work, the mean over those
      * GPUs: each figure over the GPUs that give it), the device's figures: gpu_work_scope says
      * "job" when the tree's processes were the only ones on those GPUs (the figures are the

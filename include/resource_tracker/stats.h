@@ -34,7 +34,9 @@ typedef struct rt_dist {
  *   RT_NEED_PSS           the tree's PSS at a sample: sampled
  *   RT_NEED_PROCESS_PEAKS (without a cgroup figure only) the processes' peaks as if at once
  *                         (rt_process.rss_hwm_tree_mib): the safe side for processes that
- *                         peak between samples, still blind to one born and gone between them
+ *                         peak between samples; as root with those born and gone between
+ *                         them at their peaks (the kernel's exit records), and the job's own
+ *                         tmpfs mounts and /dev/shm files
  * Without the job cgroup's figure every memory need is sampled (a lower bound: see below).
  * Page cache the kernel can reclaim is no need: a job streaming a file through the cache is
  * not told to ask for the file's size. VRAM: NVML's accounting peak where it is on

@@ -398,7 +398,9 @@ static const rt_field process_fields[] = {
     F(rt_process, rss_hwm_tree_mib, U_MIB, "0.18", 3,
       "The most the processes alive at one walk may have held at once as their own high-water marks tell: the "
       "tree's RSS then (shared pages once) plus what each process's VmHWM stood above its RSS, as if all peaked "
-      "together (the safe side where no control group counts the job's memory)."),
+      "together (the safe side where no control group counts the job's memory); as root plus the peaks of the "
+      "processes that ended since the walk before (the kernel's exit records), and what the job holds in tmpfs "
+      "mounts of its own and in /dev/shm."),
     GPU_WORK_ROWS(rt_process, gpu_work, "gpu_", "0.19", WORK_PG, 19, "process_gpu_"),
     F(rt_process, gpu_work_scope, U_NONE, "0.19", 0,
       "job: the gpu_* work figures are the job's (its processes were the only ones on its GPUs); device: other "
