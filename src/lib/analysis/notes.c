@@ -283,16 +283,15 @@ static void sampled_note(notes *ns, double mib, int source, bool whole, const rt
         snprintf(apart, sizeof apart, " (about %.2g s apart)", every);
     if (source == RT_NEED_PROCESS_PEAKS && exits)
         add(ns, RT_NOTE_MEMORY_SAMPLED,
-            "memory %s is each process at its own peak, all at once (kernel-counted), those that started and ended "
-            "between samples too (the kernel's exit records): more than the job held if they peaked apart, yet a "
-            "lower bound: kernel memory, and files no process maps but the job's own tmpfs mounts and /dev/shm, are "
-            "not in it%s",
+            "memory %s is each process at its own peak, all at once, those born and gone between samples too (the "
+            "kernel's counts and exit records): more than the job held if they peaked apart, yet a lower bound (no "
+            "kernel memory)%s",
             mib_text(mib, a, sizeof a), cg);
     else if (source == RT_NEED_PROCESS_PEAKS)
         add(ns, RT_NOTE_MEMORY_SAMPLED,
-            "memory %s is each process at its own peak, all at once (kernel-counted): more than the job held if "
-            "they peaked apart, yet a lower bound: a process that started and ended between samples%s is not seen "
-            "unless the tracker reaped it (run as root, the kernel's exit records count it)%s",
+            "memory %s is each process at its own peak, all at once: more than the job held if they peaked apart, "
+            "yet a lower bound: one born and gone between samples%s is missed unless the tracker reaped it (as root "
+            "it is counted)%s",
             mib_text(mib, a, sizeof a), apart, cg);
     else if (source == RT_NEED_PROCESS_PEAK)
         add(ns, RT_NOTE_MEMORY_SAMPLED,
@@ -300,8 +299,9 @@ static void sampled_note(notes *ns, double mib, int source, bool whole, const rt
             "process maps (tmpfs and /dev/shm files, kernel memory), are not in it%s",
             mib_text(mib, a, sizeof a), rt_need_source_text(source), cg);
     else
-        add(ns, RT_NOTE_MEMORY_SAMPLED, "memory %s is a lower bound from samples (%s): a peak between %s%s is not seen%s",
-            mib_text(mib, a, sizeof a), rt_need_source_text(source), whole ? "them" : "samples", apart, cg);
+        add(ns, RT_NOTE_MEMORY_SAMPLED, "memory %s is a lower bound from samples (%s): a peak between %s%s is not seen%s%s",
+            mib_text(mib, a, sizeof a), rt_need_source_text(source), whole ? "them" : "samples", apart,
+            exits ? "" : ", nor a process born and gone (as root it is counted)", cg);
 }
 
 static void memory_notes(notes *ns, const rt_summary *s, const rt_recommendation *rec)
