@@ -598,6 +598,8 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
     }
     o->memory_peak_mib = peak_of(group);
     o->cgroup = group ? group->cgroup : NULL;
+    if (group && group->cgroup->own && isfinite(o->memory_peak_mib))
+        rt_proctree_stop_exits(p->tree); /* the job's own group counts its memory: its figure is the need */
     mark_stretch(p, group, false);
     uint64_t main_vram = rt_gpu_part_tree(gpus, p->tree, mono, o);
     report_split(p, (double)dut + (double)dst, main_vram);

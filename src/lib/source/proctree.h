@@ -210,6 +210,9 @@ void rt_proctree_count_exits(rt_proctree *t);
  * it made in a mount namespace of its own, the growth of /dev/shm), read at each scan and added
  * to its rss_hwm_tree_kib (the live /proc only). */
 void rt_proctree_count_files(rt_proctree *t);
+/* Stops listening to the kernel's exit records (a group of the job's own counts its memory, between
+ * samples too: its figure is the need); what they counted stays (exits_seen keeps its count). */
+void rt_proctree_stop_exits(rt_proctree *t);
 /* Whether exit records are counted (rt_proctree_count_exits could listen, or a test set its own). */
 bool rt_proctree_counts_exits(const rt_proctree *t);
 /* Replaces the kernel's exit records with those fn hands over at each scan (tests over a

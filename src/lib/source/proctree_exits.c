@@ -100,8 +100,8 @@ void rt_pt_take_exits(rt_proctree *t)
 {
     t->exit_kib = 0;
     taking *k = t->exits_scratch; /* made with the listener (rt_proctree_count_exits) */
-    if (!k)
-        return;
+    if (!k || (!t->exits && !t->exits_fn))
+        return; /* none, or stopped (rt_proctree_stop_exits) */
     const rt_exit_rec *r;
     size_t n;
     if (t->exits_fn)
@@ -180,4 +180,12 @@ void rt_proctree_set_exits_source(rt_proctree *t, rt_proctree_exits_fn fn, void 
     if (!t->exits_scratch && (t->exits_scratch = calloc(1, sizeof *t->exits_scratch)) &&
         !room(t->exits_scratch, 256))
         rt_pt_exits_free(t);
+}
+
+void rt_proctree_stop_exits(rt_proctree *t)
+{
+    if (!t->exits)
+        return;
+    rt_taskstats_close(t->exits);
+    t->exits = NULL; /* the scratch stays: exits_seen is still reported */
 }
