@@ -202,7 +202,7 @@ typedef struct rt_summary {
     /* 0.20: what the processes left behind (left_behind) held at the end: the tree's PSS in the
      * last record with its root gone (its RSS where no PSS was read); NaN when none was left */
     double left_behind_mib;
-    /* 0.19: the tree's processes whose end the kernel's exit records told (the highest
+    /* 0.20: the tree's processes whose end the kernel's exit records told (the highest
      * rt_record.process_exits_counted): with it, the need's process_peaks counts those born
      * and gone between samples; NaN where the tracker could not listen to them */
     double process_exits_counted;

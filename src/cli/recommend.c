@@ -669,7 +669,7 @@ static int print_json(const rec_args *a, const rt_recommendation *rec, const loo
     json_object_set_new(r, "time_words",
                         rt_recommendation_time_words(rec, words, sizeof words) > 0 ? json_string(words) : json_null());
     set_num(r, "memory_reread_files_mib", rec->memory_reread_files_mib); /* 0.20 */
-    double left, left_mib; /* 0.19: what the runs left behind, not in the ask */
+    double left, left_mib; /* 0.20: what the runs left behind, not in the ask */
     left_behind(runs, nruns, &left, &left_mib);
     json_object_set_new(r, "left_behind", json_integer((json_int_t)left));
     set_num(r, "left_behind_mib", left_mib);
