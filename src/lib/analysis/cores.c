@@ -15,6 +15,8 @@
 
 /* Other work beside the job from this many cores on average: the run shared its machine. */
 #define SHARED_CORES 0.25
+/* A demand this far above a whole count of tasks shows no row beyond it. */
+#define DEMAND_SLACK 0.01
 
 void rt_cores_init(rt_cores_acc *a)
 {
@@ -205,8 +207,10 @@ const rt_cores_table *rt_cores_result(rt_cores_acc *a)
     double n = fmax(ceil(a->peak) + 1, 2);
     if (isfinite(a->had))
         n = fmax(n, ceil(a->had) + 1);
-    if (isfinite(a->demand)) /* where the job's runnable tasks stop gaining */
-        n = fmax(n, ceil(a->demand) + 1);
+    if (isfinite(a->demand)) /* where the job's runnable tasks stop gaining (a demand a hair above
+                              * a whole count, as a file's rounded figures make it, is that count:
+                              * the rows past it are equal) */
+        n = fmax(n, ceil(a->demand - DEMAND_SLACK) + 1);
     size_t rows = n > RT_CORES_MAX ? RT_CORES_MAX : (size_t)n;
     if (rows > a->cap_rows) {
         rt_cores_row *grown = realloc(a->rows, rows * sizeof *grown);
