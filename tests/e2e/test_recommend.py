@@ -216,6 +216,7 @@ def test_json_gpu_and_instance(keeper, run_file, needs_reader):
                                      # 0.20: no run stopped at a limit: no floor
                                      "memory_floor_mib": None, "memory_learn": False, "time_floor_secs": None,
                                      "memory_reread_files_mib": None,  # 0.20: no re-reads kept
+                                     "left_behind": 0, "left_behind_mib": None,  # 0.20: nothing left behind
                                      "time_words": "3 cores: about 64 s, +7% on this run's 60 s; "
                                                    "2 cores: about 1.6 min (+60%)"}
     rows = doc["cores"][0]["rows"]

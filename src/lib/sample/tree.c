@@ -85,9 +85,13 @@ static bool sharers_moved(rt_tree_part *p, double mono)
     p->sharers_mono = mono;
     double burst = fmax(RT_SHARERS_BURST, RT_SHARERS_BURST_READS * p->sharers_cost);
     p->sharers_move = 0.0;
-    if (p->sharers_probe)
-        return p->have_walk && p->cur.pss_ok && probe >= RT_SHARERS_SHARE * (double)p->cur.pss_kib &&
-               p->sharers_debt < burst;
+    if (p->sharers_probe && p->have_walk && p->cur.pss_ok && probe >= RT_SHARERS_SHARE * (double)p->cur.pss_kib &&
+        p->sharers_debt < burst)
+        return true;
+    /* the page tables too, with the probe: its pages are read in turns (a move it has not read
+     * yet waits up to four samples), and a process of the tree that maps what another one of it
+     * holds grows the tables at once (test_parts under load: a child's second mapper seen a walk
+     * late, its pages still the first child's private ones) */
     if (p->pt_now == RT_NULL_U64 || isnan(p->pt_mark) || !p->have_walk || !p->cur.pss_ok)
         return false;
     double d = fabs((double)p->pt_now - p->pt_mark);
@@ -160,7 +164,7 @@ static bool sharers_account(rt_tree_part *p, double cost, double mono, uint64_t 
     p->pt_rss = p->cur.rss_kib;
     /* a re-read for sharers that found the tree's PSS where it was (and not right after one
      * that found it moved): the move was noise */
-    if (p->sharers_now && !own && !p->sharers_probe) {
+    if (p->sharers_now && !own && p->sharers_move > 0) { /* the page tables' (not the probe's) */
         bool found = !p->cur.pss_ok || moved(p->cur.pss_kib, pss_before, RT_SHARERS_SHARE / 2);
         if (!found && !p->sharers_found) {
             p->sharers_noise = fmax(sharers_noise(p, mono), p->sharers_move);
