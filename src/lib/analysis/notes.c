@@ -207,7 +207,7 @@ static bool time_ended_note(notes *ns, const rt_summary *s, const rt_recommendat
     double floor = rt_time_floor_of(s);
     if (isnan(floor))
         return false;
-    char a[32], b[32], c[64] = "";
+    char a[32], b[32], c[96] = ""; /* 96: "; asking for " + a time of 32 + " (2x the run) to learn it" */
     if (rec->time_limit_secs > 0)
         snprintf(c, sizeof c, "; asking for %s (2x the run) to learn it", secs_text(rec->time_limit_secs, b, sizeof b));
     add(ns, RT_NOTE_TIME_ENDED,

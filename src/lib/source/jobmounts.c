@@ -5,7 +5,6 @@
  * what its used blocks grew by since tracking began and what its files written since then hold
  * (files the job holds there; another process's count too: the safe side). At each walk. */
 #define _GNU_SOURCE /* openat, fstatat, O_CLOEXEC */
-#include <dirent.h> /* getdents64, struct dirent64 (_GNU_SOURCE) */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/dirwalk.h"
 #include "jobmounts.h"
 #include "sources.h"
 
@@ -38,7 +38,6 @@ struct rt_jobmounts {
     size_t nns;
     uint64_t shm_base; /* /dev/shm's used KiB at the start; UINT64_MAX: no /dev/shm */
     struct timespec start; /* when tracking began (CLOCK_REALTIME, as files' times are) */
-    _Alignas(8) char dents[16384]; /* /dev/shm's entries, read by getdents64 */
     rt_buf buf;
     /* one reading's */
     int64_t pid;
@@ -165,31 +164,43 @@ static void job_mount(void *user, const rt_mountinfo_entry *e)
     m->kib += kib;
 }
 
+/* One /dev/shm listing: its directory, when tracking began, what the files written since hold,
+ * and how many entries were looked at. */
+typedef struct shm_walk {
+    int fd;
+    const struct timespec *start;
+    uint64_t kib;
+    int seen;
+} shm_walk;
+
+/* rt_dir_fn: a regular file of /dev/shm modified since tracking began counts its blocks. */
+static int shm_file(void *user, const char *name, unsigned char d_type)
+{
+    shm_walk *w = user;
+    (void)d_type;
+    if (++w->seen > SHM_FILES_MAX)
+        return 1;
+    struct stat st;
+    if (name[0] == '.' || fstatat(w->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+        return 0;
+    if (st.st_mtim.tv_sec > w->start->tv_sec ||
+        (st.st_mtim.tv_sec == w->start->tv_sec && st.st_mtim.tv_nsec >= w->start->tv_nsec))
+        w->kib += (uint64_t)st.st_blocks / 2; /* 512-byte blocks */
+    return 0;
+}
+
 /* What the files of /dev/shm written since tracking began hold (KiB, their blocks): files of
- * the job's, or another process's made meanwhile (the safe side). */
+ * the job's, or another process's made meanwhile (the safe side). The library's one listing
+ * loop (dirwalk.c: getdents64 into a stack buffer, nothing allocated at a walk). */
 static uint64_t shm_new_kib(rt_jobmounts *m)
 {
     int fd = open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return 0;
-    uint64_t kib = 0;
-    int seen = 0;
-    ssize_t got;
-    /* getdents64 into the kept buffer: opendir would allocate at every walk */
-    while (seen < SHM_FILES_MAX && (got = getdents64(fd, m->dents, sizeof m->dents)) > 0) {
-        for (ssize_t off = 0; off < got && seen < SHM_FILES_MAX; seen++) {
-            struct dirent64 *e = (struct dirent64 *)(void *)(m->dents + off);
-            off += e->d_reclen;
-            struct stat st;
-            if (e->d_name[0] == '.' || fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
-                continue;
-            if (st.st_mtim.tv_sec > m->start.tv_sec ||
-                (st.st_mtim.tv_sec == m->start.tv_sec && st.st_mtim.tv_nsec >= m->start.tv_nsec))
-                kib += (uint64_t)st.st_blocks / 2; /* 512-byte blocks */
-        }
-    }
+    shm_walk w = {.fd = fd, .start = &m->start};
+    (void)rt_dir_walk_fd(fd, shm_file, &w);
     close(fd);
-    return kib;
+    return w.kib;
 }
 
 uint64_t rt_jobmounts_kib(rt_jobmounts *m)
