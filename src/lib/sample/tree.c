@@ -14,7 +14,7 @@ int rt_tree_part_open(rt_tree_part *p, rt_sample_ctx *c, int64_t root, bool own_
     p->root_pid = root;
     p->walk_max_age = walk_max_age_secs;
     p->walk_period = NAN;
-    p->wait_ratio = p->walk_span = p->demand = NAN;
+    p->wait_ratio = p->demand_span = p->demand = NAN;
     p->walk_threads = 0;
     p->walk_memory_high = RT_NULL_U64;
     long page = sysconf(_SC_PAGESIZE);
@@ -187,14 +187,21 @@ void rt_tree_part_snapshot(rt_tree_part *p, double mono, bool walk, const rt_tre
     p->group_first = k != NULL;
     double interval = p->snap_mono > 0 ? mono - p->snap_mono : NAN; /* the sampling interval */
     p->snap_mono = mono;
+    p->waits_now = false;
     if (!walk) {
         /* cur stays the last walk's: nothing of the walk grows in this interval but what the
-         * light I/O pass reads */
+         * light I/O pass reads, and the waits' pass of a small tree (the job's demand follows
+         * its structure between walks: a pool's tail, one worker left, is not its head) */
         uint64_t r, w;
         if (k) {
             rt_proctree_io_light(p->tree, RT_TREE_IO_LIGHT_MAX, &r, &w);
             p->light_rd = r > p->light_rd ? r : p->light_rd;
             p->light_wr = w > p->light_wr ? w : p->light_wr;
+        }
+        if (rt_proctree_waits_light(p->tree, RT_TREE_WAITS_LIGHT_MAX, &p->light_wait_ns, &p->light_run_ns) == 0) {
+            p->waits_now = true;
+            p->demand_span = p->demand_mono > 0 ? mono - p->demand_mono : NAN;
+            p->demand_mono = mono;
         }
         return;
     }
@@ -227,7 +234,8 @@ void rt_tree_part_snapshot(rt_tree_part *p, double mono, bool walk, const rt_tre
     cost = isnan(cost) || cost < 0 ? 0.0 : cost;
     if (!sharers_account(p, cost, mono, pss_before))
         rt_tree_part_learn_cost(p, cost);
-    p->walk_span = p->have_walk ? mono - p->walk_mono : NAN;
+    p->demand_span = p->demand_mono > 0 ? mono - p->demand_mono : NAN;
+    p->demand_mono = mono;
     p->have_walk = true;
     p->walk_now = false;
     p->walk_mono = mono;
@@ -269,7 +277,8 @@ static void report_cpu(rt_tree_part *p, uint64_t dut, uint64_t dst, double elaps
 }
 
 /* The interval's waits for a CPU (rt_process.cpu_wait_cores), as the job's demand (tasks
- * runnable: running or waiting) less the cores it used. At a walk the demand is what it saw:
+ * runnable: running or waiting) less the cores it used. At a walk (or the waits' light pass of a
+ * small tree between walks: the same files, kept open) the demand is what it saw:
  * each process's main thread's on-CPU time and run delay since its last reading, per second of
  * the walk's span, plus the interval's CPU it did not see (threads, processes not read at both
  * ends) with waits in the proportion it saw; between walks the last walk's demand stands (the
@@ -282,13 +291,14 @@ static void report_waits(rt_tree_part *p, double elapsed)
         o->cpu_wait_cores = NAN;
         return;
     }
-    if (p->walked) {
-        double span = p->walk_span > 0 ? p->walk_span : elapsed; /* what the walk's growth covers */
-        double seen = (double)t->wait_run_ns / 1e9 / span, unseen = o->cores_used - seen;
-        if (t->wait_run_ns > 0)
-            p->wait_ratio = (double)t->wait_ns / (double)t->wait_run_ns;
+    if (p->walked || p->waits_now) {
+        uint64_t wait_ns = p->walked ? t->wait_ns : p->light_wait_ns, run_ns = p->walked ? t->wait_run_ns : p->light_run_ns;
+        double span = p->demand_span > 0 ? p->demand_span : elapsed; /* what the growth covers */
+        double seen = (double)run_ns / 1e9 / span, unseen = o->cores_used - seen;
+        if (run_ns > 0)
+            p->wait_ratio = (double)wait_ns / (double)run_ns;
         double ratio = isnan(p->wait_ratio) ? 0 : p->wait_ratio;
-        double known = seen + (double)t->wait_ns / 1e9 / span + (unseen > 0 ? unseen : 0);
+        double known = seen + (double)wait_ns / 1e9 / span + (unseen > 0 ? unseen : 0);
         /* the unseen CPU's waits, no more than the tasks the tree had at this walk or the one
          * before could wait (a last interval of a few ms holds CPU the kernel counted late:
          * its task gone, that CPU times the waits' proportion read 4 tasks for a single one) */

@@ -80,6 +80,9 @@ typedef struct rt_tree_clock {
  * walk_max_age. (0.18 before this: a move was 5%, so a plateau up to 5% off the last walk, a
  * peak 4.6% above it or a release 4.6% below it, was carried until the walk's age was up.) */
 #define RT_WALK_BUDGET 0.0005
+/* A tree of at most this many live processes has its schedstat read again between walks (one
+ * pread each through the walk's kept files): its demand for cores follows each interval. */
+#define RT_TREE_WAITS_LIGHT_MAX 64
 #define RT_WALK_MOVED_BUDGET 0.005
 #define RT_WALK_MOVED_SHARE 0.01
 #define RT_WALK_HIGH_SHARE 0.05
@@ -182,7 +185,11 @@ typedef struct rt_tree_part {
     bool group_first;       /* this reading read the job's own group before its walk */
     bool walk_now;          /* the next reading walks whatever the clock (the root was reaped) */
     double walk_mono;       /* when the last walk ran */
-    double walk_span;       /* the seconds since the walk before it (NaN: the first) */
+    double demand_mono;     /* when the tasks' schedstat was last read (a walk, or the waits'
+                             * light pass); 0: never */
+    double demand_span;     /* the seconds that reading covers (NaN: the first) */
+    bool waits_now;         /* this reading's waits' light pass read (light_wait_ns, light_run_ns) */
+    uint64_t light_wait_ns, light_run_ns;
     double snap_mono;       /* when the last reading (walk or not) was taken; 0: none yet */
     double walk_cost_secs;  /* a walk's CPU time (the calling thread's) as the clock estimates it */
     bool walk_over;         /* the last walk cost more than twice the estimate before it */

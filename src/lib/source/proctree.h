@@ -188,6 +188,14 @@ int rt_proctree_peek(rt_proctree *t, rt_tree_peek *out);
  * scan computes. Returns the processes read now. */
 int rt_proctree_io_light(rt_proctree *t, size_t max, uint64_t *read_grown, uint64_t *write_grown);
 
+/* The waits' light pass between scans (0.20): the schedstat of each process the last scan found
+ * alive, through the file the scan kept open (one pread each; a process whose file is not kept
+ * waits for the next scan), its run delay and on-CPU time grown since its last reading into
+ * *wait_ns and *run_ns (as rt_tree_totals.wait_ns and wait_run_ns, which the next scan then
+ * counts from here). -1 (nothing read) when the last scan found no process alive or more than
+ * max: a large tree's waits keep the scans' cadence. */
+int rt_proctree_waits_light(rt_proctree *t, size_t max, uint64_t *wait_ns, uint64_t *run_ns);
+
 /* Whether light I/O passes may run between the next scans: a scan then takes the base of each
  * process of the pass when it reads it (an open, a stat and an io read each, 16 at most), so
  * that the passes count from the scan. Off (the default) where no clock of the group's stands

@@ -1,7 +1,8 @@
-/* proctree_light.c - the process tree's light I/O pass between scans (see
- * rt_proctree_io_light): the processes whose I/O grew at the last scan's full read, each read
+/* proctree_light.c - the process tree's light passes between scans: the I/O pass (see
+ * rt_proctree_io_light: the processes whose I/O grew at the last scan's full read, each read
  * again through its main thread's own io file, from a base the scan takes (or, when it did not,
- * the first pass); the list is the scan's (proctree.c), made anew at each scan. */
+ * the first pass); the list is the scan's (proctree.c), made anew at each scan), and the waits'
+ * pass (rt_proctree_waits_light: the live processes' kept schedstat files read again). */
 #include <stdio.h>
 #include <unistd.h>
 
@@ -106,4 +107,21 @@ int rt_proctree_io_light(rt_proctree *t, size_t max, uint64_t *read_grown, uint6
         *write_grown += t->light[i].grown_wr;
     }
     return n;
+}
+
+int rt_proctree_waits_light(rt_proctree *t, size_t max, uint64_t *wait_ns, uint64_t *run_ns)
+{
+    *wait_ns = *run_ns = 0;
+    if (t->nlive == 0 || t->nlive > max)
+        return -1;
+    t->wait_ns = t->wait_run_ns = 0;
+    for (size_t i = 0; i < t->nlive; i++) {
+        proc *p = rt_pt_lookup(t, t->live[i]);
+        uint64_t run;
+        if (p && !p->zombie && p->sched_fd >= 0) /* kept open by the scan: one pread, no open */
+            (void)rt_pt_read_run_ns(t, p, &run);
+    }
+    *wait_ns = t->wait_ns;
+    *run_ns = t->wait_run_ns;
+    return 0;
 }
