@@ -356,10 +356,11 @@ typedef struct rt_process {
                                           * RT_NULL_U64 when no GPU could say */
     /* 0.20: the tree's tasks waiting for a CPU, on average over the interval: the seconds they
      * were runnable but not running (schedstat's run delay) per second. Read from the main
-     * thread of each process at each walk and scaled to the tree's CPU (the threads and the
-     * processes not seen at two readings wait in the same proportion of their CPU time); between
-     * walks the last walk's proportion. cores_used + cpu_wait_cores is the job's own demand for
-     * cores. NaN: no schedstat, or nothing seen yet */
+     * thread of each process at each walk (between walks too for a tree of 64 live processes or
+     * fewer; a larger one's last walk's demand stands) and scaled to the tree's CPU (the threads
+     * and the processes not seen at two readings wait in the same proportion of their CPU time).
+     * cores_used + cpu_wait_cores is the job's own demand for cores. NaN: no schedstat, or
+     * nothing seen yet */
     double cpu_wait_cores;
     /* 0.20: the tree's processes whose end the kernel's exit records told so far (taskstats, as
      * root): each one's peak RSS is in rss_hwm_tree_mib, those born and gone between two walks
