@@ -26,8 +26,12 @@ int rt_tree_part_open(rt_tree_part *p, rt_sample_ctx *c, int64_t root, bool own_
     p->pss_max_age = p->pss_age_set = pss_max_age_secs;
     p->from_zero = own_children;
     p->tree = rt_proctree_new(&c->roots, root, own_children, &c->log, c->clk_tck, pss_max_age_secs);
-    if (p->tree && geteuid() == 0)
-        rt_proctree_count_exits(p->tree); /* the processes born and gone between walks, at their peaks */
+    /* the processes born and gone between walks, at their peaks: a command's tree from its start;
+     * a running process's (--pid, the embedded tracker's own) from the first walk that finds it
+     * a child, so that one that makes none holds no listener (its 64 KiB buffer, the records) */
+    if (p->tree && geteuid() == 0 && own_children)
+        rt_proctree_count_exits(p->tree);
+    p->exits_wanted = p->tree && geteuid() == 0 && !own_children;
     if (p->tree)
         rt_proctree_count_files(p->tree); /* the job's tmpfs and /dev/shm */
     return p->tree ? 0 : -1;
@@ -236,6 +240,10 @@ void rt_tree_part_snapshot(rt_tree_part *p, double mono, bool walk, const rt_tre
         rt_tree_part_learn_cost(p, cost);
     p->demand_span = p->demand_mono > 0 ? mono - p->demand_mono : NAN;
     p->demand_mono = mono;
+    if (p->exits_wanted && p->cur.children > 0) {
+        rt_proctree_count_exits(p->tree);
+        p->exits_wanted = false;
+    }
     p->have_walk = true;
     p->walk_now = false;
     p->walk_mono = mono;

@@ -189,6 +189,7 @@ typedef struct rt_tree_part {
                              * light pass); 0: never */
     double demand_span;     /* the seconds that reading covers (NaN: the first) */
     bool waits_now;         /* this reading's waits' light pass read (light_wait_ns, light_run_ns) */
+    bool exits_wanted;      /* the kernel's exit records to be listened to once a walk finds a child */
     uint64_t light_wait_ns, light_run_ns;
     double snap_mono;       /* when the last reading (walk or not) was taken; 0: none yet */
     double walk_cost_secs;  /* a walk's CPU time (the calling thread's) as the clock estimates it */
