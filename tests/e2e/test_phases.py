@@ -354,9 +354,16 @@ def test_recommend_job_has_each_phase_from_the_history(tmp_path):
             assert pj["cores_asked"] == pf["cores_asked"], (pj, pf)
             # the history's tables are the live run's, the files' made again from the samples as
             # written (their figures to a few decimals): alike to 1% (under load a short stretch
-            # between a mark and a sample read 0.403 against 0.405 s)
-            assert [r["duration_secs"] for r in pj["cores"]["rows"]] == pytest.approx(
-                [r["duration_secs"] for r in pf["cores"]["rows"]], rel=0.01, abs=2e-3)
+            # between a mark and a sample read 0.403 against 0.405 s). A table ends a row past
+            # its tasks' demand (0.20), which the rounded figures can put on either side of a
+            # whole count: a longer table's extra rows are its last one's, the rows past the
+            # demand being equal
+            dj = [r["duration_secs"] for r in pj["cores"]["rows"]]
+            df = [r["duration_secs"] for r in pf["cores"]["rows"]]
+            n = max(len(dj), len(df))
+            assert abs(len(dj) - len(df)) <= 1, (dj, df)
+            dj, df = dj + dj[-1:] * (n - len(dj)), df + df[-1:] * (n - len(df))
+            assert dj == pytest.approx(df, rel=0.01, abs=2e-3)
     assert any("runs ask for" in n["text"] for n in j["notes"]), j["notes"]  # how many runs agree
 
 
