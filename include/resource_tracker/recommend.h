@@ -97,7 +97,9 @@ typedef struct rt_recommendation {
     int memory_learn;             /* 1: the floor is to learn a need above a limit (no run showed
                                    * it): memory_mib is a floor, not a need plus headroom */
     double time_floor_secs;       /* the longest run that ran to its time limit (it used 99% of it
-                                   * or more), seconds: a floor of the time it needs; NaN: none */
+                                   * or more), or (0.21) that a scheduler's signal ended where no
+                                   * limit was known (rt_summary.end_signal), seconds: a floor of
+                                   * the time it needs; NaN: none */
     /* 0.20: the files a run read back after its memory limit evicted them, which memory_mib keeps
      * cached (docs/answers.md, "Re-reads": where the re-reads were large, memory_mib is at least
      * that run's memory need plus these files, plus headroom_pct); NaN: the ask keeps none */

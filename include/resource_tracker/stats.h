@@ -206,6 +206,12 @@ typedef struct rt_summary {
      * rt_record.process_exits_counted): with it, the need's process_peaks counts those born
      * and gone between samples; NaN where the tracker could not listen to them */
     double process_exits_counted;
+    /* 0.21: the signal that ended the run's command (rt_stats_set_end_signal): its terminating
+     * signal, or the one the tracker passed on to it before it exited (15, SIGTERM: a
+     * scheduler's time limit or a preemption); 0: it exited on its own; NaN: not known (a --pid,
+     * the machine, a recorded file). Ended by SIGTERM, SIGXCPU, or SIGKILL without an OOM kill,
+     * its duration is a floor (docs/answers.md, "A run that was stopped") */
+    double end_signal;
 } rt_summary;
 
 /* 0.19: one part of a run's energy: the domains of the records' energy (rt_energy_domain) of
@@ -355,6 +361,10 @@ RT_API rt_error rt_stats_set_usage(rt_stats *st, const rt_usage_options *opts);
  * rt_recommend without options (the summary, report, notes and card of the run) applies to its
  * cores. RT_OK; RT_ERR_INVALID for a NULL st or a pct negative or NaN. */
 RT_API rt_error rt_stats_set_max_slowdown(rt_stats *st, double pct);
+
+/* Sets how the run's command ended: its summary's end_signal (0.21), the signal that ended it
+ * (0: it exited on its own). RT_OK; RT_ERR_INVALID for a NULL st or a signal outside 0-64. */
+RT_API rt_error rt_stats_set_end_signal(rt_stats *st, int signal);
 
 /* Formats the summary as one JSON object with a newline. memory_unit and time_unit are
  * gpu_tracker's names ("bytes", "kilobytes", "megabytes", "gigabytes", "terabytes";

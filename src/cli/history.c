@@ -65,7 +65,7 @@
 #include "cli.h"
 #include "history_db.h"
 
-#define SCHEMA_VERSION 10
+#define SCHEMA_VERSION 11
 #define BUSY_TIMEOUT_MS 10000
 
 /* ---- the columns --------------------------------------------------------------------- */
@@ -167,6 +167,8 @@ static const col cols[] = {
     SUM(left_behind_mib),
     /* and the tree's processes whose end the kernel told (NULL: not listened to) */
     SUM(process_exits_counted),
+    /* schema version 11: the 0.21 signal that ended the command (0: none; NULL: not known) */
+    SUM(end_signal),
 };
 #define NCOLS (sizeof cols / sizeof cols[0])
 
@@ -918,13 +920,17 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
     /* the successful runs, and the runs the OOM killer hit (whatever their status: the killed
      * command exits 137), so that a recommendation never forgets the memory that killed a run;
      * and (0.20) the runs that ran to their time limit (the scheduler's SIGTERM: 143), so that it
-     * never forgets the time either */
-    bool has_oom = false, has_cores = false, has_phases = false, has_member = false, has_time = false;
+     * never forgets the time either; (0.21) those a SIGTERM, SIGKILL or SIGXCPU ended where no
+     * limit was known (their time a floor: floors.c) */
+    bool has_oom = false, has_cores = false, has_phases = false, has_member = false, has_time = false,
+         has_signal = false;
     for (size_t i = 0; i < NCOLS; i++) {
         if (have[i] && strcmp(cols[i].name, "oom_kills") == 0)
             has_oom = true;
         if (have[i] && strcmp(cols[i].name, "time_limit_used_pct") == 0)
             has_time = true;
+        if (have[i] && strcmp(cols[i].name, "end_signal") == 0)
+            has_signal = true;
         if (have[i] && strcmp(cols[i].name, "cores") == 0)
             has_cores = true;
         if (have[i] && strcmp(cols[i].name, "phases") == 0)
@@ -932,11 +938,11 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
         if (have[i] && strcmp(cols[i].name, "member") == 0)
             has_member = true;
     }
-    char tail[320];
-    snprintf(tail, sizeof tail, ", %s, %s, %s FROM runs WHERE (exit_status = 0%s%s)%s ORDER BY id DESC LIMIT ?1",
+    char tail[400];
+    snprintf(tail, sizeof tail, ", %s, %s, %s FROM runs WHERE (exit_status = 0%s%s%s)%s ORDER BY id DESC LIMIT ?1",
              has_cores ? "cores" : "NULL", has_phases ? "phases" : "NULL", has_member ? "member" : "NULL",
              has_oom ? " OR oom_kills > 0" : "", has_time ? " OR time_limit_used_pct >= 99" : "",
-             job ? " AND job_name = ?2" : "");
+             has_signal ? " OR end_signal IN (9, 15, 24)" : "", job ? " AND job_name = ?2" : "");
     if (col_list(sql, sizeof sql, "SELECT job_name, allocation, samples, start_secs, end_secs, ", false, true, have,
                  tail) < 0) {
         sqlite3_close(db);

@@ -108,6 +108,8 @@ typedef struct run_state {
                          * the job's and only waits to be removed) */
     bool wait_all;      /* --wait-all: after the command, until the job is over */
     int wait_signal;    /* the signal that ended the wait for the rest of the job; 0: none */
+    int passed_signal;  /* the last terminating signal passed on to the command (SIGTERM, SIGINT,
+                         * SIGHUP, SIGQUIT); 0: none */
     const rt_sample *last; /* the newest sample (the sampler owns it); NULL before the first */
     bool left_behind;      /* processes of the job still run at the end: the group stays, and
                             * the library's word on that is not repeated as a warning */
@@ -376,6 +378,9 @@ static void finish_run(cli_options *o, run_state *rs, int status)
     const rt_cloud *cloud = rt_cloud_result(rs->cloud, 2.0);
     cli_grid_of_run(o, cloud); /* the carbon's grid: the user's, else the cloud region's */
     rt_stats_set_grid(rs->stats, &o->grid);
+    if (rs->child && rs->child_done) /* how it ended: a scheduler's SIGTERM makes its time a floor */
+        rt_stats_set_end_signal(rs->stats, WIFSIGNALED(rs->child_status) ? WTERMSIG(rs->child_status)
+                                                                          : rs->passed_signal);
     const rt_summary *s = rt_stats_summary(rs->stats);
     cli_gpuview_check(o->gpu_list, o->ngpus, rs->last);
     cli_run_result run = {.job = &o->job,
@@ -710,6 +715,8 @@ static bool on_signals(run_state *rs)
             reap_children(rs);
         } else if (rs->child && !rs->child_done) {
             kill(rs->child, sig); /* the command decides; we wait for it to exit */
+            if (sig != SIGUSR1 && sig != SIGUSR2)
+                rs->passed_signal = sig; /* what ended it, whatever it exits with */
         } else if (rs->child) { /* the command is gone */
             if (rs->wait_all)
                 rs->wait_signal = sig; /* a signal ends the wait; the rest runs on */

@@ -356,7 +356,8 @@ static void print_reasons(const rt_recommendation *rec, const rt_summary *const 
         printf("memory floor: %lld MiB, at least twice the limit a run was stopped at (its need above it unknown)\n",
                (long long)rec->memory_floor_mib);
     if (rec->time_floor_secs > 0)
-        printf("time floor: a run ran to its time limit after %.0f s: the time asked is at least twice that\n",
+        printf("time floor: a run was stopped after %.0f s (its time limit, or a scheduler's signal): the time asked "
+               "is at least twice that\n",
                rec->time_floor_secs);
     double left, left_mib;
     left_behind(runs, n, &left, &left_mib);

@@ -79,6 +79,9 @@ V9_COLUMNS = ([f"gpu_{p}_{s}" for p in ("sm_active_pct", "sm_occupancy_pct", "te
 # the columns schema version 10 (0.20) added: the file data the job's group read back (re-reads),
 # what the processes left behind held at the end, the tree's processes whose end the kernel told
 V10_COLUMNS = ["memory_refault_mib", "left_behind_mib", "process_exits_counted"]
+# the column schema version 11 (0.21) added: the signal that ended the command
+V11_COLUMNS = ["end_signal"]
+SCHEMA = 11  # the version this tool writes
 
 
 def make_v1(db, *old_runs):
@@ -233,9 +236,9 @@ def test_concurrent_writers_all_land(tmp_path, start):
     assert len(rows(db)) == n + (0 if start == "fresh" else 1)
     assert not os.path.exists(db + "-journal")
     if start == "version1":
-        assert schema(db)[0] == 10 and all(c in dict(schema(db)[1]) for c in V2_COLUMNS + V3_COLUMNS + V4_COLUMNS
-                                           + V5_COLUMNS + V6_COLUMNS + V7_COLUMNS + V8_COLUMNS + V9_COLUMNS
-                                           + V10_COLUMNS)
+        assert schema(db)[0] == SCHEMA and all(c in dict(schema(db)[1]) for c in V2_COLUMNS + V3_COLUMNS + V4_COLUMNS
+                                               + V5_COLUMNS + V6_COLUMNS + V7_COLUMNS + V8_COLUMNS + V9_COLUMNS
+                                               + V10_COLUMNS + V11_COLUMNS)
 
 
 CRASH_WRITER = r"""
@@ -455,9 +458,10 @@ def test_version1_database_read_then_migrated(tmp_path):
     assert r.returncode == 0 and r.stderr == "", r.stderr
     fresh = str(tmp_path / "new.db")
     assert track(fresh, "true").returncode == 0
-    assert schema(db) == schema(fresh)  # version 10, the same columns in the same order
-    assert schema(db)[0] == 10
-    later = V4_COLUMNS + V5_COLUMNS + V6_COLUMNS + V7_COLUMNS + V8_COLUMNS + V9_COLUMNS + V10_COLUMNS
+    assert schema(db) == schema(fresh)  # the same version, columns and order
+    assert schema(db)[0] == SCHEMA
+    later = (V4_COLUMNS + V5_COLUMNS + V6_COLUMNS + V7_COLUMNS + V8_COLUMNS + V9_COLUMNS + V10_COLUMNS
+             + V11_COLUMNS)
     assert [c for c, _ in schema(db)[1][-len(later):]] == later
     got = rows(db)
     assert len(got) == 2
@@ -581,13 +585,14 @@ def test_run_records_its_energy_and_carbon(tmp_path):
 
 def test_version4_database_upgraded_keeping_its_rows(tmp_path):
     """0.14's database (schema 4): `history` lists it as it is (no energy: "-"), and the next run
-    adds the 0.15, 0.16, 0.18, 0.19 and 0.20 columns at the end (the same table as a new database's), stamps version 10,
+    adds the 0.15, 0.16, 0.18, 0.19, 0.20 and 0.21 columns at the end (the same table as a new database's), stamps
+    version 11,
     keeps the old rows as they were and records the new run's energy."""
     fresh = str(tmp_path / "new.db")
     assert track(fresh, "true").returncode == 0
     v7 = schema(fresh)
-    added = V5_COLUMNS + V6_COLUMNS + V7_COLUMNS + V8_COLUMNS + V9_COLUMNS + V10_COLUMNS
-    assert v7[0] == 10 and [c for c, _ in v7[1][-len(added):]] == added
+    added = V5_COLUMNS + V6_COLUMNS + V7_COLUMNS + V8_COLUMNS + V9_COLUMNS + V10_COLUMNS + V11_COLUMNS
+    assert v7[0] == SCHEMA and [c for c, _ in v7[1][-len(added):]] == added
     v4_cols = v7[1][:-len(added)]
     db = str(tmp_path / "old.db")
     con = sqlite3.connect(db)
@@ -627,9 +632,9 @@ def test_version4_database_upgraded_keeping_its_rows(tmp_path):
 
     assert json.loads(got[2]["cores"])["durations_secs"]  # the new run's table, read back below
     assert got[2]["member"] is None  # no job of several nodes
-    # a database stamped 11 (a newer tool's) is still refused: not written, one warning
+    # a database stamped 12 (a newer tool's) is still refused: not written, one warning
     con = sqlite3.connect(db)
-    con.execute("PRAGMA user_version = 11")
+    con.execute(f"PRAGMA user_version = {SCHEMA + 1}")
     con.commit()
     con.close()
     r = track(db, "true")

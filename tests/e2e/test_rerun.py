@@ -29,8 +29,10 @@ import contextlib
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import tempfile
+import time
 
 import pytest
 
@@ -730,3 +732,109 @@ def test_killed_at_its_limit_asks_to_learn(tmp_path):
     assert mem >= 1536, line
     assert oom and "768 MiB limit" in oom[0] and "unknown" in oom[0] and "to learn it" in oom[0], line
     proof("heap_1500", "killed", kind, rec, HEAP_1500, [], r.stderr)
+
+
+# A job of WORK_SECS of CPU, in slices, that says how much it did when it ends (also on SIGTERM
+# when it traps it: argv[1] "trap" makes it exit 0 at once, as a job that saves and stops does)
+WORK_SECS = 3.0
+SLICED_WORK = r"""
+import os, signal, sys, time
+def done(*_):
+    print(f"rt-work: {time.process_time():.2f}", file=sys.stderr)
+    sys.exit(0)
+if sys.argv[1:] == ["trap"]:
+    signal.signal(signal.SIGTERM, done)
+while time.process_time() < %r:
+    sum(range(20000))
+done()
+""" % WORK_SECS
+
+
+def history_rows(db, job):
+    """The history's (exit_status, end_signal, duration) rows of the job, oldest first."""
+    con = sqlite3.connect(db)
+    try:
+        return con.execute("SELECT exit_status, end_signal, end_secs - start_secs FROM runs WHERE job_name = ?"
+                           " ORDER BY id", (job,)).fetchall()
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("trap", [False, True], ids=["killed", "trapped"])
+def test_ended_by_sigterm_asks_twice(tmp_path, trap):
+    """Issue 66, item 2: a run a scheduler ends with SIGTERM where no time limit is known (a
+    preemption, Kubernetes' grace period) did not finish: its duration is a floor, the time asked
+    at least twice it, the notes say so, and `recommend --job` reads the run from the history.
+    Whether the command dies of the signal (143) or traps it and exits 0, the tracker passed the
+    signal on and the run ended by it. The proof: the job run again under the time asked (its
+    `timeout`) finishes its work, exit 0, beside whatever else runs."""
+    db = str(tmp_path / "h.db")
+    job = f"sigterm-{'trap' if trap else 'kill'}"
+    env = tracker_env()
+    env.pop("SLURM_JOB_ID", None)
+    p = subprocess.Popen([TRACKER, "-q", "--summary", "-i", "0.2", "--history", db, "--job-name", job, "--",
+                          PY, "-c", SLICED_WORK] + (["trap"] if trap else []),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        # the scheduler's SIGTERM once the job has done a third of its work (its own CPU)
+        deadline = 60 * TIMEOUT_SCALE
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < deadline and p.poll() is None:
+            kids = subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True, text=True).stdout.split()
+            if kids:
+                with open(f"/proc/{kids[0]}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                if (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK") >= WORK_SECS / 3:
+                    break
+            time.sleep(0.05)
+        p.terminate()
+        _, err = p.communicate(timeout=60 * TIMEOUT_SCALE)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == (0 if trap else 143), err
+    work = [float(l.split()[1]) for l in err.splitlines() if l.startswith("rt-work:")]
+    assert not trap or (work and work[0] < WORK_SECS), err  # it was stopped short of its work
+    notes = " ".join(err.split())
+    assert "the job was ended by SIGTERM after" in notes and "(2x the run) to learn it" in notes, err
+    rows = history_rows(db, job)
+    assert len(rows) == 1 and rows[0][1] == 15 and rows[0][0] == p.returncode, rows
+    ran = rows[0][2]
+    rr = subprocess.run([TRACKER, "recommend", "--history", db, "--job", job, "--json"], capture_output=True,
+                        text=True, timeout=60 * TIMEOUT_SCALE, env=env)
+    assert rr.returncode == 0, rr.stderr
+    doc = json.loads(rr.stdout)
+    rec = doc["recommendation"]
+    assert doc["runs"] == 1 and rec["time_floor_secs"] >= 0.9 * ran, (doc["runs"], rec, rows)
+    assert rec["time_limit_secs"] >= 2 * rec["time_floor_secs"], rec
+    assert any(n["kind"] == "time_ended" for n in doc["notes"]), doc["notes"]
+    assert "or more: a run was stopped before its end" in rec["time_words"], rec
+    # the second run, under the time asked: it finishes its work
+    again = subprocess.run(["timeout", str(int(rec["time_limit_secs"])), PY, "-c", SLICED_WORK],
+                           capture_output=True, text=True, timeout=rec["time_limit_secs"] + 60)
+    done = [float(l.split()[1]) for l in again.stderr.splitlines() if l.startswith("rt-work:")]
+    report(f"rerun sigterm ({'trapped' if trap else 'killed'}): ran {ran:.2f} s, floor {rec['time_floor_secs']}, "
+           f"asked {rec['time_limit_secs']} s; rerun exit {again.returncode}, work {done}")
+    assert again.returncode == 0 and done and done[0] >= WORK_SECS, again.stderr
+
+
+def test_ended_by_sigint_is_no_floor(tmp_path):
+    """A person's Ctrl-C (SIGINT passed on) is no scheduler's end: no time floor, no note, and the
+    history keeps the signal (2) without reading the run into `recommend --job`."""
+    db = str(tmp_path / "h.db")
+    p = subprocess.Popen([TRACKER, "-q", "--summary", "-i", "0.2", "--history", db, "--job-name", "sigint", "--",
+                          PY, "-c", "import time; time.sleep(30)"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=tracker_env())
+    try:
+        time.sleep(1.0)
+        p.send_signal(2)
+        _, err = p.communicate(timeout=60 * TIMEOUT_SCALE)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode in (130, 1), err  # Python's KeyboardInterrupt exits 1, a plain death 130
+    assert "ended by SIG" not in " ".join(err.split()), err
+    rows = history_rows(db, "sigint")
+    assert len(rows) == 1 and rows[0][1] == 2, rows

@@ -382,10 +382,10 @@ static void newer_schema(void **state)
     db_path(path, sizeof path, "newer.db");
     rt_summary s = make_summary(1);
     assert_int_equal(append(path, "train", 0, &s), 0);
-    sql_on(path, "PRAGMA user_version = 11");
+    sql_on(path, "PRAGMA user_version = 12");
     assert_int_equal(append(path, "train", 0, &s), -1);
     assert_int_equal(runs_of(path, "train"), 1);
-    sql_on(path, "PRAGMA user_version = 10"); /* ours again: written */
+    sql_on(path, "PRAGMA user_version = 11"); /* ours again: written */
     assert_int_equal(append(path, "train", 0, &s), 0);
     assert_int_equal(runs_of(path, "train"), 2);
 }
@@ -487,15 +487,16 @@ static void version1_migrates(void **state)
     set_cgroup(&s);
     assert_int_equal(append(path, "train", 0, &s), 0);
     sql_text(path, "PRAGMA user_version", text, sizeof text);
-    assert_string_equal(text, "10");
-    columns_of(path, text, sizeof text); /* version 4's to 10's columns at the end */
+    assert_string_equal(text, "11");
+    columns_of(path, text, sizeof text); /* version 4's to 11's columns at the end */
     char *v4 = strstr(text, ",phases TEXT,phase_marks TEXT,energy_joules REAL,energy_method TEXT,");
     assert_non_null(v4);
     assert_non_null(strstr(text, ",grid_g_per_kwh REAL,grid_zone TEXT,grid_source TEXT,place TEXT,"));
     assert_non_null(strstr(text, ",time_limit_used_pct REAL,process_vms_peak_mib REAL,cores TEXT,member TEXT,"
                                  "gpu_sm_active_pct_mean REAL,gpu_sm_active_pct_peak REAL,"));
     const char *v6_end = ",gpu_work_shared REAL,process_gpus_busy REAL,process_gpu_vram_per_gpu_peak_mib REAL,"
-                         "gpu_idle_cpu_busy_secs REAL,memory_refault_mib REAL,left_behind_mib REAL,process_exits_counted REAL";
+                         "gpu_idle_cpu_busy_secs REAL,memory_refault_mib REAL,left_behind_mib REAL,process_exits_counted REAL,"
+                         "end_signal REAL";
     size_t tl = strlen(text), sl = strlen(v6_end);
     assert_true(tl > sl);
     assert_string_equal(text + tl - sl, v6_end);
@@ -849,13 +850,26 @@ static void kills_and_time_limits(void **state)
     assert_same(rec.time_floor_secs, 60);
     assert_true(rec.time_limit_secs >= 120);
     assert_int_equal(rec.memory_mib, 2048);
+    /* 0.21: no limit known, ended by SIGTERM (a preemption): given too, its duration the floor;
+     * one a person's SIGINT ended is not */
+    rt_summary pre = make_summary(1), intr = make_summary(1);
+    pre.oom_kills = intr.oom_kills = 0;
+    pre.end_signal = 15;
+    pre.duration_secs = 90;
+    intr.end_signal = 2;
+    intr.duration_secs = 500;
+    assert_int_equal(append(path, "heap", 143, &pre), 0);
+    assert_int_equal(append(path, "heap", 130, &intr), 0);
+    assert_int_equal(recommend_job(path, "heap", &rec), 4);
+    assert_same(rec.time_floor_secs, 90);
+    assert_true(rec.time_limit_secs >= 180);
     /* a later run that finished under a larger limit (4096) and needed 2000 MiB: the need is known */
     rt_summary big = make_summary(1);
     big.oom_kills = 0;
     big.memory_limit_mib = 4096;
     big.memory_need = (rt_need){2000, RT_NEED_CGROUP, 0};
     assert_int_equal(append(path, "heap", 0, &big), 0);
-    assert_int_equal(recommend_job(path, "heap", &rec), 4);
+    assert_int_equal(recommend_job(path, "heap", &rec), 5);
     assert_false(rec.memory_learn);
     assert_same(rec.memory_floor_mib, rt_round_memory_mib(768 * 1.2));
     assert_int_equal(rec.memory_mib, rt_round_memory_mib(2000 * 1.125));

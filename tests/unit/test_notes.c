@@ -679,6 +679,39 @@ static void recommend_after_a_kill(void **state)
     c = rt_summary_notes(&t, NULL, n, RT_NOTES_MAX);
     assert_null(find(n, c, RT_NOTE_TIME_ENDED));
     assert_non_null(find(n, c, RT_NOTE_TIME_LIMIT));
+
+    /* 0.21: no limit known, ended by a scheduler's SIGTERM: its duration the floor */
+    rt_summary g = run_needing(100, RT_NEED_CGROUP, 1);
+    g.duration_secs = 150;
+    g.end_signal = 15;
+    const rt_summary *sig[] = {&g};
+    assert_int_equal(rt_recommend(sig, 1, &rec), RT_OK);
+    assert_true(fabs(rec.time_floor_secs - 150) < 1e-9);
+    assert_true(rec.time_limit_secs >= 300);
+    c = rt_recommend_notes(sig, 1, &rec, n, RT_NOTES_MAX);
+    const rt_note *te = must(n, c, RT_NOTE_TIME_ENDED);
+    assert_non_null(strstr(te->text, "the job was ended by SIGTERM after 2.5 min (a scheduler's time limit or a "
+                                     "preemption): it needs more than that, unknown how much; asking for"));
+    /* SIGXCPU: its CPU time limit; SIGKILL with no OOM kill: a floor; with one: the memory's */
+    g.end_signal = 24;
+    c = rt_summary_notes(&g, NULL, n, RT_NOTES_MAX);
+    assert_non_null(strstr(must(n, c, RT_NOTE_TIME_ENDED)->text, "SIGXCPU after 2.5 min (its CPU time limit)"));
+    g.end_signal = 9;
+    assert_int_equal(rt_recommend(sig, 1, &rec), RT_OK);
+    assert_true(rec.time_floor_secs > 0);
+    g.oom_kills = 1;
+    assert_int_equal(rt_recommend(sig, 1, &rec), RT_OK);
+    assert_true(isnan(rec.time_floor_secs));
+    g.oom_kills = 0;
+    /* exited on its own, a person's Ctrl-C, or not known: none */
+    static const double none[] = {0, 2, NAN};
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+        g.end_signal = none[i];
+        assert_int_equal(rt_recommend(sig, 1, &rec), RT_OK);
+        assert_true(isnan(rec.time_floor_secs));
+        c = rt_summary_notes(&g, NULL, n, RT_NOTES_MAX);
+        assert_null(find(n, c, RT_NOTE_TIME_ENDED));
+    }
 }
 
 int main(void)

@@ -79,6 +79,7 @@ static rt_summary full(void)
     s.gpu_idle_cpu_busy_secs = 120;
     s.left_behind_mib = 300.5;
     s.process_exits_counted = 42;
+    s.end_signal = NAN; /* 0.21: not known */
     return s;
 }
 
@@ -153,7 +154,7 @@ static void defaults(void **state)
     (void)state;
     rt_summary s = full();
     json_t *j = format_parse(&s, NULL, NULL);
-    assert_int_equal(json_object_size(j), 22);
+    assert_int_equal(json_object_size(j), 23);
     is_null(j, "gpu_work"); /* 0.19: no GPU work figure */
     is_null(j, "cores");
     is_null(j, "member"); /* 0.18: a run that names no job of several */ /* a summary made by hand: no table of the run under other core counts */
@@ -278,14 +279,16 @@ static void gpu_work_members(void **state)
                                 "\"fp32_active_pct\":{\"mean\":2.3,"));
     assert_non_null(strstr(buf, "\"pcie_bytes_per_sec\":{\"mean\":31457280,\"peak\":40000000,"));
     assert_non_null(strstr(buf, "\"nvlink_bytes_per_sec\":{\"mean\":null,\"peak\":null,\"p50\":null,\"p95\":null},"
-                                "\"shared\":true}}\n"));
+                                "\"shared\":true},\"end_signal\":null}\n"));
     assert_non_null(strstr(buf, "\"gpu_idle_cpu_busy_hours\":0.033333333,\"left_behind_mib\":300.5,\"exits_counted\":42}"));
     s.gpu_work_shared = 0;
+    s.end_signal = 0; /* 0.21: it exited on its own */
     rt_format_summary(&s, NULL, NULL, buf, sizeof buf);
-    assert_non_null(strstr(buf, "\"shared\":false}}\n"));
+    assert_non_null(strstr(buf, "\"shared\":false},\"end_signal\":0}\n"));
     s.gpu_work_shared = NAN;
+    s.end_signal = 15; /* a scheduler's SIGTERM */
     rt_format_summary(&s, NULL, NULL, buf, sizeof buf);
-    assert_non_null(strstr(buf, "\"shared\":null}}\n"));
+    assert_non_null(strstr(buf, "\"shared\":null},\"end_signal\":15}\n"));
 }
 
 /* The cgroup and pressure objects: names, units (memory in the memory unit, the throttled

@@ -1,9 +1,11 @@
 /* floors.c - what a run that was stopped at one of its limits puts under the next ask (see
  * floors.h): above the memory limit an OOM-killed run died at, or the memory.high it stalled at,
  * its need is unknown, and an ask of the limit plus a little gets the next run killed again; the
- * ask is twice the limit until a run shows the need. A run that ran to its time limit: its
- * duration is a floor, and the time asked twice it. */
+ * ask is twice the limit until a run shows the need. A run that ran to its time limit, or was
+ * ended by a scheduler's signal where no limit is known: its duration is a floor, and the time
+ * asked twice it. */
 #include <math.h>
+#include <signal.h>
 #include <stdbool.h>
 
 #include "../core/core.h"
@@ -76,9 +78,32 @@ void rt_mem_floor_of(const rt_summary *const *runs, size_t n, size_t i, rt_mem_f
     f->floor_mib = (double)rt_round_memory_mib(base);
 }
 
+/* Whether the signal that ended a run stops it short of its end: a scheduler's SIGTERM (a time
+ * limit, a preemption; the tracker passes its own on), RLIMIT_CPU's SIGXCPU, a SIGKILL the OOM
+ * killer did not send (the grace after a SIGTERM ran out). */
+static bool stopped_short(const rt_summary *s)
+{
+    int sig = isfinite(s->end_signal) ? (int)s->end_signal : 0;
+    return sig == SIGTERM || sig == SIGXCPU || (sig == SIGKILL && !(s->oom_kills > 0));
+}
+
+int rt_time_floor_why(const rt_summary *s)
+{
+    if (s->time_limit_used_pct >= TIME_ENDED_PCT && s->time_limit_secs > 0)
+        return RT_TIME_FLOOR_LIMIT;
+    if (stopped_short(s) && s->duration_secs > 0)
+        return RT_TIME_FLOOR_SIGNAL;
+    return RT_TIME_FLOOR_NONE;
+}
+
 double rt_time_floor_of(const rt_summary *s)
 {
-    if (!(s->time_limit_used_pct >= TIME_ENDED_PCT) || !(s->time_limit_secs > 0))
+    switch (rt_time_floor_why(s)) {
+    case RT_TIME_FLOOR_LIMIT:
+        return max_known(s->duration_secs, s->time_limit_used_pct / 100.0 * s->time_limit_secs);
+    case RT_TIME_FLOOR_SIGNAL:
+        return s->duration_secs;
+    default:
         return NAN;
-    return max_known(s->duration_secs, s->time_limit_used_pct / 100.0 * s->time_limit_secs);
+    }
 }

@@ -39,9 +39,20 @@ void rt_mem_floor_of(const rt_summary *const *runs, size_t n, size_t i, rt_mem_f
  * before 0.9 the rule's figure); NaN: unknown. */
 double rt_run_memory_need(const rt_summary *s);
 
-/* A run that ran to its time limit (it used 99% of it or more: the scheduler ended it): the
- * seconds it ran, a floor of its need (its records' duration, or the time from the job's start
- * to its end where longer); NaN for any other run. The time asked is at least twice it. */
+/* Why a run puts a floor under the time asked. */
+enum {
+    RT_TIME_FLOOR_NONE = 0,   /* none: it ended on its own */
+    RT_TIME_FLOOR_LIMIT = 1,  /* it ran to its time limit (it used 99% of it or more) */
+    RT_TIME_FLOOR_SIGNAL = 2, /* no limit known, and a signal ended it short (rt_summary.end_signal:
+                               * SIGTERM, SIGXCPU, SIGKILL without an OOM kill) */
+};
+
+/* Why s puts a floor under the time asked (RT_TIME_FLOOR_*). */
+int rt_time_floor_why(const rt_summary *s);
+
+/* A run stopped before its end (rt_time_floor_why): the seconds it ran, a floor of its need
+ * (its records' duration, or at a time limit the time from the job's start to its end where
+ * longer); NaN for any other run. The time asked is at least twice it. */
 double rt_time_floor_of(const rt_summary *s);
 
 #endif

@@ -7,6 +7,7 @@
  * after a memory limit evicted them) and from a recommendation (few runs, and why it is above
  * what the runs used). */
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -210,10 +211,19 @@ static bool time_ended_note(notes *ns, const rt_summary *s, const rt_recommendat
     char a[32], b[32], c[96] = ""; /* 96: "; asking for " + a time of 32 + " (2x the run) to learn it" */
     if (rec->time_limit_secs > 0)
         snprintf(c, sizeof c, "; asking for %s (2x the run) to learn it", secs_text(rec->time_limit_secs, b, sizeof b));
+    char d[32];
+    if (rt_time_floor_why(s) == RT_TIME_FLOOR_SIGNAL) {
+        int sig = (int)s->end_signal;
+        add(ns, RT_NOTE_TIME_ENDED,
+            "the job was ended by %s after %s (%s): it needs more than that, unknown how much%s",
+            sig == SIGTERM ? "SIGTERM" : sig == SIGXCPU ? "SIGXCPU" : "SIGKILL", secs_text(floor, d, sizeof d),
+            sig == SIGXCPU ? "its CPU time limit" : "a scheduler's time limit or a preemption", c);
+        return true;
+    }
     add(ns, RT_NOTE_TIME_ENDED,
         "the job ran to its time limit (%s, %s): it needs more than the %s it ran, unknown how much%s",
         secs_text(s->time_limit_secs, a, sizeof a), s->time_limit_from ? s->time_limit_from : "?",
-        secs_text(floor, b, sizeof b), c);
+        secs_text(floor, d, sizeof d), c);
     return true;
 }
 

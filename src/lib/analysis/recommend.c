@@ -389,7 +389,11 @@ size_t rt_recommendation_time_words(const rt_recommendation *rec, char *buf, siz
         snprintf(money, sizeof money, ", $%.4g a run", rec->cpu_cost_usd);
     char how[96];
     double pct = 100.0 * (d - own) / own;
-    if (fabs(pct) < 2)
+    bool floor = rec->struct_size >= offsetof(rt_recommendation, time_floor_secs) + sizeof(double) &&
+                 rec->time_floor_secs > 0; /* 0.20: a run stopped before its end */
+    if (floor)
+        snprintf(how, sizeof how, "or more: a run was stopped before its end");
+    else if (fabs(pct) < 2)
         snprintf(how, sizeof how, "as this run");
     else if (pct < 0)
         snprintf(how, sizeof how, "at best, %.0f%% less than this run's %s (its tasks waited for a CPU)", -pct, b);

@@ -843,7 +843,7 @@ void rpt_recommendation_section(rpt_hw *w, const rt_report_info *in)
             else if (rec->oom_killed)
                 row(w, "memory above", "the peak of a run the OOM killer ended");
             if (floors && rec->time_floor_secs > 0)
-                row(w, "time floor", "twice a run that ran to its time limit");
+                row(w, "time floor", "twice a run stopped by its time limit or a scheduler's signal");
             if (isfinite(rec->cpu_quota_cores)) {
                 snprintf(why, sizeof why, "the quota of %.2f cores (throttled in %.0f%% of its periods)",
                          rec->cpu_quota_cores, rec->cpu_throttled_pct);

@@ -161,7 +161,7 @@ rt_stats *rt_stats_new(void)
     s->process_unreclaimable_unsure_mib = NAN;
     s->pressure_group = NAN;
     s->gpu_idle_cpu_busy_secs = NAN;
-    s->max_slowdown_pct = NAN;
+    s->max_slowdown_pct = s->end_signal = NAN;
     s->memory_need = s->vram_need = (rt_need){NAN, RT_NEED_UNKNOWN, 0};
     rt_usage_init(&st->usage);
     s->co2e_grams = s->process_co2e_grams = NAN;
@@ -199,6 +199,14 @@ rt_error rt_stats_set_max_slowdown(rt_stats *st, double pct)
     if (!st || !(pct >= 0))
         return RT_ERR_INVALID;
     st->s.max_slowdown_pct = pct;
+    return RT_OK;
+}
+
+rt_error rt_stats_set_end_signal(rt_stats *st, int signal)
+{
+    if (!st || signal < 0 || signal > 64)
+        return RT_ERR_INVALID;
+    st->s.end_signal = signal;
     return RT_OK;
 }
 

@@ -833,6 +833,9 @@ size_t rt_format_summary(const rt_summary *s, const char *memory_unit, const cha
     efficiency_part(&o, s, mem, tm);
     member_part(&o, s);
     gpu_work_part(&o, s);
+    rt_ob_put(&o, ",", 1); /* 0.21: how the command ended */
+    key(&o, "end_signal", NULL);
+    value(&o, s->end_signal, 0);
     rt_ob_lit(&o, "}\n");
     if (cap)
         buf[o.len < cap ? o.len : cap - 1] = '\0';
