@@ -146,6 +146,11 @@ typedef struct rt_recommend_options {
  * Returns 0 for a NULL or empty table or a max_slowdown_pct negative or NaN. */
 RT_API int64_t rt_cores_fewest(const struct rt_cores_table *t, double max_slowdown_pct);
 
+/* 0.21: the run's own duration of table t, which its slowdown bound is judged against: own_secs,
+ * else (a table without it: from an older history, or a caller's) duration_secs; NaN for a NULL
+ * t. */
+RT_API double rt_cores_own_secs(const struct rt_cores_table *t);
+
 /* 0.20: where t's run shared its machine (other work used a quarter of a core or more beside the
  * job, on average), the words that say so: "other work used 1.4 of 2 cores"; "" otherwise.
  * buf is NUL-terminated when cap > 0. Returns the length written (0: not shared, or NULL t). */

@@ -428,7 +428,7 @@ static void print_cores(const rt_recommendation *rec, const rt_summary *const *r
         for (size_t i = 0; i < n; i++) {
             const rt_cores_table *t = runs[i]->cores;
             const rt_cores_row *r = &t->rows[(c > t->n ? t->n : c) - 1];
-            double own = t->own_secs > 0 ? t->own_secs : t->duration_secs;
+            double own = rt_cores_own_secs(t);
             double pct = own > 0 ? 100.0 * (r->duration_secs - own) / own : 0;
             printf(" %10.1f s (%+4.0f%%)%s", r->duration_secs, fabs(pct) < 0.5 ? 0.0 : pct,
                    r->wait_bound && c <= t->n ? "*" : " ");
@@ -488,7 +488,7 @@ static void print_phases(const rt_recommendation *rec, const rt_summary *const *
                        rec->cpu > 1 ? "  " : "", rec->cpu > 1 ? fewer : "");
             any = true;
             int64_t own = rt_cores_fewest(t, rec->max_slowdown_pct);
-            double own_secs = t->own_secs > 0 ? t->own_secs : t->duration_secs; /* 0.20: other work's waits out */
+            double own_secs = rt_cores_own_secs(t); /* 0.20: other work's waits out */
             const rt_cores_row *at = &t->rows[((size_t)rec->cpu > t->n ? t->n : (size_t)rec->cpu) - 1];
             char label[64], ask[32], less[64] = "";
             snprintf(label, sizeof label, n > 1 ? "%.32s (%zu)" : "%.32s", p->name, i + 1);

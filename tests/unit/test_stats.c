@@ -61,6 +61,19 @@ static void empty(void **state)
     assert_nan(s->disk_read_bytes);
     assert_nan(s->cpu_count);
     assert_nan(s->disk_space_used_peak_bytes);
+    assert_nan(s->end_signal); /* 0.21: not known until set */
+    assert_int_equal(rt_stats_set_end_signal(st, 15), RT_OK);
+    assert_true(rt_stats_summary(st)->end_signal == 15);
+    assert_int_equal(rt_stats_set_end_signal(st, -1), RT_ERR_INVALID);
+    assert_int_equal(rt_stats_set_end_signal(st, 65), RT_ERR_INVALID);
+    assert_int_equal(rt_stats_set_end_signal(NULL, 0), RT_ERR_INVALID);
+    assert_true(rt_stats_summary(st)->end_signal == 15);
+    /* 0.21: a table's own duration, else (older) its records' */
+    rt_cores_table t = {.duration_secs = 10, .own_secs = NAN};
+    assert_true(rt_cores_own_secs(&t) == 10);
+    t.own_secs = 8;
+    assert_true(rt_cores_own_secs(&t) == 8);
+    assert_nan(rt_cores_own_secs(NULL));
     rt_stats_add(st, NULL); /* ignored */
     rt_stats_add(NULL, NULL);
     assert_int_equal(rt_stats_summary(st)->samples, 0);

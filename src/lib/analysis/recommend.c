@@ -101,15 +101,17 @@ static void keep_highest(rt_need *best, const rt_need *n)
 
 /* Run table t's own duration: at the cores it had, the waits other work caused left out
  * (0.20; a table restored from an older history: the records' seconds). */
-static double own_secs(const rt_cores_table *t)
+double rt_cores_own_secs(const rt_cores_table *t)
 {
+    if (!t)
+        return NAN;
     return t->own_secs > 0 ? t->own_secs : t->duration_secs;
 }
 
 /* Whether run table t's predicted duration under c cores is within slow percent of its own. */
 static bool within(const rt_cores_table *t, int64_t c, double slow)
 {
-    return rt_cores_duration_at(t, c) <= own_secs(t) * (1.0 + slow / 100.0) + 1e-9;
+    return rt_cores_duration_at(t, c) <= rt_cores_own_secs(t) * (1.0 + slow / 100.0) + 1e-9;
 }
 
 int64_t rt_cores_fewest(const rt_cores_table *t, double max_slowdown_pct)

@@ -493,7 +493,7 @@ static void answer_cores(rpt_hw *w, const rt_recommendation *rec, const rt_cores
     }
     rpt_hw_lit(w, "<table class=\"cores\" id=\"answer-cores\"><tr><th>cores</th><th>predicted</th>"
                   "<th>vs its own</th><th>core-hours</th></tr>\n");
-    double own = t->own_secs > 0 ? t->own_secs : t->duration_secs;
+    double own = rt_cores_own_secs(t);
     for (size_t i = 0; i < t->n && i < RPT_CORES_ROWS; i++) {
         const rt_cores_row *r = &t->rows[i];
         double pct = own > 0 ? 100.0 * (r->duration_secs - own) / own : 0;
