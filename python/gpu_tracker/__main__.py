@@ -2,7 +2,8 @@
 # line on this package. Its usage text below is gpu_tracker 5.0.1's, word for word (BSD, Erik D.
 # Huckvale and Hunter N.B. Moseley; MoseleyBioinformaticsLab/gpu_tracker at 11d7448), parsed by
 # docopt (Debian's python3-docopt, imported by main() only); -v prints the gpu_tracker version
-# whose API this is (5.0.1, gpu_tracker's own -v output) and, after it, this implementation's.
+# whose API this is (5.0.1, gpu_tracker's own -v output, alone: this implementation's is
+# gpu_tracker.__implementation_version__).
 # It runs a command under a Tracker (--execute), and sub-track combine, analyze and compare
 # through gpu_tracker.sub_tracker, printing or writing text, JSON or a pickle. Only the module
 # names gpu_tracker's own tests patch are module globals (subp, log, Tracker,
@@ -52,7 +53,7 @@ import pickle as pkl
 import subprocess as subp
 import sys
 
-from . import Tracker, __implementation_version__, __version__
+from . import Tracker, __version__
 
 from .sub_tracker import SubTrackingAnalyzer, TrackingComparison
 
@@ -94,9 +95,10 @@ def main() -> None:
 
 
 def version_text() -> str:
-    """What -v prints: gpu_tracker's -v line (its version alone, so that the first word is the
-    API version a script checks), then ours in parentheses."""
-    return f"{__version__} (resource-tracker {__implementation_version__})"
+    """What -v prints: gpu_tracker's -v line, its version alone, as gpu_tracker prints it (a
+    script compares the whole line). Ours is gpu_tracker.__implementation_version__ (and
+    resource-tracker's own --version)."""
+    return __version__
 
 
 def _fail(message: str) -> None:

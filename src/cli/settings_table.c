@@ -79,11 +79,11 @@ const cli_setting cli_settings[] = {
              "warning with -f json-rs)",
      .man = "TOML config file. Default \\fIresource-tracker.toml\\fR in the working directory; a missing\n"
             "default file is ignored, a missing named file is an error; with \\fB\\-\\-format json\\-rs\\fR\n"
-            "(or \\fBTRACKER_FORMAT=json\\-rs\\fR) it is one warning and the run goes on without it, as the\n"
+            "(or \\fBTRACKER_FORMAT=json\\-rs\\fR) the run goes on without it and without a word, as the\n"
             "Rust resource-tracker's does.",
      .md_default = "`resource-tracker.toml`",
-     .md = "TOML config; a missing default file is ignored, a missing named file is an error (with `-f json-rs`: a "
-           "warning, as the Rust tool runs on)"},
+     .md = "TOML config; a missing default file is ignored, a missing named file is an error (with `-f json-rs`: "
+           "skipped without a word, as the Rust tool runs on)"},
     {.flag = "format",
      .commands = CLI_CMD_TRACK,
      .short_flag = 'f',

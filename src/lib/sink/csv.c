@@ -129,10 +129,14 @@ void rt_csv_sample(rt_ob *o, const rt_sample *s, bool energy)
     /* used = total - available, as both peers take it (statvfs's f_blocks - f_bavail): the
      * space root's reserve counts as used, so used + free = total */
     uint64_t tot = s->disk_space_total_bytes, fr = s->disk_space_free_bytes;
-    uint64_t used = tot == RT_NULL_U64 || fr == RT_NULL_U64 ? RT_NULL_U64 : tot > fr ? tot - fr : 0;
-    cnum(o, gb(tot), 3);
-    cnum(o, gb(used), 3);
-    cnum(o, gb(fr), 3);
+    /* rounded once, to the cells' MB (3 decimals of GB), and used from the rounded two: the
+     * written cells add up (270.553 - 77.377 is written 193.176, not the bytes' 193.177) */
+    double tot_mb = tot == RT_NULL_U64 ? NAN : round(gb(tot) * 1000.0);
+    double fr_mb = fr == RT_NULL_U64 ? NAN : round(gb(fr) * 1000.0);
+    double used_mb = isnan(tot_mb) || isnan(fr_mb) ? NAN : tot_mb > fr_mb ? tot_mb - fr_mb : 0;
+    cnum(o, tot_mb / 1000.0, 3);
+    cnum(o, used_mb / 1000.0, 3);
+    cnum(o, fr_mb / 1000.0, 3);
     cu64(o, rx);
     cu64(o, tx);
     /* GPU: sums over the machine's GPUs (fractional GPUs busy, MiB used, GPUs busy); with
