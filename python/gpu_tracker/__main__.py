@@ -52,8 +52,10 @@ import os
 import pickle as pkl
 import subprocess as subp
 import sys
+import threading
 
 from . import Tracker, __version__
+from ._exit import early_peak
 
 from .sub_tracker import SubTrackingAnalyzer, TrackingComparison
 
@@ -132,6 +134,12 @@ def _execute(args: dict, fmt: str, output: str | None) -> None:
         log.error(f'The following error occurred when starting the command "{command[0]}":')
         print(e)
         sys.exit(1)
+    # its own peak in its first moments, read from now on beside the tracker's start: for a
+    # command that ends before the first samples (_exit.early_peak)
+    early = {}
+    reader = threading.Thread(target=lambda: early.update(peak=early_peak(process.pid, _first_secs(kwargs))),
+                              daemon=True)
+    reader.start()
     try:
         tracker = Tracker(process_id=process.pid, **kwargs)
     except BaseException:  # invalid arguments: the command started for nothing is ended
@@ -139,10 +147,21 @@ def _execute(args: dict, fmt: str, output: str | None) -> None:
         process.wait()
         raise
     with tracker:
+        reader.join()
+        tracker._seen_peak_bytes = early.get("peak")
         _wait_unreaped(process)
     process.wait()
     print(f"Resource tracking complete. Process completed with status code: {process.returncode}")
     _output(fmt, tracker, output)
+
+
+def _first_secs(kwargs: dict) -> float:
+    """How long gpu-tracker reads the command's own peak itself: until the tracker's first
+    samples (its sleep time, gpu_tracker's default 1 s), at most 10 s."""
+    try:
+        return min(max(float(kwargs.get("sleep_time", 1.0)), 0.0), 10.0)
+    except (TypeError, ValueError):
+        return 1.0
 
 
 def _wait_unreaped(process) -> None:

@@ -526,7 +526,8 @@ class _ExitFold:
     raise_to: dict = dclass.field(default_factory=dict)
 
 
-def _fold_exit(usage: ResourceUsage, ended: ExitFigures, ram_unit: str, handle) -> _ExitFold:
+def _fold_exit(usage: ResourceUsage, ended: ExitFigures, ram_unit: str, handle,
+               seen_peak_bytes: int | None = None) -> _ExitFold:
     """Brings usage to what the kernel kept for a tracked command that ended unreaped
     (_exit.exit_figures), for a command shorter than the time between two samples, which no
     sample saw running; returns the same change for the tracking file's row of the first
@@ -569,7 +570,14 @@ def _fold_exit(usage: ResourceUsage, ended: ExitFigures, ram_unit: str, handle) 
             part.max_hardware_percent *= scale
             part.mean_sum_percent *= scale
             part.mean_hardware_percent *= scale
-    peak = -1.0 if ended.peak_rss_bytes is None else ended.peak_rss_bytes * _RAM_UNITS[ram_unit]
+    peak_bytes = ended.peak_rss_bytes
+    if peak_bytes is None:  # ru_maxrss may be this process's: the kernel's VmHWM of the tree's
+        # processes, read while they lived (the library's process_rss_hwm_mib; gpu-tracker's own
+        # first readings), is theirs: a command shorter than the sleep time still has its own
+        # peak (`sleep 0.3`: 1.6 MB), a lower bound
+        seen = max(_column_max(handle, "process_rss_hwm_mib") * _MIB, float(seen_peak_bytes or 0))
+        peak_bytes = seen if seen > 0 else None
+    peak = -1.0 if peak_bytes is None else peak_bytes * _RAM_UNITS[ram_unit]
     had_descendants = (ended.children_ticks > 0 or ram.descendants.total_rss > 0
                        or cpu.descendants.max_sum_percent > 0 or cpu.descendants_n_threads > 0)
     if peak > max(ram.main.total_rss, ram.descendants.total_rss):
@@ -581,6 +589,17 @@ def _fold_exit(usage: ResourceUsage, ended: ExitFigures, ram_unit: str, handle) 
         cpu.main_n_threads = cpu.combined_n_threads = 1
         fold.raise_to[_ROW_THREADS["main"]] = fold.raise_to[_ROW_THREADS["combined"]] = 1
     return fold
+
+
+def _column_max(handle, name: str) -> float:
+    """The largest figure of the tracker's column name over its kept samples; 0.0 when it
+    has none (NaN where unknown)."""
+    first, n = lib.rt_tracker_first(handle), lib.rt_tracker_count(handle)
+    if n <= first:
+        return 0.0
+    buf = (c_double * (n - first))()
+    got = lib.rt_tracker_column(handle, column(name), first, n - first, buf)
+    return max((v for v in buf[:got] if v == v), default=0.0)
 
 
 def _life_cpu_scale(ended: ExitFigures, cols: dict) -> float | None:
@@ -748,6 +767,9 @@ class Tracker:
         self.resource_usage: ResourceUsage | None = None
         self.state = Tracker.State.NEW
         self._native = _Native()
+        # the largest VmHWM of the command's own image that gpu-tracker --execute read in its
+        # first moments (_exit.early_peak), bytes; None: not read
+        self._seen_peak_bytes = None
         weakref.finalize(self, self._native.close)  # a tracker never stopped: its thread ends
 
     def __repr__(self):
@@ -780,7 +802,7 @@ class Tracker:
                 self._native.stop_backup()  # before the last figures: one summary at a time
                 self.resource_usage = _resource_usage(t, *self._units())
                 if ended is not None:
-                    fold = _fold_exit(self.resource_usage, ended, self.ram_unit, t)
+                    fold = _fold_exit(self.resource_usage, ended, self.ram_unit, t, self._seen_peak_bytes)
             finally:
                 self._native.finish_writer(fold)  # the last rows
         else:  # the process was gone before tracking began
