@@ -19,6 +19,7 @@ from __future__ import annotations
 import ctypes
 import os
 import platform
+import select
 import signal
 import time
 from typing import NamedTuple
@@ -140,7 +141,23 @@ def early_peak(pid: int, until_secs: float) -> int | None:
     if mine is None:
         return None
     own_map = (mine[23], mine[25])  # startcode, startstack (fields 26 and 28)
+    try:  # its end wakes the wait at once: the caller's reaping and last sample are not held up
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        pidfd = None
+    try:
+        return _read_peak(pid, own_map, until_secs, pidfd)
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def _read_peak(pid: int, own_map: tuple, until_secs: float, pidfd: int | None) -> int | None:
     best, t0, step = None, time.monotonic(), 0.0005
+    waiter = None
+    if pidfd is not None:
+        waiter = select.poll()
+        waiter.register(pidfd, select.POLLIN)
     while True:
         fields = _stat_fields(pid)
         if fields is None or fields[0] in (b"Z", b"X"):
@@ -160,6 +177,10 @@ def early_peak(pid: int, until_secs: float) -> int | None:
             break
         if elapsed >= 0.02:
             step = min(step * 2, 0.25)
-        time.sleep(min(step, max(until_secs - elapsed, 0.0)))
+        wait = min(step, max(until_secs - elapsed, 0.0))
+        if waiter is None:
+            time.sleep(wait)
+        elif waiter.poll(max(1, int(wait * 1000))):
+            break  # it ended
     return best
 
