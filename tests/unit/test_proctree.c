@@ -369,6 +369,66 @@ static void exits_between_scans(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A stat line of pid whose SIGCHLD disposition is ignore (sigign) or the default: field 33. */
+static void stat_sig(char *buf, size_t cap, int pid, int ppid, int ut, int cut, unsigned long start, bool sigign)
+{
+    snprintf(buf, cap,
+             "%d (p) S %d 1 1 0 -1 0 0 0 0 0 %d 0 %d 0 20 0 1 0 %lu 1000 10 0 0 0 0 0 0 0 0 %d 0\n", pid, ppid, ut,
+             cut, start, sigign ? 1 << 16 : 0);
+}
+
+/* CPU of children the kernel reaps without a wait (their parent ignores SIGCHLD: it never reaches
+ * the parent's cutime). Root 200 and its child 201 (40 ticks) seen by a walk; then 201 ends
+ * (45 ticks by its record) and 202, born and gone between the walks, ends (30 ticks): with a
+ * parent that ignores SIGCHLD, 201's last reading and the 5 ticks it ran since, and 202's 30, are
+ * the job's; with a parent that waits, both are in its cutime (75 ticks), counted once. Without
+ * records, the ignoring parent's child counts to its last reading (a lower bound). */
+static void exits_cpu_of_unwaited_children(void **state)
+{
+    (void)state;
+    const rt_exit_rec recs[] = {
+        {.pid = 201, .tgid = 201, .ppid = 200, .utime_us = 450000},
+        {.pid = 202, .tgid = 202, .ppid = 200, .utime_us = 200000, .stime_us = 100000},
+        {.pid = 202, .tgid = 202, .group = true}, /* the group's record: no CPU of its own */
+    };
+    for (int mode = 0; mode < 3; mode++) { /* ignoring with records, waiting, ignoring without */
+        bool ign = mode != 1, records = mode != 2;
+        char dir[] = "/tmp/rt-unwaited-XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        char s[256];
+        stat_sig(s, sizeof s, 200, 1, 100, 0, 7000, ign);
+        put(dir, "200/stat", s);
+        put(dir, "200/task/200/children", "201 ");
+        stat_sig(s, sizeof s, 201, 200, 40, 0, 7100, false);
+        put(dir, "201/stat", s);
+        put(dir, "201/task/201/children", "");
+        rt_roots r;
+        assert_int_equal(rt_roots_open(&r, dir, "/nonexistent"), RT_OK);
+        rt_proctree *t = rt_proctree_new(&r, 200, false, NULL, 100, 30.0);
+        exits_feed feed = {NULL, 0};
+        if (records)
+            rt_proctree_set_exits_source(t, feed_exits, &feed);
+        rt_tree_totals a;
+        rt_proctree_scan(t, 1.0, &a);
+        assert_int_equal(a.utime_ns, 140ull * 10000000ull);
+        put(dir, "201/stat", "");
+        stat_sig(s, sizeof s, 200, 1, 110, ign ? 0 : 75, 7000, ign);
+        put(dir, "200/stat", s);
+        put(dir, "200/task/200/children", "");
+        feed = (exits_feed){recs, sizeof recs / sizeof recs[0]};
+        rt_tree_totals b;
+        rt_proctree_scan(t, 2.0, &b);
+        uint64_t want = mode == 0 ? 110 + 45 + 20 : mode == 1 ? 110 + 75 : 110 + 40;
+        assert_int_equal(b.utime_ns, want * 10000000ull);
+        assert_int_equal(b.stime_ns, mode == 0 ? 10ull * 10000000ull : 0);
+        rt_proctree_free(t);
+        rt_roots_close(&r);
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+    }
+}
+
 /* The PSS re-read rule, on a root 300 and its single-threaded child 301 whose smaps_rollup
  * files change behind RSS's back: the age bound holds on the quick path, and a fault or a
  * process joining or leaving re-reads its relatives' (here: everyone's). */
@@ -1044,6 +1104,7 @@ int main(void)
         cmocka_unit_test(pss_rereads_for_sharers),
         cmocka_unit_test(read_all_sees_reclaim),
         cmocka_unit_test(exits_between_scans),
+        cmocka_unit_test(exits_cpu_of_unwaited_children),
         cmocka_unit_test(split_into_parts),
         cmocka_unit_test(pss_rereads_follow_the_family),
         cmocka_unit_test(peak_rss_and_cancelled_writes),

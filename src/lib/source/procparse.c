@@ -252,15 +252,17 @@ int rt_pidstat_parse(const char *buf, size_t len, rt_pidstat *out)
     out->rss_pages = f[21];
     out->minflt = f[7];
     out->majflt = f[9];
-    /* then rsslim, startcode, endcode, startstack: optional (a fixture's line may stop here) */
-    uint64_t g[4] = {0, 0, 0, 0};
-    for (int i = 0; i < 4 && rt_next_token(&p, end, &tok, &tl); i++) {
+    /* then rsslim, startcode, endcode, startstack, kstkesp, kstkeip, signal, blocked, sigignore:
+     * optional (a fixture's line may stop here) */
+    uint64_t g[9] = {0};
+    for (int i = 0; i < 9 && rt_next_token(&p, end, &tok, &tl); i++) {
         const char *t = tok;
         if (!rt_parse_u64(&t, tok + tl, &g[i]) || t != tok + tl)
             g[i] = 0;
     }
     out->start_code = g[1];
     out->start_stack = g[3];
+    out->sigignore = g[8];
     return 0;
 }
 

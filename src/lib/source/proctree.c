@@ -469,20 +469,23 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
             out->root_alive = !p->zombie;
     }
 
+    rt_pt_take_exits(t); /* before the entries of the processes gone are closed and dropped */
     /* processes seen before and gone now: closed by the tracker with rusage already, reaped
-     * inside the tree (their time went up into a reaper's counters), or gone elsewhere */
+     * inside the tree (their time went up into a reaper's counters), or gone elsewhere (with
+     * what their exit records tell they ran since their last reading) */
     for (size_t i = 0; i < t->nprocs; i++) {
         proc *p = &t->procs[i];
         if (!p->used || p->gen != prev)
             continue;
         rt_pt_mark_family(t, p); /* left the tree */
         bool held = false;
-        if (!p->reaped && !rt_pt_carried(t, p, &held))
+        if (!p->reaped && !rt_pt_carried(t, p, &held)) {
             add_departed(t, p);
-        else if (held)
+            rt_pt_exit_rest(t, p);
+        } else if (held) {
             add_io(&t->departed, &p->io); /* its time is in what the holder reaped */
+        }
     }
-    rt_pt_take_exits(t); /* before the entries of the processes gone are dropped */
     for (size_t i = 0; i < t->nprocs; i++)
         if (t->procs[i].used && t->procs[i].gen != t->gen)
             drop(t, &t->procs[i]);

@@ -212,7 +212,12 @@ int rt_proctree_reap(rt_proctree *t, int64_t pid, int *wstatus);
 /* Has the tree count its processes that end between two scans at their peaks, from the kernel's
  * exit records (taskstats.c: root only, the live /proc only): from the next scan on, each scan's
  * rss_hwm_tree_kib adds the peaks of the processes that ended since the last scan to those alive
- * at it, and rss_hwm_kib is never below one of them. Nothing changes where it cannot listen. */
+ * at it, and rss_hwm_kib is never below one of them. The CPU too, where it reached no process
+ * the tree counts: a process the kernel reaped for a parent that ignores SIGCHLD (its time never
+ * reaches the parent's cutime), or one whose reaper is outside the tree, counts to its end (what
+ * it ran after its last reading; all of it for one no walk saw). Without the records such a
+ * process counts to its last reading, and one no walk saw not at all. Nothing else changes where
+ * it cannot listen. */
 void rt_proctree_count_exits(rt_proctree *t);
 /* Has the tree count what the job holds in files no process maps (jobmounts.c: the tmpfs mounts
  * it made in a mount namespace of its own, the growth of /dev/shm), read at each scan and added

@@ -54,6 +54,8 @@ typedef struct proc {
     uint64_t private_kib, shared_kib; /* from the same rollup as pss_kib */
     uint64_t exposed_kib;             /* and its pages others can move its share of (rt_rollup) */
     uint64_t own_ns;                  /* own utime+stime (without cutime, cstime) */
+    uint64_t exit_ut_ns, exit_st_ns;  /* the user and system CPU of its threads whose exit records
+                                         came while it was tracked, summed (rt_pt_take_exits) */
     uint64_t hwm_kib; /* its peak RSS (VmHWM) as last read, 0 before */
     double pss_mono;
     int stat_fd, io_fd, sched_fd; /* kept open, or -1: opened for each read (see rt_pt_fd) */
@@ -83,6 +85,8 @@ typedef struct proc {
                        once, there (rt_pt_shared_vm) */
     bool vm_own;    /* its memory was found its own: a process never comes to share its
                        parent's later (only an exec changes its memory, to a new one) */
+    bool ign_chld;  /* it ignored SIGCHLD at its last reading (stat's sigignore): the kernel reaps
+                       its children without a wait, and their CPU never reaches its cutime */
 } proc;
 
 /* One process of the light I/O pass (rt_proctree_io_light). It reads the process's main
@@ -178,6 +182,8 @@ struct rt_proctree {
     uint64_t exit_kib;   /* this scan: the peaks of the tree's processes that ended since the last
                             one, summed, each once (rt_pt_take_exits) */
     int64_t exits_seen;  /* the tree's processes whose end the kernel reported, so far */
+    int64_t exits_unwaited; /* of the processes no walk saw, those whose CPU the exit records
+                               added (it reached no process the tree counts), so far */
     struct rt_pt_exits_scratch *exits_scratch; /* rt_pt_take_exits's, kept between scans */
     rt_proctree_exits_fn exits_fn; /* the records instead of the kernel's (a test's), or NULL */
     void *exits_user;
@@ -256,8 +262,14 @@ static inline void rt_pt_unread(rt_proctree *t, proc *p)
 /* Takes the exit records received since the last scan (none without rt_proctree_count_exits):
  * those of the tree's processes (a member, or whose parent is a member or another of them)
  * raise rss_hwm_kib to their peaks, and exit_kib is the sum of the peaks of those not alive in
- * this scan's walk. Call after the walk, before the entries of the processes gone are dropped. */
+ * this scan's walk; a member's CPU is kept in its entry (exit_ut_ns), that of one no walk saw is
+ * added to the departed account where it reached no process the tree counts. Call after the
+ * walk and its settling, before the processes gone are closed into the departed account. */
 void rt_pt_take_exits(rt_proctree *t);
+/* Adds to the departed account what p, found gone with its time reaching no process the tree
+ * counts (not carried, not reaped by the tracker), ran after its last reading, as its threads'
+ * exit records tell (nothing without them). */
+void rt_pt_exit_rest(rt_proctree *t, const proc *p);
 /* Closes the listener and frees what rt_pt_take_exits kept. */
 void rt_pt_exits_free(rt_proctree *t);
 

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <string.h>
 #include <linux/kcmp.h>
 #include <stdio.h>
@@ -251,6 +252,7 @@ void rt_pt_observe(rt_proctree *t, proc *p, const rt_pidstat *st, const rt_pidio
     p->st_ns = (uint64_t)((double)stm * t->ns_per_tick + 0.5);
     p->own_ns = (uint64_t)((double)(st->utime + st->stime) * t->ns_per_tick + 0.5);
     p->nthreads = st->num_threads;
+    p->ign_chld = (st->sigignore >> (SIGCHLD - 1)) & 1u;
     /* A copy-on-write break faults without growing RSS (the page was mapped, shared, before);
      * a fresh page faults and grows it. Faults beyond the growth may have un-shared pages. */
     uint64_t faults = st->minflt + st->majflt;

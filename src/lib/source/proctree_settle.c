@@ -12,6 +12,8 @@
 /* Whether the time of p, which vanished without the tracker reaping it, went into the
  * counters of a process still in the tree: its parent reaped it, and that parent is alive or
  * was itself reaped in the tree (parents that vanished in the same interval are followed up).
+ * A parent that ignored SIGCHLD at its last reading reaped nothing: the kernel did, and the time
+ * of such a child (and all it reaped) went nowhere.
  * The root's reaper is outside the tree (with --pid), and so is an unknown parent, but for the
  * holder while it lives (*held then set). Sets *alive to the live process holding it, or NULL
  * when the tracker's rusage (or the holder) does. */
@@ -27,6 +29,8 @@ static bool carried_by(rt_proctree *t, proc *p, proc **alive, bool *held)
             *held = t->holder > 0 && p->ppid == t->holder && t->holder_alive;
             return *held;
         }
+        if (pp->ign_chld && !p->zombie)
+            return false; /* the kernel reaped it without a wait: its time reached no one */
         if (pp->gen == t->gen)
             *alive = pp;
         if (pp->gen == t->gen || pp->reaped)

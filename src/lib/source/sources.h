@@ -214,6 +214,9 @@ typedef struct rt_pidstat {
     uint64_t start_code, start_stack; /* where its memory's code and stack start (fields 26 and
                                          28): a process in another's memory shows the other's;
                                          0 where the kernel hides them or the line stops short */
+    uint64_t sigignore; /* the signals it ignores, 1-32 (field 33: bit n-1 is signal n; bit 16,
+                           SIGCHLD, has the kernel reap its children without a wait); 0 where the
+                           line stops short */
 } rt_pidstat;
 
 /* Parses /proc/PID/stat. The command name may hold spaces and parentheses: it ends at the last

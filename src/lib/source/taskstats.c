@@ -102,6 +102,7 @@ static void nest_attr(void *user, uint16_t type, const char *data, size_t len)
         r->etime_us = ts.ac_etime;
         r->utime_us = ts.ac_utime;
         r->stime_us = ts.ac_stime;
+        r->run_ns = ts.cpu_run_virtual_total;
         if (!r->group && ts.ac_tgid)
             r->tgid = ts.ac_tgid;
         n->have_stats = true;

@@ -17,7 +17,11 @@ typedef struct rt_exit_rec {
     uint64_t coremem;            /* RSS over time, MiB-microseconds */
     uint64_t btime;              /* when it began, seconds since the epoch */
     uint64_t etime_us;           /* how long it lived */
-    uint64_t utime_us, stime_us; /* its CPU */
+    uint64_t utime_us, stime_us; /* its CPU, as the ticks sampled it */
+    uint64_t run_ns;             /* its CPU, as the scheduler counted it (cpu_run_virtual_total:
+                                    its sum_exec_runtime, exact; filled whether or not delay
+                                    accounting is on); 0 where the kernel has no delay accounting
+                                    built in */
     uint32_t exitcode;
     bool group;                  /* the whole thread group's record (the last thread's exit) */
 } rt_exit_rec;
