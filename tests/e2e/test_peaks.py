@@ -77,6 +77,20 @@ tmpfs_hold(os.path.join(sys.argv[1], "big"), 700, 1.0, b"\x05")
 sleep_until(2.8)
 """
 
+# the same with a ramfs (its statfs counts no blocks: its files' are summed), 300 MiB in a file of
+# a directory of it
+RAMFS_MOUNT = PRELUDE + r"""
+import ctypes, subprocess
+if ctypes.CDLL(None, use_errno=True).unshare(0x00020000) != 0:  # CLONE_NEWNS
+    sys.exit(8)
+subprocess.run(["mount", "--make-rprivate", "/"], check=True)
+subprocess.run(["mount", "-t", "ramfs", "rt-peaks", sys.argv[1]], check=True)
+os.mkdir(os.path.join(sys.argv[1], "d"))
+sleep_until(1.2)
+tmpfs_hold(os.path.join(sys.argv[1], "d", "big"), 300, 1.0, b"\x05")
+sleep_until(2.8)
+"""
+
 # 600 MiB written into a /dev/shm file (argv[1]) at 1.2 s, held 1 s, removed
 DEV_SHM_HOLD = PRELUDE + r"""
 sleep_until(1.2)
@@ -213,6 +227,17 @@ def test_tmpfs_the_job_mounted(tmp_path):
     where = tmp_path / "mnt"
     where.mkdir()
     rec, notes = run_shape("tmpfs_mount", 1, TMPFS_MOUNT, [str(where)], 700)
+    assert rec["memory_source"] == "process_peaks", rec
+
+
+def test_ramfs_the_job_mounted(tmp_path):
+    """300 MiB in a ramfs the job mounted (unshare -m): its statfs counts no blocks, so its files'
+    blocks are summed at each walk (0 MiB of it was counted before)."""
+    if not shutil.which("mount"):
+        pytest.skip("no mount(8)")
+    where = tmp_path / "mnt"
+    where.mkdir()
+    rec, notes = run_shape("ramfs_mount", 1, RAMFS_MOUNT, [str(where)], 300)
     assert rec["memory_source"] == "process_peaks", rec
 
 

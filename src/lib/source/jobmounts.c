@@ -1,7 +1,8 @@
 /* jobmounts.c - memory the job keeps in files that no process maps, read where no cgroup of the
  * job's counts it: the tmpfs (and ramfs) mounts it made in a mount namespace of its own (a
  * process whose /proc/PID/ns/mnt is not the tracker's: its mountinfo's tmpfs whose device the
- * tracker's own mountinfo lacks, read through /proc/PID/root), and in /dev/shm the larger of
+ * tracker's own mountinfo lacks, read through /proc/PID/root: a tmpfs's used blocks, a ramfs's
+ * files' blocks, which its statfs does not count), and in /dev/shm the larger of
  * what its used blocks grew by since tracking began and what its files written since then hold
  * (files the job holds there; another process's count too: the safe side). At each walk. */
 #define _GNU_SOURCE /* openat, fstatat, O_CLOEXEC */
@@ -23,6 +24,8 @@
 #define DEVS_MAX 256   /* devices of the tracker's own mounts remembered */
 #define COUNTED_MAX 64 /* job filesystems counted at one reading */
 #define SHM_FILES_MAX 4096 /* /dev/shm entries looked at in one reading (more: the first ones) */
+#define RAM_FILES_MAX 4096 /* entries of one ramfs looked at in one reading (more: the first ones) */
+#define RAM_DEPTH 16       /* directories of a ramfs followed down (deeper: not counted) */
 
 typedef struct job_ns {
     uint64_t ino;
@@ -140,6 +143,60 @@ void rt_jobmounts_see(rt_jobmounts *m, int64_t pid)
         }
 }
 
+/* One ramfs being listed: the directory, the filesystem's device (a mount inside it is not
+ * its), how deep, and what was found so far (shared by the directories below). */
+typedef struct ram_walk {
+    int fd;
+    dev_t dev;
+    int depth;
+    int *seen;
+    uint64_t *kib;
+} ram_walk;
+
+/* rt_dir_fn: a regular file of the ramfs counts its blocks; a directory is listed in turn. */
+static int ram_entry(void *user, const char *name, unsigned char d_type)
+{
+    ram_walk *w = user;
+    (void)d_type;
+    if (++*w->seen > RAM_FILES_MAX)
+        return 1;
+    if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))
+        return 0;
+    struct stat st;
+    if (fstatat(w->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_dev != w->dev)
+        return 0;
+    if (S_ISREG(st.st_mode)) {
+        *w->kib += (uint64_t)st.st_blocks / 2; /* 512-byte blocks: its pages */
+    } else if (S_ISDIR(st.st_mode) && w->depth < RAM_DEPTH) {
+        ram_walk in = *w;
+        in.depth++;
+        in.fd = openat(w->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (in.fd >= 0) {
+            (void)rt_dir_walk_fd(in.fd, ram_entry, &in);
+            close(in.fd);
+        }
+    }
+    return 0;
+}
+
+/* What a ramfs at path holds (KiB): its files' blocks, summed (its statfs counts no blocks).
+ * Sets *ok when it could be opened. */
+static uint64_t ramfs_kib(const char *path, bool *ok)
+{
+    uint64_t kib = 0;
+    int seen = 0;
+    struct stat st;
+    ram_walk w = {.fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), .seen = &seen, .kib = &kib};
+    *ok = w.fd >= 0 && fstat(w.fd, &st) == 0;
+    if (*ok) {
+        w.dev = st.st_dev;
+        (void)rt_dir_walk_fd(w.fd, ram_entry, &w);
+    }
+    if (w.fd >= 0)
+        close(w.fd);
+    return kib;
+}
+
 static void job_mount(void *user, const rt_mountinfo_entry *e)
 {
     rt_jobmounts *m = user;
@@ -157,7 +214,7 @@ static void job_mount(void *user, const rt_mountinfo_entry *e)
     char path[4200];
     snprintf(path, sizeof path, "%s/%lld/root%s", m->roots->proc, (long long)m->pid, e->mount_point);
     bool ok;
-    uint64_t kib = used_kib(path, &ok);
+    uint64_t kib = strcmp(e->fstype, "ramfs") == 0 ? ramfs_kib(path, &ok) : used_kib(path, &ok);
     if (!ok)
         return;
     m->counted[m->ncounted++] = dev;

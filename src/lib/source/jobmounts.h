@@ -21,7 +21,9 @@ rt_jobmounts *rt_jobmounts_new(const rt_roots *roots);
 void rt_jobmounts_see(rt_jobmounts *m, int64_t pid);
 
 /* What the job holds now in those files (KiB): the used blocks of each tmpfs mounted in a
- * namespace of the job's that the tracker's own namespace does not have (each filesystem once),
+ * namespace of the job's that the tracker's own namespace does not have (of a ramfs, whose statfs
+ * counts none, its files' blocks: 4,096 entries and 16 directories deep at most; each filesystem
+ * once),
  * plus, of /dev/shm, the larger of what its used blocks grew by since rt_jobmounts_new (0 when
  * they fell) and the blocks of its files written since then. */
 uint64_t rt_jobmounts_kib(rt_jobmounts *m);
