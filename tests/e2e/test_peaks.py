@@ -64,32 +64,44 @@ def child():
 spawn(child)
 sleep_until(2.5)
 """
-# 700 MiB written to a tmpfs the job mounted at argv[1] in a mount namespace of its own (it
-# unshares it first: unshare -m), held 1 s from 1.2 s; the samples at 2 s (-i 1) see it
-TMPFS_MOUNT = PRELUDE + r"""
+# code that mounts a filesystem of type fstype (mount's other arguments args) at argv[1] in a
+# mount namespace of its own (it unshares it first: unshare -m), then runs body
+MOUNTING = PRELUDE + r"""
 import ctypes, subprocess
 if ctypes.CDLL(None, use_errno=True).unshare(0x00020000) != 0:  # CLONE_NEWNS
     sys.exit(8)
 subprocess.run(["mount", "--make-rprivate", "/"], check=True)
-subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1g", "rt-peaks", sys.argv[1]], check=True)
+subprocess.run(["mount", "-t", FSTYPE, *ARGS, "rt-peaks", sys.argv[1]], check=True)
+"""
+
+
+def mounting(fstype, args, body):
+    return MOUNTING.replace("FSTYPE", repr(fstype)).replace("*ARGS", repr(args)[1:-1] or "*()") + body
+
+
+# 700 MiB written to a tmpfs the job mounted, held 1 s from 1.2 s; the samples at 2 s (-i 1) see it
+TMPFS_MOUNT = mounting("tmpfs", ["-o", "size=1g"], r"""
 sleep_until(1.2)
 tmpfs_hold(os.path.join(sys.argv[1], "big"), 700, 1.0, b"\x05")
 sleep_until(2.8)
-"""
+""")
+
+# 700 MiB written to a tmpfs the job mounted at 2.3 s and removed 0.5 s after it is written, all
+# between the samples at 2 and 4 s (-i 2): no walk finds it
+TMPFS_BETWEEN = mounting("tmpfs", ["-o", "size=1g"], r"""
+sleep_until(2.3)
+tmpfs_hold(os.path.join(sys.argv[1], "big"), 700, 0.5, b"\x05")
+sleep_until(4.5)
+""")
 
 # the same with a ramfs (its statfs counts no blocks: its files' are summed), 300 MiB in a file of
 # a directory of it
-RAMFS_MOUNT = PRELUDE + r"""
-import ctypes, subprocess
-if ctypes.CDLL(None, use_errno=True).unshare(0x00020000) != 0:  # CLONE_NEWNS
-    sys.exit(8)
-subprocess.run(["mount", "--make-rprivate", "/"], check=True)
-subprocess.run(["mount", "-t", "ramfs", "rt-peaks", sys.argv[1]], check=True)
+RAMFS_MOUNT = mounting("ramfs", [], r"""
 os.mkdir(os.path.join(sys.argv[1], "d"))
 sleep_until(1.2)
 tmpfs_hold(os.path.join(sys.argv[1], "d", "big"), 300, 1.0, b"\x05")
 sleep_until(2.8)
-"""
+""")
 
 # 600 MiB written into a /dev/shm file (argv[1]) at 1.2 s, held 1 s, removed
 DEV_SHM_HOLD = PRELUDE + r"""
@@ -219,14 +231,14 @@ def test_child_under_parent_ignoring_sigchld():
 
 
 
-def mounted_shape(tmp_path, name, code, mib):
+def mounted_shape(tmp_path, name, code, mib, interval=1):
     """run_shape for code that mounts a filesystem at its argv[1] (a fresh directory) and writes
     mib MiB there: the need is the mount's."""
     if not shutil.which("mount"):
         pytest.skip("no mount(8)")
     where = tmp_path / "mnt"
     where.mkdir()
-    rec, notes = run_shape(name, 1, code, [str(where)], mib)
+    rec, notes = run_shape(name, interval, code, [str(where)], mib)
     assert rec["memory_source"] == "process_peaks", rec
 
 
@@ -234,6 +246,13 @@ def test_tmpfs_the_job_mounted(tmp_path):
     """700 MiB in a tmpfs the job mounted in a mount namespace of its own (unshare -m): its used
     blocks, read at each walk through the job's /proc/PID/root."""
     mounted_shape(tmp_path, "tmpfs_mount", TMPFS_MOUNT, 700)
+
+
+def test_tmpfs_file_between_walks(tmp_path):
+    """700 MiB written to a tmpfs the job mounted and removed 0.5 s later, between two samples
+    (-i 2): the kernel's fanotify wakes the watch at the writes, which reads the used blocks then
+    (2.7 MiB was the need before: no walk saw the file)."""
+    mounted_shape(tmp_path, "tmpfs_between", TMPFS_BETWEEN, 700, interval=2)
 
 
 def test_ramfs_the_job_mounted(tmp_path):

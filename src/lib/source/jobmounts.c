@@ -4,7 +4,8 @@
  * tracker's own mountinfo lacks, read through /proc/PID/root: a tmpfs's used blocks, a ramfs's
  * files' blocks, which its statfs does not count), and in /dev/shm the larger of
  * what its used blocks grew by since tracking began and what its files written since then hold
- * (files the job holds there; another process's count too: the safe side). At each walk. */
+ * (files the job holds there; another process's count too: the safe side). At each walk; as
+ * root, a tmpfs of the job's also at its writes between walks (fswatch.c: its peak). */
 #define _GNU_SOURCE /* openat, fstatat, O_CLOEXEC */
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "../core/dirwalk.h"
+#include "fswatch.h"
 #include "jobmounts.h"
 #include "sources.h"
 
@@ -42,11 +44,22 @@ struct rt_jobmounts {
     uint64_t shm_base; /* /dev/shm's used KiB at the start; UINT64_MAX: no /dev/shm */
     struct timespec start; /* when tracking began (CLOCK_REALTIME, as files' times are) */
     rt_buf buf;
+    /* the watch of the job's tmpfs mounts between walks (root only; fswatch.c): made at the
+     * first such mount, each filesystem marked once, and the paths it reads set again only when
+     * they changed (a steady walk allocates nothing) */
+    rt_fswatch *watch;
+    bool watch_tried;
+    unsigned marked[COUNTED_MAX];
+    size_t nmarked;
+    char *wpaths[COUNTED_MAX];
+    size_t nwpaths;
     /* one reading's */
     int64_t pid;
     unsigned counted[COUNTED_MAX];
     size_t ncounted;
     uint64_t kib;
+    size_t nw;       /* the tmpfs paths of this reading in wpaths */
+    bool wchanged;   /* and whether they differ from the last reading's */
 };
 
 static unsigned dev_of(unsigned major, unsigned minor)
@@ -197,6 +210,40 @@ static uint64_t ramfs_kib(const char *path, bool *ok)
     return kib;
 }
 
+/* A tmpfs of the job's counted at this reading: marked for the watch (once; as root), and its
+ * path the watch's i-th. */
+static void watch_mount(rt_jobmounts *m, unsigned dev, const char *path)
+{
+    if (!m->watch_tried) {
+        m->watch_tried = true;
+        m->watch = geteuid() == 0 ? rt_fswatch_new() : NULL;
+    }
+    if (!m->watch)
+        return;
+    bool marked = false;
+    for (size_t i = 0; i < m->nmarked && !marked; i++)
+        marked = m->marked[i] == dev;
+    if (!marked && m->nmarked < COUNTED_MAX) {
+        m->marked[m->nmarked++] = dev; /* tried once, whatever the kernel says */
+        (void)rt_fswatch_mark(m->watch, path);
+    }
+    size_t i = m->nw;
+    if (i < m->nwpaths && strcmp(m->wpaths[i], path) == 0) {
+        m->nw++;
+        return;
+    }
+    char *copy = strdup(path);
+    if (!copy)
+        return;
+    if (i < m->nwpaths)
+        free(m->wpaths[i]);
+    else
+        m->nwpaths++;
+    m->wpaths[i] = copy;
+    m->nw++;
+    m->wchanged = true;
+}
+
 static void job_mount(void *user, const rt_mountinfo_entry *e)
 {
     rt_jobmounts *m = user;
@@ -214,11 +261,14 @@ static void job_mount(void *user, const rt_mountinfo_entry *e)
     char path[4200];
     snprintf(path, sizeof path, "%s/%lld/root%s", m->roots->proc, (long long)m->pid, e->mount_point);
     bool ok;
-    uint64_t kib = strcmp(e->fstype, "ramfs") == 0 ? ramfs_kib(path, &ok) : used_kib(path, &ok);
+    bool ramfs = strcmp(e->fstype, "ramfs") == 0;
+    uint64_t kib = ramfs ? ramfs_kib(path, &ok) : used_kib(path, &ok);
     if (!ok)
         return;
     m->counted[m->ncounted++] = dev;
     m->kib += kib;
+    if (!ramfs)
+        watch_mount(m, dev, path);
 }
 
 /* One /dev/shm listing: its directory, when tracking began, what the files written since hold,
@@ -266,6 +316,8 @@ uint64_t rt_jobmounts_kib(rt_jobmounts *m)
         return 0;
     m->ncounted = 0;
     m->kib = 0;
+    m->nw = 0;
+    m->wchanged = false;
     for (size_t i = 0; i < m->nns; i++) {
         job_ns *ns = &m->ns[i];
         for (size_t k = 0; k < NS_PIDS; k++) {
@@ -283,6 +335,19 @@ uint64_t rt_jobmounts_kib(rt_jobmounts *m)
             break;
         }
     }
+    if (m->watch) {
+        /* the paths the watch reads from now on, and the most it read since the last walk: a
+         * file written and removed in between */
+        if (m->wchanged || m->nw != m->nwpaths) {
+            for (size_t i = m->nw; i < m->nwpaths; i++)
+                free(m->wpaths[i]);
+            m->nwpaths = m->nw;
+            rt_fswatch_set_paths(m->watch, (const char *const *)m->wpaths, m->nwpaths);
+        }
+        uint64_t peak = rt_fswatch_take_peak(m->watch);
+        if (peak > m->kib)
+            m->kib = peak;
+    }
     if (m->shm_base != UINT64_MAX) {
         /* the larger of its growth (files the job wrote to that were there before too) and its
          * files written since tracking began (what another process removed meanwhile cannot
@@ -299,6 +364,9 @@ void rt_jobmounts_free(rt_jobmounts *m)
 {
     if (!m)
         return;
+    rt_fswatch_free(m->watch);
+    for (size_t i = 0; i < m->nwpaths; i++)
+        free(m->wpaths[i]);
     rt_buf_free(&m->buf);
     free(m);
 }
