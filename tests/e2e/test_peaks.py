@@ -105,9 +105,9 @@ sleep_until(2.8)
 
 # 600 MiB written into a /dev/shm file (argv[1]) at 1.2 s, held 1 s, removed
 DEV_SHM_HOLD = PRELUDE + r"""
-sleep_until(1.2)
-tmpfs_hold(sys.argv[1], 600, 1.0, b"\x06")
-sleep_until(2.8)
+sleep_until(float(sys.argv[2]))
+tmpfs_hold(sys.argv[1], 600, float(sys.argv[3]), b"\x06")
+sleep_until(float(sys.argv[4]))
 """
 
 # the command starts a daemon (a double fork: the tracker adopts it) that takes 200 MiB at once and
@@ -261,12 +261,15 @@ def test_ramfs_the_job_mounted(tmp_path):
     mounted_shape(tmp_path, "ramfs_mount", RAMFS_MOUNT, 300)
 
 
-def test_dev_shm_growth():
-    """600 MiB written to a /dev/shm file: the growth of /dev/shm's used blocks since tracking
-    began, at each walk."""
+@pytest.mark.parametrize("interval,at,hold,end", [(1, 1.2, 1.0, 2.8), (2, 2.3, 0.5, 4.5)])
+def test_dev_shm_growth(interval, at, hold, end):
+    """600 MiB written to a /dev/shm file at 1.2 s and held 1 s (-i 1: the walk at 2 s sees it):
+    the growth of /dev/shm's used blocks since tracking began, at each walk; and the same written
+    at 2.3 s and removed 0.5 s later, between the samples at 2 and 4 s (-i 2): as root the watch
+    reads /dev/shm at its writes (10.5 MiB was the need before)."""
     shm = f"/dev/shm/rt-peaks-{os.getpid()}"
     try:
-        rec, notes = run_shape("dev_shm", 1, DEV_SHM_HOLD, [shm], 600)
+        rec, notes = run_shape(f"dev_shm_{interval}", interval, DEV_SHM_HOLD, [shm, str(at), str(hold), str(end)], 600)
         assert rec["memory_source"] == "process_peaks", rec
     finally:
         if os.path.exists(shm):

@@ -29,8 +29,8 @@ static void written_and_removed_between_takes(void **state)
         skip();
     }
     const char *paths[] = {"/dev/shm"};
-    rt_fswatch_set_paths(w, paths, 1);
-    (void)rt_fswatch_take_peak(w);
+    rt_fswatch_set_paths(w, paths, NULL, 1);
+    (void)rt_fswatch_take_peak(w, 0);
     char name[64];
     snprintf(name, sizeof name, "/dev/shm/rt-fswatch-%d", (int)getpid());
     static char chunk[1 << 20];
@@ -42,7 +42,7 @@ static void written_and_removed_between_takes(void **state)
     close(fd);
     sleep_ms(100); /* the reading after the last write (RT_FSWATCH_GAP_MS later at most) */
     unlink(name);
-    uint64_t peak = rt_fswatch_take_peak(w);
+    uint64_t peak = rt_fswatch_take_peak(w, 0);
     assert_true(peak >= 64 * 1024); /* /dev/shm's other files count too */
     uint64_t readings;
     double cpu;

@@ -30,8 +30,9 @@ struct rt_fswatch {
     bool running;
     pthread_mutex_t mu; /* guards what follows */
     char *paths[RT_FSWATCH_PATHS];
+    unsigned groups[RT_FSWATCH_PATHS];
     size_t npaths;
-    uint64_t peak;      /* the largest sum read since the last rt_fswatch_take_peak */
+    uint64_t peak[RT_FSWATCH_GROUPS]; /* each group's largest sum since its last take */
     uint64_t readings;
     double cpu_secs;    /* the thread's CPU as of its last reading */
     char events[4096];  /* the thread's: events are read and dropped (their file does not matter) */
@@ -55,16 +56,18 @@ rt_fswatch *rt_fswatch_new(void)
     return w;
 }
 
-/* The sum of the used blocks of the paths (KiB), under w->mu. */
-static uint64_t used_now(rt_fswatch *w)
+/* Reads the used blocks of the paths and raises each group's peak to its sum (under w->mu). */
+static void read_now(rt_fswatch *w)
 {
-    uint64_t kib = 0;
+    uint64_t kib[RT_FSWATCH_GROUPS] = {0};
     for (size_t i = 0; i < w->npaths; i++) {
         struct statfs f;
         if (statfs(w->paths[i], &f) == 0 && f.f_blocks >= f.f_bfree)
-            kib += (uint64_t)(f.f_blocks - f.f_bfree) * (uint64_t)f.f_bsize / 1024;
+            kib[w->groups[i]] += (uint64_t)(f.f_blocks - f.f_bfree) * (uint64_t)f.f_bsize / 1024;
     }
-    return kib;
+    for (unsigned g = 0; g < RT_FSWATCH_GROUPS; g++)
+        if (kib[g] > w->peak[g])
+            w->peak[g] = kib[g];
 }
 
 static void *watch_main(void *arg)
@@ -83,9 +86,7 @@ static void *watch_main(void *arg)
         }
         struct timespec cpu;
         pthread_mutex_lock(&w->mu);
-        uint64_t kib = used_now(w);
-        if (kib > w->peak)
-            w->peak = kib;
+        read_now(w);
         w->readings++;
         if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
             w->cpu_secs = (double)cpu.tv_sec + (double)cpu.tv_nsec / 1e9;
@@ -114,32 +115,36 @@ int rt_fswatch_mark(rt_fswatch *w, const char *path)
     return w->running ? 0 : -1;
 }
 
-void rt_fswatch_set_paths(rt_fswatch *w, const char *const *paths, size_t n)
+void rt_fswatch_set_paths(rt_fswatch *w, const char *const *paths, const unsigned *groups, size_t n)
 {
     if (!w)
         return;
     if (n > RT_FSWATCH_PATHS)
         n = RT_FSWATCH_PATHS;
     char *copies[RT_FSWATCH_PATHS];
+    unsigned in[RT_FSWATCH_PATHS];
     size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if ((copies[k] = strdup(paths[i])) != NULL)
-            k++;
+    for (size_t i = 0; i < n; i++) {
+        unsigned g = groups ? groups[i] : 0;
+        if (g < RT_FSWATCH_GROUPS && (copies[k] = strdup(paths[i])) != NULL)
+            in[k++] = g;
+    }
     pthread_mutex_lock(&w->mu);
     for (size_t i = 0; i < w->npaths; i++)
         free(w->paths[i]);
     memcpy(w->paths, copies, k * sizeof *copies);
+    memcpy(w->groups, in, k * sizeof *in);
     w->npaths = k;
     pthread_mutex_unlock(&w->mu);
 }
 
-uint64_t rt_fswatch_take_peak(rt_fswatch *w)
+uint64_t rt_fswatch_take_peak(rt_fswatch *w, unsigned group)
 {
-    if (!w)
+    if (!w || group >= RT_FSWATCH_GROUPS)
         return 0;
     pthread_mutex_lock(&w->mu);
-    uint64_t kib = w->peak;
-    w->peak = 0;
+    uint64_t kib = w->peak[group];
+    w->peak[group] = 0;
     pthread_mutex_unlock(&w->mu);
     return kib;
 }

@@ -23,12 +23,15 @@ rt_fswatch *rt_fswatch_new(void);
  * filesystem reports no file ids, or the thread could not start). */
 int rt_fswatch_mark(rt_fswatch *w, const char *path);
 
-/* The paths whose used blocks the thread sums at each reading (at most RT_FSWATCH_PATHS, copied):
- * the marked filesystems as the caller reaches them now. */
-void rt_fswatch_set_paths(rt_fswatch *w, const char *const *paths, size_t n);
+/* The paths whose used blocks the thread reads at each reading (at most RT_FSWATCH_PATHS,
+ * copied): the marked filesystems as the caller reaches them now, each in group groups[i] (below
+ * RT_FSWATCH_GROUPS; NULL: all in group 0). A group's figure is the sum of its paths'. */
+#define RT_FSWATCH_GROUPS 2
+void rt_fswatch_set_paths(rt_fswatch *w, const char *const *paths, const unsigned *groups, size_t n);
 
-/* The largest sum the thread read since the last call (KiB; 0: none), and starts again. */
-uint64_t rt_fswatch_take_peak(rt_fswatch *w);
+/* The largest figure of group the thread read since the last call for it (KiB; 0: none), and
+ * starts it again. */
+uint64_t rt_fswatch_take_peak(rt_fswatch *w, unsigned group);
 
 /* How many readings the thread made, and its CPU time (seconds), so far. */
 void rt_fswatch_cost(rt_fswatch *w, uint64_t *readings, double *cpu_secs);

@@ -5,7 +5,8 @@
  * files' blocks, which its statfs does not count), and in /dev/shm the larger of
  * what its used blocks grew by since tracking began and what its files written since then hold
  * (files the job holds there; another process's count too: the safe side). At each walk; as
- * root, a tmpfs of the job's also at its writes between walks (fswatch.c: its peak). */
+ * root, a tmpfs of the job's (and /dev/shm, for a command's tree) also at its writes between
+ * walks (fswatch.c: its peak). */
 #define _GNU_SOURCE /* openat, fstatat, O_CLOEXEC */
 #include <fcntl.h>
 #include <stdio.h>
@@ -49,6 +50,7 @@ struct rt_jobmounts {
      * they changed (a steady walk allocates nothing) */
     rt_fswatch *watch;
     bool watch_tried;
+    bool watch_shm; /* /dev/shm is marked too, read in the watch's group 1 (the mounts: 0) */
     unsigned marked[COUNTED_MAX];
     size_t nmarked;
     char *wpaths[COUNTED_MAX];
@@ -111,7 +113,34 @@ static ssize_t read_mountinfo(rt_jobmounts *m, const char *rel)
     return n;
 }
 
-rt_jobmounts *rt_jobmounts_new(const rt_roots *roots)
+/* Makes the watch, once (root only: NULL elsewhere, or where the kernel refuses it). */
+static rt_fswatch *watch_of(rt_jobmounts *m)
+{
+    if (!m->watch_tried) {
+        m->watch_tried = true;
+        m->watch = geteuid() == 0 ? rt_fswatch_new() : NULL;
+    }
+    return m->watch;
+}
+
+/* Hands the watch the paths it reads: the job's tmpfs mounts (group 0), then /dev/shm (1). */
+static void watch_paths(rt_jobmounts *m)
+{
+    const char *paths[COUNTED_MAX + 1];
+    unsigned groups[COUNTED_MAX + 1];
+    size_t n = 0;
+    for (; n < m->nwpaths; n++) {
+        paths[n] = m->wpaths[n];
+        groups[n] = 0;
+    }
+    if (m->watch_shm) {
+        paths[n] = "/dev/shm";
+        groups[n++] = 1;
+    }
+    rt_fswatch_set_paths(m->watch, paths, groups, n);
+}
+
+rt_jobmounts *rt_jobmounts_new(const rt_roots *roots, bool watch_shm)
 {
     if (strcmp(roots->proc, "/proc") != 0)
         return NULL; /* a fixture's /proc: its pids are not this machine's */
@@ -129,6 +158,10 @@ rt_jobmounts *rt_jobmounts_new(const rt_roots *roots)
     if (!ok)
         m->shm_base = UINT64_MAX;
     clock_gettime(CLOCK_REALTIME, &m->start);
+    if (watch_shm && ok && watch_of(m) && rt_fswatch_mark(m->watch, "/dev/shm") == 0) {
+        m->watch_shm = true;
+        watch_paths(m);
+    }
     return m;
 }
 
@@ -214,11 +247,7 @@ static uint64_t ramfs_kib(const char *path, bool *ok)
  * path the watch's i-th. */
 static void watch_mount(rt_jobmounts *m, unsigned dev, const char *path)
 {
-    if (!m->watch_tried) {
-        m->watch_tried = true;
-        m->watch = geteuid() == 0 ? rt_fswatch_new() : NULL;
-    }
-    if (!m->watch)
+    if (!watch_of(m))
         return;
     bool marked = false;
     for (size_t i = 0; i < m->nmarked && !marked; i++)
@@ -342,9 +371,9 @@ uint64_t rt_jobmounts_kib(rt_jobmounts *m)
             for (size_t i = m->nw; i < m->nwpaths; i++)
                 free(m->wpaths[i]);
             m->nwpaths = m->nw;
-            rt_fswatch_set_paths(m->watch, (const char *const *)m->wpaths, m->nwpaths);
+            watch_paths(m);
         }
-        uint64_t peak = rt_fswatch_take_peak(m->watch);
+        uint64_t peak = rt_fswatch_take_peak(m->watch, 0);
         if (peak > m->kib)
             m->kib = peak;
     }
@@ -353,7 +382,12 @@ uint64_t rt_jobmounts_kib(rt_jobmounts *m)
          * files written since tracking began (what another process removed meanwhile cannot
          * hide them) */
         bool ok;
-        uint64_t now = used_kib("/dev/shm", &ok), grown = ok && now > m->shm_base ? now - m->shm_base : 0;
+        uint64_t now = used_kib("/dev/shm", &ok), peak = m->watch_shm ? rt_fswatch_take_peak(m->watch, 1) : 0;
+        if (!ok)
+            now = 0;
+        if (peak > now)
+            now = peak; /* the most the watch read since the last walk: a file written and removed */
+        uint64_t grown = now > m->shm_base ? now - m->shm_base : 0;
         uint64_t fresh = shm_new_kib(m);
         m->kib += grown > fresh ? grown : fresh;
     }

@@ -4,6 +4,7 @@
 #ifndef RT_JOBMOUNTS_H
 #define RT_JOBMOUNTS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../core/core.h"
@@ -11,9 +12,11 @@
 typedef struct rt_jobmounts rt_jobmounts;
 
 /* Starts from the tracker's own mount namespace and mounts, and /dev/shm's used blocks now (the
- * base of its growth). NULL on no memory, or where proc is not the live /proc. roots is
- * borrowed and must outlive it. */
-rt_jobmounts *rt_jobmounts_new(const rt_roots *roots);
+ * base of its growth); with watch_shm, as root, /dev/shm is also read at its writes between
+ * walks (fswatch.c: a thread from now on; the job's tmpfs mounts are, as root, from the first
+ * one found). NULL on no memory, or where proc is not the live /proc. roots is borrowed and must
+ * outlive it. */
+rt_jobmounts *rt_jobmounts_new(const rt_roots *roots, bool watch_shm);
 
 /* A process of the job that ran since it was last seen (it may have entered a namespace of its
  * own: unshare(2)): its mount namespace is looked at, and followed when it is not the tracker's

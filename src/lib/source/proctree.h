@@ -221,7 +221,8 @@ int rt_proctree_reap(rt_proctree *t, int64_t pid, int *wstatus);
 void rt_proctree_count_exits(rt_proctree *t);
 /* Has the tree count what the job holds in files no process maps (jobmounts.c: the tmpfs mounts
  * it made in a mount namespace of its own, the growth of /dev/shm), read at each scan and added
- * to its rss_hwm_tree_kib (the live /proc only). */
+ * to its rss_hwm_tree_kib (the live /proc only); as root also their peaks between scans, at their
+ * writes (fswatch.c: /dev/shm only for a tree of the caller's children). */
 void rt_proctree_count_files(rt_proctree *t);
 /* Stops listening to the kernel's exit records (a group of the job's own counts its memory, between
  * samples too: its figure is the need); what they counted stays (exits_seen keeps its count). */

@@ -15,7 +15,7 @@
 void rt_proctree_count_files(rt_proctree *t)
 {
     if (!t->mounts)
-        t->mounts = rt_jobmounts_new(t->roots);
+        t->mounts = rt_jobmounts_new(t->roots, t->own_children); /* /dev/shm watched: a command's */
 }
 
 bool rt_proctree_counts_exits(const rt_proctree *t)
