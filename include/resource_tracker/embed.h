@@ -241,6 +241,8 @@ typedef enum rt_column {
     RT_COL_CGROUP_MEMORY_REFAULT_MIB = 109,
     RT_COL_PROC_EXITS_COUNTED = 110,        /* the tree's processes whose end the kernel told
                                              * (rt_process.exits_counted) */
+    RT_COL_PROC_UNWAITED_PARENTS = 111,     /* the tree's processes seen ignoring SIGCHLD
+                                             * (rt_process.unwaited_parents) */
 } rt_column;
 
 /* How many columns this library has (columns 0 .. n-1), a column's name ("timestamp",

@@ -206,6 +206,11 @@ typedef struct rt_summary {
      * rt_record.process_exits_counted): with it, the need's process_peaks counts those born
      * and gone between samples; NaN where the tracker could not listen to them */
     double process_exits_counted;
+    /* 0.21: the tree's processes seen ignoring SIGCHLD (the highest
+     * rt_record.process_unwaited_parents): without process_exits_counted, the CPU of their
+     * children born and gone between samples is missing (a lower bound); NaN where no record had
+     * it */
+    double process_unwaited_parents;
     /* 0.21: the signal that ended the run's command (rt_stats_set_end_signal): its terminating
      * signal, or the one the tracker passed on to it before it exited (15, SIGTERM: a
      * scheduler's time limit or a preemption); 0: it exited on its own; NaN: not known (a --pid,

@@ -184,6 +184,9 @@ class Summary(Structure):
         ("left_behind_mib", c_double),
         # the tree's processes whose end the kernel's exit records told (NaN: not listened to)
         ("process_exits_counted", c_double),
+        # 0.21: the tree's processes seen ignoring SIGCHLD (their children's CPU: a lower bound without
+        # the exit records)
+        ("process_unwaited_parents", c_double),
         # 0.21: the signal that ended the command (0: none; NaN: not known)
         ("end_signal", c_double),
     ]

@@ -167,7 +167,9 @@ static const col cols[] = {
     SUM(left_behind_mib),
     /* and the tree's processes whose end the kernel told (NULL: not listened to) */
     SUM(process_exits_counted),
-    /* schema version 11: the 0.21 signal that ended the command (0: none; NULL: not known) */
+    /* schema version 11: the 0.21 tree's processes seen ignoring SIGCHLD, and the
+     * signal that ended the command (0: none; NULL: not known) */
+    SUM(process_unwaited_parents), /* the tree's processes seen ignoring SIGCHLD */
     SUM(end_signal),
 };
 #define NCOLS (sizeof cols / sizeof cols[0])

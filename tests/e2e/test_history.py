@@ -79,8 +79,9 @@ V9_COLUMNS = ([f"gpu_{p}_{s}" for p in ("sm_active_pct", "sm_occupancy_pct", "te
 # the columns schema version 10 (0.20) added: the file data the job's group read back (re-reads),
 # what the processes left behind held at the end, the tree's processes whose end the kernel told
 V10_COLUMNS = ["memory_refault_mib", "left_behind_mib", "process_exits_counted"]
-# the column schema version 11 (0.21) added: the signal that ended the command
-V11_COLUMNS = ["end_signal"]
+# the columns schema version 11 (0.21) added: the tree's processes seen ignoring SIGCHLD, the signal
+# that ended the command
+V11_COLUMNS = ["process_unwaited_parents", "end_signal"]
 SCHEMA = 11  # the version this tool writes
 
 

@@ -192,6 +192,22 @@ def test_cpu_of_children_reaped_without_a_wait(mode, n, burn):
         shutil.rmtree(d, ignore_errors=True)
 
 
+def test_unwaited_children_as_nobody_say_a_lower_bound():
+    """Without root (nobody, --cgroup off) the children the kernel reaps for a parent ignoring
+    SIGCHLD are not the exit records' to tell: the summary counts the parent
+    (process.unwaited_parents), its CPU stays at or below the kernel's, and the cpu_unwaited note
+    says it is a lower bound."""
+    with tracked_as("nobody") as (head, env, d, preexec):
+        times = os.path.join(d, "times")
+        out, err = track(head + ["--cgroup", "off"], env, d, preexec, 1, UNWAITED, [times, "ign", "4", "0.2"])
+        j = json.loads(tool("summary", "--json", out))
+        with open(times) as f:
+            kernel = sum(float(line.split()[1]) for line in f)
+        assert j["process"]["unwaited_parents"] >= 1, j["process"]
+        assert j["process"]["cpu_secs"] <= kernel * 1.01 + 0.03, (j["process"], kernel)
+        assert any(n["kind"] == "cpu_unwaited" and "lower bound" in n["text"] for n in j["notes"]), j["notes"]
+
+
 def need_of(rec):
     return rec["memory_need_mib"]
 

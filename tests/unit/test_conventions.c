@@ -374,6 +374,7 @@ static void record_read_at_the_callers_size(void **state)
         older[i].process_cpu_wait_cores = NAN; /* 0.20 */
         older[i].cgroup_memory_refault_mib = NAN; /* 0.20 */
         older[i].process_exits_counted = NAN; /* 0.20 */
+        older[i].process_unwaited_parents = NAN; /* 0.20 */
     }
     const size_t old_size = offsetof(rt_record, main); /* the record of 0.6 and 0.7 */
     /* the old records in a larger buffer, every byte past each one's size poisoned: read as a

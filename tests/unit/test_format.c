@@ -229,7 +229,7 @@ static rt_pressure pressure_of(double avg, uint64_t total)
 }
 
 /* The 0.19 members of a tree whose GPUs give no work figures, as the JSON line writes them. */
-#define GPU_WORK_NULLS "\"gpu_sm_active_pct\":null,\"gpu_sm_occupancy_pct\":null,\"gpu_tensor_active_pct\":null,\"gpu_tensor_hmma_active_pct\":null,\"gpu_tensor_imma_active_pct\":null,\"gpu_tensor_dfma_active_pct\":null,\"gpu_dram_active_pct\":null,\"gpu_fp64_active_pct\":null,\"gpu_fp32_active_pct\":null,\"gpu_fp16_active_pct\":null,\"gpu_pcie_tx_bytes_per_sec\":null,\"gpu_pcie_rx_bytes_per_sec\":null,\"gpu_nvlink_tx_bytes_per_sec\":null,\"gpu_nvlink_rx_bytes_per_sec\":null,\"gpu_work_scope\":null,\"gpu_count_busy\":null,\"gpu_vram_per_gpu_max_bytes\":null,\"cpu_wait_cores\":0.25,\"exits_counted\":null,"
+#define GPU_WORK_NULLS "\"gpu_sm_active_pct\":null,\"gpu_sm_occupancy_pct\":null,\"gpu_tensor_active_pct\":null,\"gpu_tensor_hmma_active_pct\":null,\"gpu_tensor_imma_active_pct\":null,\"gpu_tensor_dfma_active_pct\":null,\"gpu_dram_active_pct\":null,\"gpu_fp64_active_pct\":null,\"gpu_fp32_active_pct\":null,\"gpu_fp16_active_pct\":null,\"gpu_pcie_tx_bytes_per_sec\":null,\"gpu_pcie_rx_bytes_per_sec\":null,\"gpu_nvlink_tx_bytes_per_sec\":null,\"gpu_nvlink_rx_bytes_per_sec\":null,\"gpu_work_scope\":null,\"gpu_count_busy\":null,\"gpu_vram_per_gpu_max_bytes\":null,\"cpu_wait_cores\":0.25,\"exits_counted\":null,\"unwaited_parents\":0,"
 
 static void json_cgroup_and_pressure(void **state)
 {

@@ -95,6 +95,7 @@ static rt_summary make_summary(double k)
     s.gpu_idle_cpu_busy_secs = 2.5 * k;
     s.left_behind_mib = 12.5 * k;
     s.process_exits_counted = 3 * k;
+    s.process_unwaited_parents = k;
     return s;
 }
 
@@ -253,6 +254,7 @@ static void round_trip(void **state)
     assert_same(a->gpu_idle_cpu_busy_secs, b->gpu_idle_cpu_busy_secs);
     assert_same(a->left_behind_mib, b->left_behind_mib);
     assert_same(a->process_exits_counted, b->process_exits_counted);
+    assert_same(a->process_unwaited_parents, b->process_unwaited_parents);
     free(out);
     /* the notes, as JSON: no cgroup of its own */
     char text[2048];
@@ -496,7 +498,7 @@ static void version1_migrates(void **state)
                                  "gpu_sm_active_pct_mean REAL,gpu_sm_active_pct_peak REAL,"));
     const char *v6_end = ",gpu_work_shared REAL,process_gpus_busy REAL,process_gpu_vram_per_gpu_peak_mib REAL,"
                          "gpu_idle_cpu_busy_secs REAL,memory_refault_mib REAL,left_behind_mib REAL,process_exits_counted REAL,"
-                         "end_signal REAL";
+                         "process_unwaited_parents REAL,end_signal REAL";
     size_t tl = strlen(text), sl = strlen(v6_end);
     assert_true(tl > sl);
     assert_string_equal(text + tl - sl, v6_end);

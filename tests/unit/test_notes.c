@@ -368,6 +368,26 @@ static void notes_each_kind(void **state)
     t = s;
     t.left_behind = 3;
     assert_non_null(strstr(must(n, notes_of(&t, NULL, n), RT_NOTE_LEFT_BEHIND)->text, "3 processes of the job"));
+
+    /* a process ignoring SIGCHLD without the exit records nor a group of the job's: the CPU of
+     * children the kernel reaps for it is a lower bound; with the records (root), none */
+    t = s;
+    t.process_cgroup_exclusive = NAN;
+    t.process_unwaited_parents = 1;
+    t.process_exits_counted = NAN;
+    t.samples = 10;
+    t.duration_secs = 20;
+    a = must(n, notes_of(&t, NULL, n), RT_NOTE_CPU_UNWAITED);
+    assert_string_equal(rt_note_kind_name(a->kind), "cpu_unwaited");
+    assert_string_equal(a->text, "the CPU is a lower bound: 1 process of the job ignored SIGCHLD, so the kernel reaps "
+                                 "its children without a wait: such a child counts to its last sample, one born and "
+                                 "gone between two samples (about 2.0 s apart) not at all (as root the kernel's exit "
+                                 "records count them)");
+    t.process_exits_counted = 4;
+    assert_null(find(n, notes_of(&t, NULL, n), RT_NOTE_CPU_UNWAITED));
+    t.process_exits_counted = NAN;
+    t.process_cgroup_exclusive = 1; /* the job's own group counts all of it */
+    assert_null(find(n, notes_of(&t, NULL, n), RT_NOTE_CPU_UNWAITED));
 }
 
 static void notes_from_records(void **state)

@@ -79,6 +79,7 @@ static rt_summary full(void)
     s.gpu_idle_cpu_busy_secs = 120;
     s.left_behind_mib = 300.5;
     s.process_exits_counted = 42;
+    s.process_unwaited_parents = 2;
     s.end_signal = NAN; /* 0.21: not known */
     return s;
 }
@@ -174,12 +175,13 @@ static void defaults(void **state)
 
     const json_t *p = json_object_get(j, "process");
     assert_true(json_is_object(p));
-    assert_int_equal(json_object_size(p), 25);
+    assert_int_equal(json_object_size(p), 26);
     near(json_object_get(p, "gpus_busy"), 1, 0, "gpus_busy"); /* 0.19 */
     near(json_object_get(p, "gpu_vram_per_gpu_peak_mib"), 2048.5, 0, "gpu_vram_per_gpu_peak_mib");
     near(json_object_get(p, "gpu_idle_cpu_busy_secs"), 120, 0, "gpu_idle_cpu_busy_secs");
     near(json_object_get(p, "left_behind_mib"), 300.5, 0, "left_behind_mib"); /* 0.19 */
     near(json_object_get(p, "exits_counted"), 42, 0, "exits_counted");
+    near(json_object_get(p, "unwaited_parents"), 2, 0, "unwaited_parents");
     is_null(p, "memory_peak_mib");
     near(json_object_get(p, "rss_hwm_mib"), 2100, 0, "rss_hwm_mib");
     near(json_object_get(p, "rss_hwm_tree_mib"), 2300, 0, "rss_hwm_tree_mib");
@@ -280,7 +282,7 @@ static void gpu_work_members(void **state)
     assert_non_null(strstr(buf, "\"pcie_bytes_per_sec\":{\"mean\":31457280,\"peak\":40000000,"));
     assert_non_null(strstr(buf, "\"nvlink_bytes_per_sec\":{\"mean\":null,\"peak\":null,\"p50\":null,\"p95\":null},"
                                 "\"shared\":true},\"end_signal\":null}\n"));
-    assert_non_null(strstr(buf, "\"gpu_idle_cpu_busy_hours\":0.033333333,\"left_behind_mib\":300.5,\"exits_counted\":42}"));
+    assert_non_null(strstr(buf, "\"gpu_idle_cpu_busy_hours\":0.033333333,\"left_behind_mib\":300.5,\"exits_counted\":42,\"unwaited_parents\":2}"));
     s.gpu_work_shared = 0;
     s.end_signal = 0; /* 0.21: it exited on its own */
     rt_format_summary(&s, NULL, NULL, buf, sizeof buf);

@@ -53,6 +53,7 @@ const char *rt_note_kind_name(int kind)
         [RT_NOTE_MEMORY_HIGH] = "memory_high",     [RT_NOTE_TIME_ENDED] = "time_ended",
         [RT_NOTE_MEMORY_REREAD] = "memory_reread",
         [RT_NOTE_CPU_SHARED] = "cpu_shared",
+        [RT_NOTE_CPU_UNWAITED] = "cpu_unwaited",
     };
     return kind > 0 && (size_t)kind < sizeof names / sizeof names[0] && names[kind] ? names[kind] : "note";
 }
@@ -665,6 +666,24 @@ static void shared_note(notes *ns, const rt_summary *s)
             words);
 }
 
+/* Processes of the job ignored SIGCHLD (the kernel reaped their children without a wait) where no
+ * exit records counted those children's CPU (not root) and no group of the job's own did. */
+static void unwaited_note(notes *ns, const rt_summary *s)
+{
+    if (!s->has_process || !(s->process_unwaited_parents > 0) || isfinite(s->process_exits_counted) ||
+        s->process_cgroup_exclusive == 1)
+        return;
+    char every[32] = "";
+    if (s->samples > 0 && s->duration_secs > 0)
+        secs_text(s->duration_secs / (double)s->samples, every, sizeof every);
+    add(ns, RT_NOTE_CPU_UNWAITED,
+        "the CPU is a lower bound: %.0f process%s of the job ignored SIGCHLD, so the kernel reaps %s children "
+        "without a wait: such a child counts to its last sample, one born and gone between two samples%s%s%s not "
+        "at all (as root the kernel's exit records count them)",
+        s->process_unwaited_parents, s->process_unwaited_parents == 1 ? "" : "es",
+        s->process_unwaited_parents == 1 ? "its" : "their", every[0] ? " (about " : "", every, every[0] ? " apart)" : "");
+}
+
 static void left_note(notes *ns, const rt_summary *s)
 {
     char a[32], held[64] = "";
@@ -748,6 +767,7 @@ size_t rt_summary_notes(const rt_summary *s, const rt_notes_options *opts, rt_no
     throttle_note(&ns, s);
     pressure_note(&ns, s, &rec);
     shared_note(&ns, s);
+    unwaited_note(&ns, s);
     left_note(&ns, s);
     phase_note(&ns, s);
     return ns.n;

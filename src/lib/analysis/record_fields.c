@@ -154,6 +154,8 @@ const rt_record_field rt_record_fields[] = {
      GROUP(memory_refault_mib), FOLD(TOTAL, memory_refault_mib), KEEP(EXACT)},
     {ROW(process_exits_counted, "process_exits_counted", RT_COL_PROC_EXITS_COUNTED), PROC(exits_counted, 0),
      FOLD(MAX, process_exits_counted), KEEP(EXACT)},
+    {ROW(process_unwaited_parents, "process_unwaited_parents", RT_COL_PROC_UNWAITED_PARENTS),
+     PROC(unwaited_parents, 0), FOLD(MAX, process_unwaited_parents), KEEP(EXACT)},
 };
 
 const size_t rt_record_field_count = sizeof rt_record_fields / sizeof rt_record_fields[0];

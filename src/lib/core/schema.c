@@ -418,6 +418,10 @@ static const rt_field process_fields[] = {
       "The tree's processes whose end the kernel's exit records (taskstats, as root) told so far, each counted at "
       "its peak in rss_hwm_tree_mib, those born and gone between two walks too; null where the tracker could not "
       "listen to them."),
+    F(rt_process, unwaited_parents, U_COUNT, "0.20", 0,
+      "The tree's processes seen so far ignoring SIGCHLD: the kernel reaps any children of theirs without a wait. "
+      "As root the kernel's exit records count those children's CPU; otherwise a child born and gone between two "
+      "walks is missing from it, a lower bound."),
     F(rt_process, read_bytes, U_BYTES, "0.1", RT_NO_JSON, "Bytes the tree read from storage in the interval."),
     F(rt_process, write_bytes, U_BYTES, "0.1", RT_NO_JSON, "Bytes the tree wrote to storage in the interval."),
 };

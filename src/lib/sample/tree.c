@@ -553,6 +553,7 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
             o->gpu_vram_per_gpu_max_bytes = RT_NULL_U64;
             o->cpu_wait_cores = 0;
             o->exits_counted = t->exits_seen >= 0 ? t->exits_seen : RT_NULL_I64;
+            o->unwaited_parents = t->unwaited_parents;
             o->unread_count = t->unread;
             o->memory_peak_mib = peak_of(group);
             o->cgroup = group ? group->cgroup : NULL;
@@ -603,6 +604,7 @@ void rt_tree_part_delta(rt_tree_part *p, double elapsed, const rt_cpu *machine, 
     o->rss_hwm_mib = (double)t->rss_hwm_kib / 1024.0;   /* so does this one */
     o->rss_hwm_tree_mib = (double)t->rss_hwm_tree_kib / 1024.0; /* and this */
     o->exits_counted = t->exits_seen >= 0 ? t->exits_seen : RT_NULL_I64;
+    o->unwaited_parents = t->unwaited_parents;
     if (t->io_ok || group_io) {
         o->read_bytes = p->tot_rd - p->shown_rd;
         o->write_bytes = p->tot_wr - p->shown_wr;

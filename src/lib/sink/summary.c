@@ -148,6 +148,7 @@ static const summary_field process_fields[] = {
     SF("gpu_idle_cpu_busy", SF_NUM, SU_TIME, gpu_idle_cpu_busy_secs, 0),
     SF("left_behind", SF_NUM, SU_MEM, left_behind_mib, 0),
     SF("exits_counted", SF_NUM, SU_NONE, process_exits_counted, 0),
+    SF("unwaited_parents", SF_NUM, SU_NONE, process_unwaited_parents, 0),
 };
 
 static const summary_field machine_fields[] = {

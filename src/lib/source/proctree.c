@@ -464,6 +464,10 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
         if (!p->used || p->gen != t->gen)
             continue;
         add_observed(t, p, out);
+        if (p->ign_chld && !p->unwaited) {
+            p->unwaited = true; /* its children go to the kernel, not to its cutime */
+            t->unwaited_parents++;
+        }
         io_ok = io_ok && p->io_ok;
         if (p->pid == t->root)
             out->root_alive = !p->zombie;
@@ -514,6 +518,7 @@ int rt_proctree_scan(rt_proctree *t, double mono, rt_tree_totals *out)
     out->wait_run_ns = t->wait_run_ns;
     t->scanned = true;
     out->exits_seen = rt_proctree_counts_exits(t) ? t->exits_seen : -1;
+    out->unwaited_parents = t->unwaited_parents;
     return 0;
 }
 

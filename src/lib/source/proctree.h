@@ -49,6 +49,10 @@ typedef struct rt_tree_totals {
                               rss_hwm_kib; never decreases */
     int64_t exits_seen;    /* the tree's processes whose end the kernel's exit records told so
                               far; -1 without them (rt_proctree_count_exits) */
+    int64_t unwaited_parents; /* the tree's processes seen so far ignoring SIGCHLD (at a walk):
+                              the kernel reaps any children of theirs without a wait, so without
+                              the exit records such a child counts to its last walk only, and
+                              one born and gone between two walks not at all */
     bool pss_ok;
     uint64_t exposed_kib; /* of the live processes' memory as their rollups last read, the pages
                              whose shares processes outside the tree can move by mapping or

@@ -87,6 +87,7 @@ typedef struct proc {
                        parent's later (only an exec changes its memory, to a new one) */
     bool ign_chld;  /* it ignored SIGCHLD at its last reading (stat's sigignore): the kernel reaps
                        its children without a wait, and their CPU never reaches its cutime */
+    bool unwaited;  /* counted in unwaited_parents (it was seen ignoring SIGCHLD) */
 } proc;
 
 /* One process of the light I/O pass (rt_proctree_io_light). It reads the process's main
@@ -182,6 +183,7 @@ struct rt_proctree {
     uint64_t exit_kib;   /* this scan: the peaks of the tree's processes that ended since the last
                             one, summed, each once (rt_pt_take_exits) */
     int64_t exits_seen;  /* the tree's processes whose end the kernel reported, so far */
+    int64_t unwaited_parents; /* processes seen ignoring SIGCHLD, so far */
     int64_t exits_unwaited; /* of the processes no walk saw, those whose CPU the exit records
                                added (it reached no process the tree counts), so far */
     struct rt_pt_exits_scratch *exits_scratch; /* rt_pt_take_exits's, kept between scans */
