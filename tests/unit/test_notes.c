@@ -289,6 +289,11 @@ static void notes_each_kind(void **state)
     t.process_cgroup_exclusive = 0;
     k = notes_of(&t, NULL, n);
     assert_non_null(strstr(must(n, k, RT_NOTE_ACCOUNTING_INCOMPLETE)->text, "holds other processes too"));
+    t.process_exits_counted = 5; /* as root: the exit records count their CPU, not their I/O */
+    assert_non_null(strstr(must(n, notes_of(&t, NULL, n), RT_NOTE_ACCOUNTING_INCOMPLETE)->text,
+                           "the I/O of children the kernel reaps for a parent that ignores SIGCHLD is not counted "
+                           "(their CPU is, from the kernel's exit records)"));
+    t.process_exits_counted = NAN;
 
     /* an OOM kill at the peak charge, with the limit */
     t = s;

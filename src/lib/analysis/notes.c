@@ -235,10 +235,13 @@ static void accounting_note(notes *ns, const rt_summary *s, const rt_notes_optio
     const char *why = o && o->cgroup_why && *o->cgroup_why ? o->cgroup_why
                       : s->process_cgroup_exclusive == 0 ? "the cgroup it ran in holds other processes too"
                                                          : "no cgroup was read";
+    /* as root the kernel's exit records count their CPU (proctree_exits.c), not their I/O */
     add(ns, RT_NOTE_ACCOUNTING_INCOMPLETE,
-        "accounting may be incomplete: no cgroup of the job's own (%s): CPU and I/O of children the kernel reaps for "
-        "a parent that ignores SIGCHLD are not counted",
-        why);
+        "accounting may be incomplete: no cgroup of the job's own (%s): %s of children the kernel reaps for a parent "
+        "that ignores SIGCHLD %s",
+        why, isfinite(s->process_exits_counted) ? "the I/O" : "CPU and I/O",
+        isfinite(s->process_exits_counted) ? "is not counted (their CPU is, from the kernel's exit records)"
+                                           : "are not counted");
 }
 
 /* Whether a requested figure came from what the job asked for (a scheduler's request), not
