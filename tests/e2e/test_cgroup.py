@@ -252,11 +252,16 @@ def test_kernel_reaped_children_are_counted_by_the_group(tmp_path):
     assert abs(last["write_bytes_total"] - (64 << 20)) <= 0.02 * (64 << 20), last["write_bytes_total"]
     assert last["memory_peak_mib"] is not None and last["memory_peak_mib"] > 0
 
-    # the same job with --cgroup off: the kernel-reaped children's CPU and bytes are lost
+    # the same job with --cgroup off: the kernel-reaped children's bytes are lost, and their CPU
+    # too unless the kernel's exit records count it (as root: the same CPU as the group's in
+    # another run of the job, 5% apart at most)
     s, _ = lost_job(tmp_path, "off")
     last = s[-1]["process"]
     assert last["cgroup"] is None and last["memory_peak_mib"] is None
-    assert last["cpu_secs_total"] < 0.75 * judge, (last["cpu_secs_total"], judge)  # measured: 46% lost
+    if last["exits_counted"] is None:
+        assert last["cpu_secs_total"] < 0.75 * judge, (last["cpu_secs_total"], judge)  # measured: 46% lost
+    else:
+        assert abs(last["cpu_secs_total"] - judge) <= 0.05 * judge, (last["cpu_secs_total"], judge)
     # (dd's bytes: only what it wrote after the last sample that saw it is lost, so how much
     # varies from run to run; never more than it wrote)
     assert last["write_bytes_total"] <= (64 << 20) + (1 << 20), last["write_bytes_total"]
