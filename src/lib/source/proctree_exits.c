@@ -197,7 +197,6 @@ void rt_pt_take_exits(rt_proctree *t)
         } else if (escapes(t, k, e)) {
             t->departed.utime_ns += e->ut_ns;
             t->departed.stime_ns += e->st_ns;
-            t->exits_unwaited++;
         }
     }
     /* each process once, at its peak; one still alive in the walk counts there, unless its end

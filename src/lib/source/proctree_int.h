@@ -184,8 +184,6 @@ struct rt_proctree {
                             one, summed, each once (rt_pt_take_exits) */
     int64_t exits_seen;  /* the tree's processes whose end the kernel reported, so far */
     int64_t unwaited_parents; /* processes seen ignoring SIGCHLD, so far */
-    int64_t exits_unwaited; /* of the processes no walk saw, those whose CPU the exit records
-                               added (it reached no process the tree counts), so far */
     struct rt_pt_exits_scratch *exits_scratch; /* rt_pt_take_exits's, kept between scans */
     rt_proctree_exits_fn exits_fn; /* the records instead of the kernel's (a test's), or NULL */
     void *exits_user;
