@@ -50,7 +50,7 @@ typedef enum rt_note_kind {
     RT_NOTE_MEMORY_REREAD = 25,        /* a memory limit the job lived under evicted the files it
                                         * read back: how much, and the limit that keeps them */
     RT_NOTE_CPU_SHARED = 28,           /* 0.20: other work used the machine's cores beside the job */
-    RT_NOTE_CPU_UNWAITED = 33,         /* 0.20: processes of the job ignored SIGCHLD and no exit
+    RT_NOTE_CPU_UNWAITED = 33,         /* 0.21: processes of the job ignored SIGCHLD and no exit
                                         * records were read: the CPU of children the kernel
                                         * reaped for them is a lower bound */
 } rt_note_kind;

@@ -366,7 +366,7 @@ typedef struct rt_process {
      * root): each one's peak RSS is in rss_hwm_tree_mib, those born and gone between two walks
      * too; RT_NULL_I64 where the tracker could not listen (not root, no such kernel family) */
     int64_t exits_counted;
-    /* 0.20: the tree's processes seen so far ignoring SIGCHLD (SIG_IGN, at a walk): the kernel
+    /* 0.21: the tree's processes seen so far ignoring SIGCHLD (SIG_IGN, at a walk): the kernel
      * reaps any children of theirs without a wait, and the children's CPU never reaches the
      * parent's counters. As root (exits_counted not null) the exit records count it; otherwise
      * such a child counts to its last walk, one born and gone between two walks not at all, and
