@@ -104,9 +104,10 @@ def kernel_pss(pids):
 
 
 def run(tracker, tmp, env, kind="file", interval=0.1, rounds=2, hold=1.5, size_mib=200, args=(), timeout=60,
-        steady=None):
+        steady=None, prefix=()):
     """Runs the scenario in the directory tmp with the tool tracker (its extra arguments args)
-    at interval. Returns (levels, times, samples, cpu): the kernel's PSS of the job (MiB) at rest
+    at interval, under the command prefix (e.g. setpriv's, to run the tool and the job as
+    another user; tmp must then be theirs to write). Returns (levels, times, samples, cpu): the kernel's PSS of the job (MiB) at rest
     before the outsider and in the middle of each of its holds; the outsider's timestamps, 4 a
     round; the samples' (timestamp_secs, pss_mib); and steady (a function of the tool's pid
     returning its CPU seconds: then cpu is (its CPU, wall seconds) from the job's mapping to the
@@ -120,7 +121,7 @@ def run(tracker, tmp, env, kind="file", interval=0.1, rounds=2, hold=1.5, size_m
                 f.write(block)
     pids_file, log, out = (os.path.join(tmp, n) for n in ("pids", "outsider.log", "out.jsonl"))
     secs = 1.5 + max(rounds * 2, 1) * hold + 2 * interval + 4  # ends well after the outsider (its children exit then)
-    job = subprocess.Popen([tracker, "-i", str(interval), "-q", "-o", out, *args, "--", PY, "-c", JOB, kind, what,
+    job = subprocess.Popen([*prefix, tracker, "-i", str(interval), "-q", "-o", out, *args, "--", PY, "-c", JOB, kind, what,
                             str(size), pids_file, str(secs)], env=env, stderr=subprocess.PIPE, text=True)
     levels, cpu = [], None
     try:

@@ -451,22 +451,27 @@ static void peak_between_scans(void **state)
     close(done[1]);
 }
 
-/* The sharers' probe (root only: it reads /proc/kpagecount): a process of the tree maps a
- * memfd of COW_MIB and touches it; this test, outside the tree, maps the same pages and unmaps
- * them. Each time the probe's move is about half the mapping (the tree's one mapper of each page
- * went from all of it to half, and back), and next to nothing while nobody maps or unmaps; a re-read
- * (reread) makes the counts read last the base. */
-static void probe_follows_an_outsider(void **state)
+/* The sharers' probe (as root it reads /proc/kpagecount; flags_only: as an ordinary user's, the
+ * pages' exclusive flags): a process of the tree maps a memfd of COW_MIB and touches it; this
+ * test, outside the tree, maps the same pages and unmaps them. Each time the probe's move is
+ * about half the mapping (the tree's one mapper of each page went from all of it to half, and
+ * back), and next to nothing while nobody maps or unmaps; a re-read (reread) makes the counts
+ * read last the base. */
+/* A memfd of size for the probe's tests, and a pipe for its mappers' word (ready). */
+static int probe_memfd(size_t size, int ready[2])
 {
-    (void)state;
-    if (geteuid() != 0)
-        skip();
-    size_t size = (size_t)COW_MIB << 20;
     int mfd = (int)syscall(SYS_memfd_create, "probe", 0);
     assert_true(mfd >= 0);
     assert_int_equal(ftruncate(mfd, (off_t)size), 0);
-    int ready[2];
     assert_int_equal(pipe(ready), 0);
+    return mfd;
+}
+
+static void probe_outsider(bool flags_only)
+{
+    size_t size = (size_t)COW_MIB << 20;
+    int ready[2];
+    int mfd = probe_memfd(size, ready);
     pid_t c = fork();
     if (c == 0) {
         char *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
@@ -481,6 +486,8 @@ static void probe_follows_an_outsider(void **state)
     read_byte(ready[0]);
     rt_roots r;
     rt_proctree *t = live_open(&r, c);
+    if (flags_only)
+        rt_proctree_probe_flags_only(t);
     rt_tree_totals a;
     assert_true(rt_proctree_probe_move(t) < 0); /* nothing chosen before a scan */
     assert_int_equal(rt_proctree_scan(t, 1.0, &a), 0);
@@ -493,7 +500,8 @@ static void probe_follows_an_outsider(void **state)
     for (size_t i = 0; i < size; i += 4096)
         (void)((volatile char *)m)[i];
     double moved = rt_proctree_probe_move(t);
-    print_message("probe: %.0f KiB moved by the outsider's map of %d MiB\n", moved, COW_MIB);
+    print_message("probe%s: %.0f KiB moved by the outsider's map of %d MiB\n", flags_only ? " (flags)" : "", moved,
+                  COW_MIB);
     assert_true(moved >= 0.8 * half && moved <= 1.2 * half);
     for (int turn = 1; turn < 4; turn++) { /* the other pages, in turns: still about half, until a re-read */
         double again = rt_proctree_probe_move(t);
@@ -505,6 +513,83 @@ static void probe_follows_an_outsider(void **state)
     munmap(m, size);
     moved = rt_proctree_probe_move(t);
     assert_true(moved >= 0.8 * half && moved <= 1.2 * half);
+    rt_proctree_free(t);
+    rt_roots_close(&r);
+    close(mfd);
+    close(ready[0]);
+    close(ready[1]);
+}
+
+static void probe_follows_an_outsider(void **state)
+{
+    (void)state;
+    if (geteuid() != 0)
+        skip();
+    probe_outsider(false);
+}
+
+static void probe_flags_follow_an_outsider(void **state)
+{
+    (void)state;
+    probe_outsider(true);
+}
+
+/* The sentinel (an ordinary user's probe): two processes of the tree map a memfd of COW_MIB and
+ * touch it, so every page is shared (no exclusive flag to flip); this test maps the same pages
+ * (the tree's share falls from all of it to two thirds) and unmaps them: each time the probe's
+ * move is about a third of the mapping, read from the sentinel's rollup, and next to nothing
+ * after a re-read made it the base. */
+static void probe_sentinel_follows_an_outsider(void **state)
+{
+    (void)state;
+    size_t size = (size_t)COW_MIB << 20;
+    int ready[2];
+    int mfd = probe_memfd(size, ready);
+    pid_t c = fork();
+    if (c == 0) {
+        setpgid(0, 0);
+        char *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+        if (m == MAP_FAILED)
+            _exit(1);
+        touch_pages(m, size, 1);
+        if (fork() == 0) /* the second mapper: a shared mapping's pages are faulted in anew */
+            touch_pages(m, size, 2);
+        else
+            usleep(100000);
+        write_byte(ready[1], 'r');
+        for (;;)
+            pause();
+    }
+    family = c;
+    read_byte(ready[0]);
+    read_byte(ready[0]);
+    rt_roots r;
+    rt_proctree *t = live_open(&r, c);
+    rt_proctree_probe_flags_only(t);
+    rt_tree_totals a;
+    assert_int_equal(rt_proctree_scan(t, 1.0, &a), 0);
+    assert_int_equal(a.processes, 2);
+    rt_proctree_probe_arm(t, false);
+    double third = (double)COW_MIB * 1024 / 3;
+    double noise = 0.05 * third;
+    assert_true(rt_proctree_probe_move(t) < noise);
+    char *m = mmap(NULL, size, PROT_READ, MAP_SHARED, mfd, 0);
+    assert_true(m != MAP_FAILED);
+    for (size_t i = 0; i < size; i += 4096)
+        (void)((volatile char *)m)[i];
+    usleep(200000); /* the sentinel's budget: a read of its rollup each 33 times its cost */
+    double moved = rt_proctree_probe_move(t);
+    print_message("sentinel: %.0f KiB moved by the outsider's map of %d MiB\n", moved, COW_MIB);
+    assert_true(moved >= 0.8 * third && moved <= 1.2 * third);
+    assert_int_equal(rt_proctree_scan(t, 2.0, &a), 0);
+    rt_proctree_probe_arm(t, true);
+    usleep(200000);
+    assert_true(rt_proctree_probe_move(t) < noise);
+    munmap(m, size);
+    usleep(200000);
+    moved = rt_proctree_probe_move(t);
+    assert_true(moved >= 0.8 * third && moved <= 1.2 * third);
+    assert_true(rt_proctree_probe_flags_only(t) >= 3);
     rt_proctree_free(t);
     rt_roots_close(&r);
     close(mfd);
@@ -665,6 +750,8 @@ int main(void)
         cmocka_unit_test_teardown(short_of_descriptors, kill_family),
         cmocka_unit_test_teardown(kept_files_bounded, kill_family),
         cmocka_unit_test_teardown(probe_follows_an_outsider, kill_family),
+        cmocka_unit_test_teardown(probe_flags_follow_an_outsider, kill_family),
+        cmocka_unit_test_teardown(probe_sentinel_follows_an_outsider, kill_family),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

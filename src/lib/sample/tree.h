@@ -121,7 +121,8 @@ typedef struct rt_tree_clock {
  * and a mapping that went on while the walk read the rollups shows as a move after it. */
 #define RT_SHARERS_NOISE_HALF 30.0
 #define RT_SHARERS_NOISE_OVER 2.0
-/* The sharers' probe (rt_proctree_probe_move), where the tree has one (root): the page tables
+/* The sharers' probe (rt_proctree_probe_move; an ordinary user's on the pages' exclusive flags
+ * and a sentinel's rollup): the page tables
  * say only that some process somewhere mapped or unmapped something, and a busy machine's
  * tables never rest (its noise floor kept an outsider's 200 MiB mapping from being followed for
  * 0.6 s, its unmapping until the outsider exited: 3.8 s at -i 0.1). The probe reads at every

@@ -109,19 +109,24 @@ void rt_proctree_read_all_next(rt_proctree *t);
  * (the machine's page tables moved), which moves their shares without their doing anything.
  * Returns how many processes were marked. */
 size_t rt_proctree_reread_exposed(rt_proctree *t, double share);
-/* The sharers' probe (proctree_probe.c; root only: elsewhere it is off): after a scan, takes
- * the most exposed processes' file-backed mappings (shared files, SysV shm, memfds) and the
- * mapcounts of a few of their pages, or keeps those it had; reread: the scan re-read the
- * exposed processes (rt_proctree_reread_exposed), so the pages' mapcounts as the last
- * rt_proctree_probe_move read them (before the scan) become the base the next moves are
- * measured from. */
+/* The sharers' probe (proctree_probe.c): after a scan, takes the most exposed processes'
+ * file-backed mappings (shared files, SysV shm, memfds) and the mapcounts of a few of their
+ * pages (as root; an ordinary user's pagemap says only whether one process maps a page, and a
+ * sentinel, one probed process's rollup, follows the pages already shared), or keeps those it
+ * had; reread: the scan re-read the exposed processes (rt_proctree_reread_exposed), so the
+ * pages' mapcounts (and the sentinel's PSS) as the last rt_proctree_probe_move read them
+ * (before the scan) become the base the next moves are measured from. */
 void rt_proctree_probe_arm(rt_proctree *t, bool reread);
 /* Reads the probed pages' mapcounts now and returns how far the tree's PSS moved with them
  * since the base (KiB, estimated: each page stands for its stretch of the mappings, and the
  * tree's mappers of a page are taken as the fewer of its two counts and the tree's processes
- * with memory of their own), or -1 when there is no
- * probe (not root, a fixture's /proc, nothing exposed). */
+ * with memory of their own; without the frames, 1 or 2, and the sentinel's move times those
+ * processes, whichever is more), or -1 when there is no probe (a fixture's /proc, nothing
+ * exposed). */
 double rt_proctree_probe_move(rt_proctree *t);
+/* For tests: the probe as an ordinary user has it, root or not (the pages' exclusive flags and
+ * the sentinel, no /proc/kpagecount); returns the sentinel's reads so far. */
+uint64_t rt_proctree_probe_flags_only(rt_proctree *t);
 /* The CPU time (seconds, the calling thread's) of the rollups read since the last call only
  * because rt_proctree_reread_exposed marked them (not due by any other rule); resets it. */
 double rt_proctree_sharers_secs(rt_proctree *t);

@@ -113,6 +113,15 @@ typedef struct io_light {
 #define RT_PT_PROBE_VMAS 256
 /* A sample reads every RT_PT_PROBE_TURNS-th page of the probe, in turns (8 of the 32). */
 #define RT_PT_PROBE_TURNS 4
+/* Where the page frames are hidden (not root), the sentinel: one probed process's smaps_rollup,
+ * read at every sample within RT_PT_SENTINEL_BUDGET of one core over time (a page-table walk of
+ * all its memory: 2.3 ms for a process mapping 200 MiB in 4 KiB pages), in credit of at most
+ * RT_PT_SENTINEL_BURST reads. */
+#define RT_PT_SENTINEL_BUDGET 0.03
+/* The share of the tree's PSS one more (or one fewer) sharer must be able to move for the
+ * sentinel to be read (the sampler's RT_SHARERS_SHARE). */
+#define RT_PT_PROBE_SHARE 0.025
+#define RT_PT_SENTINEL_BURST 2.0
 
 typedef struct probe_proc {
     int64_t pid;
@@ -134,7 +143,9 @@ typedef struct probe_vma {
 } probe_vma;
 
 typedef struct pt_probe {
-    bool off;      /* no probe: a fixture's /proc, no kpagecount, or the frames hidden (not root) */
+    bool off;      /* no probe: a fixture's /proc */
+    bool excl;     /* the frames are hidden (not root): a page's pagemap says only whether one
+                      process maps it (PM_MMAP_EXCLUSIVE), its mapcount is taken as 1 or 2 */
     bool have_now; /* the pages' now was read by the probes since the last arming */
     size_t turn;   /* the pages the next probe reads: turn, turn + RT_PT_PROBE_TURNS, ... */
     int kpc_fd;    /* /proc/kpagecount; -1: not open */
@@ -146,6 +157,16 @@ typedef struct pt_probe {
     double total_kib; /* the mappings the pages were spread over */
     probe_vma vmas[RT_PT_PROBE_VMAS]; /* the choice's scratch: the mappings */
     uint64_t seen[RT_PT_PROBE_VMAS][2]; /* and their device and inode */
+    /* the sentinel (excl only): the probed process whose shared pages an outsider could move
+     * the tree's PSS most through, when by RT_PT_PROBE_SHARE of it or more */
+    int sent_fd;          /* its smaps_rollup, kept open; -1: no sentinel */
+    double sent_base;     /* its PSS of shared pages (Pss less the private pages) at the base */
+    double sent_now;      /* and as the last sample read it */
+    bool sent_have_now;   /* sent_now read by the probes since the last arming */
+    double sent_credit;   /* CPU seconds it may spend now (RT_PT_SENTINEL_BUDGET) */
+    double sent_mono;     /* when the credit was last topped up; 0: never */
+    double sent_cost;     /* its last read's CPU seconds */
+    uint64_t sent_reads;  /* its reads (for tests) */
 } pt_probe;
 
 /* A live process and its exposed pages, as rt_proctree_reread_exposed orders them. */

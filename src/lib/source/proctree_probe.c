@@ -5,8 +5,14 @@
  * the probe takes a few pages spread over the file-backed mappings (shared files, SysV shm,
  * memfds, private file mappings) of the tree's most exposed processes, each file (device and
  * inode) in one process only, and their mapcounts; each sample reads those mapcounts again and
- * estimates how far the tree's PSS moved with them. Where the frames are hidden (not root) or
- * /proc is a fixture's, there is no probe and the page-tables rule of the sampler stands. */
+ * estimates how far the tree's PSS moved with them. Where the frames are hidden (not root), the
+ * pagemap's own flag stands in: a page that one process alone maps is "exclusive"
+ * (PM_MMAP_EXCLUSIVE; per folio for large ones), so a page's mapcount reads as 1 or 2 (two or
+ * more): a sharer that comes to (leaves) pages the tree maps once shows, one that comes to pages
+ * already shared does not; for those the sentinel, one probed process's smaps_rollup read at
+ * every sample (its PSS of shared pages moves with every mapper more or fewer), within its own
+ * budget. Over a fixture's /proc there is no probe and the page-tables rule of the sampler
+ * stands. */
 #define _GNU_SOURCE /* pread */
 #include <inttypes.h>
 #include <math.h>
@@ -16,14 +22,16 @@
 
 #include "proctree_int.h"
 
-/* pagemap's entry: present (bit 63) and the frame number (bits 0-54, 0 when hidden) */
+/* pagemap's entry: present (bit 63), mapped by one process alone (bit 56, shown to any reader)
+ * and the frame number (bits 0-54, 0 when hidden) */
 #define PM_PRESENT (1ull << 63)
+#define PM_MMAP_EXCLUSIVE (1ull << 56)
 #define PM_PFN_MASK ((1ull << 55) - 1)
 
 void rt_pt_probe_init(rt_proctree *t)
 {
     pt_probe *pr = &t->probe;
-    pr->kpc_fd = -1;
+    pr->kpc_fd = pr->sent_fd = -1;
     for (size_t k = 0; k < RT_PT_PROBE_PROCS; k++)
         pr->procs[k].fd = -1;
     /* none over a fixture's /proc: its pids are not this machine's */
@@ -35,6 +43,7 @@ static void disarm(pt_probe *pr)
 {
     for (size_t k = 0; k < pr->nprocs; k++)
         rt_close(&pr->procs[k].fd);
+    rt_close(&pr->sent_fd);
     pr->nprocs = pr->npages = 0;
 }
 
@@ -45,43 +54,75 @@ void rt_pt_probe_free(rt_proctree *t)
 }
 
 /* The mapcount of the page at vaddr of the probed process fd's (0: not present, or its pagemap
- * no longer reads: the process is gone or unmapped it). Sets *hidden when the page is present
- * but its frame is hidden (no CAP_SYS_ADMIN). */
-static uint64_t mapcount(pt_probe *pr, int fd, uint64_t vaddr, long page, bool *hidden)
+ * no longer reads: the process is gone or unmapped it); where the frames are hidden (excl: no
+ * kpagecount, or a frame read 0, no CAP_SYS_ADMIN), 1 when it alone maps the page, else 2. */
+static uint64_t mapcount(pt_probe *pr, int fd, uint64_t vaddr, long page)
 {
     uint64_t e, n;
     if (fd < 0 || pread(fd, &e, sizeof e, (off_t)(vaddr / (uint64_t)page * sizeof e)) != (ssize_t)sizeof e ||
         !(e & PM_PRESENT))
         return 0;
-    if ((e & PM_PFN_MASK) == 0) {
-        *hidden = true;
-        return 0;
+    if ((e & PM_PFN_MASK) == 0 && !pr->excl) { /* root without CAP_SYS_ADMIN (a container's) */
+        pr->excl = true;
+        rt_close(&pr->kpc_fd);
     }
+    if (pr->excl)
+        return e & PM_MMAP_EXCLUSIVE ? 1 : 2;
     if (pread(pr->kpc_fd, &n, sizeof n, (off_t)((e & PM_PFN_MASK) * sizeof n)) != (ssize_t)sizeof n)
         return 0;
     return n;
 }
 
-/* Reads the mapcounts of every stride-th probed page from first on into their now. Returns
- * false (and turns the probe off for good) when the frames are hidden. */
-static bool read_now(rt_proctree *t, size_t first, size_t stride)
+/* Reads the mapcounts of every stride-th probed page from first on into their now. */
+static void read_now(rt_proctree *t, size_t first, size_t stride)
 {
     pt_probe *pr = &t->probe;
     long page = t->page_kib * 1024;
-    bool hidden = false, any = false;
     for (size_t k = first; k < pr->npages; k += stride) {
         probe_page *g = &pr->pages[k];
-        g->now = mapcount(pr, pr->procs[g->who].fd, g->vaddr, page, &hidden);
-        any = any || g->now > 0;
+        g->now = mapcount(pr, pr->procs[g->who].fd, g->vaddr, page);
     }
-    if (hidden && !any) {
-        rt_log(&t->log, RT_LOG_DEBUG, "sharers' probe: page frames hidden (not root): the page tables' rule alone");
-        disarm(pr);
-        rt_close(&pr->kpc_fd);
-        pr->off = true;
-        return false;
+}
+
+/* The sentinel's PSS of shared pages now (KiB: Pss less the private pages), or -1 when its
+ * rollup no longer reads (the process is gone). */
+static double sentinel_read(rt_proctree *t)
+{
+    ssize_t n = rt_pread_single(t->probe.sent_fd, t->buf, sizeof t->buf);
+    rt_rollup r;
+    if (n <= 0 || rt_smaps_rollup_parse(t->buf, (size_t)n, &r) != 0)
+        return -1.0;
+    return r.split_ok && r.private_kib <= r.pss_kib ? (double)(r.pss_kib - r.private_kib) : (double)r.pss_kib;
+}
+
+/* How far the tree's PSS moved with the sentinel's (KiB: its move times the tree's processes
+ * with memory, each of which may map the same pages), reading it when its credit allows; 0
+ * without a sentinel or credit. */
+static double sentinel_move(rt_proctree *t)
+{
+    pt_probe *pr = &t->probe;
+    if (pr->sent_fd < 0)
+        return 0.0;
+    double mono = rt_mono_secs();
+    double cap = RT_PT_SENTINEL_BURST * pr->sent_cost;
+    if (pr->sent_mono > 0 && mono > pr->sent_mono)
+        pr->sent_credit = fmin(cap, pr->sent_credit + (mono - pr->sent_mono) * RT_PT_SENTINEL_BUDGET);
+    pr->sent_mono = mono;
+    if (pr->sent_credit < 0)
+        return pr->sent_have_now ? fabs(pr->sent_now - pr->sent_base) * (double)pr->members : 0.0;
+    double before = rt_thread_cpu_secs();
+    double v = sentinel_read(t);
+    double cost = rt_thread_cpu_secs() - before;
+    pr->sent_cost = cost > 0 ? cost : pr->sent_cost;
+    pr->sent_credit -= cost > 0 ? cost : 0.0;
+    pr->sent_reads++;
+    if (v < 0) {
+        rt_close(&pr->sent_fd);
+        return 0.0;
     }
-    return true;
+    pr->sent_now = v;
+    pr->sent_have_now = true;
+    return fabs(v - pr->sent_base) * (double)pr->members;
 }
 
 double rt_proctree_probe_move(rt_proctree *t)
@@ -91,8 +132,9 @@ double rt_proctree_probe_move(rt_proctree *t)
      * spread over the mappings) */
     size_t first = pr->turn;
     pr->turn = (pr->turn + 1) % RT_PT_PROBE_TURNS;
-    if (pr->off || pr->npages == 0 || !read_now(t, first, RT_PT_PROBE_TURNS))
+    if (pr->off || pr->npages == 0)
         return -1.0;
+    read_now(t, first, RT_PT_PROBE_TURNS);
     double kib = 0.0, now = 0.0;
     size_t nread = 0;
     for (size_t k = 0; k < pr->npages; k++) {
@@ -117,7 +159,8 @@ double rt_proctree_probe_move(rt_proctree *t)
     /* every page as last read, or the pages read now standing for all of them, whichever
      * moved more: a move of the whole mapping shows at once, a part of it within the turns */
     double scaled = nread ? now * (double)pr->npages / (double)nread : 0.0;
-    return scaled > kib ? scaled : kib;
+    /* and the sentinel's, where there is one: what the pages' flags cannot see */
+    return fmax(fmax(scaled, kib), sentinel_move(t));
 }
 
 /* Whether the probed processes are still those of top[0..n), in any order (the most exposed of
@@ -229,29 +272,67 @@ static void choose(rt_proctree *t, proc *const *top, size_t n)
     }
 }
 
+/* The sentinel (excl only): of the probed processes whose last rollup's shared pages an
+ * outsider could move the tree's PSS through by RT_PT_PROBE_SHARE of pss_kib or more (one more
+ * mapper of a page that m map moves each of the tree's mappers' share by 1/(m + 1) of it: the
+ * process's PSS of shared pages over their mean mapcount plus one, that mapcount its RSS of
+ * shared pages over that PSS, times the tree's processes with memory), the one of least RSS
+ * (its rollup walks all its pages). Opens its rollup. */
+static void sentinel_choose(rt_proctree *t, proc *const *top, size_t n, uint64_t pss_kib)
+{
+    pt_probe *pr = &t->probe;
+    rt_close(&pr->sent_fd);
+    size_t who = n;
+    for (size_t k = 0; k < n; k++) {
+        const proc *p = top[k];
+        if (!p->pss_ok || !p->split_ok || p->private_kib >= p->pss_kib || p->shared_kib == 0)
+            continue;
+        double spss = (double)(p->pss_kib - p->private_kib), m = (double)p->shared_kib / spss;
+        double could = spss / (m + 1.0) * (double)pr->members;
+        if (could >= RT_PT_PROBE_SHARE * (double)pss_kib && (who == n || p->rss_pages < top[who]->rss_pages))
+            who = k;
+    }
+    if (who == n)
+        return;
+    int fd = rt_pt_open_rel(t, top[who]->pid, "smaps_rollup");
+    pr->sent_fd = fd >= 0 ? fd : -1;
+    pr->sent_have_now = false;
+    if (pr->sent_mono == 0)
+        pr->sent_credit = 0; /* the first read is free; the budget then pays for the next */
+}
+
+uint64_t rt_proctree_probe_flags_only(rt_proctree *t)
+{
+    t->probe.excl = true;
+    rt_close(&t->probe.kpc_fd);
+    return t->probe.sent_reads;
+}
+
 void rt_proctree_probe_arm(rt_proctree *t, bool reread)
 {
     pt_probe *pr = &t->probe;
     if (pr->off)
         return;
-    if (pr->kpc_fd < 0) {
+    if (pr->kpc_fd < 0 && !pr->excl) {
         pr->kpc_fd = rt_pt_open(t, "kpagecount");
         if (pr->kpc_fd < 0) {
-            rt_log(&t->log, RT_LOG_DEBUG, "sharers' probe: no /proc/kpagecount to read: the page tables' rule alone");
+            rt_log(&t->log, RT_LOG_DEBUG,
+                   "sharers' probe: no /proc/kpagecount to read (not root): the pages' exclusive flags and a sentinel");
             pr->kpc_fd = -1;
-            pr->off = true;
-            return;
+            pr->excl = true;
         }
     }
     /* the most exposed live processes, most first; and the processes with memory */
     proc *top[RT_PT_PROBE_PROCS];
     size_t n = 0;
+    uint64_t pss_kib = 0;
     pr->members = 0;
     for (size_t i = 0; i < t->nlive; i++) {
         proc *p = rt_pt_lookup(t, t->live[i]);
         if (!p || p->zombie || p->vm_shared)
             continue;
         pr->members++;
+        pss_kib += p->pss_ok ? p->pss_kib : 0;
         if (p->exposed_kib == 0)
             continue;
         size_t at = n < RT_PT_PROBE_PROCS ? n++ : RT_PT_PROBE_PROCS;
@@ -284,12 +365,24 @@ void rt_proctree_probe_arm(rt_proctree *t, bool reread)
     if (pr->have_now) {
         size_t last = (pr->turn + RT_PT_PROBE_TURNS - 1) % RT_PT_PROBE_TURNS;
         for (size_t k = 1; k < RT_PT_PROBE_TURNS; k++)
-            if (!read_now(t, (last + k) % RT_PT_PROBE_TURNS, RT_PT_PROBE_TURNS))
-                return;
-    } else if (!read_now(t, 0, 1)) {
-        return;
+            read_now(t, (last + k) % RT_PT_PROBE_TURNS, RT_PT_PROBE_TURNS);
+    } else {
+        read_now(t, 0, 1);
     }
     for (size_t k = 0; k < pr->npages; k++)
         pr->pages[k].base = pr->pages[k].now;
     pr->have_now = false;
+    if (!pr->excl)
+        return;
+    /* the sentinel's base likewise: as this sample read it, else now (the walk just re-read it) */
+    if (!same || pr->sent_fd < 0)
+        sentinel_choose(t, top, n, pss_kib);
+    if (pr->sent_fd >= 0 && !pr->sent_have_now) {
+        double v = sentinel_read(t);
+        if (v < 0)
+            rt_close(&pr->sent_fd);
+        pr->sent_now = v;
+    }
+    pr->sent_base = pr->sent_now;
+    pr->sent_have_now = false;
 }
