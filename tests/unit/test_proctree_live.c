@@ -577,7 +577,7 @@ static void probe_sentinel_follows_an_outsider(void **state)
     assert_true(m != MAP_FAILED);
     for (size_t i = 0; i < size; i += 4096)
         (void)((volatile char *)m)[i];
-    usleep(200000); /* the sentinel's budget: a read of its rollup each 33 times its cost */
+    usleep(200000); /* the sentinel's budget: a read of its rollup each 20 times its cost */
     double moved = rt_proctree_probe_move(t);
     print_message("sentinel: %.0f KiB moved by the outsider's map of %d MiB\n", moved, COW_MIB);
     assert_true(moved >= 0.8 * third && moved <= 1.2 * third);
