@@ -243,6 +243,8 @@ typedef enum rt_column {
                                              * (rt_process.exits_counted) */
     RT_COL_PROC_UNWAITED_PARENTS = 111,     /* the tree's processes seen ignoring SIGCHLD
                                              * (rt_process.unwaited_parents) */
+    RT_COL_CLOCK_STEP_SECS = 112,           /* 0.21: the wall clock's step (rt_sample.clock_step_secs) */
+    RT_COL_SAMPLING_GAP_SECS = 113,         /* 0.21: a gap in the sampling (rt_sample.sampling_gap_secs) */
 } rt_column;
 
 /* How many columns this library has (columns 0 .. n-1), a column's name ("timestamp",

@@ -50,6 +50,9 @@ typedef enum rt_note_kind {
     RT_NOTE_MEMORY_REREAD = 25,        /* a memory limit the job lived under evicted the files it
                                         * read back: how much, and the limit that keeps them */
     RT_NOTE_CPU_SHARED = 28,           /* 0.20: other work used the machine's cores beside the job */
+    RT_NOTE_CLOCK_JUMP = 29,           /* 0.21: the wall clock stepped during the run */
+    RT_NOTE_SAMPLING_GAP = 30,         /* 0.21: the tracker took no sample for a while (stopped,
+                                        * frozen, starved, or the machine suspended) */
     RT_NOTE_CPU_UNWAITED = 33,         /* 0.21: processes of the job ignored SIGCHLD and no exit
                                         * records were read: the CPU of children the kernel
                                         * reaped for them is a lower bound */
@@ -77,8 +80,7 @@ typedef struct rt_notes_options {
  * "phase_marks", "cpu_over_requested", "memory_over_requested", "gpu_unused", "time_limit",
  * "memory_safe_side", "cpu_runs", "gpu_busy_idle", "gpu_tensor_idle", "gpu_memory_bound",
  * "gpu_starved", "gpu_held_unused", "memory_high", "time_ended", "memory_reread", "cpu_shared",
- * "cpu_unwaited";
- * "note" for another number. Static. */
+ * "clock_jump", "sampling_gap", "cpu_unwaited"; "note" for another number. Static. */
 RT_API const char *rt_note_kind_name(int kind);
 
 /* The notes of one run into out[0..cap) (opts may be NULL). Returns how many were written (at

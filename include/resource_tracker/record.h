@@ -135,6 +135,8 @@ typedef struct rt_record {
     double cgroup_memory_refault_mib;
     double process_exits_counted;     /* 0.20: rt_process.exits_counted (NaN: not listened to) */
     double process_unwaited_parents;  /* 0.21: rt_process.unwaited_parents */
+    double clock_step_secs;           /* 0.21: rt_sample.clock_step_secs (0: none, NaN: unknown) */
+    double sampling_gap_secs;         /* 0.21: rt_sample.sampling_gap_secs (0: none, NaN: unknown) */
 } rt_record;
 /* rt_record has no struct_size: where it crosses between caller and library, a size argument
  * says how much of it the caller has, sizeof(rt_record) as the caller compiled it. The

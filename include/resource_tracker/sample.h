@@ -414,6 +414,16 @@ typedef struct rt_sample {
      * rt_sampler_options.member as the sampler copied it, the same on every sample; NULL when
      * none was given or it names no job */
     const struct rt_member *member;
+    /* 0.20: what the clocks say of the interval ("Clocks" in docs/contracts.md). The wall
+     * clock's step in it: its progress less the time that passed (CLOCK_BOOTTIME's), where that
+     * is over a second either way (the clock set back or forward), else 0; interval_secs is
+     * the monotonic clock's all the same. */
+    double clock_step_secs;
+    /* The time since the previous reading when it was a gap in the sampling (over 4 intervals
+     * and 2 s more than one: the tracker stopped, frozen or starved, or the machine
+     * suspended), on the boot clock; else 0. When the tracked command ended in the gap and the
+     * kernel told when (its exit record), interval_secs and timestamp_secs end there. */
+    double sampling_gap_secs;
 } rt_sample;
 
 #ifdef __cplusplus

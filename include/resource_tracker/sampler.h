@@ -63,6 +63,9 @@ typedef struct rt_sampler_options {
                           * and what it reaps of them (a task that ended counts to its end).
                           * Its own CPU and memory are not the tree's, and no cgroup is read for
                           * the tree (the tasks share none of their own). 0: none */
+    double interval_secs; /* 0.20: the interval the caller samples at, which tells a sampling
+                           * gap (rt_sample.sampling_gap_secs); 0 (and a caller whose struct
+                           * ends before it): the intervals seen so far tell it */
 } rt_sampler_options;
 
 #define RT_SAMPLER_OPTIONS_INIT                                                                                        \

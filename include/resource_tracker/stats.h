@@ -217,6 +217,11 @@ typedef struct rt_summary {
      * the machine, a recorded file). Ended by SIGTERM, SIGXCPU, or SIGKILL without an OOM kill,
      * its duration is a floor (docs/answers.md, "A run that was stopped") */
     double end_signal;
+    /* 0.21: the clocks (rt_record.clock_step_secs, .sampling_gap_secs; docs/answers.md
+     * "Clocks"): how many times the wall clock stepped, their sum and the largest (by size, with
+     * its sign); how many gaps the sampling had, their sum and the longest. 0: none */
+    double clock_steps, clock_step_secs, clock_step_largest_secs;
+    double sampling_gaps, sampling_gap_secs, sampling_gap_longest_secs;
 } rt_summary;
 
 /* 0.19: one part of a run's energy: the domains of the records' energy (rt_energy_domain) of

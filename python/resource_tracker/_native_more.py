@@ -189,6 +189,13 @@ class Summary(Structure):
         ("process_unwaited_parents", c_double),
         # 0.21: the signal that ended the command (0: none; NaN: not known)
         ("end_signal", c_double),
+        # 0.21: the clocks: the wall clock's steps, the sampling's gaps
+        ("clock_steps", c_double),
+        ("clock_step_secs", c_double),
+        ("clock_step_largest_secs", c_double),
+        ("sampling_gaps", c_double),
+        ("sampling_gap_secs", c_double),
+        ("sampling_gap_longest_secs", c_double),
     ]
 
 

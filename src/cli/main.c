@@ -90,6 +90,9 @@ typedef struct run_state {
     bool human;         /* the human or the log view */
     int guard_fd;       /* the guardian's pipe: the job's group is killed if we die; -1: none */
     double start_secs;  /* Unix time of the start */
+    double start_mono;  /* CLOCK_MONOTONIC then: the end is start_secs plus the monotonic time
+                         * since (a wall clock set meanwhile moves neither) */
+    bool clock_told, gap_told; /* a wall clock's step, a sampling gap was said (once each) */
     rt_sampler *sampler; /* NULL if sampling could not start: the job still runs */
     rt_pipeline *pipe;   /* where each sample goes (sinks.c); NULL: nowhere */
     rt_sink *prom;       /* the /metrics server, started before the command, until the pipeline
@@ -123,6 +126,24 @@ typedef struct run_state {
                               * node's other tasks, tracked too and waited for; 0: none */
 } run_state;
 
+/* The first step of the wall clock and the first gap in the sampling, said once each (the
+ * summary's notes count them all). */
+static void clocks_say(run_state *rs, const rt_sample *s)
+{
+    if (s->clock_step_secs != 0 && !rs->clock_told) {
+        rs->clock_told = true;
+        cli_say("warning: the wall clock was set %s %.1f s: the samples' timestamps follow it, durations are the "
+                "monotonic clock's",
+                s->clock_step_secs < 0 ? "back" : "forward", fabs(s->clock_step_secs));
+    }
+    if (s->sampling_gap_secs > 0 && !rs->gap_told) {
+        rs->gap_told = true;
+        cli_say("warning: no sample for %.1f s (the tracker was stopped, frozen or starved, or the machine "
+                "suspended)",
+                s->sampling_gap_secs);
+    }
+}
+
 /* Takes one sample and hands it to the pipeline. Returns false when output failed for good
  * (the only sink of the tool's pipeline whose add fails is the sample output). */
 static bool emit(run_state *rs)
@@ -146,6 +167,7 @@ static bool emit(run_state *rs)
     if (!rs->sampler || err != RT_OK)
         return true;
     rs->last = s;
+    clocks_say(rs, s);
     if (rs->human)
         cli_status_sample(s); /* from this sample's figures: nothing read, nothing allocated */
     if (!rs->pipe || rt_pipeline_add(rs->pipe, s) == RT_OK)
@@ -388,7 +410,7 @@ static void finish_run(cli_options *o, run_state *rs, int status)
                           .pid = o->pid,
                           .exit_status = rs->child ? status : -1,
                           .start_secs = rs->start_secs,
-                          .end_secs = cli_real_secs(),
+                          .end_secs = rs->start_secs + fmax(cli_mono_secs() - rs->start_mono, 0),
                           .host = rs->host,
                           .cloud = cloud,
                           .summary = s,
@@ -428,6 +450,7 @@ static int open_run(const cli_options *o, run_state *rs)
 {
     rs->out_fd = rs->sfd = rs->tfd = rs->guard_fd = -1;
     rs->start_secs = cli_real_secs();
+    rs->start_mono = cli_mono_secs();
     cli_nofile_raise(); /* before any setup: it all gets what the hard limit allows */
     /* -o FILE is written in every view, -q or not; stderr gets samples in the samples view only */
     if (o->output || (!o->quiet && !rs->human)) {
@@ -658,6 +681,7 @@ static int start_sampling(cli_options *o, run_state *rs)
     so.request = o->request;
     so.member = o->member.job_id ? &o->member : NULL;
     so.siblings_of = rs->holder; /* --per-node: the node's other tasks (0: none) */
+    so.interval_secs = o->interval; /* a gap in the sampling is told against it */
     int fds = cli_fds_free(); /* the sampler keeps a dozen files open and reads the tree's */
     rt_error err = rt_sampler_new(&so, &rs->sampler);
     double t0 = cli_mono_secs(); /* the baseline's time, a few instructions late at most */

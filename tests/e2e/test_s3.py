@@ -75,6 +75,23 @@ def assert_no_secret(*texts, secrets=(SK, TOKEN)):
             assert s not in t
 
 
+def test_clock_skew_named(tmp_path):
+    """A signature refused for clock skew (the machine's wall clock an hour behind: the fake-clock
+    shim) is named as such, not only as HTTP 403 (the stand-in's own store: no s3rver needed)."""
+    shim = os.path.join(BUILD_DIR, "libfake-clock.so")
+    if not os.path.exists(S3_PUT) or not os.path.exists(shim):
+        pytest.skip("s3-put or the fake-clock shim not built")
+    stub = s3_sigv4.start(tmp_path, secret=SK, token=TOKEN, access_key=AK, region=REGION, s3rver=False)
+    try:
+        off = tmp_path / "offset"
+        off.write_text("-3600")
+        r = put(tmp_path, stub.url, "skewed", b"x", env_over={"LD_PRELOAD": shim, "FAKE_CLOCK_FILE": str(off)})
+    finally:
+        stub.stop()
+    assert r.returncode != 0, r.stdout
+    assert "HTTP 403 RequestTimeTooSkewed (refused for clock skew" in r.stderr + r.stdout, r.stderr
+
+
 # ---- an independent SigV4 signer for hand-made requests ----
 
 def sign(method, path, body, headers, secret=SK, when=None, region=REGION, service="s3", signed=None,

@@ -10,6 +10,7 @@
 
 #include "resource_tracker.h"
 #include "sample/replay.h"
+#include "sample/clocks.h"
 
 static rt_sampler *open_fixture(const char *c)
 {
@@ -181,9 +182,47 @@ static void live_machine(void **state)
     rt_sampler_free(NULL);
 }
 
+/* The clocks between readings (clocks.c): a wall clock set back or forward by over a second is
+ * a step (the boot clock's progress is the time that passed, so a suspended machine's time is
+ * no step); a reading over 4 intervals and 2 s more than one after the last is a gap, against
+ * the caller's interval or, without one, the intervals seen. */
+static void clock_steps_and_gaps(void **state)
+{
+    (void)state;
+    rt_clocks c = {.nominal = 0.1};
+    double step, gap;
+    rt_clocks_read(&c, 100.0, 1000.0, 200.0, &step, &gap); /* the first: nothing to compare */
+    assert_true(step == 0 && gap == 0);
+    rt_clocks_read(&c, 100.1, 1000.1, 200.1, &step, &gap);
+    assert_true(step == 0 && gap == 0);
+    rt_clocks_read(&c, 100.2, 1000.2 - 3600.0, 200.2, &step, &gap); /* set back an hour */
+    assert_true(fabs(step + 3600.0) < 1e-6 && gap == 0);
+    rt_clocks_read(&c, 100.3, 1000.3, 200.3, &step, &gap); /* and forward again */
+    assert_true(fabs(step - 3600.0) < 1e-6 && gap == 0);
+    rt_clocks_read(&c, 100.4, 1000.4 + 0.9, 200.4, &step, &gap); /* under a second: NTP's slew, no step */
+    assert_true(step == 0 && gap == 0);
+    rt_clocks_read(&c, 120.4, 1021.3, 220.4, &step, &gap); /* stopped 20 s: a gap, no step */
+    assert_true(step == 0 && fabs(gap - 20.0) < 1e-6);
+    rt_clocks_read(&c, 120.5, 1021.4 + 30.0, 250.5, &step, &gap); /* suspended 30 s: a gap, no step */
+    assert_true(step == 0 && fabs(gap - 30.1) < 1e-6);
+    rt_clocks_read(&c, 122.5, 1053.4, 252.5, &step, &gap); /* 2 s late: under 2 s more than one, no gap */
+    assert_true(step == 0 && gap == 0);
+    /* without the caller's interval: the intervals seen tell it (1 s here), the first none */
+    rt_clocks u = {0};
+    rt_clocks_read(&u, 0, 0, NAN, &step, &gap);
+    rt_clocks_read(&u, 10, 10, NAN, &step, &gap); /* the first interval: nothing seen yet */
+    assert_true(gap == 0);
+    for (int i = 1; i <= 20; i++)
+        rt_clocks_read(&u, 10 + i, 10 + i, NAN, &step, &gap);
+    assert_true(gap == 0 && step == 0);
+    rt_clocks_read(&u, 40, 40, NAN, &step, &gap); /* 10 s after: a gap (boot NaN: the monotonic clock's) */
+    assert_true(fabs(gap - 10.0) < 1e-6 && step == 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(clock_steps_and_gaps),
         cmocka_unit_test(same_state_gives_zero_rates), cmocka_unit_test(zero_elapsed_gives_null_rates),
         cmocka_unit_test(missing_sources_are_null_not_fatal), cmocka_unit_test(counters_backwards_never_negative),
         cmocka_unit_test(live_machine),

@@ -947,9 +947,61 @@ static void energy_parts(void **state)
     rt_stats_free(st);
 }
 
+/* A wall clock set back an hour and forward again: the run's end is its start plus its
+ * duration, the steps counted; a gap counted with its length; the notes say both. */
+static void clock_steps_and_gap(void **state)
+{
+    (void)state;
+    rt_stats *st = rt_stats_new();
+    assert_non_null(st);
+    double t = 1000.0;
+    for (int i = 0; i < 30; i++) {
+        rt_record r = blank(t + 1.0, 1.0);
+        if (i == 10) {
+            r.timestamp_secs -= 3600.0;
+            r.clock_step_secs = -3600.0;
+            t -= 3600.0;
+        } else if (i == 20) {
+            r.timestamp_secs += 3600.0;
+            r.clock_step_secs = 3600.0;
+            t += 3600.0;
+        }
+        if (i == 25) { /* 20 s without a sample */
+            r.timestamp_secs += 20.0;
+            r.interval_secs = 21.0;
+            r.sampling_gap_secs = 21.0;
+            t += 20.0;
+        }
+        t += 1.0;
+        rt_stats_add(st, &r);
+    }
+    const rt_summary *s = rt_stats_summary(st);
+    assert_near(s->duration_secs, 50.0, 1e-9);
+    assert_near(s->start_secs, 1000.0, 1e-9);
+    assert_near(s->end_secs, 1050.0, 1e-9);
+    assert_near(s->clock_steps, 2, 0);
+    assert_near(s->clock_step_secs, 0, 1e-9);
+    assert_near(fabs(s->clock_step_largest_secs), 3600.0, 1e-9);
+    assert_near(s->sampling_gaps, 1, 0);
+    assert_near(s->sampling_gap_secs, 21.0, 1e-9);
+    rt_note notes[RT_NOTES_MAX];
+    size_t n = rt_summary_notes(s, NULL, notes, RT_NOTES_MAX);
+    bool jump = false, gap = false;
+    for (size_t i = 0; i < n; i++) {
+        jump |= notes[i].kind == RT_NOTE_CLOCK_JUMP && strstr(notes[i].text, "set 2 times") &&
+                strstr(notes[i].text, "3600.0 s");
+        gap |= notes[i].kind == RT_NOTE_SAMPLING_GAP && strstr(notes[i].text, "no sample for 21.0 s");
+    }
+    assert_true(jump && gap);
+    assert_string_equal(rt_note_kind_name(RT_NOTE_CLOCK_JUMP), "clock_jump");
+    assert_string_equal(rt_note_kind_name(RT_NOTE_SAMPLING_GAP), "sampling_gap");
+    rt_stats_free(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(clock_steps_and_gap),
         cmocka_unit_test(empty),          cmocka_unit_test(weighted), cmocka_unit_test(fold_only_into_the_neighbour),         cmocka_unit_test(nan_handling),
         cmocka_unit_test(process_midway), cmocka_unit_test(allocation),       cmocka_unit_test(job_name),
         cmocka_unit_test(percentile_bound), cmocka_unit_test(short_intervals_fold), cmocka_unit_test(histogram_edges), cmocka_unit_test(speed),

@@ -113,6 +113,7 @@ void rt_jline_reset(rt_jline *jl)
         jl->en->present = false;
     jl->rq_present = false;
     jl->mb.set = false;
+    jl->clock[0] = jl->clock[1] = 0;
 }
 
 void rt_jline_add_dev(rt_jl_list *l, const char *name, bool named, double ta, double tb, double ra, double rb)
@@ -1013,10 +1014,24 @@ static bool scan_member(rt_js *j, rt_jline *jl)
     return true;
 }
 
+static bool clock_hand(rt_js *j, size_t i, void *jl_)
+{
+    rt_jline *jl = jl_;
+    return num_or_null(j, &jl->clock[i]);
+}
+
+/* "clock":{"step_secs":..,"gap_secs":..} (0.20) or null, into jl->clock (0 when absent). */
+static bool scan_clock(rt_js *j, rt_jline *jl)
+{
+    static const jkey hand[] = {JK("step_secs"), JK("gap_secs")};
+    bool present;
+    return object(j, "clock is not an object", &present, NULL, NULL, hand, NKEYS(hand), clock_hand, jl);
+}
+
 /* ---- the line ---------------------------------------------------------------------------- */
 
 enum { K_JOB, K_CPU, K_MEMORY, K_NETWORK, K_DISK, K_GPU, K_PROCESS, K_PRESSURE, K_CGROUP, K_PHASES, K_ENERGY, K_REQUEST,
-       K_MEMBER, K_COUNT };
+       K_MEMBER, K_CLOCK, K_COUNT };
 
 static bool top_hand(rt_js *j, size_t key, void *jl_)
 {
@@ -1035,6 +1050,7 @@ static bool top_hand(rt_js *j, size_t key, void *jl_)
     case K_ENERGY: return scan_energy(j, jl);
     case K_REQUEST: return scan_request(j, jl);
     case K_MEMBER: return scan_member(j, jl);
+    case K_CLOCK: return scan_clock(j, jl);
     default: return scan_cgroup(j, &jl->self_cg);
     }
 }
@@ -1043,7 +1059,8 @@ const char *rt_jline_scan(const char *line, size_t len, locale_t c_locale, rt_jl
 {
     static const jkey hand[K_COUNT] = {JK("job_name"), JK("cpu"),     JK("memory"),   JK("network"), JK("disk"),
                                        JK("gpu"),      JK("process"), JK("pressure"), JK("cgroup"),
-                                       JK("phases"),   JK("energy"),  JK("request"), JK("member")};
+                                       JK("phases"),   JK("energy"),  JK("request"), JK("member"),
+                                       JK("clock")};
     rt_js j = {.p = line, .end = line + len, .c_locale = c_locale};
     rt_jline_reset(jl);
     if (rt_js_peek(&j) != RT_JS_OBJECT || !rt_js_open(&j, '{'))

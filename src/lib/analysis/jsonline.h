@@ -179,6 +179,7 @@ typedef struct rt_jline {
     bool mb_has[4];
     double mb_num[6];     /* rank, local_rank, ranks, nodes, node_index, per_node (1, 0); NaN: null */
     rt_member_copy mb;
+    double clock[2];      /* 0.20: "clock"'s step_secs, gap_secs (0: absent, NaN: null) */
 } rt_jline;
 
 /* The figure m of the line's sample, cpu, memory, tree, part i of the tree, or a cgroup. */

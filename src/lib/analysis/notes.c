@@ -54,6 +54,8 @@ const char *rt_note_kind_name(int kind)
         [RT_NOTE_MEMORY_REREAD] = "memory_reread",
         [RT_NOTE_CPU_SHARED] = "cpu_shared",
         [RT_NOTE_CPU_UNWAITED] = "cpu_unwaited",
+        [RT_NOTE_CLOCK_JUMP] = "clock_jump",
+        [RT_NOTE_SAMPLING_GAP] = "sampling_gap",
     };
     return kind > 0 && (size_t)kind < sizeof names / sizeof names[0] && names[kind] ? names[kind] : "note";
 }
@@ -741,6 +743,29 @@ static void phase_note(notes *ns, const rt_summary *s)
             (unsigned long long)c->unterminated, c->unterminated == 1 ? "" : "s");
 }
 
+/* The clocks (docs/answers.md "Clocks"): the wall clock's steps, the sampling's gaps; first, as
+ * they qualify every figure of the run. */
+static void clock_notes(notes *ns, const rt_summary *s)
+{
+    double big = s->clock_step_largest_secs;
+    const char *way = big < 0 ? "back" : "forward";
+    const char *rest = "the samples' timestamps follow it; the duration, and the end as the start plus it, are "
+                       "the monotonic clock's";
+    if (s->clock_steps == 1)
+        add(ns, RT_NOTE_CLOCK_JUMP, "the wall clock was set %s %.1f s during the run: %s", way, fabs(big), rest);
+    else if (s->clock_steps > 1)
+        add(ns, RT_NOTE_CLOCK_JUMP, "the wall clock was set %.0f times during the run (the largest %s %.1f s, %+.1f s "
+            "in all): %s", s->clock_steps, way, fabs(big), s->clock_step_secs, rest);
+    const char *why = "stopped, frozen or starved, or the machine suspended";
+    if (s->sampling_gaps == 1)
+        add(ns, RT_NOTE_SAMPLING_GAP, "the tracker took no sample for %.1f s (%s): that stretch's figures are its "
+            "averages", s->sampling_gap_secs, why);
+    else if (s->sampling_gaps > 1)
+        add(ns, RT_NOTE_SAMPLING_GAP, "the tracker took no sample %.0f times, %.1f s in all, the longest %.1f s (%s): "
+            "those stretches' figures are their averages", s->sampling_gaps, s->sampling_gap_secs,
+            s->sampling_gap_longest_secs, why);
+}
+
 size_t rt_summary_notes(const rt_summary *s, const rt_notes_options *opts, rt_note *out, size_t cap)
 {
     if (!s || !out)
@@ -752,6 +777,7 @@ size_t rt_summary_notes(const rt_summary *s, const rt_notes_options *opts, rt_no
     rt_recommendation rec = {.struct_size = sizeof rec};
     if (!s->has_process || rt_recommend(&s, 1, &rec) != RT_OK)
         rec.cpu = 0, rec.memory_mib = 0;
+    clock_notes(&ns, s);
     oom_note(&ns, s, s->has_process ? &rec : NULL);
     if (s->has_process) {
         rt_mem_floor f;

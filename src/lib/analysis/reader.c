@@ -412,6 +412,8 @@ static void json_record(rt_reader *r, rt_record *rec, char *job)
     rec->gpu_thermal_throttled_secs = jl->gpu_thermal_throttled;
     rec->timestamp_secs = ts;
     rec->interval_secs = iv; /* NaN: from the timestamps, below */
+    rec->clock_step_secs = jl->clock[0];
+    rec->sampling_gap_secs = jl->clock[1];
     if (jl->has_job) {
         memcpy(job, jl->job, strlen(jl->job) + 1);
         rec->job_name = job;

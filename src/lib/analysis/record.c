@@ -230,6 +230,8 @@ void rt_record_from_sample(const rt_sample *s, rt_record *out)
     memset(out, 0, sizeof *out);
     out->timestamp_secs = s->timestamp_secs;
     out->interval_secs = s->interval_secs;
+    out->clock_step_secs = s->clock_step_secs;
+    out->sampling_gap_secs = s->sampling_gap_secs;
     out->job_name = NULL;
     machine_part(s, out);
     cgroup_part(s, out);

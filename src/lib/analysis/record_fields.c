@@ -156,6 +156,9 @@ const rt_record_field rt_record_fields[] = {
      FOLD(MAX, process_exits_counted), KEEP(EXACT)},
     {ROW(process_unwaited_parents, "process_unwaited_parents", RT_COL_PROC_UNWAITED_PARENTS),
      PROC(unwaited_parents, 0), FOLD(MAX, process_unwaited_parents), KEEP(EXACT)},
+    /* 0.21: the clocks (the sample's own; stats.c folds them into the summary's clock members) */
+    {ROW(clock_step_secs, "clock_step_secs", RT_COL_CLOCK_STEP_SECS)},
+    {ROW(sampling_gap_secs, "sampling_gap_secs", RT_COL_SAMPLING_GAP_SECS)},
 };
 
 const size_t rt_record_field_count = sizeof rt_record_fields / sizeof rt_record_fields[0];

@@ -109,6 +109,7 @@ struct rt_stats {
     const rt_summary_energy_part *part_list[RT_ENERGY_PARTS_MAX];
     char meter_source[PART_TEXT_CAP];
     bool has_meter;
+    double clock_shift;      /* 0.20: the wall clock's steps so far (rt_record.clock_step_secs) */
 };
 
 /* *acc += x, where NaN is "no figure" (a NaN *acc becomes x). */
@@ -427,6 +428,28 @@ static void add_end(rt_stats *st, const rt_record *r)
     st->last_left_mib = left > 0 ? (isnan(r->process_pss_mib) ? r->process_rss_mib : r->process_pss_mib) : NAN;
 }
 
+/* The record's clocks: a step of the wall clock (counted, summed, the largest by size kept with
+ * its sign, and taken off the timestamps that follow it, so that the run's end is its start
+ * plus its duration) and a gap in the sampling (counted, summed, the longest). */
+static void add_clocks(rt_stats *st, const rt_record *r)
+{
+    rt_summary *s = &st->s;
+    double step = r->clock_step_secs, gap = r->sampling_gap_secs;
+    if (isfinite(step) && step != 0) {
+        s->clock_steps++;
+        s->clock_step_secs += step;
+        if (fabs(step) > fabs(s->clock_step_largest_secs))
+            s->clock_step_largest_secs = step;
+        st->clock_shift += step;
+    }
+    if (isfinite(gap) && gap > 0) {
+        s->sampling_gaps++;
+        s->sampling_gap_secs += gap;
+        if (gap > s->sampling_gap_longest_secs)
+            s->sampling_gap_longest_secs = gap;
+    }
+}
+
 void rt_stats_add(rt_stats *st, const rt_record *r)
 {
     rt_stats_add_sized(st, r, sizeof *r);
@@ -464,11 +487,13 @@ void rt_stats_add_sized(rt_stats *st, const rt_record *rec, size_t rec_size)
     bool has_interval = isfinite(iv) && iv > 0;
     double w = has_interval ? iv : 1.0; /* the seconds the record stands for */
     s->samples++;
+    add_clocks(st, r);
     if (isfinite(r->timestamp_secs)) { /* the earliest start and latest end: records out of order too */
-        double start = has_interval ? r->timestamp_secs - iv : r->timestamp_secs;
+        double ts = r->timestamp_secs - st->clock_shift; /* on the wall clock as it was at the start */
+        double start = has_interval ? ts - iv : ts;
         if (isnan(s->start_secs) || start < s->start_secs)
             s->start_secs = start;
-        max_in(&s->end_secs, r->timestamp_secs);
+        max_in(&s->end_secs, ts);
     }
     s->duration_secs += w;
     if (r->job_name && !s->job_name)

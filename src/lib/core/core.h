@@ -116,6 +116,7 @@ void rt_roots_close(rt_roots *r);
 double rt_mono_secs(void); /* CLOCK_MONOTONIC in seconds */
 double rt_thread_cpu_secs(void); /* the calling thread's CPU time in seconds (0 when unreadable) */
 double rt_real_secs(void); /* CLOCK_REALTIME (Unix time) in seconds */
+double rt_boot_secs(void); /* CLOCK_BOOTTIME in seconds (a suspended machine's time too) */
 
 /* ---- logging ---------------------------------------------------------------------------- */
 

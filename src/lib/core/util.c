@@ -26,6 +26,11 @@ double rt_real_secs(void)
     return rt_clock_secs(CLOCK_REALTIME);
 }
 
+double rt_boot_secs(void)
+{
+    return rt_clock_secs(CLOCK_BOOTTIME);
+}
+
 void rt_log(const rt_logger *lg, rt_log_level level, const char *fmt, ...)
 {
     if (!lg || !lg->fn)

@@ -277,6 +277,7 @@ rt_error rt_tracker_start_clock(const rt_tracker_options *opts, rt_clock *clock,
     so.root_only = o.no_children != 0;
     so.nvml_library = o.nvml_library;
     so.pss_max_age_secs = o.pss_max_age_secs;
+    so.interval_secs = o.interval_secs;
 
     rt_tracker *t = NULL;
     rt_error err = rt_tracker_new_stopped(o.max_samples, o.job, &t);

@@ -224,6 +224,13 @@ static bool xml_field(const char *buf, size_t len, const char *tag, char *out, s
     return true;
 }
 
+const char *rt_s3_error_words(const char *code)
+{
+    if (code && strcmp(code, "RequestTimeTooSkewed") == 0)
+        return "refused for clock skew: this machine's clock is over 15 minutes from S3's";
+    return NULL;
+}
+
 bool rt_s3_parse_error(const char *buf, size_t len, char *code, size_t ccap, char *msg, size_t mcap)
 {
     bool c = xml_field(buf, len, "Code", code, ccap);
@@ -310,7 +317,9 @@ rt_error rt_s3_put(const rt_s3_target *t, const rt_s3_credentials *c, const char
     /* the body up to its first NUL: the part the redaction saw */
     rt_s3_parse_error(rep.body.data, rep.body.data ? strnlen(rep.body.data, rep.body.len) : 0, code, sizeof code,
                       message, sizeof message);
-    snprintf(what, sizeof what, "HTTP %ld%s%s%s%s", rep.status, code[0] ? " " : "", code, message[0] ? ": " : "", message);
+    const char *words = rt_s3_error_words(code);
+    snprintf(what, sizeof what, "HTTP %ld%s%s%s%s%s%s%s", rep.status, code[0] ? " " : "", code, words ? " (" : "",
+             words ? words : "", words ? ")" : "", message[0] ? ": " : "", message);
     put_error(c, url, what, err, errlen);
     rt_fetch_reply_free(&rep);
     return RT_ERR_IO;

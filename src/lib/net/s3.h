@@ -61,6 +61,10 @@ bool rt_s3_valid_region(const char *r);
  * Pure. */
 bool rt_s3_parse_error(const char *buf, size_t len, char *code, size_t ccap, char *msg, size_t mcap);
 
+/* What an S3 error code means where its name alone would not tell a person what to do
+ * ("RequestTimeTooSkewed": the signature refused for clock skew), else NULL. Pure. */
+const char *rt_s3_error_words(const char *code);
+
 /* The SHA-256 of len bytes of data as 64 lower-case hex digits, through libcrypto.so.3 (dlopen'd
  * at first use). Returns RT_OK, or RT_ERR_UNSUPPORTED with the reason in err. */
 rt_error rt_s3_sha256_hex(const void *data, size_t len, char hex[65], char *err, size_t errlen);

@@ -26,11 +26,13 @@ static double next_watch(double delay, bool moved)
     return moved || !(delay > 0) ? WATCH_FAST_SECS : fmin(delay * 2, WATCH_SLOW_SECS);
 }
 
-/* One reading at (mono, real): snapshot, delta, commit. Returns RT_IO when no machine-wide
- * source could be read. */
-static rt_error take_reading(rt_sampler *s, double mono, double real)
+/* One reading at (mono, real, boot: NaN when not read): snapshot, delta, commit. Returns RT_IO
+ * when no machine-wide source could be read. */
+static rt_error take_reading(rt_sampler *s, double mono, double real, double boot)
 {
     rt_sample_ctx *c = &s->ctx;
+    double step, gap;
+    rt_clocks_read(&s->clocks, mono, real, boot, &step, &gap);
     double elapsed = s->have_prev_time ? mono - s->prev_mono : 0.0;
     if (elapsed < 0)
         elapsed = 0;
@@ -66,6 +68,8 @@ static rt_error take_reading(rt_sampler *s, double mono, double real)
     rt_sample *o = &s->sample;
     o->timestamp_secs = real;
     o->interval_secs = elapsed;
+    o->clock_step_secs = step;
+    o->sampling_gap_secs = gap;
     rt_cpu_part_delta(&s->cpu, c);
     rt_mem_part_delta(&s->mem);
     rt_disk_part_delta(&s->disks, elapsed);
@@ -193,8 +197,9 @@ static rt_error sampler_new(const rt_sampler_options *opts, rt_statvfs_fn statvf
         /* the whole machine: the group the tracker itself runs in (a container, a SLURM step) */
         rt_cg_part_open_self(&s->cg, c);
     }
+    s->clocks.nominal = o.interval_secs > 0 ? o.interval_secs : 0;
     double now = rt_mono_secs();
-    take_reading(s, now, rt_real_secs());
+    take_reading(s, now, rt_real_secs(), rt_boot_secs());
     /* wrapper mode: the first interval starts when the caller started the command, so the
      * CPU the tree used before this baseline is spread over the time it had */
     if (o.own_children && o.tree_start_mono_secs > 0 && o.tree_start_mono_secs < now)
@@ -222,14 +227,18 @@ rt_error rt_sampler_sample_at(rt_sampler *s, double mono_secs, double real_secs,
 {
     if (!s || !out)
         return RT_ERR_INVALID;
-    rt_error err = take_reading(s, mono_secs, real_secs);
+    rt_error err = take_reading(s, mono_secs, real_secs, NAN);
     *out = &s->sample;
     return err;
 }
 
 rt_error rt_sampler_sample(rt_sampler *s, const rt_sample **out)
 {
-    return rt_sampler_sample_at(s, rt_mono_secs(), rt_real_secs(), out);
+    if (!s || !out)
+        return RT_ERR_INVALID;
+    rt_error err = take_reading(s, rt_mono_secs(), rt_real_secs(), rt_boot_secs());
+    *out = &s->sample;
+    return err;
 }
 
 double rt_sampler_watch(rt_sampler *s, int read)

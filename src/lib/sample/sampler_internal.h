@@ -3,6 +3,7 @@
 #ifndef RT_SAMPLER_INTERNAL_H
 #define RT_SAMPLER_INTERNAL_H
 
+#include "clocks.h"
 #include "../core/request.h"
 #include "../core/member.h"
 #include "cgroup.h"
@@ -31,6 +32,7 @@ struct rt_sampler {
                       * (cg.group NULL: none) */
     double prev_mono; /* the previous reading's time, or where the first interval starts */
     bool have_prev_time;
+    rt_clocks clocks; /* the previous reading's clocks: a wall clock's step, a gap (clocks.h) */
     rt_sample sample;
     rt_request_copy request; /* rt_sampler_options.request's copy; set: on every sample */
     rt_member_copy member;   /* rt_sampler_options.member's copy; set: on every sample */

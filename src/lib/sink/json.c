@@ -334,6 +334,17 @@ static void json_member(rt_ob *o, const rt_member *m)
     jclose(o, '}');
 }
 
+/* "clock":{"step_secs":..,"gap_secs":..} (0.20): only on a line whose interval had a step of
+ * the wall clock or was a gap in the sampling (absent on every other line). */
+static void json_clock(rt_ob *o, const rt_sample *s)
+{
+    if ((s->clock_step_secs == 0 && !(s->sampling_gap_secs > 0)) || !jopen_if(o, "clock", s))
+        return;
+    jnum(o, "step_secs", s->clock_step_secs, 3);
+    jnum(o, "gap_secs", s->sampling_gap_secs, 3);
+    jclose(o, '}');
+}
+
 void rt_json_sample(rt_ob *o, const rt_sample *s, const rt_job *job)
 {
     rt_ob_put(o, "{", 1);
@@ -352,6 +363,7 @@ void rt_json_sample(rt_ob *o, const rt_sample *s, const rt_job *job)
     json_energy(o, s->energy);
     json_request(o, s->request);
     json_member(o, s->member);
+    json_clock(o, s);
     jclose(o, '}');
     o->len--; /* no comma after the sample: a newline */
     rt_ob_put(o, "\n", 1);

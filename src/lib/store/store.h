@@ -12,7 +12,7 @@
 
 #include "resource_tracker.h"
 
-#define RT_NCOLS 112         /* RT_COL_PROC_UNWAITED_PARENTS + 1 */
+#define RT_NCOLS 114         /* RT_COL_SAMPLING_GAP_SECS + 1 */
 #define RT_STORE_BLOCK 4096u /* rows per block */
 
 typedef struct rt_store rt_store;

@@ -98,6 +98,8 @@ struct rt_stream {
     rt_cloud_discovery *cloud;
     rt_clock *clock; /* NULL: the real one */
     double interval, finish_timeout, net_timeout, t0;
+    double start_unix, start_mono; /* the start's Unix time, CLOCK_MONOTONIC's then: the finish is
+                                    * dated from them (a wall clock set back moves it not) */
     _Atomic double abort_at; /* the thread's requests end at this monotonic time (rt_fetch_abort_at):
                               * INFINITY until rt_stream_finish sets where the finish call's reserve
                               * begins; the finish phase moves it to its own end */

@@ -1,0 +1,31 @@
+/* clocks.h - what the clocks say between two readings of the sampler: a step of the wall clock
+ * (its progress against the boot clock's: a clock set by hand, NTP's step, a VM's resync) and a
+ * gap in the sampling (the boot clock's progress against the interval: the tracker stopped,
+ * frozen or starved, or the machine suspended). Pure; internal (rt_sample.clock_step_secs and
+ * .sampling_gap_secs are what it finds). */
+#ifndef RT_SAMPLE_CLOCKS_H
+#define RT_SAMPLE_CLOCKS_H
+
+#include <stdbool.h>
+
+/* A step of the wall clock counts from this many seconds either way. */
+#define RT_CLOCK_STEP_MIN_SECS 1.0
+/* A gap: over this many intervals, and this many seconds more than one. */
+#define RT_GAP_INTERVALS 4.0
+#define RT_GAP_EXTRA_SECS 2.0
+
+/* The previous reading's clocks, and the interval the readings come at. */
+typedef struct rt_clocks {
+    double mono, real, boot;
+    bool have;
+    double nominal; /* the caller's interval (0: not given) */
+    double typical; /* without it, the intervals seen so far (0: none yet) */
+} rt_clocks;
+
+/* The reading at mono, real and boot (CLOCK_MONOTONIC, _REALTIME, _BOOTTIME seconds; boot NaN:
+ * not read, the monotonic clock stands for it): into *step the wall clock's step since the
+ * previous reading (0 under RT_CLOCK_STEP_MIN_SECS), into *gap the boot clock's time since it
+ * when that is a gap (else 0). The first reading has neither. */
+void rt_clocks_read(rt_clocks *c, double mono, double real, double boot, double *step, double *gap);
+
+#endif
