@@ -74,3 +74,29 @@ def test_wall_clock_set_back_and_forward(tmp_path):
     assert abs(s["end_secs"] - s["start_secs"] - s["duration_secs"]) < 0.01, s
     notes = {n["kind"]: n["text"] for n in s["notes"]}
     assert "set 2 times" in notes.get("clock_jump", ""), notes
+
+
+def test_sentinel_finish_not_before_registration(tmp_path):
+    """The wall clock set back an hour mid-run: the finish's finished_at is the start's wall clock
+    plus the monotonic time since, never before the registration (S3 refused: the rows go inline)."""
+    from rust_sentinel_util import Peer, closed_port, stream_env
+    import calendar
+    peer = Peer()
+    try:
+        off = tmp_path / "offset"
+        off.write_text("0")
+        env = stream_env(tmp_path, peer.url, closed_port(), TRACKER_FINISH_TIMEOUT="2",
+                         LD_PRELOAD=FAKE_CLOCK, FAKE_CLOCK_FILE=str(off))
+        t0 = time.time()
+        r = subprocess.run([TRACKER, "-i", "0.2", "-q", "--", "sh", "-c",
+                            "sleep 1; echo -3600 > offset.new; mv offset.new offset; sleep 0.5"],
+                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60 * TIMEOUT_SCALE)
+        t1 = time.time()
+        fin = peer.api("/finish")
+    finally:
+        peer.stop()
+    assert r.returncode == 0, r.stderr
+    assert len(fin) == 1, (peer.seen, r.stderr)
+    when = json.loads(fin[0][2])["finished_at"]
+    secs = calendar.timegm(time.strptime(when, "%Y-%m-%dT%H:%M:%SZ"))
+    assert int(t0) <= secs <= t1 + 1, (t0, when, t1)

@@ -401,6 +401,8 @@ rt_error rt_stream_start_net(const rt_stream_options *opts, const rt_stream_net 
             rnd = (unsigned)rt_mono_secs() ^ (unsigned)(uintptr_t)st;
         snprintf(st->local_key, sizeof st->local_key, "local-%s-%ld-%08x", stamp, (long)getpid(), rnd);
         st->t0 = rt_clock_now(st->clock);
+        st->start_unix = rt_real_secs();
+        st->start_mono = rt_mono_secs();
         st->cur = rt_batch_new(st);
     }
     if (!ok || !st->cur) {
@@ -441,7 +443,9 @@ rt_error rt_stream_finish(rt_stream *st, int exit_code, int failed)
     st->finishing = true;
     st->exit_code = exit_code;
     st->failed = failed != 0;
-    st->finished_unix = rt_real_secs();
+    /* the start's Unix time plus the monotonic time since: never before the registration, however
+     * the wall clock was set meanwhile */
+    st->finished_unix = st->start_unix + fmax(rt_mono_secs() - st->start_mono, 0);
     st->deadline = rt_clock_now(st->clock) + st->finish_timeout;
     /* a request in flight ends where the finish phase keeps its reserve for the finish call */
     atomic_store(&st->abort_at, st->deadline - finish_margin(st) - finish_reserve(st));
