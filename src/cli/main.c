@@ -93,6 +93,7 @@ typedef struct run_state {
     double start_mono;  /* CLOCK_MONOTONIC then: the end is start_secs plus the monotonic time
                          * since (a wall clock set meanwhile moves neither) */
     bool clock_told, gap_told; /* a wall clock's step, a sampling gap was said (once each) */
+    double last_real;   /* CLOCK_REALTIME just after the newest sample */
     rt_sampler *sampler; /* NULL if sampling could not start: the job still runs */
     rt_pipeline *pipe;   /* where each sample goes (sinks.c); NULL: nowhere */
     rt_sink *prom;       /* the /metrics server, started before the command, until the pipeline
@@ -167,6 +168,7 @@ static bool emit(run_state *rs)
     if (!rs->sampler || err != RT_OK)
         return true;
     rs->last = s;
+    rs->last_real = cli_real_secs();
     clocks_say(rs, s);
     if (rs->human)
         cli_status_sample(s); /* from this sample's figures: nothing read, nothing allocated */
@@ -390,6 +392,17 @@ static int exit_status_of(int status)
     return EXIT_FAIL;
 }
 
+/* The run's end: its start plus the monotonic time since, less the time a last sample after a
+ * gap was cut back to the command's end (the library's rt_sample.sampling_gap_secs: the
+ * tracker woke after the job ended), so that the end is the job's. */
+static double end_secs(const run_state *rs)
+{
+    double end = rs->start_secs + fmax(cli_mono_secs() - rs->start_mono, 0);
+    const rt_sample *s = rs->last;
+    double cut = s && s->sampling_gap_secs > 0 ? rs->last_real - s->timestamp_secs : 0;
+    return cut > 0.5 ? fmax(end - cut, rs->start_secs) : end;
+}
+
 /* The end of a run with --summary, --report, --history or --benchmark: the host's facts, the cloud (waiting
  * at most for discovery's own bound), then each of them. Failures here are warnings: the job's
  * exit status stands. */
@@ -410,7 +423,7 @@ static void finish_run(cli_options *o, run_state *rs, int status)
                           .pid = o->pid,
                           .exit_status = rs->child ? status : -1,
                           .start_secs = rs->start_secs,
-                          .end_secs = rs->start_secs + fmax(cli_mono_secs() - rs->start_mono, 0),
+                          .end_secs = end_secs(rs),
                           .host = rs->host,
                           .cloud = cloud,
                           .summary = s,

@@ -100,3 +100,39 @@ def test_sentinel_finish_not_before_registration(tmp_path):
     when = json.loads(fin[0][2])["finished_at"]
     secs = calendar.timegm(time.strptime(when, "%Y-%m-%dT%H:%M:%SZ"))
     assert int(t0) <= secs <= t1 + 1, (t0, when, t1)
+
+
+def test_tracker_stopped(tmp_path):
+    """The tracker stopped (SIGSTOP) for 4 s while its 3 s job ends: the gap is marked, said and
+    noted, and the run's duration is the job's (its end the kernel's, read at the reaping), not
+    the tracker's wake."""
+    out, db = tmp_path / "run.jsonl", tmp_path / "history.db"
+    p = subprocess.Popen([TRACKER, "-i", "0.1", "-o", str(out), "--summary", "--history", str(db), "--",
+                          "sleep", "3"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=tracker_env())
+    try:
+        deadline = time.monotonic() + 10 * TIMEOUT_SCALE
+        while time.monotonic() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 3):
+            time.sleep(0.05)
+        os.kill(p.pid, signal.SIGSTOP)
+        time.sleep(4)
+        os.kill(p.pid, signal.SIGCONT)
+        _, err = p.communicate(timeout=30 * TIMEOUT_SCALE)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 0, err
+    samples = lines(out)
+    gaps = [s["clock"]["gap_secs"] for s in samples if "clock" in s]
+    assert len(gaps) == 1 and 3.5 < gaps[0] < 10, gaps
+    assert err.count("warning: no sample for") == 1, err
+    s = summary_json(out)
+    assert "no sample for" in {n["kind"]: n["text"] for n in s["notes"]}.get("sampling_gap", ""), s["notes"]
+    if not os.path.exists("/proc/self/sched"):
+        pytest.skip("no /proc/PID/sched (CONFIG_SCHED_DEBUG): the job's end is the tracker's wake")
+    # the job's 3 s, not its 3 s and the tracker's stop beyond it
+    assert 2.9 < s["duration_secs"] < 3.6, s["duration_secs"]
+    dur = [l for l in err.splitlines() if l.strip().startswith("Duration")]
+    assert dur and float(dur[0].split()[-2]) < 3.6, err
+    (start, end), = history_row(db)
+    assert 2.9 < end - start < 3 + TIMEOUT_SCALE, (start, end)

@@ -219,10 +219,30 @@ static void clock_steps_and_gaps(void **state)
     assert_true(fabs(gap - 10.0) < 1e-6 && step == 0);
 }
 
+/* A zombie's end from the scheduler's clock (clocks.c): se.exec_start read in milliseconds; the
+ * offset to the monotonic clock taken between the one before and the one now, so that steal
+ * time spread over the gap does not move the end. */
+static void zombie_end(void **state)
+{
+    (void)state;
+    static const char sched[] = "sleep (4242, #threads: 1)\n-------------------------------------------\n"
+                                "se.exec_start                                :      11828654.313226\n"
+                                "se.vruntime                                  :         22552.031574\n";
+    assert_true(fabs(rt_sched_exec_start(sched, sizeof sched - 1) - 11828.654313226) < 1e-9);
+    assert_true(isnan(rt_sched_exec_start("se.vruntime : 1.0\n", 18)));
+    assert_true(isnan(rt_sched_exec_start("se.exec_start_x : 1.0\n", 22)));
+    /* the offset 4.0 s at t 100, 4.4 s at t 110 (0.4 s of steal in 10 s): the zombie's task
+     * clock read 101 at its end, at t 105.0 (its offset then 4.2) */
+    assert_true(fabs(rt_sched_end_mono(100.8, 4.0, 100.0, 4.4, 110.0) - 105.0) < 1e-9);
+    assert_true(fabs(rt_sched_end_mono(100.8, NAN, NAN, 4.4, 110.0) - 105.2) < 1e-9); /* no earlier offset */
+    assert_true(isnan(rt_sched_end_mono(NAN, 4.0, 100.0, 4.4, 110.0)));
+    assert_true(isnan(rt_sched_end_mono(106.0, 4.0, 100.0, 4.4, 110.0))); /* after now: none */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(clock_steps_and_gaps),
+        cmocka_unit_test(clock_steps_and_gaps), cmocka_unit_test(zombie_end),
         cmocka_unit_test(same_state_gives_zero_rates), cmocka_unit_test(zero_elapsed_gives_null_rates),
         cmocka_unit_test(missing_sources_are_null_not_fatal), cmocka_unit_test(counters_backwards_never_negative),
         cmocka_unit_test(live_machine),

@@ -94,6 +94,11 @@ static const rt_field sample_fields[] = {
     F(rt_sample, disk_space_free_bytes, U_BYTES, "0.1", RT_NO_JSON,
       "Space available to users on the filesystems on the physical disks, summed.", PG(4, "filesystem_free_bytes", 0),
       OT(14, UPDOWN, "system.filesystem.usage", "By", 0, ATTR("system.filesystem.state", "free"))),
+    /* 0.20: the clocks (the JSON line's "clock" member, written by hand: only on a marked line) */
+    F(rt_sample, clock_step_secs, U_S, "0.20", RT_NO_JSON,
+      "The wall clock's step in the interval (its progress less the time that passed), from 1 s either way; else 0."),
+    F(rt_sample, sampling_gap_secs, U_S, "0.20", RT_NO_JSON,
+      "The time since the previous sample when it was a gap in the sampling; else 0."),
 };
 
 static const rt_field cpu_fields[] = {

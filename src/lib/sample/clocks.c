@@ -2,6 +2,8 @@
 #include "clocks.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 void rt_clocks_read(rt_clocks *c, double mono, double real, double boot, double *step, double *gap)
 {
@@ -23,4 +25,48 @@ void rt_clocks_read(rt_clocks *c, double mono, double real, double boot, double 
     c->real = real;
     c->boot = boot;
     c->have = true;
+}
+
+double rt_sched_exec_start(const char *buf, size_t n)
+{
+    static const char key[] = "se.exec_start";
+    for (const char *p = buf, *end = buf + n; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *eol = nl ? nl : end;
+        if ((size_t)(eol - p) > sizeof key && memcmp(p, key, sizeof key - 1) == 0 &&
+            (p[sizeof key - 1] == ' ' || p[sizeof key - 1] == ':')) {
+            const char *colon = memchr(p, ':', (size_t)(eol - p));
+            char num[64];
+            size_t len = colon ? (size_t)(eol - colon - 1) : 0;
+            if (!colon || len == 0 || len >= sizeof num)
+                return NAN;
+            memcpy(num, colon + 1, len);
+            num[len] = '\0';
+            /* milliseconds, "12345.678901": whole and fraction apart (no locale's decimal point) */
+            char *stop;
+            unsigned long long whole = strtoull(num, &stop, 10);
+            if (stop == num)
+                return NAN;
+            double frac = 0, scale = 0.1;
+            if (*stop == '.')
+                for (const char *d = stop + 1; *d >= '0' && *d <= '9'; d++, scale /= 10)
+                    frac += (*d - '0') * scale;
+            return ((double)whole + frac) / 1000.0;
+        }
+        p = eol + 1;
+    }
+    return NAN;
+}
+
+double rt_sched_end_mono(double zombie, double off_prev, double t_prev, double off_now, double t_now)
+{
+    if (!isfinite(zombie) || !isfinite(off_now) || !isfinite(t_now))
+        return NAN;
+    double end = zombie + off_now;
+    if (isfinite(off_prev) && isfinite(t_prev) && t_now > t_prev) {
+        /* t = zombie + off_prev + k (t - t_prev), k the offset's growth per second */
+        double k = fmin(fmax((off_now - off_prev) / (t_now - t_prev), 0), 0.9);
+        end = (zombie + off_prev - k * t_prev) / (1 - k);
+    }
+    return end <= t_now ? end : NAN;
 }

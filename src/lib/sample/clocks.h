@@ -7,6 +7,7 @@
 #define RT_SAMPLE_CLOCKS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* A step of the wall clock counts from this many seconds either way. */
 #define RT_CLOCK_STEP_MIN_SECS 1.0
@@ -27,5 +28,20 @@ typedef struct rt_clocks {
  * previous reading (0 under RT_CLOCK_STEP_MIN_SECS), into *gap the boot clock's time since it
  * when that is a gap (else 0). The first reading has neither. */
 void rt_clocks_read(rt_clocks *c, double mono, double real, double boot, double *step, double *gap);
+
+/* se.exec_start of a /proc/PID/sched (buf[0..n)), in seconds: when the scheduler last accounted
+ * the task's time, on its CPU's task clock; NaN when the file has none (a kernel without
+ * CONFIG_SCHED_DEBUG). Of a zombie, the moment it ended. */
+double rt_sched_exec_start(const char *buf, size_t n);
+
+/* A zombie's end on CLOCK_MONOTONIC from its se.exec_start (zombie). The scheduler's task clock
+ * runs behind the monotonic clock by an offset (monotonic less task clock) that grows with the
+ * interrupt and steal time its CPU has (a VM's steal: a third of a busy shared machine's time),
+ * and differs a little between CPUs (38 ms on the 2-vCPU test VM): off_now is the caller's own
+ * offset at t_now (its own se.exec_start just read), off_prev at t_prev (an earlier reading's;
+ * NaN: none). The offset at the end is taken on the straight line between the two (the steal
+ * spread evenly over the time between), else off_now. NaN when zombie or off_now is NaN or the
+ * end would come after t_now. */
+double rt_sched_end_mono(double zombie, double off_prev, double t_prev, double off_now, double t_now);
 
 #endif

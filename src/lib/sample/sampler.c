@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,6 +27,29 @@ static double next_watch(double delay, bool moved)
     return moved || !(delay > 0) ? WATCH_FAST_SECS : fmin(delay * 2, WATCH_SLOW_SECS);
 }
 
+/* se.exec_start of pid's /proc/PID/sched (NULL: the calling thread's), seconds; NaN off the live
+ * /proc or without it (clocks.h). */
+static double exec_start(rt_sampler *s, const int64_t *pid)
+{
+    rt_sample_ctx *c = &s->ctx;
+    char path[48], buf[4096];
+    if (strcmp(c->roots.proc, "/proc") != 0)
+        return NAN;
+    if (pid)
+        snprintf(path, sizeof path, "%lld/sched", (long long)*pid);
+    ssize_t n = rt_read_at(c->roots.proc_fd, pid ? path : "thread-self/sched", buf, sizeof buf);
+    return n > 0 ? rt_sched_exec_start(buf, (size_t)n) : NAN;
+}
+
+/* The scheduler's task clock's offset from the monotonic clock now (its own last accounting of
+ * the calling thread, a tick ago at most: it runs), into *at the monotonic time. */
+static double sched_offset(rt_sampler *s, double *at)
+{
+    double own = exec_start(s, NULL);
+    *at = rt_mono_secs();
+    return *at - own;
+}
+
 /* One reading at (mono, real, boot: NaN when not read): snapshot, delta, commit. Returns RT_IO
  * when no machine-wide source could be read. */
 static rt_error take_reading(rt_sampler *s, double mono, double real, double boot)
@@ -33,7 +57,12 @@ static rt_error take_reading(rt_sampler *s, double mono, double real, double boo
     rt_sample_ctx *c = &s->ctx;
     double step, gap;
     rt_clocks_read(&s->clocks, mono, real, boot, &step, &gap);
-    double elapsed = s->have_prev_time ? mono - s->prev_mono : 0.0;
+    /* a gap the tracked command ended in (the tracker stopped, woken after its end): the
+     * interval, and the job's time, end where the command did */
+    double end = s->root_end_mono;
+    s->root_end_mono = NAN;
+    double cut = gap > 0 && s->have_prev_time && end > s->prev_mono && end < mono ? mono - end : 0;
+    double elapsed = s->have_prev_time ? mono - cut - s->prev_mono : 0.0;
     if (elapsed < 0)
         elapsed = 0;
 
@@ -66,7 +95,7 @@ static rt_error take_reading(rt_sampler *s, double mono, double real, double boo
 
     /* delta: the sample */
     rt_sample *o = &s->sample;
-    o->timestamp_secs = real;
+    o->timestamp_secs = real - cut;
     o->interval_secs = elapsed;
     o->clock_step_secs = step;
     o->sampling_gap_secs = gap;
@@ -115,6 +144,8 @@ static rt_error take_reading(rt_sampler *s, double mono, double real, double boo
     rt_cg_part_commit(&s->cg);
     s->prev_mono = mono;
     s->have_prev_time = true;
+    if (!isnan(boot) && s->has_tree && s->tree.from_zero) /* live, the command our child: its end's clock */
+        s->sched_off = sched_offset(s, &s->sched_at);
     return any ? RT_OK : RT_ERR_IO;
 }
 
@@ -136,6 +167,7 @@ static rt_error sampler_new(const rt_sampler_options *opts, rt_statvfs_fn statvf
     rt_sampler *s = calloc(1, sizeof *s);
     if (!s)
         return RT_ERR_NOMEM;
+    s->root_end_mono = s->sched_off = s->sched_at = NAN;
     rt_sample_ctx *c = &s->ctx;
     rt_error err = rt_ctx_open(c, o.proc_root, o.sys_root, (rt_logger){o.log, o.log_user});
     if (err != RT_OK) {
@@ -250,13 +282,26 @@ double rt_sampler_watch(rt_sampler *s, int read)
     return s->watch_delay;
 }
 
+/* The tracked command's end (its zombie's, before the reaping) on the monotonic clock, from the
+ * scheduler's last accounting of it (clocks.h); NaN off the live /proc or without it. */
+static double root_end(rt_sampler *s, int64_t pid)
+{
+    double zombie = exec_start(s, &pid);
+    if (isnan(zombie))
+        return NAN;
+    double now, off = sched_offset(s, &now);
+    return rt_sched_end_mono(zombie, s->sched_off, s->sched_at, off, now);
+}
+
 rt_error rt_sampler_reap(rt_sampler *s, int64_t pid, int *wstatus)
 {
     if (!s || !s->has_tree)
         return RT_ERR_INVALID;
+    double end = pid == s->tree.root_pid ? root_end(s, pid) : NAN;
     if (rt_proctree_reap(s->tree.tree, pid, wstatus) < 0)
         return RT_ERR_NOT_FOUND;
     if (pid == s->tree.root_pid) {
+        s->root_end_mono = end;
         s->tree.walk_now = true; /* the command's end: the next sample's figures are walked */
         rt_gpus_counters_due(s->gpu.gpus); /* and the GPUs' counters read */
     }
