@@ -41,9 +41,10 @@ def test_wall_clock_set_back_and_forward(tmp_path):
     off = tmp_path / "offset"
     off.write_text("0")
     out, db = tmp_path / "run.jsonl", tmp_path / "history.db"
-    # the job sets the clock itself: back an hour at ~1 s, forward again at ~2 s (written whole)
-    job = ("sleep 1; echo -3600 > offset.new; mv offset.new offset; "
-           "sleep 1; echo 0 > offset.new; mv offset.new offset; sleep 1")
+    # the job sets the clock itself: back an hour at ~1 s, forward again at ~2 s (written whole),
+    # a phase of its own across the first
+    job = (f"{TRACKER} phase start load; sleep 1; echo -3600 > offset.new; mv offset.new offset; "
+           f"sleep 1; {TRACKER} phase stop load; echo 0 > offset.new; mv offset.new offset; sleep 1")
     r = subprocess.run([TRACKER, "-i", "0.1", "-o", str(out), "--summary", "--history", str(db), "--",
                         "sh", "-c", job], cwd=tmp_path, capture_output=True, text=True, timeout=60 * TIMEOUT_SCALE,
                        env=tracker_env(LD_PRELOAD=FAKE_CLOCK, FAKE_CLOCK_FILE=str(off)))
@@ -74,6 +75,9 @@ def test_wall_clock_set_back_and_forward(tmp_path):
     assert abs(s["end_secs"] - s["start_secs"] - s["duration_secs"]) < 0.01, s
     notes = {n["kind"]: n["text"] for n in s["notes"]}
     assert "set 2 times" in notes.get("clock_jump", ""), notes
+    # the phase's duration is the monotonic clock's: its marks' difference less the steps
+    load, = [p for p in s["phases"] if p["name"] == "load"]
+    assert 1.9 < load["duration_secs"] < 3, load
 
 
 def test_sentinel_finish_not_before_registration(tmp_path):

@@ -67,6 +67,7 @@ struct rt_phase_stats {
     size_t n_open;
     rt_phase_counts counts;    /* the latest record's */
     double last_b, last_iv;    /* the latest record's end and interval */
+    double shift;              /* 0.20: the wall clock's steps so far (rt_record.clock_step_secs) */
     double prev_cg, prev_hwm, prev_mem, prev_tree; /* the running peaks at the latest record (NaN) */
     rt_cores_acc *run;         /* the run's table, fed every stretch during rt_phase_stats_add (NULL: none) */
     double carry;              /* CPU seconds a stretch of this record read above the cores the run
@@ -292,28 +293,28 @@ static void reading(rt_phase_stats *ps, call *c, const rt_record *r, double a, b
 
 /* A mark's readings to the calls open at it (the peak since the previous mark to those open
  * before it). */
-static void mark_readings(rt_phase_stats *ps, const rt_phase_mark *m)
+static void mark_readings(rt_phase_stats *ps, const rt_phase_mark *m, double t)
 {
     for (size_t i = 0; i < ps->n_open; i++) {
         call *c = &ps->open[i];
         max_in(&c->f.rss, m->rss_mib);
         max_in(&c->f.need_rss, m->rss_mib);
-        if (m->timestamp_secs > c->t0)
+        if (t > c->t0)
             max_in(&c->f.mem_peak, m->memory_peak_mib);
     }
 }
 
-static void start(rt_phase_stats *ps, const rt_phase_mark *m)
+static void start(rt_phase_stats *ps, const rt_phase_mark *m, double t)
 {
     bool fresh;
     long idx = m->name ? intern(ps, m->name, &fresh) : -1;
     if (idx < 0 || ps->n_open >= RT_PHASE_MAX_OPEN)
         return;
-    if (fresh || !(ps->names[idx].first <= m->timestamp_secs))
-        ps->names[idx].first = m->timestamp_secs;
+    if (fresh || !(ps->names[idx].first <= t))
+        ps->names[idx].first = t;
     call *c = &ps->open[ps->n_open++];
     bool cpu = m->cpu_source != RT_PHASE_CPU_NONE && isfinite(m->cpu_secs_total);
-    *c = (call){.name = (uint32_t)idx, .t0 = m->timestamp_secs, .cpu0 = cpu ? m->cpu_secs_total : NAN,
+    *c = (call){.name = (uint32_t)idx, .t0 = t, .cpu0 = cpu ? m->cpu_secs_total : NAN,
                 .src0 = cpu ? m->cpu_source : RT_PHASE_CPU_NONE, .rd0 = m->read_bytes_total,
                 .wr0 = m->write_bytes_total, .pro_cpu = NAN, .pro_rd = NAN, .pro_wr = NAN, .peak = NAN};
     figs_init(&c->f);
@@ -323,7 +324,7 @@ static void start(rt_phase_stats *ps, const rt_phase_mark *m)
 
 /* The most recent open call of m's name closed at m (at_reading: the record's reading is at
  * the mark's time or before it, so within the call). */
-static void stop(rt_phase_stats *ps, const rt_phase_mark *m, const rt_record *r, double a, bool whole,
+static void stop(rt_phase_stats *ps, const rt_phase_mark *m, double t, const rt_record *r, double a, bool whole,
                  bool at_reading, double iv)
 {
     size_t i = ps->n_open;
@@ -334,9 +335,19 @@ static void stop(rt_phase_stats *ps, const rt_phase_mark *m, const rt_record *r,
     call *c = &ps->open[i - 1];
     if (at_reading)
         reading(ps, c, r, a, whole);
-    close_into(&ps->names[c->name], c, m, m->timestamp_secs, iv);
+    close_into(&ps->names[c->name], c, m, t, iv);
     memmove(c, c + 1, (ps->n_open - i) * sizeof *c);
     ps->n_open--;
+}
+
+/* Mark m's time with the wall clock's steps so far taken off; in the interval [a, b] a step
+ * came in (stepped), within it (a mark before the step wears the clock before it). */
+static double mark_time(const rt_phase_stats *ps, const rt_phase_mark *m, bool stepped, double a, double b)
+{
+    double t = m->timestamp_secs - ps->shift;
+    if (stepped && isfinite(a) && isfinite(b))
+        t = t < a ? a : t > b ? b : t;
+    return t;
 }
 
 bool rt_phase_stats_add(rt_phase_stats *ps, const rt_record *r, rt_cores_acc *run)
@@ -346,7 +357,12 @@ bool rt_phase_stats_add(rt_phase_stats *ps, const rt_record *r, rt_cores_acc *ru
         return false;
     if (ph->counts)
         ps->counts = *ph->counts;
-    double b = r->timestamp_secs, iv = r->interval_secs;
+    /* on the wall clock as it was at the run's start: the steps it took so far taken off (the
+     * marks of the interval a step came in placed within it) */
+    bool stepped = isfinite(r->clock_step_secs) && r->clock_step_secs != 0;
+    if (stepped)
+        ps->shift += r->clock_step_secs;
+    double b = r->timestamp_secs - ps->shift, iv = r->interval_secs;
     bool has_iv = isfinite(iv) && iv > 0, timed = isfinite(b);
     double a = timed && has_iv ? b - iv : b;
     double iv_peak = has_iv ? iv : ps->last_iv;
@@ -364,7 +380,7 @@ bool rt_phase_stats_add(rt_phase_stats *ps, const rt_record *r, rt_cores_acc *ru
         double tp = a, lp = 0;
         for (size_t i = 0; i < n; i++) {
             const rt_phase_mark *m = ph->marks[i];
-            double t = m->timestamp_secs;
+            double t = mark_time(ps, m, stepped, a, b);
             tm[i] = tp = !(t >= tp) ? tp : t > b ? b : t;
             lm[i] = NAN;
             if (isfinite(base) && isfinite(q) && m->cpu_source != RT_PHASE_CPU_NONE && isfinite(m->cpu_secs_total)) {
@@ -398,11 +414,12 @@ bool rt_phase_stats_add(rt_phase_stats *ps, const rt_record *r, rt_cores_acc *ru
             tp = tm[i];
             lp = lm[i];
         }
-        mark_readings(ps, m);
+        double t = mark_time(ps, m, stepped, a, b);
+        mark_readings(ps, m, t);
         if (m->kind == RT_PHASE_START)
-            start(ps, m);
+            start(ps, m, t);
         else if (m->kind == RT_PHASE_STOP)
-            stop(ps, m, r, a, has_iv, timed && m->timestamp_secs >= b, iv_peak);
+            stop(ps, m, t, r, a, has_iv, timed && t >= b, iv_peak);
     }
     if (timed) {
         ps->run = has_iv ? run : NULL; /* the last stretch ends the interval: the run's table gets it whole */
