@@ -237,6 +237,21 @@ static void zombie_end(void **state)
     assert_true(fabs(rt_sched_end_mono(100.8, NAN, NAN, 4.4, 110.0) - 105.2) < 1e-9); /* no earlier offset */
     assert_true(isnan(rt_sched_end_mono(NAN, 4.0, 100.0, 4.4, 110.0)));
     assert_true(isnan(rt_sched_end_mono(106.0, 4.0, 100.0, 4.4, 110.0))); /* after now: none */
+    /* by CPU: CPU 1's clock 0.17 s off CPU 0's; the zombie last ran on CPU 1, the caller now on
+     * CPU 0, whose offset grew 0.4 s in 10 s: CPU 1's grown alike */
+    double off[2] = {4.0, 4.17}, at[2] = {100.0, 100.0};
+    rt_sched_offsets o = {off, at, 2};
+    assert_true(fabs(rt_sched_end_on(&o, 100.63, 1, 4.4, 0, 110.0) - 105.0) < 1e-9);
+    assert_true(fabs(rt_sched_end_on(&o, 100.8, 0, 4.4, 0, 110.0) - 105.0) < 1e-9);
+    off[1] = NAN; /* CPU 1 never seen: the caller's own */
+    assert_true(fabs(rt_sched_end_on(&o, 100.8, 1, 4.4, 0, 110.0) - 105.0) < 1e-9);
+    rt_sched_offsets_put(&o, 1, 4.2, 101.0);
+    assert_true(off[1] == 4.2 && at[1] == 101.0);
+    rt_sched_offsets_put(&o, 2, 4.2, 101.0); /* out of range: nothing */
+    static const char stat[] = "4242 (a (b) c) Z 1 4242 4242 0 -1 4194316 93 0 0 0 0 0 0 0 20 0 1 0 1182865 0 0 "
+                               "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 3 0 0 0 0 0 0 0 0 0 0 0 0 0\n";
+    assert_int_equal(rt_stat_processor(stat, sizeof stat - 1), 3);
+    assert_int_equal(rt_stat_processor("4242 (x) Z 1 2", 14), -1);
 }
 
 int main(void)

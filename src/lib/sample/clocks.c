@@ -70,3 +70,55 @@ double rt_sched_end_mono(double zombie, double off_prev, double t_prev, double o
     }
     return end <= t_now ? end : NAN;
 }
+
+void rt_sched_offsets_put(rt_sched_offsets *o, int cpu, double off, double t)
+{
+    if (o->off && cpu >= 0 && cpu < o->ncpu && isfinite(off)) {
+        o->off[cpu] = off;
+        o->at[cpu] = t;
+    }
+}
+
+/* Whether cpu's offset was seen. */
+static bool seen(const rt_sched_offsets *o, int cpu)
+{
+    return o->off && cpu >= 0 && cpu < o->ncpu && isfinite(o->off[cpu]);
+}
+
+double rt_sched_end_on(const rt_sched_offsets *o, double zombie, int zcpu, double off_now, int cpu, double t_now)
+{
+    if (!seen(o, zcpu) || zcpu == cpu)
+        return seen(o, cpu) ? rt_sched_end_mono(zombie, o->off[cpu], o->at[cpu], off_now, t_now)
+                            : rt_sched_end_mono(zombie, NAN, NAN, off_now, t_now);
+    double grown = 0; /* the caller's CPU's growth per second since it was seen, zcpu's alike */
+    if (seen(o, cpu) && t_now > o->at[cpu])
+        grown = fmax((off_now - o->off[cpu]) / (t_now - o->at[cpu]), 0);
+    double z_now = o->off[zcpu] + grown * (t_now - o->at[zcpu]);
+    return rt_sched_end_mono(zombie, o->off[zcpu], o->at[zcpu], z_now, t_now);
+}
+
+int rt_stat_processor(const char *buf, size_t n)
+{
+    const char *p = NULL;
+    for (size_t i = n; i > 0; i--)
+        if (buf[i - 1] == ')') {
+            p = buf + i;
+            break;
+        }
+    if (!p)
+        return -1;
+    const char *end = buf + n;
+    for (int field = 2; field < 39; field++) { /* p is after field 2 (the name): to field 39 */
+        while (p < end && *p == ' ')
+            p++;
+        if (field == 38)
+            break;
+        while (p < end && *p != ' ')
+            p++;
+    }
+    long cpu = 0;
+    bool any = false;
+    for (; p < end && *p >= '0' && *p <= '9'; p++, any = true)
+        cpu = cpu * 10 + (*p - '0');
+    return any && cpu < 1 << 20 ? (int)cpu : -1;
+}

@@ -44,4 +44,23 @@ double rt_sched_exec_start(const char *buf, size_t n);
  * end would come after t_now. */
 double rt_sched_end_mono(double zombie, double off_prev, double t_prev, double off_now, double t_now);
 
+/* The task clock's offsets by CPU (each CPU's clock has its own: its own steal and interrupts),
+ * as the caller saw them at its readings: off[cpu] at at[cpu] (NaN: not seen). */
+typedef struct rt_sched_offsets {
+    double *off, *at;
+    int ncpu;
+} rt_sched_offsets;
+
+/* Notes the caller's offset off on cpu at t (a cpu out of range: nothing). */
+void rt_sched_offsets_put(rt_sched_offsets *o, int cpu, double off, double t);
+
+/* The end on CLOCK_MONOTONIC of a zombie whose se.exec_start is zombie, last run on zcpu, with
+ * the caller's offset off_now on cpu now at t_now: rt_sched_end_mono with zcpu's offsets, its
+ * offset now taken as its last seen one grown as the caller's own CPU's grew since it was seen
+ * (zcpu unseen: the caller's own CPU's offsets). */
+double rt_sched_end_on(const rt_sched_offsets *o, double zombie, int zcpu, double off_now, int cpu, double t_now);
+
+/* The CPU a process last ran on (field 39 of /proc/PID/stat, buf[0..n)); -1 when missing. */
+int rt_stat_processor(const char *buf, size_t n);
+
 #endif

@@ -6,6 +6,7 @@
  * Without a tree, the cgroup part reads the group the tracker itself runs in. */
 #define _GNU_SOURCE
 #include <math.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,12 +43,35 @@ static double exec_start(rt_sampler *s, const int64_t *pid)
 }
 
 /* The scheduler's task clock's offset from the monotonic clock now (its own last accounting of
- * the calling thread, a tick ago at most: it runs), into *at the monotonic time. */
-static double sched_offset(rt_sampler *s, double *at)
+ * the calling thread, a tick ago at most: it runs), into *at the monotonic time and *cpu the
+ * CPU it runs on. */
+static double sched_offset(rt_sampler *s, double *at, int *cpu)
 {
     double own = exec_start(s, NULL);
     *at = rt_mono_secs();
+    *cpu = sched_getcpu();
     return *at - own;
+}
+
+/* The table of sched_offset's by CPU, for a command the caller started on the live /proc (its
+ * end read at its reaping: rt_sampler_reap). */
+static void sched_open(rt_sampler *s)
+{
+    long n = sysconf(_SC_NPROCESSORS_CONF);
+    if (!s->has_tree || !s->tree.from_zero || strcmp(s->ctx.roots.proc, "/proc") != 0 || n <= 0)
+        return;
+    n = n > 4096 ? 4096 : n;
+    s->sched.off = malloc((size_t)n * sizeof(double));
+    s->sched.at = malloc((size_t)n * sizeof(double));
+    if (!s->sched.off || !s->sched.at) {
+        free(s->sched.off);
+        free(s->sched.at);
+        s->sched = (rt_sched_offsets){0};
+        return;
+    }
+    s->sched.ncpu = (int)n;
+    for (long i = 0; i < n; i++)
+        s->sched.off[i] = s->sched.at[i] = NAN;
 }
 
 /* One reading at (mono, real, boot: NaN when not read): snapshot, delta, commit. Returns RT_IO
@@ -144,8 +168,12 @@ static rt_error take_reading(rt_sampler *s, double mono, double real, double boo
     rt_cg_part_commit(&s->cg);
     s->prev_mono = mono;
     s->have_prev_time = true;
-    if (!isnan(boot) && s->has_tree && s->tree.from_zero) /* live, the command our child: its end's clock */
-        s->sched_off = sched_offset(s, &s->sched_at);
+    if (!isnan(boot) && s->sched.off) { /* live, the command our child: its end's clock */
+        double at;
+        int cpu;
+        double off = sched_offset(s, &at, &cpu);
+        rt_sched_offsets_put(&s->sched, cpu, off, at);
+    }
     return any ? RT_OK : RT_ERR_IO;
 }
 
@@ -167,7 +195,7 @@ static rt_error sampler_new(const rt_sampler_options *opts, rt_statvfs_fn statvf
     rt_sampler *s = calloc(1, sizeof *s);
     if (!s)
         return RT_ERR_NOMEM;
-    s->root_end_mono = s->sched_off = s->sched_at = NAN;
+    s->root_end_mono = NAN;
     rt_sample_ctx *c = &s->ctx;
     rt_error err = rt_ctx_open(c, o.proc_root, o.sys_root, (rt_logger){o.log, o.log_user});
     if (err != RT_OK) {
@@ -230,6 +258,7 @@ static rt_error sampler_new(const rt_sampler_options *opts, rt_statvfs_fn statvf
         rt_cg_part_open_self(&s->cg, c);
     }
     s->clocks.nominal = o.interval_secs > 0 ? o.interval_secs : 0;
+    sched_open(s);
     double now = rt_mono_secs();
     take_reading(s, now, rt_real_secs(), rt_boot_secs());
     /* wrapper mode: the first interval starts when the caller started the command, so the
@@ -287,10 +316,14 @@ double rt_sampler_watch(rt_sampler *s, int read)
 static double root_end(rt_sampler *s, int64_t pid)
 {
     double zombie = exec_start(s, &pid);
-    if (isnan(zombie))
+    char path[48], buf[1024];
+    snprintf(path, sizeof path, "%lld/stat", (long long)pid);
+    ssize_t n = isnan(zombie) ? -1 : rt_read_at(s->ctx.roots.proc_fd, path, buf, sizeof buf);
+    if (n <= 0)
         return NAN;
-    double now, off = sched_offset(s, &now);
-    return rt_sched_end_mono(zombie, s->sched_off, s->sched_at, off, now);
+    int cpu;
+    double now, off = sched_offset(s, &now, &cpu);
+    return rt_sched_end_on(&s->sched, zombie, rt_stat_processor(buf, (size_t)n), off, cpu, now);
 }
 
 rt_error rt_sampler_reap(rt_sampler *s, int64_t pid, int *wstatus)
@@ -330,5 +363,7 @@ void rt_sampler_free(rt_sampler *s)
     rt_cpu_part_close(&s->cpu);
     rt_buf_free(&s->ctx.rbuf);
     rt_roots_close(&s->ctx.roots);
+    free(s->sched.off);
+    free(s->sched.at);
     free(s);
 }

@@ -35,8 +35,8 @@ struct rt_sampler {
     rt_clocks clocks; /* the previous reading's clocks: a wall clock's step, a gap (clocks.h) */
     double root_end_mono; /* the tracked command's end as the kernel's scheduler told it at its
                            * reaping (rt_sampler_reap), CLOCK_MONOTONIC; NaN: not known */
-    double sched_off, sched_at; /* the scheduler's task clock's offset from the monotonic clock
-                                 * at the last live reading, and when (clocks.h); NaN: none */
+    rt_sched_offsets sched; /* the scheduler's task clocks' offsets from the monotonic clock by
+                             * CPU, as the live readings saw them (clocks.h); wrapper mode only */
     rt_sample sample;
     rt_request_copy request; /* rt_sampler_options.request's copy; set: on every sample */
     rt_member_copy member;   /* rt_sampler_options.member's copy; set: on every sample */
