@@ -81,15 +81,6 @@ static rt_error take_reading(rt_sampler *s, double mono, double real, double boo
     rt_sample_ctx *c = &s->ctx;
     double step, gap;
     rt_clocks_read(&s->clocks, mono, real, boot, &step, &gap);
-    /* a gap the tracked command ended in (the tracker stopped, woken after its end): the
-     * interval, and the job's time, end where the command did */
-    double end = s->root_end_mono;
-    s->root_end_mono = NAN;
-    double cut = gap > 0 && s->have_prev_time && end > s->prev_mono && end < mono ? mono - end : 0;
-    double elapsed = s->have_prev_time ? mono - cut - s->prev_mono : 0.0;
-    if (elapsed < 0)
-        elapsed = 0;
-
     /* snapshot: the machine's CPU first, the tree right after it (the tree's CPU is held to
      * the machine's over the same interval) */
     bool any = rt_cpu_part_snapshot(&s->cpu, c);
@@ -116,6 +107,20 @@ static rt_error take_reading(rt_sampler *s, double mono, double real, double boo
     any |= rt_disk_part_snapshot(&s->disks, c, mono);
     any |= rt_net_part_snapshot(&s->net, c, mono);
     rt_gpu_part_snapshot(&s->gpu);
+
+    /* a gap the tracked command ended in (the tracker stopped, woken after its end) with nothing
+     * of its tree left (--wait-all's descendants, --per-node's tasks run on): the interval, and
+     * the job's time, end where the command did */
+    double end = s->ends_unknown ? NAN : s->root_end_mono;
+    s->root_end_mono = NAN;
+    s->ends_unknown = false;
+    size_t live = 0;
+    if (s->has_tree)
+        rt_proctree_live(s->tree.tree, &live);
+    double cut = gap > 0 && live == 0 && s->have_prev_time && end > s->prev_mono && end < mono ? mono - end : 0;
+    double elapsed = s->have_prev_time ? mono - cut - s->prev_mono : 0.0;
+    if (elapsed < 0)
+        elapsed = 0;
 
     /* delta: the sample */
     rt_sample *o = &s->sample;
@@ -311,8 +316,8 @@ double rt_sampler_watch(rt_sampler *s, int read)
     return s->watch_delay;
 }
 
-/* The tracked command's end (its zombie's, before the reaping) on the monotonic clock, from the
- * scheduler's last accounting of it (clocks.h); NaN off the live /proc or without it. */
+/* A child's end (its zombie's, before the reaping) on the monotonic clock, from the scheduler's
+ * last accounting of it (clocks.h); NaN off the live /proc or without it. */
 static double root_end(rt_sampler *s, int64_t pid)
 {
     double zombie = exec_start(s, &pid);
@@ -330,11 +335,15 @@ rt_error rt_sampler_reap(rt_sampler *s, int64_t pid, int *wstatus)
 {
     if (!s || !s->has_tree)
         return RT_ERR_INVALID;
-    double end = pid == s->tree.root_pid ? root_end(s, pid) : NAN;
+    /* wrapper mode: each of our children's end (the command's, the orphans' it left us) */
+    double end = s->tree.from_zero ? root_end(s, pid) : NAN;
     if (rt_proctree_reap(s->tree.tree, pid, wstatus) < 0)
         return RT_ERR_NOT_FOUND;
-    if (pid == s->tree.root_pid) {
+    if (s->tree.from_zero && isnan(end))
+        s->ends_unknown = true;
+    else if (s->tree.from_zero && !(end <= s->root_end_mono))
         s->root_end_mono = end;
+    if (pid == s->tree.root_pid) {
         s->tree.walk_now = true; /* the command's end: the next sample's figures are walked */
         rt_gpus_counters_due(s->gpu.gpus); /* and the GPUs' counters read */
     }

@@ -33,8 +33,11 @@ struct rt_sampler {
     double prev_mono; /* the previous reading's time, or where the first interval starts */
     bool have_prev_time;
     rt_clocks clocks; /* the previous reading's clocks: a wall clock's step, a gap (clocks.h) */
-    double root_end_mono; /* the tracked command's end as the kernel's scheduler told it at its
-                           * reaping (rt_sampler_reap), CLOCK_MONOTONIC; NaN: not known */
+    double root_end_mono; /* wrapper mode: the latest end of the children reaped since the last
+                           * reading (the command, the orphans it left us) as the kernel's
+                           * scheduler told it at the reaping (rt_sampler_reap), CLOCK_MONOTONIC;
+                           * NaN: none */
+    bool ends_unknown;    /* one of them had no end to be read: the interval is not cut */
     rt_sched_offsets sched; /* the scheduler's task clocks' offsets from the monotonic clock by
                              * CPU, as the live readings saw them (clocks.h); wrapper mode only */
     rt_sample sample;
