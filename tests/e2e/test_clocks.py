@@ -75,6 +75,7 @@ def test_wall_clock_set_back_and_forward(tmp_path):
     assert abs(s["end_secs"] - s["start_secs"] - s["duration_secs"]) < 0.01, s
     notes = {n["kind"]: n["text"] for n in s["notes"]}
     assert "set 2 times" in notes.get("clock_jump", ""), notes
+    assert s["clock"]["steps"] == 2 and abs(s["clock"]["step_secs"]) < 1, s["clock"]
     # the phase's duration is the monotonic clock's: its marks' difference less the steps
     load, = [p for p in s["phases"] if p["name"] == "load"]
     assert 1.9 < load["duration_secs"] < 3, load
@@ -132,6 +133,7 @@ def test_tracker_stopped(tmp_path):
     assert err.count("warning: no sample for") == 1, err
     s = summary_json(out)
     assert "no sample for" in {n["kind"]: n["text"] for n in s["notes"]}.get("sampling_gap", ""), s["notes"]
+    assert s["clock"]["gaps"] == 1 and s["clock"]["steps"] == 0, s["clock"]
     if not os.path.exists("/proc/self/sched"):
         pytest.skip("no /proc/PID/sched (CONFIG_SCHED_DEBUG): the job's end is the tracker's wake")
     # the job's 3 s, not its 3 s and the tracker's stop beyond it

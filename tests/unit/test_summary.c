@@ -157,6 +157,7 @@ static void defaults(void **state)
     json_t *j = format_parse(&s, NULL, NULL);
     assert_int_equal(json_object_size(j), 23);
     is_null(j, "gpu_work"); /* 0.19: no GPU work figure */
+    is_null(j, "clock");    /* 0.20: no step of the wall clock, no gap */
     is_null(j, "cores");
     is_null(j, "member"); /* 0.18: a run that names no job of several */ /* a summary made by hand: no table of the run under other core counts */
     is_null(j, "energy"); /* no energy figure */
@@ -281,16 +282,22 @@ static void gpu_work_members(void **state)
                                 "\"fp32_active_pct\":{\"mean\":2.3,"));
     assert_non_null(strstr(buf, "\"pcie_bytes_per_sec\":{\"mean\":31457280,\"peak\":40000000,"));
     assert_non_null(strstr(buf, "\"nvlink_bytes_per_sec\":{\"mean\":null,\"peak\":null,\"p50\":null,\"p95\":null},"
-                                "\"shared\":true},\"end_signal\":null}\n"));
+                                "\"shared\":true},\"end_signal\":null,\"clock\":null}\n"));
     assert_non_null(strstr(buf, "\"gpu_idle_cpu_busy_hours\":0.033333333,\"left_behind_mib\":300.5,\"exits_counted\":42,\"unwaited_parents\":2}"));
     s.gpu_work_shared = 0;
     s.end_signal = 0; /* 0.21: it exited on its own */
     rt_format_summary(&s, NULL, NULL, buf, sizeof buf);
-    assert_non_null(strstr(buf, "\"shared\":false},\"end_signal\":0}\n"));
+    assert_non_null(strstr(buf, "\"shared\":false},\"end_signal\":0,\"clock\":null}\n"));
+    /* 0.21: the clocks, the last member */
+    s.clock_steps = 2, s.clock_step_secs = 0, s.clock_step_largest_secs = -3600;
+    s.sampling_gaps = 1, s.sampling_gap_secs = s.sampling_gap_longest_secs = 20.125;
+    rt_format_summary(&s, NULL, NULL, buf, sizeof buf);
+    assert_non_null(strstr(buf, ",\"clock\":{\"steps\":2,\"step_secs\":0,\"step_largest_secs\":-3600,\"gaps\":1,"
+                                "\"gap_secs\":20.125,\"gap_longest_secs\":20.125}}\n"));
     s.gpu_work_shared = NAN;
     s.end_signal = 15; /* a scheduler's SIGTERM */
     rt_format_summary(&s, NULL, NULL, buf, sizeof buf);
-    assert_non_null(strstr(buf, "\"shared\":null},\"end_signal\":15}\n"));
+    assert_non_null(strstr(buf, "\"shared\":null},\"end_signal\":15,\"clock\":{"));
 }
 
 /* The cgroup and pressure objects: names, units (memory in the memory unit, the throttled

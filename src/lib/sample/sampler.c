@@ -326,9 +326,20 @@ static double root_end(rt_sampler *s, int64_t pid)
     ssize_t n = isnan(zombie) ? -1 : rt_read_at(s->ctx.roots.proc_fd, path, buf, sizeof buf);
     if (n <= 0)
         return NAN;
-    int cpu;
+    int cpu, zcpu = rt_stat_processor(buf, (size_t)n);
     double now, off = sched_offset(s, &now, &cpu);
-    return rt_sched_end_on(&s->sched, zombie, rt_stat_processor(buf, (size_t)n), off, cpu, now);
+    cpu_set_t was, one;
+    if (zcpu >= 0 && zcpu != cpu && zcpu < CPU_SETSIZE && sched_getaffinity(0, sizeof was, &was) == 0) {
+        /* the zombie's CPU's own offset now: this thread there for one reading (each CPU's task
+         * clock has its own, 0.04-0.17 s apart on the test VM), then back where it may run */
+        CPU_ZERO(&one);
+        CPU_SET(zcpu, &one);
+        if (sched_setaffinity(0, sizeof one, &one) == 0) {
+            off = sched_offset(s, &now, &cpu);
+            sched_setaffinity(0, sizeof was, &was);
+        }
+    }
+    return rt_sched_end_on(&s->sched, zombie, zcpu, off, cpu, now);
 }
 
 rt_error rt_sampler_reap(rt_sampler *s, int64_t pid, int *wstatus)

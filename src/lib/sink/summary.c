@@ -298,6 +298,14 @@ static const summary_field efficiency_fields[] = {
 
 /* What the GPUs did (0.19, NVML GPM): each a time-weighted distribution, percent or bytes per
  * second, then whether the figures were the devices', shared with other processes. */
+/* 0.20: the clocks (docs/answers.md "Clocks"): the wall clock's steps, the sampling's gaps. */
+static const summary_field clock_fields[] = {
+    SF("steps", SF_NUM, SU_NONE, clock_steps, 0), SF("step_secs", SF_NUM, SU_NONE, clock_step_secs, 3),
+    SF("step_largest_secs", SF_NUM, SU_NONE, clock_step_largest_secs, 3),
+    SF("gaps", SF_NUM, SU_NONE, sampling_gaps, 0), SF("gap_secs", SF_NUM, SU_NONE, sampling_gap_secs, 3),
+    SF("gap_longest_secs", SF_NUM, SU_NONE, sampling_gap_longest_secs, 3),
+};
+
 static const summary_field gpu_work_fields[] = {
     SF("sm_active_pct", SF_DIST, SU_NONE, gpu_sm_active_pct, 2),
     SF("sm_occupancy_pct", SF_DIST, SU_NONE, gpu_sm_occupancy_pct, 2),
@@ -798,6 +806,16 @@ static void gpu_work_part(rt_ob *o, const rt_summary *s)
     close_object(o);
 }
 
+/* ,"clock":{..}: the wall clock's steps and the sampling's gaps, or null when the run had
+ * neither. */
+static void clock_part(rt_ob *o, const rt_summary *s)
+{
+    if (!open_object(o, "clock", s->clock_steps > 0 || s->sampling_gaps > 0))
+        return;
+    members(o, s, clock_fields, N_OF(clock_fields), NULL, NULL);
+    close_object(o);
+}
+
 static void machine_part(rt_ob *o, const rt_summary *s, const unit *mem)
 {
     fields_object(o, "machine", s, machine_fields, N_OF(machine_fields), mem, NULL);
@@ -837,6 +855,7 @@ size_t rt_format_summary(const rt_summary *s, const char *memory_unit, const cha
     rt_ob_put(&o, ",", 1); /* 0.21: how the command ended */
     key(&o, "end_signal", NULL);
     value(&o, s->end_signal, 0);
+    clock_part(&o, s);
     rt_ob_lit(&o, "}\n");
     if (cap)
         buf[o.len < cap ? o.len : cap - 1] = '\0';
