@@ -34,11 +34,13 @@
 #include "fdlimit.h"
 #include "marks.h"
 #include "outq.h"
+#include "outshare.h"
 #include "status.h"
 #include "resource_tracker.h"
 
-/* Opens where samples go: stderr by default, stdout for "-", else the file (truncated; mode
- * 0666 less the umask; a symlink planted in a shared directory is refused: cli_open_create).
+/* Opens where samples go: stderr by default, stdout for "-", else the file (appended to, and
+ * emptied first unless another tracker writes it now: outshare.c; mode 0666 less the umask; a
+ * symlink planted in a shared directory is refused: cli_open_create).
  * Never blocks: a FIFO with no reader is an error here, before anything starts (its reader is
  * to be started first). Returns the descriptor, or -1 once it has said why (one line). */
 static int open_output(const char *path)
@@ -48,7 +50,7 @@ static int open_output(const char *path)
     if (strcmp(path, "-") == 0)
         return STDOUT_FILENO;
     bool refused = false;
-    int fd = cli_open_create(path, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK, 0666, &refused);
+    int fd = cli_open_create(path, O_WRONLY | O_CREAT | O_APPEND | O_NONBLOCK, 0666, &refused);
     if (fd < 0) {
         int e = errno;
         char msg[1024];
@@ -63,6 +65,7 @@ static int open_output(const char *path)
     int fl = fcntl(fd, F_GETFL);
     if (fl >= 0)
         fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    cli_outshare_open(fd); /* another tracker may write it too: each line whole */
     return fd;
 }
 

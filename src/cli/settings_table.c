@@ -142,7 +142,8 @@ const cli_setting cli_settings[] = {
              "first); without it, samples go to stderr in the samples view, to a\n"
              "file of their own in the log view and are not kept in the human view\n"
              "(or TRACKER_OUTPUT)",
-     .man = "Where samples go: a file (created or truncated), or \\fB\\-\\fR for standard output, in either\n"
+     .man = "Where samples go: a file (created, or emptied unless another tracker writes it then: that\n"
+            "run's lines and this one's are appended each whole), or \\fB\\-\\fR for standard output, in either\n"
             "view, with or without \\fB\\-q\\fR. Without it, samples go to standard error in the samples view,\n"
             "to a file of the run's own in the log view and are not kept in the human view (see\n"
             "\\fB\\-\\-view\\fR). A file that cannot be opened is a\n"

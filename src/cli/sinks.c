@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "outq.h"
+#include "outshare.h"
 
 int cli_sinks_prom(const cli_options *o, rt_cloud_discovery *cloud, rt_sink **out)
 {
@@ -152,7 +153,9 @@ static rt_sink *writer_sink(const cli_options *o, int out_fd)
     rt_format f = o->format == RT_FORMAT_CSV && o->csv_energy ? RT_FORMAT_CSV_ENERGY : o->format;
     cli_outq *q = cli_outq_new(out_fd, 0, 0);
     if (q) {
-        err = rt_writer_new_cb(f, cli_outq_write, q, &o->job, &w);
+        /* a file another tracker may write too gets the CSV header only when it is empty */
+        cli_outshare_header(o->output && strcmp(o->output, "-") != 0 ? out_fd : -1, f);
+        err = rt_writer_new_cb(f, cli_outshare_write, q, &o->job, &w);
         if (err == RT_OK)
             cli_outq_run_set(q, cli_outq_is_stderr(out_fd)); /* cli_outq_run_end frees it */
         else
