@@ -6,7 +6,8 @@ Start (stdlib only; it prints its port, then serves until SIGTERM/SIGINT; stop i
 
     s3_sigv4.py --secret SK --token TOK [--access-key AK] [--region eu-central-1] [--token-file F]
                 [--s3rver DIR --bucket B ...  |  --upstream http://127.0.0.1:PORT  |  --store]
-                [--fail-first N] [--fail-status 500] [--hang-secs S] [--max-skew-secs 900]
+                [--fail-first N] [--fail-status 500] [--half-first N] [--half-kind error|empty]
+                [--hang-secs S] [--max-skew-secs 900]
 
   --s3rver DIR   start s3rver itself (node tests/stubs/node_modules/s3rver, port 0, data in DIR,
                  every --bucket created); it dies with this process (its own PID, SIGTERM, or
@@ -32,9 +33,10 @@ What it refuses, with 403 and an S3 XML error (<Error><Code>..</Code><Message>..
   error echoes the StringToSign and CanonicalRequest, so a client must not print error bodies).
 
 Test endpoints (unsigned, never forwarded):
-  GET  /__control        -> {"fail_first": N, "fail_status": 500, "hang_secs": S, "puts": n,
-                             "accepted": n, "rejected": n, "failed": n}
-  POST /__control        JSON with any of fail_first, fail_status, hang_secs: sets them (from
+  GET  /__control        -> {"fail_first": N, "fail_status": 500, "half_first": N, "half_kind": K,
+                             "hang_secs": S, "puts": n, "accepted": n, "rejected": n, "failed": n}
+  POST /__control        JSON with any of fail_first, fail_status, half_first, half_kind,
+                         hang_secs: sets them (from
                          now on; a PUT already hanging ends early when hang_secs drops to 0).
                          Replies as GET.
   GET  /__objects        -> [{"bucket": B, "key": K, "size": n, "sha256": hex}, ...] every PUT
@@ -44,8 +46,11 @@ Test endpoints (unsigned, never forwarded):
   GET  /__object/B/K     -> the stored bytes of object K in bucket B (404 when absent)
 
 Fault modes apply to signed, valid PUTs only (after the body is read): the first fail_first of
-them get fail_status (an S3 InternalError body) and are not stored; then, while hang_secs > 0,
-each waits that long before it is stored and answered.
+them get fail_status (an S3 InternalError body) and are not stored; then the next half_first of
+them get a half answer, 200 without an ETag, and are not stored either (half_kind "error": an S3
+InternalError document as the body, as S3 may answer 200 and fail; "empty": no body, as a proxy
+that lost the reply's headers); then, while hang_secs > 0, each waits that long before it is
+stored and answered.
 
 As a module: start(tmpdir, secret=..., token=..., ...) -> S3Stub with .port, .url, .pid, stop().
 """
@@ -126,6 +131,8 @@ class State:
         self.changed = threading.Condition(self.lock)
         self.fail_first = args.fail_first
         self.fail_status = args.fail_status
+        self.half_first = args.half_first
+        self.half_kind = args.half_kind
         self.hang_secs = args.hang_secs
         self.counts = {"puts": 0, "accepted": 0, "rejected": 0, "failed": 0}
         self.objects = []      # accepted PUTs, in order
@@ -134,7 +141,8 @@ class State:
 
     def control(self):
         with self.lock:
-            return dict(fail_first=self.fail_first, fail_status=self.fail_status, hang_secs=self.hang_secs,
+            return dict(fail_first=self.fail_first, fail_status=self.fail_status, half_first=self.half_first,
+                        half_kind=self.half_kind, hang_secs=self.hang_secs,
                         **self.counts)
 
 
@@ -261,7 +269,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 try:
                     new = json.loads(body or b"{}")
                     with st.lock:
-                        for k in ("fail_first", "fail_status", "hang_secs"):
+                        for k in ("fail_first", "fail_status", "half_first", "half_kind", "hang_secs"):
                             if k in new:
                                 setattr(st, k, type(getattr(st, k))(new[k]))
                         st.changed.notify_all()
@@ -304,12 +312,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
             with st.lock:
                 st.counts["puts"] += 1
                 fail = st.fail_first > 0
+                half = not fail and st.half_first > 0
                 if fail:
                     st.fail_first -= 1
-                    st.counts["failed"] += 1
                     status = st.fail_status
+                if half:
+                    st.half_first -= 1
+                    kind = st.half_kind
+                if fail or half:
+                    st.counts["failed"] += 1
             if fail:
                 return self.reply(status, xml_error("InternalError", "We encountered an internal error. Please try again."))
+            if half:  # 200 and not stored: no ETag
+                return self.reply(200, b"" if kind == "empty" else
+                                  xml_error("InternalError", "We encountered an internal error. Please try again."))
             self.hang()
         status, headers, data = self.forward(bucket, key, body)
         if self.command == "PUT" and key and 200 <= status < 300:
@@ -405,6 +421,8 @@ def main():
     ap.add_argument("--store", action="store_true")
     ap.add_argument("--fail-first", type=int, default=0)
     ap.add_argument("--fail-status", type=int, default=500)
+    ap.add_argument("--half-first", type=int, default=0)
+    ap.add_argument("--half-kind", choices=("error", "empty"), default="error")
     ap.add_argument("--hang-secs", type=float, default=0.0)
     ap.add_argument("--max-skew-secs", type=float, default=900.0)
     ap.add_argument("--verbose", action="store_true")

@@ -6,6 +6,7 @@ and records every call, with fault modes for the streaming tests. Standard libra
         [--bucket B] [--prefix P] [--access-key AK] [--secret-key SK] [--session-token ST]
         [--cred-ttl SECS] [--rotate-token] [--expiry-field expiration|expires_at]
         [--fail-register N] [--fail-refresh N] [--fail-finish N] [--fail-status CODE]
+        [--half-finish N] [--half-finish-kind cut|html]
         [--stall-secs S] [--s3-url URL] [--port N]
 
 Listens on 127.0.0.1, a free port (or --port N: a test's API that was "down" at that URL comes
@@ -57,6 +58,10 @@ with any of these keys; replies the whole state; `GET /__control` reads it):
     fail_refresh N    the same for refresh-credentials
     fail_finish N     the same for finish
     fail_status CODE  the status those failures answer
+    half_finish N     the next N finishes that would be taken are taken (the run is finished, a
+                      later finish is 409) but answered 200 with a body that is not the reply's
+                      JSON: half_finish_kind "cut" (the JSON cut in the middle, its
+                      Content-Length right) or "html" (a proxy's page)
     stall_secs S      every API call is read, recorded, then answered only after S seconds
     cred_ttl SECS     lifetime of credentials issued from now on (short: they expire mid-run)
     rotate_token B    true: every issue of credentials has a fresh session token (ST-1, ST-2, ...)
@@ -68,7 +73,8 @@ Log (--log FILE), rewritten atomically (FILE.tmp then rename) after every API ca
                    "body": the body as text (undecodable bytes as U+FFFD),
                    "json": the parsed body or null, "status": the status answered,
                    "error": why it was refused or null, "reply": the reply object,
-                   "stalled": seconds held}, ...],
+                   "stalled": seconds held, "half_reply": the body sent instead of "reply"
+                   (half_finish only)}, ...],
      "runs": {run_id: {"register": the body, "refreshes": n, "finish": the body or null,
                        "tokens": [session tokens issued to it], "idempotency_key": the header or null,
                        "retries": registrations answered with this run again}}}
@@ -165,6 +171,13 @@ def issue_credentials(run):
                                  "tokens": tokens})
     return {"access_key": opts.access_key, "secret_key": opts.secret_key, "session_token": token,
             opts.expiry_field: iso_z(expires)}
+
+
+class HalfReply:
+    """A reply whose body is not the reply's JSON (text), the JSON it should have been logged."""
+
+    def __init__(self, text, doc):
+        self.text, self.doc = text, doc
 
 
 def inject(mode):
@@ -365,7 +378,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     def reply(self, status, doc):
-        body = json.dumps(doc).encode()
+        body = doc.text.encode() if isinstance(doc, HalfReply) else json.dumps(doc).encode()
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -445,7 +458,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 status, doc = self.handle_api(method, raw, entry)
             except Refused as e:
                 status, doc = e.status, {"detail": str(e)}
-        entry["status"], entry["reply"] = status, doc
+        entry["status"], entry["reply"] = status, doc.doc if isinstance(doc, HalfReply) else doc
+        if isinstance(doc, HalfReply):
+            entry["half_reply"] = doc.text  # what was sent instead
         if status >= 400:
             entry["error"] = doc.get("detail")
         with lock:
@@ -509,7 +524,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     return 200, {"upload_credentials": issue_credentials(run)}
                 inject("fail_finish")
                 run["finish"] = doc
-                return 200, {"run_id": run_id, "run_status": doc["run_status"]}
+                reply = {"run_id": run_id, "run_status": doc["run_status"]}
+                if state["half_finish"] > 0:
+                    state["half_finish"] -= 1
+                    return 200, HalfReply(json.dumps(reply)[:12] if state["half_finish_kind"] == "cut" else
+                                          "<html><body>OK</body></html>", reply)
+                return 200, reply
         raise Refused(404, "Not Found")
 
 
@@ -535,13 +555,16 @@ def main():
     ap.add_argument("--fail-refresh", type=int, default=0)
     ap.add_argument("--fail-finish", type=int, default=0)
     ap.add_argument("--fail-status", type=int, default=503)
+    ap.add_argument("--half-finish", type=int, default=0)
+    ap.add_argument("--half-finish-kind", choices=("cut", "html"), default="cut")
     ap.add_argument("--stall-secs", type=float, default=0)
     ap.add_argument("--s3-url")
     ap.add_argument("--port", type=int, default=0)
     opts = ap.parse_args()
     opts.prefix = opts.prefix.strip("/")
     state.update(fail_register=opts.fail_register, fail_refresh=opts.fail_refresh, fail_finish=opts.fail_finish,
-                 fail_status=opts.fail_status, stall_secs=opts.stall_secs, cred_ttl=opts.cred_ttl,
+                 fail_status=opts.fail_status, half_finish=opts.half_finish,
+                 half_finish_kind=opts.half_finish_kind, stall_secs=opts.stall_secs, cred_ttl=opts.cred_ttl,
                  rotate_token=opts.rotate_token)
     write_json(opts.log, {"requests": [], "runs": {}})
     srv = Server(("127.0.0.1", opts.port), Handler)

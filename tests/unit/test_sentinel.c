@@ -559,6 +559,36 @@ static void parse_refresh(void **state)
     body(NULL, NULL);
 }
 
+/* The finish's reply: a whole JSON object of this run (issue 67 item 4), nothing less. */
+static void parse_finish(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *json; /* NULL: no body */
+        const char *id;
+        const char *err;  /* NULL: taken */
+    } cases[] = {
+        {"{\"run_id\":\"r-1\",\"run_status\":\"finished\"}", "r-1", NULL},
+        {"{\"run_id\":42}", "42", NULL},
+        {"{}", "r-1", NULL}, /* no run_id: nothing says another run's */
+        {"{\"run_id\":\"r-1\",\"run_st", "r-1", "the reply is not JSON"}, /* cut, Content-Length right */
+        {"<html><body>OK</body></html>", "r-1", "the reply is not JSON"},
+        {"[1]", "r-1", "the reply is not a JSON object"},
+        {NULL, "r-1", "the reply is empty"},
+        {"{\"run_id\":\"r-2\"}", "r-1", "run_id is another run's"},
+        {"{\"run_id\":[]}", "r-1", "run_id is not a string"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char err[128];
+        size_t n = 0;
+        const char *b = cases[i].json ? body(cases[i].json, &n) : NULL;
+        bool ok = rt_sentinel_parse_finish(b, n, cases[i].id, err, sizeof err);
+        assert_true(ok == !cases[i].err);
+        assert_string_equal(err, cases[i].err ? cases[i].err : "");
+    }
+    body(NULL, NULL);
+}
+
 static void iso8601(void **state)
 {
     (void)state;
@@ -645,7 +675,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(register_full),       cmocka_unit_test(register_absent), cmocka_unit_test(register_utf8),
         cmocka_unit_test(finish_bodies),       cmocka_unit_test(parse_register_good),
-        cmocka_unit_test(parse_register_hostile), cmocka_unit_test(parse_refresh), cmocka_unit_test(iso8601),
+        cmocka_unit_test(parse_register_hostile), cmocka_unit_test(parse_refresh), cmocka_unit_test(parse_finish),
+        cmocka_unit_test(iso8601),
         cmocka_unit_test(rust_date_vectors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

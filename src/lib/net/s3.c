@@ -249,6 +249,33 @@ static void put_error(const rt_s3_credentials *c, const char *url, const char *w
     snprintf(err, errlen, "%s", msg);
 }
 
+/* Judges the reply of a PUT that was answered: the object is stored when the status is 2xx, the
+ * ETag header S3 gives every stored object is there, and the body is no error document (S3 may
+ * answer 200 and still fail: an <Error> body). Otherwise returns false with what went wrong in
+ * what[cap]: "HTTP 403 AccessDenied: Access Denied", "HTTP 200 InternalError: ... (an error
+ * document)", "HTTP 200 without an ETag". rep's body is redacted of c's secrets in place (AWS's
+ * SignatureDoesNotMatch echoes the canonical request, the token in it). */
+static bool put_reply_stored(rt_fetch_reply *rep, const rt_s3_credentials *c, char *what, size_t cap)
+{
+    if (rep->body.data) {
+        rt_redact(rep->body.data, c->secret_key);
+        rt_redact(rep->body.data, c->session_token);
+    }
+    /* the body up to its first NUL: the part the redaction saw */
+    size_t blen = rep->body.data ? strnlen(rep->body.data, rep->body.len) : 0;
+    bool ok_status = rep->status >= 200 && rep->status < 300;
+    bool error_doc = blen && memmem(rep->body.data, blen, "<Error>", 7);
+    if (ok_status && !error_doc && rep->header[0])
+        return true;
+    char code[128], message[512];
+    rt_s3_parse_error(rep->body.data, blen, code, sizeof code, message, sizeof message);
+    const char *words = rt_s3_error_words(code); /* a clock skew named as such */
+    snprintf(what, cap, "HTTP %ld%s%s%s%s%s%s%s%s", rep->status, code[0] ? " " : "", code, words ? " (" : "",
+             words ? words : "", words ? ")" : "", message[0] ? ": " : "", message,
+             !ok_status ? "" : error_doc ? " (an error document)" : " without an ETag");
+    return false;
+}
+
 rt_error rt_s3_put(const rt_s3_target *t, const rt_s3_credentials *c, const char *key, const void *body,
                    size_t len, const char *content_type, double timeout_secs, long *status, char *err, size_t errlen)
 {
@@ -291,7 +318,8 @@ rt_error rt_s3_put(const rt_s3_target *t, const rt_s3_credentials *c, const char
 
     rt_fetch_request req = {.method = "PUT", .url = url, .headers = headers, .body = body ? body : "",
                             .body_len = len, .timeout_secs = timeout_secs, .max_body = S3_MAX_REPLY,
-                            .aws_sigv4 = sigv4, .username = c->access_key, .password = c->secret_key};
+                            .aws_sigv4 = sigv4, .username = c->access_key, .password = c->secret_key,
+                            .reply_header = "ETag"};
     rt_fetch_reply rep;
     char ferr[512];
     rc = rt_fetch(&req, &rep, ferr, sizeof ferr);
@@ -303,24 +331,10 @@ rt_error rt_s3_put(const rt_s3_target *t, const rt_s3_credentials *c, const char
         rt_fetch_reply_free(&rep);
         return rc == RT_ERR_NOMEM ? RT_ERR_NOMEM : rc == RT_ERR_UNSUPPORTED ? RT_ERR_UNSUPPORTED : RT_ERR_IO;
     }
-    if (rep.status >= 200 && rep.status < 300) {
-        rt_fetch_reply_free(&rep);
-        return RT_OK;
-    }
-    /* an S3 error names a Code and a Message; AWS's SignatureDoesNotMatch also echoes the
-     * canonical request (the token in it), which is why the whole body is redacted first */
-    if (rep.body.data) {
-        rt_redact(rep.body.data, c->secret_key);
-        rt_redact(rep.body.data, c->session_token);
-    }
-    char code[128], message[512], what[768];
-    /* the body up to its first NUL: the part the redaction saw */
-    rt_s3_parse_error(rep.body.data, rep.body.data ? strnlen(rep.body.data, rep.body.len) : 0, code, sizeof code,
-                      message, sizeof message);
-    const char *words = rt_s3_error_words(code);
-    snprintf(what, sizeof what, "HTTP %ld%s%s%s%s%s%s%s", rep.status, code[0] ? " " : "", code, words ? " (" : "",
-             words ? words : "", words ? ")" : "", message[0] ? ": " : "", message);
-    put_error(c, url, what, err, errlen);
+    char what[768];
+    bool stored = put_reply_stored(&rep, c, what, sizeof what);
+    if (!stored)
+        put_error(c, url, what, err, errlen);
     rt_fetch_reply_free(&rep);
-    return RT_ERR_IO;
+    return stored ? RT_OK : RT_ERR_IO;
 }

@@ -40,9 +40,10 @@ void rt_s3_find_region(rt_s3_target *t, const rt_s3_credentials *c, double timeo
  * x-amz-content-sha256 sent; region "eu-central-1" while t->region is ""). Signed by libcurl
  * (CURLOPT_AWS_SIGV4, 7.75 or later), the payload hash from libcrypto.so.3 (RT_ERR_UNSUPPORTED
  * when either cannot be loaded). RT_ERR_INVALID for a bad target, key, region or credentials.
- * Returns RT_OK on a 2xx; RT_ERR_IO otherwise, with *status the HTTP status (0: no reply, so the
- * object may have been stored; -1: the request never left, nothing was stored) and err a
- * message that never contains a secret or the token. */
+ * Returns RT_OK on a 2xx that carries an ETag and no <Error> document (the object stored);
+ * RT_ERR_IO otherwise (a 200 without an ETag or with an error body too), with *status the HTTP
+ * status (0: no reply, so the object may have been stored; -1: the request never left, nothing
+ * was stored) and err a message that never contains a secret or the token. */
 rt_error rt_s3_put(const rt_s3_target *t, const rt_s3_credentials *c, const char *key, const void *body,
                    size_t len, const char *content_type, double timeout_secs, long *status, char *err, size_t errlen);
 

@@ -367,6 +367,13 @@ bool rt_upload_finish(rt_stream *st, int exit_code, bool failed, double finished
     rt_buf_free(&csv);
     ok = ok && rt_pathf(path, sizeof path, "/runs/%s/finish", st->run_id) &&
          api_post(st, path, NULL, body.data, body.len, timeout, &reply, why, sizeof why);
+    char perr[256] = "";
+    if (ok && !rt_sentinel_parse_finish(reply.data, reply.len, st->run_id, perr, sizeof perr)) {
+        /* a 200 whose body is not the reply (cut short, a proxy's page): not known to be taken,
+         * so kept for a later delivery, whose finish a taken one answers 409 */
+        ok = false;
+        snprintf(why, sizeof why, "HTTP 200 with an unexpected reply: %s", perr);
+    }
     rt_buf_free(&body);
     rt_buf_free(&reply);
     if (!ok && strcmp(why, "HTTP 409") == 0 && st->delivering) {
