@@ -303,8 +303,10 @@ static run_fate deliver_one(const rt_stream_options *o, const rt_stream_net *net
         double until;
         while (st->pending && rt_clock_now(NULL) < (until = end_of(deadline, stop) - reserve)) {
             rt_upload_pending(st, until, 0.2, 1.0);
-            if (st->pending && st->s3_next < until)
+            if (st->pending && st->s3_next < until) {
+                rt_upload_say_wait(st, "S3", st->s3_why, until);
                 rt_clock_sleep_until(NULL, st->s3_next); /* at most 1 s */
+            }
             else if (st->pending)
                 break;
         }

@@ -166,16 +166,21 @@ static void finish_phase(rt_stream *st)
     deadline -= finish_margin(st);
     double reserve = finish_reserve(st);
     atomic_store(&st->abort_at, deadline); /* past the reserve's start: the phase keeps to its own times */
-    if (!st->registered && deadline - reserve - rt_clock_now(st->clock) > 0.05)
+    if (!st->registered && deadline - reserve - rt_clock_now(st->clock) > 0.05) {
+        if (st->reg_tries > 0)
+            rt_upload_say_wait(st, "the Sentinel API", st->api_why, deadline - reserve);
         rt_upload_register(st, deadline - reserve - rt_clock_now(st->clock));
+    }
     bool finished = false;
     if (st->registered) {
         st->s3_next = 0;
         st->s3_backoff = 0;
         while (st->pending && rt_clock_now(st->clock) < deadline - reserve) {
             rt_upload_pending(st, deadline - reserve, 0.2, 1.0);
-            if (st->pending)
+            if (st->pending) {
+                rt_upload_say_wait(st, "S3", st->s3_why, deadline - reserve);
                 rt_clock_sleep_until(st->clock, fmin(st->s3_next, deadline - reserve));
+            }
         }
         finished = rt_upload_finish(st, exit_code, failed, finished_unix, fmax(deadline - rt_clock_now(st->clock), 0.05));
     }

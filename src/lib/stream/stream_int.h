@@ -159,6 +159,9 @@ struct rt_stream {
     bool delivering;        /* a later delivery (deliver.c), not a live run */
     unsigned closed_total;  /* a delivered run's recorded count of closed batches */
     bool delivered_others;  /* the live run's pass over older runs was made */
+    char s3_why[96];        /* the last failed PUT, short: "HTTP 403 AccessDenied", curl's words */
+    char api_why[96];       /* the last failed registration's why ("HTTP 503") */
+    bool wait_said;         /* the end's wait on S3 or the API was said (once a run) */
 };
 
 /* record.c */
@@ -191,6 +194,12 @@ bool rt_record_save(rt_stream *st);
  * finish taken and nothing pending), else writes the record (spill files or not); releases the
  * lock. */
 void rt_record_end(rt_stream *st);
+
+/* uploader.c: the end of a run (or a delivery) is about to wait on `on` ("S3", "the Sentinel
+ * API") until the monotonic time until, after a failure (why: st->s3_why or st->api_why): one
+ * warning says for how long at most and why, once a run ("waiting up to 8 s for S3 (HTTP 403
+ * so far); TRACKER_FINISH_TIMEOUT sets it"); nothing when less than a second is left. */
+void rt_upload_say_wait(rt_stream *st, const char *on, const char *why, double until);
 
 /* deliver.c */
 

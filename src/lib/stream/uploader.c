@@ -40,6 +40,28 @@ void rt_upload_failed(rt_stream *st, const char *fmt, ...)
     rt_handle_err_set(&st->err, &st->mu, "%s", msg);
 }
 
+/* The short form of a failure's message into out[cap]: past its first ": " when it names the
+ * request first ("PUT URL: HTTP 403 AccessDenied: Access Denied"), up to the next ": " (the
+ * status and S3's code, or curl's words). */
+static void short_why(const char *msg, bool named, char *out, size_t cap)
+{
+    const char *a = named ? strstr(msg, ": ") : NULL;
+    a = a ? a + 2 : msg;
+    const char *b = strstr(a, ": ");
+    size_t n = b ? (size_t)(b - a) : strlen(a);
+    snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), a);
+}
+
+void rt_upload_say_wait(rt_stream *st, const char *on, const char *why, double until)
+{
+    double left = until - rt_clock_now(st->clock);
+    if (st->wait_said || !(left >= 1.0))
+        return;
+    st->wait_said = true;
+    rt_log(&st->lg, RT_LOG_WARN, "stream: waiting up to %.0f s for %s (%s so far); TRACKER_FINISH_TIMEOUT sets it",
+           ceil(left), on, why[0] ? why : "no answer");
+}
+
 /* Frees a reply that held credentials, wiping it first. */
 static void free_secret_reply(rt_buf *reply)
 {
@@ -142,6 +164,7 @@ void rt_upload_register(rt_stream *st, double timeout)
         return;
     }
     rt_upload_failed(st, "cannot register the run at the Sentinel API (%s)", why);
+    short_why(why, false, st->api_why, sizeof st->api_why);
     st->reg_tries++;
     st->reg_next = rt_clock_now(st->clock) + ldexp(1.0, (int)st->reg_tries);
     if (st->reg_tries == 1)
@@ -276,6 +299,7 @@ static bool upload_oldest(rt_stream *st, double timeout)
     if (b->doubt && st->record_on)
         rt_record_save(st); /* a later delivery must know: never inline */
     redact(st, err);
+    short_why(err, strncmp(err, "PUT ", 4) == 0, st->s3_why, sizeof st->s3_why);
     if (status > 0)
         rt_upload_failed(st, "upload of batch %06u failed (HTTP %ld: %s)", b->seq, status, err);
     else
