@@ -4,6 +4,7 @@ stand-in with the S3 Signature V4 checker in its in-memory store mode, a scripte
 both the API and S3 that records every request (as the Rust tests' mock TCP servers do), the
 tool run on a real job with SENTINEL_API_TOKEN set, and two runs shared by the tests of a module
 (one whose batches reach S3, one whose every PUT fails so that the rows go inline)."""
+import hashlib
 import http.server
 import json
 import os
@@ -89,9 +90,11 @@ class Peer:
             def log_message(self, *a):
                 pass
 
-            def answer(self, status, body=b"", ctype="application/json"):
+            def answer(self, status, body=b"", ctype="application/json", extra=None):
                 self.send_response(status)
                 self.send_header("Content-Type", ctype)
+                for k, v in (extra or {}).items():
+                    self.send_header(k, v)
                 self.send_header("x-amz-bucket-region", region)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
@@ -102,8 +105,9 @@ class Peer:
                 n = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(n) if n else b""
                 peer.seen.append((self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body))
-                if not self.path.startswith("/runs"):
-                    return self.answer(200 if self.command in ("PUT", "HEAD") else 403, b"", "application/xml")
+                if not self.path.startswith("/runs"):  # a stored PUT has its ETag, as S3 gives it
+                    return self.answer(200 if self.command in ("PUT", "HEAD") else 403, b"", "application/xml",
+                                       {"ETag": '"%s"' % hashlib.md5(body).hexdigest()} if self.command == "PUT" else {})
                 if self.path == "/runs":
                     reply = peer.register
                 elif self.path.endswith("/refresh-credentials"):

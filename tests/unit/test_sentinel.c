@@ -559,30 +559,27 @@ static void parse_refresh(void **state)
     body(NULL, NULL);
 }
 
-/* The finish's reply: a whole JSON object of this run (issue 67 item 4), nothing less. */
+/* The finish's reply: a whole JSON object (issue 67 item 4), nothing less. */
 static void parse_finish(void **state)
 {
     (void)state;
     static const struct {
         const char *json; /* NULL: no body */
-        const char *id;
         const char *err;  /* NULL: taken */
     } cases[] = {
-        {"{\"run_id\":\"r-1\",\"run_status\":\"finished\"}", "r-1", NULL},
-        {"{\"run_id\":42}", "42", NULL},
-        {"{}", "r-1", NULL}, /* no run_id: nothing says another run's */
-        {"{\"run_id\":\"r-1\",\"run_st", "r-1", "the reply is not JSON"}, /* cut, Content-Length right */
-        {"<html><body>OK</body></html>", "r-1", "the reply is not JSON"},
-        {"[1]", "r-1", "the reply is not a JSON object"},
-        {NULL, "r-1", "the reply is empty"},
-        {"{\"run_id\":\"r-2\"}", "r-1", "run_id is another run's"},
-        {"{\"run_id\":[]}", "r-1", "run_id is not a string"},
+        {"{\"run_id\":\"r-1\",\"run_status\":\"finished\"}", NULL},
+        {"{\"run\":{\"run_id\":\"r-1\"},\"processing\":{\"status\":\"ok\"}}", NULL}, /* the live service's */
+        {"{}", NULL},
+        {"{\"run_id\":\"r-1\",\"run_st", "the reply is not JSON"}, /* cut, Content-Length right */
+        {"<html><body>OK</body></html>", "the reply is not JSON"},
+        {"[1]", "the reply is not a JSON object"},
+        {NULL, "the reply is empty"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char err[128];
         size_t n = 0;
         const char *b = cases[i].json ? body(cases[i].json, &n) : NULL;
-        bool ok = rt_sentinel_parse_finish(b, n, cases[i].id, err, sizeof err);
+        bool ok = rt_sentinel_parse_finish(b, n, err, sizeof err);
         assert_true(ok == !cases[i].err);
         assert_string_equal(err, cases[i].err ? cases[i].err : "");
     }

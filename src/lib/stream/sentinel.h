@@ -30,10 +30,9 @@ bool rt_sentinel_parse_register(const char *buf, size_t len, char *run_id, size_
 /* Reads the reply of POST /runs/{run_id}/refresh-credentials ({upload_credentials}). */
 bool rt_sentinel_parse_refresh(const char *buf, size_t len, rt_s3_credentials *creds, char *err, size_t errlen);
 
-/* Reads the reply of POST /runs/{run_id}/finish: true for a whole JSON object whose run_id (when
- * it has one) is run_id; false for anything else (empty, cut short, not JSON, another run's),
- * with err saying which. Pure. */
-bool rt_sentinel_parse_finish(const char *buf, size_t len, const char *run_id, char *err, size_t errlen);
+/* Reads the reply of POST /runs/{run_id}/finish: true for a whole JSON object; false for
+ * anything else (empty, cut short, not JSON), with err saying which. Pure. */
+bool rt_sentinel_parse_finish(const char *buf, size_t len, char *err, size_t errlen);
 
 /* The body of POST /runs/{run_id}/finish: exit_code, run_status ("finished" for 0 or a clean
  * stop, "failed" otherwise), finished_at (YYYY-MM-DDTHH:MM:SSZ from finished_unix), and either

@@ -392,7 +392,7 @@ bool rt_upload_finish(rt_stream *st, int exit_code, bool failed, double finished
     ok = ok && rt_pathf(path, sizeof path, "/runs/%s/finish", st->run_id) &&
          api_post(st, path, NULL, body.data, body.len, timeout, &reply, why, sizeof why);
     char perr[256] = "";
-    if (ok && !rt_sentinel_parse_finish(reply.data, reply.len, st->run_id, perr, sizeof perr)) {
+    if (ok && !rt_sentinel_parse_finish(reply.data, reply.len, perr, sizeof perr)) {
         /* a 200 whose body is not the reply (cut short, a proxy's page): not known to be taken,
          * so kept for a later delivery, whose finish a taken one answers 409 */
         ok = false;
