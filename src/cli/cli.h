@@ -615,6 +615,18 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
 int cli_history_instance(const char *path, const char *job, char *vendor, size_t vcap, char *type, size_t tcap,
                          char *region, size_t rcap);
 
+/* Whether process pid runs (descend.c): its stat can be read and it is no zombie nor dying. */
+bool cli_proc_running(long pid);
+
+/* Calls fn(child, user) for each child of every thread of pid (0: the calling process), in the
+ * order /proc lists them, until fn returns false. Returns false when the list cannot be read
+ * (pid gone). */
+bool cli_proc_children(long pid, bool (*fn)(long child, void *user), void *user);
+
+/* The calling process's descendants that run now (zombies not yet reaped and the library's
+ * helpers left out), read from /proc: -1 when its children cannot be listed. */
+int64_t cli_descendants_running(void);
+
 /* Starts wrapper mode's guardian (guardian.c) for the job's group jcg: a process that is not
  * the tracker's child (double-forked, in a session of its own, named rt-guardian, deaf to
  * SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1/2 and SIGPIPE) and waits for the tracker to end.

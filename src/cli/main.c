@@ -208,66 +208,40 @@ static void reap_children(run_state *rs)
     }
 }
 
-/* Whether process pid runs still: there, and no zombie (whose stat the last reading takes its
- * final figures from). */
-static bool running(long pid)
-{
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    buf[n > 0 ? n : 0] = '\0';
-    const char *end = strrchr(buf, ')'); /* the name may hold anything: the state follows its last ')' */
-    return end && end[1] == ' ' && end[2] != 'Z' && end[2] != 'X' && end[2] != '\0';
-}
-
 /* --per-node: how many of the node's other tasks run still: children of the holder (the
  * tracker's parent) other than the tracker that are no zombies (a zombie's stat has its final
  * figures, and its parent may reap it only after ours ends, as a shell's `wait` in order does);
  * the zombies among them into *zombies (may be NULL; then it stops at the first one running).
  * Once the parent is gone (we were re-parented) there are none. */
+typedef struct node_count {
+    long self;
+    int left, dead;
+    bool all; /* count the zombies too (else stop at the first one running) */
+} node_count;
+
+static bool count_node_task(long pid, void *user)
+{
+    node_count *c = user;
+    if (pid == c->self)
+        return true;
+    if (cli_proc_running(pid))
+        c->left++;
+    else
+        c->dead++;
+    return c->all || c->left == 0;
+}
+
 static int node_tasks(const run_state *rs, int *zombies)
 {
-    int left = 0, dead = 0;
+    node_count c = {.self = (long)getpid(), .all = zombies != NULL};
     if (zombies)
         *zombies = 0;
     if (getppid() != rs->holder)
         return 0;
-    char path[96];
-    snprintf(path, sizeof path, "/proc/%ld/task", (long)rs->holder);
-    DIR *d = opendir(path);
-    if (!d)
-        return 0;
-    long self = (long)getpid();
-    struct dirent *e;
-    while ((zombies || !left) && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] < '0' || e->d_name[0] > '9')
-            continue;
-        char buf[4096];
-        snprintf(path, sizeof path, "/proc/%ld/task/%.20s/children", (long)rs->holder, e->d_name);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            continue;
-        ssize_t n = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        buf[n > 0 ? n : 0] = '\0';
-        for (char *q = buf, *end; *q && (zombies || !left); q = end) {
-            long pid = strtol(q, &end, 10);
-            if (end == q)
-                break;
-            if (pid > 0 && pid != self && running(pid))
-                left++;
-            else if (pid > 0 && pid != self)
-                dead++;
-        }
-    }
-    closedir(d);
+    cli_proc_children((long)rs->holder, count_node_task, &c);
     if (zombies)
-        *zombies = dead;
-    return left;
+        *zombies = c.dead;
+    return c.left;
 }
 
 /* Whether the command's whole job is over (only asked after the command exited): with
@@ -292,13 +266,27 @@ static bool job_over(const run_state *rs)
     return rt_helper_only_left(); /* the static build's helpers are the tool's, not the job's */
 }
 
-/* Processes of the job still running after the end: the group's, else the live descendants
- * the last sample saw (with --per-node, less the node's tasks that ended, zombies their parent
- * has not reaped yet); -1 when neither is known. */
+/* Processes of the job still running after the end: the group's, else the tracker's
+ * descendants that run now (the subreaper's: every orphan of the job is one; read anew, since
+ * the last sample's count takes in zombies not reaped yet, and processes that were exiting), or
+ * with --per-node the live descendants the last sample saw, less the node's tasks that ended
+ * (zombies their parent has not reaped yet); -1 when none is known. */
 static int64_t job_left(const run_state *rs)
 {
     if (rs->jcg_entered) {
         int64_t n = rt_job_cgroup_procs(rs->jcg);
+        if (n >= 0)
+            return n;
+    }
+    if (!rs->holder) {
+        int64_t n = cli_descendants_running();
+        /* one that was exiting as the command ended (a child it did not wait for) is given
+         * 0.1 s to be gone: a process still running is one that runs on */
+        for (int i = 0; i < 10 && n > 0; i++) {
+            struct timespec t = {0, 10000000L};
+            nanosleep(&t, NULL);
+            n = cli_descendants_running();
+        }
         if (n >= 0)
             return n;
     }

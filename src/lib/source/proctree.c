@@ -317,9 +317,10 @@ static void add_observed(rt_proctree *t, const proc *p, rt_tree_totals *out)
         out->rss_kib += p->rss_pages * (uint64_t)t->page_kib;
     out->vms_bytes += p->vsize_bytes; /* summed as Snakemake's max_vms sums it */
     out->threads += p->nthreads > 0 ? p->nthreads : 0;
-    if (p->pid != t->root)
-        out->children++;
-    else if (t->root_own_ns == RT_NULL_U64 || p->own_ns > t->root_own_ns)
+    if (p->pid != t->root) {
+        if (!p->zombie) /* live descendants: one that exited is no longer the job's running part */
+            out->children++;
+    } else if (t->root_own_ns == RT_NULL_U64 || p->own_ns > t->root_own_ns)
         t->root_own_ns = p->own_ns;
     out->processes++;
     if (!p->zombie)

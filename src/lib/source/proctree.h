@@ -57,7 +57,7 @@ typedef struct rt_tree_totals {
     uint64_t exposed_kib; /* of the live processes' memory as their rollups last read, the pages
                              whose shares processes outside the tree can move by mapping or
                              unmapping them (rt_rollup.exposed_kib), summed */
-    int64_t processes, children, threads;
+    int64_t processes, children, threads; /* children: the root's descendants that are no zombies */
     int64_t running; /* of processes, those not zombies (exited, not yet reaped) */
     int64_t unread;  /* processes found this scan whose stat could not be opened (out of file
                       * descriptors, or refused): neither they nor their descendants are in
