@@ -341,6 +341,11 @@ static rt_job_cgroup *make_job_cgroup(const cli_options *o, run_state *rs)
 /* Descriptors kept for what a run needs after the job's cgroup: the command's report pipe, the
  * guardian's socket pair, and the sampler's roots with a few files read one at a time. */
 #define FDS_AFTER_CGROUP 12
+/* The group's counters the sampler keeps open first (memory's peak and charge, tasks' peak and
+ * count, CPU time): a group without them is not worth its descriptors. Opening them takes the
+ * directory they are in and one to spare on top (FDS_GROUP_OPENING). */
+#define FDS_GROUP_COUNTERS 6
+#define FDS_GROUP_OPENING 2
 /* What the sampler keeps open (its roots, the machine-wide files) with one more to read the
  * tree's files through. */
 #define FDS_SAMPLER 12
@@ -358,9 +363,9 @@ static rt_job_cgroup *job_cgroup_within_fds(const cli_options *o, run_state *rs)
     if (o->cgroup_off || rs->holder || before == INT_MAX)
         return make_job_cgroup(o, rs);
     rt_job_cgroup *g = NULL;
-    if (before >= FDS_AFTER_CGROUP + FDS_CGROUP_TRANSIENT + 3) {
+    if (before >= FDS_AFTER_CGROUP + FDS_GROUP_COUNTERS + FDS_CGROUP_TRANSIENT + 3) {
         g = make_job_cgroup(o, rs);
-        if (!g || cli_fds_free() >= FDS_AFTER_CGROUP + FDS_CGROUP_TRANSIENT)
+        if (!g || cli_fds_free() >= FDS_AFTER_CGROUP + FDS_GROUP_COUNTERS + FDS_CGROUP_TRANSIENT)
             return g; /* made in full, or not to be made for another reason (said) */
         rt_job_cgroup_free(g);
     }
@@ -599,6 +604,7 @@ static int start_job(const cli_options *o, run_state *rs)
     if (o->command && rs->untracked_why[0])
         return run_in_place(o, rs, rs->untracked_why);
     if (o->command) {
+        cli_fds_hold(); /* the lowest descriptors, for the group's counters (cli_fds_release) */
         rs->jcg = job_cgroup_within_fds(o, rs);
         /* before we become a subreaper (the guardian must not be adopted by us), with no thread
          * yet; as a namespace's init, our death ends the job anyway (and an orphaned guardian
@@ -633,7 +639,8 @@ static int start_job(const cli_options *o, run_state *rs)
     /* the phase marks' socket, named in the command's environment (a nested tracker's replaces
      * the outer one's: the inner tracker owns its job's marks) */
     int fds = cli_fds_free();
-    if (fds != INT_MAX && fds < FDS_AFTER_CGROUP + CLI_MARKS_FDS)
+    if (fds != INT_MAX &&
+        fds < FDS_AFTER_CGROUP + CLI_MARKS_FDS + (rs->jcg ? FDS_GROUP_COUNTERS + FDS_GROUP_OPENING : 0))
         cli_say("warning: no phase marks for this run (too few file descriptors)");
     else
         rs->marks = cli_marks_start();
@@ -686,6 +693,7 @@ static int start_sampling(cli_options *o, run_state *rs)
     so.member = o->member.job_id ? &o->member : NULL;
     so.siblings_of = rs->holder; /* --per-node: the node's other tasks (0: none) */
     so.interval_secs = o->interval; /* a gap in the sampling is told against it */
+    cli_fds_release(); /* the lowest descriptors: the sampler opens the group's counters first */
     int fds = cli_fds_free(); /* the sampler keeps a dozen files open and reads the tree's */
     rt_error err = rt_sampler_new(&so, &rs->sampler);
     double t0 = cli_mono_secs(); /* the baseline's time, a few instructions late at most */

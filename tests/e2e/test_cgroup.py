@@ -606,7 +606,9 @@ def test_few_descriptors_each_figure_there_or_said(tmp_path, limit):
     the tasks' peak and the CPU time either meets the kernel's (the peak read by the job itself
     at its end) or is null with one warning, said once, naming its file and the limit; with
     descriptors enough, every figure and no warning. Before 0.18 a limit of 48 to 80 read null
-    figures without a word."""
+    figures without a word; before 0.20 they were null at 48 and 64 (said): now the three are
+    kept open before every other file (issue 67 item 6), the phase marks' socket given up for
+    them at 48 (said in a warning of its own)."""
     need("memory")
     out, judge = tmp_path / "fd.jsonl", tmp_path / "fd.judge"
     r = run_tracker(["-i", "0.2", "-o", str(out), "--", PY, "-c", PEAK_JOB, str(judge),
@@ -614,7 +616,7 @@ def test_few_descriptors_each_figure_there_or_said(tmp_path, limit):
                     timeout=60 * TIMEOUT_SCALE,
                     preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit)))
     assert r.returncode == 7, r.stderr
-    warns = [l for l in r.stderr.splitlines() if "warning" in l]
+    warns = [l for l in r.stderr.splitlines() if "warning" in l and "no phase marks for this run" not in l]
     assert len(warns) <= 1, r.stderr  # one group, said once
     said = warns[0] if warns else ""
     if said:
@@ -638,5 +640,7 @@ def test_few_descriptors_each_figure_there_or_said(tmp_path, limit):
         assert cg["cpu_secs_total"] > 0, cg
     if limit >= 4096:
         assert not said and cg["memory_peak_mib"] is not None and cg["pids_peak"] is not None, (cg, r.stderr)
-    if limit == 80:  # the figures first kept fit there (hybrid: 83 descriptors held in all at 4096)
-        assert cg["memory_peak_mib"] is not None and cg["pids_peak"] is not None, (cg, said)
+    # the figures first kept fit from 48 on (hybrid: 83 descriptors held in all at 4096)
+    print(f"\nulimit -n {limit}: memory_peak_mib {cg['memory_peak_mib']}, pids_peak {cg['pids_peak']}, "
+          f"cpu_secs_total {cg['cpu_secs_total']}")
+    assert None not in (cg["memory_peak_mib"], cg["pids_peak"], cg["cpu_secs_total"]), (cg, said)

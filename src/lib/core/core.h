@@ -46,6 +46,13 @@ int rt_fds_keep_below(void);
 /* The same for a soft limit of soft descriptors (INT_MAX for one negative or past INT_MAX / 2). */
 int rt_fds_keep_below_at(long long soft);
 
+/* Under a small open files limit (rt_fds_keep_below under 4096), holds the n lowest free
+ * descriptors in fds[] (close-on-exec duplicates; -1 where none is left, or with no such
+ * limit), so that files opened meanwhile take the numbers above them; rt_fds_give_back closes
+ * them, for the few files that are to be kept first (the job group's counters: the sampler). */
+void rt_fds_hold(int *fds, int n);
+void rt_fds_give_back(int *fds, int n);
+
 /* rt_open_at for a descriptor to be kept open between readings: -EMFILE also when the
  * descriptor would be at or past rt_fds_keep_below (it is closed: the caller reads the file by
  * opening it each time, or goes without). */

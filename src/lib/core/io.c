@@ -85,6 +85,19 @@ int rt_fds_keep_below(void)
     return rt_fds_keep_below_at((long long)rl.rlim_cur);
 }
 
+void rt_fds_hold(int *fds, int n)
+{
+    bool small = rt_fds_keep_below() < 4096;
+    for (int i = 0; i < n; i++)
+        fds[i] = small ? fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0) : -1;
+}
+
+void rt_fds_give_back(int *fds, int n)
+{
+    for (int i = 0; i < n; i++)
+        rt_close(&fds[i]);
+}
+
 int rt_open_keep(int dirfd, const char *path)
 {
     int fd = rt_open_at(dirfd, path);

@@ -210,7 +210,14 @@ static rt_error sampler_new(const rt_sampler_options *opts, rt_statvfs_fn statvf
     s->mem.fd = s->disks.diskstats_fd = s->disks.mountinfo_fd = s->net.fd = -1;
     for (int r = 0; r < RT_PSI_N; r++)
         s->psi.fd[r] = -1;
+    /* the lowest descriptors held while the other parts open theirs, given back just before
+     * the group's: under a low open files limit its few counters (memory, CPU, tasks: what the
+     * job is judged by) are kept open first, below the limit's share, and the parts opened now
+     * read theirs by opening them each time where they are past it */
+    int held[RT_CG_FIRST_FDS];
+    rt_fds_hold(held, RT_CG_FIRST_FDS);
     if (rt_cpu_part_open(&s->cpu, c) < 0) {
+        rt_fds_give_back(held, RT_CG_FIRST_FDS);
         rt_err_set("%s/stat cannot be read", c->roots.proc);
         rt_sampler_free(s);
         return RT_ERR_NOT_FOUND;
@@ -222,20 +229,24 @@ static rt_error sampler_new(const rt_sampler_options *opts, rt_statvfs_fn statvf
     rt_net_part_open(&s->net, c);
     rt_psi_part_open(&s->psi, c);
     if (rt_gpu_part_open(&s->gpu, c, o.nvml_library) < 0) {
+        rt_fds_give_back(held, RT_CG_FIRST_FDS);
         rt_sampler_free(s);
         return RT_ERR_NOMEM;
     }
     if (!o.energy_off && rt_energy_part_open(&s->energy, c, &s->gpu, o.cpu_tdp_watts) < 0) {
+        rt_fds_give_back(held, RT_CG_FIRST_FDS);
         rt_sampler_free(s);
         return RT_ERR_NOMEM;
     }
     if (rt_request_keep(&s->request, o.request) < 0) {
+        rt_fds_give_back(held, RT_CG_FIRST_FDS);
         rt_err_set("rt_sampler_options.request: struct_size too small");
         rt_sampler_free(s);
         return RT_ERR_INVALID;
     }
     s->sample.request = s->request.set && rt_request_any(&s->request.r) ? &s->request.r : NULL;
     if (rt_member_keep(&s->member, o.member) < 0) {
+        rt_fds_give_back(held, RT_CG_FIRST_FDS);
         rt_err_set("rt_sampler_options.member: struct_size too small");
         rt_sampler_free(s);
         return RT_ERR_INVALID;
@@ -244,6 +255,7 @@ static rt_error sampler_new(const rt_sampler_options *opts, rt_statvfs_fn statvf
     if (o.pid > 0 || o.own_children || o.siblings_of > 0) {
         s->has_tree = true;
         if (rt_tree_part_open(&s->tree, c, o.pid, o.own_children != 0, o.pss_max_age_secs, o.walk_max_age_secs) < 0) {
+            rt_fds_give_back(held, RT_CG_FIRST_FDS);
             rt_sampler_free(s);
             return RT_ERR_NOMEM;
         }
@@ -253,6 +265,7 @@ static rt_error sampler_new(const rt_sampler_options *opts, rt_statvfs_fn statvf
             rt_proctree_set_holder(s->tree.tree, o.siblings_of);
         /* the job's own group in wrapper mode, else the group the tracked process is in; none
          * for a tree of the node's tasks, which no group of the tree's holds */
+        rt_fds_give_back(held, RT_CG_FIRST_FDS);
         if (!o.cgroup_off && o.siblings_of <= 0 &&
             rt_cg_part_open(&s->cg, c, o.job_cgroup, o.pid, o.root_only && o.pid > 0) < 0) {
             rt_sampler_free(s);
@@ -260,8 +273,10 @@ static rt_error sampler_new(const rt_sampler_options *opts, rt_statvfs_fn statvf
         }
     } else if (!o.cgroup_off) {
         /* the whole machine: the group the tracker itself runs in (a container, a SLURM step) */
+        rt_fds_give_back(held, RT_CG_FIRST_FDS);
         rt_cg_part_open_self(&s->cg, c);
     }
+    rt_fds_give_back(held, RT_CG_FIRST_FDS); /* no group to read (--cgroup off, --per-node) */
     s->clocks.nominal = o.interval_secs > 0 ? o.interval_secs : 0;
     sched_open(s);
     double now = rt_mono_secs();

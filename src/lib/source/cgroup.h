@@ -179,6 +179,11 @@ typedef struct rt_cg_group rt_cg_group;
  * NULL when it has none that can be read (logged at debug level). */
 rt_cg_group *rt_cg_group_of_pid(const rt_roots *roots, int64_t pid, const rt_logger *log);
 
+/* The descriptors the group's first kept files take while rt_cg_group_open opens them: one
+ * directory at a time and the counters a run is judged by (v2's cpu.stat, memory's peak and
+ * charge, tasks' peak and count, cpuacct's usage), with one to spare. */
+#define RT_CG_FIRST_FDS 8
+
 /* Opens the group at paths (each relative to its hierarchy's root, as in /proc/PID/cgroup):
  * every file read later is opened now and kept open (about 20 descriptors on a hybrid layout,
  * a few more per ancestor), so that a read is one pread per file. The ancestors' limit files
