@@ -598,6 +598,12 @@ const char *cli_late_why(char *buf, size_t cap, int err, const cli_late_file *f,
  * database that cannot be opened or written is one warning. Returns 0, or -1 after warning. */
 int cli_history_append(const char *path, const cli_run_result *r);
 
+/* Writes into their histories the rows kept for later (history.c: the history held by another
+ * writer past the busy timeout when its run ended), each once, and removes their files; only
+ * those for the history at only (NULL: all). Counts them into *written and *left (those not
+ * written now, said). Returns 0, or -1 when some are left. */
+int cli_history_deliver(const char *only, unsigned *written, unsigned *left);
+
 /* The history database a subcommand reads: flag (its --history FILE) if not NULL, else
  * TRACKER_HISTORY, else [history] path of the config file (read here; -c is honoured).
  * Returns the path, or NULL after saying why (a bad config, or none named: how to name one). */
@@ -614,6 +620,12 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
  * why. */
 int cli_history_instance(const char *path, const char *job, char *vendor, size_t vcap, char *type, size_t tcap,
                          char *region, size_t rcap);
+
+/* The tool's state directory (options.c; XDG: $XDG_STATE_HOME/resource-tracker, else
+ * ~/.local/state/resource-tracker for a home that is there, else /tmp/resource-tracker-UID),
+ * where the stream spills and a history row that could not be written waits, into dir[cap].
+ * Returns snprintf's count (cap or more: it did not fit). */
+int cli_state_dir(char *dir, size_t cap);
 
 /* Whether process pid runs (descend.c): its stat can be read and it is no zombie nor dying. */
 bool cli_proc_running(long pid);

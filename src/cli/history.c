@@ -49,6 +49,7 @@
  * read (by the column names this version knows) but never written, since its columns may no
  * longer mean what this version thinks. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -58,6 +59,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 #include <sqlite3.h>
@@ -509,6 +511,8 @@ static int insert_run(sqlite3 *db, const cli_run_result *r)
     return rc;
 }
 
+static int keep_row(const char *path, const cli_run_result *r, char *out, size_t cap);
+
 int cli_history_append(const char *path, const cli_run_result *r)
 {
     char why[300];
@@ -550,10 +554,19 @@ int cli_history_append(const char *path, const cli_run_result *r)
         rc = insert_run(db, r);
     if (rc == SQLITE_OK)
         rc = exec(db, "COMMIT");
+    char kept[4400];
     if (rc != SQLITE_OK) {
         /* the message before the rollback: it would replace it */
         const char *msg = db && sqlite3_errcode(db) != SQLITE_OK ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-        cli_say("warning: history %s: %s (the run was not recorded)", path, msg);
+        int code = db && sqlite3_errcode(db) != SQLITE_OK ? sqlite3_errcode(db) : rc;
+        if ((code & 0xff) != SQLITE_BUSY && (code & 0xff) != SQLITE_LOCKED)
+            cli_say("warning: history %s: %s (the run was not recorded)", path, msg);
+        else if (keep_row(path, r, kept, sizeof kept) == 0) /* another writer held it past the timeout */
+            cli_say("warning: history %s: %s: the run's row is kept in %s, written by the next run with this "
+                    "history or `resource-tracker upload`", path, msg, kept);
+        else
+            cli_say("warning: history %s: %s, and the row cannot be kept for later (the run was not recorded)", path,
+                    msg);
         if (db && !sqlite3_get_autocommit(db))
             exec(db, "ROLLBACK");
     }
@@ -1098,4 +1111,174 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
     *out = block;
     *n = nv;
     return 0;
+}
+
+/* ---- a row kept for later -------------------------------------------------------------- */
+
+/* A row that could not be written because another writer held the history past the busy
+ * timeout is kept in the state directory (cli_state_dir) as a database of its own,
+ * history-START-PID.pending: a runs table as the history's holding the one row, and the
+ * history's path in kept_for. The next run that writes that history, or `resource-tracker
+ * upload`, copies it in (cli_history_deliver) and removes the file; a row whose run (start,
+ * pid, host) is in the history already is not copied again, so a copy whose file could not be
+ * removed is never written twice. */
+
+#define KEPT_PREFIX "history-"
+#define KEPT_SUFFIX ".pending"
+
+/* The state directory, made (0700, with its parents) when missing, into dir[cap]. Returns 0, or
+ * -1 when it cannot be had or is not a directory of ours that only we may write. */
+static int kept_dir(char *dir, size_t cap)
+{
+    int n = cli_state_dir(dir, cap);
+    if (n <= 0 || (size_t)n >= cap)
+        return -1;
+    for (char *p = dir + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            (void)mkdir(dir, 0700); /* the parents: there, or made */
+            *p = '/';
+        }
+    (void)mkdir(dir, 0700);
+    struct stat st;
+    return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 022) ? 0 : -1;
+}
+
+/* Runs sql with text bound to its one parameter. Returns an SQLite result code. */
+static int exec_text(sqlite3 *db, const char *sql, const char *text)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK && (rc = bind_text(st, 1, text)) == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_DONE)
+        rc = SQLITE_OK;
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Writes r and path as a kept row into a new file of the state directory (written under a
+ * temporary name, then renamed: a half-written one is never taken). Returns 0 with its path
+ * in out[cap], or -1. */
+static int keep_row(const char *path, const cli_run_result *r, char *out, size_t cap)
+{
+    char dir[4096], tmp[4200];
+    if (kept_dir(dir, sizeof dir) < 0)
+        return -1;
+    double start = r->summary ? r->summary->start_secs : NAN;
+    int n = snprintf(out, cap, "%s/" KEPT_PREFIX "%.0f-%ld" KEPT_SUFFIX, dir, isfinite(start) ? start * 1000 : 0.0,
+                     (long)getpid());
+    if (n < 0 || (size_t)n >= cap || snprintf(tmp, sizeof tmp, "%s.tmp", out) >= (int)sizeof tmp)
+        return -1;
+    unlink(tmp);
+    sqlite3 *db = NULL;
+    int version = 0;
+    int rc = sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW, NULL);
+    if (rc == SQLITE_OK)
+        rc = exec(db, "BEGIN IMMEDIATE");
+    if (rc == SQLITE_OK)
+        rc = ensure_schema(db, &version);
+    if (rc == SQLITE_OK)
+        rc = insert_run(db, r);
+    if (rc == SQLITE_OK)
+        rc = exec(db, "CREATE TABLE kept_for (path TEXT)");
+    if (rc == SQLITE_OK)
+        rc = exec_text(db, "INSERT INTO kept_for (path) VALUES (?)", path);
+    if (rc == SQLITE_OK)
+        rc = exec(db, "COMMIT");
+    sqlite3_close(db);
+    if (rc != SQLITE_OK || rename(tmp, out) < 0) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* The history path a kept file is for, into out[cap]. Returns 0, or -1 (not a kept file). */
+static int kept_for(sqlite3 *db, char *out, size_t cap)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, "SELECT path FROM kept_for", -1, &st, NULL);
+    const char *p = rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    int n = p ? snprintf(out, cap, "%s", p) : -1;
+    sqlite3_finalize(st);
+    return n >= 0 && (size_t)n < cap ? 0 : -1;
+}
+
+/* Copies the kept row of file into the history at path (its own transaction, the history's
+ * busy timeout), unless its run is there already. Returns an SQLite result code. */
+static int copy_kept(const char *path, const char *file)
+{
+    sqlite3 *db = NULL;
+    int version = 0;
+    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+        rc = exec_text(db, "ATTACH DATABASE ? AS kept", file);
+    }
+    if (rc == SQLITE_OK)
+        rc = exec(db, "PRAGMA synchronous = FULL");
+    if (rc == SQLITE_OK)
+        rc = exec(db, "BEGIN IMMEDIATE");
+    if (rc == SQLITE_OK)
+        rc = ensure_schema(db, &version);
+    if (rc == SQLITE_OK && version > SCHEMA_VERSION)
+        rc = SQLITE_MISMATCH; /* a newer tool's history: left for it */
+    char names[8192], sql[20000];
+    if (rc == SQLITE_OK && (col_list(names, sizeof names, "", false, false, NULL, "") < 0 ||
+                            snprintf(sql, sizeof sql,
+                                     "INSERT INTO main.runs (%s) SELECT %s FROM kept.runs k WHERE NOT EXISTS (SELECT 1 "
+                                     "FROM main.runs h WHERE h.start_secs IS k.start_secs AND h.pid IS k.pid AND "
+                                     "h.host_hostname IS k.host_hostname)",
+                                     names, names) >= (int)sizeof sql))
+        rc = SQLITE_TOOBIG;
+    if (rc == SQLITE_OK)
+        rc = exec(db, sql);
+    if (rc == SQLITE_OK)
+        rc = exec(db, "COMMIT");
+    else if (db && !sqlite3_get_autocommit(db))
+        exec(db, "ROLLBACK");
+    sqlite3_close(db);
+    return rc;
+}
+
+int cli_history_deliver(const char *only, unsigned *written, unsigned *left)
+{
+    *written = *left = 0;
+    char dir[4096];
+    int n = cli_state_dir(dir, sizeof dir);
+    DIR *d = n > 0 && (size_t)n < sizeof dir ? opendir(dir) : NULL;
+    if (!d)
+        return 0;
+    char why[300];
+    bool loaded = false;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, KEPT_PREFIX, strlen(KEPT_PREFIX)) != 0 || len <= strlen(KEPT_SUFFIX) ||
+            strcmp(e->d_name + len - strlen(KEPT_SUFFIX), KEPT_SUFFIX) != 0)
+            continue;
+        if (!loaded && rt_sqlite_load(why, sizeof why) != RT_OK)
+            break;
+        loaded = true;
+        char file[4400], path[4096];
+        snprintf(file, sizeof file, "%s/%s", dir, e->d_name);
+        sqlite3 *db = NULL;
+        int rc = sqlite3_open_v2(file, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, NULL);
+        rc = rc == SQLITE_OK && kept_for(db, path, sizeof path) == 0 ? SQLITE_OK : SQLITE_CORRUPT;
+        sqlite3_close(db);
+        if (rc != SQLITE_OK || (only && strcmp(only, path) != 0)) {
+            *left += rc != SQLITE_OK; /* another history's row waits for its own run, or upload */
+            continue;
+        }
+        rc = copy_kept(path, file);
+        if (rc == SQLITE_OK && unlink(file) == 0) {
+            ++*written;
+            cli_say("history %s: the row kept in %s was written", path, file);
+        } else {
+            ++*left;
+            cli_say("warning: history %s: the row kept in %s is not written yet (%s)", path, file,
+                    rc == SQLITE_OK ? strerror(errno) : sqlite3_errstr(rc));
+        }
+    }
+    closedir(d);
+    return *left ? -1 : 0;
 }

@@ -442,8 +442,10 @@ static void finish_run(cli_options *o, run_state *rs, int status)
         cli_outq_stderr_done(err);
     }
     /* each of them left out once a signal cut the end short (finish.c) */
-    if (o->history && !cli_finish_cut())
-        cli_history_append(o->history, &run);
+    if (o->history && !cli_finish_cut() && cli_history_append(o->history, &run) == 0) {
+        unsigned written, left; /* the rows of earlier runs kept for this history: written after ours */
+        cli_history_deliver(o->history, &written, &left);
+    }
     if (o->report && rs->report && !cli_finish_cut())
         cli_report_run(o, o->report, rs->report, &run);
     if (o->benchmark && !cli_finish_cut())

@@ -433,6 +433,18 @@ static int parse_secs(const char *s, double max, double *out)
     return 0;
 }
 
+int cli_state_dir(char *dir, size_t cap)
+{
+    const char *state = env_value("XDG_STATE_HOME"), *home = env_value("HOME");
+    struct stat sb;
+    if (state && state[0] == '/') /* a relative one is invalid (XDG): ignored */
+        return snprintf(dir, cap, "%s/resource-tracker", state);
+    if (home && home[0] == '/' && stat(home, &sb) == 0 && S_ISDIR(sb.st_mode)) /* a home that is not there is
+                                                                                * not made */
+        return snprintf(dir, cap, "%s/.local/state/resource-tracker", home);
+    return snprintf(dir, cap, "/tmp/resource-tracker-%u", (unsigned)geteuid());
+}
+
 /* The streaming settings (docs/contracts.md §4), read only when SENTINEL_API_TOKEN is set:
  * without it nothing of them matters and no connection is made. The spill directory follows
  * the XDG base directory rules. Returns 0, or -1 with "VARIABLE: problem" in err. */
@@ -455,17 +467,9 @@ static int stream_env(cli_options *o, char *err, size_t errlen)
     char what[128];
     if (v && cli_setting_number(up, v, &o->upload_interval) < 0)
         USAGE_ERR("%s: not %s: '%s'", up->env, cli_setting_what(up, false, what, sizeof what), v);
-    const char *state = env_value("XDG_STATE_HOME"), *home = env_value("HOME"), *rt = env_value("XDG_RUNTIME_DIR");
+    const char *rt = env_value("XDG_RUNTIME_DIR");
     char dir[4096];
-    struct stat sb;
-    int n = -1;
-    if (state && state[0] == '/') /* a relative one is invalid (XDG): ignored */
-        n = snprintf(dir, sizeof dir, "%s/resource-tracker", state);
-    else if (home && home[0] == '/' && stat(home, &sb) == 0 && S_ISDIR(sb.st_mode)) /* a home that is not there
-                                                                                      * is not made */
-        n = snprintf(dir, sizeof dir, "%s/.local/state/resource-tracker", home);
-    else
-        n = snprintf(dir, sizeof dir, "/tmp/resource-tracker-%u", (unsigned)geteuid());
+    int n = cli_state_dir(dir, sizeof dir);
     free(o->spill_dir);
     o->spill_dir = NULL;
     if (n > 0 && (size_t)n < sizeof dir && !(o->spill_dir = strdup(dir)))

@@ -25,7 +25,9 @@ static const char usage[] =
     "SENTINEL_API_TOKEN and SENTINEL_API_URL are sent: another's are left alone (one line says how\n"
     "many). A run that a live tracker or another upload holds is left alone. A spill file that is\n"
     "missing or damaged is skipped with a warning (kept as NAME.damaged); a run whose record is\n"
-    "damaged or missing is kept and said. For cron, or CI after an outage.\n"
+    "damaged or missing is kept and said. A --history row that could not be written (the history\n"
+    "locked by another writer past 10 s) and was kept in the state directory is written to its\n"
+    "history, once (no token needed for that). For cron, or CI after an outage.\n"
     "\n"
     "Options:\n";
 /* --help after its options (cli_settings_help_for writes them from the settings table) */
@@ -107,7 +109,11 @@ int cli_upload_main(cli_options *o)
             printf("nothing left in %s\n", so.spill_dir ? so.spill_dir : "the spill directory");
         return 0;
     }
+    unsigned rows = 0, rows_left = 0; /* history rows kept for later: written, with or without a token */
+    cli_history_deliver(NULL, &rows, &rows_left);
     if (!o->sentinel_token) {
+        if (rows || rows_left)
+            return rows_left ? EXIT_FAIL : 0;
         cli_say("upload: SENTINEL_API_TOKEN is not set");
         return EXIT_USAGE;
     }
@@ -117,7 +123,7 @@ int cli_upload_main(cli_options *o)
         if (left)
             cli_say("upload: %u run%s delivered, %u left for a later try (`resource-tracker upload --list` shows them)",
                     delivered, delivered == 1 ? "" : "s", left);
-        return left ? EXIT_FAIL : 0;
+        return left || rows_left ? EXIT_FAIL : 0;
     }
     cli_say("upload: %s", rt_strerror(e));
     return EXIT_FAIL;
