@@ -20,16 +20,19 @@ SPAWNER = "import subprocess; subprocess.Popen(['true'])"
 
 @pytest.fixture
 def nobody_home():
+    """(a directory of nobody's, the tracker to run as nobody there, its environment)."""
     if os.geteuid() != 0:
         pytest.skip("not root: the test runs the tracker as nobody")
     d = nobody_dir()
-    yield d
-    collect_reports(d)
-    shutil.rmtree(d, ignore_errors=True)
+    try:
+        yield (d, *nobody_tracker(d))
+    finally:
+        collect_reports(d)
+        shutil.rmtree(d, ignore_errors=True)
 
 
-def as_nobody_run(d, cmd):
-    tracker, env = nobody_tracker(d)
+def as_nobody_run(home, cmd):
+    d, tracker, env = home
     return subprocess.run([tracker, "-q", "--cgroup", "off", "-o", "/dev/null", "--", *cmd], capture_output=True,
                           text=True, env=env, cwd=d, timeout=60 * TIMEOUT_SCALE, preexec_fn=as_nobody())
 
