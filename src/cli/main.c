@@ -413,6 +413,14 @@ static void finish_run(cli_options *o, run_state *rs, int status)
         rt_stats_set_end_signal(rs->stats, WIFSIGNALED(rs->child_status) ? WTERMSIG(rs->child_status)
                                                                           : rs->passed_signal);
     const rt_summary *s = rt_stats_summary(rs->stats);
+    rt_summary ended;
+    if (s && rs->child && !rs->left_behind && s->left_behind > 0) {
+        /* the end found none of them running (job_left): the last record's were exiting */
+        ended = *s;
+        ended.left_behind = 0;
+        ended.left_behind_mib = NAN;
+        s = &ended;
+    }
     cli_gpuview_check(o->gpu_list, o->ngpus, rs->last);
     cli_run_result run = {.job = &o->job,
                           .command = o->command,
