@@ -155,7 +155,7 @@ static void defaults(void **state)
     (void)state;
     rt_summary s = full();
     json_t *j = format_parse(&s, NULL, NULL);
-    assert_int_equal(json_object_size(j), 23);
+    assert_int_equal(json_object_size(j), 24);
     is_null(j, "gpu_work"); /* 0.19: no GPU work figure */
     is_null(j, "clock");    /* 0.20: no step of the wall clock, no gap */
     is_null(j, "cores");
