@@ -159,7 +159,7 @@ def test_summary_text_json_markdown(tmp_path):
     w = s["gpu_work"]
     assert list(w) == ["sm_active_pct", "sm_occupancy_pct", "tensor_active_pct", "dram_active_pct", "fp64_active_pct",
                        "fp32_active_pct", "fp16_active_pct", "pcie_bytes_per_sec", "nvlink_bytes_per_sec", "shared"]
-    assert list(s)[-2:] == ["gpu_work", "end_signal"] and w["shared"] is False
+    assert list(s)[-3:] == ["gpu_work", "end_signal", "clock"] and w["shared"] is False
     assert (w["sm_active_pct"]["peak"], w["fp32_active_pct"]["p95"]) == (15.9, 2.3)
     assert w["pcie_bytes_per_sec"]["peak"] == 30 * MIB and w["nvlink_bytes_per_sec"]["peak"] == 11 * MIB
     assert s["process"]["gpus_busy"] == 1

@@ -225,6 +225,16 @@ static void estimate_without_counters(void **state)
     NEAR(d->power_watts, 1.05 + 0.5 * (3.5 - 1.05));
     NEAR(e->idle_power_watts, 1.05);
     assert_string_equal(e->process_method, "estimated");
+    /* an interval in which no core ticked (/proc/stat moves at the tick: a short job's only
+     * sample, under load): the machine busy at least as the tree (here idle), not unknown */
+    smp = step(s, &mono, 0.004, 0, 0);
+    e = smp->energy;
+    d = domain(e, "cpu");
+    assert_true(isnan(smp->cpu->utilization_pct));
+    NEAR(d->power_watts, 1.05);
+    assert_true(fabs(d->energy_joules - 1.05 * 0.004) < 1e-6); /* the clock near 1e9 s: 1e-7 s apart */
+    assert_string_equal(e->method, "estimated");
+    assert_string_equal(e->process_method, "estimated");
     rt_sampler_free(s);
 }
 

@@ -211,10 +211,16 @@ const rt_energy *rt_energy_part_delta(rt_energy_part *p, double elapsed, const r
         p->on = false;
         return NULL;
     }
+    /* the machine's busy cores in the interval; in one where no core ticked (/proc/stat moves
+     * at the tick: a first sample of a few milliseconds, a short job's only one, under load)
+     * at least the tree's, which its own clocks measured */
+    double busy_now = cpu ? cpu->utilization_pct : NAN;
+    if (cpu && isnan(busy_now) && proc && proc->cores_used >= 0)
+        busy_now = cpu->core_count > 0 ? fmin(proc->cores_used, (double)cpu->core_count) : proc->cores_used;
     /* the tree's share of the machine's busy CPU time in the interval */
     double cpu_share = NAN;
     if (proc) {
-        double busy = cpu ? cpu->utilization_pct : NAN, mine = proc->cores_used;
+        double busy = busy_now, mine = proc->cores_used;
         if (!isnan(busy) && !isnan(mine))
             cpu_share = busy > 0 ? fmin(1.0, fmax(0.0, mine / busy)) : 0.0;
     }
@@ -247,7 +253,7 @@ const rt_energy *rt_energy_part_delta(rt_energy_part *p, double elapsed, const r
                 e = power_delta(t, elapsed);
             }
         } else if (cpu && elapsed > 0) { /* the estimate */
-            e = rt_cpu_power_watts(&p->model, cpu->utilization_pct, (double)cpu->core_count) * elapsed;
+            e = rt_cpu_power_watts(&p->model, busy_now, (double)cpu->core_count) * elapsed;
         }
         d->energy_joules = e;
         d->power_watts = !isnan(e) && secs > 0 ? e / secs : NAN;
