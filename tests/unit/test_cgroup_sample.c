@@ -990,7 +990,9 @@ static void live_job_group(void **unused)
     if (b->process->exits_counted == RT_NULL_I64)
         assert_true(alone < 0.5 * kids); /* the walk never saw the children */
     else
-        assert_true(fabs(alone - kids) <= 0.02 * kids + 0.02); /* as root their exit records count them */
+        /* as root their exit records count them: the walk alone reads the job as its group does
+         * (the job's own parent among it: under valgrind its own CPU is 0.08 s of 1.09) */
+        assert_true(fabs(alone - total) <= 0.02 * total + 0.02);
     assert_null(b->process->cgroup);
     char buf[1 << 15];
     size_t n = rt_format_sample(RT_FORMAT_JSON, a, NULL, buf, sizeof buf);
