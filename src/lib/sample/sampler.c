@@ -28,6 +28,10 @@ static double next_watch(double delay, bool moved)
     return moved || !(delay > 0) ? WATCH_FAST_SECS : fmin(delay * 2, WATCH_SLOW_SECS);
 }
 
+/* How often the table of each CPU's task clock offset (sched_open) is read again for the CPU the
+ * sampling thread is on. */
+#define SCHED_REFRESH_SECS 10.0
+
 /* se.exec_start of pid's /proc/PID/sched (NULL: the calling thread's), seconds; NaN off the live
  * /proc or without it (clocks.h). */
 static double exec_start(rt_sampler *s, const int64_t *pid)
@@ -174,10 +178,16 @@ static rt_error take_reading(rt_sampler *s, double mono, double real, double boo
     s->prev_mono = mono;
     s->have_prev_time = true;
     if (!isnan(boot) && s->sched.off) { /* live, the command our child: its end's clock */
-        double at;
-        int cpu;
-        double off = sched_offset(s, &at, &cpu);
-        rt_sched_offsets_put(&s->sched, cpu, off, at);
+        /* a CPU's offset drifts slowly, and the end reads its own CPU's afresh: the 4 KiB file is
+         * read again for the CPU this thread is on at most every SCHED_REFRESH_SECS, not each
+         * sample */
+        int here = sched_getcpu();
+        if (here >= 0 && here < s->sched.ncpu && !(rt_mono_secs() - s->sched.at[here] < SCHED_REFRESH_SECS)) {
+            double at;
+            int cpu;
+            double off = sched_offset(s, &at, &cpu);
+            rt_sched_offsets_put(&s->sched, cpu, off, at);
+        }
     }
     return any ? RT_OK : RT_ERR_IO;
 }
