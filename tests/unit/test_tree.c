@@ -590,6 +590,79 @@ static void sharers_noise_and_debt(void **state)
     rt_roots_close(&c.roots);
 }
 
+/* Writes 102's stat with rss_pages resident and its rollup with that RSS and pss_kib. */
+static void put_mem102(uint64_t rss_pages, uint64_t pss_kib)
+{
+    char text[512];
+    uint64_t page_kib = (uint64_t)sysconf(_SC_PAGESIZE) / 1024;
+    snprintf(text, sizeof text,
+             "102 (sh) S 100 102 102 0 -1 4194560 100 0 0 0 1 1 7 3 20 0 1 0 5020 12345678 %llu "
+             "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
+             (unsigned long long)rss_pages);
+    unit_put(proc, "102/stat", text);
+    snprintf(text, sizeof text, "00400000-7ffd0000 ---p 00000000 00:00 0 [rollup]\nRss: %llu kB\nPss: %llu kB\n",
+             (unsigned long long)(rss_pages * page_kib), (unsigned long long)pss_kib);
+    unit_put(proc, "102/smaps_rollup", text);
+}
+
+/* Sharers and the tree's own memory (issue 68: a job mapping and unmapping 300 MiB of its own
+ * again and again walked for sharers several times a second). A move of the machine's page
+ * tables that the group's own memory explains (its anonymous plus shared memory moved since the
+ * last walk, over the tables that needs: 600 KiB for 300 MiB in 4 KiB pages, less in huge pages)
+ * re-reads nothing for sharers; a move beyond that need does. A re-read that finds the tree's
+ * PSS moved only as far as its RSS did found no sharer: the move is the machine's noise. */
+static void sharers_own_churn(void **state)
+{
+    (void)state;
+    rt_sample_ctx c;
+    rt_gpu_part g;
+    rt_tree_part p;
+    uint64_t page_kib = (uint64_t)sysconf(_SC_PAGESIZE) / 1024;
+    if (page_kib != 4)
+        skip(); /* the tables' sizes below are 4 KiB pages' */
+    tree_102_open(&c, &g, &p, 60.0);
+    uint64_t big = 300u * 1024 / page_kib; /* 300 MiB in pages */
+    rt_tree_clock k = {.group = true, .pids = 2, .memory_bytes = 100u << 20};
+    assert_false(sharers_reading(&p, &k, 1.0, 10000)); /* the first walk: the mark */
+    /* 102 maps and writes 300 MiB of its own: the group's memory, its RSS, its PSS and the
+     * tables move together; the clock walks, nothing is re-read for sharers */
+    put_mem102(300 + big, 600 + 300 * 1024);
+    k.memory_bytes = 400u << 20;
+    assert_false(sharers_reading(&p, &k, 2.0, 10000 + 600));
+    assert_true(p.walked);
+    put_mem102(300, 600); /* and unmaps it */
+    k.memory_bytes = 100u << 20;
+    assert_false(sharers_reading(&p, &k, 3.0, 10000));
+    /* in huge pages: fewer tables than 4 KiB pages would need */
+    put_mem102(300 + big, 600 + 300 * 1024);
+    k.memory_bytes = 400u << 20;
+    assert_false(sharers_reading(&p, &k, 4.0, 10000 + 100));
+    put_mem102(300, 600);
+    k.memory_bytes = 100u << 20;
+    assert_false(sharers_reading(&p, &k, 5.0, 10000));
+    /* shmem written that nobody maps: the group's memory moves, the tables do not */
+    k.memory_bytes = 400u << 20;
+    assert_false(sharers_reading(&p, &k, 5.5, 10000));
+    k.memory_bytes = 100u << 20;
+    assert_false(sharers_reading(&p, &k, 5.6, 10000));
+    /* an outsider maps beside the tree's own: 200 KiB of tables beyond its need re-reads */
+    put_mem102(300 + big, 600 + 300 * 1024);
+    k.memory_bytes = 400u << 20;
+    assert_true(sharers_reading(&p, &k, 6.0, 10000 + 800));
+    assert_int_equal(p.cur.pss_kib, 600 + 300 * 1024);
+    /* the machine's noise (400 KiB of tables) while 102 grows by 10 MiB of its own: the re-read
+     * finds PSS moved as RSS did, no sharer: the floor is the move left */
+    put_mem102(300 + big + 10 * 1024 / page_kib, 600 + 310 * 1024);
+    k.memory_bytes = 410u << 20;
+    assert_true(sharers_reading(&p, &k, 7.0, 10800 + 400));
+    assert_false(p.sharers_found);
+    NEAR(p.sharers_noise, 380);
+    assert_false(sharers_reading(&p, &k, 8.0, 11200 + 400)); /* within twice the floor */
+    rt_tree_part_close(&p);
+    rt_gpu_part_close(&g);
+    rt_roots_close(&c.roots);
+}
+
 /* The light I/O pass. With the walk on the group's clock, the group's storage counters count a
  * buffered write at writeback (v2's io.stat), never (v1's blkio charges it to the root group)
  * or have none (v2 without io): between walks the processes whose I/O grew at the last walk are
@@ -768,6 +841,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(peek_io_counted_once, setup, teardown),
         cmocka_unit_test_setup_teardown(memory_fall_reads_all, setup, teardown),
         cmocka_unit_test_setup_teardown(sharers_noise_and_debt, setup, teardown),
+        cmocka_unit_test_setup_teardown(sharers_own_churn, setup, teardown),
         cmocka_unit_test_setup_teardown(light_io_spreads_writes, setup, teardown),
         cmocka_unit_test_setup_teardown(light_bases_only_when_passes_come, setup, teardown),
     };

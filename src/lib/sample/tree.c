@@ -76,9 +76,25 @@ static double sharers_noise(const rt_tree_part *p, double mono)
     return age > 0 ? p->sharers_noise * exp2(-age / RT_SHARERS_NOISE_HALF) : p->sharers_noise;
 }
 
+/* The page tables' move since the mark (KiB) that the tree's own memory does not explain: the
+ * group's anonymous plus shared memory moved since the last walk (k; none without a group)
+ * needs at most that move over pt_span of tables of its own, fewer in huge pages or for shmem
+ * no one maps (a job that maps and unmaps 300 MiB of its own again and again moves the
+ * machine's tables by 600 KiB each time: no outsider's doing). What is left is the least move
+ * of others' that the two allow: a move the group's way beyond its need, or all of one the
+ * other way. */
+static double tables_unexplained(const rt_tree_part *p, const rt_tree_clock *k)
+{
+    double e = (double)p->pt_now - p->pt_mark;
+    if (!k || !k->group || k->memory_bytes == RT_NULL_U64 || p->walk_memory == RT_NULL_U64)
+        return fabs(e);
+    double own = ((double)k->memory_bytes - (double)p->walk_memory) / 1024.0 / p->pt_span;
+    return e * own > 0 ? fmax(0.0, fabs(e) - fabs(own)) : fabs(e);
+}
+
 /* Whether this reading re-reads the exposed processes' PSS for sharers outside the tree (see
- * RT_SHARERS_SHARE); pays down the debt. */
-static bool sharers_moved(rt_tree_part *p, double mono)
+ * RT_SHARERS_SHARE); pays down the debt. k: the group's clock, or NULL. */
+static bool sharers_moved(rt_tree_part *p, const rt_tree_clock *k, double mono)
 {
     /* the probe, where there is one: the exact mapcounts of the pages shared, not the tables */
     double probe = p->tree ? rt_proctree_probe_move(p->tree) : -1.0;
@@ -98,7 +114,7 @@ static bool sharers_moved(rt_tree_part *p, double mono)
      * late, its pages still the first child's private ones) */
     if (p->pt_now == RT_NULL_U64 || isnan(p->pt_mark) || !p->have_walk || !p->cur.pss_ok)
         return false;
-    double d = fabs((double)p->pt_now - p->pt_mark);
+    double d = tables_unexplained(p, k);
     p->sharers_move = d;
     double could = fmin(d * p->pt_span, (double)p->cur.exposed_kib); /* KiB of the tree's PSS */
     return could > 0 && could >= RT_SHARERS_SHARE * (double)p->cur.pss_kib && p->sharers_debt < burst &&
@@ -128,7 +144,7 @@ static bool clock_due(rt_tree_part *p, const rt_tree_clock *k, double mono)
 bool rt_tree_part_walk_due(rt_tree_part *p, const rt_tree_clock *k, double mono)
 {
     bool due = clock_due(p, k, mono);
-    p->sharers_now = sharers_moved(p, mono);
+    p->sharers_now = sharers_moved(p, k, mono);
     p->sharers_forced = p->sharers_now && !due; /* the whole walk is then the sharers' cost */
     return due || p->sharers_now;
 }
@@ -153,7 +169,7 @@ void rt_tree_part_learn_cost(rt_tree_part *p, double cost)
  * have walked now, else the rollups read for sharers alone. A re-read for sharers that found the
  * tree's PSS where it was (pss_before: before the walk) sets the noise floor
  * (RT_SHARERS_NOISE_HALF). Returns whether the cost was the sharers' (not the clock's to learn). */
-static bool sharers_account(rt_tree_part *p, double cost, double mono, uint64_t pss_before)
+static bool sharers_account(rt_tree_part *p, double cost, double mono, uint64_t pss_before, double rss_before)
 {
     double shifted = isnan(p->pt_mark) ? NAN : p->pt_mark + ((double)p->cur.rss_kib - (double)p->pt_rss) / p->pt_span;
     bool own = false;
@@ -169,7 +185,9 @@ static bool sharers_account(rt_tree_part *p, double cost, double mono, uint64_t 
     /* a re-read for sharers that found the tree's PSS where it was (and not right after one
      * that found it moved): the move was noise */
     if (p->sharers_now && !own && p->sharers_move > 0) { /* the page tables' (not the probe's) */
-        bool found = !p->cur.pss_ok || moved(p->cur.pss_kib, pss_before, RT_SHARERS_SHARE / 2);
+        bool found = !p->cur.pss_ok || pss_before == RT_NULL_U64 ||
+                     fabs(((double)p->cur.pss_kib - (double)pss_before) - ((double)p->cur.rss_kib - rss_before)) >=
+                         RT_SHARERS_SHARE / 2 * (double)pss_before;
         if (!found && !p->sharers_found) {
             p->sharers_noise = fmax(sharers_noise(p, mono), p->sharers_move);
             p->sharers_noise_mono = mono;
@@ -231,12 +249,13 @@ void rt_tree_part_snapshot(rt_tree_part *p, double mono, bool walk, const rt_tre
     if (p->sharers_now)
         rt_proctree_reread_exposed(p->tree, RT_SHARERS_SHARE);
     uint64_t pss_before = p->cur.pss_ok ? p->cur.pss_kib : RT_NULL_U64;
+    double rss_before = (double)p->cur.rss_kib;
     double before = rt_thread_cpu_secs();
     rt_proctree_scan(p->tree, mono, &p->cur);
     rt_proctree_probe_arm(p->tree, p->sharers_now);
     double cost = rt_thread_cpu_secs() - before;
     cost = isnan(cost) || cost < 0 ? 0.0 : cost;
-    if (!sharers_account(p, cost, mono, pss_before))
+    if (!sharers_account(p, cost, mono, pss_before, rss_before))
         rt_tree_part_learn_cost(p, cost);
     p->demand_span = p->demand_mono > 0 ? mono - p->demand_mono : NAN;
     p->demand_mono = mono;

@@ -134,7 +134,13 @@ typedef struct rt_tree_clock {
  * RT_SHARERS_PROBE_BUDGET of one core over time (2%: a SysV shm segment of 200 MiB mapped and
  * unmapped every 2 s by an outsider that touches it for 0.15 s asks for 3 or 4 re-reads of
  * 10-18 ms each time; at 0.5% the second round came 0.36-1.15 s late). With the probe on, the
- * tables' rule is off. */
+ * tables' rule still asks too (the probe reads its pages in turns; a process of the tree that
+ * maps what another one of it holds grows the tables at once), within the same budget; with
+ * a group of the job's own, a move of the tables that the group's own memory explains (its
+ * anonymous plus shared memory moved since the last walk, over the tables it needs) asks for
+ * nothing, and a re-read finds a move only when the tree's PSS moved by more than its RSS did
+ * (a job that maps and unmaps 300 MiB of its own again and again, beside a machine whose tables
+ * never rest, walked 13-25 times in 10 s for sharers before, 5-8 now: issue 68). */
 #define RT_SHARERS_PROBE_BUDGET 0.02
 
 typedef struct rt_tree_part {
