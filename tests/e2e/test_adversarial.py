@@ -227,13 +227,18 @@ def test_many_short_lived_processes_stay_within_the_machine():
 
 def test_two_busy_processes_stay_within_the_machine():
     """Two busy processes on both cores for ~1 s: the tree can use both cores, never more, and
-    never more than the machine's own figure for the interval."""
+    never more than the machine's own figure for the interval. Whether they got both cores is
+    the kernel's to say (beside other work they share them): where their CPU over the run's wall
+    time (bash's `times` over the samples' span) was 1.6 cores or more, some sample shows 1.5."""
     runs = []
     for interval in ("0.01", "0.03", "0.05"):
         r = track(["bash", "-c", f"{busy(1.0)} & {busy(1.0)} & wait; times"], interval)
         assert_ok(r)
         assert_total_matches_times(r)
-        assert max(s["process"]["cores_used"] or 0 for s in r.samples) >= 1.5, r.label
+        wall = sum(s["interval_secs"] or 0 for s in r.samples[1:])
+        mean = parse_times(r.stdout) / wall if wall > 0 else 0
+        peak = max(s["process"]["cores_used"] or 0 for s in r.samples)
+        assert mean < 1.6 or peak >= 1.5, (r.label, peak, mean)
         runs.append(r)
     check_invariants(runs)
 
