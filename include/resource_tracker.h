@@ -42,6 +42,7 @@
  *   helper.h    the static build's loader helper: its processes reaped and told
  *               from the job's, a library probed through it ............. EXPERIMENTAL
  *   sqlite.h    SQLite loaded at first use (dlopen, or through the helper)  EXPERIMENTAL
+ *   db.h        a run history: SQLite or PostgreSQL (libpq at first use)    EXPERIMENTAL
  *   deprecated.h  the names kept for older bindings (RT_DEPRECATED) ........ stable
  * Stable parts follow the ABI rules below. An EXPERIMENTAL part may change or go in a minor
  * version (0.x to 0.x+1): a binding looks each of its symbols up at load time and copes
@@ -133,6 +134,7 @@
 #include "resource_tracker/ci_summary.h"
 #include "resource_tracker/helper.h"
 #include "resource_tracker/sqlite.h"
+#include "resource_tracker/db.h"
 #ifndef RT_NO_DEPRECATED
 #include "resource_tracker/deprecated.h"
 #endif

@@ -475,7 +475,13 @@ typedef struct cli_run_result {
     const rt_summary *summary;
     const char *cgroup_why;   /* why the job had no cgroup of its own (wrapper mode), for the
                                * accounting note; NULL when it had one or it is not known */
+    char run_uuid[33];        /* the run's own id (32 lowercase hex, made at its start by
+                               * cli_run_uuid): a history stores a run once, however often written */
 } cli_run_result;
+
+/* A new run id into out[33]: 32 lowercase hex digits of getrandom(2) (the clock and the pid
+ * mixed when it has none to give). */
+void cli_run_uuid(char out[33]);
 
 /* The scheduler whose words a run's answer is given in: the job's orchestrator (--orchestrator:
  * slurm, kubernetes/k8s, metaflow), else the environment the tool runs in (SLURM_JOB_ID,
@@ -597,6 +603,9 @@ const char *cli_late_why(char *buf, size_t cap, int err, const cli_late_file *f,
 /* Appends the run to the history database at path (history.c). Never fails the job: a
  * database that cannot be opened or written is one warning. Returns 0, or -1 after warning. */
 int cli_history_append(const char *path, const cli_run_result *r);
+/* The CLOCK_MONOTONIC second by which a PostgreSQL history's writes (cli_history_append and the
+ * deliveries after it) end: the run's end plus TRACKER_FINISH_TIMEOUT. */
+void cli_history_deadline(double mono_secs);
 
 /* Writes into their histories the rows kept for later (history.c: the history held by another
  * writer past the busy timeout when its run ended), each once, and removes their files; only

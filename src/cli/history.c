@@ -62,13 +62,13 @@
 #include <unistd.h>
 
 #include <jansson.h>
-#include <sqlite3.h>
 
 #include "cli.h"
 #include "history_db.h"
 
-#define SCHEMA_VERSION 11
+#define SCHEMA_VERSION 12
 #define BUSY_TIMEOUT_MS 10000
+#define WRITE_SECS 10.0 /* a PostgreSQL write's bound outside a tracking run's end */
 
 /* ---- the columns --------------------------------------------------------------------- */
 
@@ -78,7 +78,7 @@ typedef enum col_src { SRC_RUN, SRC_JOB, SRC_HOST, SRC_CLOUD, SRC_SUM } col_src;
 enum {
     X_START, X_END, X_VERSION, X_TAGS, X_COMMAND, X_PID, X_EXIT, X_SAMPLES, X_ALLOCATION, X_SUMMARY_JSON, X_NOTES,
     X_PHASES, X_PHASE_MARKS, X_GRID_G, X_GRID_ZONE, X_GRID_SOURCE, X_PLACE, X_CPU_FROM, X_MEMORY_FROM, X_GPUS_FROM,
-    X_TIME_LIMIT_FROM, X_CORES, X_MEMBER
+    X_TIME_LIMIT_FROM, X_CORES, X_MEMBER, X_RUN_UUID
 };
 
 /* One column of the runs table: its name, its type ('T' text, 'I' integer, 'R' real; of the
@@ -173,6 +173,9 @@ static const col cols[] = {
      * signal that ended the command (0: none; NULL: not known) */
     SUM(process_unwaited_parents), /* the tree's processes seen ignoring SIGCHLD */
     SUM(end_signal),
+    /* schema version 12: the run's own id (32 hex digits, unique: a row written twice, a kept
+     * row delivered twice or a write whose COMMIT's answer was lost, is stored once) */
+    RUN("run_uuid", 'T', X_RUN_UUID),
 };
 #define NCOLS (sizeof cols / sizeof cols[0])
 
@@ -186,17 +189,20 @@ int history_put(char *buf, size_t cap, size_t *len, const char *s)
     return 0;
 }
 
-/* The SQL type of column c. */
-static const char *col_type(const col *c)
+/* The SQL type of column c in db's dialect. */
+static const char *col_type(const rt_db *db, const col *c)
 {
-    return c->type == 'T' || c->type == 'N' || c->type == 'M' ? " TEXT" : c->type == 'I' || c->type == 'B' ? " INTEGER" : " REAL";
+    return rt_db_sql_type(db, c->type == 'T' || c->type == 'N' || c->type == 'M' ? 'T'
+                              : c->type == 'I' || c->type == 'B'                 ? 'I'
+                                                                                   : 'R');
 }
 
-/* Writes into buf: head, then every column's name (with its SQL type when typed), joined by
+/* Writes into buf: head, then every column's name (with its SQL type in the dialect of typed when
+ * not NULL), joined by
  * ", ", then tail. only_sum keeps the statistics columns alone; have (NULL: all) says which
  * columns the table has, the others are written as NULL (for a SELECT). Returns 0, or -1 when
  * buf is too small (a bug: the buffers below are sized for the table). */
-static int col_list(char *buf, size_t cap, const char *head, bool typed, bool only_sum, const bool *have,
+static int col_list(char *buf, size_t cap, const char *head, const rt_db *typed, bool only_sum, const bool *have,
                     const char *tail)
 {
     size_t len = 0;
@@ -209,29 +215,29 @@ static int col_list(char *buf, size_t cap, const char *head, bool typed, bool on
             continue;
         const char *name = !have || have[i] ? cols[i].name : "NULL";
         if ((!first && history_put(buf, cap, &len, ", ") < 0) || history_put(buf, cap, &len, name) < 0 ||
-            (typed && history_put(buf, cap, &len, col_type(&cols[i])) < 0))
+            (typed && (history_put(buf, cap, &len, " ") < 0 || history_put(buf, cap, &len, col_type(typed, &cols[i])) < 0)))
             return -1;
         first = false;
     }
     return history_put(buf, cap, &len, tail);
 }
 
-/* Which of cols the runs table of db has, into have[NCOLS] (all false when there is no such
- * table). Returns an SQLite result code. */
-static int table_columns(sqlite3 *db, bool have[NCOLS])
+/* A column name the runs table has: marked in have (table_columns' walk). */
+static void mark_column(void *arg, const char *name)
 {
-    memset(have, 0, NCOLS * sizeof *have);
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db, "PRAGMA table_info(runs)", -1, &st, NULL);
-    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(st, 1);
-        for (size_t i = 0; name && i < NCOLS; i++)
-            if (strcmp(cols[i].name, name) == 0)
-                have[i] = true;
-        rc = SQLITE_OK;
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+    bool *have = arg;
+    for (size_t i = 0; i < NCOLS; i++)
+        if (strcmp(cols[i].name, name) == 0)
+            have[i] = true;
+    have[NCOLS] = true; /* the table is there */
+}
+
+/* Which of cols the runs table of db has, into have[NCOLS] (all false when there is no such
+ * table), and have[NCOLS] whether the table is there. Returns an rt_db result code. */
+static int table_columns(rt_db *db, bool have[NCOLS + 1])
+{
+    memset(have, 0, (NCOLS + 1) * sizeof *have);
+    return rt_db_columns(db, "runs", mark_column, have);
 }
 
 /* ---- values to store ------------------------------------------------------------------ */
@@ -321,19 +327,19 @@ static char *run_notes(const cli_run_result *r)
 
 /* Bind s, v or v at i, or NULL for a missing value (NULL, NaN or infinite, RT_NULL_I64). Return an SQLite
  * result code. */
-static int bind_text(sqlite3_stmt *st, int i, const char *s)
+static int bind_text(rt_db_stmt *st, int i, const char *s)
 {
-    return s ? sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, i);
+    return s ? rt_db_bind_text(st, i, s) : rt_db_bind_null(st, i);
 }
 
-static int bind_real(sqlite3_stmt *st, int i, double v) /* inf too: SQLite would keep it, JSON cannot */
+static int bind_real(rt_db_stmt *st, int i, double v) /* inf too: SQLite would keep it, JSON cannot */
 {
-    return isfinite(v) ? sqlite3_bind_double(st, i, v) : sqlite3_bind_null(st, i);
+    return isfinite(v) ? rt_db_bind_real(st, i, v) : rt_db_bind_null(st, i);
 }
 
-static int bind_int(sqlite3_stmt *st, int i, int64_t v)
+static int bind_int(rt_db_stmt *st, int i, int64_t v)
 {
-    return v == RT_NULL_I64 ? sqlite3_bind_null(st, i) : sqlite3_bind_int64(st, i, v);
+    return v == RT_NULL_I64 ? rt_db_bind_null(st, i) : rt_db_bind_int(st, i, v);
 }
 
 /* The JSON texts of a run made before its INSERT (each NULL when missing). */
@@ -343,7 +349,7 @@ typedef struct run_texts {
 
 /* The value of a run-level column (SRC_RUN) bound at i, the JSON texts from x. Returns an SQLite
  * result code. */
-static int bind_run(sqlite3_stmt *st, int i, size_t which, const cli_run_result *r, const run_texts *x)
+static int bind_run(rt_db_stmt *st, int i, size_t which, const cli_run_result *r, const run_texts *x)
 {
     const rt_summary *s = r->summary;
     const rt_grid *g = s && s->grid && s->grid->g_per_kwh > 0 ? s->grid : NULL; /* NULL: unknown */
@@ -353,9 +359,9 @@ static int bind_run(sqlite3_stmt *st, int i, size_t which, const cli_run_result 
     case X_VERSION: return bind_text(st, i, rt_version());
     case X_TAGS: return bind_text(st, i, x->tags);
     case X_COMMAND: return bind_text(st, i, x->command);
-    case X_PID: return r->pid > 0 ? sqlite3_bind_int64(st, i, r->pid) : sqlite3_bind_null(st, i);
-    case X_EXIT: return r->exit_status >= 0 ? sqlite3_bind_int(st, i, r->exit_status) : sqlite3_bind_null(st, i);
-    case X_SAMPLES: return s ? sqlite3_bind_int64(st, i, (sqlite3_int64)s->samples) : sqlite3_bind_null(st, i);
+    case X_PID: return r->pid > 0 ? rt_db_bind_int(st, i, r->pid) : rt_db_bind_null(st, i);
+    case X_EXIT: return r->exit_status >= 0 ? rt_db_bind_int(st, i, r->exit_status) : rt_db_bind_null(st, i);
+    case X_SAMPLES: return s ? rt_db_bind_int(st, i, (int64_t)s->samples) : rt_db_bind_null(st, i);
     case X_ALLOCATION:
         return bind_text(st, i, s && s->allocation ? s->allocation : r->host ? r->host->allocation : NULL);
     case X_SUMMARY_JSON: return bind_text(st, i, x->sjson);
@@ -364,6 +370,7 @@ static int bind_run(sqlite3_stmt *st, int i, size_t which, const cli_run_result 
     case X_PHASE_MARKS: return bind_text(st, i, x->phase_marks);
     case X_CORES: return bind_text(st, i, x->cores);
     case X_MEMBER: return bind_text(st, i, x->member);
+    case X_RUN_UUID: return bind_text(st, i, r->run_uuid[0] ? r->run_uuid : NULL);
     case X_GRID_G: return bind_real(st, i, g ? g->g_per_kwh : NAN);
     case X_GRID_ZONE: return bind_text(st, i, g ? g->zone : NULL);
     case X_GRID_SOURCE: return bind_text(st, i, g ? g->source : NULL);
@@ -372,7 +379,7 @@ static int bind_run(sqlite3_stmt *st, int i, size_t which, const cli_run_result 
     case X_MEMORY_FROM: return bind_text(st, i, s ? s->requested_memory_from : NULL);
     case X_GPUS_FROM: return bind_text(st, i, s ? s->requested_gpus_from : NULL);
     case X_TIME_LIMIT_FROM: return bind_text(st, i, s ? s->time_limit_from : NULL);
-    default: return sqlite3_bind_null(st, i);
+    default: return rt_db_bind_null(st, i);
     }
 }
 
@@ -387,11 +394,11 @@ static bool without_method(const rt_summary *s, size_t off)
     return false;
 }
 
-/* Binds every column of the INSERT. Returns SQLITE_OK or the first error. */
-static int bind_all(sqlite3_stmt *st, const cli_run_result *r, const run_texts *x)
+/* Binds every column of the INSERT. Returns RT_DB_OK or the first error. */
+static int bind_all(rt_db_stmt *st, const cli_run_result *r, const run_texts *x)
 {
-    int rc = SQLITE_OK;
-    for (size_t k = 0; k < NCOLS && rc == SQLITE_OK; k++) {
+    int rc = RT_DB_OK;
+    for (size_t k = 0; k < NCOLS && rc == RT_DB_OK; k++) {
         const col *c = &cols[k];
         int i = (int)k + 1;
         const void *base = c->src == SRC_JOB     ? (const void *)r->job
@@ -403,7 +410,7 @@ static int bind_all(sqlite3_stmt *st, const cli_run_result *r, const run_texts *
             rc = bind_run(st, i, c->off, r, x);
         else if (!base || (c->src == SRC_JOB && c->off + sizeof(char *) > r->job->struct_size) ||
                  (c->src == SRC_SUM && without_method(r->summary, c->off)))
-            rc = sqlite3_bind_null(st, i);
+            rc = rt_db_bind_null(st, i);
         else if (c->type == 'T' || c->type == 'M')
             rc = bind_text(st, i, *(const char *const *)((const char *)base + c->off));
         else if (c->type == 'I')
@@ -411,7 +418,7 @@ static int bind_all(sqlite3_stmt *st, const cli_run_result *r, const run_texts *
         else if (c->type == 'N')
             rc = bind_text(st, i, rt_need_source_name(*(const int *)((const char *)base + c->off)));
         else if (c->type == 'B')
-            rc = sqlite3_bind_int(st, i, *(const int *)((const char *)base + c->off) != 0);
+            rc = rt_db_bind_int(st, i, *(const int *)((const char *)base + c->off) != 0);
         else
             rc = bind_real(st, i, *(const double *)((const char *)base + c->off));
     }
@@ -420,69 +427,74 @@ static int bind_all(sqlite3_stmt *st, const cli_run_result *r, const run_texts *
 
 /* ---- writing -------------------------------------------------------------------------- */
 
-/* Runs sql (no rows wanted). Returns an SQLite result code. */
-static int exec(sqlite3 *db, const char *sql)
+/* Runs sql (no rows wanted). Returns an rt_db result code. */
+static int exec(rt_db *db, const char *sql)
 {
-    return sqlite3_exec(db, sql, NULL, NULL, NULL);
+    return rt_db_exec(db, sql);
 }
 
 /* Inside the write transaction: reads the schema version into *version and, unless it is a
  * newer one than this tool's (left untouched: the caller refuses to write), creates the table
  * when missing, adds the columns an older table lacks (ALTER TABLE ... ADD COLUMN, NULL in its
- * rows) and stamps this version on a new or older database. Returns an SQLite result code. */
-static int ensure_schema(sqlite3 *db, int *version)
+ * rows), makes the indexes (the job's runs newest first for `recommend --job` and `history
+ * --job`; the run's own id, unique, so that a row written twice is stored once) and stamps this
+ * version on a new or older database. The same statements for both engines, in the dialect of
+ * db. Returns an rt_db result code. */
+static int ensure_schema(rt_db *db, int *version)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL);
-    *version = 0;
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW)
-            *version = sqlite3_column_int(st, 0);
-        rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_OK || *version > SCHEMA_VERSION)
+    int rc = rt_db_get_version(db, version);
+    if (rc != RT_DB_OK || *version > SCHEMA_VERSION)
         return rc;
-    char sql[8192];
-    if (col_list(sql, sizeof sql, "CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY AUTOINCREMENT, ", true,
-                 false, NULL, ")") < 0)
-        return SQLITE_TOOBIG;
-    rc = exec(db, sql);
-    if (rc == SQLITE_OK)
-        rc = exec(db, "CREATE INDEX IF NOT EXISTS runs_job ON runs (job_name, exit_status, id)");
-    bool have[NCOLS];
-    if (rc == SQLITE_OK)
-        rc = table_columns(db, have);
-    for (size_t i = 0; rc == SQLITE_OK && i < NCOLS; i++) {
+    bool have[NCOLS + 1];
+    rc = table_columns(db, have);
+    bool all = have[NCOLS];
+    for (size_t i = 0; i < NCOLS; i++)
+        all = all && have[i];
+    if (rc == RT_DB_OK && all && *version == SCHEMA_VERSION)
+        return RT_DB_OK; /* nothing to do: a writer of a current history changes no schema */
+    char sql[8192], head[128];
+    snprintf(head, sizeof head, "CREATE TABLE IF NOT EXISTS runs (%s, ", rt_db_sql_id(db));
+    if (rc == RT_DB_OK && !have[NCOLS]) {
+        if (col_list(sql, sizeof sql, head, db, false, NULL, ")") < 0)
+            return RT_DB_TOOBIG;
+        rc = exec(db, sql);
+        if (rc == RT_DB_OK)
+            rc = table_columns(db, have);
+    }
+    for (size_t i = 0; rc == RT_DB_OK && i < NCOLS; i++) {
         if (have[i])
             continue;
-        int n = snprintf(sql, sizeof sql, "ALTER TABLE runs ADD COLUMN %s%s", cols[i].name, col_type(&cols[i]));
+        int n = snprintf(sql, sizeof sql, "ALTER TABLE runs ADD COLUMN %s %s", cols[i].name, col_type(db, &cols[i]));
         if (n < 0 || (size_t)n >= sizeof sql)
-            return SQLITE_TOOBIG;
+            return RT_DB_TOOBIG;
         rc = exec(db, sql);
     }
-    if (rc == SQLITE_OK && *version < SCHEMA_VERSION) {
-        char pragma[64];
-        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", SCHEMA_VERSION);
-        rc = exec(db, pragma);
-    }
+    if (rc == RT_DB_OK)
+        rc = exec(db, "CREATE INDEX IF NOT EXISTS runs_job ON runs (job_name, exit_status, id)");
+    if (rc == RT_DB_OK) /* schema version 12: `history --job` newest first without a sort */
+        rc = exec(db, "CREATE INDEX IF NOT EXISTS runs_job_id ON runs (job_name, id)");
+    if (rc == RT_DB_OK)
+        rc = exec(db, "CREATE UNIQUE INDEX IF NOT EXISTS runs_uuid ON runs (run_uuid)");
+    if (rc == RT_DB_OK && *version < SCHEMA_VERSION)
+        rc = rt_db_set_version(db, SCHEMA_VERSION);
     return rc;
 }
 
 /* The INSERT of the run, prepared, bound and stepped. Returns an SQLite result code. */
-static int insert_run(sqlite3 *db, const cli_run_result *r)
+static int insert_run(rt_db *db, const cli_run_result *r)
 {
     char sql[8192];
     size_t len = 0;
-    if (col_list(sql, sizeof sql, "INSERT INTO runs (", false, false, NULL, ") VALUES (") < 0)
-        return SQLITE_TOOBIG;
+    char head[64];
+    snprintf(head, sizeof head, "%s runs (", rt_db_sql_insert_head(db)); /* a run stored already: left */
+    if (col_list(sql, sizeof sql, head, NULL, false, NULL, ") VALUES (") < 0)
+        return RT_DB_TOOBIG;
     len = strlen(sql);
     for (size_t i = 0; i < NCOLS; i++)
         if (history_put(sql, sizeof sql, &len, i ? ", ?" : "?") < 0)
-            return SQLITE_TOOBIG;
-    if (history_put(sql, sizeof sql, &len, ")") < 0)
-        return SQLITE_TOOBIG;
+            return RT_DB_TOOBIG;
+    if (history_put(sql, sizeof sql, &len, ")") < 0 || history_put(sql, sizeof sql, &len, rt_db_sql_insert_tail(db)) < 0)
+        return RT_DB_TOOBIG;
     char *tags = r->job ? json_str_array(r->job->tags, r->job->tag_count) : NULL;
     char *command = json_str_array((const char *const *)r->command, SIZE_MAX);
     char *sjson = summary_json(r->summary);
@@ -490,16 +502,16 @@ static int insert_run(sqlite3 *db, const cli_run_result *r)
     char *phases = summary_member(sjson, "phases"), *phase_marks = summary_member(sjson, "phase_marks");
     char *cores = summary_member(sjson, "cores"), *member = summary_member(sjson, "member");
     run_texts x = {tags, command, sjson, notes, phases, phase_marks, cores, member};
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
-    if (rc == SQLITE_OK)
+    rt_db_stmt *st = NULL;
+    int rc = rt_db_prepare(db, sql, &st);
+    if (rc == RT_DB_OK)
         rc = bind_all(st, r, &x);
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_DONE)
-            rc = SQLITE_OK;
+    if (rc == RT_DB_OK) {
+        rc = rt_db_step(st);
+        if (rc == RT_DB_DONE)
+            rc = RT_DB_OK;
     }
-    sqlite3_finalize(st);
+    rt_db_finalize(st);
     free(tags);
     free(command);
     free(sjson);
@@ -513,144 +525,169 @@ static int insert_run(sqlite3 *db, const cli_run_result *r)
 
 static int keep_row(const char *path, const cli_run_result *r, char *out, size_t cap);
 
+static double write_by; /* CLOCK_MONOTONIC seconds by which a PostgreSQL write ends; 0: unset */
+
+void cli_history_deadline(double mono_secs)
+{
+    write_by = mono_secs;
+}
+
+/* The deadline of a PostgreSQL connection that writes: the run's (TRACKER_FINISH_TIMEOUT after
+ * its end began), else WRITE_SECS from now (`upload`). */
+static double write_deadline(void)
+{
+    return write_by > 0 ? write_by : cli_mono_secs() + WRITE_SECS;
+}
+
 int cli_history_append(const char *path, const cli_run_result *r)
 {
-    char why[300];
-    if (rt_sqlite_load(why, sizeof why) != RT_OK) {
-        cli_say("warning: history %s: %s (the run was not recorded)", path, why);
-        return -1;
+    bool pg = rt_db_is_url(path);
+    char shown[4096]; /* the history as messages say it: a URL without its password */
+    rt_db_redact(path, shown, sizeof shown);
+    int flags = RT_DB_OPEN_READWRITE | RT_DB_OPEN_CREATE;
+    if (!pg) {
+        /* SQLite opens the file itself. One look decides (no gap between two): a link planted in
+         * a shared directory is refused here, an allowed link is followed (in a sticky directory
+         * only its owner or the directory's may replace it), and anything else (no link, or
+         * nothing there yet) is opened with SQLite told not to follow one (one put there after
+         * this look is refused by it) */
+        cli_path_kind kind = cli_path_look(path);
+        if (kind == CLI_PATH_REFUSED) {
+            cli_say("warning: history %s: refusing it: %s (the run was not recorded)", path, cli_refused_why());
+            return -1;
+        }
+        flags |= kind == CLI_PATH_LINK ? 0 : RT_DB_OPEN_NOFOLLOW;
     }
-    /* SQLite opens the file itself. One look decides (no gap between two): a link planted in a
-     * shared directory is refused here, an allowed link is followed (in a sticky directory only
-     * its owner or the directory's may replace it), and anything else (no link, or nothing there
-     * yet) is opened with SQLite told not to follow one (one put there after this look is refused
-     * by it) */
-    cli_path_kind kind = cli_path_look(path);
-    if (kind == CLI_PATH_REFUSED) {
-        cli_say("warning: history %s: refusing it: %s (the run was not recorded)", path, cli_refused_why());
-        return -1;
-    }
-    int nofollow = kind == CLI_PATH_LINK ? 0 : SQLITE_OPEN_NOFOLLOW;
-    sqlite3 *db = NULL;
-    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | nofollow, NULL);
-    if (rc == SQLITE_OK) {
-        sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+    char why[600];
+    rt_db *db = NULL;
+    int rc = rt_db_open(path, flags, BUSY_TIMEOUT_MS, pg ? write_deadline() : 0, &db, why, sizeof why);
+    if (rc == RT_DB_OK && !pg)
         rc = exec(db, "PRAGMA synchronous = FULL");
-    }
-    if (rc == SQLITE_OK)
-        rc = exec(db, "BEGIN IMMEDIATE");
+    if (rc == RT_DB_OK)
+        rc = rt_db_begin_write(db);
     int version = 0;
-    if (rc == SQLITE_OK)
+    if (rc == RT_DB_OK)
         rc = ensure_schema(db, &version);
-    if (rc == SQLITE_OK && version > SCHEMA_VERSION) { /* its columns may mean what ours do not */
+    if (rc == RT_DB_OK && version > SCHEMA_VERSION) { /* its columns may mean what ours do not */
         cli_say("warning: history %s: made by a newer resource-tracker (schema version %d; this one writes %d): "
                 "the run was not recorded",
-                path, version, SCHEMA_VERSION);
+                shown, version, SCHEMA_VERSION);
         exec(db, "ROLLBACK");
-        sqlite3_close(db);
+        rt_db_close(db);
         return -1;
     }
-    if (rc == SQLITE_OK)
+    if (rc == RT_DB_OK)
         rc = insert_run(db, r);
-    if (rc == SQLITE_OK)
+    if (rc == RT_DB_OK)
         rc = exec(db, "COMMIT");
     char kept[4400];
-    if (rc != SQLITE_OK) {
+    if (rc != RT_DB_OK) {
         /* the message before the rollback: it would replace it */
-        const char *msg = db && sqlite3_errcode(db) != SQLITE_OK ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-        int code = db && sqlite3_errcode(db) != SQLITE_OK ? sqlite3_errcode(db) : rc;
-        if ((code & 0xff) != SQLITE_BUSY && (code & 0xff) != SQLITE_LOCKED)
-            cli_say("warning: history %s: %s (the run was not recorded)", path, msg);
-        else if (keep_row(path, r, kept, sizeof kept) == 0) /* another writer held it past the timeout */
+        const char *msg = !db ? why : rt_db_errcode(db) != RT_DB_OK ? rt_db_errmsg(db) : rt_db_errstr(rc);
+        int code = db && rt_db_errcode(db) != RT_DB_OK ? rt_db_errcode(db) : rc;
+        /* a file another writer held past the timeout; a server that is down, slow, full or
+         * refusing us: the row waits in the state directory */
+        if (!pg && (code & 0xff) != RT_DB_BUSY && (code & 0xff) != RT_DB_LOCKED)
+            cli_say("warning: history %s: %s (the run was not recorded)", shown, msg);
+        else if (keep_row(shown, r, kept, sizeof kept) == 0)
             cli_say("warning: history %s: %s: the run's row is kept in %s, written by the next run with this "
-                    "history or `resource-tracker upload`", path, msg, kept);
+                    "history or `resource-tracker upload`", shown, msg, kept);
         else
-            cli_say("warning: history %s: %s, and the row cannot be kept for later (the run was not recorded)", path,
+            cli_say("warning: history %s: %s, and the row cannot be kept for later (the run was not recorded)", shown,
                     msg);
-        if (db && !sqlite3_get_autocommit(db))
+        if (db && rt_db_in_transaction(db))
             exec(db, "ROLLBACK");
     }
-    sqlite3_close(db);
-    return rc == SQLITE_OK ? 0 : -1;
+    rt_db_close(db);
+    return rc == RT_DB_OK ? 0 : -1;
 }
 
 /* ---- reading -------------------------------------------------------------------------- */
 
 /* Whether db has the runs table: 1 yes, 0 no, or an SQLite error code (negated). */
-static int has_runs(sqlite3 *db)
+static int has_runs(rt_db *db)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'runs'", -1, &st,
-                                NULL);
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_step(st);
-        rc = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -rc;
+    rt_db_stmt *st = NULL;
+    int rc = rt_db_prepare(db,
+                           rt_db_engine_of(db) == RT_DB_SQLITE
+                               ? "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'runs'"
+                               : "SELECT 1 WHERE to_regclass('runs') IS NOT NULL",
+                           &st);
+    if (rc == RT_DB_OK) {
+        rc = rt_db_step(st);
+        rc = rc == RT_DB_ROW ? 1 : rc == RT_DB_DONE ? 0 : -rc;
     } else {
         rc = -rc;
     }
-    sqlite3_finalize(st);
+    rt_db_finalize(st);
     return rc;
 }
 
-sqlite3 *history_open_read(const char *path)
+const char *history_shown(const char *path)
 {
-    char why[300];
-    if (rt_sqlite_load(why, sizeof why) != RT_OK) {
-        cli_say("history %s: %s", path, why);
-        return NULL;
-    }
+    static char shown[4096];
+    rt_db_redact(path, shown, sizeof shown);
+    return shown;
+}
+
+rt_db *history_open_read(const char *path)
+{
+    bool pg = rt_db_is_url(path);
     struct stat sb;
-    if (stat(path, &sb) < 0) {
-        cli_say("history %s: %s", path,
-                errno == ENOENT ? "no such file (no run has been recorded there yet)" : strerror(errno));
+    if (!pg && stat(path, &sb) < 0) {
+        char why[300];
+        if (rt_sqlite_load(why, sizeof why) != RT_OK)
+            cli_say("history %s: %s", path, why);
+        else
+            cli_say("history %s: %s", path,
+                    errno == ENOENT ? "no such file (no run has been recorded there yet)" : strerror(errno));
         return NULL;
     }
-    sqlite3 *db = NULL;
-    int has = 0;
+    rt_db *db = NULL;
+    char why[600];
     for (int attempt = 0; attempt < 2; attempt++) {
-        int flags = attempt == 0 ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
-        int rc = sqlite3_open_v2(path, &db, flags, NULL);
-        if (rc == SQLITE_OK) {
-            sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
-            sqlite3_extended_result_codes(db, 1);
-            has = has_runs(db);
+        int flags = attempt == 0 ? RT_DB_OPEN_READONLY : RT_DB_OPEN_READWRITE;
+        int rc = rt_db_open(path, flags, BUSY_TIMEOUT_MS, 0, &db, why, sizeof why);
+        if (rc == RT_DB_OK) {
+            int has = has_runs(db);
             if (has > 0)
                 return db;
             if (has == 0) {
-                cli_say("history %s: no runs recorded there (not a run history)", path);
-                sqlite3_close(db);
+                cli_say("history %s: no runs recorded there (not a run history)", history_shown(path));
+                rt_db_close(db);
                 return NULL;
             }
             rc = -has;
-        }
-        if (attempt == 0 && rc == SQLITE_READONLY_ROLLBACK) {
-            sqlite3_close(db); /* a hot journal: recover it with write access */
+            snprintf(why, sizeof why, "%s", rt_db_errmsg(db));
+            rt_db_close(db);
             db = NULL;
-            continue;
         }
-        cli_say("history %s: %s", path, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
-        sqlite3_close(db);
+        if (attempt == 0 && !pg && rc == RT_DB_READONLY_ROLLBACK)
+            continue; /* a hot journal: recover it with write access */
+        cli_say("history %s: %s", history_shown(path), why);
         return NULL;
     }
     return NULL;
 }
 
-int history_query(sqlite3 *db, const char *sql, const char *job, long last, sqlite3_stmt **st)
+int history_query(rt_db *db, const char *sql, const char *job, long last, rt_db_stmt **st)
 {
-    int rc = sqlite3_prepare_v2(db, sql, -1, st, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_bind_int64(*st, 1, last > 0 ? last : -1);
-    if (rc == SQLITE_OK && job)
-        rc = sqlite3_bind_text(*st, 2, job, -1, SQLITE_STATIC);
+    int rc = rt_db_prepare(db, sql, st);
+    if (rc == RT_DB_OK)
+        rc = last > 0 ? rt_db_bind_int(*st, 1, last)
+             : rt_db_engine_of(db) == RT_DB_SQLITE ? rt_db_bind_int(*st, 1, -1) /* SQLite: no limit */
+                                                   : rt_db_bind_null(*st, 1);    /* PostgreSQL: no limit */
+    if (rc == RT_DB_OK && job)
+        rc = rt_db_bind_text(*st, 2, job);
     return rc;
 }
 
-bool history_next_row(sqlite3_stmt *st, int *rc)
+bool history_next_row(rt_db_stmt *st, int *rc)
 {
-    int step = sqlite3_step(st);
-    if (step != SQLITE_ROW && step != SQLITE_DONE)
+    int step = rt_db_step(st);
+    if (step != RT_DB_ROW && step != RT_DB_DONE)
         *rc = step;
-    return step == SQLITE_ROW;
+    return step == RT_DB_ROW;
 }
 
 /* All doubles of s to NaN, the rest zero (needs unknown). */
@@ -683,19 +720,19 @@ static const char *method_of(const char *name)
 }
 
 /* Column k of the row into the summary field of column c. */
-static void read_sum_col(sqlite3_stmt *st, int k, const col *c, rt_summary *s)
+static void read_sum_col(rt_db_stmt *st, int k, const col *c, rt_summary *s)
 {
-    if (sqlite3_column_type(st, k) == SQLITE_NULL)
+    if (rt_db_column_type(st, k) == RT_DB_NULL)
         return;
     void *at = (char *)s + c->off;
     if (c->type == 'N')
-        *(int *)at = need_source_of((const char *)sqlite3_column_text(st, k));
+        *(int *)at = need_source_of(rt_db_column_text(st, k));
     else if (c->type == 'M')
-        *(const char **)at = method_of((const char *)sqlite3_column_text(st, k));
+        *(const char **)at = method_of(rt_db_column_text(st, k));
     else if (c->type == 'B')
-        *(int *)at = sqlite3_column_int(st, k) != 0;
+        *(int *)at = (int)rt_db_column_int64(st, k) != 0;
     else
-        *(double *)at = sqlite3_column_double(st, k);
+        *(double *)at = rt_db_column_double(st, k);
 }
 
 /* A copy of column i's text into a growing pool; returns the pool offset + 1, or 0 for NULL
@@ -720,9 +757,9 @@ static size_t pool_put(char **pool, size_t *len, size_t *cap, const char *t, boo
     return *len - n + 1;
 }
 
-static size_t pool_add(char **pool, size_t *len, size_t *cap, sqlite3_stmt *st, int i, bool *oom)
+static size_t pool_add(char **pool, size_t *len, size_t *cap, rt_db_stmt *st, int i, bool *oom)
 {
-    return pool_put(pool, len, cap, (const char *)sqlite3_column_text(st, i), oom);
+    return pool_put(pool, len, cap, rt_db_column_text(st, i), oom);
 }
 
 /* A run's member from its JSON text (NULL: none): its numbers into *m, its strings into the pool
@@ -755,26 +792,26 @@ int cli_history_instance(const char *path, const char *job, char *vendor, size_t
                          char *region, size_t rcap)
 {
     vendor[0] = type[0] = region[0] = '\0';
-    sqlite3 *db = history_open_read(path);
+    rt_db *db = history_open_read(path);
     if (!db)
         return -1;
     static const char sql[] = "SELECT cloud_vendor_id, cloud_instance_type, cloud_region_id FROM runs"
                               " WHERE exit_status = 0 AND job_name = ?2 AND cloud_vendor_id IS NOT NULL"
                               " AND cloud_instance_type IS NOT NULL ORDER BY id DESC LIMIT ?1";
-    sqlite3_stmt *st = NULL;
+    rt_db_stmt *st = NULL;
     int rc = history_query(db, sql, job, 1, &st);
-    if (rc == SQLITE_OK && history_next_row(st, &rc)) {
-        const unsigned char *v = sqlite3_column_text(st, 0), *t = sqlite3_column_text(st, 1),
-                            *r = sqlite3_column_text(st, 2);
+    if (rc == RT_DB_OK && history_next_row(st, &rc)) {
+        const char *v = rt_db_column_text(st, 0), *t = rt_db_column_text(st, 1),
+                            *r = rt_db_column_text(st, 2);
         snprintf(vendor, vcap, "%s", v ? (const char *)v : "");
         snprintf(type, tcap, "%s", t ? (const char *)t : "");
         snprintf(region, rcap, "%s", r ? (const char *)r : "");
     }
-    if (rc != SQLITE_OK)
-        cli_say("history %s: %s", path, sqlite3_errmsg(db));
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return rc == SQLITE_OK ? 0 : -1;
+    if (rc != RT_DB_OK)
+        cli_say("history %s: %s", history_shown(path), rt_db_errmsg(db));
+    rt_db_finalize(st);
+    rt_db_close(db);
+    return rc == RT_DB_OK ? 0 : -1;
 }
 
 /* A run's table read back from its "cores" column: the table, its rows on the heap. */
@@ -921,15 +958,15 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
 {
     *out = NULL;
     *n = 0;
-    sqlite3 *db = history_open_read(path);
+    rt_db *db = history_open_read(path);
     if (!db)
         return -1;
     char sql[8192];
-    bool have[NCOLS]; /* an older database lacks the newer columns until its next write: NULL */
+    bool have[NCOLS + 1]; /* an older database lacks the newer columns until its next write: NULL */
     int rc = table_columns(db, have);
-    if (rc != SQLITE_OK) {
-        cli_say("history %s: %s", path, sqlite3_errmsg(db));
-        sqlite3_close(db);
+    if (rc != RT_DB_OK) {
+        cli_say("history %s: %s", history_shown(path), rt_db_errmsg(db));
+        rt_db_close(db);
         return -1;
     }
     /* the successful runs, and the runs the OOM killer hit (whatever their status: the killed
@@ -958,12 +995,12 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
              has_cores ? "cores" : "NULL", has_phases ? "phases" : "NULL", has_member ? "member" : "NULL",
              has_oom ? " OR oom_kills > 0" : "", has_time ? " OR time_limit_used_pct >= 99" : "",
              has_signal ? " OR end_signal IN (9, 15, 24)" : "", job ? " AND job_name = ?2" : "");
-    if (col_list(sql, sizeof sql, "SELECT job_name, allocation, samples, start_secs, end_secs, ", false, true, have,
+    if (col_list(sql, sizeof sql, "SELECT job_name, allocation, samples, start_secs, end_secs, ", NULL, true, have,
                  tail) < 0) {
-        sqlite3_close(db);
+        rt_db_close(db);
         return -1;
     }
-    sqlite3_stmt *st = NULL;
+    rt_db_stmt *st = NULL;
     rc = history_query(db, sql, job, last, &st);
     rt_summary *v = NULL;
     size_t nv = 0, capv = 0, plen = 0, pcap = 0;
@@ -974,7 +1011,7 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
     size_t nrows = 0;           /* the tables' rows in all */
     size_t nph = 0, nphrows = 0, nphbytes = 0; /* the phases in all, their rows, their names' bytes */
     bool oom = false;
-    while (rc == SQLITE_OK && !oom && history_next_row(st, &rc)) {
+    while (rc == RT_DB_OK && !oom && history_next_row(st, &rc)) {
         if (nv == capv) {
             capv = capv ? capv * 2 : 8;
             rt_summary *nvp = realloc(v, capv * sizeof *v);
@@ -997,22 +1034,22 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
         summary_clear(s);
         offs[nv].s[0] = pool_add(&pool, &plen, &pcap, st, 0, &oom);
         offs[nv].s[1] = pool_add(&pool, &plen, &pcap, st, 1, &oom);
-        s->samples = sqlite3_column_type(st, 2) == SQLITE_NULL ? 0 : (uint64_t)sqlite3_column_int64(st, 2);
+        s->samples = rt_db_column_type(st, 2) == RT_DB_NULL ? 0 : (uint64_t)rt_db_column_int64(st, 2);
         int k = 3;
         double *times[2] = {&s->start_secs, &s->end_secs};
         for (int t = 0; t < 2; t++, k++)
-            if (sqlite3_column_type(st, k) != SQLITE_NULL)
-                *times[t] = sqlite3_column_double(st, k);
+            if (rt_db_column_type(st, k) != RT_DB_NULL)
+                *times[t] = rt_db_column_double(st, k);
         for (size_t i = 0; i < NCOLS; i++) {
             if (cols[i].src != SRC_SUM)
                 continue;
             read_sum_col(st, k, &cols[i], s);
             k++;
         }
-        history_cores_parse((const char *)sqlite3_column_text(st, k), &tabs[nv]);
+        history_cores_parse(rt_db_column_text(st, k), &tabs[nv]);
         nrows += tabs[nv].t.n;
-        history_phases_parse((const char *)sqlite3_column_text(st, k + 1), &phs[nv]);
-        member_parse((const char *)sqlite3_column_text(st, k + 2), &offs[nv].m, offs[nv].s + 2, &pool, &plen, &pcap,
+        history_phases_parse(rt_db_column_text(st, k + 1), &phs[nv]);
+        member_parse(rt_db_column_text(st, k + 2), &offs[nv].m, offs[nv].s + 2, &pool, &plen, &pcap,
                      &oom);
         nph += phs[nv].n;
         nphrows += phs[nv].rows;
@@ -1025,14 +1062,14 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
                          !isnan(s->process_cpu_secs);
         nv++;
     }
-    if (rc != SQLITE_OK)
-        cli_say("history %s: %s", path, sqlite3_errmsg(db));
+    if (rc != RT_DB_OK)
+        cli_say("history %s: %s", history_shown(path), rt_db_errmsg(db));
     else if (oom)
-        cli_say("history %s: out of memory", path);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
+        cli_say("history %s: out of memory", history_shown(path));
+    rt_db_finalize(st);
+    rt_db_close(db);
     rt_summary *block = NULL;
-    if (rc == SQLITE_OK && !oom && nv > 0) {
+    if (rc == RT_DB_OK && !oom && nv > 0) {
         /* one block: the summaries, their tables, the tables' rows, the phases (their summaries,
          * tables, rows and pointers), then the strings and the phases' names */
         block = malloc(nv * sizeof *block + nv * sizeof(rt_cores_table) + nrows * sizeof(rt_cores_row) +
@@ -1040,7 +1077,7 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
                        nphrows * sizeof(rt_cores_row) + nv * sizeof(rt_member) + plen + nphbytes);
         if (!block) {
             oom = true;
-            cli_say("history %s: out of memory", path);
+            cli_say("history %s: out of memory", history_shown(path));
         } else {
             rt_cores_table *tables = (rt_cores_table *)(block + nv);
             rt_cores_row *rows = (rt_cores_row *)(tables + nv);
@@ -1106,7 +1143,7 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
     free(v);
     free(offs);
     free(pool);
-    if (rc != SQLITE_OK || oom)
+    if (rc != RT_DB_OK || oom)
         return -1;
     *out = block;
     *n = nv;
@@ -1116,12 +1153,14 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
 /* ---- a row kept for later -------------------------------------------------------------- */
 
 /* A row that could not be written because another writer held the history past the busy
- * timeout is kept in the state directory (cli_state_dir) as a database of its own,
+ * timeout (a PostgreSQL history: any failure, the server down, slow, full or refusing us) is
+ * kept in the state directory (cli_state_dir) as an SQLite database of its own,
  * history-START-PID.pending: a runs table as the history's holding the one row, and the
- * history's path in kept_for. The next run that writes that history, or `resource-tracker
- * upload`, copies it in (cli_history_deliver) and removes the file; a row whose run (start,
- * pid, host) is in the history already is not copied again, so a copy whose file could not be
- * removed is never written twice. */
+ * history's path (a URL without its password) in kept_for. The next run that writes that
+ * history, or `resource-tracker upload`, copies it in (cli_history_deliver) and removes the
+ * file; a row whose run (its run_uuid; before schema 12 start, pid, host) is in the history
+ * already is not copied again, so a copy whose file could not be removed is never written
+ * twice. */
 
 #define KEPT_PREFIX "history-"
 #define KEPT_SUFFIX ".pending"
@@ -1145,13 +1184,13 @@ static int kept_dir(char *dir, size_t cap)
 }
 
 /* Runs sql with text bound to its one parameter. Returns an SQLite result code. */
-static int exec_text(sqlite3 *db, const char *sql, const char *text)
+static int exec_text(rt_db *db, const char *sql, const char *text)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
-    if (rc == SQLITE_OK && (rc = bind_text(st, 1, text)) == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_DONE)
-        rc = SQLITE_OK;
-    sqlite3_finalize(st);
+    rt_db_stmt *st = NULL;
+    int rc = rt_db_prepare(db, sql, &st);
+    if (rc == RT_DB_OK && (rc = bind_text(st, 1, text)) == RT_DB_OK && (rc = rt_db_step(st)) == RT_DB_DONE)
+        rc = RT_DB_OK;
+    rt_db_finalize(st);
     return rc;
 }
 
@@ -1169,23 +1208,25 @@ static int keep_row(const char *path, const cli_run_result *r, char *out, size_t
     if (n < 0 || (size_t)n >= cap || snprintf(tmp, sizeof tmp, "%s.tmp", out) >= (int)sizeof tmp)
         return -1;
     unlink(tmp);
-    sqlite3 *db = NULL;
+    rt_db *db = NULL;
     int version = 0;
-    int rc = sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW, NULL);
-    if (rc == SQLITE_OK)
+    char why[300];
+    int rc = rt_db_open(tmp, RT_DB_OPEN_READWRITE | RT_DB_OPEN_CREATE | RT_DB_OPEN_NOFOLLOW, BUSY_TIMEOUT_MS, 0, &db, why,
+                        sizeof why);
+    if (rc == RT_DB_OK)
         rc = exec(db, "BEGIN IMMEDIATE");
-    if (rc == SQLITE_OK)
+    if (rc == RT_DB_OK)
         rc = ensure_schema(db, &version);
-    if (rc == SQLITE_OK)
+    if (rc == RT_DB_OK)
         rc = insert_run(db, r);
-    if (rc == SQLITE_OK)
+    if (rc == RT_DB_OK)
         rc = exec(db, "CREATE TABLE kept_for (path TEXT)");
-    if (rc == SQLITE_OK)
+    if (rc == RT_DB_OK)
         rc = exec_text(db, "INSERT INTO kept_for (path) VALUES (?)", path);
-    if (rc == SQLITE_OK)
+    if (rc == RT_DB_OK)
         rc = exec(db, "COMMIT");
-    sqlite3_close(db);
-    if (rc != SQLITE_OK || rename(tmp, out) < 0) {
+    rt_db_close(db);
+    if (rc != RT_DB_OK || rename(tmp, out) < 0) {
         unlink(tmp);
         return -1;
     }
@@ -1193,50 +1234,103 @@ static int keep_row(const char *path, const cli_run_result *r, char *out, size_t
 }
 
 /* The history path a kept file is for, into out[cap]. Returns 0, or -1 (not a kept file). */
-static int kept_for(sqlite3 *db, char *out, size_t cap)
+static int kept_for(rt_db *db, char *out, size_t cap)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db, "SELECT path FROM kept_for", -1, &st, NULL);
-    const char *p = rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    rt_db_stmt *st = NULL;
+    int rc = rt_db_prepare(db, "SELECT path FROM kept_for", &st);
+    const char *p = rc == RT_DB_OK && rt_db_step(st) == RT_DB_ROW ? rt_db_column_text(st, 0) : NULL;
     int n = p ? snprintf(out, cap, "%s", p) : -1;
-    sqlite3_finalize(st);
+    rt_db_finalize(st);
     return n >= 0 && (size_t)n < cap ? 0 : -1;
 }
 
-/* Copies the kept row of file into the history at path (its own transaction, the history's
- * busy timeout), unless its run is there already. Returns an SQLite result code. */
-static int copy_kept(const char *path, const char *file)
+/* Copies the runs of kept (a kept row's SQLite file) into db, each bound by its value's type, an
+ * INSERT that leaves out a run db has already (its run_uuid). Returns an rt_db result code. */
+static int copy_rows(rt_db *kept, rt_db *db)
 {
-    sqlite3 *db = NULL;
-    int version = 0;
-    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
-    if (rc == SQLITE_OK) {
-        sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
-        rc = exec_text(db, "ATTACH DATABASE ? AS kept", file);
+    bool have[NCOLS + 1];
+    char names[8192], sel[9000], sql[20000], head[64];
+    int rc = table_columns(kept, have);
+    snprintf(head, sizeof head, "%s runs (", rt_db_sql_insert_head(db));
+    size_t len;
+    if (rc == RT_DB_OK && (col_list(names, sizeof names, "SELECT ", NULL, false, have, " FROM runs") < 0 ||
+                           snprintf(sel, sizeof sel, "%s", names) >= (int)sizeof sel ||
+                           col_list(sql, sizeof sql, head, NULL, false, NULL, ") VALUES (") < 0))
+        rc = RT_DB_TOOBIG;
+    len = strlen(sql);
+    for (size_t i = 0; rc == RT_DB_OK && i < NCOLS; i++)
+        if (history_put(sql, sizeof sql, &len, i ? ", ?" : "?") < 0)
+            rc = RT_DB_TOOBIG;
+    if (rc == RT_DB_OK &&
+        (history_put(sql, sizeof sql, &len, ")") < 0 || history_put(sql, sizeof sql, &len, rt_db_sql_insert_tail(db)) < 0))
+        rc = RT_DB_TOOBIG;
+    rt_db_stmt *from = NULL;
+    if (rc == RT_DB_OK)
+        rc = rt_db_prepare(kept, sel, &from);
+    while (rc == RT_DB_OK && (rc = rt_db_step(from)) == RT_DB_ROW) {
+        rt_db_stmt *to = NULL;
+        rc = rt_db_prepare(db, sql, &to);
+        for (int i = 0; rc == RT_DB_OK && i < (int)NCOLS; i++) {
+            switch (rt_db_column_type(from, i)) {
+            case RT_DB_INTEGER: rc = rt_db_bind_int(to, i + 1, rt_db_column_int64(from, i)); break;
+            case RT_DB_FLOAT: rc = rt_db_bind_real(to, i + 1, rt_db_column_double(from, i)); break;
+            case RT_DB_NULL: rc = rt_db_bind_null(to, i + 1); break;
+            default: rc = rt_db_bind_text(to, i + 1, rt_db_column_text(from, i)); break;
+            }
+        }
+        if (rc == RT_DB_OK && (rc = rt_db_step(to)) == RT_DB_DONE)
+            rc = RT_DB_OK;
+        rt_db_finalize(to);
     }
-    if (rc == SQLITE_OK)
+    rt_db_finalize(from);
+    return rc == RT_DB_DONE ? RT_DB_OK : rc;
+}
+
+/* Copies the kept row of file into the history at path (its own transaction, the history's
+ * busy timeout; a PostgreSQL history's within the write deadline), unless its run is there
+ * already. Returns an rt_db result code, the message in why[cap]. */
+static int copy_kept(const char *path, const char *file, char *why, size_t cap)
+{
+    rt_db *db = NULL, *kept = NULL;
+    int version = 0;
+    bool pg = rt_db_is_url(path);
+    int rc = rt_db_open(path, RT_DB_OPEN_READWRITE | RT_DB_OPEN_CREATE, BUSY_TIMEOUT_MS, pg ? write_deadline() : 0,
+                        &db, why, cap);
+    if (rc == RT_DB_OK && pg)
+        rc = rt_db_open(file, RT_DB_OPEN_READONLY | RT_DB_OPEN_NOFOLLOW, BUSY_TIMEOUT_MS, 0, &kept, why, cap);
+    if (rc == RT_DB_OK && !pg)
+        rc = exec_text(db, "ATTACH DATABASE ? AS kept", file);
+    if (rc == RT_DB_OK && !pg)
         rc = exec(db, "PRAGMA synchronous = FULL");
-    if (rc == SQLITE_OK)
-        rc = exec(db, "BEGIN IMMEDIATE");
-    if (rc == SQLITE_OK)
+    if (rc == RT_DB_OK)
+        rc = rt_db_begin_write(db);
+    if (rc == RT_DB_OK)
         rc = ensure_schema(db, &version);
-    if (rc == SQLITE_OK && version > SCHEMA_VERSION)
-        rc = SQLITE_MISMATCH; /* a newer tool's history: left for it */
+    if (rc == RT_DB_OK && version > SCHEMA_VERSION)
+        rc = RT_DB_MISMATCH; /* a newer tool's history: left for it */
     char names[8192], sql[20000];
-    if (rc == SQLITE_OK && (col_list(names, sizeof names, "", false, false, NULL, "") < 0 ||
-                            snprintf(sql, sizeof sql,
-                                     "INSERT INTO main.runs (%s) SELECT %s FROM kept.runs k WHERE NOT EXISTS (SELECT 1 "
-                                     "FROM main.runs h WHERE h.start_secs IS k.start_secs AND h.pid IS k.pid AND "
-                                     "h.host_hostname IS k.host_hostname)",
-                                     names, names) >= (int)sizeof sql))
-        rc = SQLITE_TOOBIG;
-    if (rc == SQLITE_OK)
+    if (rc == RT_DB_OK && pg)
+        rc = copy_rows(kept, db);
+    else if (rc == RT_DB_OK &&
+             (col_list(names, sizeof names, "", NULL, false, NULL, "") < 0 ||
+              snprintf(sql, sizeof sql,
+                       "INSERT OR IGNORE INTO main.runs (%s) SELECT %s FROM kept.runs k WHERE NOT EXISTS (SELECT 1 "
+                       "FROM main.runs h WHERE h.start_secs IS k.start_secs AND h.pid IS k.pid AND "
+                       "h.host_hostname IS k.host_hostname)",
+                       names, names) >= (int)sizeof sql))
+        rc = RT_DB_TOOBIG;
+    else if (rc == RT_DB_OK)
         rc = exec(db, sql);
-    if (rc == SQLITE_OK)
+    if (rc == RT_DB_OK)
         rc = exec(db, "COMMIT");
-    else if (db && !sqlite3_get_autocommit(db))
+    if (rc != RT_DB_OK && db)
+        snprintf(why, cap, "%s", rt_db_errcode(db) != RT_DB_OK ? rt_db_errmsg(db) : rt_db_errstr(rc));
+    else if (rc != RT_DB_OK && kept)
+        snprintf(why, cap, "%s", rt_db_errmsg(kept));
+    if (rc != RT_DB_OK && db && rt_db_in_transaction(db))
         exec(db, "ROLLBACK");
-    sqlite3_close(db);
+    rt_db_close(kept);
+    rt_db_close(db);
     return rc;
 }
 
@@ -1248,35 +1342,36 @@ int cli_history_deliver(const char *only, unsigned *written, unsigned *left)
     DIR *d = n > 0 && (size_t)n < sizeof dir ? opendir(dir) : NULL;
     if (!d)
         return 0;
-    char why[300];
-    bool loaded = false;
+    char only_shown[4096]; /* a URL is kept without its password: compared so */
+    if (only)
+        rt_db_redact(only, only_shown, sizeof only_shown);
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         size_t len = strlen(e->d_name);
         if (strncmp(e->d_name, KEPT_PREFIX, strlen(KEPT_PREFIX)) != 0 || len <= strlen(KEPT_SUFFIX) ||
             strcmp(e->d_name + len - strlen(KEPT_SUFFIX), KEPT_SUFFIX) != 0)
             continue;
-        if (!loaded && rt_sqlite_load(why, sizeof why) != RT_OK)
-            break;
-        loaded = true;
-        char file[4400], path[4096];
+        char file[4400], path[4096], why[600];
         snprintf(file, sizeof file, "%s/%s", dir, e->d_name);
-        sqlite3 *db = NULL;
-        int rc = sqlite3_open_v2(file, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, NULL);
-        rc = rc == SQLITE_OK && kept_for(db, path, sizeof path) == 0 ? SQLITE_OK : SQLITE_CORRUPT;
-        sqlite3_close(db);
-        if (rc != SQLITE_OK || (only && strcmp(only, path) != 0)) {
-            *left += rc != SQLITE_OK; /* another history's row waits for its own run, or upload */
+        rt_db *db = NULL;
+        int rc = rt_db_open(file, RT_DB_OPEN_READONLY | RT_DB_OPEN_NOFOLLOW, BUSY_TIMEOUT_MS, 0, &db, why, sizeof why);
+        if (rc == RT_DB_CANTOPEN && !db && strncmp(why, "cannot load", 11) == 0)
+            break; /* no SQLite here */
+        rc = rc == RT_DB_OK && kept_for(db, path, sizeof path) == 0 ? RT_DB_OK : RT_DB_CORRUPT;
+        rt_db_close(db);
+        if (rc != RT_DB_OK || (only && strcmp(only_shown, path) != 0)) {
+            *left += rc != RT_DB_OK; /* another history's row waits for its own run, or upload */
             continue;
         }
-        rc = copy_kept(path, file);
-        if (rc == SQLITE_OK && unlink(file) == 0) {
+        /* the run's own history with its password, when it gave one; else libpq's usual places */
+        rc = copy_kept(only ? only : path, file, why, sizeof why);
+        if (rc == RT_DB_OK && unlink(file) == 0) {
             ++*written;
             cli_say("history %s: the row kept in %s was written", path, file);
         } else {
             ++*left;
             cli_say("warning: history %s: the row kept in %s is not written yet (%s)", path, file,
-                    rc == SQLITE_OK ? strerror(errno) : sqlite3_errstr(rc));
+                    rc == RT_DB_OK ? strerror(errno) : why);
         }
     }
     closedir(d);

@@ -12,7 +12,6 @@
 #include <time.h>
 
 #include <jansson.h>
-#include <sqlite3.h>
 
 #include "cli.h"
 #include "history_db.h"
@@ -86,7 +85,7 @@ static size_t join_json(char *buf, size_t cap, const char *json_text, const char
 
 /* The command column: the argv joined by spaces, cut at max bytes (at a UTF-8 boundary) with
  * "..."; "pid N" when a --pid was tracked, "-" for the machine. */
-static void fmt_command(char *buf, size_t cap, const char *json_text, sqlite3_int64 pid, bool has_pid)
+static void fmt_command(char *buf, size_t cap, const char *json_text, int64_t pid, bool has_pid)
 {
     const size_t max = 50;
     size_t len = join_json(buf, cap, json_text, NULL, " ");
@@ -103,39 +102,39 @@ static void fmt_command(char *buf, size_t cap, const char *json_text, sqlite3_in
 }
 
 /* The column named name in the row of st, or -1. */
-static int col_index(sqlite3_stmt *st, const char *name)
+static int col_index(rt_db_stmt *st, const char *name)
 {
-    for (int i = 0; i < sqlite3_column_count(st); i++)
-        if (strcmp(sqlite3_column_name(st, i), name) == 0)
+    for (int i = 0; i < rt_db_column_count(st); i++)
+        if (strcmp(rt_db_column_name(st, i), name) == 0)
             return i;
     return -1;
 }
 
 /* Column i of the row as a double: NaN when NULL or when there is no such column (i < 0). */
-static double col_real(sqlite3_stmt *st, int i)
+static double col_real(rt_db_stmt *st, int i)
 {
-    return i < 0 || sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+    return i < 0 || rt_db_column_type(st, i) == RT_DB_NULL ? NAN : rt_db_column_double(st, i);
 }
 
 /* Prints the row as one JSON object: every column under its name, with tags, command and
  * summary_json (as "summary") parsed. Returns 0, or -1 when out of memory. */
-static int print_json_row(sqlite3_stmt *st)
+static int print_json_row(rt_db_stmt *st)
 {
     json_t *o = json_object();
     if (!o)
         return -1;
-    for (int i = 0; i < sqlite3_column_count(st); i++) {
-        const char *name = sqlite3_column_name(st, i);
+    for (int i = 0; i < rt_db_column_count(st); i++) {
+        const char *name = rt_db_column_name(st, i);
         json_t *v = NULL;
-        switch (sqlite3_column_type(st, i)) {
-        case SQLITE_INTEGER: v = json_integer(sqlite3_column_int64(st, i)); break;
-        case SQLITE_FLOAT: { /* an infinity (another writer's) is no JSON number: null */
-            double d = sqlite3_column_double(st, i);
+        switch (rt_db_column_type(st, i)) {
+        case RT_DB_INTEGER: v = json_integer(rt_db_column_int64(st, i)); break;
+        case RT_DB_FLOAT: { /* an infinity (another writer's) is no JSON number: null */
+            double d = rt_db_column_double(st, i);
             v = isfinite(d) ? json_real(d) : json_null();
             break;
         }
-        case SQLITE_TEXT: {
-            const char *t = (const char *)sqlite3_column_text(st, i);
+        case RT_DB_TEXT: {
+            const char *t = rt_db_column_text(st, i);
             bool is_json = !strcmp(name, "tags") || !strcmp(name, "command") || !strcmp(name, "summary_json") ||
                            !strcmp(name, "notes") || !strcmp(name, "phases") || !strcmp(name, "phase_marks") ||
                            !strcmp(name, "cores") || !strcmp(name, "member");
@@ -217,9 +216,9 @@ static void gpu_cell(char *cell, double busy, double sm, double shared)
 }
 
 /* The text of column i of the row of st; NULL when NULL or when there is no such column (i < 0). */
-static const char *col_text(sqlite3_stmt *st, int i)
+static const char *col_text(rt_db_stmt *st, int i)
 {
-    return i < 0 ? NULL : (const char *)sqlite3_column_text(st, i);
+    return i < 0 ? NULL : rt_db_column_text(st, i);
 }
 
 /* The kinds of the notes (a JSON array of {"kind", "text"}) joined by commas into cell; "-"
@@ -248,20 +247,20 @@ static void member_words(char *cell, const char *json_text)
 }
 
 /* The cells of the table row for the row of st into cells. */
-static void table_row(sqlite3_stmt *st, char cells[TC_N][CELL])
+static void table_row(rt_db_stmt *st, char cells[TC_N][CELL])
 {
-    snprintf(cells[TC_ID], CELL, "%lld", (long long)sqlite3_column_int64(st, col_index(st, "id")));
+    snprintf(cells[TC_ID], CELL, "%lld", (long long)rt_db_column_int64(st, col_index(st, "id")));
     double start = col_real(st, col_index(st, "start_secs"));
     fmt_time(cells[TC_START], CELL, start);
-    const unsigned char *job = sqlite3_column_text(st, col_index(st, "job_name"));
+    const char *job = rt_db_column_text(st, col_index(st, "job_name"));
     snprintf(cells[TC_JOB], CELL, "%.100s", job ? (const char *)job : "-");
     member_words(cells[TC_JOB], col_text(st, col_index(st, "member")));
     int ie = col_index(st, "exit_status");
     const char *oom = col_real(st, col_index(st, "oom_kills")) > 0 ? " OOM" : ""; /* a kill in its group */
-    if (sqlite3_column_type(st, ie) == SQLITE_NULL)
+    if (rt_db_column_type(st, ie) == RT_DB_NULL)
         snprintf(cells[TC_EXIT], CELL, "-%s", oom);
     else
-        snprintf(cells[TC_EXIT], CELL, "%d%s", sqlite3_column_int(st, ie), oom);
+        snprintf(cells[TC_EXIT], CELL, "%d%s", (int)rt_db_column_int64(st, ie), oom);
     fmt_duration(cells[TC_DURATION], CELL, col_real(st, col_index(st, "end_secs")) - start); /* the run's wall time */
     double cores = col_real(st, col_index(st, "process_cores_mean"));
     double need = col_real(st, col_index(st, "memory_need_mib"));
@@ -280,11 +279,11 @@ static void table_row(sqlite3_stmt *st, char cells[TC_N][CELL])
              col_real(st, col_index(st, "gpu_sm_active_pct_mean")), col_real(st, col_index(st, "gpu_work_shared")));
     energy_cell(cells[TC_ENERGY], col_real(st, col_index(st, "process_energy_joules")),
                 col_text(st, col_index(st, "process_energy_method")));
-    notes_cell(cells[TC_NOTES], (const char *)sqlite3_column_text(st, col_index(st, "notes")));
+    notes_cell(cells[TC_NOTES], rt_db_column_text(st, col_index(st, "notes")));
     int ip = col_index(st, "pid");
-    const unsigned char *cmd = sqlite3_column_text(st, col_index(st, "command"));
-    fmt_command(cells[TC_COMMAND], CELL, (const char *)cmd, sqlite3_column_int64(st, ip),
-                sqlite3_column_type(st, ip) != SQLITE_NULL);
+    const char *cmd = rt_db_column_text(st, col_index(st, "command"));
+    fmt_command(cells[TC_COMMAND], CELL, (const char *)cmd, rt_db_column_int64(st, ip),
+                rt_db_column_type(st, ip) != RT_DB_NULL);
     for (int c = 0; c < TC_N; c++)
         printable(cells[c]);
 }
@@ -310,8 +309,8 @@ static void print_row(const char *const cells[TC_N], const int w[TC_N])
 /* The text table of the query sql (job, last: history_query's): the columns' widths from a
  * first pass over the rows, the rows printed by a second, so that memory does not grow with
  * the history (a million runs kept 1.2 GiB of cells). A run added between the passes may stand
- * out of line. Returns SQLITE_OK or the error, *n the rows printed. */
-static int print_table(sqlite3 *db, const char *sql, const char *job, long last, size_t *n)
+ * out of line. Returns RT_DB_OK or the error, *n the rows printed. */
+static int print_table(rt_db *db, const char *sql, const char *job, long last, size_t *n)
 {
     int w[TC_N];
     bool gpu = false; /* some run has a GPU figure: the GPU column is shown */
@@ -322,13 +321,13 @@ static int print_table(sqlite3 *db, const char *sql, const char *job, long last,
     for (int c = 0; c < TC_N; c++)
         row[c] = cells[c];
     *n = 0;
-    int rc = SQLITE_OK;
-    for (int pass = 0; pass < 2 && rc == SQLITE_OK && (pass == 0 || *n > 0); pass++) {
-        sqlite3_stmt *st = NULL;
+    int rc = RT_DB_OK;
+    for (int pass = 0; pass < 2 && rc == RT_DB_OK && (pass == 0 || *n > 0); pass++) {
+        rt_db_stmt *st = NULL;
         rc = history_query(db, sql, job, last, &st);
-        if (pass == 1 && rc == SQLITE_OK)
+        if (pass == 1 && rc == RT_DB_OK)
             print_row(table_head, w);
-        while (rc == SQLITE_OK && history_next_row(st, &rc)) {
+        while (rc == RT_DB_OK && history_next_row(st, &rc)) {
             table_row(st, cells);
             if (pass == 1) {
                 print_row(row, w);
@@ -340,7 +339,7 @@ static int print_table(sqlite3 *db, const char *sql, const char *job, long last,
             gpu |= strcmp(cells[TC_GPU], "-") != 0;
             (*n)++;
         }
-        sqlite3_finalize(st);
+        rt_db_finalize(st);
         if (pass == 0 && !gpu)
             w[TC_GPU] = 0;
     }
@@ -377,35 +376,35 @@ int cli_history_main(cli_options *o)
     const char *path = cli_history_path(o, file ? file : o->args.history);
     if (!path)
         return EXIT_USAGE;
-    sqlite3 *db = history_open_read(path);
+    rt_db *db = history_open_read(path);
     if (!db)
         return EXIT_FAIL;
     const char *sql = job ? "SELECT * FROM runs WHERE job_name = ?2 ORDER BY id DESC LIMIT ?1"
                           : "SELECT * FROM runs ORDER BY id DESC LIMIT ?1";
-    sqlite3_stmt *st = NULL;
-    int rc = SQLITE_OK;
+    rt_db_stmt *st = NULL;
+    int rc = RT_DB_OK;
     size_t n = 0;
     bool oom = false;
     if (json) { /* a line per run, as it is read */
         rc = history_query(db, sql, job, last, &st);
-        while (rc == SQLITE_OK && !oom && history_next_row(st, &rc))
+        while (rc == RT_DB_OK && !oom && history_next_row(st, &rc))
             oom = print_json_row(st) < 0;
-        sqlite3_finalize(st);
+        rt_db_finalize(st);
     } else {
         rc = print_table(db, sql, job, last, &n);
     }
-    if (rc != SQLITE_OK)
-        cli_say("history %s: %s", path, sqlite3_errmsg(db));
+    if (rc != RT_DB_OK)
+        cli_say("history %s: %s", history_shown(path), rt_db_errmsg(db));
     else if (oom)
-        cli_say("history %s: out of memory", path);
+        cli_say("history %s: out of memory", history_shown(path));
     else if (!json && n == 0 && job)
-        cli_say("history %s: no runs of job '%s' recorded", path, job);
+        cli_say("history %s: no runs of job '%s' recorded", history_shown(path), job);
     else if (!json && n == 0)
-        cli_say("history %s: no runs recorded", path);
-    sqlite3_close(db);
-    if (fflush(stdout) != 0 && rc == SQLITE_OK && !oom) {
+        cli_say("history %s: no runs recorded", history_shown(path));
+    rt_db_close(db);
+    if (fflush(stdout) != 0 && rc == RT_DB_OK && !oom) {
         cli_say("history: cannot write the list: %s", strerror(errno));
         return EXIT_FAIL;
     }
-    return rc == SQLITE_OK && !oom ? 0 : EXIT_FAIL;
+    return rc == RT_DB_OK && !oom ? 0 : EXIT_FAIL;
 }

@@ -93,6 +93,8 @@ typedef struct run_state {
     bool human;         /* the human or the log view */
     int guard_fd;       /* the guardian's pipe: the job's group is killed if we die; -1: none */
     double start_secs;  /* Unix time of the start */
+    char run_uuid[33];  /* the run's own id, made at its start (the history's run_uuid) */
+    double finish_by;   /* CLOCK_MONOTONIC: the end's bound (TRACKER_FINISH_TIMEOUT after it began) */
     double start_mono;  /* CLOCK_MONOTONIC then: the end is start_secs plus the monotonic time
                          * since (a wall clock set meanwhile moves neither) */
     bool clock_told, gap_told; /* a wall clock's step, a sampling gap was said (once each) */
@@ -432,6 +434,7 @@ static void finish_run(cli_options *o, run_state *rs, int status)
                           .cloud = cloud,
                           .summary = s,
                           .cgroup_why = rs->cgroup_why[0] ? rs->cgroup_why : NULL};
+    memcpy(run.run_uuid, rs->run_uuid, sizeof run.run_uuid);
     if (o->summary || rs->human) { /* once, also with both; the human view's alone is brief */
         FILE *err = cli_outq_stderr(); /* the output's queue when the samples go to stderr too */
         bool brief = !o->summary;
@@ -450,6 +453,7 @@ static void finish_run(cli_options *o, run_state *rs, int status)
         cli_outq_stderr_done(err);
     }
     /* each of them left out once a signal cut the end short (finish.c) */
+    cli_history_deadline(rs->finish_by); /* a PostgreSQL history's writes end by the run's end's bound */
     if (o->history && !cli_finish_cut() && cli_history_append(o->history, &run) == 0) {
         unsigned written, left; /* the rows of earlier runs kept for this history: written after ours */
         cli_history_deliver(o->history, &written, &left);
@@ -470,6 +474,7 @@ static int open_run(const cli_options *o, run_state *rs)
     rs->out_fd = rs->sfd = rs->tfd = rs->guard_fd = -1;
     rs->start_secs = cli_real_secs();
     rs->start_mono = cli_mono_secs();
+    cli_run_uuid(rs->run_uuid);
     cli_nofile_raise(); /* before any setup: it all gets what the hard limit allows */
     /* -o FILE is written in every view, -q or not; stderr gets samples in the samples view only */
     if (o->output || (!o->quiet && !rs->human)) {
@@ -910,6 +915,7 @@ static int track(cli_options *o)
      * push begin, then the stream's last batch and the run's end, each within
      * TRACKER_FINISH_TIMEOUT; what fails is said and never changes the status */
     double out_by = cli_mono_secs() + o->finish_timeout; /* the output's reader is waited for beside them */
+    rs.finish_by = out_by;
     rt_run_end end = RT_RUN_END_INIT;
     end.exit_status = rs.child ? status : RT_NULL_I64;
     end.failed = rs.child && status != 0;
@@ -924,6 +930,19 @@ static int track(cli_options *o)
     cli_finish_end();
     close_run(&rs);
     return status;
+}
+
+/* Overwrites with 'x' the password of each postgresql:// URL among the tool's own arguments (not
+ * the command's: from command on, argv is the job's), so that ps(1) does not show it once the
+ * settings hold their copies. ~/.pgpass is the way to give one (docs/contracts.md). */
+static void scrub_passwords(int argc, char **argv, char *const *command)
+{
+    for (int i = 1; i < argc && !(command && argv + i == command); i++) {
+        char *u = strstr(argv[i], "postgres");
+        size_t start = 0, n = u ? rt_db_url_password(u, &start) : 0;
+        if (n)
+            memset(u + start, 'x', n);
+    }
 }
 
 int main(int argc, char **argv)
@@ -977,6 +996,7 @@ int main(int argc, char **argv)
         cli_options_free(&o);
         return EXIT_USAGE;
     }
+    scrub_passwords(argc, argv, o.command); /* the settings hold their copies: ps shows no password */
     const char *near = o.command ? cli_subcommand_near(o.command[0]) : NULL;
     if (near && !cli_command_found(o.command[0])) { /* a mistyped subcommand: nothing is run */
         cli_say("'%s' is not a subcommand, nor a command found in PATH; did you mean 'resource-tracker %s'?",

@@ -358,7 +358,7 @@ int cli_merge(cli_options *o, char *err, size_t errlen)
      * planted in a shared directory (secure.c) */
     if (o->cmd != CMD_TRACK && o->report && cli_path_refused(o->report))
         USAGE_ERR("--report: refusing '%s': %s", o->report, cli_refused_why());
-    if (o->cmd != CMD_TRACK && o->history && cli_path_refused(o->history))
+    if (o->cmd != CMD_TRACK && o->history && !rt_db_is_url(o->history) && cli_path_refused(o->history))
         USAGE_ERR("--history: refusing '%s': %s", o->history, cli_refused_why());
     /* tags: the file's, then the command line's; a later tag with the same key replaces */
     free(o->tags);
@@ -389,8 +389,19 @@ int cli_merge(cli_options *o, char *err, size_t errlen)
     if (o->cmd == CMD_TRACK &&
         (cli_path_check("output", o->output, CLI_WRITE_FILE, err, errlen) < 0 ||
          cli_path_check("report", o->report, CLI_WRITE_FILE, err, errlen) < 0 ||
-         cli_path_check("history", o->history, CLI_WRITE_FILE_BESIDE, err, errlen) < 0))
+         cli_path_check("history", rt_db_is_url(o->history) ? NULL : o->history, CLI_WRITE_FILE_BESIDE, err,
+                        errlen) < 0))
         return -1;
+    /* a PostgreSQL history needs libpq (loaded at run time): given on the command line, its
+     * absence is a usage error now; from the environment or the config, one warning, and the
+     * run's row is kept for later (history.c) */
+    char why[400], shown[1024];
+    if (o->cmd == CMD_TRACK && rt_db_is_url(o->history) && rt_pg_load(why, sizeof why) != RT_OK) {
+        rt_db_redact(o->history, shown, sizeof shown);
+        if (a->history)
+            USAGE_ERR("--history %s: %s", shown, why);
+        cli_say("warning: history %s: %s: the run's row will be kept in the state directory", shown, why);
+    }
     *j = (rt_job){sizeof(rt_job),       m[META_JOB_NAME],        m[META_PROJECT_NAME],  m[META_STAGE_NAME],
                   m[META_TASK_NAME],    m[META_TEAM],            m[META_ENV],           m[META_LANGUAGE],
                   m[META_ORCHESTRATOR], m[META_EXECUTOR],        m[META_EXTERNAL_RUN_ID], m[META_CONTAINER_IMAGE],

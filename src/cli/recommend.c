@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "settings.h"
+#include "history_db.h"
 #ifdef RT_STATIC_BUILD
 #include "sqlite_dl.h"
 #endif
@@ -963,7 +964,7 @@ int cli_recommend_main(cli_options *o)
         else if (cli_history_summaries(path, a.job, a.last, &hist, &n) < 0)
             rc = EXIT_FAIL;
         else if (n == 0) {
-            cli_say("recommend: no successful run of job '%s' in %s", a.job, path);
+            cli_say("recommend: no successful run of job '%s' in %s", a.job, history_shown(path));
             rc = EXIT_USAGE;
         }
         /* without --instance: the server the job's newest run ran on, when discovery found it */

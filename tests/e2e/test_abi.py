@@ -112,6 +112,7 @@ EXPERIMENTAL_CALLS = {
     "jobview.h": "rt_job_view_free(0);",
     "helper.h": "(void)rt_helper_only_left();",
     "sqlite.h": "(void)rt_sqlite_calls();",
+    "db.h": "(void)rt_db_is_url(0);",
 }
 
 

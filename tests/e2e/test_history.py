@@ -82,7 +82,8 @@ V10_COLUMNS = ["memory_refault_mib", "left_behind_mib", "process_exits_counted"]
 # the columns schema version 11 (0.21) added: the tree's processes seen ignoring SIGCHLD, the signal
 # that ended the command
 V11_COLUMNS = ["process_unwaited_parents", "end_signal"]
-SCHEMA = 11  # the version this tool writes
+V12_COLUMNS = ["run_uuid"]  # the run's own id (issue 69): a row written twice is stored once
+SCHEMA = 12  # the version this tool writes
 
 
 def make_v1(db, *old_runs):
@@ -239,7 +240,7 @@ def test_concurrent_writers_all_land(tmp_path, start):
     if start == "version1":
         assert schema(db)[0] == SCHEMA and all(c in dict(schema(db)[1]) for c in V2_COLUMNS + V3_COLUMNS + V4_COLUMNS
                                                + V5_COLUMNS + V6_COLUMNS + V7_COLUMNS + V8_COLUMNS + V9_COLUMNS
-                                               + V10_COLUMNS + V11_COLUMNS)
+                                               + V10_COLUMNS + V11_COLUMNS + V12_COLUMNS)
 
 
 CRASH_WRITER = r"""
@@ -462,7 +463,7 @@ def test_version1_database_read_then_migrated(tmp_path):
     assert schema(db) == schema(fresh)  # the same version, columns and order
     assert schema(db)[0] == SCHEMA
     later = (V4_COLUMNS + V5_COLUMNS + V6_COLUMNS + V7_COLUMNS + V8_COLUMNS + V9_COLUMNS + V10_COLUMNS
-             + V11_COLUMNS)
+             + V11_COLUMNS + V12_COLUMNS)
     assert [c for c, _ in schema(db)[1][-len(later):]] == later
     got = rows(db)
     assert len(got) == 2
@@ -592,7 +593,7 @@ def test_version4_database_upgraded_keeping_its_rows(tmp_path):
     fresh = str(tmp_path / "new.db")
     assert track(fresh, "true").returncode == 0
     v7 = schema(fresh)
-    added = V5_COLUMNS + V6_COLUMNS + V7_COLUMNS + V8_COLUMNS + V9_COLUMNS + V10_COLUMNS + V11_COLUMNS
+    added = V5_COLUMNS + V6_COLUMNS + V7_COLUMNS + V8_COLUMNS + V9_COLUMNS + V10_COLUMNS + V11_COLUMNS + V12_COLUMNS
     assert v7[0] == SCHEMA and [c for c, _ in v7[1][-len(added):]] == added
     v4_cols = v7[1][:-len(added)]
     db = str(tmp_path / "old.db")

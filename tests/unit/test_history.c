@@ -384,10 +384,10 @@ static void newer_schema(void **state)
     db_path(path, sizeof path, "newer.db");
     rt_summary s = make_summary(1);
     assert_int_equal(append(path, "train", 0, &s), 0);
-    sql_on(path, "PRAGMA user_version = 12");
+    sql_on(path, "PRAGMA user_version = 13");
     assert_int_equal(append(path, "train", 0, &s), -1);
     assert_int_equal(runs_of(path, "train"), 1);
-    sql_on(path, "PRAGMA user_version = 11"); /* ours again: written */
+    sql_on(path, "PRAGMA user_version = 12"); /* ours again: written */
     assert_int_equal(append(path, "train", 0, &s), 0);
     assert_int_equal(runs_of(path, "train"), 2);
 }
@@ -489,8 +489,8 @@ static void version1_migrates(void **state)
     set_cgroup(&s);
     assert_int_equal(append(path, "train", 0, &s), 0);
     sql_text(path, "PRAGMA user_version", text, sizeof text);
-    assert_string_equal(text, "11");
-    columns_of(path, text, sizeof text); /* version 4's to 11's columns at the end */
+    assert_string_equal(text, "12");
+    columns_of(path, text, sizeof text); /* version 4's to 12's columns at the end */
     char *v4 = strstr(text, ",phases TEXT,phase_marks TEXT,energy_joules REAL,energy_method TEXT,");
     assert_non_null(v4);
     assert_non_null(strstr(text, ",grid_g_per_kwh REAL,grid_zone TEXT,grid_source TEXT,place TEXT,"));
@@ -498,7 +498,7 @@ static void version1_migrates(void **state)
                                  "gpu_sm_active_pct_mean REAL,gpu_sm_active_pct_peak REAL,"));
     const char *v6_end = ",gpu_work_shared REAL,process_gpus_busy REAL,process_gpu_vram_per_gpu_peak_mib REAL,"
                          "gpu_idle_cpu_busy_secs REAL,memory_refault_mib REAL,left_behind_mib REAL,process_exits_counted REAL,"
-                         "process_unwaited_parents REAL,end_signal REAL";
+                         "process_unwaited_parents REAL,end_signal REAL,run_uuid TEXT";
     size_t tl = strlen(text), sl = strlen(v6_end);
     assert_true(tl > sl);
     assert_string_equal(text + tl - sl, v6_end);

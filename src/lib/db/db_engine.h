@@ -1,0 +1,46 @@
+/* db_engine.h - what the engine-neutral layer (db.c) and the PostgreSQL engine (db_pg.c) share:
+ * the connection and statement structs, and the PostgreSQL side's calls. Internal to the
+ * library; the calls are resource_tracker/db.h's. */
+#ifndef RT_DB_ENGINE_H
+#define RT_DB_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "resource_tracker.h"
+#include "pg_dl.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+struct rt_db {
+    rt_db_engine engine;
+    struct sqlite3 *sq; /* SQLite */
+    PGconn *pg;         /* PostgreSQL; NULL once dropped (the deadline passed, the link broke) */
+    double deadline;    /* CLOCK_MONOTONIC seconds; 0: none */
+    int code;           /* PostgreSQL's last code, and the message */
+    char msg[512];
+};
+
+struct rt_db_stmt {
+    rt_db *db;
+    struct sqlite3_stmt *sq;
+    /* PostgreSQL: the statement with $N, its parameters as text (NULL: NULL), the current result */
+    char *sql;
+    int nparams;
+    char **values;
+    PGresult *res;
+    bool started, done;
+};
+
+int rt_db_pg_open(const char *url, double deadline, rt_db *db);
+void rt_db_pg_close(rt_db *db);
+int rt_db_pg_exec(rt_db *db, const char *sql);
+int rt_db_pg_prepare(rt_db *db, const char *sql, rt_db_stmt *st);
+int rt_db_pg_step(rt_db_stmt *st);
+void rt_db_pg_finalize(rt_db_stmt *st);
+int rt_db_pg_column_type(rt_db_stmt *st, int i);
+bool rt_db_pg_in_transaction(rt_db *db);
+
+#endif

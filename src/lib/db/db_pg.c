@@ -1,0 +1,313 @@
+/* db_pg.c - the PostgreSQL engine of a history's database (db.c calls it for a postgresql://
+ * URL): libpq (pg_dl.c) driven without ever blocking past the connection's deadline (the connect
+ * polled by PQconnectPoll, each statement sent and its answer waited for with poll(2); past the
+ * deadline the connection is dropped and the server rolls back what was begun), statements with
+ * ?N made $N, rows read one at a time (single-row mode: a history of 100,000 runs is never held
+ * whole), and PostgreSQL's errors made SQLite's codes. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "db_engine.h"
+
+#define PQ (rt_pg_calls())
+#define CONNECT_SECS 30.0 /* the connect's bound when the connection has no deadline */
+
+static double mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The message into db->msg: libpq's lines joined by "; ", the trailing newline gone. */
+static void set_msg(rt_db *db, int code, const char *m)
+{
+    db->code = code;
+    snprintf(db->msg, sizeof db->msg, "%s", m && *m ? m : "PostgreSQL error");
+    size_t n = strlen(db->msg);
+    while (n > 0 && (db->msg[n - 1] == '\n' || db->msg[n - 1] == ' '))
+        db->msg[--n] = '\0';
+    char joined[sizeof db->msg];
+    size_t k = 0;
+    for (const char *p = db->msg; *p && k + 3 < sizeof joined; p++) {
+        if (*p != '\n') {
+            joined[k++] = *p;
+            continue;
+        }
+        joined[k++] = ';'; /* libpq's lines: one line of ours */
+        joined[k++] = ' ';
+        while (p[1] == ' ')
+            p++;
+    }
+    joined[k] = '\0';
+    memcpy(db->msg, joined, k + 1);
+}
+
+/* The connection dropped (the deadline passed, or the link broke): later calls fail at once. */
+static int drop(rt_db *db, int code, const char *why)
+{
+    set_msg(db, code, why);
+    if (db->pg)
+        PQ->finish(db->pg);
+    db->pg = NULL;
+    return code;
+}
+
+/* Waits until the socket is ready for events (POLLIN or POLLOUT), or the deadline. Returns 0,
+ * or -1 (the deadline passed, or poll failed: the connection is dropped). */
+static int wait_socket(rt_db *db, short events, double deadline)
+{
+    for (;;) {
+        int ms = -1;
+        if (deadline > 0) {
+            double left = deadline - mono();
+            if (left <= 0) {
+                drop(db, RT_DB_BUSY, "no answer from the PostgreSQL server before the deadline (the connection is "
+                                     "dropped)");
+                return -1;
+            }
+            ms = (int)(left * 1000) + 1;
+        }
+        struct pollfd p = {.fd = PQ->socket(db->pg), .events = events};
+        int n = poll(&p, 1, ms);
+        if (n > 0)
+            return 0;
+        if (n < 0 && errno != EINTR) {
+            drop(db, RT_DB_CANTOPEN, strerror(errno));
+            return -1;
+        }
+    }
+}
+
+int rt_db_pg_open(const char *url, double deadline, rt_db *db)
+{
+    db->deadline = deadline;
+    /* the URL expanded (dbname), then ours: the client encoding, and a name the server shows */
+    const char *const keys[] = {"dbname", "client_encoding", "fallback_application_name", NULL};
+    const char *const vals[] = {url, "UTF8", "resource-tracker", NULL};
+    db->pg = PQ->connectStartParams(keys, vals, 1);
+    if (!db->pg)
+        return drop(db, RT_DB_NOMEM, "out of memory");
+    double by = deadline > 0 ? deadline : mono() + CONNECT_SECS;
+    if (PQ->status(db->pg) == PG_CONNECTION_BAD)
+        return drop(db, RT_DB_CANTOPEN, PQ->errorMessage(db->pg));
+    for (int r = PG_POLLING_WRITING;;) {
+        if (r == PG_POLLING_OK)
+            break;
+        if (r == PG_POLLING_FAILED)
+            return drop(db, RT_DB_CANTOPEN, PQ->errorMessage(db->pg));
+        if (wait_socket(db, r == PG_POLLING_READING ? POLLIN : POLLOUT, by) < 0)
+            return RT_DB_CANTOPEN;
+        r = PQ->connectPoll(db->pg);
+    }
+    /* no NOTICE on stderr (CREATE ... IF NOT EXISTS says one); the server gives up a statement at
+     * the deadline too, so that a lock it waits on is let go of */
+    char set[160];
+    int n = snprintf(set, sizeof set, "SET client_min_messages = warning");
+    if (deadline > 0) {
+        double left = deadline - mono();
+        snprintf(set + n, sizeof set - (size_t)n, "; SET statement_timeout = %ld",
+                 left > 0.001 ? (long)(left * 1000) : 1L);
+    }
+    return rt_db_pg_exec(db, set);
+}
+
+void rt_db_pg_close(rt_db *db)
+{
+    if (db->pg)
+        PQ->finish(db->pg);
+    db->pg = NULL;
+}
+
+/* SQLite's code for a PostgreSQL error (its SQLSTATE; none: the link broke). */
+static int code_of(const char *state)
+{
+    if (!state || strlen(state) != 5)
+        return RT_DB_CANTOPEN;
+    if (strncmp(state, "53", 2) == 0) /* insufficient resources: disk full, out of memory */
+        return RT_DB_FULL;
+    if (strcmp(state, "57014") == 0 || strcmp(state, "55P03") == 0 || strcmp(state, "40001") == 0 ||
+        strcmp(state, "40P01") == 0) /* statement timeout, lock not available, serialization, deadlock */
+        return RT_DB_BUSY;
+    if (strncmp(state, "23", 2) == 0)
+        return RT_DB_CONSTRAINT;
+    if (strncmp(state, "08", 2) == 0 || strncmp(state, "28", 2) == 0 || strncmp(state, "57P", 3) == 0)
+        return RT_DB_CANTOPEN; /* connection, authorization, the server shutting down */
+    if (strcmp(state, "25006") == 0)
+        return RT_DB_READONLY;
+    return RT_DB_ERROR;
+}
+
+/* The next result of the statement sent, waited for until the deadline; NULL at the end (or
+ * when dropped: db->pg is then NULL). */
+static PGresult *next_result(rt_db *db)
+{
+    while (db->pg && PQ->isBusy(db->pg)) {
+        if (wait_socket(db, POLLIN, db->deadline) < 0)
+            return NULL;
+        if (!PQ->consumeInput(db->pg)) {
+            drop(db, RT_DB_CANTOPEN, PQ->errorMessage(db->pg));
+            return NULL;
+        }
+    }
+    return db->pg ? PQ->getResult(db->pg) : NULL;
+}
+
+/* Reads what is left of the answer. */
+static void drain(rt_db *db)
+{
+    PGresult *r;
+    while ((r = next_result(db)) != NULL)
+        PQ->clear(r);
+}
+
+/* An error result into db's code and message; returns the code. */
+static int result_error(rt_db *db, const PGresult *r)
+{
+    const char *m = PQ->resultErrorMessage(r);
+    set_msg(db, code_of(PQ->resultErrorField(r, PG_DIAG_SQLSTATE)), m && *m ? m : PQ->errorMessage(db->pg));
+    return db->code;
+}
+
+static int not_connected(rt_db *db)
+{
+    return db->code ? db->code : (set_msg(db, RT_DB_CANTOPEN, "not connected"), RT_DB_CANTOPEN);
+}
+
+int rt_db_pg_exec(rt_db *db, const char *sql)
+{
+    if (!db->pg)
+        return not_connected(db);
+    if (!PQ->sendQuery(db->pg, sql))
+        return drop(db, RT_DB_CANTOPEN, PQ->errorMessage(db->pg));
+    int rc = RT_DB_OK;
+    PGresult *r;
+    while ((r = next_result(db)) != NULL) {
+        int s = PQ->resultStatus(r);
+        if (rc == RT_DB_OK && s != PG_RES_COMMAND_OK && s != PG_RES_TUPLES_OK && s != PG_RES_EMPTY_QUERY)
+            rc = result_error(db, r);
+        PQ->clear(r);
+    }
+    if (!db->pg)
+        return db->code;
+    if (rc == RT_DB_OK)
+        db->code = 0;
+    return rc;
+}
+
+int rt_db_pg_prepare(rt_db *db, const char *sql, rt_db_stmt *st)
+{
+    if (!db->pg)
+        return not_connected(db);
+    /* ?N and ? (numbered in order) made $N, outside quotes */
+    size_t n = strlen(sql);
+    st->sql = malloc(n * 4 + 1);
+    if (!st->sql)
+        return RT_DB_NOMEM;
+    char *o = st->sql, quote = 0;
+    int next = 0, max = 0;
+    for (const char *p = sql; *p; p++) {
+        if (quote) {
+            quote = *p == quote ? 0 : quote;
+            *o++ = *p;
+        } else if (*p == '\'' || *p == '"') {
+            quote = *p;
+            *o++ = *p;
+        } else if (*p == '?') {
+            int k;
+            if (p[1] >= '0' && p[1] <= '9') {
+                char *end;
+                k = (int)strtol(p + 1, &end, 10);
+                p = end - 1;
+            } else {
+                k = ++next;
+            }
+            if (k > max)
+                max = k;
+            o += sprintf(o, "$%d", k);
+        } else {
+            *o++ = *p;
+        }
+    }
+    *o = '\0';
+    st->nparams = max;
+    st->values = max ? calloc((size_t)max, sizeof *st->values) : NULL;
+    return max && !st->values ? RT_DB_NOMEM : RT_DB_OK;
+}
+
+int rt_db_pg_step(rt_db_stmt *st)
+{
+    rt_db *db = st->db;
+    if (st->done)
+        return RT_DB_DONE;
+    if (!db->pg)
+        return not_connected(db);
+    if (!st->started) {
+        st->started = true;
+        if (!PQ->sendQueryParams(db->pg, st->sql, st->nparams, NULL, (const char *const *)st->values, NULL, NULL,
+                                 0))
+            return drop(db, RT_DB_CANTOPEN, PQ->errorMessage(db->pg));
+        PQ->setSingleRowMode(db->pg);
+    }
+    if (st->res)
+        PQ->clear(st->res);
+    st->res = next_result(db);
+    if (!st->res) {
+        st->done = true;
+        return db->pg ? RT_DB_DONE : db->code;
+    }
+    int s = PQ->resultStatus(st->res);
+    if (s == PG_RES_SINGLE_TUPLE)
+        return RT_DB_ROW;
+    st->done = true;
+    int rc = s == PG_RES_TUPLES_OK || s == PG_RES_COMMAND_OK || s == PG_RES_EMPTY_QUERY ? RT_DB_DONE
+                                                                                          : result_error(db, st->res);
+    drain(db);
+    if (rc == RT_DB_DONE && !db->pg)
+        rc = db->code;
+    if (rc == RT_DB_DONE)
+        db->code = 0;
+    return rc;
+}
+
+void rt_db_pg_finalize(rt_db_stmt *st)
+{
+    if (st->started && !st->done && st->db->pg) /* rows left unread: read to the end */
+        drain(st->db);
+    if (st->res)
+        PQ->clear(st->res);
+    for (int i = 0; i < st->nparams && st->values; i++)
+        free(st->values[i]);
+    free(st->values);
+    free(st->sql);
+}
+
+int rt_db_pg_column_type(rt_db_stmt *st, int i)
+{
+    PGresult *r = st->res;
+    if (!r || i < 0 || i >= PQ->nfields(r) || PQ->ntuples(r) < 1 || PQ->getisnull(r, 0, i))
+        return RT_DB_NULL;
+    switch (PQ->ftype(r, i)) { /* pg_type's oids: int8, int2, int4, oid; float4, float8, numeric */
+    case 20:
+    case 21:
+    case 23:
+    case 26: return RT_DB_INTEGER;
+    case 700:
+    case 701:
+    case 1700: return RT_DB_FLOAT;
+    default: return RT_DB_TEXT;
+    }
+}
+
+bool rt_db_pg_in_transaction(rt_db *db)
+{
+    if (!db->pg)
+        return false;
+    int s = PQ->transactionStatus(db->pg);
+    return s == PG_TRANS_INTRANS || s == PG_TRANS_INERROR;
+}
