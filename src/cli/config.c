@@ -330,6 +330,6 @@ const char *cli_history_path(cli_options *o, const char *flag)
     const char *path = cli_setting_str(o, cli_setting_by_flag("history"), NULL, 0);
     if (path)
         return path;
-    cli_say("no run history named: give --history FILE, set TRACKER_HISTORY, or set [history] path in the config");
+    cli_say("no run history named: give --history FILE|URL, set TRACKER_HISTORY, or set [history] url in the config");
     return NULL;
 }

@@ -173,6 +173,12 @@ const cli_setting *cli_setting_by_env(const char *env)
     return NULL;
 }
 
+/* Config keys that are another key's other name: [history] url is [history] path (a
+ * postgresql:// URL reads better under it; issue 69). */
+static const struct {
+    const char *section, *key, *is;
+} key_aliases[] = {{"history", "url", "path"}};
+
 const cli_setting *cli_setting_by_key(const char *section, const char *key)
 {
     for (size_t i = 0; i < cli_nsettings; i++) {
@@ -180,6 +186,9 @@ const cli_setting *cli_setting_by_key(const char *section, const char *key)
         if (s->section && strcmp(s->section, section) == 0 && strcmp(s->key, key) == 0)
             return s;
     }
+    for (size_t i = 0; i < sizeof key_aliases / sizeof key_aliases[0]; i++)
+        if (strcmp(key_aliases[i].section, section) == 0 && strcmp(key_aliases[i].key, key) == 0)
+            return cli_setting_by_key(section, key_aliases[i].is);
     return NULL;
 }
 

@@ -409,7 +409,7 @@ const cli_setting cli_settings[] = {
     {.flag = "history",
      .commands = CLI_CMD_TRACK | CLI_CMD_RECOMMEND | CLI_CMD_HISTORY,
      .opt = CLI_O_HISTORY,
-     .arg = "FILE",
+     .arg = "FILE|URL",
      .env = "TRACKER_HISTORY",
      .section = "history",
      .key = "path",
@@ -417,25 +417,35 @@ const cli_setting cli_settings[] = {
      .layer_off = L(history),
      .set_off = NO,
      .merged_off = M(history),
-     .must = "a file name",
-     .help = "append the run's summary to this run history (SQLite; or TRACKER_HISTORY)",
-     .man = "Append the run's summary to the run history \\fIFILE\\fR, an SQLite database (config:\n"
-            "\\fB[history] path\\fR; environment: \\fBTRACKER_HISTORY\\fR). A file SQLite cannot create or write\n"
-            "(its directory missing or not writable: the journal is made beside it), or a FIFO, is a usage\n"
-            "error before the command starts; a file that is no database is one warning at the end.",
+     .must = "a file name or a postgresql:// URL",
+     .help = "append the run's summary to this run history (an SQLite file, or postgresql://USER@HOST/DB; or\n"
+             "TRACKER_HISTORY)",
+     .man = "Append the run's summary to the run history \\fIFILE\\fR, an SQLite database, or \\fIURL\\fR,\n"
+            "\\fBpostgresql://\\fIUSER\\fB@\\fIHOST\\fR[\\fB:\\fIPORT\\fR]\\fB/\\fIDB\\fR[\\fB?sslmode=\\fR...], a PostgreSQL\n"
+            "database shared by a team (libpq.so.5, loaded at run time; the password from \\fB~/.pgpass\\fR,\n"
+            "\\fBPGPASSFILE\\fR or \\fBPGSERVICE\\fR; config: \\fB[history] url\\fR or \\fBpath\\fR; environment:\n"
+            "\\fBTRACKER_HISTORY\\fR). A file SQLite cannot create or write (its directory missing or not\n"
+            "writable: the journal is made beside it), or a FIFO, or a URL without libpq, is a usage error\n"
+            "before the command starts; a file that is no database is one warning at the end. A row that\n"
+            "cannot be written (a locked file; a server down, slow, full or refusing the password, within\n"
+            "\\fBTRACKER_FINISH_TIMEOUT\\fR) is kept in the state directory and written by the next run with\n"
+            "that history or \\fBresource-tracker upload\\fR, once.",
      .md_default = "none",
-     .md = "append the run's summary to a run history, SQLite (`[history] path`, `TRACKER_HISTORY`)",
+     .md = "append the run's summary to a run history: an SQLite file, or a PostgreSQL URL "
+           "`postgresql://USER@HOST/DB` (`[history] url` or `path`, `TRACKER_HISTORY`; docs/contracts.md)",
      .sub =
          (const cli_sub_text[]){
              {.commands = CLI_CMD_RECOMMEND,
-              .help = "the run history (default TRACKER_HISTORY, or [history] path in the config)",
+              .help = "the run history, a file or a postgresql:// URL (default TRACKER_HISTORY, or [history] url\n"
+                      "in the config)",
               .man =
-                  "The run history (default \\fBTRACKER_HISTORY\\fR, else \\fB[history] path\\fR of the config file).\n"
-                  "Only with \\fB\\-\\-job\\fR."},
+                  "The run history, an SQLite file or a \\fBpostgresql://\\fR URL (default \\fBTRACKER_HISTORY\\fR,\n"
+                  "else \\fB[history] url\\fR or \\fBpath\\fR of the config file). Only with \\fB\\-\\-job\\fR."},
              {.commands = CLI_CMD_HISTORY,
-              .help = "the run history (default: TRACKER_HISTORY, else [history] path)",
-              .man =
-                  "The run history (default \\fBTRACKER_HISTORY\\fR, else \\fB[history] path\\fR of the config file)."},
+              .help = "the run history, a file or a postgresql:// URL (default: TRACKER_HISTORY, else\n"
+                      "[history] url)",
+              .man = "The run history, an SQLite file or a \\fBpostgresql://\\fR URL (default \\fBTRACKER_HISTORY\\fR,\n"
+                     "else \\fB[history] url\\fR or \\fBpath\\fR of the config file)."},
              {0}}},
     {.flag = "cgroup",
      .commands = CLI_CMD_TRACK,

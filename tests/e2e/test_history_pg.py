@@ -299,3 +299,24 @@ def test_missing_libpq_is_a_usage_error(tmp_path):
                         str(tmp_path / "h.db"), "--", "touch", str(marker)],
                        env=tracker_env(), capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and marker.exists(), p.stderr
+
+
+def test_config_url_and_environment(pg, db, tmp_path):
+    """`[history] url` in the config file (the team's two lines, README) and TRACKER_HISTORY name a
+    PostgreSQL history as --history does; `history` and `recommend --job` read it from there."""
+    url = pg.url(db)
+    (tmp_path / "resource-tracker.toml").write_text(f'[history]\nurl = "{url}"\n')
+    env = env_of(pg, tmp_path)
+    p = subprocess.run([TRACKER, "-q", "--job-name", "cfg", "--", "true"], env=env, cwd=tmp_path,
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    p = subprocess.run([TRACKER, "-q", "--job-name", "cfg", "--", "true"], env=dict(env, TRACKER_HISTORY=url),
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    assert len(pg_rows(pg, db)) == 2
+    h = subprocess.run([TRACKER, "history", "--job", "cfg"], env=env, cwd=tmp_path, capture_output=True, text=True,
+                       timeout=60)
+    assert h.returncode == 0 and h.stdout.count(" cfg ") == 2, h.stdout + h.stderr
+    r = subprocess.run([TRACKER, "recommend", "--job", "cfg"], env=dict(env, TRACKER_HISTORY=url),
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "runs: 2" in r.stdout, r.stdout + r.stderr
