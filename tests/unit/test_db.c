@@ -36,24 +36,25 @@ static void urls(void **state)
     assert_string_equal(out, "/var/lib/h.db");
 }
 
+/* sql as the PostgreSQL engine sends it: want, with n parameters. */
+static void pg_sql(const char *sql, const char *want, int n)
+{
+    rt_db db = {.engine = RT_DB_POSTGRES, .pg = (PGconn *)&db}; /* prepare never calls libpq */
+    rt_db_stmt st = {.db = &db};
+    assert_int_equal(rt_db_pg_prepare(&db, sql, &st), RT_DB_OK);
+    assert_string_equal(st.sql, want);
+    assert_int_equal(st.nparams, n);
+    free(st.values);
+    free(st.sql);
+}
+
 static void pg_parameters(void **state)
 {
     (void)state;
-    rt_db db = {.engine = RT_DB_POSTGRES, .pg = (PGconn *)&db}; /* prepare never calls libpq */
-    rt_db_stmt st = {.db = &db};
-    assert_int_equal(rt_db_pg_prepare(&db, "SELECT a FROM t WHERE b = ?2 AND c = '?' AND d = \"?x\" LIMIT ?1", &st),
-                     RT_DB_OK);
-    assert_string_equal(st.sql, "SELECT a FROM t WHERE b = $2 AND c = '?' AND d = \"?x\" LIMIT $1");
-    assert_int_equal(st.nparams, 2);
-    free(st.values);
-    free(st.sql);
-    rt_db_stmt st2 = {.db = &db};
-    assert_int_equal(rt_db_pg_prepare(&db, "INSERT INTO t (a, b, c) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", &st2),
-                     RT_DB_OK);
-    assert_string_equal(st2.sql, "INSERT INTO t (a, b, c) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING");
-    assert_int_equal(st2.nparams, 3);
-    free(st2.values);
-    free(st2.sql);
+    pg_sql("SELECT a FROM t WHERE b = ?2 AND c = '?' AND d = \"?x\" LIMIT ?1",
+           "SELECT a FROM t WHERE b = $2 AND c = '?' AND d = \"?x\" LIMIT $1", 2);
+    pg_sql("INSERT INTO t (a, b, c) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+           "INSERT INTO t (a, b, c) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", 3);
 }
 
 static void sqlite_through_the_layer(void **state)
