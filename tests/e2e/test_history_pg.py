@@ -39,6 +39,9 @@ def db(pg):
 
 
 def env_of(pg, tmp_path, **extra):
+    """The tracker's environment: the server's password file, a state directory of the test's,
+    no price lookup (its time in recommend's last line would differ between two answers)."""
+    extra.setdefault("TRACKER_KEEPER_URL", "off")
     return tracker_env(XDG_STATE_HOME=str(tmp_path / "state"), **pg.env(**extra))
 
 
@@ -88,8 +91,8 @@ def test_same_history_and_recommend_as_sqlite(pg, db, tmp_path):
     url = pg.url(db)
     for args in (["history"], ["history", "--json"], ["history", "--job", "pgjob", "--last", "2"],
                  ["recommend", "--job", "pgjob"], ["recommend", "--job", "other"]):
-        a = tool(pg, tmp_path, *args, "--history", lite, extra_env={"TRACKER_KEEPER_URL": "off"})
-        b = tool(pg, tmp_path, *args, "--history", url, extra_env={"TRACKER_KEEPER_URL": "off"})
+        a = tool(pg, tmp_path, *args, "--history", lite)
+        b = tool(pg, tmp_path, *args, "--history", url)
         assert a.returncode == b.returncode == 0, (args, a.stderr, b.stderr)
         assert a.stdout == b.stdout and a.stdout, args
         assert a.stderr == b.stderr.replace(url, lite), args
@@ -320,3 +323,14 @@ def test_config_url_and_environment(pg, db, tmp_path):
     r = subprocess.run([TRACKER, "recommend", "--job", "cfg"], env=dict(env, TRACKER_HISTORY=url),
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and "runs: 2" in r.stdout, r.stdout + r.stderr
+
+
+def test_sslmode_passes_to_libpq(pg, db, tmp_path):
+    """sslmode in the URL is libpq's: `require` against this server (no TLS) is refused by libpq,
+    the row kept; `disable` writes."""
+    p = track(pg, tmp_path, pg.url(db) + "?sslmode=require", "sh", "-c", "exit 2")
+    assert p.returncode == 2, p.stderr
+    assert "SSL" in p.stderr and "the run's row is kept in" in p.stderr, p.stderr
+    p = track(pg, tmp_path, pg.url(db) + "?sslmode=disable", "true")
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    assert len(pg_rows(pg, db)) == 1
