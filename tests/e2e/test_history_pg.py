@@ -8,6 +8,7 @@ writes it later, once; an SQLite history migrated from schema 11 answers `recomm
 before. Skipped, saying why, where postgresql is not installed (scripts/install-deps --test)."""
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import time
@@ -177,6 +178,23 @@ def test_slow_server_past_the_deadline(pg, db, tmp_path):
     assert "the run's row is kept in" in p.stderr, p.stderr
     assert p.elapsed < 60  # not the lock's 600 s
     _delivered_once(pg, tmp_path, db, [0, 5], how="next-run", url=url)
+
+
+def test_frozen_server(pg, db, tmp_path):
+    """A server that takes the connection but never answers (its postmaster stopped with SIGSTOP:
+    the kernel still accepts): the connect waits until the deadline, no longer."""
+    url = pg.url(db)
+    assert track(pg, tmp_path, url, "true").returncode == 0
+    os.kill(pg.proc.pid, signal.SIGSTOP)
+    try:
+        p = track(pg, tmp_path, url, "sh", "-c", "exit 4", extra_env={"TRACKER_FINISH_TIMEOUT": "2"})
+    finally:
+        os.kill(pg.proc.pid, signal.SIGCONT)
+    print(f"\nfrozen server: the run took {p.elapsed:.2f} s with TRACKER_FINISH_TIMEOUT=2")
+    assert p.returncode == 4, p.stderr
+    assert "before the deadline" in p.stderr and "the run's row is kept in" in p.stderr, p.stderr
+    assert p.elapsed < 60
+    _delivered_once(pg, tmp_path, db, [0, 4])
 
 
 def test_password_refused(pg, db, tmp_path):

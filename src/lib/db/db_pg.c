@@ -105,6 +105,7 @@ int rt_db_pg_open(const char *url, double deadline, rt_db *db)
             return RT_DB_CANTOPEN;
         r = PQ->connectPoll(db->pg);
     }
+    PQ->setnonblocking(db->pg, 1); /* a statement is sent as the socket takes it (sent()) */
     /* no NOTICE on stderr (CREATE ... IF NOT EXISTS says one); the server gives up a statement at
      * the deadline too, so that a lock it waits on is let go of */
     char set[160];
@@ -174,6 +175,23 @@ static int result_error(rt_db *db, const PGresult *r)
     return db->code;
 }
 
+/* After a send: what libpq holds of it written out as the socket takes it, until the deadline.
+ * ok: the send's own answer. Returns RT_DB_OK, or the code (the connection dropped). */
+static int sent(rt_db *db, int ok)
+{
+    if (!ok)
+        return drop(db, RT_DB_CANTOPEN, PQ->errorMessage(db->pg));
+    for (int f; (f = PQ->flush(db->pg)) != 0;) {
+        if (f < 0)
+            return drop(db, RT_DB_CANTOPEN, PQ->errorMessage(db->pg));
+        if (wait_socket(db, POLLOUT | POLLIN, db->deadline) < 0)
+            return db->code;
+        if (!PQ->consumeInput(db->pg)) /* what the server said meanwhile (libpq's advice) */
+            return drop(db, RT_DB_CANTOPEN, PQ->errorMessage(db->pg));
+    }
+    return RT_DB_OK;
+}
+
 static int not_connected(rt_db *db)
 {
     return db->code ? db->code : (set_msg(db, RT_DB_CANTOPEN, "not connected"), RT_DB_CANTOPEN);
@@ -183,9 +201,9 @@ int rt_db_pg_exec(rt_db *db, const char *sql)
 {
     if (!db->pg)
         return not_connected(db);
-    if (!PQ->sendQuery(db->pg, sql))
-        return drop(db, RT_DB_CANTOPEN, PQ->errorMessage(db->pg));
-    int rc = RT_DB_OK;
+    int rc = sent(db, PQ->sendQuery(db->pg, sql));
+    if (rc != RT_DB_OK)
+        return rc;
     PGresult *r;
     while ((r = next_result(db)) != NULL) {
         int s = PQ->resultStatus(r);
@@ -249,10 +267,13 @@ int rt_db_pg_step(rt_db_stmt *st)
         return not_connected(db);
     if (!st->started) {
         st->started = true;
-        if (!PQ->sendQueryParams(db->pg, st->sql, st->nparams, NULL, (const char *const *)st->values, NULL, NULL,
-                                 0))
-            return drop(db, RT_DB_CANTOPEN, PQ->errorMessage(db->pg));
-        PQ->setSingleRowMode(db->pg);
+        int ok = PQ->sendQueryParams(db->pg, st->sql, st->nparams, NULL, (const char *const *)st->values, NULL, NULL,
+                                     0);
+        if (ok)
+            PQ->setSingleRowMode(db->pg); /* at once after the send, as libpq asks */
+        int rc = sent(db, ok);
+        if (rc != RT_DB_OK)
+            return rc;
     }
     if (st->res)
         PQ->clear(st->res);
