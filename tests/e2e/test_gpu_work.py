@@ -274,7 +274,7 @@ def test_history_columns_and_table(tmp_path):
     assert row["process_gpus_busy"] == 1 and row["gpu_idle_cpu_busy_secs"] == 0
     assert row["summary"]["gpu_work"]["sm_active_pct"]["peak"] == 15.9
     with sqlite3.connect(db) as con:
-        assert con.execute("PRAGMA user_version").fetchone()[0] == 11
+        assert con.execute("PRAGMA user_version").fetchone()[0] == 12
     head, cpu_only, gpu = tool("history", "--history", str(db)).splitlines()
     at = head.index("GPU (BUSY, SM)")
     assert cpu_only[at:].split()[0] == "-"
