@@ -213,8 +213,20 @@ if os.environ.get("RT_COVERAGE_DIR"):
         os.environ.pop("GCOV_PREFIX_STRIP", None)  # alone it would write counts below the cwd
 
 
+# the state directory (kept history rows, spilled batches) of every run a test does not give one:
+# never the user's own ~/.local/state, where a test's kept row would outlive its history
+STATE_HOME = tempfile.mkdtemp(prefix="rt-e2e-state-")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _state_home_removed():
+    yield
+    shutil.rmtree(STATE_HOME, ignore_errors=True)
+
+
 def tracker_env(**extra):
     env = dict(os.environ)
+    env["XDG_STATE_HOME"] = STATE_HOME
     for k in list(env):
         if (k.startswith("TRACKER_") and k not in ("TRACKER_CLOUD_DISCOVERY",)) or k.startswith("OTEL_"):
             del env[k]
