@@ -75,6 +75,10 @@
  *   acct_children I mem=B start=US running=0|1   the same for each of the calling process's
  *                        children
  *   driver VERSION / cuda N / init_fail
+ *   clock SECS           the fake's monotonic clock (the GPM samples' times) reads SECS while
+ *                        the config says so, CLOCK_MONOTONIC otherwise: a test moves time by
+ *                        rewriting the config, and sleeps for none. It never runs back: a
+ *                        sample's time is its integrals' (the latest either clock reached)
  * A CALL is one of the call names (init count handle driver cuda shutdown name uuid serial pci
  * cc cores power clock util memory memory_v2 temp procs procutil acct energy reasons violation
  * mig gpm_support gpm_alloc gpm_sample gpm_mig_sample gpm_metrics) or a group of them (memory:
@@ -270,8 +274,12 @@ typedef struct {
 static gpm_integ integs[MAX_DEVS + MAX_MIGS];
 static int ninteg;
 
+static double fixed_clock = -1; /* the config's clock line (seconds), -1: none */
+
 static double mono_secs(void)
 {
+    if (fixed_clock >= 0)
+        return fixed_clock;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
@@ -478,6 +486,7 @@ static void load(void)
         return;
     loaded = 1;
     ndev = nprocs = naccts = nmigs = init_fail = count_fail = nhangs = 0;
+    fixed_clock = -1;
     for (int c = 0; c < NCALLS; c++)
         cost_us[c] = call_info[c].cost_us ? call_info[c].cost_us : DEFAULT_COST_US;
     const char *path = getenv("FAKE_NVML_CONFIG");
@@ -556,6 +565,9 @@ static void load(void)
             char *v = strtok_r(NULL, " \t\n", &save);
             if (v)
                 snprintf(driver, sizeof driver, "%s", v);
+        } else if (!strcmp(w, "clock")) {
+            char *v = strtok_r(NULL, " \t\n", &save);
+            fixed_clock = v ? strtod(v, NULL) : -1;
         } else if (!strcmp(w, "cuda")) {
             char *v = strtok_r(NULL, " \t\n", &save);
             if (v)
@@ -1318,7 +1330,7 @@ static int sample_fill(gpm_sample *s, int d, unsigned gi)
     s->filled = 1;
     s->dev = d;
     s->gi = gi;
-    s->t = now;
+    s->t = e->t; /* now, or later where the clock ran back: the integrals' time */
     memcpy(s->integral, e->integral, sizeof s->integral);
     memcpy(s->held, e->held.v, sizeof s->held);
     return OK;

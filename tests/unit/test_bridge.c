@@ -22,6 +22,7 @@
 #include <sqlite3.h>
 
 #include "unit.h"
+#include "unit_wait.h"
 
 #include "core/bridge.h"
 #include "core/wire.h"
@@ -337,10 +338,7 @@ static void helper_loads_and_refuses(void **state)
     /* stopped: the helper ends and is reaped (by its owner within 200 ms; later, under the
      * sanitizers' exit, by the reaping an abandoned one gets), and is no helper any more */
     rt_bridge_stop(&b);
-    for (int i = 0; i < 10000 && rt_bridge_is_helper(pid); i++) {
-        rt_helper_reap(pid);
-        usleep(1000);
-    }
+    UNIT_WAIT_UNTIL((rt_helper_reap(pid), !rt_bridge_is_helper(pid)), UNIT_WAIT_SECS);
     assert_false(rt_bridge_is_helper(pid));
     assert_int_equal(kill(pid, 0), -1);
     assert_int_equal(errno, ESRCH);
@@ -351,12 +349,9 @@ static void helper_loads_and_refuses(void **state)
     assert_int_equal(rt_bridge_start(&b, err, sizeof err), 0);
     pid = b.pid;
     shutdown(b.fd, SHUT_WR); /* the helper sees the end and exits */
-    for (int i = 0; i < 2000; i++) {
-        siginfo_t si = {0};
-        if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid)
-            break;
-        usleep(1000);
-    }
+    siginfo_t si = {0}; /* until it has exited, left to reap (WNOWAIT) */
+    UNIT_WAIT_UNTIL(waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid,
+                    UNIT_WAIT_SECS);
     assert_int_equal(rt_helper_reap(pid), 1);
     assert_int_equal(kill(pid, 0), -1); /* reaped */
     assert_false(rt_bridge_is_helper(pid));

@@ -3,6 +3,7 @@
  * (stale cleanup, no hierarchy) and live on this machine (exact CPU time against wait4; a
  * kill of the whole group). */
 #include "unit.h"
+#include "unit_wait.h"
 
 #include <errno.h>
 #include <math.h>
@@ -1112,11 +1113,8 @@ static void job_kill_run(const char *proc_root)
     char x = 0;
     assert_int_equal(read(ready[0], &x, 1), 1);
     close(ready[0]);
-    int64_t seen = rt_job_cgroup_procs(jg);
-    for (int i = 0; i < 500 && seen != 3; i++) { /* the middle one's exit (4 until then) */
-        usleep(10000);
-        seen = rt_job_cgroup_procs(jg);
-    }
+    int64_t seen; /* the middle one's exit (4 until then) */
+    UNIT_WAIT_UNTIL((seen = rt_job_cgroup_procs(jg)) == 3, UNIT_WAIT_SECS);
     /* killed before anything is asserted: a failed test leaves no process behind (they would
      * hold CTest's pipe open) */
     rt_error killed = rt_job_cgroup_kill(jg);
@@ -1196,8 +1194,7 @@ static void job_live_stale(void **state)
     rt_job_cgroup_free(jg);
     kill(sleeper, SIGKILL);
     waitpid(sleeper, NULL, 0);
-    for (int i = 0; i < 50 && rmdir(busy) != 0; i++)
-        usleep(10000); /* the kernel frees the group a moment after the exit */
+    UNIT_WAIT_UNTIL(rmdir(busy) == 0, UNIT_WAIT_SECS); /* the kernel frees the group a moment after the exit */
     assert_int_not_equal(access(busy, F_OK), 0);
 }
 

@@ -467,7 +467,7 @@ static void process_count_budget(void **state)
     e.p.walk_share = 1.0;
     e.p.walk_burst = 0.5;
     e.p.walk_tokens = -1e-9;
-    usleep(2000); /* 2 ms at a whole core: 2 ms of walking */
+    e.p.walk_tokens_mono -= 0.002; /* topped up 2 ms ago: at a whole core, 2 ms of walking */
     process("3", true);
     write_counters(1002, 52, 402);
     assert_true(rt_cpu_part_snapshot(&e.p, &e.c));

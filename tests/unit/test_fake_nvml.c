@@ -186,10 +186,23 @@ static double switched_mean(double t1, double ts, double t2)
     return (42.5 * (ts - t1) + 100 * (t2 - ts)) / (t2 - t1);
 }
 
+/* The config text with the fake's clock at t (its `clock` line): time moves by a rewrite. */
+static void config_at(double t, const char *text)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%sclock %.3f\n", text, t);
+    config(buf);
+}
+
+#define GPM_A "cost off\ngpu uuid=GPU-a\ngpu uuid=GPU-b\ngpm 0 sm=42.5 tensor=20 pcie_tx=1000\ngpm 1 sm=1\n"
+#define GPM_B "cost off\ngpu uuid=GPU-a\ngpu uuid=GPU-b\ngpm 0 sm=100 tensor=20 pcie_tx=1000\ngpm 1 dram=3\n"
+
 static void metric_values(void **state)
 {
     (void)state;
-    config("cost off\ngpu uuid=GPU-a\ngpu uuid=GPU-b\ngpm 0 sm=42.5 tensor=20 pcie_tx=1000\ngpm 1 sm=1\n");
+    /* the fake's clock, ahead of the real one that earlier calls brought its integrals to */
+    double t0 = (double)(long)mono() + 1000;
+    config_at(t0, GPM_A);
     sample_t a, b, c, other, empty;
     assert_int_equal(alloc(&a), 0);
     assert_int_equal(alloc(&b), 0);
@@ -197,7 +210,7 @@ static void metric_values(void **state)
     assert_int_equal(alloc(&other), 0);
     assert_int_equal(alloc(&empty), 0);
     assert_int_equal(sample(dev(0), a), 0);
-    usleep(2000);
+    config_at(t0 + 1, GPM_A);
     assert_int_equal(sample(dev(0), b), 0);
     assert_int_equal(sample(dev(1), other), 0);
     metrics_get_t m;
@@ -228,26 +241,17 @@ static void metric_values(void **state)
     assert_int_equal(m.metrics[332].nvmlReturn, 3);
 
     /* the config rewritten between two samples: the mean weighted by the time each value held.
-     * The switch lands at the first call after the rewrite; the bounds follow from the times
-     * around each call, so that a slow machine moves them, not the check. */
-    double t1a = mono();
+     * The switch lands at the first call after the rewrite, at the clock the rewrite sets. */
+    config_at(t0 + 10, GPM_A);
     assert_int_equal(sample(dev(0), c), 0);
-    double t1b = mono();
-    usleep(5000);
-    config("cost off\ngpu uuid=GPU-a\ngpu uuid=GPU-b\ngpm 0 sm=100 tensor=20 pcie_tx=1000\ngpm 1 dram=3\n");
-    double tsa = mono();
+    config_at(t0 + 15, GPM_B);
     dev(0); /* a call: the fake reads the new config */
-    double tsb = mono();
-    usleep(5000);
-    double t2a = mono();
+    config_at(t0 + 20, GPM_B);
     assert_int_equal(sample(dev(0), a), 0);
-    double t2b = mono();
     assert_int_equal(get_metrics(&m, c, a, ids, 2), 0);
-    /* 42.5 from t1 to the switch, 100 from the switch to t2: least with the switch late and the
-     * samples early, most the other way round */
-    double lo = switched_mean(t1a, tsb, t2a), hi = switched_mean(t1b, tsa, t2b);
-    assert_true(m.metrics[0].value > 42.5 && m.metrics[0].value < 100);
-    assert_true(m.metrics[0].value >= lo - 1e-6 && m.metrics[0].value <= hi + 1e-6);
+    /* 42.5 from t1 to the switch, 100 from the switch to t2 */
+    assert_float_equal(m.metrics[0].value, switched_mean(t0 + 10, t0 + 15, t0 + 20), 1e-6);
+    assert_float_equal(m.metrics[0].value, 71.25, 1e-6);
     assert_float_equal(m.metrics[1].value, 20, 1e-6);
     /* a metric the device's line gives no more; a device whose line went away */
     assert_int_equal(sample(dev(1), b), 0);

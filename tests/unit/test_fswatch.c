@@ -3,6 +3,7 @@
  * writes since reads nothing, and what the thread cost (printed). Root only (filesystem marks ask
  * CAP_SYS_ADMIN): skipped otherwise, and where the kernel refuses the mark. */
 #include "unit.h"
+#include "unit_wait.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,12 +12,6 @@
 #include <unistd.h>
 
 #include "source/fswatch.h"
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
 
 static void written_and_removed_between_takes(void **state)
 {
@@ -40,7 +35,8 @@ static void written_and_removed_between_takes(void **state)
     for (int i = 0; i < 64; i++)
         assert_int_equal(write(fd, chunk, sizeof chunk), (ssize_t)sizeof chunk);
     close(fd);
-    sleep_ms(100); /* the reading after the last write (RT_FSWATCH_GAP_MS later at most) */
+    /* the thread's reading after the last write (woken by it, RT_FSWATCH_GAP_MS later at most) */
+    UNIT_WAIT_UNTIL(rt_fswatch_peak(w, 0) >= 64 * 1024, UNIT_WAIT_SECS);
     unlink(name);
     uint64_t peak = rt_fswatch_take_peak(w, 0);
     assert_true(peak >= 64 * 1024); /* /dev/shm's other files count too */

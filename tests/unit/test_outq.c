@@ -5,6 +5,7 @@
  * the end waits; a queue over its bound drops whole samples; a closed reader ends the output with
  * EPIPE; a thread stuck in a blocking write is left behind and does not hold up the end. */
 #include "unit.h"
+#include "unit_wait.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -40,6 +41,13 @@ static void small_pipe(int p[2])
 {
     assert_int_equal(pipe2(p, O_CLOEXEC), 0);
     assert_true(fcntl(p[1], F_SETPIPE_SZ, 4096) >= 4096);
+}
+
+/* What a read of the (non-blocking) fd gives now, at most cap bytes: 0 when nothing is there. */
+static size_t read_some(int fd, char *buf, size_t cap)
+{
+    ssize_t k = read(fd, buf, cap);
+    return k > 0 ? (size_t)k : 0;
 }
 
 /* Line i: "i:" then filler, n bytes with the newline. */
@@ -80,6 +88,7 @@ static void keeps_up(int flags)
 {
     int p[2];
     assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+    assert_int_equal(fcntl(p[0], F_SETFL, O_NONBLOCK), 0); /* the reader's end only */
     cli_outq *q = cli_outq_new(p[1], 0, flags);
     assert_non_null(q);
     char line[6000], got[65536];
@@ -87,17 +96,18 @@ static void keeps_up(int flags)
         size_t n = i % 2 ? 6000 : 300; /* above PIPE_BUF too */
         line_of(line, n, i);
         assert_int_equal(cli_outq_push(q, line, n, true), 0);
-        struct pollfd pf = {.fd = p[0], .events = POLLIN};
-        assert_int_equal(poll(&pf, 1, 10000), 1);
-        usleep(2000); /* a second write of the same line would be there by now */
-        ssize_t k = read(p[0], got, sizeof got);
-        assert_int_equal(k, (ssize_t)n); /* the whole line, from one write */
+        /* the line's bytes and no more: a second write of it would be read at the head of the
+         * next line (or left in the pipe at the end) */
+        size_t k = 0;
+        UNIT_WAIT_UNTIL((k += read_some(p[0], got + k, n - k)) == n, UNIT_WAIT_SECS);
+        assert_int_equal(k, n); /* the whole line */
         assert_memory_equal(got, line, n);
     }
     cli_outq_counts c;
     cli_outq_end(q, mono() + 10, &c);
     assert_int_equal(c.samples, 20);
     assert_int_equal(c.delivered, 20);
+    assert_int_equal(read_some(p[0], got, sizeof got), 0); /* nothing written twice */
     assert_int_equal(c.dropped, 0);
     assert_int_equal(c.err, 0);
     assert_false(c.stalled);
@@ -146,8 +156,11 @@ static void never_read(void **state)
     close(p[1]);
 }
 
+/* A reader slower than the pushes: it reads nothing until the test has pushed every line (the
+ * gate, a pipe the test writes a byte to), then reads to the end in small reads. */
 typedef struct slow_reader {
     int fd;
+    int gate[2];
     size_t got;
 } slow_reader;
 
@@ -155,12 +168,32 @@ static void *read_slowly(void *arg)
 {
     slow_reader *r = arg;
     char buf[700];
+    if (read(r->gate[0], buf, 1) != 1)
+        return NULL;
     ssize_t k;
-    while ((k = read(r->fd, buf, sizeof buf)) > 0) {
+    while ((k = read(r->fd, buf, sizeof buf)) > 0)
         r->got += (size_t)k;
-        usleep(2000);
-    }
     return NULL;
+}
+
+static void slow_reader_start(slow_reader *r, int fd, pthread_t *t)
+{
+    *r = (slow_reader){.fd = fd};
+    assert_int_equal(pipe2(r->gate, O_CLOEXEC), 0);
+    assert_int_equal(pthread_create(t, NULL, read_slowly, r), 0);
+}
+
+/* The pushes are done: the reader starts. */
+static void slow_reader_open(slow_reader *r)
+{
+    assert_int_equal(write(r->gate[1], "g", 1), 1);
+}
+
+static void slow_reader_join(slow_reader *r, pthread_t t)
+{
+    pthread_join(t, NULL);
+    close(r->gate[0]);
+    close(r->gate[1]);
 }
 
 /* Over the bound: samples are dropped whole at the push, counted; the rest still arrives, and
@@ -172,15 +205,16 @@ static void bound_drops_whole_samples(void **state)
     small_pipe(p);
     cli_outq *q = cli_outq_new(p[1], 10000, 0);
     assert_non_null(q);
-    slow_reader r = {.fd = p[0]};
+    slow_reader r;
     pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, read_slowly, &r), 0);
+    slow_reader_start(&r, p[0], &t);
     char line[1000];
     for (int i = 0; i < 100; i++) {
         line_of(line, sizeof line, i);
         assert_int_equal(cli_outq_push(q, line, sizeof line, true), 0);
     }
     assert_int_equal(cli_outq_push(q, "note\n", 5, false), 0);
+    slow_reader_open(&r);
     cli_outq_counts c;
     cli_outq_end(q, mono() + 60, &c);
     assert_false(c.stalled);
@@ -189,7 +223,7 @@ static void bound_drops_whole_samples(void **state)
     assert_int_equal(c.delivered + c.dropped, 100);
     cli_outq_free(q);
     close(p[1]);
-    pthread_join(t, NULL);
+    slow_reader_join(&r, t);
     assert_int_equal(r.got, c.delivered * sizeof line + 5);
     close(p[0]);
 }
@@ -202,15 +236,15 @@ static void slow_reader_gets_all(void **state)
     small_pipe(p);
     cli_outq *q = cli_outq_new(p[1], 0, 0);
     assert_non_null(q);
-    slow_reader r = {.fd = p[0]};
+    slow_reader r;
     pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, read_slowly, &r), 0);
+    slow_reader_start(&r, p[0], &t);
     char line[1500];
     for (int i = 0; i < 200; i++) {
         line_of(line, sizeof line, i);
         assert_int_equal(cli_outq_push(q, line, sizeof line, true), 0);
-        usleep(200);
     }
+    slow_reader_open(&r);
     cli_outq_counts c;
     cli_outq_end(q, mono() + 60, &c);
     assert_false(c.stalled);
@@ -218,7 +252,7 @@ static void slow_reader_gets_all(void **state)
     assert_int_equal(c.dropped, 0);
     cli_outq_free(q);
     close(p[1]);
-    pthread_join(t, NULL);
+    slow_reader_join(&r, t);
     assert_int_equal(r.got, 200 * sizeof line);
     close(p[0]);
 }
@@ -234,11 +268,8 @@ static void reader_gone(void **state)
     assert_non_null(q);
     char line[100];
     line_of(line, sizeof line, 0);
-    int rc = 0;
-    for (int i = 0; i < 1000 && rc == 0; i++) {
-        rc = cli_outq_push(q, line, sizeof line, true);
-        usleep(1000);
-    }
+    int rc = 0; /* until the thread has met the reader's absence */
+    UNIT_WAIT_UNTIL((rc = cli_outq_push(q, line, sizeof line, true)) != 0, UNIT_WAIT_SECS);
     assert_int_equal(rc, -1);
     assert_int_equal(errno, EPIPE);
     cli_outq_counts c;
@@ -257,6 +288,7 @@ static void stuck_thread_left_behind(void **state)
     (void)state;
     int p[2];
     small_pipe(p);
+    int threads = unit_threads();
     cli_outq *q = cli_outq_new(p[1], 0, CLI_OUTQ_BLOCKING);
     assert_non_null(q);
     char line[3000];
@@ -274,11 +306,9 @@ static void stuck_thread_left_behind(void **state)
     char buf[1 << 16];
     int fl = fcntl(p[0], F_GETFL);
     fcntl(p[0], F_SETFL, fl | O_NONBLOCK);
-    for (int i = 0; i < 200; i++) { /* unstick it: it ends without writing more */
-        while (read(p[0], buf, sizeof buf) > 0)
-            ;
-        usleep(5000);
-    }
+    /* unstick it: it ends without writing more (the process's threads back to the test's own) */
+    UNIT_WAIT_UNTIL((read_some(p[0], buf, sizeof buf), unit_threads() <= threads), UNIT_WAIT_SECS);
+    assert_true(unit_threads() <= threads);
     close(p[0]);
     close(p[1]);
 }

@@ -5,6 +5,7 @@
  * man pages show them, a hung one killed at the timeout, one that exits 1, one that talks
  * nonsense. */
 #include "unit.h"
+#include "unit_wait.h"
 
 #include <errno.h>
 
@@ -488,14 +489,14 @@ static void query_failures(void **state)
     assert_non_null(strstr(lastwarn, "whenever"));
     rt_place_free(p);
     /* hangs (and its child too): killed at the timeout, one warning; a child of the caller's
-     * own is not reaped meanwhile */
+     * own, ended before and waiting to be reaped all the while, is not reaped meanwhile */
     put_script("scontrol", "sleep 30\necho 'JobId=4242 TimeLimit=1:00:00'\n");
     pid_t mine = fork();
     assert_true(mine >= 0);
-    if (mine == 0) {
-        usleep(50000);
+    if (mine == 0)
         _exit(7);
-    }
+    siginfo_t ended = {0};
+    assert_int_equal(waitid(P_PID, (id_t)mine, &ended, WEXITED | WNOWAIT), 0); /* exited, not reaped */
     p = slurm_query(0.3);
     assert_null(rt_place_request(p)->time_limit_from);
     assert_int_equal(nwarn, 1);
@@ -522,12 +523,8 @@ static void query_failures(void **state)
     fclose(bf);
     pid_t bg = (pid_t)strtol(bgtext, NULL, 10);
     assert_true(bg > 0);
-    bool gone = false; /* killed, then reaped by init: gone within a few seconds */
-    for (int i = 0; i < 200 && !gone; i++) {
-        gone = kill(bg, 0) < 0 && errno == ESRCH;
-        if (!gone)
-            usleep(20000);
-    }
+    bool gone = false; /* killed, then reaped by init */
+    UNIT_WAIT_UNTIL((gone = kill(bg, 0) < 0 && errno == ESRCH), UNIT_WAIT_SECS);
     if (!gone)
         kill(bg, SIGKILL);
     assert_true(gone);

@@ -8,6 +8,7 @@
  * once; the sharers' probe following a process outside the tree that maps and unmaps a memfd
  * the tree maps. */
 #include "unit.h"
+#include "unit_wait.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -118,32 +119,39 @@ static char proc_state(pid_t pid)
     return p && p[1] == ' ' ? p[2] : 0;
 }
 
-/* Waits (polling, 10 s at most: a guard) until parent and its kids children are all asleep
- * (blocked in read() or pause(): their memory settled). */
+/* The children of pid now (its main thread's: /proc/PID/task/PID/children, pids each followed by
+ * a space) into buf, NUL-terminated; their text's length, or -1. */
+static ssize_t children_text(pid_t pid, char *buf, size_t cap)
+{
+    char name[48];
+    snprintf(name, sizeof name, "task/%d/children", (int)pid);
+    return read_proc(pid, name, buf, cap);
+}
+
+/* Whether parent and its kids children are all asleep now (blocked in read() or pause()). */
+static bool all_asleep(pid_t parent, int kids)
+{
+    char buf[256];
+    if (children_text(parent, buf, sizeof buf) < 0 || proc_state(parent) != 'S')
+        return false;
+    int n = 0, asleep = 0;
+    for (char *p = buf, *end; *p; p = end) {
+        long pid = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        n++;
+        asleep += proc_state((pid_t)pid) == 'S';
+    }
+    return n == kids && asleep == kids;
+}
+
+/* Waits (10 s at most: a guard) until parent and its kids children are all asleep (their memory
+ * settled). */
 static void wait_asleep(pid_t parent, int kids)
 {
-    char path[64], buf[256];
-    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)parent, (int)parent);
-    for (int i = 0; i < 10000; i++, usleep(1000)) {
-        int fd = open(path, O_RDONLY);
-        ssize_t k = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-        if (fd >= 0)
-            close(fd);
-        if (k < 0 || proc_state(parent) != 'S')
-            continue;
-        buf[k] = '\0';
-        int n = 0, asleep = 0;
-        for (char *p = buf, *end; *p; p = end) {
-            long pid = strtol(p, &end, 10);
-            if (end == p)
-                break;
-            n++;
-            asleep += proc_state((pid_t)pid) == 'S';
-        }
-        if (n == kids && asleep == kids)
-            return;
-    }
-    fail_msg("the processes did not fall asleep within 10 s");
+    UNIT_WAIT_UNTIL(all_asleep(parent, kids), 10);
+    if (!all_asleep(parent, kids))
+        fail_msg("the processes did not fall asleep within 10 s");
 }
 
 /* In a forked child: leads a process group of its own, dies with the test, and holds len bytes
@@ -534,6 +542,17 @@ static void probe_flags_follow_an_outsider(void **state)
     probe_outsider(true);
 }
 
+/* The probe's move as the sentinel's next read of its rollup makes it (that read comes when its
+ * budget allows: rt_proctree_probe_move reads it then, and keeps its last figure meanwhile). */
+static double sentinel_next_move(rt_proctree *t)
+{
+    uint64_t reads = rt_proctree_probe_flags_only(t);
+    double moved = -1;
+    UNIT_WAIT_UNTIL((moved = rt_proctree_probe_move(t), rt_proctree_probe_flags_only(t) > reads), UNIT_WAIT_SECS);
+    assert_true(rt_proctree_probe_flags_only(t) > reads);
+    return moved;
+}
+
 /* The sentinel (an ordinary user's probe): two processes of the tree map a memfd of COW_MIB and
  * touch it, so every page is shared (no exclusive flag to flip); this test maps the same pages
  * (the tree's share falls from all of it to two thirds) and unmaps them: each time the probe's
@@ -554,9 +573,7 @@ static void probe_sentinel_follows_an_outsider(void **state)
         touch_pages(m, size, 1);
         if (fork() == 0) /* the second mapper: a shared mapping's pages are faulted in anew */
             touch_pages(m, size, 2);
-        else
-            usleep(100000);
-        write_byte(ready[1], 'r');
+        write_byte(ready[1], 'r'); /* each mapper when its pages are in: the test waits for both */
         for (;;)
             pause();
     }
@@ -577,17 +594,14 @@ static void probe_sentinel_follows_an_outsider(void **state)
     assert_true(m != MAP_FAILED);
     for (size_t i = 0; i < size; i += 4096)
         (void)((volatile char *)m)[i];
-    usleep(200000); /* the sentinel's budget: a read of its rollup each 20 times its cost */
-    double moved = rt_proctree_probe_move(t);
+    double moved = sentinel_next_move(t); /* its budget: a read of its rollup each 20 times its cost */
     print_message("sentinel: %.0f KiB moved by the outsider's map of %d MiB\n", moved, COW_MIB);
     assert_true(moved >= 0.8 * third && moved <= 1.2 * third);
     assert_int_equal(rt_proctree_scan(t, 2.0, &a), 0);
     rt_proctree_probe_arm(t, true);
-    usleep(200000);
-    assert_true(rt_proctree_probe_move(t) < noise);
+    assert_true(sentinel_next_move(t) < noise);
     munmap(m, size);
-    usleep(200000);
-    moved = rt_proctree_probe_move(t);
+    moved = sentinel_next_move(t);
     assert_true(moved >= 0.8 * third && moved <= 1.2 * third);
     assert_true(rt_proctree_probe_flags_only(t) >= 3);
     rt_proctree_free(t);
@@ -636,6 +650,17 @@ static int check_short(pid_t root, int kids)
     return 0;
 }
 
+/* How many children pid has now. */
+static int children_of(pid_t pid)
+{
+    char buf[8192];
+    ssize_t k = children_text(pid, buf, sizeof buf);
+    int n = 0;
+    for (ssize_t j = 0; j < k; j++)
+        n += buf[j] == ' ';
+    return n;
+}
+
 /* Forks family: a parent of kids children, all asleep in pause() (dying with it), and waits
  * until all are forked (10 s at most). */
 static void start_sleepers(int kids)
@@ -652,18 +677,8 @@ static void start_sleepers(int kids)
         for (;;)
             pause();
     }
-    char path[64], buf[8192];
-    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)family, (int)family);
-    int n = 0;
-    for (int i = 0; i < 10000 && n < kids; i++, usleep(1000)) {
-        int fd = open(path, O_RDONLY);
-        ssize_t k = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-        if (fd >= 0)
-            close(fd);
-        n = 0;
-        for (ssize_t j = 0; j < k; j++)
-            n += buf[j] == ' ';
-    }
+    int n;
+    UNIT_WAIT_UNTIL((n = children_of(family)) >= kids, 10);
     assert_int_equal(n, kids);
 }
 

@@ -4,11 +4,13 @@
  * did not reach S3 inline). The stream runs on a test clock (unit_clock.h) that the test steps
  * between rows: nothing sleeps to let time pass. */
 #include "unit.h"
+#include "unit_wait.h"
 #include "unit_clock.h"
 
 #include <dirent.h>
 #include <jansson.h>
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
 #include <time.h>
 
@@ -732,6 +734,7 @@ static void test_finish_stall_orphan(void **state)
     (void)state;
     fixture x = {0};
     x.f.finish_hang = 4.5;
+    int threads = unit_threads();
     start(&x, 0.05, 0);
     add_rows(&x, 10, 0.01);
     double a = rt_clock_now(x.f.clk);
@@ -753,8 +756,10 @@ static void test_finish_stall_orphan(void **state)
         ;
     assert_true(x.f.finish_returned);
     pthread_mutex_unlock(&x.f.mu);
-    /* the orphaned thread's end cannot be seen from here: it is given time to log, were it to */
-    usleep(200000);
+    /* the orphaned thread cannot be joined: its end is the process's threads back to those
+     * before the stream started (it would have logged by then, were it to) */
+    UNIT_WAIT_UNTIL(unit_threads() <= threads, UNIT_WAIT_SECS);
+    assert_true(unit_threads() <= threads);
     orphan_clock = x.f.clk; /* the thread's last act may be a look at the clock: it outlives the thread */
     x.f.clk = NULL;
     pthread_mutex_lock(&log_mu);
@@ -939,12 +944,20 @@ static void test_record_round_trip(void **state)
     assert_true(rmdir(dir) == 0); /* nothing left: record, lock and temporary files gone */
 }
 
-/* Moves the abort time (an _Atomic double) to now after 0.2 s, from another thread. */
+/* The abort time and the listening socket of a request in flight. */
+typedef struct abort_when {
+    _Atomic double *at;
+    int listen_fd;
+} abort_when;
+
+/* Moves the abort time to now, from another thread, once the request is in flight: its
+ * connection made (the kernel completed it; the listening socket reads as ready), 30 s at most. */
 static void *abort_soon(void *arg)
 {
-    struct timespec ts = {0, 200 * 1000 * 1000};
-    nanosleep(&ts, NULL);
-    atomic_store((_Atomic double *)arg, rt_mono_secs());
+    abort_when *a = arg;
+    struct pollfd p = {.fd = a->listen_fd, .events = POLLIN};
+    (void)poll(&p, 1, 30000);
+    atomic_store(a->at, rt_mono_secs());
     return NULL;
 }
 
@@ -968,7 +981,8 @@ static void test_fetch_abort_in_flight(void **state)
     _Atomic double at = INFINITY;
     rt_fetch_abort_at(&at);
     pthread_t th;
-    assert_int_equal(pthread_create(&th, NULL, abort_soon, &at), 0);
+    abort_when when = {.at = &at, .listen_fd = fd};
+    assert_int_equal(pthread_create(&th, NULL, abort_soon, &when), 0);
     rt_fetch_request rq = {.method = "PUT", .url = url, .body = "x", .body_len = 1, .timeout_secs = 30,
                            .max_body = 100};
     rt_fetch_reply rp;

@@ -138,15 +138,27 @@ void rt_fswatch_set_paths(rt_fswatch *w, const char *const *paths, const unsigne
     pthread_mutex_unlock(&w->mu);
 }
 
-uint64_t rt_fswatch_take_peak(rt_fswatch *w, unsigned group)
+/* group's peak since its last take; take: starts it again */
+static uint64_t peak_of(rt_fswatch *w, unsigned group, bool take)
 {
     if (!w || group >= RT_FSWATCH_GROUPS)
         return 0;
     pthread_mutex_lock(&w->mu);
     uint64_t kib = w->peak[group];
-    w->peak[group] = 0;
+    if (take)
+        w->peak[group] = 0;
     pthread_mutex_unlock(&w->mu);
     return kib;
+}
+
+uint64_t rt_fswatch_take_peak(rt_fswatch *w, unsigned group)
+{
+    return peak_of(w, group, true);
+}
+
+uint64_t rt_fswatch_peak(rt_fswatch *w, unsigned group)
+{
+    return peak_of(w, group, false);
 }
 
 void rt_fswatch_cost(rt_fswatch *w, uint64_t *readings, double *cpu_secs)

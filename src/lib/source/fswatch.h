@@ -32,6 +32,8 @@ void rt_fswatch_set_paths(rt_fswatch *w, const char *const *paths, const unsigne
 /* The largest figure of group the thread read since the last call for it (KiB; 0: none), and
  * starts it again. */
 uint64_t rt_fswatch_take_peak(rt_fswatch *w, unsigned group);
+/* The same figure without starting it again (a look between takes: a test waits on it). */
+uint64_t rt_fswatch_peak(rt_fswatch *w, unsigned group);
 
 /* How many readings the thread made, and its CPU time (seconds), so far. */
 void rt_fswatch_cost(rt_fswatch *w, uint64_t *readings, double *cpu_secs);
