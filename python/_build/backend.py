@@ -3,9 +3,17 @@
 pip runs it in-tree (pyproject.toml: requires = [], backend-path = ["_build"]), so
 `pip install ./python` needs neither an index nor setuptools. The wheel holds the package
 files (resource_tracker, gpu_tracker, and the metaflow_extensions namespace package with the
-Metaflow step decorator and card) and the C library as resource_tracker/libresource-tracker.so: either the file named by
-RESOURCE_TRACKER_LIBRARY (or --config-settings library=PATH), or one built with cmake from the
-repository's sources (python/.., or the _csrc/ copy inside an sdist) in a temporary directory.
+Metaflow step decorator and card) and the C library as resource_tracker/libresource-tracker.so,
+the first of:
+- the file named by RESOURCE_TRACKER_LIBRARY (or --config-settings library=PATH);
+- one already built: the repository's build tree (python/../build, the README's build; not a
+  sanitizer's or coverage build, not older than a C source, its version the sources'), then an
+  installed one (pkg-config's libdir for resource-tracker, then ldconfig's cache) whose version is
+  the sources';
+- one built with cmake from the repository's sources (python/.., or the _csrc/ copy inside an
+  sdist) in a temporary directory (about 4 minutes on 2 cores): when none of the above is found,
+  or always with RESOURCE_TRACKER_BUILD=1 (or --config-settings library=build).
+It says which on stderr (pip shows it with -v), and why each one it passed over was not taken.
 """
 import base64
 import hashlib
@@ -144,7 +152,7 @@ def _c_source_root():
 def _given_library(config_settings):
     """The library named by --config-settings library=PATH or RESOURCE_TRACKER_LIBRARY."""
     path = (config_settings or {}).get("library") or os.environ.get("RESOURCE_TRACKER_LIBRARY")
-    if not path:
+    if not path or path == "build":
         return None
     if not os.path.isfile(path):
         raise BuildError(f"RESOURCE_TRACKER_LIBRARY names {path!r}, which is not a file")
@@ -181,12 +189,123 @@ def _build_library(tmp):
     return os.path.realpath(lib)
 
 
+def _source_version(root):
+    """MAJOR.MINOR.PATCH of the C sources at root (include/resource_tracker/version.h), or None."""
+    try:
+        with open(os.path.join(root, "include", "resource_tracker", "version.h"), encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return None
+    parts = [re.search(rf"^#define RT_VERSION_{p} (\d+)", text, re.M) for p in ("MAJOR", "MINOR", "PATCH")]
+    return ".".join(m.group(1) for m in parts) if all(parts) else None
+
+
+# Run by the build's python in a child: a library that cannot load here (a sanitizer's build
+# aborts the process that loads it) costs the child only
+_VERSION_PROBE = ("import ctypes, sys; lib = ctypes.CDLL(sys.argv[1]); "
+                  "lib.rt_version.restype = ctypes.c_char_p; print(lib.rt_version().decode())")
+
+
+def _library_version(path):
+    """rt_version() of the library at path, or None when it does not load or has none."""
+    try:
+        r = subprocess.run([sys.executable, "-c", _VERSION_PROBE, path], capture_output=True,
+                           text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    out = r.stdout.strip()
+    return out if r.returncode == 0 and re.fullmatch(r"\d+\.\d+\.\d+", out) else None
+
+
+def _newest_source(root):
+    """(mtime, path) of the newest C source under root (CMakeLists.txt, include/, src/)."""
+    newest = (0.0, "")
+    for rel in ("CMakeLists.txt", "include", "src"):
+        for path, _ in _walk(os.path.join(root, rel), root):
+            mtime = os.stat(path).st_mtime
+            if mtime > newest[0]:
+                newest = (mtime, path)
+    return newest
+
+
+def _build_tree_library(root, why):
+    """The library of root's build tree (root/build) when it fits; else None, with why."""
+    build = os.path.join(root, "build")
+    lib = os.path.join(build, LIBRARY_NAME)
+    if not os.path.isfile(lib):
+        why.append(f"{lib}: not built")
+        return None
+    try:
+        with open(os.path.join(build, "CMakeCache.txt"), encoding="utf-8", errors="replace") as f:
+            cache = f.read()
+    except OSError:
+        cache = ""
+    if re.search(r"^RT_(SANITIZE|COVERAGE|FUZZ):BOOL=(ON|1|TRUE)", cache, re.M | re.I) or "-fsanitize" in cache:
+        why.append(f"{lib}: a sanitizer's, coverage or fuzzing build")
+        return None
+    mtime, newest = _newest_source(root)
+    if mtime > os.stat(os.path.realpath(lib)).st_mtime:
+        why.append(f"{lib}: older than {os.path.relpath(newest, root)} (cmake --build build brings it up to date)")
+        return None
+    return lib
+
+
+def _installed_libraries():
+    """Paths of installed libraries: pkg-config's libdir for resource-tracker, then ldconfig's."""
+    pkg_config = shutil.which("pkg-config")
+    if pkg_config:
+        r = subprocess.run([pkg_config, "--variable=libdir", "resource-tracker"], capture_output=True, text=True)
+        libdir = r.stdout.strip()
+        if r.returncode == 0 and libdir:
+            yield os.path.join(libdir, LIBRARY_NAME)
+    for ldconfig in (shutil.which("ldconfig"), "/sbin/ldconfig", "/usr/sbin/ldconfig"):
+        if ldconfig and os.path.isfile(ldconfig):
+            r = subprocess.run([ldconfig, "-p"], capture_output=True, text=True)
+            for m in re.finditer(r"^\s*libresource-tracker\.so(?:\.\d+)* \(([^)]*)\) => (\S+)$", r.stdout, re.M):
+                yield m.group(2)
+            break
+
+
+def _built_library(root, why):
+    """(path, where) of an already built library of the sources' version: the build tree's, then
+    an installed one; (None, None) when none fits (why says what was passed over)."""
+    want = _source_version(root) if root else None
+    seen = set()
+    candidates = [(_build_tree_library(root, why) if root else None, "the repository's build tree")]
+    candidates += [(path, "installed") for path in _installed_libraries()]
+    for path, where in candidates:
+        if not path or not os.path.isfile(path) or os.path.realpath(path) in seen:
+            continue
+        seen.add(os.path.realpath(path))
+        version = _library_version(path)
+        if version is None:
+            why.append(f"{path}: does not load here (or has no rt_version)")
+        elif want and version != want:
+            why.append(f"{path}: version {version}, the sources' is {want}")
+        else:
+            return os.path.realpath(path), f"{where}, version {version}"
+    if not why:
+        why.append("no build tree and no installed library")
+    return None, None
+
+
 def _library(config_settings, tmp):
     given = _given_library(config_settings)
     if given:
         print(f"resource_tracker build: bundling {given} (RESOURCE_TRACKER_LIBRARY)",
               file=sys.stderr, flush=True)
         return given
+    if (config_settings or {}).get("library") == "build" or os.environ.get("RESOURCE_TRACKER_BUILD") == "1":
+        print("resource_tracker build: building the library (RESOURCE_TRACKER_BUILD=1)", file=sys.stderr, flush=True)
+        return _build_library(tmp)
+    why = []
+    lib, where = _built_library(_c_source_root(), why)
+    if lib:
+        passed = f"; passed over: {'; '.join(why)}" if why else ""
+        print(f"resource_tracker build: bundling {lib} ({where}){passed}", file=sys.stderr, flush=True)
+        return lib
+    print("resource_tracker build: no built library to bundle (" + "; ".join(why) + "): building it",
+          file=sys.stderr, flush=True)
     return _build_library(tmp)
 
 

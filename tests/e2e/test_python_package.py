@@ -1,11 +1,16 @@
 """End-to-end: the Python package installs offline into a fresh venv with pip (no index, pip's
 default build isolation) and works from there. Once with the C library built by the package's
-own backend (cmake, from the repository), once bundling the build's library named by
-RESOURCE_TRACKER_LIBRARY; in each venv a ResourceTracker follows a short CPU loop, and the
-package uninstalls cleanly. Needs cmake, a C compiler and the library's -dev packages (as the
-build does) and Debian's python3-venv; skipped, saying so, only when venv cannot be made."""
+own backend (cmake, from the repository: RESOURCE_TRACKER_BUILD=1), once bundling the build's
+library named by RESOURCE_TRACKER_LIBRARY; in each venv a ResourceTracker follows a short CPU
+loop, and the package uninstalls cleanly. Without either, the backend bundles a library already
+built (issue 70: no 4-minute rebuild): in a copy of the sources, the build tree's, passed over
+when older than a source (then an installed one, found through pkg-config, is taken) or when it
+is a sanitizer's; it says which it took and why it passed over the others. Needs cmake, a C
+compiler and the library's -dev packages (as the build does) and Debian's python3-venv; skipped,
+saying so, only when venv cannot be made."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -132,11 +137,81 @@ def _check_gpu_tracker_command(vpy, tmp_path):
 
 
 def test_install_builds_library_with_cmake(tmp_path):
-    """pip install --no-index ./python: the backend builds the library with cmake."""
+    """pip install --no-index ./python with RESOURCE_TRACKER_BUILD=1: the backend builds the
+    library with cmake, whatever is built already."""
     vpy = _venv(tmp_path / "venv")
-    r = _pip(vpy, "install", "-v", "--no-index", "./python")
+    r = _pip(vpy, "install", "-v", "--no-index", "./python", env=_clean_env(RESOURCE_TRACKER_BUILD="1"))
     assert "--target resource-tracker-shared" in r.stdout + r.stderr  # built, not bundled
     _check_installed(vpy, tmp_path)
+
+
+def _source_copy(top):
+    """What the backend reads of the repository (python/, the C sources' CMakeLists.txt,
+    include/ and src/), copied to top; returns the copy's python/."""
+    skip = shutil.ignore_patterns("__pycache__", "*.so", "*.pyc", ".pytest_cache")
+    for rel in ("python", "include", "src"):
+        shutil.copytree(os.path.join(REPO, rel), os.path.join(str(top), rel), ignore=skip)
+    shutil.copy(os.path.join(REPO, "CMakeLists.txt"), str(top))
+    return os.path.join(str(top), "python")
+
+
+def _wheel_library(vpy, python_dir, out, env):
+    """pip wheel of python_dir into out: (pip's output, the wheel's library bytes)."""
+    r = _pip(vpy, "wheel", "-v", "--no-index", "-w", str(out), python_dir, env=env)
+    (whl,) = [os.path.join(str(out), w) for w in os.listdir(str(out)) if w.endswith(".whl")]
+    with zipfile.ZipFile(whl) as z:
+        data = z.read("resource_tracker/libresource-tracker.so")
+    os.unlink(whl)
+    return r.stdout + r.stderr, data
+
+
+def test_wheel_bundles_a_library_already_built(tmp_path):
+    """No RESOURCE_TRACKER_LIBRARY: the backend bundles the build tree's library (python/../build)
+    when it is as new as the sources and no sanitizer's; else an installed one of the sources'
+    version (pkg-config's libdir here); else it would build (refused here: no cmake on PATH), and
+    says why it took none."""
+    lib = os.path.realpath(os.path.join(BUILD_DIR, "libresource-tracker.so"))
+    assert os.path.isfile(lib), f"build the library first ({lib})"
+    with open(lib, "rb") as f:
+        lib_bytes = f.read()
+    vpy = _venv(tmp_path / "venv")
+    python_dir = _source_copy(tmp_path / "repo")
+    build = tmp_path / "repo" / "build"
+    build.mkdir()
+    tree_lib = str(build / "libresource-tracker.so")
+    shutil.copy(lib, tree_lib)  # a fresh copy: newer than every source copied before it
+    (build / "CMakeCache.txt").write_text("CMAKE_BUILD_TYPE:STRING=RelWithDebInfo\nRT_SANITIZE:BOOL=OFF\n")
+    out, data = _wheel_library(vpy, python_dir, tmp_path / "w", _clean_env())
+    assert f"bundling {tree_lib} (the repository's build tree, version " in out, out[-3000:]
+    assert "--target resource-tracker-shared" not in out and data == lib_bytes
+
+    # older than a source: passed over; an installed library (pkg-config) is taken instead
+    os.utime(tree_lib, (1, 1))
+    inst = tmp_path / "inst"
+    (inst / "lib").mkdir(parents=True)
+    inst_lib = str(inst / "lib" / "libresource-tracker.so")
+    shutil.copy(lib, inst_lib)
+    (inst / "resource-tracker.pc").write_text(f"libdir={inst / 'lib'}\nName: resource-tracker\n"
+                                              "Description: x\nVersion: 0\nLibs: -L${libdir} -lresource-tracker\n")
+    out, data = _wheel_library(vpy, python_dir, tmp_path / "w", _clean_env(PKG_CONFIG_PATH=str(inst)))
+    assert f"{tree_lib}: older than " in out, out[-3000:]
+    assert f"bundling {inst_lib} (installed, version " in out, out[-3000:]
+    assert data == lib_bytes
+
+    # a sanitizer's build tree, nothing installed, no cmake: the build stops, saying why
+    ldconfig = shutil.which("ldconfig") or "/sbin/ldconfig"
+    cache = subprocess.run([ldconfig, "-p"], capture_output=True, text=True).stdout
+    if "libresource-tracker.so" in cache:
+        pytest.skip("a libresource-tracker is installed on this machine (ldconfig -p): it would be bundled")
+    shutil.copy(lib, tree_lib)
+    (build / "CMakeCache.txt").write_text("RT_SANITIZE:BOOL=ON\n")
+    env = _clean_env(PATH=os.path.dirname(vpy))  # pip's venv alone: no cmake, no pkg-config
+    r = subprocess.run([vpy, "-m", "pip", "wheel", "-v", "--no-index", "-w", str(tmp_path / "w"), python_dir],
+                       capture_output=True, text=True, timeout=600, env=env, cwd=REPO)
+    out = r.stdout + r.stderr
+    assert r.returncode != 0, out[-3000:]
+    assert f"no built library to bundle ({tree_lib}: a sanitizer's, coverage or fuzzing build" in out, out[-3000:]
+    assert "cmake is not installed" in out, out[-3000:]
 
 
 def test_install_bundles_given_library_and_wheel_layout(tmp_path):
