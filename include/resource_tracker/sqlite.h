@@ -71,6 +71,18 @@ RT_API const rt_sqlite_api *rt_sqlite_calls(void);
  * libsqlite3.so.0). */
 RT_API void rt_sqlite_use(const char *soname);
 
+/* Whether the database file at path lies on a network file system (NFS, CIFS/SMB, Lustre, GPFS,
+ * 9p, Ceph, AFS, GlusterFS, BeeGFS, sshfs), where SQLite's locking cannot be trusted and several
+ * machines writing at once can corrupt the file. Decided for path, or where it is not there yet
+ * the nearest directory above it that is, from the mount table (the longest mount point that
+ * holds it) and, when mountinfo is NULL, statfs's f_type as well. mountinfo: a file in
+ * /proc/self/mountinfo's format to read instead of it (tests), or NULL. The file system's type
+ * goes into fstype[fcap] ("nfs4"; "" when not known) and its mount point into mount[mcap] (""
+ * when not known); either may be NULL. Returns 1 for a network file system, 0 for a local one or
+ * one not known. Thread-safe. */
+RT_API int rt_sqlite_network_fs(const char *path, const char *mountinfo, char *fstype, size_t fcap, char *mount,
+                                size_t mcap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -607,6 +607,11 @@ int cli_history_append(const char *path, const cli_run_result *r);
  * deliveries after it) end: the run's end plus TRACKER_FINISH_TIMEOUT. */
 void cli_history_deadline(double mono_secs);
 
+/* Warns once a process when the SQLite history at path lies on a network file system (NFS, CIFS,
+ * Lustre, GPFS, ...: rt_sqlite_network_fs; TRACKER_TEST_MOUNTINFO names a mount table to read in
+ * place of /proc/self/mountinfo, for the tests alone): the risk, and the PostgreSQL option. */
+void cli_history_fs_warn(const char *path);
+
 /* Writes into their histories the rows kept for later (history.c: the history held by another
  * writer past the busy timeout when its run ended), each once, and removes their files; only
  * those for the history at only (NULL: all). Counts them into *written and *left (those not
@@ -623,6 +628,24 @@ const char *cli_history_path(cli_options *o, const char *flag);
  * (free with free(); strings inside live as long as the array). Returns 0 (n may be 0), or
  * -1 after saying why. */
 int cli_history_summaries(const char *path, const char *job, int last, rt_summary **out, size_t *n);
+
+/* Who ran each of the summaries cli_history_summaries gave, in the same order (history.c, schema
+ * version 12): strings that live as long as that array; NULL where the row does not say. */
+typedef struct cli_history_who {
+    const char *host;    /* the node the run ran on (its node column), else its host_hostname */
+    const char *user;    /* the real uid's login name */
+    const char *command; /* the argv as the history keeps it (a JSON list); NULL: none (--pid) */
+} cli_history_who;
+
+/* cli_history_summaries, and when who is not NULL who ran each of its runs into *who (an array
+ * of *n; free with free() before the summaries). */
+int cli_history_summaries_who(const char *path, const char *job, int last, rt_summary **out, size_t *n,
+                              cli_history_who **who);
+
+/* A point in time as `history --since` takes it (since.c): an ISO 8601 date or date and time
+ * (UTC without a zone; Z or +HH:MM), or an age before now (a Unix time): 90s, 30m, 12h, 7d, 2w.
+ * Returns 0 with the Unix time in *out, or -1 when s is neither. */
+int cli_since_parse(const char *s, double now, double *out);
 
 /* Where the newest successful run of job ran, as cloud discovery found it (history.c): vendor,
  * instance type and region into the buffers ("" when unknown). Returns 0, or -1 after saying

@@ -45,6 +45,10 @@
  * one GPU and the seconds its GPUs idled while its CPU was busy.
  * Schema version 10 (0.20) added the file data the job's group read back after its memory
  * evicted it (memory_refault_mib: the re-reads a memory limit caused).
+ * Schema version 11 (0.21) added the tree's processes seen ignoring SIGCHLD and the signal that
+ * ended the command. Schema version 12 added who ran what: user_name, user_uid, node, job_id
+ * (run_who below), so that `history` filters by user and host and `recommend --job` says on how
+ * many hosts and by how many users its runs ran.
  * A database stamped with a higher version was made by a newer tool: it is
  * read (by the column names this version knows) but never written, since its columns may no
  * longer mean what this version thinks. */
@@ -52,6 +56,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <pwd.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -78,7 +83,7 @@ typedef enum col_src { SRC_RUN, SRC_JOB, SRC_HOST, SRC_CLOUD, SRC_SUM } col_src;
 enum {
     X_START, X_END, X_VERSION, X_TAGS, X_COMMAND, X_PID, X_EXIT, X_SAMPLES, X_ALLOCATION, X_SUMMARY_JSON, X_NOTES,
     X_PHASES, X_PHASE_MARKS, X_GRID_G, X_GRID_ZONE, X_GRID_SOURCE, X_PLACE, X_CPU_FROM, X_MEMORY_FROM, X_GPUS_FROM,
-    X_TIME_LIMIT_FROM, X_CORES, X_MEMBER, X_RUN_UUID
+    X_TIME_LIMIT_FROM, X_CORES, X_MEMBER, X_RUN_UUID, X_USER_NAME, X_USER_UID, X_NODE, X_JOB_ID
 };
 
 /* One column of the runs table: its name, its type ('T' text, 'I' integer, 'R' real; of the
@@ -174,8 +179,14 @@ static const col cols[] = {
     SUM(process_unwaited_parents), /* the tree's processes seen ignoring SIGCHLD */
     SUM(end_signal),
     /* schema version 12: the run's own id (32 hex digits, unique: a row written twice, a kept
-     * row delivered twice or a write whose COMMIT's answer was lost, is stored once) */
+     * row delivered twice, a write whose COMMIT's answer was lost or a run imported twice, is
+     * stored once) */
     RUN("run_uuid", 'T', X_RUN_UUID),
+    /* and who ran what: the real uid's login name (NULL: no passwd entry) and the uid, the node
+     * (the member's, SLURMD_NODENAME, else the short host name) and the job's id (the member's
+     * job_id: SLURM_JOB_ID, ...; NULL: no job of a scheduler or launcher) */
+    RUN("user_name", 'T', X_USER_NAME), RUN("user_uid", 'I', X_USER_UID), RUN("node", 'T', X_NODE),
+    RUN("job_id", 'T', X_JOB_ID),
 };
 #define NCOLS (sizeof cols / sizeof cols[0])
 
@@ -238,6 +249,37 @@ static int table_columns(rt_db *db, bool have[NCOLS + 1])
 {
     memset(have, 0, (NCOLS + 1) * sizeof *have);
     return rt_db_columns(db, "runs", mark_column, have);
+}
+
+size_t history_ncols(void)
+{
+    return NCOLS;
+}
+
+const char *history_col_name(size_t i)
+{
+    return i < NCOLS ? cols[i].name : NULL;
+}
+
+char history_col_kind(size_t i)
+{
+    return i >= NCOLS ? 0 : cols[i].type == 'I' || cols[i].type == 'B' ? 'I' : cols[i].type == 'R' ? 'R' : 'T';
+}
+
+int history_col_names(char *buf, size_t cap)
+{
+    return col_list(buf, cap, "", false, false, NULL, "");
+}
+
+bool history_has_column(rt_db *db, const char *name)
+{
+    bool have[NCOLS + 1];
+    if (table_columns(db, have) != RT_DB_OK)
+        return false;
+    for (size_t i = 0; i < NCOLS; i++)
+        if (strcmp(cols[i].name, name) == 0)
+            return have[i];
+    return false;
 }
 
 /* ---- values to store ------------------------------------------------------------------ */
@@ -345,7 +387,44 @@ static int bind_int(rt_db_stmt *st, int i, int64_t v)
 /* The JSON texts of a run made before its INSERT (each NULL when missing). */
 typedef struct run_texts {
     const char *tags, *command, *sjson, *notes, *phases, *phase_marks, *cores, *member;
+    const struct run_who *who;
 } run_texts;
+
+/* Who ran the run and where, for the columns of schema version 12. */
+typedef struct run_who {
+    char user[256]; /* the real uid's login name; "" when it has no passwd entry */
+    long long uid;
+    char node[256];    /* the member's node, SLURMD_NODENAME, else the short host name; "" unknown */
+    const char *job_id; /* the member's job_id, else SLURM_JOB_ID; NULL */
+} run_who;
+
+/* Fills *w for the run r (the process's real uid and environment: the run's own). */
+static void run_who_of(const cli_run_result *r, run_who *w)
+{
+    memset(w, 0, sizeof *w);
+    uid_t uid = getuid();
+    w->uid = (long long)uid;
+    struct passwd pw, *found = NULL;
+    char buf[4096];
+    if (getpwuid_r(uid, &pw, buf, sizeof buf, &found) == 0 && found && found->pw_name)
+        snprintf(w->user, sizeof w->user, "%s", found->pw_name);
+    const rt_member *m = r->summary ? r->summary->member : NULL;
+    const char *node = m && m->node && *m->node ? m->node : getenv("SLURMD_NODENAME");
+    char host[256] = "";
+    if (!node || !*node) {
+        if (r->host && r->host->hostname)
+            snprintf(host, sizeof host, "%s", r->host->hostname);
+        else if (gethostname(host, sizeof host) != 0)
+            host[0] = '\0';
+        host[sizeof host - 1] = '\0';
+        host[strcspn(host, ".")] = '\0'; /* the short name */
+        node = host;
+    }
+    snprintf(w->node, sizeof w->node, "%s", node);
+    w->job_id = m && m->job_id && *m->job_id ? m->job_id : getenv("SLURM_JOB_ID");
+    if (w->job_id && !*w->job_id)
+        w->job_id = NULL;
+}
 
 /* The value of a run-level column (SRC_RUN) bound at i, the JSON texts from x. Returns an SQLite
  * result code. */
@@ -370,6 +449,10 @@ static int bind_run(rt_db_stmt *st, int i, size_t which, const cli_run_result *r
     case X_PHASE_MARKS: return bind_text(st, i, x->phase_marks);
     case X_CORES: return bind_text(st, i, x->cores);
     case X_MEMBER: return bind_text(st, i, x->member);
+    case X_USER_NAME: return bind_text(st, i, x->who->user[0] ? x->who->user : NULL);
+    case X_USER_UID: return rt_db_bind_int(st, i, x->who->uid);
+    case X_NODE: return bind_text(st, i, x->who->node[0] ? x->who->node : NULL);
+    case X_JOB_ID: return bind_text(st, i, x->who->job_id);
     case X_RUN_UUID: return bind_text(st, i, r->run_uuid[0] ? r->run_uuid : NULL);
     case X_GRID_G: return bind_real(st, i, g ? g->g_per_kwh : NAN);
     case X_GRID_ZONE: return bind_text(st, i, g ? g->zone : NULL);
@@ -501,7 +584,9 @@ static int insert_run(rt_db *db, const cli_run_result *r)
     char *notes = run_notes(r);
     char *phases = summary_member(sjson, "phases"), *phase_marks = summary_member(sjson, "phase_marks");
     char *cores = summary_member(sjson, "cores"), *member = summary_member(sjson, "member");
-    run_texts x = {tags, command, sjson, notes, phases, phase_marks, cores, member};
+    run_who who;
+    run_who_of(r, &who);
+    run_texts x = {tags, command, sjson, notes, phases, phase_marks, cores, member, &who};
     rt_db_stmt *st = NULL;
     int rc = rt_db_prepare(db, sql, &st);
     if (rc == RT_DB_OK)
@@ -539,12 +624,33 @@ static double write_deadline(void)
     return write_by > 0 ? write_by : cli_mono_secs() + WRITE_SECS;
 }
 
-int cli_history_append(const char *path, const cli_run_result *r)
+/* The environment variable naming a file read in place of /proc/self/mountinfo to tell whether
+ * the history lies on a network file system: for the tests alone (docs/contracts.md). */
+#define MOUNTINFO_SEAM "TRACKER_TEST_MOUNTINFO"
+
+void cli_history_fs_warn(const char *path)
+{
+    static bool said; /* once a run */
+    char type[64], mount[4096];
+    const char *seam = getenv(MOUNTINFO_SEAM);
+    if (said || rt_db_is_url(path) ||
+        !rt_sqlite_network_fs(path, seam && *seam ? seam : NULL, type, sizeof type, mount, sizeof mount))
+        return;
+    said = true;
+    cli_say("warning: history %s: lies on %s%s%s, a network file system: SQLite's locking over network file "
+            "systems is unreliable, and many nodes writing at once can corrupt the file; keep it on a local disk, or "
+            "keep a team's or a cluster's history in PostgreSQL: --history postgresql://USER@HOST/DB",
+            path, type, mount[0] ? " at " : "", mount);
+}
+
+rt_db *history_begin_write(const char *path, const char *what, double deadline, int *rc_out, char *why,
+                           size_t whycap)
 {
     bool pg = rt_db_is_url(path);
-    char shown[4096]; /* the history as messages say it: a URL without its password */
-    rt_db_redact(path, shown, sizeof shown);
     int flags = RT_DB_OPEN_READWRITE | RT_DB_OPEN_CREATE;
+    *rc_out = -1;
+    why[0] = '\0';
+    cli_history_fs_warn(path);
     if (!pg) {
         /* SQLite opens the file itself. One look decides (no gap between two): a link planted in
          * a shared directory is refused here, an allowed link is followed (in a sticky directory
@@ -553,14 +659,17 @@ int cli_history_append(const char *path, const cli_run_result *r)
          * this look is refused by it) */
         cli_path_kind kind = cli_path_look(path);
         if (kind == CLI_PATH_REFUSED) {
-            cli_say("warning: history %s: refusing it: %s (the run was not recorded)", path, cli_refused_why());
-            return -1;
+            cli_say("warning: history %s: refusing it: %s (%s)", path, cli_refused_why(), what);
+            return NULL;
         }
         flags |= kind == CLI_PATH_LINK ? 0 : RT_DB_OPEN_NOFOLLOW;
     }
-    char why[600];
     rt_db *db = NULL;
-    int rc = rt_db_open(path, flags, BUSY_TIMEOUT_MS, pg ? write_deadline() : 0, &db, why, sizeof why);
+    int rc = rt_db_open(path, flags, BUSY_TIMEOUT_MS, pg ? deadline : 0, &db, why, whycap);
+    if (!db) {
+        *rc_out = rc != RT_DB_OK ? rc : RT_DB_ERROR;
+        return NULL;
+    }
     if (rc == RT_DB_OK && !pg)
         rc = exec(db, "PRAGMA synchronous = FULL");
     if (rc == RT_DB_OK)
@@ -569,13 +678,26 @@ int cli_history_append(const char *path, const cli_run_result *r)
     if (rc == RT_DB_OK)
         rc = ensure_schema(db, &version);
     if (rc == RT_DB_OK && version > SCHEMA_VERSION) { /* its columns may mean what ours do not */
-        cli_say("warning: history %s: made by a newer resource-tracker (schema version %d; this one writes %d): "
-                "the run was not recorded",
-                shown, version, SCHEMA_VERSION);
+        cli_say("warning: history %s: made by a newer resource-tracker (schema version %d; this one writes %d): %s",
+                history_shown(path), version, SCHEMA_VERSION, what);
         exec(db, "ROLLBACK");
         rt_db_close(db);
-        return -1;
+        return NULL;
     }
+    *rc_out = rc;
+    return db;
+}
+
+int cli_history_append(const char *path, const cli_run_result *r)
+{
+    bool pg = rt_db_is_url(path);
+    char shown[4096]; /* the history as messages say it: a URL without its password */
+    rt_db_redact(path, shown, sizeof shown);
+    char why[600];
+    int rc;
+    rt_db *db = history_begin_write(path, "the run was not recorded", write_deadline(), &rc, why, sizeof why);
+    if (!db && rc == -1)
+        return -1; /* refused, or a newer tool's: said */
     if (rc == RT_DB_OK)
         rc = insert_run(db, r);
     if (rc == RT_DB_OK)
@@ -948,16 +1070,25 @@ static void history_phases_parse(const char *text, history_phases *h)
 }
 
 /* What cli_history_summaries keeps of a row until its block is made: its strings (offsets + 1
- * into the pool: job_name, allocation, the member's job_id, step_id, node, from) and member. */
+ * into the pool: job_name, allocation, the member's job_id, step_id, node, from; who ran it: the
+ * host (its node, else host_hostname), the user, the command) and member. */
 typedef struct history_row {
-    size_t s[6];
+    size_t s[9];
     rt_member m;
 } history_row;
 
 int cli_history_summaries(const char *path, const char *job, int last, rt_summary **out, size_t *n)
 {
+    return cli_history_summaries_who(path, job, last, out, n, NULL);
+}
+
+int cli_history_summaries_who(const char *path, const char *job, int last, rt_summary **out, size_t *n,
+                              cli_history_who **who)
+{
     *out = NULL;
     *n = 0;
+    if (who)
+        *who = NULL;
     rt_db *db = history_open_read(path);
     if (!db)
         return -1;
@@ -975,7 +1106,7 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
      * never forgets the time either; (0.21) those a SIGTERM, SIGKILL or SIGXCPU ended where no
      * limit was known (their time a floor: floors.c) */
     bool has_oom = false, has_cores = false, has_phases = false, has_member = false, has_time = false,
-         has_signal = false;
+         has_signal = false, has_node = false, has_user = false;
     for (size_t i = 0; i < NCOLS; i++) {
         if (have[i] && strcmp(cols[i].name, "oom_kills") == 0)
             has_oom = true;
@@ -989,10 +1120,16 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
             has_phases = true;
         if (have[i] && strcmp(cols[i].name, "member") == 0)
             has_member = true;
+        if (have[i] && strcmp(cols[i].name, "node") == 0)
+            has_node = true;
+        if (have[i] && strcmp(cols[i].name, "user_name") == 0)
+            has_user = true;
     }
-    char tail[400];
-    snprintf(tail, sizeof tail, ", %s, %s, %s FROM runs WHERE (exit_status = 0%s%s%s)%s ORDER BY id DESC LIMIT ?1",
+    char tail[500];
+    snprintf(tail, sizeof tail,
+             ", %s, %s, %s, %s, %s, command FROM runs WHERE (exit_status = 0%s%s%s)%s ORDER BY id DESC LIMIT ?1",
              has_cores ? "cores" : "NULL", has_phases ? "phases" : "NULL", has_member ? "member" : "NULL",
+             has_node ? "COALESCE(node, host_hostname)" : "host_hostname", has_user ? "user_name" : "NULL",
              has_oom ? " OR oom_kills > 0" : "", has_time ? " OR time_limit_used_pct >= 99" : "",
              has_signal ? " OR end_signal IN (9, 15, 24)" : "", job ? " AND job_name = ?2" : "");
     if (col_list(sql, sizeof sql, "SELECT job_name, allocation, samples, start_secs, end_secs, ", NULL, true, have,
@@ -1051,6 +1188,8 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
         history_phases_parse(rt_db_column_text(st, k + 1), &phs[nv]);
         member_parse(rt_db_column_text(st, k + 2), &offs[nv].m, offs[nv].s + 2, &pool, &plen, &pcap,
                      &oom);
+        for (int w = 0; w < 3; w++) /* who ran it: host, user, command */
+            offs[nv].s[6 + w] = pool_add(&pool, &plen, &pcap, st, k + 3 + w, &oom);
         nph += phs[nv].n;
         nphrows += phs[nv].rows;
         nphbytes += phs[nv].name_bytes;
@@ -1069,6 +1208,11 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
     rt_db_finalize(st);
     rt_db_close(db);
     rt_summary *block = NULL;
+    cli_history_who *whos = who && nv > 0 && rc == RT_DB_OK && !oom ? calloc(nv, sizeof *whos) : NULL;
+    if (who && nv > 0 && rc == RT_DB_OK && !oom && !whos) {
+        oom = true;
+        cli_say("history %s: out of memory", history_shown(path));
+    }
     if (rc == RT_DB_OK && !oom && nv > 0) {
         /* one block: the summaries, their tables, the tables' rows, the phases (their summaries,
          * tables, rows and pointers), then the strings and the phases' names */
@@ -1103,6 +1247,11 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
                     mems[i].node = o[4] ? strs + o[4] - 1 : NULL;
                     mems[i].from = o[5] ? strs + o[5] - 1 : NULL;
                     block[i].member = &mems[i];
+                }
+                if (whos) {
+                    whos[i].host = o[6] ? strs + o[6] - 1 : NULL;
+                    whos[i].user = o[7] ? strs + o[7] - 1 : NULL;
+                    whos[i].command = o[8] ? strs + o[8] - 1 : NULL;
                 }
                 block[i].cores = NULL;
                 if (tabs[i].t.n) {
@@ -1143,10 +1292,14 @@ int cli_history_summaries(const char *path, const char *job, int last, rt_summar
     free(v);
     free(offs);
     free(pool);
-    if (rc != RT_DB_OK || oom)
+    if (rc != RT_DB_OK || oom) {
+        free(whos);
         return -1;
+    }
     *out = block;
     *n = nv;
+    if (who)
+        *who = whos;
     return 0;
 }
 

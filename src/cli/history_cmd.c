@@ -19,7 +19,9 @@
 
 /* --help before its options: the same facts as docs/resource-tracker-history.1. */
 static const char history_usage[] =
-    "Usage: resource-tracker history [--job NAME] [--last N] [--json] [--history FILE]\n"
+    "Usage: resource-tracker history [--job NAME] [--user NAME] [--host NAME] [--since WHEN] [--last N]\n"
+    "                                [--json] [--history FILE]\n"
+    "       resource-tracker history --export FILE|--import FILE [--history FILE]\n"
     "\n"
     "Lists the runs recorded with --history (an SQLite file), newest first, as a table: id, start\n"
     "(UTC), job (a node of a job of several: its job id, node and rank after the name), exit\n"
@@ -27,7 +29,9 @@ static const char history_usage[] =
     "and where it came from, the job's GPUs (busy GPUs and their SM activity, means; a column\n"
     "shown when some run used a GPU), the job's energy (J, kJ, MJ; ending in ~ when estimated\n"
     "from a model, bare when read from the hardware), the kinds of the run's notes, and the\n"
-    "command.\n"
+    "command. --job, --user, --host and --since keep the runs that match all of them. --export\n"
+    "writes every run as JSON lines and --import adds such lines to the history, each run once\n"
+    "(by its run_uuid), to move a history to another file or engine.\n"
     "\n"
     "Options:\n";
 /* --help after its options (cli_settings_help_for writes them from the settings table) */
@@ -159,6 +163,50 @@ static int print_json_row(rt_db_stmt *st)
     puts(text);
     free(text);
     return 0;
+}
+
+/* The runs `history` lists: those matching every filter given (NULL, NaN: none). */
+typedef struct run_filter {
+    const char *job, *user, *host;
+    double since; /* Unix time; NaN: none */
+    long last;    /* <= 0: all */
+} run_filter;
+
+/* Prepares the query sql (history_query's ?1 and ?2, then ?3 the user, ?4 the host, ?5 the
+ * time, as the filters say) into *st with f's values bound. Returns an rt_db result code. */
+static int filter_query(rt_db *db, const char *sql, const run_filter *f, rt_db_stmt **st)
+{
+    int rc = history_query(db, sql, f->job, f->last, st);
+    if (rc == RT_DB_OK && f->user)
+        rc = rt_db_bind_text(*st, 3, f->user);
+    if (rc == RT_DB_OK && f->host)
+        rc = rt_db_bind_text(*st, 4, f->host);
+    if (rc == RT_DB_OK && !isnan(f->since))
+        rc = rt_db_bind_real(*st, 5, f->since);
+    return rc;
+}
+
+/* The SELECT of the runs f keeps, newest first, into sql[cap] (plain SQL, its values bound by
+ * filter_query; a column an older database lacks until its next write stands as NULL, so that
+ * no run of it matches that filter). Returns 0, or -1 when it does not fit (a bug). */
+static int filter_sql(rt_db *db, const run_filter *f, char *sql, size_t cap)
+{
+    /* a history without user_name (before schema 12, until its next write) has no run of a user:
+     * ?3 still stands in the statement (bound all the same), typed for engines that ask */
+    const char *user = history_has_column(db, "user_name") ? " AND user_name = ?3"
+                                                           : " AND 1 = 0 AND CAST(?3 AS TEXT) IS NOT NULL";
+    const char *host = history_has_column(db, "node") ? " AND (host_hostname = ?4 OR node = ?4)"
+                                                      : " AND host_hostname = ?4";
+    size_t len = 0;
+    sql[0] = '\0';
+    return history_put(sql, cap, &len, "SELECT * FROM runs WHERE 1 = 1") < 0 ||
+                   (f->job && history_put(sql, cap, &len, " AND job_name = ?2") < 0) ||
+                   (f->user && history_put(sql, cap, &len, user) < 0) ||
+                   (f->host && history_put(sql, cap, &len, host) < 0) ||
+                   (!isnan(f->since) && history_put(sql, cap, &len, " AND start_secs >= ?5") < 0) ||
+                   history_put(sql, cap, &len, " ORDER BY id DESC LIMIT ?1") < 0
+               ? -1
+               : 0;
 }
 
 enum { TC_ID, TC_START, TC_JOB, TC_EXIT, TC_DURATION, TC_CORES, TC_NEED, TC_GPU, TC_ENERGY, TC_NOTES, TC_COMMAND, TC_N };
@@ -306,11 +354,11 @@ static void print_row(const char *const cells[TC_N], const int w[TC_N])
     }
 }
 
-/* The text table of the query sql (job, last: history_query's): the columns' widths from a
+/* The text table of the query sql (its values from f: filter_query's): the columns' widths from a
  * first pass over the rows, the rows printed by a second, so that memory does not grow with
  * the history (a million runs kept 1.2 GiB of cells). A run added between the passes may stand
  * out of line. Returns RT_DB_OK or the error, *n the rows printed. */
-static int print_table(rt_db *db, const char *sql, const char *job, long last, size_t *n)
+static int print_table(rt_db *db, const char *sql, const run_filter *f, size_t *n)
 {
     int w[TC_N];
     bool gpu = false; /* some run has a GPU figure: the GPU column is shown */
@@ -324,7 +372,7 @@ static int print_table(rt_db *db, const char *sql, const char *job, long last, s
     int rc = RT_DB_OK;
     for (int pass = 0; pass < 2 && rc == RT_DB_OK && (pass == 0 || *n > 0); pass++) {
         rt_db_stmt *st = NULL;
-        rc = history_query(db, sql, job, last, &st);
+        rc = filter_query(db, sql, f, &st);
         if (pass == 1 && rc == RT_DB_OK)
             print_row(table_head, w);
         while (rc == RT_DB_OK && history_next_row(st, &rc)) {
@@ -348,8 +396,8 @@ static int print_table(rt_db *db, const char *sql, const char *job, long last, s
 
 int cli_history_main(cli_options *o)
 {
-    const char *job = NULL, *file = NULL;
-    long last = 0;
+    const char *file = NULL, *export_to = NULL, *import_from = NULL;
+    run_filter f = {.since = NAN};
     bool json = false;
     cli_args args;
     cli_args_init(&args, o, CMD_HISTORY, CLI_ARGS_NO_WORDS);
@@ -360,45 +408,74 @@ int cli_history_main(cli_options *o)
         switch (args.opt->opt) {
         case CLI_O_JSON: json = true; break;
         case CLI_O_HELP: cli_settings_help_for(stdout, CMD_HISTORY, history_usage, history_usage_tail); return 0;
-        case CLI_O_JOB: job = v; break;
+        case CLI_O_JOB: f.job = v; break;
+        case CLI_O_USER: f.user = v; break;
+        case CLI_O_HOST: f.host = v; break;
+        case CLI_O_EXPORT: export_to = v; break;
+        case CLI_O_IMPORT: import_from = v; break;
         case CLI_O_HISTORY: file = v; break;
+        case CLI_O_SINCE:
+            if (cli_since_parse(v, (double)time(NULL), &f.since) < 0) {
+                cli_say("history: --since: not an ISO 8601 date or time (2026-11-29, 2026-11-29T07:30:00Z) nor an "
+                        "age (90s, 30m, 12h, 7d, 2w): '%s'",
+                        v);
+                return EXIT_USAGE;
+            }
+            break;
         default: { /* CLI_O_LAST */
             char *end;
             errno = 0;
-            last = strtol(v, &end, 10);
-            if (errno || end == v || *end || last < 1 || last > INT32_MAX) {
+            f.last = strtol(v, &end, 10);
+            if (errno || end == v || *end || f.last < 1 || f.last > INT32_MAX) {
                 cli_say("history: --last: not a whole number of runs from 1: '%s'", v);
                 return EXIT_USAGE;
             }
         }
         }
     }
+    if ((export_to || import_from) && (export_to && import_from ? true : f.job || f.user || f.host || f.last || json || !isnan(f.since))) {
+        cli_say("history: %s takes every run: not with %s", export_to ? "--export" : "--import",
+                export_to && import_from ? "--import" : "--job, --user, --host, --since, --last or --json");
+        return EXIT_USAGE;
+    }
     const char *path = cli_history_path(o, file ? file : o->args.history);
     if (!path)
         return EXIT_USAGE;
+    if (export_to)
+        return cli_history_export(path, export_to);
+    if (import_from)
+        return cli_history_import(path, import_from);
     rt_db *db = history_open_read(path);
     if (!db)
         return EXIT_FAIL;
-    const char *sql = job ? "SELECT * FROM runs WHERE job_name = ?2 ORDER BY id DESC LIMIT ?1"
-                          : "SELECT * FROM runs ORDER BY id DESC LIMIT ?1";
+    char sql[512];
+    if (filter_sql(db, &f, sql, sizeof sql) < 0) {
+        cli_say("history %s: the query does not fit", history_shown(path));
+        rt_db_close(db);
+        return EXIT_FAIL;
+    }
     rt_db_stmt *st = NULL;
     int rc = RT_DB_OK;
     size_t n = 0;
     bool oom = false;
     if (json) { /* a line per run, as it is read */
-        rc = history_query(db, sql, job, last, &st);
+        rc = filter_query(db, sql, &f, &st);
         while (rc == RT_DB_OK && !oom && history_next_row(st, &rc))
             oom = print_json_row(st) < 0;
         rt_db_finalize(st);
     } else {
-        rc = print_table(db, sql, job, last, &n);
+        rc = print_table(db, sql, &f, &n);
     }
     if (rc != RT_DB_OK)
         cli_say("history %s: %s", history_shown(path), rt_db_errmsg(db));
     else if (oom)
         cli_say("history %s: out of memory", history_shown(path));
-    else if (!json && n == 0 && job)
-        cli_say("history %s: no runs of job '%s' recorded", history_shown(path), job);
+    else if (!json && n == 0 && (f.user || f.host || !isnan(f.since)))
+        cli_say("history %s: no runs%s%s%s match%s%s%s%s%s", history_shown(path), f.job ? " of job '" : "", f.job ? f.job : "",
+                f.job ? "'" : "", f.user ? " --user " : "", f.user ? f.user : "", f.host ? " --host " : "",
+                f.host ? f.host : "", isnan(f.since) ? "" : " --since");
+    else if (!json && n == 0 && f.job)
+        cli_say("history %s: no runs of job '%s' recorded", history_shown(path), f.job);
     else if (!json && n == 0)
         cli_say("history %s: no runs recorded", history_shown(path));
     rt_db_close(db);

@@ -27,13 +27,15 @@ const cli_subcommand cli_subcommands[] = {
      "                                                  also the Python tracker's CSV; a job's nodes)\n"},
     {"recommend", CMD_RECOMMEND, cli_recommend_main,
      "  resource-tracker recommend FILE|DIR... [--json] [--instance VENDOR:TYPE]\n"
-     "  resource-tracker recommend --job NAME [--last N] [--history FILE]\n"
+     "  resource-tracker recommend --job NAME [--last N] [--any-command] [--history FILE]\n"
      "                                                  resources to ask for, and the cheapest server\n"},
     {"report", CMD_REPORT, cli_report_main,
      "  resource-tracker report FILE|DIR... -o OUT.html [--instance VENDOR:TYPE]\n"
      "                                                  self-contained HTML report\n"},
     {"history", CMD_HISTORY, cli_history_main,
-     "  resource-tracker history [--job NAME] [--last N] [--json] [--history FILE]\n"
+     "  resource-tracker history [--job NAME] [--user NAME] [--host NAME] [--since WHEN]\n"
+     "                           [--last N] [--json] [--history FILE]\n"
+     "  resource-tracker history --export FILE|--import FILE [--history FILE]\n"
      "                                                  runs recorded with --history (newest first)\n"},
     {"info", CMD_INFO, cli_info_main,
      "  resource-tracker info [--json]                  the host's facts and its cloud (text; --json: JSON)\n"},

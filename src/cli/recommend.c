@@ -22,7 +22,8 @@
 /* --help before its options: the same facts as docs/resource-tracker-recommend.1. */
 static const char recommend_usage[] =
     "Usage: resource-tracker recommend FILE... [--json] [--instance VENDOR:TYPE]\n"
-    "       resource-tracker recommend --job NAME [--last N] [--history FILE] [--json] [--instance VENDOR:TYPE]\n"
+    "       resource-tracker recommend --job NAME [--last N] [--any-command] [--history FILE] [--json]\n"
+    "                                  [--instance VENDOR:TYPE]\n"
     "       (either form also takes --max-slowdown PCT)\n"
     "\n"
     "Says what a job should ask for next time, from its recorded runs (JSON lines, CSV, the Python\n"
@@ -30,7 +31,8 @@ static const char recommend_usage[] =
     "under 64 MiB of memory, a line over 16 MiB an error naming the file and the line, exit 2;\n"
     "several files are several runs of one job; a directory stands for its run files; the files of a\n"
     "job that ran on several nodes get the ask per node, sized by the node that needs most, and the\n"
-    "job's view) or from its last runs in the run history: cores from\n"
+    "job's view) or from its last runs in the run history (those of the newest run's command line\n"
+    "unless --any-command; the answer says on how many runs, hosts and users it is based): cores from\n"
     "each run's duration predicted under 1, 2, ... cores (the fewest within --max-slowdown of the\n"
     "run's own; above a CPU quota that throttled it; runs of the history: the mean used, at least 1;\n"
     "the model: docs/answers.md; with phase marks, each phase's own ask and the phase that decided\n"
@@ -72,8 +74,79 @@ typedef struct rec_args {
     const char *job, *history;
     int last;
     bool last_set, help;
+    bool any_command;    /* --any-command: the job's runs whatever their command line */
     double max_slowdown; /* --max-slowdown PCT (default 10) */
 } rec_args;
+
+/* What a --job answer is based on (the history's who ran what, schema version 12): its runs, the
+ * hosts (nodes) they ran on and the users who ran them, and the runs of the job left out because
+ * their command line differs from the newest run's. */
+typedef struct rec_basis {
+    bool have; /* --job: from the history */
+    size_t runs, hosts, users, no_user, left_out;
+    const char *why; /* why left_out were; NULL: none were */
+} rec_basis;
+
+/* Whether a and b (the history's commands as JSON text; NULL: none) are the same command line. */
+static bool same_command(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* Whether s is among v[0..n) (NULL never is). */
+static bool seen(const char *const *v, size_t n, const char *s)
+{
+    for (size_t i = 0; s && i < n; i++)
+        if (v[i] && strcmp(v[i], s) == 0)
+            return true;
+    return false;
+}
+
+/* The basis of the runs who[idx[0..n)] (idx NULL: who[0..n)), left_out runs left out before
+ * for the reason why. */
+static rec_basis basis_of(const cli_history_who *who, const size_t *idx, size_t n, size_t left_out, const char *why)
+{
+    rec_basis b = {.have = true, .runs = n, .left_out = left_out, .why = left_out ? why : NULL};
+    const char **hosts = calloc(n ? n : 1, sizeof *hosts), **users = calloc(n ? n : 1, sizeof *users);
+    for (size_t k = 0; hosts && users && k < n; k++) {
+        const cli_history_who *w = &who[idx ? idx[k] : k];
+        if (w->host && !seen(hosts, b.hosts, w->host))
+            hosts[b.hosts++] = w->host;
+        if (!w->user)
+            b.no_user++;
+        else if (!seen(users, b.users, w->user))
+            users[b.users++] = w->user;
+    }
+    free(hosts);
+    free(users);
+    return b;
+}
+
+/* "based on 6 runs on 3 hosts by 2 users" into buf[cap]. */
+static const char *basis_words(const rec_basis *b, char *buf, size_t cap)
+{
+    char users[160];
+    if (!b->users)
+        snprintf(users, sizeof users, " (their users not recorded)");
+    else if (b->no_user)
+        snprintf(users, sizeof users, " by %zu user%s (and %zu run%s recorded without its user)", b->users,
+                 b->users == 1 ? "" : "s", b->no_user, b->no_user == 1 ? "" : "s");
+    else
+        snprintf(users, sizeof users, " by %zu user%s", b->users, b->users == 1 ? "" : "s");
+    snprintf(buf, cap, "based on %zu run%s on %zu host%s%s", b->runs, b->runs == 1 ? "" : "s", b->hosts,
+             b->hosts == 1 ? "" : "s", users);
+    return buf;
+}
+
+/* The basis as recommend --json's "based_on" object, or null (FILEs). */
+static json_t *basis_json(const rec_basis *b)
+{
+    if (!b || !b->have)
+        return json_null();
+    return json_pack("{s:I,s:I,s:I,s:I,s:I,s:s?}", "runs", (json_int_t)b->runs, "hosts", (json_int_t)b->hosts, "users",
+                     (json_int_t)b->users, "runs_without_user", (json_int_t)b->no_user, "left_out",
+                     (json_int_t)b->left_out, "left_out_why", b->why);
+}
 
 /* Parses o->sub_args. Returns 0, or -1 after saying why (one line). */
 static int parse_args(const cli_options *o, rec_args *a)
@@ -99,6 +172,7 @@ static int parse_args(const cli_options *o, rec_args *a)
         case CLI_O_HELP: a->help = true; return 0;
         case CLI_O_JSON: a->json = true; break;
         case CLI_O_NO_PRICE_LOOKUP: a->no_price_lookup = true; break; /* as TRACKER_KEEPER_URL=off */
+        case CLI_O_ANY_COMMAND: a->any_command = true; break;
         case CLI_O_MAX_SLOWDOWN: {
             char *end = NULL;
             errno = 0;
@@ -153,8 +227,8 @@ static int parse_args(const cli_options *o, rec_args *a)
         cli_say("recommend: give recorded FILEs or --job NAME, not both");
         return -1;
     }
-    if (!a->job && (a->last_set || a->history)) {
-        cli_say("recommend: %s goes with --job NAME", a->last_set ? "--last" : "--history");
+    if (!a->job && (a->last_set || a->history || a->any_command)) {
+        cli_say("recommend: %s goes with --job NAME", a->last_set ? "--last" : a->history ? "--history" : "--any-command");
         return -1;
     }
     if (!a->job && a->nfiles == 0) {
@@ -520,11 +594,13 @@ static void print_gpu_notes(const rt_recommendation *rec, const lookup *l)
 
 /* Writes the text report to stdout. Returns 0 or EXIT_FAIL when stdout failed. */
 static int print_text(const rec_args *a, const rt_recommendation *rec, const lookup *l, const rt_summary *const *runs,
-                      size_t nruns)
+                      size_t nruns, const rec_basis *basis)
 {
     char b1[64], b2[64], line[512];
     double hours = rec->duration_secs / 3600.0;
     printf("runs: %llu (mean duration %.1f s)\n", (unsigned long long)rec->runs, rec->duration_secs);
+    if (basis->have)
+        printf("%s\n", basis_words(basis, line, sizeof line));
     rt_note notes[RT_NOTES_MAX];
     size_t nn = rt_recommend_notes(runs, nruns, rec, notes, RT_NOTES_MAX);
     for (size_t i = 0; i < nn; i++) /* why it is above what the runs used: before the figures */
@@ -633,12 +709,13 @@ static void gpu_json(json_t *r, const rt_recommendation *rec, const lookup *l)
 
 /* Writes the JSON object to stdout. Returns 0 or EXIT_FAIL. */
 static int print_json(const rec_args *a, const rt_recommendation *rec, const lookup *l, const rt_summary *const *runs,
-                      size_t nruns)
+                      size_t nruns, const rec_basis *basis)
 {
     char line[512];
     double hours = rec->duration_secs / 3600.0;
     json_t *root = json_object(), *r = json_object(), *sch = json_object();
     json_object_set_new(root, "runs", json_integer((json_int_t)rec->runs));
+    json_object_set_new(root, "based_on", basis_json(basis));
     set_num(root, "duration_secs", rec->duration_secs);
     json_object_set_new(r, "cpu", json_integer(rec->cpu));
     json_object_set_new(r, "memory_mib", rec->memory_mib == RT_NULL_I64 ? json_null() : json_integer(rec->memory_mib));
@@ -794,9 +871,9 @@ static rt_recommendation node_rec(const rt_job_view *v)
 /* The ask per node of the job of v, in the three schedulers' words, the nodes that decided it, the
  * cheapest server for a node and the job's cost there; then the view (text), or all of it as one
  * JSON object. */
-static int print_job(const rec_args *a, const rt_job_view *v, const lookup *l)
+static int print_job(const rec_args *a, const rt_job_view *v, const lookup *l, const rec_basis *basis)
 {
-    char words[3][400], b1[64];
+    char words[3][400], b1[64], b2[256];
     for (int i = 0; i < 3; i++)
         rt_job_view_ask(v, (rt_scheduler)i, words[i], sizeof words[i]);
     const rt_job_node *mem = &v->nodes[v->memory_most], *cores = &v->nodes[v->cores_most];
@@ -806,6 +883,7 @@ static int print_job(const rec_args *a, const rt_job_view *v, const lookup *l)
     if (a->json) {
         json_t *root = json_object(), *sch = json_object();
         json_object_set_new(root, "job_id", json_string(v->job_id));
+        json_object_set_new(root, "based_on", basis_json(basis));
         json_object_set_new(root, "nodes", json_integer(v->ask_nodes));
         json_object_set_new(root, "tasks_per_node", json_integer(v->ask_tasks_per_node));
         json_object_set_new(root, "cpu_per_task", json_integer(v->ask_cores_per_task));
@@ -850,6 +928,8 @@ static int print_job(const rec_args *a, const rt_job_view *v, const lookup *l)
     }
     printf("job: %s (%zu node%s, %zu run%s)\n", v->job_id, v->node_count, v->node_count == 1 ? "" : "s", v->runs,
            v->runs == 1 ? "" : "s");
+    if (basis->have)
+        printf("%s\n", basis_words(basis, b2, sizeof b2));
     printf("nodes: %lld\ntasks per node: %lld\n", (long long)v->ask_nodes, (long long)v->ask_tasks_per_node);
     printf("cpu: %lld core%s per task\n", (long long)v->ask_cores_per_task, v->ask_cores_per_task == 1 ? "" : "s");
     if (v->ask_memory_mib_per_node == RT_NULL_I64)
@@ -893,7 +973,8 @@ static int print_job(const rec_args *a, const rt_job_view *v, const lookup *l)
  * others are said to be left out, by their file's name (a->files), or for runs of the history
  * (no files) the job is the newest run's, and the older runs of other jobs are said unused.
  * 0, or the exit status. */
-static int recommend_job(const cli_options *o, const rec_args *a, const rt_summary *const *runs, size_t n, bool *done)
+static int recommend_job(const cli_options *o, const rec_args *a, const rt_summary *const *runs, size_t n,
+                         const cli_history_who *who, bool *done)
 {
     *done = false;
     size_t *idx = calloc(n, sizeof *idx);
@@ -932,7 +1013,9 @@ static int recommend_job(const cli_options *o, const rec_args *a, const rt_summa
             memset(&l, 0, sizeof l);
             if (r.memory_mib != RT_NULL_I64)
                 keeper_lookup(o, a, &r, &l);
-            rc = print_job(a, v, &l);
+            rec_basis b = who ? basis_of(who, idx, k, n - k, "runs of other jobs than the newest run's")
+                              : (rec_basis){0};
+            rc = print_job(a, v, &l, &b);
         }
     }
     rt_job_view_free(v);
@@ -954,6 +1037,8 @@ int cli_recommend_main(cli_options *o)
     rt_stats **stats = NULL;
     const rt_summary **runs = NULL;
     rt_summary *hist = NULL;
+    cli_history_who *who = NULL; /* --job: who ran each of hist */
+    size_t left_out = 0;         /* --job: the runs of another command line left out */
     char **paths = NULL;       /* the files, each directory replaced by its run files */
     const char **given = NULL; /* the arguments as given, while a.files points at paths */
     size_t n = 0;
@@ -961,7 +1046,7 @@ int cli_recommend_main(cli_options *o)
         const char *path = cli_history_path(o, a.history ? a.history : o->args.history);
         if (!path)
             rc = EXIT_USAGE;
-        else if (cli_history_summaries(path, a.job, a.last, &hist, &n) < 0)
+        else if (cli_history_summaries_who(path, a.job, a.last, &hist, &n, &who) < 0)
             rc = EXIT_FAIL;
         else if (n == 0) {
             cli_say("recommend: no successful run of job '%s' in %s", a.job, history_shown(path));
@@ -999,35 +1084,67 @@ int cli_recommend_main(cli_options *o)
                 runs[n++] = rt_stats_summary(stats[i]);
         }
     }
-    if (rc == 0 && a.job && n >= 1 && hist[0].member && a.last_set == false) {
-        /* the newest run is a node of a job of several: read as many rows as the job had runs */
+    if (rc == 0 && a.job && n >= 1 && hist[0].member && hist[0].member->job_id && a.last_set == false) {
+        /* the newest run is a node of a job of several: read as many rows as the job had runs (its
+         * tasks or nodes, and every step of it: rows are read, twice as many each time, until one
+         * of another job or the history's first), at least as many as before */
         const rt_member *m = hist[0].member;
         int64_t want = m->ranks > m->nodes ? m->ranks : m->nodes;
-        if (want > (int64_t)n && want > a.last && want <= 4096) {
+        size_t keep = want > (int64_t)n && want <= 4096 ? (size_t)want : n; /* what was read before */
+        const char *path = cli_history_path(o, a.history ? a.history : o->args.history);
+        for (int64_t lim = want > a.last ? want : a.last; path && lim <= 4096; lim *= 2) {
             rt_summary *more = NULL;
-            size_t nmore = 0;
-            const char *path = cli_history_path(o, a.history ? a.history : o->args.history);
-            if (path && cli_history_summaries(path, a.job, (int)want, &more, &nmore) == 0 && nmore > n) {
-                const rt_summary **r2 = calloc(nmore, sizeof *r2);
-                if (r2) {
-                    free(hist);
-                    free(runs);
-                    hist = more;
-                    more = NULL;
-                    runs = r2;
-                    n = nmore;
-                    for (size_t i = 0; i < n; i++)
-                        runs[i] = &hist[i];
-                }
+            cli_history_who *wmore = NULL;
+            size_t nmore = 0, lead = 0;
+            if (cli_history_summaries_who(path, a.job, (int)lim, &more, &nmore, &wmore) < 0 || nmore == 0) {
+                free(wmore);
+                free(more);
+                break;
             }
+            while (lead < nmore && more[lead].member && more[lead].member->job_id &&
+                   strcmp(more[lead].member->job_id, m->job_id) == 0)
+                lead++;
+            bool whole = lead < nmore || nmore < (size_t)lim; /* the job's first row is in */
+            const rt_summary **r2 = whole ? calloc(nmore, sizeof *r2) : NULL;
+            if (r2) {
+                free(who);
+                free(hist);
+                free(runs);
+                who = wmore;
+                wmore = NULL;
+                hist = more;
+                more = NULL;
+                runs = r2;
+                n = lead > keep ? lead : keep < nmore ? keep : nmore;
+                m = hist[0].member;
+                for (size_t i = 0; i < n; i++)
+                    runs[i] = &hist[i];
+            }
+            free(wmore);
             free(more);
+            if (whole)
+                break;
         }
     }
     if (rc == 0 && n >= 2) { /* a job's nodes: the ask per node */
         bool done = false;
-        rc = recommend_job(o, &a, runs, n, &done);
+        rc = recommend_job(o, &a, runs, n, who, &done);
         if (done)
             goto out;
+    }
+    if (rc == 0 && who && !a.any_command) { /* not a job's nodes: the newest run's command line only */
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (same_command(who[i].command, who[0].command)) {
+                runs[k] = runs[i];
+                who[k++] = who[i];
+            }
+        left_out = n - k;
+        n = k;
+        if (left_out)
+            cli_say("recommend: %zu of the last %zu runs of job '%s' left out: their command line differs from the "
+                    "newest run's (--any-command uses them)",
+                    left_out, n + left_out, a.job);
     }
     rt_recommendation rec = RT_RECOMMENDATION_INIT;
     rt_recommend_options ro = RT_RECOMMEND_OPTIONS_INIT;
@@ -1040,7 +1157,9 @@ int cli_recommend_main(cli_options *o)
         lookup l;
         memset(&l, 0, sizeof l);
         keeper_lookup(o, &a, &rec, &l);
-        rc = a.json ? print_json(&a, &rec, &l, runs, n) : print_text(&a, &rec, &l, runs, n);
+        rec_basis b = who ? basis_of(who, NULL, n, left_out, "their command line differs from the newest run's")
+                          : (rec_basis){0};
+        rc = a.json ? print_json(&a, &rec, &l, runs, n, &b) : print_text(&a, &rec, &l, runs, n, &b);
     }
 out:
     for (size_t i = 0; stats && i < a.nfiles; i++)
@@ -1048,6 +1167,7 @@ out:
             rt_stats_free(stats[i]);
     free(stats);
     free(runs);
+    free(who);
     free(hist);
     if (given) {
         cli_run_paths_free(paths, a.nfiles);

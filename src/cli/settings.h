@@ -88,6 +88,12 @@ typedef enum cli_opt {
     CLI_O_MAX_SLOWDOWN,
     CLI_O_LIST,
     CLI_O_VERBOSE,
+    CLI_O_USER,
+    CLI_O_HOST,
+    CLI_O_SINCE,
+    CLI_O_ANY_COMMAND,
+    CLI_O_EXPORT,
+    CLI_O_IMPORT,
 } cli_opt;
 
 /* A subcommand's own words for an option it takes (cli_setting.sub): the line(s) of its --help

@@ -1090,6 +1090,91 @@ const cli_setting cli_settings[] = {
                   "How many of the job's last successful, OOM-killed or timed-out runs (default 5). Only with \\fB\\-\\-job\\fR."},
              {.commands = CLI_CMD_HISTORY, .help = "only the newest N runs", .man = "Only the newest \\fIN\\fR runs."},
              {0}}},
+    {.flag = "user",
+     .commands = CLI_CMD_HISTORY,
+     .opt = CLI_O_USER,
+     .arg = "NAME",
+     .layer_off = NO,
+     .set_off = NO,
+     .merged_off = NO,
+     .sub = (const cli_sub_text[]){{.commands = CLI_CMD_HISTORY,
+                                    .help = "only the runs of this user (login name)",
+                                    .man = "Only the runs this user ran (the login name of the run's real uid)."},
+                                   {0}}},
+    {.flag = "host",
+     .commands = CLI_CMD_HISTORY,
+     .opt = CLI_O_HOST,
+     .arg = "NAME",
+     .layer_off = NO,
+     .set_off = NO,
+     .merged_off = NO,
+     .sub = (const cli_sub_text[]){{.commands = CLI_CMD_HISTORY,
+                                    .help = "only the runs on this host (its host name, or its node's name in a job)",
+                                    .man = "Only the runs on this host: its host name, or the node's name the run had "
+                                           "(\\fBSLURMD_NODENAME\\fR,\n\\fB\\-\\-node\\fR, else the short host name)."},
+                                   {0}}},
+    {.flag = "since",
+     .commands = CLI_CMD_HISTORY,
+     .opt = CLI_O_SINCE,
+     .arg = "WHEN",
+     .layer_off = NO,
+     .set_off = NO,
+     .merged_off = NO,
+     .sub = (const cli_sub_text[]){{.commands = CLI_CMD_HISTORY,
+                                    .help = "only the runs started at or after WHEN: an ISO 8601 date or time\n"
+                                            "(2026-11-29, 2026-11-29T07:30:00Z; UTC without a zone) or an age:\n"
+                                            "90s, 30m, 12h, 7d, 2w",
+                                    .man = "Only the runs started at or after \\fIWHEN\\fR: an ISO 8601 date or date "
+                                           "and time\n(\\fB2026\\-11\\-29\\fR, \\fB2026\\-11\\-29T07:30:00Z\\fR, "
+                                           "\\fB2026\\-11\\-29 07:30+01:00\\fR; UTC without a zone, as the\n"
+                                           "table shows), or an age back from now: a number and \\fBs\\fR, \\fBm\\fR, "
+                                           "\\fBh\\fR, \\fBd\\fR or \\fBw\\fR\n(\\fB12h\\fR, \\fB7d\\fR)."},
+                                   {0}}},
+    {.flag = "export",
+     .commands = CLI_CMD_HISTORY,
+     .opt = CLI_O_EXPORT,
+     .arg = "FILE",
+     .layer_off = NO,
+     .set_off = NO,
+     .merged_off = NO,
+     .sub = (const cli_sub_text[]){{.commands = CLI_CMD_HISTORY,
+                                    .help = "write every run to FILE (\"-\": stdout) as JSON lines, oldest first,\n"
+                                            "every column by name with its run_uuid, instead of listing",
+                                    .man = "Write every run of the history to \\fIFILE\\fR (\\fB\\-\\fR: standard "
+                                           "output) as JSON lines, oldest first: one run a\nline, every column under "
+                                           "its name as stored, with its \\fBrun_uuid\\fR (a run recorded before\n"
+                                           "0.21's schema 12 gets one made of its start, pid and host, the same each "
+                                           "time). Instead of the\nlist; not with the filters."},
+                                   {0}}},
+    {.flag = "import",
+     .commands = CLI_CMD_HISTORY,
+     .opt = CLI_O_IMPORT,
+     .arg = "FILE",
+     .layer_off = NO,
+     .set_off = NO,
+     .merged_off = NO,
+     .sub = (const cli_sub_text[]){{.commands = CLI_CMD_HISTORY,
+                                    .help = "add the runs of FILE (--export's lines; \"-\": stdin) to the history,\n"
+                                            "each once: a run whose run_uuid is there is skipped",
+                                    .man = "Add the runs of \\fIFILE\\fR (\\fB\\-\\-export\\fR's JSON lines; "
+                                           "\\fB\\-\\fR: standard input) to the history (made\nwhen missing), each "
+                                           "once: a run whose \\fBrun_uuid\\fR the history holds is skipped. Prints "
+                                           "how\nmany were added and skipped. All or nothing: a line that is no run "
+                                           "is exit status 2 naming it,\nwith nothing imported."},
+                                   {0}}},
+    {.flag = "any-command",
+     .commands = CLI_CMD_RECOMMEND,
+     .opt = CLI_O_ANY_COMMAND,
+     .layer_off = NO,
+     .set_off = NO,
+     .merged_off = NO,
+     .sub = (const cli_sub_text[]){{.commands = CLI_CMD_RECOMMEND,
+                                    .help = "with --job: use the job's runs whatever their command line (by\n"
+                                            "default those whose command differs from the newest run's are left out)",
+                                    .man = "With \\fB\\-\\-job\\fR: use the job's runs whatever their command line. "
+                                           "By default the runs whose\ncommand line differs from the newest run's are "
+                                           "left out (said on standard error and in\n\\fBbased_on\\fR)."},
+                                   {0}}},
     {.flag = "list",
      .commands = CLI_CMD_UPLOAD,
      .opt = CLI_O_LIST,

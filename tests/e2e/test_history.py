@@ -82,7 +82,9 @@ V10_COLUMNS = ["memory_refault_mib", "left_behind_mib", "process_exits_counted"]
 # the columns schema version 11 (0.21) added: the tree's processes seen ignoring SIGCHLD, the signal
 # that ended the command
 V11_COLUMNS = ["process_unwaited_parents", "end_signal"]
-V12_COLUMNS = ["run_uuid"]  # the run's own id (issue 69): a row written twice is stored once
+# the columns schema version 12 added: the run's id (issue 69: a row written twice is stored once) and who
+# ran what (the user, the node, the job's id)
+V12_COLUMNS = ["run_uuid", "user_name", "user_uid", "node", "job_id"]
 SCHEMA = 12  # the version this tool writes
 
 
@@ -587,8 +589,8 @@ def test_run_records_its_energy_and_carbon(tmp_path):
 
 def test_version4_database_upgraded_keeping_its_rows(tmp_path):
     """0.14's database (schema 4): `history` lists it as it is (no energy: "-"), and the next run
-    adds the 0.15, 0.16, 0.18, 0.19, 0.20 and 0.21 columns at the end (the same table as a new database's), stamps
-    version 11,
+    adds the 0.15, 0.16, 0.18, 0.19, 0.20 and 0.21 columns and who ran what at the end (the same table as a new
+    database's), stamps version 12,
     keeps the old rows as they were and records the new run's energy."""
     fresh = str(tmp_path / "new.db")
     assert track(fresh, "true").returncode == 0

@@ -498,7 +498,8 @@ static void version1_migrates(void **state)
                                  "gpu_sm_active_pct_mean REAL,gpu_sm_active_pct_peak REAL,"));
     const char *v6_end = ",gpu_work_shared REAL,process_gpus_busy REAL,process_gpu_vram_per_gpu_peak_mib REAL,"
                          "gpu_idle_cpu_busy_secs REAL,memory_refault_mib REAL,left_behind_mib REAL,process_exits_counted REAL,"
-                         "process_unwaited_parents REAL,end_signal REAL,run_uuid TEXT";
+                         "process_unwaited_parents REAL,end_signal REAL,run_uuid TEXT,user_name TEXT,user_uid INTEGER,"
+                         "node TEXT,job_id TEXT";
     size_t tl = strlen(text), sl = strlen(v6_end);
     assert_true(tl > sl);
     assert_string_equal(text + tl - sl, v6_end);

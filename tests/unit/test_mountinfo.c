@@ -1,6 +1,9 @@
-/* test_mountinfo.c - the mountinfo parser: escapes, optional fields, malformed lines. */
+/* test_mountinfo.c - the mountinfo parser: escapes, optional fields, malformed lines; and what it
+ * tells of an SQLite file's place (rt_sqlite_network_fs): the longest mount point holding it. */
 #include "unit.h"
+#include <limits.h>
 #include "source/sources.h"
+#include "resource_tracker.h" /* rt_sqlite_network_fs (the tests see the experimental parts) */
 
 typedef struct seen {
     int n;
@@ -71,9 +74,57 @@ static void malformed_lines_are_counted(void **state)
     assert_string_equal(s2.mp[0], "/a\\04");
 }
 
+/* rt_sqlite_network_fs over a mount table written for the test: dir (a real directory, its
+ * files not there) under mount points of several types. */
+static void network_fs_longest_mount(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rt-netfs-XXXXXX", mi[64], type[64], mount[4096], path[256], text[8192];
+    unit_tmpdir(dir);
+    char real[PATH_MAX];
+    assert_non_null(realpath(dir, real));
+    snprintf(mi, sizeof mi, "%s/mountinfo", dir);
+    snprintf(text, sizeof text,
+             "20 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+             "21 20 0:40 / %.900s/nfs rw shared:2 - nfs4 srv:/export rw,vers=4.2\n"
+             "22 21 8:2 / %.900s/nfs/local rw - xfs /dev/sdb rw\n"
+             "23 20 0:41 / %.900s/nfs2 rw - lustre 10.0.0.1@tcp:/fs rw\n"
+             "24 20 0:42 / %.900s/with\\040space rw - cifs //srv/share rw\n"
+             "25 20 0:43 / %.900s/over rw - nfs srv:/a rw\n"
+             "26 20 0:44 / %.900s/over rw - ext4 /dev/sdc rw\n",
+             real, real, real, real, real, real);
+    unit_put(dir, "mountinfo", text);
+    const char *subs[] = {"nfs", "nfs/local", "nfs2", "with space", "over", "nfs/deeper/still"};
+    const char *want_type[] = {"nfs4", "xfs", "lustre", "cifs", "ext4", "nfs4"};
+    const char *want_mount[] = {"nfs", "nfs/local", "nfs2", "with space", "over", "nfs"};
+    const int want_net[] = {1, 0, 1, 1, 0, 1};
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, subs[i]);
+        if (strcmp(subs[i], "nfs/deeper/still") != 0)
+            mkdir(path, 0700);
+        snprintf(path, sizeof path, "%s/%s/h.db", dir, subs[i]);
+        assert_int_equal(rt_sqlite_network_fs(path, mi, type, sizeof type, mount, sizeof mount), want_net[i]);
+        assert_string_equal(type, want_type[i]);
+        char m[4200];
+        snprintf(m, sizeof m, "%s/%s", real, want_mount[i]);
+        assert_string_equal(mount, m);
+    }
+    /* the root's own file system; a relative name; no table to read: not known, local */
+    assert_int_equal(rt_sqlite_network_fs("/h.db", mi, type, sizeof type, NULL, 0), 0);
+    assert_string_equal(type, "ext4");
+    snprintf(path, sizeof path, "%s/none", dir);
+    assert_int_equal(rt_sqlite_network_fs("h.db", path, type, sizeof type, mount, sizeof mount), 0);
+    assert_string_equal(type, "");
+    assert_int_equal(rt_sqlite_network_fs(NULL, mi, NULL, 0, NULL, 0), 0);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(network_fs_longest_mount),
         cmocka_unit_test(server_capture),
         cmocka_unit_test(escapes_and_optional_fields),
         cmocka_unit_test(malformed_lines_are_counted),
