@@ -36,15 +36,18 @@ static void urls(void **state)
     assert_string_equal(out, "/var/lib/h.db");
 }
 
-/* sql as the PostgreSQL engine sends it: want, with n parameters. */
-static void pg_sql(const char *sql, const char *want, int n)
+/* sql as the PostgreSQL engine sends it: want, with n parameters bound by number and used of
+ * them sent ($1 .. $used). */
+static void pg_sql(const char *sql, const char *want, int n, int used)
 {
     rt_db db = {.engine = RT_DB_POSTGRES, .pg = (PGconn *)&db}; /* prepare never calls libpq */
     rt_db_stmt st = {.db = &db};
     assert_int_equal(rt_db_pg_prepare(&db, sql, &st), RT_DB_OK);
     assert_string_equal(st.sql, want);
     assert_int_equal(st.nparams, n);
+    assert_int_equal(st.nused, used);
     free(st.values);
+    free(st.used);
     free(st.sql);
 }
 
@@ -52,9 +55,14 @@ static void pg_parameters(void **state)
 {
     (void)state;
     pg_sql("SELECT a FROM t WHERE b = ?2 AND c = '?' AND d = \"?x\" LIMIT ?1",
-           "SELECT a FROM t WHERE b = $2 AND c = '?' AND d = \"?x\" LIMIT $1", 2);
+           "SELECT a FROM t WHERE b = $2 AND c = '?' AND d = \"?x\" LIMIT $1", 2, 2);
     pg_sql("INSERT INTO t (a, b, c) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-           "INSERT INTO t (a, b, c) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", 3);
+           "INSERT INTO t (a, b, c) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", 3, 3);
+    /* numbers left out (the history's filters: ?2 the job, ?3 the user, ?4 the host not asked
+     * for): the server gets the used ones, densely, in their order (it cannot type a parameter
+     * the statement does not use) */
+    pg_sql("SELECT * FROM runs WHERE start_secs >= ?5 AND n = ?5 ORDER BY id DESC LIMIT ?1",
+           "SELECT * FROM runs WHERE start_secs >= $2 AND n = $2 ORDER BY id DESC LIMIT $1", 5, 2);
 }
 
 static void sqlite_through_the_layer(void **state)

@@ -28,8 +28,11 @@ struct rt_db_stmt {
     struct sqlite3_stmt *sq;
     /* PostgreSQL: the statement with $N, its parameters as text (NULL: NULL), the current result */
     char *sql;
-    int nparams;
+    int nparams;  /* the highest ?N: values[0 .. nparams) are bound by N */
     char **values;
+    int nused;    /* the numbers the statement uses, in order: $1 .. $nused (a ?N not used, bound
+                   * or not, is no parameter of the server's: it could not type it) */
+    int *used;    /* used[j] is the N of $j+1 */
     PGresult *res;
     bool started, done;
 };

@@ -218,44 +218,79 @@ int rt_db_pg_exec(rt_db *db, const char *sql)
     return rc;
 }
 
+/* The placeholders of sql outside quotes: ?N, or ? numbered in order after the last plain one.
+ * Each one's N into nums[] (when not NULL); with out, sql copied there with each made $M, M
+ * dense[N]. Returns how many there are. */
+static size_t placeholders(const char *sql, int *nums, char *out, const int *dense)
+{
+    size_t count = 0;
+    int next = 0;
+    char quote = 0;
+    for (const char *p = sql; *p; p++) {
+        if (quote || *p == '\'' || *p == '"' || *p != '?') {
+            quote = quote ? (*p == quote ? 0 : quote) : (*p == '\'' || *p == '"') ? *p : 0;
+            if (out)
+                *out++ = *p;
+            continue;
+        }
+        int k;
+        if (p[1] >= '0' && p[1] <= '9') {
+            char *end;
+            k = (int)strtol(p + 1, &end, 10);
+            p = end - 1;
+        } else {
+            k = ++next;
+        }
+        if (nums)
+            nums[count] = k;
+        if (out)
+            out += sprintf(out, "$%d", dense[k]);
+        count++;
+    }
+    if (out)
+        *out = '\0';
+    return count;
+}
+
 int rt_db_pg_prepare(rt_db *db, const char *sql, rt_db_stmt *st)
 {
     if (!db->pg)
         return not_connected(db);
-    /* ?N and ? (numbered in order) made $N, outside quotes */
+    /* ?N and ? (numbered in order) made $M, outside quotes: the numbers used, densely in
+     * ascending order (a statement that binds ?1 and ?5 but not ?2 to ?4, a filter left out,
+     * sends two parameters; the server types only those it sees) */
     size_t n = strlen(sql);
     st->sql = malloc(n * 4 + 1);
-    if (!st->sql)
+    int *nums = calloc(n + 1, sizeof *nums); /* each placeholder's N, in text order */
+    if (!st->sql || !nums) {
+        free(nums);
         return RT_DB_NOMEM;
-    char *o = st->sql, quote = 0;
-    int next = 0, max = 0;
-    for (const char *p = sql; *p; p++) {
-        if (quote) {
-            quote = *p == quote ? 0 : quote;
-            *o++ = *p;
-        } else if (*p == '\'' || *p == '"') {
-            quote = *p;
-            *o++ = *p;
-        } else if (*p == '?') {
-            int k;
-            if (p[1] >= '0' && p[1] <= '9') {
-                char *end;
-                k = (int)strtol(p + 1, &end, 10);
-                p = end - 1;
-            } else {
-                k = ++next;
-            }
-            if (k > max)
-                max = k;
-            o += sprintf(o, "$%d", k);
-        } else {
-            *o++ = *p;
-        }
     }
-    *o = '\0';
+    size_t count = placeholders(sql, nums, NULL, NULL);
+    int max = 0;
+    for (size_t j = 0; j < count; j++)
+        max = nums[j] > max ? nums[j] : max;
     st->nparams = max;
     st->values = max ? calloc((size_t)max, sizeof *st->values) : NULL;
-    return max && !st->values ? RT_DB_NOMEM : RT_DB_OK;
+    st->used = max ? calloc((size_t)max, sizeof *st->used) : NULL;
+    int *dense = calloc((size_t)max + 1, sizeof *dense); /* N -> M */
+    if (!dense || (max && (!st->values || !st->used))) {
+        free(nums);
+        free(dense);
+        return RT_DB_NOMEM;
+    }
+    for (size_t j = 0; j < count; j++)
+        dense[nums[j]] = 1;
+    st->nused = 0;
+    for (int k = 1; k <= max; k++)
+        if (dense[k]) {
+            st->used[st->nused] = k;
+            dense[k] = ++st->nused;
+        }
+    placeholders(sql, NULL, st->sql, dense);
+    free(nums);
+    free(dense);
+    return RT_DB_OK;
 }
 
 int rt_db_pg_step(rt_db_stmt *st)
@@ -266,9 +301,14 @@ int rt_db_pg_step(rt_db_stmt *st)
     if (!db->pg)
         return not_connected(db);
     if (!st->started) {
+        const char **values = st->nused ? calloc((size_t)st->nused, sizeof *values) : NULL;
+        if (st->nused && !values)
+            return RT_DB_NOMEM;
         st->started = true;
-        int ok = PQ->sendQueryParams(db->pg, st->sql, st->nparams, NULL, (const char *const *)st->values, NULL, NULL,
-                                     0);
+        for (int j = 0; j < st->nused; j++)
+            values[j] = st->values[st->used[j] - 1];
+        int ok = PQ->sendQueryParams(db->pg, st->sql, st->nused, NULL, values, NULL, NULL, 0);
+        free(values);
         if (ok)
             PQ->setSingleRowMode(db->pg); /* at once after the send, as libpq asks */
         int rc = sent(db, ok);
@@ -305,6 +345,7 @@ void rt_db_pg_finalize(rt_db_stmt *st)
     for (int i = 0; i < st->nparams && st->values; i++)
         free(st->values[i]);
     free(st->values);
+    free(st->used);
     free(st->sql);
 }
 
