@@ -817,6 +817,10 @@ static void summary_clear(rt_summary *s)
 {
     memset(s, 0, sizeof *s);
     s->start_secs = s->end_secs = NAN;
+    /* figures no column keeps, unknown as an empty run's are (rt_stats_new): a run's own
+     * slowdown bound 0 would make the job view's answer per run ask for cores no slower by a
+     * millisecond (2 for a job of one busy thread, where its files ask for 1) */
+    s->max_slowdown_pct = s->process_unreclaimable_unsure_mib = s->pressure_group = NAN;
     for (size_t i = 0; i < NCOLS; i++)
         if (cols[i].src == SRC_SUM && cols[i].type == 'R')
             *(double *)((char *)s + cols[i].off) = NAN;
