@@ -6,6 +6,7 @@ down, slow (a lock held past the deadline), refusing the password or full (a tab
 tmpfs, root only) never changes the job's exit status, keeps the row in the state directory and
 writes it later, once; an SQLite history migrated from schema 11 answers `recommend --job` as
 before. Skipped, saying why, where postgresql is not installed (scripts/install-deps --test)."""
+import json
 import os
 import shutil
 import signal
@@ -97,6 +98,31 @@ def test_same_history_and_recommend_as_sqlite(pg, db, tmp_path):
         assert a.returncode == b.returncode == 0, (args, a.stderr, b.stderr)
         assert a.stdout == b.stdout and a.stdout, args
         assert a.stderr == b.stderr.replace(url, lite), args
+
+
+def test_export_import_moves_a_history_both_ways(pg, db, tmp_path):
+    """`history --export` of an SQLite history imported into PostgreSQL, twice (the second adds
+    nothing: each run's run_uuid is there), and back out of PostgreSQL into a new SQLite file:
+    the same runs, the same `recommend --job` from all three (issue 69 item 4)."""
+    lite = str(tmp_path / "h.db")
+    for cmd in (["true"], ["sleep", "0.3"], ["python3", "-c", "x = bytearray(30 << 20)"]):
+        assert track(pg, tmp_path, lite, *cmd).returncode == 0
+    url = pg.url(db)
+    out = tmp_path / "runs.jsonl"
+    assert tool(pg, tmp_path, "history", "--history", lite, "--export", out).returncode == 0
+    first = tool(pg, tmp_path, "history", "--history", url, "--import", out)
+    assert first.returncode == 0 and "3 runs added, 0 skipped" in first.stdout, (first.stdout, first.stderr)
+    again = tool(pg, tmp_path, "history", "--history", url, "--import", out)
+    assert again.returncode == 0 and "0 runs added, 3 skipped" in again.stdout, (again.stdout, again.stderr)
+    back_file = tmp_path / "back.jsonl"
+    assert tool(pg, tmp_path, "history", "--history", url, "--export", back_file).returncode == 0
+    back = str(tmp_path / "back.db")
+    assert tool(pg, tmp_path, "history", "--history", back, "--import", back_file).returncode == 0
+    uuids = [json.loads(line)["run_uuid"] for line in out.read_text().splitlines()]
+    assert [json.loads(line)["run_uuid"] for line in back_file.read_text().splitlines()] == uuids
+    answers = [tool(pg, tmp_path, "recommend", "--job", "pgjob", "--history", h) for h in (lite, url, back)]
+    assert all(a.returncode == 0 for a in answers), [a.stderr for a in answers]
+    assert answers[0].stdout == answers[1].stdout == answers[2].stdout and answers[0].stdout
 
 
 def test_fifty_runs_ending_at_once_give_fifty_rows(pg, db, tmp_path):
