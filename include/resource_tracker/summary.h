@@ -70,7 +70,8 @@ RT_API rt_error rt_summary_write_text(const rt_summary *s, const rt_run_facts *r
 
 /* text written after used columns into out[cap], broken at spaces so that no line passes
  * width columns (UTF-8 characters, not bytes; 0: never broken; a word longer than a line stands
- * alone on its line), each line after the first starting with indent spaces: how the summary's
+ * alone on its line; a '\x1f' byte is a space no line is broken at, written as a space), each line
+ * after the first starting with indent spaces: how the summary's
  * answer breaks its lines (rt_summary_text_options.width), for a caller's lines beside it.
  * Returns the bytes written; out is always terminated (cut at cap). */
 RT_API size_t rt_text_wrap(const char *text, size_t used, size_t indent, size_t width, char *out, size_t cap);

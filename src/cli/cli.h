@@ -199,7 +199,8 @@ typedef struct cli_subcommand {
     const char *name;
     cli_command cmd;
     int (*run)(cli_options *o);
-    const char *usage;
+    const char *synopsis; /* "resource-tracker NAME ..." ('\n' between its forms), for --help */
+    const char *what;     /* what it does, in a few words */
 } cli_subcommand;
 
 extern const cli_subcommand cli_subcommands[];
@@ -533,9 +534,29 @@ size_t cli_job_runs(const char *cmd, const rt_summary *const *sums, char *const 
 /* The run among runs[0..n) (the view v's) a page of the job shows: of the node whose memory
  * sizes the ask, the run that needs most. */
 size_t cli_job_shown(const rt_job_view *v, const rt_summary *const *runs, size_t n);
-/* The width texts for people written to f break at: the terminal's columns (40 at least) when f
- * is a terminal, else 100. */
+/* Text for people laid out at a width (layout.c). The width texts written to f break at: the
+ * terminal's columns when f is a terminal, else COLUMNS when set, else 80; 40 at least. */
 int cli_text_width(FILE *f);
+/* text after used columns, broken between words so that no line passes width, the lines after
+ * the first indented to indent (rt_text_wrap; never at a space cli_glue_brackets made); no
+ * newline after it. Returns the column it ends at. */
+size_t cli_wrap_put(FILE *f, size_t width, size_t used, size_t indent, const char *text);
+/* A two-column entry: tag (its leading spaces kept; its own further lines at hang), then text
+ * from column col (on the tag's last line when it ends 2 columns short of col, else on the next),
+ * its further lines at col; stacked (text on the lines under the tag, at column 6) when width
+ * leaves it under 32 columns. Ends with a newline. */
+void cli_entry_put(FILE *f, size_t width, const char *tag, size_t hang, size_t col, const char *text);
+/* Hand-written help text reflowed at width: blank lines kept; each paragraph (lines up to a blank
+ * one) joined and broken again, after its first line's indent, its further lines at its second
+ * line's indent; a paragraph starting "Usage:" a synopsis a line (a line indented deeper than
+ * "Usage: " continues the one before), each hanging after "Usage: resource-tracker NAME ". */
+void cli_prose_put(FILE *f, size_t width, const char *text);
+/* One line (no newline in it) and a newline: as it is when it fits width, else broken between
+ * words, its further lines indented 2 past its own indent. */
+void cli_fold_put(FILE *f, size_t width, const char *line);
+/* The spaces inside [...] of s made ones no line is broken at (a synopsis' optional parts stay
+ * whole): written as spaces by cli_wrap_put. */
+void cli_glue_brackets(char *s);
 /* An rt_write_fn writing to the FILE * user (summary.c): len, or -1 when fwrite fell short. */
 long cli_write_stdio(void *user, const void *buf, size_t len);
 int cli_summary_print(FILE *f, const rt_summary *s, const cli_run_result *run, const char *memory_unit,

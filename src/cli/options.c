@@ -20,29 +20,25 @@
 
 const cli_subcommand cli_subcommands[] = {
     {"summary", CMD_SUMMARY, cli_summary_main,
-     "  resource-tracker summary [--json | --format text|json|markdown|snakemake|nextflow]\n"
-     "                           [--memory-unit U] [--time-unit U] [--expected-cores N]\n"
-     "                           [--gpus UUID,...] FILE|DIR...\n"
-     "                                                  statistics of recorded runs (JSON lines or CSV,\n"
-     "                                                  also the Python tracker's CSV; a job's nodes)\n"},
+     "resource-tracker summary [--json | --format FORMAT] [--memory-unit U] "
+     "[--time-unit U] [--expected-cores N] [--gpus UUID,...] FILE|DIR...",
+     "statistics of recorded runs (JSON lines or CSV, also the Python tracker's CSV; a job's nodes)"},
     {"recommend", CMD_RECOMMEND, cli_recommend_main,
-     "  resource-tracker recommend FILE|DIR... [--json] [--instance VENDOR:TYPE]\n"
-     "  resource-tracker recommend --job NAME [--last N] [--any-command] [--history FILE]\n"
-     "                                                  resources to ask for, and the cheapest server\n"},
-    {"report", CMD_REPORT, cli_report_main,
-     "  resource-tracker report FILE|DIR... -o OUT.html [--instance VENDOR:TYPE]\n"
-     "                                                  self-contained HTML report\n"},
+     "resource-tracker recommend FILE|DIR... [--json] [--instance VENDOR:TYPE]\n"
+     "resource-tracker recommend --job NAME [--last N] [--any-command] [--history FILE|URL]",
+     "resources to ask for, and the cheapest server"},
+    {"report", CMD_REPORT, cli_report_main, "resource-tracker report FILE|DIR... -o OUT.html [--instance VENDOR:TYPE]",
+     "self-contained HTML report"},
     {"history", CMD_HISTORY, cli_history_main,
-     "  resource-tracker history [--job NAME] [--user NAME] [--host NAME] [--since WHEN]\n"
-     "                           [--last N] [--json] [--history FILE]\n"
-     "  resource-tracker history --export FILE|--import FILE [--history FILE]\n"
-     "                                                  runs recorded with --history (newest first)\n"},
-    {"info", CMD_INFO, cli_info_main,
-     "  resource-tracker info [--json]                  the host's facts and its cloud (text; --json: JSON)\n"},
-    {"upload", CMD_UPLOAD, cli_upload_main,
-     "  resource-tracker upload                         deliver the runs left in the spill directory\n"},
-    {"phase", CMD_PHASE, cli_phase_main,
-     "  resource-tracker phase start|stop NAME [-v]     inside a tracked job: mark a phase (exits 0)\n"},
+     "resource-tracker history [--job NAME] [--user NAME] [--host NAME] [--since WHEN] [--last N] [--json]\n"
+     "                         [--history FILE|URL]\n"
+     "resource-tracker history --export FILE|--import FILE [--history FILE|URL]",
+     "runs recorded with --history (newest first)"},
+    {"info", CMD_INFO, cli_info_main, "resource-tracker info [--json]",
+     "the host's facts and its cloud (text; --json: JSON)"},
+    {"upload", CMD_UPLOAD, cli_upload_main, "resource-tracker upload", "deliver the runs left in the spill directory"},
+    {"phase", CMD_PHASE, cli_phase_main, "resource-tracker phase start|stop NAME [-v]",
+     "inside a tracked job: mark a phase (exits 0)"},
 };
 const size_t cli_nsubcommands = sizeof cli_subcommands / sizeof cli_subcommands[0];
 
@@ -94,32 +90,60 @@ const char *cli_subcommand_near(const char *word)
     return near;
 }
 
+#define USAGE_COL 50 /* where the usage lines' words start */
+#define ENV_COL 26   /* where the environment variables' words start */
+
+/* The synopses in syn ('\n' between them; the last gets the words what), each broken after
+ * "resource-tracker NAME ". */
+static void usage_entry(FILE *f, size_t width, const char *syn, const char *what)
+{
+    char line[400];
+    for (const char *p = syn; *p;) {
+        size_t n = strcspn(p, "\n");
+        snprintf(line, sizeof line, "  %.*s", (int)n, p);
+        cli_glue_brackets(line);
+        const char *sp = strchr(line + 2, ' ');
+        const char *sp2 = sp ? strchr(sp + 1, ' ') : NULL;
+        size_t hang = sp2 ? (size_t)(sp2 - line) + 1 : 4;
+        cli_entry_put(f, width, line, hang, USAGE_COL, p[n] ? NULL : what);
+        p += n + (p[n] == '\n');
+    }
+}
+
 void cli_usage_print(FILE *f)
 {
-    fputs("Usage:\n"
-          "  resource-tracker [OPTIONS]                      track the whole machine until SIGINT/SIGTERM\n"
-          "  resource-tracker [OPTIONS] --pid PID            also attribute usage to the process tree of PID\n"
-          "  resource-tracker [OPTIONS] [--] COMMAND [ARG...]\n"
-          "                                                  run COMMAND, track its tree, exit with its status\n",
-          f);
+    static const struct {
+        const char *var, *what;
+    } streaming[] = {
+        {"SENTINEL_API_TOKEN", "register the run at the Sentinel API and upload gzipped CSV batches to S3 (taken out "
+                               "of the environment: the command does not inherit it)"},
+        {"SENTINEL_API_URL", "API base (default https://api.sentinel.sparecores.net)"},
+        {"TRACKER_UPLOAD_INTERVAL", "seconds between batches, fractional allowed (default 60)"},
+        {"TRACKER_FINISH_TIMEOUT", "the most seconds the end of the run waits for uploads and the API, and for the "
+                                   "reader of the samples (default 10); a FIFO's reader of --report, or of the step "
+                                   "summary, this long to come and as long again to take it"},
+        {"AWS_ENDPOINT_URL_S3", "S3 endpoint (path style); AWS_REGION the bucket's region"},
+    };
+    size_t width = (size_t)cli_text_width(f);
+    fputs("Usage:\n", f);
+    usage_entry(f, width, "resource-tracker [OPTIONS]", "track the whole machine until SIGINT/SIGTERM");
+    usage_entry(f, width, "resource-tracker [OPTIONS] --pid PID", "also attribute usage to the process tree of PID");
+    usage_entry(f, width, "resource-tracker [OPTIONS] [--] COMMAND [ARG...]",
+                "run COMMAND, track its tree, exit with its status");
     for (size_t i = 0; i < cli_nsubcommands; i++)
-        fputs(cli_subcommands[i].usage, f);
+        usage_entry(f, width, cli_subcommands[i].synopsis, cli_subcommands[i].what);
     fputs("  (each subcommand has its own --help)\n"
           "\n"
           "Options:\n",
           f);
     cli_settings_help(f);
-    fputs("\n"
-          "\n"
-          "Streaming (only when SENTINEL_API_TOKEN is set; without it no connection is made):\n"
-          "  SENTINEL_API_TOKEN      register the run at the Sentinel API and upload gzipped CSV batches to S3\n"
-          "                          (taken out of the environment: the command does not inherit it)\n"
-          "  SENTINEL_API_URL        API base (default https://api.sentinel.sparecores.net)\n"
-          "  TRACKER_UPLOAD_INTERVAL seconds between batches, fractional allowed (default 60)\n"
-          "  TRACKER_FINISH_TIMEOUT  the most seconds the end of the run waits for uploads and the API, and for\n"
-          "                          the reader of the samples (default 10); a FIFO's reader of --report, or\n"
-          "                          of the step summary, this long to come and as long again to take it\n"
-          "  AWS_ENDPOINT_URL_S3     S3 endpoint (path style); AWS_REGION the bucket's region\n"
+    cli_prose_put(f, width, "\n\nStreaming (only when SENTINEL_API_TOKEN is set; without it no connection is made):\n");
+    for (size_t i = 0; i < sizeof streaming / sizeof streaming[0]; i++) {
+        char tag[64];
+        snprintf(tag, sizeof tag, "  %s", streaming[i].var);
+        cli_entry_put(f, width, tag, ENV_COL, ENV_COL, streaming[i].what);
+    }
+    cli_prose_put(f, width,
           "  Batches that cannot be uploaded are kept in $XDG_STATE_HOME/resource-tracker\n"
           "  (~/.local/state/resource-tracker) until they are sent.\n"
           "\n"
@@ -128,6 +152,7 @@ void cli_usage_print(FILE *f)
           "  OTEL_SERVICE_NAME. The last push waits at most TRACKER_FINISH_TIMEOUT seconds (default 10).\n"
           "\n"
           "Precedence: command line > environment > config file > built-in default.\n"
+          "\n"
           "On a terminal (stderr a tty; not -q, nor --format without -o) a run shows the human view: a\n"
           "start line, a status line redrawn in place and the summary's answer at the end, at the\n"
           "terminal's width; its samples are kept with -o FILE (--view samples prints them). Where stderr\n"
@@ -139,8 +164,8 @@ void cli_usage_print(FILE *f)
           "samples are dropped (one warning counts them), and the end waits for it at most\n"
           "TRACKER_FINISH_TIMEOUT seconds (default 10). SIGINT or SIGTERM once the command ended cuts\n"
           "the end short; the exit status stays the command's.\n"
-          "See resource-tracker(1) for the fields, the config file and the exit status.\n",
-          f);
+          "\n"
+          "See resource-tracker(1) for the fields, the config file and the exit status.\n");
 }
 
 static int args_next(cli_args *a, char *err, size_t errlen);

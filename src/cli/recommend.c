@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -416,44 +417,81 @@ static void left_behind(const rt_summary *const *runs, size_t n, double *left, d
         }
 }
 
+/* The text's lines, each written as it is completed, broken at the output's width (cli_fold_put:
+ * the lines wider than it, between words); the JSON goes out as it is. */
+static struct {
+    size_t width;
+    char line[16384]; /* the line so far (a longer one goes out in pieces) */
+    size_t n;
+} rec_text;
+
+static void out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void out(const char *fmt, ...)
+{
+    char *s = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (k < 0)
+        return;
+    if (!rec_text.width)
+        rec_text.width = (size_t)cli_text_width(stdout);
+    for (const char *p = s; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        size_t room = sizeof rec_text.line - 1 - rec_text.n, take = len < room ? len : room;
+        memcpy(rec_text.line + rec_text.n, p, take);
+        rec_text.n += take;
+        rec_text.line[rec_text.n] = '\0';
+        p += take;
+        if (take == len && !nl)
+            break;
+        cli_fold_put(stdout, rec_text.width, rec_text.line);
+        rec_text.n = 0;
+        p += take == len; /* past the newline */
+    }
+    free(s);
+}
+
 /* Which figure drove the memory (and the cores), and why, one line each. */
 static void print_reasons(const rt_recommendation *rec, const rt_summary *const *runs, size_t n)
 {
     char b1[32], rr[80];
     if (rec->memory_source != RT_NEED_UNKNOWN)
-        printf("memory from: %.1f MiB needed (%s%s)%s + %.0f%% headroom, rounded up%s\n", rec->memory_need_mib,
+        out("memory from: %.1f MiB needed (%s%s)%s + %.0f%% headroom, rounded up%s\n", rec->memory_need_mib,
                rt_need_source_text(rec->memory_source), rec->memory_sampled ? ": a lower bound" : "",
                reread_words(rec, rr, sizeof rr), rec->headroom_pct,
                rec->memory_learn ? "" : rec->oom_killed ? ", and above the OOM kill" : "");
     else
-        printf("memory from: no figure (memory unknown)\n");
+        out("memory from: no figure (memory unknown)\n");
     if (rec->memory_learn) /* 0.20: the floor, not the need, is the ask */
-        printf("memory floor: %lld MiB, at least twice the limit a run was stopped at (its need above it unknown)\n",
+        out("memory floor: %lld MiB, at least twice the limit a run was stopped at (its need above it unknown)\n",
                (long long)rec->memory_floor_mib);
     if (rec->time_floor_secs > 0)
-        printf("time floor: a run was stopped after %.0f s (its time limit, or a scheduler's signal): the time asked "
+        out("time floor: a run was stopped after %.0f s (its time limit, or a scheduler's signal): the time asked "
                "is at least twice that\n",
                rec->time_floor_secs);
     double left, left_mib;
     left_behind(runs, n, &left, &left_mib);
     if (left > 0 && isfinite(left_mib))
-        printf("not in the ask: %.0f process%s left behind after the command exited, holding %.1f MiB at the end "
+        out("not in the ask: %.0f process%s left behind after the command exited, holding %.1f MiB at the end "
                "(--wait-all counts %s in)\n",
                left, left == 1 ? "" : "es", left_mib, left == 1 ? "it" : "them");
     else if (left > 0)
-        printf("not in the ask: %.0f process%s left behind after the command exited (--wait-all counts %s in)\n",
+        out("not in the ask: %.0f process%s left behind after the command exited (--wait-all counts %s in)\n",
                left, left == 1 ? "" : "es",
                left == 1 ? "it" : "them");
     if (rec->vram_per_gpu_mib > 0 && isfinite(rec->vram_per_gpu_need_mib)) /* 0.19: the GPU ask */
-        printf("vram from: %.1f MiB held on one GPU (%s) + %.0f%% headroom: the smallest GPU memory that holds it "
+        out("vram from: %.1f MiB held on one GPU (%s) + %.0f%% headroom: the smallest GPU memory that holds it "
                "(share/resource-tracker/gpu-models.csv)\n",
                rec->vram_per_gpu_need_mib, rt_need_source_text(rec->vram_per_gpu_source), rec->headroom_pct);
     if (rec->cpu_basis && strcmp(rec->cpu_basis, "mean") != 0) {
-        printf("cpu from: the fewest cores under which %s predicted within %.0f%% of its own duration%s\n",
+        out("cpu from: the fewest cores under which %s predicted within %.0f%% of its own duration%s\n",
                n > 1 ? "each run is" : "the run is", rec->max_slowdown_pct,
                strcmp(rec->cpu_basis, "throttled") == 0 ? ", and above the CPU quota that throttled it" : "");
         if (rec->cpu_phase[0])
-            printf("cpu decided by: phase \"%s\" (one core fewer would add %.1f s to it)\n", rec->cpu_phase,
+            out("cpu decided by: phase \"%s\" (one core fewer would add %.1f s to it)\n", rec->cpu_phase,
                    rec->cpu_phase_fewer_secs);
         return;
     }
@@ -465,7 +503,7 @@ static void print_reasons(const rt_recommendation *rec, const rt_summary *const 
             k++;
         }
     snprintf(b1, sizeof b1, "%.2f", k ? cores / (double)k : 0.0);
-    printf("cpu from: a mean of %s cores used%s, rounded (at least 1)%s\n", b1, n > 1 ? " (the runs' means averaged)" : "",
+    out("cpu from: a mean of %s cores used%s, rounded (at least 1)%s\n", b1, n > 1 ? " (the runs' means averaged)" : "",
            isnan(rec->cpu_quota_cores) ? "" : ", and above the CPU quota");
 }
 
@@ -493,45 +531,45 @@ static void print_cores(const rt_recommendation *rec, const rt_summary *const *r
         if (rt_cores_shared_words(runs[i]->cores, words, sizeof words) == 0)
             continue;
         if (n > 1)
-            printf("run %zu: ", i + 1);
-        printf("%s:\n  the times below are the job's own, a quiet machine may be faster\n", words); /* 80 columns */
+            out("run %zu: ", i + 1);
+        out("%s:\n  the times below are the job's own, a quiet machine may be faster\n", words); /* 80 columns */
     }
-    printf("cores  predicted duration%s  core-hours%s%s\n", n > 1 ? " (each run)" : "", n > 1 ? " (each run)" : "",
+    out("cores  predicted duration%s  core-hours%s%s\n", n > 1 ? " (each run)" : "", n > 1 ? " (each run)" : "",
            isfinite(price) ? (n > 1 ? "  cost a run (each run)" : "  cost a run") : "");
     for (size_t c = 1; c <= most; c++) {
-        printf("%5zu ", c);
+        out("%5zu ", c);
         for (size_t i = 0; i < n; i++) {
             const rt_cores_table *t = runs[i]->cores;
             const rt_cores_row *r = &t->rows[(c > t->n ? t->n : c) - 1];
             double own = rt_cores_own_secs(t);
             double pct = own > 0 ? 100.0 * (r->duration_secs - own) / own : 0;
-            printf(" %10.1f s (%+4.0f%%)%s", r->duration_secs, fabs(pct) < 0.5 ? 0.0 : pct,
+            out(" %10.1f s (%+4.0f%%)%s", r->duration_secs, fabs(pct) < 0.5 ? 0.0 : pct,
                    r->wait_bound && c <= t->n ? "*" : " ");
         }
         for (size_t i = 0; i < n; i++) {
             const rt_cores_table *t = runs[i]->cores;
-            printf(" %10.4f", (double)c * t->rows[(c > t->n ? t->n : c) - 1].duration_secs / 3600.0);
+            out(" %10.4f", (double)c * t->rows[(c > t->n ? t->n : c) - 1].duration_secs / 3600.0);
         }
         for (size_t i = 0; isfinite(price) && i < n; i++) {
             const rt_cores_table *t = runs[i]->cores;
             char b[32];
-            printf("  %11s", usd(price * (double)c * t->rows[(c > t->n ? t->n : c) - 1].duration_secs / 3600.0, b,
+            out("  %11s", usd(price * (double)c * t->rows[(c > t->n ? t->n : c) - 1].duration_secs / 3600.0, b,
                                  sizeof b));
         }
-        printf("%s\n", (int64_t)c == rec->cpu ? "  <- asked" : "");
+        out("%s\n", (int64_t)c == rec->cpu ? "  <- asked" : "");
     }
     const rt_cores_table *t = runs[0]->cores;
     if (t->wait_from && strcmp(t->wait_from, "tasks") == 0)
-        printf("model: an interval's CPU work over its runnable tasks, at most that wide; time\n"
+        out("model: an interval's CPU work over its runnable tasks, at most that wide; time\n"
                "  off a CPU unchanged, other work's waits left out (docs/answers.md)\n");
     else
-        printf("model: an interval's CPU work runs at most that wide; time off a CPU is unchanged (docs/answers.md)\n");
+        out("model: an interval's CPU work runs at most that wide; time off a CPU is unchanged (docs/answers.md)\n");
     if (isfinite(price))
-        printf("cost: core-hours at the cheapest server's price a vCPU-hour (%s)\n", usd(price, (char[32]){0}, 32));
+        out("cost: core-hours at the cheapest server's price a vCPU-hour (%s)\n", usd(price, (char[32]){0}, 32));
     if (isfinite(t->cores_had) && (double)most > t->cores_had && t->wait_from && strcmp(t->wait_from, "tasks") == 0)
-        printf("*: above the %.4g cores the run had: from its tasks' own demand (schedstat)\n", t->cores_had);
+        out("*: above the %.4g cores the run had: from its tasks' own demand (schedstat)\n", t->cores_had);
     else if (isfinite(t->cores_had) && (double)most > t->cores_had)
-        printf("*: above the %.4g cores the run had: faster only by its tasks' waits for a CPU (%s)\n", t->cores_had,
+        out("*: above the %.4g cores the run had: faster only by its tasks' waits for a CPU (%s)\n", t->cores_had,
                !t->wait_from                        ? "no pressure figure: no gain claimed"
                : strcmp(t->wait_from, "group") == 0 ? "the group's pressure; a bound"
                                                     : "the machine's pressure; a bound, overstated");
@@ -559,7 +597,7 @@ static void print_phases(const rt_recommendation *rec, const rt_summary *const *
             if (!t || t->n == 0)
                 continue;
             if (!any)
-                printf("%-*s  %9s  %8s  %14s%s%s\n", wide, n > 1 ? "phase (run)" : "phase", "own time", "own ask", under,
+                out("%-*s  %9s  %8s  %14s%s%s\n", wide, n > 1 ? "phase (run)" : "phase", "own time", "own ask", under,
                        rec->cpu > 1 ? "  " : "", rec->cpu > 1 ? fewer : "");
             any = true;
             int64_t own = rt_cores_fewest(t, rec->max_slowdown_pct);
@@ -573,7 +611,7 @@ static void print_phases(const rt_recommendation *rec, const rt_summary *const *
                 double pct = own_secs > 0 ? 100.0 * (f->duration_secs - own_secs) / own_secs : 0;
                 snprintf(less, sizeof less, "  %7.1f s (%+4.0f%%)", f->duration_secs, fabs(pct) < 0.5 ? 0.0 : pct);
             }
-            printf("%-*s  %7.1f s  %8s  %12.1f s%s%s\n", wide, label, own_secs, ask, at->duration_secs, less,
+            out("%-*s  %7.1f s  %8s  %12.1f s%s%s\n", wide, label, own_secs, ask, at->duration_secs, less,
                    rec->cpu_phase[0] && strcmp(rec->cpu_phase, p->name) == 0 ? "  <- decided" : "");
         }
 }
@@ -586,10 +624,10 @@ static void print_gpu_notes(const rt_recommendation *rec, const lookup *l)
     rt_recommendation_gpu_notes(rec, l->have_cheapest ? &l->cheapest : NULL, l->have_like ? &l->like : NULL, text,
                                 sizeof text);
     for (char *p = text, *nl; *p && (nl = strchr(p, '\n')); p = nl + 1)
-        printf("note: %.*s\n", (int)(nl - p), p);
+        out("note: %.*s\n", (int)(nl - p), p);
     for (int i = 0; i < 3; i++)
         if (rt_recommendation_gpu_scheduler_note(rec, (rt_scheduler)i, how, sizeof how) > 0)
-            printf("note: %s: %s\n", sched_names[i], how);
+            out("note: %s: %s\n", sched_names[i], how);
 }
 
 /* Writes the text report to stdout. Returns 0 or EXIT_FAIL when stdout failed. */
@@ -598,71 +636,71 @@ static int print_text(const rec_args *a, const rt_recommendation *rec, const loo
 {
     char b1[64], b2[64], line[512];
     double hours = rec->duration_secs / 3600.0;
-    printf("runs: %llu (mean duration %.1f s)\n", (unsigned long long)rec->runs, rec->duration_secs);
+    out("runs: %llu (mean duration %.1f s)\n", (unsigned long long)rec->runs, rec->duration_secs);
     if (basis->have)
-        printf("%s\n", basis_words(basis, line, sizeof line));
+        out("%s\n", basis_words(basis, line, sizeof line));
     rt_note notes[RT_NOTES_MAX];
     size_t nn = rt_recommend_notes(runs, nruns, rec, notes, RT_NOTES_MAX);
     for (size_t i = 0; i < nn; i++) /* why it is above what the runs used: before the figures */
         if (notes[i].kind == RT_NOTE_OOM_KILLED || notes[i].kind == RT_NOTE_CPU_THROTTLED)
-            printf("%s\n", notes[i].text);
-    printf("cpu: %lld core%s\n", (long long)rec->cpu, rec->cpu == 1 ? "" : "s");
+            out("%s\n", notes[i].text);
+    out("cpu: %lld core%s\n", (long long)rec->cpu, rec->cpu == 1 ? "" : "s");
     if (rec->memory_mib == RT_NULL_I64)
-        printf("memory: unknown\n");
+        out("memory: unknown\n");
     else
-        printf("memory: %lld MiB (%.2f GiB)\n", (long long)rec->memory_mib, (double)rec->memory_mib / 1024.0);
+        out("memory: %lld MiB (%.2f GiB)\n", (long long)rec->memory_mib, (double)rec->memory_mib / 1024.0);
     char gw[200];
     if (rt_recommendation_gpu_words(rec, gw, sizeof gw) > 0) /* 0.19: "1 GPU with >= 40 GiB (peak 33.1 GiB)" */
-        printf("gpu: %s\n", gw);
+        out("gpu: %s\n", gw);
     else
-        printf("gpu: %lld\n", (long long)rec->gpu);
+        out("gpu: %lld\n", (long long)rec->gpu);
     if (rec->vram_per_gpu_mib > 0)
-        printf("vram: %lld MiB (%.2f GiB) each GPU\n", (long long)rec->vram_per_gpu_mib, rec->vram_per_gpu_gib);
+        out("vram: %lld MiB (%.2f GiB) each GPU\n", (long long)rec->vram_per_gpu_mib, rec->vram_per_gpu_gib);
     else
-        printf("vram: %lld MiB (%.2f GiB)\n", (long long)rec->vram_mib, (double)rec->vram_mib / 1024.0);
+        out("vram: %lld MiB (%.2f GiB)\n", (long long)rec->vram_mib, (double)rec->vram_mib / 1024.0);
     print_reasons(rec, runs, nruns);
     char words[300];
     if (rt_recommendation_time_words(rec, words, sizeof words) > 0)
-        printf("time: %s\n", words);
+        out("time: %s\n", words);
     for (int i = 0; i < 3; i++) {
         sched_line(rec, (rt_scheduler)i, line, sizeof line);
-        printf("%s: %s\n", sched_names[i], line);
+        out("%s: %s\n", sched_names[i], line);
     }
     for (size_t i = 0; i < nn; i++)
         if (notes[i].kind != RT_NOTE_OOM_KILLED && notes[i].kind != RT_NOTE_CPU_THROTTLED)
-            printf("note: %s\n", notes[i].text);
+            out("note: %s\n", notes[i].text);
     print_gpu_notes(rec, l);
     print_cores(rec, runs, nruns, core_hour_usd(l));
     print_phases(rec, runs, nruns);
     const rt_server *s = l->have_cheapest ? &l->cheapest : NULL;
     double cheap_cost = s ? s->price_usd_per_hour * hours : NAN;
     if (s) {
-        printf("cheapest server: %s %s (%s): %lld vCPUs, %.0f MiB (%.2f GiB), %s GPUs, %s/hour\n", s->vendor_id,
+        out("cheapest server: %s %s (%s): %lld vCPUs, %.0f MiB (%.2f GiB), %s GPUs, %s/hour\n", s->vendor_id,
                s->api_reference, s->display_name[0] ? s->display_name : s->api_reference, (long long)s->vcpus,
                s->memory_mib, s->memory_mib / 1024.0,
                s->gpu_count == RT_NULL_I64 ? "?" : (snprintf(b2, sizeof b2, "%lld", (long long)s->gpu_count), b2),
                usd(s->price_usd_per_hour, b1, sizeof b1));
-        printf("cost of the run there: %s\n", usd(cheap_cost, b1, sizeof b1));
+        out("cost of the run there: %s\n", usd(cheap_cost, b1, sizeof b1));
         rt_server_energy e;
         if (cheapest_energy(l, rec, runs, nruns, &e))
-            printf("energy on the cheapest server: %s (%s)\n", joules_words(e.energy_joules, b1, sizeof b1), e.words);
+            out("energy on the cheapest server: %s (%s)\n", joules_words(e.energy_joules, b1, sizeof b1), e.words);
     }
     if (a->instance && !isnan(l->instance_price)) {
         double cost = l->instance_price * hours;
-        printf("instance: %s:%s%s%s, %s/hour%s\n", a->vendor, a->type, a->region[0] ? " in " : "", a->region,
+        out("instance: %s:%s%s%s, %s/hour%s\n", a->vendor, a->type, a->region[0] ? " in " : "", a->region,
                usd(l->instance_price, b1, sizeof b1), a->from_history[0] ? " (where the last run ran)" : "");
-        printf("cost of the run on the instance: %s\n", usd(cost, b1, sizeof b1));
+        out("cost of the run on the instance: %s\n", usd(cost, b1, sizeof b1));
         if (s && !isnan(cheap_cost)) {
-            printf("saving on the cheapest server: %s", usd(cost - cheap_cost, b1, sizeof b1));
+            out("saving on the cheapest server: %s", usd(cost - cheap_cost, b1, sizeof b1));
             if (cost > 0) /* a free instance or a run of no time: no share of nothing */
-                printf(" (%.1f%%)", 100.0 * (cost - cheap_cost) / cost);
-            putchar('\n');
+                out(" (%.1f%%)", 100.0 * (cost - cheap_cost) / cost);
+            out("\n");
         }
     }
     if (l->note[0])
-        printf("note: %s\n", l->note);
+        out("note: %s\n", l->note);
     if (l->prices[0])
-        printf("%s\n", l->prices);
+        out("%s\n", l->prices);
     return fflush(stdout) == 0 && !ferror(stdout) ? 0 : EXIT_FAIL;
 }
 
@@ -926,41 +964,41 @@ static int print_job(const rec_args *a, const rt_job_view *v, const lookup *l, c
         free(text);
         return rc;
     }
-    printf("job: %s (%zu node%s, %zu run%s)\n", v->job_id, v->node_count, v->node_count == 1 ? "" : "s", v->runs,
+    out("job: %s (%zu node%s, %zu run%s)\n", v->job_id, v->node_count, v->node_count == 1 ? "" : "s", v->runs,
            v->runs == 1 ? "" : "s");
     if (basis->have)
-        printf("%s\n", basis_words(basis, b2, sizeof b2));
-    printf("nodes: %lld\ntasks per node: %lld\n", (long long)v->ask_nodes, (long long)v->ask_tasks_per_node);
-    printf("cpu: %lld core%s per task\n", (long long)v->ask_cores_per_task, v->ask_cores_per_task == 1 ? "" : "s");
+        out("%s\n", basis_words(basis, b2, sizeof b2));
+    out("nodes: %lld\ntasks per node: %lld\n", (long long)v->ask_nodes, (long long)v->ask_tasks_per_node);
+    out("cpu: %lld core%s per task\n", (long long)v->ask_cores_per_task, v->ask_cores_per_task == 1 ? "" : "s");
     if (v->ask_memory_mib_per_node == RT_NULL_I64)
-        printf("memory: unknown\n");
+        out("memory: unknown\n");
     else
-        printf("memory: %lld MiB (%.2f GiB) per node\n", (long long)v->ask_memory_mib_per_node,
+        out("memory: %lld MiB (%.2f GiB) per node\n", (long long)v->ask_memory_mib_per_node,
                (double)v->ask_memory_mib_per_node / 1024.0);
-    printf("gpu: %lld per node\n", (long long)v->ask_gpus_per_node);
-    printf("memory sized by: %s (it needs %.1f MiB%s)\n", mem->node, mem->memory_need_mib,
+    out("gpu: %lld per node\n", (long long)v->ask_gpus_per_node);
+    out("memory sized by: %s (it needs %.1f MiB%s)\n", mem->node, mem->memory_need_mib,
            mem->memory_sampled ? ", a lower bound" : "");
     bool same = true; /* every node asks the same cores: no node decided them */
     for (size_t i = 0; i < v->node_count; i++)
         same &= v->nodes[i].ask_cores == cores->ask_cores;
     if (same)
-        printf("cores sized by: every node (each asks %lld core%s)\n", (long long)cores->ask_cores,
+        out("cores sized by: every node (each asks %lld core%s)\n", (long long)cores->ask_cores,
                cores->ask_cores == 1 ? "" : "s");
     else
-        printf("cores sized by: %s (%lld core%s on the node)\n", cores->node, (long long)cores->ask_cores,
+        out("cores sized by: %s (%lld core%s on the node)\n", cores->node, (long long)cores->ask_cores,
                cores->ask_cores == 1 ? "" : "s");
     for (int i = 0; i < 3; i++)
-        printf("%s: %s\n", sched_names[i], words[i]);
+        out("%s: %s\n", sched_names[i], words[i]);
     if (s) {
-        printf("cheapest server per node: %s %s: %lld vCPUs, %.0f MiB, %s/hour\n", s->vendor_id, s->api_reference,
+        out("cheapest server per node: %s %s: %lld vCPUs, %.0f MiB, %s/hour\n", s->vendor_id, s->api_reference,
                (long long)s->vcpus, s->memory_mib, usd(s->price_usd_per_hour, b1, sizeof b1));
-        printf("cost of the job there: %s (%lld nodes)\n", usd(cost, b1, sizeof b1), (long long)v->ask_nodes);
+        out("cost of the job there: %s (%lld nodes)\n", usd(cost, b1, sizeof b1), (long long)v->ask_nodes);
     }
     if (l->note[0])
-        printf("note: %s\n", l->note);
+        out("note: %s\n", l->note);
     if (l->prices[0])
-        printf("%s\n", l->prices);
-    putchar('\n');
+        out("%s\n", l->prices);
+    out("\n");
     rt_summary_text_options to = RT_SUMMARY_TEXT_OPTIONS_INIT;
     to.scheduler = cli_scheduler_of(NULL);
     to.width = cli_text_width(stdout);

@@ -253,6 +253,8 @@ static int write_report(cli_options *o, const char *out, rt_report *rep, const r
                     e == RT_ERR_IO ? cli_late_why(why, sizeof why, err, &lf, wait) : rt_strerror(e));
         return EXIT_FAIL;
     }
+    if (run && !to_stdout && !o->quiet && !cli_finish_cut()) /* where it went, as the start line says -o's */
+        cli_say("report written to %s", out);
     return 0;
 }
 

@@ -7,24 +7,28 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Writes text with {min}, {max} and {def} replaced by s's figures. */
-static void put_help(FILE *f, const cli_setting *s, const char *text, size_t n)
+/* text with {min}, {max} and {def} replaced by s's figures and its line breaks by spaces (the
+ * lines are broken again at the output's width), into buf. */
+static void help_text(const cli_setting *s, const char *text, char *buf, size_t cap)
 {
     static const char *const names[] = {"{min}", "{max}", "{def}"};
     const double vals[] = {s->min, s->max, s->def};
-    size_t i = 0;
-    while (i < n) {
+    size_t at = 0;
+    for (size_t i = 0; text[i] && at + 1 < cap;) {
         int k = -1;
         for (int t = 0; t < 3 && text[i] == '{'; t++)
             if (strncmp(text + i, names[t], 5) == 0)
                 k = t;
         if (k >= 0) {
-            fprintf(f, "%.10g", vals[k]);
+            int n = snprintf(buf + at, cap - at, "%.10g", vals[k]);
+            at = n > 0 && (size_t)n < cap - at ? at + (size_t)n : at;
             i += 5;
         } else {
-            fputc(text[i++], f);
+            buf[at++] = text[i] == '\n' ? ' ' : text[i];
+            i++;
         }
     }
+    buf[at] = '\0';
 }
 
 #define HELP_COL 26 /* where the tracking command's option text starts */
@@ -42,30 +46,23 @@ static int help_tag(const cli_setting *s, bool pad, char *buf, size_t cap)
     return n;
 }
 
-/* One option of a --help list: its tag, then text from column col, each further line of text
- * ('\n' between them) indented to col. */
-static void help_entry(FILE *f, const cli_setting *s, const char *text, bool pad, int col)
+/* One option of a --help list: its tag, then text from column col, broken at width with a
+ * hanging indent (stacked under the tag where width leaves it too little room). */
+static void help_entry(FILE *f, size_t width, const cli_setting *s, const char *text, bool pad, int col)
 {
-    char left[96];
-    int n = help_tag(s, pad, left, sizeof left);
-    fprintf(f, "%s%*s", left, n <= col - 2 ? col - n : 2, "");
-    for (const char *line = text;;) {
-        const char *nl = strchr(line, '\n');
-        put_help(f, s, line, nl ? (size_t)(nl - line) : strlen(line));
-        fputc('\n', f);
-        if (!nl)
-            break;
-        line = nl + 1;
-        fprintf(f, "%*s", col, "");
-    }
+    char left[96], words[4096];
+    help_tag(s, pad, left, sizeof left);
+    help_text(s, text, words, sizeof words);
+    cli_entry_put(f, width, left, (size_t)col, (size_t)col, words);
 }
 
 void cli_settings_help(FILE *f)
 {
+    size_t width = (size_t)cli_text_width(f);
     for (size_t i = 0; i < cli_nsettings; i++) {
         const cli_setting *s = &cli_settings[i];
         if (s->help && s->flag && (s->commands & CLI_CMD_TRACK))
-            help_entry(f, s, s->help, true, HELP_COL);
+            help_entry(f, width, s, s->help, true, HELP_COL);
     }
 }
 
@@ -103,12 +100,13 @@ void cli_settings_help_for(FILE *f, cli_command cmd, const char *head, const cha
         int n = help_tag(s, false, tag, sizeof tag) + 2;
         col = n > col ? n : col;
     }
-    fputs(head, f);
+    size_t width = (size_t)cli_text_width(f);
+    cli_prose_put(f, width, head);
     for (size_t k = 0; (s = next_sub_option(cmd, &k));) {
         const cli_sub_text *t = sub_text(s, cmd);
-        help_entry(f, s, t && t->help ? t->help : "", false, col);
+        help_entry(f, width, s, t && t->help ? t->help : "", false, col);
     }
-    fputs(tail, f);
+    cli_prose_put(f, width, tail);
 }
 
 /* Writes the n bytes of text with every '-' as roff's "\-". */

@@ -44,12 +44,6 @@ long cli_write_stdio(void *user, const void *buf, size_t len)
     return fwrite(buf, 1, len, user) == len ? (long)len : -1;
 }
 
-int cli_text_width(FILE *f)
-{
-    int w = cli_term_width(fileno(f));
-    return w <= 0 ? 100 : w < 40 ? 40 : w;
-}
-
 int cli_summary_print(FILE *f, const rt_summary *s, const cli_run_result *run, const char *memory_unit,
                       const char *time_unit, bool brief)
 {

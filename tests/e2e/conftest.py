@@ -233,6 +233,9 @@ def tracker_env(**extra):
     env["TRACKER_CLOUD_DISCOVERY"] = "0"
     # the Keeper is never the real one: a closed local port unless a test starts a stand-in
     env["TRACKER_KEEPER_URL"] = "http://127.0.0.1:9"
+    # texts for people break at COLUMNS where the output is no terminal (80 without it): the tests
+    # read their lines whole, unbroken (test_columns.py holds them at 80 and 120 columns)
+    env["COLUMNS"] = "1000"
     env.update(extra)
     return env
 

@@ -234,8 +234,8 @@ def test_python_system_tracker_has_no_tree(name):
     assert s["machine"]["memory_used_mib"]["mean"] == 2000
 
 
-def summary_text(path):
-    r = run(["summary", str(path)])
+def summary_text(path, **env):
+    r = run(["summary", str(path)], env=tracker_env(**env))
     assert r.returncode == 0, r.stderr
     return r.stdout
 
@@ -267,7 +267,7 @@ def test_text_shows_missing_and_absurd_figures_as_dash_or_short(tmp_path):
     for i in range(4000):
         lines.append('{"timestamp_secs":%d,"interval_secs":null}' % (0 if i % 2 else 99999999999))
     p.write_text("\n".join(lines) + "\n")
-    text = summary_text(p)
+    text = summary_text(p, COLUMNS="100")
     assert "nan" not in text.lower() and "inf" not in text.lower()
     assert not re.search(r"\s-0(\.0+)?\b", text)
     for l in text.splitlines():

@@ -738,7 +738,7 @@ static void wording_and_status(void **state)
     assert_non_null(strstr(html, "<h3>Disk I/O Usage</h3>"));
     assert_non_null(strstr(html, "[0,\"Process CPU usage\",\"#d62728\"],[1,\"System CPU usage\",\"#1f77b4\"]"));
     assert_non_null(strstr(html, "[2,\"Process memory usage (PSS)\",\"#d62728\"],[3,\"Process memory usage (RSS)\","
-                                 "\"#ff7f0e\"],[4,\"System used memory\",\"#1f77b4\"]"));
+                                 "\"#ff7f0e\"],[4,\"System used memory\",\"#1f77b4\",1]")); /* its own axis */
     assert_non_null(strstr(html, "\"Process disk read\""));
     assert_non_null(strstr(html, "\"System disk read\""));
     assert_non_null(strstr(html, "id=\"t-space\">Disk Space Usage: 953.7 MiB throughout</p>"));

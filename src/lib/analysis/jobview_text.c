@@ -121,28 +121,62 @@ static void ask_part(rt_text_out *o, const rt_job_view *v)
     rt_tx_wrapped(o, 12, 12, text);
 }
 
+enum { NODE_COLS = 7 };
+
+/* Node i's cells (node, rank, ran, CPU, cores mean / peak, memory need, ask) into cell[]. */
+static void node_cells(rt_text_out *o, const rt_job_node *n, char cell[NODE_COLS][96])
+{
+    char mean[32], peak[32];
+    snprintf(cell[0], 96, "%.40s", n->node);
+    snprintf(cell[1], 96, "-");
+    if (n->first_rank >= 0)
+        snprintf(cell[1], 96, "%lld%s", (long long)n->first_rank, n->runs > 1 ? "+" : "");
+    rt_tx_dur(o, n->end_secs - n->start_secs, cell[2], 96);
+    rt_tx_dur(o, n->cpu_secs, cell[3], 96);
+    snprintf(cell[4], 96, "%s / %s", rt_tx_number(n->cores_mean, 2, "", mean, sizeof mean),
+             rt_tx_number(n->cores_peak, 2, "", peak, sizeof peak));
+    rt_tx_mem(o, n->memory_need_mib, cell[5], 96);
+    rt_jv_node_ask(n, cell[6], 96);
+}
+
 /* A line per node: its name, first rank, how long it ran, its CPU, cores, memory need, its
- * ask. */
+ * ask; each column as wide as its widest cell. Where the table would pass the width, each node
+ * is a paragraph of its own instead ("node0 (rank 0): ran 2.07 s, ..."), broken between
+ * words. */
 static void nodes_part(rt_text_out *o, const rt_job_view *v)
 {
-    int w = 4;
-    for (size_t i = 0; i < v->node_count; i++)
-        if ((int)strlen(v->nodes[i].node) > w)
-            w = (int)strlen(v->nodes[i].node);
-    if (w > 40)
-        w = 40;
-    rt_tx_say(o, "%-12s%-*s  %4s  %-15s %-15s %-14s %-12s %s\n", "Nodes", w, "node", "rank", "ran", "CPU",
-              "cores mean/pk", "memory need", "ask");
+    static const char *const head[NODE_COLS] = {"node", "rank", "ran", "CPU", "cores mean/pk", "memory need", "ask"};
+    char cell[NODE_COLS][96];
+    size_t w[NODE_COLS], total = 12;
+    for (int c = 0; c < NODE_COLS; c++)
+        w[c] = strlen(head[c]);
     for (size_t i = 0; i < v->node_count; i++) {
-        const rt_job_node *n = &v->nodes[i];
-        char rank[24] = "-", ran[64], cpu[64], mean[32], peak[32], cores[72], need[64], ask[96];
-        if (n->first_rank >= 0)
-            snprintf(rank, sizeof rank, "%lld%s", (long long)n->first_rank, n->runs > 1 ? "+" : "");
-        snprintf(cores, sizeof cores, "%s / %s", rt_tx_number(n->cores_mean, 2, "", mean, sizeof mean),
-                 rt_tx_number(n->cores_peak, 2, "", peak, sizeof peak));
-        rt_tx_say(o, "%-12s%-*.*s  %4s  %-15s %-15s %-14s %-12s %s\n", "", w, w, n->node, rank,
-                  rt_tx_dur(o, n->end_secs - n->start_secs, ran, sizeof ran), rt_tx_dur(o, n->cpu_secs, cpu, sizeof cpu),
-                  cores, rt_tx_mem(o, n->memory_need_mib, need, sizeof need), rt_jv_node_ask(n, ask, sizeof ask));
+        node_cells(o, &v->nodes[i], cell);
+        for (int c = 0; c < NODE_COLS; c++)
+            w[c] = strlen(cell[c]) > w[c] ? strlen(cell[c]) : w[c];
+    }
+    for (int c = 0; c < NODE_COLS; c++)
+        total += w[c] + (c + 1 < NODE_COLS ? 2 : 0);
+    if (total <= o->width) {
+        rt_tx_say(o, "%-12s%-*s  %*s  %-*s  %-*s  %-*s  %-*s  %s\n", "Nodes", (int)w[0], head[0], (int)w[1], head[1],
+                  (int)w[2], head[2], (int)w[3], head[3], (int)w[4], head[4], (int)w[5], head[5], head[6]);
+        for (size_t i = 0; i < v->node_count; i++) {
+            node_cells(o, &v->nodes[i], cell);
+            rt_tx_say(o, "%-12s%-*s  %*s  %-*s  %-*s  %-*s  %-*s  %s\n", "", (int)w[0], cell[0], (int)w[1], cell[1],
+                      (int)w[2], cell[2], (int)w[3], cell[3], (int)w[4], cell[4], (int)w[5], cell[5], cell[6]);
+        }
+        return;
+    }
+    for (size_t i = 0; i < v->node_count; i++) {
+        char text[900];
+        node_cells(o, &v->nodes[i], cell);
+        for (int c = 2; c < NODE_COLS; c++) /* "2.06 s", "0.44 / 0.51", "1 core, 128 MiB" kept whole */
+            for (char *g = cell[c]; *g; g++)
+                *g = *g == ' ' && g > cell[c] && g[-1] != ',' ? '\x1f' : *g;
+        snprintf(text, sizeof text, "%s (rank %s): ran %s, CPU %s, cores %s (mean\x1f/\x1fpeak), memory need %s, ask %s",
+                 cell[0], cell[1], cell[2], cell[3], cell[4], cell[5], cell[6]);
+        rt_tx_say(o, "%-12s", i ? "" : "Nodes");
+        rt_tx_wrapped(o, 12, 14, text);
     }
 }
 

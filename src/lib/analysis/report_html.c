@@ -126,16 +126,19 @@ typedef struct chart_def {
     unsigned required; /* lines (bit k: series[k]) of which one must have a figure for the chart to
                         * show at all; 0: any line */
     unsigned quiet;    /* lines left out when they never rose above 0 */
+    unsigned right;    /* lines drawn on an axis of their own at the right when a line of the job's
+                        * is drawn beside them (the machine's memory: the job's own peak sets the
+                        * scale, not the machine's gigabytes) */
 } chart_def;
 
 static const chart_def charts[] = {
     {"cpu", "CPU", "cores", {RPT_JOB_CORES, RPT_CPU_CORES, -1, -1}, {"job", "machine"}, {"#d62728", "#1f77b4"}, false, 1,
-     NULL, "CPU Usage", {"Process CPU usage", "System CPU usage"}, 0, 0},
+     NULL, "CPU Usage", {"Process CPU usage", "System CPU usage"}, 0, 0, 0},
     {"memory", "Memory", "mib", {RPT_JOB_PSS, RPT_JOB_RSS, RPT_MEM_USED, -1}, {"job PSS", "job RSS", "machine used"},
      {"#d62728", "#ff7f0e", "#1f77b4"}, false, 2, NULL, "Memory Usage",
-     {"Process memory usage (PSS)", "Process memory usage (RSS)", "System used memory"}, 0, 0},
+     {"Process memory usage (PSS)", "Process memory usage (RSS)", "System used memory"}, 0, 0, 0x4},
     {"gpu", "GPU utilization", "gpus", {RPT_JOB_GPU, RPT_GPU, -1, -1}, {"job", "machine"}, {"#d62728", "#1f77b4"}, true,
-     0, "every GPU idle", "GPU Usage", {"Process GPU usage", "System GPU usage"}, 0, 0},
+     0, "every GPU idle", "GPU Usage", {"Process GPU usage", "System GPU usage"}, 0, 0, 0},
     /* 0.19: what the GPUs did (NVML GPM), beside their utilization; the FP units' lines only where
      * they worked; not at all without a GPM figure */
     {"gpuwork", "GPU work", "pct",
@@ -143,21 +146,21 @@ static const chart_def charts[] = {
      {"SM active", "tensor cores", "DRAM bandwidth", "FP32", "FP16", "FP64", "utilization (NVML)"},
      {"#d62728", "#9467bd", "#2ca02c", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f"}, true, 0, "no work on the GPUs",
      "GPU Work", {"SM active", "Tensor cores", "DRAM bandwidth", "FP32", "FP16", "FP64", "GPU utilization (NVML)"},
-     0x3f, 0x38},
+     0x3f, 0x38, 0},
     {"vram", "GPU memory (VRAM)", "mib", {RPT_JOB_VRAM, RPT_VRAM, -1, -1}, {"job", "machine"}, {"#d62728", "#1f77b4"},
-     true, 0, "none used", "VRAM Usage", {"Process VRAM used", "System VRAM used"}, 0, 0},
+     true, 0, "none used", "VRAM Usage", {"Process VRAM used", "System VRAM used"}, 0, 0, 0},
     {"disk", "Disk I/O", "rate", {RPT_JOB_READ, RPT_JOB_WRITE, RPT_DISK_READ, RPT_DISK_WRITE, -1},
      {"job read", "job write", "disk read", "disk write"}, {"#d62728", "#ff7f0e", "#1f77b4", "#2ca02c"}, false, 0,
      "nothing read or written", "Disk I/O Usage",
-     {"Process disk read", "Process disk write", "System disk read", "System disk write"}, 0, 0},
+     {"Process disk read", "Process disk write", "System disk read", "System disk write"}, 0, 0, 0},
     {"network", "Network", "rate", {RPT_NET_RECV, RPT_NET_SENT, -1, -1}, {"received", "sent"}, {"#1f77b4", "#2ca02c"},
      false, 0, "nothing sent or received", "Network Usage",
-     {"System inbound network traffic", "System outbound network traffic"}, 0, 0},
+     {"System inbound network traffic", "System outbound network traffic"}, 0, 0, 0},
     {"space", "Disk space used", "bytes", {RPT_DISK_SPACE, -1, -1, -1}, {"used"}, {"#9467bd"}, false, 0, "",
-     "Disk Space Usage", {"System disk space used"}, 0, 0},
+     "Disk Space Usage", {"System disk space used"}, 0, 0, 0},
     /* 0.15: its title names the method (chart_title), the least exact of its records' */
     {"power", "Power", "watts", {RPT_JOB_POWER, RPT_POWER, -1, -1}, {"job", "machine"}, {"#d62728", "#1f77b4"},
-     false, 0, "", "Power Usage", {"Process power", "System power"}, 0, 0},
+     false, 0, "", "Power Usage", {"Process power", "System power"}, 0, 0, 0},
 };
 
 /* One line of a chart as the page draws it: its series (RPT_*), name and colour. */
@@ -566,9 +569,12 @@ static int write_data(rpt_hw *w, const rt_report *r, int wording)
         chart_line lines[CHART_LINES];
         size_t n = chart_lines(r, present, i, wording, lines);
         for (size_t k = 0; k < n; k++) { /* a part's name holds what a file said: escaped */
+            int right = 0;
+            for (int j = 0; j < CHART_SERIES && c->series[j] >= 0; j++)
+                right |= c->series[j] == lines[k].series && (c->right >> j & 1u);
             rpt_hw_fmt(w, "%s[%d,", k ? "," : "", lines[k].series);
             rpt_hw_js_str(w, lines[k].name);
-            rpt_hw_fmt(w, ",\"%s\"]", lines[k].color);
+            rpt_hw_fmt(w, ",\"%s\"%s]", lines[k].color, right ? ",1" : "");
         }
         rpt_hw_lit(w, "]}");
         nchart++;
@@ -678,13 +684,15 @@ static const char page_js[] =
     "var n=T.length,drawn=0,gs=[],PW=680;\n"
     "CH.forEach(function(c){\n"
     " var rows=[],labels=['time'],colors=[],mx=-Infinity,bridged=0;\n"
-    " c.s.forEach(function(s){labels.push(s[1]);colors.push(s[2]);});\n"
+    " var y2=c.s.some(function(s){return s[3]})&&c.s.some(function(s){return !s[3]}),ser={};\n"
+    " c.s.forEach(function(s){var l=s[1]+(y2&&s[3]?' (right axis)':'');labels.push(l);colors.push(s[2]);if(y2&&s[3])"
+    "ser[l]={axis:'y2'};});\n"
     " for(var i=0;i<n;i++){\n"
     "  if(G[i]&&i>0){var gr=[X((T[i-1]+T[i])/2)];c.s.forEach(function(){gr.push(null)});rows.push(gr);}\n"
     "  var r=[X(T[i])];c.s.forEach(function(s){var a=S[s[0]],v=at(a,i);\n"
     "   if(v===null&&i>0&&i<n-1&&!G[i]&&!G[i+1]&&a[3*i-3]!==null&&a[3*i+3]!==null){var f=(T[i]-T[i-1])/("
     "T[i+1]-T[i-1]),p=at(a,i-1),q=at(a,i+1);v=[0,1,2].map(function(j){return p[j]+f*(q[j]-p[j]);});bridged++;}\n"
-    "   r.push(v);if(v!==null&&v[2]>mx)mx=v[2];});rows.push(r);}\n"
+    "   r.push(v);if(v!==null&&v[2]>mx&&!(y2&&s[3]))mx=v[2];});rows.push(r);}\n"
     " var div=document.getElementById('c'+c.id),f=F[c.unit],L=level(c),pad=TE*24/Math.max(100,div.clientWidth-100);\n"
     " var xa=EL?{ticker:eticks,axisLabelFormatter:function(v){return el(v)},valueFormatter:function(v){return el(v,"
     "1)},pixelsPerLabel:85,axisLabelWidth:84}:{pixelsPerLabel:80,axisLabelWidth:80};\n"
@@ -692,8 +700,11 @@ static const char page_js[] =
     "labelsKMG2:c.unit!='cores'&&c.unit!='gpus'&&c.unit!='watts'&&c.unit!='pct',labelsDiv:document.getElementById('l'+c.id),legend:'always',"
     "labelsUTC:true,includeZero:true,connectSeparatedPoints:false,axisLabelFontSize:12,\n"
     "  xRangePad:EL?0:24,dateWindow:EL?[-pad,TE+pad/4]:null,underlayCallback:marks(c,div),"
-    "valueRange:L!==null&&L>mx&&L<=2*mx?[0,L*1.08]:null,axes:{x:xa,y:{valueFormatter:function(v){return f(v)},"
-    "axisLabelFormatter:function(v){return f(v,1)},axisLabelWidth:80}},\n"
+    "valueRange:L!==null&&L>mx&&L<=2*mx?[0,L*1.08]:y2&&mx>0?[0,mx*1.15]:null,series:ser,axes:{x:xa,y:{"
+    "valueFormatter:function(v){return f(v)},axisLabelFormatter:function(v){return f(v,1)},axisLabelWidth:80},\n"
+    "  y2:{valueFormatter:function(v){return f(v)},axisLabelFormatter:function(v){return f(v,1)},axisLabelWidth:70,"
+    "independentTicks:true,drawGrid:false,ticker:function(a,b,px,o,g,v){return Dygraph.numericTicks(a,b,px,o,g,v)"
+    ".filter(function(t){return t.v>a})}}},\n"
     "  plugins:[new Dygraph.Plugins.Crosshair({direction:'vertical'})]};\n"
     " var g=new Dygraph(div,rows,opts),pd=document.getElementById('p'+c.id),pp=TE*24/(PW-100);\n"
     " new Dygraph(pd,rows,Object.assign({},opts,{labelsDiv:null,legend:'never',plugins:[],underlayCallback:marks(c,"
@@ -734,6 +745,24 @@ static void write_subtitle(rpt_hw *w, const rt_report_info *in)
     rpt_figure a, b;
     const rt_summary *s = in->summary;
     rpt_hw_lit(w, "<p class=\"sub\">");
+    const rt_job_view *v = in->job_view && in->job_view->struct_size >= sizeof *in->job_view ? in->job_view : NULL;
+    if (v && isfinite(v->start_secs) && isfinite(v->end_secs) && v->end_secs >= v->start_secs) {
+        /* a job's page: the job's span, from its earliest start to its latest end over the nodes;
+         * the node shown below it, its own */
+        rpt_hw_html(w, rpt_fmt_time(a, v->start_secs));
+        rpt_hw_lit(w, " \xC2\xB7 ");
+        rpt_hw_html(w, rpt_fmt_duration(b, v->end_secs - v->start_secs));
+        rpt_hw_fmt(w, " on %zu node%s", v->node_count, v->node_count == 1 ? "" : "s");
+        if (s && s->samples > 0 && in->node_shown) {
+            rpt_hw_lit(w, " (");
+            rpt_hw_html(w, in->node_shown);
+            rpt_hw_lit(w, ", shown below: ");
+            rpt_hw_html(w, rpt_fmt_duration(b, s->duration_secs));
+            rpt_hw_lit(w, ")");
+        }
+        rpt_hw_lit(w, "</p>\n");
+        return;
+    }
     if (s && s->samples > 0) {
         rpt_hw_html(w, rpt_fmt_time(a, s->start_secs));
         rpt_hw_lit(w, " \xC2\xB7 ");

@@ -36,7 +36,34 @@ static void line(rt_text_out *o, const char *label, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(v, sizeof v, fmt, ap);
     va_end(ap);
-    rt_tx_say(o, "  %-26s %s\n", label, v);
+    if (!o->width || 29 + strlen(v) <= o->width) {
+        rt_tx_say(o, "  %-26s %s\n", label, v);
+        return;
+    }
+    /* broken under its column: between the figures "  " parts ("mean 1.1 GiB  peak ..."),
+     * each kept whole (its spaces '\x1f', the one before it too: two spaces on a line, none
+     * where a line starts), else between words */
+    char g[1024], out[2048];
+    size_t n = 0;
+    bool parts = strstr(v, "  ") != NULL;
+    for (const char *p = v; *p && n + 2 < sizeof g; p++) {
+        if (parts && p[0] == ' ' && p[1] == ' ') {
+            g[n++] = ' ';
+            g[n++] = '\x1f';
+            p++;
+        } else {
+            g[n++] = parts && *p == ' ' ? '\x1f' : *p;
+        }
+    }
+    g[n] = '\0';
+    n = rt_text_wrap(g, 29, 29, o->width, out, sizeof out);
+    rt_tx_say(o, "  %-26s ", label);
+    for (size_t i = 0; i < n; i++) {
+        rt_tx_put(o, out + i, 1);
+        if (out[i] == '\n' && n - i > 30 && out[i + 30] == ' ')
+            rt_tx_put(o, out + i + 1, 29), i += 30; /* the part's leading space left out */
+    }
+    rt_tx_put(o, "\n", 1);
 }
 
 
@@ -86,12 +113,9 @@ static void mem_line(rt_text_out *o, const char *label, const rt_dist *d, bool p
 static void gpu_work_line(rt_text_out *o, const rt_summary *s)
 {
     char w[512], out[4096];
-    if (!rt_gw_words(s, "\x1f", w, sizeof w)) /* a unit separator: a word's byte to the wrap */
+    if (!rt_gw_words(s, "\x1f", w, sizeof w)) /* a space rt_text_wrap never breaks at */
         return;
     size_t n = rt_text_wrap(w, 29, 29, o->width, out, sizeof out);
-    for (size_t i = 0; i < n; i++)
-        if (out[i] == '\x1f')
-            out[i] = ' ';
     rt_tx_say(o, "  %-26s ", RT_GW_LABEL);
     rt_tx_put(o, out, n);
     rt_tx_put(o, "\n", 1);

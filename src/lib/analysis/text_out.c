@@ -138,7 +138,8 @@ const char *rt_tx_dur(const rt_text_out *o, double secs, char *b, size_t cap)
 }
 
 /* Writes text after a head already written (used columns wide), broken at spaces so that no
- * line passes o->width columns; the lines after the first start with indent spaces. */
+ * line passes o->width columns; the lines after the first start with indent spaces. A '\x1f' (a
+ * unit separator) is a space no line is broken at, written as a space. */
 RT_API size_t rt_text_wrap(const char *text, size_t used, size_t indent, size_t width, char *out, size_t cap)
 {
     size_t at = 0, col = used;
@@ -163,6 +164,8 @@ RT_API size_t rt_text_wrap(const char *text, size_t used, size_t indent, size_t 
         }
         if (n < 0)
             break;
+        for (size_t i = at; i < at + (size_t)n && i < cap; i++)
+            out[i] = out[i] == '\x1f' ? ' ' : out[i];
         at += (size_t)n;
         first = false;
         p += word;
