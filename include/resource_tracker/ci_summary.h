@@ -51,6 +51,16 @@ typedef enum rt_workflow_format {
 RT_API rt_error rt_summary_write_workflow(const rt_summary *s, const rt_run_facts *run, int format,
                                           rt_write_fn write, void *user);
 
+/* ---- a CI run's samples file, gzipped (experimental) ------------------------------------ */
+
+/* Reads in_fd to its end and writes it gzipped to out_fd (neither closed): one gzip member a 4 MiB
+ * piece, so memory stays bounded whatever the size; an empty input gives one empty member.
+ * What the tool's log view does to its samples file at a CI run's end. Returns RT_OK;
+ * RT_ERR_INVALID for a negative descriptor; RT_ERR_UNSUPPORTED when zlib cannot be loaded
+ * (nothing written); RT_ERR_IO with errno set when a read or a write failed (out_fd then holds
+ * a part); RT_ERR_NOMEM. */
+RT_API rt_error rt_gzip_fd(int in_fd, int out_fd);
+
 #ifdef __cplusplus
 }
 #endif

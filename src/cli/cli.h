@@ -119,6 +119,7 @@ typedef struct cli_options {
     bool csv_energy;    /* the CSV (and the Sentinel batches) with the energy columns */
     const char *output; /* NULL: stderr; "-": stdout */
     char *output_named; /* -o DIR/: the file named in DIR (cli_output_in_dir; owned) */
+    bool output_gzip;   /* the log view's samples file on a CI runner: gzipped at the end */
     bool quiet;          /* nothing on the terminal (-o FILE is still written) */
     cli_view view;       /* as given; cli_view_resolve says what auto becomes */
     const char *meta[META_COUNT];
@@ -454,12 +455,19 @@ void cli_run_file_name(const cli_options *opts, char *name, size_t cap);
 /* logview.c: where a person reads a log. The place a run's stderr goes to a log people read,
  * from the variables of each (GITHUB_ACTIONS=true, GITLAB_CI=true, JENKINS_URL, BUILDKITE=true,
  * SLURM_JOB_ID): its name ("GitHub Actions", "a SLURM job"), or NULL for none; *dir (when dir is
- * not NULL) its workspace (an existing absolute directory) or NULL for the working directory. */
+ * not NULL) a CI runner's temporary directory (RUNNER_TEMP, RUNNER_TEMP_PROJECT_DIR or
+ * $CI_PROJECT_DIR.tmp, WORKSPACE_TMP; else TMPDIR, else /tmp: an existing absolute directory), or
+ * NULL for the working directory (a SLURM job's). */
 const char *cli_log_place(const char **dir);
 /* The log view's samples file: DIR/resource-tracker-NAME.EXT (cli_run_file_name; "-2", "-3" ...
- * added where one exists), made now in the place's workspace or the working directory; opts->
- * output then names it. 0, or -1 when none could be made (said: the samples are not kept). */
+ * added where one exists), made now in the CI runner's temporary directory (opts->output_gzip
+ * set) or the working directory; opts->output then names it. 0, or -1 when none could be made
+ * (said: the samples are not kept). */
 int cli_log_output(cli_options *opts);
+/* At the run's end, with opts->output_gzip: the samples file gzipped to FILE.gz (the plain one
+ * removed, opts->output naming the .gz; one line says where); where that fails, one warning and
+ * the plain file stays. */
+void cli_log_gzip(cli_options *opts);
 /* Frees what cli_place_apply kept (cli_options_free calls it). */
 void cli_place_free(cli_options *opts);
 rt_error cli_read_host(const cli_options *opts, rt_host **out);

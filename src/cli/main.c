@@ -923,6 +923,8 @@ static int track(cli_options *o)
     cli_marks_say(rs.pipe); /* marks refused, phases left open: one line, the status stands */
     rt_pipeline_free(rs.pipe); /* waits for the last OTLP push */
     rs.pipe = NULL;
+    if (!cli_finish_cut())
+        cli_log_gzip(o); /* a CI runner's samples file, before the step summary names it */
     if (rs.stats && !cli_finish_cut())
         finish_run(o, &rs, status);
     /* what the reader has not taken by then (at once when cut short) is dropped, said once */

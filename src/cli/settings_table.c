@@ -194,9 +194,9 @@ const cli_setting cli_settings[] = {
              "line, a status line on a terminal and the summary's answer at the end\n"
              "(all of it with --summary), no sample lines on stderr; log: a start\n"
              "line, a progress line a minute and at each phase, the answer, the\n"
-             "samples in a file the start line names (in the CI's workspace or\n"
-             "the working directory) unless -o names one; samples: JSON lines (or\n"
-             "CSV) on stderr or -o",
+             "samples in a file the start line names (on a CI runner in its\n"
+             "temporary directory, gzipped at the end; else the working directory)\n"
+             "unless -o names one; samples: JSON lines (or CSV) on stderr or -o",
      .man =
          "What the run shows on the terminal or in a log (config: \\fB[tracker] view\\fR; environment:\n"
          "\\fBTRACKER_VIEW\\fR). \\fBauto\\fR (default): \\fBsamples\\fR with \\fB\\-q\\fR, or with\n"
@@ -220,15 +220,17 @@ const cli_setting cli_settings[] = {
          "notes), how long it ran with its exit status, and where the rest is; with \\fB\\-\\-summary\\fR the\n"
          "whole summary instead (once). With \\fB\\-o\\fR \\fIFILE\\fR\n"
          "the samples are written there too. The start line and the answer are broken between words at\n"
-         "the terminal's width (100 columns without a terminal).\n"
+         "the terminal's width (without a terminal \\fBCOLUMNS\\fR, else 80 columns).\n"
          "\\fBlog\\fR: the start line (naming the samples' file and what the log gets), a progress line\n"
          "of its own (elapsed time, the job's cores and memory now and at their peak) at most once a\n"
          "minute and at each phase mark (\\fB| phase train started\\fR), and the answer at the end, as\n"
          "\\fBhuman\\fR's; the samples go to \\fB\\-o\\fR, or to a file made anew,\n"
          "\\fBresource\\-tracker\\-\\fR\\fINAME\\fR\\fB.jsonl\\fR (\\fINAME\\fR as \\fB\\-o\\fR \\fIDIR\\fR\\fB/\\fR\n"
-         "names it; \\fB\\-2\\fR and so on where one is there), in the CI's workspace\n"
-         "(\\fBGITHUB_WORKSPACE\\fR, \\fBCI_PROJECT_DIR\\fR, \\fBWORKSPACE\\fR,\n"
-         "\\fBBUILDKITE_BUILD_CHECKOUT_PATH\\fR) or the working directory.",
+         "names it; \\fB\\-2\\fR and so on where one is there): on a CI runner in its temporary\n"
+         "directory, never the checkout (\\fBRUNNER_TEMP\\fR, \\fBRUNNER_TEMP_PROJECT_DIR\\fR or\n"
+         "\\fB$CI_PROJECT_DIR.tmp\\fR, \\fBWORKSPACE_TMP\\fR; else \\fBTMPDIR\\fR, else \\fB/tmp\\fR),\n"
+         "gzipped to \\fIFILE\\fR\\fB.gz\\fR at the end (the step summary names it); in a SLURM job in\n"
+         "the working directory.",
      .md_default = "`auto`",
      .md = "`human`, `log`, `samples` or `auto`: samples with `-q` or `--format` without `-o`; else human on a "
            "terminal (also with `-o FILE`), log in a CI's or SLURM job's log (GitHub Actions, GitLab CI, Jenkins, "

@@ -125,7 +125,7 @@ void cli_status_start(const cli_options *o, cli_view view, bool live)
     else if (strcmp(o->output, "-") == 0)
         snprintf(to, sizeof to, "samples to stdout");
     else
-        snprintf(to, sizeof to, "samples to %.500s", o->output);
+        snprintf(to, sizeof to, "samples to %.500s%s", o->output, o->output_gzip ? " (gzipped at the end)" : "");
     const char *how = o->command ? "Ctrl-C stops the command" : o->pid ? "Ctrl-C stops tracking and prints the summary"
                                                                        : "Ctrl-C stops and prints the summary";
     if (log) {

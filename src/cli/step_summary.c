@@ -97,7 +97,15 @@ void cli_step_summary(const cli_options *o, const rt_report *rep, const cli_run_
     mo.scheduler = cli_scheduler_of(run->job);
     mo.max_bytes = room < STEP_MAX_TEXT ? (room > 0 ? room : 1) : STEP_MAX_TEXT;
     gather g = {0};
+    char kept[4400] = ""; /* where the samples are: the log view's file in the runner's temporary directory */
+    if (o->output && strcmp(o->output, "-") != 0 && strlen(o->output) < 4000)
+        snprintf(kept, sizeof kept, "\nSamples: `%s` (`resource-tracker summary FILE`, `resource-tracker report FILE -o "
+                 "run.html`)\n", o->output);
+    if (mo.max_bytes > strlen(kept) + 1)
+        mo.max_bytes -= strlen(kept);
     rt_error e = rt_report_write_markdown_cb(rep, &info, &mo, gather_write, &g);
+    if (e == RT_OK && *kept && gather_write(&g, kept, strlen(kept)) < 0)
+        e = RT_ERR_NOMEM;
     const char *text = NULL; /* what is appended after the separator, len bytes */
     size_t len = 0;
     char line[256];

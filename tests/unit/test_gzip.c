@@ -3,7 +3,8 @@
  * taken from a refused write, the member still finishes within it), empty members,
  * rt_gunzip's refusals (truncated, garbage, past max_out), and rt_gunzip_stream: a descriptor
  * read in pieces (with bytes already read handed over), its refusals, and a gzip bomb read
- * through in memory that does not grow. */
+ * through in memory that does not grow; rt_gzip_fd: a file gzipped to another, a member a 4 MiB
+ * piece, read back whole. */
 #include "unit.h"
 
 #include <errno.h>
@@ -413,12 +414,56 @@ static void stream_bomb(void **state)
     free(zeros);
 }
 
+/* rt_gzip_fd: 9 MiB (noise and zeros) gzipped into three members that read back as the input;
+ * an empty input, one empty member; a bad descriptor refused. */
+static void whole_fd(void **state)
+{
+    (void)state;
+    size_t n = 9u << 20;
+    unsigned char *src = calloc(1, n);
+    assert_non_null(src);
+    noise(src, n / 3, 7); /* the rest zeros */
+    FILE *in = tmpfile(), *out = tmpfile();
+    assert_non_null(in);
+    assert_non_null(out);
+    assert_int_equal(fwrite(src, 1, n, in), n);
+    fflush(in);
+    lseek(fileno(in), 0, SEEK_SET);
+    assert_int_equal(rt_gzip_fd(fileno(in), fileno(out)), RT_OK);
+    off_t len = lseek(fileno(out), 0, SEEK_END);
+    assert_true(len > 0 && len < (off_t)n / 2);
+    unsigned char *gz = malloc((size_t)len);
+    assert_non_null(gz);
+    assert_int_equal(pread(fileno(out), gz, (size_t)len, 0), len);
+    rt_buf back = {0};
+    assert_int_equal(rt_gunzip(gz, (size_t)len, n + 1, &back), RT_OK);
+    assert_int_equal(back.len, n);
+    assert_memory_equal(back.data, src, n);
+    size_t members = 0; /* a member's header: 1f 8b 08 */
+    for (off_t i = 0; i + 2 < len; i++)
+        members += gz[i] == 0x1f && gz[i + 1] == 0x8b && gz[i + 2] == 8;
+    assert_true(members >= 3);
+    rt_buf_free(&back);
+    free(gz);
+    /* empty: one empty member */
+    FILE *none = tmpfile(), *none_gz = tmpfile();
+    assert_int_equal(rt_gzip_fd(fileno(none), fileno(none_gz)), RT_OK);
+    len = lseek(fileno(none_gz), 0, SEEK_END);
+    assert_true(len >= 20);
+    assert_int_equal(rt_gzip_fd(-1, fileno(out)), RT_ERR_INVALID);
+    fclose(none);
+    fclose(none_gz);
+    fclose(in);
+    fclose(out);
+    free(src);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(loaded_at_first_use), cmocka_unit_test(round_trip),  cmocka_unit_test(many_members),
         cmocka_unit_test(empty_member),        cmocka_unit_test(bounded),     cmocka_unit_test(stream_round_trip),
-        cmocka_unit_test(stream_refusals),     cmocka_unit_test(stream_bomb),
+        cmocka_unit_test(stream_refusals),     cmocka_unit_test(stream_bomb),  cmocka_unit_test(whole_fd),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -395,3 +395,56 @@ void rt_gunzip_stream_free(rt_gunzip_stream *z)
     free(z->in);
     free(z);
 }
+
+/* ---- a whole descriptor gzipped to another (rt_gzip_fd) ---------------------------------- */
+
+#define GZ_FD_PIECE (4u << 20) /* the plain bytes of one member: the memory it takes is bounded */
+
+RT_API rt_error rt_gzip_fd(int in_fd, int out_fd)
+{
+    if (in_fd < 0 || out_fd < 0)
+        return RT_ERR_INVALID;
+    if (!zlib_loaded())
+        return RT_ERR_UNSUPPORTED;
+    char *buf = malloc(GZ_FD_PIECE);
+    if (!buf)
+        return RT_ERR_NOMEM;
+    rt_error e = RT_OK;
+    bool any = false;
+    for (;;) {
+        size_t n = 0;
+        while (n < GZ_FD_PIECE) { /* a piece: read until it is full or the input ends */
+            ssize_t k = read(in_fd, buf + n, GZ_FD_PIECE - n);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k < 0) {
+                e = RT_ERR_IO;
+                break;
+            }
+            if (k == 0)
+                break;
+            n += (size_t)k;
+        }
+        if (e != RT_OK || (n == 0 && any))
+            break;
+        /* one member a piece (an empty input: one empty member, still a gzip file) */
+        rt_gzip *z = NULL;
+        const void *data;
+        size_t len;
+        e = rt_gzip_new_level(GZ_FD_PIECE + GZ_FD_PIECE / 8 + 4096, 6, &z);
+        if (e == RT_OK)
+            e = rt_gzip_write(z, buf, n);
+        if (e == RT_OK)
+            e = rt_gzip_finish(z, &data, &len);
+        if (e == RT_OK && rt_write_all(out_fd, data, len) < 0)
+            e = RT_ERR_IO;
+        rt_gzip_free(z);
+        any = true;
+        if (e != RT_OK || n < GZ_FD_PIECE)
+            break;
+    }
+    int saved = errno;
+    free(buf);
+    errno = saved;
+    return e;
+}
