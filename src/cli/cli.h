@@ -546,13 +546,13 @@ size_t cli_job_shown(const rt_job_view *v, const rt_summary *const *runs, size_t
  * terminal's columns when f is a terminal, else COLUMNS when set, else 80; 40 at least. */
 int cli_text_width(FILE *f);
 /* text after used columns, broken between words so that no line passes width, the lines after
- * the first indented to indent (rt_text_wrap; never at a space cli_glue_brackets made); no
- * newline after it. Returns the column it ends at. */
+ * the first indented to indent (6 where indent leaves under 30 columns; rt_text_wrap: never at
+ * a space cli_glue_brackets made); no newline after it. Returns the column it ends at. */
 size_t cli_wrap_put(FILE *f, size_t width, size_t used, size_t indent, const char *text);
 /* A two-column entry: tag (its leading spaces kept; its own further lines at hang), then text
  * from column col (on the tag's last line when it ends 2 columns short of col, else on the next),
  * its further lines at col; stacked (text on the lines under the tag, at column 6) when width
- * leaves it under 32 columns. Ends with a newline. */
+ * leaves it under 40 columns. Ends with a newline. */
 void cli_entry_put(FILE *f, size_t width, const char *tag, size_t hang, size_t col, const char *text);
 /* Hand-written help text reflowed at width: blank lines kept; each paragraph (lines up to a blank
  * one) joined and broken again, after its first line's indent, its further lines at its second

@@ -13,8 +13,9 @@
 #include "cli.h"
 #include "status.h"
 
-#define ENTRY_MIN_TEXT 32 /* fewer columns than this for an entry's text: stacked under its tag */
+#define ENTRY_MIN_TEXT 40 /* fewer columns than this for an entry's text: stacked under its tag */
 #define STACK_INDENT 6    /* where a stacked entry's text starts */
+#define HANG_MIN_TEXT 30  /* a hanging indent that leaves fewer columns is cut to STACK_INDENT */
 #define GLUE '\x1f' /* a space no line is broken at (rt_text_wrap writes it as a space) */
 
 void cli_glue_brackets(char *s)
@@ -50,6 +51,8 @@ static size_t columns(const char *s, size_t n)
 
 size_t cli_wrap_put(FILE *f, size_t width, size_t used, size_t indent, const char *text)
 {
+    if (width && indent + HANG_MIN_TEXT > width) /* a narrow terminal: a hanging indent it can hold */
+        indent = STACK_INDENT < indent ? STACK_INDENT : indent;
     /* room for the worst case: every word alone on a line */
     size_t need = strlen(text) * (indent + 2) + 2;
     char small[4096];
