@@ -595,3 +595,58 @@ def test_energy_measured(tmp_path):
     series, power = check_power_chart(text, dom, jsonl, "measured by RAPL")
     machine = [v for v in series[power["series"]["machine"]][1::3] if v is not None]
     assert sum(machine) / len(machine) == pytest.approx(30.0, rel=0.25)  # the meter's 30 W, give or take its steps
+
+
+PY = sys.executable
+
+
+def two_node_job(tmp_path):
+    """A job of two nodes run one after the other (n2 starting as n1 ends): the job's span is
+    about the sum of theirs. Returns the two files."""
+    files = []
+    for node, secs in (("n1", "0.8"), ("n2", "1.6")):
+        f = tmp_path / f"{node}.jsonl"
+        r = run(["-q", "-i", "0.1", "-o", str(f), "--job-id", "J70", "--node", node, "--", PY, "-c",
+                 f"x = bytearray(17 << 20); import time; time.sleep({secs})"], timeout=60)
+        assert r.returncode == 0, r.stderr
+        files.append(f)
+    return files
+
+
+def test_job_page_subtitle_is_the_jobs_span(tmp_path):
+    """Issue 70: the job page's subtitle is the job's span (its earliest start to its latest end
+    over the nodes), as its Job row says, not the span of the node shown below it."""
+    files = two_node_job(tmp_path)
+    html = tmp_path / "job.html"
+    r = run(["report", *map(str, files), "-o", str(html)], env=tracker_env(TRACKER_KEEPER_URL="off"))
+    assert r.returncode == 0, r.stderr
+    text = html.read_text()
+    sub = re.search(r'<p class="sub">([^<]*)</p>', text).group(1)
+    m = re.search(r"\u00b7 ([\d.]+) s on 2 nodes \((n[12]), shown below: ([\d.]+) s\)$", sub)
+    assert m, sub
+    job_row = re.search(r"J70 \(given\): 2 nodes, 2 runs; from [^,]*, ([\d.]+) s", text)
+    assert job_row, text[:2000]
+    span, node_secs = float(m.group(1)), float(m.group(3))
+    assert abs(span - float(job_row.group(1))) < 0.06, (sub, job_row.group(0))
+    assert span > node_secs + 0.5, sub  # the job's, not the node's
+
+
+@needs_chromium
+def test_memory_axis_is_the_jobs(tmp_path):
+    """Issue 70: a 17 MiB job's memory is drawn on its own scale (the axis to its peak with
+    headroom), the machine's used memory on an axis of its own at the right, not as the axis."""
+    f = tmp_path / "run.jsonl"
+    html = tmp_path / "run.html"
+    r = run(["-q", "-i", "0.1", "-o", str(f), "--report", str(html), "--", PY, "-c",
+             "x = bytearray(17 << 20); import time; time.sleep(1.5)"], timeout=60,
+            env=tracker_env(TRACKER_KEEPER_URL="off"))
+    assert r.returncode == 0, r.stderr
+    text = html.read_text()
+    assert re.search(r'\[\d+,"machine used","#1f77b4",1\]', text), "the machine's line not on its own axis"
+    machine = max(json.loads(l)["memory"]["used_mib"] for l in open(f))
+    dom, _ = ru.render(html, tmp_path / "r.png", 1280, 2400)
+    memory = ru.charts(dom)[1]
+    assert 17 <= memory["series_max"] < 200, memory  # the job's lines' peak, MiB
+    assert memory["ymax"] <= 1.25 * memory["series_max"], memory
+    assert machine > 2 * memory["ymax"], (machine, memory)  # the machine's would have flattened it
+    assert "machine used (right axis)" in dom
