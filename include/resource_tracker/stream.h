@@ -92,8 +92,16 @@ RT_API void rt_stream_free(rt_stream *st);
  * calling thread). *delivered and *left (may be NULL) count runs. RT_OK when none is left;
  * RT_ERR_IO when some are (kept for a later try); RT_ERR_INVALID (no token);
  * RT_ERR_UNSUPPORTED (libcurl or zlib cannot be loaded). A live stream does the same for older
- * runs once its own run is registered. */
+ * runs once its own run is registered when its caller asks (rt_stream_deliver_earlier). */
 RT_API rt_error rt_stream_deliver(const rt_stream_options *opts, unsigned *delivered, unsigned *left);
+
+/* Asks the live stream st to deliver the older runs left in its spill directory (as
+ * rt_stream_deliver does, with st's options; st's own run skipped) on its own thread, once its
+ * run is registered (the API answers): each run within st's finish timeout, none started after
+ * rt_stream_finish began (a request in flight then ends with the thread's). Made once a stream:
+ * RT_OK; RT_ERR_INVALID (NULL, asked before, or rt_stream_finish called). (0.22; before it, a
+ * stream did this on its own.) */
+RT_API rt_error rt_stream_deliver_earlier(rt_stream *st);
 
 /* One run left in a spill directory, as rt_stream_list sees it. */
 typedef struct rt_spilled_run {

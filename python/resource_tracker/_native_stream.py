@@ -1,5 +1,6 @@
 """_native_stream.py - the ctypes declarations of the C library's Sentinel stream
-(rt_stream_start, rt_stream_add, rt_stream_finish, rt_stream_errmsg, rt_stream_free and
+(rt_stream_start, rt_stream_add, rt_stream_finish, rt_stream_errmsg, rt_stream_free,
+rt_stream_deliver_earlier and
 rt_stream_options, mirroring include/resource_tracker.h), for _stream.py. Imported when first
 used: only a tracker that streams needs it."""
 
@@ -31,6 +32,8 @@ _PROTOTYPES = {
     "rt_stream_finish": (c_int, [StreamHandle, c_int, c_int]),
     "rt_stream_errmsg": (c_char_p, [StreamHandle]),
     "rt_stream_free": (None, [StreamHandle]),
+    # 0.22: the stream delivers older runs once registered only when asked (before, on its own)
+    "rt_stream_deliver_earlier": (c_int, [StreamHandle]),
 }
 
 bind_optional(_PROTOTYPES)

@@ -200,6 +200,10 @@ class TrackerStream:
         if err:
             return self._failed(text(lib.rt_strerror(err)))
         self._state.stream = handle
+        try:  # older runs left in the spill directory go once the API answers
+            lib.rt_stream_deliver_earlier(handle)
+        except RuntimeError:  # a library before 0.22 does it on its own
+            pass
         # the tracker's thread calls rt_stream_add(stream, sample) itself: rt_sample_fn and
         # rt_stream_add take the same two pointers; rt_stream_add's rt_error is dropped (an int
         # return value left unread by a void call, as every supported ABI allows)

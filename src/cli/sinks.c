@@ -135,6 +135,7 @@ static rt_sink *stream_sink(const cli_options *o, const rt_host *host, rt_cloud_
         cli_say("warning: not streaming to the Sentinel API: %s", rt_strerror(err));
         return NULL;
     }
+    rt_stream_deliver_earlier(st); /* older runs left in the spill directory go once the API answers */
     rt_sink *s = NULL;
     if (rt_stream_sink_new(st, &s) != RT_OK)
         cli_say("warning: out of memory: not streaming to the Sentinel API");

@@ -1,12 +1,14 @@
 /* sinks.c - sinks of the caller's own functions (rt_sink_new), and the library's outputs as
  * sinks: the writer, the Sentinel stream, the /metrics server, the OTLP exporter (its last push
  * on a thread of its own, so that it runs beside the stream's end), the statistics and the
- * report. Each adapter only calls its output's public functions. */
+ * report. Each adapter only calls its output's public functions, but the stream's, which hands
+ * it the pipeline's record too (stream/stream_add.h). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 
 #include "../core/core.h"
+#include "../stream/stream_add.h"
 #include "pipeline.h"
 
 rt_error rt_sink_new(const rt_sink_ops *ops, void *self, rt_sink **out)
@@ -63,12 +65,13 @@ rt_error rt_writer_sink_new(rt_writer *w, rt_sink **out)
 
 /* ---- the Sentinel stream ---------------------------------------------------------------------- */
 
-/* A row the stream could not keep is counted as lost by the stream itself: the sink goes on. */
+/* A row the stream could not keep is counted as lost by the stream itself: the sink goes on. The
+ * stream reads the pipeline's record of the sample (a record read back, without a sample, is
+ * not streamed). */
 static rt_error stream_add(void *self, const rt_sample *s, const rt_record *rec)
 {
-    (void)rec;
     if (s)
-        rt_stream_add(self, s);
+        rt_stream_add_with(self, s, rec);
     return RT_OK;
 }
 
@@ -86,7 +89,8 @@ static void stream_free(void *self)
 rt_error rt_stream_sink_new(rt_stream *st, rt_sink **out)
 {
     static const rt_sink_ops ops = {
-        .struct_size = sizeof ops, .add = stream_add, .finish = stream_finish, .free = stream_free};
+        .struct_size = sizeof ops, .add = stream_add, .finish = stream_finish, .free = stream_free,
+        .reads_record = 1};
     return own_sink(&ops, st, stream_free, out);
 }
 

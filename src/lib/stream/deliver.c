@@ -2,8 +2,9 @@
  * each run record ({key}.run, record.c) whose lock no one holds, registers the run with its
  * recorded body when it never was, uploads its spill files ({key}-{seq:06d}.csv.gz) in seq order
  * (objects numbered on from those it uploaded), and finishes it with its recorded end (exit
- * status, failed, finished_at). Called by rt_stream_deliver (`resource-tracker upload`) and by a
- * live run's stream thread once its own run is registered.
+ * status, failed, finished_at). Called by rt_stream_deliver (`resource-tracker upload`), and on
+ * a live run's stream thread once its own run is registered when its caller asked for it
+ * (rt_stream_deliver_earlier: the hook the thread runs then).
  *
  * Exactly once: one deliverer at a time holds a run's lock (flock, taken without waiting, the
  * record read again under it); the record says which batch went last before its spill file is
@@ -335,8 +336,11 @@ static bool has_record(const char *dir, const char *key)
     return rt_record_path(dir, key, "run", path, sizeof path) && stat(path, &sb) == 0;
 }
 
-rt_error rt_deliver_all(const rt_stream_options *o, const rt_stream_net *net, const char *skip_key,
-                        const _Atomic double *stop, unsigned *delivered, unsigned *left)
+/* Delivers the runs recorded in opts' spill directory (each within opts' finish timeout), but not
+ * skip_key's; stops starting one once rt_mono_secs() passes *stop (NULL: never). Counts runs
+ * delivered and left. RT_OK when none is left. */
+static rt_error deliver_all(const rt_stream_options *o, const rt_stream_net *net, const char *skip_key,
+                           const _Atomic double *stop, unsigned *delivered, unsigned *left)
 {
     *delivered = *left = 0;
     char *dirs[64];
@@ -416,10 +420,45 @@ rt_error rt_stream_deliver(const rt_stream_options *opts, unsigned *delivered, u
     char err[256];
     if (rt_fetch_available(err, sizeof err) != RT_OK || rt_gzip_available(err, sizeof err) != RT_OK)
         return RT_ERR_UNSUPPORTED;
-    rt_error e = rt_deliver_all(&o, &rt_stream_real_net, NULL, NULL, &dd, &ll);
+    rt_error e = deliver_all(&o, &rt_stream_real_net, NULL, NULL, &dd, &ll);
     if (delivered)
         *delivered = dd;
     if (left)
         *left = ll;
     return e;
+}
+
+/* The live run's pass over the older runs recorded in its spill directory (not its own), made
+ * on its thread once its run is registered; it stops starting one when the finish starts (the
+ * thread's requests end then too: its abort time). */
+static void deliver_earlier(rt_stream *st)
+{
+    rt_stream_options o = RT_STREAM_OPTIONS_INIT;
+    o.api_url = st->api_url;
+    o.token = st->token;
+    o.s3_endpoint_url = st->endpoint;
+    o.region = st->region;
+    o.spill_dir = st->spill_dir;
+    o.spill_fallback_dir = st->spill_fallback;
+    o.finish_timeout_secs = fmax(st->finish_timeout, 2 * st->net_timeout);
+    o.log = st->lg.fn;
+    o.log_user = st->lg.user;
+    unsigned delivered = 0, left = 0;
+    deliver_all(&o, &st->net, st->local_key, &st->abort_at, &delivered, &left);
+    if (delivered)
+        rt_log(&st->lg, RT_LOG_INFO, "stream: delivered %u earlier run%s", delivered, delivered == 1 ? "" : "s");
+}
+
+rt_error rt_stream_deliver_earlier(rt_stream *st)
+{
+    if (!st)
+        return RT_ERR_INVALID;
+    pthread_mutex_lock(&st->mu);
+    bool ok = !st->once_asked && !st->finishing;
+    if (ok) {
+        st->once_asked = true;
+        st->once_registered = deliver_earlier;
+    }
+    pthread_mutex_unlock(&st->mu);
+    return ok ? RT_OK : RT_ERR_INVALID;
 }

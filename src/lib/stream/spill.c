@@ -202,7 +202,7 @@ bool rt_spill_batch(rt_stream *st, rt_batch *b)
     if (ready && !record) {
         char why[128];
         snprintf(why, sizeof why, "%s", strerror(errno));
-        rt_upload_failed(st, "cannot spill batch %06u to %s: %s (its run's record cannot be written; kept in memory)",
+        rt_stream_failed(st, "cannot spill batch %06u to %s: %s (its run's record cannot be written; kept in memory)",
                          b->seq, st->spill_dir, why);
         if (!st->spill_warned)
             rt_log(&st->lg, RT_LOG_WARN, "stream: cannot spill batch %06u to %s: %s (its run's record cannot be "
@@ -230,7 +230,7 @@ bool rt_spill_batch(rt_stream *st, rt_batch *b)
         const char *why = refused && e == EPERM ? "not a directory of ours alone (a link planted in a shared "
                                                   "directory, another owner, or writable by others)"
                                                 : strerror(e);
-        rt_upload_failed(st, "cannot spill batch %06u to %s: %s (kept in memory)", b->seq, st->spill_dir, why);
+        rt_stream_failed(st, "cannot spill batch %06u to %s: %s (kept in memory)", b->seq, st->spill_dir, why);
         if (!st->spill_warned)
             rt_log(&st->lg, RT_LOG_WARN, "stream: cannot spill batch %06u to %s: %s (kept in memory)", b->seq,
                    st->spill_dir, why);
@@ -301,7 +301,7 @@ void rt_spill_persist(rt_stream *st, bool everything)
     st->mem_full = full;
     pthread_mutex_unlock(&st->mu);
     if (full && !was) /* logged outside the lock: rt_stream_add never waits on a log callback */
-        rt_upload_failed(st, "%zu bytes of batches held in memory and none can be spilled: new rows are counted lost "
+        rt_stream_failed(st, "%zu bytes of batches held in memory and none can be spilled: new rows are counted lost "
                          "until they can", st->mem_bytes);
     if (full && !was)
         rt_log(&st->lg, RT_LOG_WARN, "stream: %zu bytes of batches held in memory and none can be spilled: new rows "

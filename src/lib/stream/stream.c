@@ -41,6 +41,7 @@
 #include "../net/curl.h"
 #include "../core/job.h"
 #include "../core/locked.h"
+#include "stream_add.h"
 #include "stream_int.h"
 #include "../source/cloud.h"
 
@@ -115,8 +116,9 @@ static bool copy_job_host(rt_stream *st, const rt_job *job, const rt_host *host)
 /* ---- the rows ------------------------------------------------------------------------------------ */
 
 /* The sampling loop's call: the row is formatted outside the lock, then appended under it (and,
- * until the run is registered, the sample fed to the dedicated/shared guess registration sends). */
-rt_error rt_stream_add(rt_stream *st, const rt_sample *sample)
+ * until the run is registered, the sample's record fed to the dedicated/shared guess
+ * registration sends: the pipeline's when it gave one). */
+rt_error rt_stream_add_with(rt_stream *st, const rt_sample *sample, const rt_record *rec)
 {
     if (!st || !sample)
         return RT_ERR_INVALID;
@@ -124,7 +126,9 @@ rt_error rt_stream_add(rt_stream *st, const rt_sample *sample)
     pthread_mutex_lock(&st->mu);
     rt_error e = RT_ERR_INVALID;
     if (!st->finishing) {
-        if (!st->registered)
+        if (!st->registered && rec)
+            rt_allocation_add_record(&st->alloc, rec);
+        else if (!st->registered)
             rt_allocation_add(&st->alloc, sample);
         if (n < sizeof st->row) {
             e = rt_batch_append_locked(st, st->row, n);
@@ -135,6 +139,11 @@ rt_error rt_stream_add(rt_stream *st, const rt_sample *sample)
     }
     pthread_mutex_unlock(&st->mu);
     return e;
+}
+
+rt_error rt_stream_add(rt_stream *st, const rt_sample *sample)
+{
+    return rt_stream_add_with(st, sample, NULL);
 }
 
 /* ---- the thread ---------------------------------------------------------------------------------- */
@@ -223,26 +232,6 @@ static void stream_log(void *user, rt_log_level level, const char *msg)
     pthread_mutex_unlock(&st->logmu);
 }
 
-/* Delivers the older runs recorded in the spill directory (not this one), stopping when the
- * finish starts (its requests end then too: the thread's abort time). */
-static void deliver_others(rt_stream *st)
-{
-    rt_stream_options o = RT_STREAM_OPTIONS_INIT;
-    o.api_url = st->api_url;
-    o.token = st->token;
-    o.s3_endpoint_url = st->endpoint;
-    o.region = st->region;
-    o.spill_dir = st->spill_dir;
-    o.spill_fallback_dir = st->spill_fallback;
-    o.finish_timeout_secs = fmax(st->finish_timeout, 2 * st->net_timeout);
-    o.log = stream_log;
-    o.log_user = st;
-    unsigned delivered = 0, left = 0;
-    rt_deliver_all(&o, &st->net, st->local_key, &st->abort_at, &delivered, &left);
-    if (delivered)
-        rt_log(&st->lg, RT_LOG_INFO, "stream: delivered %u earlier run%s", delivered, delivered == 1 ? "" : "s");
-}
-
 /* The stream thread: closes a batch every interval, registers (REG_TRIES tries in the
  * background), uploads and spills until rt_stream_finish, then runs the end. Frees st itself when
  * rt_stream_free gave up waiting for it (orphaned). */
@@ -276,11 +265,14 @@ static void *stream_main(void *arg)
         if (st->registered)
             rt_upload_pending(st, INFINITY, backoff_min, backoff_max);
         rt_spill_persist(st, false);
-        if (st->registered && !st->delivered_others) { /* the API is up: older runs left undelivered go now */
-            st->delivered_others = true;
-            deliver_others(st);
-        }
         pthread_mutex_lock(&st->mu);
+        void (*then)(rt_stream *) = st->registered ? st->once_registered : NULL;
+        if (then) {
+            st->once_registered = NULL; /* the API is up: what the caller asked for then (older runs delivered) */
+            pthread_mutex_unlock(&st->mu);
+            then(st);
+            pthread_mutex_lock(&st->mu);
+        }
     }
     pthread_mutex_unlock(&st->mu);
     finish_phase(st);
@@ -493,11 +485,6 @@ void rt_stream_damaged(rt_stream *st, unsigned *batches, uint64_t *rows)
     if (rows)
         *rows = st->damaged_rows;
     pthread_mutex_unlock(&st->mu);
-}
-
-const char *rt_stream_errmsg(rt_stream *st)
-{
-    return st ? rt_handle_err_get(&st->err, &st->mu) : "";
 }
 
 void rt_stream_counts(rt_stream *st, uint64_t *rows, uint64_t *lost, unsigned *closed, unsigned *uploaded,

@@ -1,6 +1,7 @@
 /* stream_int.h - the uploader's private header: the seam a unit test fakes (the three network
- * calls, rt_stream_start_net, rt_stream_counts), and what stream.c, batch.c, spill.c and
- * uploader.c share (the batch, the stream's state, their functions). Internal. */
+ * calls, rt_stream_start_net, rt_stream_counts), and what stream.c, batch.c, spill.c,
+ * uploader.c, failure.c, record.c and deliver.c share (the batch, the stream's state, their
+ * functions). Internal. */
 #ifndef RT_STREAM_INT_H
 #define RT_STREAM_INT_H
 
@@ -158,7 +159,9 @@ struct rt_stream {
     double end_unix;
     bool delivering;        /* a later delivery (deliver.c), not a live run */
     unsigned closed_total;  /* a delivered run's recorded count of closed batches */
-    bool delivered_others;  /* the live run's pass over older runs was made */
+    void (*once_registered)(rt_stream *st); /* under mu: run on the thread once, when the run is
+                             * registered (rt_stream_deliver_earlier's pass over older runs) */
+    bool once_asked;        /* under mu: once_registered was set (it is set only once) */
     char s3_why[96];        /* the last failed PUT, short: "HTTP 403 AccessDenied", curl's words */
     char api_why[96];       /* the last failed registration's why ("HTTP 503") */
     bool wait_said;         /* the end's wait on S3 or the API was said (once a run) */
@@ -203,15 +206,19 @@ void rt_upload_say_wait(rt_stream *st, const char *on, const char *why, double u
 
 /* deliver.c */
 
-/* Delivers the runs recorded in opts' spill directory (each within opts' finish timeout), but not
- * skip_key's; stops starting one once rt_mono_secs() passes *stop (NULL: never). Counts runs
- * delivered and left. RT_OK when none is left. */
-rt_error rt_deliver_all(const rt_stream_options *opts, const rt_stream_net *net, const char *skip_key,
-                        const _Atomic double *stop, unsigned *delivered, unsigned *left);
 /* The directories a run's spill files may be in, the options' first (its default when none):
  * then its fallback, /tmp/resource-tracker-EUID and each /tmp/resource-tracker-EUID-XXXXXX, those
  * that exist and are ours alone. *n of them into out[cap] (heap strings: free each). */
 void rt_spill_dirs(const rt_stream_options *o, char **out, size_t cap, size_t *n);
+
+/* failure.c */
+
+/* Keeps the words of a failure (the stream thread's, a spill's, a delivery's) as the stream's
+ * last, for rt_stream_errmsg: every secret the stream holds taken out; under mu (not held). */
+void rt_stream_failed(rt_stream *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Takes every secret the stream holds (the token, the S3 keys) out of msg, in place: messages
+ * are made of HTTP statuses and curl's or S3's words, and none should ever echo one. */
+void rt_stream_redact(const rt_stream *st, char *msg);
 
 /* stream.c */
 
@@ -278,9 +285,6 @@ void rt_upload_pending(rt_stream *st, double until, double backoff_min, double b
 rt_error rt_upload_register_body(rt_stream *st, double cloud_wait, rt_buf *out);
 /* Remembers the s3:// URI of an uploaded key (relative to the target's prefix). False on no memory. */
 bool rt_upload_add_uri(rt_stream *st, const char *key);
-/* Keeps the words of a failure (the stream thread's) as the stream's last, for rt_stream_errmsg:
- * every secret the stream holds taken out; under mu (not held). */
-void rt_upload_failed(rt_stream *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* POST /runs/{id}/finish. Returns true when the API took it. */
 bool rt_upload_finish(rt_stream *st, int exit_code, bool failed, double finished_unix, double timeout);
 

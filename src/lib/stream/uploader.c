@@ -4,7 +4,6 @@
  * the real network calls (libcurl and the S3 helpers) behind rt_stream_net. */
 #define _GNU_SOURCE
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,28 +16,6 @@
 #define INLINE_MAX (256u << 20)  /* the most raw CSV sent inline */
 #define REPLY_MAX (1u << 20)
 #define MIN_TIMEOUT 0.05         /* the least time a request is given */
-
-/* Takes every secret the stream holds (the token, the S3 keys) out of msg, in place: messages
- * are made of HTTP statuses and curl's or S3's words, and none should ever echo one. */
-static void redact(const rt_stream *st, char *msg)
-{
-    rt_redact(msg, st->token);
-    rt_redact(msg, st->creds.secret_key);
-    rt_redact(msg, st->creds.session_token);
-    rt_redact(msg, st->creds.access_key);
-}
-
-void rt_upload_failed(rt_stream *st, const char *fmt, ...)
-{
-    char msg[sizeof st->err.msg];
-    va_list ap;
-    va_start(ap, fmt);
-    if (vsnprintf(msg, sizeof msg, fmt, ap) < 0)
-        msg[0] = '\0';
-    va_end(ap);
-    redact(st, msg);
-    rt_handle_err_set(&st->err, &st->mu, "%s", msg);
-}
 
 /* The short form of a failure's message into out[cap]: past its first ": " when it names the
  * request first ("PUT URL: HTTP 403 AccessDenied: Access Denied"), up to the next ": " (the
@@ -91,7 +68,7 @@ static bool api_post(rt_stream *st, const char *path, const char *idem, const ch
         snprintf(why, whylen, "HTTP %ld", status);
     else
         snprintf(why, whylen, "%s", err[0] ? err : rt_strerror(e));
-    redact(st, why);
+    rt_stream_redact(st, why);
     return false;
 }
 
@@ -163,7 +140,7 @@ void rt_upload_register(rt_stream *st, double timeout)
             rt_record_save(st); /* before any PUT: a later delivery must not register it again */
         return;
     }
-    rt_upload_failed(st, "cannot register the run at the Sentinel API (%s)", why);
+    rt_stream_failed(st, "cannot register the run at the Sentinel API (%s)", why);
     short_why(why, false, st->api_why, sizeof st->api_why);
     st->reg_tries++;
     st->reg_next = rt_clock_now(st->clock) + ldexp(1.0, (int)st->reg_tries);
@@ -205,7 +182,7 @@ static void refresh_if_needed(rt_stream *st, double timeout)
         st->refresh_warned = false;
         return;
     }
-    rt_upload_failed(st, "cannot refresh the upload credentials (%s)", why);
+    rt_stream_failed(st, "cannot refresh the upload credentials (%s)", why);
     if (!st->refresh_warned) {
         rt_log(&st->lg, RT_LOG_WARN, "stream: cannot refresh the upload credentials (%s)", why);
         st->refresh_warned = true;
@@ -236,7 +213,7 @@ static void skip_damaged(rt_stream *st, rt_batch *b)
     bool moved = b->spill && rt_pathf(aside, sizeof aside, "%s.damaged", b->spill) && rename(b->spill, aside) == 0;
     rt_log(&st->lg, RT_LOG_WARN, "stream: spill file %s is missing or damaged; its batch (%zu rows) is skipped%s",
            b->spill ? b->spill : "(none)", b->rows, moved ? " and kept as .damaged" : "");
-    rt_upload_failed(st, "spill file %s is missing or damaged", b->spill ? b->spill : "(none)");
+    rt_stream_failed(st, "spill file %s is missing or damaged", b->spill ? b->spill : "(none)");
     pthread_mutex_lock(&st->mu);
     st->damaged++;
     st->damaged_rows += b->rows;
@@ -298,12 +275,12 @@ static bool upload_oldest(rt_stream *st, double timeout)
         b->doubt = true; /* sent and never answered: it may land yet (the next try writes the same key) */
     if (b->doubt && st->record_on)
         rt_record_save(st); /* a later delivery must know: never inline */
-    redact(st, err);
+    rt_stream_redact(st, err);
     short_why(err, strncmp(err, "PUT ", 4) == 0, st->s3_why, sizeof st->s3_why);
     if (status > 0)
-        rt_upload_failed(st, "upload of batch %06u failed (HTTP %ld: %s)", b->seq, status, err);
+        rt_stream_failed(st, "upload of batch %06u failed (HTTP %ld: %s)", b->seq, status, err);
     else
-        rt_upload_failed(st, "upload of batch %06u failed (%s)", b->seq, err);
+        rt_stream_failed(st, "upload of batch %06u failed (%s)", b->seq, err);
     if (!st->s3_warned) {
         if (status > 0)
             rt_log(&st->lg, RT_LOG_WARN, "stream: upload of batch %06u failed (HTTP %ld: %s); retrying", b->seq,
@@ -373,7 +350,7 @@ bool rt_upload_finish(rt_stream *st, int exit_code, bool failed, double finished
     if (st->pending && st->pending->doubt) {
         /* the finish would name the objects, or send the rows inline, without it: wait until a
          * PUT of it is answered (a later delivery), so that its rows arrive once */
-        rt_upload_failed(st, "the upload of batch %06u got no reply and may still land", st->pending->seq);
+        rt_stream_failed(st, "the upload of batch %06u got no reply and may still land", st->pending->seq);
         rt_log(&st->lg, RT_LOG_WARN, "stream: the upload of batch %06u got no reply and may still land; the run is "
                "finished once an upload of it is answered (a later delivery: `resource-tracker upload`)",
                st->pending->seq);
@@ -406,7 +383,7 @@ bool rt_upload_finish(rt_stream *st, int exit_code, bool failed, double finished
         ok = true;
     }
     if (!ok) {
-        rt_upload_failed(st, "cannot finish the run at the Sentinel API (%s)", why);
+        rt_stream_failed(st, "cannot finish the run at the Sentinel API (%s)", why);
         rt_log(&st->lg, RT_LOG_WARN, "stream: cannot finish the run at the Sentinel API (%s)", why);
         return false;
     }
