@@ -23,6 +23,7 @@
 
 #include "cli.h"
 #include "outq.h"
+#include "say.h"
 
 #define MSG_ROOM (64u << 10)  /* the tool's own lines may go this far past the bound */
 #define ENTRY_MSG 0x80000000u /* an entry's length with this bit: one of the tool's lines */
@@ -447,12 +448,19 @@ static pthread_mutex_t run_mu = PTHREAD_MUTEX_INITIALIZER;
 static cli_outq *run_q;     /* the run's sample output; NULL: none (or written directly) */
 static bool run_shares_err; /* it is stderr: the tool's own lines go through it */
 
+/* cli_say's taker while the run's output shares stderr (installed by cli_outq_run_set, removed
+ * with the output): the tool's lines are queued with the samples. Returns true when taken
+ * (queued; or, once the output was given up at its deadline, tried once without blocking or
+ * skipped), false when cli_say is to write it to stderr itself. */
+static bool outq_say(const char *line, size_t n);
+
 void cli_outq_run_set(cli_outq *q, bool shares_stderr)
 {
     pthread_mutex_lock(&run_mu);
     run_q = q;
     run_shares_err = shares_stderr;
     pthread_mutex_unlock(&run_mu);
+    cli_say_install(CLI_SAY_OUTQ, q && shares_stderr ? outq_say : NULL);
 }
 
 bool cli_outq_is_stderr(int fd)
@@ -483,10 +491,11 @@ void cli_outq_run_end(double deadline_mono_secs)
     pthread_mutex_lock(&run_mu);
     run_q = NULL;
     pthread_mutex_unlock(&run_mu);
+    cli_say_install(CLI_SAY_OUTQ, NULL);
     cli_outq_free(q);
 }
 
-bool cli_outq_say(const char *line, size_t n)
+static bool outq_say(const char *line, size_t n)
 {
     pthread_mutex_lock(&run_mu);
     cli_outq *q = run_q;

@@ -77,11 +77,6 @@ bool cli_outq_is_stderr(int fd);
  * dropped"), or the write error no sample was left to report; then cli_outq_free. */
 void cli_outq_run_end(double deadline_mono_secs);
 
-/* For cli_say: hands one of the tool's lines to the run's output when it shares stderr. Returns
- * true when taken (queued; or, once the output was given up at its deadline, tried once without
- * blocking or skipped), false when the caller is to write it to stderr itself. */
-bool cli_outq_say(const char *line, size_t n);
-
 /* Where the tool's longer texts for stderr go (the summary): stderr, or a stream into the run's
  * output when it shares stderr. Give it back with cli_outq_stderr_done. */
 FILE *cli_outq_stderr(void);

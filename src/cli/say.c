@@ -1,15 +1,33 @@
 /* say.c - the tool's messages: one line on stderr per message, written with one write(2) (or
- * queued with the samples when they go to stderr too: outq.c; or, in the human view, after
- * erasing the status line: status.c), and the log callback that hands the library's warnings
- * to it. */
+ * handed to the part that holds stderr meanwhile, which installed its taker here: say.h), and
+ * the log callback that hands the library's warnings to it. */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
-#include "outq.h"
-#include "status.h"
+#include "say.h"
+
+static _Atomic(cli_say_taker) takers[CLI_SAY_SLOTS];
+
+void cli_say_install(cli_say_slot slot, cli_say_taker taker)
+{
+    if (slot < CLI_SAY_SLOTS)
+        atomic_store(&takers[slot], taker);
+}
+
+/* Hands the line to the takers installed, in their order; false when none took it. */
+static bool taken(const char *line, size_t len)
+{
+    for (size_t i = 0; i < CLI_SAY_SLOTS; i++) {
+        cli_say_taker t = atomic_load(&takers[i]);
+        if (t && t(line, len))
+            return true;
+    }
+    return false;
+}
 
 void cli_say(const char *fmt, ...)
 {
@@ -26,7 +44,7 @@ void cli_say(const char *fmt, ...)
         return;
     size_t len = (size_t)(msg - line) + ((size_t)n < room ? (size_t)n : room - 1);
     line[len++] = '\n';
-    if (!cli_outq_say(line, len) && !cli_status_say(line, len) && write(STDERR_FILENO, line, len) < 0) {
+    if (!taken(line, len) && write(STDERR_FILENO, line, len) < 0) {
         /* nowhere left to report */
     }
 }

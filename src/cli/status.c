@@ -9,8 +9,8 @@
  * rows above it, where the job's own output scrolls, never mixed with the line), each drawing
  * one write (the kernel keeps a write to a terminal whole: the job's output comes before or
  * after it, never inside); the end gives the row back. A terminal of under 4 rows gets the line
- * redrawn in place ("\r", erase), erased before the tool's other lines (cli_status_say). The
- * summary comes after cli_status_end. */
+ * redrawn in place ("\r", erase), erased before the tool's other lines (status_say: cli_say's
+ * taker while the line is live, say.h). The summary comes after cli_status_end. */
 #define _GNU_SOURCE
 #include "status.h"
 
@@ -24,11 +24,14 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "say.h"
 #include "settings.h"
 
 #define ERASE "\r\033[K" /* to the line's start, and erase to its end */
 #define REDRAW_SECS 1.0
 #define LOG_SECS 60.0 /* the log view's progress line: at most once a minute, and at each phase */
+
+static bool status_say(const char *line, size_t n);
 
 /* The clock of the line's drawings and elapsed time (cli_status_test_clock: the unit tests'). */
 static double (*status_clock)(void) = cli_mono_secs;
@@ -161,6 +164,7 @@ void cli_status_start(const cli_options *o, cli_view view, bool live)
     st.fd = fd >= 0 ? fd : STDERR_FILENO;
     st.live = true;
     pthread_mutex_unlock(&st.mu);
+    cli_say_install(CLI_SAY_STATUS, status_say);
 }
 
 /* A memory figure in MiB as "512 MiB" or "1.2 GiB"; "-" when unknown. */
@@ -346,9 +350,13 @@ void cli_status_end(void)
         close(st.fd);
     st.fd = -1;
     pthread_mutex_unlock(&st.mu);
+    cli_say_install(CLI_SAY_STATUS, NULL);
 }
 
-bool cli_status_say(const char *line, size_t n)
+/* cli_say's taker while the line is live: writes the tool's line (n bytes) to stderr, the status
+ * line erased first (it is drawn again with the next sample). Returns true when written here,
+ * false when no status line is live (cli_say writes it). Thread-safe. */
+static bool status_say(const char *line, size_t n)
 {
     pthread_mutex_lock(&st.mu);
     if (!st.live) {

@@ -42,11 +42,6 @@ void cli_status_mark(const rt_phase_mark *m);
  * is drawn (nor written in the log view). */
 void cli_status_end(void);
 
-/* For cli_say: writes the tool's line (n bytes) to stderr, the status line erased first (it is
- * drawn again with the next sample). Returns true when written here, false when no status line
- * is live (the caller writes it). Thread-safe. */
-bool cli_status_say(const char *line, size_t n);
-
 /* Tests only: the line's clock (seconds, monotonic) is now() from here on; NULL: the real one. */
 void cli_status_test_clock(double (*now)(void));
 
