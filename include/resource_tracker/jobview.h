@@ -77,6 +77,14 @@ typedef struct rt_job_view {
                                * share its ask, cores_per_task its cores over its tasks */
 } rt_job_view;
 
+/* Which of runs[0..n) (each a file's summary; rt_stats_summary) are one job: group[i] (n of
+ * them, the caller's) becomes the index of the first run that names run i's job (the same member
+ * job_id), i itself for a run that names none; the runs with one group index are what
+ * rt_job_view_new puts together (the tool's `summary FILE...` shows a view of each job of two
+ * runs or more, in the order of its first run, and each other run on its own). Returns the
+ * number of jobs named (distinct job_ids; 0 when none is, or for NULL). (0.22) */
+RT_API size_t rt_job_group(const rt_summary *const *runs, size_t n, size_t *group);
+
 /* Puts runs[0..n) (each a file's summary with a member; rt_stats_summary) together as one job:
  * every run must name the same job_id (RT_ERR_INVALID otherwise, or for a run without one, or
  * n 0). Runs on one node (the same member node) are summed as that node's. Returns RT_OK and
@@ -84,6 +92,10 @@ typedef struct rt_job_view {
  * must outlive it. */
 RT_API rt_error rt_job_view_new(const rt_summary *const *runs, size_t n, rt_job_view **out);
 RT_API void rt_job_view_free(rt_job_view *v);
+/* The run among runs[0..n) (those v was made of) that stands for the job where one run's
+ * details are shown (the job's report): on the node that needs the most memory, its run that
+ * needs the most (the first when none says). 0 for NULL or a view of no node. (0.22) */
+RT_API size_t rt_job_view_shown(const rt_job_view *v, const rt_summary *const *runs, size_t n);
 /* The ask per node in sched's words: "--nodes=3 --ntasks-per-node=1 --cpus-per-task=2
  * --mem=3072M --time=0:30:00" (SLURM), as rt_format_recommendation does for one run. Returns the
  * length needed like snprintf. */

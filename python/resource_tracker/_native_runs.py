@@ -1,6 +1,7 @@
 """_native_runs.py - the ctypes declarations of a recorded run read back and of the text
-summary (0.10): rt_run_read, rt_summary_write_text_cb, the statistics they feed (rt_stats_*) and
-rt_format_summary_json (rt_format_summary before 0.10); their structs mirror
+summary (0.10): rt_run_read, rt_summary_write_text_cb, the statistics they feed (rt_stats_*),
+rt_format_summary_json (rt_format_summary before 0.10) and a job's runs put together (rt_job_group,
+rt_job_view_*); their structs mirror
 include/resource_tracker.h (rt_summary and rt_write_fn are _native_more.py's). A library older
 than 0.10 lacks some: importing still works, calling one raises (as _native.py does for newer
 symbols). Imported when first used, by recorded.py."""
@@ -52,6 +53,11 @@ _PROTOTYPES = {
                             POINTER(RunReadInfo)]),
     "rt_summary_write_text_cb": (c_int, [POINTER(Summary), POINTER(RunFacts), POINTER(SummaryTextOptions),
                                       WRITE_FN, c_void_p]),
+    # a job on several nodes (experimental): which runs are one job (0.22), the job's view (0.18)
+    "rt_job_group": (c_size_t, [POINTER(POINTER(Summary)), c_size_t, POINTER(c_size_t)]),
+    "rt_job_view_new": (c_int, [POINTER(POINTER(Summary)), c_size_t, POINTER(c_void_p)]),
+    "rt_job_view_free": (None, [c_void_p]),
+    "rt_format_job_view_json": (c_int, [c_void_p, c_char_p, c_size_t, POINTER(c_size_t)]),
 }
 
 bind_optional(_PROTOTYPES)

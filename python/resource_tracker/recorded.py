@@ -3,7 +3,8 @@ lines or CSV, the Python resource-tracker's CSV files, or a saved tracker snapsh
 (ResourceTracker.dump, rt_tracker_save), told apart by content (rt_run_read). Its statistics
 as the dict `resource-tracker summary --json` prints (summary), or as the text for people that
 `resource-tracker summary` prints (summary_text), byte for byte; the same text of a live
-ResourceTracker's statistics (tracker_summary_text, its summary_text method)."""
+ResourceTracker's statistics (tracker_summary_text, its summary_text method); the files of a job
+that ran on several nodes put together as `summary --json FILE...` does (jobs)."""
 
 from __future__ import annotations
 
@@ -57,6 +58,69 @@ def summary(path) -> dict:
         return _summary_json(nr.lib.rt_stats_summary(st))
     finally:
         nr.lib.rt_stats_free(st)
+
+
+def jobs(paths) -> list[dict]:
+    """The recorded runs at paths (files of any kind rt_run_read knows) as `resource-tracker
+    summary --json FILE...` answers them, one dict a line of it: the runs that name one job
+    (their member's job_id: the library's rule, rt_job_group) put together as the job's view
+    (the dict of rt_format_job_view_json with "runs": each run's summary dict, in the order
+    given), each job at its first file; a file of no job, or the only file of its job, as its
+    own summary dict (as summary() gives it). Raises NativeError as summary() does."""
+    from ctypes import POINTER
+
+    from . import _native_runs as nr
+    from ._native_more import Summary
+
+    read, handles = [], []
+    try:
+        for path in paths:
+            _, st = _read(path)
+            handles.append(st)
+            read.append(nr.lib.rt_stats_summary(st))
+        n = len(read)
+        sums = (POINTER(Summary) * max(n, 1))(*read)
+        group = (c_size_t * max(n, 1))()
+        nr.lib.rt_job_group(sums, n, group)
+        out = []
+        for i in range(n):
+            members = [j for j in range(i, n) if group[j] == i]
+            if group[i] != i:  # with its job's first run
+                continue
+            if len(members) < 2:
+                out.append(_summary_json(read[i]))
+                continue
+            out.append(_job_view_json((POINTER(Summary) * len(members))(*(read[j] for j in members))))
+            out[-1]["runs"] = [_summary_json(read[j]) for j in members]
+        return out
+    finally:
+        for st in handles:
+            nr.lib.rt_stats_free(st)
+
+
+def _job_view_json(runs) -> dict:
+    """The dict of rt_format_job_view_json of the view of runs (an array of POINTER(Summary)
+    naming one job)."""
+    from ctypes import c_void_p
+
+    from . import _native_runs as nr
+    from ._native import NativeError
+
+    view = c_void_p()
+    err = nr.lib.rt_job_view_new(runs, len(runs), byref(view))
+    if err:
+        raise NativeError("rt_job_view_new", err)
+    try:
+        n = c_size_t()
+        err = nr.lib.rt_format_job_view_json(view, None, 0, byref(n))
+        if not err:
+            buf = create_string_buffer(n.value + 1)
+            err = nr.lib.rt_format_job_view_json(view, buf, n.value + 1, byref(n))
+        if err:
+            raise NativeError("rt_format_job_view_json", err)
+        return json.loads(buf.raw[: n.value].decode("utf-8"))
+    finally:
+        nr.lib.rt_job_view_free(view)
 
 
 def _summary_json(s) -> dict:

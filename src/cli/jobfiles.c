@@ -1,12 +1,11 @@
 /* jobfiles.c - `summary`, `report` and `recommend` over the files of a job that ran on several
  * nodes: a directory named in place of files stands for its run files, and the runs that name
- * one job (their member's job_id) are put together into the job's view (rt_job_view); summary
- * prints the others one by one as before, report and recommend leave them out. Which files were
- * left out of a job, and why, is said on stderr. */
+ * one job (the library's rule: rt_job_group) are put together into the job's view
+ * (rt_job_view); summary prints the others one by one as before, report and recommend leave them
+ * out. Which files were left out of a job, and why, is said on stderr. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,20 +168,9 @@ int cli_print_jobs(const rt_summary *const *sums, char *const *paths, size_t n, 
         cli_say("out of memory");
         return EXIT_FAIL;
     }
-    size_t jobs = 0, members = 0;
-    for (size_t i = 0; i < n; i++) {
-        const rt_member *m = sums[i]->member;
-        group[i] = i;
-        if (!m || !m->job_id)
-            continue;
-        members++;
-        for (size_t k = 0; k < i; k++)
-            if (sums[k]->member && sums[k]->member->job_id && strcmp(sums[k]->member->job_id, m->job_id) == 0) {
-                group[i] = group[k];
-                break;
-            }
-        jobs += group[i] == i;
-    }
+    size_t jobs = rt_job_group(sums, n, group), members = 0;
+    for (size_t i = 0; i < n; i++)
+        members += sums[i]->member && sums[i]->member->job_id;
     if (members > 0 && members < n)
         for (size_t i = 0; i < n; i++)
             if (!sums[i]->member || !sums[i]->member->job_id)
@@ -217,26 +205,20 @@ int cli_print_jobs(const rt_summary *const *sums, char *const *paths, size_t n, 
     return rc;
 }
 
-/* Whether runs a and b name the same job. */
-static bool same_job(const rt_summary *a, const rt_summary *b)
-{
-    return a->member && b->member && a->member->job_id && b->member->job_id &&
-           strcmp(a->member->job_id, b->member->job_id) == 0;
-}
-
 size_t cli_job_runs(const char *cmd, const rt_summary *const *sums, char *const *paths, size_t n, size_t *idx)
 {
+    /* the first job of two runs or more (rt_job_group: idx holds each run's group first) */
+    rt_job_group(sums, n, idx);
     size_t first = n;
-    for (size_t i = 0; i < n && first == n; i++)
-        for (size_t j = i + 1; j < n && first == n; j++)
-            if (same_job(sums[i], sums[j]))
-                first = i;
+    for (size_t i = 0; i < n; i++)
+        if (idx[i] != i && idx[i] < first)
+            first = idx[i];
     if (first == n)
         return 0;
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        if (i == first || same_job(sums[first], sums[i])) {
-            idx[k++] = i;
+        if (idx[i] == first) {
+            idx[k++] = i; /* k <= i: the groups of runs not yet read are left as they were */
             continue;
         }
         const rt_member *m = sums[i]->member;
@@ -253,19 +235,5 @@ size_t cli_job_runs(const char *cmd, const rt_summary *const *sums, char *const 
 
 size_t cli_job_shown(const rt_job_view *v, const rt_summary *const *runs, size_t n)
 {
-    const char *node = v->nodes[v->memory_most].node;
-    size_t best = 0;
-    double most = -1;
-    for (size_t i = 0; i < n; i++) {
-        const rt_member *m = runs[i]->member;
-        const char *its = m && m->node ? m->node : "?";
-        double need = runs[i]->memory_need.mib;
-        if (strcmp(its, node) != 0)
-            continue;
-        if (most < 0 || (isfinite(need) && need > most)) {
-            best = i;
-            most = isfinite(need) ? need : 0;
-        }
-    }
-    return best;
+    return rt_job_view_shown(v, runs, n);
 }

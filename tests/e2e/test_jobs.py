@@ -7,8 +7,9 @@ largest node's, and proved by running every node's workload again in a memory cg
 the asked memory per node. Bad input: a node's file cut short, a node missing, two nodes claiming
 one rank, clocks apart, files of two jobs, a file that names no job. `report DIR` opens with the
 same view (a row per node) and `recommend DIR` gives the ask per node; the run history keeps each
-node's place, and `recommend --job` answers the newest job's nodes with the ask per node. The real multi-node SLURM
-is test_slurm.py's."""
+node's place, and `recommend --job` answers the newest job's nodes with the ask per node. The Python
+package puts a job's files together as `summary --json` does (the library's rule). The real
+multi-node SLURM is test_slurm.py's."""
 import html.parser
 import json
 import os
@@ -17,7 +18,7 @@ import subprocess
 
 import pytest
 
-from conftest import TIMEOUT_SCALE, TRACKER, tracker_env
+from conftest import BUILD_DIR, REPO, SANITIZED, TIMEOUT_SCALE, TRACKER, tracker_env
 import test_rerun
 from test_stream import peers  # noqa: F401 (the fixture: the Sentinel and S3 stand-ins)
 
@@ -331,6 +332,30 @@ def test_files_of_two_jobs_never_mixed(tmp_path):
     # --each: after the view, each file's own summary
     text = summary("--each", outs[0], outs[2]).stdout
     assert text.count("== ") == 3 and f"== {outs[2]}" in text
+
+
+@pytest.mark.skipif(SANITIZED, reason="a sanitizer build's library does not load into Debian's uninstrumented python")
+def test_python_package_groups_a_jobs_files(tmp_path):
+    """resource_tracker.recorded.jobs (the library's rule, rt_job_group, over ctypes) answers the
+    files of a job on three nodes and a file of no job as `summary --json` does: the job's view
+    with each run's summary, then the lone file's summary; the same dicts, in the same order."""
+    d, _ = run_nodes(tmp_path, job="904")
+    lone = d / "zz-lone.jsonl"
+    r = subprocess.run([TRACKER, "--place", "off", "-i", "0.1", "-o", str(lone), "--", "true"], capture_output=True,
+                       text=True, env=tracker_env(), timeout=60 * TIMEOUT_SCALE)
+    assert r.returncode == 0, r.stderr
+    files = sorted(str(p) for p in d.iterdir())
+    want = [json.loads(l) for l in summary("--json", *files).stdout.splitlines()]
+    assert want == [json.loads(l) for l in summary("--json", d).stdout.splitlines()]
+    code = "import json, sys; from resource_tracker import recorded; print(json.dumps(recorded.jobs(sys.argv[1:])))"
+    env = tracker_env(PYTHONPATH=os.path.join(REPO, "python"),
+                      RESOURCE_TRACKER_LIBRARY=os.path.join(BUILD_DIR, "libresource-tracker.so"))
+    r = subprocess.run([PY, "-c", code, *files], capture_output=True, text=True, env=env, timeout=60 * TIMEOUT_SCALE)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    assert [(o.get("job_id"), len(o.get("runs", []))) for o in got] == [("904", 3), (None, 0)]
+    assert [n["node"] for n in got[0]["nodes"]] == ["node0", "node1", "node2"]
+    assert got == want
 
 
 def test_job_and_node_from_flags_variables_config_and_launchers(tmp_path):

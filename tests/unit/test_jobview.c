@@ -249,6 +249,36 @@ static void other_jobs_refused(void **state)
         rt_stats_free(r[i].st);
 }
 
+/* Which runs are one job (rt_job_group): runs of J, K, none and J again, each at its job's first
+ * run; the run a view of J shows (rt_job_view_shown) is the one that needs the most memory. */
+static void runs_grouped(void **state)
+{
+    (void)state;
+    run r[4];
+    rt_stats *plain = rt_stats_new();
+    rt_record rec = blank_record(1, 1);
+    rt_stats_add(plain, &rec);
+    const rt_summary *s[5] = {make(&r[0], "J", "a", 0, 2, 1000, 5, 1, 10), make(&r[1], "K", "b", 0, 2, 1000, 5, 1, 10),
+                              rt_stats_summary(plain), make(&r[2], "J", "b", 1, 2, 1000, 5, 1, 90),
+                              make(&r[3], "K", "a", 1, 2, 1000, 5, 1, 10)};
+    size_t group[5];
+    assert_int_equal(rt_job_group(s, 5, group), 2);
+    size_t want[5] = {0, 1, 2, 0, 1};
+    for (size_t i = 0; i < 5; i++)
+        assert_int_equal(group[i], want[i]);
+    assert_int_equal(rt_job_group(s, 3, group), 2); /* J and K once each: still two jobs named */
+    assert_int_equal(rt_job_group(NULL, 5, group), 0);
+    const rt_summary *j[2] = {s[0], s[3]};
+    rt_job_view *v = NULL;
+    assert_int_equal(rt_job_view_new(j, 2, &v), RT_OK);
+    assert_int_equal(rt_job_view_shown(v, j, 2), 1); /* node b's run needs 90 MiB, a's 10 */
+    assert_int_equal(rt_job_view_shown(NULL, j, 2), 0);
+    rt_job_view_free(v);
+    rt_stats_free(plain);
+    for (size_t i = 0; i < 4; i++)
+        rt_stats_free(r[i].st);
+}
+
 /* Runs of the node's tasks (--per-node): two nodes of a job of four tasks, one run a node, each
  * standing for two tasks: no rank missing, two tasks a node asked, each its share of the node's
  * cores; the text and the JSON say so. */
@@ -402,6 +432,7 @@ int main(void)
         cmocka_unit_test(tasks_missing_and_twice),
         cmocka_unit_test(gpus_idle),
         cmocka_unit_test(other_jobs_refused),
+        cmocka_unit_test(runs_grouped),
         cmocka_unit_test(report_section),
         cmocka_unit_test(per_node_runs),
     };

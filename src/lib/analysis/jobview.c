@@ -1,7 +1,9 @@
 /* jobview.c - a job that ran on several nodes, put together from its runs' summaries
- * (rt_job_view_new): each node's figures (its runs summed), the whole job's, the imbalance
- * between the nodes, the nodes that ended late or idled, and the ask per node sized by the node
- * that needs most (rt_job_view_ask). The words for people and the JSON are jobview_text.c's. */
+ * (rt_job_view_new): which runs are one job (rt_job_group: the same member job_id), each node's
+ * figures (its runs summed), the whole job's, the imbalance between the nodes, the nodes that
+ * ended late or idled, the ask per node sized by the node that needs most (rt_job_view_ask) and
+ * the run that stands for the job (rt_job_view_shown). The words for people and the JSON are
+ * jobview_text.c's. */
 #include <math.h>
 #include <stddef.h>
 #include <stdbool.h>
@@ -261,6 +263,51 @@ void rt_job_view_free(rt_job_view *v)
     view *w = (view *)v; /* v is the view's first member */
     free(w->nodes);
     free(w);
+}
+
+/* The job run s names (its member's job_id), or NULL. */
+static const char *job_of(const rt_summary *s)
+{
+    return s && s->member ? s->member->job_id : NULL;
+}
+
+size_t rt_job_group(const rt_summary *const *runs, size_t n, size_t *group)
+{
+    size_t jobs = 0;
+    for (size_t i = 0; runs && group && i < n; i++) {
+        const char *id = job_of(runs[i]);
+        group[i] = i;
+        if (!id)
+            continue;
+        for (size_t k = 0; k < i; k++)
+            if (job_of(runs[k]) && strcmp(job_of(runs[k]), id) == 0) {
+                group[i] = group[k];
+                break;
+            }
+        jobs += group[i] == i;
+    }
+    return jobs;
+}
+
+size_t rt_job_view_shown(const rt_job_view *v, const rt_summary *const *runs, size_t n)
+{
+    if (!v || !runs || v->node_count == 0)
+        return 0;
+    const char *node = v->nodes[v->memory_most].node;
+    size_t best = 0;
+    double most = -1;
+    for (size_t i = 0; i < n; i++) {
+        const rt_member *m = runs[i]->member;
+        const char *its = m && m->node ? m->node : "?";
+        double need = runs[i]->memory_need.mib;
+        if (strcmp(its, node) != 0)
+            continue;
+        if (most < 0 || (isfinite(need) && need > most)) {
+            best = i;
+            most = isfinite(need) ? need : 0;
+        }
+    }
+    return best;
 }
 
 size_t rt_job_view_ask(const rt_job_view *v, rt_scheduler sched, char *buf, size_t cap)
