@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -339,19 +340,77 @@ static void table_row(rt_db_stmt *st, char cells[TC_N][CELL])
 static const char *const table_head[TC_N] = {"ID",    "START (UTC)", "JOB",           "EXIT",   "DURATION", "CORES",
                                              "MEMORY NEED", "GPU (BUSY, SM)", "ENERGY", "NOTES",    "COMMAND"};
 
+/* The most bytes of s that show in cols columns, a cut one ending in "..." (as the COMMAND
+ * cell's own cut): whole characters (a byte never splits one; bytes are columns or more). */
+#define CUT_MARK "..."
+static int shown_bytes(const char *s, int cols, bool *cut)
+{
+    int n = (int)strlen(s), mark = (int)strlen(CUT_MARK);
+    *cut = n > cols;
+    if (!*cut)
+        return n;
+    n = cols > mark ? cols - mark : 0;
+    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+        n--;
+    return n;
+}
+
 /* Prints one row of the table (numbers to the right), each column w[c] wide; a column of width
- * 0 is left out (the GPU column when no run has a GPU figure). */
+ * 0 is left out (the GPU column when no run has a GPU figure). A text column narrowed to fit the
+ * terminal (NOTES, COMMAND) shows the start of its cell, cut with "...". */
 static void print_row(const char *const cells[TC_N], const int w[TC_N])
 {
     static const bool right[TC_N] = {true, false, false, true, true, true, true, true, true, false, false};
     for (int c = 0; c < TC_N; c++) {
         if (w[c] == 0)
             continue;
+        bool cut;
+        int len = right[c] ? (int)strlen(cells[c]) : shown_bytes(cells[c], w[c], &cut);
         if (c == TC_N - 1)
-            printf("%s\n", cells[c]);
+            printf("%.*s%s\n", len, cells[c], !right[c] && cut ? CUT_MARK : "");
+        else if (right[c])
+            printf("%*s  ", w[c], cells[c]);
         else
-            printf(right[c] ? "%*s  " : "%-*s  ", w[c], cells[c]);
+            printf("%.*s%s%*s  ", len, cells[c], cut ? CUT_MARK : "", w[c] - len - (cut ? (int)strlen(CUT_MARK) : 0), "");
     }
+}
+
+/* On a terminal, the text columns that can give room narrowed until the table fits its width:
+ * COMMAND down to 16 columns, then NOTES down to 12 (the full text: --json, or a wider
+ * terminal); elsewhere (a pipe, a file) the table stays whole. Returns whether it fits (else
+ * each run is printed as a paragraph: print_stacked). */
+static bool fit_terminal(int w[TC_N])
+{
+    if (!isatty(STDOUT_FILENO))
+        return true;
+    int width = cli_text_width(stdout), total = 0;
+    for (int c = 0; c < TC_N; c++)
+        total += w[c] ? w[c] + (c < TC_N - 1 ? 2 : 0) : 0;
+    static const struct { int col, least; } give[] = {{TC_COMMAND, 16}, {TC_NOTES, 12}};
+    for (size_t k = 0; k < sizeof give / sizeof give[0] && total > width; k++) {
+        int c = give[k].col, less = total - width, can = w[c] - give[k].least;
+        if (can > 0) {
+            int take = less < can ? less : can;
+            w[c] -= take;
+            total -= take;
+        }
+    }
+    return total <= width;
+}
+
+/* One run as a paragraph, for a terminal too narrow for the table: its id, start, job and exit
+ * status; its figures; its command; each line folded at the terminal's width between words. */
+static void print_stacked(const char *const cells[TC_N], bool gpu)
+{
+    size_t width = (size_t)cli_text_width(stdout);
+    char line[4 * CELL + 64];
+    snprintf(line, sizeof line, "%s  %s  %s  exit %s", cells[TC_ID], cells[TC_START], cells[TC_JOB], cells[TC_EXIT]);
+    cli_fold_put(stdout, width, line);
+    snprintf(line, sizeof line, "    %s, %s cores, need %s%s%s, %s; notes: %s", cells[TC_DURATION], cells[TC_CORES],
+             cells[TC_NEED], gpu ? ", GPU " : "", gpu ? cells[TC_GPU] : "", cells[TC_ENERGY], cells[TC_NOTES]);
+    cli_fold_put(stdout, width, line);
+    snprintf(line, sizeof line, "    %s", cells[TC_COMMAND]);
+    cli_fold_put(stdout, width, line);
 }
 
 /* The text table of the query sql (its values from f: filter_query's): the columns' widths from a
@@ -370,15 +429,19 @@ static int print_table(rt_db *db, const char *sql, const run_filter *f, size_t *
         row[c] = cells[c];
     *n = 0;
     int rc = RT_DB_OK;
+    bool fits = true;
     for (int pass = 0; pass < 2 && rc == RT_DB_OK && (pass == 0 || *n > 0); pass++) {
         rt_db_stmt *st = NULL;
         rc = filter_query(db, sql, f, &st);
-        if (pass == 1 && rc == RT_DB_OK)
+        if (pass == 1 && rc == RT_DB_OK && fits)
             print_row(table_head, w);
         while (rc == RT_DB_OK && history_next_row(st, &rc)) {
             table_row(st, cells);
             if (pass == 1) {
-                print_row(row, w);
+                if (fits)
+                    print_row(row, w);
+                else
+                    print_stacked(row, gpu);
                 continue;
             }
             for (int c = 0; c < TC_N; c++)
@@ -390,6 +453,8 @@ static int print_table(rt_db *db, const char *sql, const run_filter *f, size_t *
         rt_db_finalize(st);
         if (pass == 0 && !gpu)
             w[TC_GPU] = 0;
+        if (pass == 0)
+            fits = fit_terminal(w);
     }
     return rc;
 }

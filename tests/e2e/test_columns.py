@@ -111,6 +111,35 @@ def test_nodes_table_fits(job_files, cols):
     assert "\nNodes " in text
 
 
+@pytest.fixture(scope="module")
+def history(tmp_path_factory):
+    """A history of two runs, one with a command of 70 characters."""
+    db = str(tmp_path_factory.mktemp("hist") / "h.db")
+    for cmd in (["true"], ["sh", "-c", "echo a-rather-long-command-line-that-a-table-cannot-hold >/dev/null"]):
+        r = run(["-q", "--history", db, "--job-name", "fit", "--", *cmd], timeout=60)
+        assert r.returncode == 0, r.stderr
+    return db
+
+
+@pytest.mark.parametrize("cols", WIDTHS)
+def test_history_fits(history, cols):
+    """`history` on a terminal: at 120 the table, its NOTES and COMMAND cut with '...' where they
+    would pass the width; at 80, where the other columns alone pass it, a paragraph a run (its
+    figures, then its command cell whole); no line wider. A pipe gets the table as ever."""
+    piped = wide_output(["history", "--history", history])
+    command = piped.splitlines()[1].split("  ")[-1]  # the newest run's COMMAND cell
+    assert command.startswith("sh -c echo a-rather-long-command"), piped
+    rc, text = pty_output(["history", "--history", history], cols)
+    assert rc == 0, text
+    assert max(len(l) for l in text.splitlines()) <= cols, text
+    if cols == 120:
+        assert text.startswith("ID  START (UTC)"), text
+        assert command in text or command[:16] in text, text
+    else:
+        assert "ID  START" not in text and "  fit  exit 0\n" in text, text
+        assert f"\n    {command}\n" in text, text
+
+
 def test_report_says_where_it_wrote(tmp_path):
     out = tmp_path / "run.html"
     r = run(["--report", str(out), "-o", str(tmp_path / "s.jsonl"), "--", "sleep", "0.3"],
