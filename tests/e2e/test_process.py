@@ -197,7 +197,11 @@ def test_two_busy_processes_match_times():
     expected = parse_times(out)
     assert expected >= 1.9
     assert_close(samples[-1]["process"]["cpu_secs_total"], expected)
-    assert max(s["process"]["cores_used"] or 0 for s in samples) >= 1.5  # both seen running at once
+    # both seen running at once, where the kernel says they were: their CPU over the run's wall
+    # time 1.6 cores or more (beside other work they share the two cores with it)
+    wall = sum(s["interval_secs"] or 0 for s in samples[1:])
+    peak = max(s["process"]["cores_used"] or 0 for s in samples)
+    assert (expected / wall if wall > 0 else 0) < 1.6 or peak >= 1.5, (peak, expected, wall)
     check_samples(samples, 0.25)
 
 
