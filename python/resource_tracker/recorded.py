@@ -151,7 +151,8 @@ def summary_text(path, memory_unit: str | None = None, time_unit: str | None = N
     tree, the cgroup's limits, the machine. memory_unit and time_unit: gpu_tracker's names
     ("bytes", "kilobytes", "megabytes", "gigabytes", "terabytes"; "seconds", "minutes",
     "hours", "days"), None for readable units; scheduler: whose words the "Ask for" line takes
-    ("slurm", "kubernetes", "metaflow"); width: the column the notes break before (100).
+    ("slurm", "kubernetes", "metaflow"); width: the column the lines break before (default: the
+    tool's without a terminal, COLUMNS when set, else 80).
     Raises ValueError for an unknown unit or scheduler, NativeError when the file cannot be
     read (its message names the file)."""
     opts = _text_options(memory_unit, time_unit, scheduler, width)
@@ -171,8 +172,11 @@ def _text_options(memory_unit, time_unit, scheduler, width):
     sched = nr.SCHEDULERS.get(str(scheduler).lower())
     if sched is None:
         raise ValueError(f"unknown scheduler {scheduler!r} (slurm, kubernetes, metaflow)")
+    if not width:  # the tool's width where no terminal is: COLUMNS, else 80
+        cols = os.environ.get("COLUMNS", "")
+        width = int(cols) if cols.isdigit() and int(cols) > 0 else 80
     return new(nr.SummaryTextOptions, memory_unit=encode(memory_unit), time_unit=encode(time_unit),
-               scheduler=sched, width=int(width or 0))
+               scheduler=sched, width=int(width))
 
 
 def _write_text(s, opts, memory_unit, time_unit) -> str:
