@@ -43,6 +43,7 @@
  *               from the job's, a library probed through it ............. EXPERIMENTAL
  *   sqlite.h    SQLite loaded at first use (dlopen, or through the helper)  EXPERIMENTAL
  *   db.h        a run history: SQLite or PostgreSQL (libpq at first use)    EXPERIMENTAL
+ *   history.h   a run history read back: its runs as summaries, its columns EXPERIMENTAL
  *   deprecated.h  the names kept for older bindings (RT_DEPRECATED) ........ stable
  * Stable parts follow the ABI rules below. An EXPERIMENTAL part may change or go in a minor
  * version (0.x to 0.x+1): a binding looks each of its symbols up at load time and copes
@@ -135,6 +136,7 @@
 #include "resource_tracker/helper.h"
 #include "resource_tracker/sqlite.h"
 #include "resource_tracker/db.h"
+#include "resource_tracker/history.h"
 #ifndef RT_NO_DEPRECATED
 #include "resource_tracker/deprecated.h"
 #endif

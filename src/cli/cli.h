@@ -652,22 +652,18 @@ int cli_history_deliver(const char *only, unsigned *written, unsigned *left);
  * Returns the path, or NULL after saying why (a bad config, or none named: how to name one). */
 const char *cli_history_path(cli_options *o, const char *flag);
 
-/* The statistics of the last `last` successful (exit status 0) runs of job, newest first,
- * from the history database at path (history.c). Sets *out to an array of *n summaries
- * (free with free(); strings inside live as long as the array). Returns 0 (n may be 0), or
- * -1 after saying why. */
+/* The runs of job `recommend --job` answers from (the last `last`, newest first; see
+ * rt_history_runs) from the history at path (history.c, through the library's reader). Sets
+ * *out to an array of *n summaries (free with rt_history_free; strings inside live as long as
+ * the array). Returns 0 (n may be 0), or -1 after saying why. */
 int cli_history_summaries(const char *path, const char *job, int last, rt_summary **out, size_t *n);
 
-/* Who ran each of the summaries cli_history_summaries gave, in the same order (history.c, schema
- * version 12): strings that live as long as that array; NULL where the row does not say. */
-typedef struct cli_history_who {
-    const char *host;    /* the node the run ran on (its node column), else its host_hostname */
-    const char *user;    /* the real uid's login name */
-    const char *command; /* the argv as the history keeps it (a JSON list); NULL: none (--pid) */
-} cli_history_who;
+/* Who ran each of the summaries cli_history_summaries gave, in the same order (schema version
+ * 12): the library's rt_history_who. */
+typedef rt_history_who cli_history_who;
 
 /* cli_history_summaries, and when who is not NULL who ran each of its runs into *who (an array
- * of *n; free with free() before the summaries). */
+ * of *n in the summaries' block: freed with them). */
 int cli_history_summaries_who(const char *path, const char *job, int last, rt_summary **out, size_t *n,
                               cli_history_who **who);
 

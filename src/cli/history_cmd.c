@@ -177,7 +177,7 @@ typedef struct run_filter {
  * time, as the filters say) into *st with f's values bound. Returns an rt_db result code. */
 static int filter_query(rt_db *db, const char *sql, const run_filter *f, rt_db_stmt **st)
 {
-    int rc = history_query(db, sql, f->job, f->last, st);
+    int rc = rt_history_query(db, sql, f->job, f->last, st);
     if (rc == RT_DB_OK && f->user)
         rc = rt_db_bind_text(*st, 3, f->user);
     if (rc == RT_DB_OK && f->host)

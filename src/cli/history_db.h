@@ -21,11 +21,6 @@ rt_db *history_open_read(const char *path);
 /* path as messages say it: a URL without its password (a static buffer: the latest call's). */
 const char *history_shown(const char *path);
 
-/* Prepares sql (selecting runs, with ?1 the row limit and ?2 the job when job is not NULL)
- * into *st and binds last (<= 0: no limit) and job (not copied: it must outlive *st). Returns
- * an rt_db result code; *st is to be finalized either way. */
-int history_query(rt_db *db, const char *sql, const char *job, long last, rt_db_stmt **st);
-
 /* Opens the history at path (a file, or a postgresql:// URL) for writing (an SQLite file made
  * when missing; a link refused as a tracking run's history is; the network file system warning
  * said) and begins its write transaction (rt_db_begin_write), its table made or migrated; every

@@ -1135,8 +1135,7 @@ int cli_recommend_main(cli_options *o)
             cli_history_who *wmore = NULL;
             size_t nmore = 0, lead = 0;
             if (cli_history_summaries_who(path, a.job, (int)lim, &more, &nmore, &wmore) < 0 || nmore == 0) {
-                free(wmore);
-                free(more);
+                rt_history_free(more);
                 break;
             }
             while (lead < nmore && more[lead].member && more[lead].member->job_id &&
@@ -1145,8 +1144,7 @@ int cli_recommend_main(cli_options *o)
             bool whole = lead < nmore || nmore < (size_t)lim; /* the job's first row is in */
             const rt_summary **r2 = whole ? calloc(nmore, sizeof *r2) : NULL;
             if (r2) {
-                free(who);
-                free(hist);
+                rt_history_free(hist); /* who with it */
                 free(runs);
                 who = wmore;
                 wmore = NULL;
@@ -1158,8 +1156,7 @@ int cli_recommend_main(cli_options *o)
                 for (size_t i = 0; i < n; i++)
                     runs[i] = &hist[i];
             }
-            free(wmore);
-            free(more);
+            rt_history_free(more); /* wmore with it */
             if (whole)
                 break;
         }
@@ -1205,8 +1202,7 @@ out:
             rt_stats_free(stats[i]);
     free(stats);
     free(runs);
-    free(who);
-    free(hist);
+    rt_history_free(hist); /* who with it */
     if (given) {
         cli_run_paths_free(paths, a.nfiles);
         a.files = given;
