@@ -1,13 +1,13 @@
 """_native_runs.py - the ctypes declarations of a recorded run read back and of the text
 summary (0.10): rt_run_read, rt_summary_write_text_cb, the statistics they feed (rt_stats_*),
 rt_format_summary_json (rt_format_summary before 0.10) and a job's runs put together (rt_job_group,
-rt_job_view_*); their structs mirror
+rt_job_view_*), and a run history's runs (rt_history_runs, 0.22 experimental); their structs mirror
 include/resource_tracker.h (rt_summary and rt_write_fn are _native_more.py's). A library older
 than 0.10 lacks some: importing still works, calling one raises (as _native.py does for newer
 symbols). Imported when first used, by recorded.py."""
 
 from ctypes import POINTER, Structure, c_char, c_char_p, c_double, c_int, c_int64, c_size_t, c_uint64
-from ctypes import c_void_p
+from ctypes import c_long, c_void_p
 
 from ._native import LOG_FN, ReportHandle, StatsHandle, bind_optional, lib
 from ._native_more import WRITE_FN, Summary
@@ -42,6 +42,12 @@ class RunReadInfo(Structure):
     ]
 
 
+class HistoryWho(Structure):
+    """rt_history_who: who ran a run of a history (NULL where the row does not say)."""
+
+    _fields_ = [("host", c_char_p), ("user", c_char_p), ("command", c_char_p)]
+
+
 _PROTOTYPES = {
     "rt_stats_new_with": (c_int, [c_void_p, POINTER(StatsHandle)]),
     "rt_stats_summary": (POINTER(Summary), [StatsHandle]),
@@ -58,6 +64,11 @@ _PROTOTYPES = {
     "rt_job_view_new": (c_int, [POINTER(POINTER(Summary)), c_size_t, POINTER(c_void_p)]),
     "rt_job_view_free": (None, [c_void_p]),
     "rt_format_job_view_json": (c_int, [c_void_p, c_char_p, c_size_t, POINTER(c_size_t)]),
+    # a run history read back (experimental, 0.22): its runs as summaries, who ran each
+    "rt_history_runs": (c_int, [c_char_p, c_char_p, c_long, POINTER(POINTER(Summary)), POINTER(c_size_t),
+                                POINTER(POINTER(HistoryWho)), c_char_p, c_size_t]),
+    "rt_history_free": (None, [POINTER(Summary)]),
+    "rt_need_source_name": (c_char_p, [c_int]),
 }
 
 bind_optional(_PROTOTYPES)
