@@ -8,6 +8,7 @@
 
 #include "core/schema.h"
 #include "sample/replay.h"
+#include "analysis/record_fields.h"
 #include "store/store.h"
 #include "resource_tracker.h"
 
@@ -107,6 +108,47 @@ static void oldest_blocks_dropped(void **state)
     print_message("store: %.1f bytes per row (3 blocks of %u rows, exact MiB columns as doubles)\n",
                   (double)rt_store_bytes(s) / (3.0 * RT_STORE_BLOCK), RT_STORE_BLOCK);
     rt_store_free(s);
+}
+
+/* The first block is small (RT_STORE_FIRST_ROWS rows: a short run's store touches a page of a
+ * few columns, not one of every column) and its rows move into a full block when it fills:
+ * every row reads back as appended across that move, a column that needed doubles in the first
+ * block still has them, and the blocks after it are full ones (a store of 300 rows holds the
+ * bytes of one full block); a store whose max_rows is between the two grows to max_rows. */
+static void first_block_grows(void **state)
+{
+    (void)state;
+    double row[RT_NCOLS], back[RT_NCOLS];
+    uint64_t maxes[] = {100000, 200};
+    for (size_t k = 0; k < 2; k++) {
+        rt_store *s = rt_store_new(maxes[k]);
+        size_t small = 0;
+        for (uint64_t i = 0; i < 300; i++) {
+            fill(row, i);
+            if (i == 5)
+                row[RT_COL_MEM_TOTAL_MIB] = 1024.0 + 1.0 / 1024.0 + 65536.0; /* widened in the first block */
+            assert_int_equal(rt_store_append(s, row), 0);
+            if (i == 0)
+                small = rt_store_bytes(s);
+        }
+        for (uint64_t i = rt_store_first(s); i < 300; i++) {
+            fill(row, i);
+            if (i == 5)
+                row[RT_COL_MEM_TOTAL_MIB] = 1024.0 + 1.0 / 1024.0 + 65536.0;
+            assert_int_equal(rt_store_row(s, i, back), 0);
+            for (int c = 0; c < RT_NCOLS; c++) {
+                double want = rt_column_keeps()[c] == RT_KEEP_FLOAT ? (double)(float)row[c] : row[c];
+                assert_true((isnan(want) && isnan(back[c])) || back[c] == want);
+            }
+        }
+        if (k == 0) { /* one full block holds the 300 rows: more bytes than the small one had */
+            assert_int_equal(rt_store_first(s), 0);
+            assert_true(rt_store_bytes(s) > 20 * small);
+        } else { /* blocks of 200 rows: between 200 and 400 kept */
+            assert_true(300 - rt_store_first(s) >= 200 || rt_store_first(s) == 0);
+        }
+        rt_store_free(s);
+    }
 }
 
 /* The columns that copy a sample member are the schema's fields: 15 of them, their names' units
@@ -334,6 +376,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(exact_and_float_columns),
         cmocka_unit_test(oldest_blocks_dropped),
+        cmocka_unit_test(first_block_grows),
         cmocka_unit_test(column_names),
         cmocka_unit_test(columns_of_the_schema),
         cmocka_unit_test(row_gives_the_record),

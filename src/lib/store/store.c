@@ -34,7 +34,11 @@ typedef struct block {
 } block;
 
 struct rt_store {
-    uint64_t rows_per_block; /* RT_STORE_BLOCK, or max_rows when smaller */
+    uint64_t rows_per_block; /* RT_STORE_FIRST_ROWS until the first block fills (its rows then
+                              * copied into a full one), then RT_STORE_BLOCK, or max_rows when
+                              * smaller (see rt_store_new) */
+    uint64_t full_rows;      /* what rows_per_block becomes */
+    uint64_t max_rows;
     uint64_t max_blocks;     /* ceil(max_rows / rows_per_block) + 1 */
     size_t nblocks;          /* blocks holding rows */
     size_t head;             /* ring index of the oldest block */
@@ -73,6 +77,19 @@ static unsigned char *col_at(const rt_store *s, const block *b, int c)
     return b->mem + (size_t)c * col_bytes(s, true);
 }
 
+/* A block's rooms are as long as rows_per_block doubles each, so the first row of a block
+ * touches a page of every column: 114 pages, 456 KiB, for a store of a few rows (an embedded
+ * tracker of a short job; the Python package's footprint). The first block is therefore
+ * RT_STORE_FIRST_ROWS rows (its rooms share pages: 114 KiB in all), and once it is full its rows
+ * move into a block of the full size, which every block after it has. */
+#define RT_STORE_FIRST_ROWS 128u
+
+static void blocks_for(rt_store *s)
+{
+    uint64_t max_rows = s->max_rows;
+    s->max_blocks = max_rows / s->rows_per_block + (max_rows % s->rows_per_block != 0) + 1;
+}
+
 rt_store *rt_store_new(uint64_t max_rows)
 {
     if (max_rows < 2)
@@ -80,10 +97,12 @@ rt_store *rt_store_new(uint64_t max_rows)
     rt_store *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    s->rows_per_block = max_rows < RT_STORE_BLOCK ? max_rows : RT_STORE_BLOCK;
+    s->max_rows = max_rows;
+    s->full_rows = max_rows < RT_STORE_BLOCK ? max_rows : RT_STORE_BLOCK;
+    s->rows_per_block = s->full_rows < RT_STORE_FIRST_ROWS ? s->full_rows : RT_STORE_FIRST_ROWS;
     /* without overflow for any max_rows; the ring grows with the blocks, so a huge max_rows
      * reserves nothing up front */
-    s->max_blocks = max_rows / s->rows_per_block + (max_rows % s->rows_per_block != 0) + 1;
+    blocks_for(s);
     s->keep = rt_column_keeps();
     for (int c = 0; c < RT_NCOLS; c++)
         if (s->keep[c] == RT_KEEP_DOUBLE)
@@ -201,10 +220,39 @@ void rt_store_keep(double row[RT_NCOLS])
             row[c] = to_float(row[c]);
 }
 
+/* The first block, full at RT_STORE_FIRST_ROWS rows, made one of the full size: its rows
+ * copied column by column (each as wide as it was), the small one freed. 0, or -1 out of
+ * memory (the store then goes on with blocks of the small size, which read back the same). */
+static int grow_first(rt_store *s)
+{
+    block *small = s->ring[s->head], *b = calloc(1, sizeof *b);
+    uint64_t rows = s->rows_per_block;
+    if (!b || !(b->mem = malloc((size_t)s->full_rows * sizeof(double) * RT_NCOLS))) {
+        free(b);
+        return -1;
+    }
+    b->wide = small->wide;
+    for (int c = 0; c < RT_NCOLS; c++) {
+        size_t each = is_wide(small->wide, c) ? sizeof(double) : sizeof(float);
+        memcpy(b->mem + (size_t)c * s->full_rows * sizeof(double), col_at(s, small, c), rows * each);
+    }
+    block_free(s, small);
+    s->rows_per_block = s->full_rows;
+    blocks_for(s);
+    s->bytes += sizeof *b;
+    for (int c = 0; c < RT_NCOLS; c++)
+        s->bytes += col_bytes(s, is_wide(b->wide, c));
+    s->ring[s->head] = b;
+    return 0;
+}
+
 int rt_store_append(rt_store *s, const double row[RT_NCOLS])
 {
     uint64_t at = s->count - s->first; /* position among the kept rows */
     block *b;
+    if (at == s->rows_per_block && s->nblocks == 1 && s->rows_per_block < s->full_rows && s->first == 0 &&
+        !s->pins)
+        grow_first(s); /* (out of memory: small blocks from here on) */
     if (at == (uint64_t)s->nblocks * s->rows_per_block) {
         b = next_block(s);
         if (!b)
