@@ -63,6 +63,12 @@ static void pg_parameters(void **state)
      * the statement does not use) */
     pg_sql("SELECT * FROM runs WHERE start_secs >= ?5 AND n = ?5 ORDER BY id DESC LIMIT ?1",
            "SELECT * FROM runs WHERE start_secs >= $2 AND n = $2 ORDER BY id DESC LIMIT $1", 5, 2);
+    /* a number PostgreSQL cannot have: refused, nothing sent */
+    rt_db db = {.engine = RT_DB_POSTGRES, .pg = (PGconn *)&db};
+    rt_db_stmt st = {.db = &db};
+    assert_int_equal(rt_db_pg_prepare(&db, "SELECT ?0", &st), RT_DB_MISUSE);
+    assert_null(st.sql);
+    assert_int_equal(rt_db_pg_prepare(&db, "SELECT ?99999999999", &st), RT_DB_MISUSE);
 }
 
 static void sqlite_through_the_layer(void **state)

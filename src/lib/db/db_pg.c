@@ -219,32 +219,37 @@ int rt_db_pg_exec(rt_db *db, const char *sql)
 }
 
 /* The placeholders of sql outside quotes: ?N, or ? numbered in order after the last plain one.
- * Each one's N into nums[] (when not NULL); with out, sql copied there with each made $M, M
- * dense[N]. Returns how many there are. */
-static size_t placeholders(const char *sql, int *nums, char *out, const int *dense)
+ * Each one's N into nums[] (when not NULL); with out, sql copied into out[cap] with each made
+ * $M, M dense[N] (cap: strlen(sql) + 12 a placeholder + 1 holds it). Returns how many there
+ * are. */
+static size_t placeholders(const char *sql, int *nums, char *out, size_t cap, const int *dense)
 {
+    char *end = out ? out + cap : NULL;
     size_t count = 0;
     int next = 0;
     char quote = 0;
     for (const char *p = sql; *p; p++) {
         if (quote || *p == '\'' || *p == '"' || *p != '?') {
             quote = quote ? (*p == quote ? 0 : quote) : (*p == '\'' || *p == '"') ? *p : 0;
-            if (out)
+            if (out && out < end - 1)
                 *out++ = *p;
             continue;
         }
         int k;
         if (p[1] >= '0' && p[1] <= '9') {
-            char *end;
-            k = (int)strtol(p + 1, &end, 10);
-            p = end - 1;
+            char *stop;
+            long v = strtol(p + 1, &stop, 10);
+            k = v > 0 && v <= 65535 ? (int)v : -1;
+            p = stop - 1;
         } else {
             k = ++next;
         }
         if (nums)
             nums[count] = k;
-        if (out)
-            out += sprintf(out, "$%d", dense[k]);
+        if (out) {
+            int w = snprintf(out, (size_t)(end - out), "$%d", dense[k]);
+            out += w > 0 && w < end - out ? w : 0;
+        }
         count++;
     }
     if (out)
@@ -260,21 +265,25 @@ int rt_db_pg_prepare(rt_db *db, const char *sql, rt_db_stmt *st)
      * ascending order (a statement that binds ?1 and ?5 but not ?2 to ?4, a filter left out,
      * sends two parameters; the server types only those it sees) */
     size_t n = strlen(sql);
-    st->sql = malloc(n * 4 + 1);
     int *nums = calloc(n + 1, sizeof *nums); /* each placeholder's N, in text order */
-    if (!st->sql || !nums) {
-        free(nums);
+    if (!nums)
         return RT_DB_NOMEM;
-    }
-    size_t count = placeholders(sql, nums, NULL, NULL);
+    size_t count = placeholders(sql, nums, NULL, 0, NULL);
     int max = 0;
-    for (size_t j = 0; j < count; j++)
+    for (size_t j = 0; j < count; j++) {
+        if (nums[j] < 1 || nums[j] > 65535) { /* PostgreSQL's most parameters */
+            free(nums);
+            return RT_DB_MISUSE;
+        }
         max = nums[j] > max ? nums[j] : max;
+    }
+    size_t cap = n + 12 * count + 1;
+    st->sql = malloc(cap);
     st->nparams = max;
     st->values = max ? calloc((size_t)max, sizeof *st->values) : NULL;
     st->used = max ? calloc((size_t)max, sizeof *st->used) : NULL;
     int *dense = calloc((size_t)max + 1, sizeof *dense); /* N -> M */
-    if (!dense || (max && (!st->values || !st->used))) {
+    if (!st->sql || !dense || (max && (!st->values || !st->used))) {
         free(nums);
         free(dense);
         return RT_DB_NOMEM;
@@ -287,7 +296,7 @@ int rt_db_pg_prepare(rt_db *db, const char *sql, rt_db_stmt *st)
             st->used[st->nused] = k;
             dense[k] = ++st->nused;
         }
-    placeholders(sql, NULL, st->sql, dense);
+    placeholders(sql, NULL, st->sql, cap, dense);
     free(nums);
     free(dense);
     return RT_DB_OK;

@@ -73,7 +73,7 @@ static int existing_real(const char *path, char *out)
         if (!slash) { /* a name in the working directory */
             if (strcmp(buf, ".") == 0)
                 return -1;
-            strcpy(buf, ".");
+            snprintf(buf, sizeof buf, ".");
         } else if (slash == buf) {
             buf[1] = '\0';
             if (!realpath("/", out))
