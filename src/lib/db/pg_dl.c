@@ -2,19 +2,19 @@
  * dlopen and the calls of pg_dl.h resolved into one table, so that the tool and its static build
  * start without PostgreSQL's client library and say what to install when a postgresql:// history
  * needs it. The static build loads nothing (a PostgreSQL history needs the dynamic tool). */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/dl.h"
 #include "pg_dl.h"
 #include "resource_tracker.h"
 
 static rt_pg_api calls;
 static const rt_pg_api *_Atomic ready; /* &calls once loaded */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static char load_error[400];
+static char load_error[800];
 static const char *soname = "libpq.so.5";
 
 void rt_pg_use(const char *name)
@@ -23,10 +23,7 @@ void rt_pg_use(const char *name)
 }
 
 /* name -> offset of its pointer in rt_pg_api */
-static const struct {
-    const char *name;
-    size_t offset;
-} symbols[] = {
+static const rt_dl_sym symbols[] = {
     {"PQconnectStartParams", offsetof(rt_pg_api, connectStartParams)},
     {"PQconnectPoll", offsetof(rt_pg_api, connectPoll)},
     {"PQstatus", offsetof(rt_pg_api, status)},
@@ -62,25 +59,14 @@ static void load(void)
              "(this is the static build: use an SQLite file here)");
     return;
 #endif
-    void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        const char *e = dlerror();
-        snprintf(load_error, sizeof load_error,
-                 "cannot load %s (%s): a PostgreSQL history needs PostgreSQL's client library "
-                 "(Debian, Ubuntu: apt-get install libpq5; RHEL, Fedora: dnf install libpq)",
-                 soname, e ? e : "unknown error");
-        return;
-    }
     rt_pg_api t;
-    for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
-        void *f = dlsym(h, symbols[i].name);
-        if (!f) {
-            snprintf(load_error, sizeof load_error, "%s lacks %s (libpq 9.2 or later is needed)", soname,
-                     symbols[i].name);
-            dlclose(h);
-            return;
-        }
-        memcpy((char *)&t + symbols[i].offset, &f, sizeof f); /* as dlsym(3) allows */
+    char why[300];
+    if (!rt_dl_load(soname, symbols, sizeof symbols / sizeof symbols[0], &t, why, sizeof why)) {
+        snprintf(load_error, sizeof load_error,
+                 "cannot load %s (%s): a PostgreSQL history needs PostgreSQL's client library, 9.2 or later "
+                 "(Debian, Ubuntu: apt-get install libpq5; RHEL, Fedora: dnf install libpq)",
+                 soname, why);
+        return;
     }
     calls = t;
     atomic_store(&ready, &calls);
