@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import sqlite3
 import subprocess
 import time
@@ -253,6 +254,80 @@ def test_password_never_shown(pg, db, tmp_path):
     bad = tool(pg, tmp_path, "history", "--history", pg.url(db, password="Nope12345"),
                extra_env={"PGPASSFILE": "/dev/null"})
     assert bad.returncode == 1 and "Nope12345" not in bad.stderr and "password authentication" in bad.stderr
+
+
+class _SilentResolver:
+    """A DNS server on a loopback address of its own (127.0.0.N, port 53) that takes every query and
+    never answers: a resolver that holds getaddrinfo for its whole timeout."""
+
+    def __enter__(self):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        for n in range(77, 250):
+            try:
+                self.sock.bind((f"127.0.0.{n}", 53))
+                break
+            except OSError:
+                continue
+        else:
+            self.sock.close()
+            pytest.skip("no loopback address with port 53 free")
+        self.addr = self.sock.getsockname()[0]
+        return self
+
+    def queries(self):
+        self.sock.setblocking(False)
+        n = 0
+        try:
+            while self.sock.recv(4096):
+                n += 1
+        except BlockingIOError:
+            pass
+        return n
+
+    def __exit__(self, *exc):
+        self.sock.close()
+
+
+def _in_namespace(files, argv):
+    """argv run in a mount namespace of its own, each of files' {path: source} bind-mounted over
+    path (the machine's own /etc stays as it is)."""
+    mounts = " && ".join(f"mount --bind {src} {dst}" for dst, src in files.items())
+    return ["unshare", "-m", "sh", "-c", f'{mounts} && exec "$@"', "sh", *argv]
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("unshare"),
+                    reason="a resolver of the test's own needs a mount namespace (root, unshare)")
+def test_host_lookup_that_never_answers(pg, db, tmp_path):
+    """The server's host name looked up by a resolver that never answers (libpq's getaddrinfo blocks
+    for the resolver's 60 s): the run ends at TRACKER_FINISH_TIMEOUT with the job's exit status and
+    the row kept; `upload`, with the name found, writes it once."""
+    name = "histdb.example.test"
+    url = f"postgresql://rt@{name}:{pg.port}/{db}"
+    passfile = tmp_path / "pgpass"
+    passfile.write_text(f"{name}:{pg.port}:*:rt:{pg.password}\n")
+    passfile.chmod(0o600)
+    resolv, hosts = tmp_path / "resolv.conf", tmp_path / "hosts"
+    hosts.write_text(f"127.0.0.1 localhost\n127.0.0.1 {name}\n")
+    extra = {"TRACKER_FINISH_TIMEOUT": "2", "PGPASSFILE": str(passfile)}
+    assert track(pg, tmp_path, pg.url(db), "true").returncode == 0  # the schema made
+    with _SilentResolver() as dns:
+        resolv.write_text(f"nameserver {dns.addr}\noptions timeout:60 attempts:1\n")
+        env = env_of(pg, tmp_path, **extra)
+        t0 = time.monotonic()
+        p = subprocess.run(_in_namespace({"/etc/resolv.conf": resolv}, [
+            TRACKER, "-q", "--job-name", "pgjob", "--history", url, "--", "sh", "-c", "exit 7"]),
+            env=env, capture_output=True, text=True, timeout=50 * TIMEOUT_SCALE)
+        elapsed = time.monotonic() - t0
+        asked = dns.queries()
+    print(f"\nsilent resolver: the run took {elapsed:.2f} s with TRACKER_FINISH_TIMEOUT=2 ({asked} queries)")
+    assert asked >= 1  # the name was looked up there, and got no answer
+    assert p.returncode == 7, p.stderr
+    assert "looked up" in p.stderr and "the run's row is kept in" in p.stderr, p.stderr
+    assert len(kept_files(tmp_path)) == 1 and len(pg_rows(pg, db)) == 1
+    up = subprocess.run(_in_namespace({"/etc/hosts": hosts}, [TRACKER, "upload"]), env=env, capture_output=True,
+                        text=True, timeout=120 * TIMEOUT_SCALE)
+    assert "was written" in up.stderr, up.stderr
+    assert [int(s) for s, _ in pg_rows(pg, db)] == [0, 7] and kept_files(tmp_path) == []
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")

@@ -38,6 +38,9 @@ struct rt_db_stmt {
 };
 
 int rt_db_pg_open(const char *url, double deadline, rt_db *db);
+/* pg_connect.c: the connection url names, made by the time by (CLOCK_MONOTONIC seconds) or given
+ * up; RT_DB_OK and *out, or a code and the message in msg. */
+int rt_db_pg_connect(const char *url, double by, PGconn **out, char *msg, size_t cap);
 void rt_db_pg_close(rt_db *db);
 int rt_db_pg_exec(rt_db *db, const char *sql);
 int rt_db_pg_prepare(rt_db *db, const char *sql, rt_db_stmt *st);

@@ -1,6 +1,6 @@
 /* db_pg.c - the PostgreSQL engine of a history's database (db.c calls it for a postgresql://
  * URL): libpq (pg_dl.c) driven without ever blocking past the connection's deadline (the connect
- * polled by PQconnectPoll, each statement sent and its answer waited for with poll(2); past the
+ * made by pg_connect.c within it, each statement sent and its answer waited for with poll(2); past the
  * deadline the connection is dropped and the server rolls back what was begun), statements with
  * ?N made $N, rows read one at a time (single-row mode: a history of 100,000 runs is never held
  * whole), and PostgreSQL's errors made SQLite's codes. */
@@ -87,23 +87,11 @@ static int wait_socket(rt_db *db, short events, double deadline)
 int rt_db_pg_open(const char *url, double deadline, rt_db *db)
 {
     db->deadline = deadline;
-    /* the URL expanded (dbname), then ours: the client encoding, and a name the server shows */
-    const char *const keys[] = {"dbname", "client_encoding", "fallback_application_name", NULL};
-    const char *const vals[] = {url, "UTF8", "resource-tracker", NULL};
-    db->pg = PQ->connectStartParams(keys, vals, 1);
-    if (!db->pg)
-        return drop(db, RT_DB_NOMEM, "out of memory");
-    double by = deadline > 0 ? deadline : mono() + CONNECT_SECS;
-    if (PQ->status(db->pg) == PG_CONNECTION_BAD)
-        return drop(db, RT_DB_CANTOPEN, PQ->errorMessage(db->pg));
-    for (int r = PG_POLLING_WRITING;;) {
-        if (r == PG_POLLING_OK)
-            break;
-        if (r == PG_POLLING_FAILED)
-            return drop(db, RT_DB_CANTOPEN, PQ->errorMessage(db->pg));
-        if (wait_socket(db, r == PG_POLLING_READING ? POLLIN : POLLOUT, by) < 0)
-            return RT_DB_CANTOPEN;
-        r = PQ->connectPoll(db->pg);
+    char msg[512];
+    int rc = rt_db_pg_connect(url, deadline > 0 ? deadline : mono() + CONNECT_SECS, &db->pg, msg, sizeof msg);
+    if (rc != RT_DB_OK) {
+        drop(db, rc, msg);
+        return rc == RT_DB_BUSY ? RT_DB_CANTOPEN : rc; /* past the deadline: no connection */
     }
     PQ->setnonblocking(db->pg, 1); /* a statement is sent as the socket takes it (sent()) */
     /* no NOTICE on stderr (CREATE ... IF NOT EXISTS says one); the server gives up a statement at
